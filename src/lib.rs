@@ -1,0 +1,16 @@
+//! sandspawn: run a command inside the operating system's own sandbox (bubblewrap on Linux,
+//! Seatbelt on macOS), own its process tree, capture its output and classify sandbox denials.
+//!
+//! Everything except `binding` is the napi-free core, unit-tested with `cargo test`; `binding` only
+//! converts between JavaScript values and the core's types.
+
+pub mod capabilities;
+pub mod denial;
+pub mod error;
+pub mod plan;
+pub mod platform;
+pub mod policy;
+
+mod binding;
+
+pub use error::{ErrorCode, Result, SandboxError};

@@ -1,0 +1,100 @@
+//! What a command may touch: the user's `sandbox` option, validated and resolved against the real
+//! filesystem (canonical paths, existing roots, `.git` carve-outs). Launch plans are built from a
+//! `ResolvedPolicy` only, so every check happens once, here.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::platform::Platform;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SandboxMode {
+    ReadOnly,
+    WorkspaceWrite,
+    DangerFullAccess,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TmpMode {
+    /// Host `/tmp` and `$TMPDIR` are writable roots.
+    Writable,
+    /// An empty `/tmp` of the command's own, gone when it ends (Linux only).
+    Private,
+    /// `/tmp` stays as read-only as the rest of the host.
+    ReadOnly,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum UnixSockets {
+    /// No connecting to any Unix socket of the host (only meaningful with the network off).
+    Blocked,
+    /// Every Unix socket may be used.
+    All,
+    /// Only these socket paths (canonical). Enforceable on macOS only.
+    Only(Vec<PathBuf>),
+}
+
+/// What kind of empty placeholder protects a path that does not exist yet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum PlaceholderKind {
+    /// An empty read-only directory (used for a missing `.git`).
+    Dir,
+    /// An empty read-only file (used for other missing read-only paths).
+    File,
+}
+
+/// A path inside a writable root that must stay read-only but does not exist (or is an empty
+/// placeholder left by a concurrent run). bwrap has to create a mount point for it on the host, so
+/// the runner reserves it for the run and removes it afterwards (see `plan::mount_targets`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MissingReadOnly {
+    pub path: PathBuf,
+    pub kind: PlaceholderKind,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WritableRoot {
+    /// Canonical (symlinks resolved) existing directory.
+    pub root: PathBuf,
+    /// Existing paths under `root` that stay read-only (`.git`, the real git dir, `readOnlyPaths`),
+    /// canonical, shallowest first.
+    pub read_only: Vec<PathBuf>,
+    /// Missing paths under `root` that must not be creatable.
+    pub missing_read_only: Vec<MissingReadOnly>,
+}
+
+/// A validated policy. Everything in it is absolute and canonical.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResolvedPolicy {
+    pub mode: SandboxMode,
+    /// Shallowest first; empty unless `mode` is workspace-write.
+    pub writable_roots: Vec<WritableRoot>,
+    /// Existing paths the command can neither read nor list, canonical.
+    pub deny_read: Vec<PathBuf>,
+    /// Read-only paths given by the user that are not under any writable root (kept for the
+    /// classifier; they are read-only anyway).
+    pub read_only_paths: Vec<PathBuf>,
+    pub network: bool,
+    pub unix_sockets: UnixSockets,
+    pub tmp: TmpMode,
+    pub protect_git: bool,
+}
+
+/// What resolving a policy needs to know about the run.
+#[derive(Debug, Clone)]
+pub struct PolicyContext {
+    /// The run's working directory, already validated and canonical.
+    pub cwd: PathBuf,
+    /// `TMPDIR` as the child will see it, if set and non-empty.
+    pub tmpdir: Option<String>,
+    /// The platform the plan is for (`buildSandboxCommand` may ask for another than the host).
+    pub platform: Platform,
+}
