@@ -1,6 +1,184 @@
-//! The only module that knows about JavaScript: converts napi values to core types and back.
+//! The only module that knows about JavaScript. It converts napi values to the core's types and
+//! back, nothing more: validation, planning, spawning and classification all live in the core.
+//! Async results come back tagged (`{ ok, value | error }`) because napi-rs rejections cannot carry
+//! our error codes; the hand-written `index.js` turns `error` into a `SandboxError`.
 
+use std::collections::{BTreeMap, HashMap};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use napi::bindgen_prelude::{Buffer, Status};
+use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi_derive::napi;
+use serde_json::{json, Value};
+
+use crate::error::{ErrorCode, SandboxError};
+use crate::options::{parse_spawn_options, Entry, HostContext};
+use crate::runner::{self, OutputSink, ProcessHandle, Stream};
+
+/// Worker threads for the addon's tokio runtime: output pumping and timers are light; the
+/// blocking work (waiting for children) runs on dedicated per-child threads, not here.
+const RUNTIME_WORKERS: usize = 2;
+
+#[napi_derive::module_init]
+fn init() {
+    if let Ok(rt) = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(RUNTIME_WORKERS)
+        .thread_name("sandspawn-rt")
+        .thread_keep_alive(std::time::Duration::from_secs(1))
+        .enable_all()
+        .build()
+    {
+        napi::bindgen_prelude::create_custom_tokio_runtime(rt);
+    }
+}
+
+fn js_error(e: SandboxError) -> napi::Error<ErrorCode> {
+    napi::Error::new(e.code, e.message)
+}
+
+fn tagged<T: serde::Serialize>(r: crate::Result<T>) -> Value {
+    match r {
+        Ok(v) => json!({ "ok": true, "value": v }),
+        Err(e) => json!({ "ok": false, "error": { "code": e.code.as_str(), "message": e.message, "stderr": e.stderr } }),
+    }
+}
+
+/// What the calling JavaScript context knows: `process.cwd()` and (when `extendEnv`) `process.env`.
+#[napi(object)]
+pub struct HostInfo {
+    pub cwd: String,
+    pub env: Option<HashMap<String, String>>,
+}
+
+impl From<HostInfo> for HostContext {
+    fn from(h: HostInfo) -> Self {
+        HostContext { cwd: h.cwd.into(), env: h.env.map(|m| m.into_iter().collect()).unwrap_or_else(BTreeMap::new) }
+    }
+}
+
+/// One chunk of output, as `onOutput` receives it.
+#[napi(object)]
+pub struct OutputChunk {
+    pub stream: String,
+    pub data: Buffer,
+}
+
+type OutputCallback = ThreadsafeFunction<OutputChunk, (), OutputChunk, Status, false, true>;
+
+/// Delivers chunks to JavaScript with at most `IN_FLIGHT` chunks queued, so a slow callback slows
+/// the reader instead of growing memory.
+struct JsSink {
+    callback: Arc<OutputCallback>,
+    permits: Arc<tokio::sync::Semaphore>,
+}
+
+const IN_FLIGHT: usize = 64;
+
+impl OutputSink for JsSink {
+    fn chunk(&self, stream: Stream, data: &[u8]) -> Pin<Box<dyn Future<Output = ()> + Send>> {
+        let callback = self.callback.clone();
+        let permits = self.permits.clone();
+        let data = data.to_vec();
+        Box::pin(async move {
+            let Ok(permit) = permits.acquire_owned().await else { return };
+            let chunk = OutputChunk { stream: stream.as_str().to_string(), data: data.into() };
+            callback.call_with_return_value(chunk, ThreadsafeFunctionCallMode::NonBlocking, move |_ret, _env| {
+                drop(permit);
+                Ok(())
+            });
+        })
+    }
+}
+
+/// A process started by sandspawn (internal; wrapped by `SandboxedProcess` in index.js).
+#[napi]
+pub struct NativeProcess {
+    handle: ProcessHandle,
+}
+
+/// Validate the options, then start the command in the background. Throws (synchronously) only for
+/// invalid options; everything else is reported by `started()` / `wait()`.
+#[napi]
+pub fn start_process(
+    command: Value,
+    options: Value,
+    host: HostInfo,
+    entry: String,
+    input: Option<Buffer>,
+    on_output: Option<OutputCallback>,
+) -> napi::Result<NativeProcess, ErrorCode> {
+    let entry = if entry == "start" { Entry::Start } else { Entry::Spawn };
+    let req = parse_spawn_options(&command, &options, &host.into(), entry, input.map(|b| b.to_vec())).map_err(js_error)?;
+    let sink: Option<Arc<dyn OutputSink>> =
+        on_output.map(|cb| Arc::new(JsSink { callback: Arc::new(cb), permits: Arc::new(tokio::sync::Semaphore::new(IN_FLIGHT)) }) as Arc<dyn OutputSink>);
+    let (handle, driver) = runner::launch(req, sink);
+    napi::bindgen_prelude::spawn(driver);
+    Ok(NativeProcess { handle })
+}
+
+#[napi]
+impl NativeProcess {
+    /// `{ ok: true, value: pid }` once the command runs, else `{ ok: false, error }`.
+    #[napi]
+    pub async fn started(&self) -> Value {
+        tagged(self.handle.started().await)
+    }
+
+    /// `{ ok: true, value: result }` when the run has ended, else `{ ok: false, error }`.
+    #[napi]
+    pub async fn wait(&self) -> Value {
+        tagged(self.handle.wait().await)
+    }
+
+    /// Signal the whole tree (default: the run's killSignal). Unknown names throw.
+    #[napi]
+    pub fn kill(&self, signal: Option<String>) -> napi::Result<(), ErrorCode> {
+        let sig = match signal {
+            None => None,
+            Some(name) => Some(
+                runner::signals::parse_signal(&name)
+                    .ok_or_else(|| js_error(SandboxError::invalid("signal", format!("unknown signal {name:?} (use a name such as 'SIGTERM')"))))?,
+            ),
+        };
+        self.handle.kill(sig);
+        Ok(())
+    }
+
+    #[napi]
+    pub async fn write(&self, data: Buffer) -> Value {
+        let bytes = data.to_vec();
+        tagged(self.handle.write(&bytes).await)
+    }
+
+    #[napi]
+    pub async fn end(&self) {
+        self.handle.end().await
+    }
+}
+
+/// The launch plan `spawnSandboxed` would run, without running anything.
+#[napi]
+pub fn build_sandbox_command(command: Value, options: Value, host: HostInfo) -> napi::Result<Value, ErrorCode> {
+    crate::api::build_sandbox_command(&command, &options, &host.into()).map_err(js_error)
+}
+
+#[napi]
+pub fn is_likely_sandbox_denied(sandbox_type: Value, output: Value) -> napi::Result<bool, ErrorCode> {
+    crate::api::is_likely_sandbox_denied(&sandbox_type, &output).map_err(js_error)
+}
+
+#[napi]
+pub fn classify_sandbox_denial(result: Value, policy: Option<Value>) -> napi::Result<Value, ErrorCode> {
+    crate::api::classify_sandbox_denial(&result, policy.as_ref()).map_err(js_error)
+}
+
+#[napi]
+pub async fn sandbox_capabilities(cwd: String) -> Value {
+    let caps = tokio::task::spawn_blocking(move || crate::api::sandbox_capabilities(std::path::Path::new(&cwd))).await;
+    caps.unwrap_or(Value::Null)
+}
 
 /// The sandspawn core version (for diagnostics).
 #[napi]

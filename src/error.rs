@@ -18,6 +18,8 @@ pub enum ErrorCode {
     NotFound,
     /// The command is not executable (`EACCES`).
     NotExecutable,
+    /// Writing to a stdin the command has closed (`EPIPE`).
+    BrokenPipe,
 }
 
 impl ErrorCode {
@@ -29,6 +31,7 @@ impl ErrorCode {
             ErrorCode::Unsupported => "ERR_SANDBOX_UNSUPPORTED",
             ErrorCode::NotFound => "ENOENT",
             ErrorCode::NotExecutable => "EACCES",
+            ErrorCode::BrokenPipe => "EPIPE",
         }
     }
 }

@@ -4,12 +4,16 @@
 //! Everything except `binding` is the napi-free core, unit-tested with `cargo test`; `binding` only
 //! converts between JavaScript values and the core's types.
 
+pub mod api;
 pub mod capabilities;
 pub mod denial;
 pub mod error;
+pub mod options;
 pub mod plan;
 pub mod platform;
 pub mod policy;
+pub mod program;
+pub mod runner;
 
 mod binding;
 

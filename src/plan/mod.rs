@@ -90,3 +90,19 @@ pub struct PlanRequest<'a> {
     /// Add `--json-status-fd` so the runner can tell setup failures from the command's exit code.
     pub with_status_fd: bool,
 }
+
+/// (placeholder until the plan branch lands)
+pub fn build(req: &PlanRequest) -> crate::Result<LaunchPlan> {
+    let mut args = vec!["--new-session".to_string(), "--die-with-parent".into()];
+    if req.with_status_fd { args.extend(["--json-status-fd".into(), "3".into()]); }
+    let full = req.policy.mode == crate::policy::SandboxMode::DangerFullAccess;
+    if full {
+        return Ok(LaunchPlan { program: req.resolved_program.unwrap().to_path_buf(), argv0: req.command[0].clone(), args: req.command[1..].to_vec(), env: req.env.clone(), cwd: req.cwd.to_path_buf(), sandbox_type: SandboxType::None, profile: None, extra_fds: vec![], status_fd: None });
+    }
+    args.extend(["--unshare-user", "--disable-userns", "--cap-drop", "ALL", "--unshare-pid", "--unshare-net", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys"].map(String::from));
+    for r in &req.policy.writable_roots { args.extend(["--bind".into(), r.root.display().to_string(), r.root.display().to_string()]); }
+    args.extend(["--chdir".into(), req.cwd.display().to_string(), "--".into()]);
+    args.extend(req.command.iter().cloned());
+    let mut env = req.env.clone(); env.insert("SANDSPAWN_SANDBOX".into(), "bwrap".into());
+    Ok(LaunchPlan { program: "/usr/bin/bwrap".into(), argv0: "bwrap".into(), args, env, cwd: req.cwd.to_path_buf(), sandbox_type: SandboxType::Bwrap, profile: None, extra_fds: vec![], status_fd: if req.with_status_fd { Some(3) } else { None } })
+}

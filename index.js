@@ -1,0 +1,70 @@
+'use strict'
+/**
+ * sandspawn: run a command inside the operating system's sandbox (bubblewrap on Linux, Seatbelt
+ * on macOS). This hand-written facade wraps the generated native loader (`binding.js`): it adapts
+ * AbortSignal, turns native error records into `SandboxError`, and guards user callbacks.
+ * Types and documentation: index.d.ts. Contract: README.md.
+ */
+
+const native = require('./binding.js')
+const { SandboxError, AbortError, fromThrown } = require('./lib/errors')
+const { spawnSandboxed, startSandboxed, SandboxedProcess, resolvedPolicies } = require('./lib/process')
+const { runWithEscalation } = require('./lib/escalation')
+const { hostInfo, normalizeOptions } = require('./lib/normalize')
+
+function isLikelySandboxDenied(sandboxType, output) {
+  try {
+    return native.isLikelySandboxDenied(sandboxType, output)
+  } catch (err) {
+    throw fromThrown(err, 'isLikelySandboxDenied')
+  }
+}
+
+function classifySandboxDenial(result, policy) {
+  let payload = result
+  if (policy === undefined && result !== null && typeof result === 'object' && resolvedPolicies.has(result)) {
+    payload = { ...result, policy: resolvedPolicies.get(result) }
+  }
+  try {
+    return native.classifySandboxDenial(payload, policy === undefined ? null : policy)
+  } catch (err) {
+    throw fromThrown(err, 'classifySandboxDenial')
+  }
+}
+
+function buildSandboxCommand(command, options) {
+  const opts = normalizeOptions(options)
+  let plan
+  try {
+    plan = native.buildSandboxCommand(command, opts.data, hostInfo(opts.extendEnv))
+  } catch (err) {
+    throw fromThrown(err, 'command/options')
+  }
+  return {
+    program: plan.program,
+    args: plan.args,
+    env: plan.env,
+    cwd: plan.cwd,
+    sandboxType: plan.sandboxType,
+    profile: plan.profile ?? null,
+    argv0: plan.argv0,
+    extraFds: plan.extraFds.map((f) => ({ fd: f.fd, purpose: f.purpose, data: Buffer.from(f.data) })),
+  }
+}
+
+async function sandboxCapabilities() {
+  return native.sandboxCapabilities(process.cwd())
+}
+
+module.exports = {
+  spawnSandboxed,
+  startSandboxed,
+  runWithEscalation,
+  isLikelySandboxDenied,
+  classifySandboxDenial,
+  buildSandboxCommand,
+  sandboxCapabilities,
+  SandboxError,
+  AbortError,
+  SandboxedProcess,
+}

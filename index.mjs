@@ -1,0 +1,16 @@
+// ESM entry: the CommonJS facade re-exported with named exports.
+import sandspawn from './index.js'
+
+export const {
+  spawnSandboxed,
+  startSandboxed,
+  runWithEscalation,
+  isLikelySandboxDenied,
+  classifySandboxDenial,
+  buildSandboxCommand,
+  sandboxCapabilities,
+  SandboxError,
+  AbortError,
+  SandboxedProcess,
+} = sandspawn
+export default sandspawn

@@ -1,0 +1,61 @@
+'use strict'
+
+const { invalid } = require('./errors')
+const { spawnSandboxed, resolvedPolicies, abortError } = require('./process')
+
+/** Wait for `promise`, or reject with an AbortError carrying `result` when `signal` aborts first. */
+function raceAbort(promise, signal, result) {
+  if (!signal) return promise
+  if (signal.aborted) return Promise.reject(abortError(signal, result))
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(abortError(signal, result))
+    signal.addEventListener('abort', onAbort, { once: true })
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort)
+        resolve(v)
+      },
+      (e) => {
+        signal.removeEventListener('abort', onAbort)
+        reject(e)
+      },
+    )
+  })
+}
+
+/**
+ * Run under the sandbox; only when that run is classified as a sandbox denial, ask `approve`; if
+ * it answers exactly `true`, run once more without the sandbox. Never escalates an ordinary failure,
+ * a timeout, an abort, a setup failure, or a policy with `denyRead` (dropping the sandbox would drop
+ * the only read boundary).
+ */
+async function runWithEscalation(command, options) {
+  if (options === null || typeof options !== 'object') throw invalid('options', 'runWithEscalation needs an options object with approve()')
+  const { approve, ...rest } = options
+  if (typeof approve !== 'function') throw invalid('options.approve', `must be a function, got ${typeof approve}`)
+  const signal = rest.signal
+
+  const first = await spawnSandboxed(command, rest)
+  const keep = (result, escalated) => {
+    const out = { ...result, escalated }
+    resolvedPolicies.set(out, resolvedPolicies.get(result))
+    return out
+  }
+  const policy = resolvedPolicies.get(first)
+  if (first.timedOut || !first.denial || first.sandboxType === 'none') return keep(first, false)
+  if (policy && Array.isArray(policy.denyRead) && policy.denyRead.length > 0) return keep(first, false)
+
+  let approved = false
+  try {
+    const answer = await raceAbort(Promise.resolve().then(() => approve({ command, result: first, denial: first.denial })), signal, first)
+    approved = answer === true
+  } catch (err) {
+    if (err && err.name === 'AbortError') throw err
+    approved = false // a throwing or rejecting approve() is a refusal
+  }
+  if (!approved) return keep(first, false)
+  const second = await spawnSandboxed(command, { ...rest, sandbox: 'danger-full-access' })
+  return keep(second, true)
+}
+
+module.exports = { runWithEscalation }

@@ -1,0 +1,137 @@
+'use strict'
+
+const native = require('../binding.js')
+const { SandboxError, AbortError, invalid, fromRecord, fromThrown } = require('./errors')
+const { normalizeOptions, hostInfo, safeCallback } = require('./normalize')
+
+/** Each result's resolved policy, for `classifySandboxDenial(result)` and escalation rules. */
+const resolvedPolicies = new WeakMap()
+
+/** The native result record, shaped as the public SpawnResult. */
+function toSpawnResult(raw) {
+  const result = {
+    command: raw.command,
+    cwd: raw.cwd,
+    pid: raw.pid,
+    exitCode: raw.exitCode,
+    signal: raw.signal,
+    stdout: raw.stdout,
+    stderr: raw.stderr,
+    aggregatedOutput: raw.aggregatedOutput,
+    truncated: raw.truncated,
+    omittedBytes: { stdout: raw.omittedStdout, stderr: raw.omittedStderr },
+    timedOut: raw.timedOut,
+    durationMs: raw.durationMs,
+    sandboxType: raw.sandboxType,
+    sandboxDenied: raw.sandboxDenied,
+    denial: raw.denial ?? null,
+  }
+  resolvedPolicies.set(result, raw.policy)
+  return result
+}
+
+function abortError(signal, result) {
+  const err = new AbortError('The operation was aborted', signal && signal.reason !== undefined ? { cause: signal.reason } : undefined)
+  if (result !== undefined) err.result = result
+  return err
+}
+
+/**
+ * Start a run. Returns the native handle and a promise of the settled outcome that never rejects
+ * (so an unobserved failure is never an unhandled rejection).
+ */
+function launch(command, options, entry) {
+  const opts = normalizeOptions(options)
+  if (opts.signal && opts.signal.aborted) throw abortError(opts.signal)
+  let handle
+  try {
+    handle = native.startProcess(command, opts.data, hostInfo(opts.extendEnv), entry, opts.input, safeCallback(opts.onOutput))
+  } catch (err) {
+    throw fromThrown(err, 'command/options')
+  }
+  let aborted = false
+  let onAbort
+  if (opts.signal) {
+    onAbort = () => {
+      aborted = true
+      handle.kill()
+    }
+    opts.signal.addEventListener('abort', onAbort, { once: true })
+  }
+  // The pending wait() keeps Node's event loop alive while the command runs, like child_process.
+  const settled = handle.wait().then((tagged) => {
+    if (onAbort) opts.signal.removeEventListener('abort', onAbort)
+    if (!tagged.ok) return { error: fromRecord(tagged.error) }
+    const result = toSpawnResult(tagged.value)
+    if (aborted) return { error: abortError(opts.signal, result) }
+    return { result }
+  })
+  return { handle, settled, signal: opts.signal }
+}
+
+async function unwrap(settled) {
+  const outcome = await settled
+  if (outcome.error) throw outcome.error
+  return outcome.result
+}
+
+/** A running sandboxed command (see `startSandboxed`). */
+class SandboxedProcess {
+  #handle
+  #settled
+  constructor(handle, pid, settled) {
+    this.#handle = handle
+    this.#settled = settled
+    /** The host pid of the spawned process (bwrap under a Linux sandbox). */
+    this.pid = pid
+    Object.freeze(this)
+  }
+
+  /** Write to stdin (needs `stdin: 'pipe'`). */
+  async write(data) {
+    let bytes
+    if (typeof data === 'string') bytes = Buffer.from(data, 'utf8')
+    else if (data instanceof Uint8Array) bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength)
+    else throw invalid('data', `must be a string, Buffer or Uint8Array, got ${data === null ? 'null' : typeof data}`)
+    const tagged = await this.#handle.write(bytes)
+    if (!tagged.ok) throw fromRecord(tagged.error)
+  }
+
+  /** Close stdin. */
+  end() {
+    this.#handle.end().catch(() => {})
+  }
+
+  /** Signal the whole tree (default: `killSignal`), SIGKILL after `forceKillAfterDelay`. */
+  kill(signal) {
+    if (signal !== undefined && typeof signal !== 'string') throw invalid('signal', `must be a signal name such as 'SIGTERM', got ${typeof signal}`)
+    try {
+      this.#handle.kill(signal)
+    } catch (err) {
+      throw fromThrown(err, 'signal')
+    }
+  }
+
+  /** Settles like `spawnSandboxed`; may be called more than once. */
+  wait() {
+    return unwrap(this.#settled)
+  }
+}
+
+async function spawnSandboxed(command, options) {
+  const { settled } = launch(command, options, 'spawn')
+  return unwrap(settled)
+}
+
+async function startSandboxed(command, options) {
+  const { handle, settled } = launch(command, options, 'start')
+  const started = await handle.started()
+  if (!started.ok) {
+    // The same failure is in `settled`; observe it there so it is not reported twice.
+    const outcome = await settled
+    throw outcome.error || fromRecord(started.error)
+  }
+  return new SandboxedProcess(handle, started.value, settled)
+}
+
+module.exports = { spawnSandboxed, startSandboxed, SandboxedProcess, resolvedPolicies, abortError, SandboxError }

@@ -1,0 +1,104 @@
+//! The public API's pure entry points in JSON terms (what the binding passes through). Kept out of
+//! `binding` so they are unit-testable without a JavaScript engine.
+
+use serde_json::{json, Value};
+
+use crate::capabilities;
+use crate::denial::{classify_sandbox_denial as classify, is_likely_sandbox_denied as likely, CommandOutput, DenialContext};
+use crate::error::{Result, SandboxError};
+use crate::options::{describe, parse_spawn_options, Entry, HostContext};
+use crate::plan::{self, BwrapInfo, PlanRequest};
+use crate::platform::{Platform, SandboxType};
+use crate::policy::SandboxMode;
+use crate::program::resolve_program;
+
+/// `buildSandboxCommand`: the plan `spawnSandboxed` would run, built without running anything.
+pub fn build_sandbox_command(command: &Value, options: &Value, host: &HostContext) -> Result<Value> {
+    let req = parse_spawn_options(command, options, host, Entry::Build, None)?;
+    let resolved = resolve_program(&req.command[0], req.env.get("PATH").map(String::as_str), &req.cwd).ok();
+    let bwrap = if req.platform == Platform::Linux && req.policy.mode != SandboxMode::DangerFullAccess && Platform::host() == Platform::Linux {
+        let host_path = std::env::var("PATH").ok();
+        capabilities::find_bwrap(host_path.as_deref(), &req.cwd)
+            .map(|path| BwrapInfo { path, version: None, disable_userns: true, proc_unmountable: false })
+    } else {
+        None
+    };
+    let plan = plan::build(&PlanRequest {
+        command: &req.command,
+        cwd: &req.cwd,
+        env: &req.env,
+        policy: &req.policy,
+        platform: req.platform,
+        bwrap: bwrap.as_ref(),
+        resolved_program: resolved.as_deref(),
+        with_status_fd: false,
+    })?;
+    let extra_fds: Vec<Value> = plan.extra_fds.iter().map(|f| json!({ "fd": f.fd, "purpose": f.purpose, "data": f.data })).collect();
+    Ok(json!({
+        "program": plan.program,
+        "argv0": plan.argv0,
+        "args": plan.args,
+        "env": plan.env,
+        "cwd": plan.cwd,
+        "sandboxType": plan.sandbox_type,
+        "profile": plan.profile,
+        "extraFds": extra_fds,
+        "policy": req.policy,
+    }))
+}
+
+fn sandbox_type(v: &Value) -> Result<SandboxType> {
+    v.as_str()
+        .and_then(SandboxType::parse)
+        .ok_or_else(|| SandboxError::invalid("sandboxType", format!("must be 'none', 'bwrap' or 'seatbelt', got {}", describe(v))))
+}
+
+fn text<'a>(output: &'a Value, field: &str) -> Result<&'a str> {
+    match output.get(field) {
+        None | Some(Value::Null) => Ok(""),
+        Some(Value::String(s)) => Ok(s),
+        Some(v) => Err(SandboxError::invalid(&format!("output.{field}"), format!("must be a string, got {}", describe(v)))),
+    }
+}
+
+fn command_output(output: &Value) -> Result<CommandOutput<'_>> {
+    if !output.is_object() {
+        return Err(SandboxError::invalid("output", format!("must be an object like a SpawnResult, got {}", describe(output))));
+    }
+    let exit_code = match output.get("exitCode") {
+        None | Some(Value::Null) => None,
+        Some(Value::Number(n)) if n.as_i64().is_some() => n.as_i64().map(|c| c as i32),
+        Some(v) => return Err(SandboxError::invalid("output.exitCode", format!("must be an integer or null, got {}", describe(v)))),
+    };
+    let signal = match output.get("signal") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.as_str()),
+        Some(v) => return Err(SandboxError::invalid("output.signal", format!("must be a string or null, got {}", describe(v)))),
+    };
+    Ok(CommandOutput { exit_code, signal, stdout: text(output, "stdout")?, stderr: text(output, "stderr")?, aggregated: text(output, "aggregatedOutput")? })
+}
+
+pub fn is_likely_sandbox_denied(sandbox: &Value, output: &Value) -> Result<bool> {
+    Ok(likely(sandbox_type(sandbox)?, &command_output(output)?))
+}
+
+/// `classifySandboxDenial(result, policy?)`. Without an explicit policy, the result's own resolved
+/// policy (attached by index.js as `policy`) is used when present.
+pub fn classify_sandbox_denial(result: &Value, policy: Option<&Value>) -> Result<Value> {
+    let st = match result.get("sandboxType") {
+        Some(v) => sandbox_type(v)?,
+        None => return Err(SandboxError::invalid("result.sandboxType", "is required (pass a SpawnResult)")),
+    };
+    let out = command_output(result)?;
+    let ctx = match policy.filter(|p| !p.is_null()).or_else(|| result.get("policy").filter(|p| !p.is_null())) {
+        Some(p) => Some(DenialContext::from_json(p).map_err(|e| SandboxError::invalid("policy", e))?),
+        None => None,
+    };
+    let denial = classify(st, &out, ctx.as_ref());
+    Ok(serde_json::to_value(denial).unwrap_or(Value::Null))
+}
+
+pub fn sandbox_capabilities(cwd: &std::path::Path) -> Value {
+    let path = std::env::var("PATH").ok();
+    serde_json::to_value(capabilities::capabilities_cached(path.as_deref(), cwd)).unwrap_or(Value::Null)
+}

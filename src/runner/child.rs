@@ -1,0 +1,149 @@
+//! The spawned process and its tree: a dedicated owner thread spawns it and waits for it, and the
+//! tree can be signalled from any thread until the owner reaps it.
+//!
+//! Why a dedicated thread per child: bwrap's `--die-with-parent` uses PR_SET_PDEATHSIG, which fires
+//! when the *thread* that spawned bwrap exits, so the spawning thread must live exactly as long as
+//! the child. That same thread then blocks in `waitid` for this one pid: no SIGCHLD handler is
+//! needed (libuv resets SIGCHLD to SIG_DFL behind everybody's back) and no libuv pool thread is
+//! parked for minutes.
+
+use std::io;
+use std::sync::{Arc, Mutex};
+use std::thread;
+
+use nix::sys::signal::{killpg, Signal};
+use nix::unistd::Pid;
+use tokio::sync::oneshot;
+
+
+
+/// How the spawned process ended, as `waitid` reported it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitStatus {
+    Exited(i32),
+    Signaled(i32),
+}
+
+/// How the tree below the spawned process is found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TreeKind {
+    /// The spawned process leads its own session and process group (no sandbox, Seatbelt).
+    ProcessGroup,
+    /// The spawned process is bwrap; the command and its descendants live in a PID namespace.
+    PidNamespace,
+}
+
+#[derive(Debug)]
+struct State {
+    reaped: bool,
+    /// The PID namespace of the sandbox, once bwrap has reported it.
+    pid_ns: Option<u64>,
+}
+
+/// A handle on the spawned process that stays valid (never signals a recycled pid) because the
+/// owner thread only reaps the zombie while holding the same lock the signallers take.
+#[derive(Debug)]
+pub struct Child {
+    pub pid: Pid,
+    pub kind: TreeKind,
+    state: Mutex<State>,
+}
+
+impl Child {
+    pub fn set_pid_namespace(&self, inode: u64) {
+        self.state.lock().unwrap().pid_ns = Some(inode);
+    }
+
+    /// Send `sig` to every process of the tree. Under bwrap that is every process in the sandbox's
+    /// PID namespace (the command receives the signal itself, so a `trap ... TERM` runs; signalling
+    /// bwrap instead would SIGKILL the sandbox through --die-with-parent without warning).
+    pub fn signal_tree(&self, sig: Signal) {
+        let state = self.state.lock().unwrap();
+        if state.reaped {
+            return;
+        }
+        match (self.kind, state.pid_ns) {
+            (TreeKind::ProcessGroup, _) => {
+                let _ = killpg(self.pid, sig);
+            }
+            (TreeKind::PidNamespace, Some(ns)) => {
+                super::pidns::signal_namespace(ns, sig);
+                if sig == Signal::SIGKILL {
+                    // bwrap dying takes the namespace down with it (--die-with-parent on its init).
+                    let _ = nix::sys::signal::kill(self.pid, Signal::SIGKILL);
+                }
+            }
+            (TreeKind::PidNamespace, None) => {
+                // bwrap has not reported its namespace yet, so the command has not started.
+                let _ = nix::sys::signal::kill(self.pid, sig);
+            }
+        }
+    }
+}
+
+/// Spawn on a new owner thread. Resolves with the child, or with the spawn error. `exited`
+/// receives the exit status once the process is reaped; by then, for a process group, every
+/// process left in the group has been sent SIGKILL.
+pub fn spawn_owned(
+    spec_builder: Box<dyn FnOnce() -> io::Result<Pid> + Send>,
+    kind: TreeKind,
+) -> io::Result<(oneshot::Receiver<io::Result<Arc<Child>>>, oneshot::Receiver<ExitStatus>)> {
+    let (started_tx, started_rx) = oneshot::channel();
+    let (exit_tx, exit_rx) = oneshot::channel();
+    thread::Builder::new()
+        .name("sandspawn-child".into())
+        .stack_size(128 * 1024)
+        .spawn(move || {
+            let pid = match spec_builder() {
+                Ok(pid) => pid,
+                Err(e) => {
+                    let _ = started_tx.send(Err(e));
+                    return;
+                }
+            };
+            let child = Arc::new(Child { pid, kind, state: Mutex::new(State { reaped: false, pid_ns: None }) });
+            let _ = started_tx.send(Ok(child.clone()));
+            let status = wait_exit_no_reap(pid);
+            let mut state = child.state.lock().unwrap();
+            if kind == TreeKind::ProcessGroup {
+                // The command is gone; whatever it left in its group goes too, while the zombie
+                // still reserves the pid and group id.
+                let _ = killpg(pid, Signal::SIGKILL);
+            }
+            reap(pid);
+            state.reaped = true;
+            drop(state);
+            let _ = exit_tx.send(status);
+        })?;
+    Ok((started_rx, exit_rx))
+}
+
+
+fn wait_exit_no_reap(pid: Pid) -> ExitStatus {
+    loop {
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        let rc = unsafe { libc::waitid(libc::P_PID, pid.as_raw() as libc::id_t, &mut info, libc::WEXITED | libc::WNOWAIT) };
+        if rc == 0 {
+            let status = unsafe { info.si_status() };
+            return match info.si_code {
+                libc::CLD_EXITED => ExitStatus::Exited(status),
+                _ => ExitStatus::Signaled(status),
+            };
+        }
+        let err = io::Error::last_os_error();
+        if err.raw_os_error() != Some(libc::EINTR) {
+            // ECHILD: somebody else reaped it (a host calling waitpid(-1)); report it as killed.
+            return ExitStatus::Signaled(libc::SIGKILL);
+        }
+    }
+}
+
+fn reap(pid: Pid) {
+    loop {
+        let mut status = 0;
+        let rc = unsafe { libc::waitpid(pid.as_raw(), &mut status, 0) };
+        if rc >= 0 || io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+            return;
+        }
+    }
+}

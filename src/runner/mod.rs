@@ -1,0 +1,164 @@
+//! The runner: spawns a launch plan, owns the process tree, captures its output and ends it
+//! cleanly (timeout, kill, abort), then reports a `RunResult`.
+//!
+//! `launch` returns a `ProcessHandle` and a driver future; the caller spawns the driver on its tokio
+//! runtime (napi-rs's in the addon, the test runtime in `cargo test`). Dropping the handle neither
+//! kills nor leaks the process: the driver runs to the end on its own.
+
+pub mod child;
+pub mod output;
+pub mod pidns;
+pub mod pipe_io;
+pub mod result;
+pub mod signals;
+pub mod spawn;
+pub mod status;
+mod prepare;
+mod supervise;
+
+use std::future::Future;
+use std::os::fd::OwnedFd;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+
+use nix::sys::signal::Signal;
+use tokio::io::unix::AsyncFd;
+use tokio::sync::{mpsc, watch};
+
+use crate::error::{ErrorCode, Result, SandboxError};
+use crate::options::SpawnRequest;
+pub use output::Stream;
+pub use result::RunResult;
+
+/// Receives every output chunk as it arrives, before any truncation. The returned future resolves
+/// when the sink can take more (backpressure), so a slow consumer slows the reader instead of
+/// queueing unbounded memory.
+pub trait OutputSink: Send + Sync + 'static {
+    fn chunk(&self, stream: Stream, data: &[u8]) -> Pin<Box<dyn Future<Output = ()> + Send>>;
+}
+
+#[derive(Debug, Clone)]
+enum StartState {
+    Pending,
+    /// bwrap is running but the command may still be in setup.
+    Spawned { pid: u32 },
+    Running { pid: u32 },
+    Failed(SandboxError),
+}
+
+pub(crate) struct Shared {
+    start: watch::Sender<StartState>,
+    outcome: watch::Sender<Option<Arc<Result<RunResult>>>>,
+    control: mpsc::UnboundedSender<Signal>,
+    stdin: tokio::sync::Mutex<Option<AsyncFd<OwnedFd>>>,
+    stdin_is_pipe: bool,
+    kill_signal: Signal,
+    /// bwrap's init pid on the host, once known (to confirm the command was exec'd).
+    sandbox_init: Mutex<Option<(i32, std::path::PathBuf)>>,
+}
+
+/// The caller's handle on a launched process.
+#[derive(Clone)]
+pub struct ProcessHandle {
+    shared: Arc<Shared>,
+}
+
+/// Start `req`. Validation already happened in `options`; sandbox availability, planning and the
+/// spawn happen in the driver, so this never blocks.
+pub fn launch(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>) -> (ProcessHandle, impl Future<Output = ()> + Send + 'static) {
+    let (control_tx, control_rx) = mpsc::unbounded_channel();
+    let shared = Arc::new(Shared {
+        start: watch::channel(StartState::Pending).0,
+        outcome: watch::channel(None).0,
+        control: control_tx,
+        stdin: tokio::sync::Mutex::new(None),
+        stdin_is_pipe: req.stdin == crate::options::StdinMode::Pipe,
+        kill_signal: req.kill_signal,
+        sandbox_init: Mutex::new(None),
+    });
+    let driver = supervise::drive(req, sink, shared.clone(), control_rx);
+    (ProcessHandle { shared }, driver)
+}
+
+impl ProcessHandle {
+    /// Resolves with the host pid once the command is running (under bwrap: once the sandbox is
+    /// set up and the command was executed), or with the error that prevented it.
+    pub async fn started(&self) -> Result<u32> {
+        let mut rx = self.shared.start.subscribe();
+        loop {
+            let state = rx.borrow_and_update().clone();
+            match state {
+                StartState::Running { pid } => return Ok(pid),
+                StartState::Failed(e) => return Err(e),
+                StartState::Spawned { pid } => {
+                    if self.command_was_executed() {
+                        return Ok(pid);
+                    }
+                    // Setup takes a few milliseconds; poll until exec, exit or failure.
+                    tokio::select! {
+                        _ = rx.changed() => {}
+                        _ = tokio::time::sleep(std::time::Duration::from_millis(1)) => {}
+                    }
+                }
+                StartState::Pending => {
+                    if rx.changed().await.is_err() {
+                        return Err(SandboxError::new(ErrorCode::SetupFailed, "the process driver stopped before the command started"));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Under bwrap the command is the child of the sandbox's init; it has been executed once that
+    /// child's executable is no longer bwrap itself.
+    fn command_was_executed(&self) -> bool {
+        let Some((init, bwrap)) = self.shared.sandbox_init.lock().unwrap().clone() else { return false };
+        let Ok(children) = std::fs::read_to_string(format!("/proc/{init}/task/{init}/children")) else { return false };
+        let Some(first) = children.split_whitespace().next() else { return false };
+        match std::fs::read_link(format!("/proc/{first}/exe")) {
+            Ok(exe) => exe != bwrap,
+            Err(_) => false,
+        }
+    }
+
+    /// Resolves with the result once the run has ended; may be called any number of times.
+    pub async fn wait(&self) -> Result<RunResult> {
+        let mut rx = self.shared.outcome.subscribe();
+        loop {
+            if let Some(outcome) = rx.borrow_and_update().clone() {
+                return (*outcome).clone();
+            }
+            if rx.changed().await.is_err() {
+                return Err(SandboxError::new(ErrorCode::SetupFailed, "the process driver stopped without a result"));
+            }
+        }
+    }
+
+    /// The result, if the run has ended.
+    pub fn try_result(&self) -> Option<Result<RunResult>> {
+        self.shared.outcome.borrow().as_ref().map(|o| (**o).clone())
+    }
+
+    /// Send `signal` (default: the run's `killSignal`) to the whole tree, then SIGKILL after
+    /// `forceKillAfterDelay`. A no-op once the run has ended.
+    pub fn kill(&self, signal: Option<Signal>) {
+        let _ = self.shared.control.send(signal.unwrap_or(self.shared.kill_signal));
+    }
+
+    /// Write to the command's stdin (`stdin: 'pipe'`).
+    pub async fn write(&self, data: &[u8]) -> Result<()> {
+        if !self.shared.stdin_is_pipe {
+            return Err(SandboxError::invalid("stdin", "write() needs stdin: 'pipe' (or input)"));
+        }
+        let guard = self.shared.stdin.lock().await;
+        let Some(fd) = guard.as_ref() else {
+            return Err(SandboxError::new(ErrorCode::BrokenPipe, "write after end(), or the command has exited"));
+        };
+        pipe_io::write_all(fd, data).await.map_err(|e| SandboxError::new(ErrorCode::BrokenPipe, format!("write to the command's stdin failed: {e}")))
+    }
+
+    /// Close the command's stdin.
+    pub async fn end(&self) {
+        self.shared.stdin.lock().await.take();
+    }
+}

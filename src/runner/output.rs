@@ -1,0 +1,231 @@
+//! Bounded output capture. Each of stdout, stderr and the interleaved aggregate keeps at most
+//! `max_buffer` bytes: the first half and the last half, with the middle replaced by a one-line
+//! marker. Memory stays bounded whatever the command prints.
+
+use std::collections::VecDeque;
+
+/// Which stream a chunk came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stream {
+    Stdout,
+    Stderr,
+}
+
+impl Stream {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stream::Stdout => "stdout",
+            Stream::Stderr => "stderr",
+        }
+    }
+}
+
+/// Keeps the head and the tail of a byte stream within `limit` bytes in total.
+#[derive(Debug)]
+pub struct HeadTail {
+    limit: usize,
+    head: Vec<u8>,
+    tail: VecDeque<u8>,
+    total: u64,
+}
+
+impl HeadTail {
+    pub fn new(limit: usize) -> Self {
+        HeadTail { limit, head: Vec::new(), tail: VecDeque::new(), total: 0 }
+    }
+
+    fn head_cap(&self) -> usize {
+        self.limit - self.limit / 2
+    }
+
+    fn tail_cap(&self) -> usize {
+        self.limit / 2
+    }
+
+    pub fn push(&mut self, mut data: &[u8]) {
+        self.total += data.len() as u64;
+        let head_room = self.head_cap().saturating_sub(self.head.len());
+        if head_room > 0 {
+            let n = head_room.min(data.len());
+            self.head.extend_from_slice(&data[..n]);
+            data = &data[n..];
+        }
+        let cap = self.tail_cap();
+        if data.is_empty() || cap == 0 {
+            return;
+        }
+        if data.len() >= cap {
+            self.tail.clear();
+            self.tail.extend(&data[data.len() - cap..]);
+            return;
+        }
+        let overflow = (self.tail.len() + data.len()).saturating_sub(cap);
+        self.tail.drain(..overflow);
+        self.tail.extend(data);
+    }
+
+    /// Bytes received but not kept.
+    pub fn omitted(&self) -> u64 {
+        self.total - (self.head.len() + self.tail.len()) as u64
+    }
+
+    /// The kept text: head, marker line (only if something was omitted), tail. Decoded as UTF-8
+    /// with invalid sequences replaced; head and tail are decoded as whole byte runs so a character
+    /// split across read chunks is never broken.
+    pub fn to_text(&self) -> String {
+        let omitted = self.omitted();
+        let (tail_a, tail_b) = self.tail.as_slices();
+        if omitted == 0 {
+            let mut all = Vec::with_capacity(self.head.len() + self.tail.len());
+            all.extend_from_slice(&self.head);
+            all.extend_from_slice(tail_a);
+            all.extend_from_slice(tail_b);
+            return into_text(all);
+        }
+        let mut tail = Vec::with_capacity(self.tail.len());
+        tail.extend_from_slice(tail_a);
+        tail.extend_from_slice(tail_b);
+        let head = String::from_utf8_lossy(trim_partial_end(&self.head));
+        let tail = String::from_utf8_lossy(trim_partial_start(&tail));
+        let sep_before = if head.ends_with('\n') || head.is_empty() { "" } else { "\n" };
+        let sep_after = if tail.starts_with('\n') { "" } else { "\n" };
+        format!("{head}{sep_before}[... {omitted} bytes omitted ...]{sep_after}{tail}")
+    }
+}
+
+fn into_text(bytes: Vec<u8>) -> String {
+    match String::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    }
+}
+
+/// Drop an incomplete UTF-8 sequence at the end (the cut point of the head), so the cut does not
+/// show up as a replacement character.
+fn trim_partial_end(bytes: &[u8]) -> &[u8] {
+    let start = bytes.len().saturating_sub(3);
+    for i in (start..bytes.len()).rev() {
+        let b = bytes[i];
+        if b & 0b1100_0000 == 0b1000_0000 {
+            continue; // continuation byte: keep looking for the lead byte
+        }
+        let need = if b >= 0xF0 { 4 } else if b >= 0xE0 { 3 } else if b >= 0xC0 { 2 } else { 1 };
+        return if bytes.len() - i < need { &bytes[..i] } else { bytes };
+    }
+    bytes
+}
+
+/// Drop continuation bytes at the start (the cut point of the tail).
+fn trim_partial_start(bytes: &[u8]) -> &[u8] {
+    let skip = bytes.iter().take(3).take_while(|b| **b & 0b1100_0000 == 0b1000_0000).count();
+    &bytes[skip..]
+}
+
+/// stdout, stderr and their interleaving in arrival order, each bounded.
+#[derive(Debug)]
+pub struct Capture {
+    pub stdout: HeadTail,
+    pub stderr: HeadTail,
+    pub aggregated: HeadTail,
+}
+
+impl Capture {
+    pub fn new(max_buffer: usize) -> Self {
+        Capture { stdout: HeadTail::new(max_buffer), stderr: HeadTail::new(max_buffer), aggregated: HeadTail::new(max_buffer) }
+    }
+
+    pub fn push(&mut self, stream: Stream, data: &[u8]) {
+        match stream {
+            Stream::Stdout => self.stdout.push(data),
+            Stream::Stderr => self.stderr.push(data),
+        }
+        self.aggregated.push(data);
+    }
+
+    pub fn truncated(&self) -> bool {
+        self.stdout.omitted() > 0 || self.stderr.omitted() > 0 || self.aggregated.omitted() > 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_everything_under_the_limit() {
+        let mut h = HeadTail::new(10);
+        h.push(b"hello");
+        h.push(b"world");
+        assert_eq!(h.to_text(), "helloworld");
+        assert_eq!(h.omitted(), 0);
+    }
+
+    #[test]
+    fn keeps_head_and_tail_with_marker() {
+        let mut h = HeadTail::new(10);
+        for chunk in [b"abc".as_slice(), b"defgh", b"ijklmnop", b"qrstuvwxyz"] {
+            h.push(chunk);
+        }
+        assert_eq!(h.omitted(), 16);
+        assert_eq!(h.to_text(), "abcde\n[... 16 bytes omitted ...]\nvwxyz");
+    }
+
+    #[test]
+    fn one_huge_chunk() {
+        let mut h = HeadTail::new(4);
+        h.push(&[b'x'; 1000]);
+        assert_eq!(h.omitted(), 996);
+        assert_eq!(h.to_text(), "xx\n[... 996 bytes omitted ...]\nxx");
+    }
+
+    #[test]
+    fn multibyte_split_across_chunks_is_not_broken() {
+        let text = "héllo wörld €";
+        let bytes = text.as_bytes();
+        let mut h = HeadTail::new(1024);
+        for b in bytes {
+            h.push(std::slice::from_ref(b));
+        }
+        assert_eq!(h.to_text(), text);
+    }
+
+    #[test]
+    fn cut_points_do_not_produce_replacement_characters() {
+        let mut h = HeadTail::new(8);
+        h.push("€€€€€€€€€€".as_bytes()); // 30 bytes, cuts land inside characters
+        let text = h.to_text();
+        assert!(!text.contains('\u{FFFD}'), "{text}");
+        assert!(text.starts_with("€"));
+        assert!(text.ends_with("€"));
+    }
+
+    #[test]
+    fn invalid_bytes_are_replaced() {
+        let mut h = HeadTail::new(100);
+        h.push(&[b'a', 0xff, b'b']);
+        assert_eq!(h.to_text(), "a\u{FFFD}b");
+    }
+
+    #[test]
+    fn capture_interleaves_in_arrival_order() {
+        let mut c = Capture::new(100);
+        c.push(Stream::Stdout, b"1");
+        c.push(Stream::Stderr, b"2");
+        c.push(Stream::Stdout, b"3");
+        assert_eq!(c.aggregated.to_text(), "123");
+        assert_eq!(c.stdout.to_text(), "13");
+        assert_eq!(c.stderr.to_text(), "2");
+        assert!(!c.truncated());
+    }
+
+    #[test]
+    fn memory_stays_bounded() {
+        let mut h = HeadTail::new(1024);
+        let chunk = vec![b'y'; 65536];
+        for _ in 0..1000 {
+            h.push(&chunk);
+        }
+        assert_eq!(h.head.len() + h.tail.len(), 1024);
+        assert_eq!(h.omitted(), 65536 * 1000 - 1024);
+    }
+}

@@ -1,0 +1,43 @@
+//! Everything between validated options and a spawnable plan: is the sandbox available, does the
+//! command exist, which placeholders must be reserved, and the plan itself. Runs on a blocking
+//! thread because the first call may probe bwrap.
+
+use std::path::Path;
+
+use crate::capabilities;
+use crate::error::Result;
+use crate::options::SpawnRequest;
+use crate::plan::{self, mount_targets, LaunchPlan, PlanRequest};
+use crate::policy::SandboxMode;
+use crate::program::resolve_program;
+
+pub struct Prepared {
+    pub plan: LaunchPlan,
+    /// Placeholders bwrap creates on the host; released (and removed) after the run.
+    pub reservation: Option<mount_targets::Reservation>,
+}
+
+pub fn prepare(req: &SpawnRequest) -> Result<Prepared> {
+    let child_path = req.env.get("PATH").map(String::as_str);
+    let resolved = resolve_program(&req.command[0], child_path, &req.cwd)?;
+    let bwrap = if req.policy.mode == SandboxMode::DangerFullAccess {
+        None
+    } else {
+        // bwrap is looked up in the host's PATH (never in the command's cwd).
+        let host_path = std::env::var("PATH").ok();
+        capabilities::require_sandbox(req.platform, host_path.as_deref(), &req.cwd)?
+    };
+    let missing: Vec<_> = req.policy.writable_roots.iter().flat_map(|r| r.missing_read_only.iter().cloned()).collect();
+    let reservation = if missing.is_empty() || bwrap.is_none() { None } else { Some(mount_targets::reserve(&missing)) };
+    let plan = plan::build(&PlanRequest {
+        command: &req.command,
+        cwd: &req.cwd,
+        env: &req.env,
+        policy: &req.policy,
+        platform: req.platform,
+        bwrap: bwrap.as_ref(),
+        resolved_program: Some(Path::new(&resolved)),
+        with_status_fd: bwrap.is_some(),
+    })?;
+    Ok(Prepared { plan, reservation })
+}

@@ -1,0 +1,106 @@
+//! The result of a run as the API reports it, and the rules that turn wait statuses into
+//! `exitCode`/`signal`.
+
+use serde::Serialize;
+
+use crate::denial::{classify_sandbox_denial, is_likely_sandbox_denied, CommandOutput, DenialContext, SandboxDenial};
+use crate::platform::SandboxType;
+use crate::policy::ResolvedPolicy;
+
+use super::child::ExitStatus;
+use super::signals::signal_from_number;
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunResult {
+    pub command: Vec<String>,
+    pub cwd: String,
+    pub pid: u32,
+    pub exit_code: Option<i32>,
+    pub signal: Option<String>,
+    pub stdout: String,
+    pub stderr: String,
+    pub aggregated_output: String,
+    pub truncated: bool,
+    pub omitted_stdout: u64,
+    pub omitted_stderr: u64,
+    pub timed_out: bool,
+    pub duration_ms: f64,
+    pub sandbox_type: SandboxType,
+    pub sandbox_denied: bool,
+    pub denial: Option<SandboxDenial>,
+    /// The policy the run was held to (for `classifySandboxDenial(result)`).
+    pub policy: ResolvedPolicy,
+}
+
+impl RunResult {
+    /// Fill `sandbox_denied` and `denial` from the output. A timeout is never a denial.
+    pub fn classify(&mut self) {
+        let out = CommandOutput {
+            exit_code: self.exit_code,
+            signal: self.signal.as_deref(),
+            stdout: &self.stdout,
+            stderr: &self.stderr,
+            aggregated: &self.aggregated_output,
+        };
+        if self.timed_out {
+            self.sandbox_denied = false;
+            self.denial = None;
+            return;
+        }
+        self.sandbox_denied = is_likely_sandbox_denied(self.sandbox_type, &out);
+        let ctx = DenialContext::from(&self.policy);
+        self.denial = classify_sandbox_denial(self.sandbox_type, &out, Some(&ctx));
+    }
+}
+
+/// `(exitCode, signal)` for a process we waited for directly (no sandbox, Seatbelt).
+pub fn from_wait_status(status: ExitStatus) -> (Option<i32>, Option<String>) {
+    match status {
+        ExitStatus::Exited(code) => (Some(code), None),
+        ExitStatus::Signaled(n) => (None, Some(signal_label(n))),
+    }
+}
+
+/// `(exitCode, signal)` under bwrap. bwrap's init reports a signal death of the command as exit
+/// code 128 + n, exactly like a shell. The rule: an exit code 129..=159 (128 + a standard signal
+/// 1..=31) is reported as that signal with `exitCode: null`; anything else is an exit code. So a
+/// command that really calls `exit 143` reads as `SIGTERM` under bwrap (documented in the README).
+/// When bwrap itself was killed (our SIGKILL after `forceKillAfterDelay`) there is no exit code
+/// and bwrap's own wait status is the answer.
+pub fn from_bwrap(exit_code: Option<i32>, bwrap_status: ExitStatus) -> (Option<i32>, Option<String>) {
+    match exit_code {
+        Some(code) if (129..=159).contains(&code) => (None, Some(signal_label(code - 128))),
+        Some(code) => (Some(code), None),
+        None => from_wait_status(bwrap_status),
+    }
+}
+
+fn signal_label(n: i32) -> String {
+    signal_from_number(n).map(|s| s.as_str().to_string()).unwrap_or_else(|| format!("SIG{n}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bwrap_exit_codes() {
+        assert_eq!(from_bwrap(Some(0), ExitStatus::Exited(0)), (Some(0), None));
+        assert_eq!(from_bwrap(Some(42), ExitStatus::Exited(42)), (Some(42), None));
+        assert_eq!(from_bwrap(Some(255), ExitStatus::Exited(255)), (Some(255), None));
+        assert_eq!(from_bwrap(Some(128), ExitStatus::Exited(128)), (Some(128), None));
+        assert_eq!(from_bwrap(Some(143), ExitStatus::Exited(143)), (None, Some("SIGTERM".into())));
+        assert_eq!(from_bwrap(Some(137), ExitStatus::Exited(137)), (None, Some("SIGKILL".into())));
+        assert_eq!(from_bwrap(Some(139), ExitStatus::Exited(139)), (None, Some("SIGSEGV".into())));
+        assert_eq!(from_bwrap(Some(159), ExitStatus::Exited(159)), (None, Some("SIGSYS".into())));
+        assert_eq!(from_bwrap(Some(160), ExitStatus::Exited(160)), (Some(160), None));
+        assert_eq!(from_bwrap(None, ExitStatus::Signaled(9)), (None, Some("SIGKILL".into())));
+    }
+
+    #[test]
+    fn direct_wait_status() {
+        assert_eq!(from_wait_status(ExitStatus::Exited(143)), (Some(143), None));
+        assert_eq!(from_wait_status(ExitStatus::Signaled(15)), (None, Some("SIGTERM".into())));
+    }
+}

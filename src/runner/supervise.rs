@@ -1,0 +1,328 @@
+//! The driver of one run: spawn on an owner thread, pump output, enforce the timeout and kill
+//! requests, wait for the exit, drain what is left, and build the result.
+
+use std::ffi::CString;
+use std::io;
+use std::os::fd::{OwnedFd, RawFd};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::Signal;
+use tokio::sync::{mpsc, watch};
+
+use crate::error::{ErrorCode, Result, SandboxError};
+use crate::options::{SpawnRequest, StdinMode};
+use crate::platform::SandboxType;
+
+use super::child::{spawn_owned, ExitStatus, TreeKind};
+use super::output::{Capture, Stream};
+use super::pipe_io::{async_fd, pump, read_all, write_all};
+use super::prepare::{prepare, Prepared};
+use super::result::{from_bwrap, from_wait_status, RunResult};
+use super::spawn::{cstring, pipe_above, spawn, ChildFd, SpawnSpec};
+use super::status::StatusParser;
+use super::{OutputSink, Shared, StartState};
+
+/// How long output may keep arriving after the command exited before we stop at the first empty
+/// read (a grandchild that escaped the tree can hold the pipes open forever).
+const DRAIN_GRACE: Duration = Duration::from_millis(100);
+/// Hard stop for draining, even if data keeps flowing.
+const DRAIN_MAX: Duration = Duration::from_secs(2);
+
+pub(super) async fn drive(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: Arc<Shared>, control: mpsc::UnboundedReceiver<Signal>) {
+    let outcome = run(req, sink, &shared, control).await;
+    match &outcome {
+        Ok(result) => {
+            let pid = result.pid;
+            shared.start.send_if_modified(|s| match s {
+                StartState::Pending | StartState::Spawned { .. } => {
+                    *s = StartState::Running { pid };
+                    true
+                }
+                _ => false,
+            });
+        }
+        Err(e) => {
+            shared.start.send_if_modified(|s| match s {
+                StartState::Pending | StartState::Spawned { .. } => {
+                    *s = StartState::Failed(e.clone());
+                    true
+                }
+                _ => false,
+            });
+        }
+    }
+    shared.stdin.lock().await.take();
+    shared.outcome.send_replace(Some(Arc::new(outcome)));
+}
+
+fn internal(what: &str, e: impl std::fmt::Display) -> SandboxError {
+    SandboxError::new(ErrorCode::SetupFailed, format!("{what}: {e}"))
+}
+
+async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<Shared>, mut control: mpsc::UnboundedReceiver<Signal>) -> Result<RunResult> {
+    let (req, prepared) = tokio::task::spawn_blocking(move || {
+        let p = prepare(&req);
+        (req, p)
+    })
+    .await
+    .map_err(|e| internal("preparing the sandbox failed", e))?;
+    let Prepared { plan, reservation } = prepared?;
+    let sandbox_type = plan.sandbox_type;
+    let kind = if sandbox_type == SandboxType::Bwrap { TreeKind::PidNamespace } else { TreeKind::ProcessGroup };
+
+    // Child-side descriptors are numbered 0..=top; ours are lifted above that so no dup2 in the
+    // child can clobber a source before it is used.
+    let top = 3 + plan.extra_fds.len() as RawFd + 1;
+    let min_fd = top + 1;
+    let io_err = |e: io::Error| internal("creating pipes failed", e);
+    let (out_r, out_w) = pipe_above(min_fd).map_err(io_err)?;
+    let (err_r, err_w) = pipe_above(min_fd).map_err(io_err)?;
+    let (stdin_child, stdin_ours): (Option<OwnedFd>, Option<OwnedFd>) = match req.stdin {
+        StdinMode::Null => (None, None),
+        StdinMode::Pipe | StdinMode::Bytes(_) => {
+            let (r, w) = pipe_above(min_fd).map_err(io_err)?;
+            (Some(r), Some(w))
+        }
+    };
+    let mut extra_child: Vec<(RawFd, OwnedFd)> = Vec::new();
+    for extra in &plan.extra_fds {
+        let (r, w) = pipe_above(min_fd).map_err(io_err)?;
+        // Small payloads (a seccomp program, empty files) fit in the pipe buffer: write and close
+        // now, so bwrap reads them to EOF without us in the loop.
+        if extra.data.len() > 60 * 1024 {
+            return Err(internal("preparing the sandbox failed", "extra descriptor payload too large"));
+        }
+        std::fs::File::from(w).write_all_ref(&extra.data).map_err(io_err)?;
+        extra_child.push((extra.fd, r));
+    }
+    let (status_ours, status_child) = match plan.status_fd {
+        Some(fd) => {
+            let (r, w) = pipe_above(min_fd).map_err(io_err)?;
+            (Some(r), Some((fd, w)))
+        }
+        None => (None, None),
+    };
+
+    let mut argv = Vec::with_capacity(plan.args.len() + 1);
+    argv.push(cstring(&plan.argv0).map_err(|_| SandboxError::invalid_command("contains a NUL byte"))?);
+    for a in &plan.args {
+        argv.push(cstring(a).map_err(|_| SandboxError::invalid_command("an argument contains a NUL byte"))?);
+    }
+    let envp: Vec<CString> = plan
+        .env
+        .iter()
+        .map(|(k, v)| CString::new(format!("{k}={v}")))
+        .collect::<std::result::Result<_, _>>()
+        .map_err(|_| SandboxError::invalid("env", "a variable contains a NUL byte"))?;
+    let program = plan.program.clone();
+    let cwd = plan.cwd.clone();
+
+    let spawn_closure = Box::new(move || {
+        let mut fds: Vec<(RawFd, ChildFd)> = Vec::new();
+        fds.push((0, stdin_child.as_ref().map(ChildFd::Dup).unwrap_or(ChildFd::DevNull)));
+        fds.push((1, ChildFd::Dup(&out_w)));
+        fds.push((2, ChildFd::Dup(&err_w)));
+        for (target, fd) in &extra_child {
+            fds.push((*target, ChildFd::Dup(fd)));
+        }
+        if let Some((target, fd)) = &status_child {
+            fds.push((*target, ChildFd::Dup(fd)));
+        }
+        spawn(&SpawnSpec { program: &program, argv: &argv, envp: &envp, cwd: &cwd, fds })
+        // The child-side descriptors are dropped (closed in this process) here.
+    });
+    let (started_rx, exit_rx) = spawn_owned(spawn_closure, kind).map_err(|e| internal("starting the owner thread failed", e))?;
+    let child = match started_rx.await {
+        Ok(Ok(child)) => child,
+        Ok(Err(e)) => return Err(spawn_error(e, &req.command[0], sandbox_type, &plan.program)),
+        Err(e) => return Err(internal("spawning failed", e)),
+    };
+    let spawned_at = Instant::now();
+    let pid = child.pid.as_raw() as u32;
+    shared.start.send_replace(if sandbox_type == SandboxType::Bwrap { StartState::Spawned { pid } } else { StartState::Running { pid } });
+
+    let capture = Arc::new(Mutex::new(Capture::new(req.max_buffer)));
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let out_task = tokio::spawn(pump(async_fd(out_r).map_err(io_err)?, Stream::Stdout, capture.clone(), sink.clone(), stop_rx.clone()));
+    let err_task = tokio::spawn(pump(async_fd(err_r).map_err(io_err)?, Stream::Stderr, capture.clone(), sink.clone(), stop_rx.clone()));
+    let parser = Arc::new(Mutex::new(StatusParser::default()));
+    let status_task = match status_ours {
+        Some(fd) => {
+            let (parser, child, shared, bwrap) = (parser.clone(), child.clone(), shared.clone(), plan.program.clone());
+            let fd = async_fd(fd).map_err(io_err)?;
+            Some(tokio::spawn(read_all(fd, stop_rx.clone(), move |data| {
+                let mut p = parser.lock().unwrap();
+                let had_init = p.status.child_pid.is_some();
+                if p.feed(data) {
+                    child.set_pid_namespace(p.status.pid_namespace.unwrap_or_default());
+                }
+                if let (false, Some(init)) = (had_init, p.status.child_pid) {
+                    *shared.sandbox_init.lock().unwrap() = Some((init, bwrap.clone()));
+                }
+            })))
+        }
+        None => None,
+    };
+    if let Some(w) = stdin_ours {
+        let fd = async_fd(w).map_err(io_err)?;
+        match req.stdin {
+            StdinMode::Bytes(bytes) => {
+                tokio::spawn(async move {
+                    // EPIPE means the command did not read all of its input; that is its choice.
+                    let _ = write_all(&fd, &bytes).await;
+                });
+            }
+            _ => *shared.stdin.lock().await = Some(fd),
+        }
+    }
+
+    // Supervise until the spawned process exits.
+    let deadline = req.timeout.map(|t| tokio::time::Instant::now() + t);
+    let mut exit_rx = exit_rx;
+    let mut timed_out = false;
+    let mut killed = false;
+    let mut force_at: Option<tokio::time::Instant> = None;
+    let status = loop {
+        let timeout_fut = async {
+            match deadline {
+                Some(d) if !timed_out => tokio::time::sleep_until(d).await,
+                _ => std::future::pending().await,
+            }
+        };
+        let force_fut = async {
+            match force_at {
+                Some(t) => tokio::time::sleep_until(t).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            st = &mut exit_rx => break st.unwrap_or(ExitStatus::Signaled(libc::SIGKILL)),
+            Some(sig) = control.recv() => {
+                killed = true;
+                child.signal_tree(sig);
+                if sig != Signal::SIGKILL && force_at.is_none() {
+                    force_at = Some(tokio::time::Instant::now() + req.force_kill_after);
+                }
+            }
+            _ = timeout_fut => {
+                timed_out = true;
+                child.signal_tree(req.kill_signal);
+                if req.kill_signal != Signal::SIGKILL && force_at.is_none() {
+                    force_at = Some(tokio::time::Instant::now() + req.force_kill_after);
+                }
+            }
+            _ = force_fut => {
+                child.signal_tree(Signal::SIGKILL);
+                force_at = None;
+            }
+        }
+    };
+
+    // Drain: to EOF normally; past the grace period stop at the first empty read.
+    let aborts = [Some(out_task.abort_handle()), Some(err_task.abort_handle()), status_task.as_ref().map(|t| t.abort_handle())];
+    let drain = async {
+        let _ = out_task.await;
+        let _ = err_task.await;
+        if let Some(t) = status_task {
+            let _ = t.await;
+        }
+    };
+    tokio::pin!(drain);
+    if tokio::time::timeout(DRAIN_GRACE, &mut drain).await.is_err() {
+        stop_tx.send_replace(true);
+        if tokio::time::timeout(DRAIN_MAX, &mut drain).await.is_err() {
+            for a in aborts.into_iter().flatten() {
+                a.abort();
+            }
+        }
+    }
+    drop(reservation);
+    let duration_ms = spawned_at.elapsed().as_secs_f64() * 1000.0;
+
+    let capture = std::mem::replace(&mut *capture.lock().unwrap(), Capture::new(1));
+    let stderr_text = capture.stderr.to_text();
+    let (exit_code, signal) = if sandbox_type == SandboxType::Bwrap {
+        let bwrap_status = parser.lock().unwrap().status.clone();
+        if bwrap_status.exit_code.is_none() && !killed && !timed_out && matches!(status, ExitStatus::Exited(_)) {
+            return Err(setup_failure(&stderr_text));
+        }
+        from_bwrap(bwrap_status.exit_code, status)
+    } else {
+        from_wait_status(status)
+    };
+
+    let mut result = RunResult {
+        command: req.command.clone(),
+        cwd: req.cwd.to_string_lossy().into_owned(),
+        pid,
+        exit_code,
+        signal,
+        stdout: capture.stdout.to_text(),
+        stderr: stderr_text,
+        aggregated_output: capture.aggregated.to_text(),
+        truncated: capture.truncated(),
+        omitted_stdout: capture.stdout.omitted(),
+        omitted_stderr: capture.stderr.omitted(),
+        timed_out,
+        duration_ms,
+        sandbox_type,
+        sandbox_denied: false,
+        denial: None,
+        policy: req.policy.clone(),
+    };
+    result.classify();
+    Ok(result)
+}
+
+trait WriteAllRef {
+    fn write_all_ref(self, data: &[u8]) -> io::Result<()>;
+}
+impl WriteAllRef for std::fs::File {
+    fn write_all_ref(mut self, data: &[u8]) -> io::Result<()> {
+        use std::io::Write;
+        self.write_all(data)
+    }
+}
+
+/// A spawn error: for the sandbox tool itself that means the sandbox is unavailable; for the
+/// command it is ENOENT/EACCES as Node would report them.
+fn spawn_error(e: io::Error, command: &str, sandbox: SandboxType, program: &std::path::Path) -> SandboxError {
+    if sandbox != SandboxType::None {
+        return SandboxError::unavailable(
+            format!("{} could not be executed ({e})", program.display()),
+            "reinstall the sandbox tool (Linux: `sudo apt-get install -y bubblewrap`)",
+        );
+    }
+    match e.raw_os_error() {
+        Some(libc::ENOENT) => SandboxError::new(ErrorCode::NotFound, format!("spawn {command} ENOENT: command not found")),
+        Some(libc::EACCES) | Some(libc::ENOEXEC) | Some(libc::EISDIR) => {
+            SandboxError::new(ErrorCode::NotExecutable, format!("spawn {command} EACCES: command is not executable ({e})"))
+        }
+        Some(libc::E2BIG) => SandboxError::invalid_command(format!("the argument list or environment is larger than the system allows ({e})")),
+        _ => SandboxError::new(ErrorCode::SetupFailed, format!("spawn {command} failed: {e}")),
+    }
+}
+
+/// bwrap exited without running the command: say why, in its own words and ours.
+fn setup_failure(stderr: &str) -> SandboxError {
+    let trimmed = stderr.trim();
+    for line in trimmed.lines() {
+        if let Some(rest) = line.strip_prefix("bwrap: execvp ") {
+            if rest.ends_with("No such file or directory") {
+                return SandboxError::new(ErrorCode::NotFound, format!("spawn ENOENT: the command was not found inside the sandbox ({line})")).with_stderr(trimmed);
+            }
+            if rest.ends_with("Permission denied") {
+                return SandboxError::new(ErrorCode::NotExecutable, format!("spawn EACCES: the command is not executable inside the sandbox ({line})")).with_stderr(trimmed);
+            }
+        }
+    }
+    if let Some(d) = crate::capabilities::diagnose_bwrap_failure(trimmed) {
+        let message = match d.code {
+            ErrorCode::Unavailable => format!("sandbox unavailable: {}. Fix: {}", d.reason, d.fix),
+            _ => format!("sandbox setup failed: {}. Fix: {}", d.reason, d.fix),
+        };
+        return SandboxError { code: d.code, message, stderr: Some(trimmed.to_string()) };
+    }
+    SandboxError::setup_failed(format!("sandbox setup failed before the command ran: {}", if trimmed.is_empty() { "bwrap exited without a message" } else { trimmed }), trimmed)
+}
