@@ -98,3 +98,22 @@ pub struct PolicyContext {
     /// The platform the plan is for (`buildSandboxCommand` may ask for another than the host).
     pub platform: Platform,
 }
+
+mod parse;
+mod paths;
+mod resolve;
+
+pub use resolve::resolve_policy;
+
+impl ResolvedPolicy {
+    /// `true` when `path` (canonical) lies inside one of the writable roots.
+    pub fn is_writable(&self, path: &std::path::Path) -> bool {
+        self.writable_roots.iter().any(|r| path.starts_with(&r.root))
+    }
+
+    /// Every missing read-only path of every writable root: the mount points bwrap will create on
+    /// the host, which the runner must reserve (`plan::mount_targets::reserve`) for the run.
+    pub fn missing_read_only(&self) -> Vec<MissingReadOnly> {
+        self.writable_roots.iter().flat_map(|r| r.missing_read_only.iter().cloned()).collect()
+    }
+}
