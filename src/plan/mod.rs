@@ -90,3 +90,66 @@ pub struct PlanRequest<'a> {
     /// Add `--json-status-fd` so the runner can tell setup failures from the command's exit code.
     pub with_status_fd: bool,
 }
+
+/// Build the launch plan for one command: direct for danger-full-access, bwrap on Linux, Seatbelt
+/// on macOS. Pure: nothing is spawned and nothing on disk is changed.
+pub fn build(req: &PlanRequest) -> crate::Result<LaunchPlan> {
+    use crate::error::SandboxError;
+    use crate::platform::Platform;
+    use crate::policy::SandboxMode;
+
+    if req.command.is_empty() {
+        return Err(SandboxError::invalid_command("must have at least one element"));
+    }
+    if req.policy.mode == SandboxMode::DangerFullAccess {
+        return Ok(direct(req));
+    }
+    match req.platform {
+        Platform::Linux => bwrap::build(req),
+        Platform::Darwin => seatbelt::build(req),
+        Platform::Other => Err(SandboxError::unsupported(format!(
+            "no sandbox is available on {}: only 'danger-full-access' runs here",
+            req.platform.as_str()
+        ))),
+    }
+}
+
+/// No sandbox: the command itself, with the host's PATH lookup done by the caller.
+fn direct(req: &PlanRequest) -> LaunchPlan {
+    LaunchPlan {
+        program: req.resolved_program.map(PathBuf::from).unwrap_or_else(|| PathBuf::from(&req.command[0])),
+        argv0: req.command[0].clone(),
+        args: req.command[1..].to_vec(),
+        env: child_env(req, SandboxType::None),
+        cwd: req.cwd.to_path_buf(),
+        sandbox_type: SandboxType::None,
+        profile: None,
+        extra_fds: Vec::new(),
+        status_fd: None,
+    }
+}
+
+/// The child's environment: the caller's plus the `SANDSPAWN_*` markers API.md promises.
+pub(crate) fn child_env(req: &PlanRequest, sandbox: SandboxType) -> BTreeMap<String, String> {
+    let mut env = req.env.clone();
+    if sandbox != SandboxType::None {
+        env.insert("SANDSPAWN_SANDBOX".into(), sandbox.as_str().into());
+    }
+    if !req.policy.network {
+        env.insert("SANDSPAWN_NETWORK_DISABLED".into(), "1".into());
+    }
+    env
+}
+
+/// A path as an argv string. Paths reach the plan canonicalized, so a symlink could lead to a name
+/// that is not UTF-8; `args` are strings, and a lossy conversion would name another path.
+pub(crate) fn path_arg(p: &std::path::Path) -> crate::Result<String> {
+    p.to_str().map(str::to_owned).ok_or_else(|| {
+        crate::error::SandboxError::unsupported(format!("path {} is not valid UTF-8", p.display()))
+    })
+}
+
+#[cfg(test)]
+pub(crate) mod test_support;
+#[cfg(test)]
+mod tests;
