@@ -78,7 +78,7 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     });
     a.push(&["--unshare-user"]);
     // Without this the command could create a user namespace and regain capabilities in it.
-    if req.bwrap.map_or(true, |b| b.disable_userns) {
+    if req.bwrap.is_none_or(|b| b.disable_userns) {
         a.push(&["--disable-userns"]);
     }
     a.push(&["--cap-drop", "ALL", "--unshare-pid"]);

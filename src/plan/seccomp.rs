@@ -70,13 +70,14 @@ pub type Insn = (u16, u8, u8, u32);
 
 /// The filter as instructions (exposed for tests and `explain`).
 pub fn program(arch: Arch) -> Vec<Insn> {
-    let mut p: Vec<Insn> = Vec::new();
     // Wrong arch (e.g. an i386 binary via int 0x80): syscall numbers mean something else, so
     // nothing can be allowed by number. Everything gets EPERM.
-    p.push((LD_W_ABS, 0, 0, OFF_ARCH));
-    p.push((JEQ_K, 1, 0, arch.audit_arch()));
-    p.push((RET_K, 0, 0, RET_EPERM));
-    p.push((LD_W_ABS, 0, 0, OFF_NR));
+    let mut p: Vec<Insn> = vec![
+        (LD_W_ABS, 0, 0, OFF_ARCH),
+        (JEQ_K, 1, 0, arch.audit_arch()),
+        (RET_K, 0, 0, RET_EPERM),
+        (LD_W_ABS, 0, 0, OFF_NR),
+    ];
     if arch == Arch::X86_64 {
         p.push((JSET_K, 0, 0, X32_SYSCALL_BIT)); // jt patched to DENY below
     }
@@ -92,10 +93,10 @@ pub fn program(arch: Arch) -> Vec<Insn> {
     let deny = p.len();
     p.push((RET_K, 0, 0, RET_EPERM));
     // Patch the forward jumps: a jump offset counts from the instruction after the jump.
-    for i in 4..check_domain - 1 {
-        let (code, _, jf, k) = p[i];
+    for (i, insn) in p.iter_mut().enumerate().take(check_domain - 1).skip(4) {
+        let (code, _, jf, k) = *insn;
         let target = if code == JEQ_K && k == arch.nr_socket() { check_domain } else { deny };
-        p[i] = (code, u8::try_from(target - i - 1).expect("short filter"), jf, k);
+        *insn = (code, u8::try_from(target - i - 1).expect("short filter"), jf, k);
     }
     p
 }

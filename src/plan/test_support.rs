@@ -82,7 +82,3 @@ pub fn run(plan: &LaunchPlan) -> Output {
     }
     out
 }
-
-pub fn sh(plan_fn: impl Fn(&[&str]) -> LaunchPlan, script: &str) -> Output {
-    run(&plan_fn(&["/bin/sh", "-c", script]))
-}
