@@ -91,18 +91,65 @@ pub struct PlanRequest<'a> {
     pub with_status_fd: bool,
 }
 
-/// (placeholder until the plan branch lands)
+/// Build the launch plan for one command: direct for danger-full-access, bwrap on Linux, Seatbelt
+/// on macOS. Pure: nothing is spawned and nothing on disk is changed.
 pub fn build(req: &PlanRequest) -> crate::Result<LaunchPlan> {
-    let mut args = vec!["--new-session".to_string(), "--die-with-parent".into()];
-    if req.with_status_fd { args.extend(["--json-status-fd".into(), "3".into()]); }
-    let full = req.policy.mode == crate::policy::SandboxMode::DangerFullAccess;
-    if full {
-        return Ok(LaunchPlan { program: req.resolved_program.unwrap().to_path_buf(), argv0: req.command[0].clone(), args: req.command[1..].to_vec(), env: req.env.clone(), cwd: req.cwd.to_path_buf(), sandbox_type: SandboxType::None, profile: None, extra_fds: vec![], status_fd: None });
+    use crate::error::SandboxError;
+    use crate::platform::Platform;
+    use crate::policy::SandboxMode;
+
+    if req.command.is_empty() {
+        return Err(SandboxError::invalid_command("must have at least one element"));
     }
-    args.extend(["--unshare-user", "--disable-userns", "--cap-drop", "ALL", "--unshare-pid", "--unshare-net", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys"].map(String::from));
-    for r in &req.policy.writable_roots { args.extend(["--bind".into(), r.root.display().to_string(), r.root.display().to_string()]); }
-    args.extend(["--chdir".into(), req.cwd.display().to_string(), "--".into()]);
-    args.extend(req.command.iter().cloned());
-    let mut env = req.env.clone(); env.insert("SANDSPAWN_SANDBOX".into(), "bwrap".into());
-    Ok(LaunchPlan { program: "/usr/bin/bwrap".into(), argv0: "bwrap".into(), args, env, cwd: req.cwd.to_path_buf(), sandbox_type: SandboxType::Bwrap, profile: None, extra_fds: vec![], status_fd: if req.with_status_fd { Some(3) } else { None } })
+    if req.policy.mode == SandboxMode::DangerFullAccess {
+        return Ok(direct(req));
+    }
+    match req.platform {
+        Platform::Linux => bwrap::build(req),
+        Platform::Darwin => seatbelt::build(req),
+        Platform::Other => Err(SandboxError::unsupported(format!(
+            "no sandbox is available on {}: only 'danger-full-access' runs here",
+            req.platform.as_str()
+        ))),
+    }
 }
+
+/// No sandbox: the command itself, with the host's PATH lookup done by the caller.
+fn direct(req: &PlanRequest) -> LaunchPlan {
+    LaunchPlan {
+        program: req.resolved_program.map(PathBuf::from).unwrap_or_else(|| PathBuf::from(&req.command[0])),
+        argv0: req.command[0].clone(),
+        args: req.command[1..].to_vec(),
+        env: child_env(req, SandboxType::None),
+        cwd: req.cwd.to_path_buf(),
+        sandbox_type: SandboxType::None,
+        profile: None,
+        extra_fds: Vec::new(),
+        status_fd: None,
+    }
+}
+
+/// The child's environment: the caller's plus the `SANDSPAWN_*` markers API.md promises.
+pub(crate) fn child_env(req: &PlanRequest, sandbox: SandboxType) -> BTreeMap<String, String> {
+    let mut env = req.env.clone();
+    if sandbox != SandboxType::None {
+        env.insert("SANDSPAWN_SANDBOX".into(), sandbox.as_str().into());
+    }
+    if !req.policy.network {
+        env.insert("SANDSPAWN_NETWORK_DISABLED".into(), "1".into());
+    }
+    env
+}
+
+/// A path as an argv string. Paths reach the plan canonicalized, so a symlink could lead to a name
+/// that is not UTF-8; `args` are strings, and a lossy conversion would name another path.
+pub(crate) fn path_arg(p: &std::path::Path) -> crate::Result<String> {
+    p.to_str().map(str::to_owned).ok_or_else(|| {
+        crate::error::SandboxError::unsupported(format!("path {} is not valid UTF-8", p.display()))
+    })
+}
+
+#[cfg(test)]
+pub(crate) mod test_support;
+#[cfg(test)]
+mod tests;

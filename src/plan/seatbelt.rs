@@ -1,1 +1,213 @@
-//! (being written)
+//! The Seatbelt (macOS `sandbox-exec`) profile and argv for a policy.
+//!
+//! Paths never appear in the SBPL text: each is passed as `-D<PARAM>=<path>` and referenced as
+//! `(param "PARAM")`, so quotes, spaces and non-ASCII in paths cannot change the profile's meaning.
+//! SBPL is last-match-wins: deny rules must follow the allows they restrict.
+
+use std::path::{Path, PathBuf};
+
+use super::{child_env, path_arg, LaunchPlan, PlanRequest};
+use crate::error::Result;
+use crate::platform::SandboxType;
+use crate::policy::{ResolvedPolicy, UnixSockets};
+
+pub const SANDBOX_EXEC: &str = "/usr/bin/sandbox-exec";
+
+/// What ordinary tools need under `(deny default)`; modelled on Codex's base policy (itself
+/// modelled on Chrome's).
+const BASE: &str = r#"(version 1)
+(deny default)
+(allow process-exec)
+(allow process-fork)
+(allow signal (target same-sandbox))
+(allow process-info* (target same-sandbox))
+(allow file-write-data (require-all (path "/dev/null") (vnode-type CHARACTER-DEVICE)))
+(allow sysctl-read
+  (sysctl-name "hw.activecpu") (sysctl-name "hw.busfrequency_compat") (sysctl-name "hw.byteorder")
+  (sysctl-name "hw.cacheconfig") (sysctl-name "hw.cachelinesize_compat") (sysctl-name "hw.cpufamily")
+  (sysctl-name "hw.cpufrequency_compat") (sysctl-name "hw.cputype") (sysctl-name "hw.l1dcachesize_compat")
+  (sysctl-name "hw.l1icachesize_compat") (sysctl-name "hw.l2cachesize_compat") (sysctl-name "hw.l3cachesize_compat")
+  (sysctl-name "hw.logicalcpu_max") (sysctl-name "hw.machine") (sysctl-name "hw.memsize")
+  (sysctl-name "hw.ncpu") (sysctl-name "hw.nperflevels") (sysctl-name "hw.packages")
+  (sysctl-name "hw.pagesize_compat") (sysctl-name "hw.pagesize") (sysctl-name "hw.physicalcpu")
+  (sysctl-name "hw.physicalcpu_max") (sysctl-name "hw.logicalcpu") (sysctl-name "hw.model")
+  (sysctl-name "hw.tbfrequency_compat") (sysctl-name "hw.vectorunit")
+  (sysctl-name "machdep.cpu.brand_string")
+  (sysctl-name "kern.argmax") (sysctl-name "kern.hostname") (sysctl-name "kern.maxfilesperproc")
+  (sysctl-name "kern.maxproc") (sysctl-name "kern.osproductversion") (sysctl-name "kern.osrelease")
+  (sysctl-name "kern.ostype") (sysctl-name "kern.osvariant_status") (sysctl-name "kern.osversion")
+  (sysctl-name "kern.secure_kernel") (sysctl-name "kern.usrstack64") (sysctl-name "kern.version")
+  (sysctl-name "sysctl.proc_cputype") (sysctl-name "vm.loadavg")
+  (sysctl-name-prefix "hw.optional.arm.") (sysctl-name-prefix "hw.optional.armv8_")
+  (sysctl-name-prefix "hw.perflevel") (sysctl-name-prefix "kern.proc.pgrp.")
+  (sysctl-name-prefix "kern.proc.pid.") (sysctl-name-prefix "net.routetable."))
+(allow sysctl-write (sysctl-name "kern.grade_cputype"))
+(allow iokit-open (iokit-registry-entry-class "RootDomainUserClient"))
+(allow mach-lookup
+  (global-name "com.apple.system.opendirectoryd.libinfo")
+  (global-name "com.apple.PowerManagement.control")
+  (global-name "com.apple.cfprefsd.daemon")
+  (global-name "com.apple.cfprefsd.agent"))
+(allow ipc-posix-sem)
+(allow ipc-posix-shm-read* ipc-posix-shm-write-create ipc-posix-shm-write-unlink
+  (ipc-posix-name-regex #"^/__KMP_REGISTERED_LIB_[0-9]+$"))
+(allow ipc-posix-shm-read* (ipc-posix-name-prefix "apple.cfprefs."))
+(allow user-preference-read)
+(allow pseudo-tty)
+(allow file-read* file-write* file-ioctl (literal "/dev/ptmx"))
+(allow file-read* file-write*
+  (require-all (regex #"^/dev/ttys[0-9]+") (extension "com.apple.sandbox.pty")))
+(allow file-ioctl (regex #"^/dev/ttys[0-9]+"))
+"#;
+
+/// Outbound network plus the lookups DNS and TLS verification need.
+const NETWORK: &str = r#"(allow network-outbound)
+(allow network-inbound)
+(allow system-socket)
+(allow mach-lookup
+  (global-name "com.apple.bsd.dirhelper")
+  (global-name "com.apple.system.opendirectoryd.membership")
+  (global-name "com.apple.SecurityServer")
+  (global-name "com.apple.networkd")
+  (global-name "com.apple.ocspd")
+  (global-name "com.apple.trustd.agent")
+  (global-name "com.apple.SystemConfiguration.DNSConfiguration")
+  (global-name "com.apple.SystemConfiguration.configd"))
+(allow sysctl-read (sysctl-name-regex #"^net.routetable"))
+"#;
+
+/// The profile text and its `-D` parameters, in order.
+pub fn profile(policy: &ResolvedPolicy) -> (String, Vec<(String, PathBuf)>) {
+    let mut params: Vec<(String, PathBuf)> = Vec::new();
+    let mut param = |name: String, p: &Path| {
+        params.push((name.clone(), p.to_path_buf()));
+        format!("(param \"{name}\")")
+    };
+    let mut s = String::from(BASE);
+
+    s.push_str("(allow file-read*)\n");
+    for (i, d) in policy.deny_read.iter().enumerate() {
+        // `literal` for the path itself, `subpath` for everything under it (a file has no subpath).
+        let p = param(format!("DENY_READ_{i}"), d);
+        s.push_str(&format!("(deny file-read* (literal {p}) (subpath {p}))\n"));
+    }
+
+    if !policy.writable_roots.is_empty() {
+        s.push_str("(allow file-write*");
+        for (i, root) in policy.writable_roots.iter().enumerate() {
+            let r = param(format!("WRITABLE_ROOT_{i}"), &root.root);
+            let carve = root.read_only.iter().chain(root.missing_read_only.iter().map(|m| &m.path));
+            let mut excl = String::new();
+            for (j, c) in carve.enumerate() {
+                // Both: `literal` blocks creating a missing path (mkdir .git), `subpath` everything in it.
+                let c = param(format!("WRITABLE_ROOT_{i}_RO_{j}"), c);
+                excl.push_str(&format!(" (require-not (literal {c})) (require-not (subpath {c}))"));
+            }
+            s.push_str(&format!("\n  (require-all (subpath {r}){excl})"));
+        }
+        s.push_str(")\n");
+        // Denied paths under a writable root stay unwritable as well as unreadable.
+        for (i, _) in policy.deny_read.iter().enumerate() {
+            let p = format!("(param \"DENY_READ_{i}\")");
+            s.push_str(&format!("(deny file-write* (literal {p}) (subpath {p}))\n"));
+        }
+    }
+
+    if policy.network {
+        s.push_str(NETWORK);
+    } else {
+        match &policy.unix_sockets {
+            // `(deny default)` already refuses every socket connection.
+            UnixSockets::Blocked => {}
+            UnixSockets::All => s.push_str(
+                "(allow system-socket (socket-domain AF_UNIX))\n\
+                 (allow network-outbound (remote unix-socket))\n\
+                 (allow network-bind (local unix-socket))\n",
+            ),
+            UnixSockets::Only(paths) => {
+                s.push_str("(allow system-socket (socket-domain AF_UNIX))\n");
+                for (i, sock) in paths.iter().enumerate() {
+                    let p = param(format!("UNIX_SOCKET_{i}"), sock);
+                    s.push_str(&format!("(allow network-outbound (remote unix-socket (path-literal {p})))\n"));
+                }
+            }
+        }
+    }
+    (s, params)
+}
+
+pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
+    let (text, params) = profile(req.policy);
+    let mut args = vec!["-p".to_string(), text.clone()];
+    for (name, p) in &params {
+        args.push(format!("-D{name}={}", path_arg(p)?));
+    }
+    args.push("--".into());
+    args.extend(req.command.iter().cloned());
+    Ok(LaunchPlan {
+        program: PathBuf::from(SANDBOX_EXEC),
+        argv0: "sandbox-exec".into(),
+        args,
+        env: child_env(req, SandboxType::Seatbelt),
+        cwd: req.cwd.to_path_buf(),
+        sandbox_type: SandboxType::Seatbelt,
+        profile: Some(text),
+        extra_fds: Vec::new(),
+        status_fd: None,
+    })
+}
+
+/// Test helper: is `text` a sequence of balanced, well-formed S-expressions? Respects `"..."`
+/// strings (with `\` escapes), `#"..."` regex literals and `;` comments.
+#[cfg(test)]
+pub(crate) fn check_sexpr(text: &str) -> std::result::Result<(), String> {
+    let mut depth = 0i32;
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth < 0 {
+                    return Err(format!("unbalanced ')' at {i}"));
+                }
+            }
+            ';' => {
+                for (_, c) in chars.by_ref() {
+                    if c == '\n' {
+                        break;
+                    }
+                }
+            }
+            '#' => {
+                if chars.next().map(|(_, c)| c) != Some('"') {
+                    return Err(format!("'#' not starting a regex literal at {i}"));
+                }
+                skip_string(&mut chars).ok_or(format!("unterminated regex literal at {i}"))?;
+            }
+            '"' => skip_string(&mut chars).ok_or(format!("unterminated string at {i}"))?,
+            _ => {}
+        }
+        if depth == 0 && c != ')' && !c.is_whitespace() && c != ';' {
+            return Err(format!("atom {c:?} outside any list at {i}"));
+        }
+    }
+    if depth != 0 {
+        return Err(format!("{depth} unclosed '('"));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+fn skip_string(chars: &mut std::iter::Peekable<std::str::CharIndices>) -> Option<()> {
+    while let Some((_, c)) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next()?;
+            }
+            '"' => return Some(()),
+            _ => {}
+        }
+    }
+    None
+}

@@ -99,14 +99,21 @@ pub struct PolicyContext {
     pub platform: Platform,
 }
 
-/// (placeholder until the plan branch lands)
-pub fn resolve_policy(value: Option<&serde_json::Value>, ctx: &PolicyContext) -> crate::Result<ResolvedPolicy> {
-    let mode = match value.and_then(|v| v.as_str().map(String::from).or_else(|| v.get("mode").and_then(|m| m.as_str()).map(String::from))).as_deref() {
-        None | Some("read-only") => SandboxMode::ReadOnly,
-        Some("workspace-write") => SandboxMode::WorkspaceWrite,
-        Some("danger-full-access") => SandboxMode::DangerFullAccess,
-        Some(m) => return Err(crate::SandboxError::invalid("sandbox.mode", format!("unknown mode {m}"))),
-    };
-    let writable_roots = if mode == SandboxMode::WorkspaceWrite { vec![WritableRoot { root: ctx.cwd.clone(), read_only: vec![], missing_read_only: vec![] }] } else { vec![] };
-    Ok(ResolvedPolicy { mode, writable_roots, deny_read: vec![], read_only_paths: vec![], network: mode == SandboxMode::DangerFullAccess, unix_sockets: UnixSockets::All, tmp: TmpMode::ReadOnly, protect_git: true })
+mod parse;
+mod paths;
+mod resolve;
+
+pub use resolve::resolve_policy;
+
+impl ResolvedPolicy {
+    /// `true` when `path` (canonical) lies inside one of the writable roots.
+    pub fn is_writable(&self, path: &std::path::Path) -> bool {
+        self.writable_roots.iter().any(|r| path.starts_with(&r.root))
+    }
+
+    /// Every missing read-only path of every writable root: the mount points bwrap will create on
+    /// the host, which the runner must reserve (`plan::mount_targets::reserve`) for the run.
+    pub fn missing_read_only(&self) -> Vec<MissingReadOnly> {
+        self.writable_roots.iter().flat_map(|r| r.missing_read_only.iter().cloned()).collect()
+    }
 }

@@ -1,0 +1,255 @@
+//! Pinned argv for the plan builders, and real-bwrap runs proving the argv enforces the policy.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+
+use super::test_support::*;
+use super::*;
+use crate::platform::Platform;
+
+fn tmp() -> (tempfile::TempDir, PathBuf) {
+    let t = tempfile::tempdir().unwrap();
+    let p = t.path().canonicalize().unwrap();
+    (t, p)
+}
+
+fn s(p: &Path) -> String {
+    p.to_str().unwrap().to_string()
+}
+
+fn v(parts: &[&str]) -> Vec<String> {
+    parts.iter().map(|x| x.to_string()).collect()
+}
+
+/// Everything up to and including the procfs covers.
+fn head(network: bool) -> Vec<String> {
+    let mut a = v(&["--new-session", "--die-with-parent", "--unshare-user", "--disable-userns", "--cap-drop", "ALL", "--unshare-pid"]);
+    if !network {
+        a.push("--unshare-net".into());
+    }
+    a.extend(v(&[
+        "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+        "--ro-bind", "/proc/sys", "/proc/sys",
+        "--ro-bind-try", "/proc/sysrq-trigger", "/proc/sysrq-trigger",
+        "--ro-bind-try", "/proc/irq", "/proc/irq",
+        "--ro-bind-try", "/proc/bus", "/proc/bus",
+        "--ro-bind-try", "/proc/fs", "/proc/fs",
+    ]));
+    a
+}
+
+fn tail(seccomp_fd: Option<i32>, cwd: &Path, cmd: &[&str]) -> Vec<String> {
+    let mut a = Vec::new();
+    if let Some(fd) = seccomp_fd {
+        a.extend(["--seccomp".to_string(), fd.to_string()]);
+    }
+    a.extend(["--chdir".to_string(), s(cwd), "--".to_string()]);
+    a.extend(v(cmd));
+    a
+}
+
+fn cat(parts: Vec<Vec<String>>) -> Vec<String> {
+    parts.concat()
+}
+
+#[test]
+fn read_only_argv() {
+    let (_t, w) = tmp();
+    let p = policy(json!("read-only"), &w, Platform::Linux);
+    let plan = plan(&p, &w, &["ls", "-l"]);
+    assert_eq!(plan.program, PathBuf::from("/usr/bin/bwrap"));
+    assert_eq!(plan.argv0, "bwrap");
+    assert_eq!(plan.args, cat(vec![head(false), tail(Some(3), &w, &["ls", "-l"])]));
+    assert_eq!(plan.extra_fds.len(), 1);
+    assert_eq!(plan.extra_fds[0].purpose, FdPurpose::Seccomp);
+    assert_eq!(plan.extra_fds[0].data, seccomp::unix_socket_filter().unwrap());
+    assert_eq!(plan.env.get("SANDSPAWN_SANDBOX").map(String::as_str), Some("bwrap"));
+    assert_eq!(plan.env.get("SANDSPAWN_NETWORK_DISABLED").map(String::as_str), Some("1"));
+    assert_eq!(plan.sandbox_type, SandboxType::Bwrap);
+    assert_eq!(plan.status_fd, None);
+}
+
+#[test]
+fn network_on_and_unix_sockets_allowed() {
+    let (_t, w) = tmp();
+    let p = policy(json!({"network": true}), &w, Platform::Linux);
+    let plan = plan(&p, &w, &["true"]);
+    assert_eq!(plan.args, cat(vec![head(true), tail(None, &w, &["true"])]));
+    assert!(plan.extra_fds.is_empty());
+    assert!(!plan.env.contains_key("SANDSPAWN_NETWORK_DISABLED"));
+    let p = policy(json!({"allowUnixSockets": true}), &w, Platform::Linux);
+    assert_eq!(super::test_support::plan(&p, &w, &["true"]).args, cat(vec![head(false), tail(None, &w, &["true"])]));
+}
+
+#[test]
+fn status_fd_follows_the_extra_fds_and_bwrap_info_is_used() {
+    let (_t, w) = tmp();
+    let p = policy(json!({"denyRead": [s(&w)]}), &w, Platform::Linux);
+    let cmd = vec!["true".to_string()];
+    let env = BTreeMap::new();
+    let info = BwrapInfo { path: "/opt/bw".into(), version: Some("0.6.0".into()), disable_userns: false, proc_unmountable: false };
+    let mut req = PlanRequest { command: &cmd, cwd: &w, env: &env, policy: &p, platform: Platform::Linux, bwrap: Some(&info), resolved_program: None, with_status_fd: true };
+    let plan = build(&req).unwrap();
+    assert_eq!(plan.program, PathBuf::from("/opt/bw"));
+    assert_eq!(&plan.args[..5], &v(&["--new-session", "--die-with-parent", "--json-status-fd", "4", "--unshare-user"])[..]);
+    assert_eq!(plan.args[5], "--cap-drop", "no --disable-userns on an old bwrap");
+    assert_eq!(plan.status_fd, Some(4));
+    assert_eq!(plan.extra_fds.iter().map(|x| x.fd).collect::<Vec<_>>(), vec![3]);
+    let p2 = policy(json!({"network": true}), &w, Platform::Linux);
+    req.policy = &p2;
+    assert_eq!(build(&req).unwrap().status_fd, Some(3));
+    let masked = BwrapInfo { proc_unmountable: true, ..info.clone() };
+    req.bwrap = Some(&masked);
+    let e = build(&req).unwrap_err();
+    assert_eq!(e.code.as_str(), "ERR_SANDBOX_UNAVAILABLE");
+    assert!(e.message.contains("systempaths=unconfined"));
+}
+
+#[test]
+fn workspace_write_nested_roots_and_git() {
+    let (_t, w) = tmp();
+    fs::create_dir_all(w.join(".git")).unwrap();
+    fs::write(w.join(".git/config"), "x").unwrap();
+    fs::create_dir_all(w.join("sub/inner")).unwrap();
+    fs::write(w.join("sub/.git"), "gitdir: ../.git\n").unwrap();
+    let p = policy(json!({"mode": "workspace-write", "tmp": "read-only", "writableRoots": [s(&w.join("sub/inner")), s(&w.join("sub"))]}), &w, Platform::Linux);
+    let plan = plan(&p, &w, &["make"]);
+    let (root, sub, inner) = (s(&w), s(&w.join("sub")), s(&w.join("sub/inner")));
+    let git = s(&w.join(".git"));
+    let sub_git = s(&w.join("sub/.git"));
+    let inner_git = s(&w.join("sub/inner/.git"));
+    let expect = cat(vec![
+        head(false),
+        v(&["--bind", &root, &root, "--ro-bind", &git, &git]),
+        // sub's .git file, and its gitdir (w/.git) again — harmless, and keeps the rule simple
+        v(&["--bind", &sub, &sub, "--ro-bind", &sub_git, &sub_git]),
+        v(&["--bind", &inner, &inner, "--perms", "555", "--tmpfs", &inner_git, "--remount-ro", &inner_git]),
+        tail(Some(3), &w, &["make"]),
+    ]);
+    assert_eq!(plan.args, expect);
+}
+
+#[test]
+fn gitdir_file_in_a_workspace() {
+    let (_t, w) = tmp();
+    let wt = w.join("wt");
+    fs::create_dir_all(&wt).unwrap();
+    fs::create_dir_all(w.join("main/.git/worktrees/wt")).unwrap();
+    fs::write(wt.join(".git"), "gitdir: ../main/.git/worktrees/wt\n").unwrap();
+    let p = policy(json!({"mode": "workspace-write", "tmp": "read-only", "writableRoots": [s(&w.join("main"))], "network": true}), &wt, Platform::Linux);
+    let plan = plan(&p, &wt, &["git", "status"]);
+    let (main, mg, mgw, wts, wtg) = (s(&w.join("main")), s(&w.join("main/.git")), s(&w.join("main/.git/worktrees/wt")), s(&wt), s(&wt.join(".git")));
+    let expect = cat(vec![
+        head(true),
+        v(&["--bind", &main, &main, "--ro-bind", &mg, &mg, "--ro-bind", &mgw, &mgw]),
+        v(&["--bind", &wts, &wts, "--ro-bind", &wtg, &wtg]),
+        tail(None, &wt, &["git", "status"]),
+    ]);
+    assert_eq!(plan.args, expect);
+}
+
+#[test]
+fn read_only_paths_and_deny_read() {
+    let (_t, w) = tmp();
+    let ws = w.join("secret/ws");
+    fs::create_dir_all(ws.join(".git/x")).unwrap();
+    fs::write(ws.join(".env"), "TOKEN").unwrap();
+    fs::write(ws.join("key.pem"), "KEY").unwrap();
+    fs::write(w.join("id_rsa"), "K").unwrap();
+    let p = policy(
+        json!({"mode": "workspace-write", "tmp": "read-only", "network": true,
+               "readOnlyPaths": [s(&ws.join(".env")), s(&ws.join("dist/out"))],
+               "denyRead": [s(&w.join("secret")), s(&w.join("id_rsa")), s(&ws.join("key.pem"))]}),
+        &ws,
+        Platform::Linux,
+    );
+    let plan = plan(&p, &ws, &["cat"]);
+    let (sec, id, wss, env_, dist, git, pem) =
+        (s(&w.join("secret")), s(&w.join("id_rsa")), s(&ws), s(&ws.join(".env")), s(&ws.join("dist")), s(&ws.join(".git")), s(&ws.join("key.pem")));
+    let expect = cat(vec![
+        head(true),
+        // deny above the writable root: empty read-only tmpfs, the root's mount point made first
+        v(&["--perms", "000", "--ro-bind-data", "3", &id]),
+        v(&["--tmpfs", &sec, "--dir", &wss, "--remount-ro", &sec]),
+        v(&["--bind", &wss, &wss]),
+        v(&["--ro-bind", &env_, &env_, "--ro-bind", &git, &git, "--perms", "444", "--ro-bind-data", "4", &dist]),
+        // nested deny after its root's bind
+        v(&["--perms", "000", "--ro-bind-data", "5", &pem]),
+        tail(None, &ws, &["cat"]),
+    ]);
+    assert_eq!(plan.args, expect);
+    assert_eq!(plan.extra_fds.iter().map(|x| (x.fd, x.purpose, x.data.len())).collect::<Vec<_>>(),
+        vec![(3, FdPurpose::Data, 0), (4, FdPurpose::Data, 0), (5, FdPurpose::Data, 0)]);
+}
+
+#[test]
+fn tmp_values() {
+    let (_t, w) = tmp();
+    // writable: /tmp is a root (w is under /tmp, so two roots, /tmp first)
+    let p = policy(json!({"mode": "workspace-write", "network": true, "protectGit": false}), &w, Platform::Linux);
+    let a = plan(&p, &w, &["x"]).args;
+    assert_eq!(a, cat(vec![head(true), v(&["--bind", "/tmp", "/tmp", "--bind", &s(&w), &s(&w)]), tail(None, &w, &["x"])]));
+    // private: the tmpfs comes before the cwd's bind
+    let p = policy(json!({"mode": "workspace-write", "network": true, "protectGit": false, "tmp": "private"}), &w, Platform::Linux);
+    let a = plan(&p, &w, &["x"]).args;
+    assert_eq!(a, cat(vec![head(true), v(&["--tmpfs", "/tmp", "--bind", &s(&w), &s(&w)]), tail(None, &w, &["x"])]));
+    // private in read-only mode: a cwd under /tmp is bound back read-only
+    let p = policy(json!({"network": true, "tmp": "private"}), &w, Platform::Linux);
+    let a = plan(&p, &w, &["x"]).args;
+    assert_eq!(a, cat(vec![head(true), v(&["--tmpfs", "/tmp", "--ro-bind", &s(&w), &s(&w)]), tail(None, &w, &["x"])]));
+    // read-only: nothing
+    let p = policy(json!({"mode": "workspace-write", "network": true, "protectGit": false, "tmp": "read-only"}), &w, Platform::Linux);
+    assert_eq!(plan(&p, &w, &["x"]).args, cat(vec![head(true), v(&["--bind", &s(&w), &s(&w)]), tail(None, &w, &["x"])]));
+}
+
+#[test]
+fn odd_path_characters_pass_through_verbatim() {
+    let (_t, w) = tmp();
+    let odd = w.join("a b\"c'd é\\$(x)");
+    fs::create_dir(&odd).unwrap();
+    let p = policy(json!({"mode": "workspace-write", "tmp": "read-only", "network": true, "protectGit": false}), &odd, Platform::Linux);
+    let a = plan(&p, &odd, &["echo", "it's \"quoted\""]).args;
+    assert_eq!(a, cat(vec![head(true), v(&["--bind", &s(&odd), &s(&odd)]), tail(None, &odd, &["echo", "it's \"quoted\""])]));
+}
+
+#[test]
+fn ld_variables_move_to_setenv() {
+    let (_t, w) = tmp();
+    let p = policy(json!({"network": true}), &w, Platform::Linux);
+    let env: BTreeMap<String, String> =
+        [("LD_PRELOAD", "/x/evil.so"), ("LD_LIBRARY_PATH", "/opt/lib"), ("PATH", "/usr/bin"), ("OLD_LD", "k")]
+            .iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let plan = plan_with_env(&p, &w, Platform::Linux, &["x"], &env);
+    assert_eq!(plan.args, cat(vec![head(true), v(&["--setenv", "LD_LIBRARY_PATH", "/opt/lib", "--setenv", "LD_PRELOAD", "/x/evil.so"]), tail(None, &w, &["x"])]));
+    assert!(!plan.env.keys().any(|k| k.starts_with("LD_")));
+    assert_eq!(plan.env.get("OLD_LD").map(String::as_str), Some("k"));
+    assert_eq!(plan.env.get("PATH").map(String::as_str), Some("/usr/bin"));
+}
+
+#[test]
+fn danger_full_access_is_direct() {
+    let (_t, w) = tmp();
+    let p = policy(json!("danger-full-access"), &w, Platform::Linux);
+    let env = BTreeMap::from([("A".to_string(), "1".to_string())]);
+    let plan = plan_with_env(&p, &w, Platform::Linux, &["ls", "-a"], &env);
+    assert_eq!((plan.program.clone(), plan.argv0.as_str(), plan.args.clone()), (PathBuf::from("ls"), "ls", v(&["-a"])));
+    assert_eq!(plan.env, env, "no markers without a sandbox and with the network on");
+    assert_eq!(plan.sandbox_type, SandboxType::None);
+    let cmd = v(&["ls"]);
+    let req = PlanRequest { command: &cmd, cwd: &w, env: &env, policy: &p, platform: Platform::Other, bwrap: None, resolved_program: Some(Path::new("/bin/ls")), with_status_fd: true };
+    let plan = build(&req).unwrap();
+    assert_eq!((plan.program, plan.status_fd), (PathBuf::from("/bin/ls"), None));
+    let ro = policy(json!("read-only"), &w, Platform::Linux);
+    let e = build(&PlanRequest { policy: &ro, ..req.clone() }).unwrap_err();
+    assert_eq!(e.code.as_str(), "ERR_SANDBOX_UNSUPPORTED");
+    let empty: Vec<String> = Vec::new();
+    assert_eq!(build(&PlanRequest { command: &empty, ..req }).unwrap_err().code.as_str(), "ERR_SANDBOX_INVALID_OPTIONS");
+}
+
+#[path = "tests_seatbelt.rs"]
+mod seatbelt_tests;
+#[path = "tests_real_bwrap.rs"]
+mod real_bwrap;

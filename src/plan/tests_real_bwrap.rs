@@ -1,0 +1,116 @@
+//! Real bwrap: the built argv is run and must enforce the policy.
+
+use super::*;
+use crate::plan::mount_targets::reserve;
+
+fn run_sh(p: &crate::policy::ResolvedPolicy, cwd: &Path, script: &str) -> std::process::Output {
+    let out = run(&plan(p, cwd, &["/bin/sh", "-c", script]));
+    eprintln!("stdout: {}\nstderr: {}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    out
+}
+
+#[test]
+fn read_only_blocks_cwd_writes_and_proc_sys() {
+    if !bwrap_works() { return; }
+    let (_t, w) = tmp();
+    let p = policy(json!("read-only"), &w, Platform::Linux);
+    let out = run_sh(&p, &w, "echo hi; touch f");
+    assert!(!out.status.success());
+    assert_eq!(out.stdout, b"hi\n", "the command ran");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Read-only file system"));
+    assert!(!w.join("f").exists());
+    let out = run_sh(&p, &w, "echo 6 > /proc/sys/kernel/printk_ratelimit");
+    assert!(!out.status.success(), "/proc/sys must be read-only even for root");
+    let out = run_sh(&p, &w, "echo 1 > /proc/sysrq-trigger");
+    assert!(!out.status.success());
+}
+
+#[test]
+fn workspace_write_allows_cwd_not_git() {
+    if !bwrap_works() { return; }
+    let (_t, w) = tmp();
+    fs::create_dir(w.join(".git")).unwrap();
+    fs::write(w.join(".git/config"), "orig").unwrap();
+    let p = policy(json!({"mode": "workspace-write", "tmp": "read-only"}), &w, Platform::Linux);
+    let out = run_sh(&p, &w, "echo new > f && cat f");
+    assert!(out.status.success());
+    assert_eq!(fs::read_to_string(w.join("f")).unwrap(), "new\n");
+    let out = run_sh(&p, &w, "echo evil >> .git/config");
+    assert!(!out.status.success());
+    let out = run_sh(&p, &w, "touch .git/hooks");
+    assert!(!out.status.success());
+    assert_eq!(fs::read_to_string(w.join(".git/config")).unwrap(), "orig");
+}
+
+#[test]
+fn missing_git_cannot_be_created_and_leaves_no_litter() {
+    if !bwrap_works() { return; }
+    let (_t, w) = tmp();
+    let p = policy(json!({"mode": "workspace-write", "tmp": "read-only", "readOnlyPaths": [s(&w.join("gen/x"))]}), &w, Platform::Linux);
+    let r = reserve(&p.missing_read_only());
+    let out = run_sh(&p, &w, "mkdir .git/hooks || mkdir .git; touch .git/x; mkdir -p gen/x");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Read-only file system")
+        || String::from_utf8_lossy(&out.stderr).contains("Permission denied")
+        || String::from_utf8_lossy(&out.stderr).contains("exists"));
+    assert!(w.join(".git").exists(), "bwrap left its mount point on the host");
+    drop(r);
+    assert!(!w.join(".git").exists(), "removed after the reservation");
+    assert!(!w.join("gen").exists());
+    assert_eq!(fs::read_dir(&w).unwrap().count(), 0);
+}
+
+#[test]
+fn deny_read_file_and_dir() {
+    if !bwrap_works() { return; }
+    let (_t, w) = tmp();
+    fs::write(w.join("id_rsa"), "KEY").unwrap();
+    fs::create_dir_all(w.join("secrets/ws")).unwrap();
+    fs::write(w.join("secrets/token"), "TOKEN").unwrap();
+    let ws = w.join("secrets/ws");
+    fs::write(ws.join("nested.pem"), "PEM").unwrap();
+    let p = policy(json!({"mode": "workspace-write", "tmp": "read-only", "protectGit": false,
+        "denyRead": [s(&w.join("id_rsa")), s(&w.join("secrets")), s(&ws.join("nested.pem"))]}), &ws, Platform::Linux);
+    let id = s(&w.join("id_rsa"));
+    let out = run_sh(&p, &ws, &format!("cat '{id}'"));
+    assert!(!out.status.success() && !String::from_utf8_lossy(&out.stdout).contains("KEY"));
+    let out = run_sh(&p, &ws, &format!("ls -A '{}'", s(&w.join("secrets"))));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "ws\n", "only the writable root's mount point shows");
+    let out = run_sh(&p, &ws, "cat nested.pem");
+    assert!(!out.status.success(), "nested deny not undone by the root's bind");
+    let out = run_sh(&p, &ws, "echo ok > new && cat new");
+    assert_eq!(out.stdout, b"ok\n", "the root under the denied dir stays writable");
+    assert_eq!(fs::read_to_string(ws.join("new")).unwrap(), "ok\n");
+}
+
+#[test]
+fn tmp_private_hides_host_tmp_but_keeps_cwd() {
+    if !bwrap_works() { return; }
+    let (_t, w) = tmp();
+    let host = tempfile::NamedTempFile::new_in("/tmp").unwrap();
+    let p = policy(json!({"mode": "workspace-write", "tmp": "private", "protectGit": false}), &w, Platform::Linux);
+    let out = run_sh(&p, &w, &format!("test -e '{}' && echo visible; echo x > here && cat here && echo y > /tmp/scratch && cat /tmp/scratch", host.path().display()));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "x\ny\n");
+    assert!(w.join("here").exists());
+    assert!(!Path::new("/tmp/scratch").exists() || fs::read_to_string("/tmp/scratch").unwrap() != "y\n");
+}
+
+#[test]
+fn unix_sockets_blocked_by_seccomp() {
+    if !bwrap_works() { return; }
+    let (_t, w) = tmp();
+    let sock = w.join("s.sock");
+    let _listener = std::os::unix::net::UnixListener::bind(&sock).unwrap();
+    let py = |p: &crate::policy::ResolvedPolicy, code: &str| run(&plan(p, &w, &["/usr/bin/python3", "-c", code]));
+    let blocked = policy(json!("read-only"), &w, Platform::Linux);
+    let out = py(&blocked, "import socket; socket.socket(socket.AF_UNIX)");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Operation not permitted"), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = py(&blocked, "import socket; a, b = socket.socketpair(); a.send(b'x'); assert b.recv(1) == b'x'");
+    assert!(out.status.success(), "socketpair works: {}", String::from_utf8_lossy(&out.stderr));
+    let connect = format!("import socket; s = socket.socket(socket.AF_UNIX); s.connect({:?})", s(&sock));
+    assert!(!py(&blocked, &connect).status.success(), "connect to a host socket fails");
+    let allowed = policy(json!({"allowUnixSockets": true}), &w, Platform::Linux);
+    let out = py(&allowed, &connect);
+    assert!(out.status.success(), "without the filter it connects: {}", String::from_utf8_lossy(&out.stderr));
+}

@@ -1,0 +1,70 @@
+use super::*;
+use crate::plan::seatbelt::check_sexpr;
+
+#[test]
+fn sexpr_checker_works() {
+    assert!(check_sexpr("(a (b \"c)\") #\"^x(\")").is_ok());
+    assert!(check_sexpr("(a (b)").is_err());
+    assert!(check_sexpr("(a))").is_err());
+    assert!(check_sexpr("(a \"b)").is_err());
+    assert!(check_sexpr("(a #\"b)").is_err());
+    assert!(check_sexpr("x (a)").is_err());
+}
+
+#[test]
+fn seatbelt_workspace_write_profile_and_params() {
+    let (_t, w) = tmp();
+    let odd = w.join("a b\"c é");
+    fs::create_dir_all(odd.join(".git")).unwrap();
+    fs::write(odd.join(".git/HEAD"), "x").unwrap();
+    fs::write(odd.join("secret"), "x").unwrap();
+    let p = policy(json!({"mode": "workspace-write", "tmp": "read-only", "denyRead": [s(&odd.join("secret"))],
+        "readOnlyPaths": [s(&odd.join("missing"))]}), &odd, Platform::Darwin);
+    let plan = plan_with_env(&p, &odd, Platform::Darwin, &["ls", "-a"], &BTreeMap::new());
+    assert_eq!(plan.program, PathBuf::from("/usr/bin/sandbox-exec"));
+    assert_eq!(plan.argv0, "sandbox-exec");
+    let prof = plan.profile.clone().unwrap();
+    check_sexpr(&prof).unwrap();
+    assert!(!prof.contains(&s(&odd)), "paths only via -D params");
+    assert_eq!(plan.args[0], "-p");
+    assert_eq!(plan.args[1], prof);
+    assert_eq!(&plan.args[2..], &v(&[
+        &format!("-DDENY_READ_0={}", s(&odd.join("secret"))),
+        &format!("-DWRITABLE_ROOT_0={}", s(&odd)),
+        &format!("-DWRITABLE_ROOT_0_RO_0={}", s(&odd.join(".git"))),
+        &format!("-DWRITABLE_ROOT_0_RO_1={}", s(&odd.join("missing"))),
+        "--", "ls", "-a",
+    ])[..]);
+    assert!(prof.starts_with("(version 1)\n(deny default)\n"));
+    assert!(prof.contains("(allow file-read*)\n(deny file-read* (literal (param \"DENY_READ_0\")) (subpath (param \"DENY_READ_0\")))"));
+    assert!(prof.contains("(allow file-write*\n  (require-all (subpath (param \"WRITABLE_ROOT_0\")) (require-not (literal (param \"WRITABLE_ROOT_0_RO_0\"))) (require-not (subpath (param \"WRITABLE_ROOT_0_RO_0\"))) (require-not (literal (param \"WRITABLE_ROOT_0_RO_1\"))) (require-not (subpath (param \"WRITABLE_ROOT_0_RO_1\")))))"));
+    assert!(!prof.contains("network-outbound"), "network off, sockets blocked: (deny default) covers it");
+    assert_eq!(plan.env.get("SANDSPAWN_SANDBOX").map(String::as_str), Some("seatbelt"));
+    assert_eq!(plan.env.get("SANDSPAWN_NETWORK_DISABLED").map(String::as_str), Some("1"));
+    assert!(plan.extra_fds.is_empty());
+}
+
+#[test]
+fn seatbelt_read_only_network_and_sockets() {
+    let (_t, w) = tmp();
+    let p = policy(json!("read-only"), &w, Platform::Darwin);
+    let plan = plan_with_env(&p, &w, Platform::Darwin, &["true"], &BTreeMap::new());
+    assert_eq!(&plan.args[2..], &v(&["--", "true"])[..]);
+    let prof = plan.profile.unwrap();
+    check_sexpr(&prof).unwrap();
+    assert!(!prof.contains("(allow file-write*\n") && !prof.contains("network-"));
+    let p = policy(json!({"network": true}), &w, Platform::Darwin);
+    let prof = seatbelt::profile(&p).0;
+    check_sexpr(&prof).unwrap();
+    assert!(prof.contains("(allow network-outbound)\n(allow network-inbound)\n(allow system-socket)"));
+    let sock = w.join("agent.sock");
+    let p = policy(json!({"allowUnixSockets": [s(&sock)]}), &w, Platform::Darwin);
+    let (prof, params) = seatbelt::profile(&p);
+    check_sexpr(&prof).unwrap();
+    assert!(prof.contains("(allow network-outbound (remote unix-socket (path-literal (param \"UNIX_SOCKET_0\"))))"));
+    assert_eq!(params, vec![("UNIX_SOCKET_0".to_string(), sock)]);
+    let p = policy(json!({"allowUnixSockets": true}), &w, Platform::Darwin);
+    let prof = seatbelt::profile(&p).0;
+    check_sexpr(&prof).unwrap();
+    assert!(prof.contains("(allow network-outbound (remote unix-socket))"));
+}

@@ -1,0 +1,108 @@
+//! Path checks shared by every policy field: absolute, no NUL, canonical.
+
+use std::path::{Component, Path, PathBuf};
+
+use crate::error::{Result, SandboxError};
+
+/// A user-given path, checked to be absolute and free of NUL bytes (which the OS would truncate,
+/// silently turning one path into another).
+pub(crate) fn absolute(option: &str, raw: &str) -> Result<PathBuf> {
+    if raw.contains('\0') {
+        return Err(SandboxError::invalid(option, "path contains a NUL byte"));
+    }
+    let p = PathBuf::from(raw);
+    if !p.is_absolute() {
+        return Err(SandboxError::invalid(option, format!("path must be absolute, got {raw:?}")));
+    }
+    Ok(p)
+}
+
+/// The canonical path plus, when the path does not exist, its first missing component.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Lenient {
+    /// Canonical existing prefix with the missing rest appended verbatim.
+    pub path: PathBuf,
+    /// `None` when `path` exists; else the shallowest component of `path` that does not exist.
+    pub first_missing: Option<PathBuf>,
+}
+
+/// Canonicalize a path that may not exist: resolve symlinks in the longest existing prefix and
+/// append the rest. `.` and `..` in the missing rest cannot be resolved honestly (the symlinks they
+/// would cross do not exist yet), so they are an error.
+pub(crate) fn canonical_lenient(option: &str, p: &Path) -> Result<Lenient> {
+    if let Ok(c) = std::fs::canonicalize(p) {
+        return Ok(Lenient { path: c, first_missing: None });
+    }
+    let mut existing = p.to_path_buf();
+    let mut rest: Vec<std::ffi::OsString> = Vec::new();
+    loop {
+        // symlink_metadata: a dangling symlink "exists" as a link but cannot be canonicalized;
+        // treat it like a missing component so we never bind through it.
+        if existing.symlink_metadata().is_ok() && std::fs::canonicalize(&existing).is_ok() {
+            break;
+        }
+        match existing.file_name() {
+            Some(name) => {
+                rest.push(name.to_owned());
+                existing.pop();
+            }
+            None => break, // reached `/` (always exists) or `..`
+        }
+    }
+    if p.components().any(|c| matches!(c, Component::ParentDir | Component::CurDir)) {
+        return Err(SandboxError::invalid(option, format!("cannot resolve `..` in the missing path {}", p.display())));
+    }
+    let mut path = std::fs::canonicalize(&existing)
+        .map_err(|e| SandboxError::invalid(option, format!("cannot resolve {}: {e}", p.display())))?;
+    let mut first_missing = None;
+    for name in rest.iter().rev() {
+        path.push(name);
+        if first_missing.is_none() {
+            first_missing = Some(path.clone());
+        }
+    }
+    Ok(Lenient { path, first_missing })
+}
+
+/// Sort shallowest first (fewest components), then by bytes, and drop duplicates.
+pub(crate) fn sort_shallowest_first(paths: &mut Vec<PathBuf>) {
+    paths.sort_by(|a, b| depth(a).cmp(&depth(b)).then_with(|| a.cmp(b)));
+    paths.dedup();
+}
+
+pub(crate) fn depth(p: &Path) -> usize {
+    p.components().count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn absolute_rejects_relative_and_nul() {
+        assert!(absolute("sandbox.denyRead[0]", "rel/x").unwrap_err().message.contains("must be absolute"));
+        assert!(absolute("sandbox.denyRead[0]", "/a\0b").unwrap_err().message.contains("NUL"));
+        assert_eq!(absolute("x", "/a b").unwrap(), PathBuf::from("/a b"));
+    }
+
+    #[test]
+    fn lenient_canonicalizes_existing_prefix() {
+        let t = tempfile::tempdir().unwrap();
+        let real = t.path().canonicalize().unwrap();
+        std::fs::create_dir(real.join("d")).unwrap();
+        std::os::unix::fs::symlink(real.join("d"), real.join("link")).unwrap();
+        let l = canonical_lenient("x", &real.join("link/missing/deeper")).unwrap();
+        assert_eq!(l.path, real.join("d/missing/deeper"));
+        assert_eq!(l.first_missing, Some(real.join("d/missing")));
+        let l = canonical_lenient("x", &real.join("link")).unwrap();
+        assert_eq!(l, Lenient { path: real.join("d"), first_missing: None });
+        assert!(canonical_lenient("x", &real.join("nope/../x")).is_err());
+    }
+
+    #[test]
+    fn sorting() {
+        let mut v = vec![PathBuf::from("/a/b/c"), PathBuf::from("/z"), PathBuf::from("/a/b"), PathBuf::from("/z")];
+        sort_shallowest_first(&mut v);
+        assert_eq!(v, vec![PathBuf::from("/z"), PathBuf::from("/a/b"), PathBuf::from("/a/b/c")]);
+    }
+}

@@ -1,0 +1,257 @@
+//! Step two: a parsed policy resolved against the real filesystem and the run's context. After this,
+//! every path is absolute and canonical and every platform/combination check has been made, so the
+//! plan builders only translate.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::parse::{parse, RawPolicy, RawUnixSockets};
+use super::paths::{absolute, canonical_lenient, depth, sort_shallowest_first};
+use super::{
+    MissingReadOnly, PlaceholderKind, PolicyContext, ResolvedPolicy, SandboxMode, TmpMode, UnixSockets,
+    WritableRoot,
+};
+use crate::error::{Result, SandboxError};
+use crate::platform::Platform;
+
+/// Validate the user's `sandbox` option (`None`/null = read-only) and resolve it for one run.
+pub fn resolve_policy(value: Option<&Value>, ctx: &PolicyContext) -> Result<ResolvedPolicy> {
+    let raw = parse(value)?;
+    if raw.mode == SandboxMode::DangerFullAccess {
+        return danger_full_access(&raw);
+    }
+    if ctx.platform == Platform::Other {
+        return Err(SandboxError::unsupported(format!(
+            "sandbox mode '{}' is not supported on {}: only 'danger-full-access' runs here",
+            mode_name(raw.mode),
+            ctx.platform.as_str()
+        )));
+    }
+    let workspace = raw.mode == SandboxMode::WorkspaceWrite;
+    if !workspace && raw.writable_roots.as_ref().is_some_and(|r| !r.is_empty()) {
+        return Err(SandboxError::invalid(
+            "sandbox.writableRoots",
+            "only allowed with mode 'workspace-write' (in 'read-only' nothing is writable)",
+        ));
+    }
+    let tmp = raw.tmp.unwrap_or(if workspace { TmpMode::Writable } else { TmpMode::ReadOnly });
+    if tmp == TmpMode::Writable && !workspace {
+        return Err(SandboxError::invalid(
+            "sandbox.tmp",
+            "'writable' needs mode 'workspace-write' (in 'read-only' nothing is writable; use 'private' for a scratch /tmp)",
+        ));
+    }
+    if tmp == TmpMode::Private && ctx.platform == Platform::Darwin {
+        return Err(SandboxError::unsupported(
+            "sandbox.tmp 'private' is not supported on macOS: Seatbelt cannot give a process its own /tmp",
+        ));
+    }
+    let network = raw.network.unwrap_or(false);
+    let unix_sockets = unix_sockets(&raw, network, ctx.platform)?;
+    let protect_git = raw.protect_git.unwrap_or(true);
+
+    let mut roots = if workspace { writable_roots(&raw, ctx, tmp)? } else { Vec::new() };
+    let mut read_only_paths = Vec::new();
+    if protect_git {
+        for i in 0..roots.len() {
+            let root = roots[i].root.clone();
+            protect_git_dir(&root, &mut roots);
+        }
+    }
+    for (i, raw_path) in raw.read_only_paths.iter().flatten().enumerate() {
+        let option = format!("sandbox.readOnlyPaths[{i}]");
+        let lenient = canonical_lenient(&option, &absolute(&option, raw_path)?)?;
+        match (deepest_root(&roots, &lenient.path), lenient.first_missing) {
+            (Some(r), None) => roots[r].read_only.push(lenient.path),
+            // A placeholder at the first missing component blocks creating the path and its parents.
+            (Some(r), Some(first)) => {
+                roots[r].missing_read_only.push(MissingReadOnly { path: first, kind: PlaceholderKind::File })
+            }
+            // Outside every writable root it is read-only anyway; kept for the denial classifier.
+            (None, _) => read_only_paths.push(lenient.path),
+        }
+    }
+    for root in &mut roots {
+        sort_shallowest_first(&mut root.read_only);
+        root.missing_read_only.sort_by(|a, b| depth(&a.path).cmp(&depth(&b.path)).then_with(|| a.path.cmp(&b.path)));
+        root.missing_read_only.dedup_by(|a, b| a.path == b.path);
+    }
+    sort_shallowest_first(&mut read_only_paths);
+
+    let mut deny_read = Vec::new();
+    for (i, raw_path) in raw.deny_read.iter().flatten().enumerate() {
+        let option = format!("sandbox.denyRead[{i}]");
+        let p = absolute(&option, raw_path)?;
+        // A missing path has nothing to hide, and masking it would need a mount point created on
+        // the host (litter in a read-only area, or a failure there). It is skipped.
+        if let Ok(c) = std::fs::canonicalize(&p) {
+            deny_read.push(c);
+        }
+    }
+    sort_shallowest_first(&mut deny_read);
+
+    Ok(ResolvedPolicy {
+        mode: raw.mode,
+        writable_roots: roots,
+        deny_read,
+        read_only_paths,
+        network,
+        unix_sockets,
+        tmp,
+        protect_git,
+    })
+}
+
+fn mode_name(m: SandboxMode) -> &'static str {
+    match m {
+        SandboxMode::ReadOnly => "read-only",
+        SandboxMode::WorkspaceWrite => "workspace-write",
+        SandboxMode::DangerFullAccess => "danger-full-access",
+    }
+}
+
+/// No sandbox at all. Fields that ask for a restriction are errors rather than ignored, because
+/// sandspawn never runs a command with less isolation than was asked for.
+fn danger_full_access(raw: &RawPolicy) -> Result<ResolvedPolicy> {
+    let restricting: [(&str, bool); 6] = [
+        ("writableRoots", raw.writable_roots.as_ref().is_some_and(|v| !v.is_empty())),
+        ("readOnlyPaths", raw.read_only_paths.as_ref().is_some_and(|v| !v.is_empty())),
+        ("denyRead", raw.deny_read.as_ref().is_some_and(|v| !v.is_empty())),
+        ("network", raw.network == Some(false)),
+        ("tmp", raw.tmp.is_some_and(|t| t != TmpMode::Writable)),
+        ("allowUnixSockets", matches!(&raw.allow_unix_sockets, Some(RawUnixSockets::List(l)) if !l.is_empty())),
+    ];
+    if let Some((name, _)) = restricting.iter().find(|(_, set)| *set) {
+        return Err(SandboxError::invalid(
+            &format!("sandbox.{name}"),
+            "cannot be enforced with mode 'danger-full-access' (no sandbox at all); choose 'read-only' or 'workspace-write'",
+        ));
+    }
+    Ok(ResolvedPolicy {
+        mode: SandboxMode::DangerFullAccess,
+        writable_roots: Vec::new(),
+        deny_read: Vec::new(),
+        read_only_paths: Vec::new(),
+        network: true,
+        unix_sockets: UnixSockets::All,
+        tmp: TmpMode::Writable,
+        protect_git: false,
+    })
+}
+
+fn unix_sockets(raw: &RawPolicy, network: bool, platform: Platform) -> Result<UnixSockets> {
+    let list = match &raw.allow_unix_sockets {
+        None | Some(RawUnixSockets::Bool(false)) => return Ok(if network { UnixSockets::All } else { UnixSockets::Blocked }),
+        Some(RawUnixSockets::Bool(true)) => return Ok(UnixSockets::All),
+        // An empty list allows nothing: the same as `false`.
+        Some(RawUnixSockets::List(l)) if l.is_empty() => {
+            return Ok(if network { UnixSockets::All } else { UnixSockets::Blocked })
+        }
+        Some(RawUnixSockets::List(l)) => l,
+    };
+    let mut paths = Vec::new();
+    for (i, raw_path) in list.iter().enumerate() {
+        let option = format!("sandbox.allowUnixSockets[{i}]");
+        paths.push(canonical_lenient(&option, &absolute(&option, raw_path)?)?.path);
+    }
+    if platform == Platform::Linux {
+        return Err(SandboxError::unsupported(
+            "sandbox.allowUnixSockets: a list of socket paths cannot be enforced on Linux (seccomp sees \
+             socket calls, not paths); use true to allow every Unix socket, or false",
+        ));
+    }
+    if network {
+        return Ok(UnixSockets::All);
+    }
+    sort_shallowest_first(&mut paths);
+    Ok(UnixSockets::Only(paths))
+}
+
+/// cwd, `writableRoots` and (tmp writable) `/tmp` + `$TMPDIR`: canonical, deduplicated, shallowest
+/// first. A nested root stays its own entry so its carve-outs are applied after its own bind.
+fn writable_roots(raw: &RawPolicy, ctx: &PolicyContext, tmp: TmpMode) -> Result<Vec<WritableRoot>> {
+    let mut roots = vec![ctx.cwd.clone()];
+    for (i, raw_path) in raw.writable_roots.iter().flatten().enumerate() {
+        let option = format!("sandbox.writableRoots[{i}]");
+        let p = absolute(&option, raw_path)?;
+        // canonicalize binds a symlinked root's target, which is what bwrap/Seatbelt see anyway.
+        let c = std::fs::canonicalize(&p)
+            .map_err(|e| SandboxError::invalid(&option, format!("writable root {} does not exist: {e}", p.display())))?;
+        if !c.is_dir() {
+            return Err(SandboxError::invalid(&option, format!("writable root {} is not a directory", p.display())));
+        }
+        roots.push(c);
+    }
+    if tmp == TmpMode::Writable {
+        let tmpdir = ctx.tmpdir.as_deref().map(Path::new).filter(|p| p.is_absolute());
+        for t in std::iter::once(Path::new("/tmp")).chain(tmpdir) {
+            if let Ok(c) = std::fs::canonicalize(t) {
+                if c.is_dir() {
+                    roots.push(c);
+                }
+            }
+        }
+    }
+    sort_shallowest_first(&mut roots);
+    Ok(roots.into_iter().map(|root| WritableRoot { root, read_only: Vec::new(), missing_read_only: Vec::new() }).collect())
+}
+
+/// The index of the deepest writable root containing `p`: its carve-out must come after that
+/// root's bind, or the bind would hide it.
+fn deepest_root(roots: &[WritableRoot], p: &Path) -> Option<usize> {
+    roots.iter().enumerate().filter(|(_, r)| p.starts_with(&r.root)).max_by_key(|(_, r)| depth(&r.root)).map(|(i, _)| i)
+}
+
+/// Keep `<root>/.git` (and the real git dir of a `gitdir:` file) read-only, and make a missing one
+/// uncreatable: a writable `.git` lets a command plant hooks or config that run later on the host.
+fn protect_git_dir(root: &Path, roots: &mut [WritableRoot]) {
+    let dot_git = root.join(".git");
+    let mut add = |p: PathBuf, missing: Option<PlaceholderKind>| {
+        if let Some(r) = deepest_root(roots, &p) {
+            match missing {
+                None => roots[r].read_only.push(p),
+                Some(kind) => roots[r].missing_read_only.push(MissingReadOnly { path: p, kind }),
+            }
+        }
+    };
+    let Ok(meta) = dot_git.symlink_metadata() else {
+        return add(dot_git, Some(PlaceholderKind::Dir));
+    };
+    if meta.file_type().is_symlink() {
+        // Protect what it points to. (The link itself sits in a writable directory and could be
+        // replaced; bwrap cannot mount over a symlink without following it.)
+        if let Ok(target) = std::fs::canonicalize(&dot_git) {
+            add(target, None);
+        }
+    } else if meta.is_dir() {
+        // An empty `.git` directory is a mount point left by a concurrent run, not a repository.
+        let empty = std::fs::read_dir(&dot_git).map(|mut d| d.next().is_none()).unwrap_or(false);
+        add(dot_git, if empty { Some(PlaceholderKind::Dir) } else { None });
+    } else if meta.len() == 0 {
+        // An empty `.git` file is likewise a placeholder. It keeps the File kind so that the mount
+        // over it matches its type (a tmpfs cannot be mounted on a regular file).
+        add(dot_git, Some(PlaceholderKind::File));
+    } else {
+        add(dot_git.clone(), None);
+        if let Some(gitdir) = read_gitdir(&dot_git) {
+            let target = if gitdir.is_absolute() { gitdir } else { root.join(gitdir) };
+            // Outside every writable root it is read-only anyway; `add` ignores it then.
+            if let Ok(c) = std::fs::canonicalize(&target) {
+                add(c, None);
+            }
+        }
+    }
+}
+
+/// The path of a `gitdir: <path>` file (worktrees, submodules), as written.
+fn read_gitdir(file: &Path) -> Option<PathBuf> {
+    let text = std::fs::read_to_string(file).ok()?;
+    let line = text.lines().next()?;
+    let path = line.strip_prefix("gitdir:")?.trim();
+    (!path.is_empty()).then(|| PathBuf::from(path))
+}
+
+#[cfg(test)]
+#[path = "resolve_tests.rs"]
+mod tests;

@@ -1,0 +1,218 @@
+use super::*;
+use serde_json::json;
+use std::fs;
+
+struct Ws {
+    _t: tempfile::TempDir,
+    root: PathBuf,
+}
+
+fn ws() -> Ws {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path().canonicalize().unwrap();
+    Ws { _t: t, root }
+}
+
+fn ctx(cwd: &Path, platform: Platform) -> PolicyContext {
+    PolicyContext { cwd: cwd.to_path_buf(), tmpdir: None, platform }
+}
+
+fn resolve(v: Value, cwd: &Path) -> Result<ResolvedPolicy> {
+    resolve_policy(Some(&v), &ctx(cwd, Platform::Linux))
+}
+
+fn missing(path: PathBuf, kind: PlaceholderKind) -> MissingReadOnly {
+    MissingReadOnly { path, kind }
+}
+
+#[test]
+fn defaults_read_only() {
+    let w = ws();
+    let p = resolve_policy(None, &ctx(&w.root, Platform::Linux)).unwrap();
+    assert_eq!(p.mode, SandboxMode::ReadOnly);
+    assert!(p.writable_roots.is_empty());
+    assert_eq!(p.tmp, TmpMode::ReadOnly);
+    assert!(!p.network);
+    assert_eq!(p.unix_sockets, UnixSockets::Blocked);
+    assert!(p.protect_git);
+}
+
+#[test]
+fn workspace_write_defaults_and_git_missing() {
+    let w = ws();
+    let p = resolve(json!("workspace-write"), &w.root).unwrap();
+    assert_eq!(p.tmp, TmpMode::Writable);
+    let roots: Vec<_> = p.writable_roots.iter().map(|r| r.root.clone()).collect();
+    assert!(roots.contains(&PathBuf::from("/tmp")));
+    let cwd_root = p.writable_roots.iter().find(|r| r.root == w.root).unwrap();
+    assert_eq!(cwd_root.missing_read_only, vec![missing(w.root.join(".git"), PlaceholderKind::Dir)]);
+    assert!(cwd_root.read_only.is_empty());
+}
+
+#[test]
+fn nested_roots_shallowest_first_and_deduped() {
+    let w = ws();
+    fs::create_dir_all(w.root.join("a/b")).unwrap();
+    std::os::unix::fs::symlink(w.root.join("a/b"), w.root.join("link")).unwrap();
+    let wr = [w.root.join("a/b"), w.root.join("link"), w.root.join("a")];
+    let p = resolve(json!({"mode": "workspace-write", "tmp": "read-only", "writableRoots": wr}), &w.root).unwrap();
+    let roots: Vec<_> = p.writable_roots.iter().map(|r| r.root.clone()).collect();
+    assert_eq!(roots, vec![w.root.clone(), w.root.join("a"), w.root.join("a/b")]);
+    // each root gets its own .git carve-out
+    for r in &p.writable_roots {
+        assert_eq!(r.missing_read_only, vec![missing(r.root.join(".git"), PlaceholderKind::Dir)]);
+    }
+}
+
+#[test]
+fn tmpdir_is_a_root_when_tmp_writable() {
+    let w = ws();
+    fs::create_dir(w.root.join("tmpd")).unwrap();
+    let mut c = ctx(&w.root, Platform::Linux);
+    c.tmpdir = Some(w.root.join("tmpd").to_string_lossy().into_owned());
+    let p = resolve_policy(Some(&json!("workspace-write")), &c).unwrap();
+    assert!(p.writable_roots.iter().any(|r| r.root == w.root.join("tmpd")));
+    c.tmpdir = Some("/definitely/missing/tmpdir".into());
+    let p = resolve_policy(Some(&json!("workspace-write")), &c).unwrap();
+    assert_eq!(p.writable_roots.len(), 2); // /tmp and cwd
+    let p = resolve_policy(Some(&json!({"mode": "workspace-write", "tmp": "private"})), &c).unwrap();
+    assert_eq!(p.writable_roots.len(), 1);
+}
+
+#[test]
+fn git_dir_present_is_read_only() {
+    let w = ws();
+    fs::create_dir_all(w.root.join(".git/hooks")).unwrap();
+    let p = resolve(json!({"mode": "workspace-write", "tmp": "read-only"}), &w.root).unwrap();
+    assert_eq!(p.writable_roots[0].read_only, vec![w.root.join(".git")]);
+    assert!(p.writable_roots[0].missing_read_only.is_empty());
+}
+
+#[test]
+fn empty_git_placeholders_count_as_missing() {
+    let w = ws();
+    fs::create_dir(w.root.join(".git")).unwrap();
+    let p = resolve(json!({"mode": "workspace-write", "tmp": "read-only"}), &w.root).unwrap();
+    assert_eq!(p.writable_roots[0].missing_read_only, vec![missing(w.root.join(".git"), PlaceholderKind::Dir)]);
+    fs::remove_dir(w.root.join(".git")).unwrap();
+    fs::write(w.root.join(".git"), "").unwrap();
+    let p = resolve(json!({"mode": "workspace-write", "tmp": "read-only"}), &w.root).unwrap();
+    assert_eq!(p.writable_roots[0].missing_read_only, vec![missing(w.root.join(".git"), PlaceholderKind::File)]);
+}
+
+#[test]
+fn gitdir_file_protects_the_real_git_dir() {
+    let w = ws();
+    let ws_dir = w.root.join("wt");
+    fs::create_dir_all(&ws_dir).unwrap();
+    fs::create_dir_all(w.root.join("main/.git/worktrees/wt")).unwrap();
+    // relative gitdir: relative to the root holding `.git`
+    fs::write(ws_dir.join(".git"), "gitdir: ../main/.git/worktrees/wt\n").unwrap();
+    let wr = [w.root.join("main")];
+    let p = resolve(json!({"mode": "workspace-write", "tmp": "read-only", "writableRoots": wr}), &ws_dir).unwrap();
+    let main = p.writable_roots.iter().find(|r| r.root == w.root.join("main")).unwrap();
+    assert_eq!(main.read_only, vec![w.root.join("main/.git"), w.root.join("main/.git/worktrees/wt")]);
+    let wt = p.writable_roots.iter().find(|r| r.root == ws_dir).unwrap();
+    assert_eq!(wt.read_only, vec![ws_dir.join(".git")]);
+    // gitdir outside every writable root: only the `.git` file is carved out
+    let p = resolve(json!({"mode": "workspace-write", "tmp": "read-only"}), &ws_dir).unwrap();
+    assert_eq!(p.writable_roots[0].read_only, vec![ws_dir.join(".git")]);
+    // absolute gitdir
+    fs::write(ws_dir.join(".git"), format!("gitdir: {}\n", w.root.join("main/.git/worktrees/wt").display())).unwrap();
+    let p = resolve(json!({"mode": "workspace-write", "tmp": "read-only", "writableRoots": wr}), &ws_dir).unwrap();
+    let main = p.writable_roots.iter().find(|r| r.root == w.root.join("main")).unwrap();
+    assert!(main.read_only.contains(&w.root.join("main/.git/worktrees/wt")));
+}
+
+#[test]
+fn protect_git_false() {
+    let w = ws();
+    let p = resolve(json!({"mode": "workspace-write", "protectGit": false}), &w.root).unwrap();
+    assert!(p.writable_roots.iter().all(|r| r.read_only.is_empty() && r.missing_read_only.is_empty()));
+}
+
+#[test]
+fn read_only_paths() {
+    let w = ws();
+    fs::create_dir(w.root.join(".git")).unwrap();
+    fs::write(w.root.join(".git/HEAD"), "x").unwrap();
+    fs::write(w.root.join(".env"), "x").unwrap();
+    let ro = [w.root.join(".env"), w.root.join("gen/out/x"), PathBuf::from("/usr")];
+    let p = resolve(json!({"mode": "workspace-write", "tmp": "read-only", "readOnlyPaths": ro}), &w.root).unwrap();
+    let r = &p.writable_roots[0];
+    assert_eq!(r.read_only, vec![w.root.join(".env"), w.root.join(".git")]);
+    // the placeholder sits at the first missing component
+    assert_eq!(r.missing_read_only, vec![missing(w.root.join("gen"), PlaceholderKind::File)]);
+    assert_eq!(p.read_only_paths, vec![PathBuf::from("/usr")]);
+    // allowed (and harmless) in read-only mode
+    let p = resolve(json!({"readOnlyPaths": ["/usr"]}), &w.root).unwrap();
+    assert_eq!(p.read_only_paths, vec![PathBuf::from("/usr")]);
+}
+
+#[test]
+fn deny_read_canonical_and_missing_skipped() {
+    let w = ws();
+    fs::write(w.root.join("secret"), "x").unwrap();
+    std::os::unix::fs::symlink(w.root.join("secret"), w.root.join("s-link")).unwrap();
+    let dr = [w.root.join("s-link"), w.root.join("missing"), w.root.join("secret")];
+    let p = resolve(json!({"denyRead": dr}), &w.root).unwrap();
+    assert_eq!(p.deny_read, vec![w.root.join("secret")]);
+}
+
+#[test]
+fn path_errors() {
+    let w = ws();
+    let e = resolve(json!({"mode": "workspace-write", "writableRoots": ["rel"]}), &w.root).unwrap_err();
+    assert!(e.message.starts_with("options.sandbox.writableRoots[0]: path must be absolute"), "{}", e.message);
+    let e = resolve(json!({"denyRead": ["/a\u{0}b"]}), &w.root).unwrap_err();
+    assert!(e.message.starts_with("options.sandbox.denyRead[0]:"));
+    let e = resolve(json!({"mode": "workspace-write", "writableRoots": [w.root.join("nope")]}), &w.root).unwrap_err();
+    assert!(e.message.contains("does not exist"), "{}", e.message);
+    fs::write(w.root.join("file"), "").unwrap();
+    let e = resolve(json!({"mode": "workspace-write", "writableRoots": [w.root.join("file")]}), &w.root).unwrap_err();
+    assert!(e.message.contains("not a directory"));
+    let e = resolve(json!({"readOnlyPaths": ["x/y"]}), &w.root).unwrap_err();
+    assert!(e.message.starts_with("options.sandbox.readOnlyPaths[0]:"));
+    assert_eq!(e.code.as_str(), "ERR_SANDBOX_INVALID_OPTIONS");
+}
+
+#[test]
+fn mode_combination_errors() {
+    let w = ws();
+    let e = resolve(json!({"writableRoots": ["/tmp"]}), &w.root).unwrap_err();
+    assert!(e.message.contains("sandbox.writableRoots") && e.message.contains("workspace-write"));
+    let e = resolve(json!({"tmp": "writable"}), &w.root).unwrap_err();
+    assert!(e.message.starts_with("options.sandbox.tmp:"));
+    for bad in [json!({"mode": "danger-full-access", "network": false}), json!({"mode": "danger-full-access", "denyRead": ["/x"]}),
+        json!({"mode": "danger-full-access", "tmp": "private"})] {
+        assert_eq!(resolve(bad, &w.root).unwrap_err().code.as_str(), "ERR_SANDBOX_INVALID_OPTIONS");
+    }
+}
+
+#[test]
+fn unsupported_combinations() {
+    let w = ws();
+    let on = |v: Value, p: Platform| resolve_policy(Some(&v), &ctx(&w.root, p));
+    let e = on(json!({"tmp": "private"}), Platform::Darwin).unwrap_err();
+    assert_eq!(e.code.as_str(), "ERR_SANDBOX_UNSUPPORTED");
+    assert_eq!(on(json!({"tmp": "private"}), Platform::Linux).unwrap().tmp, TmpMode::Private);
+    assert_eq!(on(json!("read-only"), Platform::Other).unwrap_err().code.as_str(), "ERR_SANDBOX_UNSUPPORTED");
+    assert_eq!(on(json!("danger-full-access"), Platform::Other).unwrap().mode, SandboxMode::DangerFullAccess);
+    let e = on(json!({"allowUnixSockets": ["/run/docker.sock"]}), Platform::Linux).unwrap_err();
+    assert_eq!(e.code.as_str(), "ERR_SANDBOX_UNSUPPORTED");
+    assert_eq!(on(json!({"allowUnixSockets": []}), Platform::Linux).unwrap().unix_sockets, UnixSockets::Blocked);
+    assert_eq!(on(json!({"allowUnixSockets": true}), Platform::Linux).unwrap().unix_sockets, UnixSockets::All);
+    assert_eq!(on(json!({"network": true}), Platform::Linux).unwrap().unix_sockets, UnixSockets::All);
+    let p = on(json!({"allowUnixSockets": [w.root.join("s.sock")]}), Platform::Darwin).unwrap();
+    assert_eq!(p.unix_sockets, UnixSockets::Only(vec![w.root.join("s.sock")]));
+    let p = on(json!({"network": true, "allowUnixSockets": [w.root.join("s.sock")]}), Platform::Darwin).unwrap();
+    assert_eq!(p.unix_sockets, UnixSockets::All);
+}
+
+#[test]
+fn danger_full_access_policy() {
+    let w = ws();
+    let p = resolve(json!("danger-full-access"), &w.root).unwrap();
+    assert!(p.network && p.writable_roots.is_empty() && p.deny_read.is_empty());
+    assert_eq!(p.unix_sockets, UnixSockets::All);
+}
