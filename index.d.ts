@@ -1,0 +1,247 @@
+/**
+ * sandspawn: run a command inside the operating system's own sandbox (bubblewrap on Linux,
+ * Seatbelt on macOS). The kernel enforces the boundary, so every child and grandchild of the
+ * command inherits it. Full contract: README.md.
+ */
+
+/** What the command may touch. `danger-full-access` means no sandbox (still owned and killed). */
+export type SandboxMode = 'read-only' | 'workspace-write' | 'danger-full-access'
+
+/** A detailed sandbox policy. Paths must be absolute; symlinks are resolved before use. */
+export interface SandboxPolicy {
+  /** Default `'read-only'`. */
+  mode?: SandboxMode
+  /** Extra writable directories (workspace-write only). Each must exist. */
+  writableRoots?: string[]
+  /** Paths kept read-only even inside a writable root (a missing one cannot be created). */
+  readOnlyPaths?: string[]
+  /** Keep `.git` (and the real git dir of a `gitdir:` file) read-only in every writable root, and
+   * forbid creating a missing `.git`. Default `true`. */
+  protectGit?: boolean
+  /** Files or directories the command can neither read nor list. */
+  denyRead?: string[]
+  /** Default `false`: no network at all (loopback included on Linux). */
+  network?: boolean
+  /** With the network off: `false` (default) blocks connecting to any Unix socket of the host;
+   * `true` allows all; a list allows only those paths (macOS only; Linux rejects a list with
+   * `ERR_SANDBOX_UNSUPPORTED`). */
+  allowUnixSockets?: boolean | string[]
+  /** `writable` (default in workspace-write): host `/tmp` and `$TMPDIR` are writable roots.
+   * `private`: an empty `/tmp` of the command's own (Linux only). `read-only`: default otherwise. */
+  tmp?: 'writable' | 'private' | 'read-only'
+}
+
+/** One chunk of output, as it arrives. */
+export interface OutputChunk {
+  stream: 'stdout' | 'stderr'
+  data: Buffer
+}
+
+export interface SpawnOptions {
+  /** Working directory; default `process.cwd()`. Must exist and be a directory. */
+  cwd?: string
+  /** Default `'read-only'`. A mode string is shorthand for `{ mode }`. */
+  sandbox?: SandboxMode | SandboxPolicy
+  /** Variables for the child. */
+  env?: Record<string, string | undefined>
+  /** Default `true`: `env` is merged over `process.env`. `false`: `env` is the whole environment. */
+  extendEnv?: boolean
+  /** Written to stdin, then stdin is closed. Without it stdin is `/dev/null`. */
+  input?: string | Buffer | Uint8Array
+  /** Milliseconds; `0` (default) means none. On expiry the whole tree is killed and `timedOut` is true. */
+  timeout?: number
+  /** Signal sent to the tree on timeout, abort or `kill()`. Default `'SIGTERM'`. */
+  killSignal?: NodeJS.Signals | number
+  /** After `killSignal`, anything still alive gets SIGKILL after this many ms. Default `2000`. */
+  forceKillAfterDelay?: number
+  /** Aborting kills the tree and rejects with an `AbortError` whose `.result` is the partial result. */
+  signal?: AbortSignal
+  /** Bytes kept of each of stdout, stderr and aggregatedOutput (head and tail halves). Default 1 MiB. */
+  maxBuffer?: number
+  /** Called for every chunk as it arrives, before truncation. A throwing callback is reported with
+   * `process.emitWarning` and does not stop the run. */
+  onOutput?: (chunk: OutputChunk) => void
+}
+
+export interface StartOptions extends SpawnOptions {
+  /** `'pipe'` to write stdin with `write()`/`end()`; default `'ignore'` (`input` implies a pipe). */
+  stdin?: 'pipe' | 'ignore'
+}
+
+export type DenialReason =
+  | 'operation_not_permitted'
+  | 'permission_denied'
+  | 'read_only_file_system'
+  | 'network_unreachable'
+  | 'policy_denied'
+  | 'sigsys'
+  | 'failed_to_write_file'
+
+/** A structured verdict that the sandbox blocked something. */
+export interface SandboxDenial {
+  reason: DenialReason
+  kind: 'filesystem' | 'network' | 'process'
+  /** The denied path when the output names one. */
+  path: string | null
+  /** The matching text (at most 512 characters). */
+  snippet: string
+}
+
+export type SandboxType = 'none' | 'bwrap' | 'seatbelt'
+
+export interface SpawnResult {
+  /** The argv as given. */
+  command: string[]
+  /** The resolved working directory. */
+  cwd: string
+  /** The pid of the process spawned on the host (bwrap under the Linux sandbox). */
+  pid: number
+  /** `null` when the command died by a signal. */
+  exitCode: number | null
+  /** E.g. `'SIGKILL'`. Under bwrap, exit codes 129–159 are reported as the signal 128 + n. */
+  signal: NodeJS.Signals | null
+  stdout: string
+  stderr: string
+  /** stdout and stderr interleaved in arrival order. */
+  aggregatedOutput: string
+  /** Some output was omitted (see `maxBuffer`). */
+  truncated: boolean
+  omittedBytes: { stdout: number; stderr: number }
+  timedOut: boolean
+  durationMs: number
+  /** The sandbox that actually applied. */
+  sandboxType: SandboxType
+  /** `isLikelySandboxDenied(sandboxType, result)`. */
+  sandboxDenied: boolean
+  /** `classifySandboxDenial(result)`. */
+  denial: SandboxDenial | null
+}
+
+/** Runs `command` (an argv; no shell) in the sandbox and resolves for every way it ended. Rejects
+ * only with `SandboxError` (setup, not found, invalid options) or `AbortError`. */
+export declare function spawnSandboxed(command: readonly string[], options?: SpawnOptions): Promise<SpawnResult>
+
+/** A running sandboxed command. */
+export declare class SandboxedProcess {
+  private constructor()
+  /** The host pid. */
+  readonly pid: number
+  /** Write to stdin (needs `stdin: 'pipe'`). Rejects with `EPIPE` once stdin is closed. */
+  write(data: string | Buffer | Uint8Array): Promise<void>
+  /** Close stdin. */
+  end(): void
+  /** Signal the whole tree (default `killSignal`), SIGKILL after `forceKillAfterDelay`. */
+  kill(signal?: NodeJS.Signals): void
+  /** Settles like `spawnSandboxed`; may be called more than once. */
+  wait(): Promise<SpawnResult>
+}
+
+/** Like `spawnSandboxed`, but resolves as soon as the command runs. */
+export declare function startSandboxed(command: readonly string[], options?: StartOptions): Promise<SandboxedProcess>
+
+/** What `isLikelySandboxDenied` needs of a result. */
+export interface CommandOutput {
+  exitCode: number | null
+  signal?: string | null
+  stdout?: string
+  stderr?: string
+  aggregatedOutput?: string
+}
+
+/** Codex-compatible keyword heuristic: did the sandbox probably cause this failure? */
+export declare function isLikelySandboxDenied(sandboxType: SandboxType, output: CommandOutput): boolean
+
+/** A structured, policy-aware verdict; `null` when the output does not look like a denial. */
+export declare function classifySandboxDenial(
+  result: CommandOutput & { sandboxType: SandboxType },
+  policy?: SandboxMode | SandboxPolicy,
+): SandboxDenial | null
+
+export interface ApprovalRequest {
+  command: string[]
+  result: SpawnResult
+  denial: SandboxDenial
+}
+
+export interface EscalationOptions extends SpawnOptions {
+  /** Asked only after a classified sandbox denial; `true` reruns without the sandbox. A throw or
+   * rejection is a refusal. */
+  approve: (request: ApprovalRequest) => boolean | Promise<boolean>
+}
+
+/** Runs sandboxed; on a classified denial asks `approve`, and if approved runs once more with
+ * `danger-full-access`. Never escalates ordinary failures, timeouts, aborts or `denyRead` policies. */
+export declare function runWithEscalation(
+  command: readonly string[],
+  options: EscalationOptions,
+): Promise<SpawnResult & { escalated: boolean }>
+
+/** An extra descriptor the sandbox tool must be given when you run a plan yourself. */
+export interface ExtraFd {
+  fd: number
+  purpose: 'seccomp' | 'data'
+  data: Buffer
+}
+
+export interface LaunchPlan {
+  /** Absolute path of the program to run. */
+  program: string
+  args: string[]
+  env: Record<string, string>
+  cwd: string
+  sandboxType: SandboxType
+  /** The Seatbelt SBPL profile on darwin, else null. */
+  profile: string | null
+  /** `argv[0]` to use for `program`. */
+  argv0: string
+  /** Descriptors `program` expects (e.g. bwrap's `--seccomp 3`): open a pipe at `fd`, write
+   * `data`, close it. With child_process: extra `stdio` entries of `'pipe'`. */
+  extraFds: ExtraFd[]
+}
+
+/** Builds, without running anything, what `spawnSandboxed` would run. */
+export declare function buildSandboxCommand(
+  command: readonly string[],
+  options?: SpawnOptions & { platform?: 'linux' | 'darwin' },
+): LaunchPlan
+
+export interface Capabilities {
+  platform: string
+  sandboxType: SandboxType
+  available: boolean
+  /** What is wrong, in words (when unavailable). */
+  reason: string | null
+  /** How to fix it (when unavailable). */
+  fix: string | null
+  /** A short id of the cause, e.g. `'bwrap-missing'`, `'apparmor-userns'`. */
+  cause?: string | null
+  bwrap: { path: string; version: string | null } | null
+}
+
+/** What sandbox this host can run, or why not and how to fix it. Cached per process and PATH. */
+export declare function sandboxCapabilities(): Promise<Capabilities>
+
+export type SandboxErrorCode =
+  | 'ERR_SANDBOX_INVALID_OPTIONS'
+  | 'ERR_SANDBOX_UNAVAILABLE'
+  | 'ERR_SANDBOX_SETUP_FAILED'
+  | 'ERR_SANDBOX_UNSUPPORTED'
+  | 'ENOENT'
+  | 'EACCES'
+  | 'EPIPE'
+
+/** The error sandspawn rejects with. */
+export declare class SandboxError extends Error {
+  readonly name: 'SandboxError'
+  readonly code: SandboxErrorCode
+  /** What the sandbox tool printed, when setup failed. */
+  readonly stderr?: string
+  readonly result?: SpawnResult
+}
+
+/** Rejection for an aborted run; `.result` holds the partial result when the command had started. */
+export declare class AbortError extends Error {
+  readonly name: 'AbortError'
+  readonly code: 'ABORT_ERR'
+  readonly result?: SpawnResult
+}
