@@ -231,6 +231,22 @@ pub fn classify_sandbox_denial(sandbox: SandboxType, out: &CommandOutput, ctx: O
         }
     }
 
+    // 1b. Node's text-less errno form for a blocked socket: `connect EPERM /run/x.sock`.
+    for section in sections {
+        for (start, line) in lines_with_offsets(section) {
+            if let Some(at) = find_ci(line, "connect eperm") {
+                let rest = line[at + "connect eperm".len()..].trim_start();
+                let path = rest.split_whitespace().next().filter(|t| t.starts_with('/')).map(str::to_string);
+                return Some(SandboxDenial {
+                    reason: DenialReason::OperationNotPermitted,
+                    kind: DenialKind::Network,
+                    path,
+                    snippet: snippet(section, Some(start)),
+                });
+            }
+        }
+    }
+
     // 2. A deny-read path reads as missing.
     if let Some(ctx) = ctx.filter(|c| !c.deny_read.is_empty()) {
         for section in sections {

@@ -58,7 +58,12 @@ fn candidate_from_segment(seg: &str) -> Option<String> {
             return (!rest.is_empty()).then(|| rest.to_string());
         }
     }
-    looks_like_relative_path(s).then(|| s.to_string())
+    if looks_like_relative_path(s) {
+        return Some(s.to_string());
+    }
+    // `could not lock config file .git/config`: a trailing path-shaped word.
+    let last = strip_quotes(s.rsplit(char::is_whitespace).next().unwrap_or(""));
+    (has_codex_prefix(last) || (last.contains('/') && !last.contains("://") && last.len() > 1)).then(|| last.to_string())
 }
 
 /// A bare relative name such as `.git/x`, `out.txt` or `dir/file`: no whitespace, and a `/`, a
@@ -192,6 +197,9 @@ mod tests {
         assert_eq!(ex("sh: 1: cannot create /tmp/x: Read-only file system", "read-only file system").as_deref(), Some("/tmp/x"));
         assert_eq!(ex("bash: out.txt: Read-only file system", "read-only file system").as_deref(), Some("out.txt"));
         assert_eq!(ex("bash: .git/x: Read-only file system", "read-only file system").as_deref(), Some(".git/x"));
+        assert_eq!(ex("error: could not lock config file .git/config: Read-only file system", "read-only file system").as_deref(), Some(".git/config"));
+        assert_eq!(ex("mkdir: cannot create directory \u{2018}build\u{2019}: Read-only file system", "read-only file system").as_deref(), Some("build"));
+        assert_eq!(ex("fatal: Unable to create '/w/.git/index.lock': Read-only file system", "read-only file system").as_deref(), Some("/w/.git/index.lock"));
     }
 
     #[test]

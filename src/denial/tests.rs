@@ -366,6 +366,8 @@ fn operation_not_permitted_on_a_socket_is_a_network_denial() {
     let tb = "Traceback (most recent call last):\n  File \"<string>\", line 1, in <module>\n    s.connect('/run/docker.sock')\nPermissionError: [Errno 1] Operation not permitted";
     let d = classify(Bwrap, &err(1, tb)).unwrap();
     assert_eq!((d.reason.as_str(), d.kind.as_str()), ("operation_not_permitted", "network"));
+    let d = classify(Bwrap, &err(1, "connect EPERM /tmp/x.sock")).unwrap();
+    assert_eq!((d.reason.as_str(), d.kind.as_str(), d.path.as_deref()), ("operation_not_permitted", "network", Some("/tmp/x.sock")));
     let d = classify(Bwrap, &err(1, "socket: Operation not permitted")).unwrap();
     assert_eq!(d.kind, DenialKind::Network);
     let d = classify(Bwrap, &err(1, "chown: changing ownership of '/ws/a': Operation not permitted")).unwrap();
