@@ -57,12 +57,17 @@ fn parse_mode(s: &str) -> Result<SandboxMode, String> {
 /// Absolute paths from a JSON array of strings (or of `{ root | path }` objects); anything else,
 /// and relative paths, are skipped.
 fn abs_paths(v: Option<&Value>) -> Vec<PathBuf> {
-    let Some(Value::Array(items)) = v else { return Vec::new() };
+    let Some(Value::Array(items)) = v else {
+        return Vec::new();
+    };
     items
         .iter()
         .filter_map(|item| match item {
             Value::String(s) => Some(s.as_str()),
-            Value::Object(o) => o.get("root").or_else(|| o.get("path")).and_then(Value::as_str),
+            Value::Object(o) => o
+                .get("root")
+                .or_else(|| o.get("path"))
+                .and_then(Value::as_str),
             _ => None,
         })
         .map(Path::new)
@@ -92,7 +97,9 @@ impl DenialContext {
         if !cwd.is_absolute() {
             return self;
         }
-        if self.mode == SandboxMode::WorkspaceWrite && !self.writable_roots.iter().any(|r| r == &cwd) {
+        if self.mode == SandboxMode::WorkspaceWrite
+            && !self.writable_roots.iter().any(|r| r == &cwd)
+        {
             if self.protect_git {
                 self.read_only.push(cwd.join(".git"));
             }
@@ -112,7 +119,8 @@ impl DenialContext {
             Value::String(s) => Ok(DenialContext::new(parse_mode(s)?)),
             Value::Object(o) => {
                 if !o.contains_key("mode") {
-                    if let Some(inner) = o.get("sandbox").filter(|s| s.is_string() || s.is_object()) {
+                    if let Some(inner) = o.get("sandbox").filter(|s| s.is_string() || s.is_object())
+                    {
                         let ctx = DenialContext::from_json(inner)?;
                         return Ok(match o.get("cwd").and_then(Value::as_str) {
                             Some(cwd) => ctx.with_cwd(cwd),
@@ -141,7 +149,8 @@ impl DenialContext {
                         }
                     }
                     if ctx.protect_git {
-                        let gits: Vec<PathBuf> = ctx.writable_roots.iter().map(|r| r.join(".git")).collect();
+                        let gits: Vec<PathBuf> =
+                            ctx.writable_roots.iter().map(|r| r.join(".git")).collect();
                         ctx.read_only.extend(gits);
                     }
                 }
@@ -159,7 +168,9 @@ impl DenialContext {
                 }
                 Ok(ctx)
             }
-            other => Err(format!("policy must be a sandbox mode string or a SandboxPolicy object, got {other}")),
+            other => Err(format!(
+                "policy must be a sandbox mode string or a SandboxPolicy object, got {other}"
+            )),
         }
     }
 

@@ -7,8 +7,10 @@ use super::*;
 
 #[test]
 fn denial_corpus_labels_hold() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("__test__/denial-corpus/corpus.json");
-    let text = std::fs::read_to_string(&path).expect("corpus.json (run __test__/denial-corpus/generate.sh)");
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("__test__/denial-corpus/corpus.json");
+    let text = std::fs::read_to_string(&path)
+        .expect("corpus.json (run __test__/denial-corpus/generate.sh)");
     let cases: Vec<Value> = serde_json::from_str(&text).unwrap();
     assert!(cases.len() >= 40, "corpus has {} cases", cases.len());
 
@@ -70,5 +72,9 @@ fn denial_corpus_labels_hold() {
         heuristic_wrong.len(),
         heuristic_wrong
     );
-    assert!(failures.is_empty(), "mislabelled corpus cases:\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "mislabelled corpus cases:\n{}",
+        failures.join("\n")
+    );
 }

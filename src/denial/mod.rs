@@ -127,7 +127,9 @@ const NETWORK_STRONG: [&str; 9] = [
 const NETWORK_WEAK: [&str; 2] = ["couldn't connect to server", "failed to connect to"];
 
 /// Words that make an `operation not permitted` / policy message a network one.
-const NETWORK_WORDS: [&str; 8] = ["socket", "connect", "af_unix", "af_inet", "network", "sendto", "bind(", "netlink"];
+const NETWORK_WORDS: [&str; 8] = [
+    "socket", "connect", "af_unix", "af_inet", "network", "sendto", "bind(", "netlink",
+];
 
 /// Words that make a line read as an error report rather than a mention.
 const ERRORISH: [&str; 17] = [
@@ -157,17 +159,24 @@ pub fn is_likely_sandbox_denied(sandbox: SandboxType, out: &CommandOutput) -> bo
     if sandbox == SandboxType::None || out.exit_code == Some(0) {
         return false;
     }
-    if [out.stderr, out.stdout, out.aggregated].iter().any(|s| KEYWORDS.iter().any(|k| contains_ci(s, k))) {
+    if [out.stderr, out.stdout, out.aggregated]
+        .iter()
+        .any(|s| KEYWORDS.iter().any(|k| contains_ci(s, k)))
+    {
         return true;
     }
-    if out.exit_code.is_some_and(|c| QUICK_REJECT_EXIT_CODES.contains(&c)) {
+    if out
+        .exit_code
+        .is_some_and(|c| QUICK_REJECT_EXIT_CODES.contains(&c))
+    {
         return false;
     }
     is_sigsys(sandbox, out)
 }
 
 fn is_sigsys(sandbox: SandboxType, out: &CommandOutput) -> bool {
-    sandbox == SandboxType::Bwrap && (out.exit_code == Some(SIGSYS_EXIT_CODE) || out.signal == Some("SIGSYS"))
+    sandbox == SandboxType::Bwrap
+        && (out.exit_code == Some(SIGSYS_EXIT_CODE) || out.signal == Some("SIGSYS"))
 }
 
 fn reason_of(keyword: &str) -> DenialReason {
@@ -190,7 +199,11 @@ fn has_network_word(s: &str) -> bool {
 /// keywords in Codex's order; with a context each matching line must survive the precision rules);
 /// with a context, a deny-read path reading as missing; network failures (not with a context that
 /// had the network on); exit 2/126/127 → `None`; SIGSYS on bwrap → `sigsys`.
-pub fn classify_sandbox_denial(sandbox: SandboxType, out: &CommandOutput, ctx: Option<&DenialContext>) -> Option<SandboxDenial> {
+pub fn classify_sandbox_denial(
+    sandbox: SandboxType,
+    out: &CommandOutput,
+    ctx: Option<&DenialContext>,
+) -> Option<SandboxDenial> {
     if sandbox == SandboxType::None || out.exit_code == Some(0) {
         return None;
     }
@@ -219,14 +232,20 @@ pub fn classify_sandbox_denial(sandbox: SandboxType, out: &CommandOutput, ctx: O
                 let path = path_for(keyword, line, &sections).map(|p| display_path(&p, cwd));
                 let kind = match reason {
                     DenialReason::OperationNotPermitted | DenialReason::PolicyDenied
-                        if has_network_word(line) || (path.is_none() && has_network_word(section)) =>
+                        if has_network_word(line)
+                            || (path.is_none() && has_network_word(section)) =>
                     {
                         DenialKind::Network
                     }
                     DenialReason::PolicyDenied if keyword == "seccomp" => DenialKind::Process,
                     _ => DenialKind::Filesystem,
                 };
-                return Some(SandboxDenial { reason, kind, path, snippet: snippet(section, Some(start)) });
+                return Some(SandboxDenial {
+                    reason,
+                    kind,
+                    path,
+                    snippet: snippet(section, Some(start)),
+                });
             }
         }
     }
@@ -236,7 +255,11 @@ pub fn classify_sandbox_denial(sandbox: SandboxType, out: &CommandOutput, ctx: O
         for (start, line) in lines_with_offsets(section) {
             if let Some(at) = find_ci(line, "connect eperm") {
                 let rest = line[at + "connect eperm".len()..].trim_start();
-                let path = rest.split_whitespace().next().filter(|t| t.starts_with('/')).map(str::to_string);
+                let path = rest
+                    .split_whitespace()
+                    .next()
+                    .filter(|t| t.starts_with('/'))
+                    .map(str::to_string);
                 return Some(SandboxDenial {
                     reason: DenialReason::OperationNotPermitted,
                     kind: DenialKind::Network,
@@ -257,7 +280,9 @@ pub fn classify_sandbox_denial(sandbox: SandboxType, out: &CommandOutput, ctx: O
                     }
                     let found = NOT_FOUND_PHRASES.iter().find_map(|p| extract_path(line, p));
                     let Some(raw) = found else { continue };
-                    let Some(abs) = absolutize(&raw, cwd) else { continue };
+                    let Some(abs) = absolutize(&raw, cwd) else {
+                        continue;
+                    };
                     if ctx.is_deny_read(&abs) {
                         return Some(SandboxDenial {
                             reason: DenialReason::PolicyDenied,
@@ -272,7 +297,7 @@ pub fn classify_sandbox_denial(sandbox: SandboxType, out: &CommandOutput, ctx: O
     }
 
     // 3. No network.
-    if ctx.map_or(true, |c| !c.network) {
+    if ctx.is_none_or(|c| !c.network) {
         let weak: &[&str] = if ctx.is_some() { &NETWORK_WEAK } else { &[] };
         for section in sections {
             for pattern in NETWORK_STRONG.iter().chain(weak) {
@@ -289,12 +314,24 @@ pub fn classify_sandbox_denial(sandbox: SandboxType, out: &CommandOutput, ctx: O
     }
 
     // 4. Codex's quick reject, then SIGSYS.
-    if out.exit_code.is_some_and(|c| QUICK_REJECT_EXIT_CODES.contains(&c)) {
+    if out
+        .exit_code
+        .is_some_and(|c| QUICK_REJECT_EXIT_CODES.contains(&c))
+    {
         return None;
     }
     if is_sigsys(sandbox, out) {
-        let snip = sections.iter().map(|s| s.trim()).find(|s| !s.is_empty()).map_or(String::new(), |s| snippet(s, None));
-        return Some(SandboxDenial { reason: DenialReason::Sigsys, kind: DenialKind::Process, path: None, snippet: snip });
+        let snip = sections
+            .iter()
+            .map(|s| s.trim())
+            .find(|s| !s.is_empty())
+            .map_or(String::new(), |s| snippet(s, None));
+        return Some(SandboxDenial {
+            reason: DenialReason::Sigsys,
+            kind: DenialKind::Process,
+            path: None,
+            snippet: snip,
+        });
     }
     None
 }
@@ -302,15 +339,25 @@ pub fn classify_sandbox_denial(sandbox: SandboxType, out: &CommandOutput, ctx: O
 /// The path for a keyword match: from the matching line first (its own phrase, then the other
 /// phrases), else Codex's scan of every line of stderr, stdout, aggregated.
 fn path_for(keyword: &str, line: &str, sections: &[&str; 3]) -> Option<String> {
-    const PHRASES: [&str; 3] = ["operation not permitted", "permission denied", "read-only file system"];
+    const PHRASES: [&str; 3] = [
+        "operation not permitted",
+        "permission denied",
+        "read-only file system",
+    ];
     if PHRASES.contains(&keyword) {
         if let Some(p) = extract_path(line, keyword) {
             return Some(p);
         }
     }
-    PHRASES.iter().find_map(|p| extract_path(line, p)).or_else(|| {
-        sections.iter().flat_map(|s| s.lines()).find_map(|l| PHRASES.iter().find_map(|p| extract_path(l, p)))
-    })
+    PHRASES
+        .iter()
+        .find_map(|p| extract_path(line, p))
+        .or_else(|| {
+            sections
+                .iter()
+                .flat_map(|s| s.lines())
+                .find_map(|l| PHRASES.iter().find_map(|p| extract_path(l, p)))
+        })
 }
 
 /// With a known cwd, relative paths are reported absolute (lexically normalised).
@@ -329,7 +376,9 @@ fn keyword_line_is_denial(keyword: &str, line: &str, ctx: &DenialContext) -> boo
     match keyword {
         "permission denied" => {
             // ssh's `Permission denied (publickey)` is an authentication failure.
-            if contains_ci(line, "permission denied (publickey") || contains_ci(line, "permission denied (password") {
+            if contains_ci(line, "permission denied (publickey")
+                || contains_ci(line, "permission denied (password")
+            {
                 return false;
             }
             match extract_path(line, keyword).and_then(|p| absolutize(&p, ctx.cwd.as_deref())) {
@@ -354,8 +403,15 @@ fn word_in_error_context(line: &str, keyword: &str) -> bool {
     for at in find_all_ci(line, keyword) {
         let after = &line[at + keyword.len()..];
         if keyword == "sandbox" {
-            let lower_after: String = after.chars().take(8).collect::<String>().to_ascii_lowercase();
-            if ["-exec", "_apply", "_init", "_check"].iter().any(|s| lower_after.starts_with(s)) {
+            let lower_after: String = after
+                .chars()
+                .take(8)
+                .collect::<String>()
+                .to_ascii_lowercase();
+            if ["-exec", "_apply", "_init", "_check"]
+                .iter()
+                .any(|s| lower_after.starts_with(s))
+            {
                 let token = token_around(line, at);
                 if !token.contains('/') || token.ends_with("sandbox-exec:") {
                     return true;
@@ -391,8 +447,12 @@ fn word_in_error_context(line: &str, keyword: &str) -> bool {
 
 /// The whitespace-delimited token of `line` containing byte offset `at`.
 fn token_around(line: &str, at: usize) -> &str {
-    let start = line[..at].rfind(char::is_whitespace).map_or(0, |i| i + line[i..].chars().next().map_or(1, char::len_utf8));
-    let end = line[at..].find(char::is_whitespace).map_or(line.len(), |i| at + i);
+    let start = line[..at].rfind(char::is_whitespace).map_or(0, |i| {
+        i + line[i..].chars().next().map_or(1, char::len_utf8)
+    });
+    let end = line[at..]
+        .find(char::is_whitespace)
+        .map_or(line.len(), |i| at + i);
     &line[start..end]
 }
 
@@ -408,7 +468,9 @@ fn is_quoted_token(token: &str) -> bool {
 fn location_prefix_len(line: &str) -> usize {
     let first_token_end = line.find(char::is_whitespace).unwrap_or(line.len());
     let head = &line[..first_token_end];
-    let Some(colon) = head.find(':') else { return 0 };
+    let Some(colon) = head.find(':') else {
+        return 0;
+    };
     let name = &head[..colon];
     if name.is_empty() {
         return 0;
@@ -419,7 +481,10 @@ fn location_prefix_len(line: &str) -> usize {
         return colon + 1 + digits + 1;
     }
     // `name.ext:content` / `dir/name:content` (grep over several files, without -n).
-    let looks_like_file = name.contains('/') || name.rsplit_once('.').is_some_and(|(s, e)| !s.is_empty() && !e.is_empty());
+    let looks_like_file = name.contains('/')
+        || name
+            .rsplit_once('.')
+            .is_some_and(|(s, e)| !s.is_empty() && !e.is_empty());
     if looks_like_file && !rest.is_empty() {
         return colon + 1;
     }

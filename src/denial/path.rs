@@ -52,7 +52,14 @@ fn candidate_from_segment(seg: &str) -> Option<String> {
     if let Some(q) = last_quoted(seg) {
         return Some(q.to_string());
     }
-    for prefix in ["cannot create ", "can't create ", "cannot open ", "can't open ", "cannot remove ", "cannot access "] {
+    for prefix in [
+        "cannot create ",
+        "can't create ",
+        "cannot open ",
+        "can't open ",
+        "cannot remove ",
+        "cannot access ",
+    ] {
         if starts_with_ci(s, prefix) {
             let rest = strip_quotes(&s[prefix.len()..]);
             return (!rest.is_empty()).then(|| rest.to_string());
@@ -63,7 +70,8 @@ fn candidate_from_segment(seg: &str) -> Option<String> {
     }
     // `could not lock config file .git/config`: a trailing path-shaped word.
     let last = strip_quotes(s.rsplit(char::is_whitespace).next().unwrap_or(""));
-    (has_codex_prefix(last) || (last.contains('/') && !last.contains("://") && last.len() > 1)).then(|| last.to_string())
+    (has_codex_prefix(last) || (last.contains('/') && !last.contains("://") && last.len() > 1))
+        .then(|| last.to_string())
 }
 
 /// A bare relative name such as `.git/x`, `out.txt` or `dir/file`: no whitespace, and a `/`, a
@@ -91,13 +99,18 @@ fn last_quoted(s: &str) -> Option<&str> {
     let s = s.trim_end();
     let close = s.char_indices().rev().find(|(_, c)| QUOTES.contains(c))?;
     let inner = &s[..close.0];
-    let open = inner.char_indices().rev().find(|(_, c)| QUOTES.contains(c))?;
+    let open = inner
+        .char_indices()
+        .rev()
+        .find(|(_, c)| QUOTES.contains(c))?;
     let content = &inner[open.0 + open.1.len_utf8()..];
     (!content.is_empty()).then_some(content)
 }
 
 fn path_after(rest: &str) -> Option<String> {
-    let rest = rest.strip_prefix(": ").or_else(|| rest.strip_prefix(", "))?;
+    let rest = rest
+        .strip_prefix(": ")
+        .or_else(|| rest.strip_prefix(", "))?;
     let rest = rest.trim_start();
     if let Some(p) = leading_quoted(rest) {
         return Some(p.to_string());
@@ -119,7 +132,13 @@ fn path_after(rest: &str) -> Option<String> {
 fn leading_quoted(s: &str) -> Option<&str> {
     let q = s.chars().next().filter(|c| QUOTES.contains(c))?;
     let body = &s[q.len_utf8()..];
-    let closing = if q == '\u{2018}' { '\u{2019}' } else if q == '`' { '\'' } else { q };
+    let closing = if q == '\u{2018}' {
+        '\u{2019}'
+    } else if q == '`' {
+        '\''
+    } else {
+        q
+    };
     let end = body.find(|c| c == closing || (q == '`' && c == '`'))?;
     let content = &body[..end];
     (!content.is_empty()).then_some(content)
@@ -179,43 +198,195 @@ mod tests {
 
     #[test]
     fn codex_form() {
-        assert_eq!(ex("bash: /private/tmp/denied: Operation not permitted", "operation not permitted").as_deref(), Some("/private/tmp/denied"));
-        assert_eq!(ex("bash: line 1: ./noexec.sh: Permission denied", "permission denied").as_deref(), Some("./noexec.sh"));
-        assert_eq!(ex("cat: ../up: Permission denied", "permission denied").as_deref(), Some("../up"));
-        assert_eq!(ex("bash: \"/q x\": Read-only file system", "read-only file system").as_deref(), Some("/q x"));
-        assert_eq!(ex("cargo failed: Read-only file system when writing target", "read-only file system"), None);
+        assert_eq!(
+            ex(
+                "bash: /private/tmp/denied: Operation not permitted",
+                "operation not permitted"
+            )
+            .as_deref(),
+            Some("/private/tmp/denied")
+        );
+        assert_eq!(
+            ex(
+                "bash: line 1: ./noexec.sh: Permission denied",
+                "permission denied"
+            )
+            .as_deref(),
+            Some("./noexec.sh")
+        );
+        assert_eq!(
+            ex("cat: ../up: Permission denied", "permission denied").as_deref(),
+            Some("../up")
+        );
+        assert_eq!(
+            ex(
+                "bash: \"/q x\": Read-only file system",
+                "read-only file system"
+            )
+            .as_deref(),
+            Some("/q x")
+        );
+        assert_eq!(
+            ex(
+                "cargo failed: Read-only file system when writing target",
+                "read-only file system"
+            ),
+            None
+        );
         assert_eq!(ex("error: Permission denied", "permission denied"), None);
         assert_eq!(ex("Permission denied", "permission denied"), None);
     }
 
     #[test]
     fn coreutils_forms() {
-        assert_eq!(ex("touch: cannot touch '/p': Read-only file system", "read-only file system").as_deref(), Some("/p"));
-        assert_eq!(ex("mkdir: cannot create directory '/p/d': Read-only file system", "read-only file system").as_deref(), Some("/p/d"));
-        assert_eq!(ex("cp: cannot create regular file '/p/f': Permission denied", "permission denied").as_deref(), Some("/p/f"));
-        assert_eq!(ex("ls: cannot access '/ws/secret/k': No such file or directory", "no such file or directory").as_deref(), Some("/ws/secret/k"));
-        assert_eq!(ex("sh: 1: cannot create /tmp/x: Read-only file system", "read-only file system").as_deref(), Some("/tmp/x"));
-        assert_eq!(ex("bash: out.txt: Read-only file system", "read-only file system").as_deref(), Some("out.txt"));
-        assert_eq!(ex("bash: .git/x: Read-only file system", "read-only file system").as_deref(), Some(".git/x"));
-        assert_eq!(ex("error: could not lock config file .git/config: Read-only file system", "read-only file system").as_deref(), Some(".git/config"));
-        assert_eq!(ex("mkdir: cannot create directory \u{2018}build\u{2019}: Read-only file system", "read-only file system").as_deref(), Some("build"));
-        assert_eq!(ex("fatal: Unable to create '/w/.git/index.lock': Read-only file system", "read-only file system").as_deref(), Some("/w/.git/index.lock"));
+        assert_eq!(
+            ex(
+                "touch: cannot touch '/p': Read-only file system",
+                "read-only file system"
+            )
+            .as_deref(),
+            Some("/p")
+        );
+        assert_eq!(
+            ex(
+                "mkdir: cannot create directory '/p/d': Read-only file system",
+                "read-only file system"
+            )
+            .as_deref(),
+            Some("/p/d")
+        );
+        assert_eq!(
+            ex(
+                "cp: cannot create regular file '/p/f': Permission denied",
+                "permission denied"
+            )
+            .as_deref(),
+            Some("/p/f")
+        );
+        assert_eq!(
+            ex(
+                "ls: cannot access '/ws/secret/k': No such file or directory",
+                "no such file or directory"
+            )
+            .as_deref(),
+            Some("/ws/secret/k")
+        );
+        assert_eq!(
+            ex(
+                "sh: 1: cannot create /tmp/x: Read-only file system",
+                "read-only file system"
+            )
+            .as_deref(),
+            Some("/tmp/x")
+        );
+        assert_eq!(
+            ex(
+                "bash: out.txt: Read-only file system",
+                "read-only file system"
+            )
+            .as_deref(),
+            Some("out.txt")
+        );
+        assert_eq!(
+            ex(
+                "bash: .git/x: Read-only file system",
+                "read-only file system"
+            )
+            .as_deref(),
+            Some(".git/x")
+        );
+        assert_eq!(
+            ex(
+                "error: could not lock config file .git/config: Read-only file system",
+                "read-only file system"
+            )
+            .as_deref(),
+            Some(".git/config")
+        );
+        assert_eq!(
+            ex(
+                "mkdir: cannot create directory \u{2018}build\u{2019}: Read-only file system",
+                "read-only file system"
+            )
+            .as_deref(),
+            Some("build")
+        );
+        assert_eq!(
+            ex(
+                "fatal: Unable to create '/w/.git/index.lock': Read-only file system",
+                "read-only file system"
+            )
+            .as_deref(),
+            Some("/w/.git/index.lock")
+        );
     }
 
     #[test]
     fn python_and_node_forms() {
-        assert_eq!(ex("PermissionError: [Errno 13] Permission denied: '/p'", "permission denied").as_deref(), Some("/p"));
-        assert_eq!(ex("OSError: [Errno 30] Read-only file system: '/p'", "read-only file system").as_deref(), Some("/p"));
-        assert_eq!(ex("FileNotFoundError: [Errno 2] No such file or directory: 'secret/k'", "no such file or directory").as_deref(), Some("secret/k"));
-        assert_eq!(ex("Error: EACCES: permission denied, open '/p'", "permission denied").as_deref(), Some("/p"));
-        assert_eq!(ex("Error: EROFS: read-only file system, open '/p'", "read-only file system").as_deref(), Some("/p"));
-        assert_eq!(ex("Error: EPERM: operation not permitted, open '/p'", "operation not permitted").as_deref(), Some("/p"));
-        assert_eq!(ex("[Error: ENOENT: no such file or directory, scandir '/s'] {", "no such file or directory").as_deref(), Some("/s"));
+        assert_eq!(
+            ex(
+                "PermissionError: [Errno 13] Permission denied: '/p'",
+                "permission denied"
+            )
+            .as_deref(),
+            Some("/p")
+        );
+        assert_eq!(
+            ex(
+                "OSError: [Errno 30] Read-only file system: '/p'",
+                "read-only file system"
+            )
+            .as_deref(),
+            Some("/p")
+        );
+        assert_eq!(
+            ex(
+                "FileNotFoundError: [Errno 2] No such file or directory: 'secret/k'",
+                "no such file or directory"
+            )
+            .as_deref(),
+            Some("secret/k")
+        );
+        assert_eq!(
+            ex(
+                "Error: EACCES: permission denied, open '/p'",
+                "permission denied"
+            )
+            .as_deref(),
+            Some("/p")
+        );
+        assert_eq!(
+            ex(
+                "Error: EROFS: read-only file system, open '/p'",
+                "read-only file system"
+            )
+            .as_deref(),
+            Some("/p")
+        );
+        assert_eq!(
+            ex(
+                "Error: EPERM: operation not permitted, open '/p'",
+                "operation not permitted"
+            )
+            .as_deref(),
+            Some("/p")
+        );
+        assert_eq!(
+            ex(
+                "[Error: ENOENT: no such file or directory, scandir '/s'] {",
+                "no such file or directory"
+            )
+            .as_deref(),
+            Some("/s")
+        );
     }
 
     #[test]
     fn lexical_paths() {
-        assert_eq!(absolutize("./a/../b", Some(Path::new("/ws"))), Some(PathBuf::from("/ws/b")));
+        assert_eq!(
+            absolutize("./a/../b", Some(Path::new("/ws"))),
+            Some(PathBuf::from("/ws/b"))
+        );
         assert_eq!(absolutize("/x/./y/..", None), Some(PathBuf::from("/x")));
         assert_eq!(absolutize("rel", None), None);
         assert!(is_under(Path::new("/ws/a"), Path::new("/ws")));

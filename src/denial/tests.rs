@@ -7,7 +7,13 @@ use crate::platform::SandboxType::{Bwrap, Seatbelt};
 use crate::policy::{ResolvedPolicy, TmpMode, UnixSockets, WritableRoot};
 
 fn out<'a>(exit: i32, stdout: &'a str, stderr: &'a str, aggregated: &'a str) -> CommandOutput<'a> {
-    CommandOutput { exit_code: Some(exit), signal: None, stdout, stderr, aggregated }
+    CommandOutput {
+        exit_code: Some(exit),
+        signal: None,
+        stdout,
+        stderr,
+        aggregated,
+    }
 }
 
 fn err(exit: i32, stderr: &str) -> CommandOutput<'_> {
@@ -31,7 +37,8 @@ fn with_ctx(o: &CommandOutput, ctx: &DenialContext) -> Option<SandboxDenial> {
 }
 
 fn reason(d: &Option<SandboxDenial>) -> Option<(&'static str, &'static str, Option<&str>)> {
-    d.as_ref().map(|d| (d.reason.as_str(), d.kind.as_str(), d.path.as_deref()))
+    d.as_ref()
+        .map(|d| (d.reason.as_str(), d.kind.as_str(), d.path.as_deref()))
 }
 
 // ---- core/src/exec_tests.rs (is_likely_sandbox_denied) ----
@@ -49,35 +56,56 @@ fn sandbox_detection_requires_keywords() {
 #[test]
 fn sandbox_detection_identifies_keyword_in_stderr() {
     // #2
-    assert!(is_likely_sandbox_denied(Bwrap, &out(1, "", "Operation not permitted", "")));
+    assert!(is_likely_sandbox_denied(
+        Bwrap,
+        &out(1, "", "Operation not permitted", "")
+    ));
     assert!(classify(Bwrap, &out(1, "", "Operation not permitted", "")).is_some());
 }
 
 #[test]
 fn sandbox_detection_respects_quick_reject_exit_codes() {
     // #3
-    assert!(!is_likely_sandbox_denied(Bwrap, &out(127, "", "command not found", "")));
+    assert!(!is_likely_sandbox_denied(
+        Bwrap,
+        &out(127, "", "command not found", "")
+    ));
     assert!(classify(Bwrap, &out(127, "", "command not found", "")).is_none());
 }
 
 #[test]
 fn sandbox_detection_ignores_non_sandbox_mode() {
     // #4
-    assert!(!is_likely_sandbox_denied(SandboxType::None, &out(1, "", "Operation not permitted", "")));
-    assert!(classify(SandboxType::None, &out(1, "", "Operation not permitted", "")).is_none());
+    assert!(!is_likely_sandbox_denied(
+        SandboxType::None,
+        &out(1, "", "Operation not permitted", "")
+    ));
+    assert!(classify(
+        SandboxType::None,
+        &out(1, "", "Operation not permitted", "")
+    )
+    .is_none());
 }
 
 #[test]
 fn sandbox_detection_ignores_network_policy_text_in_non_sandbox_mode() {
     // #5
-    assert!(!is_likely_sandbox_denied(SandboxType::None, &out(0, "", "", NET_DECISION_DENY)));
+    assert!(!is_likely_sandbox_denied(
+        SandboxType::None,
+        &out(0, "", "", NET_DECISION_DENY)
+    ));
     assert!(classify(SandboxType::None, &out(0, "", "", NET_DECISION_DENY)).is_none());
 }
 
 #[test]
 fn sandbox_detection_uses_aggregated_output() {
     // #6
-    let o = out(101, "", "", "cargo failed: Read-only file system when writing target");
+    let o = out(
+        101,
+        "",
+        "",
+        "cargo failed: Read-only file system when writing target",
+    );
     assert!(is_likely_sandbox_denied(Seatbelt, &o));
     assert!(classify(Seatbelt, &o).is_some());
 }
@@ -85,7 +113,10 @@ fn sandbox_detection_uses_aggregated_output() {
 #[test]
 fn sandbox_detection_ignores_network_policy_text_with_zero_exit_code() {
     // #7
-    assert!(!is_likely_sandbox_denied(Bwrap, &out(0, "", "", NET_DECISION_ASK)));
+    assert!(!is_likely_sandbox_denied(
+        Bwrap,
+        &out(0, "", "", NET_DECISION_ASK)
+    ));
     assert!(classify(Bwrap, &out(0, "", "", NET_DECISION_ASK)).is_none());
 }
 
@@ -93,7 +124,10 @@ fn sandbox_detection_ignores_network_policy_text_with_zero_exit_code() {
 fn sandbox_detection_flags_sigsys_exit_code() {
     // #8
     assert!(is_likely_sandbox_denied(Bwrap, &out(159, "", "", "")));
-    assert!(!is_likely_sandbox_denied(Seatbelt, &out(159, "", "", "")), "Seatbelt is never checked for SIGSYS");
+    assert!(
+        !is_likely_sandbox_denied(Seatbelt, &out(159, "", "", "")),
+        "Seatbelt is never checked for SIGSYS"
+    );
 }
 
 // ---- sandboxing/src/violation_tests.rs (classify_filesystem_sandbox_violation) ----
@@ -102,7 +136,10 @@ fn sandbox_detection_flags_sigsys_exit_code() {
 fn classifies_each_keyword_as_denied() {
     // #9a–g
     for (kw, want) in [
-        ("operation not permitted", DenialReason::OperationNotPermitted),
+        (
+            "operation not permitted",
+            DenialReason::OperationNotPermitted,
+        ),
         ("permission denied", DenialReason::PermissionDenied),
         ("read-only file system", DenialReason::ReadOnlyFileSystem),
         ("seccomp", DenialReason::PolicyDenied),
@@ -131,11 +168,19 @@ fn classifies_policy_keywords_as_policy_denied() {
 fn quick_reject_and_keyword_precedence() {
     // #11a–d
     assert!(classify(Bwrap, &out(127, "", "command not found", "")).is_none());
-    let d = classify(Bwrap, &out(127, "", "Permission denied", "")).expect("keyword beats quick reject");
+    let d = classify(Bwrap, &out(127, "", "Permission denied", ""))
+        .expect("keyword beats quick reject");
     assert_eq!(d.reason, DenialReason::PermissionDenied);
-    assert!(is_likely_sandbox_denied(Bwrap, &out(127, "", "Permission denied", "")));
+    assert!(is_likely_sandbox_denied(
+        Bwrap,
+        &out(127, "", "Permission denied", "")
+    ));
     assert!(classify(Bwrap, &out(0, "", "Operation not permitted", "")).is_none());
-    assert!(classify(SandboxType::None, &out(1, "", "Operation not permitted", "")).is_none());
+    assert!(classify(
+        SandboxType::None,
+        &out(1, "", "Operation not permitted", "")
+    )
+    .is_none());
 }
 
 #[test]
@@ -173,11 +218,25 @@ fn classifies_aggregated_read_only_file_system() {
 fn classifies_sigsys_exit_code() {
     // #15a (bubblewrap) and #15b (legacy landlock: also our bwrap)
     let d = classify(Bwrap, &out(159, "", "", "")).unwrap();
-    assert_eq!((d.reason, d.kind, d.path, d.snippet.as_str()), (DenialReason::Sigsys, DenialKind::Process, None, ""));
-    let by_signal = CommandOutput { exit_code: None, signal: Some("SIGSYS"), ..Default::default() };
+    assert_eq!(
+        (d.reason, d.kind, d.path, d.snippet.as_str()),
+        (DenialReason::Sigsys, DenialKind::Process, None, "")
+    );
+    let by_signal = CommandOutput {
+        exit_code: None,
+        signal: Some("SIGSYS"),
+        ..Default::default()
+    };
     assert!(is_likely_sandbox_denied(Bwrap, &by_signal));
-    assert_eq!(classify(Bwrap, &by_signal).unwrap().reason, DenialReason::Sigsys);
-    let by_other_signal = CommandOutput { exit_code: None, signal: Some("SIGKILL"), ..Default::default() };
+    assert_eq!(
+        classify(Bwrap, &by_signal).unwrap().reason,
+        DenialReason::Sigsys
+    );
+    let by_other_signal = CommandOutput {
+        exit_code: None,
+        signal: Some("SIGKILL"),
+        ..Default::default()
+    };
     assert!(!is_likely_sandbox_denied(Bwrap, &by_other_signal));
     assert!(classify(Bwrap, &by_other_signal).is_none());
     assert!(classify(Seatbelt, &by_signal).is_none());
@@ -186,7 +245,11 @@ fn classifies_sigsys_exit_code() {
 #[test]
 fn ignores_unsandboxed_output() {
     // #16
-    assert!(classify(SandboxType::None, &out(1, "", "Operation not permitted", "")).is_none());
+    assert!(classify(
+        SandboxType::None,
+        &out(1, "", "Operation not permitted", "")
+    )
+    .is_none());
 }
 
 // ---- ordering, snippet, serialization ----
@@ -194,20 +257,47 @@ fn ignores_unsandboxed_output() {
 #[test]
 fn sections_then_keywords_in_codex_order() {
     // stderr is looked at before stdout, whatever the keyword order.
-    let d = classify(Bwrap, &out(1, "x: Operation not permitted", "y: /a: Read-only file system", "")).unwrap();
+    let d = classify(
+        Bwrap,
+        &out(
+            1,
+            "x: Operation not permitted",
+            "y: /a: Read-only file system",
+            "",
+        ),
+    )
+    .unwrap();
     assert_eq!(d.reason, DenialReason::ReadOnlyFileSystem);
     assert_eq!(d.path.as_deref(), Some("/a"));
     // Within a section, keywords in list order.
-    let d = classify(Bwrap, &err(1, "a: /r: Read-only file system\nb: /o: Operation not permitted")).unwrap();
-    assert_eq!((d.reason, d.path.as_deref()), (DenialReason::OperationNotPermitted, Some("/o")));
+    let d = classify(
+        Bwrap,
+        &err(
+            1,
+            "a: /r: Read-only file system\nb: /o: Operation not permitted",
+        ),
+    )
+    .unwrap();
+    assert_eq!(
+        (d.reason, d.path.as_deref()),
+        (DenialReason::OperationNotPermitted, Some("/o"))
+    );
 }
 
 #[test]
 fn snippet_is_at_most_512_chars_and_holds_the_match() {
-    let long = format!("{}\ntouch: cannot touch '/x': Read-only file system\n{}", "é".repeat(2000), "z".repeat(100));
+    let long = format!(
+        "{}\ntouch: cannot touch '/x': Read-only file system\n{}",
+        "é".repeat(2000),
+        "z".repeat(100)
+    );
     let d = classify(Bwrap, &err(1, &long)).unwrap();
     assert!(d.snippet.chars().count() <= 512);
-    assert!(d.snippet.starts_with("touch: cannot touch '/x'"), "{}", d.snippet);
+    assert!(
+        d.snippet.starts_with("touch: cannot touch '/x'"),
+        "{}",
+        d.snippet
+    );
     assert_eq!(d.path.as_deref(), Some("/x"));
 }
 
@@ -215,9 +305,15 @@ fn snippet_is_at_most_512_chars_and_holds_the_match() {
 fn serializes_camel_case_snake_reasons() {
     let d = classify(Bwrap, &err(1, "bash: /x: Read-only file system")).unwrap();
     let v = serde_json::to_value(&d).unwrap();
-    assert_eq!(v, json!({"reason": "read_only_file_system", "kind": "filesystem", "path": "/x", "snippet": "bash: /x: Read-only file system"}));
+    assert_eq!(
+        v,
+        json!({"reason": "read_only_file_system", "kind": "filesystem", "path": "/x", "snippet": "bash: /x: Read-only file system"})
+    );
     for (r, s) in [
-        (DenialReason::OperationNotPermitted, "operation_not_permitted"),
+        (
+            DenialReason::OperationNotPermitted,
+            "operation_not_permitted",
+        ),
         (DenialReason::PermissionDenied, "permission_denied"),
         (DenialReason::ReadOnlyFileSystem, "read_only_file_system"),
         (DenialReason::NetworkUnreachable, "network_unreachable"),
@@ -228,7 +324,10 @@ fn serializes_camel_case_snake_reasons() {
         assert_eq!(serde_json::to_value(r).unwrap(), json!(s));
         assert_eq!(r.as_str(), s);
     }
-    assert_eq!(serde_json::to_value(DenialKind::Process).unwrap(), json!("process"));
+    assert_eq!(
+        serde_json::to_value(DenialKind::Process).unwrap(),
+        json!("process")
+    );
 }
 
 // ---- path formats through the classifier ----
@@ -236,18 +335,58 @@ fn serializes_camel_case_snake_reasons() {
 #[test]
 fn path_formats() {
     for (stderr, want, path) in [
-        ("PermissionError: [Errno 13] Permission denied: '/etc/x'", "permission_denied", "/etc/x"),
-        ("OSError: [Errno 30] Read-only file system: '/usr/x'", "read_only_file_system", "/usr/x"),
-        ("Error: EACCES: permission denied, open '/etc/y'", "permission_denied", "/etc/y"),
-        ("Error: EROFS: read-only file system, open '/usr/y'", "read_only_file_system", "/usr/y"),
-        ("Error: EPERM: operation not permitted, open '/usr/z'", "operation_not_permitted", "/usr/z"),
-        ("touch: cannot touch '/opt/t': Read-only file system", "read_only_file_system", "/opt/t"),
-        ("mkdir: cannot create directory '/opt/d': Read-only file system", "read_only_file_system", "/opt/d"),
-        ("cp: cannot create regular file '/opt/f': Permission denied", "permission_denied", "/opt/f"),
-        ("sh: 1: cannot create /tmp/x: Read-only file system", "read_only_file_system", "/tmp/x"),
+        (
+            "PermissionError: [Errno 13] Permission denied: '/etc/x'",
+            "permission_denied",
+            "/etc/x",
+        ),
+        (
+            "OSError: [Errno 30] Read-only file system: '/usr/x'",
+            "read_only_file_system",
+            "/usr/x",
+        ),
+        (
+            "Error: EACCES: permission denied, open '/etc/y'",
+            "permission_denied",
+            "/etc/y",
+        ),
+        (
+            "Error: EROFS: read-only file system, open '/usr/y'",
+            "read_only_file_system",
+            "/usr/y",
+        ),
+        (
+            "Error: EPERM: operation not permitted, open '/usr/z'",
+            "operation_not_permitted",
+            "/usr/z",
+        ),
+        (
+            "touch: cannot touch '/opt/t': Read-only file system",
+            "read_only_file_system",
+            "/opt/t",
+        ),
+        (
+            "mkdir: cannot create directory '/opt/d': Read-only file system",
+            "read_only_file_system",
+            "/opt/d",
+        ),
+        (
+            "cp: cannot create regular file '/opt/f': Permission denied",
+            "permission_denied",
+            "/opt/f",
+        ),
+        (
+            "sh: 1: cannot create /tmp/x: Read-only file system",
+            "read_only_file_system",
+            "/tmp/x",
+        ),
     ] {
         let d = classify(Bwrap, &err(1, stderr));
-        assert_eq!(reason(&d), Some((want, "filesystem", Some(path))), "{stderr}");
+        assert_eq!(
+            reason(&d),
+            Some((want, "filesystem", Some(path))),
+            "{stderr}"
+        );
     }
 }
 
@@ -255,9 +394,19 @@ fn path_formats() {
 fn relative_paths_are_resolved_against_the_cwd_with_a_context() {
     let ctx = ws_ctx();
     let d = with_ctx(&err(1, "bash: .git/config: Read-only file system"), &ctx);
-    assert_eq!(reason(&d), Some(("read_only_file_system", "filesystem", Some("/ws/.git/config"))));
+    assert_eq!(
+        reason(&d),
+        Some((
+            "read_only_file_system",
+            "filesystem",
+            Some("/ws/.git/config")
+        ))
+    );
     let d = classify(Bwrap, &err(1, "bash: .git/config: Read-only file system"));
-    assert_eq!(reason(&d), Some(("read_only_file_system", "filesystem", Some(".git/config"))));
+    assert_eq!(
+        reason(&d),
+        Some(("read_only_file_system", "filesystem", Some(".git/config")))
+    );
 }
 
 // ---- precision rules (with a context) ----
@@ -267,32 +416,63 @@ fn permission_denied_inside_a_writable_root_is_ordinary() {
     let ctx = ws_ctx();
     let o = err(126, "bash: line 1: ./noexec.sh: Permission denied");
     assert!(with_ctx(&o, &ctx).is_none());
-    assert!(classify(Bwrap, &o).is_some(), "without a context: Codex's verdict");
-    let o = err(1, "PermissionError: [Errno 13] Permission denied: '/ws/data/locked.txt'");
+    assert!(
+        classify(Bwrap, &o).is_some(),
+        "without a context: Codex's verdict"
+    );
+    let o = err(
+        1,
+        "PermissionError: [Errno 13] Permission denied: '/ws/data/locked.txt'",
+    );
     assert!(with_ctx(&o, &ctx).is_none());
     // Outside the writable roots, or under a read-only carve-out: still a denial.
     let o = err(1, "cat: /etc/shadow-ish: Permission denied");
-    assert_eq!(reason(&with_ctx(&o, &ctx)), Some(("permission_denied", "filesystem", Some("/etc/shadow-ish"))));
+    assert_eq!(
+        reason(&with_ctx(&o, &ctx)),
+        Some(("permission_denied", "filesystem", Some("/etc/shadow-ish")))
+    );
     let o = err(1, "bash: /ws/locked/f: Permission denied");
-    assert_eq!(reason(&with_ctx(&o, &ctx)), Some(("permission_denied", "filesystem", Some("/ws/locked/f"))));
+    assert_eq!(
+        reason(&with_ctx(&o, &ctx)),
+        Some(("permission_denied", "filesystem", Some("/ws/locked/f")))
+    );
     let o = err(1, "bash: /ws/.git/hooks/x: Permission denied");
     assert!(with_ctx(&o, &ctx).is_some(), ".git is a carve-out");
     // No path: keep Codex's verdict.
     assert!(with_ctx(&err(1, "Permission denied"), &ctx).is_some());
     // ssh authentication failures are not sandbox denials.
-    assert!(with_ctx(&err(255, "git@github.com: Permission denied (publickey)."), &ctx).is_none());
+    assert!(with_ctx(
+        &err(255, "git@github.com: Permission denied (publickey)."),
+        &ctx
+    )
+    .is_none());
     // A later, real denial in the same output is still found.
-    let o = err(1, "bash: ./noexec.sh: Permission denied\ntouch: cannot touch '/etc/x': Read-only file system");
-    assert_eq!(reason(&with_ctx(&o, &ctx)), Some(("read_only_file_system", "filesystem", Some("/etc/x"))));
+    let o = err(
+        1,
+        "bash: ./noexec.sh: Permission denied\ntouch: cannot touch '/etc/x': Read-only file system",
+    );
+    assert_eq!(
+        reason(&with_ctx(&o, &ctx)),
+        Some(("read_only_file_system", "filesystem", Some("/etc/x")))
+    );
 }
 
 #[test]
 fn read_only_file_system_inside_a_writable_root_is_still_a_denial() {
     let ctx = ws_ctx();
-    let o = err(1, "touch: cannot touch '/ws/locked/a': Read-only file system");
-    assert_eq!(reason(&with_ctx(&o, &ctx)), Some(("read_only_file_system", "filesystem", Some("/ws/locked/a"))));
+    let o = err(
+        1,
+        "touch: cannot touch '/ws/locked/a': Read-only file system",
+    );
+    assert_eq!(
+        reason(&with_ctx(&o, &ctx)),
+        Some(("read_only_file_system", "filesystem", Some("/ws/locked/a")))
+    );
     let o = err(1, "touch: cannot touch 'plain.txt': Read-only file system");
-    assert_eq!(reason(&with_ctx(&o, &ctx)), Some(("read_only_file_system", "filesystem", Some("/ws/plain.txt"))));
+    assert_eq!(
+        reason(&with_ctx(&o, &ctx)),
+        Some(("read_only_file_system", "filesystem", Some("/ws/plain.txt")))
+    );
 }
 
 #[test]
@@ -300,18 +480,30 @@ fn sandbox_inside_a_file_name_is_not_a_denial_with_a_context() {
     let ctx = ws_ctx();
     for (exit, stderr) in [
         (1, "cat: ./sandbox/test.txt: No such file or directory"),
-        (101, "error[E0425]: cannot find value `x` in this scope\n --> src/sandbox.rs:12:5"),
+        (
+            101,
+            "error[E0425]: cannot find value `x` in this scope\n --> src/sandbox.rs:12:5",
+        ),
         (1, "src/sandbox.rs:12: unused variable"),
         (1, "sandbox.txt:1:hello\nnotes.md:3:the sandbox blocked it"),
         (1, "notes/sandbox-plan.md: error opening"),
         (1, "ls: cannot access 'sandbox': No such file or directory"),
-        (1, "thread 'main' panicked at src/main.rs:3:5: my_sandbox failed"),
+        (
+            1,
+            "thread 'main' panicked at src/main.rs:3:5: my_sandbox failed",
+        ),
         (1, "test sandbox::tests::spawn ... FAILED"),
         (1, "the word seccomp appears in this log line"),
-        (1, "Traceback:\n  File \"/ws/landlock/run.py\", line 3\nValueError: bad"),
+        (
+            1,
+            "Traceback:\n  File \"/ws/landlock/run.py\", line 3\nValueError: bad",
+        ),
     ] {
         let o = err(exit, stderr);
-        assert!(is_likely_sandbox_denied(Bwrap, &o), "Codex flags {stderr:?}");
+        assert!(
+            is_likely_sandbox_denied(Bwrap, &o),
+            "Codex flags {stderr:?}"
+        );
         assert_eq!(with_ctx(&o, &ctx), None, "{stderr:?}");
     }
 }
@@ -320,12 +512,21 @@ fn sandbox_inside_a_file_name_is_not_a_denial_with_a_context() {
 fn sandbox_words_in_an_error_context_are_denials_with_a_context() {
     let ctx = ws_ctx();
     for (stderr, kind) in [
-        ("sandbox-exec: sandbox_apply: Operation not permitted", "filesystem"),
+        (
+            "sandbox-exec: sandbox_apply: Operation not permitted",
+            "filesystem",
+        ),
         ("write denied by sandbox", "filesystem"),
-        ("Sandbox: touch(123) deny(1) file-write-create /x", "filesystem"),
+        (
+            "Sandbox: touch(123) deny(1) file-write-create /x",
+            "filesystem",
+        ),
         ("blocked by seccomp filter", "process"),
         ("landlock: access denied", "filesystem"),
-        ("Sandbox: curl(9) deny(1) network-outbound 1.1.1.1:443", "network"),
+        (
+            "Sandbox: curl(9) deny(1) network-outbound 1.1.1.1:443",
+            "network",
+        ),
     ] {
         let d = with_ctx(&err(1, stderr), &ctx);
         assert!(d.is_some(), "{stderr:?}");
@@ -336,7 +537,10 @@ fn sandbox_words_in_an_error_context_are_denials_with_a_context() {
 #[test]
 fn network_failures_are_denials_only_with_the_network_off() {
     let off = ws_ctx();
-    let on = DenialContext { network: true, ..ws_ctx() };
+    let on = DenialContext {
+        network: true,
+        ..ws_ctx()
+    };
     for stderr in [
         "OSError: [Errno 101] Network is unreachable",
         "socket.gaierror: [Errno -3] Temporary failure in name resolution",
@@ -346,31 +550,67 @@ fn network_failures_are_denials_only_with_the_network_off() {
         "connect ENETUNREACH 1.1.1.1:80 - Local (0.0.0.0:0)",
     ] {
         let o = err(1, stderr);
-        assert_eq!(reason(&classify(Bwrap, &o)), Some(("network_unreachable", "network", None)), "{stderr}");
-        assert_eq!(reason(&with_ctx(&o, &off)), Some(("network_unreachable", "network", None)), "{stderr}");
+        assert_eq!(
+            reason(&classify(Bwrap, &o)),
+            Some(("network_unreachable", "network", None)),
+            "{stderr}"
+        );
+        assert_eq!(
+            reason(&with_ctx(&o, &off)),
+            Some(("network_unreachable", "network", None)),
+            "{stderr}"
+        );
         assert_eq!(with_ctx(&o, &on), None, "{stderr}");
         assert_eq!(classify(SandboxType::None, &o), None);
-        assert!(!is_likely_sandbox_denied(Bwrap, &o), "not one of Codex's keywords");
+        assert!(
+            !is_likely_sandbox_denied(Bwrap, &o),
+            "not one of Codex's keywords"
+        );
     }
     // curl to an IP with no network: only a denial when a context says the network was off.
-    let o = err(7, "curl: (7) Failed to connect to 1.1.1.1 port 80 after 0 ms: Couldn't connect to server");
+    let o = err(
+        7,
+        "curl: (7) Failed to connect to 1.1.1.1 port 80 after 0 ms: Couldn't connect to server",
+    );
     assert_eq!(classify(Bwrap, &o), None);
-    assert_eq!(reason(&with_ctx(&o, &off)), Some(("network_unreachable", "network", None)));
+    assert_eq!(
+        reason(&with_ctx(&o, &off)),
+        Some(("network_unreachable", "network", None))
+    );
     assert_eq!(with_ctx(&o, &on), None);
     // Connection refused is never one.
-    assert_eq!(with_ctx(&err(1, "ConnectionRefusedError: [Errno 111] Connection refused"), &off), None);
+    assert_eq!(
+        with_ctx(
+            &err(1, "ConnectionRefusedError: [Errno 111] Connection refused"),
+            &off
+        ),
+        None
+    );
 }
 
 #[test]
 fn operation_not_permitted_on_a_socket_is_a_network_denial() {
     let tb = "Traceback (most recent call last):\n  File \"<string>\", line 1, in <module>\n    s.connect('/run/docker.sock')\nPermissionError: [Errno 1] Operation not permitted";
     let d = classify(Bwrap, &err(1, tb)).unwrap();
-    assert_eq!((d.reason.as_str(), d.kind.as_str()), ("operation_not_permitted", "network"));
+    assert_eq!(
+        (d.reason.as_str(), d.kind.as_str()),
+        ("operation_not_permitted", "network")
+    );
     let d = classify(Bwrap, &err(1, "connect EPERM /tmp/x.sock")).unwrap();
-    assert_eq!((d.reason.as_str(), d.kind.as_str(), d.path.as_deref()), ("operation_not_permitted", "network", Some("/tmp/x.sock")));
+    assert_eq!(
+        (d.reason.as_str(), d.kind.as_str(), d.path.as_deref()),
+        ("operation_not_permitted", "network", Some("/tmp/x.sock"))
+    );
     let d = classify(Bwrap, &err(1, "socket: Operation not permitted")).unwrap();
     assert_eq!(d.kind, DenialKind::Network);
-    let d = classify(Bwrap, &err(1, "chown: changing ownership of '/ws/a': Operation not permitted")).unwrap();
+    let d = classify(
+        Bwrap,
+        &err(
+            1,
+            "chown: changing ownership of '/ws/a': Operation not permitted",
+        ),
+    )
+    .unwrap();
     assert_eq!(d.kind, DenialKind::Filesystem);
 }
 
@@ -378,19 +618,58 @@ fn operation_not_permitted_on_a_socket_is_a_network_denial() {
 fn deny_read_paths_reading_as_missing_are_policy_denials() {
     let ctx = ws_ctx();
     for (exit, stderr, path) in [
-        (1, "cat: /ws/secret/key: No such file or directory", "/ws/secret/key"),
-        (2, "ls: cannot access 'secret/key': No such file or directory", "/ws/secret/key"),
-        (1, "FileNotFoundError: [Errno 2] No such file or directory: '/home/u/.ssh/id_rsa'", "/home/u/.ssh/id_rsa"),
-        (1, "Error: ENOENT: no such file or directory, open '/ws/secret/a/../b'", "/ws/secret/b"),
-        (1, "cat: /ws/secret: No such file or directory", "/ws/secret"),
+        (
+            1,
+            "cat: /ws/secret/key: No such file or directory",
+            "/ws/secret/key",
+        ),
+        (
+            2,
+            "ls: cannot access 'secret/key': No such file or directory",
+            "/ws/secret/key",
+        ),
+        (
+            1,
+            "FileNotFoundError: [Errno 2] No such file or directory: '/home/u/.ssh/id_rsa'",
+            "/home/u/.ssh/id_rsa",
+        ),
+        (
+            1,
+            "Error: ENOENT: no such file or directory, open '/ws/secret/a/../b'",
+            "/ws/secret/b",
+        ),
+        (
+            1,
+            "cat: /ws/secret: No such file or directory",
+            "/ws/secret",
+        ),
     ] {
         let d = with_ctx(&err(exit, stderr), &ctx);
-        assert_eq!(reason(&d), Some(("policy_denied", "filesystem", Some(path))), "{stderr}");
+        assert_eq!(
+            reason(&d),
+            Some(("policy_denied", "filesystem", Some(path))),
+            "{stderr}"
+        );
     }
     // Other missing files are ordinary; without a context there is nothing to go on.
-    assert_eq!(with_ctx(&err(1, "cat: /ws/secretive: No such file or directory"), &ctx), None);
-    assert_eq!(with_ctx(&err(1, "cat: missing.txt: No such file or directory"), &ctx), None);
-    assert_eq!(classify(Bwrap, &err(1, "cat: /ws/secret/key: No such file or directory")), None);
+    assert_eq!(
+        with_ctx(
+            &err(1, "cat: /ws/secretive: No such file or directory"),
+            &ctx
+        ),
+        None
+    );
+    assert_eq!(
+        with_ctx(&err(1, "cat: missing.txt: No such file or directory"), &ctx),
+        None
+    );
+    assert_eq!(
+        classify(
+            Bwrap,
+            &err(1, "cat: /ws/secret/key: No such file or directory")
+        ),
+        None
+    );
 }
 
 #[test]
@@ -400,7 +679,10 @@ fn ordinary_failures_are_not_denials() {
         (1, ""),
         (2, "grep: nothing.txt: No such file or directory"),
         (127, "bash: line 1: nosuchcmd: command not found"),
-        (1, "Traceback (most recent call last):\nZeroDivisionError: division by zero"),
+        (
+            1,
+            "Traceback (most recent call last):\nZeroDivisionError: division by zero",
+        ),
     ] {
         let o = err(exit, stderr);
         assert_eq!(classify(Bwrap, &o), None, "{stderr}");
@@ -408,13 +690,26 @@ fn ordinary_failures_are_not_denials() {
     }
     // danger-full-access: nothing was restricted.
     let full = DenialContext::from_json(&json!("danger-full-access")).unwrap();
-    assert_eq!(with_ctx(&err(1, "bash: /x: Read-only file system"), &full), None);
+    assert_eq!(
+        with_ctx(&err(1, "bash: /x: Read-only file system"), &full),
+        None
+    );
 }
 
 #[test]
 fn sigsys_with_a_shell_message() {
-    let d = with_ctx(&err(159, "bash: line 1:    12 Bad system call         mkdir /ws/x"), &ws_ctx()).unwrap();
-    assert_eq!((d.reason, d.kind), (DenialReason::Sigsys, DenialKind::Process));
+    let d = with_ctx(
+        &err(
+            159,
+            "bash: line 1:    12 Bad system call         mkdir /ws/x",
+        ),
+        &ws_ctx(),
+    )
+    .unwrap();
+    assert_eq!(
+        (d.reason, d.kind),
+        (DenialReason::Sigsys, DenialKind::Process)
+    );
     assert!(d.snippet.contains("Bad system call"));
 }
 
@@ -427,7 +722,10 @@ fn context_from_resolved_policy() {
         writable_roots: vec![WritableRoot {
             root: "/ws".into(),
             read_only: vec!["/ws/.git".into()],
-            missing_read_only: vec![crate::policy::MissingReadOnly { path: "/ws/.env".into(), kind: crate::policy::PlaceholderKind::File }],
+            missing_read_only: vec![crate::policy::MissingReadOnly {
+                path: "/ws/.env".into(),
+                kind: crate::policy::PlaceholderKind::File,
+            }],
         }],
         deny_read: vec!["/ws/secret".into()],
         read_only_paths: vec!["/etc/x".into()],
@@ -450,7 +748,10 @@ fn context_from_resolved_policy() {
 #[test]
 fn context_from_json_is_lenient() {
     let ctx = DenialContext::from_json(&json!("read-only")).unwrap();
-    assert_eq!((ctx.mode, ctx.network, ctx.writable_roots.len()), (SandboxMode::ReadOnly, false, 0));
+    assert_eq!(
+        (ctx.mode, ctx.network, ctx.writable_roots.len()),
+        (SandboxMode::ReadOnly, false, 0)
+    );
     assert!(DenialContext::from_json(&json!("bogus")).is_err());
     assert!(DenialContext::from_json(&json!(42)).is_err());
     assert!(DenialContext::from_json(&json!({"mode": "nope"})).is_err());
@@ -460,19 +761,32 @@ fn context_from_json_is_lenient() {
         "network": "yes", "unknown": true
     }))
     .unwrap();
-    assert_eq!(ctx.writable_roots, vec!["/a".into(), std::path::PathBuf::from("/c"), "/tmp".into()]);
+    assert_eq!(
+        ctx.writable_roots,
+        vec!["/a".into(), std::path::PathBuf::from("/c"), "/tmp".into()]
+    );
     assert_eq!(ctx.deny_read, vec![std::path::PathBuf::from("/s")]);
     assert!(!ctx.network);
-    assert!(!ctx.is_writable("/a/.git/HEAD".as_ref()), "protectGit defaults to true");
-    assert!(ctx.is_writable("/tmp/x".as_ref()), "tmp defaults to writable in workspace-write");
+    assert!(
+        !ctx.is_writable("/a/.git/HEAD".as_ref()),
+        "protectGit defaults to true"
+    );
+    assert!(
+        ctx.is_writable("/tmp/x".as_ref()),
+        "tmp defaults to writable in workspace-write"
+    );
 
-    let ctx = DenialContext::from_json(&json!({"mode": "workspace-write", "protectGit": false, "tmp": "read-only", "cwd": "/w"})).unwrap();
+    let ctx = DenialContext::from_json(
+        &json!({"mode": "workspace-write", "protectGit": false, "tmp": "read-only", "cwd": "/w"}),
+    )
+    .unwrap();
     assert!(ctx.is_writable("/w/.git/HEAD".as_ref()));
     assert!(!ctx.is_writable("/tmp/x".as_ref()));
     assert_eq!(ctx.cwd.as_deref(), Some("/w".as_ref()));
 
     // Spawn options holding `sandbox` and `cwd`.
-    let ctx = DenialContext::from_json(&json!({"sandbox": "workspace-write", "cwd": "/proj"})).unwrap();
+    let ctx =
+        DenialContext::from_json(&json!({"sandbox": "workspace-write", "cwd": "/proj"})).unwrap();
     assert!(ctx.is_writable("/proj/src/a.rs".as_ref()));
     assert!(!ctx.is_writable("/proj/.git/x".as_ref()));
 

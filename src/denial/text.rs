@@ -14,7 +14,12 @@ pub(crate) fn find_ci_from(hay: &str, needle: &str, from: usize) -> Option<usize
     if h.len() < n.len() || from > h.len() - n.len() {
         return None;
     }
-    (from..=h.len() - n.len()).find(|&i| h[i..i + n.len()].iter().zip(n).all(|(a, b)| a.to_ascii_lowercase() == *b))
+    (from..=h.len() - n.len()).find(|&i| {
+        h[i..i + n.len()]
+            .iter()
+            .zip(n)
+            .all(|(a, b)| a.to_ascii_lowercase() == *b)
+    })
 }
 
 pub(crate) fn find_ci(hay: &str, needle: &str) -> Option<usize> {
@@ -36,7 +41,8 @@ pub(crate) fn find_all_ci<'a>(hay: &'a str, needle: &'a str) -> impl Iterator<It
 }
 
 pub(crate) fn starts_with_ci(hay: &str, prefix: &str) -> bool {
-    hay.len() >= prefix.len() && hay.as_bytes()[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
+    hay.len() >= prefix.len()
+        && hay.as_bytes()[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
 }
 
 /// Lines of `s` (split on `\n`, a trailing `\r` dropped) with the byte offset where each starts.
@@ -64,8 +70,12 @@ pub(crate) fn snippet(section: &str, match_at: Option<usize>) -> String {
     let start = match match_at {
         Some(at) if at >= lead => {
             let rel = at - lead;
-            let line_start = trimmed[..rel.min(trimmed.len())].rfind('\n').map_or(0, |i| i + 1);
-            let line_end = trimmed[rel.min(trimmed.len())..].find('\n').map_or(trimmed.len(), |i| rel + i);
+            let line_start = trimmed[..rel.min(trimmed.len())]
+                .rfind('\n')
+                .map_or(0, |i| i + 1);
+            let line_end = trimmed[rel.min(trimmed.len())..]
+                .find('\n')
+                .map_or(trimmed.len(), |i| rel + i);
             if line_end <= first_cut.len() {
                 0
             } else {
@@ -74,7 +84,9 @@ pub(crate) fn snippet(section: &str, match_at: Option<usize>) -> String {
         }
         _ => 0,
     };
-    cut_chars(&trimmed[start..], SNIPPET_MAX_CHARS).trim_end().to_string()
+    cut_chars(&trimmed[start..], SNIPPET_MAX_CHARS)
+        .trim_end()
+        .to_string()
 }
 
 /// The first `max` characters of `s`.
