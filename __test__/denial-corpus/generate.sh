@@ -162,7 +162,7 @@ case_ ws-deny-ssh ws-deny "policy_denied filesystem /SCRATCH/home/.ssh/id_rsa" "
 # ---------------------------------------------------------------- true denials: network off
 case_ ro-curl-dns ro "network_unreachable network -" "network off: curl a host name" -- curl -sS http://example.com
 case_ ro-curl-ip ro "network_unreachable network -" "network off: curl an IP" -- curl -sS http://1.1.1.1
-case_ ro-wget ro "network_unreachable network -" "network off: wget" -- wget -O /dev/null http://example.com
+case_ ro-wget ro "network_unreachable network -" "network off: wget" -- wget -nv -O /dev/null http://example.com
 case_ ro-python-connect ro "network_unreachable network -" "network off: python connect to an IP" -- python3 -c "$PY_CONNECT_IP"
 case_ ro-python-dns ro "network_unreachable network -" "network off: python urllib" -- python3 -c "$PY_DNS"
 case_ ro-node-fetch ro "network_unreachable network -" "network off: node fetch" -- node -e "$NODE_FETCH"
