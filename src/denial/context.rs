@@ -1,0 +1,192 @@
+//! What a policy allowed, as the classifier needs it: which paths were writable, which were carved
+//! out read-only, which were unreadable, whether the network was on. Built from a `ResolvedPolicy`
+//! (exact, canonical) or leniently from the raw JSON a user hands to `classifySandboxDenial`.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::path::{is_under, normalize};
+use crate::policy::{ResolvedPolicy, SandboxMode};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DenialContext {
+    pub mode: SandboxMode,
+    /// Directories the command could write (absolute).
+    pub writable_roots: Vec<PathBuf>,
+    /// Paths that stayed read-only even inside a writable root (`.git`, `readOnlyPaths`).
+    pub read_only: Vec<PathBuf>,
+    /// Paths the command could neither read nor list (they read as missing on Linux).
+    pub deny_read: Vec<PathBuf>,
+    pub network: bool,
+    /// The run's working directory, to resolve relative paths in messages.
+    pub cwd: Option<PathBuf>,
+    /// `.git` of every writable root is read-only (used when the cwd is added as a root).
+    pub protect_git: bool,
+}
+
+impl From<&ResolvedPolicy> for DenialContext {
+    fn from(p: &ResolvedPolicy) -> Self {
+        let mut read_only = Vec::new();
+        for root in &p.writable_roots {
+            read_only.extend(root.read_only.iter().cloned());
+            read_only.extend(root.missing_read_only.iter().map(|m| m.path.clone()));
+        }
+        read_only.extend(p.read_only_paths.iter().cloned());
+        DenialContext {
+            mode: p.mode,
+            writable_roots: p.writable_roots.iter().map(|r| r.root.clone()).collect(),
+            read_only,
+            deny_read: p.deny_read.clone(),
+            network: p.network,
+            cwd: None,
+            protect_git: p.protect_git,
+        }
+    }
+}
+
+fn parse_mode(s: &str) -> Result<SandboxMode, String> {
+    match s {
+        "read-only" => Ok(SandboxMode::ReadOnly),
+        "workspace-write" => Ok(SandboxMode::WorkspaceWrite),
+        "danger-full-access" => Ok(SandboxMode::DangerFullAccess),
+        other => Err(format!("unknown sandbox mode {other:?} (expected read-only, workspace-write or danger-full-access)")),
+    }
+}
+
+/// Absolute paths from a JSON array of strings (or of `{ root | path }` objects); anything else,
+/// and relative paths, are skipped.
+fn abs_paths(v: Option<&Value>) -> Vec<PathBuf> {
+    let Some(Value::Array(items)) = v else {
+        return Vec::new();
+    };
+    items
+        .iter()
+        .filter_map(|item| match item {
+            Value::String(s) => Some(s.as_str()),
+            Value::Object(o) => o
+                .get("root")
+                .or_else(|| o.get("path"))
+                .and_then(Value::as_str),
+            _ => None,
+        })
+        .map(Path::new)
+        .filter(|p| p.is_absolute())
+        .map(normalize)
+        .collect()
+}
+
+impl DenialContext {
+    /// A context for `mode` with nothing else known.
+    pub fn new(mode: SandboxMode) -> Self {
+        DenialContext {
+            mode,
+            writable_roots: Vec::new(),
+            read_only: Vec::new(),
+            deny_read: Vec::new(),
+            network: mode == SandboxMode::DangerFullAccess,
+            cwd: None,
+            protect_git: true,
+        }
+    }
+
+    /// Sets the working directory; in workspace-write mode it is also a writable root (with its
+    /// `.git` read-only when `protect_git`), as the policy says.
+    pub fn with_cwd(mut self, cwd: impl Into<PathBuf>) -> Self {
+        let cwd = normalize(&cwd.into());
+        if !cwd.is_absolute() {
+            return self;
+        }
+        if self.mode == SandboxMode::WorkspaceWrite
+            && !self.writable_roots.iter().any(|r| r == &cwd)
+        {
+            if self.protect_git {
+                self.read_only.push(cwd.join(".git"));
+            }
+            self.writable_roots.push(cwd.clone());
+        }
+        self.cwd = Some(cwd);
+        self
+    }
+
+    /// Leniently reads what a JavaScript user passes as the policy: a mode string, a `SandboxPolicy`
+    /// object (`mode`, `writableRoots`, `readOnlyPaths`, `protectGit`, `denyRead`, `network`, `tmp`),
+    /// a serialized `ResolvedPolicy`, or spawn options holding `sandbox` (and `cwd`). Unknown keys,
+    /// wrong-typed values and relative paths are ignored; only an unknown mode or a value that is
+    /// not a string or object is an error. No filesystem access.
+    pub fn from_json(v: &Value) -> Result<DenialContext, String> {
+        match v {
+            Value::String(s) => Ok(DenialContext::new(parse_mode(s)?)),
+            Value::Object(o) => {
+                if !o.contains_key("mode") {
+                    if let Some(inner) = o.get("sandbox").filter(|s| s.is_string() || s.is_object())
+                    {
+                        let ctx = DenialContext::from_json(inner)?;
+                        return Ok(match o.get("cwd").and_then(Value::as_str) {
+                            Some(cwd) => ctx.with_cwd(cwd),
+                            None => ctx,
+                        });
+                    }
+                }
+                let mode = match o.get("mode").and_then(Value::as_str) {
+                    Some(m) => parse_mode(m)?,
+                    None => SandboxMode::ReadOnly,
+                };
+                let mut ctx = DenialContext::new(mode);
+                if let Some(n) = o.get("network").and_then(Value::as_bool) {
+                    ctx.network = n || mode == SandboxMode::DangerFullAccess;
+                }
+                ctx.protect_git = o.get("protectGit").and_then(Value::as_bool).unwrap_or(true);
+                ctx.deny_read = abs_paths(o.get("denyRead"));
+                ctx.read_only = abs_paths(o.get("readOnlyPaths"));
+                if mode == SandboxMode::WorkspaceWrite {
+                    ctx.writable_roots = abs_paths(o.get("writableRoots"));
+                    // A serialized ResolvedPolicy carries its carve-outs per root.
+                    if let Some(Value::Array(roots)) = o.get("writableRoots") {
+                        for r in roots.iter().filter_map(Value::as_object) {
+                            ctx.read_only.extend(abs_paths(r.get("readOnly")));
+                            ctx.read_only.extend(abs_paths(r.get("missingReadOnly")));
+                        }
+                    }
+                    if ctx.protect_git {
+                        let gits: Vec<PathBuf> =
+                            ctx.writable_roots.iter().map(|r| r.join(".git")).collect();
+                        ctx.read_only.extend(gits);
+                    }
+                }
+                let tmp = o.get("tmp").and_then(Value::as_str);
+                let tmp_writable = match tmp {
+                    Some("writable") | Some("private") => true,
+                    Some(_) => false,
+                    None => mode == SandboxMode::WorkspaceWrite,
+                };
+                if tmp_writable && mode != SandboxMode::DangerFullAccess {
+                    ctx.writable_roots.push(PathBuf::from("/tmp"));
+                }
+                if let Some(cwd) = o.get("cwd").and_then(Value::as_str) {
+                    ctx = ctx.with_cwd(cwd);
+                }
+                Ok(ctx)
+            }
+            other => Err(format!(
+                "policy must be a sandbox mode string or a SandboxPolicy object, got {other}"
+            )),
+        }
+    }
+
+    /// The command could write `p` (absolute): inside a writable root, outside every read-only
+    /// carve-out and deny-read path.
+    pub fn is_writable(&self, p: &Path) -> bool {
+        if self.mode == SandboxMode::DangerFullAccess {
+            return true;
+        }
+        self.writable_roots.iter().any(|r| is_under(p, r))
+            && !self.read_only.iter().any(|r| is_under(p, r))
+            && !self.is_deny_read(p)
+    }
+
+    /// `p` (absolute) is at or under a deny-read path.
+    pub fn is_deny_read(&self, p: &Path) -> bool {
+        self.deny_read.iter().any(|d| is_under(p, d))
+    }
+}

@@ -1,0 +1,492 @@
+//! Sandbox-denial classification (napi-free core).
+//!
+//! * [`is_likely_sandbox_denied`] is exactly Codex's `is_likely_sandbox_denied` (API.md's 5 rules).
+//! * [`classify_sandbox_denial`] is Codex's structured classifier (`violation.rs`: same section and
+//!   keyword order, snippet, path extraction) plus what Linux prints under bwrap (network
+//!   unreachable / DNS failures, deny-read paths reading as missing) and, given a
+//!   [`DenialContext`], precision rules that reject false alarms (ordinary `Permission denied`
+//!   inside a writable root, `sandbox` inside a file name, network errors with the network on).
+
+mod context;
+mod path;
+mod text;
+
+#[cfg(test)]
+mod corpus_tests;
+#[cfg(test)]
+mod tests;
+
+use serde::Serialize;
+
+pub use context::DenialContext;
+use path::{absolutize, extract_path};
+use text::{contains_ci, find_all_ci, find_ci, lines_with_offsets, snippet};
+
+use crate::platform::SandboxType;
+use crate::policy::SandboxMode;
+
+/// What a finished command left behind, as the classifiers read it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CommandOutput<'a> {
+    /// `None` when the command died by a signal.
+    pub exit_code: Option<i32>,
+    /// The signal name (`"SIGSYS"`) when it died by one.
+    pub signal: Option<&'a str>,
+    pub stdout: &'a str,
+    pub stderr: &'a str,
+    /// stdout and stderr interleaved in arrival order.
+    pub aggregated: &'a str,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DenialReason {
+    OperationNotPermitted,
+    PermissionDenied,
+    ReadOnlyFileSystem,
+    NetworkUnreachable,
+    PolicyDenied,
+    Sigsys,
+    FailedToWriteFile,
+}
+
+impl DenialReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DenialReason::OperationNotPermitted => "operation_not_permitted",
+            DenialReason::PermissionDenied => "permission_denied",
+            DenialReason::ReadOnlyFileSystem => "read_only_file_system",
+            DenialReason::NetworkUnreachable => "network_unreachable",
+            DenialReason::PolicyDenied => "policy_denied",
+            DenialReason::Sigsys => "sigsys",
+            DenialReason::FailedToWriteFile => "failed_to_write_file",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DenialKind {
+    Filesystem,
+    Network,
+    Process,
+}
+
+impl DenialKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DenialKind::Filesystem => "filesystem",
+            DenialKind::Network => "network",
+            DenialKind::Process => "process",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SandboxDenial {
+    pub reason: DenialReason,
+    pub kind: DenialKind,
+    /// The denied path when the output names one.
+    pub path: Option<String>,
+    /// The matching output (trimmed, at most 512 characters).
+    pub snippet: String,
+}
+
+/// Codex's keywords, in Codex's order.
+const KEYWORDS: [&str; 7] = [
+    "operation not permitted",
+    "permission denied",
+    "read-only file system",
+    "seccomp",
+    "sandbox",
+    "landlock",
+    "failed to write file",
+];
+
+const QUICK_REJECT_EXIT_CODES: [i32; 3] = [2, 126, 127];
+const SIGSYS_EXIT_CODE: i32 = 128 + 31;
+
+/// Messages that mean "there is no network here" (what bwrap's `--unshare-net` and Seatbelt's
+/// network denial look like). Reported without a context too.
+const NETWORK_STRONG: [&str; 9] = [
+    "network is unreachable",
+    "temporary failure in name resolution",
+    "could not resolve host",
+    "unable to resolve host",
+    "eai_again",
+    "getaddrinfo enotfound",
+    "enetunreach",
+    "network unreachable",
+    "could not resolve hostname",
+];
+
+/// Messages that mean a connection failed; a denial only when a context says the network was off
+/// (with the network on they are ordinary). `connection refused` is deliberately absent: inside the
+/// sandbox the command has its own loopback, so it is as likely an ordinary failure.
+const NETWORK_WEAK: [&str; 2] = ["couldn't connect to server", "failed to connect to"];
+
+/// Words that make an `operation not permitted` / policy message a network one.
+const NETWORK_WORDS: [&str; 8] = [
+    "socket", "connect", "af_unix", "af_inet", "network", "sendto", "bind(", "netlink",
+];
+
+/// Words that make a line read as an error report rather than a mention.
+const ERRORISH: [&str; 17] = [
+    "denied",
+    "deny",
+    "not permitted",
+    "not allowed",
+    "violation",
+    "block",
+    "forbidden",
+    "error",
+    "fail",
+    "killed",
+    "refuse",
+    "prevent",
+    "disallow",
+    "restrict",
+    "bad system call",
+    "cannot",
+    "unable",
+];
+
+const NOT_FOUND_PHRASES: [&str; 2] = ["no such file or directory", "enoent"];
+
+/// Codex's `is_likely_sandbox_denied`, verbatim (API.md `isLikelySandboxDenied`).
+pub fn is_likely_sandbox_denied(sandbox: SandboxType, out: &CommandOutput) -> bool {
+    if sandbox == SandboxType::None || out.exit_code == Some(0) {
+        return false;
+    }
+    if [out.stderr, out.stdout, out.aggregated]
+        .iter()
+        .any(|s| KEYWORDS.iter().any(|k| contains_ci(s, k)))
+    {
+        return true;
+    }
+    if out
+        .exit_code
+        .is_some_and(|c| QUICK_REJECT_EXIT_CODES.contains(&c))
+    {
+        return false;
+    }
+    is_sigsys(sandbox, out)
+}
+
+fn is_sigsys(sandbox: SandboxType, out: &CommandOutput) -> bool {
+    sandbox == SandboxType::Bwrap
+        && (out.exit_code == Some(SIGSYS_EXIT_CODE) || out.signal == Some("SIGSYS"))
+}
+
+fn reason_of(keyword: &str) -> DenialReason {
+    match keyword {
+        "operation not permitted" => DenialReason::OperationNotPermitted,
+        "permission denied" => DenialReason::PermissionDenied,
+        "read-only file system" => DenialReason::ReadOnlyFileSystem,
+        "failed to write file" => DenialReason::FailedToWriteFile,
+        _ => DenialReason::PolicyDenied,
+    }
+}
+
+fn has_network_word(s: &str) -> bool {
+    NETWORK_WORDS.iter().any(|w| contains_ci(s, w))
+}
+
+/// The structured verdict: `None` when the output does not look like a sandbox denial.
+///
+/// Order: sandbox none / exit 0 → `None`; Codex keywords (sections stderr, stdout, aggregated;
+/// keywords in Codex's order; with a context each matching line must survive the precision rules);
+/// with a context, a deny-read path reading as missing; network failures (not with a context that
+/// had the network on); exit 2/126/127 → `None`; SIGSYS on bwrap → `sigsys`.
+pub fn classify_sandbox_denial(
+    sandbox: SandboxType,
+    out: &CommandOutput,
+    ctx: Option<&DenialContext>,
+) -> Option<SandboxDenial> {
+    if sandbox == SandboxType::None || out.exit_code == Some(0) {
+        return None;
+    }
+    if ctx.is_some_and(|c| c.mode == SandboxMode::DangerFullAccess) {
+        return None;
+    }
+    let sections = [out.stderr, out.stdout, out.aggregated];
+    let cwd = ctx.and_then(|c| c.cwd.as_deref());
+
+    // 1. Codex's keywords.
+    for section in sections {
+        for keyword in KEYWORDS {
+            if !contains_ci(section, keyword) {
+                continue;
+            }
+            for (start, line) in lines_with_offsets(section) {
+                if !contains_ci(line, keyword) {
+                    continue;
+                }
+                if let Some(ctx) = ctx {
+                    if !keyword_line_is_denial(keyword, line, ctx) {
+                        continue;
+                    }
+                }
+                let reason = reason_of(keyword);
+                let path = path_for(keyword, line, &sections).map(|p| display_path(&p, cwd));
+                let kind = match reason {
+                    DenialReason::OperationNotPermitted | DenialReason::PolicyDenied
+                        if has_network_word(line)
+                            || (path.is_none() && has_network_word(section)) =>
+                    {
+                        DenialKind::Network
+                    }
+                    DenialReason::PolicyDenied if keyword == "seccomp" => DenialKind::Process,
+                    _ => DenialKind::Filesystem,
+                };
+                return Some(SandboxDenial {
+                    reason,
+                    kind,
+                    path,
+                    snippet: snippet(section, Some(start)),
+                });
+            }
+        }
+    }
+
+    // 1b. Node's text-less errno form for a blocked socket: `connect EPERM /run/x.sock`.
+    for section in sections {
+        for (start, line) in lines_with_offsets(section) {
+            if let Some(at) = find_ci(line, "connect eperm") {
+                let rest = line[at + "connect eperm".len()..].trim_start();
+                let path = rest
+                    .split_whitespace()
+                    .next()
+                    .filter(|t| t.starts_with('/'))
+                    .map(str::to_string);
+                return Some(SandboxDenial {
+                    reason: DenialReason::OperationNotPermitted,
+                    kind: DenialKind::Network,
+                    path,
+                    snippet: snippet(section, Some(start)),
+                });
+            }
+        }
+    }
+
+    // 2. A deny-read path reads as missing.
+    if let Some(ctx) = ctx.filter(|c| !c.deny_read.is_empty()) {
+        for section in sections {
+            for (start, line) in lines_with_offsets(section) {
+                for phrase in NOT_FOUND_PHRASES {
+                    if !contains_ci(line, phrase) {
+                        continue;
+                    }
+                    let found = NOT_FOUND_PHRASES.iter().find_map(|p| extract_path(line, p));
+                    let Some(raw) = found else { continue };
+                    let Some(abs) = absolutize(&raw, cwd) else {
+                        continue;
+                    };
+                    if ctx.is_deny_read(&abs) {
+                        return Some(SandboxDenial {
+                            reason: DenialReason::PolicyDenied,
+                            kind: DenialKind::Filesystem,
+                            path: Some(abs.to_string_lossy().into_owned()),
+                            snippet: snippet(section, Some(start)),
+                        });
+                    }
+                }
+            }
+        }
+    }
+
+    // 3. No network.
+    if ctx.is_none_or(|c| !c.network) {
+        let weak: &[&str] = if ctx.is_some() { &NETWORK_WEAK } else { &[] };
+        for section in sections {
+            for pattern in NETWORK_STRONG.iter().chain(weak) {
+                if let Some(at) = find_ci(section, pattern) {
+                    return Some(SandboxDenial {
+                        reason: DenialReason::NetworkUnreachable,
+                        kind: DenialKind::Network,
+                        path: None,
+                        snippet: snippet(section, Some(at)),
+                    });
+                }
+            }
+        }
+    }
+
+    // 4. Codex's quick reject, then SIGSYS.
+    if out
+        .exit_code
+        .is_some_and(|c| QUICK_REJECT_EXIT_CODES.contains(&c))
+    {
+        return None;
+    }
+    if is_sigsys(sandbox, out) {
+        let snip = sections
+            .iter()
+            .map(|s| s.trim())
+            .find(|s| !s.is_empty())
+            .map_or(String::new(), |s| snippet(s, None));
+        return Some(SandboxDenial {
+            reason: DenialReason::Sigsys,
+            kind: DenialKind::Process,
+            path: None,
+            snippet: snip,
+        });
+    }
+    None
+}
+
+/// The path for a keyword match: from the matching line first (its own phrase, then the other
+/// phrases), else Codex's scan of every line of stderr, stdout, aggregated.
+fn path_for(keyword: &str, line: &str, sections: &[&str; 3]) -> Option<String> {
+    const PHRASES: [&str; 3] = [
+        "operation not permitted",
+        "permission denied",
+        "read-only file system",
+    ];
+    if PHRASES.contains(&keyword) {
+        if let Some(p) = extract_path(line, keyword) {
+            return Some(p);
+        }
+    }
+    PHRASES
+        .iter()
+        .find_map(|p| extract_path(line, p))
+        .or_else(|| {
+            sections
+                .iter()
+                .flat_map(|s| s.lines())
+                .find_map(|l| PHRASES.iter().find_map(|p| extract_path(l, p)))
+        })
+}
+
+/// With a known cwd, relative paths are reported absolute (lexically normalised).
+fn display_path(raw: &str, cwd: Option<&std::path::Path>) -> String {
+    if raw.starts_with('/') {
+        return raw.to_string();
+    }
+    match cwd.and_then(|c| absolutize(raw, Some(c))) {
+        Some(abs) => abs.to_string_lossy().into_owned(),
+        None => raw.to_string(),
+    }
+}
+
+/// The precision rules a context enables, for one line holding `keyword`.
+fn keyword_line_is_denial(keyword: &str, line: &str, ctx: &DenialContext) -> bool {
+    match keyword {
+        "permission denied" => {
+            // ssh's `Permission denied (publickey)` is an authentication failure.
+            if contains_ci(line, "permission denied (publickey")
+                || contains_ci(line, "permission denied (password")
+            {
+                return false;
+            }
+            match extract_path(line, keyword).and_then(|p| absolutize(&p, ctx.cwd.as_deref())) {
+                // A path the command could write: an ordinary permission error.
+                Some(abs) => !ctx.is_writable(&abs),
+                None => true,
+            }
+        }
+        "seccomp" | "sandbox" | "landlock" => word_in_error_context(line, keyword),
+        _ => true,
+    }
+}
+
+/// `keyword` appears in `line` as a word of an error report, not inside a file name, a path, a
+/// quoted name, an identifier or a `path:line:` prefix (grep, compilers).
+fn word_in_error_context(line: &str, keyword: &str) -> bool {
+    // A `path:line:` or `file.ext:` line is file content (grep) or a location, not an error.
+    if location_prefix_len(line) > 0 {
+        return false;
+    }
+    let errorish = ERRORISH.iter().any(|w| contains_ci(line, w));
+    for at in find_all_ci(line, keyword) {
+        let after = &line[at + keyword.len()..];
+        if keyword == "sandbox" {
+            let lower_after: String = after
+                .chars()
+                .take(8)
+                .collect::<String>()
+                .to_ascii_lowercase();
+            if ["-exec", "_apply", "_init", "_check"]
+                .iter()
+                .any(|s| lower_after.starts_with(s))
+            {
+                let token = token_around(line, at);
+                if !token.contains('/') || token.ends_with("sandbox-exec:") {
+                    return true;
+                }
+            }
+        }
+        let token = token_around(line, at);
+        if token.contains('/') || token.contains('\\') {
+            continue;
+        }
+        let prev = line[..at].chars().next_back();
+        if prev.is_some_and(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.')) {
+            continue;
+        }
+        let mut next_chars = after.chars();
+        let next = next_chars.next();
+        let next2 = next_chars.next();
+        match next {
+            Some(c) if c.is_alphanumeric() || c == '_' || c == '-' => continue,
+            Some('.') if next2.is_some_and(|c| c.is_alphanumeric()) => continue,
+            Some(':') if next2.is_some_and(|c| c == ':' || c.is_ascii_digit()) => continue,
+            _ => {}
+        }
+        if is_quoted_token(token) {
+            continue;
+        }
+        if errorish || next == Some(':') {
+            return true;
+        }
+    }
+    false
+}
+
+/// The whitespace-delimited token of `line` containing byte offset `at`.
+fn token_around(line: &str, at: usize) -> &str {
+    let start = line[..at].rfind(char::is_whitespace).map_or(0, |i| {
+        i + line[i..].chars().next().map_or(1, char::len_utf8)
+    });
+    let end = line[at..]
+        .find(char::is_whitespace)
+        .map_or(line.len(), |i| at + i);
+    &line[start..end]
+}
+
+fn is_quoted_token(token: &str) -> bool {
+    let t = token.trim_end_matches([':', ',', ';', '.', ')', ']']);
+    let t = t.trim_start_matches(['(', '[']);
+    let quotes = ['\'', '"', '`', '\u{2018}', '\u{2019}'];
+    t.chars().count() >= 2 && t.starts_with(quotes) && t.ends_with(quotes)
+}
+
+/// Length of a leading `file:LINE:` or `file.ext:` location (grep `-n`, grep over several files,
+/// compiler diagnostics), or 0.
+fn location_prefix_len(line: &str) -> usize {
+    let first_token_end = line.find(char::is_whitespace).unwrap_or(line.len());
+    let head = &line[..first_token_end];
+    let Some(colon) = head.find(':') else {
+        return 0;
+    };
+    let name = &head[..colon];
+    if name.is_empty() {
+        return 0;
+    }
+    let rest = &head[colon + 1..];
+    let digits = rest.chars().take_while(char::is_ascii_digit).count();
+    if digits > 0 && rest[digits..].starts_with(':') {
+        return colon + 1 + digits + 1;
+    }
+    // `name.ext:content` / `dir/name:content` (grep over several files, without -n).
+    let looks_like_file = name.contains('/')
+        || name
+            .rsplit_once('.')
+            .is_some_and(|(s, e)| !s.is_empty() && !e.is_empty());
+    if looks_like_file && !rest.is_empty() {
+        return colon + 1;
+    }
+    0
+}
