@@ -49,7 +49,7 @@ impl RunResult {
             return;
         }
         self.sandbox_denied = is_likely_sandbox_denied(self.sandbox_type, &out);
-        let ctx = DenialContext::from(&self.policy);
+        let ctx = DenialContext::from(&self.policy).with_cwd(self.cwd.clone());
         self.denial = classify_sandbox_denial(self.sandbox_type, &out, Some(&ctx));
     }
 }
