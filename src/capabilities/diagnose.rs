@@ -373,7 +373,7 @@ pub fn diagnose_with_host(stderr: &str, host: &HostFacts) -> Option<Diagnosis> {
                  unshare/clone of user namespaces) ({})",
                 d.reason
             );
-            d.fix = FIX_DOCKER.to_string();
+            d.fix = format!("{FIX_DOCKER}; if the host itself forbids user namespaces: {FIX_USERNS_SYSCTL}");
         } else if (d.cause == "apparmor-userns" || d.cause == "netns-denied") && host.apparmor_restrict_userns == Some(1) {
             d.reason = format!("{} — kernel.apparmor_restrict_unprivileged_userns is 1", d.reason);
         }
