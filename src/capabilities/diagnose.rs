@@ -108,6 +108,7 @@ pub fn diagnose_bwrap_failure(stderr: &str) -> Option<Diagnosis> {
     let has = |n: &str| s.contains(n);
     let quote = |n: &str| {
         let l = line_with(stderr, n);
+        let l = l.split_whitespace().collect::<Vec<_>>().join(" ");
         if l.is_empty() { String::new() } else { format!(" (bwrap said: {l})") }
     };
 
@@ -240,8 +241,8 @@ pub fn diagnose_bwrap_failure(stderr: &str) -> Option<Diagnosis> {
                  mount{}",
                 quote("slave")
             ),
-            format!("start the container with `--security-opt apparmor=unconfined --security-opt seccomp=unconfined`, \
-                     or use sandbox: 'danger-full-access' inside a disposable container"),
+            "start the container with `--security-opt apparmor=unconfined --security-opt seccomp=unconfined`, \
+             or use sandbox: 'danger-full-access' inside a disposable container",
         ));
     }
     if has("can't mount proc on") || has("cannot mount proc on") {
@@ -351,6 +352,11 @@ impl HostFacts {
 /// container is told apart from a host, and the reason ends with the relevant sysctl values.
 pub fn diagnose_with_host(stderr: &str, host: &HostFacts) -> Option<Diagnosis> {
     let mut d = diagnose_bwrap_failure(stderr)?;
+    let said = stderr
+        .lines()
+        .find(|l| l.contains("bwrap:"))
+        .map(|l| format!(" (bwrap said: {})", l.split_whitespace().collect::<Vec<_>>().join(" ")))
+        .unwrap_or_default();
     let userns_related = matches!(
         d.cause,
         "userns-disabled" | "nesting-limit" | "caps-missing" | "apparmor-userns" | "netns-denied"
@@ -359,19 +365,18 @@ pub fn diagnose_with_host(stderr: &str, host: &HostFacts) -> Option<Diagnosis> {
         if host.max_user_namespaces == Some(0) {
             d.cause = "userns-disabled";
             d.code = ErrorCode::Unavailable;
-            d.reason = format!("user namespaces are switched off: user.max_user_namespaces is 0 ({})", d.reason);
+            d.reason = format!("user namespaces are switched off: user.max_user_namespaces is 0{said}");
             d.fix = "`sudo sysctl -w user.max_user_namespaces=15000` (persist in /etc/sysctl.d/99-sandspawn.conf)"
                 .to_string();
         } else if d.cause == "userns-disabled" && host.unprivileged_userns_clone == Some(0) {
-            d.reason = format!("unprivileged user namespaces are disabled: kernel.unprivileged_userns_clone is 0 ({})", d.reason);
+            d.reason = format!("unprivileged user namespaces are disabled: kernel.unprivileged_userns_clone is 0{said}");
             d.fix = "`sudo sysctl -w kernel.unprivileged_userns_clone=1` (persist in /etc/sysctl.d/99-sandspawn.conf)"
                 .to_string();
         } else if (d.cause == "userns-disabled" || d.cause == "caps-missing") && host.in_container {
             d.cause = "docker-seccomp";
             d.reason = format!(
-                "the container's seccomp profile blocks creating namespaces (Docker's default profile denies \
-                 unshare/clone of user namespaces) ({})",
-                d.reason
+                "this container's seccomp profile (Docker's default) blocks creating namespaces, or the host \
+                 forbids unprivileged user namespaces{said}"
             );
             d.fix = format!("{FIX_DOCKER}; if the host itself forbids user namespaces: {FIX_USERNS_SYSCTL}");
         } else if (d.cause == "apparmor-userns" || d.cause == "netns-denied") && host.apparmor_restrict_userns == Some(1) {

@@ -68,16 +68,27 @@ fn drain(r: &mut Option<impl Read>, buf: &mut Vec<u8>) {
 /// Run `program args...` with a timeout, capturing stdout and stderr (each up to 64 KiB).
 pub fn run_with_timeout(program: &Path, args: &[&str], timeout: Duration) -> std::io::Result<RunOutput> {
     use std::os::unix::process::{CommandExt, ExitStatusExt};
-    let mut child = Command::new(program)
-        .args(args)
+    let mut cmd = Command::new(program);
+    cmd.args(args)
         .env("LC_ALL", "C")
         .env("LANG", "C")
         .env_remove("LANGUAGE")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()?;
+        .process_group(0);
+    // ETXTBSY: the binary was just written (an upgrade in progress, or a test's fake whose write
+    // descriptor a concurrently forked process still holds until its exec). Retry briefly.
+    let mut attempt = 0;
+    let mut child = loop {
+        match cmd.spawn() {
+            Err(e) if e.raw_os_error() == Some(libc::ETXTBSY) && attempt < 10 => {
+                attempt += 1;
+                std::thread::sleep(Duration::from_millis(5 * attempt));
+            }
+            other => break other?,
+        }
+    };
     let mut out = child.stdout.take();
     let mut err = child.stderr.take();
     if let Some(o) = &out {

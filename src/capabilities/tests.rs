@@ -533,3 +533,21 @@ fn real_kernel_probe_with_overmounted_proc_sets_proc_unmountable() {
     assert_eq!(o["procUnmountable"], true, "{o}");
     assert!(o["stderr"].as_str().unwrap().contains("Can't mount proc on"), "{o}");
 }
+
+#[test]
+fn texts_are_tidy() {
+    let hosts = [
+        HostFacts::default(),
+        HostFacts { in_container: true, apparmor_restrict_userns: Some(1), ..HostFacts::default() },
+        HostFacts { max_user_namespaces: Some(0), unprivileged_userns_clone: Some(0), ..HostFacts::default() },
+    ];
+    for c in cases() {
+        let mut all = vec![diagnose_bwrap_failure(c.stderr).unwrap()];
+        all.extend(hosts.iter().map(|h| diagnose_with_host(c.stderr, h).unwrap()));
+        for d in all {
+            for t in [&d.reason, &d.fix] {
+                assert!(!t.contains("  ") && !t.contains('\n') && !t.contains("(("), "untidy text for {:?}: {t}", c.stderr);
+            }
+        }
+    }
+}
