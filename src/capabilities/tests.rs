@@ -551,3 +551,13 @@ fn texts_are_tidy() {
         }
     }
 }
+
+#[test]
+fn real_kernel_probe_with_readonly_proc_is_unavailable() {
+    // An outer sandbox that shows /proc read-only: bwrap cannot write its uid map.
+    let o = probe_inside(&["--unshare-user", "--unshare-pid", "--ro-bind", "/", "/", "--dev", "/dev", "--ro-bind", "/proc", "/proc"]);
+    assert_eq!(o["ok"], false, "{o}");
+    assert_eq!(o["diagnosis"]["code"], "Unavailable");
+    assert_eq!(o["diagnosis"]["cause"], "proc-readonly", "{o}");
+    assert!(o["stderr"].as_str().unwrap().contains("setting up uid map: Read-only file system"), "{o}");
+}
