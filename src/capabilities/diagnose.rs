@@ -62,7 +62,8 @@ const FIX_DOCKER: &str = "inside Docker/Podman, start the container with `--secu
 --security-opt apparmor=unconfined` (or `--privileged`), or use sandbox: 'danger-full-access' inside a \
 disposable container (the container is then the sandbox)";
 
-const FIX_USERNS_SYSCTL: &str = "allow unprivileged user namespaces: `sudo sysctl -w kernel.unprivileged_userns_clone=1` \
+const FIX_USERNS_SYSCTL: &str =
+    "allow unprivileged user namespaces: `sudo sysctl -w kernel.unprivileged_userns_clone=1` \
 (Debian, older Ubuntu) and/or `sudo sysctl -w user.max_user_namespaces=15000` (RHEL/CentOS); persist it in \
 /etc/sysctl.d/99-sandspawn.conf";
 
@@ -83,7 +84,8 @@ const FIX_NESTED: &str = "run sandspawn outside the enclosing sandbox (another b
 sandbox started with --disable-userns), raise the limit with `sudo sysctl -w user.max_user_namespaces=15000`, \
 or use sandbox: 'danger-full-access' inside the outer sandbox";
 
-const FIX_UPGRADE: &str = "upgrade bubblewrap to 0.8.0 or newer (`sudo apt-get install -y bubblewrap` on Debian 12+/Ubuntu \
+const FIX_UPGRADE: &str =
+    "upgrade bubblewrap to 0.8.0 or newer (`sudo apt-get install -y bubblewrap` on Debian 12+/Ubuntu \
 24.04+, `sudo dnf install bubblewrap`, `apk add bubblewrap`), or point SANDSPAWN_BWRAP at a newer bwrap";
 
 fn d(code: ErrorCode, cause: &'static str, reason: impl Into<String>, fix: impl Into<String>) -> Diagnosis {
@@ -93,11 +95,7 @@ fn d(code: ErrorCode, cause: &'static str, reason: impl Into<String>, fix: impl 
 /// The first line of `stderr` that contains `needle` (case-insensitive), trimmed, for quoting.
 fn line_with<'a>(stderr: &'a str, needle: &str) -> &'a str {
     let needle = needle.to_ascii_lowercase();
-    stderr
-        .lines()
-        .find(|l| l.to_ascii_lowercase().contains(&needle))
-        .map(str::trim)
-        .unwrap_or("")
+    stderr.lines().find(|l| l.to_ascii_lowercase().contains(&needle)).map(str::trim).unwrap_or("")
 }
 
 /// Diagnose bwrap's stderr from a failed start. `None` when nothing known matches (the caller then
@@ -109,7 +107,11 @@ pub fn diagnose_bwrap_failure(stderr: &str) -> Option<Diagnosis> {
     let quote = |n: &str| {
         let l = line_with(stderr, n);
         let l = l.split_whitespace().collect::<Vec<_>>().join(" ");
-        if l.is_empty() { String::new() } else { format!(" (bwrap said: {l})") }
+        if l.is_empty() {
+            String::new()
+        } else {
+            format!(" (bwrap said: {l})")
+        }
     };
 
     // Order matters: more specific texts first ("nesting depth ... (ENOSPC)" before the mount limit).
@@ -272,8 +274,10 @@ pub fn diagnose_bwrap_failure(stderr: &str) -> Option<Diagnosis> {
             SetupFailed,
             "mount-failed",
             format!("bwrap could not mount a {n}{}", quote(n)),
-            format!("check the mount point named in the message exists and is not a symlink; in a container start it \
-                     with `--security-opt apparmor=unconfined` ({FIX_DOCKER})"),
+            format!(
+                "check the mount point named in the message exists and is not a symlink; in a container start it \
+                     with `--security-opt apparmor=unconfined` ({FIX_DOCKER})"
+            ),
         ));
     }
     if has("can't find source path") {
@@ -344,7 +348,11 @@ impl HostFacts {
         if self.in_container {
             parts.push("running inside a container".to_string());
         }
-        if parts.is_empty() { String::new() } else { format!(" [host: {}]", parts.join(", ")) }
+        if parts.is_empty() {
+            String::new()
+        } else {
+            format!(" [host: {}]", parts.join(", "))
+        }
     }
 }
 
@@ -357,10 +365,8 @@ pub fn diagnose_with_host(stderr: &str, host: &HostFacts) -> Option<Diagnosis> {
         .find(|l| l.contains("bwrap:"))
         .map(|l| format!(" (bwrap said: {})", l.split_whitespace().collect::<Vec<_>>().join(" ")))
         .unwrap_or_default();
-    let userns_related = matches!(
-        d.cause,
-        "userns-disabled" | "nesting-limit" | "caps-missing" | "apparmor-userns" | "netns-denied"
-    );
+    let userns_related =
+        matches!(d.cause, "userns-disabled" | "nesting-limit" | "caps-missing" | "apparmor-userns" | "netns-denied");
     if userns_related {
         if host.max_user_namespaces == Some(0) {
             d.cause = "userns-disabled";
@@ -369,7 +375,8 @@ pub fn diagnose_with_host(stderr: &str, host: &HostFacts) -> Option<Diagnosis> {
             d.fix = "`sudo sysctl -w user.max_user_namespaces=15000` (persist in /etc/sysctl.d/99-sandspawn.conf)"
                 .to_string();
         } else if d.cause == "userns-disabled" && host.unprivileged_userns_clone == Some(0) {
-            d.reason = format!("unprivileged user namespaces are disabled: kernel.unprivileged_userns_clone is 0{said}");
+            d.reason =
+                format!("unprivileged user namespaces are disabled: kernel.unprivileged_userns_clone is 0{said}");
             d.fix = "`sudo sysctl -w kernel.unprivileged_userns_clone=1` (persist in /etc/sysctl.d/99-sandspawn.conf)"
                 .to_string();
         } else if (d.cause == "userns-disabled" || d.cause == "caps-missing") && host.in_container {
@@ -379,7 +386,9 @@ pub fn diagnose_with_host(stderr: &str, host: &HostFacts) -> Option<Diagnosis> {
                  forbids unprivileged user namespaces{said}"
             );
             d.fix = format!("{FIX_DOCKER}; if the host itself forbids user namespaces: {FIX_USERNS_SYSCTL}");
-        } else if (d.cause == "apparmor-userns" || d.cause == "netns-denied") && host.apparmor_restrict_userns == Some(1) {
+        } else if (d.cause == "apparmor-userns" || d.cause == "netns-denied")
+            && host.apparmor_restrict_userns == Some(1)
+        {
             d.reason = format!("{} — kernel.apparmor_restrict_unprivileged_userns is 1", d.reason);
         }
     }

@@ -19,7 +19,6 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-
 use super::probe::run_with_timeout;
 
 /// The environment variable that names the bwrap binary to use instead of searching `PATH`.

@@ -27,7 +27,9 @@ use std::sync::Mutex;
 
 use serde::{Serialize, Serializer};
 
-pub use diagnose::{diagnose_bwrap_failure, diagnose_seatbelt_failure, diagnose_with_host, Diagnosis, HostFacts, ALL_CAUSES};
+pub use diagnose::{
+    diagnose_bwrap_failure, diagnose_seatbelt_failure, diagnose_with_host, Diagnosis, HostFacts, ALL_CAUSES,
+};
 pub use discover::{bwrap_version, discover, find_bwrap, supports_disable_userns, Discovery, BWRAP_OVERRIDE_ENV};
 pub use probe::{probe_bwrap, probe_seatbelt, ProbeOutcome, SANDBOX_EXEC};
 
@@ -200,12 +202,8 @@ fn linux_probe(bwrap: &Path) -> Capabilities {
     let version = bwrap_version(bwrap);
     let disable_userns = supports_disable_userns(bwrap, version.as_deref());
     let outcome = probe::probe_bwrap_with(bwrap, disable_userns, &HostFacts::read());
-    let info = BwrapInfo {
-        path: bwrap.to_path_buf(),
-        version,
-        disable_userns,
-        proc_unmountable: outcome.proc_unmountable,
-    };
+    let info =
+        BwrapInfo { path: bwrap.to_path_buf(), version, disable_userns, proc_unmountable: outcome.proc_unmountable };
     from_outcome(Platform::Linux, SandboxType::Bwrap, outcome, Some(info))
 }
 

@@ -151,7 +151,11 @@ pub struct ProbeOutcome {
 
 /// `/bin/true`, or `/usr/bin/true` on merged-/usr-less systems.
 fn true_binary() -> &'static str {
-    if Path::new("/bin/true").exists() { "/bin/true" } else { "/usr/bin/true" }
+    if Path::new("/bin/true").exists() {
+        "/bin/true"
+    } else {
+        "/usr/bin/true"
+    }
 }
 
 /// The probe's bwrap arguments: the namespace and mount flags of a real run, then `-- true`.
@@ -235,7 +239,11 @@ pub fn probe_bwrap_with(bwrap: &Path, disable_userns: bool, host: &HostFacts) ->
                     code: ErrorCode::Unavailable,
                     cause: "bwrap-exec-failed",
                     reason: format!("{} could not be executed: {e}", bwrap.display()),
-                    fix: format!("check that {} is a working bwrap binary; {}", bwrap.display(), super::diagnose::FIX_INSTALL_BWRAP),
+                    fix: format!(
+                        "check that {} is a working bwrap binary; {}",
+                        bwrap.display(),
+                        super::diagnose::FIX_INSTALL_BWRAP
+                    ),
                 },
             )
         }

@@ -83,7 +83,12 @@ const UNAV: ErrorCode = ErrorCode::Unavailable;
 const SETUP: ErrorCode = ErrorCode::SetupFailed;
 const NS: &[&str] = &["userns-disabled", "docker-seccomp"];
 const CAPS: &[&str] = &["caps-missing", "docker-seccomp"];
-const AA_FIX: &[&str] = &["sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0", "/etc/apparmor.d/bwrap", "flags=(unconfined) { userns, }", "systemctl reload apparmor"];
+const AA_FIX: &[&str] = &[
+    "sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0",
+    "/etc/apparmor.d/bwrap",
+    "flags=(unconfined) { userns, }",
+    "systemctl reload apparmor",
+];
 
 fn cases() -> Vec<Case> {
     vec![
@@ -357,7 +362,11 @@ fn require_sandbox_errors() {
     let fake = FakeBwrap::new("bwrap: setting up uid map: Permission denied");
     let e = require_sandbox(Platform::Linux, Some(&fake.path_env()), cwd.path()).unwrap_err();
     assert_eq!(e.code, ErrorCode::Unavailable);
-    assert!(e.message.contains("AppArmor") && e.message.contains("apparmor_restrict_unprivileged_userns=0"), "{}", e.message);
+    assert!(
+        e.message.contains("AppArmor") && e.message.contains("apparmor_restrict_unprivileged_userns=0"),
+        "{}",
+        e.message
+    );
     assert_eq!(e.stderr.as_deref(), Some("bwrap: setting up uid map: Permission denied"));
 
     let empty = tempfile::tempdir().unwrap();
@@ -398,7 +407,10 @@ fn seatbelt_diagnosis_and_fake_probe() {
     assert_eq!(caps.cause.as_deref(), Some("nested-seatbelt"));
     assert_eq!(serde_json::to_value(&caps).unwrap()["platform"], "darwin");
 
-    script(&se, "[ \"$1\" = -p ] && [ \"$2\" = '(version 1)(allow default)' ] && [ \"$3\" = /usr/bin/true ] || exit 9\n");
+    script(
+        &se,
+        "[ \"$1\" = -p ] && [ \"$2\" = '(version 1)(allow default)' ] && [ \"$3\" = /usr/bin/true ] || exit 9\n",
+    );
     let caps = darwin_capabilities(&se, false);
     assert!(caps.available, "{caps:?}");
     assert!(caps.bwrap.is_none());
@@ -430,7 +442,10 @@ fn version_parsing() {
     assert!(parse_version("0.6.1").unwrap() < (0, 8, 0));
     let dir = tempfile::tempdir().unwrap();
     let old = dir.path().join("bwrap");
-    script(&old, "case \"$1\" in --version) echo 'bubblewrap 0.6.1';; --help) echo '--unshare-user --ro-bind';; esac\n");
+    script(
+        &old,
+        "case \"$1\" in --version) echo 'bubblewrap 0.6.1';; --help) echo '--unshare-user --ro-bind';; esac\n",
+    );
     assert!(!supports_disable_userns(&old, bwrap_version(&old).as_deref()));
     assert!(!bwrap_probe_args(false, true).contains(&"--disable-userns".to_string()));
     script(&old, "case \"$1\" in --help) echo '  --disable-userns  Disable further use of user namespaces';; esac\n");
@@ -448,12 +463,18 @@ fn host_refinement() {
     assert_eq!(d.cause, "docker-seccomp");
     assert!(d.fix.contains("--security-opt seccomp=unconfined --security-opt apparmor=unconfined"));
     let zero = HostFacts { max_user_namespaces: Some(0), in_container: true, ..HostFacts::default() };
-    let d = diagnose_with_host("bwrap: Creating new namespace failed: nesting depth or /proc/sys/user/max_*_namespaces exceeded (ENOSPC)", &zero).unwrap();
+    let d = diagnose_with_host(
+        "bwrap: Creating new namespace failed: nesting depth or /proc/sys/user/max_*_namespaces exceeded (ENOSPC)",
+        &zero,
+    )
+    .unwrap();
     assert_eq!(d.cause, "userns-disabled");
     assert!(d.reason.contains("max_user_namespaces is 0") && d.fix.contains("user.max_user_namespaces=15000"));
     let clone0 = HostFacts { unprivileged_userns_clone: Some(0), ..HostFacts::default() };
     let d = diagnose_with_host(s, &clone0).unwrap();
-    assert!(d.reason.contains("unprivileged_userns_clone is 0") && d.fix.contains("kernel.unprivileged_userns_clone=1"));
+    assert!(
+        d.reason.contains("unprivileged_userns_clone is 0") && d.fix.contains("kernel.unprivileged_userns_clone=1")
+    );
     let aa = HostFacts { apparmor_restrict_userns: Some(1), ..HostFacts::default() };
     let d = diagnose_with_host("bwrap: setting up uid map: Permission denied", &aa).unwrap();
     assert_eq!(d.cause, "apparmor-userns");
@@ -492,7 +513,11 @@ fn probe_inside(outer_args: &[&str]) -> serde_json::Value {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let line = stdout.lines().find_map(|l| l.split_once(MARK).map(|(_, j)| j.to_string()));
     let line = line.unwrap_or_else(|| {
-        panic!("no probe output; status {:?}, stdout {stdout}, stderr {}", out.status, String::from_utf8_lossy(&out.stderr))
+        panic!(
+            "no probe output; status {:?}, stdout {stdout}, stderr {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        )
     });
     serde_json::from_str(&line).unwrap()
 }
@@ -502,7 +527,19 @@ fn real_kernel_probe_under_disable_userns_is_unavailable() {
     // The exact inner bwrap argv of the probe, under an outer bwrap with --disable-userns.
     let inner = bwrap_probe_args(true, true);
     let out = Command::new(REAL_BWRAP)
-        .args(["--unshare-user", "--disable-userns", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--", REAL_BWRAP])
+        .args([
+            "--unshare-user",
+            "--disable-userns",
+            "--ro-bind",
+            "/",
+            "/",
+            "--dev",
+            "/dev",
+            "--proc",
+            "/proc",
+            "--",
+            REAL_BWRAP,
+        ])
         .args(&inner)
         .env("LC_ALL", "C")
         .output()
@@ -516,7 +553,18 @@ fn real_kernel_probe_under_disable_userns_is_unavailable() {
     assert!(stderr.contains("Creating new namespace failed"), "{stderr}");
 
     // The same through probe_bwrap itself, run inside the outer sandbox.
-    let o = probe_inside(&["--unshare-user", "--disable-userns", "--unshare-pid", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]);
+    let o = probe_inside(&[
+        "--unshare-user",
+        "--disable-userns",
+        "--unshare-pid",
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+    ]);
     assert_eq!(o["ok"], false, "{o}");
     assert_eq!(o["diagnosis"]["code"], "Unavailable");
     assert_eq!(o["diagnosis"]["cause"], "nesting-limit", "{o}");
@@ -527,7 +575,8 @@ fn real_kernel_probe_under_disable_userns_is_unavailable() {
 fn real_kernel_probe_with_overmounted_proc_sets_proc_unmountable() {
     // bwrap's own /proc has read-only over-mounts (/proc/sys, ...), so a nested bwrap cannot mount
     // a fresh proc ("Can't mount proc on /newroot/proc: Operation not permitted") but works without.
-    let o = probe_inside(&["--unshare-user", "--unshare-pid", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]);
+    let o =
+        probe_inside(&["--unshare-user", "--unshare-pid", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]);
     assert_eq!(o["ok"], false, "{o}");
     assert_eq!(o["diagnosis"]["cause"], "proc-masked", "{o}");
     assert_eq!(o["procUnmountable"], true, "{o}");
@@ -546,7 +595,11 @@ fn texts_are_tidy() {
         all.extend(hosts.iter().map(|h| diagnose_with_host(c.stderr, h).unwrap()));
         for d in all {
             for t in [&d.reason, &d.fix] {
-                assert!(!t.contains("  ") && !t.contains('\n') && !t.contains("(("), "untidy text for {:?}: {t}", c.stderr);
+                assert!(
+                    !t.contains("  ") && !t.contains('\n') && !t.contains("(("),
+                    "untidy text for {:?}: {t}",
+                    c.stderr
+                );
             }
         }
     }
@@ -555,7 +608,18 @@ fn texts_are_tidy() {
 #[test]
 fn real_kernel_probe_with_readonly_proc_is_unavailable() {
     // An outer sandbox that shows /proc read-only: bwrap cannot write its uid map.
-    let o = probe_inside(&["--unshare-user", "--unshare-pid", "--ro-bind", "/", "/", "--dev", "/dev", "--ro-bind", "/proc", "/proc"]);
+    let o = probe_inside(&[
+        "--unshare-user",
+        "--unshare-pid",
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev",
+        "/dev",
+        "--ro-bind",
+        "/proc",
+        "/proc",
+    ]);
     assert_eq!(o["ok"], false, "{o}");
     assert_eq!(o["diagnosis"]["code"], "Unavailable");
     assert_eq!(o["diagnosis"]["cause"], "proc-readonly", "{o}");
