@@ -1,0 +1,356 @@
+//! Running the sandbox tool once for real, with the same namespace and mount flags real runs use.
+//!
+//! Processes are run with `std::process::Command`, stdin `/dev/null`, in their own process group,
+//! with `LC_ALL=C` (bwrap's messages include `strerror` text, which must stay English to be
+//! matched). The child is reaped with `waitpid` on its own pid only (`Child::try_wait`), polled with
+//! a short back-off, so no SIGCHLD handler or global reaper is involved; output pipes are
+//! non-blocking and drained while polling, so a grandchild that keeps them open cannot hang us.
+//! On timeout the whole process group gets SIGKILL.
+
+use std::io::Read;
+use std::os::fd::AsRawFd;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use super::diagnose::{diagnose_seatbelt_failure, diagnose_with_host, Diagnosis, HostFacts};
+use super::discover::{bwrap_version, supports_disable_userns};
+use crate::error::ErrorCode;
+
+/// How long a probe may take before it is killed.
+pub const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
+const MAX_CAPTURE: usize = 64 * 1024;
+
+/// What a short helper process did.
+#[derive(Debug, Clone, Default)]
+pub struct RunOutput {
+    /// Exit code; `None` when killed by a signal (or by us on timeout).
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    pub timed_out: bool,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+fn set_nonblocking(fd: i32) {
+    // SAFETY: fcntl on a descriptor we own.
+    unsafe {
+        let fl = libc::fcntl(fd, libc::F_GETFL);
+        if fl >= 0 {
+            libc::fcntl(fd, libc::F_SETFL, fl | libc::O_NONBLOCK);
+        }
+    }
+}
+
+fn drain(r: &mut Option<impl Read>, buf: &mut Vec<u8>) {
+    let Some(reader) = r.as_mut() else { return };
+    let mut chunk = [0u8; 4096];
+    loop {
+        match reader.read(&mut chunk) {
+            Ok(0) => {
+                *r = None;
+                return;
+            }
+            Ok(n) => {
+                if buf.len() < MAX_CAPTURE {
+                    let take = n.min(MAX_CAPTURE - buf.len());
+                    buf.extend_from_slice(&chunk[..take]);
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => return, // WouldBlock (or a real error): try again later
+        }
+    }
+}
+
+/// Run `program args...` with a timeout, capturing stdout and stderr (each up to 64 KiB).
+pub fn run_with_timeout(program: &Path, args: &[&str], timeout: Duration) -> std::io::Result<RunOutput> {
+    use std::os::unix::process::{CommandExt, ExitStatusExt};
+    let mut cmd = Command::new(program);
+    cmd.args(args)
+        .env("LC_ALL", "C")
+        .env("LANG", "C")
+        .env_remove("LANGUAGE")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    // ETXTBSY: the binary was just written (an upgrade in progress, or a test's fake whose write
+    // descriptor a concurrently forked process still holds until its exec). Retry briefly.
+    let mut attempt = 0;
+    let mut child = loop {
+        match cmd.spawn() {
+            Err(e) if e.raw_os_error() == Some(libc::ETXTBSY) && attempt < 10 => {
+                attempt += 1;
+                std::thread::sleep(Duration::from_millis(5 * attempt));
+            }
+            other => break other?,
+        }
+    };
+    let mut out = child.stdout.take();
+    let mut err = child.stderr.take();
+    if let Some(o) = &out {
+        set_nonblocking(o.as_raw_fd());
+    }
+    if let Some(e) = &err {
+        set_nonblocking(e.as_raw_fd());
+    }
+    let (mut obuf, mut ebuf) = (Vec::new(), Vec::new());
+    let start = Instant::now();
+    let mut nap = Duration::from_millis(1);
+    let mut timed_out = false;
+    let status = loop {
+        drain(&mut out, &mut obuf);
+        drain(&mut err, &mut ebuf);
+        if let Some(st) = child.try_wait()? {
+            break st;
+        }
+        if start.elapsed() >= timeout {
+            timed_out = true;
+            // The child is not reaped yet, so its pid (= its process group id) cannot be reused.
+            // SAFETY: plain kill(2) on the group we created.
+            unsafe {
+                libc::kill(-(child.id() as i32), libc::SIGKILL);
+            }
+            break child.wait()?;
+        }
+        std::thread::sleep(nap);
+        nap = (nap * 2).min(Duration::from_millis(20));
+    };
+    drain(&mut out, &mut obuf);
+    drain(&mut err, &mut ebuf);
+    Ok(RunOutput {
+        exit_code: status.code(),
+        signal: status.signal(),
+        timed_out,
+        stdout: String::from_utf8_lossy(&obuf).into_owned(),
+        stderr: String::from_utf8_lossy(&ebuf).into_owned(),
+    })
+}
+
+/// What one probe of the sandbox tool showed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProbeOutcome {
+    /// The sandbox works here.
+    pub ok: bool,
+    /// The probe failed only because a fresh `/proc` cannot be mounted (it passes without
+    /// `--proc /proc`). sandspawn then refuses to run rather than exposing the host's /proc.
+    pub proc_unmountable: bool,
+    pub exit_code: Option<i32>,
+    pub timed_out: bool,
+    /// What the tool printed on stderr (trimmed).
+    pub stderr: String,
+    /// Why it failed (always set when `ok` is false).
+    pub diagnosis: Option<Diagnosis>,
+    /// The probe command line (program first).
+    pub argv: Vec<String>,
+}
+
+/// `/bin/true`, or `/usr/bin/true` on merged-/usr-less systems.
+fn true_binary() -> &'static str {
+    if Path::new("/bin/true").exists() {
+        "/bin/true"
+    } else {
+        "/usr/bin/true"
+    }
+}
+
+/// The probe's bwrap arguments: the namespace and mount flags of a real run, then `-- true`.
+pub fn bwrap_probe_args(disable_userns: bool, with_proc: bool) -> Vec<String> {
+    let mut a: Vec<&str> = vec!["--new-session", "--die-with-parent", "--unshare-user"];
+    if disable_userns {
+        a.push("--disable-userns");
+    }
+    a.extend(["--cap-drop", "ALL", "--unshare-pid", "--unshare-net", "--ro-bind", "/", "/", "--dev", "/dev"]);
+    if with_proc {
+        a.extend(["--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys"]);
+    }
+    a.extend(["--", true_binary()]);
+    a.into_iter().map(String::from).collect()
+}
+
+/// A shell-like rendering of an argv, for messages.
+pub fn render_argv(argv: &[String]) -> String {
+    argv.iter()
+        .map(|a| {
+            if !a.is_empty() && a.chars().all(|c| c.is_ascii_alphanumeric() || "/-_.=:,+@".contains(c)) {
+                a.clone()
+            } else {
+                format!("'{}'", a.replace('\'', "'\\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// bwrap's success: exit 0 and no `bwrap:` complaint on stderr.
+fn bwrap_succeeded(out: &RunOutput) -> bool {
+    !out.timed_out && out.exit_code == Some(0) && !out.stderr.contains("bwrap:")
+}
+
+/// Probe `bwrap` (version and `--disable-userns` support detected here).
+pub fn probe_bwrap(bwrap: &Path) -> ProbeOutcome {
+    let version = bwrap_version(bwrap);
+    let disable_userns = supports_disable_userns(bwrap, version.as_deref());
+    probe_bwrap_with(bwrap, disable_userns, &HostFacts::read())
+}
+
+fn failed(argv: Vec<String>, out: Option<&RunOutput>, diagnosis: Diagnosis) -> ProbeOutcome {
+    ProbeOutcome {
+        ok: false,
+        proc_unmountable: false,
+        exit_code: out.and_then(|o| o.exit_code),
+        timed_out: out.is_some_and(|o| o.timed_out),
+        stderr: out.map(|o| o.stderr.trim().to_string()).unwrap_or_default(),
+        diagnosis: Some(diagnosis),
+        argv,
+    }
+}
+
+/// Quote stderr for a message: trimmed, at most ~600 characters.
+fn quote_stderr(s: &str) -> String {
+    let t = s.trim();
+    if t.is_empty() {
+        return "(no output)".to_string();
+    }
+    let mut q: String = t.chars().take(600).collect();
+    if q.len() < t.len() {
+        q.push_str(" ...");
+    }
+    format!("\"{}\"", q.replace('\n', " | "))
+}
+
+/// Probe with known features and host facts.
+pub fn probe_bwrap_with(bwrap: &Path, disable_userns: bool, host: &HostFacts) -> ProbeOutcome {
+    let args = bwrap_probe_args(disable_userns, true);
+    let mut argv = vec![bwrap.display().to_string()];
+    argv.extend(args.iter().cloned());
+    let arg_refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = match run_with_timeout(bwrap, &arg_refs, PROBE_TIMEOUT) {
+        Ok(o) => o,
+        Err(e) => {
+            return failed(
+                argv,
+                None,
+                Diagnosis {
+                    code: ErrorCode::Unavailable,
+                    cause: "bwrap-exec-failed",
+                    reason: format!("{} could not be executed: {e}", bwrap.display()),
+                    fix: format!(
+                        "check that {} is a working bwrap binary; {}",
+                        bwrap.display(),
+                        super::diagnose::FIX_INSTALL_BWRAP
+                    ),
+                },
+            )
+        }
+    };
+    if bwrap_succeeded(&out) {
+        return ProbeOutcome {
+            ok: true,
+            proc_unmountable: false,
+            exit_code: out.exit_code,
+            timed_out: false,
+            stderr: out.stderr.trim().to_string(),
+            diagnosis: None,
+            argv,
+        };
+    }
+    if out.timed_out {
+        let diag = Diagnosis {
+            code: ErrorCode::Unavailable,
+            cause: "probe-timeout",
+            reason: format!(
+                "the bwrap self-test did not finish within {} s and was killed (stderr: {})",
+                PROBE_TIMEOUT.as_secs(),
+                quote_stderr(&out.stderr)
+            ),
+            fix: format!("run `{}` by hand to see where it hangs", render_argv(&argv)),
+        };
+        return failed(argv, Some(&out), diag);
+    }
+    let diag = diagnose_with_host(&out.stderr, host).unwrap_or_else(|| Diagnosis {
+        code: ErrorCode::Unavailable,
+        cause: "unknown",
+        reason: format!(
+            "the bwrap self-test failed ({}) with stderr {}",
+            match (out.exit_code, out.signal) {
+                (Some(c), _) => format!("exit code {c}"),
+                (None, Some(s)) => format!("signal {s}"),
+                _ => "unknown status".to_string(),
+            },
+            quote_stderr(&out.stderr)
+        ),
+        fix: format!("run `{}` by hand to see the error", render_argv(&argv)),
+    });
+    let mut outcome = failed(argv, Some(&out), diag);
+    if outcome.diagnosis.as_ref().is_some_and(|d| d.cause == "proc-masked") {
+        // Does everything but /proc work? Then record it precisely.
+        let args = bwrap_probe_args(disable_userns, false);
+        let arg_refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        if let Ok(o2) = run_with_timeout(bwrap, &arg_refs, PROBE_TIMEOUT) {
+            if bwrap_succeeded(&o2) {
+                outcome.proc_unmountable = true;
+                if let Some(d) = outcome.diagnosis.as_mut() {
+                    d.reason.push_str(
+                        "; everything else works (bwrap runs without --proc), but sandspawn will not expose the host's /proc",
+                    );
+                }
+            }
+        }
+    }
+    outcome
+}
+
+/// The fixed path of sandbox-exec on macOS (never looked up in PATH).
+pub const SANDBOX_EXEC: &str = "/usr/bin/sandbox-exec";
+
+/// Probe Seatbelt: `sandbox-exec -p '(version 1)(allow default)' /usr/bin/true`. Compiled on every
+/// platform (tested with a fake on Linux); only used on macOS.
+pub fn probe_seatbelt(sandbox_exec: &Path) -> ProbeOutcome {
+    let args = ["-p", "(version 1)(allow default)", "/usr/bin/true"];
+    let mut argv = vec![sandbox_exec.display().to_string()];
+    argv.extend(args.iter().map(|s| s.to_string()));
+    let out = match run_with_timeout(sandbox_exec, &args, PROBE_TIMEOUT) {
+        Ok(o) => o,
+        Err(e) => {
+            return failed(
+                argv,
+                None,
+                Diagnosis {
+                    code: ErrorCode::Unavailable,
+                    cause: "seatbelt-failed",
+                    reason: format!("{} could not be executed: {e}", sandbox_exec.display()),
+                    fix: "sandspawn needs macOS's /usr/bin/sandbox-exec; use sandbox: 'danger-full-access' where it is missing"
+                        .to_string(),
+                },
+            )
+        }
+    };
+    if !out.timed_out && out.exit_code == Some(0) {
+        return ProbeOutcome {
+            ok: true,
+            proc_unmountable: false,
+            exit_code: Some(0),
+            timed_out: false,
+            stderr: out.stderr.trim().to_string(),
+            diagnosis: None,
+            argv,
+        };
+    }
+    let diag = diagnose_seatbelt_failure(&out.stderr).unwrap_or_else(|| Diagnosis {
+        code: ErrorCode::Unavailable,
+        cause: if out.timed_out { "probe-timeout" } else { "unknown" },
+        reason: format!(
+            "the sandbox-exec self-test failed (exit code {:?}{}) with stderr {}",
+            out.exit_code,
+            if out.timed_out { ", timed out" } else { "" },
+            quote_stderr(&out.stderr)
+        ),
+        fix: format!("run `{}` by hand to see the error", render_argv(&argv)),
+    });
+    failed(argv, Some(&out), diag)
+}
