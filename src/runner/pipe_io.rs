@@ -21,7 +21,9 @@ pub fn set_nonblocking(fd: &OwnedFd) -> io::Result<()> {
 
 pub fn async_fd(fd: OwnedFd) -> io::Result<AsyncFd<OwnedFd>> {
     set_nonblocking(&fd)?;
-    AsyncFd::new(fd)
+    // SAFETY: an OwnedFd owns its descriptor, which stays open and unchanged until the AsyncFd
+    // (which owns the OwnedFd) is dropped.
+    unsafe { AsyncFd::register(fd) }.map_err(io::Error::from)
 }
 
 fn read_once(fd: &OwnedFd, buf: &mut [u8]) -> io::Result<usize> {

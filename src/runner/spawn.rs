@@ -11,13 +11,34 @@ use std::path::Path;
 
 use nix::unistd::Pid;
 
-extern "C" {
-    // In glibc >= 2.29, musl >= 1.1.24 and macOS >= 10.15; the libc crate does not bind it everywhere.
-    fn posix_spawn_file_actions_addchdir_np(
-        actions: *mut libc::posix_spawn_file_actions_t,
-        path: *const libc::c_char,
-    ) -> libc::c_int;
+type AddChdir = unsafe extern "C" fn(*mut libc::posix_spawn_file_actions_t, *const libc::c_char) -> libc::c_int;
+type AddCloseFrom = unsafe extern "C" fn(*mut libc::posix_spawn_file_actions_t, libc::c_int) -> libc::c_int;
+
+/// The `_np` file actions are looked up at run time, not linked: `addchdir_np` needs glibc 2.29 and
+/// `addclosefrom_np` glibc 2.34, and a hard reference would stop the addon from loading at all on
+/// an older glibc (the release build targets glibc 2.17).
+fn lookup<T: Copy>(name: &std::ffi::CStr) -> Option<T> {
+    let ptr = unsafe { libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr()) };
+    if ptr.is_null() {
+        None
+    } else {
+        Some(unsafe { std::mem::transmute_copy::<*mut libc::c_void, T>(&ptr) })
+    }
 }
+
+fn addchdir() -> Option<AddChdir> {
+    static F: std::sync::OnceLock<Option<AddChdir>> = std::sync::OnceLock::new();
+    *F.get_or_init(|| lookup(c"posix_spawn_file_actions_addchdir_np"))
+}
+
+fn addclosefrom() -> Option<AddCloseFrom> {
+    static F: std::sync::OnceLock<Option<AddCloseFrom>> = std::sync::OnceLock::new();
+    *F.get_or_init(|| lookup(c"posix_spawn_file_actions_addclosefrom_np"))
+}
+
+/// Apple's flag: close every descriptor not named in the file actions.
+#[cfg(target_os = "macos")]
+const POSIX_SPAWN_CLOEXEC_DEFAULT: libc::c_short = 0x4000;
 
 #[cfg(any(target_os = "linux", target_os = "android"))]
 const POSIX_SPAWN_SETSID: libc::c_short = 0x80;
@@ -105,9 +126,14 @@ pub fn spawn(spec: &SpawnSpec) -> io::Result<Pid> {
         libc::sigemptyset(&mut none);
         check(libc::posix_spawnattr_setsigdefault(&mut attr.0, &all))?;
         check(libc::posix_spawnattr_setsigmask(&mut attr.0, &none))?;
-        let flags = libc::POSIX_SPAWN_SETSIGDEF as libc::c_short
+        #[allow(unused_mut)]
+        let mut flags = libc::POSIX_SPAWN_SETSIGDEF as libc::c_short
             | libc::POSIX_SPAWN_SETSIGMASK as libc::c_short
             | POSIX_SPAWN_SETSID;
+        #[cfg(target_os = "macos")]
+        {
+            flags |= POSIX_SPAWN_CLOEXEC_DEFAULT;
+        }
         check(libc::posix_spawnattr_setflags(&mut attr.0, flags))?;
 
         let mut actions = Actions(std::mem::zeroed());
@@ -123,7 +149,16 @@ pub fn spawn(spec: &SpawnSpec) -> io::Result<Pid> {
                 }
             }
         }
-        check(posix_spawn_file_actions_addchdir_np(&mut actions.0, cwd.as_ptr()))?;
+        // Descriptors the host left without CLOEXEC (inherited by Node from its parent, or opened
+        // by other native code) must not reach an untrusted command: close all above ours.
+        if let Some(closefrom) = addclosefrom() {
+            let first_free = spec.fds.iter().map(|(t, _)| *t).max().unwrap_or(2) + 1;
+            check(closefrom(&mut actions.0, first_free))?;
+        }
+        let chdir = addchdir().ok_or_else(|| {
+            io::Error::new(io::ErrorKind::Unsupported, "the C library lacks posix_spawn_file_actions_addchdir_np (needs glibc >= 2.29, musl >= 1.1.24 or macOS >= 10.15)")
+        })?;
+        check(chdir(&mut actions.0, cwd.as_ptr()))?;
 
         let mut pid: libc::pid_t = 0;
         check(libc::posix_spawn(&mut pid, program.as_ptr(), &actions.0, &attr.0, argv.as_ptr(), envp.as_ptr()))?;
