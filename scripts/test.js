@@ -1,0 +1,28 @@
+#!/usr/bin/env node
+'use strict'
+// `npm test`: build if stale, then cargo test, the node --test suites, a strict type check of
+// index.d.ts, and the Jest + ts-jest smoke test. Stops at the first failing step.
+
+const path = require('node:path')
+const { spawnSync } = require('node:child_process')
+
+const root = path.resolve(__dirname, '..')
+const bin = (name) => path.join(root, 'node_modules', '.bin', name)
+
+const steps = [
+  ['build (if stale)', process.execPath, [path.join(__dirname, 'ensure-built.js')]],
+  ['cargo test', 'cargo', ['test', '--quiet']],
+  ['node --test', process.execPath, ['--test', '--test-concurrency=2', '__test__/']],
+  ['tsc --noEmit (strict, isolatedModules)', bin('tsc'), ['--noEmit', '-p', '__test__/types/tsconfig.json']],
+  ['jest + ts-jest smoke test', bin('jest'), ['--config', '__test__/jest/jest.config.js']],
+]
+
+for (const [name, cmd, args] of steps) {
+  console.log(`\n=== ${name} ===`)
+  const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit' })
+  if (r.status !== 0) {
+    console.error(`\nnpm test: step "${name}" failed (${r.error ? r.error.message : `exit ${r.status}`})`)
+    process.exit(1)
+  }
+}
+console.log('\nnpm test: all steps passed')
