@@ -1,0 +1,143 @@
+'use strict'
+// Denial classification through the public API: every Codex vector, the labelled corpus of real
+// bwrap outputs, policy-aware precision, and the CLI's one-line note.
+
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const path = require('node:path')
+const fs = require('node:fs')
+const os = require('node:os')
+const { spawnSync } = require('node:child_process')
+const { isLikelySandboxDenied, classifySandboxDenial, spawnSandboxed, SandboxError } = require('..')
+
+const C = 1024 * 1024
+const out = (exitCode, stderr = '', extra = {}) => ({ exitCode, stdout: '', stderr, aggregatedOutput: '', ...extra })
+
+// codex-rs core/src/exec_tests.rs (reference codex.md §2.3, vectors 1–8).
+const CODEX_EXEC = [
+  ['1: linux exit 1, no output', 'bwrap', out(1), false],
+  ['2: linux operation not permitted', 'bwrap', out(1, 'Operation not permitted'), true],
+  ['3: linux 127 command not found', 'bwrap', out(127, 'command not found'), false],
+  ['4: no sandbox never denies', 'none', out(1, 'Operation not permitted'), false],
+  ['5: exit 0 with network decision', 'none', out(0, '', { aggregatedOutput: 'CODEX_NETWORK_POLICY_DECISION {"decision":"ask","reason":"not_allowed"}' }), false],
+  ['6: seatbelt read-only in aggregated', 'seatbelt', out(101, '', { aggregatedOutput: 'cargo failed: Read-only file system when writing target' }), true],
+  ['7: linux exit 0 is never denied', 'bwrap', out(0, '', { aggregatedOutput: 'CODEX_NETWORK_POLICY_DECISION {"decision":"ask"}' }), false],
+  ['8: linux SIGSYS exit 159', 'bwrap', out(159), true],
+]
+
+for (const [name, type, output, expected] of CODEX_EXEC) {
+  test(`isLikelySandboxDenied codex vector ${name}`, () => {
+    assert.equal(isLikelySandboxDenied(type, output), expected)
+  })
+}
+
+// codex-rs sandboxing/src/violation_tests.rs (vectors 9–16).
+test('codex vectors 9a–g: each keyword alone is a denial', () => {
+  for (const kw of ['operation not permitted', 'permission denied', 'read-only file system', 'seccomp', 'sandbox', 'landlock', 'failed to write file']) {
+    assert.equal(isLikelySandboxDenied('bwrap', out(1, kw)), true, kw)
+    assert.notEqual(classifySandboxDenial({ sandboxType: 'bwrap', ...out(1, kw) }), null, kw)
+  }
+})
+
+test('codex vectors 10a–c: seccomp/sandbox/landlock are policy_denied with the keyword as snippet', () => {
+  for (const kw of ['seccomp', 'sandbox', 'landlock']) {
+    const d = classifySandboxDenial({ sandboxType: 'bwrap', ...out(1, kw) })
+    assert.equal(d.reason, 'policy_denied')
+    assert.equal(d.path, null)
+    assert.equal(d.snippet, kw)
+  }
+})
+
+test('codex vectors 11a–d: quick reject, keyword beats 127, exit 0, no sandbox', () => {
+  assert.equal(classifySandboxDenial({ sandboxType: 'bwrap', ...out(127, 'command not found') }), null)
+  assert.equal(classifySandboxDenial({ sandboxType: 'bwrap', ...out(127, 'Permission denied') }).reason, 'permission_denied')
+  assert.equal(classifySandboxDenial({ sandboxType: 'bwrap', ...out(0, 'Operation not permitted') }), null)
+  assert.equal(classifySandboxDenial({ sandboxType: 'none', ...out(1, 'Operation not permitted') }), null)
+})
+
+test('codex vectors 12–13: seatbelt path extraction, including İ (length changes when lowercased)', () => {
+  for (const p of ['/private/tmp/denied', '/private/tmp/İ-denied']) {
+    const stderr = `bash: ${p}: Operation not permitted`
+    const d = classifySandboxDenial({ sandboxType: 'seatbelt', ...out(1, stderr) })
+    assert.deepEqual(d, { reason: 'operation_not_permitted', kind: 'filesystem', path: p, snippet: stderr })
+  }
+})
+
+test('codex vector 14: read-only file system in aggregated output', () => {
+  const agg = 'cargo failed: Read-only file system when writing target'
+  const d = classifySandboxDenial({ sandboxType: 'seatbelt', ...out(101, '', { aggregatedOutput: agg }) })
+  assert.deepEqual(d, { reason: 'read_only_file_system', kind: 'filesystem', path: null, snippet: agg })
+})
+
+test('codex vectors 15–16: sigsys on linux; nothing without a sandbox', () => {
+  assert.deepEqual(classifySandboxDenial({ sandboxType: 'bwrap', ...out(159) }), { reason: 'sigsys', kind: 'process', path: null, snippet: '' })
+  assert.equal(classifySandboxDenial({ sandboxType: 'bwrap', ...out(null, '', { signal: 'SIGSYS' }) }).reason, 'sigsys')
+  assert.equal(isLikelySandboxDenied('seatbelt', out(159)), false)
+  assert.equal(classifySandboxDenial({ sandboxType: 'none', ...out(1, 'Operation not permitted') }), null)
+})
+
+test('the labelled corpus of real bwrap outputs: every label right, and the keyword heuristic is measurably worse', () => {
+  const corpus = JSON.parse(fs.readFileSync(path.join(__dirname, 'denial-corpus', 'corpus.json'), 'utf8'))
+  assert.ok(corpus.length >= 40, `corpus has ${corpus.length} cases`)
+  let heuristicWrong = 0
+  for (const c of corpus) {
+    const result = { sandboxType: c.sandboxType, exitCode: c.exitCode, signal: c.signal, stdout: c.stdout, stderr: c.stderr, aggregatedOutput: c.stdout + c.stderr }
+    const d = classifySandboxDenial(result, { ...c.policy, cwd: c.cwd })
+    if (c.expected === null) {
+      assert.equal(d, null, `${c.id}: expected no denial, got ${JSON.stringify(d)}`)
+    } else {
+      assert.ok(d, `${c.id}: expected ${c.expected.reason}, got null`)
+      assert.equal(d.reason, c.expected.reason, c.id)
+      assert.equal(d.kind, c.expected.kind, c.id)
+      if ('path' in c.expected) assert.equal(d.path, c.expected.path, c.id)
+    }
+    if (isLikelySandboxDenied(c.sandboxType, result) !== (c.expected !== null)) heuristicWrong++
+  }
+  console.log(`# denial corpus: ${corpus.length} cases; classifySandboxDenial wrong: 0; keyword heuristic (isLikelySandboxDenied) wrong: ${heuristicWrong}`)
+  assert.ok(heuristicWrong > 0)
+})
+
+test('precision: Permission denied inside a writable root is an ordinary error; with read-only it is a denial', () => {
+  const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'ss-deny-'))
+  const stderr = `cat: ${ws}/secret.txt: Permission denied\n`
+  const result = { sandboxType: 'bwrap', exitCode: 1, stdout: '', stderr, aggregatedOutput: stderr }
+  assert.equal(classifySandboxDenial(result, { mode: 'workspace-write', writableRoots: [ws] }), null)
+  assert.equal(classifySandboxDenial(result).reason, 'permission_denied')
+  fs.rmSync(ws, { recursive: true })
+})
+
+test('precision: "sandbox" in a file name is not a denial with a policy; network errors with the network on are not', () => {
+  const grep = { sandboxType: 'bwrap', exitCode: 1, stdout: 'src/sandbox.rs:12: let x = 1;\n', stderr: '', aggregatedOutput: '' }
+  assert.equal(isLikelySandboxDenied('bwrap', grep), true) // Codex's keyword rule raises a false alarm here
+  assert.equal(classifySandboxDenial(grep, 'read-only'), null)
+  const net = { sandboxType: 'bwrap', exitCode: 6, stdout: '', stderr: 'curl: (6) Could not resolve host: example.com\n', aggregatedOutput: '' }
+  assert.equal(classifySandboxDenial(net, { mode: 'read-only', network: true }), null)
+  assert.deepEqual(classifySandboxDenial(net, { mode: 'read-only', network: false }).reason, 'network_unreachable')
+})
+
+test('results of real runs carry their denial, using the run\'s own policy', async () => {
+  const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'ss-deny-'))
+  const r = await spawnSandboxed(['sh', '-c', 'echo x > /etc/sandspawn-denial-test'], { cwd: ws, sandbox: 'workspace-write' })
+  assert.equal(r.sandboxDenied, true)
+  assert.deepEqual(r.denial, { reason: 'read_only_file_system', kind: 'filesystem', path: '/etc/sandspawn-denial-test', snippet: r.denial.snippet })
+  assert.deepEqual(classifySandboxDenial(r), r.denial)
+  const ok = await spawnSandboxed(['sh', '-c', 'echo x > inside.txt; false'], { cwd: ws, sandbox: 'workspace-write' })
+  assert.equal(ok.exitCode, 1)
+  assert.equal(ok.denial, null)
+  assert.equal(ok.sandboxDenied, false)
+  fs.rmSync(ws, { recursive: true })
+})
+
+test('bad input to the classifiers is a SandboxError', () => {
+  assert.throws(() => isLikelySandboxDenied('docker', out(1)), (e) => e instanceof SandboxError && e.code === 'ERR_SANDBOX_INVALID_OPTIONS')
+  assert.throws(() => isLikelySandboxDenied('bwrap', { exitCode: 'one' }), (e) => e instanceof SandboxError && /exitCode/.test(e.message))
+  assert.throws(() => classifySandboxDenial({ exitCode: 1 }), (e) => e instanceof SandboxError && /sandboxType/.test(e.message))
+})
+
+test('the CLI prints one denial line naming the reason and the path', () => {
+  const r = spawnSync(process.execPath, [path.join(__dirname, '..', 'bin', 'sandspawn.js'), '--', 'sh', '-c', 'echo x > /etc/sandspawn-cli-denial'], { encoding: 'utf8' })
+  assert.equal(r.status, 2)
+  const lines = r.stderr.split('\n').filter((l) => l.startsWith('sandspawn: sandbox denied'))
+  assert.equal(lines.length, 1, r.stderr)
+  assert.match(lines[0], /read_only_file_system: \/etc\/sandspawn-cli-denial/)
+})
