@@ -1,0 +1,100 @@
+'use strict'
+// buildSandboxCommand and `sandspawn explain`: Seatbelt plans built on Linux, bwrap plans that
+// enforce the policy when run by hand with child_process.
+
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const { spawn, spawnSync } = require('node:child_process')
+const { buildSandboxCommand, SandboxError } = require('..')
+
+const tmp = () => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ss-plan-')))
+
+test('platform darwin gives a Seatbelt plan on Linux; platform linux a bwrap plan', () => {
+  const ws = tmp()
+  const mac = buildSandboxCommand(['echo', 'hi'], { cwd: ws, sandbox: 'workspace-write', platform: 'darwin' })
+  assert.equal(mac.sandboxType, 'seatbelt')
+  assert.equal(mac.program, '/usr/bin/sandbox-exec')
+  assert.equal(mac.args[0], '-p')
+  assert.match(mac.profile, /^\(version 1\)/)
+  assert.match(mac.profile, /\(deny default\)/)
+  assert.ok(mac.args.some((a) => a.startsWith('-D') && a.endsWith(`=${ws}`)), 'the workspace is passed as a -D parameter')
+  assert.ok(!mac.profile.includes(ws), 'paths are parameters, never pasted into the profile')
+  assert.deepEqual(mac.args.slice(-3), ['--', 'echo', 'hi'])
+
+  const linux = buildSandboxCommand(['echo', 'hi'], { cwd: ws, sandbox: 'workspace-write', platform: 'linux' })
+  assert.equal(linux.sandboxType, 'bwrap')
+  assert.match(linux.program, /bwrap$/)
+  assert.equal(linux.profile, null)
+  const i = linux.args.findIndex((a, j) => a === '--bind' && linux.args[j + 1] === ws)
+  assert.ok(i > 0, 'the workspace is bound writable')
+  assert.deepEqual(linux.args.slice(i, i + 3), ['--bind', ws, ws])
+  assert.deepEqual(linux.args.slice(-3), ['--', 'echo', 'hi'])
+  assert.equal(linux.env.SANDSPAWN_SANDBOX, 'bwrap')
+  fs.rmSync(ws, { recursive: true })
+})
+
+test('a path with spaces, quotes and non-ASCII characters stays one argument', () => {
+  const ws = path.join(tmp(), `it's a "ws" — ünï`)
+  fs.mkdirSync(ws)
+  const plan = buildSandboxCommand(['true'], { cwd: ws, sandbox: 'workspace-write', platform: 'linux' })
+  assert.ok(plan.args.includes(ws))
+  const mac = buildSandboxCommand(['true'], { cwd: ws, sandbox: 'workspace-write', platform: 'darwin' })
+  assert.ok(mac.args.includes(`-DWRITABLE_ROOT_0=${ws}`) || mac.args.some((a) => a.endsWith(`=${ws}`)))
+})
+
+function runPlan(plan) {
+  return new Promise((resolve) => {
+    const stdio = ['ignore', 'pipe', 'pipe', ...plan.extraFds.map(() => 'pipe')]
+    const child = spawn(plan.program, plan.args, { cwd: plan.cwd, env: plan.env, stdio, argv0: plan.argv0 })
+    plan.extraFds.forEach((f, i) => {
+      assert.equal(f.fd, 3 + i)
+      child.stdio[f.fd].end(f.data)
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (d) => (stdout += d))
+    child.stderr.on('data', (d) => (stderr += d))
+    child.on('close', (code) => resolve({ code, stdout, stderr }))
+  })
+}
+
+test('running the Linux plan by hand with child_process enforces the policy', async () => {
+  const ws = tmp()
+  // Outside every writable root: not under the workspace, and not under /tmp (writable by default).
+  const outside = fs.realpathSync(fs.mkdtempSync('/var/tmp/ss-plan-outside-'))
+  const script = `echo in > inside.txt && echo out > ${outside}/outside.txt`
+  const plan = buildSandboxCommand(['sh', '-c', script], { cwd: ws, sandbox: 'workspace-write', platform: 'linux' })
+  const r = await runPlan(plan)
+  assert.notEqual(r.code, 0)
+  assert.match(r.stderr, /Read-only file system/)
+  assert.equal(fs.readFileSync(path.join(ws, 'inside.txt'), 'utf8'), 'in\n')
+  assert.equal(fs.existsSync(path.join(outside, 'outside.txt')), false)
+  fs.rmSync(ws, { recursive: true, force: true })
+  fs.rmSync(outside, { recursive: true, force: true })
+})
+
+test('plans validate like spawnSandboxed does', () => {
+  assert.throws(() => buildSandboxCommand(['true'], { platform: 'windows' }), (e) => e instanceof SandboxError && e.code === 'ERR_SANDBOX_INVALID_OPTIONS' && /platform/.test(e.message))
+  assert.throws(() => buildSandboxCommand(['true'], { sandbox: { mode: 'workspace-write', writableRoots: ['rel/dir'] } }), (e) => e.code === 'ERR_SANDBOX_INVALID_OPTIONS' && /writableRoots/.test(e.message))
+  assert.throws(() => buildSandboxCommand(['true'], { sandbox: { mode: 'read-only', tmp: 'private' }, platform: 'darwin' }), (e) => e.code === 'ERR_SANDBOX_UNSUPPORTED')
+  assert.throws(() => buildSandboxCommand(['true'], { sandbox: { allowUnixSockets: ['/tmp/x.sock'] }, platform: 'linux' }), (e) => e.code === 'ERR_SANDBOX_UNSUPPORTED')
+})
+
+test('`sandspawn explain --mode workspace-write -- ls` prints the plan readably', () => {
+  const ws = tmp()
+  const r = spawnSync(process.execPath, [path.join(__dirname, '..', 'bin', 'sandspawn.js'), 'explain', '--mode', 'workspace-write', '--', 'ls'], { cwd: ws, encoding: 'utf8' })
+  assert.equal(r.status, 0, r.stderr)
+  assert.match(r.stdout, /^sandbox: +bwrap$/m)
+  assert.match(r.stdout, /^ {2}--unshare-net$/m)
+  assert.ok(r.stdout.includes(`  --bind ${ws} ${ws}`), r.stdout)
+  assert.match(r.stdout, /^ {2}-- ls$/m)
+  assert.match(r.stdout, /^fd 3: +seccomp/m)
+  const mac = spawnSync(process.execPath, [path.join(__dirname, '..', 'bin', 'sandspawn.js'), 'explain', '--platform', 'darwin', '--', 'ls'], { cwd: ws, encoding: 'utf8' })
+  assert.equal(mac.status, 0, mac.stderr)
+  assert.match(mac.stdout, /^profile:$/m)
+  assert.match(mac.stdout, /\(deny default\)/)
+  fs.rmSync(ws, { recursive: true })
+})
