@@ -1,0 +1,213 @@
+'use strict'
+// Shared helpers for the security suite: temp workspaces outside the default writable set,
+// host-state snapshots, host process listing, polling.
+
+const fs = require('node:fs')
+const path = require('node:path')
+const crypto = require('node:crypto')
+const { execFileSync } = require('node:child_process')
+
+const sandspawn = require('../..')
+
+/**
+ * Workspaces live under /var/tmp, not /tmp: in workspace-write the host /tmp is writable by
+ * contract (`tmp: 'writable'`), so a sibling under /tmp would not be "outside the writable set".
+ */
+const BASE = '/var/tmp'
+
+function token(prefix = 'sec') {
+  return `${prefix}-${crypto.randomBytes(8).toString('hex')}`
+}
+
+/**
+ * A fresh temp tree `{ root, ws, out }`: `ws` is the workspace (cwd), `out` a sibling outside it.
+ * Removed after the test (`t.after`).
+ */
+function tempTree(t, { git = false } = {}) {
+  const root = fs.mkdtempSync(path.join(BASE, 'sandspawn-sec-'))
+  const ws = path.join(root, 'ws')
+  const out = path.join(root, 'out')
+  fs.mkdirSync(ws)
+  fs.mkdirSync(out)
+  if (git) execFileSync('git', ['init', '-q', ws])
+  if (t && typeof t.after === 'function') t.after(() => rmrf(root))
+  return { root, ws, out }
+}
+
+function rmrf(p) {
+  try {
+    fs.rmSync(p, { recursive: true, force: true })
+  } catch {
+    // a placeholder still mounted by a dying sandbox; try once more a bit later
+    setTimeout(() => fs.rmSync(p, { recursive: true, force: true }), 500).unref()
+  }
+}
+
+/** lstat + content hash of one path (or `{ exists: false }`). */
+function snapshot(p) {
+  let st
+  try {
+    st = fs.lstatSync(p)
+  } catch (err) {
+    if (err.code === 'ENOENT' || err.code === 'ENOTDIR') return { exists: false }
+    throw err
+  }
+  const snap = {
+    exists: true,
+    type: st.isSymbolicLink() ? 'symlink' : st.isDirectory() ? 'dir' : st.isFile() ? 'file' : 'other',
+    mode: st.mode,
+    ino: st.ino,
+    mtimeMs: st.mtimeMs,
+    ctimeMs: st.ctimeMs,
+    size: st.size,
+  }
+  if (snap.type === 'file') snap.sha = crypto.createHash('sha256').update(fs.readFileSync(p)).digest('hex')
+  if (snap.type === 'symlink') snap.target = fs.readlinkSync(p)
+  if (snap.type === 'dir') snap.entries = fs.readdirSync(p).sort()
+  return snap
+}
+
+/** Recursive snapshot of a tree: `{ relpath: snapshot }`. */
+function treeSnapshot(dir) {
+  const out = {}
+  const walk = (rel) => {
+    const abs = path.join(dir, rel)
+    const s = snapshot(abs)
+    out[rel || '.'] = s
+    if (s.type === 'dir') for (const e of s.entries) walk(path.join(rel, e))
+  }
+  walk('')
+  return out
+}
+
+/** The output a command produced, for assertion messages. */
+function show(r) {
+  return `exit=${r.exitCode} signal=${r.signal} timedOut=${r.timedOut}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`
+}
+
+/** spawnSandboxed with a safety timeout so a broken sandbox cannot hang the suite. */
+function run(command, options = {}) {
+  return sandspawn.spawnSandboxed(command, { timeout: 15000, ...options })
+}
+
+/** `bash -c script`. */
+function sh(script, options = {}) {
+  return run(['bash', '-c', script], options)
+}
+
+/** Quote a string for bash. */
+function q(s) {
+  return `'${String(s).replace(/'/g, `'\\''`)}'`
+}
+
+/** Every process on the host: `{ pid, ppid, state, sid, comm, cmdline }`. */
+function hostProcesses() {
+  const procs = []
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue
+    try {
+      const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8')
+      const close = stat.lastIndexOf(')')
+      const comm = stat.slice(stat.indexOf('(') + 1, close)
+      const fields = stat.slice(close + 2).split(' ')
+      let cmdline = ''
+      try {
+        cmdline = fs.readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').join(' ').trim()
+      } catch {}
+      procs.push({ pid: Number(name), state: fields[0], ppid: Number(fields[1]), sid: Number(fields[3]), comm, cmdline })
+    } catch {
+      // raced with exit
+    }
+  }
+  return procs
+}
+
+/** Live (non-zombie) host processes whose command line contains `marker`. */
+function processesMatching(marker) {
+  return hostProcesses().filter((p) => p.state !== 'Z' && p.cmdline.includes(marker) && p.pid !== process.pid)
+}
+
+/** All live descendants of `pid` (by ppid chain). */
+function descendantsOf(pid = process.pid) {
+  const procs = hostProcesses()
+  const children = new Map()
+  for (const p of procs) {
+    if (!children.has(p.ppid)) children.set(p.ppid, [])
+    children.get(p.ppid).push(p)
+  }
+  const out = []
+  const stack = [...(children.get(pid) || [])]
+  while (stack.length) {
+    const p = stack.pop()
+    out.push(p)
+    stack.push(...(children.get(p.pid) || []))
+  }
+  return out
+}
+
+function isAlive(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z'
+  } catch {
+    return false
+  }
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
+
+/** Poll `predicate` (sync or async) every `interval` ms until true or `ms` elapsed; returns the last value. */
+async function waitFor(predicate, ms = 2000, interval = 25) {
+  const deadline = Date.now() + ms
+  for (;;) {
+    const v = await predicate()
+    if (v || Date.now() >= deadline) return v
+    await sleep(interval)
+  }
+}
+
+function fdCount() {
+  return fs.readdirSync('/proc/self/fd').length
+}
+
+function threadCount() {
+  const m = /^Threads:\s+(\d+)/m.exec(fs.readFileSync('/proc/self/status', 'utf8'))
+  return Number(m[1])
+}
+
+function which(cmd) {
+  try {
+    return execFileSync('sh', ['-c', `command -v ${cmd}`], { encoding: 'utf8' }).trim() || null
+  } catch {
+    return null
+  }
+}
+
+/** The mount table of this (host) mount namespace. */
+function hostMounts() {
+  return fs.readFileSync('/proc/self/mountinfo', 'utf8')
+}
+
+module.exports = {
+  sandspawn,
+  BASE,
+  token,
+  tempTree,
+  rmrf,
+  snapshot,
+  treeSnapshot,
+  show,
+  run,
+  sh,
+  q,
+  hostProcesses,
+  processesMatching,
+  descendantsOf,
+  isAlive,
+  sleep,
+  waitFor,
+  fdCount,
+  threadCount,
+  which,
+  hostMounts,
+}
