@@ -1,0 +1,110 @@
+'use strict'
+// runWithEscalation: escalate only a classified sandbox denial, only when approved, never a
+// denyRead policy; and the CLI's --ask.
+
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const { spawnSync } = require('node:child_process')
+const { runWithEscalation, SandboxError } = require('..')
+
+const outsideDir = () => fs.realpathSync(fs.mkdtempSync('/var/tmp/ss-esc-'))
+const workspace = () => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ss-esc-ws-')))
+
+test('a denied write that is approved runs again without the sandbox and succeeds', async () => {
+  const out = outsideDir()
+  const target = path.join(out, 'written.txt')
+  const calls = []
+  const r = await runWithEscalation(['sh', '-c', `echo hello > ${target}`], {
+    cwd: workspace(),
+    sandbox: 'workspace-write',
+    approve: (req) => {
+      calls.push(req)
+      return true
+    },
+  })
+  assert.equal(calls.length, 1)
+  assert.deepEqual(calls[0].command, ['sh', '-c', `echo hello > ${target}`])
+  assert.equal(calls[0].result.sandboxType, 'bwrap')
+  assert.equal(calls[0].denial.reason, 'read_only_file_system')
+  assert.equal(calls[0].denial.path, target)
+  assert.equal(r.escalated, true)
+  assert.equal(r.exitCode, 0)
+  assert.equal(r.sandboxType, 'none')
+  assert.equal(fs.readFileSync(target, 'utf8'), 'hello\n')
+  fs.rmSync(out, { recursive: true })
+})
+
+test('an ordinary failure (bash -c false) never reaches approve', async () => {
+  let called = false
+  const r = await runWithEscalation(['bash', '-c', 'false'], { approve: () => (called = true) })
+  assert.equal(called, false)
+  assert.equal(r.escalated, false)
+  assert.equal(r.exitCode, 1)
+})
+
+test('a timeout never reaches approve, even with denial-looking output', async () => {
+  let called = false
+  const r = await runWithEscalation(['sh', '-c', 'echo x > /etc/ss-esc-timeout; sleep 10'], { timeout: 300, approve: () => (called = true) })
+  assert.equal(r.timedOut, true)
+  assert.equal(called, false)
+  assert.equal(r.escalated, false)
+})
+
+test('a policy with denyRead is never escalated and approve is never called', async () => {
+  const out = outsideDir()
+  const secret = path.join(out, 'secret')
+  fs.writeFileSync(secret, 'top secret')
+  let called = false
+  const r = await runWithEscalation(['sh', '-c', `echo x > ${out}/new`], {
+    sandbox: { mode: 'read-only', denyRead: [secret] },
+    approve: () => (called = true),
+  })
+  assert.ok(r.denial, 'the first run was a denial')
+  assert.equal(called, false)
+  assert.equal(r.escalated, false)
+  assert.equal(fs.existsSync(path.join(out, 'new')), false)
+  fs.rmSync(out, { recursive: true })
+})
+
+test('an approve that throws, rejects or answers something other than true is a refusal', async () => {
+  const out = outsideDir()
+  for (const approve of [() => { throw new Error('boom') }, () => Promise.reject(new Error('nope')), () => 'yes', async () => false]) {
+    const r = await runWithEscalation(['sh', '-c', `echo x > ${out}/f`], { approve })
+    assert.equal(r.escalated, false)
+    assert.ok(r.denial)
+    assert.equal(fs.existsSync(path.join(out, 'f')), false)
+  }
+  fs.rmSync(out, { recursive: true })
+})
+
+test('the AbortSignal also covers the wait for approve', async () => {
+  const out = outsideDir()
+  const ac = new AbortController()
+  const p = runWithEscalation(['sh', '-c', `echo x > ${out}/f`], {
+    signal: ac.signal,
+    approve: () => {
+      setTimeout(() => ac.abort(), 20)
+      return new Promise(() => {}) // never answers
+    },
+  })
+  await assert.rejects(p, (e) => e.name === 'AbortError' && e.code === 'ABORT_ERR' && e.result && e.result.denial !== null)
+  assert.equal(fs.existsSync(path.join(out, 'f')), false)
+  fs.rmSync(out, { recursive: true })
+})
+
+test('approve is required', async () => {
+  await assert.rejects(runWithEscalation(['true'], {}), (e) => e instanceof SandboxError && /approve/.test(e.message))
+})
+
+test('the CLI --ask refuses when stdin is not a terminal', () => {
+  const out = outsideDir()
+  const r = spawnSync(process.execPath, [path.join(__dirname, '..', 'bin', 'sandspawn.js'), '--ask', '--', 'sh', '-c', `echo x > ${out}/f`], { encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'], input: 'y\n' })
+  assert.notEqual(r.status, 0)
+  assert.match(r.stderr, /read_only_file_system/)
+  assert.match(r.stderr, /Run again without the sandbox\? \[y\/N\] refused: stdin is not a terminal/)
+  assert.equal(fs.existsSync(path.join(out, 'f')), false)
+  fs.rmSync(out, { recursive: true })
+})
