@@ -1,0 +1,182 @@
+'use strict'
+// .git protection in workspace-write (protectGit defaults to true): the repository's metadata
+// stays read-only, cannot be replaced or moved away, and a missing .git cannot be created.
+
+const { describe, test } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const { execFileSync } = require('node:child_process')
+const { tempTree, snapshot, treeSnapshot, show, sh, q, which } = require('./helpers')
+
+const HAS_GIT = which('git') !== null
+const DENIED = /Read-only file system|Permission denied|Operation not permitted|Device or resource busy/
+const WW = { mode: 'workspace-write' }
+
+function attempts(list) {
+  return list.map(([label, cmd]) => `if ( ${cmd} ) >/dev/null; then echo ${q(`ESCAPED ${label}`)}; else echo ${q(`denied ${label}`)}; fi`).join('\n')
+}
+
+function assertAllDenied(r, list) {
+  for (const [label] of list) {
+    assert.ok(!r.stdout.includes(`ESCAPED ${label}\n`), `attack "${label}" succeeded\n${show(r)}`)
+    assert.ok(r.stdout.includes(`denied ${label}\n`), `attack "${label}" did not report\n${show(r)}`)
+  }
+  assert.equal(r.exitCode, 0, show(r))
+  assert.match(r.stderr, DENIED, show(r))
+}
+
+/** A repository with one commit, made on the host. */
+function makeRepo(dir) {
+  if (HAS_GIT) {
+    const g = (...args) => execFileSync('git', ['-C', dir, '-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { stdio: 'pipe' })
+    g('init', '-q')
+    fs.writeFileSync(path.join(dir, 'file.txt'), 'hello\n')
+    g('add', 'file.txt')
+    g('commit', '-qm', 'init')
+  } else {
+    fs.mkdirSync(path.join(dir, '.git/hooks'), { recursive: true })
+    fs.writeFileSync(path.join(dir, '.git/config'), '[core]\n\trepositoryformatversion = 0\n')
+    fs.writeFileSync(path.join(dir, '.git/HEAD'), 'ref: refs/heads/main\n')
+  }
+}
+
+function assertRepoIntact(gitDir, before, r) {
+  assert.deepEqual(treeSnapshot(gitDir), before, `the host's git directory changed\n${show(r)}`)
+  if (HAS_GIT) execFileSync('git', ['--git-dir', gitDir, 'fsck', '--no-progress'], { stdio: 'pipe' })
+}
+
+/** Cases against an existing repository in the workspace. */
+const REPO_CASES = [
+  {
+    name: 'writing .git/config',
+    list: () => [
+      ['append', "echo '[core]\n\thooksPath = /tmp' >> .git/config"],
+      ['overwrite', 'echo pwned > .git/config'],
+      ['sed -i', 'sed -i s/0/1/ .git/config'],
+      ...(HAS_GIT ? [['git config', 'git config core.hooksPath /tmp/evil']] : []),
+      ['rm', 'rm -f .git/config'],
+    ],
+  },
+  {
+    name: 'writing .git/hooks/pre-commit',
+    list: () => [
+      ['create hook', "printf '#!/bin/sh\\necho pwned\\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit"],
+      ['cp hook', 'cp /bin/true .git/hooks/post-checkout'],
+      ['replace hooks dir', 'rm -rf .git/hooks && mkdir .git/hooks'],
+    ],
+  },
+  {
+    name: 'replacing .git with a symlink',
+    list: () => [
+      ['rm -rf then ln', 'rm -rf .git; ln -s /tmp .git && test -L .git'],
+      ['ln -sfn over it', 'ln -sfn /tmp .git && test -L .git'],
+      ['mv -T a link over it', 'ln -s /tmp evil && mv -T evil .git'],
+    ],
+  },
+  {
+    name: 'renaming .git away and recreating it',
+    list: () => [
+      ['mv away', 'mv .git .git.bak'],
+      ['mv away + recreate', "mv .git .git.bak; mkdir -p .git/hooks && echo pwned > .git/config"],
+      ['rename via python', 'python3 -c "import os; os.rename(\'.git\', \'moved\')"'],
+    ],
+    check: (tree) => {
+      assert.ok(!fs.existsSync(path.join(tree.ws, '.git.bak')))
+      assert.ok(!fs.existsSync(path.join(tree.ws, 'moved')))
+    },
+  },
+  {
+    name: 'git commands that write metadata',
+    skip: !HAS_GIT && 'git is not installed',
+    list: () => [
+      ['git add', 'echo new > new.txt && git add new.txt'],
+      ['git commit', 'git -c user.name=x -c user.email=x@x commit -qam pwned --allow-empty'],
+      ['git branch', 'git branch evil'],
+      ['git gc', 'git gc -q'],
+    ],
+  },
+]
+
+describe('.git protection (workspace-write, protectGit default)', { concurrency: 4 }, () => {
+  for (const c of REPO_CASES) {
+    test(c.name, { skip: c.skip || false }, async (t) => {
+      const tree = tempTree(t)
+      makeRepo(tree.ws)
+      const gitDir = path.join(tree.ws, '.git')
+      const before = treeSnapshot(gitDir)
+      const list = c.list(tree)
+      const r = await sh(attempts(list), { cwd: tree.ws, sandbox: WW })
+      assertAllDenied(r, list)
+      assertRepoIntact(gitDir, before, r)
+      if (c.check) c.check(tree)
+    })
+  }
+
+  test('control: the working tree of the repository is writable', async (t) => {
+    const tree = tempTree(t)
+    makeRepo(tree.ws)
+    const r = await sh('echo changed > file.txt && cat file.txt', { cwd: tree.ws, sandbox: WW })
+    assert.equal(r.exitCode, 0, show(r))
+    assert.equal(fs.readFileSync(path.join(tree.ws, 'file.txt'), 'utf8'), 'changed\n')
+  })
+
+  test(`creating .git where there is none (${HAS_GIT ? 'git init' : 'mkdir'}) leaves no .git litter`, async (t) => {
+    const tree = tempTree(t)
+    const list = [
+      ...(HAS_GIT ? [['git init', 'git init -q']] : []),
+      ['mkdir .git', 'mkdir .git/hooks'],
+      ['write .git/config', 'echo pwned > .git/config'],
+      ['.git as a file', 'rm -rf .git; echo "gitdir: /tmp/evil" > .git'],
+      ['.git as a symlink', 'rm -rf .git; ln -s /tmp .git && test -L .git'],
+      ['mv a dir into .git', 'mkdir d && mv -T d .git'],
+    ]
+    const tmpGitBefore = snapshot('/tmp/.git')
+    const r = await sh(attempts(list), { cwd: tree.ws, sandbox: WW })
+    assertAllDenied(r, list)
+    // Right after the run: no placeholder, no repository, nothing named .git.
+    assert.equal(fs.existsSync(path.join(tree.ws, '.git')), false, `a .git was left in the workspace\n${show(r)}`)
+    assert.equal(snapshot(path.join(tree.ws, '.git')).exists, false)
+    if (!tmpGitBefore.exists) assert.equal(snapshot('/tmp/.git').exists, false, 'a /tmp/.git placeholder was left behind')
+  })
+
+  test('.git as a gitdir: file: the real git directory stays read-only', { skip: !HAS_GIT && 'git is not installed' }, async (t) => {
+    const tree = tempTree(t)
+    const realGit = path.join(tree.root, 'real.git')
+    execFileSync('git', ['init', '-q', '--separate-git-dir', realGit, tree.ws], { stdio: 'pipe' })
+    const dotGit = path.join(tree.ws, '.git')
+    assert.ok(fs.statSync(dotGit).isFile())
+    const beforeReal = treeSnapshot(realGit)
+    const beforeFile = snapshot(dotGit)
+    const list = [
+      ['config through gitdir', `echo pwned >> ${q(path.join(realGit, 'config'))}`],
+      ['hook through gitdir', `echo pwned > ${q(path.join(realGit, 'hooks/pre-commit'))}`],
+      ['git config', 'git config core.hooksPath /tmp/evil'],
+      ['rewrite the .git file', 'echo "gitdir: /tmp/evil" > .git'],
+      ['remove the .git file', 'rm -f .git'],
+    ]
+    const r = await sh(attempts(list), { cwd: tree.ws, sandbox: WW })
+    assertAllDenied(r, list)
+    assert.deepEqual(treeSnapshot(realGit), beforeReal, show(r))
+    assert.deepEqual(snapshot(dotGit), beforeFile, show(r))
+  })
+
+  test('.git in an extra writable root is protected too', async (t) => {
+    const tree = tempTree(t)
+    const other = path.join(tree.root, 'other')
+    fs.mkdirSync(other)
+    makeRepo(other)
+    const gitDir = path.join(other, '.git')
+    const before = treeSnapshot(gitDir)
+    const list = [
+      ['config', `echo pwned >> ${q(path.join(gitDir, 'config'))}`],
+      ['hook', `echo pwned > ${q(path.join(gitDir, 'hooks/pre-commit'))}`],
+      ['mv away', `mv ${q(gitDir)} ${q(gitDir + '.bak')}`],
+    ]
+    const script = `echo ok > ${q(path.join(other, 'ok.txt'))}\n${attempts(list)}`
+    const r = await sh(script, { cwd: tree.ws, sandbox: { mode: 'workspace-write', writableRoots: [other] } })
+    assertAllDenied(r, list)
+    assert.equal(fs.readFileSync(path.join(other, 'ok.txt'), 'utf8'), 'ok\n', 'the writable root itself was not writable')
+    assertRepoIntact(gitDir, before, r)
+  })
+})
