@@ -1,0 +1,73 @@
+// Compiled with `tsc --noEmit` under strict + isolatedModules (see tsconfig.json): the public
+// typings must work the way a TypeScript user writes code against them.
+import {
+  spawnSandboxed,
+  startSandboxed,
+  runWithEscalation,
+  isLikelySandboxDenied,
+  classifySandboxDenial,
+  buildSandboxCommand,
+  sandboxCapabilities,
+  SandboxError,
+  type SpawnResult,
+  type SandboxPolicy,
+  type SandboxMode,
+  type SandboxDenial,
+  type LaunchPlan,
+} from 'sandspawn'
+
+const mode: SandboxMode = 'workspace-write'
+const policy: SandboxPolicy = { mode, writableRoots: ['/tmp/x'], denyRead: ['/root/.ssh'], network: false, tmp: 'private', allowUnixSockets: false }
+
+async function main(): Promise<void> {
+  const ac = new AbortController()
+  const r: SpawnResult = await spawnSandboxed(['ls', '-la'], {
+    cwd: '/tmp',
+    sandbox: policy,
+    env: { FOO: 'bar' },
+    timeout: 1000,
+    killSignal: 'SIGINT',
+    signal: ac.signal,
+    maxBuffer: 1024,
+    input: Buffer.from('x'),
+    onOutput: (chunk) => {
+      const s: 'stdout' | 'stderr' = chunk.stream
+      const b: Buffer = chunk.data
+      void s
+      void b
+    },
+  })
+  const code: number | null = r.exitCode
+  const denial: SandboxDenial | null = r.denial
+  void code
+  void denial
+  const p = await startSandboxed(['cat'], { stdin: 'pipe' })
+  await p.write('hi\n')
+  p.end()
+  p.kill('SIGTERM')
+  const pid: number = p.pid
+  void pid
+  const again: SpawnResult = await p.wait()
+  void again
+  const esc = await runWithEscalation(['make'], { approve: async ({ denial }) => denial.kind === 'filesystem' })
+  const escalated: boolean = esc.escalated
+  void escalated
+  const likely: boolean = isLikelySandboxDenied('bwrap', { exitCode: 1, stderr: 'Permission denied' })
+  void likely
+  const d = classifySandboxDenial(r, 'read-only')
+  if (d) {
+    const reason: string = d.reason
+    void reason
+  }
+  const plan: LaunchPlan = buildSandboxCommand(['echo'], { platform: 'darwin', sandbox: 'read-only' })
+  const profile: string | null = plan.profile
+  void profile
+  const caps = await sandboxCapabilities()
+  if (!caps.available) console.log(caps.reason, caps.fix)
+  try {
+    await spawnSandboxed([])
+  } catch (e) {
+    if (e instanceof SandboxError && e.code === 'ERR_SANDBOX_INVALID_OPTIONS') console.log(e.message)
+  }
+}
+void main
