@@ -1,0 +1,250 @@
+'use strict'
+// denyRead: files and directories the command can neither read nor list, outside and inside the
+// workspace, whatever path it uses to reach them. The secrets' contents (and the names of files in
+// a denied directory) must never appear in what the command prints; the host files stay intact.
+
+const { describe, test } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const { tempTree, treeSnapshot, show, sh, q, token, rmrf } = require('./helpers')
+
+/**
+ * Secrets: a file and a directory outside the workspace, a file and a directory inside it, and
+ * symlinks to each planted in the workspace beforehand.
+ */
+function secrets(t) {
+  const tree = tempTree(t)
+  const s = {
+    tree,
+    outFile: path.join(tree.out, 'secret.txt'),
+    outDir: path.join(tree.root, 'outdir'),
+    inFile: path.join(tree.ws, 'secret.txt'),
+    inDir: path.join(tree.ws, 'secretdir'),
+    tokens: { outFile: token('S1'), outDir: token('S2'), outDirName: token('N2'), inFile: token('S3'), inDir: token('S4'), inDirName: token('N4') },
+  }
+  fs.writeFileSync(s.outFile, `${s.tokens.outFile}\n`)
+  fs.mkdirSync(s.outDir)
+  fs.writeFileSync(path.join(s.outDir, `${s.tokens.outDirName}.txt`), `${s.tokens.outDir}\n`)
+  fs.writeFileSync(s.inFile, `${s.tokens.inFile}\n`)
+  fs.mkdirSync(s.inDir)
+  fs.writeFileSync(path.join(s.inDir, `${s.tokens.inDirName}.txt`), `${s.tokens.inDir}\n`)
+  fs.symlinkSync(s.outFile, path.join(tree.ws, 'link-out'))
+  fs.symlinkSync('secret.txt', path.join(tree.ws, 'link-in'))
+  fs.symlinkSync(s.outDir, path.join(tree.ws, 'link-outdir'))
+  fs.symlinkSync('secretdir', path.join(tree.ws, 'link-indir'))
+  fs.writeFileSync(path.join(tree.ws, 'public.txt'), 'public\n')
+  s.policy = { mode: 'workspace-write', denyRead: [s.outFile, s.outDir, s.inFile, s.inDir] }
+  s.snap = () => ({ out: treeSnapshot(tree.out), outDir: treeSnapshot(s.outDir), inFile: treeSnapshot(s.inFile), inDir: treeSnapshot(s.inDir) })
+  return s
+}
+
+function assertNoLeak(s, r) {
+  for (const [name, tok] of Object.entries(s.tokens)) {
+    for (const field of ['stdout', 'stderr', 'aggregatedOutput']) {
+      assert.ok(!r[field].includes(tok), `secret ${name} leaked into ${field}\n${show(r)}`)
+    }
+  }
+}
+
+/** No file the command left in the workspace holds a secret (a copy made by cp, tar, ...). */
+function assertNoCopies(s) {
+  const walk = (dir) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name)
+      if (p === s.inFile || p === s.inDir) continue
+      if (e.isDirectory()) walk(p)
+      else if (e.isFile()) {
+        const text = fs.readFileSync(p, 'utf8')
+        for (const [name, tok] of Object.entries(s.tokens)) assert.ok(!text.includes(tok), `secret ${name} was copied to ${p}`)
+      }
+    }
+  }
+  walk(s.tree.ws)
+}
+
+/** Each attempt must fail or print nothing secret; reads of a denied file must fail outright. */
+function attempts(list) {
+  return list.map(([label, cmd]) => `if ( ${cmd} ); then echo ${q(`SUCCEEDED ${label}`)}; else echo ${q(`failed ${label}`)}; fi`).join('\n')
+}
+
+const ATTACKS = [
+  {
+    name: 'cat',
+    mustFail: true,
+    list: (s) => [
+      ['outside file', `cat ${q(s.outFile)}`],
+      ['outside dir file', `cat ${q(s.outDir)}/*.txt`],
+      ['inside file', `cat ${q(s.inFile)}`],
+      ['inside dir file', `cat ${q(s.inDir)}/*.txt`],
+      ['python open', `python3 -c "print(open(${JSON.stringify(s.outFile)}).read())"`],
+      ['dd', `dd if=${q(s.inFile)} status=none`],
+      ['chmod then cat', `chmod 644 ${q(s.inFile)} 2>/dev/null; cat ${q(s.inFile)}`],
+    ],
+  },
+  {
+    name: 'ls',
+    list: (s) => [
+      ['ls outside dir', `ls -la ${q(s.outDir)}`],
+      ['ls inside dir', `ls -la ${q(s.inDir)}`],
+      ['ls glob', `echo ${q(s.outDir)}/* ${q(s.inDir)}/*`],
+      ['ls -R workspace', 'ls -laR .'],
+    ],
+  },
+  {
+    name: 'find',
+    list: (s) => [
+      ['find root', `find ${q(s.tree.root)} -type f -exec cat {} +`],
+      ['find workspace', 'find . -exec cat {} + 2>&1'],
+      ['grep -r', `grep -r S ${q(s.tree.root)}`],
+    ],
+  },
+  {
+    name: 'cp',
+    mustFail: true,
+    list: (s) => [
+      ['cp outside file', `cp ${q(s.outFile)} ./c1 && cat ./c1`],
+      ['cp -r outside dir', `cp -r ${q(s.outDir)} ./c2 && cat ./c2/*`],
+      ['cp inside file', `cp ${q(s.inFile)} ./c3 && cat ./c3`],
+      ['cp -r inside dir', `cp -r ${q(s.inDir)} ./c4 && cat ./c4/*`],
+      ['tar', `tar cf - ${q(s.inFile)} ${q(s.outFile)} > ./c5.tar && tar xOf ./c5.tar`],
+    ],
+  },
+  {
+    name: 'through /proc/self/root and /proc/1/root',
+    mustFail: true,
+    list: (s) => [
+      ['self root outside', `cat /proc/self/root${s.outFile}`],
+      ['self root inside', `cat /proc/self/root${s.inFile}`],
+      ['self root dir', `cat /proc/self/root${s.outDir}/*.txt`],
+      ['pid 1 root', `cat /proc/1/root${s.outFile}`],
+      ['self root inside dir', `cat /proc/self/root${s.inDir}/*.txt`],
+    ],
+  },
+  {
+    name: 'through /proc/self/cwd',
+    mustFail: true,
+    list: () => [
+      ['cwd inside file', 'cat /proc/self/cwd/secret.txt'],
+      ['cwd inside dir', 'cat /proc/self/cwd/secretdir/*.txt'],
+      ['cwd ../ outside', 'cat /proc/self/cwd/../out/secret.txt'],
+      ['cwd ../ outside dir', 'cat /proc/self/cwd/../outdir/*.txt'],
+    ],
+  },
+  {
+    name: 'relative paths',
+    mustFail: true,
+    list: () => [
+      ['relative inside', 'cat secret.txt'],
+      ['relative ./', 'cat ./secretdir/../secret.txt'],
+      ['relative dir', 'cat secretdir/*.txt'],
+      ['relative ../', 'cat ../out/secret.txt'],
+      ['relative ../ dir', 'cat ../outdir/*.txt'],
+      ['cd into dir', 'cd ../outdir && cat *.txt'],
+    ],
+  },
+  {
+    name: 'symlinks planted in the workspace beforehand',
+    mustFail: true,
+    list: () => [
+      ['link to outside file', 'cat link-out'],
+      ['link to inside file', 'cat link-in'],
+      ['link to outside dir', 'cat link-outdir/*.txt'],
+      ['link to inside dir', 'cat link-indir/*.txt'],
+    ],
+  },
+  {
+    name: 'links and renames made inside the sandbox',
+    mustFail: true,
+    list: (s) => [
+      ['new symlink', `ln -s ${q(s.outFile)} l1 && cat l1`],
+      ['new hard link', 'ln secret.txt h1 && cat h1'],
+      ['hard link outside', `ln ${q(s.outFile)} h2 && cat h2`],
+      ['mv the denied file', 'mv secret.txt moved.txt && cat moved.txt'],
+      ['mv the denied dir', 'mv secretdir moveddir && cat moveddir/*.txt'],
+      ['rm and look underneath', 'rm -rf secretdir && cat secretdir/*.txt'],
+    ],
+  },
+]
+
+describe('denyRead (workspace-write, secrets outside and inside the workspace)', { concurrency: 4 }, () => {
+  for (const a of ATTACKS) {
+    test(a.name, async (t) => {
+      const s = secrets(t)
+      const before = s.snap()
+      const list = a.list(s)
+      const r = await sh(attempts(list), { cwd: s.tree.ws, sandbox: s.policy })
+      assertNoLeak(s, r)
+      assert.equal(r.exitCode, 0, show(r))
+      if (a.mustFail) {
+        for (const [label] of list) assert.ok(r.stdout.includes(`failed ${label}\n`), `"${label}" did not fail\n${show(r)}`)
+      }
+      assert.deepEqual(s.snap(), before, `a secret changed on the host\n${show(r)}`)
+      assertNoCopies(s)
+    })
+  }
+
+  test('control: other files in the workspace stay readable', async (t) => {
+    const s = secrets(t)
+    const r = await sh('cat public.txt', { cwd: s.tree.ws, sandbox: s.policy })
+    assert.equal(r.exitCode, 0, show(r))
+    assert.equal(r.stdout, 'public\n')
+  })
+
+  test('denyRead given as a symlink or a non-normalized path denies the real target', async (t) => {
+    const s = secrets(t)
+    const policy = { mode: 'workspace-write', denyRead: [path.join(s.tree.ws, 'link-out'), `${s.tree.ws}/../outdir/`, `${s.tree.ws}//./secret.txt`] }
+    const list = [
+      ['real path of the link', `cat ${q(s.outFile)}`],
+      ['the link', 'cat link-out'],
+      ['dir', `cat ${q(s.outDir)}/*.txt`],
+      ['inside', 'cat secret.txt'],
+    ]
+    const r = await sh(attempts(list), { cwd: s.tree.ws, sandbox: policy })
+    for (const tok of [s.tokens.outFile, s.tokens.outDir, s.tokens.outDirName, s.tokens.inFile]) {
+      assert.ok(!r.aggregatedOutput.includes(tok), `secret leaked\n${show(r)}`)
+    }
+    for (const [label] of list) assert.ok(r.stdout.includes(`failed ${label}\n`), `"${label}" did not fail\n${show(r)}`)
+  })
+
+  test('a secret under /tmp (writable in workspace-write) and in an extra writable root', async (t) => {
+    const s = secrets(t)
+    const tmpDir = fs.mkdtempSync('/tmp/sandspawn-sec-')
+    t.after(() => rmrf(tmpDir))
+    const tmpSecret = path.join(tmpDir, 'secret.txt')
+    const tok1 = token('S5')
+    fs.writeFileSync(tmpSecret, `${tok1}\n`)
+    const extra = path.join(s.tree.root, 'extra')
+    fs.mkdirSync(extra)
+    const extraSecret = path.join(extra, 'secret.txt')
+    const tok2 = token('S6')
+    fs.writeFileSync(extraSecret, `${tok2}\n`)
+    const policy = { mode: 'workspace-write', writableRoots: [extra], denyRead: [tmpSecret, extraSecret] }
+    const list = [
+      ['/tmp secret', `cat ${q(tmpSecret)}`],
+      ['/tmp secret via /proc/self/root', `cat /proc/self/root${tmpSecret}`],
+      ['writable root secret', `cat ${q(extraSecret)}`],
+      ['mv /tmp secret', `mv ${q(tmpSecret)} ${q(tmpSecret + '.x')} && cat ${q(tmpSecret + '.x')}`],
+    ]
+    const r = await sh(`echo ok > ${q(path.join(tmpDir, 'w'))} && echo ok > ${q(path.join(extra, 'w'))}\n${attempts(list)}`, { cwd: s.tree.ws, sandbox: policy })
+    assert.ok(!r.aggregatedOutput.includes(tok1), `the /tmp secret leaked\n${show(r)}`)
+    assert.ok(!r.aggregatedOutput.includes(tok2), `the writable-root secret leaked\n${show(r)}`)
+    for (const [label] of list) assert.ok(r.stdout.includes(`failed ${label}\n`), `"${label}" did not fail\n${show(r)}`)
+    assert.equal(fs.readFileSync(path.join(tmpDir, 'w'), 'utf8'), 'ok\n', 'control: /tmp was not writable')
+    assert.equal(fs.readFileSync(tmpSecret, 'utf8'), `${tok1}\n`)
+    assert.equal(fs.readFileSync(extraSecret, 'utf8'), `${tok2}\n`)
+  })
+
+  test('denyRead in read-only mode (a secret in $HOME-like dir)', async (t) => {
+    const s = secrets(t)
+    const policy = { mode: 'read-only', denyRead: [s.outFile, s.inDir] }
+    const list = [
+      ['file', `cat ${q(s.outFile)}`],
+      ['dir', `cat ${q(s.inDir)}/*.txt`],
+      ['via link', 'cat link-out'],
+    ]
+    const r = await sh(attempts(list), { cwd: s.tree.ws, sandbox: policy })
+    for (const tok of [s.tokens.outFile, s.tokens.inDir, s.tokens.inDirName]) assert.ok(!r.aggregatedOutput.includes(tok), `secret leaked\n${show(r)}`)
+    for (const [label] of list) assert.ok(r.stdout.includes(`failed ${label}\n`), `"${label}" did not fail\n${show(r)}`)
+  })
+})
