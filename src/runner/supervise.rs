@@ -317,7 +317,7 @@ fn setup_failure(stderr: &str) -> SandboxError {
             }
         }
     }
-    if let Some(d) = crate::capabilities::diagnose_bwrap_failure(trimmed) {
+    if let Some(d) = crate::capabilities::diagnose_with_host(trimmed, &crate::capabilities::HostFacts::read()) {
         let message = match d.code {
             ErrorCode::Unavailable => format!("sandbox unavailable: {}. Fix: {}", d.reason, d.fix),
             _ => format!("sandbox setup failed: {}. Fix: {}", d.reason, d.fix),
