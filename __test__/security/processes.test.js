@@ -1,0 +1,196 @@
+'use strict'
+// Processes: the sandbox sees only its own processes, cannot signal, inspect or trace host
+// processes, and nothing it starts (daemons, floods of children) outlives the run.
+
+const { describe, test } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const { spawn, execFileSync } = require('node:child_process')
+const { sandspawn, show, run, sh, token, processesMatching, isAlive, waitFor, which, tempTree } = require('./helpers')
+
+const HAS_STRACE = which('strace') !== null
+
+/** A unique `sleep` argument, findable in the host process list (e.g. `300.123456`). */
+function marker(seconds = 300) {
+  return `${seconds}.${Math.floor(Math.random() * 1e9)}`
+}
+
+/** A host process the sandbox will attack; killed after the test. */
+function hostSleep(t, env = {}) {
+  const arg = marker()
+  const child = spawn('sleep', [arg], { stdio: 'ignore', env: { ...process.env, ...env } })
+  t.after(() => child.kill('SIGKILL'))
+  return { child, pid: child.pid, arg }
+}
+
+/** Kill anything left with the marker, so a failing case does not leak processes into the next. */
+function reap(arg) {
+  for (const p of processesMatching(arg)) {
+    try {
+      process.kill(p.pid, 'SIGKILL')
+    } catch {}
+  }
+}
+
+async function assertNoneLeft(arg, ms = 2000) {
+  const left = await waitFor(() => processesMatching(arg).length === 0, ms)
+  const found = processesMatching(arg)
+  reap(arg)
+  assert.ok(left, `processes outlived the run: ${JSON.stringify(found.map((p) => [p.pid, p.cmdline]))}`)
+}
+
+describe('processes', { concurrency: 4 }, () => {
+  test('ps and ls /proc see only the sandbox', async (t) => {
+    const h = hostSleep(t)
+    const r = await sh('ps -eo pid=,args=; echo ---; ls /proc | grep -E "^[0-9]+$"; echo ---; test -e /proc/$HOST_PID && echo HOSTPID_VISIBLE || echo hostpid-absent', { env: { HOST_PID: String(process.pid) } })
+    assert.equal(r.exitCode, 0, show(r))
+    const [ps, procs, last] = r.stdout.split('---\n')
+    assert.ok(!r.stdout.includes(h.arg), `the host sleep is visible\n${show(r)}`)
+    assert.equal(last, 'hostpid-absent\n', `the test runner's pid is visible inside\n${show(r)}`)
+    assert.doesNotMatch(ps, /\bnode\b|--test/, `the test runner is visible\n${show(r)}`)
+    const pids = procs.trim().split('\n').map(Number)
+    assert.ok(pids.length > 0 && pids.length < 10, `unexpected process count inside: ${pids}`)
+    assert.ok(!pids.includes(h.pid), `host pid ${h.pid} listed`)
+    assert.ok(pids.every((p) => p < 100), `pids look like host pids: ${pids}`)
+  })
+
+  test('kill -9 of a host process fails and the process survives', async (t) => {
+    const h = hostSleep(t)
+    const r = await sh(`kill -9 ${h.pid}; echo "rc=$?"; kill -KILL ${h.pid} 2>/dev/null || echo again-failed`)
+    assert.match(r.stdout, /rc=1\n/, show(r))
+    assert.match(r.stderr, /No such process|Operation not permitted/, show(r))
+    assert.match(r.stdout, /again-failed/)
+    await new Promise((r2) => setTimeout(r2, 100))
+    assert.ok(isAlive(h.pid), 'the host sleep was killed')
+    assert.equal(h.child.exitCode, null)
+    assert.equal(h.child.signalCode, null)
+  })
+
+  test('kill -1 (harmless signals to every process) does not reach the host', async (t) => {
+    // A host process that records SIGWINCH/SIGURG (ignored by default: harmless if broadcast).
+    const tree = tempTree(t)
+    const log = `${tree.out}/signals.log`
+    const arg = marker()
+    const py = spawn('python3', ['-c', `
+import signal, sys, time
+def h(n, f): open(${JSON.stringify(log)}, 'a').write(str(n) + '\\n')
+signal.signal(signal.SIGWINCH, h); signal.signal(signal.SIGURG, h)
+open(${JSON.stringify(log)}, 'a').write('ready\\n')
+time.sleep(${arg})
+`], { stdio: 'ignore' })
+    t.after(() => py.kill('SIGKILL'))
+    assert.ok(await waitFor(() => fs.existsSync(log), 5000), 'host python did not start')
+    const r = await sh('kill -WINCH -1; kill -URG -1; echo sent')
+    assert.equal(r.exitCode, 0, show(r))
+    await new Promise((r2) => setTimeout(r2, 200))
+    assert.equal(fs.readFileSync(log, 'utf8'), 'ready\n', 'a signal broadcast from the sandbox reached a host process')
+    assert.equal(py.exitCode, null)
+  })
+
+  test('/proc/<host pid>/environ cannot be read', async (t) => {
+    const secret = token('ENVSECRET')
+    const h = hostSleep(t, { SANDSPAWN_SEC_SECRET: secret })
+    const r = await sh(`cat /proc/${h.pid}/environ; echo "rc=$?"; cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c SANDSPAWN_SEC_SECRET || true`)
+    assert.match(r.stdout, /rc=1\n/, show(r))
+    assert.match(r.stderr, /No such file or directory|Permission denied/, show(r))
+    assert.ok(!r.aggregatedOutput.includes(secret), `the host process's environment leaked\n${show(r)}`)
+    assert.ok(isAlive(h.pid))
+  })
+
+  test('ptrace of a host process fails (python ctypes PTRACE_ATTACH)', async (t) => {
+    const h = hostSleep(t)
+    const code = `
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p]
+rc = libc.ptrace(16, ${h.pid}, None, None)  # PTRACE_ATTACH
+print('rc', rc, 'errno', os.strerror(ctypes.get_errno()))
+sys.exit(0 if rc == 0 else 1)
+`
+    const r = await run(['python3', '-c', code])
+    assert.equal(r.exitCode, 1, show(r))
+    assert.match(r.stdout, /rc -1 errno (No such process|Operation not permitted)/, show(r))
+    const status = fs.readFileSync(`/proc/${h.pid}/status`, 'utf8')
+    assert.match(status, /^TracerPid:\s+0$/m, 'the host sleep is being traced')
+    assert.ok(isAlive(h.pid))
+  })
+
+  test(HAS_STRACE ? 'strace -p of a host process fails' : 'strace -p of a host process fails (SKIPPED: strace not installed)', { skip: !HAS_STRACE && 'strace not installed' }, async (t) => {
+    const h = hostSleep(t)
+    const r = await run(['strace', '-p', String(h.pid)], { timeout: 5000 })
+    assert.notEqual(r.exitCode, 0, show(r))
+    assert.equal(r.timedOut, false, show(r))
+    assert.match(r.stderr, /No such process|Operation not permitted/, show(r))
+    assert.match(fs.readFileSync(`/proc/${h.pid}/status`, 'utf8'), /^TracerPid:\s+0$/m)
+    assert.ok(isAlive(h.pid))
+  })
+
+  for (const mode of ['read-only', 'workspace-write', 'danger-full-access']) {
+    test(`a daemon (setsid nohup ... &) does not outlive the run (${mode})`, async (t) => {
+      const tree = tempTree(t)
+      const a = marker()
+      const b = marker()
+      const c = marker()
+      const script = [
+        `setsid nohup sleep ${a} >/dev/null 2>&1 &`,
+        `( ( exec sleep ${b} </dev/null >/dev/null 2>&1 & ) & )`,
+        `nohup setsid sh -c 'trap "" HUP TERM; exec sleep ${c}' </dev/null >/dev/null 2>&1 &`,
+        'sleep 0.1; echo started',
+      ].join('\n')
+      const r = await sh(script, { cwd: tree.ws, sandbox: mode })
+      assert.equal(r.exitCode, 0, show(r))
+      assert.equal(r.stdout, 'started\n')
+      assert.ok(r.durationMs < 3000, `took ${r.durationMs} ms`)
+      for (const m of [a, b, c]) await assertNoneLeft(m)
+    })
+  }
+
+  test('a background child holding stdout does not delay the result, and is killed', async () => {
+    const a = marker()
+    const t0 = Date.now()
+    const r = await sh(`sleep ${a} & echo parent-done`)
+    assert.equal(r.exitCode, 0, show(r))
+    assert.equal(r.stdout, 'parent-done\n')
+    assert.ok(Date.now() - t0 < 3000, `settled after ${Date.now() - t0} ms`)
+    await assertNoneLeft(a)
+  })
+
+  test('a flood of 2000 children bounded by timeout: 2000 leaves nothing and the host can spawn', async () => {
+    const a = marker(100)
+    const r = await sh(`for i in $(seq 2000); do sleep ${a} & done; echo spawned >&2; wait`, { timeout: 2000, forceKillAfterDelay: 500 })
+    assert.equal(r.timedOut, true, show(r))
+    assert.equal(r.exitCode, null, show(r))
+    assert.ok(r.signal, show(r))
+    await assertNoneLeft(a, 5000)
+    assert.equal(execFileSync('sh', ['-c', 'echo alive'], { encoding: 'utf8' }), 'alive\n')
+    const after = await run(['echo', 'still works'])
+    assert.equal(after.stdout, 'still works\n')
+  })
+
+  test('a tree ignoring SIGTERM is SIGKILLed after forceKillAfterDelay', async () => {
+    const a = marker()
+    const script = `trap '' TERM; for i in 1 2 3 4 5; do (trap '' TERM; exec sleep ${a}) & done; wait; wait`
+    const t0 = Date.now()
+    const r = await sh(script, { timeout: 300, forceKillAfterDelay: 300 })
+    assert.equal(r.timedOut, true, show(r))
+    assert.equal(r.signal, 'SIGKILL', show(r))
+    assert.ok(Date.now() - t0 < 3000, `settled after ${Date.now() - t0} ms`)
+    await assertNoneLeft(a)
+  })
+
+  test('the command runs in a session of its own', async () => {
+    const a = marker(5)
+    const p = await sandspawn.startSandboxed(['sleep', a])
+    try {
+      const found = await waitFor(() => processesMatching(a).find((x) => x.comm === 'sleep'), 3000)
+      assert.ok(found, 'the sandboxed sleep was not found on the host')
+      const ownSid = Number(fs.readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ')[3])
+      assert.notEqual(found.sid, ownSid, 'the sandboxed command shares the host session')
+      assert.notEqual(found.sid, process.pid)
+    } finally {
+      p.kill('SIGKILL')
+      await p.wait()
+    }
+    await assertNoneLeft(a)
+  })
+})
