@@ -1,0 +1,264 @@
+'use strict'
+// Privilege and kernel settings: root inside the sandbox (the host runs as root) has no
+// capabilities, cannot mount, load modules, write /sys or /proc/sys, gain anything from setuid
+// binaries, reach a terminal, or inherit host file descriptors.
+
+const { describe, test } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const { spawn } = require('node:child_process')
+const { show, run, sh, tempTree, hostMounts, which, token, q } = require('./helpers')
+
+const DENIED = /permission denied|operation not permitted|read-only file system|must be superuser|only root can/i
+
+/** A python script that opens each path for writing and writes back its current content. */
+function writeBackScript(paths) {
+  return `
+import os, sys
+for p in ${JSON.stringify(paths)}:
+    try:
+        cur = open(p, 'rb').read()
+    except OSError as e:
+        cur = b''
+    try:
+        fd = os.open(p, os.O_WRONLY)
+    except OSError as e:
+        print('open-failed', p, e.strerror); continue
+    try:
+        if cur: os.write(fd, cur)
+        print('WROTE' if cur else 'OPENED', p)
+    except OSError as e:
+        print('write-failed', p, e.strerror)
+    finally:
+        os.close(fd)
+`
+}
+
+function assertNoWrite(r, paths) {
+  assert.equal(r.exitCode, 0, show(r))
+  for (const p of paths) {
+    assert.ok(!r.stdout.includes(`WROTE ${p}\n`) && !r.stdout.includes(`OPENED ${p}\n`), `${p} was writable\n${show(r)}`)
+    assert.match(r.stdout, new RegExp(`(open|write)-failed ${p.replace(/[/.]/g, '\\$&')} `), show(r))
+  }
+}
+
+const readOrNull = (p) => {
+  try {
+    return fs.readFileSync(p)
+  } catch {
+    return null
+  }
+}
+
+describe('privilege (root inside, no capabilities)', { concurrency: 4 }, () => {
+  test('all capability sets are empty, no_new_privs and seccomp are on', async () => {
+    const r = await run(['grep', '-E', '^(Cap|NoNewPrivs|Seccomp:)', '/proc/self/status'])
+    assert.equal(r.exitCode, 0, show(r))
+    for (const set of ['CapInh', 'CapPrm', 'CapEff', 'CapBnd', 'CapAmb']) assert.match(r.stdout, new RegExp(`^${set}:\\s+0000000000000000$`, 'm'), show(r))
+    assert.match(r.stdout, /^NoNewPrivs:\s+1$/m)
+    assert.match(r.stdout, /^Seccomp:\s+2$/m)
+  })
+
+  test('mount -o remount,rw / fails and the host mounts are unchanged', async () => {
+    const before = hostMounts()
+    const r = await sh('mount -o remount,rw / ; echo "rc=$?"; touch /sandspawn-sec-remount 2>/dev/null && echo WROTE; umount /proc; echo "umount=$?"; mount --bind /tmp /usr; echo "bind=$?"')
+    assert.match(r.stdout, /rc=(1|32)\n/, show(r))
+    assert.doesNotMatch(r.stdout, /WROTE|umount=0|bind=0/, show(r))
+    assert.match(r.stderr, DENIED, show(r))
+    assert.equal(fs.existsSync('/sandspawn-sec-remount'), false)
+    assert.equal(hostMounts(), before)
+  })
+
+  test('mount -t tmpfs none /mnt fails and the host mounts are unchanged', async () => {
+    const before = hostMounts()
+    const r = await sh('mount -t tmpfs none /mnt; echo "rc=$?"; python3 -c "import ctypes,os,sys; l=ctypes.CDLL(None,use_errno=True); rc=l.mount(b\'none\', b\'/mnt\', b\'tmpfs\', 0, None); print(\'pymount\', rc, os.strerror(ctypes.get_errno()))"')
+    assert.match(r.stdout, /rc=(1|32)\n/, show(r))
+    assert.match(r.stdout, /pymount -1 (Operation not permitted|Permission denied)/, show(r))
+    assert.match(r.stderr, DENIED, show(r))
+    assert.equal(hostMounts(), before)
+  })
+
+  test('a new user namespace (to regain capabilities) cannot be created', async () => {
+    const code = `
+import ctypes, os, sys
+l = ctypes.CDLL(None, use_errno=True)
+rc = l.unshare(0x10000000)  # CLONE_NEWUSER
+print('unshare', rc, os.strerror(ctypes.get_errno()))
+sys.exit(0 if rc != 0 else 1)
+`
+    const r = await run(['python3', '-c', code])
+    assert.equal(r.exitCode, 0, show(r))
+    assert.match(r.stdout, /unshare -1 /, show(r))
+  })
+
+  test(`kernel modules cannot be loaded (init_module/finit_module via ctypes${which('insmod') ? ', insmod' : ''}${which('modprobe') ? ', modprobe' : ''})`, async () => {
+    const before = fs.readdirSync('/sys/module').sort()
+    const code = `
+import ctypes, os, sys
+l = ctypes.CDLL(None, use_errno=True)
+l.syscall.restype = ctypes.c_long
+buf = ctypes.create_string_buffer(b'\\x7fELF' + b'\\0' * 60)
+rc1 = l.syscall(175, buf, 64, b'')  # init_module
+e1 = ctypes.get_errno()
+fd = os.open('/dev/null', os.O_RDONLY)
+rc2 = l.syscall(313, fd, b'', 0)  # finit_module
+e2 = ctypes.get_errno()
+print('init_module', rc1, os.strerror(e1)); print('finit_module', rc2, os.strerror(e2))
+sys.exit(0 if rc1 == -1 and rc2 == -1 and e1 in (1, 38) and e2 in (1, 38) else 1)
+`
+    const r = await run(['python3', '-c', code])
+    assert.equal(r.exitCode, 0, show(r))
+    assert.match(r.stdout, /init_module -1 (Operation not permitted|Function not implemented)/, show(r))
+    for (const tool of ['insmod', 'modprobe']) {
+      if (!which(tool)) continue
+      const t = await run([tool, 'dummy'])
+      assert.notEqual(t.exitCode, 0, show(t))
+    }
+    assert.deepEqual(fs.readdirSync('/sys/module').sort(), before)
+  })
+
+  test('/sys cannot be written (write back the current value)', async () => {
+    const paths = ['/sys/kernel/mm/transparent_hugepage/enabled', '/sys/kernel/mm/ksm/run', '/sys/kernel/mm/transparent_hugepage/defrag'].filter((p) => fs.existsSync(p))
+    assert.ok(paths.length > 0, 'no known writable /sys file exists on this host')
+    const before = paths.map(readOrNull)
+    const r = await run(['python3', '-c', writeBackScript(paths)])
+    assertNoWrite(r, paths)
+    assert.deepEqual(paths.map(readOrNull), before)
+  })
+
+  test('a setuid-root binary gains nothing', async (t) => {
+    const tree = tempTree(t)
+    const suidGrep = path.join(tree.ws, 'grep')
+    fs.copyFileSync('/usr/bin/grep', suidGrep)
+    fs.chmodSync(suidGrep, 0o4755)
+    const suidId = path.join(tree.ws, 'id')
+    fs.copyFileSync('/usr/bin/id', suidId)
+    fs.chownSync(suidId, 65534, 65534)
+    fs.chmodSync(suidId, 0o6755)
+    const r = await sh('./grep -E "^Cap(Eff|Prm)" /proc/self/status; ./id; /usr/bin/su -c true root; echo "su=$?"', { cwd: tree.ws })
+    assert.match(r.stdout, /^CapEff:\s+0000000000000000$/m, show(r))
+    assert.match(r.stdout, /^CapPrm:\s+0000000000000000$/m, show(r))
+    assert.doesNotMatch(r.stdout, /euid=|egid=/, `the setuid bit took effect\n${show(r)}`)
+    assert.doesNotMatch(r.stdout, /su=0\n/, show(r))
+  })
+
+  test('TIOCSTI cannot inject and /dev/tty cannot be opened (new session, no terminal)', async () => {
+    const code = `
+import fcntl, termios, os, sys
+ok = 0
+for fd in (0, 1, 2):
+    try:
+        fcntl.ioctl(fd, termios.TIOCSTI, b'x'); print('INJECTED', fd)
+    except OSError as e:
+        ok += 1; print('tiocsti-failed', fd, e.strerror)
+try:
+    t = os.open('/dev/tty', os.O_RDWR); fcntl.ioctl(t, termios.TIOCSTI, b'x'); print('INJECTED tty')
+except OSError as e:
+    ok += 1; print('tty-failed', e.strerror)
+print('sid', os.getsid(0), 'pid', os.getpid(), 'pgid', os.getpgid(0))
+sys.exit(0 if ok == 4 else 1)
+`
+    const r = await run(['python3', '-c', code])
+    assert.equal(r.exitCode, 0, show(r))
+    assert.doesNotMatch(r.stdout, /INJECTED/)
+  })
+
+  test('TIOCSTI from a sandbox started under a real terminal cannot reach it', async (t) => {
+    // The host program runs on a pty (its controlling terminal); the sandboxed command tries to
+    // open /dev/tty and push a command into that terminal's input.
+    const tree = tempTree(t)
+    const marker = token('TIOCSTI')
+    const inner = `
+import fcntl, termios, os
+for target in ('/dev/tty', '/proc/self/fd/0'):
+    try:
+        fd = os.open(target, os.O_RDWR)
+        for ch in ${JSON.stringify(`echo ${marker}\n`)}: fcntl.ioctl(fd, termios.TIOCSTI, ch.encode())
+        print('INJECTED', target)
+    except OSError as e:
+        print('failed', target, e.strerror)
+`
+    const hostJs = path.join(tree.out, 'host.js')
+    fs.writeFileSync(hostJs, `
+const { spawnSandboxed } = require(${JSON.stringify(path.resolve(__dirname, '../..'))})
+spawnSandboxed(['python3', '-c', ${JSON.stringify(inner)}]).then((r) => { process.stdout.write('RESULT ' + JSON.stringify(r.stdout + r.stderr) + '\\n'); setTimeout(() => process.exit(0), 300) })
+`)
+    const driver = `
+import os, pty, sys, select, time
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(${JSON.stringify(process.execPath)}, [${JSON.stringify(process.execPath)}, ${JSON.stringify(hostJs)}])
+out = b''
+deadline = time.time() + 15
+while time.time() < deadline:
+    r, _, _ = select.select([fd], [], [], 0.2)
+    if r:
+        try: chunk = os.read(fd, 4096)
+        except OSError: break
+        if not chunk: break
+        out += chunk
+    elif os.waitpid(pid, os.WNOHANG)[0]: break
+sys.stdout.write(out.decode('utf-8', 'replace'))
+`
+    const out = await new Promise((resolve) => {
+      const p = spawn('python3', ['-c', driver], { stdio: ['ignore', 'pipe', 'inherit'] })
+      let text = ''
+      p.stdout.on('data', (d) => (text += d))
+      p.on('close', () => resolve(text))
+    })
+    assert.match(out, /RESULT /, `the host program did not run under the pty: ${out}`)
+    assert.doesNotMatch(out, /INJECTED/, out)
+    // Injected input would be echoed by the pty (line discipline) even if nobody reads it.
+    const echoed = out.split('\n').filter((l) => l.includes(marker) && !l.startsWith('RESULT'))
+    assert.deepEqual(echoed, [], `input was injected into the host terminal: ${out}`)
+  })
+
+  test('no host file descriptor leaks into the sandbox', async (t) => {
+    const tree = tempTree(t)
+    const secretFile = path.join(tree.out, 'open-secret')
+    fs.writeFileSync(secretFile, 'x')
+    const fd = fs.openSync(secretFile, 'r')
+    t.after(() => fs.closeSync(fd))
+    const r = await sh('for f in /proc/self/fd/*; do echo "$f -> $(readlink $f)"; done')
+    assert.equal(r.exitCode, 0, show(r))
+    const fds = r.stdout.trim().split('\n').map((l) => Number(/fd\/(\d+)/.exec(l)[1]))
+    // 0, 1, 2, plus the one the shell glob itself holds open at most
+    assert.ok(fds.every((n) => n <= 3), `unexpected descriptors inside: ${r.stdout}`)
+    assert.ok(!r.stdout.includes(secretFile), show(r))
+  })
+})
+
+describe('kernel settings (root inside)', { concurrency: 4 }, () => {
+  const sysctls = ['/proc/sys/kernel/printk_ratelimit', '/proc/sys/kernel/core_pattern', '/proc/sys/kernel/hostname', '/proc/sys/vm/drop_caches']
+
+  test('writing back the current value of printk_ratelimit, core_pattern, hostname fails; drop_caches cannot be opened for writing', async () => {
+    const before = sysctls.map(readOrNull)
+    const hostname = os.hostname()
+    const r = await run(['python3', '-c', writeBackScript(sysctls)])
+    assertNoWrite(r, sysctls)
+    assert.match(r.stdout, /open-failed \/proc\/sys\/vm\/drop_caches /, show(r))
+    assert.deepEqual(sysctls.map(readOrNull), before)
+    const h = await sh(`hostname sandspawn-sec; echo "rc=$?"; sysctl -w kernel.printk_ratelimit=$(cat /proc/sys/kernel/printk_ratelimit) 2>&1; echo "sysctl=$?"`)
+    assert.match(h.stdout, /rc=1\n/, show(h))
+    assert.doesNotMatch(h.stdout, /sysctl=0/, show(h))
+    assert.equal(os.hostname(), hostname)
+  })
+
+  test(`/proc/sysrq-trigger ${fs.existsSync('/proc/sysrq-trigger') ? 'is' : '(absent on this host) would be'} neither writable (test -w) nor openable O_WRONLY`, async () => {
+    // Nothing is ever written to sysrq-trigger, even if the open succeeded.
+    const code = `
+import os
+try:
+    fd = os.open('/proc/sysrq-trigger', os.O_WRONLY); os.close(fd); print('OPENED')
+except OSError as e:
+    print('open-failed', e.strerror)
+`
+    const r = await sh(`test -w /proc/sysrq-trigger && echo WRITABLE || echo not-writable; python3 -c ${q(code)}`)
+    assert.equal(r.exitCode, 0, show(r))
+    assert.match(r.stdout, /^not-writable$/m, show(r))
+    assert.match(r.stdout, /^open-failed /m, show(r))
+    assert.doesNotMatch(r.stdout, /OPENED|WRITABLE/)
+  })
+})
