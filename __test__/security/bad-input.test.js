@@ -1,0 +1,169 @@
+'use strict'
+// Bad input: every invalid command or option rejects with a SandboxError carrying the right code
+// and a message naming the problem, nothing runs (the command would leave a marker file), and
+// spawnSandboxed never throws synchronously.
+
+const { describe, test } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const { sandspawn, tempTree } = require('./helpers')
+
+const { spawnSandboxed, startSandboxed, runWithEscalation, SandboxError } = sandspawn
+const INVALID = 'ERR_SANDBOX_INVALID_OPTIONS'
+
+/**
+ * Cases: `make(tree)` returns [command, options]; by default the command would create
+ * `tree.ws/marker` and the options are a workspace-write policy on the workspace.
+ */
+const CASES = [
+  ['empty command', () => [[], {}], INVALID, /command/],
+  ['non-array command (a string)', () => ['touch marker', {}], INVALID, /command.*array/],
+  ['non-array command (an object)', () => [{ 0: 'touch', length: 1 }, {}], INVALID, /command/],
+  ['non-string argument', (t) => [['touch', 42, `${t.ws}/marker`], {}], INVALID, /command\[1\].*string/],
+  ['null argument', (t) => [['touch', null, `${t.ws}/marker`], {}], INVALID, /command\[1\]/],
+  ['empty program', () => [[''], {}], INVALID, /command\[0\]/],
+  ['NUL byte in an argument', (t) => [['touch', `${t.ws}/marker\0x`], {}], INVALID, /command\[1\].*NUL/],
+  ['NUL byte in the program', (t) => [['touch\0evil', `${t.ws}/marker`], {}], INVALID, /command\[0\].*NUL/],
+  ['NUL byte in a variable name', () => [null, { env: { 'A\0B': 'x' } }], INVALID, /env.*NUL/],
+  ['NUL byte in a variable value', () => [null, { env: { A: 'x\0y' } }], INVALID, /env.*A.*NUL/],
+  ["'=' in a variable name", () => [null, { env: { 'A=B': 'x' } }], INVALID, /env/],
+  ['non-string variable value', () => [null, { env: { A: 1 } }], INVALID, /env.*A/],
+  ['unknown option name', () => [null, { sandbx: 'read-only' }], INVALID, /sandbx/],
+  ['unknown policy field', () => [null, { sandbox: { mode: 'workspace-write', netwrok: true } }], INVALID, /netwrok/],
+  ['unknown mode (string)', () => [null, { sandbox: 'yolo' }], INVALID, /sandbox.*yolo/],
+  ['unknown mode (policy)', () => [null, { sandbox: { mode: 'full' } }], INVALID, /mode.*full/],
+  ['sandbox of the wrong type', () => [null, { sandbox: 1 }], INVALID, /sandbox/],
+  ['relative writable root', () => [null, { sandbox: { mode: 'workspace-write', writableRoots: ['rel/dir'] } }], INVALID, /writableRoots\[0\].*absolute/],
+  ['missing writable root', (t) => [null, { sandbox: { mode: 'workspace-write', writableRoots: [`${t.root}/missing`] } }], INVALID, /writableRoots\[0\].*(not exist|No such)/],
+  ['writable root that is a file', (t) => [null, { sandbox: { mode: 'workspace-write', writableRoots: [`${t.root}/file`] } }], INVALID, /writableRoots\[0\].*not a directory/],
+  ['relative denyRead path', () => [null, { sandbox: { mode: 'workspace-write', denyRead: ['secret'] } }], INVALID, /denyRead\[0\].*absolute/],
+  ['relative readOnlyPaths entry', () => [null, { sandbox: { mode: 'workspace-write', readOnlyPaths: ['x'] } }], INVALID, /readOnlyPaths\[0\].*absolute/],
+  ['unknown tmp value', () => [null, { sandbox: { mode: 'workspace-write', tmp: 'shared' } }], INVALID, /tmp/],
+  ['cwd that is a file', (t) => [null, { cwd: `${t.root}/file` }], INVALID, /cwd.*not a directory/],
+  ['cwd that does not exist', (t) => [null, { cwd: `${t.root}/missing` }], INVALID, /cwd/],
+  ['NUL byte in cwd', (t) => [null, { cwd: `${t.ws}\0x` }], INVALID, /cwd.*NUL/],
+  ['negative timeout', () => [null, { timeout: -1 }], INVALID, /timeout/],
+  ['NaN timeout', () => [null, { timeout: NaN }], INVALID, /timeout/],
+  ['timeout of the wrong type', () => [null, { timeout: '100' }], INVALID, /timeout/],
+  ['negative forceKillAfterDelay', () => [null, { forceKillAfterDelay: -5 }], INVALID, /forceKillAfterDelay/],
+  ['unknown killSignal', () => [null, { killSignal: 'SIGFOO' }], INVALID, /killSignal.*SIGFOO/],
+  ['killSignal out of range', () => [null, { killSignal: 99 }], INVALID, /killSignal/],
+  ['maxBuffer 0', () => [null, { maxBuffer: 0 }], INVALID, /maxBuffer/],
+  ['negative maxBuffer', () => [null, { maxBuffer: -1 }], INVALID, /maxBuffer/],
+  ['input of the wrong type (number)', () => [null, { input: 42 }], INVALID, /input/],
+  ['input of the wrong type (object)', () => [null, { input: { data: 'x' } }], INVALID, /input/],
+  ['onOutput not a function', () => [null, { onOutput: 'console.log' }], INVALID, /onOutput/],
+  ['signal not an AbortSignal', () => [null, { signal: { aborted: false } }], INVALID, /signal/],
+  ['options not an object', () => [null, 'read-only'], INVALID, /options/],
+  [
+    'an argv larger than the system allows (3 MB of args)',
+    (t) => [['touch', `${t.ws}/marker`, ...Array.from({ length: 3000 }, (_, i) => `${t.ws}/${i}-${'x'.repeat(1000)}`)], {}],
+    INVALID,
+    /command.*(larger|too long|too large)/,
+  ],
+  ['one argument larger than the kernel allows (200 KB)', (t) => [['touch', `${t.ws}/marker`, 'x'.repeat(200_000)], {}], INVALID, /command\[2\].*(larger|too long|too large)/],
+  // The environment is passed on bwrap's command line (--setenv) or in its environment: a huge
+  // one is a bad option, not a broken sandbox.
+  ['an environment larger than the system allows (2.5 MB)', () => [null, { env: Object.fromEntries(Array.from({ length: 2500 }, (_, i) => [`SANDSPAWN_SEC_${i}`, 'x'.repeat(1000)])) }], INVALID, /env|environment/],
+  ['one variable larger than the kernel allows (200 KB)', () => [null, { env: { SANDSPAWN_SEC_BIG: 'x'.repeat(200_000) } }], INVALID, /env|environment/],
+]
+
+function setup(t) {
+  const tree = tempTree(t)
+  fs.writeFileSync(path.join(tree.root, 'file'), 'not a directory\n')
+  return tree
+}
+
+function merge(tree, [command, options]) {
+  const cmd = command === null ? ['touch', path.join(tree.ws, 'marker')] : command
+  if (typeof options !== 'object' || options === null) return [cmd, options]
+  const base = { cwd: tree.ws, sandbox: { mode: 'workspace-write' } }
+  const out = { ...base, ...options }
+  if (options.sandbox && typeof options.sandbox === 'object') out.sandbox = { ...base.sandbox, ...options.sandbox }
+  return [cmd, out]
+}
+
+async function expectRejection(promise, code, re) {
+  let err
+  try {
+    const r = await promise
+    assert.fail(`resolved instead of rejecting: exit=${r.exitCode} stderr=${r.stderr}`)
+  } catch (e) {
+    if (e instanceof assert.AssertionError) throw e
+    err = e
+  }
+  assert.ok(err instanceof SandboxError, `not a SandboxError: ${err && err.stack}`)
+  assert.equal(err.name, 'SandboxError')
+  assert.equal(err.code, code, `code ${err.code}: ${err.message}`)
+  assert.match(err.message, re)
+  return err
+}
+
+describe('bad input rejects with SandboxError and runs nothing', { concurrency: 8 }, () => {
+  for (const [name, make, code, re] of CASES) {
+    test(name, async (t) => {
+      const tree = setup(t)
+      const [command, options] = merge(tree, make(tree))
+      const before = fs.readdirSync(tree.ws)
+      let promise
+      assert.doesNotThrow(() => {
+        promise = spawnSandboxed(command, options)
+      }, 'spawnSandboxed threw synchronously')
+      assert.ok(promise instanceof Promise)
+      await expectRejection(promise, code, re)
+      // startSandboxed: same verdict
+      await expectRejection(startSandboxed(command, options), code, re)
+      assert.deepEqual(fs.readdirSync(tree.ws), before, 'the command ran')
+      assert.equal(fs.existsSync(path.join(tree.ws, 'marker')), false)
+    })
+  }
+
+  test('spawnSandboxed never throws synchronously (bad command, bad options, throwing getter, aborted signal)', async () => {
+    const inputs = [
+      [42],
+      [undefined],
+      [['true'], 42],
+      [['true'], { get timeout() {
+        throw new Error('getter boom')
+      } }],
+      [['true'], { signal: AbortSignal.abort() }],
+      [new Proxy([], { get() {
+        throw new Error('proxy boom')
+      } })],
+    ]
+    for (const args of inputs) {
+      let p
+      try {
+        p = spawnSandboxed(...args)
+      } catch (err) {
+        assert.fail(`spawnSandboxed(${args.map(String).join(', ')}) threw synchronously: ${err}`)
+      }
+      assert.ok(p instanceof Promise)
+      await assert.rejects(p)
+    }
+    let p2
+    assert.doesNotThrow(() => (p2 = startSandboxed(42)))
+    await assert.rejects(p2, { code: INVALID })
+    let p3
+    assert.doesNotThrow(() => (p3 = runWithEscalation(['true'], {})))
+    await assert.rejects(p3, { code: INVALID })
+  })
+
+  test('an already aborted signal rejects with AbortError and runs nothing', async (t) => {
+    const tree = setup(t)
+    const err = await spawnSandboxed(['touch', 'marker'], { cwd: tree.ws, sandbox: 'workspace-write', signal: AbortSignal.abort() }).then(
+      () => assert.fail('resolved'),
+      (e) => e,
+    )
+    assert.equal(err.name, 'AbortError')
+    assert.equal(err.code, 'ABORT_ERR')
+    assert.equal(fs.existsSync(path.join(tree.ws, 'marker')), false)
+  })
+
+  test('command not found → ENOENT, not executable → EACCES', async (t) => {
+    const tree = setup(t)
+    await expectRejection(spawnSandboxed(['sandspawn-sec-no-such-command'], { cwd: tree.ws }), 'ENOENT', /sandspawn-sec-no-such-command/)
+    await expectRejection(spawnSandboxed([path.join(tree.root, 'file')], { cwd: tree.ws }), 'EACCES', /file/)
+  })
+})
