@@ -112,7 +112,6 @@ async function doctor() {
     lines.push(`cause:      ${caps.cause || 'unknown'}`)
     lines.push(`reason:     ${caps.reason}`)
     lines.push(`fix:        ${caps.fix}`)
-    if (caps.stderr) lines.push(`bwrap said: ${caps.stderr.trim()}`)
   }
   process.stdout.write(lines.join('\n') + '\n')
   process.exit(caps.available ? 0 : 1)

@@ -58,7 +58,7 @@ pub(crate) const FIX_INSTALL_BWRAP: &str = "install bubblewrap: `sudo apt-get in
 (Debian/Ubuntu), `sudo dnf install bubblewrap` (Fedora/RHEL), `apk add bubblewrap` (Alpine), \
 `sudo pacman -S bubblewrap` (Arch); or point SANDSPAWN_BWRAP at an absolute path to bwrap";
 
-const FIX_DOCKER: &str = "inside Docker/Podman, start the container with `--security-opt seccomp=unconfined \
+pub(crate) const FIX_DOCKER: &str = "inside Docker/Podman, start the container with `--security-opt seccomp=unconfined \
 --security-opt apparmor=unconfined` (or `--privileged`), or use sandbox: 'danger-full-access' inside a \
 disposable container (the container is then the sandbox)";
 
@@ -81,8 +81,7 @@ the enclosing container/sandbox, or use sandbox: 'danger-full-access' inside a d
 sandspawn does not fall back to exposing the host's /proc";
 
 const FIX_NESTED: &str = "run sandspawn outside the enclosing sandbox (another bwrap/sandspawn/Codex/Claude Code \
-sandbox started with --disable-userns), raise the limit with `sudo sysctl -w user.max_user_namespaces=15000`, \
-or use sandbox: 'danger-full-access' inside the outer sandbox";
+sandbox started with --disable-userns), or use sandbox: 'danger-full-access' inside the outer sandbox";
 
 const FIX_UPGRADE: &str =
     "upgrade bubblewrap to 0.8.0 or newer (`sudo apt-get install -y bubblewrap` on Debian 12+/Ubuntu \
@@ -275,8 +274,7 @@ pub fn diagnose_bwrap_failure(stderr: &str) -> Option<Diagnosis> {
             "mount-failed",
             format!("bwrap could not mount a {n}{}", quote(n)),
             format!(
-                "check the mount point named in the message exists and is not a symlink; in a container start it \
-                     with `--security-opt apparmor=unconfined` ({FIX_DOCKER})"
+                "check the mount point named in the message exists and is not a symlink; {FIX_DOCKER}"
             ),
         ));
     }
@@ -367,6 +365,10 @@ pub fn diagnose_with_host(stderr: &str, host: &HostFacts) -> Option<Diagnosis> {
         .unwrap_or_default();
     let userns_related =
         matches!(d.cause, "userns-disabled" | "nesting-limit" | "caps-missing" | "apparmor-userns" | "netns-denied");
+    if d.cause == "nesting-limit" && host.max_user_namespaces.is_some_and(|n| n < 1000) {
+        // Only suggest raising the limit when it is actually low (never advise lowering it).
+        d.fix.push_str(", or raise the limit with `sudo sysctl -w user.max_user_namespaces=15000`");
+    }
     if userns_related {
         if host.max_user_namespaces == Some(0) {
             d.cause = "userns-disabled";

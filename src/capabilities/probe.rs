@@ -286,6 +286,7 @@ pub fn probe_bwrap_with(bwrap: &Path, disable_userns: bool, host: &HostFacts) ->
         ),
         fix: format!("run `{}` by hand to see the error", render_argv(&argv)),
     });
+    let diag = host_level(diag, &argv);
     let mut outcome = failed(argv, Some(&out), diag);
     if outcome.diagnosis.as_ref().is_some_and(|d| d.cause == "proc-masked") {
         // Does everything but /proc work? Then record it precisely.
@@ -353,4 +354,19 @@ pub fn probe_seatbelt(sandbox_exec: &Path) -> ProbeOutcome {
         fix: format!("run `{}` by hand to see the error", render_argv(&argv)),
     });
     failed(argv, Some(&out), diag)
+}
+
+/// The self-test mounts nothing of the user's, so a mount failure there is the host's problem:
+/// report it as unavailable, with advice about the host rather than about a policy path.
+fn host_level(mut d: Diagnosis, argv: &[String]) -> Diagnosis {
+    if d.code == ErrorCode::SetupFailed {
+        d.code = ErrorCode::Unavailable;
+        d.reason = format!("the bwrap self-test, which mounts no paths of yours, failed: {}", d.reason);
+        d.fix = format!(
+            "this is a property of the host or container, not of your policy: {}; run `{}` by hand to see the error",
+            super::diagnose::FIX_DOCKER,
+            render_argv(argv)
+        );
+    }
+    d
 }
