@@ -359,14 +359,27 @@ pub fn probe_seatbelt(sandbox_exec: &Path) -> ProbeOutcome {
 /// The self-test mounts nothing of the user's, so a mount failure there is the host's problem:
 /// report it as unavailable, with advice about the host rather than about a policy path.
 fn host_level(mut d: Diagnosis, argv: &[String]) -> Diagnosis {
-    if d.code == ErrorCode::SetupFailed {
-        d.code = ErrorCode::Unavailable;
-        d.reason = format!("the bwrap self-test, which mounts no paths of yours, failed: {}", d.reason);
-        d.fix = format!(
-            "this is a property of the host or container, not of your policy: {}; run `{}` by hand to see the error",
-            super::diagnose::FIX_DOCKER,
-            render_argv(argv)
-        );
+    if d.code != ErrorCode::SetupFailed {
+        return d;
+    }
+    d.code = ErrorCode::Unavailable;
+    let by_hand = format!("run `{}` by hand to see the error", render_argv(argv));
+    match d.cause {
+        "mount-limit" => {
+            d.reason = format!("the bwrap self-test hit the kernel's mount limit: {}", d.reason);
+            d.fix = format!("raise the limit with `sudo sysctl -w fs.mount-max=100000`; {by_hand}");
+        }
+        "bad-source" => {
+            d.reason = format!("a system path the bwrap self-test binds (/, /proc/sys) does not exist: {}", d.reason);
+            d.fix = format!("create or remount the missing system path named by bwrap (or remove what hides it); {by_hand}");
+        }
+        _ => {
+            d.reason = format!("the bwrap self-test, which mounts no paths of yours, failed: {}", d.reason);
+            d.fix = format!(
+                "this is a property of the host or container, not of your policy: {}; {by_hand}",
+                super::diagnose::FIX_DOCKER
+            );
+        }
     }
     d
 }
