@@ -232,3 +232,41 @@ for (const mode of ['read-only', 'workspace-write']) {
     }
   })
 }
+
+describe('policy boundaries inside the writable set', { concurrency: 4 }, () => {
+  test("tmp: 'private' keeps writes to /tmp off the host; read-only mode cannot write /tmp", async (t) => {
+    const tree = tempTree(t)
+    const tok = token('sandspawn-sec')
+    const hostTmp = `/tmp/${tok}`
+    t.after(() => rmrf(hostTmp))
+    const priv = await sh(`echo private > ${hostTmp} && cat ${hostTmp} && ls -A /tmp | wc -l`, { cwd: tree.ws, sandbox: { mode: 'workspace-write', tmp: 'private' } })
+    assert.equal(priv.exitCode, 0, show(priv))
+    assert.match(priv.stdout, /^private\n1\n$/, show(priv))
+    assert.equal(fs.existsSync(hostTmp), false, 'a private /tmp write reached the host')
+    const ro = await sh(`echo x > ${hostTmp}`, { cwd: tree.ws })
+    assert.notEqual(ro.exitCode, 0, show(ro))
+    assert.match(ro.stderr, DENIED)
+    assert.equal(fs.existsSync(hostTmp), false)
+  })
+
+  test('readOnlyPaths inside the workspace stay read-only (write, rename, rm, symlink swap)', async (t) => {
+    const tree = tempTree(t)
+    const locked = path.join(tree.ws, 'locked')
+    fs.mkdirSync(locked)
+    fs.writeFileSync(path.join(locked, 'conf'), 'original\n')
+    const lockedFile = path.join(tree.ws, 'locked.txt')
+    fs.writeFileSync(lockedFile, 'original\n')
+    const before = [treeSnapshot(locked), snapshot(lockedFile)]
+    const list = [
+      ['write file in dir', 'echo pwned > locked/conf'],
+      ['new file in dir', 'echo pwned > locked/new'],
+      ['write file', 'echo pwned > locked.txt'],
+      ['rename dir', 'mv locked locked2'],
+      ['rm file', 'rm -f locked.txt'],
+      ['replace dir by symlink', 'rm -rf locked; ln -s /tmp locked && test -L locked'],
+    ]
+    const r = await sh(attempts(list), { cwd: tree.ws, sandbox: { mode: 'workspace-write', readOnlyPaths: [locked, lockedFile] } })
+    for (const [label] of list) assert.ok(r.stdout.includes(`denied ${label}\n`), `attack "${label}" succeeded\n${show(r)}`)
+    assert.deepEqual([treeSnapshot(locked), snapshot(lockedFile)], before, show(r))
+  })
+})

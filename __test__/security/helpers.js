@@ -7,7 +7,24 @@ const path = require('node:path')
 const crypto = require('node:crypto')
 const { execFileSync } = require('node:child_process')
 
-const sandspawn = require('../..')
+/**
+ * The package, loaded with retries: other engineers rebuild the native addon concurrently, and
+ * it may be missing for a few seconds.
+ */
+function loadPackage() {
+  const deadline = Date.now() + 30_000
+  for (;;) {
+    try {
+      return require('../..')
+    } catch (err) {
+      if (Date.now() > deadline) throw err
+      for (const key of Object.keys(require.cache)) if (key.startsWith(path.resolve(__dirname, '../..')) && !key.startsWith(__dirname)) delete require.cache[key]
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000)
+    }
+  }
+}
+
+const sandspawn = loadPackage()
 
 /**
  * Workspaces live under /var/tmp, not /tmp: in workspace-write the host /tmp is writable by

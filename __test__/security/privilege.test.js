@@ -215,6 +215,13 @@ sys.stdout.write(out.decode('utf-8', 'replace'))
     assert.deepEqual(echoed, [], `input was injected into the host terminal: ${out}`)
   })
 
+  test('no host block devices or kernel memory in /dev', async () => {
+    const r = await sh('ls /dev; for d in /dev/vda /dev/sda /dev/nvme0n1 /dev/mem /dev/kmem /dev/port /dev/kmsg; do test -e $d && echo "PRESENT $d"; done; true')
+    assert.equal(r.exitCode, 0, show(r))
+    assert.doesNotMatch(r.stdout, /PRESENT/, show(r))
+    assert.match(r.stdout, /^null$/m)
+  })
+
   test('no host file descriptor leaks into the sandbox', async (t) => {
     const tree = tempTree(t)
     const secretFile = path.join(tree.out, 'open-secret')

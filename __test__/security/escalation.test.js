@@ -1,0 +1,87 @@
+'use strict'
+// runWithEscalation must never drop the sandbox when it should not: not for a denyRead policy,
+// not for an ordinary failure or a timeout, and not when approve() throws or says anything but true.
+
+const { describe, test } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const { sandspawn, tempTree, token, show } = require('./helpers')
+
+const { runWithEscalation } = sandspawn
+
+describe('escalation', { concurrency: 4 }, () => {
+  test('a denyRead policy is never escalated, even when approve says yes', async (t) => {
+    const tree = tempTree(t)
+    const secret = path.join(tree.out, 'secret.txt')
+    const tok = token('ESC')
+    fs.writeFileSync(secret, `${tok}\n`)
+    let asked = 0
+    const r = await runWithEscalation(['bash', '-c', `cat ${secret}; echo x > ${tree.out}/w`], {
+      cwd: tree.ws,
+      sandbox: { mode: 'workspace-write', denyRead: [secret] },
+      approve: () => {
+        asked++
+        return true
+      },
+      timeout: 10000,
+    })
+    assert.equal(r.escalated, false)
+    assert.equal(asked, 0, 'approve was called for a denyRead policy')
+    assert.ok(!r.aggregatedOutput.includes(tok), `secret leaked\n${show(r)}`)
+    assert.equal(fs.existsSync(path.join(tree.out, 'w')), false)
+  })
+
+  test('an ordinary failure and a timeout are not escalated', async (t) => {
+    const tree = tempTree(t)
+    let asked = 0
+    const approve = () => {
+      asked++
+      return true
+    }
+    const fail = await runWithEscalation(['bash', '-c', 'echo nope >&2; exit 3'], { cwd: tree.ws, approve })
+    assert.equal(fail.escalated, false)
+    assert.equal(fail.exitCode, 3)
+    const slow = await runWithEscalation(['bash', '-c', `echo x > ${tree.out}/timeout; sleep 5`], { cwd: tree.ws, approve, timeout: 200 })
+    assert.equal(slow.escalated, false)
+    assert.equal(slow.timedOut, true)
+    assert.equal(asked, 0)
+    assert.equal(fs.existsSync(path.join(tree.out, 'timeout')), false)
+  })
+
+  test('approve throwing, rejecting or answering a truthy non-true value is a refusal', async (t) => {
+    const tree = tempTree(t)
+    const target = path.join(tree.out, 'escalated')
+    for (const approve of [
+      () => {
+        throw new Error('no')
+      },
+      () => Promise.reject(new Error('no')),
+      () => 'yes',
+      () => 1,
+      () => ({}),
+    ]) {
+      const r = await runWithEscalation(['bash', '-c', `echo x > ${target}`], { cwd: tree.ws, approve })
+      assert.equal(r.escalated, false, String(approve))
+      assert.notEqual(r.exitCode, 0)
+      assert.equal(fs.existsSync(target), false, `escalated with ${approve}`)
+    }
+  })
+
+  test('control: a real denial with approve() === true runs unsandboxed once', async (t) => {
+    const tree = tempTree(t)
+    const target = path.join(tree.out, 'escalated')
+    let request
+    const r = await runWithEscalation(['bash', '-c', `echo x > ${target}`], {
+      cwd: tree.ws,
+      approve: (req) => {
+        request = req
+        return true
+      },
+    })
+    assert.equal(r.escalated, true, show(r))
+    assert.equal(r.sandboxType, 'none')
+    assert.ok(request && request.denial, 'approve got no denial')
+    assert.equal(fs.readFileSync(target, 'utf8'), 'x\n')
+  })
+})
