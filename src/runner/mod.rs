@@ -162,3 +162,5 @@ impl ProcessHandle {
         self.shared.stdin.lock().await.take();
     }
 }
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,136 @@
+//! The runner driven directly from Rust (no JavaScript): real processes, real bwrap.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use super::{launch, OutputSink, ProcessHandle, RunResult, Stream};
+use crate::error::ErrorCode;
+use crate::options::{parse_spawn_options, Entry, HostContext};
+
+fn host() -> HostContext {
+    HostContext { cwd: PathBuf::from("/"), env: BTreeMap::from([("PATH".to_string(), "/usr/bin:/bin".to_string())]) }
+}
+
+fn start(cmd: serde_json::Value, opts: serde_json::Value) -> ProcessHandle {
+    let req = parse_spawn_options(&cmd, &opts, &host(), Entry::Start, None).expect("valid options");
+    let (handle, driver) = launch(req, None);
+    tokio::spawn(driver);
+    handle
+}
+
+async fn run(cmd: serde_json::Value, opts: serde_json::Value) -> crate::Result<RunResult> {
+    start(cmd, opts).wait().await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn exit_codes_and_output_without_sandbox() {
+    let r = run(json!(["sh", "-c", "echo out; echo err >&2; exit 42"]), json!({"sandbox": "danger-full-access"})).await.unwrap();
+    assert_eq!(r.exit_code, Some(42));
+    assert_eq!(r.signal, None);
+    assert_eq!(r.stdout, "out\n");
+    assert_eq!(r.stderr, "err\n");
+    assert_eq!(r.sandbox_type, crate::platform::SandboxType::None);
+    let r = run(json!(["sh", "-c", "kill -SEGV $$"]), json!({"sandbox": "danger-full-access"})).await.unwrap();
+    assert_eq!((r.exit_code, r.signal.as_deref()), (None, Some("SIGSEGV")));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bwrap_exit_codes_signals_and_denials() {
+    let r = run(json!(["sh", "-c", "exit 3"]), json!({})).await.unwrap();
+    assert_eq!(r.exit_code, Some(3));
+    assert_eq!(r.sandbox_type, crate::platform::SandboxType::Bwrap);
+    let r = run(json!(["sh", "-c", "kill -TERM $$"]), json!({})).await.unwrap();
+    assert_eq!((r.exit_code, r.signal.as_deref()), (None, Some("SIGTERM")));
+    let r = run(json!(["sh", "-c", "echo x > /etc/sandspawn-runner-test"]), json!({})).await.unwrap();
+    assert!(r.sandbox_denied);
+    assert_eq!(r.denial.as_ref().map(|d| d.reason.as_str()), Some("read_only_file_system"));
+    assert!(!std::path::Path::new("/etc/sandspawn-runner-test").exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn missing_command_is_enoent_and_never_spawned() {
+    let e = run(json!(["no-such-command-sandspawn"]), json!({})).await.unwrap_err();
+    assert_eq!(e.code, ErrorCode::NotFound);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn background_children_do_not_hold_the_run_open() {
+    for sandbox in ["read-only", "danger-full-access"] {
+        let t = Instant::now();
+        let r = run(json!(["bash", "-c", "sleep 30.5151 & echo started"]), json!({ "sandbox": sandbox })).await.unwrap();
+        assert_eq!(r.stdout, "started\n");
+        assert!(t.elapsed() < Duration::from_secs(2), "{sandbox}: took {:?}", t.elapsed());
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let leftover = std::fs::read_dir("/proc").unwrap().flatten().any(|e| {
+        std::fs::read(e.path().join("cmdline")).map(|c| String::from_utf8_lossy(&c).contains("30.5151")).unwrap_or(false)
+    });
+    assert!(!leftover, "a background sleep survived its run");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn timeout_sends_kill_signal_to_the_command_then_sigkill() {
+    // The trap runs: the command itself received SIGTERM, not just bwrap.
+    let r = run(json!(["sh", "-c", "trap 'echo cleaned; exit 0' TERM; sleep 30 & wait"]), json!({ "timeout": 200 })).await.unwrap();
+    assert!(r.timed_out);
+    assert!(r.stdout.contains("cleaned"), "{r:?}");
+    // A TERM-ignoring command is SIGKILLed after forceKillAfterDelay.
+    let t = Instant::now();
+    let r = run(json!(["sh", "-c", "trap '' TERM; sleep 30"]), json!({ "timeout": 200, "forceKillAfterDelay": 300 })).await.unwrap();
+    assert!(r.timed_out);
+    assert_eq!(r.signal.as_deref(), Some("SIGKILL"));
+    assert!(t.elapsed() >= Duration::from_millis(450) && t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kill_and_stdin_pipe() {
+    let h = start(json!(["cat"]), json!({ "stdin": "pipe" }));
+    h.started().await.unwrap();
+    h.write(b"hello\n").await.unwrap();
+    h.end().await;
+    let r = h.wait().await.unwrap();
+    assert_eq!(r.stdout, "hello\n");
+    let again = h.wait().await.unwrap();
+    assert_eq!(again.stdout, r.stdout);
+    let h = start(json!(["sleep", "30"]), json!({}));
+    h.started().await.unwrap();
+    h.kill(None);
+    let r = h.wait().await.unwrap();
+    assert_eq!(r.signal.as_deref(), Some("SIGTERM"));
+    h.kill(None); // after exit: a no-op
+}
+
+struct Collect(Arc<Mutex<Vec<(Stream, Vec<u8>)>>>);
+impl OutputSink for Collect {
+    fn chunk(&self, stream: Stream, data: &[u8]) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>> {
+        self.0.lock().unwrap().push((stream, data.to_vec()));
+        Box::pin(async {})
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sink_sees_every_byte_while_capture_is_bounded() {
+    let chunks = Arc::new(Mutex::new(Vec::new()));
+    let req = parse_spawn_options(&json!(["head", "-c", "3000000", "/dev/zero"]), &json!({ "maxBuffer": 1000 }), &host(), Entry::Spawn, None).unwrap();
+    let (h, driver) = launch(req, Some(Arc::new(Collect(chunks.clone()))));
+    tokio::spawn(driver);
+    let r = h.wait().await.unwrap();
+    let total: usize = chunks.lock().unwrap().iter().map(|(_, d)| d.len()).sum();
+    assert_eq!(total, 3_000_000);
+    assert!(r.truncated);
+    assert_eq!(r.omitted_stdout, 3_000_000 - 1000);
+    assert!(r.stdout.contains("[... 2999000 bytes omitted ...]"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn input_bytes_round_trip() {
+    let data: Vec<u8> = (0..2_000_000u32).map(|i| (i % 251) as u8).collect();
+    let req = parse_spawn_options(&json!(["sh", "-c", "cat | wc -c"]), &json!({}), &host(), Entry::Spawn, Some(data)).unwrap();
+    let (h, driver) = launch(req, None);
+    tokio::spawn(driver);
+    assert_eq!(h.wait().await.unwrap().stdout.trim(), "2000000");
+}
