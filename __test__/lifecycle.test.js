@@ -1,0 +1,404 @@
+'use strict'
+// Process lifecycle: startSandboxed and stdin, background children, timeouts and tree kill,
+// AbortSignal, kill(), concurrency, resource leaks, worker threads, and Node exiting when idle.
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const { spawn: cpSpawn } = require('node:child_process')
+
+const { spawnSandboxed, startSandboxed, SandboxError, SandboxedProcess } = require('..')
+const { PKG, MODES, tmpDir, uniqueSleep, pidsMatching, waitGone, reap, sleep, guard, runNode } = require('./fixtures/spawn-helpers')
+
+const opt = (mode, extra = {}) => (mode.sandbox === undefined ? { ...extra } : { sandbox: mode.sandbox, ...extra })
+
+const scratch = tmpDir('sandspawn-life-')
+const tags = []
+function tag(seconds) {
+  const t = uniqueSleep(seconds)
+  tags.push(t)
+  return t
+}
+test.after(() => {
+  for (const t of tags) reap(t)
+  fs.rmSync(scratch, { recursive: true, force: true })
+})
+
+/** An onOutput that lets the test await a substring of the accumulated stdout. */
+function outputWatcher() {
+  let text = ''
+  const waiters = []
+  const onOutput = (chunk) => {
+    if (chunk.stream !== 'stdout') return
+    text += chunk.data.toString('utf8')
+    for (let i = waiters.length - 1; i >= 0; i--) {
+      if (text.includes(waiters[i].needle)) {
+        waiters[i].resolve()
+        waiters.splice(i, 1)
+      }
+    }
+  }
+  const until = (needle, ms = 5000) =>
+    guard(new Promise((resolve) => (text.includes(needle) ? resolve() : waiters.push({ needle, resolve }))), ms, `waiting for ${JSON.stringify(needle)} in onOutput (have ${JSON.stringify(text.slice(-200))})`)
+  return { onOutput, until, get text() { return text } }
+}
+
+for (const mode of MODES) {
+  test(`${mode.name}: startSandboxed drives an interactive cat line by line`, async () => {
+    const w = outputWatcher()
+    const p = await guard(startSandboxed(['cat'], opt(mode, { stdin: 'pipe', onOutput: w.onOutput })), 5000, 'startSandboxed')
+    try {
+      assert.ok(p instanceof SandboxedProcess)
+      assert.ok(Number.isInteger(p.pid) && p.pid > 0)
+      const lines = []
+      for (let i = 0; i < 20; i++) {
+        const line = `line ${i} ${'x'.repeat(i)}\n`
+        lines.push(line)
+        await guard(p.write(i % 2 ? Buffer.from(line) : line), 5000, `write(line ${i})`)
+        await w.until(line) // cat echoed it before we send the next one: stdin is really streaming
+      }
+      p.end()
+      const r = await guard(p.wait(), 5000, 'wait() after end()')
+      assert.equal(r.exitCode, 0, r.stderr)
+      assert.equal(r.signal, null)
+      assert.equal(r.stdout, lines.join(''))
+      assert.equal(w.text, lines.join(''))
+      assert.equal(r.pid, p.pid)
+      assert.equal(r.sandboxType, mode.sandboxType)
+      const again = await p.wait()
+      assert.deepEqual(again, r, 'wait() called twice gives equal results')
+    } finally {
+      p.kill('SIGKILL') // a no-op when it has ended; keeps a failed test from hanging the run
+    }
+  })
+
+  test(`${mode.name}: write()/end() right after startSandboxed resolves reach cat (60 runs)`, async () => {
+    const failures = []
+    for (let i = 0; i < 60 && failures.length === 0; i++) {
+      const p = await guard(startSandboxed(['cat'], opt(mode, { stdin: 'pipe' })), 5000, 'startSandboxed')
+      // Even runs: write at once, then end(). Odd runs: end() at once (cat must then see EOF).
+      const text = i % 2 === 0 ? `hello ${i}\n` : ''
+      let writeErr = null
+      if (text) {
+        try {
+          await guard(p.write(text), 3000, 'write()')
+        } catch (e) {
+          writeErr = e
+        }
+      }
+      p.end()
+      let r
+      try {
+        r = await guard(p.wait(), 3000, 'wait() after end()')
+      } catch (e) {
+        r = { hang: e.message }
+        p.kill('SIGKILL')
+        await guard(p.wait(), 3000, 'wait() after kill').catch(() => {})
+      }
+      if (writeErr || r.hang || r.stdout !== text || r.exitCode !== 0) {
+        failures.push({ run: i, writeError: writeErr && `${writeErr.code}: ${writeErr.message}`, hang: r.hang, stdout: r.stdout, exitCode: r.exitCode })
+      }
+    }
+    assert.deepEqual(failures, [])
+  })
+
+  test(`${mode.name}: write() without a stdin pipe rejects with SandboxError`, async () => {
+    const p = await startSandboxed(['sleep', '5'], opt(mode))
+    try {
+      await assert.rejects(p.write('data'), (e) => {
+        assert.ok(e instanceof SandboxError, `${e}`)
+        assert.equal(e.code, 'ERR_SANDBOX_INVALID_OPTIONS')
+        assert.match(e.message, /stdin/)
+        return true
+      })
+    } finally {
+      p.kill('SIGKILL')
+    }
+    const r = await guard(p.wait(), 5000, 'wait() after kill')
+    assert.equal(r.signal, 'SIGKILL')
+  })
+
+  test(`${mode.name}: background child does not hold the run open and is gone afterwards`, async () => {
+    const t = tag(60)
+    const started = Date.now()
+    const r = await guard(spawnSandboxed(['bash', '-c', `sleep ${t} & echo started`], opt(mode)), 10000, 'background run')
+    const elapsed = Date.now() - started
+    assert.ok(elapsed < 1000, `returned after ${elapsed} ms`)
+    assert.equal(r.stdout, 'started\n')
+    assert.equal(r.exitCode, 0)
+    const left = await waitGone(t, 1000)
+    assert.deepEqual(left, [], `background sleep survived: ${JSON.stringify(left)}`)
+  })
+
+  test(`${mode.name}: timeout with TERM ignored ends by SIGKILL after forceKillAfterDelay, whole tree gone`, async () => {
+    const t = tag(60)
+    const started = Date.now()
+    const r = await guard(
+      spawnSandboxed(['bash', '-c', `trap "" TERM; sleep ${t} & sleep ${t}`], opt(mode, { timeout: 300, forceKillAfterDelay: 500 })),
+      10000,
+      'timed-out run',
+    )
+    const elapsed = Date.now() - started
+    assert.equal(r.timedOut, true)
+    assert.equal(r.signal, 'SIGKILL', JSON.stringify(r))
+    assert.equal(r.exitCode, null)
+    assert.ok(elapsed >= 780, `ended after ${elapsed} ms, before timeout + forceKillAfterDelay`)
+    assert.ok(elapsed < 3000, `ended after ${elapsed} ms`)
+    assert.ok(r.durationMs >= 780, `durationMs ${r.durationMs}`)
+    const left = await waitGone(t, 1000)
+    assert.deepEqual(left, [], `processes of the tree survived: ${JSON.stringify(left)}`)
+  })
+
+  test(`${mode.name}: timeout lets a TERM trap run its cleanup`, async () => {
+    const t = tag(60)
+    const started = Date.now()
+    const r = await guard(
+      spawnSandboxed(['bash', '-c', `trap "echo cleaned; exit 0" TERM; echo ready; sleep ${t}`], opt(mode, { timeout: 300, forceKillAfterDelay: 5000 })),
+      10000,
+      'trap run',
+    )
+    const elapsed = Date.now() - started
+    assert.equal(r.timedOut, true)
+    assert.equal(r.stdout, 'ready\ncleaned\n')
+    assert.ok(elapsed < 2500, `trap exit was not honoured promptly (${elapsed} ms)`)
+    assert.deepEqual(await waitGone(t, 1000), [])
+  })
+
+  test(`${mode.name}: kill() sends killSignal by default, kill('SIGKILL') sends SIGKILL, kill('SIGNOPE') throws`, async () => {
+    const t1 = tag(30)
+    const p1 = await startSandboxed(['sleep', t1], opt(mode))
+    await sleep(50)
+    p1.kill()
+    const r1 = await guard(p1.wait(), 5000, 'kill()')
+    assert.equal(r1.signal, 'SIGTERM', JSON.stringify(r1))
+    assert.equal(r1.exitCode, null)
+    assert.equal(r1.timedOut, false)
+    assert.deepEqual(await waitGone(t1), [])
+
+    const t2 = tag(30)
+    const p2 = await startSandboxed(['sleep', t2], opt(mode))
+    await sleep(50)
+    p2.kill('SIGKILL')
+    const r2 = await guard(p2.wait(), 5000, "kill('SIGKILL')")
+    assert.equal(r2.signal, 'SIGKILL', JSON.stringify(r2))
+    assert.equal(r2.exitCode, null)
+    assert.deepEqual(await waitGone(t2), [])
+
+    const t3 = tag(30)
+    const p3 = await startSandboxed(['sleep', t3], opt(mode, { killSignal: 'SIGINT' }))
+    await sleep(50)
+    p3.kill()
+    const r3 = await guard(p3.wait(), 5000, 'kill() with killSignal SIGINT')
+    assert.equal(r3.signal, 'SIGINT', JSON.stringify(r3))
+
+    const t4 = tag(30)
+    const p4 = await startSandboxed(['sleep', t4], opt(mode))
+    try {
+      assert.throws(() => p4.kill('SIGNOPE'), (e) => {
+        assert.ok(e instanceof SandboxError, `${e}`)
+        assert.equal(e.code, 'ERR_SANDBOX_INVALID_OPTIONS')
+        return true
+      })
+      // The bad signal did not kill it.
+      await sleep(50)
+      assert.equal(pidsMatching(t4).length > 0, true, 'still running after the invalid kill()')
+    } finally {
+      p4.kill('SIGKILL')
+    }
+    const r4 = await guard(p4.wait(), 5000, 'cleanup kill')
+    assert.equal(r4.signal, 'SIGKILL')
+  })
+
+  test(`${mode.name}: AbortSignal: already aborted rejects without spawning; abort mid-run rejects with partial result`, async () => {
+    const dir = fs.mkdtempSync(path.join(scratch, 'abort-'))
+    const wopt = (extra) => ({ sandbox: mode.sandbox ?? 'workspace-write', cwd: dir, ...extra })
+    // Control: without abort, the command does create the marker (so its absence below means something).
+    const ctl = await spawnSandboxed(['sh', '-c', 'touch control-marker'], wopt({}))
+    assert.equal(ctl.exitCode, 0, ctl.stderr)
+    assert.ok(fs.existsSync(path.join(dir, 'control-marker')))
+
+    const ac = new AbortController()
+    ac.abort(new Error('stop it'))
+    const isAbort = (e) => {
+      assert.equal(e.name, 'AbortError', `${e}`)
+      assert.equal(e.code, 'ABORT_ERR')
+      return true
+    }
+    await assert.rejects(spawnSandboxed(['sh', '-c', 'touch marker-spawn'], wopt({ signal: ac.signal })), isAbort)
+    await assert.rejects(startSandboxed(['sh', '-c', 'touch marker-start'], wopt({ signal: ac.signal })), isAbort)
+    await sleep(200)
+    assert.equal(fs.existsSync(path.join(dir, 'marker-spawn')), false, 'spawnSandboxed ran the command despite an aborted signal')
+    assert.equal(fs.existsSync(path.join(dir, 'marker-start')), false, 'startSandboxed ran the command despite an aborted signal')
+
+    const t = tag(30)
+    const ac2 = new AbortController()
+    const w = outputWatcher()
+    const started = Date.now()
+    const run = spawnSandboxed(['sh', '-c', `echo partial; sleep ${t}`], opt(mode, { signal: ac2.signal, onOutput: w.onOutput }))
+    const settled = run.then(
+      (v) => ({ v }),
+      (e) => ({ e }),
+    )
+    await w.until('partial\n')
+    ac2.abort()
+    const out = await guard(settled, 5000, 'aborted run')
+    assert.ok(out.e, `resolved instead of rejecting: ${JSON.stringify(out.v)}`)
+    isAbort(out.e)
+    assert.ok(out.e.result, 'AbortError.result holds the partial result')
+    assert.equal(out.e.result.stdout, 'partial\n')
+    assert.equal(out.e.result.sandboxType, mode.sandboxType)
+    assert.ok(Date.now() - started < 3000)
+    assert.deepEqual(await waitGone(t), [], 'aborted tree survived')
+
+    // The same through startSandboxed: wait() rejects with AbortError carrying the partial result.
+    const t2 = tag(30)
+    const ac4 = new AbortController()
+    const w2 = outputWatcher()
+    const p = await guard(startSandboxed(['sh', '-c', `echo partial2; sleep ${t2}`], opt(mode, { signal: ac4.signal, onOutput: w2.onOutput })), 5000, 'startSandboxed')
+    await w2.until('partial2\n')
+    ac4.abort()
+    const e2 = await guard(p.wait().then(() => null, (e) => e), 5000, 'wait() after abort')
+    assert.ok(e2, 'wait() resolved instead of rejecting after abort')
+    isAbort(e2)
+    assert.equal(e2.result && e2.result.stdout, 'partial2\n')
+    assert.deepEqual(await waitGone(t2), [], 'aborted tree survived')
+
+    // Aborting after the run completed changes nothing.
+    const ac3 = new AbortController()
+    const ok = await spawnSandboxed(['true'], opt(mode, { signal: ac3.signal }))
+    ac3.abort()
+    assert.equal(ok.exitCode, 0)
+  })
+}
+
+test('200 concurrent runs in workspace-write all succeed', async () => {
+  const dir = fs.mkdtempSync(path.join(scratch, 'conc-'))
+  const runs = Array.from({ length: 200 }, (_, i) =>
+    spawnSandboxed(['sh', '-c', 'echo "$1" > "out-$1"; echo "$1"', 'sh', String(i)], { sandbox: 'workspace-write', cwd: dir }),
+  )
+  const results = await guard(Promise.allSettled(runs), 60000, '200 concurrent runs')
+  const failed = results.map((r, i) => [i, r]).filter(([i, r]) => r.status !== 'fulfilled' || r.value.exitCode !== 0 || r.value.stdout !== `${i}\n`)
+  assert.deepEqual(failed.slice(0, 3).map(([i, r]) => [i, r.reason ? `${r.reason.code}: ${r.reason.message}` : r.value]), [])
+  for (let i = 0; i < 200; i++) assert.equal(fs.readFileSync(path.join(dir, `out-${i}`), 'utf8'), `${i}\n`)
+  const pids = new Set(results.map((r) => r.value.pid))
+  assert.equal(pids.size, 200, 'distinct pids')
+})
+
+test('2,000 sequential runs leak neither file descriptors nor memory', async () => {
+  const code = `
+    const { spawnSandboxed } = require(${JSON.stringify(PKG)})
+    const fs = require('fs')
+    const fds = () => fs.readdirSync('/proc/self/fd').length
+    const settle = async () => { for (let i = 0; i < 3; i++) { global.gc(); await new Promise((r) => setTimeout(r, 20)) } }
+    ;(async () => {
+      for (let i = 0; i < 50; i++) await spawnSandboxed(['/bin/true'])
+      await settle()
+      const fd0 = fds(), rss0 = process.memoryUsage().rss
+      let bad = 0
+      for (let i = 0; i < 2000; i++) { const r = await spawnSandboxed(['/bin/true']); if (r.exitCode !== 0) bad++ }
+      await settle()
+      console.log(JSON.stringify({ fd0, fd1: fds(), rss0, rss1: process.memoryUsage().rss, bad }))
+    })().catch((e) => { console.error(e); process.exit(3) })`
+  const res = await runNode(code, { nodeArgs: ['--expose-gc'], timeoutMs: 80000 })
+  assert.equal(res.code, 0, res.stderr)
+  const o = JSON.parse(res.stdout)
+  assert.equal(o.bad, 0)
+  assert.ok(Math.abs(o.fd1 - o.fd0) <= 2, `fd count ${o.fd0} → ${o.fd1}`)
+  const grew = o.rss1 - o.rss0
+  assert.ok(grew < 20 * 1024 * 1024, `RSS grew by ${(grew / 1048576).toFixed(1)} MB over 2000 runs`)
+})
+
+test("node's child_process keeps working alongside sandboxed runs (no stolen SIGCHLD / exit statuses)", async () => {
+  let sandboxDone = false
+  let cpCount = 0
+  const cpErrors = []
+  const cpOnce = () =>
+    new Promise((resolve) => {
+      const c = cpSpawn('sh', ['-c', 'exit 7'], { stdio: 'ignore' })
+      c.on('error', (e) => {
+        cpErrors.push(String(e))
+        resolve()
+      })
+      c.on('exit', (code, sig) => {
+        if (code !== 7) cpErrors.push(`child_process exit ${code} ${sig}`)
+        cpCount++
+        resolve()
+      })
+    })
+  const cpLoop = async () => {
+    while (!sandboxDone || cpCount < 100) await guard(cpOnce(), 30000, 'child_process.spawn run')
+  }
+  const sbLoop = async () => {
+    const bad = []
+    const worker = async (k) => {
+      for (let i = k; i < 100; i += 4) {
+        const r = await guard(spawnSandboxed(['sh', '-c', `exit ${i % 50}`], i % 2 ? {} : { sandbox: 'danger-full-access' }), 30000, 'sandboxed run')
+        if (r.exitCode !== i % 50) bad.push([i, r.exitCode, r.signal])
+      }
+    }
+    try {
+      await Promise.all([0, 1, 2, 3].map(worker))
+    } finally {
+      sandboxDone = true
+    }
+    return bad
+  }
+  const [bad] = await Promise.all([sbLoop(), cpLoop(), cpLoop()])
+  assert.deepEqual(bad, [], 'sandboxed exit codes')
+  assert.deepEqual(cpErrors, [], 'child_process exit codes')
+  assert.ok(cpCount >= 100)
+})
+
+test('works inside worker_threads', async () => {
+  const { Worker } = require('node:worker_threads')
+  const w = new Worker(
+    `const { parentPort } = require('worker_threads')
+     const { spawnSandboxed } = require(${JSON.stringify(PKG)})
+     Promise.all([
+       spawnSandboxed(['sh', '-c', 'echo "hi from $SANDSPAWN_SANDBOX"; exit 3']),
+       spawnSandboxed(['sh', '-c', 'kill -TERM $$'], { sandbox: 'danger-full-access' }),
+     ]).then(([a, b]) => parentPort.postMessage({ a, b }), (e) => parentPort.postMessage({ error: String(e) }))`,
+    { eval: true },
+  )
+  const msg = await guard(new Promise((resolve, reject) => {
+    w.once('message', resolve)
+    w.once('error', reject)
+  }), 15000, 'worker result')
+  assert.equal(msg.error, undefined)
+  assert.equal(msg.a.stdout, 'hi from bwrap\n')
+  assert.equal(msg.a.exitCode, 3)
+  assert.equal(msg.a.sandboxType, 'bwrap')
+  assert.equal(msg.b.signal, 'SIGTERM')
+  const code = await guard(new Promise((resolve) => w.once('exit', resolve)), 5000, 'worker exits by itself')
+  assert.equal(code, 0)
+})
+
+test('Node exits when idle: after a run, after require, and with a dropped running handle', async () => {
+  const afterRun = await runNode(`require(${JSON.stringify(PKG)}).spawnSandboxed(['true']).then(() => console.log('done'))`, { timeoutMs: 15000 })
+  assert.equal(afterRun.code, 0, afterRun.stderr)
+  assert.equal(afterRun.stdout, 'done\n')
+  const lag = afterRun.exitAt - afterRun.lines[0].at
+  assert.ok(lag < 2000, `node stayed alive ${lag} ms after 'done'`)
+
+  const t0 = Date.now()
+  const bare = await runNode(`require(${JSON.stringify(PKG)})`, { timeoutMs: 15000 })
+  assert.equal(bare.code, 0, bare.stderr)
+  // Compare with a plain node start so a slow machine does not fail it.
+  const plain = await runNode('', { timeoutMs: 15000 })
+  assert.ok(bare.elapsedMs < plain.elapsedMs + 1000, `require alone kept node for ${bare.elapsedMs} ms (plain node ${plain.elapsedMs} ms, t0 ${t0})`)
+
+  const dir = fs.mkdtempSync(path.join(scratch, 'dropped-'))
+  const marker = path.join(dir, 'M')
+  const dropped = await runNode(
+    `const { startSandboxed } = require(${JSON.stringify(PKG)})
+     startSandboxed(['sh', '-c', 'sleep 0.3; touch M'], { sandbox: 'workspace-write', cwd: ${JSON.stringify(dir)} })
+       .then(() => { console.log('started'); for (let i = 0; i < 5; i++) setTimeout(() => global.gc(), i * 40) })`,
+    { nodeArgs: ['--expose-gc'], timeoutMs: 15000 },
+  )
+  assert.equal(dropped.code, 0, dropped.stderr)
+  assert.equal(dropped.stdout, 'started\n')
+  const existsAtExit = fs.existsSync(marker)
+  assert.ok(existsAtExit, `marker missing when node exited after ${dropped.exitAt} ms (process killed early or node did not wait for it)`)
+  assert.ok(dropped.exitAt - dropped.lines[0].at < 2300, `node stayed alive ${dropped.exitAt - dropped.lines[0].at} ms after start of a 0.3 s command`)
+})
