@@ -38,6 +38,8 @@ struct State {
     reaped: bool,
     /// The PID namespace of the sandbox, once bwrap has reported it.
     pid_ns: Option<u64>,
+    /// The sandbox's init (bwrap's child, PID 1 inside) as a host pid, once reported.
+    init_pid: Option<i32>,
 }
 
 /// A handle on the spawned process that stays valid (never signals a recycled pid) because the
@@ -46,6 +48,8 @@ struct State {
 pub struct Child {
     pub pid: Pid,
     pub kind: TreeKind,
+    /// The executable spawned (bwrap's path under a sandbox), to tell bwrap from the command.
+    program: std::path::PathBuf,
     state: Mutex<State>,
 }
 
@@ -54,29 +58,87 @@ impl Child {
         self.state.lock().unwrap().pid_ns = Some(inode);
     }
 
+    pub fn set_init_pid(&self, pid: i32) {
+        self.state.lock().unwrap().init_pid = Some(pid);
+    }
+
+    /// Under bwrap: has the command been executed yet? Before that the sandbox is still being set
+    /// up and the only processes are bwrap's own.
+    fn command_started(&self, state: &State) -> bool {
+        let Some(init) = state.init_pid else { return false };
+        let Ok(children) = std::fs::read_to_string(format!("/proc/{init}/task/{init}/children")) else { return false };
+        children.split_whitespace().any(|c| std::fs::read_link(format!("/proc/{c}/exe")).is_ok_and(|exe| exe != self.program))
+    }
+
+    /// End a sandbox that has not started the command: SIGKILL bwrap's children (the sandbox's
+    /// init, whose death takes the namespace down) and then bwrap. Signalling only bwrap here would
+    /// strand its child forever: it waits for bwrap's go-ahead, and --die-with-parent may not be
+    /// armed yet.
+    fn kill_sandbox_in_setup(&self, state: &State) {
+        let pid = self.pid.as_raw();
+        if let Ok(children) = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")) {
+            for c in children.split_whitespace().filter_map(|c| c.parse::<i32>().ok()) {
+                let _ = nix::sys::signal::kill(Pid::from_raw(c), Signal::SIGKILL);
+            }
+        }
+        if let Some(init) = state.init_pid {
+            let _ = nix::sys::signal::kill(Pid::from_raw(init), Signal::SIGKILL);
+        }
+        let _ = nix::sys::signal::kill(self.pid, Signal::SIGKILL);
+    }
+
+    /// Whether the spawned process has exited (not reaped yet: the owner thread does that).
+    pub fn has_exited(&self) -> bool {
+        let state = self.state.lock().unwrap();
+        if state.reaped {
+            return true;
+        }
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        let rc = unsafe {
+            libc::waitid(libc::P_PID, self.pid.as_raw() as libc::id_t, &mut info, libc::WEXITED | libc::WNOHANG | libc::WNOWAIT)
+        };
+        rc == 0 && unsafe { info.si_pid() } != 0
+    }
+
     /// Send `sig` to every process of the tree. Under bwrap that is every process in the sandbox's
     /// PID namespace (the command receives the signal itself, so a `trap ... TERM` runs; signalling
     /// bwrap instead would SIGKILL the sandbox through --die-with-parent without warning).
-    pub fn signal_tree(&self, sig: Signal) {
+    /// Returns false, sending nothing, while bwrap is still setting the sandbox up: the caller keeps
+    /// the signal pending and retries, so the command gets it as soon as it runs.
+    pub fn signal_tree(&self, sig: Signal) -> bool {
+        let state = self.state.lock().unwrap();
+        if state.reaped {
+            return true;
+        }
+        match (self.kind, state.pid_ns) {
+            (TreeKind::ProcessGroup, _) => {
+                let _ = killpg(self.pid, sig);
+                true
+            }
+            (TreeKind::PidNamespace, Some(ns)) if self.command_started(&state) => {
+                super::pidns::signal_namespace(ns, sig);
+                true
+            }
+            (TreeKind::PidNamespace, _) => false,
+        }
+    }
+
+    /// SIGKILL the whole tree, whatever state it is in.
+    pub fn force_kill(&self) {
         let state = self.state.lock().unwrap();
         if state.reaped {
             return;
         }
         match (self.kind, state.pid_ns) {
             (TreeKind::ProcessGroup, _) => {
-                let _ = killpg(self.pid, sig);
+                let _ = killpg(self.pid, Signal::SIGKILL);
             }
-            (TreeKind::PidNamespace, Some(ns)) => {
-                super::pidns::signal_namespace(ns, sig);
-                if sig == Signal::SIGKILL {
-                    // bwrap dying takes the namespace down with it (--die-with-parent on its init).
-                    let _ = nix::sys::signal::kill(self.pid, Signal::SIGKILL);
-                }
+            (TreeKind::PidNamespace, Some(ns)) if self.command_started(&state) => {
+                super::pidns::signal_namespace(ns, Signal::SIGKILL);
+                // bwrap dying takes the namespace down with it (--die-with-parent on its init).
+                let _ = nix::sys::signal::kill(self.pid, Signal::SIGKILL);
             }
-            (TreeKind::PidNamespace, None) => {
-                // bwrap has not reported its namespace yet, so the command has not started.
-                let _ = nix::sys::signal::kill(self.pid, sig);
-            }
+            (TreeKind::PidNamespace, _) => self.kill_sandbox_in_setup(&state),
         }
     }
 }
@@ -87,6 +149,7 @@ impl Child {
 pub fn spawn_owned(
     spec_builder: Box<dyn FnOnce() -> io::Result<Pid> + Send>,
     kind: TreeKind,
+    program: std::path::PathBuf,
 ) -> io::Result<(oneshot::Receiver<io::Result<Arc<Child>>>, oneshot::Receiver<ExitStatus>)> {
     let (started_tx, started_rx) = oneshot::channel();
     let (exit_tx, exit_rx) = oneshot::channel();
@@ -101,7 +164,8 @@ pub fn spawn_owned(
                     return;
                 }
             };
-            let child = Arc::new(Child { pid, kind, state: Mutex::new(State { reaped: false, pid_ns: None }) });
+            let state = Mutex::new(State { reaped: false, pid_ns: None, init_pid: None });
+            let child = Arc::new(Child { pid, kind, program, state });
             let _ = started_tx.send(Ok(child.clone()));
             let status = wait_exit_no_reap(pid);
             let mut state = child.state.lock().unwrap();

@@ -127,19 +127,53 @@ pub struct Capture {
     pub stdout: HeadTail,
     pub stderr: HeadTail,
     pub aggregated: HeadTail,
+    /// Per stream, the bytes of a character that is not complete yet. The aggregate only receives
+    /// whole characters, so a character split inside one stream is not broken by a chunk of the
+    /// other stream arriving in between.
+    carry: [Vec<u8>; 2],
 }
 
 impl Capture {
     pub fn new(max_buffer: usize) -> Self {
-        Capture { stdout: HeadTail::new(max_buffer), stderr: HeadTail::new(max_buffer), aggregated: HeadTail::new(max_buffer) }
+        Capture {
+            stdout: HeadTail::new(max_buffer),
+            stderr: HeadTail::new(max_buffer),
+            aggregated: HeadTail::new(max_buffer),
+            carry: [Vec::new(), Vec::new()],
+        }
     }
 
     pub fn push(&mut self, stream: Stream, data: &[u8]) {
-        match stream {
-            Stream::Stdout => self.stdout.push(data),
-            Stream::Stderr => self.stderr.push(data),
+        let slot = match stream {
+            Stream::Stdout => {
+                self.stdout.push(data);
+                0
+            }
+            Stream::Stderr => {
+                self.stderr.push(data);
+                1
+            }
+        };
+        if self.carry[slot].is_empty() {
+            let whole = trim_partial_end(data).len();
+            self.aggregated.push(&data[..whole]);
+            self.carry[slot].extend_from_slice(&data[whole..]);
+        } else {
+            let mut joined = std::mem::take(&mut self.carry[slot]);
+            joined.extend_from_slice(data);
+            let whole = trim_partial_end(&joined).len();
+            self.aggregated.push(&joined[..whole]);
+            self.carry[slot] = joined[whole..].to_vec();
         }
-        self.aggregated.push(data);
+    }
+
+    /// End of output: a character left incomplete by its stream goes into the aggregate as is
+    /// (and is decoded as a replacement character there, as in the stream itself).
+    pub fn finish(&mut self) {
+        for slot in 0..2 {
+            let rest = std::mem::take(&mut self.carry[slot]);
+            self.aggregated.push(&rest);
+        }
     }
 
     pub fn truncated(&self) -> bool {
@@ -216,6 +250,21 @@ mod tests {
         assert_eq!(c.stdout.to_text(), "13");
         assert_eq!(c.stderr.to_text(), "2");
         assert!(!c.truncated());
+    }
+
+    #[test]
+    fn aggregate_keeps_characters_split_inside_one_stream() {
+        let mut c = Capture::new(100);
+        c.push(Stream::Stdout, &[0xe2]);
+        c.push(Stream::Stderr, &[0xe2]);
+        c.push(Stream::Stdout, &[0x82, 0xac]);
+        c.push(Stream::Stderr, &[0x82, 0xac]);
+        c.finish();
+        assert_eq!(c.aggregated.to_text(), "€€");
+        let mut c = Capture::new(100);
+        c.push(Stream::Stdout, b"a\xe2");
+        c.finish();
+        assert_eq!(c.aggregated.to_text(), "a\u{FFFD}");
     }
 
     #[test]

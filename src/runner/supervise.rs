@@ -28,6 +28,15 @@ use super::{OutputSink, Shared, StartState};
 const DRAIN_GRACE: Duration = Duration::from_millis(100);
 /// Hard stop for draining, even if data keeps flowing.
 const DRAIN_MAX: Duration = Duration::from_secs(2);
+/// How often a signal that arrived during bwrap's setup is retried until the command runs.
+const PENDING_SIGNAL_RETRY: Duration = Duration::from_millis(2);
+
+/// Why the tree is being signalled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cause {
+    Timeout,
+    Request,
+}
 
 pub(super) async fn drive(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: Arc<Shared>, control: mpsc::UnboundedReceiver<Signal>) {
     let outcome = run(req, sink, &shared, control).await;
@@ -132,7 +141,7 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
         spawn(&SpawnSpec { program: &program, argv: &argv, envp: &envp, cwd: &cwd, fds })
         // The child-side descriptors are dropped (closed in this process) here.
     });
-    let (started_rx, exit_rx) = spawn_owned(spawn_closure, kind).map_err(|e| internal("starting the owner thread failed", e))?;
+    let (started_rx, exit_rx) = spawn_owned(spawn_closure, kind, plan.program.clone()).map_err(|e| internal("starting the owner thread failed", e))?;
     let child = match started_rx.await {
         Ok(Ok(child)) => child,
         Ok(Err(e)) => return Err(spawn_error(e, &req.command[0], sandbox_type, &plan.program)),
@@ -140,7 +149,6 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
     };
     let spawned_at = Instant::now();
     let pid = child.pid.as_raw() as u32;
-    shared.start.send_replace(if sandbox_type == SandboxType::Bwrap { StartState::Spawned { pid } } else { StartState::Running { pid } });
 
     let capture = Arc::new(Mutex::new(Capture::new(req.max_buffer)));
     let (stop_tx, stop_rx) = watch::channel(false);
@@ -158,6 +166,7 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
                     child.set_pid_namespace(p.status.pid_namespace.unwrap_or_default());
                 }
                 if let (false, Some(init)) = (had_init, p.status.child_pid) {
+                    child.set_init_pid(init);
                     *shared.sandbox_init.lock().unwrap() = Some((init, bwrap.clone()));
                 }
             })))
@@ -176,45 +185,84 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
             _ => *shared.stdin.lock().await = Some(fd),
         }
     }
+    // Only now is the process usable (stdin attached): report it started.
+    shared.start.send_replace(if sandbox_type == SandboxType::Bwrap { StartState::Spawned { pid } } else { StartState::Running { pid } });
 
-    // Supervise until the spawned process exits.
+    // Supervise until the spawned process exits. A signal (timeout, kill(), abort) that arrives
+    // while bwrap is still setting up is kept pending and delivered as soon as the command runs;
+    // `timedOut` is set only once the timeout's signal actually reached the command.
     let deadline = req.timeout.map(|t| tokio::time::Instant::now() + t);
     let mut exit_rx = exit_rx;
     let mut timed_out = false;
+    let mut deadline_passed = false;
     let mut killed = false;
-    let mut force_at: Option<tokio::time::Instant> = None;
+    let mut pending: Option<(Signal, Cause)> = None;
+    let mut force: Option<(tokio::time::Instant, Cause)> = None;
     let status = loop {
         let timeout_fut = async {
             match deadline {
-                Some(d) if !timed_out => tokio::time::sleep_until(d).await,
+                Some(d) if !deadline_passed => tokio::time::sleep_until(d).await,
                 _ => std::future::pending().await,
             }
         };
         let force_fut = async {
-            match force_at {
-                Some(t) => tokio::time::sleep_until(t).await,
+            match force {
+                Some((t, _)) => tokio::time::sleep_until(t).await,
                 None => std::future::pending().await,
             }
         };
+        let retry_fut = async {
+            match pending {
+                Some(_) => tokio::time::sleep(PENDING_SIGNAL_RETRY).await,
+                None => std::future::pending().await,
+            }
+        };
+        let mut request: Option<(Signal, Cause)> = None;
         tokio::select! {
             st = &mut exit_rx => break st.unwrap_or(ExitStatus::Signaled(libc::SIGKILL)),
-            Some(sig) = control.recv() => {
-                killed = true;
-                child.signal_tree(sig);
-                if sig != Signal::SIGKILL && force_at.is_none() {
-                    force_at = Some(tokio::time::Instant::now() + req.force_kill_after);
-                }
-            }
+            Some(sig) = control.recv() => request = Some((sig, Cause::Request)),
             _ = timeout_fut => {
-                timed_out = true;
-                child.signal_tree(req.kill_signal);
-                if req.kill_signal != Signal::SIGKILL && force_at.is_none() {
-                    force_at = Some(tokio::time::Instant::now() + req.force_kill_after);
+                deadline_passed = true;
+                // The command may have finished just as the timer fired: then it did not time out.
+                let finished = sandbox_type == SandboxType::Bwrap && parser.lock().unwrap().status.exit_code.is_some();
+                if !finished && !child.has_exited() {
+                    request = Some((req.kill_signal, Cause::Timeout));
                 }
             }
             _ = force_fut => {
-                child.signal_tree(Signal::SIGKILL);
-                force_at = None;
+                if let Some((_, cause)) = force.take() {
+                    child.force_kill();
+                    pending = None;
+                    match cause {
+                        Cause::Timeout => timed_out = true,
+                        Cause::Request => killed = true,
+                    }
+                }
+            }
+            _ = retry_fut => {}
+        }
+        if let Some((sig, cause)) = request {
+            if sig == Signal::SIGKILL {
+                child.force_kill();
+                pending = None;
+                match cause {
+                    Cause::Timeout => timed_out = true,
+                    Cause::Request => killed = true,
+                }
+            } else {
+                pending = Some((sig, cause));
+                if force.is_none() {
+                    force = Some((tokio::time::Instant::now() + req.force_kill_after, cause));
+                }
+            }
+        }
+        if let Some((sig, cause)) = pending {
+            if child.signal_tree(sig) {
+                pending = None;
+                match cause {
+                    Cause::Timeout => timed_out = true,
+                    Cause::Request => killed = true,
+                }
             }
         }
     };
@@ -240,7 +288,8 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
     drop(reservation);
     let duration_ms = spawned_at.elapsed().as_secs_f64() * 1000.0;
 
-    let capture = std::mem::replace(&mut *capture.lock().unwrap(), Capture::new(1));
+    let mut capture = std::mem::replace(&mut *capture.lock().unwrap(), Capture::new(1));
+    capture.finish();
     let stderr_text = capture.stderr.to_text();
     let (exit_code, signal) = if sandbox_type == SandboxType::Bwrap {
         let bwrap_status = parser.lock().unwrap().status.clone();
@@ -288,6 +337,12 @@ impl WriteAllRef for std::fs::File {
 /// A spawn error: for the sandbox tool itself that means the sandbox is unavailable; for the
 /// command it is ENOENT/EACCES as Node would report them.
 fn spawn_error(e: io::Error, command: &str, sandbox: SandboxType, program: &std::path::Path) -> SandboxError {
+    if e.raw_os_error() == Some(libc::E2BIG) {
+        return SandboxError::invalid(
+            "env",
+            format!("the environment and argument list are larger than the system allows for one command ({e}); pass fewer or smaller variables (extendEnv: false) or arguments"),
+        );
+    }
     if sandbox != SandboxType::None {
         return SandboxError::unavailable(
             format!("{} could not be executed ({e})", program.display()),
@@ -299,7 +354,6 @@ fn spawn_error(e: io::Error, command: &str, sandbox: SandboxType, program: &std:
         Some(libc::EACCES) | Some(libc::ENOEXEC) | Some(libc::EISDIR) => {
             SandboxError::new(ErrorCode::NotExecutable, format!("spawn {command} EACCES: command is not executable ({e})"))
         }
-        Some(libc::E2BIG) => SandboxError::invalid_command(format!("the argument list or environment is larger than the system allows ({e})")),
         _ => SandboxError::new(ErrorCode::SetupFailed, format!("spawn {command} failed: {e}")),
     }
 }
