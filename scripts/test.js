@@ -12,7 +12,7 @@ const bin = (name) => path.join(root, 'node_modules', '.bin', name)
 const steps = [
   ['build (if stale)', process.execPath, [path.join(__dirname, 'ensure-built.js')]],
   ['cargo test', 'cargo', ['test', '--quiet']],
-  ['node --test', process.execPath, ['--test', '--test-concurrency=2', '__test__/']],
+  ['node --test', process.execPath, ['--test', '--test-concurrency=1', '__test__/']],
   ['tsc --noEmit (strict, isolatedModules)', bin('tsc'), ['--noEmit', '-p', '__test__/types/tsconfig.json']],
   ['jest + ts-jest smoke test', bin('jest'), ['--config', '__test__/jest/jest.config.js']],
 ]
