@@ -1,0 +1,233 @@
+'use strict'
+/**
+ * One benchmark case in a fresh Node process (so heaps, RSS peaks and threads of one case never
+ * leak into another). Usage: node bench/worker.js <case> '<json args>'. Prints progress on stderr
+ * and, last, one line `@@RESULT <json>` on stdout. Launched by bench/run.js.
+ */
+
+const fs = require('node:fs')
+const path = require('node:path')
+const { spawn } = require('node:child_process')
+const { loadSandspawn, runPlanWithNode, nowMs, vmStatus, PEERS_DIR } = require('./lib')
+
+const sandspawn = loadSandspawn()
+const TRUE = ['/bin/true']
+
+function log(...a) {
+  process.stderr.write(`  [${process.argv[2]}] ${a.join(' ')}\n`)
+}
+
+async function sandspawnOnce(argv, options) {
+  const r = await sandspawn.spawnSandboxed(argv, options)
+  if (r.exitCode !== 0) throw new Error(`sandspawn: ${argv.join(' ')} exited ${r.exitCode ?? r.signal}: ${r.stderr.slice(0, 500)}`)
+  return r
+}
+
+async function nodeOnce(plan, opts) {
+  const r = await runPlanWithNode(plan, opts)
+  if (r.code !== 0) throw new Error(`child_process: ${plan.program} exited ${r.code ?? r.signal}: ${r.stderr.slice(0, 500)}`)
+  return r
+}
+
+/** ABAB: each iteration runs both sides, alternating which goes first. Returns ms samples. */
+async function interleaved(sides, warmup, iterations) {
+  const out = Object.fromEntries(Object.keys(sides).map((k) => [k, []]))
+  const names = Object.keys(sides)
+  for (let i = 0; i < warmup + iterations; i++) {
+    const order = i % 2 === 0 ? names : [...names].reverse()
+    for (const name of order) {
+      const t0 = process.hrtime.bigint()
+      await sides[name]()
+      const ms = Number(process.hrtime.bigint() - t0) / 1e6
+      if (i >= warmup) out[name].push(ms)
+    }
+  }
+  return out
+}
+
+/** Hold `mib` MiB of live, touched Buffers (external memory: resident, not on the V8 heap). */
+function holdHeap(mib) {
+  const held = []
+  for (let i = 0; i < mib; i++) {
+    const b = Buffer.alloc(1 << 20)
+    for (let j = 0; j < b.length; j += 4096) b[j] = (i + j) & 0xff || 1
+    held.push(b)
+  }
+  globalThis.__held = held
+  return held
+}
+
+const cases = {
+  /** Cases 1-3: sequential /bin/true, read-only bwrap and unsandboxed, optionally under a big heap. */
+  async latency({ heapMiB = 0, warmup = 20, iterations = 200 }) {
+    const info = { rssStart: process.memoryUsage.rss() }
+    if (heapMiB > 0) {
+      const t0 = nowMs()
+      holdHeap(heapMiB)
+      info.allocMs = nowMs() - t0
+    }
+    info.rssHeld = process.memoryUsage.rss()
+    const modes = { bwrap: 'read-only', none: 'danger-full-access' }
+    const out = { info }
+    for (const [key, mode] of Object.entries(modes)) {
+      const plan = sandspawn.buildSandboxCommand(TRUE, { sandbox: mode })
+      log(`${key}: ${warmup} warm-ups + ${iterations} iterations per side (heap ${heapMiB} MiB, rss ${(info.rssHeld / 2 ** 20).toFixed(0)} MiB)`)
+      out[key] = await interleaved(
+        {
+          sandspawn: () => sandspawnOnce(TRUE, { sandbox: mode }),
+          node: () => nodeOnce(plan),
+        },
+        warmup,
+        iterations,
+      )
+    }
+    return out
+  },
+
+  /** Case 4: `concurrency` runs in flight, `total` per round, rounds alternate the sides. */
+  async parallel({ concurrency = 64, total = 256, rounds = 4, mode = 'read-only' }) {
+    const plan = sandspawn.buildSandboxCommand(TRUE, { sandbox: mode })
+    const sides = {
+      sandspawn: () => sandspawnOnce(TRUE, { sandbox: mode }),
+      node: () => nodeOnce(plan),
+    }
+    async function round(fn) {
+      let next = 0
+      const t0 = nowMs()
+      const lane = async () => {
+        while (next < total) {
+          next++
+          await fn()
+        }
+      }
+      await Promise.all(Array.from({ length: concurrency }, lane))
+      return (total / (nowMs() - t0)) * 1000
+    }
+    // Warm-up: one small round each.
+    for (const fn of Object.values(sides)) {
+      let n = 0
+      await Promise.all(Array.from({ length: concurrency }, async () => n++ < concurrency && fn()))
+    }
+    const out = { sandspawn: [], node: [] }
+    for (let r = 0; r < rounds; r++) {
+      const order = r % 2 === 0 ? ['sandspawn', 'node'] : ['node', 'sandspawn']
+      for (const name of order) {
+        const rate = await round(sides[name])
+        out[name].push(rate)
+        log(`round ${r + 1}/${rounds} ${name}: ${rate.toFixed(0)} runs/s`)
+      }
+    }
+    return out
+  },
+
+  /**
+   * Case 5: a command writing `bytes` to stdout, one side per process. Peak RSS growth is the max of
+   * an rss sample taken every 10 ms and VmHWM (reset before the run through /proc/self/clear_refs).
+   */
+  async output({ side, bytes, maxBuffer = null, keep = false, mode = 'read-only' }) {
+    const argv = ['head', '-c', String(bytes), '/dev/zero']
+    const opts = { sandbox: mode }
+    if (maxBuffer) opts.maxBuffer = maxBuffer
+    const plan = sandspawn.buildSandboxCommand(argv, opts)
+    const smallPlan = sandspawn.buildSandboxCommand(['head', '-c', '1000', '/dev/zero'], opts)
+    // Warm up the code paths (threads, JIT) without growing the heap much.
+    for (let i = 0; i < 3; i++) {
+      if (side === 'sandspawn') await sandspawnOnce(['head', '-c', '1000', '/dev/zero'], opts)
+      else await nodeOnce(smallPlan)
+    }
+    if (global.gc) global.gc()
+    let hwmReset = false
+    try {
+      fs.writeFileSync('/proc/self/clear_refs', '5')
+      hwmReset = true
+    } catch {}
+    const base = process.memoryUsage.rss()
+    let peak = base
+    const timer = setInterval(() => {
+      const r = process.memoryUsage.rss()
+      if (r > peak) peak = r
+    }, 10)
+    const t0 = process.hrtime.bigint()
+    let received
+    if (side === 'sandspawn') {
+      const r = await sandspawnOnce(argv, opts)
+      if (keep && (r.truncated || r.stdout.length !== bytes)) throw new Error(`sandspawn kept ${r.stdout.length} of ${bytes} bytes`)
+      if (!keep && r.stdout.length + r.omittedBytes.stdout < bytes) throw new Error(`sandspawn saw ${r.stdout.length}+${r.omittedBytes.stdout} of ${bytes} bytes`)
+      received = keep ? r.stdout.length : bytes
+    } else if (keep) {
+      const chunks = []
+      await nodeOnce(plan, { onStdout: (d) => chunks.push(d) })
+      received = Buffer.concat(chunks).length
+    } else {
+      let n = 0
+      await nodeOnce(plan, { onStdout: (d) => (n += d.length) })
+      received = n
+    }
+    const ms = Number(process.hrtime.bigint() - t0) / 1e6
+    clearInterval(timer)
+    peak = Math.max(peak, process.memoryUsage.rss())
+    const hwm = vmStatus('VmHWM')
+    if (received !== bytes) throw new Error(`${side}: received ${received} of ${bytes} bytes`)
+    const growth = Math.max(peak, hwmReset && hwm ? hwm : 0) - base
+    return { side, bytes, ms, mbps: bytes / 1e6 / (ms / 1000), base, peakSampled: peak - base, hwmGrowth: hwmReset && hwm ? hwm - base : null, growth }
+  },
+
+  /** Case 7a: srt (SandboxManager.wrapWithSandbox + spawn with a shell) against sandspawn, ABAB. */
+  async srt({ warmup = 5, iterations = 60 }) {
+    const { pathToFileURL } = require('node:url')
+    const entry = require.resolve('@anthropic-ai/sandbox-runtime', { paths: [PEERS_DIR] })
+    const mod = await import(pathToFileURL(entry).href)
+    const SandboxManager = mod.SandboxManager || (mod.default && mod.default.SandboxManager)
+    const version = JSON.parse(fs.readFileSync(path.join(path.dirname(entry), '..', 'package.json'), 'utf8')).version
+    const t0 = nowMs()
+    await SandboxManager.initialize({
+      network: { allowedDomains: [], deniedDomains: [] },
+      filesystem: { denyRead: [], allowWrite: [], denyWrite: [] },
+    })
+    const initMs = nowMs() - t0
+    const srtOnce = async () => {
+      const wrapped = await SandboxManager.wrapWithSandbox('true')
+      await new Promise((resolve, reject) => {
+        const child = spawn(wrapped, { shell: true, stdio: ['ignore', 'pipe', 'pipe'] })
+        let stderr = ''
+        child.stdout.on('data', () => {})
+        child.stderr.on('data', (d) => (stderr += d))
+        child.on('error', reject)
+        child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`srt: exit ${code}: ${stderr.slice(0, 300)}`))))
+      })
+    }
+    const samples = await interleaved({ sandspawn: () => sandspawnOnce(TRUE, {}), peer: srtOnce }, warmup, iterations)
+    try {
+      await SandboxManager.reset()
+    } catch {}
+    return { version, initMs, ...samples }
+  },
+
+  /** Case 7b: the Codex CLI's `codex sandbox` against sandspawn, ABAB. */
+  async codex({ warmup = 5, iterations = 60, bin, args }) {
+    const codexOnce = () =>
+      new Promise((resolve, reject) => {
+        const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] })
+        let stderr = ''
+        child.stdout.on('data', () => {})
+        child.stderr.on('data', (d) => (stderr += d))
+        child.on('error', reject)
+        child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`codex: exit ${code}: ${stderr.slice(0, 300)}`))))
+      })
+    return interleaved({ sandspawn: () => sandspawnOnce(TRUE, {}), peer: codexOnce }, warmup, iterations)
+  },
+}
+
+async function main() {
+  const [name, json] = process.argv.slice(2)
+  const fn = cases[name]
+  if (!fn) throw new Error(`unknown case ${name}`)
+  const result = await fn(json ? JSON.parse(json) : {})
+  process.stdout.write(`\n@@RESULT ${JSON.stringify(result)}\n`)
+  process.exit(0)
+}
+
+main().catch((err) => {
+  process.stdout.write(`\n@@RESULT ${JSON.stringify({ error: String((err && err.stack) || err) })}\n`)
+  process.exit(1)
+})
