@@ -13,8 +13,11 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
 export declare class NativeProcess {
   /** `{ ok: true, value: pid }` once the command runs, else `{ ok: false, error }`. */
   started(): Promise<any>
-  /** `{ ok: true, value: result }` when the run has ended, else `{ ok: false, error }`. */
-  wait(): Promise<any>
+  /**
+   * `{ ok: true, value: result }` when the run has ended, else `{ ok: false, error }`. Moves
+   * the result out: index.js calls it once per process and shares the promise.
+   */
+  wait(): Promise<WaitOutcome>
   /** Signal the whole tree (default: the run's killSignal). Unknown names throw. */
   kill(signal?: string | undefined | null): void
   write(data: Buffer): Promise<any>
@@ -26,13 +29,51 @@ export declare function buildSandboxCommand(command: any, options: any, host: Ho
 
 export declare function classifySandboxDenial(result: any, policy?: any | undefined | null): any
 
-/** What the calling JavaScript context knows: `process.cwd()` and (when `extendEnv`) `process.env`. */
+/**
+ * What the calling JavaScript context knows: `process.cwd()` and (when `extendEnv`) the base
+ * environment: `processEnv: true` on Node's main thread, where `process.env` is the OS
+ * environment itself (read here without copying it through JavaScript), or an explicit `env`
+ * from a worker thread, whose `process.env` is its own copy.
+ */
 export interface HostInfo {
   cwd: string
   env?: Record<string, string>
+  processEnv?: boolean
 }
 
 export declare function isLikelySandboxDenied(sandboxType: any, output: any): boolean
+
+export interface NativeError {
+  code: string
+  message: string
+  stderr?: string
+}
+
+/** A run's result as JavaScript receives it (shaped into the public SpawnResult by index.js). */
+export interface NativeResult {
+  command: Array<string>
+  cwd: string
+  pid: number
+  exitCode?: number
+  signal?: string
+  stdout: string
+  stderr: string
+  /**
+   * Absent when the interleaving equals one stream (`aggregatedSameAs`), so that large output
+   * crosses into JavaScript once.
+   */
+  aggregatedOutput?: string
+  aggregatedSameAs?: string
+  truncated: boolean
+  omittedStdout: number
+  omittedStderr: number
+  timedOut: boolean
+  durationMs: number
+  sandboxType: string
+  sandboxDenied: boolean
+  denial?: any
+  policy: any
+}
 
 /** The sandspawn core version (for diagnostics). */
 export declare function nativeVersion(): string
@@ -50,3 +91,10 @@ export declare function sandboxCapabilities(cwd: string): Promise<any>
  * invalid options; everything else is reported by `started()` / `wait()`.
  */
 export declare function startProcess(command: any, options: any, host: HostInfo, entry: string, input?: Buffer | undefined | null, onOutput?: OutputCallback | undefined | null): NativeProcess
+
+/** `{ ok: true, value }` or `{ ok: false, error }`. */
+export interface WaitOutcome {
+  ok: boolean
+  value?: NativeResult
+  error?: NativeError
+}

@@ -54,14 +54,23 @@ function normalizeOptions(options) {
   return { data, signal, onOutput, input, extendEnv: options.extendEnv !== false }
 }
 
-/** What the calling context knows that the native side must not guess (worker threads differ). */
+const { isMainThread } = require('node:worker_threads')
+
+/**
+ * What the calling context knows that the native side must not guess. On the main thread
+ * `process.env` is the OS environment, which the native side reads directly (no copy per call);
+ * a worker's `process.env` is its own copy and is passed along.
+ */
 function hostInfo(extendEnv) {
   const host = { cwd: process.cwd() }
-  if (extendEnv) {
-    const env = {}
-    for (const [k, v] of Object.entries(process.env)) if (typeof v === 'string') env[k] = v
-    host.env = env
+  if (!extendEnv) return host
+  if (isMainThread) {
+    host.processEnv = true
+    return host
   }
+  const env = {}
+  for (const [k, v] of Object.entries(process.env)) if (typeof v === 'string') env[k] = v
+  host.env = env
   return host
 }
 

@@ -45,17 +45,97 @@ fn tagged<T: serde::Serialize>(r: crate::Result<T>) -> Value {
     }
 }
 
-/// What the calling JavaScript context knows: `process.cwd()` and (when `extendEnv`) `process.env`.
+/// What the calling JavaScript context knows: `process.cwd()` and (when `extendEnv`) the base
+/// environment: `processEnv: true` on Node's main thread, where `process.env` is the OS
+/// environment itself (read here without copying it through JavaScript), or an explicit `env`
+/// from a worker thread, whose `process.env` is its own copy.
 #[napi(object)]
 pub struct HostInfo {
     pub cwd: String,
     pub env: Option<HashMap<String, String>>,
+    pub process_env: Option<bool>,
 }
 
 impl From<HostInfo> for HostContext {
     fn from(h: HostInfo) -> Self {
-        HostContext { cwd: h.cwd.into(), env: h.env.map(|m| m.into_iter().collect()).unwrap_or_else(BTreeMap::new) }
+        let env: BTreeMap<String, String> = match (h.env, h.process_env) {
+            (Some(m), _) => m.into_iter().collect(),
+            (None, Some(true)) => std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?))).collect(),
+            _ => BTreeMap::new(),
+        };
+        HostContext { cwd: h.cwd.into(), env }
     }
+}
+
+/// A run's result as JavaScript receives it (shaped into the public SpawnResult by index.js).
+#[napi(object)]
+pub struct NativeResult {
+    pub command: Vec<String>,
+    pub cwd: String,
+    pub pid: u32,
+    pub exit_code: Option<i32>,
+    pub signal: Option<String>,
+    pub stdout: String,
+    pub stderr: String,
+    /// Absent when the interleaving equals one stream (`aggregatedSameAs`), so that large output
+    /// crosses into JavaScript once.
+    pub aggregated_output: Option<String>,
+    pub aggregated_same_as: Option<String>,
+    pub truncated: bool,
+    pub omitted_stdout: f64,
+    pub omitted_stderr: f64,
+    pub timed_out: bool,
+    pub duration_ms: f64,
+    pub sandbox_type: String,
+    pub sandbox_denied: bool,
+    pub denial: Option<Value>,
+    pub policy: Value,
+}
+
+impl From<crate::runner::RunResult> for NativeResult {
+    fn from(r: crate::runner::RunResult) -> Self {
+        use crate::runner::result::Aggregated;
+        let (aggregated_output, aggregated_same_as) = match r.aggregated_output {
+            Aggregated::Text(t) => (Some(t), None),
+            Aggregated::SameAsStdout => (None, Some("stdout".to_string())),
+            Aggregated::SameAsStderr => (None, Some("stderr".to_string())),
+        };
+        NativeResult {
+            command: r.command,
+            cwd: r.cwd,
+            pid: r.pid,
+            exit_code: r.exit_code,
+            signal: r.signal,
+            stdout: r.stdout,
+            stderr: r.stderr,
+            aggregated_output,
+            aggregated_same_as,
+            truncated: r.truncated,
+            omitted_stdout: r.omitted_stdout as f64,
+            omitted_stderr: r.omitted_stderr as f64,
+            timed_out: r.timed_out,
+            duration_ms: r.duration_ms,
+            sandbox_type: r.sandbox_type.as_str().to_string(),
+            sandbox_denied: r.sandbox_denied,
+            denial: r.denial.map(|d| serde_json::to_value(d).unwrap_or(Value::Null)),
+            policy: serde_json::to_value(&r.policy).unwrap_or(Value::Null),
+        }
+    }
+}
+
+#[napi(object)]
+pub struct NativeError {
+    pub code: String,
+    pub message: String,
+    pub stderr: Option<String>,
+}
+
+/// `{ ok: true, value }` or `{ ok: false, error }`.
+#[napi(object)]
+pub struct WaitOutcome {
+    pub ok: bool,
+    pub value: Option<NativeResult>,
+    pub error: Option<NativeError>,
 }
 
 /// One chunk of output, as `onOutput` receives it.
@@ -126,10 +206,14 @@ impl NativeProcess {
         tagged(self.handle.started().await)
     }
 
-    /// `{ ok: true, value: result }` when the run has ended, else `{ ok: false, error }`.
+    /// `{ ok: true, value: result }` when the run has ended, else `{ ok: false, error }`. Moves
+    /// the result out: index.js calls it once per process and shares the promise.
     #[napi]
-    pub async fn wait(&self) -> Value {
-        tagged(self.handle.wait().await)
+    pub async fn wait(&self) -> WaitOutcome {
+        match self.handle.take().await {
+            Ok(r) => WaitOutcome { ok: true, value: Some(r.into()), error: None },
+            Err(e) => WaitOutcome { ok: false, value: None, error: Some(NativeError { code: e.code.as_str().to_string(), message: e.message, stderr: e.stderr }) },
+        }
     }
 
     /// Signal the whole tree (default: the run's killSignal). Unknown names throw.

@@ -48,13 +48,19 @@ enum StartState {
 
 pub(crate) struct Shared {
     start: watch::Sender<StartState>,
-    outcome: watch::Sender<Option<Arc<Result<RunResult>>>>,
+    /// The run's outcome once it has ended (`done` turns true at the same time).
+    outcome: Mutex<Option<Result<RunResult>>>,
+    done: watch::Sender<bool>,
     control: mpsc::UnboundedSender<Signal>,
     stdin: tokio::sync::Mutex<Option<AsyncFd<OwnedFd>>>,
     stdin_is_pipe: bool,
     kill_signal: Signal,
     /// bwrap's init pid on the host, once known (to confirm the command was exec'd).
     sandbox_init: Mutex<Option<(i32, std::path::PathBuf)>>,
+}
+
+fn taken() -> SandboxError {
+    SandboxError::new(ErrorCode::SetupFailed, "the result of this run was already taken")
 }
 
 /// The caller's handle on a launched process.
@@ -69,7 +75,8 @@ pub fn launch(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>) -> (ProcessH
     let (control_tx, control_rx) = mpsc::unbounded_channel();
     let shared = Arc::new(Shared {
         start: watch::channel(StartState::Pending).0,
-        outcome: watch::channel(None).0,
+        outcome: Mutex::new(None),
+        done: watch::channel(false).0,
         control: control_tx,
         stdin: tokio::sync::Mutex::new(None),
         stdin_is_pipe: req.stdin == crate::options::StdinMode::Pipe,
@@ -121,22 +128,30 @@ impl ProcessHandle {
         }
     }
 
+    async fn ended(&self) -> Result<()> {
+        let mut rx = self.shared.done.subscribe();
+        if rx.wait_for(|done| *done).await.is_err() {
+            return Err(SandboxError::new(ErrorCode::SetupFailed, "the process driver stopped without a result"));
+        }
+        Ok(())
+    }
+
     /// Resolves with the result once the run has ended; may be called any number of times.
     pub async fn wait(&self) -> Result<RunResult> {
-        let mut rx = self.shared.outcome.subscribe();
-        loop {
-            if let Some(outcome) = rx.borrow_and_update().clone() {
-                return (*outcome).clone();
-            }
-            if rx.changed().await.is_err() {
-                return Err(SandboxError::new(ErrorCode::SetupFailed, "the process driver stopped without a result"));
-            }
-        }
+        self.ended().await?;
+        self.shared.outcome.lock().unwrap().clone().unwrap_or_else(|| Err(taken()))
+    }
+
+    /// Like `wait`, but moves the result out instead of copying it (large outputs are not copied
+    /// again). Later calls of `wait` or `take` fail: for callers that wait exactly once.
+    pub async fn take(&self) -> Result<RunResult> {
+        self.ended().await?;
+        self.shared.outcome.lock().unwrap().take().unwrap_or_else(|| Err(taken()))
     }
 
     /// The result, if the run has ended.
     pub fn try_result(&self) -> Option<Result<RunResult>> {
-        self.shared.outcome.borrow().as_ref().map(|o| (**o).clone())
+        self.shared.outcome.lock().unwrap().clone()
     }
 
     /// Send `signal` (default: the run's `killSignal`) to the whole tree, then SIGKILL after

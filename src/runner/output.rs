@@ -21,7 +21,7 @@ impl Stream {
 }
 
 /// Keeps the head and the tail of a byte stream within `limit` bytes in total.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct HeadTail {
     limit: usize,
     head: Vec<u8>,
@@ -73,23 +73,46 @@ impl HeadTail {
     /// with invalid sequences replaced; head and tail are decoded as whole byte runs so a character
     /// split across read chunks is never broken.
     pub fn to_text(&self) -> String {
+        self.clone().into_text()
+    }
+
+    /// Like `to_text`, consuming the buffers (no copy of the head when nothing was omitted).
+    pub fn into_text(self) -> String {
         let omitted = self.omitted();
-        let (tail_a, tail_b) = self.tail.as_slices();
+        let HeadTail { mut head, tail, .. } = self;
         if omitted == 0 {
-            let mut all = Vec::with_capacity(self.head.len() + self.tail.len());
-            all.extend_from_slice(&self.head);
-            all.extend_from_slice(tail_a);
-            all.extend_from_slice(tail_b);
-            return into_text(all);
+            head.extend(tail);
+            return into_text(head);
         }
-        let mut tail = Vec::with_capacity(self.tail.len());
-        tail.extend_from_slice(tail_a);
-        tail.extend_from_slice(tail_b);
-        let head = String::from_utf8_lossy(trim_partial_end(&self.head));
-        let tail = String::from_utf8_lossy(trim_partial_start(&tail));
-        let sep_before = if head.ends_with('\n') || head.is_empty() { "" } else { "\n" };
-        let sep_after = if tail.starts_with('\n') { "" } else { "\n" };
-        format!("{head}{sep_before}[... {omitted} bytes omitted ...]{sep_after}{tail}")
+        let tail: Vec<u8> = tail.into();
+        let head_text = String::from_utf8_lossy(trim_partial_end(&head));
+        let tail_text = String::from_utf8_lossy(trim_partial_start(&tail));
+        let sep_before = if head_text.ends_with('\n') || head_text.is_empty() { "" } else { "\n" };
+        let sep_after = if tail_text.starts_with('\n') { "" } else { "\n" };
+        format!("{head_text}{sep_before}[... {omitted} bytes omitted ...]{sep_after}{tail_text}")
+    }
+
+    /// Remove an incomplete UTF-8 sequence from the end of the kept bytes and return it (the
+    /// total shrinks accordingly, as if those bytes had not arrived yet).
+    fn split_partial_end(&mut self) -> Vec<u8> {
+        let last: Vec<u8> = if self.tail.is_empty() {
+            self.head[self.head.len().saturating_sub(3)..].to_vec()
+        } else {
+            let n = self.tail.len();
+            self.tail.range(n.saturating_sub(3)..).copied().collect()
+        };
+        let cut = last.len() - trim_partial_end(&last).len();
+        if cut == 0 {
+            return Vec::new();
+        }
+        let removed: Vec<u8> = if self.tail.is_empty() {
+            self.head.split_off(self.head.len() - cut)
+        } else {
+            let n = self.tail.len();
+            self.tail.drain(n - cut..).collect()
+        };
+        self.total -= cut as u64;
+        removed
     }
 }
 
@@ -122,15 +145,38 @@ fn trim_partial_start(bytes: &[u8]) -> &[u8] {
 }
 
 /// stdout, stderr and their interleaving in arrival order, each bounded.
+///
+/// While only one stream has written, the interleaving *is* that stream, so no separate copy is
+/// kept (halving memory and copies for the common case); the aggregate is materialised from it when
+/// the other stream first writes.
 #[derive(Debug)]
 pub struct Capture {
     pub stdout: HeadTail,
     pub stderr: HeadTail,
-    pub aggregated: HeadTail,
+    aggregated: Option<HeadTail>,
+    /// The only stream that has written so far, while `aggregated` is None.
+    first: Option<Stream>,
     /// Per stream, the bytes of a character that is not complete yet. The aggregate only receives
     /// whole characters, so a character split inside one stream is not broken by a chunk of the
     /// other stream arriving in between.
     carry: [Vec<u8>; 2],
+}
+
+/// The three texts of a finished capture.
+pub struct CapturedText {
+    pub stdout: String,
+    pub stderr: String,
+    /// None when it equals `stdout` or `stderr` (only one stream wrote): see `same_as`.
+    pub aggregated: Option<String>,
+    /// Which stream the aggregate equals when `aggregated` is None.
+    pub same_as: Stream,
+}
+
+fn slot(stream: Stream) -> usize {
+    match stream {
+        Stream::Stdout => 0,
+        Stream::Stderr => 1,
+    }
 }
 
 impl Capture {
@@ -138,46 +184,70 @@ impl Capture {
         Capture {
             stdout: HeadTail::new(max_buffer),
             stderr: HeadTail::new(max_buffer),
-            aggregated: HeadTail::new(max_buffer),
+            aggregated: None,
+            first: None,
             carry: [Vec::new(), Vec::new()],
         }
     }
 
     pub fn push(&mut self, stream: Stream, data: &[u8]) {
-        let slot = match stream {
-            Stream::Stdout => {
-                self.stdout.push(data);
-                0
+        match stream {
+            Stream::Stdout => self.stdout.push(data),
+            Stream::Stderr => self.stderr.push(data),
+        }
+        if self.aggregated.is_none() {
+            match self.first {
+                None => {
+                    self.first = Some(stream);
+                    return;
+                }
+                Some(first) if first == stream => return,
+                Some(first) => {
+                    // The other stream starts: the aggregate so far is the first stream, minus a
+                    // character it has not completed yet (carried until it is).
+                    let mut agg = match first {
+                        Stream::Stdout => self.stdout.clone(),
+                        Stream::Stderr => self.stderr.clone(),
+                    };
+                    self.carry[slot(first)] = agg.split_partial_end();
+                    self.aggregated = Some(agg);
+                }
             }
-            Stream::Stderr => {
-                self.stderr.push(data);
-                1
-            }
-        };
-        if self.carry[slot].is_empty() {
+        }
+        let s = slot(stream);
+        let agg = self.aggregated.as_mut().expect("materialised above");
+        if self.carry[s].is_empty() {
             let whole = trim_partial_end(data).len();
-            self.aggregated.push(&data[..whole]);
-            self.carry[slot].extend_from_slice(&data[whole..]);
+            agg.push(&data[..whole]);
+            self.carry[s].extend_from_slice(&data[whole..]);
         } else {
-            let mut joined = std::mem::take(&mut self.carry[slot]);
+            let mut joined = std::mem::take(&mut self.carry[s]);
             joined.extend_from_slice(data);
             let whole = trim_partial_end(&joined).len();
-            self.aggregated.push(&joined[..whole]);
-            self.carry[slot] = joined[whole..].to_vec();
-        }
-    }
-
-    /// End of output: a character left incomplete by its stream goes into the aggregate as is
-    /// (and is decoded as a replacement character there, as in the stream itself).
-    pub fn finish(&mut self) {
-        for slot in 0..2 {
-            let rest = std::mem::take(&mut self.carry[slot]);
-            self.aggregated.push(&rest);
+            agg.push(&joined[..whole]);
+            self.carry[s] = joined[whole..].to_vec();
         }
     }
 
     pub fn truncated(&self) -> bool {
-        self.stdout.omitted() > 0 || self.stderr.omitted() > 0 || self.aggregated.omitted() > 0
+        self.stdout.omitted() > 0 || self.stderr.omitted() > 0 || self.aggregated.as_ref().is_some_and(|a| a.omitted() > 0)
+    }
+
+    /// End of output: decode everything. A character left incomplete by its stream goes into the
+    /// aggregate as is (a replacement character there, as in the stream itself).
+    pub fn finish(mut self) -> CapturedText {
+        let aggregated = self.aggregated.take().map(|mut agg| {
+            for rest in &self.carry {
+                agg.push(rest);
+            }
+            agg.into_text()
+        });
+        CapturedText {
+            stdout: self.stdout.into_text(),
+            stderr: self.stderr.into_text(),
+            aggregated,
+            same_as: self.first.unwrap_or(Stream::Stdout),
+        }
     }
 }
 
@@ -240,16 +310,43 @@ mod tests {
         assert_eq!(h.to_text(), "a\u{FFFD}b");
     }
 
+    fn agg(c: Capture) -> String {
+        let t = c.finish();
+        t.aggregated.unwrap_or(match t.same_as {
+            Stream::Stdout => t.stdout,
+            Stream::Stderr => t.stderr,
+        })
+    }
+
     #[test]
     fn capture_interleaves_in_arrival_order() {
         let mut c = Capture::new(100);
         c.push(Stream::Stdout, b"1");
         c.push(Stream::Stderr, b"2");
         c.push(Stream::Stdout, b"3");
-        assert_eq!(c.aggregated.to_text(), "123");
+        assert!(!c.truncated());
         assert_eq!(c.stdout.to_text(), "13");
         assert_eq!(c.stderr.to_text(), "2");
-        assert!(!c.truncated());
+        assert_eq!(agg(c), "123");
+    }
+
+    #[test]
+    fn one_stream_only_keeps_no_second_copy() {
+        let mut c = Capture::new(100);
+        c.push(Stream::Stderr, b"only err");
+        let t = c.finish();
+        assert!(t.aggregated.is_none());
+        assert_eq!(t.same_as, Stream::Stderr);
+        assert_eq!(t.stderr, "only err");
+    }
+
+    #[test]
+    fn aggregate_materialised_late_keeps_truncation() {
+        let mut c = Capture::new(10);
+        c.push(Stream::Stdout, b"0123456789abcdef");
+        c.push(Stream::Stderr, b"E");
+        assert!(c.truncated());
+        assert_eq!(agg(c), "01234\n[... 7 bytes omitted ...]\ncdefE");
     }
 
     #[test]
@@ -259,12 +356,11 @@ mod tests {
         c.push(Stream::Stderr, &[0xe2]);
         c.push(Stream::Stdout, &[0x82, 0xac]);
         c.push(Stream::Stderr, &[0x82, 0xac]);
-        c.finish();
-        assert_eq!(c.aggregated.to_text(), "€€");
+        assert_eq!(agg(c), "€€");
         let mut c = Capture::new(100);
         c.push(Stream::Stdout, b"a\xe2");
-        c.finish();
-        assert_eq!(c.aggregated.to_text(), "a\u{FFFD}");
+        c.push(Stream::Stderr, b"b");
+        assert_eq!(agg(c), "ab\u{FFFD}");
     }
 
     #[test]

@@ -20,7 +20,8 @@ pub struct RunResult {
     pub signal: Option<String>,
     pub stdout: String,
     pub stderr: String,
-    pub aggregated_output: String,
+    /// stdout and stderr interleaved; see `aggregated()`.
+    pub aggregated_output: Aggregated,
     pub truncated: bool,
     pub omitted_stdout: u64,
     pub omitted_stderr: u64,
@@ -33,24 +34,45 @@ pub struct RunResult {
     pub policy: ResolvedPolicy,
 }
 
+/// The interleaved output. When only one stream wrote, it is that stream, and no copy is kept.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Aggregated {
+    Text(String),
+    SameAsStdout,
+    SameAsStderr,
+}
+
 impl RunResult {
+    /// stdout and stderr interleaved in arrival order.
+    pub fn aggregated(&self) -> &str {
+        match &self.aggregated_output {
+            Aggregated::Text(t) => t,
+            Aggregated::SameAsStdout => &self.stdout,
+            Aggregated::SameAsStderr => &self.stderr,
+        }
+    }
+
     /// Fill `sandbox_denied` and `denial` from the output. A timeout is never a denial.
     pub fn classify(&mut self) {
-        let out = CommandOutput {
-            exit_code: self.exit_code,
-            signal: self.signal.as_deref(),
-            stdout: &self.stdout,
-            stderr: &self.stderr,
-            aggregated: &self.aggregated_output,
-        };
         if self.timed_out {
             self.sandbox_denied = false;
             self.denial = None;
             return;
         }
-        self.sandbox_denied = is_likely_sandbox_denied(self.sandbox_type, &out);
-        let ctx = DenialContext::from(&self.policy).with_cwd(self.cwd.clone());
-        self.denial = classify_sandbox_denial(self.sandbox_type, &out, Some(&ctx));
+        let (denied, denial) = {
+            let out = CommandOutput {
+                exit_code: self.exit_code,
+                signal: self.signal.as_deref(),
+                stdout: &self.stdout,
+                stderr: &self.stderr,
+                aggregated: self.aggregated(),
+            };
+            let ctx = DenialContext::from(&self.policy).with_cwd(self.cwd.clone());
+            (is_likely_sandbox_denied(self.sandbox_type, &out), classify_sandbox_denial(self.sandbox_type, &out, Some(&ctx)))
+        };
+        self.sandbox_denied = denied;
+        self.denial = denial;
     }
 }
 

@@ -18,7 +18,7 @@ use super::child::{spawn_owned, ExitStatus, TreeKind};
 use super::output::{Capture, Stream};
 use super::pipe_io::{async_fd, pump, read_all, write_all};
 use super::prepare::{prepare, Prepared};
-use super::result::{from_bwrap, from_wait_status, RunResult};
+use super::result::{from_bwrap, from_wait_status, Aggregated, RunResult};
 use super::spawn::{cstring, pipe_above, spawn, ChildFd, SpawnSpec};
 use super::status::StatusParser;
 use super::{OutputSink, Shared, StartState};
@@ -62,7 +62,8 @@ pub(super) async fn drive(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, 
         }
     }
     shared.stdin.lock().await.take();
-    shared.outcome.send_replace(Some(Arc::new(outcome)));
+    *shared.outcome.lock().unwrap() = Some(outcome);
+    shared.done.send_replace(true);
 }
 
 fn internal(what: &str, e: impl std::fmt::Display) -> SandboxError {
@@ -288,9 +289,11 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
     drop(reservation);
     let duration_ms = spawned_at.elapsed().as_secs_f64() * 1000.0;
 
-    let mut capture = std::mem::replace(&mut *capture.lock().unwrap(), Capture::new(1));
-    capture.finish();
-    let stderr_text = capture.stderr.to_text();
+    let capture = std::mem::replace(&mut *capture.lock().unwrap(), Capture::new(1));
+    let truncated = capture.truncated();
+    let (omitted_stdout, omitted_stderr) = (capture.stdout.omitted(), capture.stderr.omitted());
+    let text = capture.finish();
+    let stderr_text = text.stderr;
     let (exit_code, signal) = if sandbox_type == SandboxType::Bwrap {
         let bwrap_status = parser.lock().unwrap().status.clone();
         if bwrap_status.exit_code.is_none() && !killed && !timed_out && matches!(status, ExitStatus::Exited(_)) {
@@ -307,12 +310,16 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
         pid,
         exit_code,
         signal,
-        stdout: capture.stdout.to_text(),
+        stdout: text.stdout,
         stderr: stderr_text,
-        aggregated_output: capture.aggregated.to_text(),
-        truncated: capture.truncated(),
-        omitted_stdout: capture.stdout.omitted(),
-        omitted_stderr: capture.stderr.omitted(),
+        aggregated_output: match text.aggregated {
+            Some(t) => Aggregated::Text(t),
+            None if text.same_as == Stream::Stderr => Aggregated::SameAsStderr,
+            None => Aggregated::SameAsStdout,
+        },
+        truncated,
+        omitted_stdout,
+        omitted_stderr,
         timed_out,
         duration_ms,
         sandbox_type,
