@@ -7,7 +7,7 @@ use crate::capabilities;
 use crate::denial::{classify_sandbox_denial as classify, is_likely_sandbox_denied as likely, CommandOutput, DenialContext};
 use crate::error::{Result, SandboxError};
 use crate::options::{describe, parse_spawn_options, Entry, HostContext};
-use crate::plan::{self, BwrapInfo, PlanRequest};
+use crate::plan::BwrapInfo;
 use crate::platform::{Platform, SandboxType};
 use crate::policy::SandboxMode;
 use crate::program::resolve_program;
@@ -23,16 +23,7 @@ pub fn build_sandbox_command(command: &Value, options: &Value, host: &HostContex
     } else {
         None
     };
-    let plan = plan::build(&PlanRequest {
-        command: &req.command,
-        cwd: &req.cwd,
-        env: &req.env,
-        policy: &req.policy,
-        platform: req.platform,
-        bwrap: bwrap.as_ref(),
-        resolved_program: resolved.as_deref(),
-        with_status_fd: false,
-    })?;
+    let plan = crate::runner::prepare::build_plan(&req, bwrap.as_ref(), resolved.as_deref(), false)?;
     let extra_fds: Vec<Value> = plan.extra_fds.iter().map(|f| json!({ "fd": f.fd, "purpose": f.purpose, "data": f.data })).collect();
     Ok(json!({
         "program": plan.program,

@@ -13,7 +13,7 @@ pub mod result;
 pub mod signals;
 pub mod spawn;
 pub mod status;
-mod prepare;
+pub mod prepare;
 mod supervise;
 
 use std::future::Future;

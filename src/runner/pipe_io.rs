@@ -35,25 +35,19 @@ fn read_once(fd: &OwnedFd, buf: &mut [u8]) -> io::Result<usize> {
     }
 }
 
-/// Read one pipe until EOF, or until `stop` is set and the pipe is empty (a grandchild that
-/// escaped the tree may hold the write end forever; data already in the pipe is still read).
-pub async fn pump(
-    fd: AsyncFd<OwnedFd>,
-    stream: Stream,
-    capture: Arc<Mutex<Capture>>,
-    sink: Option<Arc<dyn OutputSink>>,
-    mut stop: watch::Receiver<bool>,
-) {
-    let mut buf = vec![0u8; 64 * 1024];
+/// Read a pipe until EOF, or until `stop` is set and the pipe is empty (a grandchild that escaped
+/// the tree may hold the write end forever; data already in the pipe is still read). Each read is
+/// handed to `on_data`; the future it returns is awaited before reading on (backpressure).
+async fn read_loop<F, Fut>(fd: AsyncFd<OwnedFd>, mut stop: watch::Receiver<bool>, buf_size: usize, mut on_data: F)
+where
+    F: FnMut(&[u8]) -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
+    let mut buf = vec![0u8; buf_size];
     loop {
         match read_once(fd.get_ref(), &mut buf) {
             Ok(0) => return,
-            Ok(n) => {
-                capture.lock().unwrap().push(stream, &buf[..n]);
-                if let Some(sink) = &sink {
-                    sink.chunk(stream, &buf[..n]).await;
-                }
-            }
+            Ok(n) => on_data(&buf[..n]).await,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                 if *stop.borrow() {
@@ -72,29 +66,34 @@ pub async fn pump(
     }
 }
 
-/// Read a small control pipe (bwrap's status) until EOF or `stop`, handing each read to `on_data`.
-pub async fn read_all(fd: AsyncFd<OwnedFd>, mut stop: watch::Receiver<bool>, mut on_data: impl FnMut(&[u8]) + Send) {
-    let mut buf = [0u8; 4096];
-    loop {
-        match read_once(fd.get_ref(), &mut buf) {
-            Ok(0) => return,
-            Ok(n) => on_data(&buf[..n]),
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                if *stop.borrow() {
-                    return;
-                }
-                tokio::select! {
-                    guard = fd.readable() => match guard {
-                        Ok(mut g) => g.clear_ready(),
-                        Err(_) => return,
-                    },
-                    changed = stop.changed() => if changed.is_err() { return },
-                }
+/// Pump one output stream into the capture and the sink.
+pub async fn pump(
+    fd: AsyncFd<OwnedFd>,
+    stream: Stream,
+    capture: Arc<Mutex<Capture>>,
+    sink: Option<Arc<dyn OutputSink>>,
+    stop: watch::Receiver<bool>,
+) {
+    read_loop(fd, stop, 64 * 1024, |data| {
+        capture.lock().unwrap().push(stream, data);
+        // The sink copies what it keeps before returning, so its future does not borrow `data`.
+        let pending = sink.as_ref().map(|s| s.chunk(stream, data));
+        async move {
+            if let Some(p) = pending {
+                p.await;
             }
-            Err(_) => return,
         }
-    }
+    })
+    .await
+}
+
+/// Read a small control pipe (bwrap's status) until EOF or `stop`, handing each read to `on_data`.
+pub async fn read_all(fd: AsyncFd<OwnedFd>, stop: watch::Receiver<bool>, mut on_data: impl FnMut(&[u8]) + Send) {
+    read_loop(fd, stop, 4096, |data| {
+        on_data(data);
+        std::future::ready(())
+    })
+    .await
 }
 
 /// Write all of `data` to a non-blocking pipe. `BrokenPipe` means the child closed its stdin.

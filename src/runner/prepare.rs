@@ -29,15 +29,20 @@ pub fn prepare(req: &SpawnRequest) -> Result<Prepared> {
     };
     let missing: Vec<_> = req.policy.writable_roots.iter().flat_map(|r| r.missing_read_only.iter().cloned()).collect();
     let reservation = if missing.is_empty() || bwrap.is_none() { None } else { Some(mount_targets::reserve(&missing)) };
-    let plan = plan::build(&PlanRequest {
+    let plan = build_plan(req, bwrap.as_ref(), Some(Path::new(&resolved)), bwrap.is_some())?;
+    Ok(Prepared { plan, reservation })
+}
+
+/// The launch plan for a validated request (shared by the runner and `buildSandboxCommand`).
+pub fn build_plan(req: &SpawnRequest, bwrap: Option<&crate::plan::BwrapInfo>, resolved: Option<&Path>, with_status_fd: bool) -> Result<LaunchPlan> {
+    plan::build(&PlanRequest {
         command: &req.command,
         cwd: &req.cwd,
         env: &req.env,
         policy: &req.policy,
         platform: req.platform,
-        bwrap: bwrap.as_ref(),
-        resolved_program: Some(Path::new(&resolved)),
-        with_status_fd: bwrap.is_some(),
-    })?;
-    Ok(Prepared { plan, reservation })
+        bwrap,
+        resolved_program: resolved,
+        with_status_fd,
+    })
 }
