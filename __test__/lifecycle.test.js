@@ -374,7 +374,7 @@ test('works inside worker_threads', async () => {
   assert.equal(msg.a.exitCode, 3)
   assert.equal(msg.a.sandboxType, 'bwrap')
   assert.equal(msg.b.signal, 'SIGTERM')
-  const code = await guard(new Promise((resolve) => w.once('exit', resolve)), 5000, 'worker exits by itself')
+  const code = await guard(new Promise((resolve) => w.once('exit', resolve)), 15000, 'worker exits by itself')
   assert.equal(code, 0)
 })
 
