@@ -62,6 +62,11 @@ impl Child {
         self.state.lock().unwrap().init_pid = Some(pid);
     }
 
+    /// Under bwrap: has the command been executed yet? (Always true for a process group.)
+    pub fn command_has_started(&self) -> bool {
+        self.kind == TreeKind::ProcessGroup || self.command_started(&self.state.lock().unwrap())
+    }
+
     /// Under bwrap: has the command been executed yet? Before that the sandbox is still being set
     /// up and the only processes are bwrap's own.
     fn command_started(&self, state: &State) -> bool {

@@ -55,8 +55,8 @@ pub(crate) struct Shared {
     stdin: tokio::sync::Mutex<Option<AsyncFd<OwnedFd>>>,
     stdin_is_pipe: bool,
     kill_signal: Signal,
-    /// bwrap's init pid on the host, once known (to confirm the command was exec'd).
-    sandbox_init: Mutex<Option<(i32, std::path::PathBuf)>>,
+    /// The spawned process, once it exists (to confirm under bwrap that the command was exec'd).
+    child: Mutex<Option<Arc<child::Child>>>,
 }
 
 fn taken() -> SandboxError {
@@ -81,7 +81,7 @@ pub fn launch(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>) -> (ProcessH
         stdin: tokio::sync::Mutex::new(None),
         stdin_is_pipe: req.stdin == crate::options::StdinMode::Pipe,
         kill_signal: req.kill_signal,
-        sandbox_init: Mutex::new(None),
+        child: Mutex::new(None),
     });
     let driver = supervise::drive(req, sink, shared.clone(), control_rx);
     (ProcessHandle { shared }, driver)
@@ -116,16 +116,8 @@ impl ProcessHandle {
         }
     }
 
-    /// Under bwrap the command is the child of the sandbox's init; it has been executed once that
-    /// child's executable is no longer bwrap itself.
     fn command_was_executed(&self) -> bool {
-        let Some((init, bwrap)) = self.shared.sandbox_init.lock().unwrap().clone() else { return false };
-        let Ok(children) = std::fs::read_to_string(format!("/proc/{init}/task/{init}/children")) else { return false };
-        let Some(first) = children.split_whitespace().next() else { return false };
-        match std::fs::read_link(format!("/proc/{first}/exe")) {
-            Ok(exe) => exe != bwrap,
-            Err(_) => false,
-        }
+        self.shared.child.lock().unwrap().as_ref().is_some_and(|c| c.command_has_started())
     }
 
     async fn ended(&self) -> Result<()> {
@@ -147,11 +139,6 @@ impl ProcessHandle {
     pub async fn take(&self) -> Result<RunResult> {
         self.ended().await?;
         self.shared.outcome.lock().unwrap().take().unwrap_or_else(|| Err(taken()))
-    }
-
-    /// The result, if the run has ended.
-    pub fn try_result(&self) -> Option<Result<RunResult>> {
-        self.shared.outcome.lock().unwrap().clone()
     }
 
     /// Send `signal` (default: the run's `killSignal`) to the whole tree, then SIGKILL after

@@ -27,7 +27,7 @@ pub fn prepare(req: &SpawnRequest) -> Result<Prepared> {
         let host_path = std::env::var("PATH").ok();
         capabilities::require_sandbox(req.platform, host_path.as_deref(), &req.cwd)?
     };
-    let missing: Vec<_> = req.policy.writable_roots.iter().flat_map(|r| r.missing_read_only.iter().cloned()).collect();
+    let missing = req.policy.missing_read_only();
     let reservation = if missing.is_empty() || bwrap.is_none() { None } else { Some(mount_targets::reserve(&missing)) };
     let plan = build_plan(req, bwrap.as_ref(), Some(Path::new(&resolved)), bwrap.is_some())?;
     Ok(Prepared { plan, reservation })

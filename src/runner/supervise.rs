@@ -158,7 +158,7 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
     let parser = Arc::new(Mutex::new(StatusParser::default()));
     let status_task = match status_ours {
         Some(fd) => {
-            let (parser, child, shared, bwrap) = (parser.clone(), child.clone(), shared.clone(), plan.program.clone());
+            let (parser, child) = (parser.clone(), child.clone());
             let fd = async_fd(fd).map_err(io_err)?;
             Some(tokio::spawn(read_all(fd, stop_rx.clone(), move |data| {
                 let mut p = parser.lock().unwrap();
@@ -168,7 +168,6 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
                 }
                 if let (false, Some(init)) = (had_init, p.status.child_pid) {
                     child.set_init_pid(init);
-                    *shared.sandbox_init.lock().unwrap() = Some((init, bwrap.clone()));
                 }
             })))
         }
@@ -187,6 +186,7 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
         }
     }
     // Only now is the process usable (stdin attached): report it started.
+    *shared.child.lock().unwrap() = Some(child.clone());
     shared.start.send_replace(if sandbox_type == SandboxType::Bwrap { StartState::Spawned { pid } } else { StartState::Running { pid } });
 
     // Supervise until the spawned process exits. A signal (timeout, kill(), abort) that arrives
@@ -198,6 +198,11 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
     let mut deadline_passed = false;
     let mut killed = false;
     let mut pending: Option<(Signal, Cause)> = None;
+    // Record what a signal that actually reached the tree means for the result.
+    let landed = |cause: Cause, timed_out: &mut bool, killed: &mut bool| match cause {
+        Cause::Timeout => *timed_out = true,
+        Cause::Request => *killed = true,
+    };
     let mut force: Option<(tokio::time::Instant, Cause)> = None;
     let status = loop {
         let timeout_fut = async {
@@ -234,10 +239,7 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
                 if let Some((_, cause)) = force.take() {
                     child.force_kill();
                     pending = None;
-                    match cause {
-                        Cause::Timeout => timed_out = true,
-                        Cause::Request => killed = true,
-                    }
+                    landed(cause, &mut timed_out, &mut killed)
                 }
             }
             _ = retry_fut => {}
@@ -246,10 +248,7 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
             if sig == Signal::SIGKILL {
                 child.force_kill();
                 pending = None;
-                match cause {
-                    Cause::Timeout => timed_out = true,
-                    Cause::Request => killed = true,
-                }
+                landed(cause, &mut timed_out, &mut killed)
             } else {
                 pending = Some((sig, cause));
                 if force.is_none() {
@@ -260,10 +259,7 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
         if let Some((sig, cause)) = pending {
             if child.signal_tree(sig) {
                 pending = None;
-                match cause {
-                    Cause::Timeout => timed_out = true,
-                    Cause::Request => killed = true,
-                }
+                landed(cause, &mut timed_out, &mut killed)
             }
         }
     };
