@@ -62,7 +62,7 @@ async function interleave(options) {
 }
 
 test("node's child_process keeps working alongside sandboxed runs (no stolen SIGCHLD / exit statuses)", async () => {
-  await interleave(undefined) // the default: read-only, under bwrap
+  await interleave() // the default: read-only, under bwrap
 })
 
 test('the same with no sandbox (danger-full-access: the fastest runs, so the most overlap)', async () => {

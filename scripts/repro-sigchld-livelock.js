@@ -14,8 +14,8 @@
 //   20). Prints the worst lag of a 10 ms interval timer. `--defer` starts each next spawn from
 //   setImmediate instead, which takes the spawn out of the reader and removes the livelock.
 // On the 2-core test VM (Node 20.20.2, libuv 1.46.0), 4 of 6 runs without --defer showed a worst
-// lag of about 19.7 s (the loop stuck for nearly the whole 20 s run; the other two: 225-240 ms,
-// the ballast allocation); 3 of 3 runs with --defer stayed under 35 ms.
+// lag of about 19.7 s (the loop stuck for nearly the whole 20 s run; the other two: 225-240 ms);
+// 3 of 3 runs with --defer stayed under 35 ms.
 const { spawn } = require('node:child_process')
 
 const loops = Number(process.env.LOOPS || 4)
