@@ -13,12 +13,14 @@ const { runWithEscalation, SandboxError } = require('..')
 const outsideDir = () => fs.realpathSync(fs.mkdtempSync('/var/tmp/ss-esc-'))
 const workspace = () => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ss-esc-ws-')))
 
-test('a denied write that is approved runs again without the sandbox and succeeds', async () => {
+test('a denied write that is approved runs again without the sandbox and succeeds', async (t) => {
   const out = outsideDir()
+  const ws = workspace()
+  t.after(() => fs.rmSync(ws, { recursive: true, force: true }))
   const target = path.join(out, 'written.txt')
   const calls = []
   const r = await runWithEscalation(['sh', '-c', `echo hello > ${target}`], {
-    cwd: workspace(),
+    cwd: ws,
     sandbox: 'workspace-write',
     approve: (req) => {
       calls.push(req)
