@@ -36,8 +36,10 @@ test('platform darwin gives a Seatbelt plan on Linux; platform linux a bwrap pla
   fs.rmSync(ws, { recursive: true })
 })
 
-test('a path with spaces, quotes and non-ASCII characters stays one argument', () => {
-  const ws = path.join(tmp(), `it's a "ws" — ünï`)
+test('a path with spaces, quotes and non-ASCII characters stays one argument', (t) => {
+  const parent = tmp()
+  t.after(() => fs.rmSync(parent, { recursive: true, force: true }))
+  const ws = path.join(parent, `it's a "ws" — ünï`)
   fs.mkdirSync(ws)
   const plan = buildSandboxCommand(['true'], { cwd: ws, sandbox: 'workspace-write', platform: 'linux' })
   assert.ok(plan.args.includes(ws))
