@@ -10,6 +10,11 @@
 //!   is theirs): recorded as a `.created` marker next to the lock file;
 //! - they are still an empty directory or a zero-length regular file (never a symlink, never
 //!   followed).
+//!
+//! The cleanup also unlinks the lock file, while it still holds the exclusive lock, so the lock
+//! directory does not grow by one file per workspace ever used. A run that opened that file just
+//! before sees, once it has its lock, that the path now names another file (or none), and locks
+//! that one instead (`lock_shared`).
 
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
@@ -27,8 +32,7 @@ static REGISTRY: Mutex<Option<HashMap<PathBuf, usize>>> = Mutex::new(None);
 struct Entry {
     target: MissingReadOnly,
     /// Shared flock held for the run (None when the lock directory is unusable).
-    lock: Option<File>,
-    marker: Option<PathBuf>,
+    lock: Option<PathLock>,
     /// The path was missing when this process first reserved it (fallback without a lock dir).
     created_here: bool,
 }
@@ -47,22 +51,17 @@ pub fn reserve(targets: &[MissingReadOnly]) -> Reservation {
     let mut entries = Vec::new();
     for t in targets {
         // Shared lock first, then look: a concurrent cleanup holds the exclusive lock while it removes.
-        let lock = lock_file(&t.path).ok();
-        if let Some(f) = &lock {
-            // SAFETY: flock on an fd we own.
-            unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_SH) };
-        }
+        let lock = lock_shared(&t.path).ok();
         let missing = t.path.symlink_metadata().is_err();
-        let marker = lock.as_ref().map(|_| lock_path(&t.path).with_extension("created"));
         if missing {
-            if let Some(m) = &marker {
-                let _ = File::create(m);
+            if let Some(l) = &lock {
+                let _ = File::create(l.marker());
             }
         }
         let count = registry.entry(t.path.clone()).or_insert(0);
         let created_here = *count == 0 && missing;
         *count += 1;
-        entries.push(Entry { target: t.clone(), lock, marker, created_here });
+        entries.push(Entry { target: t.clone(), lock, created_here });
     }
     Reservation { entries }
 }
@@ -99,23 +98,24 @@ impl Drop for Reservation {
 }
 
 fn release_one(e: Entry) {
-    let ours = match (&e.lock, &e.marker) {
-        (Some(f), Some(marker)) => {
-            // SAFETY: flock on an fd we own. Converting our shared lock to exclusive succeeds only
-            // when no other process holds the path.
-            if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
-                return;
-            }
-            let created = marker.symlink_metadata().is_ok();
-            let _ = std::fs::remove_file(marker);
-            created
+    let Some(lock) = &e.lock else {
+        if e.created_here {
+            remove_if_placeholder(&e.target.path, e.target.kind);
         }
-        _ => e.created_here,
+        return;
     };
-    if ours {
+    // SAFETY: flock on an fd we own. Converting our shared lock to exclusive succeeds only when no
+    // other process holds the path.
+    if unsafe { libc::flock(lock.file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+        return;
+    }
+    let marker = lock.marker();
+    if marker.symlink_metadata().is_ok() {
         remove_if_placeholder(&e.target.path, e.target.kind);
     }
-    // The lock is released when `e.lock` is dropped here, after the removal.
+    let _ = std::fs::remove_file(marker);
+    let _ = std::fs::remove_file(&lock.path);
+    // The lock is released when `e.lock` is dropped here, after the removals.
 }
 
 /// Remove `p` only if it is still an empty directory or a zero-length regular file. Never follows a
@@ -150,9 +150,49 @@ fn lock_path(p: &Path) -> PathBuf {
     dir.join(format!("{:016x}.lock", h.finish()))
 }
 
-fn lock_file(p: &Path) -> std::io::Result<File> {
+/// A lock file, opened and holding a shared `flock`.
+struct PathLock {
+    file: File,
+    path: PathBuf,
+}
+
+impl PathLock {
+    /// Present while the placeholder is one a sandspawn run created (see the module comment).
+    fn marker(&self) -> PathBuf {
+        self.path.with_extension("created")
+    }
+}
+
+/// How often `lock_shared` follows a lock file that a cleanup replaced before giving up.
+const LOCK_ATTEMPTS: usize = 8;
+
+/// Open the lock file for `p` and take a shared lock on it. A cleanup may unlink the file between
+/// our open and our lock; the inode we then locked is no longer the one at the path, so we lock
+/// the file that is there now.
+fn lock_shared(p: &Path) -> std::io::Result<PathLock> {
     lock_dir()?;
-    OpenOptions::new().create(true).truncate(false).write(true).mode(0o600).custom_flags(libc::O_NOFOLLOW).open(lock_path(p))
+    let path = lock_path(p);
+    for _ in 0..LOCK_ATTEMPTS {
+        let file = OpenOptions::new().create(true).truncate(false).write(true).mode(0o600).custom_flags(libc::O_NOFOLLOW).open(&path)?;
+        // SAFETY: flock on an fd we own.
+        while unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_SH) } != 0 {
+            let err = std::io::Error::last_os_error();
+            if err.kind() != std::io::ErrorKind::Interrupted {
+                return Err(err);
+            }
+        }
+        if names_same_file(&file, &path) {
+            return Ok(PathLock { file, path });
+        }
+    }
+    Err(std::io::Error::new(std::io::ErrorKind::WouldBlock, "the lock file keeps being replaced"))
+}
+
+fn names_same_file(file: &File, path: &Path) -> bool {
+    match (file.metadata(), path.symlink_metadata()) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
 }
 
 #[cfg(test)]
@@ -223,18 +263,33 @@ mod tests {
         let r = reserve(&target(&d, PlaceholderKind::Dir));
         std::fs::create_dir(&d).unwrap();
         // A second open file description = what another process would hold.
-        let other = lock_file(&d).unwrap();
-        assert_eq!(unsafe { libc::flock(other.as_raw_fd(), libc::LOCK_SH) }, 0);
+        let other = lock_shared(&d).unwrap();
         drop(r);
         assert!(d.exists(), "another holder keeps it");
+        assert!(other.path.exists() && other.marker().exists(), "and keeps its lock file and marker");
         // The other "process" now finishes and cleans up like release_one would.
-        let e = Entry {
-            target: target(&d, PlaceholderKind::Dir).remove(0),
-            lock: Some(other),
-            marker: Some(lock_path(&d).with_extension("created")),
-            created_here: false,
-        };
+        let lock_file = other.path.clone();
+        let e = Entry { target: target(&d, PlaceholderKind::Dir).remove(0), lock: Some(other), created_here: false };
         release_one(e);
         assert!(!d.exists());
+        assert!(!lock_file.exists() && !lock_file.with_extension("created").exists(), "the last owner leaves no lock file behind");
+    }
+
+    #[test]
+    fn no_lock_file_is_left_behind_and_a_replaced_one_is_followed() {
+        let t = tempfile::tempdir().unwrap();
+        let kept = t.path().join("kept");
+        std::fs::create_dir(&kept).unwrap(); // existed before: kept, but its lock file still goes
+        let lock_file = lock_path(&kept);
+        // Opened before a whole run (reserve, release) unlinks the lock file, locked after it.
+        let stale = OpenOptions::new().create(true).truncate(false).write(true).open(&lock_file).unwrap();
+        drop(reserve(&target(&kept, PlaceholderKind::Dir)));
+        assert!(kept.exists());
+        assert!(!lock_file.exists(), "the lock file is removed with the reservation");
+        assert!(!names_same_file(&stale, &lock_file), "a stale open would be noticed");
+        let fresh = lock_shared(&kept).unwrap();
+        assert!(names_same_file(&fresh.file, &lock_file), "lock_shared locks the file that is at the path");
+        release_one(Entry { target: target(&kept, PlaceholderKind::Dir).remove(0), lock: Some(fresh), created_here: false });
+        assert!(!lock_file.exists());
     }
 }
