@@ -176,13 +176,19 @@ export declare function runWithEscalation(
   options: EscalationOptions,
 ): Promise<SpawnResult & { escalated: boolean }>
 
-/** An extra descriptor the sandbox tool must be given when you run a plan yourself. */
+/** @deprecated Plans no longer need extra descriptors (`LaunchPlan.extraFds` is always `[]`). */
 export interface ExtraFd {
   fd: number
   purpose: 'seccomp' | 'data'
   data: Buffer
 }
 
+/**
+ * A self-contained launch plan: `spawn(plan.program, plan.args, { cwd: plan.cwd, env: plan.env })`
+ * with ordinary stdio (child_process, execa, node-pty) enforces what `spawnSandboxed` would. On
+ * Linux, `args` end with `sandspawn-helper v1 [...] -- <command>`: bwrap runs the helper (shipped
+ * next to the addon) inside the sandbox, which applies seccomp and then execs the command.
+ */
 export interface LaunchPlan {
   /** Absolute path of the program to run. */
   program: string
@@ -194,8 +200,7 @@ export interface LaunchPlan {
   profile: string | null
   /** `argv[0]` to use for `program`. */
   argv0: string
-  /** Descriptors `program` expects (e.g. bwrap's `--seccomp 3`): open a pipe at `fd`, write
-   * `data`, close it. With child_process: extra `stdio` entries of `'pipe'`. */
+  /** Always `[]`: kept for code written against plans that needed extra descriptors. */
   extraFds: ExtraFd[]
 }
 

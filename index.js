@@ -48,7 +48,9 @@ function buildSandboxCommand(command, options) {
     sandboxType: plan.sandboxType,
     profile: plan.profile ?? null,
     argv0: plan.argv0,
-    extraFds: plan.extraFds.map((f) => ({ fd: f.fd, purpose: f.purpose, data: Buffer.from(f.data) })),
+    // Plans are self-contained since sandspawn-helper applies seccomp inside the sandbox; the field
+    // stays for code written against earlier versions.
+    extraFds: [],
   }
 }
 

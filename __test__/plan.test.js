@@ -49,12 +49,9 @@ test('a path with spaces, quotes and non-ASCII characters stays one argument', (
 
 function runPlan(plan) {
   return new Promise((resolve) => {
-    const stdio = ['ignore', 'pipe', 'pipe', ...plan.extraFds.map(() => 'pipe')]
-    const child = spawn(plan.program, plan.args, { cwd: plan.cwd, env: plan.env, stdio, argv0: plan.argv0 })
-    plan.extraFds.forEach((f, i) => {
-      assert.equal(f.fd, 3 + i)
-      child.stdio[f.fd].end(f.data)
-    })
+    // Plain stdio only: plans are self-contained (see helper.test.js for the policy checks).
+    assert.deepEqual(plan.extraFds, [])
+    const child = spawn(plan.program, plan.args, { cwd: plan.cwd, env: plan.env, stdio: ['ignore', 'pipe', 'pipe'], argv0: plan.argv0 })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (d) => (stdout += d))
@@ -93,7 +90,8 @@ test('`sandspawn explain --mode workspace-write -- ls` prints the plan readably'
   assert.match(r.stdout, /^ {2}--unshare-net$/m)
   assert.ok(r.stdout.includes(`  --bind ${ws} ${ws}`), r.stdout)
   assert.match(r.stdout, /^ {2}-- ls$/m)
-  assert.match(r.stdout, /^fd 3: +seccomp/m)
+  assert.match(r.stdout, /^ {2}-- \/\S+\/sandspawn-helper v1 --block-unix-sockets$/m)
+  assert.doesNotMatch(r.stdout, /^fd \d/m, 'no extra descriptors')
   const mac = spawnSync(process.execPath, [path.join(__dirname, '..', 'bin', 'sandspawn.js'), 'explain', '--platform', 'darwin', '--', 'ls'], { cwd: ws, encoding: 'utf8' })
   assert.equal(mac.status, 0, mac.stderr)
   assert.match(mac.stdout, /^profile:$/m)

@@ -137,8 +137,13 @@ function explain(command, values) {
     line.push(a)
   })
   flush()
-  if (sep >= 0) out.push(`  -- ${plan.args.slice(sep + 1).map(quote).join(' ')}`)
-  for (const f of plan.extraFds) out.push(`fd ${f.fd}:     ${f.purpose} (${f.data.length} bytes)`)
+  if (sep >= 0) {
+    // Under bwrap: the in-sandbox helper and its steps, then the command after the helper's `--`.
+    const rest = plan.args.slice(sep + 1)
+    const inner = plan.sandboxType === 'bwrap' ? rest.indexOf('--') : -1
+    if (inner >= 0) out.push(`  -- ${rest.slice(0, inner).map(quote).join(' ')}`)
+    out.push(`  -- ${rest.slice(inner + 1).map(quote).join(' ')}`)
+  }
   const marks = Object.keys(plan.env).filter((k) => k.startsWith('SANDSPAWN_'))
   if (marks.length) out.push(`env:      ${marks.map((k) => `${k}=${plan.env[k]}`).join(' ')}`)
   if (plan.profile) out.push('profile:', plan.profile)

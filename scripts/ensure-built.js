@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 'use strict'
-// Build the native addon when it is missing or older than its sources. Used by `npm install`
-// (prepare) and `npm test`, so a fresh clone works with `npm install` alone.
+// Build the native addon and its in-sandbox helper when either is missing or older than the
+// sources. Used by `npm install` (prepare) and `npm test`, so a fresh clone works with
+// `npm install` alone.
 
 const fs = require('node:fs')
 const path = require('node:path')
@@ -19,7 +20,8 @@ function newestSource() {
     else if (/\.(rs|sbpl)$/.test(p)) newest = Math.max(newest, st.mtimeMs)
   }
   visit(path.join(root, 'src'))
-  for (const f of ['Cargo.toml', 'Cargo.lock', 'build.rs']) {
+  visit(path.join(root, 'helper', 'src'))
+  for (const f of ['Cargo.toml', 'Cargo.lock', 'build.rs', 'helper/Cargo.toml']) {
     const p = path.join(root, f)
     if (fs.existsSync(p)) newest = Math.max(newest, fs.statSync(p).mtimeMs)
   }
@@ -28,8 +30,9 @@ function newestSource() {
 
 function builtAddon() {
   const files = fs.readdirSync(root).filter((f) => /^sandspawn\..+\.node$/.test(f))
-  if (files.length === 0) return null
-  return Math.min(...files.map((f) => fs.statSync(path.join(root, f)).mtimeMs))
+  const helper = path.join(root, 'sandspawn-helper')
+  if (files.length === 0 || !fs.existsSync(helper)) return null
+  return Math.min(fs.statSync(helper).mtimeMs, ...files.map((f) => fs.statSync(path.join(root, f)).mtimeMs))
 }
 
 // Installed from a registry tarball there are no sources: the prebuilt platform package is used.
@@ -48,4 +51,6 @@ const args = [napi, 'build', '--platform', '--js', 'binding.js', '--dts', 'bindi
 if (release) args.push('--release')
 console.error(`sandspawn: building the native addon (${release ? 'release' : 'debug'})...`)
 const r = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit' })
-process.exit(r.status === null ? 1 : r.status)
+if (r.status !== 0) process.exit(r.status === null ? 1 : r.status)
+const h = spawnSync(process.execPath, [path.join(__dirname, 'build-helper.js'), ...(release ? [] : ['--debug'])], { cwd: root, stdio: 'inherit' })
+process.exit(h.status === null ? 1 : h.status)

@@ -11,7 +11,9 @@ const bin = (name) => path.join(root, 'node_modules', '.bin', name)
 
 const steps = [
   ['build (if stale)', process.execPath, [path.join(__dirname, 'ensure-built.js')]],
-  ['cargo test', 'cargo', ['test', '--quiet']],
+  // The core's runner tests run real sandboxes, which need the helper beside the test binary.
+  ['cargo build (helper for the Rust tests)', 'cargo', ['build', '--quiet', '-p', 'sandspawn-helper']],
+  ['cargo test', 'cargo', ['test', '--quiet', '--workspace']],
   ['node --test', process.execPath, ['--test', '--test-concurrency=1', '__test__/']],
   ['tsc --noEmit (strict, isolatedModules)', bin('tsc'), ['--noEmit', '-p', '__test__/types/tsconfig.json']],
   ['jest + ts-jest smoke test', bin('jest'), ['--config', '__test__/jest/jest.config.js']],

@@ -24,7 +24,6 @@ pub fn build_sandbox_command(command: &Value, options: &Value, host: &HostContex
         None
     };
     let plan = crate::runner::prepare::build_plan(&req, bwrap.as_ref(), resolved.as_deref(), false)?;
-    let extra_fds: Vec<Value> = plan.extra_fds.iter().map(|f| json!({ "fd": f.fd, "purpose": f.purpose, "data": f.data })).collect();
     Ok(json!({
         "program": plan.program,
         "argv0": plan.argv0,
@@ -33,7 +32,6 @@ pub fn build_sandbox_command(command: &Value, options: &Value, host: &HostContex
         "cwd": plan.cwd,
         "sandboxType": plan.sandbox_type,
         "profile": plan.profile,
-        "extraFds": extra_fds,
         "policy": req.policy,
     }))
 }

@@ -8,6 +8,7 @@ pub mod api;
 pub mod capabilities;
 pub mod denial;
 pub mod error;
+pub mod helper;
 pub mod options;
 pub mod plan;
 pub mod platform;

@@ -3,14 +3,20 @@
 //! bwrap applies mounts in argv order and a later mount hides an earlier one, so the order is the
 //! security property: read-only host → private /tmp → deny masks above/outside the writable roots →
 //! per writable root (shallowest first): its bind, its read-only carve-outs, the deny masks nested
-//! in it. A deny mask placed before the bind of an ancestor root would be undone by that bind.
+//! in it → the helper, read-only. A deny mask placed before the bind of an ancestor root would be
+//! undone by that bind.
+//!
+//! The plan needs no descriptors: bwrap runs `sandspawn-helper`, which installs the seccomp filter
+//! and execs the command, and files are masked with `/dev/null` (see `null_mask`).
 
 use std::path::{Path, PathBuf};
 
-use super::{child_env, path_arg, seccomp, ExtraFd, FdPurpose, LaunchPlan, PlanRequest};
+use sandspawn_helper::protocol::Steps;
+
+use super::{child_env, path_arg, LaunchPlan, PlanRequest};
 use crate::error::{Result, SandboxError};
 use crate::platform::SandboxType;
-use crate::policy::{PlaceholderKind, TmpMode, UnixSockets};
+use crate::policy::{PlaceholderKind, ResolvedPolicy, TmpMode, UnixSockets};
 
 pub const DEFAULT_BWRAP: &str = "/usr/bin/bwrap";
 
@@ -24,10 +30,9 @@ const PROC_COVERS: &[(&str, &str)] = &[
     ("--ro-bind-try", "/proc/fs"),
 ];
 
-/// argv under construction plus the extra descriptors it refers to.
+/// argv under construction.
 struct Argv {
     args: Vec<String>,
-    fds: Vec<ExtraFd>,
 }
 
 impl Argv {
@@ -41,18 +46,12 @@ impl Argv {
         Ok(())
     }
 
-    /// A new descriptor (numbered from 3 in order). Each `--ro-bind-data` gets its own: bwrap 0.8
-    /// happens to re-read an empty pipe at EOF, but nothing promises a consumed fd stays usable.
-    fn fd(&mut self, purpose: FdPurpose, data: Vec<u8>) -> String {
-        let fd = 3 + self.fds.len() as i32;
-        self.fds.push(ExtraFd { fd, purpose, data });
-        fd.to_string()
-    }
-
-    /// An empty file with `mode` over `p` (a denied file, or a missing read-only path).
-    fn data_file(&mut self, mode: &str, p: &Path) -> Result<()> {
-        let fd = self.fd(FdPurpose::Data, Vec::new());
-        self.push(&["--perms", mode, "--ro-bind-data", &fd]);
+    /// Cover the file `p` (a denied file, or a missing read-only path) with the host's `/dev/null`.
+    /// bwrap mounts it `nodev`, so opening it fails with EACCES for reading and for writing, and as a
+    /// mount point it cannot be removed or replaced: an unreadable, unwritable file, without the
+    /// descriptor that `--ro-bind-data` would need from the spawner.
+    fn null_mask(&mut self, p: &Path) -> Result<()> {
+        self.push(&["--ro-bind", "/dev/null"]);
         self.args.push(path_arg(p)?);
         Ok(())
     }
@@ -69,13 +68,15 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
              sandbox 'danger-full-access' inside a disposable container",
         ));
     }
-    let mut a = Argv { args: Vec::new(), fds: Vec::new() };
+    let helper = req.helper.ok_or_else(|| SandboxError::unavailable("sandspawn-helper was not found", "reinstall sandspawn"))?;
+    let helper_in_root = helper_view(policy, req.cwd, helper)?;
+    let mut a = Argv { args: Vec::new() };
     a.push(&["--new-session", "--die-with-parent"]);
-    // Its number is only known once every extra fd is allocated; patched at the end.
-    let status_at = req.with_status_fd.then(|| {
-        a.push(&["--json-status-fd", ""]);
-        a.args.len() - 1
-    });
+    // The runner's descriptors: 3 for bwrap's status, 4 for the helper's failure report.
+    let (status_fd, report_fd) = if req.runner_fds { (Some(3), Some(4)) } else { (None, None) };
+    if let Some(fd) = status_fd {
+        a.push(&["--json-status-fd", &fd.to_string()]);
+    }
     a.push(&["--unshare-user"]);
     // Without this the command could create a user namespace and regain capabilities in it.
     if req.bwrap.is_none_or(|b| b.disable_userns) {
@@ -119,7 +120,7 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
                 Some(PlaceholderKind::Dir) => {
                     a.push(&["--perms", "555", "--tmpfs", &path_arg(p)?, "--remount-ro", &path_arg(p)?]);
                 }
-                Some(PlaceholderKind::File) => a.data_file("444", p)?,
+                Some(PlaceholderKind::File) => a.null_mask(p)?,
             }
         }
         for d in policy.deny_read.iter().filter(|d| deepest_root(d) == Some(i)) {
@@ -127,16 +128,18 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         }
     }
 
-    if !policy.network && policy.unix_sockets == UnixSockets::Blocked {
-        let filter = seccomp::unix_socket_filter().ok_or_else(|| {
-            SandboxError::unsupported(format!(
-                "blocking Unix sockets needs a seccomp filter, which sandspawn has only for x86_64 and aarch64 \
-                 (this is {}); set sandbox.allowUnixSockets: true to run without it",
-                std::env::consts::ARCH
-            ))
-        })?;
-        let fd = a.fd(FdPurpose::Seccomp, filter);
-        a.push(&["--seccomp", &fd]);
+    if helper_in_root {
+        // Last, over every writable bind: the command must not be able to replace the helper that
+        // the next run executes.
+        a.path("--ro-bind", helper)?;
+    }
+    let block_unix_sockets = !policy.network && policy.unix_sockets == UnixSockets::Blocked;
+    if block_unix_sockets && sandspawn_helper::seccomp::Arch::native().is_none() {
+        return Err(SandboxError::unsupported(format!(
+            "blocking Unix sockets needs a seccomp filter, which sandspawn has only for x86_64 and aarch64 \
+             (this is {}); set sandbox.allowUnixSockets: true to run without it",
+            std::env::consts::ARCH
+        )));
     }
 
     // The dynamic loader variables must not reach bwrap itself (it may be setuid, and a caller's
@@ -148,15 +151,11 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         a.push(&["--setenv", &name, &value]);
     }
 
-    a.push(&["--chdir", &path_arg(req.cwd)?, "--"]);
-    // Unchanged: bwrap execvp()s it, so a bare name is looked up in the child's PATH.
+    a.push(&["--chdir", &path_arg(req.cwd)?, "--", &path_arg(helper)?]);
+    a.args.extend(Steps { block_unix_sockets, report_fd }.to_args());
+    // Unchanged: the helper execvp()s it, so a bare name is looked up in the child's PATH.
     a.args.extend(req.command.iter().cloned());
 
-    let status_fd = status_at.map(|at| {
-        let fd = 3 + a.fds.len() as i32;
-        a.args[at] = fd.to_string();
-        fd
-    });
     Ok(LaunchPlan {
         program: req.bwrap.map(|b| b.path.clone()).unwrap_or_else(|| PathBuf::from(DEFAULT_BWRAP)),
         argv0: "bwrap".into(),
@@ -165,18 +164,60 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         cwd: req.cwd.to_path_buf(),
         sandbox_type: SandboxType::Bwrap,
         profile: None,
-        extra_fds: a.fds,
         status_fd,
+        report_fd,
+        helper: Some(helper.to_path_buf()),
     })
+}
+
+/// Where the helper stands in the sandbox's view: `Ok(true)` inside a writable root (the plan then
+/// binds it read-only on top), `Ok(false)` read-only already, and an error when a mask hides it.
+/// The deepest mount covering it decides, as in bwrap.
+fn helper_view(policy: &ResolvedPolicy, cwd: &Path, helper: &Path) -> Result<bool> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum View {
+        Hidden,
+        ReadOnly,
+        Writable,
+    }
+    let mut covers: Vec<(&Path, View, String)> = Vec::new();
+    if policy.tmp == TmpMode::Private {
+        covers.push((Path::new("/tmp"), View::Hidden, "sandbox.tmp: 'private' (an empty /tmp)".into()));
+        if cwd.starts_with("/tmp") {
+            covers.push((cwd, View::ReadOnly, String::new()));
+        }
+    }
+    for d in &policy.deny_read {
+        covers.push((d, View::Hidden, format!("sandbox.denyRead entry {}", d.display())));
+    }
+    for r in &policy.writable_roots {
+        covers.push((&r.root, View::Writable, String::new()));
+    }
+    // Deepest first; at equal depth a mask wins (it is applied after the bind of the same path).
+    let deepest = covers
+        .iter()
+        .filter(|(p, _, _)| helper.starts_with(p))
+        .max_by_key(|(p, view, _)| (p.components().count(), *view == View::Hidden));
+    match deepest {
+        Some((_, View::Hidden, what)) => Err(SandboxError::invalid(
+            "sandbox",
+            format!(
+                "{what} would hide sandspawn's helper {}, which must run inside the sandbox before the command; \
+                 deny a narrower path, or install sandspawn outside it",
+                helper.display()
+            ),
+        )),
+        Some((_, View::Writable, _)) => Ok(true),
+        _ => Ok(false),
+    }
 }
 
 /// Hide `p`. A directory becomes an empty read-only tmpfs; the mount points of writable roots below
 /// it are made with `--dir` *before* `--remount-ro` (bwrap cannot mkdir in a read-only tmpfs), and
-/// those roots are bound on top later. A file becomes an empty file nobody can read (mode 000: the
-/// sandbox has no CAP_DAC_OVERRIDE after `--cap-drop ALL`).
+/// those roots are bound on top later. A file is covered by `/dev/null` (see `Argv::null_mask`).
 fn deny(a: &mut Argv, p: &Path, roots: &[&Path]) -> Result<()> {
     if !p.is_dir() {
-        return a.data_file("000", p);
+        return a.null_mask(p);
     }
     let ps = path_arg(p)?;
     a.push(&["--tmpfs", &ps]);

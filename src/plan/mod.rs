@@ -1,5 +1,7 @@
-//! Launch plans: the exact program, argv, environment and extra file descriptors that enforce a
-//! `ResolvedPolicy` for one command. Pure: nothing here spawns anything.
+//! Launch plans: the exact program, argv and environment that enforce a `ResolvedPolicy` for one
+//! command. Pure: nothing here spawns anything. A plan is self-contained: whatever must happen
+//! inside the sandbox before the command (seccomp, ...) is done by `sandspawn-helper`, which the
+//! plan runs in place of the command, so any spawner with plain stdio can run it.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -7,27 +9,6 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::platform::SandboxType;
-
-/// Why an extra file descriptor is handed to the sandbox tool.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum FdPurpose {
-    /// A seccomp BPF program for `bwrap --seccomp`.
-    Seccomp,
-    /// Content for `bwrap --ro-bind-data` (e.g. an empty, unreadable file masking a denied file).
-    Data,
-}
-
-/// A file descriptor the spawner must provide in the child, filled with `data` and then closed
-/// (a pipe whose write end is written fully before or during the spawn).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ExtraFd {
-    pub fd: i32,
-    pub purpose: FdPurpose,
-    #[serde(skip)]
-    pub data: Vec<u8>,
-}
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -45,15 +26,16 @@ pub struct LaunchPlan {
     pub sandbox_type: SandboxType,
     /// The Seatbelt SBPL profile text (darwin), else None.
     pub profile: Option<String>,
-    /// Extra descriptors numbered from 3 upwards, in order.
-    pub extra_fds: Vec<ExtraFd>,
-    /// When set, `--json-status-fd N` is in `args` and the runner must give the child a pipe at N.
+    /// Runner only: `--json-status-fd N` is in `args` and the child needs a pipe at N.
     pub status_fd: Option<i32>,
+    /// Runner only: the helper reports a failure before the command on this descriptor.
+    pub report_fd: Option<i32>,
+    /// The in-sandbox helper the plan runs before the command (bwrap plans).
+    pub helper: Option<PathBuf>,
 }
 
 pub mod bwrap;
 pub mod seatbelt;
-pub mod seccomp;
 pub mod mount_targets;
 
 /// What sandspawn knows about the bwrap binary it will run (found and probed by `capabilities`).
@@ -87,8 +69,11 @@ pub struct PlanRequest<'a> {
     /// `command[0]` resolved to an absolute path on the host (used for danger-full-access, where no
     /// sandbox tool does the PATH lookup). `None` when it could not be resolved (explain).
     pub resolved_program: Option<&'a std::path::Path>,
-    /// Add `--json-status-fd` so the runner can tell setup failures from the command's exit code.
-    pub with_status_fd: bool,
+    /// The in-sandbox helper (absolute, canonical), needed by bwrap plans.
+    pub helper: Option<&'a std::path::Path>,
+    /// For the runner: add bwrap's `--json-status-fd` and the helper's `--report-fd`, so that setup
+    /// failures are told apart from the command's exit code. Plans for other spawners have neither.
+    pub runner_fds: bool,
 }
 
 /// Build the launch plan for one command: direct for danger-full-access, bwrap on Linux, Seatbelt
@@ -124,8 +109,9 @@ fn direct(req: &PlanRequest) -> LaunchPlan {
         cwd: req.cwd.to_path_buf(),
         sandbox_type: SandboxType::None,
         profile: None,
-        extra_fds: Vec::new(),
         status_fd: None,
+        report_fd: None,
+        helper: None,
     }
 }
 

@@ -152,8 +152,9 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         cwd: req.cwd.to_path_buf(),
         sandbox_type: SandboxType::Seatbelt,
         profile: Some(text),
-        extra_fds: Vec::new(),
         status_fd: None,
+        report_fd: None,
+        helper: None,
     })
 }
 

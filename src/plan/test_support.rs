@@ -1,5 +1,4 @@
-//! Test helpers: build plans from JSON policies and run bwrap plans for real, providing the extra
-//! fds as pipes the way the runner will.
+//! Test helpers: build plans from JSON policies and run bwrap plans for real, as any spawner would.
 
 use std::collections::BTreeMap;
 use std::os::unix::process::CommandExt;
@@ -24,7 +23,8 @@ pub fn plan_with_env(p: &ResolvedPolicy, cwd: &Path, platform: Platform, cmd: &[
         platform,
         bwrap: None,
         resolved_program: None,
-        with_status_fd: false,
+        helper: Some(helper_path()),
+        runner_fds: false,
     })
     .unwrap()
 }
@@ -46,39 +46,20 @@ pub fn bwrap_works() -> bool {
     ok
 }
 
-/// Spawn the plan with its extra fds as pipes pre-filled with their data.
+/// The helper built next to the test binary (`cargo build -p sandspawn-helper`).
+pub fn helper_path() -> &'static Path {
+    crate::helper::require().expect("build the helper first: cargo build -p sandspawn-helper")
+}
+
+/// Spawn the plan as any spawner would: argv, environment, cwd and plain stdio, nothing else.
 pub fn run(plan: &LaunchPlan) -> Output {
-    let mut pipes = Vec::new();
-    for x in &plan.extra_fds {
-        let mut fds = [0; 2];
-        assert_eq!(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) }, 0);
-        let n = unsafe { libc::write(fds[1], x.data.as_ptr().cast(), x.data.len()) };
-        assert_eq!(n as usize, x.data.len(), "data fits the pipe buffer");
-        unsafe { libc::close(fds[1]) };
-        pipes.push((fds[0], x.fd));
-    }
-    let mut cmd = Command::new(&plan.program);
-    cmd.arg0(&plan.argv0).args(&plan.args).env_clear().envs(&plan.env).current_dir(&plan.cwd);
-    let moves = pipes.clone();
-    unsafe {
-        cmd.pre_exec(move || {
-            // Move every read end out of the way first, so a pipe numbered like a target is not
-            // clobbered, then onto its target (dup2 clears O_CLOEXEC).
-            let mut high = Vec::new();
-            for (src, _) in &moves {
-                high.push(libc::fcntl(*src, libc::F_DUPFD_CLOEXEC, 100));
-            }
-            for (h, (_, target)) in high.iter().zip(&moves) {
-                if libc::dup2(*h, *target) < 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-            }
-            Ok(())
-        });
-    }
-    let out = cmd.stdin(Stdio::null()).output().expect("spawn bwrap");
-    for (r, _) in pipes {
-        unsafe { libc::close(r) };
-    }
-    out
+    Command::new(&plan.program)
+        .arg0(&plan.argv0)
+        .args(&plan.args)
+        .env_clear()
+        .envs(&plan.env)
+        .current_dir(&plan.cwd)
+        .stdin(Stdio::null())
+        .output()
+        .expect("spawn bwrap")
 }

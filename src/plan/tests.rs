@@ -41,12 +41,14 @@ fn head(network: bool) -> Vec<String> {
     a
 }
 
-fn tail(seccomp_fd: Option<i32>, cwd: &Path, cmd: &[&str]) -> Vec<String> {
-    let mut a = Vec::new();
-    if let Some(fd) = seccomp_fd {
-        a.extend(["--seccomp".to_string(), fd.to_string()]);
+/// `--chdir`, then the helper (with the Unix socket filter when `block_unix`), then the command.
+fn tail(block_unix: bool, cwd: &Path, cmd: &[&str]) -> Vec<String> {
+    let mut a = v(&["--chdir", &s(cwd), "--", &s(helper_path())]);
+    a.push("v1".into());
+    if block_unix {
+        a.push("--block-unix-sockets".into());
     }
-    a.extend(["--chdir".to_string(), s(cwd), "--".to_string()]);
+    a.push("--".into());
     a.extend(v(cmd));
     a
 }
@@ -62,14 +64,12 @@ fn read_only_argv() {
     let plan = plan(&p, &w, &["ls", "-l"]);
     assert_eq!(plan.program, PathBuf::from("/usr/bin/bwrap"));
     assert_eq!(plan.argv0, "bwrap");
-    assert_eq!(plan.args, cat(vec![head(false), tail(Some(3), &w, &["ls", "-l"])]));
-    assert_eq!(plan.extra_fds.len(), 1);
-    assert_eq!(plan.extra_fds[0].purpose, FdPurpose::Seccomp);
-    assert_eq!(plan.extra_fds[0].data, seccomp::unix_socket_filter().unwrap());
+    assert_eq!(plan.args, cat(vec![head(false), tail(true, &w, &["ls", "-l"])]));
+    assert_eq!(plan.helper.as_deref(), Some(helper_path()));
     assert_eq!(plan.env.get("SANDSPAWN_SANDBOX").map(String::as_str), Some("bwrap"));
     assert_eq!(plan.env.get("SANDSPAWN_NETWORK_DISABLED").map(String::as_str), Some("1"));
     assert_eq!(plan.sandbox_type, SandboxType::Bwrap);
-    assert_eq!(plan.status_fd, None);
+    assert_eq!((plan.status_fd, plan.report_fd), (None, None), "self-contained: no descriptors");
 }
 
 #[test]
@@ -77,30 +77,30 @@ fn network_on_and_unix_sockets_allowed() {
     let (_t, w) = tmp();
     let p = policy(json!({"network": true}), &w, Platform::Linux);
     let plan = plan(&p, &w, &["true"]);
-    assert_eq!(plan.args, cat(vec![head(true), tail(None, &w, &["true"])]));
-    assert!(plan.extra_fds.is_empty());
+    assert_eq!(plan.args, cat(vec![head(true), tail(false, &w, &["true"])]));
     assert!(!plan.env.contains_key("SANDSPAWN_NETWORK_DISABLED"));
     let p = policy(json!({"allowUnixSockets": true}), &w, Platform::Linux);
-    assert_eq!(super::test_support::plan(&p, &w, &["true"]).args, cat(vec![head(false), tail(None, &w, &["true"])]));
+    assert_eq!(super::test_support::plan(&p, &w, &["true"]).args, cat(vec![head(false), tail(false, &w, &["true"])]));
 }
 
 #[test]
-fn status_fd_follows_the_extra_fds_and_bwrap_info_is_used() {
+fn runner_fds_and_bwrap_info_are_used() {
     let (_t, w) = tmp();
     let p = policy(json!({"denyRead": [s(&w)]}), &w, Platform::Linux);
     let cmd = vec!["true".to_string()];
     let env = BTreeMap::new();
     let info = BwrapInfo { path: "/opt/bw".into(), version: Some("0.6.0".into()), disable_userns: false, proc_unmountable: false };
-    let mut req = PlanRequest { command: &cmd, cwd: &w, env: &env, policy: &p, platform: Platform::Linux, bwrap: Some(&info), resolved_program: None, with_status_fd: true };
+    let mut req = PlanRequest { command: &cmd, cwd: &w, env: &env, policy: &p, platform: Platform::Linux, bwrap: Some(&info), resolved_program: None, helper: Some(helper_path()), runner_fds: true };
     let plan = build(&req).unwrap();
     assert_eq!(plan.program, PathBuf::from("/opt/bw"));
-    assert_eq!(&plan.args[..5], &v(&["--new-session", "--die-with-parent", "--json-status-fd", "4", "--unshare-user"])[..]);
+    assert_eq!(&plan.args[..5], &v(&["--new-session", "--die-with-parent", "--json-status-fd", "3", "--unshare-user"])[..]);
     assert_eq!(plan.args[5], "--cap-drop", "no --disable-userns on an old bwrap");
-    assert_eq!(plan.status_fd, Some(4));
-    assert_eq!(plan.extra_fds.iter().map(|x| x.fd).collect::<Vec<_>>(), vec![3]);
-    let p2 = policy(json!({"network": true}), &w, Platform::Linux);
-    req.policy = &p2;
-    assert_eq!(build(&req).unwrap().status_fd, Some(3));
+    assert_eq!((plan.status_fd, plan.report_fd), (Some(3), Some(4)));
+    let helper_args = &plan.args[plan.args.iter().position(|a| a == "v1").unwrap()..];
+    assert_eq!(&helper_args[..4], &v(&["v1", "--block-unix-sockets", "--report-fd=4", "--"])[..]);
+    req.helper = None;
+    assert_eq!(build(&req).unwrap_err().code.as_str(), "ERR_SANDBOX_UNAVAILABLE", "no bwrap plan without the helper");
+    req.helper = Some(helper_path());
     let masked = BwrapInfo { proc_unmountable: true, ..info.clone() };
     req.bwrap = Some(&masked);
     let e = build(&req).unwrap_err();
@@ -127,7 +127,7 @@ fn workspace_write_nested_roots_and_git() {
         // sub's .git file, and its gitdir (w/.git) again — harmless, and keeps the rule simple
         v(&["--bind", &sub, &sub, "--ro-bind", &sub_git, &sub_git]),
         v(&["--bind", &inner, &inner, "--perms", "555", "--tmpfs", &inner_git, "--remount-ro", &inner_git]),
-        tail(Some(3), &w, &["make"]),
+        tail(true, &w, &["make"]),
     ]);
     assert_eq!(plan.args, expect);
 }
@@ -146,7 +146,7 @@ fn gitdir_file_in_a_workspace() {
         head(true),
         v(&["--bind", &main, &main, "--ro-bind", &mg, &mg, "--ro-bind", &mgw, &mgw]),
         v(&["--bind", &wts, &wts, "--ro-bind", &wtg, &wtg]),
-        tail(None, &wt, &["git", "status"]),
+        tail(false, &wt, &["git", "status"]),
     ]);
     assert_eq!(plan.args, expect);
 }
@@ -172,17 +172,15 @@ fn read_only_paths_and_deny_read() {
     let expect = cat(vec![
         head(true),
         // deny above the writable root: empty read-only tmpfs, the root's mount point made first
-        v(&["--perms", "000", "--ro-bind-data", "3", &id]),
+        v(&["--ro-bind", "/dev/null", &id]),
         v(&["--tmpfs", &sec, "--dir", &wss, "--remount-ro", &sec]),
         v(&["--bind", &wss, &wss]),
-        v(&["--ro-bind", &env_, &env_, "--ro-bind", &git, &git, "--perms", "444", "--ro-bind-data", "4", &dist]),
+        v(&["--ro-bind", &env_, &env_, "--ro-bind", &git, &git, "--ro-bind", "/dev/null", &dist]),
         // nested deny after its root's bind
-        v(&["--perms", "000", "--ro-bind-data", "5", &pem]),
-        tail(None, &ws, &["cat"]),
+        v(&["--ro-bind", "/dev/null", &pem]),
+        tail(false, &ws, &["cat"]),
     ]);
     assert_eq!(plan.args, expect);
-    assert_eq!(plan.extra_fds.iter().map(|x| (x.fd, x.purpose, x.data.len())).collect::<Vec<_>>(),
-        vec![(3, FdPurpose::Data, 0), (4, FdPurpose::Data, 0), (5, FdPurpose::Data, 0)]);
 }
 
 #[test]
@@ -191,18 +189,18 @@ fn tmp_values() {
     // writable: /tmp is a root (w is under /tmp, so two roots, /tmp first)
     let p = policy(json!({"mode": "workspace-write", "network": true, "protectGit": false}), &w, Platform::Linux);
     let a = plan(&p, &w, &["x"]).args;
-    assert_eq!(a, cat(vec![head(true), v(&["--bind", "/tmp", "/tmp", "--bind", &s(&w), &s(&w)]), tail(None, &w, &["x"])]));
+    assert_eq!(a, cat(vec![head(true), v(&["--bind", "/tmp", "/tmp", "--bind", &s(&w), &s(&w)]), tail(false, &w, &["x"])]));
     // private: the tmpfs comes before the cwd's bind
     let p = policy(json!({"mode": "workspace-write", "network": true, "protectGit": false, "tmp": "private"}), &w, Platform::Linux);
     let a = plan(&p, &w, &["x"]).args;
-    assert_eq!(a, cat(vec![head(true), v(&["--tmpfs", "/tmp", "--bind", &s(&w), &s(&w)]), tail(None, &w, &["x"])]));
+    assert_eq!(a, cat(vec![head(true), v(&["--tmpfs", "/tmp", "--bind", &s(&w), &s(&w)]), tail(false, &w, &["x"])]));
     // private in read-only mode: a cwd under /tmp is bound back read-only
     let p = policy(json!({"network": true, "tmp": "private"}), &w, Platform::Linux);
     let a = plan(&p, &w, &["x"]).args;
-    assert_eq!(a, cat(vec![head(true), v(&["--tmpfs", "/tmp", "--ro-bind", &s(&w), &s(&w)]), tail(None, &w, &["x"])]));
+    assert_eq!(a, cat(vec![head(true), v(&["--tmpfs", "/tmp", "--ro-bind", &s(&w), &s(&w)]), tail(false, &w, &["x"])]));
     // read-only: nothing
     let p = policy(json!({"mode": "workspace-write", "network": true, "protectGit": false, "tmp": "read-only"}), &w, Platform::Linux);
-    assert_eq!(plan(&p, &w, &["x"]).args, cat(vec![head(true), v(&["--bind", &s(&w), &s(&w)]), tail(None, &w, &["x"])]));
+    assert_eq!(plan(&p, &w, &["x"]).args, cat(vec![head(true), v(&["--bind", &s(&w), &s(&w)]), tail(false, &w, &["x"])]));
 }
 
 #[test]
@@ -212,7 +210,7 @@ fn odd_path_characters_pass_through_verbatim() {
     fs::create_dir(&odd).unwrap();
     let p = policy(json!({"mode": "workspace-write", "tmp": "read-only", "network": true, "protectGit": false}), &odd, Platform::Linux);
     let a = plan(&p, &odd, &["echo", "it's \"quoted\""]).args;
-    assert_eq!(a, cat(vec![head(true), v(&["--bind", &s(&odd), &s(&odd)]), tail(None, &odd, &["echo", "it's \"quoted\""])]));
+    assert_eq!(a, cat(vec![head(true), v(&["--bind", &s(&odd), &s(&odd)]), tail(false, &odd, &["echo", "it's \"quoted\""])]));
 }
 
 #[test]
@@ -223,7 +221,7 @@ fn ld_variables_move_to_setenv() {
         [("LD_PRELOAD", "/x/evil.so"), ("LD_LIBRARY_PATH", "/opt/lib"), ("PATH", "/usr/bin"), ("OLD_LD", "k")]
             .iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
     let plan = plan_with_env(&p, &w, Platform::Linux, &["x"], &env);
-    assert_eq!(plan.args, cat(vec![head(true), v(&["--setenv", "LD_LIBRARY_PATH", "/opt/lib", "--setenv", "LD_PRELOAD", "/x/evil.so"]), tail(None, &w, &["x"])]));
+    assert_eq!(plan.args, cat(vec![head(true), v(&["--setenv", "LD_LIBRARY_PATH", "/opt/lib", "--setenv", "LD_PRELOAD", "/x/evil.so"]), tail(false, &w, &["x"])]));
     assert!(!plan.env.keys().any(|k| k.starts_with("LD_")));
     assert_eq!(plan.env.get("OLD_LD").map(String::as_str), Some("k"));
     assert_eq!(plan.env.get("PATH").map(String::as_str), Some("/usr/bin"));
@@ -239,7 +237,7 @@ fn danger_full_access_is_direct() {
     assert_eq!(plan.env, env, "no markers without a sandbox and with the network on");
     assert_eq!(plan.sandbox_type, SandboxType::None);
     let cmd = v(&["ls"]);
-    let req = PlanRequest { command: &cmd, cwd: &w, env: &env, policy: &p, platform: Platform::Other, bwrap: None, resolved_program: Some(Path::new("/bin/ls")), with_status_fd: true };
+    let req = PlanRequest { command: &cmd, cwd: &w, env: &env, policy: &p, platform: Platform::Other, bwrap: None, resolved_program: Some(Path::new("/bin/ls")), helper: None, runner_fds: true };
     let plan = build(&req).unwrap();
     assert_eq!((plan.program, plan.status_fd), (PathBuf::from("/bin/ls"), None));
     let ro = policy(json!("read-only"), &w, Platform::Linux);

@@ -41,7 +41,7 @@ fn seatbelt_workspace_write_profile_and_params() {
     assert!(!prof.contains("network-outbound"), "network off, sockets blocked: (deny default) covers it");
     assert_eq!(plan.env.get("SANDSPAWN_SANDBOX").map(String::as_str), Some("seatbelt"));
     assert_eq!(plan.env.get("SANDSPAWN_NETWORK_DISABLED").map(String::as_str), Some("1"));
-    assert!(plan.extra_fds.is_empty());
+    assert_eq!((plan.status_fd, plan.report_fd, plan.helper), (None, None, None));
 }
 
 #[test]

@@ -48,8 +48,9 @@ struct State {
 pub struct Child {
     pub pid: Pid,
     pub kind: TreeKind,
-    /// The executable spawned (bwrap's path under a sandbox), to tell bwrap from the command.
-    program: std::path::PathBuf,
+    /// The executables that run before the command (bwrap and the helper under a sandbox), to
+    /// tell them from the command.
+    setup_programs: Vec<std::path::PathBuf>,
     state: Mutex<State>,
 }
 
@@ -72,7 +73,9 @@ impl Child {
     fn command_started(&self, state: &State) -> bool {
         let Some(init) = state.init_pid else { return false };
         let Ok(children) = std::fs::read_to_string(format!("/proc/{init}/task/{init}/children")) else { return false };
-        children.split_whitespace().any(|c| std::fs::read_link(format!("/proc/{c}/exe")).is_ok_and(|exe| exe != self.program))
+        children
+            .split_whitespace()
+            .any(|c| std::fs::read_link(format!("/proc/{c}/exe")).is_ok_and(|exe| !self.setup_programs.contains(&exe)))
     }
 
     /// End a sandbox that has not started the command: SIGKILL bwrap's children (the sandbox's
@@ -154,7 +157,7 @@ impl Child {
 pub fn spawn_owned(
     spec_builder: Box<dyn FnOnce() -> io::Result<Pid> + Send>,
     kind: TreeKind,
-    program: std::path::PathBuf,
+    setup_programs: Vec<std::path::PathBuf>,
 ) -> io::Result<(oneshot::Receiver<io::Result<Arc<Child>>>, oneshot::Receiver<ExitStatus>)> {
     let (started_tx, started_rx) = oneshot::channel();
     let (exit_tx, exit_rx) = oneshot::channel();
@@ -170,7 +173,7 @@ pub fn spawn_owned(
                 }
             };
             let state = Mutex::new(State { reaped: false, pid_ns: None, init_pid: None });
-            let child = Arc::new(Child { pid, kind, program, state });
+            let child = Arc::new(Child { pid, kind, setup_programs, state });
             let _ = started_tx.send(Ok(child.clone()));
             let status = wait_exit_no_reap(pid);
             let mut state = child.state.lock().unwrap();

@@ -8,6 +8,7 @@ use crate::capabilities;
 use crate::error::Result;
 use crate::options::SpawnRequest;
 use crate::plan::{self, mount_targets, LaunchPlan, PlanRequest};
+use crate::platform::Platform;
 use crate::policy::SandboxMode;
 use crate::program::resolve_program;
 
@@ -34,7 +35,14 @@ pub fn prepare(req: &SpawnRequest) -> Result<Prepared> {
 }
 
 /// The launch plan for a validated request (shared by the runner and `buildSandboxCommand`).
-pub fn build_plan(req: &SpawnRequest, bwrap: Option<&crate::plan::BwrapInfo>, resolved: Option<&Path>, with_status_fd: bool) -> Result<LaunchPlan> {
+pub fn build_plan(req: &SpawnRequest, bwrap: Option<&crate::plan::BwrapInfo>, resolved: Option<&Path>, runner_fds: bool) -> Result<LaunchPlan> {
+    // Linux sandbox plans run the helper; a missing or mismatched one makes them unavailable. A plan
+    // for Linux built on another host (explain, tests) names where the helper would be.
+    let helper = if req.platform == Platform::Linux && req.policy.mode != SandboxMode::DangerFullAccess {
+        Some(if Platform::host() == Platform::Linux { crate::helper::require()?.to_path_buf() } else { crate::helper::expected_path() })
+    } else {
+        None
+    };
     plan::build(&PlanRequest {
         command: &req.command,
         cwd: &req.cwd,
@@ -43,6 +51,7 @@ pub fn build_plan(req: &SpawnRequest, bwrap: Option<&crate::plan::BwrapInfo>, re
         platform: req.platform,
         bwrap,
         resolved_program: resolved,
-        with_status_fd,
+        helper: helper.as_deref(),
+        runner_fds,
     })
 }

@@ -4,6 +4,7 @@
 use std::ffi::CString;
 use std::io;
 use std::os::fd::{OwnedFd, RawFd};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -22,6 +23,7 @@ use super::result::{from_bwrap, from_wait_status, Aggregated, RunResult};
 use super::spawn::{cstring, pipe_above, spawn, ChildFd, SpawnSpec};
 use super::status::StatusParser;
 use super::{OutputSink, Shared, StartState};
+use sandspawn_helper::report::{Failure, Stage};
 
 /// How long output may keep arriving after the command exited before we stop at the first empty
 /// read (a grandchild that escaped the tree can hold the pipes open forever).
@@ -81,10 +83,9 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
     let sandbox_type = plan.sandbox_type;
     let kind = if sandbox_type == SandboxType::Bwrap { TreeKind::PidNamespace } else { TreeKind::ProcessGroup };
 
-    // Child-side descriptors are numbered 0..=top; ours are lifted above that so no dup2 in the
-    // child can clobber a source before it is used.
-    let top = 3 + plan.extra_fds.len() as RawFd + 1;
-    let min_fd = top + 1;
+    // Child-side descriptors are numbered 0..=4 (stdio, bwrap's status, the helper's report); ours
+    // are lifted above that so no dup2 in the child can clobber a source before it is used.
+    let min_fd = 5;
     let io_err = |e: io::Error| internal("creating pipes failed", e);
     let (out_r, out_w) = pipe_above(min_fd).map_err(io_err)?;
     let (err_r, err_w) = pipe_above(min_fd).map_err(io_err)?;
@@ -95,24 +96,17 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
             (Some(r), Some(w))
         }
     };
-    let mut extra_child: Vec<(RawFd, OwnedFd)> = Vec::new();
-    for extra in &plan.extra_fds {
-        let (r, w) = pipe_above(min_fd).map_err(io_err)?;
-        // Small payloads (a seccomp program, empty files) fit in the pipe buffer: write and close
-        // now, so bwrap reads them to EOF without us in the loop.
-        if extra.data.len() > 60 * 1024 {
-            return Err(internal("preparing the sandbox failed", "extra descriptor payload too large"));
+    let runner_pipe = |fd: Option<RawFd>| -> Result<(Option<OwnedFd>, Option<(RawFd, OwnedFd)>)> {
+        match fd {
+            Some(fd) => {
+                let (r, w) = pipe_above(min_fd).map_err(io_err)?;
+                Ok((Some(r), Some((fd, w))))
+            }
+            None => Ok((None, None)),
         }
-        std::fs::File::from(w).write_all_ref(&extra.data).map_err(io_err)?;
-        extra_child.push((extra.fd, r));
-    }
-    let (status_ours, status_child) = match plan.status_fd {
-        Some(fd) => {
-            let (r, w) = pipe_above(min_fd).map_err(io_err)?;
-            (Some(r), Some((fd, w)))
-        }
-        None => (None, None),
     };
+    let (status_ours, status_child) = runner_pipe(plan.status_fd)?;
+    let (report_ours, report_child) = runner_pipe(plan.report_fd)?;
 
     let mut argv = Vec::with_capacity(plan.args.len() + 1);
     argv.push(cstring(&plan.argv0).map_err(|_| SandboxError::invalid_command("contains a NUL byte"))?);
@@ -133,16 +127,15 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
         fds.push((0, stdin_child.as_ref().map(ChildFd::Dup).unwrap_or(ChildFd::DevNull)));
         fds.push((1, ChildFd::Dup(&out_w)));
         fds.push((2, ChildFd::Dup(&err_w)));
-        for (target, fd) in &extra_child {
-            fds.push((*target, ChildFd::Dup(fd)));
-        }
-        if let Some((target, fd)) = &status_child {
+        for (target, fd) in status_child.iter().chain(report_child.iter()) {
             fds.push((*target, ChildFd::Dup(fd)));
         }
         spawn(&SpawnSpec { program: &program, argv: &argv, envp: &envp, cwd: &cwd, fds })
         // The child-side descriptors are dropped (closed in this process) here.
     });
-    let (started_rx, exit_rx) = spawn_owned(spawn_closure, kind, plan.program.clone()).map_err(|e| internal("starting the owner thread failed", e))?;
+    // Under bwrap, the command runs once a process in the sandbox is neither bwrap nor the helper.
+    let setup_programs: Vec<PathBuf> = std::iter::once(plan.program.clone()).chain(plan.helper.clone()).collect();
+    let (started_rx, exit_rx) = spawn_owned(spawn_closure, kind, setup_programs).map_err(|e| internal("starting the owner thread failed", e))?;
     let child = match started_rx.await {
         Ok(Ok(child)) => child,
         Ok(Err(e)) => return Err(spawn_error(e, &req.command[0], sandbox_type, &plan.program)),
@@ -291,6 +284,10 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
     let text = capture.finish();
     let stderr_text = text.stderr;
     let (exit_code, signal) = if sandbox_type == SandboxType::Bwrap {
+        // The helper wrote its record before it exited, so before bwrap reported that exit.
+        if let Some(failure) = report_ours.as_ref().and_then(read_report) {
+            return Err(helper_failure(&failure, &req.command[0], &stderr_text));
+        }
         let bwrap_status = parser.lock().unwrap().status.clone();
         if bwrap_status.exit_code.is_none() && !killed && !timed_out && matches!(status, ExitStatus::Exited(_)) {
             return Err(setup_failure(&stderr_text));
@@ -327,16 +324,6 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
     Ok(result)
 }
 
-trait WriteAllRef {
-    fn write_all_ref(self, data: &[u8]) -> io::Result<()>;
-}
-impl WriteAllRef for std::fs::File {
-    fn write_all_ref(mut self, data: &[u8]) -> io::Result<()> {
-        use std::io::Write;
-        self.write_all(data)
-    }
-}
-
 /// A spawn error: for the sandbox tool itself that means the sandbox is unavailable; for the
 /// command it is ENOENT/EACCES as Node would report them.
 fn spawn_error(e: io::Error, command: &str, sandbox: SandboxType, program: &std::path::Path) -> SandboxError {
@@ -361,19 +348,37 @@ fn spawn_error(e: io::Error, command: &str, sandbox: SandboxType, program: &std:
     }
 }
 
+/// What the helper wrote on its report descriptor: present only when the command never ran.
+fn read_report(fd: &OwnedFd) -> Option<Failure> {
+    use std::os::fd::AsRawFd;
+    let mut buf = [0u8; 4096];
+    let raw = fd.as_raw_fd();
+    // Never wait: every writer has written (or never will) once the sandbox has exited.
+    unsafe { libc::fcntl(raw, libc::F_SETFL, libc::fcntl(raw, libc::F_GETFL) | libc::O_NONBLOCK) };
+    let n = unsafe { libc::read(raw, buf.as_mut_ptr().cast(), buf.len()) };
+    (n > 0).then(|| Failure::decode(&buf[..n as usize])).flatten()
+}
+
+/// The helper could not start the command: ENOENT/EACCES as Node reports them, or a setup failure
+/// in the helper's words.
+fn helper_failure(f: &Failure, command: &str, stderr: &str) -> SandboxError {
+    let stderr = stderr.trim();
+    let (code, message) = match (f.stage, f.errno) {
+        (Stage::Exec, libc::ENOENT | libc::ENOTDIR) => {
+            (ErrorCode::NotFound, format!("spawn {command} ENOENT: the command was not found inside the sandbox ({})", f.message))
+        }
+        (Stage::Exec, libc::EACCES | libc::ENOEXEC | libc::EISDIR | libc::EPERM) => {
+            (ErrorCode::NotExecutable, format!("spawn {command} EACCES: the command is not executable inside the sandbox ({})", f.message))
+        }
+        (Stage::Exec, _) => (ErrorCode::SetupFailed, format!("spawn {command} failed inside the sandbox: {}", f.message)),
+        (Stage::Setup, _) => (ErrorCode::SetupFailed, format!("sandbox setup failed before the command ran: sandspawn-helper: {}", f.message)),
+    };
+    SandboxError::new(code, message).with_stderr(stderr)
+}
+
 /// bwrap exited without running the command: say why, in its own words and ours.
 fn setup_failure(stderr: &str) -> SandboxError {
     let trimmed = stderr.trim();
-    for line in trimmed.lines() {
-        if let Some(rest) = line.strip_prefix("bwrap: execvp ") {
-            if rest.ends_with("No such file or directory") {
-                return SandboxError::new(ErrorCode::NotFound, format!("spawn ENOENT: the command was not found inside the sandbox ({line})")).with_stderr(trimmed);
-            }
-            if rest.ends_with("Permission denied") {
-                return SandboxError::new(ErrorCode::NotExecutable, format!("spawn EACCES: the command is not executable inside the sandbox ({line})")).with_stderr(trimmed);
-            }
-        }
-    }
     if let Some(d) = crate::capabilities::diagnose_with_host(trimmed, &crate::capabilities::HostFacts::read()) {
         let message = match d.code {
             ErrorCode::Unavailable => format!("sandbox unavailable: {}. Fix: {}", d.reason, d.fix),

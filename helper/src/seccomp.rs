@@ -1,10 +1,13 @@
-//! The seccomp filter bwrap installs (`--seccomp FD`) when the network is off and Unix sockets are
-//! blocked: `--unshare-net` cuts every network but cannot stop a `connect()` to a socket *file* of
-//! the host (Docker's, ssh-agent's, D-Bus), so creating AF_UNIX sockets is refused instead.
+//! The seccomp filter the helper installs when the network is off and Unix sockets are blocked:
+//! `--unshare-net` cuts every network but cannot stop a `connect()` to a socket *file* of the host
+//! (Docker's, ssh-agent's, D-Bus), so creating AF_UNIX sockets is refused instead.
 //!
-//! Generated here as classic BPF (no libseccomp): `struct sock_filter { u16 code; u8 jt; u8 jf;
-//! u32 k; }`, 8 bytes per instruction in native byte order, which is what bwrap hands to
-//! `prctl(PR_SET_SECCOMP)`.
+//! Generated here as classic BPF, by hand rather than with a library such as `seccompiler`: this is
+//! a deny-list (everything else is allowed), and such a filter must also refuse every x32-ABI call
+//! (syscall numbers with bit 30 set share `AUDIT_ARCH_X86_64`), which takes a bit test on the
+//! syscall number; seccompiler can test bits of arguments but matches syscall numbers only by
+//! equality, so an x32 `socket(AF_UNIX)` would pass its filter on kernels with x32 enabled.
+//! `struct sock_filter { u16 code; u8 jt; u8 jf; u32 k; }` is 8 bytes per instruction.
 
 /// Architectures we can filter. Others cannot get the filter, so the plan builder refuses to run
 /// with Unix sockets blocked there instead of silently not blocking them.
@@ -47,8 +50,8 @@ const JEQ_K: u16 = 0x15; // BPF_JMP | BPF_JEQ | BPF_K
 const JSET_K: u16 = 0x45; // BPF_JMP | BPF_JSET | BPF_K
 const RET_K: u16 = 0x06; // BPF_RET | BPF_K
 
-const RET_ALLOW: u32 = 0x7fff_0000; // SECCOMP_RET_ALLOW
-const RET_EPERM: u32 = 0x0005_0000 | 1; // SECCOMP_RET_ERRNO | EPERM
+pub const RET_ALLOW: u32 = 0x7fff_0000; // SECCOMP_RET_ALLOW
+pub const RET_EPERM: u32 = 0x0005_0000 | 1; // SECCOMP_RET_ERRNO | EPERM
 
 // Offsets in `struct seccomp_data { int nr; u32 arch; u64 ip; u64 args[6]; }`.
 const OFF_NR: u32 = 0;
@@ -101,7 +104,7 @@ pub fn program(arch: Arch) -> Vec<Insn> {
     p
 }
 
-/// The filter as the bytes bwrap reads from `--seccomp FD`.
+/// The filter as bytes, `struct sock_filter` after `struct sock_filter` in native byte order.
 pub fn encode(prog: &[Insn]) -> Vec<u8> {
     let mut out = Vec::with_capacity(prog.len() * 8);
     for &(code, jt, jf, k) in prog {
@@ -119,8 +122,8 @@ pub fn unix_socket_filter() -> Option<Vec<u8>> {
 }
 
 /// A tiny interpreter for our own filters, so tests can check verdicts rather than opcodes.
-#[cfg(test)]
-pub(crate) fn run(prog: &[Insn], arch: u32, nr: u32, arg0: u64) -> u32 {
+#[doc(hidden)]
+pub fn run(prog: &[Insn], arch: u32, nr: u32, arg0: u64) -> u32 {
     let mut pc = 0;
     let mut acc = 0u32;
     loop {

@@ -1,0 +1,228 @@
+'use strict'
+// Issue 14: plans are self-contained. `sandspawn-helper` applies seccomp inside the sandbox, so a
+// plan from buildSandboxCommand, run by any spawner with nothing but argv, env, cwd and stdio,
+// enforces what spawnSandboxed does. The helper ships beside the addon and is checked at load: a
+// missing, non-executable or foreign helper is ERR_SANDBOX_UNAVAILABLE, never an unsandboxed run.
+
+const { test, describe } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const net = require('node:net')
+const os = require('node:os')
+const path = require('node:path')
+const { spawnSync, execFileSync } = require('node:child_process')
+const { buildSandboxCommand, spawnSandboxed } = require('..')
+
+const ROOT = path.resolve(__dirname, '..')
+// Outside every default writable root: not under /tmp (writable in workspace-write).
+const tree = (t) => {
+  const root = fs.realpathSync(fs.mkdtempSync('/var/tmp/ss-helper-'))
+  t.after(() => fs.rmSync(root, { recursive: true, force: true }))
+  const ws = path.join(root, 'ws')
+  const out = path.join(root, 'out')
+  fs.mkdirSync(ws)
+  fs.mkdirSync(out)
+  return { root, ws, out }
+}
+
+/** Run a plan the way a user's own spawner would: program, args, cwd, env and plain stdio. */
+function runPlanSync(plan, input) {
+  const r = spawnSync(plan.program, plan.args, { cwd: plan.cwd, env: plan.env, input, encoding: 'utf8', timeout: 30_000 })
+  assert.equal(r.error, undefined, String(r.error))
+  return r
+}
+
+describe('a plan run with spawnSync and plain stdio', () => {
+  test('has no extra descriptors and names the helper by absolute path', (t) => {
+    const { ws } = tree(t)
+    const plan = buildSandboxCommand(['true'], { cwd: ws })
+    assert.deepEqual(plan.extraFds, [])
+    const sep = plan.args.indexOf('--')
+    assert.ok(path.isAbsolute(plan.args[sep + 1]) && plan.args[sep + 1].endsWith('/sandspawn-helper'), plan.args.join(' '))
+    assert.ok(!plan.args.some((a) => a === '--seccomp' || a === '--ro-bind-data' || a === '--json-status-fd'), plan.args.join(' '))
+  })
+
+  test('read-only: nothing on the host can be written', (t) => {
+    const { ws } = tree(t)
+    const plan = buildSandboxCommand(['sh', '-c', 'echo x > file; echo rc=$?'], { cwd: ws })
+    const r = runPlanSync(plan)
+    assert.match(r.stdout, /rc=[1-9]/)
+    assert.match(r.stderr, /Read-only file system/)
+    assert.equal(fs.existsSync(path.join(ws, 'file')), false)
+  })
+
+  test('workspace-write: the workspace is writable, a sibling is not', (t) => {
+    const { ws, out } = tree(t)
+    const plan = buildSandboxCommand(['sh', '-c', `echo in > inside.txt && echo out > ${out}/outside.txt`], { cwd: ws, sandbox: 'workspace-write' })
+    const r = runPlanSync(plan)
+    assert.notEqual(r.status, 0)
+    assert.match(r.stderr, /Read-only file system/)
+    assert.equal(fs.readFileSync(path.join(ws, 'inside.txt'), 'utf8'), 'in\n')
+    assert.equal(fs.existsSync(path.join(out, 'outside.txt')), false)
+  })
+
+  test('a Unix socket server on the host cannot be reached', async (t) => {
+    const { root } = tree(t)
+    const address = path.join(root, 'host.sock')
+    let connections = 0
+    const server = net.createServer((s) => {
+      connections += 1
+      s.destroy()
+    })
+    await new Promise((resolve) => server.listen(address, resolve))
+    t.after(() => server.close())
+    const code = `import socket\ns = socket.socket(socket.AF_UNIX)\ns.connect(${JSON.stringify(address)})\nprint("connected")`
+    const plan = buildSandboxCommand(['python3', '-c', code], { cwd: root })
+    const r = runPlanSync(plan)
+    assert.notEqual(r.status, 0)
+    assert.doesNotMatch(r.stdout, /connected/)
+    assert.match(r.stderr, /Operation not permitted/)
+    // A connection the kernel queued would be accepted now that the event loop runs again.
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    assert.equal(connections, 0)
+    // Control: the same client without the sandbox does reach it (so the assertion above can fail).
+    const control = spawnSync('python3', ['-c', code], { encoding: 'utf8' })
+    assert.match(control.stdout, /connected/, control.stderr)
+  })
+
+  test('.git stays read-only and a missing .git cannot be created', (t) => {
+    const { ws, out } = tree(t)
+    execFileSync('git', ['init', '-q', ws])
+    const config = path.join(ws, '.git', 'config')
+    const before = fs.readFileSync(config, 'utf8')
+    const plan = buildSandboxCommand(['sh', '-c', 'echo "[core] fsmonitor = evil" >> .git/config; echo hook > .git/hooks/pre-commit; echo ok > tracked'], { cwd: ws, sandbox: 'workspace-write' })
+    const r = runPlanSync(plan)
+    assert.match(r.stderr, /Read-only file system/)
+    assert.equal(fs.readFileSync(config, 'utf8'), before)
+    assert.equal(fs.existsSync(path.join(ws, '.git', 'hooks', 'pre-commit')), false)
+    assert.equal(fs.readFileSync(path.join(ws, 'tracked'), 'utf8'), 'ok\n', 'the rest of the workspace is writable')
+
+    const plain = path.join(out, 'plain')
+    fs.mkdirSync(plain)
+    const mk = runPlanSync(buildSandboxCommand(['sh', '-c', 'mkdir .git/hooks && echo made'], { cwd: plain, sandbox: 'workspace-write' }))
+    assert.doesNotMatch(mk.stdout, /made/)
+  })
+
+  test('stdin piped to the plan reaches the command', (t) => {
+    const { ws } = tree(t)
+    const r = runPlanSync(buildSandboxCommand(['cat'], { cwd: ws }), 'hello through the helper\n')
+    assert.equal(r.status, 0, r.stderr)
+    assert.equal(r.stdout, 'hello through the helper\n')
+  })
+
+  test('the command sees the descriptors its spawner gave, and none of the helper\'s', (t) => {
+    const { ws } = tree(t)
+    const fds = (r) => r.stdout.trim().split(/\s+/).map(Number).sort((a, b) => a - b)
+    const r = runPlanSync(buildSandboxCommand(['ls', '/proc/self/fd'], { cwd: ws }))
+    assert.equal(r.status, 0, r.stderr)
+    // The same spawner without the sandbox: whatever this process leaks to its children shows in both.
+    const direct = spawnSync('ls', ['/proc/self/fd'], { cwd: ws, encoding: 'utf8' })
+    assert.deepEqual(fds(r), fds(direct))
+  })
+
+  test('a command missing inside the sandbox exits 127 with the helper\'s words', (t) => {
+    const { ws } = tree(t)
+    const r = runPlanSync(buildSandboxCommand(['/nonexistent/tool'], { cwd: ws }))
+    assert.equal(r.status, 127)
+    assert.match(r.stderr, /^sandspawn-helper: cannot run '\/nonexistent\/tool': No such file or directory$/m)
+  })
+})
+
+describe('spawnSandboxed keeps its error codes with the helper in between', () => {
+  test('a command hidden inside the sandbox is ENOENT, a masked one EACCES', async (t) => {
+    const { ws, out } = tree(t)
+    const tool = path.join(out, 'tool')
+    fs.writeFileSync(tool, '#!/bin/sh\necho ran\n', { mode: 0o755 })
+    // Found on the host, hidden inside: the directory becomes an empty tmpfs.
+    await assert.rejects(spawnSandboxed([tool], { cwd: ws, sandbox: { denyRead: [out] } }), (e) => e.code === 'ENOENT' && /inside the sandbox/.test(e.message) && !/os error/.test(e.message))
+    // The file itself masked: it exists inside but cannot be executed.
+    await assert.rejects(spawnSandboxed([tool], { cwd: ws, sandbox: { denyRead: [tool] } }), (e) => e.code === 'EACCES' && /inside the sandbox/.test(e.message))
+    const ok = await spawnSandboxed([tool], { cwd: ws })
+    assert.equal(ok.stdout, 'ran\n')
+  })
+
+  test('a command that exits 125, 126 or 127 itself is not mistaken for a helper failure', async (t) => {
+    const { ws } = tree(t)
+    for (const code of [125, 126, 127]) {
+      const r = await spawnSandboxed(['sh', '-c', `echo sandspawn-helper: fake >&2; exit ${code}`], { cwd: ws })
+      assert.equal(r.exitCode, code)
+    }
+  })
+
+  test('a denyRead that would hide the helper is refused, naming the entry', async (t) => {
+    const helperDir = path.dirname(buildSandboxCommand(['true']).args.find((a) => a.endsWith('/sandspawn-helper')))
+    await assert.rejects(spawnSandboxed(['true'], { sandbox: { denyRead: [helperDir] } }), (e) => e.code === 'ERR_SANDBOX_INVALID_OPTIONS' && e.message.includes(helperDir) && /helper/.test(e.message))
+  })
+})
+
+describe('the helper is checked at load', () => {
+  const addon = fs.readdirSync(ROOT).find((f) => /^sandspawn\..+\.node$/.test(f))
+  const helper = path.join(ROOT, 'sandspawn-helper')
+
+  /** Load a copy of the addon from `dir` (beside whatever helper the case put there) in a child node. */
+  function probe(dir) {
+    const script = `
+      const s = require(${JSON.stringify(ROOT)})
+      const out = {}
+      const settle = (p) => p.then((r) => ({ ok: true, stdout: r.stdout }), (e) => ({ ok: false, code: e.code, message: e.message }))
+      ;(async () => {
+        out.sandboxed = await settle(s.spawnSandboxed(['echo', 'ran'], { cwd: ${JSON.stringify(dir)} }))
+        out.unsandboxed = await settle(s.spawnSandboxed(['echo', 'ran'], { cwd: ${JSON.stringify(dir)}, sandbox: 'danger-full-access' }))
+        try { s.buildSandboxCommand(['true']); out.plan = { ok: true } } catch (e) { out.plan = { ok: false, code: e.code } }
+        process.stdout.write(JSON.stringify(out))
+      })()`
+    const r = spawnSync(process.execPath, ['-e', script], {
+      env: { ...process.env, NAPI_RS_NATIVE_LIBRARY_PATH: path.join(dir, addon) },
+      encoding: 'utf8',
+      timeout: 60_000,
+    })
+    assert.equal(r.status, 0, r.stderr)
+    return JSON.parse(r.stdout)
+  }
+
+  function addonCopy(t) {
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ss-helper-load-')))
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
+    fs.copyFileSync(path.join(ROOT, addon), path.join(dir, addon))
+    return dir
+  }
+
+  test('a complete copy works (the control for the cases below)', (t) => {
+    const dir = addonCopy(t)
+    fs.copyFileSync(helper, path.join(dir, 'sandspawn-helper'))
+    fs.chmodSync(path.join(dir, 'sandspawn-helper'), 0o755)
+    const out = probe(dir)
+    assert.deepEqual(out.sandboxed, { ok: true, stdout: 'ran\n' })
+    assert.deepEqual(out.plan, { ok: true })
+  })
+
+  const broken = [
+    ['missing', () => {}, /sandspawn-helper cannot be used: No such file or directory/],
+    ['not executable', (p) => fs.writeFileSync(p, fs.readFileSync(helper), { mode: 0o644 }), /is not executable \(mode 0644\).*chmod 755/s],
+    ['from another version', (p) => fs.writeFileSync(p, '\0sandspawn-helper:protocol=v0:version=0.0.1\0', { mode: 0o755 }), /another sandspawn version/],
+    ['not a helper at all', (p) => fs.copyFileSync('/bin/true', p), /is not a sandspawn helper/],
+  ]
+  for (const [name, make, words] of broken) {
+    test(`a helper that is ${name} is ERR_SANDBOX_UNAVAILABLE, and nothing runs unsandboxed`, (t) => {
+      const dir = addonCopy(t)
+      make(path.join(dir, 'sandspawn-helper'))
+      const out = probe(dir)
+      assert.equal(out.sandboxed.ok, false, 'the command must not run')
+      assert.equal(out.sandboxed.code, 'ERR_SANDBOX_UNAVAILABLE')
+      assert.ok(out.sandboxed.message.includes(path.join(dir, 'sandspawn-helper')), out.sandboxed.message)
+      assert.match(out.sandboxed.message, words)
+      assert.match(out.sandboxed.message, /reinstall sandspawn/)
+      assert.equal(out.plan.code, 'ERR_SANDBOX_UNAVAILABLE', 'no plan names an unusable helper')
+      assert.deepEqual(out.unsandboxed, { ok: true, stdout: 'ran\n' }, 'danger-full-access needs no helper')
+    })
+  }
+})
+
+test('npm pack lists the helper with an executable mode', () => {
+  const r = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 })
+  assert.equal(r.status, 0, r.stderr)
+  const [pack] = JSON.parse(r.stdout)
+  const entry = pack.files.find((f) => f.path === 'sandspawn-helper')
+  assert.ok(entry, `sandspawn-helper missing from ${pack.files.map((f) => f.path).join(', ')}`)
+  assert.equal(entry.mode & 0o111, 0o111, `mode ${entry.mode.toString(8)}`)
+})

@@ -1,0 +1,114 @@
+//! sandspawn-helper: the program bwrap runs inside the sandbox in place of the command. It does
+//! what must happen inside, in the command's own process (no fork, one thread), and then execs the
+//! command, so the launch plan needs nothing from its spawner but argv, environment and stdio.
+//!
+//! Steps (see `protocol`): mark the report descriptor close-on-exec; install the seccomp filter
+//! (after `PR_SET_NO_NEW_PRIVS`, which seccomp requires without CAP_SYS_ADMIN); `execvp` the command
+//! with the environment it was given. Any failure is reported (see `report`) and ends the helper
+//! with 125/126/127; the command then never ran.
+
+use std::ffi::{CString, OsString};
+use std::os::unix::ffi::OsStrExt;
+
+use sandspawn_helper::protocol::{Steps, MARKER, PROTOCOL_TAG, VERSION};
+use sandspawn_helper::report::{Failure, Stage};
+use sandspawn_helper::seccomp;
+
+/// Keeps the marker in the binary, where the addon looks for it (see `protocol::MARKER`).
+#[used]
+static EMBEDDED_MARKER: [u8; MARKER.len()] = marker_bytes();
+
+const fn marker_bytes() -> [u8; MARKER.len()] {
+    let mut out = [0u8; MARKER.len()];
+    let src = MARKER.as_bytes();
+    let mut i = 0;
+    while i < src.len() {
+        out[i] = src[i];
+        i += 1;
+    }
+    out
+}
+
+fn main() {
+    let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+    if args.len() == 1 && args[0] == "--version" {
+        println!("sandspawn-helper {VERSION} (protocol {PROTOCOL_TAG})");
+        return;
+    }
+    let (steps, command) = match Steps::parse(&args) {
+        Ok(parsed) => parsed,
+        Err(message) => fail(None, Failure { stage: Stage::Setup, errno: 0, message }),
+    };
+    if let Some(fd) = steps.report_fd {
+        // Not ours to check further: a bad descriptor only means the report cannot be sent.
+        unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
+    }
+    if steps.block_unix_sockets {
+        if let Err(failure) = block_unix_sockets() {
+            fail(steps.report_fd, failure);
+        }
+    }
+    let failure = exec(command);
+    fail(steps.report_fd, failure)
+}
+
+fn last_errno() -> i32 {
+    std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
+}
+
+/// The OS's words for `errno`, without Rust's ` (os error N)` suffix.
+fn describe(errno: i32) -> String {
+    let text = std::io::Error::from_raw_os_error(errno).to_string();
+    match text.rfind(" (os error ") {
+        Some(at) => text[..at].to_string(),
+        None => text,
+    }
+}
+
+fn block_unix_sockets() -> Result<(), Failure> {
+    let setup = |errno: i32, message: String| Failure { stage: Stage::Setup, errno, message };
+    let arch = seccomp::Arch::native().ok_or_else(|| {
+        setup(0, format!("no seccomp filter for this architecture ({})", std::env::consts::ARCH))
+    })?;
+    let mut filter: Vec<libc::sock_filter> = seccomp::program(arch)
+        .into_iter()
+        .map(|(code, jt, jf, k)| libc::sock_filter { code, jt, jf, k })
+        .collect();
+    let prog = libc::sock_fprog { len: filter.len() as u16, filter: filter.as_mut_ptr() };
+    if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
+        let e = last_errno();
+        return Err(setup(e, format!("prctl(PR_SET_NO_NEW_PRIVS) failed: {}", describe(e))));
+    }
+    let rc = unsafe { libc::prctl(libc::PR_SET_SECCOMP, libc::SECCOMP_MODE_FILTER, &prog as *const libc::sock_fprog) };
+    if rc != 0 {
+        let e = last_errno();
+        return Err(setup(e, format!("installing the seccomp filter failed: {}", describe(e))));
+    }
+    Ok(())
+}
+
+/// `execvp` the command: a name without `/` is looked up in the `PATH` the command was given, as
+/// bwrap did before the helper existed. Returns only on failure.
+fn exec(command: &[OsString]) -> Failure {
+    let name = String::from_utf8_lossy(command[0].as_bytes()).into_owned();
+    let argv: Result<Vec<CString>, _> = command.iter().map(|a| CString::new(a.as_bytes())).collect();
+    let Ok(argv) = argv else {
+        return Failure { stage: Stage::Setup, errno: libc::EINVAL, message: format!("an argument of '{name}' contains a NUL byte") };
+    };
+    let mut ptrs: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
+    ptrs.push(std::ptr::null());
+    unsafe { libc::execvp(ptrs[0], ptrs.as_ptr()) };
+    let errno = last_errno();
+    Failure { stage: Stage::Exec, errno, message: format!("cannot run '{name}': {}", describe(errno)) }
+}
+
+/// Report on stderr and, when the runner asked for it, on the report descriptor; then exit.
+fn fail(report_fd: Option<i32>, failure: Failure) -> ! {
+    let line = format!("sandspawn-helper: {}\n", failure.message);
+    unsafe { libc::write(2, line.as_ptr().cast(), line.len()) };
+    if let Some(fd) = report_fd {
+        let record = failure.encode();
+        unsafe { libc::write(fd, record.as_ptr().cast(), record.len()) };
+    }
+    std::process::exit(failure.exit_code())
+}

@@ -1,0 +1,127 @@
+//! The helper's command line: what the plan builder writes after bwrap's `--`, and what the helper
+//! parses. The first word names the protocol, so a plan from one sandspawn version and a helper
+//! from another refuse each other with a clear message instead of misreading flags.
+//!
+//! ```text
+//! sandspawn-helper v1 [--block-unix-sockets] [--report-fd=N] -- COMMAND [ARG...]
+//! sandspawn-helper --version
+//! ```
+
+use std::ffi::OsString;
+
+/// The first argument of every invocation.
+pub const PROTOCOL_TAG: &str = "v1";
+
+/// The helper's version: the workspace's, so the addon and its helper are released together.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Embedded in the helper binary (`main.rs` keeps it with `#[used]`) and searched for by the addon:
+/// it checks that the file it is about to run inside every sandbox is the helper it was built
+/// with, without executing that file on the host.
+pub const MARKER: &str = concat!("\0sandspawn-helper:protocol=v1:version=", env!("CARGO_PKG_VERSION"), "\0");
+
+/// What the helper does before it execs the command, in this order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Steps {
+    /// Install the seccomp filter that refuses `socket(AF_UNIX)` and io_uring (with no_new_privs).
+    pub block_unix_sockets: bool,
+    /// A descriptor on which a failure before the command runs is reported (see `report`). The
+    /// helper marks it close-on-exec, so the command never sees it. Only the runner passes one:
+    /// plans for other spawners are self-contained and report on stderr and by exit code.
+    pub report_fd: Option<i32>,
+}
+
+impl Steps {
+    /// The helper's arguments up to and including the `--` that precedes the command.
+    pub fn to_args(&self) -> Vec<String> {
+        let mut args = vec![PROTOCOL_TAG.to_string()];
+        if self.block_unix_sockets {
+            args.push("--block-unix-sockets".into());
+        }
+        if let Some(fd) = self.report_fd {
+            args.push(format!("--report-fd={fd}"));
+        }
+        args.push("--".into());
+        args
+    }
+
+    /// Parse the helper's arguments (without `argv[0]`): the steps and the command after `--`.
+    pub fn parse(args: &[OsString]) -> Result<(Steps, &[OsString]), String> {
+        let Some(tag) = args.first() else {
+            return Err(format!("no arguments; expected `{PROTOCOL_TAG} [flags] -- COMMAND`"));
+        };
+        if tag != PROTOCOL_TAG {
+            return Err(format!(
+                "this helper speaks protocol {PROTOCOL_TAG} (sandspawn {VERSION}) but was called with {:?}: the plan \
+                 was built by another sandspawn version; reinstall sandspawn so the addon and its helper match",
+                tag.to_string_lossy()
+            ));
+        }
+        let mut steps = Steps::default();
+        for (i, arg) in args.iter().enumerate().skip(1) {
+            let text = arg.to_string_lossy();
+            match text.as_ref() {
+                "--" => {
+                    let command = &args[i + 1..];
+                    if command.is_empty() {
+                        return Err("no command after `--`".into());
+                    }
+                    return Ok((steps, command));
+                }
+                "--block-unix-sockets" => steps.block_unix_sockets = true,
+                _ => match text.strip_prefix("--report-fd=").map(str::parse::<i32>) {
+                    Some(Ok(fd)) if fd > 2 => steps.report_fd = Some(fd),
+                    _ => return Err(format!("unknown or malformed argument {text:?}")),
+                },
+            }
+        }
+        Err("missing `--` before the command".into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn os(v: &[&str]) -> Vec<OsString> {
+        v.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn round_trip() {
+        for steps in [
+            Steps::default(),
+            Steps { block_unix_sockets: true, report_fd: None },
+            Steps { block_unix_sockets: true, report_fd: Some(4) },
+        ] {
+            let mut args = os(&steps.to_args().iter().map(String::as_str).collect::<Vec<_>>());
+            args.extend(os(&["ls", "--", "-l"]));
+            let (parsed, command) = Steps::parse(&args).unwrap();
+            assert_eq!(parsed, steps);
+            assert_eq!(command, os(&["ls", "--", "-l"]).as_slice(), "only the first `--` separates");
+        }
+    }
+
+    #[test]
+    fn pinned_format() {
+        let steps = Steps { block_unix_sockets: true, report_fd: Some(4) };
+        assert_eq!(steps.to_args(), ["v1", "--block-unix-sockets", "--report-fd=4", "--"]);
+    }
+
+    #[test]
+    fn refuses_what_it_does_not_understand() {
+        assert!(Steps::parse(&os(&[])).is_err());
+        let other = Steps::parse(&os(&["v2", "--", "true"])).unwrap_err();
+        assert!(other.contains("another sandspawn version"), "{other}");
+        assert!(Steps::parse(&os(&["v1", "--unknown", "--", "true"])).is_err());
+        assert!(Steps::parse(&os(&["v1", "--report-fd=1", "--", "true"])).is_err(), "stdio is not a report fd");
+        assert!(Steps::parse(&os(&["v1", "--report-fd=x", "--", "true"])).is_err());
+        assert!(Steps::parse(&os(&["v1", "true"])).is_err(), "missing --");
+        assert!(Steps::parse(&os(&["v1", "--"])).is_err(), "missing command");
+    }
+
+    #[test]
+    fn marker_names_this_protocol_and_version() {
+        assert_eq!(MARKER, format!("\0sandspawn-helper:protocol={PROTOCOL_TAG}:version={VERSION}\0"));
+    }
+}

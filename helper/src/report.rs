@@ -1,0 +1,80 @@
+//! How the helper says why the command did not run. Two channels, because plans are used two ways:
+//! - every spawner sees a line on stderr (`sandspawn-helper: ...`) and an exit code in the
+//!   convention of env(1): 127 command not found, 126 found but not executable, 125 the helper's
+//!   own setup failed;
+//! - the runner, which must tell these apart from a command that exits 125..127 itself, also
+//!   passes `--report-fd`: one line `<stage> <errno> <message>` there means the command never ran.
+//!   The descriptor is close-on-exec, so a command that runs cannot write to it.
+
+/// Where the helper stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// Before exec: bad arguments, the seccomp filter could not be installed, ...
+    Setup,
+    /// `execvp` of the command failed (`errno` says why).
+    Exec,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    pub stage: Stage,
+    /// The OS error, 0 when there is none.
+    pub errno: i32,
+    pub message: String,
+}
+
+pub const EXIT_SETUP: i32 = 125;
+pub const EXIT_NOT_EXECUTABLE: i32 = 126;
+pub const EXIT_NOT_FOUND: i32 = 127;
+
+impl Failure {
+    pub fn exit_code(&self) -> i32 {
+        match (self.stage, self.errno) {
+            (Stage::Setup, _) => EXIT_SETUP,
+            (Stage::Exec, libc::ENOENT) | (Stage::Exec, libc::ENOTDIR) => EXIT_NOT_FOUND,
+            (Stage::Exec, _) => EXIT_NOT_EXECUTABLE,
+        }
+    }
+
+    /// The record written on the report descriptor.
+    pub fn encode(&self) -> Vec<u8> {
+        let stage = match self.stage {
+            Stage::Setup => "setup",
+            Stage::Exec => "exec",
+        };
+        // One line: the message must not be able to fake a second record.
+        let message = self.message.replace(['\n', '\r'], " ");
+        format!("{stage} {} {message}\n", self.errno).into_bytes()
+    }
+
+    /// The first record in what was read from the report descriptor, if any.
+    pub fn decode(bytes: &[u8]) -> Option<Failure> {
+        let text = String::from_utf8_lossy(bytes);
+        let line = text.lines().next()?;
+        let mut parts = line.splitn(3, ' ');
+        let stage = match parts.next()? {
+            "setup" => Stage::Setup,
+            "exec" => Stage::Exec,
+            _ => return None,
+        };
+        let errno = parts.next()?.parse().ok()?;
+        Some(Failure { stage, errno, message: parts.next().unwrap_or("").to_string() })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_and_exit_codes() {
+        let f = Failure { stage: Stage::Exec, errno: libc::ENOENT, message: "cannot run 'x':\nNo such file".into() };
+        let decoded = Failure::decode(&f.encode()).unwrap();
+        assert_eq!(decoded, Failure { message: "cannot run 'x': No such file".into(), ..f.clone() });
+        assert_eq!(f.exit_code(), 127);
+        assert_eq!(Failure { errno: libc::EACCES, ..f.clone() }.exit_code(), 126);
+        assert_eq!(Failure { stage: Stage::Setup, errno: 0, message: String::new() }.exit_code(), 125);
+        assert_eq!(Failure::decode(b""), None);
+        assert_eq!(Failure::decode(b"garbage"), None);
+    }
+}
