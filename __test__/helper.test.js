@@ -103,6 +103,20 @@ describe('a plan run with spawnSync and plain stdio', () => {
     assert.doesNotMatch(mk.stdout, /made/)
   })
 
+  test('a denied file is an unreadable empty file (the helper opens the masks\' descriptors)', (t) => {
+    const { ws, out } = tree(t)
+    const secret = path.join(out, 'secret.txt')
+    fs.writeFileSync(secret, 'TOPSECRET')
+    const plan = buildSandboxCommand(['sh', '-c', `stat -c '%F %a %s' ${secret}; cat ${secret}; echo cat=$?`], { cwd: ws, sandbox: { denyRead: [secret] } })
+    assert.ok(plan.program.endsWith('/sandspawn-helper'), plan.program)
+    assert.deepEqual(plan.args.slice(0, 3), ['v1', '--null-fds=3', '--'])
+    const r = runPlanSync(plan)
+    assert.match(r.stdout, /^regular empty file 0 0$/m)
+    assert.match(r.stdout, /^cat=1$/m)
+    assert.match(r.stderr, /Permission denied/)
+    assert.doesNotMatch(r.stdout + r.stderr, /TOPSECRET/)
+  })
+
   test('stdin piped to the plan reaches the command', (t) => {
     const { ws } = tree(t)
     const r = runPlanSync(buildSandboxCommand(['cat'], { cwd: ws }), 'hello through the helper\n')

@@ -67,8 +67,9 @@ function elfSectionNames(b) {
 
 /**
  * Run a launch plan (from buildSandboxCommand) with node:child_process the way sandspawn does:
- * stdout and stderr piped and read, the plan's extra descriptors (e.g. the seccomp program on fd 3)
- * written and closed, settled on 'close' (exit + all output read), like spawnSandboxed settles.
+ * stdout and stderr piped and read, settled on 'close' (exit + all output read), like
+ * spawnSandboxed settles. Plans are self-contained; `extraFds` (always empty now) is still honoured
+ * so the bench can compare against older builds.
  * `onStdout(buf)` receives every stdout chunk. Resolves with { code, signal, stderr }.
  */
 function runPlanWithNode(plan, { onStdout } = {}) {

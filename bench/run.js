@@ -191,8 +191,16 @@ async function floorCase(c1, c2) {
     for (const [key, mode] of [
       ['bwrap', 'read-only'],
       ['none', 'danger-full-access'],
+      ['bwrap-direct', 'read-only'],
     ]) {
       const plan = sandspawn.buildSandboxCommand(['/bin/true'], { sandbox: mode })
+      if (key === 'bwrap-direct') {
+        // The same bwrap argv with bwrap exec'ing /bin/true itself instead of sandspawn-helper (so
+        // without the seccomp filter): what the helper adds to a run.
+        const sep = plan.args.indexOf('--')
+        const inner = plan.args.indexOf('--', sep + 1)
+        plan.args = [...plan.args.slice(0, sep + 1), ...plan.args.slice(inner + 1)]
+      }
       const redirs = plan.extraFds.map((f) => {
         const file = path.join(dir, `fd${f.fd}-${f.purpose}.bin`)
         fs.writeFileSync(file, f.data)
@@ -230,6 +238,9 @@ async function floorCase(c1, c2) {
       }
       row(id, name, { median: fmt.ms(cN.a.median), p95: fmt.ms(cN.a.p95) }, 'bash loop', { median: fmt.ms(f.median), p95: fmt.ms(f.p95) }, fmt.ratio(cN.a.median / f.median), '', null, `${note}; sandspawn's median is ${fmt.ms(cN.a.median - f.median)} above this floor`)
     }
+    const withHelper = summarize(results.bwrap.samples)
+    const direct = summarize(results['bwrap-direct'].samples)
+    row('6c', 'the helper\'s cost: 6a against the same bwrap argv exec\'ing `/bin/true` directly (no helper, no seccomp), bash loop', { median: fmt.ms(withHelper.median), p95: fmt.ms(withHelper.p95) }, 'bwrap without helper', { median: fmt.ms(direct.median), p95: fmt.ms(direct.p95) }, fmt.ratio(withHelper.median / direct.median), '', null, `the helper adds ${fmt.ms(withHelper.median - direct.median)} per run (median)`)
   } finally {
     fs.rmSync(dir, { recursive: true, force: true })
   }
@@ -372,8 +383,8 @@ ${tableText}
 How each case is measured:
 
 - **1, 2**: \`spawnSandboxed(['/bin/true'], { sandbox })\` against \`child_process.spawn\` of the very argv
-  \`buildSandboxCommand\` returns (same env, cwd, argv0; the seccomp program written to fd 3 and closed;
-  stdout/stderr piped and read; timed until \`'close'\`). ${N.warmup} warm-ups then ${N.iterations} iterations,
+  \`buildSandboxCommand\` returns (same env, cwd, argv0; the plan is self-contained: bwrap runs
+  sandspawn-helper, which installs the seccomp filter and execs the command; stdout/stderr piped and read; timed until \`'close'\`). ${N.warmup} warm-ups then ${N.iterations} iterations,
   the sides interleaved ABAB with alternating order, in one dedicated Node process.
 - **3**: cases 1 and 2 again in another Node process that first allocates ${N.heapMiB} × 1 MiB \`Buffer.alloc\`,
   keeps them referenced and writes every page. Growth = median(3x) / median(1 or 2) − 1, per side.
@@ -383,8 +394,9 @@ How each case is measured:
   ${N.outReps} run(s) per side, alternating. Throughput = N bytes / time from spawn to settle. RSS growth =
   max(\`process.memoryUsage.rss()\` sampled every 10 ms, VmHWM after resetting it with
   \`/proc/self/clear_refs\`) − RSS before the run.
-- **6**: the argv of case 1 (resp. 2) run ${N.floor} times from \`bash -c 'for i in $(seq ${N.floor}); do … 3<seccomp.bpf; done'\`;
+- **6**: the argv of case 1 (resp. 2) run ${N.floor} times from \`bash -c 'for i in $(seq ${N.floor}); do …; done'\`;
   per-run times from \`$EPOCHREALTIME\`. The ratio column is sandspawn's median (case 1 / 2) over this floor.
+  6c compares 6a with the same loop where bwrap execs \`/bin/true\` without the helper.
 - **7**: peers from \`bench/peers\` (\`npm run bench:peers\`), each interleaved ABAB with sandspawn in one process;
   ratio = sandspawn / peer. Informational.
 ${analysis ? '\n' + analysis : `

@@ -20,14 +20,26 @@ const release = !argv.includes('--debug')
 const target = option('--target')
 const out = path.resolve(root, option('--out') ?? '.')
 
-const args = ['build', '-p', 'sandspawn-helper']
+// Always with an explicit target: then RUSTFLAGS apply to the helper only, not to build scripts,
+// and the helper's artifacts live apart from the addon's (no rebuilds back and forth).
+const host = /^host: (\S+)$/m.exec(spawnSync('rustc', ['-vV'], { encoding: 'utf8' }).stdout || '')
+const triple = target || (host && host[1])
+if (!triple) {
+  console.error('sandspawn: cannot tell the Rust host target (`rustc -vV`)')
+  process.exit(1)
+}
+const env = { ...process.env }
+// Linked statically against glibc (musl targets are static already): the dynamic loader never runs
+// for the helper, so a caller's LD_PRELOAD/LD_AUDIT reaches the command but never runs in the
+// helper, and the helper starts faster (no shared objects to map).
+if (triple.endsWith('-linux-gnu')) env.RUSTFLAGS = `${env.RUSTFLAGS || ''} -C target-feature=+crt-static`.trim()
+const args = ['build', '-p', 'sandspawn-helper', '--target', triple]
 if (release) args.push('--release')
-if (target) args.push('--target', target)
-const r = spawnSync('cargo', args, { cwd: root, stdio: 'inherit' })
+const r = spawnSync('cargo', args, { cwd: root, stdio: 'inherit', env })
 if (r.status !== 0) process.exit(r.status === null ? 1 : r.status)
 
 const targetDir = process.env.CARGO_TARGET_DIR ? path.resolve(process.env.CARGO_TARGET_DIR) : path.join(root, 'target')
-const built = path.join(targetDir, ...(target ? [target] : []), release ? 'release' : 'debug', 'sandspawn-helper')
+const built = path.join(targetDir, triple, release ? 'release' : 'debug', 'sandspawn-helper')
 const dest = path.join(out, 'sandspawn-helper')
 // Copy to a temporary name and rename, so a running sandbox never sees a half-written helper.
 const tmp = `${dest}.${process.pid}.tmp`

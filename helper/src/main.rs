@@ -2,7 +2,10 @@
 //! what must happen inside, in the command's own process (no fork, one thread), and then execs the
 //! command, so the launch plan needs nothing from its spawner but argv, environment and stdio.
 //!
-//! Steps (see `protocol`): mark the report descriptor close-on-exec; install the seccomp filter
+//! It also has one host-side use: run in front of bwrap with `--null-fds`, it opens `/dev/null` at
+//! the descriptors bwrap reads `--ro-bind-data` masks from, then execs bwrap.
+//!
+//! Steps (see `protocol`): open the null descriptors; mark the report descriptor close-on-exec; install the seccomp filter
 //! (after `PR_SET_NO_NEW_PRIVS`, which seccomp requires without CAP_SYS_ADMIN); `execvp` the command
 //! with the environment it was given. Any failure is reported (see `report`) and ends the helper
 //! with 125/126/127; the command then never ran.
@@ -39,6 +42,11 @@ fn main() {
         Ok(parsed) => parsed,
         Err(message) => fail(None, Failure { stage: Stage::Setup, errno: 0, message }),
     };
+    for &fd in &steps.null_fds {
+        if let Err(failure) = open_null_at(fd) {
+            fail(steps.report_fd, failure);
+        }
+    }
     if let Some(fd) = steps.report_fd {
         // Not ours to check further: a bad descriptor only means the report cannot be sent.
         unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
@@ -63,6 +71,20 @@ fn describe(errno: i32) -> String {
         Some(at) => text[..at].to_string(),
         None => text,
     }
+}
+
+/// `/dev/null` at descriptor `fd`, inheritable (bwrap reads it to EOF: an empty file).
+fn open_null_at(fd: i32) -> Result<(), Failure> {
+    // Not close-on-exec: when `open` returns `fd` itself, that descriptor is the one bwrap reads.
+    let null = unsafe { libc::open(c"/dev/null".as_ptr(), libc::O_RDONLY) };
+    if null < 0 || unsafe { libc::dup2(null, fd) } < 0 {
+        let e = last_errno();
+        return Err(Failure { stage: Stage::Setup, errno: e, message: format!("opening /dev/null at descriptor {fd} failed: {}", describe(e)) });
+    }
+    if null != fd {
+        unsafe { libc::close(null) };
+    }
+    Ok(())
 }
 
 fn block_unix_sockets() -> Result<(), Failure> {

@@ -3,7 +3,7 @@
 //! from another refuse each other with a clear message instead of misreading flags.
 //!
 //! ```text
-//! sandspawn-helper v1 [--block-unix-sockets] [--report-fd=N] -- COMMAND [ARG...]
+//! sandspawn-helper v1 [--null-fds=N,...] [--block-unix-sockets] [--report-fd=N] -- COMMAND [ARG...]
 //! sandspawn-helper --version
 //! ```
 
@@ -23,6 +23,10 @@ pub const MARKER: &str = concat!("\0sandspawn-helper:protocol=v1:version=", env!
 /// What the helper does before it execs the command, in this order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Steps {
+    /// Open `/dev/null` at each of these descriptors first. This is the helper's host-side use:
+    /// run as the plan's program in front of bwrap, it gives bwrap the empty `--ro-bind-data`
+    /// sources that mask denied files, so the spawner need not provide any descriptor.
+    pub null_fds: Vec<i32>,
     /// Install the seccomp filter that refuses `socket(AF_UNIX)` and io_uring (with no_new_privs).
     pub block_unix_sockets: bool,
     /// A descriptor on which a failure before the command runs is reported (see `report`). The
@@ -35,6 +39,10 @@ impl Steps {
     /// The helper's arguments up to and including the `--` that precedes the command.
     pub fn to_args(&self) -> Vec<String> {
         let mut args = vec![PROTOCOL_TAG.to_string()];
+        if !self.null_fds.is_empty() {
+            let list: Vec<String> = self.null_fds.iter().map(i32::to_string).collect();
+            args.push(format!("--null-fds={}", list.join(",")));
+        }
         if self.block_unix_sockets {
             args.push("--block-unix-sockets".into());
         }
@@ -69,14 +77,25 @@ impl Steps {
                     return Ok((steps, command));
                 }
                 "--block-unix-sockets" => steps.block_unix_sockets = true,
-                _ => match text.strip_prefix("--report-fd=").map(str::parse::<i32>) {
-                    Some(Ok(fd)) if fd > 2 => steps.report_fd = Some(fd),
-                    _ => return Err(format!("unknown or malformed argument {text:?}")),
-                },
+                _ => {
+                    let bad = || format!("unknown or malformed argument {text:?}");
+                    if let Some(fd) = text.strip_prefix("--report-fd=") {
+                        steps.report_fd = Some(descriptor(fd).ok_or_else(bad)?);
+                    } else if let Some(list) = text.strip_prefix("--null-fds=") {
+                        steps.null_fds = list.split(',').map(descriptor).collect::<Option<_>>().ok_or_else(bad)?;
+                    } else {
+                        return Err(bad());
+                    }
+                }
             }
         }
         Err("missing `--` before the command".into())
     }
+}
+
+/// A descriptor number above stdio.
+fn descriptor(text: &str) -> Option<i32> {
+    text.parse::<i32>().ok().filter(|fd| *fd > 2)
 }
 
 #[cfg(test)]
@@ -91,8 +110,9 @@ mod tests {
     fn round_trip() {
         for steps in [
             Steps::default(),
-            Steps { block_unix_sockets: true, report_fd: None },
-            Steps { block_unix_sockets: true, report_fd: Some(4) },
+            Steps { block_unix_sockets: true, ..Steps::default() },
+            Steps { block_unix_sockets: true, report_fd: Some(4), ..Steps::default() },
+            Steps { null_fds: vec![5, 6], ..Steps::default() },
         ] {
             let mut args = os(&steps.to_args().iter().map(String::as_str).collect::<Vec<_>>());
             args.extend(os(&["ls", "--", "-l"]));
@@ -104,8 +124,10 @@ mod tests {
 
     #[test]
     fn pinned_format() {
-        let steps = Steps { block_unix_sockets: true, report_fd: Some(4) };
+        let steps = Steps { block_unix_sockets: true, report_fd: Some(4), ..Steps::default() };
         assert_eq!(steps.to_args(), ["v1", "--block-unix-sockets", "--report-fd=4", "--"]);
+        let outer = Steps { null_fds: vec![3, 4], ..Steps::default() };
+        assert_eq!(outer.to_args(), ["v1", "--null-fds=3,4", "--"]);
     }
 
     #[test]
@@ -116,6 +138,8 @@ mod tests {
         assert!(Steps::parse(&os(&["v1", "--unknown", "--", "true"])).is_err());
         assert!(Steps::parse(&os(&["v1", "--report-fd=1", "--", "true"])).is_err(), "stdio is not a report fd");
         assert!(Steps::parse(&os(&["v1", "--report-fd=x", "--", "true"])).is_err());
+        assert!(Steps::parse(&os(&["v1", "--null-fds=3,x", "--", "true"])).is_err());
+        assert!(Steps::parse(&os(&["v1", "--null-fds=0", "--", "true"])).is_err());
         assert!(Steps::parse(&os(&["v1", "true"])).is_err(), "missing --");
         assert!(Steps::parse(&os(&["v1", "--"])).is_err(), "missing command");
     }

@@ -6,8 +6,10 @@
 //! in it → the helper, read-only. A deny mask placed before the bind of an ancestor root would be
 //! undone by that bind.
 //!
-//! The plan needs no descriptors: bwrap runs `sandspawn-helper`, which installs the seccomp filter
-//! and execs the command, and files are masked with `/dev/null` (see `null_mask`).
+//! The plan needs no descriptors from its spawner: bwrap runs `sandspawn-helper`, which installs the
+//! seccomp filter and execs the command. A plan that masks files (`--ro-bind-data`, which reads the
+//! empty content from a descriptor) runs the helper in front of bwrap too, to open those
+//! descriptors on `/dev/null` (see `Argv::data_file`).
 
 use std::path::{Path, PathBuf};
 
@@ -30,9 +32,12 @@ const PROC_COVERS: &[(&str, &str)] = &[
     ("--ro-bind-try", "/proc/fs"),
 ];
 
-/// argv under construction.
+/// argv under construction, and the descriptors its `--ro-bind-data` masks read from.
 struct Argv {
     args: Vec<String>,
+    data_fds: Vec<i32>,
+    /// The first descriptor free for masks (after the runner's own).
+    first_data_fd: i32,
 }
 
 impl Argv {
@@ -46,12 +51,13 @@ impl Argv {
         Ok(())
     }
 
-    /// Cover the file `p` (a denied file, or a missing read-only path) with the host's `/dev/null`.
-    /// bwrap mounts it `nodev`, so opening it fails with EACCES for reading and for writing, and as a
-    /// mount point it cannot be removed or replaced: an unreadable, unwritable file, without the
-    /// descriptor that `--ro-bind-data` would need from the spawner.
-    fn null_mask(&mut self, p: &Path) -> Result<()> {
-        self.push(&["--ro-bind", "/dev/null"]);
+    /// An empty regular file with `mode` over `p` (a denied file: 000; a missing read-only path:
+    /// 444). Its content comes from a descriptor of its own that the helper in front of bwrap opens
+    /// on `/dev/null`; as a mount point it cannot be removed or replaced.
+    fn data_file(&mut self, mode: &str, p: &Path) -> Result<()> {
+        let fd = self.first_data_fd + self.data_fds.len() as i32;
+        self.data_fds.push(fd);
+        self.push(&["--perms", mode, "--ro-bind-data", &fd.to_string()]);
         self.args.push(path_arg(p)?);
         Ok(())
     }
@@ -70,10 +76,10 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     }
     let helper = req.helper.ok_or_else(|| SandboxError::unavailable("sandspawn-helper was not found", "reinstall sandspawn"))?;
     let helper_in_root = helper_view(policy, req.cwd, helper)?;
-    let mut a = Argv { args: Vec::new() };
-    a.push(&["--new-session", "--die-with-parent"]);
     // The runner's descriptors: 3 for bwrap's status, 4 for the helper's failure report.
     let (status_fd, report_fd) = if req.runner_fds { (Some(3), Some(4)) } else { (None, None) };
+    let mut a = Argv { args: Vec::new(), data_fds: Vec::new(), first_data_fd: if req.runner_fds { 5 } else { 3 } };
+    a.push(&["--new-session", "--die-with-parent"]);
     if let Some(fd) = status_fd {
         a.push(&["--json-status-fd", &fd.to_string()]);
     }
@@ -120,7 +126,7 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
                 Some(PlaceholderKind::Dir) => {
                     a.push(&["--perms", "555", "--tmpfs", &path_arg(p)?, "--remount-ro", &path_arg(p)?]);
                 }
-                Some(PlaceholderKind::File) => a.null_mask(p)?,
+                Some(PlaceholderKind::File) => a.data_file("444", p)?,
             }
         }
         for d in policy.deny_read.iter().filter(|d| deepest_root(d) == Some(i)) {
@@ -152,14 +158,24 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     }
 
     a.push(&["--chdir", &path_arg(req.cwd)?, "--", &path_arg(helper)?]);
-    a.args.extend(Steps { block_unix_sockets, report_fd }.to_args());
+    a.args.extend(Steps { block_unix_sockets, report_fd, ..Steps::default() }.to_args());
     // Unchanged: the helper execvp()s it, so a bare name is looked up in the child's PATH.
     a.args.extend(req.command.iter().cloned());
 
+    let bwrap = req.bwrap.map(|b| b.path.clone()).unwrap_or_else(|| PathBuf::from(DEFAULT_BWRAP));
+    let (program, argv0, args) = if a.data_fds.is_empty() {
+        (bwrap, "bwrap".to_string(), a.args)
+    } else {
+        // The helper on the host opens the masks' descriptors, then execs bwrap with this argv.
+        let mut args = Steps { null_fds: a.data_fds, ..Steps::default() }.to_args();
+        args.push(path_arg(&bwrap)?);
+        args.extend(a.args);
+        (helper.to_path_buf(), sandspawn_helper_name(), args)
+    };
     Ok(LaunchPlan {
-        program: req.bwrap.map(|b| b.path.clone()).unwrap_or_else(|| PathBuf::from(DEFAULT_BWRAP)),
-        argv0: "bwrap".into(),
-        args: a.args,
+        program,
+        argv0,
+        args,
         env,
         cwd: req.cwd.to_path_buf(),
         sandbox_type: SandboxType::Bwrap,
@@ -168,6 +184,10 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         report_fd,
         helper: Some(helper.to_path_buf()),
     })
+}
+
+fn sandspawn_helper_name() -> String {
+    crate::helper::FILE_NAME.to_string()
 }
 
 /// Where the helper stands in the sandbox's view: `Ok(true)` inside a writable root (the plan then
@@ -214,10 +234,11 @@ fn helper_view(policy: &ResolvedPolicy, cwd: &Path, helper: &Path) -> Result<boo
 
 /// Hide `p`. A directory becomes an empty read-only tmpfs; the mount points of writable roots below
 /// it are made with `--dir` *before* `--remount-ro` (bwrap cannot mkdir in a read-only tmpfs), and
-/// those roots are bound on top later. A file is covered by `/dev/null` (see `Argv::null_mask`).
+/// those roots are bound on top later. A file becomes an empty file nobody can read (mode 000: the
+/// sandbox has no CAP_DAC_OVERRIDE after `--cap-drop ALL`).
 fn deny(a: &mut Argv, p: &Path, roots: &[&Path]) -> Result<()> {
     if !p.is_dir() {
-        return a.null_mask(p);
+        return a.data_file("000", p);
     }
     let ps = path_arg(p)?;
     a.push(&["--tmpfs", &ps]);

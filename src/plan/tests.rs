@@ -170,17 +170,26 @@ fn read_only_paths_and_deny_read() {
     let (sec, id, wss, env_, dist, git, pem) =
         (s(&w.join("secret")), s(&w.join("id_rsa")), s(&ws), s(&ws.join(".env")), s(&ws.join("dist")), s(&ws.join(".git")), s(&ws.join("key.pem")));
     let expect = cat(vec![
+        // the helper in front of bwrap opens the masks' descriptors on /dev/null
+        v(&["v1", "--null-fds=3,4,5", "--", "/usr/bin/bwrap"]),
         head(true),
         // deny above the writable root: empty read-only tmpfs, the root's mount point made first
-        v(&["--ro-bind", "/dev/null", &id]),
+        v(&["--perms", "000", "--ro-bind-data", "3", &id]),
         v(&["--tmpfs", &sec, "--dir", &wss, "--remount-ro", &sec]),
         v(&["--bind", &wss, &wss]),
-        v(&["--ro-bind", &env_, &env_, "--ro-bind", &git, &git, "--ro-bind", "/dev/null", &dist]),
+        v(&["--ro-bind", &env_, &env_, "--ro-bind", &git, &git, "--perms", "444", "--ro-bind-data", "4", &dist]),
         // nested deny after its root's bind
-        v(&["--ro-bind", "/dev/null", &pem]),
+        v(&["--perms", "000", "--ro-bind-data", "5", &pem]),
         tail(false, &ws, &["cat"]),
     ]);
     assert_eq!(plan.args, expect);
+    assert_eq!((plan.program.as_path(), plan.argv0.as_str()), (helper_path(), "sandspawn-helper"));
+    // The runner's own descriptors come first; the masks' follow them.
+    let cmd = vec!["cat".to_string()];
+    let env = BTreeMap::new();
+    let req = PlanRequest { command: &cmd, cwd: &ws, env: &env, policy: &p, platform: Platform::Linux, bwrap: None, resolved_program: None, helper: Some(helper_path()), runner_fds: true };
+    let runner = build(&req).unwrap();
+    assert_eq!(&runner.args[..2], &v(&["v1", "--null-fds=5,6,7"])[..]);
 }
 
 #[test]

@@ -1,0 +1,100 @@
+//! The helper binary as bwrap runs it: argument errors, exec failures with their exit codes and
+//! report records, the seccomp filter, and a clean hand-over to the command (argv, env, no report
+//! descriptor left open).
+
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::process::{Command, Output};
+
+use sandspawn_helper::report::{Failure, Stage};
+
+const HELPER: &str = env!("CARGO_BIN_EXE_sandspawn-helper");
+
+fn helper(args: &[&str]) -> Output {
+    Command::new(HELPER).args(args).output().unwrap()
+}
+
+/// Run the helper with a report pipe at descriptor `fd` and return (output, report bytes).
+fn with_report(fd: i32, args: &[&str]) -> (Output, Vec<u8>) {
+    let mut p = [0; 2];
+    assert_eq!(unsafe { libc::pipe(p.as_mut_ptr()) }, 0);
+    let (r, w) = unsafe { (OwnedFd::from_raw_fd(p[0]), OwnedFd::from_raw_fd(p[1])) };
+    let w_raw = w.as_raw_fd();
+    let mut cmd = Command::new(HELPER);
+    cmd.args(args);
+    unsafe {
+        use std::os::unix::process::CommandExt;
+        cmd.pre_exec(move || {
+            if libc::dup2(w_raw, fd) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let out = cmd.output().unwrap();
+    drop(w);
+    let mut report = Vec::new();
+    std::io::Read::read_to_end(&mut std::fs::File::from(r), &mut report).unwrap();
+    (out, report)
+}
+
+#[test]
+fn version_names_protocol() {
+    let out = helper(&["--version"]);
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stdout), format!("sandspawn-helper {} (protocol v1)\n", env!("CARGO_PKG_VERSION")));
+}
+
+#[test]
+fn bad_arguments_are_setup_failures() {
+    for args in [&["v2", "--", "true"][..], &["v1", "--bogus", "--", "true"], &["v1", "true"], &[]] {
+        let out = helper(args);
+        assert_eq!(out.status.code(), Some(125), "{args:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).starts_with("sandspawn-helper: "), "{args:?}");
+    }
+}
+
+#[test]
+fn runs_the_command_with_its_arguments_and_environment() {
+    let out = Command::new(HELPER).args(["v1", "--", "sh", "-c", "echo \"$0 $1 $X\"", "a b", "--"]).env("X", "y").output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "a b -- y\n");
+}
+
+#[test]
+fn exec_failures_exit_127_or_126_and_are_reported() {
+    let (out, report) = with_report(7, &["v1", "--report-fd=7", "--", "/nonexistent/cmd"]);
+    assert_eq!(out.status.code(), Some(127));
+    let f = Failure::decode(&report).expect("a record");
+    assert_eq!((f.stage, f.errno), (Stage::Exec, libc::ENOENT));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "sandspawn-helper: cannot run '/nonexistent/cmd': No such file or directory\n");
+
+    let dir = std::env::temp_dir().join(format!("helper-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let plain = dir.join("not-executable");
+    std::fs::write(&plain, "#!/bin/sh\n").unwrap();
+    let (out, report) = with_report(7, &["v1", "--report-fd=7", "--", plain.to_str().unwrap()]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(out.status.code(), Some(126));
+    assert_eq!(Failure::decode(&report).map(|f| (f.stage, f.errno)), Some((Stage::Exec, libc::EACCES)));
+}
+
+#[test]
+fn the_report_descriptor_is_closed_for_the_command() {
+    // A command that runs leaves the report empty and cannot see the descriptor.
+    let (out, report) = with_report(9, &["v1", "--report-fd=9", "--", "sh", "-c", "test -e /proc/self/fd/9 && echo open || echo closed"]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "closed\n");
+    assert!(report.is_empty());
+}
+
+#[test]
+fn the_filter_blocks_unix_sockets_only() {
+    let code = "import socket\nfor fam in (socket.AF_INET, socket.AF_UNIX):\n    try:\n        socket.socket(fam); print(fam.name, 'ok')\n    except OSError as e:\n        print(fam.name, e.errno)\nimport os\na, b = socket.socketpair(); print('socketpair ok')";
+    let out = helper(&["v1", "--block-unix-sockets", "--", "python3", "-c", code]);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), format!("AF_INET ok\nAF_UNIX {}\nsocketpair ok\n", libc::EPERM));
+    let unfiltered = helper(&["v1", "--", "python3", "-c", code]);
+    assert_eq!(String::from_utf8_lossy(&unfiltered.stdout), "AF_INET ok\nAF_UNIX ok\nsocketpair ok\n");
+    // no_new_privs comes with the filter.
+    let nnp = helper(&["v1", "--block-unix-sockets", "--", "grep", "NoNewPrivs", "/proc/self/status"]);
+    assert!(String::from_utf8_lossy(&nnp.stdout).contains('1'));
+}
