@@ -388,3 +388,26 @@ fn setup_failure(stderr: &str) -> SandboxError {
     }
     SandboxError::setup_failed(format!("sandbox setup failed before the command ran: {}", if trimmed.is_empty() { "bwrap exited without a message" } else { trimmed }), trimmed)
 }
+
+#[cfg(test)]
+mod helper_failure_tests {
+    use super::*;
+
+    fn failure(stage: Stage, errno: i32) -> Failure {
+        Failure { stage, errno, message: "cannot run 'x': words".into() }
+    }
+
+    #[test]
+    fn maps_the_helpers_report_to_node_style_codes() {
+        let code = |f: Failure| helper_failure(&f, "x", "sandspawn-helper: cannot run 'x': words\n").code;
+        assert_eq!(code(failure(Stage::Exec, libc::ENOENT)), ErrorCode::NotFound);
+        assert_eq!(code(failure(Stage::Exec, libc::ENOTDIR)), ErrorCode::NotFound);
+        assert_eq!(code(failure(Stage::Exec, libc::EACCES)), ErrorCode::NotExecutable);
+        assert_eq!(code(failure(Stage::Exec, libc::ENOEXEC)), ErrorCode::NotExecutable);
+        assert_eq!(code(failure(Stage::Exec, libc::E2BIG)), ErrorCode::SetupFailed);
+        let setup = helper_failure(&failure(Stage::Setup, libc::EINVAL), "x", " words \n");
+        assert_eq!(setup.code, ErrorCode::SetupFailed);
+        assert!(setup.message.starts_with("sandbox setup failed before the command ran: sandspawn-helper: "), "{}", setup.message);
+        assert_eq!(setup.stderr.as_deref(), Some("words"));
+    }
+}
