@@ -197,7 +197,7 @@ fn fixes(system: &Capabilities, attempts: &[Attempt], bundled: &BundledBwrap) ->
     }
     for a in attempts.iter().filter(|a| a.mechanism == BUNDLED) {
         match a.cause.as_str() {
-            "disabled" => add("or allow sandspawn's bundled bwrap: linux: { bundledBwrap: true } (the default)".to_string()),
+            "disabled" => add("allow sandspawn's bundled bwrap: linux: { bundledBwrap: true } (the default)".to_string()),
             c if c.starts_with("bundled-bwrap-") => {
                 let problem = match c {
                     "bundled-bwrap-not-built" => bundled::Problem::NotBuilt,
