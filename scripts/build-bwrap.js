@@ -107,7 +107,8 @@ function compile(src, tmpOut) {
   fs.mkdirSync(buildDir, { recursive: true })
   // What meson would generate for this configuration (no SELinux, no assumed kernel).
   fs.writeFileSync(path.join(buildDir, 'config.h'), `#define PACKAGE_STRING "bubblewrap ${UPSTREAM.version}"\n`)
-  const cc = process.env.CC || 'cc'
+  // CC may carry arguments (a cross compiler such as `zig cc -target aarch64-linux-musl`).
+  const [cc, ...ccArgs] = (process.env.CC || 'cc').trim().split(/\s+/)
   const common = [
     '-std=gnu99', '-O2', '-g0', '-D_GNU_SOURCE', '-D_FORTIFY_SOURCE=2', '-fstack-protector-strong',
     '-Wall', '-Werror=implicit-function-declaration', '-Werror=incompatible-pointer-types',
@@ -119,12 +120,16 @@ function compile(src, tmpOut) {
   const attempts = [['-fPIE', '-static-pie'], ['-static']]
   let last
   for (const flags of attempts) {
-    last = spawnSync(cc, [...flags, ...common], { encoding: 'utf8' })
+    last = spawnSync(cc, [...ccArgs, ...flags, ...common], { encoding: 'utf8' })
     if (last.error) fail(`the C compiler ${cc} could not run: ${last.error.message} (install gcc or clang, or set CC)`)
     if (last.status === 0) return flags.join(' ')
   }
   fail(`${cc} failed:\n${last.stderr}`)
 }
+
+// ELF e_machine values of the architectures sandspawn ships.
+const HOST_MACHINE = { x64: 0x3e, arm64: 0xb7 }
+const elfMachine = (file) => fs.readFileSync(file).readUInt16LE(18)
 
 function main() {
   if (process.platform !== 'linux') return
@@ -136,9 +141,12 @@ function main() {
   const tmpOut = out(`.tmp-${process.pid}`)
   try {
     const how = compile(src, tmpOut)
-    const v = spawnSync(tmpOut, ['--version'], { encoding: 'utf8' })
-    if (v.status !== 0 || v.stdout.trim() !== `bubblewrap ${UPSTREAM.version}`) {
-      fail(`the built binary does not run: ${v.error ? v.error.message : JSON.stringify(v.stdout + v.stderr)}`)
+    // A binary for this machine must run; a cross-compiled one (other ELF machine) cannot be run here.
+    if (elfMachine(tmpOut) === HOST_MACHINE[process.arch]) {
+      const v = spawnSync(tmpOut, ['--version'], { encoding: 'utf8' })
+      if (v.status !== 0 || v.stdout.trim() !== `bubblewrap ${UPSTREAM.version}`) {
+        fail(`the built binary does not run: ${v.error ? v.error.message : JSON.stringify(v.stdout + v.stderr)}`)
+      }
     }
     fs.chmodSync(tmpOut, 0o755)
     const digest = sha256(tmpOut)
