@@ -43,12 +43,6 @@ export interface HostInfo {
 
 export declare function isLikelySandboxDenied(sandboxType: any, output: any): boolean
 
-export interface NativeError {
-  code: string
-  message: string
-  stderr?: string
-}
-
 /** A run's result as JavaScript receives it (shaped into the public SpawnResult by index.js). */
 export interface NativeResult {
   command: Array<string>
@@ -73,6 +67,7 @@ export interface NativeResult {
   sandboxDenied: boolean
   denial?: any
   policy: any
+  sandboxDetails: any
 }
 
 /** The sandspawn core version (for diagnostics). */
@@ -84,7 +79,8 @@ export interface OutputChunk {
   data: Buffer
 }
 
-export declare function sandboxCapabilities(cwd: string): Promise<any>
+/** `{ ok: true, value: capabilities }`, or `{ ok: false, error }` for invalid options. */
+export declare function sandboxCapabilities(cwd: string, options?: any | undefined | null): Promise<any>
 
 /**
  * Validate the options, then start the command in the background. Throws (synchronously) only for
@@ -92,9 +88,9 @@ export declare function sandboxCapabilities(cwd: string): Promise<any>
  */
 export declare function startProcess(command: any, options: any, host: HostInfo, entry: string, input?: Buffer | undefined | null, onOutput?: OutputCallback | undefined | null): NativeProcess
 
-/** `{ ok: true, value }` or `{ ok: false, error }`. */
+/** `{ ok: true, value }` or `{ ok: false, error }` (`error` as `error_record` shapes it). */
 export interface WaitOutcome {
   ok: boolean
   value?: NativeResult
-  error?: NativeError
+  error?: any
 }

@@ -61,6 +61,46 @@ export interface SpawnOptions {
   /** Called for every chunk as it arrives, before truncation. A throwing callback is reported with
    * `process.emitWarning` and does not stop the run. */
   onOutput?: (chunk: OutputChunk) => void
+  /** Which Linux sandbox may run (ignored elsewhere). See README "Reaching more Linux hosts". */
+  linux?: LinuxOptions
+}
+
+export interface LinuxOptions {
+  /** Mechanisms that may run, default `['bwrap']`. `'landlock'` is accepted but the Landlock mode
+   * is not in this build: allowing it currently adds nothing (its attempt says "not available in
+   * this build"). Must not be empty. */
+  allow?: Array<'bwrap' | 'landlock'>
+  /** Default `true`: when the system bwrap is missing, older than 0.8, fails its flag probe or
+   * cannot be executed, run the bwrap shipped with sandspawn (`sandspawn-bwrap` beside the addon,
+   * SHA-256-checked before use). Never used when the system bwrap failed because the host blocks
+   * user namespaces, nor when `SANDSPAWN_BWRAP` is set. `false`: the system bwrap or nothing. */
+  bundledBwrap?: boolean
+}
+
+/** Which sandbox mechanism ran (on `SpawnResult`) or would run (on `Capabilities`). */
+export interface SandboxDetails {
+  /** Linux: the bwrap that ran, the host's (`'system'`) or sandspawn's own (`'bundled'`); `null`
+   * when no bwrap ran (danger-full-access, macOS, or unavailable). */
+  bwrapSource: 'system' | 'bundled' | null
+  /** The Landlock ABI in use; always `null` in this build (no Landlock mode yet). */
+  landlockAbi: number | null
+  /** Guarantees the mechanism does not give; empty for bwrap and Seatbelt. */
+  notEnforced: string[]
+}
+
+/** One rung of the Linux fallback ladder and what happened there. */
+export interface SandboxAttempt {
+  /** `'bwrap-system'`, `'bwrap-bundled'` or `'landlock'`. */
+  mechanism: 'bwrap-system' | 'bwrap-bundled' | 'landlock'
+  /** `'ok'` for the rung that runs; else a short id, e.g. `'bwrap-missing'`, `'bwrap-too-old'`,
+   * `'apparmor-userns'` (any `Capabilities.cause`), `'disabled'` (`bundledBwrap: false`),
+   * `'not-tried-host'` (the host blocks namespaces, so the bundled bwrap would fail too),
+   * `'not-tried-override'` (`SANDSPAWN_BWRAP` is set), `'bundled-bwrap-missing'`,
+   * `'bundled-bwrap-digest-mismatch'`, `'bundled-bwrap-unsafe'`, `'bundled-bwrap-not-built'`,
+   * `'not-allowed'`, `'not-available'`. */
+  cause: string
+  /** What happened, in words (with the tool's own words where it failed). */
+  message: string
 }
 
 export interface StartOptions extends SpawnOptions {
@@ -115,6 +155,8 @@ export interface SpawnResult {
   sandboxDenied: boolean
   /** `classifySandboxDenial(result)`. */
   denial: SandboxDenial | null
+  /** Which mechanism ran, e.g. `{ bwrapSource: 'bundled', landlockAbi: null, notEnforced: [] }`. */
+  sandboxDetails: SandboxDetails
 }
 
 /** Runs `command` (an argv; no shell) in the sandbox and resolves for every way it ended. Rejects
@@ -220,11 +262,21 @@ export interface Capabilities {
   fix: string | null
   /** A short id of the cause, e.g. `'bwrap-missing'`, `'apparmor-userns'`. */
   cause?: string | null
-  bwrap: { path: string; version: string | null } | null
+  /** The bwrap that runs, or the system one that failed (Linux). */
+  bwrap: { path: string; version: string | null; disableUserns: boolean; procUnmountable: boolean } | null
+  /** What the sandbox tool printed when its self-test failed. */
+  stderr?: string | null
+  /** Which mechanism a run would use (`bwrapSource: null` when none can). */
+  sandboxDetails: SandboxDetails
+  /** Linux: the rungs of the fallback ladder tried, in order; when available, the last one runs. */
+  attempts: SandboxAttempt[]
+  /** When unavailable: every fix, least invasive first. */
+  fixes: string[]
 }
 
-/** What sandbox this host can run, or why not and how to fix it. Cached per process and PATH. */
-export declare function sandboxCapabilities(): Promise<Capabilities>
+/** What sandbox this host can run (for these `linux` options), or why not and how to fix it.
+ * The probe is cached per process, bwrap binary and PATH. */
+export declare function sandboxCapabilities(options?: { linux?: LinuxOptions }): Promise<Capabilities>
 
 export type SandboxErrorCode =
   | 'ERR_SANDBOX_INVALID_OPTIONS'
@@ -242,6 +294,10 @@ export declare class SandboxError extends Error {
   /** What the sandbox tool printed, when setup failed. */
   readonly stderr?: string
   readonly result?: SpawnResult
+  /** `ERR_SANDBOX_UNAVAILABLE` on Linux: each sandbox mechanism tried, in order, and why it could not run. */
+  readonly attempts?: SandboxAttempt[]
+  /** `ERR_SANDBOX_UNAVAILABLE` on Linux: how to fix it, least invasive first. */
+  readonly fixes?: string[]
 }
 
 /** Rejection for an aborted run; `.result` holds the partial result when the command had started. */

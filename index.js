@@ -7,7 +7,7 @@
  */
 
 const native = require('./binding.js')
-const { SandboxError, AbortError, fromThrown } = require('./lib/errors')
+const { SandboxError, AbortError, fromThrown, fromRecord, invalid } = require('./lib/errors')
 const { spawnSandboxed, startSandboxed, SandboxedProcess, resolvedPolicies } = require('./lib/process')
 const { runWithEscalation } = require('./lib/escalation')
 const { hostInfo, normalizeOptions } = require('./lib/normalize')
@@ -54,8 +54,13 @@ function buildSandboxCommand(command, options) {
   }
 }
 
-async function sandboxCapabilities() {
-  return native.sandboxCapabilities(process.cwd())
+async function sandboxCapabilities(options) {
+  if (options !== undefined && options !== null && (typeof options !== 'object' || Array.isArray(options))) {
+    throw invalid('options', `expected an object like { linux: { bundledBwrap: false } }, got ${Array.isArray(options) ? 'an array' : typeof options}`)
+  }
+  const tagged = await native.sandboxCapabilities(process.cwd(), options ?? null)
+  if (!tagged.ok) throw fromRecord(tagged.error)
+  return tagged.value
 }
 
 module.exports = {

@@ -77,6 +77,7 @@ const readLines = (file) =>
 const PRELUDE = `
 const sp = require(${JSON.stringify(MAIN)})
 const out = {}
+const NO_BUNDLED = { bundledBwrap: false }
 function errRecord(e) {
   return {
     ok: false,
@@ -297,6 +298,8 @@ function assertCapsUnavailable(f, caps, fakePath) {
   assert.ok(typeof caps.stderr === 'string' && caps.stderr.includes(f.stderr), `stderr not kept: ${ctx}`)
 }
 
+// Scenarios 1, 2 and 6 test what sandspawn says about the *system* bwrap, so the bundled one (which
+// takes over when the system one is missing or too old; see bundled-bwrap.test.js) is turned off.
 describe('1. every known bwrap failure rejects, names the cause and a fix, and never runs the command', () => {
   for (const f of FAILURES) {
     test(f.stderr, () => {
@@ -306,9 +309,9 @@ describe('1. every known bwrap failure rejects, names the cause and a fix, and n
       const marker = path.join(work, 'MARKER')
       const out = runChild(
         `
-        out.spawn = await settle(sp.spawnSandboxed(['sh', '-c', 'touch MARKER'], { cwd: ${JSON.stringify(work)} }))
-        out.spawnWrite = await settle(sp.spawnSandboxed(['sh', '-c', 'touch MARKER'], { cwd: ${JSON.stringify(work)}, sandbox: 'workspace-write' }))
-        out.caps = await sp.sandboxCapabilities()
+        out.spawn = await settle(sp.spawnSandboxed(['sh', '-c', 'touch MARKER'], { cwd: ${JSON.stringify(work)}, linux: NO_BUNDLED }))
+        out.spawnWrite = await settle(sp.spawnSandboxed(['sh', '-c', 'touch MARKER'], { cwd: ${JSON.stringify(work)}, sandbox: 'workspace-write', linux: NO_BUNDLED }))
+        out.caps = await sp.sandboxCapabilities({ linux: NO_BUNDLED })
         `,
         { env: { PATH: `${dir}:${HOST_PATH}` }, cwd: work },
       )
@@ -393,10 +396,10 @@ describe('2. no bwrap on PATH', () => {
     const marker = path.join(work, 'MARKER')
     const out = runChild(
       `
-      out.ro = await settle(sp.spawnSandboxed(['sh', '-c', 'touch MARKER'], { cwd: ${JSON.stringify(work)} }))
-      out.ww = await settle(sp.spawnSandboxed(['sh', '-c', 'touch MARKER'], { cwd: ${JSON.stringify(work)}, sandbox: 'workspace-write' }))
-      out.start = await settleStart(sp.startSandboxed(['sh', '-c', 'touch MARKER'], { cwd: ${JSON.stringify(work)}, sandbox: 'workspace-write' }))
-      out.caps = await sp.sandboxCapabilities()
+      out.ro = await settle(sp.spawnSandboxed(['sh', '-c', 'touch MARKER'], { cwd: ${JSON.stringify(work)}, linux: NO_BUNDLED }))
+      out.ww = await settle(sp.spawnSandboxed(['sh', '-c', 'touch MARKER'], { cwd: ${JSON.stringify(work)}, sandbox: 'workspace-write', linux: NO_BUNDLED }))
+      out.start = await settleStart(sp.startSandboxed(['sh', '-c', 'touch MARKER'], { cwd: ${JSON.stringify(work)}, sandbox: 'workspace-write', linux: NO_BUNDLED }))
+      out.caps = await sp.sandboxCapabilities({ linux: NO_BUNDLED })
       `,
       { env: { PATH: bin, SANDSPAWN_BWRAP: '' }, cwd: work },
     )
@@ -666,9 +669,9 @@ describe('6. startSandboxed rejects like spawnSandboxed', () => {
       // startSandboxed first, so it is the call that meets the failing probe.
       const out = runChild(
         `
-        out.start = await settleStart(sp.startSandboxed(['sh', '-c', 'touch MARKER'], { cwd: ${JSON.stringify(work)} }))
-        out.startPipe = await settleStart(sp.startSandboxed(['sh', '-c', 'touch MARKER'], { cwd: ${JSON.stringify(work)}, stdin: 'pipe', sandbox: 'workspace-write' }))
-        out.spawn = await settle(sp.spawnSandboxed(['sh', '-c', 'touch MARKER'], { cwd: ${JSON.stringify(work)} }))
+        out.start = await settleStart(sp.startSandboxed(['sh', '-c', 'touch MARKER'], { cwd: ${JSON.stringify(work)}, linux: NO_BUNDLED }))
+        out.startPipe = await settleStart(sp.startSandboxed(['sh', '-c', 'touch MARKER'], { cwd: ${JSON.stringify(work)}, stdin: 'pipe', sandbox: 'workspace-write', linux: NO_BUNDLED }))
+        out.spawn = await settle(sp.spawnSandboxed(['sh', '-c', 'touch MARKER'], { cwd: ${JSON.stringify(work)}, linux: NO_BUNDLED }))
         `,
         { env: { PATH: `${dir}:${HOST_PATH}` }, cwd: work },
       )

@@ -102,16 +102,24 @@ function ask(question) {
 
 async function doctor() {
   const caps = await sandspawn.sandboxCapabilities()
+  const source = caps.sandboxDetails && caps.sandboxDetails.bwrapSource
   const lines = [
     `platform:   ${caps.platform}`,
     `sandbox:    ${caps.sandboxType}`,
-    `bwrap:      ${caps.bwrap ? `${caps.bwrap.path} (${caps.bwrap.version || 'unknown version'})` : 'not found'}`,
+    `bwrap:      ${caps.bwrap ? `${caps.bwrap.path} (${caps.bwrap.version || 'unknown version'})${source ? `, ${source}` : ''}` : 'not found'}`,
     `available:  ${caps.available ? 'yes' : 'no'}`,
   ]
   if (!caps.available) {
     lines.push(`cause:      ${caps.cause || 'unknown'}`)
     lines.push(`reason:     ${caps.reason}`)
     lines.push(`fix:        ${caps.fix}`)
+  }
+  // The Linux fallback ladder: each rung tried, in order (the last one runs when available).
+  ;(caps.attempts || []).forEach((a, i) => {
+    lines.push(`${i === 0 ? 'ladder:' : ''.padEnd(7)}     ${a.mechanism}: ${a.cause === 'ok' ? 'used' : a.cause} (${a.message})`)
+  })
+  if (!caps.available && (caps.fixes || []).length > 1) {
+    caps.fixes.forEach((f, i) => lines.push(`${i === 0 ? 'fixes:' : ''.padEnd(6)}      ${i + 1}. ${f}`))
   }
   process.stdout.write(lines.join('\n') + '\n')
   process.exit(caps.available ? 0 : 1)

@@ -19,6 +19,8 @@ class SandboxError extends Error {
     this.code = code
     if (extra.stderr != null) this.stderr = extra.stderr
     if (extra.result !== undefined) this.result = extra.result
+    if (extra.attempts != null) this.attempts = extra.attempts
+    if (extra.fixes != null) this.fixes = extra.fixes
   }
 }
 
@@ -35,9 +37,13 @@ function invalid(option, problem) {
   return new SandboxError('ERR_SANDBOX_INVALID_OPTIONS', `${option}: ${problem}`)
 }
 
-/** A `{ code, message, stderr }` record from the core, as a SandboxError. */
+/** A `{ code, message, stderr, attempts?, fixes? }` record from the core, as a SandboxError. */
 function fromRecord(record) {
-  return new SandboxError(record.code, record.message, { stderr: record.stderr ?? undefined })
+  return new SandboxError(record.code, record.message, {
+    stderr: record.stderr ?? undefined,
+    attempts: record.attempts,
+    fixes: record.fixes,
+  })
 }
 
 /** An exception thrown synchronously by the binding, as a SandboxError. */

@@ -26,6 +26,7 @@ function toSpawnResult(raw) {
     sandboxType: raw.sandboxType,
     sandboxDenied: raw.sandboxDenied,
     denial: raw.denial ?? null,
+    sandboxDetails: raw.sandboxDetails,
   }
   resolvedPolicies.set(result, raw.policy)
   return result

@@ -21,7 +21,8 @@ function newestSource() {
   }
   visit(path.join(root, 'src'))
   visit(path.join(root, 'helper', 'src'))
-  for (const f of ['Cargo.toml', 'Cargo.lock', 'build.rs', 'helper/Cargo.toml']) {
+  // The bundled bwrap's digest is baked into the addon (build.rs), so a rebuilt bwrap rebuilds it.
+  for (const f of ['Cargo.toml', 'Cargo.lock', 'build.rs', 'helper/Cargo.toml', 'sandspawn-bwrap.sha256']) {
     const p = path.join(root, f)
     if (fs.existsSync(p)) newest = Math.max(newest, fs.statSync(p).mtimeMs)
   }
@@ -37,6 +38,13 @@ function builtAddon() {
 
 // Installed from a registry tarball there are no sources: the prebuilt platform package is used.
 if (!fs.existsSync(path.join(root, 'src'))) process.exit(0)
+
+// The bundled bwrap first (Linux only; a no-op when up to date): the addon embeds its digest.
+const bwrap = spawnSync(process.execPath, [path.join(__dirname, 'build-bwrap.js'), ...(force ? ['--force'] : [])], {
+  cwd: root,
+  stdio: 'inherit',
+})
+if (bwrap.status !== 0) process.exit(bwrap.status === null ? 1 : bwrap.status)
 
 const built = builtAddon()
 if (!force && built !== null && built >= newestSource()) process.exit(0)

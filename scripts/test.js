@@ -15,13 +15,15 @@ const steps = [
   ['cargo build (helper for the Rust tests)', 'cargo', ['build', '--quiet', '-p', 'sandspawn-helper']],
   ['cargo test', 'cargo', ['test', '--quiet', '--workspace']],
   ['node --test', process.execPath, ['--test', '--test-concurrency=1', '__test__/']],
+  // The escape tests again, with the system bwrap hidden: sandspawn's bundled bwrap must hold too.
+  ['node --test __test__/security/ (bundled bwrap)', process.execPath, ['--test', '--test-concurrency=1', '__test__/security/'], { SANDSPAWN_TEST_BWRAP: 'bundled' }],
   ['tsc --noEmit (strict, isolatedModules)', bin('tsc'), ['--noEmit', '-p', '__test__/types/tsconfig.json']],
   ['jest + ts-jest smoke test', bin('jest'), ['--config', '__test__/jest/jest.config.js']],
 ]
 
-for (const [name, cmd, args] of steps) {
+for (const [name, cmd, args, env] of steps) {
   console.log(`\n=== ${name} ===`)
-  const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit' })
+  const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } })
   if (r.status !== 0) {
     console.error(`\nnpm test: step "${name}" failed (${r.error ? r.error.message : `exit ${r.status}`})`)
     process.exit(1)

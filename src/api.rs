@@ -17,8 +17,12 @@ pub fn build_sandbox_command(command: &Value, options: &Value, host: &HostContex
     let req = parse_spawn_options(command, options, host, Entry::Build, None)?;
     let resolved = resolve_program(&req.command[0], req.env.get("PATH").map(String::as_str), &req.cwd).ok();
     let bwrap = if req.platform == Platform::Linux && req.policy.mode != SandboxMode::DangerFullAccess && Platform::host() == Platform::Linux {
+        // Which bwrap a run would use, without probing: the system one, else the bundled one when
+        // allowed and intact (a run decides after probing; see `capabilities::ladder`).
         let host_path = std::env::var("PATH").ok();
+        let bundled = || req.linux.bundled_bwrap.then(|| capabilities::bundled::verify(&capabilities::BundledBwrap::installed()).ok()).flatten();
         capabilities::find_bwrap(host_path.as_deref(), &req.cwd)
+            .or_else(bundled)
             .map(|path| BwrapInfo { path, version: None, disable_userns: true, proc_unmountable: false })
     } else {
         None
@@ -87,7 +91,18 @@ pub fn classify_sandbox_denial(result: &Value, policy: Option<&Value>) -> Result
     Ok(serde_json::to_value(denial).unwrap_or(Value::Null))
 }
 
-pub fn sandbox_capabilities(cwd: &std::path::Path) -> Value {
+/// `sandboxCapabilities(options?)`: `options.linux` as for a spawn.
+pub fn sandbox_capabilities(cwd: &std::path::Path, options: &Value) -> Result<Value> {
+    let linux = match options {
+        Value::Null => capabilities::LinuxOptions::default(),
+        Value::Object(m) => {
+            if let Some(k) = m.keys().find(|k| k.as_str() != "linux") {
+                return Err(SandboxError::invalid(k, "unknown option (sandboxCapabilities accepts only linux)"));
+            }
+            crate::options::parse_linux_options(m.get("linux"))?
+        }
+        other => return Err(SandboxError::new(crate::ErrorCode::InvalidOptions, format!("options: expected an object, got {}", describe(other)))),
+    };
     let path = std::env::var("PATH").ok();
-    serde_json::to_value(capabilities::capabilities_cached(path.as_deref(), cwd)).unwrap_or(Value::Null)
+    Ok(serde_json::to_value(capabilities::capabilities_cached_with(path.as_deref(), cwd, &linux)).unwrap_or(Value::Null))
 }

@@ -41,8 +41,18 @@ fn js_error(e: SandboxError) -> napi::Error<ErrorCode> {
 fn tagged<T: serde::Serialize>(r: crate::Result<T>) -> Value {
     match r {
         Ok(v) => json!({ "ok": true, "value": v }),
-        Err(e) => json!({ "ok": false, "error": { "code": e.code.as_str(), "message": e.message, "stderr": e.stderr } }),
+        Err(e) => json!({ "ok": false, "error": error_record(e) }),
     }
+}
+
+/// A `SandboxError` as the record index.js turns into a JavaScript `SandboxError`.
+fn error_record(e: SandboxError) -> Value {
+    let mut r = json!({ "code": e.code.as_str(), "message": e.message, "stderr": e.stderr });
+    if !e.attempts.is_empty() || !e.fixes.is_empty() {
+        r["attempts"] = serde_json::to_value(&e.attempts).unwrap_or(Value::Null);
+        r["fixes"] = json!(e.fixes);
+    }
+    r
 }
 
 /// What the calling JavaScript context knows: `process.cwd()` and (when `extendEnv`) the base
@@ -90,6 +100,7 @@ pub struct NativeResult {
     pub sandbox_denied: bool,
     pub denial: Option<Value>,
     pub policy: Value,
+    pub sandbox_details: Value,
 }
 
 impl From<crate::runner::RunResult> for NativeResult {
@@ -119,23 +130,17 @@ impl From<crate::runner::RunResult> for NativeResult {
             sandbox_denied: r.sandbox_denied,
             denial: r.denial.map(|d| serde_json::to_value(d).unwrap_or(Value::Null)),
             policy: serde_json::to_value(&r.policy).unwrap_or(Value::Null),
+            sandbox_details: serde_json::to_value(&r.sandbox_details).unwrap_or(Value::Null),
         }
     }
 }
 
-#[napi(object)]
-pub struct NativeError {
-    pub code: String,
-    pub message: String,
-    pub stderr: Option<String>,
-}
-
-/// `{ ok: true, value }` or `{ ok: false, error }`.
+/// `{ ok: true, value }` or `{ ok: false, error }` (`error` as `error_record` shapes it).
 #[napi(object)]
 pub struct WaitOutcome {
     pub ok: bool,
     pub value: Option<NativeResult>,
-    pub error: Option<NativeError>,
+    pub error: Option<Value>,
 }
 
 /// One chunk of output, as `onOutput` receives it.
@@ -212,7 +217,7 @@ impl NativeProcess {
     pub async fn wait(&self) -> WaitOutcome {
         match self.handle.take().await {
             Ok(r) => WaitOutcome { ok: true, value: Some(r.into()), error: None },
-            Err(e) => WaitOutcome { ok: false, value: None, error: Some(NativeError { code: e.code.as_str().to_string(), message: e.message, stderr: e.stderr }) },
+            Err(e) => WaitOutcome { ok: false, value: None, error: Some(error_record(e)) },
         }
     }
 
@@ -258,10 +263,15 @@ pub fn classify_sandbox_denial(result: Value, policy: Option<Value>) -> napi::Re
     crate::api::classify_sandbox_denial(&result, policy.as_ref()).map_err(js_error)
 }
 
+/// `{ ok: true, value: capabilities }`, or `{ ok: false, error }` for invalid options.
 #[napi]
-pub async fn sandbox_capabilities(cwd: String) -> Value {
-    let caps = tokio::task::spawn_blocking(move || crate::api::sandbox_capabilities(std::path::Path::new(&cwd))).await;
-    caps.unwrap_or(Value::Null)
+pub async fn sandbox_capabilities(cwd: String, options: Option<Value>) -> Value {
+    let options = options.unwrap_or(Value::Null);
+    let caps = tokio::task::spawn_blocking(move || crate::api::sandbox_capabilities(std::path::Path::new(&cwd), &options)).await;
+    match caps {
+        Ok(r) => tagged(r),
+        Err(e) => tagged::<Value>(Err(SandboxError::new(ErrorCode::SetupFailed, format!("the capability probe failed: {e}")))),
+    }
 }
 
 /// The sandspawn core version (for diagnostics).

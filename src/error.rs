@@ -49,11 +49,15 @@ pub struct SandboxError {
     pub code: ErrorCode,
     pub message: String,
     pub stderr: Option<String>,
+    /// `ERR_SANDBOX_UNAVAILABLE` on Linux: each sandbox mechanism tried, and why it could not run.
+    pub attempts: Vec<crate::capabilities::Attempt>,
+    /// `ERR_SANDBOX_UNAVAILABLE`: the ways to fix it, least invasive first.
+    pub fixes: Vec<String>,
 }
 
 impl SandboxError {
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        SandboxError { code, message: message.into(), stderr: None }
+        SandboxError { code, message: message.into(), stderr: None, attempts: Vec::new(), fixes: Vec::new() }
     }
 
     /// `ERR_SANDBOX_INVALID_OPTIONS` for `option`; the message always starts with the option's name
@@ -77,11 +81,17 @@ impl SandboxError {
     }
 
     pub fn setup_failed(message: impl Into<String>, stderr: impl Into<String>) -> Self {
-        SandboxError { code: ErrorCode::SetupFailed, message: message.into(), stderr: Some(stderr.into()) }
+        Self::new(ErrorCode::SetupFailed, message).with_stderr(stderr)
     }
 
     pub fn with_stderr(mut self, stderr: impl Into<String>) -> Self {
         self.stderr = Some(stderr.into());
+        self
+    }
+
+    pub fn with_ladder(mut self, attempts: Vec<crate::capabilities::Attempt>, fixes: Vec<String>) -> Self {
+        self.attempts = attempts;
+        self.fixes = fixes;
         self
     }
 }

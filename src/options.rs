@@ -10,6 +10,7 @@ use std::time::Duration;
 use nix::sys::signal::Signal;
 use serde_json::{Map, Value};
 
+use crate::capabilities::LinuxOptions;
 use crate::error::{Result, SandboxError};
 use crate::platform::Platform;
 use crate::policy::{resolve_policy, PolicyContext, ResolvedPolicy};
@@ -48,7 +49,7 @@ pub enum Entry {
 /// Option names handled by the JavaScript layer (functions, AbortSignals, Buffers): allowed here
 /// but never seen as values.
 const JS_ONLY: &[&str] = &["signal", "onOutput", "input", "approve"];
-const COMMON: &[&str] = &["cwd", "sandbox", "env", "extendEnv", "timeout", "killSignal", "forceKillAfterDelay", "maxBuffer"];
+const COMMON: &[&str] = &["cwd", "sandbox", "env", "extendEnv", "timeout", "killSignal", "forceKillAfterDelay", "maxBuffer", "linux"];
 
 #[derive(Debug, Clone)]
 pub struct SpawnRequest {
@@ -62,6 +63,8 @@ pub struct SpawnRequest {
     pub force_kill_after: Duration,
     pub max_buffer: usize,
     pub stdin: StdinMode,
+    /// Which Linux sandbox mechanisms may run (`linux` option).
+    pub linux: LinuxOptions,
 }
 
 pub fn parse_command(value: &Value) -> Result<Vec<String>> {
@@ -208,11 +211,48 @@ pub fn parse_spawn_options(command: &Value, options: &Value, host: &HostContext,
         (None, Some(v)) => return Err(SandboxError::invalid("stdin", format!("must be 'pipe' or 'ignore', got {}", describe(v)))),
     };
 
+    let linux = parse_linux_options(get("linux"))?;
+
     let tmpdir = env.get("TMPDIR").filter(|s| !s.is_empty()).cloned();
     let ctx = PolicyContext { cwd: cwd.clone(), tmpdir, platform };
     let policy = resolve_policy(get("sandbox"), &ctx)?;
 
-    Ok(SpawnRequest { command, cwd, env, policy, platform, timeout, kill_signal, force_kill_after, max_buffer, stdin })
+    Ok(SpawnRequest { command, cwd, env, policy, platform, timeout, kill_signal, force_kill_after, max_buffer, stdin, linux })
+}
+
+/// `linux: { allow?: Array<'bwrap' | 'landlock'>, bundledBwrap?: boolean }`. Accepted on every
+/// platform (one options object serves all hosts); only Linux reads it.
+pub fn parse_linux_options(value: Option<&Value>) -> Result<LinuxOptions> {
+    let mut o = LinuxOptions::default();
+    let m = match value {
+        None => return Ok(o),
+        Some(Value::Object(m)) => m,
+        Some(v) => return Err(SandboxError::invalid("linux", format!("must be an object like {{ bundledBwrap: false }}, got {}", describe(v)))),
+    };
+    for (k, v) in m {
+        match (k.as_str(), v) {
+            (_, Value::Null) => {}
+            ("bundledBwrap", Value::Bool(b)) => o.bundled_bwrap = *b,
+            ("bundledBwrap", v) => return Err(SandboxError::invalid("linux.bundledBwrap", format!("must be a boolean, got {}", describe(v)))),
+            ("allow", Value::Array(items)) => {
+                if items.is_empty() {
+                    return Err(SandboxError::invalid("linux.allow", "must name at least one mechanism ('bwrap', 'landlock'); to run without a sandbox use sandbox: 'danger-full-access'"));
+                }
+                o.allow_bwrap = false;
+                o.allow_landlock = false;
+                for (i, item) in items.iter().enumerate() {
+                    match item.as_str() {
+                        Some("bwrap") => o.allow_bwrap = true,
+                        Some("landlock") => o.allow_landlock = true,
+                        _ => return Err(SandboxError::invalid(&format!("linux.allow[{i}]"), format!("must be 'bwrap' or 'landlock', got {}", describe(item)))),
+                    }
+                }
+            }
+            ("allow", v) => return Err(SandboxError::invalid("linux.allow", format!("must be an array such as ['bwrap'], got {}", describe(v)))),
+            (other, _) => return Err(SandboxError::invalid(&format!("linux.{other}"), "unknown option (known: allow, bundledBwrap)")),
+        }
+    }
+    Ok(o)
 }
 
 fn no_nul(option: &str, s: &str) -> Result<()> {
@@ -297,6 +337,13 @@ mod tests {
             (json!({"env": {"A": "x\u{0}"}}), "options.env"),
             (json!({"extendEnv": "yes"}), "options.extendEnv"),
             (json!({"stdin": "pipe"}), "options.stdin"),
+            (json!({"linux": true}), "options.linux"),
+            (json!({"linux": {"bundledBwrap": "no"}}), "options.linux.bundledBwrap"),
+            (json!({"linux": {"allow": []}}), "options.linux.allow"),
+            (json!({"linux": {"allow": "bwrap"}}), "options.linux.allow"),
+            (json!({"linux": {"allow": ["bwrap", "none"]}}), "options.linux.allow[1]"),
+            (json!({"linux": {"allow": [1]}}), "options.linux.allow[0]"),
+            (json!({"linux": {"bundled": true}}), "options.linux.bundled"),
         ] {
             let e = err(json!(["true"]), opts.clone());
             assert_eq!(e.code, crate::ErrorCode::InvalidOptions, "{opts}");
@@ -322,5 +369,16 @@ mod tests {
         assert_eq!(r.max_buffer, 1024 * 1024);
         assert_eq!(r.stdin, StdinMode::Null);
         assert_eq!(r.policy.mode, crate::policy::SandboxMode::ReadOnly);
+        assert_eq!(r.linux, LinuxOptions { allow_bwrap: true, allow_landlock: false, bundled_bwrap: true });
+    }
+
+    #[test]
+    fn linux_options() {
+        let parse = |v: Value| parse_spawn_options(&json!(["true"]), &json!({ "linux": v }), &host(), Entry::Spawn, None).unwrap().linux;
+        assert_eq!(parse(json!({"bundledBwrap": false})), LinuxOptions { allow_bwrap: true, allow_landlock: false, bundled_bwrap: false });
+        assert_eq!(parse(json!({"allow": ["landlock", "bwrap", "bwrap"]})), LinuxOptions { allow_bwrap: true, allow_landlock: true, bundled_bwrap: true });
+        assert_eq!(parse(json!({"allow": ["landlock"]})), LinuxOptions { allow_bwrap: false, allow_landlock: true, bundled_bwrap: true });
+        assert_eq!(parse(json!({"allow": null, "bundledBwrap": null})), LinuxOptions::default());
+        assert_eq!(parse(Value::Null), LinuxOptions::default());
     }
 }

@@ -24,6 +24,33 @@ function loadPackage() {
   }
 }
 
+/**
+ * `SANDSPAWN_TEST_BWRAP=bundled` (the extra pass of `npm test`): hide the system bwrap from the
+ * host PATH, so every run of this process uses sandspawn's bundled bwrap. Each PATH directory that
+ * holds a `bwrap` is replaced by a directory of symlinks to everything else in it, so commands
+ * resolve exactly as before. It lives under /var/tmp, which sandboxes see (a private /tmp hides /tmp).
+ * `bwrap-source.test.js` checks that the pass really runs the bundled binary.
+ */
+const EXPECTED_BWRAP_SOURCE = process.env.SANDSPAWN_TEST_BWRAP === 'bundled' ? 'bundled' : 'system'
+function hideSystemBwrap() {
+  const farmRoot = fs.mkdtempSync(path.join('/var/tmp', 'sandspawn-nobwrap-path-'))
+  process.on('exit', () => fs.rmSync(farmRoot, { recursive: true, force: true }))
+  const farms = new Map()
+  const entries = (process.env.PATH || '').split(':').map((dir) => {
+    if (!dir || !fs.existsSync(path.join(dir, 'bwrap'))) return dir
+    const real = fs.realpathSync(dir)
+    if (!farms.has(real)) {
+      const farm = path.join(farmRoot, String(farms.size))
+      fs.mkdirSync(farm)
+      for (const name of fs.readdirSync(real)) if (name !== 'bwrap') fs.symlinkSync(path.join(real, name), path.join(farm, name))
+      farms.set(real, farm)
+    }
+    return farms.get(real)
+  })
+  process.env.PATH = entries.join(':')
+}
+if (EXPECTED_BWRAP_SOURCE === 'bundled') hideSystemBwrap()
+
 const sandspawn = loadPackage()
 
 /**
@@ -207,6 +234,7 @@ function hostMounts() {
 
 module.exports = {
   sandspawn,
+  EXPECTED_BWRAP_SOURCE,
   BASE,
   token,
   tempTree,

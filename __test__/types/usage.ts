@@ -64,10 +64,17 @@ async function main(): Promise<void> {
   void profile
   const caps = await sandboxCapabilities()
   if (!caps.available) console.log(caps.reason, caps.fix)
+  const strict = await sandboxCapabilities({ linux: { bundledBwrap: false, allow: ['bwrap', 'landlock'] } })
+  const source: 'system' | 'bundled' | null = strict.sandboxDetails.bwrapSource
+  for (const a of strict.attempts) console.log(a.mechanism, a.cause, a.message, source)
+  const ran = await spawnSandboxed(['true'], { linux: { bundledBwrap: true } })
+  const abi: number | null = ran.sandboxDetails.landlockAbi
+  void abi
   try {
     await spawnSandboxed([])
   } catch (e) {
     if (e instanceof SandboxError && e.code === 'ERR_SANDBOX_INVALID_OPTIONS') console.log(e.message)
+    if (e instanceof SandboxError && e.code === 'ERR_SANDBOX_UNAVAILABLE') console.log(e.attempts?.[0]?.mechanism, e.fixes?.[0])
   }
 }
 void main

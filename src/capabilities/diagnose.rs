@@ -45,6 +45,8 @@ pub const ALL_CAUSES: &[&str] = &[
     "nested-seatbelt",
     "seatbelt-failed",
     "bwrap-missing",
+    "bwrap-too-old",
+    "not-allowed",
     "bwrap-override-invalid",
     "bwrap-exec-failed",
     "probe-timeout",
@@ -83,7 +85,7 @@ sandspawn does not fall back to exposing the host's /proc";
 const FIX_NESTED: &str = "run sandspawn outside the enclosing sandbox (another bwrap/sandspawn/Codex/Claude Code \
 sandbox started with --disable-userns), or use sandbox: 'danger-full-access' inside the outer sandbox";
 
-const FIX_UPGRADE: &str =
+pub(crate) const FIX_UPGRADE: &str =
     "upgrade bubblewrap to 0.8.0 or newer (`sudo apt-get install -y bubblewrap` on Debian 12+/Ubuntu \
 24.04+, `sudo dnf install bubblewrap`, `apk add bubblewrap`), or point SANDSPAWN_BWRAP at a newer bwrap";
 

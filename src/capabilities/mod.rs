@@ -3,7 +3,9 @@
 //! * Linux: find bwrap (`discover`: `SANDSPAWN_BWRAP`, then the first `bwrap` on `PATH` outside the
 //!   cwd), read its version and features, and run it once for real with the namespace and mount
 //!   flags of a real run (`probe`). A failure is diagnosed from bwrap's exact words plus the host's
-//!   sysctls (`diagnose`).
+//!   sysctls (`diagnose`). When the system bwrap is missing or too old, the bwrap shipped with
+//!   sandspawn (`bundled`) is verified and probed the same way; `ladder` decides and records each
+//!   rung's outcome.
 //! * macOS: `/usr/bin/sandbox-exec` (fixed path, never `PATH`) is run once with an allow-all
 //!   profile; `sandbox_apply: Operation not permitted` means we are already inside a sandbox.
 //! * Elsewhere: no sandbox; only `danger-full-access` runs.
@@ -16,8 +18,10 @@
 //! current cwd is never used, and caches the expensive probe per (bwrap path and file identity,
 //! `PATH`, `SANDSPAWN_BWRAP`).
 
+pub mod bundled;
 pub mod diagnose;
 pub mod discover;
+pub mod ladder;
 pub mod probe;
 
 use std::ffi::OsString;
@@ -31,6 +35,8 @@ pub use diagnose::{
     diagnose_bwrap_failure, diagnose_seatbelt_failure, diagnose_with_host, Diagnosis, HostFacts, ALL_CAUSES,
 };
 pub use discover::{bwrap_version, discover, find_bwrap, supports_disable_userns, Discovery, BWRAP_OVERRIDE_ENV};
+pub use bundled::BundledBwrap;
+pub use ladder::{Attempt, BwrapSource, LinuxOptions, SandboxDetails};
 pub use probe::{probe_bwrap, probe_seatbelt, ProbeOutcome, SANDBOX_EXEC};
 
 use crate::error::SandboxError;
@@ -59,6 +65,12 @@ pub struct Capabilities {
     pub bwrap: Option<BwrapInfo>,
     /// What the sandbox tool printed when its self-test failed.
     pub stderr: Option<String>,
+    /// Which mechanism runs (`bwrapSource` is `null` when none does, and off Linux).
+    pub sandbox_details: SandboxDetails,
+    /// Linux: each rung of the fallback ladder that was tried, in order (see `ladder`).
+    pub attempts: Vec<Attempt>,
+    /// When not available: every fix, least invasive first (`fix` is the first one's rung's).
+    pub fixes: Vec<String>,
 }
 
 impl Capabilities {
@@ -68,10 +80,13 @@ impl Capabilities {
             sandbox_type,
             available: false,
             reason: Some(reason),
-            fix: Some(fix),
+            fix: Some(fix.clone()),
             cause: Some(cause.to_string()),
             bwrap: None,
             stderr: None,
+            sandbox_details: SandboxDetails::default(),
+            attempts: Vec::new(),
+            fixes: vec![fix],
         }
     }
 }
@@ -118,20 +133,32 @@ fn cached_probe(key: CacheKey, compute: impl FnOnce() -> Capabilities) -> Capabi
 
 // ---- capabilities ------------------------------------------------------------------------------
 
-/// The host's sandbox capabilities, probed now (uncached).
+/// The host's sandbox capabilities with the default `linux` options, probed now (uncached).
 pub fn capabilities(path_env: Option<&str>, cwd: &Path) -> Capabilities {
-    capabilities_for(Platform::host(), path_env, cwd, false)
+    capabilities_for(Platform::host(), path_env, cwd, &LinuxOptions::default(), false)
 }
 
 /// Like `capabilities`, but the probe result is cached per process, keyed by the bwrap found (and
 /// its file identity), `PATH` and `SANDSPAWN_BWRAP`. Discovery itself runs on every call.
 pub fn capabilities_cached(path_env: Option<&str>, cwd: &Path) -> Capabilities {
-    capabilities_for(Platform::host(), path_env, cwd, true)
+    capabilities_cached_with(path_env, cwd, &LinuxOptions::default())
 }
 
-fn capabilities_for(platform: Platform, path_env: Option<&str>, cwd: &Path, cached: bool) -> Capabilities {
+/// `capabilities_cached` for given `linux` options (what `sandboxCapabilities(options)` reports).
+pub fn capabilities_cached_with(path_env: Option<&str>, cwd: &Path, linux: &LinuxOptions) -> Capabilities {
+    capabilities_for(Platform::host(), path_env, cwd, linux, true)
+}
+
+fn capabilities_for(platform: Platform, path_env: Option<&str>, cwd: &Path, linux: &LinuxOptions, cached: bool) -> Capabilities {
     match platform {
-        Platform::Linux => linux_capabilities(std::env::var_os(BWRAP_OVERRIDE_ENV), path_env, cwd, cached),
+        Platform::Linux => linux_ladder(
+            std::env::var_os(BWRAP_OVERRIDE_ENV),
+            path_env,
+            cwd,
+            linux,
+            &BundledBwrap::installed(),
+            cached,
+        ),
         Platform::Darwin => darwin_capabilities(Path::new(SANDBOX_EXEC), cached),
         Platform::Other => Capabilities::unavailable(
             Platform::Other,
@@ -144,63 +171,76 @@ fn capabilities_for(platform: Platform, path_env: Option<&str>, cwd: &Path, cach
     }
 }
 
-/// The Linux capabilities with the `SANDSPAWN_BWRAP` value passed in.
+/// The Linux capabilities with the `SANDSPAWN_BWRAP` value passed in, default options and the
+/// bundled bwrap installed with this build (the unit tests' entry point).
+#[cfg(test)]
 pub(crate) fn linux_capabilities(
     override_env: Option<OsString>,
     path_env: Option<&str>,
     cwd: &Path,
     cached: bool,
 ) -> Capabilities {
-    let bwrap = match discover(override_env.as_deref(), path_env, cwd) {
-        Discovery::Found(p) => p,
-        Discovery::OverrideInvalid(why) => {
-            return Capabilities::unavailable(
-                Platform::Linux,
-                SandboxType::Bwrap,
-                "bwrap-override-invalid",
-                why,
-                format!(
-                    "unset {BWRAP_OVERRIDE_ENV}, or set it to the absolute path of a working bwrap outside the working directory"
-                ),
-            )
+    linux_ladder(override_env, path_env, cwd, &LinuxOptions::default(), &BundledBwrap::installed(), cached)
+}
+
+/// The Linux fallback ladder (see `ladder`) over the system bwrap found from `override_env` /
+/// `path_env` and the given bundled one.
+pub(crate) fn linux_ladder(
+    override_env: Option<OsString>,
+    path_env: Option<&str>,
+    cwd: &Path,
+    linux: &LinuxOptions,
+    bundled: &BundledBwrap,
+    cached: bool,
+) -> Capabilities {
+    let system = discover(override_env.as_deref(), path_env, cwd);
+    let mut missing_reason = "bubblewrap (bwrap) is not installed or not on PATH".to_string();
+    if system == Discovery::NotFound {
+        let ignored = discover::bwraps_inside_cwd(path_env, cwd);
+        if !ignored.is_empty() {
+            let list: Vec<String> = ignored.iter().map(|p| p.display().to_string()).collect();
+            missing_reason.push_str(&format!(
+                " (ignored {}: a bwrap inside the working directory is never used, since the sandboxed command could replace it)",
+                list.join(", ")
+            ));
         }
-        Discovery::NotFound => {
-            let mut reason = "bubblewrap (bwrap) is not installed or not on PATH".to_string();
-            let ignored = discover::bwraps_inside_cwd(path_env, cwd);
-            if !ignored.is_empty() {
-                let list: Vec<String> = ignored.iter().map(|p| p.display().to_string()).collect();
-                reason.push_str(&format!(
-                    " (ignored {}: a bwrap inside the working directory is never used, since the sandboxed command could replace it)",
-                    list.join(", ")
-                ));
-            }
-            return Capabilities::unavailable(
-                Platform::Linux,
-                SandboxType::Bwrap,
-                "bwrap-missing",
-                reason,
-                diagnose::FIX_INSTALL_BWRAP.to_string(),
-            );
+    }
+    let override_set = override_env.as_ref().is_some_and(|v| !v.is_empty());
+    let probe = |bwrap: &Path| {
+        let compute = || linux_probe(bwrap);
+        if cached {
+            let key = CacheKey {
+                platform: Platform::Linux,
+                identity: identity(bwrap),
+                tool: bwrap.to_path_buf(),
+                path_env: path_env.map(str::to_string),
+                override_env: override_env.clone(),
+            };
+            cached_probe(key, compute)
+        } else {
+            compute()
         }
     };
-    let compute = || linux_probe(&bwrap);
-    if cached {
-        let key = CacheKey {
-            platform: Platform::Linux,
-            identity: identity(&bwrap),
-            tool: bwrap.clone(),
-            path_env: path_env.map(str::to_string),
-            override_env,
-        };
-        cached_probe(key, compute)
-    } else {
-        compute()
-    }
+    ladder::climb(ladder::LadderInput { system, override_set, bundled, options: *linux, probe: &probe, missing_reason })
 }
 
 fn linux_probe(bwrap: &Path) -> Capabilities {
     let version = bwrap_version(bwrap);
     let disable_userns = supports_disable_userns(bwrap, version.as_deref());
+    if !disable_userns && version.is_some() {
+        // Too old to be trusted: without --disable-userns the command could create a user
+        // namespace and regain capabilities in it. The bundled bwrap takes over (see `ladder`).
+        let v = version.clone().unwrap_or_default();
+        let mut caps = Capabilities::unavailable(
+            Platform::Linux,
+            SandboxType::Bwrap,
+            "bwrap-too-old",
+            format!("{} is bubblewrap {v}, older than 0.8.0: it lacks --disable-userns", bwrap.display()),
+            diagnose::FIX_UPGRADE.to_string(),
+        );
+        caps.bwrap = Some(BwrapInfo { path: bwrap.to_path_buf(), version, disable_userns, proc_unmountable: false });
+        return caps;
+    }
     let outcome = probe::probe_bwrap_with(bwrap, disable_userns, &HostFacts::read());
     let info =
         BwrapInfo { path: bwrap.to_path_buf(), version, disable_userns, proc_unmountable: outcome.proc_unmountable };
@@ -218,6 +258,9 @@ fn from_outcome(platform: Platform, st: SandboxType, o: ProbeOutcome, bwrap: Opt
             cause: None,
             bwrap,
             stderr: None,
+            sandbox_details: SandboxDetails::default(),
+            attempts: Vec::new(),
+            fixes: Vec::new(),
         },
         (false, d) => {
             let d = d.unwrap_or_else(|| Diagnosis {
@@ -231,10 +274,13 @@ fn from_outcome(platform: Platform, st: SandboxType, o: ProbeOutcome, bwrap: Opt
                 sandbox_type: st,
                 available: false,
                 reason: Some(d.reason),
+                fixes: vec![d.fix.clone()],
                 fix: Some(d.fix),
                 cause: Some(d.cause.to_string()),
                 bwrap,
                 stderr: (!o.stderr.is_empty()).then_some(o.stderr),
+                sandbox_details: SandboxDetails::default(),
+                attempts: Vec::new(),
             }
         }
     }
@@ -266,30 +312,39 @@ fn darwin_capabilities(sandbox_exec: &Path, cached: bool) -> Capabilities {
     }
 }
 
-/// The sandbox every sandboxed run needs: `Ok(Some(bwrap))` on Linux, `Ok(None)` on macOS, an
-/// `ERR_SANDBOX_UNAVAILABLE` error (with reason and fix) when it cannot run here, and
-/// `ERR_SANDBOX_UNSUPPORTED` on other platforms. Uses the cached probe.
-pub fn require_sandbox(platform: Platform, path_env: Option<&str>, cwd: &Path) -> crate::Result<Option<BwrapInfo>> {
+/// What a sandboxed run uses: the bwrap to run (Linux) and what to report about it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sandbox {
+    pub bwrap: Option<BwrapInfo>,
+    pub details: SandboxDetails,
+}
+
+/// The sandbox every sandboxed run needs: a bwrap on Linux (system or bundled, per `linux`),
+/// nothing on macOS, an `ERR_SANDBOX_UNAVAILABLE` error (with reason, fix, `attempts` and `fixes`)
+/// when it cannot run here, and `ERR_SANDBOX_UNSUPPORTED` on other platforms. Uses the cached probe.
+pub fn require_sandbox(platform: Platform, path_env: Option<&str>, cwd: &Path, linux: &LinuxOptions) -> crate::Result<Sandbox> {
     if platform == Platform::Other {
         return Err(SandboxError::unsupported(format!(
             "no OS sandbox on {}; only sandbox: 'danger-full-access' runs",
             std::env::consts::OS
         )));
     }
-    let caps = capabilities_for(platform, path_env, cwd, true);
+    let caps = capabilities_for(platform, path_env, cwd, linux, true);
     if !caps.available {
-        let mut e = SandboxError::unavailable(
-            caps.reason.as_deref().unwrap_or("the sandbox self-test failed"),
-            caps.fix.as_deref().unwrap_or("run `sandspawn doctor`"),
-        );
+        let mut reason = caps.reason.clone().unwrap_or_else(|| "the sandbox self-test failed".to_string());
+        if caps.attempts.len() > 1 {
+            reason.push_str(&format!(" [tried: {}]", ladder::summary(&caps.attempts)));
+        }
+        let mut e = SandboxError::unavailable(reason, caps.fix.as_deref().unwrap_or("run `sandspawn doctor`"))
+            .with_ladder(caps.attempts, caps.fixes);
         if let Some(s) = caps.stderr {
             e = e.with_stderr(s);
         }
         return Err(e);
     }
     Ok(match platform {
-        Platform::Linux => caps.bwrap,
-        _ => None,
+        Platform::Linux => Sandbox { bwrap: caps.bwrap, details: caps.sandbox_details },
+        _ => Sandbox { bwrap: None, details: SandboxDetails::default() },
     })
 }
 
@@ -320,8 +375,14 @@ pub fn doctor_report(c: &Capabilities) -> String {
     if let Some(e) = &c.stderr {
         s.push_str(&format!("stderr:       {}\n", e.replace('\n', "\n              ")));
     }
+    for (i, a) in c.attempts.iter().enumerate() {
+        let head = if i == 0 { "ladder:" } else { "" };
+        s.push_str(&format!("{head:<14}{}: {} ({})\n", a.mechanism, a.message, a.cause));
+    }
     s
 }
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_ladder;

@@ -361,8 +361,9 @@ fn real_probe_succeeds_on_this_host() {
     assert_eq!(json["bwrap"]["version"], v.as_str());
     assert!(json["bwrap"].get("procUnmountable").is_some());
 
-    let got = require_sandbox(Platform::Linux, Some("/usr/bin:/bin"), cwd.path()).unwrap();
-    assert_eq!(got.unwrap().path, PathBuf::from(REAL_BWRAP));
+    let got = require_sandbox(Platform::Linux, Some("/usr/bin:/bin"), cwd.path(), &LinuxOptions::default()).unwrap();
+    assert_eq!(got.bwrap.unwrap().path, PathBuf::from(REAL_BWRAP));
+    assert_eq!(got.details.bwrap_source, Some(BwrapSource::System));
     assert!(doctor_report(&caps).contains("available:    yes"));
 }
 
@@ -370,7 +371,7 @@ fn real_probe_succeeds_on_this_host() {
 fn require_sandbox_errors() {
     let cwd = tempfile::tempdir().unwrap();
     let fake = FakeBwrap::new("bwrap: setting up uid map: Permission denied");
-    let e = require_sandbox(Platform::Linux, Some(&fake.path_env()), cwd.path()).unwrap_err();
+    let e = require_sandbox(Platform::Linux, Some(&fake.path_env()), cwd.path(), &LinuxOptions::default()).unwrap_err();
     assert_eq!(e.code, ErrorCode::Unavailable);
     assert!(
         e.message.contains("AppArmor") && e.message.contains("apparmor_restrict_unprivileged_userns=0"),
@@ -380,15 +381,15 @@ fn require_sandbox_errors() {
     assert_eq!(e.stderr.as_deref(), Some("bwrap: setting up uid map: Permission denied"));
 
     let empty = tempfile::tempdir().unwrap();
-    let e = require_sandbox(Platform::Linux, Some(&empty.path().display().to_string()), cwd.path()).unwrap_err();
+    let e = require_sandbox(Platform::Linux, Some(&empty.path().display().to_string()), cwd.path(), &LinuxOptions::default()).unwrap_err();
     assert_eq!(e.code, ErrorCode::Unavailable);
     assert!(e.message.contains("not installed") && e.message.contains("apt-get install -y bubblewrap"));
 
-    let e = require_sandbox(Platform::Other, None, cwd.path()).unwrap_err();
+    let e = require_sandbox(Platform::Other, None, cwd.path(), &LinuxOptions::default()).unwrap_err();
     assert_eq!(e.code, ErrorCode::Unsupported);
     assert!(e.message.contains("danger-full-access"));
 
-    let other = capabilities_for(Platform::Other, None, cwd.path(), false);
+    let other = capabilities_for(Platform::Other, None, cwd.path(), &LinuxOptions::default(), false);
     assert!(!other.available);
     assert_eq!(other.sandbox_type, SandboxType::None);
     assert!(other.reason.unwrap().starts_with("no OS sandbox on "));

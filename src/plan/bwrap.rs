@@ -75,7 +75,8 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         ));
     }
     let helper = req.helper.ok_or_else(|| SandboxError::unavailable("sandspawn-helper was not found", "reinstall sandspawn"))?;
-    let helper_in_root = helper_view(policy, req.cwd, helper)?;
+    check_helper_visible(policy, req.cwd, helper)?;
+    let bwrap = req.bwrap.map(|b| b.path.clone()).unwrap_or_else(|| PathBuf::from(DEFAULT_BWRAP));
     // The runner's descriptors: 3 for bwrap's status, 4 for the helper's failure report.
     let (status_fd, report_fd) = if req.runner_fds { (Some(3), Some(4)) } else { (None, None) };
     let mut a = Argv { args: Vec::new(), data_fds: Vec::new(), first_data_fd: if req.runner_fds { 5 } else { 3 } };
@@ -134,10 +135,13 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         }
     }
 
-    if helper_in_root {
-        // Last, over every writable bind: the command must not be able to replace the helper that
-        // the next run executes.
-        a.path("--ro-bind", helper)?;
+    // Last, over every writable bind: sandspawn's own executables (the helper, a bundled bwrap)
+    // inside a writable root (sandspawn installed in the workspace's node_modules) are bound
+    // read-only, so the command cannot replace what the next run executes, on the host or inside.
+    for own in [helper, bwrap.as_path()] {
+        if view_of(policy, req.cwd, own).0 == View::Writable {
+            a.path("--ro-bind", own)?;
+        }
     }
     let block_unix_sockets = !policy.network && policy.unix_sockets == UnixSockets::Blocked;
     if block_unix_sockets && sandspawn_helper::seccomp::Arch::native().is_none() {
@@ -162,7 +166,6 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     // Unchanged: the helper execvp()s it, so a bare name is looked up in the child's PATH.
     a.args.extend(req.command.iter().cloned());
 
-    let bwrap = req.bwrap.map(|b| b.path.clone()).unwrap_or_else(|| PathBuf::from(DEFAULT_BWRAP));
     let (program, argv0, args) = if a.data_fds.is_empty() {
         (bwrap, "bwrap".to_string(), a.args)
     } else {
@@ -190,16 +193,18 @@ fn sandspawn_helper_name() -> String {
     crate::helper::FILE_NAME.to_string()
 }
 
-/// Where the helper stands in the sandbox's view: `Ok(true)` inside a writable root (the plan then
-/// binds it read-only on top), `Ok(false)` read-only already, and an error when a mask hides it.
-/// The deepest mount covering it decides, as in bwrap.
-fn helper_view(policy: &ResolvedPolicy, cwd: &Path, helper: &Path) -> Result<bool> {
-    #[derive(Clone, Copy, PartialEq)]
-    enum View {
-        Hidden,
-        ReadOnly,
-        Writable,
-    }
+/// How a host path looks inside the sandbox.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum View {
+    /// Under a mask (a `denyRead` entry, a private /tmp): not there at all.
+    Hidden,
+    ReadOnly,
+    Writable,
+}
+
+/// The view of `path` and, when hidden, what hides it. The deepest mount covering it decides, as
+/// in bwrap.
+fn view_of(policy: &ResolvedPolicy, cwd: &Path, path: &Path) -> (View, String) {
     let mut covers: Vec<(&Path, View, String)> = Vec::new();
     if policy.tmp == TmpMode::Private {
         covers.push((Path::new("/tmp"), View::Hidden, "sandbox.tmp: 'private' (an empty /tmp)".into()));
@@ -214,12 +219,18 @@ fn helper_view(policy: &ResolvedPolicy, cwd: &Path, helper: &Path) -> Result<boo
         covers.push((&r.root, View::Writable, String::new()));
     }
     // Deepest first; at equal depth a mask wins (it is applied after the bind of the same path).
-    let deepest = covers
-        .iter()
-        .filter(|(p, _, _)| helper.starts_with(p))
-        .max_by_key(|(p, view, _)| (p.components().count(), *view == View::Hidden));
-    match deepest {
-        Some((_, View::Hidden, what)) => Err(SandboxError::invalid(
+    covers
+        .into_iter()
+        .filter(|(p, _, _)| path.starts_with(p))
+        .max_by_key(|(p, view, _)| (p.components().count(), *view == View::Hidden))
+        .map(|(_, view, what)| (view, what))
+        .unwrap_or((View::ReadOnly, String::new()))
+}
+
+/// The helper must be visible inside the sandbox: an error names what would hide it.
+fn check_helper_visible(policy: &ResolvedPolicy, cwd: &Path, helper: &Path) -> Result<()> {
+    match view_of(policy, cwd, helper) {
+        (View::Hidden, what) => Err(SandboxError::invalid(
             "sandbox",
             format!(
                 "{what} would hide sandspawn's helper {}, which must run inside the sandbox before the command; \
@@ -227,11 +238,9 @@ fn helper_view(policy: &ResolvedPolicy, cwd: &Path, helper: &Path) -> Result<boo
                 helper.display()
             ),
         )),
-        Some((_, View::Writable, _)) => Ok(true),
-        _ => Ok(false),
+        _ => Ok(()),
     }
 }
-
 /// Hide `p`. A directory becomes an empty read-only tmpfs; the mount points of writable roots below
 /// it are made with `--dir` *before* `--remount-ro` (bwrap cannot mkdir in a read-only tmpfs), and
 /// those roots are bound on top later. A file becomes an empty file nobody can read (mode 000: the

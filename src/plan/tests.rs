@@ -260,3 +260,38 @@ fn danger_full_access_is_direct() {
 mod seatbelt_tests;
 #[path = "tests_real_bwrap.rs"]
 mod real_bwrap;
+
+#[test]
+fn sandspawns_own_files_in_a_writable_root_are_bound_read_only_and_never_hidden() {
+    let (_t, w) = tmp();
+    let pkg = w.join("node_modules/sandspawn");
+    fs::create_dir_all(&pkg).unwrap();
+    let (helper, bundled) = (pkg.join("sandspawn-helper"), pkg.join("sandspawn-bwrap"));
+    fs::write(&helper, "").unwrap();
+    fs::write(&bundled, "").unwrap();
+    let p = policy(json!({"mode": "workspace-write", "tmp": "read-only", "network": true, "protectGit": false}), &w, Platform::Linux);
+    let (cmd, env) = (vec!["true".to_string()], BTreeMap::new());
+    let info = BwrapInfo { path: bundled.clone(), version: None, disable_userns: true, proc_unmountable: false };
+    let req = PlanRequest { command: &cmd, cwd: &w, env: &env, policy: &p, platform: Platform::Linux, bwrap: Some(&info), resolved_program: None, helper: Some(&helper), runner_fds: false };
+    let args = build(&req).unwrap().args;
+    let chdir = args.iter().position(|a| a == "--chdir").unwrap();
+    assert_eq!(&args[chdir - 6..chdir], &v(&["--ro-bind", &s(&helper), &s(&helper), "--ro-bind", &s(&bundled), &s(&bundled)])[..], "last, after the writable bind");
+
+    // Read-only already: nothing added.
+    let ro = policy(json!({"network": true}), &w, Platform::Linux);
+    let args = build(&PlanRequest { policy: &ro, ..req.clone() }).unwrap().args;
+    assert!(!args.contains(&s(&bundled)));
+
+    // A mask that would hide the helper is refused, naming the entry; a deeper root re-exposes it.
+    let hidden = policy(json!({"mode": "workspace-write", "tmp": "read-only", "network": true, "protectGit": false, "denyRead": [s(&w.join("node_modules"))]}), &w, Platform::Linux);
+    let e = build(&PlanRequest { policy: &hidden, ..req.clone() }).unwrap_err();
+    assert_eq!(e.code.as_str(), "ERR_SANDBOX_INVALID_OPTIONS");
+    assert!(e.message.contains(&format!("sandbox.denyRead entry {}", s(&w.join("node_modules")))) && e.message.contains(&s(&helper)), "{}", e.message);
+    let exposed = policy(
+        json!({"mode": "workspace-write", "tmp": "read-only", "network": true, "protectGit": false,
+               "denyRead": [s(&w.join("node_modules"))], "writableRoots": [s(&pkg)]}),
+        &w,
+        Platform::Linux,
+    );
+    assert!(build(&PlanRequest { policy: &exposed, ..req.clone() }).is_ok());
+}

@@ -16,22 +16,25 @@ pub struct Prepared {
     pub plan: LaunchPlan,
     /// Placeholders bwrap creates on the host; released (and removed) after the run.
     pub reservation: Option<mount_targets::Reservation>,
+    /// What `SpawnResult.sandboxDetails` reports.
+    pub details: capabilities::SandboxDetails,
 }
 
 pub fn prepare(req: &SpawnRequest) -> Result<Prepared> {
     let child_path = req.env.get("PATH").map(String::as_str);
     let resolved = resolve_program(&req.command[0], child_path, &req.cwd)?;
-    let bwrap = if req.policy.mode == SandboxMode::DangerFullAccess {
-        None
+    let sandbox = if req.policy.mode == SandboxMode::DangerFullAccess {
+        capabilities::Sandbox { bwrap: None, details: capabilities::SandboxDetails::default() }
     } else {
         // bwrap is looked up in the host's PATH (never in the command's cwd).
         let host_path = std::env::var("PATH").ok();
-        capabilities::require_sandbox(req.platform, host_path.as_deref(), &req.cwd)?
+        capabilities::require_sandbox(req.platform, host_path.as_deref(), &req.cwd, &req.linux)?
     };
+    let bwrap = sandbox.bwrap;
     let missing = req.policy.missing_read_only();
     let reservation = if missing.is_empty() || bwrap.is_none() { None } else { Some(mount_targets::reserve(&missing)) };
     let plan = build_plan(req, bwrap.as_ref(), Some(Path::new(&resolved)), bwrap.is_some())?;
-    Ok(Prepared { plan, reservation })
+    Ok(Prepared { plan, reservation, details: sandbox.details })
 }
 
 /// The launch plan for a validated request (shared by the runner and `buildSandboxCommand`).

@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+use crate::capabilities::SandboxDetails;
 use crate::denial::{classify_sandbox_denial, is_likely_sandbox_denied, CommandOutput, DenialContext, SandboxDenial};
 use crate::platform::SandboxType;
 use crate::policy::ResolvedPolicy;
@@ -32,6 +33,8 @@ pub struct RunResult {
     pub denial: Option<SandboxDenial>,
     /// The policy the run was held to (for `classifySandboxDenial(result)`).
     pub policy: ResolvedPolicy,
+    /// Which sandbox mechanism ran (which bwrap, on Linux).
+    pub sandbox_details: SandboxDetails,
 }
 
 /// The interleaved output. When only one stream wrote, it is that stream, and no copy is kept.

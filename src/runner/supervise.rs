@@ -79,7 +79,7 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
     })
     .await
     .map_err(|e| internal("preparing the sandbox failed", e))?;
-    let Prepared { plan, reservation } = prepared?;
+    let Prepared { plan, reservation, details } = prepared?;
     let sandbox_type = plan.sandbox_type;
     let kind = if sandbox_type == SandboxType::Bwrap { TreeKind::PidNamespace } else { TreeKind::ProcessGroup };
 
@@ -319,6 +319,7 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
         sandbox_denied: false,
         denial: None,
         policy: req.policy.clone(),
+        sandbox_details: details,
     };
     result.classify();
     Ok(result)
@@ -384,7 +385,7 @@ fn setup_failure(stderr: &str) -> SandboxError {
             ErrorCode::Unavailable => format!("sandbox unavailable: {}. Fix: {}", d.reason, d.fix),
             _ => format!("sandbox setup failed: {}. Fix: {}", d.reason, d.fix),
         };
-        return SandboxError { code: d.code, message, stderr: Some(trimmed.to_string()) };
+        return SandboxError::new(d.code, message).with_stderr(trimmed);
     }
     SandboxError::setup_failed(format!("sandbox setup failed before the command ran: {}", if trimmed.is_empty() { "bwrap exited without a message" } else { trimmed }), trimmed)
 }

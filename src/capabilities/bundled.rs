@@ -1,0 +1,179 @@
+//! The bwrap sandspawn ships: `sandspawn-bwrap`, built from upstream bubblewrap by
+//! `scripts/build-bwrap.js` and installed beside the addon's `.node` file. This module finds it and
+//! checks that it is the very binary this addon was built with: the build bakes its SHA-256 into
+//! the addon (`build.rs`), and a file whose digest differs is refused, never run.
+//!
+//! The digest is computed over an fd of the canonical path and remembered per file identity
+//! (device, inode, size, mtime, ctime), so a spawn costs a `stat`, and any rewrite of the file
+//! (which changes mtime/ctime) is hashed again before it is used. The binary is then executed by
+//! that canonical path (not a copy in a memfd), so a path-based AppArmor profile an administrator
+//! writes for it applies.
+
+use std::io::Read;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use sha2::{Digest, Sha256};
+
+/// The bundled binary's file name, beside the `.node` file.
+pub const FILE_NAME: &str = "sandspawn-bwrap";
+
+/// The digest baked in at build time; `None` in a build made without the bundled bwrap.
+pub const BUILT_DIGEST: Option<&str> = option_env!("SANDSPAWN_BUNDLED_BWRAP_SHA256");
+
+/// Where to look for a bundled bwrap, and the digest it must have.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct BundledBwrap {
+    /// `None` when the addon's own location is unknown.
+    pub path: Option<PathBuf>,
+    /// `None` when this build has no bundled bwrap.
+    pub digest: Option<String>,
+}
+
+impl BundledBwrap {
+    /// The one installed with this addon: `sandspawn-bwrap` in the directory of the loaded
+    /// shared object, checked against the digest baked in at build time.
+    pub fn installed() -> BundledBwrap {
+        BundledBwrap { path: addon_dir().map(|d| d.join(FILE_NAME)), digest: BUILT_DIGEST.map(str::to_string) }
+    }
+}
+
+/// Why the bundled bwrap cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Problem {
+    /// This build of sandspawn has no bundled bwrap (no digest was baked in).
+    NotBuilt,
+    /// The file is not where it should be (or the addon's directory is unknown).
+    Missing(Option<PathBuf>),
+    /// Not an executable regular file, writable by others, or owned by another user.
+    Unsafe(PathBuf, String),
+    /// Its SHA-256 differs from the one baked in.
+    DigestMismatch { path: PathBuf, expected: String, actual: String },
+    Unreadable(PathBuf, String),
+}
+
+impl Problem {
+    /// The attempt's cause id.
+    pub fn cause(&self) -> &'static str {
+        match self {
+            Problem::NotBuilt => "bundled-bwrap-not-built",
+            Problem::Missing(_) => "bundled-bwrap-missing",
+            Problem::Unsafe(..) => "bundled-bwrap-unsafe",
+            Problem::DigestMismatch { .. } => "bundled-bwrap-digest-mismatch",
+            Problem::Unreadable(..) => "bundled-bwrap-unreadable",
+        }
+    }
+
+    pub fn message(&self) -> String {
+        match self {
+            Problem::NotBuilt => "not available in this build (sandspawn was built without its bundled bwrap)".to_string(),
+            Problem::Missing(Some(p)) => format!("{} is missing", p.display()),
+            Problem::Missing(None) => "the directory of the sandspawn addon could not be determined".to_string(),
+            Problem::Unsafe(p, why) => format!("{} is refused: {why}", p.display()),
+            Problem::DigestMismatch { path, expected, actual } => format!(
+                "{} is refused: its SHA-256 is {actual}, but this sandspawn was built with {expected} (the file was modified or replaced)",
+                path.display()
+            ),
+            Problem::Unreadable(p, e) => format!("{} cannot be read: {e}", p.display()),
+        }
+    }
+
+    pub fn fix(&self) -> &'static str {
+        match self {
+            Problem::NotBuilt => "install a sandspawn build that includes its bundled bwrap (the npm linux packages do; from source, `node scripts/build-bwrap.js` before building the addon)",
+            _ => "reinstall sandspawn (`npm install` / `npm ci`) to restore its bundled bwrap",
+        }
+    }
+}
+
+/// The directory holding the shared object this code was loaded from (the `.node` file in the
+/// addon; the test executable under `cargo test`).
+pub fn addon_dir() -> Option<PathBuf> {
+    use std::ffi::CStr;
+    use std::os::unix::ffi::OsStrExt;
+    let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
+    // SAFETY: dladdr only reads the address (a function of this object) and fills `info`, whose
+    // `dli_fname` points into the loader's own, still-loaded bookkeeping.
+    let found = unsafe { libc::dladdr(addon_dir as *const libc::c_void, &mut info) };
+    if found == 0 || info.dli_fname.is_null() {
+        return None;
+    }
+    let name = unsafe { CStr::from_ptr(info.dli_fname) };
+    let file = PathBuf::from(std::ffi::OsStr::from_bytes(name.to_bytes()));
+    let file = std::fs::canonicalize(&file).ok()?;
+    file.parent().map(Path::to_path_buf)
+}
+
+type Identity = (u64, u64, u64, i64, i64);
+
+fn identity(m: &std::fs::Metadata) -> Identity {
+    (m.dev(), m.ino(), m.size(), m.mtime() * 1_000_000_000 + m.mtime_nsec(), m.ctime() * 1_000_000_000 + m.ctime_nsec())
+}
+
+/// (canonical path, identity) → hex digest of files already hashed.
+static HASHED: Mutex<Vec<(PathBuf, Identity, String)>> = Mutex::new(Vec::new());
+const HASHED_SLOTS: usize = 8;
+
+fn sha256_hex(file: &mut std::fs::File) -> std::io::Result<String> {
+    let mut h = Sha256::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        match file.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => h.update(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// The canonical path of the bundled bwrap when it may be run, else why not.
+pub fn verify(b: &BundledBwrap) -> Result<PathBuf, Problem> {
+    let Some(expected) = b.digest.as_deref() else { return Err(Problem::NotBuilt) };
+    let Some(path) = b.path.as_deref() else { return Err(Problem::Missing(None)) };
+    let canon = match std::fs::canonicalize(path) {
+        Ok(c) => c,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(Problem::Missing(Some(path.to_path_buf()))),
+        Err(e) => return Err(Problem::Unreadable(path.to_path_buf(), e.to_string())),
+    };
+    let mut file = std::fs::File::open(&canon).map_err(|e| Problem::Unreadable(canon.clone(), e.to_string()))?;
+    let meta = file.metadata().map_err(|e| Problem::Unreadable(canon.clone(), e.to_string()))?;
+    let mode = meta.permissions().mode();
+    if !meta.is_file() {
+        return Err(Problem::Unsafe(canon, "it is not a regular file".to_string()));
+    }
+    if mode & 0o111 == 0 {
+        return Err(Problem::Unsafe(canon, "it is not executable".to_string()));
+    }
+    if mode & 0o022 != 0 {
+        return Err(Problem::Unsafe(canon, format!("it is writable by group or others (mode {:o})", mode & 0o7777)));
+    }
+    let euid = unsafe { libc::geteuid() };
+    if meta.uid() != 0 && meta.uid() != euid {
+        return Err(Problem::Unsafe(canon, format!("it is owned by uid {}, neither root nor this user", meta.uid())));
+    }
+    let id = identity(&meta);
+    let known = {
+        let cache = HASHED.lock().unwrap_or_else(|e| e.into_inner());
+        cache.iter().find(|(p, i, _)| *p == canon && *i == id).map(|(_, _, d)| d.clone())
+    };
+    let actual = match known {
+        Some(d) => d,
+        None => {
+            let d = sha256_hex(&mut file).map_err(|e| Problem::Unreadable(canon.clone(), e.to_string()))?;
+            let mut cache = HASHED.lock().unwrap_or_else(|e| e.into_inner());
+            cache.retain(|(p, _, _)| *p != canon);
+            if cache.len() >= HASHED_SLOTS {
+                cache.remove(0);
+            }
+            cache.push((canon.clone(), id, d.clone()));
+            d
+        }
+    };
+    if !actual.eq_ignore_ascii_case(expected) {
+        return Err(Problem::DigestMismatch { path: canon, expected: expected.to_string(), actual });
+    }
+    Ok(canon)
+}

@@ -1,0 +1,217 @@
+//! The Linux fallback ladder: which sandbox mechanism runs, and, when none can, what each rung
+//! said and how to fix it.
+//!
+//! 1. `bwrap-system`: the system bwrap (`SANDSPAWN_BWRAP`, else the first on `PATH` outside the
+//!    cwd), 0.8.0 or newer, passing the self-test.
+//! 2. `bwrap-bundled`: the bwrap shipped with sandspawn (see `bundled`), tried only when the
+//!    system one is missing, too old, fails its flag probe or cannot be executed. Never after a
+//!    namespace failure: the same kernel/AppArmor/seccomp rule stops the bundled copy too (and on
+//!    Ubuntu no AppArmor profile names its path). Not when `SANDSPAWN_BWRAP` is set: an explicit
+//!    choice that does not work is reported, not replaced.
+//! 3. `landlock`: not in this build. The rung is listed so that `attempts` already has its final
+//!    shape; allowing it (`linux.allow: ['landlock']`) currently adds nothing.
+//!
+//! Every rung tried is recorded as an `Attempt`; when the sandbox is available the last attempt is
+//! the rung that runs.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::bundled::{self, BundledBwrap};
+use super::diagnose::FIX_INSTALL_BWRAP;
+use super::{Capabilities, Discovery};
+
+/// `linux` spawn option: which mechanisms may run, and whether the bundled bwrap may be used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LinuxOptions {
+    pub allow_bwrap: bool,
+    pub allow_landlock: bool,
+    pub bundled_bwrap: bool,
+}
+
+impl Default for LinuxOptions {
+    fn default() -> Self {
+        LinuxOptions { allow_bwrap: true, allow_landlock: false, bundled_bwrap: true }
+    }
+}
+
+/// Mechanism names, as `attempts[].mechanism`.
+pub const SYSTEM: &str = "bwrap-system";
+pub const BUNDLED: &str = "bwrap-bundled";
+pub const LANDLOCK: &str = "landlock";
+
+/// One rung of the ladder and what happened there (`cause` is `ok` for the rung that runs).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Attempt {
+    pub mechanism: &'static str,
+    pub cause: String,
+    pub message: String,
+}
+
+impl Attempt {
+    fn new(mechanism: &'static str, cause: &str, message: impl Into<String>) -> Self {
+        Attempt { mechanism, cause: cause.to_string(), message: message.into() }
+    }
+}
+
+/// Which bwrap ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BwrapSource {
+    System,
+    Bundled,
+}
+
+/// `SpawnResult.sandboxDetails` and `sandboxCapabilities().sandboxDetails`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SandboxDetails {
+    pub bwrap_source: Option<BwrapSource>,
+    /// The Landlock ABI in use (the Landlock mode is not in this build: always `None`).
+    pub landlock_abi: Option<u32>,
+    /// Guarantees the running mechanism does not give (empty for bwrap and Seatbelt).
+    pub not_enforced: Vec<String>,
+}
+
+/// System-bwrap causes after which the bundled copy is tried: the binary is absent, old or broken,
+/// which says nothing about the host's namespaces.
+const BUNDLED_AFTER: &[&str] = &["bwrap-missing", "bwrap-too-old", "old-bwrap", "bwrap-exec-failed"];
+
+/// Everything the ladder needs from outside (tests pass fakes).
+pub struct LadderInput<'a> {
+    pub system: Discovery,
+    pub override_set: bool,
+    pub bundled: &'a BundledBwrap,
+    pub options: LinuxOptions,
+    /// Probe one bwrap (cached or not, decided by the caller).
+    pub probe: &'a dyn Fn(&Path) -> Capabilities,
+    /// The system-missing reason in words (with any bwrap ignored inside the cwd).
+    pub missing_reason: String,
+}
+
+/// Walk the ladder. The returned capabilities' `reason`/`fix`/`cause` describe the system bwrap's
+/// rung (the one users know), `attempts`/`fixes` the whole ladder.
+pub fn climb(input: LadderInput) -> Capabilities {
+    let mut attempts = Vec::new();
+    let first = if !input.options.allow_bwrap {
+        let msg = "not allowed: linux.allow does not include 'bwrap'";
+        attempts.push(Attempt::new(SYSTEM, "not-allowed", msg));
+        attempts.push(Attempt::new(BUNDLED, "not-allowed", msg));
+        Capabilities::unavailable(
+            crate::platform::Platform::Linux,
+            crate::platform::SandboxType::Bwrap,
+            "not-allowed",
+            "linux.allow does not include 'bwrap', and no other Linux sandbox is available in this build".to_string(),
+            "allow bwrap: linux: { allow: ['bwrap'] } (the default)".to_string(),
+        )
+    } else {
+        let system = match &input.system {
+            Discovery::Found(p) => {
+                let caps = (input.probe)(p);
+                if caps.available {
+                    attempts.push(Attempt::new(SYSTEM, "ok", format!("{} works", p.display())));
+                    return finish(caps, attempts, BwrapSource::System);
+                }
+                caps
+            }
+            Discovery::OverrideInvalid(why) => Capabilities::unavailable(
+                crate::platform::Platform::Linux,
+                crate::platform::SandboxType::Bwrap,
+                "bwrap-override-invalid",
+                why.clone(),
+                format!(
+                    "unset {}, or set it to the absolute path of a working bwrap outside the working directory",
+                    super::BWRAP_OVERRIDE_ENV
+                ),
+            ),
+            Discovery::NotFound => Capabilities::unavailable(
+                crate::platform::Platform::Linux,
+                crate::platform::SandboxType::Bwrap,
+                "bwrap-missing",
+                input.missing_reason.clone(),
+                FIX_INSTALL_BWRAP.to_string(),
+            ),
+        };
+        let cause = system.cause.clone().unwrap_or_else(|| "unknown".to_string());
+        attempts.push(Attempt::new(SYSTEM, &cause, system.reason.clone().unwrap_or_default()));
+        let eligible = BUNDLED_AFTER.contains(&cause.as_str());
+        if input.override_set {
+            attempts.push(Attempt::new(
+                BUNDLED,
+                "not-tried-override",
+                format!("not tried: {} names the bwrap to use", super::BWRAP_OVERRIDE_ENV),
+            ));
+        } else if !input.options.bundled_bwrap {
+            attempts.push(Attempt::new(BUNDLED, "disabled", "not tried: linux.bundledBwrap is false"));
+        } else if !eligible {
+            attempts.push(Attempt::new(
+                BUNDLED,
+                "not-tried-host",
+                "not tried: the system bwrap failed because of the host (user namespaces or mounts are blocked), which stops the bundled copy the same way",
+            ));
+        } else {
+            match bundled::verify(input.bundled) {
+                Err(problem) => attempts.push(Attempt::new(BUNDLED, problem.cause(), problem.message())),
+                Ok(path) => {
+                    let caps = (input.probe)(&path);
+                    if caps.available {
+                        attempts.push(Attempt::new(BUNDLED, "ok", format!("{} works", path.display())));
+                        return finish(caps, attempts, BwrapSource::Bundled);
+                    }
+                    let c = caps.cause.clone().unwrap_or_else(|| "unknown".to_string());
+                    attempts.push(Attempt::new(BUNDLED, &c, caps.reason.clone().unwrap_or_default()));
+                }
+            }
+        }
+        system
+    };
+    attempts.push(if input.options.allow_landlock {
+        Attempt::new(LANDLOCK, "not-available", "not available in this build")
+    } else {
+        Attempt::new(LANDLOCK, "not-allowed", "not allowed (linux.allow does not include 'landlock'); also not available in this build")
+    });
+    let mut caps = first;
+    caps.fixes = fixes(&caps, &attempts, input.bundled);
+    caps.attempts = attempts;
+    caps
+}
+
+fn finish(mut caps: Capabilities, attempts: Vec<Attempt>, source: BwrapSource) -> Capabilities {
+    caps.attempts = attempts;
+    caps.sandbox_details = SandboxDetails { bwrap_source: Some(source), ..SandboxDetails::default() };
+    caps
+}
+
+/// The fixes, least invasive first: what would make the system bwrap work, then what would make
+/// the bundled one work, without repeats.
+fn fixes(system: &Capabilities, attempts: &[Attempt], bundled: &BundledBwrap) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut add = |s: String| {
+        if !s.is_empty() && !out.contains(&s) {
+            out.push(s);
+        }
+    };
+    if let Some(f) = &system.fix {
+        add(f.clone());
+    }
+    for a in attempts.iter().filter(|a| a.mechanism == BUNDLED) {
+        match a.cause.as_str() {
+            "disabled" => add("allow sandspawn's bundled bwrap: linux: { bundledBwrap: true } (the default)".to_string()),
+            c if c.starts_with("bundled-bwrap-") => {
+                let problem = match c {
+                    "bundled-bwrap-not-built" => bundled::Problem::NotBuilt,
+                    _ => bundled::Problem::Missing(bundled.path.clone()),
+                };
+                add(problem.fix().to_string());
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The rungs as one sentence, appended to an `ERR_SANDBOX_UNAVAILABLE` message.
+pub fn summary(attempts: &[Attempt]) -> String {
+    attempts.iter().map(|a| format!("{}: {}", a.mechanism, a.message)).collect::<Vec<_>>().join("; ")
+}

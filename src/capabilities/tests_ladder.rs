@@ -1,0 +1,219 @@
+//! The bundled bwrap's verification and the fallback ladder, with fake system bwraps and the real
+//! bundled binary built by scripts/build-bwrap.js (beside Cargo.toml).
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use super::bundled::{self, BundledBwrap, Problem};
+use super::*;
+
+/// SHA-256 of the three bytes "abc" (FIPS 180-2 test vector).
+const ABC: &str = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+
+fn exe(path: &Path, body: &[u8]) {
+    fs::write(path, body).unwrap();
+    fs::set_permissions(path, fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+fn at(path: &Path, digest: &str) -> BundledBwrap {
+    BundledBwrap { path: Some(path.to_path_buf()), digest: Some(digest.to_string()) }
+}
+
+/// The real bundled binary and its baked digest; this build must have them.
+fn real_bundled() -> BundledBwrap {
+    let digest = bundled::BUILT_DIGEST.expect("no bundled bwrap digest baked in: run `node scripts/build-bwrap.js` first");
+    at(&Path::new(env!("CARGO_MANIFEST_DIR")).join(bundled::FILE_NAME), digest)
+}
+
+#[test]
+fn verify_refuses_anything_but_the_exact_binary() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("sandspawn-bwrap");
+    exe(&f, b"abc");
+    assert_eq!(bundled::verify(&at(&f, ABC)).unwrap(), fs::canonicalize(&f).unwrap());
+    assert_eq!(bundled::verify(&at(&f, &ABC.to_uppercase())).unwrap(), fs::canonicalize(&f).unwrap());
+
+    // Same size, new content: the cached digest must not be reused.
+    exe(&f, b"abd");
+    match bundled::verify(&at(&f, ABC)) {
+        Err(Problem::DigestMismatch { actual, .. }) => assert_ne!(actual, ABC),
+        other => panic!("{other:?}"),
+    }
+    exe(&f, b"abc");
+    assert!(bundled::verify(&at(&f, ABC)).is_ok());
+
+    fs::set_permissions(&f, fs::Permissions::from_mode(0o775)).unwrap();
+    assert!(matches!(bundled::verify(&at(&f, ABC)), Err(Problem::Unsafe(_, w)) if w.contains("writable")));
+    fs::set_permissions(&f, fs::Permissions::from_mode(0o644)).unwrap();
+    assert!(matches!(bundled::verify(&at(&f, ABC)), Err(Problem::Unsafe(_, w)) if w.contains("not executable")));
+    assert!(matches!(bundled::verify(&at(d.path(), ABC)), Err(Problem::Unsafe(_, w)) if w.contains("regular file")));
+
+    let gone = d.path().join("nope");
+    assert_eq!(bundled::verify(&at(&gone, ABC)), Err(Problem::Missing(Some(gone.clone()))));
+    assert_eq!(bundled::verify(&BundledBwrap { path: None, digest: Some(ABC.into()) }), Err(Problem::Missing(None)));
+    assert_eq!(bundled::verify(&BundledBwrap { path: Some(f.clone()), digest: None }), Err(Problem::NotBuilt));
+    assert!(Problem::NotBuilt.message().contains("not available in this build"));
+}
+
+#[test]
+fn the_built_binary_matches_its_baked_digest() {
+    let b = real_bundled();
+    let path = bundled::verify(&b).unwrap_or_else(|p| panic!("{}", p.message()));
+    let out = std::process::Command::new(&path).arg("--version").output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "bubblewrap 0.12.0");
+}
+
+fn ladder(path_env: &str, cwd: &Path, opts: LinuxOptions, b: &BundledBwrap) -> Capabilities {
+    linux_ladder(None, Some(path_env), cwd, &opts, b, false)
+}
+
+fn causes(c: &Capabilities) -> Vec<(&'static str, String)> {
+    c.attempts.iter().map(|a| (a.mechanism, a.cause.clone())).collect()
+}
+
+fn v(list: &[(&'static str, &str)]) -> Vec<(&'static str, String)> {
+    list.iter().map(|(m, c)| (*m, c.to_string())).collect()
+}
+
+#[test]
+fn no_system_bwrap_runs_the_bundled_one() {
+    let cwd = tempfile::tempdir().unwrap();
+    let empty = tempfile::tempdir().unwrap();
+    let b = real_bundled();
+    let c = ladder(&empty.path().display().to_string(), cwd.path(), LinuxOptions::default(), &b);
+    assert!(c.available, "{c:?}");
+    assert_eq!(c.sandbox_details.bwrap_source, Some(BwrapSource::Bundled));
+    assert_eq!(c.bwrap.as_ref().unwrap().path, fs::canonicalize(b.path.as_ref().unwrap()).unwrap());
+    assert_eq!(c.bwrap.as_ref().unwrap().version.as_deref(), Some("0.12.0"));
+    assert!(c.bwrap.as_ref().unwrap().disable_userns);
+    assert_eq!(causes(&c), v(&[("bwrap-system", "bwrap-missing"), ("bwrap-bundled", "ok")]));
+    assert!(c.fixes.is_empty() && c.reason.is_none());
+
+    // The same through require_sandbox's error path, with the bundled one disabled.
+    let off = LinuxOptions { bundled_bwrap: false, ..LinuxOptions::default() };
+    let c = ladder(&empty.path().display().to_string(), cwd.path(), off, &b);
+    assert!(!c.available);
+    assert_eq!(c.cause.as_deref(), Some("bwrap-missing"));
+    assert_eq!(c.sandbox_details.bwrap_source, None);
+    assert_eq!(
+        causes(&c),
+        v(&[("bwrap-system", "bwrap-missing"), ("bwrap-bundled", "disabled"), ("landlock", "not-allowed")])
+    );
+    assert!(c.fixes[0].contains("apt-get install -y bubblewrap"), "{:?}", c.fixes);
+    assert!(c.fixes.iter().any(|f| f.contains("bundledBwrap: true")), "{:?}", c.fixes);
+}
+
+#[test]
+fn a_working_system_bwrap_wins() {
+    let cwd = tempfile::tempdir().unwrap();
+    let c = ladder("/usr/bin:/bin", cwd.path(), LinuxOptions::default(), &real_bundled());
+    assert!(c.available, "{c:?}");
+    assert_eq!(c.sandbox_details.bwrap_source, Some(BwrapSource::System));
+    assert_eq!(c.bwrap.as_ref().unwrap().path, PathBuf::from("/usr/bin/bwrap"));
+    assert_eq!(causes(&c), v(&[("bwrap-system", "ok")]));
+}
+
+#[test]
+fn an_old_or_unknown_option_system_bwrap_falls_back() {
+    let cwd = tempfile::tempdir().unwrap();
+    let old = tempfile::tempdir().unwrap();
+    exe(&old.path().join("bwrap"), b"#!/bin/sh\ncase \"$1\" in --version) echo 'bubblewrap 0.6.1';; *) exit 0;; esac\n");
+    let path = format!("{}:/nonexistent", old.path().display());
+    let c = ladder(&path, cwd.path(), LinuxOptions::default(), &real_bundled());
+    assert!(c.available, "{c:?}");
+    assert_eq!(c.sandbox_details.bwrap_source, Some(BwrapSource::Bundled));
+    assert_eq!(causes(&c), v(&[("bwrap-system", "bwrap-too-old"), ("bwrap-bundled", "ok")]));
+    assert!(c.attempts[0].message.contains("0.6.1"), "{:?}", c.attempts);
+
+    // Too old and no bundled one: refused (never run without --disable-userns).
+    let off = LinuxOptions { bundled_bwrap: false, ..LinuxOptions::default() };
+    let c = ladder(&path, cwd.path(), off, &real_bundled());
+    assert!(!c.available);
+    assert_eq!(c.cause.as_deref(), Some("bwrap-too-old"));
+    assert!(c.fix.as_deref().unwrap().contains("upgrade bubblewrap"));
+
+    exe(&old.path().join("bwrap"), b"#!/bin/sh\ncase \"$1\" in --version) echo 'bubblewrap 0.8.0';; *) echo 'bwrap: Unknown option --argv0' >&2; exit 1;; esac\n");
+    let c = ladder(&path, cwd.path(), LinuxOptions::default(), &real_bundled());
+    assert!(c.available, "{c:?}");
+    assert_eq!(causes(&c), v(&[("bwrap-system", "old-bwrap"), ("bwrap-bundled", "ok")]));
+}
+
+#[test]
+fn a_host_failure_never_tries_the_bundled_one() {
+    let cwd = tempfile::tempdir().unwrap();
+    let fake = tempfile::tempdir().unwrap();
+    exe(
+        &fake.path().join("bwrap"),
+        b"#!/bin/sh\ncase \"$1\" in --version) echo 'bubblewrap 0.8.0';; *) echo 'bwrap: setting up uid map: Permission denied' >&2; exit 1;; esac\n",
+    );
+    // A bundled path that would fail loudly if it were even verified.
+    let poisoned = BundledBwrap { path: Some("/nonexistent/sandspawn-bwrap".into()), digest: Some(ABC.into()) };
+    let c = ladder(&format!("{}:/nonexistent", fake.path().display()), cwd.path(), LinuxOptions::default(), &poisoned);
+    assert!(!c.available);
+    assert_eq!(c.cause.as_deref(), Some("apparmor-userns"));
+    assert_eq!(
+        causes(&c),
+        v(&[("bwrap-system", "apparmor-userns"), ("bwrap-bundled", "not-tried-host"), ("landlock", "not-allowed")])
+    );
+    assert!(c.fixes[0].contains("apparmor"), "{:?}", c.fixes);
+
+    let e = {
+        let b = BundledBwrap { path: None, digest: None };
+        let caps = linux_ladder(None, Some(&format!("{}:/nonexistent", fake.path().display())), cwd.path(), &LinuxOptions::default(), &b, false);
+        assert_eq!(caps.attempts.len(), 3);
+        caps
+    };
+    assert!(e.attempts[2].message.contains("not available in this build"));
+}
+
+#[test]
+fn a_tampered_bundled_binary_is_refused() {
+    let cwd = tempfile::tempdir().unwrap();
+    let empty = tempfile::tempdir().unwrap();
+    let real = real_bundled();
+    let d = tempfile::tempdir().unwrap();
+    let copy = d.path().join(bundled::FILE_NAME);
+    let mut bytes = fs::read(real.path.as_ref().unwrap()).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 1;
+    exe(&copy, &bytes);
+    let b = BundledBwrap { path: Some(copy.clone()), digest: real.digest.clone() };
+    let c = ladder(&empty.path().display().to_string(), cwd.path(), LinuxOptions::default(), &b);
+    assert!(!c.available, "{c:?}");
+    assert_eq!(causes(&c)[1], ("bwrap-bundled", "bundled-bwrap-digest-mismatch".to_string()));
+    assert!(c.attempts[1].message.contains("refused"), "{:?}", c.attempts);
+    assert!(c.fixes.iter().any(|f| f.contains("reinstall sandspawn")), "{:?}", c.fixes);
+}
+
+#[test]
+fn allow_and_override_shape_the_ladder() {
+    let cwd = tempfile::tempdir().unwrap();
+    let only_landlock = LinuxOptions { allow_bwrap: false, allow_landlock: true, bundled_bwrap: true };
+    let c = ladder("/usr/bin:/bin", cwd.path(), only_landlock, &real_bundled());
+    assert!(!c.available);
+    assert_eq!(c.cause.as_deref(), Some("not-allowed"));
+    assert_eq!(
+        causes(&c),
+        v(&[("bwrap-system", "not-allowed"), ("bwrap-bundled", "not-allowed"), ("landlock", "not-available")])
+    );
+
+    // SANDSPAWN_BWRAP set but unusable: reported, not replaced by the bundled bwrap.
+    let c = linux_ladder(Some("relative/bwrap".into()), Some("/usr/bin"), cwd.path(), &LinuxOptions::default(), &real_bundled(), false);
+    assert!(!c.available);
+    assert_eq!(causes(&c)[..2], v(&[("bwrap-system", "bwrap-override-invalid"), ("bwrap-bundled", "not-tried-override")])[..]);
+}
+
+#[test]
+fn require_sandbox_error_carries_the_ladder() {
+    // Through the public entry point: the installed bundled bwrap of a test binary does not exist
+    // (it sits beside the addon, not in target/), so with no system bwrap nothing can run.
+    let cwd = tempfile::tempdir().unwrap();
+    let empty = tempfile::tempdir().unwrap();
+    let e = require_sandbox(Platform::Linux, Some(&empty.path().display().to_string()), cwd.path(), &LinuxOptions::default()).unwrap_err();
+    assert_eq!(e.code, crate::ErrorCode::Unavailable);
+    assert_eq!(e.attempts.len(), 3, "{:?}", e.attempts);
+    assert_eq!(e.attempts[1].cause, "bundled-bwrap-missing");
+    assert!(e.message.contains("tried: bwrap-system:"), "{}", e.message);
+    assert!(!e.fixes.is_empty());
+}
