@@ -150,7 +150,7 @@ test('results of real runs carry their denial, using the run\'s own policy', asy
 const fail = (stderr, extra = {}) => ({ sandboxType: 'bwrap', exitCode: 1, signal: null, stdout: '', stderr, aggregatedOutput: stderr, ...extra })
 
 test('git stash: "could not write index" is a denial when the policy kept .git read-only, not when .git was writable', () => {
-  const r = fail('error: could not write index\n', { cwd: '/w/sub' })
+  const r = fail('error: could not write index\n', { cwd: '/w' })
   assert.deepEqual(classifySandboxDenial(r, { mode: 'workspace-write', writableRoots: ['/w'] }), {
     reason: 'read_only_file_system', kind: 'filesystem', path: '/w/.git/index', snippet: 'error: could not write index',
   })
