@@ -121,7 +121,11 @@ export type DenialReason =
 export interface SandboxDenial {
   reason: DenialReason
   kind: 'filesystem' | 'network' | 'process'
-  /** The denied path when the output names one. */
+  /**
+   * The denied path when the output names one (or the policy implies it, e.g. `<root>/.git/index`
+   * for git's `could not write index`). Always absolute: a relative name in a message is resolved
+   * against the result's `cwd`, so `result.denial` deep-equals `classifySandboxDenial(result)`.
+   */
   path: string | null
   /** The matching text (at most 512 characters). */
   snippet: string
@@ -153,7 +157,11 @@ export interface SpawnResult {
   sandboxType: SandboxType
   /** `isLikelySandboxDenied(sandboxType, result)`. */
   sandboxDenied: boolean
-  /** `classifySandboxDenial(result)`. */
+  /**
+   * `classifySandboxDenial(result)` (deep-equal). A timed-out run is judged by what it printed
+   * before the kill: evidence of a lookup the policy blocked gives `network_unreachable`; a silent
+   * timeout is `null`.
+   */
   denial: SandboxDenial | null
   /** Which mechanism ran, e.g. `{ bwrapSource: 'bundled', landlockAbi: null, notEnforced: [] }`. */
   sandboxDetails: SandboxDetails
