@@ -1,0 +1,29 @@
+'use strict'
+// `sandspawn doctor [--json]`: can this host sandbox, and if not, why and how to fix it.
+// Exits 1 when no sandbox is available.
+
+const { loadSandspawn } = require('./library')
+const out = require('./output')
+
+async function doctor(values) {
+  const caps = await loadSandspawn().sandboxCapabilities()
+  if (values.json) {
+    out.printJson(caps)
+    return out.exit(caps.available ? 0 : 1)
+  }
+  const lines = [
+    `platform:   ${caps.platform}`,
+    `sandbox:    ${caps.sandboxType}`,
+    `bwrap:      ${caps.bwrap ? `${caps.bwrap.path} (${caps.bwrap.version || 'unknown version'})` : 'not found'}`,
+    `available:  ${caps.available ? 'yes' : 'no'}`,
+  ]
+  if (!caps.available) {
+    lines.push(`cause:      ${caps.cause || 'unknown'}`)
+    lines.push(`reason:     ${caps.reason}`)
+    lines.push(`fix:        ${caps.fix}`)
+  }
+  out.writeStdout(lines.join('\n') + '\n')
+  out.exit(caps.available ? 0 : 1)
+}
+
+module.exports = { doctor }
