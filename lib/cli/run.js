@@ -16,12 +16,18 @@ async function run(command, values) {
   const signals = catchSignals()
   // What stops the run: the process, or (with --ask) an abort. Set once the run has started.
   let target = null
+  let stdoutBroken = false
   const attach = (t) => {
     target = t
     signals.attach(t)
+    // Output can arrive (and fail to be written) before the start is reported.
+    if (stdoutBroken) t.kill('SIGPIPE')
   }
   // Nobody reads our stdout any more: end the command the way a shell pipeline would.
-  out.onStdoutBroken(() => target && target.kill('SIGPIPE'))
+  out.onStdoutBroken(() => {
+    stdoutBroken = true
+    if (target) target.kill('SIGPIPE')
+  })
   if (!json) {
     options.onOutput = (chunk) => (chunk.stream === 'stdout' ? out.writeStdout(chunk.data) : process.stderr.write(chunk.data))
   }
