@@ -205,17 +205,33 @@ export declare function buildSandboxCommand(
   options?: SpawnOptions & { platform?: 'linux' | 'darwin' },
 ): LaunchPlan
 
+/** The bwrap binary sandspawn found and probed (Linux). */
+export interface BwrapInfo {
+  /** Absolute path of the binary. */
+  path: string
+  /** `bwrap --version` without the `bubblewrap ` prefix, e.g. `'0.8.0'`; null when unknown. */
+  version: string | null
+  /** This bwrap understands `--disable-userns` (0.8 and later). */
+  disableUserns: boolean
+  /** `/proc` cannot be mounted here (a masked `/proc` in a container). */
+  procUnmountable: boolean
+}
+
 export interface Capabilities {
-  platform: string
+  /** `'linux'`, `'darwin'`, or Node's name of another platform (e.g. `'win32'`). */
+  platform: 'linux' | 'darwin' | (string & {})
   sandboxType: SandboxType
   available: boolean
   /** What is wrong, in words (when unavailable). */
   reason: string | null
   /** How to fix it (when unavailable). */
   fix: string | null
-  /** A short id of the cause, e.g. `'bwrap-missing'`, `'apparmor-userns'`. */
-  cause?: string | null
-  bwrap: { path: string; version: string | null } | null
+  /** A short id of the cause, e.g. `'bwrap-missing'`, `'apparmor-userns'`; null when available. */
+  cause: string | null
+  /** The bwrap that was found and probed, also when its self-test failed; null elsewhere. */
+  bwrap: BwrapInfo | null
+  /** What the sandbox tool printed when its self-test failed; null otherwise. */
+  stderr: string | null
 }
 
 /** What sandbox this host can run, or why not and how to fix it. Cached per process and PATH. */

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 'use strict'
-// Build the native addon when it is missing or older than its sources. Used by `npm install`
-// (prepare) and `npm test`, so a fresh clone works with `npm install` alone.
+// Build the native addon when it is missing or older than its sources. Used by `npm test` (and
+// run it by hand before a single `node --test` file). Deliberately not an npm `prepare` script:
+// npm would ask every consumer of the published package to approve it as an install script.
 
 const fs = require('node:fs')
 const path = require('node:path')
