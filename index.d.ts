@@ -102,7 +102,8 @@ export interface SpawnResult {
   signal: NodeJS.Signals | null
   stdout: string
   stderr: string
-  /** stdout and stderr interleaved in arrival order. */
+  /** stdout and stderr interleaved in the order they were read: exact within each stream; across
+   * the two pipes only as good as the kernel's delivery (close writes can swap). */
   aggregatedOutput: string
   /** Some output was omitted (see `maxBuffer`). */
   truncated: boolean
