@@ -176,6 +176,23 @@ test('piped stdin reaches the command, all of it, and its end closes the command
   assert.equal(wc.stdout.trim(), String(big.length))
 })
 
+test('a small piped input that arrives with its end is never lost (25 runs)', async () => {
+  // The end of input must not overtake the write in flight (it did, in about 1 run of 10).
+  const runOnce = () =>
+    new Promise((resolve) => {
+      const child = spawn(process.execPath, [CLI, '--json', 'cat'], { stdio: ['pipe', 'pipe', 'pipe'] })
+      child.stdin.end('data\n')
+      collect(child).then(resolve)
+    })
+  for (let round = 0; round < 5; round++) {
+    const outs = await Promise.all([1, 2, 3, 4, 5].map(runOnce))
+    for (const out of outs) {
+      assert.equal(out.code, 0, out.stderr)
+      assert.equal(JSON.parse(out.stdout).stdout, 'data\n')
+    }
+  }
+})
+
 test('stdin from /dev/null, or closed, still ends the run', () => {
   const devnull = cli(['cat'], { stdio: ['ignore', 'pipe', 'pipe'] })
   assert.equal(devnull.status, 0, ctx(devnull))
