@@ -28,6 +28,11 @@ pub fn build_sandbox_command(command: &Value, options: &Value, host: &HostContex
         None
     };
     let plan = crate::runner::prepare::build_plan(&req, bwrap.as_ref(), resolved.as_deref(), false)?;
+    if plan.sandbox_type == SandboxType::Bwrap && Platform::host() == Platform::Linux {
+        // The plan binds the store, so it must exist; its work directories are the spawner's to
+        // leave behind (`sandspawn cache clean` removes them).
+        req.policy.tool_caches.prepare()?;
+    }
     Ok(json!({
         "program": plan.program,
         "argv0": plan.argv0,

@@ -15,6 +15,7 @@ pub mod platform;
 pub mod policy;
 pub mod program;
 pub mod runner;
+pub mod tool_caches;
 
 mod binding;
 

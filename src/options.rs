@@ -214,7 +214,7 @@ pub fn parse_spawn_options(command: &Value, options: &Value, host: &HostContext,
     let linux = parse_linux_options(get("linux"))?;
 
     let tmpdir = env.get("TMPDIR").filter(|s| !s.is_empty()).cloned();
-    let ctx = PolicyContext { cwd: cwd.clone(), tmpdir, platform };
+    let ctx = PolicyContext { cwd: cwd.clone(), tmpdir, platform, env: env.clone() };
     let policy = resolve_policy(get("sandbox"), &ctx)?;
 
     Ok(SpawnRequest { command, cwd, env, policy, platform, timeout, kill_signal, force_kill_after, max_buffer, stdin, linux })

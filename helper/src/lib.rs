@@ -2,6 +2,7 @@
 //! (`protocol`), the seccomp filter generator (`seccomp`) and the failure report the helper sends
 //! back (`report`). Pure code: the binary in `main.rs` does the system calls.
 
+pub mod offline_names;
 pub mod protocol;
 pub mod report;
 pub mod seccomp;

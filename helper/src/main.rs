@@ -5,7 +5,9 @@
 //! It also has one host-side use: run in front of bwrap with `--null-fds`, it opens `/dev/null` at
 //! the descriptors bwrap reads `--ro-bind-data` masks from, then execs bwrap.
 //!
-//! Steps (see `protocol`): open the null descriptors; mark the report descriptor close-on-exec; install the seccomp filter
+//! Steps (see `protocol`): open the null descriptors; mark the report descriptor close-on-exec;
+//! mount the private tool caches' overlays, detach the store, disable user namespaces and drop
+//! every capability (`private_mounts`); install the seccomp filter
 //! (after `PR_SET_NO_NEW_PRIVS`, which seccomp requires without CAP_SYS_ADMIN); `execvp` the command
 //! with the environment it was given. Any failure is reported (see `report`) and ends the helper
 //! with 125/126/127; the command then never ran.
@@ -21,6 +23,8 @@ use std::os::unix::ffi::OsStrExt;
 use sandspawn_helper::protocol::{Steps, MARKER, PROTOCOL_TAG, VERSION};
 use sandspawn_helper::report::{Failure, Stage};
 use sandspawn_helper::seccomp;
+
+mod private_mounts;
 
 /// Keeps the marker in the binary, where the addon looks for it (see `protocol::MARKER`).
 #[used]
@@ -65,9 +69,29 @@ fn run(args: Vec<OsString>) {
             fail(steps.report_fd, failure);
         }
     }
+    if let Some(fd) = steps.offline_nsswitch_fd {
+        if let Err(failure) = open_offline_nsswitch_at(fd) {
+            fail(steps.report_fd, failure);
+        }
+    }
     if let Some(fd) = steps.report_fd {
         // Not ours to check further: a bad descriptor only means the report cannot be sent.
         unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
+    }
+    for overlay in &steps.overlays {
+        if let Err(failure) = private_mounts::mount_overlay(overlay) {
+            fail(steps.report_fd, failure);
+        }
+    }
+    for path in &steps.unmount {
+        if let Err(failure) = private_mounts::unmount(path) {
+            fail(steps.report_fd, failure);
+        }
+    }
+    if steps.disable_userns {
+        if let Err(failure) = private_mounts::disable_userns_and_drop_caps() {
+            fail(steps.report_fd, failure);
+        }
     }
     if steps.block_unix_sockets {
         if let Err(failure) = block_unix_sockets() {
@@ -78,12 +102,12 @@ fn run(args: Vec<OsString>) {
     fail(steps.report_fd, failure)
 }
 
-fn last_errno() -> i32 {
+pub(crate) fn last_errno() -> i32 {
     std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
 }
 
 /// The OS's words for `errno`, without Rust's ` (os error N)` suffix.
-fn describe(errno: i32) -> String {
+pub(crate) fn describe(errno: i32) -> String {
     let text = std::io::Error::from_raw_os_error(errno).to_string();
     match text.rfind(" (os error ") {
         Some(at) => text[..at].to_string(),
@@ -101,6 +125,28 @@ fn open_null_at(fd: i32) -> Result<(), Failure> {
     }
     if null != fd {
         unsafe { libc::close(null) };
+    }
+    Ok(())
+}
+
+/// An in-memory file at `fd` holding the offline `nsswitch.conf` (bwrap reads it to EOF).
+fn open_offline_nsswitch_at(fd: i32) -> Result<(), Failure> {
+    let setup = |errno: i32, what: &str| Failure { stage: Stage::Setup, errno, message: format!("{what} failed: {}", describe(errno)) };
+    let host = std::fs::read_to_string("/etc/nsswitch.conf").unwrap_or_default();
+    let text = sandspawn_helper::offline_names::offline_nsswitch(&host);
+    let mem = unsafe { libc::memfd_create(c"nsswitch.conf".as_ptr(), 0) };
+    if mem < 0 {
+        return Err(setup(last_errno(), "memfd_create for the offline nsswitch.conf"));
+    }
+    let written = unsafe { libc::write(mem, text.as_ptr().cast(), text.len()) };
+    if written != text.len() as isize || unsafe { libc::lseek(mem, 0, libc::SEEK_SET) } != 0 {
+        return Err(setup(last_errno(), "writing the offline nsswitch.conf"));
+    }
+    if mem != fd {
+        if unsafe { libc::dup2(mem, fd) } < 0 {
+            return Err(setup(last_errno(), "placing the offline nsswitch.conf"));
+        }
+        unsafe { libc::close(mem) };
     }
     Ok(())
 }

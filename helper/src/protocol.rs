@@ -3,7 +3,8 @@
 //! from another refuse each other with a clear message instead of misreading flags.
 //!
 //! ```text
-//! sandspawn-helper v1 [--null-fds=N,...] [--block-unix-sockets] [--report-fd=N] -- COMMAND [ARG...]
+//! sandspawn-helper v1 [--null-fds=N,...] [--offline-nsswitch-fd=N] [--overlay TARGET UPPER WORK]... [--unmount=PATH]...
+//!                      [--disable-userns] [--block-unix-sockets] [--report-fd=N] -- COMMAND [ARG...]
 //! sandspawn-helper --version
 //! ```
 
@@ -27,12 +28,36 @@ pub struct Steps {
     /// run as the plan's program in front of bwrap, it gives bwrap the empty `--ro-bind-data`
     /// sources that mask denied files, so the spawner need not provide any descriptor.
     pub null_fds: Vec<i32>,
+    /// Host side too: open at this descriptor an in-memory copy of the host's `/etc/nsswitch.conf`
+    /// that resolves names from `/etc/hosts` only (see `offline_names`), for bwrap to show the
+    /// command when the network is off.
+    pub offline_nsswitch_fd: Option<i32>,
+    /// Mount these copy-on-write overlays (the private tool caches, see the addon's `tool_caches`).
+    /// Needs CAP_SYS_ADMIN and CAP_DAC_OVERRIDE in the sandbox's user namespace, which bwrap then
+    /// keeps for the helper; `disable_userns` must be set too, since it is what drops them.
+    pub overlays: Vec<Overlay>,
+    /// Bind mounts bwrap made only so that the overlays could be mounted (the writable store),
+    /// detached after them so the command cannot reach the store directly.
+    pub unmount: Vec<String>,
+    /// Do what bwrap's `--disable-userns` does (which the plan then leaves out, because bwrap's
+    /// nested user namespace would make the overlays impossible to mount), then drop every
+    /// capability: the command cannot create a user namespace and holds no capability at all.
+    pub disable_userns: bool,
     /// Install the seccomp filter that refuses `socket(AF_UNIX)` and io_uring (with no_new_privs).
     pub block_unix_sockets: bool,
     /// A descriptor on which a failure before the command runs is reported (see `report`). The
     /// helper marks it close-on-exec, so the command never sees it. Only the runner passes one:
     /// plans for other spawners are self-contained and report on stderr and by exit code.
     pub report_fd: Option<i32>,
+}
+
+/// One overlay: `TARGET` shows what it held below the writes kept in `UPPER` (`WORK` is the
+/// kernel's scratch directory, one per run, on the same filesystem as `UPPER`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Overlay {
+    pub target: String,
+    pub upper: String,
+    pub work: String,
 }
 
 impl Steps {
@@ -42,6 +67,18 @@ impl Steps {
         if !self.null_fds.is_empty() {
             let list: Vec<String> = self.null_fds.iter().map(i32::to_string).collect();
             args.push(format!("--null-fds={}", list.join(",")));
+        }
+        if let Some(fd) = self.offline_nsswitch_fd {
+            args.push(format!("--offline-nsswitch-fd={fd}"));
+        }
+        for o in &self.overlays {
+            args.extend(["--overlay".to_string(), o.target.clone(), o.upper.clone(), o.work.clone()]);
+        }
+        for p in &self.unmount {
+            args.push(format!("--unmount={p}"));
+        }
+        if self.disable_userns {
+            args.push("--disable-userns".into());
         }
         if self.block_unix_sockets {
             args.push("--block-unix-sockets".into());
@@ -66,8 +103,9 @@ impl Steps {
             ));
         }
         let mut steps = Steps::default();
-        for (i, arg) in args.iter().enumerate().skip(1) {
-            let text = arg.to_string_lossy();
+        let mut i = 1;
+        while i < args.len() {
+            let text = args[i].to_string_lossy();
             match text.as_ref() {
                 "--" => {
                     let command = &args[i + 1..];
@@ -77,17 +115,31 @@ impl Steps {
                     return Ok((steps, command));
                 }
                 "--block-unix-sockets" => steps.block_unix_sockets = true,
+                "--disable-userns" => steps.disable_userns = true,
+                "--overlay" => {
+                    let paths: Vec<String> = args.iter().skip(i + 1).take(3).map(|a| a.to_string_lossy().into_owned()).collect();
+                    if paths.len() < 3 || paths.iter().any(|p| !p.starts_with('/')) {
+                        return Err("--overlay needs three absolute paths: TARGET UPPER WORK".into());
+                    }
+                    steps.overlays.push(Overlay { target: paths[0].clone(), upper: paths[1].clone(), work: paths[2].clone() });
+                    i += 3;
+                }
                 _ => {
                     let bad = || format!("unknown or malformed argument {text:?}");
                     if let Some(fd) = text.strip_prefix("--report-fd=") {
                         steps.report_fd = Some(descriptor(fd).ok_or_else(bad)?);
+                    } else if let Some(fd) = text.strip_prefix("--offline-nsswitch-fd=") {
+                        steps.offline_nsswitch_fd = Some(descriptor(fd).ok_or_else(bad)?);
                     } else if let Some(list) = text.strip_prefix("--null-fds=") {
                         steps.null_fds = list.split(',').map(descriptor).collect::<Option<_>>().ok_or_else(bad)?;
+                    } else if let Some(p) = text.strip_prefix("--unmount=").filter(|p| p.starts_with('/')) {
+                        steps.unmount.push(p.to_string());
                     } else {
                         return Err(bad());
                     }
                 }
             }
+            i += 1;
         }
         Err("missing `--` before the command".into())
     }
@@ -113,6 +165,17 @@ mod tests {
             Steps { block_unix_sockets: true, ..Steps::default() },
             Steps { block_unix_sockets: true, report_fd: Some(4), ..Steps::default() },
             Steps { null_fds: vec![5, 6], ..Steps::default() },
+            Steps { null_fds: vec![5], offline_nsswitch_fd: Some(6), ..Steps::default() },
+            Steps {
+                overlays: vec![
+                    Overlay { target: "/h/.npm".into(), upper: "/s/npm/upper".into(), work: "/s/npm/work/1".into() },
+                    Overlay { target: "/h/a b".into(), upper: "/s/c/upper".into(), work: "/s/c/work/1".into() },
+                ],
+                unmount: vec!["/s".into()],
+                disable_userns: true,
+                report_fd: Some(4),
+                ..Steps::default()
+            },
         ] {
             let mut args = os(&steps.to_args().iter().map(String::as_str).collect::<Vec<_>>());
             args.extend(os(&["ls", "--", "-l"]));
@@ -141,6 +204,9 @@ mod tests {
         assert!(Steps::parse(&os(&["v1", "--null-fds=3,x", "--", "true"])).is_err());
         assert!(Steps::parse(&os(&["v1", "--null-fds=0", "--", "true"])).is_err());
         assert!(Steps::parse(&os(&["v1", "true"])).is_err(), "missing --");
+        assert!(Steps::parse(&os(&["v1", "--overlay", "/a", "/b", "--", "true"])).is_err(), "relative or missing overlay path");
+        assert!(Steps::parse(&os(&["v1", "--overlay", "/a", "/b"])).is_err(), "overlay cut short");
+        assert!(Steps::parse(&os(&["v1", "--unmount=rel", "--", "true"])).is_err());
         assert!(Steps::parse(&os(&["v1", "--"])).is_err(), "missing command");
     }
 

@@ -129,11 +129,16 @@ const NETWORK_STRONG: [&str; 9] = [
 /// (with the network on they are ordinary). With the network off the command has only a loopback of
 /// its own, so a refused connection (the host's loopback services are out of reach) is the policy's
 /// doing too.
-const NETWORK_WEAK: [&str; 4] = [
+/// "Name not found" answers are here too: with the network off every lookup but `/etc/hosts` gets
+/// one at once (see `plan::offline_names`), and pip or Go print only that.
+const NETWORK_WEAK: [&str; 7] = [
     "couldn't connect to server",
     "failed to connect to",
     "connection refused",
     "econnrefused",
+    "name or service not known",
+    "no such host",
+    "nodename nor servname provided",
 ];
 
 /// Words that make an `operation not permitted` / policy message a network one.

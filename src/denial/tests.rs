@@ -735,6 +735,7 @@ fn context_from_resolved_policy() {
         unix_sockets: UnixSockets::All,
         tmp: TmpMode::Writable,
         protect_git: true,
+        tool_caches: crate::tool_caches::ToolCaches::none(),
     };
     let ctx = DenialContext::from(&p);
     assert_eq!(ctx.writable_roots, vec![std::path::PathBuf::from("/ws")]);

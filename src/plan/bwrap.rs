@@ -3,7 +3,8 @@
 //! bwrap applies mounts in argv order and a later mount hides an earlier one, so the order is the
 //! security property: read-only host → private /tmp → deny masks above/outside the writable roots →
 //! per writable root (shallowest first): its bind, its read-only carve-outs, the deny masks nested
-//! in it → the helper, read-only. A deny mask placed before the bind of an ancestor root would be
+//! in it → the helper, read-only → the private tool caches (`tool_caches`), mounted last by the
+//! helper itself (overlays) or by bwrap (`--bind` of the store, on kernels without them). A deny mask placed before the bind of an ancestor root would be
 //! undone by that bind.
 //!
 //! The plan needs no descriptors from its spawner: bwrap runs `sandspawn-helper`, which installs the
@@ -19,6 +20,7 @@ use super::{child_env, path_arg, LaunchPlan, PlanRequest};
 use crate::error::{Result, SandboxError};
 use crate::platform::SandboxType;
 use crate::policy::{PlaceholderKind, ResolvedPolicy, TmpMode, UnixSockets};
+use crate::tool_caches;
 
 pub const DEFAULT_BWRAP: &str = "/usr/bin/bwrap";
 
@@ -36,6 +38,9 @@ const PROC_COVERS: &[(&str, &str)] = &[
 struct Argv {
     args: Vec<String>,
     data_fds: Vec<i32>,
+    /// The descriptor of the offline `nsswitch.conf` (see `offline_names`), also opened by the
+    /// helper in front of bwrap.
+    nsswitch_fd: Option<i32>,
     /// The first descriptor free for masks (after the runner's own).
     first_data_fd: i32,
 }
@@ -43,6 +48,23 @@ struct Argv {
 impl Argv {
     fn push(&mut self, parts: &[&str]) {
         self.args.extend(parts.iter().map(|s| s.to_string()));
+    }
+
+    fn next_fd(&self) -> i32 {
+        self.first_data_fd + self.data_fds.len() as i32 + self.nsswitch_fd.is_some() as i32
+    }
+
+    /// With the network off, name lookups consult `/etc/hosts` only, so they fail at once instead
+    /// of after a resolver timeout that tools retry for a minute (see the helper's
+    /// `offline_names`). Not when a `denyRead` covers the file: its content comes from the host's.
+    fn offline_nsswitch(&mut self, policy: &ResolvedPolicy) {
+        let conf = Path::new("/etc/nsswitch.conf");
+        if policy.network || !conf.is_file() || policy.deny_read.iter().any(|d| conf.starts_with(d)) {
+            return;
+        }
+        let fd = self.next_fd();
+        self.nsswitch_fd = Some(fd);
+        self.push(&["--ro-bind-data", &fd.to_string(), "/etc/nsswitch.conf"]);
     }
 
     fn path(&mut self, flag: &str, p: &Path) -> Result<()> {
@@ -55,7 +77,7 @@ impl Argv {
     /// 444). Its content comes from a descriptor of its own that the helper in front of bwrap opens
     /// on `/dev/null`; as a mount point it cannot be removed or replaced.
     fn data_file(&mut self, mode: &str, p: &Path) -> Result<()> {
-        let fd = self.first_data_fd + self.data_fds.len() as i32;
+        let fd = self.next_fd();
         self.data_fds.push(fd);
         self.push(&["--perms", mode, "--ro-bind-data", &fd.to_string()]);
         self.args.push(path_arg(p)?);
@@ -79,17 +101,23 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     let bwrap = req.bwrap.map(|b| b.path.clone()).unwrap_or_else(|| PathBuf::from(DEFAULT_BWRAP));
     // The runner's descriptors: 3 for bwrap's status, 4 for the helper's failure report.
     let (status_fd, report_fd) = if req.runner_fds { (Some(3), Some(4)) } else { (None, None) };
-    let mut a = Argv { args: Vec::new(), data_fds: Vec::new(), first_data_fd: if req.runner_fds { 5 } else { 3 } };
+    let mut a = Argv { args: Vec::new(), data_fds: Vec::new(), nsswitch_fd: None, first_data_fd: if req.runner_fds { 5 } else { 3 } };
     a.push(&["--new-session", "--die-with-parent"]);
     if let Some(fd) = status_fd {
         a.push(&["--json-status-fd", &fd.to_string()]);
     }
     a.push(&["--unshare-user"]);
-    // Without this the command could create a user namespace and regain capabilities in it.
-    if req.bwrap.is_none_or(|b| b.disable_userns) {
+    let caches = tool_caches::plan(&policy.tool_caches)?;
+    // Without this the command could create a user namespace and regain capabilities in it. With
+    // overlays to mount, the helper does it instead (see `tool_caches::Mounts::helper_caps`).
+    if req.bwrap.is_none_or(|b| b.disable_userns) && caches.helper_caps.is_empty() {
         a.push(&["--disable-userns"]);
     }
-    a.push(&["--cap-drop", "ALL", "--unshare-pid"]);
+    a.push(&["--cap-drop", "ALL"]);
+    for cap in caches.helper_caps {
+        a.push(&["--cap-add", cap]);
+    }
+    a.push(&["--unshare-pid"]);
     if !policy.network {
         a.push(&["--unshare-net"]);
     }
@@ -143,6 +171,10 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
             a.path("--ro-bind", own)?;
         }
     }
+    a.offline_nsswitch(policy);
+    for (upper, target) in &caches.binds {
+        a.push(&["--bind", &path_arg(upper)?, &path_arg(target)?]);
+    }
     let block_unix_sockets = !policy.network && policy.unix_sockets == UnixSockets::Blocked;
     if block_unix_sockets && sandspawn_helper::seccomp::Arch::native().is_none() {
         return Err(SandboxError::unsupported(format!(
@@ -162,15 +194,23 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     }
 
     a.push(&["--chdir", &path_arg(req.cwd)?, "--", &path_arg(helper)?]);
-    a.args.extend(Steps { block_unix_sockets, report_fd, ..Steps::default() }.to_args());
+    let steps = Steps {
+        block_unix_sockets,
+        report_fd,
+        disable_userns: !caches.overlays.is_empty(),
+        overlays: caches.overlays,
+        unmount: caches.unmount,
+        ..Steps::default()
+    };
+    a.args.extend(steps.to_args());
     // Unchanged: the helper execvp()s it, so a bare name is looked up in the child's PATH.
     a.args.extend(req.command.iter().cloned());
 
-    let (program, argv0, args) = if a.data_fds.is_empty() {
+    let (program, argv0, args) = if a.data_fds.is_empty() && a.nsswitch_fd.is_none() {
         (bwrap, "bwrap".to_string(), a.args)
     } else {
         // The helper on the host opens the masks' descriptors, then execs bwrap with this argv.
-        let mut args = Steps { null_fds: a.data_fds, ..Steps::default() }.to_args();
+        let mut args = Steps { null_fds: a.data_fds, offline_nsswitch_fd: a.nsswitch_fd, ..Steps::default() }.to_args();
         args.push(path_arg(&bwrap)?);
         args.extend(a.args);
         (helper.to_path_buf(), sandspawn_helper_name(), args)

@@ -10,7 +10,7 @@ use crate::platform::Platform;
 use crate::policy::{resolve_policy, PolicyContext, ResolvedPolicy};
 
 pub fn policy(v: serde_json::Value, cwd: &Path, platform: Platform) -> ResolvedPolicy {
-    resolve_policy(Some(&v), &PolicyContext { cwd: cwd.to_path_buf(), tmpdir: None, platform }).unwrap()
+    resolve_policy(Some(&v), &PolicyContext { cwd: cwd.to_path_buf(), tmpdir: None, platform, env: Default::default() }).unwrap()
 }
 
 pub fn plan_with_env(p: &ResolvedPolicy, cwd: &Path, platform: Platform, cmd: &[&str], env: &BTreeMap<String, String>) -> LaunchPlan {

@@ -41,6 +41,16 @@ fn head(network: bool) -> Vec<String> {
     a
 }
 
+/// With the network off: the helper in front of bwrap opens the offline `nsswitch.conf` at `fd`.
+fn front(fd: i32, bwrap: &str) -> Vec<String> {
+    v(&["v1", &format!("--offline-nsswitch-fd={fd}"), "--", bwrap])
+}
+
+/// ... and bwrap shows it to the command, after every other mount but the tool caches.
+fn offline(fd: i32) -> Vec<String> {
+    v(&["--ro-bind-data", &fd.to_string(), "/etc/nsswitch.conf"])
+}
+
 /// `--chdir`, then the helper (with the Unix socket filter when `block_unix`), then the command.
 fn tail(block_unix: bool, cwd: &Path, cmd: &[&str]) -> Vec<String> {
     let mut a = v(&["--chdir", &s(cwd), "--", &s(helper_path())]);
@@ -62,9 +72,9 @@ fn read_only_argv() {
     let (_t, w) = tmp();
     let p = policy(json!("read-only"), &w, Platform::Linux);
     let plan = plan(&p, &w, &["ls", "-l"]);
-    assert_eq!(plan.program, PathBuf::from("/usr/bin/bwrap"));
-    assert_eq!(plan.argv0, "bwrap");
-    assert_eq!(plan.args, cat(vec![head(false), tail(true, &w, &["ls", "-l"])]));
+    assert_eq!(plan.program, helper_path());
+    assert_eq!(plan.argv0, "sandspawn-helper");
+    assert_eq!(plan.args, cat(vec![front(3, "/usr/bin/bwrap"), head(false), offline(3), tail(true, &w, &["ls", "-l"])]));
     assert_eq!(plan.helper.as_deref(), Some(helper_path()));
     assert_eq!(plan.env.get("SANDSPAWN_SANDBOX").map(String::as_str), Some("bwrap"));
     assert_eq!(plan.env.get("SANDSPAWN_NETWORK_DISABLED").map(String::as_str), Some("1"));
@@ -80,7 +90,8 @@ fn network_on_and_unix_sockets_allowed() {
     assert_eq!(plan.args, cat(vec![head(true), tail(false, &w, &["true"])]));
     assert!(!plan.env.contains_key("SANDSPAWN_NETWORK_DISABLED"));
     let p = policy(json!({"allowUnixSockets": true}), &w, Platform::Linux);
-    assert_eq!(super::test_support::plan(&p, &w, &["true"]).args, cat(vec![head(false), tail(false, &w, &["true"])]));
+    let offline_args = cat(vec![front(3, "/usr/bin/bwrap"), head(false), offline(3), tail(false, &w, &["true"])]);
+    assert_eq!(super::test_support::plan(&p, &w, &["true"]).args, offline_args);
 }
 
 #[test]
@@ -92,11 +103,13 @@ fn runner_fds_and_bwrap_info_are_used() {
     let info = BwrapInfo { path: "/opt/bw".into(), version: Some("0.6.0".into()), disable_userns: false, proc_unmountable: false };
     let mut req = PlanRequest { command: &cmd, cwd: &w, env: &env, policy: &p, platform: Platform::Linux, bwrap: Some(&info), resolved_program: None, helper: Some(helper_path()), runner_fds: true };
     let plan = build(&req).unwrap();
-    assert_eq!(plan.program, PathBuf::from("/opt/bw"));
-    assert_eq!(&plan.args[..5], &v(&["--new-session", "--die-with-parent", "--json-status-fd", "3", "--unshare-user"])[..]);
-    assert_eq!(plan.args[5], "--cap-drop", "no --disable-userns on an old bwrap");
+    assert_eq!(plan.program, helper_path(), "in front of bwrap, for the offline nsswitch.conf");
+    assert_eq!(&plan.args[..4], &front(5, "/opt/bw")[..], "after the runner's descriptors 3 and 4");
+    let bwrap_args = &plan.args[4..];
+    assert_eq!(&bwrap_args[..5], &v(&["--new-session", "--die-with-parent", "--json-status-fd", "3", "--unshare-user"])[..]);
+    assert_eq!(bwrap_args[5], "--cap-drop", "no --disable-userns on an old bwrap");
     assert_eq!((plan.status_fd, plan.report_fd), (Some(3), Some(4)));
-    let helper_args = &plan.args[plan.args.iter().position(|a| a == "v1").unwrap()..];
+    let helper_args = &bwrap_args[bwrap_args.iter().position(|a| a == "v1").unwrap()..];
     assert_eq!(&helper_args[..4], &v(&["v1", "--block-unix-sockets", "--report-fd=4", "--"])[..]);
     req.helper = None;
     assert_eq!(build(&req).unwrap_err().code.as_str(), "ERR_SANDBOX_UNAVAILABLE", "no bwrap plan without the helper");
@@ -122,11 +135,13 @@ fn workspace_write_nested_roots_and_git() {
     let sub_git = s(&w.join("sub/.git"));
     let inner_git = s(&w.join("sub/inner/.git"));
     let expect = cat(vec![
+        front(3, "/usr/bin/bwrap"),
         head(false),
         v(&["--bind", &root, &root, "--ro-bind", &git, &git]),
         // sub's .git file, and its gitdir (w/.git) again — harmless, and keeps the rule simple
         v(&["--bind", &sub, &sub, "--ro-bind", &sub_git, &sub_git]),
         v(&["--bind", &inner, &inner, "--perms", "555", "--tmpfs", &inner_git, "--remount-ro", &inner_git]),
+        offline(3),
         tail(true, &w, &["make"]),
     ]);
     assert_eq!(plan.args, expect);

@@ -2,6 +2,7 @@
 //! filesystem (canonical paths, existing roots, `.git` carve-outs). Launch plans are built from a
 //! `ResolvedPolicy` only, so every check happens once, here.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use serde::Serialize;
@@ -86,6 +87,8 @@ pub struct ResolvedPolicy {
     pub unix_sockets: UnixSockets,
     pub tmp: TmpMode,
     pub protect_git: bool,
+    /// `toolCaches`: which package-manager caches are private writable overlays.
+    pub tool_caches: crate::tool_caches::ToolCaches,
 }
 
 /// What resolving a policy needs to know about the run.
@@ -97,6 +100,8 @@ pub struct PolicyContext {
     pub tmpdir: Option<String>,
     /// The platform the plan is for (`buildSandboxCommand` may ask for another than the host).
     pub platform: Platform,
+    /// The command's environment (where its `HOME` and caches are).
+    pub env: BTreeMap<String, String>,
 }
 
 mod parse;

@@ -24,6 +24,8 @@ pub(crate) struct RawPolicy {
     pub network: Option<bool>,
     pub allow_unix_sockets: Option<RawUnixSockets>,
     pub tmp: Option<TmpMode>,
+    /// Checked and resolved by `tool_caches`, which owns the option.
+    pub tool_caches: Option<Value>,
 }
 
 impl RawPolicy {
@@ -37,6 +39,7 @@ impl RawPolicy {
             network: None,
             allow_unix_sockets: None,
             tmp: None,
+            tool_caches: None,
         }
     }
 }
@@ -50,6 +53,7 @@ const FIELDS: &[&str] = &[
     "network",
     "allowUnixSockets",
     "tmp",
+    "toolCaches",
 ];
 
 pub(crate) fn parse(value: Option<&Value>) -> Result<RawPolicy> {
@@ -110,6 +114,7 @@ fn parse_object(map: &Map<String, Value>) -> Result<RawPolicy> {
         network: field("network").map(|v| boolean("network", v)).transpose()?,
         allow_unix_sockets,
         tmp,
+        tool_caches: field("toolCaches").cloned(),
     })
 }
 

@@ -19,7 +19,7 @@ use crate::platform::Platform;
 pub fn resolve_policy(value: Option<&Value>, ctx: &PolicyContext) -> Result<ResolvedPolicy> {
     let raw = parse(value)?;
     if raw.mode == SandboxMode::DangerFullAccess {
-        return danger_full_access(&raw);
+        return danger_full_access(&raw, ctx);
     }
     if ctx.platform == Platform::Other {
         return Err(SandboxError::unsupported(format!(
@@ -91,7 +91,7 @@ pub fn resolve_policy(value: Option<&Value>, ctx: &PolicyContext) -> Result<Reso
     }
     sort_shallowest_first(&mut deny_read);
 
-    Ok(ResolvedPolicy {
+    let mut policy = ResolvedPolicy {
         mode: raw.mode,
         writable_roots: roots,
         deny_read,
@@ -100,7 +100,10 @@ pub fn resolve_policy(value: Option<&Value>, ctx: &PolicyContext) -> Result<Reso
         unix_sockets,
         tmp,
         protect_git,
-    })
+        tool_caches: crate::tool_caches::ToolCaches::none(),
+    };
+    policy.tool_caches = crate::tool_caches::resolve(raw.tool_caches.as_ref(), &policy, &ctx.env, ctx.platform)?;
+    Ok(policy)
 }
 
 fn mode_name(m: SandboxMode) -> &'static str {
@@ -113,7 +116,7 @@ fn mode_name(m: SandboxMode) -> &'static str {
 
 /// No sandbox at all. Fields that ask for a restriction are errors rather than ignored, because
 /// sandspawn never runs a command with less isolation than was asked for.
-fn danger_full_access(raw: &RawPolicy) -> Result<ResolvedPolicy> {
+fn danger_full_access(raw: &RawPolicy, ctx: &PolicyContext) -> Result<ResolvedPolicy> {
     let restricting: [(&str, bool); 6] = [
         ("writableRoots", raw.writable_roots.as_ref().is_some_and(|v| !v.is_empty())),
         ("readOnlyPaths", raw.read_only_paths.as_ref().is_some_and(|v| !v.is_empty())),
@@ -128,7 +131,7 @@ fn danger_full_access(raw: &RawPolicy) -> Result<ResolvedPolicy> {
             "cannot be enforced with mode 'danger-full-access' (no sandbox at all); choose 'read-only' or 'workspace-write'",
         ));
     }
-    Ok(ResolvedPolicy {
+    let mut policy = ResolvedPolicy {
         mode: SandboxMode::DangerFullAccess,
         writable_roots: Vec::new(),
         deny_read: Vec::new(),
@@ -137,7 +140,11 @@ fn danger_full_access(raw: &RawPolicy) -> Result<ResolvedPolicy> {
         unix_sockets: UnixSockets::All,
         tmp: TmpMode::Writable,
         protect_git: false,
-    })
+        tool_caches: crate::tool_caches::ToolCaches::none(),
+    };
+    // Validates the option ('private' is an error here); always 'none'.
+    policy.tool_caches = crate::tool_caches::resolve(raw.tool_caches.as_ref(), &policy, &ctx.env, ctx.platform)?;
+    Ok(policy)
 }
 
 fn unix_sockets(raw: &RawPolicy, network: bool, platform: Platform) -> Result<UnixSockets> {

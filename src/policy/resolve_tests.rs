@@ -14,7 +14,7 @@ fn ws() -> Ws {
 }
 
 fn ctx(cwd: &Path, platform: Platform) -> PolicyContext {
-    PolicyContext { cwd: cwd.to_path_buf(), tmpdir: None, platform }
+    PolicyContext { cwd: cwd.to_path_buf(), tmpdir: None, platform, env: Default::default() }
 }
 
 fn resolve(v: Value, cwd: &Path) -> Result<ResolvedPolicy> {

@@ -18,6 +18,8 @@ pub struct Prepared {
     pub reservation: Option<mount_targets::Reservation>,
     /// What `SpawnResult.sandboxDetails` reports.
     pub details: capabilities::SandboxDetails,
+    /// The private tool caches' work directories of this run, removed when dropped.
+    pub cache_run: Option<crate::tool_caches::RunGuard>,
 }
 
 pub fn prepare(req: &SpawnRequest) -> Result<Prepared> {
@@ -34,7 +36,8 @@ pub fn prepare(req: &SpawnRequest) -> Result<Prepared> {
     let missing = req.policy.missing_read_only();
     let reservation = if missing.is_empty() || bwrap.is_none() { None } else { Some(mount_targets::reserve(&missing)) };
     let plan = build_plan(req, bwrap.as_ref(), Some(Path::new(&resolved)), bwrap.is_some())?;
-    Ok(Prepared { plan, reservation, details: sandbox.details })
+    let cache_run = if plan.sandbox_type == crate::platform::SandboxType::Bwrap { Some(crate::tool_caches::RunGuard::prepare(&req.policy.tool_caches)?) } else { None };
+    Ok(Prepared { plan, reservation, details: sandbox.details, cache_run })
 }
 
 /// The launch plan for a validated request (shared by the runner and `buildSandboxCommand`).

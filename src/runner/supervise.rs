@@ -79,7 +79,7 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
     })
     .await
     .map_err(|e| internal("preparing the sandbox failed", e))?;
-    let Prepared { plan, reservation, details } = prepared?;
+    let Prepared { plan, reservation, details, cache_run } = prepared?;
     let sandbox_type = plan.sandbox_type;
     let kind = if sandbox_type == SandboxType::Bwrap { TreeKind::PidNamespace } else { TreeKind::ProcessGroup };
 
@@ -282,6 +282,7 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
         tokio::spawn(super::reap::reap_orphans(orphans));
     }
     drop(reservation);
+    drop(cache_run);
     let duration_ms = spawned_at.elapsed().as_secs_f64() * 1000.0;
 
     let capture = std::mem::replace(&mut *capture.lock().unwrap(), Capture::new(1));

@@ -1,0 +1,130 @@
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::json;
+
+use super::*;
+use crate::policy::{resolve_policy, PolicyContext};
+
+struct Home {
+    _dir: tempfile::TempDir,
+    home: PathBuf,
+    work: PathBuf,
+}
+
+fn home() -> Home {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().canonicalize().unwrap().join("home");
+    for d in [".npm", ".cache", ".cargo/registry", "work"] {
+        std::fs::create_dir_all(home.join(d)).unwrap();
+    }
+    let work = home.join("work");
+    Home { _dir: dir, home, work }
+}
+
+fn env(h: &Home) -> BTreeMap<String, String> {
+    [("HOME".to_string(), h.home.to_str().unwrap().to_string())].into_iter().collect()
+}
+
+/// `tmp: 'read-only'` unless given: the temporary home lies under /tmp, which would otherwise be
+/// a writable root (and caches inside a writable root are left as the user made them).
+fn resolve(h: &Home, mut sandbox: Value, platform: Platform) -> Result<ResolvedPolicy> {
+    if sandbox == json!("workspace-write") {
+        sandbox = json!({"mode": "workspace-write"});
+    }
+    if let Some(o) = sandbox.as_object_mut().filter(|o| o.get("mode") == Some(&json!("workspace-write"))) {
+        o.entry("tmp").or_insert(json!("read-only"));
+    }
+    let ctx = PolicyContext { cwd: h.work.clone(), tmpdir: None, platform, env: env(h) };
+    resolve_policy(Some(&sandbox), &ctx)
+}
+
+fn names(p: &ResolvedPolicy) -> Vec<&str> {
+    p.tool_caches.caches.iter().map(|c| c.name.as_str()).collect()
+}
+
+#[test]
+fn defaults_by_mode() {
+    let h = home();
+    let p = resolve(&h, json!("workspace-write"), Platform::Linux).unwrap();
+    assert_eq!(p.tool_caches.mode, Mode::Private);
+    assert_eq!(names(&p), ["xdg-cache", "npm", "cargo-registry"]);
+    assert_eq!(p.tool_caches.store.as_deref(), Some(h.home.join(".local/state/sandspawn/tool-caches").as_path()));
+    for sandbox in [json!("read-only"), json!("danger-full-access"), json!({"mode": "workspace-write", "toolCaches": "none"})] {
+        assert_eq!(resolve(&h, sandbox, Platform::Linux).unwrap().tool_caches, ToolCaches::none());
+    }
+    // macOS keeps today's behaviour by default and says so when asked for more.
+    assert_eq!(resolve(&h, json!("workspace-write"), Platform::Darwin).unwrap().tool_caches.mode, Mode::None);
+    let e = resolve(&h, json!({"mode": "workspace-write", "toolCaches": "private"}), Platform::Darwin).unwrap_err();
+    assert_eq!(e.code.as_str(), "ERR_SANDBOX_UNSUPPORTED");
+}
+
+#[test]
+fn invalid_values() {
+    let h = home();
+    for (sandbox, words) in [
+        (json!({"toolCaches": "private"}), "needs mode 'workspace-write'"),
+        (json!({"mode": "danger-full-access", "toolCaches": "private"}), "needs mode 'workspace-write'"),
+        (json!({"mode": "workspace-write", "toolCaches": "shared"}), "must be 'private' or 'none'"),
+        (json!({"mode": "workspace-write", "toolCaches": true}), "must be 'private' or 'none'"),
+    ] {
+        let e = resolve(&h, sandbox, Platform::Linux).unwrap_err();
+        assert_eq!(e.code.as_str(), "ERR_SANDBOX_INVALID_OPTIONS");
+        assert!(e.message.starts_with("options.sandbox.toolCaches:") && e.message.contains(words), "{}", e.message);
+    }
+}
+
+#[test]
+fn never_covers_what_other_rules_hold() {
+    let h = home();
+    let s = |extra: serde_json::Value| {
+        let mut o = json!({"mode": "workspace-write"});
+        o.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        o
+    };
+    std::fs::create_dir_all(h.home.join(".cache/secret")).unwrap();
+    // A deny mask inside ~/.cache would be undone by an overlay over it.
+    let p = resolve(&h, s(json!({"denyRead": [h.home.join(".cache/secret")]})), Platform::Linux).unwrap();
+    assert_eq!(names(&p), ["npm", "cargo-registry"]);
+    // A writable root there stays the user's.
+    let p = resolve(&h, s(json!({"writableRoots": [h.home.join(".npm")]})), Platform::Linux).unwrap();
+    assert_eq!(names(&p), ["xdg-cache", "cargo-registry"]);
+    // The store itself hidden: nothing can be private.
+    std::fs::create_dir_all(h.home.join(".local")).unwrap();
+    let p = resolve(&h, s(json!({"denyRead": [h.home.join(".local")]})), Platform::Linux).unwrap();
+    assert!(names(&p).is_empty());
+    // A workspace that is the home directory: every cache is already writable as asked.
+    let ctx = PolicyContext { cwd: h.home.clone(), tmpdir: None, platform: Platform::Linux, env: env(&h) };
+    let p = resolve_policy(Some(&json!({"mode": "workspace-write", "tmp": "read-only"})), &ctx).unwrap();
+    assert!(names(&p).is_empty());
+}
+
+#[test]
+fn bwrap_mounts() {
+    let h = home();
+    let p = resolve(&h, json!("workspace-write"), Platform::Linux).unwrap();
+    let tc = &p.tool_caches;
+    let store = tc.store.clone().unwrap();
+    let m = plan(&ToolCaches { host_content: Some(HostContent::Visible), ..tc.clone() }).unwrap();
+    assert_eq!(m.binds, [(store.clone(), store.clone())]);
+    assert_eq!(m.unmount, [store.to_str().unwrap()]);
+    assert!(m.helper_caps.contains(&"CAP_SYS_ADMIN"));
+    assert_eq!(m.overlays.len(), 3);
+    let npm = &m.overlays[1];
+    assert_eq!(Path::new(&npm.target), h.home.join(".npm"));
+    assert_eq!(Path::new(&npm.upper), store.join("npm/upper"));
+    assert!(Path::new(&npm.work).starts_with(store.join("npm/work")));
+    let m = plan(&ToolCaches { host_content: Some(HostContent::Hidden), ..tc.clone() }).unwrap();
+    assert!(m.overlays.is_empty() && m.helper_caps.is_empty());
+    assert_eq!(m.binds[1], (store.join("npm/upper"), h.home.join(".npm")));
+    assert_eq!(plan(&ToolCaches::none()).unwrap(), Mounts::default());
+}
+
+#[test]
+fn kernel_release_parsing() {
+    assert!(release_at_least("6.18.44-fc-v857", (5, 11)));
+    assert!(release_at_least("5.11.0", (5, 11)));
+    assert!(!release_at_least("5.10.200-generic", (5, 11)));
+    assert!(!release_at_least("4.19", (5, 11)));
+    assert!(!release_at_least("", (5, 11)));
+}
