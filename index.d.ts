@@ -29,6 +29,28 @@ export interface SandboxPolicy {
   /** `writable` (default in workspace-write): host `/tmp` and `$TMPDIR` are writable roots.
    * `private`: an empty `/tmp` of the command's own (Linux only). `read-only`: default otherwise. */
   tmp?: 'writable' | 'private' | 'read-only'
+  /** `private` (default in workspace-write on Linux): the package managers' caches that exist in the
+   * command's `HOME` (`~/.npm`, `~/.cache`, `~/.cargo/registry` and `git`, `~/go/pkg/mod`, pnpm's and
+   * yarn's stores, `~/.m2/repository`, `~/.gradle/caches`) are writable, but every write lands in
+   * sandspawn's per-user store (`$SANDSPAWN_TOOL_CACHE_DIR`, else
+   * `$XDG_STATE_HOME/sandspawn/tool-caches`, else `~/.local/state/sandspawn/tool-caches`) through a
+   * copy-on-write overlay: the host's caches stay unchanged and their content stays readable.
+   * `none` (default otherwise): caches are as read-only as the rest of the host. `private` outside
+   * workspace-write is `ERR_SANDBOX_INVALID_OPTIONS`; on macOS it is `ERR_SANDBOX_UNSUPPORTED`. */
+  toolCaches?: 'private' | 'none'
+}
+
+/** What `toolCaches` did for a run. */
+export interface ToolCachesResult {
+  mode: 'private' | 'none'
+  /** The store's root (`private` only). */
+  store: string | null
+  /** `visible`: an overlay, the host's cached content readable below the private writes. `hidden`:
+   * kernels before 5.11 (no overlayfs in user namespaces) get the store alone. */
+  hostContent: 'visible' | 'hidden' | null
+  /** The cache locations covered (`name` is the store's sub-directory). A location is left as it is
+   * when a writable root, a read-only path or a `denyRead` entry lies in it or over it. */
+  caches: Array<{ name: string; path: string }>
 }
 
 /** One chunk of output, as it arrives. */
@@ -166,6 +188,8 @@ export interface SpawnResult {
   denial: SandboxDenial | null
   /** Which mechanism ran, e.g. `{ bwrapSource: 'bundled', landlockAbi: null, notEnforced: [] }`. */
   sandboxDetails: SandboxDetails
+  /** Which private tool caches applied (see `SandboxPolicy.toolCaches`). */
+  toolCaches: ToolCachesResult
 }
 
 /** Runs `command` (an argv; no shell) in the sandbox and resolves for every way it ended. Rejects

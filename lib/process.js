@@ -27,6 +27,7 @@ function toSpawnResult(raw) {
     sandboxDenied: raw.sandboxDenied,
     denial: raw.denial ?? null,
     sandboxDetails: raw.sandboxDetails,
+    toolCaches: raw.policy && raw.policy.toolCaches ? raw.policy.toolCaches : { mode: 'none', store: null, hostContent: null, caches: [] },
   }
   resolvedPolicies.set(result, raw.policy)
   return result

@@ -4,7 +4,8 @@
 //! Why here and not in bwrap: bwrap 0.8 has no overlay support (`--overlay` came in 0.9), but the
 //! kernel (5.11+) lets a process mount overlayfs in a user namespace it owns. So the plan keeps
 //! CAP_SYS_ADMIN and CAP_DAC_OVERRIDE (the kernel creates the overlay's `work/work` with mode 000)
-//! and CAP_SYS_RESOURCE (for `user.max_user_namespaces`) for the helper alone, and leaves out
+//! and CAP_SYS_RESOURCE (for `user.max_user_namespaces`) and CAP_SETFCAP (to map uid 0 into the nested
+//! user namespace) for the helper alone, and leaves out
 //! bwrap's `--disable-userns`: bwrap implements it by moving the sandbox into a nested user
 //! namespace, which does not own the mount namespace, so nothing could be mounted after it.
 //! `disable_userns_and_drop_caps` does the same thing afterwards, then drops every capability, so
@@ -76,7 +77,12 @@ pub fn disable_userns_and_drop_caps() -> Result<(), Failure> {
     let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
     // The count of user namespaces is charged to every ancestor: with a limit of 1 here, the one
     // created next uses it up and none can be created below it.
-    write_file("/proc/sys/user/max_user_namespaces", "1")?;
+    // The plan covers /proc/sys with a read-only bind; it is lifted for this one write and put
+    // back as bwrap made it (read-only, nosuid, nodev) before anything else runs.
+    unmount("/proc/sys")?;
+    let written = write_file("/proc/sys/user/max_user_namespaces", "1");
+    bind_read_only("/proc/sys")?;
+    written?;
     if unsafe { libc::unshare(libc::CLONE_NEWUSER) } != 0 {
         let e = last_errno();
         return Err(setup(e, format!("entering the nested user namespace failed: {}", describe(e))));
@@ -87,6 +93,19 @@ pub fn disable_userns_and_drop_caps() -> Result<(), Failure> {
     drop_all_caps()?;
     if unsafe { libc::unshare(libc::CLONE_NEWUSER) } == 0 {
         return Err(setup(0, "creating user namespaces was not disabled as the sandbox requires".into()));
+    }
+    Ok(())
+}
+
+fn bind_read_only(path: &str) -> Result<(), Failure> {
+    let p = c_path(path)?;
+    let flags = libc::MS_BIND | libc::MS_REC;
+    let ro = libc::MS_BIND | libc::MS_REMOUNT | libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV;
+    if unsafe { libc::mount(p.as_ptr(), p.as_ptr(), std::ptr::null(), flags, std::ptr::null()) } != 0
+        || unsafe { libc::mount(std::ptr::null(), p.as_ptr(), std::ptr::null(), ro, std::ptr::null()) } != 0
+    {
+        let e = last_errno();
+        return Err(setup(e, format!("making {path} read-only again failed: {}", describe(e))));
     }
     Ok(())
 }

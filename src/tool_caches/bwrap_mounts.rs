@@ -32,7 +32,8 @@ pub fn plan(tc: &ToolCaches) -> Result<Mounts> {
             // The store is writable only until the helper has mounted the overlays from it.
             m.binds.push((store.clone(), store.clone()));
             m.unmount.push(path_arg(store)?);
-            m.helper_caps = vec!["CAP_SYS_ADMIN", "CAP_DAC_OVERRIDE", "CAP_SYS_RESOURCE"];
+            // CAP_SETFCAP: mapping uid 0 into the nested user namespace (a root host user) needs it (Linux 5.12+).
+            m.helper_caps = vec!["CAP_SYS_ADMIN", "CAP_DAC_OVERRIDE", "CAP_SYS_RESOURCE", "CAP_SETFCAP"];
             for c in &tc.caches {
                 let (Some(upper), Some(work)) = (tc.upper(c), tc.work(c)) else { continue };
                 m.overlays.push(Overlay { target: path_arg(&c.path)?, upper: path_arg(&upper)?, work: path_arg(&work)? });
