@@ -123,9 +123,20 @@ pub(crate) fn child_env(req: &PlanRequest, sandbox: SandboxType) -> BTreeMap<Str
     }
     if !req.policy.network {
         env.insert("SANDSPAWN_NETWORK_DISABLED".into(), "1".into());
+        if sandbox != SandboxType::None {
+            for (name, value) in OFFLINE_NO_RETRIES {
+                env.entry(name.to_string()).or_insert_with(|| value.to_string());
+            }
+        }
     }
     env
 }
+
+/// With the network off a failed request cannot succeed later, yet npm retries even a final
+/// "name not found" for about 70 s and pip for about 10 s, so an agent's timeout kills them
+/// before they print why. Set unless the caller set them. pip gets one retry, which costs nothing
+/// (urllib3 waits only from the second) and is what makes it print the cause of the failure.
+const OFFLINE_NO_RETRIES: [(&str, &str); 2] = [("npm_config_fetch_retries", "0"), ("PIP_RETRIES", "1")];
 
 /// A path as an argv string. Paths reach the plan canonicalized, so a symlink could lead to a name
 /// that is not UTF-8; `args` are strings, and a lossy conversion would name another path.
