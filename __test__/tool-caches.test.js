@@ -1,0 +1,179 @@
+'use strict'
+// toolCaches: 'private' on the real bwrap. Package managers write their caches, the writes land in
+// sandspawn's store, the host's caches (a temporary HOME's) stay byte-for-byte the same and their
+// content stays readable; and with the network off, lookups fail at once. Nothing here needs the
+// network. Temporary homes live under /var/tmp: /tmp is a writable root in workspace-write, and a
+// cache inside a writable root is left writable as the user made it (not covered).
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const { execFileSync } = require('node:child_process')
+
+const { spawnSandboxed, SandboxError } = require('..')
+
+const linux = process.platform === 'linux'
+const base = fs.mkdtempSync(path.join(fs.existsSync('/var/tmp') ? '/var/tmp' : require('node:os').tmpdir(), 'sandspawn-caches-'))
+test.after(() => {
+  // The store holds overlayfs's mode-000 work leftovers only when a run was killed; be thorough.
+  try { execFileSync('chmod', ['-R', 'u+rwx', base]) } catch {}
+  fs.rmSync(base, { recursive: true, force: true })
+})
+
+let n = 0
+/** A home with host caches in it (one known file in each), and an empty workspace. */
+function setup() {
+  const dir = path.join(base, String(n++))
+  const home = path.join(dir, 'home')
+  const ws = path.join(dir, 'ws')
+  for (const d of ['.npm/_cacache', '.cache/pip', '.cargo/registry/cache', 'go/pkg/mod'].map((d) => path.join(home, d))) {
+    fs.mkdirSync(d, { recursive: true })
+    fs.writeFileSync(path.join(d, 'host-file'), `host content of ${d}\n`)
+  }
+  fs.mkdirSync(ws, { recursive: true })
+  const store = path.join(home, '.local/state/sandspawn/tool-caches')
+  // TMPDIR inside the workspace: tools need a writable temporary directory.
+  fs.mkdirSync(path.join(ws, '.tmp'))
+  const env = { HOME: home, TMPDIR: path.join(ws, '.tmp'), npm_config_update_notifier: 'false' }
+  return { home, ws, store, env }
+}
+
+/** Paths, sizes, modes and mtimes of everything under the host's caches (the store excluded). */
+function snapshot(home) {
+  const out = []
+  const walk = (p) => {
+    const st = fs.lstatSync(p)
+    out.push(`${path.relative(home, p)} ${st.mode} ${st.size} ${st.mtimeMs}`)
+    if (st.isDirectory()) for (const e of fs.readdirSync(p).sort()) walk(path.join(p, e))
+  }
+  for (const d of ['.npm', '.cache', '.cargo', 'go']) walk(path.join(home, d))
+  return out.join('\n')
+}
+
+// The interpreter itself, not a pyenv shim (whose `pyenv rehash` after an install writes outside).
+const python = linux ? execFileSync('python3', ['-c', 'import sys; print(sys.executable)']).toString().trim() : 'python3'
+
+const run = (cmd, s, sandbox = 'workspace-write', extra = {}) =>
+  spawnSandboxed(cmd, { cwd: s.ws, sandbox, env: s.env, timeout: 120000, ...extra })
+
+test('private caches: writable inside, host content readable, host unchanged, writes persist to the next run', { skip: !linux }, async () => {
+  const s = setup()
+  const before = snapshot(s.home)
+  const write = await run(['sh', '-c', [
+    'cat ~/.npm/_cacache/host-file ~/.cache/pip/host-file ~/.cargo/registry/cache/host-file ~/go/pkg/mod/host-file',
+    'echo mine > ~/.npm/_cacache/new && echo more >> ~/.cache/pip/host-file && rm ~/.cargo/registry/cache/host-file',
+    'mkdir -p ~/.cache/uv/x && echo uv > ~/.cache/uv/x/f',
+  ].join(' && ')], s)
+  assert.equal(write.exitCode, 0, write.stderr)
+  assert.match(write.stdout, /host content of .*\.npm\/_cacache/)
+  assert.match(write.stdout, /host content of .*go\/pkg\/mod/)
+  assert.equal(write.toolCaches.mode, 'private')
+  assert.equal(write.toolCaches.hostContent, 'visible')
+  assert.equal(fs.realpathSync(write.toolCaches.store), fs.realpathSync(s.store))
+  assert.deepEqual(write.toolCaches.caches.map((c) => c.name), ['xdg-cache', 'npm', 'cargo-registry', 'go-mod'])
+  assert.equal(snapshot(s.home), before, 'the host caches are byte-for-byte unchanged')
+  assert.equal((fs.statSync(s.store).mode & 0o777).toString(8), '700')
+
+  const next = await run(['sh', '-c', 'cat ~/.npm/_cacache/new ~/.cache/pip/host-file ~/.cache/uv/x/f; test ! -e ~/.cargo/registry/cache/host-file'], s)
+  assert.equal(next.exitCode, 0, next.stderr)
+  assert.equal(next.stdout, `mine\nhost content of ${s.home}/.cache/pip\nmore\nuv\n`)
+  assert.equal(snapshot(s.home), before)
+  // Only this run's work directories are gone; the writes stay in the store.
+  assert.deepEqual(fs.readdirSync(path.join(s.store, 'npm/work')), [])
+  assert.equal(fs.readFileSync(path.join(s.store, 'npm/upper/_cacache/new'), 'utf8'), 'mine\n')
+})
+
+test('the command holds no capability and cannot create a user namespace, caches or not', { skip: !linux }, async () => {
+  const s = setup()
+  const r = await run(['sh', '-c', 'grep -E "^Cap(Prm|Eff|Bnd|Amb)" /proc/self/status; unshare -U true && echo UNSHARED; umount ~/.npm && echo UNMOUNTED; exit 0'], s)
+  assert.equal(r.exitCode, 0)
+  for (const line of r.stdout.trim().split('\n')) assert.match(line, /:\s+0+$/, line)
+  assert.doesNotMatch(r.stdout, /UNSHARED|UNMOUNTED/)
+  // The store itself is not writable inside (it was detached after the overlays were mounted).
+  const w = await run(['sh', '-c', `echo x > ${s.store}/npm/upper/planted`], s)
+  assert.notEqual(w.exitCode, 0)
+  assert.equal(fs.existsSync(path.join(s.store, 'npm/upper/planted')), false)
+})
+
+test("toolCaches: 'none' keeps today's read-only caches; 'private' outside workspace-write is invalid", { skip: !linux }, async () => {
+  const s = setup()
+  const r = await run(['sh', '-c', 'echo x > ~/.npm/new'], s, { mode: 'workspace-write', toolCaches: 'none' })
+  assert.notEqual(r.exitCode, 0)
+  assert.match(r.stderr, /read-only file system/i)
+  assert.deepEqual(r.toolCaches, { mode: 'none', store: null, hostContent: null, caches: [] })
+  assert.equal(fs.existsSync(s.store), false, 'no store is created when none is used')
+  const ro = await run(['true'], s, 'read-only')
+  assert.equal(ro.toolCaches.mode, 'none')
+  for (const sandbox of [{ mode: 'read-only', toolCaches: 'private' }, { mode: 'workspace-write', toolCaches: 'yes' }]) {
+    await assert.rejects(run(['true'], s, sandbox), (e) => e instanceof SandboxError && e.code === 'ERR_SANDBOX_INVALID_OPTIONS' && /toolCaches/.test(e.message))
+  }
+})
+
+test('npm install of a local tarball and pip install of a local wheel work with default options', { skip: !linux }, async () => {
+  const s = setup()
+  const before = snapshot(s.home)
+  const pkg = path.join(s.ws, 'dep')
+  fs.mkdirSync(pkg)
+  fs.writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ name: 'sandspawn-local-dep', version: '1.0.0', main: 'index.js' }))
+  fs.writeFileSync(path.join(pkg, 'index.js'), 'module.exports = 42\n')
+  fs.writeFileSync(path.join(s.ws, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0' }))
+  const packed = await run(['npm', 'pack', './dep', '--silent'], s)
+  assert.equal(packed.exitCode, 0, packed.stderr)
+  const install = await run(['npm', 'install', '--no-audit', '--no-fund', './sandspawn-local-dep-1.0.0.tgz'], s)
+  assert.equal(install.exitCode, 0, install.stderr)
+  assert.equal(require(path.join(s.ws, 'node_modules/sandspawn-local-dep')), 42)
+  assert.ok(fs.readdirSync(path.join(s.store, 'npm/upper/_cacache')).length > 0, 'npm cached into the store')
+
+  // A minimal wheel, built here (no network, no build backend).
+  const wheel = path.join(s.ws, 'sandspawn_local_wheel-1.0-py3-none-any.whl')
+  execFileSync('python3', ['-c', `
+import zipfile, sys
+d = 'sandspawn_local_wheel-1.0.dist-info/'
+files = {'sandspawn_local_wheel.py': 'VALUE = 7\\n',
+         d + 'METADATA': 'Metadata-Version: 2.1\\nName: sandspawn-local-wheel\\nVersion: 1.0\\n',
+         d + 'WHEEL': 'Wheel-Version: 1.0\\nGenerator: test\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n'}
+with zipfile.ZipFile(sys.argv[1], 'w') as z:
+    for name, text in files.items(): z.writestr(name, text)
+    z.writestr(d + 'RECORD', ''.join(n + ',,\\n' for n in files) + d + 'RECORD,,\\n')
+`, wheel])
+  const pip = await run([python, '-m', 'pip', 'install', '--no-index', '--target', path.join(s.ws, 'site'), wheel], s)
+  assert.equal(pip.exitCode, 0, pip.stderr)
+  assert.equal(fs.readFileSync(path.join(s.ws, 'site/sandspawn_local_wheel.py'), 'utf8'), 'VALUE = 7\n')
+  assert.equal(snapshot(s.home), before)
+})
+
+test('20 concurrent runs writing the same cache leave it whole', { skip: !linux }, async () => {
+  const s = setup()
+  const before = snapshot(s.home)
+  // Each run writes its own entry and replaces a shared one atomically, as content-addressed caches do.
+  const script = 'i=$1; mkdir -p ~/.npm/_cacache/c && printf "%s" "$i" > ~/.npm/_cacache/c/$i.tmp && mv ~/.npm/_cacache/c/$i.tmp ~/.npm/_cacache/c/$i && printf shared > ~/.npm/_cacache/s.$i && mv ~/.npm/_cacache/s.$i ~/.npm/_cacache/shared'
+  const results = await Promise.all(Array.from({ length: 20 }, (_, i) => run(['sh', '-c', script, 'sh', String(i)], s)))
+  for (const r of results) assert.equal(r.exitCode, 0, r.stderr)
+  const check = await run(['sh', '-c', 'for i in $(seq 0 19); do printf "%s," "$(cat ~/.npm/_cacache/c/$i)"; done; cat ~/.npm/_cacache/shared'], s)
+  assert.equal(check.stdout, Array.from({ length: 20 }, (_, i) => `${i},`).join('') + 'shared')
+  assert.equal(snapshot(s.home), before)
+  for (const name of ['npm', 'xdg-cache']) assert.deepEqual(fs.readdirSync(path.join(s.store, name, 'work')), [], 'no work directory left')
+})
+
+test('with the network off, npm, npx, pip and curl fail in seconds and the failure reads as network', { skip: !linux }, async () => {
+  const s = setup()
+  const cases = [
+    ['npm', 'view', 'left-pad', 'version'],
+    ['npx', '--no-install', 'sandspawn-surely-not-installed-pkg'],
+    [python, '-m', 'pip', 'download', 'six', '--no-cache-dir', '-d', path.join(s.ws, 'dl'), '--index-url', 'https://pypi.org/simple'],
+    ['curl', '-sS', 'https://example.com'],
+  ]
+  for (const cmd of cases) {
+    const started = Date.now()
+    const r = await run(cmd, s)
+    const seconds = (Date.now() - started) / 1000
+    assert.notEqual(r.exitCode, 0, cmd.join(' '))
+    // Measured 0.1 to 1.3 s; before, npm took 71 s. A generous bound: this is a hang check.
+    assert.ok(seconds < 20, `${cmd.join(' ')} took ${seconds} s`)
+    assert.equal(r.denial && r.denial.kind, 'network', `${cmd.join(' ')}: ${r.stderr.slice(-300)}`)
+  }
+  // Names in /etc/hosts still resolve; others are "not found" at once, not "try again".
+  const lookup = await run(['node', '-e', "require('dns').lookup('localhost', (e) => require('dns').lookup('registry.invalid', (f) => console.log(e && e.code, f && f.code)))"], s)
+  assert.equal(lookup.stdout.trim(), 'null ENOTFOUND')
+})
