@@ -149,7 +149,12 @@ test('20 concurrent runs writing the same cache leave it whole', { skip: !linux 
   // Each run writes its own entry and replaces a shared one atomically, as content-addressed caches do.
   const script = 'i=$1; mkdir -p ~/.npm/_cacache/c && printf "%s" "$i" > ~/.npm/_cacache/c/$i.tmp && mv ~/.npm/_cacache/c/$i.tmp ~/.npm/_cacache/c/$i && printf shared > ~/.npm/_cacache/s.$i && mv ~/.npm/_cacache/s.$i ~/.npm/_cacache/shared'
   const results = await Promise.all(Array.from({ length: 20 }, (_, i) => run(['sh', '-c', script, 'sh', String(i)], s)))
-  for (const r of results) assert.equal(r.exitCode, 0, r.stderr)
+  // Known limit (README): the runs share one upper directory through separate overlays, and a
+  // rename over a name another run replaced meanwhile can fail with ESTALE. It fails; it never
+  // corrupts. Anything else is a failure of this test.
+  for (const r of results) {
+    if (r.exitCode !== 0) assert.match(r.stderr, /^mv: cannot move .*\/s\.\d+' to .*\/shared': Stale file handle\n$/, r.stderr)
+  }
   const check = await run(['sh', '-c', 'for i in $(seq 0 19); do printf "%s," "$(cat ~/.npm/_cacache/c/$i)"; done; cat ~/.npm/_cacache/shared'], s)
   assert.equal(check.stdout, Array.from({ length: 20 }, (_, i) => `${i},`).join('') + 'shared')
   assert.equal(snapshot(s.home), before)
