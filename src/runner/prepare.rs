@@ -20,6 +20,9 @@ pub struct Prepared {
     pub details: capabilities::SandboxDetails,
     /// The private tool caches' work directories of this run, removed when dropped.
     pub cache_run: Option<crate::tool_caches::RunGuard>,
+    /// The bwrap the plan runs, also when the helper runs in front of it (then it is not
+    /// `plan.program`, yet is still setup, not the command: see `Child::command_started`).
+    pub bwrap_path: Option<std::path::PathBuf>,
 }
 
 pub fn prepare(req: &SpawnRequest) -> Result<Prepared> {
@@ -37,7 +40,7 @@ pub fn prepare(req: &SpawnRequest) -> Result<Prepared> {
     let reservation = if missing.is_empty() || bwrap.is_none() { None } else { Some(mount_targets::reserve(&missing)) };
     let plan = build_plan(req, bwrap.as_ref(), Some(Path::new(&resolved)), bwrap.is_some())?;
     let cache_run = if plan.sandbox_type == crate::platform::SandboxType::Bwrap { Some(crate::tool_caches::RunGuard::prepare(&req.policy.tool_caches)?) } else { None };
-    Ok(Prepared { plan, reservation, details: sandbox.details, cache_run })
+    Ok(Prepared { plan, reservation, details: sandbox.details, cache_run, bwrap_path: bwrap.map(|b| b.path) })
 }
 
 /// The launch plan for a validated request (shared by the runner and `buildSandboxCommand`).

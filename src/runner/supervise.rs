@@ -79,7 +79,7 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
     })
     .await
     .map_err(|e| internal("preparing the sandbox failed", e))?;
-    let Prepared { plan, reservation, details, cache_run } = prepared?;
+    let Prepared { plan, reservation, details, cache_run, bwrap_path } = prepared?;
     let sandbox_type = plan.sandbox_type;
     let kind = if sandbox_type == SandboxType::Bwrap { TreeKind::PidNamespace } else { TreeKind::ProcessGroup };
 
@@ -134,7 +134,7 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
         // The child-side descriptors are dropped (closed in this process) here.
     });
     // Under bwrap, the command runs once a process in the sandbox is neither bwrap nor the helper.
-    let setup_programs: Vec<PathBuf> = std::iter::once(plan.program.clone()).chain(plan.helper.clone()).collect();
+    let setup_programs: Vec<PathBuf> = std::iter::once(plan.program.clone()).chain(plan.helper.clone()).chain(bwrap_path).collect();
     let (started_rx, exit_rx) = spawn_owned(spawn_closure, kind, setup_programs).map_err(|e| internal("starting the owner thread failed", e))?;
     let child = match started_rx.await {
         Ok(Ok(child)) => child,

@@ -100,7 +100,7 @@ async fn kill_and_stdin_pipe() {
     h.started().await.unwrap();
     h.kill(None);
     let r = h.wait().await.unwrap();
-    assert_eq!(r.signal.as_deref(), Some("SIGTERM"));
+    assert_eq!(r.signal.as_deref(), Some("SIGTERM"), "{r:?}");
     h.kill(None); // after exit: a no-op
 }
 
