@@ -26,7 +26,9 @@ test('platform darwin gives a Seatbelt plan on Linux; platform linux a bwrap pla
 
   const linux = buildSandboxCommand(['echo', 'hi'], { cwd: ws, sandbox: 'workspace-write', platform: 'linux' })
   assert.equal(linux.sandboxType, 'bwrap')
-  assert.match(linux.program, /bwrap$/)
+  // With the network off the helper runs in front of bwrap (it opens the offline nsswitch.conf).
+  assert.match(linux.program, /sandspawn-helper$/)
+  assert.match(linux.args[linux.args.indexOf('--') + 1], /bwrap$/)
   assert.equal(linux.profile, null)
   const i = linux.args.findIndex((a, j) => a === '--bind' && linux.args[j + 1] === ws)
   assert.ok(i > 0, 'the workspace is bound writable')
@@ -90,7 +92,9 @@ test('`sandspawn explain --mode workspace-write -- ls` prints the plan readably'
   assert.match(r.stdout, /^ {2}--unshare-net$/m)
   assert.ok(r.stdout.includes(`  --bind ${ws} ${ws}`), r.stdout)
   assert.match(r.stdout, /^ {2}-- ls$/m)
-  assert.match(r.stdout, /^ {2}-- \/\S+\/sandspawn-helper v1 --block-unix-sockets$/m)
+  // Private tool caches, if the home has any: the overlays are among the helper's steps.
+  assert.match(r.stdout, /^ {2}-- \/\S+\/sandspawn-helper v1 (--overlay .* )?--block-unix-sockets$/m)
+  assert.match(r.stdout, /^ {2}v1 --offline-nsswitch-fd=3 -- \/\S*bwrap$/m, 'the helper in front of bwrap, with the network off')
   assert.doesNotMatch(r.stdout, /^fd \d/m, 'no extra descriptors')
   const mac = spawnSync(process.execPath, [path.join(__dirname, '..', 'bin', 'sandspawn.js'), 'explain', '--platform', 'darwin', '--', 'ls'], { cwd: ws, encoding: 'utf8' })
   assert.equal(mac.status, 0, mac.stderr)

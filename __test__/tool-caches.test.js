@@ -35,7 +35,10 @@ function setup() {
   const store = path.join(home, '.local/state/sandspawn/tool-caches')
   // TMPDIR inside the workspace: tools need a writable temporary directory.
   fs.mkdirSync(path.join(ws, '.tmp'))
-  const env = { HOME: home, TMPDIR: path.join(ws, '.tmp'), npm_config_update_notifier: 'false' }
+  // The variables that could move the caches or the store elsewhere are emptied (ignored then):
+  // this test's "host" caches are the temporary home's, never the machine's.
+  const moved = ['SANDSPAWN_TOOL_CACHE_DIR', 'XDG_STATE_HOME', 'XDG_CACHE_HOME', 'XDG_DATA_HOME', 'CARGO_HOME', 'GOPATH', 'GOMODCACHE']
+  const env = { ...Object.fromEntries(moved.map((k) => [k, ''])), HOME: home, TMPDIR: path.join(ws, '.tmp'), npm_config_update_notifier: 'false' }
   return { home, ws, store, env }
 }
 

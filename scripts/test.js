@@ -5,6 +5,8 @@
 
 const path = require('node:path')
 const { spawnSync } = require('node:child_process')
+const fs = require('node:fs')
+const os = require('node:os')
 
 const root = path.resolve(__dirname, '..')
 const bin = (name) => path.join(root, 'node_modules', '.bin', name)
@@ -21,12 +23,22 @@ const steps = [
   ['jest + ts-jest smoke test', bin('jest'), ['--config', '__test__/jest/jest.config.js']],
 ]
 
+// Suites that run workspace-write with the real HOME get private tool caches (the default): their
+// store goes to a scratch directory, not this machine's ~/.local/state, and is removed at the end.
+const cacheStore = fs.mkdtempSync(path.join(os.tmpdir(), 'sandspawn-test-store-'))
+const removeStore = () => {
+  // Overlayfs work leftovers have mode 000, Go's module cache is read-only.
+  spawnSync('chmod', ['-R', 'u+rwx', cacheStore])
+  fs.rmSync(cacheStore, { recursive: true, force: true })
+}
 for (const [name, cmd, args, env] of steps) {
   console.log(`\n=== ${name} ===`)
-  const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } })
+  const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: { ...process.env, SANDSPAWN_TOOL_CACHE_DIR: cacheStore, ...env } })
   if (r.status !== 0) {
+    removeStore()
     console.error(`\nnpm test: step "${name}" failed (${r.error ? r.error.message : `exit ${r.status}`})`)
     process.exit(1)
   }
 }
+removeStore()
 console.log('\nnpm test: all steps passed')

@@ -15,8 +15,15 @@ function explain(command, values) {
   // One bwrap/sandbox-exec option per line with its operands, the command after `--`.
   let line = []
   const flush = () => line.length && (lines.push(`  ${line.map(quote).join(' ')}`), (line = []))
-  const sep = plan.args.indexOf('--')
-  plan.args.forEach((a, i) => {
+  let args = plan.args
+  if (plan.sandboxType === 'bwrap' && /sandspawn-helper$/.test(plan.program)) {
+    // The helper in front of bwrap (it opens descriptors bwrap reads): its steps and bwrap on one line.
+    const front = args.indexOf('--')
+    lines.push(`  ${args.slice(0, front + 2).map(quote).join(' ')}`)
+    args = args.slice(front + 2)
+  }
+  const sep = args.indexOf('--')
+  args.forEach((a, i) => {
     if (sep >= 0 && i >= sep) return
     if (a.startsWith('-')) flush()
     line.push(a)
@@ -24,7 +31,7 @@ function explain(command, values) {
   flush()
   if (sep >= 0) {
     // Under bwrap: the in-sandbox helper and its steps, then the command after the helper's `--`.
-    const rest = plan.args.slice(sep + 1)
+    const rest = args.slice(sep + 1)
     const inner = plan.sandboxType === 'bwrap' ? rest.indexOf('--') : -1
     if (inner >= 0) lines.push(`  -- ${rest.slice(0, inner).map(quote).join(' ')}`)
     lines.push(`  -- ${rest.slice(inner + 1).map(quote).join(' ')}`)
