@@ -6,7 +6,6 @@
 const path = require('node:path')
 const { spawnSync } = require('node:child_process')
 const fs = require('node:fs')
-const os = require('node:os')
 
 const root = path.resolve(__dirname, '..')
 const bin = (name) => path.join(root, 'node_modules', '.bin', name)
@@ -25,7 +24,9 @@ const steps = [
 
 // Suites that run workspace-write with the real HOME get private tool caches (the default): their
 // store goes to a scratch directory, not this machine's ~/.local/state, and is removed at the end.
-const cacheStore = fs.mkdtempSync(path.join(os.tmpdir(), 'sandspawn-test-store-'))
+// Not under /tmp, which some suites replace with a private one.
+fs.mkdirSync(path.join(root, 'target'), { recursive: true })
+const cacheStore = fs.mkdtempSync(path.join(root, 'target', 'test-tool-caches-'))
 const removeStore = () => {
   // Overlayfs work leftovers have mode 000, Go's module cache is read-only.
   spawnSync('chmod', ['-R', 'u+rwx', cacheStore])

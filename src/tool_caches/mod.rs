@@ -161,8 +161,10 @@ pub(crate) fn resolve(
         // No HOME: no cache locations to cover either.
         return Ok(ToolCaches { mode, store: None, host_content: None, caches: Vec::new(), run_id: String::new() });
     };
-    // A store the policy hides (a `denyRead` over it) cannot be bound into the sandbox.
-    let hidden = policy.deny_read.iter().any(|d| locations::overlaps(&root, d));
+    // A store the policy hides (a `denyRead` over it, a private /tmp) cannot be bound into the
+    // sandbox: its mount point would appear in what should be empty.
+    let hidden = policy.deny_read.iter().any(|d| locations::overlaps(&root, d))
+        || (policy.tmp == TmpMode::Private && root.starts_with("/tmp"));
     let caches = locations::existing(env)
         .into_iter()
         .filter(|_| !hidden)
