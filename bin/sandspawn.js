@@ -18,6 +18,9 @@ Options:
   --read-only PATH      keep PATH read-only inside writable roots (repeatable)
   --deny-read PATH      hide PATH from the command (repeatable)
   --network             allow network access (default: none)
+  --allow-domain HOST   allow only this host through sandspawn's proxy (repeatable; '*.x.y' for
+                        subdomains); any --allow-domain/--deny-domain turns the allow-list on
+  --deny-domain HOST    refuse this host even if --allow-domain matches it (repeatable)
   --allow-unix-sockets  with the network off, still allow connecting to host Unix sockets
   --tmp MODE            writable, private or read-only
   --cwd DIR             working directory (default: the current one)
@@ -36,6 +39,8 @@ const OPTIONS = {
   'read-only': { type: 'string', multiple: true },
   'deny-read': { type: 'string', multiple: true },
   network: { type: 'boolean' },
+  'allow-domain': { type: 'string', multiple: true },
+  'deny-domain': { type: 'string', multiple: true },
   'allow-unix-sockets': { type: 'boolean' },
   tmp: { type: 'string' },
   cwd: { type: 'string' },
@@ -70,6 +75,10 @@ function toOptions(values) {
   if (values['read-only']) policy.readOnlyPaths = values['read-only'].map(abs)
   if (values['deny-read']) policy.denyRead = values['deny-read'].map(abs)
   if (values.network) policy.network = true
+  if (values['allow-domain'] || values['deny-domain']) {
+    if (values.network) fail('--network cannot be combined with --allow-domain/--deny-domain (the allow-list replaces full network access)')
+    policy.network = { allowedDomains: values['allow-domain'] || [], deniedDomains: values['deny-domain'] || [] }
+  }
   if (values['allow-unix-sockets']) policy.allowUnixSockets = true
   if (values.tmp) policy.tmp = values.tmp
   const options = { sandbox: policy }
@@ -83,6 +92,7 @@ function toOptions(values) {
 }
 
 function denialLine(denial) {
+  if (denial.reason === 'network_denied') return `sandspawn: the network policy refused ${denial.host}; --allow-domain ${denial.host} would allow it`
   return `sandspawn: sandbox denied this command (${denial.reason}${denial.path ? `: ${denial.path}` : ''}); ${denial.kind} access outside the policy`
 }
 

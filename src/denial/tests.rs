@@ -730,6 +730,7 @@ fn context_from_resolved_policy() {
         deny_read: vec!["/ws/secret".into()],
         read_only_paths: vec!["/etc/x".into()],
         network: true,
+        network_proxy: None,
         unix_sockets: UnixSockets::All,
         tmp: TmpMode::Writable,
         protect_git: true,

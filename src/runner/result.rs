@@ -35,6 +35,8 @@ pub struct RunResult {
     pub policy: ResolvedPolicy,
     /// Which sandbox mechanism ran (which bwrap, on Linux).
     pub sandbox_details: SandboxDetails,
+    /// What the network allow-list's proxy refused (empty without a `NetworkPolicy`).
+    pub network_denials: Vec<crate::network::NetworkDenial>,
 }
 
 /// The interleaved output. When only one stream wrote, it is that stream, and no copy is kept.
@@ -76,6 +78,20 @@ impl RunResult {
         };
         self.sandbox_denied = denied;
         self.denial = denial;
+        // The proxy's own record beats reading the output: a failed run it refused something for.
+        if let Some(first) = self.network_denials.first() {
+            let out = CommandOutput {
+                exit_code: self.exit_code,
+                signal: self.signal.as_deref(),
+                stdout: &self.stdout,
+                stderr: &self.stderr,
+                aggregated: self.aggregated(),
+            };
+            if let Some(d) = crate::denial::network_denial(&out, &first.host) {
+                self.sandbox_denied = true;
+                self.denial = Some(d);
+            }
+        }
     }
 }
 

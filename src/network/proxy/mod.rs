@@ -62,6 +62,22 @@ impl RunProxy {
         }
     }
 
+    /// The proxy of a sandboxed run: receive the listeners the helper sends on `bridge` (the
+    /// host's end of `network::bridge::socket_pair`), then serve them until the run ends.
+    pub fn start(bridge: std::os::fd::OwnedFd, policy: NetworkPolicy) -> RunProxy {
+        let proxy = RunProxy::new(policy, Resolver::System);
+        let ctx = proxy.ctx.clone();
+        proxy.spawn(async move {
+            // Nothing received (EOF): the helper stopped before the command; its report says why.
+            if let Ok(Some(listeners)) = super::bridge::receive(bridge).await {
+                for l in listeners {
+                    ctx.spawn(accept_loop(l, ctx.clone()));
+                }
+            }
+        });
+        proxy
+    }
+
     /// Serve `listener` until the run ends. Must be called inside a tokio runtime.
     pub fn serve(&self, listener: TcpListener) {
         let ctx = self.ctx.clone();
