@@ -36,3 +36,25 @@ pub fn network_denial(out: &CommandOutput, host: &str) -> Option<SandboxDenial> 
         host: Some(host.to_string()),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn out<'a>(code: i32, stderr: &'a str) -> CommandOutput<'a> {
+        CommandOutput { exit_code: Some(code), signal: None, stdout: "", stderr, aggregated: stderr }
+    }
+
+    #[test]
+    fn names_the_host_and_quotes_the_tool() {
+        let d = network_denial(&out(56, "curl: (56) CONNECT tunnel failed, response 403\n"), "evil.test").unwrap();
+        assert_eq!((d.reason, d.kind, d.host.as_deref()), (DenialReason::NetworkDenied, DenialKind::Network, Some("evil.test")));
+        assert_eq!(d.snippet, "curl: (56) CONNECT tunnel failed, response 403");
+        let quiet = network_denial(&out(1, ""), "evil.test").unwrap();
+        assert_eq!(quiet.snippet, "sandspawn's network proxy refused evil.test");
+        assert_eq!(network_denial(&out(0, "403 Forbidden"), "evil.test"), None, "a run that succeeded is no denial");
+        let v = serde_json::to_value(&d).unwrap();
+        assert_eq!(v["reason"], "network_denied");
+        assert_eq!(v["host"], "evil.test");
+    }
+}

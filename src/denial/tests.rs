@@ -307,7 +307,7 @@ fn serializes_camel_case_snake_reasons() {
     let v = serde_json::to_value(&d).unwrap();
     assert_eq!(
         v,
-        json!({"reason": "read_only_file_system", "kind": "filesystem", "path": "/x", "snippet": "bash: /x: Read-only file system"})
+        json!({"reason": "read_only_file_system", "kind": "filesystem", "path": "/x", "snippet": "bash: /x: Read-only file system", "host": null})
     );
     for (r, s) in [
         (

@@ -31,7 +31,8 @@ fn lift(fd: OwnedFd, min_fd: RawFd) -> io::Result<OwnedFd> {
 
 /// The listeners the helper sent, as tokio listeners; `Ok(None)` when it sent nothing (EOF).
 pub async fn receive(ours: OwnedFd) -> io::Result<Option<Vec<tokio::net::TcpListener>>> {
-    let afd = AsyncFd::new(ours)?;
+    // SAFETY: `ours` is owned here and moved into the AsyncFd, which closes it when dropped.
+    let afd = unsafe { AsyncFd::register(ours) }.map_err(io::Error::from)?;
     loop {
         let mut guard = afd.readable().await?;
         match guard.try_io(|fd| recv_once(fd.get_ref().as_raw_fd())) {

@@ -138,7 +138,12 @@ async fn connection(mut stream: TcpStream, ctx: Arc<Context>) {
         5 => socks5::serve(stream, ctx).await,
         // SOCKS4 cannot carry what the policy needs reliably (4a names are optional): "rejected".
         4 => {
+            // Read the request first: closing with unread bytes would reset the connection, and the
+            // client would see a reset instead of the rejection.
+            let mut request = [0u8; 512];
+            let _ = tokio::time::timeout(Duration::from_secs(1), tokio::io::AsyncReadExt::read(&mut stream, &mut request)).await;
             let _ = stream.write_all(&[0, 0x5b, 0, 0, 0, 0, 0, 0]).await;
+            let _ = stream.shutdown().await;
         }
         _ => http::serve(stream, ctx).await,
     }
