@@ -65,33 +65,24 @@ impl RunResult {
             self.denial = None;
             return;
         }
-        let (denied, denial) = {
-            let out = CommandOutput {
-                exit_code: self.exit_code,
-                signal: self.signal.as_deref(),
-                stdout: &self.stdout,
-                stderr: &self.stderr,
-                aggregated: self.aggregated(),
-            };
-            let ctx = DenialContext::from(&self.policy).with_cwd(self.cwd.clone());
-            (is_likely_sandbox_denied(self.sandbox_type, &out), classify_sandbox_denial(self.sandbox_type, &out, Some(&ctx)))
+        let out = CommandOutput {
+            exit_code: self.exit_code,
+            signal: self.signal.as_deref(),
+            stdout: &self.stdout,
+            stderr: &self.stderr,
+            aggregated: self.aggregated(),
+        };
+        // The proxy's own record beats reading the output: a failed run it refused something for.
+        let network = self.network_denials.first().and_then(|first| crate::denial::network_denial(&out, &first.host));
+        let (denied, denial) = match network {
+            Some(d) => (true, Some(d)),
+            None => {
+                let ctx = DenialContext::from(&self.policy).with_cwd(self.cwd.clone());
+                (is_likely_sandbox_denied(self.sandbox_type, &out), classify_sandbox_denial(self.sandbox_type, &out, Some(&ctx)))
+            }
         };
         self.sandbox_denied = denied;
         self.denial = denial;
-        // The proxy's own record beats reading the output: a failed run it refused something for.
-        if let Some(first) = self.network_denials.first() {
-            let out = CommandOutput {
-                exit_code: self.exit_code,
-                signal: self.signal.as_deref(),
-                stdout: &self.stdout,
-                stderr: &self.stderr,
-                aggregated: self.aggregated(),
-            };
-            if let Some(d) = crate::denial::network_denial(&out, &first.host) {
-                self.sandbox_denied = true;
-                self.denial = Some(d);
-            }
-        }
     }
 }
 
