@@ -20,8 +20,9 @@ export interface SandboxPolicy {
   protectGit?: boolean
   /** Files or directories the command can neither read nor list. */
   denyRead?: string[]
-  /** Default `false`: no network at all (loopback included on Linux). */
-  network?: boolean
+  /** Default `false`: no network at all (loopback included on Linux). `true`: the host's network.
+   * A `NetworkPolicy`: only the listed hosts, through a per-run proxy (Linux; see `NetworkPolicy`). */
+  network?: boolean | NetworkPolicy
   /** With the network off: `false` (default) blocks connecting to any Unix socket of the host;
    * `true` allows all; a list allows only those paths (macOS only; Linux rejects a list with
    * `ERR_SANDBOX_UNSUPPORTED`). */
@@ -108,6 +109,39 @@ export interface StartOptions extends SpawnOptions {
   stdin?: 'pipe' | 'ignore'
 }
 
+/** The network allow-list. The command keeps no network of its own; it reaches the listed hosts
+ * through a proxy that sandspawn runs for this run only (HTTP CONNECT, plain HTTP in absolute form,
+ * SOCKS5 with host names), named by `HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY` and friends inside.
+ * Names resolve on the host; loopback, private, link-local, CGNAT, multicast and cloud-metadata
+ * addresses (IPv4-mapped forms included) and the host's own addresses are refused unless listed in
+ * `allowPrivateAddresses`. Linux only for now (macOS: `ERR_SANDBOX_UNSUPPORTED`); not available in
+ * `buildSandboxCommand` plans (`ERR_SANDBOX_UNSUPPORTED`), since the proxy lives in the process
+ * that runs the command. */
+export interface NetworkPolicy {
+  /** `'registry.npmjs.org'`, `'*.github.com'` (strict subdomains, not the apex), `'1.2.3.4'`,
+   * `'[2001:db8::1]'`. Case-insensitive, trailing dot ignored. `*`, `*.com`, non-ASCII names (write
+   * punycode), ports and schemes are `ERR_SANDBOX_INVALID_OPTIONS`. `[]` allows nothing but still
+   * reports every attempt by host name. */
+  allowedDomains: string[]
+  /** Same syntax; checked first, so it wins over `allowedDomains`. */
+  deniedDomains?: string[]
+  /** Addresses or CIDR ranges (`'127.0.0.2'`, `'10.0.0.0/8'`, `'[fd00::1]'`) the proxy may connect
+   * to although the address guard would refuse them. */
+  allowPrivateAddresses?: string[]
+}
+
+/** One kind of request the network proxy refused, with how often. */
+export interface NetworkDenial {
+  host: string
+  port: number
+  /** `http`: plain HTTP request; `connect`: HTTP CONNECT tunnel; `socks5`: SOCKS5 CONNECT. */
+  via: 'http' | 'connect' | 'socks5'
+  /** `not_allowed`: not in `allowedDomains`; `denied`: matches `deniedDomains`; `private_address`:
+   * is or resolves only to a refused address; `malformed`: no valid host and port. */
+  reason: 'not_allowed' | 'denied' | 'private_address' | 'malformed'
+  count: number
+}
+
 export type DenialReason =
   | 'operation_not_permitted'
   | 'permission_denied'
@@ -116,6 +150,8 @@ export type DenialReason =
   | 'policy_denied'
   | 'sigsys'
   | 'failed_to_write_file'
+  /** The network allow-list's proxy refused a host (kind `network`, `host` names it). */
+  | 'network_denied'
 
 /** A structured verdict that the sandbox blocked something. */
 export interface SandboxDenial {
@@ -129,6 +165,8 @@ export interface SandboxDenial {
   path: string | null
   /** The matching text (at most 512 characters). */
   snippet: string
+  /** The refused host for `network_denied`, else null. */
+  host: string | null
 }
 
 export type SandboxType = 'none' | 'bwrap' | 'seatbelt'
@@ -166,6 +204,9 @@ export interface SpawnResult {
   denial: SandboxDenial | null
   /** Which mechanism ran, e.g. `{ bwrapSource: 'bundled', landlockAbi: null, notEnforced: [] }`. */
   sandboxDetails: SandboxDetails
+  /** What the network allow-list's proxy refused, aggregated per host, port, via and reason
+   * (always present; `[]` when `network` is a boolean). */
+  networkDenials: NetworkDenial[]
 }
 
 /** Runs `command` (an argv; no shell) in the sandbox and resolves for every way it ended. Rejects

@@ -27,6 +27,7 @@ function toSpawnResult(raw) {
     sandboxDenied: raw.sandboxDenied,
     denial: raw.denial ?? null,
     sandboxDetails: raw.sandboxDetails,
+    networkDenials: raw.networkDenials ?? [],
   }
   resolvedPolicies.set(result, raw.policy)
   return result

@@ -95,7 +95,18 @@ pub fn classify_sandbox_denial(result: &Value, policy: Option<&Value>) -> Result
         (Some(c), Some(cwd)) if c.cwd.is_none() => Some(c.with_cwd(cwd)),
         (c, _) => c,
     };
-    let denial = classify(st, &out, ctx.as_ref());
+    // A SpawnResult of an allow-listed run carries the proxy's refusals: they decide first.
+    let refused_host = result
+        .get("networkDenials")
+        .and_then(Value::as_array)
+        .and_then(|d| d.first())
+        .and_then(|d| d.get("host"))
+        .and_then(Value::as_str);
+    let network = match refused_host {
+        Some(host) if st != crate::platform::SandboxType::None => crate::denial::network_denial(&out, host),
+        _ => None,
+    };
+    let denial = network.or_else(|| classify(st, &out, ctx.as_ref()));
     Ok(serde_json::to_value(denial).unwrap_or(Value::Null))
 }
 

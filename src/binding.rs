@@ -101,6 +101,7 @@ pub struct NativeResult {
     pub denial: Option<Value>,
     pub policy: Value,
     pub sandbox_details: Value,
+    pub network_denials: Value,
 }
 
 impl From<crate::runner::RunResult> for NativeResult {
@@ -131,6 +132,7 @@ impl From<crate::runner::RunResult> for NativeResult {
             denial: r.denial.map(|d| serde_json::to_value(d).unwrap_or(Value::Null)),
             policy: serde_json::to_value(&r.policy).unwrap_or(Value::Null),
             sandbox_details: serde_json::to_value(&r.sandbox_details).unwrap_or(Value::Null),
+            network_denials: serde_json::to_value(&r.network_denials).unwrap_or(Value::Array(Vec::new())),
         }
     }
 }

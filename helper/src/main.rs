@@ -5,7 +5,8 @@
 //! It also has one host-side use: run in front of bwrap with `--null-fds`, it opens `/dev/null` at
 //! the descriptors bwrap reads `--ro-bind-data` masks from, then execs bwrap.
 //!
-//! Steps (see `protocol`): open the null descriptors; mark the report descriptor close-on-exec; install the seccomp filter
+//! Steps (see `protocol`): open the null descriptors; mark the report descriptor close-on-exec; hand
+//! a loopback listener to the host's proxy and set the proxy variables (`listen`); install the seccomp filter
 //! (after `PR_SET_NO_NEW_PRIVS`, which seccomp requires without CAP_SYS_ADMIN); `execvp` the command
 //! with the environment it was given. Any failure is reported (see `report`) and ends the helper
 //! with 125/126/127; the command then never ran.
@@ -21,6 +22,8 @@ use std::os::unix::ffi::OsStrExt;
 use sandspawn_helper::protocol::{Steps, MARKER, PROTOCOL_TAG, VERSION};
 use sandspawn_helper::report::{Failure, Stage};
 use sandspawn_helper::seccomp;
+
+mod listen;
 
 /// Keeps the marker in the binary, where the addon looks for it (see `protocol::MARKER`).
 #[used]
@@ -68,6 +71,18 @@ fn run(args: Vec<OsString>) {
     if let Some(fd) = steps.report_fd {
         // Not ours to check further: a bad descriptor only means the report cannot be sent.
         unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
+    }
+    if let Some(ctl) = steps.net_listen_fd {
+        match listen::bridge(ctl) {
+            // Single-threaded, before exec: setting the environment here is safe.
+            Ok(port) => {
+                let java = std::env::var("JAVA_TOOL_OPTIONS").ok();
+                for (k, v) in sandspawn_helper::proxy_env::variables(port, java.as_deref()) {
+                    std::env::set_var(k, v);
+                }
+            }
+            Err(failure) => fail(steps.report_fd, failure),
+        }
     }
     if steps.block_unix_sockets {
         if let Err(failure) = block_unix_sockets() {

@@ -11,6 +11,8 @@ const FLAGS = {
   'read-only': { type: 'string', multiple: true },
   'deny-read': { type: 'string', multiple: true },
   network: { type: 'boolean' },
+  'allow-domain': { type: 'string', multiple: true },
+  'deny-domain': { type: 'string', multiple: true },
   'allow-unix-sockets': { type: 'boolean' },
   tmp: { type: 'string' },
   cwd: { type: 'string' },

@@ -12,6 +12,9 @@ Options:
   --read-only PATH      kept read-only inside writable directories (repeatable)
   --deny-read PATH      can be neither read nor listed (repeatable)
   --network             allow network access (default: none, loopback included)
+  --allow-domain HOST   allow only this host, through sandspawn's proxy (repeatable; '*.x.y' for
+                        subdomains); any --allow-domain/--deny-domain turns the allow-list on
+  --deny-domain HOST    refuse this host even if --allow-domain matches it (repeatable)
   --allow-unix-sockets  allow connecting to the host's Unix sockets
   --tmp MODE            writable, private or read-only
   --cwd DIR             working directory; relative paths in the options above resolve against it
