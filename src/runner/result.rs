@@ -35,6 +35,8 @@ pub struct RunResult {
     pub policy: ResolvedPolicy,
     /// Which sandbox mechanism ran (which bwrap, on Linux).
     pub sandbox_details: SandboxDetails,
+    /// The terminal's size at the end, for `pty` runs.
+    pub pty: Option<crate::pty::PtySize>,
 }
 
 /// The interleaved output. When only one stream wrote, it is that stream, and no copy is kept.
