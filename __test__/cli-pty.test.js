@@ -12,6 +12,12 @@ const CLI = path.join(__dirname, '..', 'bin', 'sandspawn.js')
 const DRIVER = path.join(__dirname, 'fixtures', 'pty-driver.py')
 const HANG_MS = 60000
 const run = (cmd, args, opts = {}) => spawnSync(cmd, args, { encoding: 'utf8', timeout: HANG_MS, killSignal: 'SIGKILL', ...opts })
+// `script` turns the end of its own stdin (spawnSync closes it at once) into a NUL byte for its
+// terminal, which the CLI relays like any key: the echoed "^@" shows up anywhere in the output.
+const scriptRun = (command, opts = {}) => {
+  const r = run('script', ['-qec', command, '/dev/null'], opts)
+  return { ...r, stdout: r.stdout.replace(/\^@/g, '') }
+}
 const ctx = (r) => `status ${r.status} signal ${r.signal}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`
 
 test('piped stdin is forwarded: seq 1 5 | sandspawn -- wc -l prints 5', () => {
@@ -39,25 +45,24 @@ test('on a terminal the command gets a pty of its size; resize and Ctrl-C are fo
 
 test('under `script`: the command sees a terminal; --no-pty forwards stdin as a pipe instead', () => {
   const inner = (flags) => `"${process.execPath}" "${CLI}" ${flags} -- sh -c 'tty; [ -t 0 ] && echo stdin-tty || echo stdin-pipe; stty -g >/dev/null 2>&1 && echo has-ctty || echo no-ctty'; stty -g`
-  const before = run('script', ['-qec', 'stty -g', '/dev/null'])
-  const withPty = run('script', ['-qec', inner(''), '/dev/null'])
+  const before = scriptRun('stty -g')
+  const withPty = scriptRun(inner(''))
   assert.equal(withPty.status, 0, ctx(withPty))
-  // (`script` turns the end of its own stdin into a byte for the terminal: an echoed ^@.)
-  assert.match(withPty.stdout.replace(/\^@/g, ''), /\/dev\/console\r*\nstdin-tty\r*\nhas-ctty/, ctx(withPty))
+  assert.match(withPty.stdout, /\/dev\/console\r*\nstdin-tty\r*\nhas-ctty/, ctx(withPty))
   const restored = withPty.stdout.trim().split(/\r?\n/).pop()
   assert.equal(restored, before.stdout.trim(), 'stty -g after the run equals the terminal\'s mode before')
-  const noPty = run('script', ['-qec', inner('--no-pty'), '/dev/null'], { input: '' })
+  const noPty = scriptRun(inner('--no-pty'), { input: '' })
   assert.equal(noPty.status, 0, ctx(noPty))
   assert.match(noPty.stdout, /not a tty\r?\nstdin-pipe/, ctx(noPty))
 })
 
 test('a failing command in a pty still restores the terminal and exits with its status', () => {
-  const before = run('script', ['-qec', 'stty -g', '/dev/null']).stdout.trim()
-  const r = run('script', ['-qec', `"${process.execPath}" "${CLI}" -- sh -c 'exit 7'; echo "cli=$?"; stty -g`, '/dev/null'])
+  const before = scriptRun('stty -g').stdout.trim()
+  const r = scriptRun(`"${process.execPath}" "${CLI}" -- sh -c 'exit 7'; echo "cli=$?"; stty -g`)
   const lines = r.stdout.trim().split(/\r?\n/)
   assert.equal(lines.at(-2), 'cli=7', ctx(r))
   assert.equal(lines.at(-1), before)
-  const missing = run('script', ['-qec', `"${process.execPath}" "${CLI}" -- no-such-command-pty; echo "cli=$?"; stty -g`, '/dev/null'])
+  const missing = scriptRun(`"${process.execPath}" "${CLI}" -- no-such-command-pty; echo "cli=$?"; stty -g`)
   const ml = missing.stdout.trim().split(/\r?\n/)
   assert.equal(ml.at(-2), 'cli=127', ctx(missing))
   assert.equal(ml.at(-1), before)
