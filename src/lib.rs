@@ -15,6 +15,7 @@ pub mod plan;
 pub mod platform;
 pub mod policy;
 pub mod program;
+pub mod pty;
 pub mod runner;
 
 mod binding;
