@@ -5,7 +5,8 @@
 //! It also has one host-side use: run in front of bwrap with `--null-fds`, it opens `/dev/null` at
 //! the descriptors bwrap reads `--ro-bind-data` masks from, then execs bwrap.
 //!
-//! Steps (see `protocol`): open the null descriptors; mark the report descriptor close-on-exec; install the seccomp filter
+//! Steps (see `protocol`): open the null descriptors; mark the report descriptor close-on-exec; set
+//! the resource limits (`rlimit`); install the seccomp filter
 //! (after `PR_SET_NO_NEW_PRIVS`, which seccomp requires without CAP_SYS_ADMIN); `execvp` the command
 //! with the environment it was given. Any failure is reported (see `report`) and ends the helper
 //! with 125/126/127; the command then never ran.
@@ -15,6 +16,7 @@ use std::os::unix::ffi::OsStrExt;
 
 use sandspawn_helper::protocol::{Steps, MARKER, PROTOCOL_TAG, VERSION};
 use sandspawn_helper::report::{Failure, Stage};
+use sandspawn_helper::rlimit::Rlimit;
 use sandspawn_helper::seccomp;
 
 /// Keeps the marker in the binary, where the addon looks for it (see `protocol::MARKER`).
@@ -50,6 +52,11 @@ fn main() {
     if let Some(fd) = steps.report_fd {
         // Not ours to check further: a bad descriptor only means the report cannot be sent.
         unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
+    }
+    for limit in &steps.rlimits {
+        if let Err(failure) = set_rlimit(limit) {
+            fail(steps.report_fd, failure);
+        }
     }
     if steps.block_unix_sockets {
         if let Err(failure) = block_unix_sockets() {
@@ -87,6 +94,33 @@ fn open_null_at(fd: i32) -> Result<(), Failure> {
     Ok(())
 }
 
+/// Lower one limit for this process and what it execs; never above the current hard limit (see
+/// `Rlimit::within`).
+fn set_rlimit(limit: &Rlimit) -> Result<(), Failure> {
+    let mut current = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    let name = limit.resource.name();
+    let failed = |what: &str| {
+        let e = last_errno();
+        Failure { stage: Stage::Setup, errno: e, message: format!("{what} of the {name} limit failed: {}", describe(e)) }
+    };
+    if unsafe { libc::getrlimit(limit.resource.raw(), &mut current) } != 0 {
+        return Err(failed("reading"));
+    }
+    let (soft, hard) = limit.within(current.rlim_max as u64);
+    let new = libc::rlimit { rlim_cur: soft as libc::rlim_t, rlim_max: hard as libc::rlim_t };
+    if unsafe { libc::setrlimit(limit.resource.raw(), &new) } != 0 {
+        return Err(failed("setting"));
+    }
+    Ok(())
+}
+
+#[cfg(not(target_os = "linux"))]
+fn block_unix_sockets() -> Result<(), Failure> {
+    // Seatbelt plans never ask for it: the profile refuses sockets itself.
+    Err(Failure { stage: Stage::Setup, errno: 0, message: "seccomp filters exist only on Linux".into() })
+}
+
+#[cfg(target_os = "linux")]
 fn block_unix_sockets() -> Result<(), Failure> {
     let setup = |errno: i32, message: String| Failure { stage: Stage::Setup, errno, message };
     let arch = seccomp::Arch::native().ok_or_else(|| {

@@ -3,11 +3,13 @@
 //! from another refuse each other with a clear message instead of misreading flags.
 //!
 //! ```text
-//! sandspawn-helper v1 [--null-fds=N,...] [--block-unix-sockets] [--report-fd=N] -- COMMAND [ARG...]
+//! sandspawn-helper v1 [--null-fds=N,...] [--rlimit=NAME:SOFT:HARD]... [--block-unix-sockets] [--report-fd=N] -- COMMAND [ARG...]
 //! sandspawn-helper --version
 //! ```
 
 use std::ffi::OsString;
+
+use crate::rlimit::Rlimit;
 
 /// The first argument of every invocation.
 pub const PROTOCOL_TAG: &str = "v1";
@@ -27,6 +29,8 @@ pub struct Steps {
     /// run as the plan's program in front of bwrap, it gives bwrap the empty `--ro-bind-data`
     /// sources that mask denied files, so the spawner need not provide any descriptor.
     pub null_fds: Vec<i32>,
+    /// Resource limits to set on itself, inherited by the command (see `rlimit`).
+    pub rlimits: Vec<Rlimit>,
     /// Install the seccomp filter that refuses `socket(AF_UNIX)` and io_uring (with no_new_privs).
     pub block_unix_sockets: bool,
     /// A descriptor on which a failure before the command runs is reported (see `report`). The
@@ -43,6 +47,7 @@ impl Steps {
             let list: Vec<String> = self.null_fds.iter().map(i32::to_string).collect();
             args.push(format!("--null-fds={}", list.join(",")));
         }
+        args.extend(self.rlimits.iter().map(Rlimit::to_arg));
         if self.block_unix_sockets {
             args.push("--block-unix-sockets".into());
         }
@@ -81,6 +86,8 @@ impl Steps {
                     let bad = || format!("unknown or malformed argument {text:?}");
                     if let Some(fd) = text.strip_prefix("--report-fd=") {
                         steps.report_fd = Some(descriptor(fd).ok_or_else(bad)?);
+                    } else if let Some(limit) = text.strip_prefix("--rlimit=") {
+                        steps.rlimits.push(Rlimit::parse(limit).ok_or_else(bad)?);
                     } else if let Some(list) = text.strip_prefix("--null-fds=") {
                         steps.null_fds = list.split(',').map(descriptor).collect::<Option<_>>().ok_or_else(bad)?;
                     } else {
@@ -113,6 +120,7 @@ mod tests {
             Steps { block_unix_sockets: true, ..Steps::default() },
             Steps { block_unix_sockets: true, report_fd: Some(4), ..Steps::default() },
             Steps { null_fds: vec![5, 6], ..Steps::default() },
+            Steps { rlimits: vec![cpu(), nofile()], report_fd: Some(4), ..Steps::default() },
         ] {
             let mut args = os(&steps.to_args().iter().map(String::as_str).collect::<Vec<_>>());
             args.extend(os(&["ls", "--", "-l"]));
@@ -128,6 +136,16 @@ mod tests {
         assert_eq!(steps.to_args(), ["v1", "--block-unix-sockets", "--report-fd=4", "--"]);
         let outer = Steps { null_fds: vec![3, 4], ..Steps::default() };
         assert_eq!(outer.to_args(), ["v1", "--null-fds=3,4", "--"]);
+        let limited = Steps { rlimits: vec![cpu(), nofile()], block_unix_sockets: true, ..Steps::default() };
+        assert_eq!(limited.to_args(), ["v1", "--rlimit=cpu:2:3", "--rlimit=nofile:32:32", "--block-unix-sockets", "--"]);
+    }
+
+    fn cpu() -> Rlimit {
+        Rlimit { resource: crate::rlimit::Resource::Cpu, soft: 2, hard: 3 }
+    }
+
+    fn nofile() -> Rlimit {
+        Rlimit { resource: crate::rlimit::Resource::Nofile, soft: 32, hard: 32 }
     }
 
     #[test]
@@ -140,6 +158,8 @@ mod tests {
         assert!(Steps::parse(&os(&["v1", "--report-fd=x", "--", "true"])).is_err());
         assert!(Steps::parse(&os(&["v1", "--null-fds=3,x", "--", "true"])).is_err());
         assert!(Steps::parse(&os(&["v1", "--null-fds=0", "--", "true"])).is_err());
+        assert!(Steps::parse(&os(&["v1", "--rlimit=as:1:1", "--", "true"])).is_err());
+        assert!(Steps::parse(&os(&["v1", "--rlimit=cpu:3:2", "--", "true"])).is_err(), "soft above hard");
         assert!(Steps::parse(&os(&["v1", "true"])).is_err(), "missing --");
         assert!(Steps::parse(&os(&["v1", "--"])).is_err(), "missing command");
     }
