@@ -68,6 +68,11 @@ export interface NativeResult {
   denial?: any
   policy: any
   sandboxDetails: any
+  /** `{ memory: 'rlimit', ... }`: each requested limit and its mechanism. */
+  appliedLimits: any
+  limitExceeded?: string
+  /** `{ userCpuMs, systemCpuMs, maxRssBytes }`. */
+  resourceUsage: any
 }
 
 /** The sandspawn core version (for diagnostics). */

@@ -6,6 +6,7 @@
 const { parseArgs } = require('node:util')
 const readline = require('node:readline')
 const sandspawn = require('..')
+const cliLimits = require('../lib/cli-limits.js')
 
 const USAGE = `Usage:
   sandspawn [options] -- COMMAND [ARGS...]     run COMMAND in the sandbox
@@ -22,6 +23,7 @@ Options:
   --tmp MODE            writable, private or read-only
   --cwd DIR             working directory (default: the current one)
   --timeout MS          kill the command's tree after MS milliseconds
+${cliLimits.USAGE}
   --json                print the result as JSON instead of streaming the output
   --ask                 on a sandbox denial, ask whether to run again without the sandbox
   --platform OS         explain only: linux or darwin
@@ -44,6 +46,7 @@ const OPTIONS = {
   ask: { type: 'boolean' },
   platform: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
+  ...cliLimits.OPTIONS,
 }
 
 const SIGNALS = require('node:os').constants.signals
@@ -78,6 +81,12 @@ function toOptions(values) {
     const ms = Number(values.timeout)
     if (!Number.isFinite(ms) || ms < 0) fail(`--timeout must be a non-negative number of milliseconds, got ${values.timeout}`)
     options.timeout = ms
+  }
+  try {
+    const limits = cliLimits.limitsFromFlags(values)
+    if (limits) options.limits = limits
+  } catch (err) {
+    fail(err.message)
   }
   return options
 }
@@ -118,6 +127,7 @@ async function doctor() {
   ;(caps.attempts || []).forEach((a, i) => {
     lines.push(`${i === 0 ? 'ladder:' : ''.padEnd(7)}     ${a.mechanism}: ${a.cause === 'ok' ? 'used' : a.cause} (${a.message})`)
   })
+  lines.push(...cliLimits.doctorLines(caps.limits))
   if (!caps.available && (caps.fixes || []).length > 1) {
     caps.fixes.forEach((f, i) => lines.push(`${i === 0 ? 'fixes:' : ''.padEnd(6)}      ${i + 1}. ${f}`))
   }
@@ -196,6 +206,8 @@ async function run(command, values) {
     process.stderr.write(denialLine(result.denial) + '\n')
   }
   if (result.timedOut) process.stderr.write(`sandspawn: timed out after ${values.timeout} ms\n`)
+  const exceeded = cliLimits.exceededLine(result)
+  if (exceeded) process.stderr.write(exceeded + '\n')
   const code = result.exitCode !== null ? result.exitCode : 128 + (SIGNALS[result.signal] || 0)
   // Let stdout drain before exiting.
   process.stdout.write('', () => process.exit(code))

@@ -27,6 +27,9 @@ function toSpawnResult(raw) {
     sandboxDenied: raw.sandboxDenied,
     denial: raw.denial ?? null,
     sandboxDetails: raw.sandboxDetails,
+    appliedLimits: raw.appliedLimits,
+    limitExceeded: raw.limitExceeded ?? null,
+    resourceUsage: raw.resourceUsage,
   }
   resolvedPolicies.set(result, raw.policy)
   return result

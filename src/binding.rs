@@ -101,6 +101,11 @@ pub struct NativeResult {
     pub denial: Option<Value>,
     pub policy: Value,
     pub sandbox_details: Value,
+    /// `{ memory: 'rlimit', ... }`: each requested limit and its mechanism.
+    pub applied_limits: Value,
+    pub limit_exceeded: Option<String>,
+    /// `{ userCpuMs, systemCpuMs, maxRssBytes }`.
+    pub resource_usage: Value,
 }
 
 impl From<crate::runner::RunResult> for NativeResult {
@@ -131,6 +136,9 @@ impl From<crate::runner::RunResult> for NativeResult {
             denial: r.denial.map(|d| serde_json::to_value(d).unwrap_or(Value::Null)),
             policy: serde_json::to_value(&r.policy).unwrap_or(Value::Null),
             sandbox_details: serde_json::to_value(&r.sandbox_details).unwrap_or(Value::Null),
+            applied_limits: r.applied_limits.iter().map(|(l, m)| (l.as_str().to_string(), serde_json::to_value(m).unwrap_or(Value::Null))).collect::<serde_json::Map<_, _>>().into(),
+            limit_exceeded: r.limit_exceeded.map(|l| l.as_str().to_string()),
+            resource_usage: serde_json::to_value(r.resource_usage).unwrap_or(Value::Null),
         }
     }
 }

@@ -49,7 +49,7 @@ pub enum Entry {
 /// Option names handled by the JavaScript layer (functions, AbortSignals, Buffers): allowed here
 /// but never seen as values.
 const JS_ONLY: &[&str] = &["signal", "onOutput", "input", "approve"];
-const COMMON: &[&str] = &["cwd", "sandbox", "env", "extendEnv", "timeout", "killSignal", "forceKillAfterDelay", "maxBuffer", "linux"];
+const COMMON: &[&str] = &["cwd", "sandbox", "env", "extendEnv", "timeout", "killSignal", "forceKillAfterDelay", "maxBuffer", "linux", "limits"];
 
 #[derive(Debug, Clone)]
 pub struct SpawnRequest {
@@ -65,6 +65,8 @@ pub struct SpawnRequest {
     pub stdin: StdinMode,
     /// Which Linux sandbox mechanisms may run (`linux` option).
     pub linux: LinuxOptions,
+    /// Resource limits (`limits` option; validated by `limits::parse`).
+    pub limits: crate::limits::Limits,
 }
 
 pub fn parse_command(value: &Value) -> Result<Vec<String>> {
@@ -212,12 +214,13 @@ pub fn parse_spawn_options(command: &Value, options: &Value, host: &HostContext,
     };
 
     let linux = parse_linux_options(get("linux"))?;
+    let limits = crate::limits::parse(get("limits"))?;
 
     let tmpdir = env.get("TMPDIR").filter(|s| !s.is_empty()).cloned();
     let ctx = PolicyContext { cwd: cwd.clone(), tmpdir, platform };
     let policy = resolve_policy(get("sandbox"), &ctx)?;
 
-    Ok(SpawnRequest { command, cwd, env, policy, platform, timeout, kill_signal, force_kill_after, max_buffer, stdin, linux })
+    Ok(SpawnRequest { command, cwd, env, policy, platform, timeout, kill_signal, force_kill_after, max_buffer, stdin, linux, limits })
 }
 
 /// `linux: { allow?: Array<'bwrap' | 'landlock'>, bundledBwrap?: boolean }`. Accepted on every

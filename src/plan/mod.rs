@@ -35,6 +35,7 @@ pub struct LaunchPlan {
 }
 
 pub mod bwrap;
+pub mod limited;
 pub mod seatbelt;
 pub mod mount_targets;
 
@@ -74,6 +75,8 @@ pub struct PlanRequest<'a> {
     /// For the runner: add bwrap's `--json-status-fd` and the helper's `--report-fd`, so that setup
     /// failures are told apart from the command's exit code. Plans for other spawners have neither.
     pub runner_fds: bool,
+    /// Resource limits the helper sets before the command (from `limits::decide`).
+    pub rlimits: &'a [sandspawn_helper::rlimit::Rlimit],
 }
 
 /// Build the launch plan for one command: direct for danger-full-access, bwrap on Linux, Seatbelt
@@ -87,11 +90,11 @@ pub fn build(req: &PlanRequest) -> crate::Result<LaunchPlan> {
         return Err(SandboxError::invalid_command("must have at least one element"));
     }
     if req.policy.mode == SandboxMode::DangerFullAccess {
-        return Ok(direct(req));
+        return limited::behind_helper(direct(req), req);
     }
     match req.platform {
         Platform::Linux => bwrap::build(req),
-        Platform::Darwin => seatbelt::build(req),
+        Platform::Darwin => limited::behind_helper(seatbelt::build(req)?, req),
         Platform::Other => Err(SandboxError::unsupported(format!(
             "no sandbox is available on {}: only 'danger-full-access' runs here",
             req.platform.as_str()
@@ -139,3 +142,5 @@ pub(crate) fn path_arg(p: &std::path::Path) -> crate::Result<String> {
 pub(crate) mod test_support;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_limits;

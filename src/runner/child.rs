@@ -15,6 +15,8 @@ use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
 use tokio::sync::oneshot;
 
+use crate::limits::ResourceUsage;
+
 
 
 /// How the spawned process ended, as `waitid` reported it.
@@ -40,6 +42,8 @@ struct State {
     pid_ns: Option<u64>,
     /// The sandbox's init (bwrap's child, PID 1 inside) as a host pid, once reported.
     init_pid: Option<i32>,
+    /// What the process and the descendants it waited for used, once reaped.
+    usage: Option<ResourceUsage>,
 }
 
 /// A handle on the spawned process that stays valid (never signals a recycled pid) because the
@@ -57,6 +61,11 @@ pub struct Child {
 impl Child {
     pub fn set_pid_namespace(&self, inode: u64) {
         self.state.lock().unwrap().pid_ns = Some(inode);
+    }
+
+    /// `wait4`'s account of the process, available once it is reaped (zero before).
+    pub fn usage(&self) -> ResourceUsage {
+        self.state.lock().unwrap().usage.unwrap_or_default()
     }
 
     pub fn set_init_pid(&self, pid: i32) {
@@ -172,7 +181,7 @@ pub fn spawn_owned(
                     return;
                 }
             };
-            let state = Mutex::new(State { reaped: false, pid_ns: None, init_pid: None });
+            let state = Mutex::new(State { reaped: false, pid_ns: None, init_pid: None, usage: None });
             let child = Arc::new(Child { pid, kind, setup_programs, state });
             let _ = started_tx.send(Ok(child.clone()));
             let status = wait_exit_no_reap(pid);
@@ -182,7 +191,7 @@ pub fn spawn_owned(
                 // still reserves the pid and group id.
                 let _ = killpg(pid, Signal::SIGKILL);
             }
-            reap(pid);
+            state.usage = reap(pid);
             state.reaped = true;
             drop(state);
             let _ = exit_tx.send(status);
@@ -210,12 +219,17 @@ fn wait_exit_no_reap(pid: Pid) -> ExitStatus {
     }
 }
 
-fn reap(pid: Pid) {
+/// Reap `pid` with `wait4`, which also returns what it used (`SpawnResult.resourceUsage`).
+fn reap(pid: Pid) -> Option<ResourceUsage> {
     loop {
         let mut status = 0;
-        let rc = unsafe { libc::waitpid(pid.as_raw(), &mut status, 0) };
-        if rc >= 0 || io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
-            return;
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        let rc = unsafe { libc::wait4(pid.as_raw(), &mut status, 0, &mut usage) };
+        if rc > 0 {
+            return Some(ResourceUsage::from_rusage(&usage));
+        }
+        if rc == 0 || io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+            return None;
         }
     }
 }

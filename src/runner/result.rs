@@ -5,6 +5,7 @@ use serde::Serialize;
 
 use crate::capabilities::SandboxDetails;
 use crate::denial::{classify_sandbox_denial, is_likely_sandbox_denied, CommandOutput, DenialContext, SandboxDenial};
+use crate::limits::{Limit, Mechanism, ResourceUsage};
 use crate::platform::SandboxType;
 use crate::policy::ResolvedPolicy;
 
@@ -35,6 +36,11 @@ pub struct RunResult {
     pub policy: ResolvedPolicy,
     /// Which sandbox mechanism ran (which bwrap, on Linux).
     pub sandbox_details: SandboxDetails,
+    /// Each requested resource limit and what enforced it.
+    pub applied_limits: Vec<(Limit, Mechanism)>,
+    /// The limit that ended the run, from kernel evidence only (see `limits::exceeded`).
+    pub limit_exceeded: Option<Limit>,
+    pub resource_usage: ResourceUsage,
 }
 
 /// The interleaved output. When only one stream wrote, it is that stream, and no copy is kept.

@@ -79,7 +79,7 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
     })
     .await
     .map_err(|e| internal("preparing the sandbox failed", e))?;
-    let Prepared { plan, reservation, details } = prepared?;
+    let Prepared { plan, reservation, details, limits } = prepared?;
     let sandbox_type = plan.sandbox_type;
     let kind = if sandbox_type == SandboxType::Bwrap { TreeKind::PidNamespace } else { TreeKind::ProcessGroup };
 
@@ -283,11 +283,12 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
     let (omitted_stdout, omitted_stderr) = (capture.stdout.omitted(), capture.stderr.omitted());
     let text = capture.finish();
     let stderr_text = text.stderr;
+    // The helper (inside bwrap, or in front of the command to set limits) wrote its record before
+    // it exited, so before bwrap reported that exit.
+    if let Some(failure) = report_ours.as_ref().and_then(read_report) {
+        return Err(helper_failure(&failure, &req.command[0], &stderr_text));
+    }
     let (exit_code, signal) = if sandbox_type == SandboxType::Bwrap {
-        // The helper wrote its record before it exited, so before bwrap reported that exit.
-        if let Some(failure) = report_ours.as_ref().and_then(read_report) {
-            return Err(helper_failure(&failure, &req.command[0], &stderr_text));
-        }
         let bwrap_status = parser.lock().unwrap().status.clone();
         if bwrap_status.exit_code.is_none() && !killed && !timed_out && matches!(status, ExitStatus::Exited(_)) {
             return Err(setup_failure(&stderr_text));
@@ -302,7 +303,7 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
         cwd: req.cwd.to_string_lossy().into_owned(),
         pid,
         exit_code,
-        signal,
+        signal: signal.clone(),
         stdout: text.stdout,
         stderr: stderr_text,
         aggregated_output: match text.aggregated {
@@ -320,6 +321,9 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
         denial: None,
         policy: req.policy.clone(),
         sandbox_details: details,
+        limit_exceeded: crate::limits::exceeded(&limits, signal.as_deref()),
+        applied_limits: limits.applied,
+        resource_usage: child.usage(),
     };
     result.classify();
     Ok(result)
