@@ -48,7 +48,8 @@ const FLAG_OF = { memory: '--memory', processes: '--max-processes', cpuTime: '--
 /** `doctor` lines: which limits this host enforces, and how, or why not. */
 function doctorLines(limits) {
   if (!limits) return []
-  return Object.entries(limits).map(([name, { mechanism, reason }], i) => {
+  return Object.keys(FLAG_OF).filter((name) => limits[name]).map((name, i) => {
+    const { mechanism, reason } = limits[name]
     const head = i === 0 ? 'limits:' : ''
     const how = mechanism ? `${mechanism === 'rlimit' ? 'rlimit, per process' : 'cgroup v2, whole tree'}` : `not enforceable (${reason})`
     return `${head.padEnd(7)}     ${FLAG_OF[name]}: ${how}`

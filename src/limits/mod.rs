@@ -1,5 +1,5 @@
 //! Resource limits (`limits` option): what was asked (`parse`), how this host enforces each limit or
-//! why it cannot (`decide`), and what the run used and which limit ended it (`usage`).
+//! why it cannot (`decide`), and what the run used (`usage`, `sample`) and which limit ended it.
 //!
 //! Mechanisms, strongest first: a cgroup v2 covering the whole tree, then an rlimit per process set
 //! by `sandspawn-helper` inside the sandbox just before it execs the command. This version sets
@@ -9,12 +9,14 @@
 
 mod decide;
 mod parse;
+mod sample;
 mod usage;
 
 use serde::Serialize;
 
 pub use decide::{decide, host_report, HostFacts, LimitPlan};
 pub use parse::parse;
+pub use sample::sample_sandbox;
 pub use usage::{exceeded, ResourceUsage};
 
 /// One limit, named as in the option and in `SpawnResult.limitExceeded`.

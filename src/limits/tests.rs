@@ -125,3 +125,35 @@ fn usage_from_rusage() {
     assert_eq!((u.user_cpu_ms, u.system_cpu_ms), (1500.0, 2.0));
     assert_eq!(u.max_rss_bytes, if cfg!(target_os = "macos") { 2048.0 } else { 2048.0 * 1024.0 });
 }
+
+#[test]
+fn stat_fields_survive_odd_command_names() {
+    let line = "4242 (a) b (c) S 1 4242 4242 0 -1 4194560 100 0 0 0 25 7 30 11 20 0 1 0 12345 1000 50 0 0";
+    assert_eq!(super::sample::parse_stat(line), Some((25 + 30, 7 + 11)));
+    assert_eq!(super::sample::parse_stat("garbage"), None);
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn sampling_sees_a_busy_child_and_its_reaped_grandchildren() {
+    use std::process::Command;
+    // A shell that burns CPU in a reaped child, then sleeps: its own cutime holds that CPU.
+    let mut child = Command::new("sh").args(["-c", "i=0; (while [ $i -lt 300000 ]; do i=$((i+1)); done); sleep 5"]).spawn().unwrap();
+    let pid = child.id() as i32;
+    let ns = crate::runner::pidns::ns_of(pid).unwrap();
+    let mut usage = None;
+    for _ in 0..600 {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let u = super::sample::sample(pid, ns).unwrap();
+        if u.user_cpu_ms + u.system_cpu_ms >= 100.0 {
+            usage = Some(u);
+            break;
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let u = usage.expect("the loop's CPU time shows up within 12 s");
+    assert!(u.max_rss_bytes > 100_000.0, "{u:?}");
+    assert_eq!(super::sample::sample(pid, ns), None, "gone after it was reaped");
+    assert_eq!(super::sample::sample(pid, ns + 1), None, "never outside the namespace");
+}

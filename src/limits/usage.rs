@@ -4,8 +4,9 @@ use serde::Serialize;
 
 use super::{Limit, LimitPlan};
 
-/// What the reaped process and everything it waited for used (`wait4`'s rusage of the spawned
-/// process: under bwrap that includes the sandbox's init, which reaps every process inside).
+/// What the run used. Without bwrap: `wait4`'s rusage of the spawned process, which is the command
+/// itself and includes every descendant it waited for. Under bwrap: bwrap's own rusage plus the
+/// sandbox's processes as sampled from /proc (see `sample`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ResourceUsage {
@@ -21,6 +22,17 @@ impl ResourceUsage {
         // Linux reports ru_maxrss in KiB, macOS in bytes.
         let rss_unit = if cfg!(target_os = "macos") { 1.0 } else { 1024.0 };
         ResourceUsage { user_cpu_ms: ms(r.ru_utime), system_cpu_ms: ms(r.ru_stime), max_rss_bytes: r.ru_maxrss as f64 * rss_unit }
+    }
+}
+
+impl ResourceUsage {
+    /// Two disjoint sets of processes together (bwrap's own, reaped, and its sandbox, sampled).
+    pub fn plus(&self, other: &ResourceUsage) -> ResourceUsage {
+        ResourceUsage {
+            user_cpu_ms: self.user_cpu_ms + other.user_cpu_ms,
+            system_cpu_ms: self.system_cpu_ms + other.system_cpu_ms,
+            max_rss_bytes: self.max_rss_bytes.max(other.max_rss_bytes),
+        }
     }
 }
 

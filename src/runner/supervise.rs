@@ -166,6 +166,16 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
         }
         None => None,
     };
+    // Under bwrap, what the command uses is sampled from /proc (see `limits::sample`).
+    let tree_usage = Arc::new(Mutex::new(crate::limits::ResourceUsage::default()));
+    let sampler = (sandbox_type == SandboxType::Bwrap).then(|| {
+        let parser = parser.clone();
+        let sandbox = move || {
+            let p = parser.lock().unwrap();
+            p.status.child_pid.zip(p.status.pid_namespace)
+        };
+        tokio::spawn(crate::limits::sample_sandbox(sandbox, tree_usage.clone()))
+    });
     if let Some(w) = stdin_ours {
         let fd = async_fd(w).map_err(io_err)?;
         match req.stdin {
@@ -257,6 +267,9 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
         }
     };
 
+    if let Some(sampler) = sampler {
+        sampler.abort();
+    }
     // Drain: to EOF normally; past the grace period stop at the first empty read.
     let aborts = [Some(out_task.abort_handle()), Some(err_task.abort_handle()), status_task.as_ref().map(|t| t.abort_handle())];
     let drain = async {
@@ -323,7 +336,7 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
         sandbox_details: details,
         limit_exceeded: crate::limits::exceeded(&limits, signal.as_deref()),
         applied_limits: limits.applied,
-        resource_usage: child.usage(),
+        resource_usage: child.usage().plus(&tree_usage.lock().unwrap()),
     };
     result.classify();
     Ok(result)
