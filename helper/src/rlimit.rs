@@ -43,21 +43,7 @@ impl Resource {
     }
 
     /// The C library's resource number.
-    #[cfg(target_os = "linux")]
-    pub fn raw(self) -> libc::__rlimit_resource_t {
-        match self {
-            Resource::Cpu => libc::RLIMIT_CPU,
-            Resource::Fsize => libc::RLIMIT_FSIZE,
-            Resource::Data => libc::RLIMIT_DATA,
-            Resource::Nproc => libc::RLIMIT_NPROC,
-            Resource::Nofile => libc::RLIMIT_NOFILE,
-            Resource::Core => libc::RLIMIT_CORE,
-        }
-    }
-
-    /// The C library's resource number.
-    #[cfg(not(target_os = "linux"))]
-    pub fn raw(self) -> libc::c_int {
+    pub fn raw(self) -> RawResource {
         match self {
             Resource::Cpu => libc::RLIMIT_CPU,
             Resource::Fsize => libc::RLIMIT_FSIZE,
@@ -68,6 +54,12 @@ impl Resource {
         }
     }
 }
+
+/// The type `getrlimit`/`setrlimit` take the resource as: glibc has its own enum type.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+pub type RawResource = libc::__rlimit_resource_t;
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+pub type RawResource = libc::c_int;
 
 /// One limit: `--rlimit=NAME:SOFT:HARD`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
