@@ -158,7 +158,11 @@ export type DenialReason =
 export interface SandboxDenial {
   reason: DenialReason
   kind: 'filesystem' | 'network' | 'process'
-  /** The denied path when the output names one. */
+  /**
+   * The denied path when the output names one (or the policy implies it, e.g. `<root>/.git/index`
+   * for git's `could not write index`). Always absolute: a relative name in a message is resolved
+   * against the result's `cwd`, so `result.denial` deep-equals `classifySandboxDenial(result)`.
+   */
   path: string | null
   /** The matching text (at most 512 characters). */
   snippet: string
@@ -179,7 +183,8 @@ export interface SpawnResult {
   signal: NodeJS.Signals | null
   stdout: string
   stderr: string
-  /** stdout and stderr interleaved in arrival order. */
+  /** stdout and stderr interleaved in the order they were read: exact within each stream; across
+   * the two pipes only as good as the kernel's delivery (close writes can swap). */
   aggregatedOutput: string
   /** Some output was omitted (see `maxBuffer`). */
   truncated: boolean
@@ -190,7 +195,11 @@ export interface SpawnResult {
   sandboxType: SandboxType
   /** `isLikelySandboxDenied(sandboxType, result)`. */
   sandboxDenied: boolean
-  /** `classifySandboxDenial(result)`. */
+  /**
+   * `classifySandboxDenial(result)` (deep-equal). A timed-out run is judged by what it printed
+   * before the kill: evidence of a lookup the policy blocked gives `network_unreachable`; a silent
+   * timeout is `null`.
+   */
   denial: SandboxDenial | null
   /** Which mechanism ran, e.g. `{ bwrapSource: 'bundled', landlockAbi: null, notEnforced: [] }`. */
   sandboxDetails: SandboxDetails
@@ -297,20 +306,33 @@ export declare function buildSandboxCommand(
   options?: SpawnOptions & { platform?: 'linux' | 'darwin' },
 ): LaunchPlan
 
+/** The bwrap binary sandspawn found and probed (Linux). */
+export interface BwrapInfo {
+  /** Absolute path of the binary. */
+  path: string
+  /** `bwrap --version` without the `bubblewrap ` prefix, e.g. `'0.8.0'`; null when unknown. */
+  version: string | null
+  /** This bwrap understands `--disable-userns` (0.8 and later). */
+  disableUserns: boolean
+  /** `/proc` cannot be mounted here (a masked `/proc` in a container). */
+  procUnmountable: boolean
+}
+
 export interface Capabilities {
-  platform: string
+  /** `'linux'`, `'darwin'`, or Node's name of another platform (e.g. `'win32'`). */
+  platform: 'linux' | 'darwin' | (string & {})
   sandboxType: SandboxType
   available: boolean
   /** What is wrong, in words (when unavailable). */
   reason: string | null
   /** How to fix it (when unavailable). */
   fix: string | null
-  /** A short id of the cause, e.g. `'bwrap-missing'`, `'apparmor-userns'`. */
-  cause?: string | null
-  /** The bwrap that runs, or the system one that failed (Linux). */
-  bwrap: { path: string; version: string | null; disableUserns: boolean; procUnmountable: boolean } | null
-  /** What the sandbox tool printed when its self-test failed. */
-  stderr?: string | null
+  /** A short id of the cause, e.g. `'bwrap-missing'`, `'apparmor-userns'`; null when available. */
+  cause: string | null
+  /** The bwrap that was found and probed, also when its self-test failed; null elsewhere. */
+  bwrap: BwrapInfo | null
+  /** What the sandbox tool printed when its self-test failed; null otherwise. */
+  stderr: string | null
   /** Which mechanism a run would use (`bwrapSource: null` when none can). */
   sandboxDetails: SandboxDetails
   /** Linux: the rungs of the fallback ladder tried, in order; when available, the last one runs. */

@@ -10,6 +10,11 @@
 //! (after `PR_SET_NO_NEW_PRIVS`, which seccomp requires without CAP_SYS_ADMIN); `execvp` the command
 //! with the environment it was given. Any failure is reported (see `report`) and ends the helper
 //! with 125/126/127; the command then never ran.
+//!
+//! `no_main`: Rust's runtime start-up would set SIGPIPE to "ignore" before `main`, and an ignored
+//! signal stays ignored across exec, so every command would run deaf to SIGPIPE (`yes | head` would
+//! never end by it). Without that start-up the command inherits the dispositions the helper got.
+#![no_main]
 
 use std::ffi::{CString, OsString};
 use std::os::unix::ffi::OsStrExt;
@@ -34,8 +39,21 @@ const fn marker_bytes() -> [u8; MARKER.len()] {
     out
 }
 
-fn main() {
-    let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+/// The C entry point: argv comes straight from the kernel (`std::env::args` is not filled in
+/// without Rust's start-up on every C library, musl among them).
+#[no_mangle]
+pub extern "C" fn main(argc: libc::c_int, argv: *const *const libc::c_char) -> libc::c_int {
+    let args: Vec<OsString> = (1..argc.max(0) as usize)
+        .map(|i| {
+            let arg = unsafe { std::ffi::CStr::from_ptr(*argv.add(i)) };
+            std::ffi::OsStr::from_bytes(arg.to_bytes()).to_os_string()
+        })
+        .collect();
+    run(args);
+    0
+}
+
+fn run(args: Vec<OsString>) {
     if args.len() == 1 && args[0] == "--version" {
         println!("sandspawn-helper {VERSION} (protocol {PROTOCOL_TAG})");
         return;

@@ -140,3 +140,12 @@ fn a_file_size_limit_ends_the_writer_with_sigxfsz() {
     assert_eq!(size, 100000);
     assert_eq!(out.status.code(), Some(128 + libc::SIGXFSZ), "{out:?}");
 }
+
+#[test]
+fn the_command_inherits_the_signal_dispositions_the_helper_got() {
+    // std::process::Command starts the helper with SIGPIPE at its default; the command must see the
+    // same (Rust's own start-up would have ignored it, and exec keeps ignored signals ignored).
+    let out = helper(&["v1", "--", "grep", "^SigIgn:", "/proc/self/status"]);
+    let mask = u64::from_str_radix(String::from_utf8_lossy(&out.stdout).trim().trim_start_matches("SigIgn:").trim(), 16).unwrap();
+    assert_eq!(mask & (1 << (libc::SIGPIPE - 1)), 0, "SIGPIPE ignored in the command: {mask:#x}");
+}

@@ -10,6 +10,7 @@
 mod context;
 mod path;
 mod text;
+mod tools;
 
 #[cfg(test)]
 mod corpus_tests;
@@ -36,6 +37,9 @@ pub struct CommandOutput<'a> {
     pub stderr: &'a str,
     /// stdout and stderr interleaved in arrival order.
     pub aggregated: &'a str,
+    /// The run's working directory: relative paths in messages are reported against it (a
+    /// context's own `cwd` wins when it has one).
+    pub cwd: Option<&'a std::path::Path>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -122,9 +126,15 @@ const NETWORK_STRONG: [&str; 9] = [
 ];
 
 /// Messages that mean a connection failed; a denial only when a context says the network was off
-/// (with the network on they are ordinary). `connection refused` is deliberately absent: inside the
-/// sandbox the command has its own loopback, so it is as likely an ordinary failure.
-const NETWORK_WEAK: [&str; 2] = ["couldn't connect to server", "failed to connect to"];
+/// (with the network on they are ordinary). With the network off the command has only a loopback of
+/// its own, so a refused connection (the host's loopback services are out of reach) is the policy's
+/// doing too.
+const NETWORK_WEAK: [&str; 4] = [
+    "couldn't connect to server",
+    "failed to connect to",
+    "connection refused",
+    "econnrefused",
+];
 
 /// Words that make an `operation not permitted` / policy message a network one.
 const NETWORK_WORDS: [&str; 8] = [
@@ -211,7 +221,7 @@ pub fn classify_sandbox_denial(
         return None;
     }
     let sections = [out.stderr, out.stdout, out.aggregated];
-    let cwd = ctx.and_then(|c| c.cwd.as_deref());
+    let cwd = ctx.and_then(|c| c.cwd.as_deref()).or(out.cwd);
 
     // 1. Codex's keywords.
     for section in sections {
@@ -224,7 +234,7 @@ pub fn classify_sandbox_denial(
                     continue;
                 }
                 if let Some(ctx) = ctx {
-                    if !keyword_line_is_denial(keyword, line, ctx) {
+                    if is_test_title(line) || !keyword_line_is_denial(keyword, line, ctx) {
                         continue;
                     }
                 }
@@ -265,6 +275,20 @@ pub fn classify_sandbox_denial(
                     kind: DenialKind::Network,
                     path,
                     snippet: snippet(section, Some(start)),
+                });
+            }
+        }
+    }
+
+    // 1c. Tool-specific words for a write the policy refused (git's index, pyenv's shims).
+    if let Some(ctx) = ctx {
+        for section in sections {
+            if let Some(t) = tools::find(section, ctx) {
+                return Some(SandboxDenial {
+                    reason: DenialReason::ReadOnlyFileSystem,
+                    kind: DenialKind::Filesystem,
+                    path: t.path.map(|p| p.to_string_lossy().into_owned()),
+                    snippet: snippet(section, Some(t.line_start)),
                 });
             }
         }
@@ -371,8 +395,22 @@ fn display_path(raw: &str, cwd: Option<&std::path::Path>) -> String {
     }
 }
 
+/// A test runner's title line (TAP's `# Subtest:`, `ok`/`not ok`, node's and Jest's marks): the
+/// words are a test's name, whatever they say.
+fn is_test_title(line: &str) -> bool {
+    let t = line.trim_start();
+    ["# Subtest:", "not ok ", "ok ", "\u{2716} ", "\u{2714} ", "\u{2715} ", "\u{2713} ", "FAIL: ", "ERROR: test"]
+        .iter()
+        .any(|p| t.starts_with(p))
+}
+
 /// The precision rules a context enables, for one line holding `keyword`.
 fn keyword_line_is_denial(keyword: &str, line: &str, ctx: &DenialContext) -> bool {
+    // `file:LINE:` followed by text that names no path: a grep hit or a test title quoted in a
+    // diagnostic, not an error of this run.
+    if location_prefix_len(line) > 0 && extract_path(line, keyword).is_none() {
+        return false;
+    }
     match keyword {
         "permission denied" => {
             // ssh's `Permission denied (publickey)` is an authentication failure.
@@ -438,7 +476,9 @@ fn word_in_error_context(line: &str, keyword: &str) -> bool {
         if is_quoted_token(token) {
             continue;
         }
-        if errorish || next == Some(':') {
+        // `name:` alone is a heading (`ls -R`), `name: message` an error report.
+        let message_follows = next == Some(':') && !after[1..].trim().is_empty();
+        if errorish || message_follows {
             return true;
         }
     }

@@ -62,13 +62,10 @@ impl RunResult {
         }
     }
 
-    /// Fill `sandbox_denied` and `denial` from the output. A timeout is never a denial.
+    /// Fill `sandbox_denied` and `denial` from the output. A timed-out run is judged by what it
+    /// printed before the kill, like any other (a timeout alone is no evidence of a denial), so
+    /// both stay equal to what `isLikelySandboxDenied`/`classifySandboxDenial` say of the result.
     pub fn classify(&mut self) {
-        if self.timed_out {
-            self.sandbox_denied = false;
-            self.denial = None;
-            return;
-        }
         let (denied, denial) = {
             let out = CommandOutput {
                 exit_code: self.exit_code,
@@ -76,6 +73,7 @@ impl RunResult {
                 stdout: &self.stdout,
                 stderr: &self.stderr,
                 aggregated: self.aggregated(),
+                cwd: Some(std::path::Path::new(&self.cwd)),
             };
             let ctx = DenialContext::from(&self.policy).with_cwd(self.cwd.clone());
             (is_likely_sandbox_denied(self.sandbox_type, &out), classify_sandbox_denial(self.sandbox_type, &out, Some(&ctx)))

@@ -288,6 +288,12 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
             }
         }
     }
+    // The sandbox's init (known once the status stream is drained) and the killed group's
+    // members end just after this; reap those the host adopted without delaying the result.
+    let orphans = child.take_orphans();
+    if !orphans.is_empty() {
+        tokio::spawn(super::reap::reap_orphans(orphans));
+    }
     drop(reservation);
     let duration_ms = spawned_at.elapsed().as_secs_f64() * 1000.0;
 

@@ -1,7 +1,8 @@
 'use strict'
-// The CLI's resource-limit flags (`--memory`, `--max-processes`, `--cpu-time`, `--max-file-size`),
-// kept apart from bin/sandspawn.js: parsing a size, building `options.limits`, and the lines that
-// `doctor` and a limited run print.
+// The CLI's resource-limit flags (`--memory`, `--max-processes`, `--cpu-time`, `--max-file-size`):
+// parsing a size, building `options.limits`, and the lines that `doctor` and a limited run print.
+
+const { UsageError } = require('./args')
 
 /** flag → [limits key, takes a byte size with a k/m/g suffix, what the value is] */
 const FLAGS = {
@@ -11,25 +12,17 @@ const FLAGS = {
   'max-file-size': ['fileSize', true, 'bytes per file written'],
 }
 
-/** For `parseArgs`. */
-const OPTIONS = Object.fromEntries(Object.keys(FLAGS).map((flag) => [flag, { type: 'string' }]))
-
-const USAGE = `  --memory SIZE         limit each process's memory (SIZE in bytes, or with k, m or g: 512m)
-  --max-processes N     limit the processes and threads alive at once in the sandbox
-  --cpu-time MS         limit each process's CPU time (milliseconds, whole seconds enforced)
-  --max-file-size SIZE  limit the size of each file written (bytes, or with k, m or g)`
-
 const UNITS = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }
 
-/** A positive integer from `text`; sizes may end in k, m or g (binary: 1k = 1024). Throws an
- * Error naming the flag otherwise. */
+/** A positive integer from `text`; sizes may end in k, m or g (binary: 1k = 1024). Throws a
+ * UsageError naming the flag otherwise. */
 function parseValue(flag, text) {
   const [, bytes, what] = FLAGS[flag]
   const m = bytes ? /^(\d+)([kmg]?)$/i.exec(text.trim()) : /^(\d+)()$/.exec(text.trim())
   const n = m ? Number(m[1]) * UNITS[m[2].toLowerCase()] : NaN
   if (!Number.isSafeInteger(n) || n < 1) {
     const form = bytes ? 'a positive integer, optionally followed by k, m or g' : 'a positive integer'
-    throw new Error(`--${flag} must be ${form} (${what}), got ${JSON.stringify(text)}`)
+    throw new UsageError(`--${flag} must be ${form} (${what}), got ${JSON.stringify(text)}`)
   }
   return n
 }
@@ -62,4 +55,7 @@ function exceededLine(result) {
   return `sandspawn: the command exceeded its ${FLAG_OF[result.limitExceeded]} limit (${result.signal || 'killed'})`
 }
 
-module.exports = { OPTIONS, USAGE, parseValue, limitsFromFlags, doctorLines, exceededLine }
+/** API field → flag, for messages.js. */
+const MESSAGE_FIELDS = Object.entries(FLAGS).flatMap(([flag, [key]]) => [[`options.limits.${key}`, `--${flag}`], [`limits.${key}`, `--${flag}`]])
+
+module.exports = { FLAGS, parseValue, limitsFromFlags, doctorLines, exceededLine, MESSAGE_FIELDS }
