@@ -60,8 +60,8 @@ for (const user of users) {
     // A hang bound only: the loop needs one second of CPU, the timeout is 60 s of wall time.
     assert.ok(r.result.durationMs < 50000, `${r.result.durationMs} ms`)
     const cpu = r.result.resourceUsage.userCpuMs + r.result.resourceUsage.systemCpuMs
-    // Sampled under bwrap: up to one 100 ms interval at the end may be missing.
-    assert.ok(cpu >= 800 && cpu < 5000, `the loop used ${cpu} ms of CPU before SIGXCPU`)
+    // Sampled under bwrap: the CPU of the last sampling interval (100 ms, longer under load) is missing.
+    assert.ok(cpu >= 500 && cpu < 5000, `the loop used ${cpu} ms of CPU before SIGXCPU`)
   })
 
   test(`${user.name}: openFiles 32 makes the 33rd descriptor fail with EMFILE`, async () => {
@@ -119,10 +119,8 @@ for (const user of users) {
     }
     assert.ok(r.result, JSON.stringify(r.error))
     assert.equal(r.result.timedOut, true)
-    // Nothing alive right away; at most the sandbox's dead init, a zombie until the host's pid 1
-    // reaps it (it is no longer sandspawn's child), and nothing at all soon after.
-    assert.deepEqual(r.leftover.filter((p) => !/ Z \(zombie\) .*nspid=\d+\s1 /.test(p)), [], r.leftover.join('\n'))
-    assert.deepEqual(r.leftoverAfter10s, [])
+    // See the scenario: the sandbox's init finishes tearing down its namespace after the result.
+    assert.deepEqual(r.leftoverAfter10s, [], `right after the result:\n${r.leftover.join('\n')}`)
   })
 
   test(`${user.name}: danger-full-access sets per-process limits through the helper; processes refused`, async () => {
