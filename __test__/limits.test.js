@@ -9,7 +9,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { execFile } = require('node:child_process')
 
-const { spawnSandboxed, buildSandboxCommand, sandboxCapabilities } = require('..')
+const { spawnSandboxed, startSandboxed, buildSandboxCommand, sandboxCapabilities } = require('..')
 const { scenarios, MiB } = require('./fixtures/limits-scenarios')
 const { tmpDir } = require('./fixtures/spawn-helpers')
 
@@ -150,6 +150,16 @@ test('resourceUsage is present and plausible on every result, appliedLimits {} w
   const killed = await spawnSandboxed(['sh', '-c', 'kill -9 $$'])
   assert.equal(killed.signal, 'SIGKILL')
   assert.equal(typeof killed.resourceUsage.maxRssBytes, 'number')
+})
+
+test('startSandboxed takes limits too, and its result reports them', async () => {
+  for (const sandbox of [undefined, 'danger-full-access']) {
+    const proc = await startSandboxed(['sh', '-c', 'ulimit -n; ulimit -t; ulimit -c'], { sandbox, limits: { openFiles: 40, cpuTime: 2001 } })
+    const r = await proc.wait()
+    assert.equal(r.stdout, '40\n3\n0\n', `${sandbox}: 2001 ms rounds up to 3 s; core dumps off`)
+    assert.deepEqual(r.appliedLimits, { cpuTime: 'rlimit', openFiles: 'rlimit' })
+    assert.equal(r.limitExceeded, null)
+  }
 })
 
 test('a command that dies of SIGXCPU without a cpuTime limit is not reported as exceeding one', async () => {
