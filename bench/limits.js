@@ -8,7 +8,7 @@
  *   1. spawnSandboxed(['true']) with and without all four rlimit-backed limits (memory, cpuTime,
  *      fileSize, openFiles), under bwrap and unsandboxed (where the helper is an extra exec).
  *   2. The floor: the same bwrap plan from a bash loop with and without the helper's `--rlimit`
- *      steps, so only the setrlimit calls differ.
+ *      steps, alternating in one loop, so only the setrlimit calls differ; and the helper alone.
  *
  *   node bench/limits.js [--quick]
  */
@@ -17,7 +17,7 @@ const { spawnSync } = require('node:child_process')
 const { loadSandspawn, addonInfo, summarize, nowMs } = require('./lib')
 
 const QUICK = process.argv.includes('--quick')
-const N = QUICK ? { warmup: 5, iterations: 40, loop: 50 } : { warmup: 20, iterations: 200, loop: 200 }
+const N = QUICK ? { warmup: 5, iterations: 40, loop: 100 } : { warmup: 20, iterations: 200, loop: 500 }
 const LIMITS = { memory: 1 << 30, cpuTime: 60000, fileSize: 1 << 30, openFiles: 1024 }
 
 async function interleaved(a, b) {
@@ -34,13 +34,20 @@ async function interleaved(a, b) {
   return [summarize(sa), summarize(sb)]
 }
 
-function bashLoop(plan) {
-  const shq = (s) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${String(s).replace(/'/g, `'\\''`)}'`)
-  const cmd = [plan.program, ...plan.args].map(shq).join(' ')
-  const script = `for i in $(seq ${N.loop}); do s=$EPOCHREALTIME; ${cmd} >/dev/null 2>&1 || echo FAIL; e=$EPOCHREALTIME; echo "$s $e"; done`
-  const r = spawnSync('bash', ['-c', script], { cwd: plan.cwd, env: plan.env, encoding: 'utf8' })
-  if (r.stdout.includes('FAIL')) throw new Error(`the plan failed in the shell loop: ${cmd}`)
-  return r.stdout.trim().split('\n').map((l) => l.replace(/,/g, '.').split(' ').map(Number)).map(([s, e]) => (e - s) * 1000)
+const shq = (s) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${String(s).replace(/'/g, `'\\''`)}'`)
+
+/** Runs two argvs alternately from one bash loop (A, B, A, B, ...); returns both sides' samples. */
+function bashLoopAB(a, b, { cwd, env }) {
+  const timed = (argv, tag) => `s=$EPOCHREALTIME; ${argv.map(shq).join(' ')} >/dev/null 2>&1 || echo FAIL; e=$EPOCHREALTIME; echo "${tag} $s $e"`
+  const script = `for i in $(seq ${N.loop}); do ${timed(a, 'A')}; ${timed(b, 'B')}; done`
+  const r = spawnSync('bash', ['-c', script], { cwd, env, encoding: 'utf8', maxBuffer: 64 << 20 })
+  if (r.stdout.includes('FAIL')) throw new Error(`a plan failed in the shell loop: ${script}`)
+  const samples = { A: [], B: [] }
+  for (const line of r.stdout.trim().split('\n')) {
+    const [tag, s, e] = line.replace(/,/g, '.').split(' ')
+    samples[tag].push((Number(e) - Number(s)) * 1000)
+  }
+  return [samples.A, samples.B]
 }
 
 async function main() {
@@ -56,16 +63,16 @@ async function main() {
     const [withLimits, without] = await interleaved(run(LIMITS), run(undefined))
     rows.push([`spawnSandboxed(['true']), ${sandbox || 'read-only bwrap'}`, withLimits, without])
   }
-  // The floor: two bwrap plans differing only in the helper's --rlimit steps, alternated per batch.
+  // The floor: two bwrap plans differing only in the helper's --rlimit steps, alternated in one
+  // shell loop; and the helper alone (no bwrap) with and without them.
   const plain = sandspawn.buildSandboxCommand(['/bin/true'])
   const limited = sandspawn.buildSandboxCommand(['/bin/true'], { limits: LIMITS })
-  const a = []
-  const b = []
-  for (let round = 0; round < 4; round++) {
-    b.push(...bashLoop(plain))
-    a.push(...bashLoop(limited))
-  }
+  const [a, b] = bashLoopAB([limited.program, ...limited.args], [plain.program, ...plain.args], plain)
   rows.push(['bwrap plan from a bash loop (helper with vs without --rlimit steps)', summarize(a), summarize(b)])
+  const helper = limited.args[limited.args.indexOf('--') + 1]
+  const steps = limited.args.filter((x) => x.startsWith('--rlimit='))
+  const [ha, hb] = bashLoopAB([helper, 'v1', ...steps, '--', '/bin/true'], [helper, 'v1', '--', '/bin/true'], plain)
+  rows.push([`the helper alone from a bash loop (${steps.length} --rlimit steps vs none)`, summarize(ha), summarize(hb)])
 
   console.log('\n| case | with limits (median / p95) | without (median / p95) | added (median) | ratio |')
   console.log('|---|---|---|---|---|')
@@ -73,7 +80,7 @@ async function main() {
     const f = (x) => `${x.toFixed(2)} ms`
     console.log(`| ${name} | ${f(w.median)} / ${f(w.p95)} | ${f(wo.median)} / ${f(wo.p95)} | ${f(w.median - wo.median)} | ${(w.median / wo.median).toFixed(3)} |`)
   }
-  console.log(`\n${N.iterations} interleaved runs per side (${N.warmup} warm-up), ${4 * N.loop} loop runs per side; target: added <= 1 ms.`)
+  console.log(`\n${N.iterations} interleaved runs per side (${N.warmup} warm-up), ${N.loop} alternating loop runs per side; target: added <= 1 ms.`)
 }
 
 main().catch((err) => {
