@@ -77,6 +77,11 @@ export interface NativeResult {
   networkDenials: any
   /** `{ cols, rows }` for pty runs. */
   pty?: any
+  /** `{ memory: 'rlimit', ... }`: each requested limit and its mechanism. */
+  appliedLimits: any
+  limitExceeded?: string
+  /** `{ userCpuMs, systemCpuMs, maxRssBytes }`. */
+  resourceUsage: any
 }
 
 /** The sandspawn core version (for diagnostics). */

@@ -64,6 +64,9 @@ export interface SpawnOptions {
   onOutput?: (chunk: OutputChunk) => void
   /** Which Linux sandbox may run (ignored elsewhere). See README "Reaching more Linux hosts". */
   linux?: LinuxOptions
+  /** Resource limits; none by default. See README "Resource limits". A limit this host cannot
+   * enforce with its documented meaning rejects with `ERR_SANDBOX_UNSUPPORTED` naming it and why. */
+  limits?: ResourceLimits
   /**
    * Run the command in a pseudo-terminal that is its controlling tty: job control, Ctrl-C via
    * `write('\x03')`, `/dev/tty`. `true` is `{ cols: 80, rows: 24 }`. `TERM` is `term`, else
@@ -91,6 +94,40 @@ export interface PtyReadResult {
   exited: boolean
   /** Bytes dropped before this read because more than `maxBuffer` was waiting unread. */
   omittedBytes: number
+}
+
+/** Each value is a positive integer. Enforced per process by an rlimit that `sandspawn-helper`
+ * sets just before it execs the command (so everything the command starts inherits it). */
+export interface ResourceLimits {
+  /** Bytes of private writable memory (heap, anonymous mappings) per process: `RLIMIT_DATA`, not
+   * address space, so Node, the JVM and wasm still start. Linux only. */
+  memory?: number
+  /** Processes and threads alive at once in the sandbox, its init process included:
+   * `RLIMIT_NPROC` inside the sandbox's user namespace (Linux >= 5.14). Unsupported when
+   * sandspawn runs as root, without a sandbox, and on macOS. At most 4194304. */
+  processes?: number
+  /** Milliseconds of CPU time per process, rounded up to whole seconds: SIGXCPU at the limit,
+   * SIGKILL one second later. */
+  cpuTime?: number
+  /** Bytes per file written: SIGXFSZ (or `EFBIG` for programs that ignore it). */
+  fileSize?: number
+  /** Descriptors per process (stdio included). At most 1048576. */
+  openFiles?: number
+}
+
+/** A limit's name, as in `ResourceLimits`. */
+export type LimitName = 'memory' | 'processes' | 'cpuTime' | 'fileSize' | 'openFiles'
+
+/** What enforces a limit: a cgroup v2 around the whole tree, or an rlimit on each process. */
+export type LimitMechanism = 'cgroup' | 'rlimit'
+
+/** What the run used. */
+export interface ResourceUsage {
+  /** CPU time of the process and every descendant that was waited for (`wait4`). */
+  userCpuMs: number
+  systemCpuMs: number
+  /** The largest resident set of any one of those processes. */
+  maxRssBytes: number
 }
 
 export interface LinuxOptions {
@@ -236,6 +273,14 @@ export interface SpawnResult {
   networkDenials: NetworkDenial[]
   /** pty runs only: the terminal's size at the end. */
   pty?: { cols: number; rows: number }
+  /** Each requested limit and what enforced it, e.g. `{ cpuTime: 'rlimit' }`; `{}` without limits. */
+  appliedLimits: Partial<Record<LimitName, LimitMechanism>>
+  /** The limit that ended the run, from kernel evidence only: the command died of SIGXCPU
+   * (`'cpuTime'`) or SIGXFSZ (`'fileSize'`) while that limit was set. An rlimit on memory or
+   * processes makes allocations or forks fail without such evidence, so it stays `null` then. */
+  limitExceeded: 'memory' | 'processes' | 'cpuTime' | 'fileSize' | null
+  /** Always present, also without limits. */
+  resourceUsage: ResourceUsage
 }
 
 /** Runs `command` (an argv; no shell) in the sandbox and resolves for every way it ended. Rejects
@@ -381,6 +426,8 @@ export interface Capabilities {
   attempts: SandboxAttempt[]
   /** When unavailable: every fix, least invasive first. */
   fixes: string[]
+  /** Per limit: the mechanism a sandboxed run here would use, or `null` and why it would be refused. */
+  limits: Record<LimitName, { mechanism: LimitMechanism | null; reason: string | null }>
 }
 
 /** What sandbox this host can run (for these `linux` options), or why not and how to fix it.

@@ -28,6 +28,9 @@ function toSpawnResult(raw) {
     denial: raw.denial ?? null,
     sandboxDetails: raw.sandboxDetails,
     networkDenials: raw.networkDenials ?? [],
+    appliedLimits: raw.appliedLimits,
+    limitExceeded: raw.limitExceeded ?? null,
+    resourceUsage: raw.resourceUsage,
   }
   if (raw.pty) result.pty = raw.pty
   resolvedPolicies.set(result, raw.policy)

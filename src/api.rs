@@ -27,7 +27,9 @@ pub fn build_sandbox_command(command: &Value, options: &Value, host: &HostContex
     } else {
         None
     };
-    let plan = crate::runner::prepare::build_plan(&req, bwrap.as_ref(), resolved.as_deref(), false)?;
+    // Limits go into the plan as the helper's rlimits, so the plan stays self-contained.
+    let limits = crate::runner::prepare::decide_limits(&req)?;
+    let plan = crate::runner::prepare::build_plan(&req, bwrap.as_ref(), resolved.as_deref(), false, &limits)?;
     Ok(json!({
         "program": plan.program,
         "argv0": plan.argv0,
@@ -123,5 +125,9 @@ pub fn sandbox_capabilities(cwd: &std::path::Path, options: &Value) -> Result<Va
         other => return Err(SandboxError::new(crate::ErrorCode::InvalidOptions, format!("options: expected an object, got {}", describe(other)))),
     };
     let path = std::env::var("PATH").ok();
-    Ok(serde_json::to_value(capabilities::capabilities_cached_with(path.as_deref(), cwd, &linux)).unwrap_or(Value::Null))
+    let mut caps = serde_json::to_value(capabilities::capabilities_cached_with(path.as_deref(), cwd, &linux)).unwrap_or(Value::Null);
+    if let Value::Object(m) = &mut caps {
+        m.insert("limits".into(), crate::limits::host_report(Platform::host()));
+    }
+    Ok(caps)
 }

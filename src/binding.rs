@@ -104,6 +104,11 @@ pub struct NativeResult {
     pub network_denials: Value,
     /// `{ cols, rows }` for pty runs.
     pub pty: Option<Value>,
+    /// `{ memory: 'rlimit', ... }`: each requested limit and its mechanism.
+    pub applied_limits: Value,
+    pub limit_exceeded: Option<String>,
+    /// `{ userCpuMs, systemCpuMs, maxRssBytes }`.
+    pub resource_usage: Value,
 }
 
 impl From<crate::runner::RunResult> for NativeResult {
@@ -136,6 +141,9 @@ impl From<crate::runner::RunResult> for NativeResult {
             sandbox_details: serde_json::to_value(&r.sandbox_details).unwrap_or(Value::Null),
             network_denials: serde_json::to_value(&r.network_denials).unwrap_or(Value::Array(Vec::new())),
             pty: r.pty.map(|p| json!({ "cols": p.cols, "rows": p.rows })),
+            applied_limits: r.applied_limits.iter().map(|(l, m)| (l.as_str().to_string(), serde_json::to_value(m).unwrap_or(Value::Null))).collect::<serde_json::Map<_, _>>().into(),
+            limit_exceeded: r.limit_exceeded.map(|l| l.as_str().to_string()),
+            resource_usage: serde_json::to_value(r.resource_usage).unwrap_or(Value::Null),
         }
     }
 }

@@ -10,6 +10,7 @@ pub mod denial;
 pub mod error;
 pub mod helper;
 pub mod network;
+pub mod limits;
 pub mod options;
 pub mod plan;
 pub mod platform;

@@ -49,7 +49,7 @@ pub enum Entry {
 /// Option names handled by the JavaScript layer (functions, AbortSignals, Buffers): allowed here
 /// but never seen as values.
 const JS_ONLY: &[&str] = &["signal", "onOutput", "input", "approve"];
-const COMMON: &[&str] = &["cwd", "sandbox", "env", "extendEnv", "timeout", "killSignal", "forceKillAfterDelay", "maxBuffer", "linux", "pty"];
+const COMMON: &[&str] = &["cwd", "sandbox", "env", "extendEnv", "timeout", "killSignal", "forceKillAfterDelay", "maxBuffer", "linux", "pty", "limits"];
 
 #[derive(Debug, Clone)]
 pub struct SpawnRequest {
@@ -67,6 +67,8 @@ pub struct SpawnRequest {
     pub linux: LinuxOptions,
     /// The command runs in a pseudo-terminal (`pty` option); stdin is then the terminal.
     pub pty: Option<crate::pty::PtyOptions>,
+    /// Resource limits (`limits` option; validated by `limits::parse`).
+    pub limits: crate::limits::Limits,
 }
 
 pub fn parse_command(value: &Value) -> Result<Vec<String>> {
@@ -227,6 +229,7 @@ pub fn parse_spawn_options(command: &Value, options: &Value, host: &HostContext,
     };
 
     let linux = parse_linux_options(get("linux"))?;
+    let limits = crate::limits::parse(get("limits"))?;
 
     let tmpdir = env.get("TMPDIR").filter(|s| !s.is_empty()).cloned();
     let ctx = PolicyContext { cwd: cwd.clone(), tmpdir, platform };
@@ -234,7 +237,7 @@ pub fn parse_spawn_options(command: &Value, options: &Value, host: &HostContext,
 
     // With a terminal, `write()` goes to the terminal: stdin is always a "pipe".
     let stdin = if pty.is_some() { StdinMode::Pipe } else { stdin };
-    Ok(SpawnRequest { command, cwd, env, policy, platform, timeout, kill_signal, force_kill_after, max_buffer, stdin, linux, pty })
+    Ok(SpawnRequest { command, cwd, env, policy, platform, timeout, kill_signal, force_kill_after, max_buffer, stdin, linux, pty, limits })
 }
 
 /// `linux: { allow?: Array<'bwrap' | 'landlock'>, bundledBwrap?: boolean }`. Accepted on every

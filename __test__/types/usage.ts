@@ -84,6 +84,12 @@ async function main(): Promise<void> {
   const size: { cols: number; rows: number } | undefined = (await term.wait()).pty
   void size
   await spawnSandboxed(['tty'], { pty: true })
+  const limited = await spawnSandboxed(['true'], { limits: { memory: 256 * 1024 * 1024, cpuTime: 1000, fileSize: 1 << 20, openFiles: 64, processes: 50 } })
+  const exceeded: 'memory' | 'processes' | 'cpuTime' | 'fileSize' | null = limited.limitExceeded
+  const how: 'cgroup' | 'rlimit' | undefined = limited.appliedLimits.memory
+  const cpu: number = limited.resourceUsage.userCpuMs + limited.resourceUsage.systemCpuMs + limited.resourceUsage.maxRssBytes
+  const enforceable: 'cgroup' | 'rlimit' | null = caps.limits.processes.mechanism
+  console.log(exceeded, how, cpu, enforceable, caps.limits.memory.reason)
   try {
     await spawnSandboxed([])
   } catch (e) {

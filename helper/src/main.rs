@@ -7,7 +7,8 @@
 //!
 //! Steps (see `protocol`): open the null descriptors; mark the report descriptor close-on-exec; hand
 //! a loopback listener to the host's proxy and set the proxy variables (`listen`); take the terminal
-//! on descriptor 0 as the controlling tty (pty runs); install the seccomp filter
+//! on descriptor 0 as the controlling tty (pty runs); set the resource limits (`rlimit`); install
+//! the seccomp filter
 //! (after `PR_SET_NO_NEW_PRIVS`, which seccomp requires without CAP_SYS_ADMIN); `execvp` the command
 //! with the environment it was given. Any failure is reported (see `report`) and ends the helper
 //! with 125/126/127; the command then never ran.
@@ -22,6 +23,7 @@ use std::os::unix::ffi::OsStrExt;
 
 use sandspawn_helper::protocol::{Steps, MARKER, PROTOCOL_TAG, VERSION};
 use sandspawn_helper::report::{Failure, Stage};
+use sandspawn_helper::rlimit::Rlimit;
 use sandspawn_helper::seccomp;
 
 mod listen;
@@ -90,6 +92,11 @@ fn run(args: Vec<OsString>) {
             fail(steps.report_fd, failure);
         }
     }
+    for limit in &steps.rlimits {
+        if let Err(failure) = set_rlimit(limit) {
+            fail(steps.report_fd, failure);
+        }
+    }
     if steps.block_unix_sockets {
         if let Err(failure) = block_unix_sockets() {
             fail(steps.report_fd, failure);
@@ -146,6 +153,33 @@ fn take_terminal() -> Result<(), Failure> {
     Ok(())
 }
 
+/// Lower one limit for this process and what it execs; never above the current hard limit (see
+/// `Rlimit::within`).
+fn set_rlimit(limit: &Rlimit) -> Result<(), Failure> {
+    let mut current = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    let name = limit.resource.name();
+    let failed = |what: &str| {
+        let e = last_errno();
+        Failure { stage: Stage::Setup, errno: e, message: format!("{what} of the {name} limit failed: {}", describe(e)) }
+    };
+    if unsafe { libc::getrlimit(limit.resource.raw(), &mut current) } != 0 {
+        return Err(failed("reading"));
+    }
+    let (soft, hard) = limit.within(current.rlim_max as u64);
+    let new = libc::rlimit { rlim_cur: soft as libc::rlim_t, rlim_max: hard as libc::rlim_t };
+    if unsafe { libc::setrlimit(limit.resource.raw(), &new) } != 0 {
+        return Err(failed("setting"));
+    }
+    Ok(())
+}
+
+#[cfg(not(target_os = "linux"))]
+fn block_unix_sockets() -> Result<(), Failure> {
+    // Seatbelt plans never ask for it: the profile refuses sockets itself.
+    Err(Failure { stage: Stage::Setup, errno: 0, message: "seccomp filters exist only on Linux".into() })
+}
+
+#[cfg(target_os = "linux")]
 fn block_unix_sockets() -> Result<(), Failure> {
     let setup = |errno: i32, message: String| Failure { stage: Stage::Setup, errno, message };
     let arch = seccomp::Arch::native().ok_or_else(|| {

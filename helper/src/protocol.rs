@@ -3,11 +3,13 @@
 //! from another refuse each other with a clear message instead of misreading flags.
 //!
 //! ```text
-//! sandspawn-helper v1 [--null-fds=N,...] [--controlling-tty] [--block-unix-sockets] [--report-fd=N] [--net-listen=N] -- COMMAND [ARG...]
+//! sandspawn-helper v1 [--null-fds=N,...] [--controlling-tty] [--rlimit=NAME:SOFT:HARD]... [--block-unix-sockets] [--report-fd=N] [--net-listen=N] -- COMMAND [ARG...]
 //! sandspawn-helper --version
 //! ```
 
 use std::ffi::OsString;
+
+use crate::rlimit::Rlimit;
 
 /// The first argument of every invocation.
 pub const PROTOCOL_TAG: &str = "v1";
@@ -32,6 +34,8 @@ pub struct Steps {
     /// Ctrl-C and `/dev/tty` need this step inside the sandbox; on macOS posix_spawn cannot do it
     /// either (its file actions run before its setsid), so the helper runs in front of sandbox-exec.
     pub controlling_tty: bool,
+    /// Resource limits to set on itself, inherited by the command (see `rlimit`).
+    pub rlimits: Vec<Rlimit>,
     /// Install the seccomp filter that refuses `socket(AF_UNIX)` and io_uring (with no_new_privs).
     pub block_unix_sockets: bool,
     /// A descriptor on which a failure before the command runs is reported (see `report`). The
@@ -55,6 +59,7 @@ impl Steps {
         if self.controlling_tty {
             args.push("--controlling-tty".into());
         }
+        args.extend(self.rlimits.iter().map(Rlimit::to_arg));
         if self.block_unix_sockets {
             args.push("--block-unix-sockets".into());
         }
@@ -99,6 +104,8 @@ impl Steps {
                         steps.report_fd = Some(descriptor(fd).ok_or_else(bad)?);
                     } else if let Some(fd) = text.strip_prefix("--net-listen=") {
                         steps.net_listen_fd = Some(descriptor(fd).ok_or_else(bad)?);
+                    } else if let Some(limit) = text.strip_prefix("--rlimit=") {
+                        steps.rlimits.push(Rlimit::parse(limit).ok_or_else(bad)?);
                     } else if let Some(list) = text.strip_prefix("--null-fds=") {
                         steps.null_fds = list.split(',').map(descriptor).collect::<Option<_>>().ok_or_else(bad)?;
                     } else {
@@ -134,6 +141,7 @@ mod tests {
             Steps { block_unix_sockets: true, report_fd: Some(4), net_listen_fd: Some(5), ..Steps::default() },
             Steps { controlling_tty: true, ..Steps::default() },
             Steps { controlling_tty: true, block_unix_sockets: true, report_fd: Some(4), ..Steps::default() },
+            Steps { rlimits: vec![cpu(), nofile()], report_fd: Some(4), ..Steps::default() },
         ] {
             let mut args = os(&steps.to_args().iter().map(String::as_str).collect::<Vec<_>>());
             args.extend(os(&["ls", "--", "-l"]));
@@ -153,6 +161,16 @@ mod tests {
         assert_eq!(outer.to_args(), ["v1", "--null-fds=3,4", "--"]);
         let net = Steps { report_fd: Some(4), net_listen_fd: Some(5), ..Steps::default() };
         assert_eq!(net.to_args(), ["v1", "--report-fd=4", "--net-listen=5", "--"]);
+        let limited = Steps { rlimits: vec![cpu(), nofile()], block_unix_sockets: true, ..Steps::default() };
+        assert_eq!(limited.to_args(), ["v1", "--rlimit=cpu:2:3", "--rlimit=nofile:32:32", "--block-unix-sockets", "--"]);
+    }
+
+    fn cpu() -> Rlimit {
+        Rlimit { resource: crate::rlimit::Resource::Cpu, soft: 2, hard: 3 }
+    }
+
+    fn nofile() -> Rlimit {
+        Rlimit { resource: crate::rlimit::Resource::Nofile, soft: 32, hard: 32 }
     }
 
     #[test]
@@ -167,6 +185,8 @@ mod tests {
         assert!(Steps::parse(&os(&["v1", "--null-fds=0", "--", "true"])).is_err());
         assert!(Steps::parse(&os(&["v1", "--net-listen=2", "--", "true"])).is_err());
         assert!(Steps::parse(&os(&["v1", "--net-listen=", "--", "true"])).is_err());
+        assert!(Steps::parse(&os(&["v1", "--rlimit=as:1:1", "--", "true"])).is_err());
+        assert!(Steps::parse(&os(&["v1", "--rlimit=cpu:3:2", "--", "true"])).is_err(), "soft above hard");
         assert!(Steps::parse(&os(&["v1", "true"])).is_err(), "missing --");
         assert!(Steps::parse(&os(&["v1", "--"])).is_err(), "missing command");
     }

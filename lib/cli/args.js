@@ -17,6 +17,11 @@ const FLAGS = {
   tmp: { type: 'string' },
   cwd: { type: 'string' },
   timeout: { type: 'string' },
+  // Resource limits (see limits.js).
+  memory: { type: 'string' },
+  'max-processes': { type: 'string' },
+  'cpu-time': { type: 'string' },
+  'max-file-size': { type: 'string' },
   json: { type: 'boolean' },
   ask: { type: 'boolean' },
   'no-pty': { type: 'boolean' },

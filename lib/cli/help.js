@@ -19,6 +19,10 @@ Options:
   --tmp MODE            writable, private or read-only
   --cwd DIR             working directory; relative paths in the options above resolve against it
   --timeout MS          kill the command's process tree after MS milliseconds
+  --memory SIZE         limit each process's memory (bytes, or with k, m or g: 512m)
+  --max-processes N     limit the processes and threads alive at once in the sandbox
+  --cpu-time MS         limit each process's CPU time (milliseconds; whole seconds are enforced)
+  --max-file-size SIZE  limit the size of each file written (bytes, or with k, m or g)
   --json                print the result, or the error, as JSON on stdout
   --ask                 after a sandbox denial, ask whether to run again without the sandbox
   --no-pty              on a terminal, do not give the command a pseudo-terminal (by default,

@@ -26,6 +26,8 @@ function toSpawnOptions(values) {
     if (!Number.isFinite(ms) || ms < 0) throw new UsageError(`--timeout must be a number of milliseconds (0 or more), got '${values.timeout}'`)
     options.timeout = ms
   }
+  const limits = require('./limits').limitsFromFlags(values)
+  if (limits) options.limits = limits
   if (values.platform !== undefined) options.platform = values.platform
   return options
 }

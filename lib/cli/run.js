@@ -79,6 +79,8 @@ function report(result, { json, values, options, announced, stdinIsTerminal }) {
     if (values.ask && !stdinIsTerminal) process.stderr.write('sandspawn: --ask: not asking to run again without the sandbox: stdin is not a terminal\n')
   }
   if (result.timedOut) process.stderr.write(`sandspawn: timed out after ${values.timeout} ms\n`)
+  const exceeded = require('./limits').exceededLine(result)
+  if (exceeded) process.stderr.write(exceeded + '\n')
 }
 
 function exitStatus(result) {

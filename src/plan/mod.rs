@@ -38,6 +38,7 @@ pub struct LaunchPlan {
 }
 
 pub mod bwrap;
+pub mod limited;
 pub mod seatbelt;
 pub mod mount_targets;
 
@@ -80,6 +81,8 @@ pub struct PlanRequest<'a> {
     /// The command runs in a pseudo-terminal on its stdio (`pty`) and must take it as its
     /// controlling terminal: the helper's `--controlling-tty` step under a sandbox and on macOS.
     pub terminal: bool,
+    /// Resource limits the helper sets before the command (from `limits::decide`).
+    pub rlimits: &'a [sandspawn_helper::rlimit::Rlimit],
 }
 
 /// Build the launch plan for one command: direct for danger-full-access, bwrap on Linux, Seatbelt
@@ -93,7 +96,7 @@ pub fn build(req: &PlanRequest) -> crate::Result<LaunchPlan> {
         return Err(SandboxError::invalid_command("must have at least one element"));
     }
     if req.policy.mode == SandboxMode::DangerFullAccess {
-        return if req.terminal && req.platform == Platform::Darwin { seatbelt::take_terminal_first(req, direct(req)) } else { Ok(direct(req)) };
+        return limited::behind_helper(direct(req), req);
     }
     match req.platform {
         Platform::Linux => bwrap::build(req),
@@ -101,7 +104,7 @@ pub fn build(req: &PlanRequest) -> crate::Result<LaunchPlan> {
             "sandbox.network as a NetworkPolicy (allow-list) is not supported on macOS yet: this build has no Seatbelt \
              plan for the per-run proxy; use network: true or false there",
         )),
-        Platform::Darwin => seatbelt::build(req),
+        Platform::Darwin => limited::behind_helper(seatbelt::build(req)?, req),
         Platform::Other => Err(SandboxError::unsupported(format!(
             "no sandbox is available on {}: only 'danger-full-access' runs here",
             req.platform.as_str()
@@ -153,3 +156,5 @@ pub(crate) fn path_arg(p: &std::path::Path) -> crate::Result<String> {
 pub(crate) mod test_support;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_limits;

@@ -141,19 +141,6 @@ pub fn profile(policy: &ResolvedPolicy) -> (String, Vec<(String, PathBuf)>) {
 /// sudo, getpass and git's credential prompts fail. Unverified on a Mac.
 const TERMINAL: &str = "(allow file-read* file-write* file-ioctl (literal \"/dev/tty\"))\n";
 
-/// Run the plan through the helper, which takes the terminal on stdin as the controlling tty and
-/// then execs the plan's program (sandbox-exec, or the command itself without a sandbox). On macOS
-/// posix_spawn runs its file actions before its setsid, so the spawner cannot do this itself.
-pub fn take_terminal_first(req: &PlanRequest, plan: LaunchPlan) -> Result<LaunchPlan> {
-    let helper = req.helper.ok_or_else(|| {
-        crate::error::SandboxError::unavailable("sandspawn-helper was not found; a pty on macOS needs it", "reinstall sandspawn (the helper ships next to the .node file, mode 0755)")
-    })?;
-    let mut args = Steps { controlling_tty: true, ..Steps::default() }.to_args();
-    args.push(path_arg(&plan.program)?);
-    args.extend(plan.args);
-    Ok(LaunchPlan { program: helper.to_path_buf(), argv0: crate::helper::FILE_NAME.into(), args, helper: Some(helper.to_path_buf()), ..plan })
-}
-
 pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     let (mut text, params) = profile(req.policy);
     if req.terminal {
@@ -178,11 +165,8 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         helper: None,
         net_ctl_fd: None,
     };
-    if req.terminal {
-        take_terminal_first(req, plan)
-    } else {
-        Ok(plan)
-    }
+    // With a terminal the helper runs in front of sandbox-exec to take it (see `limited`).
+    Ok(plan)
 }
 
 /// Test helper: is `text` a sequence of balanced, well-formed S-expressions? Respects `"..."`

@@ -26,6 +26,7 @@ pub fn plan_with_env(p: &ResolvedPolicy, cwd: &Path, platform: Platform, cmd: &[
         helper: Some(helper_path()),
         runner_fds: false,
         terminal: false,
+        rlimits: &[],
     })
     .unwrap()
 }

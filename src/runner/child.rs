@@ -16,6 +16,8 @@ use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
 use tokio::sync::oneshot;
 
+use crate::limits::ResourceUsage;
+
 
 
 /// How the spawned process ended, as `waitid` reported it.
@@ -41,6 +43,8 @@ struct State {
     pid_ns: Option<u64>,
     /// The sandbox's init (bwrap's child, PID 1 inside) as a host pid, once reported.
     init_pid: Option<i32>,
+    /// What the process and the descendants it waited for used, once reaped.
+    usage: Option<ResourceUsage>,
 }
 
 /// A handle on the spawned process that stays valid (never signals a recycled pid) because the
@@ -63,6 +67,11 @@ impl Child {
         let mut state = self.state.lock().unwrap();
         state.pid_ns = Some(inode);
         self.pin_init(&state);
+    }
+
+    /// `wait4`'s account of the process, available once it is reaped (zero before).
+    pub fn usage(&self) -> ResourceUsage {
+        self.state.lock().unwrap().usage.unwrap_or_default()
     }
 
     pub fn set_init_pid(&self, pid: i32) {
@@ -195,7 +204,7 @@ pub fn spawn_owned(
                     return;
                 }
             };
-            let state = Mutex::new(State { reaped: false, pid_ns: None, init_pid: None });
+            let state = Mutex::new(State { reaped: false, pid_ns: None, init_pid: None, usage: None });
             let child = Arc::new(Child { pid, kind, setup_programs, state, orphans: Mutex::new(Vec::new()) });
             let _ = started_tx.send(Ok(child.clone()));
             let status = wait_exit_no_reap(pid);
@@ -209,7 +218,7 @@ pub fn spawn_owned(
                 }
                 let _ = killpg(pid, Signal::SIGKILL);
             }
-            reap(pid);
+            state.usage = reap(pid);
             state.reaped = true;
             drop(state);
             let _ = exit_tx.send(status);
@@ -237,12 +246,17 @@ fn wait_exit_no_reap(pid: Pid) -> ExitStatus {
     }
 }
 
-fn reap(pid: Pid) {
+/// Reap `pid` with `wait4`, which also returns what it used (`SpawnResult.resourceUsage`).
+fn reap(pid: Pid) -> Option<ResourceUsage> {
     loop {
         let mut status = 0;
-        let rc = unsafe { libc::waitpid(pid.as_raw(), &mut status, 0) };
-        if rc >= 0 || io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
-            return;
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        let rc = unsafe { libc::wait4(pid.as_raw(), &mut status, 0, &mut usage) };
+        if rc > 0 {
+            return Some(ResourceUsage::from_rusage(&usage));
+        }
+        if rc == 0 || io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+            return None;
         }
     }
 }

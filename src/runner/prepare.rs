@@ -6,6 +6,7 @@ use std::path::Path;
 
 use crate::capabilities;
 use crate::error::Result;
+use crate::limits::{self, HostFacts, LimitPlan};
 use crate::options::SpawnRequest;
 use crate::plan::{self, mount_targets, LaunchPlan, PlanRequest};
 use crate::platform::Platform;
@@ -18,9 +19,13 @@ pub struct Prepared {
     pub reservation: Option<mount_targets::Reservation>,
     /// What `SpawnResult.sandboxDetails` reports.
     pub details: capabilities::SandboxDetails,
+    /// How the requested resource limits are enforced.
+    pub limits: LimitPlan,
 }
 
 pub fn prepare(req: &SpawnRequest) -> Result<Prepared> {
+    // First: a limit this host cannot enforce rejects the run before anything is probed.
+    let limits = decide_limits(req)?;
     let child_path = req.env.get("PATH").map(String::as_str);
     let resolved = resolve_program(&req.command[0], child_path, &req.cwd)?;
     let sandbox = if req.policy.mode == SandboxMode::DangerFullAccess {
@@ -33,20 +38,26 @@ pub fn prepare(req: &SpawnRequest) -> Result<Prepared> {
     let bwrap = sandbox.bwrap;
     let missing = req.policy.missing_read_only();
     let reservation = if missing.is_empty() || bwrap.is_none() { None } else { Some(mount_targets::reserve(&missing)) };
-    let plan = build_plan(req, bwrap.as_ref(), Some(Path::new(&resolved)), bwrap.is_some())?;
-    Ok(Prepared { plan, reservation, details: sandbox.details })
+    let plan = build_plan(req, bwrap.as_ref(), Some(Path::new(&resolved)), true, &limits)?;
+    Ok(Prepared { plan, reservation, details: sandbox.details, limits })
+}
+
+/// How `req.limits` are enforced for a plan on `req.platform` (see `limits::decide`).
+pub fn decide_limits(req: &SpawnRequest) -> Result<LimitPlan> {
+    limits::decide(&req.limits, &HostFacts::read(req.platform, req.policy.mode != SandboxMode::DangerFullAccess))
 }
 
 /// The launch plan for a validated request (shared by the runner and `buildSandboxCommand`).
-pub fn build_plan(req: &SpawnRequest, bwrap: Option<&crate::plan::BwrapInfo>, resolved: Option<&Path>, runner_fds: bool) -> Result<LaunchPlan> {
-    // Linux sandbox plans run the helper; a missing or mismatched one makes them unavailable. A plan
-    // for Linux built on another host (explain, tests) names where the helper would be.
-    // A pty on macOS needs it too, sandboxed or not (see `plan::seatbelt::take_terminal_first`).
+pub fn build_plan(req: &SpawnRequest, bwrap: Option<&crate::plan::BwrapInfo>, resolved: Option<&Path>, runner_fds: bool, limits: &LimitPlan) -> Result<LaunchPlan> {
+    // Linux sandbox plans run the helper, and so does every plan that sets resource limits or
+    // gives a pty on macOS (the helper runs in front: see `plan::limited`); a missing or
+    // mismatched one makes them unavailable. A plan for another host's platform (explain, tests)
+    // names where the helper would be.
     let needs_helper = match req.platform {
         Platform::Linux => req.policy.mode != SandboxMode::DangerFullAccess,
         Platform::Darwin => req.pty.is_some(),
         Platform::Other => false,
-    };
+    } || !limits.rlimits.is_empty();
     let helper = if needs_helper {
         Some(if Platform::host() == req.platform { crate::helper::require()?.to_path_buf() } else { crate::helper::expected_path() })
     } else {
@@ -63,5 +74,6 @@ pub fn build_plan(req: &SpawnRequest, bwrap: Option<&crate::plan::BwrapInfo>, re
         helper: helper.as_deref(),
         runner_fds,
         terminal: req.pty.is_some(),
+        rlimits: &limits.rlimits,
     })
 }

@@ -5,6 +5,7 @@ use serde::Serialize;
 
 use crate::capabilities::SandboxDetails;
 use crate::denial::{classify_sandbox_denial, is_likely_sandbox_denied, CommandOutput, DenialContext, SandboxDenial};
+use crate::limits::{Limit, Mechanism, ResourceUsage};
 use crate::platform::SandboxType;
 use crate::policy::ResolvedPolicy;
 
@@ -39,6 +40,11 @@ pub struct RunResult {
     pub network_denials: Vec<crate::network::NetworkDenial>,
     /// The terminal's size at the end, for `pty` runs.
     pub pty: Option<crate::pty::PtySize>,
+    /// Each requested resource limit and what enforced it.
+    pub applied_limits: Vec<(Limit, Mechanism)>,
+    /// The limit that ended the run, from kernel evidence only (see `limits::exceeded`).
+    pub limit_exceeded: Option<Limit>,
+    pub resource_usage: ResourceUsage,
 }
 
 /// The interleaved output. When only one stream wrote, it is that stream, and no copy is kept.

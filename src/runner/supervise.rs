@@ -83,7 +83,7 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
     })
     .await
     .map_err(|e| internal("preparing the sandbox failed", e))?;
-    let Prepared { plan, reservation, details } = prepared?;
+    let Prepared { plan, reservation, details, limits } = prepared?;
     let sandbox_type = plan.sandbox_type;
     let kind = if sandbox_type == SandboxType::Bwrap { TreeKind::PidNamespace } else { TreeKind::ProcessGroup };
 
@@ -217,6 +217,16 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
         }
         None => None,
     };
+    // Under bwrap, what the command uses is sampled from /proc (see `limits::sample`).
+    let tree_usage = Arc::new(Mutex::new(crate::limits::ResourceUsage::default()));
+    let sampler = (sandbox_type == SandboxType::Bwrap).then(|| {
+        let parser = parser.clone();
+        let sandbox = move || {
+            let p = parser.lock().unwrap();
+            p.status.child_pid.zip(p.status.pid_namespace)
+        };
+        tokio::spawn(crate::limits::sample_sandbox(sandbox, tree_usage.clone()))
+    });
     if let Some(w) = stdin_ours {
         let fd = async_fd(w).map_err(io_err)?;
         match req.stdin {
@@ -308,6 +318,9 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
         }
     };
 
+    if let Some(sampler) = sampler {
+        sampler.abort();
+    }
     // Drain: to EOF normally; past the grace period stop at the first empty read. A terminal is
     // read to EIO (every slave descriptor closed): its last bytes can reach the master a moment
     // after the command exited, so an empty read proves nothing there.
@@ -355,11 +368,12 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
     let stderr_text = text.stderr;
     // What bwrap and the helper said when they failed: on the terminal, when there is one.
     let setup_words = if shared.terminal.is_some() { &text.stdout } else { &stderr_text };
+    // The helper (inside bwrap, or in front of the command to set limits) wrote its record before
+    // it exited, so before bwrap reported that exit.
+    if let Some(failure) = report_ours.as_ref().and_then(read_report) {
+        return Err(helper_failure(&failure, &req.command[0], setup_words));
+    }
     let (exit_code, signal) = if sandbox_type == SandboxType::Bwrap {
-        // The helper wrote its record before it exited, so before bwrap reported that exit.
-        if let Some(failure) = report_ours.as_ref().and_then(read_report) {
-            return Err(helper_failure(&failure, &req.command[0], setup_words));
-        }
         let bwrap_status = parser.lock().unwrap().status.clone();
         if bwrap_status.exit_code.is_none() && !killed && !timed_out && matches!(status, ExitStatus::Exited(_)) {
             return Err(setup_failure(setup_words));
@@ -374,7 +388,7 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
         cwd: req.cwd.to_string_lossy().into_owned(),
         pid,
         exit_code,
-        signal,
+        signal: signal.clone(),
         stdout: text.stdout,
         stderr: stderr_text,
         aggregated_output: match text.aggregated {
@@ -394,6 +408,9 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
         sandbox_details: details,
         network_denials,
         pty: shared.terminal.as_ref().map(|t| t.size()),
+        limit_exceeded: crate::limits::exceeded(&limits, signal.as_deref()),
+        applied_limits: limits.applied,
+        resource_usage: child.usage().plus(&tree_usage.lock().unwrap()),
     };
     result.classify();
     Ok(result)
