@@ -10,7 +10,6 @@ use super::{child_env, path_arg, LaunchPlan, PlanRequest};
 use crate::error::Result;
 use crate::platform::SandboxType;
 use crate::policy::{ResolvedPolicy, UnixSockets};
-use sandspawn_helper::protocol::Steps;
 
 pub const SANDBOX_EXEC: &str = "/usr/bin/sandbox-exec";
 

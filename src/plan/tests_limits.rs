@@ -34,6 +34,7 @@ fn plan(mode: serde_json::Value, platform: Platform, rlimits: &[Rlimit], runner_
         resolved_program: Some(Path::new("/bin/ls")),
         helper: Some(Path::new(HELPER)),
         runner_fds,
+        terminal: false,
         rlimits,
     })
     .unwrap()
