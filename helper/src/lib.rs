@@ -2,6 +2,7 @@
 //! (`protocol`), the seccomp filter generator (`seccomp`) and the failure report the helper sends
 //! back (`report`), the proxy variables of the network allow-list (`proxy_env`). Pure code: the binary in `main.rs` does the system calls.
 
+pub mod landlock;
 pub mod protocol;
 pub mod proxy_env;
 pub mod report;
