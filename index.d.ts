@@ -169,7 +169,8 @@ export interface SandboxDenial {
   host: string | null
 }
 
-export type SandboxType = 'none' | 'bwrap' | 'seatbelt'
+/** 'landlock': Linux without user namespaces, opt-in (`linux.allow`), Landlock + seccomp + a supervisor; see `sandboxDetails.notEnforced`. */
+export type SandboxType = 'none' | 'bwrap' | 'seatbelt' | 'landlock'
 
 export interface SpawnResult {
   /** The argv as given. */

@@ -16,6 +16,7 @@ Options:
                         subdomains); any --allow-domain/--deny-domain turns the allow-list on
   --deny-domain HOST    refuse this host even if --allow-domain matches it (repeatable)
   --allow-unix-sockets  allow connecting to the host's Unix sockets
+  --allow-landlock      Linux: where bwrap cannot run, use the weaker Landlock mode (see README)
   --tmp MODE            writable, private or read-only
   --cwd DIR             working directory; relative paths in the options above resolve against it
   --timeout MS          kill the command's process tree after MS milliseconds

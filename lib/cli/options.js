@@ -27,6 +27,8 @@ function toSpawnOptions(values) {
     options.timeout = ms
   }
   if (values.platform !== undefined) options.platform = values.platform
+  // Linux: may fall back to the Landlock mode (no PID isolation) where bwrap cannot run.
+  if (values['allow-landlock']) options.linux = { allow: ['bwrap', 'landlock'] }
   return options
 }
 

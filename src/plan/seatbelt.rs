@@ -156,6 +156,7 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         report_fd: None,
         helper: None,
         net_ctl_fd: None,
+        control_fd: None,
     })
 }
 
