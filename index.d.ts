@@ -131,9 +131,11 @@ export interface ResourceUsage {
 }
 
 export interface LinuxOptions {
-  /** Mechanisms that may run, default `['bwrap']`. `'landlock'` is accepted but the Landlock mode
-   * is not in this build: allowing it currently adds nothing (its attempt says "not available in
-   * this build"). Must not be empty. */
+  /** Mechanisms that may run, default `['bwrap']` (or the host-only `SANDSPAWN_LINUX_ALLOW`, e.g.
+   * `bwrap,landlock`, when this is not given). `'landlock'` opts into the Landlock mode where no
+   * bwrap can run (Landlock ABI >= 3 + seccomp + a supervisor; no PID isolation: see
+   * `SandboxDetails.notEnforced` and the README). Policies it cannot express (`denyRead`, a
+   * `NetworkPolicy`, `tmp: 'private'`) reject with `ERR_SANDBOX_UNSUPPORTED`. Must not be empty. */
   allow?: Array<'bwrap' | 'landlock'>
   /** Default `true`: when the system bwrap is missing, older than 0.8, fails its flag probe or
    * cannot be executed, run the bwrap shipped with sandspawn (`sandspawn-bwrap` beside the addon,
@@ -147,9 +149,11 @@ export interface SandboxDetails {
   /** Linux: the bwrap that ran, the host's (`'system'`) or sandspawn's own (`'bundled'`); `null`
    * when no bwrap ran (danger-full-access, macOS, or unavailable). */
   bwrapSource: 'system' | 'bundled' | null
-  /** The Landlock ABI in use; always `null` in this build (no Landlock mode yet). */
+  /** The Landlock ABI in use (Landlock mode only), else `null`. */
   landlockAbi: number | null
-  /** Guarantees the mechanism does not give; empty for bwrap and Seatbelt. */
+  /** Guarantees the mechanism does not give; empty for bwrap and Seatbelt. Landlock mode:
+   * `'pid-isolation'`, `'ipc-isolation'`, `'private-proc'`, and below ABI 5 `'device-ioctl'`,
+   * below ABI 6 `'signal-scope'`. */
   notEnforced: string[]
 }
 
@@ -233,7 +237,8 @@ export interface SandboxDenial {
   host: string | null
 }
 
-export type SandboxType = 'none' | 'bwrap' | 'seatbelt'
+/** 'landlock': Linux without user namespaces, opt-in (`linux.allow`), Landlock + seccomp + a supervisor; see `sandboxDetails.notEnforced`. */
+export type SandboxType = 'none' | 'bwrap' | 'seatbelt' | 'landlock'
 
 export interface SpawnResult {
   /** The argv as given. */

@@ -244,6 +244,13 @@ pub fn parse_spawn_options(command: &Value, options: &Value, host: &HostContext,
 /// platform (one options object serves all hosts); only Linux reads it.
 pub fn parse_linux_options(value: Option<&Value>) -> Result<LinuxOptions> {
     let mut o = LinuxOptions::default();
+    // The host-only opt-in applies unless the API option names the mechanisms itself.
+    let given = matches!(value, Some(Value::Object(m)) if m.get("allow").is_some_and(|v| !v.is_null()));
+    if !given {
+        if let Some(text) = std::env::var_os(LINUX_ALLOW_ENV) {
+            (o.allow_bwrap, o.allow_landlock) = allow_from_env(&text.to_string_lossy())?;
+        }
+    }
     let m = match value {
         None => return Ok(o),
         Some(Value::Object(m)) => m,
@@ -273,6 +280,26 @@ pub fn parse_linux_options(value: Option<&Value>) -> Result<LinuxOptions> {
         }
     }
     Ok(o)
+}
+
+/// `SANDSPAWN_LINUX_ALLOW=bwrap,landlock`: read in the host process only, never passed to a command.
+pub const LINUX_ALLOW_ENV: &str = "SANDSPAWN_LINUX_ALLOW";
+
+/// The mechanisms `SANDSPAWN_LINUX_ALLOW` names, as (bwrap, landlock); empty means the default.
+fn allow_from_env(text: &str) -> Result<(bool, bool)> {
+    let words: Vec<&str> = text.split(',').map(str::trim).filter(|w| !w.is_empty()).collect();
+    if words.is_empty() {
+        return Ok((true, false));
+    }
+    let (mut bwrap, mut landlock) = (false, false);
+    for w in words {
+        match w {
+            "bwrap" => bwrap = true,
+            "landlock" => landlock = true,
+            _ => return Err(SandboxError::invalid(LINUX_ALLOW_ENV, format!("(environment variable) names {w:?}; expected a comma-separated list of 'bwrap' and 'landlock'"))),
+        }
+    }
+    Ok((bwrap, landlock))
 }
 
 fn no_nul(option: &str, s: &str) -> Result<()> {
@@ -410,6 +437,14 @@ mod tests {
         assert!(parse(json!({"pty": true, "stdin": "pipe"}), None).is_ok());
         let e = parse(json!({"pty": {"cols": -1}}), None).unwrap_err();
         assert!(e.message.starts_with("options.pty.cols"), "{}", e.message);
+    }
+
+    #[test]
+    fn linux_allow_env_words() {
+        assert_eq!(allow_from_env("bwrap,landlock").unwrap(), (true, true));
+        assert_eq!(allow_from_env(" landlock ").unwrap(), (false, true));
+        assert_eq!(allow_from_env("").unwrap(), (true, false));
+        assert!(allow_from_env("bwrap,none").unwrap_err().message.contains("SANDSPAWN_LINUX_ALLOW"));
     }
 
     #[test]

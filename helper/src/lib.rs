@@ -3,6 +3,7 @@
 //! the failure report the helper sends back (`report`) and the proxy variables of the network
 //! allow-list (`proxy_env`). Pure code: the binary in `main.rs` does the system calls.
 
+pub mod landlock;
 pub mod protocol;
 pub mod proxy_env;
 pub mod report;

@@ -26,7 +26,9 @@ use sandspawn_helper::report::{Failure, Stage};
 use sandspawn_helper::rlimit::Rlimit;
 use sandspawn_helper::seccomp;
 
+mod confine;
 mod listen;
+mod supervisor;
 
 /// Keeps the marker in the binary, where the addon looks for it (see `protocol::MARKER`).
 #[used]
@@ -97,6 +99,10 @@ fn run(args: Vec<OsString>) {
             fail(steps.report_fd, failure);
         }
     }
+    if let Some(ll) = &steps.landlock {
+        // The Landlock mode: the helper stays as the supervisor and forks the command.
+        supervisor::run(ll, steps.report_fd, command);
+    }
     if steps.block_unix_sockets {
         if let Err(failure) = block_unix_sockets() {
             fail(steps.report_fd, failure);
@@ -106,12 +112,12 @@ fn run(args: Vec<OsString>) {
     fail(steps.report_fd, failure)
 }
 
-fn last_errno() -> i32 {
+pub(crate) fn last_errno() -> i32 {
     std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
 }
 
 /// The OS's words for `errno`, without Rust's ` (os error N)` suffix.
-fn describe(errno: i32) -> String {
+pub(crate) fn describe(errno: i32) -> String {
     let text = std::io::Error::from_raw_os_error(errno).to_string();
     match text.rfind(" (os error ") {
         Some(at) => text[..at].to_string(),
@@ -204,7 +210,7 @@ fn block_unix_sockets() -> Result<(), Failure> {
 
 /// `execvp` the command: a name without `/` is looked up in the `PATH` the command was given, as
 /// bwrap did before the helper existed. Returns only on failure.
-fn exec(command: &[OsString]) -> Failure {
+pub(crate) fn exec(command: &[OsString]) -> Failure {
     let name = String::from_utf8_lossy(command[0].as_bytes()).into_owned();
     let argv: Result<Vec<CString>, _> = command.iter().map(|a| CString::new(a.as_bytes())).collect();
     let Ok(argv) = argv else {
@@ -218,7 +224,7 @@ fn exec(command: &[OsString]) -> Failure {
 }
 
 /// Report on stderr and, when the runner asked for it, on the report descriptor; then exit.
-fn fail(report_fd: Option<i32>, failure: Failure) -> ! {
+pub(crate) fn fail(report_fd: Option<i32>, failure: Failure) -> ! {
     let line = format!("sandspawn-helper: {}\n", failure.message);
     unsafe { libc::write(2, line.as_ptr().cast(), line.len()) };
     if let Some(fd) = report_fd {

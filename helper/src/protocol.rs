@@ -3,7 +3,9 @@
 //! from another refuse each other with a clear message instead of misreading flags.
 //!
 //! ```text
-//! sandspawn-helper v1 [--null-fds=N,...] [--controlling-tty] [--rlimit=NAME:SOFT:HARD]... [--block-unix-sockets] [--report-fd=N] [--net-listen=N] -- COMMAND [ARG...]
+//! sandspawn-helper v1 [--null-fds=N,...] [--controlling-tty] [--rlimit=NAME:SOFT:HARD]... [--block-unix-sockets]
+//!     [--report-fd=N] [--net-listen=N]
+//!     [--landlock=ABI --sockets=none|unix|all --control-fd=N --ll-read=PATH... --ll-write=PATH...] -- COMMAND [ARG...]
 //! sandspawn-helper --version
 //! ```
 
@@ -46,6 +48,37 @@ pub struct Steps {
     /// the host's proxy over this inherited `AF_UNIX` descriptor (SCM_RIGHTS), close it, and set the
     /// proxy variables (see `proxy_env`) for the command. Runner only: the proxy lives in the host.
     pub net_listen_fd: Option<i32>,
+    /// The Landlock mode (no bwrap): supervise the command as a subreaper and confine it with
+    /// Landlock at this ABI plus the Landlock-mode seccomp filter (see `landlock`, `seccomp`).
+    pub landlock: Option<LandlockSteps>,
+}
+
+/// What the Landlock mode confines the command to (paths absolute, as the plan resolved them).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LandlockSteps {
+    /// The ABI the plan was built for: the helper refuses to run below it.
+    pub abi: u32,
+    /// Trees readable (and executable) by the command.
+    pub read: Vec<String>,
+    /// Trees (or single files) writable by the command.
+    pub write: Vec<String>,
+    pub sockets: crate::seccomp::Sockets,
+    /// Runner only: EOF on this descriptor (the runner closed it, or died) kills the whole tree.
+    pub control_fd: Option<i32>,
+}
+
+impl Default for crate::seccomp::Sockets {
+    fn default() -> Self {
+        crate::seccomp::Sockets::None
+    }
+}
+
+fn sockets_word(s: crate::seccomp::Sockets) -> &'static str {
+    match s {
+        crate::seccomp::Sockets::None => "none",
+        crate::seccomp::Sockets::UnixOnly => "unix",
+        crate::seccomp::Sockets::All => "all",
+    }
 }
 
 impl Steps {
@@ -69,6 +102,15 @@ impl Steps {
         if let Some(fd) = self.net_listen_fd {
             args.push(format!("--net-listen={fd}"));
         }
+        if let Some(ll) = &self.landlock {
+            args.push(format!("--landlock={}", ll.abi));
+            args.push(format!("--sockets={}", sockets_word(ll.sockets)));
+            if let Some(fd) = ll.control_fd {
+                args.push(format!("--control-fd={fd}"));
+            }
+            args.extend(ll.read.iter().map(|p| format!("--ll-read={p}")));
+            args.extend(ll.write.iter().map(|p| format!("--ll-write={p}")));
+        }
         args.push("--".into());
         args
     }
@@ -86,13 +128,25 @@ impl Steps {
             ));
         }
         let mut steps = Steps::default();
+        let mut landlock_only = false;
+        let (mut read, mut write, mut sockets, mut control_fd) = (Vec::new(), Vec::new(), crate::seccomp::Sockets::None, None);
         for (i, arg) in args.iter().enumerate().skip(1) {
             let text = arg.to_string_lossy();
             match text.as_ref() {
                 "--" => {
+                    if let Some(ll) = steps.landlock.as_mut() {
+                        (ll.read, ll.write, ll.sockets, ll.control_fd) = (std::mem::take(&mut read), std::mem::take(&mut write), sockets, control_fd);
+                    }
                     let command = &args[i + 1..];
                     if command.is_empty() {
                         return Err("no command after `--`".into());
+                    }
+                    if let Some(ll) = &steps.landlock {
+                        if ll.read.is_empty() {
+                            return Err("--landlock needs at least one --ll-read".into());
+                        }
+                    } else if landlock_only {
+                        return Err("--ll-read, --ll-write, --sockets and --control-fd need --landlock".into());
                     }
                     return Ok((steps, command));
                 }
@@ -106,6 +160,28 @@ impl Steps {
                         steps.net_listen_fd = Some(descriptor(fd).ok_or_else(bad)?);
                     } else if let Some(limit) = text.strip_prefix("--rlimit=") {
                         steps.rlimits.push(Rlimit::parse(limit).ok_or_else(bad)?);
+                    } else if let Some(abi) = text.strip_prefix("--landlock=") {
+                        let abi = abi.parse::<u32>().ok().filter(|a| *a >= crate::landlock::MIN_ABI).ok_or_else(bad)?;
+                        steps.landlock.get_or_insert_with(LandlockSteps::default).abi = abi;
+                    } else if let Some(path) = text.strip_prefix("--ll-read=").filter(|p| p.starts_with('/')) {
+                        landlock_only = true;
+                        ll_path(arg, &text)?;
+                        read.push(path.to_string());
+                    } else if let Some(path) = text.strip_prefix("--ll-write=").filter(|p| p.starts_with('/')) {
+                        landlock_only = true;
+                        ll_path(arg, &text)?;
+                        write.push(path.to_string());
+                    } else if let Some(word) = text.strip_prefix("--sockets=") {
+                        landlock_only = true;
+                        sockets = match word {
+                            "none" => crate::seccomp::Sockets::None,
+                            "unix" => crate::seccomp::Sockets::UnixOnly,
+                            "all" => crate::seccomp::Sockets::All,
+                            _ => return Err(bad()),
+                        };
+                    } else if let Some(fd) = text.strip_prefix("--control-fd=") {
+                        landlock_only = true;
+                        control_fd = Some(descriptor(fd).ok_or_else(bad)?);
                     } else if let Some(list) = text.strip_prefix("--null-fds=") {
                         steps.null_fds = list.split(',').map(descriptor).collect::<Option<_>>().ok_or_else(bad)?;
                     } else {
@@ -116,6 +192,14 @@ impl Steps {
         }
         Err("missing `--` before the command".into())
     }
+}
+
+/// A Landlock path must be UTF-8 as written (a lossy conversion would name another path).
+fn ll_path(arg: &OsString, text: &str) -> Result<(), String> {
+    if arg.to_str().is_none() {
+        return Err(format!("argument {text:?} is not valid UTF-8"));
+    }
+    Ok(())
 }
 
 /// A descriptor number above stdio.
@@ -142,6 +226,17 @@ mod tests {
             Steps { controlling_tty: true, ..Steps::default() },
             Steps { controlling_tty: true, block_unix_sockets: true, report_fd: Some(4), ..Steps::default() },
             Steps { rlimits: vec![cpu(), nofile()], report_fd: Some(4), ..Steps::default() },
+            Steps {
+                report_fd: Some(4),
+                landlock: Some(LandlockSteps {
+                    abi: 6,
+                    read: vec!["/".into()],
+                    write: vec!["/w s".into(), "/t=x".into()],
+                    sockets: crate::seccomp::Sockets::UnixOnly,
+                    control_fd: Some(3),
+                }),
+                ..Steps::default()
+            },
         ] {
             let mut args = os(&steps.to_args().iter().map(String::as_str).collect::<Vec<_>>());
             args.extend(os(&["ls", "--", "-l"]));
@@ -188,6 +283,11 @@ mod tests {
         assert!(Steps::parse(&os(&["v1", "--rlimit=as:1:1", "--", "true"])).is_err());
         assert!(Steps::parse(&os(&["v1", "--rlimit=cpu:3:2", "--", "true"])).is_err(), "soft above hard");
         assert!(Steps::parse(&os(&["v1", "true"])).is_err(), "missing --");
+        assert!(Steps::parse(&os(&["v1", "--landlock=2", "--ll-read=/", "--", "true"])).is_err(), "ABI below 3");
+        assert!(Steps::parse(&os(&["v1", "--landlock=3", "--", "true"])).is_err(), "nothing readable");
+        assert!(Steps::parse(&os(&["v1", "--ll-write=/w", "--", "true"])).is_err(), "Landlock rules without --landlock");
+        assert!(Steps::parse(&os(&["v1", "--landlock=3", "--ll-read=rel", "--", "true"])).is_err(), "relative path");
+        assert!(Steps::parse(&os(&["v1", "--landlock=3", "--ll-read=/", "--sockets=tcp", "--", "true"])).is_err());
         assert!(Steps::parse(&os(&["v1", "--"])).is_err(), "missing command");
     }
 

@@ -14,6 +14,7 @@ const FLAGS = {
   'allow-domain': { type: 'string', multiple: true },
   'deny-domain': { type: 'string', multiple: true },
   'allow-unix-sockets': { type: 'boolean' },
+  'allow-landlock': { type: 'boolean' },
   tmp: { type: 'string' },
   cwd: { type: 'string' },
   timeout: { type: 'string' },

@@ -12,10 +12,10 @@ Options:
   --read-only PATH      kept read-only inside writable directories (repeatable)
   --deny-read PATH      can be neither read nor listed (repeatable)
   --network             allow network access (default: none, loopback included)
-  --allow-domain HOST   allow only this host, through sandspawn's proxy (repeatable; '*.x.y' for
-                        subdomains); any --allow-domain/--deny-domain turns the allow-list on
+  --allow-domain HOST   network only to this host, via a proxy (repeatable; '*.x.y': subdomains)
   --deny-domain HOST    refuse this host even if --allow-domain matches it (repeatable)
   --allow-unix-sockets  allow connecting to the host's Unix sockets
+  --allow-landlock      Linux: where bwrap cannot run, use the weaker Landlock mode (see README)
   --tmp MODE            writable, private or read-only
   --cwd DIR             working directory; relative paths in the options above resolve against it
   --timeout MS          kill the command's process tree after MS milliseconds
@@ -25,8 +25,7 @@ Options:
   --max-file-size SIZE  limit the size of each file written (bytes, or with k, m or g)
   --json                print the result, or the error, as JSON on stdout
   --ask                 after a sandbox denial, ask whether to run again without the sandbox
-  --no-pty              on a terminal, do not give the command a pseudo-terminal (by default,
-                        when stdin and stdout are terminals, it runs in one of the same size)
+  --no-pty              no pseudo-terminal (default when stdin and stdout are terminals: one)
 
 Exit status: the command's own, or 128+N when it (or sandspawn) got signal N; 125 when the
 sandbox could not run, 126 not executable, 127 not found, 2 bad usage.`

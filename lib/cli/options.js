@@ -29,6 +29,8 @@ function toSpawnOptions(values) {
   const limits = require('./limits').limitsFromFlags(values)
   if (limits) options.limits = limits
   if (values.platform !== undefined) options.platform = values.platform
+  // Linux: may fall back to the Landlock mode (no PID isolation) where bwrap cannot run.
+  if (values['allow-landlock']) options.linux = { allow: ['bwrap', 'landlock'] }
   return options
 }
 

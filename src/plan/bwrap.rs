@@ -194,6 +194,7 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         report_fd,
         helper: Some(helper.to_path_buf()),
         net_ctl_fd,
+        control_fd: None,
     })
 }
 

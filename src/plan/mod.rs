@@ -35,10 +35,13 @@ pub struct LaunchPlan {
     /// Runner only, with a `NetworkPolicy`: the child needs the sandbox end of the network
     /// bridge's socket pair at this descriptor (the helper's `--net-listen`).
     pub net_ctl_fd: Option<i32>,
+    /// Runner only, Landlock mode: the helper-supervisor's control pipe (EOF kills the tree).
+    pub control_fd: Option<i32>,
 }
 
 pub mod bwrap;
 pub mod limited;
+pub mod landlock;
 pub mod seatbelt;
 pub mod mount_targets;
 
@@ -128,12 +131,15 @@ fn direct(req: &PlanRequest) -> LaunchPlan {
         report_fd: None,
         helper: None,
         net_ctl_fd: None,
+        control_fd: None,
     }
 }
 
 /// The child's environment: the caller's plus the `SANDSPAWN_*` markers API.md promises.
 pub(crate) fn child_env(req: &PlanRequest, sandbox: SandboxType) -> BTreeMap<String, String> {
     let mut env = req.env.clone();
+    // The host's opt-in into weaker modes is not the command's business (nor its to pass on).
+    env.remove("SANDSPAWN_LINUX_ALLOW");
     if sandbox != SandboxType::None {
         env.insert("SANDSPAWN_SANDBOX".into(), sandbox.as_str().into());
     }

@@ -163,6 +163,7 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         report_fd: None,
         helper: None,
         net_ctl_fd: None,
+        control_fd: None,
     };
     // With a terminal the helper runs in front of sandbox-exec to take it (see `limited`).
     Ok(plan)

@@ -34,6 +34,9 @@ pub enum TreeKind {
     ProcessGroup,
     /// The spawned process is bwrap; the command and its descendants live in a PID namespace.
     PidNamespace,
+    /// The spawned process is the Landlock mode's supervisor (the helper, a subreaper): it
+    /// forwards signals to the tree, and kills all of it when its control pipe is closed.
+    Supervisor,
 }
 
 #[derive(Debug)]
@@ -60,6 +63,8 @@ pub struct Child {
     /// Processes of the run that are orphaned onto the host, pinned by pidfd for reaping (only
     /// when the host adopts orphans: see `reap`).
     orphans: Mutex<Vec<OwnedFd>>,
+    /// The supervisor's control pipe (write end): closing it kills the whole tree.
+    control: Mutex<Option<OwnedFd>>,
 }
 
 impl Child {
@@ -88,6 +93,11 @@ impl Child {
                 self.orphans.lock().unwrap().extend(super::reap::pin_sandbox_init(pid, ns));
             }
         }
+    }
+
+    /// Keep the supervisor's control pipe (see `TreeKind::Supervisor`).
+    pub fn hold_control(&self, fd: OwnedFd) {
+        *self.control.lock().unwrap() = Some(fd);
     }
 
     /// The pinned orphans, for `reap::reap_orphans` once the run has ended.
@@ -160,6 +170,10 @@ impl Child {
                 true
             }
             (TreeKind::PidNamespace, _) => false,
+            (TreeKind::Supervisor, _) => {
+                let _ = nix::sys::signal::kill(self.pid, sig);
+                true
+            }
         }
     }
 
@@ -179,6 +193,9 @@ impl Child {
                 let _ = nix::sys::signal::kill(self.pid, Signal::SIGKILL);
             }
             (TreeKind::PidNamespace, _) => self.kill_sandbox_in_setup(&state),
+            // Not SIGKILL to the supervisor: it would die before killing the tree. EOF on its
+            // control pipe makes it SIGKILL every descendant, then exit.
+            (TreeKind::Supervisor, _) => drop(self.control.lock().unwrap().take()),
         }
     }
 }
@@ -205,7 +222,7 @@ pub fn spawn_owned(
                 }
             };
             let state = Mutex::new(State { reaped: false, pid_ns: None, init_pid: None, usage: None });
-            let child = Arc::new(Child { pid, kind, setup_programs, state, orphans: Mutex::new(Vec::new()) });
+            let child = Arc::new(Child { pid, kind, setup_programs, state, orphans: Mutex::new(Vec::new()), control: Mutex::new(None) });
             let _ = started_tx.send(Ok(child.clone()));
             let status = wait_exit_no_reap(pid);
             let mut state = child.state.lock().unwrap();
@@ -220,6 +237,7 @@ pub fn spawn_owned(
             }
             state.usage = reap(pid);
             state.reaped = true;
+            child.control.lock().unwrap().take();
             drop(state);
             let _ = exit_tx.send(status);
         })?;

@@ -29,7 +29,7 @@ pub fn prepare(req: &SpawnRequest) -> Result<Prepared> {
     let child_path = req.env.get("PATH").map(String::as_str);
     let resolved = resolve_program(&req.command[0], child_path, &req.cwd)?;
     let sandbox = if req.policy.mode == SandboxMode::DangerFullAccess {
-        capabilities::Sandbox { bwrap: None, details: capabilities::SandboxDetails::default() }
+        capabilities::Sandbox { bwrap: None, landlock: false, details: capabilities::SandboxDetails::default() }
     } else {
         // bwrap is looked up in the host's PATH (never in the command's cwd).
         let host_path = std::env::var("PATH").ok();
@@ -38,13 +38,45 @@ pub fn prepare(req: &SpawnRequest) -> Result<Prepared> {
     let bwrap = sandbox.bwrap;
     let missing = req.policy.missing_read_only();
     let reservation = if missing.is_empty() || bwrap.is_none() { None } else { Some(mount_targets::reserve(&missing)) };
-    let plan = build_plan(req, bwrap.as_ref(), Some(Path::new(&resolved)), true, &limits)?;
+    let plan = match sandbox.details.landlock_abi {
+        Some(abi) if sandbox.landlock => build_landlock_plan(req, abi, Path::new(&resolved), &limits)?,
+        _ => build_plan(req, bwrap.as_ref(), Some(Path::new(&resolved)), true, &limits)?,
+    };
     Ok(Prepared { plan, reservation, details: sandbox.details, limits })
 }
 
 /// How `req.limits` are enforced for a plan on `req.platform` (see `limits::decide`).
 pub fn decide_limits(req: &SpawnRequest) -> Result<LimitPlan> {
     limits::decide(&req.limits, &HostFacts::read(req.platform, req.policy.mode != SandboxMode::DangerFullAccess))
+}
+
+/// The Landlock mode's plan (the runner's only: its supervisor needs the runner's control pipe).
+fn build_landlock_plan(req: &SpawnRequest, abi: u32, resolved: &Path, limits: &LimitPlan) -> Result<LaunchPlan> {
+    if limits.requested(crate::limits::Limit::Processes) {
+        // Without a user namespace of its own, RLIMIT_NPROC would count every process of this uid
+        // on the host, not the run's: not the limit that was asked for.
+        return Err(crate::error::SandboxError::unsupported(
+            "limits.processes cannot be enforced in the Landlock mode (without a user namespace the process limit \
+             counts every process of this user on the host); drop it, or run where bwrap works",
+        ));
+    }
+    let helper = crate::helper::require()?;
+    plan::landlock::build(
+        &PlanRequest {
+            command: &req.command,
+            cwd: &req.cwd,
+            env: &req.env,
+            policy: &req.policy,
+            platform: req.platform,
+            bwrap: None,
+            resolved_program: Some(resolved),
+            helper: Some(helper),
+            runner_fds: true,
+            terminal: req.pty.is_some(),
+            rlimits: &limits.rlimits,
+        },
+        abi,
+    )
 }
 
 /// The launch plan for a validated request (shared by the runner and `buildSandboxCommand`).

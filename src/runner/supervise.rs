@@ -85,7 +85,11 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
     .map_err(|e| internal("preparing the sandbox failed", e))?;
     let Prepared { plan, reservation, details, limits } = prepared?;
     let sandbox_type = plan.sandbox_type;
-    let kind = if sandbox_type == SandboxType::Bwrap { TreeKind::PidNamespace } else { TreeKind::ProcessGroup };
+    let kind = match sandbox_type {
+        SandboxType::Bwrap => TreeKind::PidNamespace,
+        SandboxType::Landlock => TreeKind::Supervisor,
+        _ => TreeKind::ProcessGroup,
+    };
 
     // Child-side descriptors are numbered 0..=5 (stdio, bwrap's status, the helper's report, the
     // network bridge); ours are lifted above that so no dup2 in the child can clobber a source
@@ -135,6 +139,14 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
     };
     let (status_ours, status_child) = runner_pipe(plan.status_fd)?;
     let (report_ours, report_child) = runner_pipe(plan.report_fd)?;
+    // The Landlock supervisor's control pipe: it reads, we hold the write end (see TreeKind::Supervisor).
+    let (control_ours, control_child) = match plan.control_fd {
+        Some(fd) => {
+            let (r, w) = pipe_above(min_fd).map_err(io_err)?;
+            (Some(w), Some((fd, r)))
+        }
+        None => (None, None),
+    };
     // The allow-list's proxy: serves the listener the helper sends over the bridge (crate::network).
     let (proxy, net_child) = match (plan.net_ctl_fd, &req.policy.network_proxy) {
         (Some(fd), Some(policy)) => {
@@ -168,7 +180,7 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
             ],
             (None, None) => unreachable!("a run has a terminal or pipes"),
         };
-        for (target, fd) in status_child.iter().chain(report_child.iter()).chain(net_child.iter()) {
+        for (target, fd) in status_child.iter().chain(report_child.iter()).chain(net_child.iter()).chain(control_child.iter()) {
             fds.push((*target, ChildFd::Dup(fd)));
         }
         spawn(&SpawnSpec { program: &program, argv: &argv, envp: &envp, cwd: &cwd, fds })
@@ -182,6 +194,9 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
         Ok(Err(e)) => return Err(spawn_error(e, &req.command[0], sandbox_type, &plan.program)),
         Err(e) => return Err(internal("spawning failed", e)),
     };
+    if let Some(w) = control_ours {
+        child.hold_control(w);
+    }
     let spawned_at = Instant::now();
     let pid = child.pid.as_raw() as u32;
 
@@ -379,6 +394,12 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
             return Err(setup_failure(setup_words));
         }
         from_bwrap(bwrap_status.exit_code, status)
+    } else if sandbox_type == SandboxType::Landlock {
+        // The supervisor exits as the command did; a record on the report pipe means it never ran.
+        if let Some(failure) = report_ours.as_ref().and_then(read_report) {
+            return Err(helper_failure(&failure, &req.command[0], &stderr_text));
+        }
+        from_wait_status(status)
     } else {
         from_wait_status(status)
     };
