@@ -195,6 +195,7 @@ async function run(command, values) {
   } else if (result.denial && !(values.ask && result.escalated)) {
     process.stderr.write(denialLine(result.denial) + '\n')
   }
+  for (const risk of result.hostRisks || []) process.stderr.write(require('../lib/host-risks').hostRiskLine(risk) + '\n')
   if (result.timedOut) process.stderr.write(`sandspawn: timed out after ${values.timeout} ms\n`)
   const code = result.exitCode !== null ? result.exitCode : 128 + (SIGNALS[result.signal] || 0)
   // Let stdout drain before exiting.

@@ -101,6 +101,7 @@ pub struct NativeResult {
     pub denial: Option<Value>,
     pub policy: Value,
     pub sandbox_details: Value,
+    pub host_risks: Value,
 }
 
 impl From<crate::runner::RunResult> for NativeResult {
@@ -131,6 +132,7 @@ impl From<crate::runner::RunResult> for NativeResult {
             denial: r.denial.map(|d| serde_json::to_value(d).unwrap_or(Value::Null)),
             policy: serde_json::to_value(&r.policy).unwrap_or(Value::Null),
             sandbox_details: serde_json::to_value(&r.sandbox_details).unwrap_or(Value::Null),
+            host_risks: serde_json::to_value(&r.host_risks).unwrap_or_else(|_| Value::Array(Vec::new())),
         }
     }
 }

@@ -11,6 +11,7 @@ pub mod error;
 pub mod helper;
 pub mod options;
 pub mod plan;
+pub mod planted;
 pub mod platform;
 pub mod policy;
 pub mod program;

@@ -24,6 +24,8 @@ pub(crate) struct RawPolicy {
     pub network: Option<bool>,
     pub allow_unix_sockets: Option<RawUnixSockets>,
     pub tmp: Option<TmpMode>,
+    /// Validated by `planted::names`; `None` when not given (the defaults apply).
+    pub protected_names: Option<Vec<String>>,
 }
 
 impl RawPolicy {
@@ -37,6 +39,7 @@ impl RawPolicy {
             network: None,
             allow_unix_sockets: None,
             tmp: None,
+            protected_names: None,
         }
     }
 }
@@ -50,6 +53,7 @@ const FIELDS: &[&str] = &[
     "network",
     "allowUnixSockets",
     "tmp",
+    "protectedNames",
 ];
 
 pub(crate) fn parse(value: Option<&Value>) -> Result<RawPolicy> {
@@ -110,6 +114,7 @@ fn parse_object(map: &Map<String, Value>) -> Result<RawPolicy> {
         network: field("network").map(|v| boolean("network", v)).transpose()?,
         allow_unix_sockets,
         tmp,
+        protected_names: field("protectedNames").map(|v| crate::planted::names::parse(Some(v))).transpose()?,
     })
 }
 

@@ -31,10 +31,19 @@ pub fn prepare(req: &SpawnRequest) -> Result<Prepared> {
         capabilities::require_sandbox(req.platform, host_path.as_deref(), &req.cwd, &req.linux)?
     };
     let bwrap = sandbox.bwrap;
+    let mut details = sandbox.details;
+    if req.policy.planted.truncated {
+        details.not_enforced.push(format!(
+            "planted configuration: the walk for repositories and protected names stopped at its bound ({} directories, {} levels); \
+             repositories beyond it are not protected",
+            crate::planted::scan::MAX_DIRS,
+            crate::planted::scan::MAX_DEPTH
+        ));
+    }
     let missing = req.policy.missing_read_only();
     let reservation = if missing.is_empty() || bwrap.is_none() { None } else { Some(mount_targets::reserve(&missing)) };
     let plan = build_plan(req, bwrap.as_ref(), Some(Path::new(&resolved)), bwrap.is_some())?;
-    Ok(Prepared { plan, reservation, details: sandbox.details })
+    Ok(Prepared { plan, reservation, details })
 }
 
 /// The launch plan for a validated request (shared by the runner and `buildSandboxCommand`).

@@ -5,6 +5,7 @@ use serde::Serialize;
 
 use crate::capabilities::SandboxDetails;
 use crate::denial::{classify_sandbox_denial, is_likely_sandbox_denied, CommandOutput, DenialContext, SandboxDenial};
+use crate::planted::HostRisk;
 use crate::platform::SandboxType;
 use crate::policy::ResolvedPolicy;
 
@@ -35,6 +36,8 @@ pub struct RunResult {
     pub policy: ResolvedPolicy,
     /// Which sandbox mechanism ran (which bwrap, on Linux).
     pub sandbox_details: SandboxDetails,
+    /// Planted configuration the sandbox could not prevent (Linux), found after the run.
+    pub host_risks: Vec<HostRisk>,
 }
 
 /// The interleaved output. When only one stream wrote, it is that stream, and no copy is kept.

@@ -297,6 +297,14 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
         from_wait_status(status)
     };
 
+    // What the mounts could not prevent (Linux), after the placeholders are gone.
+    let host_risks = if sandbox_type == SandboxType::Bwrap {
+        let baseline = req.policy.planted.clone();
+        tokio::task::spawn_blocking(move || crate::planted::detect(&baseline)).await.map_err(|e| internal("checking for planted configuration failed", e))?
+    } else {
+        Vec::new()
+    };
+
     let mut result = RunResult {
         command: req.command.clone(),
         cwd: req.cwd.to_string_lossy().into_owned(),
@@ -320,6 +328,7 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
         denial: None,
         policy: req.policy.clone(),
         sandbox_details: details,
+        host_risks,
     };
     result.classify();
     Ok(result)
