@@ -36,6 +36,7 @@ pub struct LaunchPlan {
 
 pub mod bwrap;
 pub mod seatbelt;
+mod seatbelt_planted;
 pub mod mount_targets;
 
 /// What sandspawn knows about the bwrap binary it will run (found and probed by `capabilities`).

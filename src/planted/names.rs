@@ -59,15 +59,15 @@ pub fn parse(value: Option<&Value>) -> Result<Vec<String>> {
     Ok(names)
 }
 
-/// One file name: not a path, not `.`/`..`, and not `.git` (which `protectGit` governs, with a
-/// directory rather than a file as its placeholder).
+/// One file name: not a path, not `.`/`..`, not `.git` (which `protectGit` governs), and nothing a
+/// Seatbelt regex literal could not hold verbatim (quotes, backslashes, control characters).
 fn check(option: &str, name: &str) -> Result<()> {
     let problem = if name.is_empty() {
         "must not be empty"
     } else if name.contains('/') {
         "must be a single file name, not a path (it is matched at the top of each writable root and repository)"
-    } else if name.contains('\0') {
-        "contains a NUL byte"
+    } else if name.chars().any(|c| c.is_control() || c == '"' || c == '\\') {
+        "must not contain control characters, quotes or backslashes"
     } else if name == "." || name == ".." {
         "must be a file name, not `.` or `..`"
     } else if name == ".git" {
@@ -105,7 +105,7 @@ mod tests {
         assert!(err(json!(".envrc")).starts_with("options.sandbox.protectedNames: must be an array"));
         assert!(err(json!([1])).starts_with("options.sandbox.protectedNames[0]: must be a string"));
         assert!(err(json!(["ok", "a/b"])).starts_with("options.sandbox.protectedNames[1]:"));
-        for bad in ["", ".", "..", ".git", "/abs", "a\0b"] {
+        for bad in ["", ".", "..", ".git", "/abs", "a\0b", "a\"b", "a\\b", "a\nb"] {
             assert!(err(json!([bad])).starts_with("options.sandbox.protectedNames[0]:"), "{bad:?}");
         }
         assert!(err(json!(["x".repeat(256)])).contains("255"));
