@@ -68,6 +68,7 @@ export interface NativeResult {
   denial?: any
   policy: any
   sandboxDetails: any
+  hostRisks: any
 }
 
 /** The sandspawn core version (for diagnostics). */

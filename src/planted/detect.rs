@@ -79,7 +79,7 @@ fn new_repository(dot_git: &Path, since: i64, risks: &mut Vec<HostRisk>) {
         "a git repository was created during the run (a mount cannot prevent that on Linux); git run in this directory on the host uses its configuration and hooks",
     );
     if !risky.is_empty() {
-        detail.push_str(&format!("; its configuration sets {}, which make git run programs", risky.join(", ")));
+        detail.push_str(&format!("; its configuration sets {}, each of which makes git run a program", risky.join(", ")));
     }
     risks.push(HostRisk { path: dot_git.to_string_lossy().into_owned(), kind: RiskKind::RepositoryCreated, detail });
     let hooks_dirs = dirs.iter().map(|d| d.join("hooks")).chain(repo::hooks_dirs(top, &dirs));
