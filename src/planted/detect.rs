@@ -28,7 +28,7 @@ pub struct HostRisk {
 }
 
 pub fn detect(baseline: &Baseline) -> Vec<HostRisk> {
-    let found = scan::walk(&baseline.spec);
+    let (found, _) = scan::walk_indexed(&baseline.spec, Some(&baseline.index));
     let mut risks = Vec::new();
     if baseline.report_repositories {
         for dot_git in found.git_entries.iter().filter(|p| !baseline.git.contains(*p)) {

@@ -39,6 +39,8 @@ pub struct Baseline {
     pub truncated: bool,
     /// When the baseline was taken (unix seconds, rounded down).
     pub taken_at: i64,
+    /// The directories the walk read, so that the walk after the run reads only changed ones.
+    pub index: scan::Index,
 }
 
 /// What to protect, from the policy.
@@ -66,8 +68,10 @@ pub fn protect(roots: &mut [WritableRoot], req: &Request) -> Baseline {
         }
         c.names(top, req.names);
     }
-    let spec = scan::WalkSpec { roots: req.scan_roots.to_vec(), skip, names: req.names.to_vec(), repositories: true };
-    let found = scan::walk(&spec);
+    // Repositories are looked for when their git dirs are protected or their tops get names.
+    let repositories = req.protect_git || !req.names.is_empty();
+    let spec = scan::WalkSpec { roots: req.scan_roots.to_vec(), skip, names: req.names.to_vec(), repositories };
+    let (found, index) = scan::walk_indexed(&spec, None);
     for dot_git in &found.git_entries {
         let top = dot_git.parent().unwrap_or(Path::new("/"));
         if tops.iter().any(|t| t == top) {
@@ -86,6 +90,7 @@ pub fn protect(roots: &mut [WritableRoot], req: &Request) -> Baseline {
         report_repositories: req.protect_git,
         truncated: found.truncated,
         taken_at,
+        index,
     }
 }
 

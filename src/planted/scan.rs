@@ -8,9 +8,15 @@
 //! `node_modules` (package managers own it; git tools and editors do not look for repositories
 //! there), into a denied path, or into another writable root (walked on its own). Only directory
 //! entries are read (`getdents`: the entry type comes with the name), no file is opened or stat'ed.
+//!
+//! The walk after the run reuses the first one's listing of every directory whose inode and ctime
+//! are unchanged and whose ctime was already older than the walk (`Index`): adding, removing or
+//! renaming an entry sets the directory's ctime to now, and ctime cannot be set from user space
+//! (unlike mtime), so such a directory has exactly the entries it had. Only its `lstat` is paid.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::ffi::OsString;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 /// Directories below a root that are still read.
@@ -44,10 +50,35 @@ pub struct Found {
     pub dirs_read: usize,
 }
 
-pub fn walk(spec: &WalkSpec) -> Found {
+/// What one directory looked like when it was read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DirState {
+    ino: u64,
+    ctime: (i64, i64),
+    /// Its subdirectories that the walk entered.
+    subdirs: Vec<PathBuf>,
+}
+
+/// Every directory a walk read, for the next walk of the same area.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Index {
+    dirs: HashMap<PathBuf, DirState>,
+    /// Unix seconds when the walk started: a directory changed in that second or later is read again
+    /// (a timestamp is coarser than the time between two changes).
+    started: i64,
+}
+
+fn now_secs() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0)
+}
+
+/// Walk the area. With `prior` (the index of an earlier walk of the same spec) unchanged
+/// directories are not read again, and their entries are not reported again (they are the same).
+pub fn walk_indexed(spec: &WalkSpec, prior: Option<&Index>) -> (Found, Index) {
+    let mut index = Index { dirs: HashMap::new(), started: now_secs() };
     let mut found = Found::default();
     if spec.roots.is_empty() || (spec.names.is_empty() && !spec.repositories) {
-        return found;
+        return (found, index);
     }
     let names: HashSet<OsString> = spec.names.iter().map(OsString::from).collect();
     let skip: HashSet<&Path> = spec.skip.iter().chain(spec.roots.iter()).map(PathBuf::as_path).collect();
@@ -57,10 +88,17 @@ pub fn walk(spec: &WalkSpec) -> Found {
             found.truncated = true;
             break;
         }
+        let Ok(meta) = dir.symlink_metadata() else { continue };
+        let ctime = (meta.ctime(), meta.ctime_nsec());
+        if let Some(old) = prior.and_then(|p| p.dirs.get(&dir).filter(|d| d.ino == meta.ino() && d.ctime == ctime && ctime.0 < p.started)) {
+            queue.extend(old.subdirs.iter().map(|s| (s.clone(), depth + 1)));
+            continue;
+        }
         found.dirs_read += 1;
         // An unreadable directory holds nothing the command could plant either (it runs as the
         // same user, with fewer rights).
         let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        let mut subdirs = Vec::new();
         for entry in entries.flatten() {
             let name = entry.file_name();
             let Ok(ft) = entry.file_type() else { continue };
@@ -82,11 +120,17 @@ pub fn walk(spec: &WalkSpec) -> Found {
                     found.truncated = true;
                     continue;
                 }
+                subdirs.push(path.clone());
                 queue.push_back((path, depth + 1));
             }
         }
+        index.dirs.insert(dir, DirState { ino: meta.ino(), ctime, subdirs });
     }
-    found
+    (found, index)
+}
+
+pub fn walk(spec: &WalkSpec) -> Found {
+    walk_indexed(spec, None).0
 }
 
 #[cfg(test)]
@@ -129,6 +173,32 @@ mod tests {
         let f = walk(&spec(&r, &[]));
         assert!(f.truncated);
         assert_eq!(f.dirs_read, MAX_DEPTH + 1);
+    }
+
+    #[test]
+    fn a_second_walk_reads_only_changed_directories() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        std::fs::create_dir_all(r.join("a/b/c")).unwrap();
+        std::fs::create_dir_all(r.join("x/y")).unwrap();
+        let s = spec(&r, &[".envrc"]);
+        let (first, mut index) = walk_indexed(&s, None);
+        assert_eq!(first.dirs_read, 6);
+        // As if the first walk had run two seconds after every directory last changed (within the
+        // same second everything is read again). The ctimes recorded are the real ones.
+        let ctime_of = |p: &Path| std::fs::symlink_metadata(p).map(|m| (m.ctime(), m.ctime_nsec())).unwrap();
+        for (p, d) in index.dirs.iter_mut() {
+            d.ctime = ctime_of(p);
+        }
+        index.started = now_secs() + 2;
+        let (again, _) = walk_indexed(&s, Some(&index));
+        assert_eq!(again.dirs_read, 0, "nothing changed");
+        std::fs::create_dir_all(r.join("a/b/c/new/.git")).unwrap();
+        std::fs::write(r.join("x/.envrc"), "x").unwrap();
+        let (changed, _) = walk_indexed(&s, Some(&index));
+        assert_eq!(changed.git_entries, vec![r.join("a/b/c/new/.git")]);
+        assert_eq!(changed.named, vec![r.join("x/.envrc")]);
+        assert_eq!(changed.dirs_read, 3, "c, its new directory, and x");
     }
 
     #[test]
