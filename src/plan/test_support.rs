@@ -15,8 +15,11 @@ pub fn policy(v: serde_json::Value, cwd: &Path, platform: Platform) -> ResolvedP
     policy_as_given(without_protected_names(v), cwd, platform)
 }
 
+/// `v` resolved and walked for repositories, as a run does.
 pub fn policy_as_given(v: serde_json::Value, cwd: &Path, platform: Platform) -> ResolvedPolicy {
-    resolve_policy(Some(&v), &PolicyContext { cwd: cwd.to_path_buf(), tmpdir: None, platform }).unwrap()
+    let mut p = resolve_policy(Some(&v), &PolicyContext { cwd: cwd.to_path_buf(), tmpdir: None, platform }).unwrap();
+    crate::planted::walk_and_protect(&mut p);
+    p
 }
 
 /// `v` with `protectedNames: []` added unless it sets them (a mode string becomes `{ mode }`).

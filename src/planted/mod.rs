@@ -14,7 +14,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use crate::policy::paths::{canonical_lenient, Lenient};
-use crate::policy::{MissingReadOnly, PlaceholderKind, WritableRoot};
+use crate::policy::{MissingReadOnly, PlaceholderKind, ResolvedPolicy, WritableRoot};
 
 mod detect;
 pub mod gitconfig;
@@ -41,6 +41,8 @@ pub struct Baseline {
     pub taken_at: i64,
     /// The directories the walk read, so that the walk after the run reads only changed ones.
     pub index: scan::Index,
+    /// `walk_and_protect` ran (until then only the tops are protected).
+    pub walked: bool,
 }
 
 /// What to protect, from the policy.
@@ -54,9 +56,10 @@ pub struct Request<'a> {
     pub names: &'a [String],
 }
 
-/// Add the carve-outs to `roots` and return the baseline for `detect`.
+/// The carve-outs at the top of each writable root (cheap: a few `lstat`s), done while the policy
+/// is resolved. The walk for nested repositories is left to `walk_and_protect`, which the runner
+/// calls on a blocking thread (never on the JavaScript thread).
 pub fn protect(roots: &mut [WritableRoot], req: &Request) -> Baseline {
-    let taken_at = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
     let mut c = Carver { roots, deny: req.deny_read };
     // The user's own read-only paths (already carved): nothing to walk or create in them.
     let mut skip: Vec<PathBuf> = req.deny_read.to_vec();
@@ -70,28 +73,47 @@ pub fn protect(roots: &mut [WritableRoot], req: &Request) -> Baseline {
     }
     // Repositories are looked for when their git dirs are protected or their tops get names.
     let repositories = req.protect_git || !req.names.is_empty();
-    let spec = scan::WalkSpec { roots: req.scan_roots.to_vec(), skip, names: req.names.to_vec(), repositories };
+    Baseline {
+        spec: scan::WalkSpec { roots: req.scan_roots.to_vec(), skip, names: req.names.to_vec(), repositories },
+        report_repositories: req.protect_git,
+        ..Baseline::default()
+    }
+}
+
+/// Walk the writable roots (once per policy), carve out the repositories found below their tops,
+/// and keep what the walk saw as the baseline for `detect`.
+pub fn walk_and_protect(policy: &mut ResolvedPolicy) {
+    if policy.planted.walked {
+        return;
+    }
+    let taken_at = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
+    let spec = policy.planted.spec.clone();
     let (found, index) = scan::walk_indexed(&spec, None);
+    let tops: Vec<PathBuf> = policy.writable_roots.iter().map(|r| r.root.clone()).collect();
+    let names = policy.protected_names.clone();
+    let mut c = Carver { roots: &mut policy.writable_roots, deny: &policy.deny_read };
     for dot_git in &found.git_entries {
         let top = dot_git.parent().unwrap_or(Path::new("/"));
         if tops.iter().any(|t| t == top) {
-            continue; // done above
+            continue; // done by `protect`
         }
-        if req.protect_git {
+        if policy.protect_git {
             c.repository(dot_git, false);
         }
-        c.names(top, req.names);
+        c.names(top, &names);
     }
+    crate::policy::sort_carve_outs(&mut policy.writable_roots);
     let named = found.named.iter().filter_map(|p| p.symlink_metadata().ok().map(|m| (p.clone(), m.ino()))).collect();
-    Baseline {
+    policy.planted = std::sync::Arc::new(Baseline {
         spec,
         git: found.git_entries.into_iter().collect(),
         named,
-        report_repositories: req.protect_git,
+        report_repositories: policy.protect_git,
         truncated: found.truncated,
         taken_at,
         index,
-    }
+        walked: true,
+    });
 }
 
 struct Carver<'a> {

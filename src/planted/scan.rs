@@ -75,11 +75,11 @@ fn now_secs() -> i64 {
 /// Walk the area. With `prior` (the index of an earlier walk of the same spec) unchanged
 /// directories are not read again, and their entries are not reported again (they are the same).
 pub fn walk_indexed(spec: &WalkSpec, prior: Option<&Index>) -> (Found, Index) {
-    let mut index = Index { dirs: HashMap::new(), started: now_secs() };
     let mut found = Found::default();
     if spec.roots.is_empty() || (spec.names.is_empty() && !spec.repositories) {
-        return (found, index);
+        return (found, Index::default());
     }
+    let mut index = Index { dirs: HashMap::new(), started: now_secs() };
     let names: HashSet<OsString> = spec.names.iter().map(OsString::from).collect();
     let skip: HashSet<&Path> = spec.skip.iter().chain(spec.roots.iter()).map(PathBuf::as_path).collect();
     let mut queue: VecDeque<(PathBuf, usize)> = spec.roots.iter().map(|r| (r.clone(), 0)).collect();

@@ -3,19 +3,25 @@
 
 use std::path::{Path, PathBuf};
 
+use serde_json::json;
+
 use super::*;
-use crate::policy::WritableRoot;
+use crate::platform::Platform;
+use crate::policy::{resolve_policy, PolicyContext, WritableRoot};
 
-fn root(p: &Path) -> Vec<WritableRoot> {
-    vec![WritableRoot { root: p.to_path_buf(), read_only: vec![], missing_read_only: vec![] }]
+/// The workspace-write policy for `cwd` (no /tmp), resolved and walked as a run does.
+fn policy(cwd: &Path, v: serde_json::Value) -> ResolvedPolicy {
+    let mut v = v;
+    v["mode"] = json!("workspace-write");
+    v["tmp"] = json!("read-only");
+    let mut p = resolve_policy(Some(&v), &PolicyContext { cwd: cwd.to_path_buf(), tmpdir: None, platform: Platform::Linux }).unwrap();
+    walk_and_protect(&mut p);
+    p
 }
 
-fn names(list: &[&str]) -> Vec<String> {
-    list.iter().map(|s| s.to_string()).collect()
-}
-
-fn run(roots: &mut [WritableRoot], scan: &[PathBuf], list: &[&str]) -> Baseline {
-    protect(roots, &Request { scan_roots: scan, deny_read: &[], protect_git: true, names: &names(list) })
+fn run(root: &Path, list: &[&str]) -> (Vec<WritableRoot>, Baseline) {
+    let p = policy(root, json!({ "protectedNames": list }));
+    (p.writable_roots.clone(), (*p.planted).clone())
 }
 
 fn missing(roots: &[WritableRoot]) -> Vec<(PathBuf, PlaceholderKind)> {
@@ -37,8 +43,7 @@ fn nested_repositories_hooks_and_names_are_carved() {
     std::fs::write(deep.join(".git/config"), "[core]\n\thooksPath = .husky/_\n").unwrap();
     std::fs::create_dir_all(deep.join(".husky")).unwrap();
     std::fs::write(deep.join(".envrc"), "use nix").unwrap();
-    let mut roots = root(&r);
-    let b = run(&mut roots, &[r.clone()], &[".envrc", ".vscode"]);
+    let (roots, b) = run(&r, &[".envrc", ".vscode"]);
     let ro = &roots[0].read_only;
     for p in [r.join(".git"), deep.join(".git"), deep.join(".husky"), deep.join(".envrc")] {
         assert!(ro.contains(&p), "{} not read-only in {ro:?}", p.display());
@@ -59,9 +64,8 @@ fn a_missing_hooks_directory_cannot_be_created() {
     let r = t.path().canonicalize().unwrap();
     init_repo(&r);
     std::fs::write(r.join(".git/config"), "[core]\n\thooksPath = .husky/_\n").unwrap();
-    let mut roots = root(&r);
-    run(&mut roots, &[r.clone()], &[]);
-    assert_eq!(missing(&roots), vec![(r.join(".husky"), PlaceholderKind::Dir), (r.join(".husky"), PlaceholderKind::Dir)]);
+    let (roots, _) = run(&r, &[]);
+    assert_eq!(missing(&roots), vec![(r.join(".husky"), PlaceholderKind::Dir)]);
 }
 
 #[test]
@@ -75,8 +79,7 @@ fn submodule_gitdir_and_symlinked_names() {
     std::fs::write(r.join("libs/sub/.git"), "gitdir: ../../store/modules/sub\n").unwrap();
     std::fs::write(r.join("shared-envrc"), "x").unwrap();
     std::os::unix::fs::symlink("shared-envrc", r.join(".envrc")).unwrap();
-    let mut roots = root(&r);
-    run(&mut roots, &[r.clone()], &[".envrc"]);
+    let (roots, _) = run(&r, &[".envrc"]);
     let ro = &roots[0].read_only;
     assert!(ro.contains(&r.join("libs/sub/.git")) && ro.contains(&r.join("store/modules/sub")), "{ro:?}");
     assert!(ro.contains(&r.join("shared-envrc")) && !ro.contains(&r.join(".envrc")), "a symlink's target is protected: {ro:?}");
@@ -87,12 +90,13 @@ fn no_names_and_no_git_protect_nothing() {
     let t = tempfile::tempdir().unwrap();
     let r = t.path().canonicalize().unwrap();
     init_repo(&r.join("x"));
-    let mut roots = root(&r);
-    let b = protect(&mut roots, &Request { scan_roots: &[r.clone()], deny_read: &[], protect_git: false, names: &[] });
+    let p = policy(&r, json!({ "protectGit": false, "protectedNames": [] }));
+    let (roots, b) = (&p.writable_roots, &p.planted);
     assert!(roots[0].read_only.is_empty() && roots[0].missing_read_only.is_empty());
+    assert_eq!(b.index, scan::Index::default(), "nothing to look for: nothing walked");
     std::fs::create_dir_all(r.join("y/.git/hooks")).unwrap();
     std::fs::write(r.join("y/.git/config"), "[core]\n\tfsmonitor = ./x\n").unwrap();
-    assert!(detect(&b).is_empty(), "protectGit false: new repositories are not reported");
+    assert!(detect(b).is_empty(), "protectGit false: new repositories are not reported");
 }
 
 #[test]
@@ -101,8 +105,7 @@ fn detects_planted_repositories_hooks_and_names() {
     let r = t.path().canonicalize().unwrap();
     init_repo(&r.join("old"));
     std::fs::write(r.join("old/.envrc"), "old").unwrap();
-    let mut roots = root(&r);
-    let b = run(&mut roots, &[r.clone()], &[".envrc", ".vscode"]);
+    let (_, b) = run(&r, &[".envrc", ".vscode"]);
     assert!(detect(&b).is_empty(), "nothing changed");
 
     // What a command could do through its bind.

@@ -110,6 +110,7 @@ pub(crate) mod paths;
 mod resolve;
 
 pub use resolve::resolve_policy;
+pub(crate) use resolve::sort_carve_outs;
 
 impl ResolvedPolicy {
     /// `true` when `path` (canonical) lies inside one of the writable roots.

@@ -73,11 +73,7 @@ pub fn resolve_policy(value: Option<&Value>, ctx: &PolicyContext) -> Result<Reso
         &mut roots,
         &crate::planted::Request { scan_roots: &scan_roots, deny_read: &deny_read, protect_git, names: &protected_names },
     );
-    for root in &mut roots {
-        sort_shallowest_first(&mut root.read_only);
-        root.missing_read_only.sort_by(|a, b| depth(&a.path).cmp(&depth(&b.path)).then_with(|| a.path.cmp(&b.path)));
-        root.missing_read_only.dedup_by(|a, b| a.path == b.path);
-    }
+    sort_carve_outs(&mut roots);
     sort_shallowest_first(&mut read_only_paths);
 
     Ok(ResolvedPolicy {
@@ -92,6 +88,15 @@ pub fn resolve_policy(value: Option<&Value>, ctx: &PolicyContext) -> Result<Reso
         protected_names,
         planted: std::sync::Arc::new(planted),
     })
+}
+
+/// Each root's carve-outs shallowest first, without duplicates (bwrap applies them in this order).
+pub(crate) fn sort_carve_outs(roots: &mut [WritableRoot]) {
+    for root in roots {
+        sort_shallowest_first(&mut root.read_only);
+        root.missing_read_only.sort_by(|a, b| depth(&a.path).cmp(&depth(&b.path)).then_with(|| a.path.cmp(&b.path)));
+        root.missing_read_only.dedup_by(|a, b| a.path == b.path);
+    }
 }
 
 fn deny_read(raw: &RawPolicy) -> Result<Vec<PathBuf>> {

@@ -20,7 +20,7 @@ pub struct Prepared {
     pub details: capabilities::SandboxDetails,
 }
 
-pub fn prepare(req: &SpawnRequest) -> Result<Prepared> {
+pub fn prepare(req: &mut SpawnRequest) -> Result<Prepared> {
     let child_path = req.env.get("PATH").map(String::as_str);
     let resolved = resolve_program(&req.command[0], child_path, &req.cwd)?;
     let sandbox = if req.policy.mode == SandboxMode::DangerFullAccess {
@@ -31,6 +31,8 @@ pub fn prepare(req: &SpawnRequest) -> Result<Prepared> {
         capabilities::require_sandbox(req.platform, host_path.as_deref(), &req.cwd, &req.linux)?
     };
     let bwrap = sandbox.bwrap;
+    // Here, on a blocking thread, not while the options were parsed on the JavaScript thread.
+    crate::planted::walk_and_protect(&mut req.policy);
     let mut details = sandbox.details;
     if req.policy.planted.truncated {
         details.not_enforced.push(format!(
@@ -47,7 +49,8 @@ pub fn prepare(req: &SpawnRequest) -> Result<Prepared> {
 }
 
 /// The launch plan for a validated request (shared by the runner and `buildSandboxCommand`).
-pub fn build_plan(req: &SpawnRequest, bwrap: Option<&crate::plan::BwrapInfo>, resolved: Option<&Path>, runner_fds: bool) -> Result<LaunchPlan> {
+pub fn build_plan(req: &mut SpawnRequest, bwrap: Option<&crate::plan::BwrapInfo>, resolved: Option<&Path>, runner_fds: bool) -> Result<LaunchPlan> {
+    crate::planted::walk_and_protect(&mut req.policy);
     // Linux sandbox plans run the helper; a missing or mismatched one makes them unavailable. A plan
     // for Linux built on another host (explain, tests) names where the helper would be.
     let helper = if req.platform == Platform::Linux && req.policy.mode != SandboxMode::DangerFullAccess {

@@ -74,7 +74,8 @@ fn internal(what: &str, e: impl std::fmt::Display) -> SandboxError {
 
 async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<Shared>, mut control: mpsc::UnboundedReceiver<Signal>) -> Result<RunResult> {
     let (req, prepared) = tokio::task::spawn_blocking(move || {
-        let p = prepare(&req);
+        let mut req = req;
+        let p = prepare(&mut req);
         (req, p)
     })
     .await
