@@ -69,6 +69,7 @@ export interface NativeResult {
   policy: any
   sandboxDetails: any
   hostRisks: any
+  networkDenials: any
 }
 
 /** The sandspawn core version (for diagnostics). */

@@ -20,8 +20,9 @@ export interface SandboxPolicy {
   protectGit?: boolean
   /** Files or directories the command can neither read nor list. */
   denyRead?: string[]
-  /** Default `false`: no network at all (loopback included on Linux). */
-  network?: boolean
+  /** Default `false`: no network at all (loopback included on Linux). `true`: the host's network.
+   * A `NetworkPolicy`: only the listed hosts, through a per-run proxy (Linux; see `NetworkPolicy`). */
+  network?: boolean | NetworkPolicy
   /** With the network off: `false` (default) blocks connecting to any Unix socket of the host;
    * `true` allows all; a list allows only those paths (macOS only; Linux rejects a list with
    * `ERR_SANDBOX_UNSUPPORTED`). */
@@ -127,6 +128,39 @@ export interface StartOptions extends SpawnOptions {
   stdin?: 'pipe' | 'ignore'
 }
 
+/** The network allow-list. The command keeps no network of its own; it reaches the listed hosts
+ * through a proxy that sandspawn runs for this run only (HTTP CONNECT, plain HTTP in absolute form,
+ * SOCKS5 with host names), named by `HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY` and friends inside.
+ * Names resolve on the host; loopback, private, link-local, CGNAT, multicast and cloud-metadata
+ * addresses (IPv4-mapped forms included) and the host's own addresses are refused unless listed in
+ * `allowPrivateAddresses`. Linux only for now (macOS: `ERR_SANDBOX_UNSUPPORTED`); not available in
+ * `buildSandboxCommand` plans (`ERR_SANDBOX_UNSUPPORTED`), since the proxy lives in the process
+ * that runs the command. */
+export interface NetworkPolicy {
+  /** `'registry.npmjs.org'`, `'*.github.com'` (strict subdomains, not the apex), `'1.2.3.4'`,
+   * `'[2001:db8::1]'`. Case-insensitive, trailing dot ignored. `*`, `*.com`, non-ASCII names (write
+   * punycode), ports and schemes are `ERR_SANDBOX_INVALID_OPTIONS`. `[]` allows nothing but still
+   * reports every attempt by host name. */
+  allowedDomains: string[]
+  /** Same syntax; checked first, so it wins over `allowedDomains`. */
+  deniedDomains?: string[]
+  /** Addresses or CIDR ranges (`'127.0.0.2'`, `'10.0.0.0/8'`, `'[fd00::1]'`) the proxy may connect
+   * to although the address guard would refuse them. */
+  allowPrivateAddresses?: string[]
+}
+
+/** One kind of request the network proxy refused, with how often. */
+export interface NetworkDenial {
+  host: string
+  port: number
+  /** `http`: plain HTTP request; `connect`: HTTP CONNECT tunnel; `socks5`: SOCKS5 CONNECT. */
+  via: 'http' | 'connect' | 'socks5'
+  /** `not_allowed`: not in `allowedDomains`; `denied`: matches `deniedDomains`; `private_address`:
+   * is or resolves only to a refused address; `malformed`: no valid host and port. */
+  reason: 'not_allowed' | 'denied' | 'private_address' | 'malformed'
+  count: number
+}
+
 export type DenialReason =
   | 'operation_not_permitted'
   | 'permission_denied'
@@ -135,15 +169,23 @@ export type DenialReason =
   | 'policy_denied'
   | 'sigsys'
   | 'failed_to_write_file'
+  /** The network allow-list's proxy refused a host (kind `network`, `host` names it). */
+  | 'network_denied'
 
 /** A structured verdict that the sandbox blocked something. */
 export interface SandboxDenial {
   reason: DenialReason
   kind: 'filesystem' | 'network' | 'process'
-  /** The denied path when the output names one. */
+  /**
+   * The denied path when the output names one (or the policy implies it, e.g. `<root>/.git/index`
+   * for git's `could not write index`). Always absolute: a relative name in a message is resolved
+   * against the result's `cwd`, so `result.denial` deep-equals `classifySandboxDenial(result)`.
+   */
   path: string | null
   /** The matching text (at most 512 characters). */
   snippet: string
+  /** The refused host for `network_denied`, else null. */
+  host: string | null
 }
 
 export type SandboxType = 'none' | 'bwrap' | 'seatbelt'
@@ -161,7 +203,8 @@ export interface SpawnResult {
   signal: NodeJS.Signals | null
   stdout: string
   stderr: string
-  /** stdout and stderr interleaved in arrival order. */
+  /** stdout and stderr interleaved in the order they were read: exact within each stream; across
+   * the two pipes only as good as the kernel's delivery (close writes can swap). */
   aggregatedOutput: string
   /** Some output was omitted (see `maxBuffer`). */
   truncated: boolean
@@ -172,13 +215,20 @@ export interface SpawnResult {
   sandboxType: SandboxType
   /** `isLikelySandboxDenied(sandboxType, result)`. */
   sandboxDenied: boolean
-  /** `classifySandboxDenial(result)`. */
+  /**
+   * `classifySandboxDenial(result)` (deep-equal). A timed-out run is judged by what it printed
+   * before the kill: evidence of a lookup the policy blocked gives `network_unreachable`; a silent
+   * timeout is `null`.
+   */
   denial: SandboxDenial | null
   /** Which mechanism ran, e.g. `{ bwrapSource: 'bundled', landlockAbi: null, notEnforced: [] }`. */
   sandboxDetails: SandboxDetails
   /** Planted configuration the sandbox could not prevent, found after the run; `[]` when none
    * (always `[]` on macOS, where Seatbelt denies creating it, and without a sandbox). */
   hostRisks: HostRisk[]
+  /** What the network allow-list's proxy refused, aggregated per host, port, via and reason
+   * (always present; `[]` when `network` is a boolean). */
+  networkDenials: NetworkDenial[]
 }
 
 /** Runs `command` (an argv; no shell) in the sandbox and resolves for every way it ended. Rejects
@@ -275,20 +325,33 @@ export declare function buildSandboxCommand(
   options?: SpawnOptions & { platform?: 'linux' | 'darwin' },
 ): LaunchPlan
 
+/** The bwrap binary sandspawn found and probed (Linux). */
+export interface BwrapInfo {
+  /** Absolute path of the binary. */
+  path: string
+  /** `bwrap --version` without the `bubblewrap ` prefix, e.g. `'0.8.0'`; null when unknown. */
+  version: string | null
+  /** This bwrap understands `--disable-userns` (0.8 and later). */
+  disableUserns: boolean
+  /** `/proc` cannot be mounted here (a masked `/proc` in a container). */
+  procUnmountable: boolean
+}
+
 export interface Capabilities {
-  platform: string
+  /** `'linux'`, `'darwin'`, or Node's name of another platform (e.g. `'win32'`). */
+  platform: 'linux' | 'darwin' | (string & {})
   sandboxType: SandboxType
   available: boolean
   /** What is wrong, in words (when unavailable). */
   reason: string | null
   /** How to fix it (when unavailable). */
   fix: string | null
-  /** A short id of the cause, e.g. `'bwrap-missing'`, `'apparmor-userns'`. */
-  cause?: string | null
-  /** The bwrap that runs, or the system one that failed (Linux). */
-  bwrap: { path: string; version: string | null; disableUserns: boolean; procUnmountable: boolean } | null
-  /** What the sandbox tool printed when its self-test failed. */
-  stderr?: string | null
+  /** A short id of the cause, e.g. `'bwrap-missing'`, `'apparmor-userns'`; null when available. */
+  cause: string | null
+  /** The bwrap that was found and probed, also when its self-test failed; null elsewhere. */
+  bwrap: BwrapInfo | null
+  /** What the sandbox tool printed when its self-test failed; null otherwise. */
+  stderr: string | null
   /** Which mechanism a run would use (`bwrapSource: null` when none can). */
   sandboxDetails: SandboxDetails
   /** Linux: the rungs of the fallback ladder tried, in order; when available, the last one runs. */

@@ -195,7 +195,7 @@ describe('a bundled bwrap that is not the one this build was made with', () => {
   function copyPackage() {
     const dir = mkTemp('pkg')
     for (const f of fs.readdirSync(ROOT)) {
-      if (/^(index\.(js|mjs|d\.ts)|binding\.(js|d\.ts)|package\.json|lib|bin)$/.test(f) || /\.node$/.test(f) || /^sandspawn-(bwrap|helper)/.test(f)) {
+      if (/^(index\.(js|mjs|d\.ts)|binding\.(js|d\.ts)|package\.json|lib|bin)$/.test(f) || /\.node$/.test(f) || /^sandspawn-(bwrap|helper$)/.test(f)) {
         fs.cpSync(path.join(ROOT, f), path.join(dir, f), { recursive: true })
       }
     }

@@ -59,42 +59,58 @@ test('codex vectors 12–13: seatbelt path extraction, including İ (length chan
   for (const p of ['/private/tmp/denied', '/private/tmp/İ-denied']) {
     const stderr = `bash: ${p}: Operation not permitted`
     const d = classifySandboxDenial({ sandboxType: 'seatbelt', ...out(1, stderr) })
-    assert.deepEqual(d, { reason: 'operation_not_permitted', kind: 'filesystem', path: p, snippet: stderr })
+    assert.deepEqual(d, { reason: 'operation_not_permitted', kind: 'filesystem', path: p, snippet: stderr, host: null })
   }
 })
 
 test('codex vector 14: read-only file system in aggregated output', () => {
   const agg = 'cargo failed: Read-only file system when writing target'
   const d = classifySandboxDenial({ sandboxType: 'seatbelt', ...out(101, '', { aggregatedOutput: agg }) })
-  assert.deepEqual(d, { reason: 'read_only_file_system', kind: 'filesystem', path: null, snippet: agg })
+  assert.deepEqual(d, { reason: 'read_only_file_system', kind: 'filesystem', path: null, snippet: agg, host: null })
 })
 
 test('codex vectors 15–16: sigsys on linux; nothing without a sandbox', () => {
-  assert.deepEqual(classifySandboxDenial({ sandboxType: 'bwrap', ...out(159) }), { reason: 'sigsys', kind: 'process', path: null, snippet: '' })
+  assert.deepEqual(classifySandboxDenial({ sandboxType: 'bwrap', ...out(159) }), { reason: 'sigsys', kind: 'process', path: null, snippet: '', host: null })
   assert.equal(classifySandboxDenial({ sandboxType: 'bwrap', ...out(null, '', { signal: 'SIGSYS' }) }).reason, 'sigsys')
   assert.equal(isLikelySandboxDenied('seatbelt', out(159)), false)
   assert.equal(classifySandboxDenial({ sandboxType: 'none', ...out(1, 'Operation not permitted') }), null)
 })
 
-test('the labelled corpus of real bwrap outputs: every label right, and the keyword heuristic is measurably worse', () => {
+/** Detection score: precision and recall, a "positive" being a case labelled as a denial. */
+function score(pairs) {
+  const tp = pairs.filter(([l, s]) => l && s).length
+  const fp = pairs.filter(([l, s]) => !l && s).length
+  const fn = pairs.filter(([l, s]) => l && !s).length
+  return { precision: tp / Math.max(1, tp + fp), recall: tp / Math.max(1, tp + fn), tp, fp, fn }
+}
+const pct = (x) => `${(100 * x).toFixed(1)} %`
+
+test('the labelled corpus of real outputs: every label right, precision >= 98 % and recall >= 95 %, beside the Codex heuristic', () => {
   const corpus = JSON.parse(fs.readFileSync(path.join(__dirname, 'denial-corpus', 'corpus.json'), 'utf8'))
-  assert.ok(corpus.length >= 40, `corpus has ${corpus.length} cases`)
-  let heuristicWrong = 0
+  assert.ok(corpus.length >= 150, `corpus has ${corpus.length} cases`)
+  const ours = []
+  const codex = []
   for (const c of corpus) {
-    const result = { sandboxType: c.sandboxType, exitCode: c.exitCode, signal: c.signal, stdout: c.stdout, stderr: c.stderr, aggregatedOutput: c.stdout + c.stderr }
-    const d = classifySandboxDenial(result, { ...c.policy, cwd: c.cwd })
-    if (c.expected === null) {
+    const result = { sandboxType: c.sandboxType, cwd: c.cwd, exitCode: c.exitCode, signal: c.signal, stdout: c.stdout, stderr: c.stderr, aggregatedOutput: c.aggregatedOutput }
+    const d = classifySandboxDenial(result, c.policy)
+    if (c.knownMiss) {
+      assert.equal(d, null, `${c.id} is a known miss (${c.knownMiss}) but is now detected: update its label`)
+    } else if (c.expected === null) {
       assert.equal(d, null, `${c.id}: expected no denial, got ${JSON.stringify(d)}`)
     } else {
       assert.ok(d, `${c.id}: expected ${c.expected.reason}, got null`)
-      assert.equal(d.reason, c.expected.reason, c.id)
-      assert.equal(d.kind, c.expected.kind, c.id)
-      if ('path' in c.expected) assert.equal(d.path, c.expected.path, c.id)
+      assert.deepEqual({ reason: d.reason, kind: d.kind, path: d.path }, c.expected, c.id)
     }
-    if (isLikelySandboxDenied(c.sandboxType, result) !== (c.expected !== null)) heuristicWrong++
+    ours.push([c.expected !== null, d !== null])
+    codex.push([c.expected !== null, isLikelySandboxDenied(c.sandboxType, result)])
   }
-  console.log(`# denial corpus: ${corpus.length} cases; classifySandboxDenial wrong: 0; keyword heuristic (isLikelySandboxDenied) wrong: ${heuristicWrong}`)
-  assert.ok(heuristicWrong > 0)
+  const a = score(ours)
+  const b = score(codex)
+  console.log(`# denial corpus: ${corpus.length} cases, ${a.tp + a.fn} denials`)
+  console.log(`# classifySandboxDenial: precision ${pct(a.precision)}, recall ${pct(a.recall)} (fp ${a.fp}, fn ${a.fn})`)
+  console.log(`# isLikelySandboxDenied (Codex keywords): precision ${pct(b.precision)}, recall ${pct(b.recall)} (fp ${b.fp}, fn ${b.fn})`)
+  assert.ok(a.precision >= 0.98, `precision ${pct(a.precision)}`)
+  assert.ok(a.recall >= 0.95, `recall ${pct(a.recall)}`)
 })
 
 test('precision: Permission denied inside a writable root is an ordinary error; with read-only it is a denial', () => {
@@ -119,13 +135,75 @@ test('results of real runs carry their denial, using the run\'s own policy', asy
   const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'ss-deny-'))
   const r = await spawnSandboxed(['sh', '-c', 'echo x > /etc/sandspawn-denial-test'], { cwd: ws, sandbox: 'workspace-write' })
   assert.equal(r.sandboxDenied, true)
-  assert.deepEqual(r.denial, { reason: 'read_only_file_system', kind: 'filesystem', path: '/etc/sandspawn-denial-test', snippet: r.denial.snippet })
+  assert.deepEqual(r.denial, { reason: 'read_only_file_system', kind: 'filesystem', path: '/etc/sandspawn-denial-test', snippet: r.denial.snippet, host: null })
   assert.deepEqual(classifySandboxDenial(r), r.denial)
   const ok = await spawnSandboxed(['sh', '-c', 'echo x > inside.txt; false'], { cwd: ws, sandbox: 'workspace-write' })
   assert.equal(ok.exitCode, 1)
   assert.equal(ok.denial, null)
   assert.equal(ok.sandboxDenied, false)
   fs.rmSync(ws, { recursive: true })
+})
+
+// The misses and the false alarm of issue 22, each with the words the real tool prints (corpus ids
+// git-stash-protectgit, pyenv-rehash-ro, python-socket-refused-nonet, cargo-dep-home-ro,
+// npm-view-timeout-*).
+const fail = (stderr, extra = {}) => ({ sandboxType: 'bwrap', exitCode: 1, signal: null, stdout: '', stderr, aggregatedOutput: stderr, ...extra })
+
+test('git stash: "could not write index" is a denial when the policy kept .git read-only, not when .git was writable', () => {
+  const r = fail('error: could not write index\n', { cwd: '/w' })
+  assert.deepEqual(classifySandboxDenial(r, { mode: 'workspace-write', writableRoots: ['/w'] }), {
+    reason: 'read_only_file_system', kind: 'filesystem', path: '/w/.git/index', snippet: 'error: could not write index', host: null,
+  })
+  assert.equal(classifySandboxDenial(r, { mode: 'workspace-write', writableRoots: ['/w'], protectGit: false }), null)
+  assert.equal(classifySandboxDenial(r, 'read-only').path, null) // the repository's top is not known
+  assert.equal(isLikelySandboxDenied('bwrap', r), false) // Codex's keywords miss it
+})
+
+test('pyenv rehash: "cannot rehash: <dir> isn\'t writable" names the directory when the policy made it so', () => {
+  const r = fail("pyenv: cannot rehash: /root/.pyenv/shims isn't writable\n", { cwd: '/w' })
+  assert.deepEqual(classifySandboxDenial(r, 'read-only'), {
+    reason: 'read_only_file_system', kind: 'filesystem', path: '/root/.pyenv/shims', snippet: "pyenv: cannot rehash: /root/.pyenv/shims isn't writable", host: null,
+  })
+  assert.equal(classifySandboxDenial(r, { mode: 'workspace-write', writableRoots: ['/root/.pyenv'] }), null)
+})
+
+test('loopback "Connection refused" is a denial with the network off, an ordinary failure with it on', () => {
+  const r = fail('ConnectionRefusedError: [Errno 111] Connection refused\n')
+  assert.equal(classifySandboxDenial(r, { mode: 'read-only', network: false }).reason, 'network_unreachable')
+  assert.equal(classifySandboxDenial(r, { mode: 'read-only', network: true }), null)
+  const node = fail('Error: connect ECONNREFUSED 127.0.0.1:8080\n')
+  assert.equal(classifySandboxDenial(node, 'workspace-write').kind, 'network')
+})
+
+test('cargo: the path of "path: <p>, error: Read-only file system" is the whole path, never "<p>, error"', () => {
+  const line = 'warning: failed to write cache, path: /h/.cargo/registry/index/corpus/.cache/oo/ra/oorandom, error: Read-only file system (os error 30)'
+  const d = classifySandboxDenial(fail(line + '\n'), 'read-only')
+  assert.equal(d.path, '/h/.cargo/registry/index/corpus/.cache/oo/ra/oorandom')
+})
+
+test('a timeout is judged by what was printed before the kill: silent npm retries are no denial, logged failed lookups are', async () => {
+  const killed = { exitCode: null, signal: 'SIGTERM', timedOut: true }
+  assert.equal(classifySandboxDenial(fail('', killed), 'read-only'), null)
+  const logged = fail('npm http fetch GET http://registry.example.invalid/left-pad attempt 1 failed with EAI_AGAIN\n', killed)
+  assert.equal(classifySandboxDenial(logged, 'read-only').reason, 'network_unreachable')
+  const r = await spawnSandboxed(['sh', '-c', 'echo "curl: (6) Could not resolve host: x.invalid" >&2; sleep 30'], { timeout: 300 })
+  assert.equal(r.timedOut, true)
+  assert.equal(r.denial.reason, 'network_unreachable')
+  assert.deepEqual(classifySandboxDenial(r), r.denial)
+})
+
+test('paths are absolute and the same in result.denial and classifySandboxDenial(result)', async () => {
+  const ws = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ss-deny-')))
+  try {
+    const r = await spawnSandboxed(['bash', '-c', 'echo hi > out.txt'], { cwd: ws, sandbox: 'read-only' })
+    assert.equal(r.denial.path, path.join(ws, 'out.txt'))
+    assert.deepEqual(classifySandboxDenial(r), r.denial)
+    // A plain object with the same fields (no attached policy) resolves against its cwd too.
+    assert.equal(classifySandboxDenial({ ...r }).path, path.join(ws, 'out.txt'))
+    assert.deepEqual(classifySandboxDenial(JSON.parse(JSON.stringify(r)), 'read-only'), r.denial)
+  } finally {
+    fs.rmSync(ws, { recursive: true, force: true })
+  }
 })
 
 test('bad input to the classifiers is a SandboxError', () => {

@@ -183,6 +183,8 @@ describe('the helper is checked at load', () => {
         out.sandboxed = await settle(s.spawnSandboxed(['echo', 'ran'], { cwd: ${JSON.stringify(dir)} }))
         out.unsandboxed = await settle(s.spawnSandboxed(['echo', 'ran'], { cwd: ${JSON.stringify(dir)}, sandbox: 'danger-full-access' }))
         try { s.buildSandboxCommand(['true']); out.plan = { ok: true } } catch (e) { out.plan = { ok: false, code: e.code } }
+        const caps = await s.sandboxCapabilities()
+        out.caps = { available: caps.available, cause: caps.cause, reason: caps.reason }
         process.stdout.write(JSON.stringify(out))
       })()`
     const r = spawnSync(process.execPath, ['-e', script], {
@@ -208,6 +210,7 @@ describe('the helper is checked at load', () => {
     const out = probe(dir)
     assert.deepEqual(out.sandboxed, { ok: true, stdout: 'ran\n' })
     assert.deepEqual(out.plan, { ok: true })
+    assert.equal(out.caps.available, true)
   })
 
   const broken = [
@@ -228,6 +231,9 @@ describe('the helper is checked at load', () => {
       assert.match(out.sandboxed.message, /reinstall sandspawn/)
       assert.equal(out.plan.code, 'ERR_SANDBOX_UNAVAILABLE', 'no plan names an unusable helper')
       assert.deepEqual(out.unsandboxed, { ok: true, stdout: 'ran\n' }, 'danger-full-access needs no helper')
+      assert.equal(out.caps.available, false, 'sandboxCapabilities() says so too')
+      assert.equal(out.caps.cause, 'helper-unusable')
+      assert.ok(out.caps.reason && out.sandboxed.message.includes(out.caps.reason), `${out.caps.reason}`)
     })
   }
 })

@@ -299,7 +299,7 @@ test('2,000 sequential runs leak neither file descriptors nor memory', async () 
       await settle()
       console.log(JSON.stringify({ fd0, fd1: fds(), rss0, rss1: process.memoryUsage().rss, bad }))
     })().catch((e) => { console.error(e); process.exit(3) })`
-  const res = await runNode(code, { nodeArgs: ['--expose-gc'], timeoutMs: 80000 })
+  const res = await runNode(code, { nodeArgs: ['--expose-gc'], timeoutMs: 300000 })
   assert.equal(res.code, 0, res.stderr)
   const o = JSON.parse(res.stdout)
   assert.equal(o.bad, 0)
@@ -319,6 +319,10 @@ test('works inside worker_threads', async () => {
      ]).then(([a, b]) => parentPort.postMessage({ a, b }), (e) => parentPort.postMessage({ error: String(e) }))`,
     { eval: true },
   )
+  // Listen for 'exit' from the start. When the worker's last message and its exit reach the main
+  // thread in the same turn, Node's Worker[kOnExit] drains the port (emitting 'message') and then
+  // emits 'exit' synchronously, before an `await` on the message could attach a listener.
+  const exited = new Promise((resolve) => w.once('exit', resolve))
   const msg = await guard(new Promise((resolve, reject) => {
     w.once('message', resolve)
     w.once('error', reject)
@@ -328,7 +332,7 @@ test('works inside worker_threads', async () => {
   assert.equal(msg.a.exitCode, 3)
   assert.equal(msg.a.sandboxType, 'bwrap')
   assert.equal(msg.b.signal, 'SIGTERM')
-  const code = await guard(new Promise((resolve) => w.once('exit', resolve)), 15000, 'worker exits by itself')
+  const code = await guard(exited, 15000, 'worker exits by itself')
   assert.equal(code, 0)
 })
 

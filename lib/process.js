@@ -28,6 +28,7 @@ function toSpawnResult(raw) {
     denial: raw.denial ?? null,
     sandboxDetails: raw.sandboxDetails,
     hostRisks: raw.hostRisks ?? [],
+    networkDenials: raw.networkDenials ?? [],
   }
   resolvedPolicies.set(result, raw.policy)
   return result

@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 'use strict'
-// Build the native addon and its in-sandbox helper when either is missing or older than the
-// sources. Used by `npm install` (prepare) and `npm test`, so a fresh clone works with
-// `npm install` alone.
+// Build the native addon, its in-sandbox helper and the bundled bwrap when any is missing or
+// older than the sources. Used by `npm install` in a checkout (the `prepare` script, so a fresh
+// clone works with `npm install` alone) and by `npm test`. The published package.json has no
+// `prepare` (scripts/publish-manifest.js strips it while packing): consumers get prebuilt files and
+// are never asked to approve an install script.
 
 const fs = require('node:fs')
 const path = require('node:path')

@@ -68,7 +68,9 @@ fn command_output(output: &Value) -> Result<CommandOutput<'_>> {
         Some(Value::String(s)) => Some(s.as_str()),
         Some(v) => return Err(SandboxError::invalid("output.signal", format!("must be a string or null, got {}", describe(v)))),
     };
-    Ok(CommandOutput { exit_code, signal, stdout: text(output, "stdout")?, stderr: text(output, "stderr")?, aggregated: text(output, "aggregatedOutput")? })
+    // A SpawnResult's `cwd` (absolute) resolves relative paths in messages, as `result.denial` does.
+    let cwd = output.get("cwd").and_then(Value::as_str).map(std::path::Path::new).filter(|p| p.is_absolute());
+    Ok(CommandOutput { exit_code, signal, stdout: text(output, "stdout")?, stderr: text(output, "stderr")?, aggregated: text(output, "aggregatedOutput")?, cwd })
 }
 
 pub fn is_likely_sandbox_denied(sandbox: &Value, output: &Value) -> Result<bool> {
@@ -87,7 +89,24 @@ pub fn classify_sandbox_denial(result: &Value, policy: Option<&Value>) -> Result
         Some(p) => Some(DenialContext::from_json(p).map_err(|e| SandboxError::invalid("policy", e))?),
         None => None,
     };
-    let denial = classify(st, &out, ctx.as_ref());
+    // The result's cwd completes a policy that does not name one (a SpawnResult's own policy never
+    // does), so `classifySandboxDenial(result)` judges exactly like `result.denial`.
+    let ctx = match (ctx, out.cwd) {
+        (Some(c), Some(cwd)) if c.cwd.is_none() => Some(c.with_cwd(cwd)),
+        (c, _) => c,
+    };
+    // A SpawnResult of an allow-listed run carries the proxy's refusals: they decide first.
+    let refused_host = result
+        .get("networkDenials")
+        .and_then(Value::as_array)
+        .and_then(|d| d.first())
+        .and_then(|d| d.get("host"))
+        .and_then(Value::as_str);
+    let network = match refused_host {
+        Some(host) if st != crate::platform::SandboxType::None => crate::denial::network_denial(&out, host),
+        _ => None,
+    };
+    let denial = network.or_else(|| classify(st, &out, ctx.as_ref()));
     Ok(serde_json::to_value(denial).unwrap_or(Value::Null))
 }
 

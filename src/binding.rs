@@ -102,6 +102,7 @@ pub struct NativeResult {
     pub policy: Value,
     pub sandbox_details: Value,
     pub host_risks: Value,
+    pub network_denials: Value,
 }
 
 impl From<crate::runner::RunResult> for NativeResult {
@@ -133,6 +134,7 @@ impl From<crate::runner::RunResult> for NativeResult {
             policy: serde_json::to_value(&r.policy).unwrap_or(Value::Null),
             sandbox_details: serde_json::to_value(&r.sandbox_details).unwrap_or(Value::Null),
             host_risks: serde_json::to_value(&r.host_risks).unwrap_or_else(|_| Value::Array(Vec::new())),
+            network_denials: serde_json::to_value(&r.network_denials).unwrap_or(Value::Array(Vec::new())),
         }
     }
 }

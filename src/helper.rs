@@ -36,11 +36,34 @@ pub fn expected_path() -> PathBuf {
     dir.join(FILE_NAME)
 }
 
+/// Why the helper cannot be used, in words, and how to fix it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    pub reason: String,
+    pub fix: String,
+}
+
+impl Problem {
+    pub fn into_error(self) -> SandboxError {
+        let fix = self.fix.clone();
+        SandboxError::unavailable(self.reason, self.fix).with_ladder(Vec::new(), vec![fix])
+    }
+}
+
+fn checked() -> &'static std::result::Result<PathBuf, Problem> {
+    static CHECKED: OnceLock<std::result::Result<PathBuf, Problem>> = OnceLock::new();
+    CHECKED.get_or_init(|| check(&expected_path()))
+}
+
 /// The checked, canonical helper path, or the `ERR_SANDBOX_UNAVAILABLE` error that says what is
 /// wrong with it. Checked once per process.
 pub fn require() -> Result<&'static Path> {
-    static CHECKED: OnceLock<Result<PathBuf>> = OnceLock::new();
-    CHECKED.get_or_init(|| check(&expected_path())).as_ref().map(PathBuf::as_path).map_err(Clone::clone)
+    checked().as_ref().map(PathBuf::as_path).map_err(|p| p.clone().into_error())
+}
+
+/// What is wrong with the helper, if anything (for `sandboxCapabilities()` and `doctor`).
+pub fn problem() -> Option<&'static Problem> {
+    checked().as_ref().err()
 }
 
 const FIX_REINSTALL: &str = "reinstall sandspawn (`npm install sandspawn`) so that its platform package is complete; \
@@ -49,9 +72,10 @@ const FIX_REINSTALL: &str = "reinstall sandspawn (`npm install sandspawn`) so th
 /// Exists, is a regular executable file, and carries this addon's protocol and version. The version
 /// is read from the file (see `protocol::MARKER`), not by running it: nothing from the install
 /// directory is executed on the host.
-pub fn check(path: &Path) -> Result<PathBuf> {
-    let unavailable = |problem: String, fix: &str| {
-        SandboxError::unavailable(format!("sandspawn's in-sandbox helper {} {problem}", path.display()), fix)
+pub fn check(path: &Path) -> std::result::Result<PathBuf, Problem> {
+    let unavailable = |problem: String, fix: &str| Problem {
+        reason: format!("sandspawn's in-sandbox helper {} {problem}", path.display()),
+        fix: fix.to_string(),
     };
     let meta = std::fs::metadata(path).map_err(|e| unavailable(format!("cannot be used: {}", os_words(&e)), FIX_REINSTALL))?;
     if !meta.is_file() {
@@ -115,6 +139,7 @@ mod tests {
     #[test]
     fn refuses_missing_unexecutable_and_foreign_files() {
         let dir = tempfile::tempdir().unwrap();
+        let check = |p: &Path| super::check(p).map_err(Problem::into_error);
         let missing = check(&dir.path().join(FILE_NAME)).unwrap_err();
         assert_eq!(missing.code, ErrorCode::Unavailable);
         assert!(missing.message.contains("No such file or directory") && !missing.message.contains("os error"), "{}", missing.message);

@@ -9,6 +9,7 @@ pub mod capabilities;
 pub mod denial;
 pub mod error;
 pub mod helper;
+pub mod network;
 pub mod options;
 pub mod plan;
 pub mod planted;

@@ -63,7 +63,8 @@ async function main(): Promise<void> {
   const profile: string | null = plan.profile
   void profile
   const caps = await sandboxCapabilities()
-  if (!caps.available) console.log(caps.reason, caps.fix)
+  if (!caps.available) console.log(caps.reason, caps.fix, caps.cause, caps.stderr)
+  if (caps.bwrap) console.log(caps.bwrap.version, caps.bwrap.disableUserns, caps.bwrap.procUnmountable)
   const strict = await sandboxCapabilities({ linux: { bundledBwrap: false, allow: ['bwrap', 'landlock'] } })
   const source: 'system' | 'bundled' | null = strict.sandboxDetails.bwrapSource
   for (const a of strict.attempts) console.log(a.mechanism, a.cause, a.message, source)

@@ -5,10 +5,16 @@
 //! It also has one host-side use: run in front of bwrap with `--null-fds`, it opens `/dev/null` at
 //! the descriptors bwrap reads `--ro-bind-data` masks from, then execs bwrap.
 //!
-//! Steps (see `protocol`): open the null descriptors; mark the report descriptor close-on-exec; install the seccomp filter
+//! Steps (see `protocol`): open the null descriptors; mark the report descriptor close-on-exec; hand
+//! a loopback listener to the host's proxy and set the proxy variables (`listen`); install the seccomp filter
 //! (after `PR_SET_NO_NEW_PRIVS`, which seccomp requires without CAP_SYS_ADMIN); `execvp` the command
 //! with the environment it was given. Any failure is reported (see `report`) and ends the helper
 //! with 125/126/127; the command then never ran.
+//!
+//! `no_main`: Rust's runtime start-up would set SIGPIPE to "ignore" before `main`, and an ignored
+//! signal stays ignored across exec, so every command would run deaf to SIGPIPE (`yes | head` would
+//! never end by it). Without that start-up the command inherits the dispositions the helper got.
+#![no_main]
 
 use std::ffi::{CString, OsString};
 use std::os::unix::ffi::OsStrExt;
@@ -16,6 +22,8 @@ use std::os::unix::ffi::OsStrExt;
 use sandspawn_helper::protocol::{Steps, MARKER, PROTOCOL_TAG, VERSION};
 use sandspawn_helper::report::{Failure, Stage};
 use sandspawn_helper::seccomp;
+
+mod listen;
 
 /// Keeps the marker in the binary, where the addon looks for it (see `protocol::MARKER`).
 #[used]
@@ -32,8 +40,21 @@ const fn marker_bytes() -> [u8; MARKER.len()] {
     out
 }
 
-fn main() {
-    let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+/// The C entry point: argv comes straight from the kernel (`std::env::args` is not filled in
+/// without Rust's start-up on every C library, musl among them).
+#[no_mangle]
+pub extern "C" fn main(argc: libc::c_int, argv: *const *const libc::c_char) -> libc::c_int {
+    let args: Vec<OsString> = (1..argc.max(0) as usize)
+        .map(|i| {
+            let arg = unsafe { std::ffi::CStr::from_ptr(*argv.add(i)) };
+            std::ffi::OsStr::from_bytes(arg.to_bytes()).to_os_string()
+        })
+        .collect();
+    run(args);
+    0
+}
+
+fn run(args: Vec<OsString>) {
     if args.len() == 1 && args[0] == "--version" {
         println!("sandspawn-helper {VERSION} (protocol {PROTOCOL_TAG})");
         return;
@@ -50,6 +71,18 @@ fn main() {
     if let Some(fd) = steps.report_fd {
         // Not ours to check further: a bad descriptor only means the report cannot be sent.
         unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
+    }
+    if let Some(ctl) = steps.net_listen_fd {
+        match listen::bridge(ctl) {
+            // Single-threaded, before exec: setting the environment here is safe.
+            Ok(port) => {
+                let java = std::env::var("JAVA_TOOL_OPTIONS").ok();
+                for (k, v) in sandspawn_helper::proxy_env::variables(port, java.as_deref()) {
+                    std::env::set_var(k, v);
+                }
+            }
+            Err(failure) => fail(steps.report_fd, failure),
+        }
     }
     if steps.block_unix_sockets {
         if let Err(failure) = block_unix_sockets() {

@@ -3,7 +3,7 @@
 //! from another refuse each other with a clear message instead of misreading flags.
 //!
 //! ```text
-//! sandspawn-helper v1 [--null-fds=N,...] [--block-unix-sockets] [--report-fd=N] -- COMMAND [ARG...]
+//! sandspawn-helper v1 [--null-fds=N,...] [--block-unix-sockets] [--report-fd=N] [--net-listen=N] -- COMMAND [ARG...]
 //! sandspawn-helper --version
 //! ```
 
@@ -33,6 +33,10 @@ pub struct Steps {
     /// helper marks it close-on-exec, so the command never sees it. Only the runner passes one:
     /// plans for other spawners are self-contained and report on stderr and by exit code.
     pub report_fd: Option<i32>,
+    /// The network allow-list bridge: bind a TCP listener on the sandbox's own loopback, send it to
+    /// the host's proxy over this inherited `AF_UNIX` descriptor (SCM_RIGHTS), close it, and set the
+    /// proxy variables (see `proxy_env`) for the command. Runner only: the proxy lives in the host.
+    pub net_listen_fd: Option<i32>,
 }
 
 impl Steps {
@@ -48,6 +52,9 @@ impl Steps {
         }
         if let Some(fd) = self.report_fd {
             args.push(format!("--report-fd={fd}"));
+        }
+        if let Some(fd) = self.net_listen_fd {
+            args.push(format!("--net-listen={fd}"));
         }
         args.push("--".into());
         args
@@ -81,6 +88,8 @@ impl Steps {
                     let bad = || format!("unknown or malformed argument {text:?}");
                     if let Some(fd) = text.strip_prefix("--report-fd=") {
                         steps.report_fd = Some(descriptor(fd).ok_or_else(bad)?);
+                    } else if let Some(fd) = text.strip_prefix("--net-listen=") {
+                        steps.net_listen_fd = Some(descriptor(fd).ok_or_else(bad)?);
                     } else if let Some(list) = text.strip_prefix("--null-fds=") {
                         steps.null_fds = list.split(',').map(descriptor).collect::<Option<_>>().ok_or_else(bad)?;
                     } else {
@@ -113,6 +122,7 @@ mod tests {
             Steps { block_unix_sockets: true, ..Steps::default() },
             Steps { block_unix_sockets: true, report_fd: Some(4), ..Steps::default() },
             Steps { null_fds: vec![5, 6], ..Steps::default() },
+            Steps { block_unix_sockets: true, report_fd: Some(4), net_listen_fd: Some(5), ..Steps::default() },
         ] {
             let mut args = os(&steps.to_args().iter().map(String::as_str).collect::<Vec<_>>());
             args.extend(os(&["ls", "--", "-l"]));
@@ -128,6 +138,8 @@ mod tests {
         assert_eq!(steps.to_args(), ["v1", "--block-unix-sockets", "--report-fd=4", "--"]);
         let outer = Steps { null_fds: vec![3, 4], ..Steps::default() };
         assert_eq!(outer.to_args(), ["v1", "--null-fds=3,4", "--"]);
+        let net = Steps { report_fd: Some(4), net_listen_fd: Some(5), ..Steps::default() };
+        assert_eq!(net.to_args(), ["v1", "--report-fd=4", "--net-listen=5", "--"]);
     }
 
     #[test]
@@ -140,6 +152,8 @@ mod tests {
         assert!(Steps::parse(&os(&["v1", "--report-fd=x", "--", "true"])).is_err());
         assert!(Steps::parse(&os(&["v1", "--null-fds=3,x", "--", "true"])).is_err());
         assert!(Steps::parse(&os(&["v1", "--null-fds=0", "--", "true"])).is_err());
+        assert!(Steps::parse(&os(&["v1", "--net-listen=2", "--", "true"])).is_err());
+        assert!(Steps::parse(&os(&["v1", "--net-listen=", "--", "true"])).is_err());
         assert!(Steps::parse(&os(&["v1", "true"])).is_err(), "missing --");
         assert!(Steps::parse(&os(&["v1", "--"])).is_err(), "missing command");
     }

@@ -98,3 +98,12 @@ fn the_filter_blocks_unix_sockets_only() {
     let nnp = helper(&["v1", "--block-unix-sockets", "--", "grep", "NoNewPrivs", "/proc/self/status"]);
     assert!(String::from_utf8_lossy(&nnp.stdout).contains('1'));
 }
+
+#[test]
+fn the_command_inherits_the_signal_dispositions_the_helper_got() {
+    // std::process::Command starts the helper with SIGPIPE at its default; the command must see the
+    // same (Rust's own start-up would have ignored it, and exec keeps ignored signals ignored).
+    let out = helper(&["v1", "--", "grep", "^SigIgn:", "/proc/self/status"]);
+    let mask = u64::from_str_radix(String::from_utf8_lossy(&out.stdout).trim().trim_start_matches("SigIgn:").trim(), 16).unwrap();
+    assert_eq!(mask & (1 << (libc::SIGPIPE - 1)), 0, "SIGPIPE ignored in the command: {mask:#x}");
+}

@@ -51,6 +51,7 @@ pub const ALL_CAUSES: &[&str] = &[
     "bwrap-exec-failed",
     "probe-timeout",
     "unsupported-platform",
+    "helper-unusable",
     "unknown",
 ];
 

@@ -151,14 +151,14 @@ pub fn capabilities_cached_with(path_env: Option<&str>, cwd: &Path, linux: &Linu
 
 fn capabilities_for(platform: Platform, path_env: Option<&str>, cwd: &Path, linux: &LinuxOptions, cached: bool) -> Capabilities {
     match platform {
-        Platform::Linux => linux_ladder(
+        Platform::Linux => with_helper(linux_ladder(
             std::env::var_os(BWRAP_OVERRIDE_ENV),
             path_env,
             cwd,
             linux,
             &BundledBwrap::installed(),
             cached,
-        ),
+        )),
         Platform::Darwin => darwin_capabilities(Path::new(SANDBOX_EXEC), cached),
         Platform::Other => Capabilities::unavailable(
             Platform::Other,
@@ -169,6 +169,18 @@ fn capabilities_for(platform: Platform, path_env: Option<&str>, cwd: &Path, linu
                 .to_string(),
         ),
     }
+}
+
+/// A working bwrap is not enough on Linux: every plan runs `sandspawn-helper` inside the sandbox.
+fn with_helper(mut caps: Capabilities) -> Capabilities {
+    if let (true, Some(problem)) = (caps.available, crate::helper::problem()) {
+        caps.available = false;
+        caps.reason = Some(problem.reason.clone());
+        caps.fix = Some(problem.fix.clone());
+        caps.cause = Some("helper-unusable".to_string());
+        caps.fixes = vec![problem.fix.clone()];
+    }
+    caps
 }
 
 /// The Linux capabilities with the `SANDSPAWN_BWRAP` value passed in, default options and the

@@ -159,8 +159,10 @@ fn true_binary() -> &'static str {
 }
 
 /// The probe's bwrap arguments: the namespace and mount flags of a real run, then `-- true`.
+/// bwrap's status goes to stdout (`true` prints nothing): it names the sandbox's init, which
+/// bwrap orphans and `reap_probe_init` reaps when the host adopts orphans.
 pub fn bwrap_probe_args(disable_userns: bool, with_proc: bool) -> Vec<String> {
-    let mut a: Vec<&str> = vec!["--new-session", "--die-with-parent", "--unshare-user"];
+    let mut a: Vec<&str> = vec!["--new-session", "--die-with-parent", "--json-status-fd", "1", "--unshare-user"];
     if disable_userns {
         a.push("--disable-userns");
     }
@@ -170,6 +172,18 @@ pub fn bwrap_probe_args(disable_userns: bool, with_proc: bool) -> Vec<String> {
     }
     a.extend(["--", true_binary()]);
     a.into_iter().map(String::from).collect()
+}
+
+/// Reap the init a bwrap probe orphaned, if it landed on this process (see `runner::reap`).
+fn reap_probe_init(out: &RunOutput) {
+    if !crate::runner::reap::host_adopts_orphans() {
+        return;
+    }
+    let mut parser = crate::runner::status::StatusParser::default();
+    parser.feed(out.stdout.as_bytes());
+    if let (Some(pid), Some(ns)) = (parser.status.child_pid, parser.status.pid_namespace) {
+        crate::runner::reap::reap_orphans_blocking(crate::runner::reap::pin_sandbox_init(pid, ns).into_iter().collect());
+    }
 }
 
 /// A shell-like rendering of an argv, for messages.
@@ -230,7 +244,10 @@ pub fn probe_bwrap_with(bwrap: &Path, disable_userns: bool, host: &HostFacts) ->
     argv.extend(args.iter().cloned());
     let arg_refs: Vec<&str> = args.iter().map(String::as_str).collect();
     let out = match run_with_timeout(bwrap, &arg_refs, PROBE_TIMEOUT) {
-        Ok(o) => o,
+        Ok(o) => {
+            reap_probe_init(&o);
+            o
+        }
         Err(e) => {
             return failed(
                 argv,
@@ -293,6 +310,7 @@ pub fn probe_bwrap_with(bwrap: &Path, disable_userns: bool, host: &HostFacts) ->
         let args = bwrap_probe_args(disable_userns, false);
         let arg_refs: Vec<&str> = args.iter().map(String::as_str).collect();
         if let Ok(o2) = run_with_timeout(bwrap, &arg_refs, PROBE_TIMEOUT) {
+            reap_probe_init(&o2);
             if bwrap_succeeded(&o2) {
                 outcome.proc_unmountable = true;
                 if let Some(d) = outcome.diagnosis.as_mut() {

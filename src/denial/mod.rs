@@ -8,8 +8,10 @@
 //!   inside a writable root, `sandbox` inside a file name, network errors with the network on).
 
 mod context;
+mod network;
 mod path;
 mod text;
+mod tools;
 
 #[cfg(test)]
 mod corpus_tests;
@@ -20,6 +22,7 @@ use serde::Serialize;
 
 pub use context::DenialContext;
 use path::{absolutize, extract_path};
+pub use network::network_denial;
 use text::{contains_ci, find_all_ci, find_ci, lines_with_offsets, snippet};
 
 use crate::platform::SandboxType;
@@ -36,6 +39,9 @@ pub struct CommandOutput<'a> {
     pub stderr: &'a str,
     /// stdout and stderr interleaved in arrival order.
     pub aggregated: &'a str,
+    /// The run's working directory: relative paths in messages are reported against it (a
+    /// context's own `cwd` wins when it has one).
+    pub cwd: Option<&'a std::path::Path>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -48,6 +54,8 @@ pub enum DenialReason {
     PolicyDenied,
     Sigsys,
     FailedToWriteFile,
+    /// The network allow-list's proxy refused a host the command asked for (see `network`).
+    NetworkDenied,
 }
 
 impl DenialReason {
@@ -60,6 +68,7 @@ impl DenialReason {
             DenialReason::PolicyDenied => "policy_denied",
             DenialReason::Sigsys => "sigsys",
             DenialReason::FailedToWriteFile => "failed_to_write_file",
+            DenialReason::NetworkDenied => "network_denied",
         }
     }
 }
@@ -91,6 +100,8 @@ pub struct SandboxDenial {
     pub path: Option<String>,
     /// The matching output (trimmed, at most 512 characters).
     pub snippet: String,
+    /// The refused host, for `network_denied`.
+    pub host: Option<String>,
 }
 
 /// Codex's keywords, in Codex's order.
@@ -122,9 +133,15 @@ const NETWORK_STRONG: [&str; 9] = [
 ];
 
 /// Messages that mean a connection failed; a denial only when a context says the network was off
-/// (with the network on they are ordinary). `connection refused` is deliberately absent: inside the
-/// sandbox the command has its own loopback, so it is as likely an ordinary failure.
-const NETWORK_WEAK: [&str; 2] = ["couldn't connect to server", "failed to connect to"];
+/// (with the network on they are ordinary). With the network off the command has only a loopback of
+/// its own, so a refused connection (the host's loopback services are out of reach) is the policy's
+/// doing too.
+const NETWORK_WEAK: [&str; 4] = [
+    "couldn't connect to server",
+    "failed to connect to",
+    "connection refused",
+    "econnrefused",
+];
 
 /// Words that make an `operation not permitted` / policy message a network one.
 const NETWORK_WORDS: [&str; 8] = [
@@ -211,7 +228,7 @@ pub fn classify_sandbox_denial(
         return None;
     }
     let sections = [out.stderr, out.stdout, out.aggregated];
-    let cwd = ctx.and_then(|c| c.cwd.as_deref());
+    let cwd = ctx.and_then(|c| c.cwd.as_deref()).or(out.cwd);
 
     // 1. Codex's keywords.
     for section in sections {
@@ -224,7 +241,7 @@ pub fn classify_sandbox_denial(
                     continue;
                 }
                 if let Some(ctx) = ctx {
-                    if !keyword_line_is_denial(keyword, line, ctx) {
+                    if is_test_title(line) || !keyword_line_is_denial(keyword, line, ctx) {
                         continue;
                     }
                 }
@@ -241,6 +258,7 @@ pub fn classify_sandbox_denial(
                     _ => DenialKind::Filesystem,
                 };
                 return Some(SandboxDenial {
+                    host: None,
                     reason,
                     kind,
                     path,
@@ -261,10 +279,26 @@ pub fn classify_sandbox_denial(
                     .filter(|t| t.starts_with('/'))
                     .map(str::to_string);
                 return Some(SandboxDenial {
+                    host: None,
                     reason: DenialReason::OperationNotPermitted,
                     kind: DenialKind::Network,
                     path,
                     snippet: snippet(section, Some(start)),
+                });
+            }
+        }
+    }
+
+    // 1c. Tool-specific words for a write the policy refused (git's index, pyenv's shims).
+    if let Some(ctx) = ctx {
+        for section in sections {
+            if let Some(t) = tools::find(section, ctx) {
+                return Some(SandboxDenial {
+                    reason: DenialReason::ReadOnlyFileSystem,
+                    kind: DenialKind::Filesystem,
+                    path: t.path.map(|p| p.to_string_lossy().into_owned()),
+                    snippet: snippet(section, Some(t.line_start)),
+                    host: None,
                 });
             }
         }
@@ -285,6 +319,7 @@ pub fn classify_sandbox_denial(
                     };
                     if ctx.is_deny_read(&abs) {
                         return Some(SandboxDenial {
+                            host: None,
                             reason: DenialReason::PolicyDenied,
                             kind: DenialKind::Filesystem,
                             path: Some(abs.to_string_lossy().into_owned()),
@@ -303,6 +338,7 @@ pub fn classify_sandbox_denial(
             for pattern in NETWORK_STRONG.iter().chain(weak) {
                 if let Some(at) = find_ci(section, pattern) {
                     return Some(SandboxDenial {
+                        host: None,
                         reason: DenialReason::NetworkUnreachable,
                         kind: DenialKind::Network,
                         path: None,
@@ -327,6 +363,7 @@ pub fn classify_sandbox_denial(
             .find(|s| !s.is_empty())
             .map_or(String::new(), |s| snippet(s, None));
         return Some(SandboxDenial {
+            host: None,
             reason: DenialReason::Sigsys,
             kind: DenialKind::Process,
             path: None,
@@ -371,8 +408,22 @@ fn display_path(raw: &str, cwd: Option<&std::path::Path>) -> String {
     }
 }
 
+/// A test runner's title line (TAP's `# Subtest:`, `ok`/`not ok`, node's and Jest's marks): the
+/// words are a test's name, whatever they say.
+fn is_test_title(line: &str) -> bool {
+    let t = line.trim_start();
+    ["# Subtest:", "not ok ", "ok ", "\u{2716} ", "\u{2714} ", "\u{2715} ", "\u{2713} ", "FAIL: ", "ERROR: test"]
+        .iter()
+        .any(|p| t.starts_with(p))
+}
+
 /// The precision rules a context enables, for one line holding `keyword`.
 fn keyword_line_is_denial(keyword: &str, line: &str, ctx: &DenialContext) -> bool {
+    // `file:LINE:` followed by text that names no path: a grep hit or a test title quoted in a
+    // diagnostic, not an error of this run.
+    if location_prefix_len(line) > 0 && extract_path(line, keyword).is_none() {
+        return false;
+    }
     match keyword {
         "permission denied" => {
             // ssh's `Permission denied (publickey)` is an authentication failure.
@@ -438,7 +489,9 @@ fn word_in_error_context(line: &str, keyword: &str) -> bool {
         if is_quoted_token(token) {
             continue;
         }
-        if errorish || next == Some(':') {
+        // `name:` alone is a heading (`ls -R`), `name: message` an error report.
+        let message_follows = next == Some(':') && !after[1..].trim().is_empty();
+        if errorish || message_follows {
             return true;
         }
     }

@@ -20,9 +20,11 @@ pub(crate) fn extract_path(line: &str, phrase: &str) -> Option<String> {
     for at in find_all_ci(line, phrase) {
         // Codex form: `<before>: <phrase>`.
         if let Some(before) = line[..at].strip_suffix(": ") {
-            let seg = before.rfind(": ").map_or(before, |i| &before[i + 2..]);
-            if let Some(p) = candidate_from_segment(seg) {
-                return Some(p);
+            // `tar: /p: Cannot open: Read-only file system`: the path may sit a segment earlier.
+            for seg in before.rsplit(": ").take(3) {
+                if let Some(p) = candidate_from_segment(seg) {
+                    return Some(p);
+                }
             }
         }
         // Python / Node form: `<phrase>: '<p>'` or `<phrase>, <syscall> '<p>'`.
@@ -42,6 +44,18 @@ fn has_codex_prefix(s: &str) -> bool {
 }
 
 fn candidate_from_segment(seg: &str) -> Option<String> {
+    candidate_in_segment(seg).and_then(whole_path)
+}
+
+/// A path, never a piece of the sentence around it: an unquoted candidate ends at `, ` (cargo's
+/// `path: /x/oorandom, error: Read-only file system`) and loses trailing `,`/`;`.
+fn whole_path(p: String) -> Option<String> {
+    let cut = p.find(", ").map_or(p.as_str(), |i| &p[..i]);
+    let cut = cut.trim_end_matches([',', ';']);
+    (!cut.is_empty()).then(|| cut.to_string())
+}
+
+fn candidate_in_segment(seg: &str) -> Option<String> {
     let s = strip_quotes(seg);
     if s.is_empty() {
         return None;
@@ -53,6 +67,7 @@ fn candidate_from_segment(seg: &str) -> Option<String> {
         return Some(q.to_string());
     }
     for prefix in [
+        "cannot mkdir ",
         "cannot create ",
         "can't create ",
         "cannot open ",
@@ -62,7 +77,10 @@ fn candidate_from_segment(seg: &str) -> Option<String> {
     ] {
         if starts_with_ci(s, prefix) {
             let rest = strip_quotes(&s[prefix.len()..]);
-            return (!rest.is_empty()).then(|| rest.to_string());
+            // `cannot open output file /p`, `Cannot create temporary file in ./`: the path is the
+            // last word, never the words before it.
+            let last = strip_quotes(rest.rsplit(char::is_whitespace).next().unwrap_or(""));
+            return (!last.is_empty()).then(|| last.to_string());
         }
     }
     if looks_like_relative_path(s) {

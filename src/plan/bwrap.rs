@@ -77,9 +77,16 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     let helper = req.helper.ok_or_else(|| SandboxError::unavailable("sandspawn-helper was not found", "reinstall sandspawn"))?;
     check_helper_visible(policy, req.cwd, helper)?;
     let bwrap = req.bwrap.map(|b| b.path.clone()).unwrap_or_else(|| PathBuf::from(DEFAULT_BWRAP));
-    // The runner's descriptors: 3 for bwrap's status, 4 for the helper's failure report.
+    // The runner's descriptors: 3 for bwrap's status, 4 for the helper's failure report, 5 for the
+    // network bridge (allow-list only).
     let (status_fd, report_fd) = if req.runner_fds { (Some(3), Some(4)) } else { (None, None) };
-    let mut a = Argv { args: Vec::new(), data_fds: Vec::new(), first_data_fd: if req.runner_fds { 5 } else { 3 } };
+    let net_ctl_fd = network_bridge_fd(req)?;
+    let first_data_fd = match (req.runner_fds, net_ctl_fd) {
+        (true, Some(fd)) => fd + 1,
+        (true, None) => 5,
+        (false, _) => 3,
+    };
+    let mut a = Argv { args: Vec::new(), data_fds: Vec::new(), first_data_fd };
     a.push(&["--new-session", "--die-with-parent"]);
     if let Some(fd) = status_fd {
         a.push(&["--json-status-fd", &fd.to_string()]);
@@ -162,7 +169,7 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     }
 
     a.push(&["--chdir", &path_arg(req.cwd)?, "--", &path_arg(helper)?]);
-    a.args.extend(Steps { block_unix_sockets, report_fd, ..Steps::default() }.to_args());
+    a.args.extend(Steps { block_unix_sockets, report_fd, net_listen_fd: net_ctl_fd, ..Steps::default() }.to_args());
     // Unchanged: the helper execvp()s it, so a bare name is looked up in the child's PATH.
     a.args.extend(req.command.iter().cloned());
 
@@ -186,7 +193,23 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         status_fd,
         report_fd,
         helper: Some(helper.to_path_buf()),
+        net_ctl_fd,
     })
+}
+
+/// With a `NetworkPolicy`, the descriptor of the bridge to the runner's proxy. A self-contained
+/// plan (`buildSandboxCommand`) cannot include the proxy, which lives in the host process that runs
+/// the plan, so it refuses rather than run the command with no network or with all of it.
+fn network_bridge_fd(req: &PlanRequest) -> Result<Option<i32>> {
+    match (&req.policy.network_proxy, req.runner_fds) {
+        (None, _) => Ok(None),
+        (Some(_), true) => Ok(Some(5)),
+        (Some(_), false) => Err(SandboxError::unsupported(
+            "sandbox.network as a NetworkPolicy (allow-list) needs the proxy that spawnSandboxed/startSandboxed run in \
+             their own process; a launch plan for another spawner cannot include it. Run the command with \
+             spawnSandboxed or startSandboxed, or build the plan with network: true or false",
+        )),
+    }
 }
 
 fn sandspawn_helper_name() -> String {

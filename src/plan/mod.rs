@@ -32,6 +32,9 @@ pub struct LaunchPlan {
     pub report_fd: Option<i32>,
     /// The in-sandbox helper the plan runs before the command (bwrap plans).
     pub helper: Option<PathBuf>,
+    /// Runner only, with a `NetworkPolicy`: the child needs the sandbox end of the network
+    /// bridge's socket pair at this descriptor (the helper's `--net-listen`).
+    pub net_ctl_fd: Option<i32>,
 }
 
 pub mod bwrap;
@@ -92,6 +95,10 @@ pub fn build(req: &PlanRequest) -> crate::Result<LaunchPlan> {
     }
     match req.platform {
         Platform::Linux => bwrap::build(req),
+        Platform::Darwin if req.policy.network_proxy.is_some() => Err(SandboxError::unsupported(
+            "sandbox.network as a NetworkPolicy (allow-list) is not supported on macOS yet: this build has no Seatbelt \
+             plan for the per-run proxy; use network: true or false there",
+        )),
         Platform::Darwin => seatbelt::build(req),
         Platform::Other => Err(SandboxError::unsupported(format!(
             "no sandbox is available on {}: only 'danger-full-access' runs here",
@@ -113,6 +120,7 @@ fn direct(req: &PlanRequest) -> LaunchPlan {
         status_fd: None,
         report_fd: None,
         helper: None,
+        net_ctl_fd: None,
     }
 }
 
@@ -122,7 +130,8 @@ pub(crate) fn child_env(req: &PlanRequest, sandbox: SandboxType) -> BTreeMap<Str
     if sandbox != SandboxType::None {
         env.insert("SANDSPAWN_SANDBOX".into(), sandbox.as_str().into());
     }
-    if !req.policy.network {
+    // With an allow-list the helper sets `SANDSPAWN_NETWORK=proxy` and the proxy variables.
+    if !req.policy.network && req.policy.network_proxy.is_none() {
         env.insert("SANDSPAWN_NETWORK_DISABLED".into(), "1".into());
     }
     env

@@ -156,6 +156,7 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         status_fd: None,
         report_fd: None,
         helper: None,
+        net_ctl_fd: None,
     })
 }
 

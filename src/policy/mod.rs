@@ -82,7 +82,10 @@ pub struct ResolvedPolicy {
     /// Read-only paths given by the user that are not under any writable root (kept for the
     /// classifier; they are read-only anyway).
     pub read_only_paths: Vec<PathBuf>,
+    /// `false` also when `network_proxy` is set: the command's own namespace stays empty.
     pub network: bool,
+    /// The allow-list: the command reaches these hosts through the run's proxy (`crate::network`).
+    pub network_proxy: Option<crate::network::NetworkPolicy>,
     pub unix_sockets: UnixSockets,
     pub tmp: TmpMode,
     pub protect_git: bool,

@@ -82,6 +82,7 @@ pub fn resolve_policy(value: Option<&Value>, ctx: &PolicyContext) -> Result<Reso
         deny_read,
         read_only_paths,
         network,
+        network_proxy: raw.network_proxy.clone(),
         unix_sockets,
         tmp,
         protect_git,
@@ -125,7 +126,8 @@ fn mode_name(m: SandboxMode) -> &'static str {
 /// No sandbox at all. Fields that ask for a restriction are errors rather than ignored, because
 /// sandspawn never runs a command with less isolation than was asked for.
 fn danger_full_access(raw: &RawPolicy) -> Result<ResolvedPolicy> {
-    let restricting: [(&str, bool); 7] = [
+    let restricting: [(&str, bool); 8] = [
+        ("network", raw.network_proxy.is_some()),
         ("protectedNames", raw.protected_names.as_ref().is_some_and(|v| !v.is_empty())),
         ("writableRoots", raw.writable_roots.as_ref().is_some_and(|v| !v.is_empty())),
         ("readOnlyPaths", raw.read_only_paths.as_ref().is_some_and(|v| !v.is_empty())),
@@ -146,6 +148,7 @@ fn danger_full_access(raw: &RawPolicy) -> Result<ResolvedPolicy> {
         deny_read: Vec::new(),
         read_only_paths: Vec::new(),
         network: true,
+        network_proxy: None,
         unix_sockets: UnixSockets::All,
         tmp: TmpMode::Writable,
         protect_git: false,

@@ -8,6 +8,7 @@
 //! parked for minutes.
 
 use std::io;
+use std::os::fd::OwnedFd;
 use std::sync::{Arc, Mutex};
 use std::thread;
 
@@ -52,15 +53,37 @@ pub struct Child {
     /// tell them from the command.
     setup_programs: Vec<std::path::PathBuf>,
     state: Mutex<State>,
+    /// Processes of the run that are orphaned onto the host, pinned by pidfd for reaping (only
+    /// when the host adopts orphans: see `reap`).
+    orphans: Mutex<Vec<OwnedFd>>,
 }
 
 impl Child {
     pub fn set_pid_namespace(&self, inode: u64) {
-        self.state.lock().unwrap().pid_ns = Some(inode);
+        let mut state = self.state.lock().unwrap();
+        state.pid_ns = Some(inode);
+        self.pin_init(&state);
     }
 
     pub fn set_init_pid(&self, pid: i32) {
-        self.state.lock().unwrap().init_pid = Some(pid);
+        let mut state = self.state.lock().unwrap();
+        state.init_pid = Some(pid);
+        self.pin_init(&state);
+    }
+
+    /// Once both the sandbox's init and its namespace are known: pin the init, which bwrap's outer
+    /// process orphans when it exits.
+    fn pin_init(&self, state: &State) {
+        if let (Some(pid), Some(ns)) = (state.init_pid, state.pid_ns) {
+            if super::reap::host_adopts_orphans() {
+                self.orphans.lock().unwrap().extend(super::reap::pin_sandbox_init(pid, ns));
+            }
+        }
+    }
+
+    /// The pinned orphans, for `reap::reap_orphans` once the run has ended.
+    pub fn take_orphans(&self) -> Vec<OwnedFd> {
+        std::mem::take(&mut *self.orphans.lock().unwrap())
     }
 
     /// Under bwrap: has the command been executed yet? (Always true for a process group.)
@@ -173,13 +196,17 @@ pub fn spawn_owned(
                 }
             };
             let state = Mutex::new(State { reaped: false, pid_ns: None, init_pid: None });
-            let child = Arc::new(Child { pid, kind, setup_programs, state });
+            let child = Arc::new(Child { pid, kind, setup_programs, state, orphans: Mutex::new(Vec::new()) });
             let _ = started_tx.send(Ok(child.clone()));
             let status = wait_exit_no_reap(pid);
             let mut state = child.state.lock().unwrap();
             if kind == TreeKind::ProcessGroup {
                 // The command is gone; whatever it left in its group goes too, while the zombie
-                // still reserves the pid and group id.
+                // still reserves the pid and group id. Pin the members first: their parents die
+                // with them, so they may be orphaned onto the host.
+                if super::reap::host_adopts_orphans() {
+                    child.orphans.lock().unwrap().extend(super::reap::pin_group_members(pid.as_raw()));
+                }
                 let _ = killpg(pid, Signal::SIGKILL);
             }
             reap(pid);

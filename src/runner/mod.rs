@@ -14,6 +14,7 @@ pub mod signals;
 pub mod spawn;
 pub mod status;
 pub mod prepare;
+pub mod reap;
 mod supervise;
 
 use std::future::Future;

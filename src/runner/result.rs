@@ -38,6 +38,8 @@ pub struct RunResult {
     pub sandbox_details: SandboxDetails,
     /// Planted configuration the sandbox could not prevent (Linux), found after the run.
     pub host_risks: Vec<HostRisk>,
+    /// What the network allow-list's proxy refused (empty without a `NetworkPolicy`).
+    pub network_denials: Vec<crate::network::NetworkDenial>,
 }
 
 /// The interleaved output. When only one stream wrote, it is that stream, and no copy is kept.
@@ -59,23 +61,26 @@ impl RunResult {
         }
     }
 
-    /// Fill `sandbox_denied` and `denial` from the output. A timeout is never a denial.
+    /// Fill `sandbox_denied` and `denial` from the output. A timed-out run is judged by what it
+    /// printed before the kill, like any other (a timeout alone is no evidence of a denial), so
+    /// both stay equal to what `isLikelySandboxDenied`/`classifySandboxDenial` say of the result.
     pub fn classify(&mut self) {
-        if self.timed_out {
-            self.sandbox_denied = false;
-            self.denial = None;
-            return;
-        }
-        let (denied, denial) = {
-            let out = CommandOutput {
-                exit_code: self.exit_code,
-                signal: self.signal.as_deref(),
-                stdout: &self.stdout,
-                stderr: &self.stderr,
-                aggregated: self.aggregated(),
-            };
-            let ctx = DenialContext::from(&self.policy).with_cwd(self.cwd.clone());
-            (is_likely_sandbox_denied(self.sandbox_type, &out), classify_sandbox_denial(self.sandbox_type, &out, Some(&ctx)))
+        let out = CommandOutput {
+            exit_code: self.exit_code,
+            signal: self.signal.as_deref(),
+            stdout: &self.stdout,
+            stderr: &self.stderr,
+            aggregated: self.aggregated(),
+            cwd: Some(std::path::Path::new(&self.cwd)),
+        };
+        // The proxy's own record beats reading the output: a failed run it refused something for.
+        let network = self.network_denials.first().and_then(|first| crate::denial::network_denial(&out, &first.host));
+        let (denied, denial) = match network {
+            Some(d) => (true, Some(d)),
+            None => {
+                let ctx = DenialContext::from(&self.policy).with_cwd(self.cwd.clone());
+                (is_likely_sandbox_denied(self.sandbox_type, &out), classify_sandbox_denial(self.sandbox_type, &out, Some(&ctx)))
+            }
         };
         self.sandbox_denied = denied;
         self.denial = denial;

@@ -84,9 +84,10 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
     let sandbox_type = plan.sandbox_type;
     let kind = if sandbox_type == SandboxType::Bwrap { TreeKind::PidNamespace } else { TreeKind::ProcessGroup };
 
-    // Child-side descriptors are numbered 0..=4 (stdio, bwrap's status, the helper's report); ours
-    // are lifted above that so no dup2 in the child can clobber a source before it is used.
-    let min_fd = 5;
+    // Child-side descriptors are numbered 0..=5 (stdio, bwrap's status, the helper's report, the
+    // network bridge); ours are lifted above that so no dup2 in the child can clobber a source
+    // before it is used.
+    let min_fd = 6;
     let io_err = |e: io::Error| internal("creating pipes failed", e);
     let (out_r, out_w) = pipe_above(min_fd).map_err(io_err)?;
     let (err_r, err_w) = pipe_above(min_fd).map_err(io_err)?;
@@ -108,6 +109,14 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
     };
     let (status_ours, status_child) = runner_pipe(plan.status_fd)?;
     let (report_ours, report_child) = runner_pipe(plan.report_fd)?;
+    // The allow-list's proxy: serves the listener the helper sends over the bridge (crate::network).
+    let (proxy, net_child) = match (plan.net_ctl_fd, &req.policy.network_proxy) {
+        (Some(fd), Some(policy)) => {
+            let (ours, theirs) = crate::network::bridge::socket_pair(min_fd).map_err(io_err)?;
+            (Some(crate::network::proxy::RunProxy::start(ours, policy.clone())), Some((fd, theirs)))
+        }
+        _ => (None, None),
+    };
 
     let mut argv = Vec::with_capacity(plan.args.len() + 1);
     argv.push(cstring(&plan.argv0).map_err(|_| SandboxError::invalid_command("contains a NUL byte"))?);
@@ -128,7 +137,7 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
         fds.push((0, stdin_child.as_ref().map(ChildFd::Dup).unwrap_or(ChildFd::DevNull)));
         fds.push((1, ChildFd::Dup(&out_w)));
         fds.push((2, ChildFd::Dup(&err_w)));
-        for (target, fd) in status_child.iter().chain(report_child.iter()) {
+        for (target, fd) in status_child.iter().chain(report_child.iter()).chain(net_child.iter()) {
             fds.push((*target, ChildFd::Dup(fd)));
         }
         spawn(&SpawnSpec { program: &program, argv: &argv, envp: &envp, cwd: &cwd, fds })
@@ -276,8 +285,19 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
             }
         }
     }
+    // The sandbox's init (known once the status stream is drained) and the killed group's
+    // members end just after this; reap those the host adopted without delaying the result.
+    let orphans = child.take_orphans();
+    if !orphans.is_empty() {
+        tokio::spawn(super::reap::reap_orphans(orphans));
+    }
     drop(reservation);
     let duration_ms = spawned_at.elapsed().as_secs_f64() * 1000.0;
+    // The run is over: close the proxy's listeners and every connection it holds.
+    let network_denials = match proxy {
+        Some(p) => p.finish().await,
+        None => Vec::new(),
+    };
 
     let capture = std::mem::replace(&mut *capture.lock().unwrap(), Capture::new(1));
     let truncated = capture.truncated();
@@ -330,6 +350,7 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
         policy: req.policy.clone(),
         sandbox_details: details,
         host_risks,
+        network_denials,
     };
     result.classify();
     Ok(result)

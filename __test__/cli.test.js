@@ -1,0 +1,341 @@
+'use strict'
+// The command line as people use it: the command without `--`, --version and help, errors in the
+// words of the flags, relative paths against --cwd, --json for every outcome, stdin forwarded,
+// signals forwarded (exit 128 + n), the denial line's remedy, and --ask printing it once.
+// Every test spawns the real CLI.
+
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const { spawn, spawnSync } = require('node:child_process')
+
+const CLI = path.join(__dirname, '..', 'bin', 'sandspawn.js')
+const { version } = require('../package.json')
+// Generous hang bound for one CLI run (never a speed assertion).
+const HANG_MS = 30_000
+
+const cli = (args, opts = {}) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: HANG_MS, killSignal: 'SIGKILL', ...opts })
+const tmp = (tag) => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `ss-cli-${tag}-`)))
+const ctx = (r) => `status ${r.status} signal ${r.signal}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`
+
+// ---- the command line's shape ---------------------------------------------------------------
+
+test('the command may follow the options without --; its own flags stay its own', () => {
+  const r = cli(['echo', 'hi'])
+  assert.equal(r.status, 0, ctx(r))
+  assert.equal(r.stdout, 'hi\n')
+  const withOptions = cli(['--mode', 'read-only', '--timeout', '20000', 'sh', '-c', 'exit 3'])
+  assert.equal(withOptions.status, 3, ctx(withOptions))
+  // --json after the command word belongs to the command.
+  const theirs = cli(['echo', '--json', '--mode'])
+  assert.equal(theirs.status, 0, ctx(theirs))
+  assert.equal(theirs.stdout, '--json --mode\n')
+  // A program named like a subcommand runs after --.
+  const dashed = cli(['--', 'sh', '-c', 'echo after-dashes'])
+  assert.equal(dashed.stdout, 'after-dashes\n', ctx(dashed))
+})
+
+test('--version prints the package version; help, --help and <subcommand> --help are short and exit 0', () => {
+  const v = cli(['--version'])
+  assert.equal(v.status, 0, ctx(v))
+  assert.equal(v.stdout, `${version}\n`)
+  assert.deepEqual(JSON.parse(cli(['--json', '--version']).stdout), { version })
+  for (const args of [['help'], ['--help'], ['-h'], ['help', 'explain'], ['explain', '--help'], ['doctor', '--help'], ['help', 'doctor']]) {
+    const r = cli(args)
+    assert.equal(r.status, 0, `${args.join(' ')}\n${ctx(r)}`)
+    assert.match(r.stdout, /^Usage: sandspawn/, args.join(' '))
+    assert.ok(r.stdout.split('\n').length <= 30, `help for ${args.join(' ')} is ${r.stdout.split('\n').length} lines`)
+  }
+  assert.match(cli(['explain', '--help']).stdout, /--platform/)
+  assert.doesNotMatch(cli(['doctor', '--help']).stdout, /--writable/)
+})
+
+test('a usage error is one line naming the flag plus a one-line hint, exit 2', () => {
+  for (const [args, words] of [
+    [['--bogus', 'true'], /^sandspawn: unknown option --bogus$/],
+    [['--mode'], /^sandspawn: --mode needs a value$/],
+    [['--json=yes', 'true'], /^sandspawn: --json takes no value$/],
+    [['--timeout', 'soon', 'true'], /^sandspawn: --timeout must be a number/],
+    [['--platform', 'darwin', 'true'], /^sandspawn: --platform is allowed only with `sandspawn explain`$/],
+    [['doctor', 'extra'], /^sandspawn: `sandspawn doctor` takes no command/],
+    [['explain'], /^sandspawn: no command given$/],
+    [[], /^sandspawn: no command given$/],
+  ]) {
+    const r = cli(args)
+    assert.equal(r.status, 2, `${args.join(' ')}\n${ctx(r)}`)
+    const lines = r.stderr.trimEnd().split('\n')
+    assert.equal(lines.length, 2, `${args.join(' ')}\n${ctx(r)}`)
+    assert.match(lines[0], words)
+    assert.match(lines[1], /^usage: sandspawn .*\(see `sandspawn help/)
+    assert.equal(r.stdout, '')
+  }
+})
+
+// ---- errors in the words of the command line ------------------------------------------------
+
+test('errors name the CLI flag, never an API field, and carry no Rust "(os error N)" text', () => {
+  const ws = tmp('flags')
+  const cases = [
+    [['--cwd', '/no/such/dir', 'true'], /^sandspawn: --cwd: \/no\/such\/dir does not exist$/],
+    [['--cwd', '/etc/passwd', 'true'], /^sandspawn: --cwd: \/etc\/passwd is not a directory$/],
+    [['--cwd', ws, '--writable', 'missing', 'true'], new RegExp(`^sandspawn: --writable missing: ${ws}/missing does not exist$`)],
+    [['--mode', 'bogus', 'true'], /^sandspawn: --mode: unknown sandbox mode "bogus"/],
+    [['--tmp', 'shared', 'true'], /^sandspawn: --tmp: must be 'writable', 'private' or 'read-only'/],
+    [['--mode', 'read-only', '--writable', ws, 'true'], /^sandspawn: --writable: only allowed with --mode workspace-write/],
+    [['--mode', 'danger-full-access', '--deny-read', ws, 'true'], /^sandspawn: --deny-read: cannot be enforced with --mode danger-full-access/],
+    [['no-such-command-xyz'], /^sandspawn: no-such-command-xyz: command not found/],
+    [['/etc/passwd'], /^sandspawn: \/etc\/passwd: command is not executable/],
+  ]
+  for (const [args, words] of cases) {
+    const r = cli(args)
+    assert.match(r.stderr.split('\n')[0], words, `${args.join(' ')}\n${ctx(r)}`)
+    assert.doesNotMatch(r.stderr, /options\.|writableRoots|denyRead|os error|^spawn /m, `${args.join(' ')}\n${ctx(r)}`)
+  }
+  assert.equal(cli(['no-such-command-xyz']).status, 127)
+  assert.equal(cli(['/etc/passwd']).status, 126)
+  assert.equal(cli(['--cwd', '/no/such/dir', 'true']).status, 2)
+  fs.rmSync(ws, { recursive: true })
+})
+
+test('relative --writable, --read-only and --deny-read resolve against --cwd, not the shell directory', () => {
+  const ws = tmp('rel')
+  fs.mkdirSync(path.join(ws, 'work'))
+  fs.mkdirSync(path.join(ws, 'out'))
+  fs.mkdirSync(path.join(ws, 'work', 'locked'))
+  fs.writeFileSync(path.join(ws, 'work', 'secret'), 'top secret\n')
+  const elsewhere = tmp('shell-dir') // the CLI's own cwd: nothing there matches
+  const run = (args) => cli(['--cwd', path.join(ws, 'work'), ...args], { cwd: elsewhere })
+  // ../out is ws/out only when resolved against --cwd (from `elsewhere` it would not exist).
+  const w = run(['--writable', '../out', 'sh', '-c', `echo ok > ${ws}/out/f`])
+  assert.equal(w.status, 0, ctx(w))
+  assert.equal(fs.readFileSync(path.join(ws, 'out', 'f'), 'utf8'), 'ok\n')
+  const ro = run(['--mode', 'workspace-write', '--read-only', 'locked', 'sh', '-c', `echo no > ${ws}/work/locked/f`])
+  assert.notEqual(ro.status, 0, ctx(ro))
+  assert.equal(fs.existsSync(path.join(ws, 'work', 'locked', 'f')), false)
+  const dr = run(['--deny-read', 'secret', 'cat', `${ws}/work/secret`])
+  assert.notEqual(dr.status, 0, ctx(dr))
+  assert.doesNotMatch(dr.stdout, /top secret/)
+  // A relative --cwd itself resolves against the shell's directory, as any CLI's does.
+  const relCwd = cli(['--cwd', path.basename(ws), 'pwd'], { cwd: path.dirname(ws) })
+  assert.equal(relCwd.stdout, `${ws}\n`, ctx(relCwd))
+  fs.rmSync(ws, { recursive: true })
+  fs.rmSync(elsewhere, { recursive: true })
+})
+
+// ---- --json for every outcome ---------------------------------------------------------------
+
+test('--json: errors are { error: { code, message } } on stdout; doctor and explain print JSON', () => {
+  const parse = (r) => {
+    try {
+      return JSON.parse(r.stdout)
+    } catch {
+      assert.fail(`stdout is not JSON\n${ctx(r)}`)
+    }
+  }
+  for (const [args, code, status] of [
+    [['--json', 'no-such-command-xyz'], 'ENOENT', 127],
+    [['--json', '--cwd', '/no/such/dir', 'true'], 'ERR_SANDBOX_INVALID_OPTIONS', 2],
+    [['--json', '--bogus', 'true'], 'ERR_SANDBOX_INVALID_OPTIONS', 2],
+    [['--json', '--timeout', 'x', 'true'], 'ERR_SANDBOX_INVALID_OPTIONS', 2],
+    [['--json'], 'ERR_SANDBOX_INVALID_OPTIONS', 2],
+  ]) {
+    const r = cli(args)
+    assert.equal(r.status, status, `${args.join(' ')}\n${ctx(r)}`)
+    const body = parse(r)
+    assert.deepEqual(Object.keys(body), ['error'])
+    assert.equal(body.error.code, code)
+    assert.equal(typeof body.error.message, 'string')
+    assert.doesNotMatch(body.error.message, /options\.|os error/)
+  }
+  const doctor = cli(['doctor', '--json'])
+  const caps = parse(doctor)
+  assert.equal(typeof caps.available, 'boolean')
+  assert.equal(doctor.status, caps.available ? 0 : 1)
+  const explain = cli(['explain', '--json', '--mode', 'workspace-write', 'ls'])
+  assert.equal(explain.status, 0, ctx(explain))
+  const plan = parse(explain)
+  assert.equal(plan.sandboxType, 'bwrap')
+  assert.equal(plan.args.at(-1), 'ls')
+  assert.equal(plan.envSet.SANDSPAWN_SANDBOX, 'bwrap')
+  // Self-contained: the helper applies the seccomp filter inside, no descriptor is needed.
+  assert.deepEqual(plan.extraFds, [])
+  assert.ok(plan.args.includes('--block-unix-sockets'), plan.args.join(' '))
+})
+
+// ---- stdin ----------------------------------------------------------------------------------
+
+test('piped stdin reaches the command, all of it, and its end closes the command\'s stdin', () => {
+  const r = cli(['cat'], { input: 'data\n' })
+  assert.equal(r.status, 0, ctx(r))
+  assert.equal(r.stdout, 'data\n')
+  // More than any pipe buffer: forwarded chunk by chunk, nothing lost.
+  const big = Buffer.alloc(8 * 1024 * 1024, 'abcdefgh')
+  const wc = cli(['wc', '-c'], { input: big })
+  assert.equal(wc.status, 0, ctx(wc))
+  assert.equal(wc.stdout.trim(), String(big.length))
+})
+
+test('a small piped input that arrives with its end is never lost (25 runs)', async () => {
+  // The end of input must not overtake the write in flight (it did, in about 1 run of 10).
+  const runOnce = () =>
+    new Promise((resolve) => {
+      const child = spawn(process.execPath, [CLI, '--json', 'cat'], { stdio: ['pipe', 'pipe', 'pipe'] })
+      child.stdin.end('data\n')
+      collect(child).then(resolve)
+    })
+  for (let round = 0; round < 5; round++) {
+    const outs = await Promise.all([1, 2, 3, 4, 5].map(runOnce))
+    for (const out of outs) {
+      assert.equal(out.code, 0, out.stderr)
+      assert.equal(JSON.parse(out.stdout).stdout, 'data\n')
+    }
+  }
+})
+
+test('stdin from /dev/null, or closed, still ends the run', () => {
+  const devnull = cli(['cat'], { stdio: ['ignore', 'pipe', 'pipe'] })
+  assert.equal(devnull.status, 0, ctx(devnull))
+  assert.equal(devnull.stdout, '')
+  const closed = spawnSync('sh', ['-c', `exec "${process.execPath}" "${CLI}" sh -c 'cat; echo end' <&-`], { encoding: 'utf8', timeout: HANG_MS, killSignal: 'SIGKILL' })
+  assert.equal(closed.status, 0, ctx(closed))
+  assert.equal(closed.stdout, 'end\n')
+})
+
+test('a command that never reads stdin does not keep the CLI waiting on it', async () => {
+  // The CLI's stdin stays open and unwritten: it must still exit when the command does.
+  const child = spawn(process.execPath, [CLI, 'sh', '-c', 'echo done'], { stdio: ['pipe', 'pipe', 'pipe'] })
+  const out = await collect(child)
+  assert.equal(out.code, 0, out.stderr)
+  assert.equal(out.stdout, 'done\n')
+  child.stdin.destroy()
+  // An endless producer: the CLI exits, and the producer dies of SIGPIPE.
+  const endless = spawnSync('sh', ['-c', `yes | "${process.execPath}" "${CLI}" true; echo "cli=$?"`], { encoding: 'utf8', timeout: HANG_MS, killSignal: 'SIGKILL' })
+  assert.equal(endless.signal, null, ctx(endless))
+  assert.equal(endless.stdout, 'cli=0\n')
+})
+
+test('when the reader of its stdout goes away, the CLI ends the command like a pipeline does (141), without a stack trace', () => {
+  const r = spawnSync('bash', ['-c', `"${process.execPath}" "${CLI}" yes | head -n 2; echo "cli=\${PIPESTATUS[0]}" >&2`], { encoding: 'utf8', timeout: HANG_MS, killSignal: 'SIGKILL' })
+  assert.equal(r.signal, null, ctx(r))
+  assert.equal(r.stdout, 'y\ny\n')
+  assert.match(r.stderr, /cli=141$/m, ctx(r))
+  assert.doesNotMatch(r.stderr, /EPIPE|at /, ctx(r))
+})
+
+// ---- signals --------------------------------------------------------------------------------
+
+/** A CLI running `sh` that starts a marked background sleep, once it says it is ready. */
+async function startTree(extra = [], script = 'sleep 987.SUFFIX & echo ready; wait') {
+  const mark = `987.${process.pid}${Math.floor(Math.random() * 1e6)}`
+  const child = spawn(process.execPath, [CLI, ...extra, 'sh', '-c', script.replace('987.SUFFIX', mark)], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const done = collect(child)
+  await new Promise((resolve, reject) => {
+    let seen = ''
+    child.stdout.on('data', (d) => {
+      seen += d
+      if (seen.includes('ready')) resolve()
+    })
+    child.once('exit', () => reject(new Error(`the CLI exited before the command was ready: ${seen}`)))
+  })
+  // `echo ready` can run before the background sleep has exec'd: wait until it is on the host.
+  await until(() => pidsWith(mark).length > 0)
+  return { child, done, mark }
+}
+
+/** Host pids of `sleep <mark>` (the sandboxed tree is visible from the host; the CLI is not a match). */
+function pidsWith(mark) {
+  const found = []
+  for (const pid of fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      if (fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8') === `sleep\0${mark}\0`) found.push(pid)
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found
+}
+
+for (const [signal, status] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]]) {
+  test(`${signal} to the CLI reaches the sandboxed tree, which is gone when the CLI exits ${status}`, async () => {
+    const { child, done, mark } = await startTree()
+    child.kill(signal)
+    const out = await done
+    assert.equal(out.code, status, out.stderr)
+    assert.deepEqual(pidsWith(mark), [])
+  })
+}
+
+test('a command that ignores SIGINT is killed by a second one', async () => {
+  const { child, done, mark } = await startTree([], "trap '' INT; sleep 987.SUFFIX & echo ready; wait; wait")
+  child.kill('SIGINT')
+  await new Promise((r) => setTimeout(r, 300))
+  child.kill('SIGINT')
+  const out = await done
+  assert.equal(out.code, 130, out.stderr)
+  assert.deepEqual(pidsWith(mark), [])
+})
+
+test('--json after SIGINT still prints the result (with the signal) and exits 130', async () => {
+  // With --json nothing is streamed: readiness is the marked sleep showing up on the host.
+  const mark = `987.${process.pid}${Math.floor(Math.random() * 1e6)}`
+  const child = spawn(process.execPath, [CLI, '--json', 'sh', '-c', `sleep ${mark}`], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const done = collect(child)
+  await until(() => pidsWith(mark).length > 0)
+  child.kill('SIGINT')
+  const out = await done
+  assert.equal(out.code, 130, out.stderr)
+  assert.equal(JSON.parse(out.stdout).signal, 'SIGINT')
+  assert.deepEqual(pidsWith(mark), [])
+})
+
+// ---- denials --------------------------------------------------------------------------------
+
+test('the denial line says which flag would allow it', () => {
+  const ws = tmp('denial')
+  const etc = cli(['sh', '-c', 'echo x > /etc/sandspawn-cli-denial'], { cwd: ws })
+  const etcLine = etc.stderr.split('\n').find((l) => l.startsWith('sandspawn: sandbox denied'))
+  assert.match(etcLine, /read_only_file_system: \/etc\/sandspawn-cli-denial\); to allow it, add --writable \/etc$/, ctx(etc))
+  const here = cli(['sh', '-c', `mkdir -p ${ws}/sub && echo x > ${ws}/sub/f`], { cwd: ws })
+  assert.match(here.stderr, new RegExp(`to allow it, add --mode workspace-write \\(makes ${ws} writable\\) or --writable ${ws}$`, 'm'), ctx(here))
+  const net = cli(['sh', '-c', 'echo "curl: (6) Could not resolve host: example.invalid" >&2; exit 6'], { cwd: ws })
+  assert.match(net.stderr, /sandbox denied this command \(network_unreachable\); to allow it, add --network$/m, ctx(net))
+  fs.rmSync(ws, { recursive: true })
+})
+
+test('--ask on a terminal prints the denial line once, asks, and a "n" keeps the sandbox', () => {
+  const out = tmp('ask')
+  // `script` gives the CLI a terminal on stdin, so --ask really asks.
+  const inner = `"${process.execPath}" "${CLI}" --ask sh -c 'echo x > ${out}/f'`
+  const r = spawnSync('script', ['-qec', inner, '/dev/null'], { encoding: 'utf8', input: 'n\n', timeout: HANG_MS, killSignal: 'SIGKILL' })
+  assert.equal(r.signal, null, ctx(r))
+  const text = r.stdout.replace(/\r/g, '')
+  assert.match(text, /Run again without the sandbox\? \[y\/N\]/, ctx(r))
+  assert.equal(text.split('\n').filter((l) => l.includes('sandbox denied this command')).length, 1, ctx(r))
+  assert.equal(fs.existsSync(path.join(out, 'f')), false)
+  fs.rmSync(out, { recursive: true })
+})
+
+/** Poll `condition` every 20 ms; fails after the hang bound. */
+async function until(condition) {
+  const deadline = Date.now() + HANG_MS
+  while (!condition()) {
+    if (Date.now() > deadline) assert.fail('condition not reached within the hang bound')
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+
+function collect(child) {
+  return new Promise((resolve) => {
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (d) => (stdout += d))
+    child.stderr.on('data', (d) => (stderr += d))
+    const timer = setTimeout(() => child.kill('SIGKILL'), HANG_MS)
+    child.on('close', (code, signal) => {
+      clearTimeout(timer)
+      resolve({ code, signal, stdout, stderr })
+    })
+  })
+}

@@ -1,0 +1,120 @@
+'use strict'
+// Parsing the command line: which subcommand, which flags, and where the command starts.
+// `util.parseArgs` does the flag parsing; this module only finds the split point, because
+// parseArgs cannot stop at the first positional word by itself.
+
+const { parseArgs } = require('node:util')
+
+const FLAGS = {
+  mode: { type: 'string' },
+  writable: { type: 'string', multiple: true },
+  'read-only': { type: 'string', multiple: true },
+  'deny-read': { type: 'string', multiple: true },
+  network: { type: 'boolean' },
+  'allow-domain': { type: 'string', multiple: true },
+  'deny-domain': { type: 'string', multiple: true },
+  'allow-unix-sockets': { type: 'boolean' },
+  tmp: { type: 'string' },
+  cwd: { type: 'string' },
+  timeout: { type: 'string' },
+  json: { type: 'boolean' },
+  ask: { type: 'boolean' },
+  platform: { type: 'string' },
+  version: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+}
+
+/** The flags each subcommand accepts (a run takes everything but --platform; explain all but --ask). */
+const ALLOWED = {
+  run: Object.keys(FLAGS).filter((f) => f !== 'platform'),
+  explain: Object.keys(FLAGS).filter((f) => f !== 'ask'),
+  doctor: ['json', 'help', 'version'],
+  help: ['json', 'help', 'version'],
+}
+
+const SUBCOMMANDS = new Set(['doctor', 'explain', 'help'])
+
+/** A mistake in how sandspawn was called (exit 2, one line of usage). */
+class UsageError extends Error {
+  constructor(message, subcommand = 'run', json = false) {
+    super(message)
+    this.code = 'ERR_SANDBOX_INVALID_OPTIONS'
+    this.usage = true
+    this.subcommand = subcommand
+    /** `--json` was among sandspawn's own flags: report this error as JSON too. */
+    this.json = json
+  }
+}
+
+/**
+ * `argv` (without node and the script) → `{ subcommand, values, command, topic }`.
+ * The command starts after `--` or at the first word that is not a flag or a flag's value; a
+ * subcommand name is recognized only as that first word (so `sandspawn -- doctor` runs `doctor`).
+ * Throws UsageError.
+ */
+function parseCommandLine(argv) {
+  // A lenient pass only to find the boundaries: unknown flags are reported by the strict pass.
+  const { tokens } = parseArgs({ args: argv, options: FLAGS, strict: false, allowPositionals: true, tokens: true })
+  let subcommand = 'run'
+  let subIndex = -1
+  let end = argv.length
+  let command = []
+  let topic
+  for (const t of tokens) {
+    if (t.kind === 'option-terminator') {
+      end = t.index
+      command = argv.slice(t.index + 1)
+      break
+    }
+    if (t.kind !== 'positional') continue
+    if (subIndex < 0 && subcommand === 'run' && SUBCOMMANDS.has(t.value)) {
+      subcommand = t.value
+      subIndex = t.index
+      continue
+    }
+    if (subcommand === 'help' && topic === undefined) {
+      topic = t.value
+      end = t.index
+      break
+    }
+    end = t.index
+    command = argv.slice(t.index)
+    break
+  }
+  const head = argv.slice(0, end).filter((_, i) => i !== subIndex)
+  const json = head.includes('--json')
+  let values
+  try {
+    ;({ values } = parseArgs({ args: head, options: FLAGS, strict: true, allowPositionals: false }))
+  } catch (err) {
+    throw new UsageError(describeParseError(err), subcommand, json)
+  }
+  for (const flag of Object.keys(values)) {
+    if (!ALLOWED[subcommand].includes(flag)) {
+      const where = subcommand === 'run' ? 'only with `sandspawn explain`' : `not with \`sandspawn ${subcommand}\``
+      throw new UsageError(`--${flag} is allowed ${where}`, subcommand, json)
+    }
+  }
+  if ((subcommand === 'doctor' || subcommand === 'help') && command.length > 0) {
+    throw new UsageError(`\`sandspawn ${subcommand}\` takes no command (to run a program named ${subcommand}: sandspawn -- ${subcommand})`, subcommand, json)
+  }
+  return { subcommand, values, command, topic }
+}
+
+/** parseArgs' errors, in one short line that names the flag. */
+function describeParseError(err) {
+  const name = /'(-{1,2}[^' ]+)/.exec(err.message)
+  const flag = name ? name[1] : 'an option'
+  switch (err.code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return `unknown option ${flag}`
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      if (/does not take an argument/.test(err.message)) return `${flag} takes no value`
+      if (/ambiguous/.test(err.message)) return `${flag} needs a value (write ${flag}=VALUE for a value that starts with -)`
+      return `${flag} needs a value`
+    default:
+      return err.message.split('\n')[0]
+  }
+}
+
+module.exports = { parseCommandLine, UsageError, FLAGS }

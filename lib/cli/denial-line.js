@@ -1,0 +1,59 @@
+'use strict'
+// The one line the CLI prints after a sandbox denial: what was denied, and which flag would allow
+// it. Loaded only when a denial happened.
+
+const fs = require('node:fs')
+const path = require('node:path')
+
+/** `options`: the spawn options the CLI built (absolute paths). */
+function denialLine(denial, options) {
+  const what = `${denial.reason}${denial.path ? `: ${denial.path}` : ''}`
+  return `sandspawn: sandbox denied this command (${what}); ${remedy(denial, options)}`
+}
+
+function remedy(denial, options) {
+  const policy = options.sandbox
+  if (denial.reason === 'network_denied' && denial.host) return `the network policy refused ${denial.host}; --allow-domain ${denial.host} would allow it`
+  if (denial.kind === 'network') {
+    if (policy.network === true) return 'the network is already allowed (--network), so something else refused it'
+    return 'to allow it, add --network'
+  }
+  if (denial.kind === 'process') return 'a system call the sandbox blocks; only --mode danger-full-access allows it'
+  const p = denial.path && path.isAbsolute(denial.path) ? path.normalize(denial.path) : null
+  if (p === null) return 'to allow writing a directory, add --writable DIR'
+  const hidden = (policy.denyRead ?? []).find((d) => inside(p, d))
+  if (hidden) return `it is hidden by --deny-read ${hidden}`
+  const kept = (policy.readOnlyPaths ?? []).find((d) => inside(p, d))
+  if (kept) return `it is kept read-only by --read-only ${kept}`
+  const roots = policy.mode === 'workspace-write' ? [options.cwd, ...(policy.writableRoots ?? [])] : []
+  if (roots.some((r) => inside(p, r)) && p.split(path.sep).includes('.git')) {
+    return '.git stays read-only inside writable directories'
+  }
+  const dir = nearestDirectory(p)
+  if (policy.mode !== 'workspace-write' && inside(dir, options.cwd)) {
+    return `to allow it, add --mode workspace-write (makes ${options.cwd} writable) or --writable ${dir}`
+  }
+  return `to allow it, add --writable ${dir}`
+}
+
+function inside(p, dir) {
+  const rel = path.relative(dir, p)
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel))
+}
+
+/** `p` itself when it is a directory, else the closest existing directory above it. */
+function nearestDirectory(p) {
+  let dir = p
+  for (;;) {
+    try {
+      if (fs.statSync(dir).isDirectory()) return dir
+    } catch {
+      // missing: try the parent
+    }
+    const up = path.dirname(dir)
+    if (up === dir) return dir
+    dir = up
+  }
+}
+
+module.exports = { denialLine }

@@ -1,0 +1,37 @@
+'use strict'
+// `sandspawn doctor [--json]`: can this host sandbox, and if not, why and how to fix it.
+// Exits 1 when no sandbox is available.
+
+const { loadSandspawn } = require('./library')
+const out = require('./output')
+
+async function doctor(values) {
+  const caps = await loadSandspawn().sandboxCapabilities()
+  if (values.json) {
+    out.printJson(caps)
+    return out.exit(caps.available ? 0 : 1)
+  }
+  const source = caps.sandboxDetails && caps.sandboxDetails.bwrapSource
+  const lines = [
+    `platform:   ${caps.platform}`,
+    `sandbox:    ${caps.sandboxType}`,
+    `bwrap:      ${caps.bwrap ? `${caps.bwrap.path} (${caps.bwrap.version || 'unknown version'})${source ? `, ${source}` : ''}` : 'not found'}`,
+    `available:  ${caps.available ? 'yes' : 'no'}`,
+  ]
+  if (!caps.available) {
+    lines.push(`cause:      ${caps.cause || 'unknown'}`)
+    lines.push(`reason:     ${caps.reason}`)
+    lines.push(`fix:        ${caps.fix}`)
+  }
+  // The Linux fallback ladder: each rung tried, in order (the last one runs when available).
+  ;(caps.attempts || []).forEach((a, i) => {
+    lines.push(`${i === 0 ? 'ladder:' : ''.padEnd(7)}     ${a.mechanism}: ${a.cause === 'ok' ? 'used' : a.cause} (${a.message})`)
+  })
+  if (!caps.available && (caps.fixes || []).length > 1) {
+    caps.fixes.forEach((f, i) => lines.push(`${i === 0 ? 'fixes:' : ''.padEnd(6)}      ${i + 1}. ${f}`))
+  }
+  out.writeStdout(lines.join('\n') + '\n')
+  out.exit(caps.available ? 0 : 1)
+}
+
+module.exports = { doctor }

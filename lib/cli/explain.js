@@ -1,0 +1,65 @@
+'use strict'
+// `sandspawn explain [options] COMMAND`: print the launch plan without running anything.
+
+const { loadSandspawn } = require('./library')
+const { toSpawnOptions } = require('./options')
+const out = require('./output')
+
+function explain(command, values) {
+  const plan = loadSandspawn().buildSandboxCommand(command, toSpawnOptions(values))
+  if (values.json) {
+    out.printJson(planAsJson(plan))
+    return out.exit(0)
+  }
+  const lines = [`sandbox:  ${plan.sandboxType}`, `program:  ${plan.program}`, `cwd:      ${plan.cwd}`, 'args:']
+  // One bwrap/sandbox-exec option per line with its operands, the command after `--`.
+  let line = []
+  const flush = () => line.length && (lines.push(`  ${line.map(quote).join(' ')}`), (line = []))
+  const sep = plan.args.indexOf('--')
+  plan.args.forEach((a, i) => {
+    if (sep >= 0 && i >= sep) return
+    if (a.startsWith('-')) flush()
+    line.push(a)
+  })
+  flush()
+  if (sep >= 0) {
+    // Under bwrap: the in-sandbox helper and its steps, then the command after the helper's `--`.
+    const rest = plan.args.slice(sep + 1)
+    const inner = plan.sandboxType === 'bwrap' ? rest.indexOf('--') : -1
+    if (inner >= 0) lines.push(`  -- ${rest.slice(0, inner).map(quote).join(' ')}`)
+    lines.push(`  -- ${rest.slice(inner + 1).map(quote).join(' ')}`)
+  }
+  const marks = Object.keys(plan.env).filter((k) => k.startsWith('SANDSPAWN_'))
+  if (marks.length) lines.push(`env:      ${marks.map((k) => `${k}=${plan.env[k]}`).join(' ')}`)
+  if (plan.profile) lines.push('profile:', plan.profile)
+  out.writeStdout(lines.join('\n') + '\n')
+  out.exit(0)
+}
+
+/**
+ * The plan as JSON. The environment is given as what differs from the CLI's own (`envSet`,
+ * `envUnset`): the rest is inherited, and printing all of it would copy every secret in it.
+ * `extraFds` is always empty (plans are self-contained) and kept for older readers.
+ */
+function planAsJson(plan) {
+  const envSet = {}
+  for (const [k, v] of Object.entries(plan.env)) if (process.env[k] !== v) envSet[k] = v
+  const envUnset = Object.keys(process.env).filter((k) => !(k in plan.env))
+  return {
+    sandboxType: plan.sandboxType,
+    program: plan.program,
+    argv0: plan.argv0,
+    args: plan.args,
+    cwd: plan.cwd,
+    envSet,
+    envUnset,
+    extraFds: [],
+    profile: plan.profile,
+  }
+}
+
+function quote(s) {
+  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`
+}
+
+module.exports = { explain }

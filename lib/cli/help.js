@@ -1,0 +1,57 @@
+'use strict'
+// The CLI's help texts (loaded only for `help`, `--help` and usage errors).
+
+const RUN = `Usage: sandspawn [options] [--] COMMAND [ARGS...]   run COMMAND in the sandbox
+       sandspawn explain [options] [--] COMMAND ...  print the launch plan, run nothing
+       sandspawn doctor                              can this host sandbox? how to fix it
+       sandspawn help [explain|doctor] | --version
+
+Options:
+  --mode MODE           read-only (default), workspace-write or danger-full-access
+  --writable DIR        also writable (repeatable; implies workspace-write)
+  --read-only PATH      kept read-only inside writable directories (repeatable)
+  --deny-read PATH      can be neither read nor listed (repeatable)
+  --network             allow network access (default: none, loopback included)
+  --allow-domain HOST   allow only this host, through sandspawn's proxy (repeatable; '*.x.y' for
+                        subdomains); any --allow-domain/--deny-domain turns the allow-list on
+  --deny-domain HOST    refuse this host even if --allow-domain matches it (repeatable)
+  --allow-unix-sockets  allow connecting to the host's Unix sockets
+  --tmp MODE            writable, private or read-only
+  --cwd DIR             working directory; relative paths in the options above resolve against it
+  --timeout MS          kill the command's process tree after MS milliseconds
+  --json                print the result, or the error, as JSON on stdout
+  --ask                 after a sandbox denial, ask whether to run again without the sandbox
+
+Exit status: the command's own, or 128+N when it (or sandspawn) got signal N; 125 when the
+sandbox could not run, 126 not executable, 127 not found, 2 bad usage.`
+
+const EXPLAIN = `Usage: sandspawn explain [options] [--platform linux|darwin] [--] COMMAND [ARGS...]
+
+Prints what \`sandspawn COMMAND\` would run (the bwrap argv or the Seatbelt profile) without
+running anything. Takes the same options as a run, except --ask; --json prints the plan as JSON.`
+
+const DOCTOR = `Usage: sandspawn doctor [--json]
+
+Says whether this host can sandbox, and if not, why and how to fix it. Exits 1 when it cannot.`
+
+const TEXTS = { run: RUN, explain: EXPLAIN, doctor: DOCTOR, help: RUN }
+
+const ONE_LINE = {
+  run: 'usage: sandspawn [options] [--] COMMAND [ARGS...]',
+  explain: 'usage: sandspawn explain [options] [--] COMMAND [ARGS...]',
+  doctor: 'usage: sandspawn doctor [--json]',
+  help: 'usage: sandspawn help [explain|doctor]',
+}
+
+/** The full help of a subcommand (or of an unknown topic: null). */
+function helpText(subcommand) {
+  return TEXTS[subcommand] ?? null
+}
+
+/** What follows a usage error: one line of usage and where to read more. */
+function usageHint(subcommand) {
+  const more = subcommand === 'run' || subcommand === 'help' ? 'sandspawn help' : `sandspawn help ${subcommand}`
+  return `${ONE_LINE[subcommand] ?? ONE_LINE.run}  (see \`${more}\`)`
+}
+
+module.exports = { helpText, usageHint }

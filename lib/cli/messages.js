@@ -1,0 +1,70 @@
+'use strict'
+// Errors in the words of the command line. The library's messages name API fields
+// (`options.sandbox.writableRoots[0]`) and carry Rust's OS error text (`(os error 2)`); a CLI
+// user typed `--writable out`, so that is what the message must name.
+
+/** API field → the flag that set it; `[i]` entries name the value the user typed. */
+const FIELDS = [
+  ['options.sandbox.writableRoots', '--writable', 'writable'],
+  ['options.sandbox.readOnlyPaths', '--read-only', 'read-only'],
+  ['options.sandbox.denyRead', '--deny-read', 'deny-read'],
+  ['options.sandbox.allowUnixSockets', '--allow-unix-sockets'],
+  ['options.sandbox.network', '--network'],
+  ['options.sandbox.mode', '--mode'],
+  ['options.sandbox.tmp', '--tmp'],
+  ['sandbox.tmp', '--tmp'],
+  ['options.sandbox', '--mode'],
+  ['options.cwd', '--cwd'],
+  ['options.timeout', '--timeout'],
+  ['options.platform', '--platform'],
+  ['options.env', 'the environment'],
+  ['command', 'COMMAND'],
+]
+
+const MODES = /\bmode '(read-only|workspace-write|danger-full-access)'/g
+
+/** The message of `err` (a SandboxError or anything thrown) for a CLI user. */
+function cliMessage(err, values = {}) {
+  let message = err && typeof err.message === 'string' ? err.message : String(err)
+  message = renameField(message, values)
+  message = message.replace(MODES, '--mode $1')
+  // `spawn ls ENOENT: command not found` is Node's wording for an API; a shell says `ls: ...`.
+  message = message.replace(/^spawn (.+?) (ENOENT|EACCES): /, '$1: ')
+  return osErrorText(message)
+}
+
+function renameField(message, values) {
+  for (const [field, flag, key] of FIELDS) {
+    if (!message.startsWith(field)) continue
+    const rest = message.slice(field.length)
+    const indexed = /^\[(\d+)\]/.exec(rest)
+    if (indexed && key && values[key]) return `${flag} ${values[key][Number(indexed[1])]}${rest.slice(indexed[0].length)}`
+    if (/^[:\s']/.test(rest)) return flag + rest
+  }
+  return message
+}
+
+/** `No such file or directory (os error 2)` → `no such file or directory`, said once. */
+function osErrorText(message) {
+  let out = message.replace(/([A-Z][A-Za-z ]*?) \(os error \d+\)/g, (_, words) => words.toLowerCase())
+  out = out.replace(/ (?:cannot be used|does not exist): no such file or directory/g, ' does not exist')
+  out = out.replace(/^(--writable [^:]*): writable root /, '$1: ')
+  return out.replace(/ \(os error \d+\)/g, '')
+}
+
+/** The CLI's exit status for an error that kept the command from running. */
+function exitCodeForError(err) {
+  if (err && err.usage) return 2
+  switch (err && err.code) {
+    case 'ENOENT':
+      return 127
+    case 'EACCES':
+      return 126
+    case 'ERR_SANDBOX_INVALID_OPTIONS':
+      return 2
+    default:
+      return 125
+  }
+}
+
+module.exports = { cliMessage, exitCodeForError }

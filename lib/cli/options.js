@@ -1,0 +1,33 @@
+'use strict'
+// CLI flags → spawnSandboxed options. Relative paths resolve against --cwd (the directory the
+// command runs in), not against the shell's: `--cwd proj --writable out` means proj/out.
+
+const path = require('node:path')
+const { UsageError } = require('./args')
+
+function toSpawnOptions(values) {
+  const cwd = path.resolve(values.cwd ?? '.')
+  const abs = (p) => path.resolve(cwd, p)
+  const writable = values.writable ?? []
+  const policy = { mode: values.mode ?? (writable.length > 0 ? 'workspace-write' : 'read-only') }
+  if (writable.length) policy.writableRoots = writable.map(abs)
+  if (values['read-only']) policy.readOnlyPaths = values['read-only'].map(abs)
+  if (values['deny-read']) policy.denyRead = values['deny-read'].map(abs)
+  if (values.network) policy.network = true
+  if (values['allow-domain'] || values['deny-domain']) {
+    if (values.network) throw new UsageError('--network cannot be combined with --allow-domain/--deny-domain (the allow-list replaces full network access)')
+    policy.network = { allowedDomains: values['allow-domain'] ?? [], deniedDomains: values['deny-domain'] ?? [] }
+  }
+  if (values['allow-unix-sockets']) policy.allowUnixSockets = true
+  if (values.tmp !== undefined) policy.tmp = values.tmp
+  const options = { cwd, sandbox: policy }
+  if (values.timeout !== undefined) {
+    const ms = values.timeout.trim() === '' ? NaN : Number(values.timeout)
+    if (!Number.isFinite(ms) || ms < 0) throw new UsageError(`--timeout must be a number of milliseconds (0 or more), got '${values.timeout}'`)
+    options.timeout = ms
+  }
+  if (values.platform !== undefined) options.platform = values.platform
+  return options
+}
+
+module.exports = { toSpawnOptions }

@@ -1,0 +1,54 @@
+'use strict'
+// How the CLI reports and ends: text on stderr or `--json` on stdout, then the exit status once
+// stdout has been flushed.
+
+const { cliMessage, exitCodeForError } = require('./messages')
+
+let stdoutBroken = false
+const brokenListeners = []
+
+// The reader of our stdout went away (`sandspawn -- yes | head -1`). Node ignores SIGPIPE, so
+// without this the write error would crash the CLI with a stack trace, or the command would keep
+// writing into a pipe nobody reads.
+process.stdout.on('error', (err) => {
+  if (err && err.code !== 'EPIPE') throw err
+  if (stdoutBroken) return
+  stdoutBroken = true
+  for (const f of brokenListeners) f()
+})
+process.stderr.on('error', () => {})
+
+function onStdoutBroken(listener) {
+  brokenListeners.push(listener)
+}
+
+function writeStdout(data) {
+  if (!stdoutBroken) process.stdout.write(data)
+}
+
+function printJson(value) {
+  writeStdout(JSON.stringify(value, null, 2) + '\n')
+}
+
+function exit(code) {
+  if (stdoutBroken) process.exit(code)
+  process.stdout.write('', () => process.exit(code))
+}
+
+/** Report an error that kept the command from running (or sandspawn from working), then exit. */
+function fail(err, { json = false, values = {}, subcommand = 'run' } = {}) {
+  const message = cliMessage(err, values)
+  const internal = !(err && typeof err.code === 'string')
+  if (json) {
+    printJson({ error: { code: internal ? 'ERR_SANDSPAWN_INTERNAL' : err.code, message } })
+  } else {
+    process.stderr.write(`sandspawn: ${internal && err && err.stack ? err.stack : message}\n`)
+    if (err && typeof err.stderr === 'string' && err.stderr.trim() && !message.includes(err.stderr.trim())) {
+      process.stderr.write(`sandspawn: the sandbox tool said: ${err.stderr.trim()}\n`)
+    }
+    if (err && err.usage) process.stderr.write(require('./help').usageHint(err.subcommand ?? subcommand) + '\n')
+  }
+  exit(exitCodeForError(err))
+}
+
+module.exports = { fail, exit, printJson, writeStdout, onStdoutBroken }

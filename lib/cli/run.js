@@ -1,0 +1,87 @@
+'use strict'
+// `sandspawn [options] COMMAND`: run it with its output streamed live (or the result as --json),
+// our stdin forwarded to it, SIGINT/SIGTERM/SIGHUP forwarded to its tree, and its exit status as
+// ours (128 + n for a signal).
+
+const { isatty } = require('node:tty')
+const { signals: NUMBERS } = require('node:os').constants
+const { toSpawnOptions } = require('./options')
+const { catchSignals } = require('./signals')
+const { loadSandspawn } = require('./library')
+const out = require('./output')
+
+async function run(command, values) {
+  const json = Boolean(values.json)
+  const options = toSpawnOptions(values)
+  const signals = catchSignals()
+  // What stops the run: the process, or (with --ask) an abort. Set once the run has started.
+  let target = null
+  let stdoutBroken = false
+  const attach = (t) => {
+    target = t
+    signals.attach(t)
+    // Output can arrive (and fail to be written) before the start is reported.
+    if (stdoutBroken) t.kill('SIGPIPE')
+  }
+  // Nobody reads our stdout any more: end the command the way a shell pipeline would.
+  out.onStdoutBroken(() => {
+    stdoutBroken = true
+    if (target) target.kill('SIGPIPE')
+  })
+  if (!json) {
+    options.onOutput = (chunk) => (chunk.stream === 'stdout' ? out.writeStdout(chunk.data) : process.stderr.write(chunk.data))
+  }
+  const sandspawn = loadSandspawn()
+  // A terminal on stdin stays with the CLI (no pty yet): the command gets /dev/null, as before.
+  const stdinIsTerminal = isatty(0)
+  let result
+  let announced = false
+  try {
+    if (values.ask && stdinIsTerminal) {
+      ;({ result, announced } = await require('./ask').runAsking(sandspawn, command, options, attach))
+    } else {
+      result = await runForwardingStdin(sandspawn, command, options, !stdinIsTerminal, attach)
+    }
+  } catch (err) {
+    if (err && err.name === 'AbortError') {
+      if (json && err.result) out.printJson(err.result)
+      return out.exit(signals.exitCode() ?? 130)
+    }
+    // A signal that came while the sandbox was being set up still decides the exit status.
+    if (signals.received !== null) return out.exit(signals.exitCode())
+    return out.fail(err, { json, values })
+  }
+  report(result, { json, values, options, announced, stdinIsTerminal })
+  out.exit(signals.exitCode() ?? exitStatus(result))
+}
+
+async function runForwardingStdin(sandspawn, command, options, pipeStdin, attach) {
+  const proc = await sandspawn.startSandboxed(command, { ...options, stdin: pipeStdin ? 'pipe' : 'ignore' })
+  attach(proc)
+  const stopStdin = pipeStdin ? require('./stdin').forwardStdin(process.stdin, proc) : null
+  try {
+    return await proc.wait()
+  } finally {
+    if (stopStdin) stopStdin()
+  }
+}
+
+function report(result, { json, values, options, announced, stdinIsTerminal }) {
+  // In every mode: what the run left on the host that a tool could run later (never hidden).
+  for (const risk of result.hostRisks || []) process.stderr.write(require('./host-risks').hostRiskLine(risk) + '\n')
+  if (json) {
+    out.printJson(result)
+    return
+  }
+  if (result.denial && !announced && !result.escalated) {
+    process.stderr.write(require('./denial-line').denialLine(result.denial, options) + '\n')
+    if (values.ask && !stdinIsTerminal) process.stderr.write('sandspawn: --ask: not asking to run again without the sandbox: stdin is not a terminal\n')
+  }
+  if (result.timedOut) process.stderr.write(`sandspawn: timed out after ${values.timeout} ms\n`)
+}
+
+function exitStatus(result) {
+  return result.exitCode !== null ? result.exitCode : 128 + (NUMBERS[result.signal] ?? 0)
+}
+
+module.exports = { run }
