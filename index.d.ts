@@ -83,6 +83,33 @@ export interface SpawnOptions {
   onOutput?: (chunk: OutputChunk) => void
   /** Which Linux sandbox may run (ignored elsewhere). See README "Reaching more Linux hosts". */
   linux?: LinuxOptions
+  /**
+   * Run the command in a pseudo-terminal that is its controlling tty: job control, Ctrl-C via
+   * `write('\x03')`, `/dev/tty`. `true` is `{ cols: 80, rows: 24 }`. `TERM` is `term`, else
+   * `env.TERM`, else `'xterm-256color'`. The result's `stdout` holds the terminal stream (`\r\n`,
+   * echo, escape sequences) and `stderr` is `''`. Not with `input` (use `startSandboxed` and
+   * `write()`); Windows: `ERR_SANDBOX_UNSUPPORTED`.
+   */
+  pty?: boolean | PtyOptions
+}
+
+export interface PtyOptions {
+  /** Columns, an integer 1–65535; default 80. */
+  cols?: number
+  /** Rows, an integer 1–65535; default 24. */
+  rows?: number
+  /** `TERM` for the command; default `env.TERM`, else `'xterm-256color'`. */
+  term?: string
+}
+
+/** What `SandboxedProcess.read()` resolves with. */
+export interface PtyReadResult {
+  /** Terminal output not read before (at most `maxBytes`). */
+  data: Buffer
+  /** The process has ended and every byte of its output has been read. */
+  exited: boolean
+  /** Bytes dropped before this read because more than `maxBuffer` was waiting unread. */
+  omittedBytes: number
 }
 
 export interface LinuxOptions {
@@ -229,6 +256,8 @@ export interface SpawnResult {
   /** What the network allow-list's proxy refused, aggregated per host, port, via and reason
    * (always present; `[]` when `network` is a boolean). */
   networkDenials: NetworkDenial[]
+  /** pty runs only: the terminal's size at the end. */
+  pty?: { cols: number; rows: number }
 }
 
 /** Runs `command` (an argv; no shell) in the sandbox and resolves for every way it ended. Rejects
@@ -240,14 +269,31 @@ export declare class SandboxedProcess {
   private constructor()
   /** The host pid. */
   readonly pid: number
-  /** Write to stdin (needs `stdin: 'pipe'`). Rejects with `EPIPE` once stdin is closed. */
+  /** Write to stdin (needs `stdin: 'pipe'`), or to the terminal (pty: raw bytes, `'\x03'` is
+   * Ctrl-C). Rejects with `EPIPE` once stdin is closed. Resolves once the bytes were taken. */
   write(data: string | Buffer | Uint8Array): Promise<void>
-  /** Close stdin. */
+  /** Close stdin. With a pty: send end-of-file (Ctrl-D), which ends input for programs in cooked
+   * mode; the terminal stays open. */
   end(): void
   /** Signal the whole tree (default `killSignal`), SIGKILL after `forceKillAfterDelay`. */
   kill(signal?: NodeJS.Signals): void
-  /** Settles like `spawnSandboxed`; may be called more than once. */
+  /** Settles like `spawnSandboxed`; may be called more than once. With a pty it settles only
+   * after all terminal output was read and the tree is gone. */
   wait(): Promise<SpawnResult>
+  /** pty only: set the terminal's size (integers 1–65535); the foreground job gets SIGWINCH.
+   * Without a pty throws `ERR_SANDBOX_INVALID_OPTIONS`; after the end it does nothing. */
+  resize(cols: number, rows: number): void
+  /** pty only: called with each chunk of terminal output (raw bytes) from now on. */
+  onData(listener: (data: Buffer) => void): { dispose(): void }
+  /** pty only: stop reading the terminal (real backpressure: the command blocks once the
+   * terminal's buffer is full). Once the command has exited its remaining output is read anyway. */
+  pause(): void
+  /** pty only: read the terminal again. */
+  resume(): void
+  /** pty only: output not returned by an earlier `read()` (up to `maxBuffer` bytes are kept).
+   * Resolves when there is some and `waitMs` (default 0) has passed, or when the process has
+   * ended; `maxBytes` caps one answer. */
+  read(options?: { waitMs?: number; maxBytes?: number }): Promise<PtyReadResult>
 }
 
 /** Like `spawnSandboxed`, but resolves as soon as the command runs. */

@@ -16,6 +16,7 @@ pub mod planted;
 pub mod platform;
 pub mod policy;
 pub mod program;
+pub mod pty;
 pub mod runner;
 
 mod binding;

@@ -76,6 +76,19 @@ async function main(): Promise<void> {
     const kind: 'repository-created' | 'hooks-written' | 'protected-name-created' = risk.kind
     console.log(kind, risk.path, risk.detail)
   }
+  const term = await startSandboxed(['python3'], { pty: { cols: 120, rows: 40, term: 'xterm' } })
+  const sub: { dispose(): void } = term.onData((d: Buffer) => console.log(d.length))
+  term.resize(100, 30)
+  term.pause()
+  term.resume()
+  const chunk = await term.read({ waitMs: 100, maxBytes: 4096 })
+  const bytes: Buffer = chunk.data
+  const over: boolean = chunk.exited
+  console.log(bytes, over, chunk.omittedBytes)
+  sub.dispose()
+  const size: { cols: number; rows: number } | undefined = (await term.wait()).pty
+  void size
+  await spawnSandboxed(['tty'], { pty: true })
   try {
     await spawnSandboxed([])
   } catch (e) {

@@ -6,7 +6,8 @@
 //! the descriptors bwrap reads `--ro-bind-data` masks from, then execs bwrap.
 //!
 //! Steps (see `protocol`): open the null descriptors; mark the report descriptor close-on-exec; hand
-//! a loopback listener to the host's proxy and set the proxy variables (`listen`); install the seccomp filter
+//! a loopback listener to the host's proxy and set the proxy variables (`listen`); take the terminal
+//! on descriptor 0 as the controlling tty (pty runs); install the seccomp filter
 //! (after `PR_SET_NO_NEW_PRIVS`, which seccomp requires without CAP_SYS_ADMIN); `execvp` the command
 //! with the environment it was given. Any failure is reported (see `report`) and ends the helper
 //! with 125/126/127; the command then never ran.
@@ -84,6 +85,11 @@ fn run(args: Vec<OsString>) {
             Err(failure) => fail(steps.report_fd, failure),
         }
     }
+    if steps.controlling_tty {
+        if let Err(failure) = take_terminal() {
+            fail(steps.report_fd, failure);
+        }
+    }
     if steps.block_unix_sockets {
         if let Err(failure) = block_unix_sockets() {
             fail(steps.report_fd, failure);
@@ -116,6 +122,26 @@ fn open_null_at(fd: i32) -> Result<(), Failure> {
     }
     if null != fd {
         unsafe { libc::close(null) };
+    }
+    Ok(())
+}
+
+/// Become a session leader (unless already one: bwrap's `--new-session` and posix_spawn's SETSID
+/// made it so) and take the terminal on descriptor 0 as the controlling tty. TIOCSCTTY also makes
+/// this process group the terminal's foreground group, so Ctrl-C reaches the command, not bwrap.
+fn take_terminal() -> Result<(), Failure> {
+    let setup = |errno: i32, message: String| Failure { stage: Stage::Setup, errno, message };
+    if unsafe { libc::getsid(0) != libc::getpid() } && unsafe { libc::setsid() } < 0 {
+        let e = last_errno();
+        return Err(setup(e, format!("setsid() failed: {}", describe(e))));
+    }
+    if unsafe { libc::isatty(0) } != 1 {
+        return Err(setup(libc::ENOTTY, "descriptor 0 is not a terminal, so it cannot become the controlling terminal".into()));
+    }
+    if unsafe { libc::ioctl(0, libc::TIOCSCTTY as _, 0) } < 0 {
+        let e = last_errno();
+        let why = if e == libc::EPERM { " (the terminal already controls another session: give the plan the terminal on its stdio without making it controlling)" } else { "" };
+        return Err(setup(e, format!("taking the terminal as the controlling tty failed: {}{why}", describe(e))));
     }
     Ok(())
 }

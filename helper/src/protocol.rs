@@ -3,7 +3,7 @@
 //! from another refuse each other with a clear message instead of misreading flags.
 //!
 //! ```text
-//! sandspawn-helper v1 [--null-fds=N,...] [--block-unix-sockets] [--report-fd=N] [--net-listen=N] -- COMMAND [ARG...]
+//! sandspawn-helper v1 [--null-fds=N,...] [--controlling-tty] [--block-unix-sockets] [--report-fd=N] [--net-listen=N] -- COMMAND [ARG...]
 //! sandspawn-helper --version
 //! ```
 
@@ -27,6 +27,11 @@ pub struct Steps {
     /// run as the plan's program in front of bwrap, it gives bwrap the empty `--ro-bind-data`
     /// sources that mask denied files, so the spawner need not provide any descriptor.
     pub null_fds: Vec<i32>,
+    /// Make the command a session leader whose controlling terminal is the terminal on descriptor
+    /// 0 (pty runs). bwrap's `--new-session` leaves the command without one, so job control,
+    /// Ctrl-C and `/dev/tty` need this step inside the sandbox; on macOS posix_spawn cannot do it
+    /// either (its file actions run before its setsid), so the helper runs in front of sandbox-exec.
+    pub controlling_tty: bool,
     /// Install the seccomp filter that refuses `socket(AF_UNIX)` and io_uring (with no_new_privs).
     pub block_unix_sockets: bool,
     /// A descriptor on which a failure before the command runs is reported (see `report`). The
@@ -46,6 +51,9 @@ impl Steps {
         if !self.null_fds.is_empty() {
             let list: Vec<String> = self.null_fds.iter().map(i32::to_string).collect();
             args.push(format!("--null-fds={}", list.join(",")));
+        }
+        if self.controlling_tty {
+            args.push("--controlling-tty".into());
         }
         if self.block_unix_sockets {
             args.push("--block-unix-sockets".into());
@@ -84,6 +92,7 @@ impl Steps {
                     return Ok((steps, command));
                 }
                 "--block-unix-sockets" => steps.block_unix_sockets = true,
+                "--controlling-tty" => steps.controlling_tty = true,
                 _ => {
                     let bad = || format!("unknown or malformed argument {text:?}");
                     if let Some(fd) = text.strip_prefix("--report-fd=") {
@@ -123,6 +132,8 @@ mod tests {
             Steps { block_unix_sockets: true, report_fd: Some(4), ..Steps::default() },
             Steps { null_fds: vec![5, 6], ..Steps::default() },
             Steps { block_unix_sockets: true, report_fd: Some(4), net_listen_fd: Some(5), ..Steps::default() },
+            Steps { controlling_tty: true, ..Steps::default() },
+            Steps { controlling_tty: true, block_unix_sockets: true, report_fd: Some(4), ..Steps::default() },
         ] {
             let mut args = os(&steps.to_args().iter().map(String::as_str).collect::<Vec<_>>());
             args.extend(os(&["ls", "--", "-l"]));
@@ -136,6 +147,8 @@ mod tests {
     fn pinned_format() {
         let steps = Steps { block_unix_sockets: true, report_fd: Some(4), ..Steps::default() };
         assert_eq!(steps.to_args(), ["v1", "--block-unix-sockets", "--report-fd=4", "--"]);
+        let tty = Steps { controlling_tty: true, block_unix_sockets: true, report_fd: Some(4), ..Steps::default() };
+        assert_eq!(tty.to_args(), ["v1", "--controlling-tty", "--block-unix-sockets", "--report-fd=4", "--"]);
         let outer = Steps { null_fds: vec![3, 4], ..Steps::default() };
         assert_eq!(outer.to_args(), ["v1", "--null-fds=3,4", "--"]);
         let net = Steps { report_fd: Some(4), net_listen_fd: Some(5), ..Steps::default() };

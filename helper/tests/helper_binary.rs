@@ -107,3 +107,13 @@ fn the_command_inherits_the_signal_dispositions_the_helper_got() {
     let mask = u64::from_str_radix(String::from_utf8_lossy(&out.stdout).trim().trim_start_matches("SigIgn:").trim(), 16).unwrap();
     assert_eq!(mask & (1 << (libc::SIGPIPE - 1)), 0, "SIGPIPE ignored in the command: {mask:#x}");
 }
+
+#[test]
+fn controlling_tty_needs_a_terminal_on_stdin() {
+    // `output()` gives the helper a null stdin: not a terminal, so the step fails before the command.
+    let (out, report) = with_report(4, &["v1", "--controlling-tty", "--report-fd=4", "--", "true"]);
+    assert_eq!(out.status.code(), Some(125), "{out:?}");
+    let f = Failure::decode(&report).expect("a report record");
+    assert_eq!((f.stage, f.errno), (Stage::Setup, libc::ENOTTY));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a terminal"), "{out:?}");
+}

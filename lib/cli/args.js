@@ -19,6 +19,7 @@ const FLAGS = {
   timeout: { type: 'string' },
   json: { type: 'boolean' },
   ask: { type: 'boolean' },
+  'no-pty': { type: 'boolean' },
   platform: { type: 'string' },
   version: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -27,7 +28,7 @@ const FLAGS = {
 /** The flags each subcommand accepts (a run takes everything but --platform; explain all but --ask). */
 const ALLOWED = {
   run: Object.keys(FLAGS).filter((f) => f !== 'platform'),
-  explain: Object.keys(FLAGS).filter((f) => f !== 'ask'),
+  explain: Object.keys(FLAGS).filter((f) => f !== 'ask' && f !== 'no-pty'),
   doctor: ['json', 'help', 'version'],
   help: ['json', 'help', 'version'],
 }

@@ -21,6 +21,8 @@ Options:
   --timeout MS          kill the command's process tree after MS milliseconds
   --json                print the result, or the error, as JSON on stdout
   --ask                 after a sandbox denial, ask whether to run again without the sandbox
+  --no-pty              on a terminal, do not give the command a pseudo-terminal (by default,
+                        when stdin and stdout are terminals, it runs in one of the same size)
 
 Exit status: the command's own, or 128+N when it (or sandspawn) got signal N; 125 when the
 sandbox could not run, 126 not executable, 127 not found, 2 bad usage.`
@@ -28,7 +30,7 @@ sandbox could not run, 126 not executable, 127 not found, 2 bad usage.`
 const EXPLAIN = `Usage: sandspawn explain [options] [--platform linux|darwin] [--] COMMAND [ARGS...]
 
 Prints what \`sandspawn COMMAND\` would run (the bwrap argv or the Seatbelt profile) without
-running anything. Takes the same options as a run, except --ask; --json prints the plan as JSON.`
+running anything. Takes the same options as a run, except --ask and --no-pty; --json prints the plan as JSON.`
 
 const DOCTOR = `Usage: sandspawn doctor [--json]
 

@@ -1,7 +1,7 @@
 'use strict'
 // `sandspawn [options] COMMAND`: run it with its output streamed live (or the result as --json),
-// our stdin forwarded to it, SIGINT/SIGTERM/SIGHUP forwarded to its tree, and its exit status as
-// ours (128 + n for a signal).
+// our stdin forwarded to it (in a pty when stdin and stdout are terminals, see ./terminal),
+// SIGINT/SIGTERM/SIGHUP forwarded to its tree, and its exit status as ours (128 + n for a signal).
 
 const { isatty } = require('node:tty')
 const { signals: NUMBERS } = require('node:os').constants
@@ -32,15 +32,18 @@ async function run(command, values) {
     options.onOutput = (chunk) => (chunk.stream === 'stdout' ? out.writeStdout(chunk.data) : process.stderr.write(chunk.data))
   }
   const sandspawn = loadSandspawn()
-  // A terminal on stdin stays with the CLI (no pty yet): the command gets /dev/null, as before.
   const stdinIsTerminal = isatty(0)
+  const terminal = require('./terminal')
   let result
   let announced = false
   try {
     if (values.ask && stdinIsTerminal) {
+      // The terminal stays with the CLI, which asks on it; the command gets /dev/null.
       ;({ result, announced } = await require('./ask').runAsking(sandspawn, command, options, attach))
+    } else if (terminal.wantsTerminal(values, isatty)) {
+      result = await terminal.runInTerminal(sandspawn, command, options, attach)
     } else {
-      result = await runForwardingStdin(sandspawn, command, options, !stdinIsTerminal, attach)
+      result = await runForwardingStdin(sandspawn, command, options, true, attach)
     }
   } catch (err) {
     if (err && err.name === 'AbortError') {

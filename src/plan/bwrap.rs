@@ -169,7 +169,7 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     }
 
     a.push(&["--chdir", &path_arg(req.cwd)?, "--", &path_arg(helper)?]);
-    a.args.extend(Steps { block_unix_sockets, report_fd, net_listen_fd: net_ctl_fd, ..Steps::default() }.to_args());
+    a.args.extend(Steps { block_unix_sockets, report_fd, net_listen_fd: net_ctl_fd, controlling_tty: req.terminal, ..Steps::default() }.to_args());
     // Unchanged: the helper execvp()s it, so a bare name is looked up in the child's PATH.
     a.args.extend(req.command.iter().cloned());
 

@@ -78,6 +78,9 @@ pub struct PlanRequest<'a> {
     /// For the runner: add bwrap's `--json-status-fd` and the helper's `--report-fd`, so that setup
     /// failures are told apart from the command's exit code. Plans for other spawners have neither.
     pub runner_fds: bool,
+    /// The command runs in a pseudo-terminal on its stdio (`pty`) and must take it as its
+    /// controlling terminal: the helper's `--controlling-tty` step under a sandbox and on macOS.
+    pub terminal: bool,
 }
 
 /// Build the launch plan for one command: direct for danger-full-access, bwrap on Linux, Seatbelt
@@ -91,7 +94,7 @@ pub fn build(req: &PlanRequest) -> crate::Result<LaunchPlan> {
         return Err(SandboxError::invalid_command("must have at least one element"));
     }
     if req.policy.mode == SandboxMode::DangerFullAccess {
-        return Ok(direct(req));
+        return if req.terminal && req.platform == Platform::Darwin { seatbelt::take_terminal_first(req, direct(req)) } else { Ok(direct(req)) };
     }
     match req.platform {
         Platform::Linux => bwrap::build(req),
@@ -107,7 +110,9 @@ pub fn build(req: &PlanRequest) -> crate::Result<LaunchPlan> {
     }
 }
 
-/// No sandbox: the command itself, with the host's PATH lookup done by the caller.
+/// No sandbox: the command itself, with the host's PATH lookup done by the caller. With a terminal
+/// on Linux the runner's posix_spawn makes it the controlling tty (SETSID, then the slave opened
+/// without O_NOCTTY), so no helper is needed; macOS goes through the helper (see `seatbelt`).
 fn direct(req: &PlanRequest) -> LaunchPlan {
     LaunchPlan {
         program: req.resolved_program.map(PathBuf::from).unwrap_or_else(|| PathBuf::from(&req.command[0])),

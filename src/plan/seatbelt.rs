@@ -10,6 +10,7 @@ use super::{child_env, path_arg, LaunchPlan, PlanRequest};
 use crate::error::Result;
 use crate::platform::SandboxType;
 use crate::policy::{ResolvedPolicy, UnixSockets};
+use sandspawn_helper::protocol::Steps;
 
 pub const SANDBOX_EXEC: &str = "/usr/bin/sandbox-exec";
 
@@ -137,15 +138,35 @@ pub fn profile(policy: &ResolvedPolicy) -> (String, Vec<(String, PathBuf)>) {
     (s, params)
 }
 
+/// With a terminal, `/dev/tty` (the controlling terminal by its generic name) must open, or ssh,
+/// sudo, getpass and git's credential prompts fail. Unverified on a Mac.
+const TERMINAL: &str = "(allow file-read* file-write* file-ioctl (literal \"/dev/tty\"))\n";
+
+/// Run the plan through the helper, which takes the terminal on stdin as the controlling tty and
+/// then execs the plan's program (sandbox-exec, or the command itself without a sandbox). On macOS
+/// posix_spawn runs its file actions before its setsid, so the spawner cannot do this itself.
+pub fn take_terminal_first(req: &PlanRequest, plan: LaunchPlan) -> Result<LaunchPlan> {
+    let helper = req.helper.ok_or_else(|| {
+        crate::error::SandboxError::unavailable("sandspawn-helper was not found; a pty on macOS needs it", "reinstall sandspawn (the helper ships next to the .node file, mode 0755)")
+    })?;
+    let mut args = Steps { controlling_tty: true, ..Steps::default() }.to_args();
+    args.push(path_arg(&plan.program)?);
+    args.extend(plan.args);
+    Ok(LaunchPlan { program: helper.to_path_buf(), argv0: crate::helper::FILE_NAME.into(), args, helper: Some(helper.to_path_buf()), ..plan })
+}
+
 pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
-    let (text, params) = profile(req.policy);
+    let (mut text, params) = profile(req.policy);
+    if req.terminal {
+        text.push_str(TERMINAL);
+    }
     let mut args = vec!["-p".to_string(), text.clone()];
     for (name, p) in &params {
         args.push(format!("-D{name}={}", path_arg(p)?));
     }
     args.push("--".into());
     args.extend(req.command.iter().cloned());
-    Ok(LaunchPlan {
+    let plan = LaunchPlan {
         program: PathBuf::from(SANDBOX_EXEC),
         argv0: "sandbox-exec".into(),
         args,
@@ -157,7 +178,12 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         report_fd: None,
         helper: None,
         net_ctl_fd: None,
-    })
+    };
+    if req.terminal {
+        take_terminal_first(req, plan)
+    } else {
+        Ok(plan)
+    }
 }
 
 /// Test helper: is `text` a sequence of balanced, well-formed S-expressions? Respects `"..."`

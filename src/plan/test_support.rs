@@ -46,6 +46,7 @@ pub fn plan_with_env(p: &ResolvedPolicy, cwd: &Path, platform: Platform, cmd: &[
         resolved_program: None,
         helper: Some(helper_path()),
         runner_fds: false,
+        terminal: false,
     })
     .unwrap()
 }

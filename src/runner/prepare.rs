@@ -53,8 +53,14 @@ pub fn build_plan(req: &mut SpawnRequest, bwrap: Option<&crate::plan::BwrapInfo>
     crate::planted::walk_and_protect(&mut req.policy);
     // Linux sandbox plans run the helper; a missing or mismatched one makes them unavailable. A plan
     // for Linux built on another host (explain, tests) names where the helper would be.
-    let helper = if req.platform == Platform::Linux && req.policy.mode != SandboxMode::DangerFullAccess {
-        Some(if Platform::host() == Platform::Linux { crate::helper::require()?.to_path_buf() } else { crate::helper::expected_path() })
+    // A pty on macOS needs it too, sandboxed or not (see `plan::seatbelt::take_terminal_first`).
+    let needs_helper = match req.platform {
+        Platform::Linux => req.policy.mode != SandboxMode::DangerFullAccess,
+        Platform::Darwin => req.pty.is_some(),
+        Platform::Other => false,
+    };
+    let helper = if needs_helper {
+        Some(if Platform::host() == req.platform { crate::helper::require()?.to_path_buf() } else { crate::helper::expected_path() })
     } else {
         None
     };
@@ -68,5 +74,6 @@ pub fn build_plan(req: &mut SpawnRequest, bwrap: Option<&crate::plan::BwrapInfo>
         resolved_program: resolved,
         helper: helper.as_deref(),
         runner_fds,
+        terminal: req.pty.is_some(),
     })
 }

@@ -40,6 +40,8 @@ pub struct RunResult {
     pub host_risks: Vec<HostRisk>,
     /// What the network allow-list's proxy refused (empty without a `NetworkPolicy`).
     pub network_denials: Vec<crate::network::NetworkDenial>,
+    /// The terminal's size at the end, for `pty` runs.
+    pub pty: Option<crate::pty::PtySize>,
 }
 
 /// The interleaved output. When only one stream wrote, it is that stream, and no copy is kept.

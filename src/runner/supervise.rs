@@ -21,6 +21,7 @@ use super::pipe_io::{async_fd, pump, read_all, write_all};
 use super::prepare::{prepare, Prepared};
 use super::result::{from_bwrap, from_wait_status, Aggregated, RunResult};
 use super::spawn::{cstring, pipe_above, spawn, ChildFd, SpawnSpec};
+use super::terminal_io::{self, dup_cloexec, pump_terminal, RunTerminal};
 use super::status::StatusParser;
 use super::{OutputSink, Shared, StartState};
 use sandspawn_helper::report::{Failure, Stage};
@@ -64,6 +65,9 @@ pub(super) async fn drive(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, 
         }
     }
     shared.stdin.lock().await.take();
+    if let Some(t) = &shared.terminal {
+        t.finish();
+    }
     *shared.outcome.lock().unwrap() = Some(outcome);
     shared.done.send_replace(true);
 }
@@ -89,15 +93,38 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
     // before it is used.
     let min_fd = 6;
     let io_err = |e: io::Error| internal("creating pipes failed", e);
-    let (out_r, out_w) = pipe_above(min_fd).map_err(io_err)?;
-    let (err_r, err_w) = pipe_above(min_fd).map_err(io_err)?;
-    let (stdin_child, stdin_ours): (Option<OwnedFd>, Option<OwnedFd>) = match req.stdin {
-        StdinMode::Null => (None, None),
-        StdinMode::Pipe | StdinMode::Bytes(_) => {
-            let (r, w) = pipe_above(min_fd).map_err(io_err)?;
-            (Some(r), Some(w))
+    // With a terminal the slave is the child's stdin, stdout and stderr, and the master is read
+    // and written here; without one, three pipes.
+    let terminal = match &req.pty {
+        Some(p) => Some(RunTerminal::open(p.size, min_fd)?.into_parts()),
+        None => None,
+    };
+    let (pipes, stdin_child, stdin_ours) = match &terminal {
+        Some((master, _, _)) => (None, None, Some(dup_cloexec(master).map_err(io_err)?)),
+        None => {
+            let (out_r, out_w) = pipe_above(min_fd).map_err(io_err)?;
+            let (err_r, err_w) = pipe_above(min_fd).map_err(io_err)?;
+            let (stdin_child, stdin_ours): (Option<OwnedFd>, Option<OwnedFd>) = match req.stdin {
+                StdinMode::Null => (None, None),
+                StdinMode::Pipe | StdinMode::Bytes(_) => {
+                    let (r, w) = pipe_above(min_fd).map_err(io_err)?;
+                    (Some(r), Some(w))
+                }
+            };
+            (Some(((out_r, out_w), (err_r, err_w))), stdin_child, stdin_ours)
         }
     };
+    let (master, slave) = match terminal {
+        Some((master, slave, path)) => (Some(master), Some((slave, path))),
+        None => (None, None),
+    };
+    let (readers, writers) = match pipes {
+        Some(((out_r, out_w), (err_r, err_w))) => (Some((out_r, err_r)), Some((out_w, err_w))),
+        None => (None, None),
+    };
+    // No helper in front of the command (no sandbox, Linux): the spawn makes the terminal the
+    // controlling one. With a helper, its --controlling-tty step does.
+    let child_takes_terminal = plan.helper.is_none();
     let runner_pipe = |fd: Option<RawFd>| -> Result<(Option<OwnedFd>, Option<(RawFd, OwnedFd)>)> {
         match fd {
             Some(fd) => {
@@ -133,10 +160,15 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
     let cwd = plan.cwd.clone();
 
     let spawn_closure = Box::new(move || {
-        let mut fds: Vec<(RawFd, ChildFd)> = Vec::new();
-        fds.push((0, stdin_child.as_ref().map(ChildFd::Dup).unwrap_or(ChildFd::DevNull)));
-        fds.push((1, ChildFd::Dup(&out_w)));
-        fds.push((2, ChildFd::Dup(&err_w)));
+        let mut fds: Vec<(RawFd, ChildFd)> = match (&slave, &writers) {
+            (Some((slave, path)), _) => terminal_io::stdio(slave, path, child_takes_terminal),
+            (None, Some((out_w, err_w))) => vec![
+                (0, stdin_child.as_ref().map(ChildFd::Dup).unwrap_or(ChildFd::DevNull)),
+                (1, ChildFd::Dup(out_w)),
+                (2, ChildFd::Dup(err_w)),
+            ],
+            (None, None) => unreachable!("a run has a terminal or pipes"),
+        };
         for (target, fd) in status_child.iter().chain(report_child.iter()).chain(net_child.iter()) {
             fds.push((*target, ChildFd::Dup(fd)));
         }
@@ -156,8 +188,18 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
 
     let capture = Arc::new(Mutex::new(Capture::new(req.max_buffer)));
     let (stop_tx, stop_rx) = watch::channel(false);
-    let out_task = tokio::spawn(pump(async_fd(out_r).map_err(io_err)?, Stream::Stdout, capture.clone(), sink.clone(), stop_rx.clone()));
-    let err_task = tokio::spawn(pump(async_fd(err_r).map_err(io_err)?, Stream::Stderr, capture.clone(), sink.clone(), stop_rx.clone()));
+    let (out_task, err_task) = match (readers, master, &shared.terminal) {
+        (Some((out_r, err_r)), _, _) => (
+            tokio::spawn(pump(async_fd(out_r).map_err(io_err)?, Stream::Stdout, capture.clone(), sink.clone(), stop_rx.clone())),
+            Some(tokio::spawn(pump(async_fd(err_r).map_err(io_err)?, Stream::Stderr, capture.clone(), sink.clone(), stop_rx.clone()))),
+        ),
+        (None, Some(master), Some(controls)) => {
+            controls.install(dup_cloexec(&master).map_err(io_err)?);
+            let fd = async_fd(master).map_err(io_err)?;
+            (tokio::spawn(pump_terminal(fd, capture.clone(), sink.clone(), controls.clone(), stop_rx.clone())), None)
+        }
+        _ => unreachable!("a run has a terminal or pipes"),
+    };
     let parser = Arc::new(Mutex::new(StatusParser::default()));
     let status_task = match status_ours {
         Some(fd) => {
@@ -267,17 +309,25 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
         }
     };
 
-    // Drain: to EOF normally; past the grace period stop at the first empty read.
-    let aborts = [Some(out_task.abort_handle()), Some(err_task.abort_handle()), status_task.as_ref().map(|t| t.abort_handle())];
+    // Drain: to EOF normally; past the grace period stop at the first empty read. A terminal is
+    // read to EIO (every slave descriptor closed): its last bytes can reach the master a moment
+    // after the command exited, so an empty read proves nothing there.
+    if let Some(t) = &shared.terminal {
+        t.command_exited();
+    }
+    let aborts = [Some(out_task.abort_handle()), err_task.as_ref().map(|t| t.abort_handle()), status_task.as_ref().map(|t| t.abort_handle())];
     let drain = async {
         let _ = out_task.await;
-        let _ = err_task.await;
+        if let Some(t) = err_task {
+            let _ = t.await;
+        }
         if let Some(t) = status_task {
             let _ = t.await;
         }
     };
     tokio::pin!(drain);
-    if tokio::time::timeout(DRAIN_GRACE, &mut drain).await.is_err() {
+    let grace = if shared.terminal.is_some() { DRAIN_MAX } else { DRAIN_GRACE };
+    if tokio::time::timeout(grace, &mut drain).await.is_err() {
         stop_tx.send_replace(true);
         if tokio::time::timeout(DRAIN_MAX, &mut drain).await.is_err() {
             for a in aborts.into_iter().flatten() {
@@ -304,14 +354,16 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
     let (omitted_stdout, omitted_stderr) = (capture.stdout.omitted(), capture.stderr.omitted());
     let text = capture.finish();
     let stderr_text = text.stderr;
+    // What bwrap and the helper said when they failed: on the terminal, when there is one.
+    let setup_words = if shared.terminal.is_some() { &text.stdout } else { &stderr_text };
     let (exit_code, signal) = if sandbox_type == SandboxType::Bwrap {
         // The helper wrote its record before it exited, so before bwrap reported that exit.
         if let Some(failure) = report_ours.as_ref().and_then(read_report) {
-            return Err(helper_failure(&failure, &req.command[0], &stderr_text));
+            return Err(helper_failure(&failure, &req.command[0], setup_words));
         }
         let bwrap_status = parser.lock().unwrap().status.clone();
         if bwrap_status.exit_code.is_none() && !killed && !timed_out && matches!(status, ExitStatus::Exited(_)) {
-            return Err(setup_failure(&stderr_text));
+            return Err(setup_failure(setup_words));
         }
         from_bwrap(bwrap_status.exit_code, status)
     } else {
@@ -351,6 +403,7 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
         sandbox_details: details,
         host_risks,
         network_denials,
+        pty: shared.terminal.as_ref().map(|t| t.size()),
     };
     result.classify();
     Ok(result)
