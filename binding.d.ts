@@ -74,6 +74,7 @@ export interface NativeResult {
   denial?: any
   policy: any
   sandboxDetails: any
+  hostRisks: any
   networkDenials: any
   /** `{ cols, rows }` for pty runs. */
   pty?: any

@@ -30,6 +30,25 @@ export interface SandboxPolicy {
   /** `writable` (default in workspace-write): host `/tmp` and `$TMPDIR` are writable roots.
    * `private`: an empty `/tmp` of the command's own (Linux only). `read-only`: default otherwise. */
   tmp?: 'writable' | 'private' | 'read-only'
+  /** File names host tools read and act on, kept read-only (and uncreatable) at the top of each
+   * writable root and of each repository found in one. Default: `.gitmodules`, `.gitconfig`,
+   * `.bashrc`, `.bash_profile`, `.zshrc`, `.zprofile`, `.profile`, `.envrc`, `.mcp.json`,
+   * `.vscode`, `.idea`, `.devcontainer`. `[]` disables it. Each entry is one file name (no `/`,
+   * not `.`, `..` or `.git`). */
+  protectedNames?: string[]
+}
+
+/** Something the run left on the host that a host tool could run later, which the sandbox could
+ * not prevent (Linux: found by comparing the writable roots before and after the run). */
+export interface HostRisk {
+  /** The absolute host path. */
+  path: string
+  /** `repository-created`: a new `.git` below the top of a writable root; `hooks-written`: hook
+   * scripts in a new repository's hooks directory; `protected-name-created`: a protected name
+   * created (or replaced) below the top of a writable root or repository. */
+  kind: 'repository-created' | 'hooks-written' | 'protected-name-created'
+  /** What it could make the host do. */
+  detail: string
 }
 
 /** One chunk of output, as it arrives. */
@@ -273,6 +292,9 @@ export interface SpawnResult {
   denial: SandboxDenial | null
   /** Which mechanism ran, e.g. `{ bwrapSource: 'bundled', landlockAbi: null, notEnforced: [] }`. */
   sandboxDetails: SandboxDetails
+  /** Planted configuration the sandbox could not prevent, found after the run; `[]` when none
+   * (always `[]` on macOS, where Seatbelt denies creating it, and without a sandbox). */
+  hostRisks: HostRisk[]
   /** What the network allow-list's proxy refused, aggregated per host, port, via and reason
    * (always present; `[]` when `network` is a boolean). */
   networkDenials: NetworkDenial[]
@@ -358,7 +380,8 @@ export interface EscalationOptions extends SpawnOptions {
 }
 
 /** Runs sandboxed; on a classified denial asks `approve`, and if approved runs once more with
- * `danger-full-access`. Never escalates ordinary failures, timeouts, aborts or `denyRead` policies. */
+ * `danger-full-access`. Never escalates ordinary failures, timeouts, aborts or `denyRead` policies.
+ * An escalated result's `hostRisks` still lists what the sandboxed attempt left on the host. */
 export declare function runWithEscalation(
   command: readonly string[],
   options: EscalationOptions,

@@ -27,6 +27,7 @@ function toSpawnResult(raw) {
     sandboxDenied: raw.sandboxDenied,
     denial: raw.denial ?? null,
     sandboxDetails: raw.sandboxDetails,
+    hostRisks: raw.hostRisks ?? [],
     networkDenials: raw.networkDenials ?? [],
     appliedLimits: raw.appliedLimits,
     limitExceeded: raw.limitExceeded ?? null,

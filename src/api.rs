@@ -14,7 +14,7 @@ use crate::program::resolve_program;
 
 /// `buildSandboxCommand`: the plan `spawnSandboxed` would run, built without running anything.
 pub fn build_sandbox_command(command: &Value, options: &Value, host: &HostContext) -> Result<Value> {
-    let req = parse_spawn_options(command, options, host, Entry::Build, None)?;
+    let mut req = parse_spawn_options(command, options, host, Entry::Build, None)?;
     let resolved = resolve_program(&req.command[0], req.env.get("PATH").map(String::as_str), &req.cwd).ok();
     let bwrap = if req.platform == Platform::Linux && req.policy.mode != SandboxMode::DangerFullAccess && Platform::host() == Platform::Linux {
         // Which bwrap a run would use, without probing: the system one, else the bundled one when
@@ -29,7 +29,7 @@ pub fn build_sandbox_command(command: &Value, options: &Value, host: &HostContex
     };
     // Limits go into the plan as the helper's rlimits, so the plan stays self-contained.
     let limits = crate::runner::prepare::decide_limits(&req)?;
-    let plan = crate::runner::prepare::build_plan(&req, bwrap.as_ref(), resolved.as_deref(), false, &limits)?;
+    let plan = crate::runner::prepare::build_plan(&mut req, bwrap.as_ref(), resolved.as_deref(), false, &limits)?;
     Ok(json!({
         "program": plan.program,
         "argv0": plan.argv0,

@@ -101,6 +101,7 @@ pub struct NativeResult {
     pub denial: Option<Value>,
     pub policy: Value,
     pub sandbox_details: Value,
+    pub host_risks: Value,
     pub network_denials: Value,
     /// `{ cols, rows }` for pty runs.
     pub pty: Option<Value>,
@@ -139,6 +140,7 @@ impl From<crate::runner::RunResult> for NativeResult {
             denial: r.denial.map(|d| serde_json::to_value(d).unwrap_or(Value::Null)),
             policy: serde_json::to_value(&r.policy).unwrap_or(Value::Null),
             sandbox_details: serde_json::to_value(&r.sandbox_details).unwrap_or(Value::Null),
+            host_risks: serde_json::to_value(&r.host_risks).unwrap_or_else(|_| Value::Array(Vec::new())),
             network_denials: serde_json::to_value(&r.network_denials).unwrap_or(Value::Array(Vec::new())),
             pty: r.pty.map(|p| json!({ "cols": p.cols, "rows": p.rows })),
             applied_limits: r.applied_limits.iter().map(|(l, m)| (l.as_str().to_string(), serde_json::to_value(m).unwrap_or(Value::Null))).collect::<serde_json::Map<_, _>>().into(),

@@ -13,6 +13,7 @@ pub mod network;
 pub mod limits;
 pub mod options;
 pub mod plan;
+pub mod planted;
 pub mod platform;
 pub mod policy;
 pub mod program;

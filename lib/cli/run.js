@@ -70,6 +70,8 @@ async function runForwardingStdin(sandspawn, command, options, pipeStdin, attach
 }
 
 function report(result, { json, values, options, announced, stdinIsTerminal }) {
+  // In every mode: what the run left on the host that a tool could run later (never hidden).
+  for (const risk of result.hostRisks || []) process.stderr.write(require('./host-risks').hostRiskLine(risk) + '\n')
   if (json) {
     out.printJson(result)
     return

@@ -736,6 +736,8 @@ fn context_from_resolved_policy() {
         unix_sockets: UnixSockets::All,
         tmp: TmpMode::Writable,
         protect_git: true,
+        protected_names: vec![],
+        planted: Default::default(),
     };
     let ctx = DenialContext::from(&p);
     assert_eq!(ctx.writable_roots, vec![std::path::PathBuf::from("/ws")]);

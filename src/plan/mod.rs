@@ -43,6 +43,7 @@ pub mod bwrap;
 pub mod limited;
 pub mod landlock;
 pub mod seatbelt;
+mod seatbelt_planted;
 pub mod mount_targets;
 
 /// What sandspawn knows about the bwrap binary it will run (found and probed by `capabilities`).

@@ -111,6 +111,7 @@ pub fn profile(policy: &ResolvedPolicy) -> (String, Vec<(String, PathBuf)>) {
             let p = format!("(param \"DENY_READ_{i}\")");
             s.push_str(&format!("(deny file-write* (literal {p}) (subpath {p}))\n"));
         }
+        s.push_str(&super::seatbelt_planted::rules(policy));
     }
 
     if policy.network {

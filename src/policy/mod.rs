@@ -89,6 +89,12 @@ pub struct ResolvedPolicy {
     pub unix_sockets: UnixSockets,
     pub tmp: TmpMode,
     pub protect_git: bool,
+    /// `protectedNames` (validated; the defaults when not given).
+    pub protected_names: Vec<String>,
+    /// What the walk for planted configuration saw before the run (see `planted`); compared with
+    /// the tree after the run to report `hostRisks`.
+    #[serde(skip)]
+    pub planted: std::sync::Arc<crate::planted::Baseline>,
 }
 
 /// What resolving a policy needs to know about the run.
@@ -103,10 +109,11 @@ pub struct PolicyContext {
 }
 
 mod parse;
-mod paths;
+pub(crate) mod paths;
 mod resolve;
 
 pub use resolve::resolve_policy;
+pub(crate) use resolve::sort_carve_outs;
 
 impl ResolvedPolicy {
     /// `true` when `path` (canonical) lies inside one of the writable roots.

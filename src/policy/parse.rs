@@ -27,6 +27,8 @@ pub(crate) struct RawPolicy {
     pub network_proxy: Option<crate::network::NetworkPolicy>,
     pub allow_unix_sockets: Option<RawUnixSockets>,
     pub tmp: Option<TmpMode>,
+    /// Validated by `planted::names`; `None` when not given (the defaults apply).
+    pub protected_names: Option<Vec<String>>,
 }
 
 impl RawPolicy {
@@ -41,6 +43,7 @@ impl RawPolicy {
             network_proxy: None,
             allow_unix_sockets: None,
             tmp: None,
+            protected_names: None,
         }
     }
 }
@@ -54,6 +57,7 @@ const FIELDS: &[&str] = &[
     "network",
     "allowUnixSockets",
     "tmp",
+    "protectedNames",
 ];
 
 pub(crate) fn parse(value: Option<&Value>) -> Result<RawPolicy> {
@@ -121,6 +125,7 @@ fn parse_object(map: &Map<String, Value>) -> Result<RawPolicy> {
         network_proxy,
         allow_unix_sockets,
         tmp,
+        protected_names: field("protectedNames").map(|v| crate::planted::names::parse(Some(v))).transpose()?,
     })
 }
 

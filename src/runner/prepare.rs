@@ -23,7 +23,7 @@ pub struct Prepared {
     pub limits: LimitPlan,
 }
 
-pub fn prepare(req: &SpawnRequest) -> Result<Prepared> {
+pub fn prepare(req: &mut SpawnRequest) -> Result<Prepared> {
     // First: a limit this host cannot enforce rejects the run before anything is probed.
     let limits = decide_limits(req)?;
     let child_path = req.env.get("PATH").map(String::as_str);
@@ -36,13 +36,24 @@ pub fn prepare(req: &SpawnRequest) -> Result<Prepared> {
         capabilities::require_sandbox(req.platform, host_path.as_deref(), &req.cwd, &req.linux)?
     };
     let bwrap = sandbox.bwrap;
+    // Here, on a blocking thread, not while the options were parsed on the JavaScript thread.
+    crate::planted::walk_and_protect(&mut req.policy);
+    let mut details = sandbox.details;
+    if req.policy.planted.truncated {
+        details.not_enforced.push(format!(
+            "planted configuration: the walk for repositories and protected names stopped at its bound ({} directories, {} levels); \
+             repositories beyond it are not protected",
+            crate::planted::scan::MAX_DIRS,
+            crate::planted::scan::MAX_DEPTH
+        ));
+    }
     let missing = req.policy.missing_read_only();
     let reservation = if missing.is_empty() || bwrap.is_none() { None } else { Some(mount_targets::reserve(&missing)) };
-    let plan = match sandbox.details.landlock_abi {
+    let plan = match details.landlock_abi {
         Some(abi) if sandbox.landlock => build_landlock_plan(req, abi, Path::new(&resolved), &limits)?,
         _ => build_plan(req, bwrap.as_ref(), Some(Path::new(&resolved)), true, &limits)?,
     };
-    Ok(Prepared { plan, reservation, details: sandbox.details, limits })
+    Ok(Prepared { plan, reservation, details, limits })
 }
 
 /// How `req.limits` are enforced for a plan on `req.platform` (see `limits::decide`).
@@ -80,7 +91,8 @@ fn build_landlock_plan(req: &SpawnRequest, abi: u32, resolved: &Path, limits: &L
 }
 
 /// The launch plan for a validated request (shared by the runner and `buildSandboxCommand`).
-pub fn build_plan(req: &SpawnRequest, bwrap: Option<&crate::plan::BwrapInfo>, resolved: Option<&Path>, runner_fds: bool, limits: &LimitPlan) -> Result<LaunchPlan> {
+pub fn build_plan(req: &mut SpawnRequest, bwrap: Option<&crate::plan::BwrapInfo>, resolved: Option<&Path>, runner_fds: bool, limits: &LimitPlan) -> Result<LaunchPlan> {
+    crate::planted::walk_and_protect(&mut req.policy);
     // Linux sandbox plans run the helper, and so does every plan that sets resource limits or
     // gives a pty on macOS (the helper runs in front: see `plan::limited`); a missing or
     // mismatched one makes them unavailable. A plan for another host's platform (explain, tests)

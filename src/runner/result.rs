@@ -6,6 +6,7 @@ use serde::Serialize;
 use crate::capabilities::SandboxDetails;
 use crate::denial::{classify_sandbox_denial, is_likely_sandbox_denied, CommandOutput, DenialContext, SandboxDenial};
 use crate::limits::{Limit, Mechanism, ResourceUsage};
+use crate::planted::HostRisk;
 use crate::platform::SandboxType;
 use crate::policy::ResolvedPolicy;
 
@@ -36,6 +37,8 @@ pub struct RunResult {
     pub policy: ResolvedPolicy,
     /// Which sandbox mechanism ran (which bwrap, on Linux).
     pub sandbox_details: SandboxDetails,
+    /// Planted configuration the sandbox could not prevent (Linux), found after the run.
+    pub host_risks: Vec<HostRisk>,
     /// What the network allow-list's proxy refused (empty without a `NetworkPolicy`).
     pub network_denials: Vec<crate::network::NetworkDenial>,
     /// The terminal's size at the end, for `pty` runs.

@@ -78,7 +78,8 @@ fn internal(what: &str, e: impl std::fmt::Display) -> SandboxError {
 
 async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<Shared>, mut control: mpsc::UnboundedReceiver<Signal>) -> Result<RunResult> {
     let (req, prepared) = tokio::task::spawn_blocking(move || {
-        let p = prepare(&req);
+        let mut req = req;
+        let p = prepare(&mut req);
         (req, p)
     })
     .await
@@ -404,6 +405,14 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
         from_wait_status(status)
     };
 
+    // What the mounts could not prevent (Linux), after the placeholders are gone.
+    let host_risks = if sandbox_type == SandboxType::Bwrap {
+        let baseline = req.policy.planted.clone();
+        tokio::task::spawn_blocking(move || crate::planted::detect(&baseline)).await.map_err(|e| internal("checking for planted configuration failed", e))?
+    } else {
+        Vec::new()
+    };
+
     let mut result = RunResult {
         command: req.command.clone(),
         cwd: req.cwd.to_string_lossy().into_owned(),
@@ -427,6 +436,7 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
         denial: None,
         policy: req.policy.clone(),
         sandbox_details: details,
+        host_risks,
         network_denials,
         pty: shared.terminal.as_ref().map(|t| t.size()),
         limit_exceeded: crate::limits::exceeded(&limits, signal.as_deref()),
