@@ -22,6 +22,12 @@ export declare class NativeProcess {
   kill(signal?: string | undefined | null): void
   write(data: Buffer): Promise<any>
   end(): Promise<void>
+  /** Resize the terminal (`pty` runs). Bad sizes and runs without a terminal throw. */
+  resize(cols: any, rows: any): void
+  /** Stop (`true`) or restart (`false`) reading the terminal. */
+  setPaused(paused: boolean): void
+  /** Terminal output not read yet (index.js validates the numbers). */
+  read(waitMs: number, maxBytes: number): Promise<ReadOutcome>
 }
 
 /** The launch plan `spawnSandboxed` would run, without running anything. */
@@ -68,6 +74,15 @@ export interface NativeResult {
   denial?: any
   policy: any
   sandboxDetails: any
+  hostRisks: any
+  networkDenials: any
+  /** `{ cols, rows }` for pty runs. */
+  pty?: any
+  /** `{ memory: 'rlimit', ... }`: each requested limit and its mechanism. */
+  appliedLimits: any
+  limitExceeded?: string
+  /** `{ userCpuMs, systemCpuMs, maxRssBytes }`. */
+  resourceUsage: any
 }
 
 /** The sandspawn core version (for diagnostics). */
@@ -77,6 +92,15 @@ export declare function nativeVersion(): string
 export interface OutputChunk {
   stream: string
   data: Buffer
+}
+
+/** What `read()` resolves with (or its error). */
+export interface ReadOutcome {
+  ok: boolean
+  data?: Buffer
+  exited: boolean
+  omittedBytes: number
+  error?: any
 }
 
 /** `{ ok: true, value: capabilities }`, or `{ ok: false, error }` for invalid options. */

@@ -20,8 +20,9 @@ export interface SandboxPolicy {
   protectGit?: boolean
   /** Files or directories the command can neither read nor list. */
   denyRead?: string[]
-  /** Default `false`: no network at all (loopback included on Linux). */
-  network?: boolean
+  /** Default `false`: no network at all (loopback included on Linux). `true`: the host's network.
+   * A `NetworkPolicy`: only the listed hosts, through a per-run proxy (Linux; see `NetworkPolicy`). */
+  network?: boolean | NetworkPolicy
   /** With the network off: `false` (default) blocks connecting to any Unix socket of the host;
    * `true` allows all; a list allows only those paths (macOS only; Linux rejects a list with
    * `ERR_SANDBOX_UNSUPPORTED`). */
@@ -29,6 +30,12 @@ export interface SandboxPolicy {
   /** `writable` (default in workspace-write): host `/tmp` and `$TMPDIR` are writable roots.
    * `private`: an empty `/tmp` of the command's own (Linux only). `read-only`: default otherwise. */
   tmp?: 'writable' | 'private' | 'read-only'
+  /** File names host tools read and act on, kept read-only (and uncreatable) at the top of each
+   * writable root and of each repository found in one. Default: `.gitmodules`, `.gitconfig`,
+   * `.bashrc`, `.bash_profile`, `.zshrc`, `.zprofile`, `.profile`, `.envrc`, `.mcp.json`,
+   * `.vscode`, `.idea`, `.devcontainer`. `[]` disables it. Each entry is one file name (no `/`,
+   * not `.`, `..` or `.git`). */
+  protectedNames?: string[]
   /** `private` (default in workspace-write on Linux): the package managers' caches that exist in the
    * command's `HOME` (`~/.npm`, `~/.cache`, `~/.cargo/registry` and `git`, `~/go/pkg/mod`, pnpm's and
    * yarn's stores, `~/.m2/repository`, `~/.gradle/caches`) are writable, but every write lands in
@@ -36,7 +43,10 @@ export interface SandboxPolicy {
    * `$XDG_STATE_HOME/sandspawn/tool-caches`, else `~/.local/state/sandspawn/tool-caches`) through a
    * copy-on-write overlay: the host's caches stay unchanged and their content stays readable.
    * `none` (default otherwise): caches are as read-only as the rest of the host. `private` outside
-   * workspace-write is `ERR_SANDBOX_INVALID_OPTIONS`; on macOS it is `ERR_SANDBOX_UNSUPPORTED`. */
+   * workspace-write is `ERR_SANDBOX_INVALID_OPTIONS`; on macOS it is `ERR_SANDBOX_UNSUPPORTED`. The
+   * Linux Landlock mode cannot mount the overlays: an explicit `private` there is
+   * `ERR_SANDBOX_UNSUPPORTED` naming the rule, and the default becomes `none` (the result's
+   * `toolCaches.mode` says so). */
   toolCaches?: 'private' | 'none'
 }
 
@@ -51,6 +61,19 @@ export interface ToolCachesResult {
   /** The cache locations covered (`name` is the store's sub-directory). A location is left as it is
    * when a writable root, a read-only path or a `denyRead` entry lies in it or over it. */
   caches: Array<{ name: string; path: string }>
+}
+
+/** Something the run left on the host that a host tool could run later, which the sandbox could
+ * not prevent (Linux: found by comparing the writable roots before and after the run). */
+export interface HostRisk {
+  /** The absolute host path. */
+  path: string
+  /** `repository-created`: a new `.git` below the top of a writable root; `hooks-written`: hook
+   * scripts in a new repository's hooks directory; `protected-name-created`: a protected name
+   * created (or replaced) below the top of a writable root or repository. */
+  kind: 'repository-created' | 'hooks-written' | 'protected-name-created'
+  /** What it could make the host do. */
+  detail: string
 }
 
 /** One chunk of output, as it arrives. */
@@ -85,12 +108,78 @@ export interface SpawnOptions {
   onOutput?: (chunk: OutputChunk) => void
   /** Which Linux sandbox may run (ignored elsewhere). See README "Reaching more Linux hosts". */
   linux?: LinuxOptions
+  /** Resource limits; none by default. See README "Resource limits". A limit this host cannot
+   * enforce with its documented meaning rejects with `ERR_SANDBOX_UNSUPPORTED` naming it and why. */
+  limits?: ResourceLimits
+  /**
+   * Run the command in a pseudo-terminal that is its controlling tty: job control, Ctrl-C via
+   * `write('\x03')`, `/dev/tty`. `true` is `{ cols: 80, rows: 24 }`. `TERM` is `term`, else
+   * `env.TERM`, else `'xterm-256color'`. The result's `stdout` holds the terminal stream (`\r\n`,
+   * echo, escape sequences) and `stderr` is `''`. Not with `input` (use `startSandboxed` and
+   * `write()`); Windows: `ERR_SANDBOX_UNSUPPORTED`.
+   */
+  pty?: boolean | PtyOptions
+}
+
+export interface PtyOptions {
+  /** Columns, an integer 1–65535; default 80. */
+  cols?: number
+  /** Rows, an integer 1–65535; default 24. */
+  rows?: number
+  /** `TERM` for the command; default `env.TERM`, else `'xterm-256color'`. */
+  term?: string
+}
+
+/** What `SandboxedProcess.read()` resolves with. */
+export interface PtyReadResult {
+  /** Terminal output not read before (at most `maxBytes`). */
+  data: Buffer
+  /** The process has ended and every byte of its output has been read. */
+  exited: boolean
+  /** Bytes dropped before this read because more than `maxBuffer` was waiting unread. */
+  omittedBytes: number
+}
+
+/** Each value is a positive integer. Enforced per process by an rlimit that `sandspawn-helper`
+ * sets just before it execs the command (so everything the command starts inherits it). */
+export interface ResourceLimits {
+  /** Bytes of private writable memory (heap, anonymous mappings) per process: `RLIMIT_DATA`, not
+   * address space, so Node, the JVM and wasm still start. Linux only. */
+  memory?: number
+  /** Processes and threads alive at once in the sandbox, its init process included:
+   * `RLIMIT_NPROC` inside the sandbox's user namespace (Linux >= 5.14). Unsupported when
+   * sandspawn runs as root, without a sandbox, and on macOS. At most 4194304. */
+  processes?: number
+  /** Milliseconds of CPU time per process, rounded up to whole seconds: SIGXCPU at the limit,
+   * SIGKILL one second later. */
+  cpuTime?: number
+  /** Bytes per file written: SIGXFSZ (or `EFBIG` for programs that ignore it). */
+  fileSize?: number
+  /** Descriptors per process (stdio included). At most 1048576. */
+  openFiles?: number
+}
+
+/** A limit's name, as in `ResourceLimits`. */
+export type LimitName = 'memory' | 'processes' | 'cpuTime' | 'fileSize' | 'openFiles'
+
+/** What enforces a limit: a cgroup v2 around the whole tree, or an rlimit on each process. */
+export type LimitMechanism = 'cgroup' | 'rlimit'
+
+/** What the run used. */
+export interface ResourceUsage {
+  /** CPU time of the process and every descendant that was waited for (`wait4`). */
+  userCpuMs: number
+  systemCpuMs: number
+  /** The largest resident set of any one of those processes. */
+  maxRssBytes: number
 }
 
 export interface LinuxOptions {
-  /** Mechanisms that may run, default `['bwrap']`. `'landlock'` is accepted but the Landlock mode
-   * is not in this build: allowing it currently adds nothing (its attempt says "not available in
-   * this build"). Must not be empty. */
+  /** Mechanisms that may run, default `['bwrap']` (or the host-only `SANDSPAWN_LINUX_ALLOW`, e.g.
+   * `bwrap,landlock`, when this is not given). `'landlock'` opts into the Landlock mode where no
+   * bwrap can run (Landlock ABI >= 3 + seccomp + a supervisor; no PID isolation: see
+   * `SandboxDetails.notEnforced` and the README). Policies it cannot express (`denyRead`, a
+   * `NetworkPolicy`, `tmp: 'private'`) reject with `ERR_SANDBOX_UNSUPPORTED`. Must not be empty. */
   allow?: Array<'bwrap' | 'landlock'>
   /** Default `true`: when the system bwrap is missing, older than 0.8, fails its flag probe or
    * cannot be executed, run the bwrap shipped with sandspawn (`sandspawn-bwrap` beside the addon,
@@ -104,9 +193,11 @@ export interface SandboxDetails {
   /** Linux: the bwrap that ran, the host's (`'system'`) or sandspawn's own (`'bundled'`); `null`
    * when no bwrap ran (danger-full-access, macOS, or unavailable). */
   bwrapSource: 'system' | 'bundled' | null
-  /** The Landlock ABI in use; always `null` in this build (no Landlock mode yet). */
+  /** The Landlock ABI in use (Landlock mode only), else `null`. */
   landlockAbi: number | null
-  /** Guarantees the mechanism does not give; empty for bwrap and Seatbelt. */
+  /** Guarantees the mechanism does not give; empty for bwrap and Seatbelt. Landlock mode:
+   * `'pid-isolation'`, `'ipc-isolation'`, `'private-proc'`, and below ABI 5 `'device-ioctl'`,
+   * below ABI 6 `'signal-scope'`. */
   notEnforced: string[]
 }
 
@@ -130,6 +221,39 @@ export interface StartOptions extends SpawnOptions {
   stdin?: 'pipe' | 'ignore'
 }
 
+/** The network allow-list. The command keeps no network of its own; it reaches the listed hosts
+ * through a proxy that sandspawn runs for this run only (HTTP CONNECT, plain HTTP in absolute form,
+ * SOCKS5 with host names), named by `HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY` and friends inside.
+ * Names resolve on the host; loopback, private, link-local, CGNAT, multicast and cloud-metadata
+ * addresses (IPv4-mapped forms included) and the host's own addresses are refused unless listed in
+ * `allowPrivateAddresses`. Linux only for now (macOS: `ERR_SANDBOX_UNSUPPORTED`); not available in
+ * `buildSandboxCommand` plans (`ERR_SANDBOX_UNSUPPORTED`), since the proxy lives in the process
+ * that runs the command. */
+export interface NetworkPolicy {
+  /** `'registry.npmjs.org'`, `'*.github.com'` (strict subdomains, not the apex), `'1.2.3.4'`,
+   * `'[2001:db8::1]'`. Case-insensitive, trailing dot ignored. `*`, `*.com`, non-ASCII names (write
+   * punycode), ports and schemes are `ERR_SANDBOX_INVALID_OPTIONS`. `[]` allows nothing but still
+   * reports every attempt by host name. */
+  allowedDomains: string[]
+  /** Same syntax; checked first, so it wins over `allowedDomains`. */
+  deniedDomains?: string[]
+  /** Addresses or CIDR ranges (`'127.0.0.2'`, `'10.0.0.0/8'`, `'[fd00::1]'`) the proxy may connect
+   * to although the address guard would refuse them. */
+  allowPrivateAddresses?: string[]
+}
+
+/** One kind of request the network proxy refused, with how often. */
+export interface NetworkDenial {
+  host: string
+  port: number
+  /** `http`: plain HTTP request; `connect`: HTTP CONNECT tunnel; `socks5`: SOCKS5 CONNECT. */
+  via: 'http' | 'connect' | 'socks5'
+  /** `not_allowed`: not in `allowedDomains`; `denied`: matches `deniedDomains`; `private_address`:
+   * is or resolves only to a refused address; `malformed`: no valid host and port. */
+  reason: 'not_allowed' | 'denied' | 'private_address' | 'malformed'
+  count: number
+}
+
 export type DenialReason =
   | 'operation_not_permitted'
   | 'permission_denied'
@@ -138,6 +262,8 @@ export type DenialReason =
   | 'policy_denied'
   | 'sigsys'
   | 'failed_to_write_file'
+  /** The network allow-list's proxy refused a host (kind `network`, `host` names it). */
+  | 'network_denied'
 
 /** A structured verdict that the sandbox blocked something. */
 export interface SandboxDenial {
@@ -151,9 +277,12 @@ export interface SandboxDenial {
   path: string | null
   /** The matching text (at most 512 characters). */
   snippet: string
+  /** The refused host for `network_denied`, else null. */
+  host: string | null
 }
 
-export type SandboxType = 'none' | 'bwrap' | 'seatbelt'
+/** 'landlock': Linux without user namespaces, opt-in (`linux.allow`), Landlock + seccomp + a supervisor; see `sandboxDetails.notEnforced`. */
+export type SandboxType = 'none' | 'bwrap' | 'seatbelt' | 'landlock'
 
 export interface SpawnResult {
   /** The argv as given. */
@@ -190,6 +319,22 @@ export interface SpawnResult {
   sandboxDetails: SandboxDetails
   /** Which private tool caches applied (see `SandboxPolicy.toolCaches`). */
   toolCaches: ToolCachesResult
+  /** Planted configuration the sandbox could not prevent, found after the run; `[]` when none
+   * (always `[]` on macOS, where Seatbelt denies creating it, and without a sandbox). */
+  hostRisks: HostRisk[]
+  /** What the network allow-list's proxy refused, aggregated per host, port, via and reason
+   * (always present; `[]` when `network` is a boolean). */
+  networkDenials: NetworkDenial[]
+  /** pty runs only: the terminal's size at the end. */
+  pty?: { cols: number; rows: number }
+  /** Each requested limit and what enforced it, e.g. `{ cpuTime: 'rlimit' }`; `{}` without limits. */
+  appliedLimits: Partial<Record<LimitName, LimitMechanism>>
+  /** The limit that ended the run, from kernel evidence only: the command died of SIGXCPU
+   * (`'cpuTime'`) or SIGXFSZ (`'fileSize'`) while that limit was set. An rlimit on memory or
+   * processes makes allocations or forks fail without such evidence, so it stays `null` then. */
+  limitExceeded: 'memory' | 'processes' | 'cpuTime' | 'fileSize' | null
+  /** Always present, also without limits. */
+  resourceUsage: ResourceUsage
 }
 
 /** Runs `command` (an argv; no shell) in the sandbox and resolves for every way it ended. Rejects
@@ -201,14 +346,31 @@ export declare class SandboxedProcess {
   private constructor()
   /** The host pid. */
   readonly pid: number
-  /** Write to stdin (needs `stdin: 'pipe'`). Rejects with `EPIPE` once stdin is closed. */
+  /** Write to stdin (needs `stdin: 'pipe'`), or to the terminal (pty: raw bytes, `'\x03'` is
+   * Ctrl-C). Rejects with `EPIPE` once stdin is closed. Resolves once the bytes were taken. */
   write(data: string | Buffer | Uint8Array): Promise<void>
-  /** Close stdin. */
+  /** Close stdin. With a pty: send end-of-file (Ctrl-D), which ends input for programs in cooked
+   * mode; the terminal stays open. */
   end(): void
   /** Signal the whole tree (default `killSignal`), SIGKILL after `forceKillAfterDelay`. */
   kill(signal?: NodeJS.Signals): void
-  /** Settles like `spawnSandboxed`; may be called more than once. */
+  /** Settles like `spawnSandboxed`; may be called more than once. With a pty it settles only
+   * after all terminal output was read and the tree is gone. */
   wait(): Promise<SpawnResult>
+  /** pty only: set the terminal's size (integers 1–65535); the foreground job gets SIGWINCH.
+   * Without a pty throws `ERR_SANDBOX_INVALID_OPTIONS`; after the end it does nothing. */
+  resize(cols: number, rows: number): void
+  /** pty only: called with each chunk of terminal output (raw bytes) from now on. */
+  onData(listener: (data: Buffer) => void): { dispose(): void }
+  /** pty only: stop reading the terminal (real backpressure: the command blocks once the
+   * terminal's buffer is full). Once the command has exited its remaining output is read anyway. */
+  pause(): void
+  /** pty only: read the terminal again. */
+  resume(): void
+  /** pty only: output not returned by an earlier `read()` (up to `maxBuffer` bytes are kept).
+   * Resolves when there is some and `waitMs` (default 0) has passed, or when the process has
+   * ended; `maxBytes` caps one answer. */
+  read(options?: { waitMs?: number; maxBytes?: number }): Promise<PtyReadResult>
 }
 
 /** Like `spawnSandboxed`, but resolves as soon as the command runs. */
@@ -245,7 +407,8 @@ export interface EscalationOptions extends SpawnOptions {
 }
 
 /** Runs sandboxed; on a classified denial asks `approve`, and if approved runs once more with
- * `danger-full-access`. Never escalates ordinary failures, timeouts, aborts or `denyRead` policies. */
+ * `danger-full-access`. Never escalates ordinary failures, timeouts, aborts or `denyRead` policies.
+ * An escalated result's `hostRisks` still lists what the sandboxed attempt left on the host. */
 export declare function runWithEscalation(
   command: readonly string[],
   options: EscalationOptions,
@@ -318,6 +481,8 @@ export interface Capabilities {
   attempts: SandboxAttempt[]
   /** When unavailable: every fix, least invasive first. */
   fixes: string[]
+  /** Per limit: the mechanism a sandboxed run here would use, or `null` and why it would be refused. */
+  limits: Record<LimitName, { mechanism: LimitMechanism | null; reason: string | null }>
 }
 
 /** What sandbox this host can run (for these `linux` options), or why not and how to fix it.

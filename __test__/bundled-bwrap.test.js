@@ -137,9 +137,11 @@ describe('no system bwrap on PATH', () => {
     assert.match(out.spawn.fixes[0], /apt-get install -y bubblewrap/, ctx)
     assert.ok(out.spawn.fixes.some((f) => /bundledBwrap: true/.test(f)), ctx)
     assert.match(out.spawn.message, /tried: bwrap-system/, ctx)
-    // Allowing Landlock adds nothing in this build, and says so.
-    assert.equal(out.landlock.code, 'ERR_SANDBOX_UNAVAILABLE', ctx)
-    assert.deepEqual(out.landlock.attempts[2], { mechanism: 'landlock', cause: 'not-available', message: 'not available in this build' }, ctx)
+    // With the opt-in, the Landlock rung runs (this kernel has Landlock ABI >= 3), and says so.
+    assert.equal(out.landlock.ok, true, ctx)
+    assert.equal(out.landlock.sandboxType, 'landlock', ctx)
+    assert.ok(out.landlock.sandboxDetails.landlockAbi >= 3, ctx)
+    assert.ok(out.landlock.sandboxDetails.notEnforced.includes('pid-isolation'), ctx)
     assert.equal(out.caps.available, false, ctx)
     assert.equal(out.caps.sandboxDetails.bwrapSource, null, ctx)
     assert.deepEqual(out.caps.attempts, out.spawn.attempts, ctx)

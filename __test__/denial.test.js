@@ -59,18 +59,18 @@ test('codex vectors 12–13: seatbelt path extraction, including İ (length chan
   for (const p of ['/private/tmp/denied', '/private/tmp/İ-denied']) {
     const stderr = `bash: ${p}: Operation not permitted`
     const d = classifySandboxDenial({ sandboxType: 'seatbelt', ...out(1, stderr) })
-    assert.deepEqual(d, { reason: 'operation_not_permitted', kind: 'filesystem', path: p, snippet: stderr })
+    assert.deepEqual(d, { reason: 'operation_not_permitted', kind: 'filesystem', path: p, snippet: stderr, host: null })
   }
 })
 
 test('codex vector 14: read-only file system in aggregated output', () => {
   const agg = 'cargo failed: Read-only file system when writing target'
   const d = classifySandboxDenial({ sandboxType: 'seatbelt', ...out(101, '', { aggregatedOutput: agg }) })
-  assert.deepEqual(d, { reason: 'read_only_file_system', kind: 'filesystem', path: null, snippet: agg })
+  assert.deepEqual(d, { reason: 'read_only_file_system', kind: 'filesystem', path: null, snippet: agg, host: null })
 })
 
 test('codex vectors 15–16: sigsys on linux; nothing without a sandbox', () => {
-  assert.deepEqual(classifySandboxDenial({ sandboxType: 'bwrap', ...out(159) }), { reason: 'sigsys', kind: 'process', path: null, snippet: '' })
+  assert.deepEqual(classifySandboxDenial({ sandboxType: 'bwrap', ...out(159) }), { reason: 'sigsys', kind: 'process', path: null, snippet: '', host: null })
   assert.equal(classifySandboxDenial({ sandboxType: 'bwrap', ...out(null, '', { signal: 'SIGSYS' }) }).reason, 'sigsys')
   assert.equal(isLikelySandboxDenied('seatbelt', out(159)), false)
   assert.equal(classifySandboxDenial({ sandboxType: 'none', ...out(1, 'Operation not permitted') }), null)
@@ -135,7 +135,7 @@ test('results of real runs carry their denial, using the run\'s own policy', asy
   const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'ss-deny-'))
   const r = await spawnSandboxed(['sh', '-c', 'echo x > /etc/sandspawn-denial-test'], { cwd: ws, sandbox: 'workspace-write' })
   assert.equal(r.sandboxDenied, true)
-  assert.deepEqual(r.denial, { reason: 'read_only_file_system', kind: 'filesystem', path: '/etc/sandspawn-denial-test', snippet: r.denial.snippet })
+  assert.deepEqual(r.denial, { reason: 'read_only_file_system', kind: 'filesystem', path: '/etc/sandspawn-denial-test', snippet: r.denial.snippet, host: null })
   assert.deepEqual(classifySandboxDenial(r), r.denial)
   const ok = await spawnSandboxed(['sh', '-c', 'echo x > inside.txt; false'], { cwd: ws, sandbox: 'workspace-write' })
   assert.equal(ok.exitCode, 1)
@@ -152,7 +152,7 @@ const fail = (stderr, extra = {}) => ({ sandboxType: 'bwrap', exitCode: 1, signa
 test('git stash: "could not write index" is a denial when the policy kept .git read-only, not when .git was writable', () => {
   const r = fail('error: could not write index\n', { cwd: '/w' })
   assert.deepEqual(classifySandboxDenial(r, { mode: 'workspace-write', writableRoots: ['/w'] }), {
-    reason: 'read_only_file_system', kind: 'filesystem', path: '/w/.git/index', snippet: 'error: could not write index',
+    reason: 'read_only_file_system', kind: 'filesystem', path: '/w/.git/index', snippet: 'error: could not write index', host: null,
   })
   assert.equal(classifySandboxDenial(r, { mode: 'workspace-write', writableRoots: ['/w'], protectGit: false }), null)
   assert.equal(classifySandboxDenial(r, 'read-only').path, null) // the repository's top is not known
@@ -162,7 +162,7 @@ test('git stash: "could not write index" is a denial when the policy kept .git r
 test('pyenv rehash: "cannot rehash: <dir> isn\'t writable" names the directory when the policy made it so', () => {
   const r = fail("pyenv: cannot rehash: /root/.pyenv/shims isn't writable\n", { cwd: '/w' })
   assert.deepEqual(classifySandboxDenial(r, 'read-only'), {
-    reason: 'read_only_file_system', kind: 'filesystem', path: '/root/.pyenv/shims', snippet: "pyenv: cannot rehash: /root/.pyenv/shims isn't writable",
+    reason: 'read_only_file_system', kind: 'filesystem', path: '/root/.pyenv/shims', snippet: "pyenv: cannot rehash: /root/.pyenv/shims isn't writable", host: null,
   })
   assert.equal(classifySandboxDenial(r, { mode: 'workspace-write', writableRoots: ['/root/.pyenv'] }), null)
 })

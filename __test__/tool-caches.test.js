@@ -101,6 +101,42 @@ test('the command holds no capability and cannot create a user namespace, caches
   assert.equal(fs.existsSync(path.join(s.store, 'npm/upper/planted')), false)
 })
 
+test('private caches together with the network allow-list, a pty and limits in one run', { skip: !linux }, async () => {
+  const http = require('node:http')
+  const upstream = http.createServer((req, res) => res.end(`upstream ${req.url}`))
+  await new Promise((resolve) => upstream.listen(0, '127.0.0.2', resolve))
+  try {
+    const s = setup()
+    const before = snapshot(s.home)
+    const url = `http://127.0.0.2:${upstream.address().port}/via-proxy`
+    const script = [
+      'echo mine > ~/.npm/_cacache/new && cat ~/.npm/_cacache/host-file',
+      `curl -sS ${url}; echo`,
+      'echo "net=$SANDSPAWN_NETWORK nofile=$(ulimit -n)"',
+      // The controlling terminal is the pty; the overlays' capabilities are gone by then.
+      '[ -t 0 ] && echo via-dev-tty > /dev/tty',
+      'grep -E "^CapEff" /proc/self/status',
+      'getent hosts registry.npmjs.org || echo name-not-found',
+    ].join('; ')
+    const network = { allowedDomains: ['127.0.0.2'], allowPrivateAddresses: ['127.0.0.2'] }
+    const r = await run(['sh', '-c', script], s, { mode: 'workspace-write', network }, { pty: true, limits: { openFiles: 64 } })
+    assert.equal(r.exitCode, 0, r.stdout)
+    assert.match(r.stdout, /host content of .*\.npm\/_cacache/)
+    assert.match(r.stdout, /upstream \/via-proxy/)
+    assert.match(r.stdout, /net=proxy nofile=64/)
+    assert.match(r.stdout, /via-dev-tty/)
+    assert.match(r.stdout, /CapEff:\s+0+\r?\n/)
+    assert.match(r.stdout, /name-not-found/, 'names resolve only through the proxy (offline nsswitch.conf)')
+    assert.equal(r.toolCaches.mode, 'private')
+    assert.deepEqual(r.appliedLimits, { openFiles: 'rlimit' })
+    assert.deepEqual(r.networkDenials, [])
+    assert.equal(snapshot(s.home), before, 'the host caches are byte-for-byte unchanged')
+    assert.equal(fs.readFileSync(path.join(s.store, 'npm/upper/_cacache/new'), 'utf8'), 'mine\n')
+  } finally {
+    upstream.close()
+  }
+})
+
 test("toolCaches: 'none' keeps today's read-only caches; 'private' outside workspace-write is invalid", { skip: !linux }, async () => {
   const s = setup()
   const r = await run(['sh', '-c', 'echo x > ~/.npm/new'], s, { mode: 'workspace-write', toolCaches: 'none' })

@@ -141,6 +141,22 @@ async function latencyCases() {
   return out
 }
 
+async function ptyCase() {
+  progress(`case 8: pty spawn-to-first-byte (\`echo x\`), ${N.warmup} warm-ups + ${N.iterations} iterations`)
+  const r = await worker('pty', { warmup: N.warmup, iterations: N.iterations })
+  if (r.error) return errorRow('8', 'pty spawn-to-first-byte', r.error)
+  const stats = (xs) => {
+    const s = [...xs].sort((a, b) => a - b)
+    return { median: s[Math.floor(s.length / 2)], p95: s[Math.min(s.length - 1, Math.floor(s.length * 0.95))] }
+  }
+  const [bwrap, none, script] = [stats(r.bwrap), stats(r.none), stats(r.script)]
+  // node-pty is not installed here (a native build of its own); util-linux `script` is the
+  // unsandboxed pty baseline.
+  for (const [id, name, a] of [['8a', 'pty spawn-to-first-byte, read-only bwrap (`echo x`)', bwrap], ['8b', 'pty spawn-to-first-byte, unsandboxed (`echo x`)', none]]) {
+    row(id, name, { median: fmt.ms(a.median), p95: fmt.ms(a.p95) }, 'util-linux `script -qec` (unsandboxed pty)', { median: fmt.ms(script.median), p95: fmt.ms(script.p95) }, fmt.ratio(a.median / script.median), '', null, '')
+  }
+}
+
 async function parallelCase() {
   progress(`case 4: 64 concurrent sandboxed /bin/true, ${N.parTotal} runs per round, ${N.parRounds} rounds per side`)
   const r = await worker('parallel', { concurrency: 64, total: N.parTotal, rounds: N.parRounds })
@@ -428,6 +444,7 @@ async function main() {
     errorRow('6', 'floor: bwrap from a bash loop', String(err.message || err))
   }
   await peerCases()
+  await ptyCase()
 
   const elapsedS = (nowMs() - started) / 1000
   const text = table()

@@ -57,7 +57,37 @@ function holdHeap(mib) {
   return held
 }
 
+/** ms from the call to the first byte of terminal output (`echo x` in a pty), then to the end. */
+async function ptyFirstByte(options) {
+  const t0 = process.hrtime.bigint()
+  let first = null
+  const proc = await sandspawn.startSandboxed(['sh', '-c', 'echo x'], { ...options, pty: true, onOutput: () => (first ??= process.hrtime.bigint()) })
+  const r = await proc.wait()
+  if (r.exitCode !== 0 || first === null) throw new Error(`pty run: exit ${r.exitCode ?? r.signal}: ${r.stdout.slice(0, 300)}`)
+  return Number(first - t0) / 1e6
+}
+
+/** The baseline: util-linux `script` giving `echo x` a pty (unsandboxed), first byte on its stdout. */
+function scriptFirstByte() {
+  return new Promise((resolve, reject) => {
+    const t0 = process.hrtime.bigint()
+    let first = null
+    const child = spawn('script', ['-qec', 'echo x', '/dev/null'], { stdio: ['ignore', 'pipe', 'ignore'] })
+    child.stdout.on('data', () => (first ??= process.hrtime.bigint()))
+    child.on('error', reject)
+    child.on('close', (code) => (code === 0 && first !== null ? resolve(Number(first - t0) / 1e6) : reject(new Error(`script: exit ${code}`))))
+  })
+}
+
 const cases = {
+  async pty({ warmup, iterations }) {
+    const out = { bwrap: [], none: [], script: [] }
+    for (let i = 0; i < warmup + iterations; i++) {
+      const sample = [await ptyFirstByte({}), await ptyFirstByte({ sandbox: 'danger-full-access' }), await scriptFirstByte()]
+      if (i >= warmup) ['bwrap', 'none', 'script'].forEach((k, j) => out[k].push(sample[j]))
+    }
+    return out
+  },
   /** Cases 1-3: sequential /bin/true, read-only bwrap and unsandboxed, optionally under a big heap. */
   async latency({ heapMiB = 0, warmup = 20, iterations = 200 }) {
     const info = { rssStart: process.memoryUsage.rss() }

@@ -55,7 +55,8 @@ async function runWithEscalation(command, options) {
   }
   if (!approved) return keep(first, false)
   const second = await spawnSandboxed(command, { ...rest, sandbox: 'danger-full-access' })
-  return keep(second, true)
+  // What the sandboxed attempt planted is still on the host: the retry's result must not hide it.
+  return keep({ ...second, hostRisks: [...first.hostRisks, ...second.hostRisks] }, true)
 }
 
 module.exports = { runWithEscalation }

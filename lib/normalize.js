@@ -32,6 +32,14 @@ function normalizeOptions(options) {
       data[key] = value === Infinity ? Number.MAX_SAFE_INTEGER : value
       continue
     }
+    if (key === 'limits' && value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      // NaN and Infinity cannot cross into JSON; the core checks everything else.
+      for (const [name, v] of Object.entries(value)) {
+        if (typeof v === 'number' && !Number.isFinite(v)) throw invalid(`options.limits.${name}`, `must be a positive integer, got ${v}`)
+      }
+      data[key] = Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined))
+      continue
+    }
     if (key === 'env' && value !== null && typeof value === 'object') {
       // Like child_process, drop undefined values instead of passing the string "undefined".
       data[key] = Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined))

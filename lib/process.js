@@ -28,7 +28,13 @@ function toSpawnResult(raw) {
     denial: raw.denial ?? null,
     sandboxDetails: raw.sandboxDetails,
     toolCaches: raw.policy && raw.policy.toolCaches ? raw.policy.toolCaches : { mode: 'none', store: null, hostContent: null, caches: [] },
+    hostRisks: raw.hostRisks ?? [],
+    networkDenials: raw.networkDenials ?? [],
+    appliedLimits: raw.appliedLimits,
+    limitExceeded: raw.limitExceeded ?? null,
+    resourceUsage: raw.resourceUsage,
   }
+  if (raw.pty) result.pty = raw.pty
   resolvedPolicies.set(result, raw.policy)
   return result
 }
@@ -46,9 +52,12 @@ function abortError(signal, result) {
 function launch(command, options, entry) {
   const opts = normalizeOptions(options)
   if (opts.signal && opts.signal.aborted) throw abortError(opts.signal)
+  // A terminal's output also goes to onData listeners, which can only be added once it runs.
+  const terminal = opts.data.pty ? new TerminalListeners(safeCallback(opts.onOutput)) : null
   let handle
   try {
-    handle = native.startProcess(command, opts.data, hostInfo(opts.extendEnv), entry, opts.input, safeCallback(opts.onOutput))
+    const onOutput = terminal ? terminal.dispatch : safeCallback(opts.onOutput)
+    handle = native.startProcess(command, opts.data, hostInfo(opts.extendEnv), entry, opts.input, onOutput)
   } catch (err) {
     throw fromThrown(err, 'command/options')
   }
@@ -69,7 +78,24 @@ function launch(command, options, entry) {
     if (aborted) return { error: abortError(opts.signal, result) }
     return { result }
   })
-  return { handle, settled, signal: opts.signal }
+  return { handle, settled, signal: opts.signal, terminal }
+}
+
+/** The `onData` listeners of a pty run, fed by the same native callback as `onOutput`. */
+class TerminalListeners {
+  listeners = new Set()
+  constructor(onOutput) {
+    this.dispatch = (chunk) => {
+      if (onOutput) onOutput(chunk)
+      for (const listener of this.listeners) listener(chunk.data)
+    }
+  }
+}
+
+function nonNegative(name, value, fallback) {
+  if (value === undefined) return fallback
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw invalid(name, `must be a finite, non-negative number, got ${value === null ? 'null' : typeof value === 'number' ? value : typeof value}`)
+  return value
 }
 
 async function unwrap(settled) {
@@ -82,9 +108,11 @@ async function unwrap(settled) {
 class SandboxedProcess {
   #handle
   #settled
-  constructor(handle, pid, settled) {
+  #terminal
+  constructor(handle, pid, settled, terminal) {
     this.#handle = handle
     this.#settled = settled
+    this.#terminal = terminal || null
     /** The host pid of the spawned process (bwrap under a Linux sandbox). */
     this.pid = pid
     Object.freeze(this)
@@ -119,6 +147,57 @@ class SandboxedProcess {
   wait() {
     return unwrap(this.#settled)
   }
+
+  #needsTerminal(member) {
+    if (!this.#terminal) throw invalid('pty', `${member}() needs a terminal: start the process with pty: true`)
+    return this.#terminal
+  }
+
+  /** Resize the terminal (pty); the command's foreground job gets SIGWINCH. */
+  resize(cols, rows) {
+    this.#needsTerminal('resize')
+    try {
+      this.#handle.resize(cols, rows)
+    } catch (err) {
+      throw fromThrown(err, 'resize')
+    }
+  }
+
+  /** Listen to the terminal's output as it arrives (raw bytes). */
+  onData(listener) {
+    const terminal = this.#needsTerminal('onData')
+    if (typeof listener !== 'function') throw invalid('listener', `must be a function, got ${typeof listener}`)
+    const wrapped = safeCallback(listener)
+    const entry = (data) => wrapped(data)
+    terminal.listeners.add(entry)
+    return { dispose: () => terminal.listeners.delete(entry) }
+  }
+
+  /** Stop reading the terminal (the command blocks once it is full); `resume()` restarts. */
+  pause() {
+    this.#needsTerminal('pause')
+    this.#handle.setPaused(true)
+  }
+
+  resume() {
+    this.#needsTerminal('resume')
+    this.#handle.setPaused(false)
+  }
+
+  /**
+   * Terminal output not read yet: resolves when there is some and `waitMs` has passed, or when
+   * the process has ended (`exited: true` once everything was read).
+   */
+  async read(options) {
+    this.#needsTerminal('read')
+    if (options !== undefined && (options === null || typeof options !== 'object')) throw invalid('read', 'expects an object like { waitMs: 100 }')
+    const waitMs = nonNegative('waitMs', options && options.waitMs, 0)
+    const maxBytes = nonNegative('maxBytes', options && options.maxBytes, Number.MAX_SAFE_INTEGER)
+    if (maxBytes < 1) throw invalid('maxBytes', 'must be at least 1')
+    const r = await this.#handle.read(waitMs, maxBytes)
+    if (!r.ok) throw fromRecord(r.error)
+    return { data: r.data, exited: r.exited, omittedBytes: r.omittedBytes }
+  }
 }
 
 async function spawnSandboxed(command, options) {
@@ -127,14 +206,14 @@ async function spawnSandboxed(command, options) {
 }
 
 async function startSandboxed(command, options) {
-  const { handle, settled } = launch(command, options, 'start')
+  const { handle, settled, terminal } = launch(command, options, 'start')
   const started = await handle.started()
   if (!started.ok) {
     // The same failure is in `settled`; observe it there so it is not reported twice.
     const outcome = await settled
     throw outcome.error || fromRecord(started.error)
   }
-  return new SandboxedProcess(handle, started.value, settled)
+  return new SandboxedProcess(handle, started.value, settled, terminal)
 }
 
 module.exports = { spawnSandboxed, startSandboxed, SandboxedProcess, resolvedPolicies, abortError, SandboxError }

@@ -14,7 +14,7 @@ use crate::program::resolve_program;
 
 /// `buildSandboxCommand`: the plan `spawnSandboxed` would run, built without running anything.
 pub fn build_sandbox_command(command: &Value, options: &Value, host: &HostContext) -> Result<Value> {
-    let req = parse_spawn_options(command, options, host, Entry::Build, None)?;
+    let mut req = parse_spawn_options(command, options, host, Entry::Build, None)?;
     let resolved = resolve_program(&req.command[0], req.env.get("PATH").map(String::as_str), &req.cwd).ok();
     let bwrap = if req.platform == Platform::Linux && req.policy.mode != SandboxMode::DangerFullAccess && Platform::host() == Platform::Linux {
         // Which bwrap a run would use, without probing: the system one, else the bundled one when
@@ -27,7 +27,9 @@ pub fn build_sandbox_command(command: &Value, options: &Value, host: &HostContex
     } else {
         None
     };
-    let plan = crate::runner::prepare::build_plan(&req, bwrap.as_ref(), resolved.as_deref(), false)?;
+    // Limits go into the plan as the helper's rlimits, so the plan stays self-contained.
+    let limits = crate::runner::prepare::decide_limits(&req)?;
+    let plan = crate::runner::prepare::build_plan(&mut req, bwrap.as_ref(), resolved.as_deref(), false, &limits)?;
     if plan.sandbox_type == SandboxType::Bwrap && Platform::host() == Platform::Linux {
         // The plan binds the store, so it must exist; its work directories are the spawner's to
         // leave behind (`sandspawn cache clean` removes them).
@@ -100,7 +102,18 @@ pub fn classify_sandbox_denial(result: &Value, policy: Option<&Value>) -> Result
         (Some(c), Some(cwd)) if c.cwd.is_none() => Some(c.with_cwd(cwd)),
         (c, _) => c,
     };
-    let denial = classify(st, &out, ctx.as_ref());
+    // A SpawnResult of an allow-listed run carries the proxy's refusals: they decide first.
+    let refused_host = result
+        .get("networkDenials")
+        .and_then(Value::as_array)
+        .and_then(|d| d.first())
+        .and_then(|d| d.get("host"))
+        .and_then(Value::as_str);
+    let network = match refused_host {
+        Some(host) if st != crate::platform::SandboxType::None => crate::denial::network_denial(&out, host),
+        _ => None,
+    };
+    let denial = network.or_else(|| classify(st, &out, ctx.as_ref()));
     Ok(serde_json::to_value(denial).unwrap_or(Value::Null))
 }
 
@@ -117,5 +130,9 @@ pub fn sandbox_capabilities(cwd: &std::path::Path, options: &Value) -> Result<Va
         other => return Err(SandboxError::new(crate::ErrorCode::InvalidOptions, format!("options: expected an object, got {}", describe(other)))),
     };
     let path = std::env::var("PATH").ok();
-    Ok(serde_json::to_value(capabilities::capabilities_cached_with(path.as_deref(), cwd, &linux)).unwrap_or(Value::Null))
+    let mut caps = serde_json::to_value(capabilities::capabilities_cached_with(path.as_deref(), cwd, &linux)).unwrap_or(Value::Null);
+    if let Value::Object(m) = &mut caps {
+        m.insert("limits".into(), crate::limits::host_report(Platform::host()));
+    }
+    Ok(caps)
 }

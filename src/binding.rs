@@ -101,6 +101,15 @@ pub struct NativeResult {
     pub denial: Option<Value>,
     pub policy: Value,
     pub sandbox_details: Value,
+    pub host_risks: Value,
+    pub network_denials: Value,
+    /// `{ cols, rows }` for pty runs.
+    pub pty: Option<Value>,
+    /// `{ memory: 'rlimit', ... }`: each requested limit and its mechanism.
+    pub applied_limits: Value,
+    pub limit_exceeded: Option<String>,
+    /// `{ userCpuMs, systemCpuMs, maxRssBytes }`.
+    pub resource_usage: Value,
 }
 
 impl From<crate::runner::RunResult> for NativeResult {
@@ -131,6 +140,12 @@ impl From<crate::runner::RunResult> for NativeResult {
             denial: r.denial.map(|d| serde_json::to_value(d).unwrap_or(Value::Null)),
             policy: serde_json::to_value(&r.policy).unwrap_or(Value::Null),
             sandbox_details: serde_json::to_value(&r.sandbox_details).unwrap_or(Value::Null),
+            host_risks: serde_json::to_value(&r.host_risks).unwrap_or_else(|_| Value::Array(Vec::new())),
+            network_denials: serde_json::to_value(&r.network_denials).unwrap_or(Value::Array(Vec::new())),
+            pty: r.pty.map(|p| json!({ "cols": p.cols, "rows": p.rows })),
+            applied_limits: r.applied_limits.iter().map(|(l, m)| (l.as_str().to_string(), serde_json::to_value(m).unwrap_or(Value::Null))).collect::<serde_json::Map<_, _>>().into(),
+            limit_exceeded: r.limit_exceeded.map(|l| l.as_str().to_string()),
+            resource_usage: serde_json::to_value(r.resource_usage).unwrap_or(Value::Null),
         }
     }
 }
@@ -140,6 +155,16 @@ impl From<crate::runner::RunResult> for NativeResult {
 pub struct WaitOutcome {
     pub ok: bool,
     pub value: Option<NativeResult>,
+    pub error: Option<Value>,
+}
+
+/// What `read()` resolves with (or its error).
+#[napi(object)]
+pub struct ReadOutcome {
+    pub ok: bool,
+    pub data: Option<Buffer>,
+    pub exited: bool,
+    pub omitted_bytes: f64,
     pub error: Option<Value>,
 }
 
@@ -244,6 +269,32 @@ impl NativeProcess {
     #[napi]
     pub async fn end(&self) {
         self.handle.end().await
+    }
+
+    /// Resize the terminal (`pty` runs). Bad sizes and runs without a terminal throw.
+    #[napi]
+    pub fn resize(&self, cols: Value, rows: Value) -> napi::Result<(), ErrorCode> {
+        let named = |e: SandboxError| js_error(SandboxError::new(e.code, e.message.replacen("options.", "resize(): ", 1)));
+        let cols = crate::pty::options::parse_dimension("cols", &cols).map_err(named)?;
+        let rows = crate::pty::options::parse_dimension("rows", &rows).map_err(named)?;
+        self.handle.resize(crate::pty::PtySize { cols, rows }).map_err(js_error)
+    }
+
+    /// Stop (`true`) or restart (`false`) reading the terminal.
+    #[napi]
+    pub fn set_paused(&self, paused: bool) -> napi::Result<(), ErrorCode> {
+        self.handle.set_paused(paused).map_err(js_error)
+    }
+
+    /// Terminal output not read yet (index.js validates the numbers).
+    #[napi]
+    pub async fn read(&self, wait_ms: f64, max_bytes: f64) -> ReadOutcome {
+        let wait = std::time::Duration::from_millis(wait_ms.max(0.0).min(u32::MAX as f64) as u64);
+        let max = max_bytes.max(1.0).min(usize::MAX as f64) as usize;
+        match self.handle.read(wait, max).await {
+            Ok(r) => ReadOutcome { ok: true, data: Some(r.data.into()), exited: r.exited, omitted_bytes: r.omitted as f64, error: None },
+            Err(e) => ReadOutcome { ok: false, data: None, exited: false, omitted_bytes: 0.0, error: Some(error_record(e)) },
+        }
     }
 }
 

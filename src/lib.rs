@@ -9,11 +9,15 @@ pub mod capabilities;
 pub mod denial;
 pub mod error;
 pub mod helper;
+pub mod network;
+pub mod limits;
 pub mod options;
 pub mod plan;
+pub mod planted;
 pub mod platform;
 pub mod policy;
 pub mod program;
+pub mod pty;
 pub mod runner;
 pub mod tool_caches;
 

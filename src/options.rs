@@ -49,7 +49,7 @@ pub enum Entry {
 /// Option names handled by the JavaScript layer (functions, AbortSignals, Buffers): allowed here
 /// but never seen as values.
 const JS_ONLY: &[&str] = &["signal", "onOutput", "input", "approve"];
-const COMMON: &[&str] = &["cwd", "sandbox", "env", "extendEnv", "timeout", "killSignal", "forceKillAfterDelay", "maxBuffer", "linux"];
+const COMMON: &[&str] = &["cwd", "sandbox", "env", "extendEnv", "timeout", "killSignal", "forceKillAfterDelay", "maxBuffer", "linux", "pty", "limits"];
 
 #[derive(Debug, Clone)]
 pub struct SpawnRequest {
@@ -65,6 +65,10 @@ pub struct SpawnRequest {
     pub stdin: StdinMode,
     /// Which Linux sandbox mechanisms may run (`linux` option).
     pub linux: LinuxOptions,
+    /// The command runs in a pseudo-terminal (`pty` option); stdin is then the terminal.
+    pub pty: Option<crate::pty::PtyOptions>,
+    /// Resource limits (`limits` option; validated by `limits::parse`).
+    pub limits: crate::limits::Limits,
 }
 
 pub fn parse_command(value: &Value) -> Result<Vec<String>> {
@@ -203,6 +207,19 @@ pub fn parse_spawn_options(command: &Value, options: &Value, host: &HostContext,
         },
         Some(v) => return Err(SandboxError::invalid("maxBuffer", format!("must be a positive number of bytes, got {}", describe(v)))),
     };
+    let pty = crate::pty::parse_pty(get("pty"), platform)?;
+    if pty.is_some() {
+        if stdin_bytes.is_some() {
+            return Err(SandboxError::invalid("input", "cannot be combined with pty: the terminal is the command's stdin; start it with startSandboxed and write() instead"));
+        }
+        if get("stdin").is_some_and(|v| v.as_str() != Some("pipe")) {
+            return Err(SandboxError::invalid("stdin", "with pty, stdin is the terminal (leave stdin out)"));
+        }
+        // `pty.term`, else the `TERM` the caller set in `env`, else what terminal emulators use.
+        let explicit = get("env").and_then(|e| e.get("TERM")).and_then(Value::as_str).map(str::to_owned);
+        let term = pty.as_ref().and_then(|p| p.term.clone()).or(explicit).unwrap_or_else(|| crate::pty::options::DEFAULT_TERM.into());
+        env.insert("TERM".into(), term);
+    }
     let stdin = match (stdin_bytes, get("stdin")) {
         (Some(bytes), _) => StdinMode::Bytes(bytes),
         (None, None) => StdinMode::Null,
@@ -212,18 +229,28 @@ pub fn parse_spawn_options(command: &Value, options: &Value, host: &HostContext,
     };
 
     let linux = parse_linux_options(get("linux"))?;
+    let limits = crate::limits::parse(get("limits"))?;
 
     let tmpdir = env.get("TMPDIR").filter(|s| !s.is_empty()).cloned();
     let ctx = PolicyContext { cwd: cwd.clone(), tmpdir, platform, env: env.clone() };
     let policy = resolve_policy(get("sandbox"), &ctx)?;
 
-    Ok(SpawnRequest { command, cwd, env, policy, platform, timeout, kill_signal, force_kill_after, max_buffer, stdin, linux })
+    // With a terminal, `write()` goes to the terminal: stdin is always a "pipe".
+    let stdin = if pty.is_some() { StdinMode::Pipe } else { stdin };
+    Ok(SpawnRequest { command, cwd, env, policy, platform, timeout, kill_signal, force_kill_after, max_buffer, stdin, linux, pty, limits })
 }
 
 /// `linux: { allow?: Array<'bwrap' | 'landlock'>, bundledBwrap?: boolean }`. Accepted on every
 /// platform (one options object serves all hosts); only Linux reads it.
 pub fn parse_linux_options(value: Option<&Value>) -> Result<LinuxOptions> {
     let mut o = LinuxOptions::default();
+    // The host-only opt-in applies unless the API option names the mechanisms itself.
+    let given = matches!(value, Some(Value::Object(m)) if m.get("allow").is_some_and(|v| !v.is_null()));
+    if !given {
+        if let Some(text) = std::env::var_os(LINUX_ALLOW_ENV) {
+            (o.allow_bwrap, o.allow_landlock) = allow_from_env(&text.to_string_lossy())?;
+        }
+    }
     let m = match value {
         None => return Ok(o),
         Some(Value::Object(m)) => m,
@@ -253,6 +280,26 @@ pub fn parse_linux_options(value: Option<&Value>) -> Result<LinuxOptions> {
         }
     }
     Ok(o)
+}
+
+/// `SANDSPAWN_LINUX_ALLOW=bwrap,landlock`: read in the host process only, never passed to a command.
+pub const LINUX_ALLOW_ENV: &str = "SANDSPAWN_LINUX_ALLOW";
+
+/// The mechanisms `SANDSPAWN_LINUX_ALLOW` names, as (bwrap, landlock); empty means the default.
+fn allow_from_env(text: &str) -> Result<(bool, bool)> {
+    let words: Vec<&str> = text.split(',').map(str::trim).filter(|w| !w.is_empty()).collect();
+    if words.is_empty() {
+        return Ok((true, false));
+    }
+    let (mut bwrap, mut landlock) = (false, false);
+    for w in words {
+        match w {
+            "bwrap" => bwrap = true,
+            "landlock" => landlock = true,
+            _ => return Err(SandboxError::invalid(LINUX_ALLOW_ENV, format!("(environment variable) names {w:?}; expected a comma-separated list of 'bwrap' and 'landlock'"))),
+        }
+    }
+    Ok((bwrap, landlock))
 }
 
 fn no_nul(option: &str, s: &str) -> Result<()> {
@@ -370,6 +417,34 @@ mod tests {
         assert_eq!(r.stdin, StdinMode::Null);
         assert_eq!(r.policy.mode, crate::policy::SandboxMode::ReadOnly);
         assert_eq!(r.linux, LinuxOptions { allow_bwrap: true, allow_landlock: false, bundled_bwrap: true });
+    }
+
+    #[test]
+    fn pty_options() {
+        let parse = |opts: Value, input: Option<Vec<u8>>| parse_spawn_options(&json!(["true"]), &opts, &host(), Entry::Start, input);
+        let r = parse(json!({"pty": true}), None).unwrap();
+        assert_eq!(r.stdin, StdinMode::Pipe, "the terminal is stdin");
+        assert_eq!(r.env.get("TERM").map(String::as_str), Some("xterm-256color"));
+        let r = parse(json!({"pty": {"term": "vt100"}, "env": {"TERM": "dumb"}}), None).unwrap();
+        assert_eq!(r.env.get("TERM").map(String::as_str), Some("vt100"), "pty.term wins");
+        let r = parse(json!({"pty": true, "env": {"TERM": "dumb"}}), None).unwrap();
+        assert_eq!(r.env.get("TERM").map(String::as_str), Some("dumb"), "then env.TERM");
+        assert_eq!(parse(json!({"pty": false}), None).unwrap().env.get("TERM"), None);
+        let e = parse(json!({"pty": true}), Some(b"x".to_vec())).unwrap_err();
+        assert!(e.message.starts_with("options.input: cannot be combined with pty"), "{}", e.message);
+        let e = parse(json!({"pty": true, "stdin": "ignore"}), None).unwrap_err();
+        assert!(e.message.starts_with("options.stdin"), "{}", e.message);
+        assert!(parse(json!({"pty": true, "stdin": "pipe"}), None).is_ok());
+        let e = parse(json!({"pty": {"cols": -1}}), None).unwrap_err();
+        assert!(e.message.starts_with("options.pty.cols"), "{}", e.message);
+    }
+
+    #[test]
+    fn linux_allow_env_words() {
+        assert_eq!(allow_from_env("bwrap,landlock").unwrap(), (true, true));
+        assert_eq!(allow_from_env(" landlock ").unwrap(), (false, true));
+        assert_eq!(allow_from_env("").unwrap(), (true, false));
+        assert!(allow_from_env("bwrap,none").unwrap_err().message.contains("SANDSPAWN_LINUX_ALLOW"));
     }
 
     #[test]

@@ -38,6 +38,8 @@ pub enum SandboxType {
     None,
     Bwrap,
     Seatbelt,
+    /// Linux without namespaces: Landlock + seccomp + the helper as supervisor (opt-in).
+    Landlock,
 }
 
 impl SandboxType {
@@ -46,6 +48,7 @@ impl SandboxType {
             SandboxType::None => "none",
             SandboxType::Bwrap => "bwrap",
             SandboxType::Seatbelt => "seatbelt",
+            SandboxType::Landlock => "landlock",
         }
     }
 
@@ -54,6 +57,7 @@ impl SandboxType {
             "none" => Some(SandboxType::None),
             "bwrap" => Some(SandboxType::Bwrap),
             "seatbelt" => Some(SandboxType::Seatbelt),
+            "landlock" => Some(SandboxType::Landlock),
             _ => None,
         }
     }

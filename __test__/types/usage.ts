@@ -71,6 +71,30 @@ async function main(): Promise<void> {
   const ran = await spawnSandboxed(['true'], { linux: { bundledBwrap: true } })
   const abi: number | null = ran.sandboxDetails.landlockAbi
   void abi
+  const planted = await spawnSandboxed(['true'], { sandbox: { mode: 'workspace-write', protectedNames: ['.envrc'] } })
+  for (const risk of planted.hostRisks) {
+    const kind: 'repository-created' | 'hooks-written' | 'protected-name-created' = risk.kind
+    console.log(kind, risk.path, risk.detail)
+  }
+  const term = await startSandboxed(['python3'], { pty: { cols: 120, rows: 40, term: 'xterm' } })
+  const sub: { dispose(): void } = term.onData((d: Buffer) => console.log(d.length))
+  term.resize(100, 30)
+  term.pause()
+  term.resume()
+  const chunk = await term.read({ waitMs: 100, maxBytes: 4096 })
+  const bytes: Buffer = chunk.data
+  const over: boolean = chunk.exited
+  console.log(bytes, over, chunk.omittedBytes)
+  sub.dispose()
+  const size: { cols: number; rows: number } | undefined = (await term.wait()).pty
+  void size
+  await spawnSandboxed(['tty'], { pty: true })
+  const limited = await spawnSandboxed(['true'], { limits: { memory: 256 * 1024 * 1024, cpuTime: 1000, fileSize: 1 << 20, openFiles: 64, processes: 50 } })
+  const exceeded: 'memory' | 'processes' | 'cpuTime' | 'fileSize' | null = limited.limitExceeded
+  const how: 'cgroup' | 'rlimit' | undefined = limited.appliedLimits.memory
+  const cpu: number = limited.resourceUsage.userCpuMs + limited.resourceUsage.systemCpuMs + limited.resourceUsage.maxRssBytes
+  const enforceable: 'cgroup' | 'rlimit' | null = caps.limits.processes.mechanism
+  console.log(exceeded, how, cpu, enforceable, caps.limits.memory.reason)
   try {
     await spawnSandboxed([])
   } catch (e) {

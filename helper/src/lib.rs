@@ -1,8 +1,13 @@
 //! What the sandspawn addon and its in-sandbox helper share: the helper's versioned command line
-//! (`protocol`), the seccomp filter generator (`seccomp`) and the failure report the helper sends
-//! back (`report`). Pure code: the binary in `main.rs` does the system calls.
+//! (`protocol`), the resource limits it sets (`rlimit`), the seccomp filter generator (`seccomp`),
+//! the failure report the helper sends back (`report`) and the proxy variables of the network
+//! allow-list (`proxy_env`), the Landlock rules (`landlock`) and the offline `nsswitch.conf`
+//! (`offline_names`). Pure code: the binary in `main.rs` does the system calls.
 
+pub mod landlock;
 pub mod offline_names;
 pub mod protocol;
+pub mod proxy_env;
 pub mod report;
+pub mod rlimit;
 pub mod seccomp;

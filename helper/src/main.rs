@@ -5,9 +5,14 @@
 //! It also has one host-side use: run in front of bwrap with `--null-fds`, it opens `/dev/null` at
 //! the descriptors bwrap reads `--ro-bind-data` masks from, then execs bwrap.
 //!
-//! Steps (see `protocol`): open the null descriptors; mark the report descriptor close-on-exec;
-//! mount the private tool caches' overlays, detach the store, disable user namespaces and drop
-//! every capability (`private_mounts`); install the seccomp filter
+//! Steps (see `protocol`), in this order: open the null descriptors (and the offline
+//! `nsswitch.conf`, host side); mark the report descriptor close-on-exec; mount the private tool
+//! caches' overlays, detach the store, disable user namespaces and drop every capability
+//! (`private_mounts`: the only steps that need capabilities, so everything after them runs with
+//! none); hand a loopback listener to the host's proxy and set the proxy variables (`listen`);
+//! take the terminal on descriptor 0 as the controlling tty (pty runs); set the resource limits
+//! (`rlimit`); in the Landlock mode, become the supervisor (`supervisor`, never with the overlay
+//! steps); install the seccomp filter
 //! (after `PR_SET_NO_NEW_PRIVS`, which seccomp requires without CAP_SYS_ADMIN); `execvp` the command
 //! with the environment it was given. Any failure is reported (see `report`) and ends the helper
 //! with 125/126/127; the command then never ran.
@@ -22,9 +27,13 @@ use std::os::unix::ffi::OsStrExt;
 
 use sandspawn_helper::protocol::{Steps, MARKER, PROTOCOL_TAG, VERSION};
 use sandspawn_helper::report::{Failure, Stage};
+use sandspawn_helper::rlimit::Rlimit;
 use sandspawn_helper::seccomp;
 
 mod private_mounts;
+mod confine;
+mod listen;
+mod supervisor;
 
 /// Keeps the marker in the binary, where the addon looks for it (see `protocol::MARKER`).
 #[used]
@@ -93,6 +102,32 @@ fn run(args: Vec<OsString>) {
             fail(steps.report_fd, failure);
         }
     }
+    if let Some(ctl) = steps.net_listen_fd {
+        match listen::bridge(ctl) {
+            // Single-threaded, before exec: setting the environment here is safe.
+            Ok(port) => {
+                let java = std::env::var("JAVA_TOOL_OPTIONS").ok();
+                for (k, v) in sandspawn_helper::proxy_env::variables(port, java.as_deref()) {
+                    std::env::set_var(k, v);
+                }
+            }
+            Err(failure) => fail(steps.report_fd, failure),
+        }
+    }
+    if steps.controlling_tty {
+        if let Err(failure) = take_terminal() {
+            fail(steps.report_fd, failure);
+        }
+    }
+    for limit in &steps.rlimits {
+        if let Err(failure) = set_rlimit(limit) {
+            fail(steps.report_fd, failure);
+        }
+    }
+    if let Some(ll) = &steps.landlock {
+        // The Landlock mode: the helper stays as the supervisor and forks the command.
+        supervisor::run(ll, steps.report_fd, command);
+    }
     if steps.block_unix_sockets {
         if let Err(failure) = block_unix_sockets() {
             fail(steps.report_fd, failure);
@@ -151,6 +186,53 @@ fn open_offline_nsswitch_at(fd: i32) -> Result<(), Failure> {
     Ok(())
 }
 
+/// Become a session leader (unless already one: bwrap's `--new-session` and posix_spawn's SETSID
+/// made it so) and take the terminal on descriptor 0 as the controlling tty. TIOCSCTTY also makes
+/// this process group the terminal's foreground group, so Ctrl-C reaches the command, not bwrap.
+fn take_terminal() -> Result<(), Failure> {
+    let setup = |errno: i32, message: String| Failure { stage: Stage::Setup, errno, message };
+    if unsafe { libc::getsid(0) != libc::getpid() } && unsafe { libc::setsid() } < 0 {
+        let e = last_errno();
+        return Err(setup(e, format!("setsid() failed: {}", describe(e))));
+    }
+    if unsafe { libc::isatty(0) } != 1 {
+        return Err(setup(libc::ENOTTY, "descriptor 0 is not a terminal, so it cannot become the controlling terminal".into()));
+    }
+    if unsafe { libc::ioctl(0, libc::TIOCSCTTY as _, 0) } < 0 {
+        let e = last_errno();
+        let why = if e == libc::EPERM { " (the terminal already controls another session: give the plan the terminal on its stdio without making it controlling)" } else { "" };
+        return Err(setup(e, format!("taking the terminal as the controlling tty failed: {}{why}", describe(e))));
+    }
+    Ok(())
+}
+
+/// Lower one limit for this process and what it execs; never above the current hard limit (see
+/// `Rlimit::within`).
+fn set_rlimit(limit: &Rlimit) -> Result<(), Failure> {
+    let mut current = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    let name = limit.resource.name();
+    let failed = |what: &str| {
+        let e = last_errno();
+        Failure { stage: Stage::Setup, errno: e, message: format!("{what} of the {name} limit failed: {}", describe(e)) }
+    };
+    if unsafe { libc::getrlimit(limit.resource.raw(), &mut current) } != 0 {
+        return Err(failed("reading"));
+    }
+    let (soft, hard) = limit.within(current.rlim_max as u64);
+    let new = libc::rlimit { rlim_cur: soft as libc::rlim_t, rlim_max: hard as libc::rlim_t };
+    if unsafe { libc::setrlimit(limit.resource.raw(), &new) } != 0 {
+        return Err(failed("setting"));
+    }
+    Ok(())
+}
+
+#[cfg(not(target_os = "linux"))]
+fn block_unix_sockets() -> Result<(), Failure> {
+    // Seatbelt plans never ask for it: the profile refuses sockets itself.
+    Err(Failure { stage: Stage::Setup, errno: 0, message: "seccomp filters exist only on Linux".into() })
+}
+
+#[cfg(target_os = "linux")]
 fn block_unix_sockets() -> Result<(), Failure> {
     let setup = |errno: i32, message: String| Failure { stage: Stage::Setup, errno, message };
     let arch = seccomp::Arch::native().ok_or_else(|| {
@@ -175,7 +257,7 @@ fn block_unix_sockets() -> Result<(), Failure> {
 
 /// `execvp` the command: a name without `/` is looked up in the `PATH` the command was given, as
 /// bwrap did before the helper existed. Returns only on failure.
-fn exec(command: &[OsString]) -> Failure {
+pub(crate) fn exec(command: &[OsString]) -> Failure {
     let name = String::from_utf8_lossy(command[0].as_bytes()).into_owned();
     let argv: Result<Vec<CString>, _> = command.iter().map(|a| CString::new(a.as_bytes())).collect();
     let Ok(argv) = argv else {
@@ -189,7 +271,7 @@ fn exec(command: &[OsString]) -> Failure {
 }
 
 /// Report on stderr and, when the runner asked for it, on the report descriptor; then exit.
-fn fail(report_fd: Option<i32>, failure: Failure) -> ! {
+pub(crate) fn fail(report_fd: Option<i32>, failure: Failure) -> ! {
     let line = format!("sandspawn-helper: {}\n", failure.message);
     unsafe { libc::write(2, line.as_ptr().cast(), line.len()) };
     if let Some(fd) = report_fd {

@@ -4,11 +4,15 @@
 //!
 //! ```text
 //! sandspawn-helper v1 [--null-fds=N,...] [--offline-nsswitch-fd=N] [--overlay TARGET UPPER WORK]... [--unmount=PATH]...
-//!                      [--disable-userns] [--block-unix-sockets] [--report-fd=N] -- COMMAND [ARG...]
+//!     [--disable-userns] [--controlling-tty] [--rlimit=NAME:SOFT:HARD]... [--block-unix-sockets]
+//!     [--report-fd=N] [--net-listen=N]
+//!     [--landlock=ABI --sockets=none|unix|all --control-fd=N --ll-read=PATH... --ll-write=PATH...] -- COMMAND [ARG...]
 //! sandspawn-helper --version
 //! ```
 
 use std::ffi::OsString;
+
+use crate::rlimit::Rlimit;
 
 /// The first argument of every invocation.
 pub const PROTOCOL_TAG: &str = "v1";
@@ -43,12 +47,54 @@ pub struct Steps {
     /// nested user namespace would make the overlays impossible to mount), then drop every
     /// capability: the command cannot create a user namespace and holds no capability at all.
     pub disable_userns: bool,
+    /// Make the command a session leader whose controlling terminal is the terminal on descriptor
+    /// 0 (pty runs). bwrap's `--new-session` leaves the command without one, so job control,
+    /// Ctrl-C and `/dev/tty` need this step inside the sandbox; on macOS posix_spawn cannot do it
+    /// either (its file actions run before its setsid), so the helper runs in front of sandbox-exec.
+    pub controlling_tty: bool,
+    /// Resource limits to set on itself, inherited by the command (see `rlimit`).
+    pub rlimits: Vec<Rlimit>,
     /// Install the seccomp filter that refuses `socket(AF_UNIX)` and io_uring (with no_new_privs).
     pub block_unix_sockets: bool,
     /// A descriptor on which a failure before the command runs is reported (see `report`). The
     /// helper marks it close-on-exec, so the command never sees it. Only the runner passes one:
     /// plans for other spawners are self-contained and report on stderr and by exit code.
     pub report_fd: Option<i32>,
+    /// The network allow-list bridge: bind a TCP listener on the sandbox's own loopback, send it to
+    /// the host's proxy over this inherited `AF_UNIX` descriptor (SCM_RIGHTS), close it, and set the
+    /// proxy variables (see `proxy_env`) for the command. Runner only: the proxy lives in the host.
+    pub net_listen_fd: Option<i32>,
+    /// The Landlock mode (no bwrap): supervise the command as a subreaper and confine it with
+    /// Landlock at this ABI plus the Landlock-mode seccomp filter (see `landlock`, `seccomp`).
+    pub landlock: Option<LandlockSteps>,
+}
+
+/// What the Landlock mode confines the command to (paths absolute, as the plan resolved them).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LandlockSteps {
+    /// The ABI the plan was built for: the helper refuses to run below it.
+    pub abi: u32,
+    /// Trees readable (and executable) by the command.
+    pub read: Vec<String>,
+    /// Trees (or single files) writable by the command.
+    pub write: Vec<String>,
+    pub sockets: crate::seccomp::Sockets,
+    /// Runner only: EOF on this descriptor (the runner closed it, or died) kills the whole tree.
+    pub control_fd: Option<i32>,
+}
+
+impl Default for crate::seccomp::Sockets {
+    fn default() -> Self {
+        crate::seccomp::Sockets::None
+    }
+}
+
+fn sockets_word(s: crate::seccomp::Sockets) -> &'static str {
+    match s {
+        crate::seccomp::Sockets::None => "none",
+        crate::seccomp::Sockets::UnixOnly => "unix",
+        crate::seccomp::Sockets::All => "all",
+    }
 }
 
 /// One overlay: `TARGET` shows what it held below the writes kept in `UPPER` (`WORK` is the
@@ -80,11 +126,27 @@ impl Steps {
         if self.disable_userns {
             args.push("--disable-userns".into());
         }
+        if self.controlling_tty {
+            args.push("--controlling-tty".into());
+        }
+        args.extend(self.rlimits.iter().map(Rlimit::to_arg));
         if self.block_unix_sockets {
             args.push("--block-unix-sockets".into());
         }
         if let Some(fd) = self.report_fd {
             args.push(format!("--report-fd={fd}"));
+        }
+        if let Some(fd) = self.net_listen_fd {
+            args.push(format!("--net-listen={fd}"));
+        }
+        if let Some(ll) = &self.landlock {
+            args.push(format!("--landlock={}", ll.abi));
+            args.push(format!("--sockets={}", sockets_word(ll.sockets)));
+            if let Some(fd) = ll.control_fd {
+                args.push(format!("--control-fd={fd}"));
+            }
+            args.extend(ll.read.iter().map(|p| format!("--ll-read={p}")));
+            args.extend(ll.write.iter().map(|p| format!("--ll-write={p}")));
         }
         args.push("--".into());
         args
@@ -103,14 +165,32 @@ impl Steps {
             ));
         }
         let mut steps = Steps::default();
+        let mut landlock_only = false;
+        let (mut read, mut write, mut sockets, mut control_fd) = (Vec::new(), Vec::new(), crate::seccomp::Sockets::None, None);
         let mut i = 1;
         while i < args.len() {
-            let text = args[i].to_string_lossy();
+            let arg = &args[i];
+            let text = arg.to_string_lossy();
             match text.as_ref() {
                 "--" => {
+                    if let Some(ll) = steps.landlock.as_mut() {
+                        (ll.read, ll.write, ll.sockets, ll.control_fd) = (std::mem::take(&mut read), std::mem::take(&mut write), sockets, control_fd);
+                    }
                     let command = &args[i + 1..];
                     if command.is_empty() {
                         return Err("no command after `--`".into());
+                    }
+                    if let Some(ll) = &steps.landlock {
+                        if ll.read.is_empty() {
+                            return Err("--landlock needs at least one --ll-read".into());
+                        }
+                        // The Landlock mode runs without bwrap: no private mount namespace to mount
+                        // overlays in, no store to detach, no sandbox user namespace to close.
+                        if !steps.overlays.is_empty() || !steps.unmount.is_empty() || steps.disable_userns {
+                            return Err("--overlay, --unmount and --disable-userns cannot be combined with --landlock".into());
+                        }
+                    } else if landlock_only {
+                        return Err("--ll-read, --ll-write, --sockets and --control-fd need --landlock".into());
                     }
                     return Ok((steps, command));
                 }
@@ -124,12 +204,39 @@ impl Steps {
                     steps.overlays.push(Overlay { target: paths[0].clone(), upper: paths[1].clone(), work: paths[2].clone() });
                     i += 3;
                 }
+                "--controlling-tty" => steps.controlling_tty = true,
                 _ => {
                     let bad = || format!("unknown or malformed argument {text:?}");
                     if let Some(fd) = text.strip_prefix("--report-fd=") {
                         steps.report_fd = Some(descriptor(fd).ok_or_else(bad)?);
                     } else if let Some(fd) = text.strip_prefix("--offline-nsswitch-fd=") {
                         steps.offline_nsswitch_fd = Some(descriptor(fd).ok_or_else(bad)?);
+                    } else if let Some(fd) = text.strip_prefix("--net-listen=") {
+                        steps.net_listen_fd = Some(descriptor(fd).ok_or_else(bad)?);
+                    } else if let Some(limit) = text.strip_prefix("--rlimit=") {
+                        steps.rlimits.push(Rlimit::parse(limit).ok_or_else(bad)?);
+                    } else if let Some(abi) = text.strip_prefix("--landlock=") {
+                        let abi = abi.parse::<u32>().ok().filter(|a| *a >= crate::landlock::MIN_ABI).ok_or_else(bad)?;
+                        steps.landlock.get_or_insert_with(LandlockSteps::default).abi = abi;
+                    } else if let Some(path) = text.strip_prefix("--ll-read=").filter(|p| p.starts_with('/')) {
+                        landlock_only = true;
+                        ll_path(arg, &text)?;
+                        read.push(path.to_string());
+                    } else if let Some(path) = text.strip_prefix("--ll-write=").filter(|p| p.starts_with('/')) {
+                        landlock_only = true;
+                        ll_path(arg, &text)?;
+                        write.push(path.to_string());
+                    } else if let Some(word) = text.strip_prefix("--sockets=") {
+                        landlock_only = true;
+                        sockets = match word {
+                            "none" => crate::seccomp::Sockets::None,
+                            "unix" => crate::seccomp::Sockets::UnixOnly,
+                            "all" => crate::seccomp::Sockets::All,
+                            _ => return Err(bad()),
+                        };
+                    } else if let Some(fd) = text.strip_prefix("--control-fd=") {
+                        landlock_only = true;
+                        control_fd = Some(descriptor(fd).ok_or_else(bad)?);
                     } else if let Some(list) = text.strip_prefix("--null-fds=") {
                         steps.null_fds = list.split(',').map(descriptor).collect::<Option<_>>().ok_or_else(bad)?;
                     } else if let Some(p) = text.strip_prefix("--unmount=").filter(|p| p.starts_with('/')) {
@@ -143,6 +250,14 @@ impl Steps {
         }
         Err("missing `--` before the command".into())
     }
+}
+
+/// A Landlock path must be UTF-8 as written (a lossy conversion would name another path).
+fn ll_path(arg: &OsString, text: &str) -> Result<(), String> {
+    if arg.to_str().is_none() {
+        return Err(format!("argument {text:?} is not valid UTF-8"));
+    }
+    Ok(())
 }
 
 /// A descriptor number above stdio.
@@ -176,6 +291,32 @@ mod tests {
                 report_fd: Some(4),
                 ..Steps::default()
             },
+            Steps {
+                overlays: vec![Overlay { target: "/h/.npm".into(), upper: "/s/npm/upper".into(), work: "/s/npm/work/1".into() }],
+                unmount: vec!["/s".into()],
+                disable_userns: true,
+                controlling_tty: true,
+                rlimits: vec![cpu(), nofile()],
+                block_unix_sockets: true,
+                report_fd: Some(4),
+                net_listen_fd: Some(5),
+                ..Steps::default()
+            },
+            Steps { block_unix_sockets: true, report_fd: Some(4), net_listen_fd: Some(5), ..Steps::default() },
+            Steps { controlling_tty: true, ..Steps::default() },
+            Steps { controlling_tty: true, block_unix_sockets: true, report_fd: Some(4), ..Steps::default() },
+            Steps { rlimits: vec![cpu(), nofile()], report_fd: Some(4), ..Steps::default() },
+            Steps {
+                report_fd: Some(4),
+                landlock: Some(LandlockSteps {
+                    abi: 6,
+                    read: vec!["/".into()],
+                    write: vec!["/w s".into(), "/t=x".into()],
+                    sockets: crate::seccomp::Sockets::UnixOnly,
+                    control_fd: Some(3),
+                }),
+                ..Steps::default()
+            },
         ] {
             let mut args = os(&steps.to_args().iter().map(String::as_str).collect::<Vec<_>>());
             args.extend(os(&["ls", "--", "-l"]));
@@ -189,8 +330,22 @@ mod tests {
     fn pinned_format() {
         let steps = Steps { block_unix_sockets: true, report_fd: Some(4), ..Steps::default() };
         assert_eq!(steps.to_args(), ["v1", "--block-unix-sockets", "--report-fd=4", "--"]);
+        let tty = Steps { controlling_tty: true, block_unix_sockets: true, report_fd: Some(4), ..Steps::default() };
+        assert_eq!(tty.to_args(), ["v1", "--controlling-tty", "--block-unix-sockets", "--report-fd=4", "--"]);
         let outer = Steps { null_fds: vec![3, 4], ..Steps::default() };
         assert_eq!(outer.to_args(), ["v1", "--null-fds=3,4", "--"]);
+        let net = Steps { report_fd: Some(4), net_listen_fd: Some(5), ..Steps::default() };
+        assert_eq!(net.to_args(), ["v1", "--report-fd=4", "--net-listen=5", "--"]);
+        let limited = Steps { rlimits: vec![cpu(), nofile()], block_unix_sockets: true, ..Steps::default() };
+        assert_eq!(limited.to_args(), ["v1", "--rlimit=cpu:2:3", "--rlimit=nofile:32:32", "--block-unix-sockets", "--"]);
+    }
+
+    fn cpu() -> Rlimit {
+        Rlimit { resource: crate::rlimit::Resource::Cpu, soft: 2, hard: 3 }
+    }
+
+    fn nofile() -> Rlimit {
+        Rlimit { resource: crate::rlimit::Resource::Nofile, soft: 32, hard: 32 }
     }
 
     #[test]
@@ -203,10 +358,24 @@ mod tests {
         assert!(Steps::parse(&os(&["v1", "--report-fd=x", "--", "true"])).is_err());
         assert!(Steps::parse(&os(&["v1", "--null-fds=3,x", "--", "true"])).is_err());
         assert!(Steps::parse(&os(&["v1", "--null-fds=0", "--", "true"])).is_err());
+        assert!(Steps::parse(&os(&["v1", "--net-listen=2", "--", "true"])).is_err());
+        assert!(Steps::parse(&os(&["v1", "--net-listen=", "--", "true"])).is_err());
+        assert!(Steps::parse(&os(&["v1", "--rlimit=as:1:1", "--", "true"])).is_err());
+        assert!(Steps::parse(&os(&["v1", "--rlimit=cpu:3:2", "--", "true"])).is_err(), "soft above hard");
         assert!(Steps::parse(&os(&["v1", "true"])).is_err(), "missing --");
         assert!(Steps::parse(&os(&["v1", "--overlay", "/a", "/b", "--", "true"])).is_err(), "relative or missing overlay path");
         assert!(Steps::parse(&os(&["v1", "--overlay", "/a", "/b"])).is_err(), "overlay cut short");
         assert!(Steps::parse(&os(&["v1", "--unmount=rel", "--", "true"])).is_err());
+        assert!(Steps::parse(&os(&["v1", "--landlock=2", "--ll-read=/", "--", "true"])).is_err(), "ABI below 3");
+        assert!(Steps::parse(&os(&["v1", "--landlock=3", "--", "true"])).is_err(), "nothing readable");
+        assert!(Steps::parse(&os(&["v1", "--ll-write=/w", "--", "true"])).is_err(), "Landlock rules without --landlock");
+        assert!(Steps::parse(&os(&["v1", "--landlock=3", "--ll-read=rel", "--", "true"])).is_err(), "relative path");
+        assert!(Steps::parse(&os(&["v1", "--landlock=3", "--ll-read=/", "--sockets=tcp", "--", "true"])).is_err());
+        // The Landlock mode runs without bwrap: no mount namespace of its own to mount overlays in,
+        // and no user namespace whose capabilities `--disable-userns` would drop.
+        let mixed = os(&["v1", "--landlock=3", "--ll-read=/", "--overlay", "/a", "/b", "/c", "--disable-userns", "--", "true"]);
+        assert!(Steps::parse(&mixed).unwrap_err().contains("cannot be combined with --landlock"));
+        assert!(Steps::parse(&os(&["v1", "--landlock=3", "--ll-read=/", "--disable-userns", "--", "true"])).is_err());
         assert!(Steps::parse(&os(&["v1", "--"])).is_err(), "missing command");
     }
 

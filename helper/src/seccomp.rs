@@ -61,6 +61,9 @@ const OFF_ARCH: u32 = 4;
 /// 0x1_0000_0001` is AF_UNIX to the kernel.
 const OFF_ARG0_LO: u32 = 16;
 
+/// Low 32 bits of args[1] (`ioctl`'s request is an `unsigned int` to the kernel).
+const OFF_ARG1_LO: u32 = 24;
+
 const AF_UNIX: u32 = 1;
 /// The x32 ABI on x86_64 shares AUDIT_ARCH_X86_64 but sets this bit in the syscall number.
 const X32_SYSCALL_BIT: u32 = 0x4000_0000;
@@ -104,6 +107,121 @@ pub fn program(arch: Arch) -> Vec<Insn> {
     p
 }
 
+// ---- the Landlock mode's filter -----------------------------------------------------------------
+//
+// Without namespaces, seccomp carries what bwrap's namespaces gave: no network, no new namespaces
+// (a user namespace would hand the command capabilities), no io_uring (it opens sockets past this
+// filter), no kernel keyrings (not namespaced), no TIOCSTI/TIOCLINUX (typing into the terminal of
+// the session that started us), no ptrace.
+
+pub const RET_ENOSYS: u32 = 0x0005_0000 | 38; // SECCOMP_RET_ERRNO | ENOSYS
+
+/// Which sockets the command may create in the Landlock mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sockets {
+    /// None of any family (`socketpair` stays allowed: it reaches nobody outside).
+    None,
+    /// `AF_UNIX` only (`allowUnixSockets: true` with the network off).
+    UnixOnly,
+    /// Every family (`network: true`).
+    All,
+}
+
+/// Every `CLONE_NEW*` flag: NEWTIME, NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET.
+const CLONE_NEW_MASK: u32 = 0x0000_0080 | 0x0002_0000 | 0x0200_0000 | 0x0400_0000 | 0x0800_0000 | 0x1000_0000 | 0x2000_0000 | 0x4000_0000;
+const TIOCSTI: u32 = 0x5412;
+const TIOCLINUX: u32 = 0x541c;
+
+/// What one syscall rule does once the number matched; every block ends in a return.
+enum Check {
+    Ret(u32),
+    /// Deny when `arg & mask != 0`.
+    ArgMask(u32, u32),
+    /// Deny when the argument equals one of these.
+    ArgIn(u32, &'static [u32]),
+    /// Deny unless the argument equals this.
+    ArgNot(u32, u32),
+}
+
+struct Nrs {
+    socket: u32,
+    clone: u32,
+    unshare: u32,
+    setns: u32,
+    ioctl: u32,
+    ptrace: u32,
+    keyctl: u32,
+    add_key: u32,
+    request_key: u32,
+}
+
+fn nrs(arch: Arch) -> Nrs {
+    match arch {
+        Arch::X86_64 => Nrs { socket: 41, clone: 56, unshare: 272, setns: 308, ioctl: 16, ptrace: 101, keyctl: 250, add_key: 248, request_key: 249 },
+        Arch::Aarch64 => Nrs { socket: 198, clone: 220, unshare: 97, setns: 268, ioctl: 29, ptrace: 117, keyctl: 219, add_key: 217, request_key: 218 },
+    }
+}
+
+/// `clone3` (same number on both arches): its flags are in a struct seccomp cannot read, so it is
+/// refused with ENOSYS and the C libraries fall back to `clone`, whose flags are checked.
+const NR_CLONE3: u32 = 435;
+
+/// The Landlock mode's filter (a deny-list like `program`, with the same arch and x32 checks).
+pub fn landlock_program(arch: Arch, sockets: Sockets) -> Vec<Insn> {
+    let n = nrs(arch);
+    let mut rules: Vec<(u32, Check)> = Vec::new();
+    match sockets {
+        Sockets::None => rules.push((n.socket, Check::Ret(RET_EPERM))),
+        Sockets::UnixOnly => rules.push((n.socket, Check::ArgNot(OFF_ARG0_LO, AF_UNIX))),
+        Sockets::All => {}
+    }
+    for nr in IO_URING {
+        rules.push((nr, Check::Ret(RET_EPERM)));
+    }
+    rules.push((n.clone, Check::ArgMask(OFF_ARG0_LO, CLONE_NEW_MASK)));
+    rules.push((n.unshare, Check::ArgMask(OFF_ARG0_LO, CLONE_NEW_MASK)));
+    rules.push((NR_CLONE3, Check::Ret(RET_ENOSYS)));
+    rules.push((n.setns, Check::Ret(RET_EPERM)));
+    rules.push((n.ioctl, Check::ArgIn(OFF_ARG1_LO, &[TIOCSTI, TIOCLINUX])));
+    for nr in [n.ptrace, n.keyctl, n.add_key, n.request_key] {
+        rules.push((nr, Check::Ret(RET_EPERM)));
+    }
+
+    let mut p: Vec<Insn> = vec![(LD_W_ABS, 0, 0, OFF_ARCH), (JEQ_K, 1, 0, arch.audit_arch()), (RET_K, 0, 0, RET_EPERM), (LD_W_ABS, 0, 0, OFF_NR)];
+    let x32_at = p.len();
+    if arch == Arch::X86_64 {
+        p.push((JSET_K, 0, 0, X32_SYSCALL_BIT)); // jt patched to the final deny below
+    }
+    for (nr, check) in rules {
+        let block: Vec<Insn> = match check {
+            Check::Ret(ret) => vec![(RET_K, 0, 0, ret)],
+            Check::ArgMask(off, mask) => vec![(LD_W_ABS, 0, 0, off), (JSET_K, 0, 1, mask), (RET_K, 0, 0, RET_EPERM), (RET_K, 0, 0, RET_ALLOW)],
+            Check::ArgIn(off, values) => {
+                let mut b = vec![(LD_W_ABS, 0, 0, off)];
+                let count = values.len();
+                for (i, v) in values.iter().enumerate() {
+                    // Matched: jump over the remaining tests and the allow, to the deny.
+                    b.push((JEQ_K, u8::try_from(count - i).expect("short"), 0, *v));
+                }
+                b.push((RET_K, 0, 0, RET_ALLOW));
+                b.push((RET_K, 0, 0, RET_EPERM));
+                b
+            }
+            Check::ArgNot(off, value) => vec![(LD_W_ABS, 0, 0, off), (JEQ_K, 0, 1, value), (RET_K, 0, 0, RET_ALLOW), (RET_K, 0, 0, RET_EPERM)],
+        };
+        // Not this syscall: skip its block. The accumulator still holds the number there.
+        p.push((JEQ_K, 0, u8::try_from(block.len()).expect("short"), nr));
+        p.extend(block);
+    }
+    p.push((RET_K, 0, 0, RET_ALLOW));
+    p.push((RET_K, 0, 0, RET_EPERM));
+    if arch == Arch::X86_64 {
+        let deny = p.len() - 1;
+        p[x32_at].1 = u8::try_from(deny - x32_at - 1).expect("short filter");
+    }
+    p
+}
+
 /// The filter as bytes, `struct sock_filter` after `struct sock_filter` in native byte order.
 pub fn encode(prog: &[Insn]) -> Vec<u8> {
     let mut out = Vec::with_capacity(prog.len() * 8);
@@ -124,6 +242,13 @@ pub fn unix_socket_filter() -> Option<Vec<u8>> {
 /// A tiny interpreter for our own filters, so tests can check verdicts rather than opcodes.
 #[doc(hidden)]
 pub fn run(prog: &[Insn], arch: u32, nr: u32, arg0: u64) -> u32 {
+    run_args(prog, arch, nr, [arg0, 0])
+}
+
+/// `run` with the first two arguments (the Landlock-mode filter also looks at `args[1]`).
+#[doc(hidden)]
+pub fn run_args(prog: &[Insn], arch: u32, nr: u32, args: [u64; 2]) -> u32 {
+    let arg0 = args[0];
     let mut pc = 0;
     let mut acc = 0u32;
     loop {
@@ -135,6 +260,7 @@ pub fn run(prog: &[Insn], arch: u32, nr: u32, arg0: u64) -> u32 {
                     OFF_NR => nr,
                     OFF_ARCH => arch,
                     OFF_ARG0_LO => arg0 as u32,
+                    OFF_ARG1_LO => args[1] as u32,
                     _ => panic!("unexpected load"),
                 }
             }
@@ -205,5 +331,50 @@ mod tests {
         assert_eq!(run(&p, X86, 0x4000_0000 | 41, 1), RET_EPERM, "x32 socket");
         assert_eq!(run(&p, X86, 0x4000_0000, 0), RET_EPERM, "x32 anything");
         assert_eq!(run(&program(Arch::Aarch64), 0xc000_00b7, 199, 1), RET_ALLOW, "aarch64 socketpair");
+    }
+
+    #[test]
+    fn landlock_verdicts() {
+        for (arch, audit) in [(Arch::X86_64, X86), (Arch::Aarch64, 0xc000_00b7)] {
+            let n = nrs(arch);
+            let none = landlock_program(arch, Sockets::None);
+            let v = |p: &[Insn], nr: u32, a0: u64, a1: u64| run_args(p, audit, nr, [a0, a1]);
+            for family in [1, 2, 10, 16, 17, 0x1_0000_0002] {
+                assert_eq!(v(&none, n.socket, family, 0), RET_EPERM, "socket({family}) with the network off");
+            }
+            let unix = landlock_program(arch, Sockets::UnixOnly);
+            assert_eq!(v(&unix, n.socket, 1, 0), RET_ALLOW, "AF_UNIX allowed");
+            assert_eq!(v(&unix, n.socket, 0x1_0000_0001, 0), RET_ALLOW, "the kernel sees AF_UNIX");
+            assert_eq!(v(&unix, n.socket, 2, 0), RET_EPERM, "AF_INET denied");
+            let all = landlock_program(arch, Sockets::All);
+            assert_eq!(v(&all, n.socket, 2, 0), RET_ALLOW, "network: true");
+            for p in [&none, &unix, &all] {
+                for nr in IO_URING {
+                    assert_eq!(v(p, nr, 0, 0), RET_EPERM, "io_uring {nr}");
+                }
+                assert_eq!(v(p, n.clone, 0x01200011, 0), RET_ALLOW, "fork-style clone");
+                assert_eq!(v(p, n.clone, 0x003d0f00, 0), RET_ALLOW, "thread-style clone");
+                for flag in [0x80, 0x2_0000, 0x200_0000, 0x400_0000, 0x800_0000, 0x1000_0000, 0x2000_0000, 0x4000_0000] {
+                    assert_eq!(v(p, n.clone, 0x11 | flag, 0), RET_EPERM, "clone CLONE_NEW* {flag:#x}");
+                    assert_eq!(v(p, n.unshare, flag, 0), RET_EPERM, "unshare {flag:#x}");
+                }
+                assert_eq!(v(p, n.unshare, 0x400, 0), RET_ALLOW, "unshare(CLONE_FILES)");
+                assert_eq!(v(p, NR_CLONE3, 0, 0), RET_ENOSYS, "clone3 falls back to clone");
+                assert_eq!(v(p, n.setns, 3, 0), RET_EPERM);
+                assert_eq!(v(p, n.ioctl, 0, TIOCSTI as u64), RET_EPERM, "TIOCSTI");
+                assert_eq!(v(p, n.ioctl, 0, 0xffff_ffff_0000_0000 | TIOCSTI as u64), RET_EPERM, "TIOCSTI, high bits ignored");
+                assert_eq!(v(p, n.ioctl, 0, TIOCLINUX as u64), RET_EPERM, "TIOCLINUX");
+                assert_eq!(v(p, n.ioctl, 0, 0x5401), RET_ALLOW, "TCGETS");
+                for nr in [n.ptrace, n.keyctl, n.add_key, n.request_key] {
+                    assert_eq!(v(p, nr, 0, 0), RET_EPERM, "{nr}");
+                }
+                assert_eq!(v(p, 0, 0, 0), RET_ALLOW, "read");
+                assert_eq!(run_args(p, audit + 1, 0, [0, 0]), RET_EPERM, "foreign arch");
+            }
+            assert_eq!(v(&none, if arch == Arch::X86_64 { 53 } else { 199 }, 1, 0), RET_ALLOW, "socketpair");
+        }
+        let p = landlock_program(Arch::X86_64, Sockets::All);
+        assert_eq!(run_args(&p, X86, 0x4000_0000 | 41, [2, 0]), RET_EPERM, "x32 socket");
+        assert_eq!(run_args(&p, X86, 0x4000_0000, [0, 0]), RET_EPERM, "x32 anything");
     }
 }

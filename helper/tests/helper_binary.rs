@@ -100,10 +100,62 @@ fn the_filter_blocks_unix_sockets_only() {
 }
 
 #[test]
+fn rlimits_reach_the_command() {
+    let out = helper(&["v1", "--rlimit=nofile:40:40", "--rlimit=cpu:7:8", "--rlimit=core:0:0", "--", "sh", "-c", "ulimit -n; ulimit -t; ulimit -H -t; ulimit -c"]);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "40\n7\n8\n0\n");
+}
+
+#[test]
+fn rlimits_are_never_raised_above_the_hard_limit() {
+    // The helper starts with a hard limit of 20 descriptors; asking for 1000 keeps 20 (stricter),
+    // where a plain setrlimit would fail without privilege.
+    let mut cmd = Command::new(HELPER);
+    cmd.args(["v1", "--rlimit=nofile:1000:1000", "--", "sh", "-c", "ulimit -n; ulimit -H -n"]);
+    unsafe {
+        use std::os::unix::process::CommandExt;
+        cmd.pre_exec(|| {
+            let l = libc::rlimit { rlim_cur: 20, rlim_max: 20 };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &l) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let out = cmd.output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "20\n20\n");
+}
+
+#[test]
+fn a_file_size_limit_ends_the_writer_with_sigxfsz() {
+    let dir = std::env::temp_dir().join(format!("helper-fsize-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("big");
+    let script = format!("head -c 300000 /dev/zero > {}", file.display());
+    // posix_spawn's children start with default dispositions; so must this one (cargo may ignore it).
+    let out = helper(&["v1", "--rlimit=fsize:100000:100000", "--", "sh", "-c", &format!("trap - XFSZ; {script}")]);
+    let size = std::fs::metadata(&file).map(|m| m.len()).unwrap_or(0);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(size, 100000);
+    assert_eq!(out.status.code(), Some(128 + libc::SIGXFSZ), "{out:?}");
+}
+
+#[test]
 fn the_command_inherits_the_signal_dispositions_the_helper_got() {
     // std::process::Command starts the helper with SIGPIPE at its default; the command must see the
     // same (Rust's own start-up would have ignored it, and exec keeps ignored signals ignored).
     let out = helper(&["v1", "--", "grep", "^SigIgn:", "/proc/self/status"]);
     let mask = u64::from_str_radix(String::from_utf8_lossy(&out.stdout).trim().trim_start_matches("SigIgn:").trim(), 16).unwrap();
     assert_eq!(mask & (1 << (libc::SIGPIPE - 1)), 0, "SIGPIPE ignored in the command: {mask:#x}");
+}
+
+#[test]
+fn controlling_tty_needs_a_terminal_on_stdin() {
+    // `output()` gives the helper a null stdin: not a terminal, so the step fails before the command.
+    let (out, report) = with_report(4, &["v1", "--controlling-tty", "--report-fd=4", "--", "true"]);
+    assert_eq!(out.status.code(), Some(125), "{out:?}");
+    let f = Failure::decode(&report).expect("a report record");
+    assert_eq!((f.stage, f.errno), (Stage::Setup, libc::ENOTTY));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a terminal"), "{out:?}");
 }

@@ -11,12 +11,21 @@ const FLAGS = {
   'read-only': { type: 'string', multiple: true },
   'deny-read': { type: 'string', multiple: true },
   network: { type: 'boolean' },
+  'allow-domain': { type: 'string', multiple: true },
+  'deny-domain': { type: 'string', multiple: true },
   'allow-unix-sockets': { type: 'boolean' },
+  'allow-landlock': { type: 'boolean' },
   tmp: { type: 'string' },
   cwd: { type: 'string' },
   timeout: { type: 'string' },
+  // Resource limits (see limits.js).
+  memory: { type: 'string' },
+  'max-processes': { type: 'string' },
+  'cpu-time': { type: 'string' },
+  'max-file-size': { type: 'string' },
   json: { type: 'boolean' },
   ask: { type: 'boolean' },
+  'no-pty': { type: 'boolean' },
   platform: { type: 'string' },
   version: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -25,7 +34,7 @@ const FLAGS = {
 /** The flags each subcommand accepts (a run takes everything but --platform; explain all but --ask). */
 const ALLOWED = {
   run: Object.keys(FLAGS).filter((f) => f !== 'platform'),
-  explain: Object.keys(FLAGS).filter((f) => f !== 'ask'),
+  explain: Object.keys(FLAGS).filter((f) => f !== 'ask' && f !== 'no-pty'),
   doctor: ['json', 'help', 'version'],
   help: ['json', 'help', 'version'],
 }

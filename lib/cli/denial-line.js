@@ -13,8 +13,9 @@ function denialLine(denial, options) {
 
 function remedy(denial, options) {
   const policy = options.sandbox
+  if (denial.reason === 'network_denied' && denial.host) return `the network policy refused ${denial.host}; --allow-domain ${denial.host} would allow it`
   if (denial.kind === 'network') {
-    if (policy.network) return 'the network is already allowed (--network), so something else refused it'
+    if (policy.network === true) return 'the network is already allowed (--network), so something else refused it'
     return 'to allow it, add --network'
   }
   if (denial.kind === 'process') return 'a system call the sandbox blocks; only --mode danger-full-access allows it'

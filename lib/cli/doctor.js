@@ -27,6 +27,7 @@ async function doctor(values) {
   ;(caps.attempts || []).forEach((a, i) => {
     lines.push(`${i === 0 ? 'ladder:' : ''.padEnd(7)}     ${a.mechanism}: ${a.cause === 'ok' ? 'used' : a.cause} (${a.message})`)
   })
+  lines.push(...require('./limits').doctorLines(caps.limits))
   if (!caps.available && (caps.fixes || []).length > 1) {
     caps.fixes.forEach((f, i) => lines.push(`${i === 0 ? 'fixes:' : ''.padEnd(6)}      ${i + 1}. ${f}`))
   }

@@ -12,12 +12,20 @@ Options:
   --read-only PATH      kept read-only inside writable directories (repeatable)
   --deny-read PATH      can be neither read nor listed (repeatable)
   --network             allow network access (default: none, loopback included)
+  --allow-domain HOST   network only to this host, via a proxy (repeatable; '*.x.y': subdomains)
+  --deny-domain HOST    refuse this host even if --allow-domain matches it (repeatable)
   --allow-unix-sockets  allow connecting to the host's Unix sockets
+  --allow-landlock      Linux: where bwrap cannot run, use the weaker Landlock mode (see README)
   --tmp MODE            writable, private or read-only
   --cwd DIR             working directory; relative paths in the options above resolve against it
   --timeout MS          kill the command's process tree after MS milliseconds
+  --memory SIZE         limit each process's memory (bytes, or with k, m or g: 512m)
+  --max-processes N     limit the processes and threads alive at once in the sandbox
+  --cpu-time MS         limit each process's CPU time (milliseconds; whole seconds are enforced)
+  --max-file-size SIZE  limit the size of each file written (bytes, or with k, m or g)
   --json                print the result, or the error, as JSON on stdout
   --ask                 after a sandbox denial, ask whether to run again without the sandbox
+  --no-pty              no pseudo-terminal (default when stdin and stdout are terminals: one)
 
 Exit status: the command's own, or 128+N when it (or sandspawn) got signal N; 125 when the
 sandbox could not run, 126 not executable, 127 not found, 2 bad usage.`
@@ -25,7 +33,7 @@ sandbox could not run, 126 not executable, 127 not found, 2 bad usage.`
 const EXPLAIN = `Usage: sandspawn explain [options] [--platform linux|darwin] [--] COMMAND [ARGS...]
 
 Prints what \`sandspawn COMMAND\` would run (the bwrap argv or the Seatbelt profile) without
-running anything. Takes the same options as a run, except --ask; --json prints the plan as JSON.`
+running anything. Takes the same options as a run, except --ask and --no-pty; --json prints the plan as JSON.`
 
 const DOCTOR = `Usage: sandspawn doctor [--json]
 

@@ -16,6 +16,7 @@ const FIELDS = [
   ['options.sandbox', '--mode'],
   ['options.cwd', '--cwd'],
   ['options.timeout', '--timeout'],
+  ...require('./limits').MESSAGE_FIELDS,
   ['options.platform', '--platform'],
   ['options.env', 'the environment'],
   ['command', 'COMMAND'],

@@ -14,6 +14,10 @@ function toSpawnOptions(values) {
   if (values['read-only']) policy.readOnlyPaths = values['read-only'].map(abs)
   if (values['deny-read']) policy.denyRead = values['deny-read'].map(abs)
   if (values.network) policy.network = true
+  if (values['allow-domain'] || values['deny-domain']) {
+    if (values.network) throw new UsageError('--network cannot be combined with --allow-domain/--deny-domain (the allow-list replaces full network access)')
+    policy.network = { allowedDomains: values['allow-domain'] ?? [], deniedDomains: values['deny-domain'] ?? [] }
+  }
   if (values['allow-unix-sockets']) policy.allowUnixSockets = true
   if (values.tmp !== undefined) policy.tmp = values.tmp
   const options = { cwd, sandbox: policy }
@@ -22,7 +26,11 @@ function toSpawnOptions(values) {
     if (!Number.isFinite(ms) || ms < 0) throw new UsageError(`--timeout must be a number of milliseconds (0 or more), got '${values.timeout}'`)
     options.timeout = ms
   }
+  const limits = require('./limits').limitsFromFlags(values)
+  if (limits) options.limits = limits
   if (values.platform !== undefined) options.platform = values.platform
+  // Linux: may fall back to the Landlock mode (no PID isolation) where bwrap cannot run.
+  if (values['allow-landlock']) options.linux = { allow: ['bwrap', 'landlock'] }
   return options
 }
 

@@ -1,7 +1,7 @@
 'use strict'
 // `sandspawn [options] COMMAND`: run it with its output streamed live (or the result as --json),
-// our stdin forwarded to it, SIGINT/SIGTERM/SIGHUP forwarded to its tree, and its exit status as
-// ours (128 + n for a signal).
+// our stdin forwarded to it (in a pty when stdin and stdout are terminals, see ./terminal),
+// SIGINT/SIGTERM/SIGHUP forwarded to its tree, and its exit status as ours (128 + n for a signal).
 
 const { isatty } = require('node:tty')
 const { signals: NUMBERS } = require('node:os').constants
@@ -32,15 +32,18 @@ async function run(command, values) {
     options.onOutput = (chunk) => (chunk.stream === 'stdout' ? out.writeStdout(chunk.data) : process.stderr.write(chunk.data))
   }
   const sandspawn = loadSandspawn()
-  // A terminal on stdin stays with the CLI (no pty yet): the command gets /dev/null, as before.
   const stdinIsTerminal = isatty(0)
+  const terminal = require('./terminal')
   let result
   let announced = false
   try {
     if (values.ask && stdinIsTerminal) {
+      // The terminal stays with the CLI, which asks on it; the command gets /dev/null.
       ;({ result, announced } = await require('./ask').runAsking(sandspawn, command, options, attach))
+    } else if (terminal.wantsTerminal(values, isatty)) {
+      result = await terminal.runInTerminal(sandspawn, command, options, attach)
     } else {
-      result = await runForwardingStdin(sandspawn, command, options, !stdinIsTerminal, attach)
+      result = await runForwardingStdin(sandspawn, command, options, true, attach)
     }
   } catch (err) {
     if (err && err.name === 'AbortError') {
@@ -67,6 +70,8 @@ async function runForwardingStdin(sandspawn, command, options, pipeStdin, attach
 }
 
 function report(result, { json, values, options, announced, stdinIsTerminal }) {
+  // In every mode: what the run left on the host that a tool could run later (never hidden).
+  for (const risk of result.hostRisks || []) process.stderr.write(require('./host-risks').hostRiskLine(risk) + '\n')
   if (json) {
     out.printJson(result)
     return
@@ -76,6 +81,8 @@ function report(result, { json, values, options, announced, stdinIsTerminal }) {
     if (values.ask && !stdinIsTerminal) process.stderr.write('sandspawn: --ask: not asking to run again without the sandbox: stdin is not a terminal\n')
   }
   if (result.timedOut) process.stderr.write(`sandspawn: timed out after ${values.timeout} ms\n`)
+  const exceeded = require('./limits').exceededLine(result)
+  if (exceeded) process.stderr.write(exceeded + '\n')
 }
 
 function exitStatus(result) {

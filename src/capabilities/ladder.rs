@@ -8,8 +8,8 @@
 //!    namespace failure: the same kernel/AppArmor/seccomp rule stops the bundled copy too (and on
 //!    Ubuntu no AppArmor profile names its path). Not when `SANDSPAWN_BWRAP` is set: an explicit
 //!    choice that does not work is reported, not replaced.
-//! 3. `landlock`: not in this build. The rung is listed so that `attempts` already has its final
-//!    shape; allowing it (`linux.allow: ['landlock']`) currently adds nothing.
+//! 3. `landlock`: only when allowed (`linux.allow` includes 'landlock'), never automatic: Landlock
+//!    ABI >= 3 plus seccomp plus the helper as a subreaper supervisor (see `landlock_rung`).
 //!
 //! Every rung tried is recorded as an `Attempt`; when the sandbox is available the last attempt is
 //! the rung that runs.
@@ -68,7 +68,7 @@ pub enum BwrapSource {
 #[serde(rename_all = "camelCase")]
 pub struct SandboxDetails {
     pub bwrap_source: Option<BwrapSource>,
-    /// The Landlock ABI in use (the Landlock mode is not in this build: always `None`).
+    /// The Landlock ABI in use (the Landlock mode only).
     pub landlock_abi: Option<u32>,
     /// Guarantees the running mechanism does not give (empty for bwrap and Seatbelt).
     pub not_enforced: Vec<String>,
@@ -88,13 +88,25 @@ pub struct LadderInput<'a> {
     pub probe: &'a dyn Fn(&Path) -> Capabilities,
     /// The system-missing reason in words (with any bwrap ignored inside the cwd).
     pub missing_reason: String,
+    /// The kernel's Landlock ABI (0: none), probed only when the rung is allowed.
+    pub landlock_abi: &'a dyn Fn() -> u32,
 }
 
 /// Walk the ladder. The returned capabilities' `reason`/`fix`/`cause` describe the system bwrap's
 /// rung (the one users know), `attempts`/`fixes` the whole ladder.
 pub fn climb(input: LadderInput) -> Capabilities {
     let mut attempts = Vec::new();
-    let first = if !input.options.allow_bwrap {
+    let first = if !input.options.allow_bwrap && input.options.allow_landlock {
+        attempts.push(Attempt::new(SYSTEM, "not-allowed", "not allowed: linux.allow does not include 'bwrap'"));
+        attempts.push(Attempt::new(BUNDLED, "not-allowed", "not allowed: linux.allow does not include 'bwrap'"));
+        Capabilities::unavailable(
+            crate::platform::Platform::Linux,
+            crate::platform::SandboxType::Landlock,
+            "landlock-unavailable",
+            "linux.allow names only 'landlock', which cannot run here".to_string(),
+            "allow bwrap: linux: { allow: ['bwrap', 'landlock'] }".to_string(),
+        )
+    } else if !input.options.allow_bwrap {
         let msg = "not allowed: linux.allow does not include 'bwrap'";
         attempts.push(Attempt::new(SYSTEM, "not-allowed", msg));
         attempts.push(Attempt::new(BUNDLED, "not-allowed", msg));
@@ -166,11 +178,23 @@ pub fn climb(input: LadderInput) -> Capabilities {
         }
         system
     };
-    attempts.push(if input.options.allow_landlock {
-        Attempt::new(LANDLOCK, "not-available", "not available in this build")
+    if input.options.allow_landlock {
+        match super::landlock_rung::landlock((input.landlock_abi)()) {
+            Ok(caps) => {
+                attempts.push(Attempt::new(LANDLOCK, "ok", format!("Landlock ABI {} works", caps.sandbox_details.landlock_abi.unwrap_or(0))));
+                let mut caps = caps;
+                caps.attempts = attempts;
+                return caps;
+            }
+            Err((cause, message)) => attempts.push(Attempt::new(LANDLOCK, cause, message)),
+        }
     } else {
-        Attempt::new(LANDLOCK, "not-allowed", "not allowed (linux.allow does not include 'landlock'); also not available in this build")
-    });
+        attempts.push(Attempt::new(
+            LANDLOCK,
+            "not-allowed",
+            "not allowed: opt in with linux: { allow: ['bwrap', 'landlock'] }, SANDSPAWN_LINUX_ALLOW=bwrap,landlock or the CLI's --allow-landlock",
+        ));
+    }
     let mut caps = first;
     caps.fixes = fixes(&caps, &attempts, input.bundled);
     caps.attempts = attempts;
@@ -182,6 +206,8 @@ fn finish(mut caps: Capabilities, attempts: Vec<Attempt>, source: BwrapSource) -
     caps.sandbox_details = SandboxDetails { bwrap_source: Some(source), ..SandboxDetails::default() };
     caps
 }
+
+const FIX_OPT_IN_LANDLOCK: &str = "if user namespaces cannot be enabled here, opt into the Landlock mode (no PID isolation; see README \"Linux: the fallback ladder\"): linux: { allow: ['bwrap', 'landlock'] }, SANDSPAWN_LINUX_ALLOW=bwrap,landlock or --allow-landlock";
 
 /// The fixes, least invasive first: what would make the system bwrap work, then what would make
 /// the bundled one work, without repeats.
@@ -205,6 +231,7 @@ fn fixes(system: &Capabilities, attempts: &[Attempt], bundled: &BundledBwrap) ->
                 };
                 add(problem.fix().to_string());
             }
+            "not-tried-host" => add(FIX_OPT_IN_LANDLOCK.to_string()),
             _ => {}
         }
     }

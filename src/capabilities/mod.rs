@@ -22,6 +22,7 @@ pub mod bundled;
 pub mod diagnose;
 pub mod discover;
 pub mod ladder;
+pub mod landlock_rung;
 pub mod probe;
 
 use std::ffi::OsString;
@@ -233,7 +234,7 @@ pub(crate) fn linux_ladder(
             compute()
         }
     };
-    ladder::climb(ladder::LadderInput { system, override_set, bundled, options: *linux, probe: &probe, missing_reason })
+    ladder::climb(ladder::LadderInput { system, override_set, bundled, options: *linux, probe: &probe, missing_reason, landlock_abi: &landlock_rung::kernel_abi })
 }
 
 fn linux_probe(bwrap: &Path) -> Capabilities {
@@ -328,6 +329,8 @@ fn darwin_capabilities(sandbox_exec: &Path, cached: bool) -> Capabilities {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Sandbox {
     pub bwrap: Option<BwrapInfo>,
+    /// The Landlock mode runs (no bwrap) at `details.landlock_abi`.
+    pub landlock: bool,
     pub details: SandboxDetails,
 }
 
@@ -355,8 +358,8 @@ pub fn require_sandbox(platform: Platform, path_env: Option<&str>, cwd: &Path, l
         return Err(e);
     }
     Ok(match platform {
-        Platform::Linux => Sandbox { bwrap: caps.bwrap, details: caps.sandbox_details },
-        _ => Sandbox { bwrap: None, details: SandboxDetails::default() },
+        Platform::Linux => Sandbox { bwrap: caps.bwrap, landlock: caps.sandbox_type == SandboxType::Landlock, details: caps.sandbox_details },
+        _ => Sandbox { bwrap: None, landlock: false, details: SandboxDetails::default() },
     })
 }
 

@@ -8,6 +8,7 @@
 //!   inside a writable root, `sandbox` inside a file name, network errors with the network on).
 
 mod context;
+mod network;
 mod path;
 mod text;
 mod tools;
@@ -21,6 +22,7 @@ use serde::Serialize;
 
 pub use context::DenialContext;
 use path::{absolutize, extract_path};
+pub use network::network_denial;
 use text::{contains_ci, find_all_ci, find_ci, lines_with_offsets, snippet};
 
 use crate::platform::SandboxType;
@@ -52,6 +54,8 @@ pub enum DenialReason {
     PolicyDenied,
     Sigsys,
     FailedToWriteFile,
+    /// The network allow-list's proxy refused a host the command asked for (see `network`).
+    NetworkDenied,
 }
 
 impl DenialReason {
@@ -64,6 +68,7 @@ impl DenialReason {
             DenialReason::PolicyDenied => "policy_denied",
             DenialReason::Sigsys => "sigsys",
             DenialReason::FailedToWriteFile => "failed_to_write_file",
+            DenialReason::NetworkDenied => "network_denied",
         }
     }
 }
@@ -95,6 +100,8 @@ pub struct SandboxDenial {
     pub path: Option<String>,
     /// The matching output (trimmed, at most 512 characters).
     pub snippet: String,
+    /// The refused host, for `network_denied`.
+    pub host: Option<String>,
 }
 
 /// Codex's keywords, in Codex's order.
@@ -256,6 +263,7 @@ pub fn classify_sandbox_denial(
                     _ => DenialKind::Filesystem,
                 };
                 return Some(SandboxDenial {
+                    host: None,
                     reason,
                     kind,
                     path,
@@ -276,6 +284,7 @@ pub fn classify_sandbox_denial(
                     .filter(|t| t.starts_with('/'))
                     .map(str::to_string);
                 return Some(SandboxDenial {
+                    host: None,
                     reason: DenialReason::OperationNotPermitted,
                     kind: DenialKind::Network,
                     path,
@@ -294,6 +303,7 @@ pub fn classify_sandbox_denial(
                     kind: DenialKind::Filesystem,
                     path: t.path.map(|p| p.to_string_lossy().into_owned()),
                     snippet: snippet(section, Some(t.line_start)),
+                    host: None,
                 });
             }
         }
@@ -314,6 +324,7 @@ pub fn classify_sandbox_denial(
                     };
                     if ctx.is_deny_read(&abs) {
                         return Some(SandboxDenial {
+                            host: None,
                             reason: DenialReason::PolicyDenied,
                             kind: DenialKind::Filesystem,
                             path: Some(abs.to_string_lossy().into_owned()),
@@ -332,6 +343,7 @@ pub fn classify_sandbox_denial(
             for pattern in NETWORK_STRONG.iter().chain(weak) {
                 if let Some(at) = find_ci(section, pattern) {
                     return Some(SandboxDenial {
+                        host: None,
                         reason: DenialReason::NetworkUnreachable,
                         kind: DenialKind::Network,
                         path: None,
@@ -356,6 +368,7 @@ pub fn classify_sandbox_denial(
             .find(|s| !s.is_empty())
             .map_or(String::new(), |s| snippet(s, None));
         return Some(SandboxDenial {
+            host: None,
             reason: DenialReason::Sigsys,
             kind: DenialKind::Process,
             path: None,

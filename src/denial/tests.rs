@@ -308,7 +308,7 @@ fn serializes_camel_case_snake_reasons() {
     let v = serde_json::to_value(&d).unwrap();
     assert_eq!(
         v,
-        json!({"reason": "read_only_file_system", "kind": "filesystem", "path": "/x", "snippet": "bash: /x: Read-only file system"})
+        json!({"reason": "read_only_file_system", "kind": "filesystem", "path": "/x", "snippet": "bash: /x: Read-only file system", "host": null})
     );
     for (r, s) in [
         (
@@ -732,10 +732,13 @@ fn context_from_resolved_policy() {
         deny_read: vec!["/ws/secret".into()],
         read_only_paths: vec!["/etc/x".into()],
         network: true,
+        network_proxy: None,
         unix_sockets: UnixSockets::All,
         tmp: TmpMode::Writable,
         protect_git: true,
         tool_caches: crate::tool_caches::ToolCaches::none(),
+        protected_names: vec![],
+        planted: Default::default(),
     };
     let ctx = DenialContext::from(&p);
     assert_eq!(ctx.writable_roots, vec![std::path::PathBuf::from("/ws")]);

@@ -99,9 +99,17 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     let helper = req.helper.ok_or_else(|| SandboxError::unavailable("sandspawn-helper was not found", "reinstall sandspawn"))?;
     check_helper_visible(policy, req.cwd, helper)?;
     let bwrap = req.bwrap.map(|b| b.path.clone()).unwrap_or_else(|| PathBuf::from(DEFAULT_BWRAP));
-    // The runner's descriptors: 3 for bwrap's status, 4 for the helper's failure report.
+    // The runner's descriptors: 3 for bwrap's status, 4 for the helper's failure report, 5 for the
+    // network bridge (allow-list only).
     let (status_fd, report_fd) = if req.runner_fds { (Some(3), Some(4)) } else { (None, None) };
-    let mut a = Argv { args: Vec::new(), data_fds: Vec::new(), nsswitch_fd: None, first_data_fd: if req.runner_fds { 5 } else { 3 } };
+    let net_ctl_fd = network_bridge_fd(req)?;
+    // Masks and the offline nsswitch.conf take the descriptors after the runner's (and the bridge's).
+    let first_data_fd = match (req.runner_fds, net_ctl_fd) {
+        (true, Some(fd)) => fd + 1,
+        (true, None) => 5,
+        (false, _) => 3,
+    };
+    let mut a = Argv { args: Vec::new(), data_fds: Vec::new(), nsswitch_fd: None, first_data_fd };
     a.push(&["--new-session", "--die-with-parent"]);
     if let Some(fd) = status_fd {
         a.push(&["--json-status-fd", &fd.to_string()]);
@@ -197,6 +205,9 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     let steps = Steps {
         block_unix_sockets,
         report_fd,
+        net_listen_fd: net_ctl_fd,
+        controlling_tty: req.terminal,
+        rlimits: req.rlimits.to_vec(),
         disable_userns: !caches.overlays.is_empty(),
         overlays: caches.overlays,
         unmount: caches.unmount,
@@ -226,7 +237,24 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         status_fd,
         report_fd,
         helper: Some(helper.to_path_buf()),
+        net_ctl_fd,
+        control_fd: None,
     })
+}
+
+/// With a `NetworkPolicy`, the descriptor of the bridge to the runner's proxy. A self-contained
+/// plan (`buildSandboxCommand`) cannot include the proxy, which lives in the host process that runs
+/// the plan, so it refuses rather than run the command with no network or with all of it.
+fn network_bridge_fd(req: &PlanRequest) -> Result<Option<i32>> {
+    match (&req.policy.network_proxy, req.runner_fds) {
+        (None, _) => Ok(None),
+        (Some(_), true) => Ok(Some(5)),
+        (Some(_), false) => Err(SandboxError::unsupported(
+            "sandbox.network as a NetworkPolicy (allow-list) needs the proxy that spawnSandboxed/startSandboxed run in \
+             their own process; a launch plan for another spawner cannot include it. Run the command with \
+             spawnSandboxed or startSandboxed, or build the plan with network: true or false",
+        )),
+    }
 }
 
 fn sandspawn_helper_name() -> String {

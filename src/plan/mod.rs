@@ -32,10 +32,18 @@ pub struct LaunchPlan {
     pub report_fd: Option<i32>,
     /// The in-sandbox helper the plan runs before the command (bwrap plans).
     pub helper: Option<PathBuf>,
+    /// Runner only, with a `NetworkPolicy`: the child needs the sandbox end of the network
+    /// bridge's socket pair at this descriptor (the helper's `--net-listen`).
+    pub net_ctl_fd: Option<i32>,
+    /// Runner only, Landlock mode: the helper-supervisor's control pipe (EOF kills the tree).
+    pub control_fd: Option<i32>,
 }
 
 pub mod bwrap;
+pub mod limited;
+pub mod landlock;
 pub mod seatbelt;
+mod seatbelt_planted;
 pub mod mount_targets;
 
 /// What sandspawn knows about the bwrap binary it will run (found and probed by `capabilities`).
@@ -74,6 +82,11 @@ pub struct PlanRequest<'a> {
     /// For the runner: add bwrap's `--json-status-fd` and the helper's `--report-fd`, so that setup
     /// failures are told apart from the command's exit code. Plans for other spawners have neither.
     pub runner_fds: bool,
+    /// The command runs in a pseudo-terminal on its stdio (`pty`) and must take it as its
+    /// controlling terminal: the helper's `--controlling-tty` step under a sandbox and on macOS.
+    pub terminal: bool,
+    /// Resource limits the helper sets before the command (from `limits::decide`).
+    pub rlimits: &'a [sandspawn_helper::rlimit::Rlimit],
 }
 
 /// Build the launch plan for one command: direct for danger-full-access, bwrap on Linux, Seatbelt
@@ -87,11 +100,15 @@ pub fn build(req: &PlanRequest) -> crate::Result<LaunchPlan> {
         return Err(SandboxError::invalid_command("must have at least one element"));
     }
     if req.policy.mode == SandboxMode::DangerFullAccess {
-        return Ok(direct(req));
+        return limited::behind_helper(direct(req), req);
     }
     match req.platform {
         Platform::Linux => bwrap::build(req),
-        Platform::Darwin => seatbelt::build(req),
+        Platform::Darwin if req.policy.network_proxy.is_some() => Err(SandboxError::unsupported(
+            "sandbox.network as a NetworkPolicy (allow-list) is not supported on macOS yet: this build has no Seatbelt \
+             plan for the per-run proxy; use network: true or false there",
+        )),
+        Platform::Darwin => limited::behind_helper(seatbelt::build(req)?, req),
         Platform::Other => Err(SandboxError::unsupported(format!(
             "no sandbox is available on {}: only 'danger-full-access' runs here",
             req.platform.as_str()
@@ -99,7 +116,9 @@ pub fn build(req: &PlanRequest) -> crate::Result<LaunchPlan> {
     }
 }
 
-/// No sandbox: the command itself, with the host's PATH lookup done by the caller.
+/// No sandbox: the command itself, with the host's PATH lookup done by the caller. With a terminal
+/// on Linux the runner's posix_spawn makes it the controlling tty (SETSID, then the slave opened
+/// without O_NOCTTY), so no helper is needed; macOS goes through the helper (see `seatbelt`).
 fn direct(req: &PlanRequest) -> LaunchPlan {
     LaunchPlan {
         program: req.resolved_program.map(PathBuf::from).unwrap_or_else(|| PathBuf::from(&req.command[0])),
@@ -112,16 +131,21 @@ fn direct(req: &PlanRequest) -> LaunchPlan {
         status_fd: None,
         report_fd: None,
         helper: None,
+        net_ctl_fd: None,
+        control_fd: None,
     }
 }
 
 /// The child's environment: the caller's plus the `SANDSPAWN_*` markers API.md promises.
 pub(crate) fn child_env(req: &PlanRequest, sandbox: SandboxType) -> BTreeMap<String, String> {
     let mut env = req.env.clone();
+    // The host's opt-in into weaker modes is not the command's business (nor its to pass on).
+    env.remove("SANDSPAWN_LINUX_ALLOW");
     if sandbox != SandboxType::None {
         env.insert("SANDSPAWN_SANDBOX".into(), sandbox.as_str().into());
     }
-    if !req.policy.network {
+    // With an allow-list the helper sets `SANDSPAWN_NETWORK=proxy` and the proxy variables.
+    if !req.policy.network && req.policy.network_proxy.is_none() {
         env.insert("SANDSPAWN_NETWORK_DISABLED".into(), "1".into());
         if sandbox != SandboxType::None {
             for (name, value) in OFFLINE_NO_RETRIES {
@@ -150,3 +174,5 @@ pub(crate) fn path_arg(p: &std::path::Path) -> crate::Result<String> {
 pub(crate) mod test_support;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_limits;

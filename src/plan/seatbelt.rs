@@ -111,6 +111,7 @@ pub fn profile(policy: &ResolvedPolicy) -> (String, Vec<(String, PathBuf)>) {
             let p = format!("(param \"DENY_READ_{i}\")");
             s.push_str(&format!("(deny file-write* (literal {p}) (subpath {p}))\n"));
         }
+        s.push_str(&super::seatbelt_planted::rules(policy));
     }
 
     if policy.network {
@@ -136,15 +137,22 @@ pub fn profile(policy: &ResolvedPolicy) -> (String, Vec<(String, PathBuf)>) {
     (s, params)
 }
 
+/// With a terminal, `/dev/tty` (the controlling terminal by its generic name) must open, or ssh,
+/// sudo, getpass and git's credential prompts fail. Unverified on a Mac.
+const TERMINAL: &str = "(allow file-read* file-write* file-ioctl (literal \"/dev/tty\"))\n";
+
 pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
-    let (text, params) = profile(req.policy);
+    let (mut text, params) = profile(req.policy);
+    if req.terminal {
+        text.push_str(TERMINAL);
+    }
     let mut args = vec!["-p".to_string(), text.clone()];
     for (name, p) in &params {
         args.push(format!("-D{name}={}", path_arg(p)?));
     }
     args.push("--".into());
     args.extend(req.command.iter().cloned());
-    Ok(LaunchPlan {
+    let plan = LaunchPlan {
         program: PathBuf::from(SANDBOX_EXEC),
         argv0: "sandbox-exec".into(),
         args,
@@ -155,7 +163,11 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         status_fd: None,
         report_fd: None,
         helper: None,
-    })
+        net_ctl_fd: None,
+        control_fd: None,
+    };
+    // With a terminal the helper runs in front of sandbox-exec to take it (see `limited`).
+    Ok(plan)
 }
 
 /// Test helper: is `text` a sequence of balanced, well-formed S-expressions? Respects `"..."`

@@ -9,8 +9,29 @@ use super::{build, LaunchPlan, PlanRequest};
 use crate::platform::Platform;
 use crate::policy::{resolve_policy, PolicyContext, ResolvedPolicy};
 
+/// `v` resolved; without `protectedNames` unless `v` names them (most plan tests are about other
+/// fields; `policy_as_given` keeps the defaults).
 pub fn policy(v: serde_json::Value, cwd: &Path, platform: Platform) -> ResolvedPolicy {
-    resolve_policy(Some(&v), &PolicyContext { cwd: cwd.to_path_buf(), tmpdir: None, platform, env: Default::default() }).unwrap()
+    policy_as_given(without_protected_names(v), cwd, platform)
+}
+
+/// `v` resolved and walked for repositories, as a run does.
+pub fn policy_as_given(v: serde_json::Value, cwd: &Path, platform: Platform) -> ResolvedPolicy {
+    let mut p = resolve_policy(Some(&v), &PolicyContext { cwd: cwd.to_path_buf(), tmpdir: None, platform, env: Default::default() }).unwrap();
+    crate::planted::walk_and_protect(&mut p);
+    p
+}
+
+/// `v` with `protectedNames: []` added unless it sets them (a mode string becomes `{ mode }`).
+pub fn without_protected_names(v: serde_json::Value) -> serde_json::Value {
+    match v {
+        serde_json::Value::String(mode) => serde_json::json!({"mode": mode, "protectedNames": []}),
+        serde_json::Value::Object(mut map) => {
+            map.entry("protectedNames").or_insert(serde_json::json!([]));
+            serde_json::Value::Object(map)
+        }
+        other => other,
+    }
 }
 
 pub fn plan_with_env(p: &ResolvedPolicy, cwd: &Path, platform: Platform, cmd: &[&str], env: &BTreeMap<String, String>) -> LaunchPlan {
@@ -25,6 +46,8 @@ pub fn plan_with_env(p: &ResolvedPolicy, cwd: &Path, platform: Platform, cmd: &[
         resolved_program: None,
         helper: Some(helper_path()),
         runner_fds: false,
+        terminal: false,
+        rlimits: &[],
     })
     .unwrap()
 }

@@ -68,3 +68,30 @@ fn seatbelt_read_only_network_and_sockets() {
     check_sexpr(&prof).unwrap();
     assert!(prof.contains("(allow network-outbound (remote unix-socket))"));
 }
+
+#[test]
+fn seatbelt_denies_planting_git_and_protected_names_at_any_depth() {
+    let (_t, w) = tmp();
+    let sub = w.join("libs/sub");
+    fs::create_dir_all(sub.join(".git/hooks")).unwrap();
+    fs::write(sub.join(".git/HEAD"), "x").unwrap();
+    let p = policy(json!({"mode": "workspace-write", "tmp": "read-only", "protectedNames": [".envrc", ".mcp.json", "odd(name)"]}), &w, Platform::Darwin);
+    let plan = plan_with_env(&p, &w, Platform::Darwin, &["true"], &BTreeMap::new());
+    let prof = plan.profile.clone().unwrap();
+    check_sexpr(&prof).unwrap();
+    assert!(!prof.contains(&s(&w)), "paths only via -D params");
+    let git = "(deny file-write* (require-all (subpath (param \"WRITABLE_ROOT_0\")) (regex #\"/\\.git(/.*)?$\")))\n";
+    let names = "(deny file-write* (require-all (subpath (param \"WRITABLE_ROOT_0\")) (regex #\"/(\\.envrc|\\.mcp\\.json|odd\\(name\\))(/.*)?$\") (require-not (regex #\"/node_modules/\"))))\n";
+    let allow = prof.find("(allow file-write*\n").unwrap();
+    let (gi, ni) = (prof.find(git).expect(&prof), prof.find(names).expect(&prof));
+    assert!(allow < gi && gi < ni, "the denies follow the allow they restrict (last match wins)");
+    // The nested repository found by the walk and the names at both tops are carved out too.
+    let params: Vec<String> = plan.args.iter().filter(|a| a.starts_with("-DWRITABLE_ROOT_0_RO_")).cloned().collect();
+    for path in [sub.join(".git"), w.join(".envrc"), sub.join(".envrc"), sub.join(".mcp.json")] {
+        assert!(params.iter().any(|a| a.ends_with(&format!("={}", s(&path)))), "{} not carved: {params:?}", path.display());
+    }
+    // Off: neither rule.
+    let p = policy(json!({"mode": "workspace-write", "tmp": "read-only", "protectGit": false, "protectedNames": []}), &w, Platform::Darwin);
+    let prof = seatbelt::profile(&p).0;
+    assert!(!prof.contains("regex #\"/"), "{prof}");
+}

@@ -83,12 +83,21 @@ pub struct ResolvedPolicy {
     /// Read-only paths given by the user that are not under any writable root (kept for the
     /// classifier; they are read-only anyway).
     pub read_only_paths: Vec<PathBuf>,
+    /// `false` also when `network_proxy` is set: the command's own namespace stays empty.
     pub network: bool,
+    /// The allow-list: the command reaches these hosts through the run's proxy (`crate::network`).
+    pub network_proxy: Option<crate::network::NetworkPolicy>,
     pub unix_sockets: UnixSockets,
     pub tmp: TmpMode,
     pub protect_git: bool,
     /// `toolCaches`: which package-manager caches are private writable overlays.
     pub tool_caches: crate::tool_caches::ToolCaches,
+    /// `protectedNames` (validated; the defaults when not given).
+    pub protected_names: Vec<String>,
+    /// What the walk for planted configuration saw before the run (see `planted`); compared with
+    /// the tree after the run to report `hostRisks`.
+    #[serde(skip)]
+    pub planted: std::sync::Arc<crate::planted::Baseline>,
 }
 
 /// What resolving a policy needs to know about the run.
@@ -105,10 +114,11 @@ pub struct PolicyContext {
 }
 
 mod parse;
-mod paths;
+pub(crate) mod paths;
 mod resolve;
 
 pub use resolve::resolve_policy;
+pub(crate) use resolve::sort_carve_outs;
 
 impl ResolvedPolicy {
     /// `true` when `path` (canonical) lies inside one of the writable roots.

@@ -22,10 +22,15 @@ pub(crate) struct RawPolicy {
     pub protect_git: Option<bool>,
     pub deny_read: Option<Vec<String>>,
     pub network: Option<bool>,
+    /// `network` given as a `NetworkPolicy` object (then `network` is `Some(false)`: the command
+    /// keeps its empty namespace and reaches out only through the proxy).
+    pub network_proxy: Option<crate::network::NetworkPolicy>,
     pub allow_unix_sockets: Option<RawUnixSockets>,
     pub tmp: Option<TmpMode>,
     /// Checked and resolved by `tool_caches`, which owns the option.
     pub tool_caches: Option<Value>,
+    /// Validated by `planted::names`; `None` when not given (the defaults apply).
+    pub protected_names: Option<Vec<String>>,
 }
 
 impl RawPolicy {
@@ -37,9 +42,11 @@ impl RawPolicy {
             protect_git: None,
             deny_read: None,
             network: None,
+            network_proxy: None,
             allow_unix_sockets: None,
             tmp: None,
             tool_caches: None,
+            protected_names: None,
         }
     }
 }
@@ -54,6 +61,7 @@ const FIELDS: &[&str] = &[
     "allowUnixSockets",
     "tmp",
     "toolCaches",
+    "protectedNames",
 ];
 
 pub(crate) fn parse(value: Option<&Value>) -> Result<RawPolicy> {
@@ -105,16 +113,24 @@ fn parse_object(map: &Map<String, Value>) -> Result<RawPolicy> {
         Some(v @ Value::Array(_)) => Some(RawUnixSockets::List(string_list("allowUnixSockets", v)?)),
         Some(v) => return Err(wrong_type("allowUnixSockets", "a boolean or an array of strings", v)),
     };
+    // `network` is a boolean or a NetworkPolicy object, which `network::policy` validates.
+    let (network, network_proxy) = match field("network") {
+        Some(v @ Value::Object(_)) => (Some(false), Some(crate::network::NetworkPolicy::parse("sandbox.network", v)?)),
+        Some(v) => (Some(boolean("network", v).map_err(|_| wrong_type("network", "a boolean or a NetworkPolicy object", v))?), None),
+        None => (None, None),
+    };
     Ok(RawPolicy {
         mode,
         writable_roots: field("writableRoots").map(|v| string_list("writableRoots", v)).transpose()?,
         read_only_paths: field("readOnlyPaths").map(|v| string_list("readOnlyPaths", v)).transpose()?,
         protect_git: field("protectGit").map(|v| boolean("protectGit", v)).transpose()?,
         deny_read: field("denyRead").map(|v| string_list("denyRead", v)).transpose()?,
-        network: field("network").map(|v| boolean("network", v)).transpose()?,
+        network,
+        network_proxy,
         allow_unix_sockets,
         tmp,
         tool_caches: field("toolCaches").cloned(),
+        protected_names: field("protectedNames").map(|v| crate::planted::names::parse(Some(v))).transpose()?,
     })
 }
 
@@ -217,7 +233,7 @@ mod tests {
         assert!(err(json!({"writeableRoots": []})).starts_with("options.sandbox.writeableRoots: unknown field"));
         assert!(err(json!({"writableRoots": "/a"})).starts_with("options.sandbox.writableRoots: must be an array"));
         assert!(err(json!({"writableRoots": ["/a", 3]})).starts_with("options.sandbox.writableRoots[1]: must be a string"));
-        assert!(err(json!({"network": "yes"})).starts_with("options.sandbox.network: must be a boolean"));
+        assert!(err(json!({"network": "yes"})).starts_with("options.sandbox.network: must be a boolean or a NetworkPolicy object"));
         assert!(err(json!({"protectGit": 1})).starts_with("options.sandbox.protectGit:"));
         assert!(err(json!({"denyRead": {}})).starts_with("options.sandbox.denyRead:"));
         assert!(err(json!({"readOnlyPaths": [null]})).starts_with("options.sandbox.readOnlyPaths[0]:"));

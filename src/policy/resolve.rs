@@ -51,14 +51,9 @@ pub fn resolve_policy(value: Option<&Value>, ctx: &PolicyContext) -> Result<Reso
     let unix_sockets = unix_sockets(&raw, network, ctx.platform)?;
     let protect_git = raw.protect_git.unwrap_or(true);
 
-    let mut roots = if workspace { writable_roots(&raw, ctx, tmp)? } else { Vec::new() };
+    let protected_names = raw.protected_names.clone().unwrap_or_else(crate::planted::names::defaults);
+    let (mut roots, scan_roots) = if workspace { writable_roots(&raw, ctx, tmp)? } else { (Vec::new(), Vec::new()) };
     let mut read_only_paths = Vec::new();
-    if protect_git {
-        for i in 0..roots.len() {
-            let root = roots[i].root.clone();
-            protect_git_dir(&root, &mut roots);
-        }
-    }
     for (i, raw_path) in raw.read_only_paths.iter().flatten().enumerate() {
         let option = format!("sandbox.readOnlyPaths[{i}]");
         let lenient = canonical_lenient(&option, &absolute(&option, raw_path)?)?;
@@ -72,13 +67,44 @@ pub fn resolve_policy(value: Option<&Value>, ctx: &PolicyContext) -> Result<Reso
             (None, _) => read_only_paths.push(lenient.path),
         }
     }
-    for root in &mut roots {
+    let deny_read = deny_read(&raw)?;
+    // After readOnlyPaths: nothing is walked or created inside them.
+    let planted = crate::planted::protect(
+        &mut roots,
+        &crate::planted::Request { scan_roots: &scan_roots, deny_read: &deny_read, protect_git, names: &protected_names },
+    );
+    sort_carve_outs(&mut roots);
+    sort_shallowest_first(&mut read_only_paths);
+
+    let mut policy = ResolvedPolicy {
+        mode: raw.mode,
+        writable_roots: roots,
+        deny_read,
+        read_only_paths,
+        network,
+        network_proxy: raw.network_proxy.clone(),
+        unix_sockets,
+        tmp,
+        protect_git,
+        protected_names,
+        planted: std::sync::Arc::new(planted),
+        tool_caches: crate::tool_caches::ToolCaches::none(),
+    };
+    // Last: a cache is covered only where no other rule of the policy lies (see `tool_caches`).
+    policy.tool_caches = crate::tool_caches::resolve(raw.tool_caches.as_ref(), &policy, &ctx.env, ctx.platform)?;
+    Ok(policy)
+}
+
+/// Each root's carve-outs shallowest first, without duplicates (bwrap applies them in this order).
+pub(crate) fn sort_carve_outs(roots: &mut [WritableRoot]) {
+    for root in roots {
         sort_shallowest_first(&mut root.read_only);
         root.missing_read_only.sort_by(|a, b| depth(&a.path).cmp(&depth(&b.path)).then_with(|| a.path.cmp(&b.path)));
         root.missing_read_only.dedup_by(|a, b| a.path == b.path);
     }
-    sort_shallowest_first(&mut read_only_paths);
+}
 
+fn deny_read(raw: &RawPolicy) -> Result<Vec<PathBuf>> {
     let mut deny_read = Vec::new();
     for (i, raw_path) in raw.deny_read.iter().flatten().enumerate() {
         let option = format!("sandbox.denyRead[{i}]");
@@ -90,20 +116,7 @@ pub fn resolve_policy(value: Option<&Value>, ctx: &PolicyContext) -> Result<Reso
         }
     }
     sort_shallowest_first(&mut deny_read);
-
-    let mut policy = ResolvedPolicy {
-        mode: raw.mode,
-        writable_roots: roots,
-        deny_read,
-        read_only_paths,
-        network,
-        unix_sockets,
-        tmp,
-        protect_git,
-        tool_caches: crate::tool_caches::ToolCaches::none(),
-    };
-    policy.tool_caches = crate::tool_caches::resolve(raw.tool_caches.as_ref(), &policy, &ctx.env, ctx.platform)?;
-    Ok(policy)
+    Ok(deny_read)
 }
 
 fn mode_name(m: SandboxMode) -> &'static str {
@@ -117,7 +130,9 @@ fn mode_name(m: SandboxMode) -> &'static str {
 /// No sandbox at all. Fields that ask for a restriction are errors rather than ignored, because
 /// sandspawn never runs a command with less isolation than was asked for.
 fn danger_full_access(raw: &RawPolicy, ctx: &PolicyContext) -> Result<ResolvedPolicy> {
-    let restricting: [(&str, bool); 6] = [
+    let restricting: [(&str, bool); 8] = [
+        ("network", raw.network_proxy.is_some()),
+        ("protectedNames", raw.protected_names.as_ref().is_some_and(|v| !v.is_empty())),
         ("writableRoots", raw.writable_roots.as_ref().is_some_and(|v| !v.is_empty())),
         ("readOnlyPaths", raw.read_only_paths.as_ref().is_some_and(|v| !v.is_empty())),
         ("denyRead", raw.deny_read.as_ref().is_some_and(|v| !v.is_empty())),
@@ -137,9 +152,12 @@ fn danger_full_access(raw: &RawPolicy, ctx: &PolicyContext) -> Result<ResolvedPo
         deny_read: Vec::new(),
         read_only_paths: Vec::new(),
         network: true,
+        network_proxy: None,
         unix_sockets: UnixSockets::All,
         tmp: TmpMode::Writable,
         protect_git: false,
+        protected_names: Vec::new(),
+        planted: Default::default(),
         tool_caches: crate::tool_caches::ToolCaches::none(),
     };
     // Validates the option ('private' is an error here); always 'none'.
@@ -177,7 +195,8 @@ fn unix_sockets(raw: &RawPolicy, network: bool, platform: Platform) -> Result<Un
 
 /// cwd, `writableRoots` and (tmp writable) `/tmp` + `$TMPDIR`: canonical, deduplicated, shallowest
 /// first. A nested root stays its own entry so its carve-outs are applied after its own bind.
-fn writable_roots(raw: &RawPolicy, ctx: &PolicyContext, tmp: TmpMode) -> Result<Vec<WritableRoot>> {
+/// Second: the roots walked for repositories (cwd and `writableRoots`; see `planted::Request`).
+fn writable_roots(raw: &RawPolicy, ctx: &PolicyContext, tmp: TmpMode) -> Result<(Vec<WritableRoot>, Vec<PathBuf>)> {
     let mut roots = vec![ctx.cwd.clone()];
     for (i, raw_path) in raw.writable_roots.iter().flatten().enumerate() {
         let option = format!("sandbox.writableRoots[{i}]");
@@ -190,6 +209,8 @@ fn writable_roots(raw: &RawPolicy, ctx: &PolicyContext, tmp: TmpMode) -> Result<
         }
         roots.push(c);
     }
+    let mut scan_roots = roots.clone();
+    sort_shallowest_first(&mut scan_roots);
     if tmp == TmpMode::Writable {
         let tmpdir = ctx.tmpdir.as_deref().map(Path::new).filter(|p| p.is_absolute());
         for t in std::iter::once(Path::new("/tmp")).chain(tmpdir) {
@@ -201,62 +222,14 @@ fn writable_roots(raw: &RawPolicy, ctx: &PolicyContext, tmp: TmpMode) -> Result<
         }
     }
     sort_shallowest_first(&mut roots);
-    Ok(roots.into_iter().map(|root| WritableRoot { root, read_only: Vec::new(), missing_read_only: Vec::new() }).collect())
+    let roots = roots.into_iter().map(|root| WritableRoot { root, read_only: Vec::new(), missing_read_only: Vec::new() }).collect();
+    Ok((roots, scan_roots))
 }
 
 /// The index of the deepest writable root containing `p`: its carve-out must come after that
 /// root's bind, or the bind would hide it.
 fn deepest_root(roots: &[WritableRoot], p: &Path) -> Option<usize> {
     roots.iter().enumerate().filter(|(_, r)| p.starts_with(&r.root)).max_by_key(|(_, r)| depth(&r.root)).map(|(i, _)| i)
-}
-
-/// Keep `<root>/.git` (and the real git dir of a `gitdir:` file) read-only, and make a missing one
-/// uncreatable: a writable `.git` lets a command plant hooks or config that run later on the host.
-fn protect_git_dir(root: &Path, roots: &mut [WritableRoot]) {
-    let dot_git = root.join(".git");
-    let mut add = |p: PathBuf, missing: Option<PlaceholderKind>| {
-        if let Some(r) = deepest_root(roots, &p) {
-            match missing {
-                None => roots[r].read_only.push(p),
-                Some(kind) => roots[r].missing_read_only.push(MissingReadOnly { path: p, kind }),
-            }
-        }
-    };
-    let Ok(meta) = dot_git.symlink_metadata() else {
-        return add(dot_git, Some(PlaceholderKind::Dir));
-    };
-    if meta.file_type().is_symlink() {
-        // Protect what it points to. (The link itself sits in a writable directory and could be
-        // replaced; bwrap cannot mount over a symlink without following it.)
-        if let Ok(target) = std::fs::canonicalize(&dot_git) {
-            add(target, None);
-        }
-    } else if meta.is_dir() {
-        // An empty `.git` directory is a mount point left by a concurrent run, not a repository.
-        let empty = std::fs::read_dir(&dot_git).map(|mut d| d.next().is_none()).unwrap_or(false);
-        add(dot_git, if empty { Some(PlaceholderKind::Dir) } else { None });
-    } else if meta.len() == 0 {
-        // An empty `.git` file is likewise a placeholder. It keeps the File kind so that the mount
-        // over it matches its type (a tmpfs cannot be mounted on a regular file).
-        add(dot_git, Some(PlaceholderKind::File));
-    } else {
-        add(dot_git.clone(), None);
-        if let Some(gitdir) = read_gitdir(&dot_git) {
-            let target = if gitdir.is_absolute() { gitdir } else { root.join(gitdir) };
-            // Outside every writable root it is read-only anyway; `add` ignores it then.
-            if let Ok(c) = std::fs::canonicalize(&target) {
-                add(c, None);
-            }
-        }
-    }
-}
-
-/// The path of a `gitdir: <path>` file (worktrees, submodules), as written.
-fn read_gitdir(file: &Path) -> Option<PathBuf> {
-    let text = std::fs::read_to_string(file).ok()?;
-    let line = text.lines().next()?;
-    let path = line.strip_prefix("gitdir:")?.trim();
-    (!path.is_empty()).then(|| PathBuf::from(path))
 }
 
 #[cfg(test)]

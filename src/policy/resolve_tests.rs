@@ -17,8 +17,10 @@ fn ctx(cwd: &Path, platform: Platform) -> PolicyContext {
     PolicyContext { cwd: cwd.to_path_buf(), tmpdir: None, platform, env: Default::default() }
 }
 
+/// Resolve `v` without `protectedNames` unless it names them: these tests are about the other
+/// fields (the names have their own tests at the end and in `planted`).
 fn resolve(v: Value, cwd: &Path) -> Result<ResolvedPolicy> {
-    resolve_policy(Some(&v), &ctx(cwd, Platform::Linux))
+    resolve_policy(Some(&crate::plan::test_support::without_protected_names(v)), &ctx(cwd, Platform::Linux))
 }
 
 fn missing(path: PathBuf, kind: PlaceholderKind) -> MissingReadOnly {
@@ -215,4 +217,31 @@ fn danger_full_access_policy() {
     let p = resolve(json!("danger-full-access"), &w.root).unwrap();
     assert!(p.network && p.writable_roots.is_empty() && p.deny_read.is_empty());
     assert_eq!(p.unix_sockets, UnixSockets::All);
+}
+
+#[test]
+fn protected_names_default_and_disabled() {
+    let w = ws();
+    fs::write(w.root.join(".envrc"), "use nix").unwrap();
+    let p = resolve_policy(Some(&json!({"mode": "workspace-write", "tmp": "read-only"})), &ctx(&w.root, Platform::Linux)).unwrap();
+    assert_eq!(p.protected_names, crate::planted::names::defaults());
+    let r = &p.writable_roots[0];
+    assert_eq!(r.read_only, vec![w.root.join(".envrc")]);
+    // every other default name (and .git) gets a placeholder at the top
+    assert_eq!(r.missing_read_only.len(), 12);
+    assert!(r.missing_read_only.contains(&missing(w.root.join(".vscode"), PlaceholderKind::Dir)));
+    let p = resolve_policy(Some(&json!({"mode": "workspace-write", "tmp": "read-only", "protectedNames": []})), &ctx(&w.root, Platform::Linux)).unwrap();
+    assert!(p.writable_roots[0].read_only.is_empty());
+    assert_eq!(p.writable_roots[0].missing_read_only, vec![missing(w.root.join(".git"), PlaceholderKind::Dir)]);
+    // read-only mode: nothing is writable, nothing to carve; the names are kept as given
+    let p = resolve_policy(Some(&json!({"protectedNames": [".x"]})), &ctx(&w.root, Platform::Linux)).unwrap();
+    assert_eq!(p.protected_names, vec![".x"]);
+}
+
+#[test]
+fn protected_names_are_rejected_without_a_sandbox() {
+    let w = ws();
+    let e = resolve_policy(Some(&json!({"mode": "danger-full-access", "protectedNames": [".envrc"]})), &ctx(&w.root, Platform::Linux)).unwrap_err();
+    assert!(e.message.starts_with("options.sandbox.protectedNames:"), "{}", e.message);
+    assert!(resolve_policy(Some(&json!({"mode": "danger-full-access", "protectedNames": []})), &ctx(&w.root, Platform::Linux)).is_ok());
 }

@@ -16,6 +16,8 @@ use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
 use tokio::sync::oneshot;
 
+use crate::limits::ResourceUsage;
+
 
 
 /// How the spawned process ended, as `waitid` reported it.
@@ -32,6 +34,9 @@ pub enum TreeKind {
     ProcessGroup,
     /// The spawned process is bwrap; the command and its descendants live in a PID namespace.
     PidNamespace,
+    /// The spawned process is the Landlock mode's supervisor (the helper, a subreaper): it
+    /// forwards signals to the tree, and kills all of it when its control pipe is closed.
+    Supervisor,
 }
 
 #[derive(Debug)]
@@ -41,6 +46,8 @@ struct State {
     pid_ns: Option<u64>,
     /// The sandbox's init (bwrap's child, PID 1 inside) as a host pid, once reported.
     init_pid: Option<i32>,
+    /// What the process and the descendants it waited for used, once reaped.
+    usage: Option<ResourceUsage>,
 }
 
 /// A handle on the spawned process that stays valid (never signals a recycled pid) because the
@@ -56,6 +63,8 @@ pub struct Child {
     /// Processes of the run that are orphaned onto the host, pinned by pidfd for reaping (only
     /// when the host adopts orphans: see `reap`).
     orphans: Mutex<Vec<OwnedFd>>,
+    /// The supervisor's control pipe (write end): closing it kills the whole tree.
+    control: Mutex<Option<OwnedFd>>,
 }
 
 impl Child {
@@ -63,6 +72,11 @@ impl Child {
         let mut state = self.state.lock().unwrap();
         state.pid_ns = Some(inode);
         self.pin_init(&state);
+    }
+
+    /// `wait4`'s account of the process, available once it is reaped (zero before).
+    pub fn usage(&self) -> ResourceUsage {
+        self.state.lock().unwrap().usage.unwrap_or_default()
     }
 
     pub fn set_init_pid(&self, pid: i32) {
@@ -79,6 +93,11 @@ impl Child {
                 self.orphans.lock().unwrap().extend(super::reap::pin_sandbox_init(pid, ns));
             }
         }
+    }
+
+    /// Keep the supervisor's control pipe (see `TreeKind::Supervisor`).
+    pub fn hold_control(&self, fd: OwnedFd) {
+        *self.control.lock().unwrap() = Some(fd);
     }
 
     /// The pinned orphans, for `reap::reap_orphans` once the run has ended.
@@ -151,6 +170,10 @@ impl Child {
                 true
             }
             (TreeKind::PidNamespace, _) => false,
+            (TreeKind::Supervisor, _) => {
+                let _ = nix::sys::signal::kill(self.pid, sig);
+                true
+            }
         }
     }
 
@@ -170,6 +193,9 @@ impl Child {
                 let _ = nix::sys::signal::kill(self.pid, Signal::SIGKILL);
             }
             (TreeKind::PidNamespace, _) => self.kill_sandbox_in_setup(&state),
+            // Not SIGKILL to the supervisor: it would die before killing the tree. EOF on its
+            // control pipe makes it SIGKILL every descendant, then exit.
+            (TreeKind::Supervisor, _) => drop(self.control.lock().unwrap().take()),
         }
     }
 }
@@ -195,8 +221,8 @@ pub fn spawn_owned(
                     return;
                 }
             };
-            let state = Mutex::new(State { reaped: false, pid_ns: None, init_pid: None });
-            let child = Arc::new(Child { pid, kind, setup_programs, state, orphans: Mutex::new(Vec::new()) });
+            let state = Mutex::new(State { reaped: false, pid_ns: None, init_pid: None, usage: None });
+            let child = Arc::new(Child { pid, kind, setup_programs, state, orphans: Mutex::new(Vec::new()), control: Mutex::new(None) });
             let _ = started_tx.send(Ok(child.clone()));
             let status = wait_exit_no_reap(pid);
             let mut state = child.state.lock().unwrap();
@@ -209,8 +235,9 @@ pub fn spawn_owned(
                 }
                 let _ = killpg(pid, Signal::SIGKILL);
             }
-            reap(pid);
+            state.usage = reap(pid);
             state.reaped = true;
+            child.control.lock().unwrap().take();
             drop(state);
             let _ = exit_tx.send(status);
         })?;
@@ -237,12 +264,17 @@ fn wait_exit_no_reap(pid: Pid) -> ExitStatus {
     }
 }
 
-fn reap(pid: Pid) {
+/// Reap `pid` with `wait4`, which also returns what it used (`SpawnResult.resourceUsage`).
+fn reap(pid: Pid) -> Option<ResourceUsage> {
     loop {
         let mut status = 0;
-        let rc = unsafe { libc::waitpid(pid.as_raw(), &mut status, 0) };
-        if rc >= 0 || io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
-            return;
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        let rc = unsafe { libc::wait4(pid.as_raw(), &mut status, 0, &mut usage) };
+        if rc > 0 {
+            return Some(ResourceUsage::from_rusage(&usage));
+        }
+        if rc == 0 || io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+            return None;
         }
     }
 }

@@ -16,6 +16,7 @@ pub mod status;
 pub mod prepare;
 pub mod reap;
 mod supervise;
+pub mod terminal_io;
 
 use std::future::Future;
 use std::os::fd::OwnedFd;
@@ -58,6 +59,8 @@ pub(crate) struct Shared {
     kill_signal: Signal,
     /// The spawned process, once it exists (to confirm under bwrap that the command was exec'd).
     child: Mutex<Option<Arc<child::Child>>>,
+    /// The run's terminal (`pty`), if it has one.
+    terminal: Option<Arc<terminal_io::TerminalControls>>,
 }
 
 fn taken() -> SandboxError {
@@ -83,6 +86,7 @@ pub fn launch(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>) -> (ProcessH
         stdin_is_pipe: req.stdin == crate::options::StdinMode::Pipe,
         kill_signal: req.kill_signal,
         child: Mutex::new(None),
+        terminal: req.pty.as_ref().map(|p| Arc::new(terminal_io::TerminalControls::new(p.size, req.max_buffer))),
     });
     let driver = supervise::drive(req, sink, shared.clone(), control_rx);
     (ProcessHandle { shared }, driver)
@@ -160,9 +164,39 @@ impl ProcessHandle {
         pipe_io::write_all(fd, data).await.map_err(|e| SandboxError::new(ErrorCode::BrokenPipe, format!("write to the command's stdin failed: {e}")))
     }
 
-    /// Close the command's stdin.
+    /// Close the command's stdin. With a terminal: send the end-of-file character (Ctrl-D), which
+    /// ends the input of a program in cooked mode; the terminal itself stays open.
     pub async fn end(&self) {
+        if self.shared.terminal.is_some() {
+            let guard = self.shared.stdin.lock().await;
+            if let Some(fd) = guard.as_ref() {
+                let _ = pipe_io::write_all(fd, b"\x04").await;
+            }
+            return;
+        }
         self.shared.stdin.lock().await.take();
+    }
+
+    fn terminal(&self, member: &str) -> Result<&Arc<terminal_io::TerminalControls>> {
+        self.shared.terminal.as_ref().ok_or_else(|| SandboxError::invalid("pty", format!("{member}() needs a terminal: start the process with pty: true")))
+    }
+
+    /// Set the terminal's size (`pty` runs); the command gets SIGWINCH. A no-op after the end.
+    pub fn resize(&self, size: crate::pty::PtySize) -> Result<()> {
+        self.terminal("resize")?.resize(size)
+    }
+
+    /// Stop (true) or restart (false) reading the terminal. Once the command has exited the rest
+    /// of its output is read regardless, so `wait()` always settles.
+    pub fn set_paused(&self, paused: bool) -> Result<()> {
+        self.terminal(if paused { "pause" } else { "resume" })?.set_paused(paused);
+        Ok(())
+    }
+
+    /// Terminal output not read yet: waits until there is some and `wait` has passed, or the run
+    /// has ended (see `pty::Unread::read`).
+    pub async fn read(&self, wait: std::time::Duration, max_bytes: usize) -> Result<crate::pty::unread::ReadChunk> {
+        Ok(self.terminal("read")?.unread.read(wait, max_bytes).await)
     }
 }
 #[cfg(test)]

@@ -38,7 +38,7 @@ fn read_once(fd: &OwnedFd, buf: &mut [u8]) -> io::Result<usize> {
 /// Read a pipe until EOF, or until `stop` is set and the pipe is empty (a grandchild that escaped
 /// the tree may hold the write end forever; data already in the pipe is still read). Each read is
 /// handed to `on_data`; the future it returns is awaited before reading on (backpressure).
-async fn read_loop<F, Fut>(fd: AsyncFd<OwnedFd>, mut stop: watch::Receiver<bool>, buf_size: usize, mut on_data: F)
+pub(super) async fn read_loop<F, Fut>(fd: AsyncFd<OwnedFd>, mut stop: watch::Receiver<bool>, buf_size: usize, mut on_data: F)
 where
     F: FnMut(&[u8]) -> Fut,
     Fut: std::future::Future<Output = ()>,

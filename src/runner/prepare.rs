@@ -6,6 +6,7 @@ use std::path::Path;
 
 use crate::capabilities;
 use crate::error::Result;
+use crate::limits::{self, HostFacts, LimitPlan};
 use crate::options::SpawnRequest;
 use crate::plan::{self, mount_targets, LaunchPlan, PlanRequest};
 use crate::platform::Platform;
@@ -18,6 +19,8 @@ pub struct Prepared {
     pub reservation: Option<mount_targets::Reservation>,
     /// What `SpawnResult.sandboxDetails` reports.
     pub details: capabilities::SandboxDetails,
+    /// How the requested resource limits are enforced.
+    pub limits: LimitPlan,
     /// The private tool caches' work directories of this run, removed when dropped.
     pub cache_run: Option<crate::tool_caches::RunGuard>,
     /// The bwrap the plan runs, also when the helper runs in front of it (then it is not
@@ -25,30 +28,96 @@ pub struct Prepared {
     pub bwrap_path: Option<std::path::PathBuf>,
 }
 
-pub fn prepare(req: &SpawnRequest) -> Result<Prepared> {
+pub fn prepare(req: &mut SpawnRequest) -> Result<Prepared> {
+    // First: a limit this host cannot enforce rejects the run before anything is probed.
+    let limits = decide_limits(req)?;
     let child_path = req.env.get("PATH").map(String::as_str);
     let resolved = resolve_program(&req.command[0], child_path, &req.cwd)?;
     let sandbox = if req.policy.mode == SandboxMode::DangerFullAccess {
-        capabilities::Sandbox { bwrap: None, details: capabilities::SandboxDetails::default() }
+        capabilities::Sandbox { bwrap: None, landlock: false, details: capabilities::SandboxDetails::default() }
     } else {
         // bwrap is looked up in the host's PATH (never in the command's cwd).
         let host_path = std::env::var("PATH").ok();
         capabilities::require_sandbox(req.platform, host_path.as_deref(), &req.cwd, &req.linux)?
     };
     let bwrap = sandbox.bwrap;
+    // Here, on a blocking thread, not while the options were parsed on the JavaScript thread.
+    crate::planted::walk_and_protect(&mut req.policy);
+    let mut details = sandbox.details;
+    if req.policy.planted.truncated {
+        details.not_enforced.push(format!(
+            "planted configuration: the walk for repositories and protected names stopped at its bound ({} directories, {} levels); \
+             repositories beyond it are not protected",
+            crate::planted::scan::MAX_DIRS,
+            crate::planted::scan::MAX_DEPTH
+        ));
+    }
     let missing = req.policy.missing_read_only();
     let reservation = if missing.is_empty() || bwrap.is_none() { None } else { Some(mount_targets::reserve(&missing)) };
-    let plan = build_plan(req, bwrap.as_ref(), Some(Path::new(&resolved)), bwrap.is_some())?;
+    let plan = match details.landlock_abi {
+        Some(abi) if sandbox.landlock => {
+            // No mount namespace: the default private caches are unavailable here, and the result
+            // says so (`toolCaches.mode: 'none'`: the caches stay read-only); an explicit
+            // `toolCaches: 'private'` is refused by the plan, naming the rule.
+            if !req.policy.tool_caches.explicit {
+                req.policy.tool_caches = crate::tool_caches::ToolCaches::none();
+            }
+            build_landlock_plan(req, abi, Path::new(&resolved), &limits)?
+        }
+        _ => build_plan(req, bwrap.as_ref(), Some(Path::new(&resolved)), true, &limits)?,
+    };
     let cache_run = if plan.sandbox_type == crate::platform::SandboxType::Bwrap { Some(crate::tool_caches::RunGuard::prepare(&req.policy.tool_caches)?) } else { None };
-    Ok(Prepared { plan, reservation, details: sandbox.details, cache_run, bwrap_path: bwrap.map(|b| b.path) })
+    Ok(Prepared { plan, reservation, details, limits, cache_run, bwrap_path: bwrap.map(|b| b.path) })
+}
+
+/// How `req.limits` are enforced for a plan on `req.platform` (see `limits::decide`).
+pub fn decide_limits(req: &SpawnRequest) -> Result<LimitPlan> {
+    limits::decide(&req.limits, &HostFacts::read(req.platform, req.policy.mode != SandboxMode::DangerFullAccess))
+}
+
+/// The Landlock mode's plan (the runner's only: its supervisor needs the runner's control pipe).
+fn build_landlock_plan(req: &SpawnRequest, abi: u32, resolved: &Path, limits: &LimitPlan) -> Result<LaunchPlan> {
+    if limits.requested(crate::limits::Limit::Processes) {
+        // Without a user namespace of its own, RLIMIT_NPROC would count every process of this uid
+        // on the host, not the run's: not the limit that was asked for.
+        return Err(crate::error::SandboxError::unsupported(
+            "limits.processes cannot be enforced in the Landlock mode (without a user namespace the process limit \
+             counts every process of this user on the host); drop it, or run where bwrap works",
+        ));
+    }
+    let helper = crate::helper::require()?;
+    plan::landlock::build(
+        &PlanRequest {
+            command: &req.command,
+            cwd: &req.cwd,
+            env: &req.env,
+            policy: &req.policy,
+            platform: req.platform,
+            bwrap: None,
+            resolved_program: Some(resolved),
+            helper: Some(helper),
+            runner_fds: true,
+            terminal: req.pty.is_some(),
+            rlimits: &limits.rlimits,
+        },
+        abi,
+    )
 }
 
 /// The launch plan for a validated request (shared by the runner and `buildSandboxCommand`).
-pub fn build_plan(req: &SpawnRequest, bwrap: Option<&crate::plan::BwrapInfo>, resolved: Option<&Path>, runner_fds: bool) -> Result<LaunchPlan> {
-    // Linux sandbox plans run the helper; a missing or mismatched one makes them unavailable. A plan
-    // for Linux built on another host (explain, tests) names where the helper would be.
-    let helper = if req.platform == Platform::Linux && req.policy.mode != SandboxMode::DangerFullAccess {
-        Some(if Platform::host() == Platform::Linux { crate::helper::require()?.to_path_buf() } else { crate::helper::expected_path() })
+pub fn build_plan(req: &mut SpawnRequest, bwrap: Option<&crate::plan::BwrapInfo>, resolved: Option<&Path>, runner_fds: bool, limits: &LimitPlan) -> Result<LaunchPlan> {
+    crate::planted::walk_and_protect(&mut req.policy);
+    // Linux sandbox plans run the helper, and so does every plan that sets resource limits or
+    // gives a pty on macOS (the helper runs in front: see `plan::limited`); a missing or
+    // mismatched one makes them unavailable. A plan for another host's platform (explain, tests)
+    // names where the helper would be.
+    let needs_helper = match req.platform {
+        Platform::Linux => req.policy.mode != SandboxMode::DangerFullAccess,
+        Platform::Darwin => req.pty.is_some(),
+        Platform::Other => false,
+    } || !limits.rlimits.is_empty();
+    let helper = if needs_helper {
+        Some(if Platform::host() == req.platform { crate::helper::require()?.to_path_buf() } else { crate::helper::expected_path() })
     } else {
         None
     };
@@ -62,5 +131,7 @@ pub fn build_plan(req: &SpawnRequest, bwrap: Option<&crate::plan::BwrapInfo>, re
         resolved_program: resolved,
         helper: helper.as_deref(),
         runner_fds,
+        terminal: req.pty.is_some(),
+        rlimits: &limits.rlimits,
     })
 }

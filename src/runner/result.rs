@@ -5,6 +5,8 @@ use serde::Serialize;
 
 use crate::capabilities::SandboxDetails;
 use crate::denial::{classify_sandbox_denial, is_likely_sandbox_denied, CommandOutput, DenialContext, SandboxDenial};
+use crate::limits::{Limit, Mechanism, ResourceUsage};
+use crate::planted::HostRisk;
 use crate::platform::SandboxType;
 use crate::policy::ResolvedPolicy;
 
@@ -35,6 +37,17 @@ pub struct RunResult {
     pub policy: ResolvedPolicy,
     /// Which sandbox mechanism ran (which bwrap, on Linux).
     pub sandbox_details: SandboxDetails,
+    /// Planted configuration the sandbox could not prevent (Linux), found after the run.
+    pub host_risks: Vec<HostRisk>,
+    /// What the network allow-list's proxy refused (empty without a `NetworkPolicy`).
+    pub network_denials: Vec<crate::network::NetworkDenial>,
+    /// The terminal's size at the end, for `pty` runs.
+    pub pty: Option<crate::pty::PtySize>,
+    /// Each requested resource limit and what enforced it.
+    pub applied_limits: Vec<(Limit, Mechanism)>,
+    /// The limit that ended the run, from kernel evidence only (see `limits::exceeded`).
+    pub limit_exceeded: Option<Limit>,
+    pub resource_usage: ResourceUsage,
 }
 
 /// The interleaved output. When only one stream wrote, it is that stream, and no copy is kept.
@@ -60,17 +73,22 @@ impl RunResult {
     /// printed before the kill, like any other (a timeout alone is no evidence of a denial), so
     /// both stay equal to what `isLikelySandboxDenied`/`classifySandboxDenial` say of the result.
     pub fn classify(&mut self) {
-        let (denied, denial) = {
-            let out = CommandOutput {
-                exit_code: self.exit_code,
-                signal: self.signal.as_deref(),
-                stdout: &self.stdout,
-                stderr: &self.stderr,
-                aggregated: self.aggregated(),
-                cwd: Some(std::path::Path::new(&self.cwd)),
-            };
-            let ctx = DenialContext::from(&self.policy).with_cwd(self.cwd.clone());
-            (is_likely_sandbox_denied(self.sandbox_type, &out), classify_sandbox_denial(self.sandbox_type, &out, Some(&ctx)))
+        let out = CommandOutput {
+            exit_code: self.exit_code,
+            signal: self.signal.as_deref(),
+            stdout: &self.stdout,
+            stderr: &self.stderr,
+            aggregated: self.aggregated(),
+            cwd: Some(std::path::Path::new(&self.cwd)),
+        };
+        // The proxy's own record beats reading the output: a failed run it refused something for.
+        let network = self.network_denials.first().and_then(|first| crate::denial::network_denial(&out, &first.host));
+        let (denied, denial) = match network {
+            Some(d) => (true, Some(d)),
+            None => {
+                let ctx = DenialContext::from(&self.policy).with_cwd(self.cwd.clone());
+                (is_likely_sandbox_denied(self.sandbox_type, &out), classify_sandbox_denial(self.sandbox_type, &out, Some(&ctx)))
+            }
         };
         self.sandbox_denied = denied;
         self.denial = denial;

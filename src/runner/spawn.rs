@@ -51,6 +51,12 @@ pub enum ChildFd<'a> {
     DevNull,
     /// A descriptor of ours, duplicated onto `target` in the child.
     Dup(&'a OwnedFd),
+    /// A terminal opened by path in the child, read-write and without `O_NOCTTY`: opened by the
+    /// session leader POSIX_SPAWN_SETSID made (glibc and musl run setsid before the file actions),
+    /// it becomes the child's controlling terminal. Linux only (XNU runs setsid after them).
+    ControllingTerminal(&'a std::ffi::CStr),
+    /// The child's own descriptor `fd` (set up by an earlier pair), duplicated onto `target`.
+    SameAs(RawFd),
 }
 
 pub struct SpawnSpec<'a> {
@@ -146,6 +152,12 @@ pub fn spawn(spec: &SpawnSpec) -> io::Result<Pid> {
                 }
                 ChildFd::Dup(fd) => {
                     check(libc::posix_spawn_file_actions_adddup2(&mut actions.0, fd.as_raw_fd(), *target))?;
+                }
+                ChildFd::ControllingTerminal(path) => {
+                    check(libc::posix_spawn_file_actions_addopen(&mut actions.0, *target, path.as_ptr(), libc::O_RDWR, 0))?;
+                }
+                ChildFd::SameAs(fd) => {
+                    check(libc::posix_spawn_file_actions_adddup2(&mut actions.0, *fd, *target))?;
                 }
             }
         }

@@ -21,6 +21,7 @@ use super::pipe_io::{async_fd, pump, read_all, write_all};
 use super::prepare::{prepare, Prepared};
 use super::result::{from_bwrap, from_wait_status, Aggregated, RunResult};
 use super::spawn::{cstring, pipe_above, spawn, ChildFd, SpawnSpec};
+use super::terminal_io::{self, dup_cloexec, pump_terminal, RunTerminal};
 use super::status::StatusParser;
 use super::{OutputSink, Shared, StartState};
 use sandspawn_helper::report::{Failure, Stage};
@@ -64,6 +65,9 @@ pub(super) async fn drive(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, 
         }
     }
     shared.stdin.lock().await.take();
+    if let Some(t) = &shared.terminal {
+        t.finish();
+    }
     *shared.outcome.lock().unwrap() = Some(outcome);
     shared.done.send_replace(true);
 }
@@ -74,28 +78,57 @@ fn internal(what: &str, e: impl std::fmt::Display) -> SandboxError {
 
 async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<Shared>, mut control: mpsc::UnboundedReceiver<Signal>) -> Result<RunResult> {
     let (req, prepared) = tokio::task::spawn_blocking(move || {
-        let p = prepare(&req);
+        let mut req = req;
+        let p = prepare(&mut req);
         (req, p)
     })
     .await
     .map_err(|e| internal("preparing the sandbox failed", e))?;
-    let Prepared { plan, reservation, details, cache_run, bwrap_path } = prepared?;
+    let Prepared { plan, reservation, details, limits, cache_run, bwrap_path } = prepared?;
     let sandbox_type = plan.sandbox_type;
-    let kind = if sandbox_type == SandboxType::Bwrap { TreeKind::PidNamespace } else { TreeKind::ProcessGroup };
+    let kind = match sandbox_type {
+        SandboxType::Bwrap => TreeKind::PidNamespace,
+        SandboxType::Landlock => TreeKind::Supervisor,
+        _ => TreeKind::ProcessGroup,
+    };
 
-    // Child-side descriptors are numbered 0..=4 (stdio, bwrap's status, the helper's report); ours
-    // are lifted above that so no dup2 in the child can clobber a source before it is used.
-    let min_fd = 5;
+    // Child-side descriptors are numbered 0..=5 (stdio, bwrap's status, the helper's report, the
+    // network bridge); ours are lifted above that so no dup2 in the child can clobber a source
+    // before it is used.
+    let min_fd = 6;
     let io_err = |e: io::Error| internal("creating pipes failed", e);
-    let (out_r, out_w) = pipe_above(min_fd).map_err(io_err)?;
-    let (err_r, err_w) = pipe_above(min_fd).map_err(io_err)?;
-    let (stdin_child, stdin_ours): (Option<OwnedFd>, Option<OwnedFd>) = match req.stdin {
-        StdinMode::Null => (None, None),
-        StdinMode::Pipe | StdinMode::Bytes(_) => {
-            let (r, w) = pipe_above(min_fd).map_err(io_err)?;
-            (Some(r), Some(w))
+    // With a terminal the slave is the child's stdin, stdout and stderr, and the master is read
+    // and written here; without one, three pipes.
+    let terminal = match &req.pty {
+        Some(p) => Some(RunTerminal::open(p.size, min_fd)?.into_parts()),
+        None => None,
+    };
+    let (pipes, stdin_child, stdin_ours) = match &terminal {
+        Some((master, _, _)) => (None, None, Some(dup_cloexec(master).map_err(io_err)?)),
+        None => {
+            let (out_r, out_w) = pipe_above(min_fd).map_err(io_err)?;
+            let (err_r, err_w) = pipe_above(min_fd).map_err(io_err)?;
+            let (stdin_child, stdin_ours): (Option<OwnedFd>, Option<OwnedFd>) = match req.stdin {
+                StdinMode::Null => (None, None),
+                StdinMode::Pipe | StdinMode::Bytes(_) => {
+                    let (r, w) = pipe_above(min_fd).map_err(io_err)?;
+                    (Some(r), Some(w))
+                }
+            };
+            (Some(((out_r, out_w), (err_r, err_w))), stdin_child, stdin_ours)
         }
     };
+    let (master, slave) = match terminal {
+        Some((master, slave, path)) => (Some(master), Some((slave, path))),
+        None => (None, None),
+    };
+    let (readers, writers) = match pipes {
+        Some(((out_r, out_w), (err_r, err_w))) => (Some((out_r, err_r)), Some((out_w, err_w))),
+        None => (None, None),
+    };
+    // No helper in front of the command (no sandbox, Linux): the spawn makes the terminal the
+    // controlling one. With a helper, its --controlling-tty step does.
+    let child_takes_terminal = plan.helper.is_none();
     let runner_pipe = |fd: Option<RawFd>| -> Result<(Option<OwnedFd>, Option<(RawFd, OwnedFd)>)> {
         match fd {
             Some(fd) => {
@@ -107,6 +140,22 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
     };
     let (status_ours, status_child) = runner_pipe(plan.status_fd)?;
     let (report_ours, report_child) = runner_pipe(plan.report_fd)?;
+    // The Landlock supervisor's control pipe: it reads, we hold the write end (see TreeKind::Supervisor).
+    let (control_ours, control_child) = match plan.control_fd {
+        Some(fd) => {
+            let (r, w) = pipe_above(min_fd).map_err(io_err)?;
+            (Some(w), Some((fd, r)))
+        }
+        None => (None, None),
+    };
+    // The allow-list's proxy: serves the listener the helper sends over the bridge (crate::network).
+    let (proxy, net_child) = match (plan.net_ctl_fd, &req.policy.network_proxy) {
+        (Some(fd), Some(policy)) => {
+            let (ours, theirs) = crate::network::bridge::socket_pair(min_fd).map_err(io_err)?;
+            (Some(crate::network::proxy::RunProxy::start(ours, policy.clone())), Some((fd, theirs)))
+        }
+        _ => (None, None),
+    };
 
     let mut argv = Vec::with_capacity(plan.args.len() + 1);
     argv.push(cstring(&plan.argv0).map_err(|_| SandboxError::invalid_command("contains a NUL byte"))?);
@@ -123,11 +172,16 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
     let cwd = plan.cwd.clone();
 
     let spawn_closure = Box::new(move || {
-        let mut fds: Vec<(RawFd, ChildFd)> = Vec::new();
-        fds.push((0, stdin_child.as_ref().map(ChildFd::Dup).unwrap_or(ChildFd::DevNull)));
-        fds.push((1, ChildFd::Dup(&out_w)));
-        fds.push((2, ChildFd::Dup(&err_w)));
-        for (target, fd) in status_child.iter().chain(report_child.iter()) {
+        let mut fds: Vec<(RawFd, ChildFd)> = match (&slave, &writers) {
+            (Some((slave, path)), _) => terminal_io::stdio(slave, path, child_takes_terminal),
+            (None, Some((out_w, err_w))) => vec![
+                (0, stdin_child.as_ref().map(ChildFd::Dup).unwrap_or(ChildFd::DevNull)),
+                (1, ChildFd::Dup(out_w)),
+                (2, ChildFd::Dup(err_w)),
+            ],
+            (None, None) => unreachable!("a run has a terminal or pipes"),
+        };
+        for (target, fd) in status_child.iter().chain(report_child.iter()).chain(net_child.iter()).chain(control_child.iter()) {
             fds.push((*target, ChildFd::Dup(fd)));
         }
         spawn(&SpawnSpec { program: &program, argv: &argv, envp: &envp, cwd: &cwd, fds })
@@ -141,13 +195,26 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
         Ok(Err(e)) => return Err(spawn_error(e, &req.command[0], sandbox_type, &plan.program)),
         Err(e) => return Err(internal("spawning failed", e)),
     };
+    if let Some(w) = control_ours {
+        child.hold_control(w);
+    }
     let spawned_at = Instant::now();
     let pid = child.pid.as_raw() as u32;
 
     let capture = Arc::new(Mutex::new(Capture::new(req.max_buffer)));
     let (stop_tx, stop_rx) = watch::channel(false);
-    let out_task = tokio::spawn(pump(async_fd(out_r).map_err(io_err)?, Stream::Stdout, capture.clone(), sink.clone(), stop_rx.clone()));
-    let err_task = tokio::spawn(pump(async_fd(err_r).map_err(io_err)?, Stream::Stderr, capture.clone(), sink.clone(), stop_rx.clone()));
+    let (out_task, err_task) = match (readers, master, &shared.terminal) {
+        (Some((out_r, err_r)), _, _) => (
+            tokio::spawn(pump(async_fd(out_r).map_err(io_err)?, Stream::Stdout, capture.clone(), sink.clone(), stop_rx.clone())),
+            Some(tokio::spawn(pump(async_fd(err_r).map_err(io_err)?, Stream::Stderr, capture.clone(), sink.clone(), stop_rx.clone()))),
+        ),
+        (None, Some(master), Some(controls)) => {
+            controls.install(dup_cloexec(&master).map_err(io_err)?);
+            let fd = async_fd(master).map_err(io_err)?;
+            (tokio::spawn(pump_terminal(fd, capture.clone(), sink.clone(), controls.clone(), stop_rx.clone())), None)
+        }
+        _ => unreachable!("a run has a terminal or pipes"),
+    };
     let parser = Arc::new(Mutex::new(StatusParser::default()));
     let status_task = match status_ours {
         Some(fd) => {
@@ -166,6 +233,16 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
         }
         None => None,
     };
+    // Under bwrap, what the command uses is sampled from /proc (see `limits::sample`).
+    let tree_usage = Arc::new(Mutex::new(crate::limits::ResourceUsage::default()));
+    let sampler = (sandbox_type == SandboxType::Bwrap).then(|| {
+        let parser = parser.clone();
+        let sandbox = move || {
+            let p = parser.lock().unwrap();
+            p.status.child_pid.zip(p.status.pid_namespace)
+        };
+        tokio::spawn(crate::limits::sample_sandbox(sandbox, tree_usage.clone()))
+    });
     if let Some(w) = stdin_ours {
         let fd = async_fd(w).map_err(io_err)?;
         match req.stdin {
@@ -257,17 +334,28 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
         }
     };
 
-    // Drain: to EOF normally; past the grace period stop at the first empty read.
-    let aborts = [Some(out_task.abort_handle()), Some(err_task.abort_handle()), status_task.as_ref().map(|t| t.abort_handle())];
+    if let Some(sampler) = sampler {
+        sampler.abort();
+    }
+    // Drain: to EOF normally; past the grace period stop at the first empty read. A terminal is
+    // read to EIO (every slave descriptor closed): its last bytes can reach the master a moment
+    // after the command exited, so an empty read proves nothing there.
+    if let Some(t) = &shared.terminal {
+        t.command_exited();
+    }
+    let aborts = [Some(out_task.abort_handle()), err_task.as_ref().map(|t| t.abort_handle()), status_task.as_ref().map(|t| t.abort_handle())];
     let drain = async {
         let _ = out_task.await;
-        let _ = err_task.await;
+        if let Some(t) = err_task {
+            let _ = t.await;
+        }
         if let Some(t) = status_task {
             let _ = t.await;
         }
     };
     tokio::pin!(drain);
-    if tokio::time::timeout(DRAIN_GRACE, &mut drain).await.is_err() {
+    let grace = if shared.terminal.is_some() { DRAIN_MAX } else { DRAIN_GRACE };
+    if tokio::time::timeout(grace, &mut drain).await.is_err() {
         stop_tx.send_replace(true);
         if tokio::time::timeout(DRAIN_MAX, &mut drain).await.is_err() {
             for a in aborts.into_iter().flatten() {
@@ -284,24 +372,46 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
     drop(reservation);
     drop(cache_run);
     let duration_ms = spawned_at.elapsed().as_secs_f64() * 1000.0;
+    // The run is over: close the proxy's listeners and every connection it holds.
+    let network_denials = match proxy {
+        Some(p) => p.finish().await,
+        None => Vec::new(),
+    };
 
     let capture = std::mem::replace(&mut *capture.lock().unwrap(), Capture::new(1));
     let truncated = capture.truncated();
     let (omitted_stdout, omitted_stderr) = (capture.stdout.omitted(), capture.stderr.omitted());
     let text = capture.finish();
     let stderr_text = text.stderr;
+    // What bwrap and the helper said when they failed: on the terminal, when there is one.
+    let setup_words = if shared.terminal.is_some() { &text.stdout } else { &stderr_text };
+    // The helper (inside bwrap, or in front of the command to set limits) wrote its record before
+    // it exited, so before bwrap reported that exit.
+    if let Some(failure) = report_ours.as_ref().and_then(read_report) {
+        return Err(helper_failure(&failure, &req.command[0], setup_words));
+    }
     let (exit_code, signal) = if sandbox_type == SandboxType::Bwrap {
-        // The helper wrote its record before it exited, so before bwrap reported that exit.
+        let bwrap_status = parser.lock().unwrap().status.clone();
+        if bwrap_status.exit_code.is_none() && !killed && !timed_out && matches!(status, ExitStatus::Exited(_)) {
+            return Err(setup_failure(setup_words));
+        }
+        from_bwrap(bwrap_status.exit_code, status)
+    } else if sandbox_type == SandboxType::Landlock {
+        // The supervisor exits as the command did; a record on the report pipe means it never ran.
         if let Some(failure) = report_ours.as_ref().and_then(read_report) {
             return Err(helper_failure(&failure, &req.command[0], &stderr_text));
         }
-        let bwrap_status = parser.lock().unwrap().status.clone();
-        if bwrap_status.exit_code.is_none() && !killed && !timed_out && matches!(status, ExitStatus::Exited(_)) {
-            return Err(setup_failure(&stderr_text));
-        }
-        from_bwrap(bwrap_status.exit_code, status)
+        from_wait_status(status)
     } else {
         from_wait_status(status)
+    };
+
+    // What the mounts could not prevent (Linux), after the placeholders are gone.
+    let host_risks = if sandbox_type == SandboxType::Bwrap {
+        let baseline = req.policy.planted.clone();
+        tokio::task::spawn_blocking(move || crate::planted::detect(&baseline)).await.map_err(|e| internal("checking for planted configuration failed", e))?
+    } else {
+        Vec::new()
     };
 
     let mut result = RunResult {
@@ -309,7 +419,7 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
         cwd: req.cwd.to_string_lossy().into_owned(),
         pid,
         exit_code,
-        signal,
+        signal: signal.clone(),
         stdout: text.stdout,
         stderr: stderr_text,
         aggregated_output: match text.aggregated {
@@ -327,6 +437,12 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
         denial: None,
         policy: req.policy.clone(),
         sandbox_details: details,
+        host_risks,
+        network_denials,
+        pty: shared.terminal.as_ref().map(|t| t.size()),
+        limit_exceeded: crate::limits::exceeded(&limits, signal.as_deref()),
+        applied_limits: limits.applied,
+        resource_usage: child.usage().plus(&tree_usage.lock().unwrap()),
     };
     result.classify();
     Ok(result)

@@ -67,11 +67,15 @@ pub struct ToolCaches {
     /// Names this run's work directories (`store/NAME/work/RUN`).
     #[serde(skip)]
     pub run_id: String,
+    /// `'private'` was asked for, not the default: a plan that cannot mount the caches (the
+    /// Landlock mode) refuses it instead of treating it as unavailable.
+    #[serde(skip)]
+    pub explicit: bool,
 }
 
 impl ToolCaches {
     pub fn none() -> ToolCaches {
-        ToolCaches { mode: Mode::None, store: None, host_content: None, caches: Vec::new(), run_id: String::new() }
+        ToolCaches { mode: Mode::None, store: None, host_content: None, caches: Vec::new(), run_id: String::new(), explicit: false }
     }
 
     /// Where this cache's writes go.
@@ -154,12 +158,13 @@ pub(crate) fn resolve(
     }
     // The default follows the mode; macOS has no private caches yet, so it keeps today's behaviour.
     let mode = asked.unwrap_or(if workspace && platform == Platform::Linux { Mode::Private } else { Mode::None });
+    let explicit = asked == Some(Mode::Private);
     if mode == Mode::None {
         return Ok(ToolCaches::none());
     }
     let Some(root) = store::root(env) else {
         // No HOME: no cache locations to cover either.
-        return Ok(ToolCaches { mode, store: None, host_content: None, caches: Vec::new(), run_id: String::new() });
+        return Ok(ToolCaches { mode, store: None, host_content: None, caches: Vec::new(), run_id: String::new(), explicit });
     };
     // A store the policy hides (a `denyRead` over it, a private /tmp) cannot be bound into the
     // sandbox: its mount point would appear in what should be empty.
@@ -178,6 +183,7 @@ pub(crate) fn resolve(
         host_content: Some(if overlay { HostContent::Visible } else { HostContent::Hidden }),
         caches,
         run_id: store::run_id(),
+        explicit,
     })
 }
 

@@ -128,3 +128,71 @@ fn kernel_release_parsing() {
     assert!(!release_at_least("4.19", (5, 11)));
     assert!(!release_at_least("", (5, 11)));
 }
+
+/// Everything in one bwrap plan for the runner: private caches, the network allow-list, a pty and
+/// limits. The descriptors stay apart (3 status, 4 report, 5 the bridge, then the offline
+/// nsswitch.conf at 6, opened by the helper in front of bwrap) and the helper inside mounts the
+/// overlays and drops every capability before the steps that need none.
+#[test]
+fn bwrap_plan_with_every_other_feature() {
+    use crate::plan::{build, test_support::helper_path, PlanRequest};
+    use sandspawn_helper::rlimit::{Resource, Rlimit};
+    let h = home();
+    let sandbox = json!({"mode": "workspace-write", "network": {"allowedDomains": ["registry.npmjs.org"]}});
+    let p = resolve(&h, sandbox, Platform::Linux).unwrap();
+    assert_eq!(names(&p), ["xdg-cache", "npm", "cargo-registry"]);
+    let tc = ToolCaches { host_content: Some(HostContent::Visible), ..p.tool_caches.clone() };
+    let p = ResolvedPolicy { tool_caches: tc, ..p };
+    let command = vec!["npm".to_string(), "ci".to_string()];
+    let rlimits = [Rlimit { resource: Resource::Cpu, soft: 2, hard: 3 }];
+    let plan = build(&PlanRequest {
+        command: &command,
+        cwd: &h.work,
+        env: &env(&h),
+        policy: &p,
+        platform: Platform::Linux,
+        bwrap: None,
+        resolved_program: None,
+        helper: Some(helper_path()),
+        runner_fds: true,
+        terminal: true,
+        rlimits: &rlimits,
+    })
+    .unwrap();
+    let helper = helper_path().to_str().unwrap();
+    assert_eq!((plan.status_fd, plan.report_fd, plan.net_ctl_fd, plan.control_fd), (Some(3), Some(4), Some(5), None));
+    assert_eq!(plan.program, helper_path(), "in front of bwrap, for the offline nsswitch.conf");
+    assert_eq!(&plan.args[..4], ["v1", "--offline-nsswitch-fd=6", "--", "/usr/bin/bwrap"], "above the bridge's descriptor 5");
+    let bwrap_args = &plan.args[4..];
+    let data = bwrap_args.windows(3).find(|w| w[0] == "--ro-bind-data").expect("the offline nsswitch.conf");
+    assert_eq!(data, ["--ro-bind-data", "6", "/etc/nsswitch.conf"]);
+    let at = bwrap_args.iter().position(|a| a == helper).unwrap();
+    assert!(!bwrap_args[..at].contains(&"--disable-userns".to_string()), "the helper does it, after the overlays");
+    assert!(bwrap_args[..at].windows(2).any(|w| w == ["--cap-add", "CAP_SYS_ADMIN"]), "kept for the helper's mounts alone");
+    let inner = &bwrap_args[at + 1..];
+    let store = p.tool_caches.store.clone().unwrap();
+    let store = store.to_str().unwrap();
+    let steps: Vec<&str> = inner.iter().map(String::as_str).filter(|a| a.starts_with("--") || *a == "v1").collect();
+    assert_eq!(
+        steps,
+        [
+            "v1", "--overlay", "--overlay", "--overlay", &format!("--unmount={store}"), "--disable-userns", "--controlling-tty",
+            "--rlimit=cpu:2:3", "--block-unix-sockets", "--report-fd=4", "--net-listen=5", "--"
+        ]
+    );
+    assert_eq!(&inner[inner.len() - 2..], ["npm", "ci"]);
+}
+
+/// The Landlock mode has no mount namespace: an explicit 'private' is refused by name; the default
+/// is not a rule the caller set, and the runner treats it as unavailable (see `runner::prepare`).
+#[test]
+fn landlock_refuses_explicit_private_caches() {
+    let h = home();
+    let explicit = resolve(&h, json!({"mode": "workspace-write", "toolCaches": "private"}), Platform::Linux).unwrap();
+    assert!(explicit.tool_caches.explicit);
+    let rules = crate::plan::landlock::unsupported_rules(&explicit).join("\n");
+    assert!(rules.contains("sandbox.toolCaches: 'private'"), "{rules}");
+    let default = resolve(&h, json!("workspace-write"), Platform::Linux).unwrap();
+    assert_eq!((default.tool_caches.mode, default.tool_caches.explicit), (Mode::Private, false));
+    assert!(crate::plan::landlock::unsupported_rules(&default).is_empty());
+}

@@ -1,0 +1,69 @@
+'use strict'
+// The CLI on a terminal (issue 18): the command gets a pty of the terminal's size, our terminal
+// goes raw and comes back, window changes and Ctrl-C reach the command; --no-pty turns it off;
+// piped stdin is always forwarded.
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const path = require('node:path')
+const { spawnSync } = require('node:child_process')
+
+const CLI = path.join(__dirname, '..', 'bin', 'sandspawn.js')
+const DRIVER = path.join(__dirname, 'fixtures', 'pty-driver.py')
+const HANG_MS = 60000
+const run = (cmd, args, opts = {}) => spawnSync(cmd, args, { encoding: 'utf8', timeout: HANG_MS, killSignal: 'SIGKILL', ...opts })
+// `script` turns the end of its own stdin (spawnSync closes it at once) into a NUL byte for its
+// terminal, which the CLI relays like any key: the echoed "^@" shows up anywhere in the output.
+const scriptRun = (command, opts = {}) => {
+  const r = run('script', ['-qec', command, '/dev/null'], opts)
+  return { ...r, stdout: r.stdout.replace(/\^@/g, '') }
+}
+const ctx = (r) => `status ${r.status} signal ${r.signal}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`
+
+test('piped stdin is forwarded: seq 1 5 | sandspawn -- wc -l prints 5', () => {
+  const r = run('sh', ['-c', `seq 1 5 | "${process.execPath}" "${CLI}" -- wc -l`])
+  assert.equal(r.status, 0, ctx(r))
+  assert.equal(r.stdout.trim(), '5')
+})
+
+test('on a terminal the command gets a pty of its size; resize and Ctrl-C are forwarded; the terminal is restored', () => {
+  const script = 'tty; stty size; trap "stty size" WINCH; echo ready; while :; do sleep 0.05; done'
+  for (const mode of ['read-only', 'danger-full-access']) {
+    const r = run('python3', [DRIVER, process.execPath, CLI, '--mode', mode, '--', 'sh', '-c', script])
+    assert.equal(r.status, 0, ctx(r))
+    const seen = JSON.parse(r.stdout)
+    assert.equal(seen.error, undefined, seen.error)
+    // The CLI's own terminal adds a \r to the command's \r\n (ONLCR).
+    seen.output = seen.output.replace(/\r+\n/g, '\n')
+    assert.match(seen.output, /\/dev\/(pts\/\d+|console)\n30 100\n/, seen.output)
+    assert.match(seen.output, /ready\n50 132/)
+    assert.equal(seen.rawDuring, true, 'the CLI put its terminal in raw mode')
+    assert.equal(seen.code, 130, `Ctrl-C ended the foreground job: ${seen.output}`)
+    assert.equal(seen.restored, true, 'the terminal mode is restored')
+  }
+})
+
+test('under `script`: the command sees a terminal; --no-pty forwards stdin as a pipe instead', () => {
+  const inner = (flags) => `"${process.execPath}" "${CLI}" ${flags} -- sh -c 'tty; [ -t 0 ] && echo stdin-tty || echo stdin-pipe; stty -g >/dev/null 2>&1 && echo has-ctty || echo no-ctty'; stty -g`
+  const before = scriptRun('stty -g')
+  const withPty = scriptRun(inner(''))
+  assert.equal(withPty.status, 0, ctx(withPty))
+  assert.match(withPty.stdout, /\/dev\/console\r*\nstdin-tty\r*\nhas-ctty/, ctx(withPty))
+  const restored = withPty.stdout.trim().split(/\r?\n/).pop()
+  assert.equal(restored, before.stdout.trim(), 'stty -g after the run equals the terminal\'s mode before')
+  const noPty = scriptRun(inner('--no-pty'), { input: '' })
+  assert.equal(noPty.status, 0, ctx(noPty))
+  assert.match(noPty.stdout, /not a tty\r?\nstdin-pipe/, ctx(noPty))
+})
+
+test('a failing command in a pty still restores the terminal and exits with its status', () => {
+  const before = scriptRun('stty -g').stdout.trim()
+  const r = scriptRun(`"${process.execPath}" "${CLI}" -- sh -c 'exit 7'; echo "cli=$?"; stty -g`)
+  const lines = r.stdout.trim().split(/\r?\n/)
+  assert.equal(lines.at(-2), 'cli=7', ctx(r))
+  assert.equal(lines.at(-1), before)
+  const missing = scriptRun(`"${process.execPath}" "${CLI}" -- no-such-command-pty; echo "cli=$?"; stty -g`)
+  const ml = missing.stdout.trim().split(/\r?\n/)
+  assert.equal(ml.at(-2), 'cli=127', ctx(missing))
+  assert.equal(ml.at(-1), before)
+})

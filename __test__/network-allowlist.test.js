@@ -1,0 +1,210 @@
+'use strict'
+// The network allow-list on the real bwrap, offline: test upstreams listen on the host at 127.0.0.2,
+// reachable only because each test lists that address in allowPrivateAddresses (the real carve-out);
+// hosts that must not resolve use the .test and .invalid names, which the proxy refuses before any
+// lookup. No traffic leaves loopback.
+
+const { test, before, after } = require('node:test')
+const assert = require('node:assert/strict')
+const http = require('node:http')
+const net = require('node:net')
+const fs = require('node:fs')
+const path = require('node:path')
+const { execFileSync } = require('node:child_process')
+
+const { spawnSandboxed, startSandboxed, buildSandboxCommand, classifySandboxDenial } = require('..')
+
+const UPSTREAM_HOST = '127.0.0.2'
+let upstream
+let seen = []
+
+before(async () => {
+  upstream = http.createServer((req, res) => {
+    seen.push(req.url)
+    res.end(`hello from upstream ${req.url} host=${req.headers.host}`)
+  })
+  await new Promise((resolve) => upstream.listen(0, UPSTREAM_HOST, resolve))
+})
+after(() => upstream.close())
+
+const port = () => upstream.address().port
+const url = (p) => `http://${UPSTREAM_HOST}:${port()}${p}`
+const allowUpstream = (extra = {}) => ({ network: { allowedDomains: [UPSTREAM_HOST], allowPrivateAddresses: [UPSTREAM_HOST], ...extra } })
+const sh = (script, sandbox, options = {}) => spawnSandboxed(['sh', '-c', script], { sandbox, timeout: 60000, ...options })
+
+test('allowed host: plain HTTP, CONNECT and SOCKS5 (curl), and Python urllib through the proxy variables', async () => {
+  seen = []
+  const script = [
+    `curl -sS ${url('/plain')}; echo`,
+    `curl -sS -p ${url('/tunnel')}; echo`,
+    `curl -sS --proxy "socks5h://127.0.0.1:\${HTTP_PROXY##*:}" ${url('/socks')}; echo`,
+    `python3 -c "import urllib.request; print(urllib.request.urlopen('${url('/python')}').read().decode())"`,
+    'echo "SANDSPAWN_NETWORK=$SANDSPAWN_NETWORK NO_PROXY=$NO_PROXY DISABLED=${SANDSPAWN_NETWORK_DISABLED:-unset}"',
+  ].join('; ')
+  const r = await sh(script, allowUpstream())
+  assert.equal(r.exitCode, 0, r.stderr)
+  for (const p of ['/plain', '/tunnel', '/socks', '/python']) {
+    assert.match(r.stdout, new RegExp(`hello from upstream ${p} host=${UPSTREAM_HOST}:${port()}`))
+  }
+  assert.match(r.stdout, /SANDSPAWN_NETWORK=proxy NO_PROXY=localhost,127.0.0.1,::1 DISABLED=unset/)
+  assert.deepEqual(r.networkDenials, [])
+  assert.deepEqual(seen.sort(), ['/plain', '/python', '/socks', '/tunnel'])
+})
+
+test('a host not on the list: 403 naming sandspawn, counted in networkDenials, classified network_denied', async () => {
+  const r = await sh('curl -sS -i http://evil.test/x; curl -sS http://evil.test/y; curl -sS https://evil.test/', allowUpstream())
+  assert.notEqual(r.exitCode, 0)
+  assert.match(r.stdout, /HTTP\/1.1 403 Forbidden/)
+  assert.match(r.stdout, /x-sandspawn-denied: not_allowed/i)
+  assert.match(r.stdout, /sandspawn: evil.test:80 blocked by the network policy \(not_allowed\)/)
+  assert.match(r.stderr, /CONNECT tunnel failed, response 403/)
+  assert.deepEqual(r.networkDenials, [
+    { host: 'evil.test', port: 80, via: 'http', reason: 'not_allowed', count: 2 },
+    { host: 'evil.test', port: 443, via: 'connect', reason: 'not_allowed', count: 1 },
+  ])
+  assert.equal(r.denial.reason, 'network_denied')
+  assert.equal(r.denial.kind, 'network')
+  assert.equal(r.denial.host, 'evil.test')
+  assert.equal(r.sandboxDenied, true)
+  assert.equal(classifySandboxDenial(r).reason, 'network_denied', 'the public classifier agrees')
+})
+
+test('deniedDomains wins over a wildcard; SOCKS5 refusals are reply 0x02; a private name is refused', async () => {
+  const r = await sh(
+    [
+      'curl -sS https://bad.example.test/ 2>&1',
+      'curl -sS --proxy "socks5h://127.0.0.1:${HTTP_PROXY##*:}" http://other.invalid/ 2>&1',
+      // localhost is allowed by name but resolves to loopback, which is not in allowPrivateAddresses.
+      // (--noproxy '' overrides NO_PROXY, which keeps localhost direct, i.e. the sandbox's own.)
+      `curl -sS --noproxy '' -p http://localhost:${port()}/ 2>&1`,
+      'true',
+    ].join('; '),
+    { network: { allowedDomains: ['*.example.test', 'localhost'], deniedDomains: ['bad.example.test'] } },
+  )
+  assert.match(r.stdout, /CONNECT tunnel failed, response 403/)
+  assert.match(r.stdout, /Can't complete SOCKS5 connection to other.invalid/)
+  assert.deepEqual(
+    r.networkDenials.map((d) => [d.host, d.via, d.reason]),
+    [
+      ['bad.example.test', 'connect', 'denied'],
+      ['other.invalid', 'socks5', 'not_allowed'],
+      ['localhost', 'connect', 'private_address'],
+    ],
+  )
+  assert.equal(r.exitCode, 0)
+  assert.equal(r.denial, null, 'a run that succeeded is not a denial')
+})
+
+test('a connection that ignores the proxy fails without reaching the host; Unix sockets stay blocked', async () => {
+  seen = []
+  const r = await sh(
+    `curl -sS --noproxy '*' ${url('/direct')}; echo "curl=$?"; python3 -c "import socket; socket.socket(socket.AF_UNIX)" 2>&1 | tail -1`,
+    allowUpstream(),
+  )
+  assert.match(r.stdout, /curl=7/)
+  assert.match(r.stdout, /PermissionError: \[Errno 1\] Operation not permitted/)
+  assert.deepEqual(seen, [], 'the upstream saw nothing')
+})
+
+test('malformed requests are refused without crashing or hanging the host', async () => {
+  const py = `
+import os, socket
+port = int(os.environ["HTTP_PROXY"].rsplit(":", 1)[1])
+def talk(data):
+    s = socket.create_connection(("127.0.0.1", port)); s.settimeout(30); s.sendall(data)
+    out = b""
+    try:
+        while True:
+            b = s.recv(65536)
+            if not b: break
+            out += b
+    except Exception as e:
+        out += repr(e).encode()
+    s.close(); return out
+print("garbage", talk(b"\\x16\\x03\\x01\\x00\\xff garbage\\r\\n\\r\\n")[:12])
+print("long", talk(b"GET http://x.test/" + b"a" * 100000 + b" HTTP/1.1\\r\\n\\r\\n")[:12])
+print("socks4", talk(bytes([4, 1, 0, 80, 127, 0, 0, 1, 0])))
+print("port0", talk(b"CONNECT ${UPSTREAM_HOST}:0 HTTP/1.1\\r\\nConnection: close\\r\\n\\r\\n")[:12])
+`
+  const r = await spawnSandboxed(['python3', '-c', py], { sandbox: allowUpstream(), timeout: 60000 })
+  assert.equal(r.exitCode, 0, r.stderr)
+  assert.match(r.stdout, /garbage b'HTTP\/1.1 400'/)
+  assert.match(r.stdout, /long b'(HTTP\/1.1 4\d\d)?'/)
+  assert.match(r.stdout, /socks4 b'\\x00\[\\x00\\x00\\x00\\x00\\x00\\x00'/)
+  assert.match(r.stdout, /port0 b'HTTP\/1.1 403'/)
+  assert.deepEqual(r.networkDenials.map((d) => [d.host, d.port, d.reason]), [[UPSTREAM_HOST, 0, 'malformed']])
+  // The host process still serves the next run.
+  assert.equal((await sh(`curl -sS ${url('/after')}`, allowUpstream())).exitCode, 0)
+})
+
+test('the proxy port is not reachable from other host processes, and is gone after the run', async () => {
+  let out = ''
+  const child = await startSandboxed(['sh', '-c', 'echo "port=${HTTP_PROXY##*:}"; sleep 30'], {
+    sandbox: allowUpstream(),
+    onOutput: (c) => (out += c.data.toString()),
+  })
+  while (!/port=\d+/.test(out)) await new Promise((r) => setTimeout(r, 10))
+  const proxyPort = Number(out.match(/port=(\d+)/)[1])
+  // From the host: either nothing listens there, or it is some other service, never our proxy.
+  const reply = await new Promise((resolve) => {
+    const s = net.connect(proxyPort, '127.0.0.1')
+    let got = ''
+    s.on('connect', () => s.write('GET http://evil.test/ HTTP/1.1\r\nHost: evil.test\r\nConnection: close\r\n\r\n'))
+    s.on('data', (d) => (got += d))
+    s.on('error', (e) => resolve(e.code))
+    s.on('close', () => resolve(got))
+    s.setTimeout(5000, () => s.destroy())
+  })
+  assert.doesNotMatch(String(reply), /sandspawn/i, 'the host reached the proxy')
+  child.kill('SIGKILL')
+  const r = await child.wait()
+  assert.deepEqual(r.networkDenials, [], 'the host attempt was not served by the run')
+})
+
+test('nothing is left behind: no descriptor growth over many runs', async () => {
+  const fds = () => fs.readdirSync('/proc/self/fd').length
+  await sh(`curl -sS ${url('/warm')}`, allowUpstream())
+  const before = fds()
+  for (let i = 0; i < 60; i++) {
+    const r = await sh(`curl -sS ${url('/loop')} -o /dev/null; curl -sS -p ${url('/loop')} -o /dev/null; curl -sS http://evil.test/ -o /dev/null; true`, allowUpstream())
+    assert.equal(r.exitCode, 0, r.stderr)
+    assert.equal(r.networkDenials.length, 1)
+  }
+  // Node's own handles come and go (the upstream's sockets close asynchronously): allow slack, not growth.
+  await new Promise((r) => setTimeout(r, 200))
+  assert.ok(fds() <= before + 4, `descriptors grew from ${before} to ${fds()}`)
+})
+
+test('options: validation, danger-full-access, and self-contained plans', async () => {
+  const bad = async (network, field) => {
+    await assert.rejects(spawnSandboxed(['true'], { sandbox: { network } }), (e) => e.code === 'ERR_SANDBOX_INVALID_OPTIONS' && e.message.startsWith(field))
+  }
+  await bad({ allowedDomains: ['*'] }, 'options.sandbox.network.allowedDomains[0]')
+  await bad({ allowedDomains: ['ok.test', '*.com'] }, 'options.sandbox.network.allowedDomains[1]')
+  await bad({ allowedDomains: ['x.test:443'] }, 'options.sandbox.network.allowedDomains[0]')
+  await bad({ allowedDomains: ['https://x.test'] }, 'options.sandbox.network.allowedDomains[0]')
+  await bad({ allowedDomains: ['bücher.de'] }, 'options.sandbox.network.allowedDomains[0]')
+  await bad({ allowedDomains: [], allowPrivateAddresses: ['lan'] }, 'options.sandbox.network.allowPrivateAddresses[0]')
+  await bad({ deniedDomains: [] }, 'options.sandbox.network.allowedDomains')
+  await assert.rejects(
+    spawnSandboxed(['true'], { sandbox: { mode: 'danger-full-access', network: { allowedDomains: [] } } }),
+    (e) => e.code === 'ERR_SANDBOX_INVALID_OPTIONS' && /danger-full-access/.test(e.message),
+  )
+  assert.throws(() => buildSandboxCommand(['true'], { sandbox: allowUpstream() }), (e) => e.code === 'ERR_SANDBOX_UNSUPPORTED' && /spawnSandboxed/.test(e.message))
+  assert.throws(() => buildSandboxCommand(['true'], { sandbox: allowUpstream(), platform: 'darwin' }), (e) => e.code === 'ERR_SANDBOX_UNSUPPORTED' && /macOS/.test(e.message))
+  const none = await sh('curl -sS http://any.test/ -o /dev/null; true', { network: { allowedDomains: [] } })
+  assert.deepEqual(none.networkDenials, [{ host: 'any.test', port: 80, via: 'http', reason: 'not_allowed', count: 1 }], '[] still reports by name')
+  assert.deepEqual((await spawnSandboxed(['true'])).networkDenials, [], 'always present')
+})
+
+test('CLI: --allow-domain / --deny-domain', () => {
+  const bin = path.join(__dirname, '..', 'bin', 'sandspawn.js')
+  let out
+  try {
+    execFileSync(process.execPath, [bin, '--allow-domain', UPSTREAM_HOST, '--deny-domain', 'evil.test', '--', 'curl', '-sSf', 'http://evil.test/'], { encoding: 'utf8', stdio: 'pipe' })
+    assert.fail('curl should fail')
+  } catch (e) {
+    out = e.stderr
+  }
+  assert.match(out, /the network policy refused evil.test/)
+})

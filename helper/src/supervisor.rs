@@ -1,0 +1,185 @@
+//! The Landlock mode's supervisor: without a PID namespace nothing ends the command's tree for us,
+//! so the helper stays as its parent. It is a child subreaper, so every orphan of the tree
+//! (`setsid` daemons, double forks) is re-parented to it rather than to init; it stays outside the
+//! Landlock domain, so the command cannot ptrace it (and, from ABI 6, not signal it either).
+//!
+//! It forwards the signals the runner sends it (the runner's `signal_tree`) to every descendant,
+//! and it kills the whole tree when the command ends, or when the runner closes the control
+//! descriptor (force kill, or the runner died). Then it exits as the command did.
+
+use sandspawn_helper::protocol::LandlockSteps;
+use sandspawn_helper::report::Failure;
+
+use crate::confine;
+
+/// Signals forwarded to the tree (SIGCHLD is ours; SIGKILL/SIGSTOP cannot be caught).
+const FORWARD: [i32; 9] = [libc::SIGHUP, libc::SIGINT, libc::SIGQUIT, libc::SIGUSR1, libc::SIGUSR2, libc::SIGALRM, libc::SIGTERM, libc::SIGWINCH, libc::SIGCONT];
+
+/// Fork the command (confined by `confine`, then `exec`), supervise it, exit as it did.
+pub fn run(ll: &LandlockSteps, report_fd: Option<i32>, command: &[std::ffi::OsString]) -> ! {
+    let prepared = match confine::prepare(ll) {
+        Ok(p) => p,
+        Err(f) => crate::fail(report_fd, f),
+    };
+    if unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) } != 0 {
+        let e = crate::last_errno();
+        crate::fail(report_fd, Failure { stage: sandspawn_helper::report::Stage::Setup, errno: e, message: format!("prctl(PR_SET_CHILD_SUBREAPER) failed: {}", crate::describe(e)) });
+    }
+    let mut set: libc::sigset_t = unsafe { std::mem::zeroed() };
+    let mut old: libc::sigset_t = unsafe { std::mem::zeroed() };
+    unsafe {
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGCHLD);
+        for s in FORWARD {
+            libc::sigaddset(&mut set, s);
+        }
+        libc::sigprocmask(libc::SIG_BLOCK, &set, &mut old);
+    }
+    let sfd = unsafe { libc::signalfd(-1, &set, libc::SFD_CLOEXEC | libc::SFD_NONBLOCK) };
+    if let Some(fd) = ll.control_fd {
+        unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
+    }
+    if sfd < 0 {
+        let e = crate::last_errno();
+        crate::fail(report_fd, Failure { stage: sandspawn_helper::report::Stage::Setup, errno: e, message: format!("signalfd failed: {}", crate::describe(e)) });
+    }
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        let e = crate::last_errno();
+        crate::fail(report_fd, Failure { stage: sandspawn_helper::report::Stage::Setup, errno: e, message: format!("fork failed: {}", crate::describe(e)) });
+    }
+    if pid == 0 {
+        // The command's process: the signal mask survives exec, so restore the one we were given.
+        unsafe { libc::sigprocmask(libc::SIG_SETMASK, &old, std::ptr::null_mut()) };
+        if let Some(fd) = ll.control_fd {
+            unsafe { libc::close(fd) };
+        }
+        if let Err(f) = confine::apply(&prepared) {
+            crate::fail(report_fd, f);
+        }
+        let failure = crate::exec(command);
+        crate::fail(report_fd, failure);
+    }
+    confine::close(&prepared);
+    if let Some(fd) = report_fd {
+        unsafe { libc::close(fd) };
+    }
+    let status = supervise(pid, sfd, ll.control_fd);
+    kill_tree();
+    exit_like(status)
+}
+
+/// Wait for the command, forwarding signals; returns its wait status.
+fn supervise(command: i32, sfd: i32, control: Option<i32>) -> i32 {
+    let mut status: Option<i32> = None;
+    let mut control = control;
+    loop {
+        let mut fds = [libc::pollfd { fd: sfd, events: libc::POLLIN, revents: 0 }, libc::pollfd { fd: control.unwrap_or(-1), events: libc::POLLIN, revents: 0 }];
+        let n = unsafe { libc::poll(fds.as_mut_ptr(), 2, -1) };
+        if n < 0 {
+            continue; // EINTR
+        }
+        if fds[1].revents != 0 {
+            let mut buf = [0u8; 64];
+            let r = unsafe { libc::read(fds[1].fd, buf.as_mut_ptr().cast(), buf.len()) };
+            if r <= 0 {
+                // The runner closed its end (force kill) or is gone: end the tree now.
+                kill_tree_once();
+                control = None;
+            }
+        }
+        if fds[0].revents != 0 {
+            let mut info: libc::signalfd_siginfo = unsafe { std::mem::zeroed() };
+            let size = std::mem::size_of::<libc::signalfd_siginfo>();
+            while unsafe { libc::read(sfd, (&mut info as *mut libc::signalfd_siginfo).cast(), size) } == size as isize {
+                let sig = info.ssi_signo as i32;
+                if sig != libc::SIGCHLD {
+                    for p in descendants() {
+                        unsafe { libc::kill(p, sig) };
+                    }
+                }
+            }
+        }
+        // Reap whatever has exited: the command, and orphans re-parented to us.
+        loop {
+            let mut st = 0;
+            let p = unsafe { libc::waitpid(-1, &mut st, libc::WNOHANG) };
+            if p <= 0 {
+                break;
+            }
+            if p == command {
+                status = Some(st);
+            }
+        }
+        if let Some(st) = status {
+            return st;
+        }
+    }
+}
+
+/// Every live descendant of this process, from `/proc/*/stat` parent links.
+fn descendants() -> Vec<i32> {
+    let me = unsafe { libc::getpid() };
+    let mut links: Vec<(i32, i32)> = Vec::new();
+    if let Ok(dir) = std::fs::read_dir("/proc") {
+        for e in dir.flatten() {
+            let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else { continue };
+            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
+            let Some(close) = stat.rfind(')') else { continue };
+            let ppid = stat[close + 1..].split_whitespace().nth(1).and_then(|p| p.parse::<i32>().ok());
+            if let Some(ppid) = ppid {
+                links.push((pid, ppid));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    let mut frontier = vec![me];
+    while let Some(parent) = frontier.pop() {
+        for &(pid, ppid) in &links {
+            if ppid == parent && !out.contains(&pid) {
+                out.push(pid);
+                frontier.push(pid);
+            }
+        }
+    }
+    out
+}
+
+fn kill_tree_once() {
+    for p in descendants() {
+        unsafe { libc::kill(p, libc::SIGKILL) };
+    }
+}
+
+/// SIGKILL every descendant and reap until none is left: processes forked meanwhile are orphaned
+/// to us when their parents die and are found by the next round.
+fn kill_tree() {
+    loop {
+        kill_tree_once();
+        let mut st = 0;
+        let p = unsafe { libc::waitpid(-1, &mut st, 0) };
+        if p < 0 && crate::last_errno() == libc::ECHILD {
+            return;
+        }
+    }
+}
+
+/// Exit with the command's status: its exit code, or the signal that ended it (raised on
+/// ourselves with the default action, and no core file of ours).
+fn exit_like(status: i32) -> ! {
+    if libc::WIFSIGNALED(status) {
+        let sig = libc::WTERMSIG(status);
+        unsafe {
+            let none = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+            libc::setrlimit(libc::RLIMIT_CORE, &none);
+            libc::signal(sig, libc::SIG_DFL);
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            libc::sigaddset(&mut set, sig);
+            libc::sigprocmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+            libc::kill(libc::getpid(), sig);
+        }
+        std::process::exit(128 + sig);
+    }
+    std::process::exit(libc::WEXITSTATUS(status))
+}

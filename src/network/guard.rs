@@ -1,0 +1,137 @@
+//! The address guard: which addresses the proxy refuses to dial although the host name was allowed.
+//!
+//! An allowed name can resolve anywhere (DNS rebinding, a hostile `*.example.com` record), so the
+//! proxy resolves once, drops every address below, and dials exactly the addresses that passed. The
+//! IPv4 rules apply to IPv4 embedded in IPv6 too (mapped `::ffff:`, compatible, NAT64
+//! `64:ff9b::/96`, 6to4 `2002::/16`): `[::ffff:127.0.0.1]` is loopback.
+
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+
+/// `true` when `addr` must not be dialled without an `allowPrivateAddresses` entry. `own` holds the
+/// host's own interface addresses (a service bound to the host's LAN address is the host too).
+pub fn refused(addr: IpAddr, own: &[IpAddr]) -> bool {
+    if own.contains(&addr) {
+        return true;
+    }
+    match addr {
+        IpAddr::V4(a) => refused_v4(a),
+        IpAddr::V6(a) => match embedded_v4(a) {
+            Some(v4) => refused_v4(v4) || own.contains(&IpAddr::V4(v4)),
+            None => refused_v6(a),
+        },
+    }
+}
+
+fn in_v4(a: Ipv4Addr, net: [u8; 4], prefix: u32) -> bool {
+    let mask = if prefix == 0 { 0 } else { u32::MAX << (32 - prefix) };
+    (u32::from(a) & mask) == (u32::from(Ipv4Addr::from(net)) & mask)
+}
+
+fn refused_v4(a: Ipv4Addr) -> bool {
+    const RANGES: &[([u8; 4], u32)] = &[
+        ([0, 0, 0, 0], 8),         // "this network", unspecified
+        ([10, 0, 0, 0], 8),        // RFC 1918
+        ([100, 64, 0, 0], 10),     // CGNAT (Alibaba's metadata 100.100.100.200 is inside)
+        ([127, 0, 0, 0], 8),       // loopback
+        ([169, 254, 0, 0], 16),    // link-local (AWS/GCP/Azure metadata 169.254.169.254)
+        ([172, 16, 0, 0], 12),     // RFC 1918
+        ([192, 0, 0, 0], 24),      // IETF protocol assignments (Oracle metadata 192.0.0.192)
+        ([192, 168, 0, 0], 16),    // RFC 1918
+        ([198, 18, 0, 0], 15),     // benchmarking, used by some as internal space
+        ([224, 0, 0, 0], 4),       // multicast
+        ([240, 0, 0, 0], 4),       // reserved, broadcast
+        ([168, 63, 129, 16], 32),  // Azure's wire server (metadata, public address)
+    ];
+    RANGES.iter().any(|(net, prefix)| in_v4(a, *net, *prefix))
+}
+
+/// The IPv4 address an IPv6 address carries, for the forms that route to it.
+fn embedded_v4(a: Ipv6Addr) -> Option<Ipv4Addr> {
+    let s = a.segments();
+    let tail = Ipv4Addr::new((s[6] >> 8) as u8, s[6] as u8, (s[7] >> 8) as u8, s[7] as u8);
+    if let Some(v4) = a.to_ipv4_mapped() {
+        return Some(v4);
+    }
+    // IPv4-compatible (deprecated) `::a.b.c.d`, but not `::` and `::1` themselves.
+    if s[..6] == [0; 6] && u32::from(tail) > 1 {
+        return Some(tail);
+    }
+    // NAT64 well-known prefix.
+    if s[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
+        return Some(tail);
+    }
+    // 6to4: 2002:AABB:CCDD::/48 routes to AA.BB.CC.DD.
+    if s[0] == 0x2002 {
+        return Some(Ipv4Addr::new((s[1] >> 8) as u8, s[1] as u8, (s[2] >> 8) as u8, s[2] as u8));
+    }
+    None
+}
+
+fn refused_v6(a: Ipv6Addr) -> bool {
+    let s0 = a.segments()[0];
+    a.is_unspecified()
+        || a.is_loopback()
+        || (s0 & 0xffc0) == 0xfe80 // link-local
+        || (s0 & 0xffc0) == 0xfec0 // site-local (deprecated)
+        || (s0 & 0xfe00) == 0xfc00 // unique local (AWS metadata fd00:ec2::254 is inside)
+        || (s0 & 0xff00) == 0xff00 // multicast
+        || a.segments()[..2] == [0x64, 0xff9b] && a.segments()[2..6] != [0, 0, 0, 0] // local-use NAT64 64:ff9b:1::/48
+}
+
+/// The host's own interface addresses (best effort: none when they cannot be listed).
+pub fn own_addresses() -> Vec<IpAddr> {
+    let Ok(addrs) = nix::ifaddrs::getifaddrs() else {
+        return Vec::new();
+    };
+    let mut out: Vec<IpAddr> = addrs
+        .filter_map(|ifa| ifa.address)
+        .filter_map(|a| {
+            if let Some(v4) = a.as_sockaddr_in() {
+                Some(IpAddr::V4(v4.ip()))
+            } else {
+                a.as_sockaddr_in6().map(|v6| IpAddr::V6(v6.ip()))
+            }
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn r(s: &str) -> bool {
+        refused(s.parse().unwrap(), &[])
+    }
+
+    #[test]
+    fn refuses_internal_ipv4() {
+        for a in ["127.0.0.1", "127.255.0.9", "0.0.0.0", "10.1.2.3", "172.16.0.1", "172.31.255.255", "192.168.1.1", "169.254.169.254", "100.64.0.1", "100.100.100.200", "224.0.0.1", "255.255.255.255", "192.0.0.192", "168.63.129.16"] {
+            assert!(r(a), "{a}");
+        }
+        for a in ["1.1.1.1", "8.8.8.8", "172.32.0.1", "100.128.0.1", "203.0.113.10", "192.0.2.1", "93.184.216.34"] {
+            assert!(!r(a), "{a}");
+        }
+    }
+
+    #[test]
+    fn refuses_internal_ipv6_and_embedded_ipv4() {
+        for a in ["::", "::1", "fe80::1", "fd00:ec2::254", "fc00::1", "ff02::1", "fec0::1", "::ffff:127.0.0.1", "::ffff:10.0.0.1", "::127.0.0.1", "64:ff9b::a9fe:a9fe", "64:ff9b:1::1", "2002:7f00:1::", "2002:a9fe:a9fe::1"] {
+            assert!(r(a), "{a}");
+        }
+        for a in ["2001:db8::10", "2606:4700::1111", "::ffff:1.1.1.1", "64:ff9b::101:101", "2002:101:101::1"] {
+            assert!(!r(a), "{a}");
+        }
+    }
+
+    #[test]
+    fn refuses_the_hosts_own_addresses() {
+        let own: Vec<IpAddr> = vec!["203.0.113.7".parse().unwrap()];
+        assert!(refused("203.0.113.7".parse().unwrap(), &own));
+        assert!(refused("::ffff:203.0.113.7".parse().unwrap(), &own));
+        assert!(!refused("203.0.113.8".parse().unwrap(), &own));
+        assert!(own_addresses().iter().any(|a| a.is_loopback()), "lo is listed");
+    }
+}

@@ -1,0 +1,14 @@
+//! The network allow-list (`SandboxPolicy.network` as a `NetworkPolicy`): its option (`policy`),
+//! the canonical form of hosts (`host`), the address guard (`guard`), the per-run proxy (`proxy`),
+//! what it refused (`denials`), and the host half of the bridge that brings the proxy's listener
+//! out of the sandbox (`bridge`; the in-sandbox half is the helper's `--net-listen` step).
+
+pub mod bridge;
+pub mod denials;
+pub mod guard;
+pub mod host;
+pub mod policy;
+pub mod proxy;
+
+pub use denials::NetworkDenial;
+pub use policy::NetworkPolicy;

@@ -1,0 +1,286 @@
+//! `SandboxPolicy.network` as a `NetworkPolicy` object: parsed and validated here (the policy
+//! module only hands the value over), and the per-host decision the proxy asks for.
+//!
+//! Matching (API.md): case-insensitive, trailing dot ignored; `*.x.y` matches strict subdomains
+//! only; IP literals only by exact entry; `deniedDomains` is checked first and wins. Entries that
+//! would mean more than the user probably wants (`*`, `*.com`), that cannot match what clients send
+//! (non-ASCII: clients send punycode) or that carry a port or scheme are errors, not guesses.
+
+use std::net::IpAddr;
+
+use ipnet::IpNet;
+use serde::Serialize;
+use serde_json::Value;
+
+use super::host::{canonical_ip, valid_label, Host};
+use crate::error::{Result, SandboxError};
+use crate::options::describe;
+
+/// One entry of `allowedDomains` / `deniedDomains`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Pattern {
+    /// This host exactly.
+    Exact(String),
+    /// Strict subdomains of this host (`*.github.com` is stored as `github.com`).
+    Subdomains(String),
+    /// This address exactly.
+    Ip(IpAddr),
+}
+
+impl Pattern {
+    fn matches(&self, host: &Host) -> bool {
+        match (self, host) {
+            (Pattern::Exact(p), Host::Name(n)) => p == n,
+            (Pattern::Subdomains(p), Host::Name(n)) => n.len() > p.len() + 1 && n.ends_with(p.as_str()) && n.as_bytes()[n.len() - p.len() - 1] == b'.',
+            (Pattern::Ip(p), Host::Ip(a)) => p == a,
+            _ => false,
+        }
+    }
+}
+
+/// A validated `NetworkPolicy`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NetworkPolicy {
+    pub allowed_domains: Vec<Pattern>,
+    pub denied_domains: Vec<Pattern>,
+    /// Addresses the proxy may dial although the address guard would refuse them.
+    #[serde(serialize_with = "nets_as_strings")]
+    pub allow_private_addresses: Vec<IpNet>,
+}
+
+fn nets_as_strings<S: serde::Serializer>(nets: &[IpNet], s: S) -> std::result::Result<S::Ok, S::Error> {
+    s.collect_seq(nets.iter().map(|n| n.to_string()))
+}
+
+/// Why the proxy refused a request (`networkDenials[].reason`, `X-Sandspawn-Denied`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Refusal {
+    NotAllowed,
+    Denied,
+    PrivateAddress,
+    Malformed,
+}
+
+impl Refusal {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Refusal::NotAllowed => "not_allowed",
+            Refusal::Denied => "denied",
+            Refusal::PrivateAddress => "private_address",
+            Refusal::Malformed => "malformed",
+        }
+    }
+
+    /// The sentence a 403 body gives, so an agent can tell a policy block from an outage.
+    pub fn explain(self) -> &'static str {
+        match self {
+            Refusal::NotAllowed => "the host is not in allowedDomains",
+            Refusal::Denied => "the host matches deniedDomains",
+            Refusal::PrivateAddress => {
+                "the host is or resolves to a loopback, private, link-local, multicast or metadata address (allowPrivateAddresses can permit it)"
+            }
+            Refusal::Malformed => "the request does not name a valid host and port",
+        }
+    }
+}
+
+impl NetworkPolicy {
+    /// `None` when the policy allows `host` (before the address guard), else why not.
+    pub fn check(&self, host: &Host) -> Option<Refusal> {
+        if self.denied_domains.iter().any(|p| p.matches(host)) {
+            Some(Refusal::Denied)
+        } else if self.allowed_domains.iter().any(|p| p.matches(host)) {
+            None
+        } else {
+            Some(Refusal::NotAllowed)
+        }
+    }
+
+    /// `true` when the user listed `addr` in `allowPrivateAddresses`.
+    pub fn private_allowed(&self, addr: IpAddr) -> bool {
+        let addr = canonical_ip(addr);
+        self.allow_private_addresses.iter().any(|n| n.contains(&addr))
+    }
+
+    /// Parse `value` (the object given as `sandbox.network`); `option` names it in errors.
+    pub fn parse(option: &str, value: &Value) -> Result<NetworkPolicy> {
+        let Value::Object(map) = value else {
+            return Err(SandboxError::invalid(option, format!("must be a boolean or a NetworkPolicy object, got {}", describe(value))));
+        };
+        const FIELDS: [&str; 3] = ["allowedDomains", "deniedDomains", "allowPrivateAddresses"];
+        if let Some(unknown) = map.keys().find(|k| !FIELDS.contains(&k.as_str())) {
+            return Err(SandboxError::invalid(&format!("{option}.{unknown}"), format!("unknown field (known fields: {})", FIELDS.join(", "))));
+        }
+        let list = |name: &str, required: bool| -> Result<Vec<(String, String)>> {
+            let field = format!("{option}.{name}");
+            match map.get(name).filter(|v| !v.is_null()) {
+                None if required => Err(SandboxError::invalid(&field, "is required (an array of host names; [] allows nothing but reports every attempt)")),
+                None => Ok(Vec::new()),
+                Some(Value::Array(items)) => items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| match v {
+                        Value::String(s) => Ok((format!("{field}[{i}]"), s.clone())),
+                        other => Err(SandboxError::invalid(&format!("{field}[{i}]"), format!("must be a string, got {}", describe(other)))),
+                    })
+                    .collect(),
+                Some(v) => Err(SandboxError::invalid(&field, format!("must be an array of strings, got {}", describe(v)))),
+            }
+        };
+        let patterns = |name: &str, required: bool| -> Result<Vec<Pattern>> {
+            list(name, required)?.iter().map(|(field, s)| parse_pattern(s).map_err(|m| SandboxError::invalid(field, m))).collect()
+        };
+        Ok(NetworkPolicy {
+            allowed_domains: patterns("allowedDomains", true)?,
+            denied_domains: patterns("deniedDomains", false)?,
+            allow_private_addresses: list("allowPrivateAddresses", false)?
+                .iter()
+                .map(|(field, s)| parse_net(s).map_err(|m| SandboxError::invalid(field, m)))
+                .collect::<Result<_>>()?,
+        })
+    }
+}
+
+fn parse_pattern(s: &str) -> std::result::Result<Pattern, String> {
+    let shown = describe(&Value::String(s.to_string()));
+    if s.is_empty() {
+        return Err("is an empty string".into());
+    }
+    if !s.is_ascii() {
+        return Err(format!("{shown} is not ASCII; write the name in its punycode form (xn--...), which is what clients send"));
+    }
+    if s.contains("://") {
+        return Err(format!("{shown} has a scheme; give the host name only (e.g. 'registry.npmjs.org')"));
+    }
+    if s.contains('/') {
+        return Err(format!("{shown} has a path or a CIDR; give a host name or a single address (address ranges go in allowPrivateAddresses)"));
+    }
+    if let Some(rest) = s.strip_prefix("*.") {
+        let host = rest.strip_suffix('.').unwrap_or(rest).to_ascii_lowercase();
+        let labels: Vec<&str> = host.split('.').collect();
+        if rest.contains('*') || !labels.iter().all(|l| valid_label(l)) {
+            return Err(format!("{shown} is not a valid wildcard ('*.' followed by a host name, e.g. '*.github.com')"));
+        }
+        if labels.len() < 2 {
+            return Err(format!("{shown} is too broad: a wildcard must name at least two labels after '*.' (e.g. '*.github.com')"));
+        }
+        if matches!(Host::parse(&host), Some(Host::Ip(_))) {
+            return Err(format!("{shown}: IP addresses are matched only by exact entry, never by wildcard"));
+        }
+        return Ok(Pattern::Subdomains(host));
+    }
+    if s.contains('*') {
+        return Err(format!("{shown}: '*' is only allowed as a leading '*.' (subdomains of a name); '*' alone would allow everything (use network: true)"));
+    }
+    let bracketed = s.starts_with('[') && s.ends_with(']');
+    if !bracketed && s.contains(':') && s.parse::<std::net::Ipv6Addr>().is_err() {
+        return Err(format!("{shown} has a port; give the host name only (every port of an allowed host is allowed)"));
+    }
+    match Host::parse(s) {
+        Some(Host::Name(n)) => Ok(Pattern::Exact(n)),
+        Some(Host::Ip(a)) => Ok(Pattern::Ip(a)),
+        None => Err(format!("{shown} is not a valid host name or IP address")),
+    }
+}
+
+fn parse_net(s: &str) -> std::result::Result<IpNet, String> {
+    let shown = describe(&Value::String(s.to_string()));
+    let unbracketed = s.strip_prefix('[').and_then(|r| r.strip_suffix(']')).unwrap_or(s);
+    if let Ok(a) = unbracketed.parse::<IpAddr>() {
+        return Ok(IpNet::from(canonical_ip(a)));
+    }
+    match unbracketed.parse::<IpNet>() {
+        Ok(n) => Ok(match n {
+            IpNet::V6(v6) if v6.prefix_len() >= 96 && v6.addr().to_ipv4_mapped().is_some() => {
+                IpNet::new(IpAddr::V4(v6.addr().to_ipv4_mapped().expect("checked")), v6.prefix_len() - 96).expect("prefix in range").trunc()
+            }
+            n => n.trunc(),
+        }),
+        Err(_) => Err(format!("{shown} is not an IP address or CIDR range (e.g. '10.0.0.5', '192.168.0.0/16', '[fd00::1]')")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn policy(v: Value) -> NetworkPolicy {
+        NetworkPolicy::parse("sandbox.network", &v).unwrap()
+    }
+
+    fn err(v: Value) -> String {
+        let e = NetworkPolicy::parse("sandbox.network", &v).unwrap_err();
+        assert_eq!(e.code, crate::ErrorCode::InvalidOptions);
+        e.message
+    }
+
+    fn check(p: &NetworkPolicy, host: &str) -> Option<Refusal> {
+        p.check(&Host::parse(host).unwrap())
+    }
+
+    #[test]
+    fn matching_rules() {
+        let p = policy(json!({"allowedDomains": ["Registry.npmjs.org.", "*.github.com", "1.2.3.4", "[2001:db8::1]"], "deniedDomains": ["gist.github.com"]}));
+        assert_eq!(check(&p, "registry.npmjs.org"), None);
+        assert_eq!(check(&p, "REGISTRY.NPMJS.ORG."), None);
+        assert_eq!(check(&p, "npmjs.org"), Some(Refusal::NotAllowed));
+        assert_eq!(check(&p, "evilregistry.npmjs.org"), Some(Refusal::NotAllowed));
+        assert_eq!(check(&p, "api.github.com"), None);
+        assert_eq!(check(&p, "a.b.github.com"), None);
+        assert_eq!(check(&p, "github.com"), Some(Refusal::NotAllowed), "apex not covered by *.");
+        assert_eq!(check(&p, "evilgithub.com"), Some(Refusal::NotAllowed));
+        assert_eq!(check(&p, "gist.github.com"), Some(Refusal::Denied), "denied wins over the wildcard");
+        assert_eq!(check(&p, "1.2.3.4"), None);
+        assert_eq!(check(&p, "[::ffff:1.2.3.4]"), None, "mapped form is the same address");
+        assert_eq!(check(&p, "1.2.3.5"), Some(Refusal::NotAllowed));
+        assert_eq!(check(&p, "[2001:db8::1]"), None);
+        assert_eq!(check(&p, "2001:db8:0::1"), None);
+        let none = policy(json!({"allowedDomains": []}));
+        assert_eq!(check(&none, "example.com"), Some(Refusal::NotAllowed));
+    }
+
+    #[test]
+    fn validation_names_the_entry() {
+        for (v, field, needle) in [
+            (json!({}), "sandbox.network.allowedDomains", "required"),
+            (json!({"allowedDomains": "x.com"}), "sandbox.network.allowedDomains", "array"),
+            (json!({"allowedDomains": [1]}), "sandbox.network.allowedDomains[0]", "string"),
+            (json!({"allowedDomains": ["*"]}), "sandbox.network.allowedDomains[0]", "allow everything"),
+            (json!({"allowedDomains": ["ok.com", "*.com"]}), "sandbox.network.allowedDomains[1]", "too broad"),
+            (json!({"allowedDomains": ["a.*.com"]}), "sandbox.network.allowedDomains[0]", "leading"),
+            (json!({"allowedDomains": ["bücher.de"]}), "sandbox.network.allowedDomains[0]", "punycode"),
+            (json!({"allowedDomains": ["https://x.com"]}), "sandbox.network.allowedDomains[0]", "scheme"),
+            (json!({"allowedDomains": ["x.com:443"]}), "sandbox.network.allowedDomains[0]", "port"),
+            (json!({"allowedDomains": ["x.com/path"]}), "sandbox.network.allowedDomains[0]", "path"),
+            (json!({"allowedDomains": [""]}), "sandbox.network.allowedDomains[0]", "empty"),
+            (json!({"allowedDomains": ["a b.com"]}), "sandbox.network.allowedDomains[0]", "not a valid host"),
+            (json!({"allowedDomains": ["*.1.2.3.4"]}), "sandbox.network.allowedDomains[0]", "exact entry"),
+            (json!({"allowedDomains": [], "deniedDomains": ["*"]}), "sandbox.network.deniedDomains[0]", "allow"),
+            (json!({"allowedDomains": [], "allowPrivateAddresses": ["localhost"]}), "sandbox.network.allowPrivateAddresses[0]", "CIDR"),
+            (json!({"allowedDomains": [], "allowPrivateAddresses": ["10.0.0.0/33"]}), "sandbox.network.allowPrivateAddresses[0]", "CIDR"),
+            (json!({"allowedDomains": [], "allowedDomain": []}), "sandbox.network.allowedDomain", "unknown field"),
+        ] {
+            let m = err(v.clone());
+            assert!(m.starts_with(&format!("options.{field}:")) && m.contains(needle), "{v}: {m}");
+        }
+        assert!(err(json!("yes")).contains("boolean or a NetworkPolicy"));
+    }
+
+    #[test]
+    fn private_address_carve_outs() {
+        let p = policy(json!({"allowedDomains": [], "allowPrivateAddresses": ["127.0.0.2", "10.1.0.0/16", "[::1]", "::ffff:192.168.1.0/120"]}));
+        assert!(p.private_allowed("127.0.0.2".parse().unwrap()));
+        assert!(!p.private_allowed("127.0.0.1".parse().unwrap()));
+        assert!(p.private_allowed("10.1.200.3".parse().unwrap()));
+        assert!(p.private_allowed("::ffff:10.1.0.1".parse().unwrap()));
+        assert!(p.private_allowed("::1".parse().unwrap()));
+        assert!(p.private_allowed("192.168.1.77".parse().unwrap()));
+        assert!(!p.private_allowed("192.168.2.1".parse().unwrap()));
+        let shown = serde_json::to_value(&p).unwrap();
+        assert_eq!(shown["allowPrivateAddresses"], json!(["127.0.0.2/32", "10.1.0.0/16", "::1/128", "192.168.1.0/24"]));
+    }
+}

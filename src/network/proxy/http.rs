@@ -1,0 +1,169 @@
+//! HTTP/1.1 on the proxy port, parsed by hyper: `CONNECT host:port` tunnels, and absolute-form
+//! requests (`GET http://host/path`) forwarded one by one. The policy is checked per request, so a
+//! keep-alive connection cannot switch to a denied host after an allowed one. Forwarded requests
+//! are rebuilt from the parsed URI (origin-form path, `Host` from the authority, hop-by-hop headers
+//! dropped), so what the upstream sees is what the policy checked.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::{combinators::BoxBody, BodyExt, Empty, Full};
+use hyper::body::Incoming;
+use hyper::header::{HeaderMap, HeaderName, HeaderValue, CONNECTION, CONTENT_TYPE, HOST};
+use hyper::service::service_fn;
+use hyper::{Method, Request, Response, StatusCode, Uri};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::net::TcpStream;
+
+use super::dial::{dial, DialError};
+use super::Context;
+use crate::network::denials::Via;
+use crate::network::host::{sanitize, Host};
+use crate::network::policy::Refusal;
+
+/// Request line plus headers (Codex uses the same cap); larger is refused by hyper with 431.
+const MAX_HEADER_BYTES: usize = 64 * 1024;
+/// A client that sends its headers slower than this is disconnected (slowloris).
+const HEADER_TIMEOUT: Duration = Duration::from_secs(30);
+
+type Body = BoxBody<Bytes, hyper::Error>;
+
+pub async fn serve(stream: TcpStream, ctx: Arc<Context>) {
+    let svc = {
+        let ctx = ctx.clone();
+        service_fn(move |req| handle(req, ctx.clone()))
+    };
+    let conn = hyper::server::conn::http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(HEADER_TIMEOUT)
+        .max_buf_size(MAX_HEADER_BYTES)
+        .serve_connection(TokioIo::new(stream), svc)
+        .with_upgrades();
+    let _ = conn.await;
+}
+
+async fn handle(req: Request<Incoming>, ctx: Arc<Context>) -> Result<Response<Body>, Infallible> {
+    if req.method() == Method::CONNECT {
+        return Ok(connect(req, ctx).await);
+    }
+    Ok(forward(req, ctx).await)
+}
+
+/// `(host, port)` of an authority, or the text to report when it is not valid.
+fn target(uri: &Uri, default_port: Option<u16>) -> Result<(Host, u16), (String, u16)> {
+    let Some(auth) = uri.authority() else {
+        return Err((String::new(), 0));
+    };
+    let port = auth.port_u16().or(default_port).unwrap_or(0);
+    match Host::parse(auth.host()) {
+        Some(h) if port != 0 => Ok((h, port)),
+        Some(h) => Err((h.display(), port)),
+        None => Err((sanitize(auth.host()), port)),
+    }
+}
+
+async fn connect(req: Request<Incoming>, ctx: Arc<Context>) -> Response<Body> {
+    let (host, port) = match target(req.uri(), None) {
+        Ok(t) => t,
+        Err((shown, port)) => return refusal(&ctx, &shown, port, Via::Connect, Refusal::Malformed),
+    };
+    let mut upstream = match dial(&ctx, &host, port).await {
+        Ok(u) => u,
+        Err(e) => return dial_failure(&ctx, &host, port, Via::Connect, e),
+    };
+    let tunnel = async move {
+        if let Ok(upgraded) = hyper::upgrade::on(req).await {
+            let mut client = TokioIo::new(upgraded);
+            let _ = tokio::io::copy_bidirectional(&mut client, &mut upstream).await;
+        }
+    };
+    ctx.spawn(tunnel);
+    Response::new(empty())
+}
+
+async fn forward(req: Request<Incoming>, ctx: Arc<Context>) -> Response<Body> {
+    if req.uri().scheme_str() != Some("http") {
+        let host = req.headers().get(HOST).and_then(|h| h.to_str().ok()).map(sanitize).unwrap_or_default();
+        return refusal(&ctx, &host, 0, Via::Http, Refusal::Malformed);
+    }
+    let (host, port) = match target(req.uri(), Some(80)) {
+        Ok(t) => t,
+        Err((shown, port)) => return refusal(&ctx, &shown, port, Via::Http, Refusal::Malformed),
+    };
+    let upstream = match dial(&ctx, &host, port).await {
+        Ok(u) => u,
+        Err(e) => return dial_failure(&ctx, &host, port, Via::Http, e),
+    };
+    let (mut parts, body) = req.into_parts();
+    strip_hop_by_hop(&mut parts.headers);
+    let host_header = if port == 80 { host.display() } else { format!("{}:{port}", host.display()) };
+    parts.headers.insert(HOST, HeaderValue::from_str(&host_header).expect("a canonical host is a valid header"));
+    parts.uri = parts.uri.path_and_query().map(|p| p.as_str()).unwrap_or("/").parse().unwrap_or_else(|_| Uri::from_static("/"));
+    let (mut sender, conn) = match hyper::client::conn::http1::handshake(TokioIo::new(upstream)).await {
+        Ok(pair) => pair,
+        Err(e) => return bad_gateway(&host, port, &e.to_string()),
+    };
+    ctx.spawn(async move {
+        let _ = conn.await;
+    });
+    match sender.send_request(Request::from_parts(parts, body)).await {
+        Ok(resp) => {
+            let (mut parts, body) = resp.into_parts();
+            strip_hop_by_hop(&mut parts.headers);
+            Response::from_parts(parts, body.boxed())
+        }
+        Err(e) => bad_gateway(&host, port, &e.to_string()),
+    }
+}
+
+/// RFC 9110 §7.6.1: the connection-specific headers, and every header `Connection` names.
+fn strip_hop_by_hop(headers: &mut HeaderMap) {
+    let named: Vec<HeaderName> = headers
+        .get_all(CONNECTION)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .filter_map(|n| HeaderName::from_bytes(n.trim().as_bytes()).ok())
+        .collect();
+    for name in named {
+        headers.remove(name);
+    }
+    for name in ["connection", "proxy-connection", "keep-alive", "proxy-authorization", "proxy-authenticate", "te", "trailer", "transfer-encoding", "upgrade"] {
+        headers.remove(name);
+    }
+}
+
+fn dial_failure(ctx: &Context, host: &Host, port: u16, via: Via, e: DialError) -> Response<Body> {
+    match e {
+        DialError::Refused(r) => refusal(ctx, &host.display(), port, via, r),
+        DialError::Unresolvable(why) => bad_gateway(host, port, &format!("cannot resolve the host: {why}")),
+        DialError::Unreachable(why) => bad_gateway(host, port, &why),
+    }
+}
+
+/// A denial: recorded for the run, and a 403 whose body and header say it was the policy.
+fn refusal(ctx: &Context, host: &str, port: u16, via: Via, reason: Refusal) -> Response<Body> {
+    ctx.denials.record(host, port, via, reason);
+    let body = format!("sandspawn: {host}:{port} blocked by the network policy ({}): {}\n", reason.as_str(), reason.explain());
+    text(StatusCode::FORBIDDEN, body, Some(reason.as_str()))
+}
+
+fn bad_gateway(host: &Host, port: u16, why: &str) -> Response<Body> {
+    text(StatusCode::BAD_GATEWAY, format!("sandspawn: {}:{port} could not be reached: {why}\n", host.display()), None)
+}
+
+fn text(status: StatusCode, body: String, denied: Option<&'static str>) -> Response<Body> {
+    let mut resp = Response::new(Full::new(Bytes::from(body)).map_err(|never| match never {}).boxed());
+    *resp.status_mut() = status;
+    resp.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
+    if let Some(reason) = denied {
+        resp.headers_mut().insert("x-sandspawn-denied", HeaderValue::from_static(reason));
+    }
+    resp
+}
+
+fn empty() -> Body {
+    Empty::<Bytes>::new().map_err(|never| match never {}).boxed()
+}

@@ -1,0 +1,153 @@
+//! One run's proxy: serves the listeners the helper handed over (or any listener, on hosts where
+//! the proxy port is a host port), tells HTTP from SOCKS by the first byte, and records refusals.
+//! Every task it starts (connections, tunnels, upstream connections) is tracked and cancelled when
+//! the run ends, so no socket or task outlives the run.
+
+mod dial;
+mod http;
+mod socks5;
+
+use std::future::Future;
+use std::net::IpAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::io::AsyncWriteExt;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+pub use dial::Resolver;
+
+use super::denials::{DenialLog, NetworkDenial};
+use super::guard::own_addresses;
+use super::policy::NetworkPolicy;
+
+/// Connections served at once per run; more wait in the listen backlog.
+const MAX_CONNECTIONS: usize = 1024;
+/// The first byte must arrive within this time.
+const FIRST_BYTE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// What every task of one run's proxy shares.
+pub struct Context {
+    pub policy: NetworkPolicy,
+    pub denials: DenialLog,
+    /// The host's own addresses, refused like loopback (listed once, when the run starts).
+    pub own: Vec<IpAddr>,
+    pub resolver: Resolver,
+    token: CancellationToken,
+    tracker: TaskTracker,
+}
+
+impl Context {
+    /// Run `fut` as part of this proxy: cancelled, and waited for, when the run ends.
+    fn spawn(&self, fut: impl Future<Output = ()> + Send + 'static) {
+        let token = self.token.clone();
+        self.tracker.spawn(async move {
+            token.run_until_cancelled(fut).await;
+        });
+    }
+}
+
+/// The proxy of one run. Dropping it cancels everything it runs; `finish` also waits for that.
+pub struct RunProxy {
+    ctx: Arc<Context>,
+}
+
+impl RunProxy {
+    pub fn new(policy: NetworkPolicy, resolver: Resolver) -> RunProxy {
+        RunProxy {
+            ctx: Arc::new(Context { policy, denials: DenialLog::default(), own: own_addresses(), resolver, token: CancellationToken::new(), tracker: TaskTracker::new() }),
+        }
+    }
+
+    /// The proxy of a sandboxed run: receive the listeners the helper sends on `bridge` (the
+    /// host's end of `network::bridge::socket_pair`), then serve them until the run ends.
+    pub fn start(bridge: std::os::fd::OwnedFd, policy: NetworkPolicy) -> RunProxy {
+        let proxy = RunProxy::new(policy, Resolver::System);
+        let ctx = proxy.ctx.clone();
+        proxy.spawn(async move {
+            // Nothing received (EOF): the helper stopped before the command; its report says why.
+            if let Ok(Some(listeners)) = super::bridge::receive(bridge).await {
+                for l in listeners {
+                    ctx.spawn(accept_loop(l, ctx.clone()));
+                }
+            }
+        });
+        proxy
+    }
+
+    /// Serve `listener` until the run ends. Must be called inside a tokio runtime.
+    pub fn serve(&self, listener: TcpListener) {
+        let ctx = self.ctx.clone();
+        self.ctx.spawn(accept_loop(listener, ctx));
+    }
+
+    /// Run `fut` (e.g. receiving the listeners first) as one of this proxy's tasks.
+    pub fn spawn(&self, fut: impl Future<Output = ()> + Send + 'static) {
+        self.ctx.spawn(fut)
+    }
+
+    /// Stop serving, close every socket, and return what was refused.
+    pub async fn finish(self) -> Vec<NetworkDenial> {
+        self.ctx.token.cancel();
+        self.ctx.tracker.close();
+        self.ctx.tracker.wait().await;
+        self.ctx.denials.snapshot()
+    }
+
+    /// Tasks still running (tests check that nothing outlives `finish`).
+    pub fn live_tasks(&self) -> usize {
+        self.ctx.tracker.len()
+    }
+}
+
+impl Drop for RunProxy {
+    fn drop(&mut self) {
+        self.ctx.token.cancel();
+    }
+}
+
+async fn accept_loop(listener: TcpListener, ctx: Arc<Context>) {
+    let limit = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    loop {
+        let Ok(permit) = limit.clone().acquire_owned().await else { return };
+        match listener.accept().await {
+            Ok((stream, _)) => {
+                let _ = stream.set_nodelay(true);
+                let c = ctx.clone();
+                ctx.spawn(async move {
+                    connection(stream, c).await;
+                    drop(permit);
+                });
+            }
+            // Out of descriptors or a connection reset before accept: wait, then go on serving.
+            Err(_) => tokio::time::sleep(Duration::from_millis(20)).await,
+        }
+    }
+}
+
+async fn connection(mut stream: TcpStream, ctx: Arc<Context>) {
+    let mut first = [0u8; 1];
+    match tokio::time::timeout(FIRST_BYTE_TIMEOUT, stream.peek(&mut first)).await {
+        Ok(Ok(1)) => {}
+        _ => return,
+    }
+    match first[0] {
+        5 => socks5::serve(stream, ctx).await,
+        // SOCKS4 cannot carry what the policy needs reliably (4a names are optional): "rejected".
+        4 => {
+            // Read the request first: closing with unread bytes would reset the connection, and the
+            // client would see a reset instead of the rejection.
+            let mut request = [0u8; 512];
+            let _ = tokio::time::timeout(Duration::from_secs(1), tokio::io::AsyncReadExt::read(&mut stream, &mut request)).await;
+            let _ = stream.write_all(&[0, 0x5b, 0, 0, 0, 0, 0, 0]).await;
+            let _ = stream.shutdown().await;
+        }
+        _ => http::serve(stream, ctx).await,
+    }
+}
+
+#[cfg(test)]
+mod tests;

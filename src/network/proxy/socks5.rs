@@ -1,0 +1,123 @@
+//! SOCKS5 (RFC 1928), CONNECT only, no authentication: a small state machine rather than a crate,
+//! because the only permissively licensed server crates either resolve names themselves (which
+//! must go through `dial`'s guard instead) or bring a framework. Host names (`socks5h`, ATYP 3)
+//! are resolved on the host like every other request. A refusal is reply 0x02 ("connection not
+//! allowed by ruleset").
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+use super::dial::{dial, DialError};
+use super::Context;
+use crate::network::denials::Via;
+use crate::network::host::{sanitize, Host};
+use crate::network::policy::Refusal;
+
+/// The whole greeting and request must arrive within this time (slow clients hold no resources).
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(30);
+
+const REP_SUCCESS: u8 = 0x00;
+const REP_NOT_ALLOWED: u8 = 0x02;
+const REP_HOST_UNREACHABLE: u8 = 0x04;
+const REP_REFUSED: u8 = 0x05;
+const REP_COMMAND_NOT_SUPPORTED: u8 = 0x07;
+const REP_ATYP_NOT_SUPPORTED: u8 = 0x08;
+
+/// What the client asked for: a host (or the raw text of an invalid one) and a port.
+enum Target {
+    Valid(Host),
+    Invalid(String),
+}
+
+pub async fn serve(mut s: TcpStream, ctx: Arc<Context>) {
+    let request = match tokio::time::timeout(HANDSHAKE_TIMEOUT, handshake(&mut s)).await {
+        Ok(Ok(Some(r))) => r,
+        _ => return, // timed out, malformed or already answered: close
+    };
+    let (target, port) = request;
+    let host = match target {
+        Target::Valid(h) if port != 0 => h,
+        Target::Valid(h) => return refuse(&mut s, &ctx, &h.display(), port, Refusal::Malformed).await,
+        Target::Invalid(raw) => return refuse(&mut s, &ctx, &sanitize(&raw), port, Refusal::Malformed).await,
+    };
+    let mut upstream = match dial(&ctx, &host, port).await {
+        Ok(u) => u,
+        Err(DialError::Refused(r)) => return refuse(&mut s, &ctx, &host.display(), port, r).await,
+        Err(DialError::Unresolvable(_)) => return reply(&mut s, REP_HOST_UNREACHABLE).await,
+        Err(DialError::Unreachable(_)) => return reply(&mut s, REP_REFUSED).await,
+    };
+    if s.write_all(&reply_bytes(REP_SUCCESS)).await.is_err() {
+        return;
+    }
+    let _ = tokio::io::copy_bidirectional(&mut s, &mut upstream).await;
+}
+
+/// Greeting, method choice and request. `Ok(None)` when the client was already answered.
+async fn handshake(s: &mut TcpStream) -> std::io::Result<Option<(Target, u16)>> {
+    let mut head = [0u8; 2];
+    s.read_exact(&mut head).await?;
+    let mut methods = vec![0u8; head[1] as usize];
+    s.read_exact(&mut methods).await?;
+    if head[0] != 5 || !methods.contains(&0) {
+        s.write_all(&[5, 0xff]).await?; // no acceptable method
+        return Ok(None);
+    }
+    s.write_all(&[5, 0]).await?;
+    let mut req = [0u8; 4];
+    s.read_exact(&mut req).await?;
+    if req[0] != 5 {
+        return Ok(None);
+    }
+    let target = match req[3] {
+        1 => {
+            let mut a = [0u8; 4];
+            s.read_exact(&mut a).await?;
+            Target::Valid(Host::Ip(std::net::IpAddr::from(a)))
+        }
+        3 => {
+            let mut len = [0u8; 1];
+            s.read_exact(&mut len).await?;
+            let mut name = vec![0u8; len[0] as usize];
+            s.read_exact(&mut name).await?;
+            // Raw bytes: a NUL or a dot trick is refused by `Host::parse`, never passed to a resolver.
+            let text = String::from_utf8_lossy(&name).into_owned();
+            match Host::parse(&text) {
+                Some(h) => Target::Valid(h),
+                None => Target::Invalid(text),
+            }
+        }
+        4 => {
+            let mut a = [0u8; 16];
+            s.read_exact(&mut a).await?;
+            Target::Valid(Host::Ip(crate::network::host::canonical_ip(std::net::IpAddr::from(a))))
+        }
+        _ => {
+            reply(s, REP_ATYP_NOT_SUPPORTED).await;
+            return Ok(None);
+        }
+    };
+    let mut port = [0u8; 2];
+    s.read_exact(&mut port).await?;
+    if req[1] != 1 {
+        // BIND and UDP ASSOCIATE would open ways around the policy.
+        reply(s, REP_COMMAND_NOT_SUPPORTED).await;
+        return Ok(None);
+    }
+    Ok(Some((target, u16::from_be_bytes(port))))
+}
+
+fn reply_bytes(code: u8) -> [u8; 10] {
+    [5, code, 0, 1, 0, 0, 0, 0, 0, 0]
+}
+
+async fn reply(s: &mut TcpStream, code: u8) {
+    let _ = s.write_all(&reply_bytes(code)).await;
+}
+
+async fn refuse(s: &mut TcpStream, ctx: &Context, host: &str, port: u16, reason: Refusal) {
+    ctx.denials.record(host, port, Via::Socks5, reason);
+    reply(s, REP_NOT_ALLOWED).await;
+}

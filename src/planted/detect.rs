@@ -1,0 +1,111 @@
+//! After a run (Linux): what the mounts could not prevent, found by walking the same area as
+//! before the run and comparing. Only entries that can do something are reported: an empty file
+//! or directory runs nothing (and is what a concurrent run's placeholder looks like).
+
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::{gitconfig, names, repo, scan, Baseline};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RiskKind {
+    RepositoryCreated,
+    HooksWritten,
+    ProtectedNameCreated,
+}
+
+/// One entry of `SpawnResult.hostRisks`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HostRisk {
+    pub path: String,
+    pub kind: RiskKind,
+    /// What it could make the host do.
+    pub detail: String,
+}
+
+pub fn detect(baseline: &Baseline) -> Vec<HostRisk> {
+    let (found, _) = scan::walk_indexed(&baseline.spec, Some(&baseline.index));
+    let mut risks = Vec::new();
+    if baseline.report_repositories {
+        for dot_git in found.git_entries.iter().filter(|p| !baseline.git.contains(*p)) {
+            if can_act(dot_git) {
+                new_repository(dot_git, baseline.taken_at, &mut risks);
+            }
+        }
+    }
+    for p in &found.named {
+        let replaced = match baseline.named.get(p) {
+            None => false,
+            Some(ino) => p.symlink_metadata().is_ok_and(|m| m.ino() != *ino),
+        };
+        if (replaced || !baseline.named.contains_key(p)) && can_act(p) {
+            let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            let how = if replaced { "was replaced" } else { "was created" };
+            risks.push(HostRisk {
+                path: p.to_string_lossy().into_owned(),
+                kind: RiskKind::ProtectedNameCreated,
+                detail: format!("{name} {how} during the run: {}", names::what_it_does(&name)),
+            });
+        }
+    }
+    risks.sort_by(|a, b| a.path.cmp(&b.path).then_with(|| (a.kind as u8).cmp(&(b.kind as u8))));
+    risks
+}
+
+/// A symlink, a non-empty file or a non-empty directory.
+fn can_act(p: &Path) -> bool {
+    match p.symlink_metadata() {
+        Ok(m) if m.file_type().is_symlink() => true,
+        Ok(m) if m.is_dir() => std::fs::read_dir(p).map(|mut d| d.next().is_some()).unwrap_or(false),
+        Ok(m) => m.len() > 0,
+        Err(_) => false,
+    }
+}
+
+fn new_repository(dot_git: &Path, since: i64, risks: &mut Vec<HostRisk>) {
+    let top = dot_git.parent().unwrap_or(Path::new("/"));
+    let dirs = repo::git_dirs(dot_git);
+    let risky: Vec<String> = dirs
+        .iter()
+        .flat_map(|d| [d.join("config"), d.join("config.worktree")])
+        .filter_map(|f| std::fs::read_to_string(f).ok())
+        .flat_map(|t| gitconfig::risky_keys(&t))
+        .collect();
+    let mut detail = String::from(
+        "a git repository was created during the run (a mount cannot prevent that on Linux); git run in this directory on the host uses its configuration and hooks",
+    );
+    if !risky.is_empty() {
+        detail.push_str(&format!("; its configuration sets {}, each of which makes git run a program", risky.join(", ")));
+    }
+    risks.push(HostRisk { path: dot_git.to_string_lossy().into_owned(), kind: RiskKind::RepositoryCreated, detail });
+    let hooks_dirs = dirs.iter().map(|d| d.join("hooks")).chain(repo::hooks_dirs(top, &dirs));
+    for hooks in hooks_dirs {
+        let planted = hook_scripts(&hooks, since);
+        if !planted.is_empty() {
+            risks.push(HostRisk {
+                path: hooks.to_string_lossy().into_owned(),
+                kind: RiskKind::HooksWritten,
+                detail: format!("hooks {} were written during the run: git on the host runs them (e.g. on commit, checkout, merge)", planted.join(", ")),
+            });
+        }
+    }
+}
+
+/// The hook files in `dir` changed since `since` (unix seconds) that git would run (git ignores the
+/// `*.sample` files `git init` writes). A new repository may name an existing hooks directory.
+fn hook_scripts(dir: &Path, since: i64) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    let mut names: Vec<String> = entries
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.ends_with(".sample"))
+        .filter(|n| can_act(&dir.join(n)) && dir.join(n).symlink_metadata().is_ok_and(|m| m.ctime() >= since))
+        .collect();
+    names.sort();
+    names
+}
+

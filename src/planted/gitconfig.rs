@@ -1,0 +1,131 @@
+//! Just enough of git's config syntax to read what can run code: the hooks directory of a
+//! repository (`core.hooksPath`) and, for a repository created during a run, which of its settings
+//! make git run a program. `include`/`includeIf` files are not followed (they are reported as
+//! risky instead, since they can pull in anything).
+
+/// One `key = value` line: the full key (`section[.subsection].name`; section and name lowercased,
+/// subsection as written) and the value (quotes and escapes removed; `None` for a bare key).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub key: String,
+    pub value: Option<String>,
+}
+
+pub fn entries(text: &str) -> Vec<Entry> {
+    let mut out = Vec::new();
+    let mut section = String::new();
+    for raw in text.lines() {
+        let mut line = raw.trim();
+        if let Some(rest) = line.strip_prefix('[') {
+            let Some(end) = rest.find(']') else { continue };
+            section = section_name(&rest[..end]);
+            line = rest[end + 1..].trim();
+        }
+        if line.is_empty() || line.starts_with('#') || line.starts_with(';') || section.is_empty() {
+            continue;
+        }
+        let (name, value) = match line.split_once('=') {
+            Some((n, v)) => (n.trim(), Some(unquote(v))),
+            None => (strip_comment(line).trim(), None),
+        };
+        if !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
+            out.push(Entry { key: format!("{section}.{}", name.to_ascii_lowercase()), value });
+        }
+    }
+    out
+}
+
+/// `core` → `core`; `remote "origin"` → `remote.origin`; legacy `branch.Main` → `branch.Main`.
+fn section_name(header: &str) -> String {
+    let header = header.trim();
+    match header.split_once(char::is_whitespace) {
+        Some((sec, sub)) => format!("{}.{}", sec.to_ascii_lowercase(), unquote(sub)),
+        None => match header.split_once('.') {
+            Some((sec, sub)) => format!("{}.{sub}", sec.to_ascii_lowercase()),
+            None => header.to_ascii_lowercase(),
+        },
+    }
+}
+
+fn strip_comment(s: &str) -> &str {
+    s.find(['#', ';']).map(|i| &s[..i]).unwrap_or(s)
+}
+
+/// A value as git reads it: surrounding blanks dropped, `"..."` joined, `\"`, `\\`, `\t`, `\n`
+/// unescaped, a `#`/`;` outside quotes ends it.
+fn unquote(v: &str) -> String {
+    let mut out = String::new();
+    let mut quoted = false;
+    let mut chars = v.trim().chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => quoted = !quoted,
+            '\\' => match chars.next() {
+                Some('t') => out.push('\t'),
+                Some('n') => out.push('\n'),
+                Some(o) => out.push(o),
+                None => {}
+            },
+            '#' | ';' if !quoted => break,
+            _ => out.push(c),
+        }
+    }
+    out.trim_end().to_string()
+}
+
+/// The last `core.hooksPath` (the last one wins in git).
+pub fn hooks_path(text: &str) -> Option<String> {
+    entries(text).into_iter().filter(|e| e.key == "core.hookspath").filter_map(|e| e.value).filter(|v| !v.is_empty()).last()
+}
+
+/// Keys (as written in `git config` form) whose values make git run a program or load other files.
+pub fn risky_keys(text: &str) -> Vec<String> {
+    let mut keys: Vec<String> = Vec::new();
+    for e in entries(text) {
+        let value = e.value.as_deref().unwrap_or("");
+        let last = e.key.rsplit('.').next().unwrap_or("");
+        let first = e.key.split('.').next().unwrap_or("");
+        let risky = match e.key.as_str() {
+            // `true`/`false` select the built-in daemon; any other value is a program to run.
+            "core.fsmonitor" => !matches!(value.to_ascii_lowercase().as_str(), "" | "true" | "false" | "yes" | "no" | "on" | "off" | "0" | "1"),
+            "core.hookspath" | "core.sshcommand" | "core.pager" | "core.editor" | "core.askpass" | "core.gitproxy"
+            | "sequence.editor" | "diff.external" | "include.path" | "uploadpack.packobjectshook" => true,
+            _ => match first {
+                "filter" => matches!(last, "clean" | "smudge" | "process"),
+                "diff" => matches!(last, "textconv" | "command"),
+                "merge" => last == "driver",
+                "credential" | "gpg" => matches!(last, "helper" | "program"),
+                "alias" => value.trim_start().starts_with('!'),
+                "includeif" => last == "path",
+                _ => false,
+            },
+        };
+        if risky && !keys.contains(&e.key) {
+            keys.push(e.key);
+        }
+    }
+    keys
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_hooks_path_like_git() {
+        let text = "[core]\n\trepositoryformatversion = 0\n\thooksPath = .husky\n[CORE]\n  HooksPath = \".husky/_\" # husky 9\n";
+        assert_eq!(hooks_path(text), Some(".husky/_".into()));
+        assert_eq!(hooks_path("[core] hookspath=/x/h ; c"), Some("/x/h".into()));
+        assert_eq!(hooks_path("[remote \"o\"]\n\thooksPath = nope\n"), None);
+        assert_eq!(hooks_path("[core]\n\tbare = false\n"), None);
+    }
+
+    #[test]
+    fn finds_what_runs_programs() {
+        let text = "[core]\n\tfsmonitor = ./evil.sh\n\tbare\n[alias]\n\tst = status\n\tx = !sh -c boom\n[filter \"lfs\"]\n\tsmudge = git-lfs smudge %f\n[includeIf \"gitdir:/x\"]\n\tpath = other\n";
+        assert_eq!(risky_keys(text), vec!["core.fsmonitor", "alias.x", "filter.lfs.smudge", "includeif.gitdir:/x.path"]);
+        assert!(risky_keys("[core]\n\tfsmonitor = true\n\teditor=\n").contains(&"core.editor".to_string()));
+        assert!(!risky_keys("[core]\n\tfsmonitor = true\n").contains(&"core.fsmonitor".to_string()));
+        assert_eq!(risky_keys("not a config \u{0} [[[\n= x\n"), Vec::<String>::new());
+    }
+}

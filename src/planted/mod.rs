@@ -1,0 +1,208 @@
+//! Planted configuration: what a sandboxed command could leave in a writable root that makes the
+//! host run code later (git metadata and hooks, shell rc files, `.envrc`, editor and MCP settings).
+//!
+//! Prevented (carve-outs in the policy, enforced by bwrap mounts and Seatbelt rules): the git
+//! directories of every repository the bounded walk finds (`scan`), their configured hooks
+//! directories, and `protectedNames` at the top of each writable root and of each repository found
+//! (read-only when they exist, an empty read-only placeholder when they do not). Detected after the
+//! run on Linux (`detect`), because a mount can only cover a path that exists: a `.git` or a
+//! protected name created deeper during the run. On macOS Seatbelt regex rules deny creating them
+//! anywhere in a writable root (`plan::seatbelt_planted`).
+
+use std::collections::{HashMap, HashSet};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+use crate::policy::paths::{canonical_lenient, Lenient};
+use crate::policy::{MissingReadOnly, PlaceholderKind, ResolvedPolicy, WritableRoot};
+
+mod detect;
+pub mod gitconfig;
+pub mod names;
+pub mod repo;
+pub mod scan;
+
+pub use detect::{detect, HostRisk, RiskKind};
+
+/// What the walk saw before the run, to tell what the run planted. Kept with the resolved policy
+/// (not serialized).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Baseline {
+    pub spec: scan::WalkSpec,
+    /// `.git` entries that existed (any depth).
+    pub git: HashSet<PathBuf>,
+    /// Protected-name entries that existed (any depth), with their inode.
+    pub named: HashMap<PathBuf, u64>,
+    /// Whether new repositories are reported (`protectGit`).
+    pub report_repositories: bool,
+    /// The walk hit its bound: repositories below it are neither protected nor watched.
+    pub truncated: bool,
+    /// When the baseline was taken (unix seconds, rounded down).
+    pub taken_at: i64,
+    /// The directories the walk read, so that the walk after the run reads only changed ones.
+    pub index: scan::Index,
+    /// `walk_and_protect` ran (until then only the tops are protected).
+    pub walked: bool,
+}
+
+/// What to protect, from the policy.
+pub struct Request<'a> {
+    /// The roots walked for repositories: the cwd and `writableRoots`, not the shared temporary
+    /// directories (`tmp: 'writable'`), which every other process on the host writes too.
+    pub scan_roots: &'a [PathBuf],
+    /// Denied paths: nothing to protect in them (the command cannot see them).
+    pub deny_read: &'a [PathBuf],
+    pub protect_git: bool,
+    pub names: &'a [String],
+}
+
+/// The carve-outs at the top of each writable root (cheap: a few `lstat`s), done while the policy
+/// is resolved. The walk for nested repositories is left to `walk_and_protect`, which the runner
+/// calls on a blocking thread (never on the JavaScript thread).
+pub fn protect(roots: &mut [WritableRoot], req: &Request) -> Baseline {
+    let mut c = Carver { roots, deny: req.deny_read };
+    // The user's own read-only paths (already carved): nothing to walk or create in them.
+    let mut skip: Vec<PathBuf> = req.deny_read.to_vec();
+    skip.extend(c.roots.iter().flat_map(|r| r.read_only.iter().cloned()));
+    let tops: Vec<PathBuf> = c.roots.iter().map(|r| r.root.clone()).collect();
+    for top in &tops {
+        if req.protect_git {
+            c.repository(&top.join(".git"), true);
+        }
+        c.names(top, req.names);
+    }
+    // Repositories are looked for when their git dirs are protected or their tops get names.
+    let repositories = req.protect_git || !req.names.is_empty();
+    Baseline {
+        spec: scan::WalkSpec { roots: req.scan_roots.to_vec(), skip, names: req.names.to_vec(), repositories },
+        report_repositories: req.protect_git,
+        ..Baseline::default()
+    }
+}
+
+/// Walk the writable roots (once per policy), carve out the repositories found below their tops,
+/// and keep what the walk saw as the baseline for `detect`.
+pub fn walk_and_protect(policy: &mut ResolvedPolicy) {
+    if policy.planted.walked {
+        return;
+    }
+    let taken_at = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
+    let spec = policy.planted.spec.clone();
+    let (found, index) = scan::walk_indexed(&spec, None);
+    let tops: Vec<PathBuf> = policy.writable_roots.iter().map(|r| r.root.clone()).collect();
+    let names = policy.protected_names.clone();
+    let mut c = Carver { roots: &mut policy.writable_roots, deny: &policy.deny_read };
+    for dot_git in &found.git_entries {
+        let top = dot_git.parent().unwrap_or(Path::new("/"));
+        if tops.iter().any(|t| t == top) {
+            continue; // done by `protect`
+        }
+        if policy.protect_git {
+            c.repository(dot_git, false);
+        }
+        c.names(top, &names);
+    }
+    crate::policy::sort_carve_outs(&mut policy.writable_roots);
+    let named = found.named.iter().filter_map(|p| p.symlink_metadata().ok().map(|m| (p.clone(), m.ino()))).collect();
+    policy.planted = std::sync::Arc::new(Baseline {
+        spec,
+        git: found.git_entries.into_iter().collect(),
+        named,
+        report_repositories: policy.protect_git,
+        truncated: found.truncated,
+        taken_at,
+        index,
+        walked: true,
+    });
+}
+
+struct Carver<'a> {
+    roots: &'a mut [WritableRoot],
+    deny: &'a [PathBuf],
+}
+
+impl Carver<'_> {
+    /// The deepest writable root holding `p` (its carve-outs go after that root's bind).
+    fn root_of(&self, p: &Path) -> Option<usize> {
+        self.roots.iter().enumerate().filter(|(_, r)| p.starts_with(&r.root)).max_by_key(|(_, r)| r.root.components().count()).map(|(i, _)| i)
+    }
+
+    fn read_only(&mut self, p: PathBuf) {
+        if let Some(i) = self.root_of(&p) {
+            self.roots[i].read_only.push(p);
+        }
+    }
+
+    /// A placeholder bwrap creates on the host, unless `p` lies in a path that is already read-only
+    /// or hidden (there it could not be created, and nothing can be planted anyway).
+    fn missing(&mut self, p: PathBuf, kind: PlaceholderKind) {
+        let Some(i) = self.root_of(&p) else { return };
+        let parent = p.parent().unwrap_or(Path::new("/"));
+        let covered = self.deny.iter().chain(self.roots.iter().flat_map(|r| r.read_only.iter())).any(|c| parent.starts_with(c));
+        if !covered {
+            self.roots[i].missing_read_only.push(MissingReadOnly { path: p, kind });
+        }
+    }
+
+    /// Keep an existing entry read-only, or (when `missing` is given) make a missing one
+    /// uncreatable. An empty directory or empty file is treated as a placeholder (possibly a
+    /// concurrent run's) and reserved as one, so that its cleanup cannot unmount it under this run.
+    /// A symlink cannot be mounted over: its target is protected (the link itself can be replaced,
+    /// which `detect` reports). Returns the path whose contents are protected, if any.
+    fn entry(&mut self, p: &Path, missing: Option<PlaceholderKind>) -> Option<PathBuf> {
+        let Ok(meta) = p.symlink_metadata() else {
+            if let Some(kind) = missing {
+                self.missing(p.to_path_buf(), kind);
+            }
+            return None;
+        };
+        if meta.file_type().is_symlink() {
+            let target = std::fs::canonicalize(p).ok()?;
+            self.read_only(target.clone());
+            return Some(target);
+        }
+        let empty = if meta.is_dir() { std::fs::read_dir(p).map(|mut d| d.next().is_none()).unwrap_or(false) } else { meta.is_file() && meta.len() == 0 };
+        if empty {
+            self.missing(p.to_path_buf(), if meta.is_dir() { PlaceholderKind::Dir } else { PlaceholderKind::File });
+            None
+        } else {
+            self.read_only(p.to_path_buf());
+            Some(p.to_path_buf())
+        }
+    }
+
+    /// A repository's `.git` entry, the git directories it leads to and its hooks directories. At
+    /// the top of a writable root a missing `.git` is made uncreatable (`protectGit`).
+    fn repository(&mut self, dot_git: &Path, at_root_top: bool) {
+        if self.entry(dot_git, at_root_top.then_some(PlaceholderKind::Dir)).is_none() {
+            return;
+        }
+        let top = dot_git.parent().unwrap_or(Path::new("/")).to_path_buf();
+        let dirs = repo::git_dirs(dot_git);
+        for d in &dirs {
+            if d != dot_git {
+                self.read_only(d.clone());
+            }
+        }
+        for hooks in repo::hooks_dirs(&top, &dirs) {
+            match canonical_lenient("core.hooksPath", &hooks) {
+                Ok(Lenient { path, first_missing: None }) => self.read_only(path),
+                // Not there yet (e.g. husky's `_` after `git clean`): make it uncreatable.
+                Ok(Lenient { first_missing: Some(first), .. }) => self.missing(first, PlaceholderKind::Dir),
+                Err(_) => {}
+            }
+        }
+    }
+
+    /// The protected names at the top of a root or repository. A missing one gets an empty
+    /// read-only directory as its placeholder: it blocks a file and a directory of that name alike,
+    /// and needs no descriptor (a repository-rich tree can have hundreds).
+    fn names(&mut self, top: &Path, names: &[String]) {
+        for n in names {
+            self.entry(&top.join(n), Some(PlaceholderKind::Dir));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,113 @@
+//! `SandboxPolicy.protectedNames`: the file names that host tools read and act on (shells, direnv,
+//! editors, MCP clients, git), parsed and validated here. Each name is one path component; they are
+//! matched exactly (case-sensitive), at the top of each writable root and of each repository found.
+
+use serde_json::Value;
+
+use crate::error::{Result, SandboxError};
+
+const OPTION: &str = "sandbox.protectedNames";
+
+/// The contract's default list (API.md, "Planted configuration"), with what each can make the host do.
+const DEFAULTS: &[(&str, &str)] = &[
+    (".gitmodules", "git on the host reads it on `git submodule update` (submodule URLs and update commands)"),
+    (".gitconfig", "git reads it as configuration when it is a home directory (hooks, fsmonitor, aliases)"),
+    (".bashrc", "bash runs it when an interactive shell starts with this directory as HOME"),
+    (".bash_profile", "bash runs it when a login shell starts with this directory as HOME"),
+    (".zshrc", "zsh runs it when an interactive shell starts with this directory as HOME"),
+    (".zprofile", "zsh runs it when a login shell starts with this directory as HOME"),
+    (".profile", "sh and bash run it when a login shell starts with this directory as HOME"),
+    (".envrc", "direnv runs it when a shell enters the directory"),
+    (".mcp.json", "MCP clients (coding agents, editors) start the servers it lists"),
+    (".vscode", "VS Code runs its tasks and applies its settings (e.g. interpreter and terminal paths)"),
+    (".idea", "JetBrains IDEs run its run configurations and apply its settings"),
+    (".devcontainer", "dev-container tools build and run the containers and commands it describes"),
+];
+
+/// The default `protectedNames`.
+pub fn defaults() -> Vec<String> {
+    DEFAULTS.iter().map(|(n, _)| n.to_string()).collect()
+}
+
+/// What a protected name can make the host do (for `hostRisks` details).
+pub fn what_it_does(name: &str) -> &'static str {
+    DEFAULTS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, what)| *what)
+        .unwrap_or("it is listed in sandbox.protectedNames: a host tool may read it and run what it says")
+}
+
+/// Longest name accepted (the usual `NAME_MAX`).
+const MAX_LEN: usize = 255;
+
+/// Validate the user's `protectedNames` (`None`/null = the defaults; `[]` disables).
+pub fn parse(value: Option<&Value>) -> Result<Vec<String>> {
+    let Some(value) = value.filter(|v| !v.is_null()) else { return Ok(defaults()) };
+    let items = value
+        .as_array()
+        .ok_or_else(|| SandboxError::invalid(OPTION, "must be an array of file names (e.g. [\".envrc\"]); [] disables it"))?;
+    let mut names: Vec<String> = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let option = format!("{OPTION}[{i}]");
+        let name = item.as_str().ok_or_else(|| SandboxError::invalid(&option, "must be a string"))?;
+        check(&option, name)?;
+        if !names.iter().any(|n| n == name) {
+            names.push(name.to_string());
+        }
+    }
+    Ok(names)
+}
+
+/// One file name: not a path, not `.`/`..`, not `.git` (which `protectGit` governs), and nothing a
+/// Seatbelt regex literal could not hold verbatim (quotes, backslashes, control characters).
+fn check(option: &str, name: &str) -> Result<()> {
+    let problem = if name.is_empty() {
+        "must not be empty"
+    } else if name.contains('/') {
+        "must be a single file name, not a path (it is matched at the top of each writable root and repository)"
+    } else if name.chars().any(|c| c.is_control() || c == '"' || c == '\\') {
+        "must not contain control characters, quotes or backslashes"
+    } else if name == "." || name == ".." {
+        "must be a file name, not `.` or `..`"
+    } else if name == ".git" {
+        "`.git` is governed by sandbox.protectGit"
+    } else if name.len() > MAX_LEN {
+        "is longer than 255 bytes"
+    } else {
+        return Ok(());
+    };
+    Err(SandboxError::invalid(option, format!("{name:?} {problem}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn err(v: Value) -> String {
+        let e = parse(Some(&v)).unwrap_err();
+        assert_eq!(e.code.as_str(), "ERR_SANDBOX_INVALID_OPTIONS");
+        e.message
+    }
+
+    #[test]
+    fn defaults_and_empty() {
+        assert_eq!(parse(None).unwrap().len(), 12);
+        assert_eq!(parse(Some(&Value::Null)).unwrap(), defaults());
+        assert_eq!(parse(Some(&json!([]))).unwrap(), Vec::<String>::new());
+        assert_eq!(parse(Some(&json!([".envrc", ".claude", ".envrc"]))).unwrap(), vec![".envrc", ".claude"]);
+        assert!(defaults().iter().all(|n| !what_it_does(n).contains("protectedNames")));
+    }
+
+    #[test]
+    fn invalid_entries_name_the_index() {
+        assert!(err(json!(".envrc")).starts_with("options.sandbox.protectedNames: must be an array"));
+        assert!(err(json!([1])).starts_with("options.sandbox.protectedNames[0]: must be a string"));
+        assert!(err(json!(["ok", "a/b"])).starts_with("options.sandbox.protectedNames[1]:"));
+        for bad in ["", ".", "..", ".git", "/abs", "a\0b", "a\"b", "a\\b", "a\nb"] {
+            assert!(err(json!([bad])).starts_with("options.sandbox.protectedNames[0]:"), "{bad:?}");
+        }
+        assert!(err(json!(["x".repeat(256)])).contains("255"));
+    }
+}

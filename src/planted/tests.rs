@@ -1,0 +1,141 @@
+//! protect() and detect() on real trees (no sandbox: the tree is changed directly, as a command
+//! would change it through its writable bind).
+
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+
+use super::*;
+use crate::platform::Platform;
+use crate::policy::{resolve_policy, PolicyContext, WritableRoot};
+
+/// The workspace-write policy for `cwd` (no /tmp), resolved and walked as a run does.
+fn policy(cwd: &Path, v: serde_json::Value) -> ResolvedPolicy {
+    let mut v = v;
+    v["mode"] = json!("workspace-write");
+    v["tmp"] = json!("read-only");
+    let mut p = resolve_policy(Some(&v), &PolicyContext { cwd: cwd.to_path_buf(), tmpdir: None, platform: Platform::Linux, env: Default::default() }).unwrap();
+    walk_and_protect(&mut p);
+    p
+}
+
+fn run(root: &Path, list: &[&str]) -> (Vec<WritableRoot>, Baseline) {
+    let p = policy(root, json!({ "protectedNames": list }));
+    (p.writable_roots.clone(), (*p.planted).clone())
+}
+
+fn missing(roots: &[WritableRoot]) -> Vec<(PathBuf, PlaceholderKind)> {
+    roots.iter().flat_map(|r| r.missing_read_only.iter().map(|m| (m.path.clone(), m.kind))).collect()
+}
+
+fn init_repo(dir: &Path) {
+    std::fs::create_dir_all(dir.join(".git/hooks")).unwrap();
+    std::fs::write(dir.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
+}
+
+#[test]
+fn nested_repositories_hooks_and_names_are_carved() {
+    let t = tempfile::tempdir().unwrap();
+    let r = t.path().canonicalize().unwrap();
+    let deep = r.join("a/b/c/d/e");
+    init_repo(&r);
+    init_repo(&deep);
+    std::fs::write(deep.join(".git/config"), "[core]\n\thooksPath = .husky/_\n").unwrap();
+    std::fs::create_dir_all(deep.join(".husky")).unwrap();
+    std::fs::write(deep.join(".envrc"), "use nix").unwrap();
+    let (roots, b) = run(&r, &[".envrc", ".vscode"]);
+    let ro = &roots[0].read_only;
+    for p in [r.join(".git"), deep.join(".git"), deep.join(".husky"), deep.join(".envrc")] {
+        assert!(ro.contains(&p), "{} not read-only in {ro:?}", p.display());
+    }
+    let m = missing(&roots);
+    for p in [r.join(".envrc"), r.join(".vscode"), deep.join(".vscode")] {
+        assert!(m.contains(&(p.clone(), PlaceholderKind::Dir)), "{} not a placeholder in {m:?}", p.display());
+    }
+    assert!(!m.iter().any(|(p, _)| p.starts_with(deep.join(".husky"))), "nothing is created inside a read-only .husky: {m:?}");
+    assert!(!b.truncated);
+    assert_eq!(b.git.len(), 2);
+    assert!(b.named.contains_key(&deep.join(".envrc")));
+}
+
+#[test]
+fn a_missing_hooks_directory_cannot_be_created() {
+    let t = tempfile::tempdir().unwrap();
+    let r = t.path().canonicalize().unwrap();
+    init_repo(&r);
+    std::fs::write(r.join(".git/config"), "[core]\n\thooksPath = .husky/_\n").unwrap();
+    let (roots, _) = run(&r, &[]);
+    assert_eq!(missing(&roots), vec![(r.join(".husky"), PlaceholderKind::Dir)]);
+}
+
+#[test]
+fn submodule_gitdir_and_symlinked_names() {
+    let t = tempfile::tempdir().unwrap();
+    let r = t.path().canonicalize().unwrap();
+    init_repo(&r);
+    std::fs::create_dir_all(r.join("ext/.git-modules-target")).unwrap();
+    std::fs::create_dir_all(r.join("store/modules/sub")).unwrap();
+    std::fs::create_dir_all(r.join("libs/sub")).unwrap();
+    std::fs::write(r.join("libs/sub/.git"), "gitdir: ../../store/modules/sub\n").unwrap();
+    std::fs::write(r.join("shared-envrc"), "x").unwrap();
+    std::os::unix::fs::symlink("shared-envrc", r.join(".envrc")).unwrap();
+    let (roots, _) = run(&r, &[".envrc"]);
+    let ro = &roots[0].read_only;
+    assert!(ro.contains(&r.join("libs/sub/.git")) && ro.contains(&r.join("store/modules/sub")), "{ro:?}");
+    assert!(ro.contains(&r.join("shared-envrc")) && !ro.contains(&r.join(".envrc")), "a symlink's target is protected: {ro:?}");
+}
+
+#[test]
+fn no_names_and_no_git_protect_nothing() {
+    let t = tempfile::tempdir().unwrap();
+    let r = t.path().canonicalize().unwrap();
+    init_repo(&r.join("x"));
+    let p = policy(&r, json!({ "protectGit": false, "protectedNames": [] }));
+    let (roots, b) = (&p.writable_roots, &p.planted);
+    assert!(roots[0].read_only.is_empty() && roots[0].missing_read_only.is_empty());
+    assert_eq!(b.index, scan::Index::default(), "nothing to look for: nothing walked");
+    std::fs::create_dir_all(r.join("y/.git/hooks")).unwrap();
+    std::fs::write(r.join("y/.git/config"), "[core]\n\tfsmonitor = ./x\n").unwrap();
+    assert!(detect(b).is_empty(), "protectGit false: new repositories are not reported");
+}
+
+#[test]
+fn detects_planted_repositories_hooks_and_names() {
+    let t = tempfile::tempdir().unwrap();
+    let r = t.path().canonicalize().unwrap();
+    init_repo(&r.join("old"));
+    std::fs::write(r.join("old/.envrc"), "old").unwrap();
+    let (_, b) = run(&r, &[".envrc", ".vscode"]);
+    assert!(detect(&b).is_empty(), "nothing changed");
+
+    // What a command could do through its bind.
+    let sub = r.join("new/sub");
+    init_repo(&sub);
+    std::fs::write(sub.join(".git/config"), "[core]\n\tfsmonitor = \"touch /tmp/pwned\"\n").unwrap();
+    std::fs::write(sub.join(".git/hooks/pre-commit"), "#!/bin/sh\n").unwrap();
+    std::fs::write(sub.join(".git/hooks/pre-push.sample"), "#!/bin/sh\n").unwrap();
+    std::fs::create_dir_all(r.join("fresh/.vscode")).unwrap();
+    std::fs::write(r.join("fresh/.vscode/tasks.json"), "{}").unwrap();
+    std::fs::write(r.join("fresh/.envrc"), "").unwrap(); // empty: runs nothing (and looks like a placeholder)
+    std::fs::create_dir_all(r.join("empty/.git")).unwrap();
+    let risks = detect(&b);
+    let got: Vec<(String, RiskKind)> = risks.iter().map(|h| (h.path.clone(), h.kind)).collect();
+    let s = |p: PathBuf| p.to_string_lossy().into_owned();
+    assert_eq!(
+        got,
+        vec![
+            (s(r.join("fresh/.vscode")), RiskKind::ProtectedNameCreated),
+            (s(sub.join(".git")), RiskKind::RepositoryCreated),
+            (s(sub.join(".git/hooks")), RiskKind::HooksWritten),
+        ]
+    );
+    assert!(risks[0].detail.contains("VS Code"), "{}", risks[0].detail);
+    assert!(risks[1].detail.contains("core.fsmonitor"), "{}", risks[1].detail);
+    assert!(risks[2].detail.contains("pre-commit") && !risks[2].detail.contains("sample"), "{}", risks[2].detail);
+
+    // An existing name deeper down replaced by another file is reported too.
+    // (Written beside it, then renamed over it: a new inode, never the old one reused.)
+    std::fs::write(r.join("old/envrc.tmp"), "new").unwrap();
+    std::fs::rename(r.join("old/envrc.tmp"), r.join("old/.envrc")).unwrap();
+    assert!(detect(&b).iter().any(|h| h.path == s(r.join("old/.envrc")) && h.detail.contains("replaced")));
+}
