@@ -88,7 +88,7 @@ pub fn walk_and_protect(policy: &mut ResolvedPolicy) {
     }
     let taken_at = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
     let spec = policy.planted.spec.clone();
-    let (found, index) = scan::walk_indexed(&spec, None);
+    let (found, index) = walk_with_cache(&spec);
     let tops: Vec<PathBuf> = policy.writable_roots.iter().map(|r| r.root.clone()).collect();
     let names = policy.protected_names.clone();
     let mut c = Carver { roots: &mut policy.writable_roots, deny: &policy.deny_read };
@@ -114,6 +114,24 @@ pub fn walk_and_protect(policy: &mut ResolvedPolicy) {
         index,
         walked: true,
     });
+}
+
+/// The last walk of each area this process walked (a few areas): the next run in the same
+/// workspace reads only the directories that changed since (see `scan::walk_reusing`).
+fn walk_with_cache(spec: &scan::WalkSpec) -> (scan::Found, scan::Index) {
+    use std::sync::Mutex;
+    const SLOTS: usize = 8;
+    static WALKS: Mutex<Vec<(scan::WalkSpec, scan::Index)>> = Mutex::new(Vec::new());
+    let prior = WALKS.lock().unwrap_or_else(|e| e.into_inner()).iter().find(|(s, _)| s == spec).map(|(_, i)| i.clone());
+    // Not holding the lock while walking: concurrent runs walk side by side.
+    let (found, index) = scan::walk_reusing(spec, prior.as_ref());
+    let mut walks = WALKS.lock().unwrap_or_else(|e| e.into_inner());
+    walks.retain(|(s, _)| s != spec);
+    if walks.len() >= SLOTS {
+        walks.remove(0);
+    }
+    walks.push((spec.clone(), index.clone()));
+    (found, index)
 }
 
 struct Carver<'a> {

@@ -13,6 +13,9 @@
 //! are unchanged and whose ctime was already older than the walk (`Index`): adding, removing or
 //! renaming an entry sets the directory's ctime to now, and ctime cannot be set from user space
 //! (unlike mtime), so such a directory has exactly the entries it had. Only its `lstat` is paid.
+//! The walk before the next run of the same area reuses it the same way (`walk_reusing`), with
+//! what each reused directory held reported again: an agent running command after command in one
+//! workspace pays for the directories that changed, not for the whole tree every time.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::ffi::OsString;
@@ -25,7 +28,7 @@ pub const MAX_DEPTH: usize = 16;
 pub const MAX_DIRS: usize = 20_000;
 
 /// What to walk and what to look for.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct WalkSpec {
     /// The roots to walk, canonical.
     pub roots: Vec<PathBuf>,
@@ -57,6 +60,9 @@ pub struct DirState {
     ctime: (i64, i64),
     /// Its subdirectories that the walk entered.
     subdirs: Vec<PathBuf>,
+    /// Its `.git` entry and protected names, as the walk reported them.
+    git: Vec<PathBuf>,
+    named: Vec<PathBuf>,
 }
 
 /// Every directory a walk read, for the next walk of the same area.
@@ -73,8 +79,19 @@ fn now_secs() -> i64 {
 }
 
 /// Walk the area. With `prior` (the index of an earlier walk of the same spec) unchanged
-/// directories are not read again, and their entries are not reported again (they are the same).
+/// directories are not read again, and their entries are not reported again (they are the same):
+/// what changed since `prior` (the walk after a run).
 pub fn walk_indexed(spec: &WalkSpec, prior: Option<&Index>) -> (Found, Index) {
+    walk_with(spec, prior, false)
+}
+
+/// Walk the area, reading only the directories that changed since `prior`, and report everything
+/// there is, unchanged directories' entries included (the walk before a run).
+pub fn walk_reusing(spec: &WalkSpec, prior: Option<&Index>) -> (Found, Index) {
+    walk_with(spec, prior, true)
+}
+
+fn walk_with(spec: &WalkSpec, prior: Option<&Index>, report_reused: bool) -> (Found, Index) {
     let mut found = Found::default();
     if spec.roots.is_empty() || (spec.names.is_empty() && !spec.repositories) {
         return (found, Index::default());
@@ -83,33 +100,41 @@ pub fn walk_indexed(spec: &WalkSpec, prior: Option<&Index>) -> (Found, Index) {
     let names: HashSet<OsString> = spec.names.iter().map(OsString::from).collect();
     let skip: HashSet<&Path> = spec.skip.iter().chain(spec.roots.iter()).map(PathBuf::as_path).collect();
     let mut queue: VecDeque<(PathBuf, usize)> = spec.roots.iter().map(|r| (r.clone(), 0)).collect();
+    // Read and reused directories both count: the bound covers the same area with or without `prior`.
+    let mut visited = 0;
     while let Some((dir, depth)) = queue.pop_front() {
-        if found.dirs_read >= MAX_DIRS {
+        if visited >= MAX_DIRS {
             found.truncated = true;
             break;
         }
         let Ok(meta) = dir.symlink_metadata() else { continue };
+        visited += 1;
         let ctime = (meta.ctime(), meta.ctime_nsec());
         if let Some(old) = prior.and_then(|p| p.dirs.get(&dir).filter(|d| d.ino == meta.ino() && d.ctime == ctime && ctime.0 < p.started)) {
             queue.extend(old.subdirs.iter().map(|s| (s.clone(), depth + 1)));
+            if report_reused {
+                found.git_entries.extend(old.git.iter().cloned());
+                found.named.extend(old.named.iter().cloned());
+            }
+            index.dirs.insert(dir, old.clone());
             continue;
         }
         found.dirs_read += 1;
         // An unreadable directory holds nothing the command could plant either (it runs as the
         // same user, with fewer rights).
         let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-        let mut subdirs = Vec::new();
+        let (mut subdirs, mut git, mut named) = (Vec::new(), Vec::new(), Vec::new());
         for entry in entries.flatten() {
             let name = entry.file_name();
             let Ok(ft) = entry.file_type() else { continue };
             if name == ".git" {
                 if spec.repositories {
-                    found.git_entries.push(entry.path());
+                    git.push(entry.path());
                 }
                 continue;
             }
             if names.contains(&name) {
-                found.named.push(entry.path());
+                named.push(entry.path());
             }
             if ft.is_dir() && name != "node_modules" {
                 let path = entry.path();
@@ -124,7 +149,9 @@ pub fn walk_indexed(spec: &WalkSpec, prior: Option<&Index>) -> (Found, Index) {
                 queue.push_back((path, depth + 1));
             }
         }
-        index.dirs.insert(dir, DirState { ino: meta.ino(), ctime, subdirs });
+        found.git_entries.extend(git.iter().cloned());
+        found.named.extend(named.iter().cloned());
+        index.dirs.insert(dir, DirState { ino: meta.ino(), ctime, subdirs, git, named });
     }
     (found, index)
 }
@@ -199,6 +226,31 @@ mod tests {
         assert_eq!(changed.git_entries, vec![r.join("a/b/c/new/.git")]);
         assert_eq!(changed.named, vec![r.join("x/.envrc")]);
         assert_eq!(changed.dirs_read, 3, "c, its new directory, and x");
+    }
+
+    #[test]
+    fn a_reusing_walk_reports_everything_but_reads_only_what_changed() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        std::fs::create_dir_all(r.join("a/b/.git")).unwrap();
+        std::fs::create_dir_all(r.join("x/y")).unwrap();
+        std::fs::write(r.join("x/.envrc"), "x").unwrap();
+        let s = spec(&r, &[".envrc"]);
+        let (first, mut index) = walk_reusing(&s, None);
+        assert_eq!((first.dirs_read, first.git_entries.clone(), first.named.clone()), (5, vec![r.join("a/b/.git")], vec![r.join("x/.envrc")]));
+        index.started = now_secs() + 2; // as if the directories had last changed well before the walk
+        let (again, index2) = walk_reusing(&s, Some(&index));
+        assert_eq!(again.dirs_read, 0, "nothing changed: nothing read");
+        assert_eq!((again.git_entries, again.named), (first.git_entries.clone(), first.named.clone()), "but everything reported");
+        assert_eq!(index2.dirs.len(), index.dirs.len(), "the index carries the reused directories on");
+        std::fs::remove_file(r.join("x/.envrc")).unwrap();
+        std::fs::create_dir_all(r.join("x/y/.git")).unwrap();
+        let (changed, _) = walk_reusing(&s, Some(&index));
+        assert_eq!(changed.dirs_read, 2, "x and y changed");
+        let mut git = changed.git_entries.clone();
+        git.sort();
+        assert_eq!(git, vec![r.join("a/b/.git"), r.join("x/y/.git")]);
+        assert!(changed.named.is_empty(), "a removed name is gone");
     }
 
     #[test]
