@@ -211,11 +211,13 @@ async function floorCase(c1, c2) {
     ]) {
       const plan = sandspawn.buildSandboxCommand(['/bin/true'], { sandbox: mode })
       if (key === 'bwrap-direct') {
-        // The same bwrap argv with bwrap exec'ing /bin/true itself instead of sandspawn-helper (so
-        // without the seccomp filter): what the helper adds to a run.
-        const sep = plan.args.indexOf('--')
-        const inner = plan.args.indexOf('--', sep + 1)
-        plan.args = [...plan.args.slice(0, sep + 1), ...plan.args.slice(inner + 1)]
+        // The same argv with bwrap exec'ing /bin/true itself instead of the in-sandbox
+        // sandspawn-helper (so without the seccomp filter): what that helper adds to a run. A
+        // helper in front of bwrap (offline nsswitch, masks) stays: it is part of both sides.
+        const at = plan.args.findIndex((a, i) => i > 0 && plan.args[i - 1] === '--' && a.endsWith('/sandspawn-helper'))
+        const inner = plan.args.indexOf('--', at + 1)
+        if (at < 0 || inner < 0) throw new Error(`no in-sandbox helper in the plan: ${plan.args.join(' ')}`)
+        plan.args = [...plan.args.slice(0, at), ...plan.args.slice(inner + 1)]
       }
       const redirs = plan.extraFds.map((f) => {
         const file = path.join(dir, `fd${f.fd}-${f.purpose}.bin`)
@@ -256,7 +258,7 @@ async function floorCase(c1, c2) {
     }
     const withHelper = summarize(results.bwrap.samples)
     const direct = summarize(results['bwrap-direct'].samples)
-    row('6c', 'the helper\'s cost: 6a against the same bwrap argv exec\'ing `/bin/true` directly (no helper, no seccomp), bash loop', { median: fmt.ms(withHelper.median), p95: fmt.ms(withHelper.p95) }, 'bwrap without helper', { median: fmt.ms(direct.median), p95: fmt.ms(direct.p95) }, fmt.ratio(withHelper.median / direct.median), '', null, `the helper adds ${fmt.ms(withHelper.median - direct.median)} per run (median)`)
+    row('6c', 'the in-sandbox helper\'s cost: 6a against the same argv with bwrap exec\'ing `/bin/true` directly (no seccomp), bash loop', { median: fmt.ms(withHelper.median), p95: fmt.ms(withHelper.p95) }, 'bwrap without in-sandbox helper', { median: fmt.ms(direct.median), p95: fmt.ms(direct.p95) }, fmt.ratio(withHelper.median / direct.median), '', null, `the helper adds ${fmt.ms(withHelper.median - direct.median)} per run (median)`)
   } finally {
     fs.rmSync(dir, { recursive: true, force: true })
   }
@@ -412,7 +414,8 @@ How each case is measured:
   \`/proc/self/clear_refs\`) − RSS before the run.
 - **6**: the argv of case 1 (resp. 2) run ${N.floor} times from \`bash -c 'for i in $(seq ${N.floor}); do …; done'\`;
   per-run times from \`$EPOCHREALTIME\`. The ratio column is sandspawn's median (case 1 / 2) over this floor.
-  6c compares 6a with the same loop where bwrap execs \`/bin/true\` without the helper.
+  6c compares 6a with the same loop where bwrap execs \`/bin/true\` without the in-sandbox helper (a helper in front
+  of bwrap, which opens the offline nsswitch.conf and mask descriptors, stays on both sides).
 - **7**: peers from \`bench/peers\` (\`npm run bench:peers\`), each interleaved ABAB with sandspawn in one process;
   ratio = sandspawn / peer. Informational.
 ${analysis ? '\n' + analysis : `
