@@ -179,6 +179,11 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
             a.path("--ro-bind", own)?;
         }
     }
+    // sandspawn installed under /tmp with a private /tmp: the helper is bound back into the
+    // sandbox's empty /tmp (bwrap creates its parent directories there, not on the host).
+    if view_of(policy, req.cwd, helper).0 == View::PrivateTmp {
+        a.path("--ro-bind", helper)?;
+    }
     a.offline_nsswitch(policy);
     for (upper, target) in &caches.binds {
         a.push(&["--bind", &path_arg(upper)?, &path_arg(target)?]);
@@ -264,8 +269,10 @@ fn sandspawn_helper_name() -> String {
 /// How a host path looks inside the sandbox.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum View {
-    /// Under a mask (a `denyRead` entry, a private /tmp): not there at all.
+    /// Under a `denyRead` mask (a read-only tmpfs): not there, and nothing can be mounted there.
     Hidden,
+    /// Under a private /tmp (a writable tmpfs at setup): not there, but a bind can put it back.
+    PrivateTmp,
     ReadOnly,
     Writable,
 }
@@ -275,7 +282,7 @@ enum View {
 fn view_of(policy: &ResolvedPolicy, cwd: &Path, path: &Path) -> (View, String) {
     let mut covers: Vec<(&Path, View, String)> = Vec::new();
     if policy.tmp == TmpMode::Private {
-        covers.push((Path::new("/tmp"), View::Hidden, "sandbox.tmp: 'private' (an empty /tmp)".into()));
+        covers.push((Path::new("/tmp"), View::PrivateTmp, String::new()));
         if cwd.starts_with("/tmp") {
             covers.push((cwd, View::ReadOnly, String::new()));
         }
@@ -290,7 +297,7 @@ fn view_of(policy: &ResolvedPolicy, cwd: &Path, path: &Path) -> (View, String) {
     covers
         .into_iter()
         .filter(|(p, _, _)| path.starts_with(p))
-        .max_by_key(|(p, view, _)| (p.components().count(), *view == View::Hidden))
+        .max_by_key(|(p, view, _)| (p.components().count(), matches!(view, View::Hidden | View::PrivateTmp)))
         .map(|(_, view, what)| (view, what))
         .unwrap_or((View::ReadOnly, String::new()))
 }

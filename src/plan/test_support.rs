@@ -56,6 +56,26 @@ pub fn plan(p: &ResolvedPolicy, cwd: &Path, cmd: &[&str]) -> LaunchPlan {
     plan_with_env(p, cwd, Platform::Linux, cmd, &BTreeMap::new())
 }
 
+/// A Linux plan to run for real: it names the helper that was built, wherever the checkout is.
+pub fn real_plan(p: &ResolvedPolicy, cwd: &Path, cmd: &[&str]) -> LaunchPlan {
+    let command: Vec<String> = cmd.iter().map(|s| s.to_string()).collect();
+    let env = BTreeMap::new();
+    build(&PlanRequest {
+        command: &command,
+        cwd,
+        env: &env,
+        policy: p,
+        platform: Platform::Linux,
+        bwrap: None,
+        resolved_program: None,
+        helper: Some(real_helper()),
+        runner_fds: false,
+        terminal: false,
+        rlimits: &[],
+    })
+    .unwrap()
+}
+
 /// Does real bwrap work on this host? Tests print a notice and pass vacuously when it does not.
 pub fn bwrap_works() -> bool {
     let ok = Command::new("/usr/bin/bwrap")
@@ -69,8 +89,14 @@ pub fn bwrap_works() -> bool {
     ok
 }
 
-/// The helper built next to the test binary (`cargo build -p sandspawn-helper`).
+/// The helper path pinned plans name: fixed, so their argv does not depend on where the checkout
+/// is (a checkout under /tmp puts the real helper in a writable root, which adds a bind).
 pub fn helper_path() -> &'static Path {
+    Path::new("/opt/sandspawn/sandspawn-helper")
+}
+
+/// The helper built next to the test binary (`cargo build -p sandspawn-helper`), for plans that run.
+pub fn real_helper() -> &'static Path {
     crate::helper::require().expect("build the helper first: cargo build -p sandspawn-helper")
 }
 

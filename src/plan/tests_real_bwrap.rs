@@ -4,7 +4,7 @@ use super::*;
 use crate::plan::mount_targets::reserve;
 
 fn run_sh(p: &crate::policy::ResolvedPolicy, cwd: &Path, script: &str) -> std::process::Output {
-    let out = run(&plan(p, cwd, &["/bin/sh", "-c", script]));
+    let out = run(&real_plan(p, cwd, &["/bin/sh", "-c", script]));
     eprintln!("stdout: {}\nstderr: {}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     out
 }
@@ -101,7 +101,7 @@ fn unix_sockets_blocked_by_seccomp() {
     let (_t, w) = tmp();
     let sock = w.join("s.sock");
     let _listener = std::os::unix::net::UnixListener::bind(&sock).unwrap();
-    let py = |p: &crate::policy::ResolvedPolicy, code: &str| run(&plan(p, &w, &["/usr/bin/python3", "-c", code]));
+    let py = |p: &crate::policy::ResolvedPolicy, code: &str| run(&real_plan(p, &w, &["/usr/bin/python3", "-c", code]));
     let blocked = policy(json!("read-only"), &w, Platform::Linux);
     let out = py(&blocked, "import socket; socket.socket(socket.AF_UNIX)");
     assert!(!out.status.success());
