@@ -24,6 +24,9 @@ use crate::tool_caches;
 
 pub const DEFAULT_BWRAP: &str = "/usr/bin/bwrap";
 
+/// Where the helper is bound when a private /tmp hides its real path.
+pub const HELPER_IN_DEV: &str = "/dev/sandspawn-helper";
+
 /// procfs entries a root-owned sandbox could still write through uid-0 DAC even without
 /// capabilities (`--proc` mounts them writable). `/proc/sys` always exists; the rest may not.
 const PROC_COVERS: &[(&str, &str)] = &[
@@ -179,11 +182,14 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
             a.path("--ro-bind", own)?;
         }
     }
-    // sandspawn installed under /tmp with a private /tmp: the helper is bound back into the
-    // sandbox's empty /tmp (bwrap creates its parent directories there, not on the host).
-    if view_of(policy, req.cwd, helper).0 == View::PrivateTmp {
-        a.path("--ro-bind", helper)?;
-    }
+    // sandspawn installed under /tmp with a private /tmp: the helper is bound into the sandbox's
+    // own /dev (a tmpfs bwrap made), so the private /tmp stays empty.
+    let inside_helper = if view_of(policy, req.cwd, helper).0 == View::PrivateTmp {
+        a.push(&["--ro-bind", &path_arg(helper)?, HELPER_IN_DEV]);
+        PathBuf::from(HELPER_IN_DEV)
+    } else {
+        helper.to_path_buf()
+    };
     a.offline_nsswitch(policy);
     for (upper, target) in &caches.binds {
         a.push(&["--bind", &path_arg(upper)?, &path_arg(target)?]);
@@ -206,7 +212,7 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         a.push(&["--setenv", &name, &value]);
     }
 
-    a.push(&["--chdir", &path_arg(req.cwd)?, "--", &path_arg(helper)?]);
+    a.push(&["--chdir", &path_arg(req.cwd)?, "--", &path_arg(&inside_helper)?]);
     let steps = Steps {
         block_unix_sockets,
         report_fd,
@@ -241,7 +247,7 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         profile: None,
         status_fd,
         report_fd,
-        helper: Some(helper.to_path_buf()),
+        helper: Some(inside_helper),
         net_ctl_fd,
         control_fd: None,
     })

@@ -315,16 +315,20 @@ fn sandspawns_own_files_in_a_writable_root_are_bound_read_only_and_never_hidden(
 mod pty_tests;
 
 #[test]
-fn a_helper_under_a_private_tmp_is_bound_back_into_it() {
+fn a_helper_under_a_private_tmp_is_bound_into_dev() {
     let (_t, w) = tmp();
     let helper = Path::new("/tmp/ss-install/node_modules/sandspawn/sandspawn-helper");
     let p = policy(json!({"mode": "workspace-write", "tmp": "private", "network": true, "protectGit": false}), &w, Platform::Linux);
     let (cmd, env) = (vec!["true".to_string()], BTreeMap::new());
     let req = PlanRequest { command: &cmd, cwd: &w, env: &env, policy: &p, platform: Platform::Linux, bwrap: None, resolved_program: None, helper: Some(helper), runner_fds: false, terminal: false, rlimits: &[] };
-    let args = build(&req).unwrap().args;
+    let plan = build(&req).unwrap();
+    let args = plan.args;
     let tmpfs = args.iter().position(|a| a == "/tmp").unwrap();
-    let bind = args.windows(3).position(|x| x == v(&["--ro-bind", &s(helper), &s(helper)]).as_slice()).expect("the helper is bound back");
-    assert!(bind > tmpfs, "after the private /tmp, or it would hide the bind");
+    let bind = args.windows(3).position(|x| x == v(&["--ro-bind", &s(helper), "/dev/sandspawn-helper"]).as_slice()).expect("the helper is bound into /dev");
+    assert!(bind > tmpfs, "after /dev and /tmp are made");
+    let run = args.iter().position(|a| a == "/dev/sandspawn-helper" ).map(|_| args.iter().rposition(|a| a == "/dev/sandspawn-helper").unwrap()).unwrap();
+    assert_eq!((args[run - 1].as_str(), args[run + 1].as_str()), ("--", "v1"), "bwrap runs it from there");
+    assert_eq!(plan.helper.as_deref(), Some(Path::new("/dev/sandspawn-helper")), "the runner tells it from the command by that path");
     // Without a private /tmp it is visible (read-only) already: no bind.
     let plain = policy(json!({"mode": "workspace-write", "tmp": "read-only", "network": true, "protectGit": false}), &w, Platform::Linux);
     let args = build(&PlanRequest { policy: &plain, ..req.clone() }).unwrap().args;
