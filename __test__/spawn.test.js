@@ -333,3 +333,18 @@ test('small maxBuffer: stderr and stdout are truncated independently with exact 
   assert.equal(r.stderr, 'b'.repeat(300))
   assert.match(r.stdout, /^a{500}\n?\[\.\.\. 4000 bytes omitted \.\.\.\]\n?a{500}$/)
 })
+
+test('startSandboxed: write() and end() keep their call order when not awaited, and a reused buffer is not re-read', async () => {
+  const { startSandboxed } = require('..')
+  const want = Array.from({ length: 100 }, (_, i) => `line ${i}\n`).join('') + 'reused\n'
+  for (let run = 0; run < 20; run++) {
+    const p = await startSandboxed(['cat'], { stdin: 'pipe' })
+    const buf = Buffer.from('reused\n')
+    for (let i = 0; i < 100; i++) p.write(`line ${i}\n`)
+    p.write(buf)
+    buf.fill(0x41) // the caller reuses its buffer before the write happened
+    p.end()
+    const r = await p.wait()
+    assert.equal(r.stdout, want, `run ${run}`)
+  }
+})

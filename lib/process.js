@@ -109,6 +109,9 @@ class SandboxedProcess {
   #handle
   #settled
   #terminal
+  // write() and end() run in call order, like a stream's: each native call is its own task and
+  // two of them could otherwise overtake each other (`p.write(x); p.end()` losing `x`).
+  #stdinQueue = Promise.resolve()
   constructor(handle, pid, settled, terminal) {
     this.#handle = handle
     this.#settled = settled
@@ -118,19 +121,22 @@ class SandboxedProcess {
     Object.freeze(this)
   }
 
-  /** Write to stdin (needs `stdin: 'pipe'`). */
+  /** Write to stdin (needs `stdin: 'pipe'`). Writes and `end()` happen in call order, awaited or not. */
   async write(data) {
     let bytes
+    // A copy: the write may happen after the caller has reused its buffer.
     if (typeof data === 'string') bytes = Buffer.from(data, 'utf8')
-    else if (data instanceof Uint8Array) bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength)
+    else if (data instanceof Uint8Array) bytes = Buffer.from(data)
     else throw invalid('data', `must be a string, Buffer or Uint8Array, got ${data === null ? 'null' : typeof data}`)
-    const tagged = await this.#handle.write(bytes)
+    const done = this.#stdinQueue.then(() => this.#handle.write(bytes))
+    this.#stdinQueue = done.catch(() => {})
+    const tagged = await done
     if (!tagged.ok) throw fromRecord(tagged.error)
   }
 
-  /** Close stdin. */
+  /** Close stdin, after every write called before. */
   end() {
-    this.#handle.end().catch(() => {})
+    this.#stdinQueue = this.#stdinQueue.then(() => this.#handle.end()).catch(() => {})
   }
 
   /** Signal the whole tree (default: `killSignal`), SIGKILL after `forceKillAfterDelay`. */
