@@ -347,7 +347,8 @@ export declare class SandboxedProcess {
   /** The host pid. */
   readonly pid: number
   /** Write to stdin (needs `stdin: 'pipe'`), or to the terminal (pty: raw bytes, `'\x03'` is
-   * Ctrl-C). Rejects with `EPIPE` once stdin is closed. Resolves once the bytes were taken. */
+   * Ctrl-C). Rejects with `EPIPE` once stdin is closed. Resolves once the bytes were taken.
+   * Writes and `end()` happen in call order, awaited or not; `data` is copied at the call. */
   write(data: string | Buffer | Uint8Array): Promise<void>
   /** Close stdin. With a pty: send end-of-file (Ctrl-D), which ends input for programs in cooked
    * mode; the terminal stays open. */
