@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use sandspawn_helper::protocol::{MARKER, PROTOCOL_TAG, VERSION};
+use sandspawn_helper::report::os_words;
 
 use crate::error::{Result, SandboxError};
 
@@ -108,14 +109,6 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).position(|w| w == needle)
 }
 
-/// An I/O error in the OS's words, without Rust's ` (os error N)`.
-fn os_words(e: &std::io::Error) -> String {
-    let text = e.to_string();
-    match text.rfind(" (os error ") {
-        Some(at) => text[..at].to_string(),
-        None => text,
-    }
-}
 
 #[cfg(test)]
 mod tests {

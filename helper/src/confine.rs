@@ -73,7 +73,7 @@ pub fn prepare(ll: &LandlockSteps) -> Result<Prepared, Failure> {
     }
     let arch = seccomp::Arch::native()
         .ok_or_else(|| setup(0, format!("no seccomp filter for this architecture ({})", std::env::consts::ARCH)))?;
-    let filter = seccomp::landlock_program(arch, ll.sockets).into_iter().map(|(code, jt, jf, k)| libc::sock_filter { code, jt, jf, k }).collect();
+    let filter = crate::sock_filters(seccomp::landlock_program(arch, ll.sockets));
     Ok(Prepared { ruleset_fd, filter })
 }
 
@@ -127,12 +127,7 @@ pub fn apply(p: &Prepared) -> Result<(), Failure> {
         return Err(setup(e, format!("landlock_restrict_self failed: {}", describe(e))));
     }
     unsafe { libc::close(p.ruleset_fd) };
-    let prog = libc::sock_fprog { len: p.filter.len() as u16, filter: p.filter.as_ptr() as *mut libc::sock_filter };
-    if unsafe { libc::prctl(libc::PR_SET_SECCOMP, libc::SECCOMP_MODE_FILTER, &prog as *const libc::sock_fprog) } != 0 {
-        let e = last_errno();
-        return Err(setup(e, format!("installing the seccomp filter failed: {}", describe(e))));
-    }
-    Ok(())
+    crate::install_filter(&p.filter)
 }
 
 pub fn close(p: &Prepared) {

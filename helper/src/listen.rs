@@ -11,15 +11,11 @@
 
 use sandspawn_helper::report::{Failure, Stage};
 
-fn errno() -> i32 {
-    std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
-}
+use crate::{describe, last_errno};
 
 fn failure(what: &str) -> Failure {
-    let e = errno();
-    let words = std::io::Error::from_raw_os_error(e).to_string();
-    let words = words.split(" (os error ").next().unwrap_or_default().to_string();
-    Failure { stage: Stage::Setup, errno: e, message: format!("network bridge: {what} failed: {words}") }
+    let e = last_errno();
+    Failure { stage: Stage::Setup, errno: e, message: format!("network bridge: {what} failed: {}", describe(e)) }
 }
 
 /// Bind, listen, hand the listeners to the host; returns the port the command must use.
@@ -113,7 +109,7 @@ fn send(ctl: i32, port: u16, fds: &[i32]) -> Result<(), Failure> {
         if n >= 0 {
             return Ok(());
         }
-        if errno() != libc::EINTR {
+        if last_errno() != libc::EINTR {
             return Err(failure("sending the listener to the host"));
         }
     }

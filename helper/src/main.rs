@@ -143,11 +143,7 @@ pub(crate) fn last_errno() -> i32 {
 
 /// The OS's words for `errno`, without Rust's ` (os error N)` suffix.
 pub(crate) fn describe(errno: i32) -> String {
-    let text = std::io::Error::from_raw_os_error(errno).to_string();
-    match text.rfind(" (os error ") {
-        Some(at) => text[..at].to_string(),
-        None => text,
-    }
+    sandspawn_helper::report::os_words(&std::io::Error::from_raw_os_error(errno))
 }
 
 /// `/dev/null` at descriptor `fd`, inheritable (bwrap reads it to EOF: an empty file).
@@ -238,19 +234,28 @@ fn block_unix_sockets() -> Result<(), Failure> {
     let arch = seccomp::Arch::native().ok_or_else(|| {
         setup(0, format!("no seccomp filter for this architecture ({})", std::env::consts::ARCH))
     })?;
-    let mut filter: Vec<libc::sock_filter> = seccomp::program(arch)
-        .into_iter()
-        .map(|(code, jt, jf, k)| libc::sock_filter { code, jt, jf, k })
-        .collect();
-    let prog = libc::sock_fprog { len: filter.len() as u16, filter: filter.as_mut_ptr() };
+    let filter = sock_filters(seccomp::program(arch));
     if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
         let e = last_errno();
         return Err(setup(e, format!("prctl(PR_SET_NO_NEW_PRIVS) failed: {}", describe(e))));
     }
-    let rc = unsafe { libc::prctl(libc::PR_SET_SECCOMP, libc::SECCOMP_MODE_FILTER, &prog as *const libc::sock_fprog) };
-    if rc != 0 {
+    install_filter(&filter)
+}
+
+/// A generated program as the kernel's `struct sock_filter`s.
+#[cfg(target_os = "linux")]
+pub(crate) fn sock_filters(prog: Vec<seccomp::Insn>) -> Vec<libc::sock_filter> {
+    prog.into_iter().map(|(code, jt, jf, k)| libc::sock_filter { code, jt, jf, k }).collect()
+}
+
+/// Install a seccomp filter (no_new_privs must already be set). Allocates nothing, so it is safe
+/// in the Landlock supervisor's forked child.
+#[cfg(target_os = "linux")]
+pub(crate) fn install_filter(filter: &[libc::sock_filter]) -> Result<(), Failure> {
+    let prog = libc::sock_fprog { len: filter.len() as u16, filter: filter.as_ptr() as *mut libc::sock_filter };
+    if unsafe { libc::prctl(libc::PR_SET_SECCOMP, libc::SECCOMP_MODE_FILTER, &prog as *const libc::sock_fprog) } != 0 {
         let e = last_errno();
-        return Err(setup(e, format!("installing the seccomp filter failed: {}", describe(e))));
+        return Err(Failure { stage: Stage::Setup, errno: e, message: format!("installing the seccomp filter failed: {}", describe(e)) });
     }
     Ok(())
 }

@@ -23,6 +23,16 @@ pub struct Failure {
     pub message: String,
 }
 
+/// An OS error in the OS's own words, without Rust's ` (os error N)` suffix (messages name the
+/// errno once, in words). Shared by the helper's reports and the addon's.
+pub fn os_words(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    match text.rfind(" (os error ") {
+        Some(at) => text[..at].to_string(),
+        None => text,
+    }
+}
+
 pub const EXIT_SETUP: i32 = 125;
 pub const EXIT_NOT_EXECUTABLE: i32 = 126;
 pub const EXIT_NOT_FOUND: i32 = 127;

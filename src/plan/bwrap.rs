@@ -100,7 +100,7 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         ));
     }
     let helper = req.helper.ok_or_else(|| SandboxError::unavailable("sandspawn-helper was not found", "reinstall sandspawn"))?;
-    check_helper_visible(policy, req.cwd, helper)?;
+    let helper_view = check_helper_visible(policy, req.cwd, helper)?;
     let bwrap = req.bwrap.map(|b| b.path.clone()).unwrap_or_else(|| PathBuf::from(DEFAULT_BWRAP));
     // The runner's descriptors: 3 for bwrap's status, 4 for the helper's failure report, 5 for the
     // network bridge (allow-list only).
@@ -177,14 +177,14 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     // Last, over every writable bind: sandspawn's own executables (the helper, a bundled bwrap)
     // inside a writable root (sandspawn installed in the workspace's node_modules) are bound
     // read-only, so the command cannot replace what the next run executes, on the host or inside.
-    for own in [helper, bwrap.as_path()] {
-        if view_of(policy, req.cwd, own).0 == View::Writable {
+    for (own, view) in [(helper, helper_view), (bwrap.as_path(), view_of(policy, req.cwd, &bwrap).0)] {
+        if view == View::Writable {
             a.path("--ro-bind", own)?;
         }
     }
     // sandspawn installed under /tmp with a private /tmp: the helper is bound into the sandbox's
     // own /dev (a tmpfs bwrap made), so the private /tmp stays empty.
-    let inside_helper = if view_of(policy, req.cwd, helper).0 == View::PrivateTmp {
+    let inside_helper = if helper_view == View::PrivateTmp {
         a.push(&["--ro-bind", &path_arg(helper)?, HELPER_IN_DEV]);
         PathBuf::from(HELPER_IN_DEV)
     } else {
@@ -308,8 +308,8 @@ fn view_of(policy: &ResolvedPolicy, cwd: &Path, path: &Path) -> (View, String) {
         .unwrap_or((View::ReadOnly, String::new()))
 }
 
-/// The helper must be visible inside the sandbox: an error names what would hide it.
-fn check_helper_visible(policy: &ResolvedPolicy, cwd: &Path, helper: &Path) -> Result<()> {
+/// The helper must be visible inside the sandbox: an error names what would hide it. Else its view.
+fn check_helper_visible(policy: &ResolvedPolicy, cwd: &Path, helper: &Path) -> Result<View> {
     match view_of(policy, cwd, helper) {
         (View::Hidden, what) => Err(SandboxError::invalid(
             "sandbox",
@@ -319,7 +319,7 @@ fn check_helper_visible(policy: &ResolvedPolicy, cwd: &Path, helper: &Path) -> R
                 helper.display()
             ),
         )),
-        _ => Ok(()),
+        (view, _) => Ok(view),
     }
 }
 /// Hide `p`. A directory becomes an empty read-only tmpfs; the mount points of writable roots below

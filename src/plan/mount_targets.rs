@@ -143,10 +143,14 @@ fn lock_dir() -> std::io::Result<PathBuf> {
     Ok(dir)
 }
 
+#[cfg(test)]
 fn lock_path(p: &Path) -> PathBuf {
+    lock_path_in(&lock_dir().unwrap_or_else(|_| PathBuf::from("/nonexistent")), p)
+}
+
+fn lock_path_in(dir: &Path, p: &Path) -> PathBuf {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     p.hash(&mut h);
-    let dir = lock_dir().unwrap_or_else(|_| PathBuf::from("/nonexistent"));
     dir.join(format!("{:016x}.lock", h.finish()))
 }
 
@@ -170,8 +174,8 @@ const LOCK_ATTEMPTS: usize = 8;
 /// our open and our lock; the inode we then locked is no longer the one at the path, so we lock
 /// the file that is there now.
 fn lock_shared(p: &Path) -> std::io::Result<PathLock> {
-    lock_dir()?;
-    let path = lock_path(p);
+    // Checked once per placeholder (a mkdir and an lstat), not again to name the file.
+    let path = lock_path_in(&lock_dir()?, p);
     for _ in 0..LOCK_ATTEMPTS {
         let file = OpenOptions::new().create(true).truncate(false).write(true).mode(0o600).custom_flags(libc::O_NOFOLLOW).open(&path)?;
         // SAFETY: flock on an fd we own.
