@@ -239,14 +239,19 @@ describe('hostRisks: what mounts cannot prevent is reported', () => {
   })
 })
 
-// Alone and last: /tmp is a writable root too, and its placeholders exist while any run is in flight.
+// Alone and last: /tmp is a writable root too, and its `.git` placeholder exists while any run is in flight.
 describe('no placeholder is left in /tmp', () => {
-  test('after a run, no protected-name placeholder remains at the top of /tmp', async (t) => {
+  test('a run keeps /tmp/.git uncreatable, puts no name placeholders in /tmp, and leaves nothing there', async (t) => {
     const tree = tempTree(t)
-    const existing = new Set(DEFAULT_NAMES.filter((n) => snapshot(path.join('/tmp', n)).exists))
-    const r = await sh('ls -d /tmp/.envrc /tmp/.vscode', { cwd: tree.ws, sandbox: WW })
-    assert.equal(r.exitCode, 0, `the placeholders exist inside the run\n${show(r)}`)
-    for (const n of DEFAULT_NAMES.filter((n) => !existing.has(n))) {
+    const names = ['.git', ...DEFAULT_NAMES]
+    const existing = new Set(names.filter((n) => snapshot(path.join('/tmp', n)).exists))
+    if (existing.has('.git')) return t.skip('/tmp/.git exists on this host')
+    const r = await sh('ls -d /tmp/.git; mkdir /tmp/.git/hooks || echo REFUSED; ls -d /tmp/.envrc /tmp/.vscode 2>&1', { cwd: tree.ws, sandbox: WW })
+    assert.match(r.stdout, /^\/tmp\/\.git\nREFUSED\n/, `the .git placeholder exists inside the run\n${show(r)}`)
+    // The shared temporary directories get no protected-name placeholders (README: every process
+    // on the host writes there); only the names that were there already are listed.
+    for (const n of ['.envrc', '.vscode'].filter((n) => !existing.has(n))) assert.match(r.stdout, new RegExp(`/tmp/\\${n}.*No such file`), show(r))
+    for (const n of names.filter((n) => !existing.has(n))) {
       assert.ok(await waitFor(() => !snapshot(path.join('/tmp', n)).exists, 3000), `/tmp/${n} was left behind`)
     }
   })

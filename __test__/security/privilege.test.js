@@ -61,6 +61,29 @@ describe('privilege (root inside, no capabilities)', { concurrency: 4 }, () => {
     assert.match(r.stdout, /^Seccomp:\s+2$/m)
   })
 
+  // Placeholders over missing protected names are made read-only by the helper, which bwrap lets
+  // keep capabilities for that (without any private tool cache too): they must all be gone.
+  test('workspace-write with placeholders only: no capabilities, no user namespace, placeholders stay read-only', async (t) => {
+    const tree = tempTree(t)
+    const before = hostMounts()
+    const script = [
+      'grep -E "^Cap(Inh|Prm|Eff|Bnd|Amb)" /proc/self/status',
+      'unshare -U true && echo UNSHARED',
+      'mount -o remount,rw .envrc && echo REMOUNTED',
+      'umount .envrc && echo UNMOUNTED',
+      'touch .envrc/x && echo WROTE',
+      'echo ok',
+    ].join('; ')
+    const r = await sh(script, { cwd: tree.ws, sandbox: { mode: 'workspace-write', toolCaches: 'none' } })
+    assert.equal(r.exitCode, 0, show(r))
+    for (const set of ['CapInh', 'CapPrm', 'CapEff', 'CapBnd', 'CapAmb']) assert.match(r.stdout, new RegExp(`^${set}:\\s+0000000000000000$`, 'm'), show(r))
+    assert.doesNotMatch(r.stdout, /UNSHARED|REMOUNTED|UNMOUNTED|WROTE/, show(r))
+    assert.match(r.stderr, /\.envrc\/x.*Read-only file system/, show(r))
+    assert.match(r.stdout, /ok\n$/)
+    assert.equal(hostMounts(), before)
+    assert.equal(fs.existsSync(path.join(tree.ws, '.envrc')), false, 'the placeholder is removed after the run')
+  })
+
   test('mount -o remount,rw / fails and the host mounts are unchanged', async () => {
     const before = hostMounts()
     const r = await sh('mount -o remount,rw / ; echo "rc=$?"; touch /sandspawn-sec-remount 2>/dev/null && echo WROTE; umount /proc; echo "umount=$?"; mount --bind /tmp /usr; echo "bind=$?"')

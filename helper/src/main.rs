@@ -7,7 +7,8 @@
 //!
 //! Steps (see `protocol`), in this order: open the null descriptors (and the offline
 //! `nsswitch.conf`, host side); mark the report descriptor close-on-exec; mount the private tool
-//! caches' overlays, detach the store, disable user namespaces and drop every capability
+//! caches' overlays, make the placeholders over missing protected names read-only, detach the
+//! store, disable user namespaces and drop every capability
 //! (`private_mounts`: the only steps that need capabilities, so everything after them runs with
 //! none); hand a loopback listener to the host's proxy and set the proxy variables (`listen`);
 //! take the terminal on descriptor 0 as the controlling tty (pty runs); set the resource limits
@@ -89,6 +90,11 @@ fn run(args: Vec<OsString>) {
     }
     for overlay in &steps.overlays {
         if let Err(failure) = private_mounts::mount_overlay(overlay) {
+            fail(steps.report_fd, failure);
+        }
+    }
+    for path in &steps.remount_ro {
+        if let Err(failure) = private_mounts::remount_read_only(path) {
             fail(steps.report_fd, failure);
         }
     }

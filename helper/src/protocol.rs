@@ -3,7 +3,8 @@
 //! from another refuse each other with a clear message instead of misreading flags.
 //!
 //! ```text
-//! sandspawn-helper v1 [--null-fds=N,...] [--offline-nsswitch-fd=N] [--overlay TARGET UPPER WORK]... [--unmount=PATH]...
+//! sandspawn-helper v1 [--null-fds=N,...] [--offline-nsswitch-fd=N] [--overlay TARGET UPPER WORK]... [--remount-ro=PATH]...
+//!     [--unmount=PATH]...
 //!     [--disable-userns] [--controlling-tty] [--rlimit=NAME:SOFT:HARD]... [--block-unix-sockets]
 //!     [--report-fd=N] [--net-listen=N]
 //!     [--landlock=ABI --sockets=none|unix|all --control-fd=N --ll-read=PATH... --ll-write=PATH...] -- COMMAND [ARG...]
@@ -40,6 +41,11 @@ pub struct Steps {
     /// Needs CAP_SYS_ADMIN and CAP_DAC_OVERRIDE in the sandbox's user namespace, which bwrap then
     /// keeps for the helper; `disable_userns` must be set too, since it is what drops them.
     pub overlays: Vec<Overlay>,
+    /// Make the mounts at these paths read-only (the empty placeholders bwrap mounted over missing
+    /// protected names, see the addon's `plan::bwrap`). One `mount(MS_REMOUNT)` each, where bwrap's
+    /// own `--remount-ro` rereads the whole mount table every time. Needs CAP_SYS_ADMIN, so
+    /// `disable_userns` must be set too.
+    pub remount_ro: Vec<String>,
     /// Bind mounts bwrap made only so that the overlays could be mounted (the writable store),
     /// detached after them so the command cannot reach the store directly.
     pub unmount: Vec<String>,
@@ -120,6 +126,9 @@ impl Steps {
         for o in &self.overlays {
             args.extend(["--overlay".to_string(), o.target.clone(), o.upper.clone(), o.work.clone()]);
         }
+        for p in &self.remount_ro {
+            args.push(format!("--remount-ro={p}"));
+        }
         for p in &self.unmount {
             args.push(format!("--unmount={p}"));
         }
@@ -186,11 +195,15 @@ impl Steps {
                         }
                         // The Landlock mode runs without bwrap: no private mount namespace to mount
                         // overlays in, no store to detach, no sandbox user namespace to close.
-                        if !steps.overlays.is_empty() || !steps.unmount.is_empty() || steps.disable_userns {
-                            return Err("--overlay, --unmount and --disable-userns cannot be combined with --landlock".into());
+                        if !steps.overlays.is_empty() || !steps.remount_ro.is_empty() || !steps.unmount.is_empty() || steps.disable_userns {
+                            return Err("--overlay, --remount-ro, --unmount and --disable-userns cannot be combined with --landlock".into());
                         }
                     } else if landlock_only {
                         return Err("--ll-read, --ll-write, --sockets and --control-fd need --landlock".into());
+                    }
+                    // What keeps capabilities for the helper's mounts also needs the step that drops them.
+                    if (!steps.overlays.is_empty() || !steps.remount_ro.is_empty()) && !steps.disable_userns && steps.landlock.is_none() {
+                        return Err("--overlay and --remount-ro need --disable-userns, which drops the capabilities they use".into());
                     }
                     return Ok((steps, command));
                 }
@@ -239,6 +252,8 @@ impl Steps {
                         control_fd = Some(descriptor(fd).ok_or_else(bad)?);
                     } else if let Some(list) = text.strip_prefix("--null-fds=") {
                         steps.null_fds = list.split(',').map(descriptor).collect::<Option<_>>().ok_or_else(bad)?;
+                    } else if let Some(p) = text.strip_prefix("--remount-ro=").filter(|p| p.starts_with('/')) {
+                        steps.remount_ro.push(p.to_string());
                     } else if let Some(p) = text.strip_prefix("--unmount=").filter(|p| p.starts_with('/')) {
                         steps.unmount.push(p.to_string());
                     } else {
@@ -303,6 +318,7 @@ mod tests {
                 ..Steps::default()
             },
             Steps { block_unix_sockets: true, report_fd: Some(4), net_listen_fd: Some(5), ..Steps::default() },
+            Steps { remount_ro: vec!["/w/.envrc".into(), "/w/a b/.git".into()], disable_userns: true, ..Steps::default() },
             Steps { controlling_tty: true, ..Steps::default() },
             Steps { controlling_tty: true, block_unix_sockets: true, report_fd: Some(4), ..Steps::default() },
             Steps { rlimits: vec![cpu(), nofile()], report_fd: Some(4), ..Steps::default() },
@@ -366,6 +382,10 @@ mod tests {
         assert!(Steps::parse(&os(&["v1", "--overlay", "/a", "/b", "--", "true"])).is_err(), "relative or missing overlay path");
         assert!(Steps::parse(&os(&["v1", "--overlay", "/a", "/b"])).is_err(), "overlay cut short");
         assert!(Steps::parse(&os(&["v1", "--unmount=rel", "--", "true"])).is_err());
+        assert!(Steps::parse(&os(&["v1", "--remount-ro=rel", "--disable-userns", "--", "true"])).is_err());
+        // The capabilities a remount or an overlay needs are dropped only by --disable-userns.
+        assert!(Steps::parse(&os(&["v1", "--remount-ro=/w/.envrc", "--", "true"])).is_err());
+        assert!(Steps::parse(&os(&["v1", "--overlay", "/a", "/b", "/c", "--", "true"])).is_err());
         assert!(Steps::parse(&os(&["v1", "--landlock=2", "--ll-read=/", "--", "true"])).is_err(), "ABI below 3");
         assert!(Steps::parse(&os(&["v1", "--landlock=3", "--", "true"])).is_err(), "nothing readable");
         assert!(Steps::parse(&os(&["v1", "--ll-write=/w", "--", "true"])).is_err(), "Landlock rules without --landlock");

@@ -136,15 +136,28 @@ fn workspace_write_nested_roots_and_git() {
     let inner_git = s(&w.join("sub/inner/.git"));
     let expect = cat(vec![
         front(3, "/usr/bin/bwrap"),
-        head(false),
+        head_helper_mounts(false),
         v(&["--bind", &root, &root, "--ro-bind", &git, &git]),
         // sub's .git file, and its gitdir (w/.git) again — harmless, and keeps the rule simple
         v(&["--bind", &sub, &sub, "--ro-bind", &sub_git, &sub_git]),
-        v(&["--bind", &inner, &inner, "--perms", "555", "--tmpfs", &inner_git, "--remount-ro", &inner_git]),
+        // the placeholder: an empty tmpfs, made read-only by the helper
+        v(&["--bind", &inner, &inner, "--perms", "555", "--tmpfs", &inner_git]),
         offline(3),
-        tail(true, &w, &["make"]),
+        v(&["--chdir", &w.display().to_string(), "--", &s(helper_path())]),
+        v(&["v1", &format!("--remount-ro={inner_git}"), "--disable-userns", "--block-unix-sockets", "--", "make"]),
     ]);
     assert_eq!(plan.args, expect);
+}
+
+/// `head`, when the helper mounts: bwrap keeps the capabilities for it and leaves
+/// `--disable-userns` to it.
+fn head_helper_mounts(network: bool) -> Vec<String> {
+    let mut a = head(network);
+    a.retain(|x| x != "--disable-userns");
+    let at = a.iter().position(|x| x == "ALL").unwrap() + 1;
+    let caps: Vec<String> = crate::plan::bwrap::HELPER_MOUNT_CAPS.iter().flat_map(|c| ["--cap-add".to_string(), c.to_string()]).collect();
+    a.splice(at..at, caps);
+    a
 }
 
 #[test]

@@ -13,9 +13,7 @@ use crate::plan::path_arg;
 pub struct Mounts {
     /// `--bind SRC DEST` pairs, after every other mount of the plan.
     pub binds: Vec<(PathBuf, PathBuf)>,
-    /// Capabilities bwrap keeps for the helper, which mounts the overlays and then drops them all
-    /// (see `helper/src/private_mounts.rs`). Empty when the helper mounts nothing.
-    pub helper_caps: Vec<&'static str>,
+    /// Mounted by the helper, which bwrap then lets keep `plan::bwrap::HELPER_MOUNT_CAPS`.
     pub overlays: Vec<Overlay>,
     /// Binds the helper detaches after mounting the overlays.
     pub unmount: Vec<String>,
@@ -32,8 +30,6 @@ pub fn plan(tc: &ToolCaches) -> Result<Mounts> {
             // The store is writable only until the helper has mounted the overlays from it.
             m.binds.push((store.clone(), store.clone()));
             m.unmount.push(path_arg(store)?);
-            // CAP_SETFCAP: mapping uid 0 into the nested user namespace (a root host user) needs it (Linux 5.12+).
-            m.helper_caps = vec!["CAP_SYS_ADMIN", "CAP_DAC_OVERRIDE", "CAP_SYS_RESOURCE", "CAP_SETFCAP"];
             for c in &tc.caches {
                 let (Some(upper), Some(work)) = (tc.upper(c), tc.work(c)) else { continue };
                 m.overlays.push(Overlay { target: path_arg(&c.path)?, upper: path_arg(&upper)?, work: path_arg(&work)? });

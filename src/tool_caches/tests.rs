@@ -108,14 +108,13 @@ fn bwrap_mounts() {
     let m = plan(&ToolCaches { host_content: Some(HostContent::Visible), ..tc.clone() }).unwrap();
     assert_eq!(m.binds, [(store.clone(), store.clone())]);
     assert_eq!(m.unmount, [store.to_str().unwrap()]);
-    assert!(m.helper_caps.contains(&"CAP_SYS_ADMIN"));
     assert_eq!(m.overlays.len(), 3);
     let npm = &m.overlays[1];
     assert_eq!(Path::new(&npm.target), h.home.join(".npm"));
     assert_eq!(Path::new(&npm.upper), store.join("npm/upper"));
     assert!(Path::new(&npm.work).starts_with(store.join("npm/work")));
     let m = plan(&ToolCaches { host_content: Some(HostContent::Hidden), ..tc.clone() }).unwrap();
-    assert!(m.overlays.is_empty() && m.helper_caps.is_empty());
+    assert!(m.overlays.is_empty());
     assert_eq!(m.binds[1], (store.join("npm/upper"), h.home.join(".npm")));
     assert_eq!(plan(&ToolCaches::none()).unwrap(), Mounts::default());
 }
@@ -172,7 +171,10 @@ fn bwrap_plan_with_every_other_feature() {
     let inner = &bwrap_args[at + 1..];
     let store = p.tool_caches.store.clone().unwrap();
     let store = store.to_str().unwrap();
-    let steps: Vec<&str> = inner.iter().map(String::as_str).filter(|a| a.starts_with("--") || *a == "v1").collect();
+    let remounts: Vec<String> = inner.iter().filter_map(|a| a.strip_prefix("--remount-ro=")).map(String::from).collect();
+    assert_eq!(remounts.len(), 13, "the placeholders of .git and of the 12 default protected names");
+    assert!(remounts.contains(&h.work.join(".git").display().to_string()));
+    let steps: Vec<&str> = inner.iter().map(String::as_str).filter(|a| (a.starts_with("--") && !a.starts_with("--remount-ro=")) || *a == "v1").collect();
     assert_eq!(
         steps,
         [
