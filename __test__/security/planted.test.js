@@ -239,6 +239,59 @@ describe('hostRisks: what mounts cannot prevent is reported', () => {
   })
 })
 
+// A plan another program runs (buildSandboxCommand): the helper in front of bwrap creates its
+// placeholders and holds the directory's lock for the sandbox's life; the runner's cleanup must
+// never remove a placeholder such a sandbox has mounted over.
+describe('placeholders of a plan another program runs', () => {
+  const WWT = { mode: 'workspace-write', tmp: 'private' }
+  const entries = (dir) => fs.readdirSync(dir).sort()
+  const modeOf = (p) => fs.lstatSync(p).mode & 0o7777
+
+  test('are made by the helper with mode 000, the lock never reaches the command, and the next run removes them', (t) => {
+    const tree = tempTree(t)
+    const script = 'for f in /proc/self/fd/*; do echo "$f $(readlink $f)"; done; mkdir .vscode/x 2>/dev/null || echo REFUSED'
+    const plan = sandspawn.buildSandboxCommand(['sh', '-c', script], { cwd: tree.ws, sandbox: WWT })
+    const held = plan.args.filter((a) => a.startsWith('--hold-dir=')).map((a) => Number(a.split('=')[1].split(':')[0]))
+    assert.equal(held.length, 1, plan.args.join(' '))
+    const r = spawnSync(plan.program, plan.args, { cwd: plan.cwd, env: plan.env, encoding: 'utf8', timeout: 30_000 })
+    assert.equal(r.status, 0, r.stderr)
+    // The command holds no descriptor of the locked directory (it could unlock it).
+    assert.doesNotMatch(r.stdout, new RegExp(`^/proc/self/fd/${held[0]} |${tree.ws}\\n`, 'm'), r.stdout)
+    assert.match(r.stdout, /REFUSED\n$/)
+    assert.deepEqual(entries(tree.ws), ['.git', ...DEFAULT_NAMES].sort(), 'left until a run of the runner in this directory')
+    for (const n of entries(tree.ws)) assert.equal(modeOf(path.join(tree.ws, n)), 0, n)
+    return sandspawn.spawnSandboxed(['true'], { cwd: tree.ws, sandbox: WWT }).then((after) => {
+      assert.equal(after.exitCode, 0, show(after))
+      assert.deepEqual(entries(tree.ws), [], 'adopted and removed by the next run')
+    })
+  })
+
+  test('a run that ends while such a plan is still running leaves its placeholders mounted', async (t) => {
+    const tree = tempTree(t)
+    const script = 'echo READY; read go; echo planted > .envrc 2>/dev/null || echo REFUSED; echo x > .mcp.json/y 2>/dev/null || echo REFUSED'
+    const plan = sandspawn.buildSandboxCommand(['sh', '-c', script], { cwd: tree.ws, sandbox: WWT })
+    const child = require('node:child_process').spawn(plan.program, plan.args, { cwd: plan.cwd, env: plan.env, stdio: ['pipe', 'pipe', 'inherit'] })
+    t.after(() => child.kill('SIGKILL'))
+    let out = ''
+    child.stdout.on('data', (d) => (out += d))
+    const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)))
+    assert.ok(await waitFor(() => out.includes('READY'), 20_000), 'the plan started')
+    // A run of the runner in the same directory starts and ends meanwhile: its cleanup must find
+    // the directory in use and leave the placeholders (removing one would detach the mount there).
+    const r = await sandspawn.spawnSandboxed(['true'], { cwd: tree.ws, sandbox: WWT })
+    assert.equal(r.exitCode, 0, show(r))
+    assert.equal(modeOf(path.join(tree.ws, '.envrc')), 0, 'still there while the plan runs')
+    child.stdin.end('go\n')
+    assert.equal(await exited, 0)
+    assert.equal(out, 'READY\nREFUSED\nREFUSED\n')
+    assert.ok(fs.lstatSync(path.join(tree.ws, '.envrc')).isDirectory(), 'nothing was planted through a detached placeholder')
+    await new Promise((resolve) => setImmediate(resolve))
+    const again = await sandspawn.spawnSandboxed(['true'], { cwd: tree.ws, sandbox: WWT })
+    assert.equal(again.exitCode, 0, show(again))
+    assert.deepEqual(entries(tree.ws), [])
+  })
+})
+
 // Alone and last: /tmp is a writable root too, and its `.git` placeholder exists while any run is in flight.
 describe('no placeholder is left in /tmp', () => {
   test('a run keeps /tmp/.git uncreatable, puts no name placeholders in /tmp, and leaves nothing there', async (t) => {

@@ -2,10 +2,13 @@
 //! (`protocol`), the resource limits it sets (`rlimit`), the seccomp filter generator (`seccomp`),
 //! the failure report the helper sends back (`report`) and the proxy variables of the network
 //! allow-list (`proxy_env`), the Landlock rules (`landlock`) and the offline `nsswitch.conf`
-//! (`offline_names`). Pure code: the binary in `main.rs` does the system calls.
+//! (`offline_names`). Pure code: the binary in `main.rs` does the system calls, except for the
+//! placeholders over missing protected names (`placeholder`), whose few calls the addon and the
+//! helper must make alike.
 
 pub mod landlock;
 pub mod offline_names;
+pub mod placeholder;
 pub mod protocol;
 pub mod proxy_env;
 pub mod report;

@@ -6,7 +6,8 @@
 //! the descriptors bwrap reads `--ro-bind-data` masks from, then execs bwrap.
 //!
 //! Steps (see `protocol`), in this order: open the null descriptors (and the offline
-//! `nsswitch.conf`, host side); mark the report descriptor close-on-exec; mount the private tool
+//! `nsswitch.conf`), lock directories and create placeholders in them (host side); inside, wait
+//! until bwrap's pid 1 holds its locks on those directories, then close ours; mark the report descriptor close-on-exec; mount the private tool
 //! caches' overlays, make the placeholders over missing protected names read-only, detach the
 //! store, disable user namespaces and drop every capability
 //! (`private_mounts`: the only steps that need capabilities, so everything after them runs with
@@ -26,7 +27,8 @@
 use std::ffi::{CString, OsString};
 use std::os::unix::ffi::OsStrExt;
 
-use sandspawn_helper::protocol::{Steps, MARKER, PROTOCOL_TAG, VERSION};
+use sandspawn_helper::placeholder;
+use sandspawn_helper::protocol::{HeldDir, Steps, MARKER, PROTOCOL_TAG, VERSION};
 use sandspawn_helper::report::{Failure, Stage};
 use sandspawn_helper::rlimit::Rlimit;
 use sandspawn_helper::seccomp;
@@ -83,6 +85,20 @@ fn run(args: Vec<OsString>) {
         if let Err(failure) = open_offline_nsswitch_at(fd) {
             fail(steps.report_fd, failure);
         }
+    }
+    for held in &steps.held_dirs {
+        if let Err(failure) = hold_dir(held) {
+            fail(steps.report_fd, failure);
+        }
+    }
+    if steps.await_init_locks > 0 {
+        if let Err(failure) = await_init_locks(steps.await_init_locks) {
+            fail(steps.report_fd, failure);
+        }
+    }
+    for &fd in &steps.close_fds {
+        // SAFETY: closing a descriptor number; one that is not open is no error here.
+        unsafe { libc::close(fd) };
     }
     if let Some(fd) = steps.report_fd {
         // Not ours to check further: a bad descriptor only means the report cannot be sent.
@@ -164,6 +180,55 @@ fn open_null_at(fd: i32) -> Result<(), Failure> {
         unsafe { libc::close(null) };
     }
     Ok(())
+}
+
+/// Lock a directory shared at descriptor `held.fd`, inheritable (bwrap keeps it, and with it the
+/// lock, for the sandbox's life; the helper inside closes it before the command runs), and create
+/// its placeholders (see `sandspawn_helper::placeholder`).
+fn hold_dir(held: &HeldDir) -> Result<(), Failure> {
+    let failed = |errno: i32, what: &str| Failure {
+        stage: Stage::Setup,
+        errno,
+        message: format!("{what} {} for its placeholders failed: {}", held.path, describe(errno)),
+    };
+    let path = CString::new(held.path.as_bytes()).map_err(|_| failed(libc::EINVAL, "locking"))?;
+    let fd = placeholder::lock(&path, libc::LOCK_SH, true).map_err(|e| failed(e.raw_os_error().unwrap_or(0), "locking"))?;
+    for (name, kind) in &held.placeholders {
+        let name = CString::new(name.as_bytes()).map_err(|_| failed(libc::EINVAL, "naming a placeholder in"))?;
+        placeholder::create(&fd, &name, *kind);
+    }
+    // At its descriptor number; the lock belongs to the open file description and stays with it.
+    let raw = std::os::unix::io::IntoRawFd::into_raw_fd(fd);
+    if raw != held.fd {
+        // SAFETY: both descriptors are ours; dup2 leaves the copy without close-on-exec.
+        if unsafe { libc::dup2(raw, held.fd) } < 0 {
+            return Err(failed(last_errno(), "placing the lock of"));
+        }
+        unsafe { libc::close(raw) };
+    }
+    Ok(())
+}
+
+/// Wait (a few milliseconds at most in practice, 5 s at worst) until bwrap's pid 1 holds `count`
+/// POSIX read locks: the `--lock-file`s it takes right after forking this process. Until then the
+/// held directories' `flock`s, which this process closes next, are all that keeps another run's
+/// cleanup from removing a placeholder mounted over in here.
+fn await_init_locks(count: usize) -> Result<(), Failure> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let locks = std::fs::read_to_string("/proc/locks").unwrap_or_default();
+        if placeholder::posix_read_locks_of(&locks, 1) >= count {
+            return Ok(());
+        }
+        if std::time::Instant::now() >= deadline {
+            return Err(Failure {
+                stage: Stage::Setup,
+                errno: 0,
+                message: format!("bwrap's pid 1 did not lock the placeholders' directories ({count} --lock-file) within 5 s"),
+            });
+        }
+        std::thread::sleep(std::time::Duration::from_micros(200));
+    }
 }
 
 /// An in-memory file at `fd` holding the offline `nsswitch.conf` (bwrap reads it to EOF).

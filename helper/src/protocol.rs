@@ -3,8 +3,10 @@
 //! from another refuse each other with a clear message instead of misreading flags.
 //!
 //! ```text
-//! sandspawn-helper v1 [--null-fds=N,...] [--offline-nsswitch-fd=N] [--overlay TARGET UPPER WORK]... [--remount-ro=PATH]...
-//!     [--unmount=PATH]...
+//! sandspawn-helper v1 [--null-fds=N,...] [--offline-nsswitch-fd=N]
+//!     [--hold-dir=N:DIR [--placeholder-dir=N:NAME | --placeholder-file=N:NAME]...]...
+//!     [--await-init-locks=K] [--close-fds=N,...]
+//!     [--overlay TARGET UPPER WORK]... [--remount-ro=PATH]... [--unmount=PATH]...
 //!     [--disable-userns] [--controlling-tty] [--rlimit=NAME:SOFT:HARD]... [--block-unix-sockets]
 //!     [--report-fd=N] [--net-listen=N]
 //!     [--landlock=ABI --sockets=none|unix|all --control-fd=N --ll-read=PATH... --ll-write=PATH...] -- COMMAND [ARG...]
@@ -37,6 +39,17 @@ pub struct Steps {
     /// that resolves names from `/etc/hosts` only (see `offline_names`), for bwrap to show the
     /// command when the network is off.
     pub offline_nsswitch_fd: Option<i32>,
+    /// Host side too, for plans another program runs (the runner does this itself): lock each
+    /// directory shared at its descriptor, left inheritable so that bwrap holds the lock for the
+    /// sandbox's whole life, and create its placeholders (see `placeholder`).
+    pub held_dirs: Vec<HeldDir>,
+    /// Inside, first: wait until bwrap's pid 1 holds this many POSIX read locks (its
+    /// `--lock-file`s on the held directories, which it keeps for the sandbox's life), so that
+    /// the directories are never without a lock once their placeholders are mounted over.
+    pub await_init_locks: usize,
+    /// Inside, then: close these descriptors (the held directories' `flock`s), so that the command
+    /// cannot unlock them and let another run's cleanup remove a placeholder mounted over here.
+    pub close_fds: Vec<i32>,
     /// Mount these copy-on-write overlays (the private tool caches, see the addon's `tool_caches`).
     /// Needs CAP_SYS_ADMIN and CAP_DAC_OVERRIDE in the sandbox's user namespace, which bwrap then
     /// keeps for the helper; `disable_userns` must be set too, since it is what drops them.
@@ -103,6 +116,14 @@ fn sockets_word(s: crate::seccomp::Sockets) -> &'static str {
     }
 }
 
+/// A directory the helper in front of bwrap locks at `fd`, and the placeholders it creates in it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeldDir {
+    pub fd: i32,
+    pub path: String,
+    pub placeholders: Vec<(String, crate::placeholder::Kind)>,
+}
+
 /// One overlay: `TARGET` shows what it held below the writes kept in `UPPER` (`WORK` is the
 /// kernel's scratch directory, one per run, on the same filesystem as `UPPER`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -122,6 +143,19 @@ impl Steps {
         }
         if let Some(fd) = self.offline_nsswitch_fd {
             args.push(format!("--offline-nsswitch-fd={fd}"));
+        }
+        for h in &self.held_dirs {
+            args.push(format!("--hold-dir={}:{}", h.fd, h.path));
+            for (name, kind) in &h.placeholders {
+                args.push(format!("--placeholder-{}={}:{name}", kind.word(), h.fd));
+            }
+        }
+        if self.await_init_locks > 0 {
+            args.push(format!("--await-init-locks={}", self.await_init_locks));
+        }
+        if !self.close_fds.is_empty() {
+            let list: Vec<String> = self.close_fds.iter().map(i32::to_string).collect();
+            args.push(format!("--close-fds={}", list.join(",")));
         }
         for o in &self.overlays {
             args.extend(["--overlay".to_string(), o.target.clone(), o.upper.clone(), o.work.clone()]);
@@ -252,6 +286,30 @@ impl Steps {
                         control_fd = Some(descriptor(fd).ok_or_else(bad)?);
                     } else if let Some(list) = text.strip_prefix("--null-fds=") {
                         steps.null_fds = list.split(',').map(descriptor).collect::<Option<_>>().ok_or_else(bad)?;
+                    } else if let Some(held) = text.strip_prefix("--hold-dir=") {
+                        let (fd, path) = held.split_once(':').ok_or_else(bad)?;
+                        let fd = descriptor(fd).filter(|fd| steps.held_dirs.iter().all(|h| h.fd != *fd)).ok_or_else(bad)?;
+                        if !path.starts_with('/') || arg.to_str().is_none() {
+                            return Err(bad());
+                        }
+                        steps.held_dirs.push(HeldDir { fd, path: path.to_string(), placeholders: Vec::new() });
+                    } else if let Some((kind, spec)) = text
+                        .strip_prefix("--placeholder-dir=")
+                        .map(|s| (crate::placeholder::Kind::Dir, s))
+                        .or_else(|| text.strip_prefix("--placeholder-file=").map(|s| (crate::placeholder::Kind::File, s)))
+                    {
+                        let (fd, name) = spec.split_once(':').ok_or_else(bad)?;
+                        let fd = descriptor(fd).ok_or_else(bad)?;
+                        if !crate::placeholder::valid_name(name) || arg.to_str().is_none() {
+                            return Err(bad());
+                        }
+                        // It names a directory held just before.
+                        let held = steps.held_dirs.iter_mut().find(|h| h.fd == fd).ok_or_else(bad)?;
+                        held.placeholders.push((name.to_string(), kind));
+                    } else if let Some(n) = text.strip_prefix("--await-init-locks=") {
+                        steps.await_init_locks = n.parse::<usize>().ok().filter(|n| *n > 0).ok_or_else(bad)?;
+                    } else if let Some(list) = text.strip_prefix("--close-fds=") {
+                        steps.close_fds = list.split(',').map(descriptor).collect::<Option<_>>().ok_or_else(bad)?;
                     } else if let Some(p) = text.strip_prefix("--remount-ro=").filter(|p| p.starts_with('/')) {
                         steps.remount_ro.push(p.to_string());
                     } else if let Some(p) = text.strip_prefix("--unmount=").filter(|p| p.starts_with('/')) {
@@ -283,6 +341,7 @@ fn descriptor(text: &str) -> Option<i32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::placeholder::Kind;
 
     fn os(v: &[&str]) -> Vec<OsString> {
         v.iter().map(OsString::from).collect()
@@ -318,7 +377,16 @@ mod tests {
                 ..Steps::default()
             },
             Steps { block_unix_sockets: true, report_fd: Some(4), net_listen_fd: Some(5), ..Steps::default() },
-            Steps { remount_ro: vec!["/w/.envrc".into(), "/w/a b/.git".into()], disable_userns: true, ..Steps::default() },
+            Steps { remount_ro: vec!["/w/.envrc".into(), "/w/a b/.git".into()], disable_userns: true, await_init_locks: 2, close_fds: vec![7, 8], ..Steps::default() },
+            Steps {
+                null_fds: vec![5],
+                offline_nsswitch_fd: Some(6),
+                held_dirs: vec![
+                    HeldDir { fd: 7, path: "/w s".into(), placeholders: vec![(".git".into(), Kind::Dir), ("ro:x".into(), Kind::File)] },
+                    HeldDir { fd: 8, path: "/tmp".into(), placeholders: vec![(".git".into(), Kind::Dir)] },
+                ],
+                ..Steps::default()
+            },
             Steps { controlling_tty: true, ..Steps::default() },
             Steps { controlling_tty: true, block_unix_sockets: true, report_fd: Some(4), ..Steps::default() },
             Steps { rlimits: vec![cpu(), nofile()], report_fd: Some(4), ..Steps::default() },
@@ -383,6 +451,14 @@ mod tests {
         assert!(Steps::parse(&os(&["v1", "--overlay", "/a", "/b"])).is_err(), "overlay cut short");
         assert!(Steps::parse(&os(&["v1", "--unmount=rel", "--", "true"])).is_err());
         assert!(Steps::parse(&os(&["v1", "--remount-ro=rel", "--disable-userns", "--", "true"])).is_err());
+        // A placeholder names one entry of a directory held before it.
+        assert!(Steps::parse(&os(&["v1", "--placeholder-dir=7:.git", "--hold-dir=7:/w", "--", "true"])).is_err());
+        assert!(Steps::parse(&os(&["v1", "--hold-dir=7:/w", "--placeholder-dir=7:a/b", "--", "true"])).is_err());
+        assert!(Steps::parse(&os(&["v1", "--hold-dir=7:/w", "--placeholder-dir=7:..", "--", "true"])).is_err());
+        assert!(Steps::parse(&os(&["v1", "--hold-dir=7:w", "--", "true"])).is_err());
+        assert!(Steps::parse(&os(&["v1", "--hold-dir=2:/w", "--", "true"])).is_err(), "not over stdio");
+        assert!(Steps::parse(&os(&["v1", "--hold-dir=7:/w", "--hold-dir=7:/x", "--", "true"])).is_err(), "one directory per descriptor");
+        assert!(Steps::parse(&os(&["v1", "--close-fds=1", "--", "true"])).is_err());
         // The capabilities a remount or an overlay needs are dropped only by --disable-userns.
         assert!(Steps::parse(&os(&["v1", "--remount-ro=/w/.envrc", "--", "true"])).is_err());
         assert!(Steps::parse(&os(&["v1", "--overlay", "/a", "/b", "/c", "--", "true"])).is_err());

@@ -14,7 +14,8 @@
 
 use std::path::{Path, PathBuf};
 
-use sandspawn_helper::protocol::Steps;
+use sandspawn_helper::placeholder;
+use sandspawn_helper::protocol::{HeldDir, Steps};
 
 use super::{child_env, path_arg, LaunchPlan, PlanRequest};
 use crate::error::{Result, SandboxError};
@@ -211,6 +212,8 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         helper.to_path_buf()
     };
     a.offline_nsswitch(policy);
+    // A plan another program runs creates its placeholders itself (the runner does it for its own).
+    let held_dirs = if req.runner_fds { Vec::new() } else { held_dirs(policy, a.next_fd())? };
     for (upper, target) in &caches.binds {
         a.push(&["--bind", &path_arg(upper)?, &path_arg(target)?]);
     }
@@ -232,6 +235,10 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         a.push(&["--setenv", &name, &value]);
     }
 
+    // bwrap's pid 1 keeps a read lock on each held directory while the sandbox lives (see `held_dirs`).
+    for h in &held_dirs {
+        a.push(&["--lock-file", &h.path]);
+    }
     a.push(&["--chdir", &path_arg(req.cwd)?, "--", &path_arg(&inside_helper)?]);
     let steps = Steps {
         block_unix_sockets,
@@ -242,6 +249,8 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         disable_userns: helper_mounts,
         overlays: caches.overlays,
         remount_ro,
+        await_init_locks: held_dirs.len(),
+        close_fds: held_dirs.iter().map(|h| h.fd).collect(),
         unmount: caches.unmount,
         ..Steps::default()
     };
@@ -249,11 +258,12 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     // Unchanged: the helper execvp()s it, so a bare name is looked up in the child's PATH.
     a.args.extend(req.command.iter().cloned());
 
-    let (program, argv0, args) = if a.data_fds.is_empty() && a.nsswitch_fd.is_none() {
+    let (program, argv0, args) = if a.data_fds.is_empty() && a.nsswitch_fd.is_none() && held_dirs.is_empty() {
         (bwrap, "bwrap".to_string(), a.args)
     } else {
-        // The helper on the host opens the masks' descriptors, then execs bwrap with this argv.
-        let mut args = Steps { null_fds: a.data_fds, offline_nsswitch_fd: a.nsswitch_fd, ..Steps::default() }.to_args();
+        // The helper on the host opens the masks' descriptors (and locks the placeholders'
+        // directories), then execs bwrap with this argv.
+        let mut args = Steps { null_fds: a.data_fds, offline_nsswitch_fd: a.nsswitch_fd, held_dirs, ..Steps::default() }.to_args();
         args.push(path_arg(&bwrap)?);
         args.extend(a.args);
         (helper.to_path_buf(), sandspawn_helper_name(), args)
@@ -272,6 +282,27 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         net_ctl_fd,
         control_fd: None,
     })
+}
+
+/// The placeholders of a plan another program runs, by directory, each directory at its own
+/// descriptor from `first_fd` on. The helper in front of bwrap takes a shared `flock` on each and
+/// creates the placeholders; bwrap's pid 1 takes a POSIX read lock on each (`--lock-file`) and
+/// keeps it while the sandbox lives; the helper inside waits for those, then closes the `flock`s
+/// (bwrap keeps no descriptor it did not open itself, except in the command's process). A runner's
+/// cleanup respects both (see `sandspawn_helper::placeholder`). The placeholders stay after the
+/// run, recognizable by their mode, until the next `spawnSandboxed` run in that directory removes
+/// them.
+fn held_dirs(policy: &ResolvedPolicy, first_fd: i32) -> Result<Vec<HeldDir>> {
+    let mut by_dir: std::collections::BTreeMap<String, Vec<(String, placeholder::Kind)>> = Default::default();
+    for m in policy.writable_roots.iter().flat_map(|r| r.missing_read_only.iter()) {
+        let (Some(dir), Some(name)) = (m.path.parent(), m.path.file_name().and_then(|n| n.to_str())) else { continue };
+        let kind = match m.kind {
+            PlaceholderKind::Dir => placeholder::Kind::Dir,
+            PlaceholderKind::File => placeholder::Kind::File,
+        };
+        by_dir.entry(path_arg(dir)?).or_default().push((name.to_string(), kind));
+    }
+    Ok(by_dir.into_iter().zip(first_fd..).map(|((path, placeholders), fd)| HeldDir { fd, path, placeholders }).collect())
 }
 
 /// With a `NetworkPolicy`, the descriptor of the bridge to the runner's proxy. A self-contained

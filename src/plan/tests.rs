@@ -135,7 +135,8 @@ fn workspace_write_nested_roots_and_git() {
     let sub_git = s(&w.join("sub/.git"));
     let inner_git = s(&w.join("sub/inner/.git"));
     let expect = cat(vec![
-        front(3, "/usr/bin/bwrap"),
+        // a plan for another spawner: the helper in front locks the directory and creates the placeholder
+        v(&["v1", "--offline-nsswitch-fd=3", &format!("--hold-dir=4:{inner}"), "--placeholder-dir=4:.git", "--", "/usr/bin/bwrap"]),
         head_helper_mounts(false),
         v(&["--bind", &root, &root, "--ro-bind", &git, &git]),
         // sub's .git file, and its gitdir (w/.git) again — harmless, and keeps the rule simple
@@ -143,8 +144,8 @@ fn workspace_write_nested_roots_and_git() {
         // the placeholder: an empty tmpfs, made read-only by the helper
         v(&["--bind", &inner, &inner, "--perms", "555", "--tmpfs", &inner_git]),
         offline(3),
-        v(&["--chdir", &w.display().to_string(), "--", &s(helper_path())]),
-        v(&["v1", &format!("--remount-ro={inner_git}"), "--disable-userns", "--block-unix-sockets", "--", "make"]),
+        v(&["--lock-file", &inner, "--chdir", &w.display().to_string(), "--", &s(helper_path())]),
+        v(&["v1", "--await-init-locks=1", "--close-fds=4", &format!("--remount-ro={inner_git}"), "--disable-userns", "--block-unix-sockets", "--", "make"]),
     ]);
     assert_eq!(plan.args, expect);
 }
@@ -199,7 +200,7 @@ fn read_only_paths_and_deny_read() {
         (s(&w.join("secret")), s(&w.join("id_rsa")), s(&ws), s(&ws.join(".env")), s(&ws.join("dist")), s(&ws.join(".git")), s(&ws.join("key.pem")));
     let expect = cat(vec![
         // the helper in front of bwrap opens the masks' descriptors on /dev/null
-        v(&["v1", "--null-fds=3,4,5", "--", "/usr/bin/bwrap"]),
+        v(&["v1", "--null-fds=3,4,5", &format!("--hold-dir=6:{wss}"), "--placeholder-file=6:dist", "--", "/usr/bin/bwrap"]),
         head(true),
         // deny above the writable root: empty read-only tmpfs, the root's mount point made first
         v(&["--perms", "000", "--ro-bind-data", "3", &id]),
@@ -208,7 +209,7 @@ fn read_only_paths_and_deny_read() {
         v(&["--ro-bind", &env_, &env_, "--ro-bind", &git, &git, "--perms", "444", "--ro-bind-data", "4", &dist]),
         // nested deny after its root's bind
         v(&["--perms", "000", "--ro-bind-data", "5", &pem]),
-        tail(false, &ws, &["cat"]),
+        v(&["--lock-file", &wss, "--chdir", &wss, "--", &s(helper_path()), "v1", "--await-init-locks=1", "--close-fds=6", "--", "cat"]),
     ]);
     assert_eq!(plan.args, expect);
     assert_eq!((plan.program.as_path(), plan.argv0.as_str()), (helper_path(), "sandspawn-helper"));
