@@ -247,7 +247,7 @@ describe('placeholders of a plan another program runs', () => {
   const entries = (dir) => fs.readdirSync(dir).sort()
   const modeOf = (p) => fs.lstatSync(p).mode & 0o7777
 
-  test('are made by the helper with mode 000, the lock never reaches the command, and the next run removes them', (t) => {
+  test('are made by the helper with mode 1500, the lock never reaches the command, and the next run removes them', (t) => {
     const tree = tempTree(t)
     const script = 'for f in /proc/self/fd/*; do echo "$f $(readlink $f)"; done; mkdir .vscode/x 2>/dev/null || echo REFUSED'
     const plan = sandspawn.buildSandboxCommand(['sh', '-c', script], { cwd: tree.ws, sandbox: WWT })
@@ -259,7 +259,7 @@ describe('placeholders of a plan another program runs', () => {
     assert.doesNotMatch(r.stdout, new RegExp(`^/proc/self/fd/${held[0]} |${tree.ws}\\n`, 'm'), r.stdout)
     assert.match(r.stdout, /REFUSED\n$/)
     assert.deepEqual(entries(tree.ws), ['.git', ...DEFAULT_NAMES].sort(), 'left until a run of the runner in this directory')
-    for (const n of entries(tree.ws)) assert.equal(modeOf(path.join(tree.ws, n)), 0, n)
+    for (const n of entries(tree.ws)) assert.equal(modeOf(path.join(tree.ws, n)), 0o1500, n)
     return sandspawn.spawnSandboxed(['true'], { cwd: tree.ws, sandbox: WWT }).then((after) => {
       assert.equal(after.exitCode, 0, show(after))
       assert.deepEqual(entries(tree.ws), [], 'adopted and removed by the next run')
@@ -280,7 +280,7 @@ describe('placeholders of a plan another program runs', () => {
     // the directory in use and leave the placeholders (removing one would detach the mount there).
     const r = await sandspawn.spawnSandboxed(['true'], { cwd: tree.ws, sandbox: WWT })
     assert.equal(r.exitCode, 0, show(r))
-    assert.equal(modeOf(path.join(tree.ws, '.envrc')), 0, 'still there while the plan runs')
+    assert.equal(modeOf(path.join(tree.ws, '.envrc')), 0o1500, 'still there while the plan runs')
     child.stdin.end('go\n')
     assert.equal(await exited, 0)
     assert.equal(out, 'READY\nREFUSED\nREFUSED\n')

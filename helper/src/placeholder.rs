@@ -3,9 +3,12 @@
 //! program runs (`--hold-dir`, `--placeholder-dir`, `--placeholder-file`). The few system calls they
 //! share live here so the two cannot drift apart.
 //!
-//! - A placeholder is an empty directory (or a zero-length regular file) with mode 000, owned by
-//!   this user: bwrap mounts an empty read-only directory over it. The mode is the whole record of
-//!   who made it, so a placeholder left by a run that was killed is recognized later.
+//! - A placeholder is an empty directory with mode 1500 (or a zero-length regular file with mode
+//!   1400), owned by this user: bwrap mounts an empty read-only directory (file) over it. The mode
+//!   is the whole record of who made it, so a placeholder left by a run that was killed is
+//!   recognized later: the sticky bit makes it one no user directory has by accident, and the
+//!   owner's read and search bits let tools that remove a tree (`rm -r`, `shutil.rmtree`,
+//!   `fs.rmSync`) list it without root.
 //! - A run holds a shared `flock` on each directory it has placeholders in, from before it creates
 //!   them until its sandbox is gone. A placeholder is removed only under the exclusive lock, taken
 //!   without waiting, that is, when no run uses that directory: removing a directory that another
@@ -15,6 +18,11 @@
 
 use std::ffi::CStr;
 use std::os::unix::io::{AsRawFd, FromRawFd, OwnedFd};
+
+/// The mode of a placeholder directory: r-x for its owner, and the sticky bit.
+pub const DIR_MODE: u32 = 0o1500;
+/// The mode of a placeholder file.
+pub const FILE_MODE: u32 = 0o1400;
 
 /// What a placeholder is made of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,33 +71,37 @@ pub fn flock(fd: &OwnedFd, op: libc::c_int) -> std::io::Result<()> {
     }
 }
 
-/// Create the placeholder `name` in `dir` with mode 000 (the umask cannot add bits). An existing
-/// entry is left as it is: a concurrent run's placeholder is shared, anything else was there
-/// before (bwrap mounts over an empty one; the plan protects a non-empty one another way).
+/// Create the placeholder `name` in `dir` with its exact mode (set again after creating, since the
+/// umask may have taken bits away). An existing entry is left as it is: a concurrent run's
+/// placeholder is shared, anything else was there before (bwrap mounts over an empty one; the plan
+/// protects a non-empty one another way).
 pub fn create(dir: &OwnedFd, name: &CStr, kind: Kind) {
     // SAFETY: a valid descriptor and C string; a file we create is closed at once.
     unsafe {
-        match kind {
-            Kind::Dir => {
-                libc::mkdirat(dir.as_raw_fd(), name.as_ptr(), 0);
-            }
+        let created = match kind {
+            Kind::Dir => libc::mkdirat(dir.as_raw_fd(), name.as_ptr(), DIR_MODE as libc::mode_t) == 0,
             Kind::File => {
                 let flags = libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC;
-                let fd = libc::openat(dir.as_raw_fd(), name.as_ptr(), flags, 0);
+                let fd = libc::openat(dir.as_raw_fd(), name.as_ptr(), flags, FILE_MODE as libc::c_uint);
                 if fd >= 0 {
                     libc::close(fd);
                 }
+                fd >= 0
             }
+        };
+        if created {
+            let mode = if kind == Kind::Dir { DIR_MODE } else { FILE_MODE };
+            libc::fchmodat(dir.as_raw_fd(), name.as_ptr(), mode as libc::mode_t, 0);
         }
     }
 }
 
 /// Whether an entry with these attributes is a placeholder (see the module comment). A directory's
-/// emptiness is left to `rmdir` (a mode-000 directory cannot be listed by its non-root owner).
+/// emptiness is left to `rmdir`.
 pub fn is_placeholder(mode: u32, uid: u32, is_dir: bool, is_file: bool, len: u64) -> bool {
     // SAFETY: geteuid has no preconditions.
     let euid = unsafe { libc::geteuid() };
-    mode & 0o7777 == 0 && uid == euid && (is_dir || (is_file && len == 0))
+    uid == euid && ((is_dir && mode & 0o7777 == DIR_MODE) || (is_file && len == 0 && mode & 0o7777 == FILE_MODE))
 }
 
 /// Remove `name` in `dir` if it is a placeholder of `kind`, never following a symlink (`rmdir`

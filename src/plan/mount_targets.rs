@@ -115,11 +115,11 @@ mod tests {
     }
 
     #[test]
-    fn created_with_mode_000_and_removed_after_the_last_run() {
+    fn created_with_their_mode_and_removed_after_the_last_run() {
         let t = tempfile::tempdir().unwrap();
         let git = t.path().join(".git");
         let a = reserve(&target(&git, PlaceholderKind::Dir));
-        assert!(git.is_dir() && mode(&git) == 0, "created before the run, mode 000");
+        assert!(git.is_dir() && mode(&git) == placeholder::DIR_MODE, "created before the run, with its mode");
         assert!(is_placeholder(&git.symlink_metadata().unwrap()));
         let b = reserve(&target(&git, PlaceholderKind::Dir));
         drop(a);
@@ -134,7 +134,7 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         let f = t.path().join("ro");
         let r = reserve(&target(&f, PlaceholderKind::File));
-        assert!(f.is_file() && mode(&f) == 0);
+        assert!(f.is_file() && mode(&f) == placeholder::FILE_MODE);
         r.release();
         assert!(!f.exists());
 
@@ -143,7 +143,7 @@ mod tests {
         let r = reserve(&target(&d, PlaceholderKind::Dir));
         std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o755)).unwrap();
         std::fs::write(d.join("HEAD"), "ref").unwrap();
-        std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0)).unwrap();
+        std::fs::set_permissions(&d, std::fs::Permissions::from_mode(placeholder::DIR_MODE)).unwrap();
         drop(r);
         assert!(d.join("HEAD").exists(), "a non-empty placeholder is never removed");
 
@@ -164,7 +164,7 @@ mod tests {
 
         let elsewhere = t.path().join("elsewhere");
         std::fs::create_dir(&elsewhere).unwrap();
-        std::fs::set_permissions(&elsewhere, std::fs::Permissions::from_mode(0)).unwrap();
+        std::fs::set_permissions(&elsewhere, std::fs::Permissions::from_mode(placeholder::DIR_MODE)).unwrap();
         let l = t.path().join("link");
         std::os::unix::fs::symlink(&elsewhere, &l).unwrap();
         drop(reserve(&target(&l, PlaceholderKind::Dir)));
@@ -223,7 +223,7 @@ mod tests {
         let elsewhere = t.path().join("elsewhere");
         std::fs::create_dir(&elsewhere).unwrap();
         std::fs::create_dir(elsewhere.join(".idea")).unwrap();
-        std::fs::set_permissions(elsewhere.join(".idea"), std::fs::Permissions::from_mode(0)).unwrap();
+        std::fs::set_permissions(elsewhere.join(".idea"), std::fs::Permissions::from_mode(placeholder::DIR_MODE)).unwrap();
         std::os::unix::fs::symlink(&elsewhere, &ws).unwrap();
         drop(r);
         assert!(elsewhere.join(".idea").exists(), "nothing removed through the symlink");

@@ -185,8 +185,8 @@ impl Carver<'_> {
             self.read_only(target.clone());
             return Some(target);
         }
-        // A placeholder (of a concurrent run, or left by a killed one) is mode 000: not readable,
-        // and recognized by its mode alone (`mount_targets::is_placeholder`).
+        // A placeholder (of a concurrent run, or left by a killed one) is recognized by its mode
+        // (`mount_targets::is_placeholder`).
         let empty = crate::plan::mount_targets::is_placeholder(&meta)
             || if meta.is_dir() { std::fs::read_dir(p).map(|mut d| d.next().is_none()).unwrap_or(false) } else { meta.is_file() && meta.len() == 0 };
         if empty {
