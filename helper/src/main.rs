@@ -120,7 +120,7 @@ fn run(args: Vec<OsString>) {
         }
     }
     if steps.disable_userns {
-        if let Err(failure) = private_mounts::disable_userns_and_drop_caps() {
+        if let Err(failure) = private_mounts::disable_userns_and_drop_caps(steps.map_ids) {
             fail(steps.report_fd, failure);
         }
     }

@@ -87,8 +87,16 @@ pub fn unmount(path: &str) -> Result<(), Failure> {
 
 /// bwrap's `--disable-userns`, then no capabilities at all. Verified at the end: if a user
 /// namespace can still be created, the helper fails instead of running the command.
-pub fn disable_userns_and_drop_caps() -> Result<(), Failure> {
+///
+/// `map_ids`: the ids the command runs as in the nested user namespace, mapped onto the helper's
+/// own. A host user other than root needs it: bwrap runs the helper as uid 0 (`--uid 0`), since
+/// for any other uid it would itself move the sandbox into a nested user namespace (to mount
+/// devpts as root first), from which nothing could be mounted; the helper then does that move,
+/// after its mounts, back to the user's ids.
+pub fn disable_userns_and_drop_caps(map_ids: Option<(u32, u32)>) -> Result<(), Failure> {
+    // SAFETY: getuid and getgid have no preconditions.
     let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
+    let (inner_uid, inner_gid) = map_ids.unwrap_or((uid, gid));
     // The count of user namespaces is charged to every ancestor: with a limit of 1 here, the one
     // created next uses it up and none can be created below it.
     // The plan covers /proc/sys with a read-only bind; it is lifted for this one write and put
@@ -101,9 +109,9 @@ pub fn disable_userns_and_drop_caps() -> Result<(), Failure> {
         let e = last_errno();
         return Err(setup(e, format!("entering the nested user namespace failed: {}", describe(e))));
     }
-    write_file("/proc/self/uid_map", &format!("{uid} {uid} 1"))?;
+    write_file("/proc/self/uid_map", &format!("{inner_uid} {uid} 1"))?;
     write_file("/proc/self/setgroups", "deny")?;
-    write_file("/proc/self/gid_map", &format!("{gid} {gid} 1"))?;
+    write_file("/proc/self/gid_map", &format!("{inner_gid} {gid} 1"))?;
     drop_all_caps()?;
     if unsafe { libc::unshare(libc::CLONE_NEWUSER) } == 0 {
         return Err(setup(0, "creating user namespaces was not disabled as the sandbox requires".into()));

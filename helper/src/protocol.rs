@@ -7,7 +7,7 @@
 //!     [--hold-dir=N:DIR [--placeholder-dir=N:NAME | --placeholder-file=N:NAME]...]...
 //!     [--await-init-locks=K] [--close-fds=N,...]
 //!     [--overlay TARGET UPPER WORK]... [--remount-ro=PATH]... [--unmount=PATH]...
-//!     [--disable-userns] [--controlling-tty] [--rlimit=NAME:SOFT:HARD]... [--block-unix-sockets]
+//!     [--disable-userns [--map-ids=UID:GID]] [--controlling-tty] [--rlimit=NAME:SOFT:HARD]... [--block-unix-sockets]
 //!     [--report-fd=N] [--net-listen=N]
 //!     [--landlock=ABI --sockets=none|unix|all --control-fd=N --ll-read=PATH... --ll-write=PATH...] -- COMMAND [ARG...]
 //! sandspawn-helper --version
@@ -66,6 +66,10 @@ pub struct Steps {
     /// nested user namespace would make the overlays impossible to mount), then drop every
     /// capability: the command cannot create a user namespace and holds no capability at all.
     pub disable_userns: bool,
+    /// With `disable_userns`: the uid and gid the command runs as in the nested user namespace,
+    /// mapped onto the helper's (bwrap ran it as uid 0: see `private_mounts`). Without it the ids
+    /// stay the helper's own.
+    pub map_ids: Option<(u32, u32)>,
     /// Make the command a session leader whose controlling terminal is the terminal on descriptor
     /// 0 (pty runs). bwrap's `--new-session` leaves the command without one, so job control,
     /// Ctrl-C and `/dev/tty` need this step inside the sandbox; on macOS posix_spawn cannot do it
@@ -169,6 +173,9 @@ impl Steps {
         if self.disable_userns {
             args.push("--disable-userns".into());
         }
+        if let Some((uid, gid)) = self.map_ids {
+            args.push(format!("--map-ids={uid}:{gid}"));
+        }
         if self.controlling_tty {
             args.push("--controlling-tty".into());
         }
@@ -234,6 +241,9 @@ impl Steps {
                         }
                     } else if landlock_only {
                         return Err("--ll-read, --ll-write, --sockets and --control-fd need --landlock".into());
+                    }
+                    if steps.map_ids.is_some() && !steps.disable_userns {
+                        return Err("--map-ids needs --disable-userns, which makes the user namespace it maps".into());
                     }
                     // What keeps capabilities for the helper's mounts also needs the step that drops them.
                     if (!steps.overlays.is_empty() || !steps.remount_ro.is_empty()) && !steps.disable_userns && steps.landlock.is_none() {
@@ -306,6 +316,9 @@ impl Steps {
                         // It names a directory held just before.
                         let held = steps.held_dirs.iter_mut().find(|h| h.fd == fd).ok_or_else(bad)?;
                         held.placeholders.push((name.to_string(), kind));
+                    } else if let Some(ids) = text.strip_prefix("--map-ids=") {
+                        let (uid, gid) = ids.split_once(':').ok_or_else(bad)?;
+                        steps.map_ids = Some((uid.parse().map_err(|_| bad())?, gid.parse().map_err(|_| bad())?));
                     } else if let Some(n) = text.strip_prefix("--await-init-locks=") {
                         steps.await_init_locks = n.parse::<usize>().ok().filter(|n| *n > 0).ok_or_else(bad)?;
                     } else if let Some(list) = text.strip_prefix("--close-fds=") {
@@ -377,7 +390,7 @@ mod tests {
                 ..Steps::default()
             },
             Steps { block_unix_sockets: true, report_fd: Some(4), net_listen_fd: Some(5), ..Steps::default() },
-            Steps { remount_ro: vec!["/w/.envrc".into(), "/w/a b/.git".into()], disable_userns: true, await_init_locks: 2, close_fds: vec![7, 8], ..Steps::default() },
+            Steps { remount_ro: vec!["/w/.envrc".into(), "/w/a b/.git".into()], disable_userns: true, map_ids: Some((1000, 100)), await_init_locks: 2, close_fds: vec![7, 8], ..Steps::default() },
             Steps {
                 null_fds: vec![5],
                 offline_nsswitch_fd: Some(6),
@@ -459,6 +472,8 @@ mod tests {
         assert!(Steps::parse(&os(&["v1", "--hold-dir=2:/w", "--", "true"])).is_err(), "not over stdio");
         assert!(Steps::parse(&os(&["v1", "--hold-dir=7:/w", "--hold-dir=7:/x", "--", "true"])).is_err(), "one directory per descriptor");
         assert!(Steps::parse(&os(&["v1", "--close-fds=1", "--", "true"])).is_err());
+        assert!(Steps::parse(&os(&["v1", "--map-ids=1000:100", "--", "true"])).is_err(), "only with --disable-userns");
+        assert!(Steps::parse(&os(&["v1", "--disable-userns", "--map-ids=1000", "--", "true"])).is_err());
         // The capabilities a remount or an overlay needs are dropped only by --disable-userns.
         assert!(Steps::parse(&os(&["v1", "--remount-ro=/w/.envrc", "--", "true"])).is_err());
         assert!(Steps::parse(&os(&["v1", "--overlay", "/a", "/b", "/c", "--", "true"])).is_err());

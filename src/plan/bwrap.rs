@@ -144,11 +144,8 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         a.push(&["--disable-userns"]);
     }
     a.push(&["--cap-drop", "ALL"]);
-    if helper_mounts {
-        for cap in HELPER_MOUNT_CAPS {
-            a.push(&["--cap-add", cap]);
-        }
-    }
+    // SAFETY: getuid and getgid have no preconditions.
+    let map_ids = helper_mounts.then(|| helper_identity(unsafe { (libc::getuid(), libc::getgid()) }, &mut a)).flatten();
     a.push(&["--unshare-pid"]);
     if !policy.network {
         a.push(&["--unshare-net"]);
@@ -247,6 +244,7 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         controlling_tty: req.terminal,
         rlimits: req.rlimits.to_vec(),
         disable_userns: helper_mounts,
+        map_ids,
         overlays: caches.overlays,
         remount_ro,
         await_init_locks: held_dirs.len(),
@@ -282,6 +280,22 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         net_ctl_fd,
         control_fd: None,
     })
+}
+
+/// When the helper mounts inside: bwrap keeps `HELPER_MOUNT_CAPS` for it, and a host user other than
+/// root gets the sandbox uid 0 from bwrap, mapped back to the user's ids by the helper afterwards
+/// (returned). For any uid but 0 bwrap would move the sandbox into a nested user namespace itself
+/// (it mounts devpts as root first), which does not own the mount namespace: nothing could be
+/// mounted from there.
+fn helper_identity((uid, gid): (u32, u32), a: &mut Argv) -> Option<(u32, u32)> {
+    for cap in HELPER_MOUNT_CAPS {
+        a.push(&["--cap-add", cap]);
+    }
+    if (uid, gid) == (0, 0) {
+        return None;
+    }
+    a.push(&["--uid", "0", "--gid", "0"]);
+    Some((uid, gid))
 }
 
 /// The placeholders of a plan another program runs, by directory, each directory at its own
@@ -399,4 +413,20 @@ fn deny(a: &mut Argv, p: &Path, roots: &[&Path]) -> Result<()> {
     }
     a.push(&["--remount-ro", &ps]);
     Ok(())
+}
+
+#[cfg(test)]
+mod identity_tests {
+    use super::*;
+
+    #[test]
+    fn a_user_other_than_root_runs_the_helper_as_uid_0_and_maps_back() {
+        let mut a = Argv { args: Vec::new(), data_fds: Vec::new(), nsswitch_fd: None, first_data_fd: 3 };
+        assert_eq!(helper_identity((1000, 100), &mut a), Some((1000, 100)));
+        assert_eq!(&a.args[a.args.len() - 4..], ["--uid", "0", "--gid", "0"]);
+        assert_eq!(a.args.iter().filter(|x| *x == "--cap-add").count(), HELPER_MOUNT_CAPS.len());
+        let mut root = Argv { args: Vec::new(), data_fds: Vec::new(), nsswitch_fd: None, first_data_fd: 3 };
+        assert_eq!(helper_identity((0, 0), &mut root), None, "root's sandbox is uid 0 already");
+        assert!(!root.args.contains(&"--uid".to_string()));
+    }
 }

@@ -1,0 +1,57 @@
+'use strict'
+// The defaults of workspace-write as a user other than root (run through `setpriv` when the tests
+// run as root). bwrap moves a sandbox whose uid is not 0 into a nested user namespace of its own,
+// from which the helper could not mount anything; the private tool caches and the read-only
+// placeholders both need the helper's mounts. So a user other than root gets uid 0 from bwrap
+// and the helper maps the user's ids back after mounting: this test holds both halves to it.
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const { execFile } = require('node:child_process')
+
+const UID = 64124 // a uid no other test uses
+const isRoot = process.getuid() === 0
+
+test('as an unprivileged user: placeholders read-only and removed, a private ~/.npm, no capabilities, the user\'s own ids', { skip: !isRoot && 'needs root to switch to another user (as a user other than root every test here runs that way)' }, async () => {
+  // Not under /tmp: that is a writable root itself, and a cache inside one is left writable.
+  const home = fs.realpathSync(fs.mkdtempSync('/var/tmp/sandspawn-unpriv-'))
+  const ws = path.join(home, 'ws')
+  fs.mkdirSync(path.join(home, '.npm'), { recursive: true })
+  fs.writeFileSync(path.join(home, '.npm', 'host'), 'host\n')
+  fs.mkdirSync(ws)
+  for (const p of [home, ws, path.join(home, '.npm'), path.join(home, '.npm', 'host')]) fs.chownSync(p, UID, UID)
+  fs.chmodSync(home, 0o755)
+  const script = path.join(__dirname, 'fixtures', 'unprivileged-workspace.js')
+  const args = [`--reuid=${UID}`, `--regid=${UID}`, '--clear-groups', process.execPath, script, ws]
+  const out = await new Promise((resolve, reject) => {
+    execFile('setpriv', args, { cwd: ws, env: { PATH: process.env.PATH, HOME: home }, timeout: 120_000 }, (err, stdout, stderr) => {
+      if (err) return reject(new Error(`${err.message}\n${stderr}`))
+      resolve(JSON.parse(stdout))
+    })
+  })
+  try {
+    assert.ok(out.run.stdout !== undefined, JSON.stringify(out.run))
+    assert.equal(out.run.exitCode, 0, out.run.stderr)
+    const lines = out.run.stdout.split('\n')
+    assert.deepEqual(lines.slice(0, 2), [String(UID), String(UID)], 'the command runs as the user')
+    for (const set of ['CapInh', 'CapPrm', 'CapEff', 'CapBnd', 'CapAmb']) assert.match(out.run.stdout, new RegExp(`^${set}:\\s+0000000000000000$`, 'm'))
+    assert.doesNotMatch(out.run.stdout, /UNSHARED/)
+    assert.match(out.run.stdout, /^REFUSED-envrc$/m)
+    assert.match(out.run.stdout, /^REFUSED-vscode$/m)
+    assert.match(out.run.stderr, /Read-only file system/)
+    assert.match(out.run.stdout, /^CACHE-WRITTEN$/m)
+    assert.match(out.run.stdout, /^WORK-WRITTEN$/m)
+    assert.deepEqual(out.run.toolCaches.caches.map((c) => c.name), ['npm'])
+    assert.deepEqual(out.run.hostRisks, [])
+    assert.deepEqual(out.afterRun, ['file.txt'], 'only the work is left in the workspace')
+    assert.deepEqual(out.npmAfterRun, ['host'], 'the host cache is unchanged')
+    // The same as a plan another program runs: the helper in front creates the placeholders.
+    assert.equal(out.plan.status, 0, out.plan.stderr)
+    assert.equal(out.plan.stdout, `${UID}\nREFUSED-envrc\n`)
+    assert.ok(out.afterPlan.includes('.envrc') && out.afterPlan.includes('file.txt'), 'left for the next run to remove')
+  } finally {
+    fs.rmSync(home, { recursive: true, force: true })
+  }
+})
