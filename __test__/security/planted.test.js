@@ -152,6 +152,15 @@ describe('protectedNames', () => {
     assert.deepEqual(r.hostRisks, [], show(r))
   })
 
+  test('writing a file over a missing protected name is classified as a denial of that path', async (t) => {
+    const tree = tempTree(t)
+    const r = await sandspawn.spawnSandboxed(['python3', '-c', 'open(".envrc", "w").write("x")'], { cwd: tree.ws, sandbox: WW })
+    assert.notEqual(r.exitCode, 0, show(r))
+    assert.match(r.stderr, /Is a directory/)
+    assert.deepEqual([r.denial.reason, r.denial.kind, r.denial.path], ['read_only_file_system', 'filesystem', path.join(tree.ws, '.envrc')])
+    assert.deepEqual(sandspawn.classifySandboxDenial(r), r.denial)
+  })
+
   test('protectedNames: [] allows them', async (t) => {
     const tree = tempTree(t)
     const r = await sh(DEFAULT_NAMES.map((n) => `echo ok > ${q(n)}`).join(' && '), { cwd: tree.ws, sandbox: { ...WW, protectedNames: [] } })

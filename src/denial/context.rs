@@ -23,6 +23,10 @@ pub struct DenialContext {
     pub cwd: Option<PathBuf>,
     /// `.git` of every writable root is read-only (used when the cwd is added as a root).
     pub protect_git: bool,
+    /// The placeholders over missing protected names (empty read-only directories): writing a
+    /// file of that name fails with "Is a directory", the policy's doing. Known only from a
+    /// resolved policy.
+    pub placeholders: Vec<PathBuf>,
 }
 
 impl From<&ResolvedPolicy> for DenialContext {
@@ -41,6 +45,13 @@ impl From<&ResolvedPolicy> for DenialContext {
             network: p.network,
             cwd: None,
             protect_git: p.protect_git,
+            placeholders: p
+                .writable_roots
+                .iter()
+                .flat_map(|r| r.missing_read_only.iter())
+                .filter(|m| m.kind == crate::policy::PlaceholderKind::Dir)
+                .map(|m| m.path.clone())
+                .collect(),
         }
     }
 }
@@ -87,6 +98,7 @@ impl DenialContext {
             network: mode == SandboxMode::DangerFullAccess,
             cwd: None,
             protect_git: true,
+            placeholders: Vec::new(),
         }
     }
 
@@ -146,6 +158,10 @@ impl DenialContext {
                         for r in roots.iter().filter_map(Value::as_object) {
                             ctx.read_only.extend(abs_paths(r.get("readOnly")));
                             ctx.read_only.extend(abs_paths(r.get("missingReadOnly")));
+                            if let Some(Value::Array(missing)) = r.get("missingReadOnly") {
+                                let dirs = missing.iter().filter(|m| m.get("kind").and_then(Value::as_str) == Some("dir"));
+                                ctx.placeholders.extend(abs_paths(Some(&Value::Array(dirs.cloned().collect()))));
+                            }
                         }
                     }
                     if ctx.protect_git {

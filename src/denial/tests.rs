@@ -806,3 +806,22 @@ fn context_from_json_is_lenient() {
     assert!(!ctx.is_writable("/r/.env".as_ref()));
     assert!(ctx.network);
 }
+
+#[test]
+fn writing_a_file_over_a_placeholder_is_a_denial_with_the_policy() {
+    let ctx = DenialContext { placeholders: vec!["/ws/.envrc".into(), "/ws/sub/.mcp.json".into()], ..ws_ctx() };
+    for (stderr, path) in [
+        ("sh: 1: cannot create .envrc: Is a directory", "/ws/.envrc"),
+        ("bash: line 1: .envrc: Is a directory", "/ws/.envrc"),
+        ("IsADirectoryError: [Errno 21] Is a directory: 'sub/.mcp.json'", "/ws/sub/.mcp.json"),
+        ("Error: EISDIR: illegal operation on a directory, open '/ws/.envrc'", "/ws/.envrc"),
+    ] {
+        let o = err(1, stderr);
+        assert_eq!(reason(&with_ctx(&o, &ctx)), Some(("read_only_file_system", "filesystem", Some(path))), "{stderr}");
+    }
+    // Not a placeholder, or no policy that says so: the same words are the command's own mistake.
+    for stderr in ["sh: 1: cannot create src: Is a directory", "cat: /ws: Is a directory"] {
+        assert_eq!(reason(&with_ctx(&err(1, stderr), &ctx)), None, "{stderr}");
+    }
+    assert_eq!(reason(&with_ctx(&err(1, "sh: 1: cannot create .envrc: Is a directory"), &ws_ctx())), None);
+}

@@ -19,6 +19,11 @@ pub(crate) struct ToolDenial {
 /// git prints only this when it cannot write `.git/index` (`git stash`, `git reset`, `git mv`).
 const GIT_INDEX: [&str; 2] = ["could not write index", "unable to write new index file"];
 
+/// Writing a file over a placeholder directory: dash `sh: 1: cannot create .envrc: Is a directory`,
+/// bash `bash: .envrc: Is a directory`, Python `IsADirectoryError: [Errno 21] Is a directory:
+/// '.envrc'`, Node `EISDIR: illegal operation on a directory, open '/w/.envrc'`.
+const IS_A_DIRECTORY: [&str; 2] = ["is a directory", "illegal operation on a directory"];
+
 /// `pyenv: cannot rehash: /root/.pyenv/shims isn't writable` (and tools phrased alike).
 const NOT_WRITABLE: [&str; 2] = [" isn't writable", " is not writable"];
 
@@ -39,6 +44,15 @@ pub(crate) fn find(section: &str, ctx: &DenialContext) -> Option<ToolDenial> {
                 }
             }
         }
+        for phrase in IS_A_DIRECTORY {
+            if ctx.placeholders.is_empty() || find_ci(line, phrase).is_none() {
+                continue;
+            }
+            let named = is_a_directory_paths(line, phrase).into_iter().filter_map(|raw| absolutize(&raw, ctx.cwd.as_deref()));
+            if let Some(abs) = named.into_iter().find(|p| ctx.placeholders.contains(p)) {
+                return Some(ToolDenial { path: Some(abs), line_start: start });
+            }
+        }
         for phrase in NOT_WRITABLE {
             let Some(at) = find_ci(line, phrase) else { continue };
             // Only an error report (`cannot rehash: X isn't writable`), never a notice such as pip's
@@ -55,6 +69,26 @@ pub(crate) fn find(section: &str, ctx: &DenialContext) -> Option<ToolDenial> {
         }
     }
     None
+}
+
+/// The names a line about `phrase` may give, relative ones included: the segment before
+/// `: <phrase>` (without dash's `cannot create `), and the quoted or bare name after it.
+fn is_a_directory_paths(line: &str, phrase: &str) -> Vec<String> {
+    let clean = |s: &str| s.trim().trim_matches(|c| matches!(c, '\'' | '"' | '`')).to_string();
+    let mut out = Vec::new();
+    if let Some(at) = find_ci(line, phrase) {
+        if let Some(before) = line[..at].strip_suffix(": ") {
+            let seg = before.rsplit(": ").next().unwrap_or("");
+            out.push(clean(seg.strip_prefix("cannot create ").unwrap_or(seg)));
+        }
+        let after = line[at + phrase.len()..].trim_start_matches([':', ',', ' ']);
+        // Node: `..., open '/w/.envrc'`: the last word.
+        if let Some(last) = after.split_whitespace().last() {
+            out.push(clean(last));
+        }
+    }
+    out.retain(|p| !p.is_empty());
+    out
 }
 
 /// `Some(path)` when the policy kept the repository's index unwritable: the `.git` of the writable
