@@ -18,9 +18,15 @@ use crate::policy::{MissingReadOnly, PlaceholderKind, ResolvedPolicy, WritableRo
 
 mod detect;
 pub mod gitconfig;
+mod listing;
 pub mod names;
 pub mod repo;
 pub mod scan;
+#[cfg(target_os = "linux")]
+mod watch;
+#[cfg(not(target_os = "linux"))]
+#[path = "watch_none.rs"]
+mod watch;
 
 pub use detect::{detect, HostRisk, RiskKind};
 
