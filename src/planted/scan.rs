@@ -363,6 +363,10 @@ mod hooks {
 
 #[cfg(test)]
 impl Index {
+    pub fn holds(&self, dir: &Path) -> bool {
+        self.dirs.contains_key(dir)
+    }
+
     /// As if every directory had been read two seconds later than it was: the stat rule trusts a
     /// ctime only from the second after (within the same second everything is read again).
     fn age(&mut self) {
