@@ -177,7 +177,7 @@ fn a_removed_watch_means_read_again() {
     let s = spec(&r);
     let w = watcher(100);
     let (_, index) = watched(&s, None, &w);
-    let x = index.dirs.get(r.join("x").as_path()).unwrap();
+    let x = index.get(&r.join("x")).unwrap();
     w.remove_in_kernel(x.watch.as_ref().unwrap());
     // Not seen by any watch now: only the removal itself tells.
     std::fs::write(r.join("x/.vscode"), "x").unwrap();
