@@ -150,13 +150,19 @@ fn a_change_between_the_watch_and_the_listing_is_seen() {
     assert_eq!(quiet.dirs_read, 0);
 }
 
-#[test]
-fn lost_events_fall_back_to_the_stat_rule_once() {
-    let (_t, r) = root();
+/// The root, a, a/b, x and x/y, walked once with a watcher of their own.
+fn five_watched() -> (tempfile::TempDir, PathBuf, WalkSpec, Arc<Watcher>, Index) {
+    let (t, r) = root();
     mkdirs(&r, &["a/b", "x/y"]);
     let s = spec(&r);
     let w = watcher(100);
-    let (_, mut index) = watched(&s, None, &w);
+    let (_, index) = watched(&s, None, &w);
+    (t, r, s, w, index)
+}
+
+#[test]
+fn lost_events_fall_back_to_the_stat_rule_once() {
+    let (_t, r, s, w, mut index) = five_watched();
     index.age();
     std::fs::write(r.join("x/.envrc"), "x").unwrap();
     w.lose_queued_events();
@@ -172,11 +178,7 @@ fn lost_events_fall_back_to_the_stat_rule_once() {
 
 #[test]
 fn a_removed_watch_means_read_again() {
-    let (_t, r) = root();
-    mkdirs(&r, &["a/b", "x/y"]);
-    let s = spec(&r);
-    let w = watcher(100);
-    let (_, index) = watched(&s, None, &w);
+    let (_t, r, s, w, index) = five_watched();
     let x = index.get(&r.join("x")).unwrap();
     w.remove_in_kernel(x.watch.as_ref().unwrap());
     // Not seen by any watch now: only the removal itself tells.
@@ -296,24 +298,25 @@ fn change(r: &Path, rng: &mut Rng, n: usize) {
     }
 }
 
-/// 4 × 4 × 3 directories, then `changes` random changes.
-fn random_tree(r: &Path, rng: &mut Rng, changes: usize) {
+/// A root holding 4 × 4 × 3 directories after 40 random changes; its spec; the generator.
+fn random_area(seed: u64) -> (tempfile::TempDir, PathBuf, WalkSpec, Rng) {
+    let (t, r) = root();
     for a in 0..4 {
         for b in 0..4 {
-            mkdirs(r, &[&format!("a{a}/b{b}/c0"), &format!("a{a}/b{b}/c1"), &format!("a{a}/b{b}/c2")]);
+            mkdirs(&r, &[&format!("a{a}/b{b}/c0"), &format!("a{a}/b{b}/c1"), &format!("a{a}/b{b}/c2")]);
         }
     }
-    for i in 0..changes {
-        change(r, rng, i);
+    let mut rng = Rng(seed);
+    for i in 0..40 {
+        change(&r, &mut rng, i);
     }
+    let s = spec(&r);
+    (t, r, s, rng)
 }
 
 #[test]
 fn with_and_without_a_watcher_the_walks_find_the_same_as_a_fresh_walk() {
-    let (_t, r) = root();
-    let mut rng = Rng(0x5eed_1234_abcd_0001);
-    random_tree(&r, &mut rng, 40);
-    let s = spec(&r);
+    let (_t, r, s, mut rng) = random_area(0x5eed_1234_abcd_0001);
     let w = watcher(1000);
     let small = watcher(5);
     let (_, mut with_watcher) = watched(&s, None, &w);
@@ -340,10 +343,7 @@ fn with_and_without_a_watcher_the_walks_find_the_same_as_a_fresh_walk() {
 
 #[test]
 fn changes_made_while_walking_are_seen_by_the_next_walk() {
-    let (_t, r) = root();
-    let mut rng = Rng(0x0dd_ba11);
-    random_tree(&r, &mut rng, 40);
-    let s = spec(&r);
+    let (_t, r, s, _) = random_area(0x0dd_ba11);
     let w = watcher(1000);
     let (_, mut index) = watched(&s, None, &w);
     for round in 0..20 {
