@@ -8,6 +8,11 @@
 //! run on Linux (`detect`), because a mount can only cover a path that exists: a `.git` or a
 //! protected name created deeper during the run. On macOS Seatbelt regex rules deny creating them
 //! anywhere in a writable root (`plan::seatbelt_planted`).
+//!
+//! The walk runs before and after every run, so its cost follows what changed, not the tree: the
+//! process keeps the last walk of each area (`walk_with_cache`), and the next walk reads again only
+//! the directories that changed since, which inotify tells on Linux (`watch`) and an `lstat` of each
+//! directory tells otherwise (`scan`).
 
 use std::collections::{HashMap, HashSet};
 use std::os::unix::fs::MetadataExt;

@@ -17,8 +17,9 @@
 //! the directories that changed, not for the whole tree every time. A listing is kept when:
 //! - the watcher vouches for it (`watch`, Linux): no entry was added, removed or renamed in it since
 //!   it was read, and its path still leads to it (below a kept listing a name keeps its inode; below
-//!   a listing read again the name must have the same inode number; a root's path is `lstat`'ed).
-//!   Nothing else is looked at: no syscall for the directory at all;
+//!   a listing read again the name must have the same inode number; a root's path is `lstat`'ed; a
+//!   mount over a path changes the mount table, which makes the watcher lose track). Nothing else
+//!   is looked at: no syscall for the directory at all;
 //! - otherwise (not watched, or the watcher lost track), the stat rule: its `lstat` shows the same
 //!   inode and ctime, and that ctime was older than the walk that read it. Adding, removing or
 //!   renaming an entry sets the directory's ctime to now, and ctime cannot be set from user space
@@ -357,42 +358,8 @@ pub fn walk(spec: &WalkSpec) -> Found {
     walk_with(spec, None, false, None).0
 }
 
-/// Steps of a read where a test can change the tree (this thread's walks only).
 #[cfg(test)]
-mod hooks {
-    use std::cell::RefCell;
-    use std::path::Path;
-
-    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-    pub enum Step {
-        /// The directory is open and watched, not yet listed.
-        Watched,
-        /// Listed, its descriptor closed.
-        Listed,
-    }
-
-    type Hook = Box<dyn FnMut(Step, &Path)>;
-
-    thread_local! {
-        static HOOK: RefCell<Option<Hook>> = RefCell::new(None);
-    }
-
-    pub fn set(hook: impl FnMut(Step, &Path) + 'static) {
-        HOOK.with(|h| *h.borrow_mut() = Some(Box::new(hook)));
-    }
-
-    pub fn clear() {
-        HOOK.with(|h| *h.borrow_mut() = None);
-    }
-
-    pub fn at(step: Step, path: &Path) {
-        HOOK.with(|h| {
-            if let Some(hook) = h.borrow_mut().as_mut() {
-                hook(step, path);
-            }
-        });
-    }
-}
+mod hooks;
 
 #[cfg(test)]
 impl Index {
