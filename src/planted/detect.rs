@@ -28,7 +28,9 @@ pub struct HostRisk {
 }
 
 pub fn detect(baseline: &Baseline) -> Vec<HostRisk> {
-    let (found, _) = scan::walk_indexed(&baseline.spec, Some(&baseline.index));
+    let (found, index) = scan::walk_indexed(&baseline.spec, Some(&baseline.index));
+    // The next run in this area starts from this walk: what this run changed is read once, here.
+    super::remember(&baseline.spec, std::sync::Arc::new(index));
     let mut risks = Vec::new();
     if baseline.report_repositories {
         for dot_git in found.git_entries.iter().filter(|p| !baseline.git.contains(*p)) {

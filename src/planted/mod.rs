@@ -8,19 +8,31 @@
 //! run on Linux (`detect`), because a mount can only cover a path that exists: a `.git` or a
 //! protected name created deeper during the run. On macOS Seatbelt regex rules deny creating them
 //! anywhere in a writable root (`plan::seatbelt_planted`).
+//!
+//! The walk runs before and after every run, so its cost follows what changed, not the tree: the
+//! process keeps the last walk of each area (`walk_with_cache`), and the next walk reads again only
+//! the directories that changed since, which inotify tells on Linux (`watch`) and an `lstat` of each
+//! directory tells otherwise (`scan`).
 
 use std::collections::{HashMap, HashSet};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use crate::policy::paths::{canonical_lenient, Lenient};
 use crate::policy::{MissingReadOnly, PlaceholderKind, ResolvedPolicy, WritableRoot};
 
 mod detect;
 pub mod gitconfig;
+mod listing;
 pub mod names;
 pub mod repo;
 pub mod scan;
+#[cfg(target_os = "linux")]
+mod watch;
+#[cfg(not(target_os = "linux"))]
+#[path = "watch_none.rs"]
+mod watch;
 
 pub use detect::{detect, HostRisk, RiskKind};
 
@@ -40,7 +52,7 @@ pub struct Baseline {
     /// When the baseline was taken (unix seconds, rounded down).
     pub taken_at: i64,
     /// The directories the walk read, so that the walk after the run reads only changed ones.
-    pub index: scan::Index,
+    pub index: Arc<scan::Index>,
     /// `walk_and_protect` ran (until then only the tops are protected).
     pub walked: bool,
 }
@@ -110,7 +122,7 @@ pub fn walk_and_protect(policy: &mut ResolvedPolicy) {
     }
     crate::policy::sort_carve_outs(&mut policy.writable_roots);
     let named = found.named.iter().filter_map(|p| p.symlink_metadata().ok().map(|m| (p.clone(), m.ino()))).collect();
-    policy.planted = std::sync::Arc::new(Baseline {
+    policy.planted = Arc::new(Baseline {
         spec,
         git: found.git_entries.into_iter().collect(),
         named,
@@ -123,21 +135,35 @@ pub fn walk_and_protect(policy: &mut ResolvedPolicy) {
 }
 
 /// The last walk of each area this process walked (a few areas): the next run in the same
-/// workspace reads only the directories that changed since (see `scan::walk_reusing`).
-fn walk_with_cache(spec: &scan::WalkSpec) -> (scan::Found, scan::Index) {
-    use std::sync::Mutex;
-    const SLOTS: usize = 8;
-    static WALKS: Mutex<Vec<(scan::WalkSpec, scan::Index)>> = Mutex::new(Vec::new());
-    let prior = WALKS.lock().unwrap_or_else(|e| e.into_inner()).iter().find(|(s, _)| s == spec).map(|(_, i)| i.clone());
+/// workspace reads only the directories that changed since (see `scan`). The walk after a run
+/// leaves its index here too (`detect`), so that the run's own changes are not read twice.
+fn walk_with_cache(spec: &scan::WalkSpec) -> (scan::Found, Arc<scan::Index>) {
     // Not holding the lock while walking: concurrent runs walk side by side.
-    let (found, index) = scan::walk_reusing(spec, prior.as_ref());
-    let mut walks = WALKS.lock().unwrap_or_else(|e| e.into_inner());
-    walks.retain(|(s, _)| s != spec);
-    if walks.len() >= SLOTS {
-        walks.remove(0);
-    }
-    walks.push((spec.clone(), index.clone()));
+    let (found, index) = scan::walk_reusing(spec, recall(spec).as_deref());
+    let index = Arc::new(index);
+    remember(spec, Arc::clone(&index));
     (found, index)
+}
+
+const SLOTS: usize = 8;
+static WALKS: Mutex<Vec<(scan::WalkSpec, Arc<scan::Index>)>> = Mutex::new(Vec::new());
+
+fn recall(spec: &scan::WalkSpec) -> Option<Arc<scan::Index>> {
+    WALKS.lock().unwrap_or_else(|e| e.into_inner()).iter().find(|(s, _)| s == spec).map(|(_, i)| Arc::clone(i))
+}
+
+/// Keep `index` as the latest walk of `spec`'s area (every index is a consistent picture, so when
+/// concurrent runs race, whichever lands last is as good).
+fn remember(spec: &scan::WalkSpec, index: Arc<scan::Index>) {
+    let mut walks = WALKS.lock().unwrap_or_else(|e| e.into_inner());
+    let mut dropped: Vec<_> = walks.iter().position(|(s, _)| s == spec).map(|i| walks.remove(i)).into_iter().collect();
+    if walks.len() >= SLOTS {
+        dropped.push(walks.remove(0));
+    }
+    walks.push((spec.clone(), index));
+    drop(walks);
+    // Dropped after the lock: dropping an index releases the watches only it held (`watch`).
+    drop(dropped);
 }
 
 struct Carver<'a> {

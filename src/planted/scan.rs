@@ -7,20 +7,34 @@
 //! It never follows symlinks, never descends into a `.git` directory (protected whole), into
 //! `node_modules` (package managers own it; git tools and editors do not look for repositories
 //! there), into a denied path, or into another writable root (walked on its own). Only directory
-//! entries are read (`getdents`: the entry type comes with the name), no file is opened or stat'ed.
+//! listings are read (`listing`: through one descriptor opened without following a symlink; the
+//! entry type comes with the name), no file is opened or stat'ed.
 //!
-//! The walk after the run reuses the first one's listing of every directory whose inode and ctime
-//! are unchanged and whose ctime was already older than the walk (`Index`): adding, removing or
-//! renaming an entry sets the directory's ctime to now, and ctime cannot be set from user space
-//! (unlike mtime), so such a directory has exactly the entries it had. Only its `lstat` is paid.
-//! The walk before the next run of the same area reuses it the same way (`walk_reusing`), with
-//! what each reused directory held reported again: an agent running command after command in one
-//! workspace pays for the directories that changed, not for the whole tree every time.
+//! A walk keeps what it read (`Index`) so that the next walk of the same area reads only the
+//! directories that changed: the walk after a run (`walk_indexed`, which reports only what it read
+//! again: what changed), and the walk before the next run (`walk_reusing`, which reports what the
+//! reused directories hold too). An agent running command after command in one workspace pays for
+//! the directories that changed, not for the whole tree every time. A listing is kept when:
+//! - the watcher vouches for it (`watch`, Linux): no entry was added, removed or renamed in it since
+//!   it was read, and its path still leads to it (below a kept listing a name keeps its inode; below
+//!   a listing read again the name must have the same inode number; a root's path is `lstat`'ed; a
+//!   mount over a path changes the mount table, which makes the watcher lose track). Nothing else
+//!   is looked at: no syscall for the directory at all;
+//! - otherwise (not watched, or the watcher lost track), the stat rule: its `lstat` shows the same
+//!   inode and ctime, and that ctime was older than the walk that read it. Adding, removing or
+//!   renaming an entry sets the directory's ctime to now, and ctime cannot be set from user space
+//!   (unlike mtime), so such a directory has exactly the entries it had. A directory the watcher
+//!   lost track of but still watches is vouched for again from there on.
+//!
+//! A kept listing is shared (`Arc`), not copied, by the indexes that keep it.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::ffi::OsString;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::listing::{self, Stamp};
+use super::watch::{self, Watch, Watcher};
 
 /// Directories below a root that are still read.
 pub const MAX_DEPTH: usize = 16;
@@ -51,27 +65,87 @@ pub struct Found {
     pub truncated: bool,
     /// Directories read.
     pub dirs_read: usize,
+    /// Directories kept from the prior index after an `lstat` of their path (roots, and directories
+    /// the watcher does not vouch for). Those it vouches for cost no syscall.
+    pub dirs_checked: usize,
 }
 
-/// What one directory looked like when it was read.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DirState {
-    ino: u64,
-    ctime: (i64, i64),
-    /// Its subdirectories that the walk entered.
-    subdirs: Vec<PathBuf>,
+/// What the watcher says of a listing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Vouch {
+    /// No entry was added, removed or renamed in it since it was read.
+    Unchanged,
+    /// One was, or its watch is gone: read it again.
+    Changed,
+    /// Events may have been lost: the stat rule decides.
+    Unknown,
+}
+
+/// A directory's path, shared by the listings and indexes that name it, and hashed and compared as
+/// bytes (std hashes a `Path` component by component, about three times slower; the walk builds every
+/// path the same way, so equal paths are equal bytes).
+#[derive(Debug, Clone)]
+struct DirKey(Arc<Path>);
+
+impl DirKey {
+    fn new(path: &Path) -> Self {
+        DirKey(Arc::from(path))
+    }
+}
+
+impl std::ops::Deref for DirKey {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl PartialEq for DirKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.as_os_str() == other.0.as_os_str()
+    }
+}
+
+impl Eq for DirKey {}
+
+impl std::hash::Hash for DirKey {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.0.as_os_str().hash(h);
+    }
+}
+
+/// What one directory held when it was read; shared by every index that keeps it.
+#[derive(Debug, PartialEq, Eq, Default)]
+struct Listing {
+    /// Its subdirectories that the walk enters, each with the inode number the listing gave it.
+    subdirs: Vec<(DirKey, u64)>,
     /// Its `.git` entry and protected names, as the walk reported them.
     git: Vec<PathBuf>,
     named: Vec<PathBuf>,
+    /// A subdirectory was not entered: it lies deeper than `MAX_DEPTH`.
+    too_deep: bool,
 }
 
-/// Every directory a walk read, for the next walk of the same area.
+/// One directory of an index: its listing, and what tells whether the listing still holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct DirState {
+    listing: Arc<Listing>,
+    /// Taken before it was listed (for the stat rule).
+    stamp: Stamp,
+    /// When the walk that read it started (unix seconds): the stat rule trusts only a ctime older
+    /// than that (a timestamp is coarser than the time between two changes).
+    walk_started: i64,
+    /// The inode number its parent's listing gave it (0 for a root).
+    listed_ino: u64,
+    watch: Option<Arc<Watch>>,
+    /// The watcher's counter when it was read (or last confirmed by the stat rule).
+    read_at: u64,
+}
+
+/// Every directory a walk read or kept, for the next walk of the same area.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Index {
-    dirs: HashMap<PathBuf, DirState>,
-    /// Unix seconds when the walk started: a directory changed in that second or later is read again
-    /// (a timestamp is coarser than the time between two changes).
-    started: i64,
+    dirs: HashMap<DirKey, DirState>,
 }
 
 fn now_secs() -> i64 {
@@ -82,83 +156,232 @@ fn now_secs() -> i64 {
 /// directories are not read again, and their entries are not reported again (they are the same):
 /// what changed since `prior` (the walk after a run).
 pub fn walk_indexed(spec: &WalkSpec, prior: Option<&Index>) -> (Found, Index) {
-    walk_with(spec, prior, false)
+    walk_with(spec, prior, false, watch::global())
 }
 
 /// Walk the area, reading only the directories that changed since `prior`, and report everything
 /// there is, unchanged directories' entries included (the walk before a run).
 pub fn walk_reusing(spec: &WalkSpec, prior: Option<&Index>) -> (Found, Index) {
-    walk_with(spec, prior, true)
+    walk_with(spec, prior, true, watch::global())
 }
 
-fn walk_with(spec: &WalkSpec, prior: Option<&Index>, report_reused: bool) -> (Found, Index) {
-    let mut found = Found::default();
+/// A directory waiting to be walked.
+struct Queued {
+    path: DirKey,
+    depth: usize,
+    /// The inode number its parent's listing gave it; `None` for a root.
+    listed_ino: Option<u64>,
+}
+
+enum Read {
+    Listed(DirState),
+    /// There but not readable: it holds nothing the command could plant either (it runs as the
+    /// same user, with fewer rights).
+    Unreadable,
+    /// No directory there (any more).
+    Gone,
+}
+
+struct Walk<'a> {
+    spec: &'a WalkSpec,
+    names: HashSet<OsString>,
+    skip: HashSet<&'a Path>,
+    watcher: Option<&'a Arc<Watcher>>,
+    started: i64,
+    found: Found,
+}
+
+fn walk_with(spec: &WalkSpec, prior: Option<&Index>, report_reused: bool, watcher: Option<&Arc<Watcher>>) -> (Found, Index) {
     if spec.roots.is_empty() || (spec.names.is_empty() && !spec.repositories) {
-        return (found, Index::default());
+        return (Found::default(), Index::default());
     }
-    let mut index = Index { dirs: HashMap::new(), started: now_secs() };
-    let names: HashSet<OsString> = spec.names.iter().map(OsString::from).collect();
-    let skip: HashSet<&Path> = spec.skip.iter().chain(spec.roots.iter()).map(PathBuf::as_path).collect();
-    let mut queue: VecDeque<(PathBuf, usize)> = spec.roots.iter().map(|r| (r.clone(), 0)).collect();
-    // Read and reused directories both count: the bound covers the same area with or without `prior`.
+    if let Some(w) = watcher {
+        w.drain();
+    }
+    let mut walk = Walk {
+        spec,
+        names: spec.names.iter().map(OsString::from).collect(),
+        skip: spec.skip.iter().chain(spec.roots.iter()).map(PathBuf::as_path).collect(),
+        watcher,
+        started: now_secs(),
+        found: Found::default(),
+    };
+    let mut dirs = HashMap::with_capacity(prior.map_or(0, |p| p.dirs.len()));
+    let mut queue: VecDeque<Queued> = spec.roots.iter().map(|r| Queued { path: DirKey::new(r), depth: 0, listed_ino: None }).collect();
+    // Read and kept directories both count: the bound covers the same area with or without `prior`.
     let mut visited = 0;
-    while let Some((dir, depth)) = queue.pop_front() {
+    while let Some(q) = queue.pop_front() {
         if visited >= MAX_DIRS {
-            found.truncated = true;
+            walk.found.truncated = true;
             break;
         }
-        let Ok(meta) = dir.symlink_metadata() else { continue };
+        let old = prior.and_then(|p| p.dirs.get(&q.path));
+        let state = match old.and_then(|old| walk.keep(&q, old)) {
+            Some(state) => {
+                if report_reused {
+                    walk.report(&state.listing);
+                }
+                state
+            }
+            None => match walk.read(&q, old) {
+                Read::Listed(state) => {
+                    walk.report(&state.listing);
+                    state
+                }
+                Read::Unreadable => {
+                    visited += 1;
+                    continue;
+                }
+                Read::Gone => continue,
+            },
+        };
         visited += 1;
-        let ctime = (meta.ctime(), meta.ctime_nsec());
-        if let Some(old) = prior.and_then(|p| p.dirs.get(&dir).filter(|d| d.ino == meta.ino() && d.ctime == ctime && ctime.0 < p.started)) {
-            queue.extend(old.subdirs.iter().map(|s| (s.clone(), depth + 1)));
-            if report_reused {
-                found.git_entries.extend(old.git.iter().cloned());
-                found.named.extend(old.named.iter().cloned());
-            }
-            index.dirs.insert(dir, old.clone());
-            continue;
-        }
-        found.dirs_read += 1;
-        // An unreadable directory holds nothing the command could plant either (it runs as the
-        // same user, with fewer rights).
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-        let (mut subdirs, mut git, mut named) = (Vec::new(), Vec::new(), Vec::new());
-        for entry in entries.flatten() {
-            let name = entry.file_name();
-            let Ok(ft) = entry.file_type() else { continue };
-            if name == ".git" {
-                if spec.repositories {
-                    git.push(entry.path());
-                }
-                continue;
-            }
-            if names.contains(&name) {
-                named.push(entry.path());
-            }
-            if ft.is_dir() && name != "node_modules" {
-                let path = entry.path();
-                if skip.contains(path.as_path()) {
-                    continue;
-                }
-                if depth + 1 > MAX_DEPTH {
-                    found.truncated = true;
-                    continue;
-                }
-                subdirs.push(path.clone());
-                queue.push_back((path, depth + 1));
-            }
-        }
-        found.git_entries.extend(git.iter().cloned());
-        found.named.extend(named.iter().cloned());
-        index.dirs.insert(dir, DirState { ino: meta.ino(), ctime, subdirs, git, named });
+        walk.found.truncated |= state.listing.too_deep;
+        queue.extend(state.listing.subdirs.iter().map(|(path, ino)| Queued { path: path.clone(), depth: q.depth + 1, listed_ino: Some(*ino) }));
+        dirs.insert(q.path, state);
     }
-    (found, index)
+    (walk.found, Index { dirs })
 }
 
-pub fn walk(spec: &WalkSpec) -> Found {
-    walk_indexed(spec, None).0
+impl Walk<'_> {
+    fn report(&mut self, listing: &Listing) {
+        self.found.git_entries.extend(listing.git.iter().cloned());
+        self.found.named.extend(listing.named.iter().cloned());
+    }
+
+    /// The prior listing of `q`, if it still holds (see the module comment).
+    fn keep(&mut self, q: &Queued, old: &DirState) -> Option<DirState> {
+        let watched = match (self.watcher, &old.watch) {
+            (Some(w), Some(watch)) if w.owns(watch) => Some((w, w.vouch(watch, old.read_at))),
+            _ => None,
+        };
+        match watched {
+            Some((_, Vouch::Unchanged)) => self.same_inode(q, old).then(|| old.clone()),
+            Some((_, Vouch::Changed)) => None,
+            Some((w, Vouch::Unknown)) => {
+                // Watched all along: confirmed now, the watch vouches for it again from now on.
+                let now = w.now();
+                self.stat_rule(q, old).then(|| DirState { read_at: now, ..old.clone() })
+            }
+            None => self.stat_rule(q, old).then(|| old.clone()),
+        }
+    }
+
+    /// Whether `q`'s path still leads to the inode that was read. A name changes its inode only
+    /// by an entry added, removed or renamed in its parent, which the parent's watch or ctime tells
+    /// (then the parent is read again and gives the name's inode number now). A root's parents are
+    /// not watched: its path is looked up.
+    fn same_inode(&mut self, q: &Queued, old: &DirState) -> bool {
+        match q.listed_ino {
+            Some(ino) => ino == old.listed_ino,
+            None => {
+                self.found.dirs_checked += 1;
+                q.path.symlink_metadata().is_ok_and(|m| {
+                    let now = Stamp::of(&m);
+                    (now.dev, now.ino) == (old.stamp.dev, old.stamp.ino)
+                })
+            }
+        }
+    }
+
+    /// The same inode with the same ctime, older than the walk that read it.
+    fn stat_rule(&mut self, q: &Queued, old: &DirState) -> bool {
+        self.found.dirs_checked += 1;
+        let Ok(meta) = q.path.symlink_metadata() else { return false };
+        meta.is_dir() && Stamp::of(&meta) == old.stamp && old.stamp.ctime.0 < old.walk_started
+    }
+
+    /// Read `q`'s directory (`old`: its prior state, whose watch may serve again).
+    fn read(&mut self, q: &Queued, old: Option<&DirState>) -> Read {
+        let dir = match listing::open(&q.path) {
+            Ok(dir) => dir,
+            Err(e) if listing::is_gone(&e) => return Read::Gone,
+            Err(_) => {
+                self.found.dirs_read += 1;
+                return Read::Unreadable;
+            }
+        };
+        self.found.dirs_read += 1;
+        // Watched before it is listed: a change made after the listing raises an event.
+        let (read_at, watch) = match self.watcher {
+            Some(w) => {
+                let same_inode = |o: &&DirState| (o.stamp.dev, o.stamp.ino) == (dir.stamp.dev, dir.stamp.ino);
+                w.watch(dir.fd(), old.filter(same_inode).and_then(|o| o.watch.as_deref()))
+            }
+            None => (0, None),
+        };
+        #[cfg(test)]
+        hooks::at(hooks::Step::Watched, &q.path);
+        let stamp = dir.stamp;
+        let mut listing = Listing::default();
+        let (spec, names, skip) = (self.spec, &self.names, &self.skip);
+        let listed = dir.list(|name, is_dir, ino| {
+            if name == ".git" {
+                if spec.repositories {
+                    listing.git.push(q.path.join(name));
+                }
+                return;
+            }
+            if names.contains(name) {
+                listing.named.push(q.path.join(name));
+            }
+            if is_dir && name != "node_modules" {
+                let path = q.path.join(name);
+                if skip.contains(path.as_path()) {
+                    return;
+                }
+                if q.depth + 1 > MAX_DEPTH {
+                    listing.too_deep = true;
+                    return;
+                }
+                listing.subdirs.push((DirKey::new(&path), ino));
+            }
+        });
+        #[cfg(test)]
+        hooks::at(hooks::Step::Listed, &q.path);
+        if listed.is_err() {
+            return Read::Unreadable;
+        }
+        Read::Listed(DirState {
+            listing: Arc::new(listing),
+            stamp,
+            walk_started: self.started,
+            listed_ino: q.listed_ino.unwrap_or(0),
+            watch: watch.map(Arc::new),
+            read_at,
+        })
+    }
 }
+
+/// A walk that keeps nothing (no watches are made for it).
+pub fn walk(spec: &WalkSpec) -> Found {
+    walk_with(spec, None, false, None).0
+}
+
+#[cfg(test)]
+mod hooks;
+
+#[cfg(test)]
+impl Index {
+    fn get(&self, dir: &Path) -> Option<&DirState> {
+        self.dirs.get(&DirKey::new(dir))
+    }
+
+    pub fn holds(&self, dir: &Path) -> bool {
+        self.dirs.contains_key(&DirKey::new(dir))
+    }
+
+    /// As if every directory had been read two seconds later than it was: the stat rule trusts a
+    /// ctime only from the second after (within the same second everything is read again).
+    fn age(&mut self) {
+        for d in self.dirs.values_mut() {
+            d.walk_started = now_secs() + 2;
+        }
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod watch_tests;
 
 #[cfg(test)]
 mod tests {
@@ -202,6 +425,15 @@ mod tests {
         assert_eq!(f.dirs_read, MAX_DEPTH + 1);
     }
 
+    /// The stat rule alone (no watcher): what every walk falls back to.
+    fn stat_indexed(s: &WalkSpec, prior: Option<&Index>) -> (Found, Index) {
+        walk_with(s, prior, false, None)
+    }
+
+    fn stat_reusing(s: &WalkSpec, prior: Option<&Index>) -> (Found, Index) {
+        walk_with(s, prior, true, None)
+    }
+
     #[test]
     fn a_second_walk_reads_only_changed_directories() {
         let t = tempfile::tempdir().unwrap();
@@ -209,20 +441,14 @@ mod tests {
         std::fs::create_dir_all(r.join("a/b/c")).unwrap();
         std::fs::create_dir_all(r.join("x/y")).unwrap();
         let s = spec(&r, &[".envrc"]);
-        let (first, mut index) = walk_indexed(&s, None);
+        let (first, mut index) = stat_indexed(&s, None);
         assert_eq!(first.dirs_read, 6);
-        // As if the first walk had run two seconds after every directory last changed (within the
-        // same second everything is read again). The ctimes recorded are the real ones.
-        let ctime_of = |p: &Path| std::fs::symlink_metadata(p).map(|m| (m.ctime(), m.ctime_nsec())).unwrap();
-        for (p, d) in index.dirs.iter_mut() {
-            d.ctime = ctime_of(p);
-        }
-        index.started = now_secs() + 2;
-        let (again, _) = walk_indexed(&s, Some(&index));
-        assert_eq!(again.dirs_read, 0, "nothing changed");
+        index.age();
+        let (again, _) = stat_indexed(&s, Some(&index));
+        assert_eq!((again.dirs_read, again.dirs_checked), (0, 6), "nothing changed: each directory lstat'ed");
         std::fs::create_dir_all(r.join("a/b/c/new/.git")).unwrap();
         std::fs::write(r.join("x/.envrc"), "x").unwrap();
-        let (changed, _) = walk_indexed(&s, Some(&index));
+        let (changed, _) = stat_indexed(&s, Some(&index));
         assert_eq!(changed.git_entries, vec![r.join("a/b/c/new/.git")]);
         assert_eq!(changed.named, vec![r.join("x/.envrc")]);
         assert_eq!(changed.dirs_read, 3, "c, its new directory, and x");
@@ -236,16 +462,16 @@ mod tests {
         std::fs::create_dir_all(r.join("x/y")).unwrap();
         std::fs::write(r.join("x/.envrc"), "x").unwrap();
         let s = spec(&r, &[".envrc"]);
-        let (first, mut index) = walk_reusing(&s, None);
+        let (first, mut index) = stat_reusing(&s, None);
         assert_eq!((first.dirs_read, first.git_entries.clone(), first.named.clone()), (5, vec![r.join("a/b/.git")], vec![r.join("x/.envrc")]));
-        index.started = now_secs() + 2; // as if the directories had last changed well before the walk
-        let (again, index2) = walk_reusing(&s, Some(&index));
+        index.age();
+        let (again, index2) = stat_reusing(&s, Some(&index));
         assert_eq!(again.dirs_read, 0, "nothing changed: nothing read");
         assert_eq!((again.git_entries, again.named), (first.git_entries.clone(), first.named.clone()), "but everything reported");
         assert_eq!(index2.dirs.len(), index.dirs.len(), "the index carries the reused directories on");
         std::fs::remove_file(r.join("x/.envrc")).unwrap();
         std::fs::create_dir_all(r.join("x/y/.git")).unwrap();
-        let (changed, _) = walk_reusing(&s, Some(&index));
+        let (changed, _) = stat_reusing(&s, Some(&index));
         assert_eq!(changed.dirs_read, 2, "x and y changed");
         let mut git = changed.git_entries.clone();
         git.sort();

@@ -93,7 +93,7 @@ fn no_names_and_no_git_protect_nothing() {
     let p = policy(&r, json!({ "protectGit": false, "protectedNames": [] }));
     let (roots, b) = (&p.writable_roots, &p.planted);
     assert!(roots[0].read_only.is_empty() && roots[0].missing_read_only.is_empty());
-    assert_eq!(b.index, scan::Index::default(), "nothing to look for: nothing walked");
+    assert_eq!(*b.index, scan::Index::default(), "nothing to look for: nothing walked");
     std::fs::create_dir_all(r.join("y/.git/hooks")).unwrap();
     std::fs::write(r.join("y/.git/config"), "[core]\n\tfsmonitor = ./x\n").unwrap();
     assert!(detect(b).is_empty(), "protectGit false: new repositories are not reported");
@@ -119,6 +119,7 @@ fn detects_planted_repositories_hooks_and_names() {
     std::fs::write(r.join("fresh/.envrc"), "").unwrap(); // empty: runs nothing (and looks like a placeholder)
     std::fs::create_dir_all(r.join("empty/.git")).unwrap();
     let risks = detect(&b);
+    assert!(recall(&b.spec).is_some_and(|i| i.holds(&sub)), "the walk after the run is the next run's prior walk");
     let got: Vec<(String, RiskKind)> = risks.iter().map(|h| (h.path.clone(), h.kind)).collect();
     let s = |p: PathBuf| p.to_string_lossy().into_owned();
     assert_eq!(

@@ -1,0 +1,139 @@
+//! Reading one directory for the walk. The directory is opened without following a symlink, then
+//! described (`fstat`), watched (`watch`) and listed (`readdir`: the entry type comes with the
+//! name, no entry is stat'ed) through that one descriptor: all three see the same inode, whatever
+//! its path names meanwhile. The descriptor is closed as soon as the listing is read.
+
+use std::ffi::{CStr, OsStr};
+use std::fs::{File, Metadata, OpenOptions};
+use std::io;
+use std::os::fd::{AsRawFd, IntoRawFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::path::Path;
+
+use nix::errno::Errno;
+
+/// Which inode a directory is, and when its entries last changed (for the stat rule).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stamp {
+    pub dev: u64,
+    pub ino: u64,
+    pub ctime: (i64, i64),
+}
+
+impl Stamp {
+    pub fn of(meta: &Metadata) -> Self {
+        Stamp { dev: meta.dev(), ino: meta.ino(), ctime: (meta.ctime(), meta.ctime_nsec()) }
+    }
+}
+
+/// A directory opened for listing, with its stamp taken before anything was listed (a change after
+/// the stamp shows as another ctime next time).
+pub struct OpenDir {
+    file: File,
+    pub stamp: Stamp,
+}
+
+/// The errors that say there is no directory at that path (any more, or a symlink or a file now).
+pub fn is_gone(e: &io::Error) -> bool {
+    matches!(e.raw_os_error(), Some(libc::ENOENT | libc::ENOTDIR | libc::ELOOP))
+}
+
+pub fn open(path: &Path) -> io::Result<OpenDir> {
+    // std adds O_CLOEXEC.
+    let file = OpenOptions::new().read(true).custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW).open(path)?;
+    let stamp = Stamp::of(&file.metadata()?);
+    Ok(OpenDir { file, stamp })
+}
+
+/// Closes the stream (and its descriptor) however the listing ends.
+struct Stream(*mut libc::DIR);
+
+impl Drop for Stream {
+    fn drop(&mut self) {
+        // SAFETY: the pointer came from a successful fdopendir and is closed only here.
+        unsafe { libc::closedir(self.0) };
+    }
+}
+
+impl OpenDir {
+    pub fn fd(&self) -> RawFd {
+        self.file.as_raw_fd()
+    }
+
+    /// Calls `each(name, is_dir, d_ino)` for every entry but `.` and `..`, then closes the
+    /// directory. A read error fails the whole listing: a partial one would be kept as complete.
+    pub fn list(self, mut each: impl FnMut(&OsStr, bool, u64)) -> io::Result<()> {
+        let fd = self.file.into_raw_fd();
+        // SAFETY: `fd` is an open directory descriptor that this function owns; on success the
+        // stream owns it (closedir closes it), on failure it is closed here.
+        let dir = unsafe { libc::fdopendir(fd) };
+        if dir.is_null() {
+            let e = io::Error::last_os_error();
+            // SAFETY: fdopendir failed, so `fd` is still ours to close.
+            unsafe { libc::close(fd) };
+            return Err(e);
+        }
+        let stream = Stream(dir);
+        loop {
+            // readdir returns null both at the end and on an error: only errno tells them apart.
+            Errno::clear();
+            // SAFETY: `stream.0` is a valid open stream, used by this thread only.
+            let ent = unsafe { libc::readdir(stream.0) };
+            if ent.is_null() {
+                return match Errno::last_raw() {
+                    0 => Ok(()),
+                    e => Err(io::Error::from_raw_os_error(e)),
+                };
+            }
+            // SAFETY: `ent` points to an entry that stays valid until the next readdir on this
+            // stream; d_name is NUL-terminated.
+            let (name, d_type, ino) = unsafe { (CStr::from_ptr((*ent).d_name.as_ptr()), (*ent).d_type, (*ent).d_ino as u64) };
+            let name = OsStr::from_bytes(name.to_bytes());
+            if name == "." || name == ".." {
+                continue;
+            }
+            let is_dir = match d_type {
+                libc::DT_DIR => true,
+                // Some filesystems do not fill in the type: ask for it, without following.
+                libc::DT_UNKNOWN => is_dir_at(fd, name),
+                _ => false,
+            };
+            each(name, is_dir, ino);
+        }
+    }
+}
+
+fn is_dir_at(dir: RawFd, name: &OsStr) -> bool {
+    let Ok(name) = std::ffi::CString::new(name.as_bytes()) else { return false };
+    // SAFETY: an all-zero `stat` is a valid value for fstatat to overwrite.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: `dir` is an open directory, `name` is NUL-terminated, `st` is writable.
+    let rc = unsafe { libc::fstatat(dir, name.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) };
+    rc == 0 && (st.st_mode & libc::S_IFMT) == libc::S_IFDIR
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists_names_types_and_inodes_and_never_follows_a_symlink() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path();
+        std::fs::create_dir(r.join("sub")).unwrap();
+        std::fs::write(r.join("file"), "").unwrap();
+        std::os::unix::fs::symlink("sub", r.join("link")).unwrap();
+        let d = open(r).unwrap();
+        assert_eq!(d.stamp, Stamp::of(&r.symlink_metadata().unwrap()));
+        let mut got = Vec::new();
+        d.list(|name, is_dir, ino| got.push((name.to_string_lossy().into_owned(), is_dir, ino))).unwrap();
+        got.sort();
+        let sub_ino = r.join("sub").symlink_metadata().unwrap().ino();
+        assert_eq!(got.iter().map(|(n, d, _)| (n.as_str(), *d)).collect::<Vec<_>>(), vec![("file", false), ("link", false), ("sub", true)]);
+        assert_eq!(got[2].2, sub_ino);
+        assert!(open(&r.join("link")).is_err_and(|e| is_gone(&e)), "a symlink to a directory is not opened");
+        assert!(open(&r.join("file")).is_err_and(|e| is_gone(&e)));
+        assert!(open(&r.join("missing")).is_err_and(|e| is_gone(&e)));
+    }
+}

@@ -1,0 +1,34 @@
+//! Steps of a read where a test can change the tree (this thread's walks only).
+
+use std::cell::RefCell;
+use std::path::Path;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// The directory is open and watched, not yet listed.
+    Watched,
+    /// Listed, its descriptor closed.
+    Listed,
+}
+
+type Hook = Box<dyn FnMut(Step, &Path)>;
+
+thread_local! {
+    static HOOK: RefCell<Option<Hook>> = RefCell::new(None);
+}
+
+pub fn set(hook: impl FnMut(Step, &Path) + 'static) {
+    HOOK.with(|h| *h.borrow_mut() = Some(Box::new(hook)));
+}
+
+pub fn clear() {
+    HOOK.with(|h| *h.borrow_mut() = None);
+}
+
+pub fn at(step: Step, path: &Path) {
+    HOOK.with(|h| {
+        if let Some(hook) = h.borrow_mut().as_mut() {
+            hook(step, path);
+        }
+    });
+}

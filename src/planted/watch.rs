@@ -1,0 +1,315 @@
+//! Which directories changed since the walk read them (Linux, inotify), so that a later walk skips
+//! the ones that did not without looking at them at all.
+//!
+//! One inotify instance per process, created on first use and shared by every walk (walks run on
+//! blocking threads, possibly side by side). A counter orders what happened: draining the queue
+//! gives each event's watch `changed_at = ++counter`. The walk reads a directory by opening it,
+//! taking `read_at = counter`, adding a watch on the open directory (through `/proc/self/fd/N`, so
+//! the watch is on the inode being read, whatever its path names later) and then listing it. A later
+//! walk may keep that listing while the watch is still the same watch and no event for it was
+//! drained with a counter above `read_at`. An event between the watch and the listing only costs a
+//! read the next time.
+//!
+//! Why that is enough: fsnotify events are queued by the very syscall that adds, removes or renames
+//! an entry, before it returns. The walk after a run starts once the sandboxed process tree is dead,
+//! so every change it made is already in the queue, and the walk drains the queue before it decides
+//! anything. Watched: entries created, deleted, moved in or out, and the directory itself deleted or
+//! moved (the walk reads names and types only, and stat never changes them).
+//!
+//! What the watch cannot tell, and what then happens:
+//! - events lost to a full queue (`IN_Q_OVERFLOW`), a change of the mount table (polled on
+//!   `/proc/self/mountinfo`: a mount over a watched path hides the inode the watch is on), or a
+//!   queue that cannot be read: every listing read before it is `Unknown`, and the walk confirms it
+//!   by today's stat rule once (`scan`);
+//! - a watch gone (`IN_IGNORED`: the directory was deleted, or its filesystem unmounted): `Changed`;
+//! - filesystems where changes can be made by another machine or kernel (NFS, SMB, FUSE, 9p,
+//!   virtiofs, ...): not watched at all, only local ones are (`sees_every_change`);
+//! - no inotify instance (`EMFILE`: the user's instance budget), a watch refused (`ENOSPC`: the
+//!   user's watch budget; `EACCES`), or this process's own cap reached: not watched.
+//!
+//! A directory not watched keeps today's stat rule.
+//!
+//! The user's watch budget is shared with editors and file watchers: this process never holds more
+//! than `min(8192, max_user_watches / 8)` watches. A watch is removed as soon as no index of any
+//! walk holds a listing that relies on it (`Watch` is reference-counted per watch descriptor:
+//! inotify gives the same descriptor for the same inode).
+
+use std::collections::HashMap;
+use std::ffi::CString;
+use std::fs::File;
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+
+use super::scan::Vouch;
+
+const MASK: u32 = libc::IN_CREATE
+    | libc::IN_DELETE
+    | libc::IN_MOVED_FROM
+    | libc::IN_MOVED_TO
+    | libc::IN_DELETE_SELF
+    | libc::IN_MOVE_SELF
+    | libc::IN_ONLYDIR
+    // Not IN_DONT_FOLLOW: the watch is added through `/proc/self/fd/N`, a symlink that has to be
+    // followed (the directory was opened with O_NOFOLLOW already).
+    | libc::IN_EXCL_UNLINK;
+
+/// The most watches this process holds, whatever `max_user_watches` allows.
+const MAX_WATCHES: usize = 8192;
+
+pub struct Watcher {
+    inotify: OwnedFd,
+    /// Polled for changes of the mount table (`POLLPRI`); the poll itself rearms it.
+    mounts: File,
+    cap: usize,
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    counter: u64,
+    /// Listings read before this are `Unknown` (events lost, mounts changed).
+    unknown_before: u64,
+    /// The queue could not be read: nothing is vouched for, nothing more is watched.
+    broken: bool,
+    watches: HashMap<i32, Entry>,
+    /// Tells a watch from a later one that got the same descriptor.
+    generations: u64,
+}
+
+struct Entry {
+    generation: u64,
+    /// `Watch` values that hold this watch.
+    holders: usize,
+    changed_at: u64,
+}
+
+/// One listing's hold on a watch: removes the watch when the last holder goes.
+pub struct Watch {
+    watcher: Arc<Watcher>,
+    wd: i32,
+    generation: u64,
+}
+
+impl std::fmt::Debug for Watch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Watch({})", self.wd)
+    }
+}
+
+impl PartialEq for Watch {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.watcher, &other.watcher) && self.wd == other.wd && self.generation == other.generation
+    }
+}
+
+impl Eq for Watch {}
+
+/// The process's watcher, or `None` when inotify cannot be used here (then every directory keeps
+/// the stat rule).
+pub fn global() -> Option<&'static Arc<Watcher>> {
+    static GLOBAL: OnceLock<Option<Arc<Watcher>>> = OnceLock::new();
+    GLOBAL.get_or_init(|| Watcher::new(default_cap()).ok()).as_ref()
+}
+
+fn default_cap() -> usize {
+    let max_user = std::fs::read_to_string("/proc/sys/fs/inotify/max_user_watches").ok().and_then(|s| s.trim().parse::<usize>().ok());
+    max_user.map_or(MAX_WATCHES, |m| MAX_WATCHES.min(m / 8))
+}
+
+impl Watcher {
+    pub fn new(cap: usize) -> io::Result<Arc<Watcher>> {
+        let mounts = File::open("/proc/self/mountinfo")?;
+        // SAFETY: plain syscall; the descriptor it returns is owned by `OwnedFd` below.
+        let fd = unsafe { libc::inotify_init1(libc::IN_NONBLOCK | libc::IN_CLOEXEC) };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: `fd` is a fresh descriptor that nothing else owns.
+        let inotify = unsafe { OwnedFd::from_raw_fd(fd) };
+        Ok(Arc::new(Watcher { inotify, mounts, cap, state: Mutex::new(State::default()) }))
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // Nothing panics while holding it; a poisoned state is still consistent.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Take in every event queued so far (and a change of the mount table).
+    pub fn drain(&self) {
+        let mut s = self.lock();
+        let mut buf = [0u8; 4096];
+        loop {
+            // SAFETY: `buf` is writable for its whole length.
+            let n = unsafe { libc::read(self.inotify.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
+            if n < 0 {
+                match io::Error::last_os_error().raw_os_error() {
+                    Some(libc::EINTR) => continue,
+                    Some(libc::EAGAIN) => break,
+                    _ => {
+                        s.broken = true;
+                        break;
+                    }
+                }
+            }
+            if n == 0 {
+                break;
+            }
+            let mut events = &buf[..n as usize];
+            // struct inotify_event: wd (i32), mask, cookie, len (u32), then `len` bytes of name.
+            while events.len() >= 16 {
+                let word = |i: usize| [events[i], events[i + 1], events[i + 2], events[i + 3]];
+                let (wd, mask, len) = (i32::from_ne_bytes(word(0)), u32::from_ne_bytes(word(4)), u32::from_ne_bytes(word(12)) as usize);
+                s.note(wd, mask);
+                events = events.get(16 + len..).unwrap_or_default();
+            }
+        }
+        if self.mounts_changed() {
+            s.counter += 1;
+            s.unknown_before = s.counter;
+        }
+    }
+
+    fn mounts_changed(&self) -> bool {
+        let mut p = libc::pollfd { fd: self.mounts.as_raw_fd(), events: libc::POLLPRI, revents: 0 };
+        // SAFETY: one valid pollfd, no waiting.
+        let n = unsafe { libc::poll(&mut p, 1, 0) };
+        n > 0 && p.revents & (libc::POLLPRI | libc::POLLERR) != 0
+    }
+
+    /// What the watcher says of a listing taken at `read_at` under `watch`.
+    pub fn vouch(&self, watch: &Watch, read_at: u64) -> Vouch {
+        let s = self.lock();
+        if s.broken {
+            return Vouch::Unknown;
+        }
+        match s.watches.get(&watch.wd) {
+            Some(e) if e.generation == watch.generation && e.changed_at <= read_at => {
+                if read_at < s.unknown_before {
+                    Vouch::Unknown
+                } else {
+                    Vouch::Unchanged
+                }
+            }
+            _ => Vouch::Changed,
+        }
+    }
+
+    /// The counter now: a listing known to be current at this point can be vouched for from here.
+    pub fn now(&self) -> u64 {
+        self.lock().counter
+    }
+
+    /// Watch the open directory `dir` before it is listed. Returns the listing's `read_at` and its
+    /// watch, or no watch (the stat rule then applies to it). `known`: the watch an earlier listing
+    /// of the same inode holds (inotify gives it again, so it is not one more watch for the cap).
+    pub fn watch(self: &Arc<Self>, dir: RawFd, known: Option<&Watch>) -> (u64, Option<Watch>) {
+        let sees_all = sees_every_change(dir);
+        let mut s = self.lock();
+        let read_at = s.counter;
+        let at_cap = s.watches.len() >= self.cap;
+        let held = known.filter(|k| Arc::ptr_eq(&k.watcher, self) && s.watches.get(&k.wd).is_some_and(|e| e.generation == k.generation));
+        if s.broken || !sees_all || (at_cap && held.is_none()) {
+            return (read_at, None);
+        }
+        let Ok(path) = CString::new(format!("/proc/self/fd/{dir}")) else { return (read_at, None) };
+        // SAFETY: valid descriptor and NUL-terminated path.
+        let wd = unsafe { libc::inotify_add_watch(self.inotify.as_raw_fd(), path.as_ptr(), MASK) };
+        if wd < 0 {
+            return (read_at, None);
+        }
+        let s = &mut *s;
+        if at_cap && !s.watches.contains_key(&wd) {
+            // Not the inode `known` was on after all: one watch too many.
+            // SAFETY: plain syscall on the watch just made.
+            unsafe { libc::inotify_rm_watch(self.inotify.as_raw_fd(), wd) };
+            return (read_at, None);
+        }
+        let entry = s.watches.entry(wd).or_insert_with(|| {
+            s.generations += 1;
+            Entry { generation: s.generations, holders: 0, changed_at: 0 }
+        });
+        entry.holders += 1;
+        let generation = entry.generation;
+        (read_at, Some(Watch { watcher: Arc::clone(self), wd, generation }))
+    }
+
+    fn release(&self, wd: i32, generation: u64) {
+        let mut s = self.lock();
+        let Some(e) = s.watches.get_mut(&wd).filter(|e| e.generation == generation) else { return };
+        e.holders -= 1;
+        if e.holders == 0 {
+            s.watches.remove(&wd);
+            // SAFETY: plain syscall; a watch the kernel dropped already just fails with EINVAL.
+            unsafe { libc::inotify_rm_watch(self.inotify.as_raw_fd(), wd) };
+        }
+    }
+
+    pub fn owns(self: &Arc<Self>, watch: &Watch) -> bool {
+        Arc::ptr_eq(self, &watch.watcher)
+    }
+}
+
+impl State {
+    fn note(&mut self, wd: i32, mask: u32) {
+        self.counter += 1;
+        if mask & libc::IN_Q_OVERFLOW != 0 {
+            self.unknown_before = self.counter;
+        } else if mask & libc::IN_IGNORED != 0 {
+            self.watches.remove(&wd);
+        } else if let Some(e) = self.watches.get_mut(&wd) {
+            e.changed_at = self.counter;
+        }
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        self.watcher.release(self.wd, self.generation);
+    }
+}
+
+/// Filesystems where every change goes through this kernel, so inotify sees it. Not network or
+/// FUSE filesystems (NFS, SMB, sshfs, 9p and virtiofs of WSL and VMs, container shares): a change
+/// made on the other side raises no event there.
+fn sees_every_change(dir: RawFd) -> bool {
+    const LOCAL: [u32; 9] = [
+        0xEF53,     // ext2, ext3, ext4
+        0x5846_5342, // xfs
+        0x9123_683E, // btrfs
+        0x0102_1994, // tmpfs
+        0x8584_58F6, // ramfs
+        0xF2F5_2010, // f2fs
+        0x2FC1_2FC1, // zfs
+        0xCA45_1A4E, // bcachefs
+        0x794C_7630, // overlayfs (changed through the overlay; its layers are not changed under it)
+    ];
+    // SAFETY: an all-zero `statfs` is a valid value for fstatfs to overwrite.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    // SAFETY: `dir` is an open descriptor and `st` is writable.
+    let rc = unsafe { libc::fstatfs(dir, &mut st) };
+    // f_type's integer type differs between libcs; the magic numbers are 32-bit.
+    rc == 0 && LOCAL.contains(&(st.f_type as u32))
+}
+
+#[cfg(test)]
+impl Watcher {
+    /// As if the queue had overflowed: the events queued so far are lost.
+    pub fn lose_queued_events(&self) {
+        let mut buf = [0u8; 4096];
+        // SAFETY: `buf` is writable for its whole length.
+        while unsafe { libc::read(self.inotify.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) } > 0 {}
+        self.lock().note(-1, libc::IN_Q_OVERFLOW);
+    }
+
+    /// Remove a watch behind the walk's back (the kernel does so when its directory is deleted or
+    /// its filesystem unmounted).
+    pub fn remove_in_kernel(&self, watch: &Watch) {
+        // SAFETY: plain syscall.
+        unsafe { libc::inotify_rm_watch(self.inotify.as_raw_fd(), watch.wd) };
+    }
+
+    pub fn watch_count(&self) -> usize {
+        self.lock().watches.len()
+    }
+}
