@@ -92,12 +92,12 @@ test('`sandspawn explain --mode workspace-write -- ls` prints the plan readably'
   assert.match(r.stdout, /^ {2}--unshare-net$/m)
   assert.ok(r.stdout.includes(`  --bind ${ws} ${ws}`), r.stdout)
   assert.match(r.stdout, /^ {2}-- ls$/m)
-  // The placeholders' locks, read-only remounts and (if the home has caches) the private tool
+  // The placeholders' locks and covers and (if the home has caches) the private tool
   // caches' overlays are among the helper's steps.
-  assert.match(r.stdout, /^ {2}-- \/\S+\/sandspawn-helper v1 --await-init-locks=2 --close-fds=4,5 (--overlay .* )?(--remount-ro=\S+ )+.*--block-unix-sockets$/m)
+  assert.match(r.stdout, /^ {2}-- \/\S+\/sandspawn-helper v1 --await-init-locks=2 --close-fds=4,5 (--overlay .* )?(--cover-dir=\S+ )+(--cover-file=\S+ )+.*--block-unix-sockets$/m)
   // The helper in front of bwrap: the offline nsswitch.conf (network off), and the placeholders of
   // /tmp (.git) and of the workspace (a plan for another spawner creates its own).
-  assert.match(r.stdout, new RegExp(`^ {2}v1 --offline-nsswitch-fd=3 --hold-dir=4:/tmp --placeholder-dir=4:\\.git --hold-dir=5:${ws}( --placeholder-dir=5:\\S+){13} -- /\\S*bwrap$`, 'm'))
+  assert.match(r.stdout, new RegExp(`^ {2}v1 --offline-nsswitch-fd=3 --hold-dir=4:/tmp --placeholder-dir=4:\\.git --hold-dir=5:${ws}( --placeholder-(dir|file)=5:\\S+){13} -- /\\S*bwrap$`, 'm'))
   assert.ok(r.stdout.includes(`  --lock-file /tmp\n  --lock-file ${ws}\n`), r.stdout)
   assert.doesNotMatch(r.stdout, /^fd \d/m, 'no extra descriptors')
   const mac = spawnSync(process.execPath, [path.join(__dirname, '..', 'bin', 'sandspawn.js'), 'explain', '--platform', 'darwin', '--', 'ls'], { cwd: ws, encoding: 'utf8' })

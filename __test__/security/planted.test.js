@@ -152,13 +152,17 @@ describe('protectedNames', () => {
     assert.deepEqual(r.hostRisks, [], show(r))
   })
 
-  test('writing a file over a missing protected name is classified as a denial of that path', async (t) => {
+  test('writing over a missing protected name is classified as a denial of that path', async (t) => {
     const tree = tempTree(t)
-    const r = await sandspawn.spawnSandboxed(['python3', '-c', 'open(".envrc", "w").write("x")'], { cwd: tree.ws, sandbox: WW })
-    assert.notEqual(r.exitCode, 0, show(r))
-    assert.match(r.stderr, /Is a directory/)
-    assert.deepEqual([r.denial.reason, r.denial.kind, r.denial.path], ['read_only_file_system', 'filesystem', path.join(tree.ws, '.envrc')])
-    assert.deepEqual(sandspawn.classifySandboxDenial(r), r.denial)
+    // A file-like name's placeholder is a read-only empty file; a directory-like name's, a
+    // read-only empty directory, over which writing a file reports "Is a directory".
+    for (const [name, words] of [['.envrc', /Read-only file system/], ['.vscode', /Is a directory/]]) {
+      const r = await sandspawn.spawnSandboxed(['python3', '-c', `open("${name}", "w").write("x")`], { cwd: tree.ws, sandbox: WW })
+      assert.notEqual(r.exitCode, 0, show(r))
+      assert.match(r.stderr, words)
+      assert.deepEqual([r.denial.reason, r.denial.kind, r.denial.path], ['read_only_file_system', 'filesystem', path.join(tree.ws, name)])
+      assert.deepEqual(sandspawn.classifySandboxDenial(r), r.denial)
+    }
   })
 
   test('protectedNames: [] allows them', async (t) => {
@@ -256,7 +260,7 @@ describe('placeholders of a plan another program runs', () => {
   const entries = (dir) => fs.readdirSync(dir).sort()
   const modeOf = (p) => fs.lstatSync(p).mode & 0o7777
 
-  test('are made by the helper with mode 1500, the lock never reaches the command, and the next run removes them', (t) => {
+  test('are made by the helper with their modes, the lock never reaches the command, and the next run removes them', (t) => {
     const tree = tempTree(t)
     const script = 'for f in /proc/self/fd/*; do echo "$f $(readlink $f)"; done; mkdir .vscode/x 2>/dev/null || echo REFUSED'
     const plan = sandspawn.buildSandboxCommand(['sh', '-c', script], { cwd: tree.ws, sandbox: WWT })
@@ -268,7 +272,12 @@ describe('placeholders of a plan another program runs', () => {
     assert.doesNotMatch(r.stdout, new RegExp(`^/proc/self/fd/${held[0]} |${tree.ws}\\n`, 'm'), r.stdout)
     assert.match(r.stdout, /REFUSED\n$/)
     assert.deepEqual(entries(tree.ws), ['.git', ...DEFAULT_NAMES].sort(), 'left until a run of the runner in this directory')
-    for (const n of entries(tree.ws)) assert.equal(modeOf(path.join(tree.ws, n)), 0o1500, n)
+    // Directories for .git and the directory-like names, files for the rest (placeholder modes).
+    for (const n of entries(tree.ws)) {
+      const dir = ['.git', '.vscode', '.idea', '.devcontainer'].includes(n)
+      assert.equal(fs.lstatSync(path.join(tree.ws, n)).isDirectory(), dir, n)
+      assert.equal(modeOf(path.join(tree.ws, n)), dir ? 0o1500 : 0o1400, n)
+    }
     return sandspawn.spawnSandboxed(['true'], { cwd: tree.ws, sandbox: WWT }).then((after) => {
       assert.equal(after.exitCode, 0, show(after))
       assert.deepEqual(entries(tree.ws), [], 'adopted and removed by the next run')
@@ -289,11 +298,11 @@ describe('placeholders of a plan another program runs', () => {
     // the directory in use and leave the placeholders (removing one would detach the mount there).
     const r = await sandspawn.spawnSandboxed(['true'], { cwd: tree.ws, sandbox: WWT })
     assert.equal(r.exitCode, 0, show(r))
-    assert.equal(modeOf(path.join(tree.ws, '.envrc')), 0o1500, 'still there while the plan runs')
+    assert.equal(modeOf(path.join(tree.ws, '.envrc')), 0o1400, 'still there while the plan runs')
     child.stdin.end('go\n')
     assert.equal(await exited, 0)
     assert.equal(out, 'READY\nREFUSED\nREFUSED\n')
-    assert.ok(fs.lstatSync(path.join(tree.ws, '.envrc')).isDirectory(), 'nothing was planted through a detached placeholder')
+    assert.equal(fs.lstatSync(path.join(tree.ws, '.envrc')).size, 0, 'nothing was planted through a detached placeholder')
     await new Promise((resolve) => setImmediate(resolve))
     const again = await sandspawn.spawnSandboxed(['true'], { cwd: tree.ws, sandbox: WWT })
     assert.equal(again.exitCode, 0, show(again))

@@ -69,19 +69,22 @@ describe('privilege (root inside, no capabilities)', { concurrency: 4 }, () => {
     const script = [
       'grep -E "^Cap(Inh|Prm|Eff|Bnd|Amb)" /proc/self/status',
       'unshare -U true && echo UNSHARED',
-      'mount -o remount,rw .envrc && echo REMOUNTED',
+      'mount -o remount,rw .vscode && echo REMOUNTED',
+      'umount .vscode && echo UNMOUNTED',
       'umount .envrc && echo UNMOUNTED',
-      'touch .envrc/x && echo WROTE',
+      'touch .vscode/x && echo WROTE',
+      'echo x > .envrc && echo WROTE',
       'echo ok',
     ].join('; ')
     const r = await sh(script, { cwd: tree.ws, sandbox: { mode: 'workspace-write', toolCaches: 'none' } })
     assert.equal(r.exitCode, 0, show(r))
     for (const set of ['CapInh', 'CapPrm', 'CapEff', 'CapBnd', 'CapAmb']) assert.match(r.stdout, new RegExp(`^${set}:\\s+0000000000000000$`, 'm'), show(r))
     assert.doesNotMatch(r.stdout, /UNSHARED|REMOUNTED|UNMOUNTED|WROTE/, show(r))
-    assert.match(r.stderr, /\.envrc\/x.*Read-only file system/, show(r))
+    assert.match(r.stderr, /\.vscode\/x.*Read-only file system/, show(r))
+    assert.match(r.stderr, /\.envrc: Read-only file system/, show(r))
     assert.match(r.stdout, /ok\n$/)
     assert.equal(hostMounts(), before)
-    assert.equal(fs.existsSync(path.join(tree.ws, '.envrc')), false, 'the placeholder is removed after the run')
+    assert.deepEqual(fs.readdirSync(tree.ws), [], 'the placeholders are removed after the run')
   })
 
   test('mount -o remount,rw / fails and the host mounts are unchanged', async () => {

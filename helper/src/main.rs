@@ -8,7 +8,7 @@
 //! Steps (see `protocol`), in this order: open the null descriptors (and the offline
 //! `nsswitch.conf`), lock directories and create placeholders in them (host side); inside, wait
 //! until bwrap's pid 1 holds its locks on those directories, then close ours; mark the report descriptor close-on-exec; mount the private tool
-//! caches' overlays, make the placeholders over missing protected names read-only, detach the
+//! caches' overlays, cover the placeholders of missing protected names (`covers`), detach the
 //! store, disable user namespaces and drop every capability
 //! (`private_mounts`: the only steps that need capabilities, so everything after them runs with
 //! none); hand a loopback listener to the host's proxy and set the proxy variables (`listen`);
@@ -33,6 +33,8 @@ use sandspawn_helper::report::{Failure, Stage};
 use sandspawn_helper::rlimit::Rlimit;
 use sandspawn_helper::seccomp;
 
+#[cfg(target_os = "linux")]
+mod covers;
 mod private_mounts;
 mod confine;
 mod listen;
@@ -109,10 +111,13 @@ fn run(args: Vec<OsString>) {
             fail(steps.report_fd, failure);
         }
     }
-    for path in &steps.remount_ro {
-        if let Err(failure) = private_mounts::remount_read_only(path) {
-            fail(steps.report_fd, failure);
-        }
+    #[cfg(target_os = "linux")]
+    if let Err(failure) = covers::cover(&steps.cover_dirs, &steps.cover_files) {
+        fail(steps.report_fd, failure);
+    }
+    #[cfg(not(target_os = "linux"))]
+    if steps.covers() {
+        fail(steps.report_fd, Failure { stage: Stage::Setup, errno: 0, message: "placeholder covers exist only on Linux".into() });
     }
     for path in &steps.unmount {
         if let Err(failure) = private_mounts::unmount(path) {

@@ -61,20 +61,6 @@ fn escape(p: &str) -> String {
     out
 }
 
-/// Make the mount at `path` read-only: the empty tmpfs bwrap mounted over a missing protected name
-/// (`--perms 555 --tmpfs`). A bind remount changes only this mount's flags; nosuid and nodev are
-/// bwrap's and are kept. Whatever is mounted there ends up read-only, which can only be stricter.
-pub fn remount_read_only(path: &str) -> Result<(), Failure> {
-    let p = c_path(path)?;
-    let flags = libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV;
-    // SAFETY: valid C strings; no data argument for a bind remount.
-    if unsafe { libc::mount(std::ptr::null(), p.as_ptr(), std::ptr::null(), flags, std::ptr::null()) } != 0 {
-        let e = last_errno();
-        return Err(setup(e, format!("making the placeholder {path} read-only failed: {}", describe(e))));
-    }
-    Ok(())
-}
-
 /// Detach a bind mount that was there only for the overlays (the writable store).
 pub fn unmount(path: &str) -> Result<(), Failure> {
     let p = c_path(path)?;

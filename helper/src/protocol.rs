@@ -6,7 +6,7 @@
 //! sandspawn-helper v1 [--null-fds=N,...] [--offline-nsswitch-fd=N]
 //!     [--hold-dir=N:DIR [--placeholder-dir=N:NAME | --placeholder-file=N:NAME]...]...
 //!     [--await-init-locks=K] [--close-fds=N,...]
-//!     [--overlay TARGET UPPER WORK]... [--remount-ro=PATH]... [--unmount=PATH]...
+//!     [--overlay TARGET UPPER WORK]... [--cover-dir=PATH]... [--cover-file=PATH]... [--unmount=PATH]...
 //!     [--disable-userns [--map-ids=UID:GID]] [--controlling-tty] [--rlimit=NAME:SOFT:HARD]... [--block-unix-sockets]
 //!     [--report-fd=N] [--net-listen=N]
 //!     [--landlock=ABI --sockets=none|unix|all --control-fd=N --ll-read=PATH... --ll-write=PATH...] -- COMMAND [ARG...]
@@ -54,11 +54,11 @@ pub struct Steps {
     /// Needs CAP_SYS_ADMIN and CAP_DAC_OVERRIDE in the sandbox's user namespace, which bwrap then
     /// keeps for the helper; `disable_userns` must be set too, since it is what drops them.
     pub overlays: Vec<Overlay>,
-    /// Make the mounts at these paths read-only (the empty placeholders bwrap mounted over missing
-    /// protected names, see the addon's `plan::bwrap`). One `mount(MS_REMOUNT)` each, where bwrap's
-    /// own `--remount-ro` rereads the whole mount table every time. Needs CAP_SYS_ADMIN, so
-    /// `disable_userns` must be set too.
-    pub remount_ro: Vec<String>,
+    /// Mount an empty read-only directory over each of these placeholders of missing protected
+    /// names, and an empty read-only file over each of `cover_files` (see `covers`). Needs
+    /// CAP_SYS_ADMIN, so `disable_userns` must be set too.
+    pub cover_dirs: Vec<String>,
+    pub cover_files: Vec<String>,
     /// Bind mounts bwrap made only so that the overlays could be mounted (the writable store),
     /// detached after them so the command cannot reach the store directly.
     pub unmount: Vec<String>,
@@ -138,6 +138,11 @@ pub struct Overlay {
 }
 
 impl Steps {
+    /// Whether the helper covers placeholders.
+    pub fn covers(&self) -> bool {
+        !self.cover_dirs.is_empty() || !self.cover_files.is_empty()
+    }
+
     /// The helper's arguments up to and including the `--` that precedes the command.
     pub fn to_args(&self) -> Vec<String> {
         let mut args = vec![PROTOCOL_TAG.to_string()];
@@ -164,9 +169,8 @@ impl Steps {
         for o in &self.overlays {
             args.extend(["--overlay".to_string(), o.target.clone(), o.upper.clone(), o.work.clone()]);
         }
-        for p in &self.remount_ro {
-            args.push(format!("--remount-ro={p}"));
-        }
+        args.extend(self.cover_dirs.iter().map(|p| format!("--cover-dir={p}")));
+        args.extend(self.cover_files.iter().map(|p| format!("--cover-file={p}")));
         for p in &self.unmount {
             args.push(format!("--unmount={p}"));
         }
@@ -236,8 +240,8 @@ impl Steps {
                         }
                         // The Landlock mode runs without bwrap: no private mount namespace to mount
                         // overlays in, no store to detach, no sandbox user namespace to close.
-                        if !steps.overlays.is_empty() || !steps.remount_ro.is_empty() || !steps.unmount.is_empty() || steps.disable_userns {
-                            return Err("--overlay, --remount-ro, --unmount and --disable-userns cannot be combined with --landlock".into());
+                        if !steps.overlays.is_empty() || steps.covers() || !steps.unmount.is_empty() || steps.disable_userns {
+                            return Err("--overlay, --cover-dir, --cover-file, --unmount and --disable-userns cannot be combined with --landlock".into());
                         }
                     } else if landlock_only {
                         return Err("--ll-read, --ll-write, --sockets and --control-fd need --landlock".into());
@@ -246,8 +250,8 @@ impl Steps {
                         return Err("--map-ids needs --disable-userns, which makes the user namespace it maps".into());
                     }
                     // What keeps capabilities for the helper's mounts also needs the step that drops them.
-                    if (!steps.overlays.is_empty() || !steps.remount_ro.is_empty()) && !steps.disable_userns && steps.landlock.is_none() {
-                        return Err("--overlay and --remount-ro need --disable-userns, which drops the capabilities they use".into());
+                    if (!steps.overlays.is_empty() || steps.covers()) && !steps.disable_userns && steps.landlock.is_none() {
+                        return Err("--overlay, --cover-dir and --cover-file need --disable-userns, which drops the capabilities they use".into());
                     }
                     return Ok((steps, command));
                 }
@@ -323,8 +327,10 @@ impl Steps {
                         steps.await_init_locks = n.parse::<usize>().ok().filter(|n| *n > 0).ok_or_else(bad)?;
                     } else if let Some(list) = text.strip_prefix("--close-fds=") {
                         steps.close_fds = list.split(',').map(descriptor).collect::<Option<_>>().ok_or_else(bad)?;
-                    } else if let Some(p) = text.strip_prefix("--remount-ro=").filter(|p| p.starts_with('/')) {
-                        steps.remount_ro.push(p.to_string());
+                    } else if let Some(p) = text.strip_prefix("--cover-dir=").filter(|p| p.starts_with('/')) {
+                        steps.cover_dirs.push(p.to_string());
+                    } else if let Some(p) = text.strip_prefix("--cover-file=").filter(|p| p.starts_with('/')) {
+                        steps.cover_files.push(p.to_string());
                     } else if let Some(p) = text.strip_prefix("--unmount=").filter(|p| p.starts_with('/')) {
                         steps.unmount.push(p.to_string());
                     } else {
@@ -390,7 +396,7 @@ mod tests {
                 ..Steps::default()
             },
             Steps { block_unix_sockets: true, report_fd: Some(4), net_listen_fd: Some(5), ..Steps::default() },
-            Steps { remount_ro: vec!["/w/.envrc".into(), "/w/a b/.git".into()], disable_userns: true, map_ids: Some((1000, 100)), await_init_locks: 2, close_fds: vec![7, 8], ..Steps::default() },
+            Steps { cover_dirs: vec!["/w/.vscode".into(), "/w/a b/.git".into()], cover_files: vec!["/w/.envrc".into()], disable_userns: true, map_ids: Some((1000, 100)), await_init_locks: 2, close_fds: vec![7, 8], ..Steps::default() },
             Steps {
                 null_fds: vec![5],
                 offline_nsswitch_fd: Some(6),
@@ -463,7 +469,8 @@ mod tests {
         assert!(Steps::parse(&os(&["v1", "--overlay", "/a", "/b", "--", "true"])).is_err(), "relative or missing overlay path");
         assert!(Steps::parse(&os(&["v1", "--overlay", "/a", "/b"])).is_err(), "overlay cut short");
         assert!(Steps::parse(&os(&["v1", "--unmount=rel", "--", "true"])).is_err());
-        assert!(Steps::parse(&os(&["v1", "--remount-ro=rel", "--disable-userns", "--", "true"])).is_err());
+        assert!(Steps::parse(&os(&["v1", "--cover-dir=rel", "--disable-userns", "--", "true"])).is_err());
+        assert!(Steps::parse(&os(&["v1", "--cover-file=rel", "--disable-userns", "--", "true"])).is_err());
         // A placeholder names one entry of a directory held before it.
         assert!(Steps::parse(&os(&["v1", "--placeholder-dir=7:.git", "--hold-dir=7:/w", "--", "true"])).is_err());
         assert!(Steps::parse(&os(&["v1", "--hold-dir=7:/w", "--placeholder-dir=7:a/b", "--", "true"])).is_err());
@@ -475,7 +482,8 @@ mod tests {
         assert!(Steps::parse(&os(&["v1", "--map-ids=1000:100", "--", "true"])).is_err(), "only with --disable-userns");
         assert!(Steps::parse(&os(&["v1", "--disable-userns", "--map-ids=1000", "--", "true"])).is_err());
         // The capabilities a remount or an overlay needs are dropped only by --disable-userns.
-        assert!(Steps::parse(&os(&["v1", "--remount-ro=/w/.envrc", "--", "true"])).is_err());
+        assert!(Steps::parse(&os(&["v1", "--cover-dir=/w/.vscode", "--", "true"])).is_err());
+        assert!(Steps::parse(&os(&["v1", "--cover-file=/w/.envrc", "--", "true"])).is_err());
         assert!(Steps::parse(&os(&["v1", "--overlay", "/a", "/b", "/c", "--", "true"])).is_err());
         assert!(Steps::parse(&os(&["v1", "--landlock=2", "--ll-read=/", "--", "true"])).is_err(), "ABI below 3");
         assert!(Steps::parse(&os(&["v1", "--landlock=3", "--", "true"])).is_err(), "nothing readable");

@@ -128,16 +128,15 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     }
     a.push(&["--unshare-user"]);
     let caches = tool_caches::plan(&policy.tool_caches)?;
-    // The placeholders over missing protected names, made read-only by the helper (see
-    // `HELPER_MOUNT_CAPS`).
-    let remount_ro: Vec<String> = policy
-        .writable_roots
-        .iter()
-        .flat_map(|r| r.missing_read_only.iter())
-        .filter(|m| m.kind == PlaceholderKind::Dir)
-        .map(|m| path_arg(&m.path))
-        .collect::<Result<_>>()?;
-    let helper_mounts = !caches.overlays.is_empty() || !remount_ro.is_empty();
+    // The placeholders of missing read-only paths are covered by the helper (see its `covers`).
+    let (mut cover_dirs, mut cover_files) = (Vec::new(), Vec::new());
+    for m in policy.writable_roots.iter().flat_map(|r| r.missing_read_only.iter()) {
+        match m.kind {
+            PlaceholderKind::Dir => cover_dirs.push(path_arg(&m.path)?),
+            PlaceholderKind::File => cover_files.push(path_arg(&m.path)?),
+        }
+    }
+    let helper_mounts = !caches.overlays.is_empty() || !cover_dirs.is_empty() || !cover_files.is_empty();
     // Without this the command could create a user namespace and regain capabilities in it. When
     // the helper mounts, it does this itself afterwards (bwrap's way would leave it unable to mount).
     if req.bwrap.is_none_or(|b| b.disable_userns) && !helper_mounts {
@@ -174,18 +173,12 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     }
     for (i, root) in roots.iter().enumerate() {
         a.path("--bind", &root.root)?;
-        let mut carve: Vec<(&Path, Option<PlaceholderKind>)> = root.read_only.iter().map(|p| (p.as_path(), None)).collect();
-        carve.extend(root.missing_read_only.iter().map(|m| (m.path.as_path(), Some(m.kind))));
-        carve.sort_by_key(|(p, _)| p.components().count()); // stable: keeps the policy's order per depth
-        for (p, missing) in carve {
-            match missing {
-                None => a.path("--ro-bind", p)?,
-                // An empty read-only directory: `mkdir .git` fails and nothing can be put in it.
-                // The helper makes it read-only (`--remount-ro=` step): bwrap's `--remount-ro`
-                // rereads the whole mount table each time, about 0.17 ms per placeholder here.
-                Some(PlaceholderKind::Dir) => a.push(&["--perms", "555", "--tmpfs", &path_arg(p)?]),
-                Some(PlaceholderKind::File) => a.data_file("444", p)?,
-            }
+        // The placeholders (`missing_read_only`) are not here: the helper covers them after every
+        // mount of bwrap's (nothing is mounted at or below a placeholder: it is an empty leaf).
+        let mut carve: Vec<&Path> = root.read_only.iter().map(PathBuf::as_path).collect();
+        carve.sort_by_key(|p| p.components().count()); // stable: keeps the policy's order per depth
+        for p in carve {
+            a.path("--ro-bind", p)?;
         }
         for d in policy.deny_read.iter().filter(|d| deepest_root(d) == Some(i)) {
             deny(&mut a, d, &root_paths)?;
@@ -246,7 +239,8 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         disable_userns: helper_mounts,
         map_ids,
         overlays: caches.overlays,
-        remount_ro,
+        cover_dirs,
+        cover_files,
         await_init_locks: held_dirs.len(),
         close_fds: held_dirs.iter().map(|h| h.fd).collect(),
         unmount: caches.unmount,

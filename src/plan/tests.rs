@@ -141,11 +141,11 @@ fn workspace_write_nested_roots_and_git() {
         v(&["--bind", &root, &root, "--ro-bind", &git, &git]),
         // sub's .git file, and its gitdir (w/.git) again — harmless, and keeps the rule simple
         v(&["--bind", &sub, &sub, "--ro-bind", &sub_git, &sub_git]),
-        // the placeholder: an empty tmpfs, made read-only by the helper
-        v(&["--bind", &inner, &inner, "--perms", "555", "--tmpfs", &inner_git]),
+        // the placeholder is covered by the helper
+        v(&["--bind", &inner, &inner]),
         offline(3),
         v(&["--lock-file", &inner, "--chdir", &w.display().to_string(), "--", &s(helper_path())]),
-        v(&["v1", "--await-init-locks=1", "--close-fds=4", &format!("--remount-ro={inner_git}"), "--disable-userns", "--block-unix-sockets", "--", "make"]),
+        v(&["v1", "--await-init-locks=1", "--close-fds=4", &format!("--cover-dir={inner_git}"), "--disable-userns", "--block-unix-sockets", "--", "make"]),
     ]);
     assert_eq!(plan.args, expect);
 }
@@ -200,16 +200,18 @@ fn read_only_paths_and_deny_read() {
         (s(&w.join("secret")), s(&w.join("id_rsa")), s(&ws), s(&ws.join(".env")), s(&ws.join("dist")), s(&ws.join(".git")), s(&ws.join("key.pem")));
     let expect = cat(vec![
         // the helper in front of bwrap opens the masks' descriptors on /dev/null
-        v(&["v1", "--null-fds=3,4,5", &format!("--hold-dir=6:{wss}"), "--placeholder-file=6:dist", "--", "/usr/bin/bwrap"]),
-        head(true),
+        v(&["v1", "--null-fds=3,4", &format!("--hold-dir=5:{wss}"), "--placeholder-file=5:dist", "--", "/usr/bin/bwrap"]),
+        // the missing read-only dist is covered by the helper, which keeps capabilities for it
+        head_helper_mounts(true),
         // deny above the writable root: empty read-only tmpfs, the root's mount point made first
         v(&["--perms", "000", "--ro-bind-data", "3", &id]),
         v(&["--tmpfs", &sec, "--dir", &wss, "--remount-ro", &sec]),
         v(&["--bind", &wss, &wss]),
-        v(&["--ro-bind", &env_, &env_, "--ro-bind", &git, &git, "--perms", "444", "--ro-bind-data", "4", &dist]),
+        v(&["--ro-bind", &env_, &env_, "--ro-bind", &git, &git]),
         // nested deny after its root's bind
-        v(&["--perms", "000", "--ro-bind-data", "5", &pem]),
-        v(&["--lock-file", &wss, "--chdir", &wss, "--", &s(helper_path()), "v1", "--await-init-locks=1", "--close-fds=6", "--", "cat"]),
+        v(&["--perms", "000", "--ro-bind-data", "4", &pem]),
+        v(&["--lock-file", &wss, "--chdir", &wss, "--", &s(helper_path())]),
+        v(&["v1", "--await-init-locks=1", "--close-fds=5", &format!("--cover-file={dist}"), "--disable-userns", "--", "cat"]),
     ]);
     assert_eq!(plan.args, expect);
     assert_eq!((plan.program.as_path(), plan.argv0.as_str()), (helper_path(), "sandspawn-helper"));
@@ -218,7 +220,7 @@ fn read_only_paths_and_deny_read() {
     let env = BTreeMap::new();
     let req = PlanRequest { command: &cmd, cwd: &ws, env: &env, policy: &p, platform: Platform::Linux, bwrap: None, resolved_program: None, helper: Some(helper_path()), runner_fds: true, terminal: false, rlimits: &[] };
     let runner = build(&req).unwrap();
-    assert_eq!(&runner.args[..2], &v(&["v1", "--null-fds=5,6,7"])[..]);
+    assert_eq!(&runner.args[..2], &v(&["v1", "--null-fds=5,6"])[..]);
 }
 
 #[test]

@@ -248,11 +248,11 @@ impl Carver<'_> {
     }
 
     /// The protected names at the top of a root or repository. A missing one gets an empty
-    /// read-only directory as its placeholder: it blocks a file and a directory of that name alike,
-    /// and needs no descriptor (a repository-rich tree can have hundreds).
+    /// read-only placeholder, a file or a directory after the name (`names::placeholder_kind`):
+    /// either blocks a file and a directory of that name alike.
     fn names(&mut self, top: &Path, names: &[String]) {
         for n in names {
-            self.entry(&top.join(n), Some(PlaceholderKind::Dir));
+            self.entry(&top.join(n), Some(names::placeholder_kind(n)));
         }
     }
 }

@@ -5,6 +5,7 @@
 use serde_json::Value;
 
 use crate::error::{Result, SandboxError};
+use crate::policy::PlaceholderKind;
 
 const OPTION: &str = "sandbox.protectedNames";
 
@@ -36,6 +37,31 @@ pub fn what_it_does(name: &str) -> &'static str {
         .find(|(n, _)| *n == name)
         .map(|(_, what)| *what)
         .unwrap_or("it is listed in sandbox.protectedNames: a host tool may read it and run what it says")
+}
+
+/// The directories among the defaults (and `.git`): their placeholder is an empty directory, so
+/// that reading a path inside reports it missing, as it would be, and git passes over an empty
+/// `.git` directory to the repository above (an empty `.git` file would stop it).
+const DIRECTORIES: &[&str] = &[".git", ".vscode", ".idea", ".devcontainer"];
+
+/// What the placeholder of a missing protected name is. Files by convention get an empty file
+/// (reading it gives nothing, writing it `Read-only file system`, and creating one on the host
+/// costs a fraction of a directory: no data block to allocate and discard). A name of the user's
+/// list is a file when it has an extension (`CLAUDE.md`, `.mcp.json`) or ends in `rc`/`profile`,
+/// else a directory. Either kind blocks creating a file and a directory of that name alike.
+pub fn placeholder_kind(name: &str) -> PlaceholderKind {
+    if DIRECTORIES.contains(&name) {
+        return PlaceholderKind::Dir;
+    }
+    if DEFAULTS.iter().any(|(n, _)| *n == name) {
+        return PlaceholderKind::File;
+    }
+    let stem = name.trim_start_matches('.');
+    if stem.contains('.') || stem.ends_with("rc") || stem.ends_with("profile") {
+        PlaceholderKind::File
+    } else {
+        PlaceholderKind::Dir
+    }
 }
 
 /// Longest name accepted (the usual `NAME_MAX`).
@@ -109,5 +135,18 @@ mod tests {
             assert!(err(json!([bad])).starts_with("options.sandbox.protectedNames[0]:"), "{bad:?}");
         }
         assert!(err(json!(["x".repeat(256)])).contains("255"));
+    }
+
+    #[test]
+    fn placeholder_kinds() {
+        use PlaceholderKind::{Dir, File};
+        for (name, kind) in [
+            (".git", Dir), (".vscode", Dir), (".idea", Dir), (".devcontainer", Dir),
+            (".envrc", File), (".gitmodules", File), (".gitconfig", File), (".bashrc", File), (".profile", File), (".mcp.json", File),
+            // the user's own names: by their shape
+            ("CLAUDE.md", File), (".npmrc", File), (".claude", Dir), ("hooks", Dir), (".zlogin.local", File),
+        ] {
+            assert_eq!(placeholder_kind(name), kind, "{name}");
+        }
     }
 }

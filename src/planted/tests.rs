@@ -49,8 +49,8 @@ fn nested_repositories_hooks_and_names_are_carved() {
         assert!(ro.contains(&p), "{} not read-only in {ro:?}", p.display());
     }
     let m = missing(&roots);
-    for p in [r.join(".envrc"), r.join(".vscode"), deep.join(".vscode")] {
-        assert!(m.contains(&(p.clone(), PlaceholderKind::Dir)), "{} not a placeholder in {m:?}", p.display());
+    for (p, kind) in [(r.join(".envrc"), PlaceholderKind::File), (r.join(".vscode"), PlaceholderKind::Dir), (deep.join(".vscode"), PlaceholderKind::Dir)] {
+        assert!(m.contains(&(p.clone(), kind)), "{} not a placeholder in {m:?}", p.display());
     }
     assert!(!m.iter().any(|(p, _)| p.starts_with(deep.join(".husky"))), "nothing is created inside a read-only .husky: {m:?}");
     assert!(!b.truncated);

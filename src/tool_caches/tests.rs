@@ -171,10 +171,11 @@ fn bwrap_plan_with_every_other_feature() {
     let inner = &bwrap_args[at + 1..];
     let store = p.tool_caches.store.clone().unwrap();
     let store = store.to_str().unwrap();
-    let remounts: Vec<String> = inner.iter().filter_map(|a| a.strip_prefix("--remount-ro=")).map(String::from).collect();
-    assert_eq!(remounts.len(), 13, "the placeholders of .git and of the 12 default protected names");
-    assert!(remounts.contains(&h.work.join(".git").display().to_string()));
-    let steps: Vec<&str> = inner.iter().map(String::as_str).filter(|a| (a.starts_with("--") && !a.starts_with("--remount-ro=")) || *a == "v1").collect();
+    let covers = |flag: &str| -> Vec<String> { inner.iter().filter_map(|a| a.strip_prefix(flag)).map(String::from).collect() };
+    let dirs: Vec<String> = [".devcontainer", ".git", ".idea", ".vscode"].iter().map(|n| h.work.join(n).display().to_string()).collect();
+    assert_eq!(covers("--cover-dir="), dirs, "the directories' placeholders");
+    assert_eq!(covers("--cover-file=").len(), 9, "and the files' (of the 12 default protected names)");
+    let steps: Vec<&str> = inner.iter().map(String::as_str).filter(|a| (a.starts_with("--") && !a.starts_with("--cover-")) || *a == "v1").collect();
     assert_eq!(
         steps,
         [
