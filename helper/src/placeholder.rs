@@ -114,7 +114,9 @@ pub fn remove_if_placeholder(dir: &OwnedFd, name: &CStr, kind: Kind) {
             return;
         }
         let fmt = st.st_mode & libc::S_IFMT;
-        if !is_placeholder(st.st_mode, st.st_uid, fmt == libc::S_IFDIR, fmt == libc::S_IFREG, st.st_size as u64) {
+        // `mode_t` is 32 bits on Linux, 16 on macOS.
+        #[allow(clippy::unnecessary_cast)]
+        if !is_placeholder(st.st_mode as u32, st.st_uid, fmt == libc::S_IFDIR, fmt == libc::S_IFREG, st.st_size as u64) {
             return;
         }
         match (kind, fmt) {
