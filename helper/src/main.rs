@@ -5,6 +5,9 @@
 //! It also has one host-side use: run in front of bwrap with `--null-fds`, it opens `/dev/null` at
 //! the descriptors bwrap reads `--ro-bind-data` masks from, then execs bwrap.
 //!
+//! On macOS it runs in front of sandbox-exec only, to set the rlimits and take the terminal (see
+//! the addon's `plan::limited`); a step only Linux has is refused there (`Steps::linux_only`).
+//!
 //! Steps (see `protocol`), in this order: open the null descriptors (and the offline
 //! `nsswitch.conf`), lock directories and create placeholders in them (host side); inside, wait
 //! until bwrap's pid 1 holds its locks on those directories, then close ours; mark the report descriptor close-on-exec; mount the private tool
@@ -31,13 +34,19 @@ use sandspawn_helper::placeholder;
 use sandspawn_helper::protocol::{HeldDir, Steps, MARKER, PROTOCOL_TAG, VERSION};
 use sandspawn_helper::report::{Failure, Stage};
 use sandspawn_helper::rlimit::Rlimit;
+#[cfg(target_os = "linux")]
 use sandspawn_helper::seccomp;
 
+// Linux only, like the steps they do (see `Steps::linux_only`).
+#[cfg(target_os = "linux")]
+mod confine;
 #[cfg(target_os = "linux")]
 mod covers;
-mod private_mounts;
-mod confine;
+#[cfg(target_os = "linux")]
 mod listen;
+#[cfg(target_os = "linux")]
+mod private_mounts;
+#[cfg(target_os = "linux")]
 mod supervisor;
 
 /// Keeps the marker in the binary, where the addon looks for it (see `protocol::MARKER`).
@@ -78,11 +87,17 @@ fn run(args: Vec<OsString>) {
         Ok(parsed) => parsed,
         Err(message) => fail(None, Failure { stage: Stage::Setup, errno: 0, message }),
     };
+    #[cfg(not(target_os = "linux"))]
+    if let Some(flag) = steps.linux_only() {
+        let message = format!("{flag} exists only on Linux; this helper was built for {}", std::env::consts::OS);
+        fail(steps.report_fd, Failure { stage: Stage::Setup, errno: 0, message });
+    }
     for &fd in &steps.null_fds {
         if let Err(failure) = open_null_at(fd) {
             fail(steps.report_fd, failure);
         }
     }
+    #[cfg(target_os = "linux")]
     if let Some(fd) = steps.offline_nsswitch_fd {
         if let Err(failure) = open_offline_nsswitch_at(fd) {
             fail(steps.report_fd, failure);
@@ -93,6 +108,7 @@ fn run(args: Vec<OsString>) {
             fail(steps.report_fd, failure);
         }
     }
+    #[cfg(target_os = "linux")]
     if steps.await_init_locks > 0 {
         if let Err(failure) = await_init_locks(steps.await_init_locks) {
             fail(steps.report_fd, failure);
@@ -106,18 +122,44 @@ fn run(args: Vec<OsString>) {
         // Not ours to check further: a bad descriptor only means the report cannot be sent.
         unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
     }
+    #[cfg(target_os = "linux")]
+    in_namespaces(&steps);
+    if steps.controlling_tty {
+        if let Err(failure) = take_terminal() {
+            fail(steps.report_fd, failure);
+        }
+    }
+    for limit in &steps.rlimits {
+        if let Err(failure) = set_rlimit(limit) {
+            fail(steps.report_fd, failure);
+        }
+    }
+    #[cfg(target_os = "linux")]
+    if let Some(ll) = &steps.landlock {
+        // The Landlock mode: the helper stays as the supervisor and forks the command.
+        supervisor::run(ll, steps.report_fd, command);
+    }
+    #[cfg(target_os = "linux")]
+    if steps.block_unix_sockets {
+        if let Err(failure) = block_unix_sockets() {
+            fail(steps.report_fd, failure);
+        }
+    }
+    let failure = exec(command);
+    fail(steps.report_fd, failure)
+}
+
+/// Inside bwrap: the mounts that use the capabilities bwrap kept for the helper, the step that
+/// drops them, then the network bridge's listener (bound in the sandbox's network namespace).
+#[cfg(target_os = "linux")]
+fn in_namespaces(steps: &Steps) {
     for overlay in &steps.overlays {
         if let Err(failure) = private_mounts::mount_overlay(overlay) {
             fail(steps.report_fd, failure);
         }
     }
-    #[cfg(target_os = "linux")]
     if let Err(failure) = covers::cover(&steps.cover_dirs, &steps.cover_files) {
         fail(steps.report_fd, failure);
-    }
-    #[cfg(not(target_os = "linux"))]
-    if steps.covers() {
-        fail(steps.report_fd, Failure { stage: Stage::Setup, errno: 0, message: "placeholder covers exist only on Linux".into() });
     }
     for path in &steps.unmount {
         if let Err(failure) = private_mounts::unmount(path) {
@@ -141,27 +183,6 @@ fn run(args: Vec<OsString>) {
             Err(failure) => fail(steps.report_fd, failure),
         }
     }
-    if steps.controlling_tty {
-        if let Err(failure) = take_terminal() {
-            fail(steps.report_fd, failure);
-        }
-    }
-    for limit in &steps.rlimits {
-        if let Err(failure) = set_rlimit(limit) {
-            fail(steps.report_fd, failure);
-        }
-    }
-    if let Some(ll) = &steps.landlock {
-        // The Landlock mode: the helper stays as the supervisor and forks the command.
-        supervisor::run(ll, steps.report_fd, command);
-    }
-    if steps.block_unix_sockets {
-        if let Err(failure) = block_unix_sockets() {
-            fail(steps.report_fd, failure);
-        }
-    }
-    let failure = exec(command);
-    fail(steps.report_fd, failure)
 }
 
 pub(crate) fn last_errno() -> i32 {
@@ -218,6 +239,7 @@ fn hold_dir(held: &HeldDir) -> Result<(), Failure> {
 /// POSIX read locks: the `--lock-file`s it takes right after forking this process. Until then the
 /// held directories' `flock`s, which this process closes next, are all that keeps another run's
 /// cleanup from removing a placeholder mounted over in here.
+#[cfg(target_os = "linux")]
 fn await_init_locks(count: usize) -> Result<(), Failure> {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
     loop {
@@ -237,6 +259,7 @@ fn await_init_locks(count: usize) -> Result<(), Failure> {
 }
 
 /// An in-memory file at `fd` holding the offline `nsswitch.conf` (bwrap reads it to EOF).
+#[cfg(target_os = "linux")]
 fn open_offline_nsswitch_at(fd: i32) -> Result<(), Failure> {
     let setup = |errno: i32, what: &str| Failure { stage: Stage::Setup, errno, message: format!("{what} failed: {}", describe(errno)) };
     let host = std::fs::read_to_string("/etc/nsswitch.conf").unwrap_or_default();
@@ -296,12 +319,6 @@ fn set_rlimit(limit: &Rlimit) -> Result<(), Failure> {
         return Err(failed("setting"));
     }
     Ok(())
-}
-
-#[cfg(not(target_os = "linux"))]
-fn block_unix_sockets() -> Result<(), Failure> {
-    // Seatbelt plans never ask for it: the profile refuses sockets itself.
-    Err(Failure { stage: Stage::Setup, errno: 0, message: "seccomp filters exist only on Linux".into() })
 }
 
 #[cfg(target_os = "linux")]

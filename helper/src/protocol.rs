@@ -143,6 +143,28 @@ impl Steps {
         !self.cover_dirs.is_empty() || !self.cover_files.is_empty()
     }
 
+    /// The flag of the first step asked for that exists only on Linux (memfd, /proc, namespaces
+    /// and mounts, the bridge's in-sandbox listener, Landlock, seccomp). A helper built for
+    /// another system refuses the whole plan with it before doing anything, rather than skip a
+    /// step the sandbox relies on. What is left (descriptors, locks, the terminal, rlimits, exec)
+    /// is what the helper does in front of sandbox-exec on macOS.
+    pub fn linux_only(&self) -> Option<&'static str> {
+        [
+            (self.offline_nsswitch_fd.is_some(), "--offline-nsswitch-fd"),
+            (self.await_init_locks > 0, "--await-init-locks"),
+            (!self.overlays.is_empty(), "--overlay"),
+            (!self.cover_dirs.is_empty(), "--cover-dir"),
+            (!self.cover_files.is_empty(), "--cover-file"),
+            (!self.unmount.is_empty(), "--unmount"),
+            (self.disable_userns, "--disable-userns"),
+            (self.net_listen_fd.is_some(), "--net-listen"),
+            (self.landlock.is_some(), "--landlock"),
+            (self.block_unix_sockets, "--block-unix-sockets"),
+        ]
+        .into_iter()
+        .find_map(|(asked, flag)| asked.then_some(flag))
+    }
+
     /// The helper's arguments up to and including the `--` that precedes the command.
     pub fn to_args(&self) -> Vec<String> {
         let mut args = vec![PROTOCOL_TAG.to_string()];
@@ -496,6 +518,16 @@ mod tests {
         assert!(Steps::parse(&mixed).unwrap_err().contains("cannot be combined with --landlock"));
         assert!(Steps::parse(&os(&["v1", "--landlock=3", "--ll-read=/", "--disable-userns", "--", "true"])).is_err());
         assert!(Steps::parse(&os(&["v1", "--"])).is_err(), "missing command");
+    }
+
+    #[test]
+    fn names_the_first_step_only_linux_has() {
+        let macos = Steps { controlling_tty: true, rlimits: vec![cpu()], report_fd: Some(3), ..Steps::default() };
+        assert_eq!(macos.linux_only(), None, "what the helper does in front of sandbox-exec");
+        let seccomp = Steps { block_unix_sockets: true, ..macos.clone() };
+        assert_eq!(seccomp.linux_only(), Some("--block-unix-sockets"));
+        let bwrap = Steps { await_init_locks: 1, disable_userns: true, net_listen_fd: Some(5), ..macos };
+        assert_eq!(bwrap.linux_only(), Some("--await-init-locks"));
     }
 
     #[test]

@@ -86,6 +86,7 @@ fn the_report_descriptor_is_closed_for_the_command() {
     assert!(report.is_empty());
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn the_filter_blocks_unix_sockets_only() {
     let code = "import socket\nfor fam in (socket.AF_INET, socket.AF_UNIX):\n    try:\n        socket.socket(fam); print(fam.name, 'ok')\n    except OSError as e:\n        print(fam.name, e.errno)\nimport os\na, b = socket.socketpair(); print('socketpair ok')";
@@ -141,6 +142,7 @@ fn a_file_size_limit_ends_the_writer_with_sigxfsz() {
     assert_eq!(out.status.code(), Some(128 + libc::SIGXFSZ), "{out:?}");
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn the_command_inherits_the_signal_dispositions_the_helper_got() {
     // std::process::Command starts the helper with SIGPIPE at its default; the command must see the
@@ -158,4 +160,14 @@ fn controlling_tty_needs_a_terminal_on_stdin() {
     let f = Failure::decode(&report).expect("a report record");
     assert_eq!((f.stage, f.errno), (Stage::Setup, libc::ENOTTY));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a terminal"), "{out:?}");
+}
+
+#[cfg(not(target_os = "linux"))]
+#[test]
+fn steps_only_linux_has_are_refused_before_the_command() {
+    let (out, report) = with_report(4, &["v1", "--rlimit=core:0:0", "--block-unix-sockets", "--report-fd=4", "--", "true"]);
+    assert_eq!(out.status.code(), Some(125), "{out:?}");
+    let f = Failure::decode(&report).expect("a report record");
+    assert_eq!(f.stage, Stage::Setup);
+    assert!(f.message.contains("--block-unix-sockets exists only on Linux"), "{f:?}");
 }
