@@ -8,25 +8,27 @@
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 
-use nix::sys::socket::{getsockopt, recvmsg, sockopt, socketpair, AddressFamily, ControlMessageOwned, MsgFlags, SockFlag, SockType};
+use nix::sys::socket::{getsockopt, recvmsg, sockopt, ControlMessageOwned};
 use tokio::io::unix::AsyncFd;
+
+use crate::runner::cloexec;
 
 /// `(ours, child's)`, both close-on-exec and numbered at or above `min_fd` (the child's is dup2'ed
 /// to its target by the spawn, which clears close-on-exec there only).
+#[cfg(target_os = "linux")]
 pub fn socket_pair(min_fd: RawFd) -> io::Result<(OwnedFd, OwnedFd)> {
+    use crate::runner::spawn::lift_above;
+    use nix::sys::socket::{socketpair, AddressFamily, SockFlag, SockType};
     let (a, b) = socketpair(AddressFamily::Unix, SockType::SeqPacket, None, SockFlag::SOCK_CLOEXEC | SockFlag::SOCK_NONBLOCK)?;
-    Ok((lift(a, min_fd)?, lift(b, min_fd)?))
+    Ok((lift_above(a, min_fd)?, lift_above(b, min_fd)?))
 }
 
-fn lift(fd: OwnedFd, min_fd: RawFd) -> io::Result<OwnedFd> {
-    if fd.as_raw_fd() >= min_fd {
-        return Ok(fd);
-    }
-    let new = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_DUPFD_CLOEXEC, min_fd) };
-    if new < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(unsafe { OwnedFd::from_raw_fd(new) })
+/// The bridge's other half is the helper's `--net-listen` step inside bwrap, so only Linux plans
+/// ask for it: `plan::build` refuses a NetworkPolicy on macOS, whose `AF_UNIX` has no
+/// `SOCK_SEQPACKET` either.
+#[cfg(not(target_os = "linux"))]
+pub fn socket_pair(_min_fd: RawFd) -> io::Result<(OwnedFd, OwnedFd)> {
+    Err(io::Error::new(io::ErrorKind::Unsupported, "the network allow-list's bridge exists only on Linux"))
 }
 
 /// The listeners the helper sent, as tokio listeners; `Ok(None)` when it sent nothing (EOF).
@@ -46,12 +48,15 @@ fn recv_once(fd: RawFd) -> io::Result<Option<Vec<tokio::net::TcpListener>>> {
     let mut buf = [0u8; 64];
     let mut iov = [io::IoSliceMut::new(&mut buf)];
     let mut space = nix::cmsg_space!([RawFd; 4]);
-    let msg = recvmsg::<()>(fd, &mut iov, Some(&mut space), MsgFlags::MSG_CMSG_CLOEXEC)?;
+    let msg = recvmsg::<()>(fd, &mut iov, Some(&mut space), cloexec::RECVMSG_FLAGS)?;
     let mut fds: Vec<OwnedFd> = Vec::new();
     for c in msg.cmsgs()? {
         if let ControlMessageOwned::ScmRights(received) = c {
             fds.extend(received.into_iter().map(|f| unsafe { OwnedFd::from_raw_fd(f) }));
         }
+    }
+    for fd in &fds {
+        cloexec::received(fd)?;
     }
     let len = msg.bytes;
     if len == 0 && fds.is_empty() {

@@ -6,6 +6,7 @@
 //! kills nor leaks the process: the driver runs to the end on its own.
 
 pub mod child;
+pub mod cloexec;
 pub mod output;
 pub mod pidns;
 pub mod pipe_io;

@@ -87,7 +87,7 @@ pub fn lift_above(fd: OwnedFd, min: RawFd) -> io::Result<OwnedFd> {
 
 /// A CLOEXEC pipe `(read, write)` whose ends are numbered at least `min`.
 pub fn pipe_above(min: RawFd) -> io::Result<(OwnedFd, OwnedFd)> {
-    let (r, w) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).map_err(io::Error::from)?;
+    let (r, w) = super::cloexec::pipe()?;
     Ok((lift_above(r, min)?, lift_above(w, min)?))
 }
 
