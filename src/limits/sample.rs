@@ -74,6 +74,7 @@ fn cpu_ticks(pid: i32) -> Option<(u64, u64)> {
 }
 
 /// Fields 14..=17 of /proc/PID/stat; the command name (field 2) may contain spaces and `)`.
+#[cfg(target_os = "linux")]
 pub(super) fn parse_stat(text: &str) -> Option<(u64, u64)> {
     let rest = &text[text.rfind(')')? + 1..];
     let f: Vec<u64> = rest.split_whitespace().skip(11).take(4).map(|s| s.parse().unwrap_or(0)).collect();

@@ -126,6 +126,7 @@ fn usage_from_rusage() {
     assert_eq!(u.max_rss_bytes, if cfg!(target_os = "macos") { 2048.0 } else { 2048.0 * 1024.0 });
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn stat_fields_survive_odd_command_names() {
     let line = "4242 (a) b (c) S 1 4242 4242 0 -1 4194560 100 0 0 0 25 7 30 11 20 0 1 0 12345 1000 50 0 0";

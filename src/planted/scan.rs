@@ -363,6 +363,8 @@ mod hooks;
 
 #[cfg(test)]
 impl Index {
+    /// For the watch tests (inotify: Linux only).
+    #[cfg(target_os = "linux")]
     fn get(&self, dir: &Path) -> Option<&DirState> {
         self.dirs.get(&DirKey::new(dir))
     }
