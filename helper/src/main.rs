@@ -66,10 +66,14 @@ const fn marker_bytes() -> [u8; MARKER.len()] {
 
 /// The C entry point: argv comes straight from the kernel (`std::env::args` is not filled in
 /// without Rust's start-up on every C library, musl among them).
+///
+/// # Safety
+/// Called only by the C runtime, with `argc` valid C strings in `argv`.
 #[no_mangle]
-pub extern "C" fn main(argc: libc::c_int, argv: *const *const libc::c_char) -> libc::c_int {
+pub unsafe extern "C" fn main(argc: libc::c_int, argv: *const *const libc::c_char) -> libc::c_int {
     let args: Vec<OsString> = (1..argc.max(0) as usize)
         .map(|i| {
+            // SAFETY: the kernel's argv holds `argc` NUL-terminated strings.
             let arg = unsafe { std::ffi::CStr::from_ptr(*argv.add(i)) };
             std::ffi::OsStr::from_bytes(arg.to_bytes()).to_os_string()
         })

@@ -136,7 +136,7 @@ mod tests {
         // What overlayfs leaves behind: a mode-000 directory.
         let w = r.join("npm/work/run1/work");
         std::fs::create_dir_all(&w).unwrap();
-        std::fs::set_permissions(&w, std::fs::Permissions::from_mode(0)).unwrap();
+        std::fs::set_permissions(&w, std::fs::Permissions::from_mode(0o000)).unwrap();
         assert!(clean(&r).unwrap());
         assert!(!r.exists());
         assert!(!clean(&r).unwrap(), "nothing to clean");
