@@ -23,6 +23,7 @@ test('as an unprivileged user: placeholders read-only and removed, a private ~/.
   fs.mkdirSync(ws)
   for (const p of [home, ws, path.join(home, '.npm'), path.join(home, '.npm', 'host')]) fs.chownSync(p, UID, UID)
   fs.chmodSync(home, 0o755)
+  const tmpGitBefore = fs.existsSync('/tmp/.git')
   const script = path.join(__dirname, 'fixtures', 'unprivileged-workspace.js')
   const args = [`--reuid=${UID}`, `--regid=${UID}`, '--clear-groups', process.execPath, script, ws]
   const out = await new Promise((resolve, reject) => {
@@ -51,6 +52,9 @@ test('as an unprivileged user: placeholders read-only and removed, a private ~/.
     assert.equal(out.plan.status, 0, out.plan.stderr)
     assert.equal(out.plan.stdout, `${UID}\nREFUSED-envrc\n`)
     assert.ok(out.afterPlan.includes('.envrc') && out.afterPlan.includes('file.txt'), 'left for the next run to remove')
+    assert.equal(out.lastExit, 0)
+    assert.deepEqual(out.afterLast, ['file.txt'], 'removed by the next run')
+    if (!tmpGitBefore) assert.equal(out.tmpGitAfterLast, false, "and /tmp/.git, the plan's other placeholder, too")
   } finally {
     fs.rmSync(home, { recursive: true, force: true })
   }
