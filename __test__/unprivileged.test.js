@@ -22,6 +22,10 @@ test('as an unprivileged user: placeholders read-only and removed, a private ~/.
   fs.writeFileSync(path.join(home, '.npm', 'host'), 'host\n')
   fs.mkdirSync(ws)
   for (const p of [home, ws, path.join(home, '.npm'), path.join(home, '.npm', 'host')]) fs.chownSync(p, UID, UID)
+  // A repository inside the workspace in a directory the user cannot write (root's): no
+  // placeholder can be made there, and none is needed (the command cannot create anything there).
+  fs.mkdirSync(path.join(ws, 'vendor', 'lib', '.git'), { recursive: true })
+  fs.writeFileSync(path.join(ws, 'vendor', 'lib', '.git', 'HEAD'), 'ref: refs/heads/main\n')
   fs.chmodSync(home, 0o755)
   const tmpGitBefore = fs.existsSync('/tmp/.git')
   const script = path.join(__dirname, 'fixtures', 'unprivileged-workspace.js')
@@ -46,14 +50,14 @@ test('as an unprivileged user: placeholders read-only and removed, a private ~/.
     assert.match(out.run.stdout, /^WORK-WRITTEN$/m)
     assert.deepEqual(out.run.toolCaches.caches.map((c) => c.name), ['npm'])
     assert.deepEqual(out.run.hostRisks, [])
-    assert.deepEqual(out.afterRun, ['file.txt'], 'only the work is left in the workspace')
+    assert.deepEqual(out.afterRun, ['file.txt', 'vendor'], 'only the work is left in the workspace')
     assert.deepEqual(out.npmAfterRun, ['host'], 'the host cache is unchanged')
     // The same as a plan another program runs: the helper in front creates the placeholders.
     assert.equal(out.plan.status, 0, out.plan.stderr)
     assert.equal(out.plan.stdout, `${UID}\nREFUSED-envrc\n`)
     assert.ok(out.afterPlan.includes('.envrc') && out.afterPlan.includes('file.txt'), 'left for the next run to remove')
     assert.equal(out.lastExit, 0)
-    assert.deepEqual(out.afterLast, ['file.txt'], 'removed by the next run')
+    assert.deepEqual(out.afterLast, ['file.txt', 'vendor'], 'removed by the next run')
     if (!tmpGitBefore) assert.equal(out.tmpGitAfterLast, false, "and /tmp/.git, the plan's other placeholder, too")
   } finally {
     fs.rmSync(home, { recursive: true, force: true })

@@ -72,7 +72,7 @@ pub struct Request<'a> {
 /// is resolved. The walk for nested repositories is left to `walk_and_protect`, which the runner
 /// calls on a blocking thread (never on the JavaScript thread).
 pub fn protect(roots: &mut [WritableRoot], req: &Request) -> Baseline {
-    let mut c = Carver { roots, deny: req.deny_read };
+    let mut c = Carver { roots, deny: req.deny_read, creatable: HashMap::new() };
     // The user's own read-only paths (already carved): nothing to walk or create in them.
     let mut skip: Vec<PathBuf> = req.deny_read.to_vec();
     skip.extend(c.roots.iter().flat_map(|r| r.read_only.iter().cloned()));
@@ -109,7 +109,7 @@ pub fn walk_and_protect(policy: &mut ResolvedPolicy) {
     let (found, index) = walk_with_cache(&spec);
     let tops: Vec<PathBuf> = policy.writable_roots.iter().map(|r| r.root.clone()).collect();
     let names = policy.protected_names.clone();
-    let mut c = Carver { roots: &mut policy.writable_roots, deny: &policy.deny_read };
+    let mut c = Carver { roots: &mut policy.writable_roots, deny: &policy.deny_read, creatable: HashMap::new() };
     for dot_git in &found.git_entries {
         let top = dot_git.parent().unwrap_or(Path::new("/"));
         if tops.iter().any(|t| t == top) {
@@ -169,6 +169,8 @@ fn remember(spec: &scan::WalkSpec, index: Arc<scan::Index>) {
 struct Carver<'a> {
     roots: &'a mut [WritableRoot],
     deny: &'a [PathBuf],
+    /// Whether this user can create entries in a directory (see `can_create_in`), per directory.
+    creatable: HashMap<PathBuf, bool>,
 }
 
 impl Carver<'_> {
@@ -201,7 +203,11 @@ impl Carver<'_> {
     /// which `detect` reports). Returns the path whose contents are protected, if any.
     fn entry(&mut self, p: &Path, missing: Option<PlaceholderKind>) -> Option<PathBuf> {
         let Ok(meta) = p.symlink_metadata() else {
-            if let Some(kind) = missing {
+            let parent = p.parent().unwrap_or(Path::new("/")).to_path_buf();
+            // Where this user cannot create anything, neither can the command (it runs as this
+            // user, with fewer rights), and no placeholder could be made either.
+            let creatable = *self.creatable.entry(parent).or_insert_with_key(|d| can_create_in(d));
+            if let (Some(kind), true) = (missing, creatable) {
                 self.missing(p.to_path_buf(), kind);
             }
             return None;
@@ -255,6 +261,20 @@ impl Carver<'_> {
             self.entry(&top.join(n), Some(names::placeholder_kind(n)));
         }
     }
+}
+
+/// Whether this user can create an entry in `dir`: it owns it (an owner may always add the write
+/// bit back), or may write and search it now (`access` with the effective ids, ACLs included).
+fn can_create_in(dir: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(meta) = dir.symlink_metadata() else { return false };
+    // SAFETY: geteuid has no preconditions.
+    if meta.uid() == unsafe { libc::geteuid() } {
+        return true;
+    }
+    let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else { return false };
+    // SAFETY: a valid C string.
+    unsafe { libc::faccessat(libc::AT_FDCWD, c.as_ptr(), libc::W_OK | libc::X_OK, libc::AT_EACCESS) == 0 }
 }
 
 #[cfg(test)]
