@@ -42,4 +42,36 @@ for (const [name, cmd, args, env] of steps) {
   }
 }
 removeStore()
+unprivilegedPass()
 console.log('\nnpm test: all steps passed')
+
+/**
+ * The escape tests once more as a user other than root, when these tests run as root: bwrap
+ * behaves differently for other users (it nests a user namespace of its own), and a run that
+ * works as root may not work for the users sandspawn is for. Needs `setpriv` and a checkout that
+ * user can read; otherwise it says why it did not run.
+ */
+function unprivilegedPass() {
+  const name = 'node --test __test__/security/ (as an unprivileged user)'
+  const uid = 64125 // no test uses it
+  if (process.getuid() !== 0) return console.log(`\n=== ${name}: not needed, these tests ran as uid ${process.getuid()} ===`)
+  const asUser = (args, env) => spawnSync('setpriv', [`--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', process.execPath, ...args], { cwd: root, stdio: 'inherit', env })
+  const home = fs.mkdtempSync('/var/tmp/sandspawn-test-user-')
+  fs.chownSync(home, uid, uid)
+  const env = { PATH: process.env.PATH, HOME: home, SANDSPAWN_TOOL_CACHE_DIR: path.join(home, 'tool-caches') }
+  try {
+    const probe = asUser(['-e', `require(${JSON.stringify(root)})`], env)
+    if (probe.error || probe.status !== 0) {
+      return console.log(`\n=== ${name}: skipped: uid ${uid} cannot load the checkout here (${probe.error ? probe.error.message : 'its directories are not readable to other users'}) ===`)
+    }
+    console.log(`\n=== ${name} ===`)
+    const r = asUser(['--test', '--test-concurrency=1', '__test__/security/'], env)
+    if (r.status !== 0) {
+      console.error(`\nnpm test: step "${name}" failed (${r.error ? r.error.message : `exit ${r.status}`})`)
+      process.exit(1)
+    }
+  } finally {
+    spawnSync('chmod', ['-R', 'u+rwx', home])
+    fs.rmSync(home, { recursive: true, force: true })
+  }
+}
