@@ -117,7 +117,7 @@ pub fn apply(p: &Prepared) -> Result<(), Failure> {
         let e = last_errno();
         return Err(setup(e, format!("setsid failed: {}", describe(e))));
     }
-    drop_capabilities()?;
+    crate::capabilities::drop_all()?;
     if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
         let e = last_errno();
         return Err(setup(e, format!("prctl(PR_SET_NO_NEW_PRIVS) failed: {}", describe(e))));
@@ -134,47 +134,3 @@ pub fn close(p: &Prepared) {
     unsafe { libc::close(p.ruleset_fd) };
 }
 
-const CAPABILITY_VERSION_3: u32 = 0x2008_0522;
-#[repr(C)]
-struct CapHeader {
-    version: u32,
-    pid: i32,
-}
-#[repr(C)]
-#[derive(Default, Clone, Copy)]
-struct CapData {
-    effective: u32,
-    permitted: u32,
-    inheritable: u32,
-}
-
-/// Empty the bounding set (when we may), the ambient set and the effective, permitted and
-/// inheritable sets, then check that nothing is left: as root the command would otherwise keep
-/// every capability outside any namespace.
-fn drop_capabilities() -> Result<(), Failure> {
-    let mut head = CapHeader { version: CAPABILITY_VERSION_3, pid: 0 };
-    let mut data = [CapData::default(); 2];
-    unsafe { libc::syscall(libc::SYS_capget, &mut head as *mut CapHeader, data.as_mut_ptr()) };
-    let had_any = data.iter().any(|d| d.effective | d.permitted | d.inheritable != 0);
-    if had_any {
-        for cap in 0..64 {
-            // EINVAL past the last capability; EPERM without CAP_SETPCAP (then exec under
-            // no_new_privs still cannot gain what the permitted set lacks).
-            unsafe { libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0) };
-        }
-    }
-    unsafe { libc::prctl(libc::PR_CAP_AMBIENT, libc::PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) };
-    let mut head = CapHeader { version: CAPABILITY_VERSION_3, pid: 0 };
-    let zero = [CapData::default(); 2];
-    if had_any && unsafe { libc::syscall(libc::SYS_capset, &mut head as *mut CapHeader, zero.as_ptr()) } != 0 {
-        let e = last_errno();
-        return Err(setup(e, format!("dropping capabilities failed: {}", describe(e))));
-    }
-    let mut head = CapHeader { version: CAPABILITY_VERSION_3, pid: 0 };
-    let mut now = [CapData::default(); 2];
-    unsafe { libc::syscall(libc::SYS_capget, &mut head as *mut CapHeader, now.as_mut_ptr()) };
-    if now.iter().any(|d| d.effective | d.permitted | d.inheritable != 0) {
-        return Err(setup(libc::EPERM, "capabilities remained after dropping them".into()));
-    }
-    Ok(())
-}

@@ -41,6 +41,8 @@ use sandspawn_helper::seccomp;
 #[cfg(target_os = "linux")]
 mod confine;
 #[cfg(target_os = "linux")]
+mod capabilities;
+#[cfg(target_os = "linux")]
 mod covers;
 #[cfg(target_os = "linux")]
 mod listen;

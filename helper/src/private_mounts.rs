@@ -98,7 +98,7 @@ pub fn disable_userns_and_drop_caps(map_ids: Option<(u32, u32)>) -> Result<(), F
     write_file("/proc/self/uid_map", &format!("{inner_uid} {uid} 1"))?;
     write_file("/proc/self/setgroups", "deny")?;
     write_file("/proc/self/gid_map", &format!("{inner_gid} {gid} 1"))?;
-    drop_all_caps()?;
+    crate::capabilities::drop_all()?;
     if unsafe { libc::unshare(libc::CLONE_NEWUSER) } == 0 {
         return Err(setup(0, "creating user namespaces was not disabled as the sandbox requires".into()));
     }
@@ -125,37 +125,3 @@ fn write_file(path: &str, text: &str) -> Result<(), Failure> {
     })
 }
 
-/// Bounding set, ambient set, then effective/permitted/inheritable: all empty.
-fn drop_all_caps() -> Result<(), Failure> {
-    for cap in 0..64 {
-        // EINVAL past the kernel's last capability.
-        if unsafe { libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0) } != 0 && last_errno() != libc::EINVAL {
-            let e = last_errno();
-            return Err(setup(e, format!("dropping capability {cap} from the bounding set failed: {}", describe(e))));
-        }
-    }
-    if unsafe { libc::prctl(libc::PR_CAP_AMBIENT, libc::PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) } != 0 {
-        let e = last_errno();
-        return Err(setup(e, format!("clearing the ambient capabilities failed: {}", describe(e))));
-    }
-    #[repr(C)]
-    struct Header {
-        version: u32,
-        pid: i32,
-    }
-    #[repr(C)]
-    #[derive(Clone, Copy)]
-    struct Data {
-        effective: u32,
-        permitted: u32,
-        inheritable: u32,
-    }
-    const LINUX_CAPABILITY_VERSION_3: u32 = 0x2008_0522;
-    let header = Header { version: LINUX_CAPABILITY_VERSION_3, pid: 0 };
-    let data = [Data { effective: 0, permitted: 0, inheritable: 0 }; 2];
-    if unsafe { libc::syscall(libc::SYS_capset, &header as *const Header, data.as_ptr()) } != 0 {
-        let e = last_errno();
-        return Err(setup(e, format!("dropping the capabilities failed: {}", describe(e))));
-    }
-    Ok(())
-}
