@@ -403,7 +403,10 @@ How each case is measured:
 - **1, 2**: \`spawnSandboxed(['/bin/true'], { sandbox })\` against \`child_process.spawn\` of the very argv
   \`buildSandboxCommand\` returns (same env, cwd, argv0; the plan is self-contained: bwrap runs
   sandspawn-helper, which installs the seccomp filter and execs the command; stdout/stderr piped and read; timed until \`'close'\`). ${N.warmup} warm-ups then ${N.iterations} iterations,
-  the sides interleaved ABAB with alternating order, in one dedicated Node process.
+  the sides alternating in blocks of 20 runs (the first 3 of each block not kept; which side goes first
+  alternates) in one dedicated Node process. Not run by run: a child_process \`fork\` of a process holding
+  gigabytes write-protects all its pages, and the parent's next run pays the page faults, which ABAB
+  charged to sandspawn's side in case 3 (+31 % "growth" that a sandspawn-only loop does not show).
 - **3**: cases 1 and 2 again in another Node process that first allocates ${N.heapMiB} × 1 MiB \`Buffer.alloc\`,
   keeps them referenced and writes every page. Growth = median(3x) / median(1 or 2) − 1, per side.
 - **4**: 64 lanes, each awaiting one run after another, ${N.parTotal} runs per round, ${N.parRounds} rounds per side

@@ -45,6 +45,31 @@ async function interleaved(sides, warmup, iterations) {
   return out
 }
 
+/**
+ * Blocks of `block` runs per side, the sides alternating block by block (and which goes first,
+ * round by round), the first `settle` runs of each block not kept. Used where one side's runs
+ * leave the host process slower for a moment: a `fork` of a process holding gigabytes (what
+ * child_process does) write-protects all of its pages, and the parent's next runs pay the page
+ * faults, which ABAB would charge to the other side.
+ */
+async function blockwise(sides, warmup, iterations, block = 20, settle = 3) {
+  const out = Object.fromEntries(Object.keys(sides).map((k) => [k, []]))
+  const names = Object.keys(sides)
+  for (let i = 0; i < warmup; i++) for (const name of names) await sides[name]()
+  for (let round = 0; out[names[0]].length < iterations; round++) {
+    const order = round % 2 === 0 ? names : [...names].reverse()
+    for (const name of order) {
+      for (let j = 0; j < settle + block; j++) {
+        const t0 = process.hrtime.bigint()
+        await sides[name]()
+        const ms = Number(process.hrtime.bigint() - t0) / 1e6
+        if (j >= settle && out[name].length < iterations) out[name].push(ms)
+      }
+    }
+  }
+  return out
+}
+
 /** Hold `mib` MiB of live, touched Buffers (external memory: resident, not on the V8 heap). */
 function holdHeap(mib) {
   const held = []
@@ -102,7 +127,7 @@ const cases = {
     for (const [key, mode] of Object.entries(modes)) {
       const plan = sandspawn.buildSandboxCommand(TRUE, { sandbox: mode })
       log(`${key}: ${warmup} warm-ups + ${iterations} iterations per side (heap ${heapMiB} MiB, rss ${(info.rssHeld / 2 ** 20).toFixed(0)} MiB)`)
-      out[key] = await interleaved(
+      out[key] = await blockwise(
         {
           sandspawn: () => sandspawnOnce(TRUE, { sandbox: mode }),
           node: () => nodeOnce(plan),
