@@ -81,13 +81,9 @@ pub fn protect(roots: &mut [WritableRoot], req: &Request) -> Baseline {
         if req.protect_git {
             c.repository(&top.join(".git"), true);
         }
-        // Not at the top of the shared temporary directories (`tmp: 'writable'`): every process on
-        // the host can write there, and no tool reads these names from there (HOME is not /tmp; a
-        // repository there needs the `.git` kept above). Each placeholder costs a directory
-        // created and removed on the host per run (about 65 µs on this project's test machine).
-        if req.scan_roots.contains(top) {
-            c.names(top, req.names);
-        }
+        // The shared temporary directories too (`tmp: 'writable'`): some hosts run with HOME=/tmp,
+        // and then /tmp/.bashrc is the user's.
+        c.names(top, req.names);
     }
     // Repositories are looked for when their git dirs are protected or their tops get names.
     let repositories = req.protect_git || !req.names.is_empty();
