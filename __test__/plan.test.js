@@ -62,10 +62,11 @@ function runPlan(plan) {
   })
 }
 
-test('running the Linux plan by hand with child_process enforces the policy', async () => {
+test('running the Linux plan by hand with child_process enforces the policy', async (t) => {
   const ws = tmp()
   // Outside every writable root: not under the workspace, and not under /tmp (writable by default).
   const outside = fs.realpathSync(fs.mkdtempSync('/var/tmp/ss-plan-outside-'))
+  t.after(() => [ws, outside].forEach((d) => fs.rmSync(d, { recursive: true, force: true })))
   const script = `echo in > inside.txt && echo out > ${outside}/outside.txt`
   const plan = buildSandboxCommand(['sh', '-c', script], { cwd: ws, sandbox: 'workspace-write', platform: 'linux' })
   const r = await runPlan(plan)
@@ -73,8 +74,6 @@ test('running the Linux plan by hand with child_process enforces the policy', as
   assert.match(r.stderr, /Read-only file system/)
   assert.equal(fs.readFileSync(path.join(ws, 'inside.txt'), 'utf8'), 'in\n')
   assert.equal(fs.existsSync(path.join(outside, 'outside.txt')), false)
-  fs.rmSync(ws, { recursive: true, force: true })
-  fs.rmSync(outside, { recursive: true, force: true })
 })
 
 test('plans validate like spawnSandboxed does', () => {
