@@ -12,8 +12,9 @@ const { buildSandboxCommand, SandboxError } = require('..')
 
 const tmp = () => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ss-plan-')))
 
-test('platform darwin gives a Seatbelt plan on Linux; platform linux a bwrap plan', () => {
+test('platform darwin gives a Seatbelt plan on Linux; platform linux a bwrap plan', (t) => {
   const ws = tmp()
+  t.after(() => fs.rmSync(ws, { recursive: true, force: true }))
   const mac = buildSandboxCommand(['echo', 'hi'], { cwd: ws, sandbox: 'workspace-write', platform: 'darwin' })
   assert.equal(mac.sandboxType, 'seatbelt')
   assert.equal(mac.program, '/usr/bin/sandbox-exec')
@@ -35,7 +36,6 @@ test('platform darwin gives a Seatbelt plan on Linux; platform linux a bwrap pla
   assert.deepEqual(linux.args.slice(i, i + 3), ['--bind', ws, ws])
   assert.deepEqual(linux.args.slice(-3), ['--', 'echo', 'hi'])
   assert.equal(linux.env.SANDSPAWN_SANDBOX, 'bwrap')
-  fs.rmSync(ws, { recursive: true })
 })
 
 test('a path with spaces, quotes and non-ASCII characters stays one argument', (t) => {
@@ -83,8 +83,9 @@ test('plans validate like spawnSandboxed does', () => {
   assert.throws(() => buildSandboxCommand(['true'], { sandbox: { allowUnixSockets: ['/tmp/x.sock'] }, platform: 'linux' }), (e) => e.code === 'ERR_SANDBOX_UNSUPPORTED')
 })
 
-test('`sandspawn explain --mode workspace-write -- ls` prints the plan readably', () => {
+test('`sandspawn explain --mode workspace-write -- ls` prints the plan readably', (t) => {
   const ws = tmp()
+  t.after(() => fs.rmSync(ws, { recursive: true, force: true }))
   const r = spawnSync(process.execPath, [path.join(__dirname, '..', 'bin', 'sandspawn.js'), 'explain', '--mode', 'workspace-write', '--', 'ls'], { cwd: ws, encoding: 'utf8' })
   assert.equal(r.status, 0, r.stderr)
   assert.match(r.stdout, /^sandbox: +bwrap$/m)
@@ -104,5 +105,4 @@ test('`sandspawn explain --mode workspace-write -- ls` prints the plan readably'
   assert.equal(mac.status, 0, mac.stderr)
   assert.match(mac.stdout, /^profile:$/m)
   assert.match(mac.stdout, /\(deny default\)/)
-  fs.rmSync(ws, { recursive: true })
 })
