@@ -4,8 +4,10 @@
 //! security property: read-only host → private /tmp → deny masks above/outside the writable roots →
 //! per writable root (shallowest first): its bind, its read-only carve-outs, the deny masks nested
 //! in it → the helper, read-only → the private tool caches (`tool_caches`), mounted last by the
-//! helper itself (overlays) or by bwrap (`--bind` of the store, on kernels without them). A deny mask placed before the bind of an ancestor root would be
-//! undone by that bind.
+//! helper itself (overlays) or by bwrap (`--bind` of the store, on kernels without them) → the
+//! covers over the placeholders of missing read-only paths, mounted by the helper (each an empty
+//! leaf: nothing is mounted at or below one). A deny mask placed before the bind of an ancestor
+//! root would be undone by that bind.
 //!
 //! The plan needs no descriptors from its spawner: bwrap runs `sandspawn-helper`, which installs the
 //! seccomp filter and execs the command. A plan that masks files (`--ro-bind-data`, which reads the
@@ -14,7 +16,6 @@
 
 use std::path::{Path, PathBuf};
 
-use sandspawn_helper::placeholder;
 use sandspawn_helper::protocol::{HeldDir, Steps};
 
 use super::{child_env, path_arg, LaunchPlan, PlanRequest};
@@ -301,16 +302,16 @@ fn helper_identity((uid, gid): (u32, u32), a: &mut Argv) -> Option<(u32, u32)> {
 /// run, recognizable by their mode, until the next `spawnSandboxed` run in that directory removes
 /// them.
 fn held_dirs(policy: &ResolvedPolicy, first_fd: i32) -> Result<Vec<HeldDir>> {
-    let mut by_dir: std::collections::BTreeMap<String, Vec<(String, placeholder::Kind)>> = Default::default();
-    for m in policy.writable_roots.iter().flat_map(|r| r.missing_read_only.iter()) {
-        let (Some(dir), Some(name)) = (m.path.parent(), m.path.file_name().and_then(|n| n.to_str())) else { continue };
-        let kind = match m.kind {
-            PlaceholderKind::Dir => placeholder::Kind::Dir,
-            PlaceholderKind::File => placeholder::Kind::File,
-        };
-        by_dir.entry(path_arg(dir)?).or_default().push((name.to_string(), kind));
-    }
-    Ok(by_dir.into_iter().zip(first_fd..).map(|((path, placeholders), fd)| HeldDir { fd, path, placeholders }).collect())
+    let missing = policy.writable_roots.iter().flat_map(|r| r.missing_read_only.iter());
+    super::mount_targets::by_directory(missing)
+        .into_iter()
+        .zip(first_fd..)
+        .map(|((dir, names), fd)| {
+            // Names are one component of a path `path_arg` accepted as UTF-8 whole.
+            let placeholders = names.into_iter().filter_map(|(n, k)| Some((n.to_str()?.to_string(), k))).collect();
+            Ok(HeldDir { fd, path: path_arg(dir)?, placeholders })
+        })
+        .collect()
 }
 
 /// With a `NetworkPolicy`, the descriptor of the bridge to the runner's proxy. A self-contained

@@ -13,22 +13,21 @@
 //! removing a directory is what costs (about 65 µs per pair on the project's test machine).
 
 use std::collections::BTreeMap;
-use std::ffi::CString;
+use std::ffi::{CString, OsStr};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::io::OwnedFd;
-use std::path::PathBuf;
+use std::path::Path;
 
 use sandspawn_helper::placeholder;
 
-use crate::policy::{MissingReadOnly, PlaceholderKind};
+use crate::policy::MissingReadOnly;
 
 /// The placeholders of one directory, and the shared lock held on it for the run.
 struct Group {
-    dir: PathBuf,
-    /// `None` when the directory could not be opened or locked: then nothing was created (bwrap
-    /// creates its own mount points, which are not placeholders and stay), and nothing is removed.
+    /// `None` when the directory could not be opened or locked: then nothing was created (the
+    /// helper then finds no placeholder to cover and fails the run at setup), and nothing is removed.
     lock: Option<OwnedFd>,
-    names: Vec<(CString, PlaceholderKind)>,
+    names: Vec<(CString, placeholder::Kind)>,
 }
 
 /// Held by the runner for the whole run; dropping it releases the directories and removes the
@@ -37,26 +36,32 @@ pub struct Reservation {
     groups: Vec<Group>,
 }
 
-/// Create (or adopt) every placeholder of a policy (`ResolvedPolicy::missing_read_only`) BEFORE
-/// the plan runs. Never fails: what cannot be prepared is left to bwrap, which creates a plain
-/// mount point (protected the same, but not removed afterwards).
-pub fn reserve(targets: &[MissingReadOnly]) -> Reservation {
-    let mut by_dir: BTreeMap<PathBuf, Vec<(CString, PlaceholderKind)>> = BTreeMap::new();
+/// The placeholders by the directory they are made in, each as its name there and its kind (the
+/// runner locks and fills each directory once; so does the helper for a plan another program runs).
+pub fn by_directory<'a>(targets: impl IntoIterator<Item = &'a MissingReadOnly>) -> BTreeMap<&'a Path, Vec<(&'a OsStr, placeholder::Kind)>> {
+    let mut by_dir: BTreeMap<&Path, Vec<(&OsStr, placeholder::Kind)>> = BTreeMap::new();
     for t in targets {
         let (Some(dir), Some(name)) = (t.path.parent(), t.path.file_name()) else { continue };
-        let Ok(name) = CString::new(name.as_bytes()) else { continue };
-        by_dir.entry(dir.to_path_buf()).or_default().push((name, t.kind));
+        by_dir.entry(dir).or_default().push((name, t.kind.into()));
     }
-    let groups = by_dir
+    by_dir
+}
+
+/// Create (or adopt) every placeholder of a policy (`ResolvedPolicy::missing_read_only`) BEFORE
+/// the plan runs. Never fails itself: a placeholder that cannot be made is missing when the helper
+/// covers it, which fails the run at setup rather than run it less protected.
+pub fn reserve(targets: &[MissingReadOnly]) -> Reservation {
+    let groups = by_directory(targets)
         .into_iter()
         .map(|(dir, names)| {
+            let names: Vec<(CString, placeholder::Kind)> = names.into_iter().filter_map(|(n, k)| Some((CString::new(n.as_bytes()).ok()?, k))).collect();
             let lock = CString::new(dir.as_os_str().as_bytes()).ok().and_then(|c| placeholder::lock(&c, libc::LOCK_SH, false).ok());
             if let Some(fd) = &lock {
                 for (name, k) in &names {
-                    placeholder::create(fd, name, kind(*k));
+                    placeholder::create(fd, name, *k);
                 }
             }
-            Group { dir, lock, names }
+            Group { lock, names }
         })
         .collect();
     Reservation { groups }
@@ -65,10 +70,6 @@ pub fn reserve(targets: &[MissingReadOnly]) -> Reservation {
 impl Reservation {
     /// Release now (same as dropping).
     pub fn release(self) {}
-
-    pub fn paths(&self) -> impl Iterator<Item = PathBuf> + '_ {
-        self.groups.iter().flat_map(|g| g.names.iter().map(|(n, _)| g.dir.join(std::ffi::OsStr::from_bytes(n.as_bytes()))))
-    }
 }
 
 impl Drop for Reservation {
@@ -80,17 +81,10 @@ impl Drop for Reservation {
             // And no sandbox of a plan another program runs holds it (its bwrap's `--lock-file`).
             if placeholder::flock(&fd, libc::LOCK_EX | libc::LOCK_NB).is_ok() && !placeholder::locked_by_a_sandbox(&fd) {
                 for (name, k) in &g.names {
-                    placeholder::remove_if_placeholder(&fd, name, kind(*k));
+                    placeholder::remove_if_placeholder(&fd, name, *k);
                 }
             }
         }
-    }
-}
-
-fn kind(k: PlaceholderKind) -> placeholder::Kind {
-    match k {
-        PlaceholderKind::Dir => placeholder::Kind::Dir,
-        PlaceholderKind::File => placeholder::Kind::File,
     }
 }
 
@@ -103,8 +97,8 @@ pub fn is_placeholder(meta: &std::fs::Metadata) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policy::PlaceholderKind;
     use std::os::unix::fs::{MetadataExt, PermissionsExt};
-    use std::path::Path;
 
     fn target(p: &Path, kind: PlaceholderKind) -> Vec<MissingReadOnly> {
         vec![MissingReadOnly { path: p.to_path_buf(), kind }]

@@ -181,7 +181,7 @@ impl Carver<'_> {
         }
     }
 
-    /// A placeholder bwrap creates on the host, unless `p` lies in a path that is already read-only
+    /// A placeholder made on the host for the run, unless `p` lies in a path that is already read-only
     /// or hidden (there it could not be created, and nothing can be planted anyway).
     fn missing(&mut self, p: PathBuf, kind: PlaceholderKind) {
         let Some(i) = self.root_of(&p) else { return };

@@ -43,15 +43,25 @@ pub enum UnixSockets {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub enum PlaceholderKind {
-    /// An empty read-only directory (used for a missing `.git`).
+    /// An empty read-only directory (`.git` and the directory-like protected names).
     Dir,
-    /// An empty read-only file (used for other missing read-only paths).
+    /// An empty read-only file (file-like protected names, other missing read-only paths).
     File,
 }
 
+impl From<PlaceholderKind> for sandspawn_helper::placeholder::Kind {
+    fn from(k: PlaceholderKind) -> Self {
+        match k {
+            PlaceholderKind::Dir => Self::Dir,
+            PlaceholderKind::File => Self::File,
+        }
+    }
+}
+
 /// A path inside a writable root that must stay read-only but does not exist (or is an empty
-/// placeholder left by a concurrent run). bwrap has to create a mount point for it on the host, so
-/// the runner reserves it for the run and removes it afterwards (see `plan::mount_targets`).
+/// placeholder left by a concurrent run). Something must exist at that path on the host while the
+/// run is in flight, so a placeholder is made there for the run and removed afterwards (see
+/// `plan::mount_targets`), and the helper covers it inside the sandbox.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct MissingReadOnly {

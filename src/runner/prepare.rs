@@ -15,7 +15,8 @@ use crate::program::resolve_program;
 
 pub struct Prepared {
     pub plan: LaunchPlan,
-    /// Placeholders bwrap creates on the host; released (and removed) after the run.
+    /// The run's placeholders on the host (see `plan::mount_targets`); released, and removed when
+    /// no other run uses them, after the run.
     pub reservation: Option<mount_targets::Reservation>,
     /// What `SpawnResult.sandboxDetails` reports.
     pub details: capabilities::SandboxDetails,
