@@ -146,8 +146,8 @@ export interface ResourceLimits {
   /** Bytes of private writable memory (heap, anonymous mappings) per process: `RLIMIT_DATA`, not
    * address space, so Node, the JVM and wasm still start. Linux only. */
   memory?: number
-  /** Processes and threads alive at once in the sandbox, its init process included:
-   * `RLIMIT_NPROC` inside the sandbox's user namespace (Linux >= 5.14). Unsupported when
+  /** Processes and threads of the command's tree alive at once in the sandbox (bwrap's init not
+   * included): `RLIMIT_NPROC` inside the command's own user namespace (Linux >= 5.14). Unsupported when
    * sandspawn runs as root, without a sandbox, and on macOS. At most 4194304. */
   processes?: number
   /** Milliseconds of CPU time per process, rounded up to whole seconds: SIGXCPU at the limit,

@@ -77,3 +77,36 @@ test('a policy Landlock cannot express is refused, naming the rule', () => {
   assert.match(result.networkPolicy, /^ERR_SANDBOX_UNSUPPORTED: .*NetworkPolicy/)
   assert.match(result.toolCachesPrivate, /^ERR_SANDBOX_UNSUPPORTED: .*sandbox\.toolCaches: 'private'/)
 })
+
+/** `name value` lines of an attack program. */
+const lines = (out) => Object.fromEntries(out.split('\n').filter(Boolean).map((l) => l.split(' ')).map(([k, ...v]) => [k, v.join(' ')]))
+
+test('the filter has the bwrap modes\' baseline; the supervisor cannot be traced, read or borrowed from (issue 27)', { skip: !hasCc() && 'no C compiler to build the attacks' }, (t) => {
+  const bin = fs.mkdtempSync(path.join('/var/tmp', 'sandspawn-ll-attacks-'))
+  t.after(() => fs.rmSync(bin, { recursive: true, force: true }))
+  for (const name of ['surface', 'borrow-init']) {
+    execFileSync('cc', ['-O1', '-o', path.join(bin, name), path.join(__dirname, 'security', 'attacks', `${name}.c`)])
+  }
+  const { result } = scenario('kernelSurface', { SANDSPAWN_ATTACKS: bin })
+  const surface = lines(result.surface)
+  for (const name of ['keyctl', 'add_key', 'request_key', 'bpf', 'perf_event_open', 'userfaultfd', 'io_uring_setup', 'name_to_handle_at', 'open_by_handle_at', 'unshare-user', 'unshare-ns', 'clone-newuser', 'setns', 'mount', 'open_tree', 'fsopen', 'kexec_load', 'init_module', 'ioctl-tiocsti', 'ioctl-tioclinux']) {
+    assert.strictEqual(surface[name], 'EPERM', `${name}\n${result.surface}${result.stderr}`)
+  }
+  assert.strictEqual(surface.clone3, 'ENOSYS')
+  assert.strictEqual(surface.fork, 'ok')
+  const borrow = lines(result.borrow)
+  for (const name of ['ptrace-attach', 'process-vm-readv', 'pidfd-getfd', 'own-child-attach']) {
+    assert.strictEqual(borrow[name], 'EPERM', `${name}\n${result.borrow}${result.stderr}`)
+  }
+  assert.match(borrow['proc-mem-open'], /^(EACCES|EPERM)$/, result.borrow)
+  assert.match(borrow['proc-fd-readlink'], /^(EACCES|EPERM)$/, result.borrow)
+})
+
+function hasCc() {
+  try {
+    execFileSync('sh', ['-c', 'command -v cc'], { stdio: 'ignore' })
+    return true
+  } catch {
+    return false
+  }
+}

@@ -73,7 +73,7 @@ pub fn prepare(ll: &LandlockSteps) -> Result<Prepared, Failure> {
     }
     let arch = seccomp::Arch::native()
         .ok_or_else(|| setup(0, format!("no seccomp filter for this architecture ({})", std::env::consts::ARCH)))?;
-    let filter = crate::sock_filters(seccomp::landlock_program(arch, ll.sockets));
+    let filter = crate::sock_filters(seccomp::program(arch, seccomp::Filter { sockets: ll.sockets, tracing: seccomp::Tracing::Denied }));
     Ok(Prepared { ruleset_fd, filter })
 }
 
@@ -110,14 +110,15 @@ fn add_rule(ruleset_fd: i32, path: &str, writable: bool, abi: u32) -> Result<(),
 }
 
 /// In the command's process: its own session (TIOCSTI aside, a new session keeps it out of the
-/// caller's terminal job control), no capabilities (sandspawn may run as root), no_new_privs,
-/// Landlock, seccomp. Any failure stops the command from running.
+/// caller's terminal job control), no capabilities (sandspawn may run as root), a fresh session
+/// keyring, no_new_privs, Landlock, seccomp. Any failure stops the command from running.
 pub fn apply(p: &Prepared) -> Result<(), Failure> {
     if unsafe { libc::setsid() } < 0 {
         let e = last_errno();
         return Err(setup(e, format!("setsid failed: {}", describe(e))));
     }
     crate::capabilities::drop_all()?;
+    crate::userns::fresh_session_keyring()?;
     if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
         let e = last_errno();
         return Err(setup(e, format!("prctl(PR_SET_NO_NEW_PRIVS) failed: {}", describe(e))));

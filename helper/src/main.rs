@@ -12,14 +12,14 @@
 //! `nsswitch.conf`), lock directories and create placeholders in them (host side); inside, wait
 //! until bwrap's pid 1 holds its locks on those directories, then close ours; mark the report descriptor close-on-exec; mount the private tool
 //! caches' overlays, cover the placeholders of missing protected names (`covers`), detach the
-//! store, disable user namespaces and drop every capability
-//! (`private_mounts`: the only steps that need capabilities, so everything after them runs with
-//! none); hand a loopback listener to the host's proxy and set the proxy variables (`listen`);
-//! take the terminal on descriptor 0 as the controlling tty (pty runs); set the resource limits
-//! (`rlimit`); in the Landlock mode, become the supervisor (`supervisor`, never with the overlay
-//! steps); install the seccomp filter
-//! (after `PR_SET_NO_NEW_PRIVS`, which seccomp requires without CAP_SYS_ADMIN); `execvp` the command
-//! with the environment it was given. Any failure is reported (see `report`) and ends the helper
+//! store (`private_mounts`: the only steps that need capabilities); move into the command's own
+//! user namespace and drop every capability (`userns`), so everything after runs with none and
+//! the command can borrow nothing of bwrap's pid 1; hand a loopback listener to the host's proxy
+//! and set the proxy variables (`listen`); take the terminal on descriptor 0 as the controlling
+//! tty (pty runs); set the resource limits (`rlimit`); in the Landlock mode, become the supervisor
+//! (`supervisor`, never with the overlay steps); join a fresh session keyring and install the
+//! seccomp filter (after `PR_SET_NO_NEW_PRIVS`, which seccomp requires without CAP_SYS_ADMIN);
+//! `execvp` the command with the environment it was given. Any failure is reported (see `report`) and ends the helper
 //! with 125/126/127; the command then never ran.
 //!
 //! `no_main`: Rust's runtime start-up would set SIGPIPE to "ignore" before `main`, and an ignored
@@ -50,6 +50,8 @@ mod listen;
 mod private_mounts;
 #[cfg(target_os = "linux")]
 mod supervisor;
+#[cfg(target_os = "linux")]
+mod userns;
 
 /// Keeps the marker in the binary, where the addon looks for it (see `protocol::MARKER`).
 #[used]
@@ -146,8 +148,8 @@ fn run(args: Vec<OsString>) {
         supervisor::run(ll, steps.report_fd, command);
     }
     #[cfg(target_os = "linux")]
-    if steps.block_unix_sockets {
-        if let Err(failure) = block_unix_sockets() {
+    if let Some(sockets) = steps.filter {
+        if let Err(failure) = confine_command(sockets) {
             fail(steps.report_fd, failure);
         }
     }
@@ -172,8 +174,8 @@ fn in_namespaces(steps: &Steps) {
             fail(steps.report_fd, failure);
         }
     }
-    if steps.disable_userns {
-        if let Err(failure) = private_mounts::disable_userns_and_drop_caps(steps.map_ids) {
+    if steps.own_userns {
+        if let Err(failure) = userns::enter_own(steps.map_ids, steps.limit_userns) {
             fail(steps.report_fd, failure);
         }
     }
@@ -327,18 +329,26 @@ fn set_rlimit(limit: &Rlimit) -> Result<(), Failure> {
     Ok(())
 }
 
+/// The last step before exec under bwrap: a fresh session keyring, no_new_privs, the filter
+/// (baseline, `sockets`, tracing of the own tree); then a check that the filter holds.
 #[cfg(target_os = "linux")]
-fn block_unix_sockets() -> Result<(), Failure> {
+fn confine_command(sockets: seccomp::Sockets) -> Result<(), Failure> {
     let setup = |errno: i32, message: String| Failure { stage: Stage::Setup, errno, message };
     let arch = seccomp::Arch::native().ok_or_else(|| {
         setup(0, format!("no seccomp filter for this architecture ({})", std::env::consts::ARCH))
     })?;
-    let filter = sock_filters(seccomp::program(arch));
+    let filter = sock_filters(seccomp::program(arch, seccomp::Filter { sockets, tracing: seccomp::Tracing::OwnTree }));
+    userns::fresh_session_keyring()?;
     if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
         let e = last_errno();
         return Err(setup(e, format!("prctl(PR_SET_NO_NEW_PRIVS) failed: {}", describe(e))));
     }
-    install_filter(&filter)
+    install_filter(&filter)?;
+    // SAFETY: unshare with a plain flag; it must fail now.
+    if unsafe { libc::unshare(libc::CLONE_NEWUSER) } == 0 {
+        return Err(setup(0, "the seccomp filter did not refuse a new user namespace as the sandbox requires".into()));
+    }
+    Ok(())
 }
 
 /// A generated program as the kernel's `struct sock_filter`s.

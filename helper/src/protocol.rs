@@ -7,7 +7,8 @@
 //!     [--hold-dir=N:DIR [--placeholder-dir=N:NAME | --placeholder-file=N:NAME]...]...
 //!     [--await-init-locks=K] [--close-fds=N,...]
 //!     [--overlay TARGET UPPER WORK]... [--cover-dir=PATH]... [--cover-file=PATH]... [--unmount=PATH]...
-//!     [--disable-userns [--map-ids=UID:GID]] [--controlling-tty] [--rlimit=NAME:SOFT:HARD]... [--block-unix-sockets]
+//!     [--own-userns [--limit-userns] [--map-ids=UID:GID]] [--controlling-tty] [--rlimit=NAME:SOFT:HARD]...
+//!     [--filter=none|unix|not-unix|all]
 //!     [--report-fd=N] [--net-listen=N]
 //!     [--landlock=ABI --sockets=none|unix|all --control-fd=N --ll-read=PATH... --ll-write=PATH...] -- COMMAND [ARG...]
 //! sandspawn-helper --version
@@ -52,23 +53,28 @@ pub struct Steps {
     pub close_fds: Vec<i32>,
     /// Mount these copy-on-write overlays (the private tool caches, see the addon's `tool_caches`).
     /// Needs CAP_SYS_ADMIN and CAP_DAC_OVERRIDE in the sandbox's user namespace, which bwrap then
-    /// keeps for the helper; `disable_userns` must be set too, since it is what drops them.
+    /// keeps for the helper; `own_userns` must be set too, since it is what drops them.
     pub overlays: Vec<Overlay>,
     /// Mount an empty read-only directory over each of these placeholders of missing protected
     /// names, and an empty read-only file over each of `cover_files` (see `covers`). Needs
-    /// CAP_SYS_ADMIN, so `disable_userns` must be set too.
+    /// CAP_SYS_ADMIN, so `own_userns` must be set too.
     pub cover_dirs: Vec<String>,
     pub cover_files: Vec<String>,
     /// Bind mounts bwrap made only so that the overlays could be mounted (the writable store),
     /// detached after them so the command cannot reach the store directly.
     pub unmount: Vec<String>,
-    /// Do what bwrap's `--disable-userns` does (which the plan then leaves out, because bwrap's
-    /// nested user namespace would make the overlays impossible to mount), then drop every
-    /// capability: the command cannot create a user namespace and holds no capability at all.
-    pub disable_userns: bool,
-    /// With `disable_userns`: the uid and gid the command runs as in the nested user namespace,
-    /// mapped onto the helper's (bwrap ran it as uid 0: see `private_mounts`). Without it the ids
-    /// stay the helper's own.
+    /// Move into a user namespace of the command's own, below the one of bwrap's pid 1, then drop
+    /// every capability (see `userns`). Every bwrap plan: the kernel refuses the command every
+    /// access of the ptrace family to a process of a parent user namespace, so nothing that runs
+    /// without the command's filter (bwrap's pid 1) can be borrowed by it.
+    pub own_userns: bool,
+    /// With `own_userns`, first: what bwrap's `--disable-userns` does (which the plans leave out:
+    /// bwrap would move pid 1 into its nested user namespace too), `user.max_user_namespaces = 1`
+    /// in the sandbox's namespace. Needs the capabilities a plan keeps for the helper's mounts;
+    /// the filter refuses new namespaces in every plan anyway (see `seccomp`).
+    pub limit_userns: bool,
+    /// With `own_userns`: the uid and gid the command runs as in its user namespace, mapped onto
+    /// the helper's (bwrap ran it as uid 0: see `userns`). Without it the ids stay the helper's own.
     pub map_ids: Option<(u32, u32)>,
     /// Make the command a session leader whose controlling terminal is the terminal on descriptor
     /// 0 (pty runs). bwrap's `--new-session` leaves the command without one, so job control,
@@ -77,8 +83,10 @@ pub struct Steps {
     pub controlling_tty: bool,
     /// Resource limits to set on itself, inherited by the command (see `rlimit`).
     pub rlimits: Vec<Rlimit>,
-    /// Install the seccomp filter that refuses `socket(AF_UNIX)` and io_uring (with no_new_privs).
-    pub block_unix_sockets: bool,
+    /// Install the seccomp filter, last before exec (with no_new_privs): the baseline (see
+    /// `seccomp::BASELINE`), this socket rule, tracing of the command's own tree only. Every bwrap
+    /// plan has one, whatever its network.
+    pub filter: Option<crate::seccomp::Sockets>,
     /// A descriptor on which a failure before the command runs is reported (see `report`). The
     /// helper marks it close-on-exec, so the command never sees it. Only the runner passes one:
     /// plans for other spawners are self-contained and report on stderr and by exit code.
@@ -104,20 +112,6 @@ pub struct LandlockSteps {
     pub sockets: crate::seccomp::Sockets,
     /// Runner only: EOF on this descriptor (the runner closed it, or died) kills the whole tree.
     pub control_fd: Option<i32>,
-}
-
-impl Default for crate::seccomp::Sockets {
-    fn default() -> Self {
-        crate::seccomp::Sockets::None
-    }
-}
-
-fn sockets_word(s: crate::seccomp::Sockets) -> &'static str {
-    match s {
-        crate::seccomp::Sockets::None => "none",
-        crate::seccomp::Sockets::UnixOnly => "unix",
-        crate::seccomp::Sockets::All => "all",
-    }
 }
 
 /// A directory the helper in front of bwrap locks at `fd`, and the placeholders it creates in it.
@@ -156,10 +150,10 @@ impl Steps {
             (!self.cover_dirs.is_empty(), "--cover-dir"),
             (!self.cover_files.is_empty(), "--cover-file"),
             (!self.unmount.is_empty(), "--unmount"),
-            (self.disable_userns, "--disable-userns"),
+            (self.own_userns, "--own-userns"),
             (self.net_listen_fd.is_some(), "--net-listen"),
             (self.landlock.is_some(), "--landlock"),
-            (self.block_unix_sockets, "--block-unix-sockets"),
+            (self.filter.is_some(), "--filter"),
         ]
         .into_iter()
         .find_map(|(asked, flag)| asked.then_some(flag))
@@ -196,8 +190,11 @@ impl Steps {
         for p in &self.unmount {
             args.push(format!("--unmount={p}"));
         }
-        if self.disable_userns {
-            args.push("--disable-userns".into());
+        if self.own_userns {
+            args.push("--own-userns".into());
+        }
+        if self.limit_userns {
+            args.push("--limit-userns".into());
         }
         if let Some((uid, gid)) = self.map_ids {
             args.push(format!("--map-ids={uid}:{gid}"));
@@ -206,8 +203,8 @@ impl Steps {
             args.push("--controlling-tty".into());
         }
         args.extend(self.rlimits.iter().map(Rlimit::to_arg));
-        if self.block_unix_sockets {
-            args.push("--block-unix-sockets".into());
+        if let Some(sockets) = self.filter {
+            args.push(format!("--filter={}", sockets.word()));
         }
         if let Some(fd) = self.report_fd {
             args.push(format!("--report-fd={fd}"));
@@ -217,7 +214,7 @@ impl Steps {
         }
         if let Some(ll) = &self.landlock {
             args.push(format!("--landlock={}", ll.abi));
-            args.push(format!("--sockets={}", sockets_word(ll.sockets)));
+            args.push(format!("--sockets={}", ll.sockets.word()));
             if let Some(fd) = ll.control_fd {
                 args.push(format!("--control-fd={fd}"));
             }
@@ -262,23 +259,23 @@ impl Steps {
                         }
                         // The Landlock mode runs without bwrap: no private mount namespace to mount
                         // overlays in, no store to detach, no sandbox user namespace to close.
-                        if !steps.overlays.is_empty() || steps.covers() || !steps.unmount.is_empty() || steps.disable_userns {
-                            return Err("--overlay, --cover-dir, --cover-file, --unmount and --disable-userns cannot be combined with --landlock".into());
+                        if !steps.overlays.is_empty() || steps.covers() || !steps.unmount.is_empty() || steps.own_userns || steps.filter.is_some() {
+                            return Err("--overlay, --cover-dir, --cover-file, --unmount, --own-userns and --filter cannot be combined with --landlock (it has its own filter)".into());
                         }
                     } else if landlock_only {
                         return Err("--ll-read, --ll-write, --sockets and --control-fd need --landlock".into());
                     }
-                    if steps.map_ids.is_some() && !steps.disable_userns {
-                        return Err("--map-ids needs --disable-userns, which makes the user namespace it maps".into());
+                    if (steps.map_ids.is_some() || steps.limit_userns) && !steps.own_userns {
+                        return Err("--map-ids and --limit-userns need --own-userns, which makes the user namespace they set up".into());
                     }
                     // What keeps capabilities for the helper's mounts also needs the step that drops them.
-                    if (!steps.overlays.is_empty() || steps.covers()) && !steps.disable_userns && steps.landlock.is_none() {
-                        return Err("--overlay, --cover-dir and --cover-file need --disable-userns, which drops the capabilities they use".into());
+                    if (!steps.overlays.is_empty() || steps.covers()) && !steps.own_userns && steps.landlock.is_none() {
+                        return Err("--overlay, --cover-dir and --cover-file need --own-userns, which drops the capabilities they use".into());
                     }
                     return Ok((steps, command));
                 }
-                "--block-unix-sockets" => steps.block_unix_sockets = true,
-                "--disable-userns" => steps.disable_userns = true,
+                "--own-userns" => steps.own_userns = true,
+                "--limit-userns" => steps.limit_userns = true,
                 "--overlay" => {
                     let paths: Vec<String> = args.iter().skip(i + 1).take(3).map(|a| a.to_string_lossy().into_owned()).collect();
                     if paths.len() < 3 || paths.iter().any(|p| !p.starts_with('/')) {
@@ -290,7 +287,9 @@ impl Steps {
                 "--controlling-tty" => steps.controlling_tty = true,
                 _ => {
                     let bad = || format!("unknown or malformed argument {text:?}");
-                    if let Some(fd) = text.strip_prefix("--report-fd=") {
+                    if let Some(word) = text.strip_prefix("--filter=") {
+                        steps.filter = Some(crate::seccomp::Sockets::from_word(word).ok_or_else(bad)?);
+                    } else if let Some(fd) = text.strip_prefix("--report-fd=") {
                         steps.report_fd = Some(descriptor(fd).ok_or_else(bad)?);
                     } else if let Some(fd) = text.strip_prefix("--offline-nsswitch-fd=") {
                         steps.offline_nsswitch_fd = Some(descriptor(fd).ok_or_else(bad)?);
@@ -311,12 +310,7 @@ impl Steps {
                         write.push(path.to_string());
                     } else if let Some(word) = text.strip_prefix("--sockets=") {
                         landlock_only = true;
-                        sockets = match word {
-                            "none" => crate::seccomp::Sockets::None,
-                            "unix" => crate::seccomp::Sockets::UnixOnly,
-                            "all" => crate::seccomp::Sockets::All,
-                            _ => return Err(bad()),
-                        };
+                        sockets = crate::seccomp::Sockets::from_word(word).ok_or_else(bad)?;
                     } else if let Some(fd) = text.strip_prefix("--control-fd=") {
                         landlock_only = true;
                         control_fd = Some(descriptor(fd).ok_or_else(bad)?);
@@ -392,8 +386,8 @@ mod tests {
     fn round_trip() {
         for steps in [
             Steps::default(),
-            Steps { block_unix_sockets: true, ..Steps::default() },
-            Steps { block_unix_sockets: true, report_fd: Some(4), ..Steps::default() },
+            Steps { filter: Some(crate::seccomp::Sockets::NotUnix), ..Steps::default() },
+            Steps { filter: Some(crate::seccomp::Sockets::NotUnix), report_fd: Some(4), ..Steps::default() },
             Steps { null_fds: vec![5, 6], ..Steps::default() },
             Steps { null_fds: vec![5], offline_nsswitch_fd: Some(6), ..Steps::default() },
             Steps {
@@ -402,23 +396,24 @@ mod tests {
                     Overlay { target: "/h/a b".into(), upper: "/s/c/upper".into(), work: "/s/c/work/1".into() },
                 ],
                 unmount: vec!["/s".into()],
-                disable_userns: true,
+                own_userns: true,
                 report_fd: Some(4),
                 ..Steps::default()
             },
             Steps {
                 overlays: vec![Overlay { target: "/h/.npm".into(), upper: "/s/npm/upper".into(), work: "/s/npm/work/1".into() }],
                 unmount: vec!["/s".into()],
-                disable_userns: true,
+                own_userns: true,
+                limit_userns: true,
                 controlling_tty: true,
                 rlimits: vec![cpu(), nofile()],
-                block_unix_sockets: true,
+                filter: Some(crate::seccomp::Sockets::NotUnix),
                 report_fd: Some(4),
                 net_listen_fd: Some(5),
                 ..Steps::default()
             },
-            Steps { block_unix_sockets: true, report_fd: Some(4), net_listen_fd: Some(5), ..Steps::default() },
-            Steps { cover_dirs: vec!["/w/.vscode".into(), "/w/a b/.git".into()], cover_files: vec!["/w/.envrc".into()], disable_userns: true, map_ids: Some((1000, 100)), await_init_locks: 2, close_fds: vec![7, 8], ..Steps::default() },
+            Steps { filter: Some(crate::seccomp::Sockets::NotUnix), report_fd: Some(4), net_listen_fd: Some(5), ..Steps::default() },
+            Steps { cover_dirs: vec!["/w/.vscode".into(), "/w/a b/.git".into()], cover_files: vec!["/w/.envrc".into()], own_userns: true, map_ids: Some((1000, 100)), await_init_locks: 2, close_fds: vec![7, 8], ..Steps::default() },
             Steps {
                 null_fds: vec![5],
                 offline_nsswitch_fd: Some(6),
@@ -429,7 +424,7 @@ mod tests {
                 ..Steps::default()
             },
             Steps { controlling_tty: true, ..Steps::default() },
-            Steps { controlling_tty: true, block_unix_sockets: true, report_fd: Some(4), ..Steps::default() },
+            Steps { controlling_tty: true, filter: Some(crate::seccomp::Sockets::NotUnix), report_fd: Some(4), ..Steps::default() },
             Steps { rlimits: vec![cpu(), nofile()], report_fd: Some(4), ..Steps::default() },
             Steps {
                 report_fd: Some(4),
@@ -453,16 +448,16 @@ mod tests {
 
     #[test]
     fn pinned_format() {
-        let steps = Steps { block_unix_sockets: true, report_fd: Some(4), ..Steps::default() };
-        assert_eq!(steps.to_args(), ["v1", "--block-unix-sockets", "--report-fd=4", "--"]);
-        let tty = Steps { controlling_tty: true, block_unix_sockets: true, report_fd: Some(4), ..Steps::default() };
-        assert_eq!(tty.to_args(), ["v1", "--controlling-tty", "--block-unix-sockets", "--report-fd=4", "--"]);
+        let steps = Steps { filter: Some(crate::seccomp::Sockets::NotUnix), report_fd: Some(4), ..Steps::default() };
+        assert_eq!(steps.to_args(), ["v1", "--filter=not-unix", "--report-fd=4", "--"]);
+        let tty = Steps { controlling_tty: true, filter: Some(crate::seccomp::Sockets::NotUnix), report_fd: Some(4), ..Steps::default() };
+        assert_eq!(tty.to_args(), ["v1", "--controlling-tty", "--filter=not-unix", "--report-fd=4", "--"]);
         let outer = Steps { null_fds: vec![3, 4], ..Steps::default() };
         assert_eq!(outer.to_args(), ["v1", "--null-fds=3,4", "--"]);
         let net = Steps { report_fd: Some(4), net_listen_fd: Some(5), ..Steps::default() };
         assert_eq!(net.to_args(), ["v1", "--report-fd=4", "--net-listen=5", "--"]);
-        let limited = Steps { rlimits: vec![cpu(), nofile()], block_unix_sockets: true, ..Steps::default() };
-        assert_eq!(limited.to_args(), ["v1", "--rlimit=cpu:2:3", "--rlimit=nofile:32:32", "--block-unix-sockets", "--"]);
+        let limited = Steps { rlimits: vec![cpu(), nofile()], filter: Some(crate::seccomp::Sockets::NotUnix), ..Steps::default() };
+        assert_eq!(limited.to_args(), ["v1", "--rlimit=cpu:2:3", "--rlimit=nofile:32:32", "--filter=not-unix", "--"]);
     }
 
     fn cpu() -> Rlimit {
@@ -491,8 +486,8 @@ mod tests {
         assert!(Steps::parse(&os(&["v1", "--overlay", "/a", "/b", "--", "true"])).is_err(), "relative or missing overlay path");
         assert!(Steps::parse(&os(&["v1", "--overlay", "/a", "/b"])).is_err(), "overlay cut short");
         assert!(Steps::parse(&os(&["v1", "--unmount=rel", "--", "true"])).is_err());
-        assert!(Steps::parse(&os(&["v1", "--cover-dir=rel", "--disable-userns", "--", "true"])).is_err());
-        assert!(Steps::parse(&os(&["v1", "--cover-file=rel", "--disable-userns", "--", "true"])).is_err());
+        assert!(Steps::parse(&os(&["v1", "--cover-dir=rel", "--own-userns", "--", "true"])).is_err());
+        assert!(Steps::parse(&os(&["v1", "--cover-file=rel", "--own-userns", "--", "true"])).is_err());
         // A placeholder names one entry of a directory held before it.
         assert!(Steps::parse(&os(&["v1", "--placeholder-dir=7:.git", "--hold-dir=7:/w", "--", "true"])).is_err());
         assert!(Steps::parse(&os(&["v1", "--hold-dir=7:/w", "--placeholder-dir=7:a/b", "--", "true"])).is_err());
@@ -501,9 +496,12 @@ mod tests {
         assert!(Steps::parse(&os(&["v1", "--hold-dir=2:/w", "--", "true"])).is_err(), "not over stdio");
         assert!(Steps::parse(&os(&["v1", "--hold-dir=7:/w", "--hold-dir=7:/x", "--", "true"])).is_err(), "one directory per descriptor");
         assert!(Steps::parse(&os(&["v1", "--close-fds=1", "--", "true"])).is_err());
-        assert!(Steps::parse(&os(&["v1", "--map-ids=1000:100", "--", "true"])).is_err(), "only with --disable-userns");
-        assert!(Steps::parse(&os(&["v1", "--disable-userns", "--map-ids=1000", "--", "true"])).is_err());
-        // The capabilities a remount or an overlay needs are dropped only by --disable-userns.
+        assert!(Steps::parse(&os(&["v1", "--map-ids=1000:100", "--", "true"])).is_err(), "only with --own-userns");
+        assert!(Steps::parse(&os(&["v1", "--own-userns", "--map-ids=1000", "--", "true"])).is_err());
+        assert!(Steps::parse(&os(&["v1", "--limit-userns", "--", "true"])).is_err(), "only with --own-userns");
+        assert!(Steps::parse(&os(&["v1", "--filter=tcp", "--", "true"])).is_err());
+        assert!(Steps::parse(&os(&["v1", "--landlock=3", "--ll-read=/", "--filter=all", "--", "true"])).is_err(), "Landlock has its own filter");
+        // The capabilities a remount or an overlay needs are dropped only by --own-userns.
         assert!(Steps::parse(&os(&["v1", "--cover-dir=/w/.vscode", "--", "true"])).is_err());
         assert!(Steps::parse(&os(&["v1", "--cover-file=/w/.envrc", "--", "true"])).is_err());
         assert!(Steps::parse(&os(&["v1", "--overlay", "/a", "/b", "/c", "--", "true"])).is_err());
@@ -513,10 +511,10 @@ mod tests {
         assert!(Steps::parse(&os(&["v1", "--landlock=3", "--ll-read=rel", "--", "true"])).is_err(), "relative path");
         assert!(Steps::parse(&os(&["v1", "--landlock=3", "--ll-read=/", "--sockets=tcp", "--", "true"])).is_err());
         // The Landlock mode runs without bwrap: no mount namespace of its own to mount overlays in,
-        // and no user namespace whose capabilities `--disable-userns` would drop.
-        let mixed = os(&["v1", "--landlock=3", "--ll-read=/", "--overlay", "/a", "/b", "/c", "--disable-userns", "--", "true"]);
+        // and no user namespace whose capabilities `--own-userns` would drop.
+        let mixed = os(&["v1", "--landlock=3", "--ll-read=/", "--overlay", "/a", "/b", "/c", "--own-userns", "--", "true"]);
         assert!(Steps::parse(&mixed).unwrap_err().contains("cannot be combined with --landlock"));
-        assert!(Steps::parse(&os(&["v1", "--landlock=3", "--ll-read=/", "--disable-userns", "--", "true"])).is_err());
+        assert!(Steps::parse(&os(&["v1", "--landlock=3", "--ll-read=/", "--own-userns", "--", "true"])).is_err());
         assert!(Steps::parse(&os(&["v1", "--"])).is_err(), "missing command");
     }
 
@@ -524,9 +522,9 @@ mod tests {
     fn names_the_first_step_only_linux_has() {
         let macos = Steps { controlling_tty: true, rlimits: vec![cpu()], report_fd: Some(3), ..Steps::default() };
         assert_eq!(macos.linux_only(), None, "what the helper does in front of sandbox-exec");
-        let seccomp = Steps { block_unix_sockets: true, ..macos.clone() };
-        assert_eq!(seccomp.linux_only(), Some("--block-unix-sockets"));
-        let bwrap = Steps { await_init_locks: 1, disable_userns: true, net_listen_fd: Some(5), ..macos };
+        let seccomp = Steps { filter: Some(crate::seccomp::Sockets::NotUnix), ..macos.clone() };
+        assert_eq!(seccomp.linux_only(), Some("--filter"));
+        let bwrap = Steps { await_init_locks: 1, own_userns: true, net_listen_fd: Some(5), ..macos };
         assert_eq!(bwrap.linux_only(), Some("--await-init-locks"));
     }
 

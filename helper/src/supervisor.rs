@@ -1,7 +1,8 @@
 //! The Landlock mode's supervisor: without a PID namespace nothing ends the command's tree for us,
 //! so the helper stays as its parent. It is a child subreaper, so every orphan of the tree
 //! (`setsid` daemons, double forks) is re-parented to it rather than to init; it stays outside the
-//! Landlock domain, so the command cannot ptrace it (and, from ABI 6, not signal it either).
+//! Landlock domain, so the command cannot ptrace it (and, from ABI 6, not signal it either), and it
+//! is not dumpable.
 //!
 //! It forwards the signals the runner sends it (the runner's `signal_tree`) to every descendant,
 //! and it kills the whole tree when the command ends, or when the runner closes the control
@@ -24,6 +25,13 @@ pub fn run(ll: &LandlockSteps, report_fd: Option<i32>, command: &[std::ffi::OsSt
     if unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) } != 0 {
         let e = crate::last_errno();
         crate::fail(report_fd, Failure { stage: sandspawn_helper::report::Stage::Setup, errno: e, message: format!("prctl(PR_SET_CHILD_SUBREAPER) failed: {}", crate::describe(e)) });
+    }
+    // Not dumpable: no process of the user's may trace it or read its memory (Landlock already
+    // refuses that to the command, and the filter refuses it the ptrace family; this is a third
+    // wall). The command's exec makes the command dumpable again, as usual.
+    if unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0) } != 0 {
+        let e = crate::last_errno();
+        crate::fail(report_fd, Failure { stage: sandspawn_helper::report::Stage::Setup, errno: e, message: format!("prctl(PR_SET_DUMPABLE) failed: {}", crate::describe(e)) });
     }
     let mut set: libc::sigset_t = unsafe { std::mem::zeroed() };
     let mut old: libc::sigset_t = unsafe { std::mem::zeroed() };

@@ -23,9 +23,17 @@ function size(stdout) {
 async function runInTerminal(sandspawn, command, options, attach, { stdin = process.stdin, stdout = process.stdout } = {}) {
   const pty = { ...size(stdout) }
   if (process.env.TERM) pty.term = process.env.TERM
-  const proc = await sandspawn.startSandboxed(command, { ...options, pty })
-  attach(proc)
+  // Raw before the command starts: it may print a prompt and read a key at once, and the key must
+  // not be cooked (nor the prompt seen while our terminal still echoes).
   const restore = rawMode(stdin)
+  let proc
+  try {
+    proc = await sandspawn.startSandboxed(command, { ...options, pty })
+  } catch (err) {
+    restore()
+    throw err
+  }
+  attach(proc)
   const onResize = () => {
     const { cols, rows } = size(stdout)
     proc.resize(cols, rows)

@@ -4,8 +4,8 @@
 //! - `memory` → `RLIMIT_DATA` (private writable memory per process). Not `RLIMIT_AS`: Node needs
 //!   about 1 GB of address space just to start, wasm 2 GB, the JVM 4 GB. macOS counts the whole VM
 //!   map against both and refuses limits below current usage (hundreds of GiB): unsupported there.
-//! - `processes` → `RLIMIT_NPROC` set inside the sandbox's user namespace, which since Linux 5.14
-//!   counts only that namespace's tasks (the sandbox's init included). It never limits root
+//! - `processes` → `RLIMIT_NPROC` set inside the command's own user namespace, which since Linux
+//!   5.14 counts only that namespace's tasks (bwrap's init is outside it). It never limits root
 //!   (kuid 0), counts the whole uid without a namespace (danger-full-access) or before 5.14, and
 //!   macOS counts it per uid system-wide: unsupported in all those cases.
 //! - `cpuTime` → `RLIMIT_CPU`, whole seconds (rounded up), per process; the hard limit one second

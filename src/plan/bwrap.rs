@@ -17,6 +17,7 @@
 use std::path::{Path, PathBuf};
 
 use sandspawn_helper::protocol::{HeldDir, Steps};
+use sandspawn_helper::seccomp::Sockets;
 
 use super::{child_env, path_arg, LaunchPlan, PlanRequest};
 use crate::error::{Result, SandboxError};
@@ -138,14 +139,12 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         }
     }
     let helper_mounts = !caches.overlays.is_empty() || !cover_dirs.is_empty() || !cover_files.is_empty();
-    // Without this the command could create a user namespace and regain capabilities in it. When
-    // the helper mounts, it does this itself afterwards (bwrap's way would leave it unable to mount).
-    if req.bwrap.is_none_or(|b| b.disable_userns) && !helper_mounts {
-        a.push(&["--disable-userns"]);
-    }
+    // No `--disable-userns`: bwrap would move its pid 1 into the nested user namespace it makes for
+    // that, next to the command. The helper moves the command alone into one of its own (see its
+    // `userns`), and the filter refuses new namespaces after it.
     a.push(&["--cap-drop", "ALL"]);
     // SAFETY: getuid and getgid have no preconditions.
-    let map_ids = helper_mounts.then(|| helper_identity(unsafe { (libc::getuid(), libc::getgid()) }, &mut a)).flatten();
+    let map_ids = helper_identity(unsafe { (libc::getuid(), libc::getgid()) }, helper_mounts, &mut a);
     a.push(&["--unshare-pid"]);
     if !policy.network {
         a.push(&["--unshare-net"]);
@@ -208,11 +207,11 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     for (upper, target) in &caches.binds {
         a.push(&["--bind", &path_arg(upper)?, &path_arg(target)?]);
     }
-    let block_unix_sockets = !policy.network && policy.unix_sockets == UnixSockets::Blocked;
-    if block_unix_sockets && sandspawn_helper::seccomp::Arch::native().is_none() {
+    // Every plan gets the filter's baseline; only the socket rule follows the policy.
+    let sockets = if !policy.network && policy.unix_sockets == UnixSockets::Blocked { Sockets::NotUnix } else { Sockets::All };
+    if sandspawn_helper::seccomp::Arch::native().is_none() {
         return Err(SandboxError::unsupported(format!(
-            "blocking Unix sockets needs a seccomp filter, which sandspawn has only for x86_64 and aarch64 \
-             (this is {}); set sandbox.allowUnixSockets: true to run without it",
+            "the sandbox needs its seccomp filter, which sandspawn has only for x86_64 and aarch64 (this is {})",
             std::env::consts::ARCH
         )));
     }
@@ -232,12 +231,13 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     }
     a.push(&["--chdir", &path_arg(req.cwd)?, "--", &path_arg(&inside_helper)?]);
     let steps = Steps {
-        block_unix_sockets,
+        filter: Some(sockets),
         report_fd,
         net_listen_fd: net_ctl_fd,
         controlling_tty: req.terminal,
         rlimits: req.rlimits.to_vec(),
-        disable_userns: helper_mounts,
+        own_userns: true,
+        limit_userns: helper_mounts,
         map_ids,
         overlays: caches.overlays,
         cover_dirs,
@@ -277,16 +277,25 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     })
 }
 
-/// When the helper mounts inside: bwrap keeps `HELPER_MOUNT_CAPS` for it, and a host user other than
-/// root gets the sandbox uid 0 from bwrap, mapped back to the user's ids by the helper afterwards
+/// What bwrap keeps for the helper, which drops it all when it moves the command into its own user
+/// namespace. When the helper mounts inside: `HELPER_MOUNT_CAPS`, and a host user other than root
+/// gets the sandbox uid 0 from bwrap, mapped back to the user's ids by the helper afterwards
 /// (returned). For any uid but 0 bwrap would move the sandbox into a nested user namespace itself
 /// (it mounts devpts as root first), which does not own the mount namespace: nothing could be
-/// mounted from there.
-fn helper_identity((uid, gid): (u32, u32), a: &mut Argv) -> Option<(u32, u32)> {
+/// mounted from there. Without mounts, a root host user keeps CAP_SETFCAP alone, which the kernel
+/// asks of whoever maps uid 0 into a new user namespace; any other user maps its own ids freely.
+fn helper_identity((uid, gid): (u32, u32), mounts: bool, a: &mut Argv) -> Option<(u32, u32)> {
+    let root = (uid, gid) == (0, 0);
+    if !mounts {
+        if root {
+            a.push(&["--cap-add", "CAP_SETFCAP"]);
+        }
+        return None;
+    }
     for cap in HELPER_MOUNT_CAPS {
         a.push(&["--cap-add", cap]);
     }
-    if (uid, gid) == (0, 0) {
+    if root {
         return None;
     }
     a.push(&["--uid", "0", "--gid", "0"]);
@@ -417,11 +426,21 @@ mod identity_tests {
     #[test]
     fn a_user_other_than_root_runs_the_helper_as_uid_0_and_maps_back() {
         let mut a = Argv { args: Vec::new(), data_fds: Vec::new(), nsswitch_fd: None, first_data_fd: 3 };
-        assert_eq!(helper_identity((1000, 100), &mut a), Some((1000, 100)));
+        assert_eq!(helper_identity((1000, 100), true, &mut a), Some((1000, 100)));
         assert_eq!(&a.args[a.args.len() - 4..], ["--uid", "0", "--gid", "0"]);
         assert_eq!(a.args.iter().filter(|x| *x == "--cap-add").count(), HELPER_MOUNT_CAPS.len());
         let mut root = Argv { args: Vec::new(), data_fds: Vec::new(), nsswitch_fd: None, first_data_fd: 3 };
-        assert_eq!(helper_identity((0, 0), &mut root), None, "root's sandbox is uid 0 already");
+        assert_eq!(helper_identity((0, 0), true, &mut root), None, "root's sandbox is uid 0 already");
         assert!(!root.args.contains(&"--uid".to_string()));
+    }
+
+    #[test]
+    fn without_mounts_root_keeps_only_what_maps_uid_0() {
+        let mut root = Argv { args: Vec::new(), data_fds: Vec::new(), nsswitch_fd: None, first_data_fd: 3 };
+        assert_eq!(helper_identity((0, 0), false, &mut root), None);
+        assert_eq!(root.args, ["--cap-add", "CAP_SETFCAP"]);
+        let mut user = Argv { args: Vec::new(), data_fds: Vec::new(), nsswitch_fd: None, first_data_fd: 3 };
+        assert_eq!(helper_identity((1000, 100), false, &mut user), None);
+        assert!(user.args.is_empty(), "a user maps its own ids without any capability");
     }
 }

@@ -112,3 +112,38 @@ pub fn run(plan: &LaunchPlan) -> Output {
         .output()
         .expect("spawn bwrap")
 }
+
+fn host_ids() -> (u32, u32) {
+    // SAFETY: getuid and getgid have no preconditions.
+    unsafe { (libc::getuid(), libc::getgid()) }
+}
+
+/// What bwrap keeps for the helper, as this test's user (see `bwrap::helper_identity`): with the
+/// helper's mounts, their capabilities (and `--uid 0 --gid 0` for a user other than root);
+/// without, CAP_SETFCAP for root alone.
+pub fn kept_for_helper(mounts: bool) -> Vec<String> {
+    let root = host_ids() == (0, 0);
+    let mut a: Vec<String> = Vec::new();
+    let caps: &[&str] = if mounts { &super::bwrap::HELPER_MOUNT_CAPS } else if root { &["CAP_SETFCAP"] } else { &[] };
+    for cap in caps {
+        a.extend(["--cap-add".to_string(), cap.to_string()]);
+    }
+    if mounts && !root {
+        a.extend(["--uid", "0", "--gid", "0"].map(String::from));
+    }
+    a
+}
+
+/// The helper's user-namespace steps, as this test's user: its own namespace always; the limit and
+/// the mapping back to the user's ids with the helper's mounts.
+pub fn userns_steps(mounts: bool) -> Vec<String> {
+    let (uid, gid) = host_ids();
+    let mut a = vec!["--own-userns".to_string()];
+    if mounts {
+        a.push("--limit-userns".into());
+        if (uid, gid) != (0, 0) {
+            a.push(format!("--map-ids={uid}:{gid}"));
+        }
+    }
+    a
+}

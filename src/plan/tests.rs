@@ -26,7 +26,14 @@ fn v(parts: &[&str]) -> Vec<String> {
 
 /// Everything up to and including the procfs covers.
 fn head(network: bool) -> Vec<String> {
-    let mut a = v(&["--new-session", "--die-with-parent", "--unshare-user", "--disable-userns", "--cap-drop", "ALL", "--unshare-pid"]);
+    head_keeping(network, false)
+}
+
+/// `head`, keeping for the helper what it needs (its mounts' capabilities when `mounts`).
+fn head_keeping(network: bool, mounts: bool) -> Vec<String> {
+    let mut a = v(&["--new-session", "--die-with-parent", "--unshare-user", "--cap-drop", "ALL"]);
+    a.extend(kept_for_helper(mounts));
+    a.push("--unshare-pid".into());
     if !network {
         a.push("--unshare-net".into());
     }
@@ -51,13 +58,13 @@ fn offline(fd: i32) -> Vec<String> {
     v(&["--ro-bind-data", &fd.to_string(), "/etc/nsswitch.conf"])
 }
 
-/// `--chdir`, then the helper (with the Unix socket filter when `block_unix`), then the command.
+/// `--chdir`, then the helper (its own user namespace, the filter refusing Unix sockets when
+/// `block_unix`), then the command.
 fn tail(block_unix: bool, cwd: &Path, cmd: &[&str]) -> Vec<String> {
     let mut a = v(&["--chdir", &s(cwd), "--", &s(helper_path())]);
     a.push("v1".into());
-    if block_unix {
-        a.push("--block-unix-sockets".into());
-    }
+    a.extend(userns_steps(false));
+    a.push(format!("--filter={}", if block_unix { "not-unix" } else { "all" }));
     a.push("--".into());
     a.extend(v(cmd));
     a
@@ -107,10 +114,11 @@ fn runner_fds_and_bwrap_info_are_used() {
     assert_eq!(&plan.args[..4], &front(5, "/opt/bw")[..], "after the runner's descriptors 3 and 4");
     let bwrap_args = &plan.args[4..];
     assert_eq!(&bwrap_args[..5], &v(&["--new-session", "--die-with-parent", "--json-status-fd", "3", "--unshare-user"])[..]);
-    assert_eq!(bwrap_args[5], "--cap-drop", "no --disable-userns on an old bwrap");
+    assert!(!bwrap_args.contains(&"--disable-userns".to_string()), "bwrap never nests pid 1 with the command");
     assert_eq!((plan.status_fd, plan.report_fd), (Some(3), Some(4)));
     let helper_args = &bwrap_args[bwrap_args.iter().position(|a| a == "v1").unwrap()..];
-    assert_eq!(&helper_args[..4], &v(&["v1", "--block-unix-sockets", "--report-fd=4", "--"])[..]);
+    let expect = cat(vec![v(&["v1"]), userns_steps(false), v(&["--filter=not-unix", "--report-fd=4", "--"])]);
+    assert_eq!(&helper_args[..expect.len()], &expect[..]);
     req.helper = None;
     assert_eq!(build(&req).unwrap_err().code.as_str(), "ERR_SANDBOX_UNAVAILABLE", "no bwrap plan without the helper");
     req.helper = Some(helper_path());
@@ -145,20 +153,16 @@ fn workspace_write_nested_roots_and_git() {
         v(&["--bind", &inner, &inner]),
         offline(3),
         v(&["--lock-file", &inner, "--chdir", &w.display().to_string(), "--", &s(helper_path())]),
-        v(&["v1", "--await-init-locks=1", "--close-fds=4", &format!("--cover-dir={inner_git}"), "--disable-userns", "--block-unix-sockets", "--", "make"]),
+        v(&["v1", "--await-init-locks=1", "--close-fds=4", &format!("--cover-dir={inner_git}")]),
+        userns_steps(true),
+        v(&["--filter=not-unix", "--", "make"]),
     ]);
     assert_eq!(plan.args, expect);
 }
 
-/// `head`, when the helper mounts: bwrap keeps the capabilities for it and leaves
-/// `--disable-userns` to it.
+/// `head`, when the helper mounts: bwrap keeps the capabilities for it.
 fn head_helper_mounts(network: bool) -> Vec<String> {
-    let mut a = head(network);
-    a.retain(|x| x != "--disable-userns");
-    let at = a.iter().position(|x| x == "ALL").unwrap() + 1;
-    let caps: Vec<String> = crate::plan::bwrap::HELPER_MOUNT_CAPS.iter().flat_map(|c| ["--cap-add".to_string(), c.to_string()]).collect();
-    a.splice(at..at, caps);
-    a
+    head_keeping(network, true)
 }
 
 #[test]
@@ -211,7 +215,9 @@ fn read_only_paths_and_deny_read() {
         // nested deny after its root's bind
         v(&["--perms", "000", "--ro-bind-data", "4", &pem]),
         v(&["--lock-file", &wss, "--chdir", &wss, "--", &s(helper_path())]),
-        v(&["v1", "--await-init-locks=1", "--close-fds=5", &format!("--cover-file={dist}"), "--disable-userns", "--", "cat"]),
+        v(&["v1", "--await-init-locks=1", "--close-fds=5", &format!("--cover-file={dist}")]),
+        userns_steps(true),
+        v(&["--filter=all", "--", "cat"]),
     ]);
     assert_eq!(plan.args, expect);
     assert_eq!((plan.program.as_path(), plan.argv0.as_str()), (helper_path(), "sandspawn-helper"));

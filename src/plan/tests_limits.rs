@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use sandspawn_helper::rlimit::{Resource, Rlimit};
 use serde_json::json;
 
-use super::test_support::policy;
+use super::test_support::{policy, userns_steps};
 use super::{build, LaunchPlan, PlanRequest};
 use crate::platform::Platform;
 
@@ -54,13 +54,12 @@ fn bwrap_plans_pass_the_limits_to_the_helper_inside() {
     assert_eq!(&p.args[..4], ["v1", "--offline-nsswitch-fd=5", "--", "/usr/bin/bwrap"], "no limit in front of bwrap");
     let online = plan(json!({"mode": "read-only", "network": true}), Platform::Linux, &limits(), true);
     assert_eq!(online.program, PathBuf::from("/usr/bin/bwrap"), "no extra process in front of bwrap for the limits");
-    assert_eq!(after_helper(&online.args), ["v1", "--rlimit=cpu:2:3", "--rlimit=fsize:1048576:1048576", "--rlimit=core:0:0", "--report-fd=4", "--", "ls", "-l"]);
-    assert_eq!(
-        after_helper(&p.args),
-        ["v1", "--rlimit=cpu:2:3", "--rlimit=fsize:1048576:1048576", "--rlimit=core:0:0", "--block-unix-sockets", "--report-fd=4", "--", "ls", "-l"]
-    );
+    let steps = |rest: &[&str]| -> Vec<String> { [vec!["v1".to_string()], userns_steps(false), rest.iter().map(|s| s.to_string()).collect()].concat() };
+    let limits = ["--rlimit=cpu:2:3", "--rlimit=fsize:1048576:1048576", "--rlimit=core:0:0"];
+    assert_eq!(after_helper(&online.args), steps(&[&limits[..], &["--filter=all", "--report-fd=4", "--", "ls", "-l"]].concat()));
+    assert_eq!(after_helper(&p.args), steps(&[&limits[..], &["--filter=not-unix", "--report-fd=4", "--", "ls", "-l"]].concat()));
     let unlimited = plan(json!("read-only"), Platform::Linux, &[], true);
-    assert_eq!(after_helper(&unlimited.args), ["v1", "--block-unix-sockets", "--report-fd=4", "--", "ls", "-l"]);
+    assert_eq!(after_helper(&unlimited.args), steps(&["--filter=not-unix", "--report-fd=4", "--", "ls", "-l"]));
 }
 
 #[test]

@@ -166,7 +166,7 @@ fn bwrap_plan_with_every_other_feature() {
     let data = bwrap_args.windows(3).find(|w| w[0] == "--ro-bind-data").expect("the offline nsswitch.conf");
     assert_eq!(data, ["--ro-bind-data", "6", "/etc/nsswitch.conf"]);
     let at = bwrap_args.iter().position(|a| a == helper).unwrap();
-    assert!(!bwrap_args[..at].contains(&"--disable-userns".to_string()), "the helper does it, after the overlays");
+    assert!(!bwrap_args[..at].contains(&"--disable-userns".to_string()), "the helper limits user namespaces, after the overlays");
     assert!(bwrap_args[..at].windows(2).any(|w| w == ["--cap-add", "CAP_SYS_ADMIN"]), "kept for the helper's mounts alone");
     let inner = &bwrap_args[at + 1..];
     let store = p.tool_caches.store.clone().unwrap();
@@ -179,8 +179,8 @@ fn bwrap_plan_with_every_other_feature() {
     assert_eq!(
         steps,
         [
-            "v1", "--overlay", "--overlay", "--overlay", &format!("--unmount={store}"), "--disable-userns", "--controlling-tty",
-            "--rlimit=cpu:2:3", "--block-unix-sockets", "--report-fd=4", "--net-listen=5", "--"
+            "v1", "--overlay", "--overlay", "--overlay", &format!("--unmount={store}"), "--own-userns", "--limit-userns", "--controlling-tty",
+            "--rlimit=cpu:2:3", "--filter=not-unix", "--report-fd=4", "--net-listen=5", "--"
         ]
     );
     assert_eq!(&inner[inner.len() - 2..], ["npm", "ci"]);

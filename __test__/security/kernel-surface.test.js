@@ -1,0 +1,132 @@
+'use strict'
+// Issue 27: nothing inside the sandbox is more capable than the command, and every bwrap plan has
+// the filter's baseline. Each attack is compiled from `attacks/` at test time and run for real in
+// every bwrap mode (the suite runs again on the bundled bwrap and as an unprivileged user).
+//
+// - borrow-init.c: the host escape found in the default mode. The command ptrace-attaches bwrap's
+//   pid 1 (which runs without the command's filter), makes it call socket(AF_UNIX), copies the
+//   descriptor out with pidfd_getfd and connects it to a host socket. Also each primitive alone
+//   (/proc/1/mem, process_vm_readv, /proc/1/fd, pidfd_getfd), and tracing its own child (debuggers
+//   keep working).
+// - keyring.c: the caller's session keyring, read and updated from inside.
+// - surface.c: one call per baseline rule, with arguments that give another errno without it.
+
+const { describe, test, before, after } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const net = require('node:net')
+const path = require('node:path')
+const { execFileSync } = require('node:child_process')
+const { run, show, tempTree, token, which, BASE } = require('./helpers')
+
+const HAS_CC = which('cc') !== null
+const ROOT = path.resolve(__dirname, '../..')
+
+const MODES = {
+  'read-only': 'read-only',
+  'read-only with a NetworkPolicy': { mode: 'read-only', network: { allowedDomains: [] } },
+  'read-only with network: true': { mode: 'read-only', network: true },
+  'read-only with allowUnixSockets': { mode: 'read-only', allowUnixSockets: true },
+  'workspace-write without helper mounts': { mode: 'workspace-write', protectGit: false, protectedNames: [], toolCaches: 'none' },
+  'workspace-write (defaults)': 'workspace-write',
+  'workspace-write with a private /tmp and network: true': { mode: 'workspace-write', tmp: 'private', network: true },
+}
+
+let bin // directory of the compiled attacks, readable inside every sandbox
+before(() => {
+  if (!HAS_CC) return
+  bin = fs.mkdtempSync(path.join(BASE, 'sandspawn-attacks-'))
+  fs.chmodSync(bin, 0o755)
+  for (const name of ['borrow-init', 'keyring', 'surface']) {
+    execFileSync('cc', ['-O1', '-o', path.join(bin, name), path.join(__dirname, 'attacks', `${name}.c`)], { stdio: 'pipe' })
+  }
+})
+after(() => bin && fs.rmSync(bin, { recursive: true, force: true }))
+
+/** The "<name> <result>" lines of an attack program. */
+function results(stdout) {
+  return Object.fromEntries(stdout.split('\n').filter(Boolean).map((l) => l.split(' ')).map(([k, ...v]) => [k, v.join(' ')]))
+}
+
+const skip = !HAS_CC && 'no C compiler to build the attacks'
+
+describe('nothing inside is more capable than the command (issue 27)', { concurrency: 2 }, () => {
+  for (const [name, sandbox] of Object.entries(MODES)) {
+    test(`${name}: bwrap's pid 1 cannot be traced, read or borrowed from; the command still traces its own child`, { skip }, async (t) => {
+      const tree = tempTree(t)
+      const sock = path.join(tree.out, 'host.sock')
+      const received = []
+      const server = net.createServer((c) => c.on('data', (d) => received.push(String(d))))
+      await new Promise((resolve) => server.listen(sock, resolve))
+      t.after(() => server.close())
+      const r = await run([path.join(bin, 'borrow-init'), sock], { cwd: tree.ws, sandbox })
+      assert.equal(r.exitCode, 0, show(r))
+      const got = results(r.stdout)
+      assert.equal(got['own-child-attach'], 'ok', `debuggers of the own tree must keep working\n${show(r)}`)
+      assert.equal(got['ptrace-attach'], 'EPERM', show(r))
+      assert.match(got['proc-mem-open'], /^(EACCES|EPERM)$/, show(r))
+      assert.match(got['proc-fd-readlink'], /^(EACCES|EPERM)$/, show(r))
+      assert.equal(got['process-vm-readv'], 'EPERM', show(r))
+      assert.equal(got['pidfd-getfd'], 'EPERM', show(r))
+      assert.ok(!r.stdout.includes('ESCAPED'), show(r))
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      assert.deepEqual(received, [], 'the host socket was reached')
+    })
+  }
+})
+
+describe('the caller\'s keyrings stay out of reach (issue 27)', { concurrency: 2 }, () => {
+  for (const [name, sandbox] of Object.entries(MODES)) {
+    test(`${name}: the session keyring's key cannot be found, read, updated, nor a key added`, { skip }, async (t) => {
+      const tree = tempTree(t)
+      const key = token('key')
+      const secret = token('secret')
+      // A host process with a session keyring of its own holding the key, which starts the sandbox.
+      const inner = `require(${JSON.stringify(ROOT)}).spawnSandboxed([${JSON.stringify(path.join(bin, 'keyring'))}, 'probe', ${JSON.stringify(key)}], { cwd: ${JSON.stringify(tree.ws)}, timeout: 15000, sandbox: ${JSON.stringify(sandbox)} })
+        .then((r) => { process.stdout.write(r.stdout + r.stderr); process.exitCode = r.exitCode }, (e) => { console.log('rejected', e.code, e.message); process.exitCode = 3 })`
+      const out = execFileSync(path.join(bin, 'keyring'), ['session', key, secret, '--', process.execPath, '-e', inner], { encoding: 'utf8', timeout: 30000 })
+      const got = results(out)
+      assert.equal(got['session-id'], 'EPERM', out)
+      assert.equal(got['request-key'], 'EPERM', out)
+      assert.equal(got.search, 'EPERM', out)
+      assert.equal(got['add-key'], 'EPERM', out)
+      assert.equal(got.read, undefined, out)
+      assert.equal(got['host-after'], secret, `the host's key changed\n${out}`)
+    })
+  }
+
+  test('the host half of the round trip works (the probe finds the key without a sandbox)', { skip }, () => {
+    const key = token('key')
+    const secret = token('secret')
+    const out = execFileSync(path.join(bin, 'keyring'), ['session', key, secret, '--', path.join(bin, 'keyring'), 'probe', key], { encoding: 'utf8' })
+    assert.match(out, new RegExp(`^read ${secret}$`, 'm'), out)
+    assert.match(out, /^host-after evil$/m, 'unsandboxed, the update goes through')
+  })
+})
+
+describe('every bwrap plan has the filter\'s baseline (issue 27)', { concurrency: 2 }, () => {
+  const EXPECT = {
+    keyctl: 'EPERM', add_key: 'EPERM', request_key: 'EPERM', bpf: 'EPERM', perf_event_open: 'EPERM', userfaultfd: 'EPERM',
+    io_uring_setup: 'EPERM', name_to_handle_at: 'EPERM', open_by_handle_at: 'EPERM', 'unshare-user': 'EPERM', 'unshare-ns': 'EPERM',
+    'clone-newuser': 'EPERM', clone3: 'ENOSYS', setns: 'EPERM', mount: 'EPERM', open_tree: 'EPERM', fsopen: 'EPERM',
+    kexec_load: 'EPERM', init_module: 'EPERM', 'ioctl-tiocsti': 'EPERM', 'ioctl-tioclinux': 'EPERM',
+    // Not rules: ordinary calls keep their own results.
+    'ioctl-tcgets': 'ENOTTY', fork: 'ok',
+  }
+  for (const [name, sandbox] of Object.entries(MODES)) {
+    test(`${name}: each baseline rule refuses, ordinary calls do not`, { skip }, async (t) => {
+      const tree = tempTree(t)
+      const r = await run([path.join(bin, 'surface')], { cwd: tree.ws, sandbox })
+      assert.equal(r.exitCode, 0, show(r))
+      assert.deepEqual(results(r.stdout), EXPECT, show(r))
+    })
+  }
+
+  test('without a sandbox the same calls give other results (the probe can tell)', { skip }, () => {
+    const got = results(execFileSync(path.join(bin, 'surface'), { encoding: 'utf8' }))
+    // (bpf and userfaultfd may give EPERM to a user other than root without any filter.)
+    for (const name of ['perf_event_open', 'io_uring_setup', 'name_to_handle_at', 'setns', 'ioctl-tiocsti', 'clone3']) {
+      assert.notEqual(got[name], EXPECT[name], `${name}: ${got[name]}`)
+    }
+  })
+})

@@ -1,0 +1,61 @@
+//! What the filters refuse: the reviewed baseline every plan gets, the socket rule of the
+//! policy, and the tracing rules of the Landlock mode. Each baseline entry says why it is there.
+
+use super::{Check, Filter, Sockets, Sys, Tracing, AF_UNIX, CLONE_NEW_MASK, OFF_ARG0_LO, OFF_ARG1_LO, RET_ENOSYS, RET_EPERM, TIOCLINUX, TIOCSTI};
+
+/// The baseline every plan gets, whatever its network and sockets: syscalls a command never needs
+/// and the kernel has had escapes through (compare Docker's default profile and Codex's filter).
+/// Each entry: the syscall, what is refused, and why.
+pub const BASELINE: &[(Sys, Check, &str)] = &[
+    // First the rules that look at arguments of frequent calls, so those run the shortest program.
+    (Sys::Ioctl, Check::ArgIn(OFF_ARG1_LO, &[TIOCSTI, TIOCLINUX]), "TIOCSTI/TIOCLINUX type into, or take over, a terminal the command shares with its caller (CVE-2017-5226)"),
+    (Sys::Clone, Check::ArgMask(OFF_ARG0_LO, CLONE_NEW_MASK), "new namespaces after setup: a new user namespace hands the command capabilities, and with them kernel surface (mounts, netfilter) behind most container escapes"),
+    (Sys::Unshare, Check::ArgMask(OFF_ARG0_LO, CLONE_NEW_MASK), "new namespaces after setup (as clone)"),
+    (Sys::Clone3, Check::Ret(RET_ENOSYS), "clone3's flags are in memory seccomp cannot read; ENOSYS makes the C libraries fall back to clone, whose flags are checked"),
+    (Sys::Setns, Check::Ret(RET_EPERM), "joining another namespace: the sandbox's are all it may use"),
+    (Sys::Keyctl, Check::Ret(RET_EPERM), "kernel keyrings are not namespaced: the keys of the session that started the sandbox would be readable and writable"),
+    (Sys::AddKey, Check::Ret(RET_EPERM), "keyrings (as keyctl)"),
+    (Sys::RequestKey, Check::Ret(RET_EPERM), "keyrings (as keyctl); it can also make the kernel run a host upcall"),
+    (Sys::IoUringSetup, Check::Ret(RET_EPERM), "io_uring performs socket, open and more past this filter, and has been a rich source of kernel escapes"),
+    (Sys::IoUringEnter, Check::Ret(RET_EPERM), "io_uring (as io_uring_setup)"),
+    (Sys::IoUringRegister, Check::Ret(RET_EPERM), "io_uring (as io_uring_setup)"),
+    (Sys::Bpf, Check::Ret(RET_EPERM), "eBPF verifier bugs are a recurring privilege escalation; no build or test tool needs it"),
+    (Sys::PerfEventOpen, Check::Ret(RET_EPERM), "a long history of kernel escapes and side channels; profiling is not sandbox work"),
+    (Sys::Userfaultfd, Check::Ret(RET_EPERM), "stalls the kernel in the middle of a copy: the usual way to win a kernel race"),
+    (Sys::NameToHandleAt, Check::Ret(RET_EPERM), "file handles name inodes past the mount table (the 'shocker' container escape uses open_by_handle_at)"),
+    (Sys::OpenByHandleAt, Check::Ret(RET_EPERM), "opens any inode of a filesystem by number, past every mount the sandbox is made of"),
+    (Sys::Mount, Check::Ret(RET_EPERM), "the mounts are the sandbox's boundary: the command holds no capability to change them, and the filter keeps it so"),
+    (Sys::Umount2, Check::Ret(RET_EPERM), "mounts (as mount): unmounting a mask would reveal what it hides"),
+    (Sys::PivotRoot, Check::Ret(RET_EPERM), "mounts (as mount)"),
+    (Sys::OpenTree, Check::Ret(RET_EPERM), "mounts (as mount), the new mount API"),
+    (Sys::MoveMount, Check::Ret(RET_EPERM), "mounts (as mount), the new mount API"),
+    (Sys::Fsopen, Check::Ret(RET_EPERM), "mounts (as mount), the new mount API; also filesystem parsers reachable without a device"),
+    (Sys::Fsconfig, Check::Ret(RET_EPERM), "mounts (as fsopen)"),
+    (Sys::Fsmount, Check::Ret(RET_EPERM), "mounts (as fsopen)"),
+    (Sys::Fspick, Check::Ret(RET_EPERM), "mounts (as fsopen)"),
+    (Sys::MountSetattr, Check::Ret(RET_EPERM), "mounts (as mount): clearing a read-only flag"),
+    (Sys::KexecLoad, Check::Ret(RET_EPERM), "replacing the running kernel"),
+    (Sys::KexecFileLoad, Check::Ret(RET_EPERM), "replacing the running kernel"),
+    (Sys::InitModule, Check::Ret(RET_EPERM), "loading kernel code"),
+    (Sys::FinitModule, Check::Ret(RET_EPERM), "loading kernel code"),
+    (Sys::DeleteModule, Check::Ret(RET_EPERM), "unloading kernel code"),
+];
+
+/// The rules of a filter: the socket rule, the baseline, and the tracing rules when denied.
+pub fn rules(f: Filter) -> Vec<(Sys, Check)> {
+    let mut rules = Vec::new();
+    match f.sockets {
+        Sockets::None => rules.push((Sys::Socket, Check::Ret(RET_EPERM))),
+        Sockets::UnixOnly => rules.push((Sys::Socket, Check::ArgNot(OFF_ARG0_LO, AF_UNIX))),
+        Sockets::NotUnix => rules.push((Sys::Socket, Check::ArgIs(OFF_ARG0_LO, AF_UNIX))),
+        Sockets::All => {}
+    }
+    rules.extend(BASELINE.iter().map(|(sys, check, _)| (*sys, *check)));
+    if f.tracing == Tracing::Denied {
+        for sys in [Sys::Ptrace, Sys::ProcessVmReadv, Sys::ProcessVmWritev, Sys::PidfdGetfd] {
+            rules.push((sys, Check::Ret(RET_EPERM)));
+        }
+    }
+    rules
+}
+

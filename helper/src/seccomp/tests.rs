@@ -1,0 +1,170 @@
+//! Verdicts of the generated filters, checked with the interpreter (`run`).
+
+use super::*;
+
+const X86: u32 = 0xc000_003e;
+const ARM: u32 = 0xc000_00b7;
+const ARCHES: [(Arch, u32); 2] = [(Arch::X86_64, X86), (Arch::Aarch64, ARM)];
+const ALL_SOCKETS: [Sockets; 4] = [Sockets::None, Sockets::UnixOnly, Sockets::NotUnix, Sockets::All];
+const ALL_SYS: [Sys; 36] = [
+    Sys::Socket, Sys::Ioctl, Sys::Clone, Sys::Clone3, Sys::Unshare, Sys::Setns, Sys::Keyctl, Sys::AddKey, Sys::RequestKey,
+    Sys::Bpf, Sys::PerfEventOpen, Sys::Userfaultfd, Sys::IoUringSetup, Sys::IoUringEnter, Sys::IoUringRegister,
+    Sys::NameToHandleAt, Sys::OpenByHandleAt, Sys::Mount, Sys::Umount2, Sys::PivotRoot, Sys::OpenTree, Sys::MoveMount,
+    Sys::Fsopen, Sys::Fsconfig, Sys::Fsmount, Sys::Fspick, Sys::MountSetattr, Sys::KexecLoad, Sys::KexecFileLoad,
+    Sys::InitModule, Sys::FinitModule, Sys::DeleteModule, Sys::Ptrace, Sys::ProcessVmReadv, Sys::ProcessVmWritev,
+    Sys::PidfdGetfd,
+];
+
+fn filters() -> Vec<Filter> {
+    ALL_SOCKETS.iter().flat_map(|&sockets| [Tracing::OwnTree, Tracing::Denied].map(|tracing| Filter { sockets, tracing })).collect()
+}
+
+#[test]
+fn encoding_is_8_bytes_native_endian() {
+    let bytes = encode(&[(0x15, 1, 2, 0x0102_0304)]);
+    let mut expect = 0x15u16.to_ne_bytes().to_vec();
+    expect.extend([1, 2]);
+    expect.extend(0x0102_0304u32.to_ne_bytes());
+    assert_eq!(bytes, expect);
+}
+
+/// The numbers of the native architecture are the C library's (the other one's were checked
+/// against the `libc` crate's aarch64 table when written).
+#[test]
+fn native_numbers_are_the_c_librarys() {
+    let Some(arch) = Arch::native() else { return };
+    let libc_numbers: [(Sys, libc::c_long); 36] = [
+        (Sys::Socket, libc::SYS_socket), (Sys::Ioctl, libc::SYS_ioctl), (Sys::Clone, libc::SYS_clone), (Sys::Clone3, libc::SYS_clone3),
+        (Sys::Unshare, libc::SYS_unshare), (Sys::Setns, libc::SYS_setns), (Sys::Keyctl, libc::SYS_keyctl), (Sys::AddKey, libc::SYS_add_key),
+        (Sys::RequestKey, libc::SYS_request_key), (Sys::Bpf, libc::SYS_bpf), (Sys::PerfEventOpen, libc::SYS_perf_event_open),
+        (Sys::Userfaultfd, libc::SYS_userfaultfd), (Sys::IoUringSetup, libc::SYS_io_uring_setup), (Sys::IoUringEnter, libc::SYS_io_uring_enter),
+        (Sys::IoUringRegister, libc::SYS_io_uring_register), (Sys::NameToHandleAt, libc::SYS_name_to_handle_at),
+        (Sys::OpenByHandleAt, libc::SYS_open_by_handle_at), (Sys::Mount, libc::SYS_mount), (Sys::Umount2, libc::SYS_umount2),
+        (Sys::PivotRoot, libc::SYS_pivot_root), (Sys::OpenTree, libc::SYS_open_tree), (Sys::MoveMount, libc::SYS_move_mount),
+        (Sys::Fsopen, libc::SYS_fsopen), (Sys::Fsconfig, libc::SYS_fsconfig), (Sys::Fsmount, libc::SYS_fsmount), (Sys::Fspick, libc::SYS_fspick),
+        (Sys::MountSetattr, libc::SYS_mount_setattr), (Sys::KexecLoad, libc::SYS_kexec_load), (Sys::KexecFileLoad, libc::SYS_kexec_file_load),
+        (Sys::InitModule, libc::SYS_init_module), (Sys::FinitModule, libc::SYS_finit_module), (Sys::DeleteModule, libc::SYS_delete_module),
+        (Sys::Ptrace, libc::SYS_ptrace), (Sys::ProcessVmReadv, libc::SYS_process_vm_readv), (Sys::ProcessVmWritev, libc::SYS_process_vm_writev),
+        (Sys::PidfdGetfd, libc::SYS_pidfd_getfd),
+    ];
+    for (sys, nr) in libc_numbers {
+        assert_eq!(sys.number(arch) as libc::c_long, nr, "{sys:?}");
+    }
+    assert_eq!(libc_numbers.len(), ALL_SYS.len());
+}
+
+#[test]
+fn every_baseline_rule_says_why() {
+    for (sys, _, why) in BASELINE {
+        assert!(why.len() > 10, "{sys:?}");
+    }
+}
+
+#[test]
+fn baseline_verdicts_in_every_filter() {
+    for (arch, audit) in ARCHES {
+        for f in filters() {
+            let p = program(arch, f);
+            let v = |sys: Sys, a0: u64, a1: u64| run(&p, audit, sys.number(arch), [a0, a1]);
+            for (sys, check, _) in BASELINE {
+                if let Check::Ret(ret) = check {
+                    assert_eq!(v(*sys, 0, 0), *ret, "{sys:?} in {f:?}");
+                }
+            }
+            assert_eq!(v(Sys::Clone3, 0, 0), RET_ENOSYS, "clone3 falls back to clone");
+            assert_eq!(v(Sys::Clone, 0x0120_0011, 0), RET_ALLOW, "fork-style clone");
+            assert_eq!(v(Sys::Clone, 0x003d_0f00, 0), RET_ALLOW, "thread-style clone");
+            for flag in [0x80, 0x2_0000, 0x200_0000, 0x400_0000, 0x800_0000, 0x1000_0000, 0x2000_0000, 0x4000_0000] {
+                assert_eq!(v(Sys::Clone, 0x11 | flag, 0), RET_EPERM, "clone CLONE_NEW* {flag:#x}");
+                assert_eq!(v(Sys::Unshare, flag, 0), RET_EPERM, "unshare {flag:#x}");
+                assert_eq!(v(Sys::Unshare, 0xffff_ffff_0000_0000 | flag, 0), RET_EPERM, "high bits ignored");
+            }
+            assert_eq!(v(Sys::Unshare, 0x400, 0), RET_ALLOW, "unshare(CLONE_FILES)");
+            assert_eq!(v(Sys::Ioctl, 0, TIOCSTI as u64), RET_EPERM, "TIOCSTI");
+            assert_eq!(v(Sys::Ioctl, 0, 0xffff_ffff_0000_0000 | TIOCSTI as u64), RET_EPERM, "TIOCSTI, high bits ignored");
+            assert_eq!(v(Sys::Ioctl, 0, TIOCLINUX as u64), RET_EPERM, "TIOCLINUX");
+            assert_eq!(v(Sys::Ioctl, 0, 0x5401), RET_ALLOW, "TCGETS");
+            assert_eq!(run(&p, audit, 0, [0, 0]), RET_ALLOW, "read (x86_64) / io_setup (aarch64)");
+            assert_eq!(run(&p, audit, 63, [0, 0]), RET_ALLOW, "read (aarch64) / uname (x86_64)");
+            assert_eq!(run(&p, audit + 1, 0, [0, 0]), RET_EPERM, "foreign arch");
+            assert_eq!(run(&p, 0x4000_0003, 0, [0, 0]), RET_EPERM, "i386");
+        }
+    }
+}
+
+#[test]
+fn socket_rules() {
+    for (arch, audit) in ARCHES {
+        let nr = Sys::Socket.number(arch);
+        let verdict = |sockets: Sockets, family: u64| run(&program(arch, Filter { sockets, tracing: Tracing::OwnTree }), audit, nr, [family, 0]);
+        for family in [1, 0x1_0000_0001] {
+            assert_eq!(verdict(Sockets::None, family), RET_EPERM);
+            assert_eq!(verdict(Sockets::UnixOnly, family), RET_ALLOW, "the kernel sees AF_UNIX");
+            assert_eq!(verdict(Sockets::NotUnix, family), RET_EPERM, "AF_UNIX, high bits ignored by the kernel");
+            assert_eq!(verdict(Sockets::All, family), RET_ALLOW);
+        }
+        for family in [2, 10, 16, 17, 0x1_0000_0002] {
+            assert_eq!(verdict(Sockets::None, family), RET_EPERM, "{family}");
+            assert_eq!(verdict(Sockets::UnixOnly, family), RET_EPERM, "{family}");
+            assert_eq!(verdict(Sockets::NotUnix, family), RET_ALLOW, "{family}");
+            assert_eq!(verdict(Sockets::All, family), RET_ALLOW, "{family}");
+        }
+        let socketpair = if arch == Arch::X86_64 { 53 } else { 199 };
+        for sockets in ALL_SOCKETS {
+            assert_eq!(run(&program(arch, Filter { sockets, tracing: Tracing::Denied }), audit, socketpair, [1, 0]), RET_ALLOW, "socketpair");
+        }
+    }
+}
+
+#[test]
+fn tracing_rules() {
+    for (arch, audit) in ARCHES {
+        for sockets in ALL_SOCKETS {
+            let own = program(arch, Filter { sockets, tracing: Tracing::OwnTree });
+            let denied = program(arch, Filter { sockets, tracing: Tracing::Denied });
+            for sys in [Sys::Ptrace, Sys::ProcessVmReadv, Sys::ProcessVmWritev, Sys::PidfdGetfd] {
+                assert_eq!(run(&own, audit, sys.number(arch), [0, 0]), RET_ALLOW, "{sys:?}: debuggers of the own tree");
+                assert_eq!(run(&denied, audit, sys.number(arch), [0, 0]), RET_EPERM, "{sys:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn x32_is_refused_whole() {
+    for f in filters() {
+        let p = program(Arch::X86_64, f);
+        assert_eq!(run(&p, X86, X32_SYSCALL_BIT | 41, [2, 0]), RET_EPERM, "x32 socket");
+        assert_eq!(run(&p, X86, X32_SYSCALL_BIT, [0, 0]), RET_EPERM, "x32 anything");
+        assert_eq!(run(&program(Arch::Aarch64, f), ARM, X32_SYSCALL_BIT, [0, 0]), RET_ALLOW, "no x32 on aarch64");
+    }
+}
+
+#[test]
+fn sockets_words_round_trip() {
+    for s in ALL_SOCKETS {
+        assert_eq!(Sockets::from_word(s.word()), Some(s));
+    }
+    assert_eq!(Sockets::from_word("tcp"), None);
+}
+
+/// The start of the x86_64 program, pinned: the arch check, the x32 check, the first rules.
+#[test]
+fn x86_64_program_start_pinned() {
+    let p = program(Arch::X86_64, Filter { sockets: Sockets::NotUnix, tracing: Tracing::OwnTree });
+    assert_eq!(
+        p[..9],
+        [
+            (0x20, 0, 0, 4),
+            (0x15, 1, 0, 0xc000_003e),
+            (0x06, 0, 0, 0x0005_0001),
+            (0x20, 0, 0, 0),
+            (0x45, u8::try_from(p.len() - 6).unwrap(), 0, 0x4000_0000),
+            (0x15, 0, 4, 41),
+            (0x20, 0, 0, 16),
+            (0x15, 0, 1, 1),
+            (0x06, 0, 0, 0x0005_0001),
+        ]
+    );
+    assert_eq!(p[p.len() - 2..], [(0x06, 0, 0, 0x7fff_0000), (0x06, 0, 0, 0x0005_0001)]);
+}
