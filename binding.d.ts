@@ -45,6 +45,7 @@ export interface HostInfo {
   cwd: string
   env?: Record<string, string>
   processEnv?: boolean
+  packageDir?: string
 }
 
 export declare function isLikelySandboxDenied(sandboxType: any, output: any): boolean

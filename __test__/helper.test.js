@@ -222,6 +222,8 @@ describe('the helper is checked at load', () => {
     ['not executable', (p) => fs.writeFileSync(p, fs.readFileSync(helper), { mode: 0o644 }), /is not executable \(mode 0644\).*chmod 755/s],
     ['from another version', (p) => fs.writeFileSync(p, '\0sandspawn-helper:protocol=v0:version=0.0.1\0', { mode: 0o755 }), /another sandspawn version/],
     ['not a helper at all', (p) => fs.copyFileSync('/bin/true', p), /is not a sandspawn helper/],
+    // Issue 28: the marker alone proves nothing; the digest baked into the addon does.
+    ['a wrapper script that carries the marker', (p) => fs.writeFileSync(p, `#!/bin/sh\nexec "$@"\n#\0sandspawn-helper:protocol=v1:version=${require('../package.json').version}\0\n`, { mode: 0o755 }), /was modified or replaced: its SHA-256 is [0-9a-f]{64}/],
   ]
   for (const [name, make, words] of broken) {
     test(`a helper that is ${name} is ERR_SANDBOX_UNAVAILABLE, and nothing runs unsandboxed`, (t) => {

@@ -69,8 +69,11 @@ const { isMainThread } = require('node:worker_threads')
  * `process.env` is the OS environment, which the native side reads directly (no copy per call);
  * a worker's `process.env` is its own copy and is passed along.
  */
+/** Where this package was loaded from: its files are kept read-only in every run (see own_files.rs). */
+const PACKAGE_DIR = require('node:path').resolve(__dirname, '..')
+
 function hostInfo(extendEnv) {
-  const host = { cwd: process.cwd() }
+  const host = { cwd: process.cwd(), packageDir: PACKAGE_DIR }
   if (!extendEnv) return host
   if (isMainThread) {
     host.processEnv = true

@@ -1,11 +1,14 @@
 #!/usr/bin/env node
 'use strict'
 // Build `sandspawn-helper` (the program every Linux sandbox runs before the command) and put it next
-// to the addon's `.node` file with mode 0755, where the addon looks for it at load time.
+// to the addon's `.node` file with mode 0755, where the addon looks for it at load time. Its SHA-256
+// goes to `sandspawn-helper.sha256` in the package root, which the addon's build bakes in (build.rs):
+// so build the helper first, then the addon.
 //   node scripts/build-helper.js [--debug] [--target TRIPLE] [--out DIR]
 // `--out` defaults to the package root (beside the `.node` that `napi build --platform` writes);
 // release CI passes the platform package's directory (npm/<platform>) together with `--target`.
 
+const crypto = require('node:crypto')
 const fs = require('node:fs')
 const path = require('node:path')
 const { spawnSync } = require('node:child_process')
@@ -46,4 +49,9 @@ const tmp = `${dest}.${process.pid}.tmp`
 fs.copyFileSync(built, tmp)
 fs.chmodSync(tmp, 0o755)
 fs.renameSync(tmp, dest)
+const digest = crypto.createHash('sha256').update(fs.readFileSync(dest)).digest('hex')
+const digestFile = path.join(root, 'sandspawn-helper.sha256')
+if (!fs.existsSync(digestFile) || fs.readFileSync(digestFile, 'utf8') !== `${digest}  sandspawn-helper\n`) {
+  fs.writeFileSync(digestFile, `${digest}  sandspawn-helper\n`)
+}
 console.error(`sandspawn: helper ${path.relative(root, dest) || dest} (${release ? 'release' : 'debug'})`)

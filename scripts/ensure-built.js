@@ -24,7 +24,7 @@ function newestSource() {
   visit(path.join(root, 'src'))
   visit(path.join(root, 'helper', 'src'))
   // The bundled bwrap's digest is baked into the addon (build.rs), so a rebuilt bwrap rebuilds it.
-  for (const f of ['Cargo.toml', 'Cargo.lock', 'build.rs', 'helper/Cargo.toml', 'sandspawn-bwrap.sha256']) {
+  for (const f of ['Cargo.toml', 'Cargo.lock', 'build.rs', 'helper/Cargo.toml', 'sandspawn-bwrap.sha256', 'sandspawn-helper.sha256']) {
     const p = path.join(root, f)
     if (fs.existsSync(p)) newest = Math.max(newest, fs.statSync(p).mtimeMs)
   }
@@ -56,11 +56,12 @@ if (cargo.error || cargo.status !== 0) {
   console.error('sandspawn: building the native addon needs Rust (https://rustup.rs); cargo was not found on PATH.')
   process.exit(1)
 }
+// The helper first: the addon bakes in its digest (build.rs).
+const h = spawnSync(process.execPath, [path.join(__dirname, 'build-helper.js'), ...(release ? [] : ['--debug'])], { cwd: root, stdio: 'inherit' })
+if (h.status !== 0) process.exit(h.status === null ? 1 : h.status)
 const napi = path.join(root, 'node_modules', '@napi-rs', 'cli', 'dist', 'cli.js')
 const args = [napi, 'build', '--platform', '--js', 'binding.js', '--dts', 'binding.d.ts']
 if (release) args.push('--release')
 console.error(`sandspawn: building the native addon (${release ? 'release' : 'debug'})...`)
 const r = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit' })
-if (r.status !== 0) process.exit(r.status === null ? 1 : r.status)
-const h = spawnSync(process.execPath, [path.join(__dirname, 'build-helper.js'), ...(release ? [] : ['--debug'])], { cwd: root, stdio: 'inherit' })
-process.exit(h.status === null ? 1 : h.status)
+process.exit(r.status === null ? 1 : r.status)

@@ -64,6 +64,7 @@ pub struct HostInfo {
     pub cwd: String,
     pub env: Option<HashMap<String, String>>,
     pub process_env: Option<bool>,
+    pub package_dir: Option<String>,
 }
 
 impl From<HostInfo> for HostContext {
@@ -73,7 +74,7 @@ impl From<HostInfo> for HostContext {
             (None, Some(true)) => std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?))).collect(),
             _ => BTreeMap::new(),
         };
-        HostContext { cwd: h.cwd.into(), env }
+        HostContext { cwd: h.cwd.into(), env, package_dir: h.package_dir.map(std::path::PathBuf::from) }
     }
 }
 

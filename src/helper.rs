@@ -1,10 +1,16 @@
 //! Finding and checking `sandspawn-helper`, the program every bwrap plan runs inside the sandbox in
-//! place of the command (see the `sandspawn-helper` crate). It ships next to the addon's `.node`
-//! file; a missing, non-executable or mismatched helper makes the sandbox unavailable rather than
-//! letting a command run without what the helper enforces.
+//! place of the command (see the `sandspawn-helper` crate), and on the host in front of bwrap. It
+//! ships next to the addon's `.node` file; a missing, non-executable or mismatched helper makes the
+//! sandbox unavailable rather than letting a command run without what the helper enforces.
+//!
+//! Mismatched means any other bytes than the helper this addon was built with: the build bakes its
+//! SHA-256 in (`build.rs`, from the file `scripts/build-helper.js` writes), and the file is hashed
+//! before its first use and again whenever its identity changes (`digest`). A file that merely
+//! carries the helper's marker (a wrapper script with the marker appended) is refused.
 
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::Mutex;
 
 use sandspawn_helper::protocol::{MARKER, PROTOCOL_TAG, VERSION};
 use sandspawn_helper::report::os_words;
@@ -14,9 +20,9 @@ use crate::error::{Result, SandboxError};
 pub const FILE_NAME: &str = "sandspawn-helper";
 
 /// The file this code was loaded from: the `.node` addon (or, under `cargo test`, the test binary).
-fn loaded_from() -> Option<PathBuf> {
+pub fn addon_file() -> Option<PathBuf> {
     let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
-    let addr = loaded_from as fn() -> Option<PathBuf> as *const libc::c_void;
+    let addr = addon_file as fn() -> Option<PathBuf> as *const libc::c_void;
     if unsafe { libc::dladdr(addr, &mut info) } == 0 || info.dli_fname.is_null() {
         return None;
     }
@@ -27,7 +33,7 @@ fn loaded_from() -> Option<PathBuf> {
 
 /// Where the helper must be: beside the addon.
 pub fn expected_path() -> PathBuf {
-    let dir = loaded_from().and_then(|p| p.parent().map(Path::to_path_buf)).unwrap_or_default();
+    let dir = addon_file().and_then(|p| p.parent().map(Path::to_path_buf)).unwrap_or_default();
     // `cargo test` binaries live in target/<profile>/deps; `cargo build -p sandspawn-helper` puts
     // the helper in target/<profile>.
     #[cfg(test)]
@@ -51,29 +57,56 @@ impl Problem {
     }
 }
 
-fn checked() -> &'static std::result::Result<PathBuf, Problem> {
-    static CHECKED: OnceLock<std::result::Result<PathBuf, Problem>> = OnceLock::new();
-    CHECKED.get_or_init(|| check(&expected_path()))
+/// The helper's SHA-256, baked in at build time. A test build of this crate runs the helper that
+/// `cargo build -p sandspawn-helper` made beside the test binary, which is not the one the digest
+/// was taken of; its own tests check the digest rule with explicit digests (`check_with`).
+#[cfg(not(test))]
+const BUILT_DIGEST: Option<&str> = option_env!("SANDSPAWN_HELPER_SHA256");
+#[cfg(test)]
+const BUILT_DIGEST: Option<&str> = None;
+
+type Identity = (u64, u64, u64, i64, i64);
+
+/// The last check, with the identity of the file it checked: a run costs a `stat`.
+fn checked() -> std::result::Result<PathBuf, Problem> {
+    static CHECKED: Mutex<Option<(Option<Identity>, std::result::Result<PathBuf, Problem>)>> = Mutex::new(None);
+    let path = expected_path();
+    let id = std::fs::metadata(&path).ok().map(|m| (m.dev(), m.ino(), m.size(), m.mtime() * 1_000_000_000 + m.mtime_nsec(), m.ctime() * 1_000_000_000 + m.ctime_nsec()));
+    let mut last = CHECKED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((seen, result)) = last.as_ref() {
+        if *seen == id && id.is_some() {
+            return result.clone();
+        }
+    }
+    let result = check(&path);
+    *last = Some((id, result.clone()));
+    result
 }
 
 /// The checked, canonical helper path, or the `ERR_SANDBOX_UNAVAILABLE` error that says what is
-/// wrong with it. Checked once per process.
-pub fn require() -> Result<&'static Path> {
-    checked().as_ref().map(PathBuf::as_path).map_err(|p| p.clone().into_error())
+/// wrong with it. Checked again whenever the file changed since the last check.
+pub fn require() -> Result<PathBuf> {
+    checked().map_err(Problem::into_error)
 }
 
 /// What is wrong with the helper, if anything (for `sandboxCapabilities()` and `doctor`).
-pub fn problem() -> Option<&'static Problem> {
-    checked().as_ref().err()
+pub fn problem() -> Option<Problem> {
+    checked().err()
 }
 
 const FIX_REINSTALL: &str = "reinstall sandspawn (`npm install sandspawn`) so that its platform package is complete; \
      in a source checkout run `npm run build`, which builds the helper next to the addon";
 
-/// Exists, is a regular executable file, and carries this addon's protocol and version. The version
-/// is read from the file (see `protocol::MARKER`), not by running it: nothing from the install
-/// directory is executed on the host.
+/// Exists, is a regular executable file, carries this addon's protocol and version, and is the
+/// very file this addon was built with. The version is read from the file (see
+/// `protocol::MARKER`), not by running it: nothing from the install directory is executed on the
+/// host before it is verified.
 pub fn check(path: &Path) -> std::result::Result<PathBuf, Problem> {
+    check_with(path, BUILT_DIGEST, cfg!(not(test)))
+}
+
+/// `check`, against `digest` (`required`: a build without one is refused).
+pub fn check_with(path: &Path, digest: Option<&str>, required: bool) -> std::result::Result<PathBuf, Problem> {
     let unavailable = |problem: String, fix: &str| Problem {
         reason: format!("sandspawn's in-sandbox helper {} {problem}", path.display()),
         fix: fix.to_string(),
@@ -102,7 +135,28 @@ pub fn check(path: &Path) -> std::result::Result<PathBuf, Problem> {
         };
         return Err(unavailable(problem, FIX_REINSTALL));
     }
-    std::fs::canonicalize(path).map_err(|e| unavailable(format!("cannot be resolved: {}", os_words(&e)), FIX_REINSTALL))
+    let canon = std::fs::canonicalize(path).map_err(|e| unavailable(format!("cannot be resolved: {}", os_words(&e)), FIX_REINSTALL))?;
+    match digest {
+        Some(expected) => {
+            let mut file = std::fs::File::open(&canon).map_err(|e| unavailable(format!("cannot be read: {}", os_words(&e)), FIX_REINSTALL))?;
+            let meta = file.metadata().map_err(|e| unavailable(format!("cannot be read: {}", os_words(&e)), FIX_REINSTALL))?;
+            let actual = crate::digest::sha256(&canon, &mut file, &meta).map_err(|e| unavailable(format!("cannot be read: {}", os_words(&e)), FIX_REINSTALL))?;
+            if !actual.eq_ignore_ascii_case(expected) {
+                return Err(unavailable(
+                    format!("was modified or replaced: its SHA-256 is {actual}, but this sandspawn was built with {expected}"),
+                    FIX_REINSTALL,
+                ));
+            }
+        }
+        None if required => {
+            return Err(unavailable(
+                "cannot be verified: this build of sandspawn does not know its helper's digest (it was built without scripts/build-helper.js)".into(),
+                "rebuild with `npm run build`, which builds the helper first and bakes its digest into the addon",
+            ))
+        }
+        None => {}
+    }
+    Ok(canon)
 }
 
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
@@ -151,5 +205,28 @@ mod tests {
 
         write(dir.path(), b"#!/bin/sh\nexec \"$@\"\n", 0o755);
         assert!(check(&p).unwrap_err().message.contains("is not a sandspawn helper"));
+    }
+
+    #[test]
+    fn refuses_a_file_that_only_carries_the_marker() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = format!("\x7fELF...{MARKER}...");
+        let p = write(dir.path(), real.as_bytes(), 0o755);
+        let good = "0b9c8d6d3ea5fa8b05c23d7ab3e4f25d59cc2b0d8ebf4e7c0bd6fd0df6f3f1f4";
+        let wrapper = format!("#!/bin/sh\nexec /tmp/evil \"$@\"\n#{MARKER}");
+        write(dir.path(), wrapper.as_bytes(), 0o755);
+        let e = check_with(&p, Some(good), true).map_err(Problem::into_error).unwrap_err();
+        assert!(e.message.contains("was modified or replaced") && e.message.contains(good), "{}", e.message);
+        let e = check_with(&p, None, true).map_err(Problem::into_error).unwrap_err();
+        assert!(e.message.contains("cannot be verified") && e.message.contains("npm run build"), "{}", e.message);
+        // The right bytes pass, hashed again after a rewrite (the identity changed).
+        write(dir.path(), real.as_bytes(), 0o755);
+        let digest: String = {
+            use sha2::Digest;
+            sha2::Sha256::digest(real.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+        };
+        assert!(check_with(&p, Some(&digest), true).is_ok());
+        write(dir.path(), wrapper.as_bytes(), 0o755);
+        assert!(check_with(&p, Some(&digest), true).is_err(), "a rewrite is hashed again");
     }
 }

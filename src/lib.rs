@@ -7,11 +7,13 @@
 pub mod api;
 pub mod capabilities;
 pub mod denial;
+pub mod digest;
 pub mod error;
 pub mod helper;
 pub mod network;
 pub mod limits;
 pub mod options;
+pub mod own_files;
 pub mod plan;
 pub mod planted;
 pub mod platform;

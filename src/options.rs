@@ -26,6 +26,8 @@ pub struct HostContext {
     pub cwd: PathBuf,
     /// `process.env`, used as the base environment when `extendEnv` is true.
     pub env: BTreeMap<String, String>,
+    /// The directory the JavaScript facade was loaded from (see `own_files`).
+    pub package_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,6 +71,8 @@ pub struct SpawnRequest {
     pub pty: Option<crate::pty::PtyOptions>,
     /// Resource limits (`limits` option; validated by `limits::parse`).
     pub limits: crate::limits::Limits,
+    /// The directory the JavaScript facade was loaded from (see `own_files`).
+    pub package_dir: Option<PathBuf>,
 }
 
 pub fn parse_command(value: &Value) -> Result<Vec<String>> {
@@ -237,7 +241,8 @@ pub fn parse_spawn_options(command: &Value, options: &Value, host: &HostContext,
 
     // With a terminal, `write()` goes to the terminal: stdin is always a "pipe".
     let stdin = if pty.is_some() { StdinMode::Pipe } else { stdin };
-    Ok(SpawnRequest { command, cwd, env, policy, platform, timeout, kill_signal, force_kill_after, max_buffer, stdin, linux, pty, limits })
+    let package_dir = host.package_dir.clone();
+    Ok(SpawnRequest { command, cwd, env, policy, platform, timeout, kill_signal, force_kill_after, max_buffer, stdin, linux, pty, limits, package_dir })
 }
 
 /// `linux: { allow?: Array<'bwrap' | 'landlock'>, bundledBwrap?: boolean }`. Accepted on every
@@ -339,7 +344,7 @@ mod tests {
     use serde_json::json;
 
     fn host() -> HostContext {
-        HostContext { cwd: PathBuf::from("/"), env: BTreeMap::from([("PATH".into(), "/usr/bin:/bin".into()), ("HOME".into(), "/root".into())]) }
+        HostContext { cwd: PathBuf::from("/"), env: BTreeMap::from([("PATH".into(), "/usr/bin:/bin".into()), ("HOME".into(), "/root".into())]), package_dir: None }
     }
 
     fn err(cmd: Value, opts: Value) -> SandboxError {

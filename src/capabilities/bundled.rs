@@ -9,12 +9,8 @@
 //! that canonical path (not a copy in a memfd), so a path-based AppArmor profile an administrator
 //! writes for it applies.
 
-use std::io::Read;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-
-use sha2::{Digest, Sha256};
 
 /// The bundled binary's file name, beside the `.node` file.
 pub const FILE_NAME: &str = "sandspawn-bwrap";
@@ -105,30 +101,6 @@ pub fn addon_dir() -> Option<PathBuf> {
     file.parent().map(Path::to_path_buf)
 }
 
-type Identity = (u64, u64, u64, i64, i64);
-
-fn identity(m: &std::fs::Metadata) -> Identity {
-    (m.dev(), m.ino(), m.size(), m.mtime() * 1_000_000_000 + m.mtime_nsec(), m.ctime() * 1_000_000_000 + m.ctime_nsec())
-}
-
-/// (canonical path, identity) → hex digest of files already hashed.
-static HASHED: Mutex<Vec<(PathBuf, Identity, String)>> = Mutex::new(Vec::new());
-const HASHED_SLOTS: usize = 8;
-
-fn sha256_hex(file: &mut std::fs::File) -> std::io::Result<String> {
-    let mut h = Sha256::new();
-    let mut buf = vec![0u8; 64 * 1024];
-    loop {
-        match file.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => h.update(&buf[..n]),
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
-}
-
 /// The canonical path of the bundled bwrap when it may be run, else why not.
 pub fn verify(b: &BundledBwrap) -> Result<PathBuf, Problem> {
     let Some(expected) = b.digest.as_deref() else { return Err(Problem::NotBuilt) };
@@ -154,24 +126,7 @@ pub fn verify(b: &BundledBwrap) -> Result<PathBuf, Problem> {
     if meta.uid() != 0 && meta.uid() != euid {
         return Err(Problem::Unsafe(canon, format!("it is owned by uid {}, neither root nor this user", meta.uid())));
     }
-    let id = identity(&meta);
-    let known = {
-        let cache = HASHED.lock().unwrap_or_else(|e| e.into_inner());
-        cache.iter().find(|(p, i, _)| *p == canon && *i == id).map(|(_, _, d)| d.clone())
-    };
-    let actual = match known {
-        Some(d) => d,
-        None => {
-            let d = sha256_hex(&mut file).map_err(|e| Problem::Unreadable(canon.clone(), e.to_string()))?;
-            let mut cache = HASHED.lock().unwrap_or_else(|e| e.into_inner());
-            cache.retain(|(p, _, _)| *p != canon);
-            if cache.len() >= HASHED_SLOTS {
-                cache.remove(0);
-            }
-            cache.push((canon.clone(), id, d.clone()));
-            d
-        }
-    };
+    let actual = crate::digest::sha256(&canon, &mut file, &meta).map_err(|e| Problem::Unreadable(canon.clone(), e.to_string()))?;
     if !actual.eq_ignore_ascii_case(expected) {
         return Err(Problem::DigestMismatch { path: canon, expected: expected.to_string(), actual });
     }

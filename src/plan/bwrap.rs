@@ -168,11 +168,23 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         roots.iter().enumerate().filter(|(_, r)| p.starts_with(&r.root)).max_by_key(|(_, r)| r.root.components().count()).map(|(i, _)| i)
     };
     let root_paths: Vec<&Path> = roots.iter().map(|r| r.root.as_path()).collect();
+    // sandspawn's own files (the helper and a bundled bwrap always among them), kept where they
+    // are and read-only when they lie in a writable root (see `pins`).
+    let mut own: Vec<PathBuf> = req.own_files.to_vec();
+    own.extend([helper.to_path_buf(), bwrap.clone()]);
+    let pins = super::pins::plan(roots, &own, &policy.deny_read)?;
     for d in policy.deny_read.iter().filter(|d| deepest_root(d).is_none()) {
         deny(&mut a, d, &root_paths)?;
     }
     for (i, root) in roots.iter().enumerate() {
         a.path("--bind", &root.root)?;
+        // Before anything is mounted inside the root, so that these binds hide nothing.
+        for p in &pins.dirs[i] {
+            a.path("--bind", p)?;
+        }
+        for p in &pins.own[i] {
+            a.path("--ro-bind", p)?;
+        }
         // The placeholders (`missing_read_only`) are not here: the helper covers them after every
         // mount of bwrap's (nothing is mounted at or below a placeholder: it is an empty leaf).
         let mut carve: Vec<&Path> = root.read_only.iter().map(PathBuf::as_path).collect();
@@ -185,14 +197,6 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         }
     }
 
-    // Last, over every writable bind: sandspawn's own executables (the helper, a bundled bwrap)
-    // inside a writable root (sandspawn installed in the workspace's node_modules) are bound
-    // read-only, so the command cannot replace what the next run executes, on the host or inside.
-    for (own, view) in [(helper, helper_view), (bwrap.as_path(), view_of(policy, req.cwd, &bwrap).0)] {
-        if view == View::Writable {
-            a.path("--ro-bind", own)?;
-        }
-    }
     // sandspawn installed under /tmp with a private /tmp: the helper is bound into the sandbox's
     // own /dev (a tmpfs bwrap made), so the private /tmp stays empty.
     let inside_helper = if helper_view == View::PrivateTmp {

@@ -45,6 +45,7 @@ pub mod landlock;
 pub mod seatbelt;
 mod seatbelt_planted;
 pub mod mount_targets;
+pub mod pins;
 
 /// What sandspawn knows about the bwrap binary it will run (found and probed by `capabilities`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -87,6 +88,8 @@ pub struct PlanRequest<'a> {
     pub terminal: bool,
     /// Resource limits the helper sets before the command (from `limits::decide`).
     pub rlimits: &'a [sandspawn_helper::rlimit::Rlimit],
+    /// sandspawn's own files (`own_files`), which the plan keeps where they are and read-only.
+    pub own_files: &'a [PathBuf],
 }
 
 /// Build the launch plan for one command: direct for danger-full-access, bwrap on Linux, Seatbelt

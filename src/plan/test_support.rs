@@ -47,7 +47,7 @@ pub fn plan_with_env(p: &ResolvedPolicy, cwd: &Path, platform: Platform, cmd: &[
         helper: Some(helper_path()),
         runner_fds: false,
         terminal: false,
-        rlimits: &[],
+        rlimits: &[], own_files: &[],
     })
     .unwrap()
 }
@@ -71,7 +71,7 @@ pub fn real_plan(p: &ResolvedPolicy, cwd: &Path, cmd: &[&str]) -> LaunchPlan {
         helper: Some(real_helper()),
         runner_fds: false,
         terminal: false,
-        rlimits: &[],
+        rlimits: &[], own_files: &[],
     })
     .unwrap()
 }
@@ -97,7 +97,8 @@ pub fn helper_path() -> &'static Path {
 
 /// The helper built next to the test binary (`cargo build -p sandspawn-helper`), for plans that run.
 pub fn real_helper() -> &'static Path {
-    crate::helper::require().expect("build the helper first: cargo build -p sandspawn-helper")
+    static HELPER: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    HELPER.get_or_init(|| crate::helper::require().expect("build the helper first: cargo build -p sandspawn-helper"))
 }
 
 /// Spawn the plan as any spawner would: argv, environment, cwd and plain stdio, nothing else.

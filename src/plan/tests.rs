@@ -108,7 +108,7 @@ fn runner_fds_and_bwrap_info_are_used() {
     let cmd = vec!["true".to_string()];
     let env = BTreeMap::new();
     let info = BwrapInfo { path: "/opt/bw".into(), version: Some("0.6.0".into()), disable_userns: false, proc_unmountable: false };
-    let mut req = PlanRequest { command: &cmd, cwd: &w, env: &env, policy: &p, platform: Platform::Linux, bwrap: Some(&info), resolved_program: None, helper: Some(helper_path()), runner_fds: true, terminal: false, rlimits: &[] };
+    let mut req = PlanRequest { command: &cmd, cwd: &w, env: &env, policy: &p, platform: Platform::Linux, bwrap: Some(&info), resolved_program: None, helper: Some(helper_path()), runner_fds: true, terminal: false, rlimits: &[], own_files: &[] };
     let plan = build(&req).unwrap();
     assert_eq!(plan.program, helper_path(), "in front of bwrap, for the offline nsswitch.conf");
     assert_eq!(&plan.args[..4], &front(5, "/opt/bw")[..], "after the runner's descriptors 3 and 4");
@@ -224,7 +224,7 @@ fn read_only_paths_and_deny_read() {
     // The runner's own descriptors come first; the masks' follow them.
     let cmd = vec!["cat".to_string()];
     let env = BTreeMap::new();
-    let req = PlanRequest { command: &cmd, cwd: &ws, env: &env, policy: &p, platform: Platform::Linux, bwrap: None, resolved_program: None, helper: Some(helper_path()), runner_fds: true, terminal: false, rlimits: &[] };
+    let req = PlanRequest { command: &cmd, cwd: &ws, env: &env, policy: &p, platform: Platform::Linux, bwrap: None, resolved_program: None, helper: Some(helper_path()), runner_fds: true, terminal: false, rlimits: &[], own_files: &[] };
     let runner = build(&req).unwrap();
     assert_eq!(&runner.args[..2], &v(&["v1", "--null-fds=5,6"])[..]);
 }
@@ -283,7 +283,7 @@ fn danger_full_access_is_direct() {
     assert_eq!(plan.env, env, "no markers without a sandbox and with the network on");
     assert_eq!(plan.sandbox_type, SandboxType::None);
     let cmd = v(&["ls"]);
-    let req = PlanRequest { command: &cmd, cwd: &w, env: &env, policy: &p, platform: Platform::Other, bwrap: None, resolved_program: Some(Path::new("/bin/ls")), helper: None, runner_fds: true, terminal: false, rlimits: &[] };
+    let req = PlanRequest { command: &cmd, cwd: &w, env: &env, policy: &p, platform: Platform::Other, bwrap: None, resolved_program: Some(Path::new("/bin/ls")), helper: None, runner_fds: true, terminal: false, rlimits: &[], own_files: &[] };
     let plan = build(&req).unwrap();
     assert_eq!((plan.program, plan.status_fd), (PathBuf::from("/bin/ls"), None));
     let ro = policy(json!("read-only"), &w, Platform::Linux);
@@ -309,10 +309,21 @@ fn sandspawns_own_files_in_a_writable_root_are_bound_read_only_and_never_hidden(
     let p = policy(json!({"mode": "workspace-write", "tmp": "read-only", "network": true, "protectGit": false}), &w, Platform::Linux);
     let (cmd, env) = (vec!["true".to_string()], BTreeMap::new());
     let info = BwrapInfo { path: bundled.clone(), version: None, disable_userns: true, proc_unmountable: false };
-    let req = PlanRequest { command: &cmd, cwd: &w, env: &env, policy: &p, platform: Platform::Linux, bwrap: Some(&info), resolved_program: None, helper: Some(&helper), runner_fds: false, terminal: false, rlimits: &[] };
+    let req = PlanRequest { command: &cmd, cwd: &w, env: &env, policy: &p, platform: Platform::Linux, bwrap: Some(&info), resolved_program: None, helper: Some(&helper), runner_fds: false, terminal: false, rlimits: &[], own_files: &[] };
     let args = build(&req).unwrap().args;
-    let chdir = args.iter().position(|a| a == "--chdir").unwrap();
-    assert_eq!(&args[chdir - 6..chdir], &v(&["--ro-bind", &s(&helper), &s(&helper), "--ro-bind", &s(&bundled), &s(&bundled)])[..], "last, after the writable bind");
+    let bind = args.windows(3).position(|x| x == v(&["--bind", &s(&w), &s(&w)]).as_slice()).unwrap();
+    let (nm, pkg_s) = (s(&w.join("node_modules")), s(&pkg));
+    let expect = v(&["--bind", &nm, &nm, "--bind", &pkg_s, &pkg_s, "--ro-bind", &s(&bundled), &s(&bundled), "--ro-bind", &s(&helper), &s(&helper)]);
+    assert_eq!(&args[bind + 3..bind + 3 + expect.len()], &expect[..], "right after the root's bind: the directories between pinned, the files read-only");
+    // The JavaScript facade's files too, when given.
+    std::fs::write(pkg.join("index.js"), "").unwrap();
+    let own = vec![pkg.join("index.js")];
+    let args = build(&PlanRequest { own_files: &own, ..req.clone() }).unwrap().args;
+    assert!(args.windows(3).any(|x| x == v(&["--ro-bind", &s(&pkg.join("index.js")), &s(&pkg.join("index.js"))]).as_slice()));
+    // A writable root inside them is refused.
+    let inside = policy(json!({"mode": "workspace-write", "tmp": "read-only", "network": true, "protectGit": false}), &pkg, Platform::Linux);
+    let e = build(&PlanRequest { policy: &inside, cwd: &pkg, own_files: &[pkg.clone()], ..req.clone() }).unwrap_err();
+    assert_eq!(e.code.as_str(), "ERR_SANDBOX_INVALID_OPTIONS");
 
     // Read-only already: nothing added.
     let ro = policy(json!({"network": true}), &w, Platform::Linux);
@@ -342,7 +353,7 @@ fn a_helper_under_a_private_tmp_is_bound_into_dev() {
     let helper = Path::new("/tmp/ss-install/node_modules/sandspawn/sandspawn-helper");
     let p = policy(json!({"mode": "workspace-write", "tmp": "private", "network": true, "protectGit": false}), &w, Platform::Linux);
     let (cmd, env) = (vec!["true".to_string()], BTreeMap::new());
-    let req = PlanRequest { command: &cmd, cwd: &w, env: &env, policy: &p, platform: Platform::Linux, bwrap: None, resolved_program: None, helper: Some(helper), runner_fds: false, terminal: false, rlimits: &[] };
+    let req = PlanRequest { command: &cmd, cwd: &w, env: &env, policy: &p, platform: Platform::Linux, bwrap: None, resolved_program: None, helper: Some(helper), runner_fds: false, terminal: false, rlimits: &[], own_files: &[] };
     let plan = build(&req).unwrap();
     let args = plan.args;
     let tmpfs = args.iter().position(|a| a == "/tmp").unwrap();

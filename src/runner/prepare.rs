@@ -96,10 +96,11 @@ fn build_landlock_plan(req: &SpawnRequest, abi: u32, resolved: &Path, limits: &L
             platform: req.platform,
             bwrap: None,
             resolved_program: Some(resolved),
-            helper: Some(helper),
+            helper: Some(&helper),
             runner_fds: true,
             terminal: req.pty.is_some(),
             rlimits: &limits.rlimits,
+            own_files: &crate::own_files::list(req.package_dir.as_deref()),
         },
         abi,
     )
@@ -118,10 +119,11 @@ pub fn build_plan(req: &mut SpawnRequest, bwrap: Option<&crate::plan::BwrapInfo>
         Platform::Other => false,
     } || !limits.rlimits.is_empty();
     let helper = if needs_helper {
-        Some(if Platform::host() == req.platform { crate::helper::require()?.to_path_buf() } else { crate::helper::expected_path() })
+        Some(if Platform::host() == req.platform { crate::helper::require()? } else { crate::helper::expected_path() })
     } else {
         None
     };
+    let own_files = crate::own_files::list(req.package_dir.as_deref());
     plan::build(&PlanRequest {
         command: &req.command,
         cwd: &req.cwd,
@@ -134,5 +136,6 @@ pub fn build_plan(req: &mut SpawnRequest, bwrap: Option<&crate::plan::BwrapInfo>
         runner_fds,
         terminal: req.pty.is_some(),
         rlimits: &limits.rlimits,
+        own_files: &own_files,
     })
 }

@@ -12,7 +12,7 @@ use crate::error::ErrorCode;
 use crate::options::{parse_spawn_options, Entry, HostContext};
 
 fn host() -> HostContext {
-    HostContext { cwd: PathBuf::from("/"), env: BTreeMap::from([("PATH".to_string(), "/usr/bin:/bin".to_string())]) }
+    HostContext { cwd: PathBuf::from("/"), env: BTreeMap::from([("PATH".to_string(), "/usr/bin:/bin".to_string())]), package_dir: None }
 }
 
 fn start(cmd: serde_json::Value, opts: serde_json::Value) -> ProcessHandle {

@@ -155,7 +155,7 @@ fn bwrap_plan_with_every_other_feature() {
         helper: Some(helper_path()),
         runner_fds: true,
         terminal: true,
-        rlimits: &rlimits,
+        rlimits: &rlimits, own_files: &[],
     })
     .unwrap();
     let helper = helper_path().to_str().unwrap();

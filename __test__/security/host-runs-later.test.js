@@ -1,0 +1,116 @@
+'use strict'
+// Issue 28: nothing a run writes is executed by the host later. Each case is the attack as it was
+// reproduced, run for real against real bwrap, then the host-side follow-up (the next `require`, the
+// next spawn, `git status`) is checked to run nothing planted.
+
+const { describe, test } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const crypto = require('node:crypto')
+const { execFileSync, spawnSync } = require('node:child_process')
+const { sh, show, tempTree, treeSnapshot, q } = require('./helpers')
+
+const ROOT = path.resolve(__dirname, '../..')
+const ADDON = fs.readdirSync(ROOT).find((f) => /^sandspawn\..+\.node$/.test(f))
+const PACKAGE_FILES = ['package.json', 'index.js', 'index.mjs', 'binding.js', 'lib', 'bin', ADDON, 'sandspawn-helper', 'sandspawn-bwrap', 'sandspawn-bwrap.sha256']
+
+/** sandspawn installed in `dir` (a copy of this checkout's package files). */
+function install(dir) {
+  fs.mkdirSync(dir, { recursive: true })
+  for (const f of PACKAGE_FILES) {
+    if (fs.existsSync(path.join(ROOT, f))) fs.cpSync(path.join(ROOT, f), path.join(dir, f), { recursive: true })
+  }
+}
+
+function digestTree(dir) {
+  const h = crypto.createHash('sha256')
+  for (const [rel, s] of Object.entries(treeSnapshot(dir)).sort(([a], [b]) => a.localeCompare(b))) h.update(`${rel} ${s.type} ${s.sha || ''} ${s.mode}\n`)
+  return h.digest('hex')
+}
+
+/** In a fresh node process: load the package from `pkg` and run `script` with bash in `cwd`. */
+function runWith(pkg, script, cwd, sandbox) {
+  const js = `require(${JSON.stringify(pkg)}).spawnSandboxed(['bash', '-c', ${JSON.stringify(script)}], { cwd: ${JSON.stringify(cwd)}, timeout: 20000, sandbox: ${JSON.stringify(sandbox)} })
+    .then((r) => process.stdout.write(JSON.stringify(r)), (e) => process.stdout.write(JSON.stringify({ error: e.code, message: e.message })))`
+  const r = spawnSync(process.execPath, ['-e', js], { encoding: 'utf8', timeout: 60000 })
+  assert.equal(r.status, 0, r.stderr)
+  return JSON.parse(r.stdout)
+}
+
+const ATTACKS = (pkg) =>
+  [
+    `echo 'require("fs").writeFileSync("/var/tmp/pwned-index", "x")' >> ${pkg}/index.js`,
+    `echo 'x' >> ${pkg}/lib/process.js`,
+    `printf '#!/bin/sh\\ntouch /var/tmp/pwned-helper\\nexec "$@"\\n' > ${pkg}/sandspawn-helper`,
+    `rm -f ${pkg}/sandspawn-helper`,
+    `mv ${pkg} ${pkg}.moved`,
+    `mv ${path.dirname(pkg)} ${path.dirname(pkg)}.moved`,
+    `mv ${pkg}/lib ${pkg}/lib.moved`,
+    `echo '{"name":"sandspawn","main":"evil.js"}' > ${pkg}/package.json`,
+  ].map((a) => `${a} 2>/dev/null && echo "DONE: ${a.replace(/"/g, '')}"`).join('; ') + '; true'
+
+describe("sandspawn's own package cannot be changed by a run (issue 28)", () => {
+  test('installed in the workspace\'s node_modules: every file and every rename is refused; the next require and spawn run the package as installed', (t) => {
+    const tree = tempTree(t)
+    const pkg = path.join(tree.ws, 'node_modules', 'sandspawn')
+    install(pkg)
+    const before = digestTree(pkg)
+    const r = runWith(pkg, ATTACKS(pkg), tree.ws, 'workspace-write')
+    assert.equal(r.error, undefined, r.message)
+    assert.equal(r.exitCode, 0, show(r))
+    assert.doesNotMatch(r.stdout, /DONE/, show(r))
+    assert.equal(digestTree(pkg), before, 'the package is byte for byte as installed')
+    // The host's next load and spawn of that package work and run nothing planted.
+    const again = runWith(pkg, 'echo ok; touch created-by-the-run', tree.ws, 'workspace-write')
+    assert.equal(again.stdout, 'ok\n', show(again))
+    assert.ok(fs.existsSync(path.join(tree.ws, 'created-by-the-run')), 'the rest of the workspace stays writable')
+    assert.ok(!fs.existsSync('/var/tmp/pwned-index') && !fs.existsSync('/var/tmp/pwned-helper'))
+  })
+
+  test('installed under a writable /tmp, used from another workspace: the same', (t) => {
+    const tree = tempTree(t)
+    const base = fs.mkdtempSync('/tmp/sandspawn-pkg-')
+    t.after(() => fs.rmSync(base, { recursive: true, force: true }))
+    const pkg = path.join(base, 'a', 'node_modules', 'sandspawn')
+    install(pkg)
+    const before = digestTree(pkg)
+    const r = runWith(pkg, ATTACKS(pkg) + `; mv ${base}/a ${base}/a.moved 2>/dev/null && echo DONE-a`, tree.ws, 'workspace-write')
+    assert.equal(r.error, undefined, r.message)
+    assert.doesNotMatch(r.stdout, /DONE/, show(r))
+    assert.equal(digestTree(pkg), before)
+  })
+
+  test('a writable root inside the package is refused, naming it', (t) => {
+    const tree = tempTree(t)
+    const pkg = path.join(tree.ws, 'node_modules', 'sandspawn')
+    install(pkg)
+    const r = runWith(pkg, 'true', tree.ws, { mode: 'workspace-write', writableRoots: [path.join(pkg, 'lib')] })
+    assert.equal(r.error, 'ERR_SANDBOX_INVALID_OPTIONS', JSON.stringify(r))
+    assert.match(r.message, /own files/)
+  })
+})
+
+describe('the workspace cannot be swapped by renaming a directory above it (issue 28)', () => {
+  test('cwd two levels below a writable root: the ancestors cannot be renamed; the host\'s git status runs nothing', async (t) => {
+    const tree = tempTree(t)
+    const ws = path.join(tree.root, 'a', 'b', 'ws')
+    fs.mkdirSync(ws, { recursive: true })
+    execFileSync('git', ['init', '-q', ws])
+    const marker = path.join(tree.out, 'PWNED')
+    const script = [
+      `cd ${q(tree.root)}`,
+      'mv a a.real && echo MOVED-a',
+      'mv a/b a/b.real && echo MOVED-b',
+      'mkdir -p a/b/ws && git init -q a/b/ws',
+      `git -C a/b/ws config core.fsmonitor ${q(`touch ${marker}; false`)} && echo PLANTED`,
+      'true',
+    ].join('; ')
+    const r = await sh(script, { cwd: ws, sandbox: { mode: 'workspace-write', writableRoots: [tree.root] } })
+    assert.equal(r.exitCode, 0, show(r))
+    assert.doesNotMatch(r.stdout, /MOVED|PLANTED/, show(r))
+    assert.ok(fs.existsSync(path.join(ws, '.git', 'HEAD')))
+    execFileSync('git', ['-C', ws, 'status', '--porcelain'])
+    assert.ok(!fs.existsSync(marker), "the host's git status ran the planted fsmonitor")
+  })
+})

@@ -1,0 +1,127 @@
+//! Mount points that keep paths where they are. The kernel refuses to rename or remove a mount
+//! point (EBUSY), but a plain directory moves with everything mounted below it. So a command could
+//! rename `/tmp/a` away when the cwd `/tmp/a/b/ws` is bound inside the writable `/tmp`, recreate
+//! `/tmp/a/b/ws` with a repository of its own, and the host's next `git status` there would run its
+//! configuration; or rename the directory that holds sandspawn's own files and put a wrapper helper
+//! in its place, which the host runs in front of bwrap.
+//!
+//! For every writable root nested in another writable root, and for every own file (see
+//! `own_files`) inside a writable root, each directory between the outer root and it is bound onto
+//! itself (still writable: it lies in that root) right after the outer root's bind, before anything
+//! is mounted inside it; the own file itself is bound read-only there. Nothing below is hidden by
+//! those binds, because nothing below is mounted yet when they are made. A directory inside a
+//! read-only carve-out or a denied path needs nothing: its parent cannot be written.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::{Result, SandboxError};
+use crate::policy::WritableRoot;
+
+/// What to mount right after each writable root's bind (indexed like the roots).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Pins {
+    /// Directories bound onto themselves, shallowest first.
+    pub dirs: Vec<Vec<PathBuf>>,
+    /// Own files bound read-only, shallowest first.
+    pub own: Vec<Vec<PathBuf>>,
+}
+
+/// The pins for `roots`, given sandspawn's own files (canonical) and the denied paths. A writable
+/// root inside an own file is refused: the run could change what the host executes.
+pub fn plan(roots: &[WritableRoot], own: &[PathBuf], deny: &[PathBuf]) -> Result<Pins> {
+    for r in roots {
+        if let Some(o) = own.iter().find(|o| r.root.starts_with(o)) {
+            return Err(SandboxError::invalid(
+                "sandbox",
+                format!(
+                    "the writable root {} lies in sandspawn's own files ({}), which the host runs: a command could change \
+                     them. Use a workspace outside sandspawn's installation, or install sandspawn elsewhere",
+                    r.root.display(),
+                    o.display()
+                ),
+            ));
+        }
+    }
+    let mut pins = Pins { dirs: vec![Vec::new(); roots.len()], own: vec![Vec::new(); roots.len()] };
+    let protected_below = |i: usize, p: &Path| roots[i].read_only.iter().chain(deny).any(|c| p.starts_with(c));
+    let targets = roots.iter().map(|r| (r.root.as_path(), false)).chain(own.iter().map(|o| (o.as_path(), true)));
+    for (target, is_own) in targets {
+        let Some(i) = holder(roots, target) else { continue };
+        if protected_below(i, target) {
+            continue;
+        }
+        let mut dir = roots[i].root.clone();
+        let between = target.strip_prefix(&roots[i].root).expect("held").parent().unwrap_or(Path::new(""));
+        for part in between.components() {
+            dir.push(part);
+            if !pins.dirs[i].contains(&dir) {
+                pins.dirs[i].push(dir.clone());
+            }
+        }
+        if is_own && !pins.own[i].iter().any(|o| o == target) {
+            pins.own[i].push(target.to_path_buf());
+        }
+    }
+    for list in pins.dirs.iter_mut().chain(pins.own.iter_mut()) {
+        list.sort_by(|a, b| a.components().count().cmp(&b.components().count()).then_with(|| a.cmp(b)));
+    }
+    Ok(pins)
+}
+
+/// The deepest writable root that holds `p` strictly below its top.
+fn holder(roots: &[WritableRoot], p: &Path) -> Option<usize> {
+    roots.iter().enumerate().filter(|(_, r)| p != r.root && p.starts_with(&r.root)).max_by_key(|(_, r)| r.root.components().count()).map(|(i, _)| i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn root(p: &str, ro: &[&str]) -> WritableRoot {
+        WritableRoot { root: p.into(), read_only: ro.iter().map(PathBuf::from).collect(), missing_read_only: Vec::new() }
+    }
+
+    fn paths(v: &[&str]) -> Vec<PathBuf> {
+        v.iter().map(PathBuf::from).collect()
+    }
+
+    #[test]
+    fn a_nested_root_pins_the_directories_between() {
+        let roots = [root("/tmp", &[]), root("/tmp/a/b/ws", &["/tmp/a/b/ws/.git"])];
+        let p = plan(&roots, &[], &[]).unwrap();
+        assert_eq!(p.dirs[0], paths(&["/tmp/a", "/tmp/a/b"]));
+        assert!(p.dirs[1].is_empty());
+        assert!(p.own.iter().all(Vec::is_empty));
+        let direct = [root("/tmp", &[]), root("/tmp/ws", &[])];
+        assert!(plan(&direct, &[], &[]).unwrap().dirs.iter().all(Vec::is_empty), "a root's own bind is a mount point already");
+    }
+
+    #[test]
+    fn own_files_are_pinned_in_the_deepest_root_and_bound_read_only() {
+        let roots = [root("/ws", &[]), root("/ws/node_modules", &[])];
+        let own = paths(&["/ws/node_modules/sandspawn/index.js", "/ws/node_modules/sandspawn/lib", "/ws/node_modules/sandspawn-linux-x64-gnu/sandspawn-helper", "/usr/lib/other"]);
+        let p = plan(&roots, &own, &[]).unwrap();
+        assert!(p.dirs[0].is_empty());
+        assert_eq!(p.dirs[1], paths(&["/ws/node_modules/sandspawn", "/ws/node_modules/sandspawn-linux-x64-gnu"]));
+        assert_eq!(p.own[1], paths(&["/ws/node_modules/sandspawn/index.js", "/ws/node_modules/sandspawn/lib", "/ws/node_modules/sandspawn-linux-x64-gnu/sandspawn-helper"]));
+        // The package at a root's top (a source checkout as the workspace): its files alone.
+        let top = plan(&[root("/src/sandspawn", &[])], &paths(&["/src/sandspawn/index.js"]), &[]).unwrap();
+        assert!(top.dirs[0].is_empty());
+        assert_eq!(top.own, vec![paths(&["/src/sandspawn/index.js"])]);
+    }
+
+    #[test]
+    fn nothing_to_pin_under_a_read_only_or_denied_path() {
+        let roots = [root("/ws", &["/ws/vendor"])];
+        let own = paths(&["/ws/vendor/sandspawn/index.js", "/ws/secret/sandspawn/index.js"]);
+        let p = plan(&roots, &own, &paths(&["/ws/secret"])).unwrap();
+        assert!(p.dirs[0].is_empty() && p.own[0].is_empty());
+    }
+
+    #[test]
+    fn a_writable_root_inside_own_files_is_refused() {
+        let e = plan(&[root("/ws/node_modules/sandspawn/lib", &[])], &paths(&["/ws/node_modules/sandspawn/lib"]), &[]).unwrap_err();
+        assert_eq!(e.code.as_str(), "ERR_SANDBOX_INVALID_OPTIONS");
+        assert!(e.message.contains("/ws/node_modules/sandspawn/lib") && e.message.contains("own files"), "{}", e.message);
+    }
+}
