@@ -20,6 +20,26 @@ const TOOLS = ['sh', 'touch', 'cat', 'echo', 'id']
 
 const tmpRoots = []
 /** Under /var/tmp: the host /tmp is writable inside workspace-write runs, /var/tmp is not. */
+/**
+ * A directory a fake *system* bwrap may live in. sandspawn runs a bwrap found on PATH only when no
+ * sandboxed run could have written it (root's, in root's directories that nobody else can write,
+ * not under HOME or a temporary directory), so fakes live under /var/lib, which takes root.
+ */
+const TRUSTED_BASE = '/var/lib/sandspawn-test-fakes'
+const TRUSTED_SKIP = process.getuid() !== 0 && 'a fake system bwrap must be root\'s, in root\'s own directories: run as root'
+function mkTrusted(label) {
+  fs.mkdirSync(TRUSTED_BASE, { recursive: true, mode: 0o755 })
+  const d = fs.mkdtempSync(path.join(TRUSTED_BASE, `${label}-`))
+  fs.chmodSync(d, 0o755)
+  trustedRoots.push(d)
+  return d
+}
+const trustedRoots = []
+process.on('exit', () => {
+  for (const d of trustedRoots) fs.rmSync(d, { recursive: true, force: true })
+  try { fs.rmdirSync(TRUSTED_BASE) } catch {}
+})
+
 function mkTemp(label) {
   const d = fs.realpathSync(fs.mkdtempSync(path.join('/var/tmp', `sandspawn-bundled-${label}-`)))
   tmpRoots.push(d)
@@ -150,10 +170,10 @@ describe('no system bwrap on PATH', () => {
   })
 })
 
-describe('when the system bwrap exists', () => {
+describe('when the system bwrap exists', { skip: TRUSTED_SKIP }, () => {
   /** A fake system bwrap in its own PATH directory (before the tools). */
   function fakeSystem(script) {
-    const dir = mkTemp('fake')
+    const dir = mkTrusted('fake')
     fs.writeFileSync(path.join(dir, 'bwrap'), `#!/bin/sh\n${script}\n`, { mode: 0o755 })
     return `${dir}:${toolsOnlyPath()}`
   }

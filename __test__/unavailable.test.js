@@ -22,6 +22,26 @@ const RESULT_TAG = '@@SANDSPAWN-TEST-RESULT@@'
 const CHILD_TIMEOUT_MS = 60_000
 
 const tmpRoots = []
+/**
+ * A directory a fake *system* bwrap may live in. sandspawn runs a bwrap found on PATH only when no
+ * sandboxed run could have written it (root's, in root's directories that nobody else can write,
+ * not under HOME or a temporary directory), so fakes live under /var/lib, which takes root.
+ */
+const TRUSTED_BASE = '/var/lib/sandspawn-test-fakes'
+const TRUSTED_SKIP = process.getuid() !== 0 && 'a fake system bwrap must be root\'s, in root\'s own directories: run as root'
+function mkTrusted(label) {
+  fs.mkdirSync(TRUSTED_BASE, { recursive: true, mode: 0o755 })
+  const d = fs.mkdtempSync(path.join(TRUSTED_BASE, `${label}-`))
+  fs.chmodSync(d, 0o755)
+  trustedRoots.push(d)
+  return d
+}
+const trustedRoots = []
+process.on('exit', () => {
+  for (const d of trustedRoots) fs.rmSync(d, { recursive: true, force: true })
+  try { fs.rmdirSync(TRUSTED_BASE) } catch {}
+})
+
 function mkTemp(label) {
   const d = fs.mkdtempSync(path.join(os.tmpdir(), `sandspawn-unavail-${label}-`))
   tmpRoots.push(d)
@@ -300,10 +320,10 @@ function assertCapsUnavailable(f, caps, fakePath) {
 
 // Scenarios 1, 2 and 6 test what sandspawn says about the *system* bwrap, so the bundled one (which
 // takes over when the system one is missing or too old; see bundled-bwrap.test.js) is turned off.
-describe('1. every known bwrap failure rejects, names the cause and a fix, and never runs the command', () => {
+describe('1. every known bwrap failure rejects, names the cause and a fix, and never runs the command', { skip: TRUSTED_SKIP }, () => {
   for (const f of FAILURES) {
     test(f.stderr, () => {
-      const dir = mkTemp('fake')
+      const dir = mkTrusted('fake')
       const fake = fakeFailingBwrap(dir, f.stderr)
       const work = mkTemp('work')
       const marker = path.join(work, 'MARKER')
@@ -329,8 +349,8 @@ describe('1. every known bwrap failure rejects, names the cause and a fix, and n
   }
 })
 
-test('1b. a bwrap whose self-test hangs is killed and reported, not waited on forever', () => {
-  const dir = mkTemp('fake-hang')
+test('1b. a bwrap whose self-test hangs is killed and reported, not waited on forever', { skip: TRUSTED_SKIP }, () => {
+  const dir = mkTrusted('fake-hang')
   const fake = path.join(dir, 'bwrap')
   const pidFile = path.join(dir, 'sleep.pid')
   writeExecutable(
@@ -572,10 +592,10 @@ describe('4. inside an outer bwrap started with --disable-userns', () => {
 
 // ---- 5. the probe is cached per PATH ----------------------------------------------------------------
 
-describe('5. the probe runs once per PATH', () => {
+describe('5. the probe runs once per PATH', { skip: TRUSTED_SKIP }, () => {
   test('a failing bwrap is probed once for 5 spawns and 2 capability calls, again after PATH changes', () => {
-    const dirA = mkTemp('cacheA')
-    const dirB = mkTemp('cacheB')
+    const dirA = mkTrusted('cacheA')
+    const dirB = mkTrusted('cacheB')
     const countA = path.join(mkTemp('countA'), 'calls')
     const countB = path.join(mkTemp('countB'), 'calls')
     fakeFailingBwrap(dirA, 'setting up uid map: Permission denied', { counter: countA })
@@ -625,7 +645,7 @@ describe('5. the probe runs once per PATH', () => {
   })
 
   test('a working bwrap is probed once across 5 sandboxed runs', { skip: spawnSync(REAL_BWRAP, ['--version']).status !== 0 && 'no real bwrap' }, () => {
-    const dir = mkTemp('cache-ok')
+    const dir = mkTrusted('cache-ok')
     const log = path.join(mkTemp('cache-ok-log'), 'calls')
     const fake = fakeDelegatingBwrap(dir, log)
     const work = mkTemp('cache-ok-work')
@@ -659,10 +679,10 @@ describe('5. the probe runs once per PATH', () => {
 
 // ---- 6. startSandboxed fails closed the same way ----------------------------------------------------
 
-describe('6. startSandboxed rejects like spawnSandboxed', () => {
+describe('6. startSandboxed rejects like spawnSandboxed', { skip: TRUSTED_SKIP }, () => {
   for (const f of FAILURES) {
     test(f.stderr, () => {
-      const dir = mkTemp('fake-start')
+      const dir = mkTrusted('fake-start')
       fakeFailingBwrap(dir, f.stderr)
       const work = mkTemp('work-start')
       const marker = path.join(work, 'MARKER')

@@ -114,3 +114,34 @@ describe('the workspace cannot be swapped by renaming a directory above it (issu
     assert.ok(!fs.existsSync(marker), "the host's git status ran the planted fsmonitor")
   })
 })
+
+describe('a bwrap a run plants on the host\'s PATH is never run by the host (issue 28)', () => {
+  test('planted in a writable root that is on PATH: the next process neither probes nor runs it', async (t) => {
+    const tree = tempTree(t)
+    const bin = path.join(tree.out, 'bin')
+    fs.mkdirSync(bin)
+    const marker = path.join(tree.out, 'RAN')
+    const planted = `#!/bin/sh\ntouch ${marker}\nexec /usr/bin/bwrap "$@"\n`
+    const r = await sh(`printf '%s' ${q(planted)} > ${q(bin)}/bwrap && chmod 755 ${q(bin)}/bwrap && echo PLANTED`, {
+      cwd: tree.ws,
+      sandbox: { mode: 'workspace-write', writableRoots: [tree.out] },
+    })
+    assert.match(r.stdout, /PLANTED/, show(r))
+    const js = `const s = require(${JSON.stringify(ROOT)})
+      ;(async () => {
+        const caps = await s.sandboxCapabilities()
+        const run = await s.spawnSandboxed(['echo', 'ran'], { cwd: ${JSON.stringify(tree.ws)} })
+        process.stdout.write(JSON.stringify({ path: caps.bwrap && caps.bwrap.path, source: caps.sandboxDetails.bwrapSource, attempts: caps.attempts, out: run.stdout }))
+      })()`
+    const child = spawnSync(process.execPath, ['-e', js], { encoding: 'utf8', timeout: 60000, env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, SANDSPAWN_BWRAP: '' } })
+    assert.equal(child.status, 0, child.stderr)
+    const got = JSON.parse(child.stdout)
+    assert.equal(got.out, 'ran\n')
+    assert.notEqual(got.path, path.join(bin, 'bwrap'))
+    assert.ok(!fs.existsSync(marker), 'the planted bwrap ran on the host')
+    if (got.source === 'bundled') {
+      const system = got.attempts.find((a) => a.mechanism === 'bwrap-system')
+      assert.ok(system.message.includes(path.join(bin, 'bwrap')), `attempts say why it was skipped: ${JSON.stringify(got.attempts)}`)
+    }
+  })
+})

@@ -6,16 +6,22 @@
 //! 1. `SANDSPAWN_BWRAP`, when set and non-empty, must be an absolute path to an executable regular
 //!    file outside the cwd; it is then used, and **PATH is not searched** (an override that does not
 //!    work is reported, not silently replaced by something else).
-//! 2. Otherwise the first `bwrap` in `PATH` that is an executable regular file and is not inside the
-//!    cwd. Empty and relative `PATH` entries (which mean "the current directory") are skipped. Both
-//!    the `PATH` directory and the binary are canonicalized (symlinks resolved) and compared with the
-//!    canonical cwd; the canonical binary path is returned.
+//! 2. Otherwise the first `bwrap` in `PATH` that is an executable regular file that this user could
+//!    not have planted (`distrust`): outside the cwd, owned by root and writable by nobody else, in
+//!    directories (every one up to `/`, symlinks resolved) owned by root and writable by nobody else,
+//!    and not under `HOME` or a temporary directory. A sandboxed run writes only what its user may
+//!    write, so such a file was not written by one; a bwrap in `~/.cargo/bin` (a run given
+//!    `writableRoots: ['~/.cargo']` could have put it there) is not used, and the bundled one is.
+//!    Empty and relative `PATH` entries (which mean "the current directory") are skipped. The
+//!    canonical binary path is returned, and nothing is executed before it passed.
 //!
 //! A cwd of `/` contains everything; the inside-cwd rule is not applied there (otherwise no bwrap
-//! could ever be used for a command run in `/`).
+//! could ever be used for a command run in `/`). Root owns everything it plants, so for root the
+//! `HOME` and temporary-directory rules carry the weight: a run as root that was given another
+//! directory as a writable root could still plant a bwrap there (see the README).
 
 use std::ffi::OsStr;
-use std::os::unix::fs::PermissionsExt;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -86,8 +92,18 @@ pub fn discover(override_env: Option<&OsStr>, path_env: Option<&str>, cwd: &Path
         return Discovery::Found(canon);
     }
 
-    let Some(path_env) = path_env else { return Discovery::NotFound };
-    for dir in path_env.split(':') {
+    match candidates(path_env, cwd).into_iter().find(|(_, why)| why.is_none()) {
+        Some((found, None)) => Discovery::Found(found),
+        _ => Discovery::NotFound,
+    }
+}
+
+/// Every `bwrap` on `PATH` (absolute entries), canonical, in order, with why it is not trusted.
+fn candidates(path_env: Option<&str>, cwd: &Path) -> Vec<(PathBuf, Option<String>)> {
+    let cwd_canon = std::fs::canonicalize(cwd).ok().or_else(|| cwd.is_absolute().then(|| cwd.to_path_buf()));
+    let trust = Trust::of_process();
+    let mut out: Vec<(PathBuf, Option<String>)> = Vec::new();
+    for dir in path_env.unwrap_or("").split(':') {
         let dir = Path::new(dir);
         if dir.as_os_str().is_empty() || !dir.is_absolute() {
             continue;
@@ -99,12 +115,75 @@ pub fn discover(override_env: Option<&OsStr>, path_env: Option<&str>, cwd: &Path
         let (Ok(dir_canon), Ok(cand_canon)) = (std::fs::canonicalize(dir), std::fs::canonicalize(&cand)) else {
             continue;
         };
-        if inside(&dir_canon, cwd_canon) || inside(&cand_canon, cwd_canon) || inside(dir, cwd_canon) {
+        if out.iter().any(|(p, _)| *p == cand_canon) {
             continue;
         }
-        return Discovery::Found(cand_canon);
+        let why = if inside(&dir_canon, cwd_canon.as_deref()) || inside(&cand_canon, cwd_canon.as_deref()) || inside(dir, cwd_canon.as_deref()) {
+            Some("it lies inside the working directory, where the sandboxed command could have written it".to_string())
+        } else {
+            distrust(&cand_canon, &trust)
+        };
+        out.push((cand_canon, why));
     }
-    Discovery::NotFound
+    out
+}
+
+/// What the trust rule needs to know about this process.
+#[derive(Debug, Clone)]
+pub struct Trust {
+    pub home: Option<PathBuf>,
+    /// The temporary directories (`/tmp`, `/var/tmp`, `$TMPDIR`), canonical.
+    pub temp: Vec<PathBuf>,
+}
+
+impl Trust {
+    pub fn of_process() -> Trust {
+        let canon = |p: PathBuf| std::fs::canonicalize(&p).unwrap_or(p);
+        let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(|h| canon(PathBuf::from(h)));
+        let mut temp: Vec<PathBuf> = ["/tmp", "/var/tmp"].iter().map(|t| canon(PathBuf::from(t))).collect();
+        temp.extend(std::env::var_os("TMPDIR").filter(|t| !t.is_empty()).map(|t| canon(PathBuf::from(t))));
+        Trust { home, temp }
+    }
+}
+
+/// Why the canonical file `bwrap` may have been planted by a sandboxed run of this user (`None`:
+/// it cannot have been): it or a directory above it is not root's, or is writable by others, or it
+/// lies under `HOME` or a temporary directory.
+pub fn distrust(bwrap: &Path, trust: &Trust) -> Option<String> {
+    #[cfg(test)]
+    if test_trusted(bwrap) {
+        return None;
+    }
+    let owner = |p: &Path| -> Result<(), String> {
+        let m = std::fs::symlink_metadata(p).map_err(|e| format!("{} cannot be examined: {e}", p.display()))?;
+        if m.uid() != 0 {
+            return Err(format!("{} is owned by uid {}, not root", p.display(), m.uid()));
+        }
+        if m.mode() & 0o022 != 0 {
+            return Err(format!("{} is writable by {} (mode {:o})", p.display(), if m.mode() & 0o002 != 0 { "everyone" } else { "its group" }, m.mode() & 0o7777));
+        }
+        Ok(())
+    };
+    let checked = std::iter::once(bwrap).chain(bwrap.ancestors().skip(1)).try_for_each(owner);
+    let why = match checked {
+        Err(e) => Some(e),
+        Ok(()) => match (&trust.home, trust.temp.iter().find(|t| bwrap.starts_with(t))) {
+            (_, Some(t)) => Some(format!("it lies under the temporary directory {}", t.display())),
+            (Some(h), _) if h != Path::new("/") && bwrap.starts_with(h) => Some(format!("it lies under HOME ({})", h.display())),
+            _ => None,
+        },
+    };
+    why.map(|w| format!("{w}; only a bwrap that no sandboxed run of this user could have written is used"))
+}
+
+/// Directories the Rust tests make fake bwraps in, trusted like root's own (the real rule is
+/// tested on its own, with real files).
+#[cfg(test)]
+pub(crate) static TEST_TRUSTED: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+#[cfg(test)]
+fn test_trusted(p: &Path) -> bool {
+    TEST_TRUSTED.lock().unwrap_or_else(|e| e.into_inner()).iter().any(|d| p.starts_with(d))
 }
 
 /// `bwrap --version` → `0.8.0` (the `bubblewrap ` prefix removed). `None` when it does not answer
@@ -150,24 +229,17 @@ pub fn help_mentions(path: &Path, option: &str) -> bool {
     }
 }
 
-/// The `bwrap`s on `PATH` that `discover` skipped because they lie inside `cwd` (for messages).
-pub fn bwraps_inside_cwd(path_env: Option<&str>, cwd: &Path) -> Vec<PathBuf> {
-    let Some(cwd_canon) = std::fs::canonicalize(cwd).ok() else { return Vec::new() };
-    let mut found = Vec::new();
-    for dir in path_env.unwrap_or("").split(':') {
-        let dir = Path::new(dir);
-        if dir.as_os_str().is_empty() {
-            continue;
-        }
-        let cand = if dir.is_absolute() { dir.join("bwrap") } else { cwd.join(dir).join("bwrap") };
-        if !is_executable_file(&cand) {
-            continue;
-        }
-        if let Ok(c) = std::fs::canonicalize(&cand) {
-            if inside(&c, Some(&cwd_canon)) && !found.contains(&c) {
-                found.push(c);
+/// The `bwrap`s on `PATH` that `discover` did not use, and why (for messages and `attempts`).
+/// Relative entries (the current directory) count too: they are never searched.
+pub fn skipped_bwraps(path_env: Option<&str>, cwd: &Path) -> Vec<(PathBuf, String)> {
+    let mut skipped: Vec<(PathBuf, String)> = candidates(path_env, cwd).into_iter().filter_map(|(p, why)| Some((p, why?))).collect();
+    for dir in path_env.unwrap_or("").split(':').map(Path::new).filter(|d| !d.is_absolute()) {
+        let cand = cwd.join(dir).join("bwrap");
+        if let (true, Ok(c)) = (is_executable_file(&cand), std::fs::canonicalize(&cand)) {
+            if !skipped.iter().any(|(p, _)| *p == c) {
+                skipped.push((c, "it lies inside the working directory, where the sandboxed command could have written it".into()));
             }
         }
     }
-    found
+    skipped
 }

@@ -209,13 +209,10 @@ pub(crate) fn linux_ladder(
     let system = discover(override_env.as_deref(), path_env, cwd);
     let mut missing_reason = "bubblewrap (bwrap) is not installed or not on PATH".to_string();
     if system == Discovery::NotFound {
-        let ignored = discover::bwraps_inside_cwd(path_env, cwd);
+        let ignored = discover::skipped_bwraps(path_env, cwd);
         if !ignored.is_empty() {
-            let list: Vec<String> = ignored.iter().map(|p| p.display().to_string()).collect();
-            missing_reason.push_str(&format!(
-                " (ignored {}: a bwrap inside the working directory is never used, since the sandboxed command could replace it)",
-                list.join(", ")
-            ));
+            let list: Vec<String> = ignored.iter().map(|(p, why)| format!("{}: {why}", p.display())).collect();
+            missing_reason.push_str(&format!(" (ignored {})", list.join("; ")));
         }
     }
     let override_set = override_env.as_ref().is_some_and(|v| !v.is_empty());

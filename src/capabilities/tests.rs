@@ -13,6 +13,11 @@ use crate::error::ErrorCode;
 const REAL_BWRAP: &str = "/usr/bin/bwrap";
 
 /// Write an executable shell script.
+/// Fake bwraps live in temporary directories, which the trust rule refuses (see `discover`).
+fn trust_for_test(dir: &Path) {
+    super::discover::TEST_TRUSTED.lock().unwrap().push(fs::canonicalize(dir).unwrap());
+}
+
 fn script(path: &Path, body: &str) {
     fs::write(path, format!("#!/bin/sh\n{body}")).unwrap();
     fs::set_permissions(path, fs::Permissions::from_mode(0o755)).unwrap();
@@ -27,6 +32,7 @@ struct FakeBwrap {
 impl FakeBwrap {
     fn new(msg: &str) -> FakeBwrap {
         let dir = tempfile::tempdir().unwrap();
+        trust_for_test(dir.path());
         let f = FakeBwrap { dir };
         f.set_message(msg);
         f
@@ -259,7 +265,8 @@ fn bwrap_inside_cwd_is_ignored() {
     assert_eq!(caps.cause.as_deref(), Some("bwrap-missing"));
     assert!(caps.reason.unwrap().contains("inside the working directory"));
 
-    // A subdirectory as cwd: the workspace bwrap is outside it and may be used.
+    // A subdirectory as cwd: the workspace bwrap is outside it and may be used (were it trusted).
+    trust_for_test(&bin);
     let sub = cwd.join("src");
     fs::create_dir(&sub).unwrap();
     assert_eq!(

@@ -16,6 +16,14 @@ fn exe(path: &Path, body: &[u8]) {
     fs::set_permissions(path, fs::Permissions::from_mode(0o755)).unwrap();
 }
 
+/// A temporary directory for a fake system bwrap, trusted as if it were root's own (see
+/// `discover::distrust`; the real rule is tested in `an_untrusted_system_bwrap_is_never_run`).
+fn trusted_dir() -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    super::discover::TEST_TRUSTED.lock().unwrap().push(fs::canonicalize(d.path()).unwrap());
+    d
+}
+
 fn at(path: &Path, digest: &str) -> BundledBwrap {
     BundledBwrap { path: Some(path.to_path_buf()), digest: Some(digest.to_string()) }
 }
@@ -114,10 +122,39 @@ fn a_working_system_bwrap_wins() {
     assert_eq!(causes(&c), v(&[("bwrap-system", "ok")]));
 }
 
+/// Issue 28: a bwrap a sandboxed run could have planted on PATH (here: in a temporary directory,
+/// as `writableRoots: ['~/.cargo']` puts one in `~/.cargo/bin`) is never executed, not even for
+/// `--version`: the bundled one is used, and the attempt says why.
+#[test]
+fn an_untrusted_system_bwrap_is_never_run() {
+    let cwd = tempfile::tempdir().unwrap();
+    let planted = tempfile::tempdir().unwrap();
+    let ran = planted.path().join("ran");
+    exe(&planted.path().join("bwrap"), format!("#!/bin/sh\ntouch '{}'\nexec /usr/bin/bwrap \"$@\"\n", ran.display()).as_bytes());
+    let path = format!("{}:/usr/bin", planted.path().display());
+    let c = ladder(&path, cwd.path(), LinuxOptions::default(), &real_bundled());
+    assert!(c.available, "{c:?}");
+    assert_eq!(c.bwrap.as_ref().unwrap().path, PathBuf::from("/usr/bin/bwrap"), "the next, trusted one on PATH");
+    let only = ladder(&planted.path().display().to_string(), cwd.path(), LinuxOptions::default(), &real_bundled());
+    assert_eq!(only.sandbox_details.bwrap_source, Some(BwrapSource::Bundled));
+    assert_eq!(causes(&only)[0], ("bwrap-system", "bwrap-missing".to_string()));
+    let why = &only.attempts[0].message;
+    assert!(why.contains(&planted.path().join("bwrap").display().to_string()) && why.contains("writable by everyone"), "{why}");
+    assert!(!ran.exists(), "the planted bwrap was executed");
+    // The rule itself: root's own file in root's directories passes; anything writable by others,
+    // or owned by another user, does not.
+    let trust = super::discover::Trust { home: Some("/nonexistent-home".into()), temp: vec![] };
+    assert_eq!(super::discover::distrust(Path::new("/usr/bin/bwrap"), &trust), None);
+    let t = planted.path().canonicalize().unwrap();
+    assert!(super::discover::distrust(&t.join("bwrap"), &trust).unwrap().contains("writable by everyone"), "the sticky /tmp");
+    let home = super::discover::Trust { home: Some("/usr".into()), temp: vec![] };
+    assert!(super::discover::distrust(Path::new("/usr/bin/bwrap"), &home).unwrap().contains("under HOME"));
+}
+
 #[test]
 fn an_old_or_unknown_option_system_bwrap_falls_back() {
     let cwd = tempfile::tempdir().unwrap();
-    let old = tempfile::tempdir().unwrap();
+    let old = trusted_dir();
     exe(&old.path().join("bwrap"), b"#!/bin/sh\ncase \"$1\" in --version) echo 'bubblewrap 0.6.1';; *) exit 0;; esac\n");
     let path = format!("{}:/nonexistent", old.path().display());
     let c = ladder(&path, cwd.path(), LinuxOptions::default(), &real_bundled());
@@ -142,7 +179,7 @@ fn an_old_or_unknown_option_system_bwrap_falls_back() {
 #[test]
 fn a_host_failure_never_tries_the_bundled_one() {
     let cwd = tempfile::tempdir().unwrap();
-    let fake = tempfile::tempdir().unwrap();
+    let fake = trusted_dir();
     exe(
         &fake.path().join("bwrap"),
         b"#!/bin/sh\ncase \"$1\" in --version) echo 'bubblewrap 0.8.0';; *) echo 'bwrap: setting up uid map: Permission denied' >&2; exit 1;; esac\n",
