@@ -145,3 +145,24 @@ describe('a bwrap a run plants on the host\'s PATH is never run by the host (iss
     }
   })
 })
+
+describe('the CLI prints what a run reports without letting it write to the terminal (issue 28)', () => {
+  test('a repository planted under a name with CR and ANSI codes: the warning shows them escaped', (t) => {
+    const tree = tempTree(t)
+    const CLI = path.join(ROOT, 'bin', 'sandspawn.js')
+    const script = `d="$(printf 'x\\r\\033[2Ksandspawn: all clear\\033[8m')" && mkdir -p "$d/r" && git init -q "$d/r" && git -C "$d/r" config core.fsmonitor 'echo hi'`
+    const r = spawnSync(process.execPath, [CLI, '--mode', 'workspace-write', '--', 'bash', '-c', script], { cwd: tree.ws, encoding: 'utf8', timeout: 60000 })
+    assert.equal(r.status, 0, r.stderr)
+    const warning = r.stderr.split('\n').find((l) => l.includes('warning: repository-created'))
+    assert.ok(warning, r.stderr)
+    assert.doesNotMatch(r.stderr, /[\r\u001b]/, 'no raw CR or ESC reaches the terminal')
+    assert.ok(warning.includes('x\\r\\e[2Ksandspawn: all clear\\e[8m/r/.git'), warning)
+  })
+
+  test('printable() escapes controls, bidi overrides and backslashes, and nothing else', () => {
+    const { printable } = require('../../lib/cli/printable')
+    assert.equal(printable('/w/a b/é/日本'), '/w/a b/é/日本')
+    assert.equal(printable('a\r\nb\t\u001b[0m\u0007\u009b\\'), 'a\\r\\nb\\t\\e[0m\\x07\\x9b\\\\')
+    assert.equal(printable('x\u202egnp.exe\u2066\u200b'), 'x\\u202egnp.exe\\u2066\\u200b')
+  })
+})

@@ -4,11 +4,12 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
+const { printable } = require('./printable')
 
 /** `options`: the spawn options the CLI built (absolute paths). */
 function denialLine(denial, options) {
   const what = `${denial.reason}${denial.path ? `: ${denial.path}` : ''}`
-  return `sandspawn: sandbox denied this command (${what}); ${remedy(denial, options)}`
+  return printable(`sandspawn: sandbox denied this command (${what}); ${remedy(denial, options)}`)
 }
 
 function remedy(denial, options) {
