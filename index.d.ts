@@ -68,10 +68,22 @@ export interface ToolCachesResult {
 export interface HostRisk {
   /** The absolute host path. */
   path: string
-  /** `repository-created`: a new `.git` below the top of a writable root; `hooks-written`: hook
-   * scripts in a new repository's hooks directory; `protected-name-created`: a protected name
-   * created (or replaced) below the top of a writable root or repository. */
-  kind: 'repository-created' | 'hooks-written' | 'protected-name-created'
+  /** `repository-created`: a new `.git` below the top of a writable root (or one at the same path
+   * that is another directory than before: a directory above it was swapped); `hooks-written`:
+   * hook scripts in a new repository's hooks directory; `protected-name-created`: a protected name
+   * created (or replaced) below the top of a writable root or repository; `workspace-replaced`: a
+   * writable root or its `.git` is not the directory it was before the run;
+   * `git-directory-created`: a directory became a git directory itself (bare, or `HEAD`,
+   * `objects/`, `refs/` written into a folder), which git uses when run there;
+   * `scan-incomplete`: the walk after the run stopped at its bound, and `path` names the area it
+   * did not examine. */
+  kind:
+    | 'repository-created'
+    | 'hooks-written'
+    | 'protected-name-created'
+    | 'workspace-replaced'
+    | 'git-directory-created'
+    | 'scan-incomplete'
   /** What it could make the host do. */
   detail: string
 }

@@ -166,3 +166,50 @@ describe('the CLI prints what a run reports without letting it write to the term
     assert.equal(printable('x\u202egnp.exe\u2066\u200b'), 'x\\u202egnp.exe\\u2066\\u200b')
   })
 })
+
+describe('what the mounts cannot prevent is reported by the same run (issue 28)', () => {
+  const kinds = (r) => r.hostRisks.map((h) => `${h.kind} ${h.path}`)
+
+  test('a folder turned into a git directory: git-directory-created, naming core.fsmonitor', async (t) => {
+    const tree = tempTree(t, { git: true })
+    fs.mkdirSync(path.join(tree.ws, 'src'))
+    fs.writeFileSync(path.join(tree.ws, 'src', 'main.c'), 'int main(){}\n')
+    const marker = path.join(tree.out, 'PWNED')
+    const script = [
+      'cd src',
+      'printf "ref: refs/heads/main\\n" > HEAD',
+      'mkdir -p objects refs/heads',
+      `printf '[core]\\n\\tbare = false\\n\\tworktree = ..\\n\\tfsmonitor = touch ${marker}; false\\n' > config`,
+    ].join(' && ')
+    const r = await sh(script, { cwd: tree.ws, sandbox: 'workspace-write' })
+    assert.equal(r.exitCode, 0, show(r))
+    const risk = r.hostRisks.find((h) => h.kind === 'git-directory-created')
+    assert.ok(risk, kinds(r).join('\n'))
+    assert.equal(risk.path, path.join(tree.ws, 'src'))
+    assert.match(risk.detail, /core\.fsmonitor/)
+  })
+
+  test('a nested repository swapped by renaming its parent: repository-created', async (t) => {
+    const tree = tempTree(t)
+    const repo = path.join(tree.ws, 'libs', 'dep')
+    fs.mkdirSync(repo, { recursive: true })
+    execFileSync('git', ['init', '-q', repo])
+    const marker = path.join(tree.out, 'PWNED')
+    const script = `mv libs libs.real && mkdir -p libs/dep && git init -q libs/dep && git -C libs/dep config core.fsmonitor ${q(`touch ${marker}; false`)}`
+    const r = await sh(script, { cwd: tree.ws, sandbox: 'workspace-write' })
+    assert.equal(r.exitCode, 0, show(r))
+    const risk = r.hostRisks.find((h) => h.kind === 'repository-created' && h.path === path.join(repo, '.git'))
+    assert.ok(risk, kinds(r).join('\n'))
+    assert.match(risk.detail, /core\.fsmonitor/)
+  })
+
+  test('a repository planted deeper than the walk goes: scan-incomplete names the area', async (t) => {
+    const tree = tempTree(t)
+    const deep = Array.from({ length: 18 }, (_, i) => `d${i}`).join('/')
+    const r = await sh(`mkdir -p ${deep} && git init -q ${deep} && git -C ${deep} config core.fsmonitor x`, { cwd: tree.ws, sandbox: 'workspace-write' })
+    assert.equal(r.exitCode, 0, show(r))
+    const risk = r.hostRisks.find((h) => h.kind === 'scan-incomplete')
+    assert.ok(risk, `hostRisks: ${kinds(r).join('\n')}`)
+    assert.ok(path.join(tree.ws, deep).startsWith(risk.path), risk.path)
+  })
+})

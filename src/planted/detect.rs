@@ -15,6 +15,12 @@ pub enum RiskKind {
     RepositoryCreated,
     HooksWritten,
     ProtectedNameCreated,
+    /// A writable root or its `.git` is not the directory it was before the run.
+    WorkspaceReplaced,
+    /// A directory became a git directory itself (bare, or planted into a folder).
+    GitDirectoryCreated,
+    /// The walk after the run stopped at its bound: the area it names was not examined.
+    ScanIncomplete,
 }
 
 /// One entry of `SpawnResult.hostRisks`.
@@ -31,14 +37,20 @@ pub fn detect(baseline: &Baseline) -> Vec<HostRisk> {
     let (found, index) = scan::walk_indexed(&baseline.spec, Some(&baseline.index));
     // The next run in this area starts from this walk: what this run changed is read once, here.
     super::remember(&baseline.spec, std::sync::Arc::new(index));
-    let mut risks = Vec::new();
+    let mut risks = replaced_roots(baseline);
     if baseline.report_repositories {
-        for dot_git in found.git_entries.iter().filter(|p| !baseline.git.contains(*p)) {
+        // New, or another inode than before at the same path (a directory above it was swapped).
+        let new = |p: &&std::path::PathBuf| baseline.git.get(*p).is_none_or(|ino| found.git_inodes.get(*p) != Some(ino));
+        for dot_git in found.git_entries.iter().filter(new) {
             if can_act(dot_git) {
                 new_repository(dot_git, baseline.taken_at, &mut risks);
             }
         }
+        for dir in found.git_dirs.iter().filter(|d| !baseline.git_dirs.contains(*d)) {
+            git_directory(dir, &mut risks);
+        }
     }
+    risks.extend(incomplete(&found));
     for p in &found.named {
         let replaced = match baseline.named.get(p) {
             None => false,
@@ -56,6 +68,55 @@ pub fn detect(baseline: &Baseline) -> Vec<HostRisk> {
     }
     risks.sort_by(|a, b| a.path.cmp(&b.path).then_with(|| (a.kind as u8).cmp(&(b.kind as u8))));
     risks
+}
+
+/// The writable roots and their `.git` that are not the same directories as before the run.
+fn replaced_roots(baseline: &Baseline) -> Vec<HostRisk> {
+    let now = |p: &Path| p.symlink_metadata().ok().map(|m| (m.dev(), m.ino()));
+    baseline
+        .identities
+        .iter()
+        .filter(|(p, id)| now(p) != Some(*id))
+        .map(|(p, _)| HostRisk {
+            path: p.to_string_lossy().into_owned(),
+            kind: RiskKind::WorkspaceReplaced,
+            detail: "is not the directory it was before the run (it was moved away, removed or replaced): what the host runs \
+                     here next (git, a build) sees another tree, which the run may have planted"
+                .into(),
+        })
+        .collect()
+}
+
+/// A directory that git takes for a repository when run in it (a bare one, or `HEAD`, `config`,
+/// `objects/` and `refs/` written into an ordinary folder).
+fn git_directory(dir: &Path, risks: &mut Vec<HostRisk>) {
+    let risky = std::fs::read_to_string(dir.join("config")).map(|t| gitconfig::risky_keys(&t)).unwrap_or_default();
+    let mut detail = String::from("became a git directory during the run: git run in it on the host (`cd` there, then `git status`) uses its configuration and hooks");
+    if !risky.is_empty() {
+        detail.push_str(&format!("; its configuration sets {}, each of which makes git run a program", risky.join(", ")));
+    }
+    risks.push(HostRisk { path: dir.to_string_lossy().into_owned(), kind: RiskKind::GitDirectoryCreated, detail });
+}
+
+/// The walk after the run stopped at its bound: it says where, rather than report nothing.
+fn incomplete(found: &scan::Found) -> Vec<HostRisk> {
+    if !found.truncated {
+        return Vec::new();
+    }
+    found
+        .unexamined
+        .iter()
+        .map(|dir| HostRisk {
+            path: dir.to_string_lossy().into_owned(),
+            kind: RiskKind::ScanIncomplete,
+            detail: format!(
+                "the walk after the run stopped at its bound ({} directories, {} levels below a root) before examining this \
+                 directory: repositories or protected names planted below it were not looked for",
+                scan::MAX_DIRS,
+                scan::MAX_DEPTH
+            ),
+        })
+        .collect()
 }
 
 /// A symlink, a non-empty file or a non-empty directory.

@@ -41,8 +41,13 @@ pub use detect::{detect, HostRisk, RiskKind};
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Baseline {
     pub spec: scan::WalkSpec,
-    /// `.git` entries that existed (any depth).
-    pub git: HashSet<PathBuf>,
+    /// `.git` entries that existed (any depth), with their inode numbers.
+    pub git: HashMap<PathBuf, u64>,
+    /// Directories that were git directories themselves (`scan::Found::git_dirs`).
+    pub git_dirs: HashSet<PathBuf>,
+    /// Each writable root's top and its `.git`, as `(device, inode)` before the run: after it, the
+    /// same paths must still be the same directories (`workspace-replaced`).
+    pub identities: Vec<(PathBuf, (u64, u64))>,
     /// Protected-name entries that existed (any depth), with their inode.
     pub named: HashMap<PathBuf, u64>,
     /// Whether new repositories are reported (`protectGit`).
@@ -87,9 +92,15 @@ pub fn protect(roots: &mut [WritableRoot], req: &Request) -> Baseline {
     }
     // Repositories are looked for when their git dirs are protected or their tops get names.
     let repositories = req.protect_git || !req.names.is_empty();
+    let identities = tops
+        .iter()
+        .flat_map(|t| [t.clone(), t.join(".git")])
+        .filter_map(|p| p.symlink_metadata().ok().map(|m| (p, (m.dev(), m.ino()))))
+        .collect();
     Baseline {
         spec: scan::WalkSpec { roots: req.scan_roots.to_vec(), skip, names: req.names.to_vec(), repositories },
         report_repositories: req.protect_git,
+        identities,
         ..Baseline::default()
     }
 }
@@ -118,9 +129,12 @@ pub fn walk_and_protect(policy: &mut ResolvedPolicy) {
     }
     crate::policy::sort_carve_outs(&mut policy.writable_roots);
     let named = found.named.iter().filter_map(|p| p.symlink_metadata().ok().map(|m| (p.clone(), m.ino()))).collect();
+    let identities = policy.planted.identities.clone();
     policy.planted = Arc::new(Baseline {
         spec,
-        git: found.git_entries.into_iter().collect(),
+        git: found.git_inodes,
+        git_dirs: found.git_dirs.into_iter().collect(),
+        identities,
         named,
         report_repositories: policy.protect_git,
         truncated: found.truncated,

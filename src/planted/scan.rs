@@ -40,6 +40,8 @@ use super::watch::{self, Watch, Watcher};
 pub const MAX_DEPTH: usize = 16;
 /// Directories read per walk, over all roots together.
 pub const MAX_DIRS: usize = 20_000;
+/// How many unexamined directories a truncated walk names.
+pub const UNEXAMINED_SHOWN: usize = 3;
 
 /// What to walk and what to look for.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
@@ -59,10 +61,19 @@ pub struct WalkSpec {
 pub struct Found {
     /// Every `.git` entry (directory, file or symlink), breadth first.
     pub git_entries: Vec<PathBuf>,
+    /// The inode number of each `.git` entry (from its parent's listing: no `stat`).
+    pub git_inodes: HashMap<PathBuf, u64>,
+    /// Every directory that is itself a git directory (a bare repository, or one planted into an
+    /// ordinary folder: `HEAD` with `objects/` and `refs/`, or with `commondir`), as git's
+    /// discovery would take it when run there.
+    pub git_dirs: Vec<PathBuf>,
     /// Every entry named like a protected name.
     pub named: Vec<PathBuf>,
     /// The bound was reached: some directories were not read.
     pub truncated: bool,
+    /// Where the walk stopped at its bound: the first directories it did not read (at most
+    /// `UNEXAMINED_SHOWN`), to name the area in a report.
+    pub unexamined: Vec<PathBuf>,
     /// Directories read.
     pub dirs_read: usize,
     /// Directories kept from the prior index after an `lstat` of their path (roots, and directories
@@ -119,9 +130,11 @@ impl std::hash::Hash for DirKey {
 struct Listing {
     /// Its subdirectories that the walk enters, each with the inode number the listing gave it.
     subdirs: Vec<(DirKey, u64)>,
-    /// Its `.git` entry and protected names, as the walk reported them.
-    git: Vec<PathBuf>,
+    /// Its `.git` entry (with its inode number) and protected names, as the walk reported them.
+    git: Vec<(PathBuf, u64)>,
     named: Vec<PathBuf>,
+    /// It is a git directory itself (see `Found::git_dirs`).
+    git_dir: bool,
     /// A subdirectory was not entered: it lies deeper than `MAX_DEPTH`.
     too_deep: bool,
 }
@@ -213,19 +226,21 @@ fn walk_with(spec: &WalkSpec, prior: Option<&Index>, report_reused: bool, watche
     while let Some(q) = queue.pop_front() {
         if visited >= MAX_DIRS {
             walk.found.truncated = true;
+            let rest = std::iter::once(q.path).chain(queue.into_iter().map(|q| q.path));
+            walk.found.unexamined.extend(rest.take(UNEXAMINED_SHOWN).map(|k| k.to_path_buf()));
             break;
         }
         let old = prior.and_then(|p| p.dirs.get(&q.path));
         let state = match old.and_then(|old| walk.keep(&q, old)) {
             Some(state) => {
                 if report_reused {
-                    walk.report(&state.listing);
+                    walk.report(&state.listing, &q.path);
                 }
                 state
             }
             None => match walk.read(&q, old) {
                 Read::Listed(state) => {
-                    walk.report(&state.listing);
+                    walk.report(&state.listing, &q.path);
                     state
                 }
                 Read::Unreadable => {
@@ -236,7 +251,12 @@ fn walk_with(spec: &WalkSpec, prior: Option<&Index>, report_reused: bool, watche
             },
         };
         visited += 1;
-        walk.found.truncated |= state.listing.too_deep;
+        if state.listing.too_deep {
+            walk.found.truncated = true;
+            if walk.found.unexamined.len() < UNEXAMINED_SHOWN {
+                walk.found.unexamined.push(q.path.to_path_buf());
+            }
+        }
         queue.extend(state.listing.subdirs.iter().map(|(path, ino)| Queued { path: path.clone(), depth: q.depth + 1, listed_ino: Some(*ino) }));
         dirs.insert(q.path, state);
     }
@@ -244,8 +264,14 @@ fn walk_with(spec: &WalkSpec, prior: Option<&Index>, report_reused: bool, watche
 }
 
 impl Walk<'_> {
-    fn report(&mut self, listing: &Listing) {
-        self.found.git_entries.extend(listing.git.iter().cloned());
+    fn report(&mut self, listing: &Listing, dir: &Path) {
+        for (path, ino) in &listing.git {
+            self.found.git_entries.push(path.clone());
+            self.found.git_inodes.insert(path.clone(), *ino);
+        }
+        if listing.git_dir {
+            self.found.git_dirs.push(dir.to_path_buf());
+        }
         self.found.named.extend(listing.named.iter().cloned());
     }
 
@@ -315,13 +341,15 @@ impl Walk<'_> {
         let stamp = dir.stamp;
         let mut listing = Listing::default();
         let (spec, names, skip) = (self.spec, &self.names, &self.skip);
+        let mut git_dir_parts = GitDirParts::default();
         let listed = dir.list(|name, is_dir, ino| {
             if name == ".git" {
                 if spec.repositories {
-                    listing.git.push(q.path.join(name));
+                    listing.git.push((q.path.join(name), ino));
                 }
                 return;
             }
+            git_dir_parts.see(name, is_dir);
             if names.contains(name) {
                 listing.named.push(q.path.join(name));
             }
@@ -342,6 +370,7 @@ impl Walk<'_> {
         if listed.is_err() {
             return Read::Unreadable;
         }
+        listing.git_dir = spec.repositories && git_dir_parts.is_git_dir();
         Read::Listed(DirState {
             listing: Arc::new(listing),
             stamp,
@@ -350,6 +379,35 @@ impl Walk<'_> {
             watch: watch.map(Arc::new),
             read_at,
         })
+    }
+}
+
+/// The entries that make a directory a git directory to git's discovery (`is_git_directory`):
+/// `HEAD` and `objects/` and `refs/`, or `HEAD` and `commondir` (a linked worktree's).
+#[derive(Default)]
+struct GitDirParts {
+    head: bool,
+    objects: bool,
+    refs: bool,
+    commondir: bool,
+}
+
+impl GitDirParts {
+    /// Any entry of these names counts but a directory `HEAD`: git follows symlinks (`objects`
+    /// may be one to a directory elsewhere), and saying too much here costs a warning, too little a
+    /// hook run on the host.
+    fn see(&mut self, name: &std::ffi::OsStr, is_dir: bool) {
+        match name.as_encoded_bytes() {
+            b"HEAD" => self.head = !is_dir,
+            b"objects" => self.objects = true,
+            b"refs" => self.refs = true,
+            b"commondir" => self.commondir = true,
+            _ => {}
+        }
+    }
+
+    fn is_git_dir(&self) -> bool {
+        self.head && ((self.objects && self.refs) || self.commondir)
     }
 }
 

@@ -140,3 +140,64 @@ fn detects_planted_repositories_hooks_and_names() {
     std::fs::rename(r.join("old/envrc.tmp"), r.join("old/.envrc")).unwrap();
     assert!(detect(&b).iter().any(|h| h.path == s(r.join("old/.envrc")) && h.detail.contains("replaced")));
 }
+
+/// Issue 28: a nested repository swapped by renaming a directory above it, a folder turned into a
+/// git directory, the workspace itself moved away, and a walk blinded by its bound: each reported
+/// by the run that did it.
+#[test]
+fn detects_swapped_repositories_planted_git_directories_replaced_roots_and_a_blinded_walk() {
+    let t = tempfile::tempdir().unwrap();
+    let r = t.path().canonicalize().unwrap();
+    let s = |p: PathBuf| p.to_string_lossy().into_owned();
+    init_repo(&r.join("sub/repo"));
+    std::fs::create_dir_all(r.join("src/x")).unwrap();
+    std::fs::create_dir_all(r.join("bare.git/objects")).unwrap();
+    std::fs::create_dir_all(r.join("bare.git/refs")).unwrap();
+    std::fs::write(r.join("bare.git/HEAD"), "ref: refs/heads/main\n").unwrap();
+    let (_, b) = run(&r, &[]);
+    assert!(b.git_dirs.contains(&r.join("bare.git")), "an existing bare repository is the baseline's");
+    assert!(detect(&b).is_empty(), "nothing changed");
+
+    // The swap: the repository's parent renamed away, the same path recreated with a new one.
+    std::fs::rename(r.join("sub"), r.join("sub.real")).unwrap();
+    init_repo(&r.join("sub/repo"));
+    std::fs::write(r.join("sub/repo/.git/config"), "[core]\n\tfsmonitor = \"touch /tmp/pwned\"\n").unwrap();
+    // A folder turned into a git directory.
+    std::fs::create_dir_all(r.join("src/objects")).unwrap();
+    std::fs::create_dir_all(r.join("src/refs")).unwrap();
+    std::fs::write(r.join("src/HEAD"), "ref: refs/heads/main\n").unwrap();
+    std::fs::write(r.join("src/config"), "[core]\n\tbare = false\n\tworktree = ..\n\tfsmonitor = x\n").unwrap();
+    let risks = detect(&b);
+    let got: Vec<(String, RiskKind)> = risks.iter().map(|h| (h.path.clone(), h.kind)).collect();
+    assert!(got.contains(&(s(r.join("sub/repo/.git")), RiskKind::RepositoryCreated)), "{got:?}");
+    assert!(got.contains(&(s(r.join("src")), RiskKind::GitDirectoryCreated)), "{got:?}");
+    let planted = risks.iter().find(|h| h.kind == RiskKind::GitDirectoryCreated).unwrap();
+    assert!(planted.detail.contains("core.fsmonitor"), "{}", planted.detail);
+    assert!(!got.iter().any(|(p, _)| p == &s(r.join("bare.git"))), "the bare repository that was there is not new");
+
+    // The root itself replaced.
+    let (_, b) = run(&r, &[]);
+    std::fs::rename(&r, r.with_extension("moved")).unwrap();
+    std::fs::create_dir(&r).unwrap();
+    let risks = detect(&b);
+    std::fs::remove_dir(&r).unwrap();
+    std::fs::rename(r.with_extension("moved"), &r).unwrap();
+    assert!(risks.iter().any(|h| h.kind == RiskKind::WorkspaceReplaced && h.path == s(r.clone())), "{risks:?}");
+}
+
+#[test]
+fn a_walk_stopped_by_its_bound_names_the_area_it_did_not_examine() {
+    let t = tempfile::tempdir().unwrap();
+    let r = t.path().canonicalize().unwrap();
+    let (_, b) = run(&r, &[".envrc"]);
+    let mut deep = r.join("d");
+    for i in 0..scan::MAX_DEPTH + 2 {
+        deep.push(format!("{i}"));
+    }
+    init_repo(&deep);
+    let risks = detect(&b);
+    let incomplete: Vec<&HostRisk> = risks.iter().filter(|h| h.kind == RiskKind::ScanIncomplete).collect();
+    assert_eq!(incomplete.len(), 1, "{risks:?}");
+    assert!(deep.starts_with(&incomplete[0].path), "{} names where the walk stopped, above the repository", incomplete[0].path);
+    assert!(incomplete[0].detail.contains("bound"), "{}", incomplete[0].detail);
+}

@@ -406,8 +406,9 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
         from_wait_status(status)
     };
 
-    // What the mounts could not prevent (Linux), after the placeholders are gone.
-    let host_risks = if sandbox_type == SandboxType::Bwrap {
+    // What the mounts (or the Landlock rules) could not prevent (Linux), after the placeholders
+    // are gone.
+    let host_risks = if matches!(sandbox_type, SandboxType::Bwrap | SandboxType::Landlock) {
         let baseline = req.policy.planted.clone();
         tokio::task::spawn_blocking(move || crate::planted::detect(&baseline)).await.map_err(|e| internal("checking for planted configuration failed", e))?
     } else {
