@@ -30,12 +30,17 @@ export interface SandboxPolicy {
   /** `writable` (default in workspace-write): host `/tmp` and `$TMPDIR` are writable roots.
    * `private`: an empty `/tmp` of the command's own (Linux only). `read-only`: default otherwise. */
   tmp?: 'writable' | 'private' | 'read-only'
-  /** File names host tools read and act on, kept read-only (and uncreatable) at the top of each
-   * writable root and of each repository found in one. Default: `.gitmodules`, `.gitconfig`,
-   * `.bashrc`, `.bash_profile`, `.zshrc`, `.zprofile`, `.profile`, `.envrc`, `.mcp.json`,
-   * `.vscode`, `.idea`, `.devcontainer`. `[]` disables it. Each entry is one file name (no `/`,
-   * not `.`, `..` or `.git`). */
+  /** File names host tools read and act on by themselves, kept read-only where they exist and
+   * absent where they do not (what a run creates is moved aside and reported in `hostRisks`), at
+   * the top of each writable root and of each repository found in one. Default: 45 names (shell rc
+   * files, `.envrc`, git's, agents' and editors' settings, package managers' run-control files,
+   * debugger init files: see the README's table). `[]` disables it. Each entry is one file name
+   * (no `/`, not `.`, `..` or `.git`). */
   protectedNames?: string[]
+  /** The report-only tier: names tools run that commands legitimately create and edit
+   * (`.pre-commit-config.yaml`, `mise.toml`, `.tool-versions`, ...): never protected, but a run
+   * that creates or replaces one in a writable root reports it in `hostRisks`. `[]` disables it. */
+  reportedNames?: string[]
   /** `private` (default in workspace-write on Linux): the package managers' caches that exist in the
    * command's `HOME` (`~/.npm`, `~/.cache`, `~/.cargo/registry` and `git`, `~/go/pkg/mod`, pnpm's and
    * yarn's stores, `~/.m2/repository`, `~/.gradle/caches`) are writable, but every write lands in

@@ -6,7 +6,7 @@ const { describe, test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
-const { execFileSync } = require('node:child_process')
+const { execFileSync, spawnSync } = require('node:child_process')
 const { tempTree, snapshot, treeSnapshot, show, sh, q, which, waitFor } = require('./helpers')
 
 const HAS_GIT = which('git') !== null
@@ -164,23 +164,22 @@ describe('.git protection (workspace-write, protectGit default)', { concurrency:
 
 // Alone, after the concurrent cases: it checks for placeholders that concurrent runs create.
 describe('.git creation where there is none', () => {
-  test(`creating .git where there is none (${HAS_GIT ? 'git init' : 'mkdir'}) leaves no .git litter`, async (t) => {
+  // Issue 28: a missing .git is kept absent by moving aside what the command creates, at once and
+  // again after the run; no placeholder is ever shown as the user's data.
+  test(`creating .git where there is none (${HAS_GIT ? 'git init' : 'mkdir'}): moved aside, reported, and the host's git runs nothing of it`, async (t) => {
     const tree = tempTree(t)
-    const list = [
-      ...(HAS_GIT ? [['git init', 'git init -q']] : []),
-      ['mkdir .git', 'mkdir .git/hooks'],
-      ['write .git/config', 'echo pwned > .git/config'],
-      ['.git as a file', 'rm -rf .git; echo "gitdir: /tmp/evil" > .git'],
-      ['.git as a symlink', 'rm -rf .git; ln -s /tmp .git && test -L .git'],
-      ['mv a dir into .git', 'mkdir d && mv -T d .git'],
-    ]
+    const marker = path.join(tree.out, 'PWNED')
+    const plant = HAS_GIT
+      ? `git init -q && git config core.fsmonitor ${q(`touch ${marker}; false`)}`
+      : `mkdir -p .git && printf '[core]\\n\\tfsmonitor = touch ${marker}\\n' > .git/config`
     const tmpGitBefore = snapshot('/tmp/.git')
-    const r = await sh(attempts(list), { cwd: tree.ws, sandbox: WW })
-    assertAllDenied(r, list)
-    // Right after the run: no placeholder, no repository, nothing named .git.
+    const r = await sh(`${plant}; ls -A; sleep 0.2; true`, { cwd: tree.ws, sandbox: WW })
+    assert.equal(r.exitCode, 0, show(r))
     assert.equal(fs.existsSync(path.join(tree.ws, '.git')), false, `a .git was left in the workspace\n${show(r)}`)
-    assert.equal(snapshot(path.join(tree.ws, '.git')).exists, false)
-    // /tmp is a writable root too; its placeholder may exist while other runs are in flight.
-    if (!tmpGitBefore.exists) assert.ok(await waitFor(() => !snapshot('/tmp/.git').exists, 3000), 'a /tmp/.git placeholder was left behind')
+    const risk = r.hostRisks.find((h) => h.path === path.join(tree.ws, '.git'))
+    assert.ok(risk && risk.kind === 'repository-created' && /moved aside/.test(risk.detail), JSON.stringify(r.hostRisks))
+    if (HAS_GIT) spawnSync('git', ['-C', tree.ws, 'status'], { stdio: 'ignore' })
+    assert.equal(fs.existsSync(marker), false, "the host's git ran the planted fsmonitor")
+    if (!tmpGitBefore.exists) assert.ok(await waitFor(() => !snapshot('/tmp/.git').exists, 3000), 'a /tmp/.git was left behind')
   })
 })

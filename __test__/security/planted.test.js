@@ -136,7 +136,7 @@ function nameAttacks(dir, present) {
 }
 
 describe('protectedNames', () => {
-  test('each default name cannot be created or changed at the top of the workspace and of a nested repository; no placeholder is left', { skip: NO_GIT }, async (t) => {
+  test('each default name cannot be changed where it exists, at the top of the workspace and of a nested repository', { skip: NO_GIT }, async (t) => {
     const tree = tempTree(t)
     const repo = path.join(tree.ws, 'nested/repo')
     makeRepo(repo)
@@ -144,24 +144,29 @@ describe('protectedNames', () => {
     fs.mkdirSync(path.join(repo, '.vscode'))
     fs.writeFileSync(path.join(repo, '.vscode/tasks.json'), '{}\n')
     const before = contentSnapshot(tree.ws)
-    const list = [...nameAttacks('.', ['.envrc']), ...nameAttacks('nested/repo', ['.vscode'])]
+    const list = [['change ./.envrc', `echo pwned >> .envrc`], ['change nested/repo/.vscode', `echo pwned > nested/repo/.vscode/tasks.json`], ['add to nested/repo/.vscode', `echo x > nested/repo/.vscode/new.json`]]
     const r = await sh(attempts(list), { cwd: tree.ws, sandbox: WW })
     assertAllDenied(r, list)
-    // The whole workspace is exactly as before: nothing written, no placeholder left behind.
     assert.deepEqual(contentSnapshot(tree.ws), before, show(r))
     assert.deepEqual(r.hostRisks, [], show(r))
   })
 
-  test('writing over a missing protected name is classified as a denial of that path', async (t) => {
+  // Issue 28: a missing name is kept absent without a placeholder (which git, npm pack, tar and
+  // ls -A showed as the user's data): what the command creates there is moved aside, and reported.
+  test('each missing default name created at the top of the workspace and of a nested repository is moved aside and reported; nothing of sandspawn is listed', { skip: NO_GIT }, async (t) => {
     const tree = tempTree(t)
-    // A file-like name's placeholder is a read-only empty file; a directory-like name's, a
-    // read-only empty directory, over which writing a file reports "Is a directory".
-    for (const [name, words] of [['.envrc', /Read-only file system/], ['.vscode', /Is a directory/]]) {
-      const r = await sandspawn.spawnSandboxed(['python3', '-c', `open("${name}", "w").write("x")`], { cwd: tree.ws, sandbox: WW })
-      assert.notEqual(r.exitCode, 0, show(r))
-      assert.match(r.stderr, words)
-      assert.deepEqual([r.denial.reason, r.denial.kind, r.denial.path], ['read_only_file_system', 'filesystem', path.join(tree.ws, name)])
-      assert.deepEqual(sandspawn.classifySandboxDenial(r), r.denial)
+    const repo = path.join(tree.ws, 'nested/repo')
+    makeRepo(repo)
+    const listing = 'ls -A; ls -A nested/repo; git -C nested/repo status --porcelain; echo ---'
+    const create = (dir) => DEFAULT_NAMES.map((n) => `echo pwned > ${q(path.join(dir, n))} 2>/dev/null || mkdir -p ${q(path.join(dir, n))}/x`).join('; ')
+    const r = await sh(`${listing}; ${create('.')}; ${create('nested/repo')}; true`, { cwd: tree.ws, sandbox: WW })
+    assert.equal(r.exitCode, 0, show(r))
+    assert.equal(r.stdout.split('---')[0], 'nested\n.git\nfile.txt\n', `no placeholder is visible\n${show(r)}`)
+    for (const dir of [tree.ws, repo]) {
+      for (const n of DEFAULT_NAMES) {
+        assert.equal(fs.existsSync(path.join(dir, n)), false, `${path.join(dir, n)} stayed`)
+        assert.ok(r.hostRisks.some((h) => h.path === path.join(dir, n) && h.kind === 'protected-name-created' && /moved aside/.test(h.detail)), `${n} in ${dir}: ${JSON.stringify(r.hostRisks)}`)
+      }
     }
   })
 
@@ -174,10 +179,10 @@ describe('protectedNames', () => {
 
   test('a custom list replaces the defaults', async (t) => {
     const tree = tempTree(t)
-    const r = await sh(attempts([['create .claude', 'mkdir .claude/x']]) + '\necho ok > .envrc', { cwd: tree.ws, sandbox: { ...WW, protectedNames: ['.claude'] } })
-    assertAllDenied(r, [['create .claude']])
+    const r = await sh('mkdir -p .claude/x; echo ok > .envrc', { cwd: tree.ws, sandbox: { ...WW, protectedNames: ['.claude'] } })
     assert.equal(fs.readFileSync(path.join(tree.ws, '.envrc'), 'utf8'), 'ok\n')
-    assert.equal(fs.existsSync(path.join(tree.ws, '.claude')), false, 'no placeholder left')
+    assert.equal(fs.existsSync(path.join(tree.ws, '.claude')), false, '.claude was moved aside')
+    assert.deepEqual(r.hostRisks.map((h) => h.path), [path.join(tree.ws, '.claude')])
   })
 
   test('invalid lists reject with ERR_SANDBOX_INVALID_OPTIONS and run nothing', async (t) => {
@@ -310,27 +315,21 @@ describe('placeholders of a plan another program runs', () => {
   })
 })
 
-// Alone and last: /tmp is a writable root too, and its placeholders exist while any run is in flight.
-describe('no placeholder is left in /tmp', () => {
-  test('a run keeps /tmp/.git and the protected names uncreatable there, and leaves nothing behind', async (t) => {
+// Alone and last: /tmp is a writable root too.
+describe('/tmp keeps its missing names absent', () => {
+  test('.git and a protected name created at the top of /tmp are moved aside at once and reported; nothing is left in their place', async (t) => {
     const tree = tempTree(t)
-    const names = ['.git', ...DEFAULT_NAMES]
-    // A placeholder another test's plan left (ours, with a placeholder's mode) is adopted and
-    // removed by this run.
-    const leftover = (p) => {
-      try {
-        const st = fs.lstatSync(p)
-        return st.uid === process.getuid() && [0o1500, 0o1400].includes(st.mode & 0o7777) && (st.isDirectory() || st.size === 0)
-      } catch {
-        return false
-      }
-    }
-    const existing = new Set(names.filter((n) => snapshot(path.join('/tmp', n)).exists && !leftover(path.join('/tmp', n))))
-    const probe = ['.git', '.envrc', '.vscode'].filter((n) => !existing.has(n))
-    const r = await sh(probe.map((n) => `ls -d /tmp/${n} && { echo x > /tmp/${n} 2>/dev/null || mkdir /tmp/${n}/x 2>/dev/null || echo REFUSED; }`).join('; '), { cwd: tree.ws, sandbox: WW })
-    assert.equal(r.stdout, probe.map((n) => `/tmp/${n}\nREFUSED\n`).join(''), `the placeholders exist inside the run and refuse writes\n${show(r)}`)
-    for (const n of names.filter((n) => !existing.has(n))) {
-      assert.ok(await waitFor(() => !snapshot(path.join('/tmp', n)).exists, 3000), `/tmp/${n} was left behind`)
+    const probe = ['.git', '.envrc'].filter((n) => !snapshot(path.join('/tmp', n)).exists)
+    t.after(() => {
+      for (const e of fs.readdirSync('/tmp')) if (probe.some((n) => e.startsWith(`${n}.sandspawn-held-`))) fs.rmSync(path.join('/tmp', e), { recursive: true, force: true })
+    })
+    const script = probe.map((n) => `mkdir /tmp/${n} 2>/dev/null || echo x > /tmp/${n}`).join('; ') + '; sleep 0.3; ' + probe.map((n) => `test -e /tmp/${n} && echo STILL-${n}`).join('; ') + '; true'
+    const r = await sh(script, { cwd: tree.ws, sandbox: WW })
+    assert.equal(r.exitCode, 0, show(r))
+    assert.doesNotMatch(r.stdout, /STILL/, `moved aside while the run went on\n${show(r)}`)
+    for (const n of probe) {
+      assert.equal(snapshot(path.join('/tmp', n)).exists, false, `/tmp/${n} was left`)
+      assert.ok(r.hostRisks.some((h) => h.path === path.join('/tmp', n) && /moved aside/.test(h.detail)), JSON.stringify(r.hostRisks))
     }
   })
 })

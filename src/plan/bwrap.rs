@@ -130,9 +130,12 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     }
     a.push(&["--unshare-user"]);
     let caches = tool_caches::plan(&policy.tool_caches)?;
-    // The placeholders of missing read-only paths are covered by the helper (see its `covers`).
+    // The placeholders of missing read-only paths are covered by the helper (see its `covers`), in
+    // a plan another program runs. The runner makes none: what its run creates at such a path is
+    // moved aside after the run (`planted::undo`).
     let (mut cover_dirs, mut cover_files) = (Vec::new(), Vec::new());
-    for m in policy.writable_roots.iter().flat_map(|r| r.missing_read_only.iter()) {
+    let placeholders = policy.writable_roots.iter().flat_map(|r| r.missing_read_only.iter()).filter(|_| !req.runner_fds);
+    for m in placeholders {
         match m.kind {
             PlaceholderKind::Dir => cover_dirs.push(path_arg(&m.path)?),
             PlaceholderKind::File => cover_files.push(path_arg(&m.path)?),

@@ -2,12 +2,13 @@
 //! before the run and comparing. Only entries that can do something are reported: an empty file
 //! or directory runs nothing (and is what a concurrent run's placeholder looks like).
 
+use std::collections::HashSet;
 use std::os::unix::fs::MetadataExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::{gitconfig, names, repo, scan, Baseline};
+use super::{gitconfig, names, repo, scan, undo, Baseline};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -38,9 +39,11 @@ pub fn detect(baseline: &Baseline) -> Vec<HostRisk> {
     // The next run in this area starts from this walk: what this run changed is read once, here.
     super::remember(&baseline.spec, std::sync::Arc::new(index));
     let mut risks = replaced_roots(baseline);
+    let absent: HashSet<&PathBuf> = baseline.absent.iter().collect();
+    risks.extend(undo_created(baseline, &found));
     if baseline.report_repositories {
         // New, or another inode than before at the same path (a directory above it was swapped).
-        let new = |p: &&std::path::PathBuf| baseline.git.get(*p).is_none_or(|ino| found.git_inodes.get(*p) != Some(ino));
+        let new = |p: &&PathBuf| !absent.contains(*p) && baseline.git.get(*p).is_none_or(|ino| found.git_inodes.get(*p) != Some(ino));
         for dot_git in found.git_entries.iter().filter(new) {
             if can_act(dot_git) {
                 new_repository(dot_git, baseline.taken_at, &mut risks);
@@ -51,7 +54,7 @@ pub fn detect(baseline: &Baseline) -> Vec<HostRisk> {
         }
     }
     risks.extend(incomplete(&found));
-    for p in &found.named {
+    for p in found.named.iter().filter(|p| !absent.contains(p)) {
         let replaced = match baseline.named.get(p) {
             None => false,
             Some(ino) => p.symlink_metadata().is_ok_and(|m| m.ino() != *ino),
@@ -67,6 +70,44 @@ pub fn detect(baseline: &Baseline) -> Vec<HostRisk> {
         }
     }
     risks.sort_by(|a, b| a.path.cmp(&b.path).then_with(|| (a.kind as u8).cmp(&(b.kind as u8))));
+    risks
+}
+
+/// What the run created where a name must stay absent: moved aside, and reported. Whether it exists
+/// is known without a syscall where the walk after the run covers its directory (read again only
+/// if an entry was added there); elsewhere (the tops of `/tmp` and `$TMPDIR`, names the walk does
+/// not look for) it is `lstat`ed.
+fn undo_created(baseline: &Baseline, found: &scan::Found) -> Vec<HostRisk> {
+    let seen: HashSet<&PathBuf> = found.named.iter().chain(&found.git_entries).collect();
+    let walked = |p: &Path| {
+        let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let looked_for = baseline.spec.names.contains(&name) || (name == ".git" && baseline.spec.repositories);
+        looked_for && baseline.spec.roots.iter().any(|r| p.starts_with(r)) && !baseline.spec.skip.iter().any(|s| p.starts_with(s))
+    };
+    let mut risks = Vec::new();
+    for p in &baseline.absent {
+        let exists = if walked(p) { seen.contains(p) } else { p.symlink_metadata().is_ok() };
+        let Some(meta) = exists.then(|| p.symlink_metadata().ok()).flatten() else { continue };
+        if crate::plan::mount_targets::is_placeholder(&meta) {
+            continue;
+        }
+        let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let what = if name == ".git" {
+            let risky = repo::git_dirs(p).iter().filter_map(|d| std::fs::read_to_string(d.join("config")).ok()).flat_map(|t| gitconfig::risky_keys(&t)).collect::<Vec<_>>();
+            let keys = if risky.is_empty() { String::new() } else { format!(" (its configuration set {})", risky.join(", ")) };
+            format!("a git repository was created at the top of a writable root{keys}, where protectGit keeps .git from being created")
+        } else if baseline.spec.names.contains(&name) {
+            format!("{name} was created during the run where it is a protected name: {}", names::what_it_does(&name))
+        } else {
+            "was created during the run although the policy keeps this path read-only".to_string()
+        };
+        let outcome = match undo::move_aside(p) {
+            undo::Undone::MovedTo(to) => format!("; undone: moved aside to {}", to.display()),
+            undo::Undone::Left(why) => format!("; NOT undone: {why}"),
+        };
+        let kind = if name == ".git" { RiskKind::RepositoryCreated } else { RiskKind::ProtectedNameCreated };
+        risks.push(HostRisk { path: p.to_string_lossy().into_owned(), kind, detail: format!("{what}{outcome}") });
+    }
     risks
 }
 

@@ -24,7 +24,9 @@ use crate::policy::{MissingReadOnly, PlaceholderKind, ResolvedPolicy, WritableRo
 
 mod detect;
 pub mod gitconfig;
+pub mod keeper;
 mod listing;
+mod undo;
 pub mod names;
 pub mod repo;
 pub mod scan;
@@ -48,6 +50,9 @@ pub struct Baseline {
     /// Each writable root's top and its `.git`, as `(device, inode)` before the run: after it, the
     /// same paths must still be the same directories (`workspace-replaced`).
     pub identities: Vec<(PathBuf, (u64, u64))>,
+    /// Paths that must stay absent (the policy's `missing_read_only`): what a run creates there is
+    /// moved aside after it (`undo`) and reported.
+    pub absent: Vec<PathBuf>,
     /// Protected-name entries that existed (any depth), with their inode.
     pub named: HashMap<PathBuf, u64>,
     /// Whether new repositories are reported (`protectGit`).
@@ -71,6 +76,8 @@ pub struct Request<'a> {
     pub deny_read: &'a [PathBuf],
     pub protect_git: bool,
     pub names: &'a [String],
+    /// The report-only tier: looked for by the walk, never carved out.
+    pub reported: &'a [String],
 }
 
 /// The carve-outs at the top of each writable root (cheap: a few `lstat`s), done while the policy
@@ -97,8 +104,9 @@ pub fn protect(roots: &mut [WritableRoot], req: &Request) -> Baseline {
         .flat_map(|t| [t.clone(), t.join(".git")])
         .filter_map(|p| p.symlink_metadata().ok().map(|m| (p, (m.dev(), m.ino()))))
         .collect();
+    let walked_names = req.names.iter().chain(req.reported).cloned().collect();
     Baseline {
-        spec: scan::WalkSpec { roots: req.scan_roots.to_vec(), skip, names: req.names.to_vec(), repositories },
+        spec: scan::WalkSpec { roots: req.scan_roots.to_vec(), skip, names: walked_names, repositories },
         report_repositories: req.protect_git,
         identities,
         ..Baseline::default()
@@ -130,7 +138,9 @@ pub fn walk_and_protect(policy: &mut ResolvedPolicy) {
     crate::policy::sort_carve_outs(&mut policy.writable_roots);
     let named = found.named.iter().filter_map(|p| p.symlink_metadata().ok().map(|m| (p.clone(), m.ino()))).collect();
     let identities = policy.planted.identities.clone();
+    let absent = policy.missing_read_only().into_iter().map(|m| m.path).collect();
     policy.planted = Arc::new(Baseline {
+        absent,
         spec,
         git: found.git_inodes,
         git_dirs: found.git_dirs.into_iter().collect(),
@@ -227,11 +237,10 @@ impl Carver<'_> {
             self.read_only(target.clone());
             return Some(target);
         }
-        // A placeholder (of a concurrent run, or left by a killed one) is recognized by its mode
-        // (`mount_targets::is_placeholder`).
-        let empty = crate::plan::mount_targets::is_placeholder(&meta)
-            || if meta.is_dir() { std::fs::read_dir(p).map(|mut d| d.next().is_none()).unwrap_or(false) } else { meta.is_file() && meta.len() == 0 };
-        if empty {
+        // A placeholder (of a plan another program runs, or left by a killed run) is recognized by
+        // its mode (`mount_targets::is_placeholder`): the name is as good as missing. Anything else,
+        // an empty one of the user's too, is kept read-only.
+        if crate::plan::mount_targets::is_placeholder(&meta) {
             self.missing(p.to_path_buf(), if meta.is_dir() { PlaceholderKind::Dir } else { PlaceholderKind::File });
             None
         } else {

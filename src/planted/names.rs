@@ -8,8 +8,12 @@ use crate::error::{Result, SandboxError};
 use crate::policy::PlaceholderKind;
 
 const OPTION: &str = "sandbox.protectedNames";
+const REPORTED_OPTION: &str = "sandbox.reportedNames";
 
-/// The contract's default list (API.md, "Planted configuration"), with what each can make the host do.
+/// The default list: names a host tool acts on by itself (when a shell starts there, an editor or
+/// agent opens the folder, a package manager or debugger runs there), which a command has no need
+/// to create or change. The contract's first twelve (API.md, "Planted configuration") and what
+/// research of those tools added (issue 28), each with what it can make the host do.
 const DEFAULTS: &[(&str, &str)] = &[
     (".gitmodules", "git on the host reads it on `git submodule update` (submodule URLs and update commands)"),
     (".gitconfig", "git reads it as configuration when it is a home directory (hooks, fsmonitor, aliases)"),
@@ -23,17 +27,81 @@ const DEFAULTS: &[(&str, &str)] = &[
     (".vscode", "VS Code runs its tasks and applies its settings (e.g. interpreter and terminal paths)"),
     (".idea", "JetBrains IDEs run its run configurations and apply its settings"),
     (".devcontainer", "dev-container tools build and run the containers and commands it describes"),
+    // Shells started with this directory as HOME.
+    (".bash_login", "bash runs it when a login shell starts with this directory as HOME"),
+    (".bash_logout", "bash runs it when a login shell with this directory as HOME exits"),
+    (".zshenv", "zsh runs it whenever it starts with this directory as HOME (scripts included)"),
+    (".zlogin", "zsh runs it when a login shell starts with this directory as HOME"),
+    // Coding agents: settings that start hooks, MCP servers and commands when the agent opens the folder.
+    (".claude", "Claude Code runs the hooks and MCP servers its settings list"),
+    (".codex", "Codex CLI runs the MCP servers and notify commands its config.toml lists"),
+    (".agents", "coding agents read their skills and commands from it"),
+    (".cursor", "Cursor starts the MCP servers its mcp.json lists and applies its rules"),
+    (".gemini", "Gemini CLI runs the MCP servers and tools its settings.json lists"),
+    (".continue", "Continue runs the MCP servers and commands its configuration lists"),
+    (".windsurf", "Windsurf applies its rules and workflows"),
+    (".roo", "Roo Code starts the MCP servers its mcp.json lists"),
+    (".amazonq", "Amazon Q starts the MCP servers its mcp.json lists"),
+    (".aider.conf.yml", "aider runs its lint-cmd and test-cmd"),
+    ("opencode.json", "opencode starts the MCP servers and commands it lists"),
+    // Editors: per-project settings that name programs to run.
+    (".zed", "Zed runs the language servers and tasks its settings name"),
+    (".helix", "Helix runs the language servers its languages.toml names"),
+    (".nvim.lua", "Neovim runs it on start in this directory (with 'exrc')"),
+    (".nvimrc", "Neovim runs it on start in this directory (with 'exrc')"),
+    (".exrc", "vi and Vim run it on start in this directory (with 'exrc')"),
+    // Package managers: run-control files whose settings execute programs.
+    (".npmrc", "npm applies it in this directory: `node-options`, `script-shell` and `git` run programs"),
+    (".yarnrc", "yarn 1 applies it: `yarn-path` makes every yarn command run that file"),
+    (".yarnrc.yml", "yarn 2+ applies it: `yarnPath` and plugins run that code on every yarn command"),
+    (".pnpmfile.cjs", "pnpm runs its hooks on every install"),
+    (".pnpmfile.mjs", "pnpm runs its hooks on every install"),
+    ("bunfig.toml", "bun applies it: `preload` runs scripts before every `bun run` and test"),
+    (".cargo", "cargo applies its config.toml: `runner`, `rustc-wrapper` and linkers run programs"),
+    (".mvn", "Maven loads the extensions and JVM options it lists"),
+    (".hg", "Mercurial runs the hooks and extensions of a repository's .hg/hgrc"),
+    // Debuggers and REPLs that run a file of this directory when they start in it.
+    (".pdbrc", "pdb runs its commands when a Python debugger starts here"),
+    (".irbrc", "irb runs it when it starts here"),
+    (".pryrc", "pry runs it when it starts here"),
+    (".gdbinit", "gdb runs it when it starts here (if its auto-load path allows)"),
+    (".lldbinit", "lldb runs it when it starts here (if configured to)"),
 ];
+
+/// The report-only tier (`sandbox.reportedNames`): files tools run that commands legitimately
+/// create and edit, so they are not kept read-only, but a run that creates or replaces one says so.
+const REPORTED: &[(&str, &str)] = &[
+    (".pre-commit-config.yaml", "pre-commit runs the hooks it lists on `git commit` (once installed)"),
+    ("lefthook.yml", "lefthook runs the commands it lists on git hooks"),
+    (".lefthook.yml", "lefthook runs the commands it lists on git hooks"),
+    ("lefthook-local.yml", "lefthook runs the commands it lists on git hooks"),
+    ("mise.toml", "mise runs its hooks and env scripts when a shell enters the directory"),
+    (".mise.toml", "mise runs its hooks and env scripts when a shell enters the directory"),
+    ("mise.local.toml", "mise runs its hooks and env scripts when a shell enters the directory"),
+    (".tool-versions", "asdf and mise select (and may install) the tool versions it names"),
+    (".nvmrc", "nvm and other version managers select the Node.js it names"),
+    (".node-version", "version managers select the Node.js it names"),
+    (".python-version", "pyenv selects the Python it names"),
+    (".ruby-version", "rbenv and rvm select the Ruby it names"),
+    (".sdkmanrc", "SDKMAN! selects the SDKs it names"),
+    (".bundle", "Bundler applies its config (e.g. another Gemfile to load)"),
+];
+
+/// The default `reportedNames`.
+pub fn reported_defaults() -> Vec<String> {
+    REPORTED.iter().map(|(n, _)| n.to_string()).collect()
+}
 
 /// The default `protectedNames`.
 pub fn defaults() -> Vec<String> {
     DEFAULTS.iter().map(|(n, _)| n.to_string()).collect()
 }
 
-/// What a protected name can make the host do (for `hostRisks` details).
+/// What a protected (or reported) name can make the host do (for `hostRisks` details).
 pub fn what_it_does(name: &str) -> &'static str {
     DEFAULTS
         .iter()
+        .chain(REPORTED)
         .find(|(n, _)| *n == name)
         .map(|(_, what)| *what)
         .unwrap_or("it is listed in sandbox.protectedNames: a host tool may read it and run what it says")
@@ -42,7 +110,10 @@ pub fn what_it_does(name: &str) -> &'static str {
 /// The directories among the defaults (and `.git`): their placeholder is an empty directory, so
 /// that reading a path inside reports it missing, as it would be, and git passes over an empty
 /// `.git` directory to the repository above (an empty `.git` file would stop it).
-const DIRECTORIES: &[&str] = &[".git", ".vscode", ".idea", ".devcontainer"];
+const DIRECTORIES: &[&str] = &[
+    ".git", ".vscode", ".idea", ".devcontainer", ".claude", ".codex", ".agents", ".cursor", ".gemini", ".continue", ".windsurf",
+    ".roo", ".amazonq", ".zed", ".helix", ".cargo", ".mvn", ".hg",
+];
 
 /// What the placeholder of a missing protected name is. Files by convention get an empty file
 /// (reading it gives nothing, writing it `Read-only file system`, and creating one on the host
@@ -69,13 +140,22 @@ const MAX_LEN: usize = 255;
 
 /// Validate the user's `protectedNames` (`None`/null = the defaults; `[]` disables).
 pub fn parse(value: Option<&Value>) -> Result<Vec<String>> {
+    parse_list(value, OPTION, defaults)
+}
+
+/// Validate the user's `reportedNames` (the same rules; `None`/null = the defaults).
+pub fn parse_reported(value: Option<&Value>) -> Result<Vec<String>> {
+    parse_list(value, REPORTED_OPTION, reported_defaults)
+}
+
+fn parse_list(value: Option<&Value>, option_name: &str, defaults: fn() -> Vec<String>) -> Result<Vec<String>> {
     let Some(value) = value.filter(|v| !v.is_null()) else { return Ok(defaults()) };
     let items = value
         .as_array()
-        .ok_or_else(|| SandboxError::invalid(OPTION, "must be an array of file names (e.g. [\".envrc\"]); [] disables it"))?;
+        .ok_or_else(|| SandboxError::invalid(option_name, "must be an array of file names (e.g. [\".envrc\"]); [] disables it"))?;
     let mut names: Vec<String> = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
-        let option = format!("{OPTION}[{i}]");
+        let option = format!("{option_name}[{i}]");
         let name = item.as_str().ok_or_else(|| SandboxError::invalid(&option, "must be a string"))?;
         check(&option, name)?;
         if !names.iter().any(|n| n == name) {
@@ -119,7 +199,12 @@ mod tests {
 
     #[test]
     fn defaults_and_empty() {
-        assert_eq!(parse(None).unwrap().len(), 12);
+        assert_eq!(parse(None).unwrap().len(), DEFAULTS.len());
+        assert!(DEFAULTS.len() >= 40 && parse(None).unwrap()[..12] == ["\u{2e}gitmodules", ".gitconfig", ".bashrc", ".bash_profile", ".zshrc", ".zprofile", ".profile", ".envrc", ".mcp.json", ".vscode", ".idea", ".devcontainer"], "the contract's twelve first");
+        assert!(reported_defaults().iter().all(|n| !defaults().contains(n)), "one tier per name");
+        assert!(reported_defaults().iter().all(|n| !what_it_does(n).contains("protectedNames")));
+        assert!(parse_reported(Some(&json!([".env"]))).is_ok());
+        assert!(parse_reported(Some(&json!(["a/b"]))).unwrap_err().message.contains("reportedNames[0]"));
         assert_eq!(parse(Some(&Value::Null)).unwrap(), defaults());
         assert_eq!(parse(Some(&json!([]))).unwrap(), Vec::<String>::new());
         assert_eq!(parse(Some(&json!([".envrc", ".claude", ".envrc"]))).unwrap(), vec![".envrc", ".claude"]);

@@ -90,7 +90,7 @@ fn no_names_and_no_git_protect_nothing() {
     let t = tempfile::tempdir().unwrap();
     let r = t.path().canonicalize().unwrap();
     init_repo(&r.join("x"));
-    let p = policy(&r, json!({ "protectGit": false, "protectedNames": [] }));
+    let p = policy(&r, json!({ "protectGit": false, "protectedNames": [], "reportedNames": [] }));
     let (roots, b) = (&p.writable_roots, &p.planted);
     assert!(roots[0].read_only.is_empty() && roots[0].missing_read_only.is_empty());
     assert_eq!(*b.index, scan::Index::default(), "nothing to look for: nothing walked");

@@ -137,7 +137,8 @@ impl ResolvedPolicy {
     }
 
     /// Every missing read-only path of every writable root: the mount points bwrap will create on
-    /// the host, which the runner must reserve (`plan::mount_targets::reserve`) for the run.
+    /// the host in a plan another program runs (the helper in front of bwrap makes them); the runner's
+    /// own runs keep them absent by moving aside what a run creates there (`planted::undo`).
     pub fn missing_read_only(&self) -> Vec<MissingReadOnly> {
         self.writable_roots.iter().flat_map(|r| r.missing_read_only.iter().cloned()).collect()
     }

@@ -31,6 +31,8 @@ pub(crate) struct RawPolicy {
     pub tool_caches: Option<Value>,
     /// Validated by `planted::names`; `None` when not given (the defaults apply).
     pub protected_names: Option<Vec<String>>,
+    /// The report-only tier, validated by `planted::names`; `None`: the defaults.
+    pub reported_names: Option<Vec<String>>,
 }
 
 impl RawPolicy {
@@ -47,6 +49,7 @@ impl RawPolicy {
             tmp: None,
             tool_caches: None,
             protected_names: None,
+            reported_names: None,
         }
     }
 }
@@ -62,6 +65,7 @@ const FIELDS: &[&str] = &[
     "tmp",
     "toolCaches",
     "protectedNames",
+    "reportedNames",
 ];
 
 pub(crate) fn parse(value: Option<&Value>) -> Result<RawPolicy> {
@@ -131,6 +135,7 @@ fn parse_object(map: &Map<String, Value>) -> Result<RawPolicy> {
         tmp,
         tool_caches: field("toolCaches").cloned(),
         protected_names: field("protectedNames").map(|v| crate::planted::names::parse(Some(v))).transpose()?,
+        reported_names: field("reportedNames").map(|v| crate::planted::names::parse_reported(Some(v))).transpose()?,
     })
 }
 

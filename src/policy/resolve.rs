@@ -52,6 +52,9 @@ pub fn resolve_policy(value: Option<&Value>, ctx: &PolicyContext) -> Result<Reso
     let protect_git = raw.protect_git.unwrap_or(true);
 
     let protected_names = raw.protected_names.clone().unwrap_or_else(crate::planted::names::defaults);
+    // A name of both lists is protected.
+    let reported_names: Vec<String> =
+        raw.reported_names.clone().unwrap_or_else(crate::planted::names::reported_defaults).into_iter().filter(|n| !protected_names.contains(n)).collect();
     let (mut roots, scan_roots) = if workspace { writable_roots(&raw, ctx, tmp)? } else { (Vec::new(), Vec::new()) };
     let mut read_only_paths = Vec::new();
     for (i, raw_path) in raw.read_only_paths.iter().flatten().enumerate() {
@@ -71,7 +74,7 @@ pub fn resolve_policy(value: Option<&Value>, ctx: &PolicyContext) -> Result<Reso
     // After readOnlyPaths: nothing is walked or created inside them.
     let planted = crate::planted::protect(
         &mut roots,
-        &crate::planted::Request { scan_roots: &scan_roots, deny_read: &deny_read, protect_git, names: &protected_names },
+        &crate::planted::Request { scan_roots: &scan_roots, deny_read: &deny_read, protect_git, names: &protected_names, reported: &reported_names },
     );
     sort_carve_outs(&mut roots);
     sort_shallowest_first(&mut read_only_paths);
@@ -130,9 +133,10 @@ fn mode_name(m: SandboxMode) -> &'static str {
 /// No sandbox at all. Fields that ask for a restriction are errors rather than ignored, because
 /// sandspawn never runs a command with less isolation than was asked for.
 fn danger_full_access(raw: &RawPolicy, ctx: &PolicyContext) -> Result<ResolvedPolicy> {
-    let restricting: [(&str, bool); 8] = [
+    let restricting: [(&str, bool); 9] = [
         ("network", raw.network_proxy.is_some()),
         ("protectedNames", raw.protected_names.as_ref().is_some_and(|v| !v.is_empty())),
+        ("reportedNames", raw.reported_names.as_ref().is_some_and(|v| !v.is_empty())),
         ("writableRoots", raw.writable_roots.as_ref().is_some_and(|v| !v.is_empty())),
         ("readOnlyPaths", raw.read_only_paths.as_ref().is_some_and(|v| !v.is_empty())),
         ("denyRead", raw.deny_read.as_ref().is_some_and(|v| !v.is_empty())),

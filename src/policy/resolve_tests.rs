@@ -91,13 +91,19 @@ fn git_dir_present_is_read_only() {
 }
 
 #[test]
-fn empty_git_placeholders_count_as_missing() {
+fn placeholders_count_as_missing_and_the_users_empty_entries_stay_read_only() {
+    use std::os::unix::fs::PermissionsExt;
     let w = ws();
     fs::create_dir(w.root.join(".git")).unwrap();
+    let ro = |p: &crate::policy::ResolvedPolicy| p.writable_roots[0].read_only.clone();
     let p = resolve(json!({"mode": "workspace-write", "tmp": "read-only"}), &w.root).unwrap();
-    assert_eq!(p.writable_roots[0].missing_read_only, vec![missing(w.root.join(".git"), PlaceholderKind::Dir)]);
+    assert_eq!(ro(&p), vec![w.root.join(".git")], "the user's own empty .git");
+    fs::set_permissions(w.root.join(".git"), fs::Permissions::from_mode(0o1500)).unwrap();
+    let p = resolve(json!({"mode": "workspace-write", "tmp": "read-only"}), &w.root).unwrap();
+    assert_eq!(p.writable_roots[0].missing_read_only, vec![missing(w.root.join(".git"), PlaceholderKind::Dir)], "a placeholder");
     fs::remove_dir(w.root.join(".git")).unwrap();
     fs::write(w.root.join(".git"), "").unwrap();
+    fs::set_permissions(w.root.join(".git"), fs::Permissions::from_mode(0o1400)).unwrap();
     let p = resolve(json!({"mode": "workspace-write", "tmp": "read-only"}), &w.root).unwrap();
     assert_eq!(p.writable_roots[0].missing_read_only, vec![missing(w.root.join(".git"), PlaceholderKind::File)]);
 }
@@ -227,8 +233,8 @@ fn protected_names_default_and_disabled() {
     assert_eq!(p.protected_names, crate::planted::names::defaults());
     let r = &p.writable_roots[0];
     assert_eq!(r.read_only, vec![w.root.join(".envrc")]);
-    // every other default name (and .git) gets a placeholder at the top
-    assert_eq!(r.missing_read_only.len(), 12);
+    // every other default name (and .git) is kept absent at the top
+    assert_eq!(r.missing_read_only.len(), crate::planted::names::defaults().len());
     assert!(r.missing_read_only.contains(&missing(w.root.join(".vscode"), PlaceholderKind::Dir)));
     let p = resolve_policy(Some(&json!({"mode": "workspace-write", "tmp": "read-only", "protectedNames": []})), &ctx(&w.root, Platform::Linux)).unwrap();
     assert!(p.writable_roots[0].read_only.is_empty());

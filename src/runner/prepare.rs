@@ -8,16 +8,13 @@ use crate::capabilities;
 use crate::error::Result;
 use crate::limits::{self, HostFacts, LimitPlan};
 use crate::options::SpawnRequest;
-use crate::plan::{self, mount_targets, LaunchPlan, PlanRequest};
+use crate::plan::{self, LaunchPlan, PlanRequest};
 use crate::platform::Platform;
 use crate::policy::SandboxMode;
 use crate::program::resolve_program;
 
 pub struct Prepared {
     pub plan: LaunchPlan,
-    /// The run's placeholders on the host (see `plan::mount_targets`); released, and removed when
-    /// no other run uses them, after the run.
-    pub reservation: Option<mount_targets::Reservation>,
     /// What `SpawnResult.sandboxDetails` reports.
     pub details: capabilities::SandboxDetails,
     /// How the requested resource limits are enforced.
@@ -53,8 +50,6 @@ pub fn prepare(req: &mut SpawnRequest) -> Result<Prepared> {
             crate::planted::scan::MAX_DEPTH
         ));
     }
-    let missing = req.policy.missing_read_only();
-    let reservation = if missing.is_empty() || bwrap.is_none() { None } else { Some(mount_targets::reserve(&missing)) };
     let plan = match details.landlock_abi {
         Some(abi) if sandbox.landlock => {
             // No mount namespace: the default private caches are unavailable here, and the result
@@ -68,7 +63,7 @@ pub fn prepare(req: &mut SpawnRequest) -> Result<Prepared> {
         _ => build_plan(req, bwrap.as_ref(), Some(Path::new(&resolved)), true, &limits)?,
     };
     let cache_run = if plan.sandbox_type == crate::platform::SandboxType::Bwrap { Some(crate::tool_caches::RunGuard::prepare(&req.policy.tool_caches)?) } else { None };
-    Ok(Prepared { plan, reservation, details, limits, cache_run, bwrap_path: bwrap.map(|b| b.path) })
+    Ok(Prepared { plan, details, limits, cache_run, bwrap_path: bwrap.map(|b| b.path) })
 }
 
 /// How `req.limits` are enforced for a plan on `req.platform` (see `limits::decide`).

@@ -84,8 +84,15 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
     })
     .await
     .map_err(|e| internal("preparing the sandbox failed", e))?;
-    let Prepared { plan, reservation, details, limits, cache_run, bwrap_path } = prepared?;
+    let Prepared { plan, details, limits, cache_run, bwrap_path } = prepared?;
     let sandbox_type = plan.sandbox_type;
+    // Names that must stay absent at the roots' tops are kept so while the run is in flight.
+    let keeper = if sandbox_type == SandboxType::Bwrap {
+        let tops: Vec<std::path::PathBuf> = req.policy.writable_roots.iter().map(|r| r.root.clone()).collect();
+        crate::planted::keeper::start(&req.policy.planted.absent, &tops)
+    } else {
+        None
+    };
     let kind = match sandbox_type {
         SandboxType::Bwrap => TreeKind::PidNamespace,
         SandboxType::Landlock => TreeKind::Supervisor,
@@ -369,7 +376,6 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
     if !orphans.is_empty() {
         tokio::spawn(super::reap::reap_orphans(orphans));
     }
-    drop(reservation);
     drop(cache_run);
     let duration_ms = spawned_at.elapsed().as_secs_f64() * 1000.0;
     // The run is over: close the proxy's listeners and every connection it holds.
@@ -410,7 +416,16 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
     // are gone.
     let host_risks = if matches!(sandbox_type, SandboxType::Bwrap | SandboxType::Landlock) {
         let baseline = req.policy.planted.clone();
-        tokio::task::spawn_blocking(move || crate::planted::detect(&baseline)).await.map_err(|e| internal("checking for planted configuration failed", e))?
+        let keep_absent = req.policy.missing_read_only();
+        tokio::task::spawn_blocking(move || {
+            let mut risks = keeper.map(|k| k.finish()).unwrap_or_default();
+            risks.extend(crate::planted::detect(&baseline));
+            // Placeholders of plans other programs ran, at paths this run kept absent.
+            crate::plan::mount_targets::remove_leftovers(&keep_absent);
+            risks
+        })
+        .await
+        .map_err(|e| internal("checking for planted configuration failed", e))?
     } else {
         Vec::new()
     };

@@ -172,9 +172,7 @@ fn bwrap_plan_with_every_other_feature() {
     let store = p.tool_caches.store.clone().unwrap();
     let store = store.to_str().unwrap();
     let covers = |flag: &str| -> Vec<String> { inner.iter().filter_map(|a| a.strip_prefix(flag)).map(String::from).collect() };
-    let dirs: Vec<String> = [".devcontainer", ".git", ".idea", ".vscode"].iter().map(|n| h.work.join(n).display().to_string()).collect();
-    assert_eq!(covers("--cover-dir="), dirs, "the directories' placeholders");
-    assert_eq!(covers("--cover-file=").len(), 9, "and the files' (of the 12 default protected names)");
+    assert!(covers("--cover-dir=").is_empty() && covers("--cover-file=").is_empty(), "a runner's plan has no placeholders (what a run creates is moved aside after it)");
     let steps: Vec<&str> = inner.iter().map(String::as_str).filter(|a| (a.starts_with("--") && !a.starts_with("--cover-")) || *a == "v1").collect();
     assert_eq!(
         steps,

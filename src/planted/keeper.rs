@@ -1,0 +1,181 @@
+//! Keeping absent names absent while a run is in flight (Linux): a thread of the run watches the
+//! tops of its writable roots with inotify and moves aside (`undo`) what the command creates there
+//! under a name that must stay absent (a `.git` where there is none, a missing protected name), as
+//! soon as the kernel reports it. The host's tools (VS Code's git view, a shell's prompt) would
+//! otherwise act on it before the run ends; now the window is the time from the event to the rename.
+//! The walk after the run (`detect`) still checks every such path, at the tops of repositories
+//! inside the roots too, which are not watched here (one watch per root, whatever the tree holds).
+//!
+//! A command that keeps re-creating one path gets it moved aside `MAX_MOVES` times; after that it is
+//! left until the run ends (the walk after the run moves it once more), so a loop cannot fill the
+//! directory with moved copies.
+
+use std::collections::{HashMap, HashSet};
+use std::ffi::OsString;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::path::{Path, PathBuf};
+use std::thread::JoinHandle;
+
+use super::detect::{HostRisk, RiskKind};
+use super::undo;
+
+/// How often one path is moved aside during a run.
+const MAX_MOVES: usize = 16;
+
+/// The running keeper of one run.
+pub struct Keeper {
+    stop: OwnedFd,
+    thread: JoinHandle<Vec<HostRisk>>,
+}
+
+/// Watch the directories of the `absent` paths that are tops of `roots`, or nothing (`None`) when
+/// there are none or inotify is not available (the walk after the run remains).
+pub fn start(absent: &[PathBuf], roots: &[PathBuf]) -> Option<Keeper> {
+    let mut by_dir: HashMap<PathBuf, HashSet<OsString>> = HashMap::new();
+    for p in absent {
+        let (Some(dir), Some(name)) = (p.parent(), p.file_name()) else { continue };
+        if roots.iter().any(|r| r == dir) {
+            by_dir.entry(dir.to_path_buf()).or_default().insert(name.to_os_string());
+        }
+    }
+    if by_dir.is_empty() {
+        return None;
+    }
+    // SAFETY: inotify_init1 and pipe2 with plain flags; the descriptors are owned below.
+    let ino = unsafe { libc::inotify_init1(libc::IN_CLOEXEC | libc::IN_NONBLOCK) };
+    if ino < 0 {
+        return None;
+    }
+    let ino = unsafe { OwnedFd::from_raw_fd(ino) };
+    let mut wds: HashMap<i32, (PathBuf, HashSet<OsString>)> = HashMap::new();
+    for (dir, names) in by_dir {
+        let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else { continue };
+        let mask = libc::IN_CREATE | libc::IN_MOVED_TO | libc::IN_ONLYDIR | libc::IN_DONT_FOLLOW;
+        // SAFETY: a valid inotify descriptor and C string.
+        let wd = unsafe { libc::inotify_add_watch(ino.as_raw_fd(), c.as_ptr(), mask) };
+        if wd >= 0 {
+            wds.insert(wd, (dir, names));
+        }
+    }
+    let mut fds = [0i32; 2];
+    // SAFETY: a two-element array for pipe2.
+    if wds.is_empty() || unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return None;
+    }
+    let (stop_r, stop_w) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    let thread = std::thread::Builder::new().name("sandspawn-keeper".into()).spawn(move || keep(ino, stop_r, wds)).ok()?;
+    Some(Keeper { stop: stop_w, thread })
+}
+
+impl Keeper {
+    /// Stop watching (the run is over) and return what was moved aside meanwhile.
+    pub fn finish(self) -> Vec<HostRisk> {
+        drop(self.stop); // EOF on the thread's end of the pipe
+        self.thread.join().unwrap_or_default()
+    }
+}
+
+fn keep(ino: OwnedFd, stop: OwnedFd, wds: HashMap<i32, (PathBuf, HashSet<OsString>)>) -> Vec<HostRisk> {
+    let mut risks = Vec::new();
+    let mut moves: HashMap<PathBuf, usize> = HashMap::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let mut fds = [libc::pollfd { fd: ino.as_raw_fd(), events: libc::POLLIN, revents: 0 }, libc::pollfd { fd: stop.as_raw_fd(), events: libc::POLLIN, revents: 0 }];
+        // SAFETY: two valid pollfds.
+        if unsafe { libc::poll(fds.as_mut_ptr(), 2, -1) } < 0 {
+            if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return risks;
+        }
+        if fds[0].revents & libc::POLLIN != 0 {
+            for (wd, name) in read_events(&ino, &mut buf) {
+                let Some((dir, names)) = wds.get(&wd) else { continue };
+                if !names.contains(&name) {
+                    continue;
+                }
+                let path = dir.join(&name);
+                let n = moves.entry(path.clone()).or_default();
+                if *n >= MAX_MOVES {
+                    continue;
+                }
+                *n += 1;
+                if let undo::Undone::MovedTo(to) = undo::move_aside(&path) {
+                    risks.push(risk(&path, &to));
+                }
+            }
+        }
+        if fds[1].revents != 0 {
+            return risks;
+        }
+    }
+}
+
+/// `(watch descriptor, name)` of every event in the queue now.
+fn read_events(ino: &OwnedFd, buf: &mut [u8]) -> Vec<(i32, OsString)> {
+    let mut out = Vec::new();
+    loop {
+        // SAFETY: reading into our own buffer.
+        let n = unsafe { libc::read(ino.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
+        if n <= 0 {
+            return out;
+        }
+        let mut at = 0usize;
+        let header = std::mem::size_of::<libc::inotify_event>();
+        while at + header <= n as usize {
+            // SAFETY: the kernel wrote whole events; read_unaligned copes with any alignment.
+            let ev: libc::inotify_event = unsafe { std::ptr::read_unaligned(buf[at..].as_ptr().cast()) };
+            let name_bytes = &buf[at + header..at + header + ev.len as usize];
+            let end = name_bytes.iter().position(|&b| b == 0).unwrap_or(name_bytes.len());
+            if ev.len > 0 {
+                out.push((ev.wd, OsString::from_vec(name_bytes[..end].to_vec())));
+            }
+            at += header + ev.len as usize;
+        }
+    }
+}
+
+fn risk(path: &Path, to: &Path) -> HostRisk {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let (kind, what) = if name == ".git" {
+        (RiskKind::RepositoryCreated, "a git repository was created at the top of a writable root, where protectGit keeps .git from being created".to_string())
+    } else {
+        (RiskKind::ProtectedNameCreated, format!("{name} was created during the run where it must stay absent: {}", super::names::what_it_does(&name)))
+    };
+    HostRisk { path: path.to_string_lossy().into_owned(), kind, detail: format!("{what}; undone at once: moved aside to {}", to.display()) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_is_created_at_a_watched_top_is_moved_aside_at_once() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        let absent = vec![r.join(".envrc"), r.join(".git"), r.join("deeper/.envrc")];
+        let k = start(&absent, &[r.clone()]).expect("inotify");
+        std::fs::write(r.join(".envrc"), "evil").unwrap();
+        std::fs::create_dir(r.join(".git")).unwrap();
+        std::fs::write(r.join("ordinary"), "x").unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while (r.join(".envrc").exists() || r.join(".git").exists()) && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        assert!(!r.join(".envrc").exists() && !r.join(".git").exists(), "moved aside while the run goes on");
+        let risks = k.finish();
+        let mut kinds: Vec<RiskKind> = risks.iter().map(|h| h.kind).collect();
+        kinds.sort_by_key(|k| *k as u8);
+        assert_eq!(kinds, vec![RiskKind::RepositoryCreated, RiskKind::ProtectedNameCreated]);
+        assert!(r.join("ordinary").exists(), "other names are the command's business");
+        let held: Vec<String> = std::fs::read_dir(&r).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).filter(|n| n.contains(".sandspawn-held-")).collect();
+        assert_eq!(held.len(), 2, "{held:?}");
+    }
+
+    #[test]
+    fn nothing_to_keep_starts_nothing() {
+        let t = tempfile::tempdir().unwrap();
+        assert!(start(&[t.path().join("a/b")], &[t.path().to_path_buf()]).is_none(), "not at a root's top");
+    }
+}

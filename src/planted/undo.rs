@@ -1,0 +1,126 @@
+//! Undoing what a run created where a protected name must stay absent (a `.git` at the top of a
+//! writable root, a protected name at the top of a root or repository, a missing `readOnlyPaths`
+//! entry): the entry is moved aside within its directory, to `NAME.sandspawn-held-<time>-<n>`, where
+//! no tool looks for it and nothing of it is lost.
+//!
+//! Why not prevent it: a mount can only cover a path that exists, so preventing the creation took an
+//! empty placeholder on the host for the run's whole life, which `git status`, `git add -A`,
+//! `npm pack`, `tar` and `ls -A` showed as the user's data (and committed, and shipped). Plans other
+//! programs run (`buildSandboxCommand`) still get placeholders: nobody is there to undo after them.
+//!
+//! The directory is opened without following any symlink on the way (`openat2`
+//! `RESOLVE_NO_SYMLINKS`): a run may have replaced a directory above it with a link, and the host
+//! must never be led into moving something elsewhere. A directory a plan another program runs still
+//! holds (its placeholders are mounted in that sandbox; moving one would move its cover there) is
+//! left alone and said so.
+
+use std::ffi::CString;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// What happened to an entry that should not exist.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Undone {
+    /// Moved to this path.
+    MovedTo(PathBuf),
+    /// Left where it is, and why.
+    Left(String),
+}
+
+/// Move `path` aside within its directory.
+pub fn move_aside(path: &Path) -> Undone {
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else { return Undone::Left("it has no parent directory".into()) };
+    let dir_fd = match open_dir_no_symlinks(dir) {
+        Ok(fd) => fd,
+        Err(e) => return Undone::Left(format!("its directory could not be opened without following a symlink ({e})")),
+    };
+    if sandspawn_helper::placeholder::locked_by_a_sandbox(&dir_fd) {
+        return Undone::Left("a sandbox of a plan another program runs still holds its directory".into());
+    }
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let mut held = name.to_os_string();
+    held.push(format!(".sandspawn-held-{stamp}-{}-{n}", std::process::id()));
+    let (Ok(from), Ok(to)) = (CString::new(name.as_bytes()), CString::new(held.as_bytes())) else {
+        return Undone::Left("its name holds a NUL byte".into());
+    };
+    // SAFETY: a valid directory descriptor and two C strings; RENAME_NOREPLACE never overwrites.
+    let rc = unsafe { libc::renameat2(dir_fd.as_raw_fd(), from.as_ptr(), dir_fd.as_raw_fd(), to.as_ptr(), libc::RENAME_NOREPLACE) };
+    if rc != 0 {
+        let e = std::io::Error::last_os_error();
+        if e.raw_os_error() == Some(libc::ENOENT) {
+            return Undone::Left("it was gone already (moved by a concurrent run)".into());
+        }
+        return Undone::Left(format!("moving it aside failed: {}", sandspawn_helper::report::os_words(&e)));
+    }
+    Undone::MovedTo(dir.join(held))
+}
+
+/// `open(dir, O_RDONLY | O_DIRECTORY)` refusing every symlink on the way (Linux 5.6+; not `O_PATH`:
+/// the lock test needs a descriptor `fcntl` accepts). Where `openat2` does not exist, each component
+/// is opened with `O_NOFOLLOW` from `/`.
+fn open_dir_no_symlinks(dir: &Path) -> std::io::Result<OwnedFd> {
+    let c = CString::new(dir.as_os_str().as_bytes()).map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))?;
+    #[repr(C)]
+    struct OpenHow {
+        flags: u64,
+        mode: u64,
+        resolve: u64,
+    }
+    const RESOLVE_NO_SYMLINKS: u64 = 0x04;
+    let how = OpenHow { flags: (libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC) as u64, mode: 0, resolve: RESOLVE_NO_SYMLINKS };
+    // SAFETY: openat2 with a valid C string and an `open_how` of the size passed.
+    let fd = unsafe { libc::syscall(libc::SYS_openat2, libc::AT_FDCWD, c.as_ptr(), &how as *const OpenHow, std::mem::size_of::<OpenHow>()) };
+    if fd >= 0 {
+        // SAFETY: a descriptor just opened, owned by nobody else.
+        return Ok(unsafe { OwnedFd::from_raw_fd(fd as i32) });
+    }
+    let e = std::io::Error::last_os_error();
+    if e.raw_os_error() != Some(libc::ENOSYS) {
+        return Err(e);
+    }
+    let mut fd = open_at(libc::AT_FDCWD, c"/")?;
+    for part in dir.components().skip(1) {
+        let name = CString::new(part.as_os_str().as_bytes()).map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))?;
+        fd = open_at(fd.as_raw_fd(), &name)?;
+    }
+    Ok(fd)
+}
+
+fn open_at(dir: i32, name: &std::ffi::CStr) -> std::io::Result<OwnedFd> {
+    // SAFETY: a valid descriptor (or AT_FDCWD) and C string.
+    let fd = unsafe { libc::openat(dir, name.as_ptr(), libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: as above.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn moves_aside_in_place_and_never_through_a_symlink() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        std::fs::create_dir_all(r.join("ws/.git/hooks")).unwrap();
+        std::fs::write(r.join("ws/.git/config"), "x").unwrap();
+        let Undone::MovedTo(to) = move_aside(&r.join("ws/.git")) else { panic!() };
+        assert!(!r.join("ws/.git").exists());
+        assert_eq!(to.parent(), Some(r.join("ws").as_path()));
+        assert!(to.file_name().unwrap().to_string_lossy().starts_with(".git.sandspawn-held-"));
+        assert_eq!(std::fs::read_to_string(to.join("config")).unwrap(), "x", "nothing of it is lost");
+        // A directory on the way replaced by a symlink: nothing is moved, there or at the target.
+        std::fs::create_dir_all(r.join("elsewhere")).unwrap();
+        std::fs::write(r.join("elsewhere/.envrc"), "y").unwrap();
+        std::os::unix::fs::symlink(r.join("elsewhere"), r.join("link")).unwrap();
+        assert!(matches!(move_aside(&r.join("link/.envrc")), Undone::Left(w) if w.contains("symlink")));
+        assert!(r.join("elsewhere/.envrc").exists());
+        assert!(matches!(move_aside(&r.join("ws/missing")), Undone::Left(_)));
+    }
+}
