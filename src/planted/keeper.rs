@@ -96,6 +96,10 @@ fn keep(ino: OwnedFd, stop: OwnedFd, wds: HashMap<i32, (PathBuf, HashSet<OsStrin
                     continue;
                 }
                 let path = dir.join(&name);
+                // A placeholder of a plan another program runs, made there meanwhile: its own.
+                if path.symlink_metadata().is_ok_and(|m| crate::plan::mount_targets::is_placeholder(&m)) {
+                    continue;
+                }
                 let n = moves.entry(path.clone()).or_default();
                 if *n >= MAX_MOVES {
                     continue;
@@ -171,6 +175,23 @@ mod tests {
         assert!(r.join("ordinary").exists(), "other names are the command's business");
         let held: Vec<String> = std::fs::read_dir(&r).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).filter(|n| n.contains(".sandspawn-held-")).collect();
         assert_eq!(held.len(), 2, "{held:?}");
+    }
+
+    #[test]
+    fn a_placeholder_made_meanwhile_is_left_alone() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        let k = start(&[r.join(".envrc"), r.join(".vscode")], &[r.clone()]).expect("inotify");
+        let dir = sandspawn_helper::placeholder::lock(&std::ffi::CString::new(r.as_os_str().as_bytes()).unwrap(), libc::LOCK_SH, false).unwrap();
+        sandspawn_helper::placeholder::create(&dir, c".vscode", sandspawn_helper::placeholder::Kind::Dir);
+        std::fs::write(r.join(".envrc"), "x").unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while r.join(".envrc").exists() && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        let risks = k.finish();
+        assert!(r.join(".vscode").exists(), "the placeholder stays where its plan needs it");
+        assert_eq!(risks.len(), 1, "{risks:?}");
     }
 
     #[test]
