@@ -62,6 +62,8 @@ pub enum Refusal {
     Denied,
     PrivateAddress,
     Malformed,
+    /// The run holds as many proxy connections as one run may (`proxy::MAX_CONNECTIONS`).
+    ConnectionLimit,
 }
 
 impl Refusal {
@@ -71,6 +73,7 @@ impl Refusal {
             Refusal::Denied => "denied",
             Refusal::PrivateAddress => "private_address",
             Refusal::Malformed => "malformed",
+            Refusal::ConnectionLimit => "connection_limit",
         }
     }
 
@@ -83,6 +86,9 @@ impl Refusal {
                 "the host is or resolves to a loopback, private, link-local, multicast or metadata address (allowPrivateAddresses can permit it)"
             }
             Refusal::Malformed => "the request does not name a valid host and port",
+            Refusal::ConnectionLimit => {
+                "this run already holds 256 proxy connections (tunnels included), the most one run may; close or reuse connections and retry"
+            }
         }
     }
 }

@@ -5,7 +5,7 @@
 //! dropped), so what the upstream sees is what the policy checked.
 
 use std::convert::Infallible;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -16,6 +16,7 @@ use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode, Uri};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::TcpStream;
+use tokio::sync::OwnedSemaphorePermit;
 
 use super::dial::{dial, DialError};
 use super::Context;
@@ -30,10 +31,13 @@ const HEADER_TIMEOUT: Duration = Duration::from_secs(30);
 
 type Body = BoxBody<Bytes, hyper::Error>;
 
-pub async fn serve(stream: TcpStream, ctx: Arc<Context>) {
+/// Serve one client connection, which holds `slot` of the run's connections; a CONNECT takes the
+/// slot over to its tunnel, which outlives this function.
+pub async fn serve(stream: TcpStream, ctx: Arc<Context>, slot: OwnedSemaphorePermit) {
+    let slot = Arc::new(Mutex::new(Some(slot)));
     let svc = {
         let ctx = ctx.clone();
-        service_fn(move |req| handle(req, ctx.clone()))
+        service_fn(move |req| handle(req, ctx.clone(), slot.clone()))
     };
     let conn = hyper::server::conn::http1::Builder::new()
         .timer(TokioTimer::new())
@@ -44,9 +48,10 @@ pub async fn serve(stream: TcpStream, ctx: Arc<Context>) {
     let _ = conn.await;
 }
 
-async fn handle(req: Request<Incoming>, ctx: Arc<Context>) -> Result<Response<Body>, Infallible> {
+async fn handle(req: Request<Incoming>, ctx: Arc<Context>, slot: Arc<Mutex<Option<OwnedSemaphorePermit>>>) -> Result<Response<Body>, Infallible> {
     if req.method() == Method::CONNECT {
-        return Ok(connect(req, ctx).await);
+        let slot = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
+        return Ok(connect(req, ctx, slot).await);
     }
     Ok(forward(req, ctx).await)
 }
@@ -64,20 +69,20 @@ fn target(uri: &Uri, default_port: Option<u16>) -> Result<(Host, u16), (String, 
     }
 }
 
-async fn connect(req: Request<Incoming>, ctx: Arc<Context>) -> Response<Body> {
+async fn connect(req: Request<Incoming>, ctx: Arc<Context>, slot: Option<OwnedSemaphorePermit>) -> Response<Body> {
     let (host, port) = match target(req.uri(), None) {
         Ok(t) => t,
         Err((shown, port)) => return refusal(&ctx, &shown, port, Via::Connect, Refusal::Malformed),
     };
-    let mut upstream = match dial(&ctx, &host, port).await {
+    let upstream = match dial(&ctx, &host, port).await {
         Ok(u) => u,
         Err(e) => return dial_failure(&ctx, &host, port, Via::Connect, e),
     };
     let tunnel = async move {
         if let Ok(upgraded) = hyper::upgrade::on(req).await {
-            let mut client = TokioIo::new(upgraded);
-            let _ = tokio::io::copy_bidirectional(&mut client, &mut upstream).await;
+            super::relay::relay(TokioIo::new(upgraded), upstream, super::relay::TUNNEL_IDLE).await;
         }
+        drop(slot);
     };
     ctx.spawn(tunnel);
     Response::new(empty())

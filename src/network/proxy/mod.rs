@@ -5,6 +5,7 @@
 
 mod dial;
 mod http;
+mod relay;
 mod socks5;
 
 use std::future::Future;
@@ -14,7 +15,7 @@ use std::time::Duration;
 
 use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
@@ -24,8 +25,10 @@ use super::denials::{DenialLog, NetworkDenial};
 use super::guard::own_addresses;
 use super::policy::NetworkPolicy;
 
-/// Connections served at once per run; more wait in the listen backlog.
-const MAX_CONNECTIONS: usize = 1024;
+/// Client connections a run holds at once, tunnels included (each is at most two of the host's
+/// descriptors: the client's and the upstream's). Beyond it a new connection is refused with a
+/// `connection_limit` denial; other runs and the host are not touched.
+pub const MAX_CONNECTIONS: usize = 256;
 /// The first byte must arrive within this time.
 const FIRST_BYTE_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -36,6 +39,11 @@ pub struct Context {
     /// The host's own addresses, refused like loopback (listed once, when the run starts).
     pub own: Vec<IpAddr>,
     pub resolver: Resolver,
+    /// This run's connection slots (`MAX_CONNECTIONS`): one per client connection, kept by its
+    /// tunnel when it becomes one.
+    slots: Arc<Semaphore>,
+    /// This run's concurrent name lookups (`dial::LOOKUPS_PER_RUN`).
+    pub lookups: Arc<Semaphore>,
     token: CancellationToken,
     tracker: TaskTracker,
 }
@@ -58,7 +66,16 @@ pub struct RunProxy {
 impl RunProxy {
     pub fn new(policy: NetworkPolicy, resolver: Resolver) -> RunProxy {
         RunProxy {
-            ctx: Arc::new(Context { policy, denials: DenialLog::default(), own: own_addresses(), resolver, token: CancellationToken::new(), tracker: TaskTracker::new() }),
+            ctx: Arc::new(Context {
+                policy,
+                denials: DenialLog::default(),
+                own: own_addresses(),
+                resolver,
+                slots: Arc::new(Semaphore::new(MAX_CONNECTIONS)),
+                lookups: Arc::new(Semaphore::new(dial::LOOKUPS_PER_RUN)),
+                token: CancellationToken::new(),
+                tracker: TaskTracker::new(),
+            }),
         }
     }
 
@@ -110,17 +127,15 @@ impl Drop for RunProxy {
 }
 
 async fn accept_loop(listener: TcpListener, ctx: Arc<Context>) {
-    let limit = Arc::new(Semaphore::new(MAX_CONNECTIONS));
     loop {
-        let Ok(permit) = limit.clone().acquire_owned().await else { return };
         match listener.accept().await {
             Ok((stream, _)) => {
                 let _ = stream.set_nodelay(true);
                 let c = ctx.clone();
-                ctx.spawn(async move {
-                    connection(stream, c).await;
-                    drop(permit);
-                });
+                match ctx.slots.clone().try_acquire_owned() {
+                    Ok(slot) => ctx.spawn(connection(stream, c, slot)),
+                    Err(_) => ctx.spawn(refuse_over_limit(stream, c)),
+                }
             }
             // Out of descriptors or a connection reset before accept: wait, then go on serving.
             Err(_) => tokio::time::sleep(Duration::from_millis(20)).await,
@@ -128,7 +143,32 @@ async fn accept_loop(listener: TcpListener, ctx: Arc<Context>) {
     }
 }
 
-async fn connection(mut stream: TcpStream, ctx: Arc<Context>) {
+/// The run holds `MAX_CONNECTIONS` already: say so in the client's own protocol, record it, close.
+async fn refuse_over_limit(mut stream: TcpStream, ctx: Arc<Context>) {
+    let mut first = [0u8; 1];
+    let protocol = match tokio::time::timeout(Duration::from_secs(1), stream.peek(&mut first)).await {
+        Ok(Ok(1)) => first[0],
+        _ => 0,
+    };
+    let reason = super::policy::Refusal::ConnectionLimit;
+    if protocol == 5 {
+        ctx.denials.record("", 0, super::denials::Via::Socks5, reason);
+        // Greeting answered "no acceptable method": the client gives up at once.
+        let _ = stream.write_all(&[5, 0xff]).await;
+    } else {
+        ctx.denials.record("", 0, super::denials::Via::Connect, reason);
+        let body = format!("sandspawn: proxy connection refused ({}): {}\n", reason.as_str(), reason.explain());
+        let head = format!(
+            "HTTP/1.1 503 Service Unavailable\r\nX-Sandspawn-Denied: {}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            reason.as_str(),
+            body.len()
+        );
+        let _ = stream.write_all(format!("{head}{body}").as_bytes()).await;
+    }
+    let _ = stream.shutdown().await;
+}
+
+async fn connection(mut stream: TcpStream, ctx: Arc<Context>, slot: OwnedSemaphorePermit) {
     let mut first = [0u8; 1];
     match tokio::time::timeout(FIRST_BYTE_TIMEOUT, stream.peek(&mut first)).await {
         Ok(Ok(1)) => {}
@@ -145,7 +185,7 @@ async fn connection(mut stream: TcpStream, ctx: Arc<Context>) {
             let _ = stream.write_all(&[0, 0x5b, 0, 0, 0, 0, 0, 0]).await;
             let _ = stream.shutdown().await;
         }
-        _ => http::serve(stream, ctx).await,
+        _ => http::serve(stream, ctx, slot).await,
     }
 }
 

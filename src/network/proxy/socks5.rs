@@ -43,7 +43,7 @@ pub async fn serve(mut s: TcpStream, ctx: Arc<Context>) {
         Target::Valid(h) => return refuse(&mut s, &ctx, &h.display(), port, Refusal::Malformed).await,
         Target::Invalid(raw) => return refuse(&mut s, &ctx, &sanitize(&raw), port, Refusal::Malformed).await,
     };
-    let mut upstream = match dial(&ctx, &host, port).await {
+    let upstream = match dial(&ctx, &host, port).await {
         Ok(u) => u,
         Err(DialError::Refused(r)) => return refuse(&mut s, &ctx, &host.display(), port, r).await,
         Err(DialError::Unresolvable(_)) => return reply(&mut s, REP_HOST_UNREACHABLE).await,
@@ -52,7 +52,7 @@ pub async fn serve(mut s: TcpStream, ctx: Arc<Context>) {
     if s.write_all(&reply_bytes(REP_SUCCESS)).await.is_err() {
         return;
     }
-    let _ = tokio::io::copy_bidirectional(&mut s, &mut upstream).await;
+    super::relay::relay(s, upstream, super::relay::TUNNEL_IDLE).await;
 }
 
 /// Greeting, method choice and request. `Ok(None)` when the client was already answered.

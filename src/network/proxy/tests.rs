@@ -220,3 +220,60 @@ async fn many_concurrent_connections() {
     }
     assert!(p.finish().await.is_empty());
 }
+
+/// The descriptors this process holds now.
+fn open_fds() -> usize {
+    std::fs::read_dir("/proc/self/fd").map(|d| d.count()).unwrap_or(0)
+}
+
+/// Issue 29: tunnels hold one of the run's connection slots for their whole life, so one run can
+/// hold at most `MAX_CONNECTIONS` tunnels (two descriptors each) however many it opens; the next
+/// connection is refused with a `connection_limit` denial; another run's proxy is not affected;
+/// and an idle tunnel is closed after `TUNNEL_IDLE`.
+#[tokio::test]
+async fn tunnels_count_against_the_run_s_connections_and_idle_ones_close() {
+    let up = upstream().await;
+    let policy = json!({"allowedDomains": ["allowed.test"], "allowPrivateAddresses": ["127.0.0.1"]});
+    let names: &[(&str, &[&str])] = &[("allowed.test", &["127.0.0.1"])];
+    let (p, addr) = proxy(policy.clone(), names).await;
+    let (other, other_addr) = proxy(policy, names).await;
+    let before = open_fds();
+    let connect = format!("CONNECT allowed.test:{} HTTP/1.1\r\n\r\n", up.port());
+    let mut tunnels = Vec::new();
+    for _ in 0..super::MAX_CONNECTIONS {
+        let mut c = TcpStream::connect(addr).await.unwrap();
+        let head = exchange(&mut c, connect.as_bytes(), "\r\n\r\n").await;
+        assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+        tunnels.push(c);
+    }
+    // Each idle tunnel: our client socket, the proxy's two, the upstream's one: four here, of
+    // which the proxy's share is two.
+    let held = open_fds() - before;
+    assert!(held <= 4 * super::MAX_CONNECTIONS + 16, "{held} descriptors for {} tunnels", super::MAX_CONNECTIONS);
+    for _ in 0..3 {
+        let mut c = TcpStream::connect(addr).await.unwrap();
+        let refused = exchange(&mut c, connect.as_bytes(), "").await;
+        assert!(refused.starts_with("HTTP/1.1 503") && refused.contains("connection_limit"), "{refused}");
+    }
+    // Another run's proxy serves as usual meanwhile.
+    let mut c = TcpStream::connect(other_addr).await.unwrap();
+    assert!(exchange(&mut c, connect.as_bytes(), "\r\n\r\n").await.starts_with("HTTP/1.1 200"));
+    drop(c);
+    // Idle: the proxy closes them (every client sees its end), and the slots come back.
+    let closed = async {
+        for t in tunnels.iter_mut() {
+            let mut rest = Vec::new();
+            let _ = t.read_to_end(&mut rest).await;
+        }
+    };
+    tokio::time::timeout(super::relay::TUNNEL_IDLE * 10, closed).await.expect("idle tunnels closed");
+    drop(tunnels);
+    let mut again = TcpStream::connect(addr).await.unwrap();
+    let head = exchange(&mut again, connect.as_bytes(), "\r\n\r\n").await;
+    assert!(head.starts_with("HTTP/1.1 200"), "the slots came back: {head}");
+    let echoed = exchange(&mut again, b"TUNNEL\nping", "ping").await;
+    assert_eq!(echoed, "ping", "an active tunnel lives on");
+    let denials = p.finish().await;
+    assert_eq!((denials[0].reason, denials[0].count), (Refusal::ConnectionLimit, 3));
+    assert!(other.finish().await.is_empty());
+}
