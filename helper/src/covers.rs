@@ -21,9 +21,10 @@ use crate::{describe, last_errno};
 /// The flags every cover ends up with.
 const COVER_FLAGS: libc::c_ulong = libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
 
-/// Where the empty file all file covers show is made: bwrap's own `/dev` tmpfs. It is unlinked once
-/// every cover is bound, so the command finds no trace of it.
-const SCRATCH_FILE: &str = "/dev/.sandspawn-cover";
+/// Where the empty file all file covers show is made: the sandbox's own `/dev/shm` tmpfs (`/dev`
+/// itself is read-only by then). It is unlinked once every cover is bound, so the command finds no
+/// trace of it.
+const SCRATCH_FILE: &str = "/dev/shm/.sandspawn-cover";
 
 fn setup(errno: i32, message: String) -> Failure {
     Failure { stage: Stage::Setup, errno, message }

@@ -17,7 +17,7 @@ use serde::Serialize;
 pub use decide::{decide, host_report, HostFacts, LimitPlan};
 pub use parse::parse;
 pub use sample::sample_sandbox;
-pub use usage::{exceeded, ResourceUsage};
+pub use usage::{exceeded, host_peak_rss_bytes, own_usage, ResourceUsage};
 
 /// One limit, named as in the option and in `SpawnResult.limitExceeded`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]

@@ -158,3 +158,22 @@ fn sampling_sees_a_busy_child_and_its_reaped_grandchildren() {
     assert_eq!(super::sample::sample(pid, ns), None, "gone after it was reaped");
     assert_eq!(super::sample::sample(pid, ns + 1), None, "never outside the namespace");
 }
+
+/// Issue 29: a rusage peak at least as large as the host's own peak at spawn time is the host's
+/// memory (vfork), never reported as the command's; a smaller one, and the sampled peak, are.
+#[test]
+fn own_usage_drops_the_peak_the_child_inherited() {
+    use super::{own_usage, ResourceUsage};
+    let reaped = |rss: f64| ResourceUsage { user_cpu_ms: 10.0, system_cpu_ms: 5.0, max_rss_bytes: rss };
+    let sampled = ResourceUsage { user_cpu_ms: 100.0, system_cpu_ms: 50.0, max_rss_bytes: 30e6 };
+    let host = 650e6;
+    assert_eq!(own_usage(reaped(651e6), ResourceUsage::default(), false, host).max_rss_bytes, 0.0);
+    assert_eq!(own_usage(reaped(648e6), ResourceUsage::default(), false, host).max_rss_bytes, 0.0, "a little below: the kernel's record lags");
+    assert_eq!(own_usage(reaped(651e6), sampled, false, host).max_rss_bytes, 30e6);
+    assert_eq!(own_usage(reaped(200e6), sampled, false, host).max_rss_bytes, 200e6, "smaller than the host's peak: the command's");
+    let tree = own_usage(reaped(651e6), sampled, true, host);
+    assert_eq!((tree.user_cpu_ms, tree.system_cpu_ms, tree.max_rss_bytes), (110.0, 55.0, 30e6), "bwrap's rusage plus its sandbox");
+    let direct = own_usage(reaped(1e6), sampled, false, host);
+    assert_eq!((direct.user_cpu_ms, direct.system_cpu_ms), (10.0, 5.0), "without a sandbox apart, CPU is the rusage's alone");
+    assert!(super::host_peak_rss_bytes() > 1e6);
+}

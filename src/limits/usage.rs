@@ -6,7 +6,7 @@ use super::{Limit, LimitPlan};
 
 /// What the run used. Without bwrap: `wait4`'s rusage of the spawned process, which is the command
 /// itself and includes every descendant it waited for. Under bwrap: bwrap's own rusage plus the
-/// sandbox's processes as sampled from /proc (see `sample`).
+/// sandbox's processes as sampled from /proc (see `sample`). The peak resident set: see `own_usage`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ResourceUsage {
@@ -23,6 +23,33 @@ impl ResourceUsage {
         let rss_unit = if cfg!(target_os = "macos") { 1.0 } else { 1024.0 };
         ResourceUsage { user_cpu_ms: ms(r.ru_utime), system_cpu_ms: ms(r.ru_stime), max_rss_bytes: r.ru_maxrss as f64 * rss_unit }
     }
+}
+
+/// This process's peak resident set (`VmHWM`), in bytes, or 0 when unknown.
+pub fn host_peak_rss_bytes() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        .map(|kib| kib * 1024.0)
+        .unwrap_or(0.0)
+}
+
+/// The run's usage from the spawned process's `wait4` rusage (`reaped`) and what sampling /proc
+/// saw of the tree (`sampled`): CPU from the rusage, plus the sampled tree's when that tree is a
+/// sandbox the rusage does not include (`tree_apart`, bwrap); the peak resident set from both,
+/// except that a rusage peak near `host_peak` (this process's own peak when it spawned) or above is
+/// not the command's: the child is spawned with vfork semantics, sharing this process's memory
+/// until it executes, and the kernel keeps that memory's peak as the child's (`exec_mmap`). "Near":
+/// the kernel's own record of the peak lags behind what `/proc` shows by what was freed since, so
+/// the inherited value can be a little below the one read before the spawn. A command whose own
+/// peak lies that high is reported from the samples alone.
+pub fn own_usage(reaped: ResourceUsage, sampled: ResourceUsage, tree_apart: bool, host_peak: f64) -> ResourceUsage {
+    let inherited = host_peak > 0.0 && reaped.max_rss_bytes >= host_peak * 0.9;
+    let reaped_rss = if inherited { 0.0 } else { reaped.max_rss_bytes };
+    let (user, system) = if tree_apart { (reaped.user_cpu_ms + sampled.user_cpu_ms, reaped.system_cpu_ms + sampled.system_cpu_ms) } else { (reaped.user_cpu_ms, reaped.system_cpu_ms) };
+    ResourceUsage { user_cpu_ms: user, system_cpu_ms: system, max_rss_bytes: reaped_rss.max(sampled.max_rss_bytes) }
 }
 
 impl ResourceUsage {

@@ -38,6 +38,13 @@ pub const HELPER_MOUNT_CAPS: [&str; 4] = ["CAP_SYS_ADMIN", "CAP_DAC_OVERRIDE", "
 /// Where the helper is bound when a private /tmp hides its real path.
 pub const HELPER_IN_DEV: &str = "/dev/sandspawn-helper";
 
+/// The size of the sandbox's `/dev/shm` without `limits.memory` (with it: that many bytes). bwrap's
+/// `/dev` is a tmpfs of half the host's memory, writable by a root sandbox; `/dev` is made
+/// read-only and `/dev/shm` a tmpfs of its own, so what a command writes there is bounded.
+pub const DEFAULT_SHM_BYTES: u64 = 512 * 1024 * 1024;
+/// The size of a private `/tmp` (`tmp: 'private'`) without `limits.memory`.
+pub const DEFAULT_PRIVATE_TMP_BYTES: u64 = 2 * 1024 * 1024 * 1024;
+
 /// procfs entries a root-owned sandbox could still write through uid-0 DAC even without
 /// capabilities (`--proc` mounts them writable). `/proc/sys` always exists; the rest may not.
 const PROC_COVERS: &[(&str, &str)] = &[
@@ -156,10 +163,14 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     for (flag, p) in PROC_COVERS {
         a.push(&[flag, p, p]);
     }
+    // The sandbox's memory-backed filesystems are as large as `limits.memory`, or a fixed cap: a
+    // write to them takes the host's memory, which no rlimit counts.
+    let memory = req.rlimits.iter().find(|l| l.resource == sandspawn_helper::rlimit::Resource::Data).map(|l| l.soft);
+    a.push(&["--perms", "1777", "--size", &memory.unwrap_or(DEFAULT_SHM_BYTES).to_string(), "--tmpfs", "/dev/shm"]);
 
     if policy.tmp == TmpMode::Private {
         // Before every writable bind, so roots under /tmp (a cwd under /tmp) are bound on top of it.
-        a.push(&["--tmpfs", "/tmp"]);
+        a.push(&["--size", &memory.unwrap_or(DEFAULT_PRIVATE_TMP_BYTES).to_string(), "--tmpfs", "/tmp"]);
         // A read-only cwd under /tmp must stay visible, or the command could not even start in it.
         if req.cwd.starts_with("/tmp") && !policy.is_writable(req.cwd) {
             a.path("--ro-bind", req.cwd)?;
@@ -236,6 +247,8 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     for h in &held_dirs {
         a.push(&["--lock-file", &h.path]);
     }
+    // Last of bwrap's mounts: nothing more is created in /dev (the helper's bind into it is made).
+    a.push(&["--remount-ro", "/dev"]);
     a.push(&["--chdir", &path_arg(req.cwd)?, "--", &path_arg(&inside_helper)?]);
     let steps = Steps {
         filter: Some(sockets),

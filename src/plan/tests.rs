@@ -45,7 +45,18 @@ fn head_keeping(network: bool, mounts: bool) -> Vec<String> {
         "--ro-bind-try", "/proc/bus", "/proc/bus",
         "--ro-bind-try", "/proc/fs", "/proc/fs",
     ]));
+    a.extend(shm());
     a
+}
+
+/// The sandbox's own bounded /dev/shm (without limits.memory).
+fn shm() -> Vec<String> {
+    v(&["--perms", "1777", "--size", &crate::plan::bwrap::DEFAULT_SHM_BYTES.to_string(), "--tmpfs", "/dev/shm"])
+}
+
+/// A private /tmp of the default size.
+fn private_tmp() -> Vec<String> {
+    v(&["--size", &crate::plan::bwrap::DEFAULT_PRIVATE_TMP_BYTES.to_string(), "--tmpfs", "/tmp"])
 }
 
 /// With the network off: the helper in front of bwrap opens the offline `nsswitch.conf` at `fd`.
@@ -61,7 +72,7 @@ fn offline(fd: i32) -> Vec<String> {
 /// `--chdir`, then the helper (its own user namespace, the filter refusing Unix sockets when
 /// `block_unix`), then the command.
 fn tail(block_unix: bool, cwd: &Path, cmd: &[&str]) -> Vec<String> {
-    let mut a = v(&["--chdir", &s(cwd), "--", &s(helper_path())]);
+    let mut a = v(&["--remount-ro", "/dev", "--chdir", &s(cwd), "--", &s(helper_path())]);
     a.push("v1".into());
     a.extend(userns_steps(false));
     a.push(format!("--filter={}", if block_unix { "not-unix" } else { "all" }));
@@ -152,7 +163,7 @@ fn workspace_write_nested_roots_and_git() {
         // the placeholder is covered by the helper
         v(&["--bind", &inner, &inner]),
         offline(3),
-        v(&["--lock-file", &inner, "--chdir", &w.display().to_string(), "--", &s(helper_path())]),
+        v(&["--lock-file", &inner, "--remount-ro", "/dev", "--chdir", &w.display().to_string(), "--", &s(helper_path())]),
         v(&["v1", "--await-init-locks=1", "--close-fds=4", &format!("--cover-dir={inner_git}")]),
         userns_steps(true),
         v(&["--filter=not-unix", "--", "make"]),
@@ -214,7 +225,7 @@ fn read_only_paths_and_deny_read() {
         v(&["--ro-bind", &env_, &env_, "--ro-bind", &git, &git]),
         // nested deny after its root's bind
         v(&["--perms", "000", "--ro-bind-data", "4", &pem]),
-        v(&["--lock-file", &wss, "--chdir", &wss, "--", &s(helper_path())]),
+        v(&["--lock-file", &wss, "--remount-ro", "/dev", "--chdir", &wss, "--", &s(helper_path())]),
         v(&["v1", "--await-init-locks=1", "--close-fds=5", &format!("--cover-file={dist}")]),
         userns_steps(true),
         v(&["--filter=all", "--", "cat"]),
@@ -239,11 +250,11 @@ fn tmp_values() {
     // private: the tmpfs comes before the cwd's bind
     let p = policy(json!({"mode": "workspace-write", "network": true, "protectGit": false, "tmp": "private"}), &w, Platform::Linux);
     let a = plan(&p, &w, &["x"]).args;
-    assert_eq!(a, cat(vec![head(true), v(&["--tmpfs", "/tmp", "--bind", &s(&w), &s(&w)]), tail(false, &w, &["x"])]));
+    assert_eq!(a, cat(vec![head(true), private_tmp(), v(&["--bind", &s(&w), &s(&w)]), tail(false, &w, &["x"])]));
     // private in read-only mode: a cwd under /tmp is bound back read-only
     let p = policy(json!({"network": true, "tmp": "private"}), &w, Platform::Linux);
     let a = plan(&p, &w, &["x"]).args;
-    assert_eq!(a, cat(vec![head(true), v(&["--tmpfs", "/tmp", "--ro-bind", &s(&w), &s(&w)]), tail(false, &w, &["x"])]));
+    assert_eq!(a, cat(vec![head(true), private_tmp(), v(&["--ro-bind", &s(&w), &s(&w)]), tail(false, &w, &["x"])]));
     // read-only: nothing
     let p = policy(json!({"mode": "workspace-write", "network": true, "protectGit": false, "tmp": "read-only"}), &w, Platform::Linux);
     assert_eq!(plan(&p, &w, &["x"]).args, cat(vec![head(true), v(&["--bind", &s(&w), &s(&w)]), tail(false, &w, &["x"])]));

@@ -196,6 +196,8 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
     });
     // Under bwrap, the command runs once a process in the sandbox is neither bwrap nor the helper.
     let setup_programs: Vec<PathBuf> = std::iter::once(plan.program.clone()).chain(plan.helper.clone()).chain(bwrap_path).collect();
+    // What the child inherits as its own peak until it executes (see `limits::own_usage`).
+    let host_peak = crate::limits::host_peak_rss_bytes();
     let (started_rx, exit_rx) = spawn_owned(spawn_closure, kind, setup_programs).map_err(|e| internal("starting the owner thread failed", e))?;
     let child = match started_rx.await {
         Ok(Ok(child)) => child,
@@ -240,16 +242,21 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
         }
         None => None,
     };
-    // Under bwrap, what the command uses is sampled from /proc (see `limits::sample`).
+    // What the command uses is sampled from /proc (see `limits::sample`): under bwrap the sandbox's
+    // tree, which bwrap's rusage does not include; otherwise the spawned process's own tree, for
+    // its peak resident set (see `limits::own_usage`).
     let tree_usage = Arc::new(Mutex::new(crate::limits::ResourceUsage::default()));
-    let sampler = (sandbox_type == SandboxType::Bwrap).then(|| {
+    let sampler = if sandbox_type == SandboxType::Bwrap {
         let parser = parser.clone();
         let sandbox = move || {
             let p = parser.lock().unwrap();
             p.status.child_pid.zip(p.status.pid_namespace)
         };
         tokio::spawn(crate::limits::sample_sandbox(sandbox, tree_usage.clone()))
-    });
+    } else {
+        let own = crate::runner::pidns::ns_of(pid as i32).map(|ns| (pid as i32, ns));
+        tokio::spawn(crate::limits::sample_sandbox(move || own, tree_usage.clone()))
+    };
     if let Some(w) = stdin_ours {
         let fd = async_fd(w).map_err(io_err)?;
         match req.stdin {
@@ -341,9 +348,7 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
         }
     };
 
-    if let Some(sampler) = sampler {
-        sampler.abort();
-    }
+    sampler.abort();
     // Drain: to EOF normally; past the grace period stop at the first empty read. A terminal is
     // read to EIO (every slave descriptor closed): its last bytes can reach the master a moment
     // after the command exited, so an empty read proves nothing there.
@@ -458,7 +463,7 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
         pty: shared.terminal.as_ref().map(|t| t.size()),
         limit_exceeded: crate::limits::exceeded(&limits, signal.as_deref()),
         applied_limits: limits.applied,
-        resource_usage: child.usage().plus(&tree_usage.lock().unwrap()),
+        resource_usage: crate::limits::own_usage(child.usage(), *tree_usage.lock().unwrap(), sandbox_type == SandboxType::Bwrap, host_peak),
     };
     result.classify();
     Ok(result)
