@@ -27,14 +27,20 @@ pub fn build_sandbox_command(command: &Value, options: &Value, host: &HostContex
     } else {
         None
     };
+    // Private tool caches publish each run's writes when its sandbox is gone, which only the
+    // runner sees: a plan for another spawner keeps the caches read-only (the default), and one
+    // that asks for them explicitly is refused rather than given less.
+    if req.policy.tool_caches.explicit {
+        return Err(SandboxError::unsupported(
+            "sandbox.toolCaches 'private' and 'shared' need spawnSandboxed or startSandboxed, which keep what each run \
+             wrote once its sandbox is gone; a launch plan for another spawner cannot. Leave toolCaches out (the caches \
+             stay read-only) or run the command with spawnSandboxed",
+        ));
+    }
+    req.policy.tool_caches = crate::tool_caches::ToolCaches::none();
     // Limits go into the plan as the helper's rlimits, so the plan stays self-contained.
     let limits = crate::runner::prepare::decide_limits(&req)?;
     let plan = crate::runner::prepare::build_plan(&mut req, bwrap.as_ref(), resolved.as_deref(), false, &limits)?;
-    if plan.sandbox_type == SandboxType::Bwrap && Platform::host() == Platform::Linux {
-        // The plan binds the store, so it must exist; its work directories are the spawner's to
-        // leave behind (`sandspawn cache clean` removes them).
-        req.policy.tool_caches.prepare()?;
-    }
     Ok(json!({
         "program": plan.program,
         "argv0": plan.argv0,

@@ -33,7 +33,11 @@ pub fn mount_overlay(o: &Overlay) -> Result<(), Failure> {
     }
     // `userxattr`: the only xattr namespace a user namespace may use. `index=off`: concurrent runs
     // share UPPER, which the kernel allows (with a warning) only without the inode index.
-    let data = format!("lowerdir={},upperdir={},workdir={},userxattr,index=off", escape(&o.target), escape(&o.upper), escape(&o.work));
+    // The store's layers above the host's cache (`lowerdir` lists the uppermost first). Each run
+    // has an upper directory of its own now, so the inode index could be on; it stays off, as the
+    // kernel wants it without a shared upper.
+    let lowers: Vec<String> = o.layers.iter().chain(std::iter::once(&o.target)).map(|l| escape(l)).collect();
+    let data = format!("lowerdir={},upperdir={},workdir={},userxattr,index=off", lowers.join(":"), escape(&o.upper), escape(&o.work));
     let data = c_path(&data)?;
     let target = c_path(&o.target)?;
     let rc = unsafe {

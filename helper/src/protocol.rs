@@ -122,13 +122,15 @@ pub struct HeldDir {
     pub placeholders: Vec<(String, crate::placeholder::Kind)>,
 }
 
-/// One overlay: `TARGET` shows what it held below the writes kept in `UPPER` (`WORK` is the
-/// kernel's scratch directory, one per run, on the same filesystem as `UPPER`).
+/// One overlay: `TARGET` shows what it held below the `layers` (newest first) and, on top, the
+/// writes kept in `UPPER` (`WORK` is the kernel's scratch directory, one per run, on the same
+/// filesystem as `UPPER`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Overlay {
     pub target: String,
     pub upper: String,
     pub work: String,
+    pub layers: Vec<String>,
 }
 
 impl Steps {
@@ -183,7 +185,8 @@ impl Steps {
             args.push(format!("--close-fds={}", list.join(",")));
         }
         for o in &self.overlays {
-            args.extend(["--overlay".to_string(), o.target.clone(), o.upper.clone(), o.work.clone()]);
+            args.extend(["--overlay".to_string(), o.target.clone(), o.upper.clone(), o.work.clone(), o.layers.len().to_string()]);
+            args.extend(o.layers.iter().cloned());
         }
         args.extend(self.cover_dirs.iter().map(|p| format!("--cover-dir={p}")));
         args.extend(self.cover_files.iter().map(|p| format!("--cover-file={p}")));
@@ -277,12 +280,14 @@ impl Steps {
                 "--own-userns" => steps.own_userns = true,
                 "--limit-userns" => steps.limit_userns = true,
                 "--overlay" => {
-                    let paths: Vec<String> = args.iter().skip(i + 1).take(3).map(|a| a.to_string_lossy().into_owned()).collect();
-                    if paths.len() < 3 || paths.iter().any(|p| !p.starts_with('/')) {
-                        return Err("--overlay needs three absolute paths: TARGET UPPER WORK".into());
+                    let bad = || "--overlay needs TARGET UPPER WORK (absolute paths), the number of layers, then that many absolute paths".to_string();
+                    let count = args.get(i + 4).and_then(|n| n.to_str()).and_then(|n| n.parse::<usize>().ok()).ok_or_else(bad)?;
+                    let paths: Vec<String> = args.iter().skip(i + 1).take(3).chain(args.iter().skip(i + 5).take(count)).map(|a| a.to_string_lossy().into_owned()).collect();
+                    if paths.len() < 3 + count || paths.iter().any(|p| !p.starts_with('/')) {
+                        return Err(bad());
                     }
-                    steps.overlays.push(Overlay { target: paths[0].clone(), upper: paths[1].clone(), work: paths[2].clone() });
-                    i += 3;
+                    steps.overlays.push(Overlay { target: paths[0].clone(), upper: paths[1].clone(), work: paths[2].clone(), layers: paths[3..].to_vec() });
+                    i += 4 + count;
                 }
                 "--controlling-tty" => steps.controlling_tty = true,
                 _ => {
@@ -392,8 +397,8 @@ mod tests {
             Steps { null_fds: vec![5], offline_nsswitch_fd: Some(6), ..Steps::default() },
             Steps {
                 overlays: vec![
-                    Overlay { target: "/h/.npm".into(), upper: "/s/npm/upper".into(), work: "/s/npm/work/1".into() },
-                    Overlay { target: "/h/a b".into(), upper: "/s/c/upper".into(), work: "/s/c/work/1".into() },
+                    Overlay { target: "/h/.npm".into(), upper: "/s/npm/upper".into(), work: "/s/npm/work/1".into(), layers: vec!["/s/npm/pending/2".into(), "/s/npm/base".into()] },
+                    Overlay { target: "/h/a b".into(), upper: "/s/c/upper".into(), work: "/s/c/work/1".into(), layers: vec![] },
                 ],
                 unmount: vec!["/s".into()],
                 own_userns: true,
@@ -401,7 +406,7 @@ mod tests {
                 ..Steps::default()
             },
             Steps {
-                overlays: vec![Overlay { target: "/h/.npm".into(), upper: "/s/npm/upper".into(), work: "/s/npm/work/1".into() }],
+                overlays: vec![Overlay { target: "/h/.npm".into(), upper: "/s/npm/upper".into(), work: "/s/npm/work/1".into(), layers: vec!["/s/npm/pending/2".into(), "/s/npm/base".into()] }],
                 unmount: vec!["/s".into()],
                 own_userns: true,
                 limit_userns: true,
@@ -485,6 +490,8 @@ mod tests {
         assert!(Steps::parse(&os(&["v1", "true"])).is_err(), "missing --");
         assert!(Steps::parse(&os(&["v1", "--overlay", "/a", "/b", "--", "true"])).is_err(), "relative or missing overlay path");
         assert!(Steps::parse(&os(&["v1", "--overlay", "/a", "/b"])).is_err(), "overlay cut short");
+        assert!(Steps::parse(&os(&["v1", "--overlay", "/a", "/b", "/c", "2", "/l1", "--", "true"])).is_err(), "fewer layers than said");
+        assert!(Steps::parse(&os(&["v1", "--overlay", "/a", "/b", "/c", "x", "--", "true"])).is_err(), "no layer count");
         assert!(Steps::parse(&os(&["v1", "--unmount=rel", "--", "true"])).is_err());
         assert!(Steps::parse(&os(&["v1", "--cover-dir=rel", "--own-userns", "--", "true"])).is_err());
         assert!(Steps::parse(&os(&["v1", "--cover-file=rel", "--own-userns", "--", "true"])).is_err());
@@ -504,7 +511,7 @@ mod tests {
         // The capabilities a remount or an overlay needs are dropped only by --own-userns.
         assert!(Steps::parse(&os(&["v1", "--cover-dir=/w/.vscode", "--", "true"])).is_err());
         assert!(Steps::parse(&os(&["v1", "--cover-file=/w/.envrc", "--", "true"])).is_err());
-        assert!(Steps::parse(&os(&["v1", "--overlay", "/a", "/b", "/c", "--", "true"])).is_err());
+        assert!(Steps::parse(&os(&["v1", "--overlay", "/a", "/b", "/c", "0", "--", "true"])).is_err());
         assert!(Steps::parse(&os(&["v1", "--landlock=2", "--ll-read=/", "--", "true"])).is_err(), "ABI below 3");
         assert!(Steps::parse(&os(&["v1", "--landlock=3", "--", "true"])).is_err(), "nothing readable");
         assert!(Steps::parse(&os(&["v1", "--ll-write=/w", "--", "true"])).is_err(), "Landlock rules without --landlock");
@@ -512,7 +519,7 @@ mod tests {
         assert!(Steps::parse(&os(&["v1", "--landlock=3", "--ll-read=/", "--sockets=tcp", "--", "true"])).is_err());
         // The Landlock mode runs without bwrap: no mount namespace of its own to mount overlays in,
         // and no user namespace whose capabilities `--own-userns` would drop.
-        let mixed = os(&["v1", "--landlock=3", "--ll-read=/", "--overlay", "/a", "/b", "/c", "--own-userns", "--", "true"]);
+        let mixed = os(&["v1", "--landlock=3", "--ll-read=/", "--overlay", "/a", "/b", "/c", "0", "--own-userns", "--", "true"]);
         assert!(Steps::parse(&mixed).unwrap_err().contains("cannot be combined with --landlock"));
         assert!(Steps::parse(&os(&["v1", "--landlock=3", "--ll-read=/", "--own-userns", "--", "true"])).is_err());
         assert!(Steps::parse(&os(&["v1", "--"])).is_err(), "missing command");

@@ -94,7 +94,7 @@ pub fn resolve_policy(value: Option<&Value>, ctx: &PolicyContext) -> Result<Reso
         tool_caches: crate::tool_caches::ToolCaches::none(),
     };
     // Last: a cache is covered only where no other rule of the policy lies (see `tool_caches`).
-    policy.tool_caches = crate::tool_caches::resolve(raw.tool_caches.as_ref(), &policy, &ctx.env, ctx.platform)?;
+    policy.tool_caches = crate::tool_caches::resolve(raw.tool_caches.as_ref(), &policy, &ctx.env, ctx.platform, &ctx.cwd)?;
     Ok(policy)
 }
 
@@ -165,7 +165,7 @@ fn danger_full_access(raw: &RawPolicy, ctx: &PolicyContext) -> Result<ResolvedPo
         tool_caches: crate::tool_caches::ToolCaches::none(),
     };
     // Validates the option ('private' is an error here); always 'none'.
-    policy.tool_caches = crate::tool_caches::resolve(raw.tool_caches.as_ref(), &policy, &ctx.env, ctx.platform)?;
+    policy.tool_caches = crate::tool_caches::resolve(raw.tool_caches.as_ref(), &policy, &ctx.env, ctx.platform, &ctx.cwd)?;
     Ok(policy)
 }
 

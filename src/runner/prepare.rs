@@ -50,6 +50,13 @@ pub fn prepare(req: &mut SpawnRequest) -> Result<Prepared> {
             crate::planted::scan::MAX_DEPTH
         ));
     }
+    // The store's layers are listed (and held) before the plan that mounts them is built.
+    let landlock = details.landlock_abi.is_some() && sandbox.landlock;
+    let cache_run = if !landlock && req.policy.mode == SandboxMode::WorkspaceWrite && req.platform == crate::platform::Platform::Linux {
+        Some(crate::tool_caches::RunGuard::prepare(&mut req.policy.tool_caches)?)
+    } else {
+        None
+    };
     let plan = match details.landlock_abi {
         Some(abi) if sandbox.landlock => {
             // No mount namespace: the default private caches are unavailable here, and the result
@@ -62,7 +69,6 @@ pub fn prepare(req: &mut SpawnRequest) -> Result<Prepared> {
         }
         _ => build_plan(req, bwrap.as_ref(), Some(Path::new(&resolved)), true, &limits)?,
     };
-    let cache_run = if plan.sandbox_type == crate::platform::SandboxType::Bwrap { Some(crate::tool_caches::RunGuard::prepare(&req.policy.tool_caches)?) } else { None };
     Ok(Prepared { plan, details, limits, cache_run, bwrap_path: bwrap.map(|b| b.path) })
 }
 

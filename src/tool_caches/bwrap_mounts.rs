@@ -19,10 +19,13 @@ pub struct Mounts {
     pub unmount: Vec<String>,
 }
 
+/// The mounts of a run's caches, once `RunGuard::prepare` filled in their layers and directories
+/// (a cache without them is left out: plans for other spawners have no run to publish their writes).
 pub fn plan(tc: &ToolCaches) -> Result<Mounts> {
     let mut m = Mounts::default();
-    let (Mode::Private, Some(store)) = (tc.mode, tc.store.as_ref()) else { return Ok(m) };
-    if tc.caches.is_empty() {
+    let (Mode::Private | Mode::Shared, Some(store)) = (tc.mode, tc.store.as_ref()) else { return Ok(m) };
+    let ready: Vec<_> = tc.caches.iter().filter(|c| c.upper.is_some() && c.work.is_some()).collect();
+    if ready.is_empty() {
         return Ok(m);
     }
     match tc.host_content {
@@ -30,15 +33,18 @@ pub fn plan(tc: &ToolCaches) -> Result<Mounts> {
             // The store is writable only until the helper has mounted the overlays from it.
             m.binds.push((store.clone(), store.clone()));
             m.unmount.push(path_arg(store)?);
-            for c in &tc.caches {
-                let (Some(upper), Some(work)) = (tc.upper(c), tc.work(c)) else { continue };
-                m.overlays.push(Overlay { target: path_arg(&c.path)?, upper: path_arg(&upper)?, work: path_arg(&work)? });
+            for c in ready {
+                let (Some(upper), Some(work)) = (&c.upper, &c.work) else { continue };
+                let layers = c.layers.iter().map(|l| path_arg(l)).collect::<Result<Vec<_>>>()?;
+                m.overlays.push(Overlay { target: path_arg(&c.path)?, upper: path_arg(upper)?, work: path_arg(work)?, layers });
             }
         }
         _ => {
-            for c in &tc.caches {
-                if let Some(upper) = tc.upper(c) {
-                    m.binds.push((upper, c.path.clone()));
+            // No overlayfs in user namespaces: the base layer itself, shared by the workspace's
+            // runs like any cache directory (no upper directory to fold).
+            for c in ready {
+                if let Some(base) = c.layers.last() {
+                    m.binds.push((base.clone(), c.path.clone()));
                 }
             }
         }

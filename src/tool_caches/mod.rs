@@ -2,11 +2,12 @@
 //! ...) writable inside the sandbox without the host's own caches ever being written.
 //!
 //! With `'private'` every existing cache location (`locations`) is covered, inside the sandbox
-//! only, by a copy-on-write overlay: the host's cache below, read-only, and above it this cache's
-//! directory in sandspawn's per-user store (`store`), which receives every write and persists
-//! across runs. So what the host already cached stays readable (no second download), what a
-//! sandboxed command writes is kept for the next sandboxed run, and nothing it writes can reach
-//! what the host installs later. bwrap 0.8 cannot mount overlays; the helper does it inside the
+//! only, by a copy-on-write overlay: the host's cache below, read-only, above it what earlier runs
+//! in the same workspace wrote (`layers`, in sandspawn's per-user store, `store`), and on top the
+//! run's own writes, kept for the next run in that workspace. So what the host already cached
+//! stays readable (no second download), what a sandboxed command writes is reused by the next
+//! sandboxed run in that workspace, and nothing it writes can reach what the host installs later,
+//! or what a run in another workspace builds (`'shared'` opts into one store for every workspace). bwrap 0.8 cannot mount overlays; the helper does it inside the
 //! sandbox (see `helper/src/private_mounts.rs` for why that is as tight as bwrap). On kernels
 //! older than 5.11 (no overlayfs in user namespaces) the store directory is bound over the cache
 //! instead: still private and persistent, but the host's cached content is not visible
@@ -23,7 +24,9 @@ use crate::platform::Platform;
 use crate::policy::{ResolvedPolicy, SandboxMode, TmpMode};
 
 mod bwrap_mounts;
+mod layers;
 pub mod locations;
+mod merge;
 pub mod store;
 
 pub use bwrap_mounts::{plan, Mounts};
@@ -31,7 +34,10 @@ pub use bwrap_mounts::{plan, Mounts};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Mode {
+    /// A store per workspace.
     Private,
+    /// One store for every workspace of this user (the caller's explicit choice).
+    Shared,
     None,
 }
 
@@ -53,6 +59,14 @@ pub struct PrivateCache {
     pub name: String,
     /// The cache as the command sees it (canonical host path).
     pub path: PathBuf,
+    /// Set by `RunGuard::prepare`: the store's layers under this run's writes (newest first),
+    /// and this run's upper and work directories.
+    #[serde(skip)]
+    pub layers: Vec<PathBuf>,
+    #[serde(skip)]
+    pub upper: Option<PathBuf>,
+    #[serde(skip)]
+    pub work: Option<PathBuf>,
 }
 
 /// What `SpawnResult.toolCaches` reports, and what the plan builders mount.
@@ -60,8 +74,15 @@ pub struct PrivateCache {
 #[serde(rename_all = "camelCase")]
 pub struct ToolCaches {
     pub mode: Mode,
-    /// The store's root (`'private'` only).
+    /// Where this run's cache writes are kept: the workspace's directory in the store (or the
+    /// shared one).
     pub store: Option<PathBuf>,
+    /// The store's root (the user's, for every workspace).
+    #[serde(skip)]
+    pub root: Option<PathBuf>,
+    /// The workspace the store directory belongs to (`'private'`).
+    #[serde(skip)]
+    pub workspace: Option<PathBuf>,
     pub host_content: Option<HostContent>,
     pub caches: Vec<PrivateCache>,
     /// Names this run's work directories (`store/NAME/work/RUN`).
@@ -75,53 +96,41 @@ pub struct ToolCaches {
 
 impl ToolCaches {
     pub fn none() -> ToolCaches {
-        ToolCaches { mode: Mode::None, store: None, host_content: None, caches: Vec::new(), run_id: String::new(), explicit: false }
-    }
-
-    /// Where this cache's writes go.
-    pub fn upper(&self, c: &PrivateCache) -> Option<PathBuf> {
-        Some(self.store.as_ref()?.join(&c.name).join("upper"))
-    }
-
-    /// This run's overlay work directory for `c` (created by the helper, removed by `release`).
-    pub fn work(&self, c: &PrivateCache) -> Option<PathBuf> {
-        Some(self.store.as_ref()?.join(&c.name).join("work").join(&self.run_id))
-    }
-
-    /// Create the store's directories before bwrap binds them.
-    pub fn prepare(&self) -> Result<()> {
-        match &self.store {
-            Some(root) if !self.caches.is_empty() => {
-                let names: Vec<&str> = self.caches.iter().map(|c| c.name.as_str()).collect();
-                store::create(root, &names)
-            }
-            _ => Ok(()),
-        }
-    }
-
-    /// After the run: remove its work directories (the upper directories stay).
-    pub fn release(&self) {
-        for c in &self.caches {
-            if let Some(w) = self.work(c) {
-                let _ = store::remove_tree(&w);
-            }
-        }
+        ToolCaches { mode: Mode::None, store: None, root: None, workspace: None, host_content: None, caches: Vec::new(), run_id: String::new(), explicit: false }
     }
 }
 
-/// One run's hold on the store: created before the run, its work directories removed after it.
-pub struct RunGuard(ToolCaches);
+/// How long a workspace's store stays when no run uses it.
+const UNUSED_FOR: std::time::Duration = std::time::Duration::from_secs(30 * 86400);
+
+/// One run's hold on the store, from before its plan is built (the layers it mounts are listed
+/// then) until its sandbox is gone; then its writes become a layer for the next run (`layers`).
+pub struct RunGuard(Vec<layers::CacheRun>);
 
 impl RunGuard {
-    pub fn prepare(tc: &ToolCaches) -> Result<RunGuard> {
-        tc.prepare()?;
-        Ok(RunGuard(tc.clone()))
+    /// Create the run's directories and fill in each cache's layers and directories in `tc`.
+    pub fn prepare(tc: &mut ToolCaches) -> Result<RunGuard> {
+        let (Some(root), Some(scope)) = (tc.root.clone(), tc.store.clone()) else { return Ok(RunGuard(Vec::new())) };
+        if tc.caches.is_empty() {
+            return Ok(RunGuard(Vec::new()));
+        }
+        store::create(&root, &scope, tc.workspace.as_deref())?;
+        store::evict_unused(&root, UNUSED_FOR);
+        let mut runs = Vec::new();
+        for c in &mut tc.caches {
+            let run = layers::CacheRun::open(&scope.join(&c.name), &tc.run_id)?;
+            (c.layers, c.upper, c.work) = (run.lowers.clone(), Some(run.upper.clone()), Some(run.work.clone()));
+            runs.push(run);
+        }
+        Ok(RunGuard(runs))
     }
 }
 
 impl Drop for RunGuard {
     fn drop(&mut self) {
-        self.0.release();
+        for run in self.0.drain(..) {
+            run.finish();
+        }
     }
 }
 
@@ -130,8 +139,9 @@ pub(crate) fn parse(value: Option<&Value>) -> Result<Option<Mode>> {
     match value {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) if s == "private" => Ok(Some(Mode::Private)),
+        Some(Value::String(s)) if s == "shared" => Ok(Some(Mode::Shared)),
         Some(Value::String(s)) if s == "none" => Ok(Some(Mode::None)),
-        Some(v) => Err(SandboxError::invalid("sandbox.toolCaches", format!("must be 'private' or 'none', got {v}"))),
+        Some(v) => Err(SandboxError::invalid("sandbox.toolCaches", format!("must be 'private', 'shared' or 'none', got {v}"))),
     }
 }
 
@@ -142,29 +152,36 @@ pub(crate) fn resolve(
     policy: &ResolvedPolicy,
     env: &BTreeMap<String, String>,
     platform: Platform,
+    cwd: &Path,
 ) -> Result<ToolCaches> {
     let asked = parse(value)?;
     let workspace = policy.mode == SandboxMode::WorkspaceWrite;
-    if asked == Some(Mode::Private) && !workspace {
+    let writable = matches!(asked, Some(Mode::Private | Mode::Shared));
+    if writable && !workspace {
         return Err(SandboxError::invalid(
             "sandbox.toolCaches",
-            "'private' needs mode 'workspace-write' (in 'read-only' nothing is writable, and 'danger-full-access' writes the host's caches)",
+            "'private' and 'shared' need mode 'workspace-write' (in 'read-only' nothing is writable, and 'danger-full-access' writes the host's caches)",
         ));
     }
-    if asked == Some(Mode::Private) && platform == Platform::Darwin {
+    if writable && platform == Platform::Darwin {
         return Err(SandboxError::unsupported(
-            "sandbox.toolCaches 'private' is not supported on macOS yet; use 'none' (the caches stay read-only)",
+            "sandbox.toolCaches 'private' and 'shared' are not supported on macOS yet; use 'none' (the caches stay read-only)",
         ));
     }
     // The default follows the mode; macOS has no private caches yet, so it keeps today's behaviour.
     let mode = asked.unwrap_or(if workspace && platform == Platform::Linux { Mode::Private } else { Mode::None });
-    let explicit = asked == Some(Mode::Private);
+    let explicit = writable;
     if mode == Mode::None {
         return Ok(ToolCaches::none());
     }
     let Some(root) = store::root(env) else {
         // No HOME: no cache locations to cover either.
-        return Ok(ToolCaches { mode, store: None, host_content: None, caches: Vec::new(), run_id: String::new(), explicit });
+        return Ok(ToolCaches { mode, explicit, ..ToolCaches::none() });
+    };
+    let owner = (mode == Mode::Private).then(|| store::workspace_of(cwd));
+    let scope = match &owner {
+        Some(w) => store::workspace_dir(&root, w),
+        None => store::shared_dir(&root),
     };
     // A store the policy hides (a `denyRead` over it, a private /tmp) cannot be bound into the
     // sandbox: its mount point would appear in what should be empty.
@@ -174,12 +191,14 @@ pub(crate) fn resolve(
         .into_iter()
         .filter(|_| !hidden)
         .filter(|l| coverable(&l.path, policy, &root))
-        .map(|l| PrivateCache { name: l.name.to_string(), path: l.path })
+        .map(|l| PrivateCache { name: l.name.to_string(), path: l.path, layers: Vec::new(), upper: None, work: None })
         .collect();
     let overlay = platform != Platform::Linux || Platform::host() != Platform::Linux || kernel_has_userns_overlay();
     Ok(ToolCaches {
         mode,
-        store: Some(root),
+        store: Some(scope),
+        root: Some(root),
+        workspace: owner,
         host_content: Some(if overlay { HostContent::Visible } else { HostContent::Hidden }),
         caches,
         run_id: store::run_id(),

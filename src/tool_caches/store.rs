@@ -3,10 +3,15 @@
 //! Location: `$SANDSPAWN_TOOL_CACHE_DIR`, else `$XDG_STATE_HOME/sandspawn/tool-caches`, else
 //! `$HOME/.local/state/sandspawn/tool-caches` (the command's environment decides, like the cache
 //! locations themselves). Not under `$XDG_CACHE_HOME`: `~/.cache` is itself overlaid, and an
-//! overlay's upper directory cannot lie inside its lower one. Layout, per cache location `NAME`:
-//! `NAME/upper` holds the writes and persists; `NAME/work/RUN` is the kernel's scratch directory of
-//! one run (overlayfs needs one per mount, so concurrent runs share `upper` but never a work
-//! directory), removed after the run. Directories are created with mode 0700.
+//! overlay's upper directory cannot lie inside its lower one.
+//!
+//! Layout: `workspaces/KEY/` per workspace (`KEY`: the workspace directory's name and a hash of its
+//! path; `workspace` inside records the path, `last-used`'s time the last run), `shared/` for runs
+//! that opted into sharing (`toolCaches: 'shared'`), and in each, per cache location `NAME`, its
+//! layers (see `layers`). Why per workspace: package managers trust what they extracted earlier
+//! (cargo compiles `~/.cargo/registry/src`, npx runs `~/.npm/_npx`), so a store shared by every
+//! workspace let a command in one repository plant code that a build in another one ran.
+//! Directories are created with mode 0700.
 
 use std::collections::BTreeMap;
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
@@ -33,10 +38,33 @@ pub fn run_id() -> String {
     format!("{}-{}-{}", std::process::id(), nanos, NEXT.fetch_add(1, Ordering::Relaxed))
 }
 
-/// Create the store's directories for these cache names (idempotent, safe for concurrent runs).
-/// The store must be a real directory owned by this user: a store another user could write to
-/// would let them plant what the next build installs.
-pub fn create(root: &Path, names: &[&str]) -> Result<()> {
+/// The workspace a cwd belongs to: the nearest directory at or above it that holds a `.git`
+/// (a repository's runs share its caches whichever subdirectory they start in), else the cwd.
+pub fn workspace_of(cwd: &Path) -> PathBuf {
+    cwd.ancestors().find(|d| d.join(".git").symlink_metadata().is_ok()).unwrap_or(cwd).to_path_buf()
+}
+
+/// Where a workspace's caches live in the store.
+pub fn workspace_dir(root: &Path, workspace: &Path) -> PathBuf {
+    use sha2::{Digest, Sha256};
+    let digest: String = Sha256::digest(workspace.as_os_str().as_encoded_bytes()).iter().take(8).map(|b| format!("{b:02x}")).collect();
+    let name: String = workspace
+        .file_name()
+        .map(|n| n.to_string_lossy().chars().filter(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')).take(32).collect())
+        .unwrap_or_default();
+    root.join("workspaces").join(format!("{}-{digest}", if name.is_empty() { "root" } else { &name }))
+}
+
+/// Where the caches of runs that opted into sharing across workspaces live.
+pub fn shared_dir(root: &Path) -> PathBuf {
+    root.join("shared")
+}
+
+/// Create the store's root and a scope's directory in it (idempotent, safe for concurrent runs),
+/// and record the scope's use: its workspace (`workspace`) and the time (`last-used`), which
+/// `evict_unused` goes by. The store must be a real directory owned by this user: a store another
+/// user could write to would let them plant what the next build installs.
+pub fn create(root: &Path, scope: &Path, workspace: Option<&Path>) -> Result<()> {
     let fail = |p: &Path, e: std::io::Error| {
         SandboxError::setup_failed(format!("cannot create the private tool cache store at {}: {e}", p.display()), "")
     };
@@ -44,13 +72,54 @@ pub fn create(root: &Path, names: &[&str]) -> Result<()> {
     builder.recursive(true).mode(0o700);
     builder.create(root).map_err(|e| fail(root, e))?;
     check_owned(root)?;
-    for name in names {
-        for sub in ["upper", "work"] {
-            let p = root.join(name).join(sub);
-            builder.create(&p).map_err(|e| fail(&p, e))?;
+    builder.create(scope).map_err(|e| fail(scope, e))?;
+    if let Some(w) = workspace {
+        let record = scope.join("workspace");
+        if !record.exists() {
+            let _ = std::fs::write(&record, w.as_os_str().as_encoded_bytes());
         }
     }
+    let _ = std::fs::write(scope.join("last-used"), b"");
     Ok(())
+}
+
+/// Scopes of the store not used for `max_age`, removed (a scope a run holds now is always used
+/// recently: its `last-used` was written when the run started). Checked at most once an hour per
+/// process, so it costs a run nothing.
+pub fn evict_unused(root: &Path, max_age: std::time::Duration) {
+    use std::sync::Mutex;
+    static LAST: Mutex<Option<std::time::Instant>> = Mutex::new(None);
+    {
+        let mut last = LAST.lock().unwrap_or_else(|e| e.into_inner());
+        if last.is_some_and(|t| t.elapsed() < std::time::Duration::from_secs(3600)) {
+            return;
+        }
+        *last = Some(std::time::Instant::now());
+    }
+    for scope in std::fs::read_dir(root.join("workspaces")).into_iter().flatten().flatten() {
+        let used = std::fs::metadata(scope.path().join("last-used")).and_then(|m| m.modified()).ok();
+        if used.is_some_and(|t| t.elapsed().is_ok_and(|age| age > max_age)) {
+            let _ = remove_tree(&scope.path());
+        }
+    }
+}
+
+/// The bytes the store's files take (for `doctor`), not following links.
+pub fn size(root: &Path) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    let mut total = 0;
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            if let Ok(m) = e.path().symlink_metadata() {
+                total += m.blocks() * 512;
+                if m.is_dir() {
+                    stack.push(e.path());
+                }
+            }
+        }
+    }
+    total
 }
 
 fn check_owned(root: &Path) -> Result<()> {
@@ -97,7 +166,8 @@ pub fn clean(root: &Path) -> Result<bool> {
     };
     for entry in entries.flatten() {
         let p = entry.path();
-        if !p.join("upper").is_dir() {
+        let ours = matches!(entry.file_name().to_str(), Some("workspaces" | "shared")) || p.join("upper").is_dir();
+        if !ours {
             return Err(SandboxError::invalid(
                 "store",
                 format!("{} does not look like a sandspawn tool cache store ({} is not a cache); nothing was removed", root.display(), p.display()),
@@ -129,12 +199,17 @@ mod tests {
     fn create_is_private_and_idempotent_and_clean_removes_it() {
         let t = tempfile::tempdir().unwrap();
         let r = t.path().join("store");
-        create(&r, &["npm", "xdg-cache"]).unwrap();
-        create(&r, &["npm"]).unwrap();
+        let ws = Path::new("/src/my app");
+        let scope = workspace_dir(&r, ws);
+        create(&r, &scope, Some(ws)).unwrap();
+        create(&r, &scope, Some(ws)).unwrap();
         assert_eq!(std::fs::metadata(&r).unwrap().permissions().mode() & 0o777, 0o700);
-        assert!(r.join("npm/upper").is_dir() && r.join("xdg-cache/work").is_dir());
+        assert_eq!(std::fs::read_to_string(scope.join("workspace")).unwrap(), "/src/my app");
+        assert!(scope.starts_with(r.join("workspaces")) && scope.file_name().unwrap().to_string_lossy().starts_with("myapp-"));
+        assert_ne!(workspace_dir(&r, Path::new("/other/my app")), scope, "another path, another scope");
+        assert!(size(&r) > 0);
         // What overlayfs leaves behind: a mode-000 directory.
-        let w = r.join("npm/work/run1/work");
+        let w = scope.join("npm/runs/run1/work/work");
         std::fs::create_dir_all(&w).unwrap();
         std::fs::set_permissions(&w, std::fs::Permissions::from_mode(0o000)).unwrap();
         assert!(clean(&r).unwrap());
@@ -148,10 +223,30 @@ mod tests {
         let r = t.path().join("store");
         std::fs::create_dir(&r).unwrap();
         std::fs::set_permissions(&r, std::fs::Permissions::from_mode(0o777)).unwrap();
-        assert!(create(&r, &["npm"]).unwrap_err().message.contains("writable by nobody else"));
+        assert!(create(&r, &r.join("shared"), None).unwrap_err().message.contains("writable by nobody else"));
         std::fs::set_permissions(&r, std::fs::Permissions::from_mode(0o700)).unwrap();
         std::fs::create_dir(r.join("not-a-cache")).unwrap();
         assert_eq!(clean(&r).unwrap_err().code.as_str(), "ERR_SANDBOX_INVALID_OPTIONS");
         assert!(r.join("not-a-cache").exists());
+    }
+
+    #[test]
+    fn the_workspace_is_the_repository_around_the_cwd_and_unused_scopes_go() {
+        let t = tempfile::tempdir().unwrap();
+        let repo = t.path().join("repo");
+        std::fs::create_dir_all(repo.join(".git")).unwrap();
+        std::fs::create_dir_all(repo.join("src/deep")).unwrap();
+        assert_eq!(workspace_of(&repo.join("src/deep")), repo);
+        let plain = t.path().join("plain");
+        std::fs::create_dir(&plain).unwrap();
+        assert_eq!(workspace_of(&plain), plain, "no repository around: the cwd");
+        let r = t.path().join("store");
+        let (old, new) = (workspace_dir(&r, Path::new("/old")), workspace_dir(&r, Path::new("/new")));
+        create(&r, &old, None).unwrap();
+        create(&r, &new, None).unwrap();
+        let month_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(40 * 86400);
+        std::fs::File::options().write(true).open(old.join("last-used")).unwrap().set_modified(month_ago).unwrap();
+        evict_unused(&r, std::time::Duration::from_secs(30 * 86400));
+        assert!(!old.exists() && new.exists());
     }
 }

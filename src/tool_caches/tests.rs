@@ -49,7 +49,12 @@ fn defaults_by_mode() {
     let p = resolve(&h, json!("workspace-write"), Platform::Linux).unwrap();
     assert_eq!(p.tool_caches.mode, Mode::Private);
     assert_eq!(names(&p), ["xdg-cache", "npm", "cargo-registry"]);
-    assert_eq!(p.tool_caches.store.as_deref(), Some(h.home.join(".local/state/sandspawn/tool-caches").as_path()));
+    let root = h.home.join(".local/state/sandspawn/tool-caches");
+    assert_eq!(p.tool_caches.root.as_deref(), Some(root.as_path()));
+    assert_eq!(p.tool_caches.store, Some(store::workspace_dir(&root, &h.work)), "a store of the workspace's own");
+    assert_eq!(p.tool_caches.workspace.as_deref(), Some(h.work.as_path()));
+    let shared = resolve(&h, json!({"mode": "workspace-write", "toolCaches": "shared"}), Platform::Linux).unwrap();
+    assert_eq!((shared.tool_caches.mode, shared.tool_caches.store), (Mode::Shared, Some(root.join("shared"))));
     for sandbox in [json!("read-only"), json!("danger-full-access"), json!({"mode": "workspace-write", "toolCaches": "none"})] {
         assert_eq!(resolve(&h, sandbox, Platform::Linux).unwrap().tool_caches, ToolCaches::none());
     }
@@ -63,10 +68,11 @@ fn defaults_by_mode() {
 fn invalid_values() {
     let h = home();
     for (sandbox, words) in [
-        (json!({"toolCaches": "private"}), "needs mode 'workspace-write'"),
-        (json!({"mode": "danger-full-access", "toolCaches": "private"}), "needs mode 'workspace-write'"),
-        (json!({"mode": "workspace-write", "toolCaches": "shared"}), "must be 'private' or 'none'"),
-        (json!({"mode": "workspace-write", "toolCaches": true}), "must be 'private' or 'none'"),
+        (json!({"toolCaches": "private"}), "need mode 'workspace-write'"),
+        (json!({"mode": "danger-full-access", "toolCaches": "private"}), "need mode 'workspace-write'"),
+        (json!({"toolCaches": "shared"}), "need mode 'workspace-write'"),
+        (json!({"mode": "workspace-write", "toolCaches": "all"}), "must be 'private', 'shared' or 'none'"),
+        (json!({"mode": "workspace-write", "toolCaches": true}), "must be 'private', 'shared' or 'none'"),
     ] {
         let e = resolve(&h, sandbox, Platform::Linux).unwrap_err();
         assert_eq!(e.code.as_str(), "ERR_SANDBOX_INVALID_OPTIONS");
@@ -103,7 +109,9 @@ fn never_covers_what_other_rules_hold() {
 fn bwrap_mounts() {
     let h = home();
     let p = resolve(&h, json!("workspace-write"), Platform::Linux).unwrap();
-    let tc = &p.tool_caches;
+    let mut tc = p.tool_caches.clone();
+    assert_eq!(plan(&tc).unwrap(), Mounts::default(), "nothing to mount before the run holds its layers");
+    let guard = RunGuard::prepare(&mut tc).unwrap();
     let store = tc.store.clone().unwrap();
     let m = plan(&ToolCaches { host_content: Some(HostContent::Visible), ..tc.clone() }).unwrap();
     assert_eq!(m.binds, [(store.clone(), store.clone())]);
@@ -111,12 +119,15 @@ fn bwrap_mounts() {
     assert_eq!(m.overlays.len(), 3);
     let npm = &m.overlays[1];
     assert_eq!(Path::new(&npm.target), h.home.join(".npm"));
-    assert_eq!(Path::new(&npm.upper), store.join("npm/upper"));
-    assert!(Path::new(&npm.work).starts_with(store.join("npm/work")));
+    assert!(Path::new(&npm.upper).starts_with(store.join("npm/runs")) && npm.upper.ends_with("/upper"));
+    assert!(Path::new(&npm.work).starts_with(store.join("npm/runs")));
+    assert_eq!(npm.layers, [store.join("npm/base").to_str().unwrap()]);
     let m = plan(&ToolCaches { host_content: Some(HostContent::Hidden), ..tc.clone() }).unwrap();
     assert!(m.overlays.is_empty());
-    assert_eq!(m.binds[1], (store.join("npm/upper"), h.home.join(".npm")));
+    assert_eq!(m.binds[1], (store.join("npm/base"), h.home.join(".npm")));
     assert_eq!(plan(&ToolCaches::none()).unwrap(), Mounts::default());
+    drop(guard);
+    assert_eq!(std::fs::read_dir(store.join("npm/runs")).unwrap().count(), 0, "the run's directories are gone with it");
 }
 
 #[test]
@@ -140,7 +151,8 @@ fn bwrap_plan_with_every_other_feature() {
     let sandbox = json!({"mode": "workspace-write", "network": {"allowedDomains": ["registry.npmjs.org"]}});
     let p = resolve(&h, sandbox, Platform::Linux).unwrap();
     assert_eq!(names(&p), ["xdg-cache", "npm", "cargo-registry"]);
-    let tc = ToolCaches { host_content: Some(HostContent::Visible), ..p.tool_caches.clone() };
+    let mut tc = ToolCaches { host_content: Some(HostContent::Visible), ..p.tool_caches.clone() };
+    let _guard = RunGuard::prepare(&mut tc).unwrap();
     let p = ResolvedPolicy { tool_caches: tc, ..p };
     let command = vec!["npm".to_string(), "ci".to_string()];
     let rlimits = [Rlimit { resource: Resource::Cpu, soft: 2, hard: 3 }];

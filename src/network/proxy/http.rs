@@ -78,9 +78,11 @@ async fn connect(req: Request<Incoming>, ctx: Arc<Context>, slot: Option<OwnedSe
         Ok(u) => u,
         Err(e) => return dial_failure(&ctx, &host, port, Via::Connect, e),
     };
+    let idle_ctx = ctx.clone();
     let tunnel = async move {
+        let ctx = idle_ctx;
         if let Ok(upgraded) = hyper::upgrade::on(req).await {
-            super::relay::relay(TokioIo::new(upgraded), upstream, super::relay::TUNNEL_IDLE).await;
+            super::relay::relay(TokioIo::new(upgraded), upstream, ctx.tunnel_idle).await;
         }
         drop(slot);
     };

@@ -44,6 +44,8 @@ pub struct Context {
     slots: Arc<Semaphore>,
     /// This run's concurrent name lookups (`dial::LOOKUPS_PER_RUN`).
     pub lookups: Arc<Semaphore>,
+    /// A tunnel idle this long is closed (`relay::TUNNEL_IDLE`; shorter in tests).
+    pub tunnel_idle: Duration,
     token: CancellationToken,
     tracker: TaskTracker,
 }
@@ -65,6 +67,10 @@ pub struct RunProxy {
 
 impl RunProxy {
     pub fn new(policy: NetworkPolicy, resolver: Resolver) -> RunProxy {
+        Self::with_tunnel_idle(policy, resolver, relay::TUNNEL_IDLE)
+    }
+
+    fn with_tunnel_idle(policy: NetworkPolicy, resolver: Resolver, tunnel_idle: Duration) -> RunProxy {
         RunProxy {
             ctx: Arc::new(Context {
                 policy,
@@ -73,6 +79,7 @@ impl RunProxy {
                 resolver,
                 slots: Arc::new(Semaphore::new(MAX_CONNECTIONS)),
                 lookups: Arc::new(Semaphore::new(dial::LOOKUPS_PER_RUN)),
+                tunnel_idle,
                 token: CancellationToken::new(),
                 tracker: TaskTracker::new(),
             }),

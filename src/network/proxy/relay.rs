@@ -9,10 +9,7 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 /// A tunnel with no byte in either direction for this long is closed.
-#[cfg(not(test))]
 pub const TUNNEL_IDLE: Duration = Duration::from_secs(600);
-#[cfg(test)]
-pub const TUNNEL_IDLE: Duration = Duration::from_millis(400);
 
 /// Bytes read per system call: large reads halve the calls of tokio's default 8 KiB buffer.
 const CHUNK: usize = 64 * 1024;

@@ -52,7 +52,7 @@ pub async fn serve(mut s: TcpStream, ctx: Arc<Context>) {
     if s.write_all(&reply_bytes(REP_SUCCESS)).await.is_err() {
         return;
     }
-    super::relay::relay(s, upstream, super::relay::TUNNEL_IDLE).await;
+    super::relay::relay(s, upstream, ctx.tunnel_idle).await;
 }
 
 /// Greeting, method choice and request. `Ok(None)` when the client was already answered.
