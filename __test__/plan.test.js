@@ -74,6 +74,13 @@ test('running the Linux plan by hand with child_process enforces the policy', as
   assert.match(r.stderr, /Read-only file system/)
   assert.equal(fs.readFileSync(path.join(ws, 'inside.txt'), 'utf8'), 'in\n')
   assert.equal(fs.existsSync(path.join(outside, 'outside.txt')), false)
+  // The plan's placeholders (in /tmp too) stay until a run of the runner there removes them, once
+  // the plan's sandbox init, which holds the directories while it lives, is gone.
+  const inodes = [ws, '/tmp'].map((d) => fs.statSync(d).ino)
+  for (let i = 0; i < 500 && inodes.some((ino) => fs.readFileSync('/proc/locks', 'utf8').includes(`:${ino} `)); i++) await new Promise((r) => setTimeout(r, 10))
+  const cleanup = await require('..').spawnSandboxed(['true'], { cwd: ws, sandbox: 'workspace-write' })
+  assert.equal(cleanup.exitCode, 0)
+  assert.deepEqual(fs.readdirSync(ws), ['inside.txt'], 'the placeholders are gone')
 })
 
 test('plans validate like spawnSandboxed does', () => {
@@ -98,7 +105,7 @@ test('`sandspawn explain --mode workspace-write -- ls` prints the plan readably'
   // The helper in front of bwrap: the offline nsswitch.conf (network off), and the placeholders of
   // /tmp and of the workspace (.git and the 45 default names; a plan for another spawner creates
   // its own).
-  assert.match(r.stdout, new RegExp(`^ {2}v1 --offline-nsswitch-fd=3 --hold-dir=4:/tmp( --placeholder-(dir|file)=4:\\S+){40,} --hold-dir=5:${ws}( --placeholder-(dir|file)=5:\\S+){40,} -- /\\S*bwrap$`, 'm'))
+  assert.match(r.stdout, new RegExp(`^ {2}v1 --offline-nsswitch-fd=3 --hold-dir=4:/tmp( --placeholder-(dir|file)=4:\\S+)+ --hold-dir=5:${ws}( --placeholder-(dir|file)=5:\\S+){40,} -- /\\S*bwrap$`, 'm'))
   assert.ok(r.stdout.includes(`  --lock-file /tmp\n  --lock-file ${ws}\n`), r.stdout)
   assert.doesNotMatch(r.stdout, /^fd \d/m, 'no extra descriptors')
   const mac = spawnSync(process.execPath, [path.join(__dirname, '..', 'bin', 'sandspawn.js'), 'explain', '--platform', 'darwin', '--', 'ls'], { cwd: ws, encoding: 'utf8' })
