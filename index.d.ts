@@ -46,19 +46,22 @@ export interface SandboxPolicy {
    * yarn's stores, `~/.m2/repository`, `~/.gradle/caches`) are writable, but every write lands in
    * sandspawn's per-user store (`$SANDSPAWN_TOOL_CACHE_DIR`, else
    * `$XDG_STATE_HOME/sandspawn/tool-caches`, else `~/.local/state/sandspawn/tool-caches`) through a
-   * copy-on-write overlay: the host's caches stay unchanged and their content stays readable.
-   * `none` (default otherwise): caches are as read-only as the rest of the host. `private` outside
-   * workspace-write is `ERR_SANDBOX_INVALID_OPTIONS`; on macOS it is `ERR_SANDBOX_UNSUPPORTED`. The
-   * Linux Landlock mode cannot mount the overlays: an explicit `private` there is
-   * `ERR_SANDBOX_UNSUPPORTED` naming the rule, and the default becomes `none` (the result's
-   * `toolCaches.mode` says so). */
-  toolCaches?: 'private' | 'none'
+   * copy-on-write overlay: the host's caches stay unchanged and their content stays readable. The
+   * store is per workspace (the git repository around the cwd, else the cwd): what a run in one
+   * workspace writes is never seen by a run in another. `shared`: one store for every workspace
+   * (the caller's explicit choice). `none` (default otherwise): caches are as read-only as the rest
+   * of the host. `private`/`shared` outside workspace-write is `ERR_SANDBOX_INVALID_OPTIONS`; on
+   * macOS, in `buildSandboxCommand` and in the Linux Landlock mode they are
+   * `ERR_SANDBOX_UNSUPPORTED`, and the default there is `none` (the result's `toolCaches.mode` says
+   * so). */
+  toolCaches?: 'private' | 'shared' | 'none'
 }
 
 /** What `toolCaches` did for a run. */
 export interface ToolCachesResult {
-  mode: 'private' | 'none'
-  /** The store's root (`private` only). */
+  mode: 'private' | 'shared' | 'none'
+  /** Where this run's cache writes are kept: the workspace's directory in the store (or the shared
+   * one); `null` with `none`. */
   store: string | null
   /** `visible`: an overlay, the host's cached content readable below the private writes. `hidden`:
    * kernels before 5.11 (no overlayfs in user namespaces) get the store alone. */
