@@ -113,6 +113,9 @@ export declare function sandboxCapabilities(cwd: string, options?: any | undefin
  */
 export declare function startProcess(command: any, options: any, host: HostInfo, entry: string, input?: Buffer | undefined | null, onOutput?: OutputCallback | undefined | null): NativeProcess
 
+/** `{ ok: true, value: report }`, or `{ ok: false, error }` (see `api::tool_cache_store`). */
+export declare function toolCacheStore(options: any | undefined | null, env: Record<string, string>): Promise<any>
+
 /** `{ ok: true, value }` or `{ ok: false, error }` (`error` as `error_record` shapes it). */
 export interface WaitOutcome {
   ok: boolean

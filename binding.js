@@ -842,3 +842,4 @@ module.exports.isLikelySandboxDenied = nativeBinding.isLikelySandboxDenied
 module.exports.nativeVersion = nativeBinding.nativeVersion
 module.exports.sandboxCapabilities = nativeBinding.sandboxCapabilities
 module.exports.startProcess = nativeBinding.startProcess
+module.exports.toolCacheStore = nativeBinding.toolCacheStore

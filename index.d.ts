@@ -269,8 +269,9 @@ export interface NetworkDenial {
   /** `http`: plain HTTP request; `connect`: HTTP CONNECT tunnel; `socks5`: SOCKS5 CONNECT. */
   via: 'http' | 'connect' | 'socks5'
   /** `not_allowed`: not in `allowedDomains`; `denied`: matches `deniedDomains`; `private_address`:
-   * is or resolves only to a refused address; `malformed`: no valid host and port. */
-  reason: 'not_allowed' | 'denied' | 'private_address' | 'malformed'
+   * is or resolves only to a refused address; `malformed`: no valid host and port;
+   * `connection_limit`: the run already held its 256 proxy connections (open tunnels included). */
+  reason: 'not_allowed' | 'denied' | 'private_address' | 'malformed' | 'connection_limit'
   count: number
 }
 
@@ -509,6 +510,28 @@ export interface Capabilities {
 /** What sandbox this host can run (for these `linux` options), or why not and how to fix it.
  * The probe is cached per process, bwrap binary and PATH. */
 export declare function sandboxCapabilities(options?: { linux?: LinuxOptions }): Promise<Capabilities>
+
+/** The private tool cache store of an environment (`SANDSPAWN_TOOL_CACHE_DIR`, else
+ * `$XDG_STATE_HOME/sandspawn/tool-caches`, else `$HOME/.local/state/sandspawn/tool-caches`). */
+export interface ToolCacheStore {
+  /** `null` when neither variable nor `HOME` names an absolute directory. */
+  path: string | null
+  /** Disk space its files take (after `clean`: what is left, 0 when it was removed). */
+  bytes: number
+  /** Workspaces with caches of their own in it. */
+  workspaces: number
+  /** `clean` removed it. */
+  removed: boolean
+}
+
+/** Measure the store, or with `clean: true` remove it first (do this when no run uses it: a run
+ * that holds a cache while it is removed loses what it writes). A directory that does not look like
+ * a store is refused with `ERR_SANDBOX_INVALID_OPTIONS` and nothing is removed. */
+export declare function toolCacheStore(options?: {
+  clean?: boolean
+  /** The environment whose store it is, as a run's `env` (default `process.env`). */
+  env?: Record<string, string | undefined>
+}): Promise<ToolCacheStore>
 
 export type SandboxErrorCode =
   | 'ERR_SANDBOX_INVALID_OPTIONS'

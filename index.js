@@ -63,6 +63,23 @@ async function sandboxCapabilities(options) {
   return tagged.value
 }
 
+/** The store the runs of an environment use (`options.env`, default `process.env`), measured or cleaned. */
+async function toolCacheStore(options) {
+  if (options !== undefined && options !== null && (typeof options !== 'object' || Array.isArray(options))) {
+    throw invalid('options', `expected an object like { clean: true }, got ${Array.isArray(options) ? 'an array' : typeof options}`)
+  }
+  const { env: given, ...rest } = options ?? {}
+  if (given !== undefined && given !== null && (typeof given !== 'object' || Array.isArray(given))) {
+    throw invalid('env', `expected an object of strings, got ${Array.isArray(given) ? 'an array' : typeof given}`)
+  }
+  const source = given ?? process.env
+  const env = {}
+  for (const k of ['SANDSPAWN_TOOL_CACHE_DIR', 'XDG_STATE_HOME', 'HOME']) if (typeof source[k] === 'string') env[k] = source[k]
+  const tagged = await native.toolCacheStore(rest, env)
+  if (!tagged.ok) throw fromRecord(tagged.error)
+  return tagged.value
+}
+
 module.exports = {
   spawnSandboxed,
   startSandboxed,
@@ -71,6 +88,7 @@ module.exports = {
   classifySandboxDenial,
   buildSandboxCommand,
   sandboxCapabilities,
+  toolCacheStore,
   SandboxError,
   AbortError,
   SandboxedProcess,

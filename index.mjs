@@ -9,6 +9,7 @@ export const {
   classifySandboxDenial,
   buildSandboxCommand,
   sandboxCapabilities,
+  toolCacheStore,
   SandboxError,
   AbortError,
   SandboxedProcess,

@@ -312,3 +312,30 @@ test('six parallel npm installs on a cold store succeed, in one workspace and in
     }
   }
 })
+
+test('toolCacheStore measures the store a run used, cleans it, and refuses a directory that is no store (issue 29)', { skip: !linux }, async () => {
+  const { toolCacheStore } = require('..')
+  const s = setup()
+  const empty = await toolCacheStore({ env: s.env })
+  assert.deepEqual(empty, { path: s.store, bytes: 0, workspaces: 0, removed: false })
+  const r = await run(['sh', '-c', 'head -c 300000 /dev/zero > ~/.npm/_cacache/big'], s)
+  assert.equal(r.exitCode, 0, r.stderr)
+  const used = await toolCacheStore({ env: s.env })
+  assert.equal(used.workspaces, 1)
+  assert.ok(used.bytes >= 300000, JSON.stringify(used))
+  const cleaned = await toolCacheStore({ env: s.env, clean: true })
+  assert.deepEqual(cleaned, { path: s.store, bytes: 0, workspaces: 0, removed: true })
+  assert.equal(fs.existsSync(s.store), false)
+  // The next run starts a new store.
+  assert.equal((await run(['true'], s)).exitCode, 0)
+  assert.equal((await toolCacheStore({ env: s.env })).workspaces, 1)
+
+  const notStore = path.join(s.home, 'documents')
+  fs.mkdirSync(notStore)
+  fs.writeFileSync(path.join(notStore, 'thesis.txt'), 'mine')
+  await assert.rejects(toolCacheStore({ env: { SANDSPAWN_TOOL_CACHE_DIR: notStore }, clean: true }), (e) => e instanceof SandboxError && e.code === 'ERR_SANDBOX_INVALID_OPTIONS' && /does not look like a sandspawn tool cache store/.test(e.message))
+  assert.equal(fs.readFileSync(path.join(notStore, 'thesis.txt'), 'utf8'), 'mine')
+  await assert.rejects(toolCacheStore({ clean: 'yes' }), (e) => e.code === 'ERR_SANDBOX_INVALID_OPTIONS' && /clean/.test(e.message))
+  await assert.rejects(toolCacheStore({ cleanup: true }), (e) => e.code === 'ERR_SANDBOX_INVALID_OPTIONS' && /cleanup/.test(e.message))
+  await assert.rejects(toolCacheStore([]), (e) => e.code === 'ERR_SANDBOX_INVALID_OPTIONS')
+})

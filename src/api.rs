@@ -123,6 +123,27 @@ pub fn classify_sandbox_denial(result: &Value, policy: Option<&Value>) -> Result
     Ok(serde_json::to_value(denial).unwrap_or(Value::Null))
 }
 
+/// `toolCacheStore({ clean })`: where the private tool cache store of the environment `env` (the
+/// host's, as a run's default environment) is, how much it holds, and (with `clean`) empty it first.
+pub fn tool_cache_store(options: &Value, env: &std::collections::BTreeMap<String, String>) -> Result<Value> {
+    let clean = match options {
+        Value::Null => false,
+        Value::Object(m) => {
+            if let Some(k) = m.keys().find(|k| k.as_str() != "clean") {
+                return Err(SandboxError::invalid(k, "unknown option (toolCacheStore accepts only clean)"));
+            }
+            match m.get("clean") {
+                None | Some(Value::Null) => false,
+                Some(Value::Bool(b)) => *b,
+                Some(v) => return Err(SandboxError::invalid("clean", format!("must be a boolean, got {}", describe(v)))),
+            }
+        }
+        other => return Err(SandboxError::new(crate::ErrorCode::InvalidOptions, format!("options: expected an object, got {}", describe(other)))),
+    };
+    let report = crate::tool_caches::store::report(env, clean)?;
+    Ok(serde_json::to_value(report).unwrap_or(Value::Null))
+}
+
 /// `sandboxCapabilities(options?)`: `options.linux` as for a spawn.
 pub fn sandbox_capabilities(cwd: &std::path::Path, options: &Value) -> Result<Value> {
     let linux = match options {

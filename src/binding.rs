@@ -326,6 +326,18 @@ pub async fn sandbox_capabilities(cwd: String, options: Option<Value>) -> Value 
     }
 }
 
+/// `{ ok: true, value: report }`, or `{ ok: false, error }` (see `api::tool_cache_store`).
+#[napi]
+pub async fn tool_cache_store(options: Option<Value>, env: std::collections::HashMap<String, String>) -> Value {
+    let options = options.unwrap_or(Value::Null);
+    let env = env.into_iter().collect();
+    let report = tokio::task::spawn_blocking(move || crate::api::tool_cache_store(&options, &env)).await;
+    match report {
+        Ok(r) => tagged(r),
+        Err(e) => tagged::<Value>(Err(SandboxError::new(ErrorCode::SetupFailed, format!("measuring the tool cache store failed: {e}")))),
+    }
+}
+
 /// The sandspawn core version (for diagnostics).
 #[napi]
 pub fn native_version() -> String {

@@ -47,3 +47,84 @@ describe('resourceUsage is the command\'s own (issue 29)', () => {
     }
   })
 })
+
+describe('one run\'s proxy takes a bounded share of the host\'s descriptors (issue 29)', () => {
+  // The command opens 10,000 CONNECT tunnels to an allowed upstream (at most 1,000 in flight) and
+  // keeps every one that opens. The run's limit is 256 connections, each two host descriptors
+  // (client and upstream), so the proxy holds at most 513 (README, "Limits").
+  const FLOOD = `
+const net = require('node:net'), fs = require('node:fs')
+const proxy = new URL(process.env.HTTP_PROXY), target = process.argv[1]
+let started = 0, opened = 0, refused = 0, ended = 0
+function next() {
+  if (started >= 10000) return
+  started++
+  const s = net.connect(Number(proxy.port), proxy.hostname, () => s.write('CONNECT ' + target + ' HTTP/1.1\\r\\nHost: ' + target + '\\r\\n\\r\\n'))
+  let answered = false
+  const settle = (ok) => { if (answered) return; answered = true; ok ? opened++ : refused++; if (!ok) s.destroy(); if (++ended === 10000) fs.writeFileSync('ready', opened + ' ' + refused); next() }
+  s.once('data', (d) => settle(/^HTTP\\/1\\.[01] 200/.test(d.toString('latin1'))))
+  s.on('error', () => settle(false))
+  s.on('close', () => settle(false))
+}
+for (let k = 0; k < 1000; k++) next()
+setInterval(() => {}, 1000)
+`
+
+  test('10,000 idle tunnels keep the proxy of one run under 513 host descriptors, refused with connection_limit, while another run works', { timeout: 120000 }, async (t) => {
+    const fs = require('node:fs')
+    const net = require('node:net')
+    const { spawnSandboxed } = require('./helpers').sandspawn
+    const held = new Set()
+    const upstream = net.createServer((s) => {
+      held.add(s)
+      s.on('error', () => {})
+      s.on('close', () => held.delete(s))
+    })
+    await new Promise((r) => upstream.listen(0, '127.0.0.2', r))
+    t.after(() => new Promise((r) => { for (const s of held) s.destroy(); upstream.close(r) }))
+    const fds = () => fs.readdirSync('/proc/self/fd').length
+    const tree = tempTree(t)
+    const options = {
+      cwd: tree.ws,
+      sandbox: { mode: 'workspace-write', network: { allowedDomains: ['127.0.0.2'], allowPrivateAddresses: ['127.0.0.2'] } },
+      limits: { openFiles: 4096 },
+    }
+    // What a run of this policy holds with no connection (its pipes, pidfd, the proxy's bridge).
+    const { startSandboxed } = require('./helpers').sandspawn
+    await spawnSandboxed(['true'], options)
+    const before = fds()
+    const idle = await startSandboxed(['sleep', '60'], options)
+    const ownFds = fds() - before
+    idle.kill('SIGKILL')
+    await idle.wait()
+    const ac = new AbortController()
+    const target = `127.0.0.2:${upstream.address().port}`
+    const flood = spawnSandboxed(['node', '-e', FLOOD, target], { ...options, signal: ac.signal }).catch((e) => e)
+    const ready = `${tree.ws}/ready`
+    for (let waited = 0; !fs.existsSync(ready) && waited < 90000; waited += 100) await new Promise((r) => setTimeout(r, 100))
+    const [opened, refused] = fs.readFileSync(ready, 'utf8').split(' ').map(Number)
+    // Descriptors the proxy holds: the host's growth, less the upstream's own accepted sockets
+    // and what the run holds anyway; refused connections the command saw answered may take the
+    // proxy a moment more to close, so the count is read until it settles (5 s at most).
+    let proxyFds = fds() - before - held.size - ownFds
+    for (let waited = 0; proxyFds > 513 && waited < 5000; waited += 100) {
+      await new Promise((r) => setTimeout(r, 100))
+      proxyFds = fds() - before - held.size - ownFds
+    }
+    const upstreamHeld = held.size
+    const other = await spawnSandboxed(['true'])
+    const probe = fs.openSync(__filename, 'r')
+    fs.closeSync(probe)
+    ac.abort()
+    const r = await flood
+    t.diagnostic(`tunnels open ${opened}, refused ${refused}, proxy descriptors ${proxyFds}, upstream connections ${upstreamHeld}, a run's own ${ownFds}`)
+    assert.equal(opened, 256, `the run keeps exactly its 256 connections (refused ${refused})`)
+    assert.equal(refused, 10000 - 256)
+    assert.equal(upstreamHeld, 256)
+    assert.ok(proxyFds <= 513, `the proxy held ${proxyFds} descriptors`)
+    assert.equal(other.exitCode, 0, show(other))
+    const denials = (r.result || r).networkDenials || []
+    const limit = denials.filter((d) => d.reason === 'connection_limit')
+    assert.ok(limit.length > 0, `the refusals are reported as connection_limit denials: ${JSON.stringify(denials.slice(0, 3))}`)
+  })
+})

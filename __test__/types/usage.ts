@@ -8,6 +8,7 @@ import {
   classifySandboxDenial,
   buildSandboxCommand,
   sandboxCapabilities,
+  toolCacheStore,
   SandboxError,
   type SpawnResult,
   type SandboxPolicy,
@@ -68,6 +69,9 @@ async function main(): Promise<void> {
   const strict = await sandboxCapabilities({ linux: { bundledBwrap: false, allow: ['bwrap', 'landlock'] } })
   const source: 'system' | 'bundled' | null = strict.sandboxDetails.bwrapSource
   for (const a of strict.attempts) console.log(a.mechanism, a.cause, a.message, source)
+  const store = await toolCacheStore({ env: { HOME: '/home/u' } })
+  const where: string | null = store.path
+  console.log(where, store.bytes + store.workspaces, store.removed, (await toolCacheStore({ clean: true })).removed)
   const ran = await spawnSandboxed(['true'], { linux: { bundledBwrap: true } })
   const abi: number | null = ran.sandboxDetails.landlockAbi
   void abi

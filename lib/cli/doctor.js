@@ -6,9 +6,11 @@ const { loadSandspawn } = require('./library')
 const out = require('./output')
 
 async function doctor(values) {
-  const caps = await loadSandspawn().sandboxCapabilities()
+  const sandspawn = loadSandspawn()
+  const caps = await sandspawn.sandboxCapabilities()
+  const store = await sandspawn.toolCacheStore().catch((err) => ({ error: err.message }))
   if (values.json) {
-    out.printJson(caps)
+    out.printJson({ ...caps, toolCacheStore: store })
     return out.exit(caps.available ? 0 : 1)
   }
   const source = caps.sandboxDetails && caps.sandboxDetails.bwrapSource
@@ -28,11 +30,21 @@ async function doctor(values) {
     lines.push(`${i === 0 ? 'ladder:' : ''.padEnd(7)}     ${a.mechanism}: ${a.cause === 'ok' ? 'used' : a.cause} (${a.message})`)
   })
   lines.push(...require('./limits').doctorLines(caps.limits))
+  lines.push(`tool caches: ${storeLine(store)}`)
   if (!caps.available && (caps.fixes || []).length > 1) {
     caps.fixes.forEach((f, i) => lines.push(`${i === 0 ? 'fixes:' : ''.padEnd(6)}      ${i + 1}. ${f}`))
   }
   out.writeStdout(lines.join('\n') + '\n')
   out.exit(caps.available ? 0 : 1)
+}
+
+/** Where the private tool caches are kept and how much they take. */
+function storeLine(store) {
+  if (store.error) return `cannot be measured: ${store.error}`
+  if (!store.path) return 'no store (neither SANDSPAWN_TOOL_CACHE_DIR nor HOME is an absolute path)'
+  if (store.bytes === 0) return `${store.path} (empty)`
+  const mib = (store.bytes / (1024 * 1024)).toFixed(1)
+  return `${store.path}, ${mib} MiB for ${store.workspaces} workspace${store.workspaces === 1 ? '' : 's'} (unused ones go after 30 days)`
 }
 
 module.exports = { doctor }

@@ -96,10 +96,23 @@ pub fn evict_unused(root: &Path, max_age: std::time::Duration) {
         }
         *last = Some(std::time::Instant::now());
     }
+    evict_now(root, max_age);
+}
+
+/// `evict_unused` without its hourly throttle. Also removes the caches of the earlier layout
+/// (`<root>/<cache>/upper`, one store shared by every workspace): what they hold may have been
+/// planted by a run in any workspace, so they are dropped, not migrated.
+fn evict_now(root: &Path, max_age: std::time::Duration) {
     for scope in std::fs::read_dir(root.join("workspaces")).into_iter().flatten().flatten() {
         let used = std::fs::metadata(scope.path().join("last-used")).and_then(|m| m.modified()).ok();
         if used.is_some_and(|t| t.elapsed().is_ok_and(|age| age > max_age)) {
             let _ = remove_tree(&scope.path());
+        }
+    }
+    for entry in std::fs::read_dir(root).into_iter().flatten().flatten() {
+        let legacy = !matches!(entry.file_name().to_str(), Some("workspaces" | "shared")) && entry.path().join("upper").is_dir();
+        if legacy {
+            let _ = remove_tree(&entry.path());
         }
     }
 }
@@ -178,6 +191,27 @@ pub fn clean(root: &Path) -> Result<bool> {
     Ok(true)
 }
 
+/// What `doctor` and `toolCacheStore()` say about the store.
+#[derive(Debug, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Report {
+    pub path: Option<PathBuf>,
+    pub bytes: u64,
+    /// Workspaces with caches of their own (the shared scope not counted).
+    pub workspaces: usize,
+    pub removed: bool,
+}
+
+/// The store of this environment, measured, and emptied first when `clean` is set.
+pub fn report(env: &BTreeMap<String, String>, clean: bool) -> Result<Report> {
+    let Some(root) = self::root(env) else {
+        return Ok(Report { path: None, bytes: 0, workspaces: 0, removed: false });
+    };
+    let removed = if clean { self::clean(&root)? } else { false };
+    let workspaces = std::fs::read_dir(root.join("workspaces")).map(|d| d.flatten().count()).unwrap_or(0);
+    Ok(Report { bytes: size(&root), workspaces, removed, path: Some(root) })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -246,7 +280,11 @@ mod tests {
         create(&r, &new, None).unwrap();
         let month_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(40 * 86400);
         std::fs::File::options().write(true).open(old.join("last-used")).unwrap().set_modified(month_ago).unwrap();
-        evict_unused(&r, std::time::Duration::from_secs(30 * 86400));
+        std::fs::create_dir_all(r.join("npm/upper/_cacache")).unwrap();
+        std::fs::create_dir_all(r.join("npm/work")).unwrap();
+        evict_now(&r, std::time::Duration::from_secs(30 * 86400));
         assert!(!old.exists() && new.exists());
+        assert!(!r.join("npm").exists(), "the earlier layout's shared caches go");
     }
 }
+
