@@ -38,7 +38,7 @@ test('900 slow lookups in one run: threads stay bounded, unrelated runs and look
   const out = execFileSync(
     'unshare',
     ['--user', '--map-root-user', '--net', '--mount', '--', 'sh', '-c', script, 'sh', resolv, process.execPath, FIXTURE, PACKAGE],
-    { encoding: 'utf8', timeout: 150000, maxBuffer: 1 << 20, env },
+    { encoding: 'utf8', timeout: 150000, maxBuffer: 1 << 20, env, cwd: dir },
   )
   const r = JSON.parse(out.trim().split('\n').pop())
   const text = JSON.stringify(r, null, 1)
