@@ -6,6 +6,7 @@
 
 pub mod api;
 pub mod capabilities;
+pub mod child_fds;
 pub mod denial;
 pub mod digest;
 pub mod error;

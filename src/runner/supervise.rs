@@ -102,7 +102,7 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
     // Child-side descriptors are numbered 0..=5 (stdio, bwrap's status, the helper's report, the
     // network bridge); ours are lifted above that so no dup2 in the child can clobber a source
     // before it is used.
-    let min_fd = 6;
+    let min_fd = crate::child_fds::FIRST_FREE;
     let io_err = |e: io::Error| internal("creating pipes failed", e);
     // With a terminal the slave is the child's stdin, stdout and stderr, and the master is read
     // and written here; without one, three pipes.
