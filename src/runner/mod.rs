@@ -7,17 +7,23 @@
 
 pub mod child;
 pub mod cloexec;
+mod failure;
+mod launch_child;
 pub mod output;
 pub mod pidns;
 pub mod pipe_io;
+pub mod prepare;
+pub mod reap;
 pub mod result;
+mod side_services;
 pub mod signals;
 pub mod spawn;
 pub mod status;
-pub mod prepare;
-pub mod reap;
+mod streams;
 mod supervise;
 pub mod terminal_io;
+mod until_exit;
+mod wiring;
 
 use std::future::Future;
 use std::os::fd::OwnedFd;
