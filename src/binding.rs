@@ -253,7 +253,7 @@ impl NativeProcess {
         let sig = match signal {
             None => None,
             Some(name) => Some(
-                runner::signals::parse_signal(&name)
+                crate::signals::parse_signal(&name)
                     .ok_or_else(|| js_error(SandboxError::invalid("signal", format!("unknown signal {name:?} (use a name such as 'SIGTERM')"))))?,
             ),
         };

@@ -41,13 +41,7 @@ pub const SYSTEM: &str = "bwrap-system";
 pub const BUNDLED: &str = "bwrap-bundled";
 pub const LANDLOCK: &str = "landlock";
 
-/// One rung of the ladder and what happened there (`cause` is `ok` for the rung that runs).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Attempt {
-    pub mechanism: &'static str,
-    pub cause: String,
-    pub message: String,
-}
+pub use crate::error::Attempt;
 
 impl Attempt {
     fn new(mechanism: &'static str, cause: &str, message: impl Into<String>) -> Self {

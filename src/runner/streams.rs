@@ -89,7 +89,7 @@ impl Streams {
             };
             tokio::spawn(crate::limits::sample_sandbox(tree, into))
         } else {
-            let own = super::pidns::ns_of(pid).map(|ns| (pid, ns));
+            let own = crate::pidns::ns_of(pid).map(|ns| (pid, ns));
             tokio::spawn(crate::limits::sample_sandbox(move || own, into))
         }
     }
