@@ -17,6 +17,7 @@ pub mod limits;
 pub mod options;
 pub mod own_files;
 pub mod pidns;
+pub mod placeholders;
 pub mod plan;
 pub mod planted;
 pub mod platform;

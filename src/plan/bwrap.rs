@@ -327,7 +327,7 @@ fn helper_identity((uid, gid): (u32, u32), mounts: bool, a: &mut Argv) -> Option
 /// them.
 fn held_dirs(policy: &ResolvedPolicy, first_fd: i32) -> Result<Vec<HeldDir>> {
     let missing = policy.writable_roots.iter().flat_map(|r| r.missing_read_only.iter());
-    super::mount_targets::by_directory(missing)
+    crate::placeholders::by_directory(missing)
         .into_iter()
         .zip(first_fd..)
         .map(|((dir, names), fd)| {

@@ -20,12 +20,13 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use crate::policy::paths::{canonical_lenient, Lenient};
-use crate::policy::{MissingReadOnly, PlaceholderKind, ResolvedPolicy, WritableRoot};
+use crate::policy::{MissingReadOnly, PlaceholderKind, WritableRoot};
 
 mod detect;
 pub mod gitconfig;
 pub mod keeper;
 mod listing;
+mod vouch;
 mod undo;
 pub mod names;
 pub mod repo;
@@ -113,9 +114,18 @@ pub fn protect(roots: &mut [WritableRoot], req: &Request) -> Baseline {
     }
 }
 
+/// The parts of a resolved policy the walk completes (`ResolvedPolicy::walk_and_protect`).
+pub struct Walked<'a> {
+    pub writable_roots: &'a mut Vec<WritableRoot>,
+    pub deny_read: &'a [PathBuf],
+    pub protected_names: &'a [String],
+    pub protect_git: bool,
+    pub planted: &'a mut Arc<Baseline>,
+}
+
 /// Walk the writable roots (once per policy), carve out the repositories found below their tops,
 /// and keep what the walk saw as the baseline for `detect`.
-pub fn walk_and_protect(policy: &mut ResolvedPolicy) {
+pub fn walk_and_protect(policy: Walked) {
     if policy.planted.walked {
         return;
     }
@@ -123,8 +133,8 @@ pub fn walk_and_protect(policy: &mut ResolvedPolicy) {
     let spec = policy.planted.spec.clone();
     let (found, index) = walk_with_cache(&spec);
     let tops: Vec<PathBuf> = policy.writable_roots.iter().map(|r| r.root.clone()).collect();
-    let names = policy.protected_names.clone();
-    let mut c = Carver { roots: &mut policy.writable_roots, deny: &policy.deny_read, creatable: HashMap::new() };
+    let names = policy.protected_names;
+    let mut c = Carver { roots: policy.writable_roots, deny: policy.deny_read, creatable: HashMap::new() };
     for dot_git in &found.git_entries {
         let top = dot_git.parent().unwrap_or(Path::new("/"));
         if tops.iter().any(|t| t == top) {
@@ -133,13 +143,13 @@ pub fn walk_and_protect(policy: &mut ResolvedPolicy) {
         if policy.protect_git {
             c.repository(dot_git, false);
         }
-        c.names(top, &names);
+        c.names(top, names);
     }
-    crate::policy::sort_carve_outs(&mut policy.writable_roots);
+    crate::policy::sort_carve_outs(policy.writable_roots);
     let named = found.named.iter().filter_map(|p| p.symlink_metadata().ok().map(|m| (p.clone(), m.ino()))).collect();
     let identities = policy.planted.identities.clone();
-    let absent = policy.missing_read_only().into_iter().map(|m| m.path).collect();
-    policy.planted = Arc::new(Baseline {
+    let absent = policy.writable_roots.iter().flat_map(|r| r.missing_read_only.iter().map(|m| m.path.clone())).collect();
+    *policy.planted = Arc::new(Baseline {
         absent,
         spec,
         git: found.git_inodes,
@@ -238,9 +248,9 @@ impl Carver<'_> {
             return Some(target);
         }
         // A placeholder (of a plan another program runs, or left by a killed run) is recognized by
-        // its mode (`mount_targets::is_placeholder`): the name is as good as missing. Anything else,
+        // its mode (`placeholders::is_placeholder`): the name is as good as missing. Anything else,
         // an empty one of the user's too, is kept read-only.
-        if crate::plan::mount_targets::is_placeholder(&meta) {
+        if crate::placeholders::is_placeholder(&meta) {
             self.missing(p.to_path_buf(), if meta.is_dir() { PlaceholderKind::Dir } else { PlaceholderKind::File });
             None
         } else {

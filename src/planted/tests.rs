@@ -7,7 +7,7 @@ use serde_json::json;
 
 use super::*;
 use crate::platform::Platform;
-use crate::policy::{resolve_policy, PolicyContext, WritableRoot};
+use crate::policy::{resolve_policy, PolicyContext, ResolvedPolicy, WritableRoot};
 
 /// The workspace-write policy for `cwd` (no /tmp), resolved and walked as a run does.
 fn policy(cwd: &Path, v: serde_json::Value) -> ResolvedPolicy {
@@ -15,7 +15,7 @@ fn policy(cwd: &Path, v: serde_json::Value) -> ResolvedPolicy {
     v["mode"] = json!("workspace-write");
     v["tmp"] = json!("read-only");
     let mut p = resolve_policy(Some(&v), &PolicyContext { cwd: cwd.to_path_buf(), tmpdir: None, platform: Platform::Linux, env: Default::default() }).unwrap();
-    walk_and_protect(&mut p);
+    p.walk_and_protect();
     p
 }
 

@@ -55,7 +55,7 @@ impl SideServices {
             let mut risks = keeper.map(|k| k.finish()).unwrap_or_default();
             risks.extend(crate::planted::detect(&baseline));
             // Placeholders of plans other programs ran, at paths this run kept absent.
-            crate::plan::mount_targets::remove_leftovers(&keep_absent);
+            crate::placeholders::remove_leftovers(&keep_absent);
             risks
         })
         .await

@@ -21,7 +21,7 @@ use serde_json::Value;
 
 use crate::error::{Result, SandboxError};
 use crate::platform::Platform;
-use crate::policy::{ResolvedPolicy, SandboxMode, TmpMode};
+use crate::policy::{SandboxMode, TmpMode, WritableRoot};
 
 mod bwrap_mounts;
 mod layers;
@@ -145,11 +145,20 @@ pub(crate) fn parse(value: Option<&Value>) -> Result<Option<Mode>> {
     }
 }
 
+/// The rest of the policy, resolved, as far as the caches depend on it.
+pub(crate) struct Rules<'a> {
+    pub mode: SandboxMode,
+    pub writable_roots: &'a [WritableRoot],
+    pub read_only_paths: &'a [PathBuf],
+    pub deny_read: &'a [PathBuf],
+    pub tmp: TmpMode,
+}
+
 /// Resolve the option for a policy whose every other field is resolved. `env` is the command's
 /// environment (its `HOME` and XDG variables say where its caches are).
 pub(crate) fn resolve(
     value: Option<&Value>,
-    policy: &ResolvedPolicy,
+    policy: &Rules,
     env: &BTreeMap<String, String>,
     platform: Platform,
     cwd: &Path,
@@ -211,7 +220,7 @@ pub(crate) fn resolve(
 /// the mounts below it, so a deny mask or read-only carve-out inside would be undone and a
 /// writable root inside would be replaced by the private copy. A cache the user made writable
 /// (inside a writable root) is left as the user asked.
-fn coverable(path: &Path, policy: &ResolvedPolicy, store: &Path) -> bool {
+fn coverable(path: &Path, policy: &Rules, store: &Path) -> bool {
     use locations::overlaps;
     let inside = |p: &Path| p.starts_with(path);
     let roots = policy.writable_roots.iter();

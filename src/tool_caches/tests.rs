@@ -4,7 +4,7 @@ use std::path::Path;
 use serde_json::json;
 
 use super::*;
-use crate::policy::{resolve_policy, PolicyContext};
+use crate::policy::{resolve_policy, PolicyContext, ResolvedPolicy};
 
 struct Home {
     _dir: tempfile::TempDir,

@@ -1,5 +1,5 @@
-//! Placeholders on the host: the mount points a plan another program runs (`buildSandboxCommand`)
-//! needs for missing read-only paths, which the helper in front of bwrap creates and holds (see
+//! Placeholders on the host, owned here: the mount points a plan another program runs
+//! (`buildSandboxCommand`) needs for missing read-only paths, which the helper in front of bwrap creates and holds (see
 //! `sandspawn_helper::placeholder`), and their cleanup, which the runner does after its own runs.
 //!
 //! The runner's own runs make none: a placeholder is visible as the user's data while it exists
