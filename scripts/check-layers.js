@@ -46,9 +46,12 @@ function code(text) {
     .replace(/r#*"[\s\S]*?"#*/g, '""')
     .replace(/b?"(?:\\.|[^"\\])*"/g, '""')
     .replace(/'(?:\\.|[^'\\])'/g, "' '")
-  // Drop every item under #[cfg(test)]: up to its matching brace, or its semicolon.
-  for (let at = s.indexOf('#[cfg(test)]'); at !== -1; at = s.indexOf('#[cfg(test)]', at)) {
-    let i = at + '#[cfg(test)]'.length
+  // Drop every item under #[cfg(test)] or #[cfg(all(test, ...))]: up to its matching brace, or
+  // its semicolon.
+  const testAttr = /#\[cfg\((?:all\()?test\b[^\]]*\]/g
+  for (let found = testAttr.exec(s); found; testAttr.lastIndex = found.index, found = testAttr.exec(s)) {
+    const at = found.index
+    let i = at + found[0].length
     while (i < s.length && s[i] !== '{' && s[i] !== ';') i++
     if (s[i] === '{') {
       let depth = 0
@@ -84,8 +87,9 @@ function anchored(paths, mod, known) {
 function namedPaths(src, mod, known) {
   const paths = useTrees(src, false).flatMap(expand).map((p) => p.replace(/@\w+$/, ''))
   const inline = /(?<![\w:])(\w+(?:::\w+)+)/g
+  const body = src.replace(/\buse\s+[^;]+;/g, '')
   let m
-  while ((m = inline.exec(src))) paths.push(m[1])
+  while ((m = inline.exec(body))) paths.push(m[1])
   return anchored(paths, mod, known)
 }
 
@@ -232,6 +236,15 @@ function check(crateDir, name) {
     problems.push(`${name}: import circle of ${scc.length} modules: ${files.join(' -> ')}`)
   }
   return problems
+}
+
+// Debugging: CHECK_LAYERS_WHY=src,planted,policy lists the paths that make planted use policy.
+if (process.env.CHECK_LAYERS_WHY) {
+  const [crateDir, from, to] = process.env.CHECK_LAYERS_WHY.split(',')
+  const mods = modules(path.join(root, crateDir))
+  for (const m of mods.values()) m.code = code(m.text)
+  const rex = reexportsOf(mods)
+  for (const p of namedPaths(mods.get(from).code, from, mods)) if (resolve(p, from, mods, rex) === to) console.error(`  ${p}`)
 }
 
 const problems = [...check('src', 'sandspawn'), ...check('helper/src', 'sandspawn-helper')]

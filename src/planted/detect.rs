@@ -37,7 +37,7 @@ pub struct HostRisk {
 pub fn detect(baseline: &Baseline) -> Vec<HostRisk> {
     let (found, index) = scan::walk_indexed(&baseline.spec, Some(&baseline.index));
     // The next run in this area starts from this walk: what this run changed is read once, here.
-    super::remember(&baseline.spec, std::sync::Arc::new(index));
+    super::baseline::remember(&baseline.spec, std::sync::Arc::new(index));
     let mut risks = replaced_roots(baseline);
     let absent: HashSet<&PathBuf> = baseline.absent.iter().collect();
     risks.extend(undo_created(baseline, &found));

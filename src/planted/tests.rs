@@ -119,7 +119,7 @@ fn detects_planted_repositories_hooks_and_names() {
     std::fs::write(r.join("fresh/.envrc"), "").unwrap(); // empty: runs nothing (and looks like a placeholder)
     std::fs::create_dir_all(r.join("empty/.git")).unwrap();
     let risks = detect(&b);
-    assert!(recall(&b.spec).is_some_and(|i| i.holds(&sub)), "the walk after the run is the next run's prior walk");
+    assert!(super::baseline::recall(&b.spec).is_some_and(|i| i.holds(&sub)), "the walk after the run is the next run's prior walk");
     let got: Vec<(String, RiskKind)> = risks.iter().map(|h| (h.path.clone(), h.kind)).collect();
     let s = |p: PathBuf| p.to_string_lossy().into_owned();
     assert_eq!(

@@ -20,7 +20,8 @@ use super::pipe_io::{async_fd, pump, read_all, write_all};
 use super::status::StatusParser;
 use super::terminal_io::{dup_cloexec, pump_terminal};
 use super::wiring::Output;
-use super::{OutputSink, Shared};
+use super::shared::Shared;
+use super::sink::OutputSink;
 
 /// How long output may keep arriving after the command exited before we stop at the first empty
 /// read (a grandchild that escaped the tree can hold the pipes open forever).

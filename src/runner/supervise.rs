@@ -19,7 +19,8 @@ use super::side_services::SideServices;
 use super::streams::{attach_stdin, Streams};
 use super::until_exit::{supervise, Deadlines, Ending};
 use super::wiring::{wire, OurSide};
-use super::{OutputSink, Shared, StartState};
+use super::shared::{Shared, StartState};
+use super::sink::OutputSink;
 
 pub(super) async fn drive(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: Arc<Shared>, control: mpsc::UnboundedReceiver<Signal>) {
     let outcome = run(req, sink, &shared, control).await;
