@@ -3,7 +3,7 @@
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::bundled::{self, BundledBwrap, Problem};
 use super::*;
@@ -115,10 +115,15 @@ fn no_system_bwrap_runs_the_bundled_one() {
 #[test]
 fn a_working_system_bwrap_wins() {
     let cwd = tempfile::tempdir().unwrap();
-    let c = ladder("/usr/bin:/bin", cwd.path(), LinuxOptions::default(), &real_bundled());
+    // A working bwrap on PATH is the system's, whatever binary it is: here a link to the bundled
+    // one, so that this runs on a host without bubblewrap too.
+    let bin = tempfile::tempdir().unwrap();
+    let bundled = fs::canonicalize(real_bundled().path.unwrap()).unwrap();
+    std::os::unix::fs::symlink(&bundled, bin.path().join("bwrap")).unwrap();
+    let c = ladder(&bin.path().display().to_string(), cwd.path(), LinuxOptions::default(), &real_bundled());
     assert!(c.available, "{c:?}");
     assert_eq!(c.sandbox_details.bwrap_source, Some(BwrapSource::System));
-    assert_eq!(c.bwrap.as_ref().unwrap().path, PathBuf::from("/usr/bin/bwrap"));
+    assert_eq!(c.bwrap.as_ref().unwrap().path, bundled);
     assert_eq!(causes(&c), v(&[("bwrap-system", "ok")]));
 }
 
@@ -251,14 +256,20 @@ fn allow_and_override_shape_the_ladder() {
 
 #[test]
 fn require_sandbox_error_carries_the_ladder() {
-    // Through the public entry point: the installed bundled bwrap of a test binary does not exist
-    // (it sits beside the addon, not in target/), so with no system bwrap nothing can run.
+    // Through the public entry point, with no system bwrap and the bundled one turned off: nothing
+    // can run.
     let cwd = tempfile::tempdir().unwrap();
     let empty = tempfile::tempdir().unwrap();
-    let e = require_sandbox(Platform::Linux, Some(&empty.path().display().to_string()), cwd.path(), &LinuxOptions::default()).unwrap_err();
+    let off = LinuxOptions { bundled_bwrap: false, ..LinuxOptions::default() };
+    let e = require_sandbox(Platform::Linux, Some(&empty.path().display().to_string()), cwd.path(), &off).unwrap_err();
     assert_eq!(e.code, crate::ErrorCode::Unavailable);
     assert_eq!(e.attempts.len(), 3, "{:?}", e.attempts);
-    assert_eq!(e.attempts[1].cause, "bundled-bwrap-missing");
+    assert_eq!(e.attempts[1].cause, "disabled");
+
+    // With it on, the test binary finds the bundled bwrap the build put beside Cargo.toml (as the
+    // addon finds the one beside its .node file): a host without bubblewrap still sandboxes.
+    let got = require_sandbox(Platform::Linux, Some(&empty.path().display().to_string()), cwd.path(), &LinuxOptions::default()).unwrap();
+    assert_eq!(got.details.bwrap_source, Some(BwrapSource::Bundled));
     assert!(e.message.contains("tried: bwrap-system:"), "{}", e.message);
     assert!(!e.fixes.is_empty());
 }
