@@ -211,6 +211,35 @@ fn a_host_failure_never_tries_the_bundled_one() {
 }
 
 #[test]
+fn a_host_failure_of_the_bundled_bwrap_is_the_reason_given() {
+    // No system bwrap (a fresh machine), and the bundled one fails because of the host: nested in
+    // another sandbox that forbids user namespaces. The reason must name the nesting, not "install
+    // bubblewrap" (a system bwrap would fail the same way), and the fixes must offer the opt-in.
+    let cwd = tempfile::tempdir().unwrap();
+    let empty = tempfile::tempdir().unwrap();
+    let d = tempfile::tempdir().unwrap();
+    let fake = d.path().join(bundled::FILE_NAME);
+    let body = b"#!/bin/sh\ncase \"$1\" in --version) echo 'bubblewrap 0.12.0';; *) echo 'bwrap: Creating new namespace failed: nesting depth or /proc/sys/user/max_*_namespaces exceeded (ENOSPC)' >&2; exit 1;; esac\n";
+    exe(&fake, body);
+    use sha2::Digest;
+    let digest: String = sha2::Sha256::digest(body).iter().map(|b| format!("{b:02x}")).collect();
+    let c = ladder(&empty.path().display().to_string(), cwd.path(), LinuxOptions::default(), &at(&fake, &digest));
+    assert!(!c.available, "{c:?}");
+    assert_eq!(causes(&c), v(&[("bwrap-system", "bwrap-missing"), ("bwrap-bundled", "nesting-limit"), ("landlock", "not-allowed")]));
+    assert_eq!(c.cause.as_deref(), Some("nesting-limit"));
+    assert!(c.reason.as_deref().unwrap().contains("already inside a sandbox"), "{:?}", c.reason);
+    assert_eq!(c.bwrap.as_ref().unwrap().path, fs::canonicalize(&fake).unwrap());
+    assert!(c.stderr.as_deref().unwrap().contains("nesting depth"), "{:?}", c.stderr);
+    assert!(!c.fixes.iter().any(|f| f.contains("apt-get install")), "installing bubblewrap would not help: {:?}", c.fixes);
+    assert!(c.fixes[0].contains("outside the enclosing sandbox"), "{:?}", c.fixes);
+    assert!(c.fixes.iter().any(|f| f.contains("'landlock'")), "{:?}", c.fixes);
+
+    // Through require_sandbox's message: the nesting comes first, the ladder after it.
+    let e = crate::error::SandboxError::unavailable(c.reason.clone().unwrap(), c.fix.clone().unwrap());
+    assert!(e.message.starts_with("sandbox unavailable: bwrap may not create another namespace"), "{}", e.message);
+}
+
+#[test]
 fn a_tampered_bundled_binary_is_refused() {
     let cwd = tempfile::tempdir().unwrap();
     let empty = tempfile::tempdir().unwrap();
