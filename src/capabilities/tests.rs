@@ -10,9 +10,11 @@ use super::probe::*;
 use super::*;
 use crate::error::ErrorCode;
 
-/// A bwrap that works here, as the only file of a directory of its own: `bwrap`, a link to the one
-/// the ladder picks (the system's, else the bundled one). It stands in for the system's bin
-/// directory, so these tests of the system rung run on a host without bubblewrap too.
+/// A bwrap that works here, as the only file of a directory of its own: `bwrap`, a copy of the one
+/// the ladder picks (the system's, else the bundled one), in a directory trusted like root's own
+/// (a link would be judged by its target, which may lie under HOME: a checkout in /root). It
+/// stands in for the system's bin directory, so these tests of the system rung run on a host
+/// without bubblewrap too.
 struct WorkingBwrap {
     dir: tempfile::TempDir,
     /// Its canonical path (what discovery reports).
@@ -26,7 +28,9 @@ fn working_bwrap() -> WorkingBwrap {
     let found = caps.bwrap.clone().filter(|_| caps.available && caps.sandbox_type == SandboxType::Bwrap);
     let found = found.unwrap_or_else(|| panic!("no bwrap works here, neither the system's nor the bundled one: {caps:?}"));
     let dir = tempfile::tempdir().unwrap();
-    std::os::unix::fs::symlink(&found.path, dir.path().join("bwrap")).unwrap();
+    fs::copy(&found.path, dir.path().join("bwrap")).unwrap();
+    fs::set_permissions(dir.path().join("bwrap"), fs::Permissions::from_mode(0o755)).unwrap();
+    trust_for_test(dir.path());
     let path = fs::canonicalize(dir.path().join("bwrap")).unwrap();
     WorkingBwrap { dir, path }
 }

@@ -24,6 +24,17 @@ fn trusted_dir() -> tempfile::TempDir {
     d
 }
 
+/// A working bwrap on PATH is the system's, whatever binary it is: a copy of the bundled one in a
+/// trusted directory, so that tests of the system rung run on a host without bubblewrap too.
+/// (The directory, a PATH of it, the copy's canonical path.)
+fn trusted_copy_of_the_bundled_bwrap() -> (tempfile::TempDir, String, PathBuf) {
+    let bin = trusted_dir();
+    exe(&bin.path().join("bwrap"), &fs::read(real_bundled().path.unwrap()).unwrap());
+    let path = bin.path().display().to_string();
+    let bwrap = fs::canonicalize(bin.path().join("bwrap")).unwrap();
+    (bin, path, bwrap)
+}
+
 fn at(path: &Path, digest: &str) -> BundledBwrap {
     BundledBwrap { path: Some(path.to_path_buf()), digest: Some(digest.to_string()) }
 }
@@ -115,15 +126,11 @@ fn no_system_bwrap_runs_the_bundled_one() {
 #[test]
 fn a_working_system_bwrap_wins() {
     let cwd = tempfile::tempdir().unwrap();
-    // A working bwrap on PATH is the system's, whatever binary it is: here a link to the bundled
-    // one, so that this runs on a host without bubblewrap too.
-    let bin = tempfile::tempdir().unwrap();
-    let bundled = fs::canonicalize(real_bundled().path.unwrap()).unwrap();
-    std::os::unix::fs::symlink(&bundled, bin.path().join("bwrap")).unwrap();
-    let c = ladder(&bin.path().display().to_string(), cwd.path(), LinuxOptions::default(), &real_bundled());
+    let (_bin, path, bwrap) = trusted_copy_of_the_bundled_bwrap();
+    let c = ladder(&path, cwd.path(), LinuxOptions::default(), &real_bundled());
     assert!(c.available, "{c:?}");
     assert_eq!(c.sandbox_details.bwrap_source, Some(BwrapSource::System));
-    assert_eq!(c.bwrap.as_ref().unwrap().path, bundled);
+    assert_eq!(c.bwrap.as_ref().unwrap().path, bwrap);
     assert_eq!(causes(&c), v(&[("bwrap-system", "ok")]));
 }
 
@@ -135,11 +142,13 @@ fn an_untrusted_system_bwrap_is_never_run() {
     let cwd = tempfile::tempdir().unwrap();
     let planted = tempfile::tempdir().unwrap();
     let ran = planted.path().join("ran");
-    exe(&planted.path().join("bwrap"), format!("#!/bin/sh\ntouch '{}'\nexec /usr/bin/bwrap \"$@\"\n", ran.display()).as_bytes());
-    let path = format!("{}:/usr/bin", planted.path().display());
+    exe(&planted.path().join("bwrap"), format!("#!/bin/sh\ntouch '{}'\nexit 1\n", ran.display()).as_bytes());
+    // The next one on PATH is trusted (root's /usr/bin/bwrap on a host that has one).
+    let (_next, next_path, next) = trusted_copy_of_the_bundled_bwrap();
+    let path = format!("{}:{next_path}", planted.path().display());
     let c = ladder(&path, cwd.path(), LinuxOptions::default(), &real_bundled());
     assert!(c.available, "{c:?}");
-    assert_eq!(c.bwrap.as_ref().unwrap().path, PathBuf::from("/usr/bin/bwrap"), "the next, trusted one on PATH");
+    assert_eq!(c.bwrap.as_ref().unwrap().path, next, "the next, trusted one on PATH");
     let only = ladder(&planted.path().display().to_string(), cwd.path(), LinuxOptions::default(), &real_bundled());
     assert_eq!(only.sandbox_details.bwrap_source, Some(BwrapSource::Bundled));
     assert_eq!(causes(&only)[0], ("bwrap-system", "bwrap-missing".to_string()));
@@ -148,12 +157,13 @@ fn an_untrusted_system_bwrap_is_never_run() {
     assert!(!ran.exists(), "the planted bwrap was executed");
     // The rule itself: root's own file in root's directories passes; anything writable by others,
     // or owned by another user, does not.
+    // (/usr/bin/env stands for /usr/bin/bwrap: any root file in root's directories, on every host.)
     let trust = super::discover::Trust { home: Some("/nonexistent-home".into()), temp: vec![] };
-    assert_eq!(super::discover::distrust(Path::new("/usr/bin/bwrap"), &trust), None);
+    assert_eq!(super::discover::distrust(Path::new("/usr/bin/env"), &trust), None);
     let t = planted.path().canonicalize().unwrap();
     assert!(super::discover::distrust(&t.join("bwrap"), &trust).unwrap().contains("writable by everyone"), "the sticky /tmp");
     let home = super::discover::Trust { home: Some("/usr".into()), temp: vec![] };
-    assert!(super::discover::distrust(Path::new("/usr/bin/bwrap"), &home).unwrap().contains("under HOME"));
+    assert!(super::discover::distrust(Path::new("/usr/bin/env"), &home).unwrap().contains("under HOME"));
 }
 
 #[test]
