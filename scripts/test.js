@@ -2,6 +2,8 @@
 'use strict'
 // `npm test`: build if stale, then cargo test, the node --test suites, a strict type check of
 // index.d.ts, and the Jest + ts-jest smoke test. Stops at the first failing step.
+// `node scripts/test.js STEP...` runs only those steps (by key: build, cargo, node, bundled, types,
+// jest, unprivileged), e.g. `cargo node` for .ci/run's pass without a system bwrap.
 
 const path = require('node:path')
 const { spawnSync } = require('node:child_process')
@@ -10,17 +12,26 @@ const fs = require('node:fs')
 const root = path.resolve(__dirname, '..')
 const bin = (name) => path.join(root, 'node_modules', '.bin', name)
 
+// [key, name, command, args, extra environment, why it would be skipped]
 const steps = [
-  ['build (if stale)', process.execPath, [path.join(__dirname, 'ensure-built.js')]],
+  ['build', 'build (if stale)', process.execPath, [path.join(__dirname, 'ensure-built.js')]],
   // The core's runner tests run real sandboxes, which need the helper beside the test binary.
-  ['cargo build (helper for the Rust tests)', 'cargo', ['build', '--quiet', '-p', 'sandspawn-helper']],
-  ['cargo test', 'cargo', ['test', '--quiet', '--workspace']],
-  ['node --test', process.execPath, ['--test', '--test-concurrency=1', '__test__/']],
+  ['cargo', 'cargo build (helper for the Rust tests)', 'cargo', ['build', '--quiet', '-p', 'sandspawn-helper']],
+  ['cargo', 'cargo test', 'cargo', ['test', '--quiet', '--workspace']],
+  ['node', 'node --test', process.execPath, ['--test', '--test-concurrency=1', '__test__/']],
   // The escape tests again, with the system bwrap hidden: sandspawn's bundled bwrap must hold too.
-  ['node --test __test__/security/ (bundled bwrap)', process.execPath, ['--test', '--test-concurrency=1', '__test__/security/'], { SANDSPAWN_TEST_BWRAP: 'bundled' }, withoutSystemBwrap],
-  ['tsc --noEmit (strict, isolatedModules)', bin('tsc'), ['--noEmit', '-p', '__test__/types/tsconfig.json']],
-  ['jest + ts-jest smoke test', bin('jest'), ['--config', '__test__/jest/jest.config.js']],
+  ['bundled', 'node --test __test__/security/ (bundled bwrap)', process.execPath, ['--test', '--test-concurrency=1', '__test__/security/'], { SANDSPAWN_TEST_BWRAP: 'bundled' }, withoutSystemBwrap],
+  ['types', 'tsc --noEmit (strict, isolatedModules)', bin('tsc'), ['--noEmit', '-p', '__test__/types/tsconfig.json']],
+  ['jest', 'jest + ts-jest smoke test', bin('jest'), ['--config', '__test__/jest/jest.config.js']],
 ]
+const KEYS = [...new Set(steps.map((s) => s[0])), 'unprivileged']
+const only = process.argv.slice(2)
+const unknown = only.filter((k) => !KEYS.includes(k))
+if (unknown.length) {
+  console.error(`scripts/test.js: unknown step ${unknown.join(', ')} (steps: ${KEYS.join(', ')})`)
+  process.exit(2)
+}
+const wanted = (key) => only.length === 0 || only.includes(key)
 
 // Suites that run workspace-write with the real HOME get private tool caches (the default): their
 // store goes to a scratch directory, not this machine's ~/.local/state, and is removed at the end.
@@ -32,7 +43,8 @@ const removeStore = () => {
   spawnSync('chmod', ['-R', 'u+rwx', cacheStore])
   fs.rmSync(cacheStore, { recursive: true, force: true })
 }
-for (const [name, cmd, args, env, skip] of steps) {
+for (const [key, name, cmd, args, env, skip] of steps) {
+  if (!wanted(key)) continue
   const why = skip && skip()
   if (why) {
     console.log(`\n=== ${name}: skipped: ${why} ===`)
@@ -47,8 +59,8 @@ for (const [name, cmd, args, env, skip] of steps) {
   }
 }
 removeStore()
-unprivilegedPass()
-console.log('\nnpm test: all steps passed')
+if (wanted('unprivileged')) unprivilegedPass()
+console.log(`\nnpm test: all steps passed${only.length ? ` (${only.join(', ')})` : ''}`)
 
 /** Why a pass of its own on the bundled bwrap would repeat the first one, or null. */
 function withoutSystemBwrap() {
