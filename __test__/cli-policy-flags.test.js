@@ -67,25 +67,28 @@ test('--no-protect-git lets the command commit; --protect-git (the default) keep
 
 test('--protected-name adds to the defaults; --no-protected-names drops them; both: only the named ones', (t) => {
   const ws = tmp(t, 'names')
-  const write = (names) => `for f in ${names.join(' ')}; do echo x > "$f" 2>/dev/null && echo "wrote $f" || echo "refused $f"; done`
+  // Existing files: a protected one is bound read-only (a missing one would be created and moved
+  // aside after the run, which hostRisks reports).
+  const write = (names) => `for f in ${names.join(' ')}; do echo x >> "$f" 2>/dev/null && echo "wrote $f" || echo "refused $f"; done`
   const run = (flags) => {
-    for (const f of ['.envrc', '.npmrc']) fs.rmSync(path.join(ws, f), { force: true })
-    const r = cli(['--cwd', ws, '--mode', 'workspace-write', ...flags, 'sh', '-c', write(['.envrc', '.npmrc'])])
+    for (const f of ['.envrc', '.toolrc']) fs.writeFileSync(path.join(ws, f), 'host\n')
+    const r = cli(['--cwd', ws, '--mode', 'workspace-write', ...flags, 'sh', '-c', write(['.envrc', '.toolrc'])])
     assert.equal(r.status, 0, ctx(r))
     return r.stdout.trim().split('\n')
   }
-  assert.deepEqual(run([]), ['refused .envrc', 'wrote .npmrc'], 'the defaults')
-  assert.deepEqual(run(['--protected-name', '.npmrc']), ['refused .envrc', 'refused .npmrc'], 'added to the defaults')
-  assert.deepEqual(run(['--no-protected-names']), ['wrote .envrc', 'wrote .npmrc'], 'none')
-  assert.deepEqual(run(['--no-protected-names', '--protected-name', '.npmrc']), ['wrote .envrc', 'refused .npmrc'], 'only the named one')
+  assert.deepEqual(run([]), ['refused .envrc', 'wrote .toolrc'], 'the defaults')
+  assert.deepEqual(run(['--protected-name', '.toolrc']), ['refused .envrc', 'refused .toolrc'], 'added to the defaults')
+  assert.deepEqual(run(['--no-protected-names']), ['wrote .envrc', 'wrote .toolrc'], 'none')
+  assert.deepEqual(run(['--no-protected-names', '--protected-name', '.toolrc']), ['wrote .envrc', 'refused .toolrc'], 'only the named one')
 })
 
 test('the defaults --protected-name adds to are the library\'s', async () => {
-  const { DEFAULT_PROTECTED_NAMES } = require('../lib/cli/options')
+  const { defaultProtectedNames } = require('../lib/cli/options')
   const { spawnSandboxed } = require('..')
   const { resolvedPolicies } = require('../lib/process')
   const r = await spawnSandboxed(['true'], { sandbox: { mode: 'workspace-write', tmp: 'read-only' }, cwd: fs.mkdtempSync(path.join(os.tmpdir(), 'ss-names-')) })
-  assert.deepEqual(DEFAULT_PROTECTED_NAMES, resolvedPolicies.get(r).protectedNames)
+  assert.deepEqual(defaultProtectedNames(), resolvedPolicies.get(r).protectedNames)
+  assert.ok(defaultProtectedNames().includes('.envrc'), defaultProtectedNames().join(' '))
 })
 
 test('--tool-caches none keeps the caches read-only; private (the default) gives a copy-on-write one', (t) => {
@@ -137,7 +140,7 @@ test('flags that make no sense for the mode are usage errors, naming the flag an
     [['--mode', 'read-only', '--writable', '/var/tmp'], /^sandspawn: --writable: only allowed with --mode workspace-write/],
     [['--protect-git'], /^sandspawn: --protect-git: only allowed with --mode workspace-write/],
     [['--no-protect-git'], /^sandspawn: --no-protect-git: only allowed with --mode workspace-write/],
-    [['--protected-name', '.npmrc'], /^sandspawn: --protected-name: only allowed with --mode workspace-write/],
+    [['--protected-name', '.toolrc'], /^sandspawn: --protected-name: only allowed with --mode workspace-write/],
     [['--no-protected-names'], /^sandspawn: --no-protected-names: only allowed with --mode workspace-write/],
     [['--tool-caches', 'none'], /^sandspawn: --tool-caches: only allowed with --mode workspace-write/],
     [['--mode', 'danger-full-access', '--read-only', '/nope'], /^sandspawn: --read-only: only allowed with --mode workspace-write/],
@@ -184,6 +187,7 @@ test('the denial line for .git and a protected name names the flag that would al
   const line = (r) => r.stderr.split('\n').find((l) => l.startsWith('sandspawn: sandbox denied')) ?? ''
   const git = cli(['--cwd', ws, '--mode', 'workspace-write', 'sh', '-c', 'echo x > .git/config'])
   assert.match(line(git), /\.git stays read-only inside writable directories; --no-protect-git would allow it$/, ctx(git))
+  fs.writeFileSync(path.join(ws, '.envrc'), 'host\n')
   const envrc = cli(['--cwd', ws, '--mode', 'workspace-write', 'sh', '-c', 'echo x > .envrc'])
   assert.match(line(envrc), /\.envrc is a protected name .*; --no-protected-names would allow it$/, ctx(envrc))
   assert.doesNotMatch(line(envrc), /--writable/, 'the directory is writable already')

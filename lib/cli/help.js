@@ -10,7 +10,7 @@ Options:
   --mode MODE           read-only (default), workspace-write or danger-full-access
   --writable DIR        also writable (repeatable; implies workspace-write)
   --read-only PATH      kept read-only inside writable directories (repeatable)
-  --protected-name NAME kept read-only atop writable directories too, like .envrc (repeatable)
+  --protected-name NAME protected atop writable directories too, like .envrc (repeatable)
   --no-protect-git, --no-protected-names   let the command write .git, the default protected names
   --deny-read PATH      can be neither read nor listed (repeatable)
   --network             allow network access (default: none, loopback included)

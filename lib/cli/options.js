@@ -6,12 +6,6 @@ const path = require('node:path')
 const { UsageError } = require('./args')
 const { checkModeFlags } = require('./mode-rules')
 
-/**
- * The library's default `protectedNames`, which `--protected-name` adds to (a person protecting
- * one more file does not mean to unprotect `.bashrc`). Checked against the library's own list by
- * __test__/cli-policy-flags.test.js.
- */
-const DEFAULT_PROTECTED_NAMES = ['.gitmodules', '.gitconfig', '.bashrc', '.bash_profile', '.zshrc', '.zprofile', '.profile', '.envrc', '.mcp.json', '.vscode', '.idea', '.devcontainer']
 
 function toSpawnOptions(values) {
   const cwd = path.resolve(values.cwd ?? '.')
@@ -50,11 +44,20 @@ function toSpawnOptions(values) {
   return options
 }
 
-/** `protectedNames` from --protected-name and --no-protected-names, or undefined (the defaults). */
+/**
+ * `protectedNames` from --protected-name and --no-protected-names, or undefined (the defaults).
+ * --protected-name adds to the library's defaults: a person protecting one more file does not
+ * mean to unprotect `.bashrc`.
+ */
 function protectedNames(values) {
   if (!values['protected-name'] && !values['no-protected-names']) return undefined
-  const base = values['no-protected-names'] ? [] : DEFAULT_PROTECTED_NAMES
+  const base = values['no-protected-names'] ? [] : defaultProtectedNames()
   return [...new Set([...base, ...(values['protected-name'] ?? [])])]
 }
 
-module.exports = { toSpawnOptions, protectedNames, DEFAULT_PROTECTED_NAMES }
+/** The core's own default list (never a copy here that could drift from it). */
+function defaultProtectedNames() {
+  return require('../../binding.js').protectedNameDefaults()
+}
+
+module.exports = { toSpawnOptions, protectedNames, defaultProtectedNames }
