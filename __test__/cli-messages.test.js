@@ -46,10 +46,13 @@ test("npm's \"complete log\" path in a private cache is mapped to the file on th
   fs.mkdirSync(path.join(home, '.npm'))
   const store = path.join(home, 'store')
   // The network is off: the lookup of a .invalid registry fails at once, and npm writes its log.
+  // Without the npm_config_* variables `npm test` exports (its cache, /root/.npm, is no cache of
+  // this HOME), so the inner npm uses ~/.npm as a user's npm would.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k)))
   const r = spawnSync(process.execPath, [CLI, '--mode', 'workspace-write', 'npm', 'view', 'left-pad', 'version', '--registry', 'http://registry.example.invalid/'], {
     cwd: ws,
     encoding: 'utf8',
-    env: { ...process.env, HOME: home, SANDSPAWN_TOOL_CACHE_DIR: store, npm_config_update_notifier: 'false' },
+    env: { ...env, HOME: home, SANDSPAWN_TOOL_CACHE_DIR: store, npm_config_update_notifier: 'false' },
     timeout: HANG_MS,
     killSignal: 'SIGKILL',
   })
