@@ -338,6 +338,13 @@ pub async fn tool_cache_store(options: Option<Value>, env: std::collections::Has
     }
 }
 
+/// The default `protectedNames` (internal: the CLI's `--protected-name` adds to them, and must not
+/// keep a copy of its own that drifts from the core's list).
+#[napi]
+pub fn protected_name_defaults() -> Vec<String> {
+    crate::planted::names::defaults()
+}
+
 /// The sandspawn core version (for diagnostics).
 #[napi]
 pub fn native_version() -> String {

@@ -27,7 +27,8 @@ pub(crate) fn child_env(req: &PlanRequest, sandbox: SandboxType) -> BTreeMap<Str
 }
 
 /// With the network off a failed request cannot succeed later, yet npm retries even a final
-/// "name not found" for about 70 s and pip for about 10 s, so an agent's timeout kills them
-/// before they print why. Set unless the caller set them. pip gets one retry, which costs nothing
-/// (urllib3 waits only from the second) and is what makes it print the cause of the failure.
-const OFFLINE_NO_RETRIES: [(&str, &str); 2] = [("npm_config_fetch_retries", "0"), ("PIP_RETRIES", "1")];
+/// "name not found" for about 70 s, pip for about 10 s and cargo for about 11 s, so an agent's
+/// timeout kills them before they print why. Set unless the caller set them. pip gets one retry,
+/// which costs nothing (urllib3 waits only from the second) and is what makes it print the cause
+/// of the failure. `CARGO_NET_RETRY` outranks `net.retry` in cargo's config files.
+const OFFLINE_NO_RETRIES: [(&str, &str); 3] = [("npm_config_fetch_retries", "0"), ("PIP_RETRIES", "1"), ("CARGO_NET_RETRY", "0")];
