@@ -88,7 +88,7 @@ fn undo_created(baseline: &Baseline, found: &scan::Found) -> Vec<HostRisk> {
     for p in &baseline.absent {
         let exists = if walked(p) { seen.contains(p) } else { p.symlink_metadata().is_ok() };
         let Some(meta) = exists.then(|| p.symlink_metadata().ok()).flatten() else { continue };
-        if crate::placeholders::is_placeholder(&meta) {
+        if crate::placeholders::is_placeholder(p, &meta) {
             continue;
         }
         let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();

@@ -192,7 +192,7 @@ impl Carver<'_> {
         // A placeholder (of a plan another program runs, or left by a killed run) is recognized by
         // its mode (`placeholders::is_placeholder`): the name is as good as missing. Anything else,
         // an empty one of the user's too, is kept read-only.
-        if crate::placeholders::is_placeholder(&meta) {
+        if crate::placeholders::is_placeholder(p, &meta) {
             self.missing(p.to_path_buf(), if meta.is_dir() { PlaceholderKind::Dir } else { PlaceholderKind::File });
             None
         } else {
