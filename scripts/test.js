@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 'use strict'
-// `npm test`: build if stale, then cargo test, the node --test suites, a strict type check of
+// `npm test`: the layering check, build if stale, then cargo test, the node --test suites, a strict type check of
 // index.d.ts, and the Jest + ts-jest smoke test. Stops at the first failing step.
-// `node scripts/test.js STEP...` runs only those steps (by key: build, cargo, node, bundled, types,
-// jest, unprivileged), e.g. `cargo node` for .ci/run's pass without a system bwrap.
+// `node scripts/test.js STEP...` runs only those steps (by key: layers, build, cargo, node, bundled,
+// types, jest, unprivileged), e.g. `cargo node` for .ci/run's pass without a system bwrap.
 
 const path = require('node:path')
 const { spawnSync } = require('node:child_process')
@@ -14,6 +14,7 @@ const bin = (name) => path.join(root, 'node_modules', '.bin', name)
 
 // [key, name, command, args, extra environment, why it would be skipped]
 const steps = [
+  ['layers', 'check-layers (no import circles in the crates)', process.execPath, [path.join(__dirname, 'check-layers.js')]],
   ['build', 'build (if stale)', process.execPath, [path.join(__dirname, 'ensure-built.js')]],
   // The core's runner tests run real sandboxes, which need the helper beside the test binary.
   ['cargo', 'cargo build (helper for the Rust tests)', 'cargo', ['build', '--quiet', '-p', 'sandspawn-helper']],

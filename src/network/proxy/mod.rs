@@ -3,13 +3,14 @@
 //! Every task it starts (connections, tunnels, upstream connections) is tracked and cancelled when
 //! the run ends, so no socket or task outlives the run.
 
+mod context;
 mod dial;
 mod http;
 mod relay;
+mod resolver;
 mod socks5;
 
 use std::future::Future;
-use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -19,46 +20,13 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-pub use dial::Resolver;
+pub use context::{Context, MAX_CONNECTIONS};
+use context::FIRST_BYTE_TIMEOUT;
+pub use resolver::Resolver;
 
 use super::denials::{DenialLog, NetworkDenial};
 use super::guard::own_addresses;
 use super::policy::NetworkPolicy;
-
-/// Client connections a run holds at once, tunnels included (each is at most two of the host's
-/// descriptors: the client's and the upstream's). Beyond it a new connection is refused with a
-/// `connection_limit` denial; other runs and the host are not touched.
-pub const MAX_CONNECTIONS: usize = 256;
-/// The first byte must arrive within this time.
-const FIRST_BYTE_TIMEOUT: Duration = Duration::from_secs(30);
-
-/// What every task of one run's proxy shares.
-pub struct Context {
-    pub policy: NetworkPolicy,
-    pub denials: DenialLog,
-    /// The host's own addresses, refused like loopback (listed once, when the run starts).
-    pub own: Vec<IpAddr>,
-    pub resolver: Resolver,
-    /// This run's connection slots (`MAX_CONNECTIONS`): one per client connection, kept by its
-    /// tunnel when it becomes one.
-    slots: Arc<Semaphore>,
-    /// This run's concurrent name lookups (`dial::LOOKUPS_PER_RUN`).
-    pub lookups: Arc<Semaphore>,
-    /// A tunnel idle this long is closed (`relay::TUNNEL_IDLE`; shorter in tests).
-    pub tunnel_idle: Duration,
-    token: CancellationToken,
-    tracker: TaskTracker,
-}
-
-impl Context {
-    /// Run `fut` as part of this proxy: cancelled, and waited for, when the run ends.
-    fn spawn(&self, fut: impl Future<Output = ()> + Send + 'static) {
-        let token = self.token.clone();
-        self.tracker.spawn(async move {
-            token.run_until_cancelled(fut).await;
-        });
-    }
-}
 
 /// The proxy of one run. Dropping it cancels everything it runs; `finish` also waits for that.
 pub struct RunProxy {
@@ -78,7 +46,7 @@ impl RunProxy {
                 own: own_addresses(),
                 resolver,
                 slots: Arc::new(Semaphore::new(MAX_CONNECTIONS)),
-                lookups: Arc::new(Semaphore::new(dial::LOOKUPS_PER_RUN)),
+                lookups: Arc::new(Semaphore::new(resolver::LOOKUPS_PER_RUN)),
                 tunnel_idle,
                 token: CancellationToken::new(),
                 tracker: TaskTracker::new(),

@@ -1,0 +1,57 @@
+'use strict'
+// scripts/check-layers.js (run by npm test on this repository) finds what it must on crates made
+// here: a circle through re-exports and child modules, a ground floor that imports the crate, and
+// nothing where test code or a comment names another module.
+
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const { spawnSync } = require('node:child_process')
+
+const SCRIPT = path.join(__dirname, '..', 'scripts', 'check-layers.js')
+
+function crate(t, files) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sandspawn-layers-'))
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
+  for (const [name, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, 'src', name)), { recursive: true })
+    fs.writeFileSync(path.join(dir, 'src', name), text)
+  }
+  const r = spawnSync(process.execPath, [SCRIPT, dir], { encoding: 'utf8' })
+  return { status: r.status, out: r.stdout + r.stderr }
+}
+
+test('a clean crate passes; what only tests and comments name does not count', (t) => {
+  const r = crate(t, {
+    'lib.rs': 'pub mod error;\npub mod a;\npub mod b;\npub use error::Error;\n',
+    'error.rs': '// crate::a is mentioned in a comment only\npub struct Error;\n#[cfg(test)]\nmod tests { use crate::a::f; }\n',
+    'a.rs': 'use crate::Error;\npub fn f() -> Option<Error> { crate::b::g() }\n',
+    'b.rs': 'pub fn g() -> Option<crate::error::Error> { None }\n#[cfg(test)]\nmod tests { use crate::a::f; }\n',
+  })
+  assert.equal(r.status, 0, r.out)
+  assert.match(r.out, /no import circles/)
+})
+
+test('a circle through a re-export and a child module is found and named file by file', (t) => {
+  const r = crate(t, {
+    'lib.rs': 'pub mod error;\npub mod net;\npub mod run;\n',
+    'error.rs': 'pub struct Error;\n',
+    'net/mod.rs': 'mod proxy;\npub use proxy::Proxy;\npub struct Policy;\n',
+    'net/proxy.rs': 'use super::Policy;\npub struct Proxy(Policy);\n',
+    'run.rs': 'pub fn go(_: crate::net::Proxy) {}\n',
+  })
+  assert.equal(r.status, 1, r.out)
+  assert.match(r.out, /import circle of 2 modules: src\/net\/mod\.rs -> src\/net\/proxy\.rs -> src\/net\/mod\.rs/)
+})
+
+test('the ground floor importing the crate is refused', (t) => {
+  const r = crate(t, {
+    'lib.rs': 'pub mod error;\npub mod capabilities;\n',
+    'error.rs': 'pub struct Error { pub attempts: Vec<crate::capabilities::Attempt> }\n',
+    'capabilities.rs': 'pub struct Attempt;\n',
+  })
+  assert.equal(r.status, 1, r.out)
+  assert.match(r.out, /src\/error\.rs is the ground floor but imports crate::capabilities/)
+})

@@ -1,0 +1,50 @@
+//! What every task of one run's proxy shares: the policy, the refusals so far, the run's connection
+//! and lookup slots, and the cancellation that ends them all with the run.
+
+use std::future::Future;
+use std::net::IpAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use super::resolver::Resolver;
+use crate::network::denials::DenialLog;
+use crate::network::policy::NetworkPolicy;
+
+/// Client connections a run holds at once, tunnels included (each is at most two of the host's
+/// descriptors: the client's and the upstream's). Beyond it a new connection is refused with a
+/// `connection_limit` denial; other runs and the host are not touched.
+pub const MAX_CONNECTIONS: usize = 256;
+/// The first byte must arrive within this time.
+pub(super) const FIRST_BYTE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// What every task of one run's proxy shares.
+pub struct Context {
+    pub policy: NetworkPolicy,
+    pub denials: DenialLog,
+    /// The host's own addresses, refused like loopback (listed once, when the run starts).
+    pub own: Vec<IpAddr>,
+    pub resolver: Resolver,
+    /// This run's connection slots (`MAX_CONNECTIONS`): one per client connection, kept by its
+    /// tunnel when it becomes one.
+    pub(super) slots: Arc<Semaphore>,
+    /// This run's concurrent name lookups (`resolver::LOOKUPS_PER_RUN`).
+    pub lookups: Arc<Semaphore>,
+    /// A tunnel idle this long is closed (`relay::TUNNEL_IDLE`; shorter in tests).
+    pub tunnel_idle: Duration,
+    pub(super) token: CancellationToken,
+    pub(super) tracker: TaskTracker,
+}
+
+impl Context {
+    /// Run `fut` as part of this proxy: cancelled, and waited for, when the run ends.
+    pub(super) fn spawn(&self, fut: impl Future<Output = ()> + Send + 'static) {
+        let token = self.token.clone();
+        self.tracker.spawn(async move {
+            token.run_until_cancelled(fut).await;
+        });
+    }
+}

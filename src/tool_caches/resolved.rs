@@ -1,0 +1,75 @@
+//! What one run's tool caches are (`ToolCaches`: the mode, the store, each covered cache), as the
+//! plans mount them and `SpawnResult.toolCaches` reports them.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    /// A store per workspace.
+    Private,
+    /// One store for every workspace of this user (the caller's explicit choice).
+    Shared,
+    None,
+}
+
+/// How the host's cached content appears under a private cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HostContent {
+    /// An overlay: the host's content readable, writes in the store.
+    Visible,
+    /// The store alone (kernel without overlayfs in user namespaces).
+    Hidden,
+}
+
+/// One covered cache location.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PrivateCache {
+    /// The store's name for it (`npm`, `xdg-cache`, `cargo-registry`, ...).
+    pub name: String,
+    /// The cache as the command sees it (canonical host path).
+    pub path: PathBuf,
+    /// Set by `RunGuard::prepare`: the store's layers under this run's writes (newest first),
+    /// and this run's upper and work directories.
+    #[serde(skip)]
+    pub layers: Vec<PathBuf>,
+    #[serde(skip)]
+    pub upper: Option<PathBuf>,
+    #[serde(skip)]
+    pub work: Option<PathBuf>,
+}
+
+/// What `SpawnResult.toolCaches` reports, and what the plan builders mount.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolCaches {
+    pub mode: Mode,
+    /// Where this run's cache writes are kept: the workspace's directory in the store (or the
+    /// shared one).
+    pub store: Option<PathBuf>,
+    /// The store's root (the user's, for every workspace).
+    #[serde(skip)]
+    pub root: Option<PathBuf>,
+    /// The workspace the store directory belongs to (`'private'`).
+    #[serde(skip)]
+    pub workspace: Option<PathBuf>,
+    pub host_content: Option<HostContent>,
+    pub caches: Vec<PrivateCache>,
+    /// Names this run's work directories (`store/NAME/work/RUN`).
+    #[serde(skip)]
+    pub run_id: String,
+    /// `'private'` was asked for, not the default: a plan that cannot mount the caches (the
+    /// Landlock mode) refuses it instead of treating it as unavailable.
+    #[serde(skip)]
+    pub explicit: bool,
+}
+
+impl ToolCaches {
+    pub fn none() -> ToolCaches {
+        ToolCaches { mode: Mode::None, store: None, root: None, workspace: None, host_content: None, caches: Vec::new(), run_id: String::new(), explicit: false }
+    }
+}
