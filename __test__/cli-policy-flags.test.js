@@ -166,7 +166,7 @@ test('errors about these flags name the flag and what was typed, never an API fi
     [['--allow-domain', 'ok.example', '--deny-domain', 'http://x.example'], /^sandspawn: --deny-domain http:\/\/x\.example: /],
     [['--allow-domain', 'ok.example', '--allow-private', 'bogus'], /^sandspawn: --allow-private bogus: /],
     [['--mode', 'workspace-write', '--protected-name', 'a/b'], /^sandspawn: --protected-name a\/b: /],
-    [['--mode', 'workspace-write', '--tool-caches', 'shared'], /^sandspawn: --tool-caches: must be 'private' or 'none'/],
+    [['--mode', 'workspace-write', '--tool-caches', 'public'], /^sandspawn: --tool-caches: must be 'private', 'shared' or 'none'/],
     [['--open-files', '0'], /^sandspawn: --open-files must be a positive integer/],
     [['--open-files', '99999999'], /^sandspawn: --open-files: /],
   ]

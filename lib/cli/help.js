@@ -18,7 +18,7 @@ Options:
   --allow-private CIDR  let --allow-domain reach these private or loopback addresses (repeatable)
   --allow-unix-sockets  allow connecting to the host's Unix sockets
   --allow-landlock      Linux: where bwrap cannot run, use the weaker Landlock mode (see README)
-  --tmp MODE, --tool-caches MODE   /tmp: writable, private or read-only; caches: private or none
+  --tmp MODE, --tool-caches MODE   /tmp: writable, private or read-only; caches: private, shared or none
   --cwd DIR             working directory; relative paths in the options above resolve against it
   --timeout MS          kill the command's process tree after MS milliseconds
   --memory SIZE, --max-file-size SIZE   limit each process's memory, each file's size (512m)
