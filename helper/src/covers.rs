@@ -12,10 +12,10 @@
 //! the mount goes onto that descriptor (`/proc/self/fd/N`): a placeholder replaced by a symlink is
 //! refused, never followed.
 
-use std::ffi::CString;
 
 use sandspawn_helper::report::{Failure, Stage};
 
+use crate::mount_target::{c, mount, Kind, Target};
 use crate::{describe, last_errno};
 
 /// The flags every cover ends up with.
@@ -30,67 +30,11 @@ fn setup(errno: i32, message: String) -> Failure {
     Failure { stage: Stage::Setup, errno, message }
 }
 
-fn c(p: &str) -> Result<CString, Failure> {
-    CString::new(p).map_err(|_| setup(libc::EINVAL, format!("path {p:?} contains a NUL byte")))
-}
-
-/// A descriptor on exactly what `path` names (never a symlink's target), checked to be a directory
-/// (`want_dir`) or a regular file; closed on drop.
-struct Target {
-    fd: i32,
-}
-
-impl Target {
-    fn open(path: &str, want_dir: bool) -> Result<Target, Failure> {
-        let p = c(path)?;
-        // SAFETY: a valid C string.
-        let fd = unsafe { libc::open(p.as_ptr(), libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC) };
-        if fd < 0 {
-            let e = last_errno();
-            return Err(setup(e, format!("opening the placeholder {path} failed: {}", describe(e))));
-        }
-        let t = Target { fd };
-        // SAFETY: a zeroed stat buffer is valid; `fd` is open.
-        let mut st: libc::stat = unsafe { std::mem::zeroed() };
-        if unsafe { libc::fstat(fd, &mut st) } != 0 {
-            let e = last_errno();
-            return Err(setup(e, format!("reading the placeholder {path} failed: {}", describe(e))));
-        }
-        let kind = st.st_mode & libc::S_IFMT;
-        if (want_dir && kind != libc::S_IFDIR) || (!want_dir && kind != libc::S_IFREG) {
-            let what = if want_dir { "a directory" } else { "a regular file" };
-            return Err(setup(libc::ENOTDIR, format!("the placeholder {path} is no longer {what} (replaced during setup?)")));
-        }
-        Ok(t)
-    }
-
-    fn proc_path(&self) -> CString {
-        CString::new(format!("/proc/self/fd/{}", self.fd)).expect("no NUL in a number")
-    }
-}
-
-impl Drop for Target {
-    fn drop(&mut self) {
-        // SAFETY: our own descriptor.
-        unsafe { libc::close(self.fd) };
-    }
-}
-
-fn mount(source: Option<&CString>, target: &CString, fstype: Option<&CString>, flags: libc::c_ulong, data: Option<&CString>, what: &str) -> Result<(), Failure> {
-    let ptr = |c: Option<&CString>| c.map_or(std::ptr::null(), |c| c.as_ptr());
-    // SAFETY: valid C strings or null, as mount(2) accepts.
-    if unsafe { libc::mount(ptr(source), target.as_ptr(), ptr(fstype), flags, ptr(data).cast()) } != 0 {
-        let e = last_errno();
-        return Err(setup(e, format!("{what} failed: {}", describe(e))));
-    }
-    Ok(())
-}
-
 /// Cover every directory placeholder in `dirs` and every file placeholder in `files`.
 pub fn cover(dirs: &[String], files: &[String]) -> Result<(), Failure> {
     if let Some((first, rest)) = dirs.split_first() {
         // An empty tmpfs, read-only from the start: `mkdir` inside reports a read-only file system.
-        let t = Target::open(first, true)?;
+        let t = Target::open(first, Kind::Dir, "the placeholder")?;
         let (tmpfs, mode) = (c("tmpfs")?, c("mode=0555")?);
         mount(Some(&tmpfs), &t.proc_path(), Some(&tmpfs), COVER_FLAGS, Some(&mode), &format!("covering the placeholder {first}"))?;
         bind_rest(first, true, rest)?;
@@ -105,10 +49,10 @@ pub fn cover(dirs: &[String], files: &[String]) -> Result<(), Failure> {
         }
         // SAFETY: our own descriptor.
         unsafe { libc::close(fd) };
-        let bound = Target::open(first, false).and_then(|t| {
+        let bound = Target::open(first, Kind::File, "the placeholder").and_then(|t| {
             mount(Some(&scratch), &t.proc_path(), None, libc::MS_BIND, None, &format!("covering the placeholder {first}"))?;
             // The mount now at `first`, made read-only.
-            let root = Target::open(first, false)?;
+            let root = Target::open(first, Kind::File, "the placeholder")?;
             mount(None, &root.proc_path(), None, libc::MS_REMOUNT | libc::MS_BIND | COVER_FLAGS, None, &format!("making the cover of {first} read-only"))?;
             // Before the name goes: a file with no name left cannot be the source of a bind.
             bind_rest(first, false, rest)
@@ -123,10 +67,11 @@ pub fn cover(dirs: &[String], files: &[String]) -> Result<(), Failure> {
 /// Bind the read-only cover now at `first` over each of `rest` (the clone keeps its flags).
 fn bind_rest(first: &str, dirs: bool, rest: &[String]) -> Result<(), Failure> {
     // Open (and kept open) while its `/proc/self/fd` path is the source of the binds.
-    let source = Target::open(first, dirs)?;
+    let kind = if dirs { Kind::Dir } else { Kind::File };
+    let source = Target::open(first, kind, "the placeholder")?;
     let from = source.proc_path();
     for p in rest {
-        let t = Target::open(p, dirs)?;
+        let t = Target::open(p, kind, "the placeholder")?;
         mount(Some(&from), &t.proc_path(), None, libc::MS_BIND, None, &format!("covering the placeholder {p}"))?;
     }
     Ok(())

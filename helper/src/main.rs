@@ -45,6 +45,10 @@ mod capabilities;
 #[cfg(target_os = "linux")]
 mod covers;
 #[cfg(target_os = "linux")]
+mod mount_target;
+#[cfg(target_os = "linux")]
+mod read_only;
+#[cfg(target_os = "linux")]
 mod listen;
 #[cfg(target_os = "linux")]
 mod private_mounts;
@@ -161,6 +165,9 @@ fn run(args: Vec<OsString>) {
 /// drops them, then the network bridge's listener (bound in the sandbox's network namespace).
 #[cfg(target_os = "linux")]
 fn in_namespaces(steps: &Steps) {
+    if let Err(failure) = read_only::bind_all(&steps.read_only) {
+        fail(steps.report_fd, failure);
+    }
     for overlay in &steps.overlays {
         if let Err(failure) = private_mounts::mount_overlay(overlay) {
             fail(steps.report_fd, failure);

@@ -6,7 +6,7 @@
 //! sandspawn-helper v1 [--null-fds=N,...] [--offline-nsswitch-fd=N]
 //!     [--hold-dir=N:DIR [--placeholder-dir=N:NAME | --placeholder-file=N:NAME]...]...
 //!     [--await-init-locks=K] [--close-fds=N,...]
-//!     [--overlay TARGET UPPER WORK]... [--cover-dir=PATH]... [--cover-file=PATH]... [--unmount=PATH]...
+//!     [--read-only=PATH]... [--overlay TARGET UPPER WORK]... [--cover-dir=PATH]... [--cover-file=PATH]... [--unmount=PATH]...
 //!     [--own-userns [--limit-userns] [--map-ids=UID:GID]] [--controlling-tty] [--rlimit=NAME:SOFT:HARD]...
 //!     [--filter=none|unix|not-unix|all]
 //!     [--report-fd=N] [--net-listen=N]
@@ -51,6 +51,9 @@ pub struct Steps {
     /// Inside, then: close these descriptors (the held directories' `flock`s), so that the command
     /// cannot unlock them and let another run's cleanup remove a placeholder mounted over here.
     pub close_fds: Vec<i32>,
+    /// Make each of these paths read-only, in this order (shallowest first): the carve-outs inside
+    /// writable roots (see `read_only` in the helper). Needs CAP_SYS_ADMIN, so `own_userns` too.
+    pub read_only: Vec<String>,
     /// Mount these copy-on-write overlays (the private tool caches, see the addon's `tool_caches`).
     /// Needs CAP_SYS_ADMIN and CAP_DAC_OVERRIDE in the sandbox's user namespace, which bwrap then
     /// keeps for the helper; `own_userns` must be set too, since it is what drops them.
@@ -139,6 +142,11 @@ impl Steps {
         !self.cover_dirs.is_empty() || !self.cover_files.is_empty()
     }
 
+    /// Whether the helper mounts anything (with the capabilities bwrap kept for it).
+    pub fn mounts(&self) -> bool {
+        !self.read_only.is_empty() || !self.overlays.is_empty() || self.covers()
+    }
+
     /// The flag of the first step asked for that exists only on Linux (memfd, /proc, namespaces
     /// and mounts, the bridge's in-sandbox listener, Landlock, seccomp). A helper built for
     /// another system refuses the whole plan with it before doing anything, rather than skip a
@@ -148,6 +156,7 @@ impl Steps {
         [
             (self.offline_nsswitch_fd.is_some(), "--offline-nsswitch-fd"),
             (self.await_init_locks > 0, "--await-init-locks"),
+            (!self.read_only.is_empty(), "--read-only"),
             (!self.overlays.is_empty(), "--overlay"),
             (!self.cover_dirs.is_empty(), "--cover-dir"),
             (!self.cover_files.is_empty(), "--cover-file"),
@@ -184,6 +193,7 @@ impl Steps {
             let list: Vec<String> = self.close_fds.iter().map(i32::to_string).collect();
             args.push(format!("--close-fds={}", list.join(",")));
         }
+        args.extend(self.read_only.iter().map(|p| format!("--read-only={p}")));
         for o in &self.overlays {
             args.extend(["--overlay".to_string(), o.target.clone(), o.upper.clone(), o.work.clone(), o.layers.len().to_string()]);
             args.extend(o.layers.iter().cloned());
@@ -262,8 +272,8 @@ impl Steps {
                         }
                         // The Landlock mode runs without bwrap: no private mount namespace to mount
                         // overlays in, no store to detach, no sandbox user namespace to close.
-                        if !steps.overlays.is_empty() || steps.covers() || !steps.unmount.is_empty() || steps.own_userns || steps.filter.is_some() {
-                            return Err("--overlay, --cover-dir, --cover-file, --unmount, --own-userns and --filter cannot be combined with --landlock (it has its own filter)".into());
+                        if steps.mounts() || !steps.unmount.is_empty() || steps.own_userns || steps.filter.is_some() {
+                            return Err("--read-only, --overlay, --cover-dir, --cover-file, --unmount, --own-userns and --filter cannot be combined with --landlock (it has its own filter)".into());
                         }
                     } else if landlock_only {
                         return Err("--ll-read, --ll-write, --sockets and --control-fd need --landlock".into());
@@ -272,8 +282,8 @@ impl Steps {
                         return Err("--map-ids and --limit-userns need --own-userns, which makes the user namespace they set up".into());
                     }
                     // What keeps capabilities for the helper's mounts also needs the step that drops them.
-                    if (!steps.overlays.is_empty() || steps.covers()) && !steps.own_userns && steps.landlock.is_none() {
-                        return Err("--overlay, --cover-dir and --cover-file need --own-userns, which drops the capabilities they use".into());
+                    if steps.mounts() && !steps.own_userns && steps.landlock.is_none() {
+                        return Err("--read-only, --overlay, --cover-dir and --cover-file need --own-userns, which drops the capabilities they use".into());
                     }
                     return Ok((steps, command));
                 }
@@ -348,6 +358,8 @@ impl Steps {
                         steps.await_init_locks = n.parse::<usize>().ok().filter(|n| *n > 0).ok_or_else(bad)?;
                     } else if let Some(list) = text.strip_prefix("--close-fds=") {
                         steps.close_fds = list.split(',').map(descriptor).collect::<Option<_>>().ok_or_else(bad)?;
+                    } else if let Some(p) = text.strip_prefix("--read-only=").filter(|p| p.starts_with('/')) {
+                        steps.read_only.push(p.to_string());
                     } else if let Some(p) = text.strip_prefix("--cover-dir=").filter(|p| p.starts_with('/')) {
                         steps.cover_dirs.push(p.to_string());
                     } else if let Some(p) = text.strip_prefix("--cover-file=").filter(|p| p.starts_with('/')) {

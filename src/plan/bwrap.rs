@@ -143,7 +143,19 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
             PlaceholderKind::File => cover_files.push(path_arg(&m.path)?),
         }
     }
-    let helper_mounts = !caches.overlays.is_empty() || !cover_dirs.is_empty() || !cover_files.is_empty();
+    // The carve-outs inside writable roots are made read-only by the helper too (see its
+    // `read_only`): a bwrap `--ro-bind` rereads the mount table, so hundreds of repositories cost
+    // tens of milliseconds there, and a few microseconds each in the helper.
+    let mut read_only = Vec::new();
+    for root in &policy.writable_roots {
+        let mut carve: Vec<&Path> = root.read_only.iter().map(PathBuf::as_path).collect();
+        carve.sort_by_key(|p| p.components().count()); // stable: keeps the policy's order per depth
+        // One a `denyRead` hides is not there to bind (bwrap masks it before the helper runs).
+        for p in carve.into_iter().filter(|p| view_of(policy, req.cwd, p).0 != View::Hidden) {
+            read_only.push(path_arg(p)?);
+        }
+    }
+    let helper_mounts = !read_only.is_empty() || !caches.overlays.is_empty() || !cover_dirs.is_empty() || !cover_files.is_empty();
     // No `--disable-userns`: bwrap would move its pid 1 into the nested user namespace it makes for
     // that, next to the command. The helper moves the command alone into one of its own (see its
     // `userns`), and the filter refuses new namespaces after it.
@@ -194,13 +206,8 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         for p in &pins.own[i] {
             a.path("--ro-bind", p)?;
         }
-        // The placeholders (`missing_read_only`) are not here: the helper covers them after every
-        // mount of bwrap's (nothing is mounted at or below a placeholder: it is an empty leaf).
-        let mut carve: Vec<&Path> = root.read_only.iter().map(PathBuf::as_path).collect();
-        carve.sort_by_key(|p| p.components().count()); // stable: keeps the policy's order per depth
-        for p in carve {
-            a.path("--ro-bind", p)?;
-        }
+        // The carve-outs (`read_only`) and placeholders (`missing_read_only`) are not here: the
+        // helper makes them read-only, and covers them, after every mount of bwrap's.
         for d in policy.deny_read.iter().filter(|d| deepest_root(d) == Some(i)) {
             deny(&mut a, d, &root_paths)?;
         }
@@ -254,6 +261,7 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         own_userns: true,
         limit_userns: helper_mounts,
         map_ids,
+        read_only,
         overlays: caches.overlays,
         cover_dirs,
         cover_files,

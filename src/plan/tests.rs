@@ -157,14 +157,12 @@ fn workspace_write_nested_roots_and_git() {
         // a plan for another spawner: the helper in front locks the directory and creates the placeholder
         v(&["v1", "--offline-nsswitch-fd=3", &format!("--hold-dir=4:{inner}"), "--placeholder-dir=4:.git", "--", "/usr/bin/bwrap"]),
         head_helper_mounts(false),
-        v(&["--bind", &root, &root, "--ro-bind", &git, &git]),
-        // sub's .git file, and its gitdir (w/.git) again — harmless, and keeps the rule simple
-        v(&["--bind", &sub, &sub, "--ro-bind", &sub_git, &sub_git]),
-        // the placeholder is covered by the helper
-        v(&["--bind", &inner, &inner]),
+        v(&["--bind", &root, &root, "--bind", &sub, &sub, "--bind", &inner, &inner]),
         offline(3),
         v(&["--lock-file", &inner, "--remount-ro", "/dev", "--chdir", &w.display().to_string(), "--", &s(helper_path())]),
-        v(&["v1", "--await-init-locks=1", "--close-fds=4", &format!("--cover-dir={inner_git}")]),
+        // the carve-outs are made read-only by the helper, root by root (sub's .git file, and its
+        // gitdir, w/.git, again: harmless, and keeps the rule simple); the placeholder is covered
+        v(&["v1", "--await-init-locks=1", "--close-fds=4", &format!("--read-only={git}"), &format!("--read-only={sub_git}"), &format!("--cover-dir={inner_git}")]),
         userns_steps(true),
         v(&["--filter=not-unix", "--", "make"]),
     ]);
@@ -187,10 +185,12 @@ fn gitdir_file_in_a_workspace() {
     let plan = plan(&p, &wt, &["git", "status"]);
     let (main, mg, mgw, wts, wtg) = (s(&w.join("main")), s(&w.join("main/.git")), s(&w.join("main/.git/worktrees/wt")), s(&wt), s(&wt.join(".git")));
     let expect = cat(vec![
-        head(true),
-        v(&["--bind", &main, &main, "--ro-bind", &mg, &mg, "--ro-bind", &mgw, &mgw]),
-        v(&["--bind", &wts, &wts, "--ro-bind", &wtg, &wtg]),
-        tail(false, &wt, &["git", "status"]),
+        head_helper_mounts(true),
+        v(&["--bind", &main, &main, "--bind", &wts, &wts]),
+        v(&["--remount-ro", "/dev", "--chdir", &wts, "--", &s(helper_path())]),
+        v(&["v1", &format!("--read-only={mg}"), &format!("--read-only={mgw}"), &format!("--read-only={wtg}")]),
+        userns_steps(true),
+        v(&["--filter=all", "--", "git", "status"]),
     ]);
     assert_eq!(plan.args, expect);
 }
@@ -222,11 +222,11 @@ fn read_only_paths_and_deny_read() {
         v(&["--perms", "000", "--ro-bind-data", "3", &id]),
         v(&["--tmpfs", &sec, "--dir", &wss, "--remount-ro", &sec]),
         v(&["--bind", &wss, &wss]),
-        v(&["--ro-bind", &env_, &env_, "--ro-bind", &git, &git]),
         // nested deny after its root's bind
         v(&["--perms", "000", "--ro-bind-data", "4", &pem]),
         v(&["--lock-file", &wss, "--remount-ro", "/dev", "--chdir", &wss, "--", &s(helper_path())]),
-        v(&["v1", "--await-init-locks=1", "--close-fds=5", &format!("--cover-file={dist}")]),
+        // the carve-outs inside the root (re-exposed inside the denied directory) by the helper
+        v(&["v1", "--await-init-locks=1", "--close-fds=5", &format!("--read-only={env_}"), &format!("--read-only={git}"), &format!("--cover-file={dist}")]),
         userns_steps(true),
         v(&["--filter=all", "--", "cat"]),
     ]);

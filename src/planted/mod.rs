@@ -14,7 +14,7 @@
 //! the directories that changed since, which inotify tells on Linux (`watch`) and an `lstat` of each
 //! directory tells otherwise (`scan`).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -59,7 +59,7 @@ pub struct Request<'a> {
 /// is resolved. The walk for nested repositories is left to `walk_and_protect`, which the runner
 /// calls on a blocking thread (never on the JavaScript thread).
 pub fn protect(roots: &mut [WritableRoot], req: &Request) -> Baseline {
-    let mut c = Carver { roots, deny: req.deny_read, creatable: HashMap::new() };
+    let mut c = Carver::new(roots, req.deny_read, None);
     // The user's own read-only paths (already carved): nothing to walk or create in them.
     let mut skip: Vec<PathBuf> = req.deny_read.to_vec();
     skip.extend(c.roots.iter().flat_map(|r| r.read_only.iter().cloned()));
@@ -108,7 +108,9 @@ pub fn walk_and_protect(policy: Walked) {
     let (found, index) = walk_with_cache(&spec);
     let tops: Vec<PathBuf> = policy.writable_roots.iter().map(|r| r.root.clone()).collect();
     let names = policy.protected_names;
-    let mut c = Carver { roots: policy.writable_roots, deny: policy.deny_read, creatable: HashMap::new() };
+    // Which names exist where is known from the walk: no `lstat` for the missing ones.
+    let existing: HashSet<PathBuf> = found.named.iter().cloned().collect();
+    let mut c = Carver::new(policy.writable_roots, policy.deny_read, Some(existing));
     for dot_git in &found.git_entries {
         let top = dot_git.parent().unwrap_or(Path::new("/"));
         if tops.iter().any(|t| t == top) {
@@ -140,12 +142,26 @@ pub fn walk_and_protect(policy: Walked) {
 
 struct Carver<'a> {
     roots: &'a mut [WritableRoot],
-    deny: &'a [PathBuf],
+    /// What is denied or read-only already (the deny list and every root's carve-outs so far):
+    /// nothing needs protecting below it. A set, looked up by ancestor: hundreds of repositories
+    /// times dozens of names made a scan of a list quadratic.
+    covered: HashSet<PathBuf>,
     /// Whether this user can create entries in a directory (see `can_create_in`), per directory.
     creatable: HashMap<PathBuf, bool>,
+    /// The protected names that exist, when the walk found them all (else each is `lstat`ed).
+    existing: Option<HashSet<PathBuf>>,
 }
 
-impl Carver<'_> {
+impl<'a> Carver<'a> {
+    fn new(roots: &'a mut [WritableRoot], deny: &[PathBuf], existing: Option<HashSet<PathBuf>>) -> Carver<'a> {
+        let covered = deny.iter().chain(roots.iter().flat_map(|r| r.read_only.iter())).cloned().collect();
+        Carver { roots, covered, creatable: HashMap::new(), existing }
+    }
+
+    fn is_covered(&self, p: &Path) -> bool {
+        p.ancestors().any(|a| self.covered.contains(a))
+    }
+
     /// The deepest writable root holding `p` (its carve-outs go after that root's bind).
     fn root_of(&self, p: &Path) -> Option<usize> {
         self.roots.iter().enumerate().filter(|(_, r)| p.starts_with(&r.root)).max_by_key(|(_, r)| r.root.components().count()).map(|(i, _)| i)
@@ -153,6 +169,7 @@ impl Carver<'_> {
 
     fn read_only(&mut self, p: PathBuf) {
         if let Some(i) = self.root_of(&p) {
+            self.covered.insert(p.clone());
             self.roots[i].read_only.push(p);
         }
     }
@@ -162,8 +179,7 @@ impl Carver<'_> {
     fn missing(&mut self, p: PathBuf, kind: PlaceholderKind) {
         let Some(i) = self.root_of(&p) else { return };
         let parent = p.parent().unwrap_or(Path::new("/"));
-        let covered = self.deny.iter().chain(self.roots.iter().flat_map(|r| r.read_only.iter())).any(|c| parent.starts_with(c));
-        if !covered {
+        if !self.is_covered(parent) {
             self.roots[i].missing_read_only.push(MissingReadOnly { path: p, kind });
         }
     }
@@ -175,13 +191,7 @@ impl Carver<'_> {
     /// which `detect` reports). Returns the path whose contents are protected, if any.
     fn entry(&mut self, p: &Path, missing: Option<PlaceholderKind>) -> Option<PathBuf> {
         let Ok(meta) = p.symlink_metadata() else {
-            let parent = p.parent().unwrap_or(Path::new("/")).to_path_buf();
-            // Where this user cannot create anything, neither can the command (it runs as this
-            // user, with fewer rights), and no placeholder could be made either.
-            let creatable = *self.creatable.entry(parent).or_insert_with_key(|d| can_create_in(d));
-            if let (Some(kind), true) = (missing, creatable) {
-                self.missing(p.to_path_buf(), kind);
-            }
+            self.absent(p, missing);
             return None;
         };
         if meta.file_type().is_symlink() {
@@ -198,6 +208,17 @@ impl Carver<'_> {
         } else {
             self.read_only(p.to_path_buf());
             Some(p.to_path_buf())
+        }
+    }
+
+    /// `p` does not exist: make it uncreatable (`missing`), where this user could create it.
+    fn absent(&mut self, p: &Path, missing: Option<PlaceholderKind>) {
+        let parent = p.parent().unwrap_or(Path::new("/")).to_path_buf();
+        // Where this user cannot create anything, neither can the command (it runs as this
+        // user, with fewer rights), and no placeholder could be made either.
+        let creatable = *self.creatable.entry(parent).or_insert_with_key(|d| can_create_in(d));
+        if let (Some(kind), true) = (missing, creatable) {
+            self.missing(p.to_path_buf(), kind);
         }
     }
 
@@ -229,7 +250,13 @@ impl Carver<'_> {
     /// either blocks a file and a directory of that name alike.
     fn names(&mut self, top: &Path, names: &[String]) {
         for n in names {
-            self.entry(&top.join(n), Some(names::placeholder_kind(n)));
+            let (p, kind) = (top.join(n), Some(names::placeholder_kind(n)));
+            // What the walk did not find there does not exist: no `lstat` for it.
+            if self.existing.as_ref().is_some_and(|e| !e.contains(&p)) {
+                self.absent(&p, kind);
+            } else {
+                self.entry(&p, kind);
+            }
         }
     }
 }

@@ -1,0 +1,92 @@
+//! What the helper mounts onto, opened first: a descriptor on exactly what a path names (never a
+//! symlink's target), checked to be the kind of entry expected, and mounted onto through its
+//! `/proc/self/fd` path, so an entry replaced by a symlink during setup is refused, never followed.
+
+use std::ffi::CString;
+
+use sandspawn_helper::report::{Failure, Stage};
+
+use crate::{describe, last_errno};
+
+fn setup(errno: i32, message: String) -> Failure {
+    Failure { stage: Stage::Setup, errno, message }
+}
+
+pub(crate) fn c(p: &str) -> Result<CString, Failure> {
+    CString::new(p).map_err(|_| setup(libc::EINVAL, format!("path {p:?} contains a NUL byte")))
+}
+
+/// The kind of entry a target must be.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Dir,
+    File,
+    /// A directory or a regular file (anything but a symlink, a device, a socket or a fifo).
+    DirOrFile,
+}
+
+/// An open `O_PATH` descriptor on the target; closed on drop.
+pub(crate) struct Target {
+    pub fd: i32,
+    /// Device and inode: a path opened again after a mount must lead to the same entry.
+    pub id: (u64, u64),
+}
+
+impl Target {
+    /// Open `path`; `what` names it in errors ("the placeholder", "the read-only path").
+    pub fn open(path: &str, kind: Kind, what: &str) -> Result<Target, Failure> {
+        let p = c(path)?;
+        // SAFETY: a valid C string.
+        let fd = unsafe { libc::open(p.as_ptr(), libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC) };
+        if fd < 0 {
+            let e = last_errno();
+            return Err(setup(e, format!("opening {what} {path} failed: {}", describe(e))));
+        }
+        // SAFETY: a zeroed stat buffer is valid; `fd` is open.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        if unsafe { libc::fstat(fd, &mut st) } != 0 {
+            let e = last_errno();
+            // SAFETY: our own descriptor.
+            unsafe { libc::close(fd) };
+            return Err(setup(e, format!("reading {what} {path} failed: {}", describe(e))));
+        }
+        let t = Target { fd, id: (st.st_dev, st.st_ino) };
+        let fmt = st.st_mode & libc::S_IFMT;
+        let (dir, file) = (fmt == libc::S_IFDIR, fmt == libc::S_IFREG);
+        let fits = match kind {
+            Kind::Dir => dir,
+            Kind::File => file,
+            Kind::DirOrFile => dir || file,
+        };
+        if !fits {
+            let want = match kind {
+                Kind::Dir => "a directory",
+                Kind::File => "a regular file",
+                Kind::DirOrFile => "a directory or a regular file",
+            };
+            return Err(setup(libc::ENOTDIR, format!("{what} {path} is no longer {want} (replaced during setup?)")));
+        }
+        Ok(t)
+    }
+
+    pub fn proc_path(&self) -> CString {
+        CString::new(format!("/proc/self/fd/{}", self.fd)).expect("no NUL in a number")
+    }
+}
+
+impl Drop for Target {
+    fn drop(&mut self) {
+        // SAFETY: our own descriptor.
+        unsafe { libc::close(self.fd) };
+    }
+}
+
+pub(crate) fn mount(source: Option<&CString>, target: &CString, fstype: Option<&CString>, flags: libc::c_ulong, data: Option<&CString>, what: &str) -> Result<(), Failure> {
+    let ptr = |c: Option<&CString>| c.map_or(std::ptr::null(), |c| c.as_ptr());
+    // SAFETY: valid C strings or null, as mount(2) accepts.
+    if unsafe { libc::mount(ptr(source), target.as_ptr(), ptr(fstype), flags, ptr(data).cast()) } != 0 {
+        let e = last_errno();
+        return Err(setup(e, format!("{what} failed: {}", describe(e))));
+    }
+    Ok(())
+}
