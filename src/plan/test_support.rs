@@ -18,7 +18,7 @@ pub fn policy(v: serde_json::Value, cwd: &Path, platform: Platform) -> ResolvedP
 /// `v` resolved and walked for repositories, as a run does.
 pub fn policy_as_given(v: serde_json::Value, cwd: &Path, platform: Platform) -> ResolvedPolicy {
     let mut p = resolve_policy(Some(&v), &PolicyContext { cwd: cwd.to_path_buf(), tmpdir: None, platform, env: Default::default() }).unwrap();
-    p.walk_and_protect();
+    p.walk_and_protect(crate::planted::Absent::Placeholders);
     p
 }
 

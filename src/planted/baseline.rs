@@ -22,6 +22,13 @@ pub struct Baseline {
     /// Paths that must stay absent (the policy's `missing_read_only`): what a run creates there is
     /// moved aside after it (`undo`) and reported.
     pub absent: Vec<PathBuf>,
+    /// Tops of nested repositories whose missing protected names are not listed in `absent` (the
+    /// runner's own runs, `Absent::UndoneAfter`): a protected name that appears at one of these
+    /// during the run is moved aside after it all the same. A set, not hundreds of repositories
+    /// times dozens of names listed one by one for every run.
+    pub protected_tops: HashSet<PathBuf>,
+    /// The protected names (the report-only ones are in `spec.names` too).
+    pub protected_names: HashSet<String>,
     /// Protected-name entries that existed (any depth), with their inode.
     pub named: HashMap<PathBuf, u64>,
     /// Whether new repositories are reported (`protectGit`).

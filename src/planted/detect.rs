@@ -62,11 +62,16 @@ pub fn detect(baseline: &Baseline) -> Vec<HostRisk> {
         if (replaced || !baseline.named.contains_key(p)) && can_act(p) {
             let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             let how = if replaced { "was replaced" } else { "was created" };
-            risks.push(HostRisk {
-                path: p.to_string_lossy().into_owned(),
-                kind: RiskKind::ProtectedNameCreated,
-                detail: format!("{name} {how} during the run: {}", names::what_it_does(&name)),
-            });
+            let mut detail = format!("{name} {how} during the run: {}", names::what_it_does(&name));
+            // At a nested repository's top it had to stay absent (`Absent::UndoneAfter`).
+            let kept_absent = !replaced && baseline.protected_names.contains(&name) && p.parent().is_some_and(|t| baseline.protected_tops.contains(t));
+            if kept_absent {
+                detail.push_str(&match undo::move_aside(p) {
+                    undo::Undone::MovedTo(to) => format!("; undone: moved aside to {}", to.display()),
+                    undo::Undone::Left(why) => format!("; NOT undone: {why}"),
+                });
+            }
+            risks.push(HostRisk { path: p.to_string_lossy().into_owned(), kind: RiskKind::ProtectedNameCreated, detail });
         }
     }
     risks.sort_by(|a, b| a.path.cmp(&b.path).then_with(|| (a.kind as u8).cmp(&(b.kind as u8))));

@@ -88,8 +88,20 @@ pub fn protect(roots: &mut [WritableRoot], req: &Request) -> Baseline {
     }
 }
 
+/// How a missing protected name at a nested repository's top is kept absent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Absent {
+    /// A placeholder, covered inside the sandbox: plans another program runs (nobody checks after
+    /// them).
+    Placeholders,
+    /// Moved aside after the run if the run created it (`detect`): the runner's own runs, which
+    /// then list nothing per name (`Baseline::protected_tops`).
+    UndoneAfter,
+}
+
 /// The parts of a resolved policy the walk completes (`ResolvedPolicy::walk_and_protect`).
 pub struct Walked<'a> {
+    pub absent: Absent,
     pub writable_roots: &'a mut Vec<WritableRoot>,
     pub deny_read: &'a [PathBuf],
     pub protected_names: &'a [String],
@@ -111,6 +123,8 @@ pub fn walk_and_protect(policy: Walked) {
     // Which names exist where is known from the walk: no `lstat` for the missing ones.
     let existing: HashSet<PathBuf> = found.named.iter().cloned().collect();
     let mut c = Carver::new(policy.writable_roots, policy.deny_read, Some(existing));
+    c.list_missing = policy.absent == Absent::Placeholders;
+    let mut protected_tops = HashSet::new();
     for dot_git in &found.git_entries {
         let top = dot_git.parent().unwrap_or(Path::new("/"));
         if tops.iter().any(|t| t == top) {
@@ -120,6 +134,9 @@ pub fn walk_and_protect(policy: Walked) {
             c.repository(dot_git, false);
         }
         c.names(top, names);
+        if !c.list_missing && !c.is_covered(top) {
+            protected_tops.insert(top.to_path_buf());
+        }
     }
     crate::policy::sort_carve_outs(policy.writable_roots);
     let named = found.named.iter().filter_map(|p| p.symlink_metadata().ok().map(|m| (p.clone(), m.ino()))).collect();
@@ -127,6 +144,8 @@ pub fn walk_and_protect(policy: Walked) {
     let absent = policy.writable_roots.iter().flat_map(|r| r.missing_read_only.iter().map(|m| m.path.clone())).collect();
     *policy.planted = Arc::new(Baseline {
         absent,
+        protected_tops,
+        protected_names: names.iter().cloned().collect(),
         spec,
         git: found.git_inodes,
         git_dirs: found.git_dirs.into_iter().collect(),
@@ -150,12 +169,15 @@ struct Carver<'a> {
     creatable: HashMap<PathBuf, bool>,
     /// The protected names that exist, when the walk found them all (else each is `lstat`ed).
     existing: Option<HashSet<PathBuf>>,
+    /// Whether `names` lists the missing ones in `missing_read_only` (else `detect` undoes what a
+    /// run creates at a repository's top: `Absent::UndoneAfter`).
+    list_missing: bool,
 }
 
 impl<'a> Carver<'a> {
     fn new(roots: &'a mut [WritableRoot], deny: &[PathBuf], existing: Option<HashSet<PathBuf>>) -> Carver<'a> {
         let covered = deny.iter().chain(roots.iter().flat_map(|r| r.read_only.iter())).cloned().collect();
-        Carver { roots, covered, creatable: HashMap::new(), existing }
+        Carver { roots, covered, creatable: HashMap::new(), existing, list_missing: true }
     }
 
     fn is_covered(&self, p: &Path) -> bool {
@@ -253,7 +275,9 @@ impl<'a> Carver<'a> {
             let (p, kind) = (top.join(n), Some(names::placeholder_kind(n)));
             // What the walk did not find there does not exist: no `lstat` for it.
             if self.existing.as_ref().is_some_and(|e| !e.contains(&p)) {
-                self.absent(&p, kind);
+                if self.list_missing {
+                    self.absent(&p, kind);
+                }
             } else {
                 self.entry(&p, kind);
             }

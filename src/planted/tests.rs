@@ -15,7 +15,7 @@ fn policy(cwd: &Path, v: serde_json::Value) -> ResolvedPolicy {
     v["mode"] = json!("workspace-write");
     v["tmp"] = json!("read-only");
     let mut p = resolve_policy(Some(&v), &PolicyContext { cwd: cwd.to_path_buf(), tmpdir: None, platform: Platform::Linux, env: Default::default() }).unwrap();
-    p.walk_and_protect();
+    p.walk_and_protect(crate::planted::Absent::Placeholders);
     p
 }
 

@@ -64,8 +64,9 @@ impl ResolvedPolicy {
     }
 
     /// Walk the writable roots for nested repositories and protect them (see `planted`); once.
-    pub fn walk_and_protect(&mut self) {
+    pub fn walk_and_protect(&mut self, absent: crate::planted::Absent) {
         crate::planted::walk_and_protect(crate::planted::Walked {
+            absent,
             writable_roots: &mut self.writable_roots,
             deny_read: &self.deny_read,
             protected_names: &self.protected_names,

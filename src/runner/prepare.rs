@@ -40,7 +40,7 @@ pub fn prepare(req: &mut SpawnRequest) -> Result<Prepared> {
     };
     let bwrap = sandbox.bwrap;
     // Here, on a blocking thread, not while the options were parsed on the JavaScript thread.
-    req.policy.walk_and_protect();
+    req.policy.walk_and_protect(crate::planted::Absent::UndoneAfter);
     let mut details = sandbox.details;
     if req.policy.planted.truncated {
         details.not_enforced.push(format!(
@@ -109,7 +109,8 @@ fn build_landlock_plan(req: &SpawnRequest, abi: u32, resolved: &Path, limits: &L
 
 /// The launch plan for a validated request (shared by the runner and `buildSandboxCommand`).
 pub fn build_plan(req: &mut SpawnRequest, bwrap: Option<&crate::plan::BwrapInfo>, resolved: Option<&Path>, runner_fds: bool, limits: &LimitPlan) -> Result<LaunchPlan> {
-    req.policy.walk_and_protect();
+    // Once per policy: a run walked already (and undoes after itself what no placeholder keeps).
+    req.policy.walk_and_protect(crate::planted::Absent::Placeholders);
     // Linux sandbox plans run the helper, and so does every plan that sets resource limits or
     // gives a pty on macOS (the helper runs in front: see `plan::limited`); a missing or
     // mismatched one makes them unavailable. A plan for another host's platform (explain, tests)
