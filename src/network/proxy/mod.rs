@@ -21,6 +21,7 @@ use tokio_util::task::TaskTracker;
 
 pub use dial::Resolver;
 
+use super::credential::Credential;
 use super::denials::{DenialLog, NetworkDenial};
 use super::guard::own_addresses;
 use super::policy::NetworkPolicy;
@@ -46,6 +47,9 @@ pub struct Context {
     pub lookups: Arc<Semaphore>,
     /// A tunnel idle this long is closed (`relay::TUNNEL_IDLE`; shorter in tests).
     pub tunnel_idle: Duration,
+    /// What every request must carry (macOS, where the listener is on the host's loopback);
+    /// `None` on Linux, where only the sandbox's own namespace can reach the listener.
+    pub credential: Option<Credential>,
     token: CancellationToken,
     tracker: TaskTracker,
 }
@@ -67,10 +71,10 @@ pub struct RunProxy {
 
 impl RunProxy {
     pub fn new(policy: NetworkPolicy, resolver: Resolver) -> RunProxy {
-        Self::with_tunnel_idle(policy, resolver, relay::TUNNEL_IDLE)
+        Self::with_options(policy, resolver, relay::TUNNEL_IDLE, None)
     }
 
-    fn with_tunnel_idle(policy: NetworkPolicy, resolver: Resolver, tunnel_idle: Duration) -> RunProxy {
+    fn with_options(policy: NetworkPolicy, resolver: Resolver, tunnel_idle: Duration, credential: Option<Credential>) -> RunProxy {
         RunProxy {
             ctx: Arc::new(Context {
                 policy,
@@ -80,6 +84,7 @@ impl RunProxy {
                 slots: Arc::new(Semaphore::new(MAX_CONNECTIONS)),
                 lookups: Arc::new(Semaphore::new(dial::LOOKUPS_PER_RUN)),
                 tunnel_idle,
+                credential,
                 token: CancellationToken::new(),
                 tracker: TaskTracker::new(),
             }),
@@ -100,6 +105,17 @@ impl RunProxy {
             }
         });
         proxy
+    }
+
+    /// The proxy of a macOS run: serve the host loopback listeners `network::loopback` bound for
+    /// it, answering only requests that carry its credential. Must be called inside a tokio runtime.
+    pub fn on_loopback(loopback: super::loopback::Loopback, policy: NetworkPolicy) -> std::io::Result<RunProxy> {
+        let proxy = RunProxy::with_options(policy, Resolver::System, relay::TUNNEL_IDLE, Some(loopback.endpoint.credential));
+        for l in loopback.listeners {
+            l.set_nonblocking(true)?;
+            proxy.serve(TcpListener::from_std(l)?);
+        }
+        Ok(proxy)
     }
 
     /// Serve `listener` until the run ends. Must be called inside a tokio runtime.
@@ -198,3 +214,5 @@ async fn connection(mut stream: TcpStream, ctx: Arc<Context>, slot: OwnedSemapho
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_auth;
