@@ -40,7 +40,7 @@ pub fn build_sandbox_command(command: &Value, options: &Value, host: &HostContex
     req.policy.tool_caches = crate::tool_caches::ToolCaches::none();
     // Limits go into the plan as the helper's rlimits, so the plan stays self-contained.
     let limits = crate::runner::prepare::decide_limits(&req)?;
-    let plan = crate::runner::prepare::build_plan(&mut req, bwrap.as_ref(), resolved.as_deref(), false, &limits)?;
+    let plan = crate::runner::prepare::build_plan(&mut req, bwrap.as_ref(), resolved.as_deref(), false, &limits, None)?;
     Ok(json!({
         "program": plan.program,
         "argv0": plan.argv0,

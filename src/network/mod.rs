@@ -8,6 +8,7 @@
 pub mod bridge;
 pub mod credential;
 pub mod denials;
+pub mod for_run;
 pub mod guard;
 pub mod host;
 pub mod loopback;
@@ -16,3 +17,6 @@ pub mod proxy;
 
 pub use denials::NetworkDenial;
 pub use policy::NetworkPolicy;
+
+#[cfg(test)]
+mod tests_macos_wiring;

@@ -43,6 +43,7 @@ pub mod bwrap;
 pub mod limited;
 pub mod landlock;
 pub mod seatbelt;
+mod seatbelt_network;
 mod seatbelt_planted;
 pub mod mount_targets;
 pub mod pins;
@@ -90,6 +91,11 @@ pub struct PlanRequest<'a> {
     pub rlimits: &'a [sandspawn_helper::rlimit::Rlimit],
     /// sandspawn's own files (`own_files`), which the plan keeps where they are and read-only.
     pub own_files: &'a [PathBuf],
+    /// macOS with a `NetworkPolicy`: the run's proxy on the host's loopback (bound by the runner
+    /// before the plan, `network::loopback`); its port goes into the profile, its URL with the
+    /// credential into the environment. `None` in a plan for another spawner, which then refuses
+    /// the allow-list.
+    pub proxy: Option<&'a crate::network::loopback::Endpoint>,
 }
 
 /// Build the launch plan for one command: direct for danger-full-access, bwrap on Linux, Seatbelt
@@ -107,10 +113,6 @@ pub fn build(req: &PlanRequest) -> crate::Result<LaunchPlan> {
     }
     match req.platform {
         Platform::Linux => bwrap::build(req),
-        Platform::Darwin if req.policy.network_proxy.is_some() => Err(SandboxError::unsupported(
-            "sandbox.network as a NetworkPolicy (allow-list) is not supported on macOS yet: this build has no Seatbelt \
-             plan for the per-run proxy; use network: true or false there",
-        )),
         Platform::Darwin => limited::behind_helper(seatbelt::build(req)?, req),
         Platform::Other => Err(SandboxError::unsupported(format!(
             "no sandbox is available on {}: only 'danger-full-access' runs here",
@@ -147,7 +149,8 @@ pub(crate) fn child_env(req: &PlanRequest, sandbox: SandboxType) -> BTreeMap<Str
     if sandbox != SandboxType::None {
         env.insert("SANDSPAWN_SANDBOX".into(), sandbox.as_str().into());
     }
-    // With an allow-list the helper sets `SANDSPAWN_NETWORK=proxy` and the proxy variables.
+    // With an allow-list the proxy variables and `SANDSPAWN_NETWORK=proxy` are set by the helper
+    // inside bwrap (Linux) or by the Seatbelt plan (macOS).
     if !req.policy.network && req.policy.network_proxy.is_none() {
         env.insert("SANDSPAWN_NETWORK_DISABLED".into(), "1".into());
         if sandbox != SandboxType::None {
@@ -164,6 +167,17 @@ pub(crate) fn child_env(req: &PlanRequest, sandbox: SandboxType) -> BTreeMap<Str
 /// before they print why. Set unless the caller set them. pip gets one retry, which costs nothing
 /// (urllib3 waits only from the second) and is what makes it print the cause of the failure.
 const OFFLINE_NO_RETRIES: [(&str, &str); 2] = [("npm_config_fetch_retries", "0"), ("PIP_RETRIES", "1")];
+
+/// A plan for another spawner (`buildSandboxCommand`) cannot include the allow-list's proxy, which
+/// lives in the host process that runs the plan: refused rather than run with no network or all
+/// of it.
+pub(crate) fn proxy_needs_runner() -> crate::error::SandboxError {
+    crate::error::SandboxError::unsupported(
+        "sandbox.network as a NetworkPolicy (allow-list) needs the proxy that spawnSandboxed/startSandboxed run in \
+         their own process; a launch plan for another spawner cannot include it. Run the command with \
+         spawnSandboxed or startSandboxed, or build the plan with network: true or false",
+    )
+}
 
 /// A path as an argv string. Paths reach the plan canonicalized, so a symlink could lead to a name
 /// that is not UTF-8; `args` are strings, and a lossy conversion would name another path.

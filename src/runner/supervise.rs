@@ -84,7 +84,7 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
     })
     .await
     .map_err(|e| internal("preparing the sandbox failed", e))?;
-    let Prepared { plan, details, limits, cache_run, bwrap_path } = prepared?;
+    let Prepared { plan, details, limits, cache_run, bwrap_path, proxy_listener } = prepared?;
     let sandbox_type = plan.sandbox_type;
     // Names that must stay absent at the roots' tops are kept so while the run is in flight.
     let keeper = if sandbox_type == SandboxType::Bwrap {
@@ -155,14 +155,9 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
         }
         None => (None, None),
     };
-    // The allow-list's proxy: serves the listener the helper sends over the bridge (crate::network).
-    let (proxy, net_child) = match (plan.net_ctl_fd, &req.policy.network_proxy) {
-        (Some(fd), Some(policy)) => {
-            let (ours, theirs) = crate::network::bridge::socket_pair(min_fd).map_err(io_err)?;
-            (Some(crate::network::proxy::RunProxy::start(ours, policy.clone())), Some((fd, theirs)))
-        }
-        _ => (None, None),
-    };
+    // The allow-list's proxy: serves the listener the helper sends over the bridge (Linux) or the
+    // one bound on the host's loopback for the plan (macOS); see crate::network::for_run.
+    let (proxy, net_child) = crate::network::for_run::start(&req.policy, plan.net_ctl_fd, proxy_listener, min_fd).map_err(io_err)?;
 
     let mut argv = Vec::with_capacity(plan.args.len() + 1);
     argv.push(cstring(&plan.argv0).map_err(|_| SandboxError::invalid_command("contains a NUL byte"))?);

@@ -167,7 +167,7 @@ fn bwrap_plan_with_every_other_feature() {
         helper: Some(helper_path()),
         runner_fds: true,
         terminal: true,
-        rlimits: &rlimits, own_files: &[],
+        rlimits: &rlimits, own_files: &[], proxy: None,
     })
     .unwrap();
     let helper = helper_path().to_str().unwrap();
