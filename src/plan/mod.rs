@@ -43,6 +43,10 @@ pub mod bwrap;
 pub mod limited;
 pub mod landlock;
 pub mod seatbelt;
+#[cfg(test)]
+pub(crate) mod seatbelt_eval;
+#[cfg(test)]
+mod seatbelt_eval_regex;
 mod seatbelt_network;
 mod seatbelt_planted;
 pub mod mount_targets;

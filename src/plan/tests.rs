@@ -306,6 +306,8 @@ fn danger_full_access_is_direct() {
 
 #[path = "tests_seatbelt.rs"]
 mod seatbelt_tests;
+#[path = "tests_seatbelt_eval.rs"]
+mod seatbelt_eval_tests;
 #[path = "tests_real_bwrap.rs"]
 mod real_bwrap;
 
