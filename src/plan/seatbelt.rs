@@ -97,6 +97,17 @@ pub fn profile(policy: &ResolvedPolicy, proxy_port: Option<u16>) -> (String, Vec
             s.push_str(&format!("(deny file-write* (literal {p}) (subpath {p}))\n"));
         }
         s.push_str(&super::seatbelt_planted::rules(policy));
+        // Last: the private caches' store directories (macOS, see `tool_caches::macos`) are the
+        // tools' to write whole (cargo's git checkouts hold `.git` directories); the store holds
+        // no carve-out or denyRead entry, or no cache is covered.
+        let dirs: Vec<&PathBuf> = policy.tool_caches.caches.iter().filter_map(|c| c.dir.as_ref()).collect();
+        if !dirs.is_empty() {
+            s.push_str("(allow file-write*");
+            for (i, d) in dirs.into_iter().enumerate() {
+                s.push_str(&format!(" (subpath {})", param(format!("TOOL_CACHE_{i}"), d)));
+            }
+            s.push_str(")\n");
+        }
     }
 
     let (network, sockets) = super::seatbelt_network::rules(policy, proxy_port);
@@ -144,10 +155,13 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     Ok(plan)
 }
 
-/// The child's environment: the caller's with sandspawn's markers, and with the allow-list the
-/// proxy's variables.
+/// The child's environment: the caller's with sandspawn's markers, the private caches' variables,
+/// and with the allow-list the proxy's variables.
 fn env(req: &PlanRequest) -> std::collections::BTreeMap<String, String> {
     let mut env = child_env(req, SandboxType::Seatbelt);
+    for c in &req.policy.tool_caches.caches {
+        env.extend(c.variables.clone());
+    }
     if let Some(endpoint) = req.proxy {
         let java = env.get("JAVA_TOOL_OPTIONS").cloned();
         env.extend(super::seatbelt_network::variables(endpoint, java.as_deref()));

@@ -52,7 +52,8 @@ impl Tree {
 /// Is `path` (canonical) writable under `policy`? The writable roots minus their carve-outs
 /// (existing and missing read-only paths) and `denyRead`, and, with `protectGit`, no `.git` and no
 /// protected name as a component below the root (protected names are not enforced inside
-/// `node_modules`).
+/// `node_modules`); and the private caches' directories (macOS; `tool_caches/tests_macos.rs`
+/// evaluates those).
 fn expected_write(policy: &ResolvedPolicy, path: &Path) -> bool {
     let carved = |r: &crate::policy::WritableRoot| r.read_only.iter().any(|c| path.starts_with(c)) || r.missing_read_only.iter().any(|m| path.starts_with(&m.path));
     let granted = policy.writable_roots.iter().any(|r| path.starts_with(&r.root) && !carved(r));
@@ -63,7 +64,9 @@ fn expected_write(policy: &ResolvedPolicy, path: &Path) -> bool {
         (policy.protect_git && below.iter().any(|c| *c == ".git"))
             || (!in_node_modules && below.iter().any(|c| policy.protected_names.iter().any(|n| c == &std::ffi::OsStr::new(n))))
     });
-    granted && !hidden && !planted
+    // The private caches' store directories (macOS) are the tools' to write whole.
+    let cache = policy.tool_caches.caches.iter().filter_map(|c| c.dir.as_ref()).any(|d| path.starts_with(d));
+    (granted && !hidden && !planted) || cache
 }
 
 fn expected_read(policy: &ResolvedPolicy, path: &Path) -> bool {

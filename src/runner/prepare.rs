@@ -57,6 +57,10 @@ pub fn prepare(req: &mut SpawnRequest) -> Result<Prepared> {
     let cache_run = if !landlock && req.policy.mode == SandboxMode::WorkspaceWrite && req.platform == crate::platform::Platform::Linux {
         Some(crate::tool_caches::RunGuard::prepare(&mut req.policy.tool_caches)?)
     } else {
+        if req.policy.mode == SandboxMode::WorkspaceWrite && req.platform == crate::platform::Platform::Darwin {
+            // The store's directories the tools are pointed at (no layers: see tool_caches::macos).
+            crate::tool_caches::macos::prepare(&mut req.policy.tool_caches, &req.env)?;
+        }
         None
     };
     let mut proxy_listener = None;

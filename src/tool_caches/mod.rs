@@ -26,7 +26,9 @@ use crate::policy::{ResolvedPolicy, SandboxMode, TmpMode};
 mod bwrap_mounts;
 mod layers;
 pub mod locations;
+pub mod macos;
 mod merge;
+mod seed;
 pub mod store;
 
 pub use bwrap_mounts::{plan, Mounts};
@@ -67,6 +69,20 @@ pub struct PrivateCache {
     pub upper: Option<PathBuf>,
     #[serde(skip)]
     pub work: Option<PathBuf>,
+    /// macOS: the store directory the tool is pointed at, set by `macos::prepare` (the profile
+    /// lets the command write it).
+    #[serde(skip)]
+    pub dir: Option<PathBuf>,
+    /// macOS: the variables that point the tool there (and at the host's cache where the tool
+    /// reads one read-only), set by `macos::prepare`.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub variables: BTreeMap<String, String>,
+}
+
+impl PrivateCache {
+    fn new(name: &str, path: PathBuf) -> PrivateCache {
+        PrivateCache { name: name.to_string(), path, layers: Vec::new(), upper: None, work: None, dir: None, variables: BTreeMap::new() }
+    }
 }
 
 /// What `SpawnResult.toolCaches` reports, and what the plan builders mount.
@@ -101,7 +117,7 @@ impl ToolCaches {
 }
 
 /// How long a workspace's store stays when no run uses it.
-const UNUSED_FOR: std::time::Duration = std::time::Duration::from_secs(30 * 86400);
+pub(crate) const UNUSED_FOR: std::time::Duration = std::time::Duration::from_secs(30 * 86400);
 
 /// One run's hold on the store, from before its plan is built (the layers it mounts are listed
 /// then) until its sandbox is gone; then its writes become a layer for the next run (`layers`).
@@ -163,13 +179,8 @@ pub(crate) fn resolve(
             "'private' and 'shared' need mode 'workspace-write' (in 'read-only' nothing is writable, and 'danger-full-access' writes the host's caches)",
         ));
     }
-    if writable && platform == Platform::Darwin {
-        return Err(SandboxError::unsupported(
-            "sandbox.toolCaches 'private' and 'shared' are not supported on macOS yet; use 'none' (the caches stay read-only)",
-        ));
-    }
-    // The default follows the mode; macOS has no private caches yet, so it keeps today's behaviour.
-    let mode = asked.unwrap_or(if workspace && platform == Platform::Linux { Mode::Private } else { Mode::None });
+    // The default follows the mode.
+    let mode = asked.unwrap_or(if workspace && platform != Platform::Other { Mode::Private } else { Mode::None });
     let explicit = writable;
     if mode == Mode::None {
         return Ok(ToolCaches::none());
@@ -186,12 +197,18 @@ pub(crate) fn resolve(
     // A store the policy hides (a `denyRead` over it, a private /tmp) cannot be bound into the
     // sandbox: its mount point would appear in what should be empty.
     let hidden = policy.deny_read.iter().any(|d| locations::overlaps(&root, d))
-        || (policy.tmp == TmpMode::Private && root.starts_with("/tmp"));
-    let caches = locations::existing(env)
+        || (policy.tmp == TmpMode::Private && root.starts_with("/tmp"))
+        || (platform == Platform::Darwin && holds_read_only(&root, policy));
+    let locations: Vec<(&str, PathBuf)> = match platform {
+        // Every tool, whether the host has its cache yet or not (see `macos`).
+        Platform::Darwin => macos::known(env).into_iter().map(|t| (t.name, t.host)).collect(),
+        _ => locations::existing(env).into_iter().map(|l| (l.name, l.path)).collect(),
+    };
+    let caches = locations
         .into_iter()
         .filter(|_| !hidden)
-        .filter(|l| coverable(&l.path, policy, &root))
-        .map(|l| PrivateCache { name: l.name.to_string(), path: l.path, layers: Vec::new(), upper: None, work: None })
+        .filter(|(_, path)| coverable(path, policy, &root))
+        .map(|(name, path)| PrivateCache::new(name, path))
         .collect();
     let overlay = platform != Platform::Linux || Platform::host() != Platform::Linux || kernel_has_userns_overlay();
     Ok(ToolCaches {
@@ -224,6 +241,13 @@ fn coverable(path: &Path, policy: &ResolvedPolicy, store: &Path) -> bool {
         || (policy.tmp == TmpMode::Private && path.starts_with("/tmp")))
 }
 
+/// A read-only path of the policy inside the store (macOS): the profile's write rule for the
+/// cache directories follows the carve-outs and would undo one there, so no cache is covered.
+fn holds_read_only(root: &Path, policy: &ResolvedPolicy) -> bool {
+    let roots = policy.writable_roots.iter();
+    roots.clone().flat_map(|r| r.read_only.iter()).chain(roots.flat_map(|r| r.missing_read_only.iter().map(|m| &m.path))).chain(policy.read_only_paths.iter()).any(|p| p.starts_with(root))
+}
+
 /// Linux 5.11 and later mount overlayfs in a user namespace.
 fn kernel_has_userns_overlay() -> bool {
     let mut uts: libc::utsname = unsafe { std::mem::zeroed() };
@@ -244,3 +268,6 @@ fn release_at_least(release: &str, want: (u32, u32)) -> bool {
 #[cfg(test)]
 #[path = "tests.rs"]
 mod tests;
+#[cfg(test)]
+#[path = "tests_macos.rs"]
+mod tests_macos;
