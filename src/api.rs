@@ -108,11 +108,13 @@ pub fn classify_sandbox_denial(result: &Value, policy: Option<&Value>) -> Result
         (Some(c), Some(cwd)) if c.cwd.is_none() => Some(c.with_cwd(cwd)),
         (c, _) => c,
     };
-    // A SpawnResult of an allow-listed run carries the proxy's refusals: they decide first.
+    // A SpawnResult of an allow-listed run carries the proxy's refusals: they decide first (not
+    // `unauthenticated` ones: another local process's, or a tool's that dropped the proxy URL's
+    // credential, which no allowedDomains entry would fix).
     let refused_host = result
         .get("networkDenials")
         .and_then(Value::as_array)
-        .and_then(|d| d.first())
+        .and_then(|d| d.iter().find(|d| d.get("reason").and_then(Value::as_str) != Some("unauthenticated")))
         .and_then(|d| d.get("host"))
         .and_then(Value::as_str);
     let network = match refused_host {
