@@ -95,6 +95,12 @@ export interface OutputChunk {
   data: Buffer
 }
 
+/**
+ * The default `protectedNames` (internal: the CLI's `--protected-name` adds to them, and must not
+ * keep a copy of its own that drifts from the core's list).
+ */
+export declare function protectedNameDefaults(): Array<string>
+
 /** What `read()` resolves with (or its error). */
 export interface ReadOutcome {
   ok: boolean

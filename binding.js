@@ -840,6 +840,7 @@ module.exports.buildSandboxCommand = nativeBinding.buildSandboxCommand
 module.exports.classifySandboxDenial = nativeBinding.classifySandboxDenial
 module.exports.isLikelySandboxDenied = nativeBinding.isLikelySandboxDenied
 module.exports.nativeVersion = nativeBinding.nativeVersion
+module.exports.protectedNameDefaults = nativeBinding.protectedNameDefaults
 module.exports.sandboxCapabilities = nativeBinding.sandboxCapabilities
 module.exports.startProcess = nativeBinding.startProcess
 module.exports.toolCacheStore = nativeBinding.toolCacheStore

@@ -395,7 +395,11 @@ export declare class SandboxedProcess {
   /** pty only: set the terminal's size (integers 1–65535); the foreground job gets SIGWINCH.
    * Without a pty throws `ERR_SANDBOX_INVALID_OPTIONS`; after the end it does nothing. */
   resize(cols: number, rows: number): void
-  /** pty only: called with each chunk of terminal output (raw bytes) from now on. */
+  /** pty only: called with each chunk of terminal output (raw bytes). The terminal's output from
+   * its first byte reaches the first listener: what arrived before anyone subscribed (typically
+   * while `startSandboxed` was resolving) is kept, up to `maxBuffer` bytes (the oldest dropped
+   * beyond that), and handed to the first listener in one chunk right after `onData` returns,
+   * before anything newer. Later listeners get what arrives after they subscribed. */
   onData(listener: (data: Buffer) => void): { dispose(): void }
   /** pty only: stop reading the terminal (real backpressure: the command blocks once the
    * terminal's buffer is full). Once the command has exited its remaining output is read anyway. */

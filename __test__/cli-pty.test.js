@@ -12,12 +12,9 @@ const CLI = path.join(__dirname, '..', 'bin', 'sandspawn.js')
 const DRIVER = path.join(__dirname, 'fixtures', 'pty-driver.py')
 const HANG_MS = 60000
 const run = (cmd, args, opts = {}) => spawnSync(cmd, args, { encoding: 'utf8', timeout: HANG_MS, killSignal: 'SIGKILL', ...opts })
-// `script` turns the end of its own stdin (spawnSync closes it at once) into a NUL byte for its
-// terminal, which the CLI relays like any key: the echoed "^@" shows up anywhere in the output.
-const scriptRun = (command, opts = {}) => {
-  const r = run('script', ['-qec', command, '/dev/null'], opts)
-  return { ...r, stdout: r.stdout.replace(/\^@/g, '') }
-}
+// `script` writes its terminal's end-of-file character as soon as its own stdin ends (spawnSync
+// closes it at once), usually before the CLI starts; the CLI must see it as the end of its input.
+const scriptRun = (command, opts = {}) => run('script', ['-qec', command, '/dev/null'], opts)
 const ctx = (r) => `status ${r.status} signal ${r.signal}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`
 
 test('piped stdin is forwarded: seq 1 5 | sandspawn -- wc -l prints 5', () => {
@@ -33,8 +30,9 @@ test('on a terminal the command gets a pty of its size; resize and Ctrl-C are fo
     assert.equal(r.status, 0, ctx(r))
     const seen = JSON.parse(r.stdout)
     assert.equal(seen.error, undefined, seen.error)
-    // The CLI's own terminal adds a \r to the command's \r\n (ONLCR).
-    seen.output = seen.output.replace(/\r+\n/g, '\n')
+    // The command's pty made its \n a \r\n; the CLI's own terminal adds nothing (no \r\r\n).
+    assert.doesNotMatch(seen.output, /\r\r\n/, JSON.stringify(seen.output))
+    seen.output = seen.output.replace(/\r\n/g, '\n')
     assert.match(seen.output, /\/dev\/(pts\/\d+|console)\n30 100\n/, seen.output)
     assert.match(seen.output, /ready\n50 132/)
     assert.equal(seen.rawDuring, true, 'the CLI put its terminal in raw mode')
@@ -66,4 +64,10 @@ test('a failing command in a pty still restores the terminal and exits with its 
   const ml = missing.stdout.trim().split(/\r?\n/)
   assert.equal(ml.at(-2), 'cli=127', ctx(missing))
   assert.equal(ml.at(-1), before)
+})
+
+test('under `script` with its stdin at its end: the command reads the end of its input (not ^@), and the log has \\r\\n, not \\r\\r\\n', () => {
+  const r = scriptRun(`"${process.execPath}" "${CLI}" -- sh -c 'echo one; echo two; cat -A; echo ended'`, { input: '' })
+  assert.equal(r.status, 0, ctx(r))
+  assert.equal(r.stdout, 'one\r\ntwo\r\nended\r\n', JSON.stringify(r.stdout))
 })

@@ -204,6 +204,9 @@ describe('the helper is checked at load', () => {
     const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ss-helper-load-')))
     t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
     fs.copyFileSync(path.join(ROOT, addon), path.join(dir, addon))
+    // The bundled bwrap too: on a host without a system bwrap it is the one the copy runs.
+    fs.copyFileSync(path.join(ROOT, 'sandspawn-bwrap'), path.join(dir, 'sandspawn-bwrap'))
+    fs.chmodSync(path.join(dir, 'sandspawn-bwrap'), 0o755)
     return dir
   }
 

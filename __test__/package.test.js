@@ -136,3 +136,16 @@ test('index.d.ts declares every field sandboxCapabilities() returns', async () =
   assert.deepEqual(declared('Capabilities'), Object.keys(caps).sort())
   if (caps.bwrap) assert.deepEqual(declared('BwrapInfo'), Object.keys(caps.bwrap).sort())
 })
+
+test("every package in the lockfile accepts this Node (contributors' npm ci warns EBADENGINE otherwise)", () => {
+  // The project supports Node >= 20; package.json's `overrides` pin the dev dependencies' own
+  // dependencies that moved to Node 22 (@napi-rs/lzma, content-type) to versions that run on 20.
+  // semver is npm's own range logic (here through jest's dependencies).
+  const semver = require('semver')
+  const lock = require('../package-lock.json')
+  const refused = Object.entries(lock.packages)
+    .filter(([, p]) => p.engines && typeof p.engines.node === 'string' && !semver.satisfies(process.version, p.engines.node))
+    .map(([name, p]) => `${name}@${p.version} wants node ${p.engines.node}`)
+  assert.deepEqual(refused, [], `on ${process.version}`)
+  assert.ok(semver.satisfies(process.version, pkg.engines.node), `this Node is not one the project supports: ${pkg.engines.node}`)
+})

@@ -202,6 +202,7 @@ for (const mode of MODES) {
         // With the network off: no retries that cannot succeed (README, Running package managers).
         expected.npm_config_fetch_retries = '0'
         expected.PIP_RETRIES = '1'
+        expected.CARGO_NET_RETRY = '0'
         // bwrap 0.8 itself sets PWD after --chdir; that is the sandbox tool's, not a leak of process.env.
         if ('PWD' in vars) expected.PWD = process.cwd()
       }

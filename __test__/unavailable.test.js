@@ -16,7 +16,11 @@ const path = require('node:path')
 // SANDSPAWN_TEST_PACKAGE: test another build (or a deliberately broken wrapper, to check that these tests can fail).
 const MAIN = process.env.SANDSPAWN_TEST_PACKAGE || path.resolve(__dirname, '..')
 const CLI = path.resolve(__dirname, '..', 'bin', 'sandspawn.js')
-const REAL_BWRAP = '/usr/bin/bwrap'
+// The bwrap a run uses here (the system's, else the bundled one): the real one the delegating fake
+// runs, and the outer sandbox of section 4.
+const { ladderBwrap } = require('./fixtures/ladder-bwrap')
+const REAL = ladderBwrap()
+const REAL_BWRAP = REAL.path
 const HOST_PATH = process.env.PATH
 const RESULT_TAG = '@@SANDSPAWN-TEST-RESULT@@'
 const CHILD_TIMEOUT_MS = 60_000
@@ -83,7 +87,7 @@ exit 1
 /** A fake `bwrap` that logs every call to `log` and then runs the real bwrap. */
 function fakeDelegatingBwrap(dir, log) {
   const file = path.join(dir, 'bwrap')
-  writeExecutable(file, `#!/bin/sh\necho "$*" >> ${shq(log)}\nexec ${REAL_BWRAP} "$@"\n`)
+  writeExecutable(file, `#!/bin/sh\necho "$*" >> ${shq(log)}\nexec ${shq(REAL_BWRAP)} "$@"\n`)
   return file
 }
 
@@ -460,7 +464,7 @@ describe('2. no bwrap on PATH', () => {
 // ---- 3. a bwrap inside the cwd is never used -----------------------------------------------------
 
 describe('3. a bwrap planted in the working directory is ignored', () => {
-  const hostOk = spawnSync(REAL_BWRAP, ['--version'], { encoding: 'utf8' }).status === 0
+  const skipReason = REAL_BWRAP === null && REAL.reason
 
   // Each variant returns the PATH to use for a workspace `work`.
   const variants = [
@@ -478,7 +482,7 @@ describe('3. a bwrap planted in the working directory is ignored', () => {
   ]
 
   for (const [name, pathFor] of variants) {
-    test(name, { skip: !hostOk && 'no working /usr/bin/bwrap on this host' }, () => {
+    test(name, { skip: skipReason }, () => {
       const work = mkTemp('planted')
       const outside = mkTemp('outside')
       const pwned = path.join(work, 'PWNED')
@@ -528,12 +532,13 @@ exec "$@"
 
 describe('4. inside an outer bwrap started with --disable-userns', () => {
   const outerWorks =
+    REAL_BWRAP !== null &&
     spawnSync(
       REAL_BWRAP,
       ['--unshare-user', '--disable-userns', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--', '/bin/true'],
       { encoding: 'utf8' },
     ).status === 0
-  const skip = !outerWorks && 'the host cannot run the outer bwrap --unshare-user --disable-userns'
+  const skip = !outerWorks && `the host cannot run the outer ${REAL_BWRAP ?? 'bwrap'} --unshare-user --disable-userns${REAL_BWRAP === null ? ` (${REAL.reason})` : ''}`
   const outer = (tmp) => [REAL_BWRAP, '--unshare-user', '--disable-userns', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--bind', tmp, tmp, '--']
 
   test('spawnSandboxed rejects ERR_SANDBOX_UNAVAILABLE naming nesting and a fix; MARKER absent', { skip }, () => {
@@ -644,7 +649,7 @@ describe('5. the probe runs once per PATH', { skip: TRUSTED_SKIP }, () => {
     assert.equal(fs.existsSync(path.join(work, 'MARKER')), false)
   })
 
-  test('a working bwrap is probed once across 5 sandboxed runs', { skip: spawnSync(REAL_BWRAP, ['--version']).status !== 0 && 'no real bwrap' }, () => {
+  test('a working bwrap is probed once across 5 sandboxed runs', { skip: REAL_BWRAP === null && REAL.reason }, () => {
     const dir = mkTrusted('cache-ok')
     const log = path.join(mkTemp('cache-ok-log'), 'calls')
     const fake = fakeDelegatingBwrap(dir, log)

@@ -11,10 +11,13 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { execFile } = require('node:child_process')
 
+const { stagedCheckout, cannotRunAs, asUser } = require('./fixtures/other-user')
+
 const UID = 64124 // a uid no other test uses
 const isRoot = process.getuid() === 0
+const skip = isRoot ? cannotRunAs(UID) ?? false : 'needs root to switch to another user (as a user other than root every test here runs that way)'
 
-test('as an unprivileged user: missing names kept absent, a private ~/.npm, no capabilities, the user\'s own ids', { skip: !isRoot && 'needs root to switch to another user (as a user other than root every test here runs that way)' }, async (t) => {
+test('as an unprivileged user: missing names kept absent, a private ~/.npm, no capabilities, the user\'s own ids', { skip }, async (t) => {
   // Not under /tmp: that is a writable root itself, and a cache inside one is left writable.
   const home = fs.realpathSync(fs.mkdtempSync('/var/tmp/sandspawn-unpriv-'))
   t.after(() => fs.rmSync(home, { recursive: true, force: true }))
@@ -29,10 +32,11 @@ test('as an unprivileged user: missing names kept absent, a private ~/.npm, no c
   fs.writeFileSync(path.join(ws, 'vendor', 'lib', '.git', 'HEAD'), 'ref: refs/heads/main\n')
   fs.chmodSync(home, 0o755)
   const tmpGitBefore = fs.existsSync('/tmp/.git')
-  const script = path.join(__dirname, 'fixtures', 'unprivileged-workspace.js')
-  const args = [`--reuid=${UID}`, `--regid=${UID}`, '--clear-groups', process.execPath, script, ws]
+  // The package as UID can read it, wherever this checkout is (see fixtures/other-user.js).
+  const script = path.join(stagedCheckout(), '__test__', 'fixtures', 'unprivileged-workspace.js')
+  const [cmd, args] = asUser(UID, [script, ws])
   const out = await new Promise((resolve, reject) => {
-    execFile('setpriv', args, { cwd: ws, env: { PATH: process.env.PATH, HOME: home }, timeout: 120_000 }, (err, stdout, stderr) => {
+    execFile(cmd, args, { cwd: ws, env: { PATH: process.env.PATH, HOME: home }, timeout: 120_000 }, (err, stdout, stderr) => {
       if (err) return reject(new Error(`${err.message}\n${stderr}`))
       resolve(JSON.parse(stdout))
     })

@@ -3,6 +3,7 @@
 const native = require('../binding.js')
 const { SandboxError, AbortError, invalid, fromRecord, fromThrown } = require('./errors')
 const { normalizeOptions, hostInfo, safeCallback } = require('./normalize')
+const { TerminalListeners } = require('./terminal-listeners')
 
 /** Each result's resolved policy, for `classifySandboxDenial(result)` and escalation rules. */
 const resolvedPolicies = new WeakMap()
@@ -53,7 +54,7 @@ function launch(command, options, entry) {
   const opts = normalizeOptions(options)
   if (opts.signal && opts.signal.aborted) throw abortError(opts.signal)
   // A terminal's output also goes to onData listeners, which can only be added once it runs.
-  const terminal = opts.data.pty ? new TerminalListeners(safeCallback(opts.onOutput)) : null
+  const terminal = opts.data.pty ? new TerminalListeners(safeCallback(opts.onOutput), opts.data.maxBuffer) : null
   let handle
   try {
     const onOutput = terminal ? terminal.dispatch : safeCallback(opts.onOutput)
@@ -79,17 +80,6 @@ function launch(command, options, entry) {
     return { result }
   })
   return { handle, settled, signal: opts.signal, terminal }
-}
-
-/** The `onData` listeners of a pty run, fed by the same native callback as `onOutput`. */
-class TerminalListeners {
-  listeners = new Set()
-  constructor(onOutput) {
-    this.dispatch = (chunk) => {
-      if (onOutput) onOutput(chunk)
-      for (const listener of this.listeners) listener(chunk.data)
-    }
-  }
 }
 
 function nonNegative(name, value, fallback) {
@@ -169,14 +159,16 @@ class SandboxedProcess {
     }
   }
 
-  /** Listen to the terminal's output as it arrives (raw bytes). */
+  /**
+   * Listen to the terminal's output as it arrives (raw bytes). The first listener also gets what
+   * was printed before it subscribed (up to `maxBuffer` bytes), right after this call returns.
+   */
   onData(listener) {
     const terminal = this.#needsTerminal('onData')
     if (typeof listener !== 'function') throw invalid('listener', `must be a function, got ${typeof listener}`)
     const wrapped = safeCallback(listener)
-    const entry = (data) => wrapped(data)
-    terminal.listeners.add(entry)
-    return { dispose: () => terminal.listeners.delete(entry) }
+    const remove = terminal.add((data) => wrapped(data))
+    return { dispose: () => void remove() }
   }
 
   /** Stop reading the terminal (the command blocks once it is full); `resume()` restarts. */

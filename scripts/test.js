@@ -2,6 +2,8 @@
 'use strict'
 // `npm test`: build if stale, then cargo test, the node --test suites, a strict type check of
 // index.d.ts, and the Jest + ts-jest smoke test. Stops at the first failing step.
+// `node scripts/test.js STEP...` runs only those steps (by key: build, cargo, node, bundled, types,
+// jest, unprivileged), e.g. `cargo node` for .ci/run's pass without a system bwrap.
 
 const path = require('node:path')
 const { spawnSync } = require('node:child_process')
@@ -10,17 +12,26 @@ const fs = require('node:fs')
 const root = path.resolve(__dirname, '..')
 const bin = (name) => path.join(root, 'node_modules', '.bin', name)
 
+// [key, name, command, args, extra environment, why it would be skipped]
 const steps = [
-  ['build (if stale)', process.execPath, [path.join(__dirname, 'ensure-built.js')]],
+  ['build', 'build (if stale)', process.execPath, [path.join(__dirname, 'ensure-built.js')]],
   // The core's runner tests run real sandboxes, which need the helper beside the test binary.
-  ['cargo build (helper for the Rust tests)', 'cargo', ['build', '--quiet', '-p', 'sandspawn-helper']],
-  ['cargo test', 'cargo', ['test', '--quiet', '--workspace']],
-  ['node --test', process.execPath, ['--test', '--test-concurrency=1', '__test__/']],
+  ['cargo', 'cargo build (helper for the Rust tests)', 'cargo', ['build', '--quiet', '-p', 'sandspawn-helper']],
+  ['cargo', 'cargo test', 'cargo', ['test', '--quiet', '--workspace']],
+  ['node', 'node --test', process.execPath, ['--test', '--test-concurrency=1', '__test__/']],
   // The escape tests again, with the system bwrap hidden: sandspawn's bundled bwrap must hold too.
-  ['node --test __test__/security/ (bundled bwrap)', process.execPath, ['--test', '--test-concurrency=1', '__test__/security/'], { SANDSPAWN_TEST_BWRAP: 'bundled' }],
-  ['tsc --noEmit (strict, isolatedModules)', bin('tsc'), ['--noEmit', '-p', '__test__/types/tsconfig.json']],
-  ['jest + ts-jest smoke test', bin('jest'), ['--config', '__test__/jest/jest.config.js']],
+  ['bundled', 'node --test __test__/security/ (bundled bwrap)', process.execPath, ['--test', '--test-concurrency=1', '__test__/security/'], { SANDSPAWN_TEST_BWRAP: 'bundled' }, withoutSystemBwrap],
+  ['types', 'tsc --noEmit (strict, isolatedModules)', bin('tsc'), ['--noEmit', '-p', '__test__/types/tsconfig.json']],
+  ['jest', 'jest + ts-jest smoke test', bin('jest'), ['--config', '__test__/jest/jest.config.js']],
 ]
+const KEYS = [...new Set(steps.map((s) => s[0])), 'unprivileged']
+const only = process.argv.slice(2)
+const unknown = only.filter((k) => !KEYS.includes(k))
+if (unknown.length) {
+  console.error(`scripts/test.js: unknown step ${unknown.join(', ')} (steps: ${KEYS.join(', ')})`)
+  process.exit(2)
+}
+const wanted = (key) => only.length === 0 || only.includes(key)
 
 // Suites that run workspace-write with the real HOME get private tool caches (the default): their
 // store goes to a scratch directory, not this machine's ~/.local/state, and is removed at the end.
@@ -32,7 +43,13 @@ const removeStore = () => {
   spawnSync('chmod', ['-R', 'u+rwx', cacheStore])
   fs.rmSync(cacheStore, { recursive: true, force: true })
 }
-for (const [name, cmd, args, env] of steps) {
+for (const [key, name, cmd, args, env, skip] of steps) {
+  if (!wanted(key)) continue
+  const why = skip && skip()
+  if (why) {
+    console.log(`\n=== ${name}: skipped: ${why} ===`)
+    continue
+  }
   console.log(`\n=== ${name} ===`)
   const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: { ...process.env, SANDSPAWN_TOOL_CACHE_DIR: cacheStore, ...env } })
   if (r.status !== 0) {
@@ -42,30 +59,45 @@ for (const [name, cmd, args, env] of steps) {
   }
 }
 removeStore()
-unprivilegedPass()
-console.log('\nnpm test: all steps passed')
+if (wanted('unprivileged')) unprivilegedPass()
+console.log(`\nnpm test: all steps passed${only.length ? ` (${only.join(', ')})` : ''}`)
+
+/** Why a pass of its own on the bundled bwrap would repeat the first one, or null. */
+function withoutSystemBwrap() {
+  if (process.env.SANDSPAWN_BWRAP) return null
+  const onPath = (process.env.PATH || '').split(':').some((dir) => {
+    try {
+      fs.accessSync(path.join(dir || '.', 'bwrap'), fs.constants.X_OK)
+      return true
+    } catch {
+      return false
+    }
+  })
+  return onPath ? null : 'no system bwrap on PATH, so the pass above already ran every test on the bundled one'
+}
 
 /**
  * The escape tests once more as a user other than root, when these tests run as root: bwrap
  * behaves differently for other users (it nests a user namespace of its own), and a run that
- * works as root may not work for the users sandspawn is for. Needs `setpriv` and a checkout that
- * user can read; otherwise it says why it did not run.
+ * works as root may not work for the users sandspawn is for. That user runs a copy of the package
+ * and the tests it can read (a checkout under a 0700 home is not readable to it; see
+ * __test__/fixtures/other-user.js). Needs `setpriv`; otherwise it says why it did not run.
  */
 function unprivilegedPass() {
   const name = 'node --test __test__/security/ (as an unprivileged user)'
   const uid = 64125 // no test uses it
   if (process.getuid() !== 0) return console.log(`\n=== ${name}: not needed, these tests ran as uid ${process.getuid()} ===`)
-  const asUser = (args, env) => spawnSync('setpriv', [`--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', process.execPath, ...args], { cwd: root, stdio: 'inherit', env })
+  const otherUser = require('../__test__/fixtures/other-user')
+  const why = otherUser.cannotRunAs(uid)
+  if (why) return console.log(`\n=== ${name}: skipped: ${why} ===`)
+  const copy = otherUser.stagedCheckout()
   const home = fs.mkdtempSync('/var/tmp/sandspawn-test-user-')
   fs.chownSync(home, uid, uid)
   const env = { PATH: process.env.PATH, HOME: home, SANDSPAWN_TOOL_CACHE_DIR: path.join(home, 'tool-caches') }
   try {
-    const probe = asUser(['-e', `require(${JSON.stringify(root)})`], env)
-    if (probe.error || probe.status !== 0) {
-      return console.log(`\n=== ${name}: skipped: uid ${uid} cannot load the checkout here (${probe.error ? probe.error.message : 'its directories are not readable to other users'}) ===`)
-    }
-    console.log(`\n=== ${name} ===`)
-    const r = asUser(['--test', '--test-concurrency=1', '__test__/security/'], env)
+    console.log(`\n=== ${name}, in a copy it can read: ${copy} ===`)
+    const [cmd, args] = otherUser.asUser(uid, ['--test', '--test-concurrency=1', '__test__/security/'])
+    const r = spawnSync(cmd, args, { cwd: copy, stdio: 'inherit', env })
     if (r.status !== 0) {
       console.error(`\nnpm test: step "${name}" failed (${r.error ? r.error.message : `exit ${r.status}`})`)
       process.exit(1)

@@ -253,7 +253,7 @@ impl NativeProcess {
         let sig = match signal {
             None => None,
             Some(name) => Some(
-                runner::signals::parse_signal(&name)
+                crate::signals::parse_signal(&name)
                     .ok_or_else(|| js_error(SandboxError::invalid("signal", format!("unknown signal {name:?} (use a name such as 'SIGTERM')"))))?,
             ),
         };
@@ -336,6 +336,13 @@ pub async fn tool_cache_store(options: Option<Value>, env: std::collections::Has
         Ok(r) => tagged(r),
         Err(e) => tagged::<Value>(Err(SandboxError::new(ErrorCode::SetupFailed, format!("measuring the tool cache store failed: {e}")))),
     }
+}
+
+/// The default `protectedNames` (internal: the CLI's `--protected-name` adds to them, and must not
+/// keep a copy of its own that drifts from the core's list).
+#[napi]
+pub fn protected_name_defaults() -> Vec<String> {
+    crate::planted::names::defaults()
 }
 
 /// The sandspawn core version (for diagnostics).

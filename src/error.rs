@@ -42,6 +42,15 @@ impl AsRef<str> for ErrorCode {
     }
 }
 
+/// One rung of the Linux fallback ladder and what happened there (`cause` is `ok` for the rung
+/// that runs): part of an unavailable sandbox's error, filled in by `capabilities`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Attempt {
+    pub mechanism: &'static str,
+    pub cause: String,
+    pub message: String,
+}
+
 /// A typed failure. `stderr` holds what the sandbox tool printed when it failed during setup.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
@@ -50,7 +59,7 @@ pub struct SandboxError {
     pub message: String,
     pub stderr: Option<String>,
     /// `ERR_SANDBOX_UNAVAILABLE` on Linux: each sandbox mechanism tried, and why it could not run.
-    pub attempts: Vec<crate::capabilities::Attempt>,
+    pub attempts: Vec<Attempt>,
     /// `ERR_SANDBOX_UNAVAILABLE`: the ways to fix it, least invasive first.
     pub fixes: Vec<String>,
 }
@@ -89,7 +98,7 @@ impl SandboxError {
         self
     }
 
-    pub fn with_ladder(mut self, attempts: Vec<crate::capabilities::Attempt>, fixes: Vec<String>) -> Self {
+    pub fn with_ladder(mut self, attempts: Vec<Attempt>, fixes: Vec<String>) -> Self {
         self.attempts = attempts;
         self.fixes = fixes;
         self

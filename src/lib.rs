@@ -6,7 +6,9 @@
 
 pub mod api;
 pub mod capabilities;
+pub mod child_fds;
 pub mod denial;
+pub mod describe;
 pub mod digest;
 pub mod error;
 pub mod helper;
@@ -14,11 +16,14 @@ pub mod network;
 pub mod limits;
 pub mod options;
 pub mod own_files;
+pub mod pidns;
+pub mod placeholders;
 pub mod plan;
 pub mod planted;
 pub mod platform;
 pub mod policy;
 pub mod program;
+pub mod signals;
 pub mod pty;
 pub mod runner;
 pub mod tool_caches;

@@ -12,9 +12,10 @@ use serde_json::{Map, Value};
 
 use crate::capabilities::LinuxOptions;
 use crate::error::{Result, SandboxError};
+use crate::describe::describe;
 use crate::platform::Platform;
 use crate::policy::{resolve_policy, PolicyContext, ResolvedPolicy};
-use crate::runner::signals::parse_signal;
+use crate::signals::parse_signal;
 
 pub const DEFAULT_MAX_BUFFER: usize = 1024 * 1024;
 pub const DEFAULT_FORCE_KILL_AFTER: Duration = Duration::from_millis(2000);
@@ -199,7 +200,7 @@ pub fn parse_spawn_options(command: &Value, options: &Value, host: &HostContext,
         Some(Value::Number(n)) => n
             .as_i64()
             .and_then(|n| i32::try_from(n).ok())
-            .and_then(crate::runner::signals::signal_from_number)
+            .and_then(crate::signals::signal_from_number)
             .ok_or_else(|| SandboxError::invalid("killSignal", format!("unknown signal number {n}")))?,
         Some(v) => return Err(SandboxError::invalid("killSignal", format!("must be a signal name such as 'SIGTERM', got {}", describe(v)))),
     };
@@ -322,19 +323,6 @@ fn non_negative_ms(option: &str, value: Option<&Value>) -> Result<Option<u64>> {
             _ => Err(SandboxError::invalid(option, format!("must be a finite, non-negative number of milliseconds, got {n}"))),
         },
         Some(v) => Err(SandboxError::invalid(option, format!("must be a finite, non-negative number of milliseconds, got {}", describe(v)))),
-    }
-}
-
-/// A short description of a value for error messages.
-pub fn describe(v: &Value) -> String {
-    match v {
-        Value::Null => "null".into(),
-        Value::Bool(b) => format!("boolean {b}"),
-        Value::Number(n) => format!("number {n}"),
-        Value::String(s) if s.len() > 40 => format!("string {:?}…", &s[..s.char_indices().nth(40).map(|(i, _)| i).unwrap_or(s.len())]),
-        Value::String(s) => format!("string {s:?}"),
-        Value::Array(_) => "an array".into(),
-        Value::Object(_) => "an object".into(),
     }
 }
 

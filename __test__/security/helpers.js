@@ -25,13 +25,28 @@ function loadPackage() {
 }
 
 /**
+ * Which bwrap this pass runs: the system one, or the bundled one on a host without a system bwrap
+ * (a fresh machine) and under `SANDSPAWN_TEST_BWRAP=bundled`.
+ *
  * `SANDSPAWN_TEST_BWRAP=bundled` (the extra pass of `npm test`): hide the system bwrap from the
  * host PATH, so every run of this process uses sandspawn's bundled bwrap. Each PATH directory that
  * holds a `bwrap` is replaced by a directory of symlinks to everything else in it, so commands
  * resolve exactly as before. It lives under /var/tmp, which sandboxes see (a private /tmp hides /tmp).
  * `bwrap-source.test.js` checks that the pass really runs the bundled binary.
  */
-const EXPECTED_BWRAP_SOURCE = process.env.SANDSPAWN_TEST_BWRAP === 'bundled' ? 'bundled' : 'system'
+const EXPECTED_BWRAP_SOURCE = process.env.SANDSPAWN_TEST_BWRAP === 'bundled' || !systemBwrapOnPath() ? 'bundled' : 'system'
+/** A system bwrap the ladder would try first: `SANDSPAWN_BWRAP`, or an executable `bwrap` on PATH. */
+function systemBwrapOnPath() {
+  if (process.env.SANDSPAWN_BWRAP) return true
+  return (process.env.PATH || '').split(':').some((dir) => {
+    try {
+      fs.accessSync(path.join(dir || '.', 'bwrap'), fs.constants.X_OK)
+      return fs.statSync(path.join(dir || '.', 'bwrap')).isFile()
+    } catch {
+      return false
+    }
+  })
+}
 function hideSystemBwrap() {
   const farmRoot = fs.mkdtempSync(path.join('/var/tmp', 'sandspawn-nobwrap-path-'))
   process.on('exit', () => fs.rmSync(farmRoot, { recursive: true, force: true }))

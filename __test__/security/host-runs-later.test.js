@@ -213,3 +213,42 @@ describe('what the mounts cannot prevent is reported by the same run (issue 28)'
     assert.ok(path.join(tree.ws, deep).startsWith(risk.path), risk.path)
   })
 })
+
+describe('a repository disguised as a placeholder is still undone (found merging #31)', () => {
+  // Placeholders (mode 1500 directories, 1400 empty files) are a plan's own and are left alone; a
+  // command can give its own .git that mode (sticky bit and all, as its owner) after filling it.
+  const plant = (top, marker) =>
+    [
+      `cd ${q(top)}`,
+      'mkdir -m 1500 .git && chmod u+w .git',
+      'printf "ref: refs/heads/main\\n" > .git/HEAD',
+      'mkdir -p .git/objects .git/refs/heads',
+      `printf '[core]\\n\\tfsmonitor = touch ${marker}; false\\n' > .git/config`,
+      'chmod 1500 .git',
+      'sleep 0.2',
+    ].join(' && ')
+
+  test('at the workspace top (kept absent): moved aside and reported; git status runs nothing', async (t) => {
+    const tree = tempTree(t)
+    const marker = path.join(tree.out, 'PWNED')
+    const r = await sh(plant(tree.ws, marker), { cwd: tree.ws, sandbox: 'workspace-write' })
+    assert.equal(r.exitCode, 0, show(r))
+    const risk = r.hostRisks.find((h) => h.path === path.join(tree.ws, '.git'))
+    assert.ok(risk, `hostRisks: ${JSON.stringify(r.hostRisks)}`)
+    assert.match(risk.detail, /moved aside/)
+    assert.equal(fs.existsSync(path.join(tree.ws, '.git')), false, 'no .git is left where the host runs git')
+    spawnSync('git', ['status'], { cwd: tree.ws, encoding: 'utf8' })
+    assert.equal(fs.existsSync(marker), false, 'the host ran the planted fsmonitor')
+  })
+
+  test('in a subdirectory (a mount cannot prevent it): reported as a repository, naming core.fsmonitor', async (t) => {
+    const tree = tempTree(t)
+    const dep = path.join(tree.ws, 'dep')
+    fs.mkdirSync(dep)
+    const r = await sh(plant(dep, path.join(tree.out, 'PWNED')), { cwd: tree.ws, sandbox: 'workspace-write' })
+    assert.equal(r.exitCode, 0, show(r))
+    const risk = r.hostRisks.find((h) => h.path === path.join(dep, '.git') && h.kind === 'repository-created')
+    assert.ok(risk, `hostRisks: ${JSON.stringify(r.hostRisks)}`)
+    assert.match(risk.detail, /core\.fsmonitor/)
+  })
+})

@@ -321,6 +321,7 @@ describe('/tmp keeps its missing names absent', () => {
   test('.git and a protected name created at the top of /tmp are moved aside at once and reported; nothing is left in their place', async (t) => {
     const tree = tempTree(t)
     const probe = ['.git', '.envrc'].filter((n) => !snapshot(path.join('/tmp', n)).exists)
+    if (probe.length === 0) return t.skip('/tmp/.git and /tmp/.envrc both exist on this host: nothing to keep absent there')
     t.after(() => {
       for (const e of fs.readdirSync('/tmp')) if (probe.some((n) => e.startsWith(`${n}.sandspawn-held-`))) fs.rmSync(path.join('/tmp', e), { recursive: true, force: true })
     })

@@ -27,8 +27,12 @@ function remedy(denial, options) {
   const kept = (policy.readOnlyPaths ?? []).find((d) => inside(p, d))
   if (kept) return `it is kept read-only by --read-only ${kept}`
   const roots = policy.mode === 'workspace-write' ? [options.cwd, ...(policy.writableRoots ?? [])] : []
-  if (roots.some((r) => inside(p, r)) && p.split(path.sep).includes('.git')) {
-    return '.git stays read-only inside writable directories'
+  if (roots.some((r) => inside(p, r))) {
+    if (p.split(path.sep).includes('.git')) return '.git stays read-only inside writable directories; --no-protect-git would allow it'
+    // A protected name at the top of a root or repository (a placeholder when it was missing).
+    const names = policy.protectedNames ?? require('./options').defaultProtectedNames()
+    const name = p.split(path.sep).find((part) => names.includes(part))
+    if (name) return `${name} is a protected name (host tools act on it), kept as it is in writable directories; --no-protected-names would allow it`
   }
   const dir = nearestDirectory(p)
   if (policy.mode !== 'workspace-write' && inside(dir, options.cwd)) {

@@ -10,19 +10,20 @@ Options:
   --mode MODE           read-only (default), workspace-write or danger-full-access
   --writable DIR        also writable (repeatable; implies workspace-write)
   --read-only PATH      kept read-only inside writable directories (repeatable)
+  --protected-name NAME protected atop writable directories too, like .envrc (repeatable)
+  --no-protect-git, --no-protected-names   let the command write .git, the default protected names
   --deny-read PATH      can be neither read nor listed (repeatable)
   --network             allow network access (default: none, loopback included)
-  --allow-domain HOST   network only to this host, via a proxy (repeatable; '*.x.y': subdomains)
-  --deny-domain HOST    refuse this host even if --allow-domain matches it (repeatable)
+  --allow-domain HOST, --deny-domain HOST  network only to (never to) HOST, via a proxy (repeatable)
+  --allow-private CIDR  let --allow-domain reach these private or loopback addresses (repeatable)
   --allow-unix-sockets  allow connecting to the host's Unix sockets
   --allow-landlock      Linux: where bwrap cannot run, use the weaker Landlock mode (see README)
-  --tmp MODE            writable, private or read-only
+  --tmp MODE, --tool-caches MODE   /tmp: writable, private or read-only; caches: private or none
   --cwd DIR             working directory; relative paths in the options above resolve against it
   --timeout MS          kill the command's process tree after MS milliseconds
-  --memory SIZE         limit each process's memory (bytes, or with k, m or g: 512m)
-  --max-processes N     limit the processes and threads alive at once in the sandbox
+  --memory SIZE, --max-file-size SIZE   limit each process's memory, each file's size (512m)
+  --max-processes N, --open-files N     limit the tasks in the sandbox, each process's descriptors
   --cpu-time MS         limit each process's CPU time (milliseconds; whole seconds are enforced)
-  --max-file-size SIZE  limit the size of each file written (bytes, or with k, m or g)
   --json                print the result, or the error, as JSON on stdout
   --ask                 after a sandbox denial, ask whether to run again without the sandbox
   --no-pty              no pseudo-terminal (default when stdin and stdout are terminals: one)

@@ -1,5 +1,6 @@
 'use strict'
-// The CLI's resource-limit flags (`--memory`, `--max-processes`, `--cpu-time`, `--max-file-size`):
+// The CLI's resource-limit flags (`--memory`, `--max-processes`, `--cpu-time`, `--max-file-size`,
+// `--open-files`):
 // parsing a size, building `options.limits`, and the lines that `doctor` and a limited run print.
 
 const { UsageError } = require('./args')
@@ -10,6 +11,7 @@ const FLAGS = {
   'max-processes': ['processes', false, 'processes and threads in the sandbox'],
   'cpu-time': ['cpuTime', false, 'milliseconds of CPU time per process'],
   'max-file-size': ['fileSize', true, 'bytes per file written'],
+  'open-files': ['openFiles', false, 'descriptors per process'],
 }
 
 const UNITS = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }
@@ -36,7 +38,7 @@ function limitsFromFlags(values) {
   return Object.keys(limits).length ? limits : undefined
 }
 
-const FLAG_OF = { memory: '--memory', processes: '--max-processes', cpuTime: '--cpu-time', fileSize: '--max-file-size', openFiles: 'limits.openFiles' }
+const FLAG_OF = { memory: '--memory', processes: '--max-processes', cpuTime: '--cpu-time', fileSize: '--max-file-size', openFiles: '--open-files' }
 
 /** `doctor` lines: which limits this host enforces, and how, or why not. */
 function doctorLines(limits) {

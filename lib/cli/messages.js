@@ -3,17 +3,26 @@
 // (`options.sandbox.writableRoots[0]`) and carry Rust's OS error text (`(os error 2)`); a CLI
 // user typed `--writable out`, so that is what the message must name.
 
-/** API field → the flag that set it; `[i]` entries name the value the user typed. */
+/**
+ * API field → the flag that set it; `[i]` entries name the value the user typed (the values of
+ * that flag, or a function of all flag values). More specific fields first.
+ */
 const FIELDS = [
   ['options.sandbox.writableRoots', '--writable', 'writable'],
   ['options.sandbox.readOnlyPaths', '--read-only', 'read-only'],
   ['options.sandbox.denyRead', '--deny-read', 'deny-read'],
   ['options.sandbox.allowUnixSockets', '--allow-unix-sockets'],
+  ['options.sandbox.network.allowedDomains', '--allow-domain', 'allow-domain'],
+  ['options.sandbox.network.deniedDomains', '--deny-domain', 'deny-domain'],
+  ['options.sandbox.network.allowPrivateAddresses', '--allow-private', 'allow-private'],
   ['options.sandbox.network', '--network'],
+  ['options.sandbox.protectedNames', '--protected-name', (values) => require('./options').protectedNames(values)],
+  ['options.sandbox.protectGit', '--protect-git'],
+  ['options.sandbox.toolCaches', '--tool-caches'],
   ['options.sandbox.mode', '--mode'],
   ['options.sandbox.tmp', '--tmp'],
-  ['sandbox.tmp', '--tmp'],
   ['options.sandbox', '--mode'],
+  ['options.linux', '--allow-landlock'],
   ['options.cwd', '--cwd'],
   ['options.timeout', '--timeout'],
   ...require('./limits').MESSAGE_FIELDS,
@@ -35,11 +44,17 @@ function cliMessage(err, values = {}) {
 }
 
 function renameField(message, values) {
+  // Some checks name the field without `options.` (`sandbox.tmp: ...`).
+  const full = message.startsWith('sandbox.') ? `options.${message}` : message
   for (const [field, flag, key] of FIELDS) {
-    if (!message.startsWith(field)) continue
-    const rest = message.slice(field.length)
+    if (!full.startsWith(field)) continue
+    const rest = full.slice(field.length)
     const indexed = /^\[(\d+)\]/.exec(rest)
-    if (indexed && key && values[key]) return `${flag} ${values[key][Number(indexed[1])]}${rest.slice(indexed[0].length)}`
+    if (indexed) {
+      const typed = typeof key === 'function' ? key(values) : key && values[key]
+      const value = typed ? typed[Number(indexed[1])] : undefined
+      return `${flag}${value === undefined ? '' : ` ${value}`}${rest.slice(indexed[0].length)}`
+    }
     if (/^[:\s']/.test(rest)) return flag + rest
   }
   return message

@@ -4,12 +4,16 @@
 
 const path = require('node:path')
 const { UsageError } = require('./args')
+const { checkModeFlags } = require('./mode-rules')
+
 
 function toSpawnOptions(values) {
   const cwd = path.resolve(values.cwd ?? '.')
   const abs = (p) => path.resolve(cwd, p)
   const writable = values.writable ?? []
   const policy = { mode: values.mode ?? (writable.length > 0 ? 'workspace-write' : 'read-only') }
+  // An unknown --mode is the library's to report (it lists the modes).
+  checkModeFlags(values, policy.mode)
   if (writable.length) policy.writableRoots = writable.map(abs)
   if (values['read-only']) policy.readOnlyPaths = values['read-only'].map(abs)
   if (values['deny-read']) policy.denyRead = values['deny-read'].map(abs)
@@ -17,9 +21,15 @@ function toSpawnOptions(values) {
   if (values['allow-domain'] || values['deny-domain']) {
     if (values.network) throw new UsageError('--network cannot be combined with --allow-domain/--deny-domain (the allow-list replaces full network access)')
     policy.network = { allowedDomains: values['allow-domain'] ?? [], deniedDomains: values['deny-domain'] ?? [] }
+    if (values['allow-private']) policy.network.allowPrivateAddresses = values['allow-private']
   }
   if (values['allow-unix-sockets']) policy.allowUnixSockets = true
   if (values.tmp !== undefined) policy.tmp = values.tmp
+  if (values['protect-git']) policy.protectGit = true
+  if (values['no-protect-git']) policy.protectGit = false
+  const names = protectedNames(values)
+  if (names) policy.protectedNames = names
+  if (values['tool-caches'] !== undefined) policy.toolCaches = values['tool-caches']
   const options = { cwd, sandbox: policy }
   if (values.timeout !== undefined) {
     const ms = values.timeout.trim() === '' ? NaN : Number(values.timeout)
@@ -34,4 +44,20 @@ function toSpawnOptions(values) {
   return options
 }
 
-module.exports = { toSpawnOptions }
+/**
+ * `protectedNames` from --protected-name and --no-protected-names, or undefined (the defaults).
+ * --protected-name adds to the library's defaults: a person protecting one more file does not
+ * mean to unprotect `.bashrc`.
+ */
+function protectedNames(values) {
+  if (!values['protected-name'] && !values['no-protected-names']) return undefined
+  const base = values['no-protected-names'] ? [] : defaultProtectedNames()
+  return [...new Set([...base, ...(values['protected-name'] ?? [])])]
+}
+
+/** The core's own default list (never a copy here that could drift from it). */
+function defaultProtectedNames() {
+  return require('../../binding.js').protectedNameDefaults()
+}
+
+module.exports = { toSpawnOptions, protectedNames, defaultProtectedNames }

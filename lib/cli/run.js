@@ -80,6 +80,8 @@ function report(result, { json, values, options, announced, stdinIsTerminal }) {
     process.stderr.write(require('./denial-line').denialLine(result.denial, options) + '\n')
     if (values.ask && !stdinIsTerminal) process.stderr.write('sandspawn: --ask: not asking to run again without the sandbox: stdin is not a terminal\n')
   }
+  // A path the command printed that is really in sandspawn's store (npm's log of a failed run).
+  for (const note of require('./cache-paths').cachePathNotes(result)) process.stderr.write(note + '\n')
   if (result.timedOut) process.stderr.write(`sandspawn: timed out after ${values.timeout} ms\n`)
   const exceeded = require('./limits').exceededLine(result)
   if (exceeded) process.stderr.write(exceeded + '\n')

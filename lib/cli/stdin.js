@@ -41,6 +41,8 @@ function forwardStdin(input, proc) {
   input.once('end', onEnd)
   // An unreadable stdin (e.g. EBADF) counts as end of input.
   input.once('error', onEnd)
+  // A stream paused before (pending-input.js reads the terminal first) stays paused otherwise.
+  input.resume()
   return detach
 }
 

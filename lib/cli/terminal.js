@@ -6,6 +6,8 @@
 // normal end, error, and the signals the CLI forwards (the command's end makes wait() settle).
 
 const { forwardStdin } = require('./stdin')
+const { pendingInput } = require('./pending-input')
+const { outputProcessingOff } = require('./tty-output')
 
 /** Whether a run gets a pty: both stdin and stdout are terminals and nothing asked otherwise. */
 function wantsTerminal(values, isatty) {
@@ -23,13 +25,19 @@ function size(stdout) {
 async function runInTerminal(sandspawn, command, options, attach, { stdin = process.stdin, stdout = process.stdout } = {}) {
   const pty = { ...size(stdout) }
   if (process.env.TERM) pty.term = process.env.TERM
+  // What the terminal holds already, read while it is still cooked: an end of input (script(1)
+  // with its stdin at end of file) would otherwise become a NUL byte once the terminal is raw.
+  const pending = await pendingInput(stdin)
   // Raw before the command starts: it may print a prompt and read a key at once, and the key must
-  // not be cooked (nor the prompt seen while our terminal still echoes).
-  const restore = rawMode(stdin)
+  // not be cooked (nor the prompt seen while our terminal still echoes). Not after the end of
+  // input: no key will come.
+  const restore = pending.ended ? () => {} : rawMode(stdin)
+  const restoreOutput = outputProcessingOff(typeof stdout.fd === 'number' ? stdout.fd : 1)
   let proc
   try {
     proc = await sandspawn.startSandboxed(command, { ...options, pty })
   } catch (err) {
+    restoreOutput()
     restore()
     throw err
   }
@@ -39,12 +47,17 @@ async function runInTerminal(sandspawn, command, options, attach, { stdin = proc
     proc.resize(cols, rows)
   }
   stdout.on('resize', onResize)
-  const stopStdin = forwardStdin(stdin, proc)
+  // Writes reach the command in call order: what was pending first, then what follows.
+  for (const chunk of pending.chunks) proc.write(chunk).catch(() => {})
+  let stopStdin = () => {}
+  if (pending.ended) proc.end()
+  else stopStdin = forwardStdin(stdin, proc)
   try {
     return await proc.wait()
   } finally {
     stdout.off('resize', onResize)
     stopStdin()
+    restoreOutput()
     restore()
   }
 }

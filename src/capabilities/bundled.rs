@@ -31,8 +31,19 @@ impl BundledBwrap {
     /// The one installed with this addon: `sandspawn-bwrap` in the directory of the loaded
     /// shared object, checked against the digest baked in at build time.
     pub fn installed() -> BundledBwrap {
-        BundledBwrap { path: addon_dir().map(|d| d.join(FILE_NAME)), digest: BUILT_DIGEST.map(str::to_string) }
+        BundledBwrap { path: addon_dir().map(|d| installed_path(&d)), digest: BUILT_DIGEST.map(str::to_string) }
     }
+}
+
+fn installed_path(addon_dir: &Path) -> PathBuf {
+    // `cargo test` binaries live in target/<profile>/deps, but scripts/build-bwrap.js puts the
+    // binary beside Cargo.toml (where the addon is built): the runner's tests must find it there
+    // to run on a host without a system bwrap, as the addon would.
+    #[cfg(test)]
+    if addon_dir.ends_with("deps") && !addon_dir.join(FILE_NAME).exists() {
+        return Path::new(env!("CARGO_MANIFEST_DIR")).join(FILE_NAME);
+    }
+    addon_dir.join(FILE_NAME)
 }
 
 /// Why the bundled bwrap cannot be used.

@@ -41,13 +41,7 @@ pub const SYSTEM: &str = "bwrap-system";
 pub const BUNDLED: &str = "bwrap-bundled";
 pub const LANDLOCK: &str = "landlock";
 
-/// One rung of the ladder and what happened there (`cause` is `ok` for the rung that runs).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Attempt {
-    pub mechanism: &'static str,
-    pub cause: String,
-    pub message: String,
-}
+pub use crate::error::Attempt;
 
 impl Attempt {
     fn new(mechanism: &'static str, cause: &str, message: impl Into<String>) -> Self {
@@ -93,9 +87,13 @@ pub struct LadderInput<'a> {
 }
 
 /// Walk the ladder. The returned capabilities' `reason`/`fix`/`cause` describe the system bwrap's
-/// rung (the one users know), `attempts`/`fixes` the whole ladder.
+/// rung (the one users know), unless that bwrap was only missing or old and the bundled one then
+/// failed because of the host: that failure is the real cause (a system bwrap would fail the same
+/// way; "install bubblewrap" would not help), so it is the one described. `attempts`/`fixes`
+/// cover the whole ladder.
 pub fn climb(input: LadderInput) -> Capabilities {
     let mut attempts = Vec::new();
+    let mut bundled_host_failure = false;
     let first = if !input.options.allow_bwrap && input.options.allow_landlock {
         attempts.push(Attempt::new(SYSTEM, "not-allowed", "not allowed: linux.allow does not include 'bwrap'"));
         attempts.push(Attempt::new(BUNDLED, "not-allowed", "not allowed: linux.allow does not include 'bwrap'"));
@@ -147,6 +145,7 @@ pub fn climb(input: LadderInput) -> Capabilities {
         };
         let cause = system.cause.clone().unwrap_or_else(|| "unknown".to_string());
         attempts.push(Attempt::new(SYSTEM, &cause, system.reason.clone().unwrap_or_default()));
+        let mut shown = system;
         let eligible = BUNDLED_AFTER.contains(&cause.as_str());
         if input.override_set {
             attempts.push(Attempt::new(
@@ -173,10 +172,14 @@ pub fn climb(input: LadderInput) -> Capabilities {
                     }
                     let c = caps.cause.clone().unwrap_or_else(|| "unknown".to_string());
                     attempts.push(Attempt::new(BUNDLED, &c, caps.reason.clone().unwrap_or_default()));
+                    if !BUNDLED_AFTER.contains(&c.as_str()) {
+                        bundled_host_failure = true;
+                        shown = caps;
+                    }
                 }
             }
         }
-        system
+        shown
     };
     if input.options.allow_landlock {
         match super::landlock_rung::landlock((input.landlock_abi)()) {
@@ -196,7 +199,7 @@ pub fn climb(input: LadderInput) -> Capabilities {
         ));
     }
     let mut caps = first;
-    caps.fixes = fixes(&caps, &attempts, input.bundled);
+    caps.fixes = fixes(&caps, &attempts, input.bundled, bundled_host_failure);
     caps.attempts = attempts;
     caps
 }
@@ -210,16 +213,20 @@ fn finish(mut caps: Capabilities, attempts: Vec<Attempt>, source: BwrapSource) -
 const FIX_OPT_IN_LANDLOCK: &str = "if user namespaces cannot be enabled here, opt into the Landlock mode (no PID isolation; see README \"Linux: the fallback ladder\"): linux: { allow: ['bwrap', 'landlock'] }, SANDSPAWN_LINUX_ALLOW=bwrap,landlock or --allow-landlock";
 
 /// The fixes, least invasive first: what would make the system bwrap work, then what would make
-/// the bundled one work, without repeats.
-fn fixes(system: &Capabilities, attempts: &[Attempt], bundled: &BundledBwrap) -> Vec<String> {
+/// the bundled one work, without repeats. After a host failure of the bundled bwrap, `shown` is
+/// that rung's and the Landlock opt-in follows its fix.
+fn fixes(shown: &Capabilities, attempts: &[Attempt], bundled: &BundledBwrap, bundled_host_failure: bool) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut add = |s: String| {
         if !s.is_empty() && !out.contains(&s) {
             out.push(s);
         }
     };
-    if let Some(f) = &system.fix {
+    if let Some(f) = &shown.fix {
         add(f.clone());
+    }
+    if bundled_host_failure {
+        add(FIX_OPT_IN_LANDLOCK.to_string());
     }
     for a in attempts.iter().filter(|a| a.mechanism == BUNDLED) {
         match a.cause.as_str() {

@@ -184,18 +184,6 @@ fn with_helper(mut caps: Capabilities) -> Capabilities {
     caps
 }
 
-/// The Linux capabilities with the `SANDSPAWN_BWRAP` value passed in, default options and the
-/// bundled bwrap installed with this build (the unit tests' entry point).
-#[cfg(test)]
-pub(crate) fn linux_capabilities(
-    override_env: Option<OsString>,
-    path_env: Option<&str>,
-    cwd: &Path,
-    cached: bool,
-) -> Capabilities {
-    linux_ladder(override_env, path_env, cwd, &LinuxOptions::default(), &BundledBwrap::installed(), cached)
-}
-
 /// The Linux fallback ladder (see `ladder`) over the system bwrap found from `override_env` /
 /// `path_env` and the given bundled one.
 pub(crate) fn linux_ladder(

@@ -10,7 +10,43 @@ use super::probe::*;
 use super::*;
 use crate::error::ErrorCode;
 
-const REAL_BWRAP: &str = "/usr/bin/bwrap";
+/// A bwrap that works here, as the only file of a directory of its own: `bwrap`, a copy of the one
+/// the ladder picks (the system's, else the bundled one), in a directory trusted like root's own
+/// (a link would be judged by its target, which may lie under HOME: a checkout in /root). It
+/// stands in for the system's bin directory, so these tests of the system rung run on a host
+/// without bubblewrap too.
+struct WorkingBwrap {
+    dir: tempfile::TempDir,
+    /// Its canonical path (what discovery reports).
+    path: PathBuf,
+}
+
+fn working_bwrap() -> WorkingBwrap {
+    let cwd = tempfile::tempdir().unwrap();
+    let path_env = std::env::var("PATH").unwrap_or_default();
+    let caps = linux_ladder(None, Some(&path_env), cwd.path(), &LinuxOptions::default(), &BundledBwrap::installed(), true);
+    let found = caps.bwrap.clone().filter(|_| caps.available && caps.sandbox_type == SandboxType::Bwrap);
+    let found = found.unwrap_or_else(|| panic!("no bwrap works here, neither the system's nor the bundled one: {caps:?}"));
+    let dir = tempfile::tempdir().unwrap();
+    fs::copy(&found.path, dir.path().join("bwrap")).unwrap();
+    fs::set_permissions(dir.path().join("bwrap"), fs::Permissions::from_mode(0o755)).unwrap();
+    trust_for_test(dir.path());
+    let path = fs::canonicalize(dir.path().join("bwrap")).unwrap();
+    WorkingBwrap { dir, path }
+}
+
+impl WorkingBwrap {
+    fn dir(&self) -> String {
+        self.dir.path().display().to_string()
+    }
+}
+
+/// The system rung alone, as a build without a bundled bwrap has it: what these tests are about
+/// (`tests_ladder.rs` covers the bundled rung). `capabilities_cached` with `cached`.
+fn system_rung(override_env: Option<OsString>, path_env: Option<&str>, cwd: &Path, cached: bool) -> Capabilities {
+    let none = BundledBwrap { path: Some(PathBuf::from("/nonexistent/sandspawn-bwrap")), digest: bundled::BUILT_DIGEST.map(str::to_string) };
+    linux_ladder(override_env, path_env, cwd, &LinuxOptions::default(), &none, cached)
+}
 
 /// Write an executable shell script.
 /// Fake bwraps live in temporary directories, which the trust rule refuses (see `discover`).
@@ -159,7 +195,7 @@ fn fake_bwrap_for_every_known_string() {
     let cwd = tempfile::tempdir().unwrap();
     for c in cases() {
         let fake = FakeBwrap::new(c.stderr);
-        let caps = capabilities(Some(&fake.path_env()), cwd.path());
+        let caps = system_rung(None, Some(&fake.path_env()), cwd.path(), false);
         assert!(!caps.available, "{:?}", c.stderr);
         assert_eq!(caps.platform, Platform::Linux);
         assert_eq!(caps.sandbox_type, SandboxType::Bwrap);
@@ -191,7 +227,7 @@ fn fake_bwrap_for_every_known_string() {
 fn unknown_failure_quotes_stderr() {
     let cwd = tempfile::tempdir().unwrap();
     let fake = FakeBwrap::new("bwrap: the flux capacitor is out of sync");
-    let caps = capabilities(Some(&fake.path_env()), cwd.path());
+    let caps = system_rung(None, Some(&fake.path_env()), cwd.path(), false);
     assert!(!caps.available);
     assert_eq!(caps.cause.as_deref(), Some("unknown"));
     let r = caps.reason.unwrap();
@@ -203,7 +239,7 @@ fn unknown_failure_quotes_stderr() {
 fn proc_only_failure_sets_proc_unmountable() {
     let cwd = tempfile::tempdir().unwrap();
     let fake = FakeBwrap::proc_only("bwrap: Can't mount proc on /proc: Operation not permitted");
-    let caps = capabilities(Some(&fake.path_env()), cwd.path());
+    let caps = system_rung(None, Some(&fake.path_env()), cwd.path(), false);
     assert!(!caps.available);
     assert_eq!(caps.cause.as_deref(), Some("proc-masked"));
     assert!(caps.bwrap.as_ref().unwrap().proc_unmountable);
@@ -211,7 +247,7 @@ fn proc_only_failure_sets_proc_unmountable() {
     assert_eq!(fake.runs(), 2);
     // A proc error that also happens without --proc is not "proc only".
     let fake = FakeBwrap::new("bwrap: Can't mount proc on /newroot/proc: Operation not permitted");
-    let caps = capabilities(Some(&fake.path_env()), cwd.path());
+    let caps = system_rung(None, Some(&fake.path_env()), cwd.path(), false);
     assert_eq!(caps.cause.as_deref(), Some("proc-masked"));
     assert!(!caps.bwrap.unwrap().proc_unmountable);
 }
@@ -223,7 +259,7 @@ fn no_bwrap_at_all() {
     let path = format!("{}:{}::.:relative/dir", a.path().display(), b.path().display());
     assert_eq!(discover(None, Some(&path), cwd.path()), Discovery::NotFound);
     for p in [Some(path.as_str()), Some(""), None] {
-        let caps = linux_capabilities(None, p, cwd.path(), false);
+        let caps = system_rung(None, p, cwd.path(), false);
         assert!(!caps.available);
         assert_eq!(caps.cause.as_deref(), Some("bwrap-missing"));
         assert!(caps.reason.as_deref().unwrap().starts_with("bubblewrap (bwrap) is not installed or not on PATH"));
@@ -251,17 +287,18 @@ fn bwrap_inside_cwd_is_ignored() {
     let outside = tempfile::tempdir().unwrap();
     let link = outside.path().join("linkbin");
     std::os::unix::fs::symlink(&bin, &link).unwrap();
-    let path = format!("{}:{}:.::bin:{}:/usr/bin", bin.display(), link.display(), cwd.display());
+    let real = working_bwrap();
+    let path = format!("{}:{}:.::bin:{}:{}", bin.display(), link.display(), cwd.display(), real.dir());
     let found = find_bwrap(Some(&path), cwd);
-    assert_eq!(found.as_deref(), Some(Path::new(REAL_BWRAP)));
-    let caps = capabilities(Some(&path), cwd);
+    assert_eq!(found.as_deref(), Some(real.path.as_path()));
+    let caps = system_rung(None, Some(&path), cwd, false);
     assert!(caps.available, "{caps:?}");
-    assert_eq!(caps.bwrap.unwrap().path, PathBuf::from(REAL_BWRAP));
+    assert_eq!(caps.bwrap.unwrap().path, real.path);
 
     // Only planted ones: not found, and the message says why they were ignored.
     let path = format!("{}:{}", bin.display(), link.display());
     assert_eq!(find_bwrap(Some(&path), cwd), None);
-    let caps = capabilities(Some(&path), cwd);
+    let caps = system_rung(None, Some(&path), cwd, false);
     assert_eq!(caps.cause.as_deref(), Some("bwrap-missing"));
     assert!(caps.reason.unwrap().contains("inside the working directory"));
 
@@ -285,13 +322,11 @@ fn override_env() {
         discover(Some(fake_path.as_os_str()), Some("/usr/bin"), ws.path()),
         Discovery::Found(fs::canonicalize(&fake_path).unwrap())
     );
-    let caps = linux_capabilities(Some(fake_path.clone().into_os_string()), Some("/usr/bin"), ws.path(), false);
+    let caps = system_rung(Some(fake_path.clone().into_os_string()), Some("/usr/bin"), ws.path(), false);
     assert_eq!(caps.cause.as_deref(), Some("apparmor-userns"));
     // Empty means unset.
-    assert_eq!(
-        discover(Some(OsString::new().as_os_str()), Some("/usr/bin"), ws.path()),
-        Discovery::Found(PathBuf::from(REAL_BWRAP))
-    );
+    let real = working_bwrap();
+    assert_eq!(discover(Some(OsString::new().as_os_str()), Some(&real.dir()), ws.path()), Discovery::Found(real.path.clone()));
     // Relative, missing, or inside the cwd: reported, no fallback to PATH.
     for bad in ["bwrap", "/nonexistent/bwrap"] {
         assert!(matches!(discover(Some(bad.as_ref()), Some("/usr/bin"), ws.path()), Discovery::OverrideInvalid(_)));
@@ -299,7 +334,7 @@ fn override_env() {
     script(&ws.path().join("bwrap"), "exit 0\n");
     let inside = ws.path().join("bwrap");
     assert!(matches!(discover(Some(inside.as_os_str()), Some("/usr/bin"), ws.path()), Discovery::OverrideInvalid(_)));
-    let caps = linux_capabilities(Some(inside.into_os_string()), Some("/usr/bin"), ws.path(), false);
+    let caps = system_rung(Some(inside.into_os_string()), Some("/usr/bin"), ws.path(), false);
     assert_eq!(caps.cause.as_deref(), Some("bwrap-override-invalid"));
     assert!(caps.fix.unwrap().contains("SANDSPAWN_BWRAP"));
 }
@@ -308,54 +343,56 @@ fn override_env() {
 fn cache_is_keyed_by_path_and_binary() {
     let cwd = tempfile::tempdir().unwrap();
     let fake = FakeBwrap::new("bwrap: loopback: Failed RTM_NEWADDR: Operation not permitted");
-    let path1 = fake.path_env();
-    let c1 = capabilities_cached(Some(&path1), cwd.path());
-    let c2 = capabilities_cached(Some(&path1), cwd.path());
+    let real = working_bwrap();
+    let path1 = format!("{}:{}", fake.dir.path().display(), real.dir());
+    let cached = |path: &str, cwd: &Path| system_rung(None, Some(path), cwd, true);
+    let c1 = cached(&path1, cwd.path());
+    let c2 = cached(&path1, cwd.path());
     assert_eq!(c1, c2);
     assert_eq!(c1.cause.as_deref(), Some("netns-denied"));
     assert_eq!(fake.runs(), 1, "second call must come from the cache");
 
     // PATH changes (same bwrap found): probed again.
     let path2 = format!("{}:/nonexistent", path1);
-    let c3 = capabilities_cached(Some(&path2), cwd.path());
+    let c3 = cached(&path2, cwd.path());
     assert_eq!(fake.runs(), 2);
     assert_eq!(c3.cause.as_deref(), Some("netns-denied"));
 
     // PATH changes to another bwrap: that one's result.
     let other = FakeBwrap::new("bwrap: Failed to make / slave: Permission denied");
-    let c4 = capabilities_cached(Some(&other.path_env()), cwd.path());
+    let c4 = cached(&other.path_env(), cwd.path());
     assert_eq!(c4.cause.as_deref(), Some("container-apparmor"));
-    let real = capabilities_cached(Some("/usr/bin:/bin"), cwd.path());
-    assert!(real.available);
+    assert!(cached(&real.dir(), cwd.path()).available);
 
     // The binary is replaced (upgrade): probed again.
     fake.set_message("bwrap: Unknown option --disable-userns (replaced binary)");
-    let c5 = capabilities_cached(Some(&path1), cwd.path());
+    let c5 = cached(&path1, cwd.path());
     assert_eq!(c5.cause.as_deref(), Some("old-bwrap"));
     assert_eq!(fake.runs(), 3);
 
     // The cache never hands out a bwrap that lies in the current cwd.
-    let c6 = capabilities_cached(Some(&path1), fake.dir.path());
-    assert_eq!(c6.bwrap.unwrap().path, PathBuf::from(REAL_BWRAP));
+    let c6 = cached(&path1, fake.dir.path());
+    assert_eq!(c6.bwrap.unwrap().path, real.path);
     assert!(c6.available);
     assert_eq!(fake.runs(), 3);
 }
 
 #[test]
 fn real_probe_succeeds_on_this_host() {
-    let v = bwrap_version(Path::new(REAL_BWRAP)).expect("bwrap --version");
+    let real = working_bwrap();
+    let v = bwrap_version(&real.path).expect("bwrap --version");
     assert!(parse_version(&v).is_some(), "{v}");
-    let out = probe_bwrap(Path::new(REAL_BWRAP));
+    let out = probe_bwrap(&real.path);
     assert!(out.ok, "{out:?}");
     assert!(out.diagnosis.is_none() && !out.proc_unmountable && !out.timed_out);
     assert!(out.argv.iter().any(|a| a == "--proc") && out.argv.iter().any(|a| a == "--unshare-net"));
 
     let cwd = tempfile::tempdir().unwrap();
-    let caps = capabilities(Some("/usr/local/bin:/usr/bin:/bin"), cwd.path());
+    let caps = capabilities(Some(&real.dir()), cwd.path());
     assert!(caps.available, "{caps:?}");
     assert!(caps.reason.is_none() && caps.fix.is_none() && caps.cause.is_none());
     let b = caps.bwrap.clone().unwrap();
-    assert_eq!(b.path, PathBuf::from(REAL_BWRAP));
+    assert_eq!(b.path, real.path);
     assert_eq!(b.version.as_deref(), Some(v.as_str()));
     assert_eq!(b.disable_userns, parse_version(&v).unwrap() >= (0, 8, 0));
     assert!(!b.proc_unmountable);
@@ -364,12 +401,12 @@ fn real_probe_succeeds_on_this_host() {
     assert_eq!(json["platform"], "linux");
     assert_eq!(json["sandboxType"], "bwrap");
     assert_eq!(json["available"], true);
-    assert_eq!(json["bwrap"]["path"], REAL_BWRAP);
+    assert_eq!(json["bwrap"]["path"], real.path.display().to_string());
     assert_eq!(json["bwrap"]["version"], v.as_str());
     assert!(json["bwrap"].get("procUnmountable").is_some());
 
-    let got = require_sandbox(Platform::Linux, Some("/usr/bin:/bin"), cwd.path(), &LinuxOptions::default()).unwrap();
-    assert_eq!(got.bwrap.unwrap().path, PathBuf::from(REAL_BWRAP));
+    let got = require_sandbox(Platform::Linux, Some(&real.dir()), cwd.path(), &LinuxOptions::default()).unwrap();
+    assert_eq!(got.bwrap.unwrap().path, real.path);
     assert_eq!(got.details.bwrap_source, Some(BwrapSource::System));
     assert!(doctor_report(&caps).contains("available:    yes"));
 }
@@ -388,7 +425,8 @@ fn require_sandbox_errors() {
     assert_eq!(e.stderr.as_deref(), Some("bwrap: setting up uid map: Permission denied"));
 
     let empty = tempfile::tempdir().unwrap();
-    let e = require_sandbox(Platform::Linux, Some(&empty.path().display().to_string()), cwd.path(), &LinuxOptions::default()).unwrap_err();
+    let system_only = LinuxOptions { bundled_bwrap: false, ..LinuxOptions::default() };
+    let e = require_sandbox(Platform::Linux, Some(&empty.path().display().to_string()), cwd.path(), &system_only).unwrap_err();
     assert_eq!(e.code, ErrorCode::Unavailable);
     assert!(e.message.contains("not installed") && e.message.contains("apt-get install -y bubblewrap"));
 
@@ -508,10 +546,8 @@ const MARK: &str = "SANDSPAWN_PROBE_JSON:";
 /// real probe there and prints the outcome as one JSON line.
 #[test]
 fn nested_probe_helper() {
-    if std::env::var_os(HELPER_ENV).is_none() {
-        return;
-    }
-    let out = probe_bwrap(Path::new(REAL_BWRAP));
+    let Some(bwrap) = std::env::var_os(HELPER_ENV) else { return };
+    let out = probe_bwrap(Path::new(&bwrap));
     println!("{MARK}{}", serde_json::to_string(&out).unwrap());
 }
 
@@ -519,12 +555,13 @@ fn nested_probe_helper() {
 /// inner probe outcome.
 fn probe_inside(outer_args: &[&str]) -> serde_json::Value {
     let exe = std::env::current_exe().unwrap();
-    let out = Command::new(REAL_BWRAP)
+    let real = working_bwrap();
+    let out = Command::new(&real.path)
         .args(outer_args)
         .arg("--")
         .arg(&exe)
         .args(["--exact", "capabilities::tests::nested_probe_helper", "--nocapture", "--test-threads=1"])
-        .env(HELPER_ENV, "1")
+        .env(HELPER_ENV, &real.path)
         .env("LC_ALL", "C")
         .output()
         .unwrap();
@@ -544,7 +581,8 @@ fn probe_inside(outer_args: &[&str]) -> serde_json::Value {
 fn real_kernel_probe_under_disable_userns_is_unavailable() {
     // The exact inner bwrap argv of the probe, under an outer bwrap with --disable-userns.
     let inner = bwrap_probe_args(true, true);
-    let out = Command::new(REAL_BWRAP)
+    let real = working_bwrap();
+    let out = Command::new(&real.path)
         .args([
             "--unshare-user",
             "--disable-userns",
@@ -556,8 +594,8 @@ fn real_kernel_probe_under_disable_userns_is_unavailable() {
             "--proc",
             "/proc",
             "--",
-            REAL_BWRAP,
         ])
+        .arg(&real.path)
         .args(&inner)
         .env("LC_ALL", "C")
         .output()

@@ -3,7 +3,7 @@
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::bundled::{self, BundledBwrap, Problem};
 use super::*;
@@ -22,6 +22,17 @@ fn trusted_dir() -> tempfile::TempDir {
     let d = tempfile::tempdir().unwrap();
     super::discover::TEST_TRUSTED.lock().unwrap().push(fs::canonicalize(d.path()).unwrap());
     d
+}
+
+/// A working bwrap on PATH is the system's, whatever binary it is: a copy of the bundled one in a
+/// trusted directory, so that tests of the system rung run on a host without bubblewrap too.
+/// (The directory, a PATH of it, the copy's canonical path.)
+fn trusted_copy_of_the_bundled_bwrap() -> (tempfile::TempDir, String, PathBuf) {
+    let bin = trusted_dir();
+    exe(&bin.path().join("bwrap"), &fs::read(real_bundled().path.unwrap()).unwrap());
+    let path = bin.path().display().to_string();
+    let bwrap = fs::canonicalize(bin.path().join("bwrap")).unwrap();
+    (bin, path, bwrap)
 }
 
 fn at(path: &Path, digest: &str) -> BundledBwrap {
@@ -115,10 +126,11 @@ fn no_system_bwrap_runs_the_bundled_one() {
 #[test]
 fn a_working_system_bwrap_wins() {
     let cwd = tempfile::tempdir().unwrap();
-    let c = ladder("/usr/bin:/bin", cwd.path(), LinuxOptions::default(), &real_bundled());
+    let (_bin, path, bwrap) = trusted_copy_of_the_bundled_bwrap();
+    let c = ladder(&path, cwd.path(), LinuxOptions::default(), &real_bundled());
     assert!(c.available, "{c:?}");
     assert_eq!(c.sandbox_details.bwrap_source, Some(BwrapSource::System));
-    assert_eq!(c.bwrap.as_ref().unwrap().path, PathBuf::from("/usr/bin/bwrap"));
+    assert_eq!(c.bwrap.as_ref().unwrap().path, bwrap);
     assert_eq!(causes(&c), v(&[("bwrap-system", "ok")]));
 }
 
@@ -130,11 +142,13 @@ fn an_untrusted_system_bwrap_is_never_run() {
     let cwd = tempfile::tempdir().unwrap();
     let planted = tempfile::tempdir().unwrap();
     let ran = planted.path().join("ran");
-    exe(&planted.path().join("bwrap"), format!("#!/bin/sh\ntouch '{}'\nexec /usr/bin/bwrap \"$@\"\n", ran.display()).as_bytes());
-    let path = format!("{}:/usr/bin", planted.path().display());
+    exe(&planted.path().join("bwrap"), format!("#!/bin/sh\ntouch '{}'\nexit 1\n", ran.display()).as_bytes());
+    // The next one on PATH is trusted (root's /usr/bin/bwrap on a host that has one).
+    let (_next, next_path, next) = trusted_copy_of_the_bundled_bwrap();
+    let path = format!("{}:{next_path}", planted.path().display());
     let c = ladder(&path, cwd.path(), LinuxOptions::default(), &real_bundled());
     assert!(c.available, "{c:?}");
-    assert_eq!(c.bwrap.as_ref().unwrap().path, PathBuf::from("/usr/bin/bwrap"), "the next, trusted one on PATH");
+    assert_eq!(c.bwrap.as_ref().unwrap().path, next, "the next, trusted one on PATH");
     let only = ladder(&planted.path().display().to_string(), cwd.path(), LinuxOptions::default(), &real_bundled());
     assert_eq!(only.sandbox_details.bwrap_source, Some(BwrapSource::Bundled));
     assert_eq!(causes(&only)[0], ("bwrap-system", "bwrap-missing".to_string()));
@@ -143,12 +157,13 @@ fn an_untrusted_system_bwrap_is_never_run() {
     assert!(!ran.exists(), "the planted bwrap was executed");
     // The rule itself: root's own file in root's directories passes; anything writable by others,
     // or owned by another user, does not.
+    // (/usr/bin/env stands for /usr/bin/bwrap: any root file in root's directories, on every host.)
     let trust = super::discover::Trust { home: Some("/nonexistent-home".into()), temp: vec![] };
-    assert_eq!(super::discover::distrust(Path::new("/usr/bin/bwrap"), &trust), None);
+    assert_eq!(super::discover::distrust(Path::new("/usr/bin/env"), &trust), None);
     let t = planted.path().canonicalize().unwrap();
     assert!(super::discover::distrust(&t.join("bwrap"), &trust).unwrap().contains("writable by everyone"), "the sticky /tmp");
     let home = super::discover::Trust { home: Some("/usr".into()), temp: vec![] };
-    assert!(super::discover::distrust(Path::new("/usr/bin/bwrap"), &home).unwrap().contains("under HOME"));
+    assert!(super::discover::distrust(Path::new("/usr/bin/env"), &home).unwrap().contains("under HOME"));
 }
 
 #[test]
@@ -206,6 +221,35 @@ fn a_host_failure_never_tries_the_bundled_one() {
 }
 
 #[test]
+fn a_host_failure_of_the_bundled_bwrap_is_the_reason_given() {
+    // No system bwrap (a fresh machine), and the bundled one fails because of the host: nested in
+    // another sandbox that forbids user namespaces. The reason must name the nesting, not "install
+    // bubblewrap" (a system bwrap would fail the same way), and the fixes must offer the opt-in.
+    let cwd = tempfile::tempdir().unwrap();
+    let empty = tempfile::tempdir().unwrap();
+    let d = tempfile::tempdir().unwrap();
+    let fake = d.path().join(bundled::FILE_NAME);
+    let body = b"#!/bin/sh\ncase \"$1\" in --version) echo 'bubblewrap 0.12.0';; *) echo 'bwrap: Creating new namespace failed: nesting depth or /proc/sys/user/max_*_namespaces exceeded (ENOSPC)' >&2; exit 1;; esac\n";
+    exe(&fake, body);
+    use sha2::Digest;
+    let digest: String = sha2::Sha256::digest(body).iter().map(|b| format!("{b:02x}")).collect();
+    let c = ladder(&empty.path().display().to_string(), cwd.path(), LinuxOptions::default(), &at(&fake, &digest));
+    assert!(!c.available, "{c:?}");
+    assert_eq!(causes(&c), v(&[("bwrap-system", "bwrap-missing"), ("bwrap-bundled", "nesting-limit"), ("landlock", "not-allowed")]));
+    assert_eq!(c.cause.as_deref(), Some("nesting-limit"));
+    assert!(c.reason.as_deref().unwrap().contains("already inside a sandbox"), "{:?}", c.reason);
+    assert_eq!(c.bwrap.as_ref().unwrap().path, fs::canonicalize(&fake).unwrap());
+    assert!(c.stderr.as_deref().unwrap().contains("nesting depth"), "{:?}", c.stderr);
+    assert!(!c.fixes.iter().any(|f| f.contains("apt-get install")), "installing bubblewrap would not help: {:?}", c.fixes);
+    assert!(c.fixes[0].contains("outside the enclosing sandbox"), "{:?}", c.fixes);
+    assert!(c.fixes.iter().any(|f| f.contains("'landlock'")), "{:?}", c.fixes);
+
+    // Through require_sandbox's message: the nesting comes first, the ladder after it.
+    let e = crate::error::SandboxError::unavailable(c.reason.clone().unwrap(), c.fix.clone().unwrap());
+    assert!(e.message.starts_with("sandbox unavailable: bwrap may not create another namespace"), "{}", e.message);
+}
+
+#[test]
 fn a_tampered_bundled_binary_is_refused() {
     let cwd = tempfile::tempdir().unwrap();
     let empty = tempfile::tempdir().unwrap();
@@ -251,14 +295,20 @@ fn allow_and_override_shape_the_ladder() {
 
 #[test]
 fn require_sandbox_error_carries_the_ladder() {
-    // Through the public entry point: the installed bundled bwrap of a test binary does not exist
-    // (it sits beside the addon, not in target/), so with no system bwrap nothing can run.
+    // Through the public entry point, with no system bwrap and the bundled one turned off: nothing
+    // can run.
     let cwd = tempfile::tempdir().unwrap();
     let empty = tempfile::tempdir().unwrap();
-    let e = require_sandbox(Platform::Linux, Some(&empty.path().display().to_string()), cwd.path(), &LinuxOptions::default()).unwrap_err();
+    let off = LinuxOptions { bundled_bwrap: false, ..LinuxOptions::default() };
+    let e = require_sandbox(Platform::Linux, Some(&empty.path().display().to_string()), cwd.path(), &off).unwrap_err();
     assert_eq!(e.code, crate::ErrorCode::Unavailable);
     assert_eq!(e.attempts.len(), 3, "{:?}", e.attempts);
-    assert_eq!(e.attempts[1].cause, "bundled-bwrap-missing");
+    assert_eq!(e.attempts[1].cause, "disabled");
+
+    // With it on, the test binary finds the bundled bwrap the build put beside Cargo.toml (as the
+    // addon finds the one beside its .node file): a host without bubblewrap still sandboxes.
+    let got = require_sandbox(Platform::Linux, Some(&empty.path().display().to_string()), cwd.path(), &LinuxOptions::default()).unwrap();
+    assert_eq!(got.details.bwrap_source, Some(BwrapSource::Bundled));
     assert!(e.message.contains("tried: bwrap-system:"), "{}", e.message);
     assert!(!e.fixes.is_empty());
 }

@@ -23,7 +23,7 @@ use serde::Serialize;
 pub use context::DenialContext;
 use path::{absolutize, extract_path};
 pub use network::network_denial;
-use text::{contains_ci, find_all_ci, find_ci, lines_with_offsets, snippet};
+use text::{contains_ci, find_all_ci, find_ci, find_word_ci, lines_with_offsets, snippet};
 
 use crate::platform::SandboxType;
 use crate::policy::SandboxMode;
@@ -242,7 +242,7 @@ pub fn classify_sandbox_denial(
                 continue;
             }
             for (start, line) in lines_with_offsets(section) {
-                if !contains_ci(line, keyword) {
+                if !contains_ci(line, keyword) || keyword_only_in_names(line, keyword) {
                     continue;
                 }
                 if let Some(ctx) = ctx {
@@ -340,16 +340,18 @@ pub fn classify_sandbox_denial(
     if ctx.is_none_or(|c| !c.network) {
         let weak: &[&str] = if ctx.is_some() { &NETWORK_WEAK } else { &[] };
         for section in sections {
-            for pattern in NETWORK_STRONG.iter().chain(weak) {
-                if let Some(at) = find_ci(section, pattern) {
-                    return Some(SandboxDenial {
-                        host: None,
-                        reason: DenialReason::NetworkUnreachable,
-                        kind: DenialKind::Network,
-                        path: None,
-                        snippet: snippet(section, Some(at)),
-                    });
-                }
+            let found = NETWORK_STRONG.iter().chain(weak).find_map(|pattern| find_ci(section, pattern));
+            // A bare `ENOTFOUND` (a program printing only the error code): with no resolver inside,
+            // every lookup fails so, at once. A word of its own only.
+            let found = found.or_else(|| ctx.and_then(|_| find_word_ci(section, "enotfound")));
+            if let Some(at) = found {
+                return Some(SandboxDenial {
+                    host: None,
+                    reason: DenialReason::NetworkUnreachable,
+                    kind: DenialKind::Network,
+                    path: None,
+                    snippet: snippet(section, Some(at)),
+                });
             }
         }
     }
@@ -420,6 +422,18 @@ fn is_test_title(line: &str) -> bool {
     ["# Subtest:", "not ok ", "ok ", "\u{2716} ", "\u{2714} ", "\u{2715} ", "\u{2713} ", "FAIL: ", "ERROR: test"]
         .iter()
         .any(|p| t.starts_with(p))
+}
+
+/// Every occurrence of `keyword` in `line` is part of a file name, not a message: a path component
+/// (`/` before or after it) or a name with an extension (`permission denied.log` in a listing).
+/// A message ends the keyword with the line, a space, `:`, `(`, `,` or a full stop.
+fn keyword_only_in_names(line: &str, keyword: &str) -> bool {
+    find_all_ci(line, keyword).all(|at| {
+        let before = line[..at].chars().next_back();
+        let mut after = line[at + keyword.len()..].chars();
+        let (next, next2) = (after.next(), after.next());
+        before == Some('/') || next == Some('/') || (next == Some('.') && next2.is_some_and(char::is_alphanumeric))
+    })
 }
 
 /// The precision rules a context enables, for one line holding `keyword`.

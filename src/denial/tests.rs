@@ -825,3 +825,33 @@ fn writing_a_file_over_a_placeholder_is_a_denial_with_the_policy() {
     }
     assert_eq!(reason(&with_ctx(&err(1, "sh: 1: cannot create .envrc: Is a directory"), &ws_ctx())), None);
 }
+
+#[test]
+fn a_bare_enotfound_is_a_network_denial_with_the_network_off_or_the_allow_list() {
+    // What a program that prints only the error code says (`console.error(err.code)` after a
+    // failed `dns.lookup`): with no resolver inside (network off, or the allow-list, whose proxy a
+    // tool that ignores the proxy variables never reaches), every lookup is ENOTFOUND at once.
+    let o = err(1, "ENOTFOUND\n");
+    assert_eq!(reason(&with_ctx(&o, &ws_ctx())), Some(("network_unreachable", "network", None)));
+    let allow_list = DenialContext::from_json(&json!({"mode": "workspace-write", "network": {"allowedDomains": ["registry.npmjs.org"]}})).unwrap();
+    assert_eq!(reason(&with_ctx(&o, &allow_list)), Some(("network_unreachable", "network", None)));
+    assert_eq!(reason(&with_ctx(&err(1, "lookup failed: ENOTFOUND registry.example.invalid\n"), &ws_ctx())), Some(("network_unreachable", "network", None)));
+    // With the network on it is the name's own failure; a word that merely contains it is not it.
+    let net_on = DenialContext::from_json(&json!({"mode": "workspace-write", "network": true})).unwrap();
+    assert_eq!(with_ctx(&o, &net_on), None);
+    assert_eq!(with_ctx(&err(1, "see src/ENOTFOUNDS.md\nmake: *** [all] Error 1\n"), &ws_ctx()), None);
+    assert_eq!(with_ctx(&err(1, "ERR_ENOTFOUND_HANDLER is not defined\n"), &ws_ctx()), None);
+}
+
+#[test]
+fn a_file_named_like_a_denial_in_a_listing_is_not_one() {
+    // `ls` next to an unrelated failure: the keyword is part of a file name (an extension follows,
+    // or it is a path component), not a message.
+    let listing = "build.log\npermission denied.log\nread-only file system/\nnotes/operation not permitted.txt\n";
+    assert_eq!(with_ctx(&out(1, listing, "", listing), &ws_ctx()), None);
+    assert_eq!(classify(Bwrap, &out(1, listing, "", listing)), None, "without a policy too");
+    // The messages themselves, a trailing full stop included, still are denials.
+    assert_eq!(reason(&with_ctx(&err(1, "cp: cannot create regular file '/etc/x': Permission denied.\n"), &ws_ctx())), Some(("permission_denied", "filesystem", Some("/etc/x"))));
+    assert_eq!(reason(&with_ctx(&err(1, "touch: cannot touch '/usr/x': Read-only file system\n"), &ws_ctx())), Some(("read_only_file_system", "filesystem", Some("/usr/x"))));
+    assert_eq!(reason(&classify(Bwrap, &err(1, "bash: /etc/x: Operation not permitted\n"))), Some(("operation_not_permitted", "filesystem", Some("/etc/x"))));
+}

@@ -40,6 +40,17 @@ pub(crate) fn find_all_ci<'a>(hay: &'a str, needle: &'a str) -> impl Iterator<It
     })
 }
 
+/// The first occurrence of `word` (ASCII, any case) in `hay` that stands alone: neither side
+/// touches a letter, digit or `_` (`ENOTFOUND`, not `ERR_ENOTFOUND_X` or `ENOTFOUNDS`).
+pub(crate) fn find_word_ci(hay: &str, word: &str) -> Option<usize> {
+    let is_word = |c: char| c.is_alphanumeric() || c == '_';
+    find_all_ci(hay, word).find(|&at| {
+        let before = hay[..at].chars().next_back();
+        let after = hay[at + word.len()..].chars().next();
+        !before.is_some_and(is_word) && !after.is_some_and(is_word)
+    })
+}
+
 pub(crate) fn starts_with_ci(hay: &str, prefix: &str) -> bool {
     hay.len() >= prefix.len()
         && hay.as_bytes()[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())

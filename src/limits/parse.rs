@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::{Limit, Limits};
 use crate::error::{Result, SandboxError};
-use crate::options::describe;
+use crate::describe::describe;
 
 /// JavaScript's largest exact integer: byte counts and milliseconds above it cannot be passed exactly.
 const MAX_SAFE: u64 = (1 << 53) - 1;

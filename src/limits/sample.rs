@@ -44,7 +44,7 @@ pub fn sample(init: i32, ns: u64) -> Option<ResourceUsage> {
     let mut visited = 0;
     while let Some(pid) = stack.pop() {
         // A recycled pid outside the sandbox is never counted (nor its children followed).
-        if crate::runner::pidns::ns_of(pid) != Some(ns) {
+        if crate::pidns::ns_of(pid) != Some(ns) {
             continue;
         }
         let Some((user, system)) = cpu_ticks(pid) else { continue };

@@ -141,7 +141,7 @@ fn sampling_sees_a_busy_child_and_its_reaped_grandchildren() {
     // A shell that burns CPU in a reaped child, then sleeps: its own cutime holds that CPU.
     let mut child = Command::new("sh").args(["-c", "i=0; (while [ $i -lt 300000 ]; do i=$((i+1)); done); sleep 5"]).spawn().unwrap();
     let pid = child.id() as i32;
-    let ns = crate::runner::pidns::ns_of(pid).unwrap();
+    let ns = crate::pidns::ns_of(pid).unwrap();
     let mut usage = None;
     for _ in 0..600 {
         std::thread::sleep(std::time::Duration::from_millis(20));

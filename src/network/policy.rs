@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use super::host::{canonical_ip, valid_label, Host};
 use crate::error::{Result, SandboxError};
-use crate::options::describe;
+use crate::describe::describe;
 
 /// One entry of `allowedDomains` / `deniedDomains`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -20,6 +20,7 @@ use sandspawn_helper::protocol::{HeldDir, Steps};
 use sandspawn_helper::seccomp::Sockets;
 
 use super::{child_env, path_arg, LaunchPlan, PlanRequest};
+use crate::child_fds;
 use crate::error::{Result, SandboxError};
 use crate::platform::SandboxType;
 use crate::policy::{PlaceholderKind, ResolvedPolicy, TmpMode, UnixSockets};
@@ -120,16 +121,10 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     let helper = req.helper.ok_or_else(|| SandboxError::unavailable("sandspawn-helper was not found", "reinstall sandspawn"))?;
     let helper_view = check_helper_visible(policy, req.cwd, helper)?;
     let bwrap = req.bwrap.map(|b| b.path.clone()).unwrap_or_else(|| PathBuf::from(DEFAULT_BWRAP));
-    // The runner's descriptors: 3 for bwrap's status, 4 for the helper's failure report, 5 for the
-    // network bridge (allow-list only).
-    let (status_fd, report_fd) = if req.runner_fds { (Some(3), Some(4)) } else { (None, None) };
+    // The runner's descriptors (see `child_fds`); masks and the offline nsswitch.conf come after.
+    let (status_fd, report_fd) = if req.runner_fds { (Some(child_fds::STATUS), Some(child_fds::REPORT)) } else { (None, None) };
     let net_ctl_fd = network_bridge_fd(req)?;
-    // Masks and the offline nsswitch.conf take the descriptors after the runner's (and the bridge's).
-    let first_data_fd = match (req.runner_fds, net_ctl_fd) {
-        (true, Some(fd)) => fd + 1,
-        (true, None) => 5,
-        (false, _) => 3,
-    };
+    let first_data_fd = if req.runner_fds { child_fds::FIRST_FREE } else { child_fds::FIRST_FREE_WITHOUT_RUNNER };
     let mut a = Argv { args: Vec::new(), data_fds: Vec::new(), nsswitch_fd: None, first_data_fd };
     a.push(&["--new-session", "--die-with-parent"]);
     if let Some(fd) = status_fd {
@@ -332,7 +327,7 @@ fn helper_identity((uid, gid): (u32, u32), mounts: bool, a: &mut Argv) -> Option
 /// them.
 fn held_dirs(policy: &ResolvedPolicy, first_fd: i32) -> Result<Vec<HeldDir>> {
     let missing = policy.writable_roots.iter().flat_map(|r| r.missing_read_only.iter());
-    super::mount_targets::by_directory(missing)
+    crate::placeholders::by_directory(missing)
         .into_iter()
         .zip(first_fd..)
         .map(|((dir, names), fd)| {
@@ -349,7 +344,7 @@ fn held_dirs(policy: &ResolvedPolicy, first_fd: i32) -> Result<Vec<HeldDir>> {
 fn network_bridge_fd(req: &PlanRequest) -> Result<Option<i32>> {
     match (&req.policy.network_proxy, req.runner_fds) {
         (None, _) => Ok(None),
-        (Some(_), true) => Ok(Some(5)),
+        (Some(_), true) => Ok(Some(child_fds::BRIDGE)),
         (Some(_), false) => Err(super::proxy_needs_runner()),
     }
 }

@@ -21,9 +21,7 @@ use crate::error::{Result, SandboxError};
 use crate::platform::SandboxType;
 use crate::policy::{ResolvedPolicy, TmpMode, UnixSockets};
 
-/// The runner's descriptors in the Landlock mode: the supervisor's control pipe and the report.
-pub const CONTROL_FD: i32 = 3;
-pub const REPORT_FD: i32 = 4;
+use crate::child_fds::{CONTROL as CONTROL_FD, REPORT as REPORT_FD};
 
 /// Devices a command may write (bwrap's `--dev` has the same ones).
 const DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/random", "/dev/urandom"];

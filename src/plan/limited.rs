@@ -27,8 +27,7 @@ pub fn behind_helper(plan: LaunchPlan, req: &PlanRequest) -> Result<LaunchPlan> 
             "reinstall sandspawn (the helper ships next to the .node file, mode 0755)",
         )
     })?;
-    // The runner's descriptor 3 carries the helper's failure report (stdio is 0..=2).
-    let report_fd = req.runner_fds.then_some(3);
+    let report_fd = req.runner_fds.then_some(crate::child_fds::REPORT);
     let steps = Steps { rlimits: req.rlimits.to_vec(), controlling_tty: req.terminal, report_fd, ..Steps::default() };
     let mut args = steps.to_args();
     args.push(path_arg(&plan.program)?);

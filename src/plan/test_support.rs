@@ -18,7 +18,7 @@ pub fn policy(v: serde_json::Value, cwd: &Path, platform: Platform) -> ResolvedP
 /// `v` resolved and walked for repositories, as a run does.
 pub fn policy_as_given(v: serde_json::Value, cwd: &Path, platform: Platform) -> ResolvedPolicy {
     let mut p = resolve_policy(Some(&v), &PolicyContext { cwd: cwd.to_path_buf(), tmpdir: None, platform, env: Default::default() }).unwrap();
-    crate::planted::walk_and_protect(&mut p);
+    p.walk_and_protect();
     p
 }
 
@@ -56,7 +56,8 @@ pub fn plan(p: &ResolvedPolicy, cwd: &Path, cmd: &[&str]) -> LaunchPlan {
     plan_with_env(p, cwd, Platform::Linux, cmd, &BTreeMap::new())
 }
 
-/// A Linux plan to run for real: it names the helper that was built, wherever the checkout is.
+/// A Linux plan to run for real: it names the helper that was built, wherever the checkout is, and
+/// the bwrap the ladder picks here.
 pub fn real_plan(p: &ResolvedPolicy, cwd: &Path, cmd: &[&str]) -> LaunchPlan {
     let command: Vec<String> = cmd.iter().map(|s| s.to_string()).collect();
     let env = BTreeMap::new();
@@ -66,7 +67,7 @@ pub fn real_plan(p: &ResolvedPolicy, cwd: &Path, cmd: &[&str]) -> LaunchPlan {
         env: &env,
         policy: p,
         platform: Platform::Linux,
-        bwrap: None,
+        bwrap: ladder_bwrap(),
         resolved_program: None,
         helper: Some(real_helper()),
         runner_fds: false,
@@ -76,17 +77,26 @@ pub fn real_plan(p: &ResolvedPolicy, cwd: &Path, cmd: &[&str]) -> LaunchPlan {
     .unwrap()
 }
 
-/// Does real bwrap work on this host? Tests print a notice and pass vacuously when it does not.
+/// The bwrap a run would use here (the system's, else the bundled one beside Cargo.toml), or
+/// `None` when the ladder finds none that works.
+pub fn ladder_bwrap() -> Option<&'static crate::plan::BwrapInfo> {
+    static FOUND: std::sync::OnceLock<Option<crate::plan::BwrapInfo>> = std::sync::OnceLock::new();
+    FOUND
+        .get_or_init(|| {
+            let path_env = std::env::var("PATH").unwrap_or_default();
+            let caps = crate::capabilities::capabilities(Some(&path_env), Path::new("/"));
+            if !caps.available || caps.sandbox_type != crate::platform::SandboxType::Bwrap {
+                eprintln!("NOTE: no bwrap works here ({}); real-bwrap tests skipped", caps.reason.unwrap_or_default());
+                return None;
+            }
+            caps.bwrap
+        })
+        .as_ref()
+}
+
+/// Does a real bwrap work on this host? Tests print a notice and pass vacuously when none does.
 pub fn bwrap_works() -> bool {
-    let ok = Command::new("/usr/bin/bwrap")
-        .args(["--unshare-user", "--ro-bind", "/", "/", "--proc", "/proc", "true"])
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        eprintln!("NOTE: /usr/bin/bwrap does not work here; real-bwrap test skipped");
-    }
-    ok
+    ladder_bwrap().is_some()
 }
 
 /// The helper path pinned plans name: fixed, so their argv does not depend on where the checkout

@@ -122,7 +122,7 @@ fn runner_fds_and_bwrap_info_are_used() {
     let mut req = PlanRequest { command: &cmd, cwd: &w, env: &env, policy: &p, platform: Platform::Linux, bwrap: Some(&info), resolved_program: None, helper: Some(helper_path()), runner_fds: true, terminal: false, rlimits: &[], own_files: &[], proxy: None };
     let plan = build(&req).unwrap();
     assert_eq!(plan.program, helper_path(), "in front of bwrap, for the offline nsswitch.conf");
-    assert_eq!(&plan.args[..4], &front(5, "/opt/bw")[..], "after the runner's descriptors 3 and 4");
+    assert_eq!(&plan.args[..4], &front(7, "/opt/bw")[..], "after the runner's descriptors (child_fds)");
     let bwrap_args = &plan.args[4..];
     assert_eq!(&bwrap_args[..5], &v(&["--new-session", "--die-with-parent", "--json-status-fd", "3", "--unshare-user"])[..]);
     assert!(!bwrap_args.contains(&"--disable-userns".to_string()), "bwrap never nests pid 1 with the command");
@@ -237,7 +237,7 @@ fn read_only_paths_and_deny_read() {
     let env = BTreeMap::new();
     let req = PlanRequest { command: &cmd, cwd: &ws, env: &env, policy: &p, platform: Platform::Linux, bwrap: None, resolved_program: None, helper: Some(helper_path()), runner_fds: true, terminal: false, rlimits: &[], own_files: &[], proxy: None };
     let runner = build(&req).unwrap();
-    assert_eq!(&runner.args[..2], &v(&["v1", "--null-fds=5,6"])[..]);
+    assert_eq!(&runner.args[..2], &v(&["v1", "--null-fds=7,8"])[..], "after child_fds::FIRST_FREE");
 }
 
 #[test]

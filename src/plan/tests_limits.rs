@@ -50,9 +50,9 @@ fn after_helper(args: &[String]) -> Vec<&str> {
 fn bwrap_plans_pass_the_limits_to_the_helper_inside() {
     let p = plan(json!("read-only"), Platform::Linux, &limits(), true);
     // Network off, so the helper runs in front of bwrap for the offline nsswitch.conf (after the
-    // runner's descriptors 3 and 4), but the limits are set only inside.
+    // runner's descriptors), but the limits are set only inside.
     assert_eq!(p.program, PathBuf::from(HELPER));
-    assert_eq!(&p.args[..4], ["v1", "--offline-nsswitch-fd=5", "--", "/usr/bin/bwrap"], "no limit in front of bwrap");
+    assert_eq!(&p.args[..4], ["v1", "--offline-nsswitch-fd=7", "--", "/usr/bin/bwrap"], "no limit in front of bwrap");
     let online = plan(json!({"mode": "read-only", "network": true}), Platform::Linux, &limits(), true);
     assert_eq!(online.program, PathBuf::from("/usr/bin/bwrap"), "no extra process in front of bwrap for the limits");
     let steps = |rest: &[&str]| -> Vec<String> { [vec!["v1".to_string()], userns_steps(false), rest.iter().map(|s| s.to_string()).collect()].concat() };
@@ -74,8 +74,8 @@ fn seatbelt_plans_run_the_helper_in_front_of_sandbox_exec() {
     );
     assert_eq!((p.report_fd, p.helper.as_deref()), (None, Some(Path::new(HELPER))), "a plan for other spawners reports on stderr only");
     let runner = plan(json!("read-only"), Platform::Darwin, &limits(), true);
-    assert_eq!(&runner.args[..5], ["v1", "--rlimit=cpu:2:3", "--rlimit=fsize:1048576:1048576", "--rlimit=core:0:0", "--report-fd=3"]);
-    assert_eq!(runner.report_fd, Some(3));
+    assert_eq!(&runner.args[..5], ["v1", "--rlimit=cpu:2:3", "--rlimit=fsize:1048576:1048576", "--rlimit=core:0:0", "--report-fd=4"]);
+    assert_eq!(runner.report_fd, Some(4));
     // Without limits the Seatbelt plan is unchanged: sandbox-exec itself, no helper.
     let unlimited = plan(json!("read-only"), Platform::Darwin, &[], true);
     assert_eq!((unlimited.program.to_str(), unlimited.helper), (Some("/usr/bin/sandbox-exec"), None));
@@ -88,7 +88,7 @@ fn unsandboxed_plans_run_the_helper_in_front_of_the_resolved_command() {
         assert_eq!(p.program.to_str(), Some(HELPER));
         assert_eq!(
             p.args,
-            ["v1", "--rlimit=cpu:2:3", "--rlimit=fsize:1048576:1048576", "--rlimit=core:0:0", "--report-fd=3", "--", "/bin/ls", "-l"]
+            ["v1", "--rlimit=cpu:2:3", "--rlimit=fsize:1048576:1048576", "--rlimit=core:0:0", "--report-fd=4", "--", "/bin/ls", "-l"]
         );
         let unlimited = plan(json!("danger-full-access"), platform, &[], true);
         assert_eq!((unlimited.program.to_str(), unlimited.argv0.as_str()), (Some("/bin/ls"), "ls"));

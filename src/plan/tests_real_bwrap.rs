@@ -1,7 +1,7 @@
 //! Real bwrap: the built argv is run and must enforce the policy.
 
 use super::*;
-use crate::plan::mount_targets::remove_leftovers;
+use crate::placeholders::remove_leftovers;
 
 fn run_sh(p: &crate::policy::ResolvedPolicy, cwd: &Path, script: &str) -> std::process::Output {
     let out = run(&real_plan(p, cwd, &["/bin/sh", "-c", script]));

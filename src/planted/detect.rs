@@ -37,7 +37,7 @@ pub struct HostRisk {
 pub fn detect(baseline: &Baseline) -> Vec<HostRisk> {
     let (found, index) = scan::walk_indexed(&baseline.spec, Some(&baseline.index));
     // The next run in this area starts from this walk: what this run changed is read once, here.
-    super::remember(&baseline.spec, std::sync::Arc::new(index));
+    super::baseline::remember(&baseline.spec, std::sync::Arc::new(index));
     let mut risks = replaced_roots(baseline);
     let absent: HashSet<&PathBuf> = baseline.absent.iter().collect();
     risks.extend(undo_created(baseline, &found));
@@ -88,7 +88,7 @@ fn undo_created(baseline: &Baseline, found: &scan::Found) -> Vec<HostRisk> {
     for p in &baseline.absent {
         let exists = if walked(p) { seen.contains(p) } else { p.symlink_metadata().is_ok() };
         let Some(meta) = exists.then(|| p.symlink_metadata().ok()).flatten() else { continue };
-        if crate::plan::mount_targets::is_placeholder(&meta) {
+        if crate::placeholders::is_placeholder(p, &meta) {
             continue;
         }
         let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();

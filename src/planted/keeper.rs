@@ -117,7 +117,7 @@ fn keep(ino: OwnedFd, stop: OwnedFd, wds: HashMap<i32, (PathBuf, HashSet<OsStrin
                 }
                 let path = dir.join(&name);
                 // A placeholder of a plan another program runs, made there meanwhile: its own.
-                if path.symlink_metadata().is_ok_and(|m| crate::plan::mount_targets::is_placeholder(&m)) {
+                if path.symlink_metadata().is_ok_and(|m| crate::placeholders::is_placeholder(&path, &m)) {
                     continue;
                 }
                 let n = moves.entry(path.clone()).or_default();

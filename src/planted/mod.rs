@@ -14,18 +14,20 @@
 //! the directories that changed since, which inotify tells on Linux (`watch`) and an `lstat` of each
 //! directory tells otherwise (`scan`).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use crate::policy::paths::{canonical_lenient, Lenient};
-use crate::policy::{MissingReadOnly, PlaceholderKind, ResolvedPolicy, WritableRoot};
+use crate::policy::{MissingReadOnly, PlaceholderKind, WritableRoot};
 
+mod baseline;
 mod detect;
 pub mod gitconfig;
 pub mod keeper;
 mod listing;
+mod vouch;
 mod undo;
 pub mod names;
 pub mod repo;
@@ -36,36 +38,9 @@ mod watch;
 #[path = "watch_none.rs"]
 mod watch;
 
+pub use baseline::Baseline;
+use baseline::walk_with_cache;
 pub use detect::{detect, HostRisk, RiskKind};
-
-/// What the walk saw before the run, to tell what the run planted. Kept with the resolved policy
-/// (not serialized).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Baseline {
-    pub spec: scan::WalkSpec,
-    /// `.git` entries that existed (any depth), with their inode numbers.
-    pub git: HashMap<PathBuf, u64>,
-    /// Directories that were git directories themselves (`scan::Found::git_dirs`).
-    pub git_dirs: HashSet<PathBuf>,
-    /// Each writable root's top and its `.git`, as `(device, inode)` before the run: after it, the
-    /// same paths must still be the same directories (`workspace-replaced`).
-    pub identities: Vec<(PathBuf, (u64, u64))>,
-    /// Paths that must stay absent (the policy's `missing_read_only`): what a run creates there is
-    /// moved aside after it (`undo`) and reported.
-    pub absent: Vec<PathBuf>,
-    /// Protected-name entries that existed (any depth), with their inode.
-    pub named: HashMap<PathBuf, u64>,
-    /// Whether new repositories are reported (`protectGit`).
-    pub report_repositories: bool,
-    /// The walk hit its bound: repositories below it are neither protected nor watched.
-    pub truncated: bool,
-    /// When the baseline was taken (unix seconds, rounded down).
-    pub taken_at: i64,
-    /// The directories the walk read, so that the walk after the run reads only changed ones.
-    pub index: Arc<scan::Index>,
-    /// `walk_and_protect` ran (until then only the tops are protected).
-    pub walked: bool,
-}
 
 /// What to protect, from the policy.
 pub struct Request<'a> {
@@ -113,9 +88,18 @@ pub fn protect(roots: &mut [WritableRoot], req: &Request) -> Baseline {
     }
 }
 
+/// The parts of a resolved policy the walk completes (`ResolvedPolicy::walk_and_protect`).
+pub struct Walked<'a> {
+    pub writable_roots: &'a mut Vec<WritableRoot>,
+    pub deny_read: &'a [PathBuf],
+    pub protected_names: &'a [String],
+    pub protect_git: bool,
+    pub planted: &'a mut Arc<Baseline>,
+}
+
 /// Walk the writable roots (once per policy), carve out the repositories found below their tops,
 /// and keep what the walk saw as the baseline for `detect`.
-pub fn walk_and_protect(policy: &mut ResolvedPolicy) {
+pub fn walk_and_protect(policy: Walked) {
     if policy.planted.walked {
         return;
     }
@@ -123,8 +107,8 @@ pub fn walk_and_protect(policy: &mut ResolvedPolicy) {
     let spec = policy.planted.spec.clone();
     let (found, index) = walk_with_cache(&spec);
     let tops: Vec<PathBuf> = policy.writable_roots.iter().map(|r| r.root.clone()).collect();
-    let names = policy.protected_names.clone();
-    let mut c = Carver { roots: &mut policy.writable_roots, deny: &policy.deny_read, creatable: HashMap::new() };
+    let names = policy.protected_names;
+    let mut c = Carver { roots: policy.writable_roots, deny: policy.deny_read, creatable: HashMap::new() };
     for dot_git in &found.git_entries {
         let top = dot_git.parent().unwrap_or(Path::new("/"));
         if tops.iter().any(|t| t == top) {
@@ -133,13 +117,13 @@ pub fn walk_and_protect(policy: &mut ResolvedPolicy) {
         if policy.protect_git {
             c.repository(dot_git, false);
         }
-        c.names(top, &names);
+        c.names(top, names);
     }
-    crate::policy::sort_carve_outs(&mut policy.writable_roots);
+    crate::policy::sort_carve_outs(policy.writable_roots);
     let named = found.named.iter().filter_map(|p| p.symlink_metadata().ok().map(|m| (p.clone(), m.ino()))).collect();
     let identities = policy.planted.identities.clone();
-    let absent = policy.missing_read_only().into_iter().map(|m| m.path).collect();
-    policy.planted = Arc::new(Baseline {
+    let absent = policy.writable_roots.iter().flat_map(|r| r.missing_read_only.iter().map(|m| m.path.clone())).collect();
+    *policy.planted = Arc::new(Baseline {
         absent,
         spec,
         git: found.git_inodes,
@@ -152,38 +136,6 @@ pub fn walk_and_protect(policy: &mut ResolvedPolicy) {
         index,
         walked: true,
     });
-}
-
-/// The last walk of each area this process walked (a few areas): the next run in the same
-/// workspace reads only the directories that changed since (see `scan`). The walk after a run
-/// leaves its index here too (`detect`), so that the run's own changes are not read twice.
-fn walk_with_cache(spec: &scan::WalkSpec) -> (scan::Found, Arc<scan::Index>) {
-    // Not holding the lock while walking: concurrent runs walk side by side.
-    let (found, index) = scan::walk_reusing(spec, recall(spec).as_deref());
-    let index = Arc::new(index);
-    remember(spec, Arc::clone(&index));
-    (found, index)
-}
-
-const SLOTS: usize = 8;
-static WALKS: Mutex<Vec<(scan::WalkSpec, Arc<scan::Index>)>> = Mutex::new(Vec::new());
-
-fn recall(spec: &scan::WalkSpec) -> Option<Arc<scan::Index>> {
-    WALKS.lock().unwrap_or_else(|e| e.into_inner()).iter().find(|(s, _)| s == spec).map(|(_, i)| Arc::clone(i))
-}
-
-/// Keep `index` as the latest walk of `spec`'s area (every index is a consistent picture, so when
-/// concurrent runs race, whichever lands last is as good).
-fn remember(spec: &scan::WalkSpec, index: Arc<scan::Index>) {
-    let mut walks = WALKS.lock().unwrap_or_else(|e| e.into_inner());
-    let mut dropped: Vec<_> = walks.iter().position(|(s, _)| s == spec).map(|i| walks.remove(i)).into_iter().collect();
-    if walks.len() >= SLOTS {
-        dropped.push(walks.remove(0));
-    }
-    walks.push((spec.clone(), index));
-    drop(walks);
-    // Dropped after the lock: dropping an index releases the watches only it held (`watch`).
-    drop(dropped);
 }
 
 struct Carver<'a> {
@@ -238,9 +190,9 @@ impl Carver<'_> {
             return Some(target);
         }
         // A placeholder (of a plan another program runs, or left by a killed run) is recognized by
-        // its mode (`mount_targets::is_placeholder`): the name is as good as missing. Anything else,
+        // its mode (`placeholders::is_placeholder`): the name is as good as missing. Anything else,
         // an empty one of the user's too, is kept read-only.
-        if crate::plan::mount_targets::is_placeholder(&meta) {
+        if crate::placeholders::is_placeholder(p, &meta) {
             self.missing(p.to_path_buf(), if meta.is_dir() { PlaceholderKind::Dir } else { PlaceholderKind::File });
             None
         } else {

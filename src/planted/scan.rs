@@ -34,6 +34,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::listing::{self, Stamp};
+use super::vouch::Vouch;
 use super::watch::{self, Watch, Watcher};
 
 /// Directories below a root that are still read.
@@ -79,17 +80,6 @@ pub struct Found {
     /// Directories kept from the prior index after an `lstat` of their path (roots, and directories
     /// the watcher does not vouch for). Those it vouches for cost no syscall.
     pub dirs_checked: usize,
-}
-
-/// What the watcher says of a listing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Vouch {
-    /// No entry was added, removed or renamed in it since it was read.
-    Unchanged,
-    /// One was, or its watch is gone: read it again.
-    Changed,
-    /// Events may have been lost: the stat rule decides.
-    Unknown,
 }
 
 /// A directory's path, shared by the listings and indexes that name it, and hashed and compared as

@@ -7,7 +7,7 @@ use serde_json::json;
 
 use super::*;
 use crate::platform::Platform;
-use crate::policy::{resolve_policy, PolicyContext, WritableRoot};
+use crate::policy::{resolve_policy, PolicyContext, ResolvedPolicy, WritableRoot};
 
 /// The workspace-write policy for `cwd` (no /tmp), resolved and walked as a run does.
 fn policy(cwd: &Path, v: serde_json::Value) -> ResolvedPolicy {
@@ -15,7 +15,7 @@ fn policy(cwd: &Path, v: serde_json::Value) -> ResolvedPolicy {
     v["mode"] = json!("workspace-write");
     v["tmp"] = json!("read-only");
     let mut p = resolve_policy(Some(&v), &PolicyContext { cwd: cwd.to_path_buf(), tmpdir: None, platform: Platform::Linux, env: Default::default() }).unwrap();
-    walk_and_protect(&mut p);
+    p.walk_and_protect();
     p
 }
 
@@ -119,7 +119,7 @@ fn detects_planted_repositories_hooks_and_names() {
     std::fs::write(r.join("fresh/.envrc"), "").unwrap(); // empty: runs nothing (and looks like a placeholder)
     std::fs::create_dir_all(r.join("empty/.git")).unwrap();
     let risks = detect(&b);
-    assert!(recall(&b.spec).is_some_and(|i| i.holds(&sub)), "the walk after the run is the next run's prior walk");
+    assert!(super::baseline::recall(&b.spec).is_some_and(|i| i.holds(&sub)), "the walk after the run is the next run's prior walk");
     let got: Vec<(String, RiskKind)> = risks.iter().map(|h| (h.path.clone(), h.kind)).collect();
     let s = |p: PathBuf| p.to_string_lossy().into_owned();
     assert_eq!(

@@ -41,7 +41,7 @@ use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
-use super::scan::Vouch;
+use super::vouch::Vouch;
 
 const MASK: u32 = libc::IN_CREATE
     | libc::IN_DELETE

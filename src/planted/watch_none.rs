@@ -4,7 +4,7 @@
 use std::os::fd::RawFd;
 use std::sync::Arc;
 
-use super::scan::Vouch;
+use super::vouch::Vouch;
 
 pub enum Watcher {}
 

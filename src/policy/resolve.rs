@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use super::terms::sort_carve_outs;
 use super::parse::{parse, RawPolicy, RawUnixSockets};
 use super::paths::{absolute, canonical_lenient, depth, sort_shallowest_first};
 use super::{
@@ -94,17 +95,8 @@ pub fn resolve_policy(value: Option<&Value>, ctx: &PolicyContext) -> Result<Reso
         tool_caches: crate::tool_caches::ToolCaches::none(),
     };
     // Last: a cache is covered only where no other rule of the policy lies (see `tool_caches`).
-    policy.tool_caches = crate::tool_caches::resolve(raw.tool_caches.as_ref(), &policy, &ctx.env, ctx.platform, &ctx.cwd)?;
+    policy.tool_caches = crate::tool_caches::resolve(raw.tool_caches.as_ref(), &cache_rules(&policy), &ctx.env, ctx.platform, &ctx.cwd)?;
     Ok(policy)
-}
-
-/// Each root's carve-outs shallowest first, without duplicates (bwrap applies them in this order).
-pub(crate) fn sort_carve_outs(roots: &mut [WritableRoot]) {
-    for root in roots {
-        sort_shallowest_first(&mut root.read_only);
-        root.missing_read_only.sort_by(|a, b| depth(&a.path).cmp(&depth(&b.path)).then_with(|| a.path.cmp(&b.path)));
-        root.missing_read_only.dedup_by(|a, b| a.path == b.path);
-    }
 }
 
 fn deny_read(raw: &RawPolicy) -> Result<Vec<PathBuf>> {
@@ -165,7 +157,7 @@ fn danger_full_access(raw: &RawPolicy, ctx: &PolicyContext) -> Result<ResolvedPo
         tool_caches: crate::tool_caches::ToolCaches::none(),
     };
     // Validates the option ('private' is an error here); always 'none'.
-    policy.tool_caches = crate::tool_caches::resolve(raw.tool_caches.as_ref(), &policy, &ctx.env, ctx.platform, &ctx.cwd)?;
+    policy.tool_caches = crate::tool_caches::resolve(raw.tool_caches.as_ref(), &cache_rules(&policy), &ctx.env, ctx.platform, &ctx.cwd)?;
     Ok(policy)
 }
 
@@ -239,3 +231,8 @@ fn deepest_root(roots: &[WritableRoot], p: &Path) -> Option<usize> {
 #[cfg(test)]
 #[path = "resolve_tests.rs"]
 mod tests;
+
+/// What the tool caches' own resolution needs of the policy resolved so far.
+fn cache_rules(p: &ResolvedPolicy) -> crate::tool_caches::Rules<'_> {
+    crate::tool_caches::Rules { mode: p.mode, writable_roots: &p.writable_roots, read_only_paths: &p.read_only_paths, deny_read: &p.deny_read, tmp: p.tmp }
+}

@@ -5,7 +5,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::error::{Result, SandboxError};
-use crate::options::describe;
+use crate::describe::describe;
 use crate::platform::Platform;
 
 /// node-pty's defaults, which is what users of a terminal API expect.

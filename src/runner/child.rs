@@ -166,7 +166,7 @@ impl Child {
                 true
             }
             (TreeKind::PidNamespace, Some(ns)) if self.command_started(&state) => {
-                super::pidns::signal_namespace(ns, sig);
+                crate::pidns::signal_namespace(ns, sig);
                 true
             }
             (TreeKind::PidNamespace, _) => false,
@@ -188,7 +188,7 @@ impl Child {
                 let _ = killpg(self.pid, Signal::SIGKILL);
             }
             (TreeKind::PidNamespace, Some(ns)) if self.command_started(&state) => {
-                super::pidns::signal_namespace(ns, Signal::SIGKILL);
+                crate::pidns::signal_namespace(ns, Signal::SIGKILL);
                 // bwrap dying takes the namespace down with it (--die-with-parent on its init).
                 let _ = nix::sys::signal::kill(self.pid, Signal::SIGKILL);
             }

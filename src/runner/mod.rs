@@ -7,62 +7,36 @@
 
 pub mod child;
 pub mod cloexec;
+mod failure;
+mod launch_child;
 pub mod output;
-pub mod pidns;
 pub mod pipe_io;
-pub mod result;
-pub mod signals;
-pub mod spawn;
-pub mod status;
 pub mod prepare;
 pub mod reap;
+pub mod result;
+mod shared;
+mod side_services;
+mod sink;
+pub mod spawn;
+pub mod status;
+mod streams;
 mod supervise;
 pub mod terminal_io;
+mod until_exit;
+mod wiring;
 
 use std::future::Future;
-use std::os::fd::OwnedFd;
-use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 
 use nix::sys::signal::Signal;
-use tokio::io::unix::AsyncFd;
 use tokio::sync::{mpsc, watch};
 
 use crate::error::{ErrorCode, Result, SandboxError};
 use crate::options::SpawnRequest;
 pub use output::Stream;
 pub use result::RunResult;
-
-/// Receives every output chunk as it arrives, before any truncation. The returned future resolves
-/// when the sink can take more (backpressure), so a slow consumer slows the reader instead of
-/// queueing unbounded memory.
-pub trait OutputSink: Send + Sync + 'static {
-    fn chunk(&self, stream: Stream, data: &[u8]) -> Pin<Box<dyn Future<Output = ()> + Send>>;
-}
-
-#[derive(Debug, Clone)]
-enum StartState {
-    Pending,
-    /// bwrap is running but the command may still be in setup.
-    Spawned { pid: u32 },
-    Running { pid: u32 },
-    Failed(SandboxError),
-}
-
-pub(crate) struct Shared {
-    start: watch::Sender<StartState>,
-    /// The run's outcome once it has ended (`done` turns true at the same time).
-    outcome: Mutex<Option<Result<RunResult>>>,
-    done: watch::Sender<bool>,
-    control: mpsc::UnboundedSender<Signal>,
-    stdin: tokio::sync::Mutex<Option<AsyncFd<OwnedFd>>>,
-    stdin_is_pipe: bool,
-    kill_signal: Signal,
-    /// The spawned process, once it exists (to confirm under bwrap that the command was exec'd).
-    child: Mutex<Option<Arc<child::Child>>>,
-    /// The run's terminal (`pty`), if it has one.
-    terminal: Option<Arc<terminal_io::TerminalControls>>,
-}
+use shared::{Shared, StartState};
+pub use sink::OutputSink;
 
 fn taken() -> SandboxError {
     SandboxError::new(ErrorCode::SetupFailed, "the result of this run was already taken")

@@ -9,7 +9,7 @@ use tokio::io::unix::AsyncFd;
 use tokio::sync::watch;
 
 use super::output::{Capture, Stream};
-use super::OutputSink;
+use super::sink::OutputSink;
 
 pub fn set_nonblocking(fd: &OwnedFd) -> io::Result<()> {
     let flags = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_GETFL) };

@@ -42,7 +42,7 @@ pub fn prepare(req: &mut SpawnRequest) -> Result<Prepared> {
     };
     let bwrap = sandbox.bwrap;
     // Here, on a blocking thread, not while the options were parsed on the JavaScript thread.
-    crate::planted::walk_and_protect(&mut req.policy);
+    req.policy.walk_and_protect();
     let mut details = sandbox.details;
     if req.policy.planted.truncated {
         details.not_enforced.push(format!(
@@ -129,7 +129,7 @@ pub fn build_plan(
     limits: &LimitPlan,
     proxy: Option<&crate::network::loopback::Endpoint>,
 ) -> Result<LaunchPlan> {
-    crate::planted::walk_and_protect(&mut req.policy);
+    req.policy.walk_and_protect();
     // Linux sandbox plans run the helper, and so does every plan that sets resource limits or
     // gives a pty on macOS (the helper runs in front: see `plan::limited`); a missing or
     // mismatched one makes them unavailable. A plan for another host's platform (explain, tests)

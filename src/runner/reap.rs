@@ -53,7 +53,7 @@ fn pidfd_open(pid: i32) -> Option<OwnedFd> {
 #[cfg(target_os = "linux")]
 pub fn pin_sandbox_init(pid: i32, ns_inode: u64) -> Option<OwnedFd> {
     let fd = pidfd_open(pid)?;
-    (super::pidns::ns_of(pid) == Some(ns_inode)).then_some(fd)
+    (crate::pidns::ns_of(pid) == Some(ns_inode)).then_some(fd)
 }
 
 #[cfg(not(target_os = "linux"))]
@@ -184,7 +184,7 @@ mod tests {
     #[test]
     fn init_of_another_namespace_is_not_pinned() {
         let me = std::process::id() as i32;
-        let own_ns = crate::runner::pidns::ns_of(me).expect("own ns");
+        let own_ns = crate::pidns::ns_of(me).expect("own ns");
         assert!(pin_sandbox_init(me, own_ns).is_some());
         assert!(pin_sandbox_init(me, own_ns + 1).is_none(), "a pid outside the reported namespace must not be pinned");
     }

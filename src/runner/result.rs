@@ -11,7 +11,7 @@ use crate::platform::SandboxType;
 use crate::policy::ResolvedPolicy;
 
 use super::child::ExitStatus;
-use super::signals::signal_from_number;
+use crate::signals::signal_from_number;
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]

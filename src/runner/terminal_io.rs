@@ -13,7 +13,7 @@ use tokio::sync::watch;
 use super::output::{Capture, Stream};
 use super::pipe_io::read_loop;
 use super::spawn::{lift_above, ChildFd};
-use super::OutputSink;
+use super::sink::OutputSink;
 use crate::error::{Result, SandboxError};
 use crate::pty::{PtySize, Terminal, Unread};
 

@@ -21,7 +21,7 @@ use serde_json::Value;
 
 use crate::error::{Result, SandboxError};
 use crate::platform::Platform;
-use crate::policy::{ResolvedPolicy, SandboxMode, TmpMode};
+use crate::policy::{SandboxMode, TmpMode, WritableRoot};
 
 mod bwrap_mounts;
 mod layers;
@@ -161,11 +161,20 @@ pub(crate) fn parse(value: Option<&Value>) -> Result<Option<Mode>> {
     }
 }
 
+/// The rest of the policy, resolved, as far as the caches depend on it.
+pub(crate) struct Rules<'a> {
+    pub mode: SandboxMode,
+    pub writable_roots: &'a [WritableRoot],
+    pub read_only_paths: &'a [PathBuf],
+    pub deny_read: &'a [PathBuf],
+    pub tmp: TmpMode,
+}
+
 /// Resolve the option for a policy whose every other field is resolved. `env` is the command's
 /// environment (its `HOME` and XDG variables say where its caches are).
 pub(crate) fn resolve(
     value: Option<&Value>,
-    policy: &ResolvedPolicy,
+    policy: &Rules,
     env: &BTreeMap<String, String>,
     platform: Platform,
     cwd: &Path,
@@ -228,7 +237,7 @@ pub(crate) fn resolve(
 /// the mounts below it, so a deny mask or read-only carve-out inside would be undone and a
 /// writable root inside would be replaced by the private copy. A cache the user made writable
 /// (inside a writable root) is left as the user asked.
-fn coverable(path: &Path, policy: &ResolvedPolicy, store: &Path) -> bool {
+fn coverable(path: &Path, policy: &Rules, store: &Path) -> bool {
     use locations::overlaps;
     let inside = |p: &Path| p.starts_with(path);
     let roots = policy.writable_roots.iter();
@@ -243,7 +252,7 @@ fn coverable(path: &Path, policy: &ResolvedPolicy, store: &Path) -> bool {
 
 /// A read-only path of the policy inside the store (macOS): the profile's write rule for the
 /// cache directories follows the carve-outs and would undo one there, so no cache is covered.
-fn holds_read_only(root: &Path, policy: &ResolvedPolicy) -> bool {
+fn holds_read_only(root: &Path, policy: &Rules) -> bool {
     let roots = policy.writable_roots.iter();
     roots.clone().flat_map(|r| r.read_only.iter()).chain(roots.flat_map(|r| r.missing_read_only.iter().map(|m| &m.path))).chain(policy.read_only_paths.iter()).any(|p| p.starts_with(root))
 }

@@ -4,7 +4,7 @@ use std::path::Path;
 use serde_json::json;
 
 use super::*;
-use crate::policy::{resolve_policy, PolicyContext};
+use crate::policy::{resolve_policy, PolicyContext, ResolvedPolicy};
 
 pub(super) struct Home {
     _dir: tempfile::TempDir,
@@ -171,10 +171,10 @@ fn bwrap_plan_with_every_other_feature() {
     let helper = helper_path().to_str().unwrap();
     assert_eq!((plan.status_fd, plan.report_fd, plan.net_ctl_fd, plan.control_fd), (Some(3), Some(4), Some(5), None));
     assert_eq!(plan.program, helper_path(), "in front of bwrap, for the offline nsswitch.conf");
-    assert_eq!(&plan.args[..4], ["v1", "--offline-nsswitch-fd=6", "--", "/usr/bin/bwrap"], "above the bridge's descriptor 5");
+    assert_eq!(&plan.args[..4], ["v1", "--offline-nsswitch-fd=7", "--", "/usr/bin/bwrap"], "above the runner's descriptors");
     let bwrap_args = &plan.args[4..];
     let data = bwrap_args.windows(3).find(|w| w[0] == "--ro-bind-data").expect("the offline nsswitch.conf");
-    assert_eq!(data, ["--ro-bind-data", "6", "/etc/nsswitch.conf"]);
+    assert_eq!(data, ["--ro-bind-data", "7", "/etc/nsswitch.conf"]);
     let at = bwrap_args.iter().position(|a| a == helper).unwrap();
     assert!(!bwrap_args[..at].contains(&"--disable-userns".to_string()), "the helper limits user namespaces, after the overlays");
     assert!(bwrap_args[..at].windows(2).any(|w| w == ["--cap-add", "CAP_SYS_ADMIN"]), "kept for the helper's mounts alone");

@@ -11,6 +11,7 @@ use serde_json::json;
 use super::tests::{env, home, names, resolve, Home};
 use super::*;
 use crate::plan::seatbelt_eval::Profile;
+use crate::policy::ResolvedPolicy;
 use crate::plan::{build, LaunchPlan, PlanRequest};
 
 const ALL: [&str; 10] = ["npm", "pnpm-store", "yarn-berry", "pip", "uv", "cargo-home", "go-mod", "go-build", "maven", "gradle-home"];

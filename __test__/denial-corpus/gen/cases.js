@@ -13,6 +13,8 @@ const WS_NET = { key: 'ws-net', policy: () => ({ mode: 'workspace-write', protec
 const WS_DENY = { key: 'ws-deny', policy: (x) => ({ mode: 'workspace-write', protectGit: false, denyRead: [`${x.ws}/secret`, `${x.home}/.ssh`] }) }
 const WS_RO_VENDOR = { key: 'ws-ro-vendor', policy: (x) => ({ mode: 'workspace-write', protectGit: false, readOnlyPaths: [`${x.ws}/vendor`] }) }
 const WS_UNIX = { key: 'ws-unix', policy: () => ({ mode: 'workspace-write', protectGit: false, allowUnixSockets: true }) }
+// The network allow-list: only through its proxy, which a tool that ignores the proxy variables never reaches.
+const WS_ALLOW = { key: 'ws-allow', policy: () => ({ mode: 'workspace-write', protectGit: false, network: { allowedDomains: ['registry.npmjs.org'] } }) }
 
 const ROFS = (p) => ['read_only_file_system', 'filesystem', p]
 const NET = (p = null) => ['network_unreachable', 'network', p]
@@ -178,6 +180,9 @@ const CASES = [
   ['node-fetch-404-net', 'node', RO_NET, null, 'node fetch 404 from the loopback server, network on, exits 1', (x) => node(`fetch('${url(x, 'missing')}').then(r => { console.error('HTTP', r.status); process.exit(r.ok ? 0 : 1) })`)],
   ['node-fetch-refused-net', 'node', RO_NET, null, 'node fetch of a closed loopback port, network on', (x) => node(`fetch('${dead(x)}').catch(e => { console.error(e); process.exit(1) })`)],
   ['node-fetch-invalid-net', 'node', RO_NET, null, 'node fetch of a .invalid host, network on', () => node("fetch('http://example.invalid').catch(e => { console.error(e); process.exit(1) })")],
+  ['node-lookup-code-nonet', 'node', WS_NOGIT, NET(), 'node dns.lookup printing only the error code (ENOTFOUND), network off', () => node("require('dns').lookup('registry.example.invalid', (e) => { console.error(e.code); process.exit(1) })")],
+  ['node-lookup-code-allowlist', 'node', WS_ALLOW, NET(), 'node dns.lookup printing only the error code (ENOTFOUND), allow-list (no resolver inside)', () => node("require('dns').lookup('registry.example.invalid', (e) => { console.error(e.code); process.exit(1) })")],
+  ['node-http-get-allowlist', 'node', WS_ALLOW, NET(), 'node 20 http.get ignores the proxy variables, allow-list (no resolver inside)', () => node("require('http').get('http://registry.example.invalid/').on('error', (e) => { console.error(e.message); process.exit(1) })")],
   ['node-unix-allowed-missing', 'node', WS_UNIX, null, 'node connect to a missing unix socket, unix sockets allowed', (x) => node(`require('net').connect('${x.outside}/none.sock').on('error', e => { console.error(e.message); process.exit(1) })`)],
 
   // ------------------------------------------------------------------ java
@@ -264,6 +269,7 @@ const CASES = [
   ['grep-keyword-hits', 'grep', WS_NOGIT, null, 'grep -rn hits in keyword-named files, then fail', () => bash('grep -rn -i -e sandbox -e seccomp -e "operation not permitted" . --exclude-dir=.git --exclude=private.txt; exit 1')],
   ['grep-keyword-file-missing', 'grep', RO, null, 'grep in sandbox.txt plus a missing file (exit 2)', () => ['grep', 'sandbox', 'sandbox.txt', 'missing.txt']],
   ['ls-keyword-names-missing', 'ls', RO, null, 'ls of keyword-named dirs and a missing path', () => ['ls', '-R', 'sandbox', 'docs', 'logs', 'missing-dir']],
+  ['ls-denial-named-files-fail', 'ls', WS_NOGIT, null, "ls shows files named 'permission denied.log' and 'read-only file system/', next to an unrelated failure", () => bash("mkdir -p names && cd names && touch 'permission denied.log' 'operation not permitted.txt' && mkdir -p 'read-only file system' && ls -p; exit 1")],
   ['find-keyword-names-fail', 'find', RO, null, 'find lists keyword-named files, then fails', () => bash("find . -name '*sandbox*' -o -name '*seccomp*' -o -name '*not-permitted*' | sort; exit 1")],
   ['diff-keyword-file', 'diff', RO, null, 'diff of sandbox.txt (exit 1)', () => ['diff', 'sandbox.txt', 'other.txt']],
   ['echo-eperm-text', 'bash', RO, null, 'a script that prints a keyword itself in a log line, then fails', () => bash('echo "checking: landlock support detected"; exit 1')],

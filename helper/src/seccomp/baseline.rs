@@ -1,7 +1,8 @@
 //! What the filters refuse: the reviewed baseline every plan gets, the socket rule of the
 //! policy, and the tracing rules of the Landlock mode. Each baseline entry says why it is there.
 
-use super::{Check, Filter, Sockets, Sys, Tracing, AF_UNIX, CLONE_NEW_MASK, OFF_ARG0_LO, OFF_ARG1_LO, RET_ENOSYS, RET_EPERM, TIOCLINUX, TIOCSTI};
+use super::filter::{Check, Filter, Sockets, Tracing, AF_UNIX, CLONE_NEW_MASK, OFF_ARG0_LO, OFF_ARG1_LO, RET_ENOSYS, RET_EPERM, TIOCLINUX, TIOCSTI};
+use super::syscalls::Sys;
 
 /// The baseline every plan gets, whatever its network and sockets: syscalls a command never needs
 /// and the kernel has had escapes through (compare Docker's default profile and Codex's filter).

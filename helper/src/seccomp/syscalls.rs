@@ -1,6 +1,6 @@
 //! The numbers of the syscalls the filters name, per architecture.
 
-use super::Arch;
+use super::filter::Arch;
 
 /// The syscalls the filters name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

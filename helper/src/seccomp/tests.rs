@@ -1,6 +1,7 @@
 //! Verdicts of the generated filters, checked with the interpreter (`run`).
 
 use super::*;
+use super::bpf::check_block;
 
 const X86: u32 = 0xc000_003e;
 const ARM: u32 = 0xc000_00b7;

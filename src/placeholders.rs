@@ -1,5 +1,5 @@
-//! Placeholders on the host: the mount points a plan another program runs (`buildSandboxCommand`)
-//! needs for missing read-only paths, which the helper in front of bwrap creates and holds (see
+//! Placeholders on the host, owned here: the mount points a plan another program runs
+//! (`buildSandboxCommand`) needs for missing read-only paths, which the helper in front of bwrap creates and holds (see
 //! `sandspawn_helper::placeholder`), and their cleanup, which the runner does after its own runs.
 //!
 //! The runner's own runs make none: a placeholder is visible as the user's data while it exists
@@ -46,10 +46,17 @@ pub fn remove_leftovers(targets: &[MissingReadOnly]) {
     }
 }
 
-/// Whether `meta` describes a placeholder (a concurrent run's, or one left by a killed run).
-pub fn is_placeholder(meta: &std::fs::Metadata) -> bool {
+/// Whether the entry at `path` (`meta` its `lstat`) is a placeholder of a plan another program
+/// runs, or one left by a killed run: the placeholder's mode and nothing in it. Any user's: a shared
+/// `/tmp` holds other users' plans. The mode alone proves nothing, since a command can give its own
+/// `.git` mode 1500 after filling it; empty, a placeholder holds nothing a host tool would read.
+pub fn is_placeholder(path: &Path, meta: &std::fs::Metadata) -> bool {
     use std::os::unix::fs::MetadataExt;
-    placeholder::is_placeholder(meta.mode(), meta.uid(), meta.is_dir(), meta.is_file(), meta.len())
+    let mode = meta.mode() & 0o7777;
+    if meta.is_file() {
+        return meta.len() == 0 && mode == placeholder::FILE_MODE;
+    }
+    meta.is_dir() && mode == placeholder::DIR_MODE && std::fs::read_dir(path).is_ok_and(|mut d| d.next().is_none())
 }
 
 #[cfg(test)]

@@ -1,0 +1,118 @@
+//! The rules as classic BPF: the architecture and x32 checks, then a binary search by syscall number;
+//! the byte encoding the kernel takes; and an interpreter for tests.
+
+use super::baseline::rules;
+use super::filter::*;
+
+// Classic BPF opcodes (linux/filter.h, linux/bpf_common.h).
+const LD_W_ABS: u16 = 0x20; // BPF_LD | BPF_W | BPF_ABS
+const JEQ_K: u16 = 0x15; // BPF_JMP | BPF_JEQ | BPF_K
+const JSET_K: u16 = 0x45; // BPF_JMP | BPF_JSET | BPF_K
+const JGE_K: u16 = 0x35; // BPF_JMP | BPF_JGE | BPF_K
+const RET_K: u16 = 0x06; // BPF_RET | BPF_K
+
+/// One instruction: `(code, jt, jf, k)`.
+pub type Insn = (u16, u8, u8, u32);
+
+/// The filter as instructions (exposed for tests and `explain`).
+pub fn program(arch: Arch, f: Filter) -> Vec<Insn> {
+    // Wrong arch (e.g. an i386 binary via int 0x80): syscall numbers mean something else, so
+    // nothing can be allowed by number. Everything gets EPERM.
+    let mut p: Vec<Insn> = vec![(LD_W_ABS, 0, 0, OFF_ARCH), (JEQ_K, 1, 0, arch.audit_arch()), (RET_K, 0, 0, RET_EPERM), (LD_W_ABS, 0, 0, OFF_NR)];
+    if arch == Arch::X86_64 {
+        p.push((JSET_K, 0, 1, X32_SYSCALL_BIT));
+        p.push((RET_K, 0, 0, RET_EPERM));
+    }
+    let mut by_number: Vec<(u32, Check)> = rules(f).into_iter().map(|(sys, check)| (sys.number(arch), check)).collect();
+    by_number.sort_by_key(|(nr, _)| *nr);
+    p.extend(tree(&by_number));
+    p
+}
+
+/// Rules this many or fewer are tested one after the other; more are split in two by number.
+const LINEAR: usize = 3;
+
+/// The decision for the syscall number in the accumulator, over `rules` sorted by number: a binary
+/// search, so a syscall costs a handful of comparisons whatever the list's length, and so does the
+/// kernel's emulation of the filter for every syscall number when it builds its cache. Every path
+/// ends in a return.
+fn tree(rules: &[(u32, Check)]) -> Vec<Insn> {
+    if rules.len() <= LINEAR {
+        let mut p = Vec::new();
+        for (nr, check) in rules {
+            let block = check_block(*check);
+            // Not this syscall: skip its block. The accumulator still holds the number there.
+            p.push((JEQ_K, 0, u8::try_from(block.len()).expect("short block"), *nr));
+            p.extend(block);
+        }
+        p.push((RET_K, 0, 0, RET_ALLOW));
+        return p;
+    }
+    let (low, high) = rules.split_at(rules.len() / 2);
+    let left = tree(low);
+    // At or above the first number of the upper half: jump over the lower half's code.
+    let mut p = vec![(JGE_K, u8::try_from(left.len()).expect("filter under 256 instructions a side"), 0, high[0].0)];
+    p.extend(left);
+    p.extend(tree(high));
+    p
+}
+
+/// The instructions of one rule after its syscall matched; every block ends in a return.
+pub(super) fn check_block(check: Check) -> Vec<Insn> {
+    match check {
+        Check::Ret(ret) => vec![(RET_K, 0, 0, ret)],
+        Check::ArgMask(off, mask) => vec![(LD_W_ABS, 0, 0, off), (JSET_K, 0, 1, mask), (RET_K, 0, 0, RET_EPERM), (RET_K, 0, 0, RET_ALLOW)],
+        Check::ArgIn(off, values) => {
+            let mut b = vec![(LD_W_ABS, 0, 0, off)];
+            let count = values.len();
+            for (i, v) in values.iter().enumerate() {
+                // Matched: jump over the remaining tests and the allow, to the deny.
+                b.push((JEQ_K, u8::try_from(count - i).expect("short"), 0, *v));
+            }
+            b.push((RET_K, 0, 0, RET_ALLOW));
+            b.push((RET_K, 0, 0, RET_EPERM));
+            b
+        }
+        Check::ArgIs(off, value) => vec![(LD_W_ABS, 0, 0, off), (JEQ_K, 0, 1, value), (RET_K, 0, 0, RET_EPERM), (RET_K, 0, 0, RET_ALLOW)],
+        Check::ArgNot(off, value) => vec![(LD_W_ABS, 0, 0, off), (JEQ_K, 0, 1, value), (RET_K, 0, 0, RET_ALLOW), (RET_K, 0, 0, RET_EPERM)],
+    }
+}
+
+/// The filter as bytes, `struct sock_filter` after `struct sock_filter` in native byte order.
+pub fn encode(prog: &[Insn]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(prog.len() * 8);
+    for &(code, jt, jf, k) in prog {
+        out.extend_from_slice(&code.to_ne_bytes());
+        out.push(jt);
+        out.push(jf);
+        out.extend_from_slice(&k.to_ne_bytes());
+    }
+    out
+}
+
+/// A tiny interpreter for our own filters, so tests can check verdicts rather than opcodes.
+#[doc(hidden)]
+pub fn run(prog: &[Insn], arch: u32, nr: u32, args: [u64; 2]) -> u32 {
+    let mut pc = 0;
+    let mut acc = 0u32;
+    loop {
+        let (code, jt, jf, k) = prog[pc];
+        pc += 1;
+        match code {
+            LD_W_ABS => {
+                acc = match k {
+                    OFF_NR => nr,
+                    OFF_ARCH => arch,
+                    OFF_ARG0_LO => args[0] as u32,
+                    OFF_ARG1_LO => args[1] as u32,
+                    _ => panic!("unexpected load"),
+                }
+            }
+            JEQ_K => pc += if acc == k { jt } else { jf } as usize,
+            JSET_K => pc += if acc & k != 0 { jt } else { jf } as usize,
+            JGE_K => pc += if acc >= k { jt } else { jf } as usize,
+            RET_K => return k,
+            _ => panic!("unexpected opcode {code:#x}"),
+        }
+    }
+}

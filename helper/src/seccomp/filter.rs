@@ -1,0 +1,121 @@
+//! What a filter is asked to do (`Filter`: architecture, socket rule, tracing) and the words its
+//! rules are written in (`Check`, return values, the offsets and flags they test).
+
+/// Architectures we can filter. Others cannot get the filter, so the plan builder refuses to run
+/// a sandbox there instead of silently running without its baseline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arch {
+    X86_64,
+    Aarch64,
+}
+
+impl Arch {
+    pub fn native() -> Option<Arch> {
+        if cfg!(target_arch = "x86_64") {
+            Some(Arch::X86_64)
+        } else if cfg!(target_arch = "aarch64") {
+            Some(Arch::Aarch64)
+        } else {
+            None
+        }
+    }
+
+    /// `AUDIT_ARCH_*`: what the kernel reports in `seccomp_data.arch`.
+    pub(crate) fn audit_arch(self) -> u32 {
+        match self {
+            Arch::X86_64 => 0xc000_003e,
+            Arch::Aarch64 => 0xc000_00b7,
+        }
+    }
+}
+
+/// Which sockets the command may create.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Sockets {
+    /// None of any family (the Landlock mode with the network off; `socketpair` stays allowed: it
+    /// reaches nobody outside).
+    #[default]
+    None,
+    /// `AF_UNIX` only (the Landlock mode, `allowUnixSockets: true` with the network off).
+    UnixOnly,
+    /// Every family but `AF_UNIX` (bwrap with the network off: its network namespace has only its
+    /// own loopback, but a socket *file* of the host, Docker's or ssh-agent's, is reachable by
+    /// path through the read-only root).
+    NotUnix,
+    /// Every family (`network: true`, or `allowUnixSockets: true` under bwrap).
+    All,
+}
+
+impl Sockets {
+    /// The word of the helper's command line.
+    pub fn word(self) -> &'static str {
+        match self {
+            Sockets::None => "none",
+            Sockets::UnixOnly => "unix",
+            Sockets::NotUnix => "not-unix",
+            Sockets::All => "all",
+        }
+    }
+
+    pub fn from_word(word: &str) -> Option<Sockets> {
+        [Sockets::None, Sockets::UnixOnly, Sockets::NotUnix, Sockets::All].into_iter().find(|s| s.word() == word)
+    }
+}
+
+/// Whether the command may trace processes (`ptrace`, `process_vm_readv/writev`, `pidfd_getfd`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tracing {
+    /// Under bwrap: the command runs in a user namespace of its own, below the one of bwrap's pid 1
+    /// and of everything else that runs without this filter, and the kernel refuses every access of
+    /// the ptrace family across that boundary (no CAP_SYS_PTRACE in the parent namespace). What is
+    /// left to trace is the command's own tree, so debuggers keep working.
+    OwnTree,
+    /// The Landlock mode: the command shares the host's pid and user namespaces with the user's
+    /// other processes. Landlock already refuses tracing outside the command's domain; the filter
+    /// is a second wall, at the price of debuggers.
+    Denied,
+}
+
+/// What a filter allows beyond the baseline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Filter {
+    pub sockets: Sockets,
+    pub tracing: Tracing,
+}
+
+/// What one rule does once the syscall number matched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Check {
+    /// Always this return value.
+    Ret(u32),
+    /// EPERM when `arg & mask != 0`.
+    ArgMask(u32, u32),
+    /// EPERM when the argument equals one of these.
+    ArgIn(u32, &'static [u32]),
+    /// EPERM when the argument equals this.
+    ArgIs(u32, u32),
+    /// EPERM unless the argument equals this.
+    ArgNot(u32, u32),
+}
+
+pub const RET_ALLOW: u32 = 0x7fff_0000; // SECCOMP_RET_ALLOW
+pub const RET_EPERM: u32 = 0x0005_0000 | 1; // SECCOMP_RET_ERRNO | EPERM
+pub const RET_ENOSYS: u32 = 0x0005_0000 | 38; // SECCOMP_RET_ERRNO | ENOSYS
+
+// Offsets in `struct seccomp_data { int nr; u32 arch; u64 ip; u64 args[6]; }`.
+pub(crate) const OFF_NR: u32 = 0;
+pub(crate) const OFF_ARCH: u32 = 4;
+/// Low 32 bits of args[0] (both supported arches are little-endian). The kernel truncates
+/// `socket`'s `int domain`, `clone`'s and `unshare`'s flags to 32 bits where it matters, so the
+/// high half must NOT be checked: `domain = 0x1_0000_0001` is AF_UNIX to the kernel.
+pub(crate) const OFF_ARG0_LO: u32 = 16;
+/// Low 32 bits of args[1] (`ioctl`'s request is an `unsigned int` to the kernel).
+pub(crate) const OFF_ARG1_LO: u32 = 24;
+
+pub(crate) const AF_UNIX: u32 = 1;
+/// The x32 ABI on x86_64 shares AUDIT_ARCH_X86_64 but sets this bit in the syscall number.
+pub(crate) const X32_SYSCALL_BIT: u32 = 0x4000_0000;
+/// Every `CLONE_NEW*` flag: NEWTIME, NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET.
+pub(crate) const CLONE_NEW_MASK: u32 = 0x0000_0080 | 0x0002_0000 | 0x0200_0000 | 0x0400_0000 | 0x0800_0000 | 0x1000_0000 | 0x2000_0000 | 0x4000_0000;
+pub(crate) const TIOCSTI: u32 = 0x5412;
+pub(crate) const TIOCLINUX: u32 = 0x541c;

@@ -1,0 +1,54 @@
+'use strict'
+// Paths a command printed that lie in one of its private tool caches. With `toolCaches: 'private'`
+// what the command wrote there (npm's "A complete log of this run can be found in:
+// ~/.npm/_logs/...", pip's and cargo's logs) landed in sandspawn's store, not at the path it
+// printed, which on the host does not have it. One note per such file says where it really is:
+// `<store>/<name>/base/<the rest of the path>` once the run's writes are folded into the cache,
+// or the run's pending layer `<store>/<name>/pending/<layer>/...` while other runs still hold it
+// (the store's documented layout).
+
+const fs = require('node:fs')
+const path = require('node:path')
+
+/** Characters that end a path a tool quoted or put at the end of a sentence. */
+const PATH_END = /[\s'"`)\]}>,;]|\.(?=\s|$)|:(?=\s|$)/
+
+/** `sandspawn: note: ...` lines for `result` (a SpawnResult), at most `max`. */
+function cachePathNotes(result, max = 5) {
+  const tc = result && result.toolCaches
+  if (!tc || (tc.mode !== 'private' && tc.mode !== 'shared') || !tc.store || !Array.isArray(tc.caches)) return []
+  const text = `${result.stdout || ''}\n${result.stderr || ''}`
+  const notes = []
+  const seen = new Set()
+  for (const cache of tc.caches) {
+    const prefix = cache.path.endsWith('/') ? cache.path : `${cache.path}/`
+    for (let at = text.indexOf(prefix); at >= 0 && notes.length < max; at = text.indexOf(prefix, at + prefix.length)) {
+      const rest = text.slice(at + prefix.length)
+      const end = rest.search(PATH_END)
+      const rel = path.normalize(end < 0 ? rest : rest.slice(0, end))
+      if (!rel || rel.startsWith('..') || seen.has(prefix + rel)) continue
+      seen.add(prefix + rel)
+      const stored = where(path.join(tc.store, cache.name), rel)
+      if (!stored) continue
+      notes.push(`sandspawn: note: ${prefix}${rel} was written to sandspawn's private ${cache.name} cache; on the host it is ${stored}`)
+    }
+  }
+  return notes
+}
+
+/** The file `rel` of a cache in the store: in the folded base, else in the newest pending layer. */
+function where(cacheDir, rel) {
+  const base = path.join(cacheDir, 'base', rel)
+  if (fs.existsSync(base)) return base
+  let layers = []
+  try {
+    layers = fs.readdirSync(path.join(cacheDir, 'pending')).sort().reverse()
+  } catch {}
+  for (const layer of layers) {
+    const p = path.join(cacheDir, 'pending', layer, rel)
+    if (fs.existsSync(p)) return p
+  }
+  return null
+}
+
+module.exports = { cachePathNotes }

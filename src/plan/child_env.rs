@@ -1,0 +1,35 @@
+//! The environment a plan gives its program: the caller's, plus the `SANDSPAWN_*` markers and,
+//! with the network off, the variables that make package managers give up at once.
+
+use std::collections::BTreeMap;
+
+use super::launch_plan::PlanRequest;
+use crate::platform::SandboxType;
+
+/// The child's environment: the caller's plus the `SANDSPAWN_*` markers API.md promises.
+pub(crate) fn child_env(req: &PlanRequest, sandbox: SandboxType) -> BTreeMap<String, String> {
+    let mut env = req.env.clone();
+    // The host's opt-in into weaker modes is not the command's business (nor its to pass on).
+    env.remove("SANDSPAWN_LINUX_ALLOW");
+    if sandbox != SandboxType::None {
+        env.insert("SANDSPAWN_SANDBOX".into(), sandbox.as_str().into());
+    }
+    // With an allow-list the proxy variables and `SANDSPAWN_NETWORK=proxy` are set by the helper
+    // inside bwrap (Linux) or by the Seatbelt plan (macOS).
+    if !req.policy.network && req.policy.network_proxy.is_none() {
+        env.insert("SANDSPAWN_NETWORK_DISABLED".into(), "1".into());
+        if sandbox != SandboxType::None {
+            for (name, value) in OFFLINE_NO_RETRIES {
+                env.entry(name.to_string()).or_insert_with(|| value.to_string());
+            }
+        }
+    }
+    env
+}
+
+/// With the network off a failed request cannot succeed later, yet npm retries even a final
+/// "name not found" for about 70 s, pip for about 10 s and cargo for about 11 s, so an agent's
+/// timeout kills them before they print why. Set unless the caller set them. pip gets one retry,
+/// which costs nothing (urllib3 waits only from the second) and is what makes it print the cause
+/// of the failure. `CARGO_NET_RETRY` outranks `net.retry` in cargo's config files.
+const OFFLINE_NO_RETRIES: [(&str, &str); 3] = [("npm_config_fetch_retries", "0"), ("PIP_RETRIES", "1"), ("CARGO_NET_RETRY", "0")];

@@ -1,0 +1,69 @@
+//! What the walk saw before a run (`Baseline`), to tell afterwards what the run planted; and the
+//! last walk of each area this process made, which the next walk starts from.
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use super::scan;
+
+/// What the walk saw before the run, to tell what the run planted. Kept with the resolved policy
+/// (not serialized).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Baseline {
+    pub spec: scan::WalkSpec,
+    /// `.git` entries that existed (any depth), with their inode numbers.
+    pub git: HashMap<PathBuf, u64>,
+    /// Directories that were git directories themselves (`scan::Found::git_dirs`).
+    pub git_dirs: HashSet<PathBuf>,
+    /// Each writable root's top and its `.git`, as `(device, inode)` before the run: after it, the
+    /// same paths must still be the same directories (`workspace-replaced`).
+    pub identities: Vec<(PathBuf, (u64, u64))>,
+    /// Paths that must stay absent (the policy's `missing_read_only`): what a run creates there is
+    /// moved aside after it (`undo`) and reported.
+    pub absent: Vec<PathBuf>,
+    /// Protected-name entries that existed (any depth), with their inode.
+    pub named: HashMap<PathBuf, u64>,
+    /// Whether new repositories are reported (`protectGit`).
+    pub report_repositories: bool,
+    /// The walk hit its bound: repositories below it are neither protected nor watched.
+    pub truncated: bool,
+    /// When the baseline was taken (unix seconds, rounded down).
+    pub taken_at: i64,
+    /// The directories the walk read, so that the walk after the run reads only changed ones.
+    pub index: Arc<scan::Index>,
+    /// `walk_and_protect` ran (until then only the tops are protected).
+    pub walked: bool,
+}
+
+/// The last walk of each area this process walked (a few areas): the next run in the same
+/// workspace reads only the directories that changed since (see `scan`). The walk after a run
+/// leaves its index here too (`detect`), so that the run's own changes are not read twice.
+pub(super) fn walk_with_cache(spec: &scan::WalkSpec) -> (scan::Found, Arc<scan::Index>) {
+    // Not holding the lock while walking: concurrent runs walk side by side.
+    let (found, index) = scan::walk_reusing(spec, recall(spec).as_deref());
+    let index = Arc::new(index);
+    remember(spec, Arc::clone(&index));
+    (found, index)
+}
+
+const SLOTS: usize = 8;
+static WALKS: Mutex<Vec<(scan::WalkSpec, Arc<scan::Index>)>> = Mutex::new(Vec::new());
+
+pub(super) fn recall(spec: &scan::WalkSpec) -> Option<Arc<scan::Index>> {
+    WALKS.lock().unwrap_or_else(|e| e.into_inner()).iter().find(|(s, _)| s == spec).map(|(_, i)| Arc::clone(i))
+}
+
+/// Keep `index` as the latest walk of `spec`'s area (every index is a consistent picture, so when
+/// concurrent runs race, whichever lands last is as good).
+pub(super) fn remember(spec: &scan::WalkSpec, index: Arc<scan::Index>) {
+    let mut walks = WALKS.lock().unwrap_or_else(|e| e.into_inner());
+    let mut dropped: Vec<_> = walks.iter().position(|(s, _)| s == spec).map(|i| walks.remove(i)).into_iter().collect();
+    if walks.len() >= SLOTS {
+        dropped.push(walks.remove(0));
+    }
+    walks.push((spec.clone(), index));
+    drop(walks);
+    // Dropped after the lock: dropping an index releases the watches only it held (`watch`).
+    drop(dropped);
+}

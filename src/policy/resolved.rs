@@ -1,0 +1,76 @@
+//! A resolved policy: every rule of a run, validated and canonical, as plans and checks read it.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use super::terms::{MissingReadOnly, SandboxMode, TmpMode, UnixSockets, WritableRoot};
+use crate::platform::Platform;
+
+/// A validated policy. Everything in it is absolute and canonical.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResolvedPolicy {
+    pub mode: SandboxMode,
+    /// Shallowest first; empty unless `mode` is workspace-write.
+    pub writable_roots: Vec<WritableRoot>,
+    /// Existing paths the command can neither read nor list, canonical.
+    pub deny_read: Vec<PathBuf>,
+    /// Read-only paths given by the user that are not under any writable root (kept for the
+    /// classifier; they are read-only anyway).
+    pub read_only_paths: Vec<PathBuf>,
+    /// `false` also when `network_proxy` is set: the command's own namespace stays empty.
+    pub network: bool,
+    /// The allow-list: the command reaches these hosts through the run's proxy (`crate::network`).
+    pub network_proxy: Option<crate::network::NetworkPolicy>,
+    pub unix_sockets: UnixSockets,
+    pub tmp: TmpMode,
+    pub protect_git: bool,
+    /// `toolCaches`: which package-manager caches are private writable overlays.
+    pub tool_caches: crate::tool_caches::ToolCaches,
+    /// `protectedNames` (validated; the defaults when not given).
+    pub protected_names: Vec<String>,
+    /// What the walk for planted configuration saw before the run (see `planted`); compared with
+    /// the tree after the run to report `hostRisks`.
+    #[serde(skip)]
+    pub planted: std::sync::Arc<crate::planted::Baseline>,
+}
+
+/// What resolving a policy needs to know about the run.
+#[derive(Debug, Clone)]
+pub struct PolicyContext {
+    /// The run's working directory, already validated and canonical.
+    pub cwd: PathBuf,
+    /// `TMPDIR` as the child will see it, if set and non-empty.
+    pub tmpdir: Option<String>,
+    /// The platform the plan is for (`buildSandboxCommand` may ask for another than the host).
+    pub platform: Platform,
+    /// The command's environment (where its `HOME` and caches are).
+    pub env: BTreeMap<String, String>,
+}
+
+impl ResolvedPolicy {
+    /// `true` when `path` (canonical) lies inside one of the writable roots.
+    pub fn is_writable(&self, path: &std::path::Path) -> bool {
+        self.writable_roots.iter().any(|r| path.starts_with(&r.root))
+    }
+
+    /// Every missing read-only path of every writable root: the mount points bwrap will create on
+    /// the host in a plan another program runs (the helper in front of bwrap makes them); the runner's
+    /// own runs keep them absent by moving aside what a run creates there (`planted::undo`).
+    pub fn missing_read_only(&self) -> Vec<MissingReadOnly> {
+        self.writable_roots.iter().flat_map(|r| r.missing_read_only.iter().cloned()).collect()
+    }
+
+    /// Walk the writable roots for nested repositories and protect them (see `planted`); once.
+    pub fn walk_and_protect(&mut self) {
+        crate::planted::walk_and_protect(crate::planted::Walked {
+            writable_roots: &mut self.writable_roots,
+            deny_read: &self.deny_read,
+            protected_names: &self.protected_names,
+            protect_git: self.protect_git,
+            planted: &mut self.planted,
+        });
+    }
+}

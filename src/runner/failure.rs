@@ -1,0 +1,98 @@
+//! Why a run failed before or instead of its command: the spawn's own error, the helper's report
+//! (it could not start the command), and bwrap exiting during setup, in Node's words where Node
+//! has them (ENOENT, EACCES) and in the sandbox's otherwise.
+
+use std::io;
+use std::os::fd::OwnedFd;
+
+use crate::error::{ErrorCode, SandboxError};
+use crate::platform::SandboxType;
+use sandspawn_helper::report::{Failure, Stage};
+
+/// A spawn error: for the sandbox tool itself that means the sandbox is unavailable; for the
+/// command it is ENOENT/EACCES as Node would report them.
+pub(super) fn spawn_error(e: io::Error, command: &str, sandbox: SandboxType, program: &std::path::Path) -> SandboxError {
+    if e.raw_os_error() == Some(libc::E2BIG) {
+        return SandboxError::invalid(
+            "env",
+            format!("the environment and argument list are larger than the system allows for one command ({e}); pass fewer or smaller variables (extendEnv: false) or arguments"),
+        );
+    }
+    if sandbox != SandboxType::None {
+        return SandboxError::unavailable(
+            format!("{} could not be executed ({e})", program.display()),
+            "reinstall the sandbox tool (Linux: `sudo apt-get install -y bubblewrap`)",
+        );
+    }
+    match e.raw_os_error() {
+        Some(libc::ENOENT) => SandboxError::new(ErrorCode::NotFound, format!("spawn {command} ENOENT: command not found")),
+        Some(libc::EACCES) | Some(libc::ENOEXEC) | Some(libc::EISDIR) => {
+            SandboxError::new(ErrorCode::NotExecutable, format!("spawn {command} EACCES: command is not executable ({e})"))
+        }
+        _ => SandboxError::new(ErrorCode::SetupFailed, format!("spawn {command} failed: {e}")),
+    }
+}
+
+/// What the helper wrote on its report descriptor: present only when the command never ran.
+pub(super) fn read_report(fd: &OwnedFd) -> Option<Failure> {
+    use std::os::fd::AsRawFd;
+    let mut buf = [0u8; 4096];
+    let raw = fd.as_raw_fd();
+    // Never wait: every writer has written (or never will) once the sandbox has exited.
+    unsafe { libc::fcntl(raw, libc::F_SETFL, libc::fcntl(raw, libc::F_GETFL) | libc::O_NONBLOCK) };
+    let n = unsafe { libc::read(raw, buf.as_mut_ptr().cast(), buf.len()) };
+    (n > 0).then(|| Failure::decode(&buf[..n as usize])).flatten()
+}
+
+/// The helper could not start the command: ENOENT/EACCES as Node reports them, or a setup failure
+/// in the helper's words.
+pub(super) fn helper_failure(f: &Failure, command: &str, stderr: &str) -> SandboxError {
+    let stderr = stderr.trim();
+    let (code, message) = match (f.stage, f.errno) {
+        (Stage::Exec, libc::ENOENT | libc::ENOTDIR) => {
+            (ErrorCode::NotFound, format!("spawn {command} ENOENT: the command was not found inside the sandbox ({})", f.message))
+        }
+        (Stage::Exec, libc::EACCES | libc::ENOEXEC | libc::EISDIR | libc::EPERM) => {
+            (ErrorCode::NotExecutable, format!("spawn {command} EACCES: the command is not executable inside the sandbox ({})", f.message))
+        }
+        (Stage::Exec, _) => (ErrorCode::SetupFailed, format!("spawn {command} failed inside the sandbox: {}", f.message)),
+        (Stage::Setup, _) => (ErrorCode::SetupFailed, format!("sandbox setup failed before the command ran: sandspawn-helper: {}", f.message)),
+    };
+    SandboxError::new(code, message).with_stderr(stderr)
+}
+
+/// bwrap exited without running the command: say why, in its own words and ours.
+pub(super) fn setup_failure(stderr: &str) -> SandboxError {
+    let trimmed = stderr.trim();
+    if let Some(d) = crate::capabilities::diagnose_with_host(trimmed, &crate::capabilities::HostFacts::read()) {
+        let message = match d.code {
+            ErrorCode::Unavailable => format!("sandbox unavailable: {}. Fix: {}", d.reason, d.fix),
+            _ => format!("sandbox setup failed: {}. Fix: {}", d.reason, d.fix),
+        };
+        return SandboxError::new(d.code, message).with_stderr(trimmed);
+    }
+    SandboxError::setup_failed(format!("sandbox setup failed before the command ran: {}", if trimmed.is_empty() { "bwrap exited without a message" } else { trimmed }), trimmed)
+}
+
+#[cfg(test)]
+mod helper_failure_tests {
+    use super::*;
+
+    fn failure(stage: Stage, errno: i32) -> Failure {
+        Failure { stage, errno, message: "cannot run 'x': words".into() }
+    }
+
+    #[test]
+    fn maps_the_helpers_report_to_node_style_codes() {
+        let code = |f: Failure| helper_failure(&f, "x", "sandspawn-helper: cannot run 'x': words\n").code;
+        assert_eq!(code(failure(Stage::Exec, libc::ENOENT)), ErrorCode::NotFound);
+        assert_eq!(code(failure(Stage::Exec, libc::ENOTDIR)), ErrorCode::NotFound);
+        assert_eq!(code(failure(Stage::Exec, libc::EACCES)), ErrorCode::NotExecutable);
+        assert_eq!(code(failure(Stage::Exec, libc::ENOEXEC)), ErrorCode::NotExecutable);
+        assert_eq!(code(failure(Stage::Exec, libc::E2BIG)), ErrorCode::SetupFailed);
+        let setup = helper_failure(&failure(Stage::Setup, libc::EINVAL), "x", " words \n");
+        assert_eq!(setup.code, ErrorCode::SetupFailed);
+        assert!(setup.message.starts_with("sandbox setup failed before the command ran: sandspawn-helper: "), "{}", setup.message);
+        assert_eq!(setup.stderr.as_deref(), Some("words"));
+    }
+}

@@ -1,0 +1,132 @@
+//! Supervising a spawned tree until it exits: the timeout, kill requests (kill(), abort) and the
+//! forced kill after `forceKillAfterDelay`. A signal that arrives while bwrap is still setting up
+//! is kept pending and delivered as soon as the command runs; `timedOut` and `killed` are set only
+//! once a signal actually reached the command.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use nix::sys::signal::Signal;
+use tokio::sync::{mpsc, oneshot};
+use tokio::time::Instant;
+
+use super::child::{Child, ExitStatus};
+
+/// How often a signal that arrived during bwrap's setup is retried until the command runs.
+const PENDING_SIGNAL_RETRY: Duration = Duration::from_millis(2);
+
+/// Why the tree is being signalled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cause {
+    Timeout,
+    Request,
+}
+
+/// How the tree ended.
+pub(super) struct Ending {
+    pub status: ExitStatus,
+    pub timed_out: bool,
+    pub killed: bool,
+}
+
+/// The run's deadline and kill settings.
+pub(super) struct Deadlines {
+    pub timeout: Option<Duration>,
+    pub kill_signal: Signal,
+    pub force_kill_after: Duration,
+}
+
+/// Signals on their way to the tree.
+struct Signalling<'a> {
+    child: &'a Arc<Child>,
+    force_kill_after: Duration,
+    /// Asked for but not delivered yet (the command is still in setup).
+    pending: Option<(Signal, Cause)>,
+    /// When SIGKILL follows a signal the tree may ignore.
+    force: Option<(Instant, Cause)>,
+    timed_out: bool,
+    killed: bool,
+}
+
+impl Signalling<'_> {
+    /// Record what a signal that reached the tree means for the result.
+    fn landed(&mut self, cause: Cause) {
+        match cause {
+            Cause::Timeout => self.timed_out = true,
+            Cause::Request => self.killed = true,
+        }
+    }
+
+    fn request(&mut self, sig: Signal, cause: Cause) {
+        if sig == Signal::SIGKILL {
+            self.kill_now(cause);
+            return;
+        }
+        self.pending = Some((sig, cause));
+        if self.force.is_none() {
+            self.force = Some((Instant::now() + self.force_kill_after, cause));
+        }
+    }
+
+    fn kill_now(&mut self, cause: Cause) {
+        self.child.force_kill();
+        self.pending = None;
+        self.landed(cause);
+    }
+
+    /// Deliver the pending signal if the command runs by now.
+    fn deliver(&mut self) {
+        if let Some((sig, cause)) = self.pending {
+            if self.child.signal_tree(sig) {
+                self.pending = None;
+                self.landed(cause);
+            }
+        }
+    }
+}
+
+/// Wait for the exit while enforcing the deadlines and kill requests. `finished` says the command
+/// itself has already exited (bwrap reported its exit code): a timer firing then is no timeout.
+pub(super) async fn supervise(
+    child: &Arc<Child>,
+    mut exited: oneshot::Receiver<ExitStatus>,
+    control: &mut mpsc::UnboundedReceiver<Signal>,
+    deadlines: &Deadlines,
+    finished: impl Fn() -> bool,
+) -> Ending {
+    let deadline = deadlines.timeout.map(|t| Instant::now() + t);
+    let mut deadline_passed = false;
+    let mut s = Signalling { child, force_kill_after: deadlines.force_kill_after, pending: None, force: None, timed_out: false, killed: false };
+    let status = loop {
+        let timeout = sleep_until((!deadline_passed).then_some(deadline).flatten());
+        let force = sleep_until(s.force.map(|(t, _)| t));
+        let retry = sleep_until(s.pending.map(|_| Instant::now() + PENDING_SIGNAL_RETRY));
+        tokio::select! {
+            st = &mut exited => break st.unwrap_or(ExitStatus::Signaled(libc::SIGKILL)),
+            Some(sig) = control.recv() => s.request(sig, Cause::Request),
+            _ = timeout => {
+                deadline_passed = true;
+                // The command may have finished just as the timer fired: then it did not time out.
+                if !finished() && !child.has_exited() {
+                    s.request(deadlines.kill_signal, Cause::Timeout);
+                }
+            }
+            _ = force => {
+                if let Some((_, cause)) = s.force.take() {
+                    s.kill_now(cause);
+                }
+            }
+            _ = retry => {}
+        }
+        s.deliver();
+    };
+    Ending { status, timed_out: s.timed_out, killed: s.killed }
+}
+
+/// Sleep until `at`, or forever without one.
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(t) => tokio::time::sleep_until(t).await,
+        None => std::future::pending().await,
+    }
+}
