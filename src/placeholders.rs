@@ -87,13 +87,32 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         let git = t.path().join(".git");
         let held = plan_holds(t.path(), ".git", placeholder::Kind::Dir);
-        assert!(is_placeholder(&git.symlink_metadata().unwrap()));
+        assert!(is_placeholder(&git, &git.symlink_metadata().unwrap()));
         remove_leftovers(&target(&git, PlaceholderKind::Dir));
         assert!(git.exists(), "kept while the plan's helper holds the directory");
         drop(held);
         remove_leftovers(&target(&git, PlaceholderKind::Dir));
         assert!(!git.exists(), "removed once nobody holds it");
         assert_eq!(std::fs::read_dir(t.path()).unwrap().count(), 0, "and nothing else is left");
+    }
+
+    #[test]
+    fn a_placeholder_is_its_mode_and_nothing_in_it() {
+        let t = tempfile::tempdir().unwrap();
+        let git = t.path().join(".git");
+        std::fs::create_dir(&git).unwrap();
+        std::fs::write(git.join("config"), "[core]\n\tfsmonitor = x\n").unwrap();
+        std::fs::set_permissions(&git, std::fs::Permissions::from_mode(placeholder::DIR_MODE)).unwrap();
+        assert!(!is_placeholder(&git, &git.symlink_metadata().unwrap()), "a filled .git with the mode is no placeholder");
+        let empty = t.path().join(".vscode");
+        std::fs::create_dir(&empty).unwrap();
+        std::fs::set_permissions(&empty, std::fs::Permissions::from_mode(placeholder::DIR_MODE)).unwrap();
+        assert!(is_placeholder(&empty, &empty.symlink_metadata().unwrap()));
+        let f = t.path().join(".envrc");
+        std::fs::write(&f, "echo hi").unwrap();
+        std::fs::set_permissions(&f, std::fs::Permissions::from_mode(placeholder::FILE_MODE)).unwrap();
+        assert!(!is_placeholder(&f, &f.symlink_metadata().unwrap()), "a file with content");
+        std::fs::set_permissions(&git, std::fs::Permissions::from_mode(0o700)).unwrap();
     }
 
     #[test]

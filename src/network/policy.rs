@@ -83,10 +83,11 @@ impl Refusal {
     /// The sentence a 403 body gives, so an agent can tell a policy block from an outage.
     pub fn explain(self) -> &'static str {
         match self {
-            Refusal::NotAllowed => "the host is not in allowedDomains",
-            Refusal::Denied => "the host matches deniedDomains",
+            Refusal::NotAllowed => "the host is not in allowedDomains (sandbox.network.allowedDomains; CLI: --allow-domain)",
+            Refusal::Denied => "the host matches deniedDomains (sandbox.network.deniedDomains; CLI: --deny-domain), which no other rule overrides",
             Refusal::PrivateAddress => {
-                "the host is or resolves to a loopback, private, link-local, multicast or metadata address (allowPrivateAddresses can permit it)"
+                "the host is or resolves to a loopback, private, link-local, multicast or metadata address; listing that address in \
+                 sandbox.network.allowPrivateAddresses (CLI: --allow-private) permits it"
             }
             Refusal::Malformed => "the request does not name a valid host and port",
             Refusal::ConnectionLimit => {

@@ -422,11 +422,26 @@ impl Index {
     }
 
     /// As if every directory had been read two seconds later than it was: the stat rule trusts a
-    /// ctime only from the second after (within the same second everything is read again).
+    /// ctime only from the second after (within the same second everything is read again). Then
+    /// waits until a change gets a later ctime than any recorded: filesystems stamp changes with
+    /// the kernel's coarse clock (a few milliseconds on tmpfs and ext4), so a change made at once
+    /// could carry the very ctime the walk saw, which after a real walk's second cannot happen.
     fn age(&mut self) {
+        let newest = self.dirs.values().map(|d| d.stamp.ctime).max().unwrap_or((0, 0));
         for d in self.dirs.values_mut() {
             d.walk_started = now_secs() + 2;
         }
+        let probe = tempfile::NamedTempFile::new().expect("a probe file");
+        for _ in 0..1000 {
+            std::fs::write(probe.path(), b"tick").expect("the probe");
+            let m = probe.path().symlink_metadata().expect("the probe");
+            use std::os::unix::fs::MetadataExt;
+            if (m.ctime(), m.ctime_nsec()) > newest {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        panic!("the clock that stamps changes did not move for a second");
     }
 }
 

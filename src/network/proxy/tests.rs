@@ -255,7 +255,7 @@ async fn tunnels_count_against_the_run_s_connections() {
     // A tunnel that ends gives its slot back.
     drop(tunnels.pop());
     let mut again = None;
-    for _ in 0..100 {
+    for _ in 0..500 {
         let mut c = TcpStream::connect(addr).await.unwrap();
         if exchange(&mut c, connect.as_bytes(), "\r\n\r\n").await.starts_with("HTTP/1.1 200") {
             again = Some(c);
