@@ -25,7 +25,7 @@ use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::probe::run_with_timeout;
+use super::timed_run::run_with_timeout;
 
 /// The environment variable that names the bwrap binary to use instead of searching `PATH`.
 pub const BWRAP_OVERRIDE_ENV: &str = "SANDSPAWN_BWRAP";

@@ -16,7 +16,6 @@
 
 use std::path::Path;
 
-use serde::Serialize;
 
 use super::bundled::{self, BundledBwrap};
 use super::diagnose::FIX_INSTALL_BWRAP;
@@ -49,24 +48,7 @@ impl Attempt {
     }
 }
 
-/// Which bwrap ran.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum BwrapSource {
-    System,
-    Bundled,
-}
-
-/// `SpawnResult.sandboxDetails` and `sandboxCapabilities().sandboxDetails`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SandboxDetails {
-    pub bwrap_source: Option<BwrapSource>,
-    /// The Landlock ABI in use (the Landlock mode only).
-    pub landlock_abi: Option<u32>,
-    /// Guarantees the running mechanism does not give (empty for bwrap and Seatbelt).
-    pub not_enforced: Vec<String>,
-}
+pub use super::report::{BwrapSource, SandboxDetails};
 
 /// System-bwrap causes after which the bundled copy is tried: the binary is absent, old or broken,
 /// which says nothing about the host's namespaces.

@@ -24,13 +24,14 @@ pub mod discover;
 pub mod ladder;
 pub mod landlock_rung;
 pub mod probe;
+mod report;
+mod timed_run;
 
 use std::ffi::OsString;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use serde::{Serialize, Serializer};
 
 pub use diagnose::{
     diagnose_bwrap_failure, diagnose_seatbelt_failure, diagnose_with_host, Diagnosis, HostFacts, ALL_CAUSES,
@@ -38,59 +39,13 @@ pub use diagnose::{
 pub use discover::{bwrap_version, discover, find_bwrap, supports_disable_userns, Discovery, BWRAP_OVERRIDE_ENV};
 pub use bundled::BundledBwrap;
 pub use ladder::{Attempt, BwrapSource, LinuxOptions, SandboxDetails};
+pub use report::Capabilities;
 pub use probe::{probe_bwrap, probe_seatbelt, ProbeOutcome, SANDBOX_EXEC};
 
 use crate::error::SandboxError;
 use crate::plan::BwrapInfo;
 use crate::platform::{Platform, SandboxType};
 
-fn ser_platform<S: Serializer>(p: &Platform, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(p.as_str())
-}
-
-/// What `sandboxCapabilities()` returns.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Capabilities {
-    #[serde(serialize_with = "ser_platform")]
-    pub platform: Platform,
-    pub sandbox_type: SandboxType,
-    pub available: bool,
-    /// What is wrong, in words (when not available).
-    pub reason: Option<String>,
-    /// How to fix it (when not available).
-    pub fix: Option<String>,
-    /// A short stable id of the cause, e.g. `apparmor-userns` (see `diagnose::ALL_CAUSES`).
-    pub cause: Option<String>,
-    /// The bwrap that was found and probed (Linux), also when the probe failed.
-    pub bwrap: Option<BwrapInfo>,
-    /// What the sandbox tool printed when its self-test failed.
-    pub stderr: Option<String>,
-    /// Which mechanism runs (`bwrapSource` is `null` when none does, and off Linux).
-    pub sandbox_details: SandboxDetails,
-    /// Linux: each rung of the fallback ladder that was tried, in order (see `ladder`).
-    pub attempts: Vec<Attempt>,
-    /// When not available: every fix, least invasive first (`fix` is the first one's rung's).
-    pub fixes: Vec<String>,
-}
-
-impl Capabilities {
-    fn unavailable(platform: Platform, sandbox_type: SandboxType, cause: &str, reason: String, fix: String) -> Self {
-        Capabilities {
-            platform,
-            sandbox_type,
-            available: false,
-            reason: Some(reason),
-            fix: Some(fix.clone()),
-            cause: Some(cause.to_string()),
-            bwrap: None,
-            stderr: None,
-            sandbox_details: SandboxDetails::default(),
-            attempts: Vec::new(),
-            fixes: vec![fix],
-        }
-    }
-}
 
 // ---- cache -------------------------------------------------------------------------------------
 
