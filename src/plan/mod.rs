@@ -9,6 +9,7 @@ use crate::platform::SandboxType;
 
 mod child_env;
 mod launch_plan;
+mod needs_runner;
 mod path_arg;
 pub mod bwrap;
 pub mod limited;
@@ -24,6 +25,7 @@ pub mod pins;
 
 pub(crate) use child_env::child_env;
 pub use launch_plan::{BwrapInfo, LaunchPlan, PlanRequest};
+pub(crate) use needs_runner::proxy_needs_runner;
 pub(crate) use path_arg::path_arg;
 
 /// Build the launch plan for one command: direct for danger-full-access, bwrap on Linux, Seatbelt
@@ -69,16 +71,6 @@ fn direct(req: &PlanRequest) -> LaunchPlan {
     }
 }
 
-/// A plan for another spawner (`buildSandboxCommand`) cannot include the allow-list's proxy, which
-/// lives in the host process that runs the plan: refused rather than run with no network or all
-/// of it.
-pub(crate) fn proxy_needs_runner() -> crate::error::SandboxError {
-    crate::error::SandboxError::unsupported(
-        "sandbox.network as a NetworkPolicy (allow-list) needs the proxy that spawnSandboxed/startSandboxed run in \
-         their own process; a launch plan for another spawner cannot include it. Run the command with \
-         spawnSandboxed or startSandboxed, or build the plan with network: true or false",
-    )
-}
 
 #[cfg(test)]
 pub(crate) mod test_support;

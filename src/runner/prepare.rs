@@ -59,7 +59,7 @@ pub fn prepare(req: &mut SpawnRequest) -> Result<Prepared> {
     } else {
         if req.policy.mode == SandboxMode::WorkspaceWrite && req.platform == crate::platform::Platform::Darwin {
             // The store's directories the tools are pointed at (no layers: see tool_caches::macos).
-            crate::tool_caches::macos::prepare(&mut req.policy.tool_caches, &req.env)?;
+            crate::tool_caches::macos_run::prepare(&mut req.policy.tool_caches, &req.env)?;
         }
         None
     };

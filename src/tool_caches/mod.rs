@@ -12,6 +12,9 @@
 //! older than 5.11 (no overlayfs in user namespaces) the store directory is bound over the cache
 //! instead: still private and persistent, but the host's cached content is not visible
 //! (`hostContent: 'hidden'`).
+//!
+//! On macOS there is no overlay: each tool is pointed at a directory of the store by its own
+//! variable (`macos`, prepared for a run by `macos_run`, seeded by `seed`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -27,6 +30,7 @@ mod bwrap_mounts;
 mod layers;
 pub mod locations;
 pub mod macos;
+pub mod macos_run;
 mod merge;
 mod seed;
 pub mod store;

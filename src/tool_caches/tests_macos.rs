@@ -31,7 +31,7 @@ fn mac_home() -> Home {
 fn prepared(h: &Home, cwd: &Path, sandbox: serde_json::Value) -> ResolvedPolicy {
     let ctx = crate::policy::PolicyContext { cwd: cwd.to_path_buf(), tmpdir: None, platform: Platform::Darwin, env: env(h) };
     let mut p = crate::policy::resolve_policy(Some(&sandbox), &ctx).unwrap();
-    macos::prepare_with(&mut p.tool_caches, &env(h), &seed::copy_tree).unwrap();
+    macos_run::prepare_with(&mut p.tool_caches, &env(h), &seed::copy_tree).unwrap();
     p
 }
 
@@ -119,7 +119,7 @@ fn macos_a_cache_that_could_not_be_cloned_is_reported_hidden() {
     let ctx = crate::policy::PolicyContext { cwd: h.work.clone(), tmpdir: None, platform: Platform::Darwin, env: env(&h) };
     let mut p = crate::policy::resolve_policy(Some(&json!({"mode": "workspace-write", "tmp": "read-only"})), &ctx).unwrap();
     let cross_volume = |_: &Path, _: &Path| Err(std::io::Error::from_raw_os_error(libc::EXDEV));
-    macos::prepare_with(&mut p.tool_caches, &env(&h), &cross_volume).unwrap();
+    macos_run::prepare_with(&mut p.tool_caches, &env(&h), &cross_volume).unwrap();
     assert_eq!(p.tool_caches.host_content, Some(HostContent::Hidden));
     assert_eq!(names(&p), ALL, "still private, only empty");
     let scope = p.tool_caches.store.clone().unwrap();
