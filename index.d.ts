@@ -21,7 +21,8 @@ export interface SandboxPolicy {
   /** Files or directories the command can neither read nor list. */
   denyRead?: string[]
   /** Default `false`: no network at all (loopback included on Linux). `true`: the host's network.
-   * A `NetworkPolicy`: only the listed hosts, through a per-run proxy (Linux; see `NetworkPolicy`). */
+   * A `NetworkPolicy`: only the listed hosts, through a per-run proxy (Linux and macOS; see
+   * `NetworkPolicy`). */
   network?: boolean | NetworkPolicy
   /** With the network off: `false` (default) blocks connecting to any Unix socket of the host;
    * `true` allows all; a list allows only those paths (macOS only; Linux rejects a list with
@@ -41,17 +42,21 @@ export interface SandboxPolicy {
    * (`.pre-commit-config.yaml`, `mise.toml`, `.tool-versions`, ...): never protected, but a run
    * that creates or replaces one in a writable root reports it in `hostRisks`. `[]` disables it. */
   reportedNames?: string[]
-  /** `private` (default in workspace-write on Linux): the package managers' caches that exist in the
-   * command's `HOME` (`~/.npm`, `~/.cache`, `~/.cargo/registry` and `git`, `~/go/pkg/mod`, pnpm's and
-   * yarn's stores, `~/.m2/repository`, `~/.gradle/caches`) are writable, but every write lands in
-   * sandspawn's per-user store (`$SANDSPAWN_TOOL_CACHE_DIR`, else
-   * `$XDG_STATE_HOME/sandspawn/tool-caches`, else `~/.local/state/sandspawn/tool-caches`) through a
-   * copy-on-write overlay: the host's caches stay unchanged and their content stays readable. The
-   * store is per workspace (the git repository around the cwd, else the cwd): what a run in one
-   * workspace writes is never seen by a run in another. `shared`: one store for every workspace
-   * (the caller's explicit choice). `none` (default otherwise): caches are as read-only as the rest
-   * of the host. `private`/`shared` outside workspace-write is `ERR_SANDBOX_INVALID_OPTIONS`; on
-   * macOS, in `buildSandboxCommand` and in the Linux Landlock mode they are
+  /** `private` (default in workspace-write): the package managers' caches are writable, but every
+   * write lands in sandspawn's per-user store (`$SANDSPAWN_TOOL_CACHE_DIR`, else
+   * `$XDG_STATE_HOME/sandspawn/tool-caches`, else `~/.local/state/sandspawn/tool-caches`), never in
+   * the host's caches, which stay unchanged. Linux: the caches that exist in the command's `HOME`
+   * (`~/.npm`, `~/.cache`, `~/.cargo/registry` and `git`, `~/go/pkg/mod`, pnpm's and yarn's stores,
+   * `~/.m2/repository`, `~/.gradle/caches`) are covered by a copy-on-write overlay, their content
+   * readable. macOS: npm, pnpm, yarn berry, pip, uv, cargo, Go, Maven and Gradle are pointed through
+   * their own variables (`npm_config_cache`, `PIP_CACHE_DIR`, `CARGO_HOME`, ...) at directories of the
+   * store, the only cache directories the Seatbelt profile lets the command write; each starts as a
+   * copy-on-write clone of the host's cache, or the tool reads the host's cache read-only itself
+   * (Go, Maven, Gradle). The store is per workspace (the git repository around the cwd, else the
+   * cwd): what a run in one workspace writes is never seen by a run in another. `shared`: one store
+   * for every workspace (the caller's explicit choice). `none` (default otherwise): caches are as
+   * read-only as the rest of the host. `private`/`shared` outside workspace-write is
+   * `ERR_SANDBOX_INVALID_OPTIONS`; in `buildSandboxCommand` and in the Linux Landlock mode they are
    * `ERR_SANDBOX_UNSUPPORTED`, and the default there is `none` (the result's `toolCaches.mode` says
    * so). */
   toolCaches?: 'private' | 'shared' | 'none'
@@ -63,12 +68,15 @@ export interface ToolCachesResult {
   /** Where this run's cache writes are kept: the workspace's directory in the store (or the shared
    * one); `null` with `none`. */
   store: string | null
-  /** `visible`: an overlay, the host's cached content readable below the private writes. `hidden`:
-   * kernels before 5.11 (no overlayfs in user namespaces) get the store alone. */
+  /** `visible`: the host's cached content is readable (Linux: an overlay below the private writes;
+   * macOS: a clone of it, or the tool reads it itself). `hidden`: the store alone (Linux kernels
+   * before 5.11, without overlayfs in user namespaces; macOS when a host cache could not be cloned,
+   * e.g. on another volume). */
   hostContent: 'visible' | 'hidden' | null
-  /** The cache locations covered (`name` is the store's sub-directory). A location is left as it is
-   * when a writable root, a read-only path or a `denyRead` entry lies in it or over it. */
-  caches: Array<{ name: string; path: string }>
+  /** The cache locations covered (`name` is the store's sub-directory, `path` the host's cache). A
+   * location is left as it is when a writable root, a read-only path or a `denyRead` entry lies in it
+   * or over it. macOS: `variables` are what the command was given to use the store instead. */
+  caches: Array<{ name: string; path: string; variables?: Record<string, string> }>
 }
 
 /** Something the run left on the host that a host tool could run later, which the sandbox could
@@ -246,8 +254,10 @@ export interface StartOptions extends SpawnOptions {
  * SOCKS5 with host names), named by `HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY` and friends inside.
  * Names resolve on the host; loopback, private, link-local, CGNAT, multicast and cloud-metadata
  * addresses (IPv4-mapped forms included) and the host's own addresses are refused unless listed in
- * `allowPrivateAddresses`. Linux only for now (macOS: `ERR_SANDBOX_UNSUPPORTED`); not available in
- * `buildSandboxCommand` plans (`ERR_SANDBOX_UNSUPPORTED`), since the proxy lives in the process
+ * `allowPrivateAddresses`. Linux: the proxy's port is on the sandbox's own loopback; macOS: on the
+ * host's loopback, the Seatbelt profile lets the command connect to that port only, and the proxy
+ * URLs carry a per-run user name and password without which the proxy answers nobody. Not available
+ * in `buildSandboxCommand` plans (`ERR_SANDBOX_UNSUPPORTED`), since the proxy lives in the process
  * that runs the command. */
 export interface NetworkPolicy {
   /** `'registry.npmjs.org'`, `'*.github.com'` (strict subdomains, not the apex), `'1.2.3.4'`,
@@ -270,8 +280,11 @@ export interface NetworkDenial {
   via: 'http' | 'connect' | 'socks5'
   /** `not_allowed`: not in `allowedDomains`; `denied`: matches `deniedDomains`; `private_address`:
    * is or resolves only to a refused address; `malformed`: no valid host and port;
-   * `connection_limit`: the run already held its 256 proxy connections (open tunnels included). */
-  reason: 'not_allowed' | 'denied' | 'private_address' | 'malformed' | 'connection_limit'
+   * `connection_limit`: the run already held its 256 proxy connections (open tunnels included);
+   * `unauthenticated` (macOS): the request lacked the run's proxy credential, the user name and
+   * password in the proxy URLs the command was given (a tool that drops them, or another local
+   * process). */
+  reason: 'not_allowed' | 'denied' | 'private_address' | 'malformed' | 'connection_limit' | 'unauthenticated'
   count: number
 }
 

@@ -219,3 +219,13 @@ test('the CLI prints one denial line naming the reason and the path', () => {
   assert.equal(lines.length, 1, r.stderr)
   assert.match(lines[0], /read_only_file_system: \/etc\/sandspawn-cli-denial/)
 })
+
+test('network denials decide first, but not unauthenticated ones (no allowedDomains entry would fix those)', () => {
+  const failed = { ...out(7, 'curl: (56) CONNECT tunnel failed, response 403'), sandboxType: 'seatbelt' }
+  const denial = (reason, host) => ({ host, port: 443, via: 'connect', reason, count: 1 })
+  const named = classifySandboxDenial({ ...failed, networkDenials: [denial('unauthenticated', '127.0.0.1'), denial('not_allowed', 'evil.test')] })
+  assert.equal(named.reason, 'network_denied')
+  assert.equal(named.host, 'evil.test', 'the first refusal that is the policy speaking')
+  const outsider = classifySandboxDenial({ ...failed, networkDenials: [denial('unauthenticated', '127.0.0.1')] })
+  assert.notEqual(outsider && outsider.reason, 'network_denied')
+})

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Type-checks the whole workspace for macOS (x64 and arm64) from any host: `cargo check` needs only
 # the targets' standard libraries, no Apple linker or SDK, so this proves the darwin packages
-# compile, not that they link or run. Not part of .ci/run: installing the targets needs rustup's
-# network access, which CI may not have.
+# compile, not that they link or run. .ci/run installs the targets when they are missing and runs
+# this before the tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -41,7 +41,7 @@ pub fn build_sandbox_command(command: &Value, options: &Value, host: &HostContex
     req.policy.tool_caches = crate::tool_caches::ToolCaches::none();
     // Limits go into the plan as the helper's rlimits, so the plan stays self-contained.
     let limits = crate::runner::prepare::decide_limits(&req)?;
-    let plan = crate::runner::prepare::build_plan(&mut req, bwrap.as_ref(), resolved.as_deref(), false, &limits)?;
+    let plan = crate::runner::prepare::build_plan(&mut req, bwrap.as_ref(), resolved.as_deref(), false, &limits, None)?;
     Ok(json!({
         "program": plan.program,
         "argv0": plan.argv0,
@@ -109,11 +109,13 @@ pub fn classify_sandbox_denial(result: &Value, policy: Option<&Value>) -> Result
         (Some(c), Some(cwd)) if c.cwd.is_none() => Some(c.with_cwd(cwd)),
         (c, _) => c,
     };
-    // A SpawnResult of an allow-listed run carries the proxy's refusals: they decide first.
+    // A SpawnResult of an allow-listed run carries the proxy's refusals: they decide first (not
+    // `unauthenticated` ones: another local process's, or a tool's that dropped the proxy URL's
+    // credential, which no allowedDomains entry would fix).
     let refused_host = result
         .get("networkDenials")
         .and_then(Value::as_array)
-        .and_then(|d| d.first())
+        .and_then(|d| d.iter().find(|d| d.get("reason").and_then(Value::as_str) != Some("unauthenticated")))
         .and_then(|d| d.get("host"))
         .and_then(Value::as_str);
     let network = match refused_host {

@@ -40,6 +40,12 @@ pub fn ns_of(pid: i32) -> Option<u64> {
     s.strip_prefix("pid:[")?.strip_suffix(']')?.parse().ok()
 }
 
+/// No PID namespaces elsewhere: no process is in one.
+#[cfg(not(target_os = "linux"))]
+pub fn ns_of(_pid: i32) -> Option<u64> {
+    None
+}
+
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     #[test]

@@ -24,8 +24,8 @@ pub fn socket_pair(min_fd: RawFd) -> io::Result<(OwnedFd, OwnedFd)> {
 }
 
 /// The bridge's other half is the helper's `--net-listen` step inside bwrap, so only Linux plans
-/// ask for it: `plan::build` refuses a NetworkPolicy on macOS, whose `AF_UNIX` has no
-/// `SOCK_SEQPACKET` either.
+/// ask for it: on macOS the proxy listens on the host's loopback (`loopback`), and `AF_UNIX` has
+/// no `SOCK_SEQPACKET` there either.
 #[cfg(not(target_os = "linux"))]
 pub fn socket_pair(_min_fd: RawFd) -> io::Result<(OwnedFd, OwnedFd)> {
     Err(io::Error::new(io::ErrorKind::Unsupported, "the network allow-list's bridge exists only on Linux"))

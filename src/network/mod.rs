@@ -1,14 +1,22 @@
 //! The network allow-list (`SandboxPolicy.network` as a `NetworkPolicy`): its option (`policy`),
 //! the canonical form of hosts (`host`), the address guard (`guard`), the per-run proxy (`proxy`),
-//! what it refused (`denials`), and the host half of the bridge that brings the proxy's listener
-//! out of the sandbox (`bridge`; the in-sandbox half is the helper's `--net-listen` step).
+//! what it refused (`denials`), and where the proxy listens: on Linux the host half of the bridge
+//! that brings the proxy's listener out of the sandbox (`bridge`; the in-sandbox half is the
+//! helper's `--net-listen` step), on macOS the host's loopback with a per-run credential
+//! (`loopback`, `credential`). `for_run` is what the runner calls.
 
 pub mod bridge;
+pub mod credential;
 pub mod denials;
+pub mod for_run;
 pub mod guard;
 pub mod host;
+pub mod loopback;
 pub mod policy;
 pub mod proxy;
 
 pub use denials::NetworkDenial;
 pub use policy::NetworkPolicy;
+
+#[cfg(test)]
+mod tests_macos_wiring;

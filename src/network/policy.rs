@@ -64,6 +64,8 @@ pub enum Refusal {
     Malformed,
     /// The run holds as many proxy connections as one run may (`proxy::MAX_CONNECTIONS`).
     ConnectionLimit,
+    /// macOS: the request did not carry the run's proxy credential (`network::credential`).
+    Unauthenticated,
 }
 
 impl Refusal {
@@ -74,6 +76,7 @@ impl Refusal {
             Refusal::PrivateAddress => "private_address",
             Refusal::Malformed => "malformed",
             Refusal::ConnectionLimit => "connection_limit",
+            Refusal::Unauthenticated => "unauthenticated",
         }
     }
 
@@ -89,6 +92,9 @@ impl Refusal {
             Refusal::Malformed => "the request does not name a valid host and port",
             Refusal::ConnectionLimit => {
                 "this run already holds 256 proxy connections (tunnels included), the most one run may; close or reuse connections and retry"
+            }
+            Refusal::Unauthenticated => {
+                "the request did not carry this run's proxy credential (the user name and password in the HTTP_PROXY, HTTPS_PROXY and ALL_PROXY URLs); only the sandboxed command may use this proxy"
             }
         }
     }

@@ -353,11 +353,7 @@ fn network_bridge_fd(req: &PlanRequest) -> Result<Option<i32>> {
     match (&req.policy.network_proxy, req.runner_fds) {
         (None, _) => Ok(None),
         (Some(_), true) => Ok(Some(child_fds::BRIDGE)),
-        (Some(_), false) => Err(SandboxError::unsupported(
-            "sandbox.network as a NetworkPolicy (allow-list) needs the proxy that spawnSandboxed/startSandboxed run in \
-             their own process; a launch plan for another spawner cannot include it. Run the command with \
-             spawnSandboxed or startSandboxed, or build the plan with network: true or false",
-        )),
+        (Some(_), false) => Err(super::proxy_needs_runner()),
     }
 }
 

@@ -14,7 +14,8 @@ pub(crate) fn child_env(req: &PlanRequest, sandbox: SandboxType) -> BTreeMap<Str
     if sandbox != SandboxType::None {
         env.insert("SANDSPAWN_SANDBOX".into(), sandbox.as_str().into());
     }
-    // With an allow-list the helper sets `SANDSPAWN_NETWORK=proxy` and the proxy variables.
+    // With an allow-list the proxy variables and `SANDSPAWN_NETWORK=proxy` are set by the helper
+    // inside bwrap (Linux) or by the Seatbelt plan (macOS).
     if !req.policy.network && req.policy.network_proxy.is_none() {
         env.insert("SANDSPAWN_NETWORK_DISABLED".into(), "1".into());
         if sandbox != SandboxType::None {

@@ -5,21 +5,27 @@
 
 use std::path::PathBuf;
 
-
 use crate::platform::SandboxType;
 
 mod child_env;
 mod launch_plan;
+mod needs_runner;
 mod path_arg;
 pub mod bwrap;
 pub mod limited;
 pub mod landlock;
 pub mod seatbelt;
+#[cfg(test)]
+pub(crate) mod seatbelt_eval;
+#[cfg(test)]
+mod seatbelt_eval_regex;
+mod seatbelt_network;
 mod seatbelt_planted;
 pub mod pins;
 
 pub(crate) use child_env::child_env;
 pub use launch_plan::{BwrapInfo, LaunchPlan, PlanRequest};
+pub(crate) use needs_runner::proxy_needs_runner;
 pub(crate) use path_arg::path_arg;
 
 /// Build the launch plan for one command: direct for danger-full-access, bwrap on Linux, Seatbelt
@@ -37,10 +43,6 @@ pub fn build(req: &PlanRequest) -> crate::Result<LaunchPlan> {
     }
     match req.platform {
         Platform::Linux => bwrap::build(req),
-        Platform::Darwin if req.policy.network_proxy.is_some() => Err(SandboxError::unsupported(
-            "sandbox.network as a NetworkPolicy (allow-list) is not supported on macOS yet: this build has no Seatbelt \
-             plan for the per-run proxy; use network: true or false there",
-        )),
         Platform::Darwin => limited::behind_helper(seatbelt::build(req)?, req),
         Platform::Other => Err(SandboxError::unsupported(format!(
             "no sandbox is available on {}: only 'danger-full-access' runs here",
@@ -68,6 +70,7 @@ fn direct(req: &PlanRequest) -> LaunchPlan {
         control_fd: None,
     }
 }
+
 
 #[cfg(test)]
 pub(crate) mod test_support;

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use super::{child_env, path_arg, LaunchPlan, PlanRequest};
 use crate::error::Result;
 use crate::platform::SandboxType;
-use crate::policy::{ResolvedPolicy, UnixSockets};
+use crate::policy::ResolvedPolicy;
 
 pub const SANDBOX_EXEC: &str = "/usr/bin/sandbox-exec";
 
@@ -60,24 +60,9 @@ const BASE: &str = r#"(version 1)
 (allow file-ioctl (regex #"^/dev/ttys[0-9]+"))
 "#;
 
-/// Outbound network plus the lookups DNS and TLS verification need.
-const NETWORK: &str = r#"(allow network-outbound)
-(allow network-inbound)
-(allow system-socket)
-(allow mach-lookup
-  (global-name "com.apple.bsd.dirhelper")
-  (global-name "com.apple.system.opendirectoryd.membership")
-  (global-name "com.apple.SecurityServer")
-  (global-name "com.apple.networkd")
-  (global-name "com.apple.ocspd")
-  (global-name "com.apple.trustd.agent")
-  (global-name "com.apple.SystemConfiguration.DNSConfiguration")
-  (global-name "com.apple.SystemConfiguration.configd"))
-(allow sysctl-read (sysctl-name-regex #"^net.routetable"))
-"#;
-
-/// The profile text and its `-D` parameters, in order.
-pub fn profile(policy: &ResolvedPolicy) -> (String, Vec<(String, PathBuf)>) {
+/// The profile text and its `-D` parameters, in order. `proxy_port`: the run's allow-list proxy on
+/// the host's loopback (with a `NetworkPolicy`; without it such a policy gets no network at all).
+pub fn profile(policy: &ResolvedPolicy, proxy_port: Option<u16>) -> (String, Vec<(String, PathBuf)>) {
     let mut params: Vec<(String, PathBuf)> = Vec::new();
     let mut param = |name: String, p: &Path| {
         params.push((name.clone(), p.to_path_buf()));
@@ -112,27 +97,24 @@ pub fn profile(policy: &ResolvedPolicy) -> (String, Vec<(String, PathBuf)>) {
             s.push_str(&format!("(deny file-write* (literal {p}) (subpath {p}))\n"));
         }
         s.push_str(&super::seatbelt_planted::rules(policy));
+        // Last: the private caches' store directories (macOS, see `tool_caches::macos`) are the
+        // tools' to write whole (cargo's git checkouts hold `.git` directories); the store holds
+        // no carve-out or denyRead entry, or no cache is covered.
+        let dirs: Vec<&PathBuf> = policy.tool_caches.caches.iter().filter_map(|c| c.dir.as_ref()).collect();
+        if !dirs.is_empty() {
+            s.push_str("(allow file-write*");
+            for (i, d) in dirs.into_iter().enumerate() {
+                s.push_str(&format!(" (subpath {})", param(format!("TOOL_CACHE_{i}"), d)));
+            }
+            s.push_str(")\n");
+        }
     }
 
-    if policy.network {
-        s.push_str(NETWORK);
-    } else {
-        match &policy.unix_sockets {
-            // `(deny default)` already refuses every socket connection.
-            UnixSockets::Blocked => {}
-            UnixSockets::All => s.push_str(
-                "(allow system-socket (socket-domain AF_UNIX))\n\
-                 (allow network-outbound (remote unix-socket))\n\
-                 (allow network-bind (local unix-socket))\n",
-            ),
-            UnixSockets::Only(paths) => {
-                s.push_str("(allow system-socket (socket-domain AF_UNIX))\n");
-                for (i, sock) in paths.iter().enumerate() {
-                    let p = param(format!("UNIX_SOCKET_{i}"), sock);
-                    s.push_str(&format!("(allow network-outbound (remote unix-socket (path-literal {p})))\n"));
-                }
-            }
-        }
+    let (network, sockets) = super::seatbelt_network::rules(policy, proxy_port);
+    s.push_str(&network);
+    for (i, sock) in sockets.iter().enumerate() {
+        let p = param(format!("UNIX_SOCKET_{i}"), sock);
+        s.push_str(&format!("(allow network-outbound (remote unix-socket (path-literal {p})))\n"));
     }
     (s, params)
 }
@@ -142,7 +124,10 @@ pub fn profile(policy: &ResolvedPolicy) -> (String, Vec<(String, PathBuf)>) {
 const TERMINAL: &str = "(allow file-read* file-write* file-ioctl (literal \"/dev/tty\"))\n";
 
 pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
-    let (mut text, params) = profile(req.policy);
+    if req.policy.network_proxy.is_some() && req.proxy.is_none() {
+        return Err(super::proxy_needs_runner());
+    }
+    let (mut text, params) = profile(req.policy, req.proxy.map(|e| e.port));
     if req.terminal {
         text.push_str(TERMINAL);
     }
@@ -156,7 +141,7 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         program: PathBuf::from(SANDBOX_EXEC),
         argv0: "sandbox-exec".into(),
         args,
-        env: child_env(req, SandboxType::Seatbelt),
+        env: env(req),
         cwd: req.cwd.to_path_buf(),
         sandbox_type: SandboxType::Seatbelt,
         profile: Some(text),
@@ -168,6 +153,20 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     };
     // With a terminal the helper runs in front of sandbox-exec to take it (see `limited`).
     Ok(plan)
+}
+
+/// The child's environment: the caller's with sandspawn's markers, the private caches' variables,
+/// and with the allow-list the proxy's variables.
+fn env(req: &PlanRequest) -> std::collections::BTreeMap<String, String> {
+    let mut env = child_env(req, SandboxType::Seatbelt);
+    for c in &req.policy.tool_caches.caches {
+        env.extend(c.variables.clone());
+    }
+    if let Some(endpoint) = req.proxy {
+        let java = env.get("JAVA_TOOL_OPTIONS").cloned();
+        env.extend(super::seatbelt_network::variables(endpoint, java.as_deref()));
+    }
+    env
 }
 
 /// Test helper: is `text` a sequence of balanced, well-formed S-expressions? Respects `"..."`

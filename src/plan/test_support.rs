@@ -47,7 +47,7 @@ pub fn plan_with_env(p: &ResolvedPolicy, cwd: &Path, platform: Platform, cmd: &[
         helper: Some(helper_path()),
         runner_fds: false,
         terminal: false,
-        rlimits: &[], own_files: &[],
+        rlimits: &[], own_files: &[], proxy: None,
     })
     .unwrap()
 }
@@ -72,7 +72,7 @@ pub fn real_plan(p: &ResolvedPolicy, cwd: &Path, cmd: &[&str]) -> LaunchPlan {
         helper: Some(real_helper()),
         runner_fds: false,
         terminal: false,
-        rlimits: &[], own_files: &[],
+        rlimits: &[], own_files: &[], proxy: None,
     })
     .unwrap()
 }

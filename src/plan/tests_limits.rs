@@ -36,7 +36,7 @@ fn plan(mode: serde_json::Value, platform: Platform, rlimits: &[Rlimit], runner_
         runner_fds,
         terminal: false,
         rlimits,
-        own_files: &[],
+        own_files: &[], proxy: None,
     })
     .unwrap()
 }

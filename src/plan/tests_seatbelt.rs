@@ -54,17 +54,17 @@ fn seatbelt_read_only_network_and_sockets() {
     check_sexpr(&prof).unwrap();
     assert!(!prof.contains("(allow file-write*\n") && !prof.contains("network-"));
     let p = policy(json!({"network": true}), &w, Platform::Darwin);
-    let prof = seatbelt::profile(&p).0;
+    let prof = seatbelt::profile(&p, None).0;
     check_sexpr(&prof).unwrap();
     assert!(prof.contains("(allow network-outbound)\n(allow network-inbound)\n(allow system-socket)"));
     let sock = w.join("agent.sock");
     let p = policy(json!({"allowUnixSockets": [s(&sock)]}), &w, Platform::Darwin);
-    let (prof, params) = seatbelt::profile(&p);
+    let (prof, params) = seatbelt::profile(&p, None);
     check_sexpr(&prof).unwrap();
     assert!(prof.contains("(allow network-outbound (remote unix-socket (path-literal (param \"UNIX_SOCKET_0\"))))"));
     assert_eq!(params, vec![("UNIX_SOCKET_0".to_string(), sock)]);
     let p = policy(json!({"allowUnixSockets": true}), &w, Platform::Darwin);
-    let prof = seatbelt::profile(&p).0;
+    let prof = seatbelt::profile(&p, None).0;
     check_sexpr(&prof).unwrap();
     assert!(prof.contains("(allow network-outbound (remote unix-socket))"));
 }
@@ -92,6 +92,53 @@ fn seatbelt_denies_planting_git_and_protected_names_at_any_depth() {
     }
     // Off: neither rule.
     let p = policy(json!({"mode": "workspace-write", "tmp": "read-only", "protectGit": false, "protectedNames": []}), &w, Platform::Darwin);
-    let prof = seatbelt::profile(&p).0;
+    let prof = seatbelt::profile(&p, None).0;
     assert!(!prof.contains("regex #\"/"), "{prof}");
+}
+
+/// A darwin plan with the allow-list, as the runner builds it: `endpoint` bound for the run.
+fn allow_list_plan(w: &Path, endpoint: Option<&crate::network::loopback::Endpoint>) -> crate::Result<LaunchPlan> {
+    let p = policy(json!({"mode": "workspace-write", "tmp": "read-only", "network": {"allowedDomains": ["registry.npmjs.org"]}}), w, Platform::Darwin);
+    let env: BTreeMap<String, String> = [("NO_PROXY".to_string(), "corp.example".to_string()), ("JAVA_TOOL_OPTIONS".to_string(), "-Xss4m".to_string())].into();
+    let cmd = v(&["npm", "install"]);
+    build(&PlanRequest {
+        command: &cmd, cwd: w, env: &env, policy: &p, platform: Platform::Darwin, bwrap: None, resolved_program: None,
+        helper: None, runner_fds: endpoint.is_some(), terminal: false, rlimits: &[], own_files: &[], proxy: endpoint,
+    })
+}
+
+#[test]
+fn seatbelt_allow_list_names_the_runs_proxy_and_its_credential() {
+    let (_t, w) = tmp();
+    let endpoint = crate::network::loopback::bind().unwrap().endpoint;
+    let plan = allow_list_plan(&w, Some(&endpoint)).unwrap();
+    let prof = plan.profile.clone().unwrap();
+    check_sexpr(&prof).unwrap();
+    let port = endpoint.port;
+    assert!(prof.contains(&format!("(allow network-outbound (remote ip \"localhost:{port}\"))\n")), "{prof}");
+    assert_eq!(prof.matches("network-outbound").count(), 1, "one outbound rule, the proxy's: {prof}");
+    assert!(!prof.contains("(allow network-inbound") && !prof.contains("network-bind") && !prof.contains("(allow system-socket)\n"));
+    assert!(!prof.contains(endpoint.credential.secret()), "the credential is no rule");
+    let url = format!("http://sandspawn:{}@127.0.0.1:{port}", endpoint.credential.secret());
+    for k in ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "https_proxy", "npm_config_https_proxy", "PIP_PROXY"] {
+        assert_eq!(plan.env.get(k), Some(&url), "{k}");
+    }
+    assert_eq!(plan.env.get("NO_PROXY").map(String::as_str), Some(""), "the caller's exclusions would go direct and fail unexplained");
+    assert_eq!(plan.env.get("SANDSPAWN_NETWORK").map(String::as_str), Some("proxy"));
+    assert!(plan.env["JAVA_TOOL_OPTIONS"].starts_with("-Xss4m -Dhttp.proxyHost=127.0.0.1"));
+    assert!(!plan.env.contains_key("SANDSPAWN_NETWORK_DISABLED") && !plan.env.contains_key("npm_config_fetch_retries"));
+    assert_eq!(plan.net_ctl_fd, None);
+    // The credential appears in the plan's environment only, never in its argv.
+    assert!(plan.args.iter().all(|a| !a.contains(endpoint.credential.secret())));
+}
+
+#[test]
+fn seatbelt_allow_list_without_the_runners_proxy_is_refused() {
+    let (_t, w) = tmp();
+    let e = allow_list_plan(&w, None).unwrap_err();
+    assert_eq!(e.code.as_str(), "ERR_SANDBOX_UNSUPPORTED");
+    assert!(e.message.contains("spawnSandboxed"), "{}", e.message);
+    // And a profile asked for without a port has no network at all.
+    let p = policy(json!({"network": {"allowedDomains": ["x.example"]}}), &w, Platform::Darwin);
+    assert!(!seatbelt::profile(&p, None).0.contains("network-"));
 }

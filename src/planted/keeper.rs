@@ -12,15 +12,22 @@
 
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
-use std::path::{Path, PathBuf};
+use std::os::fd::OwnedFd;
+use std::path::PathBuf;
 use std::thread::JoinHandle;
 
-use super::detect::{HostRisk, RiskKind};
-use super::undo;
+use super::detect::HostRisk;
+#[cfg(target_os = "linux")]
+use {
+    super::detect::RiskKind,
+    super::undo,
+    std::os::fd::{AsRawFd, FromRawFd},
+    std::os::unix::ffi::{OsStrExt, OsStringExt},
+    std::path::Path,
+};
 
 /// How often one path is moved aside during a run.
+#[cfg(target_os = "linux")]
 const MAX_MOVES: usize = 16;
 
 /// The running keeper of one run.
@@ -42,6 +49,18 @@ pub fn start(absent: &[PathBuf], roots: &[PathBuf]) -> Option<Keeper> {
     if by_dir.is_empty() {
         return None;
     }
+    watch(by_dir)
+}
+
+/// inotify is Linux's. Elsewhere the walk after the run remains (on macOS the Seatbelt profile
+/// denies creating these names in the first place).
+#[cfg(not(target_os = "linux"))]
+fn watch(_by_dir: HashMap<PathBuf, HashSet<OsString>>) -> Option<Keeper> {
+    None
+}
+
+#[cfg(target_os = "linux")]
+fn watch(by_dir: HashMap<PathBuf, HashSet<OsString>>) -> Option<Keeper> {
     // SAFETY: inotify_init1 and pipe2 with plain flags; the descriptors are owned below.
     let ino = unsafe { libc::inotify_init1(libc::IN_CLOEXEC | libc::IN_NONBLOCK) };
     if ino < 0 {
@@ -76,6 +95,7 @@ impl Keeper {
     }
 }
 
+#[cfg(target_os = "linux")]
 fn keep(ino: OwnedFd, stop: OwnedFd, wds: HashMap<i32, (PathBuf, HashSet<OsString>)>) -> Vec<HostRisk> {
     let mut risks = Vec::new();
     let mut moves: HashMap<PathBuf, usize> = HashMap::new();
@@ -117,6 +137,7 @@ fn keep(ino: OwnedFd, stop: OwnedFd, wds: HashMap<i32, (PathBuf, HashSet<OsStrin
 }
 
 /// `(watch descriptor, name)` of every event in the queue now.
+#[cfg(target_os = "linux")]
 fn read_events(ino: &OwnedFd, buf: &mut [u8]) -> Vec<(i32, OsString)> {
     let mut out = Vec::new();
     loop {
@@ -140,6 +161,7 @@ fn read_events(ino: &OwnedFd, buf: &mut [u8]) -> Vec<(i32, OsString)> {
     }
 }
 
+#[cfg(target_os = "linux")]
 fn risk(path: &Path, to: &Path) -> HostRisk {
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let (kind, what) = if name == ".git" {
@@ -150,7 +172,7 @@ fn risk(path: &Path, to: &Path) -> HostRisk {
     HostRisk { path: path.to_string_lossy().into_owned(), kind, detail: format!("{what}; undone at once: moved aside to {}", to.display()) }
 }
 
-#[cfg(test)]
+#[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
 

@@ -47,10 +47,7 @@ pub fn move_aside(path: &Path) -> Undone {
     let (Ok(from), Ok(to)) = (CString::new(name.as_bytes()), CString::new(held.as_bytes())) else {
         return Undone::Left("its name holds a NUL byte".into());
     };
-    // SAFETY: a valid directory descriptor and two C strings; RENAME_NOREPLACE never overwrites.
-    let rc = unsafe { libc::renameat2(dir_fd.as_raw_fd(), from.as_ptr(), dir_fd.as_raw_fd(), to.as_ptr(), libc::RENAME_NOREPLACE) };
-    if rc != 0 {
-        let e = std::io::Error::last_os_error();
+    if let Err(e) = rename_no_replace(&dir_fd, &from, &to) {
         if e.raw_os_error() == Some(libc::ENOENT) {
             return Undone::Left("it was gone already (moved by a concurrent run)".into());
         }
@@ -59,11 +56,42 @@ pub fn move_aside(path: &Path) -> Undone {
     Undone::MovedTo(dir.join(held))
 }
 
+/// Rename within `dir`, never over an existing entry.
+fn rename_no_replace(dir: &OwnedFd, from: &std::ffi::CStr, to: &std::ffi::CStr) -> std::io::Result<()> {
+    let fd = dir.as_raw_fd();
+    // SAFETY: a valid directory descriptor and two C strings; the flag refuses to overwrite.
+    #[cfg(target_os = "linux")]
+    let rc = unsafe { libc::renameat2(fd, from.as_ptr(), fd, to.as_ptr(), libc::RENAME_NOREPLACE) };
+    #[cfg(target_os = "macos")]
+    let rc = unsafe { libc::renameatx_np(fd, from.as_ptr(), fd, to.as_ptr(), libc::RENAME_EXCL) };
+    if rc != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
 /// `open(dir, O_RDONLY | O_DIRECTORY)` refusing every symlink on the way (Linux 5.6+; not `O_PATH`:
 /// the lock test needs a descriptor `fcntl` accepts). Where `openat2` does not exist, each component
 /// is opened with `O_NOFOLLOW` from `/`.
 fn open_dir_no_symlinks(dir: &Path) -> std::io::Result<OwnedFd> {
-    let c = CString::new(dir.as_os_str().as_bytes()).map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))?;
+    #[cfg(target_os = "linux")]
+    {
+        let c = CString::new(dir.as_os_str().as_bytes()).map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))?;
+        if let Some(opened) = openat2_no_symlinks(&c) {
+            return opened;
+        }
+    }
+    let mut fd = open_at(libc::AT_FDCWD, c"/")?;
+    for part in dir.components().skip(1) {
+        let name = CString::new(part.as_os_str().as_bytes()).map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))?;
+        fd = open_at(fd.as_raw_fd(), &name)?;
+    }
+    Ok(fd)
+}
+
+/// `openat2` with `RESOLVE_NO_SYMLINKS`; `None` where the kernel does not have it.
+#[cfg(target_os = "linux")]
+fn openat2_no_symlinks(c: &std::ffi::CStr) -> Option<std::io::Result<OwnedFd>> {
     #[repr(C)]
     struct OpenHow {
         flags: u64,
@@ -76,18 +104,10 @@ fn open_dir_no_symlinks(dir: &Path) -> std::io::Result<OwnedFd> {
     let fd = unsafe { libc::syscall(libc::SYS_openat2, libc::AT_FDCWD, c.as_ptr(), &how as *const OpenHow, std::mem::size_of::<OpenHow>()) };
     if fd >= 0 {
         // SAFETY: a descriptor just opened, owned by nobody else.
-        return Ok(unsafe { OwnedFd::from_raw_fd(fd as i32) });
+        return Some(Ok(unsafe { OwnedFd::from_raw_fd(fd as i32) }));
     }
     let e = std::io::Error::last_os_error();
-    if e.raw_os_error() != Some(libc::ENOSYS) {
-        return Err(e);
-    }
-    let mut fd = open_at(libc::AT_FDCWD, c"/")?;
-    for part in dir.components().skip(1) {
-        let name = CString::new(part.as_os_str().as_bytes()).map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))?;
-        fd = open_at(fd.as_raw_fd(), &name)?;
-    }
-    Ok(fd)
+    (e.raw_os_error() != Some(libc::ENOSYS)).then_some(Err(e))
 }
 
 fn open_at(dir: i32, name: &std::ffi::CStr) -> std::io::Result<OwnedFd> {

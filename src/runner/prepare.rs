@@ -24,6 +24,8 @@ pub struct Prepared {
     /// The bwrap the plan runs, also when the helper runs in front of it (then it is not
     /// `plan.program`, yet is still setup, not the command: see `Child::command_started`).
     pub bwrap_path: Option<std::path::PathBuf>,
+    /// macOS with a `NetworkPolicy`: the proxy's listener the plan names (`network::for_run`).
+    pub proxy_listener: Option<crate::network::loopback::Loopback>,
 }
 
 pub fn prepare(req: &mut SpawnRequest) -> Result<Prepared> {
@@ -55,8 +57,13 @@ pub fn prepare(req: &mut SpawnRequest) -> Result<Prepared> {
     let cache_run = if !landlock && req.policy.mode == SandboxMode::WorkspaceWrite && req.platform == crate::platform::Platform::Linux {
         Some(crate::tool_caches::RunGuard::prepare(&mut req.policy.tool_caches)?)
     } else {
+        if req.policy.mode == SandboxMode::WorkspaceWrite && req.platform == crate::platform::Platform::Darwin {
+            // The store's directories the tools are pointed at (no layers: see tool_caches::macos).
+            crate::tool_caches::macos_run::prepare(&mut req.policy.tool_caches, &req.env)?;
+        }
         None
     };
+    let mut proxy_listener = None;
     let plan = match details.landlock_abi {
         Some(abi) if sandbox.landlock => {
             // No mount namespace: the default private caches are unavailable here, and the result
@@ -67,9 +74,13 @@ pub fn prepare(req: &mut SpawnRequest) -> Result<Prepared> {
             }
             build_landlock_plan(req, abi, Path::new(&resolved), &limits)?
         }
-        _ => build_plan(req, bwrap.as_ref(), Some(Path::new(&resolved)), true, &limits)?,
+        _ => {
+            proxy_listener = crate::network::for_run::before_plan(&req.policy, req.platform)?;
+            let endpoint = proxy_listener.as_ref().map(|l| &l.endpoint);
+            build_plan(req, bwrap.as_ref(), Some(Path::new(&resolved)), true, &limits, endpoint)?
+        }
     };
-    Ok(Prepared { plan, details, limits, cache_run, bwrap_path: bwrap.map(|b| b.path) })
+    Ok(Prepared { plan, details, limits, cache_run, bwrap_path: bwrap.map(|b| b.path), proxy_listener })
 }
 
 /// How `req.limits` are enforced for a plan on `req.platform` (see `limits::decide`).
@@ -102,13 +113,22 @@ fn build_landlock_plan(req: &SpawnRequest, abi: u32, resolved: &Path, limits: &L
             terminal: req.pty.is_some(),
             rlimits: &limits.rlimits,
             own_files: &crate::own_files::list(req.package_dir.as_deref()),
+            proxy: None,
         },
         abi,
     )
 }
 
 /// The launch plan for a validated request (shared by the runner and `buildSandboxCommand`).
-pub fn build_plan(req: &mut SpawnRequest, bwrap: Option<&crate::plan::BwrapInfo>, resolved: Option<&Path>, runner_fds: bool, limits: &LimitPlan) -> Result<LaunchPlan> {
+/// `proxy`: the allow-list's listener on macOS (`network::for_run::before_plan`), runner only.
+pub fn build_plan(
+    req: &mut SpawnRequest,
+    bwrap: Option<&crate::plan::BwrapInfo>,
+    resolved: Option<&Path>,
+    runner_fds: bool,
+    limits: &LimitPlan,
+    proxy: Option<&crate::network::loopback::Endpoint>,
+) -> Result<LaunchPlan> {
     // Once per policy: a run walked already (and undoes after itself what no placeholder keeps).
     req.policy.walk_and_protect(crate::planted::Absent::Placeholders);
     // Linux sandbox plans run the helper, and so does every plan that sets resource limits or
@@ -139,5 +159,6 @@ pub fn build_plan(req: &mut SpawnRequest, bwrap: Option<&crate::plan::BwrapInfo>
         terminal: req.pty.is_some(),
         rlimits: &limits.rlimits,
         own_files: &own_files,
+        proxy,
     })
 }

@@ -82,7 +82,9 @@ impl RunResult {
             cwd: Some(std::path::Path::new(&self.cwd)),
         };
         // The proxy's own record beats reading the output: a failed run it refused something for.
-        let network = self.network_denials.first().and_then(|first| crate::denial::network_denial(&out, &first.host));
+        // Not `unauthenticated` refusals (macOS): no allowedDomains entry would fix them.
+        let refused = self.network_denials.iter().find(|d| d.reason != crate::network::policy::Refusal::Unauthenticated);
+        let network = refused.and_then(|first| crate::denial::network_denial(&out, &first.host));
         let (denied, denial) = match network {
             Some(d) => (true, Some(d)),
             None => {

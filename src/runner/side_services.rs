@@ -5,8 +5,9 @@
 use std::os::fd::OwnedFd;
 
 use crate::error::{ErrorCode, Result, SandboxError};
-use crate::network::NetworkDenial;
+use crate::network::loopback::Loopback;
 use crate::network::proxy::RunProxy;
+use crate::network::NetworkDenial;
 use crate::options::SpawnRequest;
 use crate::planted::{keeper::Keeper, HostRisk};
 use crate::platform::SandboxType;
@@ -18,8 +19,9 @@ pub(super) struct SideServices {
 
 impl SideServices {
     /// Start the keeper (a missing `.git` or protected name created at a top is moved aside at once)
-    /// and the proxy, which serves the listener the helper sends over `bridge`.
-    pub fn start(req: &SpawnRequest, sandbox: SandboxType, bridge: Option<OwnedFd>) -> SideServices {
+    /// and the proxy, which serves the listener the helper sends over `bridge` (Linux) or the one
+    /// bound on the host's loopback for the plan (macOS; see `network::for_run`).
+    pub fn start(req: &SpawnRequest, sandbox: SandboxType, bridge: Option<OwnedFd>, loopback: Option<Loopback>) -> Result<SideServices> {
         let keeper = match sandbox {
             SandboxType::Bwrap => {
                 let tops: Vec<std::path::PathBuf> = req.policy.writable_roots.iter().map(|r| r.root.clone()).collect();
@@ -27,11 +29,9 @@ impl SideServices {
             }
             _ => None,
         };
-        let proxy = match (bridge, &req.policy.network_proxy) {
-            (Some(bridge), Some(policy)) => Some(RunProxy::start(bridge, policy.clone())),
-            _ => None,
-        };
-        SideServices { keeper, proxy }
+        let proxy = crate::network::for_run::start(&req.policy, bridge, loopback)
+            .map_err(|e| SandboxError::new(ErrorCode::SetupFailed, format!("starting the network allow-list's proxy failed: {e}")))?;
+        Ok(SideServices { keeper, proxy })
     }
 
     /// The run is over: close the proxy's listeners and every connection it holds; what it refused.

@@ -67,11 +67,11 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
     })
     .await
     .map_err(|e| internal("preparing the sandbox failed", e))?;
-    let Prepared { plan, details, limits, cache_run, bwrap_path } = prepared?;
+    let Prepared { plan, details, limits, cache_run, bwrap_path, proxy_listener } = prepared?;
     let sandbox_type = plan.sandbox_type;
     let (child_side, ours) = wire(&req, &plan)?;
     let OurSide { output, stdin, status, report, control: control_end, bridge } = ours;
-    let mut services = SideServices::start(&req, sandbox_type, bridge);
+    let mut services = SideServices::start(&req, sandbox_type, bridge, proxy_listener)?;
     // What the child inherits as its own peak until it executes (see `limits::own_usage`).
     let host_peak = crate::limits::host_peak_rss_bytes();
     let (child, exited) = launch_child(&plan, child_side, bwrap_path, &req.command[0]).await?;

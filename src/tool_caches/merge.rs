@@ -8,29 +8,39 @@
 //! host's own cache, whose entries they must go on hiding. Runs only while no run has the base
 //! mounted (`layers`: under the cache's exclusive lock), so no overlay sees it change.
 
+#[cfg(target_os = "linux")]
 use std::ffi::CString;
 use std::io;
+#[cfg(target_os = "linux")]
 use std::os::unix::ffi::OsStrExt;
-#[cfg(test)]
+#[cfg(all(test, target_os = "linux"))]
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::Path;
 
+#[cfg(target_os = "linux")]
 const OPAQUE: &std::ffi::CStr = c"user.overlay.opaque";
 
 /// A character device 0:0: how overlayfs records a deletion in an upper directory (moved into the
 /// base like any entry: see the module comment).
-#[cfg(test)]
+#[cfg(all(test, target_os = "linux"))]
 fn is_whiteout(meta: &std::fs::Metadata) -> bool {
     meta.file_type().is_char_device() && meta.rdev() == 0
 }
 
 /// The directory carries the opaque marker: the layers below it are hidden there.
+#[cfg(target_os = "linux")]
 fn is_opaque(dir: &Path) -> bool {
     let Ok(c) = CString::new(dir.as_os_str().as_bytes()) else { return false };
     let mut value = [0u8; 2];
     // SAFETY: a valid C string and a buffer of the length passed.
     let n = unsafe { libc::lgetxattr(c.as_ptr(), OPAQUE.as_ptr(), value.as_mut_ptr().cast(), value.len()) };
     n == 1 && value[0] == b'y'
+}
+
+/// Opaque markers are overlayfs's, which only Linux has; a store elsewhere holds none.
+#[cfg(not(target_os = "linux"))]
+fn is_opaque(_dir: &Path) -> bool {
+    false
 }
 
 /// Remove `p` whatever it is (a tree is made writable first: tools leave read-only ones).
@@ -67,7 +77,8 @@ pub fn merge_into(layer: &Path, base: &Path) -> io::Result<()> {
     Ok(())
 }
 
-#[cfg(test)]
+// The layers' tests make whiteouts and opaque directories as overlayfs does: Linux only.
+#[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
 

@@ -12,6 +12,9 @@
 //! older than 5.11 (no overlayfs in user namespaces) the store directory is bound over the cache
 //! instead: still private and persistent, but the host's cached content is not visible
 //! (`hostContent: 'hidden'`).
+//!
+//! On macOS there is no overlay: each tool is pointed at a directory of the store by its own
+//! variable (`macos`, prepared for a run by `macos_run`, seeded by `seed`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -26,7 +29,10 @@ mod bwrap_mounts;
 mod layers;
 mod resolved;
 pub mod locations;
+pub mod macos;
+pub mod macos_run;
 mod merge;
+mod seed;
 pub mod store;
 
 pub use bwrap_mounts::{plan, Mounts};
@@ -34,7 +40,7 @@ pub use resolved::{HostContent, Mode, PrivateCache, ToolCaches};
 
 
 /// How long a workspace's store stays when no run uses it.
-const UNUSED_FOR: std::time::Duration = std::time::Duration::from_secs(30 * 86400);
+pub(crate) const UNUSED_FOR: std::time::Duration = std::time::Duration::from_secs(30 * 86400);
 
 /// One run's hold on the store, from before its plan is built (the layers it mounts are listed
 /// then) until its sandbox is gone; then its writes become a layer for the next run (`layers`).
@@ -105,13 +111,8 @@ pub(crate) fn resolve(
             "'private' and 'shared' need mode 'workspace-write' (in 'read-only' nothing is writable, and 'danger-full-access' writes the host's caches)",
         ));
     }
-    if writable && platform == Platform::Darwin {
-        return Err(SandboxError::unsupported(
-            "sandbox.toolCaches 'private' and 'shared' are not supported on macOS yet; use 'none' (the caches stay read-only)",
-        ));
-    }
-    // The default follows the mode; macOS has no private caches yet, so it keeps today's behaviour.
-    let mode = asked.unwrap_or(if workspace && platform == Platform::Linux { Mode::Private } else { Mode::None });
+    // The default follows the mode.
+    let mode = asked.unwrap_or(if workspace && platform != Platform::Other { Mode::Private } else { Mode::None });
     let explicit = writable;
     if mode == Mode::None {
         return Ok(ToolCaches::none());
@@ -128,12 +129,18 @@ pub(crate) fn resolve(
     // A store the policy hides (a `denyRead` over it, a private /tmp) cannot be bound into the
     // sandbox: its mount point would appear in what should be empty.
     let hidden = policy.deny_read.iter().any(|d| locations::overlaps(&root, d))
-        || (policy.tmp == TmpMode::Private && root.starts_with("/tmp"));
-    let caches = locations::existing(env)
+        || (policy.tmp == TmpMode::Private && root.starts_with("/tmp"))
+        || (platform == Platform::Darwin && holds_read_only(&root, policy));
+    let locations: Vec<(&str, PathBuf)> = match platform {
+        // Every tool, whether the host has its cache yet or not (see `macos`).
+        Platform::Darwin => macos::known(env).into_iter().map(|t| (t.name, t.host)).collect(),
+        _ => locations::existing(env).into_iter().map(|l| (l.name, l.path)).collect(),
+    };
+    let caches = locations
         .into_iter()
         .filter(|_| !hidden)
-        .filter(|l| coverable(&l.path, policy, &root))
-        .map(|l| PrivateCache { name: l.name.to_string(), path: l.path, layers: Vec::new(), upper: None, work: None })
+        .filter(|(_, path)| coverable(path, policy, &root))
+        .map(|(name, path)| PrivateCache::new(name, path))
         .collect();
     let overlay = platform != Platform::Linux || Platform::host() != Platform::Linux || kernel_has_userns_overlay();
     Ok(ToolCaches {
@@ -166,6 +173,13 @@ fn coverable(path: &Path, policy: &Rules, store: &Path) -> bool {
         || (policy.tmp == TmpMode::Private && path.starts_with("/tmp")))
 }
 
+/// A read-only path of the policy inside the store (macOS): the profile's write rule for the
+/// cache directories follows the carve-outs and would undo one there, so no cache is covered.
+fn holds_read_only(root: &Path, policy: &Rules) -> bool {
+    let roots = policy.writable_roots.iter();
+    roots.clone().flat_map(|r| r.read_only.iter()).chain(roots.flat_map(|r| r.missing_read_only.iter().map(|m| &m.path))).chain(policy.read_only_paths.iter()).any(|p| p.starts_with(root))
+}
+
 /// Linux 5.11 and later mount overlayfs in a user namespace.
 fn kernel_has_userns_overlay() -> bool {
     let mut uts: libc::utsname = unsafe { std::mem::zeroed() };
@@ -186,3 +200,6 @@ fn release_at_least(release: &str, want: (u32, u32)) -> bool {
 #[cfg(test)]
 #[path = "tests.rs"]
 mod tests;
+#[cfg(test)]
+#[path = "tests_macos.rs"]
+mod tests_macos;

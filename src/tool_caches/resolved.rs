@@ -1,6 +1,8 @@
 //! What one run's tool caches are (`ToolCaches`: the mode, the store, each covered cache), as the
-//! plans mount them and `SpawnResult.toolCaches` reports them.
+//! plans mount them (Linux) or point the tools at them (macOS), and `SpawnResult.toolCaches`
+//! reports them.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use serde::Serialize;
@@ -41,6 +43,20 @@ pub struct PrivateCache {
     pub upper: Option<PathBuf>,
     #[serde(skip)]
     pub work: Option<PathBuf>,
+    /// macOS: the store directory the tool is pointed at, set by `macos::prepare` (the profile
+    /// lets the command write it).
+    #[serde(skip)]
+    pub dir: Option<PathBuf>,
+    /// macOS: the variables that point the tool there (and at the host's cache where the tool
+    /// reads one read-only), set by `macos::prepare`.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub variables: BTreeMap<String, String>,
+}
+
+impl PrivateCache {
+    pub(super) fn new(name: &str, path: PathBuf) -> PrivateCache {
+        PrivateCache { name: name.to_string(), path, layers: Vec::new(), upper: None, work: None, dir: None, variables: BTreeMap::new() }
+    }
 }
 
 /// What `SpawnResult.toolCaches` reports, and what the plan builders mount.

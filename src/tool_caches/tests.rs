@@ -6,13 +6,13 @@ use serde_json::json;
 use super::*;
 use crate::policy::{resolve_policy, PolicyContext, ResolvedPolicy};
 
-struct Home {
+pub(super) struct Home {
     _dir: tempfile::TempDir,
-    home: PathBuf,
-    work: PathBuf,
+    pub home: PathBuf,
+    pub work: PathBuf,
 }
 
-fn home() -> Home {
+pub(super) fn home() -> Home {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().canonicalize().unwrap().join("home");
     for d in [".npm", ".cache", ".cargo/registry", "work"] {
@@ -22,13 +22,13 @@ fn home() -> Home {
     Home { _dir: dir, home, work }
 }
 
-fn env(h: &Home) -> BTreeMap<String, String> {
+pub(super) fn env(h: &Home) -> BTreeMap<String, String> {
     [("HOME".to_string(), h.home.to_str().unwrap().to_string())].into_iter().collect()
 }
 
 /// `tmp: 'read-only'` unless given: the temporary home lies under /tmp, which would otherwise be
 /// a writable root (and caches inside a writable root are left as the user made them).
-fn resolve(h: &Home, mut sandbox: Value, platform: Platform) -> Result<ResolvedPolicy> {
+pub(super) fn resolve(h: &Home, mut sandbox: Value, platform: Platform) -> Result<ResolvedPolicy> {
     if sandbox == json!("workspace-write") {
         sandbox = json!({"mode": "workspace-write"});
     }
@@ -39,7 +39,7 @@ fn resolve(h: &Home, mut sandbox: Value, platform: Platform) -> Result<ResolvedP
     resolve_policy(Some(&sandbox), &ctx)
 }
 
-fn names(p: &ResolvedPolicy) -> Vec<&str> {
+pub(super) fn names(p: &ResolvedPolicy) -> Vec<&str> {
     p.tool_caches.caches.iter().map(|c| c.name.as_str()).collect()
 }
 
@@ -58,10 +58,8 @@ fn defaults_by_mode() {
     for sandbox in [json!("read-only"), json!("danger-full-access"), json!({"mode": "workspace-write", "toolCaches": "none"})] {
         assert_eq!(resolve(&h, sandbox, Platform::Linux).unwrap().tool_caches, ToolCaches::none());
     }
-    // macOS keeps today's behaviour by default and says so when asked for more.
-    assert_eq!(resolve(&h, json!("workspace-write"), Platform::Darwin).unwrap().tool_caches.mode, Mode::None);
-    let e = resolve(&h, json!({"mode": "workspace-write", "toolCaches": "private"}), Platform::Darwin).unwrap_err();
-    assert_eq!(e.code.as_str(), "ERR_SANDBOX_UNSUPPORTED");
+    // macOS too (see tests_macos.rs).
+    assert_eq!(resolve(&h, json!("workspace-write"), Platform::Darwin).unwrap().tool_caches.mode, Mode::Private);
 }
 
 #[test]
@@ -167,7 +165,7 @@ fn bwrap_plan_with_every_other_feature() {
         helper: Some(helper_path()),
         runner_fds: true,
         terminal: true,
-        rlimits: &rlimits, own_files: &[],
+        rlimits: &rlimits, own_files: &[], proxy: None,
     })
     .unwrap();
     let helper = helper_path().to_str().unwrap();

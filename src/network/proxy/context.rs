@@ -11,6 +11,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use super::resolver::Resolver;
+use crate::network::credential::Credential;
 use crate::network::denials::DenialLog;
 use crate::network::policy::NetworkPolicy;
 
@@ -35,6 +36,9 @@ pub struct Context {
     pub lookups: Arc<Semaphore>,
     /// A tunnel idle this long is closed (`relay::TUNNEL_IDLE`; shorter in tests).
     pub tunnel_idle: Duration,
+    /// What every request must carry (macOS, where the listener is on the host's loopback);
+    /// `None` on Linux, where only the sandbox's own namespace can reach the listener.
+    pub credential: Option<Credential>,
     pub(super) token: CancellationToken,
     pub(super) tracker: TaskTracker,
 }

@@ -11,7 +11,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use http_body_util::{combinators::BoxBody, BodyExt, Empty, Full};
 use hyper::body::Incoming;
-use hyper::header::{HeaderMap, HeaderName, HeaderValue, CONNECTION, CONTENT_TYPE, HOST};
+use hyper::header::{HeaderMap, HeaderName, HeaderValue, CONNECTION, CONTENT_TYPE, HOST, PROXY_AUTHENTICATE, PROXY_AUTHORIZATION};
 use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode, Uri};
 use hyper_util::rt::{TokioIo, TokioTimer};
@@ -49,6 +49,13 @@ pub async fn serve(stream: TcpStream, ctx: Arc<Context>, slot: OwnedSemaphorePer
 }
 
 async fn handle(req: Request<Incoming>, ctx: Arc<Context>, slot: Arc<Mutex<Option<OwnedSemaphorePermit>>>) -> Result<Response<Body>, Infallible> {
+    // Before anything else, the CONNECT's slot included: a request without the run's credential
+    // (macOS) gets no decision, no lookup and no connection.
+    if let Some(c) = &ctx.credential {
+        if !req.headers().get_all(PROXY_AUTHORIZATION).iter().any(|v| c.accepts_header(v.as_bytes())) {
+            return Ok(unauthenticated(&ctx, &req));
+        }
+    }
     if req.method() == Method::CONNECT {
         let slot = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
         return Ok(connect(req, ctx, slot).await);
@@ -155,6 +162,22 @@ fn refusal(ctx: &Context, host: &str, port: u16, via: Via, reason: Refusal) -> R
     ctx.denials.record(host, port, via, reason);
     let body = format!("sandspawn: {host}:{port} blocked by the network policy ({}): {}\n", reason.as_str(), reason.explain());
     text(StatusCode::FORBIDDEN, body, Some(reason.as_str()))
+}
+
+/// `407` asking for the run's credential; recorded, as a tool inside that drops the proxy URL's
+/// user name and password (the JVM's CONNECT, `nc -X`) shows up here.
+fn unauthenticated(ctx: &Context, req: &Request<Incoming>) -> Response<Body> {
+    let (via, default_port) = if req.method() == Method::CONNECT { (Via::Connect, None) } else { (Via::Http, Some(80)) };
+    let (host, port) = match target(req.uri(), default_port) {
+        Ok((h, p)) => (h.display(), p),
+        Err(shown) => shown,
+    };
+    let reason = Refusal::Unauthenticated;
+    ctx.denials.record(&host, port, via, reason);
+    let body = format!("sandspawn: {host}:{port} refused by the run's proxy ({}): {}\n", reason.as_str(), reason.explain());
+    let mut resp = text(StatusCode::PROXY_AUTHENTICATION_REQUIRED, body, Some(reason.as_str()));
+    resp.headers_mut().insert(PROXY_AUTHENTICATE, HeaderValue::from_static("Basic realm=\"sandspawn\""));
+    resp
 }
 
 fn bad_gateway(host: &Host, port: u16, why: &str) -> Response<Body> {

@@ -24,6 +24,7 @@ pub use context::{Context, MAX_CONNECTIONS};
 use context::FIRST_BYTE_TIMEOUT;
 pub use resolver::Resolver;
 
+use super::credential::Credential;
 use super::denials::{DenialLog, NetworkDenial};
 use super::guard::own_addresses;
 use super::policy::NetworkPolicy;
@@ -35,10 +36,10 @@ pub struct RunProxy {
 
 impl RunProxy {
     pub fn new(policy: NetworkPolicy, resolver: Resolver) -> RunProxy {
-        Self::with_tunnel_idle(policy, resolver, relay::TUNNEL_IDLE)
+        Self::with_options(policy, resolver, relay::TUNNEL_IDLE, None)
     }
 
-    fn with_tunnel_idle(policy: NetworkPolicy, resolver: Resolver, tunnel_idle: Duration) -> RunProxy {
+    fn with_options(policy: NetworkPolicy, resolver: Resolver, tunnel_idle: Duration, credential: Option<Credential>) -> RunProxy {
         RunProxy {
             ctx: Arc::new(Context {
                 policy,
@@ -48,6 +49,7 @@ impl RunProxy {
                 slots: Arc::new(Semaphore::new(MAX_CONNECTIONS)),
                 lookups: Arc::new(Semaphore::new(resolver::LOOKUPS_PER_RUN)),
                 tunnel_idle,
+                credential,
                 token: CancellationToken::new(),
                 tracker: TaskTracker::new(),
             }),
@@ -68,6 +70,17 @@ impl RunProxy {
             }
         });
         proxy
+    }
+
+    /// The proxy of a macOS run: serve the host loopback listeners `network::loopback` bound for
+    /// it, answering only requests that carry its credential. Must be called inside a tokio runtime.
+    pub fn on_loopback(loopback: super::loopback::Loopback, policy: NetworkPolicy) -> std::io::Result<RunProxy> {
+        let proxy = RunProxy::with_options(policy, Resolver::System, relay::TUNNEL_IDLE, Some(loopback.endpoint.credential));
+        for l in loopback.listeners {
+            l.set_nonblocking(true)?;
+            proxy.serve(TcpListener::from_std(l)?);
+        }
+        Ok(proxy)
     }
 
     /// Serve `listener` until the run ends. Must be called inside a tokio runtime.
@@ -166,3 +179,5 @@ async fn connection(mut stream: TcpStream, ctx: Arc<Context>, slot: OwnedSemapho
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_auth;

@@ -1,4 +1,5 @@
-//! SOCKS5 (RFC 1928), CONNECT only, no authentication: a small state machine rather than a crate,
+//! SOCKS5 (RFC 1928), CONNECT only, without authentication (Linux) or with the run's user name and
+//! password (RFC 1929, macOS: see `network::credential`): a small state machine rather than a crate,
 //! because the only permissively licensed server crates either resolve names themselves (which
 //! must go through `dial`'s guard instead) or bring a framework. Host names (`socks5h`, ATYP 3)
 //! are resolved on the host like every other request. A refusal is reply 0x02 ("connection not
@@ -12,12 +13,16 @@ use tokio::net::TcpStream;
 
 use super::dial::{dial, DialError};
 use super::Context;
+use crate::network::credential::Credential;
 use crate::network::denials::Via;
 use crate::network::host::{sanitize, Host};
 use crate::network::policy::Refusal;
 
 /// The whole greeting and request must arrive within this time (slow clients hold no resources).
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(30);
+
+const METHOD_NONE: u8 = 0x00;
+const METHOD_USER_PASSWORD: u8 = 0x02;
 
 const REP_SUCCESS: u8 = 0x00;
 const REP_NOT_ALLOWED: u8 = 0x02;
@@ -32,12 +37,21 @@ enum Target {
     Invalid(String),
 }
 
+/// How the greeting and request ended.
+enum Handshake {
+    Request(Target, u16),
+    /// Refused and answered already (bad version, no acceptable method, unsupported command).
+    Answered,
+    /// The run's credential was required and not given (answered already).
+    Unauthenticated,
+}
+
 pub async fn serve(mut s: TcpStream, ctx: Arc<Context>) {
-    let request = match tokio::time::timeout(HANDSHAKE_TIMEOUT, handshake(&mut s)).await {
-        Ok(Ok(Some(r))) => r,
+    let (target, port) = match tokio::time::timeout(HANDSHAKE_TIMEOUT, handshake(&mut s, ctx.credential.as_ref())).await {
+        Ok(Ok(Handshake::Request(target, port))) => (target, port),
+        Ok(Ok(Handshake::Unauthenticated)) => return ctx.denials.record("", 0, Via::Socks5, Refusal::Unauthenticated),
         _ => return, // timed out, malformed or already answered: close
     };
-    let (target, port) = request;
     let host = match target {
         Target::Valid(h) if port != 0 => h,
         Target::Valid(h) => return refuse(&mut s, &ctx, &h.display(), port, Refusal::Malformed).await,
@@ -55,21 +69,28 @@ pub async fn serve(mut s: TcpStream, ctx: Arc<Context>) {
     super::relay::relay(s, upstream, ctx.tunnel_idle).await;
 }
 
-/// Greeting, method choice and request. `Ok(None)` when the client was already answered.
-async fn handshake(s: &mut TcpStream) -> std::io::Result<Option<(Target, u16)>> {
+/// Greeting, method choice (user name and password when `credential` is set, else none) and
+/// request.
+async fn handshake(s: &mut TcpStream, credential: Option<&Credential>) -> std::io::Result<Handshake> {
     let mut head = [0u8; 2];
     s.read_exact(&mut head).await?;
     let mut methods = vec![0u8; head[1] as usize];
     s.read_exact(&mut methods).await?;
-    if head[0] != 5 || !methods.contains(&0) {
+    let method = if credential.is_some() { METHOD_USER_PASSWORD } else { METHOD_NONE };
+    if head[0] != 5 || !methods.contains(&method) {
         s.write_all(&[5, 0xff]).await?; // no acceptable method
-        return Ok(None);
+        return Ok(if head[0] == 5 && credential.is_some() { Handshake::Unauthenticated } else { Handshake::Answered });
     }
-    s.write_all(&[5, 0]).await?;
+    s.write_all(&[5, method]).await?;
+    if let Some(c) = credential {
+        if !authenticate(s, c).await? {
+            return Ok(Handshake::Unauthenticated);
+        }
+    }
     let mut req = [0u8; 4];
     s.read_exact(&mut req).await?;
     if req[0] != 5 {
-        return Ok(None);
+        return Ok(Handshake::Answered);
     }
     let target = match req[3] {
         1 => {
@@ -96,7 +117,7 @@ async fn handshake(s: &mut TcpStream) -> std::io::Result<Option<(Target, u16)>> 
         }
         _ => {
             reply(s, REP_ATYP_NOT_SUPPORTED).await;
-            return Ok(None);
+            return Ok(Handshake::Answered);
         }
     };
     let mut port = [0u8; 2];
@@ -104,9 +125,26 @@ async fn handshake(s: &mut TcpStream) -> std::io::Result<Option<(Target, u16)>> 
     if req[1] != 1 {
         // BIND and UDP ASSOCIATE would open ways around the policy.
         reply(s, REP_COMMAND_NOT_SUPPORTED).await;
-        return Ok(None);
+        return Ok(Handshake::Answered);
     }
-    Ok(Some((target, u16::from_be_bytes(port))))
+    Ok(Handshake::Request(target, u16::from_be_bytes(port)))
+}
+
+/// RFC 1929: `1, ULEN, UNAME, PLEN, PASSWD`, answered `1, 0` (accepted) or `1, 1` (refused, and
+/// the connection is closed).
+async fn authenticate(s: &mut TcpStream, credential: &Credential) -> std::io::Result<bool> {
+    let field = |len: u8| vec![0u8; len as usize];
+    let mut head = [0u8; 2];
+    s.read_exact(&mut head).await?;
+    let mut user = field(head[1]);
+    s.read_exact(&mut user).await?;
+    let mut len = [0u8; 1];
+    s.read_exact(&mut len).await?;
+    let mut password = field(len[0]);
+    s.read_exact(&mut password).await?;
+    let ok = head[0] == 1 && credential.accepts_pair(&user, &password);
+    s.write_all(&[1, if ok { 0 } else { 1 }]).await?;
+    Ok(ok)
 }
 
 fn reply_bytes(code: u8) -> [u8; 10] {

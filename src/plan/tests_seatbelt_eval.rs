@@ -1,0 +1,207 @@
+//! Seatbelt profiles checked by what they decide: every policy below is resolved as a run resolves
+//! it, its darwin plan built, and its profile evaluated (`seatbelt_eval`) for writes, reads and
+//! connections that are then compared with what the resolved policy says (`expected_*`, written
+//! from the policy's own fields and the README's rules, not from the profile).
+
+use std::net::IpAddr;
+
+use super::*;
+use crate::network::loopback::{self, Endpoint};
+use crate::plan::seatbelt_eval::{Profile, Target};
+use crate::policy::{ResolvedPolicy, UnixSockets};
+
+/// A workspace with a repository, a nested one, an existing and a missing protected name, a secret,
+/// a read-only directory; and beside it another repository and a plain directory.
+struct Tree {
+    _t: tempfile::TempDir,
+    top: PathBuf,
+    ws: PathBuf,
+}
+
+fn tree() -> Tree {
+    let (t, top) = tmp();
+    let ws = top.join("ws");
+    for d in ["ws/.git/hooks", "ws/libs/sub/.git", "ws/libs/sub/src", "ws/ro", "ws/node_modules/p", "other/.git", "plain", "wsx"] {
+        fs::create_dir_all(top.join(d)).unwrap();
+    }
+    for f in ["ws/.git/HEAD", "ws/libs/sub/.git/HEAD", "other/.git/HEAD", "ws/.envrc", "ws/secret", "ws/file"] {
+        fs::write(top.join(f), "x").unwrap();
+    }
+    Tree { _t: t, top, ws }
+}
+
+impl Tree {
+    /// Paths every case asks about (existing or not: Seatbelt judges creating them too).
+    fn probes(&self) -> Vec<PathBuf> {
+        let (ws, top) = (&self.ws, &self.top);
+        let mut p: Vec<PathBuf> = [
+            "", "file", "new/dir/file", ".git", ".git/config", ".git/hooks/pre-commit", ".gitignore", ".github/workflows/ci.yml",
+            ".envrc", ".envrc/x", ".mcp.json", "a/b/.envrc", "a/.mcp.json/x", "node_modules/p/.vscode/settings.json", "node_modules/p/index.js",
+            ".vscode/settings.json", "libs/sub/.git/HEAD", "libs/sub/.git", "libs/sub/.envrc", "libs/sub/src/x.rs", "libs/.git",
+            "secret", "secret/x", "secrets", "ro", "ro/x", "rox",
+        ]
+        .iter()
+        .map(|r| if r.is_empty() { ws.clone() } else { ws.join(r) })
+        .collect();
+        p.extend(["other/x", "other/.git/config", "other/.git", "plain/x", "wsx/y", ""].iter().map(|r| if r.is_empty() { top.clone() } else { top.join(r) }));
+        p.extend(["/etc/passwd", "/", "/tmp", "/tmp/sandspawn-eval-probe"].map(PathBuf::from));
+        p
+    }
+}
+
+/// Is `path` (canonical) writable under `policy`? The writable roots minus their carve-outs
+/// (existing and missing read-only paths) and `denyRead`, and, with `protectGit`, no `.git` and no
+/// protected name as a component below the root (protected names are not enforced inside
+/// `node_modules`); and the private caches' directories (macOS; `tool_caches/tests_macos.rs`
+/// evaluates those).
+fn expected_write(policy: &ResolvedPolicy, path: &Path) -> bool {
+    let carved = |r: &crate::policy::WritableRoot| r.read_only.iter().any(|c| path.starts_with(c)) || r.missing_read_only.iter().any(|m| path.starts_with(&m.path));
+    let granted = policy.writable_roots.iter().any(|r| path.starts_with(&r.root) && !carved(r));
+    let hidden = policy.deny_read.iter().any(|d| path.starts_with(d));
+    let in_node_modules = path.components().any(|c| c.as_os_str() == "node_modules");
+    let planted = policy.writable_roots.iter().filter(|r| path.starts_with(&r.root)).any(|r| {
+        let below: Vec<&std::ffi::OsStr> = path.strip_prefix(&r.root).unwrap().components().map(|c| c.as_os_str()).collect();
+        (policy.protect_git && below.iter().any(|c| *c == ".git"))
+            || (!in_node_modules && below.iter().any(|c| policy.protected_names.iter().any(|n| c == &std::ffi::OsStr::new(n))))
+    });
+    // The private caches' store directories (macOS) are the tools' to write whole.
+    let cache = policy.tool_caches.caches.iter().filter_map(|c| c.dir.as_ref()).any(|d| path.starts_with(d));
+    (granted && !hidden && !planted) || cache
+}
+
+fn expected_read(policy: &ResolvedPolicy, path: &Path) -> bool {
+    !policy.deny_read.iter().any(|d| path.starts_with(d))
+}
+
+fn expected_connect(policy: &ResolvedPolicy, proxy: Option<u16>, ip: IpAddr, port: u16) -> bool {
+    policy.network || (policy.network_proxy.is_some() && ip.is_loopback() && Some(port) == proxy)
+}
+
+fn expected_unix(policy: &ResolvedPolicy, path: &Path) -> bool {
+    policy.network
+        || match &policy.unix_sockets {
+            UnixSockets::Blocked => false,
+            UnixSockets::All => true,
+            UnixSockets::Only(list) => list.iter().any(|p| p == path),
+        }
+}
+
+/// The darwin plan a run would get (with the allow-list, for a proxy bound on `endpoint`).
+fn darwin_plan(p: &ResolvedPolicy, cwd: &Path, endpoint: Option<&Endpoint>) -> LaunchPlan {
+    let cmd = v(&["true"]);
+    let env = BTreeMap::new();
+    build(&PlanRequest {
+        command: &cmd, cwd, env: &env, policy: p, platform: Platform::Darwin, bwrap: None, resolved_program: None,
+        helper: None, runner_fds: true, terminal: false, rlimits: &[], own_files: &[], proxy: endpoint,
+    })
+    .unwrap()
+}
+
+/// How many probes a profile let the command write and connect to (so no case passes vacuously).
+#[derive(Debug, Default)]
+struct Seen {
+    writes: usize,
+    refused_writes: usize,
+    connects: usize,
+}
+
+/// Evaluate one policy's profile at every probe; the decisions that differ from the policy.
+fn mismatches(name: &str, p: &ResolvedPolicy, t: &Tree, seen: &mut Seen) -> Vec<String> {
+    let endpoint = p.network_proxy.as_ref().map(|_| loopback::bind().unwrap().endpoint);
+    let plan = darwin_plan(p, &t.ws, endpoint.as_ref());
+    let prof = Profile::of_plan(&plan);
+    let mut wrong = Vec::new();
+    for path in t.probes() {
+        let shown = s(&path);
+        let (w, r) = (prof.may_write(&shown), prof.may_read(&shown));
+        if w {
+            seen.writes += 1;
+        } else {
+            seen.refused_writes += 1;
+        }
+        if w != expected_write(p, &path) {
+            wrong.push(format!("{name}: write {shown}: profile {w}"));
+        }
+        if r != expected_read(p, &path) {
+            wrong.push(format!("{name}: read {shown}: profile {r}"));
+        }
+    }
+    let port = endpoint.as_ref().map(|e| e.port);
+    let ports = [port.unwrap_or(8080), port.unwrap_or(8080) + 1, 22, 443, 53];
+    for ip in ["127.0.0.1", "::1", "10.0.0.1", "93.184.216.34", "2001:db8::1"] {
+        for port_asked in ports {
+            let got = prof.may_connect(ip, port_asked);
+            seen.connects += usize::from(got);
+            if got != expected_connect(p, port, ip.parse().unwrap(), port_asked) {
+                wrong.push(format!("{name}: connect {ip}:{port_asked}: profile {got}"));
+            }
+        }
+    }
+    for sock in [t.top.join("agent.sock"), t.top.join("docker.sock")] {
+        let got = prof.allows("network-outbound", Target::UnixSocket(&s(&sock)));
+        if got != expected_unix(p, &sock) {
+            wrong.push(format!("{name}: unix socket {}: profile {got}", sock.display()));
+        }
+    }
+    wrong
+}
+
+#[test]
+fn every_policy_decides_what_it_says() {
+    let t = tree();
+    let (ws, top) = (&t.ws, &t.top);
+    let names = json!([".envrc", ".mcp.json", ".vscode", ".github"]);
+    let cases: Vec<(&str, serde_json::Value)> = vec![
+        ("read-only", json!({"mode": "read-only"})),
+        ("workspace-write", json!({"mode": "workspace-write", "tmp": "read-only", "protectedNames": names})),
+        ("workspace-write, /tmp writable", json!({"mode": "workspace-write", "protectedNames": names})),
+        ("carve-outs", json!({"mode": "workspace-write", "tmp": "read-only", "protectedNames": names,
+            "readOnlyPaths": [s(&ws.join("ro")), s(&ws.join("missing"))]})),
+        ("denyRead inside and outside", json!({"mode": "workspace-write", "tmp": "read-only", "protectedNames": names,
+            "denyRead": [s(&ws.join("secret")), s(&top.join("plain"))]})),
+        ("denyRead in read-only", json!({"mode": "read-only", "denyRead": [s(&ws.join("secret")), s(&ws.join("libs"))]})),
+        ("another writable root with its own repository", json!({"mode": "workspace-write", "tmp": "read-only", "protectedNames": names,
+            "writableRoots": [s(&top.join("other"))]})),
+        ("a writable root nested in the workspace", json!({"mode": "workspace-write", "tmp": "read-only", "protectedNames": names,
+            "writableRoots": [s(&ws.join("libs/sub/src"))]})),
+        ("protectGit off", json!({"mode": "workspace-write", "tmp": "read-only", "protectGit": false, "protectedNames": names})),
+        ("no protected names", json!({"mode": "workspace-write", "tmp": "read-only", "protectedNames": []})),
+        ("default protected names", json!({"mode": "workspace-write", "tmp": "read-only"})),
+        ("network on", json!({"mode": "workspace-write", "tmp": "read-only", "network": true})),
+        ("all Unix sockets", json!({"mode": "read-only", "allowUnixSockets": true})),
+        ("one Unix socket", json!({"mode": "read-only", "allowUnixSockets": [s(&top.join("agent.sock"))]})),
+        ("allow-list", json!({"mode": "workspace-write", "tmp": "read-only", "network": {"allowedDomains": ["registry.npmjs.org"]}})),
+        ("allow-list in read-only with a socket", json!({"mode": "read-only", "network": {"allowedDomains": []}, "allowUnixSockets": [s(&top.join("agent.sock"))]})),
+    ];
+    fs::write(top.join("agent.sock"), "").unwrap();
+    let mut wrong = Vec::new();
+    for (name, v) in &cases {
+        let p = policy_as_given(v.clone(), ws, Platform::Darwin);
+        let mut seen = Seen::default();
+        wrong.extend(mismatches(name, &p, &t, &mut seen));
+        let workspace = p.mode == crate::policy::SandboxMode::WorkspaceWrite;
+        assert!(!workspace || (seen.writes >= 5 && seen.refused_writes >= 5), "{name}: {seen:?}");
+        assert!(workspace || seen.writes == 0, "{name}: {seen:?}");
+        let connects = if p.network { 25 } else if p.network_proxy.is_some() { 2 } else { 0 };
+        assert_eq!(seen.connects, connects, "{name}: {seen:?}");
+    }
+    assert!(wrong.is_empty(), "{} decisions differ from the policy:\n{}", wrong.len(), wrong.join("\n"));
+}
+
+/// The oracle itself is not vacuous: each case above has writes it allows and writes it refuses
+/// where the policy says so, and the checker reports a profile that decides otherwise.
+#[test]
+fn the_check_catches_a_profile_that_decides_otherwise() {
+    let t = tree();
+    let p = policy_as_given(json!({"mode": "workspace-write", "tmp": "read-only", "protectedNames": [".envrc"]}), &t.ws, Platform::Darwin);
+    assert!(expected_write(&p, &t.ws.join("file")) && !expected_write(&p, &t.ws.join(".git/config")) && !expected_write(&p, &t.top.join("plain/x")));
+    // The same policy's profile with its last rule (the protected names' deny) dropped.
+    let mut plan = darwin_plan(&p, &t.ws, None);
+    let prof = plan.profile.take().unwrap();
+    let cut = prof.rfind("(deny file-write* (require-all (subpath (param \"WRITABLE_ROOT_0\")) (regex #\"/(").expect("the names rule");
+    let end = cut + prof[cut..].find('\n').unwrap() + 1;
+    plan.profile = Some(format!("{}{}", &prof[..cut], &prof[end..]));
+    let weakened = Profile::of_plan(&plan);
+    assert!(weakened.may_write(&s(&t.ws.join("a/b/.envrc"))), "without the rule a nested .envrc is writable");
+    assert!(!expected_write(&p, &t.ws.join("a/b/.envrc")), "which the policy refuses");
+}
