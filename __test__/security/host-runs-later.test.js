@@ -203,9 +203,9 @@ describe('what the mounts cannot prevent is reported by the same run (issue 28)'
     assert.match(risk.detail, /core\.fsmonitor/)
   })
 
-  test('a repository planted deeper than the walk goes: scan-incomplete names the area', async (t) => {
+  test('a repository planted deeper than the walk goes (32 levels): scan-incomplete names the area', async (t) => {
     const tree = tempTree(t)
-    const deep = Array.from({ length: 18 }, (_, i) => `d${i}`).join('/')
+    const deep = Array.from({ length: 34 }, (_, i) => `d${i}`).join('/')
     const r = await sh(`mkdir -p ${deep} && git init -q ${deep} && git -C ${deep} config core.fsmonitor x`, { cwd: tree.ws, sandbox: 'workspace-write' })
     assert.equal(r.exitCode, 0, show(r))
     const risk = r.hostRisks.find((h) => h.kind === 'scan-incomplete')

@@ -431,6 +431,7 @@ mod tests {
             },
             Steps { filter: Some(crate::seccomp::Sockets::NotUnix), report_fd: Some(4), net_listen_fd: Some(5), ..Steps::default() },
             Steps { cover_dirs: vec!["/w/.vscode".into(), "/w/a b/.git".into()], cover_files: vec!["/w/.envrc".into()], own_userns: true, map_ids: Some((1000, 100)), await_init_locks: 2, close_fds: vec![7, 8], ..Steps::default() },
+            Steps { read_only: vec!["/w/.git".into(), "/w/deps/a b/.git".into()], own_userns: true, limit_userns: true, ..Steps::default() },
             Steps {
                 null_fds: vec![5],
                 offline_nsswitch_fd: Some(6),
@@ -522,6 +523,8 @@ mod tests {
         assert!(Steps::parse(&os(&["v1", "--landlock=3", "--ll-read=/", "--filter=all", "--", "true"])).is_err(), "Landlock has its own filter");
         // The capabilities a remount or an overlay needs are dropped only by --own-userns.
         assert!(Steps::parse(&os(&["v1", "--cover-dir=/w/.vscode", "--", "true"])).is_err());
+        assert!(Steps::parse(&os(&["v1", "--read-only=/w/.git", "--", "true"])).unwrap_err().contains("need --own-userns"));
+        assert!(Steps::parse(&os(&["v1", "--read-only=w/.git", "--own-userns", "--", "true"])).is_err(), "relative");
         assert!(Steps::parse(&os(&["v1", "--cover-file=/w/.envrc", "--", "true"])).is_err());
         assert!(Steps::parse(&os(&["v1", "--overlay", "/a", "/b", "/c", "0", "--", "true"])).is_err());
         assert!(Steps::parse(&os(&["v1", "--landlock=2", "--ll-read=/", "--", "true"])).is_err(), "ABI below 3");

@@ -38,9 +38,11 @@ use super::vouch::Vouch;
 use super::watch::{self, Watch, Watcher};
 
 /// Directories below a root that are still read.
-pub const MAX_DEPTH: usize = 16;
-/// Directories read per walk, over all roots together.
-pub const MAX_DIRS: usize = 20_000;
+pub const MAX_DEPTH: usize = 32;
+/// Directories read per walk, over all roots together: a quarter of a million directories and a
+/// thousand repositories are ordinary (a folder of clones, a monorepo), and must be covered whole;
+/// the first walk of such a tree takes about a second, later ones read what changed.
+pub const MAX_DIRS: usize = 300_000;
 /// How many unexamined directories a truncated walk names.
 pub const UNEXAMINED_SHOWN: usize = 3;
 

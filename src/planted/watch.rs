@@ -30,7 +30,8 @@
 //! A directory not watched keeps today's stat rule.
 //!
 //! The user's watch budget is shared with editors and file watchers: this process never holds more
-//! than `min(8192, max_user_watches / 8)` watches. A watch is removed as soon as no index of any
+//! than `min(262144, max_user_watches / 2)` watches (a 60,000-directory workspace fits in the
+//! budgets of current kernels, which scale `max_user_watches` with memory). A watch is removed as soon as no index of any
 //! walk holds a listing that relies on it (`Watch` is reference-counted per watch descriptor:
 //! inotify gives the same descriptor for the same inode).
 
@@ -55,7 +56,7 @@ const MASK: u32 = libc::IN_CREATE
     | libc::IN_EXCL_UNLINK;
 
 /// The most watches this process holds, whatever `max_user_watches` allows.
-const MAX_WATCHES: usize = 8192;
+const MAX_WATCHES: usize = 262_144;
 
 pub struct Watcher {
     inotify: OwnedFd,
@@ -114,7 +115,7 @@ pub fn global() -> Option<&'static Arc<Watcher>> {
 
 fn default_cap() -> usize {
     let max_user = std::fs::read_to_string("/proc/sys/fs/inotify/max_user_watches").ok().and_then(|s| s.trim().parse::<usize>().ok());
-    max_user.map_or(MAX_WATCHES, |m| MAX_WATCHES.min(m / 8))
+    max_user.map_or(8192, |m| MAX_WATCHES.min(m / 2))
 }
 
 impl Watcher {

@@ -1,0 +1,95 @@
+'use strict'
+// Issue 36: large workspaces are covered whole. 200 nested repositories are each protected (and
+// what a run plants at one's top is undone); a tree of 250,000 directories is walked to its end
+// (nothing in notEnforced, no scan-incomplete), and a repository at its far end is protected too.
+// Speed is measured by bench/scale.js, not here.
+
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+
+const { spawnSandboxed } = require('..')
+
+const linux = process.platform === 'linux'
+
+// On a tmpfs when there is one: ext4 with `discard` takes about 0.45 ms to remove a directory, so
+// the 250,000-directory tree cost two minutes to delete there (1.7 s on tmpfs). The walk and the
+// watches behave the same on both (both are local filesystems).
+const BASE = (() => {
+  try {
+    fs.accessSync('/dev/shm', fs.constants.W_OK)
+    return '/dev/shm'
+  } catch {
+    return '/var/tmp'
+  }
+})()
+
+function workspace(t, name) {
+  const ws = fs.mkdtempSync(path.join(BASE, `sandspawn-scale-${name}-`))
+  t.after(() => fs.rmSync(ws, { recursive: true, force: true }))
+  return ws
+}
+
+function gitDir(top) {
+  for (const d of ['objects', 'refs/heads', 'hooks']) fs.mkdirSync(path.join(top, '.git', d), { recursive: true })
+  fs.writeFileSync(path.join(top, '.git', 'HEAD'), 'ref: refs/heads/main\n')
+  fs.writeFileSync(path.join(top, '.git', 'config'), '[core]\n\trepositoryformatversion = 0\n')
+}
+
+/** `count` directories, fan-out 50, breadth first under `root`; returns the last one made. */
+function directories(root, count) {
+  const queue = [root]
+  let made = 0
+  let last = root
+  while (made < count) {
+    const dir = queue.shift()
+    for (let i = 0; i < 50 && made < count; i++, made++) {
+      last = path.join(dir, `d${i}`)
+      fs.mkdirSync(last)
+      queue.push(last)
+    }
+  }
+  return last
+}
+
+const sh = (script, cwd) => spawnSandboxed(['sh', '-c', script], { cwd, sandbox: 'workspace-write', timeout: 120_000 })
+
+test('200 nested repositories: each one\'s .git is read-only, and a name planted at each top is undone', { skip: !linux, timeout: 300_000 }, async (t) => {
+  const ws = workspace(t, 'repos')
+  gitDir(ws)
+  const tops = Array.from({ length: 200 }, (_, i) => path.join(ws, 'deps', `r${i}`))
+  for (const top of tops) {
+    fs.mkdirSync(path.join(top, 'src'), { recursive: true })
+    gitDir(top)
+  }
+  await sh('true', ws) // the first run walks the tree
+  const script = tops.map((top, i) => `printf x >> ${top}/.git/config 2>/dev/null && echo WROTE-${i}; echo 'echo hi' > ${top}/.envrc; touch ${top}/src/ok-${i}`).join('\n')
+  const r = await sh(script, ws)
+  assert.doesNotMatch(r.stdout, /WROTE/, 'a nested repository\'s config was writable')
+  for (const [i, top] of tops.entries()) {
+    assert.ok(fs.existsSync(path.join(top, 'src', `ok-${i}`)), `an ordinary file in repository ${i} could not be written`)
+    assert.equal(fs.readFileSync(path.join(top, '.git', 'config'), 'utf8'), '[core]\n\trepositoryformatversion = 0\n')
+    assert.equal(fs.existsSync(path.join(top, '.envrc')), false, `${top}/.envrc was left for the host's direnv`)
+  }
+  const undone = r.hostRisks.filter((h) => h.kind === 'protected-name-created' && /moved aside/.test(h.detail))
+  assert.equal(undone.length, 200, JSON.stringify(r.hostRisks.slice(0, 3)))
+  assert.deepEqual(r.sandboxDetails.notEnforced, [])
+})
+
+test('250,000 directories: the walk reaches the end, and a repository there is protected', { skip: !linux, timeout: 600_000 }, async (t) => {
+  const ws = workspace(t, 'dirs')
+  gitDir(ws)
+  fs.mkdirSync(path.join(ws, 'src'))
+  const last = directories(path.join(ws, 'src'), 250_000)
+  gitDir(last)
+  const first = await sh('true', ws)
+  assert.equal(first.exitCode, 0, first.stderr)
+  assert.deepEqual(first.sandboxDetails.notEnforced, [], 'the walk before the run stopped short')
+  assert.deepEqual(first.hostRisks, [])
+  const r = await sh(`printf x >> ${last}/.git/config 2>/dev/null && echo WROTE; mkdir -p ${last}/new && git init -q ${last}/new; true`, ws)
+  assert.doesNotMatch(r.stdout, /WROTE/, 'the repository at the far end was not protected')
+  assert.deepEqual(r.sandboxDetails.notEnforced, [])
+  assert.equal(r.hostRisks.filter((h) => h.kind === 'scan-incomplete').length, 0, JSON.stringify(r.hostRisks))
+  assert.ok(r.hostRisks.some((h) => h.kind === 'repository-created' && h.path === path.join(last, 'new', '.git')), JSON.stringify(r.hostRisks))
+})
