@@ -33,7 +33,10 @@ const MAX_MOVES: usize = 16;
 /// The running keeper of one run.
 pub struct Keeper {
     stop: OwnedFd,
-    thread: JoinHandle<Vec<HostRisk>>,
+    /// What was moved aside, sent when the thread stops: before it closes its inotify instance,
+    /// which takes the kernel an RCU grace period (15 ms measured here, on every run's path).
+    risks: std::sync::mpsc::Receiver<Vec<HostRisk>>,
+    thread: JoinHandle<()>,
 }
 
 /// Watch the directories of the `absent` paths that are tops of `roots`, or nothing (`None`) when
@@ -83,20 +86,31 @@ fn watch(by_dir: HashMap<PathBuf, HashSet<OsString>>) -> Option<Keeper> {
         return None;
     }
     let (stop_r, stop_w) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
-    let thread = std::thread::Builder::new().name("sandspawn-keeper".into()).spawn(move || keep(ino, stop_r, wds)).ok()?;
-    Some(Keeper { stop: stop_w, thread })
+    let (tx, risks) = std::sync::mpsc::channel();
+    let thread = std::thread::Builder::new()
+        .name("sandspawn-keeper".into())
+        .spawn(move || {
+            let _ = tx.send(keep(&ino, stop_r, wds));
+            // The instance is closed here, after the result went out (see `Keeper::risks`).
+            drop(ino);
+        })
+        .ok()?;
+    Some(Keeper { stop: stop_w, risks, thread })
 }
 
 impl Keeper {
     /// Stop watching (the run is over) and return what was moved aside meanwhile.
+    /// The thread ends on its own just after (it closes the inotify instance): not waited for.
     pub fn finish(self) -> Vec<HostRisk> {
         drop(self.stop); // EOF on the thread's end of the pipe
-        self.thread.join().unwrap_or_default()
+        let risks = self.risks.recv().unwrap_or_default();
+        drop(self.thread);
+        risks
     }
 }
 
 #[cfg(target_os = "linux")]
-fn keep(ino: OwnedFd, stop: OwnedFd, wds: HashMap<i32, (PathBuf, HashSet<OsString>)>) -> Vec<HostRisk> {
+fn keep(ino: &OwnedFd, stop: OwnedFd, wds: HashMap<i32, (PathBuf, HashSet<OsString>)>) -> Vec<HostRisk> {
     let mut risks = Vec::new();
     let mut moves: HashMap<PathBuf, usize> = HashMap::new();
     let mut buf = vec![0u8; 64 * 1024];
@@ -110,7 +124,7 @@ fn keep(ino: OwnedFd, stop: OwnedFd, wds: HashMap<i32, (PathBuf, HashSet<OsStrin
             return risks;
         }
         if fds[0].revents & libc::POLLIN != 0 {
-            for (wd, name) in read_events(&ino, &mut buf) {
+            for (wd, name) in read_events(ino, &mut buf) {
                 let Some((dir, names)) = wds.get(&wd) else { continue };
                 if !names.contains(&name) {
                     continue;
