@@ -11,12 +11,16 @@ use super::gitconfig;
 pub fn git_dirs(dot_git: &Path) -> Vec<PathBuf> {
     let top = dot_git.parent().unwrap_or(Path::new("/"));
     let Ok(meta) = dot_git.symlink_metadata() else { return Vec::new() };
-    let first = if meta.is_file() {
-        read_gitdir(dot_git).map(|g| if g.is_absolute() { g } else { top.join(g) })
-    } else {
+    // A `.git` directory is its own git directory, and its path is canonical already (the walk
+    // joins names of real directories to canonical roots): no `realpath` per repository per run.
+    let first = if meta.is_dir() {
         Some(dot_git.to_path_buf())
+    } else if meta.is_file() {
+        read_gitdir(dot_git).map(|g| if g.is_absolute() { g } else { top.join(g) }).and_then(|p| std::fs::canonicalize(p).ok())
+    } else {
+        std::fs::canonicalize(dot_git).ok()
     };
-    let Some(first) = first.and_then(|p| std::fs::canonicalize(p).ok()) else { return Vec::new() };
+    let Some(first) = first else { return Vec::new() };
     let mut dirs = vec![first.clone()];
     // A linked worktree (or a submodule's) git dir names the shared one in `commondir`.
     if let Ok(text) = std::fs::read_to_string(first.join("commondir")) {
