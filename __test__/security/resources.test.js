@@ -23,6 +23,22 @@ describe('the sandbox\'s memory-backed filesystems are bounded (issue 29)', () =
     })
   }
 
+  test('a cwd in the host\'s /dev/shm is visible in read-only mode (read, not written) and writable in workspace-write', async (t) => {
+    const fs = require('node:fs')
+    if (!fs.existsSync('/dev/shm')) return t.skip('no /dev/shm on this host')
+    const dir = fs.mkdtempSync('/dev/shm/sandspawn-cwd-')
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
+    fs.writeFileSync(`${dir}/in`, 'host\n')
+    const ro = await sh('cat in; echo x > out 2>&1 || echo REFUSED', { cwd: dir, sandbox: 'read-only' })
+    assert.equal(ro.exitCode, 0, show(ro))
+    assert.match(ro.stdout, /^host\n/, show(ro))
+    assert.match(ro.stdout + ro.stderr, /REFUSED|Read-only/, show(ro))
+    assert.equal(fs.existsSync(`${dir}/out`), false)
+    const ww = await sh('echo x > out', { cwd: dir, sandbox: 'workspace-write' })
+    assert.equal(ww.exitCode, 0, show(ww))
+    assert.equal(fs.readFileSync(`${dir}/out`, 'utf8'), 'x\n')
+  })
+
   test('without limits, /dev/shm has the documented cap, and /dev itself takes no files', async () => {
     const r = await sh('df -B1 --output=size /dev/shm | tail -1; touch /dev/sandspawn-x 2>&1 || true')
     assert.equal(Number(r.stdout.split('\n')[0].trim()), 512 * MiB, show(r))

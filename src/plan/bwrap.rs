@@ -174,6 +174,11 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     // write to them takes the host's memory, which no rlimit counts.
     let memory = req.rlimits.iter().find(|l| l.resource == sandspawn_helper::rlimit::Resource::Data).map(|l| l.soft);
     a.push(&["--perms", "1777", "--size", &memory.unwrap_or(DEFAULT_SHM_BYTES).to_string(), "--tmpfs", "/dev/shm"]);
+    // The host's /dev/shm is not the sandbox's, but a read-only cwd there must stay visible, or the
+    // command could not even start in it (a writable one is bound below, as every writable root).
+    if req.cwd.starts_with("/dev/shm") && !policy.is_writable(req.cwd) {
+        a.path("--ro-bind", req.cwd)?;
+    }
 
     if policy.tmp == TmpMode::Private {
         // Before every writable bind, so roots under /tmp (a cwd under /tmp) are bound on top of it.
