@@ -49,6 +49,8 @@ mod mount_target;
 #[cfg(target_os = "linux")]
 mod read_only;
 #[cfg(target_os = "linux")]
+mod review_mount;
+#[cfg(target_os = "linux")]
 mod listen;
 #[cfg(target_os = "linux")]
 mod private_mounts;
@@ -165,6 +167,10 @@ fn run(args: Vec<OsString>) {
 /// drops them, then the network bridge's listener (bound in the sandbox's network namespace).
 #[cfg(target_os = "linux")]
 fn in_namespaces(steps: &Steps) {
+    // First: the carve-outs below are made on the reviewed workspace's overlay, not under it.
+    if let Err(failure) = review_mount::mount_all(&steps.review, &steps.unmount) {
+        fail(steps.report_fd, failure);
+    }
     if let Err(failure) = read_only::bind_all(&steps.read_only) {
         fail(steps.report_fd, failure);
     }
