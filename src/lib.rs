@@ -25,6 +25,7 @@ pub mod policy;
 pub mod program;
 pub mod signals;
 pub mod pty;
+pub mod review;
 pub mod runner;
 pub mod tool_caches;
 
