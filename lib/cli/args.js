@@ -22,6 +22,9 @@ const FLAGS = {
   'protected-name': { type: 'string', multiple: true },
   'no-protected-names': { type: 'boolean' },
   'tool-caches': { type: 'string' },
+  // The reviewable workspace (see review.js).
+  review: { type: 'boolean' },
+  force: { type: 'boolean' },
   tmp: { type: 'string' },
   cwd: { type: 'string' },
   timeout: { type: 'string' },
@@ -41,13 +44,14 @@ const FLAGS = {
 
 /** The flags each subcommand accepts (a run takes everything but --platform; explain all but --ask). */
 const ALLOWED = {
-  run: Object.keys(FLAGS).filter((f) => f !== 'platform'),
-  explain: Object.keys(FLAGS).filter((f) => f !== 'ask' && f !== 'no-pty'),
+  run: Object.keys(FLAGS).filter((f) => f !== 'platform' && f !== 'force'),
+  explain: Object.keys(FLAGS).filter((f) => f !== 'ask' && f !== 'no-pty' && f !== 'force'),
+  review: ['json', 'force', 'help', 'version'],
   doctor: ['json', 'help', 'version'],
   help: ['json', 'help', 'version'],
 }
 
-const SUBCOMMANDS = new Set(['doctor', 'explain', 'help'])
+const SUBCOMMANDS = new Set(['doctor', 'explain', 'help', 'review'])
 
 /** A mistake in how sandspawn was called (exit 2, one line of usage). */
 class UsageError extends Error {

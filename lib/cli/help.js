@@ -4,6 +4,7 @@
 const RUN = `Usage: sandspawn [options] [--] COMMAND [ARGS...]   run COMMAND in the sandbox
        sandspawn explain [options] [--] COMMAND ...  print the launch plan, run nothing
        sandspawn doctor                              can this host sandbox? how to fix it
+       sandspawn review list|show ID|apply ID [PATH...]|discard ID   pending change sets
        sandspawn help [explain|doctor] | --version
 
 Options:
@@ -19,6 +20,8 @@ Options:
   --allow-unix-sockets  allow connecting to the host's Unix sockets
   --allow-landlock      Linux: where bwrap cannot run, use the weaker Landlock mode (see README)
   --tmp MODE, --tool-caches MODE   /tmp: writable, private or read-only; caches: private, shared or none
+  --review              the workspace's writes go to a change set, shown afterwards: apply,
+                        discard or diff it (implies workspace-write; with --json: kept pending)
   --cwd DIR             working directory; relative paths in the options above resolve against it
   --timeout MS          kill the command's process tree after MS milliseconds
   --memory SIZE, --max-file-size SIZE   limit each process's memory, each file's size (512m)
@@ -40,13 +43,25 @@ const DOCTOR = `Usage: sandspawn doctor [--json]
 
 Says whether this host can sandbox, and if not, why and how to fix it. Exits 1 when it cannot.`
 
-const TEXTS = { run: RUN, explain: EXPLAIN, doctor: DOCTOR, help: RUN }
+const REVIEW = `Usage: sandspawn review list [--json]            the pending change sets
+       sandspawn review show ID [--json]         what one holds (host risks marked with !)
+       sandspawn review diff ID [PATH...]        its changes as a unified diff
+       sandspawn review apply ID [PATH...] [--force] [--json]
+       sandspawn review discard ID
+
+A run with --review writes the workspace's changes to a change set instead of the workspace.
+apply lands them (only PATHs and what is below them, when given); a path the host changed since
+the set began is a conflict and stays as it is, and one with a host risk (a git hook, a protected
+name, a new repository) is held back: --force lands conflicts, and held-back paths listed by name.`
+
+const TEXTS = { run: RUN, explain: EXPLAIN, doctor: DOCTOR, review: REVIEW, help: RUN }
 
 const ONE_LINE = {
   run: 'usage: sandspawn [options] [--] COMMAND [ARGS...]',
   explain: 'usage: sandspawn explain [options] [--] COMMAND [ARGS...]',
   doctor: 'usage: sandspawn doctor [--json]',
-  help: 'usage: sandspawn help [explain|doctor]',
+  review: 'usage: sandspawn review list|show ID|diff ID|apply ID [PATH...]|discard ID',
+  help: 'usage: sandspawn help [explain|doctor|review]',
 }
 
 /** The full help of a subcommand (or of an unknown topic: null). */

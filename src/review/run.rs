@@ -66,6 +66,7 @@ impl ReviewRun {
         // Compared as the kernel will see it: links resolved, missing components kept.
         let seen = crate::policy::paths::canonical_lenient("SANDSPAWN_CHANGE_SET_DIR", &root).map(|l| l.path).unwrap_or_else(|_| root.clone());
         check_store_place(&seen, ctx)?;
+        check_masks(&review.roots, ctx.deny_read)?;
         let (set, lock, begun) = match &review.option.change_set {
             Some(id) => {
                 let set = store::open(id)?;
@@ -140,4 +141,18 @@ fn check_store_place(store: &Path, ctx: &Context) -> Result<()> {
         return Err(place("is under /tmp, which the run replaces with a private one".into()));
     }
     Ok(())
+}
+
+/// A denied *file* in a reviewed root cannot be kept hidden: bwrap masks it with a bind of an
+/// unlinked file, which the kernel will not attach again on top of the overlay (a denied
+/// directory's mask is). Refused, never run with the file readable.
+fn check_masks(reviewed: &[PathBuf], deny_read: &[PathBuf]) -> Result<()> {
+    let file = deny_read.iter().find(|d| reviewed.iter().any(|r| d.starts_with(r)) && !d.is_dir());
+    match file {
+        Some(f) => Err(SandboxError::unsupported(format!(
+            "sandbox.denyRead: the file {} lies in the reviewed workspace, where sandspawn can hide directories but not single files; deny its directory instead",
+            f.display()
+        ))),
+        None => Ok(()),
+    }
 }
