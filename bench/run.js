@@ -141,6 +141,21 @@ async function latencyCases() {
   return out
 }
 
+async function reviewCases() {
+  for (const [id, files] of [['9a', 0], ['9b', 20_000]]) {
+    progress(`case ${id}: /bin/true in workspace-write, direct vs workspace: 'review', ${files} files in the workspace`)
+    const r = await worker('review', { warmup: N.warmup, iterations: N.iterations, files })
+    const name = `workspace: 'review' against workspace-write (direct), \`/bin/true\`, ${files.toLocaleString('en')} files in the workspace`
+    if (r.error) {
+      errorRow(id, name, r.error, '<= +2 ms')
+      continue
+    }
+    const [a, b] = [summarize(r.review), summarize(r.direct)]
+    const extra = a.median - b.median
+    row(id, `${name} — review costs ${extra >= 0 ? '+' : ''}${extra.toFixed(2)} ms at the median`, { median: fmt.ms(a.median), p95: fmt.ms(a.p95) }, 'workspace-write (direct)', { median: fmt.ms(b.median), p95: fmt.ms(b.p95) }, fmt.ratio(a.median / b.median), '<= +2 ms', extra <= 2)
+  }
+}
+
 async function ptyCase() {
   progress(`case 8: pty spawn-to-first-byte (\`echo x\`), ${N.warmup} warm-ups + ${N.iterations} iterations`)
   const r = await worker('pty', { warmup: N.warmup, iterations: N.iterations })
@@ -421,6 +436,9 @@ How each case is measured:
   of bwrap, which opens the offline nsswitch.conf and mask descriptors, stays on both sides).
 - **7**: peers from \`bench/peers\` (\`npm run bench:peers\`), each interleaved ABAB with sandspawn in one process;
   ratio = sandspawn / peer. Informational.
+- **9**: \`/bin/true\` with \`sandbox: 'workspace-write'\` against \`{ mode: 'workspace-write', workspace: 'review' }\`
+  in a fresh workspace under /var/tmp (9a empty, 9b 20,000 files in 100 directories), ABAB, each review run
+  beginning a new change set (discarded after it, untimed). Target: review costs at most 2 ms more at the median.
 ${analysis ? '\n' + analysis : `
 ## Analysis
 
@@ -451,6 +469,7 @@ async function main() {
   }
   await peerCases()
   await ptyCase()
+  await reviewCases()
 
   const elapsedS = (nowMs() - started) / 1000
   const text = table()

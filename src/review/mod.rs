@@ -31,3 +31,6 @@ pub mod risks;
 pub mod run;
 pub mod store;
 pub mod summary;
+
+#[cfg(test)]
+mod tests;

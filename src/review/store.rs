@@ -188,6 +188,7 @@ pub fn ids(root: &Path) -> Vec<String> {
 
 /// Exclusive hold on a set: one run (which has its upper directory mounted), apply or discard at
 /// a time. Released when dropped.
+#[derive(Debug)]
 pub struct Lock(#[allow(dead_code)] OwnedFd);
 
 pub fn lock(set: &ChangeSet) -> Result<Lock> {
