@@ -150,7 +150,14 @@ struct DirState {
 /// Every directory a walk read or kept, for the next walk of the same area.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Index {
-    dirs: HashMap<DirKey, DirState>,
+    dirs: Arc<HashMap<DirKey, DirState>>,
+    /// Everything the walk that made it found (reused directories' entries included).
+    totals: Arc<Found>,
+    /// The watcher's counter when that walk ended (`None` without a watcher).
+    counter_at: Option<u64>,
+    /// The directories whose listing no watch vouches for (the stat rule keeps them): what a walk
+    /// must still check when nothing changed, besides each root's path.
+    unwatched: Arc<Vec<DirKey>>,
 }
 
 fn now_secs() -> i64 {
@@ -194,6 +201,8 @@ struct Walk<'a> {
     watcher: Option<&'a Arc<Watcher>>,
     started: i64,
     found: Found,
+    /// Everything there is, reused directories included (kept in the index: `Index::totals`).
+    totals: Found,
 }
 
 fn walk_with(spec: &WalkSpec, prior: Option<&Index>, report_reused: bool, watcher: Option<&Arc<Watcher>>) -> (Found, Index) {
@@ -202,6 +211,10 @@ fn walk_with(spec: &WalkSpec, prior: Option<&Index>, report_reused: bool, watche
     }
     if let Some(w) = watcher {
         w.drain();
+        // Nothing changed since `prior` was made: its findings, without a walk (see `quiet`).
+        if let Some(found) = prior.and_then(|p| quiet::findings(p, w, spec, report_reused)) {
+            return (found, prior.cloned().unwrap_or_default());
+        }
     }
     let mut walk = Walk {
         spec,
@@ -210,6 +223,7 @@ fn walk_with(spec: &WalkSpec, prior: Option<&Index>, report_reused: bool, watche
         watcher,
         started: now_secs(),
         found: Found::default(),
+        totals: Found::default(),
     };
     let mut dirs = HashMap::with_capacity(prior.map_or(0, |p| p.dirs.len()));
     let mut queue: VecDeque<Queued> = spec.roots.iter().map(|r| Queued { path: DirKey::new(r), depth: 0, listed_ino: None }).collect();
@@ -225,14 +239,12 @@ fn walk_with(spec: &WalkSpec, prior: Option<&Index>, report_reused: bool, watche
         let old = prior.and_then(|p| p.dirs.get(&q.path));
         let state = match old.and_then(|old| walk.keep(&q, old)) {
             Some(state) => {
-                if report_reused {
-                    walk.report(&state.listing, &q.path);
-                }
+                walk.report(&state.listing, &q.path, report_reused);
                 state
             }
             None => match walk.read(&q, old) {
                 Read::Listed(state) => {
-                    walk.report(&state.listing, &q.path);
+                    walk.report(&state.listing, &q.path, true);
                     state
                 }
                 Read::Unreadable => {
@@ -252,19 +264,28 @@ fn walk_with(spec: &WalkSpec, prior: Option<&Index>, report_reused: bool, watche
         queue.extend(state.listing.subdirs.iter().map(|(path, ino)| Queued { path: path.clone(), depth: q.depth + 1, listed_ino: Some(*ino) }));
         dirs.insert(q.path, state);
     }
-    (walk.found, Index { dirs })
+    let mut totals = walk.totals;
+    (totals.truncated, totals.unexamined) = (walk.found.truncated, walk.found.unexamined.clone());
+    let owned = |d: &DirState| matches!((watcher, &d.watch), (Some(w), Some(watch)) if w.owns(watch));
+    let unwatched = dirs.iter().filter(|(_, d)| !owned(d)).map(|(k, _)| k.clone()).collect();
+    let index = Index { dirs: Arc::new(dirs), totals: Arc::new(totals), counter_at: watcher.map(|w| w.now()), unwatched: Arc::new(unwatched) };
+    (walk.found, index)
 }
 
 impl Walk<'_> {
-    fn report(&mut self, listing: &Listing, dir: &Path) {
-        for (path, ino) in &listing.git {
-            self.found.git_entries.push(path.clone());
-            self.found.git_inodes.insert(path.clone(), *ino);
+    /// Add what `listing` holds to the totals, and to what this walk reports when `report`.
+    fn report(&mut self, listing: &Listing, dir: &Path, report: bool) {
+        let targets: &mut [&mut Found] = if report { &mut [&mut self.found, &mut self.totals] } else { &mut [&mut self.totals] };
+        for found in targets.iter_mut() {
+            for (path, ino) in &listing.git {
+                found.git_entries.push(path.clone());
+                found.git_inodes.insert(path.clone(), *ino);
+            }
+            if listing.git_dir {
+                found.git_dirs.push(dir.to_path_buf());
+            }
+            found.named.extend(listing.named.iter().cloned());
         }
-        if listing.git_dir {
-            self.found.git_dirs.push(dir.to_path_buf());
-        }
-        self.found.named.extend(listing.named.iter().cloned());
     }
 
     /// The prior listing of `q`, if it still holds (see the module comment).
@@ -410,6 +431,7 @@ pub fn walk(spec: &WalkSpec) -> Found {
 
 #[cfg(test)]
 mod hooks;
+mod quiet;
 
 #[cfg(test)]
 impl Index {
@@ -430,7 +452,7 @@ impl Index {
     /// could carry the very ctime the walk saw, which after a real walk's second cannot happen.
     fn age(&mut self) {
         let newest = self.dirs.values().map(|d| d.stamp.ctime).max().unwrap_or((0, 0));
-        for d in self.dirs.values_mut() {
+        for d in Arc::make_mut(&mut self.dirs).values_mut() {
             d.walk_started = now_secs() + 2;
         }
         let probe = tempfile::NamedTempFile::new().expect("a probe file");
