@@ -4,22 +4,27 @@
 //! hidden or narrowed below a granted tree cannot be expressed; such a policy is refused, naming
 //! the rule, instead of being run with less than it asks for.
 //!
-//! What it grants: read and execute everywhere (as bwrap's read-only `/`); write in the writable
-//! roots; write to the harmless devices bwrap's `/dev` has. A writable root that holds protected
-//! paths (`.git`, `readOnlyPaths`, sandspawn's own helper) is not granted as a whole: its other
-//! entries are, each on its own, descending into the directories that lead to a protected path.
-//! That is stricter than bwrap: entries cannot be created, removed or renamed directly in such a
-//! directory (only inside its existing subdirectories and files), and symlinks are not followed.
+//! What it grants: read and execute everywhere (as bwrap's read-only `/`); write as
+//! `landlock_grants` computes it (the writable roots, split around what stays read-only, and the
+//! run's own directory); write to the harmless devices bwrap's `/dev` has.
+//!
+//! The run's own directory (made and removed by the runner) gives the command what a split root
+//! cannot: when the temporary directory the command would use takes no new entries (a workspace
+//! with a `.git` inside `/tmp`), `TMPDIR` names the run's directory, so `mktemp` works; and npm,
+//! whose cache stays read-only here (no mounts for private tool caches), gets an empty cache there.
 
 use std::path::Path;
+
+use std::path::PathBuf;
 
 use sandspawn_helper::protocol::{LandlockSteps, Steps};
 use sandspawn_helper::seccomp::Sockets;
 
+use super::landlock_grants::Grants;
 use super::{child_env, path_arg, LaunchPlan, PlanRequest};
 use crate::error::{Result, SandboxError};
 use crate::platform::SandboxType;
-use crate::policy::{ResolvedPolicy, TmpMode, UnixSockets};
+use crate::policy::{ResolvedPolicy, SandboxMode, TmpMode, UnixSockets};
 
 use crate::child_fds::{CONTROL as CONTROL_FD, REPORT as REPORT_FD};
 
@@ -49,7 +54,8 @@ pub fn unsupported_rules(policy: &ResolvedPolicy) -> Vec<String> {
     out
 }
 
-pub fn build(req: &PlanRequest, abi: u32) -> Result<LaunchPlan> {
+/// The plan, given the run's write grants and its own directory (`scratch`, granted in `grants`).
+pub fn build(req: &PlanRequest, abi: u32, grants: &Grants, scratch: Option<&Path>) -> Result<LaunchPlan> {
     let policy = req.policy;
     let refused = unsupported_rules(policy);
     if !refused.is_empty() {
@@ -66,13 +72,8 @@ pub fn build(req: &PlanRequest, abi: u32) -> Result<LaunchPlan> {
     }
     let helper = req.helper.ok_or_else(|| SandboxError::unavailable("sandspawn-helper was not found", "reinstall sandspawn"))?;
     let mut write: Vec<String> = Vec::new();
-    for root in &policy.writable_roots {
-        let mut protected: Vec<&Path> = root.read_only.iter().map(|p| p.as_path()).collect();
-        protected.extend(root.missing_read_only.iter().map(|m| m.path.as_path()));
-        if helper.starts_with(&root.root) {
-            protected.push(helper);
-        }
-        grant(&root.root, &protected, &mut write)?;
+    for p in grants.dirs.iter().chain(&grants.files) {
+        write.push(path_arg(p)?);
     }
     write.extend(DEVICES.iter().filter(|d| Path::new(d).exists()).map(|d| d.to_string()));
     let sockets = if policy.network {
@@ -91,7 +92,7 @@ pub fn build(req: &PlanRequest, abi: u32) -> Result<LaunchPlan> {
         program: helper.to_path_buf(),
         argv0: crate::helper::FILE_NAME.to_string(),
         args,
-        env: child_env(req, SandboxType::Landlock),
+        env: env(req, grants, scratch),
         cwd: req.cwd.to_path_buf(),
         sandbox_type: SandboxType::Landlock,
         profile: None,
@@ -103,32 +104,24 @@ pub fn build(req: &PlanRequest, abi: u32) -> Result<LaunchPlan> {
     })
 }
 
-/// Write rules for `dir` that leave every `protected` path (and its subtree) read-only: the whole
-/// of `dir` when nothing in it is protected; else each entry on its own, skipping protected ones
-/// and symlinks, descending into the ones that lead to a protected path.
-fn grant(dir: &Path, protected: &[&Path], out: &mut Vec<String>) -> Result<()> {
-    if !protected.iter().any(|p| p.starts_with(dir)) {
-        out.push(path_arg(dir)?);
-        return Ok(());
+/// The command's environment: the plan's usual one, `TMPDIR` in the run's own directory when the
+/// temporary directory it would use takes no new entries, npm's cache there when its own is not
+/// writable (unless the caller chose where those go).
+fn env(req: &PlanRequest, grants: &Grants, scratch: Option<&Path>) -> std::collections::BTreeMap<String, String> {
+    let mut env = child_env(req, SandboxType::Landlock);
+    let Some(scratch) = scratch.and_then(Path::to_str) else { return env };
+    let tmpdir = env.get("TMPDIR").filter(|t| t.starts_with('/')).cloned().unwrap_or_else(|| "/tmp".into());
+    let tmp_root = std::fs::canonicalize(&tmpdir).unwrap_or_else(|_| PathBuf::from(&tmpdir));
+    if req.policy.tmp == TmpMode::Writable && !grants.creatable(&tmp_root) {
+        env.insert("TMPDIR".into(), scratch.into());
     }
-    let entries = std::fs::read_dir(dir).map_err(|e| {
-        SandboxError::unsupported(format!("cannot list {} to protect the read-only paths in it: {e}", dir.display()))
-    })?;
-    let mut names: Vec<_> = entries.flatten().collect();
-    names.sort_by_key(|e| e.file_name());
-    for e in names {
-        let path = e.path();
-        let Ok(kind) = e.file_type() else { continue };
-        if protected.iter().any(|p| *p == path) || kind.is_symlink() {
-            continue;
-        }
-        if kind.is_dir() {
-            grant(&path, protected, out)?;
-        } else {
-            out.push(path_arg(&path)?);
-        }
+    let writable = |p: &Path| grants.dirs.iter().any(|d| p.starts_with(d));
+    let npm_cache = env.get("HOME").map(|h| std::fs::canonicalize(h).unwrap_or_else(|_| PathBuf::from(h)).join(".npm"));
+    let npm_chosen = env.keys().any(|k| k.eq_ignore_ascii_case("npm_config_cache"));
+    if req.policy.mode == SandboxMode::WorkspaceWrite && !npm_chosen && !npm_cache.is_some_and(|c| writable(&c)) {
+        env.insert("npm_config_cache".into(), format!("{scratch}/npm-cache"));
     }
-    Ok(())
+    env
 }
 
 #[cfg(test)]
@@ -136,39 +129,17 @@ mod tests {
     use super::*;
     use crate::policy::WritableRoot;
 
-    fn policy(root: &Path, read_only: Vec<std::path::PathBuf>) -> ResolvedPolicy {
+    fn policy(root: &Path) -> ResolvedPolicy {
         let mut p = crate::plan::test_support::policy(serde_json::json!({"mode": "workspace-write"}), root, crate::platform::Platform::Linux);
-        p.writable_roots = vec![WritableRoot { root: root.to_path_buf(), read_only, missing_read_only: Vec::new() }];
+        p.writable_roots = vec![WritableRoot { root: root.to_path_buf(), read_only: Vec::new(), missing_read_only: Vec::new() }];
         p
-    }
-
-    #[test]
-    fn protected_paths_split_the_root() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = std::fs::canonicalize(dir.path()).unwrap();
-        for d in [".git/hooks", "src/deep"] {
-            std::fs::create_dir_all(root.join(d)).unwrap();
-        }
-        std::fs::write(root.join("file"), "").unwrap();
-        std::os::unix::fs::symlink("/etc", root.join("link")).unwrap();
-        let mut out = Vec::new();
-        grant(&root, &[&root.join(".git")], &mut out).unwrap();
-        let s = |p: &str| root.join(p).to_str().unwrap().to_string();
-        assert_eq!(out, [s("file"), s("src")], "not the root, not .git, not the symlink");
-        let mut out = Vec::new();
-        grant(&root, &[&root.join("src/deep/x")], &mut out).unwrap();
-        assert_eq!(out, [s(".git"), s("file")], "src/deep leads to the protected path: its (no) other entries");
-        let mut out = Vec::new();
-        grant(&root, &[Path::new("/elsewhere")], &mut out).unwrap();
-        assert_eq!(out, [root.to_str().unwrap()]);
-        let _ = policy(&root, Vec::new());
     }
 
     #[test]
     fn refuses_what_landlock_cannot_express() {
         let dir = tempfile::tempdir().unwrap();
         let root = std::fs::canonicalize(dir.path()).unwrap();
-        let mut p = policy(&root, Vec::new());
+        let mut p = policy(&root);
         assert!(unsupported_rules(&p).is_empty());
         p.deny_read = vec![root.join("secret")];
         p.tmp = TmpMode::Private;

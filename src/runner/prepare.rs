@@ -26,6 +26,8 @@ pub struct Prepared {
     pub bwrap_path: Option<std::path::PathBuf>,
     /// macOS with a `NetworkPolicy`: the proxy's listener the plan names (`network::for_run`).
     pub proxy_listener: Option<crate::network::loopback::Loopback>,
+    /// The Landlock mode's directory of the run, removed when dropped (after the run).
+    pub scratch: Option<super::scratch::Scratch>,
 }
 
 pub fn prepare(req: &mut SpawnRequest) -> Result<Prepared> {
@@ -64,6 +66,7 @@ pub fn prepare(req: &mut SpawnRequest) -> Result<Prepared> {
         None
     };
     let mut proxy_listener = None;
+    let mut scratch = None;
     let plan = match details.landlock_abi {
         Some(abi) if sandbox.landlock => {
             // No mount namespace: the default private caches are unavailable here, and the result
@@ -72,7 +75,10 @@ pub fn prepare(req: &mut SpawnRequest) -> Result<Prepared> {
             if !req.policy.tool_caches.explicit {
                 req.policy.tool_caches = crate::tool_caches::ToolCaches::none();
             }
-            build_landlock_plan(req, abi, Path::new(&resolved), &limits)?
+            if req.policy.mode == SandboxMode::WorkspaceWrite {
+                scratch = Some(super::scratch::Scratch::create(&std::env::temp_dir())?);
+            }
+            build_landlock_plan(req, abi, Path::new(&resolved), &limits, scratch.as_ref().map(|s| s.path()))?
         }
         _ => {
             proxy_listener = crate::network::for_run::before_plan(&req.policy, req.platform)?;
@@ -80,7 +86,7 @@ pub fn prepare(req: &mut SpawnRequest) -> Result<Prepared> {
             build_plan(req, bwrap.as_ref(), Some(Path::new(&resolved)), true, &limits, endpoint)?
         }
     };
-    Ok(Prepared { plan, details, limits, cache_run, bwrap_path: bwrap.map(|b| b.path), proxy_listener })
+    Ok(Prepared { plan, details, limits, cache_run, bwrap_path: bwrap.map(|b| b.path), proxy_listener, scratch })
 }
 
 /// How `req.limits` are enforced for a plan on `req.platform` (see `limits::decide`).
@@ -89,7 +95,8 @@ pub fn decide_limits(req: &SpawnRequest) -> Result<LimitPlan> {
 }
 
 /// The Landlock mode's plan (the runner's only: its supervisor needs the runner's control pipe).
-fn build_landlock_plan(req: &SpawnRequest, abi: u32, resolved: &Path, limits: &LimitPlan) -> Result<LaunchPlan> {
+/// Its grants are kept in the policy, for the denial classifier.
+fn build_landlock_plan(req: &mut SpawnRequest, abi: u32, resolved: &Path, limits: &LimitPlan, scratch: Option<&Path>) -> Result<LaunchPlan> {
     if limits.requested(crate::limits::Limit::Processes) {
         // Without a user namespace of its own, RLIMIT_NPROC would count every process of this uid
         // on the host, not the run's: not the limit that was asked for.
@@ -99,6 +106,9 @@ fn build_landlock_plan(req: &SpawnRequest, abi: u32, resolved: &Path, limits: &L
         ));
     }
     let helper = crate::helper::require()?;
+    let own = crate::own_files::list(req.package_dir.as_deref());
+    let grants = plan::landlock_grants::grants(&req.policy, &own, scratch.as_slice())?;
+    req.policy.landlock_writable_dirs = Some(grants.dirs.clone());
     plan::landlock::build(
         &PlanRequest {
             command: &req.command,
@@ -112,10 +122,12 @@ fn build_landlock_plan(req: &SpawnRequest, abi: u32, resolved: &Path, limits: &L
             runner_fds: true,
             terminal: req.pty.is_some(),
             rlimits: &limits.rlimits,
-            own_files: &crate::own_files::list(req.package_dir.as_deref()),
+            own_files: &own,
             proxy: None,
         },
         abi,
+        &grants,
+        scratch,
     )
 }
 
