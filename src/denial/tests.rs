@@ -769,6 +769,16 @@ fn landlock_grants_decide_what_was_writable() {
     let out = CommandOutput { exit_code: Some(1), signal: None, stdout: "", stderr: "touch: cannot touch 'newtop': Permission denied\n", aggregated: "", cwd: None };
     let d = classify_sandbox_denial(SandboxType::Landlock, &out, Some(&ctx)).expect("a denial");
     assert_eq!((d.reason, d.path.as_deref()), (DenialReason::PermissionDenied, Some("/ws/newtop")));
+    for (stderr, path) in [
+        ("PermissionError: [Errno 13] Permission denied: '/ws/venv'\n", "/ws/venv"),
+        ("Error: EACCES: permission denied, open '/ws/package-lock.json'\n", "/ws/package-lock.json"),
+        ("mkdir: cannot create directory '/tmp/x': Permission denied\n", "/tmp/x"),
+        ("rm: cannot remove 'src': Permission denied\n", "/ws/src"),
+    ] {
+        let o = CommandOutput { stderr, ..out };
+        let d = classify_sandbox_denial(SandboxType::Landlock, &o, Some(&ctx)).unwrap_or_else(|| panic!("{stderr}"));
+        assert_eq!(d.path.as_deref(), Some(path), "{stderr}");
+    }
     let ordinary = CommandOutput { stderr: "touch: cannot touch 'src/x': Permission denied\n", ..out };
     assert_eq!(classify_sandbox_denial(SandboxType::Landlock, &ordinary, Some(&ctx)), None, "inside a granted directory: ordinary");
     // The same from the resolved policy the runner sets.

@@ -110,18 +110,29 @@ pub fn build(req: &PlanRequest, abi: u32, grants: &Grants, scratch: Option<&Path
 fn env(req: &PlanRequest, grants: &Grants, scratch: Option<&Path>) -> std::collections::BTreeMap<String, String> {
     let mut env = child_env(req, SandboxType::Landlock);
     let Some(scratch) = scratch.and_then(Path::to_str) else { return env };
-    let tmpdir = env.get("TMPDIR").filter(|t| t.starts_with('/')).cloned().unwrap_or_else(|| "/tmp".into());
-    let tmp_root = std::fs::canonicalize(&tmpdir).unwrap_or_else(|_| PathBuf::from(&tmpdir));
-    if req.policy.tmp == TmpMode::Writable && !grants.creatable(&tmp_root) {
+    if req.policy.tmp == TmpMode::Writable && !grants.creatable(&tmp_root(&env)) {
         env.insert("TMPDIR".into(), scratch.into());
     }
-    let writable = |p: &Path| grants.dirs.iter().any(|d| p.starts_with(d));
-    let npm_cache = env.get("HOME").map(|h| std::fs::canonicalize(h).unwrap_or_else(|_| PathBuf::from(h)).join(".npm"));
-    let npm_chosen = env.keys().any(|k| k.eq_ignore_ascii_case("npm_config_cache"));
-    if req.policy.mode == SandboxMode::WorkspaceWrite && !npm_chosen && !npm_cache.is_some_and(|c| writable(&c)) {
+    if req.policy.mode == SandboxMode::WorkspaceWrite && !npm_cache_writable(&env, grants) {
         env.insert("npm_config_cache".into(), format!("{scratch}/npm-cache"));
     }
     env
+}
+
+/// The directory `mktemp` would use: `TMPDIR`, else `/tmp` (canonical, as the roots are).
+fn tmp_root(env: &std::collections::BTreeMap<String, String>) -> PathBuf {
+    let tmpdir = env.get("TMPDIR").filter(|t| t.starts_with('/')).map_or("/tmp", String::as_str);
+    std::fs::canonicalize(tmpdir).unwrap_or_else(|_| PathBuf::from(tmpdir))
+}
+
+/// npm's cache is chosen by the caller (`npm_config_cache`, any case), or `~/.npm` is writable.
+fn npm_cache_writable(env: &std::collections::BTreeMap<String, String>, grants: &Grants) -> bool {
+    if env.keys().any(|k| k.eq_ignore_ascii_case("npm_config_cache")) {
+        return true;
+    }
+    let Some(home) = env.get("HOME") else { return false };
+    let cache = std::fs::canonicalize(home).unwrap_or_else(|_| PathBuf::from(home)).join(".npm");
+    grants.dirs.iter().any(|d| cache.starts_with(d))
 }
 
 #[cfg(test)]
@@ -146,5 +157,31 @@ mod tests {
         p.unix_sockets = UnixSockets::Only(vec![root.join("s.sock")]);
         let rules = unsupported_rules(&p).join("\n");
         assert!(rules.contains("sandbox.denyRead entry") && rules.contains("sandbox.tmp: 'private'") && rules.contains("allowUnixSockets"), "{rules}");
+    }
+
+    #[test]
+    fn tmpdir_and_npm_cache_go_to_the_runs_directory_only_where_needed() {
+        let (t, home, scratch) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let (tmp, home) = (t.path().canonicalize().unwrap(), home.path().canonicalize().unwrap());
+        let p = policy(&tmp);
+        let mut vars = std::collections::BTreeMap::new();
+        vars.insert("TMPDIR".to_string(), tmp.to_str().unwrap().to_string());
+        vars.insert("HOME".to_string(), home.to_str().unwrap().to_string());
+        let cmd = vec!["true".to_string()];
+        let req = PlanRequest { command: &cmd, cwd: &tmp, env: &vars, policy: &p, platform: crate::platform::Platform::Linux, bwrap: None, resolved_program: None, helper: None, runner_fds: true, terminal: false, rlimits: &[], own_files: &[] };
+        let s = scratch.path().to_str().unwrap();
+        let split = Grants { split: vec![tmp.clone()], ..Grants::default() };
+        let e = env(&req, &split, Some(scratch.path()));
+        assert_eq!(e["TMPDIR"], s, "TMPDIR takes no new entries");
+        assert_eq!(e["npm_config_cache"], format!("{s}/npm-cache"), "~/.npm is not writable");
+        let whole = Grants { dirs: vec![tmp.clone(), home.clone()], ..Grants::default() };
+        let e = env(&req, &whole, Some(scratch.path()));
+        assert_eq!(e["TMPDIR"], tmp.to_str().unwrap());
+        assert!(!e.contains_key("npm_config_cache"), "~/.npm lies in a granted directory");
+        let mut chosen = vars.clone();
+        chosen.insert("NPM_CONFIG_CACHE".to_string(), "/elsewhere".to_string());
+        let req = PlanRequest { env: &chosen, ..req };
+        assert!(!env(&req, &split, Some(scratch.path())).contains_key("npm_config_cache"), "the caller's choice");
+        assert_eq!(env(&req, &split, None)["TMPDIR"], tmp.to_str().unwrap(), "no directory of the run's own: nothing changes");
     }
 }
