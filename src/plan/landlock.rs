@@ -54,6 +54,14 @@ pub fn unsupported_rules(policy: &ResolvedPolicy) -> Vec<String> {
     out
 }
 
+/// What this policy loses at `abi` beyond `sandspawn_helper::landlock::not_enforced` (which depends
+/// on the ABI alone): with the network off but Unix sockets allowed, bwrap's network namespace keeps
+/// the host's abstract sockets out of reach; Landlock scopes them only from ABI 6.
+pub fn policy_not_enforced(policy: &ResolvedPolicy, abi: u32) -> Vec<String> {
+    let abstract_reachable = abi < 6 && !policy.network && policy.unix_sockets == UnixSockets::All;
+    abstract_reachable.then(|| "abstract-unix-socket-scope".to_string()).into_iter().collect()
+}
+
 /// The plan, given the run's write grants and its own directory (`scratch`, granted in `grants`).
 pub fn build(req: &PlanRequest, abi: u32, grants: &Grants, scratch: Option<&Path>) -> Result<LaunchPlan> {
     let policy = req.policy;
@@ -183,5 +191,17 @@ mod tests {
         let req = PlanRequest { env: &chosen, ..req };
         assert!(!env(&req, &split, Some(scratch.path())).contains_key("npm_config_cache"), "the caller's choice");
         assert_eq!(env(&req, &split, None)["TMPDIR"], tmp.to_str().unwrap(), "no directory of the run's own: nothing changes");
+    }
+
+    #[test]
+    fn abstract_sockets_are_reported_where_only_a_namespace_would_hide_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut p = policy(&std::fs::canonicalize(dir.path()).unwrap());
+        assert!(policy_not_enforced(&p, 5).is_empty(), "no Unix socket at all: nothing to scope");
+        p.unix_sockets = UnixSockets::All;
+        assert_eq!(policy_not_enforced(&p, 5), ["abstract-unix-socket-scope"]);
+        assert!(policy_not_enforced(&p, 6).is_empty(), "Landlock scopes them from ABI 6");
+        p.network = true;
+        assert!(policy_not_enforced(&p, 5).is_empty(), "with the network on bwrap shares them too");
     }
 }

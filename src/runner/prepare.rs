@@ -75,6 +75,7 @@ pub fn prepare(req: &mut SpawnRequest) -> Result<Prepared> {
             if !req.policy.tool_caches.explicit {
                 req.policy.tool_caches = crate::tool_caches::ToolCaches::none();
             }
+            details.not_enforced.extend(plan::landlock::policy_not_enforced(&req.policy, abi));
             if req.policy.mode == SandboxMode::WorkspaceWrite {
                 scratch = Some(super::scratch::Scratch::create(&std::env::temp_dir())?);
             }
