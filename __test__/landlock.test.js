@@ -125,6 +125,12 @@ test('a timeout kills the whole tree', { skip: noOuter }, () => {
   assert.deepStrictEqual(scenario('timeoutKillsTree').result, { timedOut: true, signal: 'SIGTERM' })
 })
 
+test("the user's other terminals and the host's devices cannot be read; / and /dev list", { skip: noOuter }, () => {
+  const { result } = scenario('devices')
+  assert.match(result.pts, /^\/dev\/pts\/\d+$/)
+  assert.strictEqual(result.stdout, 'pts-denied\nroot-listed\ndev-listed\nurandom-read\netc-read\n', result.stderr)
+})
+
 test('a policy Landlock cannot express is refused, naming the rule', { skip: noOuter }, () => {
   const { result } = scenario('unsupported')
   assert.match(result.denyRead, /^ERR_SANDBOX_UNSUPPORTED: .*sandbox\.denyRead entry/)

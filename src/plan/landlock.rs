@@ -4,7 +4,8 @@
 //! hidden or narrowed below a granted tree cannot be expressed; such a policy is refused, naming
 //! the rule, instead of being run with less than it asks for.
 //!
-//! What it grants: read and execute everywhere (as bwrap's read-only `/`); write as
+//! What it grants: read and execute everywhere but in `/dev` (as bwrap's read-only `/` and its
+//! minimal `/dev`, see `readable`); write as
 //! `landlock_grants` computes it (the writable roots, split around what stays read-only, and the
 //! run's own directory); write to the harmless devices bwrap's `/dev` has.
 //!
@@ -54,6 +55,18 @@ pub fn unsupported_rules(policy: &ResolvedPolicy) -> Vec<String> {
     out
 }
 
+/// The read rules: every entry of `/` but `/dev`, and of `/dev` only the devices bwrap's `--dev`
+/// has (`/` itself only lists, see `LandlockSteps::list`). The host's other devices stay closed as
+/// in bwrap's minimal `/dev`: the user's other terminals (`/dev/pts/N`, whose input a reader would
+/// take), disks (a uid that owns them reads every file through them), `/dev/kmsg`, input devices.
+fn readable() -> Result<Vec<String>> {
+    let entries = std::fs::read_dir("/").map_err(|e| SandboxError::unsupported(format!("cannot list / for the Landlock rules: {e}")))?;
+    let mut out: Vec<String> = entries.flatten().map(|e| e.path()).filter(|p| p != Path::new("/dev")).map(|p| path_arg(&p)).collect::<Result<_>>()?;
+    out.sort();
+    out.extend(DEVICES.iter().filter(|d| Path::new(d).exists()).map(|d| d.to_string()));
+    Ok(out)
+}
+
 /// What this policy loses at `abi` beyond `sandspawn_helper::landlock::not_enforced` (which depends
 /// on the ABI alone): with the network off but Unix sockets allowed, bwrap's network namespace keeps
 /// the host's abstract sockets out of reach; Landlock scopes them only from ABI 6.
@@ -92,7 +105,7 @@ pub fn build(req: &PlanRequest, abi: u32, grants: &Grants, scratch: Option<&Path
         Sockets::None
     };
     let runner = req.runner_fds;
-    let landlock = LandlockSteps { abi, read: vec!["/".into()], write, sockets, control_fd: runner.then_some(CONTROL_FD) };
+    let landlock = LandlockSteps { abi, list: vec!["/".into()], read: readable()?, write, sockets, control_fd: runner.then_some(CONTROL_FD) };
     let steps = Steps { report_fd: runner.then_some(REPORT_FD), rlimits: req.rlimits.to_vec(), landlock: Some(landlock), ..Steps::default() };
     let mut args = steps.to_args();
     args.extend(req.command.iter().cloned());
