@@ -127,7 +127,7 @@ pub fn build(req: &PlanRequest, abi: u32, grants: &Grants, scratch: Option<&Path
 
 /// The command's environment: the plan's usual one, `TMPDIR` in the run's own directory when the
 /// temporary directory it would use takes no new entries, npm's cache there when its own is not
-/// writable (unless the caller chose where those go).
+/// writable.
 fn env(req: &PlanRequest, grants: &Grants, scratch: Option<&Path>) -> std::collections::BTreeMap<String, String> {
     let mut env = child_env(req, SandboxType::Landlock);
     let Some(scratch) = scratch.and_then(Path::to_str) else { return env };
@@ -135,6 +135,7 @@ fn env(req: &PlanRequest, grants: &Grants, scratch: Option<&Path>) -> std::colle
         env.insert("TMPDIR".into(), scratch.into());
     }
     if req.policy.mode == SandboxMode::WorkspaceWrite && !npm_cache_writable(&env, grants) {
+        env.retain(|k, _| !k.eq_ignore_ascii_case("npm_config_cache"));
         env.insert("npm_config_cache".into(), format!("{scratch}/npm-cache"));
     }
     env
@@ -146,14 +147,14 @@ fn tmp_root(env: &std::collections::BTreeMap<String, String>) -> PathBuf {
     std::fs::canonicalize(tmpdir).unwrap_or_else(|_| PathBuf::from(tmpdir))
 }
 
-/// npm's cache is chosen by the caller (`npm_config_cache`, any case), or `~/.npm` is writable.
+/// Where npm caches (`npm_config_cache` in any case, as `npm test` exports it, else `~/.npm`) is
+/// writable here. When it is not, npm would fail at its first cache write, so the plan points it at
+/// the run's own directory instead, whoever chose the other place.
 fn npm_cache_writable(env: &std::collections::BTreeMap<String, String>, grants: &Grants) -> bool {
-    if env.keys().any(|k| k.eq_ignore_ascii_case("npm_config_cache")) {
-        return true;
-    }
-    let Some(home) = env.get("HOME") else { return false };
-    let cache = std::fs::canonicalize(home).unwrap_or_else(|_| PathBuf::from(home)).join(".npm");
-    grants.dirs.iter().any(|d| cache.starts_with(d))
+    let chosen = env.iter().find(|(k, _)| k.eq_ignore_ascii_case("npm_config_cache")).map(|(_, v)| PathBuf::from(v));
+    let Some(cache) = chosen.or_else(|| env.get("HOME").map(|h| Path::new(h).join(".npm"))) else { return false };
+    let cache = std::fs::canonicalize(&cache).unwrap_or(cache);
+    cache.is_absolute() && grants.dirs.iter().any(|d| cache.starts_with(d))
 }
 
 #[cfg(test)]
@@ -199,10 +200,14 @@ mod tests {
         let e = env(&req, &whole, Some(scratch.path()));
         assert_eq!(e["TMPDIR"], tmp.to_str().unwrap());
         assert!(!e.contains_key("npm_config_cache"), "~/.npm lies in a granted directory");
+        // A cache the caller named (as `npm test` exports it) that is not writable here: replaced.
         let mut chosen = vars.clone();
-        chosen.insert("NPM_CONFIG_CACHE".to_string(), "/elsewhere".to_string());
+        chosen.insert("NPM_CONFIG_CACHE".to_string(), home.join(".npm").to_str().unwrap().to_string());
         let req = PlanRequest { env: &chosen, ..req };
-        assert!(!env(&req, &split, Some(scratch.path())).contains_key("npm_config_cache"), "the caller's choice");
+        let e = env(&req, &split, Some(scratch.path()));
+        assert_eq!((e.get("NPM_CONFIG_CACHE"), &e["npm_config_cache"]), (None, &format!("{s}/npm-cache")));
+        let e = env(&req, &whole, Some(scratch.path()));
+        assert!(!e.contains_key("npm_config_cache") && e.contains_key("NPM_CONFIG_CACHE"), "a writable one is kept");
         assert_eq!(env(&req, &split, None)["TMPDIR"], tmp.to_str().unwrap(), "no directory of the run's own: nothing changes");
     }
 
