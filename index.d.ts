@@ -225,7 +225,10 @@ export interface SandboxDetails {
   landlockAbi: number | null
   /** Guarantees the mechanism does not give; empty for bwrap and Seatbelt. Landlock mode:
    * `'pid-isolation'`, `'ipc-isolation'`, `'private-proc'`, and below ABI 5 `'device-ioctl'`,
-   * below ABI 6 `'signal-scope'`. */
+   * below ABI 6 `'signal-scope'` (and on a run with the network off but `allowUnixSockets: true`,
+   * `'abstract-unix-socket-scope'`). Read-only paths inside writable directories are enforced in
+   * every mode (in the Landlock mode by granting the directories that hold one entry by entry:
+   * they take no new entries; see the README). */
   notEnforced: string[]
 }
 

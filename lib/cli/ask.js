@@ -34,8 +34,8 @@ async function runAsking(sandspawn, command, options, attach) {
   const result = await sandspawn.runWithEscalation(command, {
     ...options,
     signal: controller.signal,
-    approve: ({ denial }) => {
-      process.stderr.write(denialLine(denial, options) + '\n')
+    approve: ({ denial, result: first }) => {
+      process.stderr.write(denialLine(denial, options, first.sandboxType) + '\n')
       announced = true
       return askYesNo('Run again without the sandbox? [y/N]')
     },

@@ -31,6 +31,11 @@ pub struct ResolvedPolicy {
     pub tool_caches: crate::tool_caches::ToolCaches,
     /// `protectedNames` (validated; the defaults when not given).
     pub protected_names: Vec<String>,
+    /// The Landlock mode's run only: the directories the command could change whole (see
+    /// `plan::landlock_grants`; a writable root split around a read-only path is not among them, its
+    /// unprotected subdirectories are). The denial classifier judges by these, not by the roots.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub landlock_writable_dirs: Option<Vec<PathBuf>>,
     /// What the walk for planted configuration saw before the run (see `planted`); compared with
     /// the tree after the run to report `hostRisks`.
     #[serde(skip)]

@@ -1,5 +1,5 @@
 //! What runs on the host beside one run's command: the keeper of the names that must stay absent
-//! at the writable roots' tops (bwrap runs), and the network allow-list's proxy; and, once the
+//! at the writable roots' tops (bwrap and Landlock runs), and the network allow-list's proxy; and, once the
 //! command has exited, the check for what the sandbox could not prevent (`hostRisks`).
 
 use std::os::fd::OwnedFd;
@@ -22,8 +22,9 @@ impl SideServices {
     /// and the proxy, which serves the listener the helper sends over `bridge` (Linux) or the one
     /// bound on the host's loopback for the plan (macOS; see `network::for_run`).
     pub fn start(req: &SpawnRequest, sandbox: SandboxType, bridge: Option<OwnedFd>, loopback: Option<Loopback>) -> Result<SideServices> {
+        // The Landlock mode too: its roots' tops stay creatable (`plan::landlock_grants`).
         let keeper = match sandbox {
-            SandboxType::Bwrap => {
+            SandboxType::Bwrap | SandboxType::Landlock => {
                 let tops: Vec<std::path::PathBuf> = req.policy.writable_roots.iter().map(|r| r.root.clone()).collect();
                 crate::planted::keeper::start(&req.policy.planted.absent, &tops)
             }

@@ -67,7 +67,7 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
     })
     .await
     .map_err(|e| internal("preparing the sandbox failed", e))?;
-    let Prepared { plan, details, limits, cache_run, bwrap_path, proxy_listener } = prepared?;
+    let Prepared { plan, details, limits, cache_run, bwrap_path, proxy_listener, scratch } = prepared?;
     let sandbox_type = plan.sandbox_type;
     let (child_side, ours) = wire(&req, &plan)?;
     let OurSide { output, stdin, status, report, control: control_end, bridge } = ours;
@@ -104,6 +104,7 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
         tokio::spawn(super::reap::reap_orphans(orphans));
     }
     drop(cache_run);
+    drop(scratch);
     let duration_ms = spawned_at.elapsed().as_secs_f64() * 1000.0;
     let network_denials = services.stop_proxy().await;
 
