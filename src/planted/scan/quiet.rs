@@ -9,8 +9,9 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use super::listing::Stamp;
-use super::{DirState, Found, Index, WalkSpec, Watcher};
+use super::super::listing::Stamp;
+use super::super::watch::Watcher;
+use super::index::{DirKey, DirState, Found, Index, WalkSpec};
 
 /// What a walk of `spec` would find, if nothing changed since `prior`: everything (`report_all`,
 /// the walk before a run) or what changed, nothing (the walk after a run). `None`: walk.
@@ -19,7 +20,7 @@ pub(super) fn findings(prior: &Index, watcher: &Arc<Watcher>, spec: &WalkSpec, r
     if !watcher.quiet_since(counter) || prior.dirs.is_empty() {
         return None;
     }
-    let roots_there = spec.roots.iter().all(|r| prior.dirs.get(&super::DirKey::new(r)).is_some_and(|d| same_inode(r, d)));
+    let roots_there = spec.roots.iter().all(|r| prior.dirs.get(&DirKey::new(r)).is_some_and(|d| same_inode(r, d)));
     if !roots_there {
         return None;
     }
