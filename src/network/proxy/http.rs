@@ -89,7 +89,12 @@ async fn connect(req: Request<Incoming>, ctx: Arc<Context>, slot: Option<OwnedSe
     let tunnel = async move {
         let ctx = idle_ctx;
         if let Ok(upgraded) = hyper::upgrade::on(req).await {
-            super::relay::relay(TokioIo::new(upgraded), upstream, ctx.tunnel_idle).await;
+            // The client's own socket again (hyper hands back what it read past the request), so
+            // the kernel can move the tunnel's bytes.
+            match upgraded.downcast::<TokioIo<TcpStream>>() {
+                Ok(parts) => super::relay::relay_tcp(parts.io.into_inner(), &parts.read_buf, upstream, ctx.tunnel_idle).await,
+                Err(upgraded) => super::relay::relay(TokioIo::new(upgraded), upstream, ctx.tunnel_idle).await,
+            }
         }
         drop(slot);
     };

@@ -9,6 +9,8 @@ mod http;
 mod relay;
 mod resolver;
 mod socks5;
+#[cfg(target_os = "linux")]
+mod splice;
 
 use std::future::Future;
 use std::sync::Arc;
