@@ -57,8 +57,8 @@ pub async fn serve(mut s: TcpStream, ctx: Arc<Context>) {
         Target::Valid(h) => return refuse(&mut s, &ctx, &h.display(), port, Refusal::Malformed).await,
         Target::Invalid(raw) => return refuse(&mut s, &ctx, &sanitize(&raw), port, Refusal::Malformed).await,
     };
-    let upstream = match dial(&ctx, &host, port).await {
-        Ok(u) => u,
+    let upstream = match dial(&ctx, &host, port, Via::Socks5).await {
+        Ok(u) => u.stream,
         Err(DialError::Refused(r)) => return refuse(&mut s, &ctx, &host.display(), port, r).await,
         Err(DialError::Unresolvable(_)) => return reply(&mut s, REP_HOST_UNREACHABLE).await,
         Err(DialError::Unreachable(_)) => return reply(&mut s, REP_REFUSED).await,
