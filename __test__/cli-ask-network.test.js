@@ -61,3 +61,17 @@ test('--ask: Enter refuses; the command sees the refusal (403 naming the flag) a
   assert.match(screen, new RegExp(`--allow-domain ${TARGET}`))
   assert.equal(r.restored, true)
 })
+
+test('the denial line names the flag that fits the refusal: --allow-domain, --allow-private, or none for --deny-domain', async () => {
+  const line = (args) =>
+    new Promise((resolve) => {
+      const p = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'ignore', 'pipe'] })
+      let err = ''
+      p.stderr.on('data', (d) => (err += d))
+      p.on('close', () => resolve(err.split('\n').find((l) => l.startsWith('sandspawn: sandbox denied')) || err))
+    })
+  const curl = (u) => ['--', 'curl', '-sS', '--noproxy', '', '-p', u]
+  assert.match(await line(['--allow-domain', '127.0.0.4', ...curl('http://other.test/')]), /refused other\.test; --allow-domain other\.test would allow it$/)
+  assert.match(await line(['--allow-domain', 'localhost', ...curl('http://localhost:1/')]), /refused localhost \(private_address\): .*--allow-private ADDRESS would allow it$/)
+  assert.match(await line(['--allow-domain', '127.0.0.4', '--deny-domain', 'bad.test', ...curl('http://bad.test/')]), /refused bad\.test \(denied\): it matches a --deny-domain entry, which nothing overrides$/)
+})
