@@ -43,6 +43,8 @@ pub struct Context {
     pub questions: Option<Arc<crate::network::ask::Questions>>,
     /// The proxy requests are forwarded through (`upstreamProxy`); `None`: direct connections.
     pub upstream: Option<crate::network::upstream::Upstream>,
+    /// This run's splice pipes (Linux: `splice::PIPES_PER_RUN`, taken by tunnels moving bytes).
+    pub(super) pipes: Arc<Semaphore>,
     pub(super) token: CancellationToken,
     pub(super) tracker: TaskTracker,
 }

@@ -92,7 +92,7 @@ async fn connect(req: Request<Incoming>, ctx: Arc<Context>, slot: Option<OwnedSe
             // The client's own socket again (hyper hands back what it read past the request), so
             // the kernel can move the tunnel's bytes.
             match upgraded.downcast::<TokioIo<TcpStream>>() {
-                Ok(parts) => super::relay::relay_tcp(parts.io.into_inner(), &parts.read_buf, upstream, ctx.tunnel_idle).await,
+                Ok(parts) => super::relay::relay_tcp(parts.io.into_inner(), &parts.read_buf, upstream, &ctx).await,
                 Err(upgraded) => super::relay::relay(TokioIo::new(upgraded), upstream, ctx.tunnel_idle).await,
             }
         }

@@ -47,6 +47,12 @@ pub struct Extras {
     pub upstream: Option<super::upstream::Upstream>,
 }
 
+/// Splice pipes a run may hold at once (none where tunnels are copied).
+#[cfg(target_os = "linux")]
+const PIPES: usize = splice::PIPES_PER_RUN;
+#[cfg(not(target_os = "linux"))]
+const PIPES: usize = 0;
+
 /// What a finished proxy reports.
 pub struct Finished {
     pub denials: Vec<NetworkDenial>,
@@ -71,6 +77,7 @@ impl RunProxy {
                 credential,
                 questions: extras.questions,
                 upstream: extras.upstream,
+                pipes: Arc::new(Semaphore::new(PIPES)),
                 token: CancellationToken::new(),
                 tracker: TaskTracker::new(),
             }),

@@ -20,25 +20,27 @@ const CHUNK: usize = 64 * 1024;
 
 /// Relay between the client's socket and the upstream's: `early` (what the client sent after its
 /// request, already read by the HTTP parser) goes upstream first.
-pub async fn relay_tcp(client: tokio::net::TcpStream, early: &[u8], mut upstream: tokio::net::TcpStream, idle: Duration) {
+pub async fn relay_tcp(client: tokio::net::TcpStream, early: &[u8], mut upstream: tokio::net::TcpStream, ctx: &super::Context) {
+    let idle = ctx.tunnel_idle;
     if !early.is_empty() && upstream.write_all(early).await.is_err() {
         return;
     }
     #[cfg(target_os = "linux")]
-    if let (Ok(up), Ok(down)) = (super::splice::pipe(), super::splice::pipe()) {
+    {
+        let pipes = &ctx.pipes;
         let started = Instant::now();
         let last = AtomicU64::new(0);
         let moved = || last.store(started.elapsed().as_millis() as u64, Ordering::Relaxed);
         let both = async {
             // A failed direction ends the tunnel; one that ended cleanly waits for the other.
-            let _ = tokio::try_join!(super::splice::pump(&client, &upstream, up, moved), super::splice::pump(&upstream, &client, down, moved));
+            let _ = tokio::try_join!(super::splice::pump(&client, &upstream, pipes, moved), super::splice::pump(&upstream, &client, pipes, moved));
         };
         tokio::select! {
             _ = both => {}
             _ = idle_for(idle, started, &last) => {}
         }
-        return;
     }
+    #[cfg(not(target_os = "linux"))]
     relay(client, upstream, idle).await
 }
 

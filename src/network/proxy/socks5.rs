@@ -66,7 +66,7 @@ pub async fn serve(mut s: TcpStream, ctx: Arc<Context>) {
     if s.write_all(&reply_bytes(REP_SUCCESS)).await.is_err() {
         return;
     }
-    super::relay::relay_tcp(s, &[], upstream, ctx.tunnel_idle).await;
+    super::relay::relay_tcp(s, &[], upstream, &ctx).await;
 }
 
 /// Greeting, method choice (user name and password when `credential` is set, else none) and
