@@ -419,6 +419,12 @@ How each case is measured:
   per-run times from \`$EPOCHREALTIME\`. The ratio column is sandspawn's median (case 1 / 2) over this floor.
   6c compares 6a with the same loop where bwrap execs \`/bin/true\` without the in-sandbox helper (a helper in front
   of bwrap, which opens the offline nsswitch.conf and mask descriptors, stays on both sides).
+- **9**: an HTTP server in a process of its own on 127.0.0.2 sends N bytes; curl downloads them directly on
+  the host (\`--noproxy '*'\`, the baseline), and inside the default read-only sandbox through the run's
+  allow-list proxy as a plain-HTTP request (9a) and through a CONNECT tunnel (9b), the three interleaved
+  (rotating order) in \`bench/network.js\`. Throughput is curl's \`%{speed_download}\`; proxy CPU is the bench
+  process's CPU time during a proxied run per GB (the proxy runs in the addon's threads; curl and the server
+  are other processes). The "p95" columns show the slowest run.
 - **7**: peers from \`bench/peers\` (\`npm run bench:peers\`), each interleaved ABAB with sandspawn in one process;
   ratio = sandspawn / peer. Informational.
 ${analysis ? '\n' + analysis : `
@@ -427,6 +433,27 @@ ${analysis ? '\n' + analysis : `
 (none yet)
 `}`
   fs.writeFileSync(RESULTS_MD, md)
+}
+
+/** Case 9: the network proxy's throughput against direct, per path (bench/network.js). */
+async function networkCases() {
+  const net = require('./network')
+  const spec = QUICK ? { bytes: 128 * 2 ** 20, rounds: 3 } : { bytes: 512 * 2 ** 20, rounds: 7 }
+  progress(`case 9: ${spec.bytes / 2 ** 20} MiB downloads through the network proxy vs direct, ${spec.rounds} interleaved rounds`)
+  let rows
+  try {
+    rows = net.summary(await net.measure(spec))
+  } catch (err) {
+    return errorRow('9', 'network proxy throughput', String(err.message || err).split('\n')[0], '>= 0.80')
+  }
+  const label = { plain: 'plain HTTP body (absolute-form GET)', connect: 'CONNECT tunnel (`curl -p`)' }
+  for (const r of rows) {
+    const id = r.path === 'plain' ? '9a' : '9b'
+    const name = `${spec.bytes / 2 ** 20} MiB through the allow-list proxy, ${label[r.path]}; proxy CPU ${r.cpuSPerGB.toFixed(2)} s/GB`
+    const a = summarize(r.samples)
+    const b = summarize(r.directSamples)
+    row(id, name, { median: fmt.rate(a.median, 'MB/s'), p95: fmt.rate(a.min, 'MB/s') }, 'direct curl on the host', { median: fmt.rate(b.median, 'MB/s'), p95: fmt.rate(b.min, 'MB/s') }, fmt.ratio(r.ratio), '>= 0.80', r.ratio >= 0.8)
+  }
 }
 
 async function main() {
@@ -451,6 +478,7 @@ async function main() {
   }
   await peerCases()
   await ptyCase()
+  if (!ARGS.has('--no-network')) await networkCases()
 
   const elapsedS = (nowMs() - started) / 1000
   const text = table()

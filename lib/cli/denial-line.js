@@ -14,7 +14,7 @@ function denialLine(denial, options, sandboxType) {
 
 function remedy(denial, options, sandboxType) {
   const policy = options.sandbox
-  if (denial.reason === 'network_denied' && denial.host) return `the network policy refused ${denial.host}; --allow-domain ${denial.host} would allow it`
+  if (denial.reason === 'network_denied' && denial.host) return `the network policy refused ${denial.host}${networkRemedy(denial)}`
   if (denial.kind === 'network') {
     if (policy.network === true) return 'the network is already allowed (--network), so something else refused it'
     return 'to allow it, add --network'
@@ -42,6 +42,21 @@ function remedy(denial, options, sandboxType) {
     return `to allow it, add --mode workspace-write (makes ${options.cwd} writable) or --writable ${dir}`
   }
   return `to allow it, add --writable ${dir}`
+}
+
+/** What would allow a refused host, by why the proxy refused it (CLI flags, not API fields). */
+function networkRemedy(denial) {
+  const h = denial.host
+  switch (denial.networkReason) {
+    case 'denied':
+      return ` (denied): it matches a --deny-domain entry, which nothing overrides`
+    case 'private_address':
+      return ` (private_address): it is or resolves to a loopback or private address; --allow-private ADDRESS would allow it`
+    case 'declined':
+      return ` (declined at the question); --allow-domain ${h} would allow it`
+    default:
+      return `; --allow-domain ${h} would allow it`
+  }
 }
 
 function inside(p, dir) {

@@ -6,8 +6,7 @@ use std::os::fd::OwnedFd;
 
 use crate::error::{ErrorCode, Result, SandboxError};
 use crate::network::loopback::Loopback;
-use crate::network::proxy::RunProxy;
-use crate::network::NetworkDenial;
+use crate::network::proxy::{Finished, RunProxy};
 use crate::options::SpawnRequest;
 use crate::planted::{keeper::Keeper, HostRisk};
 use crate::platform::SandboxType;
@@ -30,16 +29,16 @@ impl SideServices {
             }
             _ => None,
         };
-        let proxy = crate::network::for_run::start(&req.policy, bridge, loopback)
-            .map_err(|e| SandboxError::new(ErrorCode::SetupFailed, format!("starting the network allow-list's proxy failed: {e}")))?;
+        let proxy = crate::network::for_run::start(&req.policy, bridge, loopback, req.network_ask.as_ref())?;
         Ok(SideServices { keeper, proxy })
     }
 
-    /// The run is over: close the proxy's listeners and every connection it holds; what it refused.
-    pub async fn stop_proxy(&mut self) -> Vec<NetworkDenial> {
+    /// The run is over: close the proxy's listeners and every connection it holds; what it refused
+    /// and what the caller decided.
+    pub async fn stop_proxy(&mut self) -> Finished {
         match self.proxy.take() {
             Some(p) => p.finish().await,
-            None => Vec::new(),
+            None => Finished { denials: Vec::new(), decisions: Vec::new() },
         }
     }
 

@@ -106,7 +106,7 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
     drop(cache_run);
     drop(scratch);
     let duration_ms = spawned_at.elapsed().as_secs_f64() * 1000.0;
-    let network_denials = services.stop_proxy().await;
+    let network = services.stop_proxy().await;
 
     let truncated = capture.truncated();
     let (omitted_stdout, omitted_stderr) = (capture.stdout.omitted(), capture.stderr.omitted());
@@ -141,7 +141,8 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
         policy: req.policy.clone(),
         sandbox_details: details,
         host_risks,
-        network_denials,
+        network_denials: network.denials,
+        network_decisions: network.decisions,
         pty: shared.terminal.as_ref().map(|t| t.size()),
         limit_exceeded: crate::limits::exceeded(&limits, signal.as_deref()),
         applied_limits: limits.applied,
