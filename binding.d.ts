@@ -91,6 +91,7 @@ export interface NativeResult {
   /** Review mode: the run's change set (`null` otherwise). */
   changeSet: any
   networkDenials: any
+  networkDecisions: any
   /** `{ cols, rows }` for pty runs. */
   pty?: any
   /** `{ memory: 'rlimit', ... }`: each requested limit and its mechanism. */
@@ -102,6 +103,13 @@ export interface NativeResult {
 
 /** The sandspawn core version (for diagnostics). */
 export declare function nativeVersion(): string
+
+/** What `network.onRequest` is asked (index.js adds the run's command). */
+export interface NetworkRequest {
+  host: string
+  port: number
+  protocol: string
+}
 
 /** One chunk of output, as `onOutput` receives it. */
 export interface OutputChunk {
@@ -143,7 +151,7 @@ export declare function showChangeSet(id: string, maxChanges: number): Promise<a
  * Validate the options, then start the command in the background. Throws (synchronously) only for
  * invalid options; everything else is reported by `started()` / `wait()`.
  */
-export declare function startProcess(command: any, options: any, host: HostInfo, entry: string, input?: Buffer | undefined | null, onOutput?: OutputCallback | undefined | null): NativeProcess
+export declare function startProcess(command: any, options: any, host: HostInfo, entry: string, input?: Buffer | undefined | null, onOutput?: OutputCallback | undefined | null, onRequest?: RequestCallback | undefined | null): NativeProcess
 
 /** `{ ok: true, value: report }`, or `{ ok: false, error }` (see `api::tool_cache_store`). */
 export declare function toolCacheStore(options: any | undefined | null, env: Record<string, string>): Promise<any>

@@ -297,7 +297,10 @@ export interface SandboxDetails {
   landlockAbi: number | null
   /** Guarantees the mechanism does not give; empty for bwrap and Seatbelt. Landlock mode:
    * `'pid-isolation'`, `'ipc-isolation'`, `'private-proc'`, and below ABI 5 `'device-ioctl'`,
-   * below ABI 6 `'signal-scope'`. */
+   * below ABI 6 `'signal-scope'` (and on a run with the network off but `allowUnixSockets: true`,
+   * `'abstract-unix-socket-scope'`). Read-only paths inside writable directories are enforced in
+   * every mode (in the Landlock mode by granting the directories that hold one entry by entry:
+   * they take no new entries; see the README). */
   notEnforced: string[]
 }
 
@@ -342,6 +345,50 @@ export interface NetworkPolicy {
   /** Addresses or CIDR ranges (`'127.0.0.2'`, `'10.0.0.0/8'`, `'[fd00::1]'`) the proxy may connect
    * to although the address guard would refuse them. */
   allowPrivateAddresses?: string[]
+  /**
+   * Asked, while the request waits, about a host on neither list that passed the address guard
+   * (so never about a `deniedDomains` host or a private address; the host's name is resolved
+   * first for that check). `allow` / `deny` answer this request; `allow-run` / `deny-run` every
+   * request of the run for that host and port (asked once, however many requests come, also
+   * concurrent ones). No answer within `requestTimeoutMs`, a throw, a rejection or any other value:
+   * denied (and a `SANDSPAWN_CALLBACK_ERROR` warning). At most 4 questions of a run are open at
+   * once; more wait their turn. Every decision is listed in `SpawnResult.networkDecisions`.
+   */
+  onRequest?: (request: NetworkRequest) => NetworkDecisionKind | Promise<NetworkDecisionKind>
+  /** How long a request waits for `onRequest` (ms, default 60000), then it is denied. */
+  requestTimeoutMs?: number
+  /**
+   * The proxy sandspawn's proxy forwards through: `'http://[user:password@]host:port'` (CONNECT for
+   * tunnels and SOCKS5, absolute-form requests for plain HTTP, `Proxy-Authorization: Basic` from
+   * the URL's credentials). Default: the host process's `https_proxy`/`HTTPS_PROXY` (tunnels),
+   * `http_proxy`/`HTTP_PROXY` (plain HTTP), `ALL_PROXY` for either, and `NO_PROXY` for hosts that go
+   * direct. `false`: always direct. It never widens the policy: lists, `onRequest` and the address
+   * guard decide first (a name the host resolves to a refused address is refused; a name it cannot
+   * resolve is the upstream's to resolve). Only `http://` proxies (`https://`, `socks5://`:
+   * `ERR_SANDBOX_UNSUPPORTED`, also when they come from the environment).
+   */
+  upstreamProxy?: string | false
+}
+
+/** What `NetworkPolicy.onRequest` is asked. */
+export interface NetworkRequest {
+  host: string
+  port: number
+  protocol: 'http' | 'connect' | 'socks5'
+  /** The run's command (the argv it was started with). */
+  command: string[]
+}
+
+export type NetworkDecisionKind = 'allow' | 'deny' | 'allow-run' | 'deny-run'
+
+/** One answer for a host (`SpawnResult.networkDecisions`). */
+export interface NetworkDecision {
+  host: string
+  port: number
+  decision: NetworkDecisionKind
+  /** `callback`: `onRequest` answered; `timeout`: it did not within `requestTimeoutMs`; `error`: it
+   * threw, rejected or answered no decision. `timeout` and `error` are always `deny`. */
+  source: 'callback' | 'timeout' | 'error'
 }
 
 /** One kind of request the network proxy refused, with how often. */
@@ -355,8 +402,8 @@ export interface NetworkDenial {
    * `connection_limit`: the run already held its 256 proxy connections (open tunnels included);
    * `unauthenticated` (macOS): the request lacked the run's proxy credential, the user name and
    * password in the proxy URLs the command was given (a tool that drops them, or another local
-   * process). */
-  reason: 'not_allowed' | 'denied' | 'private_address' | 'malformed' | 'connection_limit' | 'unauthenticated'
+   * process); `declined`: on neither list, and `onRequest` answered deny (or failed, or timed out). */
+  reason: 'not_allowed' | 'denied' | 'private_address' | 'malformed' | 'connection_limit' | 'unauthenticated' | 'declined'
   count: number
 }
 
@@ -385,6 +432,10 @@ export interface SandboxDenial {
   snippet: string
   /** The refused host for `network_denied`, else null. */
   host: string | null
+  /** `network_denied` only: why the proxy refused it (`NetworkDenial.reason`). */
+  networkReason?: NetworkDenial['reason']
+  /** `network_denied` only: what would allow it, in words naming the option and the CLI flag. */
+  fix?: string
 }
 
 /** 'landlock': Linux without user namespaces, opt-in (`linux.allow`), Landlock + seccomp + a supervisor; see `sandboxDetails.notEnforced`. */
@@ -433,6 +484,8 @@ export interface SpawnResult {
   /** What the network allow-list's proxy refused, aggregated per host, port, via and reason
    * (always present; `[]` when `network` is a boolean). */
   networkDenials: NetworkDenial[]
+  /** Every answer `network.onRequest` gave (or timed out, or failed to give), in order; `[]` without it. */
+  networkDecisions: NetworkDecision[]
   /** pty runs only: the terminal's size at the end. */
   pty?: { cols: number; rows: number }
   /** Each requested limit and what enforced it, e.g. `{ cpuTime: 'rlimit' }`; `{}` without limits. */

@@ -14,27 +14,79 @@ const OUTER = require('./fixtures/ladder-bwrap').ladderBwrap()
 const noOuter = OUTER.path === null && OUTER.reason
 const inner = path.join(__dirname, 'fixtures', 'landlock-inner.js')
 
-function setup() {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'sandspawn-ll-')))
+// Root in a container has Docker's default capabilities (not CAP_SYS_ADMIN), in the outer sandbox
+// as in `docker run`.
+const DOCKER_CAPS = ['CHOWN', 'DAC_OVERRIDE', 'FSETID', 'FOWNER', 'MKNOD', 'NET_RAW', 'SETGID', 'SETUID', 'SETFCAP', 'SETPCAP', 'NET_BIND_SERVICE', 'SYS_CHROOT', 'KILL', 'AUDIT_WRITE']
+// The unprivileged user of these tests (see scripts/test.js unprivilegedPass).
+const UID = 64125
+const isRoot = process.getuid() === 0
+const otherUser = require('./fixtures/other-user')
+const noUser = noOuter || (isRoot ? otherUser.cannotRunAs(UID) ?? outerCannotRunAs(UID) : 'needs root to switch to another user')
+
+/** The outer bwrap as `user` runs it: the bundled one from the copy of the package it can read. */
+function outerBwrap(user) {
+  if (!user || OUTER.source !== 'bundled') return OUTER.path
+  return path.join(otherUser.stagedCheckout(), path.basename(OUTER.path))
+}
+
+/** Why `uid` cannot start the outer sandbox here, or false. */
+function outerCannotRunAs(uid) {
+  try {
+    execFileSync('setpriv', [`--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', outerBwrap(uid), '--unshare-user', '--disable-userns', '--ro-bind', '/', '/', 'true'], { stdio: 'pipe' })
+    return false
+  } catch (e) {
+    return `uid ${uid} cannot start the outer bwrap ${outerBwrap(uid)}: ${String(e.stderr || e.message).trim()}`
+  }
+}
+
+/** A workspace (with a `.git`, a read-only candidate `ro.txt` and `src/`, unless `fresh`) and a
+ * directory outside it, both in a fresh directory in `base` (the host's temporary directory, a
+ * writable root itself with the default `tmp`). */
+function setup(fresh, base = os.tmpdir()) {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(base, 'sandspawn-ll-')))
   const ws = path.join(dir, 'ws')
   const outside = path.join(dir, 'outside')
   fs.mkdirSync(path.join(ws, 'src'), { recursive: true })
-  fs.mkdirSync(path.join(ws, '.git', 'hooks'), { recursive: true })
+  if (!fresh) {
+    fs.mkdirSync(path.join(ws, '.git', 'hooks'), { recursive: true })
+    fs.writeFileSync(path.join(ws, '.git', 'config'), '[core]\n\tbare = false\n')
+    fs.writeFileSync(path.join(ws, 'ro.txt'), 'keep\n')
+  }
   fs.mkdirSync(outside)
   fs.writeFileSync(path.join(outside, 'ro'), 'keep')
   return { dir, ws, outside }
 }
 
-function scenario(name, env = {}) {
-  const { dir, ws, outside } = setup()
+/**
+ * Runs scenario `name` of fixtures/landlock-inner.js inside an outer bwrap that blocks user
+ * namespaces, as root with Docker's default capabilities, or (`user`) as that uid, which runs a copy
+ * of the package it can read, with a home of its own.
+ */
+function scenario(name, { env = {}, user = null, fresh = false, base } = {}) {
+  const { dir, ws, outside } = setup(fresh, base)
+  let script = inner
+  let home = null
+  const caps = user ? [] : ['--cap-drop', 'ALL', ...DOCKER_CAPS.flatMap((c) => ['--cap-add', `CAP_${c}`])]
+  const tmp = os.tmpdir()
+  const outer = ['--unshare-user', '--unshare-pid', '--disable-userns', ...caps, '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--bind', tmp, tmp, '--bind', dir, dir]
+  if (user) {
+    script = path.join(otherUser.stagedCheckout(), '__test__', 'fixtures', 'landlock-inner.js')
+    home = fs.mkdtempSync('/var/tmp/sandspawn-ll-home-')
+    execFileSync('chown', ['-R', `${user}:${user}`, dir, home])
+    outer.push('--bind', home, home)
+  }
+  const node = [process.execPath, script, ws, outside, '-', name]
+  const [cmd, args] = user ? ['setpriv', [`--reuid=${user}`, `--regid=${user}`, '--clear-groups', outerBwrap(user), ...outer, '--', ...node]] : [OUTER.path, [...outer, '--', ...node]]
   try {
-    const out = execFileSync(OUTER.path, ['--unshare-user', '--unshare-pid', '--disable-userns', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--bind', dir, dir, '--', process.execPath, inner, ws, outside, '-', name], {
-      env: { ...process.env, ...env },
+    const out = execFileSync(cmd, args, {
+      env: { ...process.env, ...(home ? { HOME: home } : {}), ...env },
       encoding: 'utf8',
+      timeout: 240_000,
     })
-    return { result: JSON.parse(out.trim().split('\n').pop()), outside }
+    return { result: JSON.parse(out.trim().split('\n').pop()), outside, ws, dir }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true })
+    if (home) fs.rmSync(home, { recursive: true, force: true })
   }
 }
 
@@ -46,7 +98,7 @@ test('without the opt-in, runs fail closed where user namespaces are blocked', {
 })
 
 test('writes: inside the roots succeed, outside fail, .git stays protected, SANDSPAWN_LINUX_ALLOW is not passed in', { skip: noOuter }, () => {
-  const { result } = scenario('writes', { SANDSPAWN_LINUX_ALLOW: 'bwrap,landlock' })
+  const { result } = scenario('writes', { env: { SANDSPAWN_LINUX_ALLOW: 'bwrap,landlock' } })
   assert.strictEqual(result.type, 'landlock')
   assert.ok(result.details.landlockAbi >= 3)
   assert.ok(result.details.notEnforced.includes('pid-isolation'))
@@ -73,6 +125,12 @@ test('a timeout kills the whole tree', { skip: noOuter }, () => {
   assert.deepStrictEqual(scenario('timeoutKillsTree').result, { timedOut: true, signal: 'SIGTERM' })
 })
 
+test("the user's other terminals and the host's devices cannot be read; / and /dev list", { skip: noOuter }, () => {
+  const { result } = scenario('devices')
+  assert.match(result.pts, /^\/dev\/pts\/\d+$/)
+  assert.strictEqual(result.stdout, 'pts-denied\nroot-listed\ndev-listed\nurandom-read\netc-read\n', result.stderr)
+})
+
 test('a policy Landlock cannot express is refused, naming the rule', { skip: noOuter }, () => {
   const { result } = scenario('unsupported')
   assert.match(result.denyRead, /^ERR_SANDBOX_UNSUPPORTED: .*sandbox\.denyRead entry/)
@@ -90,7 +148,7 @@ test('the filter has the bwrap modes\' baseline; the supervisor cannot be traced
   for (const name of ['surface', 'borrow-init']) {
     execFileSync('cc', ['-O1', '-o', path.join(bin, name), path.join(__dirname, 'security', 'attacks', `${name}.c`)])
   }
-  const { result } = scenario('kernelSurface', { SANDSPAWN_ATTACKS: bin })
+  const { result } = scenario('kernelSurface', { env: { SANDSPAWN_ATTACKS: bin } })
   const surface = lines(result.surface)
   for (const name of ['keyctl', 'add_key', 'request_key', 'bpf', 'perf_event_open', 'userfaultfd', 'io_uring_setup', 'name_to_handle_at', 'open_by_handle_at', 'unshare-user', 'unshare-ns', 'clone-newuser', 'setns', 'mount', 'open_tree', 'fsopen', 'kexec_load', 'init_module', 'ioctl-tiocsti', 'ioctl-tioclinux']) {
     assert.strictEqual(surface[name], 'EPERM', `${name}\n${result.surface}${result.stderr}`)
@@ -112,4 +170,73 @@ function hasCc() {
   } catch {
     return false
   }
+}
+
+// Issue 30, as root in a container and as an unprivileged user: the cases below run for both.
+const USERS = [['as root with Docker\'s capabilities', { user: null, skip: noOuter }], [`as uid ${UID}`, { user: UID, skip: noUser }]]
+
+for (const [who, { user, skip }] of USERS) {
+  test(`${who}: read-only carve-outs hold in a workspace inside /tmp and inside a writableRoots entry`, { skip }, () => {
+    const { result } = scenario('carveOuts', { user })
+    for (const where of ['underTmp', 'underWritableRoot']) {
+      const r = result[where]
+      assert.ok(r, JSON.stringify(result))
+      assert.strictEqual(r.type, 'landlock', JSON.stringify(r))
+      const expected = ['config denied', 'hook denied', 'hooks-renamed denied', 'git-renamed denied', 'read-only-path denied', 'workspace-renamed denied', 'inside written']
+      assert.deepStrictEqual(r.stdout.trim().split('\n'), expected, `${where}: ${r.stdout}${r.stderr}`)
+      assert.deepStrictEqual(r.hostRisks, [], where)
+    }
+    assert.strictEqual(result.after.config, '[core]\n\tbare = false\n')
+    assert.deepStrictEqual(result.after.hooks, [])
+    assert.strictEqual(result.after.ro, 'keep\n')
+    assert.deepStrictEqual(result.after.dir, ['outside', 'ws'])
+  })
+
+  test(`${who}: ordinary work in a fresh workspace: the top, mktemp, git init, npm init/pack/install, python3 -m venv`, { skip }, () => {
+    // Not in /tmp: the workspace is the only root that holds it (issue 30's second reproduction).
+    const { result } = scenario('ordinaryWork', { user, fresh: true, base: '/var/tmp' })
+    assert.strictEqual(result.type, 'landlock')
+    assert.strictEqual(result.uid, user ?? 0)
+    const steps = ['top', 'mktemp', 'git-init', 'npm-init', 'npm-pack', 'npm-install', 'venv']
+    assert.deepStrictEqual(result.stdout.trim().split('\n'), steps.map((s) => `${s} ok`), result.stdout + result.stderr)
+    // git init in a subdirectory is a repository created in the workspace: reported, as with bwrap.
+    assert.deepStrictEqual(result.hostRisks.map((h) => h.kind), ['repository-created'], JSON.stringify(result.hostRisks))
+  })
+
+  test(`${who}: missing protected names created by the command are moved aside and reported`, { skip }, () => {
+    const { result, ws } = scenario('missingNames', { user, fresh: true, base: '/var/tmp' })
+    assert.strictEqual(result.exitCode, 0, result.stderr)
+    const reported = new Set(result.hostRisks.map(([kind, p]) => `${kind} ${path.relative(ws, p)}`))
+    for (const r of ['protected-name-created .envrc', 'protected-name-created .vscode', 'repository-created .git', 'repository-created sub/.git']) {
+      assert.ok(reported.has(r), `${r} in ${[...reported].join(', ')}`)
+    }
+    assert.deepStrictEqual(result.after.filter((n) => !n.includes('.sandspawn-held-')), ['src', 'sub'], result.after.join(' '))
+  })
+
+  test(`${who}: what the Landlock mode refuses is a denial naming the path, and escalation asks`, { skip }, () => {
+    const { result, ws, outside } = scenario('denials', { user })
+    const expect = { gitConfig: path.join(ws, '.git', 'config'), topOfRepository: path.join(ws, 'newtop'), outside: path.join(outside, 'x') }
+    for (const [name, p] of Object.entries(expect)) {
+      const r = result[name]
+      assert.notStrictEqual(r.exitCode, 0, name)
+      assert.ok(r.denial, `${name}: ${JSON.stringify(r)}`)
+      assert.strictEqual(r.denial.reason, 'permission_denied', name)
+      assert.strictEqual(r.denial.path, p, name)
+      assert.deepStrictEqual(r.again, r.denial, `${name}: classifySandboxDenial(result) agrees`)
+    }
+    assert.deepStrictEqual(result.escalation, { escalated: true, asked: result.escalation.asked, exitCode: 0 })
+    assert.strictEqual(result.escalation.asked.path, path.join(ws, 'escalated'))
+    // The CLI's line says why (not "add --writable" for a directory that is writable).
+    assert.match(result.cli.stderr, /sandbox denied this command \(permission_denied: .*\/clitop\); in the Landlock mode a directory that holds a read-only path \(such as \.git\) takes no new entries/, result.cli.stderr)
+  })
+
+  test(`${who}: a workspace with a .git in /tmp: /tmp's top is refused, mktemp works in a directory of the run's own`, { skip }, () => {
+    const { result } = scenario('tmpAroundWorkspace', { user })
+    const made = (result.stdout.match(/^mktemp (.*)$/m) || [])[1]
+    assert.ok(made, result.stdout + result.stderr)
+    assert.notStrictEqual(path.dirname(made), result.tmpRoot, 'not directly in the shared directory')
+    assert.match(path.basename(path.dirname(made)), /^sandspawn-run-/)
+    assert.match(result.stdout, /^top-denied$/m)
+    assert.strictEqual(result.privateGone, true, 'removed after the run')
+  })
 }

@@ -9,7 +9,8 @@
  * Every case runs in its own Node process (bench/worker.js) so that heaps and RSS peaks do not mix.
  * The two sides of a latency case are interleaved (ABAB, alternating who goes first).
  *
- *   node bench/run.js [--quick] [--no-peers] [--no-write]
+ *   node bench/run.js [--quick] [--no-peers] [--no-network] [--no-review] [--no-write]
+ *   node bench/run.js --only-review [--quick]   # case 10 alone, printed, RESULTS.md untouched
  *   SANDSPAWN_BENCH_PKG=/path/to/a/built/sandspawn node bench/run.js   # bench another build
  *
  * Numbers are only meaningful with a release build of the addon (the table says which it loaded).
@@ -142,7 +143,7 @@ async function latencyCases() {
 }
 
 async function reviewCases() {
-  for (const [id, files] of [['9a', 0], ['9b', 20_000]]) {
+  for (const [id, files] of [['10a', 0], ['10b', 20_000]]) {
     progress(`case ${id}: /bin/true in workspace-write, direct vs workspace: 'review', ${files} files in the workspace`)
     const r = await worker('review', { warmup: N.warmup, iterations: N.iterations, files })
     const name = `workspace: 'review' against workspace-write (direct), \`/bin/true\`, ${files.toLocaleString('en')} files in the workspace`
@@ -434,10 +435,16 @@ How each case is measured:
   per-run times from \`$EPOCHREALTIME\`. The ratio column is sandspawn's median (case 1 / 2) over this floor.
   6c compares 6a with the same loop where bwrap execs \`/bin/true\` without the in-sandbox helper (a helper in front
   of bwrap, which opens the offline nsswitch.conf and mask descriptors, stays on both sides).
+- **9**: an HTTP server in a process of its own on 127.0.0.2 sends N bytes; curl downloads them directly on
+  the host (\`--noproxy '*'\`, the baseline), and inside the default read-only sandbox through the run's
+  allow-list proxy as a plain-HTTP request (9a) and through a CONNECT tunnel (9b), the three interleaved
+  (rotating order) in \`bench/network.js\`. Throughput is curl's \`%{speed_download}\`; proxy CPU is the bench
+  process's CPU time during a proxied run per GB (the proxy runs in the addon's threads; curl and the server
+  are other processes). The "p95" columns show the slowest run.
 - **7**: peers from \`bench/peers\` (\`npm run bench:peers\`), each interleaved ABAB with sandspawn in one process;
   ratio = sandspawn / peer. Informational.
-- **9**: \`/bin/true\` with \`sandbox: 'workspace-write'\` against \`{ mode: 'workspace-write', workspace: 'review' }\`
-  in a fresh workspace under /var/tmp (9a empty, 9b 20,000 files in 100 directories), ABAB, each review run
+- **10**: \`/bin/true\` with \`sandbox: 'workspace-write'\` against \`{ mode: 'workspace-write', workspace: 'review' }\`
+  in a fresh workspace under /var/tmp (10a empty, 10b 20,000 files in 100 directories), ABAB, each review run
   beginning a new change set (discarded after it, untimed). Target: review costs at most 2 ms more at the median.
 ${analysis ? '\n' + analysis : `
 ## Analysis
@@ -445,6 +452,27 @@ ${analysis ? '\n' + analysis : `
 (none yet)
 `}`
   fs.writeFileSync(RESULTS_MD, md)
+}
+
+/** Case 9: the network proxy's throughput against direct, per path (bench/network.js). */
+async function networkCases() {
+  const net = require('./network')
+  const spec = QUICK ? { bytes: 128 * 2 ** 20, rounds: 3 } : { bytes: 512 * 2 ** 20, rounds: 7 }
+  progress(`case 9: ${spec.bytes / 2 ** 20} MiB downloads through the network proxy vs direct, ${spec.rounds} interleaved rounds`)
+  let rows
+  try {
+    rows = net.summary(await net.measure(spec))
+  } catch (err) {
+    return errorRow('9', 'network proxy throughput', String(err.message || err).split('\n')[0], '>= 0.80')
+  }
+  const label = { plain: 'plain HTTP body (absolute-form GET)', connect: 'CONNECT tunnel (`curl -p`)' }
+  for (const r of rows) {
+    const id = r.path === 'plain' ? '9a' : '9b'
+    const name = `${spec.bytes / 2 ** 20} MiB through the allow-list proxy, ${label[r.path]}; proxy CPU ${r.cpuSPerGB.toFixed(2)} s/GB`
+    const a = summarize(r.samples)
+    const b = summarize(r.directSamples)
+    row(id, name, { median: fmt.rate(a.median, 'MB/s'), p95: fmt.rate(a.min, 'MB/s') }, 'direct curl on the host', { median: fmt.rate(b.median, 'MB/s'), p95: fmt.rate(b.min, 'MB/s') }, fmt.ratio(r.ratio), '>= 0.80', r.ratio >= 0.8)
+  }
 }
 
 async function main() {
@@ -459,6 +487,10 @@ async function main() {
     process.exit(1)
   }
 
+  if (ARGS.has('--only-review')) {
+    await reviewCases()
+    return console.log(`\n${table()}\n\nload average after: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`)
+  }
   const lat = await latencyCases()
   await parallelCase()
   await outputCases()
@@ -469,7 +501,8 @@ async function main() {
   }
   await peerCases()
   await ptyCase()
-  await reviewCases()
+  if (!ARGS.has('--no-network')) await networkCases()
+  if (!ARGS.has('--no-review')) await reviewCases()
 
   const elapsedS = (nowMs() - started) / 1000
   const text = table()

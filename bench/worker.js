@@ -259,7 +259,7 @@ const cases = {
   },
 
   /**
-   * Case 9: `/bin/true` in workspace-write, direct against `workspace: 'review'` (a new change set
+   * Case 10: `/bin/true` in workspace-write, direct against `workspace: 'review'` (a new change set
    * each run, discarded after it, untimed), ABAB, in a workspace of `files` files.
    */
   async review({ warmup = 20, iterations = 200, files = 0 }) {

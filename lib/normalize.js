@@ -1,6 +1,7 @@
 'use strict'
 
 const { invalid } = require('./errors')
+const { takeOnRequest } = require('./network-ask')
 
 /** Options the JavaScript layer consumes itself (functions, signals, bytes). */
 const JS_ONLY = new Set(['signal', 'onOutput', 'input', 'approve'])
@@ -21,6 +22,7 @@ function normalizeOptions(options) {
     throw invalid('options', `expected an object, got ${Array.isArray(options) ? 'an array' : typeof options}`)
   }
   const data = {}
+  let onRequest
   for (const key of Object.keys(options)) {
     const value = options[key]
     if (value === undefined || JS_ONLY.has(key)) continue
@@ -38,6 +40,10 @@ function normalizeOptions(options) {
         if (typeof v === 'number' && !Number.isFinite(v)) throw invalid(`options.limits.${name}`, `must be a positive integer, got ${v}`)
       }
       data[key] = Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined))
+      continue
+    }
+    if (key === 'sandbox') {
+      ;({ sandbox: data.sandbox, onRequest } = takeOnRequest(value))
       continue
     }
     if (key === 'env' && value !== null && typeof value === 'object') {
@@ -59,7 +65,7 @@ function normalizeOptions(options) {
     else if (raw instanceof Uint8Array) input = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength)
     else throw invalid('options.input', `must be a string, Buffer or Uint8Array, got ${raw === null ? 'null' : typeof raw}`)
   }
-  return { data, signal, onOutput, input, extendEnv: options.extendEnv !== false }
+  return { data, signal, onOutput, input, onRequest, extendEnv: options.extendEnv !== false }
 }
 
 const { isMainThread } = require('node:worker_threads')

@@ -4,6 +4,7 @@ const native = require('../binding.js')
 const { SandboxError, AbortError, invalid, fromRecord, fromThrown } = require('./errors')
 const { normalizeOptions, hostInfo, safeCallback } = require('./normalize')
 const { TerminalListeners } = require('./terminal-listeners')
+const { asker } = require('./network-ask')
 
 /** Each result's resolved policy, for `classifySandboxDenial(result)` and escalation rules. */
 const resolvedPolicies = new WeakMap()
@@ -32,6 +33,7 @@ function toSpawnResult(raw) {
     hostRisks: raw.hostRisks ?? [],
     changeSet: raw.changeSet ?? null,
     networkDenials: raw.networkDenials ?? [],
+    networkDecisions: raw.networkDecisions ?? [],
     appliedLimits: raw.appliedLimits,
     limitExceeded: raw.limitExceeded ?? null,
     resourceUsage: raw.resourceUsage,
@@ -59,7 +61,8 @@ function launch(command, options, entry) {
   let handle
   try {
     const onOutput = terminal ? terminal.dispatch : safeCallback(opts.onOutput)
-    handle = native.startProcess(command, opts.data, hostInfo(opts.extendEnv), entry, opts.input, onOutput)
+    const onRequest = opts.onRequest && asker(opts.onRequest, Array.isArray(command) ? command : [])
+    handle = native.startProcess(command, opts.data, hostInfo(opts.extendEnv), entry, opts.input, onOutput, onRequest)
   } catch (err) {
     throw fromThrown(err, 'command/options')
   }

@@ -112,14 +112,13 @@ pub fn classify_sandbox_denial(result: &Value, policy: Option<&Value>) -> Result
     // A SpawnResult of an allow-listed run carries the proxy's refusals: they decide first (not
     // `unauthenticated` ones: another local process's, or a tool's that dropped the proxy URL's
     // credential, which no allowedDomains entry would fix).
-    let refused_host = result
+    let refused = result
         .get("networkDenials")
         .and_then(Value::as_array)
         .and_then(|d| d.iter().find(|d| d.get("reason").and_then(Value::as_str) != Some("unauthenticated")))
-        .and_then(|d| d.get("host"))
-        .and_then(Value::as_str);
-    let network = match refused_host {
-        Some(host) if st != crate::platform::SandboxType::None => crate::denial::network_denial(&out, host),
+        .and_then(|d| Some((d.get("host")?.as_str()?, crate::network::policy::Refusal::named(d.get("reason")?.as_str()?)?)));
+    let network = match refused {
+        Some((host, why)) if st != crate::platform::SandboxType::None => crate::denial::network_denial(&out, host, why),
         _ => None,
     };
     let denial = network.or_else(|| classify(st, &out, ctx.as_ref()));

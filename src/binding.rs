@@ -106,6 +106,7 @@ pub struct NativeResult {
     /// Review mode: the run's change set (`null` otherwise).
     pub change_set: Value,
     pub network_denials: Value,
+    pub network_decisions: Value,
     /// `{ cols, rows }` for pty runs.
     pub pty: Option<Value>,
     /// `{ memory: 'rlimit', ... }`: each requested limit and its mechanism.
@@ -146,6 +147,7 @@ impl From<crate::runner::RunResult> for NativeResult {
             host_risks: serde_json::to_value(&r.host_risks).unwrap_or_else(|_| Value::Array(Vec::new())),
             change_set: serde_json::to_value(&r.change_set).unwrap_or(Value::Null),
             network_denials: serde_json::to_value(&r.network_denials).unwrap_or(Value::Array(Vec::new())),
+            network_decisions: serde_json::to_value(&r.network_decisions).unwrap_or(Value::Array(Vec::new())),
             pty: r.pty.map(|p| json!({ "cols": p.cols, "rows": p.rows })),
             applied_limits: r.applied_limits.iter().map(|(l, m)| (l.as_str().to_string(), serde_json::to_value(m).unwrap_or(Value::Null))).collect::<serde_json::Map<_, _>>().into(),
             limit_exceeded: r.limit_exceeded.map(|l| l.as_str().to_string()),
@@ -206,6 +208,32 @@ impl OutputSink for JsSink {
     }
 }
 
+/// What `network.onRequest` is asked (index.js adds the run's command).
+#[napi(object)]
+pub struct NetworkRequest {
+    pub host: String,
+    pub port: u32,
+    pub protocol: String,
+}
+
+/// index.js wraps the user's callback so that it never throws and always resolves with a
+/// decision's name, or with `'error'` (a callback that failed: denied).
+type RequestCallback = ThreadsafeFunction<NetworkRequest, napi::bindgen_prelude::Promise<String>, NetworkRequest, Status, false, true>;
+
+/// Asks JavaScript; the proxy bounds how long it waits (`requestTimeoutMs`).
+struct JsAsker(Arc<RequestCallback>);
+
+impl crate::network::ask::Asker for JsAsker {
+    fn ask(&self, q: crate::network::ask::Question) -> Pin<Box<dyn Future<Output = std::result::Result<crate::network::ask::Decision, String>> + Send>> {
+        let callback = self.0.clone();
+        Box::pin(async move {
+            let req = NetworkRequest { host: q.host, port: u32::from(q.port), protocol: q.protocol.as_str().to_string() };
+            let answer = callback.call_async(req).await.map_err(|e| e.to_string())?.await.map_err(|e| e.to_string())?;
+            crate::network::ask::Decision::parse(&answer).ok_or(answer)
+        })
+    }
+}
+
 /// A process started by sandspawn (internal; wrapped by `SandboxedProcess` in index.js).
 #[napi]
 pub struct NativeProcess {
@@ -222,9 +250,11 @@ pub fn start_process(
     entry: String,
     input: Option<Buffer>,
     on_output: Option<OutputCallback>,
+    on_request: Option<RequestCallback>,
 ) -> napi::Result<NativeProcess, ErrorCode> {
     let entry = if entry == "start" { Entry::Start } else { Entry::Spawn };
-    let req = parse_spawn_options(&command, &options, &host.into(), entry, input.map(|b| b.to_vec())).map_err(js_error)?;
+    let mut req = parse_spawn_options(&command, &options, &host.into(), entry, input.map(|b| b.to_vec())).map_err(js_error)?;
+    req.network_ask = on_request.map(|cb| crate::network::ask::AskHandle(Arc::new(JsAsker(Arc::new(cb)))));
     let sink: Option<Arc<dyn OutputSink>> =
         on_output.map(|cb| Arc::new(JsSink { callback: Arc::new(cb), permits: Arc::new(tokio::sync::Semaphore::new(IN_FLIGHT)) }) as Arc<dyn OutputSink>);
     let (handle, driver) = runner::launch(req, sink);

@@ -74,6 +74,8 @@ pub struct SpawnRequest {
     pub limits: crate::limits::Limits,
     /// The directory the JavaScript facade was loaded from (see `own_files`).
     pub package_dir: Option<PathBuf>,
+    /// Who answers for hosts on neither list (`network.onRequest`, set by the binding).
+    pub network_ask: Option<crate::network::ask::AskHandle>,
 }
 
 pub fn parse_command(value: &Value) -> Result<Vec<String>> {
@@ -243,7 +245,7 @@ pub fn parse_spawn_options(command: &Value, options: &Value, host: &HostContext,
     // With a terminal, `write()` goes to the terminal: stdin is always a "pipe".
     let stdin = if pty.is_some() { StdinMode::Pipe } else { stdin };
     let package_dir = host.package_dir.clone();
-    Ok(SpawnRequest { command, cwd, env, policy, platform, timeout, kill_signal, force_kill_after, max_buffer, stdin, linux, pty, limits, package_dir })
+    Ok(SpawnRequest { command, cwd, env, policy, platform, timeout, kill_signal, force_kill_after, max_buffer, stdin, linux, pty, limits, package_dir, network_ask: None })
 }
 
 /// `linux: { allow?: Array<'bwrap' | 'landlock'>, bundledBwrap?: boolean }`. Accepted on every

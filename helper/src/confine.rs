@@ -64,9 +64,9 @@ pub fn prepare(ll: &LandlockSteps) -> Result<Prepared, Failure> {
         return Err(setup(e, format!("creating the Landlock ruleset failed: {}", describe(e))));
     }
     let ruleset_fd = fd as i32;
-    let rules = ll.read.iter().map(|p| (p, false)).chain(ll.write.iter().map(|p| (p, true)));
-    for (path, writable) in rules {
-        if let Err(f) = add_rule(ruleset_fd, path, writable, abi) {
+    let rules = ll.list.iter().map(|p| (p, Access::List)).chain(ll.read.iter().map(|p| (p, Access::Read))).chain(ll.write.iter().map(|p| (p, Access::Write)));
+    for (path, access) in rules {
+        if let Err(f) = add_rule(ruleset_fd, path, access, abi) {
             unsafe { libc::close(ruleset_fd) };
             return Err(f);
         }
@@ -77,28 +77,46 @@ pub fn prepare(ll: &LandlockSteps) -> Result<Prepared, Failure> {
     Ok(Prepared { ruleset_fd, filter })
 }
 
-/// One rule. A writable path is opened without following a final symlink, and a symlink is
-/// skipped: the plan listed a real entry, and one swapped for a link since must not lend its
-/// rights to the link's target (stricter, never weaker).
-fn add_rule(ruleset_fd: i32, path: &str, writable: bool, abi: u32) -> Result<(), Failure> {
+/// What a rule grants on its tree.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Access {
+    /// Listing directories (no file content).
+    List,
+    /// Reading, listing, executing.
+    Read,
+    /// Everything the ABI handles.
+    Write,
+}
+
+/// One rule. A path gone since the plan was built grants nothing. A writable path is opened
+/// without following a final symlink, and a symlink is skipped: the plan listed a real entry, and
+/// one swapped for a link since must not lend its rights to the link's target (stricter, never
+/// weaker).
+fn add_rule(ruleset_fd: i32, path: &str, access: Access, abi: u32) -> Result<(), Failure> {
     let c = std::ffi::CString::new(path).map_err(|_| setup(libc::EINVAL, format!("path {path:?} contains a NUL byte")))?;
-    let flags = libc::O_PATH | libc::O_CLOEXEC | if writable { libc::O_NOFOLLOW } else { 0 };
+    let flags = libc::O_PATH | libc::O_CLOEXEC | if access == Access::Write { libc::O_NOFOLLOW } else { 0 };
     let fd = unsafe { libc::open(c.as_ptr(), flags) };
     if fd < 0 {
         let e = last_errno();
-        if writable && e == libc::ENOENT {
-            return Ok(()); // gone since the plan was built: nothing to grant
+        if e == libc::ENOENT {
+            return Ok(());
         }
         return Err(setup(e, format!("opening {path} for a Landlock rule failed: {}", describe(e))));
     }
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
     let is_dir = unsafe { libc::fstat(fd, &mut st) } == 0 && (st.st_mode & libc::S_IFMT) == libc::S_IFDIR;
     let is_link = (st.st_mode & libc::S_IFMT) == libc::S_IFLNK;
-    if is_link {
+    let allowed = match access {
+        Access::Write => landlock::write_rights(abi, is_dir),
+        Access::Read if is_dir => landlock::READ,
+        Access::Read => landlock::READ & landlock::FILE_RIGHTS,
+        Access::List if is_dir => landlock::FS_READ_DIR,
+        Access::List => 0,
+    };
+    if is_link || allowed == 0 {
         unsafe { libc::close(fd) };
         return Ok(());
     }
-    let allowed = if writable { landlock::write_rights(abi, is_dir) } else if is_dir { landlock::READ } else { landlock::READ & landlock::FILE_RIGHTS };
     let attr = PathBeneath { allowed, parent_fd: fd };
     let rc = unsafe { libc::syscall(SYS_ADD_RULE, ruleset_fd as libc::c_long, RULE_PATH_BENEATH, &attr as *const PathBeneath, 0u32) };
     let e = last_errno();

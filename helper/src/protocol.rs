@@ -10,7 +10,7 @@
 //!     [--own-userns [--limit-userns] [--map-ids=UID:GID]] [--controlling-tty] [--rlimit=NAME:SOFT:HARD]...
 //!     [--filter=none|unix|not-unix|all]
 //!     [--report-fd=N] [--net-listen=N]
-//!     [--landlock=ABI --sockets=none|unix|all --control-fd=N --ll-read=PATH... --ll-write=PATH...] -- COMMAND [ARG...]
+//!     [--landlock=ABI --sockets=none|unix|all --control-fd=N --ll-list=PATH... --ll-read=PATH... --ll-write=PATH...] -- COMMAND [ARG...]
 //! sandspawn-helper --version
 //! ```
 
@@ -112,6 +112,9 @@ pub struct Steps {
 pub struct LandlockSteps {
     /// The ABI the plan was built for: the helper refuses to run below it.
     pub abi: u32,
+    /// Trees whose directories the command may list (names only: no file in them is readable by
+    /// this rule), e.g. `/`, so that `/dev` lists while its devices stay closed.
+    pub list: Vec<String>,
     /// Trees readable (and executable) by the command.
     pub read: Vec<String>,
     /// Trees (or single files) writable by the command.
@@ -248,6 +251,7 @@ impl Steps {
             if let Some(fd) = ll.control_fd {
                 args.push(format!("--control-fd={fd}"));
             }
+            args.extend(ll.list.iter().map(|p| format!("--ll-list={p}")));
             args.extend(ll.read.iter().map(|p| format!("--ll-read={p}")));
             args.extend(ll.write.iter().map(|p| format!("--ll-write={p}")));
         }
@@ -269,7 +273,7 @@ impl Steps {
         }
         let mut steps = Steps::default();
         let mut landlock_only = false;
-        let (mut read, mut write, mut sockets, mut control_fd) = (Vec::new(), Vec::new(), crate::seccomp::Sockets::None, None);
+        let (mut list, mut read, mut write, mut sockets, mut control_fd) = (Vec::new(), Vec::new(), Vec::new(), crate::seccomp::Sockets::None, None);
         let mut i = 1;
         while i < args.len() {
             let arg = &args[i];
@@ -277,7 +281,8 @@ impl Steps {
             match text.as_ref() {
                 "--" => {
                     if let Some(ll) = steps.landlock.as_mut() {
-                        (ll.read, ll.write, ll.sockets, ll.control_fd) = (std::mem::take(&mut read), std::mem::take(&mut write), sockets, control_fd);
+                        (ll.list, ll.read, ll.write) = (std::mem::take(&mut list), std::mem::take(&mut read), std::mem::take(&mut write));
+                        (ll.sockets, ll.control_fd) = (sockets, control_fd);
                     }
                     let command = &args[i + 1..];
                     if command.is_empty() {
@@ -293,7 +298,7 @@ impl Steps {
                             return Err("--review, --read-only, --overlay, --cover-dir, --cover-file, --unmount, --own-userns and --filter cannot be combined with --landlock (it has its own filter)".into());
                         }
                     } else if landlock_only {
-                        return Err("--ll-read, --ll-write, --sockets and --control-fd need --landlock".into());
+                        return Err("--ll-list, --ll-read, --ll-write, --sockets and --control-fd need --landlock".into());
                     }
                     if (steps.map_ids.is_some() || steps.limit_userns) && !steps.own_userns {
                         return Err("--map-ids and --limit-userns need --own-userns, which makes the user namespace they set up".into());
@@ -340,6 +345,10 @@ impl Steps {
                     } else if let Some(abi) = text.strip_prefix("--landlock=") {
                         let abi = abi.parse::<u32>().ok().filter(|a| *a >= crate::landlock::MIN_ABI).ok_or_else(bad)?;
                         steps.landlock.get_or_insert_with(LandlockSteps::default).abi = abi;
+                    } else if let Some(path) = text.strip_prefix("--ll-list=").filter(|p| p.starts_with('/')) {
+                        landlock_only = true;
+                        ll_path(arg, &text)?;
+                        list.push(path.to_string());
                     } else if let Some(path) = text.strip_prefix("--ll-read=").filter(|p| p.starts_with('/')) {
                         landlock_only = true;
                         ll_path(arg, &text)?;
@@ -480,7 +489,8 @@ mod tests {
                 report_fd: Some(4),
                 landlock: Some(LandlockSteps {
                     abi: 6,
-                    read: vec!["/".into()],
+                    list: vec!["/".into()],
+                    read: vec!["/usr".into(), "/etc".into()],
                     write: vec!["/w s".into(), "/t=x".into()],
                     sockets: crate::seccomp::Sockets::UnixOnly,
                     control_fd: Some(3),

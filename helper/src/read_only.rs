@@ -9,8 +9,8 @@
 //! must keep (nosuid, nodev, ... locked by the user namespace) come from `fstatvfs` of the bind.
 //!
 //! Each path is opened with `O_PATH | O_NOFOLLOW` and bound through that descriptor; the bind is
-//! then opened again by path and must be the same entry before it is made read-only, and be
-//! read-only after: a path swapped during setup fails the run, never leaves a carve-out writable.
+//! then opened again by path and must be the same entry before it is made read-only (through that
+//! second descriptor): a path swapped during setup fails the run, never leaves a carve-out writable.
 
 use sandspawn_helper::report::{Failure, Stage};
 
@@ -39,16 +39,14 @@ fn bind(path: &str) -> Result<(), Failure> {
     if bound.id != below.id {
         return Err(setup(libc::EXDEV, format!("the read-only path {path} was replaced during setup")));
     }
-    let kept = locked_flags(&bound, path)?;
-    mount(None, &bound.proc_path(), None, libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | kept, None, &format!("making {path} read-only"))?;
-    if locked_flags(&bound, path)? & libc::MS_RDONLY == 0 {
-        return Err(setup(libc::EROFS, format!("{path} is still writable after its read-only remount")));
-    }
-    Ok(())
+    // The bind's own flags (it took those of the mount it was made from), which a remount in a
+    // user namespace must keep; per path, since one filesystem can be mounted with other flags.
+    let flags = locked_flags(&bound, path)?;
+    mount(None, &bound.proc_path(), None, libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | flags, None, &format!("making {path} read-only"))
 }
 
 /// The mount flags of the mount `t` is on, as `MS_*` (a bind remount must keep those a user
-/// namespace locked, or the kernel refuses it).
+/// namespace locked, or the kernel refuses it), read-only dropped: the remount adds it.
 fn locked_flags(t: &Target, path: &str) -> Result<libc::c_ulong, Failure> {
     // SAFETY: a zeroed statvfs is valid; `t.fd` is open.
     let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
@@ -57,7 +55,6 @@ fn locked_flags(t: &Target, path: &str) -> Result<libc::c_ulong, Failure> {
         return Err(setup(e, format!("reading the mount flags of {path} failed: {}", describe(e))));
     }
     let map = [
-        (libc::ST_RDONLY, libc::MS_RDONLY),
         (libc::ST_NOSUID, libc::MS_NOSUID),
         (libc::ST_NODEV, libc::MS_NODEV),
         (libc::ST_NOEXEC, libc::MS_NOEXEC),

@@ -4,6 +4,7 @@
 
 const readline = require('node:readline')
 const { denialLine } = require('./denial-line')
+const { NetworkPrompt } = require('./network-prompt')
 
 /** Ask a yes/no question on the terminal; Ctrl-C at the prompt exits 130. */
 function askYesNo(question) {
@@ -32,15 +33,35 @@ async function runAsking(sandspawn, command, options, attach) {
   attach({ kill: () => controller.abort() })
   let announced = false
   const result = await sandspawn.runWithEscalation(command, {
-    ...options,
+    ...withNetworkQuestions(options),
     signal: controller.signal,
-    approve: ({ denial }) => {
-      process.stderr.write(denialLine(denial, options) + '\n')
+    approve: ({ denial, result: first }) => {
+      process.stderr.write(denialLine(denial, options, first.sandboxType) + '\n')
       announced = true
+      // The person refused that host at the question already: not asked again in other words.
+      if (denial.networkReason === 'declined') return false
       return askYesNo('Run again without the sandbox? [y/N]')
     },
   })
   return { result, announced }
+}
+
+/**
+ * With an allow-list, the proxy's questions about unknown hosts are asked on the terminal while the
+ * command runs (see ./network-prompt), its output held while a question is on the screen.
+ */
+function withNetworkQuestions(options) {
+  const network = options.sandbox && options.sandbox.network
+  if (network === null || typeof network !== 'object') return options
+  const onOutput = options.onOutput
+  // --json prints no live output: only the questions reach the terminal then.
+  const write = (stream, data) => (onOutput ? onOutput({ stream, data }) : process.stderr.write(data))
+  const prompt = new NetworkPrompt({ input: process.stdin, write })
+  return {
+    ...options,
+    sandbox: { ...options.sandbox, network: { ...network, onRequest: prompt.onRequest } },
+    onOutput: onOutput ? (chunk) => prompt.output(chunk.stream, chunk.data) : undefined,
+  }
 }
 
 module.exports = { runAsking }

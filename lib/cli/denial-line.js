@@ -6,15 +6,15 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { printable } = require('./printable')
 
-/** `options`: the spawn options the CLI built (absolute paths). */
-function denialLine(denial, options) {
+/** `options`: the spawn options the CLI built (absolute paths); `sandboxType`: the result's. */
+function denialLine(denial, options, sandboxType) {
   const what = `${denial.reason}${denial.path ? `: ${denial.path}` : ''}`
-  return printable(`sandspawn: sandbox denied this command (${what}); ${remedy(denial, options)}`)
+  return printable(`sandspawn: sandbox denied this command (${what}); ${remedy(denial, options, sandboxType)}`)
 }
 
-function remedy(denial, options) {
+function remedy(denial, options, sandboxType) {
   const policy = options.sandbox
-  if (denial.reason === 'network_denied' && denial.host) return `the network policy refused ${denial.host}; --allow-domain ${denial.host} would allow it`
+  if (denial.reason === 'network_denied' && denial.host) return `the network policy refused ${denial.host}${networkRemedy(denial)}`
   if (denial.kind === 'network') {
     if (policy.network === true) return 'the network is already allowed (--network), so something else refused it'
     return 'to allow it, add --network'
@@ -33,12 +33,30 @@ function remedy(denial, options) {
     const names = policy.protectedNames ?? require('./options').defaultProtectedNames()
     const name = p.split(path.sep).find((part) => names.includes(part))
     if (name) return `${name} is a protected name (host tools act on it), kept as it is in writable directories; --no-protected-names would allow it`
+    // Landlock cannot carve a read-only path out of a writable directory: the directories that
+    // hold one are granted entry by entry (README, "What the Landlock mode guarantees").
+    if (sandboxType === 'landlock') return 'in the Landlock mode a directory that holds a read-only path (such as .git) takes no new entries and loses none; work in a subdirectory, or run where bwrap works'
   }
   const dir = nearestDirectory(p)
   if (policy.mode !== 'workspace-write' && inside(dir, options.cwd)) {
     return `to allow it, add --mode workspace-write (makes ${options.cwd} writable) or --writable ${dir}`
   }
   return `to allow it, add --writable ${dir}`
+}
+
+/** What would allow a refused host, by why the proxy refused it (CLI flags, not API fields). */
+function networkRemedy(denial) {
+  const h = denial.host
+  switch (denial.networkReason) {
+    case 'denied':
+      return ` (denied): it matches a --deny-domain entry, which nothing overrides`
+    case 'private_address':
+      return ` (private_address): it is or resolves to a loopback or private address; --allow-private ADDRESS would allow it`
+    case 'declined':
+      return ` (declined at the question); --allow-domain ${h} would allow it`
+    default:
+      return `; --allow-domain ${h} would allow it`
+  }
 }
 
 function inside(p, dir) {

@@ -28,7 +28,7 @@ Options:
   --max-processes N, --open-files N     limit the tasks in the sandbox, each process's descriptors
   --cpu-time MS         limit each process's CPU time (milliseconds; whole seconds are enforced)
   --json                print the result, or the error, as JSON on stdout
-  --ask                 after a sandbox denial, ask whether to run again without the sandbox
+  --ask                 on a terminal: ask about hosts not in --allow-domain while it runs; after a denial, ask to rerun unsandboxed
   --no-pty              no pseudo-terminal (default when stdin and stdout are terminals: one)
 
 Exit status: the command's own, or 128+N when it (or sandspawn) got signal N; 125 when the

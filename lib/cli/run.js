@@ -79,7 +79,7 @@ function report(result, { json, values, options, announced, stdinIsTerminal }) {
     return
   }
   if (result.denial && !announced && !result.escalated) {
-    process.stderr.write(require('./denial-line').denialLine(result.denial, options) + '\n')
+    process.stderr.write(require('./denial-line').denialLine(result.denial, options, result.sandboxType) + '\n')
     if (values.ask && !stdinIsTerminal) process.stderr.write('sandspawn: --ask: not asking to run again without the sandbox: stdin is not a terminal\n')
   }
   // A path the command printed that is really in sandspawn's store (npm's log of a failed run).

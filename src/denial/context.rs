@@ -27,6 +27,11 @@ pub struct DenialContext {
     /// file of that name fails with "Is a directory", the policy's doing. Known only from a
     /// resolved policy.
     pub placeholders: Vec<PathBuf>,
+    /// The Landlock mode's grants (`ResolvedPolicy::landlock_writable_dirs`): when known, a path
+    /// was writable only strictly inside one of these directories. Creating, removing or renaming
+    /// an entry needs rights on the directory holding it, which a root split around a read-only
+    /// path does not have.
+    pub landlock_dirs: Option<Vec<PathBuf>>,
 }
 
 impl From<&ResolvedPolicy> for DenialContext {
@@ -52,6 +57,7 @@ impl From<&ResolvedPolicy> for DenialContext {
                 .filter(|m| m.kind == crate::policy::PlaceholderKind::Dir)
                 .map(|m| m.path.clone())
                 .collect(),
+            landlock_dirs: p.landlock_writable_dirs.clone(),
         }
     }
 }
@@ -99,6 +105,7 @@ impl DenialContext {
             cwd: None,
             protect_git: true,
             placeholders: Vec::new(),
+            landlock_dirs: None,
         }
     }
 
@@ -170,6 +177,9 @@ impl DenialContext {
                         ctx.read_only.extend(gits);
                     }
                 }
+                if o.get("landlockWritableDirs").is_some() {
+                    ctx.landlock_dirs = Some(abs_paths(o.get("landlockWritableDirs")));
+                }
                 let tmp = o.get("tmp").and_then(Value::as_str);
                 let tmp_writable = match tmp {
                     Some("writable") | Some("private") => true,
@@ -196,7 +206,11 @@ impl DenialContext {
         if self.mode == SandboxMode::DangerFullAccess {
             return true;
         }
-        self.writable_roots.iter().any(|r| is_under(p, r))
+        let granted = match &self.landlock_dirs {
+            Some(dirs) => dirs.iter().any(|d| p != d && is_under(p, d)),
+            None => self.writable_roots.iter().any(|r| is_under(p, r)),
+        };
+        granted
             && !self.read_only.iter().any(|r| is_under(p, r))
             && !self.is_deny_read(p)
     }

@@ -189,6 +189,8 @@ pub fn classify_sandbox_denial(
                 };
                 return Some(SandboxDenial {
                     host: None,
+                    network_reason: None,
+                    fix: None,
                     reason,
                     kind,
                     path,
@@ -210,6 +212,8 @@ pub fn classify_sandbox_denial(
                     .map(str::to_string);
                 return Some(SandboxDenial {
                     host: None,
+                    network_reason: None,
+                    fix: None,
                     reason: DenialReason::OperationNotPermitted,
                     kind: DenialKind::Network,
                     path,
@@ -229,6 +233,8 @@ pub fn classify_sandbox_denial(
                     path: t.path.map(|p| p.to_string_lossy().into_owned()),
                     snippet: snippet(section, Some(t.line_start)),
                     host: None,
+                    network_reason: None,
+                    fix: None,
                 });
             }
         }
@@ -250,6 +256,8 @@ pub fn classify_sandbox_denial(
                     if ctx.is_deny_read(&abs) {
                         return Some(SandboxDenial {
                             host: None,
+                            network_reason: None,
+                            fix: None,
                             reason: DenialReason::PolicyDenied,
                             kind: DenialKind::Filesystem,
                             path: Some(abs.to_string_lossy().into_owned()),
@@ -272,6 +280,8 @@ pub fn classify_sandbox_denial(
             if let Some(at) = found {
                 return Some(SandboxDenial {
                     host: None,
+                    network_reason: None,
+                    fix: None,
                     reason: DenialReason::NetworkUnreachable,
                     kind: DenialKind::Network,
                     path: None,
@@ -296,6 +306,8 @@ pub fn classify_sandbox_denial(
             .map_or(String::new(), |s| snippet(s, None));
         return Some(SandboxDenial {
             host: None,
+            network_reason: None,
+            fix: None,
             reason: DenialReason::Sigsys,
             kind: DenialKind::Process,
             path: None,

@@ -4,6 +4,7 @@
 
 use super::text::{find_ci, snippet};
 use super::{CommandOutput, DenialKind, DenialReason, SandboxDenial};
+use crate::network::policy::Refusal;
 
 /// What tools print when the proxy refuses (collected from real runs through a refusing proxy; see
 /// `__test__/network.test.js`): curl, git, Python (urllib, requests, pip), wget, npm, and the
@@ -21,7 +22,7 @@ const REFUSAL_TEXTS: &[&str] = &[
 
 /// The verdict for a run that failed (`exitCode` non-zero or a signal) after the proxy refused
 /// `host` (the first refusal the run recorded).
-pub fn network_denial(out: &CommandOutput, host: &str) -> Option<SandboxDenial> {
+pub fn network_denial(out: &CommandOutput, host: &str, why: Refusal) -> Option<SandboxDenial> {
     if out.exit_code == Some(0) {
         return None;
     }
@@ -34,6 +35,8 @@ pub fn network_denial(out: &CommandOutput, host: &str) -> Option<SandboxDenial> 
         path: None,
         snippet: found.unwrap_or_else(|| format!("sandspawn's network proxy refused {host}")),
         host: Some(host.to_string()),
+        network_reason: Some(why.as_str().to_string()),
+        fix: Some(why.remedy(host)),
     })
 }
 
@@ -47,14 +50,17 @@ mod tests {
 
     #[test]
     fn names_the_host_and_quotes_the_tool() {
-        let d = network_denial(&out(56, "curl: (56) CONNECT tunnel failed, response 403\n"), "evil.test").unwrap();
+        let d = network_denial(&out(56, "curl: (56) CONNECT tunnel failed, response 403\n"), "evil.test", Refusal::NotAllowed).unwrap();
         assert_eq!((d.reason, d.kind, d.host.as_deref()), (DenialReason::NetworkDenied, DenialKind::Network, Some("evil.test")));
         assert_eq!(d.snippet, "curl: (56) CONNECT tunnel failed, response 403");
-        let quiet = network_denial(&out(1, ""), "evil.test").unwrap();
+        let quiet = network_denial(&out(1, ""), "evil.test", Refusal::Declined).unwrap();
         assert_eq!(quiet.snippet, "sandspawn's network proxy refused evil.test");
-        assert_eq!(network_denial(&out(0, "403 Forbidden"), "evil.test"), None, "a run that succeeded is no denial");
+        assert_eq!(network_denial(&out(0, "403 Forbidden"), "evil.test", Refusal::NotAllowed), None, "a run that succeeded is no denial");
         let v = serde_json::to_value(&d).unwrap();
         assert_eq!(v["reason"], "network_denied");
         assert_eq!(v["host"], "evil.test");
+        assert_eq!(v["networkReason"], "not_allowed");
+        assert!(v["fix"].as_str().unwrap().contains("--allow-domain evil.test"), "{v}");
+        assert_eq!(serde_json::to_value(&quiet).unwrap()["networkReason"], "declined");
     }
 }

@@ -740,6 +740,7 @@ fn context_from_resolved_policy() {
         protected_names: vec![],
         review: None,
         planted: Default::default(),
+        landlock_writable_dirs: None,
     };
     let ctx = DenialContext::from(&p);
     assert_eq!(ctx.writable_roots, vec![std::path::PathBuf::from("/ws")]);
@@ -750,6 +751,44 @@ fn context_from_resolved_policy() {
     assert!(!ctx.is_writable("/etc/x".as_ref()));
     assert!(ctx.network);
     assert_eq!(ctx.cwd, None);
+}
+
+/// Issue 30: the Landlock mode grants a root split around its `.git` entry by entry, so a new entry
+/// at its top is refused although the root is writable: a denial, judged by the grants.
+#[test]
+fn landlock_grants_decide_what_was_writable() {
+    let policy = json!({
+        "mode": "workspace-write", "writableRoots": [{"root": "/ws", "readOnly": ["/ws/.git"], "missingReadOnly": []}],
+        "landlockWritableDirs": ["/ws/src", "/tmp/sandspawn-run-1"]
+    });
+    let ctx = DenialContext::from_json(&policy).unwrap().with_cwd("/ws");
+    assert!(ctx.is_writable("/ws/src/new".as_ref()));
+    assert!(!ctx.is_writable("/ws/newtop".as_ref()), "the split top takes no new entries");
+    assert!(!ctx.is_writable("/ws/src".as_ref()), "nor loses one");
+    assert!(!ctx.is_writable("/ws/.git/config".as_ref()));
+    assert!(!ctx.is_writable("/tmp/x".as_ref()), "/tmp is not a root of this policy");
+    let out = CommandOutput { exit_code: Some(1), signal: None, stdout: "", stderr: "touch: cannot touch 'newtop': Permission denied\n", aggregated: "", cwd: None };
+    let d = classify_sandbox_denial(SandboxType::Landlock, &out, Some(&ctx)).expect("a denial");
+    assert_eq!((d.reason, d.path.as_deref()), (DenialReason::PermissionDenied, Some("/ws/newtop")));
+    for (stderr, path) in [
+        ("PermissionError: [Errno 13] Permission denied: '/ws/venv'\n", "/ws/venv"),
+        ("Error: EACCES: permission denied, open '/ws/package-lock.json'\n", "/ws/package-lock.json"),
+        ("mkdir: cannot create directory '/tmp/x': Permission denied\n", "/tmp/x"),
+        ("rm: cannot remove 'src': Permission denied\n", "/ws/src"),
+    ] {
+        let o = CommandOutput { stderr, ..out };
+        let d = classify_sandbox_denial(SandboxType::Landlock, &o, Some(&ctx)).unwrap_or_else(|| panic!("{stderr}"));
+        assert_eq!(d.path.as_deref(), Some(path), "{stderr}");
+    }
+    let ordinary = CommandOutput { stderr: "touch: cannot touch 'src/x': Permission denied\n", ..out };
+    assert_eq!(classify_sandbox_denial(SandboxType::Landlock, &ordinary, Some(&ctx)), None, "inside a granted directory: ordinary");
+    // The same from the resolved policy the runner sets.
+    let t = tempfile::tempdir().unwrap();
+    let mut p = crate::plan::test_support::policy(json!({"mode": "workspace-write"}), t.path(), crate::platform::Platform::Linux);
+    p.landlock_writable_dirs = Some(vec!["/ws/src".into()]);
+    let ctx = DenialContext::from(&p);
+    assert!(ctx.is_writable("/ws/src/a".as_ref()) && !ctx.is_writable("/ws/a".as_ref()));
+    assert_eq!(serde_json::to_value(&p).unwrap()["landlockWritableDirs"], json!(["/ws/src"]));
 }
 
 #[test]

@@ -77,4 +77,10 @@ pub struct SandboxDenial {
     pub snippet: String,
     /// The refused host, for `network_denied`.
     pub host: Option<String>,
+    /// Why the proxy refused it (`networkDenials[].reason`), for `network_denied`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub network_reason: Option<String>,
+    /// The option that would allow it, in words (network denials).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix: Option<String>,
 }

@@ -19,6 +19,16 @@ pub enum Via {
     Socks5,
 }
 
+impl Via {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Via::Http => "http",
+            Via::Connect => "connect",
+            Via::Socks5 => "socks5",
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NetworkDenial {

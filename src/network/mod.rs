@@ -5,6 +5,7 @@
 //! helper's `--net-listen` step), on macOS the host's loopback with a per-run credential
 //! (`loopback`, `credential`). `for_run` is what the runner calls.
 
+pub mod ask;
 pub mod bridge;
 pub mod credential;
 pub mod denials;
@@ -14,6 +15,7 @@ pub mod host;
 pub mod loopback;
 pub mod policy;
 pub mod proxy;
+pub mod upstream;
 
 pub use denials::NetworkDenial;
 pub use policy::NetworkPolicy;

@@ -13,6 +13,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::host::{canonical_ip, valid_label, Host};
+use super::upstream::{ProxyUrl, UpstreamSetting};
 use crate::error::{Result, SandboxError};
 use crate::describe::describe;
 
@@ -48,7 +49,14 @@ pub struct NetworkPolicy {
     /// Addresses the proxy may dial although the address guard would refuse them.
     #[serde(serialize_with = "nets_as_strings")]
     pub allow_private_addresses: Vec<IpNet>,
+    /// How long a request waits for `onRequest`'s answer before it is denied.
+    pub request_timeout_ms: u64,
+    /// The proxy requests are forwarded through (`upstreamProxy`).
+    pub upstream_proxy: UpstreamSetting,
 }
+
+/// `requestTimeoutMs` when not given (API.md).
+pub const DEFAULT_REQUEST_TIMEOUT_MS: u64 = 60_000;
 
 fn nets_as_strings<S: serde::Serializer>(nets: &[IpNet], s: S) -> std::result::Result<S::Ok, S::Error> {
     s.collect_seq(nets.iter().map(|n| n.to_string()))
@@ -66,9 +74,19 @@ pub enum Refusal {
     ConnectionLimit,
     /// macOS: the request did not carry the run's proxy credential (`network::credential`).
     Unauthenticated,
+    /// On neither list, and `onRequest` answered deny (or failed, or did not answer in time).
+    Declined,
 }
 
 impl Refusal {
+    const ALL: [Refusal; 7] =
+        [Refusal::NotAllowed, Refusal::Denied, Refusal::PrivateAddress, Refusal::Malformed, Refusal::ConnectionLimit, Refusal::Unauthenticated, Refusal::Declined];
+
+    /// The refusal `as_str` names (a result's `networkDenials[].reason`).
+    pub fn named(s: &str) -> Option<Refusal> {
+        Refusal::ALL.into_iter().find(|r| r.as_str() == s)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Refusal::NotAllowed => "not_allowed",
@@ -77,6 +95,7 @@ impl Refusal {
             Refusal::Malformed => "malformed",
             Refusal::ConnectionLimit => "connection_limit",
             Refusal::Unauthenticated => "unauthenticated",
+            Refusal::Declined => "declined",
         }
     }
 
@@ -96,6 +115,24 @@ impl Refusal {
             Refusal::Unauthenticated => {
                 "the request did not carry this run's proxy credential (the user name and password in the HTTP_PROXY, HTTPS_PROXY and ALL_PROXY URLs); only the sandboxed command may use this proxy"
             }
+            Refusal::Declined => "the host is not in allowedDomains, and the onRequest callback (CLI: --ask) answered deny, failed, or did not answer in time",
+        }
+    }
+
+    /// What the person or program running the command would change to allow `host` (shown as
+    /// the proxy reports it), in the option's own words. For the 403 body and `denial.fix`.
+    pub fn remedy(self, host: &str) -> String {
+        match self {
+            Refusal::NotAllowed | Refusal::Declined => {
+                format!("add '{host}' to sandbox.network.allowedDomains (CLI: --allow-domain {host}), or answer allow from sandbox.network.onRequest (CLI: --ask on a terminal)")
+            }
+            Refusal::Denied => format!("remove the sandbox.network.deniedDomains entry that matches '{host}' (CLI: --deny-domain); no allow rule or answer overrides it"),
+            Refusal::PrivateAddress => format!(
+                "list the address '{host}' is or resolves to in sandbox.network.allowPrivateAddresses (CLI: --allow-private ADDRESS); onRequest is never asked about such addresses"
+            ),
+            Refusal::Malformed => "nothing: send a request that names a valid host and port".into(),
+            Refusal::ConnectionLimit => "close or reuse connections; the limit is per run".into(),
+            Refusal::Unauthenticated => "use the proxy URLs of the command's own environment, which carry the credential".into(),
         }
     }
 }
@@ -123,7 +160,8 @@ impl NetworkPolicy {
         let Value::Object(map) = value else {
             return Err(SandboxError::invalid(option, format!("must be a boolean or a NetworkPolicy object, got {}", describe(value))));
         };
-        const FIELDS: [&str; 3] = ["allowedDomains", "deniedDomains", "allowPrivateAddresses"];
+        // `onRequest` (a function) is taken out by the JavaScript layer before the policy gets here.
+        const FIELDS: [&str; 5] = ["allowedDomains", "deniedDomains", "allowPrivateAddresses", "requestTimeoutMs", "upstreamProxy"];
         if let Some(unknown) = map.keys().find(|k| !FIELDS.contains(&k.as_str())) {
             return Err(SandboxError::invalid(&format!("{option}.{unknown}"), format!("unknown field (known fields: {})", FIELDS.join(", "))));
         }
@@ -153,7 +191,31 @@ impl NetworkPolicy {
                 .iter()
                 .map(|(field, s)| parse_net(s).map_err(|m| SandboxError::invalid(field, m)))
                 .collect::<Result<_>>()?,
+            request_timeout_ms: request_timeout(option, map.get("requestTimeoutMs"))?,
+            upstream_proxy: upstream_setting(option, map.get("upstreamProxy"))?,
         })
+    }
+}
+
+fn request_timeout(option: &str, v: Option<&Value>) -> Result<u64> {
+    match v.filter(|v| !v.is_null()) {
+        None => Ok(DEFAULT_REQUEST_TIMEOUT_MS),
+        Some(Value::Number(n)) if n.as_f64().is_some_and(|f| f.is_finite() && f > 0.0 && f <= 3_600_000.0) => Ok(n.as_f64().unwrap_or(0.0).ceil() as u64),
+        Some(v) => Err(SandboxError::invalid(&format!("{option}.requestTimeoutMs"), format!("must be a number of milliseconds from 1 to 3600000, got {}", describe(v)))),
+    }
+}
+
+fn upstream_setting(option: &str, v: Option<&Value>) -> Result<UpstreamSetting> {
+    let field = format!("{option}.upstreamProxy");
+    match v.filter(|v| !v.is_null()) {
+        None => Ok(UpstreamSetting::FromEnvironment),
+        Some(Value::Bool(false)) => Ok(UpstreamSetting::Off),
+        Some(Value::String(url)) => match ProxyUrl::parse(url) {
+            Ok(u) => Ok(UpstreamSetting::Url(u)),
+            Err((true, m)) => Err(SandboxError::new(crate::error::ErrorCode::Unsupported, format!("options.{field}: {m}"))),
+            Err((false, m)) => Err(SandboxError::invalid(&field, m)),
+        },
+        Some(v) => Err(SandboxError::invalid(&field, format!("must be an http:// proxy URL or false, got {}", describe(v)))),
     }
 }
 

@@ -75,7 +75,7 @@ async fn the_command_reaches_allowed_hosts_with_the_plans_environment_and_nobody
     .unwrap();
     assert_eq!(plan.program.to_str(), Some("/usr/bin/sandbox-exec"));
     assert_eq!(plan.net_ctl_fd, None, "no bridge on macOS");
-    let proxy = for_run::start(&p, None, Some(loopback)).unwrap().expect("the run's proxy");
+    let proxy = for_run::start(&p, None, Some(loopback), None).unwrap().expect("the run's proxy");
 
     // The command: plain HTTP (HTTP_PROXY), a CONNECT tunnel (-p) and SOCKS5 with the same credential.
     let url = |path: &str| format!("http://127.0.0.1:{up}/{path}");
@@ -97,7 +97,7 @@ async fn the_command_reaches_allowed_hosts_with_the_plans_environment_and_nobody
     assert_eq!(socks, 97, "SOCKS5 without the user name and password");
     assert_eq!(requests.load(Ordering::SeqCst), 3, "only the command's three requests reached the upstream");
 
-    let denials = proxy.finish().await;
+    let denials = proxy.finish().await.denials;
     let shown: Vec<(&str, Via, Refusal)> = denials.iter().map(|d| (d.host.as_str(), d.via, d.reason)).collect();
     assert_eq!(
         shown,

@@ -4,22 +4,28 @@
 //! hidden or narrowed below a granted tree cannot be expressed; such a policy is refused, naming
 //! the rule, instead of being run with less than it asks for.
 //!
-//! What it grants: read and execute everywhere (as bwrap's read-only `/`); write in the writable
-//! roots; write to the harmless devices bwrap's `/dev` has. A writable root that holds protected
-//! paths (`.git`, `readOnlyPaths`, sandspawn's own helper) is not granted as a whole: its other
-//! entries are, each on its own, descending into the directories that lead to a protected path.
-//! That is stricter than bwrap: entries cannot be created, removed or renamed directly in such a
-//! directory (only inside its existing subdirectories and files), and symlinks are not followed.
+//! What it grants: read and execute everywhere but in `/dev` (as bwrap's read-only `/` and its
+//! minimal `/dev`, see `readable`); write as
+//! `landlock_grants` computes it (the writable roots, split around what stays read-only, and the
+//! run's own directory); write to the harmless devices bwrap's `/dev` has.
+//!
+//! The run's own directory (made and removed by the runner) gives the command what a split root
+//! cannot: when the temporary directory the command would use takes no new entries (a workspace
+//! with a `.git` inside `/tmp`), `TMPDIR` names the run's directory, so `mktemp` works; and npm,
+//! whose cache stays read-only here (no mounts for private tool caches), gets an empty cache there.
 
 use std::path::Path;
+
+use std::path::PathBuf;
 
 use sandspawn_helper::protocol::{LandlockSteps, Steps};
 use sandspawn_helper::seccomp::Sockets;
 
+use super::landlock_grants::Grants;
 use super::{child_env, path_arg, LaunchPlan, PlanRequest};
 use crate::error::{Result, SandboxError};
 use crate::platform::SandboxType;
-use crate::policy::{ResolvedPolicy, TmpMode, UnixSockets};
+use crate::policy::{ResolvedPolicy, SandboxMode, TmpMode, UnixSockets};
 
 use crate::child_fds::{CONTROL as CONTROL_FD, REPORT as REPORT_FD};
 
@@ -49,7 +55,28 @@ pub fn unsupported_rules(policy: &ResolvedPolicy) -> Vec<String> {
     out
 }
 
-pub fn build(req: &PlanRequest, abi: u32) -> Result<LaunchPlan> {
+/// The read rules: every entry of `/` but `/dev`, and of `/dev` only the devices bwrap's `--dev`
+/// has (`/` itself only lists, see `LandlockSteps::list`). The host's other devices stay closed as
+/// in bwrap's minimal `/dev`: the user's other terminals (`/dev/pts/N`, whose input a reader would
+/// take), disks (a uid that owns them reads every file through them), `/dev/kmsg`, input devices.
+fn readable() -> Result<Vec<String>> {
+    let entries = std::fs::read_dir("/").map_err(|e| SandboxError::unsupported(format!("cannot list / for the Landlock rules: {e}")))?;
+    let mut out: Vec<String> = entries.flatten().map(|e| e.path()).filter(|p| p != Path::new("/dev")).map(|p| path_arg(&p)).collect::<Result<_>>()?;
+    out.sort();
+    out.extend(DEVICES.iter().filter(|d| Path::new(d).exists()).map(|d| d.to_string()));
+    Ok(out)
+}
+
+/// What this policy loses at `abi` beyond `sandspawn_helper::landlock::not_enforced` (which depends
+/// on the ABI alone): with the network off but Unix sockets allowed, bwrap's network namespace keeps
+/// the host's abstract sockets out of reach; Landlock scopes them only from ABI 6.
+pub fn policy_not_enforced(policy: &ResolvedPolicy, abi: u32) -> Vec<String> {
+    let abstract_reachable = abi < 6 && !policy.network && policy.unix_sockets == UnixSockets::All;
+    abstract_reachable.then(|| "abstract-unix-socket-scope".to_string()).into_iter().collect()
+}
+
+/// The plan, given the run's write grants and its own directory (`scratch`, granted in `grants`).
+pub fn build(req: &PlanRequest, abi: u32, grants: &Grants, scratch: Option<&Path>) -> Result<LaunchPlan> {
     let policy = req.policy;
     let refused = unsupported_rules(policy);
     if !refused.is_empty() {
@@ -66,13 +93,8 @@ pub fn build(req: &PlanRequest, abi: u32) -> Result<LaunchPlan> {
     }
     let helper = req.helper.ok_or_else(|| SandboxError::unavailable("sandspawn-helper was not found", "reinstall sandspawn"))?;
     let mut write: Vec<String> = Vec::new();
-    for root in &policy.writable_roots {
-        let mut protected: Vec<&Path> = root.read_only.iter().map(|p| p.as_path()).collect();
-        protected.extend(root.missing_read_only.iter().map(|m| m.path.as_path()));
-        if helper.starts_with(&root.root) {
-            protected.push(helper);
-        }
-        grant(&root.root, &protected, &mut write)?;
+    for p in grants.dirs.iter().chain(&grants.files) {
+        write.push(path_arg(p)?);
     }
     write.extend(DEVICES.iter().filter(|d| Path::new(d).exists()).map(|d| d.to_string()));
     let sockets = if policy.network {
@@ -83,7 +105,7 @@ pub fn build(req: &PlanRequest, abi: u32) -> Result<LaunchPlan> {
         Sockets::None
     };
     let runner = req.runner_fds;
-    let landlock = LandlockSteps { abi, read: vec!["/".into()], write, sockets, control_fd: runner.then_some(CONTROL_FD) };
+    let landlock = LandlockSteps { abi, list: vec!["/".into()], read: readable()?, write, sockets, control_fd: runner.then_some(CONTROL_FD) };
     let steps = Steps { report_fd: runner.then_some(REPORT_FD), rlimits: req.rlimits.to_vec(), landlock: Some(landlock), ..Steps::default() };
     let mut args = steps.to_args();
     args.extend(req.command.iter().cloned());
@@ -91,7 +113,7 @@ pub fn build(req: &PlanRequest, abi: u32) -> Result<LaunchPlan> {
         program: helper.to_path_buf(),
         argv0: crate::helper::FILE_NAME.to_string(),
         args,
-        env: child_env(req, SandboxType::Landlock),
+        env: env(req, grants, scratch),
         cwd: req.cwd.to_path_buf(),
         sandbox_type: SandboxType::Landlock,
         profile: None,
@@ -103,32 +125,36 @@ pub fn build(req: &PlanRequest, abi: u32) -> Result<LaunchPlan> {
     })
 }
 
-/// Write rules for `dir` that leave every `protected` path (and its subtree) read-only: the whole
-/// of `dir` when nothing in it is protected; else each entry on its own, skipping protected ones
-/// and symlinks, descending into the ones that lead to a protected path.
-fn grant(dir: &Path, protected: &[&Path], out: &mut Vec<String>) -> Result<()> {
-    if !protected.iter().any(|p| p.starts_with(dir)) {
-        out.push(path_arg(dir)?);
-        return Ok(());
+/// The command's environment: the plan's usual one, `TMPDIR` in the run's own directory when the
+/// temporary directory it would use takes no new entries, npm's cache there when its own is not
+/// writable.
+fn env(req: &PlanRequest, grants: &Grants, scratch: Option<&Path>) -> std::collections::BTreeMap<String, String> {
+    let mut env = child_env(req, SandboxType::Landlock);
+    let Some(scratch) = scratch.and_then(Path::to_str) else { return env };
+    if req.policy.tmp == TmpMode::Writable && !grants.creatable(&tmp_root(&env)) {
+        env.insert("TMPDIR".into(), scratch.into());
     }
-    let entries = std::fs::read_dir(dir).map_err(|e| {
-        SandboxError::unsupported(format!("cannot list {} to protect the read-only paths in it: {e}", dir.display()))
-    })?;
-    let mut names: Vec<_> = entries.flatten().collect();
-    names.sort_by_key(|e| e.file_name());
-    for e in names {
-        let path = e.path();
-        let Ok(kind) = e.file_type() else { continue };
-        if protected.iter().any(|p| *p == path) || kind.is_symlink() {
-            continue;
-        }
-        if kind.is_dir() {
-            grant(&path, protected, out)?;
-        } else {
-            out.push(path_arg(&path)?);
-        }
+    if req.policy.mode == SandboxMode::WorkspaceWrite && !npm_cache_writable(&env, grants) {
+        env.retain(|k, _| !k.eq_ignore_ascii_case("npm_config_cache"));
+        env.insert("npm_config_cache".into(), format!("{scratch}/npm-cache"));
     }
-    Ok(())
+    env
+}
+
+/// The directory `mktemp` would use: `TMPDIR`, else `/tmp` (canonical, as the roots are).
+fn tmp_root(env: &std::collections::BTreeMap<String, String>) -> PathBuf {
+    let tmpdir = env.get("TMPDIR").filter(|t| t.starts_with('/')).map_or("/tmp", String::as_str);
+    std::fs::canonicalize(tmpdir).unwrap_or_else(|_| PathBuf::from(tmpdir))
+}
+
+/// Where npm caches (`npm_config_cache` in any case, as `npm test` exports it, else `~/.npm`) is
+/// writable here. When it is not, npm would fail at its first cache write, so the plan points it at
+/// the run's own directory instead, whoever chose the other place.
+fn npm_cache_writable(env: &std::collections::BTreeMap<String, String>, grants: &Grants) -> bool {
+    let chosen = env.iter().find(|(k, _)| k.eq_ignore_ascii_case("npm_config_cache")).map(|(_, v)| PathBuf::from(v));
+    let Some(cache) = chosen.or_else(|| env.get("HOME").map(|h| Path::new(h).join(".npm"))) else { return false };
+    let cache = std::fs::canonicalize(&cache).unwrap_or(cache);
+    cache.is_absolute() && grants.dirs.iter().any(|d| cache.starts_with(d))
 }
 
 #[cfg(test)]
@@ -136,44 +162,64 @@ mod tests {
     use super::*;
     use crate::policy::WritableRoot;
 
-    fn policy(root: &Path, read_only: Vec<std::path::PathBuf>) -> ResolvedPolicy {
+    fn policy(root: &Path) -> ResolvedPolicy {
         let mut p = crate::plan::test_support::policy(serde_json::json!({"mode": "workspace-write"}), root, crate::platform::Platform::Linux);
-        p.writable_roots = vec![WritableRoot { root: root.to_path_buf(), read_only, missing_read_only: Vec::new() }];
+        p.writable_roots = vec![WritableRoot { root: root.to_path_buf(), read_only: Vec::new(), missing_read_only: Vec::new() }];
         p
-    }
-
-    #[test]
-    fn protected_paths_split_the_root() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = std::fs::canonicalize(dir.path()).unwrap();
-        for d in [".git/hooks", "src/deep"] {
-            std::fs::create_dir_all(root.join(d)).unwrap();
-        }
-        std::fs::write(root.join("file"), "").unwrap();
-        std::os::unix::fs::symlink("/etc", root.join("link")).unwrap();
-        let mut out = Vec::new();
-        grant(&root, &[&root.join(".git")], &mut out).unwrap();
-        let s = |p: &str| root.join(p).to_str().unwrap().to_string();
-        assert_eq!(out, [s("file"), s("src")], "not the root, not .git, not the symlink");
-        let mut out = Vec::new();
-        grant(&root, &[&root.join("src/deep/x")], &mut out).unwrap();
-        assert_eq!(out, [s(".git"), s("file")], "src/deep leads to the protected path: its (no) other entries");
-        let mut out = Vec::new();
-        grant(&root, &[Path::new("/elsewhere")], &mut out).unwrap();
-        assert_eq!(out, [root.to_str().unwrap()]);
-        let _ = policy(&root, Vec::new());
     }
 
     #[test]
     fn refuses_what_landlock_cannot_express() {
         let dir = tempfile::tempdir().unwrap();
         let root = std::fs::canonicalize(dir.path()).unwrap();
-        let mut p = policy(&root, Vec::new());
+        let mut p = policy(&root);
         assert!(unsupported_rules(&p).is_empty());
         p.deny_read = vec![root.join("secret")];
         p.tmp = TmpMode::Private;
         p.unix_sockets = UnixSockets::Only(vec![root.join("s.sock")]);
         let rules = unsupported_rules(&p).join("\n");
         assert!(rules.contains("sandbox.denyRead entry") && rules.contains("sandbox.tmp: 'private'") && rules.contains("allowUnixSockets"), "{rules}");
+    }
+
+    #[test]
+    fn tmpdir_and_npm_cache_go_to_the_runs_directory_only_where_needed() {
+        let (t, home, scratch) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let (tmp, home) = (t.path().canonicalize().unwrap(), home.path().canonicalize().unwrap());
+        let p = policy(&tmp);
+        let mut vars = std::collections::BTreeMap::new();
+        vars.insert("TMPDIR".to_string(), tmp.to_str().unwrap().to_string());
+        vars.insert("HOME".to_string(), home.to_str().unwrap().to_string());
+        let cmd = vec!["true".to_string()];
+        let req = PlanRequest { command: &cmd, cwd: &tmp, env: &vars, policy: &p, platform: crate::platform::Platform::Linux, bwrap: None, resolved_program: None, helper: None, runner_fds: true, terminal: false, rlimits: &[], own_files: &[], proxy: None };
+        let s = scratch.path().to_str().unwrap();
+        let split = Grants { split: vec![tmp.clone()], ..Grants::default() };
+        let e = env(&req, &split, Some(scratch.path()));
+        assert_eq!(e["TMPDIR"], s, "TMPDIR takes no new entries");
+        assert_eq!(e["npm_config_cache"], format!("{s}/npm-cache"), "~/.npm is not writable");
+        let whole = Grants { dirs: vec![tmp.clone(), home.clone()], ..Grants::default() };
+        let e = env(&req, &whole, Some(scratch.path()));
+        assert_eq!(e["TMPDIR"], tmp.to_str().unwrap());
+        assert!(!e.contains_key("npm_config_cache"), "~/.npm lies in a granted directory");
+        // A cache the caller named (as `npm test` exports it) that is not writable here: replaced.
+        let mut chosen = vars.clone();
+        chosen.insert("NPM_CONFIG_CACHE".to_string(), home.join(".npm").to_str().unwrap().to_string());
+        let req = PlanRequest { env: &chosen, ..req };
+        let e = env(&req, &split, Some(scratch.path()));
+        assert_eq!((e.get("NPM_CONFIG_CACHE"), &e["npm_config_cache"]), (None, &format!("{s}/npm-cache")));
+        let e = env(&req, &whole, Some(scratch.path()));
+        assert!(!e.contains_key("npm_config_cache") && e.contains_key("NPM_CONFIG_CACHE"), "a writable one is kept");
+        assert_eq!(env(&req, &split, None)["TMPDIR"], tmp.to_str().unwrap(), "no directory of the run's own: nothing changes");
+    }
+
+    #[test]
+    fn abstract_sockets_are_reported_where_only_a_namespace_would_hide_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut p = policy(&std::fs::canonicalize(dir.path()).unwrap());
+        assert!(policy_not_enforced(&p, 5).is_empty(), "no Unix socket at all: nothing to scope");
+        p.unix_sockets = UnixSockets::All;
+        assert_eq!(policy_not_enforced(&p, 5), ["abstract-unix-socket-scope"]);
+        assert!(policy_not_enforced(&p, 6).is_empty(), "Landlock scopes them from ABI 6");
+        p.network = true;
+        assert!(policy_not_enforced(&p, 5).is_empty(), "with the network on bwrap shares them too");
     }
 }

@@ -14,6 +14,7 @@ mod path_arg;
 pub mod bwrap;
 pub mod limited;
 pub mod landlock;
+pub mod landlock_grants;
 pub mod seatbelt;
 #[cfg(test)]
 pub(crate) mod seatbelt_eval;

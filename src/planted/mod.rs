@@ -250,14 +250,13 @@ impl<'a> Carver<'a> {
         if self.entry(dot_git, at_root_top.then_some(PlaceholderKind::Dir)).is_none() {
             return;
         }
-        let top = dot_git.parent().unwrap_or(Path::new("/")).to_path_buf();
-        let dirs = repo::git_dirs(dot_git);
-        for d in &dirs {
+        let facts = repo::facts(dot_git);
+        for d in &facts.dirs {
             if d != dot_git {
                 self.read_only(d.clone());
             }
         }
-        for hooks in repo::hooks_dirs(&top, &dirs) {
+        for hooks in facts.hooks.iter().cloned() {
             match canonical_lenient("core.hooksPath", &hooks) {
                 Ok(Lenient { path, first_missing: None }) => self.read_only(path),
                 // Not there yet (e.g. husky's `_` after `git clean`): make it uncreatable.

@@ -76,6 +76,72 @@ pub fn hooks_dirs(top: &Path, git_dirs: &[PathBuf]) -> Vec<PathBuf> {
     out
 }
 
+/// What a repository's carve-outs are made of: its git directories and hooks directories.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Facts {
+    pub dirs: Vec<PathBuf>,
+    pub hooks: Vec<PathBuf>,
+}
+
+/// `git_dirs` and `hooks_dirs` of the repository whose `.git` entry is `dot_git`, remembered per
+/// process and used again while nothing they were read from changed: every run protects every
+/// repository of the workspace, and reading each one's configuration again cost hundreds of system
+/// calls per run in a workspace of 200 repositories. What is checked instead, a `stat` each: the
+/// `.git` entry and each git directory (an entry added there, a `commondir` or `config.worktree`,
+/// changes its ctime), each configuration file read (followed: an edit in place changes its
+/// ctime), and `.husky` at the top.
+pub fn facts(dot_git: &Path) -> std::sync::Arc<Facts> {
+    use std::sync::{Arc, Mutex};
+    static KNOWN: Mutex<Option<std::collections::HashMap<PathBuf, (Vec<Seen>, Arc<Facts>)>>> = Mutex::new(None);
+    let top = dot_git.parent().unwrap_or(Path::new("/"));
+    if let Some((seen, facts)) = KNOWN.lock().unwrap_or_else(|e| e.into_inner()).as_ref().and_then(|m| m.get(dot_git)).cloned() {
+        if seen.iter().all(Seen::still) {
+            return facts;
+        }
+    }
+    let dirs = git_dirs(dot_git);
+    let hooks = hooks_dirs(top, &dirs);
+    let mut checked = vec![dot_git.to_path_buf(), top.join(".husky")];
+    for d in &dirs {
+        checked.extend([d.clone(), d.join("config"), d.join("config.worktree"), d.join("commondir")]);
+    }
+    let read_at = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
+    let seen: Vec<Seen> = checked.into_iter().map(Seen::now).collect();
+    let facts = Arc::new(Facts { dirs, hooks });
+    // Timestamps are coarse: a change in the same second as this reading could leave the same
+    // times behind. Kept only what last changed before that second (as the walk's stat rule).
+    if seen.iter().any(|s| s.stat.is_some_and(|st| st.5 >= read_at)) {
+        return facts;
+    }
+    let mut known = KNOWN.lock().unwrap_or_else(|e| e.into_inner());
+    let map = known.get_or_insert_with(Default::default);
+    // Bounded: a process that walked very many repositories starts over.
+    if map.len() >= 20_000 {
+        map.clear();
+    }
+    map.insert(dot_git.to_path_buf(), (seen, Arc::clone(&facts)));
+    facts
+}
+
+/// A path and what `stat` (following links) said of it then: identity, size and times, or absent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Seen {
+    path: PathBuf,
+    stat: Option<(u64, u64, u64, i64, i64, i64, i64)>,
+}
+
+impl Seen {
+    fn now(path: PathBuf) -> Seen {
+        use std::os::unix::fs::MetadataExt;
+        let stat = std::fs::metadata(&path).ok().map(|m| (m.dev(), m.ino(), m.size(), m.mtime(), m.mtime_nsec(), m.ctime(), m.ctime_nsec()));
+        Seen { path, stat }
+    }
+
+    fn still(&self) -> bool {
+        Seen::now(self.path.clone()).stat == self.stat
+    }
+}
+
 /// `a/./b/../c` → `a/c`, lexically (a hooks path may not exist yet, so it cannot be canonicalized).
 fn normalize(p: &Path) -> PathBuf {
     use std::path::Component;
@@ -110,6 +176,27 @@ mod tests {
         assert_eq!(git_dirs(&r.join("sub/.git")), vec![r.join("main/.git")]);
         std::fs::write(r.join("sub/.git"), "garbage").unwrap();
         assert!(git_dirs(&r.join("sub/.git")).is_empty());
+    }
+
+    #[test]
+    fn facts_are_read_again_when_the_configuration_changes() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        std::fs::create_dir_all(r.join(".git")).unwrap();
+        std::fs::write(r.join(".git/config"), "[core]\n").unwrap();
+        // Old enough to be remembered (see `facts`).
+        let past = std::time::SystemTime::now() - std::time::Duration::from_secs(5);
+        for p in [r.join(".git/config"), r.join(".git")] {
+            std::fs::File::open(&p).unwrap().set_modified(past).unwrap();
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1100)); // ctime (now) must be older too
+        let first = facts(&r.join(".git"));
+        assert!(first.hooks.is_empty());
+        assert!(std::sync::Arc::ptr_eq(&first, &facts(&r.join(".git"))), "remembered");
+        std::fs::write(r.join(".git/config"), "[core]\n\thooksPath = hooks\n").unwrap();
+        assert_eq!(facts(&r.join(".git")).hooks, vec![r.join("hooks")], "an edit in place is seen");
+        std::fs::create_dir(r.join(".husky")).unwrap();
+        assert_eq!(facts(&r.join(".git")).hooks, vec![r.join("hooks"), r.join(".husky")], ".husky appearing is seen");
     }
 
     #[test]

@@ -35,7 +35,10 @@ use std::sync::Arc;
 
 use super::listing::{self, Stamp};
 use super::vouch::Vouch;
-use super::watch::{self, Watch, Watcher};
+use super::watch::{self, Watcher};
+
+pub use index::{Found, Index, WalkSpec};
+use index::{DirKey, DirState, Listing};
 
 /// Directories below a root that are still read.
 pub const MAX_DEPTH: usize = 32;
@@ -45,113 +48,6 @@ pub const MAX_DEPTH: usize = 32;
 pub const MAX_DIRS: usize = 300_000;
 /// How many unexamined directories a truncated walk names.
 pub const UNEXAMINED_SHOWN: usize = 3;
-
-/// What to walk and what to look for.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
-pub struct WalkSpec {
-    /// The roots to walk, canonical.
-    pub roots: Vec<PathBuf>,
-    /// Directories not to enter (denied paths, other writable roots are added automatically).
-    pub skip: Vec<PathBuf>,
-    /// Protected names to report wherever they are.
-    pub names: Vec<String>,
-    /// Whether to report `.git` entries.
-    pub repositories: bool,
-}
-
-/// What one walk found.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Found {
-    /// Every `.git` entry (directory, file or symlink), breadth first.
-    pub git_entries: Vec<PathBuf>,
-    /// The inode number of each `.git` entry (from its parent's listing: no `stat`).
-    pub git_inodes: HashMap<PathBuf, u64>,
-    /// Every directory that is itself a git directory (a bare repository, or one planted into an
-    /// ordinary folder: `HEAD` with `objects/` and `refs/`, or with `commondir`), as git's
-    /// discovery would take it when run there.
-    pub git_dirs: Vec<PathBuf>,
-    /// Every entry named like a protected name.
-    pub named: Vec<PathBuf>,
-    /// The bound was reached: some directories were not read.
-    pub truncated: bool,
-    /// Where the walk stopped at its bound: the first directories it did not read (at most
-    /// `UNEXAMINED_SHOWN`), to name the area in a report.
-    pub unexamined: Vec<PathBuf>,
-    /// Directories read.
-    pub dirs_read: usize,
-    /// Directories kept from the prior index after an `lstat` of their path (roots, and directories
-    /// the watcher does not vouch for). Those it vouches for cost no syscall.
-    pub dirs_checked: usize,
-}
-
-/// A directory's path, shared by the listings and indexes that name it, and hashed and compared as
-/// bytes (std hashes a `Path` component by component, about three times slower; the walk builds every
-/// path the same way, so equal paths are equal bytes).
-#[derive(Debug, Clone)]
-struct DirKey(Arc<Path>);
-
-impl DirKey {
-    fn new(path: &Path) -> Self {
-        DirKey(Arc::from(path))
-    }
-}
-
-impl std::ops::Deref for DirKey {
-    type Target = Path;
-    fn deref(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl PartialEq for DirKey {
-    fn eq(&self, other: &Self) -> bool {
-        self.0.as_os_str() == other.0.as_os_str()
-    }
-}
-
-impl Eq for DirKey {}
-
-impl std::hash::Hash for DirKey {
-    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        self.0.as_os_str().hash(h);
-    }
-}
-
-/// What one directory held when it was read; shared by every index that keeps it.
-#[derive(Debug, PartialEq, Eq, Default)]
-struct Listing {
-    /// Its subdirectories that the walk enters, each with the inode number the listing gave it.
-    subdirs: Vec<(DirKey, u64)>,
-    /// Its `.git` entry (with its inode number) and protected names, as the walk reported them.
-    git: Vec<(PathBuf, u64)>,
-    named: Vec<PathBuf>,
-    /// It is a git directory itself (see `Found::git_dirs`).
-    git_dir: bool,
-    /// A subdirectory was not entered: it lies deeper than `MAX_DEPTH`.
-    too_deep: bool,
-}
-
-/// One directory of an index: its listing, and what tells whether the listing still holds.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct DirState {
-    listing: Arc<Listing>,
-    /// Taken before it was listed (for the stat rule).
-    stamp: Stamp,
-    /// When the walk that read it started (unix seconds): the stat rule trusts only a ctime older
-    /// than that (a timestamp is coarser than the time between two changes).
-    walk_started: i64,
-    /// The inode number its parent's listing gave it (0 for a root).
-    listed_ino: u64,
-    watch: Option<Arc<Watch>>,
-    /// The watcher's counter when it was read (or last confirmed by the stat rule).
-    read_at: u64,
-}
-
-/// Every directory a walk read or kept, for the next walk of the same area.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Index {
-    dirs: HashMap<DirKey, DirState>,
-}
 
 fn now_secs() -> i64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0)
@@ -194,6 +90,8 @@ struct Walk<'a> {
     watcher: Option<&'a Arc<Watcher>>,
     started: i64,
     found: Found,
+    /// Everything there is, reused directories included (kept in the index: `Index::totals`).
+    totals: Found,
 }
 
 fn walk_with(spec: &WalkSpec, prior: Option<&Index>, report_reused: bool, watcher: Option<&Arc<Watcher>>) -> (Found, Index) {
@@ -202,6 +100,10 @@ fn walk_with(spec: &WalkSpec, prior: Option<&Index>, report_reused: bool, watche
     }
     if let Some(w) = watcher {
         w.drain();
+        // Nothing changed since `prior` was made: its findings, without a walk (see `quiet`).
+        if let Some(found) = prior.and_then(|p| quiet::findings(p, w, spec, report_reused)) {
+            return (found, prior.cloned().unwrap_or_default());
+        }
     }
     let mut walk = Walk {
         spec,
@@ -210,6 +112,7 @@ fn walk_with(spec: &WalkSpec, prior: Option<&Index>, report_reused: bool, watche
         watcher,
         started: now_secs(),
         found: Found::default(),
+        totals: Found::default(),
     };
     let mut dirs = HashMap::with_capacity(prior.map_or(0, |p| p.dirs.len()));
     let mut queue: VecDeque<Queued> = spec.roots.iter().map(|r| Queued { path: DirKey::new(r), depth: 0, listed_ino: None }).collect();
@@ -225,14 +128,12 @@ fn walk_with(spec: &WalkSpec, prior: Option<&Index>, report_reused: bool, watche
         let old = prior.and_then(|p| p.dirs.get(&q.path));
         let state = match old.and_then(|old| walk.keep(&q, old)) {
             Some(state) => {
-                if report_reused {
-                    walk.report(&state.listing, &q.path);
-                }
+                walk.report(&state.listing, &q.path, report_reused);
                 state
             }
             None => match walk.read(&q, old) {
                 Read::Listed(state) => {
-                    walk.report(&state.listing, &q.path);
+                    walk.report(&state.listing, &q.path, true);
                     state
                 }
                 Read::Unreadable => {
@@ -252,19 +153,28 @@ fn walk_with(spec: &WalkSpec, prior: Option<&Index>, report_reused: bool, watche
         queue.extend(state.listing.subdirs.iter().map(|(path, ino)| Queued { path: path.clone(), depth: q.depth + 1, listed_ino: Some(*ino) }));
         dirs.insert(q.path, state);
     }
-    (walk.found, Index { dirs })
+    let mut totals = walk.totals;
+    (totals.truncated, totals.unexamined) = (walk.found.truncated, walk.found.unexamined.clone());
+    let owned = |d: &DirState| matches!((watcher, &d.watch), (Some(w), Some(watch)) if w.owns(watch));
+    let unwatched = dirs.iter().filter(|(_, d)| !owned(d)).map(|(k, _)| k.clone()).collect();
+    let index = Index { dirs: Arc::new(dirs), totals: Arc::new(totals), counter_at: watcher.map(|w| w.now()), unwatched: Arc::new(unwatched) };
+    (walk.found, index)
 }
 
 impl Walk<'_> {
-    fn report(&mut self, listing: &Listing, dir: &Path) {
-        for (path, ino) in &listing.git {
-            self.found.git_entries.push(path.clone());
-            self.found.git_inodes.insert(path.clone(), *ino);
+    /// Add what `listing` holds to the totals, and to what this walk reports when `report`.
+    fn report(&mut self, listing: &Listing, dir: &Path, report: bool) {
+        let targets: &mut [&mut Found] = if report { &mut [&mut self.found, &mut self.totals] } else { &mut [&mut self.totals] };
+        for found in targets.iter_mut() {
+            for (path, ino) in &listing.git {
+                found.git_entries.push(path.clone());
+                found.git_inodes.insert(path.clone(), *ino);
+            }
+            if listing.git_dir {
+                found.git_dirs.push(dir.to_path_buf());
+            }
+            found.named.extend(listing.named.iter().cloned());
         }
-        if listing.git_dir {
-            self.found.git_dirs.push(dir.to_path_buf());
-        }
-        self.found.named.extend(listing.named.iter().cloned());
     }
 
     /// The prior listing of `q`, if it still holds (see the module comment).
@@ -410,6 +320,8 @@ pub fn walk(spec: &WalkSpec) -> Found {
 
 #[cfg(test)]
 mod hooks;
+mod index;
+mod quiet;
 
 #[cfg(test)]
 impl Index {
@@ -430,7 +342,7 @@ impl Index {
     /// could carry the very ctime the walk saw, which after a real walk's second cannot happen.
     fn age(&mut self) {
         let newest = self.dirs.values().map(|d| d.stamp.ctime).max().unwrap_or((0, 0));
-        for d in self.dirs.values_mut() {
+        for d in Arc::make_mut(&mut self.dirs).values_mut() {
             d.walk_started = now_secs() + 2;
         }
         let probe = tempfile::NamedTempFile::new().expect("a probe file");

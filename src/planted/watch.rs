@@ -73,6 +73,8 @@ struct State {
     unknown_before: u64,
     /// The queue could not be read: nothing is vouched for, nothing more is watched.
     broken: bool,
+    /// The counter at the latest event of any kind (or change of the mount table).
+    last_change: u64,
     watches: HashMap<i32, Entry>,
     /// Tells a watch from a later one that got the same descriptor.
     generations: u64,
@@ -168,6 +170,7 @@ impl Watcher {
         if self.mounts_changed() {
             s.counter += 1;
             s.unknown_before = s.counter;
+            s.last_change = s.counter;
         }
     }
 
@@ -199,6 +202,13 @@ impl Watcher {
     /// The counter now: a listing known to be current at this point can be vouched for from here.
     pub fn now(&self) -> u64 {
         self.lock().counter
+    }
+
+    /// No event at all, on any watch, and no change of the mount table, since `counter` (call after
+    /// `drain`): every listing this watcher vouched for then still holds.
+    pub fn quiet_since(&self, counter: u64) -> bool {
+        let s = self.lock();
+        !s.broken && s.last_change <= counter
     }
 
     /// Watch the open directory `dir` before it is listed. Returns the listing's `read_at` and its
@@ -254,6 +264,7 @@ impl Watcher {
 impl State {
     fn note(&mut self, wd: i32, mask: u32) {
         self.counter += 1;
+        self.last_change = self.counter;
         if mask & libc::IN_Q_OVERFLOW != 0 {
             self.unknown_before = self.counter;
         } else if mask & libc::IN_IGNORED != 0 {

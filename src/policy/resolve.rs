@@ -100,6 +100,7 @@ pub fn resolve_policy(value: Option<&Value>, ctx: &PolicyContext) -> Result<Reso
         protected_names,
         review,
         planted: std::sync::Arc::new(planted),
+        landlock_writable_dirs: None,
         tool_caches: crate::tool_caches::ToolCaches::none(),
     };
     // Last: a cache is covered only where no other rule of the policy lies (see `tool_caches`).
@@ -164,6 +165,7 @@ fn danger_full_access(raw: &RawPolicy, ctx: &PolicyContext) -> Result<ResolvedPo
         protected_names: Vec::new(),
         review: None,
         planted: Default::default(),
+        landlock_writable_dirs: None,
         tool_caches: crate::tool_caches::ToolCaches::none(),
     };
     // Validates the option ('private' is an error here); always 'none'.

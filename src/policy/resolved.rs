@@ -33,6 +33,11 @@ pub struct ResolvedPolicy {
     pub protected_names: Vec<String>,
     /// `workspace: 'review'`: the roots whose writes go to a change set (see `review`).
     pub review: Option<crate::review::option::ReviewPolicy>,
+    /// The Landlock mode's run only: the directories the command could change whole (see
+    /// `plan::landlock_grants`; a writable root split around a read-only path is not among them, its
+    /// unprotected subdirectories are). The denial classifier judges by these, not by the roots.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub landlock_writable_dirs: Option<Vec<PathBuf>>,
     /// What the walk for planted configuration saw before the run (see `planted`); compared with
     /// the tree after the run to report `hostRisks`.
     #[serde(skip)]

@@ -16,6 +16,7 @@ pub mod reap;
 pub mod result;
 mod shared;
 mod side_services;
+mod scratch;
 mod sink;
 pub mod spawn;
 pub mod status;

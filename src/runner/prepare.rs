@@ -13,6 +13,8 @@ use crate::platform::Platform;
 use crate::policy::SandboxMode;
 use crate::program::resolve_program;
 
+use super::scratch::Scratch;
+
 pub struct Prepared {
     pub plan: LaunchPlan,
     /// What `SpawnResult.sandboxDetails` reports.
@@ -26,6 +28,8 @@ pub struct Prepared {
     pub bwrap_path: Option<std::path::PathBuf>,
     /// macOS with a `NetworkPolicy`: the proxy's listener the plan names (`network::for_run`).
     pub proxy_listener: Option<crate::network::loopback::Loopback>,
+    /// The Landlock mode's directory of the run, removed when dropped (after the run).
+    pub scratch: Option<Scratch>,
     /// `workspace: 'review'`: the run's hold on its change set, described once the sandbox is gone.
     pub review_run: Option<crate::review::run::ReviewRun>,
 }
@@ -67,15 +71,12 @@ pub fn prepare(req: &mut SpawnRequest) -> Result<Prepared> {
         None
     };
     let mut proxy_listener = None;
+    let mut scratch = None;
     let plan = match details.landlock_abi {
         Some(abi) if sandbox.landlock => {
-            // No mount namespace: the default private caches are unavailable here, and the result
-            // says so (`toolCaches.mode: 'none'`: the caches stay read-only); an explicit
-            // `toolCaches: 'private'` is refused by the plan, naming the rule.
-            if !req.policy.tool_caches.explicit {
-                req.policy.tool_caches = crate::tool_caches::ToolCaches::none();
-            }
-            build_landlock_plan(req, abi, Path::new(&resolved), &limits)?
+            let (plan, run_dir) = build_landlock_plan(req, abi, Path::new(&resolved), &limits, &mut details)?;
+            scratch = run_dir;
+            plan
         }
         _ => {
             proxy_listener = crate::network::for_run::before_plan(&req.policy, req.platform)?;
@@ -83,7 +84,7 @@ pub fn prepare(req: &mut SpawnRequest) -> Result<Prepared> {
             build_plan(req, bwrap.as_ref(), Some(Path::new(&resolved)), true, &limits, endpoint)?
         }
     };
-    Ok(Prepared { plan, details, limits, cache_run, bwrap_path: bwrap.map(|b| b.path), proxy_listener, review_run })
+    Ok(Prepared { plan, details, limits, cache_run, bwrap_path: bwrap.map(|b| b.path), proxy_listener, scratch, review_run })
 }
 
 /// Open (or begin) the change set of a review-mode run, before its plan names the set's
@@ -111,8 +112,10 @@ pub fn decide_limits(req: &SpawnRequest) -> Result<LimitPlan> {
     limits::decide(&req.limits, &HostFacts::read(req.platform, req.policy.mode != SandboxMode::DangerFullAccess))
 }
 
-/// The Landlock mode's plan (the runner's only: its supervisor needs the runner's control pipe).
-fn build_landlock_plan(req: &SpawnRequest, abi: u32, resolved: &Path, limits: &LimitPlan) -> Result<LaunchPlan> {
+/// The Landlock mode's plan (the runner's only: its supervisor needs the runner's control pipe),
+/// and the run's own directory it grants (workspace-write). Its grants are kept in the policy, for
+/// the denial classifier; what this policy loses at `abi` goes into `details`.
+fn build_landlock_plan(req: &mut SpawnRequest, abi: u32, resolved: &Path, limits: &LimitPlan, details: &mut capabilities::SandboxDetails) -> Result<(LaunchPlan, Option<Scratch>)> {
     if limits.requested(crate::limits::Limit::Processes) {
         // Without a user namespace of its own, RLIMIT_NPROC would count every process of this uid
         // on the host, not the run's: not the limit that was asked for.
@@ -121,8 +124,23 @@ fn build_landlock_plan(req: &SpawnRequest, abi: u32, resolved: &Path, limits: &L
              counts every process of this user on the host); drop it, or run where bwrap works",
         ));
     }
+    // No mount namespace: the default private caches are unavailable here, and the result says so
+    // (`toolCaches.mode: 'none'`: the caches stay read-only); an explicit `toolCaches: 'private'` is
+    // refused by the plan, naming the rule.
+    if !req.policy.tool_caches.explicit {
+        req.policy.tool_caches = crate::tool_caches::ToolCaches::none();
+    }
+    details.not_enforced.extend(plan::landlock::policy_not_enforced(&req.policy, abi));
+    let scratch = match req.policy.mode {
+        SandboxMode::WorkspaceWrite => Some(Scratch::create(&std::env::temp_dir())?),
+        _ => None,
+    };
+    let scratch_path = scratch.as_ref().map(Scratch::path);
     let helper = crate::helper::require()?;
-    plan::landlock::build(
+    let own = crate::own_files::list(req.package_dir.as_deref());
+    let grants = plan::landlock_grants::grants(&req.policy, &own, scratch_path.as_slice())?;
+    req.policy.landlock_writable_dirs = Some(grants.dirs.clone());
+    let plan = plan::landlock::build(
         &PlanRequest {
             command: &req.command,
             cwd: &req.cwd,
@@ -135,11 +153,14 @@ fn build_landlock_plan(req: &SpawnRequest, abi: u32, resolved: &Path, limits: &L
             runner_fds: true,
             terminal: req.pty.is_some(),
             rlimits: &limits.rlimits,
-            own_files: &crate::own_files::list(req.package_dir.as_deref()),
+            own_files: &own,
             proxy: None,
         },
         abi,
-    )
+        &grants,
+        scratch_path,
+    )?;
+    Ok((plan, scratch))
 }
 
 /// The launch plan for a validated request (shared by the runner and `buildSandboxCommand`).

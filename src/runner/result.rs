@@ -43,6 +43,8 @@ pub struct RunResult {
     pub change_set: Option<crate::review::summary::Summary>,
     /// What the network allow-list's proxy refused (empty without a `NetworkPolicy`).
     pub network_denials: Vec<crate::network::NetworkDenial>,
+    /// What `onRequest` decided (empty without one).
+    pub network_decisions: Vec<crate::network::ask::NetworkDecision>,
     /// The terminal's size at the end, for `pty` runs.
     pub pty: Option<crate::pty::PtySize>,
     /// Each requested resource limit and what enforced it.
@@ -86,7 +88,7 @@ impl RunResult {
         // The proxy's own record beats reading the output: a failed run it refused something for.
         // Not `unauthenticated` refusals (macOS): no allowedDomains entry would fix them.
         let refused = self.network_denials.iter().find(|d| d.reason != crate::network::policy::Refusal::Unauthenticated);
-        let network = refused.and_then(|first| crate::denial::network_denial(&out, &first.host));
+        let network = refused.and_then(|first| crate::denial::network_denial(&out, &first.host, first.reason));
         let (denied, denial) = match network {
             Some(d) => (true, Some(d)),
             None => {

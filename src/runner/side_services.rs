@@ -1,13 +1,12 @@
 //! What runs on the host beside one run's command: the keeper of the names that must stay absent
-//! at the writable roots' tops (bwrap runs), and the network allow-list's proxy; and, once the
+//! at the writable roots' tops (bwrap and Landlock runs), and the network allow-list's proxy; and, once the
 //! command has exited, the check for what the sandbox could not prevent (`hostRisks`).
 
 use std::os::fd::OwnedFd;
 
 use crate::error::{ErrorCode, Result, SandboxError};
 use crate::network::loopback::Loopback;
-use crate::network::proxy::RunProxy;
-use crate::network::NetworkDenial;
+use crate::network::proxy::{Finished, RunProxy};
 use crate::options::SpawnRequest;
 use crate::planted::{keeper::Keeper, HostRisk};
 use crate::platform::SandboxType;
@@ -22,8 +21,9 @@ impl SideServices {
     /// and the proxy, which serves the listener the helper sends over `bridge` (Linux) or the one
     /// bound on the host's loopback for the plan (macOS; see `network::for_run`).
     pub fn start(req: &SpawnRequest, sandbox: SandboxType, bridge: Option<OwnedFd>, loopback: Option<Loopback>) -> Result<SideServices> {
+        // The Landlock mode too: its roots' tops stay creatable (`plan::landlock_grants`).
         let keeper = match sandbox {
-            SandboxType::Bwrap => {
+            SandboxType::Bwrap | SandboxType::Landlock => {
                 // A reviewed root's writes go to its change set, never to the host's top.
                 let direct = req.policy.writable_roots.iter().filter(|r| !req.policy.is_reviewed(&r.root));
                 let tops: Vec<std::path::PathBuf> = direct.map(|r| r.root.clone()).collect();
@@ -31,16 +31,16 @@ impl SideServices {
             }
             _ => None,
         };
-        let proxy = crate::network::for_run::start(&req.policy, bridge, loopback)
-            .map_err(|e| SandboxError::new(ErrorCode::SetupFailed, format!("starting the network allow-list's proxy failed: {e}")))?;
+        let proxy = crate::network::for_run::start(&req.policy, bridge, loopback, req.network_ask.as_ref())?;
         Ok(SideServices { keeper, proxy })
     }
 
-    /// The run is over: close the proxy's listeners and every connection it holds; what it refused.
-    pub async fn stop_proxy(&mut self) -> Vec<NetworkDenial> {
+    /// The run is over: close the proxy's listeners and every connection it holds; what it refused
+    /// and what the caller decided.
+    pub async fn stop_proxy(&mut self) -> Finished {
         match self.proxy.take() {
             Some(p) => p.finish().await,
-            None => Vec::new(),
+            None => Finished { denials: Vec::new(), decisions: Vec::new() },
         }
     }
 

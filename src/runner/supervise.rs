@@ -67,7 +67,7 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
     })
     .await
     .map_err(|e| internal("preparing the sandbox failed", e))?;
-    let Prepared { plan, details, limits, cache_run, bwrap_path, proxy_listener, review_run } = prepared?;
+    let Prepared { plan, details, limits, cache_run, bwrap_path, proxy_listener, scratch, review_run } = prepared?;
     let sandbox_type = plan.sandbox_type;
     let (child_side, ours) = wire(&req, &plan)?;
     let OurSide { output, stdin, status, report, control: control_end, bridge } = ours;
@@ -104,8 +104,9 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
         tokio::spawn(super::reap::reap_orphans(orphans));
     }
     drop(cache_run);
+    drop(scratch);
     let duration_ms = spawned_at.elapsed().as_secs_f64() * 1000.0;
-    let network_denials = services.stop_proxy().await;
+    let network = services.stop_proxy().await;
 
     let truncated = capture.truncated();
     let (omitted_stdout, omitted_stderr) = (capture.stdout.omitted(), capture.stderr.omitted());
@@ -142,7 +143,8 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
         sandbox_details: details,
         host_risks,
         change_set,
-        network_denials,
+        network_denials: network.denials,
+        network_decisions: network.decisions,
         pty: shared.terminal.as_ref().map(|t| t.size()),
         limit_exceeded: crate::limits::exceeded(&limits, signal.as_deref()),
         applied_limits: limits.applied,

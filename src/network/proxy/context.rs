@@ -39,13 +39,19 @@ pub struct Context {
     /// What every request must carry (macOS, where the listener is on the host's loopback);
     /// `None` on Linux, where only the sandbox's own namespace can reach the listener.
     pub credential: Option<Credential>,
+    /// Who decides about hosts on neither list (`onRequest`); `None`: they are refused.
+    pub questions: Option<Arc<crate::network::ask::Questions>>,
+    /// The proxy requests are forwarded through (`upstreamProxy`); `None`: direct connections.
+    pub upstream: Option<crate::network::upstream::Upstream>,
+    /// This run's splice pipes (Linux: `splice::PIPES_PER_RUN`, taken by tunnels moving bytes).
+    pub(super) pipes: Arc<Semaphore>,
     pub(super) token: CancellationToken,
     pub(super) tracker: TaskTracker,
 }
 
 impl Context {
     /// Run `fut` as part of this proxy: cancelled, and waited for, when the run ends.
-    pub(super) fn spawn(&self, fut: impl Future<Output = ()> + Send + 'static) {
+    pub fn spawn(&self, fut: impl Future<Output = ()> + Send + 'static) {
         let token = self.token.clone();
         self.tracker.spawn(async move {
             token.run_until_cancelled(fut).await;

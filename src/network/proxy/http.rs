@@ -81,15 +81,20 @@ async fn connect(req: Request<Incoming>, ctx: Arc<Context>, slot: Option<OwnedSe
         Ok(t) => t,
         Err((shown, port)) => return refusal(&ctx, &shown, port, Via::Connect, Refusal::Malformed),
     };
-    let upstream = match dial(&ctx, &host, port).await {
-        Ok(u) => u,
+    let upstream = match dial(&ctx, &host, port, Via::Connect).await {
+        Ok(u) => u.stream,
         Err(e) => return dial_failure(&ctx, &host, port, Via::Connect, e),
     };
     let idle_ctx = ctx.clone();
     let tunnel = async move {
         let ctx = idle_ctx;
         if let Ok(upgraded) = hyper::upgrade::on(req).await {
-            super::relay::relay(TokioIo::new(upgraded), upstream, ctx.tunnel_idle).await;
+            // The client's own socket again (hyper hands back what it read past the request), so
+            // the kernel can move the tunnel's bytes.
+            match upgraded.downcast::<TokioIo<TcpStream>>() {
+                Ok(parts) => super::relay::relay_tcp(parts.io.into_inner(), &parts.read_buf, upstream, &ctx).await,
+                Err(upgraded) => super::relay::relay(TokioIo::new(upgraded), upstream, ctx.tunnel_idle).await,
+            }
         }
         drop(slot);
     };
@@ -106,16 +111,26 @@ async fn forward(req: Request<Incoming>, ctx: Arc<Context>) -> Response<Body> {
         Ok(t) => t,
         Err((shown, port)) => return refusal(&ctx, &shown, port, Via::Http, Refusal::Malformed),
     };
-    let upstream = match dial(&ctx, &host, port).await {
-        Ok(u) => u,
+    let dialed = match dial(&ctx, &host, port, Via::Http).await {
+        Ok(d) => d,
         Err(e) => return dial_failure(&ctx, &host, port, Via::Http, e),
     };
     let (mut parts, body) = req.into_parts();
     strip_hop_by_hop(&mut parts.headers);
     let host_header = if port == 80 { host.display() } else { format!("{}:{port}", host.display()) };
     parts.headers.insert(HOST, HeaderValue::from_str(&host_header).expect("a canonical host is a valid header"));
-    parts.uri = parts.uri.path_and_query().map(|p| p.as_str()).unwrap_or("/").parse().unwrap_or_else(|_| Uri::from_static("/"));
-    let (mut sender, conn) = match hyper::client::conn::http1::handshake(TokioIo::new(upstream)).await {
+    let path = parts.uri.path_and_query().map(|p| p.as_str()).unwrap_or("/");
+    parts.uri = match &dialed.through_proxy {
+        // The user's proxy gets the absolute form, rebuilt from what the policy checked.
+        Some(authorization) => {
+            if let Some(value) = authorization.as_deref().and_then(|a| HeaderValue::from_str(a).ok()) {
+                parts.headers.insert(PROXY_AUTHORIZATION, value);
+            }
+            format!("http://{host_header}{path}").parse().unwrap_or_else(|_| Uri::from_static("/"))
+        }
+        None => path.parse().unwrap_or_else(|_| Uri::from_static("/")),
+    };
+    let (mut sender, conn) = match hyper::client::conn::http1::handshake(TokioIo::new(dialed.stream)).await {
         Ok(pair) => pair,
         Err(e) => return bad_gateway(&host, port, &e.to_string()),
     };
@@ -160,7 +175,7 @@ fn dial_failure(ctx: &Context, host: &Host, port: u16, via: Via, e: DialError) -
 /// A denial: recorded for the run, and a 403 whose body and header say it was the policy.
 fn refusal(ctx: &Context, host: &str, port: u16, via: Via, reason: Refusal) -> Response<Body> {
     ctx.denials.record(host, port, via, reason);
-    let body = format!("sandspawn: {host}:{port} blocked by the network policy ({}): {}\n", reason.as_str(), reason.explain());
+    let body = format!("sandspawn: {host}:{port} blocked by the network policy ({}): {}. To allow it: {}.\n", reason.as_str(), reason.explain(), reason.remedy(host));
     text(StatusCode::FORBIDDEN, body, Some(reason.as_str()))
 }
 

@@ -3,12 +3,16 @@
 //! Every task it starts (connections, tunnels, upstream connections) is tracked and cancelled when
 //! the run ends, so no socket or task outlives the run.
 
+mod chain;
 mod context;
 mod dial;
 mod http;
 mod relay;
 mod resolver;
 mod socks5;
+#[cfg(target_os = "linux")]
+mod splice;
+mod target;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -24,6 +28,7 @@ pub use context::{Context, MAX_CONNECTIONS};
 use context::FIRST_BYTE_TIMEOUT;
 pub use resolver::Resolver;
 
+use super::ask::{NetworkDecision, Questions};
 use super::credential::Credential;
 use super::denials::{DenialLog, NetworkDenial};
 use super::guard::own_addresses;
@@ -34,12 +39,32 @@ pub struct RunProxy {
     ctx: Arc<Context>,
 }
 
+/// What a run's proxy has besides its policy: who to ask about unknown hosts (`onRequest`), and
+/// the proxy it forwards through (`upstreamProxy`).
+#[derive(Default)]
+pub struct Extras {
+    pub questions: Option<Arc<Questions>>,
+    pub upstream: Option<super::upstream::Upstream>,
+}
+
+/// Splice pipes a run may hold at once (none where tunnels are copied).
+#[cfg(target_os = "linux")]
+const PIPES: usize = splice::PIPES_PER_RUN;
+#[cfg(not(target_os = "linux"))]
+const PIPES: usize = 0;
+
+/// What a finished proxy reports.
+pub struct Finished {
+    pub denials: Vec<NetworkDenial>,
+    pub decisions: Vec<NetworkDecision>,
+}
+
 impl RunProxy {
-    pub fn new(policy: NetworkPolicy, resolver: Resolver) -> RunProxy {
-        Self::with_options(policy, resolver, relay::TUNNEL_IDLE, None)
+    pub fn new(policy: NetworkPolicy, resolver: Resolver, extras: Extras) -> RunProxy {
+        Self::with_options(policy, resolver, relay::TUNNEL_IDLE, None, extras)
     }
 
-    fn with_options(policy: NetworkPolicy, resolver: Resolver, tunnel_idle: Duration, credential: Option<Credential>) -> RunProxy {
+    fn with_options(policy: NetworkPolicy, resolver: Resolver, tunnel_idle: Duration, credential: Option<Credential>, extras: Extras) -> RunProxy {
         RunProxy {
             ctx: Arc::new(Context {
                 policy,
@@ -50,6 +75,9 @@ impl RunProxy {
                 lookups: Arc::new(Semaphore::new(resolver::LOOKUPS_PER_RUN)),
                 tunnel_idle,
                 credential,
+                questions: extras.questions,
+                upstream: extras.upstream,
+                pipes: Arc::new(Semaphore::new(PIPES)),
                 token: CancellationToken::new(),
                 tracker: TaskTracker::new(),
             }),
@@ -58,8 +86,8 @@ impl RunProxy {
 
     /// The proxy of a sandboxed run: receive the listeners the helper sends on `bridge` (the
     /// host's end of `network::bridge::socket_pair`), then serve them until the run ends.
-    pub fn start(bridge: std::os::fd::OwnedFd, policy: NetworkPolicy) -> RunProxy {
-        let proxy = RunProxy::new(policy, Resolver::System);
+    pub fn start(bridge: std::os::fd::OwnedFd, policy: NetworkPolicy, extras: Extras) -> RunProxy {
+        let proxy = RunProxy::new(policy, Resolver::System, extras);
         let ctx = proxy.ctx.clone();
         proxy.spawn(async move {
             // Nothing received (EOF): the helper stopped before the command; its report says why.
@@ -74,8 +102,8 @@ impl RunProxy {
 
     /// The proxy of a macOS run: serve the host loopback listeners `network::loopback` bound for
     /// it, answering only requests that carry its credential. Must be called inside a tokio runtime.
-    pub fn on_loopback(loopback: super::loopback::Loopback, policy: NetworkPolicy) -> std::io::Result<RunProxy> {
-        let proxy = RunProxy::with_options(policy, Resolver::System, relay::TUNNEL_IDLE, Some(loopback.endpoint.credential));
+    pub fn on_loopback(loopback: super::loopback::Loopback, policy: NetworkPolicy, extras: Extras) -> std::io::Result<RunProxy> {
+        let proxy = RunProxy::with_options(policy, Resolver::System, relay::TUNNEL_IDLE, Some(loopback.endpoint.credential), extras);
         for l in loopback.listeners {
             l.set_nonblocking(true)?;
             proxy.serve(TcpListener::from_std(l)?);
@@ -94,12 +122,14 @@ impl RunProxy {
         self.ctx.spawn(fut)
     }
 
-    /// Stop serving, close every socket, and return what was refused.
-    pub async fn finish(self) -> Vec<NetworkDenial> {
+    /// Stop serving, close every socket (and every question still open), and return what was
+    /// refused and decided.
+    pub async fn finish(self) -> Finished {
         self.ctx.token.cancel();
         self.ctx.tracker.close();
         self.ctx.tracker.wait().await;
-        self.ctx.denials.snapshot()
+        let decisions = self.ctx.questions.as_ref().map(|q| q.decisions()).unwrap_or_default();
+        Finished { denials: self.ctx.denials.snapshot(), decisions }
     }
 
     /// Tasks still running (tests check that nothing outlives `finish`).
@@ -181,3 +211,5 @@ async fn connection(mut stream: TcpStream, ctx: Arc<Context>, slot: OwnedSemapho
 mod tests;
 #[cfg(test)]
 mod tests_auth;
+#[cfg(test)]
+mod tests_chain;

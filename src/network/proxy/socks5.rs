@@ -57,8 +57,8 @@ pub async fn serve(mut s: TcpStream, ctx: Arc<Context>) {
         Target::Valid(h) => return refuse(&mut s, &ctx, &h.display(), port, Refusal::Malformed).await,
         Target::Invalid(raw) => return refuse(&mut s, &ctx, &sanitize(&raw), port, Refusal::Malformed).await,
     };
-    let upstream = match dial(&ctx, &host, port).await {
-        Ok(u) => u,
+    let upstream = match dial(&ctx, &host, port, Via::Socks5).await {
+        Ok(u) => u.stream,
         Err(DialError::Refused(r)) => return refuse(&mut s, &ctx, &host.display(), port, r).await,
         Err(DialError::Unresolvable(_)) => return reply(&mut s, REP_HOST_UNREACHABLE).await,
         Err(DialError::Unreachable(_)) => return reply(&mut s, REP_REFUSED).await,
@@ -66,7 +66,7 @@ pub async fn serve(mut s: TcpStream, ctx: Arc<Context>) {
     if s.write_all(&reply_bytes(REP_SUCCESS)).await.is_err() {
         return;
     }
-    super::relay::relay(s, upstream, ctx.tunnel_idle).await;
+    super::relay::relay_tcp(s, &[], upstream, &ctx).await;
 }
 
 /// Greeting, method choice (user name and password when `credential` is set, else none) and

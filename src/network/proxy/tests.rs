@@ -16,7 +16,7 @@ use crate::network::policy::{NetworkPolicy, Refusal};
 
 /// An upstream that answers every HTTP request with its path and Host header, or, after a
 /// `TUNNEL\n` line, echoes bytes back.
-async fn upstream() -> SocketAddr {
+pub(super) async fn upstream() -> SocketAddr {
     let l = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = l.local_addr().unwrap();
     tokio::spawn(async move {
@@ -58,7 +58,7 @@ async fn proxy(policy: serde_json::Value, names: &[(&str, &[&str])]) -> (RunProx
 async fn proxy_idle(policy: serde_json::Value, names: &[(&str, &[&str])], idle: Duration) -> (RunProxy, SocketAddr) {
     let policy = NetworkPolicy::parse("sandbox.network", &policy).unwrap();
     let table: HashMap<String, Vec<IpAddr>> = names.iter().map(|(n, a)| (n.to_string(), a.iter().map(|s| s.parse().unwrap()).collect())).collect();
-    let p = RunProxy::with_options(policy, Resolver::Fixed(table), idle, None);
+    let p = RunProxy::with_options(policy, Resolver::Fixed(table), idle, None, super::Extras::default());
     let l = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = l.local_addr().unwrap();
     p.serve(l);
@@ -66,7 +66,7 @@ async fn proxy_idle(policy: serde_json::Value, names: &[(&str, &[&str])], idle: 
 }
 
 /// Send `request`, read until the server closes or `until` appears.
-async fn exchange(s: &mut TcpStream, request: &[u8], until: &str) -> String {
+pub(super) async fn exchange(s: &mut TcpStream, request: &[u8], until: &str) -> String {
     s.write_all(request).await.unwrap();
     let mut got = Vec::new();
     let mut chunk = [0u8; 4096];
@@ -103,7 +103,7 @@ async fn connect_allowed_denied_and_torn_down() {
     assert!(denied.contains("sandspawn: evil.test:443 blocked by the network policy (not_allowed)"), "{denied}");
 
     assert!(p.live_tasks() > 0);
-    let denials = p.finish().await;
+    let denials = p.finish().await.denials;
     assert_eq!(denials.len(), 1);
     assert_eq!((denials[0].host.as_str(), denials[0].port, denials[0].via, denials[0].reason), ("evil.test", 443, Via::Connect, Refusal::NotAllowed));
     // The open tunnel was closed by the teardown.
@@ -122,7 +122,7 @@ async fn plain_http_checked_per_request_on_keep_alive() {
     assert!(ok.starts_with("HTTP/1.1 200") && ok.contains(&format!("path=/a?b=1 host=allowed.test:{}", up.port())), "{ok}");
     let denied = exchange(&mut c, b"GET http://evil.test/ HTTP/1.1\r\nHost: evil.test\r\n\r\n", "(not_allowed)").await;
     assert!(denied.contains("HTTP/1.1 403"), "same connection, next host refused: {denied}");
-    let denials = p.finish().await;
+    let denials = p.finish().await.denials;
     assert_eq!((denials[0].host.as_str(), denials[0].port, denials[0].via), ("evil.test", 80, Via::Http));
 }
 
@@ -148,7 +148,7 @@ async fn denied_wins_and_private_addresses_are_refused_before_dialing() {
     assert!(ask(format!("127.1:{}", up.port())).await.starts_with("HTTP/1.1 200"));
     assert!(ask(format!("[::ffff:127.0.0.1]:{}", up.port())).await.starts_with("HTTP/1.1 200"));
     assert!(ask("[::ffff:169.254.169.254]:80".into()).await.contains("not_allowed"));
-    let reasons: Vec<(String, Refusal)> = p.finish().await.into_iter().map(|d| (d.host, d.reason)).collect();
+    let reasons: Vec<(String, Refusal)> = p.finish().await.denials.into_iter().map(|d| (d.host, d.reason)).collect();
     assert_eq!(reasons, [("bad.example.test".to_string(), Refusal::Denied), ("loopback.test".into(), Refusal::PrivateAddress), ("169.254.169.254".into(), Refusal::NotAllowed)]);
 }
 
@@ -176,7 +176,7 @@ async fn socks5_names_allowed_and_refused() {
     assert_eq!(socks("evil.test", 443).await.0, 2);
     assert_eq!(socks("evil.test\0.allowed.test", 443).await.0, 2, "NUL trick refused as malformed");
     assert_eq!(socks("allowed.test", 0).await.0, 2, "port 0");
-    let d = p.finish().await;
+    let d = p.finish().await.denials;
     let got: Vec<(&str, u16, Via, Refusal)> = d.iter().map(|d| (d.host.as_str(), d.port, d.via, d.reason)).collect();
     assert_eq!(got, [("evil.test", 443, Via::Socks5, Refusal::NotAllowed), ("evil.test?.allowed.test", 443, Via::Socks5, Refusal::Malformed), ("allowed.test", 0, Via::Socks5, Refusal::Malformed)]);
 }
@@ -202,7 +202,7 @@ async fn malformed_requests_are_answered_or_closed() {
     let origin = talk_text(b"GET / HTTP/1.1\r\nHost: allowed.test\r\nConnection: close\r\n\r\n".to_vec()).await;
     assert!(origin.starts_with("HTTP/1.1 403") && origin.contains("malformed"), "{origin}");
     assert_eq!(talk(vec![5, 1, 2]).await, [5, 0xff], "no acceptable SOCKS method");
-    let reasons: Vec<Refusal> = p.finish().await.iter().map(|d| d.reason).collect();
+    let reasons: Vec<Refusal> = p.finish().await.denials.iter().map(|d| d.reason).collect();
     assert_eq!(reasons, [Refusal::Malformed, Refusal::Malformed]);
 }
 
@@ -222,7 +222,7 @@ async fn many_concurrent_connections() {
         let body = t.await.unwrap();
         assert!(body.starts_with("HTTP/1.1 200") && body.contains(&format!("path=/{i} ")), "{body}");
     }
-    assert!(p.finish().await.is_empty());
+    assert!(p.finish().await.denials.is_empty());
 }
 
 /// Issue 29: tunnels hold one of the run's connection slots for their whole life, so one run can
@@ -265,10 +265,10 @@ async fn tunnels_count_against_the_run_s_connections() {
     }
     let mut again = again.expect("the slot came back");
     assert_eq!(exchange(&mut again, b"TUNNEL\nping", "ping").await, "ping");
-    let denials = p.finish().await;
+    let denials = p.finish().await.denials;
     assert_eq!(denials[0].reason, Refusal::ConnectionLimit);
     assert!(denials[0].count >= 3);
-    assert!(other.finish().await.is_empty());
+    assert!(other.finish().await.denials.is_empty());
 }
 
 /// An idle tunnel is closed after the proxy's idle time; an active one lives on.
@@ -292,5 +292,5 @@ async fn idle_tunnels_close_and_active_ones_do_not() {
     let mut rest = Vec::new();
     let n = tokio::time::timeout(Duration::from_secs(10), quiet.read_to_end(&mut rest)).await.expect("the idle tunnel was closed").unwrap_or(0);
     assert_eq!(n, 0);
-    p.finish().await;
+    p.finish().await.denials;
 }

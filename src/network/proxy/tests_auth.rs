@@ -56,7 +56,7 @@ fn run_proxy(allowed: &[&str]) -> (RunProxy, Endpoint) {
     let policy = NetworkPolicy::parse("sandbox.network", &json!({"allowedDomains": allowed, "allowPrivateAddresses": ["127.0.0.1"]})).unwrap();
     let l = loopback::bind().unwrap();
     let endpoint = l.endpoint.clone();
-    (RunProxy::on_loopback(l, policy).unwrap(), endpoint)
+    (RunProxy::on_loopback(l, policy, super::Extras::default()).unwrap(), endpoint)
 }
 
 /// The `Basic` token for `user:secret` (the encoder is checked against RFC 4648's vectors).
@@ -103,7 +103,7 @@ async fn http_and_connect_without_the_runs_credential_are_refused_before_any_con
         assert!(get.starts_with("HTTP/1.1 407"), "{get}");
     }
     assert_eq!(connections.load(Ordering::SeqCst), 0, "nothing reached the upstream");
-    let denials = p.finish().await;
+    let denials = p.finish().await.denials;
     let shown: Vec<(&str, u16, Via, Refusal, u64)> = denials.iter().map(|d| (d.host.as_str(), d.port, d.via, d.reason, d.count)).collect();
     assert_eq!(shown, vec![("127.0.0.1", up.port(), Via::Connect, Refusal::Unauthenticated, 3), ("127.0.0.1", up.port(), Via::Http, Refusal::Unauthenticated, 3)]);
 }
@@ -127,7 +127,7 @@ async fn the_command_with_the_credential_gets_what_the_policy_allows_and_no_more
     let denied = ask(e.port, format!("CONNECT 127.0.0.2:443 HTTP/1.1\r\n{auth}\r\n").as_bytes(), "\r\n\r\n").await;
     assert!(denied.starts_with("HTTP/1.1 403"), "{denied}");
     assert_eq!(connections.load(Ordering::SeqCst), 2);
-    let denials = p.finish().await;
+    let denials = p.finish().await.denials;
     assert_eq!(denials.len(), 1);
     assert_eq!((denials[0].host.as_str(), denials[0].reason), ("127.0.0.2", Refusal::NotAllowed));
 }
@@ -182,7 +182,7 @@ async fn socks5_asks_for_the_runs_user_name_and_password() {
     assert_eq!(replies, [5, 2, 1, 0, 5, 0]);
     s.write_all(b"TUNNEL\npong").await.unwrap();
     assert_eq!(read_until(&mut s, "pong").await, "pong");
-    let denials = p.finish().await;
+    let denials = p.finish().await.denials;
     let shown: Vec<(&str, Via, Refusal, u64)> = denials.iter().map(|d| (d.host.as_str(), d.via, d.reason, d.count)).collect();
     assert_eq!(shown, vec![("", Via::Socks5, Refusal::Unauthenticated, 2)]);
 }

@@ -361,3 +361,50 @@ fn changes_made_while_walking_are_seen_by_the_next_walk() {
         index = next;
     }
 }
+
+#[test]
+fn a_quiet_watcher_skips_the_walk_but_not_what_no_watch_vouches_for() {
+    let (_t, r) = root();
+    mkdirs(&r, &["a/b/c/.git", "x/y", "u/v"]);
+    std::fs::write(r.join("x/.envrc"), "x").unwrap();
+    let s = spec(&r);
+    // Room for four watches: the root and three of its directories by breadth; the rest unwatched.
+    let w = watcher(4);
+    let (first, mut index) = watched(&s, None, &w);
+    assert_eq!(first.dirs_read, 8);
+    index.age();
+    let (quiet, kept) = watched(&s, Some(&index), &w);
+    assert_eq!(seen(&quiet), seen(&first), "everything reported");
+    assert_eq!((quiet.dirs_read, quiet.dirs_checked), (0, 5), "the root and the four unwatched directories lstat'ed, nothing else");
+    assert!(Arc::ptr_eq(&kept.dirs, &index.dirs), "no walk: the index itself is kept");
+    let index = kept;
+    // A change no watch sees (in an unwatched directory) still makes a full walk that finds it.
+    let unwatched = index.dirs.iter().find(|(p, d)| d.watch.is_none() && ***p != *r).map(|(p, _)| p.to_path_buf()).unwrap();
+    std::fs::create_dir(unwatched.join(".vscode")).unwrap();
+    let (found, index) = watched(&s, Some(&index), &w);
+    assert_eq!(seen(&found), fresh(&s));
+    assert!(found.named.contains(&unwatched.join(".vscode")));
+    // And one a watch sees: an event ends the quiet, and the changed directory is read again.
+    std::fs::write(r.join("a/.envrc"), "x").unwrap();
+    let (found, _) = watched(&s, Some(&index), &w);
+    assert_eq!(seen(&found), fresh(&s));
+    assert!(found.dirs_read >= 1, "a was read again");
+}
+
+#[test]
+fn a_quiet_watcher_still_checks_the_root_itself() {
+    let (t, r) = root();
+    mkdirs(&r, &["a/.git"]);
+    let s = spec(&r);
+    let w = watcher(100);
+    let (_, index) = watched(&s, None, &w);
+    // The root replaced by another directory of the same name (moved from elsewhere): its parent
+    // is not watched, so only the root's own inode tells.
+    let other = t.path().canonicalize().unwrap().join("other");
+    mkdirs(&other, &["b/.git"]);
+    std::fs::rename(&r, t.path().join("old")).unwrap();
+    std::fs::rename(&other, &r).unwrap();
+    let (found, _) = watched(&s, Some(&index), &w);
+    assert_eq!(seen(&found), fresh(&s));
+    assert_eq!(found.git_entries, vec![r.join("b/.git")]);
+}

@@ -1,0 +1,77 @@
+'use strict'
+// `sandspawn --ask` on a terminal with an allow-list (issue 33): a host on neither list is asked
+// about while the command runs and its request waits, on the CLI's terminal, in raw mode (one
+// key), and the command's own output is never mixed into the question. Loopback only: the target
+// is on 127.0.0.2, reachable through the real --allow-private carve-out.
+
+const { test, before, after } = require('node:test')
+const assert = require('node:assert/strict')
+const http = require('node:http')
+const path = require('node:path')
+const { spawn } = require('node:child_process')
+
+const CLI = path.join(__dirname, '..', 'bin', 'sandspawn.js')
+const DRIVER = path.join(__dirname, 'fixtures', 'ask-driver.py')
+const TARGET = '127.0.0.2'
+let server
+
+before(async () => {
+  server = http.createServer((req, res) => res.end(`target ${req.url}`))
+  await new Promise((resolve) => server.listen(0, TARGET, resolve))
+})
+after(() => server.close())
+
+/** The driver (asynchronously: the target server lives in this process). */
+function drive(answers, args) {
+  return new Promise((resolve, reject) => {
+    const p = spawn('python3', [DRIVER, answers, process.execPath, CLI, ...args], { stdio: ['ignore', 'pipe', 'inherit'] })
+    let out = ''
+    p.stdout.on('data', (d) => (out += d))
+    const timer = setTimeout(() => p.kill('SIGKILL'), 60000)
+    p.on('close', () => {
+      clearTimeout(timer)
+      try {
+        resolve(JSON.parse(out))
+      } catch (err) {
+        reject(new Error(`driver output: ${out}`))
+      }
+    })
+  })
+}
+
+const flags = ['--ask', '--allow-domain', '127.0.0.4', '--allow-private', TARGET]
+const script = (paths) => `printf before; ${paths.map((p) => `curl -sS http://${TARGET}:${server.address().port}${p}; echo`).join('; ')}; echo after`
+
+test('--ask: y allows the host for the run (asked once), the question sits on its own line, output after it', async () => {
+  const r = await drive('y', [...flags, '--', 'sh', '-c', script(['/one', '/two'])])
+  const screen = r.output.replace(/\r\n/g, '\n')
+  assert.equal(r.code, 0, screen)
+  const port = server.address().port
+  assert.equal(screen, `before\nsandspawn: allow ${TARGET}:${port} for this run? [y/N/a] y\ntarget /one\ntarget /two\nafter\n`)
+  assert.deepEqual(r.rawDuring, [true], 'the key is read in raw mode')
+  assert.equal(r.restored, true, 'the terminal mode is restored')
+})
+
+test('--ask: Enter refuses; the command sees the refusal (403 naming the flag) and the CLI its denial line', async () => {
+  const r = await drive('\r', [...flags, '--', 'sh', '-c', script(['/no']) + '; exit 3'])
+  assert.equal(r.error, undefined, r.output)
+  const screen = r.output.replace(/\r\n/g, '\n')
+  assert.equal(r.code, 3, screen)
+  assert.match(screen, new RegExp(`for this run\\? \\[y/N/a\\] n\nsandspawn: ${TARGET}:\\d+ blocked by the network policy \\(declined\\)`))
+  assert.match(screen, new RegExp(`--allow-domain ${TARGET}`))
+  assert.equal(r.restored, true)
+})
+
+test('the denial line names the flag that fits the refusal: --allow-domain, --allow-private, or none for --deny-domain', async () => {
+  const line = (args) =>
+    new Promise((resolve) => {
+      const p = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'ignore', 'pipe'] })
+      let err = ''
+      p.stderr.on('data', (d) => (err += d))
+      p.on('close', () => resolve(err.split('\n').find((l) => l.startsWith('sandspawn: sandbox denied')) || err))
+    })
+  const curl = (u) => ['--', 'curl', '-sS', '--noproxy', '', '-p', u]
+  assert.match(await line(['--allow-domain', '127.0.0.4', ...curl('http://other.test/')]), /refused other\.test; --allow-domain other\.test would allow it$/)
+  assert.match(await line(['--allow-domain', 'localhost', ...curl('http://localhost:1/')]), /refused localhost \(private_address\): .*--allow-private ADDRESS would allow it$/)
+  assert.match(await line(['--allow-domain', '127.0.0.4', '--deny-domain', 'bad.test', ...curl('http://bad.test/')]), /refused bad\.test \(denied\): it matches a --deny-domain entry, which nothing overrides$/)
+})

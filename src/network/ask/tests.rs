@@ -1,0 +1,130 @@
+//! Questions without a proxy: a table answers (after a delay, or never), and the counts show
+//! what was asked.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use super::*;
+
+/// Answers from `answers` after `delay` (`None`: never; `Err`: a failing callback), counting
+/// every question and the most open at once.
+struct Table {
+    answers: HashMap<String, Option<Result<Decision, String>>>,
+    delay: Duration,
+    asked: Mutex<Vec<Question>>,
+    open: AtomicUsize,
+    most_open: AtomicUsize,
+}
+
+struct Shared(Arc<Table>);
+
+impl Asker for Shared {
+    fn ask(&self, q: Question) -> Pin<Box<dyn Future<Output = Result<Decision, String>> + Send>> {
+        let me = self.0.clone();
+        me.asked.lock().unwrap().push(q.clone());
+        let now = me.open.fetch_add(1, Ordering::SeqCst) + 1;
+        me.most_open.fetch_max(now, Ordering::SeqCst);
+        let answer = me.answers.get(&q.host).cloned().unwrap_or(Some(Ok(Decision::Deny)));
+        let delay = me.delay;
+        Box::pin(async move {
+            tokio::time::sleep(delay).await;
+            let out = match answer {
+                Some(a) => a,
+                None => std::future::pending().await,
+            };
+            me.open.fetch_sub(1, Ordering::SeqCst);
+            out
+        })
+    }
+}
+
+fn table(answers: &[(&str, Option<Result<Decision, String>>)], delay: Duration) -> Arc<Table> {
+    Arc::new(Table {
+        answers: answers.iter().map(|(h, a)| (h.to_string(), a.clone())).collect(),
+        delay,
+        asked: Mutex::new(Vec::new()),
+        open: AtomicUsize::new(0),
+        most_open: AtomicUsize::new(0),
+    })
+}
+
+fn q(host: &str, port: u16) -> Question {
+    Question { host: host.into(), port, protocol: Via::Connect }
+}
+
+async fn allowed(qs: &Arc<Questions>, question: Question) -> bool {
+    qs.allowed(question, |fut| {
+        tokio::spawn(fut);
+    })
+    .await
+}
+
+#[tokio::test]
+async fn concurrent_requests_share_one_question_and_run_answers_stick() {
+    let t = table(&[("a.test", Some(Ok(Decision::AllowRun))), ("b.test", Some(Ok(Decision::Allow))), ("c.test", Some(Ok(Decision::DenyRun)))], Duration::from_millis(50));
+    let qs = Arc::new(Questions::new(Arc::new(Shared(t.clone())), Duration::from_secs(10)));
+    let many = concurrently(&qs, (0..20).map(|_| q("a.test", 443)).collect()).await;
+    assert!(many.iter().all(|a| *a), "all twenty allowed");
+    assert!(allowed(&qs, q("a.test", 443)).await, "later requests: the run's answer, no question");
+    assert!(allowed(&qs, q("b.test", 80)).await);
+    assert!(allowed(&qs, q("b.test", 80)).await);
+    assert!(!allowed(&qs, q("c.test", 443)).await);
+    assert!(!allowed(&qs, q("c.test", 443)).await);
+    let asked: Vec<(String, u16)> = t.asked.lock().unwrap().iter().map(|q| (q.host.clone(), q.port)).collect();
+    assert_eq!(asked, [("a.test".into(), 443), ("b.test".into(), 80), ("b.test".into(), 80), ("c.test".into(), 443)], "allow is per request, *-run per run");
+    let log = serde_json::to_value(qs.decisions()).unwrap();
+    assert_eq!(log[0], serde_json::json!({"host": "a.test", "port": 443, "decision": "allow-run", "source": "callback"}));
+    assert_eq!(log.as_array().unwrap().len(), 4);
+}
+
+#[tokio::test]
+async fn no_answer_in_time_and_failed_callbacks_deny() {
+    let t = table(&[("slow.test", None), ("broken.test", Some(Err("threw".into())))], Duration::ZERO);
+    let qs = Arc::new(Questions::new(Arc::new(Shared(t.clone())), Duration::from_millis(100)));
+    assert!(!allowed(&qs, q("slow.test", 443)).await);
+    assert!(!allowed(&qs, q("broken.test", 443)).await);
+    let sources: Vec<(Decision, Source)> = qs.decisions().iter().map(|d| (d.decision, d.source)).collect();
+    assert_eq!(sources, [(Decision::Deny, Source::Timeout), (Decision::Deny, Source::Error)]);
+    assert!(!allowed(&qs, q("slow.test", 443)).await, "a timeout is no run answer: asked again, denied again");
+    assert_eq!(t.asked.lock().unwrap().len(), 3);
+}
+
+#[tokio::test]
+async fn open_questions_are_bounded_per_run() {
+    let answers: Vec<(String, Option<Result<Decision, String>>)> = (0..12).map(|i| (format!("h{i}.test"), Some(Ok(Decision::Allow)))).collect();
+    let refs: Vec<(&str, Option<Result<Decision, String>>)> = answers.iter().map(|(h, a)| (h.as_str(), a.clone())).collect();
+    let t = table(&refs, Duration::from_millis(30));
+    let qs = Arc::new(Questions::new(Arc::new(Shared(t.clone())), Duration::from_secs(10)));
+    let all = concurrently(&qs, (0..12).map(|i| q(&format!("h{i}.test"), 443)).collect()).await;
+    assert!(all.iter().all(|a| *a));
+    assert_eq!(t.asked.lock().unwrap().len(), 12);
+    assert!(t.most_open.load(Ordering::SeqCst) <= MAX_OPEN, "at most {MAX_OPEN} open, saw {}", t.most_open.load(Ordering::SeqCst));
+}
+
+#[tokio::test]
+async fn a_question_cancelled_with_the_run_denies() {
+    let t = table(&[("x.test", None)], Duration::ZERO);
+    let qs = Arc::new(Questions::new(Arc::new(Shared(t)), Duration::from_secs(60)));
+    // The run's proxy is gone: its task runner drops the question at once.
+    assert!(!qs.allowed(q("x.test", 443), drop).await);
+}
+
+/// Each question asked by a task of its own, all at once.
+async fn concurrently(qs: &Arc<Questions>, questions: Vec<Question>) -> Vec<bool> {
+    let tasks: Vec<_> = questions
+        .into_iter()
+        .map(|question| {
+            let qs = qs.clone();
+            tokio::spawn(async move { allowed(&qs, question).await })
+        })
+        .collect();
+    let mut out = Vec::new();
+    for t in tasks {
+        out.push(t.await.unwrap());
+    }
+    out
+}

@@ -1,0 +1,177 @@
+//! Forwarding through the user's proxy, and asking about hosts on neither list, in-process: the
+//! user's proxy is a small test proxy on 127.0.0.1 that checks its credentials, answers CONNECT
+//! by connecting where it is told, and answers absolute-form requests itself (naming what it got).
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::net::{IpAddr, SocketAddr};
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+
+use serde_json::json;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+use super::tests::{exchange, upstream};
+use super::{Extras, Resolver, RunProxy};
+use crate::network::ask::{Asker, Decision, Question, Questions};
+use crate::network::denials::Via;
+use crate::network::policy::{NetworkPolicy, Refusal};
+use crate::network::upstream::{ProxyUrl, Upstream};
+
+/// The user's proxy: every request line it received, and whether its credentials were right.
+async fn user_proxy(user: &'static str, password: &'static str) -> (SocketAddr, Arc<Mutex<Vec<String>>>) {
+    let l = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = l.local_addr().unwrap();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = seen.clone();
+    let expected = format!("Basic {}", crate::network::credential::base64(format!("{user}:{password}").as_bytes()));
+    tokio::spawn(async move {
+        loop {
+            let Ok((mut s, _)) = l.accept().await else { return };
+            let (log, expected) = (log.clone(), expected.clone());
+            tokio::spawn(async move {
+                let mut head = Vec::new();
+                while !head.ends_with(b"\r\n\r\n") {
+                    let Ok(b) = s.read_u8().await else { return };
+                    head.push(b);
+                }
+                let text = String::from_utf8_lossy(&head).into_owned();
+                let line = text.lines().next().unwrap_or("").to_string();
+                let authorized = text.lines().any(|l| l.eq_ignore_ascii_case(&format!("proxy-authorization: {expected}")));
+                log.lock().unwrap().push(format!("{line} auth={authorized}"));
+                if !authorized {
+                    let _ = s.write_all(b"HTTP/1.1 407 Proxy Authentication Required\r\ncontent-length: 0\r\n\r\n").await;
+                    return;
+                }
+                if let Some(target) = line.strip_prefix("CONNECT ").and_then(|r| r.split(' ').next()) {
+                    let Ok(mut t) = TcpStream::connect(target.replace("[", "").replace("]", "")).await else { return };
+                    let _ = s.write_all(b"HTTP/1.1 200 Connection established\r\n\r\n").await;
+                    let _ = tokio::io::copy_bidirectional(&mut s, &mut t).await;
+                } else {
+                    let body = format!("user proxy got: {line}");
+                    let _ = s.write_all(format!("HTTP/1.1 200 OK\r\ncontent-length: {}\r\n\r\n{body}", body.len()).as_bytes()).await;
+                }
+            });
+        }
+    });
+    (addr, seen)
+}
+
+async fn proxy_with(policy: serde_json::Value, names: &[(&str, &[&str])], extras: Extras) -> (RunProxy, SocketAddr) {
+    let policy = NetworkPolicy::parse("sandbox.network", &policy).unwrap();
+    let table: HashMap<String, Vec<IpAddr>> = names.iter().map(|(n, a)| (n.to_string(), a.iter().map(|s| s.parse().unwrap()).collect())).collect();
+    let p = RunProxy::new(policy, Resolver::Fixed(table), extras);
+    let l = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = l.local_addr().unwrap();
+    p.serve(l);
+    (p, addr)
+}
+
+fn through(addr: SocketAddr, userinfo: &str) -> Extras {
+    let url = ProxyUrl::parse(&format!("http://{userinfo}@{addr}")).unwrap();
+    Extras { upstream: Some(Upstream::all_through(url)), ..Extras::default() }
+}
+
+#[tokio::test]
+async fn connect_and_plain_http_go_through_the_users_proxy_with_its_credentials() {
+    let target = upstream().await;
+    let (user, seen) = user_proxy("me", "p@ss").await;
+    let policy = json!({"allowedDomains": ["far.test", "127.0.0.1"], "allowPrivateAddresses": ["127.0.0.1"]});
+    let (p, addr) = proxy_with(policy, &[], through(user, "me:p%40ss")).await;
+    // A tunnel: CONNECT to the user's proxy, which connects to the target; bytes flow both ways.
+    let mut c = TcpStream::connect(addr).await.unwrap();
+    let head = exchange(&mut c, format!("CONNECT 127.0.0.1:{} HTTP/1.1\r\n\r\n", target.port()).as_bytes(), "\r\n\r\n").await;
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    assert_eq!(exchange(&mut c, b"TUNNEL\nping", "ping").await, "ping");
+    // Plain HTTP: the absolute form, rebuilt, with the credentials (a name the host cannot resolve
+    // is the user's proxy's to resolve).
+    let mut h = TcpStream::connect(addr).await.unwrap();
+    let got = exchange(&mut h, b"GET http://far.test/x?y=1 HTTP/1.1\r\nHost: far.test\r\nProxy-Authorization: Basic c2FuZHNwYXduOng=\r\n\r\n", "user proxy got").await;
+    assert!(got.contains("user proxy got: GET http://far.test/x?y=1 HTTP/1.1"), "{got}");
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(seen, [format!("CONNECT 127.0.0.1:{} HTTP/1.1 auth=true", target.port()), "GET http://far.test/x?y=1 HTTP/1.1 auth=true".to_string()]);
+    assert!(p.finish().await.denials.is_empty());
+}
+
+#[tokio::test]
+async fn the_users_proxy_never_widens_the_policy() {
+    let (user, seen) = user_proxy("me", "pw").await;
+    let policy = json!({"allowedDomains": ["far.test", "rebound.test"], "deniedDomains": ["bad.test"]});
+    let (p, addr) = proxy_with(policy, &[("rebound.test", &["203.0.113.5", "127.0.0.1"])], through(user, "me:pw")).await;
+    for (req, reason) in [
+        ("CONNECT evil.test:443 HTTP/1.1\r\n\r\n", "(not_allowed)"),
+        ("CONNECT bad.test:443 HTTP/1.1\r\n\r\n", "(denied)"),
+        ("CONNECT 127.0.0.1:22 HTTP/1.1\r\n\r\n", "(not_allowed)"),
+        // Listed, but the host resolves it (partly) to loopback: a local user's proxy would reach it.
+        ("CONNECT rebound.test:443 HTTP/1.1\r\n\r\n", "(private_address)"),
+    ] {
+        let mut c = TcpStream::connect(addr).await.unwrap();
+        let answer = exchange(&mut c, req.as_bytes(), reason).await;
+        assert!(answer.starts_with("HTTP/1.1 403"), "{req}: {answer}");
+    }
+    assert!(seen.lock().unwrap().is_empty(), "the user's proxy was never asked");
+    assert_eq!(p.finish().await.denials.len(), 4);
+}
+
+#[tokio::test]
+async fn wrong_credentials_are_a_bad_gateway_that_says_so() {
+    let (user, _) = user_proxy("me", "pw").await;
+    let (p, addr) = proxy_with(json!({"allowedDomains": ["far.test"]}), &[], through(user, "me:wrong")).await;
+    let mut c = TcpStream::connect(addr).await.unwrap();
+    let answer = exchange(&mut c, b"CONNECT far.test:443 HTTP/1.1\r\n\r\n", "credentials").await;
+    assert!(answer.starts_with("HTTP/1.1 502") && answer.contains("asks for credentials (407)"), "{answer}");
+    assert!(!answer.contains("wrong"), "the password is never shown");
+    drop(p);
+}
+
+/// Answers every question with `decision`, recording them.
+struct Always(Decision, Arc<Mutex<Vec<Question>>>);
+
+impl Asker for Always {
+    fn ask(&self, q: Question) -> Pin<Box<dyn Future<Output = Result<Decision, String>> + Send>> {
+        self.1.lock().unwrap().push(q);
+        let d = self.0;
+        Box::pin(async move { Ok(d) })
+    }
+}
+
+fn asking(decision: Decision) -> (Extras, Arc<Mutex<Vec<Question>>>) {
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let q = Questions::new(Arc::new(Always(decision, asked.clone())), std::time::Duration::from_secs(5));
+    (Extras { questions: Some(Arc::new(q)), ..Extras::default() }, asked)
+}
+
+#[tokio::test]
+async fn unknown_hosts_are_asked_only_past_the_deny_list_and_the_guard() {
+    let target = upstream().await;
+    let policy = json!({"allowedDomains": [], "deniedDomains": ["bad.test"], "allowPrivateAddresses": ["127.0.0.1"]});
+    let (extras, asked) = asking(Decision::AllowRun);
+    let names: &[(&str, &[&str])] = &[("local.test", &["127.0.0.1"]), ("inside.test", &["10.1.2.3"])];
+    let (p, addr) = proxy_with(policy, names, extras).await;
+    let mut c = TcpStream::connect(addr).await.unwrap();
+    let ok = exchange(&mut c, format!("GET http://local.test:{}/a HTTP/1.1\r\n\r\n", target.port()).as_bytes(), "host=").await;
+    assert!(ok.starts_with("HTTP/1.1 200"), "{ok}");
+    for (req, reason) in [("CONNECT bad.test:443 HTTP/1.1\r\n\r\n", "(denied)"), ("CONNECT inside.test:443 HTTP/1.1\r\n\r\n", "(private_address)"), ("CONNECT 169.254.169.254:80 HTTP/1.1\r\n\r\n", "(private_address)")] {
+        let mut d = TcpStream::connect(addr).await.unwrap();
+        let answer = exchange(&mut d, req.as_bytes(), reason).await;
+        assert!(answer.starts_with("HTTP/1.1 403"), "{req}: {answer}");
+    }
+    let asked: Vec<(String, u16, Via)> = asked.lock().unwrap().iter().map(|q| (q.host.clone(), q.port, q.protocol)).collect();
+    assert_eq!(asked, [("local.test".to_string(), target.port(), Via::Http)], "denied and private hosts are never offered");
+    let done = p.finish().await;
+    assert_eq!(serde_json::to_value(&done.decisions).unwrap(), json!([{"host": "local.test", "port": target.port(), "decision": "allow-run", "source": "callback"}]));
+}
+
+#[tokio::test]
+async fn a_declined_host_gets_a_403_that_says_what_would_allow_it() {
+    let (extras, _) = asking(Decision::Deny);
+    let (p, addr) = proxy_with(json!({"allowedDomains": [], "allowPrivateAddresses": ["127.0.0.1"]}), &[("local.test", &["127.0.0.1"])], extras).await;
+    let mut c = TcpStream::connect(addr).await.unwrap();
+    let answer = exchange(&mut c, b"CONNECT local.test:443 HTTP/1.1\r\n\r\n", "To allow it").await;
+    assert!(answer.starts_with("HTTP/1.1 403"), "{answer}");
+    assert!(answer.to_lowercase().contains("x-sandspawn-denied: declined"), "{answer}");
+    assert!(answer.contains("sandspawn: local.test:443 blocked by the network policy (declined)") && answer.contains("--allow-domain local.test"), "{answer}");
+    let done = p.finish().await;
+    assert_eq!(done.denials[0].reason, Refusal::Declined);
+}

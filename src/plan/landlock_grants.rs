@@ -1,0 +1,185 @@
+//! What the Landlock mode lets the command write, path by path. Landlock rules only add access and a
+//! directory's rights cover its whole subtree, so a read-only path cannot be carved out of a granted
+//! directory: every directory that holds one is instead granted entry by entry (`split`), down to
+//! it, and the read-only path itself is not granted at all.
+//!
+//! What must stay read-only (or in place) inside the writable roots, whichever root holds it (a
+//! workspace's `.git` inside the shared `/tmp` or inside a `writableRoots` entry counts for those
+//! too: granting the ancestor whole would grant the `.git`):
+//! - the existing read-only paths of every root (`.git`, the real git directory, `readOnlyPaths`,
+//!   repositories found by the walk, hooks directories, existing protected names);
+//! - sandspawn's own files (what the host runs next);
+//! - every writable root nested in another: not read-only, but the directories above it are split so
+//!   that it cannot be renamed away and replaced (a workspace with a planted `.git` in its place; the
+//!   bwrap plan pins them with mount points, `pins`).
+//!
+//! Protected names that do not exist are not among them: the top stays creatable, and what the
+//! command creates there is moved aside while it runs and after (`planted::keeper`, `detect`), as in
+//! the bwrap mode's runs. A split directory takes no new entries and loses none (that would need
+//! `MAKE_*`/`REMOVE_*` on it, which would cover the read-only path below it too): stricter than
+//! bwrap, and said so in the README and in the denial a refused write gets.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::{Result, SandboxError};
+use crate::policy::ResolvedPolicy;
+
+/// The write grants of one run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Grants {
+    /// Directories granted whole (their subtree), sorted, without duplicates.
+    pub dirs: Vec<PathBuf>,
+    /// Files granted on their own (an existing entry of a split directory).
+    pub files: Vec<PathBuf>,
+    /// Directories granted entry by entry: they take no new entries.
+    pub split: Vec<PathBuf>,
+}
+
+impl Grants {
+    /// `dir` (a writable root) takes new entries at its top.
+    pub fn creatable(&self, dir: &Path) -> bool {
+        !self.split.iter().any(|s| s == dir)
+    }
+}
+
+/// What stays in place or read-only inside the roots (see the module's words).
+struct Keep<'a> {
+    /// Never granted.
+    read_only: Vec<&'a Path>,
+    /// Granted by their own rule, but not as part of an ancestor's.
+    own_grant: Vec<&'a Path>,
+}
+
+impl Keep<'_> {
+    fn inside(&self, dir: &Path) -> bool {
+        self.read_only.iter().chain(&self.own_grant).any(|p| p.starts_with(dir) && *p != dir)
+    }
+
+    fn skipped(&self, p: &Path) -> bool {
+        self.read_only.iter().chain(&self.own_grant).any(|k| *k == p)
+    }
+}
+
+/// The grants for `policy`'s writable roots plus the run's own `extra` directories (granted whole),
+/// given sandspawn's own files (canonical).
+pub fn grants(policy: &ResolvedPolicy, own: &[PathBuf], extra: &[&Path]) -> Result<Grants> {
+    let roots: Vec<&Path> = policy.writable_roots.iter().map(|r| r.root.as_path()).collect();
+    let mut read_only: Vec<&Path> = policy.writable_roots.iter().flat_map(|r| r.read_only.iter().map(PathBuf::as_path)).collect();
+    read_only.extend(own.iter().map(PathBuf::as_path).filter(|o| roots.iter().any(|r| o.starts_with(r))));
+    // The run's own directories are not kept in place: the command may rename them in a root it may
+    // change whole (they are the run's scratch, nothing the host reads later), and keeping them
+    // would split that root for nothing.
+    let own_grant = roots.clone();
+    let keep = Keep { read_only, own_grant };
+    let mut g = Grants::default();
+    // A root inside another's read-only path is granted as bwrap binds it: after that carve-out.
+    for dir in roots.iter().chain(extra).copied() {
+        grant(dir, &keep, &mut g)?;
+    }
+    for list in [&mut g.dirs, &mut g.files, &mut g.split] {
+        list.sort();
+        list.dedup();
+    }
+    Ok(g)
+}
+
+/// `dir` whole when nothing kept lies inside it; else each entry on its own, skipping kept entries
+/// and symlinks, descending into the directories that lead to a kept path.
+fn grant(dir: &Path, keep: &Keep, g: &mut Grants) -> Result<()> {
+    if !keep.inside(dir) {
+        g.dirs.push(dir.to_path_buf());
+        return Ok(());
+    }
+    g.split.push(dir.to_path_buf());
+    let entries = std::fs::read_dir(dir).map_err(|e| {
+        SandboxError::unsupported(format!("cannot list {} to keep the read-only paths in it read-only: {e}", dir.display()))
+    })?;
+    for e in entries.flatten() {
+        let path = e.path();
+        let Ok(kind) = e.file_type() else { continue };
+        if keep.skipped(&path) || kind.is_symlink() {
+            continue;
+        }
+        if kind.is_dir() {
+            grant(&path, keep, g)?;
+        } else {
+            g.files.push(path);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::WritableRoot;
+
+    fn policy(roots: Vec<WritableRoot>) -> ResolvedPolicy {
+        let mut p = crate::plan::test_support::policy(serde_json::json!({"mode": "workspace-write"}), &roots[0].root, crate::platform::Platform::Linux);
+        p.writable_roots = roots;
+        p
+    }
+
+    fn root(p: &Path, read_only: &[&str]) -> WritableRoot {
+        WritableRoot { root: p.to_path_buf(), read_only: read_only.iter().map(|r| p.join(r)).collect(), missing_read_only: Vec::new() }
+    }
+
+    fn tree() -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let top = std::fs::canonicalize(dir.path()).unwrap();
+        for d in ["ws/.git/hooks", "ws/src/deep", "other"] {
+            std::fs::create_dir_all(top.join(d)).unwrap();
+        }
+        std::fs::write(top.join("ws/file"), "").unwrap();
+        std::os::unix::fs::symlink("/etc", top.join("ws/link")).unwrap();
+        (dir, top)
+    }
+
+    #[test]
+    fn a_read_only_path_splits_every_directory_above_it() {
+        let (_t, top) = tree();
+        let ws = top.join("ws");
+        let g = grants(&policy(vec![root(&ws, &[".git"])]), &[], &[]).unwrap();
+        assert_eq!(g.dirs, [ws.join("src")], "not the root, not .git, not the symlink");
+        assert_eq!(g.files, [ws.join("file")]);
+        assert_eq!(g.split, [ws.clone()]);
+        assert!(!g.creatable(&ws));
+        let g = grants(&policy(vec![root(&ws, &["src/deep/x"])]), &[], &[]).unwrap();
+        assert_eq!(g.dirs, [ws.join(".git")]);
+        assert_eq!(g.split, [ws.clone(), ws.join("src"), ws.join("src/deep")]);
+    }
+
+    #[test]
+    fn an_ancestor_root_is_split_around_a_nested_roots_carve_outs() {
+        // Issue 30: the workspace's .git was writable through the writable root that holds it.
+        let (_t, top) = tree();
+        let ws = top.join("ws");
+        let g = grants(&policy(vec![root(&top, &[]), root(&ws, &[".git"])]), &[], &[]).unwrap();
+        assert_eq!(g.dirs, [top.join("other"), ws.join("src")]);
+        assert_eq!(g.split, [top.clone(), ws.clone()]);
+        assert!(!g.dirs.iter().chain(&g.files).any(|p| p.starts_with(ws.join(".git"))));
+    }
+
+    #[test]
+    fn a_nested_root_cannot_be_renamed_away() {
+        let (_t, top) = tree();
+        let ws = top.join("ws");
+        let g = grants(&policy(vec![root(&top, &[]), root(&ws, &[])]), &[], &[]).unwrap();
+        assert_eq!(g.dirs, [top.join("other"), ws.clone()], "each granted whole by its own rule");
+        assert_eq!(g.split, [top.clone()], "the top holding it takes no new entries");
+        // The run's own directory is granted whole and splits nothing.
+        let g = grants(&policy(vec![root(&top, &[])]), &[], &[&top.join("other")]).unwrap();
+        assert_eq!((g.dirs, g.split), (vec![top.clone(), top.join("other")], vec![]));
+        let nothing_kept = grants(&policy(vec![root(&ws, &[])]), &[], &[]).unwrap();
+        assert_eq!((nothing_kept.dirs, nothing_kept.split), (vec![ws.clone()], vec![]));
+    }
+
+    #[test]
+    fn own_files_in_a_root_stay_read_only() {
+        let (_t, top) = tree();
+        let ws = top.join("ws");
+        let g = grants(&policy(vec![root(&ws, &[])]), &[ws.join("src/deep"), PathBuf::from("/elsewhere")], &[]).unwrap();
+        assert_eq!(g.dirs, [ws.join(".git")]);
+        assert_eq!(g.split, [ws.clone(), ws.join("src")]);
+    }
+}

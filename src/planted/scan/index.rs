@@ -1,0 +1,123 @@
+//! What a walk is asked (`WalkSpec`), what it found (`Found`), and what it keeps for the next walk
+//! of the same area (`Index`: each directory's listing and what tells whether it still holds).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::super::listing::Stamp;
+use super::super::watch::Watch;
+
+/// What to walk and what to look for.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct WalkSpec {
+    /// The roots to walk, canonical.
+    pub roots: Vec<PathBuf>,
+    /// Directories not to enter (denied paths, other writable roots are added automatically).
+    pub skip: Vec<PathBuf>,
+    /// Protected names to report wherever they are.
+    pub names: Vec<String>,
+    /// Whether to report `.git` entries.
+    pub repositories: bool,
+}
+
+/// What one walk found.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Found {
+    /// Every `.git` entry (directory, file or symlink), breadth first.
+    pub git_entries: Vec<PathBuf>,
+    /// The inode number of each `.git` entry (from its parent's listing: no `stat`).
+    pub git_inodes: HashMap<PathBuf, u64>,
+    /// Every directory that is itself a git directory (a bare repository, or one planted into an
+    /// ordinary folder: `HEAD` with `objects/` and `refs/`, or with `commondir`), as git's
+    /// discovery would take it when run there.
+    pub git_dirs: Vec<PathBuf>,
+    /// Every entry named like a protected name.
+    pub named: Vec<PathBuf>,
+    /// The bound was reached: some directories were not read.
+    pub truncated: bool,
+    /// Where the walk stopped at its bound: the first directories it did not read (at most
+    /// `UNEXAMINED_SHOWN`), to name the area in a report.
+    pub unexamined: Vec<PathBuf>,
+    /// Directories read.
+    pub dirs_read: usize,
+    /// Directories kept from the prior index after an `lstat` of their path (roots, and directories
+    /// the watcher does not vouch for). Those it vouches for cost no syscall.
+    pub dirs_checked: usize,
+}
+
+/// A directory's path, shared by the listings and indexes that name it, and hashed and compared as
+/// bytes (std hashes a `Path` component by component, about three times slower; the walk builds every
+/// path the same way, so equal paths are equal bytes).
+#[derive(Debug, Clone)]
+pub(super) struct DirKey(pub(super) Arc<Path>);
+
+impl DirKey {
+    pub(super) fn new(path: &Path) -> Self {
+        DirKey(Arc::from(path))
+    }
+}
+
+impl std::ops::Deref for DirKey {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl PartialEq for DirKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.as_os_str() == other.0.as_os_str()
+    }
+}
+
+impl Eq for DirKey {}
+
+impl std::hash::Hash for DirKey {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.0.as_os_str().hash(h);
+    }
+}
+
+/// What one directory held when it was read; shared by every index that keeps it.
+#[derive(Debug, PartialEq, Eq, Default)]
+pub(super) struct Listing {
+    /// Its subdirectories that the walk enters, each with the inode number the listing gave it.
+    pub(super) subdirs: Vec<(DirKey, u64)>,
+    /// Its `.git` entry (with its inode number) and protected names, as the walk reported them.
+    pub(super) git: Vec<(PathBuf, u64)>,
+    pub(super) named: Vec<PathBuf>,
+    /// It is a git directory itself (see `Found::git_dirs`).
+    pub(super) git_dir: bool,
+    /// A subdirectory was not entered: it lies deeper than `MAX_DEPTH`.
+    pub(super) too_deep: bool,
+}
+
+/// One directory of an index: its listing, and what tells whether the listing still holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct DirState {
+    pub(super) listing: Arc<Listing>,
+    /// Taken before it was listed (for the stat rule).
+    pub(super) stamp: Stamp,
+    /// When the walk that read it started (unix seconds): the stat rule trusts only a ctime older
+    /// than that (a timestamp is coarser than the time between two changes).
+    pub(super) walk_started: i64,
+    /// The inode number its parent's listing gave it (0 for a root).
+    pub(super) listed_ino: u64,
+    pub(super) watch: Option<Arc<Watch>>,
+    /// The watcher's counter when it was read (or last confirmed by the stat rule).
+    pub(super) read_at: u64,
+}
+
+/// Every directory a walk read or kept, for the next walk of the same area.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Index {
+    pub(super) dirs: Arc<HashMap<DirKey, DirState>>,
+    /// Everything the walk that made it found (reused directories' entries included).
+    pub(super) totals: Arc<Found>,
+    /// The watcher's counter when that walk ended (`None` without a watcher).
+    pub(super) counter_at: Option<u64>,
+    /// The directories whose listing no watch vouches for (the stat rule keeps them): what a walk
+    /// must still check when nothing changed, besides each root's path.
+    pub(super) unwatched: Arc<Vec<DirKey>>,
+}
