@@ -8,7 +8,7 @@
 //!     [--await-init-locks=K] [--close-fds=N,...]
 //!     [--review ROOT UPPER WORK]... [--read-only=PATH]... [--overlay TARGET UPPER WORK]... [--cover-dir=PATH]... [--cover-file=PATH]... [--unmount=PATH]...
 //!     [--own-userns [--limit-userns] [--map-ids=UID:GID]] [--controlling-tty] [--rlimit=NAME:SOFT:HARD]...
-//!     [--filter=none|unix|not-unix|all]
+//!     [--exec-after=NS] [--filter=none|unix|not-unix|all]
 //!     [--report-fd=N] [--net-listen=N]
 //!     [--landlock=ABI --sockets=none|unix|all --control-fd=N --ll-list=PATH... --ll-read=PATH... --ll-write=PATH...] -- COMMAND [ARG...]
 //! sandspawn-helper --version
@@ -90,6 +90,11 @@ pub struct Steps {
     pub controlling_tty: bool,
     /// Resource limits to set on itself, inherited by the command (see `rlimit`).
     pub rlimits: Vec<Rlimit>,
+    /// Exec the command only once the kernel's coarse realtime clock reads at least this many
+    /// nanoseconds since the epoch: the moment a reviewed workspace's change set began (see
+    /// `clock_wait` in the helper, and the addon's `review::apply`, which calls a host path whose
+    /// ctime is at or after it a conflict).
+    pub exec_after_ns: Option<i64>,
     /// Install the seccomp filter, last before exec (with no_new_privs): the baseline (see
     /// `seccomp::BASELINE`), this socket rule, tracing of the command's own tree only. Every bwrap
     /// plan has one, whatever its network.
@@ -180,6 +185,7 @@ impl Steps {
             (!self.unmount.is_empty(), "--unmount"),
             (self.own_userns, "--own-userns"),
             (self.net_listen_fd.is_some(), "--net-listen"),
+            (self.exec_after_ns.is_some(), "--exec-after"),
             (self.landlock.is_some(), "--landlock"),
             (self.filter.is_some(), "--filter"),
         ]
@@ -236,6 +242,9 @@ impl Steps {
             args.push("--controlling-tty".into());
         }
         args.extend(self.rlimits.iter().map(Rlimit::to_arg));
+        if let Some(ns) = self.exec_after_ns {
+            args.push(format!("--exec-after={ns}"));
+        }
         if let Some(sockets) = self.filter {
             args.push(format!("--filter={}", sockets.word()));
         }
@@ -340,6 +349,8 @@ impl Steps {
                         steps.offline_nsswitch_fd = Some(descriptor(fd).ok_or_else(bad)?);
                     } else if let Some(fd) = text.strip_prefix("--net-listen=") {
                         steps.net_listen_fd = Some(descriptor(fd).ok_or_else(bad)?);
+                    } else if let Some(ns) = text.strip_prefix("--exec-after=") {
+                        steps.exec_after_ns = Some(ns.parse::<i64>().ok().filter(|n| *n > 0).ok_or_else(bad)?);
                     } else if let Some(limit) = text.strip_prefix("--rlimit=") {
                         steps.rlimits.push(Rlimit::parse(limit).ok_or_else(bad)?);
                     } else if let Some(abi) = text.strip_prefix("--landlock=") {
@@ -471,6 +482,7 @@ mod tests {
                 read_only: vec!["/w s/ro".into()],
                 unmount: vec!["/s/cs".into()],
                 own_userns: true,
+                exec_after_ns: Some(1_760_000_000_123_456_789),
                 ..Steps::default()
             },
             Steps {
@@ -550,6 +562,9 @@ mod tests {
         assert!(Steps::parse(&os(&["v1", "--review", "/a", "/b", "--", "true"])).is_err(), "review cut short");
         assert!(Steps::parse(&os(&["v1", "--review", "/a", "b", "/c", "--own-userns", "--", "true"])).is_err(), "relative review path");
         assert!(Steps::parse(&os(&["v1", "--review", "/a", "/b", "/c", "--", "true"])).is_err(), "a review overlay without --own-userns");
+        for bad in ["--exec-after=", "--exec-after=-5", "--exec-after=0", "--exec-after=1.5", "--exec-after=x"] {
+            assert!(Steps::parse(&os(&["v1", bad, "--", "true"])).is_err(), "{bad}");
+        }
         assert!(Steps::parse(&os(&["v1", "--unmount=rel", "--", "true"])).is_err());
         assert!(Steps::parse(&os(&["v1", "--cover-dir=rel", "--own-userns", "--", "true"])).is_err());
         assert!(Steps::parse(&os(&["v1", "--cover-file=rel", "--own-userns", "--", "true"])).is_err());

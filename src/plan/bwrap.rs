@@ -279,6 +279,7 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         await_init_locks: held_dirs.len(),
         close_fds: held_dirs.iter().map(|h| h.fd).collect(),
         unmount: caches.unmount.into_iter().chain(review.as_ref().map(|m| path_arg(&m.set_dir)).transpose()?).collect(),
+        exec_after_ns: review.as_ref().and_then(|m| m.exec_after_ns),
         review: review.map(|m| m.overlays).unwrap_or_default(),
         ..Steps::default()
     };

@@ -102,4 +102,6 @@ pub struct Mounts {
     pub set_dir: std::path::PathBuf,
     /// Per reviewed root: the root, the set's upper and work directories for it.
     pub overlays: Vec<sandspawn_helper::protocol::ReviewOverlay>,
+    /// The helper's `--exec-after` for a run that began its set (see `store::Meta::begin_ns`).
+    pub exec_after_ns: Option<i64>,
 }

@@ -19,6 +19,9 @@ pub struct Context<'a> {
     pub private_tmp: bool,
     pub protect_git: bool,
     pub protected_names: &'a [String],
+    /// When the run was asked for (`store::realtime_now_ns`, read before the walk): a set this run
+    /// begins begins then, after every host change its caller made before asking.
+    pub asked_ns: i64,
 }
 
 /// Why no change set can be mounted here (`None`: it can): what `sandboxCapabilities().review`
@@ -84,7 +87,7 @@ impl ReviewRun {
                     id: String::new(),
                     cwd: ctx.cwd.to_path_buf(),
                     created: 0,
-                    begin_ns: 0,
+                    begin_ns: ctx.asked_ns,
                     roots: review.roots.clone(),
                     held: review.held.clone(),
                     protect_git: ctx.protect_git,
@@ -99,7 +102,9 @@ impl ReviewRun {
             .map(|i| Ok(ReviewOverlay { root: path_text(&set.meta.roots[i])?, upper: path_text(&set.upper(i))?, work: path_text(&set.work(i))? }))
             .collect::<Result<Vec<_>>>();
         let run = ReviewRun { set, lock: Some(lock), max_changes: review.option.max_changes, begun };
-        review.mounts = Some(Mounts { set_dir: run.set.dir.clone(), overlays: overlays? });
+        // A set begun now: its command waits for the clock that stamps ctimes (see `Meta::begin_ns`).
+        let exec_after_ns = begun.then_some(run.set.meta.begin_ns);
+        review.mounts = Some(Mounts { set_dir: run.set.dir.clone(), overlays: overlays?, exec_after_ns });
         Ok(run)
     }
 

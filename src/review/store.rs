@@ -35,8 +35,11 @@ pub struct Meta {
     pub cwd: PathBuf,
     /// Milliseconds since the epoch.
     pub created: u64,
-    /// When it began, from the kernel's coarse clock (nanoseconds since the epoch), which also
-    /// stamps files' ctime: a host path whose ctime is not older was changed since (a conflict).
+    /// When it began (nanoseconds since the epoch, the fine realtime clock, read when the run
+    /// that began it was asked for): a host path whose ctime is not older was changed since (a
+    /// conflict). A host change before it carries an older ctime (a ctime is never later than the
+    /// change); one after it a later ctime, because that run's command starts only once the
+    /// kernel's coarse clock, which stamps ctimes, has reached it (the helper's `--exec-after`).
     pub begin_ns: i64,
     /// The reviewed roots (canonical, none inside another), each with `roots/N` in the set.
     pub roots: Vec<PathBuf>,
@@ -109,16 +112,18 @@ fn check_private(p: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The kernel's coarse realtime clock in nanoseconds: what it stamps ctimes from, so a change made
-/// after this moment never carries an older ctime.
-pub fn coarse_now_ns() -> i64 {
+/// The fine realtime clock in nanoseconds. Not the coarse one: it lags by a tick or more, and a
+/// file changed just before this moment may carry a later ctime than the coarse clock reads (a
+/// fine-grained one: Linux 6.13's multigrain timestamps), a false conflict.
+pub fn realtime_now_ns() -> i64 {
     let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: a valid timespec to fill.
-    unsafe { libc::clock_gettime(libc::CLOCK_REALTIME_COARSE, &mut ts) };
+    unsafe { libc::clock_gettime(libc::CLOCK_REALTIME, &mut ts) };
     ts.tv_sec as i64 * 1_000_000_000 + ts.tv_nsec as i64
 }
 
-/// Begin a set for `meta` (its id, time and directories are filled in here), locked for the run.
+/// Begin a set for `meta` (its id, creation time and directories are filled in here; its
+/// `begin_ns` is the caller's), locked for the run.
 pub fn create(root: &Path, mut meta: Meta) -> Result<(ChangeSet, Lock)> {
     let mut builder = std::fs::DirBuilder::new();
     builder.recursive(true).mode(0o700);
@@ -132,7 +137,6 @@ pub fn create(root: &Path, mut meta: Meta) -> Result<(ChangeSet, Lock)> {
         ));
     }
     meta.id = super::id::new();
-    meta.begin_ns = coarse_now_ns();
     meta.created = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0);
     let dir = root.join(&meta.id);
     // Not recursive: an existing directory is an error, never shared.

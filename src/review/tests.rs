@@ -45,10 +45,20 @@ fn put(root: &Path, rel: &str, text: &str) {
     std::fs::write(p, text).unwrap();
 }
 
-/// The set's begin moved past what the fixture wrote on the host (its ctimes are older).
+/// The set begins now, after what the fixture wrote on the host (whose ctimes are older), and
+/// the host's next change is stamped at or after it: what the helper's `--exec-after` waits for
+/// before a run's command starts (the coarse clock, which stamps ctimes, reached the beginning).
 fn begin_now(f: &mut Fixture) {
-    std::thread::sleep(std::time::Duration::from_millis(20));
-    f.set.meta.begin_ns = store::coarse_now_ns() + 1;
+    f.set.meta.begin_ns = store::realtime_now_ns();
+    let coarse = || {
+        let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        // SAFETY: a valid timespec to fill.
+        unsafe { libc::clock_gettime(libc::CLOCK_REALTIME_COARSE, &mut ts) };
+        ts.tv_sec as i64 * 1_000_000_000 + ts.tv_nsec as i64
+    };
+    while coarse() < f.set.meta.begin_ns {
+        std::thread::sleep(std::time::Duration::from_micros(250));
+    }
 }
 
 #[test]
