@@ -8,8 +8,7 @@
 //! lower layer had below it; else files, directories and symlinks as the command left them (a
 //! modified lower file is copied up whole). Nothing here follows a symlink.
 
-use std::ffi::{CString, OsString};
-use std::os::unix::ffi::OsStrExt;
+use std::ffi::OsString;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
@@ -44,12 +43,20 @@ pub enum Event<'a> {
     Leaf(&'a Entry),
 }
 
+#[cfg(target_os = "linux")]
 fn xattr(path: &Path, name: &std::ffi::CStr) -> Option<Vec<u8>> {
-    let p = CString::new(path.as_os_str().as_bytes()).ok()?;
+    use std::os::unix::ffi::OsStrExt;
+    let p = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
     let mut buf = [0u8; 8];
     // SAFETY: a valid path and name; the buffer's size is passed.
     let n = unsafe { libc::lgetxattr(p.as_ptr(), name.as_ptr(), buf.as_mut_ptr().cast(), buf.len()) };
     (n >= 0).then(|| buf[..n as usize].to_vec())
+}
+
+/// Only Linux's overlayfs writes upper directories (macOS refuses the review mode): none here.
+#[cfg(not(target_os = "linux"))]
+fn xattr(_path: &Path, _name: &std::ffi::CStr) -> Option<Vec<u8>> {
+    None
 }
 
 /// The entry at `path` (in an upper directory), `rel` naming it.

@@ -33,32 +33,46 @@ pub struct Stat {
 
 impl Stat {
     pub fn is_dir(&self) -> bool {
-        self.mode & libc::S_IFMT == libc::S_IFDIR
+        // `as u32`: macOS's mode_t is 16 bits.
+        self.mode & libc::S_IFMT as u32 == libc::S_IFDIR as u32
     }
+}
+
+/// `openat2` with `RESOLVE_NO_SYMLINKS`: one call for the whole path; `None` where the kernel
+/// has no openat2.
+#[cfg(target_os = "linux")]
+fn open_no_symlinks(c: &CStr) -> Option<std::io::Result<Dir>> {
+    #[repr(C)]
+    struct OpenHow {
+        flags: u64,
+        mode: u64,
+        resolve: u64,
+    }
+    const RESOLVE_NO_SYMLINKS: u64 = 0x04;
+    let how = OpenHow { flags: (libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC) as u64, mode: 0, resolve: RESOLVE_NO_SYMLINKS };
+    // SAFETY: openat2 with a valid C string and an `open_how` of the size passed.
+    let fd = unsafe { libc::syscall(libc::SYS_openat2, libc::AT_FDCWD, c.as_ptr(), &how as *const OpenHow, std::mem::size_of::<OpenHow>()) };
+    if fd >= 0 {
+        // SAFETY: just opened, ours alone.
+        return Some(Ok(Dir(unsafe { OwnedFd::from_raw_fd(fd as i32) })));
+    }
+    let e = std::io::Error::last_os_error();
+    (e.raw_os_error() != Some(libc::ENOSYS)).then_some(Err(e))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn open_no_symlinks(_c: &CStr) -> Option<std::io::Result<Dir>> {
+    None
 }
 
 impl Dir {
     /// Open an absolute directory path, refusing a symlink anywhere on it.
     pub fn open_root(path: &Path) -> std::io::Result<Dir> {
-        #[repr(C)]
-        struct OpenHow {
-            flags: u64,
-            mode: u64,
-            resolve: u64,
-        }
-        const RESOLVE_NO_SYMLINKS: u64 = 0x04;
         let c = cstr(path.as_os_str())?;
-        let how = OpenHow { flags: (libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC) as u64, mode: 0, resolve: RESOLVE_NO_SYMLINKS };
-        // SAFETY: openat2 with a valid C string and an `open_how` of the size passed.
-        let fd = unsafe { libc::syscall(libc::SYS_openat2, libc::AT_FDCWD, c.as_ptr(), &how as *const OpenHow, std::mem::size_of::<OpenHow>()) };
-        if fd >= 0 {
-            // SAFETY: just opened, ours alone.
-            return Ok(Dir(unsafe { OwnedFd::from_raw_fd(fd as i32) }));
+        if let Some(opened) = open_no_symlinks(&c) {
+            return opened;
         }
-        let e = std::io::Error::last_os_error();
-        if e.raw_os_error() != Some(libc::ENOSYS) {
-            return Err(e);
-        }
+        // No openat2 (macOS, Linux before 5.6): component by component, each without following.
         let mut dir = Dir::at(libc::AT_FDCWD, c"/")?;
         for part in path.components().skip(1) {
             dir = dir.child(part.as_os_str())?;
@@ -87,7 +101,7 @@ impl Dir {
             let e = std::io::Error::last_os_error();
             return if e.kind() == std::io::ErrorKind::NotFound { Ok(None) } else { Err(e) };
         }
-        Ok(Some(Stat { mode: st.st_mode, ctime_ns: st.st_ctime * 1_000_000_000 + st.st_ctime_nsec }))
+        Ok(Some(Stat { mode: st.st_mode as u32, ctime_ns: st.st_ctime * 1_000_000_000 + st.st_ctime_nsec }))
     }
 
     /// Make directory `name` with `mode` (the umask does not apply).
@@ -100,7 +114,7 @@ impl Dir {
 
     pub fn chmod(&self, mode: u32) -> std::io::Result<()> {
         // SAFETY: our descriptor. Set-id bits are never applied (see `write_file`).
-        check(unsafe { libc::fchmod(self.0.as_raw_fd(), mode & 0o1777) }).map(drop)
+        check(unsafe { libc::fchmod(self.0.as_raw_fd(), (mode & 0o1777) as libc::mode_t) }).map(drop)
     }
 
     fn temp_name() -> CString {
@@ -141,7 +155,7 @@ impl Dir {
         let written = std::io::copy(&mut from, &mut to).and_then(|_| {
             let times = [libc::timespec { tv_sec: mtime.0 as _, tv_nsec: mtime.1 as _ }; 2];
             // SAFETY: our descriptor; two timespecs.
-            check(unsafe { libc::fchmod(to.as_raw_fd(), mode & 0o1777) })?;
+            check(unsafe { libc::fchmod(to.as_raw_fd(), (mode & 0o1777) as libc::mode_t) })?;
             check(unsafe { libc::futimens(to.as_raw_fd(), times.as_ptr()) }).map(drop)
         });
         if let Err(e) = written {

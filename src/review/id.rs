@@ -11,8 +11,12 @@ pub fn new() -> String {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
     let mut random = [0u8; 8];
-    // SAFETY: getrandom into a buffer of the size passed; failure leaves zeros (still unique by time).
+    // SAFETY: into a buffer of the size passed; failure leaves zeros (still unique by time).
+    // musl has no getentropy, macOS no getrandom.
+    #[cfg(target_os = "linux")]
     unsafe { libc::getrandom(random.as_mut_ptr().cast(), random.len(), 0) };
+    #[cfg(not(target_os = "linux"))]
+    unsafe { libc::getentropy(random.as_mut_ptr().cast(), random.len()) };
     let seed = format!("{nanos}-{}-{}-{:?}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed), random);
     let digest = Sha256::digest(seed.as_bytes());
     format!("cs-{}", digest.iter().take(8).map(|b| format!("{b:02x}")).collect::<String>())
