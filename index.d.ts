@@ -120,7 +120,7 @@ export interface ApplyResult {
  * dropped), deletions applied, never following a symlink. A path the host changed since the set
  * began is a conflict unless `force`; a path with a host risk is held back unless `force` and a
  * listed path lies at or below the risky entry. What lands leaves the set; a set with nothing left
- * (no `paths`, no conflicts, nothing held back) is removed. */
+ * (applied whole, or piece by piece with `paths`) is removed. */
 export declare function applyChangeSet(id: string, options?: { paths?: string[]; force?: boolean }): Promise<ApplyResult>
 /** Drop a pending change set. */
 export declare function discardChangeSet(id: string): Promise<void>

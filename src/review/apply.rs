@@ -71,20 +71,25 @@ impl Request<'_> {
 /// Apply `req` of `set` (held by `lock`). Returns what landed, what conflicted, what was held back.
 pub fn apply(set: &ChangeSet, lock: &Lock, req: &Request) -> Result<Outcome> {
     let mut out = Outcome::default();
+    // Whether some root's upper directory still holds something (its top frame not clean).
+    let mut left = false;
     for (i, root) in set.meta.roots.iter().enumerate() {
         let dir = match Dir::open_root(root) {
             Ok(d) => d,
             Err(e) => {
                 let reason = format!("the workspace root cannot be opened without following a symlink ({}): it was moved, removed or replaced", sandspawn_helper::report::os_words(&e));
                 out.conflicts.push(Conflict { path: root.to_string_lossy().into_owned(), reason });
+                left = true;
                 continue;
             }
         };
         let mut root_apply = RootApply { set, req, upper: set.upper(i), differ: Differ::new(root), judge: Judge::new(&set.meta, root, &set.upper(i)), stack: vec![Frame { dir: Some(dir), clean: true }], out: &mut out };
         entries::walk(&set.upper(i), |ev| root_apply.event(ev)).map_err(|e| SandboxError::setup_failed(format!("applying change set {} failed: {e}", set.meta.id), ""))?;
+        left |= !root_apply.stack.first().is_some_and(|f| f.clean);
     }
-    let everything = req.paths.is_none() && out.conflicts.is_empty() && out.held_back.is_empty();
-    if everything {
+    // Applied whole, or piece by piece until nothing is left: a set with nothing to review is gone.
+    let everything = req.paths.is_none() || !left;
+    if everything && out.conflicts.is_empty() && out.held_back.is_empty() {
         super::store::remove(set, lock)?;
     } else {
         set.touch();

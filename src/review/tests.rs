@@ -143,3 +143,22 @@ fn a_thousand_files_apply_streamed() {
     assert_eq!(out.applied.len(), 1201);
     assert_eq!(std::fs::read_dir(f.ws.join("node_modules")).unwrap().count(), 100);
 }
+
+#[test]
+fn a_set_applied_piece_by_piece_is_removed_once_nothing_is_left() {
+    let mut f = fixture();
+    put(&f.ws, "old.txt", "o");
+    begin_now(&mut f);
+    let up = f.set.upper(0);
+    put(&up, "a/one.txt", "1");
+    put(&up, "b.txt", "b");
+    whiteout(&up.join("old.txt"));
+    let first = apply(&f.set, &f.lock, &Request { paths: Some(&[f.ws.join("a")]), force: false }).unwrap();
+    assert_eq!(first.applied.len(), 2, "{first:?}");
+    assert!(f.set.dir.exists(), "b.txt and the deletion are still pending");
+    assert!(!up.join("a").exists(), "what landed left the set");
+    let rest = apply(&f.set, &f.lock, &Request { paths: Some(&[f.ws.join("b.txt"), f.ws.join("old.txt")]), force: false }).unwrap();
+    assert_eq!(rest.applied.len(), 2, "{rest:?}");
+    assert!(!f.ws.join("old.txt").exists() && f.ws.join("b.txt").exists());
+    assert!(!f.set.dir.exists(), "nothing left to review: the set is gone");
+}
