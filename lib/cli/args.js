@@ -100,24 +100,41 @@ function parseCommandLine(argv) {
     command = argv.slice(t.index)
     break
   }
+  if (subcommand === 'review') return parseReview(argv.filter((_, i) => i !== subIndex))
   const head = argv.slice(0, end).filter((_, i) => i !== subIndex)
   const json = head.includes('--json')
-  let values
+  const values = strictFlags(head, subcommand, false)
+  if ((subcommand === 'doctor' || subcommand === 'help') && command.length > 0) {
+    throw new UsageError(`\`sandspawn ${subcommand}\` takes no command (to run a program named ${subcommand}: sandspawn -- ${subcommand})`, subcommand, json)
+  }
+  return { subcommand, values, command, topic }
+}
+
+/**
+ * `sandspawn review ACTION [ID] [PATH...]` runs no command, so its flags may stand anywhere, as its
+ * help writes them (`review apply ID --force`); after `--` every word is a path.
+ */
+function parseReview(args) {
+  const { values, positionals } = strictFlags(args, 'review', true)
+  return { subcommand: 'review', values, command: positionals }
+}
+
+/** `args` parsed strictly, with only the flags `subcommand` accepts. Throws UsageError. */
+function strictFlags(args, subcommand, allowPositionals) {
+  const json = args.includes('--json')
+  let parsed
   try {
-    ;({ values } = parseArgs({ args: head, options: FLAGS, strict: true, allowPositionals: false }))
+    parsed = parseArgs({ args, options: FLAGS, strict: true, allowPositionals })
   } catch (err) {
     throw new UsageError(describeParseError(err), subcommand, json)
   }
-  for (const flag of Object.keys(values)) {
+  for (const flag of Object.keys(parsed.values)) {
     if (!ALLOWED[subcommand].includes(flag)) {
       const where = subcommand === 'run' ? 'only with `sandspawn explain`' : `not with \`sandspawn ${subcommand}\``
       throw new UsageError(`--${flag} is allowed ${where}`, subcommand, json)
     }
   }
-  if ((subcommand === 'doctor' || subcommand === 'help') && command.length > 0) {
-    throw new UsageError(`\`sandspawn ${subcommand}\` takes no command (to run a program named ${subcommand}: sandspawn -- ${subcommand})`, subcommand, json)
-  }
-  return { subcommand, values, command, topic }
+  return allowPositionals ? parsed : parsed.values
 }
 
 /** parseArgs' errors, in one short line that names the flag. */

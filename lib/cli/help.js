@@ -3,9 +3,8 @@
 
 const RUN = `Usage: sandspawn [options] [--] COMMAND [ARGS...]   run COMMAND in the sandbox
        sandspawn explain [options] [--] COMMAND ...  print the launch plan, run nothing
-       sandspawn doctor                              can this host sandbox? how to fix it
-       sandspawn review list|show ID|apply ID [PATH...]|discard ID   pending change sets
-       sandspawn help [explain|doctor] | --version
+       sandspawn review list|show|diff|apply|discard [ID]  the change sets --review runs keep
+       sandspawn doctor (can this host sandbox?) | help [explain|doctor|review] | --version
 
 Options:
   --mode MODE           read-only (default), workspace-write or danger-full-access
@@ -20,8 +19,7 @@ Options:
   --allow-unix-sockets  allow connecting to the host's Unix sockets
   --allow-landlock      Linux: where bwrap cannot run, use the weaker Landlock mode (see README)
   --tmp MODE, --tool-caches MODE   /tmp: writable, private or read-only; caches: private, shared or none
-  --review              the workspace's writes go to a change set, shown afterwards: apply,
-                        discard or diff it (implies workspace-write; with --json: kept pending)
+  --review              writes go to a change set, shown after the run to apply, discard or diff
   --cwd DIR             working directory; relative paths in the options above resolve against it
   --timeout MS          kill the command's process tree after MS milliseconds
   --memory SIZE, --max-file-size SIZE   limit each process's memory, each file's size (512m)
@@ -31,8 +29,7 @@ Options:
   --ask                 on a terminal: ask about hosts not in --allow-domain while it runs; after a denial, ask to rerun unsandboxed
   --no-pty              no pseudo-terminal (default when stdin and stdout are terminals: one)
 
-Exit status: the command's own, or 128+N when it (or sandspawn) got signal N; 125 when the
-sandbox could not run, 126 not executable, 127 not found, 2 bad usage.`
+Exit status: the command's (128+N: signal N), 125 no sandbox, 126 not executable, 127 not found, 2 usage.`
 
 const EXPLAIN = `Usage: sandspawn explain [options] [--platform linux|darwin] [--] COMMAND [ARGS...]
 

@@ -45,18 +45,30 @@ async function printDiffs(sandspawn, cs, paths) {
   for (const p of wanted) out.writeStdout(await sandspawn.diffChange(cs.id, p))
 }
 
-/** One line from the terminal (null at end of input). */
+/**
+ * One line from the terminal (null at end of input, or when there is no terminal). Read from
+ * /dev/tty opened anew: the run forwarded our stdin to the command and destroyed the stream when
+ * the command ended, so a question on process.stdin would wait on nothing (and Node would exit).
+ */
 function question(prompt) {
   const readline = require('node:readline')
+  let input
+  try {
+    input = new (require('node:tty').ReadStream)(require('node:fs').openSync('/dev/tty', 'r'))
+  } catch {
+    return Promise.resolve(null)
+  }
   return new Promise((resolve) => {
-    const rl = readline.createInterface({ input: process.stdin, output: process.stderr, terminal: true })
-    let answered = false
-    rl.question(prompt, (answer) => {
-      answered = true
+    const rl = readline.createInterface({ input, output: process.stderr, terminal: true })
+    let answer = null
+    rl.question(prompt, (line) => {
+      answer = line
       rl.close()
+    })
+    rl.on('close', () => {
+      input.destroy()
       resolve(answer)
     })
-    rl.on('close', () => answered || resolve(null))
   })
 }
 
