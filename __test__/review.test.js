@@ -112,11 +112,13 @@ describe('review mode: the host sees nothing until apply', () => {
     write(ws, { 'a.txt': 'base\n', 'b.txt': 'base\n', 'gone.txt': 'g' })
     // Outside the workspace: an overlay need not show what changes in its lower layer meanwhile.
     const marker = path.join(outside, 'edited-by-host')
-    const run = spawnSandboxed(['bash', '-c', `echo task > a.txt; echo task > b.txt; rm gone.txt; while [ ! -e ${marker} ]; do sleep 0.05; done`], {
-      cwd: ws, timeout: 30000, sandbox: REVIEW,
+    let wrote
+    const written = new Promise((resolve) => (wrote = resolve))
+    const run = spawnSandboxed(['bash', '-c', `echo task > a.txt; echo task > b.txt; rm gone.txt; echo written; while [ ! -e ${marker} ]; do sleep 0.05; done`], {
+      cwd: ws, timeout: 30000, sandbox: REVIEW, onOutput: (c) => String(c.data).includes('written') && wrote(),
     })
-    // While the command runs: the host edits a.txt and gone.txt, then says so.
-    await new Promise((r) => setTimeout(r, 300))
+    // Once the command has written its side: the host edits a.txt and gone.txt, then says so.
+    await written
     fs.writeFileSync(path.join(ws, 'a.txt'), 'host\n')
     fs.appendFileSync(path.join(ws, 'gone.txt'), 'more')
     fs.writeFileSync(marker, '')
