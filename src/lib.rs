@@ -13,6 +13,7 @@ pub mod digest;
 pub mod error;
 pub mod helper;
 pub mod network;
+pub mod no_symlinks;
 pub mod limits;
 pub mod options;
 pub mod own_files;

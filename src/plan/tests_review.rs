@@ -6,30 +6,13 @@ use std::collections::BTreeMap;
 
 use sandspawn_helper::protocol::ReviewOverlay;
 
-use super::test_support::{helper_path, policy};
-use super::{build, PlanRequest};
+use super::test_support::{helper_path, policy, try_plan_with_env};
 use crate::platform::Platform;
 use crate::policy::ResolvedPolicy;
 use crate::review::option::Mounts;
 
 fn try_plan(p: &ResolvedPolicy, cwd: &std::path::Path) -> crate::Result<super::LaunchPlan> {
-    let command = vec!["true".to_string()];
-    let env = BTreeMap::new();
-    build(&PlanRequest {
-        command: &command,
-        cwd,
-        env: &env,
-        policy: p,
-        platform: Platform::Linux,
-        bwrap: None,
-        resolved_program: None,
-        helper: Some(helper_path()),
-        runner_fds: false,
-        terminal: false,
-        rlimits: &[],
-        own_files: &[],
-        proxy: None,
-    })
+    try_plan_with_env(p, cwd, Platform::Linux, &["true"], &BTreeMap::new())
 }
 
 fn review_policy(ws: &std::path::Path, exec_after_ns: Option<i64>) -> ResolvedPolicy {

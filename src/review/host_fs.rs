@@ -38,53 +38,14 @@ impl Stat {
     }
 }
 
-/// `openat2` with `RESOLVE_NO_SYMLINKS`: one call for the whole path; `None` where the kernel
-/// has no openat2.
-#[cfg(target_os = "linux")]
-fn open_no_symlinks(c: &CStr) -> Option<std::io::Result<Dir>> {
-    #[repr(C)]
-    struct OpenHow {
-        flags: u64,
-        mode: u64,
-        resolve: u64,
-    }
-    const RESOLVE_NO_SYMLINKS: u64 = 0x04;
-    let how = OpenHow { flags: (libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC) as u64, mode: 0, resolve: RESOLVE_NO_SYMLINKS };
-    // SAFETY: openat2 with a valid C string and an `open_how` of the size passed.
-    let fd = unsafe { libc::syscall(libc::SYS_openat2, libc::AT_FDCWD, c.as_ptr(), &how as *const OpenHow, std::mem::size_of::<OpenHow>()) };
-    if fd >= 0 {
-        // SAFETY: just opened, ours alone.
-        return Some(Ok(Dir(unsafe { OwnedFd::from_raw_fd(fd as i32) })));
-    }
-    let e = std::io::Error::last_os_error();
-    (e.raw_os_error() != Some(libc::ENOSYS)).then_some(Err(e))
-}
-
-#[cfg(not(target_os = "linux"))]
-fn open_no_symlinks(_c: &CStr) -> Option<std::io::Result<Dir>> {
-    None
-}
-
 impl Dir {
     /// Open an absolute directory path, refusing a symlink anywhere on it.
     pub fn open_root(path: &Path) -> std::io::Result<Dir> {
-        let c = cstr(path.as_os_str())?;
-        if let Some(opened) = open_no_symlinks(&c) {
-            return opened;
-        }
-        // No openat2 (macOS, Linux before 5.6): component by component, each without following.
-        let mut dir = Dir::at(libc::AT_FDCWD, c"/")?;
-        for part in path.components().skip(1) {
-            dir = dir.child(part.as_os_str())?;
-        }
-        Ok(dir)
+        crate::no_symlinks::open_dir(path).map(Dir)
     }
 
     fn at(fd: i32, name: &CStr) -> std::io::Result<Dir> {
-        // SAFETY: a valid descriptor and C string.
-        let fd = check(unsafe { libc::openat(fd, name.as_ptr(), libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC) })?;
-        // SAFETY: just opened, ours alone.
-        Ok(Dir(unsafe { OwnedFd::from_raw_fd(fd) }))
+        crate::no_symlinks::open_at(fd, name).map(Dir)
     }
 
     /// The subdirectory `name` (never a symlink to one).

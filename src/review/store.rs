@@ -218,16 +218,10 @@ pub fn remove(set: &ChangeSet, _lock: &Lock) -> Result<()> {
 /// Sets not used for `max_age`, removed; checked at most once an hour per process (a run's set
 /// was used when it began). A set in use (locked) is left.
 pub fn evict_unused(root: &Path, max_age: std::time::Duration) {
-    use std::sync::Mutex;
-    static LAST: Mutex<Option<std::time::Instant>> = Mutex::new(None);
-    {
-        let mut last = LAST.lock().unwrap_or_else(|e| e.into_inner());
-        if last.is_some_and(|t| t.elapsed() < std::time::Duration::from_secs(3600)) {
-            return;
-        }
-        *last = Some(std::time::Instant::now());
+    static LAST: std::sync::Mutex<Option<std::time::Instant>> = std::sync::Mutex::new(None);
+    if crate::tool_caches::store::hour_passed(&LAST) {
+        evict_now(root, max_age);
     }
-    evict_now(root, max_age);
 }
 
 pub(crate) fn evict_now(root: &Path, max_age: std::time::Duration) {
