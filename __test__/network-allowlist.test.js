@@ -95,6 +95,36 @@ test('deniedDomains wins over a wildcard; SOCKS5 refusals are reply 0x02; a priv
   assert.equal(r.denial, null, 'a run that succeeded is not a denial')
 })
 
+test('host.sandspawn.internal reaches the host loopback when listed exactly; localhost stays the sandbox\'s own', async () => {
+  const hits = []
+  const local = http.createServer((req, res) => {
+    hits.push(req.url)
+    res.end(`host service ${req.url}`)
+  })
+  await new Promise((resolve) => local.listen(0, '127.0.0.1', resolve))
+  try {
+    const p = local.address().port
+    const script = [
+      `curl -sS http://host.sandspawn.internal:${p}/alias; echo`,
+      `curl -sS -p http://host.sandspawn.internal:${p}/tunnel; echo`,
+      `curl -sS --noproxy '*' http://localhost:${p}/own; echo "own=$?"`,
+    ].join('; ')
+    const r = await sh(script, { network: { allowedDomains: ['host.sandspawn.internal'] } })
+    assert.match(r.stdout, /host service \/alias/)
+    assert.match(r.stdout, /host service \/tunnel/)
+    assert.match(r.stdout, /own=7/, 'localhost inside is the sandbox\'s own loopback')
+    assert.deepEqual(hits, ['/alias', '/tunnel'])
+    assert.deepEqual(r.networkDenials, [])
+
+    const w = await sh(`curl -sS http://host.sandspawn.internal:${p}/wild`, { network: { allowedDomains: ['*.sandspawn.internal'] } })
+    assert.match(w.stdout, /add exactly 'host.sandspawn.internal'/)
+    assert.deepEqual(w.networkDenials.map((d) => [d.host, d.reason]), [['host.sandspawn.internal', 'not_allowed']])
+    assert.deepEqual(hits, ['/alias', '/tunnel'], 'a wildcard never reaches the host')
+  } finally {
+    local.close()
+  }
+})
+
 test('a connection that ignores the proxy fails without reaching the host; Unix sockets stay blocked', async () => {
   seen = []
   const r = await sh(
