@@ -31,7 +31,14 @@ pub fn bind_all(paths: &[String]) -> Result<(), Failure> {
 
 fn bind(path: &str) -> Result<(), Failure> {
     const WHAT: &str = "the read-only path";
-    let below = Target::open(path, Kind::DirOrFile, WHAT)?;
+    let below = match Target::open(path, Kind::DirOrFile, WHAT) {
+        // Found by the host's walk (which may run as root) behind a directory the sandbox may not
+        // enter: an owner outside the user namespace, so no capability here reaches it. The
+        // command, with no more rights than this process and unable to chmod what it does not
+        // own, cannot reach the path either: there is nothing to make read-only.
+        Err(f) if f.errno == libc::EACCES => return Ok(()),
+        other => other?,
+    };
     let at = below.proc_path();
     mount(Some(&at), &at, None, libc::MS_BIND | libc::MS_REC, None, &format!("binding the read-only path {path}"))?;
     // The path now leads to the bind, which must be the same entry.
