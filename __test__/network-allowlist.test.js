@@ -125,6 +125,20 @@ test('host.sandspawn.internal reaches the host loopback when listed exactly; loc
   }
 })
 
+const pip = require('node:child_process').spawnSync('python3', ['-m', 'pip', '--version'], { encoding: 'utf8' })
+test('pip gives up on a host the proxy refused after one retry, not five; a PIP_RETRIES of the caller wins', { skip: pip.status !== 0 && 'pip is not installed here' }, async () => {
+  // Each attempt is one refused CONNECT, so the denial's count is pip's attempts (a count, not a time).
+  const cmd = 'TMPDIR=/dev/shm python3 -m pip download --no-cache-dir --no-deps -d /dev/shm/dl --index-url https://index.test/simple sandspawn-probe 2>&1'
+  const attempts = async (env) => {
+    const r = await sh(cmd, { network: { allowedDomains: ['pypi.org'] } }, { env })
+    assert.notEqual(r.exitCode, 0)
+    assert.match(r.stdout, /Tunnel connection failed: 403/)
+    return r.networkDenials.filter((d) => d.host === 'index.test').reduce((n, d) => n + d.count, 0)
+  }
+  assert.equal(await attempts({}), 2, 'one attempt and one retry')
+  assert.equal(await attempts({ PIP_RETRIES: '2' }), 3, "the caller's setting is kept")
+})
+
 test('a connection that ignores the proxy fails without reaching the host; Unix sockets stay blocked', async () => {
   seen = []
   const r = await sh(
