@@ -338,7 +338,8 @@ export interface NetworkPolicy {
   /** `'registry.npmjs.org'`, `'*.github.com'` (strict subdomains, not the apex), `'1.2.3.4'`,
    * `'[2001:db8::1]'`. Case-insensitive, trailing dot ignored. `*`, `*.com`, non-ASCII names (write
    * punycode), ports and schemes are `ERR_SANDBOX_INVALID_OPTIONS`. `[]` allows nothing but still
-   * reports every attempt by host name. */
+   * reports every attempt by host name. `'host.sandspawn.internal'`, listed exactly (never by a
+   * wildcard or an `onRequest` answer), reaches the host's own loopback on any port. */
   allowedDomains: string[]
   /** Same syntax; checked first, so it wins over `allowedDomains`. */
   deniedDomains?: string[]

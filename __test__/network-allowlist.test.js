@@ -95,6 +95,50 @@ test('deniedDomains wins over a wildcard; SOCKS5 refusals are reply 0x02; a priv
   assert.equal(r.denial, null, 'a run that succeeded is not a denial')
 })
 
+test('host.sandspawn.internal reaches the host loopback when listed exactly; localhost stays the sandbox\'s own', async () => {
+  const hits = []
+  const local = http.createServer((req, res) => {
+    hits.push(req.url)
+    res.end(`host service ${req.url}`)
+  })
+  await new Promise((resolve) => local.listen(0, '127.0.0.1', resolve))
+  try {
+    const p = local.address().port
+    const script = [
+      `curl -sS http://host.sandspawn.internal:${p}/alias; echo`,
+      `curl -sS -p http://host.sandspawn.internal:${p}/tunnel; echo`,
+      `curl -sS --noproxy '*' http://localhost:${p}/own; echo "own=$?"`,
+    ].join('; ')
+    const r = await sh(script, { network: { allowedDomains: ['host.sandspawn.internal'] } })
+    assert.match(r.stdout, /host service \/alias/)
+    assert.match(r.stdout, /host service \/tunnel/)
+    assert.match(r.stdout, /own=7/, 'localhost inside is the sandbox\'s own loopback')
+    assert.deepEqual(hits, ['/alias', '/tunnel'])
+    assert.deepEqual(r.networkDenials, [])
+
+    const w = await sh(`curl -sS http://host.sandspawn.internal:${p}/wild`, { network: { allowedDomains: ['*.sandspawn.internal'] } })
+    assert.match(w.stdout, /add exactly 'host.sandspawn.internal'/)
+    assert.deepEqual(w.networkDenials.map((d) => [d.host, d.reason]), [['host.sandspawn.internal', 'not_allowed']])
+    assert.deepEqual(hits, ['/alias', '/tunnel'], 'a wildcard never reaches the host')
+  } finally {
+    local.close()
+  }
+})
+
+const pip = require('node:child_process').spawnSync('python3', ['-m', 'pip', '--version'], { encoding: 'utf8' })
+test('pip gives up on a host the proxy refused after one retry, not five; a PIP_RETRIES of the caller wins', { skip: pip.status !== 0 && 'pip is not installed here' }, async () => {
+  // Each attempt is one refused CONNECT, so the denial's count is pip's attempts (a count, not a time).
+  const cmd = 'TMPDIR=/dev/shm python3 -m pip download --no-cache-dir --no-deps -d /dev/shm/dl --index-url https://index.test/simple sandspawn-probe 2>&1'
+  const attempts = async (env) => {
+    const r = await sh(cmd, { network: { allowedDomains: ['pypi.org'] } }, { env })
+    assert.notEqual(r.exitCode, 0)
+    assert.match(r.stdout, /Tunnel connection failed: 403/)
+    return r.networkDenials.filter((d) => d.host === 'index.test').reduce((n, d) => n + d.count, 0)
+  }
+  assert.equal(await attempts({}), 2, 'one attempt and one retry')
+  assert.equal(await attempts({ PIP_RETRIES: '2' }), 3, "the caller's setting is kept")
+})
+
 test('a connection that ignores the proxy fails without reaching the host; Unix sockets stay blocked', async () => {
   seen = []
   const r = await sh(

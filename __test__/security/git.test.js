@@ -162,6 +162,25 @@ describe('.git protection (workspace-write, protectGit default)', { concurrency:
   })
 })
 
+test('a repository behind a directory only another user can enter: the run works, and cannot reach it', { skip: process.getuid() !== 0 && 'needs root to make a directory another user owns' }, async (t) => {
+  // The host's walk (as root) finds the repository; the sandbox cannot even look up its path
+  // (the owner is not mapped in the user namespace), so there is nothing to protect there: the
+  // helper must not refuse the whole run because it cannot open it (it did: every
+  // workspace-write run in a shared directory holding another user's 0700 folder failed).
+  const tree = tempTree(t)
+  const locked = path.join(tree.ws, 'locked')
+  fs.mkdirSync(path.join(locked, 'repo'), { recursive: true })
+  makeRepo(path.join(locked, 'repo'))
+  execFileSync('chown', ['-R', '64126:64126', locked])
+  fs.chmodSync(locked, 0o700)
+  const before = treeSnapshot(path.join(locked, 'repo', '.git'))
+  const r = await sh(`echo ok > ok.txt; ls ${q(locked)} 2>&1; echo pwned >> ${q(path.join(locked, 'repo', '.git', 'config'))} 2>&1; echo rc=$?`, { cwd: tree.ws, sandbox: WW })
+  assert.equal(r.exitCode, 0, show(r))
+  assert.match(r.stdout, /Permission denied[\s\S]*rc=1/, show(r))
+  assert.equal(fs.readFileSync(path.join(tree.ws, 'ok.txt'), 'utf8'), 'ok\n')
+  assert.deepEqual(treeSnapshot(path.join(locked, 'repo', '.git')), before)
+})
+
 // Alone, after the concurrent cases: it checks for placeholders that concurrent runs create.
 describe('.git creation where there is none', () => {
   // Issue 28: a missing .git is kept absent by moving aside what the command creates, at once and

@@ -5,7 +5,7 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const crypto = require('node:crypto')
-const { execFileSync } = require('node:child_process')
+const { execFileSync, spawnSync } = require('node:child_process')
 
 /**
  * The package, loaded with retries: other engineers rebuild the native addon concurrently, and
@@ -97,8 +97,16 @@ function rmrf(p) {
   try {
     fs.rmSync(p, { recursive: true, force: true })
   } catch {
-    // a placeholder still mounted by a dying sandbox; try once more a bit later
-    setTimeout(() => fs.rmSync(p, { recursive: true, force: true }), 500).unref()
+    // Tests leave directories without write permission (a placeholder's mode 1500, a filled
+    // `.git` chmodded to it): root removes them anyway, an ordinary user (the suite's second
+    // pass) only once they are writable again. Else litter piled up in /var/tmp.
+    spawnSync('chmod', ['-R', 'u+rwx', p], { stdio: 'ignore' })
+    try {
+      fs.rmSync(p, { recursive: true, force: true })
+    } catch {
+      // a placeholder still mounted by a dying sandbox; try once more a bit later
+      setTimeout(() => fs.rmSync(p, { recursive: true, force: true }), 500).unref()
+    }
   }
 }
 

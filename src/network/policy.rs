@@ -55,6 +55,17 @@ pub struct NetworkPolicy {
     pub upstream_proxy: UpstreamSetting,
 }
 
+/// The name that reaches the host's own loopback (API.md): allowed only by this exact entry in
+/// `allowedDomains`, never by a wildcard (`*.sandspawn.internal`) and never by an `onRequest`
+/// answer, because it opens every port of the host's loopback, which the address guard exists to
+/// close. `deniedDomains` still wins.
+pub const HOST_LOOPBACK_NAME: &str = "host.sandspawn.internal";
+
+/// `true` when `host` is [`HOST_LOOPBACK_NAME`].
+pub fn names_host_loopback(host: &Host) -> bool {
+    matches!(host, Host::Name(n) if n == HOST_LOOPBACK_NAME)
+}
+
 /// `requestTimeoutMs` when not given (API.md).
 pub const DEFAULT_REQUEST_TIMEOUT_MS: u64 = 60_000;
 
@@ -123,6 +134,9 @@ impl Refusal {
     /// the proxy reports it), in the option's own words. For the 403 body and `denial.fix`.
     pub fn remedy(self, host: &str) -> String {
         match self {
+            Refusal::NotAllowed | Refusal::Declined if host == HOST_LOOPBACK_NAME => format!(
+                "add exactly '{HOST_LOOPBACK_NAME}' to sandbox.network.allowedDomains (CLI: --allow-domain {HOST_LOOPBACK_NAME}): it reaches every port of the host's loopback, so no wildcard matches it and onRequest is never asked"
+            ),
             Refusal::NotAllowed | Refusal::Declined => {
                 format!("add '{host}' to sandbox.network.allowedDomains (CLI: --allow-domain {host}), or answer allow from sandbox.network.onRequest (CLI: --ask on a terminal)")
             }
@@ -142,6 +156,13 @@ impl NetworkPolicy {
     pub fn check(&self, host: &Host) -> Option<Refusal> {
         if self.denied_domains.iter().any(|p| p.matches(host)) {
             Some(Refusal::Denied)
+        } else if names_host_loopback(host) {
+            let exact = Pattern::Exact(HOST_LOOPBACK_NAME.to_string());
+            if self.allowed_domains.contains(&exact) {
+                None
+            } else {
+                Some(Refusal::NotAllowed)
+            }
         } else if self.allowed_domains.iter().any(|p| p.matches(host)) {
             None
         } else {

@@ -24,8 +24,20 @@ pub(crate) fn child_env(req: &PlanRequest, sandbox: SandboxType) -> BTreeMap<Str
             }
         }
     }
+    if req.policy.network_proxy.is_some() && sandbox != SandboxType::None {
+        for (name, value) in ALLOW_LIST_FEW_RETRIES {
+            env.entry(name.to_string()).or_insert_with(|| value.to_string());
+        }
+    }
     env
 }
+
+/// With an allow-list, a host the proxy refuses stays refused for the whole run, yet pip (urllib3
+/// counts a refused CONNECT as a connection error) retried it five times with growing pauses,
+/// about 8 s per refused host, and cargo three times, about 11 s, before saying why. One retry
+/// each keeps a second chance for a real network blip (pip's costs no pause, cargo's about 1 s).
+/// Set unless the caller set them. npm and git do not retry a refusal.
+const ALLOW_LIST_FEW_RETRIES: [(&str, &str); 2] = [("PIP_RETRIES", "1"), ("CARGO_NET_RETRY", "1")];
 
 /// With the network off a failed request cannot succeed later, yet npm retries even a final
 /// "name not found" for about 70 s, pip for about 10 s and cargo for about 11 s, so an agent's

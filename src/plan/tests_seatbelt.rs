@@ -127,6 +127,7 @@ fn seatbelt_allow_list_names_the_runs_proxy_and_its_credential() {
     assert_eq!(plan.env.get("SANDSPAWN_NETWORK").map(String::as_str), Some("proxy"));
     assert!(plan.env["JAVA_TOOL_OPTIONS"].starts_with("-Xss4m -Dhttp.proxyHost=127.0.0.1"));
     assert!(!plan.env.contains_key("SANDSPAWN_NETWORK_DISABLED") && !plan.env.contains_key("npm_config_fetch_retries"));
+    assert_eq!((plan.env["PIP_RETRIES"].as_str(), plan.env["CARGO_NET_RETRY"].as_str()), ("1", "1"), "a refused host is not retried for seconds");
     assert_eq!(plan.net_ctl_fd, None);
     // The credential appears in the plan's environment only, never in its argv.
     assert!(plan.args.iter().all(|a| !a.contains(endpoint.credential.secret())));

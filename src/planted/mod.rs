@@ -212,6 +212,11 @@ impl<'a> Carver<'a> {
     /// A symlink cannot be mounted over: its target is protected (the link itself can be replaced,
     /// which `detect` reports). Returns the path whose contents are protected, if any.
     fn entry(&mut self, p: &Path, missing: Option<PlaceholderKind>) -> Option<PathBuf> {
+        self.entry_seen(p, missing).map(|(path, _)| path)
+    }
+
+    /// `entry`, and what `lstat` said of `p` when it is no symlink (then it is what `stat` says).
+    fn entry_seen(&mut self, p: &Path, missing: Option<PlaceholderKind>) -> Option<(PathBuf, Option<std::fs::Metadata>)> {
         let Ok(meta) = p.symlink_metadata() else {
             self.absent(p, missing);
             return None;
@@ -219,7 +224,7 @@ impl<'a> Carver<'a> {
         if meta.file_type().is_symlink() {
             let target = std::fs::canonicalize(p).ok()?;
             self.read_only(target.clone());
-            return Some(target);
+            return Some((target, None));
         }
         // A placeholder (of a plan another program runs, or left by a killed run) is recognized by
         // its mode (`placeholders::is_placeholder`): the name is as good as missing. Anything else,
@@ -229,7 +234,7 @@ impl<'a> Carver<'a> {
             None
         } else {
             self.read_only(p.to_path_buf());
-            Some(p.to_path_buf())
+            Some((p.to_path_buf(), Some(meta)))
         }
     }
 
@@ -247,10 +252,8 @@ impl<'a> Carver<'a> {
     /// A repository's `.git` entry, the git directories it leads to and its hooks directories. At
     /// the top of a writable root a missing `.git` is made uncreatable (`protectGit`).
     fn repository(&mut self, dot_git: &Path, at_root_top: bool) {
-        if self.entry(dot_git, at_root_top.then_some(PlaceholderKind::Dir)).is_none() {
-            return;
-        }
-        let facts = repo::facts(dot_git);
+        let Some((_, meta)) = self.entry_seen(dot_git, at_root_top.then_some(PlaceholderKind::Dir)) else { return };
+        let facts = repo::facts(dot_git, meta.as_ref());
         for d in &facts.dirs {
             if d != dot_git {
                 self.read_only(d.clone());

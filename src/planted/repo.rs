@@ -88,25 +88,44 @@ pub struct Facts {
 /// repository of the workspace, and reading each one's configuration again cost hundreds of system
 /// calls per run in a workspace of 200 repositories. What is checked instead, a `stat` each: the
 /// `.git` entry and each git directory (an entry added there, a `commondir` or `config.worktree`,
-/// changes its ctime), each configuration file read (followed: an edit in place changes its
-/// ctime), and `.husky` at the top.
-pub fn facts(dot_git: &Path) -> std::sync::Arc<Facts> {
+/// changes its ctime), each of those files that exists (followed: an edit in place changes its
+/// ctime), and `.husky` at the top. A `.git` directory is its own first git directory: one stat.
+/// `dot_git_now`: its metadata if the caller just read it (no second stat), following links.
+pub fn facts(dot_git: &Path, dot_git_now: Option<&std::fs::Metadata>) -> std::sync::Arc<Facts> {
     use std::sync::{Arc, Mutex};
     static KNOWN: Mutex<Option<std::collections::HashMap<PathBuf, (Vec<Seen>, Arc<Facts>)>>> = Mutex::new(None);
     let top = dot_git.parent().unwrap_or(Path::new("/"));
     if let Some((seen, facts)) = KNOWN.lock().unwrap_or_else(|e| e.into_inner()).as_ref().and_then(|m| m.get(dot_git)).cloned() {
-        if seen.iter().all(Seen::still) {
+        let still = |s: &Seen| match dot_git_now {
+            Some(m) if s.path == dot_git => s.stat == Some(Seen::of(m)),
+            _ => s.still(),
+        };
+        if seen.iter().all(still) {
             return facts;
         }
     }
     let dirs = git_dirs(dot_git);
     let hooks = hooks_dirs(top, &dirs);
-    let mut checked = vec![dot_git.to_path_buf(), top.join(".husky")];
+    let mut seen: Vec<Seen> = Vec::new();
+    let mut check = |path: PathBuf, even_absent: bool| {
+        if seen.iter().all(|s| s.path != path) {
+            let s = Seen::now(path);
+            if even_absent || s.stat.is_some() {
+                seen.push(s);
+            }
+        }
+    };
+    check(dot_git.to_path_buf(), true);
+    check(top.join(".husky"), true);
     for d in &dirs {
-        checked.extend([d.clone(), d.join("config"), d.join("config.worktree"), d.join("commondir")]);
+        check(d.clone(), true);
+        // A file of a git directory that is absent now can appear only as a new entry there,
+        // which changes the directory's times: only the present ones need a stat of their own.
+        for f in ["config", "config.worktree", "commondir"] {
+            check(d.join(f), false);
+        }
     }
     let read_at = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
-    let seen: Vec<Seen> = checked.into_iter().map(Seen::now).collect();
     let facts = Arc::new(Facts { dirs, hooks });
     // Timestamps are coarse: a change in the same second as this reading could leave the same
     // times behind. Kept only what last changed before that second (as the walk's stat rule).
@@ -132,9 +151,13 @@ struct Seen {
 
 impl Seen {
     fn now(path: PathBuf) -> Seen {
-        use std::os::unix::fs::MetadataExt;
-        let stat = std::fs::metadata(&path).ok().map(|m| (m.dev(), m.ino(), m.size(), m.mtime(), m.mtime_nsec(), m.ctime(), m.ctime_nsec()));
+        let stat = std::fs::metadata(&path).ok().map(|m| Seen::of(&m));
         Seen { path, stat }
+    }
+
+    fn of(m: &std::fs::Metadata) -> (u64, u64, u64, i64, i64, i64, i64) {
+        use std::os::unix::fs::MetadataExt;
+        (m.dev(), m.ino(), m.size(), m.mtime(), m.mtime_nsec(), m.ctime(), m.ctime_nsec())
     }
 
     fn still(&self) -> bool {
@@ -190,13 +213,33 @@ mod tests {
             std::fs::File::open(&p).unwrap().set_modified(past).unwrap();
         }
         std::thread::sleep(std::time::Duration::from_millis(1100)); // ctime (now) must be older too
-        let first = facts(&r.join(".git"));
+        let first = facts(&r.join(".git"), None);
         assert!(first.hooks.is_empty());
-        assert!(std::sync::Arc::ptr_eq(&first, &facts(&r.join(".git"))), "remembered");
+        assert!(std::sync::Arc::ptr_eq(&first, &facts(&r.join(".git"), None)), "remembered");
         std::fs::write(r.join(".git/config"), "[core]\n\thooksPath = hooks\n").unwrap();
-        assert_eq!(facts(&r.join(".git")).hooks, vec![r.join("hooks")], "an edit in place is seen");
+        assert_eq!(facts(&r.join(".git"), None).hooks, vec![r.join("hooks")], "an edit in place is seen");
         std::fs::create_dir(r.join(".husky")).unwrap();
-        assert_eq!(facts(&r.join(".git")).hooks, vec![r.join("hooks"), r.join(".husky")], ".husky appearing is seen");
+        assert_eq!(facts(&r.join(".git"), None).hooks, vec![r.join("hooks"), r.join(".husky")], ".husky appearing is seen");
+    }
+
+    #[test]
+    fn a_configuration_file_that_appears_is_seen_without_a_stat_of_its_own() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        std::fs::create_dir_all(r.join(".git")).unwrap();
+        std::fs::write(r.join(".git/config"), "[core]\n").unwrap();
+        let past = std::time::SystemTime::now() - std::time::Duration::from_secs(5);
+        for p in [r.join(".git/config"), r.join(".git")] {
+            std::fs::File::open(&p).unwrap().set_modified(past).unwrap();
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1100));
+        let first = facts(&r.join(".git"), None);
+        assert!(std::sync::Arc::ptr_eq(&first, &facts(&r.join(".git"), None)), "remembered");
+        let meta = std::fs::symlink_metadata(r.join(".git")).unwrap();
+        assert!(std::sync::Arc::ptr_eq(&first, &facts(&r.join(".git"), Some(&meta))), "the caller's reading of .git counts");
+        // Absent when read, so not stat-ed itself: its arrival changes the git directory's times.
+        std::fs::write(r.join(".git/config.worktree"), "[core]\n\thooksPath = wt-hooks\n").unwrap();
+        assert_eq!(facts(&r.join(".git"), None).hooks, vec![r.join("wt-hooks")]);
     }
 
     #[test]

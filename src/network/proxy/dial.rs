@@ -4,7 +4,7 @@
 //! second lookup, so a name that rebinds between check and use gains nothing), or through the
 //! user's own proxy (`super::chain`).
 
-use std::net::IpAddr;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::sync::Arc;
 
 use super::context::Context;
@@ -12,7 +12,11 @@ use crate::network::ask::Question;
 use crate::network::denials::Via;
 use crate::network::guard::refused;
 use crate::network::host::Host;
-use crate::network::policy::Refusal;
+use crate::network::policy::{names_host_loopback, Refusal};
+
+/// Where [`crate::network::policy::HOST_LOOPBACK_NAME`] goes: the host's loopback, the proxy
+/// being a host process (IPv4 first: most local services bind 127.0.0.1).
+const HOST_LOOPBACK: [IpAddr; 2] = [IpAddr::V4(Ipv4Addr::LOCALHOST), IpAddr::V6(Ipv6Addr::LOCALHOST)];
 
 pub use super::target::{DialError, Dialed};
 use super::target::connect_any;
@@ -20,6 +24,14 @@ use super::target::connect_any;
 pub async fn dial(ctx: &Arc<Context>, host: &Host, port: u16, via: Via) -> Result<Dialed, DialError> {
     if port == 0 {
         return Err(DialError::Refused(Refusal::Malformed));
+    }
+    if names_host_loopback(host) {
+        // Listed exactly (the policy's check): the guard is what the entry lifts, and the user's
+        // upstream proxy, which would reach its own loopback, is never used for it.
+        return match ctx.policy.check(host) {
+            None => connect_any(&HOST_LOOPBACK, port).await.map(|stream| Dialed { stream, through_proxy: None }),
+            Some(r) => Err(DialError::Refused(r)),
+        };
     }
     let ask = match ctx.policy.check(host) {
         None => false,

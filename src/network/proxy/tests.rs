@@ -294,3 +294,33 @@ async fn idle_tunnels_close_and_active_ones_do_not() {
     assert_eq!(n, 0);
     p.finish().await.denials;
 }
+
+#[tokio::test]
+async fn host_sandspawn_internal_reaches_the_host_loopback_only_by_its_exact_entry() {
+    let up = upstream().await;
+    let connect = |addr: SocketAddr, target: String, until: &'static str| async move {
+        let mut c = TcpStream::connect(addr).await.unwrap();
+        exchange(&mut c, format!("CONNECT {target} HTTP/1.1\r\n\r\n").as_bytes(), until).await
+    };
+    let alias = format!("host.sandspawn.internal:{}", up.port());
+    // Listed exactly: CONNECT and plain HTTP reach the upstream on 127.0.0.1, with no
+    // allowPrivateAddresses entry; the loopback's own literal stays refused.
+    let (p, addr) = proxy(json!({"allowedDomains": ["host.sandspawn.internal"]}), &[]).await;
+    assert!(connect(addr, alias.clone(), "\r\n\r\n").await.starts_with("HTTP/1.1 200"));
+    let mut c = TcpStream::connect(addr).await.unwrap();
+    let got = exchange(&mut c, format!("GET http://{alias}/x HTTP/1.1\r\n\r\n").as_bytes(), "host=").await;
+    assert!(got.contains(&format!("path=/x host={alias}")), "{got}");
+    assert!(connect(addr, format!("127.0.0.1:{}", up.port()), "(not_allowed)").await.starts_with("HTTP/1.1 403"));
+    assert_eq!(p.finish().await.denials.len(), 1);
+
+    // A wildcard does not match it, and the refusal says what does.
+    let (p, addr) = proxy(json!({"allowedDomains": ["*.sandspawn.internal"]}), &[]).await;
+    let refused = connect(addr, alias.clone(), "never asked").await;
+    assert!(refused.starts_with("HTTP/1.1 403") && refused.contains("add exactly 'host.sandspawn.internal'"), "{refused}");
+    assert_eq!(p.finish().await.denials[0].reason, Refusal::NotAllowed);
+
+    // deniedDomains wins over the exact entry.
+    let (p, addr) = proxy(json!({"allowedDomains": ["host.sandspawn.internal"], "deniedDomains": ["*.sandspawn.internal"]}), &[]).await;
+    assert!(connect(addr, alias, "(denied)").await.starts_with("HTTP/1.1 403"));
+    assert_eq!(p.finish().await.denials[0].reason, Refusal::Denied);
+}

@@ -152,13 +152,13 @@ async fn unknown_hosts_are_asked_only_past_the_deny_list_and_the_guard() {
     let mut c = TcpStream::connect(addr).await.unwrap();
     let ok = exchange(&mut c, format!("GET http://local.test:{}/a HTTP/1.1\r\n\r\n", target.port()).as_bytes(), "host=").await;
     assert!(ok.starts_with("HTTP/1.1 200"), "{ok}");
-    for (req, reason) in [("CONNECT bad.test:443 HTTP/1.1\r\n\r\n", "(denied)"), ("CONNECT inside.test:443 HTTP/1.1\r\n\r\n", "(private_address)"), ("CONNECT 169.254.169.254:80 HTTP/1.1\r\n\r\n", "(private_address)")] {
+    for (req, reason) in [("CONNECT host.sandspawn.internal:22 HTTP/1.1\r\n\r\n", "(not_allowed)"), ("CONNECT bad.test:443 HTTP/1.1\r\n\r\n", "(denied)"), ("CONNECT inside.test:443 HTTP/1.1\r\n\r\n", "(private_address)"), ("CONNECT 169.254.169.254:80 HTTP/1.1\r\n\r\n", "(private_address)")] {
         let mut d = TcpStream::connect(addr).await.unwrap();
         let answer = exchange(&mut d, req.as_bytes(), reason).await;
         assert!(answer.starts_with("HTTP/1.1 403"), "{req}: {answer}");
     }
     let asked: Vec<(String, u16, Via)> = asked.lock().unwrap().iter().map(|q| (q.host.clone(), q.port, q.protocol)).collect();
-    assert_eq!(asked, [("local.test".to_string(), target.port(), Via::Http)], "denied and private hosts are never offered");
+    assert_eq!(asked, [("local.test".to_string(), target.port(), Via::Http)], "denied and private hosts, and the host's loopback by its name, are never offered");
     let done = p.finish().await;
     assert_eq!(serde_json::to_value(&done.decisions).unwrap(), json!([{"host": "local.test", "port": target.port(), "decision": "allow-run", "source": "callback"}]));
 }
