@@ -69,6 +69,7 @@ pub fn detect(baseline: &Baseline) -> Vec<HostRisk> {
                 detail.push_str(&match undo::move_aside(p) {
                     undo::Undone::MovedTo(to) => format!("; undone: moved aside to {}", to.display()),
                     undo::Undone::Left(why) => format!("; NOT undone: {why}"),
+                    undo::Undone::Gone => GONE.to_string(),
                 });
             }
             risks.push(HostRisk { path: p.to_string_lossy().into_owned(), kind: RiskKind::ProtectedNameCreated, detail });
@@ -77,6 +78,9 @@ pub fn detect(baseline: &Baseline) -> Vec<HostRisk> {
     risks.sort_by(|a, b| a.path.cmp(&b.path).then_with(|| (a.kind as u8).cmp(&(b.kind as u8))));
     risks
 }
+
+/// The outcome said of an entry that was gone when it was to be moved aside.
+pub(super) const GONE: &str = "; gone before this run could move it aside: moved aside by a concurrent run with the same writable root (and reported there too), or removed by the command";
 
 /// What the run created where a name must stay absent: moved aside, and reported. Whether it exists
 /// is known without a syscall where the walk after the run covers its directory (read again only
@@ -109,6 +113,7 @@ fn undo_created(baseline: &Baseline, found: &scan::Found) -> Vec<HostRisk> {
         let outcome = match undo::move_aside(p) {
             undo::Undone::MovedTo(to) => format!("; undone: moved aside to {}", to.display()),
             undo::Undone::Left(why) => format!("; NOT undone: {why}"),
+            undo::Undone::Gone => GONE.to_string(),
         };
         let kind = if name == ".git" { RiskKind::RepositoryCreated } else { RiskKind::ProtectedNameCreated };
         risks.push(HostRisk { path: p.to_string_lossy().into_owned(), kind, detail: format!("{what}{outcome}") });

@@ -139,8 +139,13 @@ fn keep(ino: &OwnedFd, stop: OwnedFd, wds: HashMap<i32, (PathBuf, HashSet<OsStri
                     continue;
                 }
                 *n += 1;
-                if let undo::Undone::MovedTo(to) = undo::move_aside(&path) {
-                    risks.push(risk(&path, &to));
+                // Left in place: the walk after the run finds and reports it. Gone: reported here,
+                // or no run would (another run's watcher moved it aside and reported it in that
+                // run's result; this run's command may well be the one that made it).
+                match undo::move_aside(&path) {
+                    undo::Undone::MovedTo(to) => risks.push(risk(&path, &format!("; undone at once: moved aside to {}", to.display()))),
+                    undo::Undone::Gone => risks.push(risk(&path, super::detect::GONE)),
+                    undo::Undone::Left(_) => {}
                 }
             }
         }
@@ -176,14 +181,14 @@ fn read_events(ino: &OwnedFd, buf: &mut [u8]) -> Vec<(i32, OsString)> {
 }
 
 #[cfg(target_os = "linux")]
-fn risk(path: &Path, to: &Path) -> HostRisk {
+fn risk(path: &Path, outcome: &str) -> HostRisk {
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let (kind, what) = if name == ".git" {
         (RiskKind::RepositoryCreated, "a git repository was created at the top of a writable root, where protectGit keeps .git from being created".to_string())
     } else {
         (RiskKind::ProtectedNameCreated, format!("{name} was created during the run where it must stay absent: {}", super::names::what_it_does(&name)))
     };
-    HostRisk { path: path.to_string_lossy().into_owned(), kind, detail: format!("{what}; undone at once: moved aside to {}", to.display()) }
+    HostRisk { path: path.to_string_lossy().into_owned(), kind, detail: format!("{what}{outcome}") }
 }
 
 #[cfg(all(test, target_os = "linux"))]
@@ -228,6 +233,26 @@ mod tests {
         let risks = k.finish();
         assert!(r.join(".vscode").exists(), "the placeholder stays where its plan needs it");
         assert_eq!(risks.len(), 1, "{risks:?}");
+    }
+
+    #[test]
+    fn two_runs_with_one_root_both_report_what_one_of_them_moved_aside() {
+        // As two concurrent runs with /tmp writable: either watcher may move the entry first, and
+        // the run whose command made it must not come back with nothing to say.
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        let (a, b) = (start(&[r.join(".git")], &[r.clone()]).expect("inotify"), start(&[r.join(".git")], &[r.clone()]).expect("inotify"));
+        std::fs::create_dir(r.join(".git")).unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while r.join(".git").exists() && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50)); // the slower watcher's turn
+        let (ra, rb) = (a.finish(), b.finish());
+        assert_eq!((ra.len(), rb.len()), (1, 1), "{ra:?} {rb:?}");
+        let held = std::fs::read_dir(&r).unwrap().filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().contains(".sandspawn-held-")).count();
+        assert_eq!(held, 1, "moved aside once");
+        assert!(ra.iter().chain(&rb).all(|h| h.kind == RiskKind::RepositoryCreated && h.detail.contains("moved aside")), "{ra:?} {rb:?}");
     }
 
     #[test]

@@ -121,8 +121,7 @@ pub fn walk_and_protect(policy: Walked) {
     let tops: Vec<PathBuf> = policy.writable_roots.iter().map(|r| r.root.clone()).collect();
     let names = policy.protected_names;
     // Which names exist where is known from the walk: no `lstat` for the missing ones.
-    let existing: HashSet<PathBuf> = found.named.iter().cloned().collect();
-    let mut c = Carver::new(policy.writable_roots, policy.deny_read, Some(existing));
+    let mut c = Carver::new(policy.writable_roots, policy.deny_read, Some(Existing::of(&found.named)));
     c.list_missing = policy.absent == Absent::Placeholders;
     let mut protected_tops = HashSet::new();
     for dot_git in &found.git_entries {
@@ -159,6 +158,26 @@ pub fn walk_and_protect(policy: Walked) {
     });
 }
 
+/// The entries named like protected names that the walk found, as a set and by directory.
+struct Existing {
+    paths: HashSet<PathBuf>,
+    by_dir: HashMap<PathBuf, Vec<PathBuf>>,
+}
+
+impl Existing {
+    fn of(named: &[PathBuf]) -> Existing {
+        let mut by_dir: HashMap<PathBuf, Vec<PathBuf>> = HashMap::new();
+        for p in named {
+            by_dir.entry(p.parent().unwrap_or(Path::new("/")).to_path_buf()).or_default().push(p.clone());
+        }
+        Existing { paths: named.iter().cloned().collect(), by_dir }
+    }
+
+    fn at_top<'e>(&'e self, top: &Path) -> impl Iterator<Item = &'e PathBuf> + 'e {
+        self.by_dir.get(top).into_iter().flatten()
+    }
+}
+
 struct Carver<'a> {
     roots: &'a mut [WritableRoot],
     /// What is denied or read-only already (the deny list and every root's carve-outs so far):
@@ -168,14 +187,14 @@ struct Carver<'a> {
     /// Whether this user can create entries in a directory (see `can_create_in`), per directory.
     creatable: HashMap<PathBuf, bool>,
     /// The protected names that exist, when the walk found them all (else each is `lstat`ed).
-    existing: Option<HashSet<PathBuf>>,
+    existing: Option<Existing>,
     /// Whether `names` lists the missing ones in `missing_read_only` (else `detect` undoes what a
     /// run creates at a repository's top: `Absent::UndoneAfter`).
     list_missing: bool,
 }
 
 impl<'a> Carver<'a> {
-    fn new(roots: &'a mut [WritableRoot], deny: &[PathBuf], existing: Option<HashSet<PathBuf>>) -> Carver<'a> {
+    fn new(roots: &'a mut [WritableRoot], deny: &[PathBuf], existing: Option<Existing>) -> Carver<'a> {
         let covered = deny.iter().chain(roots.iter().flat_map(|r| r.read_only.iter())).cloned().collect();
         Carver { roots, covered, creatable: HashMap::new(), existing, list_missing: true }
     }
@@ -273,10 +292,28 @@ impl<'a> Carver<'a> {
     /// read-only placeholder, a file or a directory after the name (`names::placeholder_kind`):
     /// either blocks a file and a directory of that name alike.
     fn names(&mut self, top: &Path, names: &[String]) {
+        if !self.list_missing {
+            if let Some(existing) = &self.existing {
+                // Only the names that exist need protecting (the missing ones are undone after the
+                // run): those the walk found at this top, without a path made per name (hundreds of
+                // repositories times dozens of names, every run).
+                let here: Vec<(PathBuf, PlaceholderKind)> = existing
+                    .at_top(top)
+                    .filter_map(|p| {
+                        let n = p.file_name()?.to_str()?;
+                        names.iter().any(|m| m == n).then(|| (p.clone(), names::placeholder_kind(n)))
+                    })
+                    .collect();
+                for (p, kind) in here {
+                    self.entry(&p, Some(kind));
+                }
+                return;
+            }
+        }
         for n in names {
             let (p, kind) = (top.join(n), Some(names::placeholder_kind(n)));
             // What the walk did not find there does not exist: no `lstat` for it.
-            if self.existing.as_ref().is_some_and(|e| !e.contains(&p)) {
+            if self.existing.as_ref().is_some_and(|e| !e.paths.contains(&p)) {
                 if self.list_missing {
                     self.absent(&p, kind);
                 }

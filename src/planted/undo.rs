@@ -27,6 +27,9 @@ pub enum Undone {
     MovedTo(PathBuf),
     /// Left where it is, and why.
     Left(String),
+    /// No longer there when it was to be moved: a concurrent run's watcher moved it aside (each
+    /// run with the same root watches its top), or the command removed it again.
+    Gone,
 }
 
 /// Move `path` aside within its directory.
@@ -49,7 +52,7 @@ pub fn move_aside(path: &Path) -> Undone {
     };
     if let Err(e) = rename_no_replace(&dir_fd, &from, &to) {
         if e.raw_os_error() == Some(libc::ENOENT) {
-            return Undone::Left("it was gone already (moved by a concurrent run)".into());
+            return Undone::Gone;
         }
         return Undone::Left(format!("moving it aside failed: {}", sandspawn_helper::report::os_words(&e)));
     }
@@ -91,6 +94,6 @@ mod tests {
         std::os::unix::fs::symlink(r.join("elsewhere"), r.join("link")).unwrap();
         assert!(matches!(move_aside(&r.join("link/.envrc")), Undone::Left(w) if w.contains("symlink")));
         assert!(r.join("elsewhere/.envrc").exists());
-        assert!(matches!(move_aside(&r.join("ws/missing")), Undone::Left(_)));
+        assert_eq!(move_aside(&r.join("ws/missing")), Undone::Gone);
     }
 }
