@@ -30,10 +30,19 @@ export declare class NativeProcess {
   read(waitMs: number, maxBytes: number): Promise<ReadOutcome>
 }
 
+/** `applyChangeSet(id, options)`. */
+export declare function applyChangeSet(id: string, options?: any | undefined | null): Promise<any>
+
 /** The launch plan `spawnSandboxed` would run, without running anything. */
 export declare function buildSandboxCommand(command: any, options: any, host: HostInfo): any
 
 export declare function classifySandboxDenial(result: any, policy?: any | undefined | null): any
+
+/** A unified diff of one path of a change set (the CLI's `diff`). */
+export declare function diffChange(id: string, path: any): Promise<any>
+
+/** `discardChangeSet(id)`. */
+export declare function discardChangeSet(id: string): Promise<any>
 
 /**
  * What the calling JavaScript context knows: `process.cwd()` and (when `extendEnv`) the base
@@ -49,6 +58,9 @@ export interface HostInfo {
 }
 
 export declare function isLikelySandboxDenied(sandboxType: any, output: any): boolean
+
+/** `listChangeSets(options)`. */
+export declare function listChangeSets(options?: any | undefined | null): Promise<any>
 
 /** A run's result as JavaScript receives it (shaped into the public SpawnResult by index.js). */
 export interface NativeResult {
@@ -76,6 +88,8 @@ export interface NativeResult {
   policy: any
   sandboxDetails: any
   hostRisks: any
+  /** Review mode: the run's change set (`null` otherwise). */
+  changeSet: any
   networkDenials: any
   networkDecisions: any
   /** `{ cols, rows }` for pty runs. */
@@ -109,6 +123,15 @@ export interface OutputChunk {
  */
 export declare function protectedNameDefaults(): Array<string>
 
+/** `readChange(id, path)`: `{ ok, value: Buffer | null }` (null: deleted in the set). */
+export declare function readChange(id: string, path: any): Promise<ReadChangeOutcome>
+
+export interface ReadChangeOutcome {
+  ok: boolean
+  value?: Buffer
+  error?: any
+}
+
 /** What `read()` resolves with (or its error). */
 export interface ReadOutcome {
   ok: boolean
@@ -120,6 +143,9 @@ export interface ReadOutcome {
 
 /** `{ ok: true, value: capabilities }`, or `{ ok: false, error }` for invalid options. */
 export declare function sandboxCapabilities(cwd: string, options?: any | undefined | null): Promise<any>
+
+/** One change set described (`sandspawn review show`). */
+export declare function showChangeSet(id: string, maxChanges: number): Promise<any>
 
 /**
  * Validate the options, then start the command in the background. Throws (synchronously) only for

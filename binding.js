@@ -836,11 +836,17 @@ function __napiStampBindingTarget(exportsObject, target) {
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
 module.exports.NativeProcess = nativeBinding.NativeProcess
+module.exports.applyChangeSet = nativeBinding.applyChangeSet
 module.exports.buildSandboxCommand = nativeBinding.buildSandboxCommand
 module.exports.classifySandboxDenial = nativeBinding.classifySandboxDenial
+module.exports.diffChange = nativeBinding.diffChange
+module.exports.discardChangeSet = nativeBinding.discardChangeSet
 module.exports.isLikelySandboxDenied = nativeBinding.isLikelySandboxDenied
+module.exports.listChangeSets = nativeBinding.listChangeSets
 module.exports.nativeVersion = nativeBinding.nativeVersion
 module.exports.protectedNameDefaults = nativeBinding.protectedNameDefaults
+module.exports.readChange = nativeBinding.readChange
 module.exports.sandboxCapabilities = nativeBinding.sandboxCapabilities
+module.exports.showChangeSet = nativeBinding.showChangeSet
 module.exports.startProcess = nativeBinding.startProcess
 module.exports.toolCacheStore = nativeBinding.toolCacheStore

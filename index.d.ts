@@ -60,7 +60,79 @@ export interface SandboxPolicy {
    * `ERR_SANDBOX_UNSUPPORTED`, and the default there is `none` (the result's `toolCaches.mode` says
    * so). */
   toolCaches?: 'private' | 'shared' | 'none'
+  /** `review` (workspace-write, Linux with bwrap): the cwd and `writableRoots` are copy-on-write for
+   * the run: the command sees its own writes, the host none of them until `applyChangeSet`. The
+   * writes go to a change set in the state directory (`$SANDSPAWN_CHANGE_SET_DIR`, else
+   * `$XDG_STATE_HOME/sandspawn/change-sets`, else `~/.local/state/sandspawn/change-sets`, of the
+   * host process), described by `SpawnResult.changeSet`. In review mode `.git`, hooks and protected
+   * names are writable for the run: they are judged on the change set and held back at apply.
+   * `/tmp` and `$TMPDIR` stay direct (unless inside the workspace). Elsewhere (macOS, the Landlock
+   * mode, `buildSandboxCommand`) `ERR_SANDBOX_UNSUPPORTED`; outside workspace-write
+   * `ERR_SANDBOX_INVALID_OPTIONS`. Default `direct`. */
+  workspace?: 'direct' | 'review'
+  /** Review mode: continue this pending change set (the command sees its pending changes). The
+   * run's cwd and `writableRoots` must be those of the run that began it. */
+  changeSet?: string
+  /** Review mode: how many changes `SpawnResult.changeSet.changes` lists (default 10,000); the
+   * counts cover all of them. */
+  maxChanges?: number
 }
+
+/** One path of a change set. */
+export interface Change {
+  /** Absolute, on the host. */
+  path: string
+  kind: 'added' | 'modified' | 'deleted'
+  type: 'file' | 'directory' | 'symlink'
+  /** Permission bits (the new ones; the host's for a deletion). */
+  mode?: number
+  /** Files: bytes. */
+  size?: number
+  /** Symlinks: the target. */
+  target?: string
+}
+
+/** What a review-mode run wrote, kept pending in the state directory. */
+export interface ChangeSet {
+  id: string
+  counts: { added: number; modified: number; deleted: number }
+  /** At most `maxChanges` entries, in path order per root. */
+  changes: Change[]
+  /** More changes than `changes` lists. */
+  truncated: boolean
+  /** Planted configuration in the set (a new repository, hooks, a changed git config that runs a
+   * program, a protected name, a folder made a git directory): held back by `applyChangeSet`. */
+  hostRisks: HostRisk[]
+}
+
+/** What `applyChangeSet` did. */
+export interface ApplyResult {
+  /** The paths that landed. */
+  applied: string[]
+  /** Paths the host changed (or created, or deleted) since the change set began: left as they are. */
+  conflicts: Array<{ path: string; reason: string }>
+  /** Paths with a host risk: not applied. */
+  heldBack: Array<{ path: string; risk: HostRisk }>
+}
+
+/** Apply a change set to the workspace: every change (or those at or below `paths`), each file
+ * written whole (a temporary file renamed into place), modes and symlinks kept (set-id bits
+ * dropped), deletions applied, never following a symlink. A path the host changed since the set
+ * began is a conflict unless `force`; a path with a host risk is held back unless `force` and a
+ * listed path lies at or below the risky entry. What lands leaves the set; a set with nothing left
+ * (applied whole, or piece by piece with `paths`) is removed. */
+export declare function applyChangeSet(id: string, options?: { paths?: string[]; force?: boolean }): Promise<ApplyResult>
+/** Drop a pending change set. */
+export declare function discardChangeSet(id: string): Promise<void>
+/** A path's content in the change set (a symlink: its target); `null` when the set deletes it. */
+export declare function readChange(id: string, path: string): Promise<Buffer | null>
+/** A unified diff of one path, from the host's current file to the change set's (`''`: same). */
+export declare function diffChange(id: string, path: string): Promise<string>
+/** The pending change sets, oldest first; with `cwd`, those whose roots hold it. `counts` is
+ * `null` while a run holds the set. */
+export declare function listChangeSets(options?: { cwd?: string }): Promise<Array<{ id: string; cwd: string; created: number; counts: ChangeSet['counts'] | null }>>
+/** A pending change set described like `SpawnResult.changeSet`, with its `cwd` and `created`. */
+export declare function showChangeSet(id: string, options?: { maxChanges?: number }): Promise<ChangeSet & { cwd: string; created: number }>
 
 /** What `toolCaches` did for a run. */
 export interface ToolCachesResult {
@@ -408,6 +480,8 @@ export interface SpawnResult {
   /** Planted configuration the sandbox could not prevent, found after the run; `[]` when none
    * (always `[]` on macOS, where Seatbelt denies creating it, and without a sandbox). */
   hostRisks: HostRisk[]
+  /** `workspace: 'review'`: the change set the run's writes went to; `null` otherwise. */
+  changeSet: ChangeSet | null
   /** What the network allow-list's proxy refused, aggregated per host, port, via and reason
    * (always present; `[]` when `network` is a boolean). */
   networkDenials: NetworkDenial[]
@@ -576,6 +650,8 @@ export interface Capabilities {
   fixes: string[]
   /** Per limit: the mechanism a sandboxed run here would use, or `null` and why it would be refused. */
   limits: Record<LimitName, { mechanism: LimitMechanism | null; reason: string | null }>
+  /** Whether `workspace: 'review'` can run here, and if not why. */
+  review: { available: boolean; reason?: string }
 }
 
 /** What sandbox this host can run (for these `linux` options), or why not and how to fix it.

@@ -11,6 +11,7 @@ const { SandboxError, AbortError, fromThrown, fromRecord, invalid } = require('.
 const { spawnSandboxed, startSandboxed, SandboxedProcess, resolvedPolicies } = require('./lib/process')
 const { runWithEscalation } = require('./lib/escalation')
 const { hostInfo, normalizeOptions } = require('./lib/normalize')
+const { applyChangeSet, discardChangeSet, readChange, diffChange, listChangeSets, showChangeSet } = require('./lib/review')
 
 function isLikelySandboxDenied(sandboxType, output) {
   try {
@@ -89,6 +90,12 @@ module.exports = {
   buildSandboxCommand,
   sandboxCapabilities,
   toolCacheStore,
+  applyChangeSet,
+  discardChangeSet,
+  readChange,
+  diffChange,
+  listChangeSets,
+  showChangeSet,
   SandboxError,
   AbortError,
   SandboxedProcess,

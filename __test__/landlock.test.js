@@ -137,6 +137,10 @@ test('a policy Landlock cannot express is refused, naming the rule', { skip: noO
   assert.match(result.tmpPrivate, /^ERR_SANDBOX_UNSUPPORTED: .*sandbox\.tmp: 'private'/)
   assert.match(result.networkPolicy, /^ERR_SANDBOX_UNSUPPORTED: .*NetworkPolicy/)
   assert.match(result.toolCachesPrivate, /^ERR_SANDBOX_UNSUPPORTED: .*sandbox\.toolCaches: 'private'/)
+  // No mount namespace for the workspace's overlay: refused with the reason, and reported so.
+  assert.match(result.review, /^ERR_SANDBOX_UNSUPPORTED: sandbox\.workspace 'review' is not available here: the Landlock mode has no mount namespace/)
+  assert.strictEqual(result.reviewCapability.available, false)
+  assert.match(result.reviewCapability.reason, /Landlock mode/)
 })
 
 /** `name value` lines of an attack program. */

@@ -9,7 +9,8 @@
  * Every case runs in its own Node process (bench/worker.js) so that heaps and RSS peaks do not mix.
  * The two sides of a latency case are interleaved (ABAB, alternating who goes first).
  *
- *   node bench/run.js [--quick] [--no-peers] [--no-write]
+ *   node bench/run.js [--quick] [--no-peers] [--no-network] [--no-review] [--no-write]
+ *   node bench/run.js --only-review [--quick]   # case 10 alone, printed, RESULTS.md untouched
  *   SANDSPAWN_BENCH_PKG=/path/to/a/built/sandspawn node bench/run.js   # bench another build
  *
  * Numbers are only meaningful with a release build of the addon (the table says which it loaded).
@@ -139,6 +140,21 @@ async function latencyCases() {
     }
   }
   return out
+}
+
+async function reviewCases() {
+  for (const [id, files] of [['10a', 0], ['10b', 20_000]]) {
+    progress(`case ${id}: /bin/true in workspace-write, direct vs workspace: 'review', ${files} files in the workspace`)
+    const r = await worker('review', { warmup: N.warmup, iterations: N.iterations, files })
+    const name = `workspace: 'review' against workspace-write (direct), \`/bin/true\`, ${files.toLocaleString('en')} files in the workspace`
+    if (r.error) {
+      errorRow(id, name, r.error, '<= +2 ms')
+      continue
+    }
+    const [a, b] = [summarize(r.review), summarize(r.direct)]
+    const extra = a.median - b.median
+    row(id, `${name} — review costs ${extra >= 0 ? '+' : ''}${extra.toFixed(2)} ms at the median`, { median: fmt.ms(a.median), p95: fmt.ms(a.p95) }, 'workspace-write (direct)', { median: fmt.ms(b.median), p95: fmt.ms(b.p95) }, fmt.ratio(a.median / b.median), '<= +2 ms', extra <= 2)
+  }
 }
 
 async function ptyCase() {
@@ -427,6 +443,9 @@ How each case is measured:
   are other processes). The "p95" columns show the slowest run.
 - **7**: peers from \`bench/peers\` (\`npm run bench:peers\`), each interleaved ABAB with sandspawn in one process;
   ratio = sandspawn / peer. Informational.
+- **10**: \`/bin/true\` with \`sandbox: 'workspace-write'\` against \`{ mode: 'workspace-write', workspace: 'review' }\`
+  in a fresh workspace under /var/tmp (10a empty, 10b 20,000 files in 100 directories), ABAB, each review run
+  beginning a new change set (discarded after it, untimed). Target: review costs at most 2 ms more at the median.
 ${analysis ? '\n' + analysis : `
 ## Analysis
 
@@ -468,6 +487,10 @@ async function main() {
     process.exit(1)
   }
 
+  if (ARGS.has('--only-review')) {
+    await reviewCases()
+    return console.log(`\n${table()}\n\nload average after: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`)
+  }
   const lat = await latencyCases()
   await parallelCase()
   await outputCases()
@@ -479,6 +502,7 @@ async function main() {
   await peerCases()
   await ptyCase()
   if (!ARGS.has('--no-network')) await networkCases()
+  if (!ARGS.has('--no-review')) await reviewCases()
 
   const elapsedS = (nowMs() - started) / 1000
   const text = table()

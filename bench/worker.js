@@ -258,6 +258,41 @@ const cases = {
     return { version, initMs, ...samples }
   },
 
+  /**
+   * Case 10: `/bin/true` in workspace-write, direct against `workspace: 'review'` (a new change set
+   * each run, discarded after it, untimed), ABAB, in a workspace of `files` files.
+   */
+  async review({ warmup = 20, iterations = 200, files = 0 }) {
+    const base = fs.mkdtempSync(path.join('/var/tmp', 'sandspawn-bench-review-'))
+    process.env.SANDSPAWN_CHANGE_SET_DIR = path.join(base, 'store')
+    const ws = path.join(base, 'ws')
+    fs.mkdirSync(ws)
+    for (let i = 0; i < files; i++) {
+      const dir = path.join(ws, `d${i % 100}`)
+      if (i < 100) fs.mkdirSync(dir)
+      fs.writeFileSync(path.join(dir, `f${i}.txt`), 'x')
+    }
+    const sides = {
+      direct: { sandbox: 'workspace-write' },
+      review: { sandbox: { mode: 'workspace-write', workspace: 'review' } },
+    }
+    const out = { direct: [], review: [] }
+    try {
+      for (let i = 0; i < warmup + iterations; i++) {
+        for (const name of i % 2 === 0 ? ['direct', 'review'] : ['review', 'direct']) {
+          const t0 = process.hrtime.bigint()
+          const r = await sandspawnOnce(TRUE, { cwd: ws, ...sides[name] })
+          const ms = Number(process.hrtime.bigint() - t0) / 1e6
+          if (i >= warmup) out[name].push(ms)
+          if (r.changeSet) await sandspawn.discardChangeSet(r.changeSet.id)
+        }
+      }
+      return { ...out, files }
+    } finally {
+      fs.rmSync(base, { recursive: true, force: true })
+    }
+  },
+
   /** Case 7b: the Codex CLI's `codex sandbox` against sandspawn, ABAB. */
   async codex({ warmup = 5, iterations = 60, bin, args }) {
     const codexOnce = () =>

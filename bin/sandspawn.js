@@ -25,12 +25,13 @@ async function main() {
       const text = require('../lib/cli/help').helpText(subcommand === 'help' ? (topic ?? 'run') : subcommand)
       if (text === null) {
         const { UsageError } = require('../lib/cli/args')
-        throw new UsageError(`no help for '${topic}' (topics: explain, doctor)`, 'help')
+        throw new UsageError(`no help for '${topic}' (topics: explain, doctor, review)`, 'help')
       }
       out.writeStdout(text + '\n')
       return out.exit(0)
     }
     if (subcommand === 'doctor') return await require('../lib/cli/doctor').doctor(values)
+    if (subcommand === 'review') return await require('../lib/cli/review').review(command, values)
     if (command.length === 0) {
       const { UsageError } = require('../lib/cli/args')
       throw new UsageError('no command given', subcommand)

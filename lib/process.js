@@ -31,6 +31,7 @@ function toSpawnResult(raw) {
     sandboxDetails: raw.sandboxDetails,
     toolCaches: raw.policy && raw.policy.toolCaches ? raw.policy.toolCaches : { mode: 'none', store: null, hostContent: null, caches: [] },
     hostRisks: raw.hostRisks ?? [],
+    changeSet: raw.changeSet ?? null,
     networkDenials: raw.networkDenials ?? [],
     networkDecisions: raw.networkDecisions ?? [],
     appliedLimits: raw.appliedLimits,

@@ -159,9 +159,12 @@ pub fn sandbox_capabilities(cwd: &std::path::Path, options: &Value) -> Result<Va
         other => return Err(SandboxError::new(crate::ErrorCode::InvalidOptions, format!("options: expected an object, got {}", describe(other)))),
     };
     let path = std::env::var("PATH").ok();
-    let mut caps = serde_json::to_value(capabilities::capabilities_cached_with(path.as_deref(), cwd, &linux)).unwrap_or(Value::Null);
+    let found = capabilities::capabilities_cached_with(path.as_deref(), cwd, &linux);
+    let review = crate::review::run::report(found.available, found.sandbox_type);
+    let mut caps = serde_json::to_value(found).unwrap_or(Value::Null);
     if let Value::Object(m) = &mut caps {
         m.insert("limits".into(), crate::limits::host_report(Platform::host()));
+        m.insert("review".into(), review);
     }
     Ok(caps)
 }

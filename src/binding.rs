@@ -103,6 +103,8 @@ pub struct NativeResult {
     pub policy: Value,
     pub sandbox_details: Value,
     pub host_risks: Value,
+    /// Review mode: the run's change set (`null` otherwise).
+    pub change_set: Value,
     pub network_denials: Value,
     pub network_decisions: Value,
     /// `{ cols, rows }` for pty runs.
@@ -143,6 +145,7 @@ impl From<crate::runner::RunResult> for NativeResult {
             policy: serde_json::to_value(&r.policy).unwrap_or(Value::Null),
             sandbox_details: serde_json::to_value(&r.sandbox_details).unwrap_or(Value::Null),
             host_risks: serde_json::to_value(&r.host_risks).unwrap_or_else(|_| Value::Array(Vec::new())),
+            change_set: serde_json::to_value(&r.change_set).unwrap_or(Value::Null),
             network_denials: serde_json::to_value(&r.network_denials).unwrap_or(Value::Array(Vec::new())),
             network_decisions: serde_json::to_value(&r.network_decisions).unwrap_or(Value::Array(Vec::new())),
             pty: r.pty.map(|p| json!({ "cols": p.cols, "rows": p.rows })),
@@ -366,6 +369,62 @@ pub async fn tool_cache_store(options: Option<Value>, env: std::collections::Has
         Ok(r) => tagged(r),
         Err(e) => tagged::<Value>(Err(SandboxError::new(ErrorCode::SetupFailed, format!("measuring the tool cache store failed: {e}")))),
     }
+}
+
+/// Run a change-set operation on a blocking thread: `{ ok: true, value }` or `{ ok: false, error }`.
+async fn change_sets<T: serde::Serialize + Send + 'static>(what: &'static str, op: impl FnOnce() -> crate::Result<T> + Send + 'static) -> Value {
+    match tokio::task::spawn_blocking(op).await {
+        Ok(r) => tagged(r),
+        Err(e) => tagged::<Value>(Err(SandboxError::new(ErrorCode::SetupFailed, format!("{what} failed: {e}")))),
+    }
+}
+
+/// `applyChangeSet(id, options)`.
+#[napi]
+pub async fn apply_change_set(id: String, options: Option<Value>) -> Value {
+    change_sets("applying the change set", move || crate::review::api::apply_change_set(&id, &options.unwrap_or(Value::Null))).await
+}
+
+/// `discardChangeSet(id)`.
+#[napi]
+pub async fn discard_change_set(id: String) -> Value {
+    change_sets("discarding the change set", move || crate::review::api::discard_change_set(&id)).await
+}
+
+/// `readChange(id, path)`: `{ ok, value: Buffer | null }` (null: deleted in the set).
+#[napi]
+pub async fn read_change(id: String, path: Value) -> ReadChangeOutcome {
+    let read = tokio::task::spawn_blocking(move || crate::review::api::read_change(&id, &path)).await;
+    match read {
+        Ok(Ok(bytes)) => ReadChangeOutcome { ok: true, value: bytes.map(Buffer::from), error: None },
+        Ok(Err(e)) => ReadChangeOutcome { ok: false, value: None, error: Some(error_record(e)) },
+        Err(e) => ReadChangeOutcome { ok: false, value: None, error: Some(error_record(SandboxError::new(ErrorCode::SetupFailed, format!("reading the change failed: {e}")))) },
+    }
+}
+
+#[napi(object)]
+pub struct ReadChangeOutcome {
+    pub ok: bool,
+    pub value: Option<Buffer>,
+    pub error: Option<Value>,
+}
+
+/// A unified diff of one path of a change set (the CLI's `diff`).
+#[napi]
+pub async fn diff_change(id: String, path: Value) -> Value {
+    change_sets("diffing the change", move || crate::review::api::diff_change(&id, &path)).await
+}
+
+/// `listChangeSets(options)`.
+#[napi]
+pub async fn list_change_sets(options: Option<Value>) -> Value {
+    change_sets("listing the change sets", move || crate::review::api::list_change_sets(&options.unwrap_or(Value::Null))).await
+}
+
+/// One change set described (`sandspawn review show`).
+#[napi]
+pub async fn show_change_set(id: String, max_changes: u32) -> Value {
+    change_sets("reading the change set", move || crate::review::api::show_change_set(&id, max_changes as usize)).await
 }
 
 /// The default `protectedNames` (internal: the CLI's `--protected-name` adds to them, and must not

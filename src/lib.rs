@@ -13,6 +13,7 @@ pub mod digest;
 pub mod error;
 pub mod helper;
 pub mod network;
+pub mod no_symlinks;
 pub mod limits;
 pub mod options;
 pub mod own_files;
@@ -25,6 +26,7 @@ pub mod policy;
 pub mod program;
 pub mod signals;
 pub mod pty;
+pub mod review;
 pub mod runner;
 pub mod tool_caches;
 

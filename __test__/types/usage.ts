@@ -9,12 +9,20 @@ import {
   buildSandboxCommand,
   sandboxCapabilities,
   toolCacheStore,
+  applyChangeSet,
+  discardChangeSet,
+  readChange,
+  diffChange,
+  listChangeSets,
+  showChangeSet,
   SandboxError,
   type SpawnResult,
   type SandboxPolicy,
   type SandboxMode,
   type SandboxDenial,
   type LaunchPlan,
+  type ChangeSet,
+  type ApplyResult,
 } from 'sandspawn'
 
 const mode: SandboxMode = 'workspace-write'
@@ -99,6 +107,21 @@ async function main(): Promise<void> {
   const cpu: number = limited.resourceUsage.userCpuMs + limited.resourceUsage.systemCpuMs + limited.resourceUsage.maxRssBytes
   const enforceable: 'cgroup' | 'rlimit' | null = caps.limits.processes.mechanism
   console.log(exceeded, how, cpu, enforceable, caps.limits.memory.reason)
+  // The reviewable workspace: a task of two runs, one change set, reviewed and applied once.
+  const first = await spawnSandboxed(['make'], { sandbox: { mode: 'workspace-write', workspace: 'review', maxChanges: 100 } })
+  const cs: ChangeSet | null = first.changeSet
+  if (cs) {
+    await spawnSandboxed(['make', 'test'], { sandbox: { mode: 'workspace-write', workspace: 'review', changeSet: cs.id } })
+    const shown = await showChangeSet(cs.id, { maxChanges: 10 })
+    const kinds: Array<'added' | 'modified' | 'deleted'> = shown.changes.map((c) => c.kind)
+    const content: Buffer | null = await readChange(cs.id, shown.changes[0].path)
+    const diff: string = await diffChange(cs.id, shown.changes[0].path)
+    const pending = await listChangeSets({ cwd: shown.cwd })
+    const counted: number | undefined = pending[0].counts?.added
+    const applied: ApplyResult = await applyChangeSet(cs.id, { paths: shown.hostRisks.map((h) => h.path), force: false })
+    console.log(kinds, content, diff, counted, applied.conflicts[0]?.reason, applied.heldBack[0]?.risk.kind, shown.truncated, caps.review.available, caps.review.reason)
+    await discardChangeSet(cs.id)
+  }
   try {
     await spawnSandboxed([])
   } catch (e) {

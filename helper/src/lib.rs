@@ -7,6 +7,7 @@
 //! helper must make alike.
 
 pub mod landlock;
+pub mod mountinfo;
 pub mod offline_names;
 pub mod placeholder;
 pub mod protocol;

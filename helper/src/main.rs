@@ -17,7 +17,8 @@
 //! the command can borrow nothing of bwrap's pid 1; hand a loopback listener to the host's proxy
 //! and set the proxy variables (`listen`); take the terminal on descriptor 0 as the controlling
 //! tty (pty runs); set the resource limits (`rlimit`); in the Landlock mode, become the supervisor
-//! (`supervisor`, never with the overlay steps); join a fresh session keyring and install the
+//! (`supervisor`, never with the overlay steps); wait for the coarse clock to reach the reviewed
+//! workspace's beginning (`clock_wait`); join a fresh session keyring and install the
 //! seccomp filter (after `PR_SET_NO_NEW_PRIVS`, which seccomp requires without CAP_SYS_ADMIN);
 //! `execvp` the command with the environment it was given. Any failure is reported (see `report`) and ends the helper
 //! with 125/126/127; the command then never ran.
@@ -39,6 +40,8 @@ use sandspawn_helper::seccomp;
 
 // Linux only, like the steps they do (see `Steps::linux_only`).
 #[cfg(target_os = "linux")]
+mod clock_wait;
+#[cfg(target_os = "linux")]
 mod confine;
 #[cfg(target_os = "linux")]
 mod capabilities;
@@ -48,6 +51,8 @@ mod covers;
 mod mount_target;
 #[cfg(target_os = "linux")]
 mod read_only;
+#[cfg(target_os = "linux")]
+mod review_mount;
 #[cfg(target_os = "linux")]
 mod listen;
 #[cfg(target_os = "linux")]
@@ -151,6 +156,13 @@ fn run(args: Vec<OsString>) {
         // The Landlock mode: the helper stays as the supervisor and forks the command.
         supervisor::run(ll, steps.report_fd, command);
     }
+    // As late as it can be (bwrap's setup has used most of the wait), before the filter.
+    #[cfg(target_os = "linux")]
+    if let Some(ns) = steps.exec_after_ns {
+        if let Err(failure) = clock_wait::wait(ns) {
+            fail(steps.report_fd, failure);
+        }
+    }
     #[cfg(target_os = "linux")]
     if let Some(sockets) = steps.filter {
         if let Err(failure) = confine_command(sockets) {
@@ -165,6 +177,10 @@ fn run(args: Vec<OsString>) {
 /// drops them, then the network bridge's listener (bound in the sandbox's network namespace).
 #[cfg(target_os = "linux")]
 fn in_namespaces(steps: &Steps) {
+    // First: the carve-outs below are made on the reviewed workspace's overlay, not under it.
+    if let Err(failure) = review_mount::mount_all(&steps.review, &steps.unmount) {
+        fail(steps.report_fd, failure);
+    }
     if let Err(failure) = read_only::bind_all(&steps.read_only) {
         fail(steps.report_fd, failure);
     }

@@ -6,9 +6,9 @@
 //! sandspawn-helper v1 [--null-fds=N,...] [--offline-nsswitch-fd=N]
 //!     [--hold-dir=N:DIR [--placeholder-dir=N:NAME | --placeholder-file=N:NAME]...]...
 //!     [--await-init-locks=K] [--close-fds=N,...]
-//!     [--read-only=PATH]... [--overlay TARGET UPPER WORK]... [--cover-dir=PATH]... [--cover-file=PATH]... [--unmount=PATH]...
+//!     [--review ROOT UPPER WORK]... [--read-only=PATH]... [--overlay TARGET UPPER WORK]... [--cover-dir=PATH]... [--cover-file=PATH]... [--unmount=PATH]...
 //!     [--own-userns [--limit-userns] [--map-ids=UID:GID]] [--controlling-tty] [--rlimit=NAME:SOFT:HARD]...
-//!     [--filter=none|unix|not-unix|all]
+//!     [--exec-after=NS] [--filter=none|unix|not-unix|all]
 //!     [--report-fd=N] [--net-listen=N]
 //!     [--landlock=ABI --sockets=none|unix|all --control-fd=N --ll-list=PATH... --ll-read=PATH... --ll-write=PATH...] -- COMMAND [ARG...]
 //! sandspawn-helper --version
@@ -51,6 +51,10 @@ pub struct Steps {
     /// Inside, then: close these descriptors (the held directories' `flock`s), so that the command
     /// cannot unlock them and let another run's cleanup remove a placeholder mounted over here.
     pub close_fds: Vec<i32>,
+    /// Cover each of these writable roots with a copy-on-write overlay whose upper directory is the
+    /// change set's (the reviewable workspace: see `review_mount` in the helper and the addon's
+    /// `review`), first of the helper's mounts; what bwrap mounted below a root is put back on top.
+    pub review: Vec<ReviewOverlay>,
     /// Make each of these paths read-only, in this order (shallowest first): the carve-outs inside
     /// writable roots (see `read_only` in the helper). Needs CAP_SYS_ADMIN, so `own_userns` too.
     pub read_only: Vec<String>,
@@ -86,6 +90,11 @@ pub struct Steps {
     pub controlling_tty: bool,
     /// Resource limits to set on itself, inherited by the command (see `rlimit`).
     pub rlimits: Vec<Rlimit>,
+    /// Exec the command only once the kernel's coarse realtime clock reads at least this many
+    /// nanoseconds since the epoch: the moment a reviewed workspace's change set began (see
+    /// `clock_wait` in the helper, and the addon's `review::apply`, which calls a host path whose
+    /// ctime is at or after it a conflict).
+    pub exec_after_ns: Option<i64>,
     /// Install the seccomp filter, last before exec (with no_new_privs): the baseline (see
     /// `seccomp::BASELINE`), this socket rule, tracing of the command's own tree only. Every bwrap
     /// plan has one, whatever its network.
@@ -128,6 +137,15 @@ pub struct HeldDir {
     pub placeholders: Vec<(String, crate::placeholder::Kind)>,
 }
 
+/// One reviewed writable root: `root` shows the host's tree with, on top, the writes kept in
+/// `upper` (the change set's); `work` is overlayfs's scratch directory on the same filesystem.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReviewOverlay {
+    pub root: String,
+    pub upper: String,
+    pub work: String,
+}
+
 /// One overlay: `TARGET` shows what it held below the `layers` (newest first) and, on top, the
 /// writes kept in `UPPER` (`WORK` is the kernel's scratch directory, one per run, on the same
 /// filesystem as `UPPER`).
@@ -147,7 +165,7 @@ impl Steps {
 
     /// Whether the helper mounts anything (with the capabilities bwrap kept for it).
     pub fn mounts(&self) -> bool {
-        !self.read_only.is_empty() || !self.overlays.is_empty() || self.covers()
+        !self.review.is_empty() || !self.read_only.is_empty() || !self.overlays.is_empty() || self.covers()
     }
 
     /// The flag of the first step asked for that exists only on Linux (memfd, /proc, namespaces
@@ -159,6 +177,7 @@ impl Steps {
         [
             (self.offline_nsswitch_fd.is_some(), "--offline-nsswitch-fd"),
             (self.await_init_locks > 0, "--await-init-locks"),
+            (!self.review.is_empty(), "--review"),
             (!self.read_only.is_empty(), "--read-only"),
             (!self.overlays.is_empty(), "--overlay"),
             (!self.cover_dirs.is_empty(), "--cover-dir"),
@@ -166,6 +185,7 @@ impl Steps {
             (!self.unmount.is_empty(), "--unmount"),
             (self.own_userns, "--own-userns"),
             (self.net_listen_fd.is_some(), "--net-listen"),
+            (self.exec_after_ns.is_some(), "--exec-after"),
             (self.landlock.is_some(), "--landlock"),
             (self.filter.is_some(), "--filter"),
         ]
@@ -196,6 +216,9 @@ impl Steps {
             let list: Vec<String> = self.close_fds.iter().map(i32::to_string).collect();
             args.push(format!("--close-fds={}", list.join(",")));
         }
+        for r in &self.review {
+            args.extend(["--review".to_string(), r.root.clone(), r.upper.clone(), r.work.clone()]);
+        }
         args.extend(self.read_only.iter().map(|p| format!("--read-only={p}")));
         for o in &self.overlays {
             args.extend(["--overlay".to_string(), o.target.clone(), o.upper.clone(), o.work.clone(), o.layers.len().to_string()]);
@@ -219,6 +242,9 @@ impl Steps {
             args.push("--controlling-tty".into());
         }
         args.extend(self.rlimits.iter().map(Rlimit::to_arg));
+        if let Some(ns) = self.exec_after_ns {
+            args.push(format!("--exec-after={ns}"));
+        }
         if let Some(sockets) = self.filter {
             args.push(format!("--filter={}", sockets.word()));
         }
@@ -278,7 +304,7 @@ impl Steps {
                         // The Landlock mode runs without bwrap: no private mount namespace to mount
                         // overlays in, no store to detach, no sandbox user namespace to close.
                         if steps.mounts() || !steps.unmount.is_empty() || steps.own_userns || steps.filter.is_some() {
-                            return Err("--read-only, --overlay, --cover-dir, --cover-file, --unmount, --own-userns and --filter cannot be combined with --landlock (it has its own filter)".into());
+                            return Err("--review, --read-only, --overlay, --cover-dir, --cover-file, --unmount, --own-userns and --filter cannot be combined with --landlock (it has its own filter)".into());
                         }
                     } else if landlock_only {
                         return Err("--ll-list, --ll-read, --ll-write, --sockets and --control-fd need --landlock".into());
@@ -288,7 +314,7 @@ impl Steps {
                     }
                     // What keeps capabilities for the helper's mounts also needs the step that drops them.
                     if steps.mounts() && !steps.own_userns && steps.landlock.is_none() {
-                        return Err("--read-only, --overlay, --cover-dir and --cover-file need --own-userns, which drops the capabilities they use".into());
+                        return Err("--review, --read-only, --overlay, --cover-dir and --cover-file need --own-userns, which drops the capabilities they use".into());
                     }
                     return Ok((steps, command));
                 }
@@ -304,6 +330,14 @@ impl Steps {
                     steps.overlays.push(Overlay { target: paths[0].clone(), upper: paths[1].clone(), work: paths[2].clone(), layers: paths[3..].to_vec() });
                     i += 4 + count;
                 }
+                "--review" => {
+                    let paths: Vec<String> = args.iter().skip(i + 1).take(3).map(|a| a.to_string_lossy().into_owned()).collect();
+                    if paths.len() < 3 || paths.iter().any(|p| !p.starts_with('/')) || args[i + 1..i + 4].iter().any(|a| a.to_str().is_none()) {
+                        return Err("--review needs ROOT UPPER WORK (absolute UTF-8 paths)".into());
+                    }
+                    steps.review.push(ReviewOverlay { root: paths[0].clone(), upper: paths[1].clone(), work: paths[2].clone() });
+                    i += 3;
+                }
                 "--controlling-tty" => steps.controlling_tty = true,
                 _ => {
                     let bad = || format!("unknown or malformed argument {text:?}");
@@ -315,6 +349,8 @@ impl Steps {
                         steps.offline_nsswitch_fd = Some(descriptor(fd).ok_or_else(bad)?);
                     } else if let Some(fd) = text.strip_prefix("--net-listen=") {
                         steps.net_listen_fd = Some(descriptor(fd).ok_or_else(bad)?);
+                    } else if let Some(ns) = text.strip_prefix("--exec-after=") {
+                        steps.exec_after_ns = Some(ns.parse::<i64>().ok().filter(|n| *n > 0).ok_or_else(bad)?);
                     } else if let Some(limit) = text.strip_prefix("--rlimit=") {
                         steps.rlimits.push(Rlimit::parse(limit).ok_or_else(bad)?);
                     } else if let Some(abi) = text.strip_prefix("--landlock=") {
@@ -442,6 +478,14 @@ mod tests {
             Steps { cover_dirs: vec!["/w/.vscode".into(), "/w/a b/.git".into()], cover_files: vec!["/w/.envrc".into()], own_userns: true, map_ids: Some((1000, 100)), await_init_locks: 2, close_fds: vec![7, 8], ..Steps::default() },
             Steps { read_only: vec!["/w/.git".into(), "/w/deps/a b/.git".into()], own_userns: true, limit_userns: true, ..Steps::default() },
             Steps {
+                review: vec![ReviewOverlay { root: "/w s".into(), upper: "/s/cs/0/upper".into(), work: "/s/cs/0/work".into() }],
+                read_only: vec!["/w s/ro".into()],
+                unmount: vec!["/s/cs".into()],
+                own_userns: true,
+                exec_after_ns: Some(1_760_000_000_123_456_789),
+                ..Steps::default()
+            },
+            Steps {
                 null_fds: vec![5],
                 offline_nsswitch_fd: Some(6),
                 held_dirs: vec![
@@ -515,6 +559,12 @@ mod tests {
         assert!(Steps::parse(&os(&["v1", "--overlay", "/a", "/b"])).is_err(), "overlay cut short");
         assert!(Steps::parse(&os(&["v1", "--overlay", "/a", "/b", "/c", "2", "/l1", "--", "true"])).is_err(), "fewer layers than said");
         assert!(Steps::parse(&os(&["v1", "--overlay", "/a", "/b", "/c", "x", "--", "true"])).is_err(), "no layer count");
+        assert!(Steps::parse(&os(&["v1", "--review", "/a", "/b", "--", "true"])).is_err(), "review cut short");
+        assert!(Steps::parse(&os(&["v1", "--review", "/a", "b", "/c", "--own-userns", "--", "true"])).is_err(), "relative review path");
+        assert!(Steps::parse(&os(&["v1", "--review", "/a", "/b", "/c", "--", "true"])).is_err(), "a review overlay without --own-userns");
+        for bad in ["--exec-after=", "--exec-after=-5", "--exec-after=0", "--exec-after=1.5", "--exec-after=x"] {
+            assert!(Steps::parse(&os(&["v1", bad, "--", "true"])).is_err(), "{bad}");
+        }
         assert!(Steps::parse(&os(&["v1", "--unmount=rel", "--", "true"])).is_err());
         assert!(Steps::parse(&os(&["v1", "--cover-dir=rel", "--own-userns", "--", "true"])).is_err());
         assert!(Steps::parse(&os(&["v1", "--cover-file=rel", "--own-userns", "--", "true"])).is_err());

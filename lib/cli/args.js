@@ -22,6 +22,9 @@ const FLAGS = {
   'protected-name': { type: 'string', multiple: true },
   'no-protected-names': { type: 'boolean' },
   'tool-caches': { type: 'string' },
+  // The reviewable workspace (see review.js).
+  review: { type: 'boolean' },
+  force: { type: 'boolean' },
   tmp: { type: 'string' },
   cwd: { type: 'string' },
   timeout: { type: 'string' },
@@ -41,13 +44,14 @@ const FLAGS = {
 
 /** The flags each subcommand accepts (a run takes everything but --platform; explain all but --ask). */
 const ALLOWED = {
-  run: Object.keys(FLAGS).filter((f) => f !== 'platform'),
-  explain: Object.keys(FLAGS).filter((f) => f !== 'ask' && f !== 'no-pty'),
+  run: Object.keys(FLAGS).filter((f) => f !== 'platform' && f !== 'force'),
+  explain: Object.keys(FLAGS).filter((f) => f !== 'ask' && f !== 'no-pty' && f !== 'force'),
+  review: ['json', 'force', 'help', 'version'],
   doctor: ['json', 'help', 'version'],
   help: ['json', 'help', 'version'],
 }
 
-const SUBCOMMANDS = new Set(['doctor', 'explain', 'help'])
+const SUBCOMMANDS = new Set(['doctor', 'explain', 'help', 'review'])
 
 /** A mistake in how sandspawn was called (exit 2, one line of usage). */
 class UsageError extends Error {
@@ -96,24 +100,41 @@ function parseCommandLine(argv) {
     command = argv.slice(t.index)
     break
   }
+  if (subcommand === 'review') return parseReview(argv.filter((_, i) => i !== subIndex))
   const head = argv.slice(0, end).filter((_, i) => i !== subIndex)
   const json = head.includes('--json')
-  let values
+  const values = strictFlags(head, subcommand, false)
+  if ((subcommand === 'doctor' || subcommand === 'help') && command.length > 0) {
+    throw new UsageError(`\`sandspawn ${subcommand}\` takes no command (to run a program named ${subcommand}: sandspawn -- ${subcommand})`, subcommand, json)
+  }
+  return { subcommand, values, command, topic }
+}
+
+/**
+ * `sandspawn review ACTION [ID] [PATH...]` runs no command, so its flags may stand anywhere, as its
+ * help writes them (`review apply ID --force`); after `--` every word is a path.
+ */
+function parseReview(args) {
+  const { values, positionals } = strictFlags(args, 'review', true)
+  return { subcommand: 'review', values, command: positionals }
+}
+
+/** `args` parsed strictly, with only the flags `subcommand` accepts. Throws UsageError. */
+function strictFlags(args, subcommand, allowPositionals) {
+  const json = args.includes('--json')
+  let parsed
   try {
-    ;({ values } = parseArgs({ args: head, options: FLAGS, strict: true, allowPositionals: false }))
+    parsed = parseArgs({ args, options: FLAGS, strict: true, allowPositionals })
   } catch (err) {
     throw new UsageError(describeParseError(err), subcommand, json)
   }
-  for (const flag of Object.keys(values)) {
+  for (const flag of Object.keys(parsed.values)) {
     if (!ALLOWED[subcommand].includes(flag)) {
       const where = subcommand === 'run' ? 'only with `sandspawn explain`' : `not with \`sandspawn ${subcommand}\``
       throw new UsageError(`--${flag} is allowed ${where}`, subcommand, json)
     }
   }
-  if ((subcommand === 'doctor' || subcommand === 'help') && command.length > 0) {
-    throw new UsageError(`\`sandspawn ${subcommand}\` takes no command (to run a program named ${subcommand}: sandspawn -- ${subcommand})`, subcommand, json)
-  }
-  return { subcommand, values, command, topic }
+  return allowPositionals ? parsed : parsed.values
 }
 
 /** parseArgs' errors, in one short line that names the flag. */

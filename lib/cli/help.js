@@ -3,8 +3,8 @@
 
 const RUN = `Usage: sandspawn [options] [--] COMMAND [ARGS...]   run COMMAND in the sandbox
        sandspawn explain [options] [--] COMMAND ...  print the launch plan, run nothing
-       sandspawn doctor                              can this host sandbox? how to fix it
-       sandspawn help [explain|doctor] | --version
+       sandspawn review list|show|diff|apply|discard [ID]  the change sets --review runs keep
+       sandspawn doctor (can this host sandbox?) | help [explain|doctor|review] | --version
 
 Options:
   --mode MODE           read-only (default), workspace-write or danger-full-access
@@ -19,6 +19,7 @@ Options:
   --allow-unix-sockets  allow connecting to the host's Unix sockets
   --allow-landlock      Linux: where bwrap cannot run, use the weaker Landlock mode (see README)
   --tmp MODE, --tool-caches MODE   /tmp: writable, private or read-only; caches: private, shared or none
+  --review              writes go to a change set, shown after the run to apply, discard or diff
   --cwd DIR             working directory; relative paths in the options above resolve against it
   --timeout MS          kill the command's process tree after MS milliseconds
   --memory SIZE, --max-file-size SIZE   limit each process's memory, each file's size (512m)
@@ -28,8 +29,7 @@ Options:
   --ask                 on a terminal: ask about hosts not in --allow-domain while it runs; after a denial, ask to rerun unsandboxed
   --no-pty              no pseudo-terminal (default when stdin and stdout are terminals: one)
 
-Exit status: the command's own, or 128+N when it (or sandspawn) got signal N; 125 when the
-sandbox could not run, 126 not executable, 127 not found, 2 bad usage.`
+Exit status: the command's (128+N: signal N), 125 no sandbox, 126 not executable, 127 not found, 2 usage.`
 
 const EXPLAIN = `Usage: sandspawn explain [options] [--platform linux|darwin] [--] COMMAND [ARGS...]
 
@@ -40,13 +40,25 @@ const DOCTOR = `Usage: sandspawn doctor [--json]
 
 Says whether this host can sandbox, and if not, why and how to fix it. Exits 1 when it cannot.`
 
-const TEXTS = { run: RUN, explain: EXPLAIN, doctor: DOCTOR, help: RUN }
+const REVIEW = `Usage: sandspawn review list [--json]            the pending change sets
+       sandspawn review show ID [--json]         what one holds (host risks marked with !)
+       sandspawn review diff ID [PATH...]        its changes as a unified diff
+       sandspawn review apply ID [PATH...] [--force] [--json]
+       sandspawn review discard ID
+
+A run with --review writes the workspace's changes to a change set instead of the workspace.
+apply lands them (only PATHs and what is below them, when given); a path the host changed since
+the set began is a conflict and stays as it is, and one with a host risk (a git hook, a protected
+name, a new repository) is held back: --force lands conflicts, and held-back paths listed by name.`
+
+const TEXTS = { run: RUN, explain: EXPLAIN, doctor: DOCTOR, review: REVIEW, help: RUN }
 
 const ONE_LINE = {
   run: 'usage: sandspawn [options] [--] COMMAND [ARGS...]',
   explain: 'usage: sandspawn explain [options] [--] COMMAND [ARGS...]',
   doctor: 'usage: sandspawn doctor [--json]',
-  help: 'usage: sandspawn help [explain|doctor]',
+  review: 'usage: sandspawn review list|show ID|diff ID|apply ID [PATH...]|discard ID',
+  help: 'usage: sandspawn help [explain|doctor|review]',
 }
 
 /** The full help of a subcommand (or of an unknown topic: null). */

@@ -7,7 +7,7 @@
 const { UsageError } = require('./args')
 
 /** Flags that shape what a writable directory may hold: workspace-write only. */
-const WORKSPACE_WRITE_ONLY = ['writable', 'read-only', 'protect-git', 'no-protect-git', 'protected-name', 'no-protected-names', 'tool-caches']
+const WORKSPACE_WRITE_ONLY = ['writable', 'read-only', 'protect-git', 'no-protect-git', 'protected-name', 'no-protected-names', 'tool-caches', 'review']
 
 /** Flags that configure the sandbox, which danger-full-access does not have: restrictions it
  * cannot enforce, and permissions it has already. */

@@ -11,7 +11,8 @@ function toSpawnOptions(values) {
   const cwd = path.resolve(values.cwd ?? '.')
   const abs = (p) => path.resolve(cwd, p)
   const writable = values.writable ?? []
-  const policy = { mode: values.mode ?? (writable.length > 0 ? 'workspace-write' : 'read-only') }
+  // --review implies workspace-write, as --writable does: it reviews what a run writes.
+  const policy = { mode: values.mode ?? (writable.length > 0 || values.review ? 'workspace-write' : 'read-only') }
   // An unknown --mode is the library's to report (it lists the modes).
   checkModeFlags(values, policy.mode)
   if (writable.length) policy.writableRoots = writable.map(abs)
@@ -30,6 +31,7 @@ function toSpawnOptions(values) {
   const names = protectedNames(values)
   if (names) policy.protectedNames = names
   if (values['tool-caches'] !== undefined) policy.toolCaches = values['tool-caches']
+  if (values.review) policy.workspace = 'review'
   const options = { cwd, sandbox: policy }
   if (values.timeout !== undefined) {
     const ms = values.timeout.trim() === '' ? NaN : Number(values.timeout)

@@ -55,6 +55,8 @@ async function run(command, values) {
     return out.fail(err, { json, values })
   }
   report(result, { json, values, options, announced, stdinIsTerminal })
+  // --review: what the run wrote is a change set; ask what to do with it (with --json: pending).
+  if (result.changeSet && !json) await require('./review').afterRun(result, sandspawn, stdinIsTerminal)
   out.exit(signals.exitCode() ?? exitStatus(result))
 }
 

@@ -738,6 +738,7 @@ fn context_from_resolved_policy() {
         protect_git: true,
         tool_caches: crate::tool_caches::ToolCaches::none(),
         protected_names: vec![],
+        review: None,
         planted: Default::default(),
         landlock_writable_dirs: None,
     };

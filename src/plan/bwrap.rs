@@ -155,7 +155,8 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
             read_only.push(path_arg(p)?);
         }
     }
-    let helper_mounts = !read_only.is_empty() || !caches.overlays.is_empty() || !cover_dirs.is_empty() || !cover_files.is_empty();
+    let review = review_mounts(policy)?;
+    let helper_mounts = review.is_some() || !read_only.is_empty() || !caches.overlays.is_empty() || !cover_dirs.is_empty() || !cover_files.is_empty();
     // No `--disable-userns`: bwrap would move its pid 1 into the nested user namespace it makes for
     // that, next to the command. The helper moves the command alone into one of its own (see its
     // `userns`), and the filter refuses new namespaces after it.
@@ -205,7 +206,9 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     for (i, root) in roots.iter().enumerate() {
         a.path("--bind", &root.root)?;
         // Before anything is mounted inside the root, so that these binds hide nothing.
-        for p in &pins.dirs[i] {
+        // Not in a reviewed root: there a pin would be a writable mount over the overlay, and
+        // renaming inside the overlay moves nothing on the host.
+        for p in pins.dirs[i].iter().filter(|_| !policy.is_reviewed(&root.root)) {
             a.path("--bind", p)?;
         }
         for p in &pins.own[i] {
@@ -229,6 +232,9 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     a.offline_nsswitch(policy);
     // A plan another program runs creates its placeholders itself (the runner does it for its own).
     let held_dirs = if req.runner_fds { Vec::new() } else { held_dirs(policy, a.next_fd())? };
+    if let Some(m) = &review {
+        a.path("--bind", &m.set_dir)?;
+    }
     for (upper, target) in &caches.binds {
         a.push(&["--bind", &path_arg(upper)?, &path_arg(target)?]);
     }
@@ -272,7 +278,9 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         cover_files,
         await_init_locks: held_dirs.len(),
         close_fds: held_dirs.iter().map(|h| h.fd).collect(),
-        unmount: caches.unmount,
+        unmount: caches.unmount.into_iter().chain(review.as_ref().map(|m| path_arg(&m.set_dir)).transpose()?).collect(),
+        exec_after_ns: review.as_ref().and_then(|m| m.exec_after_ns),
+        review: review.map(|m| m.overlays).unwrap_or_default(),
         ..Steps::default()
     };
     a.args.extend(steps.to_args());
@@ -303,6 +311,18 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         net_ctl_fd,
         control_fd: None,
     })
+}
+
+/// The reviewed workspace's mounts (see `review`): the change set's directory, bound for the
+/// helper, which mounts the overlays first of its mounts and then detaches it. Only a run has a
+/// change set open; a plan without one is refused rather than given direct writes.
+fn review_mounts(policy: &ResolvedPolicy) -> Result<Option<crate::review::option::Mounts>> {
+    match &policy.review {
+        None => Ok(None),
+        Some(r) => r.mounts.clone().map(Some).ok_or_else(|| {
+            SandboxError::unsupported("sandbox.workspace 'review' needs spawnSandboxed or startSandboxed, which keep the run's change set; a launch plan for another spawner cannot")
+        }),
+    }
 }
 
 /// What bwrap keeps for the helper, which drops it all when it moves the command into its own user

@@ -79,3 +79,5 @@ pub(crate) mod test_support;
 mod tests;
 #[cfg(test)]
 mod tests_limits;
+#[cfg(test)]
+mod tests_review;

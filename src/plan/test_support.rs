@@ -35,6 +35,11 @@ pub fn without_protected_names(v: serde_json::Value) -> serde_json::Value {
 }
 
 pub fn plan_with_env(p: &ResolvedPolicy, cwd: &Path, platform: Platform, cmd: &[&str], env: &BTreeMap<String, String>) -> LaunchPlan {
+    try_plan_with_env(p, cwd, platform, cmd, env).unwrap()
+}
+
+/// The pinned plan, or why `build` refused it.
+pub fn try_plan_with_env(p: &ResolvedPolicy, cwd: &Path, platform: Platform, cmd: &[&str], env: &BTreeMap<String, String>) -> crate::Result<LaunchPlan> {
     let command: Vec<String> = cmd.iter().map(|s| s.to_string()).collect();
     build(&PlanRequest {
         command: &command,
@@ -49,7 +54,6 @@ pub fn plan_with_env(p: &ResolvedPolicy, cwd: &Path, platform: Platform, cmd: &[
         terminal: false,
         rlimits: &[], own_files: &[], proxy: None,
     })
-    .unwrap()
 }
 
 pub fn plan(p: &ResolvedPolicy, cwd: &Path, cmd: &[&str]) -> LaunchPlan {

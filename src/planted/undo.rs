@@ -15,7 +15,7 @@
 //! left alone and said so.
 
 use std::ffi::CString;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -35,7 +35,7 @@ pub enum Undone {
 /// Move `path` aside within its directory.
 pub fn move_aside(path: &Path) -> Undone {
     let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else { return Undone::Left("it has no parent directory".into()) };
-    let dir_fd = match open_dir_no_symlinks(dir) {
+    let dir_fd = match crate::no_symlinks::open_dir(dir) {
         Ok(fd) => fd,
         Err(e) => return Undone::Left(format!("its directory could not be opened without following a symlink ({e})")),
     };
@@ -71,56 +71,6 @@ fn rename_no_replace(dir: &OwnedFd, from: &std::ffi::CStr, to: &std::ffi::CStr) 
         return Err(std::io::Error::last_os_error());
     }
     Ok(())
-}
-
-/// `open(dir, O_RDONLY | O_DIRECTORY)` refusing every symlink on the way (Linux 5.6+; not `O_PATH`:
-/// the lock test needs a descriptor `fcntl` accepts). Where `openat2` does not exist, each component
-/// is opened with `O_NOFOLLOW` from `/`.
-fn open_dir_no_symlinks(dir: &Path) -> std::io::Result<OwnedFd> {
-    #[cfg(target_os = "linux")]
-    {
-        let c = CString::new(dir.as_os_str().as_bytes()).map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))?;
-        if let Some(opened) = openat2_no_symlinks(&c) {
-            return opened;
-        }
-    }
-    let mut fd = open_at(libc::AT_FDCWD, c"/")?;
-    for part in dir.components().skip(1) {
-        let name = CString::new(part.as_os_str().as_bytes()).map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))?;
-        fd = open_at(fd.as_raw_fd(), &name)?;
-    }
-    Ok(fd)
-}
-
-/// `openat2` with `RESOLVE_NO_SYMLINKS`; `None` where the kernel does not have it.
-#[cfg(target_os = "linux")]
-fn openat2_no_symlinks(c: &std::ffi::CStr) -> Option<std::io::Result<OwnedFd>> {
-    #[repr(C)]
-    struct OpenHow {
-        flags: u64,
-        mode: u64,
-        resolve: u64,
-    }
-    const RESOLVE_NO_SYMLINKS: u64 = 0x04;
-    let how = OpenHow { flags: (libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC) as u64, mode: 0, resolve: RESOLVE_NO_SYMLINKS };
-    // SAFETY: openat2 with a valid C string and an `open_how` of the size passed.
-    let fd = unsafe { libc::syscall(libc::SYS_openat2, libc::AT_FDCWD, c.as_ptr(), &how as *const OpenHow, std::mem::size_of::<OpenHow>()) };
-    if fd >= 0 {
-        // SAFETY: a descriptor just opened, owned by nobody else.
-        return Some(Ok(unsafe { OwnedFd::from_raw_fd(fd as i32) }));
-    }
-    let e = std::io::Error::last_os_error();
-    (e.raw_os_error() != Some(libc::ENOSYS)).then_some(Err(e))
-}
-
-fn open_at(dir: i32, name: &std::ffi::CStr) -> std::io::Result<OwnedFd> {
-    // SAFETY: a valid descriptor (or AT_FDCWD) and C string.
-    let fd = unsafe { libc::openat(dir, name.as_ptr(), libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC) };
-    if fd < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    // SAFETY: as above.
-    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
 #[cfg(test)]

@@ -33,6 +33,8 @@ pub(crate) struct RawPolicy {
     pub protected_names: Option<Vec<String>>,
     /// The report-only tier, validated by `planted::names`; `None`: the defaults.
     pub reported_names: Option<Vec<String>>,
+    /// `workspace: 'review'` (with `changeSet`, `maxChanges`), validated by `review::option`.
+    pub review: Option<crate::review::option::ReviewOption>,
 }
 
 impl RawPolicy {
@@ -50,6 +52,7 @@ impl RawPolicy {
             tool_caches: None,
             protected_names: None,
             reported_names: None,
+            review: None,
         }
     }
 }
@@ -66,6 +69,9 @@ const FIELDS: &[&str] = &[
     "toolCaches",
     "protectedNames",
     "reportedNames",
+    "workspace",
+    "changeSet",
+    "maxChanges",
 ];
 
 pub(crate) fn parse(value: Option<&Value>) -> Result<RawPolicy> {
@@ -136,6 +142,7 @@ fn parse_object(map: &Map<String, Value>) -> Result<RawPolicy> {
         tool_caches: field("toolCaches").cloned(),
         protected_names: field("protectedNames").map(|v| crate::planted::names::parse(Some(v))).transpose()?,
         reported_names: field("reportedNames").map(|v| crate::planted::names::parse_reported(Some(v))).transpose()?,
+        review: crate::review::option::parse(field)?,
     })
 }
 

@@ -56,7 +56,8 @@ pub fn resolve_policy(value: Option<&Value>, ctx: &PolicyContext) -> Result<Reso
     // A name of both lists is protected.
     let reported_names: Vec<String> =
         raw.reported_names.clone().unwrap_or_else(crate::planted::names::reported_defaults).into_iter().filter(|n| !protected_names.contains(n)).collect();
-    let (mut roots, scan_roots) = if workspace { writable_roots(&raw, ctx, tmp)? } else { (Vec::new(), Vec::new()) };
+    let (mut roots, mut scan_roots) = if workspace { writable_roots(&raw, ctx, tmp)? } else { (Vec::new(), Vec::new()) };
+    let reviewed = review_roots(&raw, workspace, ctx.platform, &mut roots, &mut scan_roots)?;
     let mut read_only_paths = Vec::new();
     for (i, raw_path) in raw.read_only_paths.iter().flatten().enumerate() {
         let option = format!("sandbox.readOnlyPaths[{i}]");
@@ -72,12 +73,18 @@ pub fn resolve_policy(value: Option<&Value>, ctx: &PolicyContext) -> Result<Reso
         }
     }
     let deny_read = deny_read(&raw)?;
-    // After readOnlyPaths: nothing is walked or created inside them.
+    // After readOnlyPaths: nothing is walked or created inside them. Reviewed roots are judged on
+    // their change set instead (`review::risks`): their `.git` is writable for the run.
+    let (mut direct, mut under_review): (Vec<WritableRoot>, Vec<WritableRoot>) = roots.into_iter().partition(|r| !reviewed.contains(&r.root));
     let planted = crate::planted::protect(
-        &mut roots,
+        &mut direct,
         &crate::planted::Request { scan_roots: &scan_roots, deny_read: &deny_read, protect_git, names: &protected_names, reported: &reported_names },
     );
+    let held: Vec<PathBuf> = under_review.iter_mut().flat_map(|r| std::mem::take(&mut r.missing_read_only)).map(|m| m.path).collect();
+    let mut roots: Vec<WritableRoot> = direct.into_iter().chain(under_review).collect();
+    roots.sort_by(|a, b| depth(&a.root).cmp(&depth(&b.root)).then_with(|| a.root.cmp(&b.root)));
     sort_carve_outs(&mut roots);
+    let review = raw.review.clone().map(|option| crate::review::option::ReviewPolicy { option, roots: reviewed, held, mounts: None });
     sort_shallowest_first(&mut read_only_paths);
 
     let mut policy = ResolvedPolicy {
@@ -91,6 +98,7 @@ pub fn resolve_policy(value: Option<&Value>, ctx: &PolicyContext) -> Result<Reso
         tmp,
         protect_git,
         protected_names,
+        review,
         planted: std::sync::Arc::new(planted),
         landlock_writable_dirs: None,
         tool_caches: crate::tool_caches::ToolCaches::none(),
@@ -126,7 +134,8 @@ fn mode_name(m: SandboxMode) -> &'static str {
 /// No sandbox at all. Fields that ask for a restriction are errors rather than ignored, because
 /// sandspawn never runs a command with less isolation than was asked for.
 fn danger_full_access(raw: &RawPolicy, ctx: &PolicyContext) -> Result<ResolvedPolicy> {
-    let restricting: [(&str, bool); 9] = [
+    let restricting: [(&str, bool); 10] = [
+        ("workspace", raw.review.is_some()),
         ("network", raw.network_proxy.is_some()),
         ("protectedNames", raw.protected_names.as_ref().is_some_and(|v| !v.is_empty())),
         ("reportedNames", raw.reported_names.as_ref().is_some_and(|v| !v.is_empty())),
@@ -154,6 +163,7 @@ fn danger_full_access(raw: &RawPolicy, ctx: &PolicyContext) -> Result<ResolvedPo
         tmp: TmpMode::Writable,
         protect_git: false,
         protected_names: Vec::new(),
+        review: None,
         planted: Default::default(),
         landlock_writable_dirs: None,
         tool_caches: crate::tool_caches::ToolCaches::none(),
@@ -222,6 +232,31 @@ fn writable_roots(raw: &RawPolicy, ctx: &PolicyContext, tmp: TmpMode) -> Result<
     sort_shallowest_first(&mut roots);
     let roots = roots.into_iter().map(|root| WritableRoot { root, read_only: Vec::new(), missing_read_only: Vec::new() }).collect();
     Ok((roots, scan_roots))
+}
+
+/// `workspace: 'review'`: the reviewed roots (the cwd and `writableRoots`, the outermost of nested
+/// ones), after taking every other root inside them out of `roots` (what lies in a reviewed root
+/// is reviewed with it, the temporary directories too) and out of the walk (`scan_roots`).
+fn review_roots(raw: &RawPolicy, workspace: bool, platform: Platform, roots: &mut Vec<WritableRoot>, scan_roots: &mut Vec<PathBuf>) -> Result<Vec<PathBuf>> {
+    if raw.review.is_none() {
+        return Ok(Vec::new());
+    }
+    if !workspace {
+        return Err(SandboxError::invalid("sandbox.workspace", "'review' needs mode 'workspace-write' (nothing else writes the workspace)"));
+    }
+    if platform == Platform::Darwin {
+        return Err(SandboxError::unsupported(
+            "sandbox.workspace 'review' is not supported on macOS: Seatbelt cannot mount a copy-on-write overlay over the workspace",
+        ));
+    }
+    let mut reviewed: Vec<PathBuf> = Vec::new();
+    for r in scan_roots.drain(..) {
+        if !reviewed.iter().any(|o| r.starts_with(o)) {
+            reviewed.push(r);
+        }
+    }
+    roots.retain(|r| reviewed.contains(&r.root) || !reviewed.iter().any(|o| r.root.starts_with(o)));
+    Ok(reviewed)
 }
 
 /// The index of the deepest writable root containing `p`: its carve-out must come after that

@@ -31,6 +31,8 @@ pub struct ResolvedPolicy {
     pub tool_caches: crate::tool_caches::ToolCaches,
     /// `protectedNames` (validated; the defaults when not given).
     pub protected_names: Vec<String>,
+    /// `workspace: 'review'`: the roots whose writes go to a change set (see `review`).
+    pub review: Option<crate::review::option::ReviewPolicy>,
     /// The Landlock mode's run only: the directories the command could change whole (see
     /// `plan::landlock_grants`; a writable root split around a read-only path is not among them, its
     /// unprotected subdirectories are). The denial classifier judges by these, not by the roots.
@@ -56,6 +58,11 @@ pub struct PolicyContext {
 }
 
 impl ResolvedPolicy {
+    /// Whether `root` is one of the roots a change set covers (review mode).
+    pub fn is_reviewed(&self, root: &std::path::Path) -> bool {
+        self.review.as_ref().is_some_and(|r| r.roots.iter().any(|x| x == root))
+    }
+
     /// `true` when `path` (canonical) lies inside one of the writable roots.
     pub fn is_writable(&self, path: &std::path::Path) -> bool {
         self.writable_roots.iter().any(|r| path.starts_with(&r.root))

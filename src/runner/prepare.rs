@@ -30,9 +30,13 @@ pub struct Prepared {
     pub proxy_listener: Option<crate::network::loopback::Loopback>,
     /// The Landlock mode's directory of the run, removed when dropped (after the run).
     pub scratch: Option<Scratch>,
+    /// `workspace: 'review'`: the run's hold on its change set, described once the sandbox is gone.
+    pub review_run: Option<crate::review::run::ReviewRun>,
 }
 
 pub fn prepare(req: &mut SpawnRequest) -> Result<Prepared> {
+    // Before anything else: a change set this run begins begins here (see `review::store::Meta`).
+    let asked_ns = crate::review::store::realtime_now_ns();
     // First: a limit this host cannot enforce rejects the run before anything is probed.
     let limits = decide_limits(req)?;
     let child_path = req.env.get("PATH").map(String::as_str);
@@ -58,6 +62,7 @@ pub fn prepare(req: &mut SpawnRequest) -> Result<Prepared> {
     }
     // The store's layers are listed (and held) before the plan that mounts them is built.
     let landlock = details.landlock_abi.is_some() && sandbox.landlock;
+    let review_run = prepare_review(req, landlock, asked_ns)?;
     let cache_run = if !landlock && req.policy.mode == SandboxMode::WorkspaceWrite && req.platform == crate::platform::Platform::Linux {
         Some(crate::tool_caches::RunGuard::prepare(&mut req.policy.tool_caches)?)
     } else {
@@ -81,7 +86,28 @@ pub fn prepare(req: &mut SpawnRequest) -> Result<Prepared> {
             build_plan(req, bwrap.as_ref(), Some(Path::new(&resolved)), true, &limits, endpoint)?
         }
     };
-    Ok(Prepared { plan, details, limits, cache_run, bwrap_path: bwrap.map(|b| b.path), proxy_listener, scratch })
+    Ok(Prepared { plan, details, limits, cache_run, bwrap_path: bwrap.map(|b| b.path), proxy_listener, scratch, review_run })
+}
+
+/// Open (or begin) the change set of a review-mode run, before its plan names the set's
+/// directories. Refused where no overlay can be mounted: the Landlock mode (no mount namespace)
+/// and kernels before 5.11 (no overlayfs in user namespaces).
+fn prepare_review(req: &mut SpawnRequest, landlock: bool, asked_ns: i64) -> Result<Option<crate::review::run::ReviewRun>> {
+    let p = &mut req.policy;
+    let Some(review) = p.review.as_mut() else { return Ok(None) };
+    if let Some(why) = crate::review::run::unavailable(landlock) {
+        return Err(crate::error::SandboxError::unsupported(format!("sandbox.workspace 'review' is not available here: {why}")));
+    }
+    let ctx = crate::review::run::Context {
+        cwd: &req.cwd,
+        writable: p.writable_roots.iter().map(|r| r.root.as_path()).collect(),
+        deny_read: &p.deny_read,
+        private_tmp: p.tmp == crate::policy::TmpMode::Private,
+        protect_git: p.protect_git,
+        protected_names: &p.protected_names,
+        asked_ns,
+    };
+    crate::review::run::ReviewRun::prepare(review, &ctx).map(Some)
 }
 
 /// How `req.limits` are enforced for a plan on `req.platform` (see `limits::decide`).

@@ -39,6 +39,8 @@ pub struct RunResult {
     pub sandbox_details: SandboxDetails,
     /// Planted configuration the sandbox could not prevent (Linux), found after the run.
     pub host_risks: Vec<HostRisk>,
+    /// Review mode: the change set the run's writes went to.
+    pub change_set: Option<crate::review::summary::Summary>,
     /// What the network allow-list's proxy refused (empty without a `NetworkPolicy`).
     pub network_denials: Vec<crate::network::NetworkDenial>,
     /// What `onRequest` decided (empty without one).

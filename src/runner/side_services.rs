@@ -24,7 +24,9 @@ impl SideServices {
         // The Landlock mode too: its roots' tops stay creatable (`plan::landlock_grants`).
         let keeper = match sandbox {
             SandboxType::Bwrap | SandboxType::Landlock => {
-                let tops: Vec<std::path::PathBuf> = req.policy.writable_roots.iter().map(|r| r.root.clone()).collect();
+                // A reviewed root's writes go to its change set, never to the host's top.
+                let direct = req.policy.writable_roots.iter().filter(|r| !req.policy.is_reviewed(&r.root));
+                let tops: Vec<std::path::PathBuf> = direct.map(|r| r.root.clone()).collect();
                 crate::planted::keeper::start(&req.policy.planted.absent, &tops)
             }
             _ => None,

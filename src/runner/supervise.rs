@@ -67,7 +67,7 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
     })
     .await
     .map_err(|e| internal("preparing the sandbox failed", e))?;
-    let Prepared { plan, details, limits, cache_run, bwrap_path, proxy_listener, scratch } = prepared?;
+    let Prepared { plan, details, limits, cache_run, bwrap_path, proxy_listener, scratch, review_run } = prepared?;
     let sandbox_type = plan.sandbox_type;
     let (child_side, ours) = wire(&req, &plan)?;
     let OurSide { output, stdin, status, report, control: control_end, bridge } = ours;
@@ -116,6 +116,7 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
     let bwrap_status = parser.lock().unwrap().status.clone();
     let (exit_code, signal) = exit_of(sandbox_type, &ending, bwrap_status.exit_code, report.as_ref(), &req.command[0], setup_words)?;
     let host_risks = services.host_risks(&req, sandbox_type).await?;
+    let change_set = describe_change_set(review_run).await?;
 
     let mut result = RunResult {
         command: req.command.clone(),
@@ -141,6 +142,7 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
         policy: req.policy.clone(),
         sandbox_details: details,
         host_risks,
+        change_set,
         network_denials: network.denials,
         network_decisions: network.decisions,
         pty: shared.terminal.as_ref().map(|t| t.size()),
@@ -150,6 +152,12 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
     };
     result.classify();
     Ok(result)
+}
+
+/// The sandbox is gone: what the run's change set holds now (review mode), read on a blocking thread.
+async fn describe_change_set(review: Option<crate::review::run::ReviewRun>) -> Result<Option<crate::review::summary::Summary>> {
+    let Some(review) = review else { return Ok(None) };
+    tokio::task::spawn_blocking(move || review.finish()).await.map_err(|e| internal("reading the change set failed", e))?.map(Some)
 }
 
 /// The command's exit code or signal, or why it never ran: the helper wrote its record before it

@@ -181,7 +181,7 @@ fn holds_read_only(root: &Path, policy: &Rules) -> bool {
 }
 
 /// Linux 5.11 and later mount overlayfs in a user namespace.
-fn kernel_has_userns_overlay() -> bool {
+pub(crate) fn kernel_has_userns_overlay() -> bool {
     let mut uts: libc::utsname = unsafe { std::mem::zeroed() };
     if unsafe { libc::uname(&mut uts) } != 0 {
         return false;

@@ -87,16 +87,21 @@ pub fn create(root: &Path, scope: &Path, workspace: Option<&Path>) -> Result<()>
 /// recently: its `last-used` was written when the run started). Checked at most once an hour per
 /// process, so it costs a run nothing.
 pub fn evict_unused(root: &Path, max_age: std::time::Duration) {
-    use std::sync::Mutex;
-    static LAST: Mutex<Option<std::time::Instant>> = Mutex::new(None);
-    {
-        let mut last = LAST.lock().unwrap_or_else(|e| e.into_inner());
-        if last.is_some_and(|t| t.elapsed() < std::time::Duration::from_secs(3600)) {
-            return;
-        }
-        *last = Some(std::time::Instant::now());
+    static LAST: std::sync::Mutex<Option<std::time::Instant>> = std::sync::Mutex::new(None);
+    if hour_passed(&LAST) {
+        evict_now(root, max_age);
     }
-    evict_now(root, max_age);
+}
+
+/// Whether an hour passed since the chore whose time `last` keeps (or it never ran); if so, its
+/// time is now. For clean-ups that walk a whole store: at most once an hour per process.
+pub fn hour_passed(last: &std::sync::Mutex<Option<std::time::Instant>>) -> bool {
+    let mut last = last.lock().unwrap_or_else(|e| e.into_inner());
+    if last.is_some_and(|t| t.elapsed() < std::time::Duration::from_secs(3600)) {
+        return false;
+    }
+    *last = Some(std::time::Instant::now());
+    true
 }
 
 /// `evict_unused` without its hourly throttle. Also removes the caches of the earlier layout

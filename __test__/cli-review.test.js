@@ -1,0 +1,138 @@
+'use strict'
+// Issue 32 on the command line: `sandspawn --review` runs the command with the workspace's writes
+// kept in a change set, prints it (host risks marked) and asks on a terminal whether to apply,
+// discard or diff it (without a terminal, or with --json, it stays pending); `sandspawn review
+// list|show|diff|apply|discard` acts on pending sets later. Real bwrap, the real CLI.
+
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const { spawnSync } = require('node:child_process')
+
+const CLI = path.join(__dirname, '..', 'bin', 'sandspawn.js')
+const DRIVER = path.join(__dirname, 'fixtures', 'review-driver.py')
+// Generous hang bound for one CLI run (never a speed assertion).
+const HANG_MS = 60_000
+// Not /tmp: the CLI's runs see a private one with some policies; the store lies outside every root.
+const BASE = fs.realpathSync(fs.mkdtempSync('/var/tmp/sandspawn-cli-review-'))
+const env = { ...process.env, SANDSPAWN_CHANGE_SET_DIR: path.join(BASE, 'store') }
+process.on('exit', () => fs.rmSync(BASE, { recursive: true, force: true }))
+
+const cli = (args, cwd) => spawnSync(process.execPath, [CLI, ...args], { cwd, env, encoding: 'utf8', timeout: HANG_MS, killSignal: 'SIGKILL', stdio: ['ignore', 'pipe', 'pipe'] })
+const ctx = (r) => `status ${r.status} signal ${r.signal}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`
+const drive = (answers, args, cwd) => {
+  const r = spawnSync('python3', [DRIVER, answers, process.execPath, CLI, ...args], { cwd, env, encoding: 'utf8', timeout: HANG_MS, killSignal: 'SIGKILL' })
+  assert.equal(r.status, 0, ctx(r))
+  return JSON.parse(r.stdout)
+}
+
+/** A workspace with `a.txt` (old) and `gone.txt`. */
+function workspace(t) {
+  const ws = fs.mkdtempSync(path.join(BASE, 'ws-'))
+  t.after(() => fs.rmSync(ws, { recursive: true, force: true }))
+  fs.writeFileSync(path.join(ws, 'a.txt'), 'old\n')
+  fs.writeFileSync(path.join(ws, 'gone.txt'), 'g\n')
+  return ws
+}
+const TASK = 'echo new > a.txt && echo b > b.txt && rm gone.txt && mkdir .vscode && echo {} > .vscode/tasks.json'
+/** The pending sets of workspace `ws`, by `review list --json` (the store is this file's). */
+const pendingIn = (ws) => {
+  const r = cli(['review', 'list', '--json'], ws)
+  assert.equal(r.status, 0, ctx(r))
+  return JSON.parse(r.stdout).filter((s) => s.cwd === ws)
+}
+const hostView = (ws) => fs.readdirSync(ws).sort().map((n) => (fs.statSync(path.join(ws, n)).isFile() ? `${n}:${fs.readFileSync(path.join(ws, n), 'utf8')}` : `${n}/`))
+
+test('--review --json prints the change set and keeps it pending; review list|show|diff|apply|discard act on it', (t) => {
+  const ws = workspace(t)
+  const run = cli(['--review', '--json', '--', 'sh', '-c', TASK], ws)
+  assert.equal(run.status, 0, ctx(run))
+  const cs = JSON.parse(run.stdout).changeSet
+  assert.match(cs.id, /^cs-[0-9a-f]{16}$/)
+  assert.deepEqual(cs.counts, { added: 3, modified: 1, deleted: 1 })
+  assert.deepEqual(cs.hostRisks.map((h) => [h.kind, h.path]), [['protected-name-created', path.join(ws, '.vscode')]])
+  assert.deepEqual(hostView(ws), ['a.txt:old\n', 'gone.txt:g\n'], 'nothing landed')
+
+  // Flags may follow the action's words, as the help writes them.
+  assert.deepEqual(pendingIn(ws).map((s) => [s.id, s.counts]), [[cs.id, cs.counts]])
+  const listed = cli(['review', 'list'], ws)
+  assert.match(listed.stdout, new RegExp(`^${cs.id}  \\S+  ${ws}  3 added, 1 modified, 1 deleted$`, 'm'))
+
+  const show = cli(['review', 'show', cs.id], ws)
+  assert.equal(show.status, 0, ctx(show))
+  assert.equal(show.stdout, [
+    `sandspawn: change set ${cs.id}: 3 added, 1 modified, 1 deleted`,
+    '  A! .vscode/', '  A! .vscode/tasks.json', '  M  a.txt', '  A  b.txt', '  D  gone.txt',
+    `  ! protected-name-created: .vscode: ${cs.hostRisks[0].detail} (held back)`, '',
+  ].join('\n'))
+  const diff = cli(['review', 'diff', cs.id, 'a.txt'], ws)
+  assert.equal(diff.status, 0, ctx(diff))
+  assert.match(diff.stdout, /^--- a\S*\/a\.txt\n\+\+\+ b\S*\/a\.txt\n@@ -1 \+1 @@\n-old\n\+new\n$/)
+
+  // One path (relative to the cwd), then the rest: the risky entry is held back (exit 1) until named with --force.
+  const one = cli(['review', 'apply', cs.id, 'b.txt', '--json'], ws)
+  assert.equal(one.status, 0, ctx(one))
+  assert.deepEqual(JSON.parse(one.stdout), { applied: [path.join(ws, 'b.txt')], conflicts: [], heldBack: [] })
+  const rest = cli(['review', 'apply', cs.id], ws)
+  assert.equal(rest.status, 1, ctx(rest))
+  assert.match(rest.stderr, /applied 2 change\(s\)[^]*held back: .*\.vscode: protected-name-created[^]*still pending/)
+  assert.deepEqual(hostView(ws), ['a.txt:new\n', 'b.txt:b\n'])
+  const forced = cli(['review', 'apply', cs.id, '.vscode', '--force'], ws)
+  assert.equal(forced.status, 0, ctx(forced))
+  assert.deepEqual(hostView(ws), ['.vscode/', 'a.txt:new\n', 'b.txt:b\n'])
+  assert.deepEqual(pendingIn(ws), [], 'a set with nothing left is gone')
+
+  const gone = cli(['review', 'discard', cs.id, '--json'], ws)
+  assert.equal(gone.status, 2, ctx(gone))
+  assert.equal(JSON.parse(gone.stdout).error.code, 'ERR_SANDBOX_INVALID_OPTIONS')
+})
+
+test('--review without a terminal prints the set and keeps it pending; review discard drops it', (t) => {
+  const ws = workspace(t)
+  const run = cli(['--review', 'sh', '-c', TASK], ws)
+  assert.equal(run.status, 0, ctx(run))
+  const id = /change set (cs-[0-9a-f]{16}): 3 added, 1 modified, 1 deleted/.exec(run.stderr)?.[1]
+  assert.ok(id, ctx(run))
+  assert.match(run.stderr, new RegExp(`pending: sandspawn review apply ${id} \\| sandspawn review diff ${id} \\| sandspawn review discard ${id}`))
+  assert.deepEqual(hostView(ws), ['a.txt:old\n', 'gone.txt:g\n'])
+  const discard = cli(['review', 'discard', id], ws)
+  assert.equal(discard.status, 0, ctx(discard))
+  assert.deepEqual(pendingIn(ws), [])
+  assert.deepEqual(hostView(ws), ['a.txt:old\n', 'gone.txt:g\n'])
+})
+
+test('--review on a terminal: v shows the diff and asks again, a applies (risks held back), d discards', { skip: !hasPython() && 'no python3 for the pty driver' }, (t) => {
+  const ws = workspace(t)
+  const applied = drive('v,a', ['--review', '--', 'sh', '-c', TASK], ws)
+  assert.equal(applied.code, 0, applied.output)
+  assert.equal(applied.asked, 2, applied.output)
+  assert.match(applied.output, /-old\n\+new\n/)
+  assert.match(applied.output, /applied 3 change\(s\) of (cs-[0-9a-f]{16})\n  held back: .*\.vscode: protected-name-created/)
+  assert.deepEqual(hostView(ws), ['a.txt:new\n', 'b.txt:b\n'])
+  const id = /change set (cs-[0-9a-f]{16})/.exec(applied.output)[1]
+  assert.deepEqual(pendingIn(ws).map((s) => s.id), [id], 'the held-back entry stays pending')
+  assert.equal(cli(['review', 'discard', id], ws).status, 0)
+
+  const discarded = drive('d', ['--review', '--', 'sh', '-c', 'echo again > a.txt'], ws)
+  assert.equal(discarded.code, 0, discarded.output)
+  assert.match(discarded.output, /discarded cs-/)
+  assert.deepEqual(hostView(ws), ['a.txt:new\n', 'b.txt:b\n'])
+  assert.deepEqual(pendingIn(ws), [])
+})
+
+test('a run that writes nothing leaves no change set; review usage errors exit 2', (t) => {
+  const ws = workspace(t)
+  const run = cli(['--review', 'true'], ws)
+  assert.equal(run.status, 0, ctx(run))
+  assert.match(run.stderr, /0 added, 0 modified, 0 deleted/)
+  assert.deepEqual(pendingIn(ws), [])
+  for (const args of [['review'], ['review', 'show'], ['review', 'bogus'], ['review', 'list', '--force'], ['review', 'list', '--mode', 'read-only'], ['review', 'show', '../etc']]) {
+    const r = cli(args, ws)
+    assert.equal(r.status, 2, `${args.join(' ')}: ${ctx(r)}`)
+  }
+})
+
+function hasPython() {
+  return spawnSync('python3', ['--version']).status === 0
+}

@@ -1,0 +1,149 @@
+'use strict'
+// Issue 32: attacks on the reviewable workspace, for real. The overlay over a workspace must not
+// undo the rules bwrap mounted inside it (denyRead, readOnlyPaths), the command must not reach
+// its own change set, and applying a set must never write or delete outside the workspace, even
+// when the host's tree was swapped for symlinks between the run and the apply.
+
+const { describe, test } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const { sandspawn, tempTree, show, BASE, q } = require('./helpers')
+
+const { spawnSandboxed, applyChangeSet, discardChangeSet, readChange, diffChange } = sandspawn
+const STORE = fs.mkdtempSync(path.join(BASE, 'sandspawn-review-attacks-'))
+process.env.SANDSPAWN_CHANGE_SET_DIR = STORE
+process.on('exit', () => fs.rmSync(STORE, { recursive: true, force: true }))
+const REVIEW = { mode: 'workspace-write', workspace: 'review' }
+
+async function review(script, ws, extra = {}) {
+  const r = await spawnSandboxed(['bash', '-c', script], { cwd: ws, timeout: 30000, sandbox: { ...REVIEW, ...extra } })
+  assert.ok(r.changeSet, show(r))
+  return r
+}
+
+describe('review mode keeps the policy inside the workspace', () => {
+  test('a denyRead path inside the workspace stays hidden under the overlay', async (t) => {
+    const { ws } = tempTree(t)
+    fs.mkdirSync(path.join(ws, 'secret'))
+    fs.writeFileSync(path.join(ws, 'secret/key'), 'TOPSECRET')
+    fs.writeFileSync(path.join(ws, 'token'), 'FILESECRET')
+    const r = await review('cat secret/key; ls -A secret; echo x > secret/planted; true', ws, { denyRead: [path.join(ws, 'secret')] })
+    assert.doesNotMatch(r.stdout + r.stderr, /TOPSECRET/, show(r))
+    assert.doesNotMatch(r.stdout, /key/, 'the directory lists nothing')
+    assert.deepEqual(r.changeSet.counts, { added: 0, modified: 0, deleted: 0 })
+    await discardChangeSet(r.changeSet.id)
+    // A denied single file cannot be kept hidden under the overlay: refused, never shown.
+    const files = fs.readdirSync(STORE)
+    await assert.rejects(
+      spawnSandboxed(['cat', 'token'], { cwd: ws, sandbox: { ...REVIEW, denyRead: [path.join(ws, 'token')] } }),
+      { code: 'ERR_SANDBOX_UNSUPPORTED', message: /deny its directory/ },
+    )
+    assert.deepEqual(fs.readdirSync(STORE), files, 'no change set is left behind')
+  })
+
+  test('readOnlyPaths stay read-only, and a missing one created in the set is held back', async (t) => {
+    const { ws } = tempTree(t)
+    fs.writeFileSync(path.join(ws, 'locked.txt'), 'keep')
+    const r = await review('echo evil > locked.txt; echo $?; mkdir -p later && echo x > later/f; echo ok > free.txt', ws, { readOnlyPaths: [path.join(ws, 'locked.txt'), path.join(ws, 'later')] })
+    assert.match(r.stderr, /Read-only file system/, show(r))
+    const out = await applyChangeSet(r.changeSet.id)
+    assert.equal(fs.readFileSync(path.join(ws, 'locked.txt'), 'utf8'), 'keep')
+    assert.deepEqual(out.heldBack.map((h) => [h.path, h.risk.path]), [[path.join(ws, 'later'), path.join(ws, 'later')]])
+    assert.ok(!fs.existsSync(path.join(ws, 'later')))
+    assert.equal(fs.readFileSync(path.join(ws, 'free.txt'), 'utf8'), 'ok\n')
+    await discardChangeSet(r.changeSet.id)
+  })
+
+  test('the command cannot write its change set (it would choose what lands, and where)', async (t) => {
+    const { ws } = tempTree(t)
+    const r = await review(`for f in ${q(STORE)}/cs-*/meta.json ${q(STORE)}/cs-*/roots/0/upper/x; do echo pwned > "$f" && echo WROTE; done; true`, ws)
+    assert.doesNotMatch(r.stdout, /WROTE/, show(r))
+    const meta = JSON.parse(fs.readFileSync(path.join(STORE, r.changeSet.id, 'meta.json'), 'utf8'))
+    assert.deepEqual(meta.roots, [ws])
+    await discardChangeSet(r.changeSet.id)
+  })
+
+  test('a change set store inside a writable root is refused', async (t) => {
+    const { ws } = tempTree(t)
+    const saved = process.env.SANDSPAWN_CHANGE_SET_DIR
+    process.env.SANDSPAWN_CHANGE_SET_DIR = path.join(ws, 'store')
+    try {
+      await assert.rejects(spawnSandboxed(['true'], { cwd: ws, sandbox: REVIEW }), { code: 'ERR_SANDBOX_INVALID_OPTIONS', message: /writable root/ })
+    } finally {
+      process.env.SANDSPAWN_CHANGE_SET_DIR = saved
+    }
+    assert.ok(!fs.existsSync(path.join(ws, 'store')))
+  })
+})
+
+describe('applying never follows a symlink out of the workspace', () => {
+  test('a directory swapped for a symlink before apply: a conflict, and forced it is replaced, not followed', async (t) => {
+    const { ws, out } = tempTree(t)
+    fs.mkdirSync(path.join(ws, 'sub'))
+    const r = await review('echo payload > sub/new.txt', ws)
+    fs.rmSync(path.join(ws, 'sub'), { recursive: true })
+    fs.symlinkSync(out, path.join(ws, 'sub'))
+    const first = await applyChangeSet(r.changeSet.id)
+    assert.ok(first.conflicts.length > 0, JSON.stringify(first))
+    assert.ok(!fs.existsSync(path.join(out, 'new.txt')))
+    await applyChangeSet(r.changeSet.id, { force: true })
+    assert.ok(!fs.existsSync(path.join(out, 'new.txt')), 'nothing written through the link')
+    assert.ok(fs.lstatSync(path.join(ws, 'sub')).isDirectory())
+    assert.equal(fs.readFileSync(path.join(ws, 'sub/new.txt'), 'utf8'), 'payload\n')
+  })
+
+  test('a deletion does not become one outside the workspace', async (t) => {
+    const { ws, out } = tempTree(t)
+    fs.mkdirSync(path.join(ws, 'src'))
+    fs.writeFileSync(path.join(ws, 'src/a.txt'), 'a')
+    fs.writeFileSync(path.join(out, 'a.txt'), 'precious')
+    const r = await review('rm src/a.txt', ws)
+    fs.rmSync(path.join(ws, 'src'), { recursive: true })
+    fs.symlinkSync(out, path.join(ws, 'src'))
+    await applyChangeSet(r.changeSet.id, { force: true })
+    assert.equal(fs.readFileSync(path.join(out, 'a.txt'), 'utf8'), 'precious')
+  })
+
+  test('the workspace root replaced by a symlink: nothing lands anywhere', async (t) => {
+    const { root, ws, out } = tempTree(t)
+    const r = await review('echo x > planted.txt', ws)
+    fs.renameSync(ws, path.join(root, 'moved'))
+    fs.symlinkSync(out, ws)
+    const res = await applyChangeSet(r.changeSet.id, { force: true })
+    assert.deepEqual(res.applied, [])
+    assert.match(res.conflicts[0].reason, /symlink/)
+    assert.ok(!fs.existsSync(path.join(out, 'planted.txt')))
+    fs.unlinkSync(ws)
+    await discardChangeSet(r.changeSet.id)
+  })
+
+  test('set-id bits are not applied', async (t) => {
+    const { ws } = tempTree(t)
+    const r = await review('cp /bin/true suid && chmod 6755 suid', ws)
+    await applyChangeSet(r.changeSet.id)
+    assert.equal(fs.statSync(path.join(ws, 'suid')).mode & 0o7777, 0o755)
+  })
+})
+
+describe('change set ids and paths are checked before any path is built', () => {
+  test('ids that could name another directory, unknown ids, paths outside the set', async (t) => {
+    const { ws } = tempTree(t)
+    fs.mkdirSync(path.join(STORE, 'victim'))
+    for (const id of ['../victim', 'victim', '..', '/etc', 'cs-../../victim', 'cs-0123456789ABCDEF', '', 'cs-0000000000000000']) {
+      await assert.rejects(applyChangeSet(id), { code: 'ERR_SANDBOX_INVALID_OPTIONS' }, id)
+      await assert.rejects(discardChangeSet(id), { code: 'ERR_SANDBOX_INVALID_OPTIONS' }, id)
+      await assert.rejects(readChange(id, '/etc/passwd'), { code: 'ERR_SANDBOX_INVALID_OPTIONS' }, id)
+    }
+    assert.ok(fs.existsSync(path.join(STORE, 'victim')))
+    await assert.rejects(applyChangeSet(42), { code: 'ERR_SANDBOX_INVALID_OPTIONS' })
+    const r = await review('echo x > f', ws)
+    await assert.rejects(readChange(r.changeSet.id, '/etc/passwd'), { code: 'ERR_SANDBOX_INVALID_OPTIONS' })
+    await assert.rejects(readChange(r.changeSet.id, path.join(ws, '../out/x')), { code: 'ERR_SANDBOX_INVALID_OPTIONS' })
+    await assert.rejects(diffChange(r.changeSet.id, 'relative'), { code: 'ERR_SANDBOX_INVALID_OPTIONS' })
+    await assert.rejects(applyChangeSet(r.changeSet.id, { paths: ['/etc'] }), { code: 'ERR_SANDBOX_INVALID_OPTIONS' })
+    await assert.rejects(applyChangeSet(r.changeSet.id, { paths: 'x' }), { code: 'ERR_SANDBOX_INVALID_OPTIONS' })
+    await assert.rejects(applyChangeSet(r.changeSet.id, { forse: true }), { code: 'ERR_SANDBOX_INVALID_OPTIONS' })
+    await discardChangeSet(r.changeSet.id)
+  })
+})

@@ -1,0 +1,55 @@
+//! Reading `/proc/self/mountinfo`: which mounts lie below a path (the reviewable workspace's
+//! overlay must put them back on top, see the helper's `review_mount`).
+
+/// The mount points strictly below `root` in `/proc/self/mountinfo`, each once (the visible one of
+/// a stack), parents before children (a stable sort by depth keeps the table's order within one).
+pub fn points_below(table: &str, root: &str) -> Vec<String> {
+    let prefix = if root.ends_with('/') { root.to_string() } else { format!("{root}/") };
+    let mut points: Vec<String> = Vec::new();
+    for line in table.lines() {
+        let Some(point) = line.split(' ').nth(4).map(unescape) else { continue };
+        if point.starts_with(&prefix) && !points.contains(&point) {
+            points.push(point);
+        }
+    }
+    points.sort_by_key(|p| p.matches('/').count());
+    points
+}
+
+/// mountinfo writes space, tab, newline and backslash as `\ooo`.
+fn unescape(field: &str) -> String {
+    let bytes = field.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let octal = bytes.get(i + 1..i + 4).filter(|d| bytes[i] == b'\\' && d.iter().all(|b| (b'0'..=b'7').contains(b)));
+        match octal {
+            Some(d) => {
+                out.push(d.iter().fold(0u8, |acc, b| acc.wrapping_mul(8).wrapping_add(b - b'0')));
+                i += 4;
+            }
+            None => {
+                out.push(bytes[i]);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_mounts_below_a_root_parents_first() {
+        let table = "1 0 8:1 / / rw - ext4 /dev/sda rw\n\
+                     5 1 8:1 /w/deep/x /w/deep/x ro - tmpfs t ro\n\
+                     3 1 8:1 /w /w rw - ext4 /dev/sda rw\n\
+                     4 3 0:5 / /w/a\\040b ro - tmpfs t ro\n\
+                     6 1 8:1 / /w2 rw - ext4 /dev/sda rw\n\
+                     7 4 0:5 / /w/a\\040b ro - tmpfs t ro\n";
+        assert_eq!(points_below(table, "/w"), vec!["/w/a b".to_string(), "/w/deep/x".to_string()]);
+        assert!(points_below(table, "/w2").is_empty());
+    }
+}

@@ -1,0 +1,153 @@
+'use strict'
+// The reviewable workspace on the command line: after a `--review` run, the change set is printed
+// (counts, paths, host risks marked) and the user is asked to apply, discard or diff it; and
+// `sandspawn review list|show|diff|apply|discard` works on pending sets later.
+
+const path = require('node:path')
+const { loadSandspawn } = require('./library')
+const { printable } = require('./printable')
+const { UsageError } = require('./args')
+const out = require('./output')
+
+/** How many changed paths the text output lists (the counts cover all). */
+const SHOWN = 50
+const LETTER = { added: 'A', modified: 'M', deleted: 'D' }
+
+/** The change set in words, for stderr (a run) or stdout (`review show`). */
+function describe(cs, cwd) {
+  const { added, modified, deleted } = cs.counts
+  const lines = [`sandspawn: change set ${cs.id}: ${added} added, ${modified} modified, ${deleted} deleted`]
+  const risky = new Set(cs.hostRisks.map((r) => r.path))
+  const marked = (p) => [...risky].some((r) => p === r || p.startsWith(r + '/'))
+  const rel = (p) => (cwd && (p === cwd || p.startsWith(cwd + '/')) ? path.relative(cwd, p) || '.' : p)
+  for (const c of cs.changes.slice(0, SHOWN)) {
+    const suffix = c.type === 'directory' ? '/' : c.type === 'symlink' ? ` -> ${printable(c.target ?? '')}` : ''
+    lines.push(`  ${LETTER[c.kind]}${marked(c.path) ? '!' : ' '} ${printable(rel(c.path))}${suffix}`)
+  }
+  const total = added + modified + deleted
+  if (total > Math.min(SHOWN, cs.changes.length)) lines.push(`  ... and ${total - Math.min(SHOWN, cs.changes.length)} more`)
+  for (const r of cs.hostRisks) lines.push(`  ! ${printable(r.kind)}: ${printable(rel(r.path))}: ${printable(String(r.detail).replace(/\s+/g, ' '))} (held back)`)
+  return lines.join('\n') + '\n'
+}
+
+/** The outcome of an apply in words. */
+function outcomeText(id, res) {
+  const lines = [`sandspawn: applied ${res.applied.length} change(s) of ${id}`]
+  for (const c of res.conflicts) lines.push(`  conflict: ${printable(c.path)}: ${printable(c.reason)}`)
+  for (const h of res.heldBack) lines.push(`  held back: ${printable(h.path)}: ${printable(h.risk.kind)}`)
+  if (res.conflicts.length || res.heldBack.length) lines.push(`sandspawn: still pending: sandspawn review apply ${id} [PATH...] --force | sandspawn review discard ${id}`)
+  return lines.join('\n') + '\n'
+}
+
+/** Diffs of the set's file changes, on stdout. */
+async function printDiffs(sandspawn, cs, paths) {
+  const wanted = paths.length ? paths : cs.changes.filter((c) => c.type !== 'directory').map((c) => c.path)
+  for (const p of wanted) out.writeStdout(await sandspawn.diffChange(cs.id, p))
+}
+
+/**
+ * One line from the terminal (null at end of input, or when there is no terminal). Read from
+ * /dev/tty opened anew: the run forwarded our stdin to the command and destroyed the stream when
+ * the command ended, so a question on process.stdin would wait on nothing (and Node would exit).
+ */
+function question(prompt) {
+  const readline = require('node:readline')
+  let input
+  try {
+    input = new (require('node:tty').ReadStream)(require('node:fs').openSync('/dev/tty', 'r'))
+  } catch {
+    return Promise.resolve(null)
+  }
+  return new Promise((resolve) => {
+    const rl = readline.createInterface({ input, output: process.stderr, terminal: true })
+    let answer = null
+    rl.question(prompt, (line) => {
+      answer = line
+      rl.close()
+    })
+    rl.on('close', () => {
+      input.destroy()
+      resolve(answer)
+    })
+  })
+}
+
+/** After a `--review` run (not --json): show the set, then ask on a terminal; else keep it pending. */
+async function afterRun(result, sandspawn, interactive) {
+  const cs = result.changeSet
+  process.stderr.write(describe(cs, result.cwd))
+  const total = cs.counts.added + cs.counts.modified + cs.counts.deleted
+  if (total === 0) {
+    await sandspawn.discardChangeSet(cs.id)
+    return
+  }
+  if (!interactive) {
+    process.stderr.write(`sandspawn: pending: sandspawn review apply ${cs.id} | sandspawn review diff ${cs.id} | sandspawn review discard ${cs.id}\n`)
+    return
+  }
+  for (;;) {
+    const answer = (await question('sandspawn: [a]pply, [d]iscard, show the [v] diff, or [k]eep it pending? '))?.trim().toLowerCase()
+    if (answer === 'a' || answer === 'apply') {
+      process.stderr.write(outcomeText(cs.id, await sandspawn.applyChangeSet(cs.id)))
+      return
+    }
+    if (answer === 'd' || answer === 'discard') {
+      await sandspawn.discardChangeSet(cs.id)
+      process.stderr.write(`sandspawn: discarded ${cs.id}\n`)
+      return
+    }
+    if (answer === 'v' || answer === 'diff') await printDiffs(sandspawn, cs, [])
+    else if (answer === null || answer === 'k' || answer === 'keep') {
+      process.stderr.write(`sandspawn: kept pending: sandspawn review apply ${cs.id}\n`)
+      return
+    }
+  }
+}
+
+/** `sandspawn review ACTION [ID] [PATH...]`. */
+async function review(words, values) {
+  const [action, id, ...rest] = words
+  const json = Boolean(values.json)
+  const sandspawn = loadSandspawn()
+  const need = (n) => {
+    if (!id && n > 0) throw new UsageError(`review ${action} needs a change set id (sandspawn review list shows them)`, 'review', json)
+  }
+  const paths = rest.map((p) => path.resolve(p))
+  if (values.force && action !== 'apply') throw new UsageError('--force is allowed only with `review apply`', 'review', json)
+  switch (action) {
+    case 'list': {
+      const sets = await sandspawn.listChangeSets()
+      if (json) out.printJson(sets)
+      else for (const s of sets) out.writeStdout(`${s.id}  ${new Date(s.created).toISOString()}  ${printable(s.cwd)}  ${s.counts ? `${s.counts.added} added, ${s.counts.modified} modified, ${s.counts.deleted} deleted` : '(in use)'}\n`)
+      return out.exit(0)
+    }
+    case 'show': {
+      need(1)
+      const cs = await sandspawn.showChangeSet(id)
+      if (json) out.printJson(cs)
+      else out.writeStdout(describe(cs, cs.cwd))
+      return out.exit(0)
+    }
+    case 'diff': {
+      need(1)
+      await printDiffs(sandspawn, await sandspawn.showChangeSet(id), paths)
+      return out.exit(0)
+    }
+    case 'apply': {
+      need(1)
+      const res = await sandspawn.applyChangeSet(id, { paths: paths.length ? paths : undefined, force: Boolean(values.force) })
+      if (json) out.printJson(res)
+      else process.stderr.write(outcomeText(id, res))
+      return out.exit(res.conflicts.length || res.heldBack.length ? 1 : 0)
+    }
+    case 'discard':
+      need(1)
+      await sandspawn.discardChangeSet(id)
+      if (json) out.printJson({ discarded: id })
+      return out.exit(0)
+    default:
+      throw new UsageError(action ? `unknown review action '${action}' (list, show, diff, apply, discard)` : 'review needs an action: list, show, diff, apply or discard', 'review', json)
+  }
+}
+
+module.exports = { afterRun, review, describe }

@@ -1,0 +1,116 @@
+//! The change sets' JSON-level entry points (what the binding passes through): apply, discard,
+//! read, diff, list, show. Each takes the set's lock for what it does.
+
+use std::path::PathBuf;
+
+use serde_json::{json, Value};
+
+use super::apply::{apply, Request};
+use super::store;
+use crate::describe::describe;
+use crate::error::{Result, SandboxError};
+
+fn object<'a>(options: &'a Value, known: &[&str]) -> Result<Option<&'a serde_json::Map<String, Value>>> {
+    match options {
+        Value::Null => Ok(None),
+        Value::Object(m) => {
+            if let Some(k) = m.keys().find(|k| !known.contains(&k.as_str())) {
+                return Err(SandboxError::invalid(k, format!("unknown option (accepted: {})", known.join(", "))));
+            }
+            Ok(Some(m))
+        }
+        other => Err(SandboxError::invalid("options", format!("expected an object, got {}", describe(other)))),
+    }
+}
+
+fn absolute(option: &str, v: &Value) -> Result<PathBuf> {
+    match v.as_str() {
+        Some(s) if s.starts_with('/') && !s.contains('\0') => Ok(PathBuf::from(s)),
+        _ => Err(SandboxError::invalid(option, format!("must be an absolute path, got {}", describe(v)))),
+    }
+}
+
+/// `applyChangeSet(id, { paths?, force? })`.
+pub fn apply_change_set(id: &str, options: &Value) -> Result<Value> {
+    let m = object(options, &["paths", "force"])?;
+    let field = |k: &str| m.and_then(|m| m.get(k)).filter(|v| !v.is_null());
+    let paths = match field("paths") {
+        None => None,
+        Some(Value::Array(items)) => Some(items.iter().enumerate().map(|(i, v)| absolute(&format!("paths[{i}]"), v)).collect::<Result<Vec<_>>>()?),
+        Some(v) => return Err(SandboxError::invalid("paths", format!("must be an array of absolute paths, got {}", describe(v)))),
+    };
+    let force = match field("force") {
+        None => false,
+        Some(Value::Bool(b)) => *b,
+        Some(v) => return Err(SandboxError::invalid("force", format!("must be a boolean, got {}", describe(v)))),
+    };
+    let set = store::open(id)?;
+    if let Some(p) = paths.iter().flatten().find(|p| set.locate(p).is_none()) {
+        return Err(SandboxError::invalid("paths", format!("{} is not inside the change set's workspace roots", p.display())));
+    }
+    let lock = store::lock(&set)?;
+    let outcome = apply(&set, &lock, &Request { paths: paths.as_deref(), force })?;
+    Ok(serde_json::to_value(outcome).unwrap_or(Value::Null))
+}
+
+/// `discardChangeSet(id)`.
+pub fn discard_change_set(id: &str) -> Result<()> {
+    let set = store::open(id)?;
+    let lock = store::lock(&set)?;
+    store::remove(&set, &lock)
+}
+
+/// `readChange(id, path)`: the new content, `None` when deleted.
+pub fn read_change(id: &str, path: &Value) -> Result<Option<Vec<u8>>> {
+    let path = absolute("path", path)?;
+    let set = store::open(id)?;
+    let _lock = store::lock(&set)?;
+    set.touch();
+    super::content::read(&set, &path)
+}
+
+/// A unified diff of one path (the CLI's `diff`).
+pub fn diff_change(id: &str, path: &Value) -> Result<String> {
+    let path = absolute("path", path)?;
+    let set = store::open(id)?;
+    let _lock = store::lock(&set)?;
+    super::content::diff(&set, &path)
+}
+
+/// `sandspawn review show ID`: the set described, as in a result.
+pub fn show_change_set(id: &str, max_changes: usize) -> Result<Value> {
+    let set = store::open(id)?;
+    let _lock = store::lock(&set)?;
+    let mut v = serde_json::to_value(super::summary::summarize(&set, max_changes)?).unwrap_or(Value::Null);
+    if let Value::Object(m) = &mut v {
+        m.insert("cwd".into(), json!(set.meta.cwd));
+        m.insert("created".into(), json!(set.meta.created));
+    }
+    Ok(v)
+}
+
+/// `listChangeSets({ cwd? })`: the pending sets, oldest first; with `cwd`, those whose roots hold it.
+pub fn list_change_sets(options: &Value) -> Result<Value> {
+    let m = object(options, &["cwd"])?;
+    let cwd = match m.and_then(|m| m.get("cwd")).filter(|v| !v.is_null()) {
+        None => None,
+        Some(v) => Some(std::fs::canonicalize(absolute("cwd", v)?).map_err(|e| SandboxError::invalid("cwd", format!("does not exist: {e}")))?),
+    };
+    let Some(root) = store::root() else { return Ok(json!([])) };
+    store::evict_unused(&root, store::UNUSED_FOR);
+    let mut out = Vec::new();
+    for id in store::ids(&root) {
+        let Ok(set) = store::open(&id) else { continue };
+        if cwd.as_ref().is_some_and(|c| set.locate(c).is_none()) {
+            continue;
+        }
+        // A set a run holds right now is listed without counts (its upper is mounted).
+        let counts = match store::lock(&set) {
+            Ok(_l) => serde_json::to_value(super::summary::summarize(&set, 0)?.counts).unwrap_or(Value::Null),
+            Err(_) => Value::Null,
+        };
+        out.push((set.meta.created, json!({ "id": set.meta.id, "cwd": set.meta.cwd, "created": set.meta.created, "counts": counts })));
+    }
+    out.sort_by_key(|(created, _)| *created);
+    Ok(Value::Array(out.into_iter().map(|(_, v)| v).collect()))
+}

@@ -1,0 +1,326 @@
+//! `applyChangeSet`: the set's changes written into the host's workspace, path by path, in one
+//! streamed walk of each root's upper directory (a directory's own change, and the deletions below
+//! a replaced one, before what is in it). What lands is removed from the set; a set with nothing
+//! left is removed.
+//!
+//! - **Selection**: with `paths`, only changes at or below a listed path (the directories above
+//!   them are made as needed).
+//! - **Held back**: a change with a host risk (`risks`) stays in the set unless `force` is given
+//!   and a listed path lies at or below the entry the risk names (naming that very entry, not a
+//!   whole workspace, is what lets planted configuration through).
+//! - **Conflicts**: a path the host changed since the set began (its ctime is not older than the
+//!   beginning; for a deleted directory, anything below it) or created meanwhile stays as the host
+//!   has it, unless `force`.
+//! - **Safety**: every write goes through `host_fs` (no symlink followed, files renamed into place).
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::changes::{Change, ChangeKind, Differ};
+use super::entries::{self, Event, Kind};
+use super::host_fs::Dir;
+use super::risks::Judge;
+use super::store::{ChangeSet, Lock};
+use crate::error::{Result, SandboxError};
+use crate::planted::HostRisk;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Conflict {
+    pub path: String,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Held {
+    pub path: String,
+    pub risk: HostRisk,
+}
+
+#[derive(Debug, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Outcome {
+    pub applied: Vec<String>,
+    pub conflicts: Vec<Conflict>,
+    pub held_back: Vec<Held>,
+}
+
+/// What the caller asked for.
+pub struct Request<'a> {
+    pub paths: Option<&'a [PathBuf]>,
+    pub force: bool,
+}
+
+impl Request<'_> {
+    /// `path` is asked for (at or below a listed path).
+    fn selects(&self, path: &Path) -> bool {
+        self.paths.is_none_or(|ps| ps.iter().any(|p| path.starts_with(p)))
+    }
+
+    /// Something at or below directory `path` is asked for.
+    fn reaches(&self, path: &Path) -> bool {
+        self.paths.is_none_or(|ps| ps.iter().any(|p| path.starts_with(p) || p.starts_with(path)))
+    }
+
+    /// A held-back change may land: forced, with a listed path at or below the risky entry.
+    fn overrides(&self, risk: &HostRisk) -> bool {
+        self.force && self.paths.is_some_and(|ps| ps.iter().any(|p| p.starts_with(&risk.path)))
+    }
+}
+
+/// Apply `req` of `set` (held by `lock`). Returns what landed, what conflicted, what was held back.
+pub fn apply(set: &ChangeSet, lock: &Lock, req: &Request) -> Result<Outcome> {
+    let mut out = Outcome::default();
+    // Whether some root's upper directory still holds something (its top frame not clean).
+    let mut left = false;
+    for (i, root) in set.meta.roots.iter().enumerate() {
+        let dir = match Dir::open_root(root) {
+            Ok(d) => d,
+            Err(e) => {
+                let reason = format!("the workspace root cannot be opened without following a symlink ({}): it was moved, removed or replaced", sandspawn_helper::report::os_words(&e));
+                out.conflicts.push(Conflict { path: root.to_string_lossy().into_owned(), reason });
+                left = true;
+                continue;
+            }
+        };
+        let mut root_apply = RootApply { set, req, upper: set.upper(i), differ: Differ::new(root), judge: Judge::new(&set.meta, root, &set.upper(i)), stack: vec![Frame { dir: Some(dir), clean: true }], out: &mut out };
+        entries::walk(&set.upper(i), |ev| root_apply.event(ev)).map_err(|e| SandboxError::setup_failed(format!("applying change set {} failed: {e}", set.meta.id), ""))?;
+        left |= !root_apply.stack.first().is_some_and(|f| f.clean);
+    }
+    // Applied whole, or piece by piece until nothing is left: a set with nothing to review is gone.
+    let everything = req.paths.is_none() || !left;
+    if everything && out.conflicts.is_empty() && out.held_back.is_empty() {
+        super::store::remove(set, lock)?;
+    } else {
+        set.touch();
+    }
+    Ok(out)
+}
+
+/// One directory level of the walk: its host directory (`None` when it could not be made: nothing
+/// below lands) and whether all of its subtree landed (else its upper directory stays).
+struct Frame {
+    dir: Option<Dir>,
+    clean: bool,
+}
+
+struct RootApply<'a, 'o> {
+    set: &'a ChangeSet,
+    req: &'a Request<'a>,
+    upper: PathBuf,
+    differ: Differ,
+    judge: Judge<'a>,
+    stack: Vec<Frame>,
+    out: &'o mut Outcome,
+}
+
+/// Whether a change may land as things are on the host now.
+enum Verdict {
+    Land,
+    Skip,
+    Conflict(String),
+}
+
+impl RootApply<'_, '_> {
+    fn event(&mut self, ev: Event) -> std::io::Result<bool> {
+        let mut changes: Vec<Change> = Vec::new();
+        self.differ.event(&ev, &self.upper, &mut |c| changes.push(c))?;
+        match ev {
+            Event::Enter(e, _) => self.enter(e, changes),
+            Event::Leave(e) => self.leave(e),
+            Event::Leaf(e) => {
+                self.leaf(e, changes.into_iter().next());
+                Ok(true)
+            }
+        }
+    }
+
+    fn host_path(&self, rel: &Path) -> PathBuf {
+        self.differ.root().join(rel)
+    }
+
+    fn unclean(&mut self) {
+        if let Some(f) = self.stack.last_mut() {
+            f.clean = false;
+        }
+    }
+
+    /// The change carries a host risk the request does not override (recorded as held back).
+    fn held(&mut self, c: &Change) -> bool {
+        match self.judge.judge(c) {
+            Some(risk) if !self.req.overrides(&risk) => {
+                self.out.held_back.push(Held { path: c.path.clone(), risk });
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether the host's entry `name` (in the current directory) still is as the set found it.
+    fn verdict(&self, c: &Change, name: &std::ffi::OsStr) -> std::io::Result<Verdict> {
+        let Some(dir) = self.stack.last().and_then(|f| f.dir.as_ref()) else { return Ok(Verdict::Skip) };
+        let host = dir.stat(name)?;
+        if self.req.force {
+            return Ok(Verdict::Land);
+        }
+        let begin = self.set.meta.begin_ns;
+        let since = "changed on the host since the change set began";
+        Ok(match (c.kind, host) {
+            (ChangeKind::Added, Some(h)) if !(h.is_dir() && c.entry_type == super::changes::EntryType::Directory) => {
+                Verdict::Conflict("created on the host since the change set began".into())
+            }
+            (ChangeKind::Modified, None) => Verdict::Conflict("deleted on the host since the change set began".into()),
+            (ChangeKind::Deleted, Some(_)) if dir.newest_ctime(name)? >= begin => Verdict::Conflict(since.into()),
+            (ChangeKind::Modified, Some(h)) if h.ctime_ns >= begin => Verdict::Conflict(since.into()),
+            _ => Verdict::Land,
+        })
+    }
+
+    fn enter(&mut self, e: &entries::Entry, changes: Vec<Change>) -> std::io::Result<bool> {
+        let name = e.rel.file_name().unwrap_or_default().to_os_string();
+        let path = self.host_path(&e.rel);
+        let mut deletions = changes.into_iter();
+        let own = deletions.as_slice().first().filter(|c| Path::new(&c.path) == path).cloned();
+        if own.is_some() {
+            deletions.next();
+        }
+        if !self.req.reaches(&path) || self.stack.last().is_none_or(|f| f.dir.is_none()) {
+            return Ok(self.skip_dir());
+        }
+        // A directory only reached (something below it is asked for) is made as needed too.
+        let verdict = match &own {
+            None => Verdict::Land,
+            Some(c) if self.held(c) => Verdict::Skip,
+            Some(c) => self.verdict(c, &name)?,
+        };
+        let dir = match verdict {
+            Verdict::Land => self.make_dir(&name, e.mode, own.as_ref()),
+            Verdict::Skip => None,
+            Verdict::Conflict(reason) => {
+                let c = own.as_ref().expect("a verdict of a change");
+                self.out.conflicts.push(Conflict { path: c.path.clone(), reason });
+                self.unclean();
+                // A directory whose own change conflicts is still entered where it is one.
+                self.stack.last().and_then(|f| f.dir.as_ref()).and_then(|d| d.child(&name).ok())
+            }
+        };
+        if dir.is_none() {
+            return Ok(self.skip_dir());
+        }
+        self.stack.push(Frame { dir, clean: true });
+        for d in deletions {
+            self.land(&d, |dir, n| dir.remove(n))?;
+        }
+        Ok(true)
+    }
+
+    /// Nothing below this directory lands.
+    fn skip_dir(&mut self) -> bool {
+        self.unclean();
+        self.stack.push(Frame { dir: None, clean: false });
+        false
+    }
+
+    /// The host directory for an upper one: made (or the entry there replaced) when the set says so.
+    fn make_dir(&mut self, name: &std::ffi::OsStr, mode: u32, own: Option<&Change>) -> Option<Dir> {
+        let parent = self.stack.last()?.dir.as_ref()?;
+        let made = (|| -> std::io::Result<Dir> {
+            match parent.stat(name)? {
+                Some(s) if s.is_dir() => {}
+                Some(_) => {
+                    parent.remove(name)?;
+                    parent.mkdir(name, mode)?;
+                }
+                None => parent.mkdir(name, mode)?,
+            }
+            let d = parent.child(name)?;
+            if own.is_some() {
+                d.chmod(mode)?;
+            }
+            Ok(d)
+        })();
+        match made {
+            Ok(d) => {
+                if let Some(c) = own {
+                    self.out.applied.push(c.path.clone());
+                }
+                Some(d)
+            }
+            Err(err) => {
+                let path = own.map(|c| c.path.clone()).unwrap_or_else(|| self.host_path(Path::new(name)).to_string_lossy().into_owned());
+                self.out.conflicts.push(Conflict { path, reason: format!("could not be made a directory: {}", sandspawn_helper::report::os_words(&err)) });
+                None
+            }
+        }
+    }
+
+    fn leave(&mut self, e: &entries::Entry) -> std::io::Result<bool> {
+        let Some(frame) = self.stack.pop() else { return Ok(true) };
+        if frame.clean {
+            // Everything below landed: the host has it all, the set nothing more here.
+            let _ = std::fs::remove_dir(self.upper.join(&e.rel));
+        } else {
+            self.unclean();
+        }
+        Ok(true)
+    }
+
+    fn leaf(&mut self, e: &entries::Entry, change: Option<Change>) {
+        let path = self.host_path(&e.rel);
+        let Some(c) = change else {
+            // A copy the run left unchanged (or a fifo): nothing to land; dropped when selected.
+            if self.req.selects(&path) && e.kind != Kind::Other {
+                let _ = std::fs::remove_file(self.upper.join(&e.rel));
+            } else {
+                self.unclean();
+            }
+            return;
+        };
+        let src = self.upper.join(&e.rel);
+        let landed = match &e.kind {
+            Kind::File => self.land(&c, |dir, n| dir.write_file(n, &src, e.mode, e.mtime)),
+            Kind::Symlink(t) => self.land(&c, |dir, n| dir.symlink(n, t)),
+            Kind::Whiteout => self.land(&c, |dir, n| dir.remove(n)),
+            _ => Ok(false),
+        };
+        match landed {
+            Ok(true) => {
+                let _ = std::fs::remove_file(&src);
+            }
+            Ok(false) => {}
+            Err(err) => {
+                self.out.conflicts.push(Conflict { path: c.path.clone(), reason: format!("its state on the host could not be read: {}", sandspawn_helper::report::os_words(&err)) });
+                self.unclean();
+            }
+        }
+    }
+
+    /// Land one change with `act` on its directory, if asked for, not held back and not
+    /// conflicting; what does not land leaves its directory in the set.
+    fn land(&mut self, c: &Change, act: impl FnOnce(&Dir, &std::ffi::OsStr) -> std::io::Result<()>) -> std::io::Result<bool> {
+        let name = Path::new(&c.path).file_name().unwrap_or_default().to_os_string();
+        if !self.req.selects(Path::new(&c.path)) || self.held(c) {
+            self.unclean();
+            return Ok(false);
+        }
+        let reason = match self.verdict(c, &name)? {
+            Verdict::Land => {
+                let Some(dir) = self.stack.last().and_then(|f| f.dir.as_ref()) else { return Ok(false) };
+                match act(dir, &name) {
+                    Ok(()) => {
+                        self.out.applied.push(c.path.clone());
+                        return Ok(true);
+                    }
+                    Err(err) => format!("could not be written: {}", sandspawn_helper::report::os_words(&err)),
+                }
+            }
+            Verdict::Skip => String::new(),
+            Verdict::Conflict(reason) => reason,
+        };
+        if !reason.is_empty() {
+            self.out.conflicts.push(Conflict { path: c.path.clone(), reason });
+        }
+        self.unclean();
+        Ok(false)
+    }
+}

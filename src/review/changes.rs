@@ -1,0 +1,216 @@
+//! What a change set's upper directory means for the host's tree: each entry against the host path
+//! it covers, as the `Change`s the result lists. A file copied up but left as it was (same
+//! content and mode) is no change; a directory is one only when it is new, replaces something
+//! else, or changed mode. Below an opaque directory (removed and made again) the host's entries
+//! that the upper does not have are deleted.
+
+use std::ffi::OsString;
+use std::io::Read;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::entries::{Entry, Event, Kind};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ChangeKind {
+    Added,
+    Modified,
+    Deleted,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EntryType {
+    File,
+    Directory,
+    Symlink,
+}
+
+/// One entry of `ChangeSet.changes`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Change {
+    /// Absolute, on the host.
+    pub path: String,
+    pub kind: ChangeKind,
+    #[serde(rename = "type")]
+    pub entry_type: EntryType,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mode: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
+}
+
+/// How the host side looks at one directory level of the walk.
+#[derive(Clone, Copy)]
+struct Level {
+    /// The host has a real directory here (not a symlink), whose entries the upper's cover.
+    host_dir: bool,
+    /// This directory or one above it is opaque: the host's entries the upper lacks are deleted.
+    replaced: bool,
+}
+
+/// Turns the walk's events under one root into changes.
+pub struct Differ {
+    root: PathBuf,
+    levels: Vec<Level>,
+}
+
+/// A host entry's type as a change reports it (`None`: a fifo, socket or device).
+pub fn type_of(m: &std::fs::Metadata) -> Option<EntryType> {
+    let ft = m.file_type();
+    if ft.is_symlink() {
+        Some(EntryType::Symlink)
+    } else if ft.is_dir() {
+        Some(EntryType::Directory)
+    } else if ft.is_file() {
+        Some(EntryType::File)
+    } else {
+        None
+    }
+}
+
+impl Differ {
+    pub fn new(root: &Path) -> Differ {
+        let host_dir = root.symlink_metadata().is_ok_and(|m| m.is_dir());
+        Differ { root: root.to_path_buf(), levels: vec![Level { host_dir, replaced: false }] }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    fn level(&self) -> Level {
+        *self.levels.last().expect("the root's level")
+    }
+
+    /// The host's entry at `rel`, where the host side still counts.
+    pub fn host(&self, rel: &Path) -> Option<std::fs::Metadata> {
+        self.level().host_dir.then(|| self.root.join(rel).symlink_metadata().ok()).flatten()
+    }
+
+    fn change(&self, rel: &Path, kind: ChangeKind, entry_type: EntryType, mode: u32, size: Option<u64>, target: Option<&Path>) -> Change {
+        Change {
+            path: self.root.join(rel).to_string_lossy().into_owned(),
+            kind,
+            entry_type,
+            mode: Some(mode),
+            size,
+            target: target.map(|t| t.to_string_lossy().into_owned()),
+        }
+    }
+
+    /// The changes one event stands for, given to `emit`; returns whether to go into a directory.
+    pub fn event(&mut self, ev: &Event, upper: &Path, emit: &mut dyn FnMut(Change)) -> std::io::Result<bool> {
+        match ev {
+            Event::Enter(e, names) => {
+                let host = self.host(&e.rel);
+                let opaque = matches!(e.kind, Kind::Dir { opaque: true });
+                let level = Level { host_dir: host.as_ref().is_some_and(|m| m.is_dir()), replaced: self.level().replaced || opaque };
+                if let Some(c) = self.dir_change(e, host.as_ref()) {
+                    emit(c);
+                }
+                if level.replaced && level.host_dir {
+                    self.deleted_below(&e.rel, names, emit);
+                }
+                self.levels.push(level);
+                Ok(true)
+            }
+            Event::Leave(_) => {
+                self.levels.pop();
+                Ok(true)
+            }
+            Event::Leaf(e) => {
+                if let Some(c) = self.leaf_change(e, &upper.join(&e.rel))? {
+                    emit(c);
+                }
+                Ok(true)
+            }
+        }
+    }
+
+    fn dir_change(&self, e: &Entry, host: Option<&std::fs::Metadata>) -> Option<Change> {
+        let kind = match host {
+            None => ChangeKind::Added,
+            Some(m) if !m.is_dir() => ChangeKind::Modified,
+            Some(m) if m.permissions().mode() & 0o7777 != e.mode => ChangeKind::Modified,
+            Some(_) => return None,
+        };
+        Some(self.change(&e.rel, kind, EntryType::Directory, e.mode, None, None))
+    }
+
+    /// Below a replaced directory: the host's entries the upper does not have.
+    fn deleted_below(&self, rel: &Path, upper_names: &[OsString], emit: &mut dyn FnMut(Change)) {
+        let Ok(host_names) = super::entries::names(&self.root.join(rel)) else { return };
+        for name in host_names.iter().filter(|n| upper_names.binary_search(n).is_err()) {
+            let child = rel.join(name);
+            if let Some(c) = self.root.join(&child).symlink_metadata().ok().and_then(|m| self.deleted(&child, &m)) {
+                emit(c);
+            }
+        }
+    }
+
+    fn deleted(&self, rel: &Path, m: &std::fs::Metadata) -> Option<Change> {
+        let t = type_of(m)?;
+        let size = (t == EntryType::File).then_some(m.len());
+        let target = if t == EntryType::Symlink { std::fs::read_link(self.root.join(rel)).ok() } else { None };
+        Some(self.change(rel, ChangeKind::Deleted, t, m.mode() & 0o7777, size, target.as_deref()))
+    }
+
+    fn leaf_change(&self, e: &Entry, upper_path: &Path) -> std::io::Result<Option<Change>> {
+        let host = self.host(&e.rel);
+        let c = match (&e.kind, host) {
+            (Kind::Whiteout, None) | (Kind::Other, _) | (Kind::Dir { .. }, _) => None,
+            (Kind::Whiteout, Some(m)) => self.deleted(&e.rel, &m),
+            (Kind::File, None) => Some(self.change(&e.rel, ChangeKind::Added, EntryType::File, e.mode, Some(e.size), None)),
+            (Kind::File, Some(m)) => {
+                let same = m.is_file() && m.permissions().mode() & 0o7777 == e.mode && m.len() == e.size && same_content(upper_path, &self.root.join(&e.rel))?;
+                (!same).then(|| self.change(&e.rel, ChangeKind::Modified, EntryType::File, e.mode, Some(e.size), None))
+            }
+            (Kind::Symlink(t), None) => Some(self.change(&e.rel, ChangeKind::Added, EntryType::Symlink, 0o777, None, Some(t))),
+            (Kind::Symlink(t), Some(m)) => {
+                let same = m.file_type().is_symlink() && std::fs::read_link(self.root.join(&e.rel)).is_ok_and(|h| &h == t);
+                (!same).then(|| self.change(&e.rel, ChangeKind::Modified, EntryType::Symlink, 0o777, None, Some(t)))
+            }
+        };
+        Ok(c)
+    }
+}
+
+/// Whether two regular files hold the same bytes (read side by side, never whole).
+pub fn same_content(a: &Path, b: &Path) -> std::io::Result<bool> {
+    let open = |p: &Path| {
+        use std::os::unix::fs::OpenOptionsExt;
+        std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW).open(p)
+    };
+    let (mut fa, mut fb) = match (open(a), open(b)) {
+        (Ok(x), Ok(y)) => (x, y),
+        _ => return Ok(false),
+    };
+    let (mut ba, mut bb) = (vec![0u8; 64 * 1024], vec![0u8; 64 * 1024]);
+    loop {
+        let n = read_full(&mut fa, &mut ba)?;
+        let m = read_full(&mut fb, &mut bb)?;
+        if n != m || ba[..n] != bb[..m] {
+            return Ok(false);
+        }
+        if n == 0 {
+            return Ok(true);
+        }
+    }
+}
+
+fn read_full(f: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut total = 0;
+    while total < buf.len() {
+        match f.read(&mut buf[total..])? {
+            0 => break,
+            n => total += n,
+        }
+    }
+    Ok(total)
+}

@@ -1,0 +1,173 @@
+//! Writing the host's workspace without ever following a symlink: every step is relative to an
+//! open directory descriptor, one component at a time, with `O_NOFOLLOW` (and the root itself
+//! opened with `RESOLVE_NO_SYMLINKS`), so a directory replaced by a link meanwhile is refused or
+//! replaced, never entered. A file lands whole: written to a temporary name in its directory, then
+//! renamed over the old one.
+
+use std::ffi::{CStr, CString, OsStr};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+/// An open directory of the host's workspace.
+pub struct Dir(OwnedFd);
+
+fn cstr(name: &OsStr) -> std::io::Result<CString> {
+    CString::new(name.as_bytes()).map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))
+}
+
+fn check(rc: libc::c_int) -> std::io::Result<libc::c_int> {
+    if rc < 0 {
+        Err(std::io::Error::last_os_error())
+    } else {
+        Ok(rc)
+    }
+}
+
+/// The lstat of an entry, as a change set compares it.
+#[derive(Debug, Clone, Copy)]
+pub struct Stat {
+    pub mode: u32,
+    pub ctime_ns: i64,
+}
+
+impl Stat {
+    pub fn is_dir(&self) -> bool {
+        // `as u32`: macOS's mode_t is 16 bits.
+        self.mode & libc::S_IFMT as u32 == libc::S_IFDIR as u32
+    }
+}
+
+impl Dir {
+    /// Open an absolute directory path, refusing a symlink anywhere on it.
+    pub fn open_root(path: &Path) -> std::io::Result<Dir> {
+        crate::no_symlinks::open_dir(path).map(Dir)
+    }
+
+    fn at(fd: i32, name: &CStr) -> std::io::Result<Dir> {
+        crate::no_symlinks::open_at(fd, name).map(Dir)
+    }
+
+    /// The subdirectory `name` (never a symlink to one).
+    pub fn child(&self, name: &OsStr) -> std::io::Result<Dir> {
+        Dir::at(self.0.as_raw_fd(), &cstr(name)?)
+    }
+
+    /// The entry `name`, not following a symlink; `None` when there is none.
+    pub fn stat(&self, name: &OsStr) -> std::io::Result<Option<Stat>> {
+        let c = cstr(name)?;
+        // SAFETY: a zeroed stat is valid; valid descriptor and C string.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        if unsafe { libc::fstatat(self.0.as_raw_fd(), c.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) } != 0 {
+            let e = std::io::Error::last_os_error();
+            return if e.kind() == std::io::ErrorKind::NotFound { Ok(None) } else { Err(e) };
+        }
+        Ok(Some(Stat { mode: st.st_mode as u32, ctime_ns: st.st_ctime * 1_000_000_000 + st.st_ctime_nsec }))
+    }
+
+    /// Make directory `name` with `mode` (the umask does not apply).
+    pub fn mkdir(&self, name: &OsStr, mode: u32) -> std::io::Result<()> {
+        let c = cstr(name)?;
+        // SAFETY: valid descriptor and C string.
+        check(unsafe { libc::mkdirat(self.0.as_raw_fd(), c.as_ptr(), 0o700) })?;
+        self.child(name)?.chmod(mode)
+    }
+
+    pub fn chmod(&self, mode: u32) -> std::io::Result<()> {
+        // SAFETY: our descriptor. Set-id bits are never applied (see `write_file`).
+        check(unsafe { libc::fchmod(self.0.as_raw_fd(), (mode & 0o1777) as libc::mode_t) }).map(drop)
+    }
+
+    fn temp_name() -> CString {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        CString::new(format!(".sandspawn-apply-{}-{}.tmp", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed))).expect("no NUL")
+    }
+
+    /// Move the temporary entry over `name`; a directory there is removed first (rename cannot
+    /// replace a directory with a file).
+    fn land(&self, tmp: &CStr, name: &OsStr) -> std::io::Result<()> {
+        let c = cstr(name)?;
+        if self.stat(name)?.is_some_and(|s| s.is_dir()) {
+            self.remove(name)?;
+        }
+        // SAFETY: valid descriptor and C strings.
+        let rc = unsafe { libc::renameat(self.0.as_raw_fd(), tmp.as_ptr(), self.0.as_raw_fd(), c.as_ptr()) };
+        if rc != 0 {
+            let e = std::io::Error::last_os_error();
+            // SAFETY: as above; the temporary entry is ours.
+            unsafe { libc::unlinkat(self.0.as_raw_fd(), tmp.as_ptr(), 0) };
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// Write `src`'s content as `name` with `mode` and `mtime`, atomically. Set-uid and set-gid
+    /// bits are dropped: a sandboxed command must not leave the host a set-id program.
+    pub fn write_file(&self, name: &OsStr, src: &Path, mode: u32, mtime: (i64, i64)) -> std::io::Result<()> {
+        use std::os::unix::fs::OpenOptionsExt;
+        let mut from = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW).open(src)?;
+        let tmp = Dir::temp_name();
+        let flags = libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+        // SAFETY: valid descriptor and C string.
+        let fd = check(unsafe { libc::openat(self.0.as_raw_fd(), tmp.as_ptr(), flags, 0o600) })?;
+        // SAFETY: just opened, ours alone.
+        let mut to = std::fs::File::from(unsafe { OwnedFd::from_raw_fd(fd) });
+        let written = std::io::copy(&mut from, &mut to).and_then(|_| {
+            let times = [libc::timespec { tv_sec: mtime.0 as _, tv_nsec: mtime.1 as _ }; 2];
+            // SAFETY: our descriptor; two timespecs.
+            check(unsafe { libc::fchmod(to.as_raw_fd(), (mode & 0o1777) as libc::mode_t) })?;
+            check(unsafe { libc::futimens(to.as_raw_fd(), times.as_ptr()) }).map(drop)
+        });
+        if let Err(e) = written {
+            // SAFETY: our own temporary entry.
+            unsafe { libc::unlinkat(self.0.as_raw_fd(), tmp.as_ptr(), 0) };
+            return Err(e);
+        }
+        drop(to);
+        self.land(&tmp, name)
+    }
+
+    /// Make `name` a symlink to `target`, atomically.
+    pub fn symlink(&self, name: &OsStr, target: &Path) -> std::io::Result<()> {
+        let (tmp, t) = (Dir::temp_name(), cstr(target.as_os_str())?);
+        // SAFETY: valid descriptor and C strings.
+        check(unsafe { libc::symlinkat(t.as_ptr(), self.0.as_raw_fd(), tmp.as_ptr()) })?;
+        self.land(&tmp, name)
+    }
+
+    /// Remove `name` (a directory with everything in it); a missing one is fine.
+    pub fn remove(&self, name: &OsStr) -> std::io::Result<()> {
+        let Some(st) = self.stat(name)? else { return Ok(()) };
+        let c = cstr(name)?;
+        if st.is_dir() {
+            let child = self.child(name)?;
+            // Read-only directories (Go's module cache) are the user's: writable again to empty them.
+            child.chmod(0o700)?;
+            for n in child.names()? {
+                child.remove(&n)?;
+            }
+        }
+        let flags = if st.is_dir() { libc::AT_REMOVEDIR } else { 0 };
+        // SAFETY: valid descriptor and C string.
+        check(unsafe { libc::unlinkat(self.0.as_raw_fd(), c.as_ptr(), flags) }).map(drop)
+    }
+
+    /// The names in this directory.
+    pub fn names(&self) -> std::io::Result<Vec<std::ffi::OsString>> {
+        super::entries::names(Path::new(&format!("/proc/self/fd/{}", self.0.as_raw_fd())))
+    }
+
+    /// The newest ctime at or below `name` (a directory: everything in it), without following links.
+    pub fn newest_ctime(&self, name: &OsStr) -> std::io::Result<i64> {
+        let Some(st) = self.stat(name)? else { return Ok(i64::MIN) };
+        let mut newest = st.ctime_ns;
+        if st.is_dir() {
+            let child = self.child(name)?;
+            for n in child.names()? {
+                newest = newest.max(child.newest_ctime(&n)?);
+            }
+        }
+        Ok(newest)
+    }
+}

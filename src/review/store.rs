@@ -1,0 +1,279 @@
+//! Where change sets live, and their life: created for a run, continued by later runs (one at a
+//! time: `Lock`), listed, expired, removed.
+//!
+//! Location: `$SANDSPAWN_CHANGE_SET_DIR`, else `$XDG_STATE_HOME/sandspawn/change-sets`, else
+//! `$HOME/.local/state/sandspawn/change-sets`, from the host process's environment (a set outlives
+//! the run that made it, and `applyChangeSet` has no run to ask). Mode 0700, owned by this user.
+//!
+//! ```text
+//! ROOT/ID/meta.json        what the set covers and when it began (`Meta`); written once
+//! ROOT/ID/lock             a run, an apply or a discard holds it exclusively
+//! ROOT/ID/last-used        its time: a set unused for `UNUSED_FOR` is removed
+//! ROOT/ID/roots/N/upper    the writes under the set's Nth root (overlayfs's upper directory)
+//! ROOT/ID/roots/N/work     overlayfs's scratch directory
+//! ```
+
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{ErrorCode, Result, SandboxError};
+
+/// A set nobody ran, applied or read for this long is removed.
+pub const UNUSED_FOR: std::time::Duration = std::time::Duration::from_secs(14 * 86400);
+/// At most this many open sets per store: a new one beyond is refused (apply or discard some).
+pub const MAX_SETS: usize = 256;
+
+/// What a set covers, fixed when it begins.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Meta {
+    pub id: String,
+    /// The cwd of the run that began it.
+    pub cwd: PathBuf,
+    /// Milliseconds since the epoch.
+    pub created: u64,
+    /// When it began (nanoseconds since the epoch, the fine realtime clock, read when the run
+    /// that began it was asked for): a host path whose ctime is not older was changed since (a
+    /// conflict). A host change before it carries an older ctime (a ctime is never later than the
+    /// change); one after it a later ctime, because that run's command starts only once the
+    /// kernel's coarse clock, which stamps ctimes, has reached it (the helper's `--exec-after`).
+    pub begin_ns: i64,
+    /// The reviewed roots (canonical, none inside another), each with `roots/N` in the set.
+    pub roots: Vec<PathBuf>,
+    /// Missing `readOnlyPaths` under those roots: what a run creates there is held back.
+    pub held: Vec<PathBuf>,
+    pub protect_git: bool,
+    pub protected_names: Vec<String>,
+}
+
+/// An open change set.
+#[derive(Debug, Clone)]
+pub struct ChangeSet {
+    pub dir: PathBuf,
+    pub meta: Meta,
+}
+
+impl ChangeSet {
+    pub fn upper(&self, root: usize) -> PathBuf {
+        self.dir.join("roots").join(root.to_string()).join("upper")
+    }
+
+    pub fn work(&self, root: usize) -> PathBuf {
+        self.dir.join("roots").join(root.to_string()).join("work")
+    }
+
+    /// The set's root holding `path` and the path below it, if any.
+    pub fn locate<'a>(&self, path: &'a Path) -> Option<(usize, &'a Path)> {
+        self.meta.roots.iter().enumerate().find_map(|(i, r)| path.strip_prefix(r).ok().map(|rel| (i, rel)))
+    }
+
+    /// Record a use (runs, applies, reads): the expiry counts from here.
+    pub fn touch(&self) {
+        let _ = std::fs::write(self.dir.join("last-used"), b"");
+    }
+}
+
+/// The store's root for the host process's environment.
+pub fn root() -> Option<PathBuf> {
+    let var = |k: &str| std::env::var_os(k).map(PathBuf::from).filter(|p| p.is_absolute());
+    if let Some(dir) = var("SANDSPAWN_CHANGE_SET_DIR") {
+        return Some(dir);
+    }
+    let state = var("XDG_STATE_HOME").or_else(|| var("HOME").map(|h| h.join(".local/state")))?;
+    Some(state.join("sandspawn/change-sets"))
+}
+
+/// The root, or an error saying how to give one.
+pub fn require_root() -> Result<PathBuf> {
+    root().ok_or_else(|| {
+        SandboxError::unsupported("the reviewable workspace keeps change sets in the state directory, but neither HOME, XDG_STATE_HOME nor SANDSPAWN_CHANGE_SET_DIR is an absolute path")
+    })
+}
+
+fn io(what: &str, p: &Path, e: std::io::Error) -> SandboxError {
+    SandboxError::setup_failed(format!("{what} {} failed: {}", p.display(), sandspawn_helper::report::os_words(&e)), "")
+}
+
+/// A directory of the store must be this user's and writable by nobody else: whoever could write
+/// a set's metadata could choose where `applyChangeSet` writes.
+fn check_private(p: &Path) -> Result<()> {
+    let meta = std::fs::symlink_metadata(p).map_err(|e| io("inspecting", p, e))?;
+    // SAFETY: geteuid has no preconditions.
+    let uid = unsafe { libc::geteuid() };
+    if !meta.is_dir() || meta.uid() != uid || meta.mode() & 0o022 != 0 {
+        return Err(SandboxError::setup_failed(
+            format!("{} must be a directory owned by uid {uid} and writable by nobody else; fix or remove it, or set SANDSPAWN_CHANGE_SET_DIR", p.display()),
+            "",
+        ));
+    }
+    Ok(())
+}
+
+/// The fine realtime clock in nanoseconds. Not the coarse one: it lags by a tick or more, and a
+/// file changed just before this moment may carry a later ctime than the coarse clock reads (a
+/// fine-grained one: Linux 6.13's multigrain timestamps), a false conflict.
+pub fn realtime_now_ns() -> i64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: a valid timespec to fill.
+    unsafe { libc::clock_gettime(libc::CLOCK_REALTIME, &mut ts) };
+    ts.tv_sec as i64 * 1_000_000_000 + ts.tv_nsec as i64
+}
+
+/// Begin a set for `meta` (its id, creation time and directories are filled in here; its
+/// `begin_ns` is the caller's), locked for the run.
+pub fn create(root: &Path, mut meta: Meta) -> Result<(ChangeSet, Lock)> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true).mode(0o700);
+    builder.create(root).map_err(|e| io("creating the change set store", root, e))?;
+    check_private(root)?;
+    evict_unused(root, UNUSED_FOR);
+    if ids(root).len() >= MAX_SETS {
+        return Err(SandboxError::setup_failed(
+            format!("{} already holds {MAX_SETS} open change sets: apply or discard some (sandspawn review list)", root.display()),
+            "",
+        ));
+    }
+    meta.id = super::id::new();
+    meta.created = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0);
+    let dir = root.join(&meta.id);
+    // Not recursive: an existing directory is an error, never shared.
+    std::fs::DirBuilder::new().mode(0o700).create(&dir).map_err(|e| io("creating the change set", &dir, e))?;
+    let set = ChangeSet { dir, meta };
+    let lock = lock(&set)?;
+    for i in 0..set.meta.roots.len() {
+        for d in [set.upper(i), set.work(i)] {
+            builder.create(&d).map_err(|e| io("creating", &d, e))?;
+        }
+    }
+    let text = serde_json::to_vec_pretty(&set.meta).map_err(|e| SandboxError::setup_failed(format!("writing the change set's metadata failed: {e}"), ""))?;
+    let tmp = set.dir.join("meta.json.tmp");
+    std::fs::write(&tmp, text).and_then(|_| std::fs::rename(&tmp, set.dir.join("meta.json"))).map_err(|e| io("writing", &set.dir, e))?;
+    set.touch();
+    Ok((set, lock))
+}
+
+fn unknown(id: &str) -> SandboxError {
+    SandboxError::invalid("changeSet", format!("no change set {id} (it was applied, discarded or expired, or it was made with another state directory)"))
+}
+
+/// Open an existing set by id (well-formed, in this user's store, with readable metadata).
+pub fn open(id: &str) -> Result<ChangeSet> {
+    let id = super::id::check(id)?;
+    let root = require_root()?;
+    let dir = root.join(id);
+    if std::fs::symlink_metadata(&dir).is_err() {
+        return Err(unknown(id));
+    }
+    check_private(&root)?;
+    check_private(&dir)?;
+    let text = std::fs::read(dir.join("meta.json")).map_err(|_| unknown(id))?;
+    let meta: Meta = serde_json::from_slice(&text).map_err(|e| SandboxError::setup_failed(format!("the metadata of change set {id} is unreadable: {e}"), ""))?;
+    if meta.id != id || meta.roots.iter().any(|r| !r.is_absolute()) {
+        return Err(SandboxError::setup_failed(format!("the metadata of change set {id} does not describe it"), ""));
+    }
+    Ok(ChangeSet { dir, meta })
+}
+
+/// The ids in the store, sorted.
+pub fn ids(root: &Path) -> Vec<String> {
+    let mut ids: Vec<String> = std::fs::read_dir(root)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| super::id::check(n).is_ok())
+        .collect();
+    ids.sort();
+    ids
+}
+
+/// Exclusive hold on a set: one run (which has its upper directory mounted), apply or discard at
+/// a time. Released when dropped.
+#[derive(Debug)]
+pub struct Lock(#[allow(dead_code)] OwnedFd);
+
+pub fn lock(set: &ChangeSet) -> Result<Lock> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let path = set.dir.join("lock");
+    let f = std::fs::OpenOptions::new().read(true).write(true).create(true).mode(0o600).custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC).open(&path).map_err(|e| io("opening", &path, e))?;
+    let fd: OwnedFd = f.into();
+    // SAFETY: flock on our own descriptor.
+    if unsafe { libc::flock(fd.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+        return Err(SandboxError::new(
+            ErrorCode::InvalidOptions,
+            format!("options.changeSet: change set {} is in use by another run, apply or discard; one at a time", set.meta.id),
+        ));
+    }
+    Ok(Lock(fd))
+}
+
+/// Remove a set (held by `_lock`).
+pub fn remove(set: &ChangeSet, _lock: &Lock) -> Result<()> {
+    crate::tool_caches::store::remove_tree(&set.dir).map_err(|e| io("removing the change set", &set.dir, e))
+}
+
+/// Sets not used for `max_age`, removed; checked at most once an hour per process (a run's set
+/// was used when it began). A set in use (locked) is left.
+pub fn evict_unused(root: &Path, max_age: std::time::Duration) {
+    static LAST: std::sync::Mutex<Option<std::time::Instant>> = std::sync::Mutex::new(None);
+    if crate::tool_caches::store::hour_passed(&LAST) {
+        evict_now(root, max_age);
+    }
+}
+
+pub(crate) fn evict_now(root: &Path, max_age: std::time::Duration) {
+    for id in ids(root) {
+        let dir = root.join(&id);
+        let used = std::fs::metadata(dir.join("last-used")).or_else(|_| std::fs::metadata(&dir)).and_then(|m| m.modified()).ok();
+        if !used.is_some_and(|t| t.elapsed().is_ok_and(|age| age > max_age)) {
+            continue;
+        }
+        let set = ChangeSet { dir: dir.clone(), meta: Meta { id, cwd: PathBuf::new(), created: 0, begin_ns: 0, roots: Vec::new(), held: Vec::new(), protect_git: true, protected_names: Vec::new() } };
+        if let Ok(l) = lock(&set) {
+            let _ = remove(&set, &l);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn meta(roots: Vec<PathBuf>) -> Meta {
+        Meta { id: String::new(), cwd: "/w".into(), created: 0, begin_ns: 0, roots, held: Vec::new(), protect_git: true, protected_names: Vec::new() }
+    }
+
+    #[test]
+    fn create_lock_expire() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().join("cs");
+        let (set, l) = create(&root, meta(vec!["/w".into()])).unwrap();
+        assert!(set.upper(0).is_dir() && set.work(0).is_dir());
+        assert_eq!(std::fs::metadata(&root).unwrap().mode() & 0o777, 0o700);
+        assert!(lock(&set).is_err(), "one holder at a time");
+        drop(l);
+        let l = lock(&set).unwrap();
+        drop(l);
+        assert_eq!(ids(&root), vec![set.meta.id.clone()]);
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(30 * 86400);
+        std::fs::File::options().write(true).open(set.dir.join("last-used")).unwrap().set_modified(old).unwrap();
+        let held = lock(&set).unwrap();
+        evict_now(&root, UNUSED_FOR);
+        assert!(set.dir.exists(), "a set in use stays");
+        drop(held);
+        evict_now(&root, UNUSED_FOR);
+        assert!(!set.dir.exists());
+    }
+
+    #[test]
+    fn a_loose_store_is_refused() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().join("cs");
+        std::fs::create_dir(&root).unwrap();
+        std::fs::set_permissions(&root, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
+        assert!(create(&root, meta(vec![])).unwrap_err().message.contains("writable by nobody else"));
+    }
+}

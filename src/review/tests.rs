@@ -1,0 +1,164 @@
+//! Change sets without a sandbox: upper directories written by hand as overlayfs writes them (a
+//! whiteout as an empty file with `user.overlay.whiteout`, the form that needs no privilege;
+//! opaque directories by their xattr), then described and applied against a real host tree.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use super::apply::{apply, Request};
+use super::changes::ChangeKind;
+use super::store::{self, ChangeSet, Meta};
+use super::summary::summarize;
+
+struct Fixture {
+    _t: tempfile::TempDir,
+    ws: PathBuf,
+    set: ChangeSet,
+    lock: store::Lock,
+}
+
+fn fixture() -> Fixture {
+    let t = tempfile::tempdir().unwrap();
+    let base = t.path().canonicalize().unwrap();
+    let ws = base.join("ws");
+    std::fs::create_dir(&ws).unwrap();
+    let meta = Meta { id: String::new(), cwd: ws.clone(), created: 0, begin_ns: 0, roots: vec![ws.clone()], held: Vec::new(), protect_git: true, protected_names: vec![".envrc".into()] };
+    let (set, lock) = store::create(&base.join("store"), meta).unwrap();
+    Fixture { _t: t, ws, set, lock }
+}
+
+fn xattr(p: &Path, name: &std::ffi::CStr, value: &[u8]) {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(p.as_os_str().as_bytes()).unwrap();
+    // SAFETY: valid strings and buffer.
+    assert_eq!(unsafe { libc::lsetxattr(c.as_ptr(), name.as_ptr(), value.as_ptr().cast(), value.len(), 0) }, 0, "{}", std::io::Error::last_os_error());
+}
+
+fn whiteout(p: &Path) {
+    std::fs::write(p, "").unwrap();
+    xattr(p, c"user.overlay.whiteout", b"");
+}
+
+fn put(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+/// The set begins now, after what the fixture wrote on the host (whose ctimes are older), and
+/// the host's next change is stamped at or after it: what the helper's `--exec-after` waits for
+/// before a run's command starts (the coarse clock, which stamps ctimes, reached the beginning).
+fn begin_now(f: &mut Fixture) {
+    f.set.meta.begin_ns = store::realtime_now_ns();
+    let coarse = || {
+        let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        // SAFETY: a valid timespec to fill.
+        unsafe { libc::clock_gettime(libc::CLOCK_REALTIME_COARSE, &mut ts) };
+        ts.tv_sec as i64 * 1_000_000_000 + ts.tv_nsec as i64
+    };
+    while coarse() < f.set.meta.begin_ns {
+        std::thread::sleep(std::time::Duration::from_micros(250));
+    }
+}
+
+#[test]
+fn describes_and_applies_adds_modifications_deletions_and_replaced_directories() {
+    let mut f = fixture();
+    put(&f.ws, "keep.txt", "old");
+    put(&f.ws, "same.txt", "same");
+    put(&f.ws, "gone/a", "a");
+    put(&f.ws, "opaque/old", "o");
+    std::os::unix::fs::symlink("keep.txt", f.ws.join("link")).unwrap();
+    begin_now(&mut f);
+    let up = f.set.upper(0);
+    put(&up, "keep.txt", "new");
+    put(&up, "same.txt", "same");
+    put(&up, "new/deep/file", "n");
+    std::fs::set_permissions(up.join("new/deep/file"), std::fs::Permissions::from_mode(0o750)).unwrap();
+    whiteout(&up.join("gone"));
+    put(&up, "opaque/fresh", "f");
+    xattr(&up.join("opaque"), c"user.overlay.opaque", b"y");
+    std::os::unix::fs::symlink("new", up.join("link")).unwrap();
+    let s = summarize(&f.set, 100).unwrap();
+    let kinds: Vec<(String, ChangeKind)> = s.changes.iter().map(|c| (c.path.strip_prefix(&*f.ws.to_string_lossy()).unwrap().to_string(), c.kind)).collect();
+    assert_eq!(
+        kinds,
+        [
+            ("/gone".to_string(), ChangeKind::Deleted),
+            ("/keep.txt".into(), ChangeKind::Modified),
+            ("/link".into(), ChangeKind::Modified),
+            ("/new".into(), ChangeKind::Added),
+            ("/new/deep".into(), ChangeKind::Added),
+            ("/new/deep/file".into(), ChangeKind::Added),
+            ("/opaque/old".into(), ChangeKind::Deleted),
+            ("/opaque/fresh".into(), ChangeKind::Added),
+        ]
+    );
+    let out = apply(&f.set, &f.lock, &Request { paths: None, force: false }).unwrap();
+    assert!(out.conflicts.is_empty() && out.held_back.is_empty(), "{out:?}");
+    assert_eq!(std::fs::read_to_string(f.ws.join("keep.txt")).unwrap(), "new");
+    assert!(!f.ws.join("gone").exists() && !f.ws.join("opaque/old").exists());
+    assert_eq!(std::fs::read_to_string(f.ws.join("opaque/fresh")).unwrap(), "f");
+    assert_eq!(std::fs::read_link(f.ws.join("link")).unwrap(), Path::new("new"));
+    assert_eq!(std::fs::metadata(f.ws.join("new/deep/file")).unwrap().permissions().mode() & 0o7777, 0o750);
+    assert!(!f.set.dir.exists(), "a set applied whole is removed");
+}
+
+#[test]
+fn host_changes_since_the_beginning_conflict_and_risks_are_held_back() {
+    let mut f = fixture();
+    put(&f.ws, "a.txt", "base");
+    begin_now(&mut f);
+    put(&f.ws, "a.txt", "host edit");
+    let up = f.set.upper(0);
+    put(&up, "a.txt", "set edit");
+    put(&up, ".envrc", "evil");
+    put(&up, "sub/.git/config", "[core]\n\tfsmonitor = ./x\n");
+    put(&up, "b.txt", "b");
+    let out = apply(&f.set, &f.lock, &Request { paths: None, force: false }).unwrap();
+    assert_eq!(out.conflicts.iter().map(|c| c.path.clone()).collect::<Vec<_>>(), [f.ws.join("a.txt").to_string_lossy()]);
+    let held: Vec<String> = out.held_back.iter().map(|h| h.risk.path.clone()).collect();
+    assert_eq!(held, [f.ws.join(".envrc").to_string_lossy().into_owned(), f.ws.join("sub/.git").to_string_lossy().into_owned()]);
+    assert_eq!(std::fs::read_to_string(f.ws.join("a.txt")).unwrap(), "host edit");
+    assert!(!f.ws.join(".envrc").exists() && !f.ws.join("sub/.git").exists());
+    assert_eq!(std::fs::read_to_string(f.ws.join("b.txt")).unwrap(), "b");
+    assert!(f.set.dir.exists(), "what is left stays pending");
+    let forced = apply(&f.set, &f.lock, &Request { paths: Some(&[f.ws.join(".envrc")]), force: true }).unwrap();
+    assert_eq!(forced.applied, [f.ws.join(".envrc").to_string_lossy()]);
+}
+
+#[test]
+fn a_thousand_files_apply_streamed() {
+    let mut f = fixture();
+    begin_now(&mut f);
+    let up = f.set.upper(0);
+    for d in 0..100 {
+        for i in 0..10 {
+            put(&up, &format!("node_modules/p{d}/lib/f{i}.js"), "x");
+        }
+    }
+    let s = summarize(&f.set, 10).unwrap();
+    assert_eq!((s.counts.added, s.changes.len(), s.truncated), (1201, 10, true));
+    let out = apply(&f.set, &f.lock, &Request { paths: None, force: false }).unwrap();
+    assert_eq!(out.applied.len(), 1201);
+    assert_eq!(std::fs::read_dir(f.ws.join("node_modules")).unwrap().count(), 100);
+}
+
+#[test]
+fn a_set_applied_piece_by_piece_is_removed_once_nothing_is_left() {
+    let mut f = fixture();
+    put(&f.ws, "old.txt", "o");
+    begin_now(&mut f);
+    let up = f.set.upper(0);
+    put(&up, "a/one.txt", "1");
+    put(&up, "b.txt", "b");
+    whiteout(&up.join("old.txt"));
+    let first = apply(&f.set, &f.lock, &Request { paths: Some(&[f.ws.join("a")]), force: false }).unwrap();
+    assert_eq!(first.applied.len(), 2, "{first:?}");
+    assert!(f.set.dir.exists(), "b.txt and the deletion are still pending");
+    assert!(!up.join("a").exists(), "what landed left the set");
+    let rest = apply(&f.set, &f.lock, &Request { paths: Some(&[f.ws.join("b.txt"), f.ws.join("old.txt")]), force: false }).unwrap();
+    assert_eq!(rest.applied.len(), 2, "{rest:?}");
+    assert!(!f.ws.join("old.txt").exists() && f.ws.join("b.txt").exists());
+    assert!(!f.set.dir.exists(), "nothing left to review: the set is gone");
+}
