@@ -59,40 +59,26 @@ fn bind(path: &str) -> Result<(), Failure> {
     mount(None, &bound.proc_path(), None, libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | flags, None, &format!("making {path} read-only"))
 }
 
-const OPEN_TREE_CLONE: libc::c_uint = 1;
-const MOVE_MOUNT_F_EMPTY_PATH: libc::c_uint = 0x4;
-const MOVE_MOUNT_T_EMPTY_PATH: libc::c_uint = 0x40;
-const MOUNT_ATTR_RDONLY: u64 = 0x1;
-
-/// `struct mount_attr` (linux/mount.h).
-#[repr(C)]
-struct MountAttr {
-    attr_set: u64,
-    attr_clr: u64,
-    propagation: u64,
-    userns_fd: u64,
-}
-
 /// A copy of what `below` names (with the mounts inside it), its top made read-only while
 /// detached, attached over exactly that entry. `ENOSYS` (a kernel before 5.12): nothing was changed, the caller binds instead.
 fn attach_read_only_copy(below: &Target, path: &str) -> Result<(), Failure> {
-    let flags = OPEN_TREE_CLONE | libc::O_CLOEXEC as libc::c_uint | libc::AT_RECURSIVE as libc::c_uint | libc::AT_EMPTY_PATH as libc::c_uint;
+    let flags = libc::OPEN_TREE_CLONE | libc::O_CLOEXEC as libc::c_uint | libc::AT_RECURSIVE as libc::c_uint | libc::AT_EMPTY_PATH as libc::c_uint;
     // SAFETY: open_tree on our own descriptor with an empty path; returns a descriptor or -1.
     let tree = unsafe { libc::syscall(libc::SYS_open_tree, below.fd, c"".as_ptr(), flags) } as i32;
     if tree < 0 {
         let e = last_errno();
         return Err(setup(e, format!("copying the read-only path {path} failed: {}", describe(e))));
     }
-    let attr = MountAttr { attr_set: MOUNT_ATTR_RDONLY, attr_clr: 0, propagation: 0, userns_fd: 0 };
+    let attr = libc::mount_attr { attr_set: libc::MOUNT_ATTR_RDONLY, attr_clr: 0, propagation: 0, userns_fd: 0 };
     // The copy's top only, as the remount below: a mount inside (a nested writable root) keeps its flags.
     let at_flags = libc::AT_EMPTY_PATH as libc::c_uint;
     // SAFETY: our own descriptor, a valid attribute struct of the size given.
-    let rc = unsafe { libc::syscall(libc::SYS_mount_setattr, tree, c"".as_ptr(), at_flags, &attr as *const MountAttr, std::mem::size_of::<MountAttr>()) };
+    let rc = unsafe { libc::syscall(libc::SYS_mount_setattr, tree, c"".as_ptr(), at_flags, &attr as *const libc::mount_attr, std::mem::size_of::<libc::mount_attr>()) };
     let result = if rc != 0 {
         let e = last_errno();
         Err(setup(e, format!("making {path} read-only failed: {}", describe(e))))
     } else {
-        let how = MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH;
+        let how = libc::MOVE_MOUNT_F_EMPTY_PATH | libc::MOVE_MOUNT_T_EMPTY_PATH;
         // SAFETY: both descriptors are ours, both paths empty.
         let rc = unsafe { libc::syscall(libc::SYS_move_mount, tree, c"".as_ptr(), below.fd, c"".as_ptr(), how) };
         if rc != 0 {

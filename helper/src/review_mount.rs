@@ -11,23 +11,15 @@
 //! the workspace on the host): the run is refused instead, unless a later step detaches that mount
 //! (the private tool caches' store, see `unmount`).
 
-use std::ffi::CString;
-
 use sandspawn_helper::mountinfo;
 use sandspawn_helper::protocol::ReviewOverlay;
 use sandspawn_helper::report::{Failure, Stage};
 
+use crate::mount_target::c;
 use crate::{describe, last_errno};
-
-const OPEN_TREE_CLONE: libc::c_uint = 1;
-const MOVE_MOUNT_F_EMPTY_PATH: libc::c_uint = 0x4;
 
 fn setup(errno: i32, message: String) -> Failure {
     Failure { stage: Stage::Setup, errno, message }
-}
-
-fn c(p: &str) -> Result<CString, Failure> {
-    CString::new(p).map_err(|_| setup(libc::EINVAL, format!("path {p:?} contains a NUL byte")))
 }
 
 /// Mount every reviewed root's overlay. `detached_later`: mounts a later step removes.
@@ -86,7 +78,7 @@ fn mount_one(o: &ReviewOverlay, below: &[String], detached_later: &[String]) -> 
 /// A detached copy of the mount at `path` (that mount alone: its children are cloned on their own).
 fn clone(path: &str) -> Result<i32, Failure> {
     let p = c(path)?;
-    let flags = OPEN_TREE_CLONE | libc::O_CLOEXEC as libc::c_uint | libc::AT_SYMLINK_NOFOLLOW as libc::c_uint;
+    let flags = libc::OPEN_TREE_CLONE | libc::O_CLOEXEC as libc::c_uint | libc::AT_SYMLINK_NOFOLLOW as libc::c_uint;
     // SAFETY: open_tree with a valid path; returns a descriptor or -1.
     let fd = unsafe { libc::syscall(libc::SYS_open_tree, libc::AT_FDCWD, p.as_ptr(), flags) } as i32;
     if fd < 0 {
@@ -100,7 +92,7 @@ fn clone(path: &str) -> Result<i32, Failure> {
 fn attach(fd: i32, path: &str) -> Result<(), Failure> {
     let p = c(path)?;
     // SAFETY: move_mount from our own descriptor to a valid path.
-    let rc = unsafe { libc::syscall(libc::SYS_move_mount, fd, c"".as_ptr(), libc::AT_FDCWD, p.as_ptr(), MOVE_MOUNT_F_EMPTY_PATH) };
+    let rc = unsafe { libc::syscall(libc::SYS_move_mount, fd, c"".as_ptr(), libc::AT_FDCWD, p.as_ptr(), libc::MOVE_MOUNT_F_EMPTY_PATH) };
     let e = last_errno();
     // SAFETY: our own descriptor.
     unsafe { libc::close(fd) };
