@@ -201,18 +201,23 @@ mod tests {
         assert!(git_dirs(&r.join("sub/.git")).is_empty());
     }
 
-    #[test]
-    fn facts_are_read_again_when_the_configuration_changes() {
+    /// A repository whose `.git` and config are old enough for `facts` to remember them.
+    fn remembered_repository() -> (tempfile::TempDir, PathBuf) {
         let t = tempfile::tempdir().unwrap();
         let r = t.path().canonicalize().unwrap();
         std::fs::create_dir_all(r.join(".git")).unwrap();
         std::fs::write(r.join(".git/config"), "[core]\n").unwrap();
-        // Old enough to be remembered (see `facts`).
         let past = std::time::SystemTime::now() - std::time::Duration::from_secs(5);
         for p in [r.join(".git/config"), r.join(".git")] {
             std::fs::File::open(&p).unwrap().set_modified(past).unwrap();
         }
         std::thread::sleep(std::time::Duration::from_millis(1100)); // ctime (now) must be older too
+        (t, r)
+    }
+
+    #[test]
+    fn facts_are_read_again_when_the_configuration_changes() {
+        let (_t, r) = remembered_repository();
         let first = facts(&r.join(".git"), None);
         assert!(first.hooks.is_empty());
         assert!(std::sync::Arc::ptr_eq(&first, &facts(&r.join(".git"), None)), "remembered");
@@ -224,15 +229,7 @@ mod tests {
 
     #[test]
     fn a_configuration_file_that_appears_is_seen_without_a_stat_of_its_own() {
-        let t = tempfile::tempdir().unwrap();
-        let r = t.path().canonicalize().unwrap();
-        std::fs::create_dir_all(r.join(".git")).unwrap();
-        std::fs::write(r.join(".git/config"), "[core]\n").unwrap();
-        let past = std::time::SystemTime::now() - std::time::Duration::from_secs(5);
-        for p in [r.join(".git/config"), r.join(".git")] {
-            std::fs::File::open(&p).unwrap().set_modified(past).unwrap();
-        }
-        std::thread::sleep(std::time::Duration::from_millis(1100));
+        let (_t, r) = remembered_repository();
         let first = facts(&r.join(".git"), None);
         assert!(std::sync::Arc::ptr_eq(&first, &facts(&r.join(".git"), None)), "remembered");
         let meta = std::fs::symlink_metadata(r.join(".git")).unwrap();
