@@ -16,16 +16,20 @@ pub(crate) fn child_env(req: &PlanRequest, sandbox: SandboxType) -> BTreeMap<Str
     }
     // With an allow-list the proxy variables and `SANDSPAWN_NETWORK=proxy` are set by the helper
     // inside bwrap (Linux) or by the Seatbelt plan (macOS).
-    if !req.policy.network && req.policy.network_proxy.is_none() {
+    let offline = !req.policy.network && req.policy.network_proxy.is_none();
+    if offline {
         env.insert("SANDSPAWN_NETWORK_DISABLED".into(), "1".into());
-        if sandbox != SandboxType::None {
-            for (name, value) in OFFLINE_NO_RETRIES {
-                env.entry(name.to_string()).or_insert_with(|| value.to_string());
-            }
-        }
     }
-    if req.policy.network_proxy.is_some() && sandbox != SandboxType::None {
-        for (name, value) in ALLOW_LIST_FEW_RETRIES {
+    if sandbox != SandboxType::None {
+        // The caller's own setting of any of these wins.
+        let retries: &[(&str, &str)] = if offline {
+            &OFFLINE_NO_RETRIES
+        } else if req.policy.network_proxy.is_some() {
+            &ALLOW_LIST_FEW_RETRIES
+        } else {
+            &[]
+        };
+        for (name, value) in retries {
             env.entry(name.to_string()).or_insert_with(|| value.to_string());
         }
     }
