@@ -144,3 +144,52 @@ setInterval(() => {}, 1000)
     assert.ok(limit.length > 0, `the refusals are reported as connection_limit denials: ${JSON.stringify(denials.slice(0, 3))}`)
   })
 })
+
+describe('a run\'s end does not flush the host\'s filesystem (issue 32, issue 36)', () => {
+  // An overlay mounted without `volatile` syncs its upper directory's whole filesystem when the
+  // run's mount namespace goes away (overlayfs's sync_fs on unmount): the run's exit waited for
+  // every dirty page on the host's disk, 50 to 110 ms while a build wrote (every workspace-write
+  // run mounts the private tool caches' overlays; review mode one more). The probe: a fresh file
+  // written beside the overlays' upper directories keeps its dirty pages through a run, as it does
+  // through any 30 s without a sync (`vm.dirty_expire_centisecs`).
+  const { execFileSync } = require('node:child_process')
+  const fs = require('node:fs')
+  const path = require('node:path')
+  const PROBE = path.join(__dirname, '..', 'fixtures', 'dirty-pages.py')
+  const dirtyPages = (file) => {
+    try {
+      return Number(execFileSync('python3', [PROBE, file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }))
+    } catch (e) {
+      if (e.status === 3) return null
+      throw e
+    }
+  }
+
+  for (const [what, sandbox] of [
+    ['workspace-write with the private tool caches', { mode: 'workspace-write', toolCaches: 'private' }],
+    ['review mode', { mode: 'workspace-write', workspace: 'review', toolCaches: 'none' }],
+  ]) {
+    test(`${what}: 64 MiB written before the run are still dirty after it`, async (t) => {
+      const tree = tempTree(t)
+      const state = path.join(tree.root, 'state')
+      fs.mkdirSync(state)
+      const env = { ...process.env, SANDSPAWN_TOOL_CACHE_DIR: path.join(state, 'caches'), SANDSPAWN_CHANGE_SET_DIR: path.join(state, 'sets') }
+      const saved = process.env.SANDSPAWN_CHANGE_SET_DIR
+      process.env.SANDSPAWN_CHANGE_SET_DIR = env.SANDSPAWN_CHANGE_SET_DIR
+      t.after(() => (saved === undefined ? delete process.env.SANDSPAWN_CHANGE_SET_DIR : (process.env.SANDSPAWN_CHANGE_SET_DIR = saved)))
+      // A first run makes the store's directories, so the probe run is an ordinary warm one.
+      assert.equal((await run(['true'], { cwd: tree.ws, env, sandbox })).exitCode, 0)
+      // A fresh file (never truncated: ext4 allocates an overwritten file's blocks early, and any
+      // journal commit then writes them) on the filesystem of the overlays' upper directories.
+      const probe = path.join(state, 'probe')
+      fs.writeFileSync(probe, Buffer.alloc(64 * MiB, 1))
+      const before = dirtyPages(probe)
+      if (before === null) return t.skip('this kernel has no cachestat(2) (Linux 6.5+) to count dirty pages')
+      assert.ok(before > (48 * MiB) / 4096, `the probe is dirty before the run (${before} pages)`)
+      const r = await run(['true'], { cwd: tree.ws, env, sandbox })
+      const after = dirtyPages(probe)
+      assert.equal(r.exitCode, 0, show(r))
+      assert.ok(after > before / 2, `the run's end wrote the host's dirty pages back: ${before} dirty pages before, ${after} after`)
+    })
+  }
+})

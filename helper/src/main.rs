@@ -50,6 +50,8 @@ mod covers;
 #[cfg(target_os = "linux")]
 mod mount_target;
 #[cfg(target_os = "linux")]
+mod overlay;
+#[cfg(target_os = "linux")]
 mod read_only;
 #[cfg(target_os = "linux")]
 mod review_mount;

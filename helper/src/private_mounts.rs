@@ -31,35 +31,12 @@ pub fn mount_overlay(o: &Overlay) -> Result<(), Failure> {
         let e = last_errno();
         return Err(setup(e, format!("creating the tool cache work directory {} failed: {}", o.work, describe(e))));
     }
-    // `userxattr`: the only xattr namespace a user namespace may use. `index=off`: concurrent runs
-    // share UPPER, which the kernel allows (with a warning) only without the inode index.
-    // The store's layers above the host's cache (`lowerdir` lists the uppermost first). Each run
-    // has an upper directory of its own now, so the inode index could be on; it stays off, as the
-    // kernel wants it without a shared upper.
-    let lowers: Vec<String> = o.layers.iter().chain(std::iter::once(&o.target)).map(|l| escape(l)).collect();
-    let data = format!("lowerdir={},upperdir={},workdir={},userxattr,index=off", lowers.join(":"), escape(&o.upper), escape(&o.work));
-    let data = c_path(&data)?;
-    let target = c_path(&o.target)?;
-    let rc = unsafe {
-        libc::mount(c"overlay".as_ptr(), target.as_ptr(), c"overlay".as_ptr(), libc::MS_NOSUID | libc::MS_NODEV, data.as_ptr().cast())
-    };
-    if rc != 0 {
-        let e = last_errno();
-        return Err(setup(e, format!("mounting the private tool cache over {} failed: {}", o.target, describe(e))));
-    }
-    Ok(())
-}
-
-/// overlayfs splits its options at `,` and layer lists at `:`; both are escaped with `\`.
-fn escape(p: &str) -> String {
-    let mut out = String::with_capacity(p.len());
-    for c in p.chars() {
-        if matches!(c, ',' | ':' | '\\') {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
+    // `index=off`: concurrent runs once shared UPPER, which the kernel allows (with a warning) only
+    // without the inode index. Each run has an upper directory of its own now, so the index could
+    // be on; it stays off, as the kernel wants it without a shared upper.
+    // The store's layers above the host's cache (`lowerdir` lists the uppermost first).
+    let lowers: Vec<&str> = o.layers.iter().chain(std::iter::once(&o.target)).map(String::as_str).collect();
+    crate::overlay::mount(&o.target, &lowers, &o.upper, &o.work, ",index=off", "the private tool cache")
 }
 
 /// Detach a bind mount that was there only for the overlays (the writable store).

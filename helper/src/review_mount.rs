@@ -55,14 +55,7 @@ fn reenter_cwd() -> Result<(), Failure> {
 
 fn mount_one(o: &ReviewOverlay, below: &[String], detached_later: &[String]) -> Result<(), Failure> {
     let clones = below.iter().map(|p| clone(p).map(|fd| (p, fd))).collect::<Result<Vec<_>, _>>()?;
-    let options = format!("lowerdir={},upperdir={},workdir={},userxattr", escape(&o.root), escape(&o.upper), escape(&o.work));
-    let (data, target) = (c(&options)?, c(&o.root)?);
-    // SAFETY: valid C strings.
-    let rc = unsafe { libc::mount(c"overlay".as_ptr(), target.as_ptr(), c"overlay".as_ptr(), libc::MS_NOSUID | libc::MS_NODEV, data.as_ptr().cast()) };
-    if rc != 0 {
-        let e = last_errno();
-        return Err(setup(e, format!("mounting the reviewed workspace's overlay over {} failed: {}", o.root, describe(e))));
-    }
+    crate::overlay::mount(&o.root, &[&o.root], &o.upper, &o.work, "", "the reviewed workspace")?;
     for (path, fd) in clones {
         attach(fd, path)?;
         if !detached_later.contains(path) && writable(path)? {
@@ -111,16 +104,4 @@ fn writable(path: &str) -> Result<bool, Failure> {
         return Err(setup(e, format!("reading the mount flags of {path} failed: {}", describe(e))));
     }
     Ok(st.f_flag & libc::ST_RDONLY == 0)
-}
-
-/// overlayfs splits its options at `,` and layer lists at `:`; both are escaped with `\`.
-fn escape(p: &str) -> String {
-    let mut out = String::with_capacity(p.len());
-    for ch in p.chars() {
-        if matches!(ch, ',' | ':' | '\\') {
-            out.push('\\');
-        }
-        out.push(ch);
-    }
-    out
 }

@@ -1,0 +1,69 @@
+//! Mounting one overlayfs from inside the sandbox: the options both kinds of overlay share (the
+//! private tool caches' and the reviewed workspace's), their escaping, and `volatile`.
+//!
+//! Why `volatile`: without it, overlayfs's `sync_fs` syncs the upper directory's *whole
+//! filesystem* when the overlay goes away with the run's mount namespace, and the exiting process
+//! waits for it. Every run then wrote back every dirty page on the host's disk, its own and every
+//! build's: 50 to 110 ms per run while something wrote, 0.5 ms on an idle machine (measured,
+//! `__test__/security/resources.test.js`). With `volatile` a run's writes are written back as any
+//! ordinary write is, by the kernel's flusher; what is lost is only that an `fsync` inside the
+//! sandbox does not force the upper directory to disk (it never forced the host's workspace in
+//! review mode anyway: nothing lands there before apply).
+//!
+//! A volatile overlay leaves `WORK/work/incompat/volatile` behind, and the kernel refuses to mount
+//! over that work directory again ("a crash may have lost writes"). A reviewed root's work
+//! directory is used again by every run that continues its change set, so the marker of the run
+//! before is removed first; the change set's files are the ones that run left in the page cache.
+
+use sandspawn_helper::report::{Failure, Stage};
+
+use crate::mount_target::c;
+use crate::{describe, last_errno};
+
+fn setup(errno: i32, message: String) -> Failure {
+    Failure { stage: Stage::Setup, errno, message }
+}
+
+/// Mount an overlay over `target`: `lowers` uppermost first, `extra` more options (`index=off`),
+/// `what` names it in errors ("the private tool cache").
+pub fn mount(target: &str, lowers: &[&str], upper: &str, work: &str, extra: &str, what: &str) -> Result<(), Failure> {
+    forget_volatile_marker(work)?;
+    let lowers: Vec<String> = lowers.iter().map(|l| escape(l)).collect();
+    // `userxattr`: the only xattr namespace a user namespace may use.
+    let options = format!("lowerdir={},upperdir={},workdir={},userxattr,volatile{extra}", lowers.join(":"), escape(upper), escape(work));
+    let (data, path) = (c(&options)?, c(target)?);
+    // SAFETY: valid C strings.
+    let rc = unsafe { libc::mount(c"overlay".as_ptr(), path.as_ptr(), c"overlay".as_ptr(), libc::MS_NOSUID | libc::MS_NODEV, data.as_ptr().cast()) };
+    if rc != 0 {
+        let e = last_errno();
+        return Err(setup(e, format!("mounting {what}'s overlay over {target} failed: {}", describe(e))));
+    }
+    Ok(())
+}
+
+/// Remove the marker an earlier volatile mount of this work directory left (see the module's doc).
+/// The work directory is sandspawn's own state, never visible to a command.
+fn forget_volatile_marker(work: &str) -> Result<(), Failure> {
+    // `dirty` is a file, `volatile` the directory holding it.
+    for (entry, flags) in [("work/incompat/volatile/dirty", 0), ("work/incompat/volatile", libc::AT_REMOVEDIR)] {
+        let p = c(&format!("{work}/{entry}"))?;
+        // SAFETY: a valid C string.
+        if unsafe { libc::unlinkat(libc::AT_FDCWD, p.as_ptr(), flags) } != 0 && last_errno() != libc::ENOENT {
+            let e = last_errno();
+            return Err(setup(e, format!("removing the last run's marker {work}/{entry} failed: {}", describe(e))));
+        }
+    }
+    Ok(())
+}
+
+/// overlayfs splits its options at `,` and layer lists at `:`; both are escaped with `\`.
+fn escape(p: &str) -> String {
+    let mut out = String::with_capacity(p.len());
+    for ch in p.chars() {
+        if matches!(ch, ',' | ':' | '\\') {
+            out.push('\\');
+        }
+        out.push(ch);
+    }
+    out
+}
