@@ -22,6 +22,7 @@
 pub mod api;
 pub mod apply;
 pub mod changes;
+pub mod clock_floor;
 pub mod content;
 pub mod entries;
 pub mod host_fs;

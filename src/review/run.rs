@@ -102,8 +102,11 @@ impl ReviewRun {
             .map(|i| Ok(ReviewOverlay { root: path_text(&set.meta.roots[i])?, upper: path_text(&set.upper(i))?, work: path_text(&set.work(i))? }))
             .collect::<Result<Vec<_>>>();
         let run = ReviewRun { set, lock: Some(lock), max_changes: review.option.max_changes, begun };
-        // A set begun now: its command waits for the clock that stamps ctimes (see `Meta::begin_ns`).
-        let exec_after_ns = begun.then_some(run.set.meta.begin_ns);
+        // A set begun now: its command waits for the clock that stamps ctimes (see `Meta::begin_ns`),
+        // unless the kernel stamps every later change at or after the beginning already.
+        let meta = &run.set.meta;
+        let floor = || super::clock_floor::floor_reached(&run.set.dir.join(super::store::LAST_USED), meta.begin_ns, &meta.roots);
+        let exec_after_ns = (begun && !floor()).then_some(meta.begin_ns);
         review.mounts = Some(Mounts { set_dir: run.set.dir.clone(), overlays: overlays?, exec_after_ns });
         Ok(run)
     }

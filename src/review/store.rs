@@ -49,6 +49,9 @@ pub struct Meta {
     pub protected_names: Vec<String>,
 }
 
+/// The file whose mtime says when a set was last used (and which `clock_floor` probes).
+pub const LAST_USED: &str = "last-used";
+
 /// An open change set.
 #[derive(Debug, Clone)]
 pub struct ChangeSet {
@@ -70,9 +73,9 @@ impl ChangeSet {
         self.meta.roots.iter().enumerate().find_map(|(i, r)| path.strip_prefix(r).ok().map(|rel| (i, rel)))
     }
 
-    /// Record a use (runs, applies, reads): the expiry counts from here.
+    /// Record a use (runs, applies, reads): the expiry counts from here (`LAST_USED`'s mtime).
     pub fn touch(&self) {
-        let _ = std::fs::write(self.dir.join("last-used"), b"");
+        let _ = std::fs::write(self.dir.join(LAST_USED), b"");
     }
 }
 
@@ -227,7 +230,7 @@ pub fn evict_unused(root: &Path, max_age: std::time::Duration) {
 pub(crate) fn evict_now(root: &Path, max_age: std::time::Duration) {
     for id in ids(root) {
         let dir = root.join(&id);
-        let used = std::fs::metadata(dir.join("last-used")).or_else(|_| std::fs::metadata(&dir)).and_then(|m| m.modified()).ok();
+        let used = std::fs::metadata(dir.join(LAST_USED)).or_else(|_| std::fs::metadata(&dir)).and_then(|m| m.modified()).ok();
         if !used.is_some_and(|t| t.elapsed().is_ok_and(|age| age > max_age)) {
             continue;
         }
