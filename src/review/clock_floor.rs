@@ -45,7 +45,8 @@ pub fn floor_reached(probe: &Path, begin_ns: i64, roots: &[PathBuf]) -> bool {
     false
 }
 
-#[cfg(test)]
+// Linux only: review mode is (and multigrain timestamps are Linux's).
+#[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
 
