@@ -103,7 +103,9 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
     if !orphans.is_empty() {
         tokio::spawn(super::reap::reap_orphans(orphans));
     }
-    drop(cache_run);
+    if let Some(guard) = cache_run.map(crate::tool_caches::RunGuard::publish) {
+        tokio::task::spawn_blocking(move || drop(guard));
+    }
     drop(scratch);
     let duration_ms = spawned_at.elapsed().as_secs_f64() * 1000.0;
     let network = services.stop_proxy().await;

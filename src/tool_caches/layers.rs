@@ -28,6 +28,8 @@ pub struct CacheRun {
     run: String,
     /// Shared `flock` on `CACHE/lock` for the run's life.
     lock: Option<OwnedFd>,
+    /// Whether what it wrote was published already (`publish`).
+    published: bool,
     /// What the overlay stacks under the run's upper directory (the host's cache not included),
     /// newest first.
     pub lowers: Vec<PathBuf>,
@@ -62,25 +64,36 @@ impl CacheRun {
         std::os::unix::fs::DirBuilderExt::mode(builder.recursive(true), 0o700);
         let upper = cache.join("runs").join(run).join("upper");
         let work = cache.join("runs").join(run).join("work");
+        builder.create(cache).map_err(|e| failed("creating the tool cache directory", cache, e))?;
+        // The lock first: a fold (which holds it exclusively) removes every run's directories it
+        // finds, taking them for those of runs killed with their host.
+        let lock = lock_file(cache, libc::LOCK_SH).map_err(|e| failed("locking the tool cache", cache, e))?;
         for d in [cache.join("base"), cache.join("pending"), upper.clone(), work.clone()] {
             builder.create(&d).map_err(|e| failed("creating the tool cache directory", &d, e))?;
         }
-        let lock = lock_file(cache, libc::LOCK_SH).map_err(|e| failed("locking the tool cache", cache, e))?;
         let mut lowers = pending(cache);
         lowers.reverse();
         lowers.push(cache.join("base"));
-        Ok(CacheRun { cache: cache.to_path_buf(), run: run.to_string(), lock: Some(lock), lowers, upper, work })
+        Ok(CacheRun { cache: cache.to_path_buf(), run: run.to_string(), lock: Some(lock), published: false, lowers, upper, work })
     }
 
-    /// The run is over (its sandbox is gone): publish what it wrote, let go, fold if alone.
-    pub fn finish(mut self) {
-        let run_dir = self.cache.join("runs").join(&self.run);
+    /// The run is over (its sandbox is gone): what it wrote becomes a pending layer (one `rename`),
+    /// which every run that starts from now on mounts. The rest of `finish` can wait.
+    pub fn publish(&mut self) {
+        if std::mem::replace(&mut self.published, true) {
+            return;
+        }
         let wrote = std::fs::read_dir(&self.upper).map(|mut d| d.next().is_some()).unwrap_or(false);
         if wrote {
             let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
             let _ = std::fs::rename(&self.upper, self.cache.join("pending").join(format!("{stamp:024}-{}", self.run)));
         }
-        let _ = super::store::remove_tree(&run_dir);
+    }
+
+    /// Publish (if not yet), remove the run's directories, let go, fold if alone.
+    pub fn finish(mut self) {
+        self.publish();
+        let _ = super::store::remove_tree(&self.cache.join("runs").join(&self.run));
         drop(self.lock.take());
         fold_if_alone(&self.cache);
     }
@@ -147,6 +160,23 @@ mod tests {
         assert!(pending(&cache).is_empty(), "the last run folded them");
         assert_eq!(std::fs::read_to_string(cache.join("base/from-a")).unwrap(), "a");
         assert_eq!(std::fs::read_to_string(cache.join("base/from-b")).unwrap(), "b");
+        assert_eq!(std::fs::read_dir(cache.join("runs")).unwrap().count(), 0, "no run directory left");
+    }
+
+    #[test]
+    fn published_writes_are_seen_by_the_next_run_before_the_first_lets_go() {
+        let t = tempfile::tempdir().unwrap();
+        let cache = t.path().join("npm");
+        let mut a = CacheRun::open(&cache, "a").unwrap();
+        std::fs::write(a.upper.join("from-a"), "a").unwrap();
+        a.publish();
+        a.publish();
+        let b = CacheRun::open(&cache, "b").unwrap();
+        assert!(b.lowers[0].join("from-a").exists(), "the next run mounts a's writes: {:?}", b.lowers);
+        a.finish();
+        assert_eq!(pending(&cache).len(), 1, "one layer, published once; b still holds the cache");
+        b.finish();
+        assert_eq!(std::fs::read_to_string(cache.join("base/from-a")).unwrap(), "a");
         assert_eq!(std::fs::read_dir(cache.join("runs")).unwrap().count(), 0, "no run directory left");
     }
 

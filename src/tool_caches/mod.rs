@@ -63,6 +63,46 @@ impl RunGuard {
         }
         Ok(RunGuard(runs))
     }
+
+    /// The sandbox is gone: publish every cache's writes now (what the next run mounts). The rest
+    /// (removing the run's directories, whose mode-000 `work/work` and the ext4 journal made it
+    /// 0.7 ms and up to 20 ms, and folding) is left to the value returned, which the runner drops
+    /// on a blocking thread of its own, off the result's path; `settle` waits for it. A host that
+    /// exits first leaves the run's directories behind; the next fold in that cache removes them
+    /// (`layers::fold_if_alone`).
+    pub fn publish(mut self) -> Releasing {
+        for run in &mut self.0 {
+            run.publish();
+        }
+        *RELEASING.0.lock().unwrap_or_else(|e| e.into_inner()) += 1;
+        Releasing(Some(self))
+    }
+}
+
+/// Runs of this process whose directories are still being removed and folded, and a signal when
+/// that count changes.
+static RELEASING: (std::sync::Mutex<usize>, std::sync::Condvar) = (std::sync::Mutex::new(0), std::sync::Condvar::new());
+
+/// A published run's hold on the store until it has let go (see `RunGuard::publish`).
+pub struct Releasing(Option<RunGuard>);
+
+impl Drop for Releasing {
+    fn drop(&mut self) {
+        drop(self.0.take());
+        *RELEASING.0.lock().unwrap_or_else(|e| e.into_inner()) -= 1;
+        RELEASING.1.notify_all();
+    }
+}
+
+/// Wait (10 s at most) until this process's runs have let go of the store: what `toolCacheStore`
+/// measures or cleans is then what they left, not a fold half done.
+pub fn settle() {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let mut n = RELEASING.0.lock().unwrap_or_else(|e| e.into_inner());
+    while *n > 0 {
+        let Some(left) = deadline.checked_duration_since(std::time::Instant::now()) else { return };
+        n = RELEASING.1.wait_timeout(n, left).unwrap_or_else(|e| e.into_inner()).0;
+    }
 }
 
 impl Drop for RunGuard {
