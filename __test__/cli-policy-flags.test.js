@@ -8,7 +8,6 @@ const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const http = require('node:http')
-const os = require('node:os')
 const path = require('node:path')
 const { spawn, spawnSync, execFileSync } = require('node:child_process')
 
@@ -82,11 +81,11 @@ test('--protected-name adds to the defaults; --no-protected-names drops them; bo
   assert.deepEqual(run(['--no-protected-names', '--protected-name', '.toolrc']), ['wrote .envrc', 'refused .toolrc'], 'only the named one')
 })
 
-test('the defaults --protected-name adds to are the library\'s', async () => {
+test('the defaults --protected-name adds to are the library\'s', async (t) => {
   const { defaultProtectedNames } = require('../lib/cli/options')
   const { spawnSandboxed } = require('..')
   const { resolvedPolicies } = require('../lib/process')
-  const r = await spawnSandboxed(['true'], { sandbox: { mode: 'workspace-write', tmp: 'read-only' }, cwd: fs.mkdtempSync(path.join(os.tmpdir(), 'ss-names-')) })
+  const r = await spawnSandboxed(['true'], { sandbox: { mode: 'workspace-write', tmp: 'read-only' }, cwd: tmp(t, 'names') })
   assert.deepEqual(defaultProtectedNames(), resolvedPolicies.get(r).protectedNames)
   assert.ok(defaultProtectedNames().includes('.envrc'), defaultProtectedNames().join(' '))
 })
