@@ -2,7 +2,7 @@
 //! mounts and the nested user namespace (`private_mounts`), and in the Landlock mode's command
 //! process (`confine`). One function for both, so they cannot drift apart in strictness.
 
-use sandspawn_helper::report::{Failure, Stage};
+use sandspawn_helper::report::{Failure, setup};
 
 use crate::{describe, last_errno};
 
@@ -20,10 +20,6 @@ struct Data {
     effective: u32,
     permitted: u32,
     inheritable: u32,
-}
-
-fn setup(errno: i32, message: String) -> Failure {
-    Failure { stage: Stage::Setup, errno, message }
 }
 
 fn current() -> [Data; 2] {

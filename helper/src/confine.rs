@@ -5,7 +5,7 @@
 
 use sandspawn_helper::landlock::{self, Handled};
 use sandspawn_helper::protocol::LandlockSteps;
-use sandspawn_helper::report::{Failure, Stage};
+use sandspawn_helper::report::{Failure, setup};
 use sandspawn_helper::seccomp;
 
 use crate::{describe, last_errno};
@@ -27,10 +27,6 @@ struct RulesetAttr {
 struct PathBeneath {
     allowed: u64,
     parent_fd: i32,
-}
-
-fn setup(errno: i32, message: String) -> Failure {
-    Failure { stage: Stage::Setup, errno, message }
 }
 
 /// The kernel's Landlock ABI (0 when Landlock is absent or disabled).

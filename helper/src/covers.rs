@@ -13,7 +13,7 @@
 //! refused, never followed.
 
 
-use sandspawn_helper::report::{Failure, Stage};
+use sandspawn_helper::report::{Failure, setup};
 
 use crate::mount_target::{c, mount, Kind, Target};
 use crate::{describe, last_errno};
@@ -25,10 +25,6 @@ const COVER_FLAGS: libc::c_ulong = libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_
 /// itself is read-only by then). It is unlinked once every cover is bound, so the command finds no
 /// trace of it.
 const SCRATCH_FILE: &str = "/dev/shm/.sandspawn-cover";
-
-fn setup(errno: i32, message: String) -> Failure {
-    Failure { stage: Stage::Setup, errno, message }
-}
 
 /// Cover every directory placeholder in `dirs` and every file placeholder in `files`.
 pub fn cover(dirs: &[String], files: &[String]) -> Result<(), Failure> {

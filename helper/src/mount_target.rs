@@ -4,13 +4,9 @@
 
 use std::ffi::CString;
 
-use sandspawn_helper::report::{Failure, Stage};
+use sandspawn_helper::report::{Failure, setup};
 
 use crate::{describe, last_errno};
-
-fn setup(errno: i32, message: String) -> Failure {
-    Failure { stage: Stage::Setup, errno, message }
-}
 
 pub(crate) fn c(p: &str) -> Result<CString, Failure> {
     CString::new(p).map_err(|_| setup(libc::EINVAL, format!("path {p:?} contains a NUL byte")))

@@ -15,14 +15,10 @@
 //! directory is used again by every run that continues its change set, so the marker of the run
 //! before is removed first; the change set's files are the ones that run left in the page cache.
 
-use sandspawn_helper::report::{Failure, Stage};
+use sandspawn_helper::report::{Failure, setup};
 
 use crate::mount_target::c;
 use crate::{describe, last_errno};
-
-fn setup(errno: i32, message: String) -> Failure {
-    Failure { stage: Stage::Setup, errno, message }
-}
 
 /// Mount an overlay over `target`: `lowers` uppermost first, `extra` more options (`index=off`),
 /// `what` names it in errors ("the private tool cache").

@@ -9,24 +9,15 @@
 //! namespace of its own and drops every capability, so the command holds none, and the mounts
 //! belong to the parent user namespace, where it cannot undo them.
 
-use std::ffi::CString;
-
 use sandspawn_helper::protocol::Overlay;
-use sandspawn_helper::report::{Failure, Stage};
+use sandspawn_helper::report::{Failure, setup};
 
+use crate::mount_target::c;
 use crate::{describe, last_errno};
-
-fn setup(errno: i32, message: String) -> Failure {
-    Failure { stage: Stage::Setup, errno, message }
-}
-
-fn c_path(p: &str) -> Result<CString, Failure> {
-    CString::new(p).map_err(|_| setup(libc::EINVAL, format!("path {p:?} contains a NUL byte")))
-}
 
 /// Create the run's work directory and mount one overlay over its target.
 pub fn mount_overlay(o: &Overlay) -> Result<(), Failure> {
-    let work = c_path(&o.work)?;
+    let work = c(&o.work)?;
     if unsafe { libc::mkdir(work.as_ptr(), 0o700) } != 0 && last_errno() != libc::EEXIST {
         let e = last_errno();
         return Err(setup(e, format!("creating the tool cache work directory {} failed: {}", o.work, describe(e))));
@@ -41,7 +32,7 @@ pub fn mount_overlay(o: &Overlay) -> Result<(), Failure> {
 
 /// Detach a bind mount that was there only for the overlays (the writable store).
 pub fn unmount(path: &str) -> Result<(), Failure> {
-    let p = c_path(path)?;
+    let p = c(path)?;
     if unsafe { libc::umount2(p.as_ptr(), libc::MNT_DETACH) } != 0 {
         let e = last_errno();
         return Err(setup(e, format!("detaching {path} failed: {}", describe(e))));
@@ -50,7 +41,7 @@ pub fn unmount(path: &str) -> Result<(), Failure> {
 }
 
 pub(crate) fn bind_read_only(path: &str) -> Result<(), Failure> {
-    let p = c_path(path)?;
+    let p = c(path)?;
     let flags = libc::MS_BIND | libc::MS_REC;
     let ro = libc::MS_BIND | libc::MS_REMOUNT | libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV;
     if unsafe { libc::mount(p.as_ptr(), p.as_ptr(), std::ptr::null(), flags, std::ptr::null()) } != 0

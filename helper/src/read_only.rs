@@ -15,14 +15,10 @@
 //! read first, since `mount_setattr` changes only the flag it names); on older kernels a bind,
 //! then the bind opened again by path (it must be the same entry) and remounted read-only.
 
-use sandspawn_helper::report::{Failure, Stage};
+use sandspawn_helper::report::{Failure, setup};
 
 use crate::mount_target::{mount, Kind, Target};
 use crate::{describe, last_errno};
-
-fn setup(errno: i32, message: String) -> Failure {
-    Failure { stage: Stage::Setup, errno, message }
-}
 
 /// Make each of `paths` (canonical, shallowest first) read-only.
 pub fn bind_all(paths: &[String]) -> Result<(), Failure> {

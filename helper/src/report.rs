@@ -37,6 +37,11 @@ pub const EXIT_SETUP: i32 = 125;
 pub const EXIT_NOT_EXECUTABLE: i32 = 126;
 pub const EXIT_NOT_FOUND: i32 = 127;
 
+/// A failure of the helper's own setup (the command never ran): what every setup step returns.
+pub fn setup(errno: i32, message: String) -> Failure {
+    Failure { stage: Stage::Setup, errno, message }
+}
+
 impl Failure {
     pub fn exit_code(&self) -> i32 {
         match (self.stage, self.errno) {

@@ -13,14 +13,10 @@
 
 use sandspawn_helper::mountinfo;
 use sandspawn_helper::protocol::ReviewOverlay;
-use sandspawn_helper::report::{Failure, Stage};
+use sandspawn_helper::report::{Failure, setup};
 
 use crate::mount_target::c;
 use crate::{describe, last_errno};
-
-fn setup(errno: i32, message: String) -> Failure {
-    Failure { stage: Stage::Setup, errno, message }
-}
 
 /// Mount every reviewed root's overlay. `detached_later`: mounts a later step removes.
 pub fn mount_all(overlays: &[ReviewOverlay], detached_later: &[String]) -> Result<(), Failure> {

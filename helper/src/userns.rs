@@ -15,14 +15,10 @@
 //! seccomp filter in every plan; where the plan kept capabilities for the helper's mounts, the
 //! sysctl bwrap uses is also set (`limit`), as a second wall.
 
-use sandspawn_helper::report::{Failure, Stage};
+use sandspawn_helper::report::{Failure, setup};
 
 use crate::private_mounts::{bind_read_only, unmount, write_file};
 use crate::{describe, last_errno};
-
-fn setup(errno: i32, message: String) -> Failure {
-    Failure { stage: Stage::Setup, errno, message }
-}
 
 /// Enter a new user namespace, map the command's ids, drop every capability.
 ///
