@@ -28,9 +28,10 @@ pub fn floor_reached(probe: &Path, begin_ns: i64, roots: &[PathBuf]) -> bool {
     if !roots.iter().all(|r| std::fs::metadata(r).is_ok_and(|rm| rm.dev() == m.dev())) {
         return false;
     }
-    // Twice at most: a change in the tick after the read is stamped coarse; the next is not.
-    for _ in 0..3 {
-        if m.ctime() * 1_000_000_000 + m.ctime_nsec() >= begin_ns {
+    let reached = |m: &std::fs::Metadata| m.ctime() * 1_000_000_000 + m.ctime_nsec() >= begin_ns;
+    // Two changes at most: one in the tick after the read is stamped coarse; the next is not.
+    for _ in 0..2 {
+        if reached(&m) {
             return true;
         }
         // SAFETY: our own open descriptor; null times mean "now".
@@ -42,17 +43,13 @@ pub fn floor_reached(probe: &Path, begin_ns: i64, roots: &[PathBuf]) -> bool {
             Err(_) => return false,
         }
     }
-    false
+    reached(&m)
 }
 
 // Linux only: review mode is (and multigrain timestamps are Linux's).
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
-
-    fn fine_now() -> i64 {
-        super::super::store::realtime_now_ns()
-    }
 
     /// Whether this kernel and the temporary directory's filesystem are known to stamp from a
     /// floor (Linux 6.13 or newer on ext4): there the floor must be reached.
@@ -78,7 +75,7 @@ mod tests {
             let edited = dir.path().join(format!("f{i}"));
             std::fs::write(&edited, b"x").unwrap();
             std::fs::write(&probe, b"").unwrap();
-            let begin = fine_now();
+            let begin = super::super::store::realtime_now_ns();
             if !floor_reached(&probe, begin, &[dir.path().to_path_buf()]) {
                 continue;
             }
