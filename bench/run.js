@@ -11,6 +11,7 @@
  *
  *   node bench/run.js [--quick] [--no-peers] [--no-network] [--no-review] [--no-write]
  *   node bench/run.js --only-review [--quick]   # case 10 alone, printed, RESULTS.md untouched
+ *   node bench/run.js --only-network [--quick]  # case 9 alone, the same
  *   SANDSPAWN_BENCH_PKG=/path/to/a/built/sandspawn node bench/run.js   # bench another build
  *
  * Numbers are only meaningful with a release build of the addon (the table says which it loaded).
@@ -437,10 +438,12 @@ How each case is measured:
   of bwrap, which opens the offline nsswitch.conf and mask descriptors, stays on both sides).
 - **9**: an HTTP server in a process of its own on 127.0.0.2 sends N bytes; curl downloads them directly on
   the host (\`--noproxy '*'\`, the baseline), and inside the default read-only sandbox through the run's
-  allow-list proxy as a plain-HTTP request (9a) and through a CONNECT tunnel (9b), the three interleaved
-  (rotating order) in \`bench/network.js\`. Throughput is curl's \`%{speed_download}\`; proxy CPU is the bench
-  process's CPU time during a proxied run per GB (the proxy runs in the addon's threads; curl and the server
-  are other processes). The "p95" columns show the slowest run.
+  allow-list proxy as a plain-HTTP request (9a) and through a CONNECT tunnel (9b), and on the host through
+  \`bench/bare-relay.py\` (9c: a splice relay with no policy, the reference for what a second loopback hop
+  costs here), the four interleaved (rotating order) in \`bench/network.js\`. Throughput is curl's
+  \`%{speed_download}\`; proxy CPU is the bench process's CPU time during a proxied run per GB (the proxy runs
+  in the addon's threads; curl and the server are other processes); curl's CPU is from \`/usr/bin/time\`. The
+  "p95" columns show the slowest run.
 - **7**: peers from \`bench/peers\` (\`npm run bench:peers\`), each interleaved ABAB with sandspawn in one process;
   ratio = sandspawn / peer. Informational.
 - **10**: \`/bin/true\` with \`sandbox: 'workspace-write'\` against \`{ mode: 'workspace-write', workspace: 'review' }\`
@@ -466,12 +469,17 @@ async function networkCases() {
     return errorRow('9', 'network proxy throughput', String(err.message || err).split('\n')[0], '>= 0.80')
   }
   const label = { plain: 'plain HTTP body (absolute-form GET)', connect: 'CONNECT tunnel (`curl -p`)' }
+  const curlCpu = (r) => (r.curlCpuSPerGB == null ? '' : `; curl's CPU ${r.curlCpuSPerGB.toFixed(2)} s/GB (direct ${r.directCurlCpuSPerGB.toFixed(2)})`)
   for (const r of rows) {
-    const id = r.path === 'plain' ? '9a' : '9b'
-    const name = `${spec.bytes / 2 ** 20} MiB through the allow-list proxy, ${label[r.path]}; proxy CPU ${r.cpuSPerGB.toFixed(2)} s/GB`
+    const id = { plain: '9a', connect: '9b', relay: '9c' }[r.path]
+    const name =
+      r.path === 'relay'
+        ? `${spec.bytes / 2 ** 20} MiB through a bare \`splice\` relay (bench/bare-relay.py: no policy, no sandbox), the reference for 9a/9b${curlCpu(r)}`
+        : `${spec.bytes / 2 ** 20} MiB through the allow-list proxy, ${label[r.path]}; proxy CPU ${r.cpuSPerGB.toFixed(2)} s/GB${curlCpu(r)}`
     const a = summarize(r.samples)
     const b = summarize(r.directSamples)
-    row(id, name, { median: fmt.rate(a.median, 'MB/s'), p95: fmt.rate(a.min, 'MB/s') }, 'direct curl on the host', { median: fmt.rate(b.median, 'MB/s'), p95: fmt.rate(b.min, 'MB/s') }, fmt.ratio(r.ratio), '>= 0.80', r.ratio >= 0.8)
+    const target = r.path === 'relay' ? ['', null] : ['>= 0.80', r.ratio >= 0.8]
+    row(id, name, { median: fmt.rate(a.median, 'MB/s'), p95: fmt.rate(a.min, 'MB/s') }, 'direct curl on the host', { median: fmt.rate(b.median, 'MB/s'), p95: fmt.rate(b.min, 'MB/s') }, fmt.ratio(r.ratio), ...target)
   }
 }
 
@@ -487,8 +495,8 @@ async function main() {
     process.exit(1)
   }
 
-  if (ARGS.has('--only-review')) {
-    await reviewCases()
+  if (ARGS.has('--only-review') || ARGS.has('--only-network')) {
+    await (ARGS.has('--only-review') ? reviewCases() : networkCases())
     return console.log(`\n${table()}\n\nload average after: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`)
   }
   const lat = await latencyCases()
