@@ -6,6 +6,7 @@
  */
 
 const fs = require('node:fs')
+const os = require('node:os')
 const path = require('node:path')
 const { spawn } = require('node:child_process')
 const { loadSandspawn, runPlanWithNode, nowMs, vmStatus, PEERS_DIR } = require('./lib')
@@ -15,6 +16,19 @@ const TRUE = ['/bin/true']
 
 function log(...a) {
   process.stderr.write(`  [${process.argv[2]}] ${a.join(' ')}\n`)
+}
+
+/**
+ * Where sandspawn keeps change sets for this environment (src/review/store.rs `root`), its parent
+ * made if missing (0700, as sandspawn makes it).
+ */
+function defaultChangeSetDir() {
+  const abs = (v) => (v && path.isAbsolute(v) ? v : null)
+  const dir =
+    abs(process.env.SANDSPAWN_CHANGE_SET_DIR) ||
+    path.join(abs(process.env.XDG_STATE_HOME) || path.join(abs(process.env.HOME) || os.homedir(), '.local/state'), 'sandspawn/change-sets')
+  fs.mkdirSync(path.dirname(dir), { recursive: true, mode: 0o700 })
+  return dir
 }
 
 async function sandspawnOnce(argv, options) {
@@ -262,9 +276,12 @@ const cases = {
    * Case 10: `/bin/true` in workspace-write, direct against `workspace: 'review'` (a new change set
    * each run, discarded after it, untimed), ABAB, in a workspace of `files` files.
    */
-  async review({ warmup = 20, iterations = 200, files = 0 }) {
+  async review({ warmup = 20, iterations = 200, files = 0, store = 'default' }) {
     const base = fs.mkdtempSync(path.join('/var/tmp', 'sandspawn-bench-review-'))
-    process.env.SANDSPAWN_CHANGE_SET_DIR = path.join(base, 'store')
+    // The change sets' store: beside the default one (a fresh directory in sandspawn's state
+    // directory, where users' sets live), or `var-tmp`: inside `base`.
+    const storeBase = store === 'default' ? fs.mkdtempSync(path.join(path.dirname(defaultChangeSetDir()), 'bench-review-')) : base
+    process.env.SANDSPAWN_CHANGE_SET_DIR = path.join(storeBase, 'store')
     const ws = path.join(base, 'ws')
     fs.mkdirSync(ws)
     for (let i = 0; i < files; i++) {
@@ -287,9 +304,10 @@ const cases = {
           if (r.changeSet) await sandspawn.discardChangeSet(r.changeSet.id)
         }
       }
-      return { ...out, files }
+      return { ...out, files, store: process.env.SANDSPAWN_CHANGE_SET_DIR }
     } finally {
       fs.rmSync(base, { recursive: true, force: true })
+      fs.rmSync(storeBase, { recursive: true, force: true })
     }
   },
 
