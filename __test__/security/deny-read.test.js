@@ -235,6 +235,45 @@ describe('denyRead (workspace-write, secrets outside and inside the workspace)',
     assert.equal(fs.readFileSync(extraSecret, 'utf8'), `${tok2}\n`)
   })
 
+  test('a secret inside a read-only carve-out (a nested repository, a readOnlyPaths directory) stays denied, among many carve-outs', async (t) => {
+    // The helper copies each carve-out with the mounts below it only where there are some (a
+    // denyRead mask, made by bwrap before it): a copy without them would show what the mask hides.
+    // Twenty repositories beside it make the other carve-outs the copies could be confused with.
+    const s = secrets(t)
+    const ws = s.tree.ws
+    const gitDir = (top) => {
+      fs.mkdirSync(path.join(top, '.git', 'refs'), { recursive: true })
+      fs.writeFileSync(path.join(top, '.git', 'HEAD'), 'ref: refs/heads/main\n')
+      fs.writeFileSync(path.join(top, '.git', 'config'), '[core]\n\trepositoryformatversion = 0\n')
+    }
+    for (let i = 0; i < 20; i++) gitDir(path.join(ws, 'deps', `r${i}`))
+    const nested = path.join(ws, 'deps', 'r7', '.git')
+    const tokens = [token('G1'), token('G2'), token('R1')]
+    fs.writeFileSync(path.join(nested, 'secret'), `${tokens[0]}\n`)
+    fs.mkdirSync(path.join(nested, 'secret-dir'))
+    fs.writeFileSync(path.join(nested, 'secret-dir', 'x'), `${tokens[1]}\n`)
+    const ro = path.join(ws, 'frozen')
+    fs.mkdirSync(path.join(ro, 'deep'), { recursive: true })
+    fs.writeFileSync(path.join(ro, 'deep', 'secret.txt'), `${tokens[2]}\n`)
+    fs.writeFileSync(path.join(ro, 'public.txt'), 'public\n')
+    const policy = {
+      mode: 'workspace-write',
+      readOnlyPaths: [ro],
+      denyRead: [path.join(nested, 'secret'), path.join(nested, 'secret-dir'), path.join(ro, 'deep', 'secret.txt')],
+    }
+    const list = [
+      ['file in a nested .git', 'cat deps/r7/.git/secret'],
+      ['dir in a nested .git', 'cat deps/r7/.git/secret-dir/x'],
+      ['file in a readOnlyPaths dir', 'cat frozen/deep/secret.txt'],
+      ['write in the nested .git', 'echo x > deps/r7/.git/config'],
+      ['write in the readOnlyPaths dir', 'echo x > frozen/public.txt'],
+    ]
+    const r = await sh(`cat frozen/public.txt deps/r3/.git/HEAD\n${attempts(list)}\ngrep -r . deps frozen 2>/dev/null`, { cwd: ws, sandbox: policy })
+    for (const tok of tokens) assert.ok(!r.aggregatedOutput.includes(tok), `a secret leaked\n${show(r)}`)
+    for (const [label] of list) assert.ok(r.stdout.includes(`failed ${label}\n`), `"${label}" did not fail\n${show(r)}`)
+    assert.ok(r.stdout.startsWith('public\nref: refs/heads/main\n'), `control: the carve-outs stay readable\n${show(r)}`)
+  })
+
   test('denyRead in read-only mode (a secret in $HOME-like dir)', async (t) => {
     const s = secrets(t)
     const policy = { mode: 'read-only', denyRead: [s.outFile, s.inDir] }

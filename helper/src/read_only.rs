@@ -8,12 +8,15 @@
 //! tens of milliseconds per run. Two `mount` calls each cost a few microseconds. The flags a remount
 //! must keep (nosuid, nodev, ... locked by the user namespace) come from `fstatvfs` of the bind.
 //!
-//! Each path is opened with `O_PATH | O_NOFOLLOW`, and everything after goes through that
-//! descriptor, never the path again: a path swapped during setup cannot redirect the mount. Where
-//! the kernel has the new mount API (5.12+), a read-only copy is made detached and attached over
-//! exactly that entry (`open_tree`, `mount_setattr`, `move_mount`: three calls, no mount flags to
-//! read first, since `mount_setattr` changes only the flag it names); on older kernels a bind,
-//! then the bind opened again by path (it must be the same entry) and remounted read-only.
+//! Each path is opened with `O_PATH | O_NOFOLLOW` and used through that descriptor; where it is
+//! opened again, it must lead to the same entry (device and inode), or setup fails: a path
+//! swapped during setup cannot redirect a mount. Where the kernel has the new mount API (5.12+),
+//! read-only copies are made detached (`open_tree`, `mount_setattr`: no mount flags to read first,
+//! since `mount_setattr` changes only the flag it names), then each attached over its entry
+//! (`move_mount`, see `bind_all` for the order); on older kernels a bind, then the bind opened
+//! again by path and remounted read-only.
+
+use std::os::fd::AsRawFd;
 
 use sandspawn_helper::report::{Failure, setup};
 
@@ -21,27 +24,113 @@ use crate::mount_target::{mount, Kind, Target};
 use crate::{describe, last_errno};
 
 /// Make each of `paths` (canonical, shallowest first) read-only.
+///
+/// In two passes over each batch: first every copy is made (and made read-only) while none is
+/// attached yet, then all are attached, shallowest first. Copying a path looks at every mount
+/// already below the mount it copies from (the writable root's bind; the kernel checks each one
+/// for `MNT_LOCKED`, or copies it along), and the carve-outs attached so far are such mounts: one
+/// pass copy-and-attach per path made a workspace of 1,000 repositories cost the helper about
+/// 9 ms per run in `is_subdir` alone (quadratic). A copy holds a descriptor until it is attached,
+/// hence batches within the descriptor limit.
 pub fn bind_all(paths: &[String]) -> Result<(), Failure> {
-    for p in paths {
-        bind(p)?;
+    let per_batch = batch_size();
+    for (b, batch) in paths.chunks(per_batch).enumerate() {
+        let mut copies = Vec::with_capacity(batch.len());
+        for (i, path) in batch.iter().enumerate() {
+            match copy(path) {
+                Ok(Some(c)) => copies.push(c),
+                Ok(None) => {}
+                Err(f) if f.errno == libc::ENOSYS => {
+                    // A kernel before 5.12 (no `open_tree`): this path and the rest the old way,
+                    // after the copies made so far (none: the first copy finds out).
+                    attach_all(copies)?;
+                    return paths[b * per_batch + i..].iter().try_for_each(|p| bind(p));
+                }
+                Err(f) => return Err(f),
+            }
+        }
+        attach_all(copies)?;
     }
     Ok(())
 }
 
-fn bind(path: &str) -> Result<(), Failure> {
-    const WHAT: &str = "the read-only path";
-    let below = match Target::open(path, Kind::DirOrFile, WHAT) {
+/// Copies held at once: what the descriptor limit leaves, with room for the helper's others.
+fn batch_size() -> usize {
+    // SAFETY: a valid rlimit to fill.
+    let mut rl = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    let soft = if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut rl) } == 0 { rl.rlim_cur } else { 0 };
+    (soft.min(1 << 16) as usize).saturating_sub(64).max(16)
+}
+
+const WHAT: &str = "the read-only path";
+
+/// A read-only copy of `path`, detached, waiting to be attached over the same entry.
+struct Copy<'p> {
+    path: &'p str,
+    id: (libc::dev_t, libc::ino_t),
+    tree: std::os::fd::OwnedFd,
+}
+
+/// `path` opened as a carve-out; `None`: there is nothing to protect (see below).
+fn open_carve_out(path: &str) -> Result<Option<Target>, Failure> {
+    match Target::open(path, Kind::DirOrFile, WHAT) {
         // Found by the host's walk (which may run as root) behind a directory the sandbox may not
         // enter: an owner outside the user namespace, so no capability here reaches it. The
         // command, with no more rights than this process and unable to chmod what it does not
         // own, cannot reach the path either: there is nothing to make read-only.
-        Err(f) if f.errno == libc::EACCES => return Ok(()),
-        other => other?,
-    };
-    match attach_read_only_copy(&below, path) {
-        Err(f) if f.errno == libc::ENOSYS => {}
-        done => return done,
+        Err(f) if f.errno == libc::EACCES => Ok(None),
+        other => other.map(Some),
     }
+}
+
+/// A copy of what `path` names (with the mounts inside it), its top made read-only while
+/// detached. `ENOSYS` (a kernel before 5.12): nothing was changed, the caller binds instead.
+fn copy(path: &str) -> Result<Option<Copy<'_>>, Failure> {
+    use std::os::fd::FromRawFd;
+    let Some(below) = open_carve_out(path)? else { return Ok(None) };
+    let flags = libc::OPEN_TREE_CLONE | libc::O_CLOEXEC as libc::c_uint | libc::AT_RECURSIVE as libc::c_uint | libc::AT_EMPTY_PATH as libc::c_uint;
+    // SAFETY: open_tree on our own descriptor with an empty path; returns a descriptor or -1.
+    let tree = unsafe { libc::syscall(libc::SYS_open_tree, below.fd, c"".as_ptr(), flags) } as i32;
+    if tree < 0 {
+        let e = last_errno();
+        return Err(setup(e, format!("copying the read-only path {path} failed: {}", describe(e))));
+    }
+    // SAFETY: a descriptor open_tree just returned, owned from here.
+    let tree = unsafe { std::os::fd::OwnedFd::from_raw_fd(tree) };
+    let attr = libc::mount_attr { attr_set: libc::MOUNT_ATTR_RDONLY, attr_clr: 0, propagation: 0, userns_fd: 0 };
+    // The copy's top only, as the remount below: a mount inside (a nested writable root) keeps its flags.
+    let at_flags = libc::AT_EMPTY_PATH as libc::c_uint;
+    // SAFETY: our own descriptor, a valid attribute struct of the size given.
+    let rc = unsafe { libc::syscall(libc::SYS_mount_setattr, tree.as_raw_fd(), c"".as_ptr(), at_flags, &attr as *const libc::mount_attr, std::mem::size_of::<libc::mount_attr>()) };
+    if rc != 0 {
+        let e = last_errno();
+        return Err(setup(e, format!("making {path} read-only failed: {}", describe(e))));
+    }
+    Ok(Some(Copy { path, id: below.id, tree }))
+}
+
+/// Attach each copy over its path, in order, which must still lead to the entry copied.
+fn attach_all(copies: Vec<Copy>) -> Result<(), Failure> {
+    for c in copies {
+        // The path may now lead through a shallower copy attached before: the same entry.
+        let Some(target) = open_carve_out(c.path)? else { continue };
+        if target.id != c.id {
+            return Err(setup(libc::EXDEV, format!("the read-only path {} was replaced during setup", c.path)));
+        }
+        let how = libc::MOVE_MOUNT_F_EMPTY_PATH | libc::MOVE_MOUNT_T_EMPTY_PATH;
+        // SAFETY: both descriptors are ours, both paths empty.
+        let rc = unsafe { libc::syscall(libc::SYS_move_mount, c.tree.as_raw_fd(), c"".as_ptr(), target.fd, c"".as_ptr(), how) };
+        if rc != 0 {
+            let e = last_errno();
+            return Err(setup(e, format!("putting the read-only copy over {} failed: {}", c.path, describe(e))));
+        }
+    }
+    Ok(())
+}
+
+/// The old way (kernels before 5.12): a bind of the path onto itself, then a read-only remount.
+fn bind(path: &str) -> Result<(), Failure> {
+    let Some(below) = open_carve_out(path)? else { return Ok(()) };
     let at = below.proc_path();
     mount(Some(&at), &at, None, libc::MS_BIND | libc::MS_REC, None, &format!("binding the read-only path {path}"))?;
     // The path now leads to the bind, which must be the same entry.
@@ -53,40 +142,6 @@ fn bind(path: &str) -> Result<(), Failure> {
     // user namespace must keep; per path, since one filesystem can be mounted with other flags.
     let flags = locked_flags(&bound, path)?;
     mount(None, &bound.proc_path(), None, libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | flags, None, &format!("making {path} read-only"))
-}
-
-/// A copy of what `below` names (with the mounts inside it), its top made read-only while
-/// detached, attached over exactly that entry. `ENOSYS` (a kernel before 5.12): nothing was changed, the caller binds instead.
-fn attach_read_only_copy(below: &Target, path: &str) -> Result<(), Failure> {
-    let flags = libc::OPEN_TREE_CLONE | libc::O_CLOEXEC as libc::c_uint | libc::AT_RECURSIVE as libc::c_uint | libc::AT_EMPTY_PATH as libc::c_uint;
-    // SAFETY: open_tree on our own descriptor with an empty path; returns a descriptor or -1.
-    let tree = unsafe { libc::syscall(libc::SYS_open_tree, below.fd, c"".as_ptr(), flags) } as i32;
-    if tree < 0 {
-        let e = last_errno();
-        return Err(setup(e, format!("copying the read-only path {path} failed: {}", describe(e))));
-    }
-    let attr = libc::mount_attr { attr_set: libc::MOUNT_ATTR_RDONLY, attr_clr: 0, propagation: 0, userns_fd: 0 };
-    // The copy's top only, as the remount below: a mount inside (a nested writable root) keeps its flags.
-    let at_flags = libc::AT_EMPTY_PATH as libc::c_uint;
-    // SAFETY: our own descriptor, a valid attribute struct of the size given.
-    let rc = unsafe { libc::syscall(libc::SYS_mount_setattr, tree, c"".as_ptr(), at_flags, &attr as *const libc::mount_attr, std::mem::size_of::<libc::mount_attr>()) };
-    let result = if rc != 0 {
-        let e = last_errno();
-        Err(setup(e, format!("making {path} read-only failed: {}", describe(e))))
-    } else {
-        let how = libc::MOVE_MOUNT_F_EMPTY_PATH | libc::MOVE_MOUNT_T_EMPTY_PATH;
-        // SAFETY: both descriptors are ours, both paths empty.
-        let rc = unsafe { libc::syscall(libc::SYS_move_mount, tree, c"".as_ptr(), below.fd, c"".as_ptr(), how) };
-        if rc != 0 {
-            let e = last_errno();
-            Err(setup(e, format!("putting the read-only copy over {path} failed: {}", describe(e))))
-        } else {
-            Ok(())
-        }
-    };
-    // SAFETY: our own descriptor.
-    unsafe { libc::close(tree) };
-    result
 }
 
 /// The mount flags of the mount `t` is on, as `MS_*` (a bind remount must keep those a user

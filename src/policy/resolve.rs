@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::terms::sort_carve_outs;
 use super::parse::{parse, RawPolicy, RawUnixSockets};
-use super::paths::{absolute, canonical_lenient, depth, sort_shallowest_first};
+use super::paths::{absolute, canonical_lenient, depth, sort_shallowest_first, sort_shallowest_first_by};
 use super::{
     MissingReadOnly, PlaceholderKind, PolicyContext, ResolvedPolicy, SandboxMode, TmpMode, UnixSockets,
     WritableRoot,
@@ -82,7 +82,7 @@ pub fn resolve_policy(value: Option<&Value>, ctx: &PolicyContext) -> Result<Reso
     );
     let held: Vec<PathBuf> = under_review.iter_mut().flat_map(|r| std::mem::take(&mut r.missing_read_only)).map(|m| m.path).collect();
     let mut roots: Vec<WritableRoot> = direct.into_iter().chain(under_review).collect();
-    roots.sort_by(|a, b| depth(&a.root).cmp(&depth(&b.root)).then_with(|| a.root.cmp(&b.root)));
+    sort_shallowest_first_by(&mut roots, |r| &r.root);
     sort_carve_outs(&mut roots);
     let review = raw.review.clone().map(|option| crate::review::option::ReviewPolicy { option, roots: reviewed, held, mounts: None });
     sort_shallowest_first(&mut read_only_paths);

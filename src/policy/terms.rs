@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use super::paths::{depth, sort_shallowest_first};
+use super::paths::{sort_shallowest_first, sort_shallowest_first_by};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -83,7 +83,7 @@ pub struct WritableRoot {
 pub(crate) fn sort_carve_outs(roots: &mut [WritableRoot]) {
     for root in roots {
         sort_shallowest_first(&mut root.read_only);
-        root.missing_read_only.sort_by(|a, b| depth(&a.path).cmp(&depth(&b.path)).then_with(|| a.path.cmp(&b.path)));
+        sort_shallowest_first_by(&mut root.missing_read_only, |m| &m.path);
         root.missing_read_only.dedup_by(|a, b| a.path == b.path);
     }
 }
