@@ -256,22 +256,28 @@ describe('denyRead (workspace-write, secrets outside and inside the workspace)',
     fs.mkdirSync(path.join(ro, 'deep'), { recursive: true })
     fs.writeFileSync(path.join(ro, 'deep', 'secret.txt'), `${tokens[2]}\n`)
     fs.writeFileSync(path.join(ro, 'public.txt'), 'public\n')
+    // A repository inside the read-only directory: its carve-out lies over the directory's.
+    gitDir(path.join(ro, 'inner'))
+    tokens.push(token('I1'))
+    fs.writeFileSync(path.join(ro, 'inner', '.git', 'secret'), `${tokens[3]}\n`)
     const policy = {
       mode: 'workspace-write',
       readOnlyPaths: [ro],
-      denyRead: [path.join(nested, 'secret'), path.join(nested, 'secret-dir'), path.join(ro, 'deep', 'secret.txt')],
+      denyRead: [path.join(nested, 'secret'), path.join(nested, 'secret-dir'), path.join(ro, 'deep', 'secret.txt'), path.join(ro, 'inner', '.git', 'secret')],
     }
     const list = [
       ['file in a nested .git', 'cat deps/r7/.git/secret'],
       ['dir in a nested .git', 'cat deps/r7/.git/secret-dir/x'],
       ['file in a readOnlyPaths dir', 'cat frozen/deep/secret.txt'],
+      ['file in a repository inside it', 'cat frozen/inner/.git/secret'],
+      ['write in that repository', 'echo x > frozen/inner/.git/config'],
       ['write in the nested .git', 'echo x > deps/r7/.git/config'],
       ['write in the readOnlyPaths dir', 'echo x > frozen/public.txt'],
     ]
-    const r = await sh(`cat frozen/public.txt deps/r3/.git/HEAD\n${attempts(list)}\ngrep -r . deps frozen 2>/dev/null`, { cwd: ws, sandbox: policy })
+    const r = await sh(`cat frozen/public.txt deps/r3/.git/HEAD frozen/inner/.git/HEAD\n${attempts(list)}\ngrep -r . deps frozen 2>/dev/null`, { cwd: ws, sandbox: policy })
     for (const tok of tokens) assert.ok(!r.aggregatedOutput.includes(tok), `a secret leaked\n${show(r)}`)
     for (const [label] of list) assert.ok(r.stdout.includes(`failed ${label}\n`), `"${label}" did not fail\n${show(r)}`)
-    assert.ok(r.stdout.startsWith('public\nref: refs/heads/main\n'), `control: the carve-outs stay readable\n${show(r)}`)
+    assert.ok(r.stdout.startsWith('public\nref: refs/heads/main\nref: refs/heads/main\n'), `control: the carve-outs stay readable\n${show(r)}`)
   })
 
   test('denyRead in read-only mode (a secret in $HOME-like dir)', async (t) => {

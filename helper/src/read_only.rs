@@ -30,8 +30,8 @@ use crate::{describe, last_errno};
 /// already below the mount it copies from (the writable root's bind; the kernel checks each one
 /// for `MNT_LOCKED`, or copies it along), and the carve-outs attached so far are such mounts: one
 /// pass copy-and-attach per path made a workspace of 1,000 repositories cost the helper about
-/// 9 ms per run in `is_subdir` alone (quadratic). A copy holds a descriptor until it is attached,
-/// hence batches within the descriptor limit.
+/// 9 ms per run in `is_subdir` alone (quadratic). A copy holds two descriptors until it is
+/// attached, hence batches within the descriptor limit.
 pub fn bind_all(paths: &[String]) -> Result<(), Failure> {
     let per_batch = batch_size();
     for (b, batch) in paths.chunks(per_batch).enumerate() {
@@ -54,12 +54,13 @@ pub fn bind_all(paths: &[String]) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Copies held at once: what the descriptor limit leaves, with room for the helper's others.
+/// Copies held at once (two descriptors each): what the descriptor limit leaves, with room for
+/// the helper's others.
 fn batch_size() -> usize {
     // SAFETY: a valid rlimit to fill.
     let mut rl = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
     let soft = if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut rl) } == 0 { rl.rlim_cur } else { 0 };
-    (soft.min(1 << 16) as usize).saturating_sub(64).max(16)
+    ((soft.min(1 << 16) as usize).saturating_sub(64) / 2).max(8)
 }
 
 const WHAT: &str = "the read-only path";
@@ -67,7 +68,8 @@ const WHAT: &str = "the read-only path";
 /// A read-only copy of `path`, detached, waiting to be attached over the same entry.
 struct Copy<'p> {
     path: &'p str,
-    id: (libc::dev_t, libc::ino_t),
+    /// The entry copied, still open: where the copy goes unless a copy attached since covers it.
+    below: Target,
     tree: std::os::fd::OwnedFd,
 }
 
@@ -106,17 +108,27 @@ fn copy(path: &str) -> Result<Option<Copy<'_>>, Failure> {
         let e = last_errno();
         return Err(setup(e, format!("making {path} read-only failed: {}", describe(e))));
     }
-    Ok(Some(Copy { path, id: below.id, tree }))
+    Ok(Some(Copy { path, below, tree }))
 }
 
-/// Attach each copy over its path, in order, which must still lead to the entry copied.
+/// Attach each copy over its path, in order. Over the entry it was copied from, unless a copy
+/// attached before in this batch lies over that entry (a shallower carve-out, or the same path
+/// twice): then over what the path leads to now, which must be the same entry.
 fn attach_all(copies: Vec<Copy>) -> Result<(), Failure> {
-    for c in copies {
-        // The path may now lead through a shallower copy attached before: the same entry.
-        let Some(target) = open_carve_out(c.path)? else { continue };
-        if target.id != c.id {
-            return Err(setup(libc::EXDEV, format!("the read-only path {} was replaced during setup", c.path)));
-        }
+    let mut attached: std::collections::HashSet<&str> = std::collections::HashSet::with_capacity(copies.len());
+    for c in &copies {
+        let covered = std::path::Path::new(c.path).ancestors().any(|a| a.to_str().is_some_and(|a| attached.contains(a)));
+        let reopened;
+        let target = if covered {
+            let Some(t) = open_carve_out(c.path)? else { continue };
+            if t.id != c.below.id {
+                return Err(setup(libc::EXDEV, format!("the read-only path {} was replaced during setup", c.path)));
+            }
+            reopened = t;
+            &reopened
+        } else {
+            &c.below
+        };
         let how = libc::MOVE_MOUNT_F_EMPTY_PATH | libc::MOVE_MOUNT_T_EMPTY_PATH;
         // SAFETY: both descriptors are ours, both paths empty.
         let rc = unsafe { libc::syscall(libc::SYS_move_mount, c.tree.as_raw_fd(), c"".as_ptr(), target.fd, c"".as_ptr(), how) };
@@ -124,6 +136,7 @@ fn attach_all(copies: Vec<Copy>) -> Result<(), Failure> {
             let e = last_errno();
             return Err(setup(e, format!("putting the read-only copy over {} failed: {}", c.path, describe(e))));
         }
+        attached.insert(c.path);
     }
     Ok(())
 }
