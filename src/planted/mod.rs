@@ -183,7 +183,9 @@ struct Carver<'a> {
     /// What is denied or read-only already (the deny list and every root's carve-outs so far):
     /// nothing needs protecting below it. A set, looked up by ancestor: hundreds of repositories
     /// times dozens of names made a scan of a list quadratic.
-    covered: HashSet<PathBuf>,
+    /// Keyed by bytes: std hashes a `Path` component by component, several times slower, and
+    /// every path here is canonical (built from canonical roots), so equal paths are equal bytes.
+    covered: HashSet<std::ffi::OsString>,
     /// Whether this user can create entries in a directory (see `can_create_in`), per directory.
     creatable: HashMap<PathBuf, bool>,
     /// The protected names that exist, when the walk found them all (else each is `lstat`ed).
@@ -195,12 +197,12 @@ struct Carver<'a> {
 
 impl<'a> Carver<'a> {
     fn new(roots: &'a mut [WritableRoot], deny: &[PathBuf], existing: Option<Existing>) -> Carver<'a> {
-        let covered = deny.iter().chain(roots.iter().flat_map(|r| r.read_only.iter())).cloned().collect();
+        let covered = deny.iter().chain(roots.iter().flat_map(|r| r.read_only.iter())).map(|p| p.as_os_str().to_os_string()).collect();
         Carver { roots, covered, creatable: HashMap::new(), existing, list_missing: true }
     }
 
     fn is_covered(&self, p: &Path) -> bool {
-        p.ancestors().any(|a| self.covered.contains(a))
+        p.ancestors().any(|a| self.covered.contains(a.as_os_str()))
     }
 
     /// The deepest writable root holding `p` (its carve-outs go after that root's bind).
@@ -210,7 +212,7 @@ impl<'a> Carver<'a> {
 
     fn read_only(&mut self, p: PathBuf) {
         if let Some(i) = self.root_of(&p) {
-            self.covered.insert(p.clone());
+            self.covered.insert(p.as_os_str().to_os_string());
             self.roots[i].read_only.push(p);
         }
     }
