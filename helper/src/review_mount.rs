@@ -72,6 +72,15 @@ fn clone(path: &str) -> Result<i32, Failure> {
     let fd = unsafe { libc::syscall(libc::SYS_open_tree, libc::AT_FDCWD, p.as_ptr(), flags) } as i32;
     if fd < 0 {
         let e = last_errno();
+        if e == libc::ENOSYS {
+            // Linux before 5.2: no way to lift a mount off the workspace and put it back on top.
+            return Err(setup(
+                e,
+                format!(
+                    "the reviewable workspace cannot keep the mount at {path} (a denyRead path or another mount inside the workspace) on this kernel: it needs open_tree and move_mount (Linux 5.2 or later); run without workspace: 'review', or without mounts inside the workspace"
+                ),
+            ));
+        }
         return Err(setup(e, format!("keeping the mount at {path} for the reviewed workspace failed: {}", describe(e))));
     }
     Ok(fd)
