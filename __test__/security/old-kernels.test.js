@@ -8,13 +8,15 @@
 //     inside, which it could not put back on top of its overlay;
 //   - 5.2 to 5.11: open_tree and move_mount, but no mount_setattr: carve-outs as before 5.2, and
 //     the reviewable workspace keeps a denyRead mask inside the workspace.
+// And before 5.3/5.4 (no pidfd_open, pidfd_send_signal, clone3): runs are reaped and their whole
+// tree killed at a timeout without pidfds.
 
 const { describe, test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
 const { spawnSync } = require('node:child_process')
-const { tempTree, token, q } = require('./helpers')
+const { tempTree, token, q, processesMatching, sleep } = require('./helpers')
 
 const WRAPPER = path.join(__dirname, '..', 'fixtures', 'without-syscalls.py')
 const PKG = path.resolve(__dirname, '..', '..')
@@ -114,4 +116,21 @@ describe('the reviewable workspace on kernels without the new mount API', { conc
       assert.ok(!fs.existsSync(path.join(ws, 'new.txt')), 'the write reached the workspace')
     })
   }
+})
+
+describe('processes on kernels without pidfds', () => {
+  test('before 5.3 (no pidfd_open, pidfd_send_signal, pidfd_getfd, clone3): output, exit, timeout, tree kill', async (t) => {
+    const marker = `${30 + Math.floor(Math.random() * 1000) / 1000}`.padEnd(6, '1')
+    const script = `echo started; sleep ${marker} & sleep ${marker}`
+    const r = runWithout(['pidfd_open', 'pidfd_send_signal', 'pidfd_getfd', 'clone3'], script, { timeout: 700 })
+    if (r.unsupported) return t.skip(r.unsupported)
+    assert.ok(!r.error, `refused: ${r.error}`)
+    assert.equal(r.stdout, 'started\n')
+    assert.equal(r.exitCode, null, 'killed at the timeout')
+    // The whole tree went with it: no sleep of ours is left (given a moment to be reaped).
+    for (let i = 0; i < 20 && processesMatching(`sleep ${marker}`).length; i++) await sleep(100)
+    assert.deepEqual(processesMatching(`sleep ${marker}`), [], 'a process of the run outlived it')
+    const ok = runWithout(['pidfd_open', 'pidfd_send_signal', 'pidfd_getfd', 'clone3'], 'exit 7', { sandbox: 'workspace-write' })
+    assert.equal(ok.exitCode, 7)
+  })
 })
