@@ -215,6 +215,24 @@ describe('review mode: planted configuration is held back', () => {
   })
 })
 
+describe('review mode: a new set is made ahead of time', () => {
+  test('a run that begins a set leaves one spare, which the next new set becomes', async (t) => {
+    const { ws } = tempTree(t, { git: true })
+    const spares = () => fs.readdirSync(STORE).filter((n) => n.startsWith('.spare-'))
+    const first = await review('true', ws)
+    const ready = spares().filter((n) => !n.endsWith('.part'))
+    assert.ok(ready.length >= 1, `no spare after a run: ${fs.readdirSync(STORE)}`)
+    assert.deepEqual(spares(), ready, 'a partial spare outlived its run')
+    const inodes = new Set(ready.map((n) => fs.statSync(path.join(STORE, n)).ino))
+    const second = await review('echo x > f', ws)
+    assert.ok(inodes.has(fs.statSync(path.join(STORE, second.changeSet.id)).ino), 'the second set is not a spare made before it')
+    assert.deepEqual(second.changeSet.counts, { added: 1, deleted: 0, modified: 0 })
+    const listed = (await listChangeSets({ cwd: ws })).map((c) => c.id).sort()
+    assert.deepEqual(listed, [first.changeSet.id, second.changeSet.id].sort(), 'spares are listed as sets')
+    for (const r of [first, second]) await discardChangeSet(r.changeSet.id)
+  })
+})
+
 describe('review mode: options', () => {
   test('maxChanges bounds the list, not the counts', async (t) => {
     const { ws } = tempTree(t)

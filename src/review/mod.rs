@@ -15,8 +15,8 @@
 //! directory, so a set of 10,000 files is never held in memory at once.
 //!
 //! Module map: `option` (the policy fields), `id`, `store` (where sets live, their metadata,
-//! locks, expiry), `run` (one run's share: open or create, the mounts, the result), `entries`
-//! (walking an upper directory), `changes` (an entry against the host), `risks`, `summary`,
+//! locks, expiry), `spare` (a new set's directories made ahead of time), `run` (one run's share:
+//! open or create, the mounts, the result), `entries` (walking an upper directory), `changes` (an entry against the host), `risks`, `summary`,
 //! `apply`, `host_fs`, `content` (one file's new content, a diff), `api` (the JSON entry points).
 
 pub mod api;
@@ -30,6 +30,7 @@ pub mod id;
 pub mod option;
 pub mod risks;
 pub mod run;
+pub mod spare;
 pub mod store;
 pub mod summary;
 

@@ -56,6 +56,9 @@ pub struct ReviewRun {
     max_changes: usize,
     /// Begun by this run: removed again if the run never started.
     begun: bool,
+    /// The spare for the next new set, made while this run's sandbox lives (`spare`); waited for
+    /// before the run's result, so no thread of it outlives the run.
+    spare: Option<std::thread::JoinHandle<()>>,
 }
 
 fn path_text(p: &Path) -> Result<String> {
@@ -101,7 +104,8 @@ impl ReviewRun {
         let overlays = (0..set.meta.roots.len())
             .map(|i| Ok(ReviewOverlay { root: path_text(&set.meta.roots[i])?, upper: path_text(&set.upper(i))?, work: path_text(&set.work(i))? }))
             .collect::<Result<Vec<_>>>();
-        let run = ReviewRun { set, lock: Some(lock), max_changes: review.option.max_changes, begun };
+        let spare = begun.then(|| make_spare(root)).flatten();
+        let run = ReviewRun { set, lock: Some(lock), max_changes: review.option.max_changes, begun, spare };
         // A set begun now: its command waits for the clock that stamps ctimes (see `Meta::begin_ns`),
         // unless the kernel stamps every later change at or after the beginning already.
         let meta = &run.set.meta;
@@ -120,8 +124,17 @@ impl ReviewRun {
     }
 }
 
+/// Start making a spare set in `root` on a thread of its own (`None` when no thread can be had:
+/// the next set is then made on its run's path, as without spares).
+fn make_spare(root: PathBuf) -> Option<std::thread::JoinHandle<()>> {
+    std::thread::Builder::new().name("sandspawn-spare".into()).spawn(move || super::spare::make(&root, &store::names(&root))).ok()
+}
+
 impl Drop for ReviewRun {
     fn drop(&mut self) {
+        if let Some(spare) = self.spare.take() {
+            let _ = spare.join();
+        }
         // Begun for a run that never started (setup failed): nothing was written, nothing is kept.
         if let (true, Some(lock)) = (self.begun, self.lock.as_ref()) {
             let _ = store::remove(&self.set, lock);

@@ -11,6 +11,7 @@
 //! ROOT/ID/last-used        its time: a set unused for `UNUSED_FOR` is removed
 //! ROOT/ID/roots/N/upper    the writes under the set's Nth root (overlayfs's upper directory)
 //! ROOT/ID/roots/N/work     overlayfs's scratch directory
+//! ROOT/.spare-*            a set's directories and files made ahead of time (`spare`)
 //! ```
 
 use std::os::fd::{AsRawFd, OwnedFd};
@@ -133,7 +134,8 @@ pub fn create(root: &Path, mut meta: Meta) -> Result<(ChangeSet, Lock)> {
     builder.create(root).map_err(|e| io("creating the change set store", root, e))?;
     check_private(root)?;
     evict_unused(root, UNUSED_FOR);
-    if ids(root).len() >= MAX_SETS {
+    let names = names(root);
+    if names.iter().filter(|n| super::id::check(n).is_ok()).count() >= MAX_SETS {
         return Err(SandboxError::setup_failed(
             format!("{} already holds {MAX_SETS} open change sets: apply or discard some (sandspawn review list)", root.display()),
             "",
@@ -142,8 +144,11 @@ pub fn create(root: &Path, mut meta: Meta) -> Result<(ChangeSet, Lock)> {
     meta.id = super::id::new();
     meta.created = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0);
     let dir = root.join(&meta.id);
-    // Not recursive: an existing directory is an error, never shared.
-    std::fs::DirBuilder::new().mode(0o700).create(&dir).map_err(|e| io("creating the change set", &dir, e))?;
+    // A spare made during an earlier run, else a new directory (not recursive: an existing
+    // directory is an error, never shared).
+    if !super::spare::take(root, &super::spare::in_listing(&names).0, &dir, |d| check_private(d).is_ok()) {
+        std::fs::DirBuilder::new().mode(0o700).create(&dir).map_err(|e| io("creating the change set", &dir, e))?;
+    }
     let set = ChangeSet { dir, meta };
     let lock = lock(&set)?;
     for i in 0..set.meta.roots.len() {
@@ -182,15 +187,14 @@ pub fn open(id: &str) -> Result<ChangeSet> {
 
 /// The ids in the store, sorted.
 pub fn ids(root: &Path) -> Vec<String> {
-    let mut ids: Vec<String> = std::fs::read_dir(root)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|e| e.file_name().into_string().ok())
-        .filter(|n| super::id::check(n).is_ok())
-        .collect();
+    let mut ids: Vec<String> = names(root).into_iter().filter(|n| super::id::check(n).is_ok()).collect();
     ids.sort();
     ids
+}
+
+/// Every entry name in the store's root (sets, spares, anything else), unsorted.
+pub fn names(root: &Path) -> Vec<String> {
+    std::fs::read_dir(root).into_iter().flatten().flatten().filter_map(|e| e.file_name().into_string().ok()).collect()
 }
 
 /// Exclusive hold on a set: one run (which has its upper directory mounted), apply or discard at
@@ -269,6 +273,76 @@ mod tests {
         drop(held);
         evict_now(&root, UNUSED_FOR);
         assert!(!set.dir.exists());
+    }
+
+    /// `(name, inode)` of everything under `dir`, by path relative to it, sorted.
+    fn inodes(dir: &Path) -> Vec<(PathBuf, u64)> {
+        let mut out = Vec::new();
+        let mut todo = vec![dir.to_path_buf()];
+        while let Some(d) = todo.pop() {
+            for e in std::fs::read_dir(&d).unwrap().flatten() {
+                let m = e.metadata().unwrap();
+                out.push((e.path().strip_prefix(dir).unwrap().to_path_buf(), m.ino()));
+                if m.is_dir() {
+                    todo.push(e.path());
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    /// A store holding one set (unlocked), made without a spare.
+    fn store_with_a_set() -> (tempfile::TempDir, PathBuf, ChangeSet) {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().join("cs");
+        let (set, _) = create(&root, meta(vec!["/w".into()])).unwrap();
+        (t, root, set)
+    }
+
+    #[test]
+    fn a_new_set_takes_a_spare_whole_and_allocates_nothing() {
+        // Without a spare: what a set holds.
+        let (_t, root, plain) = store_with_a_set();
+        let made: Vec<PathBuf> = inodes(&plain.dir).into_iter().map(|(p, _)| p).collect();
+        super::super::spare::make(&root, &names(&root));
+        let listing = names(&root);
+        let (ready, _) = super::super::spare::in_listing(&listing);
+        assert_eq!(ready.len(), 1);
+        let spare = root.join(ready[0]);
+        let spare_dir_ino = std::fs::metadata(&spare).unwrap().ino();
+        let before: Vec<(PathBuf, u64)> = inodes(&spare).into_iter().map(|(p, i)| (if p == Path::new("meta.json.tmp") { "meta.json".into() } else { p }, i)).collect();
+        let (set, _l) = create(&root, meta(vec!["/w".into()])).unwrap();
+        assert_eq!(std::fs::metadata(&set.dir).unwrap().ino(), spare_dir_ino, "the spare became the set");
+        let mut before = before;
+        before.sort();
+        assert_eq!(inodes(&set.dir), before, "every entry of the set is the spare's: none was allocated");
+        assert_eq!(inodes(&set.dir).into_iter().map(|(p, _)| p).collect::<Vec<_>>(), made, "the same entries as a set made without a spare");
+        assert_eq!(std::fs::read(set.dir.join("meta.json")).unwrap(), serde_json::to_vec_pretty(&set.meta).unwrap());
+        assert!(super::super::spare::in_listing(&names(&root)).0.is_empty());
+        assert_eq!(ids(&root).len(), 2, "spares are not sets");
+    }
+
+    #[test]
+    fn spares_are_bounded_and_only_whole_private_ones_are_taken() {
+        let (t, root, _) = store_with_a_set();
+        for _ in 0..4 {
+            super::super::spare::make(&root, &names(&root));
+        }
+        assert_eq!(super::super::spare::in_listing(&names(&root)).0.len(), super::super::spare::MAX_SPARES);
+        let listing = names(&root);
+        for name in super::super::spare::in_listing(&listing).0 {
+            crate::tool_caches::store::remove_tree(&root.join(name)).unwrap();
+        }
+        // A partial one (its maker died) and a symlink posing as one: neither becomes a set.
+        std::fs::create_dir(root.join(".spare-0000.part")).unwrap();
+        let elsewhere = t.path().join("elsewhere");
+        std::fs::create_dir(&elsewhere).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, root.join(".spare-1111")).unwrap();
+        let (set, _l) = create(&root, meta(vec!["/w".into()])).unwrap();
+        assert!(!std::fs::symlink_metadata(&set.dir).unwrap().file_type().is_symlink());
+        assert!(set.upper(0).is_dir() && std::fs::read_dir(&elsewhere).unwrap().next().is_none(), "nothing went through the link");
+        assert!(!root.join(".spare-1111").exists() && root.join(".spare-0000.part").is_dir());
     }
 
     #[test]
