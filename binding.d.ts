@@ -153,6 +153,13 @@ export declare function showChangeSet(id: string, maxChanges: number): Promise<a
  */
 export declare function startProcess(command: any, options: any, host: HostInfo, entry: string, input?: Buffer | undefined | null, onOutput?: OutputCallback | undefined | null, onRequest?: RequestCallback | undefined | null): NativeProcess
 
+/**
+ * Resolves once this process's runs have let go of the tool caches' store (10 s at most): their
+ * writes are folded after the result, off its path. Internal: the CLI waits for it before it names
+ * a file in the store (`lib/cli/cache-paths.js`).
+ */
+export declare function toolCachesSettled(): Promise<void>
+
 /** `{ ok: true, value: report }`, or `{ ok: false, error }` (see `api::tool_cache_store`). */
 export declare function toolCacheStore(options: any | undefined | null, env: Record<string, string>): Promise<any>
 

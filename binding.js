@@ -849,4 +849,5 @@ module.exports.readChange = nativeBinding.readChange
 module.exports.sandboxCapabilities = nativeBinding.sandboxCapabilities
 module.exports.showChangeSet = nativeBinding.showChangeSet
 module.exports.startProcess = nativeBinding.startProcess
+module.exports.toolCachesSettled = nativeBinding.toolCachesSettled
 module.exports.toolCacheStore = nativeBinding.toolCacheStore

@@ -434,6 +434,14 @@ pub fn protected_name_defaults() -> Vec<String> {
     crate::planted::names::defaults()
 }
 
+/// Resolves once this process's runs have let go of the tool caches' store (10 s at most): their
+/// writes are folded after the result, off its path. Internal: the CLI waits for it before it names
+/// a file in the store (`lib/cli/cache-paths.js`).
+#[napi]
+pub async fn tool_caches_settled() {
+    let _ = tokio::task::spawn_blocking(crate::tool_caches::settle).await;
+}
+
 /// The sandspawn core version (for diagnostics).
 #[napi]
 pub fn native_version() -> String {

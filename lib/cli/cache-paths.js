@@ -5,7 +5,9 @@
 // printed, which on the host does not have it. One note per such file says where it really is:
 // `<store>/<name>/base/<the rest of the path>` once the run's writes are folded into the cache,
 // or the run's pending layer `<store>/<name>/pending/<layer>/...` while other runs still hold it
-// (the store's documented layout).
+// (the store's documented layout). The fold happens after the run's result, off its path, so the
+// notes wait for it first (`toolCachesSettled`): a pending layer named a moment before its fold is
+// a path that no longer exists when the user looks.
 
 const fs = require('node:fs')
 const path = require('node:path')
@@ -14,14 +16,17 @@ const path = require('node:path')
 const PATH_END = /[\s'"`)\]}>,;]|\.(?=\s|$)|:(?=\s|$)/
 
 /** `sandspawn: note: ...` lines for `result` (a SpawnResult), at most `max`. */
-function cachePathNotes(result, max = 5) {
+async function cachePathNotes(result, max = 5) {
   const tc = result && result.toolCaches
   if (!tc || (tc.mode !== 'private' && tc.mode !== 'shared') || !tc.store || !Array.isArray(tc.caches)) return []
   const text = `${result.stdout || ''}\n${result.stderr || ''}`
+  const prefixOf = (cache) => (cache.path.endsWith('/') ? cache.path : `${cache.path}/`)
+  if (!tc.caches.some((cache) => text.includes(prefixOf(cache)))) return []
+  await require('../../binding.js').toolCachesSettled()
   const notes = []
   const seen = new Set()
   for (const cache of tc.caches) {
-    const prefix = cache.path.endsWith('/') ? cache.path : `${cache.path}/`
+    const prefix = prefixOf(cache)
     for (let at = text.indexOf(prefix); at >= 0 && notes.length < max; at = text.indexOf(prefix, at + prefix.length)) {
       const rest = text.slice(at + prefix.length)
       const end = rest.search(PATH_END)

@@ -54,7 +54,7 @@ async function run(command, values) {
     if (signals.received !== null) return out.exit(signals.exitCode())
     return out.fail(err, { json, values })
   }
-  report(result, { json, values, options, announced, stdinIsTerminal })
+  await report(result, { json, values, options, announced, stdinIsTerminal })
   // --review: what the run wrote is a change set; ask what to do with it (with --json: pending).
   if (result.changeSet && !json) await require('./review').afterRun(result, sandspawn, stdinIsTerminal)
   out.exit(signals.exitCode() ?? exitStatus(result))
@@ -71,7 +71,7 @@ async function runForwardingStdin(sandspawn, command, options, pipeStdin, attach
   }
 }
 
-function report(result, { json, values, options, announced, stdinIsTerminal }) {
+async function report(result, { json, values, options, announced, stdinIsTerminal }) {
   // In every mode: what the run left on the host that a tool could run later (never hidden).
   for (const risk of result.hostRisks || []) process.stderr.write(require('./host-risks').hostRiskLine(risk) + '\n')
   if (json) {
@@ -83,7 +83,7 @@ function report(result, { json, values, options, announced, stdinIsTerminal }) {
     if (values.ask && !stdinIsTerminal) process.stderr.write('sandspawn: --ask: not asking to run again without the sandbox: stdin is not a terminal\n')
   }
   // A path the command printed that is really in sandspawn's store (npm's log of a failed run).
-  for (const note of require('./cache-paths').cachePathNotes(result)) process.stderr.write(note + '\n')
+  for (const note of await require('./cache-paths').cachePathNotes(result)) process.stderr.write(note + '\n')
   if (result.timedOut) process.stderr.write(`sandspawn: timed out after ${values.timeout} ms\n`)
   const exceeded = require('./limits').exceededLine(result)
   if (exceeded) process.stderr.write(exceeded + '\n')
