@@ -41,8 +41,9 @@ pub fn bind_all(paths: &[String]) -> Result<(), Failure> {
                 Ok(Some(c)) => copies.push(c),
                 Ok(None) => {}
                 Err(f) if f.errno == libc::ENOSYS => {
-                    // A kernel before 5.12 (no `open_tree`): this path and the rest the old way,
-                    // after the copies made so far (none: the first copy finds out).
+                    // A kernel before 5.12 (no `open_tree`, or no `mount_setattr`): this path and
+                    // the rest the old way, after the copies made so far (none: the first copy
+                    // finds out).
                     attach_all(copies)?;
                     return paths[b * per_batch + i..].iter().try_for_each(|p| bind(p));
                 }

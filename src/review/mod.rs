@@ -16,8 +16,9 @@
 //!
 //! Module map: `option` (the policy fields), `id`, `store` (where sets live, their metadata,
 //! locks, expiry), `spare` (a new set's directories made ahead of time), `run` (one run's share:
-//! open or create, the mounts, the result), `entries` (walking an upper directory), `changes` (an entry against the host), `risks`, `summary`,
-//! `apply`, `host_fs`, `content` (one file's new content, a diff), `api` (the JSON entry points).
+//! open or create, the mounts, the result), `entries` (walking an upper directory), `changes` (an
+//! entry against the host), `risks`, `summary`, `apply`, `host_fs`, `content` (one file's new
+//! content, a diff), `api` (the JSON entry points).
 
 pub mod api;
 pub mod apply;
