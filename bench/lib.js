@@ -17,8 +17,30 @@ function sleepSync(ms) {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
 }
 
+/**
+ * The benches make fresh workspaces by the hundred, and each workspace-write run in one makes that
+ * workspace a store of private tool caches. Kept in the user's state directory, those stores would
+ * outlive the workspaces by 30 days (58 MB of them after a few sessions here). So unless the caller
+ * chose a store, this process and the workers it starts use a fresh one beside the default (the
+ * same disk and directory, so the same costs), removed when the process that made it exits.
+ */
+function scratchToolCaches() {
+  if (process.env.SANDSPAWN_TOOL_CACHE_DIR) return
+  const abs = (v) => (v && path.isAbsolute(v) ? v : null)
+  const state = path.join(abs(process.env.XDG_STATE_HOME) || path.join(abs(process.env.HOME) || os.homedir(), '.local/state'), 'sandspawn')
+  fs.mkdirSync(state, { recursive: true, mode: 0o700 })
+  const dir = fs.mkdtempSync(path.join(state, 'bench-tool-caches-'))
+  process.env.SANDSPAWN_TOOL_CACHE_DIR = dir
+  process.on('exit', () => {
+    // Overlayfs leaves mode-000 work directories; a fold may still be finishing (retried).
+    spawnSync('chmod', ['-R', 'u+rwx', dir])
+    fs.rmSync(dir, { recursive: true, force: true, maxRetries: 5 })
+  })
+}
+
 /** require() the package, retrying for a while: somebody may be rebuilding the addon right now. */
 function loadSandspawn() {
+  scratchToolCaches()
   let last
   for (let attempt = 0; attempt < 20; attempt++) {
     try {
