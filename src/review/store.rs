@@ -243,6 +243,15 @@ pub(crate) fn evict_now(root: &Path, max_age: std::time::Duration) {
             let _ = remove(&set, &l);
         }
     }
+    // Spares nobody took for as long (review mode no longer used here): nothing to keep them for.
+    let listing = names(root);
+    for name in super::spare::in_listing(&listing).0 {
+        let p = root.join(name);
+        let made = std::fs::symlink_metadata(&p).and_then(|m| m.modified()).ok();
+        if made.is_some_and(|t| t.elapsed().is_ok_and(|age| age > max_age)) {
+            let _ = crate::tool_caches::store::remove_tree(&p);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -271,8 +280,15 @@ mod tests {
         evict_now(&root, UNUSED_FOR);
         assert!(set.dir.exists(), "a set in use stays");
         drop(held);
+        super::super::spare::make(&root, &names(&root));
+        let listing = names(&root);
+        let spare = root.join(super::super::spare::in_listing(&listing).0[0]);
         evict_now(&root, UNUSED_FOR);
         assert!(!set.dir.exists());
+        assert!(spare.exists(), "a fresh spare stays");
+        std::fs::File::open(&spare).unwrap().set_modified(old).unwrap();
+        evict_now(&root, UNUSED_FOR);
+        assert!(!spare.exists(), "a spare nobody took for as long as an unused set is removed");
     }
 
     /// `(name, inode)` of everything under `dir`, by path relative to it, sorted.
