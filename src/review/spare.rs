@@ -9,8 +9,8 @@
 //! A spare is `ROOT/.spare-<random>`, built as `.spare-<random>.part` and renamed when complete, so
 //! a spare is always whole; `ids` never lists either (they are not ids). At most `MAX_SPARES` per
 //! store; a `.part` left by a process that died is removed after an hour, and a spare nobody took
-//! with the unused sets (`store::evict_now`). Spares cover one root
-//! (the usual run: its cwd); a set with more roots makes the others itself.
+//! with the unused sets (`store::evict_now`). Spares cover one root (the usual run: its cwd); a set
+//! with more roots makes the others itself.
 
 use std::path::{Path, PathBuf};
 
