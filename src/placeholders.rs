@@ -34,7 +34,14 @@ pub fn by_directory<'a>(targets: impl IntoIterator<Item = &'a MissingReadOnly>) 
 pub fn remove_leftovers(targets: &[MissingReadOnly]) {
     for (dir, names) in by_directory(targets) {
         let Ok(c) = CString::new(dir.as_os_str().as_bytes()) else { continue };
-        let Ok(fd) = placeholder::lock(&c, libc::LOCK_EX | libc::LOCK_NB, false) else { continue };
+        let Ok(fd) = placeholder::open_dir(&c, false) else { continue };
+        // A sandbox running there (its POSIX read lock): nothing to do, and no lock taken. A lock of
+        // ours lives on in any child this process forks before it is dropped, until that child
+        // execs: taken for nothing, it could turn away the next cleanup or plan for that long.
+        if placeholder::locked_by_a_sandbox(&fd) || placeholder::flock(&fd, libc::LOCK_EX | libc::LOCK_NB).is_err() {
+            continue;
+        }
+        // Again under the lock: a plan that began meanwhile has its sandbox's lock by now.
         if placeholder::locked_by_a_sandbox(&fd) {
             continue;
         }
@@ -59,7 +66,8 @@ pub fn is_placeholder(path: &Path, meta: &std::fs::Metadata) -> bool {
     meta.is_dir() && mode == placeholder::DIR_MODE && std::fs::read_dir(path).is_ok_and(|mut d| d.next().is_none())
 }
 
-#[cfg(test)]
+// Linux only: the holders below are Linux processes (`pipe2`, `O_PATH`), as are placeholders.
+#[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
     use crate::policy::PlaceholderKind;
@@ -74,23 +82,94 @@ mod tests {
         CString::new(p.as_os_str().as_bytes()).unwrap()
     }
 
-    /// What the helper in front of bwrap does for a plan another program runs: lock the directory
-    /// shared and create the placeholder.
-    fn plan_holds(dir: &Path, name: &str, kind: placeholder::Kind) -> OwnedFd {
-        let fd = placeholder::lock(&c(dir), libc::LOCK_SH, false).unwrap();
+    /// A placeholder as the helper in front of bwrap makes it for a plan another program runs,
+    /// through a descriptor that holds no lock.
+    fn make_placeholder(dir: &Path, name: &str, kind: placeholder::Kind) {
+        // SAFETY: a valid C string; the descriptor is owned below.
+        let raw = unsafe { libc::open(c(dir).as_ptr(), libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC) };
+        assert!(raw >= 0);
+        // SAFETY: just opened, owned by nobody else.
+        let fd = unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(raw) };
         placeholder::create(&fd, &CString::new(name).unwrap(), kind);
-        fd
+    }
+
+    /// A lock on a directory held by another process, as the plan's helper (`flock`, shared) or
+    /// bwrap's pid 1 (a POSIX read lock; an OFD one here, which conflicts the same way) holds it.
+    /// Not through a descriptor of this process: other tests here spawn children all the time, and a
+    /// child forked while such a descriptor is open keeps the lock until it execs, so releasing it
+    /// would not be releasing it (this test failed so, once in CI).
+    struct Holder {
+        pid: libc::pid_t,
+        release: OwnedFd,
+    }
+
+    enum How {
+        FlockShared,
+        OfdRead,
+    }
+
+    fn hold(dir: &Path, how: How) -> Holder {
+        let path = c(dir);
+        let (mut ready, mut release) = ([0; 2], [0; 2]);
+        // SAFETY: arrays of two descriptors to fill.
+        assert!(unsafe { libc::pipe2(ready.as_mut_ptr(), libc::O_CLOEXEC) == 0 && libc::pipe2(release.as_mut_ptr(), libc::O_CLOEXEC) == 0 });
+        // SAFETY: a zeroed flock is valid.
+        let mut l: libc::flock = unsafe { std::mem::zeroed() };
+        l.l_type = libc::F_RDLCK as libc::c_short;
+        // SAFETY: the child makes only async-signal-safe calls (a forked copy of a threaded
+        // process), on memory prepared before the fork, and ends with `_exit`.
+        let pid = unsafe { libc::fork() };
+        if pid == 0 {
+            unsafe {
+                libc::close(ready[0]);
+                libc::close(release[1]);
+                let fd = libc::open(path.as_ptr(), libc::O_RDONLY | libc::O_DIRECTORY);
+                let ok = fd >= 0
+                    && match how {
+                        How::FlockShared => libc::flock(fd, libc::LOCK_SH) == 0,
+                        How::OfdRead => libc::fcntl(fd, libc::F_OFD_SETLK, &l) == 0,
+                    };
+                libc::write(ready[1], if ok { b"1".as_ptr() } else { b"0".as_ptr() }.cast(), 1);
+                let mut byte = 0u8;
+                // Until every copy of the write end is closed: the release.
+                libc::read(release[0], (&mut byte as *mut u8).cast(), 1);
+                libc::_exit(0);
+            }
+        }
+        assert!(pid > 0);
+        let mut answer = 0u8;
+        // SAFETY: our descriptors; one byte into a byte.
+        unsafe {
+            libc::close(ready[1]);
+            libc::close(release[0]);
+            libc::read(ready[0], (&mut answer as *mut u8).cast(), 1);
+            libc::close(ready[0]);
+        }
+        assert_eq!(answer, b'1', "the holder took its lock");
+        // SAFETY: the write end, owned from here.
+        Holder { pid, release: unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(release[1]) } }
+    }
+
+    impl Holder {
+        /// Release the lock: the holder sees the end of its pipe and exits; waited for.
+        fn release(self) {
+            drop(self.release);
+            let mut status = 0;
+            // SAFETY: our own child.
+            unsafe { libc::waitpid(self.pid, &mut status, 0) };
+        }
     }
 
     #[test]
     fn leftovers_are_removed_once_nobody_holds_them() {
         let t = tempfile::tempdir().unwrap();
         let git = t.path().join(".git");
-        let held = plan_holds(t.path(), ".git", placeholder::Kind::Dir);
+        make_placeholder(t.path(), ".git", placeholder::Kind::Dir);
+        let held = hold(t.path(), How::FlockShared);
         assert!(is_placeholder(&git, &git.symlink_metadata().unwrap()));
         remove_leftovers(&target(&git, PlaceholderKind::Dir));
         assert!(git.exists(), "kept while the plan's helper holds the directory");
-        drop(held);
+        held.release();
         remove_leftovers(&target(&git, PlaceholderKind::Dir));
         assert!(!git.exists(), "removed once nobody holds it");
         assert_eq!(std::fs::read_dir(t.path()).unwrap().count(), 0, "and nothing else is left");
@@ -119,7 +198,7 @@ mod tests {
     fn changed_placeholders_and_the_users_own_entries_and_symlinks_are_untouched() {
         let t = tempfile::tempdir().unwrap();
         let f = t.path().join("ro");
-        drop(plan_holds(t.path(), "ro", placeholder::Kind::File));
+        make_placeholder(t.path(), "ro", placeholder::Kind::File);
         std::fs::write(&f, "data").unwrap();
         let d = t.path().join(".vscode");
         std::fs::create_dir(&d).unwrap(); // the user's own empty directory, mode 755
@@ -142,17 +221,12 @@ mod tests {
     fn a_sandbox_holding_the_directory_s_read_lock_keeps_them() {
         let t = tempfile::tempdir().unwrap();
         let d = t.path().join(".envrc");
-        drop(plan_holds(t.path(), ".envrc", placeholder::Kind::Dir));
-        // What bwrap's pid 1 holds for a plan another program runs (`--lock-file`): a POSIX read
-        // lock (an OFD one here, which conflicts the same way) on the directory.
-        let dir = std::fs::File::open(t.path()).unwrap();
-        // SAFETY: a zeroed flock is valid; a descriptor we own.
-        let mut l: libc::flock = unsafe { std::mem::zeroed() };
-        l.l_type = libc::F_RDLCK as libc::c_short;
-        assert_eq!(unsafe { libc::fcntl(std::os::unix::io::AsRawFd::as_raw_fd(&dir), libc::F_OFD_SETLK, &l) }, 0);
+        make_placeholder(t.path(), ".envrc", placeholder::Kind::Dir);
+        // What bwrap's pid 1 holds for a plan another program runs (`--lock-file`).
+        let sandbox = hold(t.path(), How::OfdRead);
         remove_leftovers(&target(&d, PlaceholderKind::Dir));
         assert!(d.exists(), "kept while the sandbox holds the lock");
-        drop(dir);
+        sandbox.release();
         remove_leftovers(&target(&d, PlaceholderKind::Dir));
         assert!(!d.exists(), "removed after it");
     }

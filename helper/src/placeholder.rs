@@ -45,6 +45,13 @@ impl Kind {
 /// Open `dir` (not following a final symlink) and `flock` it with `op` (`LOCK_SH`, or
 /// `LOCK_EX | LOCK_NB`). The descriptor is close-on-exec unless `inheritable`.
 pub fn lock(dir: &CStr, op: libc::c_int, inheritable: bool) -> std::io::Result<OwnedFd> {
+    let fd = open_dir(dir, inheritable)?;
+    flock(&fd, op)?;
+    Ok(fd)
+}
+
+/// Open `dir` (not following a final symlink), unlocked.
+pub fn open_dir(dir: &CStr, inheritable: bool) -> std::io::Result<OwnedFd> {
     let cloexec = if inheritable { 0 } else { libc::O_CLOEXEC };
     // SAFETY: a valid C string; the descriptor is owned below.
     let raw = unsafe { libc::open(dir.as_ptr(), libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | cloexec) };
@@ -52,9 +59,7 @@ pub fn lock(dir: &CStr, op: libc::c_int, inheritable: bool) -> std::io::Result<O
         return Err(std::io::Error::last_os_error());
     }
     // SAFETY: `raw` was just opened and is owned by nobody else.
-    let fd = unsafe { OwnedFd::from_raw_fd(raw) };
-    flock(&fd, op)?;
-    Ok(fd)
+    Ok(unsafe { OwnedFd::from_raw_fd(raw) })
 }
 
 /// `flock`, retried when a signal interrupts the wait.
