@@ -127,7 +127,7 @@ impl ReviewRun {
 /// Start making a spare set in `root` on a thread of its own (`None` when no thread can be had:
 /// the next set is then made on its run's path, as without spares).
 fn make_spare(root: PathBuf) -> Option<std::thread::JoinHandle<()>> {
-    std::thread::Builder::new().name("sandspawn-spare".into()).spawn(move || super::spare::make(&root, &store::names(&root))).ok()
+    std::thread::Builder::new().name("sandspawn-spare".into()).spawn(move || super::spare::make(&root, &store::names(&root), store::skeleton)).ok()
 }
 
 impl Drop for ReviewRun {

@@ -1,10 +1,11 @@
 //! Spare sets: the directories and files a new change set needs, made ahead of time while a run's
 //! sandbox lives, so that beginning the next set allocates no inode on the run's path.
 //!
-//! Why: a new set is about eight new inodes in the store (its directory, `roots/0/upper` and
-//! `work`, `lock`, `last-used`, the metadata). Where the store's part of the disk is crowded, or
-//! the disk is busy, ext4 took 0.2 to 0.6 ms per inode here (strace, under a parallel build), about
-//! 3 ms of a review run's extra cost. Renaming a spare into place costs one `rename`.
+//! Why: a new set is about eight new inodes in the store (`store::skeleton`: its directory, its
+//! first root's overlay directories, `lock`, `last-used`, the metadata). Where the store's part of
+//! the disk is crowded, or the disk is busy, ext4 took 0.2 to 0.6 ms per inode here (strace, under
+//! a parallel build), about 3 ms of a review run's extra cost. Renaming a spare into place costs
+//! one `rename`.
 //!
 //! A spare is `ROOT/.spare-<random>`, built as `.spare-<random>.part` and renamed when complete, so
 //! a spare is always whole; `ids` never lists either (they are not ids). At most `MAX_SPARES` per
@@ -12,13 +13,11 @@
 //! with the unused sets (`store::evict_now`). Spares cover one root (the usual run: its cwd); a set
 //! with more roots makes the others itself.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
+use std::time::Duration;
 
 /// Spares kept ready in one store (concurrent runs may each take one).
 pub const MAX_SPARES: usize = 2;
-/// The files `store::create` makes in a set besides its metadata (which it writes through the
-/// third). The store's tests check that a taken spare is exactly what it would have made.
-const FILES: [&str; 3] = ["lock", "last-used", "meta.json.tmp"];
 const PREFIX: &str = ".spare-";
 const PARTIAL: &str = ".part";
 
@@ -45,43 +44,28 @@ pub fn take(root: &Path, spares: &[&str], dir: &Path, private: impl Fn(&Path) ->
     false
 }
 
-/// Make one spare in `root`, whose entries are `names`, unless `MAX_SPARES` are ready (best effort:
-/// a spare is only a saving).
-pub fn make(root: &Path, names: &[String]) {
+/// Make one spare in `root`, whose entries are `names`, with `skeleton` (`store::skeleton`: what a
+/// new set is made of), unless `MAX_SPARES` are ready. Best effort: a spare is only a saving.
+pub fn make(root: &Path, names: &[String], skeleton: impl Fn(&Path) -> std::io::Result<()>) {
     let (ready, partial) = in_listing(names);
-    remove_stale(root, &partial);
+    // Partial spares older than an hour: their maker died.
+    remove_older(root, &partial, Duration::from_secs(3600));
     if ready.len() >= MAX_SPARES {
         return;
     }
     let name = format!("{PREFIX}{}", super::id::new().trim_start_matches("cs-"));
     let part = root.join(format!("{name}{PARTIAL}"));
-    if build(&part).and_then(|_| std::fs::rename(&part, root.join(&name))).is_err() {
+    if skeleton(&part).and_then(|_| std::fs::rename(&part, root.join(&name))).is_err() {
         let _ = crate::tool_caches::store::remove_tree(&part);
     }
 }
 
-/// What `store::create` would make for a set of one root, in `dir`.
-fn build(dir: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
-    std::fs::DirBuilder::new().mode(0o700).create(dir)?;
-    let set = dir.join("roots").join("0");
-    let mut builder = std::fs::DirBuilder::new();
-    builder.recursive(true).mode(0o700);
-    for d in [set.join("upper"), set.join("work")] {
-        builder.create(d)?;
-    }
-    for f in FILES {
-        std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC).open(dir.join(f))?;
-    }
-    Ok(())
-}
-
-/// Partial spares older than an hour: their maker died.
-fn remove_stale(root: &Path, partial: &[&str]) {
-    for name in partial {
-        let p: PathBuf = root.join(name);
-        let old = std::fs::symlink_metadata(&p).and_then(|m| m.modified()).ok().and_then(|t| t.elapsed().ok()).is_some_and(|age| age.as_secs() > 3600);
-        if old {
+/// Remove the spares (entry names in `root`) last changed more than `age` ago.
+pub fn remove_older(root: &Path, spares: &[&str], age: Duration) {
+    for name in spares {
+        let p = root.join(name);
+        let made = std::fs::symlink_metadata(&p).and_then(|m| m.modified()).ok();
+        if made.is_some_and(|t| t.elapsed().is_ok_and(|a| a > age)) {
             let _ = crate::tool_caches::store::remove_tree(&p);
         }
     }

@@ -52,6 +52,10 @@ pub struct Meta {
 
 /// The file whose mtime says when a set was last used (and which `clock_floor` probes).
 pub const LAST_USED: &str = "last-used";
+/// The file a run, an apply or a discard holds locked (`Lock`).
+const LOCK: &str = "lock";
+/// The metadata is written here, then renamed to `meta.json`.
+const META_TMP: &str = "meta.json.tmp";
 
 /// An open change set.
 #[derive(Debug, Clone)]
@@ -62,11 +66,11 @@ pub struct ChangeSet {
 
 impl ChangeSet {
     pub fn upper(&self, root: usize) -> PathBuf {
-        self.dir.join("roots").join(root.to_string()).join("upper")
+        root_dir(&self.dir, root).join("upper")
     }
 
     pub fn work(&self, root: usize) -> PathBuf {
-        self.dir.join("roots").join(root.to_string()).join("work")
+        root_dir(&self.dir, root).join("work")
     }
 
     /// The set's root holding `path` and the path below it, if any.
@@ -78,6 +82,28 @@ impl ChangeSet {
     pub fn touch(&self) {
         let _ = std::fs::write(self.dir.join(LAST_USED), b"");
     }
+}
+
+/// Where the set in `dir` keeps its `root`th root's overlay directories.
+fn root_dir(dir: &Path, root: usize) -> PathBuf {
+    dir.join("roots").join(root.to_string())
+}
+
+/// A new set's directory `dir` with what every set holds before its metadata is written: its
+/// first root's overlay directories, the lock, the last-use time and the metadata's file to write.
+/// Not recursive at the top: an existing directory is an error, never shared. Also what a spare is
+/// made of (`spare`), so that a spare becomes a set with nothing left to create.
+pub fn skeleton(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::DirBuilder::new().mode(0o700).create(dir)?;
+    let first = root_dir(dir, 0);
+    for d in [first.join("upper"), first.join("work")] {
+        std::fs::DirBuilder::new().recursive(true).mode(0o700).create(d)?;
+    }
+    for f in [LOCK, LAST_USED, META_TMP] {
+        std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC).open(dir.join(f))?;
+    }
+    Ok(())
 }
 
 /// The store's root for the host process's environment.
@@ -144,20 +170,20 @@ pub fn create(root: &Path, mut meta: Meta) -> Result<(ChangeSet, Lock)> {
     meta.id = super::id::new();
     meta.created = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0);
     let dir = root.join(&meta.id);
-    // A spare made during an earlier run, else a new directory (not recursive: an existing
-    // directory is an error, never shared).
+    // A spare made during an earlier run, else the same made now.
     if !super::spare::take(root, &super::spare::in_listing(&names).0, &dir, |d| check_private(d).is_ok()) {
-        std::fs::DirBuilder::new().mode(0o700).create(&dir).map_err(|e| io("creating the change set", &dir, e))?;
+        skeleton(&dir).map_err(|e| io("creating the change set", &dir, e))?;
     }
     let set = ChangeSet { dir, meta };
     let lock = lock(&set)?;
+    // A set of more roots than a skeleton has (the first root's are there: no error, no inode).
     for i in 0..set.meta.roots.len() {
         for d in [set.upper(i), set.work(i)] {
             builder.create(&d).map_err(|e| io("creating", &d, e))?;
         }
     }
     let text = serde_json::to_vec_pretty(&set.meta).map_err(|e| SandboxError::setup_failed(format!("writing the change set's metadata failed: {e}"), ""))?;
-    let tmp = set.dir.join("meta.json.tmp");
+    let tmp = set.dir.join(META_TMP);
     std::fs::write(&tmp, text).and_then(|_| std::fs::rename(&tmp, set.dir.join("meta.json"))).map_err(|e| io("writing", &set.dir, e))?;
     set.touch();
     Ok((set, lock))
@@ -204,7 +230,7 @@ pub struct Lock(#[allow(dead_code)] OwnedFd);
 
 pub fn lock(set: &ChangeSet) -> Result<Lock> {
     use std::os::unix::fs::OpenOptionsExt;
-    let path = set.dir.join("lock");
+    let path = set.dir.join(LOCK);
     let f = std::fs::OpenOptions::new().read(true).write(true).create(true).mode(0o600).custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC).open(&path).map_err(|e| io("opening", &path, e))?;
     let fd: OwnedFd = f.into();
     // SAFETY: flock on our own descriptor.
@@ -232,7 +258,8 @@ pub fn evict_unused(root: &Path, max_age: std::time::Duration) {
 }
 
 pub(crate) fn evict_now(root: &Path, max_age: std::time::Duration) {
-    for id in ids(root) {
+    let names = names(root);
+    for id in names.iter().filter(|n| super::id::check(n).is_ok()).cloned() {
         let dir = root.join(&id);
         let used = std::fs::metadata(dir.join(LAST_USED)).or_else(|_| std::fs::metadata(&dir)).and_then(|m| m.modified()).ok();
         if !used.is_some_and(|t| t.elapsed().is_ok_and(|age| age > max_age)) {
@@ -244,14 +271,7 @@ pub(crate) fn evict_now(root: &Path, max_age: std::time::Duration) {
         }
     }
     // Spares nobody took for as long (review mode no longer used here): nothing to keep them for.
-    let listing = names(root);
-    for name in super::spare::in_listing(&listing).0 {
-        let p = root.join(name);
-        let made = std::fs::symlink_metadata(&p).and_then(|m| m.modified()).ok();
-        if made.is_some_and(|t| t.elapsed().is_ok_and(|age| age > max_age)) {
-            let _ = crate::tool_caches::store::remove_tree(&p);
-        }
-    }
+    super::spare::remove_older(root, &super::spare::in_listing(&names).0, max_age);
 }
 
 #[cfg(test)]
@@ -280,7 +300,7 @@ mod tests {
         evict_now(&root, UNUSED_FOR);
         assert!(set.dir.exists(), "a set in use stays");
         drop(held);
-        super::super::spare::make(&root, &names(&root));
+        super::super::spare::make(&root, &names(&root), skeleton);
         let listing = names(&root);
         let spare = root.join(super::super::spare::in_listing(&listing).0[0]);
         evict_now(&root, UNUSED_FOR);
@@ -321,13 +341,13 @@ mod tests {
         // Without a spare: what a set holds.
         let (_t, root, plain) = store_with_a_set();
         let made: Vec<PathBuf> = inodes(&plain.dir).into_iter().map(|(p, _)| p).collect();
-        super::super::spare::make(&root, &names(&root));
+        super::super::spare::make(&root, &names(&root), skeleton);
         let listing = names(&root);
         let (ready, _) = super::super::spare::in_listing(&listing);
         assert_eq!(ready.len(), 1);
         let spare = root.join(ready[0]);
         let spare_dir_ino = std::fs::metadata(&spare).unwrap().ino();
-        let before: Vec<(PathBuf, u64)> = inodes(&spare).into_iter().map(|(p, i)| (if p == Path::new("meta.json.tmp") { "meta.json".into() } else { p }, i)).collect();
+        let before: Vec<(PathBuf, u64)> = inodes(&spare).into_iter().map(|(p, i)| (if p == Path::new(META_TMP) { "meta.json".into() } else { p }, i)).collect();
         let (set, _l) = create(&root, meta(vec!["/w".into()])).unwrap();
         assert_eq!(std::fs::metadata(&set.dir).unwrap().ino(), spare_dir_ino, "the spare became the set");
         let mut before = before;
@@ -343,7 +363,7 @@ mod tests {
     fn spares_are_bounded_and_only_whole_private_ones_are_taken() {
         let (t, root, _) = store_with_a_set();
         for _ in 0..4 {
-            super::super::spare::make(&root, &names(&root));
+            super::super::spare::make(&root, &names(&root), skeleton);
         }
         assert_eq!(super::super::spare::in_listing(&names(&root)).0.len(), super::super::spare::MAX_SPARES);
         let listing = names(&root);
