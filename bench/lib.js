@@ -18,6 +18,18 @@ function sleepSync(ms) {
 }
 
 /**
+ * sandspawn's state directory for this environment (`$XDG_STATE_HOME/sandspawn`, else
+ * `~/.local/state/sandspawn`), where its stores live by default; made if missing (0700, as
+ * sandspawn makes it).
+ */
+function stateDir() {
+  const abs = (v) => (v && path.isAbsolute(v) ? v : null)
+  const dir = path.join(abs(process.env.XDG_STATE_HOME) || path.join(abs(process.env.HOME) || os.homedir(), '.local/state'), 'sandspawn')
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
+  return dir
+}
+
+/**
  * The benches make fresh workspaces by the hundred, and each workspace-write run in one makes that
  * workspace a store of private tool caches. Kept in the user's state directory, those stores would
  * outlive the workspaces by 30 days (58 MB of them after a few sessions here). So unless the caller
@@ -26,10 +38,7 @@ function sleepSync(ms) {
  */
 function scratchToolCaches() {
   if (process.env.SANDSPAWN_TOOL_CACHE_DIR) return
-  const abs = (v) => (v && path.isAbsolute(v) ? v : null)
-  const state = path.join(abs(process.env.XDG_STATE_HOME) || path.join(abs(process.env.HOME) || os.homedir(), '.local/state'), 'sandspawn')
-  fs.mkdirSync(state, { recursive: true, mode: 0o700 })
-  const dir = fs.mkdtempSync(path.join(state, 'bench-tool-caches-'))
+  const dir = fs.mkdtempSync(path.join(stateDir(), 'bench-tool-caches-'))
   process.env.SANDSPAWN_TOOL_CACHE_DIR = dir
   process.on('exit', () => {
     // Overlayfs leaves mode-000 work directories; a fold may still be finishing (retried).
@@ -182,4 +191,4 @@ function machineInfo() {
   }
 }
 
-module.exports = { PKG_DIR, PEERS_DIR, loadSandspawn, addonInfo, runPlanWithNode, nowMs, summarize, quantile, vmStatus, machineInfo, sleepSync }
+module.exports = { PKG_DIR, PEERS_DIR, loadSandspawn, stateDir, addonInfo, runPlanWithNode, nowMs, summarize, quantile, vmStatus, machineInfo, sleepSync }

@@ -6,10 +6,9 @@
  */
 
 const fs = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
 const { spawn } = require('node:child_process')
-const { loadSandspawn, runPlanWithNode, nowMs, vmStatus, PEERS_DIR } = require('./lib')
+const { loadSandspawn, runPlanWithNode, nowMs, vmStatus, stateDir, PEERS_DIR } = require('./lib')
 
 const sandspawn = loadSandspawn()
 const TRUE = ['/bin/true']
@@ -18,17 +17,12 @@ function log(...a) {
   process.stderr.write(`  [${process.argv[2]}] ${a.join(' ')}\n`)
 }
 
-/**
- * Where sandspawn keeps change sets for this environment (src/review/store.rs `root`), its parent
- * made if missing (0700, as sandspawn makes it).
- */
-function defaultChangeSetDir() {
-  const abs = (v) => (v && path.isAbsolute(v) ? v : null)
-  const dir =
-    abs(process.env.SANDSPAWN_CHANGE_SET_DIR) ||
-    path.join(abs(process.env.XDG_STATE_HOME) || path.join(abs(process.env.HOME) || os.homedir(), '.local/state'), 'sandspawn/change-sets')
-  fs.mkdirSync(path.dirname(dir), { recursive: true, mode: 0o700 })
-  return dir
+/** The directory that holds sandspawn's change-set store here (src/review/store.rs `root`), made if missing. */
+function defaultChangeSetParent() {
+  const chosen = process.env.SANDSPAWN_CHANGE_SET_DIR
+  if (!chosen || !path.isAbsolute(chosen)) return stateDir()
+  fs.mkdirSync(path.dirname(chosen), { recursive: true, mode: 0o700 })
+  return path.dirname(chosen)
 }
 
 async function sandspawnOnce(argv, options) {
@@ -280,7 +274,7 @@ const cases = {
     const base = fs.mkdtempSync(path.join('/var/tmp', 'sandspawn-bench-review-'))
     // The change sets' store: beside the default one (a fresh directory in sandspawn's state
     // directory, where users' sets live), or `var-tmp`: inside `base`.
-    const storeBase = store === 'default' ? fs.mkdtempSync(path.join(path.dirname(defaultChangeSetDir()), 'bench-review-')) : base
+    const storeBase = store === 'default' ? fs.mkdtempSync(path.join(defaultChangeSetParent(), 'bench-review-')) : base
     process.env.SANDSPAWN_CHANGE_SET_DIR = path.join(storeBase, 'store')
     const ws = path.join(base, 'ws')
     fs.mkdirSync(ws)
