@@ -22,11 +22,19 @@ test.after(() => {
 })
 
 /**
- * A run removes its directories in the store and folds the layers after its result went out (off
+ * A run lets go of its directories in the store and folds the layers after its result went out (off
  * the result's path): wait for that, 10 s at most, then say what is left.
  */
 async function afterCleanup(scope, names) {
-  const left = () => names.flatMap((name) => ['runs', 'pending'].flatMap((d) => fs.readdirSync(path.join(scope, name, d)).map((e) => `${name}/${d}/${e}`)))
+  const list = (d) => (fs.existsSync(d) ? fs.readdirSync(d) : [])
+  // Pending layers not folded yet, writes left in a run's directories (its slot's `upper`, which a
+  // run that wrote nothing leaves empty for the next run), run directories of earlier versions.
+  const left = () =>
+    names.flatMap((name) => {
+      const cache = path.join(scope, name)
+      const uppers = list(path.join(cache, 'slots')).flatMap((s) => list(path.join(cache, 'slots', s, 'upper')).map((e) => `slots/${s}/upper/${e}`))
+      return [...list(path.join(cache, 'pending')).map((e) => `pending/${e}`), ...uppers, ...list(path.join(cache, 'runs')).map((e) => `runs/${e}`)].map((e) => `${name}/${e}`)
+    })
   for (let waited = 0; left().length > 0 && waited < 10000; waited += 20) await new Promise((r) => setTimeout(r, 20))
   return left()
 }

@@ -9,8 +9,11 @@
 //! CACHE/lock              a run holds it shared from before it lists the layers until its sandbox is gone
 //! CACHE/base/             what earlier runs wrote, folded together (the lowest layer above the host's cache)
 //! CACHE/pending/SEQ-RUN/  a finished run's writes, not folded yet (immutable)
-//! CACHE/runs/RUN/upper    this run's writes;  CACHE/runs/RUN/work: overlayfs's scratch directory
+//! CACHE/slots/N/upper     this run's writes;  CACHE/slots/N/work: overlayfs's scratch directory
 //! ```
+//!
+//! A run's directories are a slot it holds (`slots`): a run that wrote nothing leaves them, empty,
+//! to the next run. Stores of earlier versions have `CACHE/runs/RUN/`, removed by the next fold.
 //!
 //! A run mounts `lowerdir = pending (newest first) : base : the host's cache`. When it ends its upper
 //! directory becomes a pending layer (one `rename`), and whoever then gets the lock exclusively
@@ -30,6 +33,8 @@ pub struct CacheRun {
     lock: Option<OwnedFd>,
     /// Whether what it wrote was published already (`publish`).
     published: bool,
+    /// The run's directories, held until the run is over.
+    slot: Option<super::slots::Slot>,
     /// What the overlay stacks under the run's upper directory (the host's cache not included),
     /// newest first.
     pub lowers: Vec<PathBuf>,
@@ -62,19 +67,19 @@ impl CacheRun {
     pub fn open(cache: &Path, run: &str) -> Result<CacheRun> {
         let mut builder = std::fs::DirBuilder::new();
         std::os::unix::fs::DirBuilderExt::mode(builder.recursive(true), 0o700);
-        let upper = cache.join("runs").join(run).join("upper");
-        let work = cache.join("runs").join(run).join("work");
         builder.create(cache).map_err(|e| failed("creating the tool cache directory", cache, e))?;
-        // The lock first: a fold (which holds it exclusively) removes every run's directories it
-        // finds, taking them for those of runs killed with their host.
+        // The lock first: a fold (which holds it exclusively) trims the slots.
         let lock = lock_file(cache, libc::LOCK_SH).map_err(|e| failed("locking the tool cache", cache, e))?;
-        for d in [cache.join("base"), cache.join("pending"), upper.clone(), work.clone()] {
+        for d in [cache.join("base"), cache.join("pending")] {
             builder.create(&d).map_err(|e| failed("creating the tool cache directory", &d, e))?;
         }
+        let slots = cache.join("slots");
+        let slot = super::slots::claim(&slots).map_err(|e| failed("preparing a run directory in", &slots, e))?;
+        let (upper, work) = (slot.upper.clone(), slot.work.clone());
         let mut lowers = pending(cache);
         lowers.reverse();
         lowers.push(cache.join("base"));
-        Ok(CacheRun { cache: cache.to_path_buf(), run: run.to_string(), lock: Some(lock), published: false, lowers, upper, work })
+        Ok(CacheRun { cache: cache.to_path_buf(), run: run.to_string(), lock: Some(lock), published: false, slot: Some(slot), lowers, upper, work })
     }
 
     /// The run is over (its sandbox is gone): what it wrote becomes a pending layer (one `rename`),
@@ -90,21 +95,14 @@ impl CacheRun {
         }
     }
 
-    /// Publish (if not yet), remove the run's directories, let go, fold if alone.
+    /// Publish (if not yet), let go of the run's directories and the cache, fold if alone.
     pub fn finish(mut self) {
         self.publish();
-        let _ = super::store::remove_tree(&self.cache.join("runs").join(&self.run));
+        if let Some(slot) = self.slot.take() {
+            slot.release();
+        }
         drop(self.lock.take());
         fold_if_alone(&self.cache);
-    }
-}
-
-impl Drop for CacheRun {
-    fn drop(&mut self) {
-        if self.lock.is_some() {
-            // Never started (setup failed): nothing to publish.
-            let _ = super::store::remove_tree(&self.cache.join("runs").join(&self.run));
-        }
     }
 }
 
@@ -129,10 +127,10 @@ pub fn fold_if_alone(cache: &Path) {
         }
         let _ = super::store::remove_tree(&layer);
     }
-    // Runs killed with their host leave their directories behind: nobody holds them now.
-    for stale in std::fs::read_dir(cache.join("runs")).into_iter().flatten().flatten() {
-        let _ = super::store::remove_tree(&stale.path());
-    }
+    // Run directories of earlier versions, left by runs killed with their host: nobody holds
+    // them now, nor the slots past the first few, made while more runs overlapped.
+    let _ = super::store::remove_tree(&cache.join("runs"));
+    super::slots::trim(&cache.join("slots"));
 }
 
 #[cfg(test)]
@@ -160,7 +158,7 @@ mod tests {
         assert!(pending(&cache).is_empty(), "the last run folded them");
         assert_eq!(std::fs::read_to_string(cache.join("base/from-a")).unwrap(), "a");
         assert_eq!(std::fs::read_to_string(cache.join("base/from-b")).unwrap(), "b");
-        assert_eq!(std::fs::read_dir(cache.join("runs")).unwrap().count(), 0, "no run directory left");
+        assert_eq!(left_behind(&cache), Vec::<PathBuf>::new(), "no write left in a run directory");
     }
 
     #[test]
@@ -177,7 +175,7 @@ mod tests {
         assert_eq!(pending(&cache).len(), 1, "one layer, published once; b still holds the cache");
         b.finish();
         assert_eq!(std::fs::read_to_string(cache.join("base/from-a")).unwrap(), "a");
-        assert_eq!(std::fs::read_dir(cache.join("runs")).unwrap().count(), 0, "no run directory left");
+        assert_eq!(left_behind(&cache), Vec::<PathBuf>::new(), "no write left in a run directory");
     }
 
     #[test]
@@ -185,6 +183,16 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         let cache = t.path().join("npm");
         drop(CacheRun::open(&cache, "x").unwrap());
-        assert_eq!(std::fs::read_dir(cache.join("runs")).unwrap().count(), 0);
+        assert_eq!(left_behind(&cache), Vec::<PathBuf>::new());
+        assert!(pending(&cache).is_empty());
+    }
+
+    /// What the run directories of `cache` hold (in every slot's `upper`, missing when its writes
+    /// were published), and any `runs/`.
+    fn left_behind(cache: &Path) -> Vec<PathBuf> {
+        let slots = std::fs::read_dir(cache.join("slots")).unwrap().flatten();
+        let mut left: Vec<PathBuf> = slots.flat_map(|s| std::fs::read_dir(s.path().join("upper")).into_iter().flatten().flatten().map(|e| e.path())).collect();
+        left.extend(Some(cache.join("runs")).filter(|r| r.exists()));
+        left
     }
 }

@@ -33,6 +33,7 @@ pub mod macos;
 pub mod macos_run;
 mod merge;
 mod seed;
+mod slots;
 pub mod store;
 
 pub use bwrap_mounts::{plan, Mounts};

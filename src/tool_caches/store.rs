@@ -161,13 +161,15 @@ fn check_owned(root: &Path) -> Result<()> {
 /// Remove a tree the kernel or a tool made hard to remove: overlayfs leaves `work/work` with mode
 /// 000, Go's module cache is read-only. Missing is fine.
 pub fn remove_tree(p: &Path) -> std::io::Result<()> {
-    match std::fs::symlink_metadata(p) {
+    let m = match std::fs::symlink_metadata(p) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
         Err(e) => return Err(e),
         Ok(m) if !m.is_dir() => return std::fs::remove_file(p),
-        Ok(_) => {}
+        Ok(m) => m,
+    };
+    if m.permissions().mode() & 0o700 != 0o700 {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o700))?;
     }
-    std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o700))?;
     for entry in std::fs::read_dir(p)? {
         remove_tree(&entry?.path())?;
     }
@@ -249,7 +251,7 @@ mod tests {
         assert_ne!(workspace_dir(&r, Path::new("/other/my app")), scope, "another path, another scope");
         assert!(size(&r) > 0);
         // What overlayfs leaves behind: a mode-000 directory.
-        let w = scope.join("npm/runs/run1/work/work");
+        let w = scope.join("npm/slots/0/work/work");
         std::fs::create_dir_all(&w).unwrap();
         std::fs::set_permissions(&w, std::fs::Permissions::from_mode(0o000)).unwrap();
         assert!(clean(&r).unwrap());

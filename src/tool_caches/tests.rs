@@ -117,15 +117,16 @@ fn bwrap_mounts() {
     assert_eq!(m.overlays.len(), 3);
     let npm = &m.overlays[1];
     assert_eq!(Path::new(&npm.target), h.home.join(".npm"));
-    assert!(Path::new(&npm.upper).starts_with(store.join("npm/runs")) && npm.upper.ends_with("/upper"));
-    assert!(Path::new(&npm.work).starts_with(store.join("npm/runs")));
+    assert!(Path::new(&npm.upper).starts_with(store.join("npm/slots")) && npm.upper.ends_with("/upper"));
+    assert!(Path::new(&npm.work).starts_with(store.join("npm/slots")));
     assert_eq!(npm.layers, [store.join("npm/base").to_str().unwrap()]);
     let m = plan(&ToolCaches { host_content: Some(HostContent::Hidden), ..tc.clone() }).unwrap();
     assert!(m.overlays.is_empty());
     assert_eq!(m.binds[1], (store.join("npm/base"), h.home.join(".npm")));
     assert_eq!(plan(&ToolCaches::none()).unwrap(), Mounts::default());
     drop(guard);
-    assert_eq!(std::fs::read_dir(store.join("npm/runs")).unwrap().count(), 0, "the run's directories are gone with it");
+    assert!(!store.join("npm/runs").exists());
+    assert_eq!(std::fs::read_dir(&npm.upper).unwrap().count(), 0, "the run's directories are left empty for the next run");
 }
 
 #[test]
