@@ -104,6 +104,40 @@ describe('existing repositories inside the workspace', { concurrency: 2 }, () =>
     assert.equal(fs.readFileSync(path.join(tree.ws, 'libs/lib/file.txt'), 'utf8'), 'edited\n')
   })
 
+  // A process remembers each repository's hooks directory between runs, and on Linux stops looking
+  // at it at all while inotify says nothing it was read from changed (`planted/armed.rs`). The host
+  // then changes it, each way it can; the next run must protect the new one.
+  test('a hooks directory configured on the host between two runs of one process is protected in the next run', { skip: NO_GIT }, async (t) => {
+    const tree = tempTree(t)
+    const lib = path.join(tree.ws, 'deps/lib')
+    makeRepo(lib)
+    const config = path.join(lib, '.git/config')
+    const changes = [
+      ['git config (a new file renamed over it)', 'hooks-a', () => git(lib, 'config', 'core.hooksPath', 'hooks-a')],
+      ['written in place', 'hooks-b', () => fs.appendFileSync(config, '[core]\n\thooksPath = hooks-b\n')],
+      ['written through a hard link outside .git', 'hooks-c', () => {
+        const link = path.join(tree.ws, 'deps/config-link')
+        fs.linkSync(config, link)
+        fs.appendFileSync(link, '[core]\n\thooksPath = hooks-c\n')
+      }],
+      ['config.worktree added', 'hooks-d', () => {
+        git(lib, 'config', 'extensions.worktreeConfig', 'true')
+        fs.writeFileSync(path.join(lib, '.git/config.worktree'), '[core]\n\thooksPath = hooks-d\n')
+      }],
+    ]
+    for (const [, dir] of changes) fs.mkdirSync(path.join(lib, dir))
+    for (const [how, dir, change] of changes) {
+      // Older than a second: remembered and watched, not read again (`repo::facts`).
+      await new Promise((r) => setTimeout(r, 1100))
+      for (let i = 0; i < 2; i++) assert.equal((await sandspawn.spawnSandboxed(['true'], { cwd: tree.ws, sandbox: WW })).exitCode, 0)
+      change()
+      const list = [[`write ${dir}/pre-commit after ${how}`, `printf '#!/bin/sh\\n' > deps/lib/${dir}/pre-commit`]]
+      const r = await sh(attempts(list), { cwd: tree.ws, sandbox: WW })
+      assertAllDenied(r, list)
+      assert.deepEqual(fs.readdirSync(path.join(lib, dir)), [], show(r))
+    }
+  })
+
   for (const hooksPath of ['.husky', '.husky/_']) {
     test(`husky-style core.hooksPath=${hooksPath}: .husky and .husky/_ cannot be written`, { skip: NO_GIT }, async (t) => {
       const tree = tempTree(t)

@@ -22,6 +22,7 @@ use std::sync::Arc;
 use crate::policy::paths::{canonical_lenient, Lenient};
 use crate::policy::{MissingReadOnly, PlaceholderKind, WritableRoot};
 
+mod armed;
 mod baseline;
 mod detect;
 pub mod gitconfig;
@@ -66,7 +67,7 @@ pub fn protect(roots: &mut [WritableRoot], req: &Request) -> Baseline {
     let tops: Vec<PathBuf> = c.roots.iter().map(|r| r.root.clone()).collect();
     for top in &tops {
         if req.protect_git {
-            c.repository(&top.join(".git"), true);
+            c.repository(&top.join(".git"), true, None);
         }
         // The shared temporary directories too (`tmp: 'writable'`): some hosts run with HOME=/tmp,
         // and then /tmp/.bashrc is the user's.
@@ -118,6 +119,10 @@ pub fn walk_and_protect(policy: Walked) {
     let taken_at = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
     let spec = policy.planted.spec.clone();
     let (found, index) = walk_with_cache(&spec);
+    // What changed while the walk ran, too, before the watches vouch for any repository's facts.
+    if let Some(w) = watch::global() {
+        w.drain();
+    }
     let tops: Vec<PathBuf> = policy.writable_roots.iter().map(|r| r.root.clone()).collect();
     let names = policy.protected_names;
     // Which names exist where is known from the walk: no `lstat` for the missing ones.
@@ -130,7 +135,7 @@ pub fn walk_and_protect(policy: Walked) {
             continue; // done by `protect`
         }
         if policy.protect_git {
-            c.repository(dot_git, false);
+            c.repository(dot_git, false, found.git_inodes.get(dot_git).copied());
         }
         c.names(top, names);
         if !c.list_missing && !c.is_covered(top) {
@@ -272,9 +277,19 @@ impl<'a> Carver<'a> {
 
     /// A repository's `.git` entry, the git directories it leads to and its hooks directories. At
     /// the top of a writable root a missing `.git` is made uncreatable (`protectGit`).
-    fn repository(&mut self, dot_git: &Path, at_root_top: bool) {
-        let Some((_, meta)) = self.entry_seen(dot_git, at_root_top.then_some(PlaceholderKind::Dir)) else { return };
-        let facts = repo::facts(dot_git, meta.as_ref());
+    /// `walk_ino`: the inode of `.git` in the walk's listing, for a repository the walk found.
+    fn repository(&mut self, dot_git: &Path, at_root_top: bool, walk_ino: Option<u64>) {
+        let facts = match walk_ino.and_then(|ino| repo::vouched(dot_git, ino)) {
+            // A `.git` directory with entries, as `entry_seen` would find it: no system call.
+            Some(facts) => {
+                self.read_only(dot_git.to_path_buf());
+                facts
+            }
+            None => {
+                let Some((_, meta)) = self.entry_seen(dot_git, at_root_top.then_some(PlaceholderKind::Dir)) else { return };
+                repo::facts(dot_git, meta.as_ref(), walk_ino)
+            }
+        };
         for d in &facts.dirs {
             if d != dot_git {
                 self.read_only(d.clone());

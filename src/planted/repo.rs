@@ -2,8 +2,11 @@
 //! target of a `gitdir:` file, a worktree's common directory) and which hooks directory its
 //! configuration names.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
+use super::armed::{self, Armed};
 use super::gitconfig;
 
 /// The git directories of the repository whose `.git` entry is `dot_git` (canonical, existing;
@@ -83,6 +86,32 @@ pub struct Facts {
     pub hooks: Vec<PathBuf>,
 }
 
+/// What `facts` remembers of one repository: what it read the facts from, and the watches that
+/// vouch for them when the repository has the common shape (`armed`).
+struct Known {
+    seen: Vec<Seen>,
+    facts: Arc<Facts>,
+    armed: Option<Armed>,
+    /// Watches were refused for these facts (not the common shape, or the watch budget): not
+    /// tried again every run, until the facts are read again.
+    unarmable: bool,
+}
+
+static KNOWN: Mutex<Option<HashMap<PathBuf, Known>>> = Mutex::new(None);
+
+fn known() -> std::sync::MutexGuard<'static, Option<HashMap<PathBuf, Known>>> {
+    KNOWN.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The facts of the repository at `dot_git` (`.git` seen by the walk as inode `walk_ino`), when its
+/// watches vouch that nothing they were read from changed: no system call at all. The `.git` is
+/// then a directory with entries, as it was (never a placeholder).
+pub fn vouched(dot_git: &Path, walk_ino: u64) -> Option<Arc<Facts>> {
+    let known = known();
+    let k = known.as_ref()?.get(dot_git)?;
+    k.armed.as_ref().is_some_and(|a| a.vouches(walk_ino)).then(|| Arc::clone(&k.facts))
+}
+
 /// `git_dirs` and `hooks_dirs` of the repository whose `.git` entry is `dot_git`, remembered per
 /// process and used again while nothing they were read from changed: every run protects every
 /// repository of the workspace, and reading each one's configuration again cost hundreds of system
@@ -91,18 +120,32 @@ pub struct Facts {
 /// changes its ctime), each of those files that exists (followed: an edit in place changes its
 /// ctime), and `.husky` at the top. A `.git` directory is its own first git directory: one stat.
 /// `dot_git_now`: its metadata if the caller just read it (no second stat), following links.
-pub fn facts(dot_git: &Path, dot_git_now: Option<&std::fs::Metadata>) -> std::sync::Arc<Facts> {
-    use std::sync::{Arc, Mutex};
-    static KNOWN: Mutex<Option<std::collections::HashMap<PathBuf, (Vec<Seen>, Arc<Facts>)>>> = Mutex::new(None);
+/// `walk_ino`: the inode of `.git` in the walk's listing, when the walk found it; then watches are
+/// armed (`armed`) so that the next runs need not even those stats (`vouched`).
+pub fn facts(dot_git: &Path, dot_git_now: Option<&std::fs::Metadata>, walk_ino: Option<u64>) -> Arc<Facts> {
     let top = dot_git.parent().unwrap_or(Path::new("/"));
-    if let Some((seen, facts)) = KNOWN.lock().unwrap_or_else(|e| e.into_inner()).as_ref().and_then(|m| m.get(dot_git)).cloned() {
-        let still = |s: &Seen| match dot_git_now {
-            Some(m) if s.path == dot_git => s.stat == Some(Seen::of(m)),
-            _ => s.still(),
-        };
-        if seen.iter().all(still) {
-            return facts;
+    // Watches first: whatever changes from here on raises an event.
+    let arm = || walk_ino.and_then(|ino| armed::arm(dot_git, ino));
+    let still = |s: &Seen| match dot_git_now {
+        Some(m) if s.path == dot_git => s.stat == Some(Seen::of(m)),
+        _ => s.still(),
+    };
+    let (mut armed, mut tried) = (None, false);
+    if let Some(k) = known().as_mut().and_then(|m| m.get_mut(dot_git)) {
+        // Here because the watches did not vouch (something changed, perhaps only a file at the
+        // top): armed again, unless they were refused for these facts.
+        if !k.unarmable {
+            (armed, tried) = (arm(), true);
         }
+        if k.seen.iter().all(still) {
+            k.unarmable = walk_ino.is_some() && armed.is_none();
+            k.armed = armed;
+            return Arc::clone(&k.facts);
+        }
+    }
+    // Read again: armed again, whatever was refused for the facts read before.
+    if !tried {
+        armed = arm();
     }
     let dirs = git_dirs(dot_git);
     let hooks = hooks_dirs(top, &dirs);
@@ -132,13 +175,14 @@ pub fn facts(dot_git: &Path, dot_git_now: Option<&std::fs::Metadata>) -> std::sy
     if seen.iter().any(|s| s.stat.is_some_and(|st| st.5 >= read_at)) {
         return facts;
     }
-    let mut known = KNOWN.lock().unwrap_or_else(|e| e.into_inner());
+    let mut known = known();
     let map = known.get_or_insert_with(Default::default);
     // Bounded: a process that walked very many repositories starts over.
     if map.len() >= 20_000 {
         map.clear();
     }
-    map.insert(dot_git.to_path_buf(), (seen, Arc::clone(&facts)));
+    let unarmable = walk_ino.is_some() && armed.is_none();
+    map.insert(dot_git.to_path_buf(), Known { seen, facts: Arc::clone(&facts), armed, unarmable });
     facts
 }
 
@@ -218,25 +262,25 @@ mod tests {
     #[test]
     fn facts_are_read_again_when_the_configuration_changes() {
         let (_t, r) = remembered_repository();
-        let first = facts(&r.join(".git"), None);
+        let first = facts(&r.join(".git"), None, None);
         assert!(first.hooks.is_empty());
-        assert!(std::sync::Arc::ptr_eq(&first, &facts(&r.join(".git"), None)), "remembered");
+        assert!(std::sync::Arc::ptr_eq(&first, &facts(&r.join(".git"), None, None)), "remembered");
         std::fs::write(r.join(".git/config"), "[core]\n\thooksPath = hooks\n").unwrap();
-        assert_eq!(facts(&r.join(".git"), None).hooks, vec![r.join("hooks")], "an edit in place is seen");
+        assert_eq!(facts(&r.join(".git"), None, None).hooks, vec![r.join("hooks")], "an edit in place is seen");
         std::fs::create_dir(r.join(".husky")).unwrap();
-        assert_eq!(facts(&r.join(".git"), None).hooks, vec![r.join("hooks"), r.join(".husky")], ".husky appearing is seen");
+        assert_eq!(facts(&r.join(".git"), None, None).hooks, vec![r.join("hooks"), r.join(".husky")], ".husky appearing is seen");
     }
 
     #[test]
     fn a_configuration_file_that_appears_is_seen_without_a_stat_of_its_own() {
         let (_t, r) = remembered_repository();
-        let first = facts(&r.join(".git"), None);
-        assert!(std::sync::Arc::ptr_eq(&first, &facts(&r.join(".git"), None)), "remembered");
+        let first = facts(&r.join(".git"), None, None);
+        assert!(std::sync::Arc::ptr_eq(&first, &facts(&r.join(".git"), None, None)), "remembered");
         let meta = std::fs::symlink_metadata(r.join(".git")).unwrap();
-        assert!(std::sync::Arc::ptr_eq(&first, &facts(&r.join(".git"), Some(&meta))), "the caller's reading of .git counts");
+        assert!(std::sync::Arc::ptr_eq(&first, &facts(&r.join(".git"), Some(&meta), None)), "the caller's reading of .git counts");
         // Absent when read, so not stat-ed itself: its arrival changes the git directory's times.
         std::fs::write(r.join(".git/config.worktree"), "[core]\n\thooksPath = wt-hooks\n").unwrap();
-        assert_eq!(facts(&r.join(".git"), None).hooks, vec![r.join("wt-hooks")]);
+        assert_eq!(facts(&r.join(".git"), None, None).hooks, vec![r.join("wt-hooks")]);
     }
 
     #[test]

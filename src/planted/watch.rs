@@ -55,6 +55,10 @@ const MASK: u32 = libc::IN_CREATE
     // followed (the directory was opened with O_NOFOLLOW already).
     | libc::IN_EXCL_UNLINK;
 
+/// What a watch on a file (not a directory) reports: its content written or truncated through any
+/// of its names, its attributes, the file itself deleted or moved (`armed`).
+const FILE_MASK: u32 = libc::IN_MODIFY | libc::IN_ATTRIB | libc::IN_DELETE_SELF | libc::IN_MOVE_SELF;
+
 /// The most watches this process holds, whatever `max_user_watches` allows.
 const MAX_WATCHES: usize = 262_144;
 
@@ -215,6 +219,16 @@ impl Watcher {
     /// watch, or no watch (the stat rule then applies to it). `known`: the watch an earlier listing
     /// of the same inode holds (inotify gives it again, so it is not one more watch for the cap).
     pub fn watch(self: &Arc<Self>, dir: RawFd, known: Option<&Watch>) -> (u64, Option<Watch>) {
+        self.add(dir, MASK, known)
+    }
+
+    /// Watch the open file `file` before it is read (`FILE_MASK`): as `watch`.
+    pub fn watch_file(self: &Arc<Self>, file: RawFd) -> (u64, Option<Watch>) {
+        self.add(file, FILE_MASK, None)
+    }
+
+    /// `IN_MASK_ADD`: the same inode watched for more (a file) keeps what each asked for.
+    fn add(self: &Arc<Self>, dir: RawFd, mask: u32, known: Option<&Watch>) -> (u64, Option<Watch>) {
         let sees_all = sees_every_change(dir);
         let mut s = self.lock();
         let read_at = s.counter;
@@ -225,7 +239,7 @@ impl Watcher {
         }
         let Ok(path) = CString::new(format!("/proc/self/fd/{dir}")) else { return (read_at, None) };
         // SAFETY: valid descriptor and NUL-terminated path.
-        let wd = unsafe { libc::inotify_add_watch(self.inotify.as_raw_fd(), path.as_ptr(), MASK) };
+        let wd = unsafe { libc::inotify_add_watch(self.inotify.as_raw_fd(), path.as_ptr(), mask | libc::IN_MASK_ADD) };
         if wd < 0 {
             return (read_at, None);
         }

@@ -36,6 +36,10 @@ impl Watcher {
         match **self {}
     }
 
+    pub fn watch_file(self: &Arc<Self>, _: RawFd) -> (u64, Option<Watch>) {
+        match **self {}
+    }
+
     pub fn owns(self: &Arc<Self>, _: &Watch) -> bool {
         match **self {}
     }
