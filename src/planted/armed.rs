@@ -25,7 +25,6 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
-use super::vouch::Vouch;
 use super::watch::{self, Watch};
 
 /// The watches of one repository, armed at `read_at` for the `.git` with inode `ino`.
@@ -40,7 +39,7 @@ impl Armed {
     /// still the inode the walk sees now.
     pub fn vouches(&self, walk_ino: u64) -> bool {
         let Some(w) = watch::global() else { return false };
-        self.ino == walk_ino && self.watches.iter().all(|x| w.vouch(x, self.read_at) == Vouch::Unchanged)
+        self.ino == walk_ino && w.all_unchanged(&self.watches, self.read_at)
     }
 }
 

@@ -15,6 +15,7 @@
 //! directory tells otherwise (`scan`).
 
 use std::collections::{HashMap, HashSet};
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -131,7 +132,7 @@ pub fn walk_and_protect(policy: Walked) {
     let mut protected_tops = HashSet::new();
     for dot_git in &found.git_entries {
         let top = dot_git.parent().unwrap_or(Path::new("/"));
-        if tops.iter().any(|t| t == top) {
+        if tops.iter().any(|t| t.as_os_str() == top.as_os_str()) {
             continue; // done by `protect`
         }
         if policy.protect_git {
@@ -210,9 +211,13 @@ impl<'a> Carver<'a> {
         p.ancestors().any(|a| self.covered.contains(a.as_os_str()))
     }
 
-    /// The deepest writable root holding `p` (its carve-outs go after that root's bind).
+    /// The deepest writable root holding `p` (its carve-outs go after that root's bind). Compared
+    /// as bytes, as `covered` (every path here is canonical): of the roots holding `p`, the
+    /// deepest has the longest path.
     fn root_of(&self, p: &Path) -> Option<usize> {
-        self.roots.iter().enumerate().filter(|(_, r)| p.starts_with(&r.root)).max_by_key(|(_, r)| r.root.components().count()).map(|(i, _)| i)
+        let p = p.as_os_str().as_bytes();
+        let holds = |root: &[u8]| p.starts_with(root) && (p.len() == root.len() || root.ends_with(b"/") || p[root.len()] == b'/');
+        self.roots.iter().enumerate().filter(|(_, r)| holds(r.root.as_os_str().as_bytes())).max_by_key(|(_, r)| r.root.as_os_str().len()).map(|(i, _)| i)
     }
 
     fn read_only(&mut self, p: PathBuf) {

@@ -3,6 +3,7 @@
 //! configuration names.
 
 use std::collections::HashMap;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -97,9 +98,11 @@ struct Known {
     unarmable: bool,
 }
 
-static KNOWN: Mutex<Option<HashMap<PathBuf, Known>>> = Mutex::new(None);
+/// Keyed by bytes: std hashes a `Path` component by component, several times slower, and the
+/// paths here are the walk's (canonical), so equal paths are equal bytes.
+static KNOWN: Mutex<Option<HashMap<OsString, Known>>> = Mutex::new(None);
 
-fn known() -> std::sync::MutexGuard<'static, Option<HashMap<PathBuf, Known>>> {
+fn known() -> std::sync::MutexGuard<'static, Option<HashMap<OsString, Known>>> {
     KNOWN.lock().unwrap_or_else(|e| e.into_inner())
 }
 
@@ -108,7 +111,7 @@ fn known() -> std::sync::MutexGuard<'static, Option<HashMap<PathBuf, Known>>> {
 /// then a directory with entries, as it was (never a placeholder).
 pub fn vouched(dot_git: &Path, walk_ino: u64) -> Option<Arc<Facts>> {
     let known = known();
-    let k = known.as_ref()?.get(dot_git)?;
+    let k = known.as_ref()?.get(dot_git.as_os_str())?;
     k.armed.as_ref().is_some_and(|a| a.vouches(walk_ino)).then(|| Arc::clone(&k.facts))
 }
 
@@ -131,7 +134,7 @@ pub fn facts(dot_git: &Path, dot_git_now: Option<&std::fs::Metadata>, walk_ino: 
         _ => s.still(),
     };
     let (mut armed, mut tried) = (None, false);
-    if let Some(k) = known().as_mut().and_then(|m| m.get_mut(dot_git)) {
+    if let Some(k) = known().as_mut().and_then(|m| m.get_mut(dot_git.as_os_str())) {
         // Here because the watches did not vouch (something changed, perhaps only a file at the
         // top): armed again, unless they were refused for these facts.
         if !k.unarmable {
@@ -182,7 +185,7 @@ pub fn facts(dot_git: &Path, dot_git_now: Option<&std::fs::Metadata>, walk_ino: 
         map.clear();
     }
     let unarmable = walk_ino.is_some() && armed.is_none();
-    map.insert(dot_git.to_path_buf(), Known { seen, facts: Arc::clone(&facts), armed, unarmable });
+    map.insert(dot_git.as_os_str().to_os_string(), Known { seen, facts: Arc::clone(&facts), armed, unarmable });
     facts
 }
 

@@ -187,20 +187,14 @@ impl Watcher {
 
     /// What the watcher says of a listing taken at `read_at` under `watch`.
     pub fn vouch(&self, watch: &Watch, read_at: u64) -> Vouch {
+        self.lock().vouch(watch, read_at)
+    }
+
+    /// Whether every one of `watches` vouches `Unchanged` for what was read at `read_at` (one lock
+    /// for all: a repository's facts have a few).
+    pub fn all_unchanged(&self, watches: &[Watch], read_at: u64) -> bool {
         let s = self.lock();
-        if s.broken {
-            return Vouch::Unknown;
-        }
-        match s.watches.get(&watch.wd) {
-            Some(e) if e.generation == watch.generation && e.changed_at <= read_at => {
-                if read_at < s.unknown_before {
-                    Vouch::Unknown
-                } else {
-                    Vouch::Unchanged
-                }
-            }
-            _ => Vouch::Changed,
-        }
+        watches.iter().all(|w| s.vouch(w, read_at) == Vouch::Unchanged)
     }
 
     /// The counter now: a listing known to be current at this point can be vouched for from here.
@@ -276,6 +270,22 @@ impl Watcher {
 }
 
 impl State {
+    fn vouch(&self, watch: &Watch, read_at: u64) -> Vouch {
+        if self.broken {
+            return Vouch::Unknown;
+        }
+        match self.watches.get(&watch.wd) {
+            Some(e) if e.generation == watch.generation && e.changed_at <= read_at => {
+                if read_at < self.unknown_before {
+                    Vouch::Unknown
+                } else {
+                    Vouch::Unchanged
+                }
+            }
+            _ => Vouch::Changed,
+        }
+    }
+
     fn note(&mut self, wd: i32, mask: u32) {
         self.counter += 1;
         self.last_change = self.counter;
