@@ -6,6 +6,7 @@
 //! placeholders over missing protected names (`placeholder`), whose few calls the addon and the
 //! helper must make alike.
 
+pub mod ancestors;
 pub mod landlock;
 pub mod mountinfo;
 pub mod offline_names;

@@ -118,7 +118,7 @@ fn copy(path: &str) -> Result<Option<Copy<'_>>, Failure> {
 fn attach_all(copies: Vec<Copy>) -> Result<(), Failure> {
     let mut attached: std::collections::HashSet<&str> = std::collections::HashSet::with_capacity(copies.len());
     for c in &copies {
-        let covered = std::path::Path::new(c.path).ancestors().any(|a| a.to_str().is_some_and(|a| attached.contains(a)));
+        let covered = sandspawn_helper::ancestors::or_self(c.path).any(|a| attached.contains(a));
         let reopened;
         let target = if covered {
             let Some(t) = open_carve_out(c.path)? else { continue };
@@ -177,3 +177,4 @@ fn locked_flags(t: &Target, path: &str) -> Result<libc::c_ulong, Failure> {
     ];
     Ok(map.iter().filter(|(st_flag, _)| st.f_flag & st_flag != 0).fold(0, |acc, (_, ms)| acc | ms))
 }
+
