@@ -8,6 +8,24 @@ const crypto = require('node:crypto')
 const { execFileSync, spawnSync } = require('node:child_process')
 
 /**
+ * A test file run directly (`node --test __test__/security/x.test.js`, not `npm test`, which gives
+ * every step a scratch store): its runs keep their tool caches in a scratch store removed at exit,
+ * as `scripts/test.js` does, not in the developer's ~/.local/state (where each test workspace would
+ * leave a store until its 30-day expiry).
+ */
+if (!process.env.SANDSPAWN_TOOL_CACHE_DIR) {
+  const target = path.resolve(__dirname, '../../target')
+  fs.mkdirSync(target, { recursive: true })
+  const store = fs.mkdtempSync(path.join(target, 'test-tool-caches-'))
+  process.env.SANDSPAWN_TOOL_CACHE_DIR = store
+  process.on('exit', () => {
+    // Overlayfs work leftovers have mode 000, Go's module cache is read-only.
+    spawnSync('chmod', ['-R', 'u+rwx', store])
+    fs.rmSync(store, { recursive: true, force: true })
+  })
+}
+
+/**
  * The package, loaded with retries: other engineers rebuild the native addon concurrently, and
  * it may be missing for a few seconds.
  */
