@@ -5,7 +5,13 @@
 /// attaches (is a carve-out attached before above it?), and with a thousand repositories the
 /// component parsing was about a millisecond per run.
 pub fn or_self(path: &str) -> impl Iterator<Item = &str> {
-    let above = path.bytes().enumerate().filter(|&(_, b)| b == b'/').map(move |(i, _)| if i == 0 { "/" } else { &path[..i] });
+    // Cut at ASCII slashes: every piece is valid UTF-8.
+    or_self_bytes(path.as_bytes()).map(|b| std::str::from_utf8(b).unwrap_or("/"))
+}
+
+/// As `or_self`, for paths that need not be UTF-8 (the addon's canonical paths).
+pub fn or_self_bytes(path: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let above = path.iter().enumerate().filter(|&(_, &b)| b == b'/').map(move |(i, _)| if i == 0 { &path[..1] } else { &path[..i] });
     std::iter::once(path).chain(above)
 }
 

@@ -147,11 +147,12 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     // `read_only`): a bwrap `--ro-bind` rereads the mount table, so hundreds of repositories cost
     // tens of milliseconds there, and a few microseconds each in the helper.
     let mut read_only = Vec::new();
+    let views = Views::new(policy, req.cwd);
     for root in &policy.writable_roots {
         let mut carve: Vec<&Path> = root.read_only.iter().map(PathBuf::as_path).collect();
-        carve.sort_by_key(|p| p.components().count()); // stable: keeps the policy's order per depth
+        carve.sort_by_cached_key(|p| p.components().count()); // stable: keeps the policy's order per depth
         // One a `denyRead` hides is not there to bind (bwrap masks it before the helper runs).
-        for p in carve.into_iter().filter(|p| view_of(policy, req.cwd, p).0 != View::Hidden) {
+        for p in carve.into_iter().filter(|p| views.of(p).0 != View::Hidden) {
             read_only.push(path_arg(p)?);
         }
     }
@@ -397,45 +398,55 @@ enum View {
     Writable,
 }
 
-/// The view of `path` and, when hidden, what hides it. The deepest mount covering it decides, as
-/// in bwrap.
-fn view_of(policy: &ResolvedPolicy, cwd: &Path, path: &Path) -> (View, String) {
-    let mut covers: Vec<(&Path, View, String)> = Vec::new();
-    if policy.tmp == TmpMode::Private {
-        covers.push((Path::new("/tmp"), View::PrivateTmp, String::new()));
-        if cwd.starts_with("/tmp") {
-            covers.push((cwd, View::ReadOnly, String::new()));
+/// What covers which paths inside the sandbox, each with its depth, to tell the view of many paths
+/// (every carve-out of hundreds of repositories) with one list.
+struct Views<'a> {
+    covers: Vec<(&'a Path, usize, View, Option<&'a Path>)>,
+}
+
+impl<'a> Views<'a> {
+    fn new(policy: &'a ResolvedPolicy, cwd: &'a Path) -> Views<'a> {
+        let mut covers: Vec<(&Path, View, Option<&Path>)> = Vec::new();
+        if policy.tmp == TmpMode::Private {
+            covers.push((Path::new("/tmp"), View::PrivateTmp, None));
+            if cwd.starts_with("/tmp") {
+                covers.push((cwd, View::ReadOnly, None));
+            }
         }
+        covers.extend(policy.deny_read.iter().map(|d| (d.as_path(), View::Hidden, Some(d.as_path()))));
+        covers.extend(policy.writable_roots.iter().map(|r| (r.root.as_path(), View::Writable, None)));
+        Views { covers: covers.into_iter().map(|(p, view, denied)| (p, p.components().count(), view, denied)).collect() }
     }
-    for d in &policy.deny_read {
-        covers.push((d, View::Hidden, format!("sandbox.denyRead entry {}", d.display())));
+
+    /// The view of `path` and, when hidden, the `denyRead` entry that hides it. The deepest mount
+    /// covering it decides, as in bwrap; at equal depth a mask wins (it is applied after the bind
+    /// of the same path).
+    fn of(&self, path: &Path) -> (View, Option<&'a Path>) {
+        self.covers
+            .iter()
+            .filter(|(p, ..)| path.starts_with(p))
+            .max_by_key(|(_, depth, view, _)| (*depth, matches!(view, View::Hidden | View::PrivateTmp)))
+            .map(|(_, _, view, denied)| (*view, *denied))
+            .unwrap_or((View::ReadOnly, None))
     }
-    for r in &policy.writable_roots {
-        covers.push((&r.root, View::Writable, String::new()));
-    }
-    // Deepest first; at equal depth a mask wins (it is applied after the bind of the same path).
-    covers
-        .into_iter()
-        .filter(|(p, _, _)| path.starts_with(p))
-        .max_by_key(|(p, view, _)| (p.components().count(), matches!(view, View::Hidden | View::PrivateTmp)))
-        .map(|(_, view, what)| (view, what))
-        .unwrap_or((View::ReadOnly, String::new()))
 }
 
 /// The helper must be visible inside the sandbox: an error names what would hide it. Else its view.
 fn check_helper_visible(policy: &ResolvedPolicy, cwd: &Path, helper: &Path) -> Result<View> {
-    match view_of(policy, cwd, helper) {
-        (View::Hidden, what) => Err(SandboxError::invalid(
+    match Views::new(policy, cwd).of(helper) {
+        (View::Hidden, denied) => Err(SandboxError::invalid(
             "sandbox",
             format!(
-                "{what} would hide sandspawn's helper {}, which must run inside the sandbox before the command; \
+                "sandbox.denyRead entry {} would hide sandspawn's helper {}, which must run inside the sandbox before the command; \
                  deny a narrower path, or install sandspawn outside it",
+                denied.unwrap_or(Path::new("?")).display(),
                 helper.display()
             ),
         )),
         (view, _) => Ok(view),
     }
 }
+
 /// Hide `p`. A directory becomes an empty read-only tmpfs; the mount points of writable roots below
 /// it are made with `--dir` *before* `--remount-ro` (bwrap cannot mkdir in a read-only tmpfs), and
 /// those roots are bound on top later. A file becomes an empty file nobody can read (mode 000: the

@@ -13,7 +13,7 @@ use super::scan;
 pub struct Baseline {
     pub spec: scan::WalkSpec,
     /// `.git` entries that existed (any depth), with their inode numbers.
-    pub git: HashMap<PathBuf, u64>,
+    pub git: HashMap<std::ffi::OsString, u64>,
     /// Directories that were git directories themselves (`scan::Found::git_dirs`).
     pub git_dirs: HashSet<PathBuf>,
     /// Each writable root's top and its `.git`, as `(device, inode)` before the run: after it, the
@@ -26,7 +26,7 @@ pub struct Baseline {
     /// runner's own runs, `Absent::UndoneAfter`): a protected name that appears at one of these
     /// during the run is moved aside after it all the same. A set, not hundreds of repositories
     /// times dozens of names listed one by one for every run.
-    pub protected_tops: HashSet<PathBuf>,
+    pub protected_tops: HashSet<std::ffi::OsString>,
     /// The protected names (the report-only ones are in `spec.names` too).
     pub protected_names: HashSet<String>,
     /// Protected-name entries that existed (any depth), with their inode.

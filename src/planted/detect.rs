@@ -43,7 +43,7 @@ pub fn detect(baseline: &Baseline) -> Vec<HostRisk> {
     risks.extend(undo_created(baseline, &found));
     if baseline.report_repositories {
         // New, or another inode than before at the same path (a directory above it was swapped).
-        let new = |p: &&PathBuf| !absent.contains(*p) && baseline.git.get(*p).is_none_or(|ino| found.git_inodes.get(*p) != Some(ino));
+        let new = |p: &&PathBuf| !absent.contains(*p) && baseline.git.get(p.as_os_str()).is_none_or(|ino| found.git_inodes.get(p.as_os_str()) != Some(ino));
         for dot_git in found.git_entries.iter().filter(new) {
             if can_act(dot_git) {
                 new_repository(dot_git, baseline.taken_at, &mut risks);
@@ -64,7 +64,7 @@ pub fn detect(baseline: &Baseline) -> Vec<HostRisk> {
             let how = if replaced { "was replaced" } else { "was created" };
             let mut detail = format!("{name} {how} during the run: {}", names::what_it_does(&name));
             // At a nested repository's top it had to stay absent (`Absent::UndoneAfter`).
-            let kept_absent = !replaced && baseline.protected_names.contains(&name) && p.parent().is_some_and(|t| baseline.protected_tops.contains(t));
+            let kept_absent = !replaced && baseline.protected_names.contains(&name) && p.parent().is_some_and(|t| baseline.protected_tops.contains(t.as_os_str()));
             if kept_absent {
                 detail.push_str(&match undo::move_aside(p) {
                     undo::Undone::MovedTo(to) => format!("; undone: moved aside to {}", to.display()),

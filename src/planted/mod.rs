@@ -136,11 +136,11 @@ pub fn walk_and_protect(policy: Walked) {
             continue; // done by `protect`
         }
         if policy.protect_git {
-            c.repository(dot_git, false, found.git_inodes.get(dot_git).copied());
+            c.repository(dot_git, false, found.git_inodes.get(dot_git.as_os_str()).copied());
         }
         c.names(top, names);
         if !c.list_missing && !c.is_covered(top) {
-            protected_tops.insert(top.to_path_buf());
+            protected_tops.insert(top.as_os_str().to_os_string());
         }
     }
     crate::policy::sort_carve_outs(policy.writable_roots);
@@ -167,20 +167,21 @@ pub fn walk_and_protect(policy: Walked) {
 /// The entries named like protected names that the walk found, as a set and by directory.
 struct Existing {
     paths: HashSet<PathBuf>,
-    by_dir: HashMap<PathBuf, Vec<PathBuf>>,
+    /// Keyed by bytes, as `Carver::covered`.
+    by_dir: HashMap<std::ffi::OsString, Vec<PathBuf>>,
 }
 
 impl Existing {
     fn of(named: &[PathBuf]) -> Existing {
-        let mut by_dir: HashMap<PathBuf, Vec<PathBuf>> = HashMap::new();
+        let mut by_dir: HashMap<std::ffi::OsString, Vec<PathBuf>> = HashMap::new();
         for p in named {
-            by_dir.entry(p.parent().unwrap_or(Path::new("/")).to_path_buf()).or_default().push(p.clone());
+            by_dir.entry(p.parent().unwrap_or(Path::new("/")).as_os_str().to_os_string()).or_default().push(p.clone());
         }
         Existing { paths: named.iter().cloned().collect(), by_dir }
     }
 
     fn at_top<'e>(&'e self, top: &Path) -> impl Iterator<Item = &'e PathBuf> + 'e {
-        self.by_dir.get(top).into_iter().flatten()
+        self.by_dir.get(top.as_os_str()).into_iter().flatten()
     }
 }
 
@@ -208,7 +209,8 @@ impl<'a> Carver<'a> {
     }
 
     fn is_covered(&self, p: &Path) -> bool {
-        p.ancestors().any(|a| self.covered.contains(a.as_os_str()))
+        // By slicing at slashes, not parsing components (`covered` holds canonical paths).
+        sandspawn_helper::ancestors::or_self_bytes(p.as_os_str().as_bytes()).any(|a| self.covered.contains(std::ffi::OsStr::from_bytes(a)))
     }
 
     /// The deepest writable root holding `p` (its carve-outs go after that root's bind). Compared

@@ -168,7 +168,7 @@ impl Walk<'_> {
         for found in targets.iter_mut() {
             for (path, ino) in &listing.git {
                 found.git_entries.push(path.clone());
-                found.git_inodes.insert(path.clone(), *ino);
+                found.git_inodes.insert(path.clone().into_os_string(), *ino);
             }
             if listing.git_dir {
                 found.git_dirs.push(dir.to_path_buf());

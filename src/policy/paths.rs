@@ -67,7 +67,8 @@ pub(crate) fn canonical_lenient(option: &str, p: &Path) -> Result<Lenient> {
 /// Sort shallowest first (fewest components), then by bytes, and drop duplicates.
 pub(crate) fn sort_shallowest_first(paths: &mut Vec<PathBuf>) {
     sort_shallowest_first_by(paths, |p| p);
-    paths.dedup();
+    // As bytes, as sorted: equal paths are adjacent equal bytes.
+    paths.dedup_by(|a, b| a.as_os_str() == b.as_os_str());
 }
 
 /// Sort `items` by their `path`, shallowest first, then by bytes (stable). Each depth is counted

@@ -84,6 +84,6 @@ pub(crate) fn sort_carve_outs(roots: &mut [WritableRoot]) {
     for root in roots {
         sort_shallowest_first(&mut root.read_only);
         sort_shallowest_first_by(&mut root.missing_read_only, |m| &m.path);
-        root.missing_read_only.dedup_by(|a, b| a.path == b.path);
+        root.missing_read_only.dedup_by(|a, b| a.path.as_os_str() == b.path.as_os_str());
     }
 }

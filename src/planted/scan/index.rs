@@ -27,7 +27,8 @@ pub struct Found {
     /// Every `.git` entry (directory, file or symlink), breadth first.
     pub git_entries: Vec<PathBuf>,
     /// The inode number of each `.git` entry (from its parent's listing: no `stat`).
-    pub git_inodes: HashMap<PathBuf, u64>,
+    /// Keyed by bytes (canonical paths): std hashes a `Path` component by component.
+    pub git_inodes: HashMap<std::ffi::OsString, u64>,
     /// Every directory that is itself a git directory (a bare repository, or one planted into an
     /// ordinary folder: `HEAD` with `objects/` and `refs/`, or with `commondir`), as git's
     /// discovery would take it when run there.
