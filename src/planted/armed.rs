@@ -59,7 +59,8 @@ pub fn arm(dot_git: &Path, walk_ino: u64) -> Option<Armed> {
     add(w.watch(git.as_raw_fd(), None))?;
     // Checked once watched: what changes from here on raises an event.
     let kind = |dir: &OwnedFd, name: &str| stat_at(dir, name).map(|st| st.st_mode & libc::S_IFMT);
-    if kind(&git, "")? != libc::S_IFDIR || stat_at(&git, "")?.st_ino != walk_ino {
+    let git_now = stat_at(&git, "")?;
+    if git_now.st_mode & libc::S_IFMT != libc::S_IFDIR || git_now.st_ino != walk_ino {
         return None;
     }
     if kind(&top, ".husky") == Some(libc::S_IFLNK) || kind(&git, "commondir").is_some() {

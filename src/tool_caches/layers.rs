@@ -20,7 +20,7 @@
 //! (no run has anything mounted) folds every pending layer into the base (`merge`), oldest first.
 //! So runs never wait for each other, and what one wrote is seen by the runs that start after it.
 
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Result, SandboxError};
@@ -46,22 +46,6 @@ fn failed(what: &str, p: &Path, e: std::io::Error) -> SandboxError {
     SandboxError::setup_failed(format!("{what} {} failed: {e}", p.display()), "")
 }
 
-fn lock_file(cache: &Path, op: libc::c_int) -> std::io::Result<OwnedFd> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let f = std::fs::OpenOptions::new().read(true).write(true).create(true).mode(0o600).custom_flags(libc::O_NOFOLLOW).open(cache.join("lock"))?;
-    let fd: OwnedFd = f.into();
-    loop {
-        // SAFETY: flock on a descriptor we own.
-        if unsafe { libc::flock(fd.as_raw_fd(), op) } == 0 {
-            return Ok(fd);
-        }
-        let e = std::io::Error::last_os_error();
-        if e.kind() != std::io::ErrorKind::Interrupted {
-            return Err(e);
-        }
-    }
-}
-
 impl CacheRun {
     /// Take the shared lock, list the layers, make this run's directories.
     pub fn open(cache: &Path, run: &str) -> Result<CacheRun> {
@@ -69,7 +53,7 @@ impl CacheRun {
         std::os::unix::fs::DirBuilderExt::mode(builder.recursive(true), 0o700);
         builder.create(cache).map_err(|e| failed("creating the tool cache directory", cache, e))?;
         // The lock first: a fold (which holds it exclusively) trims the slots.
-        let lock = lock_file(cache, libc::LOCK_SH).map_err(|e| failed("locking the tool cache", cache, e))?;
+        let lock = super::lock::lock_file(cache, libc::LOCK_SH).map_err(|e| failed("locking the tool cache", cache, e))?;
         for d in [cache.join("base"), cache.join("pending")] {
             builder.create(&d).map_err(|e| failed("creating the tool cache directory", &d, e))?;
         }
@@ -116,7 +100,7 @@ fn pending(cache: &Path) -> Vec<PathBuf> {
 /// Fold the pending layers into the base when no run holds the cache; otherwise the last of those
 /// runs does it when it ends.
 pub fn fold_if_alone(cache: &Path) {
-    let Ok(_exclusive) = lock_file(cache, libc::LOCK_EX | libc::LOCK_NB) else { return };
+    let Ok(_exclusive) = super::lock::lock_file(cache, libc::LOCK_EX | libc::LOCK_NB) else { return };
     let base = cache.join("base");
     for layer in pending(cache) {
         // A layer that cannot be folded whole is dropped rather than half-applied: this is a

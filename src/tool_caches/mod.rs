@@ -27,6 +27,7 @@ use crate::policy::{SandboxMode, TmpMode, WritableRoot};
 
 mod bwrap_mounts;
 mod layers;
+mod lock;
 mod resolved;
 pub mod locations;
 pub mod macos;

@@ -18,8 +18,8 @@
 //! made again. What a run can still leave for the next one there is the upper directory's times,
 //! less than it leaves in the cache's contents, which that next run mounts anyway.
 
-use std::os::fd::{AsRawFd, OwnedFd};
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::os::fd::OwnedFd;
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 /// Slots kept when a fold finds the cache idle; more are made while more runs overlap.
@@ -49,28 +49,19 @@ pub fn claim(slots: &Path) -> std::io::Result<Slot> {
     Err(std::io::Error::other(format!("all {MOST} run directories of {} are in use", slots.display())))
 }
 
-/// The slot's lock, taken without waiting (`None`: another run holds it), the slot made if missing.
+/// The slot's lock (`lock::lock_file`), taken without waiting (`None`: another run holds it), the slot made if missing.
 fn try_lock(dir: &Path) -> std::io::Result<Option<OwnedFd>> {
-    let open = || std::fs::OpenOptions::new().read(true).write(true).create(true).mode(0o600).custom_flags(libc::O_NOFOLLOW).open(dir.join("lock"));
-    let file = match open() {
+    let take = || super::lock::lock_file(dir, libc::LOCK_EX | libc::LOCK_NB);
+    let taken = match take() {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            let mut b = std::fs::DirBuilder::new();
-            b.recursive(true).mode(0o700).create(dir)?;
-            open()?
+            std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)?;
+            take()
         }
-        other => other?,
+        other => other,
     };
-    let fd: OwnedFd = file.into();
-    loop {
-        // SAFETY: flock on a descriptor we own.
-        if unsafe { libc::flock(fd.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
-            return Ok(Some(fd));
-        }
-        match std::io::Error::last_os_error() {
-            e if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            e if e.raw_os_error() == Some(libc::EWOULDBLOCK) => return Ok(None),
-            e => return Err(e),
-        }
+    match taken {
+        Err(e) if e.raw_os_error() == Some(libc::EWOULDBLOCK) => Ok(None),
+        other => other.map(Some),
     }
 }
 
