@@ -109,6 +109,29 @@ test('private caches: writable inside, host content readable, host unchanged, wr
   assert.equal(fs.readFileSync(path.join(scope, 'npm/base/_cacache/new'), 'utf8'), 'mine\n')
 })
 
+// A run that writes nothing into a cache leaves its upper directory, empty, to the next run
+// (src/tool_caches/slots.rs). What a command can change there without writing an entry, the
+// directory's mode and its extended attributes (through the cache's root inside the sandbox), must
+// not reach the next run: such a directory is made again.
+test('what a run changes on a cache\'s root without writing in it does not reach the next run', { skip: !linux }, async () => {
+  const s = setup()
+  const look = ['sh', '-c', `stat -c %a ~/.npm; ${python} -c 'import os; print(sorted(os.listxattr(os.path.expanduser("~/.npm"))))'`]
+  const fresh = await run(look, s)
+  assert.equal(fresh.exitCode, 0, fresh.stderr)
+  const plant = await run(['sh', '-c', `chmod 0777 ~/.npm && ${python} -c 'import os; os.setxattr(os.path.expanduser("~/.npm"), "user.planted", b"x")' && stat -c %a ~/.npm`], s)
+  assert.equal(plant.exitCode, 0, plant.stderr)
+  assert.equal(plant.stdout, '777\n', 'the command could change the root (else this test attacks nothing)')
+  // Until the run has let go of its slot (toolCacheStore waits for that): the next run takes it.
+  const { toolCacheStore } = require('..')
+  await toolCacheStore({ env: s.env })
+  const slots = path.join(plant.toolCaches.store, 'npm/slots')
+  const modes = () => fs.readdirSync(slots).map((n) => (fs.statSync(path.join(slots, n, 'upper')).mode & 0o777).toString(8))
+  assert.deepEqual(modes(), ['777'], 'the slot kept what the command did to the root')
+  const next = await run(look, s)
+  assert.equal(next.exitCode, 0, next.stderr)
+  assert.equal(next.stdout, fresh.stdout, 'the next run sees the root as a fresh run does')
+})
+
 test('the command holds no capability and cannot create a user namespace, caches or not', { skip: !linux }, async () => {
   const s = setup()
   const r = await run(['sh', '-c', 'grep -E "^Cap(Prm|Eff|Bnd|Amb)" /proc/self/status; unshare -U true && echo UNSHARED; umount ~/.npm && echo UNMOUNTED; exit 0'], s)
