@@ -115,14 +115,16 @@ test('private caches: writable inside, host content readable, host unchanged, wr
 // not reach the next run: such a directory is made again.
 test('what a run changes on a cache\'s root without writing in it does not reach the next run', { skip: !linux }, async () => {
   const s = setup()
+  // Each run lets go of its slot after its result: waited for (toolCacheStore waits for that), so
+  // that every run here takes the same slot, the first.
+  const { toolCacheStore } = require('..')
   const look = ['sh', '-c', `stat -c %a ~/.npm; ${python} -c 'import os; print(sorted(os.listxattr(os.path.expanduser("~/.npm"))))'`]
   const fresh = await run(look, s)
   assert.equal(fresh.exitCode, 0, fresh.stderr)
+  await toolCacheStore({ env: s.env })
   const plant = await run(['sh', '-c', `chmod 0777 ~/.npm && ${python} -c 'import os; os.setxattr(os.path.expanduser("~/.npm"), "user.planted", b"x")' && stat -c %a ~/.npm`], s)
   assert.equal(plant.exitCode, 0, plant.stderr)
   assert.equal(plant.stdout, '777\n', 'the command could change the root (else this test attacks nothing)')
-  // Until the run has let go of its slot (toolCacheStore waits for that): the next run takes it.
-  const { toolCacheStore } = require('..')
   await toolCacheStore({ env: s.env })
   const slots = path.join(plant.toolCaches.store, 'npm/slots')
   const modes = () => fs.readdirSync(slots).map((n) => (fs.statSync(path.join(slots, n, 'upper')).mode & 0o777).toString(8))
