@@ -38,7 +38,7 @@ pub enum StdinMode {
     /// A pipe the caller writes with `write()` and closes with `end()`.
     Pipe,
     /// Write these bytes, then close.
-    Bytes(Vec<u8>),
+    Bytes(bytes::Bytes),
 }
 
 /// Which entry point the options are for: each accepts a slightly different set of names.
@@ -76,6 +76,9 @@ pub struct SpawnRequest {
     pub package_dir: Option<PathBuf>,
     /// Who answers for hosts on neither list (`network.onRequest`, set by the binding).
     pub network_ask: Option<crate::network::ask::AskHandle>,
+    /// The `sandbox` option as given, to resolve the policy again when the workspace changed
+    /// while the sandbox was set up (`resolve_policy_again`).
+    pub sandbox_option: Option<Value>,
 }
 
 pub fn parse_command(value: &Value) -> Result<Vec<String>> {
@@ -228,7 +231,7 @@ pub fn parse_spawn_options(command: &Value, options: &Value, host: &HostContext,
         env.insert("TERM".into(), term);
     }
     let stdin = match (stdin_bytes, get("stdin")) {
-        (Some(bytes), _) => StdinMode::Bytes(bytes),
+        (Some(bytes), _) => StdinMode::Bytes(bytes.into()),
         (None, None) => StdinMode::Null,
         (None, Some(Value::String(s))) if s == "ignore" => StdinMode::Null,
         (None, Some(Value::String(s))) if s == "pipe" => StdinMode::Pipe,
@@ -238,14 +241,24 @@ pub fn parse_spawn_options(command: &Value, options: &Value, host: &HostContext,
     let linux = parse_linux_options(get("linux"))?;
     let limits = crate::limits::parse(get("limits"))?;
 
-    let tmpdir = env.get("TMPDIR").filter(|s| !s.is_empty()).cloned();
-    let ctx = PolicyContext { cwd: cwd.clone(), tmpdir, platform, env: env.clone() };
-    let policy = resolve_policy(get("sandbox"), &ctx)?;
+    let sandbox_option = get("sandbox").cloned();
+    let policy = resolve_policy(sandbox_option.as_ref(), &policy_context(&cwd, &env, platform))?;
 
     // With a terminal, `write()` goes to the terminal: stdin is always a "pipe".
     let stdin = if pty.is_some() { StdinMode::Pipe } else { stdin };
     let package_dir = host.package_dir.clone();
-    Ok(SpawnRequest { command, cwd, env, policy, platform, timeout, kill_signal, force_kill_after, max_buffer, stdin, linux, pty, limits, package_dir, network_ask: None })
+    Ok(SpawnRequest { command, cwd, env, policy, platform, timeout, kill_signal, force_kill_after, max_buffer, stdin, linux, pty, limits, package_dir, network_ask: None, sandbox_option })
+}
+
+fn policy_context(cwd: &std::path::Path, env: &BTreeMap<String, String>, platform: Platform) -> PolicyContext {
+    let tmpdir = env.get("TMPDIR").filter(|s| !s.is_empty()).cloned();
+    PolicyContext { cwd: cwd.to_path_buf(), tmpdir, platform, env: env.clone() }
+}
+
+/// The request's policy resolved again from its `sandbox` option, as a new call would resolve it
+/// now: the paths it protects are looked at again.
+pub fn resolve_policy_again(req: &SpawnRequest) -> Result<ResolvedPolicy> {
+    resolve_policy(req.sandbox_option.as_ref(), &policy_context(&req.cwd, &req.env, req.platform))
 }
 
 /// `linux: { allow?: Array<'bwrap' | 'landlock'>, bundledBwrap?: boolean }`. Accepted on every

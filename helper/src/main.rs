@@ -411,8 +411,12 @@ pub(crate) fn exec(command: &[OsString]) -> Failure {
 
 /// Report on stderr and, when the runner asked for it, on the report descriptor; then exit.
 pub(crate) fn fail(report_fd: Option<i32>, failure: Failure) -> ! {
-    let line = format!("sandspawn-helper: {}\n", failure.message);
-    unsafe { libc::write(2, line.as_ptr().cast(), line.len()) };
+    // A changed workspace is the runner's to handle (it plans again): nothing on the output it
+    // captures, which the attempt that runs the command must not find anything of this one in.
+    if !(failure.stage == Stage::Changed && report_fd.is_some()) {
+        let line = format!("sandspawn-helper: {}\n", failure.message);
+        unsafe { libc::write(2, line.as_ptr().cast(), line.len()) };
+    }
     if let Some(fd) = report_fd {
         let record = failure.encode();
         unsafe { libc::write(fd, record.as_ptr().cast(), record.len()) };

@@ -57,7 +57,7 @@ pub struct Steps {
     pub review: Vec<ReviewOverlay>,
     /// Make each of these paths read-only, in this order (shallowest first): the carve-outs inside
     /// writable roots (see `read_only` in the helper). Needs CAP_SYS_ADMIN, so `own_userns` too.
-    pub read_only: Vec<String>,
+    pub read_only: Vec<ReadOnly>,
     /// Mount these copy-on-write overlays (the private tool caches, see the addon's `tool_caches`).
     /// Needs CAP_SYS_ADMIN and CAP_DAC_OVERRIDE in the sandbox's user namespace, which bwrap then
     /// keeps for the helper; `own_userns` must be set too, since it is what drops them.
@@ -146,6 +146,37 @@ pub struct ReviewOverlay {
     pub work: String,
 }
 
+/// A path to make read-only (`--read-only=PATH`), and, when the plan knows it, the entry it must
+/// be (`--read-only-at=DEV:INO:PATH`): the device and inode the host saw there when it planned. A
+/// run in the same workspace can rename directories between the plan and the helper; without the
+/// check, the helper would protect whatever the path leads to then (a decoy) and leave the entry
+/// the plan meant writable (see `read_only` in the helper).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadOnly {
+    pub path: String,
+    pub id: Option<(u64, u64)>,
+}
+
+impl ReadOnly {
+    pub fn new(path: &str) -> ReadOnly {
+        ReadOnly { path: path.to_string(), id: None }
+    }
+
+    pub fn at(path: &str, id: (u64, u64)) -> ReadOnly {
+        ReadOnly { path: path.to_string(), id: Some(id) }
+    }
+
+    /// `DEV:INO:PATH` (the path is absolute, and may hold colons itself).
+    fn parse_at(text: &str) -> Option<ReadOnly> {
+        let (dev, rest) = text.split_once(':')?;
+        let (ino, path) = rest.split_once(':')?;
+        if !path.starts_with('/') {
+            return None;
+        }
+        Some(ReadOnly::at(path, (dev.parse().ok()?, ino.parse().ok()?)))
+    }
+}
+
 /// One overlay: `TARGET` shows what it held below the `layers` (newest first) and, on top, the
 /// writes kept in `UPPER` (`WORK` is the kernel's scratch directory, one per run, on the same
 /// filesystem as `UPPER`).
@@ -219,7 +250,10 @@ impl Steps {
         for r in &self.review {
             args.extend(["--review".to_string(), r.root.clone(), r.upper.clone(), r.work.clone()]);
         }
-        args.extend(self.read_only.iter().map(|p| format!("--read-only={p}")));
+        args.extend(self.read_only.iter().map(|r| match r.id {
+            Some((dev, ino)) => format!("--read-only-at={dev}:{ino}:{}", r.path),
+            None => format!("--read-only={}", r.path),
+        }));
         for o in &self.overlays {
             args.extend(["--overlay".to_string(), o.target.clone(), o.upper.clone(), o.work.clone(), o.layers.len().to_string()]);
             args.extend(o.layers.iter().cloned());
@@ -404,7 +438,9 @@ impl Steps {
                     } else if let Some(list) = text.strip_prefix("--close-fds=") {
                         steps.close_fds = list.split(',').map(descriptor).collect::<Option<_>>().ok_or_else(bad)?;
                     } else if let Some(p) = text.strip_prefix("--read-only=").filter(|p| p.starts_with('/')) {
-                        steps.read_only.push(p.to_string());
+                        steps.read_only.push(ReadOnly { path: p.to_string(), id: None });
+                    } else if let Some(rest) = text.strip_prefix("--read-only-at=") {
+                        steps.read_only.push(ReadOnly::parse_at(rest).ok_or_else(bad)?);
                     } else if let Some(p) = text.strip_prefix("--cover-dir=").filter(|p| p.starts_with('/')) {
                         steps.cover_dirs.push(p.to_string());
                     } else if let Some(p) = text.strip_prefix("--cover-file=").filter(|p| p.starts_with('/')) {
@@ -476,10 +512,10 @@ mod tests {
             },
             Steps { filter: Some(crate::seccomp::Sockets::NotUnix), report_fd: Some(4), net_listen_fd: Some(5), ..Steps::default() },
             Steps { cover_dirs: vec!["/w/.vscode".into(), "/w/a b/.git".into()], cover_files: vec!["/w/.envrc".into()], own_userns: true, map_ids: Some((1000, 100)), await_init_locks: 2, close_fds: vec![7, 8], ..Steps::default() },
-            Steps { read_only: vec!["/w/.git".into(), "/w/deps/a b/.git".into()], own_userns: true, limit_userns: true, ..Steps::default() },
+            Steps { read_only: vec![ReadOnly::at("/w/.git", (2049, 77)), ReadOnly::at("/w/deps/a:b/.git", (7, u64::MAX)), ReadOnly::new("/w/x:1:2")], own_userns: true, limit_userns: true, ..Steps::default() },
             Steps {
                 review: vec![ReviewOverlay { root: "/w s".into(), upper: "/s/cs/0/upper".into(), work: "/s/cs/0/work".into() }],
-                read_only: vec!["/w s/ro".into()],
+                read_only: vec![ReadOnly::new("/w s/ro")],
                 unmount: vec!["/s/cs".into()],
                 own_userns: true,
                 exec_after_ns: Some(1_760_000_000_123_456_789),
@@ -548,6 +584,9 @@ mod tests {
         assert!(Steps::parse(&os(&["v1", "--unknown", "--", "true"])).is_err());
         assert!(Steps::parse(&os(&["v1", "--report-fd=1", "--", "true"])).is_err(), "stdio is not a report fd");
         assert!(Steps::parse(&os(&["v1", "--report-fd=x", "--", "true"])).is_err());
+        for bad in ["--read-only-at=1:2:rel", "--read-only-at=1:/w", "--read-only-at=x:2:/w", "--read-only-at=1:-2:/w", "--read-only=rel"] {
+            assert!(Steps::parse(&os(&["v1", bad, "--", "true"])).is_err(), "{bad}");
+        }
         assert!(Steps::parse(&os(&["v1", "--null-fds=3,x", "--", "true"])).is_err());
         assert!(Steps::parse(&os(&["v1", "--null-fds=0", "--", "true"])).is_err());
         assert!(Steps::parse(&os(&["v1", "--net-listen=2", "--", "true"])).is_err());

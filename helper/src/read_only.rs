@@ -10,7 +10,10 @@
 //!
 //! Each path is opened with `O_PATH | O_NOFOLLOW` and used through that descriptor; where it is
 //! opened again, it must lead to the same entry (device and inode), or setup fails: a path
-//! swapped during setup cannot redirect a mount. Where the kernel has the new mount API (5.12+),
+//! swapped during setup cannot redirect a mount. Where the plan names the entry a path must be
+//! (device and inode, `--read-only-at`), the opened entry is checked against it: a run in the same
+//! workspace could have renamed a decoy into place since the host planned. A path that is gone, or
+//! leads to another entry, fails setup as `Stage::Changed` (the runner plans again). Where the kernel has the new mount API (5.12+),
 //! read-only copies are made detached (`open_tree`, `mount_setattr`: no mount flags to read first,
 //! since `mount_setattr` changes only the flag it names), then each attached over its entry
 //! (`move_mount`, see `bind_all` for the order); on older kernels a bind, then the bind opened
@@ -18,7 +21,8 @@
 
 use std::os::fd::AsRawFd;
 
-use sandspawn_helper::report::{Failure, setup};
+use sandspawn_helper::protocol::ReadOnly;
+use sandspawn_helper::report::{Failure, Stage, setup};
 
 use crate::mount_target::{mount, Kind, Target};
 use crate::{describe, last_errno};
@@ -32,7 +36,7 @@ use crate::{describe, last_errno};
 /// pass copy-and-attach per path made a workspace of 1,000 repositories cost the helper about
 /// 9 ms per run in `is_subdir` alone (quadratic). A copy holds two descriptors until it is
 /// attached, hence batches within the descriptor limit.
-pub fn bind_all(paths: &[String]) -> Result<(), Failure> {
+pub fn bind_all(paths: &[ReadOnly]) -> Result<(), Failure> {
     let per_batch = batch_size();
     for (b, batch) in paths.chunks(per_batch).enumerate() {
         let mut copies = Vec::with_capacity(batch.len());
@@ -45,7 +49,7 @@ pub fn bind_all(paths: &[String]) -> Result<(), Failure> {
                     // the rest the old way, after the copies made so far (none: the first copy
                     // finds out).
                     attach_all(copies)?;
-                    return paths[b * per_batch + i..].iter().try_for_each(|p| bind(p));
+                    return paths[b * per_batch + i..].iter().try_for_each(bind);
                 }
                 Err(f) => return Err(f),
             }
@@ -68,29 +72,40 @@ const WHAT: &str = "the read-only path";
 
 /// A read-only copy of `path`, detached, waiting to be attached over the same entry.
 struct Copy<'p> {
-    path: &'p str,
+    carve: &'p ReadOnly,
     /// The entry copied, still open: where the copy goes unless a copy attached since covers it.
     below: Target,
     tree: std::os::fd::OwnedFd,
 }
 
-/// `path` opened as a carve-out; `None`: there is nothing to protect (see below).
-fn open_carve_out(path: &str) -> Result<Option<Target>, Failure> {
-    match Target::open(path, Kind::DirOrFile, WHAT) {
+/// `r` opened as a carve-out; `None`: there is nothing to protect (see below).
+fn open_carve_out(r: &ReadOnly) -> Result<Option<Target>, Failure> {
+    let t = match Target::open(&r.path, Kind::DirOrFile, WHAT) {
         // Found by the host's walk (which may run as root) behind a directory the sandbox may not
         // enter: an owner outside the user namespace, so no capability here reaches it. The
         // command, with no more rights than this process and unable to chmod what it does not
         // own, cannot reach the path either: there is nothing to make read-only.
-        Err(f) if f.errno == libc::EACCES => Ok(None),
-        other => other.map(Some),
+        Err(f) if f.errno == libc::EACCES => return Ok(None),
+        // Gone, or no longer a directory or a file (`Target::open` says ENOTDIR then).
+        Err(f) if matches!(f.errno, libc::ENOENT | libc::ENOTDIR | libc::ELOOP) => return Err(changed(f.errno, format!("{} (gone since the sandbox was planned)", f.message))),
+        other => other?,
+    };
+    match r.id {
+        Some(id) if t.id != id => Err(changed(libc::EXDEV, format!("the read-only path {} is no longer the entry the sandbox was planned for (renamed or replaced meanwhile)", r.path))),
+        _ => Ok(Some(t)),
     }
+}
+
+fn changed(errno: i32, message: String) -> Failure {
+    Failure { stage: Stage::Changed, errno, message }
 }
 
 /// A copy of what `path` names (with the mounts inside it), its top made read-only while
 /// detached. `ENOSYS` (a kernel before 5.12): nothing was changed, the caller binds instead.
-fn copy(path: &str) -> Result<Option<Copy<'_>>, Failure> {
+fn copy(carve: &ReadOnly) -> Result<Option<Copy<'_>>, Failure> {
     use std::os::fd::FromRawFd;
-    let Some(below) = open_carve_out(path)? else { return Ok(None) };
+    let path = carve.path.as_str();
+    let Some(below) = open_carve_out(carve)? else { return Ok(None) };
     let flags = libc::OPEN_TREE_CLONE | libc::O_CLOEXEC as libc::c_uint | libc::AT_RECURSIVE as libc::c_uint | libc::AT_EMPTY_PATH as libc::c_uint;
     // SAFETY: open_tree on our own descriptor with an empty path; returns a descriptor or -1.
     let tree = unsafe { libc::syscall(libc::SYS_open_tree, below.fd, c"".as_ptr(), flags) } as i32;
@@ -109,7 +124,7 @@ fn copy(path: &str) -> Result<Option<Copy<'_>>, Failure> {
         let e = last_errno();
         return Err(setup(e, format!("making {path} read-only failed: {}", describe(e))));
     }
-    Ok(Some(Copy { path, below, tree }))
+    Ok(Some(Copy { carve, below, tree }))
 }
 
 /// Attach each copy over its path, in order. Over the entry it was copied from, unless a copy
@@ -118,12 +133,13 @@ fn copy(path: &str) -> Result<Option<Copy<'_>>, Failure> {
 fn attach_all(copies: Vec<Copy>) -> Result<(), Failure> {
     let mut attached: std::collections::HashSet<&str> = std::collections::HashSet::with_capacity(copies.len());
     for c in &copies {
-        let covered = sandspawn_helper::ancestors::or_self(c.path).any(|a| attached.contains(a));
+        let path = c.carve.path.as_str();
+        let covered = sandspawn_helper::ancestors::or_self(path).any(|a| attached.contains(a));
         let reopened;
         let target = if covered {
-            let Some(t) = open_carve_out(c.path)? else { continue };
+            let Some(t) = open_carve_out(c.carve)? else { continue };
             if t.id != c.below.id {
-                return Err(setup(libc::EXDEV, format!("the read-only path {} was replaced during setup", c.path)));
+                return Err(changed(libc::EXDEV, format!("the read-only path {path} was replaced during setup")));
             }
             reopened = t;
             &reopened
@@ -135,22 +151,23 @@ fn attach_all(copies: Vec<Copy>) -> Result<(), Failure> {
         let rc = unsafe { libc::syscall(libc::SYS_move_mount, c.tree.as_raw_fd(), c"".as_ptr(), target.fd, c"".as_ptr(), how) };
         if rc != 0 {
             let e = last_errno();
-            return Err(setup(e, format!("putting the read-only copy over {} failed: {}", c.path, describe(e))));
+            return Err(setup(e, format!("putting the read-only copy over {path} failed: {}", describe(e))));
         }
-        attached.insert(c.path);
+        attached.insert(path);
     }
     Ok(())
 }
 
 /// The old way (kernels before 5.12): a bind of the path onto itself, then a read-only remount.
-fn bind(path: &str) -> Result<(), Failure> {
-    let Some(below) = open_carve_out(path)? else { return Ok(()) };
+fn bind(carve: &ReadOnly) -> Result<(), Failure> {
+    let path = carve.path.as_str();
+    let Some(below) = open_carve_out(carve)? else { return Ok(()) };
     let at = below.proc_path();
     mount(Some(&at), &at, None, libc::MS_BIND | libc::MS_REC, None, &format!("binding the read-only path {path}"))?;
     // The path now leads to the bind, which must be the same entry.
     let bound = Target::open(path, Kind::DirOrFile, WHAT)?;
     if bound.id != below.id {
-        return Err(setup(libc::EXDEV, format!("the read-only path {path} was replaced during setup")));
+        return Err(changed(libc::EXDEV, format!("the read-only path {path} was replaced during setup")));
     }
     // The bind's own flags (it took those of the mount it was made from), which a remount in a
     // user namespace must keep; per path, since one filesystem can be mounted with other flags.

@@ -13,6 +13,10 @@ pub enum Stage {
     Setup,
     /// `execvp` of the command failed (`errno` says why).
     Exec,
+    /// Setup found the workspace changed since the host planned the sandbox: a read-only path is
+    /// gone, or is not the entry the plan meant (another run in the same workspace renamed or
+    /// removed it). Nothing ran; the runner plans again (`runner::supervise`).
+    Changed,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,7 +49,7 @@ pub fn setup(errno: i32, message: String) -> Failure {
 impl Failure {
     pub fn exit_code(&self) -> i32 {
         match (self.stage, self.errno) {
-            (Stage::Setup, _) => EXIT_SETUP,
+            (Stage::Setup | Stage::Changed, _) => EXIT_SETUP,
             (Stage::Exec, libc::ENOENT) | (Stage::Exec, libc::ENOTDIR) => EXIT_NOT_FOUND,
             (Stage::Exec, _) => EXIT_NOT_EXECUTABLE,
         }
@@ -56,6 +60,7 @@ impl Failure {
         let stage = match self.stage {
             Stage::Setup => "setup",
             Stage::Exec => "exec",
+            Stage::Changed => "changed",
         };
         // One line: the message must not be able to fake a second record.
         let message = self.message.replace(['\n', '\r'], " ");
@@ -70,6 +75,7 @@ impl Failure {
         let stage = match parts.next()? {
             "setup" => Stage::Setup,
             "exec" => Stage::Exec,
+            "changed" => Stage::Changed,
             _ => return None,
         };
         let errno = parts.next()?.parse().ok()?;
@@ -89,6 +95,9 @@ mod tests {
         assert_eq!(f.exit_code(), 127);
         assert_eq!(Failure { errno: libc::EACCES, ..f.clone() }.exit_code(), 126);
         assert_eq!(Failure { stage: Stage::Setup, errno: 0, message: String::new() }.exit_code(), 125);
+        let changed = Failure { stage: Stage::Changed, errno: libc::ENOENT, message: "gone".into() };
+        assert_eq!(Failure::decode(&changed.encode()), Some(changed.clone()));
+        assert_eq!(changed.exit_code(), 125);
         assert_eq!(Failure::decode(b""), None);
         assert_eq!(Failure::decode(b"garbage"), None);
     }

@@ -16,7 +16,7 @@
 
 use std::path::{Path, PathBuf};
 
-use sandspawn_helper::protocol::{HeldDir, Steps};
+use sandspawn_helper::protocol::{HeldDir, ReadOnly, Steps};
 use sandspawn_helper::seccomp::Sockets;
 
 use super::{child_env, path_arg, LaunchPlan, PlanRequest};
@@ -152,8 +152,11 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         let mut carve: Vec<&Path> = root.read_only.iter().map(PathBuf::as_path).collect();
         carve.sort_by_cached_key(|p| p.components().count()); // stable: keeps the policy's order per depth
         // One a `denyRead` hides is not there to bind (bwrap masks it before the helper runs).
+        // A reviewed root's carve-outs are made on its overlay (another device and inode numbers),
+        // which only this sandbox writes: no entry to check them against.
+        let reviewed = policy.is_reviewed(&root.root);
         for p in carve.into_iter().filter(|p| views.of(p).0 != View::Hidden) {
-            read_only.push(path_arg(p)?);
+            read_only.push(ReadOnly { path: path_arg(p)?, id: if reviewed { None } else { entry_id(policy, p) } });
         }
     }
     let review = review_mounts(policy)?;
@@ -317,6 +320,14 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
 /// The reviewed workspace's mounts (see `review`): the change set's directory, bound for the
 /// helper, which mounts the overlays first of its mounts and then detaches it. Only a run has a
 /// change set open; a plan without one is refused rather than given direct writes.
+/// The entry a carve-out must be when the helper makes it read-only: what the walk saw there (no
+/// system call), else what is there now (hooks directories, git directories a `.git` file names,
+/// `readOnlyPaths`: a few per run). Gone now: no identity, and the helper finds it gone.
+fn entry_id(policy: &ResolvedPolicy, p: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    policy.planted.entry_id(p).or_else(|| p.symlink_metadata().ok().map(|m| (m.dev(), m.ino())))
+}
+
 fn review_mounts(policy: &ResolvedPolicy) -> Result<Option<crate::review::option::Mounts>> {
     match &policy.review {
         None => Ok(None),

@@ -162,7 +162,7 @@ fn workspace_write_nested_roots_and_git() {
         v(&["--lock-file", &inner, "--remount-ro", "/dev", "--chdir", &w.display().to_string(), "--", &s(helper_path())]),
         // the carve-outs are made read-only by the helper, root by root (sub's .git file, and its
         // gitdir, w/.git, again: harmless, and keeps the rule simple); the placeholder is covered
-        v(&["v1", "--await-init-locks=1", "--close-fds=4", &format!("--read-only={git}"), &format!("--read-only={sub_git}"), &format!("--cover-dir={inner_git}")]),
+        v(&["v1", "--await-init-locks=1", "--close-fds=4", &ro_at(&git), &ro_at(&sub_git), &format!("--cover-dir={inner_git}")]),
         userns_steps(true),
         v(&["--filter=not-unix", "--", "make"]),
     ]);
@@ -188,7 +188,7 @@ fn gitdir_file_in_a_workspace() {
         head_helper_mounts(true),
         v(&["--bind", &main, &main, "--bind", &wts, &wts]),
         v(&["--remount-ro", "/dev", "--chdir", &wts, "--", &s(helper_path())]),
-        v(&["v1", &format!("--read-only={mg}"), &format!("--read-only={mgw}"), &format!("--read-only={wtg}")]),
+        v(&["v1", &ro_at(&mg), &ro_at(&mgw), &ro_at(&wtg)]),
         userns_steps(true),
         v(&["--filter=all", "--", "git", "status"]),
     ]);
@@ -226,7 +226,7 @@ fn read_only_paths_and_deny_read() {
         v(&["--perms", "000", "--ro-bind-data", "4", &pem]),
         v(&["--lock-file", &wss, "--remount-ro", "/dev", "--chdir", &wss, "--", &s(helper_path())]),
         // the carve-outs inside the root (re-exposed inside the denied directory) by the helper
-        v(&["v1", "--await-init-locks=1", "--close-fds=5", &format!("--read-only={env_}"), &format!("--read-only={git}"), &format!("--cover-file={dist}")]),
+        v(&["v1", "--await-init-locks=1", "--close-fds=5", &ro_at(&env_), &ro_at(&git), &format!("--cover-file={dist}")]),
         userns_steps(true),
         v(&["--filter=all", "--", "cat"]),
     ]);
@@ -379,4 +379,11 @@ fn a_helper_under_a_private_tmp_is_bound_into_dev() {
     let plain = policy(json!({"mode": "workspace-write", "tmp": "read-only", "network": true, "protectGit": false}), &w, Platform::Linux);
     let args = build(&PlanRequest { policy: &plain, ..req.clone() }).unwrap().args;
     assert_eq!(args.iter().filter(|a| **a == s(helper)).count(), 1, "named once, as the program bwrap runs");
+}
+
+/// The helper's argument for a carve-out that exists: the path with the entry it must be.
+fn ro_at(p: &str) -> String {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::path::Path::new(p).symlink_metadata().unwrap();
+    format!("--read-only-at={}:{}:{p}", m.dev(), m.ino())
 }

@@ -12,8 +12,8 @@ use super::scan;
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Baseline {
     pub spec: scan::WalkSpec,
-    /// `.git` entries that existed (any depth), with their inode numbers.
-    pub git: HashMap<std::ffi::OsString, u64>,
+    /// `.git` entries that existed (any depth), with their `(device, inode)`.
+    pub git: HashMap<std::ffi::OsString, (u64, u64)>,
     /// Directories that were git directories themselves (`scan::Found::git_dirs`).
     pub git_dirs: HashSet<PathBuf>,
     /// Each writable root's top and its `.git`, as `(device, inode)` before the run: after it, the
@@ -29,8 +29,8 @@ pub struct Baseline {
     pub protected_tops: HashSet<std::ffi::OsString>,
     /// The protected names (the report-only ones are in `spec.names` too).
     pub protected_names: HashSet<String>,
-    /// Protected-name entries that existed (any depth), with their inode.
-    pub named: HashMap<PathBuf, u64>,
+    /// Protected-name entries that existed (any depth), with their `(device, inode)`.
+    pub named: HashMap<PathBuf, (u64, u64)>,
     /// Whether new repositories are reported (`protectGit`).
     pub report_repositories: bool,
     /// The walk hit its bound: repositories below it are neither protected nor watched.
@@ -41,6 +41,17 @@ pub struct Baseline {
     pub index: Arc<scan::Index>,
     /// `walk_and_protect` ran (until then only the tops are protected).
     pub walked: bool,
+}
+
+impl Baseline {
+    /// The `(device, inode)` this baseline holds for `p`: a `.git` entry or a protected name the
+    /// walk saw, or a root's top or its `.git`. A carve-out must still be that entry when the
+    /// sandbox is set up, or a rename since could have put a decoy there (see the helper's
+    /// `ReadOnly`); `detect` compares against the same numbers after the run.
+    pub fn entry_id(&self, p: &std::path::Path) -> Option<(u64, u64)> {
+        let top = || self.identities.iter().find(|(q, _)| q == p).map(|(_, id)| id);
+        self.git.get(p.as_os_str()).or_else(|| self.named.get(p)).or_else(top).copied()
+    }
 }
 
 /// The last walk of each area this process walked (a few areas): the next run in the same

@@ -57,7 +57,7 @@ pub fn detect(baseline: &Baseline) -> Vec<HostRisk> {
     for p in found.named.iter().filter(|p| !absent.contains(p)) {
         let replaced = match baseline.named.get(p) {
             None => false,
-            Some(ino) => p.symlink_metadata().is_ok_and(|m| m.ino() != *ino),
+            Some(id) => p.symlink_metadata().is_ok_and(|m| (m.dev(), m.ino()) != *id),
         };
         if (replaced || !baseline.named.contains_key(p)) && can_act(p) {
             let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();

@@ -61,9 +61,10 @@ impl OpenDir {
         self.file.as_raw_fd()
     }
 
-    /// Calls `each(name, is_dir, d_ino)` for every entry but `.` and `..`, then closes the
-    /// directory. A read error fails the whole listing: a partial one would be kept as complete.
-    pub fn list(self, mut each: impl FnMut(&OsStr, bool, u64)) -> io::Result<()> {
+    /// Calls `each(name, is_dir, d_ino, dir)` for every entry but `.` and `..` (`dir`: the open
+    /// directory, for `id_at`), then closes the directory. A read error fails the whole listing: a
+    /// partial one would be kept as complete.
+    pub fn list(self, mut each: impl FnMut(&OsStr, bool, u64, RawFd)) -> io::Result<()> {
         let fd = self.file.into_raw_fd();
         // SAFETY: `fd` is an open directory descriptor that this function owns; on success the
         // stream owns it (closedir closes it), on failure it is closed here.
@@ -99,9 +100,21 @@ impl OpenDir {
                 libc::DT_UNKNOWN => is_dir_at(fd, name),
                 _ => false,
             };
-            each(name, is_dir, ino);
+            each(name, is_dir, ino, fd);
         }
     }
+}
+
+/// `(st_dev, st_ino)` of `name` in the open directory `dir`, not following a symlink: what a
+/// process that opens the path sees (unlike `d_ino`, which for a mount point names the directory
+/// below the mount). `None` when it is gone.
+pub fn id_at(dir: RawFd, name: &OsStr) -> Option<(u64, u64)> {
+    let name = std::ffi::CString::new(name.as_bytes()).ok()?;
+    // SAFETY: an all-zero `stat` is a valid value for fstatat to overwrite.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: `dir` is an open directory, `name` is NUL-terminated, `st` is writable.
+    let rc = unsafe { libc::fstatat(dir, name.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) };
+    (rc == 0).then_some((st.st_dev as u64, st.st_ino as u64))
 }
 
 fn is_dir_at(dir: RawFd, name: &OsStr) -> bool {
@@ -127,7 +140,16 @@ mod tests {
         let d = open(r).unwrap();
         assert_eq!(d.stamp, Stamp::of(&r.symlink_metadata().unwrap()));
         let mut got = Vec::new();
-        d.list(|name, is_dir, ino| got.push((name.to_string_lossy().into_owned(), is_dir, ino))).unwrap();
+        let mut ids = Vec::new();
+        d.list(|name, is_dir, ino, fd| {
+            got.push((name.to_string_lossy().into_owned(), is_dir, ino));
+            ids.push(id_at(fd, name));
+        })
+        .unwrap();
+        let sub = r.join("sub").symlink_metadata().unwrap();
+        assert!(ids.contains(&Some((sub.dev(), sub.ino()))), "{ids:?}");
+        let link = r.join("link").symlink_metadata().unwrap();
+        assert!(ids.contains(&Some((link.dev(), link.ino()))), "the link itself, not its target");
         got.sort();
         let sub_ino = r.join("sub").symlink_metadata().unwrap().ino();
         assert_eq!(got.iter().map(|(n, d, _)| (n.as_str(), *d)).collect::<Vec<_>>(), vec![("file", false), ("link", false), ("sub", true)]);

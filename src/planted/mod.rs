@@ -136,7 +136,7 @@ pub fn walk_and_protect(policy: Walked) {
             continue; // done by `protect`
         }
         if policy.protect_git {
-            c.repository(dot_git, false, found.git_inodes.get(dot_git.as_os_str()).copied());
+            c.repository(dot_git, false, found.git_inodes.get(dot_git.as_os_str()).map(|id| id.1));
         }
         c.names(top, names);
         if !c.list_missing && !c.is_covered(top) {
@@ -144,7 +144,7 @@ pub fn walk_and_protect(policy: Walked) {
         }
     }
     crate::policy::sort_carve_outs(policy.writable_roots);
-    let named = found.named.iter().filter_map(|p| p.symlink_metadata().ok().map(|m| (p.clone(), m.ino()))).collect();
+    let named = found.named.iter().filter_map(|p| p.symlink_metadata().ok().map(|m| (p.clone(), (m.dev(), m.ino())))).collect();
     let identities = policy.planted.identities.clone();
     let absent = policy.writable_roots.iter().flat_map(|r| r.missing_read_only.iter().map(|m| m.path.clone())).collect();
     *policy.planted = Arc::new(Baseline {

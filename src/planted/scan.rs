@@ -244,10 +244,11 @@ impl Walk<'_> {
         let mut listing = Listing::default();
         let (spec, names, skip) = (self.spec, &self.names, &self.skip);
         let mut git_dir_parts = GitDirParts::default();
-        let listed = dir.list(|name, is_dir, ino| {
+        let listed = dir.list(|name, is_dir, ino, fd| {
             if name == ".git" {
-                if spec.repositories {
-                    listing.git.push((q.path.join(name), ino));
+                // Gone since the listing: not listed (its parent's change is seen next time).
+                if let Some(id) = spec.repositories.then(|| super::listing::id_at(fd, name)).flatten() {
+                    listing.git.push((q.path.join(name), id));
                 }
                 return;
             }

@@ -57,6 +57,10 @@ pub(super) fn helper_failure(f: &Failure, command: &str, stderr: &str) -> Sandbo
         }
         (Stage::Exec, _) => (ErrorCode::SetupFailed, format!("spawn {command} failed inside the sandbox: {}", f.message)),
         (Stage::Setup, _) => (ErrorCode::SetupFailed, format!("sandbox setup failed before the command ran: sandspawn-helper: {}", f.message)),
+        (Stage::Changed, _) => (
+            ErrorCode::SetupFailed,
+            format!("sandbox setup failed before the command ran: the workspace changed while the sandbox was set up (another process renamed or removed what it protects): {}", f.message),
+        ),
     };
     SandboxError::new(code, message).with_stderr(stderr)
 }

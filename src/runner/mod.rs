@@ -23,6 +23,10 @@ pub mod status;
 mod streams;
 mod supervise;
 pub mod terminal_io;
+#[cfg(test)]
+pub mod test_hooks;
+#[cfg(test)]
+mod tests_changed;
 mod until_exit;
 mod wiring;
 

@@ -23,7 +23,7 @@ use super::shared::{Shared, StartState};
 use super::sink::OutputSink;
 
 pub(super) async fn drive(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: Arc<Shared>, control: mpsc::UnboundedReceiver<Signal>) {
-    let outcome = run(req, sink, &shared, control).await;
+    let outcome = attempts(req, sink, &shared, control).await;
     match &outcome {
         Ok(result) => {
             let pid = result.pid;
@@ -57,10 +57,49 @@ fn internal(what: &str, e: impl std::fmt::Display) -> SandboxError {
     SandboxError::new(ErrorCode::SetupFailed, format!("{what}: {e}"))
 }
 
+/// Plans made for one run, at most. Between the host's plan and the helper's mounts another
+/// process (a concurrent run in the same workspace, say) can remove or rename what the plan
+/// protects; the helper then stops before the command (`Stage::Changed`) and the run is planned
+/// again from its options. A workspace that changes under every attempt fails the run.
+const ATTEMPTS: u32 = 3;
+
+/// How one attempt ended.
+enum Attempt {
+    Ran(RunResult),
+    /// Setup found the workspace changed since the plan: nothing ran, nothing of it was shown;
+    /// the request comes back for the next plan.
+    Changed(SandboxError, Box<SpawnRequest>),
+}
+
+async fn attempts(mut req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<Shared>, mut control: mpsc::UnboundedReceiver<Signal>) -> Result<RunResult> {
+    let mut attempt = 1;
+    loop {
+        match run(req, sink.clone(), shared, &mut control).await? {
+            Attempt::Ran(result) => return Ok(result),
+            Attempt::Changed(mut e, _) if attempt == ATTEMPTS => {
+                e.message.push_str(&format!(" (it changed under each of {ATTEMPTS} attempts)"));
+                return Err(e);
+            }
+            Attempt::Changed(_, again) => {
+                attempt += 1;
+                req = tokio::task::spawn_blocking(move || {
+                    let mut req = *again;
+                    crate::options::resolve_policy_again(&req).map(|policy| {
+                        req.policy = policy;
+                        req
+                    })
+                })
+                .await
+                .map_err(|e| internal("planning the sandbox again failed", e))??;
+            }
+        }
+    }
+}
+
 /// One run, step by step: prepare the plan, wire the child's descriptors, start the side
 /// services, spawn, stream and supervise until the exit, drain, then the result.
-async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<Shared>, mut control: mpsc::UnboundedReceiver<Signal>) -> Result<RunResult> {
-    let (mut req, prepared) = tokio::task::spawn_blocking(move || {
+async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<Shared>, control: &mut mpsc::UnboundedReceiver<Signal>) -> Result<Attempt> {
+    let (req, prepared) = tokio::task::spawn_blocking(move || {
         let mut req = req;
         let p = prepare(&mut req);
         (req, p)
@@ -68,6 +107,8 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
     .await
     .map_err(|e| internal("preparing the sandbox failed", e))?;
     let Prepared { plan, details, limits, cache_run, bwrap_path, proxy_listener, scratch, review_run } = prepared?;
+    #[cfg(test)]
+    super::test_hooks::planned(&req.cwd);
     let sandbox_type = plan.sandbox_type;
     let (child_side, ours) = wire(&req, &plan)?;
     let OurSide { output, stdin, status, report, control: control_end, bridge } = ours;
@@ -83,7 +124,8 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
     let streams = Streams::start(output, status, &child, req.max_buffer, sink, shared)?;
     let tree_usage = Arc::new(Mutex::new(crate::limits::ResourceUsage::default()));
     let sampler = streams.sample(sandbox_type, pid as i32, tree_usage.clone());
-    attach_stdin(stdin, std::mem::replace(&mut req.stdin, crate::options::StdinMode::Null), shared).await?;
+    // A clone (input bytes are shared, not copied): another attempt writes them again.
+    attach_stdin(stdin, req.stdin.clone(), shared).await?;
     // Only now is the process usable (stdin attached): report it started.
     *shared.child.lock().unwrap() = Some(child.clone());
     shared.start.send_replace(if sandbox_type == SandboxType::Bwrap { StartState::Spawned { pid } } else { StartState::Running { pid } });
@@ -91,7 +133,7 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
     let deadlines = Deadlines { timeout: req.timeout, kill_signal: req.kill_signal, force_kill_after: req.force_kill_after };
     let parser = streams.parser.clone();
     let command_exited = || sandbox_type == SandboxType::Bwrap && parser.lock().unwrap().status.exit_code.is_some();
-    let ending = supervise(&child, exited, &mut control, &deadlines, command_exited).await;
+    let ending = supervise(&child, exited, control, &deadlines, command_exited).await;
     sampler.abort();
     if let Some(t) = &shared.terminal {
         t.command_exited();
@@ -116,7 +158,17 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
     // What bwrap and the helper said when they failed: on the terminal, when there is one.
     let setup_words = if shared.terminal.is_some() { &text.stdout } else { &text.stderr };
     let bwrap_status = parser.lock().unwrap().status.clone();
-    let (exit_code, signal) = exit_of(sandbox_type, &ending, bwrap_status.exit_code, report.as_ref(), &req.command[0], setup_words)?;
+    let failure = report.as_ref().and_then(super::failure::read_report);
+    if let Some(f) = failure.as_ref().filter(|f| f.stage == sandspawn_helper::report::Stage::Changed) {
+        // Again only where nothing of this attempt reached the caller: not after a kill or the
+        // timeout (the request was for this run), not with a terminal or stdin the caller writes.
+        let again = !ending.killed && !ending.timed_out && shared.terminal.is_none() && req.stdin != crate::options::StdinMode::Pipe;
+        if again {
+            let e = super::failure::helper_failure(f, &req.command[0], setup_words);
+            return Ok(Attempt::Changed(e, Box::new(req)));
+        }
+    }
+    let (exit_code, signal) = exit_of(sandbox_type, &ending, bwrap_status.exit_code, failure.as_ref(), &req.command[0], setup_words)?;
     let host_risks = services.host_risks(&req, sandbox_type).await?;
     let change_set = describe_change_set(review_run).await?;
 
@@ -153,7 +205,7 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
         resource_usage: crate::limits::own_usage(child.usage(), *tree_usage.lock().unwrap(), sandbox_type == SandboxType::Bwrap, host_peak),
     };
     result.classify();
-    Ok(result)
+    Ok(Attempt::Ran(result))
 }
 
 /// The sandbox is gone: what the run's change set holds now (review mode), read on a blocking thread.
@@ -169,14 +221,14 @@ fn exit_of(
     sandbox: SandboxType,
     ending: &Ending,
     bwrap_exit_code: Option<i32>,
-    report: Option<&std::os::fd::OwnedFd>,
+    failure: Option<&sandspawn_helper::report::Failure>,
     command: &str,
     setup_words: &str,
 ) -> Result<(Option<i32>, Option<String>)> {
     use super::child::ExitStatus;
-    use super::failure::{helper_failure, read_report, setup_failure};
-    if let Some(failure) = report.and_then(read_report) {
-        return Err(helper_failure(&failure, command, setup_words));
+    use super::failure::{helper_failure, setup_failure};
+    if let Some(failure) = failure {
+        return Err(helper_failure(failure, command, setup_words));
     }
     if sandbox != SandboxType::Bwrap {
         return Ok(from_wait_status(ending.status));

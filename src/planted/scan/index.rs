@@ -26,9 +26,11 @@ pub struct WalkSpec {
 pub struct Found {
     /// Every `.git` entry (directory, file or symlink), breadth first.
     pub git_entries: Vec<PathBuf>,
-    /// The inode number of each `.git` entry (from its parent's listing: no `stat`).
+    /// The `(device, inode)` of each `.git` entry, taken when its parent was listed (kept with
+    /// the listing: no system call while the parent is unchanged). What the helper checks a
+    /// carve-out against, and what `detect` compares after the run.
     /// Keyed by bytes (canonical paths): std hashes a `Path` component by component.
-    pub git_inodes: HashMap<std::ffi::OsString, u64>,
+    pub git_inodes: HashMap<std::ffi::OsString, (u64, u64)>,
     /// Every directory that is itself a git directory (a bare repository, or one planted into an
     /// ordinary folder: `HEAD` with `objects/` and `refs/`, or with `commondir`), as git's
     /// discovery would take it when run there.
@@ -86,7 +88,8 @@ pub(super) struct Listing {
     /// Its subdirectories that the walk enters, each with the inode number the listing gave it.
     pub(super) subdirs: Vec<(DirKey, u64)>,
     /// Its `.git` entry (with its inode number) and protected names, as the walk reported them.
-    pub(super) git: Vec<(PathBuf, u64)>,
+    /// Each `.git` entry and its `(device, inode)` (`listing::id_at`).
+    pub(super) git: Vec<(PathBuf, (u64, u64))>,
     pub(super) named: Vec<PathBuf>,
     /// It is a git directory itself (see `Found::git_dirs`).
     pub(super) git_dir: bool,

@@ -1,0 +1,122 @@
+//! A workspace changed between the host's plan and the helper's mounts (what a concurrent run in
+//! the same workspace can do): the run is planned again, the entry the plan protects is the one
+//! protected, and a workspace that keeps changing fails the run without running the command.
+//! The change is made by a hook the runner calls after each plan (`test_hooks`), so the race is
+//! hit every time.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use serde_json::json;
+
+use super::{launch, test_hooks, RunResult};
+use crate::error::ErrorCode;
+use crate::options::{parse_spawn_options, Entry, HostContext};
+
+/// A workspace under the target directory (not the shared /tmp, whose top every run protects).
+fn workspace() -> (tempfile::TempDir, PathBuf) {
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("target");
+    let t = tempfile::Builder::new().prefix("changed-").tempdir_in(base).unwrap();
+    let ws = t.path().canonicalize().unwrap();
+    (t, ws)
+}
+
+fn repository(at: &Path) {
+    std::fs::create_dir_all(at.join(".git/hooks")).unwrap();
+    std::fs::write(at.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
+}
+
+async fn run_in(ws: &Path, cmd: serde_json::Value, input: Option<&[u8]>) -> crate::Result<RunResult> {
+    let host = HostContext { cwd: ws.to_path_buf(), env: BTreeMap::from([("PATH".to_string(), "/usr/bin:/bin".to_string())]), package_dir: None };
+    let opts = json!({ "sandbox": "workspace-write" });
+    let req = parse_spawn_options(&cmd, &opts, &host, Entry::Spawn, input.map(<[u8]>::to_vec)).expect("valid options");
+    let (handle, driver) = launch(req, None);
+    tokio::spawn(driver);
+    handle.wait().await
+}
+
+/// Calls `change(n)` after the n-th plan (from 1) of runs in `ws`; returns the count of plans.
+fn after_each_plan(ws: &Path, mut change: impl FnMut(usize) + Send + 'static) -> Arc<AtomicUsize> {
+    let plans = Arc::new(AtomicUsize::new(0));
+    let counted = plans.clone();
+    test_hooks::after_plan(ws, move || change(counted.fetch_add(1, Ordering::SeqCst) + 1));
+    plans
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_repository_removed_after_the_plan_is_planned_again_and_the_input_sent_again() {
+    let (_t, ws) = workspace();
+    repository(&ws.join("sub"));
+    let gone = ws.join("sub/.git");
+    let plans = after_each_plan(&ws, move |n| {
+        if n == 1 {
+            std::fs::remove_dir_all(&gone).unwrap();
+        }
+    });
+    let r = run_in(&ws, json!(["cat"]), Some(b"the input")).await;
+    test_hooks::clear(&ws);
+    let r = r.expect("planned again, then run");
+    assert_eq!((r.exit_code, r.stdout.as_str(), r.stderr.as_str()), (Some(0), "the input", ""), "nothing of the first attempt shows");
+    assert_eq!(plans.load(Ordering::SeqCst), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_decoy_renamed_into_place_after_the_plan_is_not_what_is_protected() {
+    let (_t, ws) = workspace();
+    repository(&ws.join("repo"));
+    let w = ws.clone();
+    // The attack: once the host planned `repo/.git` read-only, the real repository moves away and
+    // a decoy takes its name. Without the helper's check of the entry, the decoy is protected and
+    // the real `.git` is writable at its new name for the whole run.
+    let plans = after_each_plan(&ws, move |n| {
+        if n == 1 {
+            std::fs::rename(w.join("repo"), w.join("real")).unwrap();
+            repository(&w.join("repo"));
+        }
+    });
+    let write = "echo 'touch /tmp/pwned' > real/.git/hooks/pre-commit; echo rc=$?";
+    let r = run_in(&ws, json!(["sh", "-c", write]), None).await;
+    test_hooks::clear(&ws);
+    let r = r.expect("planned again, then run");
+    assert!(!ws.join("real/.git/hooks/pre-commit").exists(), "the real repository's hooks were writable: {}", r.stdout);
+    assert!(r.stdout.starts_with("rc=") && r.stdout != "rc=0\n", "{}", r.stdout);
+    assert_eq!(plans.load(Ordering::SeqCst), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_workspace_that_changes_under_every_plan_fails_the_run_and_runs_nothing() {
+    let (_t, ws) = workspace();
+    repository(&ws.join("a"));
+    let w = ws.clone();
+    let plans = after_each_plan(&ws, move |n| {
+        let (from, to) = if n % 2 == 1 { ("a", "b") } else { ("b", "a") };
+        std::fs::rename(w.join(from), w.join(to)).unwrap();
+    });
+    let r = run_in(&ws, json!(["touch", "ran"]), None).await;
+    test_hooks::clear(&ws);
+    let e = r.expect_err("no plan held");
+    assert_eq!(e.code, ErrorCode::SetupFailed);
+    assert!(e.message.contains("the workspace changed") && e.message.contains("each of 3 attempts"), "{}", e.message);
+    assert!(!ws.join("ran").exists(), "the command ran");
+    assert_eq!(plans.load(Ordering::SeqCst), 3);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_workspaces_own_git_removed_after_the_plan_is_resolved_again() {
+    let (_t, ws) = workspace();
+    repository(&ws);
+    let gone = ws.join(".git");
+    // The top's carve-outs are made when the options are resolved, not by the walk: planning again
+    // must resolve them again, or every attempt names the same missing `.git`.
+    let plans = after_each_plan(&ws, move |n| {
+        if n == 1 {
+            std::fs::remove_dir_all(&gone).unwrap();
+        }
+    });
+    let r = run_in(&ws, json!(["true"]), None).await;
+    test_hooks::clear(&ws);
+    assert_eq!(r.expect("resolved and planned again").exit_code, Some(0));
+    assert_eq!(plans.load(Ordering::SeqCst), 2);
+}
