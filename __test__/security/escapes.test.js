@@ -269,4 +269,31 @@ describe('policy boundaries inside the writable set', { concurrency: 4 }, () => 
     for (const [label] of list) assert.ok(r.stdout.includes(`denied ${label}\n`), `attack "${label}" succeeded\n${show(r)}`)
     assert.deepEqual([treeSnapshot(locked), snapshot(lockedFile)], before, show(r))
   })
+
+  // A path-based rule names where a file is. One run renames a directory above a nested read-only
+  // or denied path (the path itself is a mount, the directory above it is not); the next run's
+  // rules name the old path, and the file, at its new one, is open to it.
+  test('a nested readOnlyPaths or denyRead entry cannot be moved away by renaming a directory above it', async (t) => {
+    const tree = tempTree(t)
+    fs.mkdirSync(path.join(tree.ws, 'cfg/sub'), { recursive: true })
+    const settings = path.join(tree.ws, 'cfg/sub/settings.json')
+    fs.writeFileSync(settings, 'original\n')
+    fs.mkdirSync(path.join(tree.ws, 'keys/deep'), { recursive: true })
+    const secret = path.join(tree.ws, 'keys/deep/secret.txt')
+    fs.writeFileSync(secret, 'TOPSECRET\n')
+    const sandbox = { mode: 'workspace-write', readOnlyPaths: [settings], denyRead: [secret] }
+    const first = [
+      ['rename the directory above the read-only file', 'mv cfg/sub cfg/moved'],
+      ['rename the top directory above it', 'mv cfg cfg2'],
+      ['rename the directory above the denied file', 'mv keys/deep keys/moved'],
+      ['rename the top directory above it (denied)', 'mv keys keys2'],
+    ]
+    const r1 = await sh(attempts(first), { cwd: tree.ws, sandbox })
+    for (const [label] of first) assert.ok(r1.stdout.includes(`denied ${label}\n`), `attack "${label}" succeeded\n${show(r1)}`)
+    // Whatever the first run managed, the next one finds the files wherever they are now.
+    const r2 = await sh('cat cfg*/*/settings.json keys*/*/secret.txt; echo pwned > cfg2/sub/settings.json; echo pwned > cfg/moved/settings.json; true', { cwd: tree.ws, sandbox })
+    assert.ok(!r2.stdout.includes('TOPSECRET'), `the denied file was read in the next run\n${show(r2)}`)
+    assert.equal(fs.readFileSync(settings, 'utf8'), 'original\n', show(r2))
+    assert.equal(fs.readFileSync(secret, 'utf8'), 'TOPSECRET\n')
+  })
 })

@@ -11,11 +11,17 @@
 //! is mounted inside it; the own file itself is bound read-only there. Nothing below is hidden by
 //! those binds, because nothing below is mounted yet when they are made. A directory inside a
 //! read-only carve-out or a denied path needs nothing: its parent cannot be written.
+//!
+//! The same for the read-only and denied paths inside a writable root that the rules name by path
+//! (`kept`): one run renamed `cfg` above `cfg/sub/settings.json` (a read-only mount; `cfg` is not
+//! one), and the next run's rules named a path where nothing was while the file, at `cfg2/...`,
+//! was writable (or readable, denied). A `.git` entry or a protected name needs no pin: the walk
+//! finds it again wherever a rename puts it (and Seatbelt's rules match it by name).
 
 use std::path::{Path, PathBuf};
 
 use crate::error::{Result, SandboxError};
-use crate::policy::WritableRoot;
+use crate::policy::{ResolvedPolicy, WritableRoot};
 
 /// What to mount right after each writable root's bind (indexed like the roots).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -26,9 +32,41 @@ pub struct Pins {
     pub own: Vec<Vec<PathBuf>>,
 }
 
-/// The pins for `roots`, given sandspawn's own files (canonical) and the denied paths. A writable
-/// root inside an own file is refused: the run could change what the host executes.
-pub fn plan(roots: &[WritableRoot], own: &[PathBuf], deny: &[PathBuf]) -> Result<Pins> {
+/// The read-only and denied paths strictly inside a writable root that must stay where they are:
+/// those named by path only (not a `.git` entry or a protected name the walk found, which it finds
+/// again), not inside another such path, and there now.
+pub fn kept(policy: &ResolvedPolicy) -> Vec<PathBuf> {
+    let roots = &policy.writable_roots;
+    let protected: Vec<&Path> = roots.iter().flat_map(|r| r.read_only.iter()).chain(&policy.deny_read).map(PathBuf::as_path).collect();
+    let inside_a_root = |p: &Path| roots.iter().any(|r| p != r.root && p.starts_with(&r.root));
+    protected
+        .iter()
+        .copied()
+        .filter(|p| policy.planted.entry_id(p).is_none() && inside_a_root(p))
+        .filter(|p| !protected.iter().any(|c| c != p && p.starts_with(c)))
+        .filter(|p| p.symlink_metadata().is_ok())
+        .map(Path::to_path_buf)
+        .collect()
+}
+
+/// Seatbelt's form of the same (it matches paths when they are used, so a rename above a kept path
+/// moves the path out of its rules within the run): every directory from each kept path's parent up
+/// to the deepest writable root holding it, whose renaming and removal the profile denies.
+pub fn above_kept(policy: &ResolvedPolicy) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for p in kept(policy) {
+        let Some(root) = policy.writable_roots.iter().filter(|r| p.starts_with(&r.root)).max_by_key(|r| r.root.as_os_str().len()) else { continue };
+        dirs.extend(p.ancestors().skip(1).take_while(|a| a.starts_with(&root.root)).map(Path::to_path_buf));
+    }
+    dirs.sort();
+    dirs.dedup();
+    dirs
+}
+
+/// The pins for `roots`, given sandspawn's own files (canonical), the denied paths and the paths
+/// kept in place (`kept`). A writable root inside an own file is refused: the run could change what
+/// the host executes.
+pub fn plan(roots: &[WritableRoot], own: &[PathBuf], deny: &[PathBuf], kept: &[PathBuf]) -> Result<Pins> {
     for r in roots {
         if let Some(o) = own.iter().find(|o| r.root.starts_with(o)) {
             return Err(SandboxError::invalid(
@@ -44,10 +82,17 @@ pub fn plan(roots: &[WritableRoot], own: &[PathBuf], deny: &[PathBuf]) -> Result
     }
     let mut pins = Pins { dirs: vec![Vec::new(); roots.len()], own: vec![Vec::new(); roots.len()] };
     let protected_below = |i: usize, p: &Path| roots[i].read_only.iter().chain(deny).any(|c| p.starts_with(c));
-    let targets = roots.iter().map(|r| (r.root.as_path(), false)).chain(own.iter().map(|o| (o.as_path(), true)));
-    for (target, is_own) in targets {
+    #[derive(PartialEq)]
+    enum Kind {
+        Root,
+        Own,
+        Kept,
+    }
+    let targets = roots.iter().map(|r| (r.root.as_path(), Kind::Root)).chain(own.iter().map(|o| (o.as_path(), Kind::Own))).chain(kept.iter().map(|k| (k.as_path(), Kind::Kept)));
+    for (target, kind) in targets {
         let Some(i) = holder(roots, target) else { continue };
-        if protected_below(i, target) {
+        // A kept path is itself read-only or denied (`kept` left out those inside another).
+        if kind != Kind::Kept && protected_below(i, target) {
             continue;
         }
         let mut dir = roots[i].root.clone();
@@ -58,7 +103,7 @@ pub fn plan(roots: &[WritableRoot], own: &[PathBuf], deny: &[PathBuf]) -> Result
                 pins.dirs[i].push(dir.clone());
             }
         }
-        if is_own && !pins.own[i].iter().any(|o| o == target) {
+        if kind == Kind::Own && !pins.own[i].iter().any(|o| o == target) {
             pins.own[i].push(target.to_path_buf());
         }
     }
@@ -88,39 +133,47 @@ mod tests {
     #[test]
     fn a_nested_root_pins_the_directories_between() {
         let roots = [root("/tmp", &[]), root("/tmp/a/b/ws", &["/tmp/a/b/ws/.git"])];
-        let p = plan(&roots, &[], &[]).unwrap();
+        let p = plan(&roots, &[], &[], &[]).unwrap();
         assert_eq!(p.dirs[0], paths(&["/tmp/a", "/tmp/a/b"]));
         assert!(p.dirs[1].is_empty());
         assert!(p.own.iter().all(Vec::is_empty));
         let direct = [root("/tmp", &[]), root("/tmp/ws", &[])];
-        assert!(plan(&direct, &[], &[]).unwrap().dirs.iter().all(Vec::is_empty), "a root's own bind is a mount point already");
+        assert!(plan(&direct, &[], &[], &[]).unwrap().dirs.iter().all(Vec::is_empty), "a root's own bind is a mount point already");
     }
 
     #[test]
     fn own_files_are_pinned_in_the_deepest_root_and_bound_read_only() {
         let roots = [root("/ws", &[]), root("/ws/node_modules", &[])];
         let own = paths(&["/ws/node_modules/sandspawn/index.js", "/ws/node_modules/sandspawn/lib", "/ws/node_modules/sandspawn-linux-x64-gnu/sandspawn-helper", "/usr/lib/other"]);
-        let p = plan(&roots, &own, &[]).unwrap();
+        let p = plan(&roots, &own, &[], &[]).unwrap();
         assert!(p.dirs[0].is_empty());
         assert_eq!(p.dirs[1], paths(&["/ws/node_modules/sandspawn", "/ws/node_modules/sandspawn-linux-x64-gnu"]));
         assert_eq!(p.own[1], paths(&["/ws/node_modules/sandspawn/index.js", "/ws/node_modules/sandspawn/lib", "/ws/node_modules/sandspawn-linux-x64-gnu/sandspawn-helper"]));
         // The package at a root's top (a source checkout as the workspace): its files alone.
-        let top = plan(&[root("/src/sandspawn", &[])], &paths(&["/src/sandspawn/index.js"]), &[]).unwrap();
+        let top = plan(&[root("/src/sandspawn", &[])], &paths(&["/src/sandspawn/index.js"]), &[], &[]).unwrap();
         assert!(top.dirs[0].is_empty());
         assert_eq!(top.own, vec![paths(&["/src/sandspawn/index.js"])]);
+    }
+
+    #[test]
+    fn a_kept_path_pins_the_directories_above_it_not_itself() {
+        let roots = [root("/ws", &["/ws/cfg/sub/settings.json"])];
+        let p = plan(&roots, &[], &paths(&["/ws/keys/deep/secret"]), &paths(&["/ws/cfg/sub/settings.json", "/ws/keys/deep/secret"])).unwrap();
+        assert_eq!(p.dirs[0], paths(&["/ws/cfg", "/ws/keys", "/ws/cfg/sub", "/ws/keys/deep"]));
+        assert!(p.own[0].is_empty());
     }
 
     #[test]
     fn nothing_to_pin_under_a_read_only_or_denied_path() {
         let roots = [root("/ws", &["/ws/vendor"])];
         let own = paths(&["/ws/vendor/sandspawn/index.js", "/ws/secret/sandspawn/index.js"]);
-        let p = plan(&roots, &own, &paths(&["/ws/secret"])).unwrap();
+        let p = plan(&roots, &own, &paths(&["/ws/secret"]), &[]).unwrap();
         assert!(p.dirs[0].is_empty() && p.own[0].is_empty());
     }
 
     #[test]
     fn a_writable_root_inside_own_files_is_refused() {
-        let e = plan(&[root("/ws/node_modules/sandspawn/lib", &[])], &paths(&["/ws/node_modules/sandspawn/lib"]), &[]).unwrap_err();
+        let e = plan(&[root("/ws/node_modules/sandspawn/lib", &[])], &paths(&["/ws/node_modules/sandspawn/lib"]), &[], &[]).unwrap_err();
         assert_eq!(e.code.as_str(), "ERR_SANDBOX_INVALID_OPTIONS");
         assert!(e.message.contains("/ws/node_modules/sandspawn/lib") && e.message.contains("own files"), "{}", e.message);
     }

@@ -96,6 +96,13 @@ pub fn profile(policy: &ResolvedPolicy, proxy_port: Option<u16>) -> (String, Vec
             let p = format!("(param \"DENY_READ_{i}\")");
             s.push_str(&format!("(deny file-write* (literal {p}) (subpath {p}))\n"));
         }
+        // The directories above a read-only or denied path the rules name by path (`pins`): renamed,
+        // they would carry it out of its rules (as sandbox-runtime blocks moves: a rename needs
+        // `file-write-unlink` on what it moves).
+        for (k, dir) in super::pins::above_kept(policy).iter().enumerate() {
+            let d = param(format!("KEEP_IN_PLACE_{k}"), dir);
+            s.push_str(&format!("(deny file-write-unlink (literal {d}))\n"));
+        }
         s.push_str(&super::seatbelt_planted::rules(policy));
         // Last: the private caches' store directories (macOS, see `tool_caches::macos`) are the
         // tools' to write whole (cargo's git checkouts hold `.git` directories); the store holds

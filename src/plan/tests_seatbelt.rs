@@ -33,8 +33,11 @@ fn seatbelt_workspace_write_profile_and_params() {
         &format!("-DWRITABLE_ROOT_0={}", s(&odd)),
         &format!("-DWRITABLE_ROOT_0_RO_0={}", s(&odd.join(".git"))),
         &format!("-DWRITABLE_ROOT_0_RO_1={}", s(&odd.join("missing"))),
+        // The denied file is named by path: its root stays where it is (`pins::above_kept`).
+        &format!("-DKEEP_IN_PLACE_0={}", s(&odd)),
         "--", "ls", "-a",
     ])[..]);
+    assert!(prof.contains("(deny file-write-unlink (literal (param \"KEEP_IN_PLACE_0\")))"));
     assert!(prof.starts_with("(version 1)\n(deny default)\n"));
     assert!(prof.contains("(allow file-read*)\n(deny file-read* (literal (param \"DENY_READ_0\")) (subpath (param \"DENY_READ_0\")))"));
     assert!(prof.contains("(allow file-write*\n  (require-all (subpath (param \"WRITABLE_ROOT_0\")) (require-not (literal (param \"WRITABLE_ROOT_0_RO_0\"))) (require-not (subpath (param \"WRITABLE_ROOT_0_RO_0\"))) (require-not (literal (param \"WRITABLE_ROOT_0_RO_1\"))) (require-not (subpath (param \"WRITABLE_ROOT_0_RO_1\")))))"));

@@ -205,3 +205,30 @@ fn the_check_catches_a_profile_that_decides_otherwise() {
     assert!(weakened.may_write(&s(&t.ws.join("a/b/.envrc"))), "without the rule a nested .envrc is writable");
     assert!(!expected_write(&p, &t.ws.join("a/b/.envrc")), "which the policy refuses");
 }
+
+/// Seatbelt matches paths when they are used: a command that renames a directory above a nested
+/// read-only or denied path carries the file out of the rules that name it, within the run. The
+/// profile denies renaming or removing every directory between such a path and its root
+/// (`pins::above_kept`), and nothing else: a nested repository's directory (its `.git` is matched
+/// by name wherever it goes) and any other directory stay movable.
+#[test]
+fn directories_above_a_nested_read_only_or_denied_path_cannot_be_renamed() {
+    let t = tree();
+    let ws = &t.ws;
+    for d in ["cfg/sub", "keys/deep"] {
+        fs::create_dir_all(ws.join(d)).unwrap();
+    }
+    fs::write(ws.join("cfg/sub/settings.json"), "x").unwrap();
+    fs::write(ws.join("keys/deep/secret"), "x").unwrap();
+    let v = json!({"mode": "workspace-write", "tmp": "read-only",
+        "readOnlyPaths": [s(&ws.join("cfg/sub/settings.json"))], "denyRead": [s(&ws.join("keys/deep/secret"))]});
+    let p = policy_as_given(v, ws, Platform::Darwin);
+    let prof = Profile::of_plan(&darwin_plan(&p, ws, None));
+    let unlink = |rel: &str| prof.allows("file-write-unlink", Target::Path(&s(&ws.join(rel))));
+    for held in ["cfg", "cfg/sub", "keys", "keys/deep", "cfg/sub/settings.json", "keys/deep/secret"] {
+        assert!(!unlink(held), "{held} can be renamed away");
+    }
+    for free in ["file", "libs", "libs/sub", "ro", "cfg/other"] {
+        assert!(unlink(free), "{free} is held for nothing");
+    }
+}
