@@ -72,6 +72,17 @@ pub(super) fn recall(spec: &scan::WalkSpec) -> Option<Arc<scan::Index>> {
     WALKS.lock().unwrap_or_else(|e| e.into_inner()).iter().find(|(s, _)| s == spec).map(|(_, i)| Arc::clone(i))
 }
 
+/// Drop the kept walk of `spec`'s area: the next walk there reads every directory again. For a run
+/// planned again because the sandbox found a protected path changed: a listing kept because its
+/// directory did not change can still hold a stale entry (a mount made over a `.git` since, which
+/// changes no directory), and planning from it again would fail the same way.
+pub fn forget(spec: &scan::WalkSpec) {
+    let mut walks = WALKS.lock().unwrap_or_else(|e| e.into_inner());
+    let dropped = walks.iter().position(|(s, _)| s == spec).map(|i| walks.remove(i));
+    drop(walks);
+    drop(dropped);
+}
+
 /// Keep `index` as the latest walk of `spec`'s area (every index is a consistent picture, so when
 /// concurrent runs race, whichever lands last is as good).
 pub(super) fn remember(spec: &scan::WalkSpec, index: Arc<scan::Index>) {

@@ -40,7 +40,7 @@ mod watch;
 #[path = "watch_none.rs"]
 mod watch;
 
-pub use baseline::Baseline;
+pub use baseline::{forget as forget_walk, Baseline};
 use baseline::walk_with_cache;
 pub use detect::{detect, HostRisk, RiskKind};
 

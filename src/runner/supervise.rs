@@ -82,6 +82,10 @@ async fn attempts(mut req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shar
             }
             Attempt::Changed(_, again) => {
                 attempt += 1;
+                // Nothing of the failed attempt is the run's: not its process, not its start.
+                *shared.child.lock().unwrap() = None;
+                shared.start.send_replace(StartState::Pending);
+                crate::planted::forget_walk(&again.policy.planted.spec);
                 req = tokio::task::spawn_blocking(move || {
                     let mut req = *again;
                     crate::options::resolve_policy_again(&req).map(|policy| {

@@ -120,3 +120,48 @@ async fn the_workspaces_own_git_removed_after_the_plan_is_resolved_again() {
     assert_eq!(r.expect("resolved and planned again").exit_code, Some(0));
     assert_eq!(plans.load(Ordering::SeqCst), 2);
 }
+
+/// Unmounts (lazily) when dropped, so a failed assertion leaves no mount on the host.
+struct Mounted(PathBuf);
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg("-l").arg(&self.0).status();
+    }
+}
+
+/// A mount made over a `.git` on the host changes what the path leads to without changing the
+/// directory that lists it, so the walk's kept listing still names the entry below the mount.
+/// Planning again must read the workspace afresh, not fail the same way three times.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mount_over_a_git_after_the_plan_is_planned_again_from_a_fresh_walk() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: a mount on the host needs root (.ci/run runs cargo test as root)");
+        return;
+    }
+    let (_t, ws) = workspace();
+    let (_o, other) = workspace();
+    repository(&ws.join("repo"));
+    repository(&other);
+    // Walked, and walked again, before the change: the listing of `repo` is one the next walk keeps.
+    for _ in 0..2 {
+        tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+        assert_eq!(run_in(&ws, json!(["true"]), None).await.unwrap().exit_code, Some(0));
+    }
+    let (source, target) = (other.join(".git"), ws.join("repo/.git"));
+    let mounted: Arc<std::sync::Mutex<Option<Mounted>>> = Arc::default();
+    let hold = mounted.clone();
+    let plans = after_each_plan(&ws, move |n| {
+        if n == 1 {
+            let ok = std::process::Command::new("mount").arg("--bind").arg(&source).arg(&target).status().is_ok_and(|s| s.success());
+            assert!(ok, "mount --bind failed");
+            *hold.lock().unwrap() = Some(Mounted(target.clone()));
+        }
+    });
+    let r = run_in(&ws, json!(["true"]), None).await;
+    test_hooks::clear(&ws);
+    drop(mounted.lock().unwrap().take());
+    assert_eq!(r.expect("planned again from a fresh walk").exit_code, Some(0));
+    assert_eq!(plans.load(Ordering::SeqCst), 2);
+}
