@@ -166,7 +166,12 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
     if let Some(f) = failure.as_ref().filter(|f| f.stage == sandspawn_helper::report::Stage::Changed) {
         // Again only where nothing of this attempt reached the caller: not after a kill or the
         // timeout (the request was for this run), not with a terminal or stdin the caller writes.
-        let again = !ending.killed && !ending.timed_out && shared.terminal.is_none() && req.stdin != crate::options::StdinMode::Pipe;
+        // Only the helper's mounts under bwrap report a changed workspace, before any exec.
+        let again = sandbox_type == SandboxType::Bwrap
+            && !ending.killed
+            && !ending.timed_out
+            && shared.terminal.is_none()
+            && req.stdin != crate::options::StdinMode::Pipe;
         if again {
             let e = super::failure::helper_failure(f, &req.command[0], setup_words);
             return Ok(Attempt::Changed(e, Box::new(req)));

@@ -165,3 +165,27 @@ async fn a_mount_over_a_git_after_the_plan_is_planned_again_from_a_fresh_walk() 
     assert_eq!(r.expect("planned again from a fresh walk").exit_code, Some(0));
     assert_eq!(plans.load(Ordering::SeqCst), 2);
 }
+
+/// With `stdin: 'pipe'` what the caller wrote went to the attempt that stopped: no second plan,
+/// the run fails at once, saying why.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_stdin_a_pipe_a_changed_workspace_fails_the_run_at_once() {
+    let (_t, ws) = workspace();
+    repository(&ws.join("sub"));
+    let gone = ws.join("sub/.git");
+    let plans = after_each_plan(&ws, move |n| {
+        if n == 1 {
+            std::fs::remove_dir_all(&gone).unwrap();
+        }
+    });
+    let host = HostContext { cwd: ws.clone(), env: BTreeMap::from([("PATH".to_string(), "/usr/bin:/bin".to_string())]), package_dir: None };
+    let req = parse_spawn_options(&json!(["cat"]), &json!({ "sandbox": "workspace-write", "stdin": "pipe" }), &host, Entry::Start, None).unwrap();
+    let (handle, driver) = launch(req, None);
+    tokio::spawn(driver);
+    let _ = handle.write(b"early").await;
+    let e = handle.wait().await.expect_err("not planned again");
+    test_hooks::clear(&ws);
+    assert_eq!(e.code, ErrorCode::SetupFailed);
+    assert!(e.message.contains("the workspace changed") && !e.message.contains("attempts"), "{}", e.message);
+    assert_eq!(plans.load(Ordering::SeqCst), 1);
+}
