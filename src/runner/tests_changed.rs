@@ -45,16 +45,21 @@ fn after_each_plan(ws: &Path, mut change: impl FnMut(usize) + Send + 'static) ->
     plans
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_repository_removed_after_the_plan_is_planned_again_and_the_input_sent_again() {
-    let (_t, ws) = workspace();
+/// A nested repository in `ws` whose `.git` is removed once the first plan is made.
+fn nested_repository_removed_after_the_first_plan(ws: &Path) -> Arc<AtomicUsize> {
     repository(&ws.join("sub"));
     let gone = ws.join("sub/.git");
-    let plans = after_each_plan(&ws, move |n| {
+    after_each_plan(ws, move |n| {
         if n == 1 {
             std::fs::remove_dir_all(&gone).unwrap();
         }
-    });
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_repository_removed_after_the_plan_is_planned_again_and_the_input_sent_again() {
+    let (_t, ws) = workspace();
+    let plans = nested_repository_removed_after_the_first_plan(&ws);
     let r = run_in(&ws, json!(["cat"]), Some(b"the input")).await;
     test_hooks::clear(&ws);
     let r = r.expect("planned again, then run");
@@ -171,13 +176,7 @@ async fn a_mount_over_a_git_after_the_plan_is_planned_again_from_a_fresh_walk() 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn with_stdin_a_pipe_a_changed_workspace_fails_the_run_at_once() {
     let (_t, ws) = workspace();
-    repository(&ws.join("sub"));
-    let gone = ws.join("sub/.git");
-    let plans = after_each_plan(&ws, move |n| {
-        if n == 1 {
-            std::fs::remove_dir_all(&gone).unwrap();
-        }
-    });
+    let plans = nested_repository_removed_after_the_first_plan(&ws);
     let host = HostContext { cwd: ws.clone(), env: BTreeMap::from([("PATH".to_string(), "/usr/bin:/bin".to_string())]), package_dir: None };
     let req = parse_spawn_options(&json!(["cat"]), &json!({ "sandbox": "workspace-write", "stdin": "pipe" }), &host, Entry::Start, None).unwrap();
     let (handle, driver) = launch(req, None);
