@@ -163,19 +163,9 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
     let setup_words = if shared.terminal.is_some() { &text.stdout } else { &text.stderr };
     let bwrap_status = parser.lock().unwrap().status.clone();
     let failure = report.as_ref().and_then(super::failure::read_report);
-    if let Some(f) = failure.as_ref().filter(|f| f.stage == sandspawn_helper::report::Stage::Changed) {
-        // Again only where nothing of this attempt reached the caller: not after a kill or the
-        // timeout (the request was for this run), not with a terminal or stdin the caller writes.
-        // Only the helper's mounts under bwrap report a changed workspace, before any exec.
-        let again = sandbox_type == SandboxType::Bwrap
-            && !ending.killed
-            && !ending.timed_out
-            && shared.terminal.is_none()
-            && req.stdin != crate::options::StdinMode::Pipe;
-        if again {
-            let e = super::failure::helper_failure(f, &req.command[0], setup_words);
-            return Ok(Attempt::Changed(e, Box::new(req)));
-        }
+    if let Some(f) = failure.as_ref().filter(|f| may_plan_again(f, sandbox_type, &ending, shared, &req)) {
+        let e = super::failure::helper_failure(f, &req.command[0], setup_words);
+        return Ok(Attempt::Changed(e, Box::new(req)));
     }
     let (exit_code, signal) = exit_of(sandbox_type, &ending, bwrap_status.exit_code, failure.as_ref(), &req.command[0], setup_words)?;
     let host_risks = services.host_risks(&req, sandbox_type).await?;
@@ -215,6 +205,19 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
     };
     result.classify();
     Ok(Attempt::Ran(result))
+}
+
+/// Whether the run may be planned again after `failure`: the helper found the workspace changed
+/// (only its mounts under bwrap report that, before any exec), and nothing of this attempt reached
+/// the caller: not after a kill or the timeout (the request was for this run), not with a terminal
+/// or a stdin the caller writes.
+fn may_plan_again(failure: &sandspawn_helper::report::Failure, sandbox: SandboxType, ending: &Ending, shared: &Shared, req: &SpawnRequest) -> bool {
+    failure.stage == sandspawn_helper::report::Stage::Changed
+        && sandbox == SandboxType::Bwrap
+        && !ending.killed
+        && !ending.timed_out
+        && shared.terminal.is_none()
+        && req.stdin != crate::options::StdinMode::Pipe
 }
 
 /// The sandbox is gone: what the run's change set holds now (review mode), read on a blocking thread.
