@@ -86,14 +86,31 @@ fn open_carve_out(r: &ReadOnly) -> Result<Option<Target>, Failure> {
         // command, with no more rights than this process and unable to chmod what it does not
         // own, cannot reach the path either: there is nothing to make read-only.
         Err(f) if f.errno == libc::EACCES => return Ok(None),
-        // Gone, or no longer a directory or a file (`Target::open` says ENOTDIR then).
-        Err(f) if matches!(f.errno, libc::ENOENT | libc::ENOTDIR | libc::ELOOP) => return Err(changed(f.errno, format!("{} (gone since the sandbox was planned)", f.message))),
+        // Gone, or no longer a directory or a file (`Target::open` says ENOTDIR then), unless it
+        // is the planned entry all along, of a kind no run makes read-only (a fifo, a socket, a
+        // device): planning again would find the same.
+        Err(f) if matches!(f.errno, libc::ENOENT | libc::ENOTDIR | libc::ELOOP) => {
+            if special_as_planned(r) {
+                return Err(setup(libc::EINVAL, format!("the read-only path {} is neither a directory nor a regular file (a fifo, a socket or a device): it cannot be made read-only", r.path)));
+            }
+            return Err(changed(f.errno, format!("{} (changed since the sandbox was planned)", f.message)));
+        }
         other => other?,
     };
     match r.id {
         Some(id) if t.id != id => Err(changed(libc::EXDEV, format!("the read-only path {} is no longer the entry the sandbox was planned for (renamed or replaced meanwhile)", r.path))),
         _ => Ok(Some(t)),
     }
+}
+
+/// Whether `r` names, now, the entry the plan meant (or the plan named none), and that entry is
+/// neither a directory, a regular file nor a symlink.
+fn special_as_planned(r: &ReadOnly) -> bool {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let Ok(m) = std::fs::symlink_metadata(&r.path) else { return false };
+    let t = m.file_type();
+    let special = t.is_fifo() || t.is_socket() || t.is_block_device() || t.is_char_device();
+    special && r.id.is_none_or(|id| (m.dev(), m.ino()) == id)
 }
 
 fn changed(errno: i32, message: String) -> Failure {

@@ -188,3 +188,25 @@ async fn with_stdin_a_pipe_a_changed_workspace_fails_the_run_at_once() {
     assert!(e.message.contains("the workspace changed") && !e.message.contains("attempts"), "{}", e.message);
     assert_eq!(plans.load(Ordering::SeqCst), 1);
 }
+
+/// A read-only path that is a fifo all along is no change of the workspace: the run fails at once,
+/// saying what the path is, not planned again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_read_only_fifo_fails_at_once_and_says_why() {
+    let (_t, ws) = workspace();
+    let fifo = ws.join("pipe");
+    let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: a valid C string.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let plans = after_each_plan(&ws, |_| {});
+    let host = HostContext { cwd: ws.clone(), env: BTreeMap::from([("PATH".to_string(), "/usr/bin:/bin".to_string())]), package_dir: None };
+    let opts = json!({ "sandbox": { "mode": "workspace-write", "readOnlyPaths": [fifo.to_str().unwrap()] } });
+    let req = parse_spawn_options(&json!(["true"]), &opts, &host, Entry::Spawn, None).unwrap();
+    let (handle, driver) = launch(req, None);
+    tokio::spawn(driver);
+    let e = handle.wait().await.expect_err("a fifo cannot be made read-only");
+    test_hooks::clear(&ws);
+    assert_eq!(e.code, ErrorCode::SetupFailed);
+    assert!(e.message.contains("neither a directory nor a regular file") && !e.message.contains("the workspace changed"), "{}", e.message);
+    assert_eq!(plans.load(Ordering::SeqCst), 1);
+}
