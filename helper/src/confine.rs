@@ -60,9 +60,10 @@ pub fn prepare(ll: &LandlockSteps) -> Result<Prepared, Failure> {
         return Err(setup(e, format!("creating the Landlock ruleset failed: {}", describe(e))));
     }
     let ruleset_fd = fd as i32;
-    let rules = ll.list.iter().map(|p| (p, Access::List)).chain(ll.read.iter().map(|p| (p, Access::Read))).chain(ll.write.iter().map(|p| (p, Access::Write)));
-    for (path, access) in rules {
-        if let Err(f) = add_rule(ruleset_fd, path, access, abi) {
+    let rules = ll.list.iter().map(|p| (p.as_str(), None, Access::List)).chain(ll.read.iter().map(|p| (p.as_str(), None, Access::Read)));
+    let rules = rules.chain(ll.write.iter().map(|w| (w.path.as_str(), w.id, Access::Write)));
+    for (path, id, access) in rules {
+        if let Err(f) = add_rule(ruleset_fd, path, id, access, abi) {
             unsafe { libc::close(ruleset_fd) };
             return Err(f);
         }
@@ -87,8 +88,8 @@ enum Access {
 /// One rule. A path gone since the plan was built grants nothing. A writable path is opened
 /// without following a final symlink, and a symlink is skipped: the plan listed a real entry, and
 /// one swapped for a link since must not lend its rights to the link's target (stricter, never
-/// weaker).
-fn add_rule(ruleset_fd: i32, path: &str, access: Access, abi: u32) -> Result<(), Failure> {
+/// weaker). A writable path the plan listed as entry `id` must still be it (see `same_entry`).
+fn add_rule(ruleset_fd: i32, path: &str, id: Option<(u64, u64)>, access: Access, abi: u32) -> Result<(), Failure> {
     let c = std::ffi::CString::new(path).map_err(|_| setup(libc::EINVAL, format!("path {path:?} contains a NUL byte")))?;
     let flags = libc::O_PATH | libc::O_CLOEXEC | if access == Access::Write { libc::O_NOFOLLOW } else { 0 };
     let fd = unsafe { libc::open(c.as_ptr(), flags) };
@@ -113,6 +114,11 @@ fn add_rule(ruleset_fd: i32, path: &str, access: Access, abi: u32) -> Result<(),
         unsafe { libc::close(fd) };
         return Ok(());
     }
+    if let Some(id) = id.filter(|id| *id != (st.st_dev, st.st_ino) && !mount_root(fd)) {
+        unsafe { libc::close(fd) };
+        let message = format!("the writable path {path} is no longer the entry the sandbox was planned for (renamed or replaced meanwhile; planned {}:{})", id.0, id.1);
+        return Err(Failure { stage: sandspawn_helper::report::Stage::Changed, errno: libc::EXDEV, message });
+    }
     let attr = PathBeneath { allowed, parent_fd: fd };
     let rc = unsafe { libc::syscall(SYS_ADD_RULE, ruleset_fd as libc::c_long, RULE_PATH_BENEATH, &attr as *const PathBeneath, 0u32) };
     let e = last_errno();
@@ -121,6 +127,17 @@ fn add_rule(ruleset_fd: i32, path: &str, access: Access, abi: u32) -> Result<(),
         return Err(setup(e, format!("adding the Landlock rule for {path} failed: {}", describe(e))));
     }
     Ok(())
+}
+
+/// Whether `fd` is the top of a mount. The plan identifies an entry of a directory it split by the
+/// directory's device and the entry's number in the listing, which for a mount point names what
+/// lies below the mount: a mount point's own identity cannot be checked that way, but a mount point
+/// cannot be renamed either (`EBUSY`), so no run can have put it there.
+fn mount_root(fd: i32) -> bool {
+    let mut stx: libc::statx = unsafe { std::mem::zeroed() };
+    // SAFETY: `fd` is open; an empty path with AT_EMPTY_PATH names it; `stx` is writable.
+    let rc = unsafe { libc::statx(fd, c"".as_ptr(), libc::AT_EMPTY_PATH, 0, &mut stx) };
+    rc == 0 && stx.stx_attributes_mask & libc::STATX_ATTR_MOUNT_ROOT as u64 != 0 && stx.stx_attributes & libc::STATX_ATTR_MOUNT_ROOT as u64 != 0
 }
 
 /// In the command's process: its own session (TIOCSTI aside, a new session keeps it out of the

@@ -10,7 +10,7 @@
 //!     [--own-userns [--limit-userns] [--map-ids=UID:GID]] [--controlling-tty] [--rlimit=NAME:SOFT:HARD]...
 //!     [--exec-after=NS] [--filter=none|unix|not-unix|all]
 //!     [--report-fd=N] [--net-listen=N]
-//!     [--landlock=ABI --sockets=none|unix|all --control-fd=N --ll-list=PATH... --ll-read=PATH... --ll-write=PATH...] -- COMMAND [ARG...]
+//!     [--landlock=ABI --sockets=none|unix|all --control-fd=N --ll-list=PATH... --ll-read=PATH... --ll-write[-at=DEV:INO:|=]PATH...] -- COMMAND [ARG...]
 //! sandspawn-helper --version
 //! ```
 
@@ -122,8 +122,10 @@ pub struct LandlockSteps {
     pub list: Vec<String>,
     /// Trees readable (and executable) by the command.
     pub read: Vec<String>,
-    /// Trees (or single files) writable by the command.
-    pub write: Vec<String>,
+    /// Trees (or single files) writable by the command, each with the entry it must be when the
+    /// plan listed it (a grant opened on another entry, renamed into its place since, could hand
+    /// the command a repository's `.git`; see the helper's `confine`).
+    pub write: Vec<Planned>,
     pub sockets: crate::seccomp::Sockets,
     /// Runner only: EOF on this descriptor (the runner closed it, or died) kills the whole tree.
     pub control_fd: Option<i32>,
@@ -146,28 +148,32 @@ pub struct ReviewOverlay {
     pub work: String,
 }
 
-/// A path to make read-only (`--read-only=PATH`), and, when the plan knows it, the entry it must
-/// be (`--read-only-at=DEV:INO:PATH`): the device and inode the host saw there when it planned. A
-/// run in the same workspace can rename directories between the plan and the helper; without the
-/// check, the helper would protect whatever the path leads to then (a decoy) and leave the entry
-/// the plan meant writable (see `read_only` in the helper).
+/// A path the helper acts on, and, when the plan knows it, the entry it must be (`...-at=DEV:INO:PATH`):
+/// the device and inode the host saw there when it planned. A run in the same workspace can rename
+/// directories between the plan and the helper; without the check, the helper would act on
+/// whatever the path leads to then (a decoy): protect it, leaving the entry the plan meant
+/// writable (`--read-only`, see `read_only` in the helper), or grant it, handing over whatever was
+/// renamed there (`--ll-write`, see `confine`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ReadOnly {
+pub struct Planned {
     pub path: String,
     pub id: Option<(u64, u64)>,
 }
 
-impl ReadOnly {
-    pub fn new(path: &str) -> ReadOnly {
-        ReadOnly { path: path.to_string(), id: None }
+/// A carve-out to make read-only (`--read-only`, `--read-only-at`).
+pub type ReadOnly = Planned;
+
+impl Planned {
+    pub fn new(path: &str) -> Planned {
+        Planned { path: path.to_string(), id: None }
     }
 
-    pub fn at(path: &str, id: (u64, u64)) -> ReadOnly {
-        ReadOnly { path: path.to_string(), id: Some(id) }
+    pub fn at(path: &str, id: (u64, u64)) -> Planned {
+        Planned { path: path.to_string(), id: Some(id) }
     }
 
     /// `DEV:INO:PATH` (the path is absolute, and may hold colons itself).
-    fn parse_at(text: &str) -> Option<ReadOnly> {
+    fn parse_at(text: &str) -> Option<Planned> {
         let (dev, rest) = text.split_once(':')?;
         let (ino, path) = rest.split_once(':')?;
         if !path.starts_with('/') {
@@ -296,7 +302,10 @@ impl Steps {
             }
             args.extend(ll.list.iter().map(|p| format!("--ll-list={p}")));
             args.extend(ll.read.iter().map(|p| format!("--ll-read={p}")));
-            args.extend(ll.write.iter().map(|p| format!("--ll-write={p}")));
+            args.extend(ll.write.iter().map(|w| match w.id {
+                Some((dev, ino)) => format!("--ll-write-at={dev}:{ino}:{}", w.path),
+                None => format!("--ll-write={}", w.path),
+            }));
         }
         args.push("--".into());
         args
@@ -401,7 +410,11 @@ impl Steps {
                     } else if let Some(path) = text.strip_prefix("--ll-write=").filter(|p| p.starts_with('/')) {
                         landlock_only = true;
                         ll_path(arg, &text)?;
-                        write.push(path.to_string());
+                        write.push(Planned::new(path));
+                    } else if let Some(rest) = text.strip_prefix("--ll-write-at=") {
+                        landlock_only = true;
+                        ll_path(arg, &text)?;
+                        write.push(Planned::parse_at(rest).ok_or_else(bad)?);
                     } else if let Some(word) = text.strip_prefix("--sockets=") {
                         landlock_only = true;
                         sockets = crate::seccomp::Sockets::from_word(word).ok_or_else(bad)?;
@@ -539,7 +552,7 @@ mod tests {
                     abi: 6,
                     list: vec!["/".into()],
                     read: vec!["/usr".into(), "/etc".into()],
-                    write: vec!["/w s".into(), "/t=x".into()],
+                    write: vec![Planned::new("/w s"), Planned::at("/t=x:1", (3, 4))],
                     sockets: crate::seccomp::Sockets::UnixOnly,
                     control_fd: Some(3),
                 }),

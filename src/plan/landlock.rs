@@ -18,7 +18,7 @@ use std::path::Path;
 
 use std::path::PathBuf;
 
-use sandspawn_helper::protocol::{LandlockSteps, Steps};
+use sandspawn_helper::protocol::{LandlockSteps, Planned, Steps};
 use sandspawn_helper::seccomp::Sockets;
 
 use super::landlock_grants::Grants;
@@ -92,11 +92,11 @@ pub fn build(req: &PlanRequest, abi: u32, grants: &Grants, scratch: Option<&Path
         return Err(SandboxError::unsupported("pty is not supported in the Landlock mode yet: run where bwrap works, or without pty"));
     }
     let helper = req.helper.ok_or_else(|| SandboxError::unavailable("sandspawn-helper was not found", "reinstall sandspawn"))?;
-    let mut write: Vec<String> = Vec::new();
+    let mut write: Vec<Planned> = Vec::new();
     for p in grants.dirs.iter().chain(&grants.files) {
-        write.push(path_arg(p)?);
+        write.push(Planned { path: path_arg(p)?, id: grants.ids.get(p).copied() });
     }
-    write.extend(DEVICES.iter().filter(|d| Path::new(d).exists()).map(|d| d.to_string()));
+    write.extend(DEVICES.iter().filter(|d| Path::new(d).exists()).map(|d| Planned::new(d)));
     let sockets = if policy.network {
         Sockets::All
     } else if policy.unix_sockets == UnixSockets::All {

@@ -19,6 +19,7 @@
 //! `MAKE_*`/`REMOVE_*` on it, which would cover the read-only path below it too): stricter than
 //! bwrap, and said so in the README and in the denial a refused write gets.
 
+use std::os::unix::fs::{DirEntryExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Result, SandboxError};
@@ -33,6 +34,10 @@ pub struct Grants {
     pub files: Vec<PathBuf>,
     /// Directories granted entry by entry: they take no new entries.
     pub split: Vec<PathBuf>,
+    /// The `(device, inode)` of each entry of `dirs` and `files`, as planned: a split directory's
+    /// device and the entry's number in its listing (no `stat` per entry); a root's from an
+    /// `lstat`. The helper checks each grant against it (`confine`).
+    pub ids: std::collections::HashMap<PathBuf, (u64, u64)>,
 }
 
 impl Grants {
@@ -74,7 +79,8 @@ pub fn grants(policy: &ResolvedPolicy, own: &[PathBuf], extra: &[&Path]) -> Resu
     let mut g = Grants::default();
     // A root inside another's read-only path is granted as bwrap binds it: after that carve-out.
     for dir in roots.iter().chain(extra).copied() {
-        grant(dir, &keep, &mut g)?;
+        let id = dir.symlink_metadata().ok().map(|m| (m.dev(), m.ino()));
+        grant(dir, id, &keep, &mut g)?;
     }
     for list in [&mut g.dirs, &mut g.files, &mut g.split] {
         list.sort();
@@ -83,26 +89,29 @@ pub fn grants(policy: &ResolvedPolicy, own: &[PathBuf], extra: &[&Path]) -> Resu
     Ok(g)
 }
 
-/// `dir` whole when nothing kept lies inside it; else each entry on its own, skipping kept entries
-/// and symlinks, descending into the directories that lead to a kept path.
-fn grant(dir: &Path, keep: &Keep, g: &mut Grants) -> Result<()> {
+/// `dir` (entry `id`) whole when nothing kept lies inside it; else each entry on its own, skipping
+/// kept entries and symlinks, descending into the directories that lead to a kept path.
+fn grant(dir: &Path, id: Option<(u64, u64)>, keep: &Keep, g: &mut Grants) -> Result<()> {
     if !keep.inside(dir) {
+        g.ids.extend(id.map(|id| (dir.to_path_buf(), id)));
         g.dirs.push(dir.to_path_buf());
         return Ok(());
     }
     g.split.push(dir.to_path_buf());
-    let entries = std::fs::read_dir(dir).map_err(|e| {
-        SandboxError::unsupported(format!("cannot list {} to keep the read-only paths in it read-only: {e}", dir.display()))
-    })?;
-    for e in entries.flatten() {
+    let unlisted = |e: std::io::Error| SandboxError::unsupported(format!("cannot list {} to keep the read-only paths in it read-only: {e}", dir.display()));
+    // The device its entries are on (a mount point's own, when it is one).
+    let dev = dir.symlink_metadata().map_err(unlisted)?.dev();
+    for e in std::fs::read_dir(dir).map_err(unlisted)?.flatten() {
         let path = e.path();
         let Ok(kind) = e.file_type() else { continue };
         if keep.skipped(&path) || kind.is_symlink() {
             continue;
         }
+        let id = Some((dev, e.ino()));
         if kind.is_dir() {
-            grant(&path, keep, g)?;
+            grant(&path, id, keep, g)?;
         } else {
+            g.ids.extend(id.map(|id| (path.clone(), id)));
             g.files.push(path);
         }
     }

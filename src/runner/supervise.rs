@@ -208,12 +208,13 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
 }
 
 /// Whether the run may be planned again after `failure`: the helper found the workspace changed
-/// (only its mounts under bwrap report that, before any exec), and nothing of this attempt reached
+/// (only its mounts under bwrap and its grants in the Landlock mode report that, before any exec),
+/// and nothing of this attempt reached
 /// the caller: not after a kill or the timeout (the request was for this run), not with a terminal
 /// or a stdin the caller writes.
 fn may_plan_again(failure: &sandspawn_helper::report::Failure, sandbox: SandboxType, ending: &Ending, shared: &Shared, req: &SpawnRequest) -> bool {
     failure.stage == sandspawn_helper::report::Stage::Changed
-        && sandbox == SandboxType::Bwrap
+        && matches!(sandbox, SandboxType::Bwrap | SandboxType::Landlock)
         && !ending.killed
         && !ending.timed_out
         && shared.terminal.is_none()

@@ -210,3 +210,34 @@ async fn a_read_only_fifo_fails_at_once_and_says_why() {
     assert!(e.message.contains("neither a directory nor a regular file") && !e.message.contains("the workspace changed"), "{}", e.message);
     assert_eq!(plans.load(Ordering::SeqCst), 1);
 }
+
+/// The Landlock mode grants a directory that holds a read-only path entry by entry, each granted
+/// whole. A repository renamed into the place of a granted directory between the plan and the
+/// grants would have its `.git` granted with it; the grant is checked against the entry planned.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_the_landlock_mode_a_repository_renamed_into_a_granted_place_is_not_granted() {
+    let (_t, ws) = workspace();
+    let (_o, other) = workspace();
+    repository(&ws);
+    std::fs::create_dir(ws.join("plain")).unwrap();
+    repository(&other.join("victim"));
+    let (w, victim) = (ws.clone(), other.join("victim"));
+    let plans = after_each_plan(&ws, move |n| {
+        if n == 1 {
+            std::fs::rename(w.join("plain"), w.join("plain-away")).unwrap();
+            std::fs::rename(&victim, w.join("plain")).unwrap();
+        }
+    });
+    let host = HostContext { cwd: ws.clone(), env: BTreeMap::from([("PATH".to_string(), "/usr/bin:/bin".to_string())]), package_dir: None };
+    let opts = json!({ "sandbox": "workspace-write", "linux": { "allow": ["landlock"] } });
+    let write = "echo 'touch /tmp/pwned' > plain/.git/hooks/pre-commit; echo rc=$?";
+    let req = parse_spawn_options(&json!(["sh", "-c", write]), &opts, &host, Entry::Spawn, None).unwrap();
+    let (handle, driver) = launch(req, None);
+    tokio::spawn(driver);
+    let r = handle.wait().await;
+    test_hooks::clear(&ws);
+    let r = r.expect("planned again, then run");
+    assert_eq!(r.sandbox_type, crate::platform::SandboxType::Landlock);
+    assert!(!ws.join("plain/.git/hooks/pre-commit").exists(), "the renamed repository's hooks were writable: {}", r.stdout);
+    assert_eq!(plans.load(Ordering::SeqCst), 2);
+}
