@@ -114,7 +114,10 @@ fn add_rule(ruleset_fd: i32, path: &str, id: Option<(u64, u64)>, access: Access,
         unsafe { libc::close(fd) };
         return Ok(());
     }
-    if let Some(id) = id.filter(|id| *id != (st.st_dev, st.st_ino) && !mount_root(fd)) {
+    // A directory with the planned number on another device: a btrfs subvolume's root, which a
+    // listing cannot tell apart either (its parent's device is what the plan knew).
+    let subvolume = |id: &(u64, u64)| is_dir && id.1 == st.st_ino;
+    if let Some(id) = id.filter(|id| *id != (st.st_dev, st.st_ino) && !subvolume(id) && !mount_root(fd)) {
         unsafe { libc::close(fd) };
         let message = format!("the writable path {path} is no longer the entry the sandbox was planned for (renamed or replaced meanwhile; planned {}:{})", id.0, id.1);
         return Err(Failure { stage: sandspawn_helper::report::Stage::Changed, errno: libc::EXDEV, message });
