@@ -88,7 +88,8 @@ enum Access {
 /// One rule. A path gone since the plan was built grants nothing. A writable path is opened
 /// without following a final symlink, and a symlink is skipped: the plan listed a real entry, and
 /// one swapped for a link since must not lend its rights to the link's target (stricter, never
-/// weaker). A writable path the plan listed as entry `id` must still be it (see `same_entry`).
+/// weaker). A writable path the plan listed as entry `id` must still be that entry: another one,
+/// renamed into its place since, stops the supervisor before the command (`Stage::Changed`).
 fn add_rule(ruleset_fd: i32, path: &str, id: Option<(u64, u64)>, access: Access, abi: u32) -> Result<(), Failure> {
     let c = std::ffi::CString::new(path).map_err(|_| setup(libc::EINVAL, format!("path {path:?} contains a NUL byte")))?;
     let flags = libc::O_PATH | libc::O_CLOEXEC | if access == Access::Write { libc::O_NOFOLLOW } else { 0 };
