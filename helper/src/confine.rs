@@ -121,7 +121,7 @@ fn add_rule(ruleset_fd: i32, path: &str, id: Option<(u64, u64)>, access: Access,
     if let Some(id) = id.filter(|id| *id != (st.st_dev, st.st_ino) && !subvolume(id) && !mount_root(fd)) {
         unsafe { libc::close(fd) };
         let message = format!("the writable path {path} is no longer the entry the sandbox was planned for (renamed or replaced meanwhile; planned {}:{})", id.0, id.1);
-        return Err(Failure { stage: sandspawn_helper::report::Stage::Changed, errno: libc::EXDEV, message });
+        return Err(sandspawn_helper::report::changed(libc::EXDEV, message));
     }
     let attr = PathBeneath { allowed, parent_fd: fd };
     let rc = unsafe { libc::syscall(SYS_ADD_RULE, ruleset_fd as libc::c_long, RULE_PATH_BENEATH, &attr as *const PathBeneath, 0u32) };

@@ -179,7 +179,15 @@ impl Planned {
         if !path.starts_with('/') {
             return None;
         }
-        Some(ReadOnly::at(path, (dev.parse().ok()?, ino.parse().ok()?)))
+        Some(Planned::at(path, (dev.parse().ok()?, ino.parse().ok()?)))
+    }
+
+    /// The argument for `flag`: `FLAG=PATH`, or `FLAG-at=DEV:INO:PATH` with an identity.
+    fn arg(&self, flag: &str) -> String {
+        match self.id {
+            Some((dev, ino)) => format!("{flag}-at={dev}:{ino}:{}", self.path),
+            None => format!("{flag}={}", self.path),
+        }
     }
 }
 
@@ -256,10 +264,7 @@ impl Steps {
         for r in &self.review {
             args.extend(["--review".to_string(), r.root.clone(), r.upper.clone(), r.work.clone()]);
         }
-        args.extend(self.read_only.iter().map(|r| match r.id {
-            Some((dev, ino)) => format!("--read-only-at={dev}:{ino}:{}", r.path),
-            None => format!("--read-only={}", r.path),
-        }));
+        args.extend(self.read_only.iter().map(|r| r.arg("--read-only")));
         for o in &self.overlays {
             args.extend(["--overlay".to_string(), o.target.clone(), o.upper.clone(), o.work.clone(), o.layers.len().to_string()]);
             args.extend(o.layers.iter().cloned());
@@ -302,10 +307,7 @@ impl Steps {
             }
             args.extend(ll.list.iter().map(|p| format!("--ll-list={p}")));
             args.extend(ll.read.iter().map(|p| format!("--ll-read={p}")));
-            args.extend(ll.write.iter().map(|w| match w.id {
-                Some((dev, ino)) => format!("--ll-write-at={dev}:{ino}:{}", w.path),
-                None => format!("--ll-write={}", w.path),
-            }));
+            args.extend(ll.write.iter().map(|w| w.arg("--ll-write")));
         }
         args.push("--".into());
         args
@@ -451,7 +453,7 @@ impl Steps {
                     } else if let Some(list) = text.strip_prefix("--close-fds=") {
                         steps.close_fds = list.split(',').map(descriptor).collect::<Option<_>>().ok_or_else(bad)?;
                     } else if let Some(p) = text.strip_prefix("--read-only=").filter(|p| p.starts_with('/')) {
-                        steps.read_only.push(ReadOnly { path: p.to_string(), id: None });
+                        steps.read_only.push(ReadOnly::new(p));
                     } else if let Some(rest) = text.strip_prefix("--read-only-at=") {
                         steps.read_only.push(ReadOnly::parse_at(rest).ok_or_else(bad)?);
                     } else if let Some(p) = text.strip_prefix("--cover-dir=").filter(|p| p.starts_with('/')) {

@@ -22,7 +22,7 @@
 use std::os::fd::AsRawFd;
 
 use sandspawn_helper::protocol::ReadOnly;
-use sandspawn_helper::report::{Failure, Stage, setup};
+use sandspawn_helper::report::{changed, setup, Failure};
 
 use crate::mount_target::{mount, Kind, Target};
 use crate::{describe, last_errno};
@@ -111,10 +111,6 @@ fn special_as_planned(r: &ReadOnly) -> bool {
     let t = m.file_type();
     let special = t.is_fifo() || t.is_socket() || t.is_block_device() || t.is_char_device();
     special && r.id.is_none_or(|id| (m.dev(), m.ino()) == id)
-}
-
-fn changed(errno: i32, message: String) -> Failure {
-    Failure { stage: Stage::Changed, errno, message }
 }
 
 /// A copy of what `path` names (with the mounts inside it), its top made read-only while

@@ -46,6 +46,11 @@ pub fn setup(errno: i32, message: String) -> Failure {
     Failure { stage: Stage::Setup, errno, message }
 }
 
+/// Setup found the workspace changed since the plan (`Stage::Changed`): the runner plans again.
+pub fn changed(errno: i32, message: String) -> Failure {
+    Failure { stage: Stage::Changed, errno, message }
+}
+
 impl Failure {
     pub fn exit_code(&self) -> i32 {
         match (self.stage, self.errno) {

@@ -317,9 +317,6 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     })
 }
 
-/// The reviewed workspace's mounts (see `review`): the change set's directory, bound for the
-/// helper, which mounts the overlays first of its mounts and then detaches it. Only a run has a
-/// change set open; a plan without one is refused rather than given direct writes.
 /// The entry a carve-out must be when the helper makes it read-only: what the walk saw there (no
 /// system call), else what is there now (hooks directories, git directories a `.git` file names,
 /// `readOnlyPaths`: a few per run). Gone now: no identity, and the helper finds it gone.
@@ -328,6 +325,9 @@ fn entry_id(policy: &ResolvedPolicy, p: &Path) -> Option<(u64, u64)> {
     policy.planted.entry_id(p).or_else(|| p.symlink_metadata().ok().map(|m| (m.dev(), m.ino())))
 }
 
+/// The reviewed workspace's mounts (see `review`): the change set's directory, bound for the
+/// helper, which mounts the overlays first of its mounts and then detaches it. Only a run has a
+/// change set open; a plan without one is refused rather than given direct writes.
 fn review_mounts(policy: &ResolvedPolicy) -> Result<Option<crate::review::option::Mounts>> {
     match &policy.review {
         None => Ok(None),

@@ -95,17 +95,13 @@ fn open(dir: Option<&OwnedFd>, path: &Path, flags: libc::c_int) -> Option<OwnedF
 
 /// `fstatat(dir, name, AT_SYMLINK_NOFOLLOW)`, `fstat(dir)` for `""`; `None` for any failure.
 fn stat_at(dir: &OwnedFd, name: &str) -> Option<libc::stat> {
-    let c = CString::new(name).ok()?;
-    // SAFETY: an all-zero `stat` is a valid value for fstat(at) to overwrite.
+    if !name.is_empty() {
+        return super::listing::stat_at(dir.as_raw_fd(), std::ffi::OsStr::new(name));
+    }
+    // SAFETY: an all-zero `stat` is a valid value for fstat to overwrite.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
-    let rc = if name.is_empty() {
-        // SAFETY: a valid descriptor and a writable `stat`.
-        unsafe { libc::fstat(dir.as_raw_fd(), &mut st) }
-    } else {
-        // SAFETY: a valid descriptor and C string, a writable `stat`.
-        unsafe { libc::fstatat(dir.as_raw_fd(), c.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) }
-    };
-    (rc == 0).then_some(st)
+    // SAFETY: a valid descriptor and a writable `stat`.
+    (unsafe { libc::fstat(dir.as_raw_fd(), &mut st) } == 0).then_some(st)
 }
 
 #[cfg(all(test, target_os = "linux"))]

@@ -109,21 +109,21 @@ impl OpenDir {
 /// process that opens the path sees (unlike `d_ino`, which for a mount point names the directory
 /// below the mount). `None` when it is gone.
 pub fn id_at(dir: RawFd, name: &OsStr) -> Option<(u64, u64)> {
+    stat_at(dir, name).map(|st| (st.st_dev as u64, st.st_ino as u64))
+}
+
+fn is_dir_at(dir: RawFd, name: &OsStr) -> bool {
+    stat_at(dir, name).is_some_and(|st| (st.st_mode & libc::S_IFMT) == libc::S_IFDIR)
+}
+
+/// `fstatat` of `name` in the open directory `dir`, not following a symlink; `None` when it fails.
+pub(super) fn stat_at(dir: RawFd, name: &OsStr) -> Option<libc::stat> {
     let name = std::ffi::CString::new(name.as_bytes()).ok()?;
     // SAFETY: an all-zero `stat` is a valid value for fstatat to overwrite.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
     // SAFETY: `dir` is an open directory, `name` is NUL-terminated, `st` is writable.
     let rc = unsafe { libc::fstatat(dir, name.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) };
-    (rc == 0).then_some((st.st_dev as u64, st.st_ino as u64))
-}
-
-fn is_dir_at(dir: RawFd, name: &OsStr) -> bool {
-    let Ok(name) = std::ffi::CString::new(name.as_bytes()) else { return false };
-    // SAFETY: an all-zero `stat` is a valid value for fstatat to overwrite.
-    let mut st: libc::stat = unsafe { std::mem::zeroed() };
-    // SAFETY: `dir` is an open directory, `name` is NUL-terminated, `st` is writable.
-    let rc = unsafe { libc::fstatat(dir, name.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) };
-    rc == 0 && (st.st_mode & libc::S_IFMT) == libc::S_IFDIR
+    (rc == 0).then_some(st)
 }
 
 #[cfg(test)]

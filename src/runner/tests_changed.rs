@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use serde_json::json;
 
-use super::{launch, test_hooks, RunResult};
+use super::{launch, test_hooks, ProcessHandle, RunResult};
 use crate::error::ErrorCode;
 use crate::options::{parse_spawn_options, Entry, HostContext};
 
@@ -28,13 +28,25 @@ fn repository(at: &Path) {
     std::fs::write(at.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
 }
 
-async fn run_in(ws: &Path, cmd: serde_json::Value, input: Option<&[u8]>) -> crate::Result<RunResult> {
+/// Start `cmd` in `ws` with `opts` (as `startSandboxed`, which takes every option used here).
+fn start_in(ws: &Path, cmd: serde_json::Value, opts: serde_json::Value, input: Option<&[u8]>) -> ProcessHandle {
     let host = HostContext { cwd: ws.to_path_buf(), env: BTreeMap::from([("PATH".to_string(), "/usr/bin:/bin".to_string())]), package_dir: None };
-    let opts = json!({ "sandbox": "workspace-write" });
-    let req = parse_spawn_options(&cmd, &opts, &host, Entry::Spawn, input.map(<[u8]>::to_vec)).expect("valid options");
+    let req = parse_spawn_options(&cmd, &opts, &host, Entry::Start, input.map(<[u8]>::to_vec)).expect("valid options");
     let (handle, driver) = launch(req, None);
     tokio::spawn(driver);
-    handle.wait().await
+    handle
+}
+
+/// The run's result; the hook of `ws` is cleared once it has ended.
+async fn finish(ws: &Path, handle: ProcessHandle) -> crate::Result<RunResult> {
+    let r = handle.wait().await;
+    test_hooks::clear(ws);
+    r
+}
+
+/// `cmd` run to the end in `ws` in workspace-write.
+async fn run_in(ws: &Path, cmd: serde_json::Value, input: Option<&[u8]>) -> crate::Result<RunResult> {
+    finish(ws, start_in(ws, cmd, json!({ "sandbox": "workspace-write" }), input)).await
 }
 
 /// Calls `change(n)` after the n-th plan (from 1) of runs in `ws`; returns the count of plans.
@@ -61,7 +73,6 @@ async fn a_repository_removed_after_the_plan_is_planned_again_and_the_input_sent
     let (_t, ws) = workspace();
     let plans = nested_repository_removed_after_the_first_plan(&ws);
     let r = run_in(&ws, json!(["cat"]), Some(b"the input")).await;
-    test_hooks::clear(&ws);
     let r = r.expect("planned again, then run");
     assert_eq!((r.exit_code, r.stdout.as_str(), r.stderr.as_str()), (Some(0), "the input", ""), "nothing of the first attempt shows");
     assert_eq!(plans.load(Ordering::SeqCst), 2);
@@ -83,7 +94,6 @@ async fn a_decoy_renamed_into_place_after_the_plan_is_not_what_is_protected() {
     });
     let write = "echo 'touch /tmp/pwned' > real/.git/hooks/pre-commit; echo rc=$?";
     let r = run_in(&ws, json!(["sh", "-c", write]), None).await;
-    test_hooks::clear(&ws);
     let r = r.expect("planned again, then run");
     assert!(!ws.join("real/.git/hooks/pre-commit").exists(), "the real repository's hooks were writable: {}", r.stdout);
     assert!(r.stdout.starts_with("rc=") && r.stdout != "rc=0\n", "{}", r.stdout);
@@ -100,7 +110,6 @@ async fn a_workspace_that_changes_under_every_plan_fails_the_run_and_runs_nothin
         std::fs::rename(w.join(from), w.join(to)).unwrap();
     });
     let r = run_in(&ws, json!(["touch", "ran"]), None).await;
-    test_hooks::clear(&ws);
     let e = r.expect_err("no plan held");
     assert_eq!(e.code, ErrorCode::SetupFailed);
     assert!(e.message.contains("the workspace changed") && e.message.contains("each of 3 attempts"), "{}", e.message);
@@ -121,7 +130,6 @@ async fn the_workspaces_own_git_removed_after_the_plan_is_resolved_again() {
         }
     });
     let r = run_in(&ws, json!(["true"]), None).await;
-    test_hooks::clear(&ws);
     assert_eq!(r.expect("resolved and planned again").exit_code, Some(0));
     assert_eq!(plans.load(Ordering::SeqCst), 2);
 }
@@ -165,7 +173,6 @@ async fn a_mount_over_a_git_after_the_plan_is_planned_again_from_a_fresh_walk() 
         }
     });
     let r = run_in(&ws, json!(["true"]), None).await;
-    test_hooks::clear(&ws);
     drop(mounted.lock().unwrap().take());
     assert_eq!(r.expect("planned again from a fresh walk").exit_code, Some(0));
     assert_eq!(plans.load(Ordering::SeqCst), 2);
@@ -177,13 +184,9 @@ async fn a_mount_over_a_git_after_the_plan_is_planned_again_from_a_fresh_walk() 
 async fn with_stdin_a_pipe_a_changed_workspace_fails_the_run_at_once() {
     let (_t, ws) = workspace();
     let plans = nested_repository_removed_after_the_first_plan(&ws);
-    let host = HostContext { cwd: ws.clone(), env: BTreeMap::from([("PATH".to_string(), "/usr/bin:/bin".to_string())]), package_dir: None };
-    let req = parse_spawn_options(&json!(["cat"]), &json!({ "sandbox": "workspace-write", "stdin": "pipe" }), &host, Entry::Start, None).unwrap();
-    let (handle, driver) = launch(req, None);
-    tokio::spawn(driver);
+    let handle = start_in(&ws, json!(["cat"]), json!({ "sandbox": "workspace-write", "stdin": "pipe" }), None);
     let _ = handle.write(b"early").await;
-    let e = handle.wait().await.expect_err("not planned again");
-    test_hooks::clear(&ws);
+    let e = finish(&ws, handle).await.expect_err("not planned again");
     assert_eq!(e.code, ErrorCode::SetupFailed);
     assert!(e.message.contains("the workspace changed") && !e.message.contains("attempts"), "{}", e.message);
     assert_eq!(plans.load(Ordering::SeqCst), 1);
@@ -199,13 +202,8 @@ async fn a_read_only_fifo_fails_at_once_and_says_why() {
     // SAFETY: a valid C string.
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
     let plans = after_each_plan(&ws, |_| {});
-    let host = HostContext { cwd: ws.clone(), env: BTreeMap::from([("PATH".to_string(), "/usr/bin:/bin".to_string())]), package_dir: None };
     let opts = json!({ "sandbox": { "mode": "workspace-write", "readOnlyPaths": [fifo.to_str().unwrap()] } });
-    let req = parse_spawn_options(&json!(["true"]), &opts, &host, Entry::Spawn, None).unwrap();
-    let (handle, driver) = launch(req, None);
-    tokio::spawn(driver);
-    let e = handle.wait().await.expect_err("a fifo cannot be made read-only");
-    test_hooks::clear(&ws);
+    let e = finish(&ws, start_in(&ws, json!(["true"]), opts, None)).await.expect_err("a fifo cannot be made read-only");
     assert_eq!(e.code, ErrorCode::SetupFailed);
     assert!(e.message.contains("neither a directory nor a regular file") && !e.message.contains("the workspace changed"), "{}", e.message);
     assert_eq!(plans.load(Ordering::SeqCst), 1);
@@ -228,14 +226,9 @@ async fn in_the_landlock_mode_a_repository_renamed_into_a_granted_place_is_not_g
             std::fs::rename(&victim, w.join("plain")).unwrap();
         }
     });
-    let host = HostContext { cwd: ws.clone(), env: BTreeMap::from([("PATH".to_string(), "/usr/bin:/bin".to_string())]), package_dir: None };
     let opts = json!({ "sandbox": "workspace-write", "linux": { "allow": ["landlock"] } });
     let write = "echo 'touch /tmp/pwned' > plain/.git/hooks/pre-commit; echo rc=$?";
-    let req = parse_spawn_options(&json!(["sh", "-c", write]), &opts, &host, Entry::Spawn, None).unwrap();
-    let (handle, driver) = launch(req, None);
-    tokio::spawn(driver);
-    let r = handle.wait().await;
-    test_hooks::clear(&ws);
+    let r = finish(&ws, start_in(&ws, json!(["sh", "-c", write]), opts, None)).await;
     let r = r.expect("planned again, then run");
     assert_eq!(r.sandbox_type, crate::platform::SandboxType::Landlock);
     assert!(!ws.join("plain/.git/hooks/pre-commit").exists(), "the renamed repository's hooks were writable: {}", r.stdout);
