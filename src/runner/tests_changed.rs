@@ -72,9 +72,12 @@ fn nested_repository_removed_after_the_first_plan(ws: &Path) -> Arc<AtomicUsize>
 async fn a_repository_removed_after_the_plan_is_planned_again_and_the_input_sent_again() {
     let (_t, ws) = workspace();
     let plans = nested_repository_removed_after_the_first_plan(&ws);
-    let r = run_in(&ws, json!(["cat"]), Some(b"the input")).await;
-    let r = r.expect("planned again, then run");
+    let handle = start_in(&ws, json!(["cat"]), json!({ "sandbox": "workspace-write" }), Some(b"the input"));
+    // Started once the command runs: in the second attempt, never the stopped first one.
+    let started = handle.started().await.expect("started");
+    let r = finish(&ws, handle).await.expect("planned again, then run");
     assert_eq!((r.exit_code, r.stdout.as_str(), r.stderr.as_str()), (Some(0), "the input", ""), "nothing of the first attempt shows");
+    assert_eq!(started, r.pid, "started() named the stopped attempt's process");
     assert_eq!(plans.load(Ordering::SeqCst), 2);
 }
 
