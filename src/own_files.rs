@@ -3,6 +3,15 @@
 //! directory the facade was loaded from, and beside the addon (`.node`, which may live in a
 //! platform package of its own) the addon itself, `sandspawn-helper` and `sandspawn-bwrap`.
 //!
+//! An installed package (a directory of a `node_modules`, as npm, yarn and pnpm lay them out) is
+//! kept **whole**: its entries are not all files that exist. The loader first tries an addon beside
+//! `binding.js` (`sandspawn.linux-x64-gnu.node`), which the published layout does not have (the
+//! addon comes in the platform package), and Node resolves the platform package from
+//! `node_modules` inside the package before the one beside it; the platform package's
+//! `package.json` names the file to load. A run that created or changed any of those made the
+//! host's next `require` load its code. A checkout (the package directory is not in a
+//! `node_modules`) keeps the list of entries: it is also a workspace people run commands in.
+//!
 //! A run must not change them (the host's next `require`, or the helper it runs in front of bwrap,
 //! would run the change), nor rename them or a directory above them away and put others in their
 //! place. The bwrap plan binds each read-only and makes every directory between it and the
@@ -34,8 +43,8 @@ pub fn list(package_dir: Option<&Path>) -> Vec<PathBuf> {
 
 fn collect(package_dir: Option<&Path>, addon: Option<&Path>) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = Vec::new();
-    let js = package_dir.into_iter().flat_map(|d| JS_ENTRIES.iter().map(move |e| d.join(e)));
-    let beside_addon = addon.and_then(Path::parent).into_iter().flat_map(|d| ADDON_ENTRIES.iter().map(move |e| d.join(e)));
+    let js = package_dir.into_iter().flat_map(|d| entries(d, JS_ENTRIES));
+    let beside_addon = addon.and_then(Path::parent).into_iter().flat_map(|d| entries(d, ADDON_ENTRIES));
     for p in js.chain(beside_addon).chain(addon.map(Path::to_path_buf)) {
         // Only what exists; canonical, so that it compares with the policy's canonical roots.
         if let Ok(real) = std::fs::canonicalize(&p) {
@@ -44,7 +53,33 @@ fn collect(package_dir: Option<&Path>, addon: Option<&Path>) -> Vec<PathBuf> {
             }
         }
     }
+    // A directory kept whole covers the entries listed inside it (the addon, in a package that
+    // ships it beside `binding.js`).
+    let whole: Vec<PathBuf> = out.iter().filter(|p| installed(p)).cloned().collect();
+    out.retain(|p| !whole.iter().any(|w| p != w && p.starts_with(w)));
     out
+}
+
+/// What to keep of the package directory `dir`: the directory itself when it is installed, else
+/// the `names` in it.
+fn entries<'a>(dir: &'a Path, names: &'static [&'static str]) -> Box<dyn Iterator<Item = PathBuf> + 'a> {
+    if installed(dir) {
+        Box::new(std::iter::once(dir.to_path_buf()))
+    } else {
+        Box::new(names.iter().map(move |e| dir.join(e)))
+    }
+}
+
+/// Whether `dir` is a package in a `node_modules` directory (`node_modules/NAME` or
+/// `node_modules/@SCOPE/NAME`): the package manager's, nothing a user works in.
+fn installed(dir: &Path) -> bool {
+    let name = |p: Option<&Path>| p.and_then(Path::file_name).and_then(|n| n.to_str()).map(str::to_owned);
+    let parent = dir.parent();
+    match name(parent).as_deref() {
+        Some("node_modules") => true,
+        Some(scope) if scope.starts_with('@') => name(parent.and_then(Path::parent)).as_deref() == Some("node_modules"),
+        _ => false,
+    }
 }
 
 #[cfg(test)]
@@ -71,5 +106,30 @@ mod tests {
         std::fs::write(platform.join("sandspawn-bwrap"), "").unwrap();
         let got = collect(None, Some(&platform.join("x.node")));
         assert_eq!(got, vec![platform.join("sandspawn-bwrap")], "the addon itself must exist to be listed");
+    }
+
+    #[test]
+    fn an_installed_package_and_its_platform_package_are_kept_whole() {
+        let t = tempfile::tempdir().unwrap();
+        let nm = t.path().canonicalize().unwrap().join("node_modules");
+        let (pkg, platform) = (nm.join("sandspawn"), nm.join("@sandspawn").join("linux-x64-gnu"));
+        for d in [&pkg, &platform] {
+            std::fs::create_dir_all(d).unwrap();
+            std::fs::write(d.join("package.json"), "{}").unwrap();
+        }
+        let addon = platform.join("sandspawn.linux-x64-gnu.node");
+        std::fs::write(&addon, "").unwrap();
+        // Names the loader would try in the package (an addon beside binding.js, a nested
+        // node_modules) do not exist yet: only the whole directory covers them.
+        assert_eq!(collect(Some(&pkg), Some(&addon)), vec![pkg.clone(), platform.clone()]);
+        // The addon shipped in the package itself: one directory.
+        let inside = pkg.join("sandspawn.linux-x64-gnu.node");
+        std::fs::write(&inside, "").unwrap();
+        assert_eq!(collect(Some(&pkg), Some(&inside)), vec![pkg.clone()]);
+        // A directory named like a scope that is not in node_modules is a checkout.
+        let scoped_checkout = t.path().canonicalize().unwrap().join("@work").join("sandspawn");
+        std::fs::create_dir_all(&scoped_checkout).unwrap();
+        std::fs::write(scoped_checkout.join("index.js"), "").unwrap();
+        assert_eq!(collect(Some(&scoped_checkout), None), vec![scoped_checkout.join("index.js")]);
     }
 }

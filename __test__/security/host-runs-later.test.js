@@ -81,6 +81,37 @@ describe("sandspawn's own package cannot be changed by a run (issue 28)", () => 
     assert.equal(digestTree(pkg), before)
   })
 
+  test('the published layout (the addon in a platform package beside it): no name the loader tries can be planted, and the platform package is kept whole', (t) => {
+    // Found by an attacker's review: only entries that existed were kept, so the addon the loader
+    // tries first beside binding.js (absent in this layout), a platform package nested in the
+    // package's own node_modules (resolved before the sibling one) and the platform package's
+    // package.json (which names the file to load) could all be planted or changed.
+    const tree = tempTree(t)
+    const nm = path.join(tree.ws, 'node_modules')
+    const pkg = path.join(nm, 'sandspawn')
+    const platform = path.join(nm, `sandspawn-${ADDON.split('.')[1]}`)
+    install(pkg)
+    fs.mkdirSync(platform)
+    for (const f of [ADDON, 'sandspawn-helper', 'sandspawn-bwrap', 'sandspawn-bwrap.sha256']) fs.renameSync(path.join(pkg, f), path.join(platform, f))
+    fs.copyFileSync(path.join(ROOT, 'npm', ADDON.split('.')[1], 'package.json'), path.join(platform, 'package.json'))
+    const before = [digestTree(pkg), digestTree(platform)]
+    const attacks = [
+      `echo planted > ${pkg}/${ADDON}`,
+      `mkdir -p ${pkg}/node_modules/${path.basename(platform)}`,
+      `echo '{"main":"evil.js"}' > ${platform}/package.json`,
+      `echo 'x' > ${platform}/evil.js`,
+      `mv ${platform} ${platform}.moved`,
+    ].map((a) => `${a} 2>/dev/null && echo "DONE: ${a.replace(/"/g, '')}"`).join('; ') + '; true'
+    const r = runWith(pkg, attacks, tree.ws, 'workspace-write')
+    assert.equal(r.error, undefined, r.message)
+    assert.equal(r.exitCode, 0, show(r))
+    assert.doesNotMatch(r.stdout, /DONE/, show(r))
+    assert.deepEqual([digestTree(pkg), digestTree(platform)], before, 'both packages are byte for byte as installed')
+    const again = runWith(pkg, 'echo ok; touch created-by-the-run', tree.ws, 'workspace-write')
+    assert.equal(again.stdout, 'ok\n', show(again))
+    assert.ok(fs.existsSync(path.join(tree.ws, 'created-by-the-run')), 'the rest of the workspace stays writable')
+  })
+
   test('a writable root inside the package is refused, naming it', (t) => {
     const tree = tempTree(t)
     const pkg = path.join(tree.ws, 'node_modules', 'sandspawn')
