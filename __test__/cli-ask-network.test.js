@@ -9,6 +9,8 @@ const assert = require('node:assert/strict')
 const http = require('node:http')
 const path = require('node:path')
 const { spawn } = require('node:child_process')
+const { printedReadably } = require('./fixtures/screen-state')
+const { RESET } = require('../lib/cli/terminal-reset')
 
 const CLI = path.join(__dirname, '..', 'bin', 'sandspawn.js')
 const DRIVER = path.join(__dirname, 'fixtures', 'ask-driver.py')
@@ -47,7 +49,7 @@ test('--ask: y allows the host for the run (asked once), the question sits on it
   const screen = r.output.replace(/\r\n/g, '\n')
   assert.equal(r.code, 0, screen)
   const port = server.address().port
-  assert.equal(screen, `before\nsandspawn: allow ${TARGET}:${port} for this run? [y/N/a] y\ntarget /one\ntarget /two\nafter\n`)
+  assert.equal(screen, `before${RESET}\nsandspawn: allow ${TARGET}:${port} for this run? [y/N/a] y\ntarget /one\ntarget /two\nafter\n`)
   assert.deepEqual(r.rawDuring, [true], 'the key is read in raw mode')
   assert.equal(r.restored, true, 'the terminal mode is restored')
 })
@@ -60,6 +62,20 @@ test('--ask: Enter refuses; the command sees the refusal (403 naming the flag) a
   assert.match(screen, new RegExp(`for this run\\? \\[y/N/a\\] n\nsandspawn: ${TARGET}:\\d+ blocked by the network policy \\(declined\\)`))
   assert.match(screen, new RegExp(`--allow-domain ${TARGET}`))
   assert.equal(r.restored, true)
+})
+
+test('--ask: what the command printed cannot hide the question or put its own in its place', async () => {
+  // The attack an attacker's review found: a fake question about a well-known host, then an
+  // unterminated window-title string that swallowed the real question (and the echoed answer) on
+  // xterm and VS Code's terminal, so the key the user pressed answered a question they never saw.
+  for (const trap of ['\\033]2;', '\\033[8m', '\\033(0']) {
+    const fake = `printf 'sandspawn: allow registry.npmjs.org:443 for this run? [y/N/a]${trap}'`
+    const r = await drive('n', [...flags, '--', 'sh', '-c', `${fake}; ${script(['/spoof'])}`])
+    assert.equal(r.error, undefined, r.output)
+    const real = `sandspawn: allow ${TARGET}:${server.address().port} for this run?`
+    assert.ok(printedReadably(r.output, real), `after ${trap} the real question is hidden: ${JSON.stringify(r.output)}`)
+    assert.ok(printedReadably(r.output, 'blocked by the network policy (declined)'), JSON.stringify(r.output))
+  }
 })
 
 test('the denial line names the flag that fits the refusal: --allow-domain, --allow-private, or none for --deny-domain', async () => {

@@ -317,6 +317,24 @@ test('--ask on a terminal prints the denial line once, asks, and a "n" keeps the
   fs.rmSync(out, { recursive: true })
 })
 
+test('--ask: what the command printed cannot hide the question to run again without the sandbox', () => {
+  // A fake question, then conceal (or a window-title string left open, or line drawing): the real
+  // question was invisible, and the "y" meant for the fake one ran the command unsandboxed.
+  const { printedReadably } = require('./fixtures/screen-state')
+  for (const trap of ['\\033[8m', '\\033]2;', '\\033(0']) {
+    const out = tmp('ask-spoof')
+    const cmd = `printf 'Re-run the failed tests? [y/N] ${trap}'; echo x > ${out}/f`
+    const inner = `"${process.execPath}" "${CLI}" --ask sh -c "${cmd}"`
+    const r = spawnSync('script', ['-qec', inner, '/dev/null'], { encoding: 'utf8', input: 'n\n', timeout: HANG_MS, killSignal: 'SIGKILL' })
+    assert.equal(r.signal, null, ctx(r))
+    for (const line of ['sandspawn: sandbox denied this command', 'Run again without the sandbox? [y/N]']) {
+      assert.ok(printedReadably(r.stdout, line), `after ${trap}: ${JSON.stringify(r.stdout)}`)
+    }
+    assert.equal(fs.existsSync(path.join(out, 'f')), false)
+    fs.rmSync(out, { recursive: true })
+  }
+})
+
 /** Poll `condition` every 20 ms; fails after the hang bound. */
 async function until(condition) {
   const deadline = Date.now() + HANG_MS

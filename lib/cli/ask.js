@@ -5,6 +5,7 @@
 const readline = require('node:readline')
 const { denialLine } = require('./denial-line')
 const { NetworkPrompt } = require('./network-prompt')
+const { terminalReset } = require('./terminal-reset')
 
 /** Ask a yes/no question on the terminal; Ctrl-C at the prompt exits 130. */
 function askYesNo(question) {
@@ -36,7 +37,8 @@ async function runAsking(sandspawn, command, options, attach) {
     ...withNetworkQuestions(options),
     signal: controller.signal,
     approve: ({ denial, result: first }) => {
-      process.stderr.write(denialLine(denial, options, first.sandboxType) + '\n')
+      // The question follows the command's output: nothing it printed may hide or disguise it.
+      process.stderr.write(terminalReset() + denialLine(denial, options, first.sandboxType) + '\n')
       announced = true
       // The person refused that host at the question already: not asked again in other words.
       if (denial.networkReason === 'declined') return false

@@ -10,12 +10,17 @@
 // restored right after.
 
 const { printable } = require('./printable')
+const { terminalReset } = require('./terminal-reset')
 
 class NetworkPrompt {
-  /** `input`: the terminal (a tty ReadStream); `write(stream, data)`: how output reaches the screen. */
-  constructor({ input = process.stdin, write }) {
+  /**
+   * `input`: the terminal (a tty ReadStream); `write(stream, data)`: how output reaches the screen;
+   * `reset`: what ends any state the command's output left the screen in (see ./terminal-reset).
+   */
+  constructor({ input = process.stdin, write, reset = terminalReset() }) {
     this.input = input
     this.write = write
+    this.reset = reset
     this.queue = Promise.resolve()
     this.asking = false
     this.held = []
@@ -45,7 +50,7 @@ class NetworkPrompt {
     this.asking = true
     try {
       const lead = this.atLineStart ? '' : '\n'
-      this.write('stderr', Buffer.from(`${lead}sandspawn: allow ${printable(host)}:${port} for this run? [y/N/a] `))
+      this.write('stderr', Buffer.from(`${this.reset}${lead}sandspawn: allow ${printable(host)}:${port} for this run? [y/N/a] `))
       const key = await this.key()
       const choice = key === 'y' || key === 'Y' ? 'yes' : key === 'a' || key === 'A' ? 'all' : 'no'
       this.write('stderr', Buffer.from(`${choice === 'no' ? 'n' : choice === 'all' ? 'a' : 'y'}\n`))

@@ -75,7 +75,7 @@ function question(prompt) {
 /** After a `--review` run (not --json): show the set, then ask on a terminal; else keep it pending. */
 async function afterRun(result, sandspawn, interactive) {
   const cs = result.changeSet
-  process.stderr.write(describe(cs, result.cwd))
+  process.stderr.write(require('./terminal-reset').terminalReset() + describe(cs, result.cwd))
   const total = cs.counts.added + cs.counts.modified + cs.counts.deleted
   if (total === 0) {
     await sandspawn.discardChangeSet(cs.id)

@@ -72,21 +72,27 @@ async function runForwardingStdin(sandspawn, command, options, pipeStdin, attach
 }
 
 async function report(result, { json, values, options, announced, stdinIsTerminal }) {
+  // sandspawn's lines follow the command's output: nothing it printed may hide or disguise them.
+  let reset = require('./terminal-reset').terminalReset()
+  const say = (line) => {
+    process.stderr.write(reset + line + '\n')
+    reset = ''
+  }
   // In every mode: what the run left on the host that a tool could run later (never hidden).
-  for (const risk of result.hostRisks || []) process.stderr.write(require('./host-risks').hostRiskLine(risk) + '\n')
+  for (const risk of result.hostRisks || []) say(require('./host-risks').hostRiskLine(risk))
   if (json) {
     out.printJson(result)
     return
   }
   if (result.denial && !announced && !result.escalated) {
-    process.stderr.write(require('./denial-line').denialLine(result.denial, options, result.sandboxType) + '\n')
-    if (values.ask && !stdinIsTerminal) process.stderr.write('sandspawn: --ask: not asking to run again without the sandbox: stdin is not a terminal\n')
+    say(require('./denial-line').denialLine(result.denial, options, result.sandboxType))
+    if (values.ask && !stdinIsTerminal) say('sandspawn: --ask: not asking to run again without the sandbox: stdin is not a terminal')
   }
   // A path the command printed that is really in sandspawn's store (npm's log of a failed run).
-  for (const note of await require('./cache-paths').cachePathNotes(result)) process.stderr.write(note + '\n')
-  if (result.timedOut) process.stderr.write(`sandspawn: timed out after ${values.timeout} ms\n`)
+  for (const note of await require('./cache-paths').cachePathNotes(result)) say(note)
+  if (result.timedOut) say(`sandspawn: timed out after ${values.timeout} ms`)
   const exceeded = require('./limits').exceededLine(result)
-  if (exceeded) process.stderr.write(exceeded + '\n')
+  if (exceeded) say(exceeded)
 }
 
 function exitStatus(result) {
