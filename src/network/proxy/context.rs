@@ -19,6 +19,10 @@ use crate::network::policy::NetworkPolicy;
 /// descriptors: the client's and the upstream's). Beyond it a new connection is refused with a
 /// `connection_limit` denial; other runs and the host are not touched.
 pub const MAX_CONNECTIONS: usize = 256;
+/// Connections over `MAX_CONNECTIONS` being refused at once (each waits up to a second for its
+/// first byte, to refuse in the client's protocol). Past both, the proxy accepts nothing until one
+/// ends: the kernel's listen backlog, not the host's descriptors, holds what a run keeps opening.
+pub const MAX_REFUSING: usize = 16;
 /// The first byte must arrive within this time.
 pub(super) const FIRST_BYTE_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -32,6 +36,8 @@ pub struct Context {
     /// This run's connection slots (`MAX_CONNECTIONS`): one per client connection, kept by its
     /// tunnel when it becomes one.
     pub(super) slots: Arc<Semaphore>,
+    /// Connections being refused over the limit (`MAX_REFUSING`).
+    pub(super) refusing: Arc<Semaphore>,
     /// This run's concurrent name lookups (`resolver::LOOKUPS_PER_RUN`).
     pub lookups: Arc<Semaphore>,
     /// A tunnel idle this long is closed (`relay::TUNNEL_IDLE`; shorter in tests).

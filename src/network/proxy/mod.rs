@@ -72,6 +72,7 @@ impl RunProxy {
                 own: own_addresses(),
                 resolver,
                 slots: Arc::new(Semaphore::new(MAX_CONNECTIONS)),
+                refusing: Arc::new(Semaphore::new(context::MAX_REFUSING)),
                 lookups: Arc::new(Semaphore::new(resolver::LOOKUPS_PER_RUN)),
                 tunnel_idle,
                 credential,
@@ -146,13 +147,27 @@ impl Drop for RunProxy {
 
 async fn accept_loop(listener: TcpListener, ctx: Arc<Context>) {
     loop {
+        // A slot to serve in, else one to refuse in, before accepting: past both, the listen
+        // backlog holds what the run keeps opening, not the host's descriptors (`MAX_REFUSING`).
+        let permit = tokio::select! {
+            biased;
+            Ok(slot) = ctx.slots.clone().acquire_owned() => Permit::Serve(slot),
+            Ok(refusing) = ctx.refusing.clone().acquire_owned() => Permit::Refuse(refusing),
+            // Neither semaphore is ever closed.
+            else => return,
+        };
         match listener.accept().await {
             Ok((stream, _)) => {
                 let _ = stream.set_nodelay(true);
                 let c = ctx.clone();
-                match ctx.slots.clone().try_acquire_owned() {
-                    Ok(slot) => ctx.spawn(connection(stream, c, slot)),
-                    Err(_) => ctx.spawn(refuse_over_limit(stream, c)),
+                // A slot may have come free while this waited to refuse.
+                let permit = match permit {
+                    Permit::Refuse(r) => ctx.slots.clone().try_acquire_owned().map(Permit::Serve).unwrap_or(Permit::Refuse(r)),
+                    serve => serve,
+                };
+                match permit {
+                    Permit::Serve(slot) => ctx.spawn(connection(stream, c, slot)),
+                    Permit::Refuse(refusing) => ctx.spawn(refuse_over_limit(stream, c, refusing)),
                 }
             }
             // Out of descriptors or a connection reset before accept: wait, then go on serving.
@@ -161,8 +176,14 @@ async fn accept_loop(listener: TcpListener, ctx: Arc<Context>) {
     }
 }
 
+/// What an accepted connection holds: one of the run's connection slots, or one of its refusals.
+enum Permit {
+    Serve(OwnedSemaphorePermit),
+    Refuse(OwnedSemaphorePermit),
+}
+
 /// The run holds `MAX_CONNECTIONS` already: say so in the client's own protocol, record it, close.
-async fn refuse_over_limit(mut stream: TcpStream, ctx: Arc<Context>) {
+async fn refuse_over_limit(mut stream: TcpStream, ctx: Arc<Context>, _refusing: OwnedSemaphorePermit) {
     let mut first = [0u8; 1];
     let protocol = match tokio::time::timeout(Duration::from_secs(1), stream.peek(&mut first)).await {
         Ok(Ok(1)) => first[0],

@@ -271,6 +271,32 @@ async fn tunnels_count_against_the_run_s_connections() {
     assert!(other.finish().await.denials.is_empty());
 }
 
+/// Found by an attacker's review: past `MAX_CONNECTIONS` every new connection was still accepted and
+/// held (up to a second, waiting for its first byte to answer in its protocol), so one run flooding
+/// its proxy held thousands of the host's descriptors and starved the host process. Connections
+/// being refused are bounded too; past both bounds the proxy stops accepting (the kernel's listen
+/// backlog holds the rest) until one ends.
+#[tokio::test]
+async fn connections_beyond_the_limit_hold_a_bounded_number_of_the_host_s_descriptors() {
+    let (p, addr) = proxy(json!({"allowedDomains": ["allowed.test"]}), &[]).await;
+    // Silent clients: each holds a slot (or a refusal) while it sends nothing.
+    let mut held = Vec::new();
+    for _ in 0..super::MAX_CONNECTIONS {
+        held.push(TcpStream::connect(addr).await.unwrap());
+    }
+    let flood: Vec<_> = (0..600).map(|_| tokio::spawn(tokio::time::timeout(Duration::from_secs(5), TcpStream::connect(addr)))).collect();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    // One task per accepted connection, plus the accept loop.
+    let accepted = p.live_tasks();
+    assert!(accepted <= super::MAX_CONNECTIONS + super::context::MAX_REFUSING + 1, "{accepted} connections held by the proxy");
+    for f in flood {
+        let _ = f.await;
+    }
+    drop(held);
+    let denials = p.finish().await.denials;
+    assert_eq!(denials[0].reason, Refusal::ConnectionLimit);
+}
+
 /// An idle tunnel is closed after the proxy's idle time; an active one lives on.
 #[tokio::test]
 async fn idle_tunnels_close_and_active_ones_do_not() {
