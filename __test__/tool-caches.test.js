@@ -293,6 +293,32 @@ test('a run in one workspace cannot change what a run in another one builds; wit
   assert.equal(seen.stdout, 'shared\n')
 })
 
+test("no run reads sandspawn's stores: another workspace's cache writes, or a change set, even when its own denyRead hides the cache", { skip: !linux }, async (t) => {
+  // Found by an attacker's review: the store was unmounted after the overlays were made, leaving the
+  // host's view of it (read-only, but readable) at its path: a token a run wrote into ~/.npm in one
+  // workspace was read by a run in another one, and by a run whose denyRead hid ~/.npm itself.
+  const s = setup()
+  const other = path.join(path.dirname(s.ws), 'other-ws')
+  fs.mkdirSync(other)
+  const secret = `${s.home}/.npm/_cacache/token`
+  const a = await run(['sh', '-c', `echo WORKSPACE-A-SECRET > ${secret}`], s)
+  assert.equal(a.exitCode, 0, a.stderr)
+  // The change sets' store is the host process's (its environment, not the run's).
+  const sets = path.join(path.dirname(s.ws), 'change-sets')
+  const was = process.env.SANDSPAWN_CHANGE_SET_DIR
+  process.env.SANDSPAWN_CHANGE_SET_DIR = sets
+  t.after(() => (was === undefined ? delete process.env.SANDSPAWN_CHANGE_SET_DIR : (process.env.SANDSPAWN_CHANGE_SET_DIR = was)))
+  fs.mkdirSync(path.join(sets, 'planted-set'), { recursive: true, mode: 0o700 })
+  fs.writeFileSync(path.join(sets, 'planted-set', 'content'), 'CHANGE-SET-CONTENT\n')
+  const look = `grep -rs -e WORKSPACE-A-SECRET -e CHANGE-SET-CONTENT ${s.home}/.local/state ${sets}; ls -A ${s.store}; ls -A ${sets}; true`
+  for (const sandbox of ['read-only', 'workspace-write', { mode: 'workspace-write', denyRead: [path.join(s.home, '.npm')] }]) {
+    const b = await spawnSandboxed(['sh', '-c', look], { cwd: other, sandbox, env: { ...s.env, XDG_STATE_HOME: '' }, timeout: 60000 })
+    assert.equal(b.exitCode, 0, b.stderr)
+    assert.equal(b.stdout, '', `${JSON.stringify(sandbox)}: ${b.stdout}`)
+  }
+  assert.equal(fs.readFileSync(path.join(sets, 'planted-set', 'content'), 'utf8'), 'CHANGE-SET-CONTENT\n', 'the host still has it')
+})
+
 /** A registry on loopback serving these packages (packuments and tarballs): npm downloads from it
  * through the run's proxy and caches what it fetched, as from the real registry. */
 async function localRegistry(s, names) {

@@ -11,8 +11,8 @@
 //! Steps (see `protocol`), in this order: open the null descriptors (and the offline
 //! `nsswitch.conf`), lock directories and create placeholders in them (host side); inside, wait
 //! until bwrap's pid 1 holds its locks on those directories, then close ours; mark the report descriptor close-on-exec; mount the private tool
-//! caches' overlays, cover the placeholders of missing protected names (`covers`), detach the
-//! store (`private_mounts`: the only steps that need capabilities); move into the command's own
+//! caches' overlays, detach the store (`private_mounts`), cover the placeholders of missing
+//! protected names and sandspawn's stores (`covers`; the only steps that need capabilities); move into the command's own
 //! user namespace and drop every capability (`userns`), so everything after runs with none and
 //! the command can borrow nothing of bwrap's pid 1; hand a loopback listener to the host's proxy
 //! and set the proxy variables (`listen`); take the terminal on descriptor 0 as the controlling
@@ -191,13 +191,15 @@ fn in_namespaces(steps: &Steps) {
             fail(steps.report_fd, failure);
         }
     }
-    if let Err(failure) = covers::cover(&steps.cover_dirs, &steps.cover_files) {
-        fail(steps.report_fd, failure);
-    }
+    // The binds the caches and the change set were mounted from are detached before the covers:
+    // sandspawn's stores they lie in are among the directories covered.
     for path in &steps.unmount {
         if let Err(failure) = private_mounts::unmount(path) {
             fail(steps.report_fd, failure);
         }
+    }
+    if let Err(failure) = covers::cover(&steps.cover_dirs, &steps.cover_files) {
+        fail(steps.report_fd, failure);
     }
     if steps.own_userns {
         if let Err(failure) = userns::enter_own(steps.map_ids, steps.limit_userns) {

@@ -70,7 +70,7 @@ async fn the_command_reaches_allowed_hosts_with_the_plans_environment_and_nobody
     let command = vec!["curl".to_string()];
     let plan = build(&PlanRequest {
         command: &command, cwd: &w, env: &env, policy: &p, platform: Platform::Darwin, bwrap: None, resolved_program: None,
-        helper: None, runner_fds: true, terminal: false, rlimits: &[], own_files: &[], proxy: Some(&endpoint),
+        helper: None, runner_fds: true, terminal: false, rlimits: &[], own_files: &[], stores: &[], proxy: Some(&endpoint),
     })
     .unwrap();
     assert_eq!(plan.program.to_str(), Some("/usr/bin/sandbox-exec"));

@@ -159,6 +159,11 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
             read_only.push(ReadOnly { path: path_arg(p)?, id: if reviewed { None } else { entry_id(policy, p) } });
         }
     }
+    // sandspawn's stores, covered after the helper has mounted this run's caches and change set
+    // from them (see `stores`).
+    for store in req.stores.iter().filter(|p| !matches!(views.of(p).0, View::Hidden | View::PrivateTmp)) {
+        cover_dirs.push(path_arg(store)?);
+    }
     let review = review_mounts(policy)?;
     let helper_mounts = review.is_some() || !read_only.is_empty() || !caches.overlays.is_empty() || !cover_dirs.is_empty() || !cover_files.is_empty();
     // No `--disable-userns`: bwrap would move its pid 1 into the nested user namespace it makes for

@@ -190,7 +190,7 @@ mod tests {
         vars.insert("TMPDIR".to_string(), tmp.to_str().unwrap().to_string());
         vars.insert("HOME".to_string(), home.to_str().unwrap().to_string());
         let cmd = vec!["true".to_string()];
-        let req = PlanRequest { command: &cmd, cwd: &tmp, env: &vars, policy: &p, platform: crate::platform::Platform::Linux, bwrap: None, resolved_program: None, helper: None, runner_fds: true, terminal: false, rlimits: &[], own_files: &[], proxy: None };
+        let req = PlanRequest { command: &cmd, cwd: &tmp, env: &vars, policy: &p, platform: crate::platform::Platform::Linux, bwrap: None, resolved_program: None, helper: None, runner_fds: true, terminal: false, rlimits: &[], own_files: &[], stores: &[], proxy: None };
         let s = scratch.path().to_str().unwrap();
         let split = Grants { split: vec![tmp.clone()], ..Grants::default() };
         let e = env(&req, &split, Some(scratch.path()));

@@ -23,6 +23,7 @@ mod seatbelt_eval_regex;
 mod seatbelt_network;
 mod seatbelt_planted;
 pub mod pins;
+pub mod stores;
 
 pub(crate) use child_env::child_env;
 pub use launch_plan::{BwrapInfo, LaunchPlan, PlanRequest};

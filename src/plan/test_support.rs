@@ -52,7 +52,7 @@ pub fn try_plan_with_env(p: &ResolvedPolicy, cwd: &Path, platform: Platform, cmd
         helper: Some(helper_path()),
         runner_fds: false,
         terminal: false,
-        rlimits: &[], own_files: &[], proxy: None,
+        rlimits: &[], own_files: &[], stores: &[], proxy: None,
     })
 }
 
@@ -76,7 +76,7 @@ pub fn real_plan(p: &ResolvedPolicy, cwd: &Path, cmd: &[&str]) -> LaunchPlan {
         helper: Some(real_helper()),
         runner_fds: false,
         terminal: false,
-        rlimits: &[], own_files: &[], proxy: None,
+        rlimits: &[], own_files: &[], stores: &[], proxy: None,
     })
     .unwrap()
 }

@@ -119,7 +119,7 @@ fn runner_fds_and_bwrap_info_are_used() {
     let cmd = vec!["true".to_string()];
     let env = BTreeMap::new();
     let info = BwrapInfo { path: "/opt/bw".into(), version: Some("0.6.0".into()), disable_userns: false, proc_unmountable: false };
-    let mut req = PlanRequest { command: &cmd, cwd: &w, env: &env, policy: &p, platform: Platform::Linux, bwrap: Some(&info), resolved_program: None, helper: Some(helper_path()), runner_fds: true, terminal: false, rlimits: &[], own_files: &[], proxy: None };
+    let mut req = PlanRequest { command: &cmd, cwd: &w, env: &env, policy: &p, platform: Platform::Linux, bwrap: Some(&info), resolved_program: None, helper: Some(helper_path()), runner_fds: true, terminal: false, rlimits: &[], own_files: &[], stores: &[], proxy: None };
     let plan = build(&req).unwrap();
     assert_eq!(plan.program, helper_path(), "in front of bwrap, for the offline nsswitch.conf");
     assert_eq!(&plan.args[..4], &front(7, "/opt/bw")[..], "after the runner's descriptors (child_fds)");
@@ -235,7 +235,7 @@ fn read_only_paths_and_deny_read() {
     // The runner's own descriptors come first; the masks' follow them.
     let cmd = vec!["cat".to_string()];
     let env = BTreeMap::new();
-    let req = PlanRequest { command: &cmd, cwd: &ws, env: &env, policy: &p, platform: Platform::Linux, bwrap: None, resolved_program: None, helper: Some(helper_path()), runner_fds: true, terminal: false, rlimits: &[], own_files: &[], proxy: None };
+    let req = PlanRequest { command: &cmd, cwd: &ws, env: &env, policy: &p, platform: Platform::Linux, bwrap: None, resolved_program: None, helper: Some(helper_path()), runner_fds: true, terminal: false, rlimits: &[], own_files: &[], stores: &[], proxy: None };
     let runner = build(&req).unwrap();
     assert_eq!(&runner.args[..2], &v(&["v1", "--null-fds=7,8"])[..], "after child_fds::FIRST_FREE");
 }
@@ -294,7 +294,7 @@ fn danger_full_access_is_direct() {
     assert_eq!(plan.env, env, "no markers without a sandbox and with the network on");
     assert_eq!(plan.sandbox_type, SandboxType::None);
     let cmd = v(&["ls"]);
-    let req = PlanRequest { command: &cmd, cwd: &w, env: &env, policy: &p, platform: Platform::Other, bwrap: None, resolved_program: Some(Path::new("/bin/ls")), helper: None, runner_fds: true, terminal: false, rlimits: &[], own_files: &[], proxy: None };
+    let req = PlanRequest { command: &cmd, cwd: &w, env: &env, policy: &p, platform: Platform::Other, bwrap: None, resolved_program: Some(Path::new("/bin/ls")), helper: None, runner_fds: true, terminal: false, rlimits: &[], own_files: &[], stores: &[], proxy: None };
     let plan = build(&req).unwrap();
     assert_eq!((plan.program, plan.status_fd), (PathBuf::from("/bin/ls"), None));
     let ro = policy(json!("read-only"), &w, Platform::Linux);
@@ -322,7 +322,7 @@ fn sandspawns_own_files_in_a_writable_root_are_bound_read_only_and_never_hidden(
     let p = policy(json!({"mode": "workspace-write", "tmp": "read-only", "network": true, "protectGit": false}), &w, Platform::Linux);
     let (cmd, env) = (vec!["true".to_string()], BTreeMap::new());
     let info = BwrapInfo { path: bundled.clone(), version: None, disable_userns: true, proc_unmountable: false };
-    let req = PlanRequest { command: &cmd, cwd: &w, env: &env, policy: &p, platform: Platform::Linux, bwrap: Some(&info), resolved_program: None, helper: Some(&helper), runner_fds: false, terminal: false, rlimits: &[], own_files: &[], proxy: None };
+    let req = PlanRequest { command: &cmd, cwd: &w, env: &env, policy: &p, platform: Platform::Linux, bwrap: Some(&info), resolved_program: None, helper: Some(&helper), runner_fds: false, terminal: false, rlimits: &[], own_files: &[], stores: &[], proxy: None };
     let args = build(&req).unwrap().args;
     let bind = args.windows(3).position(|x| x == v(&["--bind", &s(&w), &s(&w)]).as_slice()).unwrap();
     let (nm, pkg_s) = (s(&w.join("node_modules")), s(&pkg));
@@ -366,7 +366,7 @@ fn a_helper_under_a_private_tmp_is_bound_into_dev() {
     let helper = Path::new("/tmp/ss-install/node_modules/sandspawn/sandspawn-helper");
     let p = policy(json!({"mode": "workspace-write", "tmp": "private", "network": true, "protectGit": false}), &w, Platform::Linux);
     let (cmd, env) = (vec!["true".to_string()], BTreeMap::new());
-    let req = PlanRequest { command: &cmd, cwd: &w, env: &env, policy: &p, platform: Platform::Linux, bwrap: None, resolved_program: None, helper: Some(helper), runner_fds: false, terminal: false, rlimits: &[], own_files: &[], proxy: None };
+    let req = PlanRequest { command: &cmd, cwd: &w, env: &env, policy: &p, platform: Platform::Linux, bwrap: None, resolved_program: None, helper: Some(helper), runner_fds: false, terminal: false, rlimits: &[], own_files: &[], stores: &[], proxy: None };
     let plan = build(&req).unwrap();
     let args = plan.args;
     let tmpfs = args.iter().position(|a| a == "/tmp").unwrap();
@@ -386,4 +386,24 @@ fn ro_at(p: &str) -> String {
     use std::os::unix::fs::MetadataExt;
     let m = std::path::Path::new(p).symlink_metadata().unwrap();
     format!("--read-only-at={}:{}:{p}", m.dev(), m.ino())
+}
+
+#[test]
+fn sandspawn_s_stores_are_covered_unless_hidden_already() {
+    let (_t, w) = tmp();
+    let (stores, denied) = (w.join("state/tool-caches"), w.join("denied"));
+    let hidden = denied.join("change-sets");
+    for d in [&stores, &hidden] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    let p = policy(json!({"denyRead": [s(&denied)]}), &w, Platform::Linux);
+    let cmd = vec!["true".to_string()];
+    let env = BTreeMap::new();
+    let info = BwrapInfo { path: "/opt/bw".into(), version: Some("0.6.0".into()), disable_userns: false, proc_unmountable: false };
+    let list = [stores.clone(), hidden.clone()];
+    let req = PlanRequest { command: &cmd, cwd: &w, env: &env, policy: &p, platform: Platform::Linux, bwrap: Some(&info), resolved_program: None, helper: Some(helper_path()), runner_fds: true, terminal: false, rlimits: &[], own_files: &[], stores: &list, proxy: None };
+    let args = build(&req).unwrap().args;
+    let covers: Vec<&String> = args.iter().filter(|a| a.starts_with("--cover-dir=")).collect();
+    assert_eq!(covers, [&format!("--cover-dir={}", s(&stores))], "the denied one is not there to cover");
+    assert!(args.iter().any(|a| a == "--own-userns"), "the helper keeps what it needs to mount the cover");
 }

@@ -36,7 +36,7 @@ fn plan(mode: serde_json::Value, platform: Platform, rlimits: &[Rlimit], runner_
         runner_fds,
         terminal: false,
         rlimits,
-        own_files: &[], proxy: None,
+        own_files: &[], stores: &[], proxy: None,
     })
     .unwrap()
 }

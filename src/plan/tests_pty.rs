@@ -15,7 +15,7 @@ fn pty_plan(p: &crate::policy::ResolvedPolicy, cwd: &Path, platform: Platform, r
         helper: Some(helper_path()),
         runner_fds: false,
         terminal: true,
-        rlimits: &[], own_files: &[], proxy: None,
+        rlimits: &[], own_files: &[], stores: &[], proxy: None,
     })
     .unwrap()
 }

@@ -106,7 +106,7 @@ fn allow_list_plan(w: &Path, endpoint: Option<&crate::network::loopback::Endpoin
     let cmd = v(&["npm", "install"]);
     build(&PlanRequest {
         command: &cmd, cwd: w, env: &env, policy: &p, platform: Platform::Darwin, bwrap: None, resolved_program: None,
-        helper: None, runner_fds: endpoint.is_some(), terminal: false, rlimits: &[], own_files: &[], proxy: endpoint,
+        helper: None, runner_fds: endpoint.is_some(), terminal: false, rlimits: &[], own_files: &[], stores: &[], proxy: endpoint,
     })
 }
 

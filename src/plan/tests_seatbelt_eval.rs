@@ -92,7 +92,7 @@ fn darwin_plan(p: &ResolvedPolicy, cwd: &Path, endpoint: Option<&Endpoint>) -> L
     let env = BTreeMap::new();
     build(&PlanRequest {
         command: &cmd, cwd, env: &env, policy: p, platform: Platform::Darwin, bwrap: None, resolved_program: None,
-        helper: None, runner_fds: true, terminal: false, rlimits: &[], own_files: &[], proxy: endpoint,
+        helper: None, runner_fds: true, terminal: false, rlimits: &[], own_files: &[], stores: &[], proxy: endpoint,
     })
     .unwrap()
 }

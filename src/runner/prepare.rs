@@ -157,6 +157,9 @@ fn build_landlock_plan(req: &mut SpawnRequest, abi: u32, resolved: &Path, limits
             terminal: req.pty.is_some(),
             rlimits: &limits.rlimits,
             own_files: &own,
+            // No mount namespace: the Landlock mode restricts no reads, sandspawn's stores included
+            // (README, "Limits").
+            stores: &[],
             proxy: None,
         },
         abi,
@@ -193,6 +196,7 @@ pub fn build_plan(
         None
     };
     let own_files = crate::own_files::list(req.package_dir.as_deref());
+    let stores = if req.platform == Platform::Linux { plan::stores::existing(&req.policy, &req.env) } else { Vec::new() };
     plan::build(&PlanRequest {
         command: &req.command,
         cwd: &req.cwd,
@@ -206,6 +210,7 @@ pub fn build_plan(
         terminal: req.pty.is_some(),
         rlimits: &limits.rlimits,
         own_files: &own_files,
+        stores: &stores,
         proxy,
     })
 }

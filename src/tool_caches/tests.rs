@@ -166,7 +166,7 @@ fn bwrap_plan_with_every_other_feature() {
         helper: Some(helper_path()),
         runner_fds: true,
         terminal: true,
-        rlimits: &rlimits, own_files: &[], proxy: None,
+        rlimits: &rlimits, own_files: &[], stores: &[], proxy: None,
     })
     .unwrap();
     let helper = helper_path().to_str().unwrap();

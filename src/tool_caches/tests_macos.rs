@@ -40,7 +40,7 @@ fn darwin_plan(h: &Home, p: &ResolvedPolicy, cwd: &Path) -> LaunchPlan {
     let e = env(h);
     build(&PlanRequest {
         command: &cmd, cwd, env: &e, policy: p, platform: Platform::Darwin, bwrap: None, resolved_program: None,
-        helper: None, runner_fds: true, terminal: false, rlimits: &[], own_files: &[], proxy: None,
+        helper: None, runner_fds: true, terminal: false, rlimits: &[], own_files: &[], stores: &[], proxy: None,
     })
     .unwrap()
 }

@@ -1,0 +1,36 @@
+//! sandspawn's stores on the host, which no sandbox may read: the tool caches' (what the runs of
+//! every workspace wrote into their private caches: a token a tool saved, a package it built) and
+//! the change sets' (the files reviewed runs wrote, in every workspace). A run reading them would
+//! read another workspace's writes, and a copy of what its own `denyRead` hides (found by an
+//! attacker's review: the store was unmounted after the caches' overlays were made, and its host
+//! view, read-only but readable, was left at its path).
+//!
+//! Each existing store is covered with an empty read-only directory by the helper, after it has
+//! mounted the run's own caches and change set from them and detached those binds.
+
+use std::path::PathBuf;
+
+use crate::policy::ResolvedPolicy;
+
+/// The stores to cover in a sandbox for `policy`, whose command gets `env`: those that exist
+/// (canonical), not inside another. The plan leaves out those hidden already (under a `denyRead`
+/// or a private `/tmp`). Read here, from the host process's environment and file system, and
+/// passed to the plan (`PlanRequest::stores`), which stays a function of its request.
+pub fn existing(policy: &ResolvedPolicy, env: &std::collections::BTreeMap<String, String>) -> Vec<PathBuf> {
+    // The caches' root as resolved for the run, as the run's environment names it, and as the
+    // host process's does (where this process's other runs keep theirs); the change sets' root is
+    // the host process's.
+    let host_env: std::collections::BTreeMap<String, String> = std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?))).collect();
+    let candidates = [policy.tool_caches.root.clone(), crate::tool_caches::store::root(env), crate::tool_caches::store::root(&host_env), crate::review::store::root()];
+    let mut out: Vec<PathBuf> = candidates
+        .into_iter()
+        .flatten()
+        .filter_map(|p| p.canonicalize().ok())
+        .filter(|p| p.is_dir())
+        .collect();
+    out.sort();
+    out.dedup();
+    let all = out.clone();
+    out.retain(|p| !all.iter().any(|o| o != p && p.starts_with(o)));
+    out
+}
