@@ -53,8 +53,14 @@ pub fn kept(policy: &ResolvedPolicy) -> Vec<PathBuf> {
 /// moves the path out of its rules within the run): every directory from each kept path's parent up
 /// to the deepest writable root holding it, whose renaming and removal the profile denies.
 pub fn above_kept(policy: &ResolvedPolicy) -> Vec<PathBuf> {
+    above(policy, &kept(policy))
+}
+
+/// Every directory from each of `paths`' parents up to the deepest writable root holding it (none
+/// for a path in no writable root).
+pub fn above(policy: &ResolvedPolicy, paths: &[PathBuf]) -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = Vec::new();
-    for p in kept(policy) {
+    for p in paths {
         let Some(root) = policy.writable_roots.iter().filter(|r| p.starts_with(&r.root)).max_by_key(|r| r.root.as_os_str().len()) else { continue };
         dirs.extend(p.ancestors().skip(1).take_while(|a| a.starts_with(&root.root)).map(Path::to_path_buf));
     }

@@ -62,7 +62,8 @@ const BASE: &str = r#"(version 1)
 
 /// The profile text and its `-D` parameters, in order. `proxy_port`: the run's allow-list proxy on
 /// the host's loopback (with a `NetworkPolicy`; without it such a policy gets no network at all).
-pub fn profile(policy: &ResolvedPolicy, proxy_port: Option<u16>) -> (String, Vec<(String, PathBuf)>) {
+/// `own`: sandspawn's own files (see `own_files`), which stay read-only and in place.
+pub fn profile(policy: &ResolvedPolicy, proxy_port: Option<u16>, own: &[PathBuf]) -> (String, Vec<(String, PathBuf)>) {
     let mut params: Vec<(String, PathBuf)> = Vec::new();
     let mut param = |name: String, p: &Path| {
         params.push((name.clone(), p.to_path_buf()));
@@ -96,10 +97,20 @@ pub fn profile(policy: &ResolvedPolicy, proxy_port: Option<u16>) -> (String, Vec
             let p = format!("(param \"DENY_READ_{i}\")");
             s.push_str(&format!("(deny file-write* (literal {p}) (subpath {p}))\n"));
         }
-        // The directories above a read-only or denied path the rules name by path (`pins`): renamed,
-        // they would carry it out of its rules (as sandbox-runtime blocks moves: a rename needs
-        // `file-write-unlink` on what it moves).
-        for (k, dir) in super::pins::above_kept(policy).iter().enumerate() {
+        // sandspawn's own files in a writable root: what the host runs next (the next `require`,
+        // the helper in front of sandbox-exec) must not change (found by an attacker's review:
+        // only the bwrap plan kept them).
+        let own: Vec<PathBuf> = own.iter().filter(|o| policy.writable_roots.iter().any(|r| o.starts_with(&r.root))).cloned().collect();
+        for (i, o) in own.iter().enumerate() {
+            let o = param(format!("OWN_FILE_{i}"), o);
+            s.push_str(&format!("(deny file-write* (literal {o}) (subpath {o}))\n"));
+        }
+        // The directories above a read-only or denied path the rules name by path (`pins`), and
+        // above an own file: renamed, they would carry it out of its rules (as sandbox-runtime
+        // blocks moves: a rename needs `file-write-unlink` on what it moves).
+        let mut keep = super::pins::kept(policy);
+        keep.extend(own);
+        for (k, dir) in super::pins::above(policy, &keep).iter().enumerate() {
             let d = param(format!("KEEP_IN_PLACE_{k}"), dir);
             s.push_str(&format!("(deny file-write-unlink (literal {d}))\n"));
         }
@@ -134,7 +145,12 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     if req.policy.network_proxy.is_some() && req.proxy.is_none() {
         return Err(super::proxy_needs_runner());
     }
-    let (mut text, params) = profile(req.policy, req.proxy.map(|e| e.port));
+    // sandspawn's own files, and the helper that runs in front of sandbox-exec (pty, limits); a
+    // writable root inside them is refused (`pins::plan` says so).
+    let mut own: Vec<PathBuf> = req.own_files.to_vec();
+    own.extend(req.helper.map(Path::to_path_buf));
+    super::pins::plan(&req.policy.writable_roots, &own, &req.policy.deny_read, &[])?;
+    let (mut text, params) = profile(req.policy, req.proxy.map(|e| e.port), &own);
     if req.terminal {
         text.push_str(TERMINAL);
     }

@@ -232,3 +232,37 @@ fn directories_above_a_nested_read_only_or_denied_path_cannot_be_renamed() {
         assert!(unlink(free), "{free} is held for nothing");
     }
 }
+
+/// Found by an attacker's review: the Seatbelt profile did not keep sandspawn's own files, so a run
+/// in a project with sandspawn in its `node_modules` rewrote the package the host loads next. Now
+/// they are read-only, and so is every name inside an installed package (kept whole), and the
+/// directories above them cannot be renamed; the rest of the workspace stays writable.
+#[test]
+fn sandspawn_s_own_files_in_a_writable_root_stay_read_only_and_in_place() {
+    let t = tree();
+    let ws = &t.ws;
+    let pkg = ws.join("node_modules/sandspawn");
+    fs::create_dir_all(pkg.join("lib")).unwrap();
+    let p = policy_as_given(json!({"mode": "workspace-write", "tmp": "read-only"}), ws, Platform::Darwin);
+    let cmd = v(&["true"]);
+    let env = BTreeMap::new();
+    let own = [pkg.clone()];
+    let req = PlanRequest {
+        command: &cmd, cwd: ws, env: &env, policy: &p, platform: Platform::Darwin, bwrap: None, resolved_program: None,
+        helper: None, runner_fds: true, terminal: false, rlimits: &[], own_files: &own, stores: &[], proxy: None,
+    };
+    let prof = Profile::of_plan(&build(&req).unwrap());
+    let write = |rel: &str| prof.allows("file-write-data", Target::Path(&s(&ws.join(rel))));
+    let unlink = |rel: &str| prof.allows("file-write-unlink", Target::Path(&s(&ws.join(rel))));
+    for own in ["node_modules/sandspawn/index.js", "node_modules/sandspawn/sandspawn.darwin-arm64.node", "node_modules/sandspawn/node_modules/x/package.json"] {
+        assert!(!write(own), "{own} is writable");
+    }
+    for held in ["node_modules", "node_modules/sandspawn", "node_modules/sandspawn/lib"] {
+        assert!(!unlink(held), "{held} can be renamed away");
+    }
+    assert!(write("node_modules/other/index.js") && unlink("node_modules/other") && write("src.js"), "the rest stays writable");
+    // A writable root inside the package is refused.
+    let inside = policy_as_given(json!({"mode": "workspace-write", "tmp": "read-only", "writableRoots": [s(&pkg.join("lib"))]}), ws, Platform::Darwin);
+    let e = build(&PlanRequest { policy: &inside, ..req }).unwrap_err();
+    assert!(e.message.contains("own files"), "{}", e.message);
+}
