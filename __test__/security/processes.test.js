@@ -204,3 +204,23 @@ sys.exit(0 if rc == 0 else 1)
     await assertNoneLeft(a)
   })
 })
+
+describe('the Landlock mode below ABI 6 (no signal scope): the supervisor cannot be killed', () => {
+  // Found by an attacker's review: below Landlock ABI 6 the command could SIGKILL its supervisor
+  // (same user, nothing scoping signals), and its `setsid` daemons, re-parented to init, outlived
+  // the run. The seccomp filter now keeps every signal off the supervisor there. Run on this
+  // kernel by planning for ABI 5 (`--landlock=5`): Landlock itself cannot scope signals at that ABI.
+  const HELPER = require('node:path').resolve(__dirname, '../../sandspawn-helper')
+  const reads = ['/bin', '/etc', '/lib', '/lib64', '/usr', '/proc', '/dev'].filter((d) => fs.existsSync(d)).map((d) => `--ll-read=${d}`)
+  test('kill -9 of the supervisor fails; a setsid daemon ends with the run', (t) => {
+    const arg = marker(313)
+    t.after(() => reap(arg))
+    const script = `setsid sleep ${arg} </dev/null >/dev/null 2>&1 & sleep 0.2; kill -9 $PPID; echo kill-rc=$?`
+    const r = require('node:child_process').spawnSync(HELPER, ['v1', '--landlock=5', '--sockets=none', '--ll-list=/', ...reads, '--ll-write=/dev/null', '--', 'sh', '-c', script], { encoding: 'utf8', timeout: 30000 })
+    if (/Landlock ABI is [0-4],/.test(r.stderr)) return t.skip(`this kernel has no Landlock ABI 5: ${r.stderr.trim()}`)
+    assert.equal(r.signal, null, show(r))
+    assert.match(r.stdout, /kill-rc=1/, `the supervisor was signalled: ${show(r)}`)
+    assert.equal(r.status, 0, show(r))
+    assert.deepEqual(processesMatching(arg), [], 'the daemon outlived the run')
+  })
+})

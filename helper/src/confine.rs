@@ -70,7 +70,11 @@ pub fn prepare(ll: &LandlockSteps) -> Result<Prepared, Failure> {
     }
     let arch = seccomp::Arch::native()
         .ok_or_else(|| setup(0, format!("no seccomp filter for this architecture ({})", std::env::consts::ARCH)))?;
-    let filter = crate::sock_filters(seccomp::program(arch, seccomp::Filter { sockets: ll.sockets, tracing: seccomp::Tracing::Denied }));
+    // Without Landlock's signal scope (ABI 6) the filter keeps the command's signals off this
+    // supervisor (about to fork it): it alone ends the command's tree.
+    // SAFETY: getpid has no preconditions.
+    let shield = (abi < landlock::SIGNAL_SCOPE_ABI).then(|| unsafe { libc::getpid() } as u32);
+    let filter = crate::sock_filters(seccomp::program(arch, seccomp::Filter { sockets: ll.sockets, tracing: seccomp::Tracing::Denied, shield }));
     Ok(Prepared { ruleset_fd, filter })
 }
 

@@ -24,6 +24,8 @@ pub const NET_CONNECT_TCP: u64 = 1 << 1;
 // `LANDLOCK_SCOPE_*` (ABI 6).
 pub const SCOPE_ABSTRACT_UNIX_SOCKET: u64 = 1 << 0;
 pub const SCOPE_SIGNAL: u64 = 1 << 1;
+/// The first ABI with scopes (signals, abstract Unix sockets).
+pub const SIGNAL_SCOPE_ABI: u32 = 6;
 
 /// What a ruleset handles at `abi` (everything that ABI can restrict).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,7 +47,7 @@ pub fn handled(abi: u32, network: bool) -> Handled {
         fs |= FS_IOCTL_DEV;
     }
     let net = if abi >= 4 && !network { NET_BIND_TCP | NET_CONNECT_TCP } else { 0 };
-    let scoped = if abi >= 6 { SCOPE_SIGNAL | if network { 0 } else { SCOPE_ABSTRACT_UNIX_SOCKET } } else { 0 };
+    let scoped = if abi >= SIGNAL_SCOPE_ABI { SCOPE_SIGNAL | if network { 0 } else { SCOPE_ABSTRACT_UNIX_SOCKET } } else { 0 };
     Handled { fs, net, scoped }
 }
 

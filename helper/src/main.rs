@@ -364,7 +364,7 @@ fn confine_command(sockets: seccomp::Sockets) -> Result<(), Failure> {
     let arch = seccomp::Arch::native().ok_or_else(|| {
         setup(0, format!("no seccomp filter for this architecture ({})", std::env::consts::ARCH))
     })?;
-    let filter = sock_filters(seccomp::program(arch, seccomp::Filter { sockets, tracing: seccomp::Tracing::OwnTree }));
+    let filter = sock_filters(seccomp::program(arch, seccomp::Filter { sockets, tracing: seccomp::Tracing::OwnTree, shield: None }));
     userns::fresh_session_keyring()?;
     if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
         let e = last_errno();

@@ -57,6 +57,27 @@ pub fn rules(f: Filter) -> Vec<(Sys, Check)> {
             rules.push((sys, Check::Ret(RET_EPERM)));
         }
     }
+    if let Some(pid) = f.shield {
+        rules.extend(shield(pid));
+    }
     rules
+}
+
+/// No signal reaches process `pid` from the command: not by its pid (`kill`, the thread and queued
+/// forms), not to its process group (`kill(-pid)`: it leads its own), not as one of "every process
+/// I may signal" (`kill(-1)`), not through a pidfd (`pidfd_open` of it; `pidfd_send_signal` is
+/// refused whole, since a `/proc/PID` directory descriptor serves as a pidfd and seccomp cannot tell
+/// whose it is). The C libraries and runtimes fall back to `kill` without pidfds.
+fn shield(pid: u32) -> [(Sys, Check); 7] {
+    let by_pid = Check::ArgIs(OFF_ARG0_LO, pid);
+    [
+        (Sys::Kill, Check::ArgAmong(OFF_ARG0_LO, [pid, pid.wrapping_neg(), u32::MAX])),
+        (Sys::Tkill, by_pid),
+        (Sys::Tgkill, by_pid),
+        (Sys::RtSigqueueinfo, by_pid),
+        (Sys::RtTgsigqueueinfo, by_pid),
+        (Sys::PidfdOpen, by_pid),
+        (Sys::PidfdSendSignal, Check::Ret(RET_EPERM)),
+    ]
 }
 

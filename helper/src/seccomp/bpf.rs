@@ -62,20 +62,24 @@ pub(super) fn check_block(check: Check) -> Vec<Insn> {
     match check {
         Check::Ret(ret) => vec![(RET_K, 0, 0, ret)],
         Check::ArgMask(off, mask) => vec![(LD_W_ABS, 0, 0, off), (JSET_K, 0, 1, mask), (RET_K, 0, 0, RET_EPERM), (RET_K, 0, 0, RET_ALLOW)],
-        Check::ArgIn(off, values) => {
-            let mut b = vec![(LD_W_ABS, 0, 0, off)];
-            let count = values.len();
-            for (i, v) in values.iter().enumerate() {
-                // Matched: jump over the remaining tests and the allow, to the deny.
-                b.push((JEQ_K, u8::try_from(count - i).expect("short"), 0, *v));
-            }
-            b.push((RET_K, 0, 0, RET_ALLOW));
-            b.push((RET_K, 0, 0, RET_EPERM));
-            b
-        }
+        Check::ArgAmong(off, values) => arg_in(off, &values),
+        Check::ArgIn(off, values) => arg_in(off, values),
         Check::ArgIs(off, value) => vec![(LD_W_ABS, 0, 0, off), (JEQ_K, 0, 1, value), (RET_K, 0, 0, RET_EPERM), (RET_K, 0, 0, RET_ALLOW)],
         Check::ArgNot(off, value) => vec![(LD_W_ABS, 0, 0, off), (JEQ_K, 0, 1, value), (RET_K, 0, 0, RET_ALLOW), (RET_K, 0, 0, RET_EPERM)],
     }
+}
+
+/// EPERM when the argument at `off` is one of `values`, else allow.
+fn arg_in(off: u32, values: &[u32]) -> Vec<Insn> {
+    let mut b = vec![(LD_W_ABS, 0, 0, off)];
+    let count = values.len();
+    for (i, v) in values.iter().enumerate() {
+        // Matched: jump over the remaining tests and the allow, to the deny.
+        b.push((JEQ_K, u8::try_from(count - i).expect("short"), 0, *v));
+    }
+    b.push((RET_K, 0, 0, RET_ALLOW));
+    b.push((RET_K, 0, 0, RET_EPERM));
+    b
 }
 
 /// The filter as bytes, `struct sock_filter` after `struct sock_filter` in native byte order.

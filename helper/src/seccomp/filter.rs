@@ -81,6 +81,10 @@ pub enum Tracing {
 pub struct Filter {
     pub sockets: Sockets,
     pub tracing: Tracing,
+    /// A process the command may not signal: the Landlock mode's supervisor where Landlock cannot
+    /// scope signals (ABI < 6). Killed, it would end nothing: `setsid` daemons of the command
+    /// outlived the run (found by an attacker's review).
+    pub shield: Option<u32>,
 }
 
 /// What one rule does once the syscall number matched.
@@ -92,6 +96,8 @@ pub enum Check {
     ArgMask(u32, u32),
     /// EPERM when the argument equals one of these.
     ArgIn(u32, &'static [u32]),
+    /// EPERM when the argument equals one of these three (values known when the filter is made).
+    ArgAmong(u32, [u32; 3]),
     /// EPERM when the argument equals this.
     ArgIs(u32, u32),
     /// EPERM unless the argument equals this.

@@ -41,6 +41,13 @@ pub enum Sys {
     ProcessVmReadv,
     ProcessVmWritev,
     PidfdGetfd,
+    Kill,
+    Tkill,
+    Tgkill,
+    RtSigqueueinfo,
+    RtTgsigqueueinfo,
+    PidfdOpen,
+    PidfdSendSignal,
 }
 
 impl Sys {
@@ -83,6 +90,13 @@ impl Sys {
             Sys::ProcessVmReadv => (310, 270),
             Sys::ProcessVmWritev => (311, 271),
             Sys::PidfdGetfd => (438, 438),
+            Sys::Kill => (62, 129),
+            Sys::Tkill => (200, 130),
+            Sys::Tgkill => (234, 131),
+            Sys::RtSigqueueinfo => (129, 138),
+            Sys::RtTgsigqueueinfo => (297, 240),
+            Sys::PidfdOpen => (434, 434),
+            Sys::PidfdSendSignal => (424, 424),
         };
         match arch {
             Arch::X86_64 => x86_64,

@@ -7,17 +7,18 @@ const X86: u32 = 0xc000_003e;
 const ARM: u32 = 0xc000_00b7;
 const ARCHES: [(Arch, u32); 2] = [(Arch::X86_64, X86), (Arch::Aarch64, ARM)];
 const ALL_SOCKETS: [Sockets; 4] = [Sockets::None, Sockets::UnixOnly, Sockets::NotUnix, Sockets::All];
-const ALL_SYS: [Sys; 36] = [
+const ALL_SYS: [Sys; 43] = [
     Sys::Socket, Sys::Ioctl, Sys::Clone, Sys::Clone3, Sys::Unshare, Sys::Setns, Sys::Keyctl, Sys::AddKey, Sys::RequestKey,
     Sys::Bpf, Sys::PerfEventOpen, Sys::Userfaultfd, Sys::IoUringSetup, Sys::IoUringEnter, Sys::IoUringRegister,
     Sys::NameToHandleAt, Sys::OpenByHandleAt, Sys::Mount, Sys::Umount2, Sys::PivotRoot, Sys::OpenTree, Sys::MoveMount,
     Sys::Fsopen, Sys::Fsconfig, Sys::Fsmount, Sys::Fspick, Sys::MountSetattr, Sys::KexecLoad, Sys::KexecFileLoad,
     Sys::InitModule, Sys::FinitModule, Sys::DeleteModule, Sys::Ptrace, Sys::ProcessVmReadv, Sys::ProcessVmWritev,
-    Sys::PidfdGetfd,
+    Sys::PidfdGetfd, Sys::Kill, Sys::Tkill, Sys::Tgkill, Sys::RtSigqueueinfo, Sys::RtTgsigqueueinfo, Sys::PidfdOpen,
+    Sys::PidfdSendSignal,
 ];
 
 fn filters() -> Vec<Filter> {
-    ALL_SOCKETS.iter().flat_map(|&sockets| [Tracing::OwnTree, Tracing::Denied].map(|tracing| Filter { sockets, tracing })).collect()
+    ALL_SOCKETS.iter().flat_map(|&sockets| [Tracing::OwnTree, Tracing::Denied].map(|tracing| Filter { sockets, tracing, shield: None })).collect()
 }
 
 #[test]
@@ -34,7 +35,7 @@ fn encoding_is_8_bytes_native_endian() {
 #[test]
 fn native_numbers_are_the_c_librarys() {
     let Some(arch) = Arch::native() else { return };
-    let libc_numbers: [(Sys, libc::c_long); 36] = [
+    let libc_numbers: [(Sys, libc::c_long); 43] = [
         (Sys::Socket, libc::SYS_socket), (Sys::Ioctl, libc::SYS_ioctl), (Sys::Clone, libc::SYS_clone), (Sys::Clone3, libc::SYS_clone3),
         (Sys::Unshare, libc::SYS_unshare), (Sys::Setns, libc::SYS_setns), (Sys::Keyctl, libc::SYS_keyctl), (Sys::AddKey, libc::SYS_add_key),
         (Sys::RequestKey, libc::SYS_request_key), (Sys::Bpf, libc::SYS_bpf), (Sys::PerfEventOpen, libc::SYS_perf_event_open),
@@ -46,7 +47,10 @@ fn native_numbers_are_the_c_librarys() {
         (Sys::MountSetattr, libc::SYS_mount_setattr), (Sys::KexecLoad, libc::SYS_kexec_load), (Sys::KexecFileLoad, libc::SYS_kexec_file_load),
         (Sys::InitModule, libc::SYS_init_module), (Sys::FinitModule, libc::SYS_finit_module), (Sys::DeleteModule, libc::SYS_delete_module),
         (Sys::Ptrace, libc::SYS_ptrace), (Sys::ProcessVmReadv, libc::SYS_process_vm_readv), (Sys::ProcessVmWritev, libc::SYS_process_vm_writev),
-        (Sys::PidfdGetfd, libc::SYS_pidfd_getfd),
+        (Sys::PidfdGetfd, libc::SYS_pidfd_getfd), (Sys::Kill, libc::SYS_kill), (Sys::Tkill, libc::SYS_tkill),
+        (Sys::Tgkill, libc::SYS_tgkill), (Sys::RtSigqueueinfo, libc::SYS_rt_sigqueueinfo),
+        (Sys::RtTgsigqueueinfo, libc::SYS_rt_tgsigqueueinfo), (Sys::PidfdOpen, libc::SYS_pidfd_open),
+        (Sys::PidfdSendSignal, libc::SYS_pidfd_send_signal),
     ];
     for (sys, nr) in libc_numbers {
         assert_eq!(sys.number(arch) as libc::c_long, nr, "{sys:?}");
@@ -97,7 +101,7 @@ fn baseline_verdicts_in_every_filter() {
 fn socket_rules() {
     for (arch, audit) in ARCHES {
         let nr = Sys::Socket.number(arch);
-        let verdict = |sockets: Sockets, family: u64| run(&program(arch, Filter { sockets, tracing: Tracing::OwnTree }), audit, nr, [family, 0]);
+        let verdict = |sockets: Sockets, family: u64| run(&program(arch, Filter { sockets, tracing: Tracing::OwnTree, shield: None }), audit, nr, [family, 0]);
         for family in [1, 0x1_0000_0001] {
             assert_eq!(verdict(Sockets::None, family), RET_EPERM);
             assert_eq!(verdict(Sockets::UnixOnly, family), RET_ALLOW, "the kernel sees AF_UNIX");
@@ -112,7 +116,7 @@ fn socket_rules() {
         }
         let socketpair = if arch == Arch::X86_64 { 53 } else { 199 };
         for sockets in ALL_SOCKETS {
-            assert_eq!(run(&program(arch, Filter { sockets, tracing: Tracing::Denied }), audit, socketpair, [1, 0]), RET_ALLOW, "socketpair");
+            assert_eq!(run(&program(arch, Filter { sockets, tracing: Tracing::Denied, shield: None }), audit, socketpair, [1, 0]), RET_ALLOW, "socketpair");
         }
     }
 }
@@ -121,8 +125,8 @@ fn socket_rules() {
 fn tracing_rules() {
     for (arch, audit) in ARCHES {
         for sockets in ALL_SOCKETS {
-            let own = program(arch, Filter { sockets, tracing: Tracing::OwnTree });
-            let denied = program(arch, Filter { sockets, tracing: Tracing::Denied });
+            let own = program(arch, Filter { sockets, tracing: Tracing::OwnTree, shield: None });
+            let denied = program(arch, Filter { sockets, tracing: Tracing::Denied, shield: None });
             for sys in [Sys::Ptrace, Sys::ProcessVmReadv, Sys::ProcessVmWritev, Sys::PidfdGetfd] {
                 assert_eq!(run(&own, audit, sys.number(arch), [0, 0]), RET_ALLOW, "{sys:?}: debuggers of the own tree");
                 assert_eq!(run(&denied, audit, sys.number(arch), [0, 0]), RET_EPERM, "{sys:?}");
@@ -152,7 +156,7 @@ fn sockets_words_round_trip() {
 /// The start of the x86_64 program, pinned: the arch check, the x32 check, the first split.
 #[test]
 fn x86_64_program_start_pinned() {
-    let p = program(Arch::X86_64, Filter { sockets: Sockets::NotUnix, tracing: Tracing::OwnTree });
+    let p = program(Arch::X86_64, Filter { sockets: Sockets::NotUnix, tracing: Tracing::OwnTree, shield: None });
     assert_eq!(
         p[..6],
         [(0x20, 0, 0, 4), (0x15, 1, 0, 0xc000_003e), (0x06, 0, 0, 0x0005_0001), (0x20, 0, 0, 0), (0x45, 0, 1, 0x4000_0000), (0x06, 0, 0, 0x0005_0001)]
@@ -179,5 +183,27 @@ fn the_search_agrees_with_the_rules_for_every_number() {
             }
         }
     }
-    assert!(program(Arch::X86_64, Filter { sockets: Sockets::None, tracing: Tracing::Denied }).len() < 200);
+    assert!(program(Arch::X86_64, Filter { sockets: Sockets::None, tracing: Tracing::Denied, shield: Some(4_000_000) }).len() < 200);
+}
+
+/// The Landlock mode below ABI 6: no signal reaches the supervisor from the command, in any form;
+/// every other process, its own group and the command's tree stay signalable.
+#[test]
+fn the_shield_refuses_every_way_to_signal_the_supervisor_and_nothing_else() {
+    let sup: u32 = 4242;
+    for (arch, audit) in ARCHES {
+        let shielded = program(arch, Filter { sockets: Sockets::None, tracing: Tracing::Denied, shield: Some(sup) });
+        let open = program(arch, Filter { sockets: Sockets::None, tracing: Tracing::Denied, shield: None });
+        let verdict = |p: &[Insn], sys: Sys, arg0: u32| run(p, audit, sys.number(arch), [u64::from(arg0), 9]);
+        for sys in [Sys::Kill, Sys::Tkill, Sys::Tgkill, Sys::RtSigqueueinfo, Sys::RtTgsigqueueinfo, Sys::PidfdOpen] {
+            assert_eq!(verdict(&shielded, sys, sup), RET_EPERM, "{sys:?} to the supervisor");
+            assert_eq!(verdict(&shielded, sys, sup + 1), RET_ALLOW, "{sys:?} to another process");
+            assert_eq!(verdict(&open, sys, sup), RET_ALLOW, "{sys:?} without the shield");
+        }
+        assert_eq!(verdict(&shielded, Sys::Kill, sup.wrapping_neg()), RET_EPERM, "its process group");
+        assert_eq!(verdict(&shielded, Sys::Kill, u32::MAX), RET_EPERM, "kill(-1)");
+        assert_eq!(verdict(&shielded, Sys::Kill, 0), RET_ALLOW, "the command's own group");
+        assert_eq!(verdict(&shielded, Sys::Kill, (sup + 1).wrapping_neg()), RET_ALLOW, "another group");
+        assert_eq!(verdict(&shielded, Sys::PidfdSendSignal, 3), RET_EPERM, "any pidfd");
+    }
 }
