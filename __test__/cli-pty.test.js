@@ -41,6 +41,20 @@ test('on a terminal the command gets a pty of its size; resize and Ctrl-C are fo
   }
 })
 
+test('the host-side stty is the system one, never a planted one found in PATH', (t) => {
+  // The CLI runs stty on the host (output processing off for a pty run). Looked up in PATH, it ran a
+  // planted node_modules/.bin/stty unsandboxed under `npm run`, which puts that directory first.
+  const fs = require('node:fs')
+  const dir = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'ss-stty-'))
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
+  const marker = path.join(dir, 'PLANTED-STTY-RAN')
+  fs.writeFileSync(path.join(dir, 'stty'), `#!/bin/sh\ntouch ${marker}\nexit 1\n`, { mode: 0o755 })
+  const r = scriptRun(`"${process.execPath}" "${CLI}" -- sh -c 'echo hi'`, { env: { ...process.env, PATH: `${dir}:${process.env.PATH}` } })
+  assert.equal(r.status, 0, ctx(r))
+  assert.match(r.stdout, /hi/, ctx(r))
+  assert.equal(fs.existsSync(marker), false, 'the planted stty ran on the host')
+})
+
 test('under `script`: the command sees a terminal; --no-pty forwards stdin as a pipe instead', () => {
   const inner = (flags) => `"${process.execPath}" "${CLI}" ${flags} -- sh -c 'tty; [ -t 0 ] && echo stdin-tty || echo stdin-pipe; stty -g >/dev/null 2>&1 && echo has-ctty || echo no-ctty'; stty -g`
   const before = scriptRun('stty -g')

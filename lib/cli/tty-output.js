@@ -7,13 +7,20 @@
 // back afterwards. Node has no termios API: stty(1) does it, given our terminal as its stdin.
 
 const { spawnSync } = require('node:child_process')
+const fs = require('node:fs')
+
+// By absolute path, never looked up in PATH: the host runs it, and a PATH that names a directory a
+// sandboxed run may write (`npm run` puts the workspace's node_modules/.bin first) would run an
+// `stty` a run planted there, unsandboxed.
+const STTY = ['/bin/stty', '/usr/bin/stty'].find((p) => fs.existsSync(p))
 
 /**
  * Turn output processing off on the terminal at `fd`; returns the (idempotent) restore, also run
  * if the CLI exits first. Without a working stty the output stays processed (as before).
  */
 function outputProcessingOff(fd) {
-  const stty = (args) => spawnSync('stty', args, { stdio: [fd, 'pipe', 'ignore'], encoding: 'utf8', timeout: 5000 })
+  if (!STTY) return () => {}
+  const stty = (args) => spawnSync(STTY, args, { stdio: [fd, 'pipe', 'ignore'], encoding: 'utf8', timeout: 5000 })
   const saved = stty(['-g'])
   const settings = saved.status === 0 ? saved.stdout.trim() : ''
   if (!settings || stty(['-opost']).status !== 0) return () => {}
