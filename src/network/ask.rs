@@ -1,5 +1,8 @@
 //! Asking about a host while its request waits (`NetworkPolicy.onRequest`): the run's proxy holds
-//! a connection to a host on neither list (and past the address guard) until the caller answers.
+//! a connection to a host on neither list until the caller answers. An address literal is asked
+//! about only once it passed the address guard; a name before it is looked up (so a name the
+//! command makes up reaches no name server unless the caller allows it), and an allowed name that
+//! resolves to a refused address is then refused as `private_address`.
 //!
 //! One question per host and port at a time: concurrent requests for it wait for the same answer.
 //! `allow-run` and `deny-run` answer every later request of the run for that host and port. The

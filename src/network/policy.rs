@@ -87,11 +87,22 @@ pub enum Refusal {
     Unauthenticated,
     /// On neither list, and `onRequest` answered deny (or failed, or did not answer in time).
     Declined,
+    /// The host's lookup of the name gave no answer to check (a timeout, a failing name server),
+    /// or, for a name only `onRequest` allowed, said it does not exist: nothing was dialled.
+    LookupFailed,
 }
 
 impl Refusal {
-    const ALL: [Refusal; 7] =
-        [Refusal::NotAllowed, Refusal::Denied, Refusal::PrivateAddress, Refusal::Malformed, Refusal::ConnectionLimit, Refusal::Unauthenticated, Refusal::Declined];
+    const ALL: [Refusal; 8] = [
+        Refusal::NotAllowed,
+        Refusal::Denied,
+        Refusal::PrivateAddress,
+        Refusal::Malformed,
+        Refusal::ConnectionLimit,
+        Refusal::Unauthenticated,
+        Refusal::Declined,
+        Refusal::LookupFailed,
+    ];
 
     /// The refusal `as_str` names (a result's `networkDenials[].reason`).
     pub fn named(s: &str) -> Option<Refusal> {
@@ -107,6 +118,7 @@ impl Refusal {
             Refusal::ConnectionLimit => "connection_limit",
             Refusal::Unauthenticated => "unauthenticated",
             Refusal::Declined => "declined",
+            Refusal::LookupFailed => "lookup_failed",
         }
     }
 
@@ -127,6 +139,10 @@ impl Refusal {
                 "the request did not carry this run's proxy credential (the user name and password in the HTTP_PROXY, HTTPS_PROXY and ALL_PROXY URLs); only the sandboxed command may use this proxy"
             }
             Refusal::Declined => "the host is not in allowedDomains, and the onRequest callback (CLI: --ask) answered deny, failed, or did not answer in time",
+            Refusal::LookupFailed => {
+                "the host's lookup of the name timed out or failed (or, for a host allowed only by onRequest, found no such name), so its \
+                 addresses could not be checked against the address guard and nothing was dialled"
+            }
         }
     }
 
@@ -147,6 +163,7 @@ impl Refusal {
             Refusal::Malformed => "nothing: send a request that names a valid host and port".into(),
             Refusal::ConnectionLimit => "close or reuse connections; the limit is per run".into(),
             Refusal::Unauthenticated => "use the proxy URLs of the command's own environment, which carry the credential".into(),
+            Refusal::LookupFailed => format!("check that '{host}' exists and that the host's name servers answer, then retry; a lookup that timed out is not passed on unchecked"),
         }
     }
 }

@@ -1,13 +1,16 @@
-//! From an allowed-looking request to a connected upstream socket: policy, one resolution on the
-//! host, the address guard, the caller's answer for hosts on neither list (`onRequest`, asked
-//! only once the guard passed), then a connection to exactly the addresses that passed (no
-//! second lookup, so a name that rebinds between check and use gains nothing), or through the
-//! user's own proxy (`super::chain`).
+//! From an allowed-looking request to a connected upstream socket: policy, the caller's answer for
+//! hosts on neither list (`onRequest`, asked before any lookup, so a name the command makes up
+//! reaches no name server unless the caller allowed it), one resolution on the host, the address
+//! guard, then a connection to exactly the addresses that passed (no second lookup, so a name that
+//! rebinds between check and use gains nothing), directly or through the user's own proxy
+//! (`super::chain`), which is handed the checked addresses, not the name.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::sync::Arc;
 
+use super::chain::Destination;
 use super::context::Context;
+use super::resolver::LookupError;
 use crate::network::ask::Question;
 use crate::network::denials::Via;
 use crate::network::guard::refused;
@@ -38,14 +41,19 @@ pub async fn dial(ctx: &Arc<Context>, host: &Host, port: u16, via: Via) -> Resul
         Some(Refusal::NotAllowed) if ctx.questions.is_some() => true,
         Some(r) => return Err(DialError::Refused(r)),
     };
-    let proxy = ctx.upstream.as_ref().and_then(|u| u.for_target(host, port, via != Via::Http));
-    let addrs = if proxy.is_some() { checked_for_proxy(ctx, host, port).await? } else { checked(ctx, host, port).await? };
+    // An address literal needs no lookup: the guard first, and a refused one is never offered.
+    if let Host::Ip(a) = host {
+        if !passes(ctx, *a) {
+            return Err(DialError::Refused(Refusal::PrivateAddress));
+        }
+    }
     if ask && !asked(ctx, host, port, via).await {
         return Err(DialError::Refused(Refusal::Declined));
     }
-    match proxy {
-        Some(p) => super::chain::open(ctx, p, host, port, via).await,
-        None => connect_any(&addrs, port).await.map(|stream| Dialed { stream, through_proxy: None }),
+    let found = looked_up(ctx, host).await;
+    match ctx.upstream.as_ref().and_then(|u| u.for_target(host, port, via != Via::Http)) {
+        Some(proxy) => super::chain::open(ctx, proxy, host, &for_proxy(ctx, found)?, port, via).await,
+        None => connect_any(&direct(ctx, found, ask)?, port).await.map(|stream| Dialed { stream, through_proxy: None }),
     }
 }
 
@@ -53,12 +61,15 @@ fn passes(ctx: &Context, a: IpAddr) -> bool {
     !refused(a, &ctx.own) || ctx.policy.private_allowed(a)
 }
 
-/// The addresses a direct connection may use (at least one).
-async fn checked(ctx: &Context, host: &Host, port: u16) -> Result<Vec<IpAddr>, DialError> {
-    let addrs = match host {
-        Host::Ip(a) => vec![*a],
-        Host::Name(n) => ctx.resolver.resolve(n, port, &ctx.lookups).await.map_err(DialError::Unresolvable)?,
-    };
+async fn looked_up(ctx: &Context, host: &Host) -> Result<Vec<IpAddr>, LookupError> {
+    match host {
+        Host::Ip(a) => Ok(vec![*a]),
+        Host::Name(n) => ctx.resolver.resolve(n, &ctx.lookups).await,
+    }
+}
+
+/// The addresses that pass the guard (at least one).
+fn passed(ctx: &Context, addrs: Vec<IpAddr>) -> Result<Vec<IpAddr>, DialError> {
     let mut passed: Vec<IpAddr> = addrs.into_iter().filter(|a| passes(ctx, *a)).collect();
     passed.dedup();
     if passed.is_empty() {
@@ -67,19 +78,29 @@ async fn checked(ctx: &Context, host: &Host, port: u16) -> Result<Vec<IpAddr>, D
     Ok(passed)
 }
 
-/// Through the user's proxy, which resolves the name itself: an address literal must pass the
-/// guard, and a name the host resolves must not have any address the guard refuses (a local
-/// forward proxy would otherwise reach the host's own loopback for the command). A name the host
-/// cannot resolve goes on: reaching such names is what the user's proxy is for.
-async fn checked_for_proxy(ctx: &Context, host: &Host, port: u16) -> Result<Vec<IpAddr>, DialError> {
-    let addrs = match host {
-        Host::Ip(a) => vec![*a],
-        Host::Name(n) => ctx.resolver.resolve(n, port, &ctx.lookups).await.unwrap_or_default(),
-    };
-    if addrs.iter().any(|a| !passes(ctx, *a)) {
-        return Err(DialError::Refused(Refusal::PrivateAddress));
+/// The addresses a direct connection may use. A name that does not resolve is an outage or a typo
+/// when the allow-list named it; when only `onRequest` allowed it (`asked`), it is recorded as a
+/// denial, so a run's result shows every name it tried that nobody listed.
+fn direct(ctx: &Context, found: Result<Vec<IpAddr>, LookupError>, asked: bool) -> Result<Vec<IpAddr>, DialError> {
+    match found {
+        Ok(addrs) => passed(ctx, addrs),
+        Err(_) if asked => Err(DialError::Refused(Refusal::LookupFailed)),
+        Err(e) => Err(DialError::Unresolvable(e.to_string())),
     }
-    Ok(addrs)
+}
+
+/// What the user's proxy is asked for. It would resolve a name again, and may get another answer
+/// (an allowed name rebinding to loopback, or one the host's lookup could not check): so it gets
+/// the addresses that passed the guard. Only a name the host's resolver says does not exist goes
+/// as a name: reaching names only the user's proxy can resolve is what it is for. A lookup that
+/// timed out or failed (a command can make the run's lookups wait by keeping its slots busy) is
+/// no such answer, and is refused.
+fn for_proxy(ctx: &Context, found: Result<Vec<IpAddr>, LookupError>) -> Result<Destination, DialError> {
+    match found {
+        Ok(addrs) => Ok(Destination::Addresses(passed(ctx, addrs)?)),
+        Err(LookupError::NotFound(_)) => Ok(Destination::Name),
+        Err(LookupError::Failed(_)) => Err(DialError::Refused(Refusal::LookupFailed)),
+    }
 }
 
 async fn asked(ctx: &Arc<Context>, host: &Host, port: u16, protocol: Via) -> bool {

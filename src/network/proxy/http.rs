@@ -121,12 +121,13 @@ async fn forward(req: Request<Incoming>, ctx: Arc<Context>) -> Response<Body> {
     parts.headers.insert(HOST, HeaderValue::from_str(&host_header).expect("a canonical host is a valid header"));
     let path = parts.uri.path_and_query().map(|p| p.as_str()).unwrap_or("/");
     parts.uri = match &dialed.through_proxy {
-        // The user's proxy gets the absolute form, rebuilt from what the policy checked.
-        Some(authorization) => {
-            if let Some(value) = authorization.as_deref().and_then(|a| HeaderValue::from_str(a).ok()) {
+        // The user's proxy gets the absolute form, rebuilt from what the policy and the guard
+        // checked: the address (`Host` keeps the name), so it cannot resolve the name elsewhere.
+        Some(through) => {
+            if let Some(value) = through.authorization.as_deref().and_then(|a| HeaderValue::from_str(a).ok()) {
                 parts.headers.insert(PROXY_AUTHORIZATION, value);
             }
-            format!("http://{host_header}{path}").parse().unwrap_or_else(|_| Uri::from_static("/"))
+            format!("http://{}{path}", through.authority).parse().unwrap_or_else(|_| Uri::from_static("/"))
         }
         None => path.parse().unwrap_or_else(|_| Uri::from_static("/")),
     };

@@ -6,6 +6,7 @@
 mod chain;
 mod context;
 mod dial;
+mod getaddrinfo;
 mod http;
 mod relay;
 mod resolver;
@@ -133,6 +134,12 @@ impl RunProxy {
         Finished { denials: self.ctx.denials.snapshot(), decisions }
     }
 
+    /// The names the proxy looked up so far (tests with a fixed resolver).
+    #[cfg(test)]
+    pub fn looked_up(&self) -> Vec<String> {
+        self.ctx.resolver.asked()
+    }
+
     /// Tasks still running (tests check that nothing outlives `finish`).
     pub fn live_tasks(&self) -> usize {
         self.ctx.tracker.len()
@@ -234,3 +241,5 @@ mod tests;
 mod tests_auth;
 #[cfg(test)]
 mod tests_chain;
+#[cfg(test)]
+mod tests_lookups;

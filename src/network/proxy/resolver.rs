@@ -21,24 +21,72 @@ const LOOKUPS_IN_PROCESS: usize = 32;
 /// runs by seconds.
 static PROCESS_LOOKUPS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(LOOKUPS_IN_PROCESS);
 
+/// Why a lookup gave no address. The difference matters through the user's proxy: only a name the
+/// host's resolver says does not exist may be handed over unresolved (`dial`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LookupError {
+    /// The name server answered that the name does not exist, or has no address (NXDOMAIN, no data).
+    NotFound(String),
+    /// No answer about the name: a timeout (waiting for a lookup slot included), a failing server.
+    Failed(String),
+}
+
+impl std::fmt::Display for LookupError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LookupError::NotFound(why) | LookupError::Failed(why) => f.write_str(why),
+        }
+    }
+}
+
 /// How host names become addresses. `System` is getaddrinfo on the host; `Fixed` serves the
-/// in-process tests (rebinding cases) without touching the machine's resolver.
+/// in-process tests without touching the machine's resolver.
 pub enum Resolver {
     System,
     #[cfg(test)]
-    Fixed(std::collections::HashMap<String, Vec<IpAddr>>),
+    Fixed(FixedNames),
+}
+
+/// Test names: a name missing from `names` does not exist (NXDOMAIN); one listed with no address
+/// is a lookup that fails (a timeout). `asked` lists every lookup, in order.
+#[cfg(test)]
+pub struct FixedNames {
+    pub names: std::collections::HashMap<String, Vec<IpAddr>>,
+    pub asked: std::sync::Mutex<Vec<String>>,
+}
+
+#[cfg(test)]
+impl Resolver {
+    pub fn fixed(names: std::collections::HashMap<String, Vec<IpAddr>>) -> Resolver {
+        Resolver::Fixed(FixedNames { names, asked: Default::default() })
+    }
+
+    /// The names looked up so far (empty for `System`).
+    pub fn asked(&self) -> Vec<String> {
+        match self {
+            Resolver::Fixed(f) => f.asked.lock().unwrap().clone(),
+            Resolver::System => Vec::new(),
+        }
+    }
 }
 
 impl Resolver {
-    pub(super) async fn resolve(&self, name: &str, port: u16, run_lookups: &std::sync::Arc<tokio::sync::Semaphore>) -> Result<Vec<IpAddr>, String> {
+    pub(super) async fn resolve(&self, name: &str, run_lookups: &std::sync::Arc<tokio::sync::Semaphore>) -> Result<Vec<IpAddr>, LookupError> {
         match self {
-            Resolver::System => match tokio::time::timeout(RESOLVE_TIMEOUT, system_lookup(name, port, run_lookups)).await {
+            Resolver::System => match tokio::time::timeout(RESOLVE_TIMEOUT, system_lookup(name, run_lookups)).await {
                 Ok(Ok(addrs)) => Ok(addrs.into_iter().map(canonical_ip).collect()),
                 Ok(Err(e)) => Err(e),
-                Err(_) => Err("name resolution timed out".into()),
+                Err(_) => Err(LookupError::Failed("name resolution timed out".into())),
             },
             #[cfg(test)]
-            Resolver::Fixed(map) => map.get(name).cloned().ok_or_else(|| "not found".to_string()),
+            Resolver::Fixed(f) => {
+                f.asked.lock().unwrap().push(name.to_string());
+                match f.names.get(name) {
+                    None => Err(LookupError::NotFound("not found".into())),
+                    Some(a) if a.is_empty() => Err(LookupError::Failed("name resolution timed out".into())),
+                    Some(a) => Ok(a.clone()),
+                }
+            }
         }
     }
 }
@@ -46,19 +94,19 @@ impl Resolver {
 /// `getaddrinfo` in a thread of its own, once a slot of the run and one of the process are free.
 /// The thread holds both slots until the system resolver answers, even after the caller gave up:
 /// so the run's threads, and the process's, stay bounded.
-async fn system_lookup(name: &str, port: u16, run_lookups: &std::sync::Arc<tokio::sync::Semaphore>) -> Result<Vec<IpAddr>, String> {
-    let run_slot = run_lookups.clone().acquire_owned().await.map_err(|e| e.to_string())?;
-    let process_slot = PROCESS_LOOKUPS.acquire().await.map_err(|e| e.to_string())?;
+async fn system_lookup(name: &str, run_lookups: &std::sync::Arc<tokio::sync::Semaphore>) -> Result<Vec<IpAddr>, LookupError> {
+    let failed = |why: String| LookupError::Failed(why);
+    let run_slot = run_lookups.clone().acquire_owned().await.map_err(|e| failed(e.to_string()))?;
+    let process_slot = PROCESS_LOOKUPS.acquire().await.map_err(|e| failed(e.to_string()))?;
     let (tx, rx) = tokio::sync::oneshot::channel();
     let name = name.to_string();
     std::thread::Builder::new()
         .name("sandspawn-resolve".into())
         .spawn(move || {
-            use std::net::ToSocketAddrs;
-            let found = (name.as_str(), port).to_socket_addrs().map(|a| a.map(|s| s.ip()).collect::<Vec<_>>()).map_err(|e| e.to_string());
+            let found = super::getaddrinfo::lookup(&name);
             drop((run_slot, process_slot));
             let _ = tx.send(found);
         })
-        .map_err(|e| format!("cannot start a lookup: {e}"))?;
-    rx.await.map_err(|_| "the lookup ended without an answer".to_string())?
+        .map_err(|e| failed(format!("cannot start a lookup: {e}")))?;
+    rx.await.map_err(|_| failed("the lookup ended without an answer".into()))?
 }

@@ -157,5 +157,6 @@ async fn reply(s: &mut TcpStream, code: u8) {
 
 async fn refuse(s: &mut TcpStream, ctx: &Context, host: &str, port: u16, reason: Refusal) {
     ctx.denials.record(host, port, Via::Socks5, reason);
-    reply(s, REP_NOT_ALLOWED).await;
+    // A name that could not be looked up is "host unreachable" to the client, recorded all the same.
+    reply(s, if reason == Refusal::LookupFailed { REP_HOST_UNREACHABLE } else { REP_NOT_ALLOWED }).await;
 }

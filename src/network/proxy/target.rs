@@ -15,7 +15,7 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 pub enum DialError {
     /// The policy, the guard or the caller says no: a denial, recorded and reported as such.
     Refused(Refusal),
-    /// The name does not resolve (not a denial: an outage or a typo).
+    /// An allowed name does not resolve (not a denial: an outage or a typo).
     Unresolvable(String),
     /// Every permitted address failed to connect (or the user's proxy refused).
     Unreachable(String),
@@ -24,9 +24,18 @@ pub enum DialError {
 /// A connection on its way to the target.
 pub struct Dialed {
     pub stream: TcpStream,
-    /// Plain HTTP through the user's proxy: the request goes in absolute form, with this
-    /// `Proxy-Authorization` (if any). `None`: the stream is the target itself (or a tunnel to it).
-    pub through_proxy: Option<Option<String>>,
+    /// Plain HTTP through the user's proxy: how to send the request (absolute form). `None`: the
+    /// stream is the target itself (or a tunnel to it).
+    pub through_proxy: Option<Through>,
+}
+
+/// A plain HTTP request through the user's proxy.
+pub struct Through {
+    /// `Proxy-Authorization` from the proxy's URL, if any.
+    pub authorization: Option<String>,
+    /// The authority of the absolute-form URL: the address the guard checked (`203.0.113.7:80`),
+    /// or the name only when the host's resolver said it does not exist (`Host` keeps the name).
+    pub authority: String,
 }
 
 pub(super) async fn connect_any(addrs: &[IpAddr], port: u16) -> Result<TcpStream, DialError> {

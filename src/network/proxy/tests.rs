@@ -58,7 +58,7 @@ async fn proxy(policy: serde_json::Value, names: &[(&str, &[&str])]) -> (RunProx
 async fn proxy_idle(policy: serde_json::Value, names: &[(&str, &[&str])], idle: Duration) -> (RunProxy, SocketAddr) {
     let policy = NetworkPolicy::parse("sandbox.network", &policy).unwrap();
     let table: HashMap<String, Vec<IpAddr>> = names.iter().map(|(n, a)| (n.to_string(), a.iter().map(|s| s.parse().unwrap()).collect())).collect();
-    let p = RunProxy::with_options(policy, Resolver::Fixed(table), idle, None, super::Extras::default());
+    let p = RunProxy::with_options(policy, Resolver::fixed(table), idle, None, super::Extras::default());
     let l = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = l.local_addr().unwrap();
     p.serve(l);

@@ -20,7 +20,15 @@ use crate::network::policy::{NetworkPolicy, Refusal};
 use crate::network::upstream::{ProxyUrl, Upstream};
 
 /// The user's proxy: every request line it received, and whether its credentials were right.
-async fn user_proxy(user: &'static str, password: &'static str) -> (SocketAddr, Arc<Mutex<Vec<String>>>) {
+pub(super) async fn user_proxy(user: &'static str, password: &'static str) -> (SocketAddr, Arc<Mutex<Vec<String>>>) {
+    user_proxy_knowing(user, password, &[]).await
+}
+
+/// The user's proxy with name resolution of its own (`names`: name to address, as a rebinding or
+/// split-horizon name server would answer it): a CONNECT to a name reaches that address. It only
+/// ever connects to loopback; any other target gets a 502, so no test packet leaves the machine.
+pub(super) async fn user_proxy_knowing(user: &'static str, password: &'static str, names: &[(&str, &str)]) -> (SocketAddr, Arc<Mutex<Vec<String>>>) {
+    let names: Arc<HashMap<String, IpAddr>> = Arc::new(names.iter().map(|(n, a)| (n.to_string(), a.parse().unwrap())).collect());
     let l = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = l.local_addr().unwrap();
     let seen = Arc::new(Mutex::new(Vec::new()));
@@ -29,7 +37,7 @@ async fn user_proxy(user: &'static str, password: &'static str) -> (SocketAddr, 
     tokio::spawn(async move {
         loop {
             let Ok((mut s, _)) = l.accept().await else { return };
-            let (log, expected) = (log.clone(), expected.clone());
+            let (log, expected, names) = (log.clone(), expected.clone(), names.clone());
             tokio::spawn(async move {
                 let mut head = Vec::new();
                 while !head.ends_with(b"\r\n\r\n") {
@@ -45,7 +53,14 @@ async fn user_proxy(user: &'static str, password: &'static str) -> (SocketAddr, 
                     return;
                 }
                 if let Some(target) = line.strip_prefix("CONNECT ").and_then(|r| r.split(' ').next()) {
-                    let Ok(mut t) = TcpStream::connect(target.replace("[", "").replace("]", "")).await else { return };
+                    let Some((host, port)) = target.rsplit_once(':') else { return };
+                    let host = host.trim_start_matches('[').trim_end_matches(']');
+                    let ip = names.get(host).copied().or_else(|| host.parse::<IpAddr>().ok());
+                    let Some(ip) = ip.filter(|ip| ip.is_loopback()) else {
+                        let _ = s.write_all(b"HTTP/1.1 502 Bad Gateway\r\ncontent-length: 0\r\n\r\n").await;
+                        return;
+                    };
+                    let Ok(mut t) = TcpStream::connect(SocketAddr::new(ip, port.parse().unwrap_or(0))).await else { return };
                     let _ = s.write_all(b"HTTP/1.1 200 Connection established\r\n\r\n").await;
                     let _ = tokio::io::copy_bidirectional(&mut s, &mut t).await;
                 } else {
@@ -58,17 +73,17 @@ async fn user_proxy(user: &'static str, password: &'static str) -> (SocketAddr, 
     (addr, seen)
 }
 
-async fn proxy_with(policy: serde_json::Value, names: &[(&str, &[&str])], extras: Extras) -> (RunProxy, SocketAddr) {
+pub(super) async fn proxy_with(policy: serde_json::Value, names: &[(&str, &[&str])], extras: Extras) -> (RunProxy, SocketAddr) {
     let policy = NetworkPolicy::parse("sandbox.network", &policy).unwrap();
     let table: HashMap<String, Vec<IpAddr>> = names.iter().map(|(n, a)| (n.to_string(), a.iter().map(|s| s.parse().unwrap()).collect())).collect();
-    let p = RunProxy::new(policy, Resolver::Fixed(table), extras);
+    let p = RunProxy::new(policy, Resolver::fixed(table), extras);
     let l = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = l.local_addr().unwrap();
     p.serve(l);
     (p, addr)
 }
 
-fn through(addr: SocketAddr, userinfo: &str) -> Extras {
+pub(super) fn through(addr: SocketAddr, userinfo: &str) -> Extras {
     let url = ProxyUrl::parse(&format!("http://{userinfo}@{addr}")).unwrap();
     Extras { upstream: Some(Upstream::all_through(url)), ..Extras::default() }
 }
@@ -98,12 +113,12 @@ async fn connect_and_plain_http_go_through_the_users_proxy_with_its_credentials(
 async fn the_users_proxy_never_widens_the_policy() {
     let (user, seen) = user_proxy("me", "pw").await;
     let policy = json!({"allowedDomains": ["far.test", "rebound.test"], "deniedDomains": ["bad.test"]});
-    let (p, addr) = proxy_with(policy, &[("rebound.test", &["203.0.113.5", "127.0.0.1"])], through(user, "me:pw")).await;
+    let (p, addr) = proxy_with(policy, &[("rebound.test", &["10.0.0.7", "127.0.0.1"])], through(user, "me:pw")).await;
     for (req, reason) in [
         ("CONNECT evil.test:443 HTTP/1.1\r\n\r\n", "(not_allowed)"),
         ("CONNECT bad.test:443 HTTP/1.1\r\n\r\n", "(denied)"),
         ("CONNECT 127.0.0.1:22 HTTP/1.1\r\n\r\n", "(not_allowed)"),
-        // Listed, but the host resolves it (partly) to loopback: a local user's proxy would reach it.
+        // Listed, but the host resolves it only to refused addresses.
         ("CONNECT rebound.test:443 HTTP/1.1\r\n\r\n", "(private_address)"),
     ] {
         let mut c = TcpStream::connect(addr).await.unwrap();
@@ -136,14 +151,14 @@ impl Asker for Always {
     }
 }
 
-fn asking(decision: Decision) -> (Extras, Arc<Mutex<Vec<Question>>>) {
+pub(super) fn asking(decision: Decision) -> (Extras, Arc<Mutex<Vec<Question>>>) {
     let asked = Arc::new(Mutex::new(Vec::new()));
     let q = Questions::new(Arc::new(Always(decision, asked.clone())), std::time::Duration::from_secs(5));
     (Extras { questions: Some(Arc::new(q)), ..Extras::default() }, asked)
 }
 
 #[tokio::test]
-async fn unknown_hosts_are_asked_only_past_the_deny_list_and_the_guard() {
+async fn unknown_hosts_are_asked_only_past_the_deny_list_and_refused_addresses_never() {
     let target = upstream().await;
     let policy = json!({"allowedDomains": [], "deniedDomains": ["bad.test"], "allowPrivateAddresses": ["127.0.0.1"]});
     let (extras, asked) = asking(Decision::AllowRun);
@@ -158,9 +173,13 @@ async fn unknown_hosts_are_asked_only_past_the_deny_list_and_the_guard() {
         assert!(answer.starts_with("HTTP/1.1 403"), "{req}: {answer}");
     }
     let asked: Vec<(String, u16, Via)> = asked.lock().unwrap().iter().map(|q| (q.host.clone(), q.port, q.protocol)).collect();
-    assert_eq!(asked, [("local.test".to_string(), target.port(), Via::Http)], "denied and private hosts, and the host's loopback by its name, are never offered");
+    // A name is asked about before it is looked up (`tests_lookups`): inside.test is offered, then
+    // refused for its address.
+    let expected = [("local.test".to_string(), target.port(), Via::Http), ("inside.test".to_string(), 443, Via::Connect)];
+    assert_eq!(asked, expected, "denied hosts, refused addresses, and the host's loopback by its name, are never offered");
     let done = p.finish().await;
-    assert_eq!(serde_json::to_value(&done.decisions).unwrap(), json!([{"host": "local.test", "port": target.port(), "decision": "allow-run", "source": "callback"}]));
+    let decided = json!([{"host": "local.test", "port": target.port(), "decision": "allow-run", "source": "callback"}, {"host": "inside.test", "port": 443, "decision": "allow-run", "source": "callback"}]);
+    assert_eq!(serde_json::to_value(&done.decisions).unwrap(), decided);
 }
 
 #[tokio::test]
