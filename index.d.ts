@@ -403,8 +403,10 @@ export interface NetworkDenial {
    * `connection_limit`: the run already held its 256 proxy connections (open tunnels included);
    * `unauthenticated` (macOS): the request lacked the run's proxy credential, the user name and
    * password in the proxy URLs the command was given (a tool that drops them, or another local
-   * process); `declined`: on neither list, and `onRequest` answered deny (or failed, or timed out). */
-  reason: 'not_allowed' | 'denied' | 'private_address' | 'malformed' | 'connection_limit' | 'unauthenticated' | 'declined'
+   * process); `declined`: on neither list, and `onRequest` answered deny (or failed, or timed out);
+   * `lookup_failed`: the host's lookup of the name timed out or failed, so its addresses could not be
+   * checked (also: a name only `onRequest` allowed does not exist); nothing was dialled. */
+  reason: 'not_allowed' | 'denied' | 'private_address' | 'malformed' | 'connection_limit' | 'unauthenticated' | 'declined' | 'lookup_failed'
   count: number
 }
 

@@ -94,7 +94,7 @@ test('allow-run is asked once for many requests, sequential and concurrent, over
   assert.deepEqual(r.networkDecisions, [{ host: TARGET, port: port(), decision: 'allow-run', source: 'callback' }])
 })
 
-test('deniedDomains, private addresses and listed hosts are never offered to the callback', async () => {
+test('deniedDomains, private address literals and listed hosts are never offered; a name is asked before its lookup, then refused for its address', async () => {
   const asked = []
   const network = {
     allowedDomains: ['127.0.0.4'],
@@ -113,8 +113,10 @@ test('deniedDomains, private addresses and listed hosts are never offered to the
     ].join('; '),
     network,
   )
-  assert.deepEqual(asked, [])
-  assert.deepEqual(r.networkDecisions, [])
+  // The name is asked about before the host looks it up (no made-up name reaches a name server
+  // unless allowed); the guard then refuses its loopback address.
+  assert.deepEqual(asked, ['localhost'])
+  assert.deepEqual(r.networkDecisions, [{ host: 'localhost', port: port(), decision: 'allow', source: 'callback' }])
   assert.deepEqual(
     r.networkDenials.map((d) => [d.host, d.reason]),
     [

@@ -54,6 +54,8 @@ function networkRemedy(denial) {
       return ` (private_address): it is or resolves to a loopback or private address; --allow-private ADDRESS would allow it`
     case 'declined':
       return ` (declined at the question); --allow-domain ${h} would allow it`
+    case 'lookup_failed':
+      return ` (lookup_failed): the host could not look the name up (no such name, or its name servers failed or timed out); no flag changes that`
     default:
       return `; --allow-domain ${h} would allow it`
   }

@@ -1,0 +1,64 @@
+'use strict'
+// The proxy's name lookups (attacker's review). In a network namespace of the test's own, whose
+// only name server is the fixture (never the machine's resolver): through the user's upstream
+// proxy, a name that resolves elsewhere for that proxy (DNS rebinding) or whose lookup on the host
+// times out never reaches the host's loopback; with onRequest, names on neither list reach no name
+// server before an answer, and an allowed name that does not exist is recorded.
+
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const { execFileSync, spawnSync } = require('node:child_process')
+const { which } = require('./helpers')
+
+const FIXTURE = path.join(__dirname, '..', 'fixtures', 'network-lookups.js')
+const PACKAGE = path.resolve(__dirname, '..', '..')
+
+function namespaceSupport() {
+  if (!which('unshare') || !which('ip') || !which('curl')) return 'needs unshare (util-linux), ip (iproute2) and curl'
+  const r = spawnSync('unshare', ['--user', '--map-root-user', '--net', '--mount', '--', 'ip', 'link', 'set', 'lo', 'up'])
+  return r.status === 0 ? null : `this host cannot make a user and network namespace: ${r.stderr}`
+}
+
+test('lookups: the user\'s proxy gets checked addresses, failed lookups are refused, unknown names are asked first', { timeout: 240000 }, (t) => {
+  const missing = namespaceSupport()
+  if (missing) return t.skip(missing)
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sandspawn-dns-'))
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
+  const resolv = path.join(dir, 'resolv.conf')
+  fs.writeFileSync(resolv, 'nameserver 127.0.0.1\noptions timeout:30 attempts:1\n')
+  fs.chmodSync(dir, 0o755)
+  const script = 'ip link set lo up && mount --bind "$1" /etc/resolv.conf && exec "$2" "$3" "$4"'
+  // As in slow-lookups.test.js: only this user is mapped in the namespace, so the bundled bwrap is named.
+  const bundled = path.join(PACKAGE, 'sandspawn-bwrap')
+  const env = { ...process.env, SANDSPAWN_BWRAP: fs.existsSync(bundled) ? bundled : which('bwrap') }
+  const out = execFileSync(
+    'unshare',
+    ['--user', '--map-root-user', '--net', '--mount', '--', 'sh', '-c', script, 'sh', resolv, process.execPath, FIXTURE, PACKAGE],
+    { encoding: 'utf8', timeout: 200000, maxBuffer: 1 << 20, env, cwd: dir },
+  )
+  const r = JSON.parse(out.trim().split('\n').pop())
+  const text = JSON.stringify(r, null, 1)
+
+  // Rebinding: the user's proxy is asked for the address the host checked, which it cannot reach here.
+  assert.match(r.upstream.stdout, /^ \[rebind\.corp\.test\]$/m, `the rebinding name reached nothing\n${text}`)
+  assert.ok(r.upstreamSaw.some((l) => /^CONNECT 198\.51\.100\.7:\d+ /.test(l)), text)
+  // A lookup that times out on the host is refused, and never handed to the user's proxy.
+  assert.match(r.upstream.stdout, /^ \[slow\.corp\.test\]$/m, text)
+  assert.ok(r.upstream.denials.includes('slow.corp.test connect lookup_failed'), text)
+  assert.ok(!r.upstreamSaw.some((l) => l.includes('rebind.corp.test') || l.includes('slow.corp.test')), `no name the host looked up went upstream\n${text}`)
+  // A name the host's resolver says does not exist is the user's proxy's to resolve (the remaining trust).
+  assert.match(r.upstream.stdout, /^SECRET \[far\.corp\.test\]$/m, text)
+  assert.ok(r.upstreamSaw.some((l) => /^CONNECT far\.corp\.test:\d+ /.test(l)), text)
+
+  // onRequest answering deny: asked about both names, neither was looked up.
+  assert.equal(r.exfilAsked.length, 2, text)
+  assert.deepEqual(r.exfilQueries.filter((q) => q.includes('exfil')), [], `DNS queries of denied names\n${text}`)
+  assert.deepEqual(r.exfil.denials.map((d) => d.split(' ').pop()), ['declined', 'declined'], text)
+  // onRequest answering allow to a name that does not exist: looked up then, and recorded.
+  assert.deepEqual(r.allowedNxQueries, ['nx.exfil.test'], text)
+  assert.deepEqual(r.allowedNx.denials, ['nx.exfil.test connect lookup_failed'], text)
+  assert.deepEqual(r.allowedNx.decisions, ['nx.exfil.test allow'], text)
+})
