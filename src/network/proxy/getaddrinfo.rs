@@ -5,7 +5,23 @@
 use std::ffi::{CStr, CString};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
-use super::resolver::LookupError;
+/// Why a lookup gave no address. The difference matters through the user's proxy: only a name the
+/// host's resolver says does not exist may be handed over unresolved (`dial`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LookupError {
+    /// The name server answered that the name does not exist, or has no address (NXDOMAIN, no data).
+    NotFound(String),
+    /// No answer about the name: a timeout (waiting for a lookup slot included), a failing server.
+    Failed(String),
+}
+
+impl std::fmt::Display for LookupError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LookupError::NotFound(why) | LookupError::Failed(why) => f.write_str(why),
+        }
+    }
+}
 
 /// The addresses of `name` (blocking: call it in a thread of its own).
 pub fn lookup(name: &str) -> Result<Vec<IpAddr>, LookupError> {

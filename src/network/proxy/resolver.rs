@@ -21,23 +21,7 @@ const LOOKUPS_IN_PROCESS: usize = 32;
 /// runs by seconds.
 static PROCESS_LOOKUPS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(LOOKUPS_IN_PROCESS);
 
-/// Why a lookup gave no address. The difference matters through the user's proxy: only a name the
-/// host's resolver says does not exist may be handed over unresolved (`dial`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LookupError {
-    /// The name server answered that the name does not exist, or has no address (NXDOMAIN, no data).
-    NotFound(String),
-    /// No answer about the name: a timeout (waiting for a lookup slot included), a failing server.
-    Failed(String),
-}
-
-impl std::fmt::Display for LookupError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            LookupError::NotFound(why) | LookupError::Failed(why) => f.write_str(why),
-        }
-    }
-}
+pub use super::getaddrinfo::LookupError;
 
 /// How host names become addresses. `System` is getaddrinfo on the host; `Fixed` serves the
 /// in-process tests without touching the machine's resolver.
