@@ -347,9 +347,11 @@ export interface NetworkPolicy {
    * to although the address guard would refuse them. */
   allowPrivateAddresses?: string[]
   /**
-   * Asked, while the request waits, about a host on neither list that passed the address guard
-   * (so never about a `deniedDomains` host or a private address; the host's name is resolved
-   * first for that check). `allow` / `deny` answer this request; `allow-run` / `deny-run` every
+   * Asked, while the request waits, about a host on neither list (never about a `deniedDomains`
+   * host, nor an address literal the address guard refuses). A name is asked about before the host
+   * looks it up, so no name the command makes up reaches a name server unless allowed; an allowed
+   * name that resolves to a refused address is then refused (`private_address`), one that does not
+   * resolve is recorded (`lookup_failed`). `allow` / `deny` answer this request; `allow-run` / `deny-run` every
    * request of the run for that host and port (asked once, however many requests come, also
    * concurrent ones). No answer within `requestTimeoutMs`, a throw, a rejection or any other value:
    * denied (and a `SANDSPAWN_CALLBACK_ERROR` warning). At most 4 questions of a run are open at
@@ -364,8 +366,10 @@ export interface NetworkPolicy {
    * the URL's credentials). Default: the host process's `https_proxy`/`HTTPS_PROXY` (tunnels),
    * `http_proxy`/`HTTP_PROXY` (plain HTTP), `ALL_PROXY` for either, and `NO_PROXY` for hosts that go
    * direct. `false`: always direct. It never widens the policy: lists, `onRequest` and the address
-   * guard decide first (a name the host resolves to a refused address is refused; a name it cannot
-   * resolve is the upstream's to resolve). Only `http://` proxies (`https://`, `socks5://`:
+   * guard decide first, and the proxy is asked for the address the guard checked, not the name
+   * (`CONNECT 203.0.113.7:443`; plain HTTP: that address in the URL, the name in `Host`). Only a name
+   * the host's resolver says does not exist goes as a name (the upstream's to resolve); a lookup that
+   * timed out or failed is refused (`lookup_failed`). Only `http://` proxies (`https://`, `socks5://`:
    * `ERR_SANDBOX_UNSUPPORTED`, also when they come from the environment).
    */
   upstreamProxy?: string | false
