@@ -348,7 +348,8 @@ export interface NetworkPolicy {
   allowPrivateAddresses?: string[]
   /**
    * Asked, while the request waits, about a host on neither list (never about a `deniedDomains`
-   * host, nor an address literal the address guard refuses). A name is asked about before the host
+   * host, an address literal the address guard refuses, or a name the host answers without a name
+   * server (`localhost`, `/etc/hosts`) that has only such addresses). A name is asked about before the host
    * looks it up, so no name the command makes up reaches a name server unless allowed; an allowed
    * name that resolves to a refused address is then refused (`private_address`), one that does not
    * resolve is recorded (`lookup_failed`). `allow` / `deny` answer this request; `allow-run` / `deny-run` every

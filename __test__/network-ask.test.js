@@ -94,7 +94,7 @@ test('allow-run is asked once for many requests, sequential and concurrent, over
   assert.deepEqual(r.networkDecisions, [{ host: TARGET, port: port(), decision: 'allow-run', source: 'callback' }])
 })
 
-test('deniedDomains, private address literals and listed hosts are never offered; a name is asked before its lookup, then refused for its address', async () => {
+test('deniedDomains, private addresses and listed hosts are never offered; a name is asked before its lookup, then refused for its address', async () => {
   const asked = []
   const network = {
     allowedDomains: ['127.0.0.4'],
@@ -106,23 +106,25 @@ test('deniedDomains, private address literals and listed hosts are never offered
     [
       `curl -sS ${url('/denied')}`, // denied wins over the carve-out
       `curl -sS -p http://127.0.0.9:${port()}/`, // private, no carve-out
-      `curl -sS --noproxy '' -p http://localhost:${port()}/`, // a name that resolves to loopback
+      `curl -sS --noproxy '' -p http://localhost:${port()}/`, // loopback without a name server: never offered
+      `curl -sS --noproxy '' -p http://sandspawn-ask.test:${port()}/`, // made up: asked first, then fails its lookup
       `curl -sS -p http://169.254.169.254/`, // metadata
       `curl -sS -o /dev/null http://127.0.0.4:1/`, // listed: no question (and nothing listens)
       'true',
     ].join('; '),
     network,
   )
-  // The name is asked about before the host looks it up (no made-up name reaches a name server
-  // unless allowed); the guard then refuses its loopback address.
-  assert.deepEqual(asked, ['localhost'])
-  assert.deepEqual(r.networkDecisions, [{ host: 'localhost', port: port(), decision: 'allow', source: 'callback' }])
+  // A name that needs a name server is asked about before the host looks it up (no made-up name
+  // reaches one unless allowed); `localhost` needs none, and its loopback address is refused first.
+  assert.deepEqual(asked, ['sandspawn-ask.test'])
+  assert.deepEqual(r.networkDecisions, [{ host: 'sandspawn-ask.test', port: port(), decision: 'allow', source: 'callback' }])
   assert.deepEqual(
     r.networkDenials.map((d) => [d.host, d.reason]),
     [
       [TARGET, 'denied'],
       ['127.0.0.9', 'private_address'],
       ['localhost', 'private_address'],
+      ['sandspawn-ask.test', 'lookup_failed'],
       ['169.254.169.254', 'private_address'],
     ],
   )

@@ -41,11 +41,15 @@ pub async fn dial(ctx: &Arc<Context>, host: &Host, port: u16, via: Via) -> Resul
         Some(Refusal::NotAllowed) if ctx.questions.is_some() => true,
         Some(r) => return Err(DialError::Refused(r)),
     };
-    // An address literal needs no lookup: the guard first, and a refused one is never offered.
-    if let Host::Ip(a) = host {
-        if !passes(ctx, *a) {
-            return Err(DialError::Refused(Refusal::PrivateAddress));
-        }
+    // An address literal, or a name the host answers without a name server (`localhost`,
+    // `/etc/hosts`), needs no lookup: the guard first, and one it refuses is never offered.
+    let local = match host {
+        Host::Ip(a) => Some(vec![*a]),
+        Host::Name(n) if ask => super::local_names::addresses(n),
+        Host::Name(_) => None,
+    };
+    if local.is_some_and(|addrs| !addrs.iter().any(|a| passes(ctx, *a))) {
+        return Err(DialError::Refused(Refusal::PrivateAddress));
     }
     if ask && !asked(ctx, host, port, via).await {
         return Err(DialError::Refused(Refusal::Declined));

@@ -8,6 +8,7 @@ mod context;
 mod dial;
 mod getaddrinfo;
 mod http;
+mod local_names;
 mod relay;
 mod resolver;
 mod socks5;
