@@ -26,6 +26,7 @@ pub mod changes;
 pub mod clock_floor;
 pub mod content;
 pub mod entries;
+pub mod git_layout;
 pub mod host_fs;
 pub mod id;
 pub mod option;

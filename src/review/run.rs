@@ -19,6 +19,8 @@ pub struct Context<'a> {
     pub private_tmp: bool,
     pub protect_git: bool,
     pub protected_names: &'a [String],
+    /// The report-only tier: held back like protected names (see `Meta::reported_names`).
+    pub reported_names: &'a [String],
     /// When the run was asked for (`store::realtime_now_ns`, read before the walk): a set this run
     /// begins begins then, after every host change its caller made before asking.
     pub asked_ns: i64,
@@ -95,6 +97,7 @@ impl ReviewRun {
                     held: review.held.clone(),
                     protect_git: ctx.protect_git,
                     protected_names: ctx.protected_names.to_vec(),
+                    reported_names: ctx.reported_names.iter().filter(|n| !ctx.protected_names.contains(n)).cloned().collect(),
                 };
                 let (set, lock) = store::create(&root, meta)?;
                 (set, lock, true)

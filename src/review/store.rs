@@ -48,6 +48,11 @@ pub struct Meta {
     pub held: Vec<PathBuf>,
     pub protect_git: bool,
     pub protected_names: Vec<String>,
+    /// The report-only tier (`reportedNames`): in review mode held back like protected names, since
+    /// holding back costs a confirmation where direct mode could only report. Absent in the
+    /// metadata of sets made before it was kept: none.
+    #[serde(default)]
+    pub reported_names: Vec<String>,
 }
 
 /// The file whose mtime says when a set was last used (and which `clock_floor` probes).
@@ -265,7 +270,7 @@ pub(crate) fn evict_now(root: &Path, max_age: std::time::Duration) {
         if !used.is_some_and(|t| t.elapsed().is_ok_and(|age| age > max_age)) {
             continue;
         }
-        let set = ChangeSet { dir: dir.clone(), meta: Meta { id, cwd: PathBuf::new(), created: 0, begin_ns: 0, roots: Vec::new(), held: Vec::new(), protect_git: true, protected_names: Vec::new() } };
+        let set = ChangeSet { dir: dir.clone(), meta: Meta { id, cwd: PathBuf::new(), created: 0, begin_ns: 0, roots: Vec::new(), held: Vec::new(), protect_git: true, protected_names: Vec::new(), reported_names: Vec::new() } };
         if let Ok(l) = lock(&set) {
             let _ = remove(&set, &l);
         }
@@ -279,7 +284,7 @@ mod tests {
     use super::*;
 
     fn meta(roots: Vec<PathBuf>) -> Meta {
-        Meta { id: String::new(), cwd: "/w".into(), created: 0, begin_ns: 0, roots, held: Vec::new(), protect_git: true, protected_names: Vec::new() }
+        Meta { id: String::new(), cwd: "/w".into(), created: 0, begin_ns: 0, roots, held: Vec::new(), protect_git: true, protected_names: Vec::new(), reported_names: Vec::new() }
     }
 
     #[test]

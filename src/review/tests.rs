@@ -22,7 +22,7 @@ fn fixture() -> Fixture {
     let base = t.path().canonicalize().unwrap();
     let ws = base.join("ws");
     std::fs::create_dir(&ws).unwrap();
-    let meta = Meta { id: String::new(), cwd: ws.clone(), created: 0, begin_ns: 0, roots: vec![ws.clone()], held: Vec::new(), protect_git: true, protected_names: vec![".envrc".into()] };
+    let meta = Meta { id: String::new(), cwd: ws.clone(), created: 0, begin_ns: 0, roots: vec![ws.clone()], held: Vec::new(), protect_git: true, protected_names: vec![".envrc".into()], reported_names: Vec::new() };
     let (set, lock) = store::create(&base.join("store"), meta).unwrap();
     Fixture { _t: t, ws, set, lock }
 }
@@ -161,4 +161,129 @@ fn a_set_applied_piece_by_piece_is_removed_once_nothing_is_left() {
     assert_eq!(rest.applied.len(), 2, "{rest:?}");
     assert!(!f.ws.join("old.txt").exists() && f.ws.join("b.txt").exists());
     assert!(!f.set.dir.exists(), "nothing left to review: the set is gone");
+}
+
+/// The host risks of `f`'s set, as `(path below the workspace, kind)`.
+fn risks_of(f: &Fixture) -> Vec<(String, crate::planted::RiskKind)> {
+    let s = summarize(&f.set, 100).unwrap();
+    let ws = f.ws.to_string_lossy().into_owned();
+    s.host_risks.iter().map(|r| (r.path.strip_prefix(&ws).unwrap_or(&r.path).to_string(), r.kind)).collect()
+}
+
+/// A host repository at the workspace's top, as `git init` and one commit leave it.
+fn host_repo(f: &mut Fixture) {
+    put(&f.ws, ".git/HEAD", "ref: refs/heads/main\n");
+    put(&f.ws, ".git/config", "[core]\n\trepositoryformatversion = 0\n\tbare = false\n");
+    put(&f.ws, ".git/refs/heads/main", "0123456789012345678901234567890123456789\n");
+    put(&f.ws, ".git/objects/01/23", "x");
+    put(&f.ws, ".git/hooks/pre-commit.sample", "#!/bin/sh\n");
+    put(&f.ws, ".git/info/exclude", "secrets/\n");
+    begin_now(f);
+}
+
+#[test]
+fn every_git_directory_change_but_plain_data_is_a_risk() {
+    use crate::planted::RiskKind;
+    let cases: Vec<(&str, Box<dyn Fn(&Path)>)> = vec![
+        // The configuration replaced by a link to a workspace file (git follows it).
+        ("/.git/config", Box::new(|up: &Path| {
+            put(up, "notes.cfg", "[core]\n\tfsmonitor = \"touch /tmp/x; false\"\n");
+            std::fs::create_dir_all(up.join(".git")).unwrap();
+            std::os::unix::fs::symlink("../notes.cfg", up.join(".git/config")).unwrap();
+        })),
+        // Keys no blacklist had.
+        ("/.git/config", Box::new(|up: &Path| put(up, ".git/config", "[pager]\n\tstatus = \"touch /tmp/x; cat\"\n"))),
+        ("/.git/config", Box::new(|up: &Path| put(up, ".git/config", "[remote \"o\"]\n\turl = .\n\tuploadpack = \"touch /tmp/x; git-upload-pack\"\n"))),
+        ("/.git/config", Box::new(|up: &Path| put(up, ".git/config", "[gpg \"ssh\"]\n\tdefaultKeyCommand = \"touch /tmp/x\"\n"))),
+        // Another directory's configuration, objects and refs.
+        ("/.git/commondir", Box::new(|up: &Path| put(up, ".git/commondir", "../gd\n"))),
+        ("/.git/info/attributes", Box::new(|up: &Path| put(up, ".git/info/attributes", "* filter=x\n"))),
+        ("/.git/objects/info/alternates", Box::new(|up: &Path| put(up, ".git/objects/info/alternates", "/elsewhere\n"))),
+        ("/.git/rebase-merge/git-rebase-todo", Box::new(|up: &Path| put(up, ".git/rebase-merge/git-rebase-todo", "exec touch /tmp/x\n"))),
+        ("/.git/HEAD", Box::new(|up: &Path| put(up, ".git/HEAD", "[core]\n\tfsmonitor = x\n"))),
+        ("/.git/refs/heads/l", Box::new(|up: &Path| {
+            std::fs::create_dir_all(up.join(".git/refs/heads")).unwrap();
+            std::os::unix::fs::symlink("/etc/passwd", up.join(".git/refs/heads/l")).unwrap();
+        })),
+        // The repository replaced by a `gitdir:` file.
+        ("/.git", Box::new(|up: &Path| put(up, ".git", "gitdir: elsewhere\n"))),
+    ];
+    for (want, plant) in cases {
+        let mut f = fixture();
+        host_repo(&mut f);
+        plant(&f.set.upper(0));
+        let risks = risks_of(&f);
+        assert!(risks.iter().any(|(p, k)| p == want && *k != RiskKind::ScanIncomplete), "{want}: {risks:?}");
+        let out = apply(&f.set, &f.lock, &Request { paths: None, force: false }).unwrap();
+        assert!(out.held_back.iter().any(|h| h.path.ends_with(want)), "{want} held back: {out:?}");
+    }
+    // A deletion outside the plain data is one too (what git reads is not removed unasked).
+    let mut f = fixture();
+    host_repo(&mut f);
+    std::fs::create_dir_all(f.set.upper(0).join(".git/info")).unwrap();
+    whiteout(&f.set.upper(0).join(".git/info/exclude"));
+    assert_eq!(risks_of(&f).len(), 1);
+}
+
+#[test]
+fn what_git_itself_writes_as_data_is_no_risk() {
+    let mut f = fixture();
+    host_repo(&mut f);
+    let up = f.set.upper(0);
+    put(&up, ".git/HEAD", "ref: refs/heads/other\n");
+    put(&up, ".git/ORIG_HEAD", "0123456789012345678901234567890123456789\n");
+    put(&up, ".git/index", "DIRC");
+    put(&up, ".git/COMMIT_EDITMSG", "msg\n");
+    put(&up, ".git/packed-refs", "# pack-refs with: peeled\n");
+    put(&up, ".git/refs/heads/other", "0123456789012345678901234567890123456789\n");
+    put(&up, ".git/logs/HEAD", "x\n");
+    put(&up, ".git/objects/ab/cdef", "x");
+    put(&up, ".git/objects/pack/pack-1.pack", "x");
+    put(&up, ".git/objects/info/commit-graph", "x");
+    std::fs::create_dir_all(up.join(".git/objects/01")).unwrap();
+    whiteout(&up.join(".git/objects/01/23"));
+    assert_eq!(risks_of(&f), []);
+    let out = apply(&f.set, &f.lock, &Request { paths: None, force: false }).unwrap();
+    assert!(out.held_back.is_empty() && out.conflicts.is_empty(), "{out:?}");
+}
+
+#[test]
+fn the_workspace_root_turned_into_a_git_directory_is_a_risk() {
+    let mut f = fixture();
+    begin_now(&mut f);
+    let up = f.set.upper(0);
+    put(&up, "HEAD", "ref: refs/heads/main\n");
+    put(&up, "config", "[core]\n\tworktree = .\n\tfsmonitor = \"touch /tmp/x; false\"\n");
+    std::fs::create_dir_all(up.join("objects")).unwrap();
+    std::fs::create_dir_all(up.join("refs/heads")).unwrap();
+    put(&up, "src/main.c", "int main;\n");
+    let risks = risks_of(&f);
+    assert_eq!(risks, [(String::new(), crate::planted::RiskKind::GitDirectoryCreated)]);
+    let out = apply(&f.set, &f.lock, &Request { paths: None, force: false }).unwrap();
+    assert!(!f.ws.join("config").exists() && !f.ws.join("HEAD").exists(), "{out:?}");
+    assert!(f.ws.join("src/main.c").exists(), "the rest lands");
+}
+
+#[test]
+fn a_directory_with_head_and_commondir_is_a_git_directory() {
+    let mut f = fixture();
+    put(&f.ws, "sub/HEAD", "not a git dir yet\n");
+    begin_now(&mut f);
+    let up = f.set.upper(0);
+    put(&up, "sub/commondir", "../gd\n");
+    assert_eq!(risks_of(&f), [("/sub".to_string(), crate::planted::RiskKind::GitDirectoryCreated)]);
+}
+
+#[test]
+fn reported_names_are_held_back_like_protected_ones() {
+    let mut f = fixture();
+    f.set.meta.reported_names = vec![".tool-versions".into(), "mise.toml".into()];
+    begin_now(&mut f);
+    put(&f.set.upper(0), ".tool-versions", "nodejs 20\n");
+    put(&f.set.upper(0), "mise.toml", "[hooks]\nenter = \"touch /tmp/x\"\n");
+    let risks = risks_of(&f);
+    assert_eq!(risks, [("/.tool-versions".to_string(), crate::planted::RiskKind::ProtectedNameCreated), ("/mise.toml".to_string(), crate::planted::RiskKind::ProtectedNameCreated)]);
+    let out = apply(&f.set, &f.lock, &Request { paths: None, force: false }).unwrap();
+    assert_eq!(out.held_back.len(), 2);
+    assert!(!f.ws.join("mise.toml").exists());
 }

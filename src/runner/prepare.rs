@@ -105,6 +105,8 @@ fn prepare_review(req: &mut SpawnRequest, landlock: bool, asked_ns: i64) -> Resu
         private_tmp: p.tmp == crate::policy::TmpMode::Private,
         protect_git: p.protect_git,
         protected_names: &p.protected_names,
+        // The walk's names: the protected ones and the report-only tier.
+        reported_names: &p.planted.spec.names,
         asked_ns,
     };
     crate::review::run::ReviewRun::prepare(review, &ctx).map(Some)
