@@ -187,13 +187,17 @@ impl RootApply<'_, '_> {
         if !self.req.reaches(&path) || self.stack.last().is_none_or(|f| f.dir.is_none()) {
             return Ok(self.skip_dir());
         }
-        // A directory only reached (something below it is asked for) is made as needed too.
+        // A directory only passed through (something below it is asked for, not it) is made if
+        // missing, owner-writable only; its own change (a mode, a file it replaces) is not
+        // applied and stays in the set.
+        let through = !self.req.selects(&path);
         let verdict = match &own {
             None => Verdict::Land,
             Some(c) if self.held(c) => Verdict::Skip,
             Some(c) => self.verdict(c, &name)?,
         };
         let dir = match verdict {
+            Verdict::Land if through => self.make_dir(&name, e.mode & 0o755, None),
             Verdict::Land => self.make_dir(&name, e.mode, own.as_ref()),
             Verdict::Skip => None,
             Verdict::Conflict(reason) => {
@@ -207,7 +211,8 @@ impl RootApply<'_, '_> {
         if dir.is_none() {
             return Ok(self.skip_dir());
         }
-        self.stack.push(Frame { dir, clean: true });
+        // Its own change left pending keeps its upper directory in the set.
+        self.stack.push(Frame { dir, clean: !(through && own.is_some()) });
         for d in deletions {
             self.land(&d, |dir, n| dir.remove(n))?;
         }
@@ -221,12 +226,15 @@ impl RootApply<'_, '_> {
         false
     }
 
-    /// The host directory for an upper one: made (or the entry there replaced) when the set says so.
+    /// The host directory for an upper one: made (or, for its own change `own`, the entry there
+    /// replaced) when the set says so.
     fn make_dir(&mut self, name: &std::ffi::OsStr, mode: u32, own: Option<&Change>) -> Option<Dir> {
         let parent = self.stack.last()?.dir.as_ref()?;
         let made = (|| -> std::io::Result<Dir> {
             match parent.stat(name)? {
                 Some(s) if s.is_dir() => {}
+                // Only passed through: what the host has there is not replaced.
+                Some(_) if own.is_none() => return Err(std::io::Error::from_raw_os_error(libc::ENOTDIR)),
                 Some(_) => {
                     parent.remove(name)?;
                     parent.mkdir(name, mode)?;

@@ -287,3 +287,25 @@ fn reported_names_are_held_back_like_protected_ones() {
     assert_eq!(out.held_back.len(), 2);
     assert!(!f.ws.join("mise.toml").exists());
 }
+
+#[test]
+fn a_selected_path_does_not_apply_its_parents_own_change() {
+    let mut f = fixture();
+    std::fs::create_dir(f.ws.join("sub")).unwrap();
+    std::fs::set_permissions(f.ws.join("sub"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    begin_now(&mut f);
+    let up = f.set.upper(0);
+    put(&up, "sub/new.txt", "x");
+    std::fs::set_permissions(up.join("sub"), std::fs::Permissions::from_mode(0o777)).unwrap();
+    put(&up, "fresh/deep/new.txt", "y");
+    let out = apply(&f.set, &f.lock, &Request { paths: Some(&[f.ws.join("sub/new.txt"), f.ws.join("fresh/deep/new.txt")]), force: false }).unwrap();
+    let ws = f.ws.to_string_lossy().into_owned();
+    let mut applied: Vec<String> = out.applied.iter().map(|p| p.strip_prefix(&ws).unwrap().to_string()).collect();
+    applied.sort();
+    assert_eq!(applied, ["/fresh/deep/new.txt", "/sub/new.txt"]);
+    assert_eq!(std::fs::metadata(f.ws.join("sub")).unwrap().permissions().mode() & 0o7777, 0o755, "sub's own change was not asked for");
+    assert_eq!(std::fs::metadata(f.ws.join("fresh")).unwrap().permissions().mode() & 0o7022, 0, "a directory made only to pass through is writable by its owner alone");
+    assert!(f.set.dir.exists(), "sub's mode change is still pending");
+    let s = summarize(&f.set, 100).unwrap();
+    assert!(s.changes.iter().any(|c| c.path.ends_with("/sub")), "{s:?}");
+}
