@@ -147,3 +147,46 @@ describe('change set ids and paths are checked before any path is built', () => 
     await discardChangeSet(r.changeSet.id)
   })
 })
+
+describe('planted configuration in a change set is held back, not applied', () => {
+  // Each lands nothing git on the host would run: what a key blacklist missed (a config that is a
+  // link to a workspace file, pager.<cmd>, a commondir pointing into the workspace, .git replaced
+  // by a gitdir: file), the workspace root made a git directory, a report-only name.
+  const cases = {
+    'config as a link': `cp .git/config notes.cfg && printf '[core]\\n\\tfsmonitor = "touch MARK; false"\\n' >> notes.cfg && ln -sf ../notes.cfg .git/config`,
+    'pager.<cmd>': `printf '[pager]\\n\\tstatus = "touch MARK; cat"\\n' >> .git/config`,
+    commondir: `mkdir -p gd/objects gd/refs && printf '[core]\\n\\tfsmonitor = "touch MARK; false"\\n' > gd/config && echo ../gd > .git/commondir`,
+    'gitdir: file': `mkdir -p gd && cp -r .git/. gd/ && printf '[core]\\n\\tfsmonitor = "touch MARK; false"\\n' >> gd/config && rm -rf .git && echo 'gitdir: gd' > .git`,
+    'reported name': `printf '[hooks]\\nenter = "touch MARK"\\n' > mise.toml`,
+  }
+  for (const [name, script] of Object.entries(cases)) {
+    test(name, async (t) => {
+      const { ws, out } = tempTree(t, { git: true })
+      const mark = path.join(out, 'pwned')
+      const before = fs.readdirSync(path.join(ws, '.git')).sort()
+      const r = await review(script.replaceAll('MARK', q(mark)), ws)
+      assert.ok(r.changeSet.hostRisks.length > 0, show(r))
+      const applied = await applyChangeSet(r.changeSet.id)
+      assert.ok(applied.heldBack.length > 0, JSON.stringify(applied))
+      assert.ok(fs.lstatSync(path.join(ws, '.git')).isDirectory())
+      assert.deepEqual(fs.readdirSync(path.join(ws, '.git')).sort(), before, 'the repository is as it was')
+      assert.ok(!fs.lstatSync(path.join(ws, '.git/config')).isSymbolicLink())
+      assert.ok(!fs.existsSync(path.join(ws, 'mise.toml')))
+      require('node:child_process').spawnSync('git', ['status'], { cwd: ws, stdio: 'ignore', env: { ...process.env, PAGER: 'cat', GIT_PAGER: '' } })
+      assert.ok(!fs.existsSync(mark), 'git on the host ran nothing')
+      await discardChangeSet(r.changeSet.id)
+    })
+  }
+
+  test('the workspace root made a git directory', async (t) => {
+    const { ws, out } = tempTree(t)
+    const mark = path.join(out, 'pwned')
+    fs.mkdirSync(path.join(ws, 'src'))
+    const r = await review(`mkdir -p objects refs/heads && echo 'ref: refs/heads/main' > HEAD && printf '[core]\\n\\tworktree = .\\n\\tfsmonitor = "touch ${q(mark)}; false"\\n' > config && echo x > src/y`, ws)
+    assert.deepEqual(r.changeSet.hostRisks.map((h) => [h.kind, h.path]), [['git-directory-created', ws]], show(r))
+    const applied = await applyChangeSet(r.changeSet.id)
+    assert.ok(!fs.existsSync(path.join(ws, 'config')) && !fs.existsSync(path.join(ws, 'HEAD')), JSON.stringify(applied))
+    assert.equal(fs.readFileSync(path.join(ws, 'src/y'), 'utf8'), 'x\n')
+    await discardChangeSet(r.changeSet.id)
+  })
+})
