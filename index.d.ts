@@ -130,7 +130,8 @@ export declare function readChange(id: string, path: string): Promise<Buffer | n
 export declare function diffChange(id: string, path: string): Promise<string>
 /** The pending change sets, oldest first; with `cwd`, those whose roots hold it. `counts` is
  * `null` while a run holds the set. */
-export declare function listChangeSets(options?: { cwd?: string }): Promise<Array<{ id: string; cwd: string; created: number; counts: ChangeSet['counts'] | null }>>
+/** A set that cannot be read is listed with `error` (and `cwd`/`created` null); one whose counts are incomplete with `error` too. */
+export declare function listChangeSets(options?: { cwd?: string }): Promise<Array<{ id: string; cwd: string | null; created: number | null; counts: ChangeSet['counts'] | null; error?: string }>>
 /** A pending change set described like `SpawnResult.changeSet`, with its `cwd` and `created`. */
 export declare function showChangeSet(id: string, options?: { maxChanges?: number }): Promise<ChangeSet & { cwd: string; created: number }>
 

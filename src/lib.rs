@@ -26,6 +26,7 @@ pub mod policy;
 pub mod program;
 pub mod signals;
 pub mod pty;
+pub mod remove_tree;
 pub mod review;
 pub mod runner;
 pub mod tool_caches;

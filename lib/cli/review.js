@@ -127,7 +127,11 @@ async function review(words, values) {
     case 'list': {
       const sets = await sandspawn.listChangeSets()
       if (json) out.printJson(sets)
-      else for (const s of sets) out.writeStdout(`${s.id}  ${new Date(s.created).toISOString()}  ${printable(s.cwd)}  ${s.counts ? `${s.counts.added} added, ${s.counts.modified} modified, ${s.counts.deleted} deleted` : '(in use)'}\n`)
+      else
+        for (const s of sets) {
+          if (s.cwd === null) out.writeStdout(`${s.id}  (unreadable: ${printable(s.error)})\n`)
+          else out.writeStdout(`${s.id}  ${new Date(s.created).toISOString()}  ${printable(s.cwd)}  ${s.counts ? `${s.counts.added} added, ${s.counts.modified} modified, ${s.counts.deleted} deleted` : s.error ? `(${printable(s.error)})` : '(in use)'}${s.counts && s.error ? ` (${printable(s.error)})` : ''}\n`)
+        }
       return out.exit(0)
     }
     case 'show': {

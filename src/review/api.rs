@@ -100,16 +100,31 @@ pub fn list_change_sets(options: &Value) -> Result<Value> {
     store::evict_unused(&root, store::UNUSED_FOR);
     let mut out = Vec::new();
     for id in store::ids(&root) {
-        let Ok(set) = store::open(&id) else { continue };
+        // A set that cannot be opened or described is listed with why, never failing the list.
+        let set = match store::open(&id) {
+            Ok(set) => set,
+            Err(e) => {
+                out.push((0, json!({ "id": id, "cwd": null, "created": null, "counts": null, "error": e.message })));
+                continue;
+            }
+        };
         if cwd.as_ref().is_some_and(|c| set.locate(c).is_none()) {
             continue;
         }
+        let mut entry = json!({ "id": set.meta.id, "cwd": set.meta.cwd, "created": set.meta.created, "counts": null });
         // A set a run holds right now is listed without counts (its upper is mounted).
-        let counts = match store::lock(&set) {
-            Ok(_l) => serde_json::to_value(super::summary::summarize(&set, 0)?.counts).unwrap_or(Value::Null),
-            Err(_) => Value::Null,
-        };
-        out.push((set.meta.created, json!({ "id": set.meta.id, "cwd": set.meta.cwd, "created": set.meta.created, "counts": counts })));
+        if let Ok(_l) = store::lock(&set) {
+            match super::summary::summarize(&set, 0) {
+                Ok(s) => {
+                    entry["counts"] = serde_json::to_value(&s.counts).unwrap_or(Value::Null);
+                    if let Some(r) = s.host_risks.iter().find(|r| r.kind == crate::planted::RiskKind::ScanIncomplete) {
+                        entry["error"] = json!(format!("counts incomplete: {}", r.detail));
+                    }
+                }
+                Err(e) => entry["error"] = json!(e.message),
+            }
+        }
+        out.push((set.meta.created, entry));
     }
     out.sort_by_key(|(created, _)| *created);
     Ok(Value::Array(out.into_iter().map(|(_, v)| v).collect()))

@@ -84,7 +84,7 @@ pub fn apply(set: &ChangeSet, lock: &Lock, req: &Request) -> Result<Outcome> {
             }
         };
         let mut root_apply = RootApply { set, req, upper: set.upper(i), differ: Differ::new(root), judge: Judge::new(&set.meta, root, &set.upper(i)), stack: vec![Frame { dir: Some(dir), clean: true }], out: &mut out };
-        entries::walk(&set.upper(i), |ev| root_apply.event(ev)).map_err(|e| SandboxError::setup_failed(format!("applying change set {} failed: {e}", set.meta.id), ""))?;
+        entries::walk(&set.upper(i), root, |ev| root_apply.event(ev)).map_err(|e| SandboxError::setup_failed(format!("applying change set {} failed: {e}", set.meta.id), ""))?;
         left |= !root_apply.stack.first().is_some_and(|f| f.clean);
     }
     // Applied whole, or piece by piece until nothing is left: a set with nothing to review is gone.
@@ -131,6 +131,13 @@ impl RootApply<'_, '_> {
             Event::Leaf(e) => {
                 self.leaf(e, changes.into_iter().next());
                 Ok(true)
+            }
+            // Past the walk's bounds: not applied, held back as not examined.
+            Event::Beyond(e) => {
+                let risk = super::summary::incomplete(self.differ.root(), &e.rel, &super::summary::beyond_why(&e.rel));
+                self.out.held_back.push(Held { path: risk.path.clone(), risk });
+                self.unclean();
+                Ok(false)
             }
         }
     }

@@ -130,6 +130,8 @@ impl Differ {
                 }
                 Ok(true)
             }
+            // Past the walk's bounds: not described (the caller reports it).
+            Event::Beyond(_) => Ok(false),
         }
     }
 

@@ -36,12 +36,24 @@ pub struct Entry {
 }
 
 /// What the walk reports, in order: a directory when entered (with its children's names) and
-/// when left, every other entry once.
+/// when left, every other entry once; `Beyond` for a directory past the walk's bounds, neither
+/// described nor applied (its path `""`: the walk stopped at `MAX_ENTRIES`).
 pub enum Event<'a> {
     Enter(&'a Entry, &'a [OsString]),
     Leave(&'a Entry),
     Leaf(&'a Entry),
+    Beyond(&'a Entry),
 }
+
+/// How deep a set's tree is walked. A command can make a tree as deep as it likes (with relative
+/// `mkdir`/`cd`, past PATH_MAX): what lies deeper is reported (`scan-incomplete`) and stays in the
+/// set, rather than the description failing or taking time cubic in the depth.
+pub const MAX_DEPTH: usize = 256;
+/// How many entries a walk reads at most.
+pub const MAX_ENTRIES: usize = 1_000_000;
+/// The longest path the kernel takes, and the longest name.
+const PATH_MAX: usize = 4095;
+const NAME_MAX: usize = 255;
 
 #[cfg(target_os = "linux")]
 fn xattr(path: &Path, name: &std::ffi::CStr) -> Option<Vec<u8>> {
@@ -91,13 +103,25 @@ struct Frame {
     next: usize,
 }
 
-/// Walk the tree below `upper` (not `upper` itself). `visit` returns, for `Enter`, whether to go
-/// into that directory (a `Leave` follows either way); its other answers are ignored. An error of
-/// `visit` stops the walk and is returned.
-pub fn walk<E: From<std::io::Error>>(upper: &Path, mut visit: impl FnMut(Event) -> Result<bool, E>) -> Result<(), E> {
+/// Walk the tree below `upper` (not `upper` itself), which covers `host_root`: no directory is
+/// entered whose entries' paths, below either, could be longer than the kernel takes. `visit`
+/// returns, for `Enter`, whether to go into that directory (a `Leave` follows either way); its
+/// other answers are ignored. An error of `visit` stops the walk and is returned.
+pub fn walk<E: From<std::io::Error>>(upper: &Path, host_root: &Path, mut visit: impl FnMut(Event) -> Result<bool, E>) -> Result<(), E> {
     let top = Entry { rel: PathBuf::new(), kind: Kind::Dir { opaque: false }, mode: 0, size: 0, mtime: (0, 0) };
-    let mut stack = vec![Frame { entry: top, names: names(upper)?, next: 0 }];
-    while let Some(frame) = stack.last_mut() {
+    let budget = PATH_MAX.saturating_sub(upper.as_os_str().len().max(host_root.as_os_str().len()) + 1);
+    let mut stack = vec![Frame { entry: top.clone(), names: names(upper)?, next: 0 }];
+    let mut seen = 0usize;
+    while !stack.is_empty() {
+        seen += 1;
+        if seen > MAX_ENTRIES {
+            visit(Event::Beyond(&top))?;
+            while let Some(done) = stack.pop().filter(|_| !stack.is_empty()) {
+                visit(Event::Leave(&done.entry))?;
+            }
+            break;
+        }
+        let frame = stack.last_mut().expect("a frame");
         let Some(name) = frame.names.get(frame.next).cloned() else {
             let done = stack.pop().expect("a frame");
             if !stack.is_empty() {
@@ -115,6 +139,10 @@ pub fn walk<E: From<std::io::Error>>(upper: &Path, mut visit: impl FnMut(Event) 
             Err(e) => return Err(e.into()),
         };
         if matches!(entry.kind, Kind::Dir { .. }) {
+            if stack.len() > MAX_DEPTH || entry.rel.as_os_str().len() + 1 + NAME_MAX > budget {
+                visit(Event::Beyond(&entry))?;
+                continue;
+            }
             let children = names(&path)?;
             if visit(Event::Enter(&entry, &children))? {
                 stack.push(Frame { entry, names: children, next: 0 });
@@ -141,11 +169,12 @@ mod tests {
         std::fs::write(u.join("a"), "").unwrap();
         std::os::unix::fs::symlink("/", u.join("b/l")).unwrap();
         let mut seen = Vec::new();
-        walk::<std::io::Error>(u, |ev| {
+        walk::<std::io::Error>(u, u, |ev| {
             seen.push(match ev {
                 Event::Enter(e, names) => format!("enter {} {}", e.rel.display(), names.len()),
                 Event::Leave(e) => format!("leave {}", e.rel.display()),
                 Event::Leaf(e) => format!("{} {:?}", e.rel.display(), e.kind),
+                Event::Beyond(e) => format!("beyond {}", e.rel.display()),
             });
             Ok(true)
         })

@@ -9,8 +9,8 @@ use super::changes::{Change, ChangeKind, Differ};
 use super::entries;
 use super::risks::Judge;
 use super::store::ChangeSet;
-use crate::error::{Result, SandboxError};
-use crate::planted::HostRisk;
+use crate::error::Result;
+use crate::planted::{HostRisk, RiskKind};
 
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Counts {
@@ -29,7 +29,25 @@ pub struct Summary {
     pub host_risks: Vec<HostRisk>,
 }
 
-/// Describe `set`, listing at most `max` changes (and as many risks).
+/// The risk of what a description or an apply could not examine: `rel` below `root` (the root:
+/// everything after where it stopped), and why.
+pub fn incomplete(root: &std::path::Path, rel: &std::path::Path, why: &str) -> HostRisk {
+    let path = if rel.as_os_str().is_empty() { root.to_path_buf() } else { root.join(rel) };
+    HostRisk { path: path.to_string_lossy().into_owned(), kind: RiskKind::ScanIncomplete, detail: format!("{why}: what is there was not examined, and stays in the change set") }
+}
+
+/// Why the walk left a directory out (`Event::Beyond`).
+pub fn beyond_why(rel: &std::path::Path) -> String {
+    if rel.as_os_str().is_empty() {
+        format!("the change set holds more than {} entries", entries::MAX_ENTRIES)
+    } else {
+        format!("the change set's tree is deeper than {} directories, or its paths longer than the kernel takes", entries::MAX_DEPTH)
+    }
+}
+
+/// Describe `set`, listing at most `max` changes (and as many risks). What cannot be read is
+/// reported (`scan-incomplete`, `truncated`), never an error: a run's result must not be lost
+/// because its change set could not be described.
 pub fn summarize(set: &ChangeSet, max: usize) -> Result<Summary> {
     let mut s = Summary { id: set.meta.id.clone(), counts: Counts::default(), changes: Vec::new(), truncated: false, host_risks: Vec::new() };
     let mut risks: BTreeMap<(String, u8), HostRisk> = BTreeMap::new();
@@ -54,8 +72,22 @@ pub fn summarize(set: &ChangeSet, max: usize) -> Result<Summary> {
                 s.truncated = true;
             }
         };
-        entries::walk(&upper, |ev| differ.event(&ev, &upper, &mut emit))
-            .map_err(|e| SandboxError::setup_failed(format!("reading change set {} failed: {e}", set.meta.id), ""))?;
+        let mut beyond: Vec<HostRisk> = Vec::new();
+        let walked = entries::walk(&upper, root, |ev| {
+            if let entries::Event::Beyond(e) = &ev {
+                beyond.push(incomplete(root, &e.rel, &beyond_why(&e.rel)));
+            }
+            differ.event(&ev, &upper, &mut emit)
+        });
+        if let Err(e) = walked {
+            beyond.push(incomplete(root, std::path::Path::new(""), &format!("reading the change set failed ({})", sandspawn_helper::report::os_words(&e))));
+        }
+        s.truncated |= !beyond.is_empty();
+        for r in beyond {
+            if risks.len() < max.max(1) {
+                risks.entry((r.path.clone(), r.kind as u8)).or_insert(r);
+            }
+        }
     }
     s.host_risks = risks.into_values().collect();
     Ok(s)

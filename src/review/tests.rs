@@ -309,3 +309,26 @@ fn a_selected_path_does_not_apply_its_parents_own_change() {
     let s = summarize(&f.set, 100).unwrap();
     assert!(s.changes.iter().any(|c| c.path.ends_with("/sub")), "{s:?}");
 }
+
+#[test]
+fn a_tree_deeper_than_path_max_is_reported_held_and_removable() {
+    let mut f = fixture();
+    begin_now(&mut f);
+    let up = f.set.upper(0);
+    put(&up, "ok.txt", "fine");
+    crate::remove_tree::tests::deep_chain(&up, 25, &"x".repeat(200));
+    // Deep but within PATH_MAX: stops at the depth bound.
+    std::fs::create_dir(up.join("d")).unwrap();
+    crate::remove_tree::tests::deep_chain(&up.join("d"), super::entries::MAX_DEPTH + 20, "d");
+    let s = summarize(&f.set, 1000).unwrap();
+    assert!(s.truncated);
+    let incomplete: Vec<&String> = s.host_risks.iter().filter(|r| r.kind == crate::planted::RiskKind::ScanIncomplete).map(|r| &r.path).collect();
+    assert_eq!(incomplete.len(), 2, "{:?}", s.host_risks);
+    assert!(s.changes.iter().any(|c| c.path.ends_with("/ok.txt")), "{:?}", s.host_risks);
+    let out = apply(&f.set, &f.lock, &Request { paths: None, force: false }).unwrap();
+    assert!(out.applied.iter().any(|p| p.ends_with("/ok.txt")), "{out:?}");
+    assert_eq!(out.held_back.len(), 2, "what was not examined is held back");
+    assert!(f.set.dir.exists(), "and stays in the set");
+    store::remove(&f.set, &f.lock).unwrap();
+    assert!(!f.set.dir.exists(), "a set of any depth can be removed");
+}

@@ -14,7 +14,7 @@
 //! Directories are created with mode 0700.
 
 use std::collections::BTreeMap;
-use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Result, SandboxError};
@@ -161,19 +161,9 @@ fn check_owned(root: &Path) -> Result<()> {
 /// Remove a tree the kernel or a tool made hard to remove: overlayfs leaves `work/work` with mode
 /// 000, Go's module cache is read-only. Missing is fine.
 pub fn remove_tree(p: &Path) -> std::io::Result<()> {
-    let m = match std::fs::symlink_metadata(p) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(e),
-        Ok(m) if !m.is_dir() => return std::fs::remove_file(p),
-        Ok(m) => m,
-    };
-    if m.permissions().mode() & 0o700 != 0o700 {
-        std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o700))?;
-    }
-    for entry in std::fs::read_dir(p)? {
-        remove_tree(&entry?.path())?;
-    }
-    std::fs::remove_dir(p)
+    // At any depth, relative to directory descriptors (a change set's tree can be deeper than
+    // PATH_MAX).
+    crate::remove_tree::remove_tree(p)
 }
 
 /// Everything in the store, for `sandspawn cache clean`. Refuses a path that is not a store
@@ -223,6 +213,7 @@ pub fn report(env: &BTreeMap<String, String>, clean: bool) -> Result<Report> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::PermissionsExt;
 
     fn env(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
         pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()

@@ -1,0 +1,168 @@
+//! Removing a directory tree of any depth: every step relative to an open directory descriptor
+//! (never a path longer than one name, so a tree deeper than PATH_MAX, which a sandboxed command
+//! can make with relative `mkdir`/`cd`, goes too), no recursion (its depth is the command's
+//! choice), one descriptor open at a time (climbing back through `..`), never following a symlink.
+//! Directories without owner access (overlayfs's `work/work` is 000, Go's module cache read-only)
+//! are made accessible first.
+
+use std::ffi::{CStr, CString};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+fn check(rc: libc::c_int) -> std::io::Result<libc::c_int> {
+    if rc < 0 {
+        Err(std::io::Error::last_os_error())
+    } else {
+        Ok(rc)
+    }
+}
+
+/// The entry `name` in `dir` is a directory (not following a symlink); `None`: it is gone.
+fn is_dir_at(dir: &OwnedFd, name: &CStr) -> std::io::Result<Option<bool>> {
+    // SAFETY: a zeroed stat is valid; valid descriptor and C string.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstatat(dir.as_raw_fd(), name.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) } != 0 {
+        let e = std::io::Error::last_os_error();
+        return if e.kind() == std::io::ErrorKind::NotFound { Ok(None) } else { Err(e) };
+    }
+    Ok(Some(st.st_mode as u32 & libc::S_IFMT as u32 == libc::S_IFDIR as u32))
+}
+
+/// The subdirectory `name` of `dir`, given owner access first.
+fn enter(dir: &OwnedFd, name: &CStr) -> std::io::Result<OwnedFd> {
+    // SAFETY: valid descriptor and C string; `name` is a directory (not a link: checked by the
+    // caller, in a tree nobody else writes while it is removed).
+    unsafe { libc::fchmodat(dir.as_raw_fd(), name.as_ptr(), 0o700, 0) };
+    crate::no_symlinks::open_at(dir.as_raw_fd(), name)
+}
+
+/// The names in `dir` (not `.`, `..`), read through a duplicate of its descriptor.
+fn names(dir: &OwnedFd) -> std::io::Result<Vec<CString>> {
+    // SAFETY: duplicating our descriptor; fdopendir takes the duplicate, closedir closes it.
+    let dup = check(unsafe { libc::fcntl(dir.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 0) })?;
+    let stream = unsafe { libc::fdopendir(dup) };
+    if stream.is_null() {
+        let e = std::io::Error::last_os_error();
+        // SAFETY: ours, not taken by fdopendir.
+        unsafe { libc::close(dup) };
+        return Err(e);
+    }
+    let mut out = Vec::new();
+    loop {
+        // SAFETY: a valid stream; the entry is read before the next call.
+        let ent = unsafe { libc::readdir(stream) };
+        if ent.is_null() {
+            break;
+        }
+        // SAFETY: d_name is NUL-terminated.
+        let name = unsafe { CStr::from_ptr((*ent).d_name.as_ptr()) };
+        if name != c"." && name != c".." {
+            out.push(name.to_owned());
+        }
+    }
+    // SAFETY: the stream is ours.
+    unsafe { libc::closedir(stream) };
+    Ok(out)
+}
+
+/// One directory on the way down: its name in its parent, and the subdirectories still to empty.
+struct Level {
+    name: CString,
+    todo: Vec<CString>,
+}
+
+/// Empty `dir` of everything but subdirectories; returns those.
+fn clear(dir: &OwnedFd) -> std::io::Result<Vec<CString>> {
+    let mut subdirs = Vec::new();
+    for n in names(dir)? {
+        match is_dir_at(dir, &n)? {
+            Some(true) => subdirs.push(n),
+            // SAFETY: valid descriptor and C string.
+            Some(false) => check(unsafe { libc::unlinkat(dir.as_raw_fd(), n.as_ptr(), 0) }).map(drop)?,
+            None => {}
+        }
+    }
+    Ok(subdirs)
+}
+
+/// Remove the directory `name` in `parent` with everything in it.
+fn remove_dir_at(parent: OwnedFd, name: &CStr) -> std::io::Result<()> {
+    let mut cur = enter(&parent, name)?;
+    drop(parent);
+    let mut path = vec![Level { name: name.to_owned(), todo: clear(&cur)? }];
+    while let Some(level) = path.last_mut() {
+        if let Some(sub) = level.todo.pop() {
+            cur = enter(&cur, &sub)?;
+            let todo = clear(&cur)?;
+            path.push(Level { name: sub, todo });
+            continue;
+        }
+        let done = path.pop().expect("a level");
+        cur = crate::no_symlinks::open_at(cur.as_raw_fd(), c"..")?;
+        // SAFETY: valid descriptor and C string.
+        check(unsafe { libc::unlinkat(cur.as_raw_fd(), done.name.as_ptr(), libc::AT_REMOVEDIR) })?;
+    }
+    Ok(())
+}
+
+/// Remove `p` (a tree, a file or a link); missing is fine.
+pub fn remove_tree(p: &Path) -> std::io::Result<()> {
+    let m = match std::fs::symlink_metadata(p) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e),
+        Ok(m) => m,
+    };
+    if !m.is_dir() {
+        return std::fs::remove_file(p);
+    }
+    let (Some(parent), Some(name)) = (p.parent(), p.file_name()) else { return Err(std::io::Error::from_raw_os_error(libc::EINVAL)) };
+    let parent = if parent.as_os_str().is_empty() { Path::new(".") } else { parent };
+    let dir = std::fs::File::open(parent)?;
+    let name = CString::new(name.as_bytes()).map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))?;
+    // SAFETY: the descriptor is the File's, handed over.
+    remove_dir_at(unsafe { OwnedFd::from_raw_fd(std::os::fd::IntoRawFd::into_raw_fd(dir)) }, &name)
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// A chain of `depth` directories named `name` below `top`, made relative to descriptors.
+    pub fn deep_chain(top: &Path, depth: usize, name: &str) {
+        let name = CString::new(name).unwrap();
+        let mut fd = crate::no_symlinks::open_dir(top).unwrap();
+        for _ in 0..depth {
+            // SAFETY: valid descriptor and C string.
+            assert_eq!(unsafe { libc::mkdirat(fd.as_raw_fd(), name.as_ptr(), 0o755) }, 0);
+            fd = crate::no_symlinks::open_at(fd.as_raw_fd(), &name).unwrap();
+        }
+        // SAFETY: as above.
+        let f = unsafe { libc::openat(fd.as_raw_fd(), c"f".as_ptr(), libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC, 0o600) };
+        assert!(f >= 0);
+        // SAFETY: ours.
+        unsafe { libc::close(f) };
+        // An inaccessible directory at the bottom, as overlayfs leaves `work/work`.
+        unsafe { libc::mkdirat(fd.as_raw_fd(), c"locked".as_ptr(), 0) };
+    }
+
+    #[test]
+    fn removes_trees_deeper_than_path_max_without_following_links() {
+        let t = tempfile::tempdir().unwrap();
+        let tree = t.path().join("tree");
+        std::fs::create_dir(&tree).unwrap();
+        deep_chain(&tree, 30, &"x".repeat(200));
+        let outside = t.path().join("outside");
+        std::fs::create_dir(&outside).unwrap();
+        std::fs::write(outside.join("keep"), "k").unwrap();
+        std::os::unix::fs::symlink(&outside, tree.join("link")).unwrap();
+        remove_tree(&tree).unwrap();
+        assert!(!tree.exists());
+        assert!(outside.join("keep").exists(), "nothing through the link");
+        remove_tree(&tree).unwrap();
+        let file = t.path().join("file");
+        std::fs::write(&file, "").unwrap();
+        remove_tree(&file).unwrap();
+        assert!(!file.exists());
+    }
+}
