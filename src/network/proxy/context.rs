@@ -20,8 +20,8 @@ use crate::network::policy::NetworkPolicy;
 /// `connection_limit` denial; other runs and the host are not touched.
 pub const MAX_CONNECTIONS: usize = 256;
 /// Connections over `MAX_CONNECTIONS` being refused at once (each waits up to a second for its
-/// first byte, to refuse in the client's protocol). Past both, the proxy accepts nothing until one
-/// ends: the kernel's listen backlog, not the host's descriptors, holds what a run keeps opening.
+/// first byte, to refuse in the client's protocol). Past both, a new connection is closed as soon
+/// as it is accepted: what a run keeps opening holds none of the host's descriptors.
 pub const MAX_REFUSING: usize = 16;
 /// The first byte must arrive within this time.
 pub(super) const FIRST_BYTE_TIMEOUT: Duration = Duration::from_secs(30);

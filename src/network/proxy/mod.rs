@@ -155,39 +155,27 @@ impl Drop for RunProxy {
 
 async fn accept_loop(listener: TcpListener, ctx: Arc<Context>) {
     loop {
-        // A slot to serve in, else one to refuse in, before accepting: past both, the listen
-        // backlog holds what the run keeps opening, not the host's descriptors (`MAX_REFUSING`).
-        let permit = tokio::select! {
-            biased;
-            Ok(slot) = ctx.slots.clone().acquire_owned() => Permit::Serve(slot),
-            Ok(refusing) = ctx.refusing.clone().acquire_owned() => Permit::Refuse(refusing),
-            // Neither semaphore is ever closed.
-            else => return,
-        };
         match listener.accept().await {
             Ok((stream, _)) => {
                 let _ = stream.set_nodelay(true);
                 let c = ctx.clone();
-                // A slot may have come free while this waited to refuse.
-                let permit = match permit {
-                    Permit::Refuse(r) => ctx.slots.clone().try_acquire_owned().map(Permit::Serve).unwrap_or(Permit::Refuse(r)),
-                    serve => serve,
-                };
-                match permit {
-                    Permit::Serve(slot) => ctx.spawn(connection(stream, c, slot)),
-                    Permit::Refuse(refusing) => ctx.spawn(refuse_over_limit(stream, c, refusing)),
+                if let Ok(slot) = ctx.slots.clone().try_acquire_owned() {
+                    ctx.spawn(connection(stream, c, slot));
+                } else if let Ok(refusing) = ctx.refusing.clone().try_acquire_owned() {
+                    ctx.spawn(refuse_over_limit(stream, c, refusing));
+                } else {
+                    // Past both bounds (`MAX_REFUSING`): closed at once, so a flood holds none of
+                    // the host's descriptors. Still accepted, not left in the listen backlog: a
+                    // client queued there may give up, and its dead connection would later take
+                    // a slot that a live one was refused for.
+                    ctx.denials.record("", 0, super::denials::Via::Connect, super::policy::Refusal::ConnectionLimit);
+                    drop(stream);
                 }
             }
             // Out of descriptors or a connection reset before accept: wait, then go on serving.
             Err(_) => tokio::time::sleep(Duration::from_millis(20)).await,
         }
     }
-}
-
-/// What an accepted connection holds: one of the run's connection slots, or one of its refusals.
-enum Permit {
-    Serve(OwnedSemaphorePermit),
-    Refuse(OwnedSemaphorePermit),
 }
 
 /// The run holds `MAX_CONNECTIONS` already: say so in the client's own protocol, record it, close.

@@ -274,8 +274,7 @@ async fn tunnels_count_against_the_run_s_connections() {
 /// Found by an attacker's review: past `MAX_CONNECTIONS` every new connection was still accepted and
 /// held (up to a second, waiting for its first byte to answer in its protocol), so one run flooding
 /// its proxy held thousands of the host's descriptors and starved the host process. Connections
-/// being refused are bounded too; past both bounds the proxy stops accepting (the kernel's listen
-/// backlog holds the rest) until one ends.
+/// being refused are bounded too; past both bounds a new connection is closed as soon as accepted.
 #[tokio::test]
 async fn connections_beyond_the_limit_hold_a_bounded_number_of_the_host_s_descriptors() {
     let (p, addr) = proxy(json!({"allowedDomains": ["allowed.test"]}), &[]).await;
