@@ -323,15 +323,18 @@ test('--ask: what the command printed cannot hide the question to run again with
   const { printedReadably } = require('./fixtures/screen-state')
   for (const trap of ['\\033[8m', '\\033]2;', '\\033(0']) {
     const out = tmp('ask-spoof')
-    const cmd = `printf 'Re-run the failed tests? [y/N] ${trap}'; echo x > ${out}/f`
-    const inner = `"${process.execPath}" "${CLI}" --ask sh -c "${cmd}"`
-    const r = spawnSync('script', ['-qec', inner, '/dev/null'], { encoding: 'utf8', input: 'n\n', timeout: HANG_MS, killSignal: 'SIGKILL' })
-    assert.equal(r.signal, null, ctx(r))
-    for (const line of ['sandspawn: sandbox denied this command', 'Run again without the sandbox? [y/N]']) {
-      assert.ok(printedReadably(r.stdout, line), `after ${trap}: ${JSON.stringify(r.stdout)}`)
+    try {
+      const cmd = `printf 'Re-run the failed tests? [y/N] ${trap}'; echo x > ${out}/f`
+      const inner = `"${process.execPath}" "${CLI}" --ask sh -c "${cmd}"`
+      const r = spawnSync('script', ['-qec', inner, '/dev/null'], { encoding: 'utf8', input: 'n\n', timeout: HANG_MS, killSignal: 'SIGKILL' })
+      assert.equal(r.signal, null, ctx(r))
+      for (const line of ['sandspawn: sandbox denied this command', 'Run again without the sandbox? [y/N]']) {
+        assert.ok(printedReadably(r.stdout, line), `after ${trap}: ${JSON.stringify(r.stdout)}`)
+      }
+      assert.equal(fs.existsSync(path.join(out, 'f')), false)
+    } finally {
+      fs.rmSync(out, { recursive: true, force: true })
     }
-    assert.equal(fs.existsSync(path.join(out, 'f')), false)
-    fs.rmSync(out, { recursive: true })
   }
 })
 
