@@ -223,4 +223,19 @@ describe('the Landlock mode below ABI 6 (no signal scope): the supervisor cannot
     assert.equal(r.status, 0, show(r))
     assert.deepEqual(processesMatching(arg), [], 'the daemon outlived the run')
   })
+
+  test('nor can the kernel be made to signal it: a descriptor owned by the supervisor (F_SETOWN) is refused', (t) => {
+    // Found by a review of the first fix: fcntl(F_SETOWN, supervisor) on a pipe with O_ASYNC, then a
+    // write, and the kernel sent the supervisor SIGIO (it died), or with F_SETSIG a SIGSTOP.
+    const arg = marker(313)
+    t.after(() => reap(arg))
+    const py = 'import fcntl, os, sys\nr, w = os.pipe()\ntry:\n    fcntl.fcntl(r, fcntl.F_SETOWN, int(sys.argv[1]))\nexcept PermissionError:\n    print("setown-refused")\nfcntl.fcntl(r, fcntl.F_SETFL, os.O_ASYNC)\nos.write(w, b"x")\n'
+    const script = `setsid sleep ${arg} </dev/null >/dev/null 2>&1 & sleep 0.2; python3 -c '${py}' $PPID; sleep 0.3; echo alive`
+    const r = require('node:child_process').spawnSync(HELPER, ['v1', '--landlock=5', '--sockets=none', '--ll-list=/', ...reads, '--ll-write=/dev/null', '--', 'sh', '-c', script], { encoding: 'utf8', timeout: 30000 })
+    if (/Landlock ABI is [0-4],/.test(r.stderr)) return t.skip(`this kernel has no Landlock ABI 5: ${r.stderr.trim()}`)
+    assert.equal(r.signal, null, show(r))
+    assert.match(r.stdout, /setown-refused\nalive/, show(r))
+    assert.equal(r.status, 0, show(r))
+    assert.deepEqual(processesMatching(arg), [], 'the daemon outlived the run')
+  })
 })

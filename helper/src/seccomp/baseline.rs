@@ -1,7 +1,7 @@
 //! What the filters refuse: the reviewed baseline every plan gets, the socket rule of the
 //! policy, and the tracing rules of the Landlock mode. Each baseline entry says why it is there.
 
-use super::filter::{Check, Filter, Sockets, Tracing, AF_UNIX, CLONE_NEW_MASK, OFF_ARG0_LO, OFF_ARG1_LO, RET_ENOSYS, RET_EPERM, TIOCLINUX, TIOCSTI};
+use super::filter::{Check, Filter, Sockets, Tracing, AF_UNIX, CLONE_NEW_MASK, FIOSETOWN, F_SETOWN, F_SETOWN_EX, OFF_ARG0_LO, OFF_ARG1_LO, RET_ENOSYS, RET_EPERM, SIOCSPGRP, TIOCLINUX, TIOCSTI};
 use super::syscalls::Sys;
 
 /// The baseline every plan gets, whatever its network and sockets: syscalls a command never needs
@@ -51,7 +51,10 @@ pub fn rules(f: Filter) -> Vec<(Sys, Check)> {
         Sockets::NotUnix => rules.push((Sys::Socket, Check::ArgIs(OFF_ARG0_LO, AF_UNIX))),
         Sockets::All => {}
     }
-    rules.extend(BASELINE.iter().map(|(sys, check, _)| (*sys, *check)));
+    // With a shield, the baseline's terminal ioctls plus those that make the kernel signal a
+    // process (see `shield`): one rule per syscall.
+    let ioctl = Check::ArgIn(OFF_ARG1_LO, &[TIOCSTI, TIOCLINUX, FIOSETOWN, SIOCSPGRP]);
+    rules.extend(BASELINE.iter().map(|(sys, check, _)| (*sys, if *sys == Sys::Ioctl && f.shield.is_some() { ioctl } else { *check })));
     if f.tracing == Tracing::Denied {
         for sys in [Sys::Ptrace, Sys::ProcessVmReadv, Sys::ProcessVmWritev, Sys::PidfdGetfd] {
             rules.push((sys, Check::Ret(RET_EPERM)));
@@ -67,8 +70,13 @@ pub fn rules(f: Filter) -> Vec<(Sys, Check)> {
 /// forms), not to its process group (`kill(-pid)`: it leads its own), not as one of "every process
 /// I may signal" (`kill(-1)`), not through a pidfd (`pidfd_open` of it; `pidfd_send_signal` is
 /// refused whole, since a `/proc/PID` directory descriptor serves as a pidfd and seccomp cannot tell
-/// whose it is). The C libraries and runtimes fall back to `kill` without pidfds.
-fn shield(pid: u32) -> [(Sys, Check); 7] {
+/// whose it is). The C libraries and runtimes fall back to `kill` without pidfds. Nor from the
+/// kernel on the command's behalf: a descriptor's owner (`F_SETOWN`, `F_SETOWN_EX`, and the ioctl
+/// forms above) is signalled when it is ready, with any signal `F_SETSIG` chose, SIGSTOP included
+/// (found by a review of this shield); those are refused whole (`F_SETOWN_EX` passes a pointer
+/// seccomp cannot read). Nor its limits: `prlimit` of a process of the same user is allowed, and a
+/// CPU limit of one second ends it with SIGXCPU.
+fn shield(pid: u32) -> [(Sys, Check); 9] {
     let by_pid = Check::ArgIs(OFF_ARG0_LO, pid);
     [
         (Sys::Kill, Check::ArgAmong(OFF_ARG0_LO, [pid, pid.wrapping_neg(), u32::MAX])),
@@ -78,6 +86,8 @@ fn shield(pid: u32) -> [(Sys, Check); 7] {
         (Sys::RtTgsigqueueinfo, by_pid),
         (Sys::PidfdOpen, by_pid),
         (Sys::PidfdSendSignal, Check::Ret(RET_EPERM)),
+        (Sys::Fcntl, Check::ArgAmong(OFF_ARG1_LO, [F_SETOWN, F_SETOWN_EX, F_SETOWN])),
+        (Sys::Prlimit64, by_pid),
     ]
 }
 

@@ -48,6 +48,8 @@ pub enum Sys {
     RtTgsigqueueinfo,
     PidfdOpen,
     PidfdSendSignal,
+    Fcntl,
+    Prlimit64,
 }
 
 impl Sys {
@@ -97,6 +99,8 @@ impl Sys {
             Sys::RtTgsigqueueinfo => (297, 240),
             Sys::PidfdOpen => (434, 434),
             Sys::PidfdSendSignal => (424, 424),
+            Sys::Fcntl => (72, 25),
+            Sys::Prlimit64 => (302, 261),
         };
         match arch {
             Arch::X86_64 => x86_64,

@@ -7,14 +7,14 @@ const X86: u32 = 0xc000_003e;
 const ARM: u32 = 0xc000_00b7;
 const ARCHES: [(Arch, u32); 2] = [(Arch::X86_64, X86), (Arch::Aarch64, ARM)];
 const ALL_SOCKETS: [Sockets; 4] = [Sockets::None, Sockets::UnixOnly, Sockets::NotUnix, Sockets::All];
-const ALL_SYS: [Sys; 43] = [
+const ALL_SYS: [Sys; 45] = [
     Sys::Socket, Sys::Ioctl, Sys::Clone, Sys::Clone3, Sys::Unshare, Sys::Setns, Sys::Keyctl, Sys::AddKey, Sys::RequestKey,
     Sys::Bpf, Sys::PerfEventOpen, Sys::Userfaultfd, Sys::IoUringSetup, Sys::IoUringEnter, Sys::IoUringRegister,
     Sys::NameToHandleAt, Sys::OpenByHandleAt, Sys::Mount, Sys::Umount2, Sys::PivotRoot, Sys::OpenTree, Sys::MoveMount,
     Sys::Fsopen, Sys::Fsconfig, Sys::Fsmount, Sys::Fspick, Sys::MountSetattr, Sys::KexecLoad, Sys::KexecFileLoad,
     Sys::InitModule, Sys::FinitModule, Sys::DeleteModule, Sys::Ptrace, Sys::ProcessVmReadv, Sys::ProcessVmWritev,
     Sys::PidfdGetfd, Sys::Kill, Sys::Tkill, Sys::Tgkill, Sys::RtSigqueueinfo, Sys::RtTgsigqueueinfo, Sys::PidfdOpen,
-    Sys::PidfdSendSignal,
+    Sys::PidfdSendSignal, Sys::Fcntl, Sys::Prlimit64,
 ];
 
 fn filters() -> Vec<Filter> {
@@ -35,7 +35,7 @@ fn encoding_is_8_bytes_native_endian() {
 #[test]
 fn native_numbers_are_the_c_librarys() {
     let Some(arch) = Arch::native() else { return };
-    let libc_numbers: [(Sys, libc::c_long); 43] = [
+    let libc_numbers: [(Sys, libc::c_long); 45] = [
         (Sys::Socket, libc::SYS_socket), (Sys::Ioctl, libc::SYS_ioctl), (Sys::Clone, libc::SYS_clone), (Sys::Clone3, libc::SYS_clone3),
         (Sys::Unshare, libc::SYS_unshare), (Sys::Setns, libc::SYS_setns), (Sys::Keyctl, libc::SYS_keyctl), (Sys::AddKey, libc::SYS_add_key),
         (Sys::RequestKey, libc::SYS_request_key), (Sys::Bpf, libc::SYS_bpf), (Sys::PerfEventOpen, libc::SYS_perf_event_open),
@@ -50,7 +50,7 @@ fn native_numbers_are_the_c_librarys() {
         (Sys::PidfdGetfd, libc::SYS_pidfd_getfd), (Sys::Kill, libc::SYS_kill), (Sys::Tkill, libc::SYS_tkill),
         (Sys::Tgkill, libc::SYS_tgkill), (Sys::RtSigqueueinfo, libc::SYS_rt_sigqueueinfo),
         (Sys::RtTgsigqueueinfo, libc::SYS_rt_tgsigqueueinfo), (Sys::PidfdOpen, libc::SYS_pidfd_open),
-        (Sys::PidfdSendSignal, libc::SYS_pidfd_send_signal),
+        (Sys::PidfdSendSignal, libc::SYS_pidfd_send_signal), (Sys::Fcntl, libc::SYS_fcntl), (Sys::Prlimit64, libc::SYS_prlimit64),
     ];
     for (sys, nr) in libc_numbers {
         assert_eq!(sys.number(arch) as libc::c_long, nr, "{sys:?}");
@@ -205,5 +205,17 @@ fn the_shield_refuses_every_way_to_signal_the_supervisor_and_nothing_else() {
         assert_eq!(verdict(&shielded, Sys::Kill, 0), RET_ALLOW, "the command's own group");
         assert_eq!(verdict(&shielded, Sys::Kill, (sup + 1).wrapping_neg()), RET_ALLOW, "another group");
         assert_eq!(verdict(&shielded, Sys::PidfdSendSignal, 3), RET_EPERM, "any pidfd");
+        assert_eq!(verdict(&shielded, Sys::Prlimit64, sup), RET_EPERM, "its limits");
+        assert_eq!(verdict(&shielded, Sys::Prlimit64, 0), RET_ALLOW, "the command's own limits");
+        // The kernel signals a descriptor's owner: no owner can be set (fcntl's and ioctl's forms).
+        let second = |p: &[Insn], sys: Sys, arg1: u32| run(p, audit, sys.number(arch), [3, u64::from(arg1)]);
+        for (sys, request) in [(Sys::Fcntl, 8), (Sys::Fcntl, 15), (Sys::Ioctl, 0x8901), (Sys::Ioctl, 0x8902), (Sys::Ioctl, TIOCSTI)] {
+            assert_eq!(second(&shielded, sys, request), RET_EPERM, "{sys:?} {request:#x}");
+        }
+        for (sys, request) in [(Sys::Fcntl, 1), (Sys::Fcntl, 10), (Sys::Ioctl, 0x5401)] {
+            assert_eq!(second(&shielded, sys, request), RET_ALLOW, "{sys:?} {request:#x}");
+        }
+        assert_eq!(second(&open, Sys::Fcntl, 8), RET_ALLOW, "F_SETOWN without the shield");
+        assert_eq!(second(&open, Sys::Ioctl, 0x8901), RET_ALLOW, "FIOSETOWN without the shield");
     }
 }
