@@ -321,7 +321,7 @@ test('--ask: what the command printed cannot hide the question to run again with
   // A fake question, then conceal (or a window-title string left open, or line drawing): the real
   // question was invisible, and the "y" meant for the fake one ran the command unsandboxed.
   const { printedReadably } = require('./fixtures/screen-state')
-  for (const trap of ['\\033[8m', '\\033]2;', '\\033(0']) {
+  for (const trap of ['\\033[8m', '\\033]2;', '\\033(0', '\\033]10;#000000\\007\\033]11;#000000\\007']) {
     const out = tmp('ask-spoof')
     try {
       const cmd = `printf 'Re-run the failed tests? [y/N] ${trap}'; echo x > ${out}/f`

@@ -15,9 +15,10 @@ const { terminalReset } = require('./terminal-reset')
 class NetworkPrompt {
   /**
    * `input`: the terminal (a tty ReadStream); `write(stream, data)`: how output reaches the screen;
-   * `reset`: what ends any state the command's output left the screen in (see ./terminal-reset).
+   * `reset()`: what ends any state the command's output left the screen in (see ./terminal-reset),
+   * asked at each question: it depends on what the output did so far.
    */
-  constructor({ input = process.stdin, write, reset = terminalReset() }) {
+  constructor({ input = process.stdin, write, reset = () => terminalReset() }) {
     this.input = input
     this.write = write
     this.reset = reset
@@ -50,7 +51,7 @@ class NetworkPrompt {
     this.asking = true
     try {
       const lead = this.atLineStart ? '' : '\n'
-      this.write('stderr', Buffer.from(`${this.reset}${lead}sandspawn: allow ${printable(host)}:${port} for this run? [y/N/a] `))
+      this.write('stderr', Buffer.from(`${this.reset()}${lead}sandspawn: allow ${printable(host)}:${port} for this run? [y/N/a] `))
       const key = await this.key()
       const choice = key === 'y' || key === 'Y' ? 'yes' : key === 'a' || key === 'A' ? 'all' : 'no'
       this.write('stderr', Buffer.from(`${choice === 'no' ? 'n' : choice === 'all' ? 'a' : 'y'}\n`))

@@ -29,7 +29,11 @@ async function run(command, values) {
     if (target) target.kill('SIGPIPE')
   })
   if (!json) {
-    options.onOutput = (chunk) => (chunk.stream === 'stdout' ? out.writeStdout(chunk.data) : process.stderr.write(chunk.data))
+    const { observe } = require('./terminal-reset')
+    options.onOutput = (chunk) => {
+      observe(chunk.data)
+      return chunk.stream === 'stdout' ? out.writeStdout(chunk.data) : process.stderr.write(chunk.data)
+    }
   }
   const sandspawn = loadSandspawn()
   const stdinIsTerminal = isatty(0)

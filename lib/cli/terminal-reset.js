@@ -14,9 +14,27 @@
 
 const RESET = '\x18\x1b\\\x1b[0m\x1b(B\x0f'
 
-/** The reset to write before sandspawn's own text on `stream`: only where that is a terminal. */
-function terminalReset(stream = process.stderr) {
-  return stream && stream.isTTY ? RESET : ''
+// The default colours themselves can be redefined (OSC 10/11: foreground and background, 12 the
+// cursor's, 17/19 the selection's): black on black hid the real question as well (found by a review
+// of this reset). They are set back (OSC 110...119) only after output that redefined them, since a
+// user's own theme may have set them too (base16-shell does).
+const COLOURS = /(?:\x1b\]|\x9d)(?:1[0-9]|4|5)(?:;|\x07|\x1b)/
+const COLOUR_RESET = '\x1b]110\x07\x1b]111\x07\x1b]112\x07\x1b]117\x07\x1b]119\x07'
+
+let coloursRedefined = false
+let tail = ''
+
+/** Note what the command's output (`data`, a Buffer or string) did to the terminal's colours. */
+function observe(data) {
+  const text = tail + Buffer.from(data).toString('latin1')
+  if (COLOURS.test(text)) coloursRedefined = true
+  tail = text.slice(-6)
 }
 
-module.exports = { terminalReset, RESET }
+/** The reset to write before sandspawn's own text on `stream`: only where that is a terminal. */
+function terminalReset(stream = process.stderr) {
+  if (!stream || !stream.isTTY) return ''
+  return RESET + (coloursRedefined ? COLOUR_RESET : '')
+}
+
+module.exports = { terminalReset, observe, RESET, COLOUR_RESET }
