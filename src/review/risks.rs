@@ -169,9 +169,18 @@ impl<'a> Judge<'a> {
             let detail = format!("a git repository was created in the change set; git run in this directory on the host would use its configuration and hooks{}", keys_detail(&keys));
             return Some(risk(self.root.join(dot_git), RiskKind::RepositoryCreated, detail));
         }
-        let rest = &parts[k + 1..];
         let file: PathBuf = parts.iter().collect();
-        self.git_dir_content(change, &file, rest, &dot_git)
+        // Below the innermost git directory that holds the change, found by what it holds (a
+        // submodule's name may hold slashes: `modules/vendor/objects` is one, whose `config` is no
+        // object); levels[j + 1] is the directory parts[..=j].
+        let inner = (k + 1..parts.len().saturating_sub(1)).rev().find(|&j| self.levels[j + 1].git != GitDir::No);
+        match inner {
+            Some(j) => {
+                let git_dir: PathBuf = parts[..=j].iter().collect();
+                self.git_dir_content(change, &file, &parts[j + 1..], &git_dir)
+            }
+            None => self.git_dir_content(change, &file, &parts[k + 1..], &dot_git),
+        }
     }
 
     /// A change at `file` (`rest` below the git directory `git_dir`), judged as `git_layout` says.

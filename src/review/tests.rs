@@ -181,6 +181,38 @@ fn host_repo(f: &mut Fixture) {
     begin_now(f);
 }
 
+/// Found by a review of the git directory rules: a submodule's name may hold a slash, so the git
+/// directory of a submodule named `vendor/objects` is `.git/modules/vendor/objects`, and its config
+/// was judged as `objects/config` below a one-word name: plain data, applied, and the host's next
+/// `git status` in the superproject ran its fsmonitor. A change is judged below the innermost git
+/// directory that holds it, found by what it holds, not by name.
+#[test]
+fn a_submodule_git_directory_is_found_by_its_content_whatever_its_name() {
+    use crate::planted::RiskKind;
+    for (kept_on_host, name) in [(true, "vendor/objects"), (false, "vendor/objects"), (true, "a/refs/b"), (true, "m")] {
+        let mut f = fixture();
+        host_repo(&mut f);
+        let sub = format!(".git/modules/{name}");
+        let make = |base: &Path| {
+            for d in ["objects", "refs"] {
+                std::fs::create_dir_all(base.join(&sub).join(d)).unwrap();
+            }
+            std::fs::write(base.join(&sub).join("HEAD"), "ref: refs/heads/main\n").unwrap();
+        };
+        if kept_on_host {
+            make(&f.ws);
+        } else {
+            make(&f.set.upper(0));
+        }
+        put(&f.set.upper(0), &format!("{sub}/config"), "[core]\n\tfsmonitor = \"touch /tmp/x; false\"\n");
+        put(&f.set.upper(0), &format!("{sub}/objects/ab/cdef"), "blob");
+        let want = format!("/{sub}/config");
+        let risks = risks_of(&f);
+        assert!(risks.iter().any(|(p, k)| p == &want && *k != RiskKind::ScanIncomplete), "{name} ({kept_on_host}): {risks:?}");
+        assert!(!risks.iter().any(|(p, _)| p.ends_with("cdef")), "{name}: its objects are data: {risks:?}");
+    }
+}
+
 #[test]
 fn every_git_directory_change_but_plain_data_is_a_risk() {
     use crate::planted::RiskKind;
