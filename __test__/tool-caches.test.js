@@ -319,6 +319,26 @@ test("no run reads sandspawn's stores: another workspace's cache writes, or a ch
   assert.equal(fs.readFileSync(path.join(sets, 'planted-set', 'content'), 'utf8'), 'CHANGE-SET-CONTENT\n', 'the host still has it')
 })
 
+test('a store that does not exist yet when a run starts is covered all the same', { skip: !linux }, async (t) => {
+  // Found by a review of the cover: only stores that existed were covered, so a run planned before
+  // the first review run made the change sets' store read the sets written while it lived.
+  const s = setup()
+  const sets = path.join(path.dirname(s.ws), 'later-change-sets')
+  const was = process.env.SANDSPAWN_CHANGE_SET_DIR
+  process.env.SANDSPAWN_CHANGE_SET_DIR = sets
+  t.after(() => (was === undefined ? delete process.env.SANDSPAWN_CHANGE_SET_DIR : (process.env.SANDSPAWN_CHANGE_SET_DIR = was)))
+  const { startSandboxed } = require('..')
+  const look = `while [ ! -e ${s.ws}/go ]; do sleep 0.05; done; cat ${sets}/cs-later/secret 2>/dev/null; ls -A ${sets}; true`
+  const p = await startSandboxed(['sh', '-c', look], { cwd: s.ws, sandbox: 'workspace-write', env: s.env, timeout: 60000 })
+  // What a review run in another workspace writes while this one lives.
+  fs.mkdirSync(path.join(sets, 'cs-later'), { recursive: true, mode: 0o700 })
+  fs.writeFileSync(path.join(sets, 'cs-later', 'secret'), 'ANOTHER-WORKSPACE\n')
+  fs.writeFileSync(path.join(s.ws, 'go'), '')
+  const r = await p.wait()
+  assert.equal(r.exitCode, 0, r.stderr)
+  assert.equal(r.stdout, '', 'the run read a store made after it started')
+})
+
 /** A registry on loopback serving these packages (packuments and tarballs): npm downloads from it
  * through the run's proxy and caches what it fetched, as from the real registry. */
 async function localRegistry(s, names) {

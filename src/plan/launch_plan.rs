@@ -80,7 +80,7 @@ pub struct PlanRequest<'a> {
     pub rlimits: &'a [sandspawn_helper::rlimit::Rlimit],
     /// sandspawn's own files (`own_files`), which the plan keeps where they are and read-only.
     pub own_files: &'a [PathBuf],
-    /// sandspawn's stores on the host (`stores::existing`), covered in a bwrap sandbox.
+    /// sandspawn's stores on the host (`stores::to_cover`), covered in a bwrap sandbox.
     pub stores: &'a [PathBuf],
     /// macOS with a `NetworkPolicy`: the run's proxy on the host's loopback (bound by the runner
     /// before the plan, `network::loopback`); its port goes into the profile, its URL with the

@@ -12,16 +12,27 @@ use std::path::PathBuf;
 
 use crate::policy::ResolvedPolicy;
 
-/// The stores to cover in a sandbox for `policy`, whose command gets `env`: those that exist
-/// (canonical), not inside another. The plan leaves out those hidden already (under a `denyRead`
-/// or a private `/tmp`). Read here, from the host process's environment and file system, and
-/// passed to the plan (`PlanRequest::stores`), which stays a function of its request.
-pub fn existing(policy: &ResolvedPolicy, env: &std::collections::BTreeMap<String, String>) -> Vec<PathBuf> {
+/// The stores to cover in a sandbox for `policy`, whose command gets `env`: canonical, not inside
+/// another. The plan leaves out those hidden already (under a `denyRead` or a private `/tmp`).
+/// Read here, from the host process's environment and file system, and passed to the plan
+/// (`PlanRequest::stores`), which stays a function of its request.
+///
+/// The host process's stores are made (mode 0700, as their first use makes them) when they do not
+/// exist yet: a run planned before the first review run made the change sets' store read the sets
+/// that run wrote while it lived (found by a review of this cover). Another environment's store is
+/// covered when it exists.
+pub fn to_cover(policy: &ResolvedPolicy, env: &std::collections::BTreeMap<String, String>) -> Vec<PathBuf> {
     // The caches' root as resolved for the run, as the run's environment names it, and as the
     // host process's does (where this process's other runs keep theirs); the change sets' root is
     // the host process's.
     let host_env: std::collections::BTreeMap<String, String> = std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?))).collect();
-    let candidates = [policy.tool_caches.root.clone(), crate::tool_caches::store::root(env), crate::tool_caches::store::root(&host_env), crate::review::store::root()];
+    let host_stores = [crate::tool_caches::store::root(&host_env), crate::review::store::root()];
+    for store in host_stores.iter().flatten().filter(|s| !s.exists()) {
+        use std::os::unix::fs::DirBuilderExt;
+        // A failure leaves nothing to cover (a home that cannot be written holds no store either).
+        let _ = std::fs::DirBuilder::new().recursive(true).mode(0o700).create(store);
+    }
+    let candidates = [policy.tool_caches.root.clone(), crate::tool_caches::store::root(env)].into_iter().chain(host_stores);
     let mut out: Vec<PathBuf> = candidates
         .into_iter()
         .flatten()
