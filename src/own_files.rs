@@ -53,6 +53,13 @@ fn collect(package_dir: Option<&Path>, addon: Option<&Path>) -> Vec<PathBuf> {
             }
         }
     }
+    if let (Some(pkg), Some(addon_dir)) = (package_dir, addon.and_then(Path::parent)) {
+        for dir in link_holders(pkg, addon_dir) {
+            if !out.contains(&dir) {
+                out.push(dir);
+            }
+        }
+    }
     // A directory kept whole covers the entries listed inside it (the addon, in a package that
     // ships it beside `binding.js`).
     let whole: Vec<PathBuf> = out.iter().filter(|p| installed(p)).cloned().collect();
@@ -68,6 +75,37 @@ fn entries<'a>(dir: &'a Path, names: &'static [&'static str]) -> Box<dyn Iterato
     } else {
         Box::new(names.iter().map(move |e| dir.join(e)))
     }
+}
+
+/// The `node_modules` directories of pnpm's store to keep whole because Node reaches the platform
+/// package (`addon_dir`, installed) from the package (`package_dir`) through a link in them: in
+/// pnpm's layout `.pnpm/sandspawn@V/node_modules/sandspawn-linux-x64-gnu` is a symlink beside the
+/// package, in neither directory kept whole, and a run that replaced it with a directory of its
+/// own had the host's next `require` load that (found by a review of the whole-package rule).
+/// Node looks in `A/node_modules` for every ancestor `A` of the package not named `node_modules`,
+/// nearest first; the first entry there is what it loads. A link in a `node_modules` of the user's
+/// (not pnpm's store) cannot be kept without making that whole directory read-only: not done
+/// (README, "Not covered").
+fn link_holders(package_dir: &Path, addon_dir: &Path) -> Vec<PathBuf> {
+    if !installed(addon_dir) || addon_dir.starts_with(package_dir) {
+        return Vec::new();
+    }
+    let Some(name) = package_name(addon_dir) else { return Vec::new() };
+    for a in package_dir.ancestors().filter(|a| a.file_name() != Some(std::ffi::OsStr::new("node_modules"))) {
+        let entry = a.join("node_modules").join(&name);
+        let Ok(meta) = entry.symlink_metadata() else { continue };
+        let holder = entry.parent().map(Path::to_path_buf).unwrap_or_default();
+        let in_pnpm_store = holder.ancestors().any(|d| d.file_name() == Some(std::ffi::OsStr::new(".pnpm")));
+        return if meta.file_type().is_symlink() && in_pnpm_store { vec![holder] } else { Vec::new() };
+    }
+    Vec::new()
+}
+
+/// The name an installed package is required by: `NAME` or `@SCOPE/NAME`.
+fn package_name(dir: &Path) -> Option<PathBuf> {
+    let name = dir.file_name()?;
+    let parent = dir.parent()?.file_name()?;
+    Some(if parent.to_str()?.starts_with('@') { Path::new(parent).join(name) } else { PathBuf::from(name) })
 }
 
 /// Whether `dir` is a package in a `node_modules` directory (`node_modules/NAME` or
@@ -131,5 +169,29 @@ mod tests {
         std::fs::create_dir_all(&scoped_checkout).unwrap();
         std::fs::write(scoped_checkout.join("index.js"), "").unwrap();
         assert_eq!(collect(Some(&scoped_checkout), None), vec![scoped_checkout.join("index.js")]);
+    }
+
+    #[test]
+    fn pnpm_s_link_to_the_platform_package_is_kept_by_its_directory() {
+        let t = tempfile::tempdir().unwrap();
+        let store = t.path().canonicalize().unwrap().join("node_modules/.pnpm");
+        let beside = store.join("sandspawn@0.1.0/node_modules");
+        let (pkg, platform) = (beside.join("sandspawn"), store.join("sandspawn-linux-x64-gnu@0.1.0/node_modules/sandspawn-linux-x64-gnu"));
+        for d in [&pkg, &platform] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        std::os::unix::fs::symlink(&platform, beside.join("sandspawn-linux-x64-gnu")).unwrap();
+        let addon = platform.join("sandspawn.linux-x64-gnu.node");
+        std::fs::write(&addon, "").unwrap();
+        assert_eq!(collect(Some(&pkg), Some(&addon)), vec![pkg.clone(), platform.clone(), beside.clone()]);
+        // npm's flat layout: the platform package is a directory beside the package, kept whole.
+        let flat = t.path().canonicalize().unwrap().join("flat/node_modules");
+        let (pkg, platform) = (flat.join("sandspawn"), flat.join("sandspawn-linux-x64-gnu"));
+        for d in [&pkg, &platform] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        let addon = platform.join("sandspawn.linux-x64-gnu.node");
+        std::fs::write(&addon, "").unwrap();
+        assert_eq!(collect(Some(&pkg), Some(&addon)), vec![pkg, platform]);
     }
 }

@@ -115,6 +115,31 @@ describe("sandspawn's own package cannot be changed by a run (issue 28)", () => 
     assert.ok(fs.existsSync(path.join(tree.ws, 'created-by-the-run')), 'the rest of the workspace stays writable')
   })
 
+  test("pnpm's layout: the link beside the package through which Node finds the platform package cannot be replaced", (t) => {
+    // Found by a review of the whole-package rule: in pnpm's store the platform package is reached
+    // through a symlink beside the package, in neither directory kept whole.
+    const tree = tempTree(t)
+    const store = path.join(tree.ws, 'node_modules', '.pnpm')
+    const plat = `sandspawn-${ADDON.split('.')[1]}`
+    const beside = path.join(store, 'sandspawn@0.1.0', 'node_modules')
+    const pkg = path.join(beside, 'sandspawn')
+    const platform = path.join(store, `${plat}@0.1.0`, 'node_modules', plat)
+    install(pkg)
+    fs.mkdirSync(platform, { recursive: true })
+    for (const f of [ADDON, 'sandspawn-helper', 'sandspawn-bwrap', 'sandspawn-bwrap.sha256']) fs.renameSync(path.join(pkg, f), path.join(platform, f))
+    const { version } = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'))
+    fs.writeFileSync(path.join(platform, 'package.json'), JSON.stringify({ name: plat, version, main: ADDON }))
+    fs.symlinkSync(platform, path.join(beside, plat))
+    const link = path.join(beside, plat)
+    const attack = `rm ${link} 2>/dev/null && mkdir ${link} && echo '{"main":"evil.js"}' > ${link}/package.json && echo DONE`
+    const r = runWith(pkg, `${attack}; mv ${link} ${link}.moved 2>/dev/null && echo DONE-mv; true`, tree.ws, 'workspace-write')
+    assert.equal(r.error, undefined, r.message)
+    assert.doesNotMatch(r.stdout, /DONE/, show(r))
+    assert.equal(fs.readlinkSync(link), platform)
+    const again = runWith(pkg, 'echo ok', tree.ws, 'workspace-write')
+    assert.equal(again.stdout, 'ok\n', show(again))
+  })
+
   test('a writable root inside the package is refused, naming it', (t) => {
     const tree = tempTree(t)
     const pkg = path.join(tree.ws, 'node_modules', 'sandspawn')
