@@ -95,16 +95,18 @@ function unprivilegedPass() {
   const home = fs.mkdtempSync('/var/tmp/sandspawn-test-user-')
   fs.chownSync(home, uid, uid)
   const env = { PATH: process.env.PATH, HOME: home, SANDSPAWN_TOOL_CACHE_DIR: path.join(home, 'tool-caches') }
+  let r
   try {
     console.log(`\n=== ${name}, in a copy it can read: ${copy} ===`)
     const [cmd, args] = otherUser.asUser(uid, ['--test', '--test-concurrency=1', '__test__/security/'])
-    const r = spawnSync(cmd, args, { cwd: copy, stdio: 'inherit', env })
-    if (r.status !== 0) {
-      console.error(`\nnpm test: step "${name}" failed (${r.error ? r.error.message : `exit ${r.status}`})`)
-      process.exit(1)
-    }
+    r = spawnSync(cmd, args, { cwd: copy, stdio: 'inherit', env })
   } finally {
+    // Also when the step failed: process.exit would skip a finally, and the home stayed behind.
     spawnSync('chmod', ['-R', 'u+rwx', home])
     fs.rmSync(home, { recursive: true, force: true })
+  }
+  if (r.status !== 0) {
+    console.error(`\nnpm test: step "${name}" failed (${r.error ? r.error.message : `exit ${r.status}`})`)
+    process.exit(1)
   }
 }
