@@ -170,7 +170,7 @@ test('a throwing onOutput callback: the run completes and a process warning is e
     assert.ok(calls >= 2)
     const r2 = await run(['echo', 'async'], { onOutput: async () => Promise.reject(new Error('async boom')) })
     assert.equal(r2.stdout, 'async\n')
-    assert.ok(await waitFor(() => warnings.some((w) => /async boom/.test(w.message)), 1000))
+    assert.ok(await waitFor(() => warnings.some((w) => /async boom/.test(w.message)), 30000))
     assert.ok(warnings.some((w) => /callback boom/.test(w.message)), `no warning: ${warnings.map((w) => w.message)}`)
   } finally {
     process.off('warning', onWarning)

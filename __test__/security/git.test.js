@@ -199,6 +199,6 @@ describe('.git creation where there is none', () => {
     assert.ok(risk && risk.kind === 'repository-created' && /moved aside/.test(risk.detail), JSON.stringify(r.hostRisks))
     if (HAS_GIT) spawnSync('git', ['-C', tree.ws, 'status'], { stdio: 'ignore' })
     assert.equal(fs.existsSync(marker), false, "the host's git ran the planted fsmonitor")
-    if (!tmpGitBefore.exists) assert.ok(await waitFor(() => !snapshot('/tmp/.git').exists, 3000), 'a /tmp/.git was left behind')
+    if (!tmpGitBefore.exists) assert.ok(await waitFor(() => !snapshot('/tmp/.git').exists, 30000), 'a /tmp/.git was left behind')
   })
 })

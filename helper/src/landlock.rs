@@ -78,7 +78,11 @@ pub fn ruleset_attr_size(abi: u32) -> usize {
 
 /// Guarantees of the bwrap mode that the Landlock mode at `abi` does not give (`notEnforced`).
 pub fn not_enforced(abi: u32) -> Vec<&'static str> {
-    let mut out = vec!["pid-isolation", "ipc-isolation", "private-proc"];
+    // `file-modes` and `file-times`: Landlock does not govern them, and the filter cannot tell a
+    // path in a writable root from another; refusing them would break `git init` (which gives its
+    // config's lock file the config's mode), `touch`, `tar`. The set-ID bits, owners and extended
+    // attributes are refused by the filter instead.
+    let mut out = vec!["pid-isolation", "ipc-isolation", "private-proc", "file-modes", "file-times"];
     if abi < 5 {
         out.push("device-ioctl");
     }
@@ -114,6 +118,6 @@ mod tests {
     fn not_enforced_shrinks_with_newer_abis() {
         assert!(not_enforced(3).contains(&"signal-scope") && not_enforced(3).contains(&"device-ioctl"));
         assert!(!not_enforced(5).contains(&"device-ioctl") && not_enforced(5).contains(&"signal-scope"));
-        assert_eq!(not_enforced(7), ["pid-isolation", "ipc-isolation", "private-proc"]);
+        assert_eq!(not_enforced(7), ["pid-isolation", "ipc-isolation", "private-proc", "file-modes", "file-times"]);
     }
 }

@@ -1,7 +1,7 @@
 //! What the filters refuse: the reviewed baseline every plan gets, the socket rule of the
 //! policy, and the tracing rules of the Landlock mode. Each baseline entry says why it is there.
 
-use super::filter::{Check, Filter, Sockets, Tracing, AF_UNIX, CLONE_NEW_MASK, FIOSETOWN, F_SETOWN, F_SETOWN_EX, OFF_ARG0_LO, OFF_ARG1_LO, RET_ENOSYS, RET_EPERM, SIOCSPGRP, TIOCLINUX, TIOCSTI};
+use super::filter::{Check, Filter, Sockets, Tracing, AF_UNIX, CLONE_NEW_MASK, FIOSETOWN, F_SETOWN, F_SETOWN_EX, OFF_ARG0_LO, OFF_ARG1_LO, OFF_ARG2_LO, RET_ENOSYS, RET_EPERM, SET_ID_BITS, SIOCSPGRP, TIOCLINUX, TIOCSTI};
 use super::syscalls::Sys;
 
 /// The baseline every plan gets, whatever its network and sockets: syscalls a command never needs
@@ -42,6 +42,31 @@ pub const BASELINE: &[(Sys, Check, &str)] = &[
     (Sys::DeleteModule, Check::Ret(RET_EPERM), "unloading kernel code"),
 ];
 
+/// What the Landlock mode's filter adds (it is the mode `Tracing::Denied` marks): what Landlock
+/// does not govern (up to ABI 7) but a mount namespace did, for a command that shares the host's
+/// file system and processes (found by an attacker's review). Each: the syscall, the check, why.
+pub const LANDLOCK_GAPS: &[(Sys, Check, &str)] = &[
+    // Modes: only the set-ID bits. Refusing chmod whole broke `git init` and every `git config`
+    // (git gives the lock file the config's mode); the rest is reported (`file-modes`).
+    (Sys::Chmod, Check::ArgMask(OFF_ARG1_LO, SET_ID_BITS), "Landlock does not govern modes: as root, a command could make any binary of the host setuid or setgid"),
+    (Sys::Fchmod, Check::ArgMask(OFF_ARG1_LO, SET_ID_BITS), "set-ID modes (as chmod): a descriptor opened for reading is enough"),
+    (Sys::Fchmodat, Check::ArgMask(OFF_ARG2_LO, SET_ID_BITS), "set-ID modes (as chmod)"),
+    (Sys::Fchmodat2, Check::ArgMask(OFF_ARG2_LO, SET_ID_BITS), "set-ID modes (as chmod)"),
+    (Sys::Chown, Check::Ret(RET_EPERM), "Landlock does not govern owners: as root (a container) any file of the host could be given away"),
+    (Sys::Fchown, Check::Ret(RET_EPERM), "owners (as chown)"),
+    (Sys::Lchown, Check::Ret(RET_EPERM), "owners (as chown)"),
+    (Sys::Fchownat, Check::Ret(RET_EPERM), "owners (as chown)"),
+    (Sys::Setxattr, Check::Ret(RET_EPERM), "Landlock does not govern extended attributes: as root, security.capability gives a host binary capabilities, as setuid would"),
+    (Sys::Lsetxattr, Check::Ret(RET_EPERM), "extended attributes (as setxattr)"),
+    (Sys::Fsetxattr, Check::Ret(RET_EPERM), "extended attributes (as setxattr)"),
+    (Sys::Setxattrat, Check::Ret(RET_EPERM), "extended attributes (as setxattr)"),
+    (Sys::Removexattr, Check::Ret(RET_EPERM), "extended attributes (as setxattr)"),
+    (Sys::Lremovexattr, Check::Ret(RET_EPERM), "extended attributes (as setxattr)"),
+    (Sys::Fremovexattr, Check::Ret(RET_EPERM), "extended attributes (as setxattr)"),
+    (Sys::Removexattrat, Check::Ret(RET_EPERM), "extended attributes (as setxattr)"),
+    (Sys::Prlimit64, Check::ArgNot(OFF_ARG0_LO, 0), "another process's limits: a process of the same user may set them, and Landlock's signal scope does not cover it (a CPU limit below what the host process used makes the kernel kill it); a process's own (pid 0) stay settable"),
+];
+
 /// The rules of a filter: the socket rule, the baseline, and the tracing rules when denied.
 pub fn rules(f: Filter) -> Vec<(Sys, Check)> {
     let mut rules = Vec::new();
@@ -59,6 +84,7 @@ pub fn rules(f: Filter) -> Vec<(Sys, Check)> {
         for sys in [Sys::Ptrace, Sys::ProcessVmReadv, Sys::ProcessVmWritev, Sys::PidfdGetfd] {
             rules.push((sys, Check::Ret(RET_EPERM)));
         }
+        rules.extend(LANDLOCK_GAPS.iter().map(|(sys, check, _)| (*sys, *check)));
     }
     if let Some(pid) = f.shield {
         rules.extend(shield(pid));
@@ -74,9 +100,8 @@ pub fn rules(f: Filter) -> Vec<(Sys, Check)> {
 /// kernel on the command's behalf: a descriptor's owner (`F_SETOWN`, `F_SETOWN_EX`, and the ioctl
 /// forms above) is signalled when it is ready, with any signal `F_SETSIG` chose, SIGSTOP included
 /// (found by a review of this shield); those are refused whole (`F_SETOWN_EX` passes a pointer
-/// seccomp cannot read). Nor its limits: `prlimit` of a process of the same user is allowed, and a
-/// CPU limit of one second ends it with SIGXCPU.
-fn shield(pid: u32) -> [(Sys, Check); 9] {
+/// seccomp cannot read). Its limits (`prlimit`) are kept by `LANDLOCK_GAPS`, for every process.
+fn shield(pid: u32) -> [(Sys, Check); 8] {
     let by_pid = Check::ArgIs(OFF_ARG0_LO, pid);
     [
         (Sys::Kill, Check::ArgAmong(OFF_ARG0_LO, [pid, pid.wrapping_neg(), u32::MAX])),
@@ -87,7 +112,6 @@ fn shield(pid: u32) -> [(Sys, Check); 9] {
         (Sys::PidfdOpen, by_pid),
         (Sys::PidfdSendSignal, Check::Ret(RET_EPERM)),
         (Sys::Fcntl, Check::ArgAmong(OFF_ARG1_LO, [F_SETOWN, F_SETOWN_EX, F_SETOWN])),
-        (Sys::Prlimit64, by_pid),
     ]
 }
 

@@ -97,6 +97,12 @@ pub fn encode(prog: &[Insn]) -> Vec<u8> {
 /// A tiny interpreter for our own filters, so tests can check verdicts rather than opcodes.
 #[doc(hidden)]
 pub fn run(prog: &[Insn], arch: u32, nr: u32, args: [u64; 2]) -> u32 {
+    run3(prog, arch, nr, [args[0], args[1], 0])
+}
+
+/// `run` with a third argument.
+#[doc(hidden)]
+pub fn run3(prog: &[Insn], arch: u32, nr: u32, args: [u64; 3]) -> u32 {
     let mut pc = 0;
     let mut acc = 0u32;
     loop {
@@ -109,6 +115,7 @@ pub fn run(prog: &[Insn], arch: u32, nr: u32, args: [u64; 2]) -> u32 {
                     OFF_ARCH => arch,
                     OFF_ARG0_LO => args[0] as u32,
                     OFF_ARG1_LO => args[1] as u32,
+                    OFF_ARG2_LO => args[2] as u32,
                     _ => panic!("unexpected load"),
                 }
             }

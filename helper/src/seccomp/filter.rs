@@ -117,6 +117,10 @@ pub(crate) const OFF_ARCH: u32 = 4;
 pub(crate) const OFF_ARG0_LO: u32 = 16;
 /// Low 32 bits of args[1] (`ioctl`'s request is an `unsigned int` to the kernel).
 pub(crate) const OFF_ARG1_LO: u32 = 24;
+/// Low 32 bits of args[2] (`fchmodat`'s mode is a `umode_t` to the kernel).
+pub(crate) const OFF_ARG2_LO: u32 = 32;
+/// The set-user-ID and set-group-ID bits of a mode.
+pub(crate) const SET_ID_BITS: u32 = 0o6000;
 
 pub(crate) const AF_UNIX: u32 = 1;
 /// The x32 ABI on x86_64 shares AUDIT_ARCH_X86_64 but sets this bit in the syscall number.

@@ -21,8 +21,8 @@ mod syscalls;
 #[cfg(all(test, target_os = "linux"))]
 mod tests;
 
-pub use baseline::{rules, BASELINE};
-pub use bpf::{encode, program, run, Insn};
+pub use baseline::{rules, BASELINE, LANDLOCK_GAPS};
+pub use bpf::{encode, program, run, run3, Insn};
 pub use filter::*;
 pub use syscalls::Sys;
 

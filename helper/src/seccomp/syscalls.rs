@@ -50,7 +50,27 @@ pub enum Sys {
     PidfdSendSignal,
     Fcntl,
     Prlimit64,
+    Chmod,
+    Fchmod,
+    Fchmodat,
+    Fchmodat2,
+    Chown,
+    Fchown,
+    Lchown,
+    Fchownat,
+    Setxattr,
+    Lsetxattr,
+    Fsetxattr,
+    Setxattrat,
+    Removexattr,
+    Lremovexattr,
+    Fremovexattr,
+    Removexattrat,
 }
+
+/// The number given to a syscall an architecture does not have (aarch64 has no `chmod`, `chown`,
+/// `lchown`: only their `*at` forms): no call carries it, so its rule never matches.
+const ABSENT: u32 = u32::MAX;
 
 impl Sys {
     /// The syscall's number on `arch` (x86_64's table; aarch64 uses the generic one).
@@ -101,6 +121,22 @@ impl Sys {
             Sys::PidfdSendSignal => (424, 424),
             Sys::Fcntl => (72, 25),
             Sys::Prlimit64 => (302, 261),
+            Sys::Chmod => (90, ABSENT),
+            Sys::Fchmod => (91, 52),
+            Sys::Fchmodat => (268, 53),
+            Sys::Fchmodat2 => (452, 452),
+            Sys::Chown => (92, ABSENT),
+            Sys::Fchown => (93, 55),
+            Sys::Lchown => (94, ABSENT),
+            Sys::Fchownat => (260, 54),
+            Sys::Setxattr => (188, 5),
+            Sys::Lsetxattr => (189, 6),
+            Sys::Fsetxattr => (190, 7),
+            Sys::Setxattrat => (463, 463),
+            Sys::Removexattr => (197, 14),
+            Sys::Lremovexattr => (198, 15),
+            Sys::Fremovexattr => (199, 16),
+            Sys::Removexattrat => (466, 466),
         };
         match arch {
             Arch::X86_64 => x86_64,
