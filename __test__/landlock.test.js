@@ -116,6 +116,11 @@ test('the command cannot signal processes outside the run', { skip: noOuter }, (
   assert.strictEqual(scenario('killOutside').result.stdout, 'denied')
 })
 
+test("sandspawn's stores in a writable root stay read-only (found by an attacker's review: a pending change set was rewritten)", { skip: noOuter }, () => {
+  const { result } = scenario('storeKept')
+  assert.deepStrictEqual(result, { type: 'landlock', stdout: 'denied\nfree\n', meta: '{}' })
+})
+
 test('setsid daemons are killed when the command ends', { skip: noOuter }, () => {
   const { result } = scenario('daemonKilled')
   assert.deepStrictEqual(result, { exitCode: 7, alive: [] })

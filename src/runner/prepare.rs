@@ -143,7 +143,12 @@ fn build_landlock_plan(req: &mut SpawnRequest, abi: u32, resolved: &Path, limits
     let scratch_path = scratch.as_ref().map(Scratch::path);
     let helper = crate::helper::require()?;
     let own = crate::own_files::list(req.package_dir.as_deref());
-    let grants = plan::landlock_grants::grants(&req.policy, &own, scratch_path.as_slice())?;
+    // sandspawn's stores are kept read-only like its own files: a writable root that holds them (a
+    // cwd of $HOME) let the command rewrite a pending change set, which the host's applyChangeSet
+    // then followed (found by an attacker's review). Reads cannot be taken away in this mode.
+    let mut kept = own.clone();
+    kept.extend(plan::stores::to_cover(&req.policy, &req.env));
+    let grants = plan::landlock_grants::grants(&req.policy, &kept, scratch_path.as_slice())?;
     req.policy.landlock_writable_dirs = Some(grants.dirs.clone());
     let plan = plan::landlock::build(
         &PlanRequest {
