@@ -60,10 +60,16 @@ const BASE: &str = r#"(version 1)
 (allow file-ioctl (regex #"^/dev/ttys[0-9]+"))
 "#;
 
+/// What `(allow file-read*)` would give of the other terminals' pty slaves, taken back.
+/// (Their metadata stays readable: `ps` and `tty` name terminals by it.)
+const OTHER_TERMINALS: &str = r#"(deny file-read-data file-write-data (regex #"^/dev/ttys[0-9]+"))
+(allow file-read-data file-write-data (require-all (regex #"^/dev/ttys[0-9]+") (extension "com.apple.sandbox.pty")))
+"#;
+
 /// The profile text and its `-D` parameters, in order. `proxy_port`: the run's allow-list proxy on
 /// the host's loopback (with a `NetworkPolicy`; without it such a policy gets no network at all).
 /// `own`: sandspawn's own files (see `own_files`), which stay read-only and in place.
-pub fn profile(policy: &ResolvedPolicy, proxy_port: Option<u16>, own: &[PathBuf]) -> (String, Vec<(String, PathBuf)>) {
+pub fn profile(policy: &ResolvedPolicy, proxy_port: Option<u16>, own: &[PathBuf], stores: &[PathBuf]) -> (String, Vec<(String, PathBuf)>) {
     let mut params: Vec<(String, PathBuf)> = Vec::new();
     let mut param = |name: String, p: &Path| {
         params.push((name.clone(), p.to_path_buf()));
@@ -77,6 +83,10 @@ pub fn profile(policy: &ResolvedPolicy, proxy_port: Option<u16>, own: &[PathBuf]
         let p = param(format!("DENY_READ_{i}"), d);
         s.push_str(&format!("(deny file-read* (literal {p}) (subpath {p}))\n"));
     }
+    // Not the user's other terminals: a pty slave is its owner's to read and write, and one read
+    // takes what the user types in another window, passwords included (found by an attacker's
+    // review). Only a pty the command opened itself (Seatbelt gives it the extension) stays open.
+    s.push_str(OTHER_TERMINALS);
 
     if !policy.writable_roots.is_empty() {
         s.push_str("(allow file-write*");
@@ -115,12 +125,22 @@ pub fn profile(policy: &ResolvedPolicy, proxy_port: Option<u16>, own: &[PathBuf]
             s.push_str(&format!("(deny file-write-unlink (literal {d}))\n"));
         }
         s.push_str(&super::seatbelt_planted::rules(policy));
+    }
+    // Nor sandspawn's stores, after the writable roots that may hold them (a cwd of $HOME): what
+    // runs of other workspaces wrote into their caches (the run's own directories are allowed
+    // again last, below). Metadata stays readable, so that a tool's `mkdir -p` of its own cache
+    // directory still finds the directories above it.
+    for (i, store) in stores.iter().enumerate() {
+        let p = param(format!("STORE_{i}"), store);
+        s.push_str(&format!("(deny file-read-data file-write* (subpath {p}))\n"));
+    }
+    {
         // Last: the private caches' store directories (macOS, see `tool_caches::macos`) are the
         // tools' to write whole (cargo's git checkouts hold `.git` directories); the store holds
         // no carve-out or denyRead entry, or no cache is covered.
         let dirs: Vec<&PathBuf> = policy.tool_caches.caches.iter().filter_map(|c| c.dir.as_ref()).collect();
         if !dirs.is_empty() {
-            s.push_str("(allow file-write*");
+            s.push_str("(allow file-read* file-write*");
             for (i, d) in dirs.into_iter().enumerate() {
                 s.push_str(&format!(" (subpath {})", param(format!("TOOL_CACHE_{i}"), d)));
             }
@@ -150,7 +170,7 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     let mut own: Vec<PathBuf> = req.own_files.to_vec();
     own.extend(req.helper.map(Path::to_path_buf));
     super::pins::plan(&req.policy.writable_roots, &own, &req.policy.deny_read, &[])?;
-    let (mut text, params) = profile(req.policy, req.proxy.map(|e| e.port), &own);
+    let (mut text, params) = profile(req.policy, req.proxy.map(|e| e.port), &own, req.stores);
     if req.terminal {
         text.push_str(TERMINAL);
     }

@@ -8,7 +8,8 @@
 //! ip "HOST:PORT"` (`localhost` or `*`; a port or `*`), `remote unix-socket` with an optional
 //! `path-literal`, `local unix-socket`; strings or `(param "NAME")` for the `-D` parameters.
 //! Operations match exactly, by a trailing `*` as a prefix (`file-write*`), or `default`. The last
-//! rule that matches decides, as in Seatbelt. A filter it does not know (`vnode-type`, `extension`,
+//! rule that matches decides, as in Seatbelt. `extension` is a sandbox extension the command holds
+//! (none, in every question). A filter it does not know (`vnode-type`,
 //! `sysctl-name`, ...) is fine in a rule that cannot apply; in one that might, the question panics
 //! rather than being answered by a guess.
 
@@ -37,6 +38,9 @@ enum Filter {
     /// `remote unix-socket` (any socket) or with its `path-literal`.
     RemoteUnix(Option<String>),
     LocalUnix,
+    /// `(extension "...")`: a sandbox extension the process holds. The questions are those of a
+    /// command that holds none (Seatbelt issues the pty one for a pty the command opened itself).
+    Extension,
     /// Something the evaluator does not model, by name (shown when a question panics on it).
     #[allow(dead_code)]
     Unknown(String),
@@ -164,6 +168,7 @@ fn eval(f: &Filter, target: Target) -> Option<bool> {
         (Filter::All(fs), _) => fs.iter().map(|f| eval(f, target)).fold(Some(true), and),
         (Filter::Any(fs), _) => fs.iter().map(|f| eval(f, target)).fold(Some(false), or),
         (Filter::Unknown(_), _) => None,
+        (Filter::Extension, _) => Some(false),
         (Filter::Literal(p), Target::Path(t)) => Some(p == t),
         (Filter::Subpath(p), Target::Path(t)) => Some(t == p || t.starts_with(&format!("{}/", p.trim_end_matches('/')))),
         (Filter::Regex(r), Target::Path(t)) => Some(r.is_match(t)),
@@ -200,6 +205,7 @@ fn filter(e: &Expr, params: &[(String, String)]) -> Result<Filter, String> {
         },
         "require-all" => Filter::All(args.iter().map(|a| filter(a, params)).collect::<Result<_, _>>()?),
         "require-any" => Filter::Any(args.iter().map(|a| filter(a, params)).collect::<Result<_, _>>()?),
+        "extension" => Filter::Extension,
         "remote" | "local" => remote(name, args, params)?,
         other => Filter::Unknown(other.to_string()),
     })

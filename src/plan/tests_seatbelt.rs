@@ -57,17 +57,17 @@ fn seatbelt_read_only_network_and_sockets() {
     check_sexpr(&prof).unwrap();
     assert!(!prof.contains("(allow file-write*\n") && !prof.contains("network-"));
     let p = policy(json!({"network": true}), &w, Platform::Darwin);
-    let prof = seatbelt::profile(&p, None, &[]).0;
+    let prof = seatbelt::profile(&p, None, &[], &[]).0;
     check_sexpr(&prof).unwrap();
     assert!(prof.contains("(allow network-outbound)\n(allow network-inbound)\n(allow system-socket)"));
     let sock = w.join("agent.sock");
     let p = policy(json!({"allowUnixSockets": [s(&sock)]}), &w, Platform::Darwin);
-    let (prof, params) = seatbelt::profile(&p, None, &[]);
+    let (prof, params) = seatbelt::profile(&p, None, &[], &[]);
     check_sexpr(&prof).unwrap();
     assert!(prof.contains("(allow network-outbound (remote unix-socket (path-literal (param \"UNIX_SOCKET_0\"))))"));
     assert_eq!(params, vec![("UNIX_SOCKET_0".to_string(), sock)]);
     let p = policy(json!({"allowUnixSockets": true}), &w, Platform::Darwin);
-    let prof = seatbelt::profile(&p, None, &[]).0;
+    let prof = seatbelt::profile(&p, None, &[], &[]).0;
     check_sexpr(&prof).unwrap();
     assert!(prof.contains("(allow network-outbound (remote unix-socket))"));
 }
@@ -95,7 +95,7 @@ fn seatbelt_denies_planting_git_and_protected_names_at_any_depth() {
     }
     // Off: neither rule.
     let p = policy(json!({"mode": "workspace-write", "tmp": "read-only", "protectGit": false, "protectedNames": []}), &w, Platform::Darwin);
-    let prof = seatbelt::profile(&p, None, &[]).0;
+    let prof = seatbelt::profile(&p, None, &[], &[]).0;
     assert!(!prof.contains("regex #\"/"), "{prof}");
 }
 
@@ -144,5 +144,5 @@ fn seatbelt_allow_list_without_the_runners_proxy_is_refused() {
     assert!(e.message.contains("spawnSandboxed"), "{}", e.message);
     // And a profile asked for without a port has no network at all.
     let p = policy(json!({"network": {"allowedDomains": ["x.example"]}}), &w, Platform::Darwin);
-    assert!(!seatbelt::profile(&p, None, &[]).0.contains("network-"));
+    assert!(!seatbelt::profile(&p, None, &[], &[]).0.contains("network-"));
 }

@@ -266,3 +266,49 @@ fn sandspawn_s_own_files_in_a_writable_root_stay_read_only_and_in_place() {
     let e = build(&PlanRequest { policy: &inside, ..req }).unwrap_err();
     assert!(e.message.contains("own files"), "{}", e.message);
 }
+
+/// Found by an attacker's review: `(allow file-read*)` also opened the user's other terminals
+/// (`/dev/ttysNNN`, its owner's to read: what is typed there, passwords included). Only a pty the
+/// command opened itself (which carries Seatbelt's pty extension) stays readable and writable.
+#[test]
+fn the_user_s_other_terminals_cannot_be_read() {
+    let t = tree();
+    for mode in ["read-only", "workspace-write"] {
+        let p = policy_as_given(json!({"mode": mode, "tmp": "read-only"}), &t.ws, Platform::Darwin);
+        let prof = Profile::of_plan(&darwin_plan(&p, &t.ws, None));
+        for op in ["file-read-data", "file-write-data"] {
+            assert!(!prof.allows(op, Target::Path("/dev/ttys003")), "{mode}: {op} of another terminal");
+        }
+        assert!(prof.allows("file-read-metadata", Target::Path("/dev/ttys003")), "{mode}: its metadata (ps, tty)");
+        assert!(prof.may_read("/dev/ttyx") && prof.may_read("/etc/hosts"), "{mode}: the rest stays readable");
+    }
+}
+
+/// Found by an attacker's review (on Linux; the profile had the same gap): every run read what
+/// runs in other workspaces wrote into sandspawn's stores. The run's own cache directories, inside
+/// the store, stay readable and writable.
+#[test]
+fn sandspawn_s_stores_cannot_be_read_but_the_run_s_own_caches_can() {
+    let t = tree();
+    // In the workspace, as in a run whose cwd is $HOME: the writable root's rule must not win.
+    let store = t.ws.join(".local/state/sandspawn/tool-caches");
+    let own = store.join("workspaces/ws-1/npm");
+    fs::create_dir_all(&own).unwrap();
+    let mut p = policy_as_given(json!({"mode": "workspace-write", "tmp": "read-only"}), &t.ws, Platform::Darwin);
+    p.tool_caches.caches = vec![crate::tool_caches::PrivateCache {
+        name: "npm".into(), path: t.ws.join("npm-home"), layers: Vec::new(), upper: None, work: None, dir: Some(own.clone()), variables: BTreeMap::new(),
+    }];
+    let cmd = v(&["true"]);
+    let env = BTreeMap::new();
+    let stores = [store.clone()];
+    let req = PlanRequest {
+        command: &cmd, cwd: &t.ws, env: &env, policy: &p, platform: Platform::Darwin, bwrap: None, resolved_program: None,
+        helper: None, runner_fds: true, terminal: false, rlimits: &[], own_files: &[], stores: &stores, proxy: None,
+    };
+    let prof = Profile::of_plan(&build(&req).unwrap());
+    let other = s(&store.join("workspaces/other-2/npm/token"));
+    assert!(!prof.may_read(&other) && !prof.may_write(&other), "another workspace's cache");
+    let mine = s(&own.join("_cacache/x"));
+    assert!(prof.may_read(&mine) && prof.may_write(&mine), "the run's own cache");
+    assert!(prof.allows("file-read-metadata", Target::Path(&s(&store))), "the directories above it, for mkdir -p");
+}

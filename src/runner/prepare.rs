@@ -203,7 +203,7 @@ pub fn build_plan(
         None
     };
     let own_files = crate::own_files::list(req.package_dir.as_deref());
-    let stores = if req.platform == Platform::Linux { plan::stores::to_cover(&req.policy, &req.env) } else { Vec::new() };
+    let stores = if req.platform == Platform::host() { plan::stores::to_cover(&req.policy, &req.env) } else { Vec::new() };
     plan::build(&PlanRequest {
         command: &req.command,
         cwd: &req.cwd,
