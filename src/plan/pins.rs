@@ -70,9 +70,15 @@ pub fn above(policy: &ResolvedPolicy, paths: &[PathBuf]) -> Vec<PathBuf> {
 }
 
 /// The pins for `roots`, given sandspawn's own files (canonical), the denied paths and the paths
-/// kept in place (`kept`). A writable root inside an own file is refused: the run could change what
-/// the host executes.
+/// kept in place (`kept`). A writable root inside an own file is refused (`roots_outside_own`).
 pub fn plan(roots: &[WritableRoot], own: &[PathBuf], deny: &[PathBuf], kept: &[PathBuf]) -> Result<Pins> {
+    roots_outside_own(roots, own)?;
+    Ok(pins_of(roots, own, deny, kept))
+}
+
+/// Refuses a writable root inside one of sandspawn's own files (canonical): the run could change
+/// what the host executes (every plan that writes: bwrap's through `plan`, Seatbelt's).
+pub fn roots_outside_own(roots: &[WritableRoot], own: &[PathBuf]) -> Result<()> {
     for r in roots {
         if let Some(o) = own.iter().find(|o| r.root.starts_with(o)) {
             return Err(SandboxError::invalid(
@@ -86,6 +92,10 @@ pub fn plan(roots: &[WritableRoot], own: &[PathBuf], deny: &[PathBuf], kept: &[P
             ));
         }
     }
+    Ok(())
+}
+
+fn pins_of(roots: &[WritableRoot], own: &[PathBuf], deny: &[PathBuf], kept: &[PathBuf]) -> Pins {
     let mut pins = Pins { dirs: vec![Vec::new(); roots.len()], own: vec![Vec::new(); roots.len()] };
     let protected_below = |i: usize, p: &Path| roots[i].read_only.iter().chain(deny).any(|c| p.starts_with(c));
     #[derive(PartialEq)]
@@ -116,7 +126,7 @@ pub fn plan(roots: &[WritableRoot], own: &[PathBuf], deny: &[PathBuf], kept: &[P
     for list in pins.dirs.iter_mut().chain(pins.own.iter_mut()) {
         list.sort_by(|a, b| a.components().count().cmp(&b.components().count()).then_with(|| a.cmp(b)));
     }
-    Ok(pins)
+    pins
 }
 
 /// The deepest writable root that holds `p` strictly below its top.

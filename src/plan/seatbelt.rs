@@ -134,18 +134,16 @@ pub fn profile(policy: &ResolvedPolicy, proxy_port: Option<u16>, own: &[PathBuf]
         let p = param(format!("STORE_{i}"), store);
         s.push_str(&format!("(deny file-read-data file-write* (subpath {p}))\n"));
     }
-    {
-        // Last: the private caches' store directories (macOS, see `tool_caches::macos`) are the
-        // tools' to write whole (cargo's git checkouts hold `.git` directories); the store holds
-        // no carve-out or denyRead entry, or no cache is covered.
-        let dirs: Vec<&PathBuf> = policy.tool_caches.caches.iter().filter_map(|c| c.dir.as_ref()).collect();
-        if !dirs.is_empty() {
-            s.push_str("(allow file-read* file-write*");
-            for (i, d) in dirs.into_iter().enumerate() {
-                s.push_str(&format!(" (subpath {})", param(format!("TOOL_CACHE_{i}"), d)));
-            }
-            s.push_str(")\n");
+    // Last: the private caches' store directories (macOS, see `tool_caches::macos`) are the tools'
+    // to write whole (cargo's git checkouts hold `.git` directories); the store holds no carve-out
+    // or denyRead entry, or no cache is covered.
+    let dirs: Vec<&PathBuf> = policy.tool_caches.caches.iter().filter_map(|c| c.dir.as_ref()).collect();
+    if !dirs.is_empty() {
+        s.push_str("(allow file-read* file-write*");
+        for (i, d) in dirs.into_iter().enumerate() {
+            s.push_str(&format!(" (subpath {})", param(format!("TOOL_CACHE_{i}"), d)));
         }
+        s.push_str(")\n");
     }
 
     let (network, sockets) = super::seatbelt_network::rules(policy, proxy_port);
@@ -169,7 +167,7 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     // writable root inside them is refused (`pins::plan` says so).
     let mut own: Vec<PathBuf> = req.own_files.to_vec();
     own.extend(req.helper.map(Path::to_path_buf));
-    super::pins::plan(&req.policy.writable_roots, &own, &req.policy.deny_read, &[])?;
+    super::pins::roots_outside_own(&req.policy.writable_roots, &own)?;
     let (mut text, params) = profile(req.policy, req.proxy.map(|e| e.port), &own, req.stores);
     if req.terminal {
         text.push_str(TERMINAL);

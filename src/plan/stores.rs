@@ -25,7 +25,11 @@ pub fn to_cover(policy: &ResolvedPolicy, env: &std::collections::BTreeMap<String
     // The caches' root as resolved for the run, as the run's environment names it, and as the
     // host process's does (where this process's other runs keep theirs); the change sets' root is
     // the host process's.
-    let host_env: std::collections::BTreeMap<String, String> = std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?))).collect();
+    // Only the variables `store::root` reads (this runs on every run's path).
+    let host_env: std::collections::BTreeMap<String, String> = crate::tool_caches::store::ROOT_VARIABLES
+        .into_iter()
+        .filter_map(|k| Some((k.to_string(), std::env::var_os(k)?.into_string().ok()?)))
+        .collect();
     let host_stores = [crate::tool_caches::store::root(&host_env), crate::review::store::root()];
     for store in host_stores.iter().flatten().filter(|s| !s.exists()) {
         use std::os::unix::fs::DirBuilderExt;

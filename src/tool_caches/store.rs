@@ -19,6 +19,9 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Result, SandboxError};
 
+/// The variables `root` reads (whoever builds an environment just for it needs no others).
+pub const ROOT_VARIABLES: [&str; 3] = ["SANDSPAWN_TOOL_CACHE_DIR", "XDG_STATE_HOME", "HOME"];
+
 /// The store's root for this environment, or `None` when neither the override nor `HOME` is an
 /// absolute path.
 pub fn root(env: &BTreeMap<String, String>) -> Option<PathBuf> {

@@ -111,7 +111,7 @@ fn shield(pid: u32) -> [(Sys, Check); 8] {
         (Sys::RtTgsigqueueinfo, by_pid),
         (Sys::PidfdOpen, by_pid),
         (Sys::PidfdSendSignal, Check::Ret(RET_EPERM)),
-        (Sys::Fcntl, Check::ArgAmong(OFF_ARG1_LO, [F_SETOWN, F_SETOWN_EX, F_SETOWN])),
+        (Sys::Fcntl, Check::ArgIn(OFF_ARG1_LO, &[F_SETOWN, F_SETOWN_EX])),
     ]
 }
 
