@@ -360,3 +360,17 @@ function collect(child) {
     })
   })
 }
+
+test('the reset before sandspawn\'s lines notes default colours redefined in any chunk, also split between two', () => {
+  // In a process of its own: the module keeps what the output did so far.
+  const js = `
+    const t = require(${JSON.stringify(path.join(__dirname, '..', 'lib', 'cli', 'terminal-reset.js'))})
+    const tty = { isTTY: true }
+    const seen = []
+    t.observe(Buffer.from('plain output\\n')); seen.push(t.terminalReset(tty) === t.RESET)
+    t.observe(Buffer.from('text \\x1b]1')); t.observe(Buffer.from('1;#000000\\x07 more')); seen.push(t.terminalReset(tty) === t.RESET + t.COLOUR_RESET)
+    seen.push(t.terminalReset({ isTTY: false }) === '')
+    process.stdout.write(JSON.stringify(seen))`
+  const r = spawnSync(process.execPath, ['-e', js], { encoding: 'utf8' })
+  assert.deepEqual(JSON.parse(r.stdout), [true, true, true], r.stderr)
+})

@@ -39,6 +39,14 @@ function outcomeText(id, res) {
   return lines.join('\n') + '\n'
 }
 
+/** One pending set in `review list`: its counts, `(in use)` while a run holds it, and why what could not be read was not. */
+function listLine(s) {
+  if (s.cwd === null) return `${s.id}  (unreadable: ${printable(s.error)})\n`
+  const counts = s.counts && `${s.counts.added} added, ${s.counts.modified} modified, ${s.counts.deleted} deleted`
+  const state = [counts || (!s.error && '(in use)'), s.error && `(${printable(s.error)})`].filter(Boolean).join(' ')
+  return `${s.id}  ${new Date(s.created).toISOString()}  ${printable(s.cwd)}  ${state}\n`
+}
+
 /**
  * A diff as the terminal may show it: each line escaped (`printable`), the newlines between them
  * kept. The files are the run's: a line of `ESC[1A ESC[2K CR` would erase the added command above
@@ -127,11 +135,7 @@ async function review(words, values) {
     case 'list': {
       const sets = await sandspawn.listChangeSets()
       if (json) out.printJson(sets)
-      else
-        for (const s of sets) {
-          if (s.cwd === null) out.writeStdout(`${s.id}  (unreadable: ${printable(s.error)})\n`)
-          else out.writeStdout(`${s.id}  ${new Date(s.created).toISOString()}  ${printable(s.cwd)}  ${s.counts ? `${s.counts.added} added, ${s.counts.modified} modified, ${s.counts.deleted} deleted` : s.error ? `(${printable(s.error)})` : '(in use)'}${s.counts && s.error ? ` (${printable(s.error)})` : ''}\n`)
-        }
+      else for (const s of sets) out.writeStdout(listLine(s))
       return out.exit(0)
     }
     case 'show': {

@@ -24,11 +24,17 @@ const COLOUR_RESET = '\x1b]110\x07\x1b]111\x07\x1b]112\x07\x1b]117\x07\x1b]119\x
 let coloursRedefined = false
 let tail = ''
 
-/** Note what the command's output (`data`, a Buffer or string) did to the terminal's colours. */
+/**
+ * Note what the command's output (`data`, a Buffer or string) did to the terminal's colours. On
+ * the CLI's output path: once redefined nothing more is learnt, and a chunk without ESC or OSC is
+ * looked at only where it joins the last one (a sequence split between chunks).
+ */
 function observe(data) {
-  const text = tail + Buffer.from(data).toString('latin1')
-  if (COLOURS.test(text)) coloursRedefined = true
-  tail = text.slice(-6)
+  if (coloursRedefined) return
+  const buf = Buffer.isBuffer(data) ? data : Buffer.from(data)
+  const escapes = buf.indexOf(0x1b) >= 0 || buf.indexOf(0x9d) >= 0
+  if (COLOURS.test(tail + (escapes ? buf : buf.subarray(0, 6)).toString('latin1'))) coloursRedefined = true
+  tail = (tail + buf.subarray(-6).toString('latin1')).slice(-6)
 }
 
 /** The reset to write before sandspawn's own text on `stream`: only where that is a terminal. */
