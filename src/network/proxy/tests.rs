@@ -152,24 +152,36 @@ async fn denied_wins_and_private_addresses_are_refused_before_dialing() {
     assert_eq!(reasons, [("bad.example.test".to_string(), Refusal::Denied), ("loopback.test".into(), Refusal::PrivateAddress), ("169.254.169.254".into(), Refusal::NotAllowed)]);
 }
 
+/// A SOCKS5 CONNECT to `name:port` (no authentication): the reply code, and the connection.
+pub(super) async fn socks_connect(addr: SocketAddr, name: &str, port: u16) -> (u8, TcpStream) {
+    let mut c = TcpStream::connect(addr).await.unwrap();
+    c.write_all(&[5, 1, 0]).await.unwrap();
+    let mut m = [0u8; 2];
+    c.read_exact(&mut m).await.unwrap();
+    assert_eq!(m, [5, 0]);
+    let mut req = vec![5, 1, 0, 3, name.len() as u8];
+    req.extend_from_slice(name.as_bytes());
+    req.extend_from_slice(&port.to_be_bytes());
+    c.write_all(&req).await.unwrap();
+    let mut rep = [0u8; 10];
+    c.read_exact(&mut rep).await.unwrap();
+    (rep[1], c)
+}
+
+/// Each request, on a connection of its own, is refused with a 403 whose answer names `reason`.
+pub(super) async fn assert_refused(addr: SocketAddr, cases: &[(&str, &str)]) {
+    for (req, reason) in cases {
+        let mut c = TcpStream::connect(addr).await.unwrap();
+        let answer = exchange(&mut c, req.as_bytes(), reason).await;
+        assert!(answer.starts_with("HTTP/1.1 403"), "{req}: {answer}");
+    }
+}
+
 #[tokio::test]
 async fn socks5_names_allowed_and_refused() {
     let up = upstream().await;
     let (p, addr) = proxy(json!({"allowedDomains": ["allowed.test"], "allowPrivateAddresses": ["127.0.0.1"]}), &[("allowed.test", &["127.0.0.1"])]).await;
-    let socks = |name: &'static str, port: u16| async move {
-        let mut c = TcpStream::connect(addr).await.unwrap();
-        c.write_all(&[5, 1, 0]).await.unwrap();
-        let mut m = [0u8; 2];
-        c.read_exact(&mut m).await.unwrap();
-        assert_eq!(m, [5, 0]);
-        let mut req = vec![5, 1, 0, 3, name.len() as u8];
-        req.extend_from_slice(name.as_bytes());
-        req.extend_from_slice(&port.to_be_bytes());
-        c.write_all(&req).await.unwrap();
-        let mut rep = [0u8; 10];
-        c.read_exact(&mut rep).await.unwrap();
-        (rep[1], c)
-    };
+    let socks = |name: &'static str, port: u16| socks_connect(addr, name, port);
     let (code, mut c) = socks("allowed.test", up.port()).await;
     assert_eq!(code, 0);
     assert_eq!(exchange(&mut c, b"TUNNEL\nhi", "hi").await, "hi");

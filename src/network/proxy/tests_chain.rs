@@ -114,17 +114,14 @@ async fn the_users_proxy_never_widens_the_policy() {
     let (user, seen) = user_proxy("me", "pw").await;
     let policy = json!({"allowedDomains": ["far.test", "rebound.test"], "deniedDomains": ["bad.test"]});
     let (p, addr) = proxy_with(policy, &[("rebound.test", &["10.0.0.7", "127.0.0.1"])], through(user, "me:pw")).await;
-    for (req, reason) in [
+    let cases = [
         ("CONNECT evil.test:443 HTTP/1.1\r\n\r\n", "(not_allowed)"),
         ("CONNECT bad.test:443 HTTP/1.1\r\n\r\n", "(denied)"),
         ("CONNECT 127.0.0.1:22 HTTP/1.1\r\n\r\n", "(not_allowed)"),
         // Listed, but the host resolves it only to refused addresses.
         ("CONNECT rebound.test:443 HTTP/1.1\r\n\r\n", "(private_address)"),
-    ] {
-        let mut c = TcpStream::connect(addr).await.unwrap();
-        let answer = exchange(&mut c, req.as_bytes(), reason).await;
-        assert!(answer.starts_with("HTTP/1.1 403"), "{req}: {answer}");
-    }
+    ];
+    super::tests::assert_refused(addr, &cases).await;
     assert!(seen.lock().unwrap().is_empty(), "the user's proxy was never asked");
     assert_eq!(p.finish().await.denials.len(), 4);
 }
@@ -167,11 +164,13 @@ async fn unknown_hosts_are_asked_only_past_the_deny_list_and_refused_addresses_n
     let mut c = TcpStream::connect(addr).await.unwrap();
     let ok = exchange(&mut c, format!("GET http://local.test:{}/a HTTP/1.1\r\n\r\n", target.port()).as_bytes(), "host=").await;
     assert!(ok.starts_with("HTTP/1.1 200"), "{ok}");
-    for (req, reason) in [("CONNECT host.sandspawn.internal:22 HTTP/1.1\r\n\r\n", "(not_allowed)"), ("CONNECT bad.test:443 HTTP/1.1\r\n\r\n", "(denied)"), ("CONNECT inside.test:443 HTTP/1.1\r\n\r\n", "(private_address)"), ("CONNECT 169.254.169.254:80 HTTP/1.1\r\n\r\n", "(private_address)")] {
-        let mut d = TcpStream::connect(addr).await.unwrap();
-        let answer = exchange(&mut d, req.as_bytes(), reason).await;
-        assert!(answer.starts_with("HTTP/1.1 403"), "{req}: {answer}");
-    }
+    let cases = [
+        ("CONNECT host.sandspawn.internal:22 HTTP/1.1\r\n\r\n", "(not_allowed)"),
+        ("CONNECT bad.test:443 HTTP/1.1\r\n\r\n", "(denied)"),
+        ("CONNECT inside.test:443 HTTP/1.1\r\n\r\n", "(private_address)"),
+        ("CONNECT 169.254.169.254:80 HTTP/1.1\r\n\r\n", "(private_address)"),
+    ];
+    super::tests::assert_refused(addr, &cases).await;
     let asked: Vec<(String, u16, Via)> = asked.lock().unwrap().iter().map(|q| (q.host.clone(), q.port, q.protocol)).collect();
     // A name is asked about before it is looked up (`tests_lookups`): inside.test is offered, then
     // refused for its address.

@@ -5,29 +5,13 @@
 //! lookup, and its lookup failures are recorded.
 
 use serde_json::json;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use super::tests::{exchange, upstream};
+use super::tests::{assert_refused, exchange, socks_connect, upstream};
 use super::tests_chain::{asking, proxy_with, through, user_proxy_knowing};
 use crate::network::ask::Decision;
 use crate::network::denials::Via;
 use crate::network::policy::Refusal;
-
-/// A SOCKS5 CONNECT to `name:port`; the reply code.
-async fn socks(addr: std::net::SocketAddr, name: &str, port: u16) -> u8 {
-    let mut c = TcpStream::connect(addr).await.unwrap();
-    c.write_all(&[5, 1, 0]).await.unwrap();
-    let mut m = [0u8; 2];
-    c.read_exact(&mut m).await.unwrap();
-    let mut req = vec![5, 1, 0, 3, name.len() as u8];
-    req.extend_from_slice(name.as_bytes());
-    req.extend_from_slice(&port.to_be_bytes());
-    c.write_all(&req).await.unwrap();
-    let mut rep = [0u8; 10];
-    c.read_exact(&mut rep).await.unwrap();
-    rep[1]
-}
 
 #[tokio::test]
 async fn a_name_that_rebinds_for_the_users_proxy_reaches_only_the_checked_address() {
@@ -83,7 +67,7 @@ async fn a_lookup_that_fails_or_times_out_is_refused_not_passed_to_the_users_pro
     let mut h = TcpStream::connect(addr).await.unwrap();
     let answer = exchange(&mut h, format!("GET http://db.test:{port}/ HTTP/1.1\r\n\r\n").as_bytes(), "To allow it").await;
     assert!(answer.starts_with("HTTP/1.1 403"), "{answer}");
-    assert_eq!(socks(addr, "db.test", port).await, 4, "SOCKS5: host unreachable");
+    assert_eq!(socks_connect(addr, "db.test", port).await.0, 4, "SOCKS5: host unreachable");
     assert!(seen.lock().unwrap().is_empty(), "the user's proxy was never asked");
     // A name the host's resolver says does not exist is the user's proxy's to resolve.
     let mut f = TcpStream::connect(addr).await.unwrap();
@@ -106,7 +90,7 @@ async fn names_on_neither_list_are_asked_about_before_any_lookup() {
     let mut h = TcpStream::connect(addr).await.unwrap();
     let answer = exchange(&mut h, b"GET http://second.exfil.test/ HTTP/1.1\r\n\r\n", "To allow it").await;
     assert!(answer.contains("(declined)"), "{answer}");
-    assert_eq!(socks(addr, "third.exfil.test", 80).await, 2);
+    assert_eq!(socks_connect(addr, "third.exfil.test", 80).await.0, 2);
     assert_eq!(p.looked_up(), Vec::<String>::new(), "nothing was looked up");
     assert_eq!(asked.lock().unwrap().len(), 3, "each name was asked about");
     let done = p.finish().await;
@@ -119,18 +103,15 @@ async fn after_an_allow_a_name_is_looked_up_checked_and_its_failures_recorded() 
     let (extras, asked) = asking(Decision::Allow);
     let names: &[(&str, &[&str])] = &[("inside.test", &["10.1.2.3"]), ("slow.test", &[])];
     let (p, addr) = proxy_with(json!({"allowedDomains": []}), names, extras).await;
-    for (req, reason) in [
+    let cases = [
         ("CONNECT inside.test:443 HTTP/1.1\r\n\r\n", "(private_address)"),
         ("CONNECT nx.test:443 HTTP/1.1\r\n\r\n", "(lookup_failed)"),
         ("GET http://slow.test/ HTTP/1.1\r\n\r\n", "(lookup_failed)"),
         // An address literal needs no lookup: the guard refuses it before anyone is asked.
         ("CONNECT 169.254.169.254:80 HTTP/1.1\r\n\r\n", "(private_address)"),
-    ] {
-        let mut c = TcpStream::connect(addr).await.unwrap();
-        let answer = exchange(&mut c, req.as_bytes(), reason).await;
-        assert!(answer.starts_with("HTTP/1.1 403"), "{req}: {answer}");
-    }
-    assert_eq!(socks(addr, "nx.test", 80).await, 4, "SOCKS5: host unreachable, and recorded");
+    ];
+    assert_refused(addr, &cases).await;
+    assert_eq!(socks_connect(addr, "nx.test", 80).await.0, 4, "SOCKS5: host unreachable, and recorded");
     let asked: Vec<String> = asked.lock().unwrap().iter().map(|q| q.host.clone()).collect();
     assert_eq!(asked, ["inside.test", "nx.test", "slow.test", "nx.test"]);
     assert_eq!(p.looked_up(), ["inside.test", "nx.test", "slow.test", "nx.test"]);
