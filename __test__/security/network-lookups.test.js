@@ -7,39 +7,15 @@
 
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
-const fs = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
-const { execFileSync, spawnSync } = require('node:child_process')
-const { which } = require('./helpers')
+const { namespaceSupport, runInDnsNamespace } = require('../fixtures/dns-namespace')
 
 const FIXTURE = path.join(__dirname, '..', 'fixtures', 'network-lookups.js')
-const PACKAGE = path.resolve(__dirname, '..', '..')
-
-function namespaceSupport() {
-  if (!which('unshare') || !which('ip') || !which('curl')) return 'needs unshare (util-linux), ip (iproute2) and curl'
-  const r = spawnSync('unshare', ['--user', '--map-root-user', '--net', '--mount', '--', 'ip', 'link', 'set', 'lo', 'up'])
-  return r.status === 0 ? null : `this host cannot make a user and network namespace: ${r.stderr}`
-}
 
 test('lookups: the user\'s proxy gets checked addresses, failed lookups are refused, unknown names are asked first', { timeout: 240000 }, (t) => {
-  const missing = namespaceSupport()
+  const missing = namespaceSupport(['curl'])
   if (missing) return t.skip(missing)
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sandspawn-dns-'))
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
-  const resolv = path.join(dir, 'resolv.conf')
-  fs.writeFileSync(resolv, 'nameserver 127.0.0.1\noptions timeout:30 attempts:1\n')
-  fs.chmodSync(dir, 0o755)
-  const script = 'ip link set lo up && mount --bind "$1" /etc/resolv.conf && exec "$2" "$3" "$4"'
-  // As in slow-lookups.test.js: only this user is mapped in the namespace, so the bundled bwrap is named.
-  const bundled = path.join(PACKAGE, 'sandspawn-bwrap')
-  const env = { ...process.env, SANDSPAWN_BWRAP: fs.existsSync(bundled) ? bundled : which('bwrap') }
-  const out = execFileSync(
-    'unshare',
-    ['--user', '--map-root-user', '--net', '--mount', '--', 'sh', '-c', script, 'sh', resolv, process.execPath, FIXTURE, PACKAGE],
-    { encoding: 'utf8', timeout: 200000, maxBuffer: 1 << 20, env, cwd: dir },
-  )
-  const r = JSON.parse(out.trim().split('\n').pop())
+  const r = runInDnsNamespace(t, FIXTURE, 200000)
   const text = JSON.stringify(r, null, 1)
 
   // Rebinding: the user's proxy is asked for the address the host checked, which it cannot reach here.

@@ -6,41 +6,15 @@
 
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
-const fs = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
-const { execFileSync, spawnSync } = require('node:child_process')
-const { which } = require('./helpers')
+const { namespaceSupport, runInDnsNamespace } = require('../fixtures/dns-namespace')
 
 const FIXTURE = path.join(__dirname, '..', 'fixtures', 'slow-lookups.js')
-const PACKAGE = path.resolve(__dirname, '..', '..')
-
-function namespaceSupport() {
-  if (!which('unshare') || !which('ip')) return 'needs unshare (util-linux) and ip (iproute2)'
-  const r = spawnSync('unshare', ['--user', '--map-root-user', '--net', '--mount', '--', 'ip', 'link', 'set', 'lo', 'up'])
-  return r.status === 0 ? null : `this host cannot make a user and network namespace: ${r.stderr}`
-}
 
 test('900 slow lookups in one run: threads stay bounded, unrelated runs and lookups go on', { timeout: 180000 }, (t) => {
   const missing = namespaceSupport()
   if (missing) return t.skip(missing)
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sandspawn-dns-'))
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
-  const resolv = path.join(dir, 'resolv.conf')
-  fs.writeFileSync(resolv, 'nameserver 127.0.0.1\noptions timeout:30 attempts:1\n')
-  fs.chmodSync(dir, 0o755)
-  const script = 'ip link set lo up && mount --bind "$1" /etc/resolv.conf && exec "$2" "$3" "$4"'
-  // In the namespace only this user is mapped: files of anybody else (root's bwrap, a package
-  // that root installed) belong to nobody there, and sandspawn rightly trusts no such bwrap. The
-  // bundled bwrap is named explicitly instead; what is tested here is the proxy, not discovery.
-  const bundled = path.join(PACKAGE, 'sandspawn-bwrap')
-  const env = { ...process.env, SANDSPAWN_BWRAP: fs.existsSync(bundled) ? bundled : which('bwrap') }
-  const out = execFileSync(
-    'unshare',
-    ['--user', '--map-root-user', '--net', '--mount', '--', 'sh', '-c', script, 'sh', resolv, process.execPath, FIXTURE, PACKAGE],
-    { encoding: 'utf8', timeout: 150000, maxBuffer: 1 << 20, env, cwd: dir },
-  )
-  const r = JSON.parse(out.trim().split('\n').pop())
+  const r = runInDnsNamespace(t, FIXTURE, 150000)
   const text = JSON.stringify(r, null, 1)
   t.diagnostic(`unrelated run: ${r.before.unrelatedMs.toFixed(1)} ms before, ${r.during.unrelatedMs.toFixed(1)} ms during; threads ${r.before.threads} -> ${r.during.threads}`)
 
