@@ -109,9 +109,10 @@ fn inet_aton(s: &str) -> Option<Ipv4Addr> {
     Some(Ipv4Addr::from((value | last[0]) as u32))
 }
 
-/// Text from the wire made safe to report: control characters replaced, at most 253 characters.
+/// Text from the wire made safe to report: anything but printable ASCII replaced (controls, and
+/// bidi or format characters that would reorder the name in a caller's UI), at most 253 characters.
 pub fn sanitize(raw: &str) -> String {
-    raw.chars().take(253).map(|c| if c.is_control() || c == ' ' { '?' } else { c }).collect()
+    raw.chars().take(253).map(|c| if c.is_ascii_graphic() { c } else { '?' }).collect()
 }
 
 #[cfg(test)]
@@ -164,6 +165,9 @@ mod tests {
     #[test]
     fn sanitized_for_reports() {
         assert_eq!(sanitize("a\0b c\n"), "a?b?c?");
+        // Bidi and other format characters would let a name reorder itself in a caller's UI;
+        // host names are ASCII (IDN travels as punycode).
+        assert_eq!(sanitize("evil\u{202e}moc.test\u{200b}é"), "evil?moc.test??");
         assert_eq!(sanitize(&"x".repeat(1000)).len(), 253);
     }
 }

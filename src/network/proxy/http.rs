@@ -31,8 +31,8 @@ const HEADER_TIMEOUT: Duration = Duration::from_secs(30);
 
 type Body = BoxBody<Bytes, hyper::Error>;
 
-/// Serve one client connection, which holds `slot` of the run's connections; a CONNECT takes the
-/// slot over to its tunnel, which outlives this function.
+/// Serve one client connection, which holds `slot` of the run's connections; a CONNECT that dials
+/// takes the slot over to its tunnel, which outlives this function.
 pub async fn serve(stream: TcpStream, ctx: Arc<Context>, slot: OwnedSemaphorePermit) {
     let slot = Arc::new(Mutex::new(Some(slot)));
     let svc = {
@@ -57,8 +57,7 @@ async fn handle(req: Request<Incoming>, ctx: Arc<Context>, slot: Arc<Mutex<Optio
         }
     }
     if req.method() == Method::CONNECT {
-        let slot = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
-        return Ok(connect(req, ctx, slot).await);
+        return Ok(connect(req, ctx, &slot).await);
     }
     Ok(forward(req, ctx).await)
 }
@@ -76,7 +75,9 @@ fn target(uri: &Uri, default_port: Option<u16>) -> Result<(Host, u16), (String, 
     }
 }
 
-async fn connect(req: Request<Incoming>, ctx: Arc<Context>, slot: Option<OwnedSemaphorePermit>) -> Response<Body> {
+/// A CONNECT takes its connection's slot over to the tunnel only once the dial succeeded: after a
+/// refusal hyper keeps the connection alive for more requests, and it must still hold the slot.
+async fn connect(req: Request<Incoming>, ctx: Arc<Context>, slot: &Mutex<Option<OwnedSemaphorePermit>>) -> Response<Body> {
     let (host, port) = match target(req.uri(), None) {
         Ok(t) => t,
         Err((shown, port)) => return refusal(&ctx, &shown, port, Via::Connect, Refusal::Malformed),
@@ -85,6 +86,7 @@ async fn connect(req: Request<Incoming>, ctx: Arc<Context>, slot: Option<OwnedSe
         Ok(u) => u.stream,
         Err(e) => return dial_failure(&ctx, &host, port, Via::Connect, e),
     };
+    let slot = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
     let idle_ctx = ctx.clone();
     let tunnel = async move {
         let ctx = idle_ctx;

@@ -283,6 +283,40 @@ async fn tunnels_count_against_the_run_s_connections() {
     assert!(other.finish().await.denials.is_empty());
 }
 
+/// Found by an attacker's review: a CONNECT took its connection's slot before dialling, and a refusal
+/// dropped it while hyper kept the connection alive. Connections that each had one CONNECT refused
+/// then held no slot at all (one run held 19,000 of the host's descriptors), and a tunnel opened on
+/// such a connection afterwards did not count either.
+#[tokio::test]
+async fn a_refused_connect_keeps_its_connection_s_slot() {
+    let up = upstream().await;
+    let policy = json!({"allowedDomains": ["allowed.test"], "allowPrivateAddresses": ["127.0.0.1"]});
+    let (p, addr) = proxy(policy, &[("allowed.test", &["127.0.0.1"])]).await;
+    let mut held = Vec::new();
+    for _ in 0..super::MAX_CONNECTIONS {
+        let mut c = TcpStream::connect(addr).await.unwrap();
+        // The whole refusal (its body ends the line), so the connection is ready for another request.
+        let refused = exchange(&mut c, b"CONNECT denied.test:443 HTTP/1.1\r\n\r\n", ".\n").await;
+        assert!(refused.starts_with("HTTP/1.1 403") && refused.ends_with(".\n"), "{refused}");
+        held.push(c);
+    }
+    let connect = format!("CONNECT allowed.test:{} HTTP/1.1\r\n\r\n", up.port());
+    let mut c = TcpStream::connect(addr).await.unwrap();
+    let refused = exchange(&mut c, connect.as_bytes(), "\r\n\r\n").await;
+    assert!(refused.starts_with("HTTP/1.1 503"), "{refused}");
+    // A tunnel on a connection whose first CONNECT was refused holds that connection's slot.
+    let mut first = held.swap_remove(0);
+    let head = exchange(&mut first, connect.as_bytes(), "\r\n\r\n").await;
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    assert_eq!(exchange(&mut first, b"TUNNEL\nping", "ping").await, "ping");
+    let mut c = TcpStream::connect(addr).await.unwrap();
+    let refused = exchange(&mut c, connect.as_bytes(), "\r\n\r\n").await;
+    assert!(refused.starts_with("HTTP/1.1 503"), "{refused}");
+    drop((held, first));
+    let reasons: Vec<Refusal> = p.finish().await.denials.iter().map(|d| d.reason).collect();
+    assert!(reasons.contains(&Refusal::ConnectionLimit), "{reasons:?}");
+}
+
 /// Found by an attacker's review: past `MAX_CONNECTIONS` every new connection was still accepted and
 /// held (up to a second, waiting for its first byte to answer in its protocol), so one run flooding
 /// its proxy held thousands of the host's descriptors and starved the host process. Connections
