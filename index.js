@@ -10,24 +10,30 @@ const native = require('./binding.js')
 const { SandboxError, AbortError, fromThrown, fromRecord, invalid } = require('./lib/errors')
 const { spawnSandboxed, startSandboxed, SandboxedProcess, resolvedPolicies } = require('./lib/process')
 const { runWithEscalation } = require('./lib/escalation')
-const { hostInfo, normalizeOptions } = require('./lib/normalize')
+const { hostInfo, normalizeOptions, ownOptions } = require('./lib/normalize')
+const { ownData } = require('./lib/own-data')
 const { applyChangeSet, discardChangeSet, readChange, diffChange, listChangeSets, showChangeSet } = require('./lib/review')
 
+// Every argument reaches the binding as a copy of its own data (lib/own-data.js): the binding's
+// conversion reads inherited properties, so a polluted Object.prototype would change the verdict.
+
 function isLikelySandboxDenied(sandboxType, output) {
+  const given = [ownData(sandboxType, 'sandboxType'), ownData(output, 'output')]
   try {
-    return native.isLikelySandboxDenied(sandboxType, output)
+    return native.isLikelySandboxDenied(...given)
   } catch (err) {
     throw fromThrown(err, 'isLikelySandboxDenied')
   }
 }
 
 function classifySandboxDenial(result, policy) {
-  let payload = result
+  const payload = ownData(result, 'result')
   if (policy === undefined && result !== null && typeof result === 'object' && resolvedPolicies.has(result)) {
-    payload = { ...result, policy: resolvedPolicies.get(result) }
+    payload.policy = ownData(resolvedPolicies.get(result), 'result.policy')
   }
+  const given = policy === undefined || policy === null ? null : ownData(policy, 'policy')
   try {
-    return native.classifySandboxDenial(payload, policy === undefined ? null : policy)
+    return native.classifySandboxDenial(payload, given)
   } catch (err) {
     throw fromThrown(err, 'classifySandboxDenial')
   }
@@ -35,9 +41,10 @@ function classifySandboxDenial(result, policy) {
 
 function buildSandboxCommand(command, options) {
   const opts = normalizeOptions(options)
+  const argv = ownData(command, 'command')
   let plan
   try {
-    plan = native.buildSandboxCommand(command, opts.data, hostInfo(opts.extendEnv))
+    plan = native.buildSandboxCommand(argv, opts.data, hostInfo(opts.extendEnv))
   } catch (err) {
     throw fromThrown(err, 'command/options')
   }
@@ -59,7 +66,7 @@ async function sandboxCapabilities(options) {
   if (options !== undefined && options !== null && (typeof options !== 'object' || Array.isArray(options))) {
     throw invalid('options', `expected an object like { linux: { bundledBwrap: false } }, got ${Array.isArray(options) ? 'an array' : typeof options}`)
   }
-  const tagged = await native.sandboxCapabilities(process.cwd(), options ?? null)
+  const tagged = await native.sandboxCapabilities(process.cwd(), options == null ? null : ownData(options, 'options'))
   if (!tagged.ok) throw fromRecord(tagged.error)
   return tagged.value
 }
@@ -69,14 +76,16 @@ async function toolCacheStore(options) {
   if (options !== undefined && options !== null && (typeof options !== 'object' || Array.isArray(options))) {
     throw invalid('options', `expected an object like { clean: true }, got ${Array.isArray(options) ? 'an array' : typeof options}`)
   }
-  const { env: given, ...rest } = options ?? {}
+  const rest = ownOptions(options)
+  const given = rest.env
+  delete rest.env
   if (given !== undefined && given !== null && (typeof given !== 'object' || Array.isArray(given))) {
     throw invalid('env', `expected an object of strings, got ${Array.isArray(given) ? 'an array' : typeof given}`)
   }
-  const source = given ?? process.env
-  const env = {}
-  for (const k of ['SANDSPAWN_TOOL_CACHE_DIR', 'XDG_STATE_HOME', 'HOME']) if (typeof source[k] === 'string') env[k] = source[k]
-  const tagged = await native.toolCacheStore(rest, env)
+  const source = given == null ? process.env : ownData(given, 'env')
+  const env = Object.create(null)
+  for (const k of ['SANDSPAWN_TOOL_CACHE_DIR', 'XDG_STATE_HOME', 'HOME']) if (Object.hasOwn(source, k) && typeof source[k] === 'string') env[k] = source[k]
+  const tagged = await native.toolCacheStore(ownData(rest, 'options'), env)
   if (!tagged.ok) throw fromRecord(tagged.error)
   return tagged.value
 }

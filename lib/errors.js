@@ -13,7 +13,9 @@ const CODES = new Set([
 
 /** The one error class sandspawn rejects with (besides `AbortError`). */
 class SandboxError extends Error {
-  constructor(code, message, extra = {}) {
+  constructor(code, message, given = {}) {
+    // Own fields only: an absent one is absent, not Object.prototype's.
+    const extra = Object.assign(Object.create(null), given)
     super(message, extra.cause !== undefined ? { cause: extra.cause } : undefined)
     this.name = 'SandboxError'
     this.code = code
@@ -38,7 +40,9 @@ function invalid(option, problem) {
 }
 
 /** A `{ code, message, stderr, attempts?, fixes? }` record from the core, as a SandboxError. */
-function fromRecord(record) {
+function fromRecord(given) {
+  // Fields the core left out are absent, not Object.prototype's.
+  const record = Object.assign(Object.create(null), given)
   return new SandboxError(record.code, record.message, {
     stderr: record.stderr ?? undefined,
     attempts: record.attempts,

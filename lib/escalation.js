@@ -2,6 +2,7 @@
 
 const { invalid } = require('./errors')
 const { spawnSandboxed, resolvedPolicies, abortError } = require('./process')
+const { ownOptions } = require('./normalize')
 
 /** Wait for `promise`, or reject with an AbortError carrying `result` when `signal` aborts first. */
 function raceAbort(promise, signal, result) {
@@ -31,7 +32,11 @@ function raceAbort(promise, signal, result) {
  */
 async function runWithEscalation(command, options) {
   if (options === null || typeof options !== 'object') throw invalid('options', 'runWithEscalation needs an options object with approve()')
-  const { approve, ...rest } = options
+  // Own properties only, each read once: an inherited approve (a polluted Object.prototype) must
+  // never answer for the caller.
+  const rest = ownOptions(options)
+  const approve = rest.approve
+  delete rest.approve
   if (typeof approve !== 'function') throw invalid('options.approve', `must be a function, got ${typeof approve}`)
   const signal = rest.signal
 
@@ -54,7 +59,7 @@ async function runWithEscalation(command, options) {
     approved = false // a throwing or rejecting approve() is a refusal
   }
   if (!approved) return keep(first, false)
-  const second = await spawnSandboxed(command, { ...rest, sandbox: 'danger-full-access' })
+  const second = await spawnSandboxed(command, Object.assign(Object.create(null), rest, { sandbox: 'danger-full-access' }))
   // What the sandboxed attempt planted is still on the host: the retry's result must not hide it.
   return keep({ ...second, hostRisks: [...first.hostRisks, ...second.hostRisks] }, true)
 }

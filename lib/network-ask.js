@@ -9,16 +9,20 @@ const { invalid } = require('./errors')
 
 const DECISIONS = new Set(['allow', 'deny', 'allow-run', 'deny-run'])
 
-/** `sandbox` without `network.onRequest`, and the callback (or undefined). Throws for a non-function. */
+/**
+ * Takes `network.onRequest` out of `sandbox`, normalize's own copy of the option (null-prototype
+ * objects, so `in` sees own keys only), and returns it (or undefined). Throws for a non-function.
+ */
 function takeOnRequest(sandbox) {
-  if (sandbox === null || typeof sandbox !== 'object' || Array.isArray(sandbox)) return { sandbox, onRequest: undefined }
+  if (sandbox === null || typeof sandbox !== 'object' || Array.isArray(sandbox)) return undefined
   const network = sandbox.network
-  if (network === null || typeof network !== 'object' || Array.isArray(network) || !('onRequest' in network)) return { sandbox, onRequest: undefined }
-  const { onRequest, ...rest } = network
+  if (network === null || typeof network !== 'object' || Array.isArray(network) || !('onRequest' in network)) return undefined
+  const onRequest = network.onRequest
   if (onRequest !== undefined && typeof onRequest !== 'function') {
     throw invalid('options.sandbox.network.onRequest', `must be a function (request) => 'allow' | 'deny' | 'allow-run' | 'deny-run', got ${onRequest === null ? 'null' : typeof onRequest}`)
   }
-  return { sandbox: { ...sandbox, network: rest }, onRequest }
+  delete network.onRequest
+  return onRequest
 }
 
 function warn(message, err) {

@@ -2,6 +2,7 @@
 
 const { invalid } = require('./errors')
 const { takeOnRequest } = require('./network-ask')
+const { ownData, ownProperties, describe } = require('./own-data')
 
 /** Options the JavaScript layer consumes itself (functions, signals, bytes). */
 const JS_ONLY = new Set(['signal', 'onOutput', 'input', 'approve'])
@@ -9,63 +10,70 @@ const JS_ONLY = new Set(['signal', 'onOutput', 'input', 'approve'])
 const FINITE = ['timeout', 'forceKillAfterDelay']
 
 function isAbortSignal(value) {
-  return value != null && typeof value === 'object' && typeof value.aborted === 'boolean' && typeof value.addEventListener === 'function'
+  return (
+    value != null &&
+    typeof value === 'object' &&
+    typeof value.aborted === 'boolean' &&
+    typeof value.addEventListener === 'function' &&
+    typeof value.removeEventListener === 'function'
+  )
 }
 
 /**
- * Split user options into what the core validates (plain data) and what JavaScript handles.
- * Throws SandboxError for JS-level type errors; everything else is checked by the core.
+ * The options' own properties, read once each (see own-data.js: nothing inherited reaches the
+ * core, the signal or the callbacks). Throws SandboxError for a value that is not an options bag.
  */
-function normalizeOptions(options) {
-  if (options === undefined || options === null) options = {}
+function ownOptions(options) {
+  if (options === undefined || options === null) return Object.create(null)
   if (typeof options !== 'object' || Array.isArray(options)) {
     throw invalid('options', `expected an object, got ${Array.isArray(options) ? 'an array' : typeof options}`)
   }
-  const data = {}
-  let onRequest
-  for (const key of Object.keys(options)) {
-    const value = options[key]
-    if (value === undefined || JS_ONLY.has(key)) continue
-    if (FINITE.includes(key) && typeof value === 'number' && !Number.isFinite(value)) {
-      throw invalid(`options.${key}`, `must be a finite, non-negative number of milliseconds, got ${value}`)
-    }
-    if (key === 'maxBuffer' && typeof value === 'number') {
-      if (Number.isNaN(value)) throw invalid('options.maxBuffer', 'must be a positive number of bytes, got NaN')
-      data[key] = value === Infinity ? Number.MAX_SAFE_INTEGER : value
-      continue
-    }
-    if (key === 'limits' && value !== null && typeof value === 'object' && !Array.isArray(value)) {
-      // NaN and Infinity cannot cross into JSON; the core checks everything else.
-      for (const [name, v] of Object.entries(value)) {
-        if (typeof v === 'number' && !Number.isFinite(v)) throw invalid(`options.limits.${name}`, `must be a positive integer, got ${v}`)
-      }
-      data[key] = Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined))
-      continue
-    }
-    if (key === 'sandbox') {
-      ;({ sandbox: data.sandbox, onRequest } = takeOnRequest(value))
-      continue
-    }
-    if (key === 'env' && value !== null && typeof value === 'object') {
-      // Like child_process, drop undefined values instead of passing the string "undefined".
-      data[key] = Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined))
-      continue
-    }
-    data[key] = value
+  return ownProperties(options, 'options')
+}
+
+/** One option's value as the core sees it (a copy of its own data); `undefined`: not given. */
+function coreValue(key, value) {
+  if (FINITE.includes(key) && typeof value === 'number' && !Number.isFinite(value)) {
+    throw invalid(`options.${key}`, `must be a finite, non-negative number of milliseconds, got ${value}`)
   }
-  const signal = options.signal
+  // Infinity is "no bound", which the core spells as the largest safe integer.
+  if (key === 'maxBuffer' && value === Infinity) return Number.MAX_SAFE_INTEGER
+  if (key === 'maxBuffer' && Number.isNaN(value)) throw invalid('options.maxBuffer', 'must be a positive number of bytes, got NaN')
+  // An array was taken as { 0: 'A=1' } and its variables silently dropped.
+  if (key === 'env' && value !== null && (typeof value !== 'object' || Array.isArray(value))) {
+    throw invalid('options.env', `must be an object of strings like { NAME: 'value' }, got ${describe(value)}`)
+  }
+  // NaN and Infinity anywhere below (limits, network.requestTimeoutMs, ...) are refused by name there.
+  return ownData(value, `options.${key}`, ['options.sandbox.network.onRequest'])
+}
+
+/**
+ * Split user options into what the core validates (plain data, own properties only, in
+ * null-prototype objects) and what JavaScript handles. Throws SandboxError for JS-level type
+ * errors; everything else is checked by the core.
+ */
+function normalizeOptions(options) {
+  const own = ownOptions(options)
+  const data = Object.create(null)
+  let onRequest
+  for (const key of Object.keys(own)) {
+    if (own[key] === undefined || JS_ONLY.has(key)) continue
+    data[key] = coreValue(key, own[key])
+    if (key === 'sandbox') onRequest = takeOnRequest(data.sandbox)
+  }
+  const signal = own.signal
   if (signal !== undefined && !isAbortSignal(signal)) throw invalid('options.signal', 'must be an AbortSignal')
-  const onOutput = options.onOutput
+  const onOutput = own.onOutput
   if (onOutput !== undefined && typeof onOutput !== 'function') throw invalid('options.onOutput', `must be a function, got ${typeof onOutput}`)
   let input
-  if (options.input !== undefined) {
-    const raw = options.input
+  if (own.input !== undefined) {
+    const raw = own.input
     if (typeof raw === 'string') input = Buffer.from(raw, 'utf8')
     else if (Buffer.isBuffer(raw)) input = raw
     else if (raw instanceof Uint8Array) input = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength)
     else throw invalid('options.input', `must be a string, Buffer or Uint8Array, got ${raw === null ? 'null' : typeof raw}`)
   }
-  return { data, signal, onOutput, input, onRequest, extendEnv: options.extendEnv !== false }
+  return { data, signal, onOutput, input, onRequest, extendEnv: own.extendEnv !== false }
 }
 
 const { isMainThread } = require('node:worker_threads')
@@ -79,13 +87,16 @@ const { isMainThread } = require('node:worker_threads')
 const PACKAGE_DIR = require('node:path').resolve(__dirname, '..')
 
 function hostInfo(extendEnv) {
-  const host = { cwd: process.cwd(), packageDir: PACKAGE_DIR }
+  // Null-prototype: the binding reads env and processEnv by name, through the prototype chain.
+  const host = Object.create(null)
+  host.cwd = process.cwd()
+  host.packageDir = PACKAGE_DIR
   if (!extendEnv) return host
   if (isMainThread) {
     host.processEnv = true
     return host
   }
-  const env = {}
+  const env = Object.create(null)
   for (const [k, v] of Object.entries(process.env)) if (typeof v === 'string') env[k] = v
   host.env = env
   return host
@@ -110,4 +121,4 @@ function safeCallback(onOutput) {
   }
 }
 
-module.exports = { normalizeOptions, hostInfo, safeCallback, isAbortSignal }
+module.exports = { normalizeOptions, ownOptions, hostInfo, safeCallback, isAbortSignal }

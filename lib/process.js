@@ -3,6 +3,7 @@
 const native = require('../binding.js')
 const { SandboxError, AbortError, invalid, fromRecord, fromThrown } = require('./errors')
 const { normalizeOptions, hostInfo, safeCallback } = require('./normalize')
+const { ownData, ownProperties } = require('./own-data')
 const { TerminalListeners } = require('./terminal-listeners')
 const { asker } = require('./network-ask')
 
@@ -10,7 +11,9 @@ const { asker } = require('./network-ask')
 const resolvedPolicies = new WeakMap()
 
 /** The native result record, shaped as the public SpawnResult. */
-function toSpawnResult(raw) {
+function toSpawnResult(record) {
+  // The binding leaves absent fields (None) unset: read own ones only, not Object.prototype's.
+  const raw = Object.assign(Object.create(null), record)
   const result = {
     command: raw.command,
     cwd: raw.cwd,
@@ -55,14 +58,15 @@ function abortError(signal, result) {
  */
 function launch(command, options, entry) {
   const opts = normalizeOptions(options)
+  const argv = ownData(command, 'command')
   if (opts.signal && opts.signal.aborted) throw abortError(opts.signal)
   // A terminal's output also goes to onData listeners, which can only be added once it runs.
   const terminal = opts.data.pty ? new TerminalListeners(safeCallback(opts.onOutput), opts.data.maxBuffer) : null
   let handle
   try {
     const onOutput = terminal ? terminal.dispatch : safeCallback(opts.onOutput)
-    const onRequest = opts.onRequest && asker(opts.onRequest, Array.isArray(command) ? command : [])
-    handle = native.startProcess(command, opts.data, hostInfo(opts.extendEnv), entry, opts.input, onOutput, onRequest)
+    const onRequest = opts.onRequest && asker(opts.onRequest, Array.isArray(argv) ? argv : [])
+    handle = native.startProcess(argv, opts.data, hostInfo(opts.extendEnv), entry, opts.input, onOutput, onRequest)
   } catch (err) {
     throw fromThrown(err, 'command/options')
   }
@@ -84,6 +88,12 @@ function launch(command, options, entry) {
     return { result }
   })
   return { handle, settled, signal: opts.signal, terminal }
+}
+
+/** A terminal size argument: NaN and Infinity cannot cross into the binding's JSON (the core checks the rest). */
+function dimension(name, value) {
+  if (typeof value === 'number' && !Number.isFinite(value)) throw invalid(`resize(): ${name}`, `must be an integer from 1 to 65535, got ${value}`)
+  return ownData(value, `resize(): ${name}`)
 }
 
 function nonNegative(name, value, fallback) {
@@ -156,8 +166,9 @@ class SandboxedProcess {
   /** Resize the terminal (pty); the command's foreground job gets SIGWINCH. */
   resize(cols, rows) {
     this.#needsTerminal('resize')
+    const size = [dimension('cols', cols), dimension('rows', rows)]
     try {
-      this.#handle.resize(cols, rows)
+      this.#handle.resize(...size)
     } catch (err) {
       throw fromThrown(err, 'resize')
     }
@@ -193,8 +204,9 @@ class SandboxedProcess {
   async read(options) {
     this.#needsTerminal('read')
     if (options !== undefined && (options === null || typeof options !== 'object')) throw invalid('read', 'expects an object like { waitMs: 100 }')
-    const waitMs = nonNegative('waitMs', options && options.waitMs, 0)
-    const maxBytes = nonNegative('maxBytes', options && options.maxBytes, Number.MAX_SAFE_INTEGER)
+    const own = options === undefined ? Object.create(null) : ownProperties(options, 'read')
+    const waitMs = nonNegative('waitMs', own.waitMs, 0)
+    const maxBytes = nonNegative('maxBytes', own.maxBytes, Number.MAX_SAFE_INTEGER)
     if (maxBytes < 1) throw invalid('maxBytes', 'must be at least 1')
     const r = await this.#handle.read(waitMs, maxBytes)
     if (!r.ok) throw fromRecord(r.error)

@@ -7,6 +7,7 @@
 
 const native = require('../binding.js')
 const { fromRecord, invalid } = require('./errors')
+const { ownData, ownProperties } = require('./own-data')
 
 function checkId(id) {
   if (typeof id !== 'string') throw invalid('id', `must be a change set id (a string), got ${id === null ? 'null' : typeof id}`)
@@ -16,8 +17,9 @@ function checkOptions(options, example) {
   if (options !== undefined && options !== null && (typeof options !== 'object' || Array.isArray(options))) {
     throw invalid('options', `expected an object like ${example}, got ${Array.isArray(options) ? 'an array' : typeof options}`)
   }
-  // undefined values are "not given", as in every option bag of sandspawn.
-  return options ? Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) : null
+  // A copy of the own data only (undefined values are "not given", as in every option bag of
+  // sandspawn): the binding's conversion reads inherited properties too (lib/own-data.js).
+  return options ? ownData(options, 'options') : null
 }
 
 function settle(tagged) {
@@ -59,7 +61,8 @@ async function listChangeSets(options) {
 /** One set described like `SpawnResult.changeSet`, plus its `cwd` and `created` (the CLI's `review show`). */
 async function showChangeSet(id, options) {
   checkId(id)
-  const max = options?.maxChanges ?? 10000
+  const own = options == null || typeof options !== 'object' ? Object.create(null) : ownProperties(options, 'options')
+  const max = own.maxChanges ?? 10000
   if (!Number.isSafeInteger(max) || max < 0 || max > 0xffffffff) throw invalid('maxChanges', `must be a non-negative integer, got ${max}`)
   return settle(await native.showChangeSet(id, max))
 }

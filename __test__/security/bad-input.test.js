@@ -55,6 +55,16 @@ const CASES = [
   ['input of the wrong type (object)', () => [null, { input: { data: 'x' } }], INVALID, /input/],
   ['onOutput not a function', () => [null, { onOutput: 'console.log' }], INVALID, /onOutput/],
   ['signal not an AbortSignal', () => [null, { signal: { aborted: false } }], INVALID, /signal/],
+  // A look-alike without removeEventListener made the run fail later with a TypeError.
+  ['a fake AbortSignal without removeEventListener', () => [null, { signal: { aborted: false, addEventListener() {} } }], INVALID, /options\.signal.*AbortSignal/],
+  // An array was taken as { 0: 'A=1' }: the variable silently dropped.
+  ['env as an array', () => [null, { env: ['A=1'] }], INVALID, /options\.env.*array/],
+  ['env as a string', () => [null, { env: 'A=1' }], INVALID, /options\.env/],
+  // NaN and Infinity nested in an option failed the binding's JSON conversion without naming the option.
+  ['NaN requestTimeoutMs', () => [null, { sandbox: { network: { allowedDomains: [], requestTimeoutMs: NaN } } }], INVALID, /options\.sandbox\.network\.requestTimeoutMs/],
+  ['Infinity requestTimeoutMs', () => [null, { sandbox: { network: { allowedDomains: [], requestTimeoutMs: Infinity } } }], INVALID, /options\.sandbox\.network\.requestTimeoutMs/],
+  ['NaN terminal width', () => [null, { pty: { cols: NaN } }], INVALID, /options\.pty\.cols/],
+  ['Infinity in a policy list', () => [null, { sandbox: { writableRoots: [Infinity] } }], INVALID, /options\.sandbox\.writableRoots\[0\]/],
   ['options not an object', () => [null, 'read-only'], INVALID, /options/],
   [
     'an argv larger than the system allows (3 MB of args)',
@@ -148,6 +158,48 @@ describe('bad input rejects with SandboxError and runs nothing', { concurrency: 
     let p3
     assert.doesNotThrow(() => (p3 = runWithEscalation(['true'], {})))
     await assert.rejects(p3, { code: INVALID })
+  })
+
+  test('a getter that throws rejects with a SandboxError naming the option, and runs nothing', async (t) => {
+    const tree = setup(t)
+    const boom = () => {
+      throw new Error('getter boom')
+    }
+    const top = () => Object.defineProperty({ sandbox: 'workspace-write' }, 'cwd', { enumerable: true, get: boom })
+    const nested = () => ({ cwd: tree.ws, sandbox: Object.defineProperty({ mode: 'workspace-write' }, 'writableRoots', { enumerable: true, get: boom }) })
+    const inEnv = () => ({ cwd: tree.ws, env: Object.defineProperty({}, 'A', { enumerable: true, get: boom }) })
+    const command = ['touch', path.join(tree.ws, 'marker')]
+    for (const [make, name] of [[top, 'options.cwd'], [nested, 'options.sandbox.writableRoots'], [inEnv, 'options.env.A']]) {
+      const re = new RegExp(`^${name.replace(/\./g, '\\.')}: .*getter boom`)
+      await expectRejection(spawnSandboxed(command, make()), INVALID, re)
+      await expectRejection(startSandboxed(command, make()), INVALID, re)
+      await expectRejection(runWithEscalation(command, Object.assign(make(), { approve: () => true })), INVALID, re)
+      assert.throws(() => sandspawn.buildSandboxCommand(command, make()), (err) => err instanceof SandboxError && err.code === INVALID && re.test(err.message))
+    }
+    assert.equal(fs.existsSync(path.join(tree.ws, 'marker')), false)
+  })
+
+  test('each getter of the options runs once', async (t) => {
+    const tree = setup(t)
+    const reads = { cwd: 0, mode: 0, A: 0 }
+    const sandbox = { get mode() { reads.mode++; return 'workspace-write' } }
+    const env = { get A() { reads.A++; return 'from-getter' }, PATH: process.env.PATH }
+    const r = await spawnSandboxed(['sh', '-c', 'echo "$A"; touch marker'], { get cwd() { reads.cwd++; return tree.ws }, sandbox, env })
+    assert.equal(r.stdout, 'from-getter\n', r.stderr)
+    assert.equal(fs.existsSync(path.join(tree.ws, 'marker')), true)
+    assert.deepEqual(reads, { cwd: 1, mode: 1, A: 1 })
+  })
+
+  test('resize with NaN or Infinity throws a SandboxError naming the argument', async (t) => {
+    const tree = setup(t)
+    const p = await startSandboxed(['sh', '-c', 'sleep 10'], { cwd: tree.ws, pty: true, timeout: 15000 })
+    try {
+      assert.throws(() => p.resize(NaN, 24), (err) => err instanceof SandboxError && err.code === INVALID && /cols/.test(err.message) && /NaN/.test(err.message))
+      assert.throws(() => p.resize(80, Infinity), (err) => err instanceof SandboxError && err.code === INVALID && /rows/.test(err.message) && /Infinity/.test(err.message))
+    } finally {
+      p.kill('SIGKILL')
+      await p.wait()
+    }
   })
 
   test('an already aborted signal rejects with AbortError and runs nothing', async (t) => {
