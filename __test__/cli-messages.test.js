@@ -69,3 +69,37 @@ test("npm's \"complete log\" path in a private cache is mapped to the file on th
   assert.deepEqual([scope[0], ...scope.slice(2)], ['workspaces', 'npm', 'base', '_logs', path.basename(printed[1])], real)
   assert.match(fs.readFileSync(real, 'utf8'), /verbose/, 'the note names the real log')
 })
+
+test('a cache path the command printed cannot erase the host-risk warning: notes are escaped, warnings come last', (t) => {
+  // The attacker's run: a nested repository with core.fsmonitor (a host risk the CLI warns about),
+  // then a file in ~/.npm/_logs (a private cache) whose name moves the cursor up and erases lines,
+  // printed like npm's log path. The note echoed the name raw, after the warning, and erased it.
+  const { screenLines } = require('./fixtures/screen-state')
+  const home = tmp(t, 'note-esc')
+  const ws = path.join(home, 'ws')
+  fs.mkdirSync(ws)
+  fs.mkdirSync(path.join(home, '.npm'))
+  const script = [
+    'mkdir sub && git -C sub init -q && git -C sub config core.fsmonitor "touch /var/tmp/ss-fsmon-pwned"',
+    'E=$(printf "\\033"); NAME="x$(for i in 1 2 3 4 5; do printf "%s[1A%s[2K" "$E" "$E"; done)"',
+    'mkdir -p "$HOME/.npm/_logs" && echo log > "$HOME/.npm/_logs/$NAME"',
+    'echo "A complete log of this run can be found in: $HOME/.npm/_logs/$NAME" >&2',
+  ].join('; ')
+  const r = spawnSync(process.execPath, [CLI, '--mode', 'workspace-write', 'sh', '-c', script], {
+    cwd: ws,
+    encoding: 'utf8',
+    env: { ...process.env, HOME: home, SANDSPAWN_TOOL_CACHE_DIR: path.join(home, 'store') },
+    timeout: HANG_MS,
+    killSignal: 'SIGKILL',
+  })
+  assert.equal(r.status, 0, ctx(r))
+  const ours = r.stderr.split('\n').filter((l) => l.startsWith('sandspawn: '))
+  const note = ours.find((l) => l.startsWith('sandspawn: note: '))
+  assert.ok(note, ctx(r))
+  assert.match(note, /_logs\/x\\e\[1A\\e\[2K/, 'the name is shown escaped')
+  assert.equal(/[\x00-\x1f\x7f]/.test(note), false, JSON.stringify(note))
+  // The warning is sandspawn's last line, and still on the screen.
+  assert.match(ours.at(-1), /^sandspawn: warning: .*sub\/\.git\b/, ctx(r))
+  const screen = screenLines(r.stdout + r.stderr)
+  assert.ok(screen.some((l) => /^sandspawn: warning: .*sub\/\.git\b/.test(l)), screen.join('\n'))
+})

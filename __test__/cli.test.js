@@ -338,6 +338,29 @@ test('--ask: what the command printed cannot hide the question to run again with
   }
 })
 
+test('explain and errors show names from the workspace escaped: no sequence of theirs reaches the terminal', () => {
+  // A nested repository whose directory name moves the cursor up and erases: the plan names its
+  // .git (kept read-only), and explain printed the name raw.
+  const { screenLines } = require('./fixtures/screen-state')
+  const ws = tmp('explain-esc')
+  try {
+    const name = `x${'\x1b[1A\x1b[2K'.repeat(8)}`
+    fs.mkdirSync(path.join(ws, name, '.git'), { recursive: true })
+    const r = cli(['explain', '--mode', 'workspace-write', '--', 'true'], { cwd: ws })
+    assert.equal(r.status, 0, ctx(r))
+    assert.equal(r.stdout.includes('\x1b'), false, JSON.stringify(r.stdout))
+    assert.match(r.stdout, /\$'[^' ]*x\\e\[1A\\e\[2K/, 'the name as a $\'...\' word of its escapes')
+    assert.equal(screenLines(r.stdout)[0], 'sandbox:  bwrap')
+    // An error naming a path the workspace chose (a cwd below it that does not exist).
+    const missing = cli(['--cwd', path.join(ws, name, 'missing'), '--', 'true'], { cwd: ws })
+    assert.notEqual(missing.status, 0, ctx(missing))
+    assert.equal(missing.stderr.includes('\x1b'), false, JSON.stringify(missing.stderr))
+    assert.match(missing.stderr, /x\\e\[1A\\e\[2K.*missing/, ctx(missing))
+  } finally {
+    fs.rmSync(ws, { recursive: true, force: true })
+  }
+})
+
 /** Poll `condition` every 20 ms; fails after the hang bound. */
 async function until(condition) {
   const deadline = Date.now() + HANG_MS

@@ -11,6 +11,7 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
+const { printable } = require('./printable')
 
 /** Characters that end a path a tool quoted or put at the end of a sentence. */
 const PATH_END = /[\s'"`)\]}>,;]|\.(?=\s|$)|:(?=\s|$)/
@@ -35,7 +36,8 @@ async function cachePathNotes(result, max = 5) {
       seen.add(prefix + rel)
       const stored = where(path.join(tc.store, cache.name), rel)
       if (!stored) continue
-      notes.push(`sandspawn: note: ${prefix}${rel} was written to sandspawn's private ${cache.name} cache; on the host it is ${stored}`)
+      // Both paths hold a name the command chose: escaped, so it cannot move the cursor or erase.
+      notes.push(`sandspawn: note: ${printable(prefix + rel)} was written to sandspawn's private ${printable(cache.name)} cache; on the host it is ${printable(stored)}`)
     }
   }
   return notes

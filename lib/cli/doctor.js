@@ -2,6 +2,7 @@
 // `sandspawn doctor [--json]`: can this host sandbox, and if not, why and how to fix it.
 // Exits 1 when no sandbox is available.
 
+const { printable } = require('./printable')
 const { loadSandspawn } = require('./library')
 const out = require('./output')
 
@@ -34,7 +35,8 @@ async function doctor(values) {
   if (!caps.available && (caps.fixes || []).length > 1) {
     caps.fixes.forEach((f, i) => lines.push(`${i === 0 ? 'fixes:' : ''.padEnd(6)}      ${i + 1}. ${f}`))
   }
-  out.writeStdout(lines.join('\n') + '\n')
+  // The probe's words (bwrap's stderr, paths under the cwd doctor runs in) escaped, line by line.
+  out.writeStdout(lines.map(printable).join('\n') + '\n')
   out.exit(caps.available ? 0 : 1)
 }
 

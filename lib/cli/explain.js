@@ -4,6 +4,7 @@
 const { loadSandspawn } = require('./library')
 const { toSpawnOptions } = require('./options')
 const out = require('./output')
+const { printable } = require('./printable')
 
 function explain(command, values) {
   const plan = loadSandspawn().buildSandboxCommand(command, toSpawnOptions(values))
@@ -11,7 +12,9 @@ function explain(command, values) {
     out.printJson(planAsJson(plan))
     return out.exit(0)
   }
-  const lines = [`sandbox:  ${plan.sandboxType}`, `program:  ${plan.program}`, `cwd:      ${plan.cwd}`, 'args:']
+  // Paths in the plan name the workspace's directories and files, whose names anyone who wrote
+  // there chose: every one is escaped (quote, printable), so none can move the cursor or erase.
+  const lines = [`sandbox:  ${plan.sandboxType}`, `program:  ${quote(plan.program)}`, `cwd:      ${quote(plan.cwd)}`, 'args:']
   // One bwrap/sandbox-exec option per line with its operands, the command after `--`.
   let line = []
   const flush = () => line.length && (lines.push(`  ${line.map(quote).join(' ')}`), (line = []))
@@ -37,8 +40,8 @@ function explain(command, values) {
     lines.push(`  -- ${rest.slice(inner + 1).map(quote).join(' ')}`)
   }
   const marks = Object.keys(plan.env).filter((k) => k.startsWith('SANDSPAWN_'))
-  if (marks.length) lines.push(`env:      ${marks.map((k) => `${k}=${plan.env[k]}`).join(' ')}`)
-  if (plan.profile) lines.push('profile:', plan.profile)
+  if (marks.length) lines.push(`env:      ${marks.map((k) => `${k}=${quote(plan.env[k])}`).join(' ')}`)
+  if (plan.profile) lines.push('profile:', ...plan.profile.split('\n').map(printable))
   out.writeStdout(lines.join('\n') + '\n')
   out.exit(0)
 }
@@ -65,8 +68,12 @@ function planAsJson(plan) {
   }
 }
 
+/** `s` as a shell word; one with control or invisible characters as bash's $'...' of its escapes. */
 function quote(s) {
-  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`
+  if (/^[\w@%+=:,./-]+$/.test(s)) return s
+  const escaped = printable(s)
+  if (escaped !== s) return `$'${escaped.replace(/'/g, "\\'")}'`
+  return `'${s.replace(/'/g, `'\\''`)}'`
 }
 
 module.exports = { explain }

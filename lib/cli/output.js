@@ -3,6 +3,12 @@
 // stdout has been flushed.
 
 const { cliMessage, exitCodeForError } = require('./messages')
+const { printable } = require('./printable')
+
+/** Multi-line text with each line escaped (`printable`), the line breaks kept. */
+function lines(text) {
+  return String(text).split('\n').map(printable).join('\n')
+}
 
 let stdoutBroken = false
 const brokenListeners = []
@@ -42,9 +48,11 @@ function fail(err, { json = false, values = {}, subcommand = 'run' } = {}) {
   if (json) {
     printJson({ error: { code: internal ? 'ERR_SANDSPAWN_INTERNAL' : err.code, message } })
   } else {
-    process.stderr.write(`sandspawn: ${internal && err && err.stack ? err.stack : message}\n`)
+    // Messages and the sandbox tool's words carry paths and names from the command and the
+    // workspace: each line escaped, so none can move the cursor, erase or hide a line.
+    process.stderr.write(`sandspawn: ${lines(internal && err && err.stack ? err.stack : message)}\n`)
     if (err && typeof err.stderr === 'string' && err.stderr.trim() && !message.includes(err.stderr.trim())) {
-      process.stderr.write(`sandspawn: the sandbox tool said: ${err.stderr.trim()}\n`)
+      process.stderr.write(`sandspawn: the sandbox tool said: ${lines(err.stderr.trim())}\n`)
     }
     if (err && err.usage) process.stderr.write(require('./help').usageHint(err.subcommand ?? subcommand) + '\n')
   }

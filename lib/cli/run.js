@@ -82,9 +82,13 @@ async function report(result, { json, values, options, announced, stdinIsTermina
     process.stderr.write(reset + line + '\n')
     reset = ''
   }
-  // In every mode: what the run left on the host that a tool could run later (never hidden).
-  for (const risk of result.hostRisks || []) say(require('./host-risks').hostRiskLine(risk))
+  // In every mode, last: what the run left on the host that a tool could run later. Every line
+  // before them is escaped too, but nothing printed after a warning can take it back.
+  const warnHostRisks = () => {
+    for (const risk of result.hostRisks || []) say(require('./host-risks').hostRiskLine(risk))
+  }
   if (json) {
+    warnHostRisks()
     out.printJson(result)
     return
   }
@@ -97,6 +101,7 @@ async function report(result, { json, values, options, announced, stdinIsTermina
   if (result.timedOut) say(`sandspawn: timed out after ${values.timeout} ms`)
   const exceeded = require('./limits').exceededLine(result)
   if (exceeded) say(exceeded)
+  warnHostRisks()
 }
 
 function exitStatus(result) {
