@@ -172,6 +172,21 @@ test('the filter has the bwrap modes\' baseline; the supervisor cannot be traced
   assert.match(borrow['proc-fd-readlink'], /^(EACCES|EPERM)$/, result.borrow)
 })
 
+// Found by an attacker's review: the Landlock mode shares the host's IPC namespace (SysV and POSIX
+// message queues reached by key, name and id).
+test("the host's IPC objects stay out of reach", { skip: noOuter || (!hasCc() && 'no C compiler to build the attacks') }, (t) => {
+  const bin = fs.mkdtempSync(path.join('/var/tmp', 'sandspawn-ll-attacks-'))
+  t.after(() => fs.rmSync(bin, { recursive: true, force: true }))
+  for (const name of ['host-ipc']) {
+    execFileSync('cc', ['-O1', '-o', path.join(bin, name), path.join(__dirname, 'security', 'attacks', `${name}.c`), '-lrt'])
+  }
+  const { result: r } = scenario('hostReach', { env: { SANDSPAWN_ATTACKS: bin } })
+  // The IPC syscalls are refused whole: the host's objects are untouched, nothing is left behind.
+  const refused = ['shmget-key', 'shmat-id', 'shm-info', 'msgget-key', 'msgrcv-id', 'semget-key', 'semctl-id', 'mq_open', 'shm-create', 'mq-create']
+  assert.deepStrictEqual(lines(r.ipc), Object.fromEntries(refused.map((n) => [n, 'EPERM'])), r.ipc + r.stderr)
+  assert.deepStrictEqual(r.ipcAfter, { got: [], 'host-shm': r.secret, 'host-msgs': '1', 'host-sem': '7', 'host-mq': '1', 'host-left-shm': 'ENOENT', 'host-left-mq': 'ENOENT' })
+})
+
 function hasCc() {
   try {
     execFileSync('sh', ['-c', 'command -v cc'], { stdio: 'ignore' })

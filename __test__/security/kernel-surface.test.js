@@ -10,14 +10,18 @@
 //   keep working).
 // - keyring.c: the caller's session keyring, read and updated from inside.
 // - surface.c: one call per baseline rule, with arguments that give another errno without it.
+// - host-ipc.c: a host process's SysV shared memory, message queue and semaphores and its POSIX
+//   message queue, reached by key, name and id; and a segment left behind to outlive the run.
 
 const { describe, test, before, after } = require('node:test')
 const assert = require('node:assert/strict')
+const crypto = require('node:crypto')
 const fs = require('node:fs')
 const net = require('node:net')
 const path = require('node:path')
 const { execFileSync } = require('node:child_process')
 const { run, show, tempTree, token, which, BASE } = require('./helpers')
+const { withHost } = require('../fixtures/host-attack')
 
 const HAS_CC = which('cc') !== null
 const ROOT = path.resolve(__dirname, '../..')
@@ -37,8 +41,8 @@ before(() => {
   if (!HAS_CC) return
   bin = fs.mkdtempSync(path.join(BASE, 'sandspawn-attacks-'))
   fs.chmodSync(bin, 0o755)
-  for (const name of ['borrow-init', 'keyring', 'surface']) {
-    execFileSync('cc', ['-O1', '-o', path.join(bin, name), path.join(__dirname, 'attacks', `${name}.c`)], { stdio: 'pipe' })
+  for (const name of ['borrow-init', 'keyring', 'surface', 'host-ipc']) {
+    execFileSync('cc', ['-O1', '-o', path.join(bin, name), path.join(__dirname, 'attacks', `${name}.c`), '-lrt'], { stdio: 'pipe' })
   }
 })
 after(() => bin && fs.rmSync(bin, { recursive: true, force: true }))
@@ -128,5 +132,45 @@ describe('every bwrap plan has the filter\'s baseline (issue 27)', { concurrency
     for (const name of ['perf_event_open', 'io_uring_setup', 'name_to_handle_at', 'setns', 'ioctl-tiocsti', 'clone3']) {
       assert.notEqual(got[name], EXPECT[name], `${name}: ${got[name]}`)
     }
+  })
+})
+
+/** Runs `attempt(probe argv)` beside a host process holding SysV and POSIX IPC objects with
+ * `secret` (see attacks/host-ipc.c): `[its value, what the host saw after]`. */
+function withHostIpc(secret, attempt) {
+  const key = String(0x5a000000 + crypto.randomInt(0x100000) * 4)
+  const mq = `/${token('sandspawn-mq')}`
+  const program = path.join(bin, 'host-ipc')
+  return withHost(program, ['host', key, mq, secret], (ids) => attempt([program, 'probe', key, mq, ...ids]))
+}
+
+// Found by an attacker's review: every bwrap plan shared the host's IPC namespace. The command
+// read, overwrote and removed a host process's SysV segments, queues and semaphores and its POSIX
+// message queues, and left segments behind that no limit of the run counted and that outlived it.
+describe("the host's IPC objects stay out of reach", { concurrency: 2 }, () => {
+  // In its own IPC namespace the command finds none of the host's (and its own work as usual).
+  const EXPECT = {
+    'shmget-key': 'ENOENT', 'shmat-id': 'EINVAL', 'shm-info': 'ok', 'shm-used-ids': '0', 'msgget-key': 'ENOENT', 'msgrcv-id': 'EINVAL',
+    'semget-key': 'ENOENT', 'semctl-id': 'EINVAL', mq_open: 'ENOENT', 'shm-create': 'ok', 'mq-create': 'ok',
+  }
+  for (const [name, sandbox] of Object.entries(MODES)) {
+    test(`${name}: a host process's SysV shm, message queue, semaphore and POSIX queue are not found; what the command makes ends with it`, { skip }, async (t) => {
+      const tree = tempTree(t)
+      const secret = token('secret')
+      const [r, after] = await withHostIpc(secret, (probe) => run(probe, { cwd: tree.ws, sandbox }))
+      assert.equal(r.exitCode, 0, show(r))
+      assert.ok(!r.stdout.includes(secret), show(r))
+      assert.deepEqual(results(r.stdout), EXPECT, show(r))
+      assert.deepEqual(after, { got: [], 'host-shm': secret, 'host-msgs': '1', 'host-sem': '7', 'host-mq': '1', 'host-left-shm': 'ENOENT', 'host-left-mq': 'ENOENT' })
+    })
+  }
+
+  test('without a sandbox the probe reaches them (the test can tell)', { skip }, async () => {
+    const secret = token('secret')
+    const [out, after] = await withHostIpc(secret, ([program, ...args]) => execFileSync(program, args, { encoding: 'utf8' }))
+    const got = results(out)
+    for (const name of ['stole-shm', 'stole-msg', 'stole-mq']) assert.equal(got[name], secret, name)
+    assert.equal(after['host-left-shm'], 'ok')
+    assert.equal(after['host-left-mq'], 'ok')
   })
 })

@@ -56,7 +56,7 @@ pub fn bwrap_probe_args(disable_userns: bool, with_proc: bool) -> Vec<String> {
     if disable_userns {
         a.push("--disable-userns");
     }
-    a.extend(["--cap-drop", "ALL", "--unshare-pid", "--unshare-net", "--ro-bind", "/", "/", "--dev", "/dev"]);
+    a.extend(["--cap-drop", "ALL", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net", "--ro-bind", "/", "/", "--dev", "/dev"]);
     if with_proc {
         a.extend(["--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys"]);
     }

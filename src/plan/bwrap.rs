@@ -172,7 +172,13 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     a.push(&["--cap-drop", "ALL"]);
     // SAFETY: getuid and getgid have no preconditions.
     let map_ids = helper_identity(unsafe { (libc::getuid(), libc::getgid()) }, helper_mounts, &mut a);
-    a.push(&["--unshare-pid"]);
+    // The IPC namespace too: in the host's, the command reached every SysV segment, queue and
+    // semaphore set and POSIX message queue of the user's other processes by key, name or id, and
+    // left segments behind that outlived the run (found by an attacker's review). Its own ends with
+    // it. UTS: a hostname of its own (the same name) costs nothing. Not the cgroup namespace: it
+    // would show the command "/" as its cgroup while `/sys/fs/cgroup` stays the host's, so runtimes
+    // that size themselves from their cgroup's limits (the JVM, Go, Node) would read the root's.
+    a.push(&["--unshare-pid", "--unshare-ipc", "--unshare-uts"]);
     if !policy.network {
         a.push(&["--unshare-net"]);
     }

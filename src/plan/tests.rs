@@ -33,7 +33,7 @@ fn head(network: bool) -> Vec<String> {
 fn head_keeping(network: bool, mounts: bool) -> Vec<String> {
     let mut a = v(&["--new-session", "--die-with-parent", "--unshare-user", "--cap-drop", "ALL"]);
     a.extend(kept_for_helper(mounts));
-    a.push("--unshare-pid".into());
+    a.extend(v(&["--unshare-pid", "--unshare-ipc", "--unshare-uts"]));
     if !network {
         a.push("--unshare-net".into());
     }

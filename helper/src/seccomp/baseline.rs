@@ -64,6 +64,28 @@ pub const LANDLOCK_GAPS: &[(Sys, Check, &str)] = &[
     (Sys::Lremovexattr, Check::Ret(RET_EPERM), "extended attributes (as setxattr)"),
     (Sys::Fremovexattr, Check::Ret(RET_EPERM), "extended attributes (as setxattr)"),
     (Sys::Removexattrat, Check::Ret(RET_EPERM), "extended attributes (as setxattr)"),
+    // IPC: the Landlock mode shares the host's IPC namespace and cannot make one of its own (bwrap
+    // gives every plan one: `--unshare-ipc`); Landlock governs none of these objects (found by an
+    // attacker's review: a host process's segments, queues and semaphores were read, rewritten and
+    // removed by key or id, and a run left segments behind that outlived it).
+    (Sys::Shmget, Check::Ret(RET_EPERM), "SysV shared memory is per IPC namespace, not per file: the host's segments are found by key and attached by id (IPC_STAT lists them), whatever Landlock allows"),
+    (Sys::Shmat, Check::Ret(RET_EPERM), "SysV shared memory (as shmget): attaching a host segment by its id"),
+    (Sys::Shmctl, Check::Ret(RET_EPERM), "SysV shared memory (as shmget): listing, re-permitting or removing a host segment"),
+    (Sys::Shmdt, Check::Ret(RET_EPERM), "SysV shared memory (as shmget), refused whole with it"),
+    (Sys::Semget, Check::Ret(RET_EPERM), "SysV semaphores (as shmget): the host's sets, by key"),
+    (Sys::Semop, Check::Ret(RET_EPERM), "SysV semaphores (as semget): operating a host set by its id"),
+    (Sys::Semtimedop, Check::Ret(RET_EPERM), "SysV semaphores (as semop)"),
+    (Sys::Semctl, Check::Ret(RET_EPERM), "SysV semaphores (as semget): setting or removing a host set by its id"),
+    (Sys::Msgget, Check::Ret(RET_EPERM), "SysV message queues (as shmget): the host's queues, by key"),
+    (Sys::Msgsnd, Check::Ret(RET_EPERM), "SysV message queues (as msgget): writing a host queue by its id"),
+    (Sys::Msgrcv, Check::Ret(RET_EPERM), "SysV message queues (as msgget): taking a host queue's messages by its id"),
+    (Sys::Msgctl, Check::Ret(RET_EPERM), "SysV message queues (as msgget): listing or removing a host queue"),
+    (Sys::MqOpen, Check::Ret(RET_EPERM), "POSIX message queues live in the IPC namespace's own mqueue mount: creating one leaves it behind the run, and the host's are there by name"),
+    (Sys::MqUnlink, Check::Ret(RET_EPERM), "POSIX message queues (as mq_open): removing a host queue by name"),
+    (Sys::MqTimedsend, Check::Ret(RET_EPERM), "POSIX message queues (as mq_open)"),
+    (Sys::MqTimedreceive, Check::Ret(RET_EPERM), "POSIX message queues (as mq_open)"),
+    (Sys::MqNotify, Check::Ret(RET_EPERM), "POSIX message queues (as mq_open)"),
+    (Sys::MqGetsetattr, Check::Ret(RET_EPERM), "POSIX message queues (as mq_open)"),
     (Sys::Prlimit64, Check::ArgNot(OFF_ARG0_LO, 0), "another process's limits: a process of the same user may set them, and Landlock's signal scope does not cover it (a CPU limit below what the host process used makes the kernel kill it); a process's own (pid 0) stay settable"),
 ];
 
