@@ -161,7 +161,7 @@ test('--json: errors are { error: { code, message } } on stdout; doctor and expl
   assert.equal(plan.envSet.SANDSPAWN_SANDBOX, 'bwrap')
   // Self-contained: the helper applies the seccomp filter inside, no descriptor is needed.
   assert.deepEqual(plan.extraFds, [])
-  assert.ok(plan.args.includes('--filter=not-unix') && plan.args.includes('--own-userns'), plan.args.join(' '))
+  assert.ok(plan.args.includes('--filter=inet') && plan.args.includes('--own-userns'), plan.args.join(' '))
 })
 
 // ---- stdin ----------------------------------------------------------------------------------

@@ -173,11 +173,12 @@ test('the filter has the bwrap modes\' baseline; the supervisor cannot be traced
 })
 
 // Found by an attacker's review: the Landlock mode shares the host's IPC namespace (SysV and POSIX
-// message queues reached by key, name and id).
-test("the host's IPC objects stay out of reach", { skip: noOuter || (!hasCc() && 'no C compiler to build the attacks') }, (t) => {
+// message queues reached by key, name and id), socketpair(AF_UNIX, SOCK_DGRAM) reached host
+// datagram sockets with every socket refused, and AF_VSOCK passed with the network on.
+test("the host's IPC objects, its Unix datagram sockets and socket families beyond the Internet ones stay out of reach", { skip: noOuter || (!hasCc() && 'no C compiler to build the attacks') }, (t) => {
   const bin = fs.mkdtempSync(path.join('/var/tmp', 'sandspawn-ll-attacks-'))
   t.after(() => fs.rmSync(bin, { recursive: true, force: true }))
-  for (const name of ['host-ipc']) {
+  for (const name of ['host-ipc', 'unix-dgram', 'families']) {
     execFileSync('cc', ['-O1', '-o', path.join(bin, name), path.join(__dirname, 'security', 'attacks', `${name}.c`), '-lrt'])
   }
   const { result: r } = scenario('hostReach', { env: { SANDSPAWN_ATTACKS: bin } })
@@ -185,6 +186,15 @@ test("the host's IPC objects stay out of reach", { skip: noOuter || (!hasCc() &&
   const refused = ['shmget-key', 'shmat-id', 'shm-info', 'msgget-key', 'msgrcv-id', 'semget-key', 'semctl-id', 'mq_open', 'shm-create', 'mq-create']
   assert.deepStrictEqual(lines(r.ipc), Object.fromEntries(refused.map((n) => [n, 'EPERM'])), r.ipc + r.stderr)
   assert.deepStrictEqual(r.ipcAfter, { got: [], 'host-shm': r.secret, 'host-msgs': '1', 'host-sem': '7', 'host-mq': '1', 'host-left-shm': 'ENOENT', 'host-left-mq': 'ENOENT' })
+  assert.deepStrictEqual(lines(r.dgram), {
+    'socket-dgram': 'EPERM', 'pair-dgram': 'EPERM', 'pair-dgram-flags': 'EPERM', 'pair-raw': 'EPERM',
+    'pair-stream': 'ok', 'pair-stream-connect': 'EPROTOTYPE', 'pair-seqpacket': 'ok', 'pair-seqpacket-connect': 'EPROTOTYPE',
+  }, r.dgram + r.stderr)
+  assert.deepStrictEqual(r.dgramAfter, { got: [], 'host-received': '0' })
+  const families = ['unix', 'inet', 'inet6', 'netlink', 'vsock', 'packet', 'alg', 'can', 'bluetooth', 'tipc', 'rds', 'key', 'xdp', 'appletalk', 'x25', 'llc', 'smc', 'kcm', 'qipcrtr', 'mctp', 'tcp-loopback', 'udp-loopback']
+  assert.deepStrictEqual(lines(r.familiesOff), Object.fromEntries(families.map((n) => [n, 'EPERM'])), `network off: no socket at all\n${r.familiesOff}`)
+  const on = new Set(['unix', 'inet', 'inet6', 'netlink', 'tcp-loopback', 'udp-loopback'])
+  assert.deepStrictEqual(lines(r.familiesOn), Object.fromEntries(families.map((n) => [n, on.has(n) ? 'ok' : 'EPERM'])), `network: true\n${r.familiesOn}`)
 })
 
 function hasCc() {

@@ -12,6 +12,10 @@
 // - surface.c: one call per baseline rule, with arguments that give another errno without it.
 // - host-ipc.c: a host process's SysV shared memory, message queue and semaphores and its POSIX
 //   message queue, reached by key, name and id; and a segment left behind to outlive the run.
+// - unix-dgram.c: a host Unix datagram socket reached through socketpair(AF_UNIX, SOCK_DGRAM) with
+//   Unix sockets blocked.
+// - families.c: socket families outside the Internet ones, netlink and Unix (AF_VSOCK reaches a VM
+//   host's hypervisor whatever the network namespace).
 
 const { describe, test, before, after } = require('node:test')
 const assert = require('node:assert/strict')
@@ -41,7 +45,7 @@ before(() => {
   if (!HAS_CC) return
   bin = fs.mkdtempSync(path.join(BASE, 'sandspawn-attacks-'))
   fs.chmodSync(bin, 0o755)
-  for (const name of ['borrow-init', 'keyring', 'surface', 'host-ipc']) {
+  for (const name of ['borrow-init', 'keyring', 'surface', 'host-ipc', 'unix-dgram', 'families']) {
     execFileSync('cc', ['-O1', '-o', path.join(bin, name), path.join(__dirname, 'attacks', `${name}.c`), '-lrt'], { stdio: 'pipe' })
   }
 })
@@ -135,6 +139,9 @@ describe('every bwrap plan has the filter\'s baseline (issue 27)', { concurrency
   })
 })
 
+/** Whether the policy lets the command use Unix sockets (the network on, or allowUnixSockets). */
+const unixAllowed = (sandbox) => typeof sandbox === 'object' && (sandbox.network === true || sandbox.allowUnixSockets === true)
+
 /** Runs `attempt(probe argv)` beside a host process holding SysV and POSIX IPC objects with
  * `secret` (see attacks/host-ipc.c): `[its value, what the host saw after]`. */
 function withHostIpc(secret, attempt) {
@@ -172,5 +179,57 @@ describe("the host's IPC objects stay out of reach", { concurrency: 2 }, () => {
     for (const name of ['stole-shm', 'stole-msg', 'stole-mq']) assert.equal(got[name], secret, name)
     assert.equal(after['host-left-shm'], 'ok')
     assert.equal(after['host-left-mq'], 'ok')
+  })
+})
+
+// Found by an attacker's review: with Unix sockets blocked, socketpair(AF_UNIX, SOCK_DGRAM) was
+// allowed, and its sockets sendto() or connect() any datagram socket of the host by path.
+describe('host Unix datagram sockets stay out of reach with Unix sockets blocked', { concurrency: 2 }, () => {
+  const BLOCKED = {
+    'socket-dgram': 'EPERM', 'pair-dgram': 'EPERM', 'pair-dgram-flags': 'EPERM', 'pair-raw': 'EPERM',
+    // Stream and seqpacket pairs reach nobody: they keep working, and cannot be aimed elsewhere.
+    'pair-stream': 'ok', 'pair-stream-connect': 'EPROTOTYPE', 'pair-seqpacket': 'ok', 'pair-seqpacket-connect': 'EPROTOTYPE',
+  }
+  for (const [name, sandbox] of Object.entries(MODES)) {
+    const allowed = unixAllowed(sandbox)
+    test(`${name}: ${allowed ? 'Unix sockets allowed: the datagram reaches the listener (the test can tell)' : 'the host listener receives nothing; stream and seqpacket pairs work'}`, { skip }, async (t) => {
+      const tree = tempTree(t)
+      const sock = path.join(tree.out, 'host.sock')
+      const program = path.join(bin, 'unix-dgram')
+      const [r, after] = await withHost(program, ['host', sock], () => run([program, 'probe', sock], { cwd: tree.ws, sandbox }))
+      assert.equal(r.exitCode, 0, show(r))
+      if (allowed) {
+        assert.equal(results(r.stdout)['pair-dgram-sendto'], 'sent', show(r))
+        assert.ok(after.got.includes('pair-dgram-sendto'), JSON.stringify(after))
+        return
+      }
+      assert.deepEqual(results(r.stdout), BLOCKED, show(r))
+      assert.deepEqual(after, { got: [], 'host-received': '0' })
+    })
+  }
+})
+
+// Found by an attacker's review: AF_VSOCK passed the filter with the network off and with an
+// allow-list; vsock is not network-namespaced, so on a VM host the command reached the hypervisor's
+// services (and the host's other guests' listeners) past the proxy. Only the Internet families,
+// netlink and (by policy) Unix sockets are created; nothing here connects anywhere but loopback.
+describe('socket families outside the Internet ones, netlink and Unix are refused', { concurrency: 2 }, () => {
+  const REFUSED = ['vsock', 'packet', 'alg', 'can', 'bluetooth', 'tipc', 'rds', 'key', 'xdp', 'appletalk', 'x25', 'llc', 'smc', 'kcm', 'qipcrtr', 'mctp']
+  for (const [name, sandbox] of Object.entries(MODES)) {
+    const allowed = unixAllowed(sandbox)
+    test(`${name}: ${REFUSED.length} families refused; TCP and UDP over loopback, netlink and Unix ${allowed ? 'allowed' : 'refused'} as before`, { skip }, async (t) => {
+      const tree = tempTree(t)
+      const r = await run([path.join(bin, 'families')], { cwd: tree.ws, sandbox })
+      assert.equal(r.exitCode, 0, show(r))
+      const expect = { unix: allowed ? 'ok' : 'EPERM', inet: 'ok', inet6: 'ok', netlink: 'ok', 'tcp-loopback': 'ok', 'udp-loopback': 'ok' }
+      for (const family of REFUSED) expect[family] = 'EPERM'
+      assert.deepEqual(results(r.stdout), expect, show(r))
+    })
+  }
+
+  test('without a sandbox AF_VSOCK sockets are created here (the test can tell), where the kernel has vsock', { skip }, (t) => {
+    const got = results(execFileSync(path.join(bin, 'families'), ['vsock'], { encoding: 'utf8' }))
+    if (got.vsock === 'EAFNOSUPPORT') return t.skip('no vsock in this kernel')
+    assert.equal(got.vsock, 'ok')
   })
 })

@@ -51,7 +51,7 @@ pub fn prepare(ll: &LandlockSteps) -> Result<Prepared, Failure> {
         return Err(setup(0, format!("the kernel's Landlock ABI is {kernel}, the plan needs {}", ll.abi)));
     }
     let abi = ll.abi.min(landlock::MAX_KNOWN_ABI);
-    let network = ll.sockets == seccomp::Sockets::All;
+    let network = ll.sockets == seccomp::Sockets::InetAndUnix;
     let Handled { fs, net, scoped } = landlock::handled(abi, network);
     let attr = RulesetAttr { fs, net, scoped };
     let fd = unsafe { libc::syscall(SYS_CREATE_RULESET, &attr as *const RulesetAttr, landlock::ruleset_attr_size(abi), 0u32) };

@@ -8,9 +8,9 @@
 //!     [--await-init-locks=K] [--close-fds=N,...]
 //!     [--review ROOT UPPER WORK]... [--read-only=PATH]... [--overlay TARGET UPPER WORK]... [--cover-dir=PATH]... [--cover-file=PATH]... [--unmount=PATH]...
 //!     [--own-userns [--limit-userns] [--map-ids=UID:GID]] [--controlling-tty] [--rlimit=NAME:SOFT:HARD]...
-//!     [--exec-after=NS] [--filter=none|unix|not-unix|all]
+//!     [--exec-after=NS] [--filter=none|unix|inet|inet-unix]
 //!     [--report-fd=N] [--net-listen=N]
-//!     [--landlock=ABI --sockets=none|unix|all --control-fd=N --ll-list=PATH... --ll-read=PATH... --ll-write[-at=DEV:INO:|=]PATH...] -- COMMAND [ARG...]
+//!     [--landlock=ABI --sockets=none|unix|inet-unix --control-fd=N --ll-list=PATH... --ll-read=PATH... --ll-write[-at=DEV:INO:|=]PATH...] -- COMMAND [ARG...]
 //! sandspawn-helper --version
 //! ```
 
@@ -499,8 +499,8 @@ mod tests {
     fn round_trip() {
         for steps in [
             Steps::default(),
-            Steps { filter: Some(crate::seccomp::Sockets::NotUnix), ..Steps::default() },
-            Steps { filter: Some(crate::seccomp::Sockets::NotUnix), report_fd: Some(4), ..Steps::default() },
+            Steps { filter: Some(crate::seccomp::Sockets::Inet), ..Steps::default() },
+            Steps { filter: Some(crate::seccomp::Sockets::Inet), report_fd: Some(4), ..Steps::default() },
             Steps { null_fds: vec![5, 6], ..Steps::default() },
             Steps { null_fds: vec![5], offline_nsswitch_fd: Some(6), ..Steps::default() },
             Steps {
@@ -520,12 +520,12 @@ mod tests {
                 limit_userns: true,
                 controlling_tty: true,
                 rlimits: vec![cpu(), nofile()],
-                filter: Some(crate::seccomp::Sockets::NotUnix),
+                filter: Some(crate::seccomp::Sockets::Inet),
                 report_fd: Some(4),
                 net_listen_fd: Some(5),
                 ..Steps::default()
             },
-            Steps { filter: Some(crate::seccomp::Sockets::NotUnix), report_fd: Some(4), net_listen_fd: Some(5), ..Steps::default() },
+            Steps { filter: Some(crate::seccomp::Sockets::Inet), report_fd: Some(4), net_listen_fd: Some(5), ..Steps::default() },
             Steps { cover_dirs: vec!["/w/.vscode".into(), "/w/a b/.git".into()], cover_files: vec!["/w/.envrc".into()], own_userns: true, map_ids: Some((1000, 100)), await_init_locks: 2, close_fds: vec![7, 8], ..Steps::default() },
             Steps { read_only: vec![ReadOnly::at("/w/.git", (2049, 77)), ReadOnly::at("/w/deps/a:b/.git", (7, u64::MAX)), ReadOnly::new("/w/x:1:2")], own_userns: true, limit_userns: true, ..Steps::default() },
             Steps {
@@ -546,7 +546,7 @@ mod tests {
                 ..Steps::default()
             },
             Steps { controlling_tty: true, ..Steps::default() },
-            Steps { controlling_tty: true, filter: Some(crate::seccomp::Sockets::NotUnix), report_fd: Some(4), ..Steps::default() },
+            Steps { controlling_tty: true, filter: Some(crate::seccomp::Sockets::Inet), report_fd: Some(4), ..Steps::default() },
             Steps { rlimits: vec![cpu(), nofile()], report_fd: Some(4), ..Steps::default() },
             Steps {
                 report_fd: Some(4),
@@ -571,16 +571,16 @@ mod tests {
 
     #[test]
     fn pinned_format() {
-        let steps = Steps { filter: Some(crate::seccomp::Sockets::NotUnix), report_fd: Some(4), ..Steps::default() };
-        assert_eq!(steps.to_args(), ["v1", "--filter=not-unix", "--report-fd=4", "--"]);
-        let tty = Steps { controlling_tty: true, filter: Some(crate::seccomp::Sockets::NotUnix), report_fd: Some(4), ..Steps::default() };
-        assert_eq!(tty.to_args(), ["v1", "--controlling-tty", "--filter=not-unix", "--report-fd=4", "--"]);
+        let steps = Steps { filter: Some(crate::seccomp::Sockets::Inet), report_fd: Some(4), ..Steps::default() };
+        assert_eq!(steps.to_args(), ["v1", "--filter=inet", "--report-fd=4", "--"]);
+        let tty = Steps { controlling_tty: true, filter: Some(crate::seccomp::Sockets::Inet), report_fd: Some(4), ..Steps::default() };
+        assert_eq!(tty.to_args(), ["v1", "--controlling-tty", "--filter=inet", "--report-fd=4", "--"]);
         let outer = Steps { null_fds: vec![3, 4], ..Steps::default() };
         assert_eq!(outer.to_args(), ["v1", "--null-fds=3,4", "--"]);
         let net = Steps { report_fd: Some(4), net_listen_fd: Some(5), ..Steps::default() };
         assert_eq!(net.to_args(), ["v1", "--report-fd=4", "--net-listen=5", "--"]);
-        let limited = Steps { rlimits: vec![cpu(), nofile()], filter: Some(crate::seccomp::Sockets::NotUnix), ..Steps::default() };
-        assert_eq!(limited.to_args(), ["v1", "--rlimit=cpu:2:3", "--rlimit=nofile:32:32", "--filter=not-unix", "--"]);
+        let limited = Steps { rlimits: vec![cpu(), nofile()], filter: Some(crate::seccomp::Sockets::Inet), ..Steps::default() };
+        assert_eq!(limited.to_args(), ["v1", "--rlimit=cpu:2:3", "--rlimit=nofile:32:32", "--filter=inet", "--"]);
     }
 
     fn cpu() -> Rlimit {
@@ -634,7 +634,7 @@ mod tests {
         assert!(Steps::parse(&os(&["v1", "--own-userns", "--map-ids=1000", "--", "true"])).is_err());
         assert!(Steps::parse(&os(&["v1", "--limit-userns", "--", "true"])).is_err(), "only with --own-userns");
         assert!(Steps::parse(&os(&["v1", "--filter=tcp", "--", "true"])).is_err());
-        assert!(Steps::parse(&os(&["v1", "--landlock=3", "--ll-read=/", "--filter=all", "--", "true"])).is_err(), "Landlock has its own filter");
+        assert!(Steps::parse(&os(&["v1", "--landlock=3", "--ll-read=/", "--filter=inet-unix", "--", "true"])).is_err(), "Landlock has its own filter");
         // The capabilities a remount or an overlay needs are dropped only by --own-userns.
         assert!(Steps::parse(&os(&["v1", "--cover-dir=/w/.vscode", "--", "true"])).is_err());
         assert!(Steps::parse(&os(&["v1", "--read-only=/w/.git", "--", "true"])).unwrap_err().contains("need --own-userns"));
@@ -658,7 +658,7 @@ mod tests {
     fn names_the_first_step_only_linux_has() {
         let macos = Steps { controlling_tty: true, rlimits: vec![cpu()], report_fd: Some(3), ..Steps::default() };
         assert_eq!(macos.linux_only(), None, "what the helper does in front of sandbox-exec");
-        let seccomp = Steps { filter: Some(crate::seccomp::Sockets::NotUnix), ..macos.clone() };
+        let seccomp = Steps { filter: Some(crate::seccomp::Sockets::Inet), ..macos.clone() };
         assert_eq!(seccomp.linux_only(), Some("--filter"));
         let bwrap = Steps { await_init_locks: 1, own_userns: true, net_listen_fd: Some(5), ..macos };
         assert_eq!(bwrap.linux_only(), Some("--await-init-locks"));

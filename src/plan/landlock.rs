@@ -98,7 +98,7 @@ pub fn build(req: &PlanRequest, abi: u32, grants: &Grants, scratch: Option<&Path
     }
     write.extend(DEVICES.iter().filter(|d| Path::new(d).exists()).map(|d| Planned::new(d)));
     let sockets = if policy.network {
-        Sockets::All
+        Sockets::InetAndUnix
     } else if policy.unix_sockets == UnixSockets::All {
         Sockets::UnixOnly
     } else {

@@ -75,7 +75,7 @@ fn tail(block_unix: bool, cwd: &Path, cmd: &[&str]) -> Vec<String> {
     let mut a = v(&["--remount-ro", "/dev", "--chdir", &s(cwd), "--", &s(helper_path())]);
     a.push("v1".into());
     a.extend(userns_steps(false));
-    a.push(format!("--filter={}", if block_unix { "not-unix" } else { "all" }));
+    a.push(format!("--filter={}", if block_unix { "inet" } else { "inet-unix" }));
     a.push("--".into());
     a.extend(v(cmd));
     a
@@ -128,7 +128,7 @@ fn runner_fds_and_bwrap_info_are_used() {
     assert!(!bwrap_args.contains(&"--disable-userns".to_string()), "bwrap never nests pid 1 with the command");
     assert_eq!((plan.status_fd, plan.report_fd), (Some(3), Some(4)));
     let helper_args = &bwrap_args[bwrap_args.iter().position(|a| a == "v1").unwrap()..];
-    let expect = cat(vec![v(&["v1"]), userns_steps(false), v(&["--filter=not-unix", "--report-fd=4", "--"])]);
+    let expect = cat(vec![v(&["v1"]), userns_steps(false), v(&["--filter=inet", "--report-fd=4", "--"])]);
     assert_eq!(&helper_args[..expect.len()], &expect[..]);
     req.helper = None;
     assert_eq!(build(&req).unwrap_err().code.as_str(), "ERR_SANDBOX_UNAVAILABLE", "no bwrap plan without the helper");
@@ -164,7 +164,7 @@ fn workspace_write_nested_roots_and_git() {
         // gitdir, w/.git, again: harmless, and keeps the rule simple); the placeholder is covered
         v(&["v1", "--await-init-locks=1", "--close-fds=4", &ro_at(&git), &ro_at(&sub_git), &format!("--cover-dir={inner_git}")]),
         userns_steps(true),
-        v(&["--filter=not-unix", "--", "make"]),
+        v(&["--filter=inet", "--", "make"]),
     ]);
     assert_eq!(plan.args, expect);
 }
@@ -190,7 +190,7 @@ fn gitdir_file_in_a_workspace() {
         v(&["--remount-ro", "/dev", "--chdir", &wts, "--", &s(helper_path())]),
         v(&["v1", &ro_at(&mg), &ro_at(&mgw), &ro_at(&wtg)]),
         userns_steps(true),
-        v(&["--filter=all", "--", "git", "status"]),
+        v(&["--filter=inet-unix", "--", "git", "status"]),
     ]);
     assert_eq!(plan.args, expect);
 }
@@ -228,7 +228,7 @@ fn read_only_paths_and_deny_read() {
         // the carve-outs inside the root (re-exposed inside the denied directory) by the helper
         v(&["v1", "--await-init-locks=1", "--close-fds=5", &ro_at(&env_), &ro_at(&git), &format!("--cover-file={dist}")]),
         userns_steps(true),
-        v(&["--filter=all", "--", "cat"]),
+        v(&["--filter=inet-unix", "--", "cat"]),
     ]);
     assert_eq!(plan.args, expect);
     assert_eq!((plan.program.as_path(), plan.argv0.as_str()), (helper_path(), "sandspawn-helper"));

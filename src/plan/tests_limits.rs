@@ -57,10 +57,10 @@ fn bwrap_plans_pass_the_limits_to_the_helper_inside() {
     assert_eq!(online.program, PathBuf::from("/usr/bin/bwrap"), "no extra process in front of bwrap for the limits");
     let steps = |rest: &[&str]| -> Vec<String> { [vec!["v1".to_string()], userns_steps(false), rest.iter().map(|s| s.to_string()).collect()].concat() };
     let limits = ["--rlimit=cpu:2:3", "--rlimit=fsize:1048576:1048576", "--rlimit=core:0:0"];
-    assert_eq!(after_helper(&online.args), steps(&[&limits[..], &["--filter=all", "--report-fd=4", "--", "ls", "-l"]].concat()));
-    assert_eq!(after_helper(&p.args), steps(&[&limits[..], &["--filter=not-unix", "--report-fd=4", "--", "ls", "-l"]].concat()));
+    assert_eq!(after_helper(&online.args), steps(&[&limits[..], &["--filter=inet-unix", "--report-fd=4", "--", "ls", "-l"]].concat()));
+    assert_eq!(after_helper(&p.args), steps(&[&limits[..], &["--filter=inet", "--report-fd=4", "--", "ls", "-l"]].concat()));
     let unlimited = plan(json!("read-only"), Platform::Linux, &[], true);
-    assert_eq!(after_helper(&unlimited.args), steps(&["--filter=not-unix", "--report-fd=4", "--", "ls", "-l"]));
+    assert_eq!(after_helper(&unlimited.args), steps(&["--filter=inet", "--report-fd=4", "--", "ls", "-l"]));
 }
 
 #[test]

@@ -189,7 +189,7 @@ fn bwrap_plan_with_every_other_feature() {
         steps,
         [
             "v1", "--overlay", "--overlay", "--overlay", &format!("--unmount={store}"), "--own-userns", "--limit-userns", "--controlling-tty",
-            "--rlimit=cpu:2:3", "--filter=not-unix", "--report-fd=4", "--net-listen=5", "--"
+            "--rlimit=cpu:2:3", "--filter=inet", "--report-fd=4", "--net-listen=5", "--"
         ]
     );
     assert_eq!(&inner[inner.len() - 2..], ["npm", "ci"]);

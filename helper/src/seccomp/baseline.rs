@@ -1,7 +1,7 @@
 //! What the filters refuse: the reviewed baseline every plan gets, the socket rule of the
 //! policy, and the tracing rules of the Landlock mode. Each baseline entry says why it is there.
 
-use super::filter::{Check, Filter, Sockets, Tracing, AF_UNIX, CLONE_NEW_MASK, FIOSETOWN, F_SETOWN, F_SETOWN_EX, OFF_ARG0_LO, OFF_ARG1_LO, OFF_ARG2_LO, RET_ENOSYS, RET_EPERM, SET_ID_BITS, SIOCSPGRP, TIOCLINUX, TIOCSTI};
+use super::filter::{Check, Filter, Sockets, Tracing, AF_INET, AF_INET6, AF_NETLINK, AF_UNIX, CLONE_NEW_MASK, FIOSETOWN, F_SETOWN, F_SETOWN_EX, OFF_ARG0_LO, OFF_ARG1_LO, OFF_ARG2_LO, RET_ENOSYS, RET_EPERM, SET_ID_BITS, SIOCSPGRP, SOCK_DGRAM, SOCK_RAW, SOCK_SEQPACKET, SOCK_STREAM, TIOCLINUX, TIOCSTI};
 use super::syscalls::Sys;
 
 /// The baseline every plan gets, whatever its network and sockets: syscalls a command never needs
@@ -91,13 +91,7 @@ pub const LANDLOCK_GAPS: &[(Sys, Check, &str)] = &[
 
 /// The rules of a filter: the socket rule, the baseline, and the tracing rules when denied.
 pub fn rules(f: Filter) -> Vec<(Sys, Check)> {
-    let mut rules = Vec::new();
-    match f.sockets {
-        Sockets::None => rules.push((Sys::Socket, Check::Ret(RET_EPERM))),
-        Sockets::UnixOnly => rules.push((Sys::Socket, Check::ArgNot(OFF_ARG0_LO, AF_UNIX))),
-        Sockets::NotUnix => rules.push((Sys::Socket, Check::ArgIs(OFF_ARG0_LO, AF_UNIX))),
-        Sockets::All => {}
-    }
+    let mut rules = socket_rules(f.sockets).to_vec();
     // With a shield, the baseline's terminal ioctls plus those that make the kernel signal a
     // process (see `shield`): one rule per syscall.
     let ioctl = Check::ArgIn(OFF_ARG1_LO, &[TIOCSTI, TIOCLINUX, FIOSETOWN, SIOCSPGRP]);
@@ -112,6 +106,22 @@ pub fn rules(f: Filter) -> Vec<(Sys, Check)> {
         rules.extend(shield(pid));
     }
     rules
+}
+
+/// The families `socket()` may create (see `Sockets`), and the pairs `socketpair()` may make: with
+/// Unix sockets refused, no datagram pair, whose ends reach any socket path of the host.
+fn socket_rules(sockets: Sockets) -> [(Sys, Check); 2] {
+    const INET: &[u32] = &[AF_INET, AF_INET6, AF_NETLINK];
+    const INET_AND_UNIX: &[u32] = &[AF_INET, AF_INET6, AF_NETLINK, AF_UNIX];
+    const CONNECTED_PAIRS: &[u32] = &[SOCK_STREAM, SOCK_SEQPACKET];
+    const ANY_PAIR: &[u32] = &[SOCK_STREAM, SOCK_DGRAM, SOCK_RAW, SOCK_SEQPACKET];
+    let (socket, pairs) = match sockets {
+        Sockets::None => (Check::Ret(RET_EPERM), CONNECTED_PAIRS),
+        Sockets::UnixOnly => (Check::ArgNot(OFF_ARG0_LO, AF_UNIX), ANY_PAIR),
+        Sockets::Inet => (Check::ArgOutside(OFF_ARG0_LO, INET), CONNECTED_PAIRS),
+        Sockets::InetAndUnix => (Check::ArgOutside(OFF_ARG0_LO, INET_AND_UNIX), ANY_PAIR),
+    };
+    [(Sys::Socket, socket), (Sys::Socketpair, Check::UnixPairOf(pairs))]
 }
 
 /// No signal reaches process `pid` from the command: not by its pid (`kill`, the thread and queued

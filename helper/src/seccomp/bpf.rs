@@ -9,6 +9,7 @@ const LD_W_ABS: u16 = 0x20; // BPF_LD | BPF_W | BPF_ABS
 const JEQ_K: u16 = 0x15; // BPF_JMP | BPF_JEQ | BPF_K
 const JSET_K: u16 = 0x45; // BPF_JMP | BPF_JSET | BPF_K
 const JGE_K: u16 = 0x35; // BPF_JMP | BPF_JGE | BPF_K
+const AND_K: u16 = 0x54; // BPF_ALU | BPF_AND | BPF_K
 const RET_K: u16 = 0x06; // BPF_RET | BPF_K
 
 /// One instruction: `(code, jt, jf, k)`.
@@ -62,23 +63,42 @@ pub(super) fn check_block(check: Check) -> Vec<Insn> {
     match check {
         Check::Ret(ret) => vec![(RET_K, 0, 0, ret)],
         Check::ArgMask(off, mask) => vec![(LD_W_ABS, 0, 0, off), (JSET_K, 0, 1, mask), (RET_K, 0, 0, RET_EPERM), (RET_K, 0, 0, RET_ALLOW)],
-        Check::ArgAmong(off, values) => arg_in(off, &values),
-        Check::ArgIn(off, values) => arg_in(off, values),
+        Check::ArgAmong(off, values) => arg_in(off, &values, RET_EPERM, RET_ALLOW),
+        Check::ArgIn(off, values) => arg_in(off, values, RET_EPERM, RET_ALLOW),
+        Check::ArgOutside(off, values) => arg_in(off, values, RET_ALLOW, RET_EPERM),
+        Check::UnixPairOf(types) => unix_pair_of(types),
         Check::ArgIs(off, value) => vec![(LD_W_ABS, 0, 0, off), (JEQ_K, 0, 1, value), (RET_K, 0, 0, RET_EPERM), (RET_K, 0, 0, RET_ALLOW)],
         Check::ArgNot(off, value) => vec![(LD_W_ABS, 0, 0, off), (JEQ_K, 0, 1, value), (RET_K, 0, 0, RET_ALLOW), (RET_K, 0, 0, RET_EPERM)],
     }
 }
 
-/// EPERM when the argument at `off` is one of `values`, else allow.
-fn arg_in(off: u32, values: &[u32]) -> Vec<Insn> {
+/// `hit` when the argument at `off` is one of `values`, else `miss`.
+fn arg_in(off: u32, values: &[u32], hit: u32, miss: u32) -> Vec<Insn> {
     let mut b = vec![(LD_W_ABS, 0, 0, off)];
     let count = values.len();
     for (i, v) in values.iter().enumerate() {
-        // Matched: jump over the remaining tests and the allow, to the deny.
+        // Matched: jump over the remaining tests and the miss, to the hit.
         b.push((JEQ_K, u8::try_from(count - i).expect("short"), 0, *v));
     }
-    b.push((RET_K, 0, 0, RET_ALLOW));
+    b.push((RET_K, 0, 0, miss));
+    b.push((RET_K, 0, 0, hit));
+    b
+}
+
+/// `socketpair(domain, type, ...)`: allowed when the domain is `AF_UNIX` and the type without its
+/// flags is one of `types`, else EPERM.
+fn unix_pair_of(types: &[u32]) -> Vec<Insn> {
+    let count = types.len();
+    // Not AF_UNIX: jump over the type's load, its mask and its tests, to the deny.
+    let mut b = vec![(LD_W_ABS, 0, 0, OFF_ARG0_LO), (JEQ_K, 0, u8::try_from(count + 2).expect("short"), AF_UNIX)];
+    b.push((LD_W_ABS, 0, 0, OFF_ARG1_LO));
+    b.push((AND_K, 0, 0, SOCK_TYPE_MASK));
+    for (i, t) in types.iter().enumerate() {
+        // Matched: jump over the remaining tests and the deny, to the allow.
+        b.push((JEQ_K, u8::try_from(count - i).expect("short"), 0, *t));
+    }
     b.push((RET_K, 0, 0, RET_EPERM));
+    b.push((RET_K, 0, 0, RET_ALLOW));
     b
 }
 
@@ -122,6 +142,7 @@ pub fn run3(prog: &[Insn], arch: u32, nr: u32, args: [u64; 3]) -> u32 {
             JEQ_K => pc += if acc == k { jt } else { jf } as usize,
             JSET_K => pc += if acc & k != 0 { jt } else { jf } as usize,
             JGE_K => pc += if acc >= k { jt } else { jf } as usize,
+            AND_K => acc &= k,
             RET_K => return k,
             _ => panic!("unexpected opcode {code:#x}"),
         }

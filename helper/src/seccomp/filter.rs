@@ -29,21 +29,28 @@ impl Arch {
     }
 }
 
-/// Which sockets the command may create.
+/// Which sockets the command may create. Families are an allow-list (as Docker's profile refuses
+/// AF_VSOCK): the Internet ones, netlink (interface and route queries: `getaddrinfo`'s
+/// AI_ADDRCONFIG, `ip`) and `AF_UNIX` when the policy allows it. Nothing else: AF_VSOCK is not
+/// network-namespaced (on a VM host the command reached the hypervisor's services past the proxy,
+/// found by an attacker's review), and the rarer families (packet, Bluetooth, CAN, TIPC, RDS, ALG,
+/// XDP...) are kernel surface no build or test needs. `socketpair` is `AF_UNIX` only, and with
+/// Unix sockets refused only of the stream and seqpacket types: a datagram socket, even one of a
+/// pair, can `sendto()` or `connect()` any socket path of the host (journald, `/dev/log`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Sockets {
-    /// None of any family (the Landlock mode with the network off; `socketpair` stays allowed: it
-    /// reaches nobody outside).
+    /// No `socket()` at all (the Landlock mode with the network off).
     #[default]
     None,
     /// `AF_UNIX` only (the Landlock mode, `allowUnixSockets: true` with the network off).
     UnixOnly,
-    /// Every family but `AF_UNIX` (bwrap with the network off: its network namespace has only its
-    /// own loopback, but a socket *file* of the host, Docker's or ssh-agent's, is reachable by
-    /// path through the read-only root).
-    NotUnix,
-    /// Every family (`network: true`, or `allowUnixSockets: true` under bwrap).
-    All,
+    /// The Internet families and netlink, not `AF_UNIX` (bwrap with the network off: its network
+    /// namespace has only its own loopback, but a socket *file* of the host, Docker's or
+    /// ssh-agent's, is reachable by path through the read-only root).
+    Inet,
+    /// The Internet families, netlink and `AF_UNIX` (`network: true`, or `allowUnixSockets: true`
+    /// under bwrap).
+    InetAndUnix,
 }
 
 impl Sockets {
@@ -52,13 +59,13 @@ impl Sockets {
         match self {
             Sockets::None => "none",
             Sockets::UnixOnly => "unix",
-            Sockets::NotUnix => "not-unix",
-            Sockets::All => "all",
+            Sockets::Inet => "inet",
+            Sockets::InetAndUnix => "inet-unix",
         }
     }
 
     pub fn from_word(word: &str) -> Option<Sockets> {
-        [Sockets::None, Sockets::UnixOnly, Sockets::NotUnix, Sockets::All].into_iter().find(|s| s.word() == word)
+        [Sockets::None, Sockets::UnixOnly, Sockets::Inet, Sockets::InetAndUnix].into_iter().find(|s| s.word() == word)
     }
 }
 
@@ -102,6 +109,11 @@ pub enum Check {
     ArgIs(u32, u32),
     /// EPERM unless the argument equals this.
     ArgNot(u32, u32),
+    /// EPERM unless the argument equals one of these.
+    ArgOutside(u32, &'static [u32]),
+    /// `socketpair`: EPERM unless the domain is `AF_UNIX` and the type, without its flags
+    /// (`SOCK_TYPE_MASK`), is one of these.
+    UnixPairOf(&'static [u32]),
 }
 
 pub const RET_ALLOW: u32 = 0x7fff_0000; // SECCOMP_RET_ALLOW
@@ -123,6 +135,15 @@ pub(crate) const OFF_ARG2_LO: u32 = 32;
 pub(crate) const SET_ID_BITS: u32 = 0o6000;
 
 pub(crate) const AF_UNIX: u32 = 1;
+pub(crate) const AF_INET: u32 = 2;
+pub(crate) const AF_INET6: u32 = 10;
+pub(crate) const AF_NETLINK: u32 = 16;
+/// A socket type without `SOCK_NONBLOCK` and `SOCK_CLOEXEC` (the kernel's mask).
+pub(crate) const SOCK_TYPE_MASK: u32 = 0xf;
+pub(crate) const SOCK_STREAM: u32 = 1;
+pub(crate) const SOCK_DGRAM: u32 = 2;
+pub(crate) const SOCK_RAW: u32 = 3;
+pub(crate) const SOCK_SEQPACKET: u32 = 5;
 /// The x32 ABI on x86_64 shares AUDIT_ARCH_X86_64 but sets this bit in the syscall number.
 pub(crate) const X32_SYSCALL_BIT: u32 = 0x4000_0000;
 /// Every `CLONE_NEW*` flag: NEWTIME, NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET.

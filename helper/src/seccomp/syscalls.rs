@@ -6,6 +6,7 @@ use super::filter::Arch;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Sys {
     Socket,
+    Socketpair,
     Ioctl,
     Clone,
     Clone3,
@@ -95,6 +96,7 @@ impl Sys {
     pub fn number(self, arch: Arch) -> u32 {
         let (x86_64, aarch64) = match self {
             Sys::Socket => (41, 198),
+            Sys::Socketpair => (53, 199),
             Sys::Ioctl => (16, 29),
             Sys::Clone => (56, 220),
             Sys::Clone3 => (435, 435),
