@@ -62,13 +62,13 @@ function setup(fresh, base = os.tmpdir()) {
  * namespaces, as root with Docker's default capabilities, or (`user`) as that uid, which runs a copy
  * of the package it can read, with a home of its own.
  */
-function scenario(name, { env = {}, user = null, fresh = false, base } = {}) {
+function scenario(name, { env = {}, user = null, fresh = false, base, timeout = 240_000 } = {}) {
   const { dir, ws, outside } = setup(fresh, base)
   let script = inner
   let home = null
   const caps = user ? [] : ['--cap-drop', 'ALL', ...DOCKER_CAPS.flatMap((c) => ['--cap-add', `CAP_${c}`])]
   const tmp = os.tmpdir()
-  const outer = ['--unshare-user', '--unshare-pid', '--disable-userns', ...caps, '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--bind', tmp, tmp, '--bind', dir, dir]
+  const outer = ['--die-with-parent', '--unshare-user', '--unshare-pid', '--disable-userns', ...caps, '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--bind', tmp, tmp, '--bind', dir, dir]
   if (user) {
     script = path.join(otherUser.stagedCheckout(), '__test__', 'fixtures', 'landlock-inner.js')
     home = fs.mkdtempSync('/var/tmp/sandspawn-ll-home-')
@@ -81,7 +81,10 @@ function scenario(name, { env = {}, user = null, fresh = false, base } = {}) {
     const out = execFileSync(cmd, args, {
       env: { ...process.env, ...(home ? { HOME: home } : {}), ...env },
       encoding: 'utf8',
-      timeout: 240_000,
+      timeout,
+      // The outer sandbox is a PID namespace whose init dies with bwrap (--die-with-parent below):
+      // SIGKILL at the timeout ends everything the scenario started.
+      killSignal: 'SIGKILL',
     })
     return { result: JSON.parse(out.trim().split('\n').pop()), outside, ws, dir }
   } finally {
@@ -128,6 +131,18 @@ test('setsid daemons are killed when the command ends', { skip: noOuter }, () =>
 
 test('a timeout kills the whole tree', { skip: noOuter }, () => {
   assert.deepStrictEqual(scenario('timeoutKillsTree').result, { timedOut: true, signal: 'SIGTERM' })
+})
+
+// Found by an attacker's review: pid hoppers (fork, parent exits at once) outran the supervisor, which
+// reaped one process per walk of /proc, so the run never settled and its zombies filled the host's
+// pid space. The hoppers' own bound (4 chains of at most 1500 processes each) keeps a supervisor
+// that cannot end them from harming the host; the outer sandbox dies at the scenario's timeout.
+test('pid hoppers do not outlive a timeout: the run settles and leaves no process', { skip: noOuter || (!hasCc() && 'no C compiler to build the attack') }, (t) => {
+  const bin = fs.mkdtempSync(path.join('/var/tmp', 'sandspawn-ll-attacks-'))
+  t.after(() => fs.rmSync(bin, { recursive: true, force: true }))
+  execFileSync('cc', ['-O1', '-o', path.join(bin, 'hopper'), path.join(__dirname, 'security', 'attacks', 'hopper.c')])
+  const { result } = scenario('hopperTimeout', { env: { SANDSPAWN_ATTACKS: bin }, timeout: 120_000 })
+  assert.deepStrictEqual(result, { timedOut: true, stdout: 'started\n', settled: true, alive: [] })
 })
 
 test("the user's other terminals and the host's devices cannot be read; / and /dev list", { skip: noOuter }, () => {

@@ -60,7 +60,11 @@ mod listen;
 #[cfg(target_os = "linux")]
 mod private_mounts;
 #[cfg(target_os = "linux")]
+mod descendants;
+#[cfg(target_os = "linux")]
 mod supervisor;
+#[cfg(target_os = "linux")]
+mod tree_end;
 #[cfg(target_os = "linux")]
 mod userns;
 

@@ -5,13 +5,14 @@
 //! is not dumpable.
 //!
 //! It forwards the signals the runner sends it (the runner's `signal_tree`) to every descendant,
-//! and it kills the whole tree when the command ends, or when the runner closes the control
-//! descriptor (force kill, or the runner died). Then it exits as the command did.
+//! and it ends the whole tree (`tree_end`: freeze, SIGKILL, reap) when the command ends, or when
+//! the runner closes the control descriptor (force kill, or the runner died). Then it exits as the
+//! command did.
 
 use sandspawn_helper::protocol::LandlockSteps;
 use sandspawn_helper::report::Failure;
 
-use crate::confine;
+use crate::{confine, descendants, tree_end};
 
 /// Signals forwarded to the tree (SIGCHLD is ours; SIGKILL/SIGSTOP cannot be caught).
 const FORWARD: [i32; 9] = [libc::SIGHUP, libc::SIGINT, libc::SIGQUIT, libc::SIGUSR1, libc::SIGUSR2, libc::SIGALRM, libc::SIGTERM, libc::SIGWINCH, libc::SIGCONT];
@@ -72,15 +73,17 @@ pub fn run(ll: &LandlockSteps, report_fd: Option<i32>, command: &[std::ffi::OsSt
     if let Some(fd) = report_fd {
         unsafe { libc::close(fd) };
     }
-    let status = supervise(pid, sfd, ll.control_fd);
-    kill_tree();
-    exit_like(status)
+    let mut reaper = tree_end::Reaper { command: pid, status: None };
+    supervise(&mut reaper, sfd, ll.control_fd);
+    tree_end::end(&mut reaper, sfd);
+    // `end` reaps every child, the command included.
+    exit_like(reaper.status.unwrap_or(libc::SIGKILL))
 }
 
-/// Wait for the command, forwarding signals; returns its wait status.
-fn supervise(command: i32, sfd: i32, control: Option<i32>) -> i32 {
-    let mut status: Option<i32> = None;
-    let mut control = control;
+/// Wait for the command, forwarding signals, until it exits or the runner closes the control
+/// descriptor (force kill, or the runner died).
+fn supervise(reaper: &mut tree_end::Reaper, sfd: i32, control: Option<i32>) {
+    let me = unsafe { libc::getpid() };
     loop {
         let mut fds = [libc::pollfd { fd: sfd, events: libc::POLLIN, revents: 0 }, libc::pollfd { fd: control.unwrap_or(-1), events: libc::POLLIN, revents: 0 }];
         let n = unsafe { libc::poll(fds.as_mut_ptr(), 2, -1) };
@@ -89,11 +92,8 @@ fn supervise(command: i32, sfd: i32, control: Option<i32>) -> i32 {
         }
         if fds[1].revents != 0 {
             let mut buf = [0u8; 64];
-            let r = unsafe { libc::read(fds[1].fd, buf.as_mut_ptr().cast(), buf.len()) };
-            if r <= 0 {
-                // The runner closed its end (force kill) or is gone: end the tree now.
-                kill_tree_once();
-                control = None;
+            if unsafe { libc::read(fds[1].fd, buf.as_mut_ptr().cast(), buf.len()) } <= 0 {
+                return;
             }
         }
         if fds[0].revents != 0 {
@@ -102,71 +102,18 @@ fn supervise(command: i32, sfd: i32, control: Option<i32>) -> i32 {
             while unsafe { libc::read(sfd, (&mut info as *mut libc::signalfd_siginfo).cast(), size) } == size as isize {
                 let sig = info.ssi_signo as i32;
                 if sig != libc::SIGCHLD {
-                    for p in descendants() {
-                        unsafe { libc::kill(p, sig) };
-                    }
+                    descendants::walk(me, |d| {
+                        if !d.is_dead() {
+                            unsafe { libc::kill(d.pid, sig) };
+                        }
+                    });
                 }
             }
         }
-        // Reap whatever has exited: the command, and orphans re-parented to us.
-        loop {
-            let mut st = 0;
-            let p = unsafe { libc::waitpid(-1, &mut st, libc::WNOHANG) };
-            if p <= 0 {
-                break;
-            }
-            if p == command {
-                status = Some(st);
-            }
-        }
-        if let Some(st) = status {
-            return st;
-        }
-    }
-}
-
-/// Every live descendant of this process, from `/proc/*/stat` parent links.
-fn descendants() -> Vec<i32> {
-    let me = unsafe { libc::getpid() };
-    let mut links: Vec<(i32, i32)> = Vec::new();
-    if let Ok(dir) = std::fs::read_dir("/proc") {
-        for e in dir.flatten() {
-            let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else { continue };
-            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
-            let Some(close) = stat.rfind(')') else { continue };
-            let ppid = stat[close + 1..].split_whitespace().nth(1).and_then(|p| p.parse::<i32>().ok());
-            if let Some(ppid) = ppid {
-                links.push((pid, ppid));
-            }
-        }
-    }
-    let mut out = Vec::new();
-    let mut frontier = vec![me];
-    while let Some(parent) = frontier.pop() {
-        for &(pid, ppid) in &links {
-            if ppid == parent && !out.contains(&pid) {
-                out.push(pid);
-                frontier.push(pid);
-            }
-        }
-    }
-    out
-}
-
-fn kill_tree_once() {
-    for p in descendants() {
-        unsafe { libc::kill(p, libc::SIGKILL) };
-    }
-}
-
-/// SIGKILL every descendant and reap until none is left: processes forked meanwhile are orphaned
-/// to us when their parents die and are found by the next round.
-fn kill_tree() {
-    loop {
-        kill_tree_once();
-        let mut st = 0;
-        let p = unsafe { libc::waitpid(-1, &mut st, 0) };
-        if p < 0 && crate::last_errno() == libc::ECHILD {
+        // Reap whatever has exited: the command, and orphans re-parented to us (hoppers' spent
+        // generations among them, which must not pile up as zombies).
+        reaper.reap_exited();
+        if reaper.status.is_some() {
             return;
         }
     }
