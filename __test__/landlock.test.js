@@ -145,6 +145,18 @@ test('pid hoppers do not outlive a timeout: the run settles and leaves no proces
   assert.deepStrictEqual(result, { timedOut: true, stdout: 'started\n', settled: true, alive: [] })
 })
 
+// Found by an attacker's review: a host SIGKILLed during a workspace-write run left the run's own
+// directory in $TMPDIR for good (48 MB in the review); only the run's end removed it.
+test("a dead host's sandspawn-run directory is removed at a later run's start, a live run's is not", { skip: noOuter }, () => {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sandspawn-ll-tmpdir-'))
+  try {
+    const { result } = scenario('scratchAfterKill', { env: { TMPDIR: tmp } })
+    assert.deepStrictEqual(result, { leftByKill: 1, swept: true, live: 'own-kept', after: ['sandspawn-run-link', 'sandspawn-run-young'], target: ['keep'] })
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true })
+  }
+})
+
 test("the user's other terminals and the host's devices cannot be read; / and /dev list", { skip: noOuter }, () => {
   const { result } = scenario('devices')
   assert.match(result.pts, /^\/dev\/pts\/\d+$/)

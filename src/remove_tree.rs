@@ -86,8 +86,9 @@ fn clear(dir: &OwnedFd) -> std::io::Result<Vec<CString>> {
     Ok(subdirs)
 }
 
-/// Remove the directory `name` in `parent` with everything in it.
-fn remove_dir_at(parent: OwnedFd, name: &CStr) -> std::io::Result<()> {
+/// Remove the directory `name` in `parent` with everything in it (`name` must be a directory, not
+/// a link: the caller checked it, in a tree nobody else writes while it is removed).
+pub fn remove_dir_at(parent: OwnedFd, name: &CStr) -> std::io::Result<()> {
     let mut cur = enter(&parent, name)?;
     drop(parent);
     let mut path = vec![Level { name: name.to_owned(), todo: clear(&cur)? }];

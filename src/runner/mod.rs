@@ -17,6 +17,7 @@ pub mod result;
 mod shared;
 mod side_services;
 mod scratch;
+mod scratch_sweep;
 mod sink;
 pub mod spawn;
 pub mod status;

@@ -1,14 +1,22 @@
 //! The Landlock mode's directory of one run: made in the host's temporary directory before the plan
 //! is built (the plan grants it whole, see `plan::landlock`), removed when the run is over. It is the
 //! command's `TMPDIR` when the shared temporary directory takes no new entries, and npm's cache.
+//! The run holds an `flock` on it while it lives, so that when the host dies without removing it
+//! (SIGKILL), a later run's sweep (`scratch_sweep`) can tell it is nobody's and remove it.
 
 use std::ffi::CString;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::ffi::OsStringExt;
 use std::path::{Path, PathBuf};
 
 use crate::error::{ErrorCode, Result, SandboxError};
 
-pub struct Scratch(PathBuf);
+pub struct Scratch {
+    path: PathBuf,
+    /// The directory, open and locked (`LOCK_EX`) until the run is over; close-on-exec, so the
+    /// lock is the host's alone and goes when it dies.
+    _lock: OwnedFd,
+}
 
 impl Scratch {
     /// A fresh directory `sandspawn-run-XXXXXX` (mode 0700) in `parent`.
@@ -26,19 +34,39 @@ impl Scratch {
             ));
         }
         buf.pop();
-        Ok(Scratch(PathBuf::from(std::ffi::OsString::from_vec(buf))))
+        let path = PathBuf::from(std::ffi::OsString::from_vec(buf));
+        let lock = lock(&path).map_err(|e| {
+            let _ = std::fs::remove_dir(&path);
+            SandboxError::new(ErrorCode::SetupFailed, format!("cannot lock the run's own directory {}: {}", path.display(), sandspawn_helper::report::os_words(&e)))
+        })?;
+        super::scratch_sweep::sweep_soon(&parent);
+        Ok(Scratch { path, _lock: lock })
     }
 
     pub fn path(&self) -> &Path {
-        &self.0
+        &self.path
     }
+}
+
+/// `dir` opened and locked. Blocking: a sweep may hold the lock for a moment while it looks at
+/// a directory this young (and then leaves it, see `scratch_sweep::GRACE`).
+fn lock(dir: &Path) -> std::io::Result<OwnedFd> {
+    let fd = crate::no_symlinks::open_dir(dir)?;
+    // SAFETY: a valid descriptor.
+    while unsafe { libc::flock(fd.as_raw_fd(), libc::LOCK_EX) } != 0 {
+        let e = std::io::Error::last_os_error();
+        if e.raw_os_error() != Some(libc::EINTR) {
+            return Err(e);
+        }
+    }
+    Ok(fd)
 }
 
 impl Drop for Scratch {
     /// Everything the run left there goes; `remove_dir_all` follows no symlink (a link the command
     /// put in place of the directory is removed, not what it points to).
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+        let _ = std::fs::remove_dir_all(&self.path);
     }
 }
 
@@ -60,5 +88,35 @@ mod tests {
         drop(s);
         assert!(!p.exists() && t.path().join("keep").exists(), "the link's target is left alone");
         assert!(Scratch::create(Path::new("/nonexistent/dir")).is_err());
+    }
+
+    fn age(p: &Path) {
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        std::fs::File::open(p).unwrap().set_modified(old).unwrap();
+    }
+
+    #[test]
+    fn the_sweep_removes_only_unlocked_old_run_directories() {
+        let t = tempfile::tempdir().unwrap();
+        let stale = t.path().join("sandspawn-run-stale");
+        std::fs::create_dir_all(stale.join("d")).unwrap();
+        std::fs::write(stale.join("d/blob"), "x").unwrap();
+        age(&stale);
+        // A live run's (Scratch::create would sweep on a thread of its own, racing this test's).
+        let live = t.path().join("sandspawn-run-live");
+        std::fs::create_dir(&live).unwrap();
+        let _held = lock(&live).unwrap();
+        age(&live);
+        std::fs::create_dir(t.path().join("sandspawn-run-young")).unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("keep"), "").unwrap();
+        std::os::unix::fs::symlink(outside.path(), t.path().join("sandspawn-run-link")).unwrap();
+        std::fs::create_dir(t.path().join("other")).unwrap();
+        age(&t.path().join("other"));
+        assert_eq!(super::super::scratch_sweep::sweep(t.path()), 1);
+        assert!(!stale.exists(), "stale");
+        assert!(live.exists(), "live");
+        assert!(t.path().join("sandspawn-run-young").exists() && t.path().join("other").exists(), "young, other");
+        assert!(outside.path().join("keep").exists() && t.path().join("sandspawn-run-link").exists());
     }
 }
