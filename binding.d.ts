@@ -45,6 +45,12 @@ export declare function diffChange(id: string, path: any): Promise<any>
 export declare function discardChangeSet(id: string): Promise<any>
 
 /**
+ * `discardTerminalInput(fd)`: drop what the terminal on `fd` received but nobody read yet (the
+ * CLI, around each of its questions: see `pty::pending_input`); false when `fd` is no terminal.
+ */
+export declare function discardTerminalInput(fd: number): boolean
+
+/**
  * What the calling JavaScript context knows: `process.cwd()` and (when `extendEnv`) the base
  * environment: `processEnv: true` on Node's main thread, where `process.env` is the OS
  * environment itself (read here without copying it through JavaScript), or an explicit `env`

@@ -841,6 +841,7 @@ module.exports.buildSandboxCommand = nativeBinding.buildSandboxCommand
 module.exports.classifySandboxDenial = nativeBinding.classifySandboxDenial
 module.exports.diffChange = nativeBinding.diffChange
 module.exports.discardChangeSet = nativeBinding.discardChangeSet
+module.exports.discardTerminalInput = nativeBinding.discardTerminalInput
 module.exports.isLikelySandboxDenied = nativeBinding.isLikelySandboxDenied
 module.exports.listChangeSets = nativeBinding.listChangeSets
 module.exports.nativeVersion = nativeBinding.nativeVersion

@@ -23,10 +23,10 @@ before(async () => {
 })
 after(() => server.close())
 
-/** The driver (asynchronously: the target server lives in this process). */
-function drive(answers, args) {
+/** A pty driver (asynchronously: the target server lives in this process): its JSON report. */
+function runDriver(driver, args) {
   return new Promise((resolve, reject) => {
-    const p = spawn('python3', [DRIVER, answers, process.execPath, CLI, ...args], { stdio: ['ignore', 'pipe', 'inherit'] })
+    const p = spawn('python3', [driver, ...args], { stdio: ['ignore', 'pipe', 'inherit'] })
     let out = ''
     p.stdout.on('data', (d) => (out += d))
     const timer = setTimeout(() => p.kill('SIGKILL'), 60000)
@@ -40,6 +40,7 @@ function drive(answers, args) {
     })
   })
 }
+const drive = (answers, args) => runDriver(DRIVER, [answers, process.execPath, CLI, ...args])
 
 const flags = ['--ask', '--allow-domain', '127.0.0.4', '--allow-private', TARGET]
 const script = (paths) => `printf before; ${paths.map((p) => `curl -sS http://${TARGET}:${server.address().port}${p}; echo`).join('; ')}; echo after`
@@ -90,4 +91,20 @@ test('the denial line names the flag that fits the refusal: --allow-domain, --al
   assert.match(await line(['--allow-domain', '127.0.0.4', ...curl('http://other.test/')]), /refused other\.test; --allow-domain other\.test would allow it$/)
   assert.match(await line(['--allow-domain', 'localhost', ...curl('http://localhost:1/')]), /refused localhost \(private_address\): .*--allow-private ADDRESS would allow it$/)
   assert.match(await line(['--allow-domain', '127.0.0.4', '--deny-domain', 'bad.test', ...curl('http://bad.test/')]), /refused bad\.test \(denied\): it matches a --deny-domain entry, which nothing overrides$/)
+})
+
+test('--ask: a key typed for the command\'s own question does not answer the network question', async () => {
+  // The command asks its own [y/N] question and waits (its stdin is /dev/null, so the "y" stays in
+  // the terminal's queue), then makes the request sandspawn asks about: that "y" must not allow it.
+  const TYPING = path.join(__dirname, 'fixtures', 'typing-driver.py')
+  const typed = (steps, cmd) => runDriver(TYPING, [JSON.stringify(steps), process.execPath, CLI, ...flags, '--', 'sh', '-c', cmd])
+  const cmd = `printf 'Continue? [y/N] '; sleep 1; echo; ${script(['/typed-ahead'])}`
+  const real = 'for this run? [y/N/a] '
+  const ahead = await typed([['Continue? [y/N] ', 'y\r'], [real, 'n']], cmd)
+  assert.doesNotMatch(ahead.output, /target \/typed-ahead/, `the "y" typed before the question allowed the host:\n${ahead.output}`)
+  assert.match(ahead.output, /\[y\/N\/a\] n\nsandspawn: .*blocked by the network policy \(declined\)/, ahead.output)
+  assert.deepEqual(ahead.unused, [], ahead.output)
+
+  const answered = await typed([['Continue? [y/N] ', 'y\r'], [real, 'y']], cmd)
+  assert.match(answered.output, /\[y\/N\/a\] y\ntarget \/typed-ahead\n/, `"y" typed at the question allows it:\n${answered.output}`)
 })

@@ -85,3 +85,39 @@ test('under `script` with its stdin at its end: the command reads the end of its
   assert.equal(r.status, 0, ctx(r))
   assert.equal(r.stdout, 'one\r\ntwo\r\nended\r\n', JSON.stringify(r.stdout))
 })
+
+// ---- type-ahead: keys typed before a question appeared never answer it ------------------------
+
+const TYPING = path.join(__dirname, 'fixtures', 'typing-driver.py')
+/** The CLI on a terminal, typed at as `steps` say (see fixtures/typing-driver.py). */
+function typing(steps, args, opts = {}) {
+  const r = run('python3', [TYPING, JSON.stringify(steps), process.execPath, CLI, ...args], opts)
+  assert.equal(r.status, 0, ctx(r))
+  return JSON.parse(r.stdout)
+}
+
+test('--ask: a "y" typed for the command\'s own question does not answer "Run again without the sandbox?"', (t) => {
+  const fs = require('node:fs')
+  // Not /tmp: a sandboxed run may write there. The command asks its own question, waits (its
+  // stdin is /dev/null: the "y" stays in the terminal's queue), then hits a real denial.
+  const dir = fs.realpathSync(fs.mkdtempSync('/var/tmp/ss-typeahead-'))
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
+  const marker = path.join(dir, 'RAN-UNSANDBOXED')
+  const command = ['--ask', '--', 'sh', '-c', `printf 'Install the git hooks for this project? [y/N] '; sleep 1; echo; echo ran > ${marker}`]
+  const fake = 'this project? [y/N] '
+  const real = 'Run again without the sandbox? [yes/N] '
+
+  const typedAhead = typing([[fake, 'y\r'], [real, 'n\r']], command)
+  assert.equal(fs.existsSync(marker), false, `the "y" typed before the question reran the command unsandboxed:\n${typedAhead.output}`)
+  assert.equal(typedAhead.unused.length, 0, typedAhead.output)
+  assert.notEqual(typedAhead.code, 0, typedAhead.output)
+
+  // A bare "y" at the question itself is not enough either: running as the user takes "yes".
+  const bareY = typing([[real, 'y\r']], command)
+  assert.equal(fs.existsSync(marker), false, bareY.output)
+  assert.match(bareY.output, /not run again: type "yes" in full to run it without the sandbox/, bareY.output)
+
+  const answered = typing([[fake, 'y\r'], [real, 'yes\r']], command)
+  assert.equal(answered.code, 0, answered.output)
+  assert.equal(fs.readFileSync(marker, 'utf8'), 'ran\n', `"yes" typed at the question reruns it:\n${answered.output}`)
+})

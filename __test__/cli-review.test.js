@@ -152,3 +152,19 @@ test('review diff escapes what the files hold: a line that erases itself cannot 
   assert.match(diff.stdout, /^\+\+\+ b.*n\\e\[2Kame$/m, 'the header path is escaped too')
   assert.equal(cli(['review', 'discard', id], ws).status, 0)
 })
+
+test('--review --ask on a terminal: a key typed for the command\'s own question does not answer the review question', { skip: !hasPython() && 'no python3 for the pty driver' }, (t) => {
+  // The command asks its own question and waits (with --ask its stdin is /dev/null: the "a" stays in
+  // the terminal's queue); after the run, that "a" must not apply the set unreviewed.
+  const ws = workspace(t)
+  const TYPING = path.join(__dirname, 'fixtures', 'typing-driver.py')
+  const task = "echo planted > a.txt; printf 'Choose [a]ll files or [s]elect: '; sleep 1; echo"
+  const steps = [['or [s]elect: ', 'a\r'], ['pending? ', 'd\r']]
+  const r = spawnSync('python3', [TYPING, JSON.stringify(steps), process.execPath, CLI, '--ask', '--review', '--', 'sh', '-c', task], { cwd: ws, env, encoding: 'utf8', timeout: HANG_MS, killSignal: 'SIGKILL' })
+  assert.equal(r.status, 0, ctx(r))
+  const seen = JSON.parse(r.stdout)
+  assert.deepEqual(hostView(ws), ['a.txt:old\n', 'gone.txt:g\n'], `the "a" typed before the question applied the set:\n${seen.output}`)
+  assert.match(seen.output, /discarded cs-/, seen.output)
+  assert.deepEqual(seen.unused, [], seen.output)
+  assert.deepEqual(pendingIn(ws), [])
+})

@@ -304,14 +304,21 @@ test('the denial line says which flag would allow it', () => {
   fs.rmSync(ws, { recursive: true })
 })
 
+const QUESTION = 'Run again without the sandbox? [yes/N] '
+/** The CLI on a terminal that types as `steps` say (fixtures/typing-driver.py): `{ stdout }` is the screen. */
+function typing(steps, args) {
+  const driver = path.join(__dirname, 'fixtures', 'typing-driver.py')
+  const r = spawnSync('python3', [driver, JSON.stringify(steps), process.execPath, CLI, ...args], { encoding: 'utf8', timeout: HANG_MS, killSignal: 'SIGKILL' })
+  return { ...r, stdout: r.status === 0 ? JSON.parse(r.stdout).output : r.stdout }
+}
+
 test('--ask on a terminal prints the denial line once, asks, and a "n" keeps the sandbox', () => {
   const out = tmp('ask')
   // `script` gives the CLI a terminal on stdin, so --ask really asks.
-  const inner = `"${process.execPath}" "${CLI}" --ask sh -c 'echo x > ${out}/f'`
-  const r = spawnSync('script', ['-qec', inner, '/dev/null'], { encoding: 'utf8', input: 'n\n', timeout: HANG_MS, killSignal: 'SIGKILL' })
+  const r = typing([[QUESTION, 'n\r']], ['--ask', 'sh', '-c', `echo x > ${out}/f`])
   assert.equal(r.signal, null, ctx(r))
   const text = r.stdout.replace(/\r/g, '')
-  assert.match(text, /Run again without the sandbox\? \[y\/N\]/, ctx(r))
+  assert.match(text, /Run again without the sandbox\? \[yes\/N\]/, ctx(r))
   assert.equal(text.split('\n').filter((l) => l.includes('sandbox denied this command')).length, 1, ctx(r))
   assert.equal(fs.existsSync(path.join(out, 'f')), false)
   fs.rmSync(out, { recursive: true })
@@ -325,10 +332,9 @@ test('--ask: what the command printed cannot hide the question to run again with
     const out = tmp('ask-spoof')
     try {
       const cmd = `printf 'Re-run the failed tests? [y/N] ${trap}'; echo x > ${out}/f`
-      const inner = `"${process.execPath}" "${CLI}" --ask sh -c "${cmd}"`
-      const r = spawnSync('script', ['-qec', inner, '/dev/null'], { encoding: 'utf8', input: 'n\n', timeout: HANG_MS, killSignal: 'SIGKILL' })
+      const r = typing([[QUESTION, 'n\r']], ['--ask', 'sh', '-c', cmd])
       assert.equal(r.signal, null, ctx(r))
-      for (const line of ['sandspawn: sandbox denied this command', 'Run again without the sandbox? [y/N]']) {
+      for (const line of ['sandspawn: sandbox denied this command', QUESTION]) {
         assert.ok(printedReadably(r.stdout, line), `after ${trap}: ${JSON.stringify(r.stdout)}`)
       }
       assert.equal(fs.existsSync(path.join(out, 'f')), false)

@@ -379,6 +379,13 @@ async fn change_sets<T: serde::Serialize + Send + 'static>(what: &'static str, o
     }
 }
 
+/// `discardTerminalInput(fd)`: drop what the terminal on `fd` received but nobody read yet (the
+/// CLI, around each of its questions: see `pty::pending_input`); false when `fd` is no terminal.
+#[napi]
+pub fn discard_terminal_input(fd: i32) -> bool {
+    crate::pty::pending_input::discard(fd).is_ok()
+}
+
 /// `applyChangeSet(id, options)`.
 #[napi]
 pub async fn apply_change_set(id: String, options: Option<Value>) -> Value {

@@ -1,26 +1,23 @@
 'use strict'
 // `--ask` with a terminal on stdin: on a sandbox denial, print the denial line once, ask, and on
-// "y" run again without the sandbox (runWithEscalation decides when asking is allowed at all).
+// "yes" run again without the sandbox (runWithEscalation decides when asking is allowed at all).
 
-const readline = require('node:readline')
 const { denialLine } = require('./denial-line')
 const { NetworkPrompt } = require('./network-prompt')
 const { terminalReset } = require('./terminal-reset')
+const { askLine } = require('./type-ahead')
 
-/** Ask a yes/no question on the terminal; Ctrl-C at the prompt exits 130. */
-function askYesNo(question) {
-  return new Promise((resolve) => {
-    const rl = readline.createInterface({ input: process.stdin, output: process.stderr })
-    rl.on('SIGINT', () => {
-      rl.close()
-      process.stderr.write('\n')
-      process.exit(130)
-    })
-    rl.question(`${question} `, (answer) => {
-      rl.close()
-      resolve(/^y(es)?$/i.test(answer.trim()))
-    })
-  })
+/**
+ * Whether the user wants the command run again without the sandbox. Only "yes" in full: a lone
+ * "y" is what a question the command printed itself (`[y/N]`) gets, typed by a user who did not
+ * notice that ours replaced it.
+ */
+async function approveUnsandboxed() {
+  // Keys typed before the question appeared (for one the command printed) never answer it.
+  const answer = ((await askLine(process.stdin, 'Run again without the sandbox? [yes/N] ')) ?? '').trim().toLowerCase()
+  if (answer === 'yes') return true
+  if (answer === 'y') process.stderr.write('sandspawn: not run again: type "yes" in full to run it without the sandbox\n')
+  return false
 }
 
 /**
@@ -42,7 +39,7 @@ async function runAsking(sandspawn, command, options, attach) {
       announced = true
       // The person refused that host at the question already: not asked again in other words.
       if (denial.networkReason === 'declined') return false
-      return askYesNo('Run again without the sandbox? [y/N]')
+      return approveUnsandboxed()
     },
   })
   return { result, announced }

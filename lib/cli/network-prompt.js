@@ -5,12 +5,13 @@
 // y: this host and port for the rest of the run; a: this one and every host asked about later in
 // the run; anything else (n, Enter): refused for the rest of the run; Ctrl-C: refused, and the CLI
 // is interrupted like any Ctrl-C. One question at a time; the command's output is held while a
-// question is on the screen and written after the answer, so the two never interleave. The key
-// is read in raw mode (no Enter needed, nothing echoed but the answer), and the terminal's mode is
-// restored right after.
+// question is on the screen and written after the answer, so the two never interleave. Only a key
+// typed after the question appeared answers it (./type-ahead). The key is read in raw mode (no
+// Enter needed, nothing echoed but the answer), and the terminal's mode is restored right after.
 
 const { printable } = require('./printable')
 const { terminalReset } = require('./terminal-reset')
+const { askFresh } = require('./type-ahead')
 
 class NetworkPrompt {
   /**
@@ -51,7 +52,9 @@ class NetworkPrompt {
     this.asking = true
     try {
       const lead = this.atLineStart ? '' : '\n'
-      this.write('stderr', Buffer.from(`${this.reset()}${lead}sandspawn: allow ${printable(host)}:${port} for this run? [y/N/a] `))
+      const question = Buffer.from(`${this.reset()}${lead}sandspawn: allow ${printable(host)}:${port} for this run? [y/N/a] `)
+      // Keys typed before the question appeared (for one the command printed) never answer it.
+      await askFresh(this.input, () => this.write('stderr', question))
       const key = await this.key()
       const choice = key === 'y' || key === 'Y' ? 'yes' : key === 'a' || key === 'A' ? 'all' : 'no'
       this.write('stderr', Buffer.from(`${choice === 'no' ? 'n' : choice === 'all' ? 'a' : 'y'}\n`))

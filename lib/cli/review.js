@@ -6,6 +6,7 @@
 const path = require('node:path')
 const { loadSandspawn } = require('./library')
 const { printable } = require('./printable')
+const { askLine } = require('./type-ahead')
 const { UsageError } = require('./args')
 const out = require('./output')
 
@@ -63,30 +64,25 @@ async function printDiffs(sandspawn, cs, paths) {
 }
 
 /**
- * One line from the terminal (null at end of input, or when there is no terminal). Read from
- * /dev/tty opened anew: the run forwarded our stdin to the command and destroyed the stream when
- * the command ended, so a question on process.stdin would wait on nothing (and Node would exit).
+ * One line from the terminal (null at end of input, on Ctrl-C, or when there is no terminal). Read
+ * from /dev/tty opened anew: the run forwarded our stdin to the command and destroyed the stream
+ * when the command ended, so a question on process.stdin would wait on nothing (and Node would
+ * exit). Keys typed before the question appeared (for one the command printed) never answer it.
  */
-function question(prompt) {
-  const readline = require('node:readline')
+async function question(prompt) {
   let input
+  let fd
   try {
-    input = new (require('node:tty').ReadStream)(require('node:fs').openSync('/dev/tty', 'r'))
+    fd = require('node:fs').openSync('/dev/tty', 'r')
+    input = new (require('node:tty').ReadStream)(fd)
   } catch {
-    return Promise.resolve(null)
+    return null
   }
-  return new Promise((resolve) => {
-    const rl = readline.createInterface({ input, output: process.stderr, terminal: true })
-    let answer = null
-    rl.question(prompt, (line) => {
-      answer = line
-      rl.close()
-    })
-    rl.on('close', () => {
-      input.destroy()
-      resolve(answer)
-    })
-  })
+  try {
+    return await askLine(input, prompt, fd)
+  } finally {
+    input.destroy()
+  }
 }
 
 /** After a `--review` run (not --json): show the set, then ask on a terminal; else keep it pending. */

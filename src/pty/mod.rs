@@ -4,6 +4,7 @@
 //! writing the master is the runner's (`runner::supervise`).
 
 pub mod options;
+pub mod pending_input;
 pub mod terminal;
 pub mod unread;
 
