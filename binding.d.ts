@@ -36,6 +36,12 @@ export declare function applyChangeSet(id: string, options?: any | undefined | n
 /** The launch plan `spawnSandboxed` would run, without running anything. */
 export declare function buildSandboxCommand(command: any, options: any, host: HostInfo): any
 
+/**
+ * `changedSince(roots, files, sinceMs)`: what changed at or after `sinceMs` in `roots` (a bounded
+ * walk) and among `files`: `{ paths, truncated }` (see `planted::changed`). On a blocking thread.
+ */
+export declare function changedSince(roots: Array<string>, files: Array<string>, sinceMs: number): Promise<any>
+
 export declare function classifySandboxDenial(result: any, policy?: any | undefined | null): any
 
 /** A unified diff of one path of a change set (the CLI's `diff`). */

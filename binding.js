@@ -838,6 +838,7 @@ module.exports = nativeBinding
 module.exports.NativeProcess = nativeBinding.NativeProcess
 module.exports.applyChangeSet = nativeBinding.applyChangeSet
 module.exports.buildSandboxCommand = nativeBinding.buildSandboxCommand
+module.exports.changedSince = nativeBinding.changedSince
 module.exports.classifySandboxDenial = nativeBinding.classifySandboxDenial
 module.exports.diffChange = nativeBinding.diffChange
 module.exports.discardChangeSet = nativeBinding.discardChangeSet

@@ -569,10 +569,26 @@ export declare function classifySandboxDenial(
   policy?: SandboxMode | SandboxPolicy,
 ): SandboxDenial | null
 
+/** What the sandboxed attempt changed in its writable roots (see `runWithEscalation`). */
+export interface AttemptChanges {
+  /** Absolute paths of the entries whose ctime is at or after the attempt's start (within 100 ms
+   * before it): the command line's own files first, then a bounded walk of the cwd and
+   * `writableRoots` (not `/tmp` and `$TMPDIR` unless the cwd is one), shallow entries first. A
+   * directory is listed when an entry was added, removed or renamed in it. */
+  paths: string[]
+  /** The walk stopped at a bound (32 levels, 100,000 entries looked at, 1,000 paths): there may be more. */
+  truncated: boolean
+  /** The entries of `paths` that the command line names (an argv entry that is a file in a
+   * writable root: `sh build.sh`): the retry runs the changed file, not the one first started. */
+  commandFiles: string[]
+}
+
 export interface ApprovalRequest {
   command: string[]
   result: SpawnResult
   denial: SandboxDenial
+  /** What the attempt changed: an approved retry runs, as the user, whatever it left there. */
+  changes: AttemptChanges
 }
 
 export interface EscalationOptions extends SpawnOptions {
@@ -581,7 +597,8 @@ export interface EscalationOptions extends SpawnOptions {
   approve: (request: ApprovalRequest) => boolean | Promise<boolean>
 }
 
-/** Runs sandboxed; on a classified denial asks `approve`, and if approved runs once more with
+/** Runs sandboxed; on a classified denial asks `approve` (telling it what the attempt changed:
+ * `request.changes`, found by a bounded walk done only then), and if approved runs once more with
  * `danger-full-access`. Never escalates ordinary failures, timeouts, aborts or `denyRead` policies.
  * An escalated result's `hostRisks` still lists what the sandboxed attempt left on the host. */
 export declare function runWithEscalation(

@@ -121,3 +121,15 @@ test('--ask: a "y" typed for the command\'s own question does not answer "Run ag
   assert.equal(answered.code, 0, answered.output)
   assert.equal(fs.readFileSync(marker, 'utf8'), 'ran\n', `"yes" typed at the question reruns it:\n${answered.output}`)
 })
+
+test('--ask: the question says what the sandboxed attempt changed, and warns when that is the command\'s own script', (t) => {
+  const fs = require('node:fs')
+  const ws = fs.realpathSync(fs.mkdtempSync('/var/tmp/ss-esc-changes-'))
+  t.after(() => fs.rmSync(ws, { recursive: true, force: true }))
+  // The attempt rewrites build.sh (what the retry would run as the user), then forges a denial.
+  fs.writeFileSync(path.join(ws, 'build.sh'), "cat > build.sh <<EOS\necho pwned\nEOS\necho \"cp: cannot create regular file '/usr/local/lib/libfoo.so': Permission denied\" >&2\nexit 1\n")
+  const r = typing([['without the sandbox? [yes/N] ', 'n\r']], ['--ask', '--mode', 'workspace-write', '--', 'sh', 'build.sh'], { cwd: ws })
+  assert.match(r.output, /sandspawn: the sandboxed attempt changed 1 file: build\.sh; running again without the sandbox runs them as you\n/, r.output)
+  assert.match(r.output, /sandspawn: warning: the sandboxed attempt changed build\.sh, which this command runs: without the sandbox it runs the changed build\.sh, not the one you started\n/, r.output)
+  assert.ok(r.output.indexOf('warning: the sandboxed attempt') < r.output.indexOf('Run again without the sandbox?'), r.output)
+})

@@ -32,6 +32,7 @@ test('a denied write that is approved runs again without the sandbox and succeed
   assert.equal(calls[0].result.sandboxType, 'bwrap')
   assert.equal(calls[0].denial.reason, 'read_only_file_system')
   assert.equal(calls[0].denial.path, target)
+  assert.deepEqual(calls[0].changes, { paths: [], truncated: false, commandFiles: [] }, 'the attempt changed nothing in the workspace')
   assert.equal(r.escalated, true)
   assert.equal(r.exitCode, 0)
   assert.equal(r.sandboxType, 'none')

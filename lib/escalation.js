@@ -3,6 +3,7 @@
 const { invalid } = require('./errors')
 const { spawnSandboxed, resolvedPolicies, abortError } = require('./process')
 const { ownOptions } = require('./normalize')
+const { attemptChanges } = require('./attempt-changes')
 
 /** Wait for `promise`, or reject with an AbortError carrying `result` when `signal` aborts first. */
 function raceAbort(promise, signal, result) {
@@ -25,10 +26,10 @@ function raceAbort(promise, signal, result) {
 }
 
 /**
- * Run under the sandbox; only when that run is classified as a sandbox denial, ask `approve`; if
- * it answers exactly `true`, run once more without the sandbox. Never escalates an ordinary failure,
- * a timeout, an abort, a setup failure, or a policy with `denyRead` (dropping the sandbox would drop
- * the only read boundary).
+ * Run under the sandbox; only when that run is classified as a sandbox denial, ask `approve` (told
+ * what the attempt changed in its writable roots: `changes`); if it answers exactly `true`, run
+ * once more without the sandbox. Never escalates an ordinary failure, a timeout, an abort, a setup
+ * failure, or a policy with `denyRead` (dropping the sandbox would drop the only read boundary).
  */
 async function runWithEscalation(command, options) {
   if (options === null || typeof options !== 'object') throw invalid('options', 'runWithEscalation needs an options object with approve()')
@@ -40,6 +41,7 @@ async function runWithEscalation(command, options) {
   if (typeof approve !== 'function') throw invalid('options.approve', `must be a function, got ${typeof approve}`)
   const signal = rest.signal
 
+  const started = Date.now()
   const first = await spawnSandboxed(command, rest)
   const keep = (result, escalated) => {
     const out = { ...result, escalated }
@@ -52,7 +54,10 @@ async function runWithEscalation(command, options) {
 
   let approved = false
   try {
-    const answer = await raceAbort(Promise.resolve().then(() => approve({ command, result: first, denial: first.denial })), signal, first)
+    // What the attempt changed (the script the retry would run, rewritten?): for approve to see.
+    // A failure to tell is a refusal, like approve's own.
+    const ask = async () => approve({ command, result: first, denial: first.denial, changes: await attemptChanges(command, first, policy, started) })
+    const answer = await raceAbort(ask(), signal, first)
     approved = answer === true
   } catch (err) {
     if (err && err.name === 'AbortError') throw err

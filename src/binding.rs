@@ -386,6 +386,25 @@ pub fn discard_terminal_input(fd: i32) -> bool {
     crate::pty::pending_input::discard(fd).is_ok()
 }
 
+/// `changedSince(roots, files, sinceMs)`: what changed at or after `sinceMs` in `roots` (a bounded
+/// walk) and among `files`: `{ paths, truncated }` (see `planted::changed`). On a blocking thread.
+#[napi]
+pub async fn changed_since(roots: Vec<String>, files: Vec<String>, since_ms: f64) -> Value {
+    let since_ns = (since_ms * 1e6) as i64;
+    let walk = move || {
+        let paths = |v: Vec<String>| v.into_iter().map(std::path::PathBuf::from).collect::<Vec<_>>();
+        crate::planted::changed::changed_since(&paths(roots), &paths(files), since_ns, &crate::planted::changed::BOUNDS)
+    };
+    match tokio::task::spawn_blocking(walk).await {
+        Ok(c) => json!({
+            "paths": c.paths.iter().map(|p| p.to_string_lossy()).collect::<Vec<_>>(),
+            "truncated": c.truncated,
+        }),
+        // The walk panicked: nothing can be said about what changed, so say that.
+        Err(_) => json!({ "paths": [], "truncated": true }),
+    }
+}
+
 /// `applyChangeSet(id, options)`.
 #[napi]
 pub async fn apply_change_set(id: String, options: Option<Value>) -> Value {

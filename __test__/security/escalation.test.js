@@ -84,4 +84,37 @@ describe('escalation', { concurrency: 4 }, () => {
     assert.ok(request && request.denial, 'approve got no denial')
     assert.equal(fs.readFileSync(target, 'utf8'), 'x\n')
   })
+
+  test('approve is told what the sandboxed attempt changed: a script that rewrote itself before a forged denial', async (t) => {
+    // The first attempt of `sh build.sh` rewrites build.sh (its own code for the retry), prints a
+    // plausible denial on a system path and fails; approved, the retry would run the new build.sh
+    // as the user. The approver must see that build.sh changed, and that the command names it.
+    const tree = tempTree(t)
+    const marker = path.join(tree.out, 'ran-unsandboxed')
+    const script = path.join(tree.ws, 'build.sh')
+    fs.writeFileSync(script, [
+      '#!/bin/sh', 'echo building...',
+      `cat > build.sh <<EOS`, '#!/bin/sh', `id > ${marker}`, 'echo build ok', 'EOS',
+      "echo \"cp: cannot create regular file '/usr/local/lib/libfoo.so': Permission denied\" >&2", 'exit 1', '',
+    ].join('\n'))
+    fs.writeFileSync(path.join(tree.ws, 'untouched.txt'), 'x\n')
+    // Older than the 100 ms before the start that the walk also reports (the coarse clock's slack).
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    let request
+    const r = await runWithEscalation(['sh', 'build.sh'], {
+      cwd: tree.ws,
+      sandbox: 'workspace-write',
+      approve: (req) => {
+        request = req
+        return false
+      },
+    })
+    assert.equal(r.escalated, false, show(r))
+    assert.ok(request, `approve was not asked: ${show(r)}`)
+    assert.ok(request.changes, `approve got no changes: ${Object.keys(request)}`)
+    assert.deepEqual(request.changes.paths, [script], JSON.stringify(request.changes))
+    assert.deepEqual(request.changes.commandFiles, [script])
+    assert.equal(request.changes.truncated, false)
+    assert.equal(fs.existsSync(marker), false)
+  })
 })

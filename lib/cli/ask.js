@@ -2,6 +2,7 @@
 // `--ask` with a terminal on stdin: on a sandbox denial, print the denial line once, ask, and on
 // "yes" run again without the sandbox (runWithEscalation decides when asking is allowed at all).
 
+const { changesLines } = require('./changes-line')
 const { denialLine } = require('./denial-line')
 const { NetworkPrompt } = require('./network-prompt')
 const { terminalReset } = require('./terminal-reset')
@@ -33,9 +34,10 @@ async function runAsking(sandspawn, command, options, attach) {
   const result = await sandspawn.runWithEscalation(command, {
     ...withNetworkQuestions(options),
     signal: controller.signal,
-    approve: ({ denial, result: first }) => {
+    approve: ({ denial, result: first, changes }) => {
       // The question follows the command's output: nothing it printed may hide or disguise it.
-      process.stderr.write(terminalReset() + denialLine(denial, options, first.sandboxType) + '\n')
+      const lines = [denialLine(denial, options, first.sandboxType), ...changesLines(changes, first.cwd)]
+      process.stderr.write(terminalReset() + lines.join('\n') + '\n')
       announced = true
       // The person refused that host at the question already: not asked again in other words.
       if (denial.networkReason === 'declined') return false

@@ -25,6 +25,7 @@ use crate::policy::{MissingReadOnly, PlaceholderKind, WritableRoot};
 
 mod armed;
 mod baseline;
+pub mod changed;
 mod detect;
 pub mod gitconfig;
 pub mod keeper;
