@@ -168,3 +168,16 @@ test('--review --ask on a terminal: a key typed for the command\'s own question 
   assert.deepEqual(seen.unused, [], seen.output)
   assert.deepEqual(pendingIn(ws), [])
 })
+
+test('--review on a terminal that hangs up at the question: the set stays pending and the CLI ends', { skip: !hasPython() && 'no python3 for the pty driver' }, (t) => {
+  const ws = workspace(t)
+  const TYPING = path.join(__dirname, 'fixtures', 'typing-driver.py')
+  const r = spawnSync('python3', [TYPING, JSON.stringify([['pending? ', null]]), process.execPath, CLI, '--review', '--', 'sh', '-c', 'echo new > a.txt'], { cwd: ws, env, encoding: 'utf8', timeout: HANG_MS, killSignal: 'SIGKILL' })
+  assert.equal(r.status, 0, ctx(r))
+  const seen = JSON.parse(r.stdout)
+  assert.equal(seen.killed, false, `the CLI went on after the hang-up:\n${seen.output}`)
+  assert.deepEqual(hostView(ws), ['a.txt:old\n', 'gone.txt:g\n'])
+  const pending = pendingIn(ws)
+  assert.equal(pending.length, 1, seen.output)
+  assert.equal(cli(['review', 'discard', pending[0].id], ws).status, 0)
+})

@@ -99,7 +99,9 @@ async function afterRun(result, sandspawn, interactive) {
     return
   }
   for (;;) {
-    const answer = (await question('sandspawn: [a]pply, [d]iscard, show the [v] diff, or [k]eep it pending? '))?.trim().toLowerCase()
+    const line = await question('sandspawn: [a]pply, [d]iscard, show the [v] diff, or [k]eep it pending? ')
+    // null: no terminal any more (hung up, end of input, Ctrl-C): kept pending, never asked again.
+    const answer = line === null ? null : line.trim().toLowerCase()
     if (answer === 'a' || answer === 'apply') {
       process.stderr.write(outcomeText(cs.id, await sandspawn.applyChangeSet(cs.id)))
       return
