@@ -33,9 +33,9 @@ export interface SandboxPolicy {
   tmp?: 'writable' | 'private' | 'read-only'
   /** File names host tools read and act on by themselves, kept read-only where they exist and
    * absent where they do not (what a run creates is moved aside and reported in `hostRisks`), at
-   * the top of each writable root and of each repository found in one. Default: 45 names (shell rc
+   * the top of each writable root and of each repository found in one. Default: 50 names (shell rc
    * files, `.envrc`, git's, agents' and editors' settings, package managers' run-control files,
-   * debugger init files: see the README's table). `[]` disables it. Each entry is one file name
+   * debugger init files, toolchain selectors: see the README's table). `[]` disables it. Each entry is one file name
    * (no `/`, not `.`, `..` or `.git`). */
   protectedNames?: string[]
   /** The report-only tier: names tools run that commands legitimately create and edit

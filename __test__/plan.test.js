@@ -103,7 +103,7 @@ test('`sandspawn explain --mode workspace-write -- ls` prints the plan readably'
   // caches' overlays are among the helper's steps.
   assert.match(r.stdout, /^ {2}-- \/\S+\/sandspawn-helper v1 --await-init-locks=2 --close-fds=4,5 (--overlay .* )?(--cover-dir=\S+ )+(--cover-file=\S+ )+.*--own-userns --limit-userns --filter=inet$/m)
   // The helper in front of bwrap: the offline nsswitch.conf (network off), and the placeholders of
-  // /tmp and of the workspace (.git and the 45 default names; a plan for another spawner creates
+  // /tmp and of the workspace (.git and the 50 default names; a plan for another spawner creates
   // its own).
   assert.match(r.stdout, new RegExp(`^ {2}v1 --offline-nsswitch-fd=3 --hold-dir=4:/tmp( --placeholder-(dir|file)=4:\\S+)+ --hold-dir=5:${ws}( --placeholder-(dir|file)=5:\\S+){40,} -- /\\S*bwrap$`, 'm'))
   assert.ok(r.stdout.includes(`  --lock-file /tmp\n  --lock-file ${ws}\n`), r.stdout)

@@ -205,6 +205,32 @@ describe('a bwrap a run plants on the host\'s PATH is never run by the host (iss
   })
 })
 
+describe('a toolchain file a run writes selects nothing on the host', () => {
+  // Found by an attacker's review: rust-toolchain.toml was neither protected nor reported, and its
+  // `path =` toolchain made the host's next `cargo --version` there run the run's own cargo.
+  test('rust-toolchain.toml naming a toolchain the run made: moved aside and reported; the host\'s cargo runs its own', async (t) => {
+    const tree = tempTree(t)
+    const marker = path.join(tree.out, 'RAN')
+    const fake = `#!/bin/sh\ntouch ${marker}\necho "cargo 1.99.0 (planted)"\n`
+    const script = [
+      'mkdir -p target/tc/bin',
+      `printf '%s' ${q(fake)} > target/tc/bin/cargo && cp target/tc/bin/cargo target/tc/bin/rustc && chmod +x target/tc/bin/*`,
+      `printf '[toolchain]\\npath = "%s/target/tc"\\n' "$PWD" > rust-toolchain.toml`,
+      'printf "[toolchain]\\npath = \\"$PWD/target/tc\\"\\n" > rust-toolchain',
+      'echo PLANTED',
+    ].join(' && ')
+    const r = await sh(script, { cwd: tree.ws, sandbox: 'workspace-write' })
+    assert.equal(r.exitCode, 0, show(r))
+    for (const n of ['rust-toolchain.toml', 'rust-toolchain']) {
+      assert.equal(fs.existsSync(path.join(tree.ws, n)), false, `${n} was left where cargo looks for it`)
+      assert.ok(r.hostRisks.some((h) => h.path === path.join(tree.ws, n) && /rustup/.test(h.detail)), JSON.stringify(r.hostRisks))
+    }
+    const cargo = spawnSync('cargo', ['--version'], { cwd: tree.ws, encoding: 'utf8' })
+    if (!cargo.error) assert.doesNotMatch(cargo.stdout, /planted/)
+    assert.ok(!fs.existsSync(marker), "the host's cargo ran the run's program")
+  })
+})
+
 describe('the CLI prints what a run reports without letting it write to the terminal (issue 28)', () => {
   test('a repository planted under a name with CR and ANSI codes: the warning shows them escaped', (t) => {
     const tree = tempTree(t)

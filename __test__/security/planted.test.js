@@ -17,6 +17,8 @@ const HAS_GIT = which('git') !== null
 const NO_GIT = !HAS_GIT && 'git is not installed'
 const WW = { mode: 'workspace-write' }
 const DEFAULT_NAMES = ['.gitmodules', '.gitconfig', '.bashrc', '.bash_profile', '.zshrc', '.zprofile', '.profile', '.envrc', '.mcp.json', '.vscode', '.idea', '.devcontainer']
+/** Toolchain selectors that name a program to run (found by an attacker's review: rust-toolchain.toml's `path`). */
+const TOOLCHAIN_NAMES = ['rust-toolchain.toml', 'rust-toolchain', 'global.json', '.bazelrc', '.bazeliskrc']
 
 /**
  * `treeSnapshot` without the times of directories: placeholders are created and removed in them
@@ -202,6 +204,35 @@ describe('protectedNames', () => {
         assert.ok(r.hostRisks.some((h) => h.path === path.join(dir, n) && h.kind === 'protected-name-created' && /moved aside/.test(h.detail)), `${n} in ${dir}: ${JSON.stringify(r.hostRisks)}`)
       }
     }
+  })
+
+  // Found by an attacker's review: rust-toolchain.toml naming a `path` toolchain made the host's next
+  // `cargo --version` in the workspace run the run's program; global.json's `sdk.paths`, .bazelrc's
+  // startup options and .bazeliskrc's BAZELISK_HOME do the same for dotnet, bazel and bazelisk.
+  test('toolchain selectors: changed where they exist, created where they do not, at the top of the workspace and of a nested repository: refused or moved aside and reported', { skip: NO_GIT }, async (t) => {
+    const tree = tempTree(t)
+    const repo = path.join(tree.ws, 'nested/repo')
+    makeRepo(repo)
+    for (const n of TOOLCHAIN_NAMES) fs.writeFileSync(path.join(repo, n), '# kept\n')
+    const before = contentSnapshot(repo)
+    const change = TOOLCHAIN_NAMES.map((n) => [`change nested/repo/${n}`, `echo pwned >> ${q(path.join('nested/repo', n))}`])
+    const create = TOOLCHAIN_NAMES.map((n) => `echo '[toolchain]' > ${q(n)}`).join('; ')
+    const r = await sh(`${attempts(change)}\n${create}; true`, { cwd: tree.ws, sandbox: WW })
+    assertAllDenied(r, change)
+    assert.deepEqual(contentSnapshot(repo), before, show(r))
+    for (const n of TOOLCHAIN_NAMES) {
+      assert.equal(fs.existsSync(path.join(tree.ws, n)), false, `${n} stayed`)
+      assert.ok(r.hostRisks.some((h) => h.path === path.join(tree.ws, n) && h.kind === 'protected-name-created' && /moved aside/.test(h.detail)), `${n}: ${JSON.stringify(r.hostRisks)}`)
+    }
+  })
+
+  test(".bazelversion (a fork's release to download and run) is report-only: created, and reported", async (t) => {
+    const tree = tempTree(t)
+    const r = await sh('echo attacker/1.0 > .bazelversion', { cwd: tree.ws, sandbox: WW })
+    assert.equal(r.exitCode, 0, show(r))
+    assert.equal(fs.readFileSync(path.join(tree.ws, '.bazelversion'), 'utf8'), 'attacker/1.0\n')
+    assert.deepEqual(r.hostRisks.map((h) => [h.kind, h.path]), [['protected-name-created', path.join(tree.ws, '.bazelversion')]])
+    assert.match(r.hostRisks[0].detail, /fork/)
   })
 
   test('protectedNames: [] allows them', async (t) => {

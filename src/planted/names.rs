@@ -60,6 +60,13 @@ const DEFAULTS: &[(&str, &str)] = &[
     (".cargo", "cargo applies its config.toml: `runner`, `rustc-wrapper` and linkers run programs"),
     (".mvn", "Maven loads the extensions and JVM options it lists"),
     (".hg", "Mercurial runs the hooks and extensions of a repository's .hg/hgrc"),
+    // Toolchain selectors whose settings name a program to run (an attacker's review: a `path`
+    // toolchain in rust-toolchain.toml made the host's next `cargo --version` run the run's cargo).
+    ("rust-toolchain.toml", "rustup runs the toolchain it names for every cargo and rustc here: `path` runs the programs of any directory"),
+    ("rust-toolchain", "rustup runs the toolchain it names for every cargo and rustc here (TOML with `path` too)"),
+    ("global.json", "the dotnet host runs the SDK it selects: `sdk.paths` makes every dotnet command run an SDK from that directory"),
+    (".bazelrc", "bazel applies it on every command (IDEs run some by themselves): startup options such as `--server_javabase` and `--run_under`, `--workspace_status_command` run programs"),
+    (".bazeliskrc", "bazelisk applies its variables: `BAZELISK_HOME` and `BAZELISK_BASE_URL` make every bazel command run a binary from there"),
     // Debuggers and REPLs that run a file of this directory when they start in it.
     (".pdbrc", "pdb runs its commands when a Python debugger starts here"),
     (".irbrc", "irb runs it when it starts here"),
@@ -78,10 +85,11 @@ const REPORTED: &[(&str, &str)] = &[
     ("mise.toml", "mise runs its hooks and env scripts when a shell enters the directory"),
     (".mise.toml", "mise runs its hooks and env scripts when a shell enters the directory"),
     ("mise.local.toml", "mise runs its hooks and env scripts when a shell enters the directory"),
-    (".tool-versions", "asdf and mise select (and may install) the tool versions it names"),
+    (".tool-versions", "asdf and mise select (and may install) the tool versions it names; asdf's `path:` runs the tools of any directory"),
     (".nvmrc", "nvm and other version managers select the Node.js it names"),
     (".node-version", "version managers select the Node.js it names"),
-    (".python-version", "pyenv selects the Python it names"),
+    (".python-version", "pyenv and uv select the Python it names; uv also takes an interpreter's path, and `uv run` runs it"),
+    (".bazelversion", "bazelisk downloads and runs the Bazel it names: `<fork>/<version>` is that GitHub fork's release"),
     (".ruby-version", "rbenv and rvm select the Ruby it names"),
     (".sdkmanrc", "SDKMAN! selects the SDKs it names"),
     (".bundle", "Bundler applies its config (e.g. another Gemfile to load)"),
@@ -230,6 +238,8 @@ mod tests {
             (".envrc", File), (".gitmodules", File), (".gitconfig", File), (".bashrc", File), (".profile", File), (".mcp.json", File),
             // the user's own names: by their shape
             ("CLAUDE.md", File), (".npmrc", File), (".claude", Dir), ("hooks", Dir), (".zlogin.local", File),
+            // defaults without an extension or an rc ending are files all the same
+            ("rust-toolchain", File), ("rust-toolchain.toml", File), (".bazeliskrc", File),
         ] {
             assert_eq!(placeholder_kind(name), kind, "{name}");
         }
