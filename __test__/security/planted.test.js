@@ -140,6 +140,32 @@ describe('existing repositories inside the workspace', { concurrency: 2 }, () =>
     }
   })
 
+  // Found by an attacker's review: a bare repository in the workspace (a local remote) was neither
+  // read-only nor reported, and the host's next `git push` to it ran the hook the run wrote there.
+  test('an existing bare repository (and a folder that is a git directory) cannot be written; the host\'s git push runs no planted hook', { skip: NO_GIT }, async (t) => {
+    const tree = tempTree(t)
+    makeRepo(tree.ws)
+    git(tree.out, 'init', '-q', '--bare', path.join(tree.ws, 'remote.git'))
+    git(tree.ws, 'remote', 'add', 'origin', './remote.git')
+    git(tree.ws, 'push', '-q', 'origin', 'HEAD:main')
+    git(tree.out, 'init', '-q', '--bare', path.join(tree.ws, 'a/b/deep'))
+    const marker = path.join(tree.out, 'PWNED')
+    const hook = `#!/bin/sh\ntouch ${marker}\n`
+    const list = ['remote.git', 'a/b/deep'].flatMap((d) => [
+      [`${d}: write a hook`, `printf '%s' ${q(hook)} > ${d}/hooks/pre-receive && chmod +x ${d}/hooks/pre-receive`],
+      [`${d}: git config`, `git --git-dir=${d} config core.fsmonitor ${q(`touch ${marker}`)}`],
+      [`${d}: move it away`, `mv ${d} ${d}.bak`],
+    ])
+    const before = ['remote.git', 'a/b/deep'].map((d) => treeSnapshot(path.join(tree.ws, d)))
+    const r = await sh(attempts(list), { cwd: tree.ws, sandbox: WW })
+    assertAllDenied(r, list)
+    assert.deepEqual(['remote.git', 'a/b/deep'].map((d) => treeSnapshot(path.join(tree.ws, d))), before, show(r))
+    fs.writeFileSync(path.join(tree.ws, 'file.txt'), 'two\n')
+    git(tree.ws, 'commit', '-qam', 'two')
+    git(tree.ws, 'push', '-q', 'origin', 'HEAD:main')
+    assert.equal(fs.existsSync(marker), false, "the host's git push ran a hook the run planted")
+  })
+
   for (const hooksPath of ['.husky', '.husky/_']) {
     test(`husky-style core.hooksPath=${hooksPath}: .husky and .husky/_ cannot be written`, { skip: NO_GIT }, async (t) => {
       const tree = tempTree(t)

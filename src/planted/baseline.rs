@@ -14,8 +14,9 @@ pub struct Baseline {
     pub spec: scan::WalkSpec,
     /// `.git` entries that existed (any depth), with their `(device, inode)`.
     pub git: HashMap<std::ffi::OsString, (u64, u64)>,
-    /// Directories that were git directories themselves (`scan::Found::git_dirs`).
-    pub git_dirs: HashSet<PathBuf>,
+    /// Directories that were git directories themselves (`scan::Found::git_dirs`), with their
+    /// `(device, inode)`.
+    pub git_dirs: HashMap<PathBuf, (u64, u64)>,
     /// Each writable root's top and its `.git`, as `(device, inode)` before the run: after it, the
     /// same paths must still be the same directories (`workspace-replaced`).
     pub identities: Vec<(PathBuf, (u64, u64))>,
@@ -44,13 +45,13 @@ pub struct Baseline {
 }
 
 impl Baseline {
-    /// The `(device, inode)` this baseline holds for `p`: a `.git` entry or a protected name the
-    /// walk saw, or a root's top or its `.git`. A carve-out must still be that entry when the
+    /// The `(device, inode)` this baseline holds for `p`: a `.git` entry, a git directory or a
+    /// protected name the walk saw, or a root's top or its `.git`. A carve-out must still be that entry when the
     /// sandbox is set up, or a rename since could have put a decoy there (see the helper's
     /// `ReadOnly`); `detect` compares against the same numbers after the run.
     pub fn entry_id(&self, p: &std::path::Path) -> Option<(u64, u64)> {
         let top = || self.identities.iter().find(|(q, _)| q == p).map(|(_, id)| id);
-        self.git.get(p.as_os_str()).or_else(|| self.named.get(p)).or_else(top).copied()
+        self.git.get(p.as_os_str()).or_else(|| self.named.get(p)).or_else(|| self.git_dirs.get(p)).or_else(top).copied()
     }
 }
 

@@ -49,8 +49,9 @@ pub fn detect(baseline: &Baseline) -> Vec<HostRisk> {
                 new_repository(dot_git, baseline.taken_at, &mut risks);
             }
         }
-        for dir in found.git_dirs.iter().filter(|d| !baseline.git_dirs.contains(*d)) {
-            git_directory(dir, &mut risks);
+        // New, or another directory than before at the same path (one above it was swapped).
+        for (dir, _) in found.git_dirs.iter().filter(|(d, id)| baseline.git_dirs.get(d) != Some(id)) {
+            git_directory(dir, baseline.git_dirs.contains_key(dir), &mut risks);
         }
     }
     risks.extend(incomplete(&found));
@@ -140,9 +141,11 @@ fn replaced_roots(baseline: &Baseline) -> Vec<HostRisk> {
 
 /// A directory that git takes for a repository when run in it (a bare one, or `HEAD`, `config`,
 /// `objects/` and `refs/` written into an ordinary folder).
-fn git_directory(dir: &Path, risks: &mut Vec<HostRisk>) {
+/// `replaced`: a git directory was at that path before the run, another directory than this one.
+fn git_directory(dir: &Path, replaced: bool, risks: &mut Vec<HostRisk>) {
     let risky = std::fs::read_to_string(dir.join("config")).map(|t| gitconfig::risky_keys(&t)).unwrap_or_default();
-    let mut detail = String::from("became a git directory during the run: git run in it on the host (`cd` there, then `git status`) uses its configuration and hooks");
+    let how = if replaced { "was replaced by another git directory during the run" } else { "became a git directory during the run" };
+    let mut detail = format!("{how}: git run in it on the host (`cd` there, then `git status`, or a push to it) uses its configuration and hooks");
     if !risky.is_empty() {
         detail.push_str(&format!("; its configuration sets {}, each of which makes git run a program", risky.join(", ")));
     }

@@ -144,6 +144,15 @@ pub fn walk_and_protect(policy: Walked) {
             protected_tops.insert(top.as_os_str().to_os_string());
         }
     }
+    if policy.protect_git {
+        // Bare repositories (a local remote) and other directories that are git directories
+        // themselves, as the `.git` of a repository: rare, so no cost for ordinary workspaces.
+        for (dir, _) in &found.git_dirs {
+            if !tops.iter().any(|t| t == dir) && !c.is_covered(dir) {
+                c.git_directory(dir);
+            }
+        }
+    }
     crate::policy::sort_carve_outs(policy.writable_roots);
     let named = found.named.iter().filter_map(|p| p.symlink_metadata().ok().map(|m| (p.clone(), (m.dev(), m.ino())))).collect();
     let identities = policy.planted.identities.clone();
@@ -303,7 +312,12 @@ impl<'a> Carver<'a> {
                 self.read_only(d.clone());
             }
         }
-        for hooks in facts.hooks.iter().cloned() {
+        self.hooks(facts.hooks.iter().cloned());
+    }
+
+    /// A repository's hooks directories: read-only, and a missing one uncreatable.
+    fn hooks(&mut self, dirs: impl Iterator<Item = PathBuf>) {
+        for hooks in dirs {
             match canonical_lenient("core.hooksPath", &hooks) {
                 Ok(Lenient { path, first_missing: None }) => self.read_only(path),
                 // Not there yet (e.g. husky's `_` after `git clean`): make it uncreatable.
@@ -311,6 +325,17 @@ impl<'a> Carver<'a> {
                 Err(_) => {}
             }
         }
+    }
+
+    /// A directory that is a git directory itself (`scan::Found::git_dirs`): read-only, with the
+    /// shared directory a `commondir` names and the hooks directory its configuration names
+    /// (relative to the git directory, where git runs a bare repository's hooks).
+    fn git_directory(&mut self, dir: &Path) {
+        let dirs = repo::git_dirs(dir);
+        for d in &dirs {
+            self.read_only(d.clone());
+        }
+        self.hooks(repo::hooks_dirs(dir, &dirs).into_iter());
     }
 
     /// The protected names at the top of a root or repository. A missing one gets an empty

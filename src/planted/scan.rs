@@ -128,12 +128,12 @@ fn walk_with(spec: &WalkSpec, prior: Option<&Index>, report_reused: bool, watche
         let old = prior.and_then(|p| p.dirs.get(&q.path));
         let state = match old.and_then(|old| walk.keep(&q, old)) {
             Some(state) => {
-                walk.report(&state.listing, &q.path, report_reused);
+                walk.report(&state, &q.path, report_reused);
                 state
             }
             None => match walk.read(&q, old) {
                 Read::Listed(state) => {
-                    walk.report(&state.listing, &q.path, true);
+                    walk.report(&state, &q.path, true);
                     state
                 }
                 Read::Unreadable => {
@@ -162,8 +162,9 @@ fn walk_with(spec: &WalkSpec, prior: Option<&Index>, report_reused: bool, watche
 }
 
 impl Walk<'_> {
-    /// Add what `listing` holds to the totals, and to what this walk reports when `report`.
-    fn report(&mut self, listing: &Listing, dir: &Path, report: bool) {
+    /// Add what `state`'s listing holds to the totals, and to what this walk reports when `report`.
+    fn report(&mut self, state: &DirState, dir: &Path, report: bool) {
+        let listing = &state.listing;
         let targets: &mut [&mut Found] = if report { &mut [&mut self.found, &mut self.totals] } else { &mut [&mut self.totals] };
         for found in targets.iter_mut() {
             for (path, ino) in &listing.git {
@@ -171,7 +172,7 @@ impl Walk<'_> {
                 found.git_inodes.insert(path.clone().into_os_string(), *ino);
             }
             if listing.git_dir {
-                found.git_dirs.push(dir.to_path_buf());
+                found.git_dirs.push((dir.to_path_buf(), (state.stamp.dev, state.stamp.ino)));
             }
             found.named.extend(listing.named.iter().cloned());
         }

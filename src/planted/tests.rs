@@ -154,8 +154,10 @@ fn detects_swapped_repositories_planted_git_directories_replaced_roots_and_a_bli
     std::fs::create_dir_all(r.join("bare.git/objects")).unwrap();
     std::fs::create_dir_all(r.join("bare.git/refs")).unwrap();
     std::fs::write(r.join("bare.git/HEAD"), "ref: refs/heads/main\n").unwrap();
-    let (_, b) = run(&r, &[]);
-    assert!(b.git_dirs.contains(&r.join("bare.git")), "an existing bare repository is the baseline's");
+    let (roots, b) = run(&r, &[]);
+    assert!(b.git_dirs.contains_key(&r.join("bare.git")), "an existing bare repository is the baseline's");
+    assert!(roots[0].read_only.contains(&r.join("bare.git")), "and read-only, as a .git is: {:?}", roots[0].read_only);
+    assert!(b.entry_id(&r.join("bare.git")).is_some(), "checked by its identity when mounted");
     assert!(detect(&b).is_empty(), "nothing changed");
 
     // The swap: the repository's parent renamed away, the same path recreated with a new one.
@@ -174,6 +176,18 @@ fn detects_swapped_repositories_planted_git_directories_replaced_roots_and_a_bli
     let planted = risks.iter().find(|h| h.kind == RiskKind::GitDirectoryCreated).unwrap();
     assert!(planted.detail.contains("core.fsmonitor"), "{}", planted.detail);
     assert!(!got.iter().any(|(p, _)| p == &s(r.join("bare.git"))), "the bare repository that was there is not new");
+
+    // The bare repository swapped for another (in a sandbox its mount keeps it from being renamed,
+    // but not a directory above it): reported as replaced.
+    let (_, b) = run(&r, &[]);
+    std::fs::rename(r.join("bare.git"), r.join("bare.old")).unwrap();
+    for d in ["bare.git/objects", "bare.git/refs"] {
+        std::fs::create_dir_all(r.join(d)).unwrap();
+    }
+    std::fs::write(r.join("bare.git/HEAD"), "ref: refs/heads/main\n").unwrap();
+    let risks = detect(&b);
+    let swapped = risks.iter().find(|h| h.path == s(r.join("bare.git")) && h.kind == RiskKind::GitDirectoryCreated);
+    assert!(swapped.is_some_and(|h| h.detail.contains("replaced")), "{risks:?}");
 
     // The root itself replaced.
     let (_, b) = run(&r, &[]);

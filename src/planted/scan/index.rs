@@ -33,8 +33,9 @@ pub struct Found {
     pub git_inodes: HashMap<std::ffi::OsString, (u64, u64)>,
     /// Every directory that is itself a git directory (a bare repository, or one planted into an
     /// ordinary folder: `HEAD` with `objects/` and `refs/`, or with `commondir`), as git's
-    /// discovery would take it when run there.
-    pub git_dirs: Vec<PathBuf>,
+    /// discovery would take it when run there, with its `(device, inode)` (the listing's: what the
+    /// helper checks its carve-out against).
+    pub git_dirs: Vec<(PathBuf, (u64, u64))>,
     /// Every entry named like a protected name.
     pub named: Vec<PathBuf>,
     /// The bound was reached: some directories were not read.
