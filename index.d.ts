@@ -148,7 +148,8 @@ export interface ToolCachesResult {
   hostContent: 'visible' | 'hidden' | null
   /** The cache locations covered (`name` is the store's sub-directory, `path` the host's cache). A
    * location is left as it is when a writable root, a read-only path or a `denyRead` entry lies in it
-   * or over it. macOS: `variables` are what the command was given to use the store instead. */
+   * or over it, but for the caches of a home a writable root holds (a cwd of `$HOME`), which are the
+   * host's own and stay covered. macOS: `variables` are what the command was given to use the store instead. */
   caches: Array<{ name: string; path: string; variables?: Record<string, string> }>
 }
 

@@ -205,6 +205,95 @@ describe('a bwrap a run plants on the host\'s PATH is never run by the host (iss
   })
 })
 
+/** `runWith` in a host process whose environment is `env` (HOME, TMPDIR) instead of this one's. */
+function runAs(env, script, cwd, sandbox) {
+  const js = `require(${JSON.stringify(ROOT)}).spawnSandboxed(['bash', '-c', ${JSON.stringify(script)}], { cwd: ${JSON.stringify(cwd)}, timeout: 20000, sandbox: ${JSON.stringify(sandbox)} })
+    .then((r) => process.stdout.write(JSON.stringify(r)), (e) => process.stdout.write(JSON.stringify({ error: e.code, message: e.message })))`
+  const base = { ...process.env }
+  delete base.XDG_CONFIG_HOME
+  const r = spawnSync(process.execPath, ['-e', js], { encoding: 'utf8', timeout: 60000, env: { ...base, ...env } })
+  assert.equal(r.status, 0, r.stderr)
+  return JSON.parse(r.stdout)
+}
+
+describe("the host user's home inside a writable root keeps what the host runs from it", () => {
+  // Found by an attacker's review: with the cwd at $HOME (or HOME=TMPDIR), the protected names
+  // (.bashrc, .gitconfig) were kept, but git's XDG config, ~/.ssh and ~/.local/bin were not: a
+  // planted ~/.config/git/config ran its core.fsmonitor on the host's next git anywhere.
+  const PLANT = (marker) =>
+    [
+      ['.config/git/config', `mkdir -p ~/.config/git && printf '[core]\\n\\tfsmonitor = "touch ${marker}; false"\\n' > ~/.config/git/config`],
+      ['.ssh/authorized_keys', "mkdir -p ~/.ssh && echo 'ssh-ed25519 AAAAattacker' >> ~/.ssh/authorized_keys"],
+      ['.local/bin/git', `mkdir -p ~/.local/bin && printf '#!/bin/sh\\ntouch ${marker}\\n' > ~/.local/bin/git && chmod +x ~/.local/bin/git`],
+      ['.vimrc', `echo '!touch ${marker}' > ~/.vimrc`],
+      ['.config/systemd/user/x.service', 'mkdir -p ~/.config/systemd/user && echo "[Service]" > ~/.config/systemd/user/x.service'],
+      ['.config/autostart/x.desktop', 'mkdir -p ~/.config/autostart && echo "[Desktop Entry]" > ~/.config/autostart/x.desktop'],
+      ['.gnupg/gpg-agent.conf', 'mkdir -p ~/.gnupg && echo "pinentry-program /x" > ~/.gnupg/gpg-agent.conf'],
+    ]
+
+  /** Each planted path is gone (refused, or moved aside and reported), and the host's git runs nothing. */
+  function assertNothingLanded(r, home, marker, plant) {
+    assert.equal(r.error, undefined, r.message)
+    for (const [rel] of plant) {
+      const p = path.join(home, rel)
+      assert.equal(fs.existsSync(p), false, `${rel} landed in the host's home\n${show(r)}\n${JSON.stringify(r.hostRisks)}`)
+    }
+    const repo = path.join(home, 'later-repo')
+    execFileSync('git', ['init', '-q', repo], { env: { ...process.env, HOME: home } })
+    spawnSync('git', ['status'], { cwd: repo, env: { ...process.env, HOME: home, XDG_CONFIG_HOME: '' } })
+    assert.ok(!fs.existsSync(marker), "the host's git ran what the run planted")
+  }
+
+  test('cwd = $HOME: .config/git, .ssh, .local/bin, .vimrc, systemd and autostart, .gnupg cannot be planted; what the run creates is moved aside and reported', (t) => {
+    const tree = tempTree(t)
+    const home = path.join(tree.root, 'home')
+    fs.mkdirSync(path.join(home, '.config'), { recursive: true })
+    fs.mkdirSync(path.join(home, '.ssh'))
+    fs.writeFileSync(path.join(home, '.ssh', 'authorized_keys'), 'ssh-ed25519 AAAAmine me\n')
+    const marker = path.join(tree.out, 'PWNED')
+    const plant = PLANT(marker)
+    const r = runAs({ HOME: home }, plant.map(([, cmd]) => `( ${cmd} ) 2>/dev/null`).join('; ') + '; echo ran', home, 'workspace-write')
+    assert.equal(r.stdout, 'ran\n', show(r))
+    assert.equal(fs.readFileSync(path.join(home, '.ssh', 'authorized_keys'), 'utf8'), 'ssh-ed25519 AAAAmine me\n', 'authorized_keys was changed')
+    for (const rel of ['.config/git', '.local/bin', '.vimrc', '.config/systemd']) {
+      assert.ok(r.hostRisks.some((h) => h.path === path.join(home, rel) && /moved aside/.test(h.detail)), `${rel}: ${JSON.stringify(r.hostRisks)}`)
+    }
+    assertNothingLanded(r, home, marker, plant.filter(([rel]) => rel !== '.ssh/authorized_keys'))
+  })
+
+  test('HOME = TMPDIR (a writable root), cwd elsewhere: git\'s XDG config and .ssh cannot be planted there either', (t) => {
+    const tree = tempTree(t)
+    const home = path.join(tree.root, 'home')
+    fs.mkdirSync(home)
+    const marker = path.join(tree.out, 'PWNED')
+    const plant = PLANT(marker).slice(0, 3)
+    const r = runAs({ HOME: home, TMPDIR: home }, plant.map(([, cmd]) => `( ${cmd} ) 2>/dev/null`).join('; ') + '; echo ran', tree.ws, 'workspace-write')
+    assert.equal(r.stdout, 'ran\n', show(r))
+    assertNothingLanded(r, home, marker, plant)
+  })
+})
+
+describe("the host's tool caches in a home a writable root holds stay the host's", () => {
+  // Found by an attacker's review: with HOME = TMPDIR (a writable root), toolCaches 'private' left
+  // ~/.npm as it was (a cache inside a writable root was taken for one the user made writable), and
+  // the run wrote the host's own ~/.npm/_npx, which the host's next npx runs from.
+  for (const [name, where] of [['HOME = TMPDIR, cwd elsewhere', 'tmpdir'], ['cwd = $HOME', 'cwd']]) {
+    test(`${name}: the run writes its private copy of ~/.npm, not the host's`, (t) => {
+      const tree = tempTree(t)
+      const home = path.join(tree.root, 'home')
+      fs.mkdirSync(path.join(home, '.npm', '_npx'), { recursive: true })
+      fs.writeFileSync(path.join(home, '.npm', '_npx', 'kept'), 'host\n')
+      const env = where === 'tmpdir' ? { HOME: home, TMPDIR: home } : { HOME: home }
+      const r = runAs(env, 'echo poisoned > ~/.npm/_npx/planted && echo poisoned > ~/.npm/_npx/kept && cat ~/.npm/_npx/planted', where === 'cwd' ? home : tree.ws, 'workspace-write')
+      assert.equal(r.error, undefined, r.message)
+      assert.equal(r.stdout, 'poisoned\n', `the cache stays writable inside the sandbox\n${show(r)}`)
+      assert.ok(r.toolCaches.caches.some((c) => c.path === path.join(home, '.npm')), JSON.stringify(r.toolCaches))
+      assert.equal(fs.existsSync(path.join(home, '.npm', '_npx', 'planted')), false, "the run wrote the host's npm cache")
+      assert.equal(fs.readFileSync(path.join(home, '.npm', '_npx', 'kept'), 'utf8'), 'host\n')
+    })
+  }
+})
+
 describe('a toolchain file a run writes selects nothing on the host', () => {
   // Found by an attacker's review: rust-toolchain.toml was neither protected nor reported, and its
   // `path =` toolchain made the host's next `cargo --version` there run the run's own cargo.

@@ -40,6 +40,8 @@ pub struct Baseline {
     pub taken_at: i64,
     /// The directories the walk read, so that the walk after the run reads only changed ones.
     pub index: Arc<scan::Index>,
+    /// Where the host user's configuration lives (`home`): what a path kept absent there does.
+    pub home: super::home::Bases,
     /// `walk_and_protect` ran (until then only the tops are protected).
     pub walked: bool,
 }

@@ -28,6 +28,7 @@ mod baseline;
 pub mod changed;
 mod detect;
 pub mod gitconfig;
+pub mod home;
 pub mod keeper;
 mod listing;
 mod vouch;
@@ -110,6 +111,8 @@ pub struct Walked<'a> {
     pub protected_names: &'a [String],
     pub protect_git: bool,
     pub planted: &'a mut Arc<Baseline>,
+    /// Roots judged on their change set (review mode): nothing of the home is carved in them.
+    pub reviewed: &'a [PathBuf],
 }
 
 /// Walk the writable roots (once per policy), carve out the repositories found below their tops,
@@ -153,6 +156,9 @@ pub fn walk_and_protect(policy: Walked) {
             }
         }
     }
+    // The host user's home inside a writable root (`home`): a few `lstat`s, none when it is not.
+    let home = home::Bases::of_host();
+    c.home(&home, names, policy.absent == Absent::Placeholders, &tops, policy.reviewed);
     crate::policy::sort_carve_outs(policy.writable_roots);
     let named = found.named.iter().filter_map(|p| p.symlink_metadata().ok().map(|m| (p.clone(), (m.dev(), m.ino())))).collect();
     let identities = policy.planted.identities.clone();
@@ -164,6 +170,7 @@ pub fn walk_and_protect(policy: Walked) {
         spec,
         git: found.git_inodes,
         git_dirs: found.git_dirs.into_iter().collect(),
+        home,
         identities,
         named,
         report_repositories: policy.protect_git,
@@ -336,6 +343,45 @@ impl<'a> Carver<'a> {
             self.read_only(d.clone());
         }
         self.hooks(repo::hooks_dirs(dir, &dirs).into_iter());
+    }
+
+    /// Keep the host's configuration below each home that a writable root holds (`home`): the
+    /// protected names at a home that is no root's top (those are done already), and
+    /// `home::Bases::paths`. `placeholders`: a plan another program runs, whose missing paths need a
+    /// placeholder, which needs an existing directory to be made in (else the first missing
+    /// directory gets one); a run of the runner lists the path itself, undone after the run if the
+    /// command creates it. `skip`: reviewed roots (their changes land with the change set).
+    fn home(&mut self, bases: &home::Bases, names: &[String], placeholders: bool, tops: &[PathBuf], skip: &[PathBuf]) {
+        let skipped = |c: &Carver, p: &Path| c.root_of(p).is_none_or(|i| skip.contains(&c.roots[i].root)) || c.is_covered(p);
+        for h in bases.homes.iter().filter(|h| !tops.contains(h)) {
+            if !skipped(self, h) {
+                for n in names {
+                    self.entry(&h.join(n), Some(names::placeholder_kind(n)));
+                }
+            }
+        }
+        for (p, dir, _) in bases.paths() {
+            let Ok(l) = canonical_lenient("HOME", &p) else { continue };
+            if skipped(self, &l.path) {
+                continue;
+            }
+            let kind = if dir { PlaceholderKind::Dir } else { PlaceholderKind::File };
+            match l.first_missing {
+                // There: the entry itself (a symlink's target is kept), in its canonical directory.
+                None => {
+                    if let (Some(parent), Some(name)) = (p.parent().and_then(|d| std::fs::canonicalize(d).ok()), p.file_name()) {
+                        self.entry(&parent.join(name), Some(kind));
+                    }
+                }
+                // Where this user can create nothing, neither can the command.
+                Some(first) if first.parent().is_some_and(can_create_in) => {
+                    let whole = first == l.path || !placeholders;
+                    let (target, kind) = if whole { (l.path, kind) } else { (first, PlaceholderKind::Dir) };
+                    self.missing(target, kind);
+                }
+                Some(_) => {}
+            }
+        }
     }
 
     /// The protected names at the top of a root or repository. A missing one gets an empty

@@ -215,3 +215,41 @@ fn a_walk_stopped_by_its_bound_names_the_area_it_did_not_examine() {
     assert!(deep.starts_with(&incomplete[0].path), "{} names where the walk stopped, above the repository", incomplete[0].path);
     assert!(incomplete[0].detail.contains("bound"), "{}", incomplete[0].detail);
 }
+
+fn carve_home(root: &Path, bases: &home::Bases, placeholders: bool) -> WritableRoot {
+    let mut roots = vec![WritableRoot { root: root.to_path_buf(), read_only: Vec::new(), missing_read_only: Vec::new() }];
+    Carver::new(&mut roots, &[], None).home(bases, &[".bashrc".to_string()], placeholders, &[], &[]);
+    roots.remove(0)
+}
+
+/// An attacker's review: a run with the cwd at $HOME wrote ~/.config/git/config (its fsmonitor ran
+/// on the host's next git anywhere), ~/.local/bin/git and ~/.ssh/authorized_keys.
+#[test]
+fn a_home_inside_a_root_keeps_what_the_host_runs_from_it() {
+    let t = tempfile::tempdir().unwrap();
+    let r = t.path().canonicalize().unwrap();
+    let home = r.join("home");
+    std::fs::create_dir_all(home.join(".ssh")).unwrap();
+    std::fs::create_dir_all(home.join(".config/git")).unwrap();
+    std::fs::create_dir_all(home.join(".local")).unwrap();
+    std::fs::write(home.join(".bashrc"), "x").unwrap();
+    let bases = home::Bases::of([home.clone()].into_iter(), Some(r.join("xdg")));
+    assert_eq!(bases.config, vec![home.join(".config"), r.join("xdg")]);
+    let root = carve_home(&r, &bases, false);
+    for p in [".ssh", ".config/git", ".bashrc"] {
+        assert!(root.read_only.contains(&home.join(p)), "{p} in {:?}", root.read_only);
+    }
+    let missing: Vec<PathBuf> = root.missing_read_only.iter().map(|m| m.path.clone()).collect();
+    for p in [home.join(".local/bin"), home.join(".config/systemd"), home.join(".vimrc"), r.join("xdg/git")] {
+        assert!(missing.contains(&p), "{} in {missing:?}", p.display());
+    }
+    assert!(bases.what_it_does(&home.join(".config/git")).is_some_and(|w| w.contains("fsmonitor")));
+    // A plan another program runs: a placeholder where one can be made.
+    let missing: Vec<PathBuf> = carve_home(&r, &bases, true).missing_read_only.iter().map(|m| m.path.clone()).collect();
+    assert!(missing.contains(&home.join(".local/bin")) && missing.contains(&r.join("xdg")), "{missing:?}");
+    assert!(!missing.contains(&r.join("xdg/git")), "{missing:?}");
+    // A home outside every writable root is left alone.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let root = carve_home(&elsewhere.path().canonicalize().unwrap(), &bases, false);
+    assert!(root.read_only.is_empty() && root.missing_read_only.is_empty());
+}

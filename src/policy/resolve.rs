@@ -271,5 +271,6 @@ mod tests;
 
 /// What the tool caches' own resolution needs of the policy resolved so far.
 fn cache_rules(p: &ResolvedPolicy) -> crate::tool_caches::Rules<'_> {
-    crate::tool_caches::Rules { mode: p.mode, writable_roots: &p.writable_roots, read_only_paths: &p.read_only_paths, deny_read: &p.deny_read, tmp: p.tmp }
+    let reviewed = p.review.as_ref().map_or(&[][..], |r| r.roots.as_slice());
+    crate::tool_caches::Rules { mode: p.mode, writable_roots: &p.writable_roots, read_only_paths: &p.read_only_paths, deny_read: &p.deny_read, tmp: p.tmp, reviewed }
 }

@@ -84,6 +84,7 @@ impl ResolvedPolicy {
             protected_names: &self.protected_names,
             protect_git: self.protect_git,
             planted: &mut self.planted,
+            reviewed: self.review.as_ref().map_or(&[], |r| r.roots.as_slice()),
         });
     }
 }

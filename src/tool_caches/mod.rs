@@ -133,6 +133,8 @@ pub(crate) struct Rules<'a> {
     pub read_only_paths: &'a [PathBuf],
     pub deny_read: &'a [PathBuf],
     pub tmp: TmpMode,
+    /// Roots judged on their change set (review mode): a cache in one is left as it is.
+    pub reviewed: &'a [PathBuf],
 }
 
 /// Resolve the option for a policy whose every other field is resolved. `env` is the command's
@@ -178,10 +180,11 @@ pub(crate) fn resolve(
         Platform::Darwin => macos::known(env).into_iter().map(|t| (t.name, t.host)).collect(),
         _ => locations::existing(env).into_iter().map(|l| (l.name, l.path)).collect(),
     };
+    let home = env.get("HOME").and_then(|h| std::fs::canonicalize(h).ok());
     let caches = locations
         .into_iter()
         .filter(|_| !hidden)
-        .filter(|(_, path)| coverable(path, policy, &root))
+        .filter(|(_, path)| coverable(path, policy, &root, home.as_deref()))
         .map(|(name, path)| PrivateCache::new(name, path))
         .collect();
     let overlay = platform != Platform::Linux || Platform::host() != Platform::Linux || kernel_has_userns_overlay();
@@ -201,13 +204,17 @@ pub(crate) fn resolve(
 /// overlay is mounted last, after bwrap's mounts, and overlayfs sees the lower directory without
 /// the mounts below it, so a deny mask or read-only carve-out inside would be undone and a
 /// writable root inside would be replaced by the private copy. A cache the user made writable
-/// (inside a writable root) is left as the user asked.
-fn coverable(path: &Path, policy: &Rules, store: &Path) -> bool {
+/// (inside a writable root) is left as the user asked, but for the caches of a home the root holds
+/// (a cwd of `$HOME`, `HOME=/tmp` with a writable `/tmp`): those are the host's own, which the
+/// host's next `npx` or `pip` runs from (found by an attacker's review), covered as when the home
+/// is not writable. `home`: the command's `HOME`, canonical, where the cache locations are.
+fn coverable(path: &Path, policy: &Rules, store: &Path, home: Option<&Path>) -> bool {
     use locations::overlaps;
     let inside = |p: &Path| p.starts_with(path);
     let roots = policy.writable_roots.iter();
+    let of_a_held_home = |r: &WritableRoot| home.is_some_and(|h| h.starts_with(&r.root) && path.starts_with(h)) && !policy.reviewed.contains(&r.root);
     !(locations::overlaps(path, store)
-        || roots.clone().any(|r| overlaps(path, &r.root))
+        || roots.clone().any(|r| r.root.starts_with(path) || (path.starts_with(&r.root) && !of_a_held_home(r)))
         || roots.clone().flat_map(|r| r.read_only.iter()).any(|p| inside(p))
         || roots.flat_map(|r| r.missing_read_only.iter()).any(|m| inside(&m.path))
         || policy.read_only_paths.iter().any(|p| inside(p))

@@ -27,7 +27,8 @@ pub(super) fn env(h: &Home) -> BTreeMap<String, String> {
 }
 
 /// `tmp: 'read-only'` unless given: the temporary home lies under /tmp, which would otherwise be
-/// a writable root (and caches inside a writable root are left as the user made them).
+/// a writable root (and caches inside a writable root are left as the user made them, but for those
+/// of a home the root holds).
 pub(super) fn resolve(h: &Home, mut sandbox: Value, platform: Platform) -> Result<ResolvedPolicy> {
     if sandbox == json!("workspace-write") {
         sandbox = json!({"mode": "workspace-write"});
@@ -97,10 +98,20 @@ fn never_covers_what_other_rules_hold() {
     std::fs::create_dir_all(h.home.join(".local")).unwrap();
     let p = resolve(&h, s(json!({"denyRead": [h.home.join(".local")]})), Platform::Linux).unwrap();
     assert!(names(&p).is_empty());
-    // A workspace that is the home directory: every cache is already writable as asked.
-    let ctx = PolicyContext { cwd: h.home.clone(), tmpdir: None, platform: Platform::Linux, env: env(&h) };
+    // A workspace that is the home directory, or holds it: its caches are the host's own, covered
+    // as when the home is not writable (an attacker's review: the run wrote the host's ~/.npm/_npx).
+    for cwd in [h.home.clone(), h.home.parent().unwrap().to_path_buf()] {
+        let ctx = PolicyContext { cwd, tmpdir: None, platform: Platform::Linux, env: env(&h) };
+        let p = resolve_policy(Some(&json!({"mode": "workspace-write", "tmp": "read-only"})), &ctx).unwrap();
+        assert_eq!(names(&p), ["xdg-cache", "npm", "cargo-registry"]);
+    }
+    // A cache the user put in the workspace, below the home, stays as asked.
+    std::fs::create_dir_all(h.work.join(".cache-here")).unwrap();
+    let mut e = env(&h);
+    e.insert("XDG_CACHE_HOME".into(), h.work.join(".cache-here").to_str().unwrap().into());
+    let ctx = PolicyContext { cwd: h.work.clone(), tmpdir: None, platform: Platform::Linux, env: e };
     let p = resolve_policy(Some(&json!({"mode": "workspace-write", "tmp": "read-only"})), &ctx).unwrap();
-    assert!(names(&p).is_empty());
+    assert_eq!(names(&p), ["npm", "cargo-registry"]);
 }
 
 #[test]

@@ -1,0 +1,97 @@
+//! The host user's home inside a writable root (a cwd of `$HOME`, or `HOME=/tmp` with a writable
+//! `/tmp`): besides the protected names at its top (`.bashrc`, `.gitconfig`, ...), the paths below
+//! it that the host's shells, git, ssh, editors and session manager run or trust, kept read-only
+//! where they exist and absent where they do not, as the protected names are. An attacker's review
+//! found a run writing `~/.config/git/config` (its `core.fsmonitor` ran on the host's next `git`
+//! anywhere), `~/.local/bin/git` and `~/.ssh/authorized_keys`.
+//!
+//! Whose home: the host process's `HOME` and the home the user database gives (login shells and
+//! sshd use that one), and for the XDG paths `$XDG_CONFIG_HOME` as well as each home's `.config`.
+//! The command's own `HOME` (its environment) is not the host's: host tools never read it.
+
+use std::ffi::CStr;
+use std::path::{Path, PathBuf};
+
+
+/// Below a home: what reads or runs each, and whether it is a directory.
+const HOME_PATHS: &[(&str, bool, &str)] = &[
+    (".ssh", true, "sshd trusts its authorized_keys and runs its rc on login; ssh runs its config's ProxyCommand and LocalCommand"),
+    (".local/bin", true, "login shells put it on PATH (Debian's and Ubuntu's ~/.profile, systemd's user PATH): a program there shadows git, node or sudo"),
+    (".gnupg", true, "gpg runs the programs its gpg.conf and gpg-agent.conf name (pinentry-program), and git runs gpg to sign"),
+    (".bashrc.d", true, "bash runs every file in it when an interactive shell starts (Fedora's and RHEL's ~/.bashrc)"),
+    (".vimrc", false, "Vim runs it when it starts"),
+    (".gvimrc", false, "gVim runs it when it starts"),
+    (".vim", true, "Vim runs the plugins in it when it starts"),
+    (".emacs", false, "Emacs runs it when it starts"),
+    (".emacs.d", true, "Emacs runs its init.el when it starts"),
+    (".xprofile", false, "display managers run it when a graphical session starts"),
+    (".xsessionrc", false, "Debian's X session runs it when a graphical session starts"),
+    (".xinitrc", false, "startx runs it"),
+];
+
+/// Below the XDG configuration directory (`$XDG_CONFIG_HOME`, else `~/.config`); all directories.
+const CONFIG_PATHS: &[(&str, &str)] = &[
+    ("git", "git reads its configuration (core.fsmonitor, aliases, hooks), attributes and ignore files from it in every repository"),
+    ("systemd", "systemd runs the user units it holds at login and on timers"),
+    ("environment.d", "systemd sets the variables it lists (PATH, LD_PRELOAD) in the user's session"),
+    ("autostart", "the desktop session starts the programs its entries name at login"),
+    ("fish", "fish runs its config.fish and conf.d when it starts"),
+    ("nvim", "Neovim runs its init.lua or init.vim and the plugins in it when it starts"),
+    ("emacs", "Emacs runs its init.el when it starts"),
+];
+
+/// Where the host user's configuration lives.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Bases {
+    /// The homes, canonical and existing.
+    pub homes: Vec<PathBuf>,
+    /// The XDG configuration directories (absolute; they may not exist).
+    pub config: Vec<PathBuf>,
+}
+
+impl Bases {
+    /// The host process's: `$HOME`, the user database's home, `$XDG_CONFIG_HOME`.
+    pub fn of_host() -> Bases {
+        let env = |k: &str| std::env::var_os(k).map(PathBuf::from).filter(|p| p.is_absolute());
+        Bases::of([env("HOME"), database_home()].into_iter().flatten(), env("XDG_CONFIG_HOME"))
+    }
+
+    pub(super) fn of(homes: impl Iterator<Item = PathBuf>, xdg_config: Option<PathBuf>) -> Bases {
+        let mut b = Bases::default();
+        for h in homes.filter_map(|h| std::fs::canonicalize(h).ok()) {
+            if !b.homes.contains(&h) {
+                b.config.push(h.join(".config"));
+                b.homes.push(h);
+            }
+        }
+        b.config.extend(xdg_config.filter(|x| !b.config.contains(x)));
+        b
+    }
+
+    /// Each path to keep, with whether it is a directory and what it does.
+    pub fn paths(&self) -> impl Iterator<Item = (PathBuf, bool, &'static str)> + '_ {
+        let homes = self.homes.iter().flat_map(|h| HOME_PATHS.iter().map(move |(p, dir, what)| (h.join(p), *dir, *what)));
+        homes.chain(self.config.iter().flat_map(|c| CONFIG_PATHS.iter().map(move |(p, what)| (c.join(p), true, *what))))
+    }
+
+    /// What the host does with `p`, when it is one of these paths.
+    pub fn what_it_does(&self, p: &Path) -> Option<&'static str> {
+        self.paths().find(|(q, _, _)| q == p).map(|(_, _, what)| what)
+    }
+}
+
+/// The current user's home in the user database (`getpwuid_r`).
+fn database_home() -> Option<PathBuf> {
+    use std::os::unix::ffi::OsStrExt;
+    let mut buf = vec![0 as libc::c_char; 4096];
+    let mut pwd: libc::passwd = unsafe { std::mem::zeroed() };
+    let mut out: *mut libc::passwd = std::ptr::null_mut();
+    // SAFETY: valid buffers of the given length; `out` is set to `&pwd` or null.
+    let rc = unsafe { libc::getpwuid_r(libc::geteuid(), &mut pwd, buf.as_mut_ptr(), buf.len(), &mut out) };
+    if rc != 0 || out.is_null() || pwd.pw_dir.is_null() {
+        return None;
+    }
+    // SAFETY: a NUL-terminated string inside `buf`, alive here.
+    let dir = unsafe { CStr::from_ptr(pwd.pw_dir) };
+    Some(PathBuf::from(std::ffi::OsStr::from_bytes(dir.to_bytes()))).filter(|p| p.is_absolute())
+}
