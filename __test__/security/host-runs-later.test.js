@@ -256,7 +256,7 @@ describe("the host user's home inside a writable root keeps what the host runs f
     assert.equal(r.stdout, 'ran\n', show(r))
     assert.equal(fs.readFileSync(path.join(home, '.ssh', 'authorized_keys'), 'utf8'), 'ssh-ed25519 AAAAmine me\n', 'authorized_keys was changed')
     for (const rel of ['.config/git', '.local/bin', '.vimrc', '.config/systemd']) {
-      assert.ok(r.hostRisks.some((h) => h.path === path.join(home, rel) && /moved aside/.test(h.detail)), `${rel}: ${JSON.stringify(r.hostRisks)}`)
+      assert.ok(r.hostRisks.some((h) => h.path === path.join(home, rel) && /moved aside/.test(h.detail) && /host user's home/.test(h.detail)), `${rel}: ${JSON.stringify(r.hostRisks)}`)
     }
     assertNothingLanded(r, home, marker, plant.filter(([rel]) => rel !== '.ssh/authorized_keys'))
   })

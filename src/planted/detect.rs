@@ -109,7 +109,7 @@ fn undo_created(baseline: &Baseline, found: &scan::Found) -> Vec<HostRisk> {
         } else if baseline.spec.names.contains(&name) {
             format!("{name} was created during the run where it is a protected name: {}", names::what_it_does(&name))
         } else if let Some(what) = baseline.home.what_it_does(p) {
-            format!("was created during the run in the host user's home, which a writable root holds: {what}")
+            format!("{name} was created during the run in the host user's home, which a writable root holds: {what}")
         } else {
             "was created during the run although the policy keeps this path read-only".to_string()
         };

@@ -17,6 +17,7 @@ use std::path::PathBuf;
 use std::thread::JoinHandle;
 
 use super::detect::HostRisk;
+use super::home::Bases;
 #[cfg(target_os = "linux")]
 use {
     super::detect::RiskKind,
@@ -40,8 +41,9 @@ pub struct Keeper {
 }
 
 /// Watch the directories of the `absent` paths that are tops of `roots`, or nothing (`None`) when
-/// there are none or inotify is not available (the walk after the run remains).
-pub fn start(absent: &[PathBuf], roots: &[PathBuf]) -> Option<Keeper> {
+/// there are none or inotify is not available (the walk after the run remains). `home`: what the
+/// host does with the paths of its home (`home::Bases`), for the reports.
+pub fn start(absent: &[PathBuf], roots: &[PathBuf], home: &Bases) -> Option<Keeper> {
     let mut by_dir: HashMap<PathBuf, HashSet<OsString>> = HashMap::new();
     for p in absent {
         let (Some(dir), Some(name)) = (p.parent(), p.file_name()) else { continue };
@@ -52,18 +54,18 @@ pub fn start(absent: &[PathBuf], roots: &[PathBuf]) -> Option<Keeper> {
     if by_dir.is_empty() {
         return None;
     }
-    watch(by_dir)
+    watch(by_dir, home.clone())
 }
 
 /// inotify is Linux's. Elsewhere the walk after the run remains (on macOS the Seatbelt profile
 /// denies creating these names in the first place).
 #[cfg(not(target_os = "linux"))]
-fn watch(_by_dir: HashMap<PathBuf, HashSet<OsString>>) -> Option<Keeper> {
+fn watch(_by_dir: HashMap<PathBuf, HashSet<OsString>>, _home: Bases) -> Option<Keeper> {
     None
 }
 
 #[cfg(target_os = "linux")]
-fn watch(by_dir: HashMap<PathBuf, HashSet<OsString>>) -> Option<Keeper> {
+fn watch(by_dir: HashMap<PathBuf, HashSet<OsString>>, home: Bases) -> Option<Keeper> {
     // SAFETY: inotify_init1 and pipe2 with plain flags; the descriptors are owned below.
     let ino = unsafe { libc::inotify_init1(libc::IN_CLOEXEC | libc::IN_NONBLOCK) };
     if ino < 0 {
@@ -90,7 +92,7 @@ fn watch(by_dir: HashMap<PathBuf, HashSet<OsString>>) -> Option<Keeper> {
     let thread = std::thread::Builder::new()
         .name("sandspawn-keeper".into())
         .spawn(move || {
-            let _ = tx.send(keep(&ino, stop_r, wds));
+            let _ = tx.send(keep(&ino, stop_r, wds, &home));
             // The instance is closed here, after the result went out (see `Keeper::risks`).
             drop(ino);
         })
@@ -110,7 +112,7 @@ impl Keeper {
 }
 
 #[cfg(target_os = "linux")]
-fn keep(ino: &OwnedFd, stop: OwnedFd, wds: HashMap<i32, (PathBuf, HashSet<OsString>)>) -> Vec<HostRisk> {
+fn keep(ino: &OwnedFd, stop: OwnedFd, wds: HashMap<i32, (PathBuf, HashSet<OsString>)>, home: &Bases) -> Vec<HostRisk> {
     let mut risks = Vec::new();
     let mut moves: HashMap<PathBuf, usize> = HashMap::new();
     let mut buf = vec![0u8; 64 * 1024];
@@ -143,8 +145,8 @@ fn keep(ino: &OwnedFd, stop: OwnedFd, wds: HashMap<i32, (PathBuf, HashSet<OsStri
                 // or no run would (another run's watcher moved it aside and reported it in that
                 // run's result; this run's command may well be the one that made it).
                 match undo::move_aside(&path) {
-                    undo::Undone::MovedTo(to) => risks.push(risk(&path, &format!("; undone at once: moved aside to {}", to.display()))),
-                    undo::Undone::Gone => risks.push(risk(&path, super::detect::GONE)),
+                    undo::Undone::MovedTo(to) => risks.push(risk(&path, &format!("; undone at once: moved aside to {}", to.display()), home)),
+                    undo::Undone::Gone => risks.push(risk(&path, super::detect::GONE, home)),
                     undo::Undone::Left(_) => {}
                 }
             }
@@ -181,10 +183,12 @@ fn read_events(ino: &OwnedFd, buf: &mut [u8]) -> Vec<(i32, OsString)> {
 }
 
 #[cfg(target_os = "linux")]
-fn risk(path: &Path, outcome: &str) -> HostRisk {
+fn risk(path: &Path, outcome: &str, home: &Bases) -> HostRisk {
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let (kind, what) = if name == ".git" {
         (RiskKind::RepositoryCreated, "a git repository was created at the top of a writable root, where protectGit keeps .git from being created".to_string())
+    } else if let Some(what) = home.what_it_does(path) {
+        (RiskKind::ProtectedNameCreated, format!("{name} was created during the run in the host user's home, which a writable root holds: {what}"))
     } else {
         (RiskKind::ProtectedNameCreated, format!("{name} was created during the run where it must stay absent: {}", super::names::what_it_does(&name)))
     };
@@ -200,7 +204,7 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         let r = t.path().canonicalize().unwrap();
         let absent = vec![r.join(".envrc"), r.join(".git"), r.join("deeper/.envrc")];
-        let k = start(&absent, &[r.clone()]).expect("inotify");
+        let k = start(&absent, &[r.clone()], &Bases::default()).expect("inotify");
         std::fs::write(r.join(".envrc"), "evil").unwrap();
         std::fs::create_dir(r.join(".git")).unwrap();
         std::fs::write(r.join("ordinary"), "x").unwrap();
@@ -222,7 +226,7 @@ mod tests {
     fn a_placeholder_made_meanwhile_is_left_alone() {
         let t = tempfile::tempdir().unwrap();
         let r = t.path().canonicalize().unwrap();
-        let k = start(&[r.join(".envrc"), r.join(".vscode")], &[r.clone()]).expect("inotify");
+        let k = start(&[r.join(".envrc"), r.join(".vscode")], &[r.clone()], &Bases::default()).expect("inotify");
         let dir = sandspawn_helper::placeholder::lock(&std::ffi::CString::new(r.as_os_str().as_bytes()).unwrap(), libc::LOCK_SH, false).unwrap();
         sandspawn_helper::placeholder::create(&dir, c".vscode", sandspawn_helper::placeholder::Kind::Dir);
         std::fs::write(r.join(".envrc"), "x").unwrap();
@@ -241,7 +245,7 @@ mod tests {
         // the run whose command made it must not come back with nothing to say.
         let t = tempfile::tempdir().unwrap();
         let r = t.path().canonicalize().unwrap();
-        let (a, b) = (start(&[r.join(".git")], &[r.clone()]).expect("inotify"), start(&[r.join(".git")], &[r.clone()]).expect("inotify"));
+        let (a, b) = (start(&[r.join(".git")], &[r.clone()], &Bases::default()).expect("inotify"), start(&[r.join(".git")], &[r.clone()], &Bases::default()).expect("inotify"));
         std::fs::create_dir(r.join(".git")).unwrap();
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
         while r.join(".git").exists() && std::time::Instant::now() < deadline {
@@ -258,6 +262,6 @@ mod tests {
     #[test]
     fn nothing_to_keep_starts_nothing() {
         let t = tempfile::tempdir().unwrap();
-        assert!(start(&[t.path().join("a/b")], &[t.path().to_path_buf()]).is_none(), "not at a root's top");
+        assert!(start(&[t.path().join("a/b")], &[t.path().to_path_buf()], &Bases::default()).is_none(), "not at a root's top");
     }
 }
