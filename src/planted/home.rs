@@ -70,8 +70,14 @@ impl Bases {
 
     /// Each path to keep, with whether it is a directory and what it does.
     pub fn paths(&self) -> impl Iterator<Item = (PathBuf, bool, &'static str)> + '_ {
-        let homes = self.homes.iter().flat_map(|h| HOME_PATHS.iter().map(move |(p, dir, what)| (h.join(p), *dir, *what)));
-        homes.chain(self.config.iter().flat_map(|c| CONFIG_PATHS.iter().map(move |(p, what)| (c.join(p), true, *what))))
+        self.paths_below(|_| true).into_iter()
+    }
+
+    /// `paths`, of the bases `held` says yes to (asked once a base: most runs hold no home).
+    pub fn paths_below(&self, held: impl Fn(&Path) -> bool) -> Vec<(PathBuf, bool, &'static str)> {
+        let homes = self.homes.iter().filter(|h| held(h)).flat_map(|h| HOME_PATHS.iter().map(move |(p, dir, what)| (h.join(p), *dir, *what)));
+        let config = self.config.iter().filter(|c| held(c)).flat_map(|c| CONFIG_PATHS.iter().map(move |(p, what)| (c.join(p), true, *what)));
+        homes.chain(config).collect()
     }
 
     /// What the host does with `p`, when it is one of these paths.
@@ -80,8 +86,14 @@ impl Bases {
     }
 }
 
-/// The current user's home in the user database (`getpwuid_r`).
+/// The current user's home in the user database, looked up once per process (a lookup may ask a
+/// directory service).
 fn database_home() -> Option<PathBuf> {
+    static HOME: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    HOME.get_or_init(look_up_home).clone()
+}
+
+fn look_up_home() -> Option<PathBuf> {
     use std::os::unix::ffi::OsStrExt;
     let mut buf = vec![0 as libc::c_char; 4096];
     let mut pwd: libc::passwd = unsafe { std::mem::zeroed() };

@@ -360,7 +360,10 @@ impl<'a> Carver<'a> {
                 }
             }
         }
-        for (p, dir, _) in bases.paths() {
+        // Bases no writable root holds cost one `realpath` each (a missing XDG directory may be a
+        // link's way into a root), their paths none.
+        let held = |base: &Path| canonical_lenient("HOME", base).is_ok_and(|l| self.root_of(&l.path).is_some());
+        for (p, dir, _) in bases.paths_below(held) {
             let Ok(l) = canonical_lenient("HOME", &p) else { continue };
             if skipped(self, &l.path) {
                 continue;
