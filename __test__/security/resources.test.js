@@ -23,6 +23,37 @@ describe('the sandbox\'s memory-backed filesystems are bounded (issue 29)', () =
     })
   }
 
+  // Empty files take no data blocks but an inode, a dentry and a name each (about 1.2 KiB of kernel
+  // memory with long names): 1M of them took 1.2 GB of the host's slab beyond a "512 MiB" /dev/shm.
+  // The inode count is bounded too, at one per 4 KiB of the data cap (16384 under 64 MiB).
+  for (const [where, sandbox] of [['/dev/shm', 'read-only'], ['/tmp', { mode: 'workspace-write', tmp: 'private' }]]) {
+    test(`empty files in ${where} under limits.memory 64 MiB stop with ENOSPC at 16384 inodes`, async (t) => {
+      const tree = tempTree(t)
+      const py = `import os, errno
+made = 0
+try:
+    for i in range(100000):
+        os.close(os.open("${where}/%d%s" % (i, "y" * 200), os.O_CREAT | os.O_WRONLY))
+        made += 1
+except OSError as e:
+    print("stopped", errno.errorcode[e.errno])
+print("made", made, "files", os.statvfs("${where}").f_files)`
+      const r = await run(['python3', '-c', py], { cwd: tree.ws, sandbox, limits: { memory: 64 * MiB }, timeout: 60000 })
+      assert.equal(r.exitCode, 0, show(r))
+      assert.match(r.stdout, /^stopped ENOSPC$/m, show(r))
+      const [, made, files] = /^made (\d+) files (\d+)$/m.exec(r.stdout).map(Number)
+      assert.equal(files, 16384, show(r))
+      // The root directory is one of the inodes.
+      assert.ok(made >= 16380 && made < 16384, show(r))
+    })
+  }
+
+  test('without limits, /dev/shm holds at most 131072 inodes and a private /tmp 524288', async (t) => {
+    const tree = tempTree(t)
+    const r = await sh('df --output=itotal /dev/shm /tmp | tail -2', { cwd: tree.ws, sandbox: { mode: 'workspace-write', tmp: 'private' } })
+    assert.deepEqual(r.stdout.trim().split('\n').map(Number), [131072, 524288], show(r))
+  })
+
   test('a cwd in the host\'s /dev/shm is visible in read-only mode (read, not written) and writable in workspace-write', async (t) => {
     const fs = require('node:fs')
     if (!fs.existsSync('/dev/shm')) return t.skip('no /dev/shm on this host')

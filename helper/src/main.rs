@@ -10,7 +10,8 @@
 //!
 //! Steps (see `protocol`), in this order: open the null descriptors (and the offline
 //! `nsswitch.conf`), lock directories and create placeholders in them (host side); inside, wait
-//! until bwrap's pid 1 holds its locks on those directories, then close ours; mark the report descriptor close-on-exec; mount the private tool
+//! until bwrap's pid 1 holds its locks on those directories, then close ours; mark the report descriptor close-on-exec; bound the inodes
+//! of the sandbox's tmpfs mounts (`tmpfs_inodes`); mount the private tool
 //! caches' overlays, detach the store (`private_mounts`), cover the placeholders of missing
 //! protected names and sandspawn's stores (`covers`; the only steps that need capabilities); move into the command's own
 //! user namespace and drop every capability (`userns`), so everything after runs with none and
@@ -65,6 +66,7 @@ mod descendants;
 mod supervisor;
 #[cfg(target_os = "linux")]
 mod tree_end;
+mod tmpfs_inodes;
 #[cfg(target_os = "linux")]
 mod userns;
 
@@ -183,7 +185,13 @@ fn run(args: Vec<OsString>) {
 /// drops them, then the network bridge's listener (bound in the sandbox's network namespace).
 #[cfg(target_os = "linux")]
 fn in_namespaces(steps: &Steps) {
-    // First: the carve-outs below are made on the reviewed workspace's overlay, not under it.
+    // Before anything is written to them (the file covers' scratch file is made in /dev/shm).
+    for t in &steps.tmpfs_inodes {
+        if let Err(failure) = tmpfs_inodes::bound(t) {
+            fail(steps.report_fd, failure);
+        }
+    }
+    // The carve-outs below are made on the reviewed workspace's overlay, not under it.
     if let Err(failure) = review_mount::mount_all(&steps.review, &steps.unmount) {
         fail(steps.report_fd, failure);
     }

@@ -65,6 +65,27 @@ impl Target {
         Ok(t)
     }
 
+    /// The flags of the mount this is on, as `MS_*`, read-only left out: a remount clears those it
+    /// is not given, and a bind remount in a user namespace must keep those it locked, or the
+    /// kernel refuses it. `path` names it in errors.
+    pub fn mount_flags(&self, path: &str) -> Result<libc::c_ulong, Failure> {
+        // SAFETY: a zeroed statvfs is valid; `self.fd` is open.
+        let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+        if unsafe { libc::fstatvfs(self.fd, &mut st) } != 0 {
+            let e = last_errno();
+            return Err(setup(e, format!("reading the mount flags of {path} failed: {}", describe(e))));
+        }
+        let map = [
+            (libc::ST_NOSUID, libc::MS_NOSUID),
+            (libc::ST_NODEV, libc::MS_NODEV),
+            (libc::ST_NOEXEC, libc::MS_NOEXEC),
+            (libc::ST_NOATIME, libc::MS_NOATIME),
+            (libc::ST_NODIRATIME, libc::MS_NODIRATIME),
+            (libc::ST_RELATIME, libc::MS_RELATIME),
+        ];
+        Ok(map.iter().filter(|(st_flag, _)| st.f_flag & st_flag != 0).fold(0, |acc, (_, ms)| acc | ms))
+    }
+
     pub fn proc_path(&self) -> CString {
         CString::new(format!("/proc/self/fd/{}", self.fd)).expect("no NUL in a number")
     }

@@ -6,7 +6,7 @@
 //! sandspawn-helper v1 [--null-fds=N,...] [--offline-nsswitch-fd=N]
 //!     [--hold-dir=N:DIR [--placeholder-dir=N:NAME | --placeholder-file=N:NAME]...]...
 //!     [--await-init-locks=K] [--close-fds=N,...]
-//!     [--review ROOT UPPER WORK]... [--read-only=PATH]... [--overlay TARGET UPPER WORK]... [--cover-dir=PATH]... [--cover-file=PATH]... [--unmount=PATH]...
+//!     [--tmpfs-inodes=N:PATH]... [--review ROOT UPPER WORK]... [--read-only=PATH]... [--overlay TARGET UPPER WORK]... [--cover-dir=PATH]... [--cover-file=PATH]... [--unmount=PATH]...
 //!     [--own-userns [--limit-userns] [--map-ids=UID:GID]] [--controlling-tty] [--rlimit=NAME:SOFT:HARD]...
 //!     [--exec-after=NS] [--filter=none|unix|inet|inet-unix]
 //!     [--report-fd=N] [--net-listen=N]
@@ -51,6 +51,9 @@ pub struct Steps {
     /// Inside, then: close these descriptors (the held directories' `flock`s), so that the command
     /// cannot unlock them and let another run's cleanup remove a placeholder mounted over here.
     pub close_fds: Vec<i32>,
+    /// Bound the inodes of each of these tmpfs mounts bwrap made (see `tmpfs_inodes` in the
+    /// helper), first of the helper's mounts. Needs CAP_SYS_ADMIN, so `own_userns` too.
+    pub tmpfs_inodes: Vec<TmpfsInodes>,
     /// Cover each of these writable roots with a copy-on-write overlay whose upper directory is the
     /// change set's (the reviewable workspace: see `review_mount` in the helper and the addon's
     /// `review`), first of the helper's mounts; what bwrap mounted below a root is put back on top.
@@ -129,6 +132,14 @@ pub struct LandlockSteps {
     pub sockets: crate::seccomp::Sockets,
     /// Runner only: EOF on this descriptor (the runner closed it, or died) kills the whole tree.
     pub control_fd: Option<i32>,
+}
+
+/// A tmpfs bwrap mounted (the sandbox's `/dev/shm`, a private `/tmp`), which bwrap bounds in bytes
+/// only (`--size`), and the most inodes it may hold (`--tmpfs-inodes=N:PATH`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TmpfsInodes {
+    pub path: String,
+    pub inodes: u64,
 }
 
 /// A directory the helper in front of bwrap locks at `fd`, and the placeholders it creates in it.
@@ -210,7 +221,7 @@ impl Steps {
 
     /// Whether the helper mounts anything (with the capabilities bwrap kept for it).
     pub fn mounts(&self) -> bool {
-        !self.review.is_empty() || !self.read_only.is_empty() || !self.overlays.is_empty() || self.covers()
+        !self.tmpfs_inodes.is_empty() || !self.review.is_empty() || !self.read_only.is_empty() || !self.overlays.is_empty() || self.covers()
     }
 
     /// The flag of the first step asked for that exists only on Linux (memfd, /proc, namespaces
@@ -222,6 +233,7 @@ impl Steps {
         [
             (self.offline_nsswitch_fd.is_some(), "--offline-nsswitch-fd"),
             (self.await_init_locks > 0, "--await-init-locks"),
+            (!self.tmpfs_inodes.is_empty(), "--tmpfs-inodes"),
             (!self.review.is_empty(), "--review"),
             (!self.read_only.is_empty(), "--read-only"),
             (!self.overlays.is_empty(), "--overlay"),
@@ -261,6 +273,7 @@ impl Steps {
             let list: Vec<String> = self.close_fds.iter().map(i32::to_string).collect();
             args.push(format!("--close-fds={}", list.join(",")));
         }
+        args.extend(self.tmpfs_inodes.iter().map(|t| format!("--tmpfs-inodes={}:{}", t.inodes, t.path)));
         for r in &self.review {
             args.extend(["--review".to_string(), r.root.clone(), r.upper.clone(), r.work.clone()]);
         }
@@ -349,7 +362,7 @@ impl Steps {
                         // The Landlock mode runs without bwrap: no private mount namespace to mount
                         // overlays in, no store to detach, no sandbox user namespace to close.
                         if steps.mounts() || !steps.unmount.is_empty() || steps.own_userns || steps.filter.is_some() {
-                            return Err("--review, --read-only, --overlay, --cover-dir, --cover-file, --unmount, --own-userns and --filter cannot be combined with --landlock (it has its own filter)".into());
+                            return Err("--tmpfs-inodes, --review, --read-only, --overlay, --cover-dir, --cover-file, --unmount, --own-userns and --filter cannot be combined with --landlock (it has its own filter)".into());
                         }
                     } else if landlock_only {
                         return Err("--ll-list, --ll-read, --ll-write, --sockets and --control-fd need --landlock".into());
@@ -359,7 +372,7 @@ impl Steps {
                     }
                     // What keeps capabilities for the helper's mounts also needs the step that drops them.
                     if steps.mounts() && !steps.own_userns && steps.landlock.is_none() {
-                        return Err("--review, --read-only, --overlay, --cover-dir and --cover-file need --own-userns, which drops the capabilities they use".into());
+                        return Err("--tmpfs-inodes, --review, --read-only, --overlay, --cover-dir and --cover-file need --own-userns, which drops the capabilities they use".into());
                     }
                     return Ok((steps, command));
                 }
@@ -456,6 +469,14 @@ impl Steps {
                         steps.read_only.push(ReadOnly::new(p));
                     } else if let Some(rest) = text.strip_prefix("--read-only-at=") {
                         steps.read_only.push(ReadOnly::parse_at(rest).ok_or_else(bad)?);
+                    } else if let Some(spec) = text.strip_prefix("--tmpfs-inodes=") {
+                        // At least 1: `nr_inodes=0` means no bound at all to tmpfs.
+                        let (n, path) = spec.split_once(':').ok_or_else(bad)?;
+                        let inodes = n.parse::<u64>().ok().filter(|n| *n > 0).ok_or_else(bad)?;
+                        if !path.starts_with('/') || arg.to_str().is_none() {
+                            return Err(bad());
+                        }
+                        steps.tmpfs_inodes.push(TmpfsInodes { path: path.to_string(), inodes });
                     } else if let Some(p) = text.strip_prefix("--cover-dir=").filter(|p| p.starts_with('/')) {
                         steps.cover_dirs.push(p.to_string());
                     } else if let Some(p) = text.strip_prefix("--cover-file=").filter(|p| p.starts_with('/')) {
@@ -527,6 +548,12 @@ mod tests {
             },
             Steps { filter: Some(crate::seccomp::Sockets::Inet), report_fd: Some(4), net_listen_fd: Some(5), ..Steps::default() },
             Steps { cover_dirs: vec!["/w/.vscode".into(), "/w/a b/.git".into()], cover_files: vec!["/w/.envrc".into()], own_userns: true, map_ids: Some((1000, 100)), await_init_locks: 2, close_fds: vec![7, 8], ..Steps::default() },
+            Steps {
+                tmpfs_inodes: vec![TmpfsInodes { path: "/dev/shm".into(), inodes: 131072 }, TmpfsInodes { path: "/tmp".into(), inodes: 1 }],
+                own_userns: true,
+                limit_userns: true,
+                ..Steps::default()
+            },
             Steps { read_only: vec![ReadOnly::at("/w/.git", (2049, 77)), ReadOnly::at("/w/deps/a:b/.git", (7, u64::MAX)), ReadOnly::new("/w/x:1:2")], own_userns: true, limit_userns: true, ..Steps::default() },
             Steps {
                 review: vec![ReviewOverlay { root: "/w s".into(), upper: "/s/cs/0/upper".into(), work: "/s/cs/0/work".into() }],
@@ -652,6 +679,9 @@ mod tests {
         assert!(Steps::parse(&mixed).unwrap_err().contains("cannot be combined with --landlock"));
         assert!(Steps::parse(&os(&["v1", "--landlock=3", "--ll-read=/", "--own-userns", "--", "true"])).is_err());
         assert!(Steps::parse(&os(&["v1", "--"])).is_err(), "missing command");
+        assert!(Steps::parse(&os(&["v1", "--tmpfs-inodes=0:/tmp", "--own-userns", "--", "true"])).is_err(), "0 is no bound to tmpfs");
+        assert!(Steps::parse(&os(&["v1", "--tmpfs-inodes=8:tmp", "--own-userns", "--", "true"])).is_err(), "relative path");
+        assert!(Steps::parse(&os(&["v1", "--tmpfs-inodes=8:/tmp", "--", "true"])).is_err(), "a mount without the step that drops its capabilities");
     }
 
     #[test]

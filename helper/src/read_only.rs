@@ -184,27 +184,8 @@ fn bind(carve: &ReadOnly) -> Result<(), Failure> {
     }
     // The bind's own flags (it took those of the mount it was made from), which a remount in a
     // user namespace must keep; per path, since one filesystem can be mounted with other flags.
-    let flags = locked_flags(&bound, path)?;
+    // Read-only is not among them: the remount adds it.
+    let flags = bound.mount_flags(path)?;
     mount(None, &bound.proc_path(), None, libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | flags, None, &format!("making {path} read-only"))
-}
-
-/// The mount flags of the mount `t` is on, as `MS_*` (a bind remount must keep those a user
-/// namespace locked, or the kernel refuses it), read-only dropped: the remount adds it.
-fn locked_flags(t: &Target, path: &str) -> Result<libc::c_ulong, Failure> {
-    // SAFETY: a zeroed statvfs is valid; `t.fd` is open.
-    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
-    if unsafe { libc::fstatvfs(t.fd, &mut st) } != 0 {
-        let e = last_errno();
-        return Err(setup(e, format!("reading the mount flags of {path} failed: {}", describe(e))));
-    }
-    let map = [
-        (libc::ST_NOSUID, libc::MS_NOSUID),
-        (libc::ST_NODEV, libc::MS_NODEV),
-        (libc::ST_NOEXEC, libc::MS_NOEXEC),
-        (libc::ST_NOATIME, libc::MS_NOATIME),
-        (libc::ST_NODIRATIME, libc::MS_NODIRATIME),
-        (libc::ST_RELATIME, libc::MS_RELATIME),
-    ];
-    Ok(map.iter().filter(|(st_flag, _)| st.f_flag & st_flag != 0).fold(0, |acc, (_, ms)| acc | ms))
 }
 

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use sandspawn_helper::protocol::{HeldDir, ReadOnly, Steps};
 use sandspawn_helper::seccomp::Sockets;
 
-use super::{child_env, path_arg, LaunchPlan, PlanRequest};
+use super::{child_env, memory_fs, path_arg, LaunchPlan, PlanRequest};
 use crate::child_fds;
 use crate::error::{Result, SandboxError};
 use crate::platform::SandboxType;
@@ -165,7 +165,14 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         cover_dirs.push(path_arg(store)?);
     }
     let review = review_mounts(policy)?;
-    let helper_mounts = review.is_some() || !read_only.is_empty() || !caches.overlays.is_empty() || !cover_dirs.is_empty() || !cover_files.is_empty();
+    // The sandbox's memory-backed filesystems are as large as `limits.memory`, or a fixed cap: a
+    // write to them takes the host's memory, which no rlimit counts. bwrap bounds their bytes; the
+    // helper their inodes (see `memory_fs`).
+    let memory = req.rlimits.iter().find(|l| l.resource == sandspawn_helper::rlimit::Resource::Data).map(|l| l.soft);
+    let (shm_bytes, tmp_bytes) = (memory.unwrap_or(DEFAULT_SHM_BYTES), memory.unwrap_or(DEFAULT_PRIVATE_TMP_BYTES));
+    let private_tmp = (policy.tmp == TmpMode::Private).then_some(("/tmp", tmp_bytes));
+    let tmpfs_inodes: Vec<_> = [("/dev/shm", shm_bytes)].into_iter().chain(private_tmp).filter_map(|(p, bytes)| memory_fs::bound(policy, req.cwd, p, bytes)).collect();
+    let helper_mounts = !tmpfs_inodes.is_empty() || review.is_some() || !read_only.is_empty() || !caches.overlays.is_empty() || !cover_dirs.is_empty() || !cover_files.is_empty();
     // No `--disable-userns`: bwrap would move its pid 1 into the nested user namespace it makes for
     // that, next to the command. The helper moves the command alone into one of its own (see its
     // `userns`), and the filter refuses new namespaces after it.
@@ -186,10 +193,7 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     for (flag, p) in PROC_COVERS {
         a.push(&[flag, p, p]);
     }
-    // The sandbox's memory-backed filesystems are as large as `limits.memory`, or a fixed cap: a
-    // write to them takes the host's memory, which no rlimit counts.
-    let memory = req.rlimits.iter().find(|l| l.resource == sandspawn_helper::rlimit::Resource::Data).map(|l| l.soft);
-    a.push(&["--perms", "1777", "--size", &memory.unwrap_or(DEFAULT_SHM_BYTES).to_string(), "--tmpfs", "/dev/shm"]);
+    a.push(&["--perms", "1777", "--size", &shm_bytes.to_string(), "--tmpfs", "/dev/shm"]);
     // The host's /dev/shm is not the sandbox's, but a read-only cwd there must stay visible, or the
     // command could not even start in it (a writable one is bound below, as every writable root).
     if req.cwd.starts_with("/dev/shm") && !policy.is_writable(req.cwd) {
@@ -198,7 +202,7 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
 
     if policy.tmp == TmpMode::Private {
         // Before every writable bind, so roots under /tmp (a cwd under /tmp) are bound on top of it.
-        a.push(&["--size", &memory.unwrap_or(DEFAULT_PRIVATE_TMP_BYTES).to_string(), "--tmpfs", "/tmp"]);
+        a.push(&["--size", &tmp_bytes.to_string(), "--tmpfs", "/tmp"]);
         // A read-only cwd under /tmp must stay visible, or the command could not even start in it.
         if req.cwd.starts_with("/tmp") && !policy.is_writable(req.cwd) {
             a.path("--ro-bind", req.cwd)?;
@@ -287,6 +291,7 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         own_userns: true,
         limit_userns: helper_mounts,
         map_ids,
+        tmpfs_inodes,
         read_only,
         overlays: caches.overlays,
         cover_dirs,

@@ -9,6 +9,7 @@ use crate::platform::SandboxType;
 
 mod child_env;
 mod launch_plan;
+mod memory_fs;
 mod needs_runner;
 mod path_arg;
 pub mod bwrap;

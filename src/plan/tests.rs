@@ -24,15 +24,11 @@ fn v(parts: &[&str]) -> Vec<String> {
     parts.iter().map(|x| x.to_string()).collect()
 }
 
-/// Everything up to and including the procfs covers.
+/// Everything up to and including the sandbox's /dev/shm. bwrap keeps the capabilities of the
+/// helper's mounts in every plan whose /dev/shm shows (the helper bounds its inodes).
 fn head(network: bool) -> Vec<String> {
-    head_keeping(network, false)
-}
-
-/// `head`, keeping for the helper what it needs (its mounts' capabilities when `mounts`).
-fn head_keeping(network: bool, mounts: bool) -> Vec<String> {
     let mut a = v(&["--new-session", "--die-with-parent", "--unshare-user", "--cap-drop", "ALL"]);
-    a.extend(kept_for_helper(mounts));
+    a.extend(kept_for_helper(true));
     a.extend(v(&["--unshare-pid", "--unshare-ipc", "--unshare-uts"]));
     if !network {
         a.push("--unshare-net".into());
@@ -59,6 +55,11 @@ fn private_tmp() -> Vec<String> {
     v(&["--size", &crate::plan::bwrap::DEFAULT_PRIVATE_TMP_BYTES.to_string(), "--tmpfs", "/tmp"])
 }
 
+/// The helper's first mount step: the inode bound of /dev/shm (512 MiB / 4 KiB).
+const SHM_INODES: &str = "--tmpfs-inodes=131072:/dev/shm";
+/// ... and of a private /tmp (2 GiB / 4 KiB).
+const TMP_INODES: &str = "--tmpfs-inodes=524288:/tmp";
+
 /// With the network off: the helper in front of bwrap opens the offline `nsswitch.conf` at `fd`.
 fn front(fd: i32, bwrap: &str) -> Vec<String> {
     v(&["v1", &format!("--offline-nsswitch-fd={fd}"), "--", bwrap])
@@ -69,12 +70,18 @@ fn offline(fd: i32) -> Vec<String> {
     v(&["--ro-bind-data", &fd.to_string(), "/etc/nsswitch.conf"])
 }
 
-/// `--chdir`, then the helper (its own user namespace, the filter refusing Unix sockets when
-/// `block_unix`), then the command.
+/// `--chdir`, then the helper (the inode bound of /dev/shm, its own user namespace, the filter
+/// refusing Unix sockets when `block_unix`), then the command.
 fn tail(block_unix: bool, cwd: &Path, cmd: &[&str]) -> Vec<String> {
+    tail_bounding(&[SHM_INODES], block_unix, cwd, cmd)
+}
+
+/// `tail`, with the helper bounding the inodes of each tmpfs in `inodes`.
+fn tail_bounding(inodes: &[&str], block_unix: bool, cwd: &Path, cmd: &[&str]) -> Vec<String> {
     let mut a = v(&["--remount-ro", "/dev", "--chdir", &s(cwd), "--", &s(helper_path())]);
     a.push("v1".into());
-    a.extend(userns_steps(false));
+    a.extend(v(inodes));
+    a.extend(userns_steps(true));
     a.push(format!("--filter={}", if block_unix { "inet" } else { "inet-unix" }));
     a.push("--".into());
     a.extend(v(cmd));
@@ -128,7 +135,7 @@ fn runner_fds_and_bwrap_info_are_used() {
     assert!(!bwrap_args.contains(&"--disable-userns".to_string()), "bwrap never nests pid 1 with the command");
     assert_eq!((plan.status_fd, plan.report_fd), (Some(3), Some(4)));
     let helper_args = &bwrap_args[bwrap_args.iter().position(|a| a == "v1").unwrap()..];
-    let expect = cat(vec![v(&["v1"]), userns_steps(false), v(&["--filter=inet", "--report-fd=4", "--"])]);
+    let expect = cat(vec![v(&["v1", SHM_INODES]), userns_steps(true), v(&["--filter=inet", "--report-fd=4", "--"])]);
     assert_eq!(&helper_args[..expect.len()], &expect[..]);
     req.helper = None;
     assert_eq!(build(&req).unwrap_err().code.as_str(), "ERR_SANDBOX_UNAVAILABLE", "no bwrap plan without the helper");
@@ -156,22 +163,17 @@ fn workspace_write_nested_roots_and_git() {
     let expect = cat(vec![
         // a plan for another spawner: the helper in front locks the directory and creates the placeholder
         v(&["v1", "--offline-nsswitch-fd=3", &format!("--hold-dir=4:{inner}"), "--placeholder-dir=4:.git", "--", "/usr/bin/bwrap"]),
-        head_helper_mounts(false),
+        head(false),
         v(&["--bind", &root, &root, "--bind", &sub, &sub, "--bind", &inner, &inner]),
         offline(3),
         v(&["--lock-file", &inner, "--remount-ro", "/dev", "--chdir", &w.display().to_string(), "--", &s(helper_path())]),
         // the carve-outs are made read-only by the helper, root by root (sub's .git file, and its
         // gitdir, w/.git, again: harmless, and keeps the rule simple); the placeholder is covered
-        v(&["v1", "--await-init-locks=1", "--close-fds=4", &ro_at(&git), &ro_at(&sub_git), &format!("--cover-dir={inner_git}")]),
+        v(&["v1", "--await-init-locks=1", "--close-fds=4", SHM_INODES, &ro_at(&git), &ro_at(&sub_git), &format!("--cover-dir={inner_git}")]),
         userns_steps(true),
         v(&["--filter=inet", "--", "make"]),
     ]);
     assert_eq!(plan.args, expect);
-}
-
-/// `head`, when the helper mounts: bwrap keeps the capabilities for it.
-fn head_helper_mounts(network: bool) -> Vec<String> {
-    head_keeping(network, true)
 }
 
 #[test]
@@ -185,10 +187,10 @@ fn gitdir_file_in_a_workspace() {
     let plan = plan(&p, &wt, &["git", "status"]);
     let (main, mg, mgw, wts, wtg) = (s(&w.join("main")), s(&w.join("main/.git")), s(&w.join("main/.git/worktrees/wt")), s(&wt), s(&wt.join(".git")));
     let expect = cat(vec![
-        head_helper_mounts(true),
+        head(true),
         v(&["--bind", &main, &main, "--bind", &wts, &wts]),
         v(&["--remount-ro", "/dev", "--chdir", &wts, "--", &s(helper_path())]),
-        v(&["v1", &ro_at(&mg), &ro_at(&mgw), &ro_at(&wtg)]),
+        v(&["v1", SHM_INODES, &ro_at(&mg), &ro_at(&mgw), &ro_at(&wtg)]),
         userns_steps(true),
         v(&["--filter=inet-unix", "--", "git", "status"]),
     ]);
@@ -217,7 +219,7 @@ fn read_only_paths_and_deny_read() {
         // the helper in front of bwrap opens the masks' descriptors on /dev/null
         v(&["v1", "--null-fds=3,4", &format!("--hold-dir=5:{wss}"), "--placeholder-file=5:dist", "--", "/usr/bin/bwrap"]),
         // the missing read-only dist is covered by the helper, which keeps capabilities for it
-        head_helper_mounts(true),
+        head(true),
         // deny above the writable root: empty read-only tmpfs, the root's mount point made first
         v(&["--perms", "000", "--ro-bind-data", "3", &id]),
         v(&["--tmpfs", &sec, "--dir", &wss, "--remount-ro", &sec]),
@@ -226,7 +228,7 @@ fn read_only_paths_and_deny_read() {
         v(&["--perms", "000", "--ro-bind-data", "4", &pem]),
         v(&["--lock-file", &wss, "--remount-ro", "/dev", "--chdir", &wss, "--", &s(helper_path())]),
         // the carve-outs inside the root (re-exposed inside the denied directory) by the helper
-        v(&["v1", "--await-init-locks=1", "--close-fds=5", &ro_at(&env_), &ro_at(&git), &format!("--cover-file={dist}")]),
+        v(&["v1", "--await-init-locks=1", "--close-fds=5", SHM_INODES, &ro_at(&env_), &ro_at(&git), &format!("--cover-file={dist}")]),
         userns_steps(true),
         v(&["--filter=inet-unix", "--", "cat"]),
     ]);
@@ -250,11 +252,11 @@ fn tmp_values() {
     // private: the tmpfs comes before the cwd's bind
     let p = policy(json!({"mode": "workspace-write", "network": true, "protectGit": false, "tmp": "private"}), &w, Platform::Linux);
     let a = plan(&p, &w, &["x"]).args;
-    assert_eq!(a, cat(vec![head(true), private_tmp(), v(&["--bind", &s(&w), &s(&w)]), tail(false, &w, &["x"])]));
+    assert_eq!(a, cat(vec![head(true), private_tmp(), v(&["--bind", &s(&w), &s(&w)]), tail_bounding(&[SHM_INODES, TMP_INODES], false, &w, &["x"])]));
     // private in read-only mode: a cwd under /tmp is bound back read-only
     let p = policy(json!({"network": true, "tmp": "private"}), &w, Platform::Linux);
     let a = plan(&p, &w, &["x"]).args;
-    assert_eq!(a, cat(vec![head(true), private_tmp(), v(&["--ro-bind", &s(&w), &s(&w)]), tail(false, &w, &["x"])]));
+    assert_eq!(a, cat(vec![head(true), private_tmp(), v(&["--ro-bind", &s(&w), &s(&w)]), tail_bounding(&[SHM_INODES, TMP_INODES], false, &w, &["x"])]));
     // read-only: nothing
     let p = policy(json!({"mode": "workspace-write", "network": true, "protectGit": false, "tmp": "read-only"}), &w, Platform::Linux);
     assert_eq!(plan(&p, &w, &["x"]).args, cat(vec![head(true), v(&["--bind", &s(&w), &s(&w)]), tail(false, &w, &["x"])]));

@@ -55,7 +55,8 @@ fn bwrap_plans_pass_the_limits_to_the_helper_inside() {
     assert_eq!(&p.args[..4], ["v1", "--offline-nsswitch-fd=7", "--", "/usr/bin/bwrap"], "no limit in front of bwrap");
     let online = plan(json!({"mode": "read-only", "network": true}), Platform::Linux, &limits(), true);
     assert_eq!(online.program, PathBuf::from("/usr/bin/bwrap"), "no extra process in front of bwrap for the limits");
-    let steps = |rest: &[&str]| -> Vec<String> { [vec!["v1".to_string()], userns_steps(false), rest.iter().map(|s| s.to_string()).collect()].concat() };
+    // The sandbox's /dev/shm is as large as `memory`; none is set here.
+    let steps = |rest: &[&str]| -> Vec<String> { [vec!["v1".to_string(), "--tmpfs-inodes=131072:/dev/shm".to_string()], userns_steps(true), rest.iter().map(|s| s.to_string()).collect()].concat() };
     let limits = ["--rlimit=cpu:2:3", "--rlimit=fsize:1048576:1048576", "--rlimit=core:0:0"];
     assert_eq!(after_helper(&online.args), steps(&[&limits[..], &["--filter=inet-unix", "--report-fd=4", "--", "ls", "-l"]].concat()));
     assert_eq!(after_helper(&p.args), steps(&[&limits[..], &["--filter=inet", "--report-fd=4", "--", "ls", "-l"]].concat()));
@@ -93,4 +94,37 @@ fn unsandboxed_plans_run_the_helper_in_front_of_the_resolved_command() {
         let unlimited = plan(json!("danger-full-access"), platform, &[], true);
         assert_eq!((unlimited.program.to_str(), unlimited.argv0.as_str()), (Some("/bin/ls"), "ls"));
     }
+}
+
+fn inode_steps(args: &[String]) -> Vec<&str> {
+    args.iter().map(String::as_str).filter(|a| a.starts_with("--tmpfs-inodes=")).collect()
+}
+
+#[test]
+fn the_memory_backed_filesystems_hold_one_inode_per_4_kib_of_their_size() {
+    let memory = |bytes| [Rlimit { resource: Resource::Data, soft: bytes, hard: bytes }];
+    let p = plan(json!({"mode": "read-only", "tmp": "private"}), Platform::Linux, &memory(64 << 20), true);
+    assert_eq!(inode_steps(&p.args), ["--tmpfs-inodes=16384:/dev/shm", "--tmpfs-inodes=16384:/tmp"]);
+    let p = plan(json!({"mode": "read-only", "tmp": "private"}), Platform::Linux, &[], true);
+    assert_eq!(inode_steps(&p.args), ["--tmpfs-inodes=131072:/dev/shm", "--tmpfs-inodes=524288:/tmp"]);
+    // `nr_inodes=0` would be no bound at all.
+    let p = plan(json!("read-only"), Platform::Linux, &memory(100), true);
+    assert_eq!(inode_steps(&p.args), ["--tmpfs-inodes=1:/dev/shm"]);
+}
+
+#[test]
+fn a_memory_backed_filesystem_a_later_mount_hides_is_left_alone() {
+    // The helper would remount what hides it (the host's /dev/shm bound as the cwd, a mask).
+    let at = |mode: serde_json::Value, cwd: &Path| {
+        let p = policy(mode, cwd, Platform::Linux);
+        super::test_support::plan(&p, cwd, &["true"]).args
+    };
+    let shm = Path::new("/dev/shm");
+    assert_eq!(inode_steps(&at(json!("read-only"), shm)), Vec::<&str>::new(), "the cwd's read-only bind");
+    assert_eq!(inode_steps(&at(json!({"mode": "workspace-write", "tmp": "private"}), shm)), ["--tmpfs-inodes=524288:/tmp"], "a writable root");
+    let masked = at(json!({"mode": "read-only", "denyRead": ["/dev"]}), Path::new("/"));
+    assert_eq!(inode_steps(&masked), Vec::<&str>::new(), "a denyRead mask above it");
+    assert!(!masked.contains(&"CAP_SYS_ADMIN".to_string()), "nothing to mount: no capability kept for the helper");
+    let tmp = at(json!({"mode": "workspace-write", "tmp": "private", "writableRoots": ["/tmp"]}), Path::new("/usr"));
+    assert_eq!(inode_steps(&tmp), ["--tmpfs-inodes=131072:/dev/shm"], "a writable root at /tmp");
 }
