@@ -166,7 +166,9 @@ export interface HostRisk {
    * `git-directory-created`: a directory became a git directory itself (bare, or `HEAD`,
    * `objects/`, `refs/` written into a folder), which git uses when run there;
    * `scan-incomplete`: the walk after the run stopped at its bound, and `path` names the area it
-   * did not examine. */
+   * did not examine; or, last in a `SpawnResult.hostRisks` that found more than 1,000 entries, the
+   * count of those not listed, by kind, in `detail`, and `path` the directory they all lie in (a run
+   * lists at most 1,000; what had to stay absent is moved aside all the same). */
   kind:
     | 'repository-created'
     | 'hooks-written'
@@ -487,7 +489,8 @@ export interface SpawnResult {
   /** Which private tool caches applied (see `SandboxPolicy.toolCaches`). */
   toolCaches: ToolCachesResult
   /** Planted configuration the sandbox could not prevent, found after the run; `[]` when none
-   * (always `[]` on macOS, where Seatbelt denies creating it, and without a sandbox). */
+   * (always `[]` on macOS, where Seatbelt denies creating it, and without a sandbox). At most 1,000
+   * entries in path order, then one `scan-incomplete` entry that counts the rest. */
   hostRisks: HostRisk[]
   /** `workspace: 'review'`: the change set the run's writes went to; `null` otherwise. */
   changeSet: ChangeSet | null

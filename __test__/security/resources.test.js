@@ -95,6 +95,31 @@ describe('resourceUsage is the command\'s own (issue 29)', () => {
   })
 })
 
+describe('one run\'s hostRisks are bounded (issue 29)', () => {
+  // 100,000 planted repositories made 200,000 entries (52 MB of JSON, 530 MiB more host RSS). A run
+  // lists 1,000, then one scan-incomplete entry that counts the rest by kind.
+  test('1,500 planted repositories with hooks and core.fsmonitor: 1,000 entries and one that counts 2,000 more', { timeout: 120000 }, async (t) => {
+    const tree = tempTree(t)
+    const py = `import os
+for i in range(1500):
+    d = "r%d/p%d/.git" % (i % 20, i)
+    os.makedirs(d + "/hooks")
+    open(d + "/HEAD", "w").write("ref: refs/heads/main\\n")
+    open(d + "/config", "w").write("[core]\\n\\tfsmonitor = /bin/echo\\n")
+    open(d + "/hooks/pre-commit", "w").write("#!/bin/sh\\n")`
+    const r = await run(['python3', '-c', py], { cwd: tree.ws, sandbox: 'workspace-write', timeout: 100000 })
+    assert.equal(r.exitCode, 0, show(r))
+    assert.equal(r.hostRisks.length, 1001, show(r))
+    const last = r.hostRisks.at(-1)
+    assert.equal(last.kind, 'scan-incomplete')
+    assert.equal(last.path, tree.ws, 'the area the unlisted entries lie in')
+    assert.match(last.detail, /^2000 more host risks were found here and are not listed \(repository-created: \d+, hooks-written: \d+\)/)
+    const listed = r.hostRisks.slice(0, -1)
+    assert.ok(listed.every((h) => h.kind === 'repository-created' || h.kind === 'hooks-written'), 'every listed entry is one of them')
+    assert.deepEqual(listed.map((h) => h.path), listed.map((h) => h.path).sort(), 'in path order')
+  })
+})
+
 describe('one run\'s proxy takes a bounded share of the host\'s descriptors (issue 29)', () => {
   // The command opens 10,000 CONNECT tunnels to an allowed upstream (at most 1,000 in flight) and
   // keeps every one that opens. The run's limit is 256 connections, each two host descriptors

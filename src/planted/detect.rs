@@ -2,7 +2,7 @@
 //! before the run and comparing. Only entries that can do something are reported: an empty file
 //! or directory runs nothing (and is what a concurrent run's placeholder looks like).
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::{gitconfig, names, repo, scan, undo, Baseline};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum RiskKind {
     RepositoryCreated,
@@ -34,13 +34,28 @@ pub struct HostRisk {
     pub detail: String,
 }
 
+/// At most this many entries in a run's `hostRisks`, and one more that counts the rest (see
+/// `Listed`): 100,000 planted repositories made 200,000 entries, 52 MB of JSON and 530 MiB more in
+/// the host process.
+pub const MAX_REPORTED: usize = 1_000;
+
+/// What the run left on the host (see `detect_after`), nothing reported during it.
 pub fn detect(baseline: &Baseline) -> Vec<HostRisk> {
+    detect_after(baseline, Vec::new())
+}
+
+/// What the run left on the host, after `during_run` (what was moved aside while it ran): at most
+/// `MAX_REPORTED` entries in path order, then one `scan-incomplete` entry for the rest, if any.
+/// Whatever is found is undone all the same, listed or not.
+pub fn detect_after(baseline: &Baseline, during_run: Vec<HostRisk>) -> Vec<HostRisk> {
     let (found, index) = scan::walk_indexed(&baseline.spec, Some(&baseline.index));
     // The next run in this area starts from this walk: what this run changed is read once, here.
     super::baseline::remember(&baseline.spec, std::sync::Arc::new(index));
-    let mut risks = replaced_roots(baseline);
+    let mut risks = Listed::default();
+    risks.extend(replaced_roots(baseline));
+    risks.extend(during_run);
     let absent: HashSet<&PathBuf> = baseline.absent.iter().collect();
-    risks.extend(undo_created(baseline, &found));
+    undo_created(baseline, &found, &mut risks);
     if baseline.report_repositories {
         // New, or another inode than before at the same path (a directory above it was swapped).
         let new = |p: &&PathBuf| !absent.contains(*p) && baseline.git.get(p.as_os_str()).is_none_or(|ino| found.git_inodes.get(p.as_os_str()) != Some(ino));
@@ -76,8 +91,60 @@ pub fn detect(baseline: &Baseline) -> Vec<HostRisk> {
             risks.push(HostRisk { path: p.to_string_lossy().into_owned(), kind: RiskKind::ProtectedNameCreated, detail });
         }
     }
-    risks.sort_by(|a, b| a.path.cmp(&b.path).then_with(|| (a.kind as u8).cmp(&(b.kind as u8))));
-    risks
+    risks.report()
+}
+
+/// A run's host risks as they are found: the first `MAX_REPORTED` kept, the rest counted by kind
+/// along with the directory they all lie in, so the list stays bounded however much a run planted.
+/// `workspace-replaced` and `scan-incomplete` entries are always kept: a few per root at most.
+#[derive(Default)]
+struct Listed {
+    kept: Vec<HostRisk>,
+    more: BTreeMap<RiskKind, usize>,
+    /// The deepest directory holding every entry counted in `more`.
+    area: Option<PathBuf>,
+}
+
+impl Listed {
+    fn push(&mut self, r: HostRisk) {
+        let always = matches!(r.kind, RiskKind::WorkspaceReplaced | RiskKind::ScanIncomplete);
+        if always || self.kept.len() < MAX_REPORTED {
+            self.kept.push(r);
+            return;
+        }
+        *self.more.entry(r.kind).or_default() += 1;
+        let p = Path::new(&r.path);
+        self.area = Some(match self.area.take() {
+            None => p.parent().unwrap_or(p).to_path_buf(),
+            Some(a) => a.ancestors().find(|d| p.starts_with(d)).unwrap_or(Path::new("/")).to_path_buf(),
+        });
+    }
+
+    fn extend(&mut self, risks: impl IntoIterator<Item = HostRisk>) {
+        for r in risks {
+            self.push(r);
+        }
+    }
+
+    /// The kept entries in path order, then the one that counts the rest.
+    fn report(self) -> Vec<HostRisk> {
+        let mut risks = self.kept;
+        risks.sort_by(|a, b| a.path.cmp(&b.path).then_with(|| a.kind.cmp(&b.kind)));
+        let Some(area) = self.area else { return risks };
+        let total: usize = self.more.values().sum();
+        let kinds: Vec<String> = self.more.iter().map(|(k, n)| format!("{}: {n}", serde_json::to_value(k).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default())).collect();
+        risks.push(HostRisk {
+            path: area.to_string_lossy().into_owned(),
+            kind: RiskKind::ScanIncomplete,
+            detail: format!(
+                "{total} more host risks were found here and are not listed ({}); a run lists at most {MAX_REPORTED}. Those that \
+                 had to stay absent were moved aside like the listed ones; look for the others (repositories, hooks, protected \
+                 names) below this directory before running host tools in it",
+                kinds.join(", ")
+            ),
+        });
+        risks
+    }
 }
 
 /// The outcome said of an entry that was gone when it was to be moved aside.
@@ -87,14 +154,13 @@ pub(super) const GONE: &str = "; gone before this run could move it aside: moved
 /// is known without a syscall where the walk after the run covers its directory (read again only
 /// if an entry was added there); elsewhere (the tops of `/tmp` and `$TMPDIR`, names the walk does
 /// not look for) it is `lstat`ed.
-fn undo_created(baseline: &Baseline, found: &scan::Found) -> Vec<HostRisk> {
+fn undo_created(baseline: &Baseline, found: &scan::Found, risks: &mut Listed) {
     let seen: HashSet<&PathBuf> = found.named.iter().chain(&found.git_entries).collect();
     let walked = |p: &Path| {
         let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let looked_for = baseline.spec.names.contains(&name) || (name == ".git" && baseline.spec.repositories);
         looked_for && baseline.spec.roots.iter().any(|r| p.starts_with(r)) && !baseline.spec.skip.iter().any(|s| p.starts_with(s))
     };
-    let mut risks = Vec::new();
     for p in &baseline.absent {
         let exists = if walked(p) { seen.contains(p) } else { p.symlink_metadata().is_ok() };
         let Some(meta) = exists.then(|| p.symlink_metadata().ok()).flatten() else { continue };
@@ -121,7 +187,6 @@ fn undo_created(baseline: &Baseline, found: &scan::Found) -> Vec<HostRisk> {
         let kind = if name == ".git" { RiskKind::RepositoryCreated } else { RiskKind::ProtectedNameCreated };
         risks.push(HostRisk { path: p.to_string_lossy().into_owned(), kind, detail: format!("{what}{outcome}") });
     }
-    risks
 }
 
 /// The writable roots and their `.git` that are not the same directories as before the run.
@@ -144,7 +209,7 @@ fn replaced_roots(baseline: &Baseline) -> Vec<HostRisk> {
 /// A directory that git takes for a repository when run in it (a bare one, or `HEAD`, `config`,
 /// `objects/` and `refs/` written into an ordinary folder).
 /// `replaced`: a git directory was at that path before the run, another directory than this one.
-fn git_directory(dir: &Path, replaced: bool, risks: &mut Vec<HostRisk>) {
+fn git_directory(dir: &Path, replaced: bool, risks: &mut Listed) {
     let risky = std::fs::read_to_string(dir.join("config")).map(|t| gitconfig::risky_keys(&t)).unwrap_or_default();
     let how = if replaced { "was replaced by another git directory during the run" } else { "became a git directory during the run" };
     let mut detail = format!("{how}: git run in it on the host (`cd` there, then `git status`, or a push to it) uses its configuration and hooks");
@@ -185,7 +250,7 @@ fn can_act(p: &Path) -> bool {
     }
 }
 
-fn new_repository(dot_git: &Path, since: i64, risks: &mut Vec<HostRisk>) {
+fn new_repository(dot_git: &Path, since: i64, risks: &mut Listed) {
     let top = dot_git.parent().unwrap_or(Path::new("/"));
     let dirs = repo::git_dirs(dot_git);
     let risky: Vec<String> = dirs
@@ -228,3 +293,53 @@ fn hook_scripts(dir: &Path, since: i64) -> Vec<String> {
     names
 }
 
+
+#[cfg(test)]
+mod cap_tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::platform::Platform;
+    use crate::policy::{resolve_policy, PolicyContext};
+
+    fn repo(dir: &Path) {
+        std::fs::create_dir_all(dir.join(".git/hooks")).unwrap();
+        std::fs::write(dir.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
+    }
+
+    #[test]
+    fn a_run_lists_at_most_max_reported_risks_and_says_how_many_more_yet_undoes_them_all() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        const N: usize = 1_500;
+        for i in 0..N {
+            repo(&r.join(format!("old/o{i}")));
+        }
+        let v = json!({"mode": "workspace-write", "tmp": "read-only", "protectedNames": [".envrc"], "reportedNames": []});
+        let mut p = resolve_policy(Some(&v), &PolicyContext { cwd: r.clone(), tmpdir: None, platform: Platform::Linux, env: Default::default() }).unwrap();
+        p.walk_and_protect(crate::planted::Absent::UndoneAfter);
+        // What the run does: a protected name at each repository's top (each moved aside after
+        // the run), and as many new repositories with a hook and a key that runs a program.
+        for i in 0..N {
+            std::fs::write(r.join(format!("old/o{i}/.envrc")), "eval x").unwrap();
+            let new = r.join(format!("new/n{i}"));
+            repo(&new);
+            std::fs::write(new.join(".git/config"), "[core]\n\tfsmonitor = /bin/echo\n").unwrap();
+            std::fs::write(new.join(".git/hooks/pre-commit"), "#!/bin/sh\n").unwrap();
+        }
+        let risks = detect(&p.planted);
+        assert_eq!(risks.len(), MAX_REPORTED + 1, "the listed ones and one that counts the rest");
+        let last = risks.last().unwrap();
+        assert_eq!(last.kind, RiskKind::ScanIncomplete);
+        assert_eq!(last.path, r.to_string_lossy(), "the area the unlisted ones lie in");
+        let more = 3 * N - MAX_REPORTED;
+        assert!(last.detail.starts_with(&format!("{more} more host risks were found here and are not listed")), "{}", last.detail);
+        for kind in ["repository-created", "hooks-written", "protected-name-created"] {
+            let listed = risks.iter().filter(|h| serde_json::to_value(h.kind).unwrap() == kind).count();
+            assert!(last.detail.contains(&format!("{kind}: {}", N - listed)), "{kind} ({listed} listed): {}", last.detail);
+        }
+        // Every protected name was moved aside, listed or not.
+        let left: Vec<usize> = (0..N).filter(|i| r.join(format!("old/o{i}/.envrc")).exists()).collect();
+        assert!(left.is_empty(), "{} left in place, e.g. o{}", left.len(), left[0]);
+    }
+}

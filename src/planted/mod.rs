@@ -44,7 +44,7 @@ mod watch;
 
 pub use baseline::{forget as forget_walk, Baseline};
 use baseline::walk_with_cache;
-pub use detect::{detect, HostRisk, RiskKind};
+pub use detect::{detect, detect_after, HostRisk, RiskKind};
 
 /// What to protect, from the policy.
 pub struct Request<'a> {

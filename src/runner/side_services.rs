@@ -54,8 +54,9 @@ impl SideServices {
         let baseline = req.policy.planted.clone();
         let keep_absent = req.policy.missing_read_only();
         tokio::task::spawn_blocking(move || {
-            let mut risks = keeper.map(|k| k.finish()).unwrap_or_default();
-            risks.extend(crate::planted::detect(&baseline));
+            // One bounded list (`planted::MAX_REPORTED`), what the keeper moved aside among it.
+            let during_run = keeper.map(|k| k.finish()).unwrap_or_default();
+            let risks = crate::planted::detect_after(&baseline, during_run);
             // Placeholders of plans other programs ran, at paths this run kept absent.
             crate::placeholders::remove_leftovers(&keep_absent);
             risks
