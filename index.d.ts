@@ -247,8 +247,10 @@ export interface PtyReadResult {
 /** Each value is a positive integer. Enforced per process by an rlimit that `sandspawn-helper`
  * sets just before it execs the command (so everything the command starts inherits it). */
 export interface ResourceLimits {
-  /** Bytes of private writable memory (heap, anonymous mappings) per process: `RLIMIT_DATA`, not
-   * address space, so Node, the JVM and wasm still start. Linux only. */
+  /** Bytes of private writable memory (heap, private anonymous and private writable file mappings)
+   * per process: `RLIMIT_DATA`, not address space, so Node, the JVM and wasm still start. Not shared
+   * memory (`MAP_SHARED` anonymous mappings, memfd, System V segments): for a hard bound run the
+   * host process in a memory cgroup (README, "Resource limits"). Linux only. */
   memory?: number
   /** Processes and threads of the command's tree alive at once in the sandbox (bwrap's init not
    * included): `RLIMIT_NPROC` inside the command's own user namespace (Linux >= 5.14). Unsupported when

@@ -95,6 +95,35 @@ describe('resourceUsage is the command\'s own (issue 29)', () => {
   })
 })
 
+describe('limits.memory bounds each process\'s private memory, as the README says (RLIMIT_DATA)', () => {
+  // What it bounds: the heap, private anonymous mappings and private writable file mappings, each
+  // process on its own. (What it does not bound, shared memory, is listed in the README.)
+  const PY = `import mmap, os, subprocess, sys
+MiB = 1 << 20
+def attempt(name, make):
+    try:
+        make()
+        print(name, "allowed")
+    except (MemoryError, OSError):
+        print(name, "refused")
+attempt("heap", lambda: bytearray(256 * MiB))
+attempt("private-anonymous", lambda: mmap.mmap(-1, 256 * MiB, flags=mmap.MAP_PRIVATE))
+fd = os.open("/dev/shm/sparse", os.O_RDWR | os.O_CREAT)
+os.ftruncate(fd, 256 * MiB)
+attempt("private-file", lambda: mmap.mmap(fd, 256 * MiB, flags=mmap.MAP_PRIVATE, prot=mmap.PROT_READ | mmap.PROT_WRITE))
+held = bytearray(24 * MiB)
+print("held 24 MiB")
+child = subprocess.run([sys.executable, "-c", "bytearray(24 << 20)"])
+print("child", "allowed" if child.returncode == 0 else "refused")`
+
+  test('under 64 MiB: 256 MiB of heap, of private anonymous and of private file mappings are refused; 24 MiB in each of two processes works', async () => {
+    const r = await run(['python3', '-c', PY], { limits: { memory: 64 * MiB } })
+    assert.equal(r.exitCode, 0, show(r))
+    assert.deepEqual(r.appliedLimits, { memory: 'rlimit' })
+    assert.equal(r.stdout, 'heap refused\nprivate-anonymous refused\nprivate-file refused\nheld 24 MiB\nchild allowed\n', show(r))
+  })
+})
+
 describe('one run\'s hostRisks are bounded (issue 29)', () => {
   // 100,000 planted repositories made 200,000 entries (52 MB of JSON, 530 MiB more host RSS). A run
   // lists 1,000, then one scan-incomplete entry that counts the rest by kind.

@@ -22,7 +22,7 @@ Options:
   --review              writes go to a change set, shown after the run to apply, discard or diff
   --cwd DIR             working directory; relative paths in the options above resolve against it
   --timeout MS          kill the command's process tree after MS milliseconds
-  --memory SIZE, --max-file-size SIZE   limit each process's memory, each file's size (512m)
+  --memory SIZE, --max-file-size SIZE   limit each process's private memory, each file's size (512m)
   --max-processes N, --open-files N     limit the tasks in the sandbox, each process's descriptors
   --cpu-time MS         limit each process's CPU time (milliseconds; whole seconds are enforced)
   --json                print the result, or the error, as JSON on stdout

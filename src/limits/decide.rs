@@ -1,8 +1,9 @@
 //! Which mechanism enforces each requested limit on this host, or why none can.
 //!
 //! The rlimit each limit maps to, and when that rlimit keeps the option's meaning:
-//! - `memory` → `RLIMIT_DATA` (private writable memory per process). Not `RLIMIT_AS`: Node needs
-//!   about 1 GB of address space just to start, wasm 2 GB, the JVM 4 GB. macOS counts the whole VM
+//! - `memory` → `RLIMIT_DATA` (private writable memory per process; no shared memory, which no
+//!   rlimit bounds: README, "Resource limits"). Not `RLIMIT_AS`: Node needs about 1 GB of address
+//!   space just to start, wasm 2 GB, the JVM 4 GB. macOS counts the whole VM
 //!   map against both and refuses limits below current usage (hundreds of GiB): unsupported there.
 //! - `processes` → `RLIMIT_NPROC` set inside the command's own user namespace, which since Linux
 //!   5.14 counts only that namespace's tasks (bwrap's init is outside it). It never limits root
