@@ -66,6 +66,7 @@ mod descendants;
 mod supervisor;
 #[cfg(target_os = "linux")]
 mod tree_end;
+#[cfg(target_os = "linux")]
 mod tmpfs_inodes;
 #[cfg(target_os = "linux")]
 mod userns;
