@@ -91,7 +91,32 @@ pub fn detect_after(baseline: &Baseline, during_run: Vec<HostRisk>) -> Vec<HostR
             risks.push(HostRisk { path: p.to_string_lossy().into_owned(), kind: RiskKind::ProtectedNameCreated, detail });
         }
     }
+    changed_in_place(baseline, &found.named, &mut risks);
     risks.report()
+}
+
+/// Report-only names that existed and were rewritten in place (`cat > .pre-commit-config.yaml`,
+/// a chmod): the same inode, so neither created nor replaced, and their directory's listing did
+/// not change, so the walk did not list them again. Their ctime moved, which no command can set
+/// back. One `lstat` per such name that existed (protected ones are read-only and not looked at).
+fn changed_in_place(baseline: &Baseline, listed: &[PathBuf], risks: &mut Listed) {
+    let listed: HashSet<&PathBuf> = listed.iter().collect();
+    let mut changed: Vec<&PathBuf> = baseline
+        .named_changed_at
+        .iter()
+        .filter(|(p, _)| !listed.contains(p))
+        .filter(|(p, at)| {
+            let same_entry = |m: &std::fs::Metadata| baseline.named.get(*p) == Some(&(m.dev(), m.ino()));
+            p.symlink_metadata().is_ok_and(|m| same_entry(&m) && (m.ctime(), m.ctime_nsec()) != **at)
+        })
+        .map(|(p, _)| p)
+        .collect();
+    changed.sort();
+    for p in changed.into_iter().filter(|p| can_act(p)) {
+        let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let detail = format!("{name} was changed during the run: {}", names::what_it_does(&name));
+        risks.push(HostRisk { path: p.to_string_lossy().into_owned(), kind: RiskKind::ProtectedNameCreated, detail });
+    }
 }
 
 /// A run's host risks as they are found: the first `MAX_REPORTED` kept, the rest counted by kind

@@ -160,7 +160,16 @@ pub fn walk_and_protect(policy: Walked) {
     let home = home::Bases::of_host();
     c.home(&home, names, policy.absent == Absent::Placeholders, &tops, policy.reviewed);
     crate::policy::sort_carve_outs(policy.writable_roots);
-    let named = found.named.iter().filter_map(|p| p.symlink_metadata().ok().map(|m| (p.clone(), (m.dev(), m.ino())))).collect();
+    let (mut named, mut named_changed_at) = (HashMap::new(), HashMap::new());
+    for p in &found.named {
+        if let Ok(m) = p.symlink_metadata() {
+            named.insert(p.clone(), (m.dev(), m.ino()));
+            // Report-only names only: the protected ones are read-only in the sandbox.
+            if p.file_name().is_some_and(|n| !names.iter().any(|x| x.as_bytes() == n.as_bytes())) {
+                named_changed_at.insert(p.clone(), (m.ctime(), m.ctime_nsec()));
+            }
+        }
+    }
     let identities = policy.planted.identities.clone();
     let absent = policy.writable_roots.iter().flat_map(|r| r.missing_read_only.iter().map(|m| m.path.clone())).collect();
     *policy.planted = Arc::new(Baseline {
@@ -173,6 +182,7 @@ pub fn walk_and_protect(policy: Walked) {
         home,
         identities,
         named,
+        named_changed_at,
         report_repositories: policy.protect_git,
         truncated: found.truncated,
         taken_at,

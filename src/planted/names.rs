@@ -76,7 +76,8 @@ const DEFAULTS: &[(&str, &str)] = &[
 ];
 
 /// The report-only tier (`sandbox.reportedNames`): files tools run that commands legitimately
-/// create and edit, so they are not kept read-only, but a run that creates or replaces one says so.
+/// create and edit, so they are not kept read-only, but a run that creates, replaces or changes one
+/// (in place: `detect::changed_in_place`) says so.
 const REPORTED: &[(&str, &str)] = &[
     (".pre-commit-config.yaml", "pre-commit runs the hooks it lists on `git commit` (once installed)"),
     ("lefthook.yml", "lefthook runs the commands it lists on git hooks"),

@@ -141,6 +141,34 @@ fn detects_planted_repositories_hooks_and_names() {
     assert!(detect(&b).iter().any(|h| h.path == s(r.join("old/.envrc")) && h.detail.contains("replaced")));
 }
 
+/// Found by an attacker's review: a report-only name that existed before the run and was rewritten
+/// in place (`cat > .pre-commit-config.yaml`: the same inode) was not reported; only a creation or
+/// a new inode was. A chmod counts too (a change of its ctime); a name left alone does not.
+#[test]
+fn a_reported_name_changed_in_place_is_reported() {
+    let t = tempfile::tempdir().unwrap();
+    let r = t.path().canonicalize().unwrap();
+    init_repo(&r);
+    std::fs::write(r.join(".pre-commit-config.yaml"), "repos: []\n").unwrap();
+    std::fs::write(r.join("lefthook.yml"), "pre-commit: {}\n").unwrap();
+    std::fs::write(r.join(".nvmrc"), "20\n").unwrap();
+    let p = policy(&r, json!({}));
+    let b = (*p.planted).clone();
+    assert!(detect(&b).is_empty(), "nothing changed");
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new().write(true).truncate(true).open(r.join(".pre-commit-config.yaml")).unwrap();
+    f.write_all(b"repos: [{repo: local, hooks: [{id: x, entry: 'touch /tmp/pwned', language: system}]}]\n").unwrap();
+    drop(f);
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(r.join("lefthook.yml"), std::fs::Permissions::from_mode(0o777)).unwrap();
+    let risks = detect(&b);
+    let s = |p: PathBuf| p.to_string_lossy().into_owned();
+    let got: Vec<&str> = risks.iter().map(|h| h.path.as_str()).collect();
+    assert_eq!(got, [s(r.join(".pre-commit-config.yaml")), s(r.join("lefthook.yml"))], "{risks:?}");
+    assert!(risks.iter().all(|h| h.kind == RiskKind::ProtectedNameCreated && h.detail.contains("was changed during the run")), "{risks:?}");
+}
+
 /// Issue 28: a nested repository swapped by renaming a directory above it, a folder turned into a
 /// git directory, the workspace itself moved away, and a walk blinded by its bound: each reported
 /// by the run that did it.
