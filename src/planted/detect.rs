@@ -119,24 +119,52 @@ fn changed_in_place(baseline: &Baseline, listed: &[PathBuf], risks: &mut Listed)
     }
 }
 
-/// A run's host risks as they are found: the first `MAX_REPORTED` kept, the rest counted by kind
+/// A run's host risks as they are found: at most `MAX_REPORTED` kept, the rest counted by kind
 /// along with the directory they all lie in, so the list stays bounded however much a run planted.
 /// `workspace-replaced` and `scan-incomplete` entries are always kept: a few per root at most.
+/// Past the bound a git risk (a repository, a git directory, hooks: what git on the host runs)
+/// takes the place of a kept protected name, so a run cannot push the repository it planted out
+/// of the list with a thousand names found before it.
 #[derive(Default)]
 struct Listed {
-    kept: Vec<HostRisk>,
+    always: Vec<HostRisk>,
+    /// By tier: git risks, then protected names.
+    kept: [Vec<HostRisk>; 2],
     more: BTreeMap<RiskKind, usize>,
     /// The deepest directory holding every entry counted in `more`.
     area: Option<PathBuf>,
 }
 
+fn tier(kind: RiskKind) -> usize {
+    match kind {
+        RiskKind::ProtectedNameCreated => 1,
+        _ => 0,
+    }
+}
+
 impl Listed {
     fn push(&mut self, r: HostRisk) {
-        let always = matches!(r.kind, RiskKind::WorkspaceReplaced | RiskKind::ScanIncomplete);
-        if always || self.kept.len() < MAX_REPORTED {
-            self.kept.push(r);
+        if matches!(r.kind, RiskKind::WorkspaceReplaced | RiskKind::ScanIncomplete) {
+            self.always.push(r);
             return;
         }
+        let t = tier(r.kind);
+        if self.kept.iter().map(Vec::len).sum::<usize>() < MAX_REPORTED {
+            self.kept[t].push(r);
+            return;
+        }
+        // Full: a lower tier's entry gives way, if there is one; else this one is counted.
+        match (t + 1..self.kept.len()).find(|&u| !self.kept[u].is_empty()) {
+            Some(u) => {
+                let out = self.kept[u].pop().expect("not empty");
+                self.kept[t].push(r);
+                self.count(out);
+            }
+            None => self.count(r),
+        }
+    }
+
+    fn count(&mut self, r: HostRisk) {
         *self.more.entry(r.kind).or_default() += 1;
         let p = Path::new(&r.path);
         self.area = Some(match self.area.take() {
@@ -153,7 +181,8 @@ impl Listed {
 
     /// The kept entries in path order, then the one that counts the rest.
     fn report(self) -> Vec<HostRisk> {
-        let mut risks = self.kept;
+        let [git, names] = self.kept;
+        let mut risks: Vec<HostRisk> = self.always.into_iter().chain(git).chain(names).collect();
         risks.sort_by(|a, b| a.path.cmp(&b.path).then_with(|| a.kind.cmp(&b.kind)));
         let Some(area) = self.area else { return risks };
         let total: usize = self.more.values().sum();
@@ -366,5 +395,26 @@ mod cap_tests {
         // Every protected name was moved aside, listed or not.
         let left: Vec<usize> = (0..N).filter(|i| r.join(format!("old/o{i}/.envrc")).exists()).collect();
         assert!(left.is_empty(), "{} left in place, e.g. o{}", left.len(), left[0]);
+    }
+
+    /// Past the bound, git risks are kept before protected names, whatever order they are found
+    /// in: a run must not push the repository it planted out of the list (into the last entry's
+    /// count) with names found before it. `detect` pushes repositories before the names at nested
+    /// tops today, but not before the names moved aside at a root's top or a keeper's findings.
+    #[test]
+    fn past_the_bound_a_git_risk_takes_the_place_of_a_protected_name() {
+        let risk = |path: String, kind| HostRisk { path, kind, detail: String::new() };
+        let mut l = Listed::default();
+        for i in 0..MAX_REPORTED + 5 {
+            l.push(risk(format!("/w/a{i}/.envrc"), RiskKind::ProtectedNameCreated));
+        }
+        l.push(risk("/w/z/.git".into(), RiskKind::RepositoryCreated));
+        l.push(risk("/w/z/.git/hooks".into(), RiskKind::HooksWritten));
+        let risks = l.report();
+        assert_eq!(risks.len(), MAX_REPORTED + 1);
+        assert!(risks.iter().any(|h| h.path == "/w/z/.git" && h.kind == RiskKind::RepositoryCreated));
+        assert!(risks.iter().any(|h| h.path == "/w/z/.git/hooks"));
+        assert!(risks.last().unwrap().detail.starts_with("7 more host risks"), "{}", risks.last().unwrap().detail);
+        assert!(risks.last().unwrap().detail.contains("protected-name-created: 7"), "{}", risks.last().unwrap().detail);
     }
 }
