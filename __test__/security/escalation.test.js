@@ -117,4 +117,31 @@ describe('escalation', { concurrency: 4 }, () => {
     assert.equal(request.changes.truncated, false)
     assert.equal(fs.existsSync(marker), false)
   })
+
+  // Found by an attacker's review: a directory made unreadable to the user (root reads any) hid
+  // what changed below it, and approve was told nothing changed.
+  test('approve is told of a directory the attempt made unreadable, and that the list is incomplete', { skip: process.getuid() === 0 && 'root lists any directory: needs an ordinary user (the CI runs this suite as one)' }, async (t) => {
+    const tree = tempTree(t)
+    const lib = path.join(tree.ws, 'lib')
+    fs.mkdirSync(lib)
+    fs.writeFileSync(path.join(lib, 'helper.sh'), 'echo helper\n')
+    fs.writeFileSync(path.join(tree.ws, 'build.sh'), '#!/bin/sh\n. ./lib/helper.sh\necho "echo rewritten" > lib/helper.sh\nchmod 300 lib\necho "cp: cannot create regular file \'/usr/local/lib/libfoo.so\': Permission denied" >&2\nexit 1\n')
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    let request
+    try {
+      await runWithEscalation(['sh', 'build.sh'], {
+        cwd: tree.ws,
+        sandbox: 'workspace-write',
+        approve: (req) => {
+          request = req
+          return false
+        },
+      })
+    } finally {
+      fs.chmodSync(lib, 0o700)
+    }
+    assert.ok(request && request.changes, 'approve was asked, with changes')
+    assert.ok(request.changes.paths.includes(lib), JSON.stringify(request.changes))
+    assert.equal(request.changes.truncated, true)
+  })
 })

@@ -229,6 +229,23 @@ describe("the host user's home inside a writable root keeps what the host runs f
       ['.config/systemd/user/x.service', 'mkdir -p ~/.config/systemd/user && echo "[Service]" > ~/.config/systemd/user/x.service'],
       ['.config/autostart/x.desktop', 'mkdir -p ~/.config/autostart && echo "[Desktop Entry]" > ~/.config/autostart/x.desktop'],
       ['.gnupg/gpg-agent.conf', 'mkdir -p ~/.gnupg && echo "pinentry-program /x" > ~/.gnupg/gpg-agent.conf'],
+      // Found by a second review of that list: each runs on the host (bin/git on a login shell's
+      // PATH, tmux's run-shell and docker's CLI plugins were shown running).
+      ['bin/git', `mkdir -p ~/bin && printf '#!/bin/sh\\ntouch ${marker}\\n' > ~/bin/git && chmod +x ~/bin/git`],
+      ['.tmux.conf', `echo 'run-shell "touch ${marker}"' > ~/.tmux.conf`],
+      ['.docker/cli-plugins/docker-compose', 'mkdir -p ~/.docker/cli-plugins && echo x > ~/.docker/cli-plugins/docker-compose'],
+      ['.kube/config', 'mkdir -p ~/.kube && echo x > ~/.kube/config'],
+      ['.aws/config', 'mkdir -p ~/.aws && echo x > ~/.aws/config'],
+      ['.hgrc', 'echo x > ~/.hgrc'],
+      ['.gradle/init.d/x.gradle', 'mkdir -p ~/.gradle/init.d && echo x > ~/.gradle/init.d/x.gradle'],
+      ['.pam_environment', 'echo x > ~/.pam_environment'],
+      ['.Rprofile', 'echo x > ~/.Rprofile'],
+      ['.ipython/profile_default/startup/x.py', 'mkdir -p ~/.ipython/profile_default/startup && echo x > ~/.ipython/profile_default/startup/x.py'],
+      ['.oh-my-zsh/custom/x.zsh', 'mkdir -p ~/.oh-my-zsh/custom && echo x > ~/.oh-my-zsh/custom/x.zsh'],
+      ['.config/direnv/direnvrc', 'mkdir -p ~/.config/direnv && echo x > ~/.config/direnv/direnvrc'],
+      ['.config/tmux/tmux.conf', 'mkdir -p ~/.config/tmux && echo x > ~/.config/tmux/tmux.conf'],
+      ['.config/mise/config.toml', 'mkdir -p ~/.config/mise && echo x > ~/.config/mise/config.toml'],
+      ['.config/Code/User/settings.json', 'mkdir -p ~/.config/Code/User && echo x > ~/.config/Code/User/settings.json'],
     ]
 
   /** Each planted path is gone (refused, or moved aside and reported), and the host's git runs nothing. */
@@ -255,7 +272,7 @@ describe("the host user's home inside a writable root keeps what the host runs f
     const r = runAs({ HOME: home }, plant.map(([, cmd]) => `( ${cmd} ) 2>/dev/null`).join('; ') + '; echo ran', home, 'workspace-write')
     assert.equal(r.stdout, 'ran\n', show(r))
     assert.equal(fs.readFileSync(path.join(home, '.ssh', 'authorized_keys'), 'utf8'), 'ssh-ed25519 AAAAmine me\n', 'authorized_keys was changed')
-    for (const rel of ['.config/git', '.local/bin', '.vimrc', '.config/systemd']) {
+    for (const rel of ['.config/git', '.local/bin', '.vimrc', '.config/systemd', 'bin', '.tmux.conf']) {
       assert.ok(r.hostRisks.some((h) => h.path === path.join(home, rel) && /moved aside/.test(h.detail) && /host user's home/.test(h.detail)), `${rel}: ${JSON.stringify(r.hostRisks)}`)
     }
     assertNothingLanded(r, home, marker, plant.filter(([rel]) => rel !== '.ssh/authorized_keys'))

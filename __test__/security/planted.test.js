@@ -426,3 +426,21 @@ describe('/tmp keeps its missing names absent', () => {
     }
   })
 })
+
+// Found by an attacker's review: a repository planted below a directory the run then made
+// unreadable to the user (root lists any directory) was out of the walk's sight after the run.
+test('a directory the run made unreadable is reported, not silently skipped', { skip: (process.getuid() === 0 && 'root lists any directory: needs an ordinary user (the CI runs this suite as one)') || NO_GIT }, async (t) => {
+  const tree = tempTree(t)
+  const deep = path.join(tree.ws, 'deep')
+  fs.mkdirSync(deep)
+  let r
+  try {
+    r = await sandspawn.spawnSandboxed(['sh', '-c', 'git init -q deep/sub && git -C deep/sub config core.fsmonitor "touch /tmp/x" && chmod 300 deep'], { cwd: tree.ws, sandbox: WW })
+  } finally {
+    fs.chmodSync(deep, 0o700)
+  }
+  assert.equal(r.exitCode, 0, show(r))
+  const flagged = r.hostRisks.filter((h) => h.kind === 'scan-incomplete' && h.path === deep)
+  assert.equal(flagged.length, 1, JSON.stringify(r.hostRisks))
+  assert.match(flagged[0].detail, /unreadable/)
+})

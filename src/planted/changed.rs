@@ -49,7 +49,8 @@ fn ctime_ns(sec: i64, nsec: i64) -> i64 {
 
 /// What changed at or after `since_ns` (ns since the epoch): `files` (looked at one by one, not
 /// followed) and what the walk of `roots` finds. A root inside another root is walked as part of
-/// it; a root that is gone or unreadable has nothing to report.
+/// it; a root that is gone has nothing to report; a directory that cannot be listed is reported
+/// itself, with `truncated`.
 pub fn changed_since(roots: &[PathBuf], files: &[PathBuf], since_ns: i64, bounds: &Bounds) -> Changes {
     let mut found = Found { changes: Changes::default(), listed: HashSet::new(), bound: bounds.paths };
     for f in files {
@@ -65,7 +66,17 @@ pub fn changed_since(roots: &[PathBuf], files: &[PathBuf], since_ns: i64, bounds
             found.changes.truncated = true;
             break;
         }
-        let Ok(open) = listing::open(&dir) else { continue };
+        // A directory this user cannot list (the attempt can `chmod 300` one and change what is
+        // below it) is named, and the answer says it is incomplete.
+        let open = match listing::open(&dir) {
+            Ok(open) => open,
+            Err(e) if listing::is_gone(&e) => continue,
+            Err(_) => {
+                found.report(dir);
+                found.changes.truncated = true;
+                continue;
+            }
+        };
         let mut subdirs = Vec::new();
         // A read error midway leaves what was listed: still worth reporting.
         let _ = open.list(|name, is_dir, _ino, fd| {

@@ -27,6 +27,21 @@ const HOME_PATHS: &[(&str, bool, &str)] = &[
     (".xprofile", false, "display managers run it when a graphical session starts"),
     (".xsessionrc", false, "Debian's X session runs it when a graphical session starts"),
     (".xinitrc", false, "startx runs it"),
+    // Found by an attacker's review of the first list (each shown running on the host, or named by
+    // the tool's documentation as a file it runs).
+    ("bin", true, "login shells put it on PATH (Debian's and Ubuntu's ~/.profile): a program there shadows git, node or sudo"),
+    (".tmux.conf", false, "tmux runs its run-shell and if-shell commands when it starts"),
+    (".docker", true, "the docker CLI runs the plugins in cli-plugins and the credential helpers config.json names"),
+    (".kube/config", false, "kubectl runs the exec credential plugins it names"),
+    (".aws/config", false, "the AWS CLI and SDKs run its credential_process"),
+    (".hgrc", false, "Mercurial runs the hooks and extensions it names"),
+    (".gradle/init.d", true, "Gradle runs every init script in it before each build"),
+    (".gradle/init.gradle", false, "Gradle runs it before each build"),
+    (".gradle/init.gradle.kts", false, "Gradle runs it before each build"),
+    (".oh-my-zsh", true, "zsh runs oh-my-zsh and its custom plugins when it starts"),
+    (".pam_environment", false, "PAM sets the variables it lists (PATH, LD_PRELOAD) at login"),
+    (".ipython/profile_default/startup", true, "IPython runs every file in it when it starts"),
+    (".Rprofile", false, "R runs it when it starts"),
 ];
 
 /// Below the XDG configuration directory (`$XDG_CONFIG_HOME`, else `~/.config`); all directories.
@@ -38,6 +53,10 @@ const CONFIG_PATHS: &[(&str, &str)] = &[
     ("fish", "fish runs its config.fish and conf.d when it starts"),
     ("nvim", "Neovim runs its init.lua or init.vim and the plugins in it when it starts"),
     ("emacs", "Emacs runs its init.el when it starts"),
+    ("tmux", "tmux runs its tmux.conf's run-shell commands when it starts"),
+    ("direnv", "direnv runs its direnvrc before every .envrc"),
+    ("mise", "mise runs its global config's hooks and env scripts in every directory"),
+    ("Code/User", "VS Code applies its settings (terminal profiles, task and interpreter paths) and runs its tasks"),
 ];
 
 /// Where the host user's configuration lives.

@@ -138,6 +138,9 @@ fn walk_with(spec: &WalkSpec, prior: Option<&Index>, report_reused: bool, watche
                 }
                 Read::Unreadable => {
                     visited += 1;
+                    if walk.found.unreadable.len() < UNEXAMINED_SHOWN * 8 {
+                        walk.found.unreadable.push(q.path.to_path_buf());
+                    }
                     continue;
                 }
                 Read::Gone => continue,

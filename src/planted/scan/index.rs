@@ -43,6 +43,9 @@ pub struct Found {
     /// Where the walk stopped at its bound: the first directories it did not read (at most
     /// `UNEXAMINED_SHOWN`), to name the area in a report.
     pub unexamined: Vec<PathBuf>,
+    /// Directories the walk could not list (this user lacks read permission: a run can `chmod 300`
+    /// a directory it then plants in), at most `UNEXAMINED_SHOWN * 8`.
+    pub unreadable: Vec<PathBuf>,
     /// Directories read.
     pub dirs_read: usize,
     /// Directories kept from the prior index after an `lstat` of their path (roots, and directories
