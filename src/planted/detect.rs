@@ -92,20 +92,19 @@ pub fn detect_after(baseline: &Baseline, during_run: Vec<HostRisk>) -> Vec<HostR
             risks.push(HostRisk { path: p.to_string_lossy().into_owned(), kind: RiskKind::ProtectedNameCreated, detail });
         }
     }
-    changed_in_place(baseline, &found.named, &mut risks);
+    changed_in_place(baseline, &mut risks);
     risks.report()
 }
 
 /// Report-only names that existed and were rewritten in place (`cat > .pre-commit-config.yaml`,
-/// a chmod): the same inode, so neither created nor replaced, and their directory's listing did
-/// not change, so the walk did not list them again. Their ctime moved, which no command can set
-/// back. One `lstat` per such name that existed (protected ones are read-only and not looked at).
-fn changed_in_place(baseline: &Baseline, listed: &[PathBuf], risks: &mut Listed) {
-    let listed: HashSet<&PathBuf> = listed.iter().collect();
+/// a chmod): the same inode, so neither created nor replaced (another inode is reported as
+/// replaced above), whether or not the walk listed their directory again. Their ctime moved,
+/// which no command can set back. One `lstat` per such name that existed (protected ones are
+/// read-only and not looked at).
+fn changed_in_place(baseline: &Baseline, risks: &mut Listed) {
     let mut changed: Vec<&PathBuf> = baseline
         .named_changed_at
         .iter()
-        .filter(|(p, _)| !listed.contains(p))
         .filter(|(p, at)| {
             let same_entry = |m: &std::fs::Metadata| baseline.named.get(*p) == Some(&(m.dev(), m.ino()));
             p.symlink_metadata().is_ok_and(|m| same_entry(&m) && (m.ctime(), m.ctime_nsec()) != **at)

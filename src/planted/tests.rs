@@ -162,6 +162,8 @@ fn a_reported_name_changed_in_place_is_reported() {
     drop(f);
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(r.join("lefthook.yml"), std::fs::Permissions::from_mode(0o777)).unwrap();
+    // A new entry beside them: the walk lists their directory again, and they are still seen.
+    std::fs::write(r.join("notes.txt"), "x").unwrap();
     let risks = detect(&b);
     let s = |p: PathBuf| p.to_string_lossy().into_owned();
     let got: Vec<&str> = risks.iter().map(|h| h.path.as_str()).collect();
