@@ -376,10 +376,7 @@ mod cap_tests {
     use crate::platform::Platform;
     use crate::policy::{resolve_policy, PolicyContext};
 
-    fn repo(dir: &Path) {
-        std::fs::create_dir_all(dir.join(".git/hooks")).unwrap();
-        std::fs::write(dir.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
-    }
+    use super::super::tests::init_repo as repo;
 
     #[test]
     fn a_run_lists_at_most_max_reported_risks_and_says_how_many_more_yet_undoes_them_all() {

@@ -28,7 +28,7 @@ fn missing(roots: &[WritableRoot]) -> Vec<(PathBuf, PlaceholderKind)> {
     roots.iter().flat_map(|r| r.missing_read_only.iter().map(|m| (m.path.clone(), m.kind))).collect()
 }
 
-fn init_repo(dir: &Path) {
+pub(super) fn init_repo(dir: &Path) {
     std::fs::create_dir_all(dir.join(".git/hooks")).unwrap();
     std::fs::write(dir.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
 }

@@ -5,7 +5,7 @@
 //! (SIGKILL), a later run's sweep (`scratch_sweep`) can tell it is nobody's and remove it.
 
 use std::ffi::CString;
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::os::unix::ffi::OsStringExt;
 use std::path::{Path, PathBuf};
 
@@ -52,13 +52,7 @@ impl Scratch {
 /// a directory this young (and then leaves it, see `scratch_sweep::GRACE`).
 fn lock(dir: &Path) -> std::io::Result<OwnedFd> {
     let fd = crate::no_symlinks::open_dir(dir)?;
-    // SAFETY: a valid descriptor.
-    while unsafe { libc::flock(fd.as_raw_fd(), libc::LOCK_EX) } != 0 {
-        let e = std::io::Error::last_os_error();
-        if e.raw_os_error() != Some(libc::EINTR) {
-            return Err(e);
-        }
-    }
+    crate::file_lock::flock(&fd, libc::LOCK_EX)?;
     Ok(fd)
 }
 

@@ -1,6 +1,6 @@
 //! The `lock` file of a cache location and of each of its run slots.
 
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::path::Path;
 
 /// `DIR/lock` (made if missing, never followed if a symlink), `flock`ed with `op`, retried when a
@@ -9,14 +9,6 @@ pub(super) fn lock_file(dir: &Path, op: libc::c_int) -> std::io::Result<OwnedFd>
     use std::os::unix::fs::OpenOptionsExt;
     let f = std::fs::OpenOptions::new().read(true).write(true).create(true).mode(0o600).custom_flags(libc::O_NOFOLLOW).open(dir.join("lock"))?;
     let fd: OwnedFd = f.into();
-    loop {
-        // SAFETY: flock on a descriptor we own.
-        if unsafe { libc::flock(fd.as_raw_fd(), op) } == 0 {
-            return Ok(fd);
-        }
-        let e = std::io::Error::last_os_error();
-        if e.kind() != std::io::ErrorKind::Interrupted {
-            return Err(e);
-        }
-    }
+    crate::file_lock::flock(&fd, op)?;
+    Ok(fd)
 }
