@@ -1,5 +1,6 @@
-//! Reading one line of `/proc/<pid>/stat`: the parent and the state, what the Landlock supervisor
-//! needs to find and freeze the command's tree. Pure: `descendants.rs` in the binary reads the files.
+//! Reading one line of `/proc/<pid>/stat`: the fields after the command's name (`fields`, which the
+//! addon's reaper and resource sampler read too), and the parent and the state, what the Landlock
+//! supervisor needs to find and freeze the command's tree. Pure: the callers read the files.
 
 /// A process of the table: its pid, its parent's and its state letter (`R`, `S`, `D`, `T`, `Z`...).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,11 +22,15 @@ impl Entry {
     }
 }
 
-/// The entry of `pid` from its stat line. The command's name comes in parentheses and may hold
-/// anything, spaces and `)` included, so the fields are read after the last `)`.
+/// The fields of a stat line from the third (the state) on. The command's name, the second, comes
+/// in parentheses and may hold anything, spaces and `)` included, so they are read after the last `)`.
+pub fn fields(stat: &str) -> Option<std::str::SplitAsciiWhitespace<'_>> {
+    Some(stat[stat.rfind(')')? + 1..].split_ascii_whitespace())
+}
+
+/// The entry of `pid` from its stat line.
 pub fn parse(pid: i32, stat: &str) -> Option<Entry> {
-    let rest = &stat[stat.rfind(')')? + 1..];
-    let mut fields = rest.split_ascii_whitespace();
+    let mut fields = fields(stat)?;
     let state = *fields.next()?.as_bytes().first()?;
     let ppid = fields.next()?.parse().ok()?;
     Some(Entry { pid, ppid, state })
@@ -43,5 +48,6 @@ mod tests {
         assert!(parse(9, "9 (x) Z 1").unwrap().is_dead());
         assert_eq!(parse(9, "9 (sh"), None);
         assert_eq!(parse(9, "9 (sh) R"), None);
+        assert_eq!(fields("5 (a b) c) S 1 5").unwrap().collect::<Vec<_>>(), ["S", "1", "5"]);
     }
 }

@@ -73,11 +73,10 @@ fn cpu_ticks(pid: i32) -> Option<(u64, u64)> {
     parse_stat(&text)
 }
 
-/// Fields 14..=17 of /proc/PID/stat; the command name (field 2) may contain spaces and `)`.
+/// Fields 14..=17 of /proc/PID/stat (the 12th to 15th after the command's name).
 #[cfg(target_os = "linux")]
 pub(super) fn parse_stat(text: &str) -> Option<(u64, u64)> {
-    let rest = &text[text.rfind(')')? + 1..];
-    let f: Vec<u64> = rest.split_whitespace().skip(11).take(4).map(|s| s.parse().unwrap_or(0)).collect();
+    let f: Vec<u64> = sandspawn_helper::proc_stat::fields(text)?.skip(11).take(4).map(|s| s.parse().unwrap_or(0)).collect();
     (f.len() == 4).then(|| (f[0] + f[2], f[1] + f[3]))
 }
 

@@ -65,7 +65,7 @@ pub fn pin_sandbox_init(_pid: i32, _ns_inode: u64) -> Option<OwnedFd> {
 #[cfg(target_os = "linux")]
 fn pgrp_and_ppid(pid: i32) -> Option<(i32, i32)> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let mut rest = stat.get(stat.rfind(')')? + 2..)?.split(' ');
+    let mut rest = sandspawn_helper::proc_stat::fields(&stat)?;
     let ppid = rest.nth(1)?.parse().ok()?;
     let pgrp = rest.next()?.parse().ok()?;
     Some((pgrp, ppid))
