@@ -20,13 +20,11 @@ fn check(rc: libc::c_int) -> std::io::Result<libc::c_int> {
 
 /// The entry `name` in `dir` is a directory (not following a symlink); `None`: it is gone.
 fn is_dir_at(dir: &OwnedFd, name: &CStr) -> std::io::Result<Option<bool>> {
-    // SAFETY: a zeroed stat is valid; valid descriptor and C string.
-    let mut st: libc::stat = unsafe { std::mem::zeroed() };
-    if unsafe { libc::fstatat(dir.as_raw_fd(), name.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) } != 0 {
-        let e = std::io::Error::last_os_error();
-        return if e.kind() == std::io::ErrorKind::NotFound { Ok(None) } else { Err(e) };
+    match sandspawn_helper::stat_at::stat_at(dir.as_raw_fd(), name) {
+        Ok(st) => Ok(Some(st.st_mode as u32 & libc::S_IFMT as u32 == libc::S_IFDIR as u32)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
     }
-    Ok(Some(st.st_mode as u32 & libc::S_IFMT as u32 == libc::S_IFDIR as u32))
 }
 
 /// The subdirectory `name` of `dir`, given owner access first.

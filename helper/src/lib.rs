@@ -1,10 +1,11 @@
 //! What the sandspawn addon and its in-sandbox helper share: the helper's versioned command line
 //! (`protocol`), the resource limits it sets (`rlimit`), the seccomp filter generator (`seccomp`),
 //! the failure report the helper sends back (`report`) and the proxy variables of the network
-//! allow-list (`proxy_env`), the Landlock rules (`landlock`), the `/proc/<pid>/stat` reader of the
-//! Landlock supervisor (`proc_stat`) and the offline `nsswitch.conf` (`offline_names`). Pure code:
-//! the binary in `main.rs` does the system calls, except for the placeholders over missing
-//! protected names (`placeholder`), whose few calls the addon and the helper must make alike.
+//! allow-list (`proxy_env`), the Landlock rules (`landlock`), the `/proc/<pid>/stat` reader
+//! (`proc_stat`) and the offline `nsswitch.conf` (`offline_names`). Pure code: the binary in
+//! `main.rs` does the system calls, except for the placeholders over missing protected names
+//! (`placeholder`), whose few calls the addon and the helper must make alike, and `fstatat` without
+//! following links (`stat_at`), which both make in their descriptor-relative walks.
 
 pub mod ancestors;
 pub mod landlock;
@@ -17,3 +18,4 @@ pub mod proxy_env;
 pub mod report;
 pub mod rlimit;
 pub mod seccomp;
+pub mod stat_at;

@@ -112,28 +112,20 @@ pub fn is_placeholder(mode: u32, uid: u32, is_dir: bool, is_file: bool, len: u64
 /// Remove `name` in `dir` if it is a placeholder of `kind`, never following a symlink (`rmdir`
 /// fails on a directory that is not empty). Call it only with the exclusive lock held.
 pub fn remove_if_placeholder(dir: &OwnedFd, name: &CStr, kind: Kind) {
-    // SAFETY: a valid descriptor, C string and stat buffer.
-    unsafe {
-        let mut st: libc::stat = std::mem::zeroed();
-        if libc::fstatat(dir.as_raw_fd(), name.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) != 0 {
-            return;
-        }
-        let fmt = st.st_mode & libc::S_IFMT;
-        // `mode_t` is 32 bits on Linux, 16 on macOS.
-        #[allow(clippy::unnecessary_cast)]
-        if !is_placeholder(st.st_mode as u32, st.st_uid, fmt == libc::S_IFDIR, fmt == libc::S_IFREG, st.st_size as u64) {
-            return;
-        }
-        match (kind, fmt) {
-            (Kind::Dir, libc::S_IFDIR) => {
-                libc::unlinkat(dir.as_raw_fd(), name.as_ptr(), libc::AT_REMOVEDIR);
-            }
-            (Kind::File, libc::S_IFREG) => {
-                libc::unlinkat(dir.as_raw_fd(), name.as_ptr(), 0);
-            }
-            _ => {}
-        }
+    let Ok(st) = crate::stat_at::stat_at(dir.as_raw_fd(), name) else { return };
+    let fmt = st.st_mode & libc::S_IFMT;
+    // `mode_t` is 32 bits on Linux, 16 on macOS.
+    #[allow(clippy::unnecessary_cast)]
+    if !is_placeholder(st.st_mode as u32, st.st_uid, fmt == libc::S_IFDIR, fmt == libc::S_IFREG, st.st_size as u64) {
+        return;
     }
+    let flags = match (kind, fmt) {
+        (Kind::Dir, libc::S_IFDIR) => libc::AT_REMOVEDIR,
+        (Kind::File, libc::S_IFREG) => 0,
+        _ => return,
+    };
+    // SAFETY: a valid descriptor and C string.
+    unsafe { libc::unlinkat(dir.as_raw_fd(), name.as_ptr(), flags) };
 }
 
 /// Whether a sandbox still running a plan another program started uses `dir`: its bwrap's pid 1

@@ -119,11 +119,7 @@ fn is_dir_at(dir: RawFd, name: &OsStr) -> bool {
 /// `fstatat` of `name` in the open directory `dir`, not following a symlink; `None` when it fails.
 pub(super) fn stat_at(dir: RawFd, name: &OsStr) -> Option<libc::stat> {
     let name = std::ffi::CString::new(name.as_bytes()).ok()?;
-    // SAFETY: an all-zero `stat` is a valid value for fstatat to overwrite.
-    let mut st: libc::stat = unsafe { std::mem::zeroed() };
-    // SAFETY: `dir` is an open directory, `name` is NUL-terminated, `st` is writable.
-    let rc = unsafe { libc::fstatat(dir, name.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) };
-    (rc == 0).then_some(st)
+    sandspawn_helper::stat_at::stat_at(dir, &name).ok()
 }
 
 #[cfg(test)]

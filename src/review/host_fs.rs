@@ -55,13 +55,11 @@ impl Dir {
 
     /// The entry `name`, not following a symlink; `None` when there is none.
     pub fn stat(&self, name: &OsStr) -> std::io::Result<Option<Stat>> {
-        let c = cstr(name)?;
-        // SAFETY: a zeroed stat is valid; valid descriptor and C string.
-        let mut st: libc::stat = unsafe { std::mem::zeroed() };
-        if unsafe { libc::fstatat(self.0.as_raw_fd(), c.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) } != 0 {
-            let e = std::io::Error::last_os_error();
-            return if e.kind() == std::io::ErrorKind::NotFound { Ok(None) } else { Err(e) };
-        }
+        let st = match sandspawn_helper::stat_at::stat_at(self.0.as_raw_fd(), &cstr(name)?) {
+            Ok(st) => st,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e),
+        };
         Ok(Some(Stat { mode: st.st_mode as u32, ctime_ns: st.st_ctime * 1_000_000_000 + st.st_ctime_nsec }))
     }
 

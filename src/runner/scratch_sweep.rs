@@ -71,11 +71,10 @@ fn remove_if_stale(tmp: &Path, name: &CStr) -> bool {
 
 /// `fstat` of `fd`, or `fstatat` of `name` in it without following a link.
 fn stat(fd: &OwnedFd, name: Option<&CStr>) -> Option<libc::stat> {
-    // SAFETY: a zeroed stat is valid; valid descriptor and C string.
+    if let Some(n) = name {
+        return sandspawn_helper::stat_at::stat_at(fd.as_raw_fd(), n).ok();
+    }
+    // SAFETY: a zeroed stat is valid; a valid descriptor.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
-    let rc = match name {
-        Some(n) => unsafe { libc::fstatat(fd.as_raw_fd(), n.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) },
-        None => unsafe { libc::fstat(fd.as_raw_fd(), &mut st) },
-    };
-    (rc == 0).then_some(st)
+    (unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } == 0).then_some(st)
 }
