@@ -80,7 +80,7 @@ export interface SandboxPolicy {
 
 /** One path of a change set. */
 export interface Change {
-  /** Absolute, on the host. */
+  /** Absolute, on the host (bytes of a name that are not UTF-8 shown as U+FFFD). */
   path: string
   kind: 'added' | 'modified' | 'deleted'
   type: 'file' | 'directory' | 'symlink'

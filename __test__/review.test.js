@@ -213,6 +213,21 @@ describe('review mode: planted configuration is held back', () => {
     assert.deepEqual(named.applied, [path.join(ws, '.vscode'), path.join(ws, '.vscode/tasks.json')])
     await discardChangeSet(r.changeSet.id)
   })
+
+  // Found by an attacker's review: below a name that is not UTF-8 the judge looked at the lossy
+  // path, saw nothing there, and the host's later `git status` ran the planted fsmonitor.
+  test('a git directory made below a name that is not UTF-8 is held back', async (t) => {
+    const { ws, out: outside } = tempTree(t)
+    const marker = path.join(outside, 'fsmonitor-ran')
+    const script = `d=$(printf 'x\\377'); git init -q --bare "$d" && mkdir "$d/sub" && git -C "$d" config core.bare false && git -C "$d" config core.worktree .. && git -C "$d" config core.fsmonitor 'touch ${marker}; false'`
+    const r = await review(script, ws)
+    assert.deepEqual(r.changeSet.hostRisks.map((h) => [h.path, h.kind]), [[path.join(ws, 'x\ufffd'), 'git-directory-created']])
+    const out = await applyChangeSet(r.changeSet.id)
+    assert.ok(out.heldBack.length > 0, JSON.stringify(out))
+    const raw = Buffer.concat([Buffer.from(ws + '/x'), Buffer.from([0xff])])
+    assert.ok(!fs.existsSync(Buffer.concat([raw, Buffer.from('/config')])), 'the planted configuration stays in the set')
+    await discardChangeSet(r.changeSet.id)
+  })
 })
 
 describe('review mode: a new set is made ahead of time', () => {

@@ -187,7 +187,7 @@ impl RootApply<'_, '_> {
         let name = e.rel.file_name().unwrap_or_default().to_os_string();
         let path = self.host_path(&e.rel);
         let mut deletions = changes.into_iter();
-        let own = deletions.as_slice().first().filter(|c| Path::new(&c.path) == path).cloned();
+        let own = deletions.as_slice().first().filter(|c| c.rel == e.rel).cloned();
         if own.is_some() {
             deletions.next();
         }
@@ -313,8 +313,9 @@ impl RootApply<'_, '_> {
     /// Land one change with `act` on its directory, if asked for, not held back and not
     /// conflicting; what does not land leaves its directory in the set.
     fn land(&mut self, c: &Change, act: impl FnOnce(&Dir, &std::ffi::OsStr) -> std::io::Result<()>) -> std::io::Result<bool> {
-        let name = Path::new(&c.path).file_name().unwrap_or_default().to_os_string();
-        if !self.req.selects(Path::new(&c.path)) || self.held(c) {
+        // The real bytes (`c.path` is lossy: a name that is not UTF-8 would land as another).
+        let name = c.rel.file_name().unwrap_or_default().to_os_string();
+        if !self.req.selects(&self.host_path(&c.rel)) || self.held(c) {
             self.unclean();
             return Ok(false);
         }

@@ -32,8 +32,12 @@ pub enum EntryType {
 /// One entry of `ChangeSet.changes`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Change {
-    /// Absolute, on the host.
+    /// Absolute, on the host: shown to people and JavaScript, so lossy where a name is not UTF-8.
     pub path: String,
+    /// Below the root, the real bytes: what the judge and apply look at (never `path`, which may
+    /// name another entry or none).
+    #[serde(skip)]
+    pub rel: PathBuf,
     pub kind: ChangeKind,
     #[serde(rename = "type")]
     pub entry_type: EntryType,
@@ -96,6 +100,7 @@ impl Differ {
     fn change(&self, rel: &Path, kind: ChangeKind, entry_type: EntryType, mode: u32, size: Option<u64>, target: Option<&Path>) -> Change {
         Change {
             path: self.root.join(rel).to_string_lossy().into_owned(),
+            rel: rel.to_path_buf(),
             kind,
             entry_type,
             mode: Some(mode),

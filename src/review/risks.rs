@@ -86,7 +86,9 @@ impl<'a> Judge<'a> {
 
     /// The risk a change carries, if any.
     pub fn judge(&mut self, change: &Change) -> Option<HostRisk> {
-        let rel = Path::new(&change.path).strip_prefix(&self.root).ok()?.to_path_buf();
+        // The real bytes: `change.path` is lossy, and below a name that is not UTF-8 it names
+        // nothing in the upper directory, so every level there would be judged empty.
+        let rel = change.rel.clone();
         let parts: Vec<&OsStr> = rel.components().filter_map(|c| if let Component::Normal(n) = c { Some(n) } else { None }).collect();
         if parts.is_empty() {
             return None;
@@ -103,7 +105,7 @@ impl<'a> Judge<'a> {
         if change.kind == ChangeKind::Deleted {
             return None;
         }
-        if let Some(h) = self.meta.held.iter().find(|h| Path::new(&change.path).starts_with(h)) {
+        if let Some(h) = self.meta.held.iter().find(|h| self.root.join(&change.rel).starts_with(h)) {
             return Some(risk(h.clone(), RiskKind::ProtectedNameCreated, "was created in the change set although the policy keeps this path read-only (readOnlyPaths)".into()));
         }
         for i in 0..parts.len() {

@@ -364,3 +364,5 @@ fn a_tree_deeper_than_path_max_is_reported_held_and_removable() {
     store::remove(&f.set, &f.lock).unwrap();
     assert!(!f.set.dir.exists(), "a set of any depth can be removed");
 }
+
+mod raw_paths;
