@@ -78,7 +78,8 @@ export interface SandboxPolicy {
   maxChanges?: number
 }
 
-/** One path of a change set. */
+/** One path of a change set. A directory replaced by a file or symlink is two: the directory
+ * `deleted`, then the file `added`, at the same `path`. */
 export interface Change {
   /** Absolute, on the host (bytes of a name that are not UTF-8 shown as U+FFFD). */
   path: string

@@ -140,6 +140,23 @@ describe('review mode: the host sees nothing until apply', () => {
     assert.deepEqual(await listChangeSets({ cwd: ws }), [])
   })
 
+  // Found by an attacker's review: the set showed one `M src`, and apply removed the directory with
+  // the host's edits made inside it after the set began, with no conflict.
+  test('a directory replaced by a file is shown deleted, and host edits inside it are a conflict', async (t) => {
+    const { ws } = tempTree(t)
+    write(ws, { 'src/deep/important.c': 'int main(){}\n' })
+    const r = await review('rm -rf src && echo "not a dir any more" > src', ws)
+    assert.deepEqual(r.changeSet.counts, { added: 1, modified: 0, deleted: 1 })
+    assert.deepEqual(r.changeSet.changes.map((c) => [c.kind, c.type]), [['deleted', 'directory'], ['added', 'file']])
+    write(ws, { 'src/deep/important.c': 'int main(){ return 42; }\n', 'src/deep/new-work.c': 'more\n' })
+    const out = await applyChangeSet(r.changeSet.id)
+    assert.deepEqual(out.applied, [])
+    assert.deepEqual(out.conflicts.map((c) => c.path), [path.join(ws, 'src')])
+    assert.equal(fs.readFileSync(path.join(ws, 'src/deep/important.c'), 'utf8'), 'int main(){ return 42; }\n')
+    assert.ok(fs.existsSync(path.join(ws, 'src/deep/new-work.c')))
+    await discardChangeSet(r.changeSet.id)
+  })
+
   test('two runs continue one change set; the second sees the first one\'s writes', async (t) => {
     const { ws } = tempTree(t)
     write(ws, { 'a.txt': 'a' })

@@ -9,15 +9,15 @@
 //!   and a listed path lies at or below the entry the risk names (naming that very entry, not a
 //!   whole workspace, is what lets planted configuration through).
 //! - **Conflicts**: a path the host changed since the set began (its ctime is not older than the
-//!   beginning; for a deleted directory, anything below it) or created meanwhile stays as the host
-//!   has it, unless `force`.
+//!   beginning; for a directory deleted or replaced by a file or symlink, anything below it) or
+//!   created meanwhile stays as the host has it, unless `force`.
 //! - **Safety**: every write goes through `host_fs` (no symlink followed, files renamed into place).
 
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::changes::{Change, ChangeKind, Differ};
+use super::changes::{Change, ChangeKind, Differ, EntryType};
 use super::entries::{self, Event, Kind};
 use super::host_fs::Dir;
 use super::risks::Judge;
@@ -129,7 +129,7 @@ impl RootApply<'_, '_> {
             Event::Enter(e, _) => self.enter(e, changes),
             Event::Leave(e) => self.leave(e),
             Event::Leaf(e) => {
-                self.leaf(e, changes.into_iter().next());
+                self.leaf(e, changes);
                 Ok(true)
             }
             // Past the walk's bounds: not applied, held back as not examined.
@@ -173,12 +173,18 @@ impl RootApply<'_, '_> {
         let begin = self.set.meta.begin_ns;
         let since = "changed on the host since the change set began";
         Ok(match (c.kind, host) {
-            (ChangeKind::Added, Some(h)) if !(h.is_dir() && c.entry_type == super::changes::EntryType::Directory) => {
+            (ChangeKind::Added, Some(h)) if !(h.is_dir() && c.entry_type == EntryType::Directory) => {
                 Verdict::Conflict("created on the host since the change set began".into())
             }
             (ChangeKind::Modified, None) => Verdict::Conflict("deleted on the host since the change set began".into()),
-            (ChangeKind::Deleted, Some(_)) if dir.newest_ctime(name)? >= begin => Verdict::Conflict(since.into()),
-            (ChangeKind::Modified, Some(h)) if h.ctime_ns >= begin => Verdict::Conflict(since.into()),
+            // A directory's own change (its mode, or it replaces a file) keeps what is in it; a
+            // file replaced by another is one entry.
+            (ChangeKind::Modified, Some(h)) if c.entry_type == EntryType::Directory || !h.is_dir() => {
+                if h.ctime_ns >= begin { Verdict::Conflict(since.into()) } else { Verdict::Land }
+            }
+            // Else what the host has there goes, a directory with all that is in it: a change
+            // anywhere below since the beginning is one to the directory.
+            (ChangeKind::Deleted | ChangeKind::Modified, Some(_)) if dir.newest_ctime(name)? >= begin => Verdict::Conflict(since.into()),
             _ => Verdict::Land,
         })
     }
@@ -280,9 +286,10 @@ impl RootApply<'_, '_> {
         Ok(true)
     }
 
-    fn leaf(&mut self, e: &entries::Entry, change: Option<Change>) {
+    /// `changes`: the entry's own change, after the deletion of a host directory it replaces.
+    fn leaf(&mut self, e: &entries::Entry, changes: Vec<Change>) {
         let path = self.host_path(&e.rel);
-        let Some(c) = change else {
+        let Some((c, replaced)) = changes.split_last() else {
             // A copy the run left unchanged (or a fifo): nothing to land; dropped when selected.
             if self.req.selects(&path) && e.kind != Kind::Other {
                 let _ = std::fs::remove_file(self.upper.join(&e.rel));
@@ -292,12 +299,22 @@ impl RootApply<'_, '_> {
             return;
         };
         let src = self.upper.join(&e.rel);
-        let landed = match &e.kind {
-            Kind::File => self.land(&c, |dir, n| dir.write_file(n, &src, e.mode, e.mtime)),
-            Kind::Symlink(t) => self.land(&c, |dir, n| dir.symlink(n, t)),
-            Kind::Whiteout => self.land(&c, |dir, n| dir.remove(n)),
-            _ => Ok(false),
-        };
+        // The replaced directory goes first, judged as a deletion; the entry lands only if it went.
+        let mut landed = Ok(true);
+        for d in replaced {
+            landed = self.land(d, |dir, n| dir.remove(n));
+            if !matches!(landed, Ok(true)) {
+                break;
+            }
+        }
+        if matches!(landed, Ok(true)) {
+            landed = match &e.kind {
+                Kind::File => self.land(c, |dir, n| dir.write_file(n, &src, e.mode, e.mtime)),
+                Kind::Symlink(t) => self.land(c, |dir, n| dir.symlink(n, t)),
+                Kind::Whiteout => self.land(c, |dir, n| dir.remove(n)),
+                _ => Ok(false),
+            };
+        }
         match landed {
             Ok(true) => {
                 let _ = std::fs::remove_file(&src);

@@ -2,7 +2,8 @@
 //! it covers, as the `Change`s the result lists. A file copied up but left as it was (same
 //! content and mode) is no change; a directory is one only when it is new, replaces something
 //! else, or changed mode. Below an opaque directory (removed and made again) the host's entries
-//! that the upper does not have are deleted.
+//! that the upper does not have are deleted. A host directory a file or symlink replaces is
+//! deleted (one change, as `rm -rf` of it is), then the file or symlink added.
 
 use std::ffi::OsString;
 use std::io::Read;
@@ -130,7 +131,20 @@ impl Differ {
                 Ok(true)
             }
             Event::Leaf(e) => {
-                if let Some(c) = self.leaf_change(e, &upper.join(&e.rel))? {
+                let host = self.host(&e.rel);
+                // A directory a file or symlink replaces is a deletion of its own, listed first:
+                // the review shows the directory goes, and apply compares everything below it with
+                // the set's beginning (as for any deleted directory). The entry is then added.
+                let host = match (&e.kind, host) {
+                    (Kind::File | Kind::Symlink(_), Some(m)) if m.is_dir() => {
+                        if let Some(c) = self.deleted(&e.rel, &m) {
+                            emit(c);
+                        }
+                        None
+                    }
+                    (_, host) => host,
+                };
+                if let Some(c) = self.leaf_change(e, host, &upper.join(&e.rel))? {
                     emit(c);
                 }
                 Ok(true)
@@ -168,8 +182,8 @@ impl Differ {
         Some(self.change(rel, ChangeKind::Deleted, t, m.mode() & 0o7777, size, target.as_deref()))
     }
 
-    fn leaf_change(&self, e: &Entry, upper_path: &Path) -> std::io::Result<Option<Change>> {
-        let host = self.host(&e.rel);
+    /// The change of a non-directory entry over the host's `host`.
+    fn leaf_change(&self, e: &Entry, host: Option<std::fs::Metadata>, upper_path: &Path) -> std::io::Result<Option<Change>> {
         let c = match (&e.kind, host) {
             (Kind::Whiteout, None) | (Kind::Other, _) | (Kind::Dir { .. }, _) => None,
             (Kind::Whiteout, Some(m)) => self.deleted(&e.rel, &m),
