@@ -52,9 +52,11 @@ export interface SandboxPolicy {
    * their own variables (`npm_config_cache`, `PIP_CACHE_DIR`, `CARGO_HOME`, ...) at directories of the
    * store, the only cache directories the Seatbelt profile lets the command write; each starts as a
    * copy-on-write clone of the host's cache, or the tool reads the host's cache read-only itself
-   * (Go, Maven, Gradle). The store is per workspace (the git repository around the cwd, else the
-   * cwd): what a run in one workspace writes is never seen by a run in another. `shared`: one store
-   * for every workspace (the caller's explicit choice). `none` (default otherwise): caches are as
+   * (Go, Maven, Gradle). The store is per set of writable roots (cwd, `writableRoots`, the writable
+   * temporary directories), each root taken by its path and its directory's identity: what a run
+   * writes is seen only by runs with the same roots, never by a run in another directory of the same
+   * repository nor by a project later made at the same path. `shared`: one store for every run of the
+   * user (the caller's explicit choice). `none` (default otherwise): caches are as
    * read-only as the rest of the host. `private`/`shared` outside workspace-write is
    * `ERR_SANDBOX_INVALID_OPTIONS`; in `buildSandboxCommand` and in the Linux Landlock mode they are
    * `ERR_SANDBOX_UNSUPPORTED`, and the default there is `none` (the result's `toolCaches.mode` says
@@ -139,8 +141,8 @@ export declare function showChangeSet(id: string, options?: { maxChanges?: numbe
 /** What `toolCaches` did for a run. */
 export interface ToolCachesResult {
   mode: 'private' | 'shared' | 'none'
-  /** Where this run's cache writes are kept: the workspace's directory in the store (or the shared
-   * one); `null` with `none`. */
+  /** Where this run's cache writes are kept: the directory in the store of the run's writable roots
+   * (or the shared one); `null` with `none`. */
   store: string | null
   /** `visible`: the host's cached content is readable (Linux: an overlay below the private writes;
    * macOS: a clone of it, or the tool reads it itself). `hidden`: the store alone (Linux kernels

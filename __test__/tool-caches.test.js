@@ -293,6 +293,50 @@ test('a run in one workspace cannot change what a run in another one builds; wit
   assert.equal(seen.stdout, 'shared\n')
 })
 
+// The store's scope follows what a run can write, not the repository around its cwd (found by an
+// attacker's review): a run whose cwd was pkgA of a repository could not write pkgB, yet planted
+// npx's cache (or cargo's registry sources) in a scope a later run in pkgB built from.
+test('runs of one repository that cannot write each other\'s directories do not share caches; the same directory again does', { skip: !linux }, async () => {
+  const s = setup()
+  execFileSync('git', ['init', '-q', s.ws])
+  const [a, b] = ['pkgA', 'pkgB'].map((p) => path.join(s.ws, p))
+  for (const d of [a, b]) fs.mkdirSync(d)
+  const tool = '~/.npm/_npx/h/node_modules/.bin/tool'
+  const plant = `(touch ../pkgB/x 2>/dev/null || echo cannot-write-pkgB) && mkdir -p ${path.dirname(tool)} && echo 'echo attacker' > ${tool}`
+  const planted = await run(['sh', '-c', plant], s, 'workspace-write', { cwd: a })
+  assert.equal(planted.exitCode, 0, planted.stderr)
+  assert.equal(planted.stdout, 'cannot-write-pkgB\n')
+  const look = `cat ${tool} 2>/dev/null || echo absent`
+  const other = await run(['sh', '-c', look], s, 'workspace-write', { cwd: b })
+  assert.equal(other.stdout, 'absent\n', 'a run in pkgB does not see what a run confined to pkgA planted')
+  assert.notEqual(other.toolCaches.store, planted.toolCaches.store)
+  const wider = await run(['sh', '-c', look], s, { mode: 'workspace-write', writableRoots: [b] }, { cwd: a })
+  assert.equal(wider.stdout, 'absent\n', 'nor does a run that can write pkgB too')
+  const again = await run(['sh', '-c', look], s, 'workspace-write', { cwd: a })
+  assert.equal(again.stdout, 'echo attacker\n', 'the same writable roots reuse what they wrote')
+  assert.equal(again.toolCaches.store, planted.toolCaches.store)
+})
+
+// A scope was the path of its workspace (found by an attacker's review): a project removed and
+// another made at the same path (a CI checkout, a re-cloned repository) inherited, for 30 days,
+// what the old one's runs planted in its caches.
+test('a directory removed and made again at the same path starts with fresh caches, and the old ones go', { skip: !linux }, async () => {
+  const s = setup()
+  const proj = path.join(path.dirname(s.ws), 'reused')
+  fs.mkdirSync(proj)
+  const opts = { cwd: proj }
+  const planted = await run(['sh', '-c', 'mkdir -p ~/.npm/_npx/x && echo planted > ~/.npm/_npx/x/p'], s, 'workspace-write', opts)
+  assert.equal(planted.exitCode, 0, planted.stderr)
+  const look = ['sh', '-c', 'cat ~/.npm/_npx/x/p 2>/dev/null || echo absent']
+  assert.equal((await run(look, s, 'workspace-write', opts)).stdout, 'planted\n', 'reused while the directory lives')
+  fs.rmSync(proj, { recursive: true })
+  fs.mkdirSync(proj)
+  const fresh = await run(look, s, 'workspace-write', opts)
+  assert.equal(fresh.stdout, 'absent\n', 'another project at the same path')
+  assert.notEqual(fresh.toolCaches.store, planted.toolCaches.store)
+  assert.equal(fs.existsSync(planted.toolCaches.store), false, 'the old project\'s scope is removed')
+})
+
 test("no run reads sandspawn's stores: another workspace's cache writes, or a change set, even when its own denyRead hides the cache", { skip: !linux }, async (t) => {
   // Found by an attacker's review: the store was unmounted after the overlays were made, leaving the
   // host's view of it (read-only, but readable) at its path: a token a run wrote into ~/.npm in one

@@ -20,7 +20,7 @@ pub(super) fn prepare_with(tc: &mut ToolCaches, env: &BTreeMap<String, String>, 
         return Ok(());
     }
     let failed = |what: &str, e: std::io::Error| SandboxError::setup_failed(format!("{what} in the tool cache store failed: {e}"), "");
-    store::create(&root, &scope, tc.workspace.as_deref())?;
+    super::scope::create(&root, &scope, tc.record.as_ref())?;
     store::evict_unused(&root, super::UNUSED_FOR);
     // The store's own path, symlinks resolved (Seatbelt compares real paths); the cache
     // directories in it are never resolved (see `seed`).

@@ -3,11 +3,12 @@
 //!
 //! With `'private'` every existing cache location (`locations`) is covered, inside the sandbox
 //! only, by a copy-on-write overlay: the host's cache below, read-only, above it what earlier runs
-//! in the same workspace wrote (`layers`, in sandspawn's per-user store, `store`), and on top the
-//! run's own writes, kept for the next run in that workspace. So what the host already cached
+//! with the same writable roots wrote (`layers`, in sandspawn's per-user store, `store`, in the
+//! roots' scope, `scope`), and on top the run's own writes, kept for the next such run. So what the host already cached
 //! stays readable (no second download), what a sandboxed command writes is reused by the next
-//! sandboxed run in that workspace, and nothing it writes can reach what the host installs later,
-//! or what a run in another workspace builds (`'shared'` opts into one store for every workspace). bwrap 0.8 cannot mount overlays; the helper does it inside the
+//! sandboxed run with the same writable roots (`scope`), and nothing it writes can reach what the
+//! host installs later, or what a run with other roots builds (`'shared'` opts into one store for
+//! every workspace). bwrap 0.8 cannot mount overlays; the helper does it inside the
 //! sandbox (see `helper/src/private_mounts.rs` for why that is as tight as bwrap). On kernels
 //! older than 5.11 (no overlayfs in user namespaces) the store directory is bound over the cache
 //! instead: still private and persistent, but the host's cached content is not visible
@@ -29,6 +30,7 @@ mod bwrap_mounts;
 mod layers;
 mod lock;
 mod resolved;
+mod scope;
 pub mod locations;
 pub mod macos;
 pub mod macos_run;
@@ -55,7 +57,7 @@ impl RunGuard {
         if tc.caches.is_empty() {
             return Ok(RunGuard(Vec::new()));
         }
-        store::create(&root, &scope, tc.workspace.as_deref())?;
+        scope::create(&root, &scope, tc.record.as_ref())?;
         store::evict_unused(&root, UNUSED_FOR);
         let mut runs = Vec::new();
         for c in &mut tc.caches {
@@ -165,10 +167,15 @@ pub(crate) fn resolve(
         // No HOME: no cache locations to cover either.
         return Ok(ToolCaches { mode, explicit, ..ToolCaches::none() });
     };
-    let owner = (mode == Mode::Private).then(|| store::workspace_of(cwd));
-    let scope = match &owner {
-        Some(w) => store::workspace_dir(&root, w),
-        None => store::shared_dir(&root),
+    // 'private': the scope of the run's writable roots (`scope`). Without one (no writable root,
+    // or one that cannot be inspected) the run keeps no caches: they stay read-only, as with
+    // 'none', so it fills no scope that runs with other roots use.
+    let (scope, record) = match mode {
+        Mode::Private => match scope::of(&root, policy.writable_roots, policy.reviewed, cwd) {
+            Some((dir, record)) => (dir, Some(record)),
+            None => return Ok(ToolCaches { mode, explicit, ..ToolCaches::none() }),
+        },
+        _ => (store::shared_dir(&root), None),
     };
     // A store the policy hides (a `denyRead` over it, a private /tmp) cannot be bound into the
     // sandbox: its mount point would appear in what should be empty.
@@ -192,7 +199,7 @@ pub(crate) fn resolve(
         mode,
         store: Some(scope),
         root: Some(root),
-        workspace: owner,
+        record,
         host_content: Some(if overlay { HostContent::Visible } else { HostContent::Hidden }),
         caches,
         run_id: store::run_id(),

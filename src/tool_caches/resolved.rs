@@ -10,7 +10,7 @@ use serde::Serialize;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Mode {
-    /// A store per workspace.
+    /// A store per set of writable roots (`scope`).
     Private,
     /// One store for every workspace of this user (the caller's explicit choice).
     Shared,
@@ -70,9 +70,9 @@ pub struct ToolCaches {
     /// The store's root (the user's, for every workspace).
     #[serde(skip)]
     pub root: Option<PathBuf>,
-    /// The workspace the store directory belongs to (`'private'`).
+    /// What the store directory is recorded as (`'private'`: its writable roots, see `scope`).
     #[serde(skip)]
-    pub workspace: Option<PathBuf>,
+    pub record: Option<super::scope::Record>,
     pub host_content: Option<HostContent>,
     pub caches: Vec<PrivateCache>,
     /// Names this run's work directories (`store/NAME/work/RUN`).
@@ -86,6 +86,6 @@ pub struct ToolCaches {
 
 impl ToolCaches {
     pub fn none() -> ToolCaches {
-        ToolCaches { mode: Mode::None, store: None, root: None, workspace: None, host_content: None, caches: Vec::new(), run_id: String::new(), explicit: false }
+        ToolCaches { mode: Mode::None, store: None, root: None, record: None, host_content: None, caches: Vec::new(), run_id: String::new(), explicit: false }
     }
 }

@@ -41,21 +41,10 @@ pub fn run_id() -> String {
     format!("{}-{}-{}", std::process::id(), nanos, NEXT.fetch_add(1, Ordering::Relaxed))
 }
 
-/// The workspace a cwd belongs to: the nearest directory at or above it that holds a `.git`
-/// (a repository's runs share its caches whichever subdirectory they start in), else the cwd.
+/// The repository a cwd belongs to: the nearest directory at or above it that holds a `.git`, else
+/// the cwd. It names a scope for people; the writable roots key it (`scope`).
 pub fn workspace_of(cwd: &Path) -> PathBuf {
     cwd.ancestors().find(|d| d.join(".git").symlink_metadata().is_ok()).unwrap_or(cwd).to_path_buf()
-}
-
-/// Where a workspace's caches live in the store.
-pub fn workspace_dir(root: &Path, workspace: &Path) -> PathBuf {
-    use sha2::{Digest, Sha256};
-    let digest: String = Sha256::digest(workspace.as_os_str().as_encoded_bytes()).iter().take(8).map(|b| format!("{b:02x}")).collect();
-    let name: String = workspace
-        .file_name()
-        .map(|n| n.to_string_lossy().chars().filter(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')).take(32).collect())
-        .unwrap_or_default();
-    root.join("workspaces").join(format!("{}-{digest}", if name.is_empty() { "root" } else { &name }))
 }
 
 /// Where the caches of runs that opted into sharing across workspaces live.
@@ -64,26 +53,22 @@ pub fn shared_dir(root: &Path) -> PathBuf {
 }
 
 /// Create the store's root and a scope's directory in it (idempotent, safe for concurrent runs),
-/// and record the scope's use: its workspace (`workspace`) and the time (`last-used`), which
-/// `evict_unused` goes by. The store must be a real directory owned by this user: a store another
-/// user could write to would let them plant what the next build installs.
-pub fn create(root: &Path, scope: &Path, workspace: Option<&Path>) -> Result<()> {
-    let fail = |p: &Path, e: std::io::Error| {
-        SandboxError::setup_failed(format!("cannot create the private tool cache store at {}: {e}", p.display()), "")
-    };
+/// and record the scope's use (`last-used`), which `evict_unused` goes by (what the scope is, is
+/// recorded by `scope::create`). The store must be a real directory owned by this user: a store
+/// another user could write to would let them plant what the next build installs.
+pub fn create(root: &Path, scope: &Path) -> Result<()> {
     let mut builder = std::fs::DirBuilder::new();
     builder.recursive(true).mode(0o700);
-    builder.create(root).map_err(|e| fail(root, e))?;
+    builder.create(root).map_err(|e| failed(root, e))?;
     check_owned(root)?;
-    builder.create(scope).map_err(|e| fail(scope, e))?;
-    if let Some(w) = workspace {
-        let record = scope.join("workspace");
-        if !record.exists() {
-            let _ = std::fs::write(&record, w.as_os_str().as_encoded_bytes());
-        }
-    }
+    builder.create(scope).map_err(|e| failed(scope, e))?;
     let _ = std::fs::write(scope.join("last-used"), b"");
     Ok(())
+}
+
+/// The error of a store or scope directory that cannot be made.
+pub(super) fn failed(p: &Path, e: std::io::Error) -> SandboxError {
+    SandboxError::setup_failed(format!("cannot create the private tool cache store at {}: {e}", p.display()), "")
 }
 
 /// Scopes of the store not used for `max_age`, removed (a scope a run holds now is always used
@@ -235,14 +220,11 @@ mod tests {
     fn create_is_private_and_idempotent_and_clean_removes_it() {
         let t = tempfile::tempdir().unwrap();
         let r = t.path().join("store");
-        let ws = Path::new("/src/my app");
-        let scope = workspace_dir(&r, ws);
-        create(&r, &scope, Some(ws)).unwrap();
-        create(&r, &scope, Some(ws)).unwrap();
+        let scope = r.join("workspaces/myapp-00-00");
+        create(&r, &scope).unwrap();
+        create(&r, &scope).unwrap();
         assert_eq!(std::fs::metadata(&r).unwrap().permissions().mode() & 0o777, 0o700);
-        assert_eq!(std::fs::read_to_string(scope.join("workspace")).unwrap(), "/src/my app");
-        assert!(scope.starts_with(r.join("workspaces")) && scope.file_name().unwrap().to_string_lossy().starts_with("myapp-"));
-        assert_ne!(workspace_dir(&r, Path::new("/other/my app")), scope, "another path, another scope");
+        assert!(scope.join("last-used").exists());
         assert!(size(&r) > 0);
         // What overlayfs leaves behind: a mode-000 directory.
         let w = scope.join("npm/slots/0/work/work");
@@ -259,7 +241,7 @@ mod tests {
         let r = t.path().join("store");
         std::fs::create_dir(&r).unwrap();
         std::fs::set_permissions(&r, std::fs::Permissions::from_mode(0o777)).unwrap();
-        assert!(create(&r, &r.join("shared"), None).unwrap_err().message.contains("writable by nobody else"));
+        assert!(create(&r, &r.join("shared")).unwrap_err().message.contains("writable by nobody else"));
         std::fs::set_permissions(&r, std::fs::Permissions::from_mode(0o700)).unwrap();
         std::fs::create_dir(r.join("not-a-cache")).unwrap();
         assert_eq!(clean(&r).unwrap_err().code.as_str(), "ERR_SANDBOX_INVALID_OPTIONS");
@@ -277,9 +259,9 @@ mod tests {
         std::fs::create_dir(&plain).unwrap();
         assert_eq!(workspace_of(&plain), plain, "no repository around: the cwd");
         let r = t.path().join("store");
-        let (old, new) = (workspace_dir(&r, Path::new("/old")), workspace_dir(&r, Path::new("/new")));
-        create(&r, &old, None).unwrap();
-        create(&r, &new, None).unwrap();
+        let (old, new) = (r.join("workspaces/old-00-00"), r.join("workspaces/new-00-00"));
+        create(&r, &old).unwrap();
+        create(&r, &new).unwrap();
         let month_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(40 * 86400);
         std::fs::File::options().write(true).open(old.join("last-used")).unwrap().set_modified(month_ago).unwrap();
         std::fs::create_dir_all(r.join("npm/upper/_cacache")).unwrap();

@@ -52,8 +52,11 @@ fn defaults_by_mode() {
     assert_eq!(names(&p), ["xdg-cache", "npm", "cargo-registry"]);
     let root = h.home.join(".local/state/sandspawn/tool-caches");
     assert_eq!(p.tool_caches.root.as_deref(), Some(root.as_path()));
-    assert_eq!(p.tool_caches.store, Some(store::workspace_dir(&root, &h.work)), "a store of the workspace's own");
-    assert_eq!(p.tool_caches.workspace.as_deref(), Some(h.work.as_path()));
+    let scope = p.tool_caches.store.clone().unwrap();
+    assert!(scope.starts_with(root.join("workspaces")) && scope.file_name().unwrap().to_str().unwrap().starts_with("work-"), "a store of the roots' own: {}", scope.display());
+    let record = p.tool_caches.record.as_ref().unwrap();
+    assert_eq!(record.repository, h.work);
+    assert!(record.roots.starts_with(b"write ") && record.roots.ends_with(format!(" {}\0\n", h.work.display()).as_bytes()), "{:?}", record.roots);
     let shared = resolve(&h, json!({"mode": "workspace-write", "toolCaches": "shared"}), Platform::Linux).unwrap();
     assert_eq!((shared.tool_caches.mode, shared.tool_caches.store), (Mode::Shared, Some(root.join("shared"))));
     for sandbox in [json!("read-only"), json!("danger-full-access"), json!({"mode": "workspace-write", "toolCaches": "none"})] {
