@@ -121,7 +121,8 @@ test('the command cannot signal processes outside the run', { skip: noOuter }, (
 
 test("sandspawn's stores in a writable root stay read-only (found by an attacker's review: a pending change set was rewritten)", { skip: noOuter }, () => {
   const { result } = scenario('storeKept')
-  assert.deepStrictEqual(result, { type: 'landlock', stdout: 'denied\nfree\n', meta: '{}' })
+  // Nor renamed away with the directories above them (found by an attacker's review of the bwrap plan).
+  assert.deepStrictEqual(result, { type: 'landlock', stdout: 'denied\nkept state/change-sets\nkept state\nfree\n', meta: '{}' })
 })
 
 test('setsid daemons are killed when the command ends', { skip: noOuter }, () => {

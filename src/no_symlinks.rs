@@ -60,3 +60,37 @@ pub fn open_at(dir: i32, name: &CStr) -> std::io::Result<OwnedFd> {
     // SAFETY: as above.
     Ok(unsafe { OwnedFd::from_raw_fd(fd) })
 }
+
+/// The first symlink on `path` (a prefix of it, from `/` down) that this user owns, if any: what a
+/// sandboxed command of this user can plant, in any directory a run may write, to point a path the
+/// host trusts (sandspawn's stores) somewhere of its choosing. Links of other users (an
+/// administrator's `/home -> /var/home`, macOS's `/var`) are followed; for root, every link is its
+/// own. Missing components end the walk (nothing below them to follow).
+pub fn own_link_on(path: &Path) -> Option<std::path::PathBuf> {
+    use std::os::unix::fs::MetadataExt;
+    // SAFETY: geteuid has no preconditions.
+    let uid = unsafe { libc::geteuid() };
+    let mut prefix = std::path::PathBuf::new();
+    for part in path.components() {
+        prefix.push(part);
+        let Ok(meta) = std::fs::symlink_metadata(&prefix) else { return None };
+        if meta.file_type().is_symlink() && meta.uid() == uid {
+            return Some(prefix);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn own_link_on_names_the_first_link_this_user_owns() {
+        let t = tempfile::tempdir().unwrap();
+        let top = t.path().canonicalize().unwrap();
+        std::fs::create_dir_all(top.join("real/store")).unwrap();
+        std::os::unix::fs::symlink("real", top.join("link")).unwrap();
+        assert_eq!(super::own_link_on(&top.join("real/store")), None);
+        assert_eq!(super::own_link_on(&top.join("link/store")), Some(top.join("link")));
+        assert_eq!(super::own_link_on(&top.join("missing/link")), None, "nothing below a missing component");
+    }
+}

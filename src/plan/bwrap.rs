@@ -218,7 +218,7 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     // are and read-only when they lie in a writable root (see `pins`).
     let mut own: Vec<PathBuf> = req.own_files.to_vec();
     own.extend([helper.to_path_buf(), bwrap.clone()]);
-    let pins = super::pins::plan(roots, &own, &policy.deny_read, &super::pins::kept(policy))?;
+    let pins = super::pins::plan(roots, &own, &policy.deny_read, &super::pins::kept(policy), req.stores)?;
     for d in policy.deny_read.iter().filter(|d| deepest_root(d).is_none()) {
         deny(&mut a, d, &root_paths)?;
     }

@@ -12,6 +12,12 @@
 //! those binds, because nothing below is mounted yet when they are made. A directory inside a
 //! read-only carve-out or a denied path needs nothing: its parent cannot be written.
 //!
+//! The same for sandspawn's stores inside a writable root (a cwd of $HOME holds
+//! `~/.local/state/sandspawn`): each is covered with an empty directory (a mount point itself), but
+//! one run renamed `~/.local/state/sandspawn` away and left a decoy at its path, and the next run
+//! was planned with the decoy covered while the real change sets, moved, were writable (found by an
+//! attacker's review). Pinned like a nested root: the directories between the root and the store.
+//!
 //! The same for the read-only and denied paths inside a writable root that the rules name by path
 //! (`kept`): one run renamed `cfg` above `cfg/sub/settings.json` (a read-only mount; `cfg` is not
 //! one), and the next run's rules named a path where nothing was while the file, at `cfg2/...`,
@@ -69,11 +75,12 @@ pub fn above(policy: &ResolvedPolicy, paths: &[PathBuf]) -> Vec<PathBuf> {
     dirs
 }
 
-/// The pins for `roots`, given sandspawn's own files (canonical), the denied paths and the paths
-/// kept in place (`kept`). A writable root inside an own file is refused (`roots_outside_own`).
-pub fn plan(roots: &[WritableRoot], own: &[PathBuf], deny: &[PathBuf], kept: &[PathBuf]) -> Result<Pins> {
+/// The pins for `roots`, given sandspawn's own files (canonical), the denied paths, the paths
+/// kept in place (`kept`) and sandspawn's stores (canonical, see `stores`). A writable root inside
+/// an own file is refused (`roots_outside_own`).
+pub fn plan(roots: &[WritableRoot], own: &[PathBuf], deny: &[PathBuf], kept: &[PathBuf], stores: &[PathBuf]) -> Result<Pins> {
     roots_outside_own(roots, own)?;
-    Ok(pins_of(roots, own, deny, kept))
+    Ok(pins_of(roots, own, deny, kept, stores))
 }
 
 /// Refuses a writable root inside one of sandspawn's own files (canonical): the run could change
@@ -95,7 +102,7 @@ pub fn roots_outside_own(roots: &[WritableRoot], own: &[PathBuf]) -> Result<()> 
     Ok(())
 }
 
-fn pins_of(roots: &[WritableRoot], own: &[PathBuf], deny: &[PathBuf], kept: &[PathBuf]) -> Pins {
+fn pins_of(roots: &[WritableRoot], own: &[PathBuf], deny: &[PathBuf], kept: &[PathBuf], stores: &[PathBuf]) -> Pins {
     let mut pins = Pins { dirs: vec![Vec::new(); roots.len()], own: vec![Vec::new(); roots.len()] };
     let protected_below = |i: usize, p: &Path| roots[i].read_only.iter().chain(deny).any(|c| p.starts_with(c));
     #[derive(PartialEq)]
@@ -104,7 +111,9 @@ fn pins_of(roots: &[WritableRoot], own: &[PathBuf], deny: &[PathBuf], kept: &[Pa
         Own,
         Kept,
     }
-    let targets = roots.iter().map(|r| (r.root.as_path(), Kind::Root)).chain(own.iter().map(|o| (o.as_path(), Kind::Own))).chain(kept.iter().map(|k| (k.as_path(), Kind::Kept)));
+    // A store is pinned as a nested root is: the directories above it (it is a mount point itself).
+    let nested = roots.iter().map(|r| r.root.as_path()).chain(stores.iter().map(PathBuf::as_path));
+    let targets = nested.map(|r| (r, Kind::Root)).chain(own.iter().map(|o| (o.as_path(), Kind::Own))).chain(kept.iter().map(|k| (k.as_path(), Kind::Kept)));
     for (target, kind) in targets {
         let Some(i) = holder(roots, target) else { continue };
         // A kept path is itself read-only or denied (`kept` left out those inside another).
@@ -149,24 +158,24 @@ mod tests {
     #[test]
     fn a_nested_root_pins_the_directories_between() {
         let roots = [root("/tmp", &[]), root("/tmp/a/b/ws", &["/tmp/a/b/ws/.git"])];
-        let p = plan(&roots, &[], &[], &[]).unwrap();
+        let p = plan(&roots, &[], &[], &[], &[]).unwrap();
         assert_eq!(p.dirs[0], paths(&["/tmp/a", "/tmp/a/b"]));
         assert!(p.dirs[1].is_empty());
         assert!(p.own.iter().all(Vec::is_empty));
         let direct = [root("/tmp", &[]), root("/tmp/ws", &[])];
-        assert!(plan(&direct, &[], &[], &[]).unwrap().dirs.iter().all(Vec::is_empty), "a root's own bind is a mount point already");
+        assert!(plan(&direct, &[], &[], &[], &[]).unwrap().dirs.iter().all(Vec::is_empty), "a root's own bind is a mount point already");
     }
 
     #[test]
     fn own_files_are_pinned_in_the_deepest_root_and_bound_read_only() {
         let roots = [root("/ws", &[]), root("/ws/node_modules", &[])];
         let own = paths(&["/ws/node_modules/sandspawn/index.js", "/ws/node_modules/sandspawn/lib", "/ws/node_modules/sandspawn-linux-x64-gnu/sandspawn-helper", "/usr/lib/other"]);
-        let p = plan(&roots, &own, &[], &[]).unwrap();
+        let p = plan(&roots, &own, &[], &[], &[]).unwrap();
         assert!(p.dirs[0].is_empty());
         assert_eq!(p.dirs[1], paths(&["/ws/node_modules/sandspawn", "/ws/node_modules/sandspawn-linux-x64-gnu"]));
         assert_eq!(p.own[1], paths(&["/ws/node_modules/sandspawn/index.js", "/ws/node_modules/sandspawn/lib", "/ws/node_modules/sandspawn-linux-x64-gnu/sandspawn-helper"]));
         // The package at a root's top (a source checkout as the workspace): its files alone.
-        let top = plan(&[root("/src/sandspawn", &[])], &paths(&["/src/sandspawn/index.js"]), &[], &[]).unwrap();
+        let top = plan(&[root("/src/sandspawn", &[])], &paths(&["/src/sandspawn/index.js"]), &[], &[], &[]).unwrap();
         assert!(top.dirs[0].is_empty());
         assert_eq!(top.own, vec![paths(&["/src/sandspawn/index.js"])]);
     }
@@ -174,8 +183,17 @@ mod tests {
     #[test]
     fn a_kept_path_pins_the_directories_above_it_not_itself() {
         let roots = [root("/ws", &["/ws/cfg/sub/settings.json"])];
-        let p = plan(&roots, &[], &paths(&["/ws/keys/deep/secret"]), &paths(&["/ws/cfg/sub/settings.json", "/ws/keys/deep/secret"])).unwrap();
+        let p = plan(&roots, &[], &paths(&["/ws/keys/deep/secret"]), &paths(&["/ws/cfg/sub/settings.json", "/ws/keys/deep/secret"]), &[]).unwrap();
         assert_eq!(p.dirs[0], paths(&["/ws/cfg", "/ws/keys", "/ws/cfg/sub", "/ws/keys/deep"]));
+        assert!(p.own[0].is_empty());
+    }
+
+    #[test]
+    fn a_store_in_a_root_pins_the_directories_above_it_unless_protected() {
+        let roots = [root("/home/u", &["/home/u/ro"])];
+        let stores = paths(&["/home/u/.local/state/sandspawn/change-sets", "/home/u/.local/state/sandspawn/tool-caches", "/home/u/ro/s/store", "/var/x/store"]);
+        let p = plan(&roots, &[], &[], &[], &stores).unwrap();
+        assert_eq!(p.dirs[0], paths(&["/home/u/.local", "/home/u/.local/state", "/home/u/.local/state/sandspawn"]));
         assert!(p.own[0].is_empty());
     }
 
@@ -183,13 +201,13 @@ mod tests {
     fn nothing_to_pin_under_a_read_only_or_denied_path() {
         let roots = [root("/ws", &["/ws/vendor"])];
         let own = paths(&["/ws/vendor/sandspawn/index.js", "/ws/secret/sandspawn/index.js"]);
-        let p = plan(&roots, &own, &paths(&["/ws/secret"]), &[]).unwrap();
+        let p = plan(&roots, &own, &paths(&["/ws/secret"]), &[], &[]).unwrap();
         assert!(p.dirs[0].is_empty() && p.own[0].is_empty());
     }
 
     #[test]
     fn a_writable_root_inside_own_files_is_refused() {
-        let e = plan(&[root("/ws/node_modules/sandspawn/lib", &[])], &paths(&["/ws/node_modules/sandspawn/lib"]), &[], &[]).unwrap_err();
+        let e = plan(&[root("/ws/node_modules/sandspawn/lib", &[])], &paths(&["/ws/node_modules/sandspawn/lib"]), &[], &[], &[]).unwrap_err();
         assert_eq!(e.code.as_str(), "ERR_SANDBOX_INVALID_OPTIONS");
         assert!(e.message.contains("/ws/node_modules/sandspawn/lib") && e.message.contains("own files"), "{}", e.message);
     }

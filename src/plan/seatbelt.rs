@@ -118,8 +118,12 @@ pub fn profile(policy: &ResolvedPolicy, proxy_port: Option<u16>, own: &[PathBuf]
         // The directories above a read-only or denied path the rules name by path (`pins`), and
         // above an own file: renamed, they would carry it out of its rules (as sandbox-runtime
         // blocks moves: a rename needs `file-write-unlink` on what it moves).
+        // And above sandspawn's stores (found by an attacker's review of the bwrap plan: a run
+        // renamed the stores' parent away, out of the rules that name them by path, and read and
+        // rewrote pending change sets there).
         let mut keep = super::pins::kept(policy);
         keep.extend(own);
+        keep.extend(stores.iter().cloned());
         for (k, dir) in super::pins::above(policy, &keep).iter().enumerate() {
             let d = param(format!("KEEP_IN_PLACE_{k}"), dir);
             s.push_str(&format!("(deny file-write-unlink (literal {d}))\n"));

@@ -311,4 +311,11 @@ fn sandspawn_s_stores_cannot_be_read_but_the_run_s_own_caches_can() {
     let mine = s(&own.join("_cacache/x"));
     assert!(prof.may_read(&mine) && prof.may_write(&mine), "the run's own cache");
     assert!(prof.allows("file-read-metadata", Target::Path(&s(&store))), "the directories above it, for mkdir -p");
+    // Found by an attacker's review of the bwrap plan: a run renamed the store's parent away, out of
+    // the rules that name it by path, and rewrote pending change sets there.
+    let unlink = |p: &Path| prof.allows("file-write-unlink", Target::Path(&s(p)));
+    for held in [store.clone(), t.ws.join(".local/state/sandspawn"), t.ws.join(".local/state"), t.ws.join(".local")] {
+        assert!(!unlink(&held), "{} can be renamed away", held.display());
+    }
+    assert!(unlink(&t.ws.join(".local/share")), "the rest stays free");
 }

@@ -97,6 +97,7 @@ pub fn list_change_sets(options: &Value) -> Result<Value> {
         Some(v) => Some(std::fs::canonicalize(absolute("cwd", v)?).map_err(|e| SandboxError::invalid("cwd", format!("does not exist: {e}")))?),
     };
     let Some(root) = store::root() else { return Ok(json!([])) };
+    store::check_root(&root)?;
     store::evict_unused(&root, store::UNUSED_FOR);
     let mut out = Vec::new();
     for id in store::ids(&root) {

@@ -147,6 +147,19 @@ fn check_private(p: &Path) -> Result<()> {
     Ok(())
 }
 
+/// The store's root as the host opens it: no symlink this user owns on its path, and, when it
+/// exists, private (`check_private`). A run whose writable root holds the path (a cwd of $HOME)
+/// could plant such a link, and the host would keep sets where that run chose, read them from
+/// there, and apply what it wrote (found by an attacker's review; the bwrap plans pin the
+/// directories above the store, `plan::pins`, this is the host's own check).
+pub fn check_root(root: &Path) -> Result<()> {
+    crate::tool_caches::store::no_own_link("change set store", root, "SANDSPAWN_CHANGE_SET_DIR")?;
+    match std::fs::symlink_metadata(root) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        _ => check_private(root),
+    }
+}
+
 /// The fine realtime clock in nanoseconds. Not the coarse one: it lags by a tick or more, and a
 /// file changed just before this moment may carry a later ctime than the coarse clock reads (a
 /// fine-grained one: Linux 6.13's multigrain timestamps), a false conflict.
@@ -160,10 +173,12 @@ pub fn realtime_now_ns() -> i64 {
 /// Begin a set for `meta` (its id, creation time and directories are filled in here; its
 /// `begin_ns` is the caller's), locked for the run.
 pub fn create(root: &Path, mut meta: Meta) -> Result<(ChangeSet, Lock)> {
+    // Before anything is made through a planted link, and again once the root is there.
+    check_root(root)?;
     let mut builder = std::fs::DirBuilder::new();
     builder.recursive(true).mode(0o700);
     builder.create(root).map_err(|e| io("creating the change set store", root, e))?;
-    check_private(root)?;
+    check_root(root)?;
     evict_unused(root, UNUSED_FOR);
     let names = names(root);
     if names.iter().filter(|n| super::id::check(n).is_ok()).count() >= MAX_SETS {
@@ -203,10 +218,10 @@ pub fn open(id: &str) -> Result<ChangeSet> {
     let id = super::id::check(id)?;
     let root = require_root()?;
     let dir = root.join(id);
+    check_root(&root)?;
     if std::fs::symlink_metadata(&dir).is_err() {
         return Err(unknown(id));
     }
-    check_private(&root)?;
     check_private(&dir)?;
     let text = std::fs::read(dir.join("meta.json")).map_err(|_| unknown(id))?;
     let meta: Meta = serde_json::from_slice(&text).map_err(|e| SandboxError::setup_failed(format!("the metadata of change set {id} is unreadable: {e}"), ""))?;
@@ -393,5 +408,15 @@ mod tests {
         std::fs::create_dir(&root).unwrap();
         std::fs::set_permissions(&root, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
         assert!(create(&root, meta(vec![])).unwrap_err().message.contains("writable by nobody else"));
+    }
+
+    #[test]
+    fn a_store_reached_through_an_own_symlink_is_refused_before_anything_is_made() {
+        let t = tempfile::tempdir().unwrap();
+        std::fs::create_dir(t.path().join("decoy")).unwrap();
+        std::os::unix::fs::symlink("decoy", t.path().join("state")).unwrap();
+        let e = create(&t.path().join("state/change-sets"), meta(vec![])).unwrap_err();
+        assert!(e.message.contains("symlink") && e.message.contains("SANDSPAWN_CHANGE_SET_DIR"), "{}", e.message);
+        assert!(std::fs::read_dir(t.path().join("decoy")).unwrap().next().is_none());
     }
 }

@@ -59,6 +59,8 @@ pub fn shared_dir(root: &Path) -> PathBuf {
 pub fn create(root: &Path, scope: &Path) -> Result<()> {
     let mut builder = std::fs::DirBuilder::new();
     builder.recursive(true).mode(0o700);
+    // Before anything is made through a planted link.
+    check_links(root)?;
     builder.create(root).map_err(|e| failed(root, e))?;
     check_owned(root)?;
     builder.create(scope).map_err(|e| failed(scope, e))?;
@@ -144,6 +146,28 @@ fn check_owned(root: &Path) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// No symlink this user owns on the store's path: one a run planted above the store (a cwd of
+/// $HOME) would put every workspace's caches where that run chose (found by an attacker's review of
+/// the change sets' store, kept alike).
+fn check_links(root: &Path) -> Result<()> {
+    no_own_link("tool cache store", root, "SANDSPAWN_TOOL_CACHE_DIR")
+}
+
+/// Refuses sandspawn's `what` at `root` when a symlink this user owns is on its path (see
+/// `no_symlinks::own_link_on`); `variable` names where to put it instead.
+pub fn no_own_link(what: &str, root: &Path, variable: &str) -> Result<()> {
+    let Some(link) = crate::no_symlinks::own_link_on(root) else { return Ok(()) };
+    Err(SandboxError::setup_failed(
+        format!(
+            "the {what} {} is reached through the symlink {}, which a sandboxed run could have planted; \
+             remove the link (and check what it points to), or set {variable}",
+            root.display(),
+            link.display()
+        ),
+        "",
+    ))
 }
 
 /// Remove a tree the kernel or a tool made hard to remove: overlayfs leaves `work/work` with mode
