@@ -68,18 +68,21 @@ function scenario(name, { env = {}, user = null, fresh = false, base, timeout = 
   let home = null
   const caps = user ? [] : ['--cap-drop', 'ALL', ...DOCKER_CAPS.flatMap((c) => ['--cap-add', `CAP_${c}`])]
   const tmp = os.tmpdir()
-  const outer = ['--die-with-parent', '--unshare-user', '--unshare-pid', '--disable-userns', ...caps, '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--bind', tmp, tmp, '--bind', dir, dir]
+  // The state directory (where runs make their own directories) in no run's writable root, and
+  // writable in the outer sandbox, as a home's is.
+  const state = fs.mkdtempSync('/var/tmp/sandspawn-ll-state-')
+  const outer = ['--die-with-parent', '--unshare-user', '--unshare-pid', '--disable-userns', ...caps, '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--bind', tmp, tmp, '--bind', dir, dir, '--bind', state, state]
   if (user) {
     script = path.join(otherUser.stagedCheckout(), '__test__', 'fixtures', 'landlock-inner.js')
     home = fs.mkdtempSync('/var/tmp/sandspawn-ll-home-')
-    execFileSync('chown', ['-R', `${user}:${user}`, dir, home])
+    execFileSync('chown', ['-R', `${user}:${user}`, dir, home, state])
     outer.push('--bind', home, home)
   }
   const node = [process.execPath, script, ws, outside, '-', name]
   const [cmd, args] = user ? ['setpriv', [`--reuid=${user}`, `--regid=${user}`, '--clear-groups', outerBwrap(user), ...outer, '--', ...node]] : [OUTER.path, [...outer, '--', ...node]]
   try {
     const out = execFileSync(cmd, args, {
-      env: { ...process.env, ...(home ? { HOME: home } : {}), ...env },
+      env: { ...process.env, ...(home ? { HOME: home } : {}), XDG_STATE_HOME: state, ...env },
       encoding: 'utf8',
       timeout,
       // The outer sandbox is a PID namespace whose init dies with bwrap (--die-with-parent below):
@@ -89,6 +92,7 @@ function scenario(name, { env = {}, user = null, fresh = false, base, timeout = 
     return { result: JSON.parse(out.trim().split('\n').pop()), outside, ws, dir }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true })
+    fs.rmSync(state, { recursive: true, force: true })
     if (home) fs.rmSync(home, { recursive: true, force: true })
   }
 }
@@ -125,6 +129,13 @@ test("sandspawn's stores in a writable root stay read-only (found by an attacker
   assert.deepStrictEqual(result, { type: 'landlock', stdout: 'denied\nkept state/change-sets\nkept state\nfree\n', meta: '{}' })
 })
 
+// Found by an attacker's review: the run's own directory (npm's cache, TMPDIR) was made in the
+// shared /tmp, which every other run may write, and a concurrent run planted a package in its cache.
+test("the run's own directory is out of every other run's reach, even one whose writable root holds the state directory", { skip: noOuter }, () => {
+  const { result } = scenario('runDirPrivate')
+  assert.deepStrictEqual(result, { inRuns: true, b: 'denied\n', a: 'clean\n', types: ['landlock', 'landlock'] })
+})
+
 test('setsid daemons are killed when the command ends', { skip: noOuter }, () => {
   const { result } = scenario('daemonKilled')
   assert.deepStrictEqual(result, { exitCode: 7, alive: [] })
@@ -149,13 +160,8 @@ test('pid hoppers do not outlive a timeout: the run settles and leaves no proces
 // Found by an attacker's review: a host SIGKILLed during a workspace-write run left the run's own
 // directory in $TMPDIR for good (48 MB in the review); only the run's end removed it.
 test("a dead host's sandspawn-run directory is removed at a later run's start, a live run's is not", { skip: noOuter }, () => {
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sandspawn-ll-tmpdir-'))
-  try {
-    const { result } = scenario('scratchAfterKill', { env: { TMPDIR: tmp } })
-    assert.deepStrictEqual(result, { leftByKill: 1, swept: true, live: 'own-kept', after: ['sandspawn-run-link', 'sandspawn-run-young'], target: ['keep'] })
-  } finally {
-    fs.rmSync(tmp, { recursive: true, force: true })
-  }
+  const { result } = scenario('scratchAfterKill')
+  assert.deepStrictEqual(result, { leftByKill: 1, swept: true, live: 'own-kept', after: ['sandspawn-run-link', 'sandspawn-run-young'], target: ['keep'] })
 })
 
 test("the user's other terminals and the host's devices cannot be read; / and /dev list", { skip: noOuter }, () => {

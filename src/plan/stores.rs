@@ -5,6 +5,10 @@
 //! attacker's review: the store was unmounted after the caches' overlays were made, and its host
 //! view, read-only but readable, was left at its path).
 //!
+//! The Landlock mode's run directories (`runs_root`) are kept with them: each run's own directory
+//! (its npm cache, its `TMPDIR` where needed) was made in the shared `/tmp`, which every other run
+//! may write, and a concurrent run planted a package in one (found by an attacker's review).
+//!
 //! Each existing store is covered with an empty read-only directory by the helper, after it has
 //! mounted the run's own caches and change set from them and detached those binds.
 
@@ -30,7 +34,9 @@ pub fn to_cover(policy: &ResolvedPolicy, env: &std::collections::BTreeMap<String
         .into_iter()
         .filter_map(|k| Some((k.to_string(), std::env::var_os(k)?.into_string().ok()?)))
         .collect();
-    let host_stores = [crate::tool_caches::store::root(&host_env), crate::review::store::root()];
+    // The run directories only where the Landlock mode makes them (a store nobody uses elsewhere).
+    let runs = if crate::platform::Platform::host() == crate::platform::Platform::Linux { runs_root() } else { None };
+    let host_stores = [crate::tool_caches::store::root(&host_env), crate::review::store::root(), runs];
     for store in host_stores.iter().flatten().filter(|s| !s.exists()) {
         use std::os::unix::fs::DirBuilderExt;
         // A failure leaves nothing to cover (a home that cannot be written holds no store either).
@@ -48,4 +54,14 @@ pub fn to_cover(policy: &ResolvedPolicy, env: &std::collections::BTreeMap<String
     let all = out.clone();
     out.retain(|p| !all.iter().any(|o| o != p && p.starts_with(o)));
     out
+}
+
+/// Where the Landlock mode makes each run's own directory (`runner::scratch`), from the host
+/// process's environment: `$XDG_STATE_HOME/sandspawn/runs`, else `~/.local/state/sandspawn/runs`.
+/// Beside the stores, so covered in every bwrap sandbox, kept read-only (and in place) in a Landlock
+/// run whose writable root holds it, and in no other writable root by default.
+pub fn runs_root() -> Option<PathBuf> {
+    let var = |k: &str| std::env::var_os(k).map(PathBuf::from).filter(|p| p.is_absolute());
+    let state = var("XDG_STATE_HOME").or_else(|| var("HOME").map(|h| h.join(".local/state")))?;
+    Some(state.join("sandspawn/runs"))
 }

@@ -137,7 +137,11 @@ fn build_landlock_plan(req: &mut SpawnRequest, abi: u32, resolved: &Path, limits
     }
     details.not_enforced.extend(plan::landlock::policy_not_enforced(&req.policy, abi));
     let scratch = match req.policy.mode {
-        SandboxMode::WorkspaceWrite => Some(Scratch::create(&std::env::temp_dir())?),
+        SandboxMode::WorkspaceWrite => {
+            let (place, shared) = Scratch::place();
+            details.not_enforced.extend(shared);
+            Some(Scratch::create(&place)?)
+        }
         _ => None,
     };
     let scratch_path = scratch.as_ref().map(Scratch::path);

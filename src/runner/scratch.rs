@@ -1,5 +1,9 @@
-//! The Landlock mode's directory of one run: made in the host's temporary directory before the plan
-//! is built (the plan grants it whole, see `plan::landlock`), removed when the run is over. It is the
+//! The Landlock mode's directory of one run: made before the plan is built (the plan grants it
+//! whole, see `plan::landlock`), removed when the run is over. Made in sandspawn's own runs
+//! directory (`plan::stores::runs_root`, mode 0700), not in the shared temporary directory, which
+//! every other run may write: a concurrent run planted a package in one run's npm cache there
+//! (found by an attacker's review). Where the runs directory cannot be had (no HOME, a read-only
+//! one), the run's directory is made in the temporary directory and the result says so (`place`). It is the
 //! command's `TMPDIR` when the shared temporary directory takes no new entries, and npm's cache.
 //! The run holds an `flock` on it while it lives, so that when the host dies without removing it
 //! (SIGKILL), a later run's sweep (`scratch_sweep`) can tell it is nobody's and remove it.
@@ -43,9 +47,44 @@ impl Scratch {
         Ok(Scratch { path, _lock: lock })
     }
 
+    /// Where the run's directory is made: the runs directory, made (0700) and checked, or the
+    /// host's temporary directory with why not (for the result's `notEnforced`).
+    pub fn place() -> (PathBuf, Option<String>) {
+        match runs_dir() {
+            Ok(dir) => (dir, None),
+            Err(why) => (
+                std::env::temp_dir(),
+                Some(format!(
+                    "the run's own directory (npm's cache, TMPDIR where /tmp takes no new entries) is in the shared temporary \
+                     directory, which other runs may write: {why}"
+                )),
+            ),
+        }
+    }
+
     pub fn path(&self) -> &Path {
         &self.path
     }
+}
+
+/// The runs directory, made where missing: no symlink of this user's on its path (a run could
+/// have planted one), this user's, and writable by nobody else.
+fn runs_dir() -> std::result::Result<PathBuf, String> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+    let dir = crate::plan::stores::runs_root().ok_or("neither XDG_STATE_HOME nor HOME is an absolute path")?;
+    let refused = |why: &str| Err(format!("{} {why}", dir.display()));
+    if let Some(link) = crate::no_symlinks::own_link_on(&dir) {
+        return refused(&format!("is reached through the symlink {}", link.display()));
+    }
+    if let Err(e) = std::fs::DirBuilder::new().recursive(true).mode(0o700).create(&dir) {
+        return refused(&format!("cannot be made: {}", sandspawn_helper::report::os_words(&e)));
+    }
+    let meta = std::fs::symlink_metadata(&dir).map_err(|e| format!("{}: {}", dir.display(), sandspawn_helper::report::os_words(&e)))?;
+    // SAFETY: geteuid has no preconditions.
+    if !meta.is_dir() || meta.uid() != unsafe { libc::geteuid() } || meta.mode() & 0o022 != 0 {
+        return refused("is not a directory of this user's that nobody else may write");
+    }
+    Ok(dir)
 }
 
 /// `dir` opened and locked. Blocking: a sweep may hold the lock for a moment while it looks at

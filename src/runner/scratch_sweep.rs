@@ -2,9 +2,10 @@
 //! their host: one SIGKILLed mid-run never reached `Scratch`'s `Drop`. A directory is stale when
 //! nobody holds its lock (each live run holds one on its own), it belongs to this user, and it was
 //! last changed more than `GRACE` ago (a run locks its directory a moment after making it). Every
-//! step is relative to the temporary directory's descriptor and follows no symlink; the sweep runs
-//! on a thread of its own, off every run's path, at most once a minute per temporary directory and
-//! process, and looks at a bounded number of entries.
+//! step is relative to the descriptor of the directory they are in (the runs directory, or the
+//! temporary directory where that cannot be had) and follows no symlink; the sweep runs on a thread
+//! of its own, off every run's path, at most once a minute per such directory and process, and
+//! looks at a bounded number of entries.
 
 use std::collections::HashMap;
 use std::ffi::{CStr, CString};
