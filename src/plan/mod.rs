@@ -22,6 +22,7 @@ pub(crate) mod seatbelt_eval;
 #[cfg(test)]
 mod seatbelt_eval_regex;
 mod seatbelt_network;
+mod seatbelt_case;
 mod seatbelt_planted;
 pub mod pins;
 pub mod stores;

@@ -14,7 +14,10 @@ use crate::policy::ResolvedPolicy;
 pub const SANDBOX_EXEC: &str = "/usr/bin/sandbox-exec";
 
 /// What ordinary tools need under `(deny default)`; modelled on Codex's base policy (itself
-/// modelled on Chrome's).
+/// modelled on Chrome's). POSIX semaphores only by the names Python's multiprocessing makes
+/// (`/mp-` and 8 random characters): named semaphores are global on macOS, and Codex's unfiltered
+/// `(allow ipc-posix-sem)` let a command open, post, wait on, unlink or pre-create any host
+/// program's, and two runs talk through one with the network off (found by an attacker's review).
 const BASE: &str = r#"(version 1)
 (deny default)
 (allow process-exec)
@@ -48,7 +51,7 @@ const BASE: &str = r#"(version 1)
   (global-name "com.apple.PowerManagement.control")
   (global-name "com.apple.cfprefsd.daemon")
   (global-name "com.apple.cfprefsd.agent"))
-(allow ipc-posix-sem)
+(allow ipc-posix-sem (ipc-posix-name-prefix "/mp-"))
 (allow ipc-posix-shm-read* ipc-posix-shm-write-create ipc-posix-shm-write-unlink
   (ipc-posix-name-regex #"^/__KMP_REGISTERED_LIB_[0-9]+$"))
 (allow ipc-posix-shm-read* (ipc-posix-name-prefix "apple.cfprefs."))
@@ -98,6 +101,14 @@ pub fn profile(policy: &ResolvedPolicy, proxy_port: Option<u16>, own: &[PathBuf]
                 // Both: `literal` blocks creating a missing path (mkdir .git), `subpath` everything in it.
                 let c = param(format!("WRITABLE_ROOT_{i}_RO_{j}"), c);
                 excl.push_str(&format!(" (require-not (literal {c})) (require-not (subpath {c}))"));
+            }
+            // A missing one in any case too (`seatbelt_case`): created as `~/.SSH`, it is `~/.ssh`
+            // to sshd on a case-insensitive volume. An existing one is named by its entry's name.
+            // Not the names `seatbelt_planted` denies at any depth anyway (one regex each, dozens).
+            for m in root.missing_read_only.iter().filter(|m| !super::seatbelt_planted::denied_by_name(policy, &root.root, &m.path)) {
+                if let Some(re) = super::seatbelt_case::below_root(&root.root, &m.path) {
+                    excl.push_str(&format!(" (require-not (regex #\"{re}\"))"));
+                }
             }
             s.push_str(&format!("\n  (require-all (subpath {r}){excl})"));
         }

@@ -6,7 +6,7 @@
 //! any of them and none means all; the filters `literal`, `path`, `subpath` (a path and everything
 //! below it), `regex` (`seatbelt_eval_regex`), `require-not`, `require-all`, `require-any`, `remote
 //! ip "HOST:PORT"` (`localhost` or `*`; a port or `*`), `remote unix-socket` with an optional
-//! `path-literal`, `local unix-socket`; strings or `(param "NAME")` for the `-D` parameters.
+//! `path-literal`, `local unix-socket`, `ipc-posix-name` with its `-prefix` and `-regex` forms; strings or `(param "NAME")` for the `-D` parameters.
 //! Operations match exactly, by a trailing `*` as a prefix (`file-write*`), or `default`. The last
 //! rule that matches decides, as in Seatbelt. `extension` is a sandbox extension the command holds
 //! (none, in every question). A filter it does not know (`vnode-type`,
@@ -23,6 +23,8 @@ pub enum Target<'a> {
     Path(&'a str),
     Ip(IpAddr, u16),
     UnixSocket(&'a str),
+    /// The name of a POSIX semaphore or shared memory object (`sem_open`, `shm_open`).
+    IpcName(&'a str),
 }
 
 #[derive(Debug)]
@@ -38,12 +40,21 @@ enum Filter {
     /// `remote unix-socket` (any socket) or with its `path-literal`.
     RemoteUnix(Option<String>),
     LocalUnix,
+    /// `ipc-posix-name` (the name itself), `ipc-posix-name-prefix`, `ipc-posix-name-regex`.
+    IpcName(IpcName),
     /// `(extension "...")`: a sandbox extension the process holds. The questions are those of a
     /// command that holds none (Seatbelt issues the pty one for a pty the command opened itself).
     Extension,
     /// Something the evaluator does not model, by name (shown when a question panics on it).
     #[allow(dead_code)]
     Unknown(String),
+}
+
+#[derive(Debug)]
+enum IpcName {
+    Exactly(String),
+    Prefix(String),
+    Regex(Regex),
 }
 
 #[derive(Debug)]
@@ -177,6 +188,9 @@ fn eval(f: &Filter, target: Target) -> Option<bool> {
             // check that the proxy's port alone is reachable is then, if anything, stricter).
             Some((*any_host || ip.is_loopback() || is_mapped_loopback(ip)) && port.is_none_or(|want| want == p))
         }
+        (Filter::IpcName(IpcName::Exactly(n)), Target::IpcName(t)) => Some(n == t),
+        (Filter::IpcName(IpcName::Prefix(n)), Target::IpcName(t)) => Some(t.starts_with(n.as_str())),
+        (Filter::IpcName(IpcName::Regex(r)), Target::IpcName(t)) => Some(r.is_match(t)),
         (Filter::RemoteUnix(path), Target::UnixSocket(s)) => Some(path.as_deref().is_none_or(|want| want == s)),
         // A path filter never matches a connection, nor a network filter a path.
         _ => Some(false),
@@ -206,6 +220,12 @@ fn filter(e: &Expr, params: &[(String, String)]) -> Result<Filter, String> {
         "require-all" => Filter::All(args.iter().map(|a| filter(a, params)).collect::<Result<_, _>>()?),
         "require-any" => Filter::Any(args.iter().map(|a| filter(a, params)).collect::<Result<_, _>>()?),
         "extension" => Filter::Extension,
+        "ipc-posix-name" => Filter::IpcName(IpcName::Exactly(path(0)?)),
+        "ipc-posix-name-prefix" => Filter::IpcName(IpcName::Prefix(path(0)?)),
+        "ipc-posix-name-regex" => match args {
+            [Expr::Regex(r)] => Filter::IpcName(IpcName::Regex(Regex::parse(r)?)),
+            _ => return Err(format!("(ipc-posix-name-regex) takes one #\"...\" literal: {e:?}")),
+        },
         "remote" | "local" => remote(name, args, params)?,
         other => Filter::Unknown(other.to_string()),
     })
@@ -359,6 +379,15 @@ mod tests {
         assert!(prof.allows("network-outbound", Target::UnixSocket("/run/a.sock")) && !prof.allows("network-outbound", Target::UnixSocket("/run/b.sock")));
         let open = p("(deny default)\n(allow network-outbound)");
         assert!(open.may_connect("93.184.216.34", 443));
+    }
+
+    #[test]
+    fn ipc_name_filters() {
+        let prof = p("(deny default)\n(allow ipc-posix-sem (ipc-posix-name-prefix \"/mp-\"))\n(allow ipc-posix-shm-read* (ipc-posix-name-regex #\"^/k[0-9]+$\") (ipc-posix-name \"apple.x\"))");
+        assert!(prof.allows("ipc-posix-sem", Target::IpcName("/mp-ab")) && !prof.allows("ipc-posix-sem", Target::IpcName("/mpx")));
+        assert!(!prof.allows("ipc-posix-sem", Target::Path("/mp-ab")), "a name filter never matches a path");
+        assert!(prof.allows("ipc-posix-shm-read-data", Target::IpcName("/k12")) && prof.allows("ipc-posix-shm-read-data", Target::IpcName("apple.x")));
+        assert!(!prof.allows("ipc-posix-shm-read-data", Target::IpcName("/k12x")) && !prof.allows("ipc-posix-shm-read-data", Target::IpcName("apple.xy")));
     }
 
     #[test]

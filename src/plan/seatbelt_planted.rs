@@ -7,20 +7,31 @@
 //! one path component, so no path is written into the profile text. Protected names are not enforced
 //! inside `node_modules`: published packages contain `.vscode` or `.idea` directories, and denying
 //! them would break `npm install` (sandbox-runtime #540); the Linux walk skips `node_modules` too.
+//! Names match in any case (`seatbelt_case`): `.GIT` is `.git` on a case-insensitive volume.
 
+use super::seatbelt_case::any_case;
 use crate::policy::ResolvedPolicy;
+
+/// Whether `rules` deny `path` below `root` by its name, in any case: `.git` with `protectGit`, a
+/// protected name unless `root` lies in a `node_modules` (whose rule would not apply there).
+pub fn denied_by_name(policy: &ResolvedPolicy, root: &std::path::Path, path: &std::path::Path) -> bool {
+    let Some(name) = path.file_name() else { return false };
+    let is = |n: &str| name.eq_ignore_ascii_case(n);
+    (policy.protect_git && is(".git"))
+        || (!root.components().any(|c| c.as_os_str() == "node_modules") && policy.protected_names.iter().any(|n| n.is_ascii() && is(n)))
+}
 
 /// The rules, to follow the `(allow file-write* ...)` they restrict (SBPL: the last match wins).
 pub fn rules(policy: &ResolvedPolicy) -> String {
     let mut s = String::new();
     let names = (!policy.protected_names.is_empty()).then(|| {
-        let alternatives: Vec<String> = policy.protected_names.iter().map(|n| regex_escape(n)).collect();
+        let alternatives: Vec<String> = policy.protected_names.iter().map(|n| any_case(n)).collect();
         alternatives.join("|")
     });
     for (i, _) in policy.writable_roots.iter().enumerate() {
         let root = format!("(subpath (param \"WRITABLE_ROOT_{i}\"))");
         if policy.protect_git {
-            s.push_str(&format!("(deny file-write* (require-all {root} (regex #\"/\\.git(/.*)?$\")))\n"));
+            s.push_str(&format!("(deny file-write* (require-all {root} (regex #\"/{}(/.*)?$\")))\n", any_case(".git")));
         }
         if let Some(names) = &names {
             s.push_str(&format!(
@@ -29,28 +40,4 @@ pub fn rules(policy: &ResolvedPolicy) -> String {
         }
     }
     s
-}
-
-/// A file name as a literal in a Seatbelt regex. `planted::names` rejects `"`, `\` and control
-/// characters, which a `#"..."` literal could not hold verbatim.
-fn regex_escape(name: &str) -> String {
-    let mut out = String::with_capacity(name.len() * 2);
-    for c in name.chars() {
-        if ".+*?()|[]{}^$".contains(c) {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn escapes_every_regex_operator() {
-        assert_eq!(regex_escape(".mcp.json"), "\\.mcp\\.json");
-        assert_eq!(regex_escape("a+b*c?(d)|[e]{f}^g$"), "a\\+b\\*c\\?\\(d\\)\\|\\[e\\]\\{f\\}\\^g\\$");
-    }
 }

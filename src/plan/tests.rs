@@ -310,6 +310,8 @@ fn danger_full_access_is_direct() {
 mod seatbelt_tests;
 #[path = "tests_seatbelt_eval.rs"]
 mod seatbelt_eval_tests;
+#[path = "tests_seatbelt_planted.rs"]
+mod seatbelt_planted_tests;
 #[path = "tests_real_bwrap.rs"]
 mod real_bwrap;
 

@@ -40,7 +40,9 @@ fn seatbelt_workspace_write_profile_and_params() {
     assert!(prof.contains("(deny file-write-unlink (literal (param \"KEEP_IN_PLACE_0\")))"));
     assert!(prof.starts_with("(version 1)\n(deny default)\n"));
     assert!(prof.contains("(allow file-read*)\n(deny file-read* (literal (param \"DENY_READ_0\")) (subpath (param \"DENY_READ_0\")))"));
-    assert!(prof.contains("(allow file-write*\n  (require-all (subpath (param \"WRITABLE_ROOT_0\")) (require-not (literal (param \"WRITABLE_ROOT_0_RO_0\"))) (require-not (subpath (param \"WRITABLE_ROOT_0_RO_0\"))) (require-not (literal (param \"WRITABLE_ROOT_0_RO_1\"))) (require-not (subpath (param \"WRITABLE_ROOT_0_RO_1\")))))"));
+    // The missing one in any case too, by its name below the root at its depth (no path written).
+    let missing = format!("^{}/[mM][iI][sS][sS][iI][nN][gG](/.*)?$", "/[^/]+".repeat(odd.components().count() - 1));
+    assert!(prof.contains(&format!("(allow file-write*\n  (require-all (subpath (param \"WRITABLE_ROOT_0\")) (require-not (literal (param \"WRITABLE_ROOT_0_RO_0\"))) (require-not (subpath (param \"WRITABLE_ROOT_0_RO_0\"))) (require-not (literal (param \"WRITABLE_ROOT_0_RO_1\"))) (require-not (subpath (param \"WRITABLE_ROOT_0_RO_1\"))) (require-not (regex #\"{missing}\"))))")), "{prof}");
     assert!(!prof.contains("network-outbound"), "network off, sockets blocked: (deny default) covers it");
     assert_eq!(plan.env.get("SANDSPAWN_SANDBOX").map(String::as_str), Some("seatbelt"));
     assert_eq!(plan.env.get("SANDSPAWN_NETWORK_DISABLED").map(String::as_str), Some("1"));
@@ -83,8 +85,9 @@ fn seatbelt_denies_planting_git_and_protected_names_at_any_depth() {
     let prof = plan.profile.clone().unwrap();
     check_sexpr(&prof).unwrap();
     assert!(!prof.contains(&s(&w)), "paths only via -D params");
-    let git = "(deny file-write* (require-all (subpath (param \"WRITABLE_ROOT_0\")) (regex #\"/\\.git(/.*)?$\")))\n";
-    let names = "(deny file-write* (require-all (subpath (param \"WRITABLE_ROOT_0\")) (regex #\"/(\\.envrc|\\.mcp\\.json|odd\\(name\\))(/.*)?$\") (require-not (regex #\"/node_modules/\"))))\n";
+    // In any case: `.GIT` is `.git` on a case-insensitive volume.
+    let git = "(deny file-write* (require-all (subpath (param \"WRITABLE_ROOT_0\")) (regex #\"/\\.[gG][iI][tT](/.*)?$\")))\n";
+    let names = "(deny file-write* (require-all (subpath (param \"WRITABLE_ROOT_0\")) (regex #\"/(\\.[eE][nN][vV][rR][cC]|\\.[mM][cC][pP]\\.[jJ][sS][oO][nN]|[oO][dD][dD]\\([nN][aA][mM][eE]\\))(/.*)?$\") (require-not (regex #\"/node_modules/\"))))\n";
     let allow = prof.find("(allow file-write*\n").unwrap();
     let (gi, ni) = (prof.find(git).expect(&prof), prof.find(names).expect(&prof));
     assert!(allow < gi && gi < ni, "the denies follow the allow they restrict (last match wins)");

@@ -39,6 +39,8 @@ impl Tree {
             ".envrc", ".envrc/x", ".mcp.json", "a/b/.envrc", "a/.mcp.json/x", "node_modules/p/.vscode/settings.json", "node_modules/p/index.js",
             ".vscode/settings.json", "libs/sub/.git/HEAD", "libs/sub/.git", "libs/sub/.envrc", "libs/sub/src/x.rs", "libs/.git",
             "secret", "secret/x", "secrets", "ro", "ro/x", "rox",
+            // Case variants: the same entries on a case-insensitive volume.
+            ".GIT/config", "a/.ENVRC", "libs/sub/.Git/HEAD", ".VSCode/settings.json", "node_modules/p/.VSCODE/x", ".GITignore",
         ]
         .iter()
         .map(|r| if r.is_empty() { ws.clone() } else { ws.join(r) })
@@ -51,18 +53,22 @@ impl Tree {
 
 /// Is `path` (canonical) writable under `policy`? The writable roots minus their carve-outs
 /// (existing and missing read-only paths) and `denyRead`, and, with `protectGit`, no `.git` and no
-/// protected name as a component below the root (protected names are not enforced inside
-/// `node_modules`); and the private caches' directories (macOS; `tool_caches/tests_macos.rs`
+/// protected name as a component below the root, in any ASCII case (protected names are not
+/// enforced inside `node_modules`), nor a missing read-only path in any case; and the private
+/// caches' directories (macOS; `tool_caches/tests_macos.rs`
 /// evaluates those).
 fn expected_write(policy: &ResolvedPolicy, path: &Path) -> bool {
-    let carved = |r: &crate::policy::WritableRoot| r.read_only.iter().any(|c| path.starts_with(c)) || r.missing_read_only.iter().any(|m| path.starts_with(&m.path));
+    let folded = |p: &Path| PathBuf::from(p.as_os_str().to_ascii_lowercase());
+    let carved = |r: &crate::policy::WritableRoot| {
+        r.read_only.iter().any(|c| path.starts_with(c)) || r.missing_read_only.iter().any(|m| folded(path).starts_with(folded(&m.path)))
+    };
     let granted = policy.writable_roots.iter().any(|r| path.starts_with(&r.root) && !carved(r));
     let hidden = policy.deny_read.iter().any(|d| path.starts_with(d));
     let in_node_modules = path.components().any(|c| c.as_os_str() == "node_modules");
     let planted = policy.writable_roots.iter().filter(|r| path.starts_with(&r.root)).any(|r| {
         let below: Vec<&std::ffi::OsStr> = path.strip_prefix(&r.root).unwrap().components().map(|c| c.as_os_str()).collect();
-        (policy.protect_git && below.iter().any(|c| *c == ".git"))
-            || (!in_node_modules && below.iter().any(|c| policy.protected_names.iter().any(|n| c == &std::ffi::OsStr::new(n))))
+        (policy.protect_git && below.iter().any(|c| c.eq_ignore_ascii_case(".git")))
+            || (!in_node_modules && below.iter().any(|c| policy.protected_names.iter().any(|n| c.eq_ignore_ascii_case(n))))
     });
     // The private caches' store directories (macOS) are the tools' to write whole.
     let cache = policy.tool_caches.caches.iter().filter_map(|c| c.dir.as_ref()).any(|d| path.starts_with(d));

@@ -45,6 +45,8 @@ pub struct Baseline {
     pub index: Arc<scan::Index>,
     /// Where the host user's configuration lives (`home`): what a path kept absent there does.
     pub home: super::home::Bases,
+    /// A plan for macOS (`Request::macos`).
+    pub macos: bool,
     /// `walk_and_protect` ran (until then only the tops are protected).
     pub walked: bool,
 }

@@ -1,5 +1,5 @@
-//! After a run (Linux): what the mounts could not prevent, found by walking the same area as
-//! before the run and comparing. Only entries that can do something are reported: an empty file
+//! After a run (bwrap, Landlock and Seatbelt runs): what the sandbox could not prevent, found by
+//! walking the same area as before the run and comparing. Only entries that can do something are reported: an empty file
 //! or directory runs nothing (and is what a concurrent run's placeholder looks like).
 
 use std::collections::{BTreeMap, HashSet};

@@ -44,6 +44,29 @@ const HOME_PATHS: &[(&str, bool, &str)] = &[
     (".Rprofile", false, "R runs it when it starts"),
 ];
 
+/// Below a home on macOS too, all directories (found by an attacker's review: with the cwd at the
+/// home, a run wrote a LaunchAgent, VS Code's settings and tasks, Claude's MCP server list, an
+/// iTerm2 AutoLaunch script and Terminal's preferences). `Library/Application Support` is kept
+/// whole: editors (VS Code, Cursor, VSCodium, Sublime Text, JetBrains), Claude, iTerm2, browsers
+/// and many more keep there what they run or trust, and a list of apps would always lag. What
+/// tools write, `Library/Caches` (pip, Homebrew, the private tool caches), stays writable.
+const MACOS_PATHS: &[(&str, &str)] = &[
+    ("Library/LaunchAgents", "launchd runs the agents it holds at login"),
+    ("Library/Application Support", "applications keep there what they run or trust: editors' settings, tasks and extensions (VS Code, Cursor, VSCodium, Sublime Text, JetBrains), Claude's MCP servers, iTerm2's AutoLaunch scripts"),
+    ("Library/Preferences", "applications apply their preferences from it (Terminal's startup command, login items' settings)"),
+    ("Library/Services", "the Services menu runs the workflows it holds"),
+    ("Library/Workflows", "Automator and Shortcuts run the workflows it holds"),
+    ("Library/Scripts", "the Script menu and Folder Actions run the scripts it holds"),
+    ("Library/Application Scripts", "applications run the user scripts it holds (Mail rules' AppleScripts)"),
+    ("Library/Keychains", "the user's keychains: a replaced one hands the next secrets stored to whoever planted it"),
+    ("Library/Python", "pip --user's site-packages: Python runs its .pth files whenever it starts, and its bin is on PATH"),
+    ("Library/Input Methods", "the system loads the input methods it holds"),
+    ("Library/QuickLook", "Quick Look loads the plugins it holds"),
+    ("Library/Spotlight", "Spotlight loads the importers it holds"),
+    ("Library/PreferencePanes", "System Settings loads the panes it holds"),
+    ("Library/Frameworks", "dyld looks there for frameworks an application does not find elsewhere"),
+];
+
 /// Below the XDG configuration directory (`$XDG_CONFIG_HOME`, else `~/.config`); all directories.
 const CONFIG_PATHS: &[(&str, &str)] = &[
     ("git", "git reads its configuration (core.fsmonitor, aliases, hooks), attributes and ignore files from it in every repository"),
@@ -66,13 +89,24 @@ pub struct Bases {
     pub homes: Vec<PathBuf>,
     /// The XDG configuration directories (absolute; they may not exist).
     pub config: Vec<PathBuf>,
+    /// A plan for macOS: its paths (`MACOS_PATHS`) are kept too.
+    pub macos: bool,
 }
 
 impl Bases {
     /// The host process's: `$HOME`, the user database's home, `$XDG_CONFIG_HOME`.
     pub fn of_host() -> Bases {
+        #[cfg(test)]
+        if let Some(home) = test_home::get() {
+            return Bases::of([home].into_iter(), None);
+        }
         let env = |k: &str| std::env::var_os(k).map(PathBuf::from).filter(|p| p.is_absolute());
         Bases::of([env("HOME"), database_home()].into_iter().flatten(), env("XDG_CONFIG_HOME"))
+    }
+
+    /// These bases with macOS's paths too, when `macos`.
+    pub fn on_macos(self, macos: bool) -> Bases {
+        Bases { macos, ..self }
     }
 
     pub(super) fn of(homes: impl Iterator<Item = PathBuf>, xdg_config: Option<PathBuf>) -> Bases {
@@ -94,7 +128,9 @@ impl Bases {
 
     /// `paths`, of the bases `held` says yes to (asked once a base: most runs hold no home).
     pub fn paths_below(&self, held: impl Fn(&Path) -> bool) -> Vec<(PathBuf, bool, &'static str)> {
-        let homes = self.homes.iter().filter(|h| held(h)).flat_map(|h| HOME_PATHS.iter().map(move |(p, dir, what)| (h.join(p), *dir, *what)));
+        let macos = MACOS_PATHS.iter().filter(|_| self.macos).map(|(p, what)| (*p, true, *what));
+        let below_home: Vec<(&str, bool, &str)> = HOME_PATHS.iter().copied().chain(macos).collect();
+        let homes = self.homes.iter().filter(|h| held(h)).flat_map(|h| below_home.iter().map(move |(p, dir, what)| (h.join(p), *dir, *what)));
         let config = self.config.iter().filter(|c| held(c)).flat_map(|c| CONFIG_PATHS.iter().map(move |(p, what)| (c.join(p), true, *what)));
         homes.chain(config).collect()
     }
@@ -102,6 +138,31 @@ impl Bases {
     /// What the host does with `p`, when it is one of these paths.
     pub fn what_it_does(&self, p: &Path) -> Option<&'static str> {
         self.paths().find(|(q, _, _)| q == p).map(|(_, _, what)| what)
+    }
+}
+
+/// Tests: the host's home for this thread's walks (`HOME` is the process's, shared by every test).
+#[cfg(test)]
+pub mod test_home {
+    use std::cell::RefCell;
+    use std::path::PathBuf;
+
+    thread_local!(static HOME: RefCell<Option<PathBuf>> = const { RefCell::new(None) });
+
+    /// `home` stands for the host's home (`$HOME` and the user database's) until the guard drops.
+    pub fn set(home: PathBuf) -> impl Drop {
+        HOME.with(|h| *h.borrow_mut() = Some(home));
+        struct Unset;
+        impl Drop for Unset {
+            fn drop(&mut self) {
+                HOME.with(|h| *h.borrow_mut() = None);
+            }
+        }
+        Unset
+    }
+
+    pub(super) fn get() -> Option<PathBuf> {
+        HOME.with(|h| h.borrow().clone())
     }
 }
 

@@ -7,7 +7,9 @@
 //! (read-only when they exist, an empty read-only placeholder when they do not). Detected after the
 //! run on Linux (`detect`), because a mount can only cover a path that exists: a `.git` or a
 //! protected name created deeper during the run. On macOS Seatbelt regex rules deny creating them
-//! anywhere in a writable root (`plan::seatbelt_planted`).
+//! anywhere in a writable root (`plan::seatbelt_planted`), in any case; what no rule names there (a
+//! folder turned into a git directory, a workspace moved away) is detected after the run as on
+//! Linux, with names compared in any case (`scan::WalkSpec::fold_case`).
 //!
 //! The walk runs before and after every run, so its cost follows what changed, not the tree: the
 //! process keeps the last walk of each area (`walk_with_cache`), and the next walk reads again only
@@ -57,6 +59,9 @@ pub struct Request<'a> {
     pub names: &'a [String],
     /// The report-only tier: looked for by the walk, never carved out.
     pub reported: &'a [String],
+    /// A plan for macOS: names are compared in any case (its volumes are case-insensitive by
+    /// default) and the home keeps macOS's paths too (`home`).
+    pub macos: bool,
 }
 
 /// The carve-outs at the top of each writable root (cheap: a few `lstat`s), done while the policy
@@ -85,8 +90,9 @@ pub fn protect(roots: &mut [WritableRoot], req: &Request) -> Baseline {
         .collect();
     let walked_names = req.names.iter().chain(req.reported).cloned().collect();
     Baseline {
-        spec: scan::WalkSpec { roots: req.scan_roots.to_vec(), skip, names: walked_names, repositories },
+        spec: scan::WalkSpec { roots: req.scan_roots.to_vec(), skip, names: walked_names, repositories, fold_case: req.macos },
         report_repositories: req.protect_git,
+        macos: req.macos,
         identities,
         ..Baseline::default()
     }
@@ -157,7 +163,7 @@ pub fn walk_and_protect(policy: Walked) {
         }
     }
     // The host user's home inside a writable root (`home`): a few `lstat`s, none when it is not.
-    let home = home::Bases::of_host();
+    let home = home::Bases::of_host().on_macos(policy.planted.macos);
     c.home(&home, names, policy.absent == Absent::Placeholders, &tops, policy.reviewed);
     crate::policy::sort_carve_outs(policy.writable_roots);
     let (mut named, mut named_changed_at) = (HashMap::new(), HashMap::new());
@@ -180,6 +186,7 @@ pub fn walk_and_protect(policy: Walked) {
         git: found.git_inodes,
         git_dirs: found.git_dirs.into_iter().collect(),
         home,
+        macos: policy.planted.macos,
         identities,
         named,
         named_changed_at,

@@ -107,7 +107,7 @@ fn walk_with(spec: &WalkSpec, prior: Option<&Index>, report_reused: bool, watche
     }
     let mut walk = Walk {
         spec,
-        names: spec.names.iter().map(OsString::from).collect(),
+        names: spec.names.iter().map(|n| OsString::from(if spec.fold_case { n.to_ascii_lowercase() } else { n.clone() })).collect(),
         skip: spec.skip.iter().chain(spec.roots.iter()).map(PathBuf::as_path).collect(),
         watcher,
         started: now_secs(),
@@ -248,16 +248,17 @@ impl Walk<'_> {
         let mut listing = Listing::default();
         let (spec, names, skip) = (self.spec, &self.names, &self.skip);
         let mut git_dir_parts = GitDirParts::default();
+        let fold = spec.fold_case;
         let listed = dir.list(|name, is_dir, ino, fd| {
-            if name == ".git" {
+            if name == ".git" || (fold && name.as_encoded_bytes().eq_ignore_ascii_case(b".git")) {
                 // Gone since the listing: not listed (its parent's change is seen next time).
                 if let Some(id) = spec.repositories.then(|| super::listing::id_at(fd, name)).flatten() {
                     listing.git.push((q.path.join(name), id));
                 }
                 return;
             }
-            git_dir_parts.see(name, is_dir);
-            if names.contains(name) {
+            git_dir_parts.see(name, is_dir, fold);
+            if names.contains(name) || (fold && names.contains(&name.to_ascii_lowercase())) {
                 listing.named.push(q.path.join(name));
             }
             if is_dir && name != "node_modules" {
@@ -302,14 +303,18 @@ struct GitDirParts {
 impl GitDirParts {
     /// Any entry of these names counts but a directory `HEAD`: git follows symlinks (`objects`
     /// may be one to a directory elsewhere), and saying too much here costs a warning, too little a
-    /// hook run on the host.
-    fn see(&mut self, name: &std::ffi::OsStr, is_dir: bool) {
-        match name.as_encoded_bytes() {
-            b"HEAD" => self.head = !is_dir,
-            b"objects" => self.objects = true,
-            b"refs" => self.refs = true,
-            b"commondir" => self.commondir = true,
-            _ => {}
+    /// hook run on the host. `fold`: in any case (`WalkSpec::fold_case`).
+    fn see(&mut self, name: &std::ffi::OsStr, is_dir: bool, fold: bool) {
+        let name = name.as_encoded_bytes();
+        let is = |want: &[u8]| name == want || (fold && name.eq_ignore_ascii_case(want));
+        if is(b"HEAD") {
+            self.head = !is_dir;
+        } else if is(b"objects") {
+            self.objects = true;
+        } else if is(b"refs") {
+            self.refs = true;
+        } else if is(b"commondir") {
+            self.commondir = true;
         }
     }
 
@@ -372,7 +377,7 @@ mod tests {
     use super::*;
 
     fn spec(root: &Path, names: &[&str]) -> WalkSpec {
-        WalkSpec { roots: vec![root.to_path_buf()], skip: vec![], names: names.iter().map(|s| s.to_string()).collect(), repositories: true }
+        WalkSpec { roots: vec![root.to_path_buf()], skip: vec![], names: names.iter().map(|s| s.to_string()).collect(), repositories: true, fold_case: false }
     }
 
     #[test]

@@ -78,7 +78,7 @@ pub fn resolve_policy(value: Option<&Value>, ctx: &PolicyContext) -> Result<Reso
     let (mut direct, mut under_review): (Vec<WritableRoot>, Vec<WritableRoot>) = roots.into_iter().partition(|r| !reviewed.contains(&r.root));
     let planted = crate::planted::protect(
         &mut direct,
-        &crate::planted::Request { scan_roots: &scan_roots, deny_read: &deny_read, protect_git, names: &protected_names, reported: &reported_names },
+        &crate::planted::Request { scan_roots: &scan_roots, deny_read: &deny_read, protect_git, names: &protected_names, reported: &reported_names, macos: ctx.platform == Platform::Darwin },
     );
     let held: Vec<PathBuf> = under_review.iter_mut().flat_map(|r| std::mem::take(&mut r.missing_read_only)).map(|m| m.path).collect();
     let mut roots: Vec<WritableRoot> = direct.into_iter().chain(under_review).collect();

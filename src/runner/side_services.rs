@@ -1,6 +1,7 @@
 //! What runs on the host beside one run's command: the keeper of the names that must stay absent
 //! at the writable roots' tops (bwrap and Landlock runs), and the network allow-list's proxy; and, once the
-//! command has exited, the check for what the sandbox could not prevent (`hostRisks`).
+//! command has exited, the check for what the sandbox could not prevent (`hostRisks`), Seatbelt
+//! runs included.
 
 use std::os::fd::OwnedFd;
 
@@ -44,24 +45,84 @@ impl SideServices {
         }
     }
 
-    /// What the mounts (or the Landlock rules) could not prevent (Linux), after the placeholders
-    /// are gone: what the keeper moved aside, and the walk's findings.
+    /// What the mounts, the Landlock rules or the Seatbelt profile could not prevent, after the
+    /// placeholders are gone: what the keeper moved aside, and the walk's findings.
     pub async fn host_risks(mut self, req: &SpawnRequest, sandbox: SandboxType) -> Result<Vec<HostRisk>> {
-        if !matches!(sandbox, SandboxType::Bwrap | SandboxType::Landlock) {
+        if !checked_after_run(sandbox) {
             return Ok(Vec::new());
         }
         let keeper = self.keeper.take();
         let baseline = req.policy.planted.clone();
         let keep_absent = req.policy.missing_read_only();
-        tokio::task::spawn_blocking(move || {
-            // One bounded list (`planted::MAX_REPORTED`), what the keeper moved aside among it.
-            let during_run = keeper.map(|k| k.finish()).unwrap_or_default();
-            let risks = crate::planted::detect_after(&baseline, during_run);
-            // Placeholders of plans other programs ran, at paths this run kept absent.
-            crate::placeholders::remove_leftovers(&keep_absent);
-            risks
-        })
-        .await
-        .map_err(|e| SandboxError::new(ErrorCode::SetupFailed, format!("checking for planted configuration failed: {e}")))
+        tokio::task::spawn_blocking(move || after_run(&baseline, keeper, &keep_absent))
+            .await
+            .map_err(|e| SandboxError::new(ErrorCode::SetupFailed, format!("checking for planted configuration failed: {e}")))
+    }
+}
+
+/// Which runs the walk after the run checks. Seatbelt's too: its profile denies `.git` and the
+/// protected names, but not a folder turned into a git directory (`HEAD`, `config`, `objects/`,
+/// `refs/` written into `src/`: the host's `git status` there ran its `core.fsmonitor`), nor a
+/// workspace moved away (found by an attacker's review: Seatbelt runs computed no `hostRisks`,
+/// which the README said they did). Only the keeper (inotify) is Linux's.
+fn checked_after_run(sandbox: SandboxType) -> bool {
+    matches!(sandbox, SandboxType::Bwrap | SandboxType::Landlock | SandboxType::Seatbelt)
+}
+
+/// The check itself, on a blocking thread: one bounded list (`planted::MAX_REPORTED`), what the
+/// keeper moved aside among it; then the placeholders of plans other programs ran, at paths this
+/// run kept absent.
+fn after_run(baseline: &crate::planted::Baseline, keeper: Option<Keeper>, keep_absent: &[crate::policy::MissingReadOnly]) -> Vec<HostRisk> {
+    let during_run = keeper.map(|k| k.finish()).unwrap_or_default();
+    let risks = crate::planted::detect_after(baseline, during_run);
+    crate::placeholders::remove_leftovers(keep_absent);
+    risks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::planted::RiskKind;
+    use crate::platform::Platform;
+    use crate::policy::{resolve_policy, PolicyContext};
+
+    #[test]
+    fn every_sandbox_s_runs_are_checked_after_they_end() {
+        for s in [SandboxType::Bwrap, SandboxType::Landlock, SandboxType::Seatbelt] {
+            assert!(checked_after_run(s), "{s:?}");
+        }
+        assert!(!checked_after_run(SandboxType::None), "danger-full-access: nothing was kept from the command");
+    }
+
+    /// A Seatbelt run's check, as the runner makes it on macOS: a folder turned into a git
+    /// directory is reported, and on macOS in any case (`head`, `OBJECTS`: git takes them for
+    /// `HEAD` and `objects` on a case-insensitive volume), as is a `.GIT` made deeper.
+    #[test]
+    fn a_seatbelt_run_reports_a_folder_turned_into_a_git_directory() {
+        let t = tempfile::tempdir().unwrap();
+        let ws = t.path().canonicalize().unwrap();
+        for d in ["src", "lib", "deep/sub"] {
+            std::fs::create_dir_all(ws.join(d)).unwrap();
+        }
+        let v = serde_json::json!({"mode": "workspace-write", "tmp": "read-only"});
+        let ctx = PolicyContext { cwd: ws.clone(), tmpdir: None, platform: Platform::Darwin, env: Default::default() };
+        let mut p = resolve_policy(Some(&v), &ctx).unwrap();
+        p.walk_and_protect(crate::planted::Absent::UndoneAfter);
+        // What the default profile allowed (the attacker's reproduction).
+        for (dir, [head, config, objects, refs]) in [("src", ["HEAD", "config", "objects", "refs"]), ("lib", ["head", "Config", "OBJECTS", "Refs"])] {
+            let d = ws.join(dir);
+            std::fs::write(d.join(head), "ref: refs/heads/main\n").unwrap();
+            std::fs::write(d.join(config), "[core]\n\tworktree = .\n\tfsmonitor = /tmp/x\n").unwrap();
+            std::fs::create_dir_all(d.join(objects).join("info")).unwrap();
+            std::fs::create_dir_all(d.join(refs).join("heads")).unwrap();
+        }
+        std::fs::create_dir_all(ws.join("deep/sub/.GIT")).unwrap();
+        std::fs::write(ws.join("deep/sub/.GIT/config"), "[core]\n\tfsmonitor = /tmp/x\n").unwrap();
+        let risks = after_run(&p.planted, None, &p.missing_read_only());
+        let has = |path: std::path::PathBuf, kind| risks.iter().any(|h| h.path == path.to_string_lossy() && h.kind == kind);
+        assert!(has(ws.join("src"), RiskKind::GitDirectoryCreated), "{risks:#?}");
+        assert!(risks.iter().any(|h| h.path == ws.join("src").to_string_lossy() && h.detail.contains("core.fsmonitor")), "{risks:#?}");
+        assert!(has(ws.join("lib"), RiskKind::GitDirectoryCreated), "in any case: {risks:#?}");
+        assert!(has(ws.join("deep/sub/.GIT"), RiskKind::RepositoryCreated), "in any case: {risks:#?}");
     }
 }

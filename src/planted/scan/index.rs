@@ -19,6 +19,9 @@ pub struct WalkSpec {
     pub names: Vec<String>,
     /// Whether to report `.git` entries.
     pub repositories: bool,
+    /// Names compared in any (ASCII) case: on macOS, whose volumes are case-insensitive by default,
+    /// `.GIT` is a repository's `.git` to git, and `head` a git directory's `HEAD`.
+    pub fold_case: bool,
 }
 
 /// What one walk found.

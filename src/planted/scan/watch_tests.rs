@@ -9,7 +9,7 @@ use super::*;
 const NAMES: [&str; 2] = [".envrc", ".vscode"];
 
 fn spec(root: &Path) -> WalkSpec {
-    WalkSpec { roots: vec![root.to_path_buf()], skip: vec![], names: NAMES.iter().map(|s| s.to_string()).collect(), repositories: true }
+    WalkSpec { roots: vec![root.to_path_buf()], skip: vec![], names: NAMES.iter().map(|s| s.to_string()).collect(), repositories: true, fold_case: false }
 }
 
 /// A root one level below the temporary directory (so that a test can move the root's parent).
