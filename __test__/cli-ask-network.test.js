@@ -14,6 +14,7 @@ const { RESET } = require('../lib/cli/terminal-reset')
 
 const CLI = path.join(__dirname, '..', 'bin', 'sandspawn.js')
 const DRIVER = path.join(__dirname, 'fixtures', 'ask-driver.py')
+const TYPING = path.join(__dirname, 'fixtures', 'typing-driver.py')
 const TARGET = '127.0.0.2'
 let server
 
@@ -24,12 +25,12 @@ before(async () => {
 after(() => server.close())
 
 /** A pty driver (asynchronously: the target server lives in this process): its JSON report. */
-function runDriver(driver, args) {
+function runDriver(driver, args, limitMs = 60000) {
   return new Promise((resolve, reject) => {
     const p = spawn('python3', [driver, ...args], { stdio: ['ignore', 'pipe', 'inherit'] })
     let out = ''
     p.stdout.on('data', (d) => (out += d))
-    const timer = setTimeout(() => p.kill('SIGKILL'), 60000)
+    const timer = setTimeout(() => p.kill('SIGKILL'), limitMs)
     p.on('close', () => {
       clearTimeout(timer)
       try {
@@ -96,7 +97,6 @@ test('the denial line names the flag that fits the refusal: --allow-domain, --al
 test('--ask: a key typed for the command\'s own question does not answer the network question', async () => {
   // The command asks its own [y/N] question and waits (its stdin is /dev/null, so the "y" stays in
   // the terminal's queue), then makes the request sandspawn asks about: that "y" must not allow it.
-  const TYPING = path.join(__dirname, 'fixtures', 'typing-driver.py')
   const typed = (steps, cmd) => runDriver(TYPING, [JSON.stringify(steps), process.execPath, CLI, ...flags, '--', 'sh', '-c', cmd])
   const cmd = `printf 'Continue? [y/N] '; sleep 1; echo; ${script(['/typed-ahead'])}`
   const real = 'for this run? [y/N/a] '
@@ -107,4 +107,74 @@ test('--ask: a key typed for the command\'s own question does not answer the net
 
   const answered = await typed([['Continue? [y/N] ', 'y\r'], [real, 'y']], cmd)
   assert.match(answered.output, /\[y\/N\/a\] y\ntarget \/typed-ahead\n/, `"y" typed at the question allows it:\n${answered.output}`)
+})
+
+test('--ask: output held while a question waits stays bounded in memory (the command waits for it), and all of it follows the answer', async () => {
+  // An attacker's review: the command asked about a host, then wrote without pause; nobody
+  // answered, and the CLI kept every byte (961 MiB after 13 s). 200 MiB here, in 64-byte lines.
+  const FLOOD = path.join(__dirname, 'fixtures', 'flood-driver.py')
+  const lines = 200 * 1024 * 1024 / 64
+  const cmd = `curl -s http://${TARGET}:${server.address().port}/flood >/dev/null & sleep 2; yes ${'Q'.repeat(63)} | head -n ${lines}; echo END`
+  const r = await runDriver(FLOOD, ['n', '5', 'Q', process.execPath, CLI, ...flags, '--', 'sh', '-c', cmd], 120000)
+  assert.notEqual(r.marksBefore, null, `no question: ${r.screen}`)
+  assert.ok(r.marksBefore < (lines * 63) / 4, `the question came after most of the output (${r.marksBefore} bytes): the test proves nothing`)
+  assert.ok(r.peakAskedMiB !== null && r.peakAskedMiB < 150, `the CLI's peak RSS while the question waited was ${r.peakAskedMiB} MiB`)
+  assert.equal(r.answered, true, `the run ended before the answer: ${r.screen}`)
+  // Streaming 200 MiB through the CLI with nobody asking levels off near 190 MiB (garbage not yet
+  // collected); what the question held must not come on top of that.
+  assert.ok(r.peakMiB < 400, `the CLI's peak RSS was ${r.peakMiB} MiB`)
+  assert.equal(r.marks, lines * 63, 'the output after the answer is complete')
+  assert.match(r.screen, /\[y\/N\/a\] n\n(?:.*\n)*END\n/, r.screen)
+  assert.equal(r.code, 0, r.screen)
+})
+
+test('--ask: output written while a question is up is shown, in order, when the run ends unanswered', async () => {
+  // An attacker's review: the run ended with the question open and the CLI exited without what it
+  // held; the terminal showed only the dangling question.
+  const cmd = `curl -s -m 30 http://${TARGET}:${server.address().port}/unanswered >/dev/null & sleep 2; echo IMPORTANT-OUTPUT; echo ERROR-LINE >&2; echo LAST; exit 7`
+  const r = await runDriver(TYPING, ['[]', process.execPath, CLI, ...flags, '--', 'sh', '-c', cmd])
+  assert.equal(r.killed, false, r.output)
+  assert.equal(r.code, 7, r.output)
+  // Each stream in its order after the question's line (the two streams are read apart).
+  const after = r.output.split('for this run? [y/N/a] not answered: the command ended (refused)\n')
+  assert.equal(after.length, 2, r.output)
+  assert.match(after[1], /IMPORTANT-OUTPUT\n(?:.*\n)*LAST\n/, r.output)
+  assert.match(after[1], /ERROR-LINE\n/, r.output)
+})
+
+test('--ask: a run that ends with a question up and a sandbox denial has the question ended and its output shown before the denial line', async () => {
+  // Before, the Enter typed for "Run again without the sandbox?" was read by the network question
+  // still waiting for its key, and the held output came after both questions.
+  const cmd = `curl -s -m 30 http://${TARGET}:${server.address().port}/denied >/dev/null & sleep 2; echo OUT; echo x > /usr/sandspawn-denied; exit 1`
+  const r = await runDriver(TYPING, [JSON.stringify([['without the sandbox? [yes/N] ', '\r']]), process.execPath, CLI, ...flags, '--', 'sh', '-c', cmd])
+  assert.equal(r.killed, false, r.output)
+  assert.deepEqual(r.unused, [], r.output)
+  assert.match(r.output, /\[y\/N\/a\] not answered: the command ended \(refused\)\nOUT\n(?:.*\n)*.*sandspawn: sandbox denied this command.*\nRun again without the sandbox\? \[yes\/N\] \n$/, r.output)
+  assert.equal(r.code, 1, r.output)
+})
+
+test('held output: past 1 MiB the run is told to wait; past 16 MiB (output that did not wait) it is dropped and the count said', async () => {
+  const { NetworkPrompt } = require('../lib/cli/network-prompt')
+  const shown = []
+  const prompt = new NetworkPrompt({ input: null, write: (stream, data) => shown.push([stream, data]), reset: () => '' })
+  prompt.asking = true // as while a question is on the screen
+  const chunk = (i) => Buffer.alloc(64 * 1024, 0x30 + (i % 10))
+  const waits = []
+  for (let i = 0; i < 300; i++) waits.push(prompt.output(i % 3 ? 'stdout' : 'stderr', chunk(i)))
+  assert.deepEqual(shown, [], 'nothing is shown while the question is up')
+  assert.equal(waits.findIndex((w) => w !== undefined), 15, 'the run waits from the chunk that reaches 1 MiB')
+  assert.ok(waits.slice(15).every((w) => w === waits[15]))
+  let woken = false
+  waits[15].then(() => (woken = true))
+  await new Promise((resolve) => setImmediate(resolve))
+  assert.equal(woken, false)
+  prompt.release()
+  await waits[15]
+  const kept = shown.slice(0, -1)
+  assert.equal(kept.length, 256)
+  assert.ok(kept.every(([stream, data], i) => stream === (i % 3 ? 'stdout' : 'stderr') && data.equals(chunk(i))), 'in order, each to its stream')
+  const [stream, note] = shown[shown.length - 1]
+  assert.equal(stream, 'stderr')
+  assert.equal(note.toString(), `\nsandspawn: ${44 * 64 * 1024} bytes of the command's output were dropped while the question was on the screen\n`)
+  assert.equal(prompt.output('stdout', chunk(0)), undefined, 'after the question output flows again')
 })

@@ -3,6 +3,7 @@
 const { invalid } = require('./errors')
 const { takeOnRequest } = require('./network-ask')
 const { ownData, ownProperties, describe } = require('./own-data')
+const { holdsOutput } = require('./output-hold')
 
 /** Options the JavaScript layer consumes itself (functions, signals, bytes). */
 const JS_ONLY = new Set(['signal', 'onOutput', 'input', 'approve'])
@@ -102,7 +103,10 @@ function hostInfo(extendEnv) {
   return host
 }
 
-/** Wrap the user's onOutput so a throwing (or rejecting) callback never crashes the host or the run. */
+/**
+ * Wrap the user's onOutput so a throwing (or rejecting) callback never crashes the host or the run.
+ * Returns a promise only for an internal holder (./output-hold), else undefined.
+ */
 function safeCallback(onOutput) {
   if (!onOutput) return undefined
   const warn = (err) => {
@@ -111,13 +115,18 @@ function safeCallback(onOutput) {
       detail: err && err.stack ? err.stack : undefined,
     })
   }
+  const holds = holdsOutput(onOutput)
   return (chunk) => {
     try {
       const ret = onOutput(chunk)
-      if (ret && typeof ret.then === 'function') ret.then(undefined, warn)
+      if (!ret || typeof ret.then !== 'function') return undefined
+      // The addon waits for what this returns (a promise that never rejects) before it reads on.
+      if (holds) return Promise.resolve(ret).then(() => undefined, warn)
+      ret.then(undefined, warn)
     } catch (err) {
       warn(err)
     }
+    return undefined
   }
 }
 

@@ -181,10 +181,13 @@ pub struct OutputChunk {
     pub data: Buffer,
 }
 
-type OutputCallback = ThreadsafeFunction<OutputChunk, (), OutputChunk, Status, false, true>;
+/// lib/normalize.js makes it return undefined, or (for an internal holder, lib/output-hold.js: the
+/// CLI's `--ask` while a question is on the screen) a promise that never rejects.
+type OutputCallback = ThreadsafeFunction<OutputChunk, Option<napi::bindgen_prelude::Promise<()>>, OutputChunk, Status, false, true>;
 
 /// Delivers chunks to JavaScript with at most `IN_FLIGHT` chunks queued, so a slow callback slows
-/// the reader instead of growing memory.
+/// the reader instead of growing memory. A chunk whose callback returned a promise counts as queued
+/// until that settles: the reader stops, and the command blocks on its full pipe.
 struct JsSink {
     callback: Arc<OutputCallback>,
     permits: Arc<tokio::sync::Semaphore>,
@@ -200,8 +203,16 @@ impl OutputSink for JsSink {
         Box::pin(async move {
             let Ok(permit) = permits.acquire_owned().await else { return };
             let chunk = OutputChunk { stream: stream.as_str().to_string(), data: data.into() };
-            callback.call_with_return_value(chunk, ThreadsafeFunctionCallMode::NonBlocking, move |_ret, _env| {
-                drop(permit);
+            callback.call_with_return_value(chunk, ThreadsafeFunctionCallMode::NonBlocking, move |ret, _env| {
+                match ret {
+                    Ok(Some(held)) => {
+                        napi::bindgen_prelude::spawn(async move {
+                            let _ = held.await;
+                            drop(permit);
+                        });
+                    }
+                    _ => drop(permit),
+                }
                 Ok(())
             });
         })

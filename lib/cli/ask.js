@@ -5,6 +5,7 @@
 const { changesLines } = require('./changes-line')
 const { denialLine } = require('./denial-line')
 const { NetworkPrompt } = require('./network-prompt')
+const { holdingOutput } = require('../output-hold')
 const { terminalReset } = require('./terminal-reset')
 const { askLine } = require('./type-ahead')
 
@@ -31,20 +32,29 @@ async function runAsking(sandspawn, command, options, attach) {
   const controller = new AbortController()
   attach({ kill: () => controller.abort() })
   let announced = false
-  const result = await sandspawn.runWithEscalation(command, {
-    ...withNetworkQuestions(options),
-    signal: controller.signal,
-    approve: ({ denial, result: first, changes }) => {
-      // The question follows the command's output: nothing it printed may hide or disguise it.
-      const lines = [denialLine(denial, options, first.sandboxType), ...changesLines(changes, first.cwd)]
-      process.stderr.write(terminalReset() + lines.join('\n') + '\n')
-      announced = true
-      // The person refused that host at the question already: not asked again in other words.
-      if (denial.networkReason === 'declined') return false
-      return approveUnsandboxed()
-    },
-  })
-  return { result, announced }
+  const { asking, prompt } = withNetworkQuestions(options)
+  // The run is over (the sandboxed attempt, before any question about running it again): a network
+  // question still open is ended, and the output held for it shown, before anything else is said.
+  const finished = () => (prompt ? prompt.finish() : undefined)
+  try {
+    const result = await sandspawn.runWithEscalation(command, {
+      ...asking,
+      signal: controller.signal,
+      approve: async ({ denial, result: first, changes }) => {
+        await finished()
+        // The question follows the command's output: nothing it printed may hide or disguise it.
+        const lines = [denialLine(denial, options, first.sandboxType), ...changesLines(changes, first.cwd)]
+        process.stderr.write(terminalReset() + lines.join('\n') + '\n')
+        announced = true
+        // The person refused that host at the question already: not asked again in other words.
+        if (denial.networkReason === 'declined') return false
+        return approveUnsandboxed()
+      },
+    })
+    return { result, announced }
+  } finally {
+    await finished()
+  }
 }
 
 /**
@@ -53,16 +63,18 @@ async function runAsking(sandspawn, command, options, attach) {
  */
 function withNetworkQuestions(options) {
   const network = options.sandbox && options.sandbox.network
-  if (network === null || typeof network !== 'object') return options
+  if (network === null || typeof network !== 'object') return { asking: options, prompt: null }
   const onOutput = options.onOutput
   // --json prints no live output: only the questions reach the terminal then.
   const write = (stream, data) => (onOutput ? onOutput({ stream, data }) : process.stderr.write(data))
   const prompt = new NetworkPrompt({ input: process.stdin, write })
-  return {
+  const asking = {
     ...options,
     sandbox: { ...options.sandbox, network: { ...network, onRequest: prompt.onRequest } },
-    onOutput: onOutput ? (chunk) => prompt.output(chunk.stream, chunk.data) : undefined,
+    // What it returns while a question is up makes the run's output wait (see ../output-hold).
+    onOutput: onOutput ? holdingOutput((chunk) => prompt.output(chunk.stream, chunk.data)) : undefined,
   }
+  return { asking, prompt }
 }
 
 module.exports = { runAsking }

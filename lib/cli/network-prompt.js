@@ -8,10 +8,23 @@
 // question is on the screen and written after the answer, so the two never interleave. Only a key
 // typed after the question appeared answers it (./type-ahead). The key is read in raw mode (no
 // Enter needed, nothing echoed but the answer), and the terminal's mode is restored right after.
+//
+// What is held is bounded: past HOLD_BYTES the command's output waits (../output-hold: the addon
+// reads no more, the command blocks on its pipe) until the answer; a command that wrote without
+// pause while nobody answered grew the CLI to 961 MiB in 13 s (an attacker's review). A run that
+// ends with a question up (`finish()`) has it ended as refused and its held output shown.
 
 const { printable } = require('./printable')
 const { terminalReset } = require('./terminal-reset')
 const { askFresh } = require('./type-ahead')
+
+/** Output held while a question is on the screen before the command's output is made to wait. */
+const HOLD_BYTES = 1024 * 1024
+/**
+ * Past this, held output is dropped (and the count said after the question): only if the output
+ * did not wait, which the addon bounds to 64 chunks of 64 KiB (src/binding.rs, JsSink).
+ */
+const DROP_BYTES = 16 * 1024 * 1024
 
 class NetworkPrompt {
   /**
@@ -26,6 +39,15 @@ class NetworkPrompt {
     this.queue = Promise.resolve()
     this.asking = false
     this.held = []
+    this.heldBytes = 0
+    this.dropped = 0
+    // While output waits: the promise its chunks get, and what settles it (see release()).
+    this.waiting = null
+    this.wake = null
+    // The run is over: nothing more is asked (see finish()).
+    this.ended = false
+    // Ends the wait for a key early (the run ended).
+    this.stopWaiting = null
     this.allowAll = false
     // Whether the screen's cursor is at the start of a line (a question must start on its own).
     this.atLineStart = true
@@ -36,10 +58,47 @@ class NetworkPrompt {
     }
   }
 
-  /** The command's output: on the screen now, or after the question on it is answered. */
+  /**
+   * The command's output: on the screen now, or after the question on it is answered. Returns a
+   * promise (settled then) once enough is held: until it settles the run's output waits.
+   */
   output(stream, data) {
-    if (this.asking) return void this.held.push([stream, data])
-    this.show(stream, data)
+    if (!this.asking) return void this.show(stream, data)
+    if (this.heldBytes >= DROP_BYTES) this.dropped += data.length
+    else {
+      this.held.push([stream, data])
+      this.heldBytes += data.length
+    }
+    if (this.heldBytes < HOLD_BYTES) return undefined
+    if (!this.waiting) this.waiting = new Promise((resolve) => (this.wake = resolve))
+    return this.waiting
+  }
+
+  /** The question is off the screen: what was held is shown, in order, and output flows again. */
+  release() {
+    this.asking = false
+    const held = this.held
+    this.held = []
+    this.heldBytes = 0
+    for (const [stream, data] of held) this.show(stream, data)
+    if (this.dropped > 0) {
+      this.write('stderr', Buffer.from(`${this.reset()}${this.atLineStart ? '' : '\n'}sandspawn: ${this.dropped} bytes of the command's output were dropped while the question was on the screen\n`))
+      this.atLineStart = true
+      this.dropped = 0
+    }
+    const wake = this.wake
+    this.waiting = this.wake = null
+    if (wake) wake()
+  }
+
+  /**
+   * The run is over: a question still on the screen is ended (refused, said on its line), later
+   * ones are not asked, and the held output is shown. Resolves once all that is done.
+   */
+  finish() {
+    this.ended = true
+    if (this.stopWaiting) this.stopWaiting()
+    return this.queue
   }
 
   show(stream, data) {
@@ -49,13 +108,19 @@ class NetworkPrompt {
 
   async ask({ host, port }) {
     if (this.allowAll) return 'allow-run'
+    if (this.ended) return 'deny-run'
     this.asking = true
     try {
       const lead = this.atLineStart ? '' : '\n'
       const question = Buffer.from(`${this.reset()}${lead}sandspawn: allow ${printable(host)}:${port} for this run? [y/N/a] `)
       // Keys typed before the question appeared (for one the command printed) never answer it.
       await askFresh(this.input, () => this.write('stderr', question))
-      const key = await this.key()
+      const key = this.ended ? null : await this.key()
+      if (key === null) {
+        this.write('stderr', Buffer.from('not answered: the command ended (refused)\n'))
+        this.atLineStart = true
+        return 'deny-run'
+      }
       const choice = key === 'y' || key === 'Y' ? 'yes' : key === 'a' || key === 'A' ? 'all' : 'no'
       this.write('stderr', Buffer.from(`${choice === 'no' ? 'n' : choice === 'all' ? 'a' : 'y'}\n`))
       this.atLineStart = true
@@ -63,14 +128,14 @@ class NetworkPrompt {
       if (choice === 'all') this.allowAll = true
       return choice === 'no' ? 'deny-run' : 'allow-run'
     } finally {
-      this.asking = false
-      const held = this.held
-      this.held = []
-      for (const [stream, data] of held) this.show(stream, data)
+      this.release()
     }
   }
 
-  /** One key from the terminal, read in raw mode; the terminal's mode is restored before it returns. */
+  /**
+   * One key from the terminal, read in raw mode; the terminal's mode is restored before it returns.
+   * Null when the run ended first (finish()).
+   */
   key() {
     const input = this.input
     return new Promise((resolve) => {
@@ -83,14 +148,16 @@ class NetworkPrompt {
         }
       }
       const done = (data) => {
+        this.stopWaiting = null
         input.off('data', done)
         input.off('end', ended)
         process.off('exit', restore)
         restore()
         input.pause()
-        resolve(typeof data === 'string' ? data : data.toString('utf8', 0, 1))
+        resolve(data === null || typeof data === 'string' ? data : data.toString('utf8', 0, 1))
       }
       const ended = () => done('')
+      this.stopWaiting = () => done(null)
       // Also restored when the CLI exits with the question open (a signal ended the run).
       process.on('exit', restore)
       input.setRawMode(true)
