@@ -419,8 +419,10 @@ export interface NetworkDenial {
    * password in the proxy URLs the command was given (a tool that drops them, or another local
    * process); `declined`: on neither list, and `onRequest` answered deny (or failed, or timed out);
    * `lookup_failed`: the host's lookup of the name timed out or failed, so its addresses could not be
-   * checked (also: a name only `onRequest` allowed does not exist); nothing was dialled. */
-  reason: 'not_allowed' | 'denied' | 'private_address' | 'malformed' | 'connection_limit' | 'unauthenticated' | 'declined' | 'lookup_failed'
+   * checked (also: a name only `onRequest` allowed does not exist); nothing was dialled;
+   * `method_refused`: a plain-HTTP `TRACE` or `TRACK`, never forwarded (a proxy on the way would echo
+   * the request, the upstream proxy's credential included). */
+  reason: 'not_allowed' | 'denied' | 'private_address' | 'malformed' | 'connection_limit' | 'unauthenticated' | 'declined' | 'lookup_failed' | 'method_refused'
   count: number
 }
 

@@ -90,10 +90,13 @@ pub enum Refusal {
     /// The host's lookup of the name gave no answer to check (a timeout, a failing name server),
     /// or, for a name only `onRequest` allowed, said it does not exist: nothing was dialled.
     LookupFailed,
+    /// A plain-HTTP `TRACE` or `TRACK`: the last proxy on the way echoes such a request, the
+    /// `Proxy-Authorization` the run's proxy adds for the user's upstream proxy included.
+    MethodRefused,
 }
 
 impl Refusal {
-    const ALL: [Refusal; 8] = [
+    const ALL: [Refusal; 9] = [
         Refusal::NotAllowed,
         Refusal::Denied,
         Refusal::PrivateAddress,
@@ -102,6 +105,7 @@ impl Refusal {
         Refusal::Unauthenticated,
         Refusal::Declined,
         Refusal::LookupFailed,
+        Refusal::MethodRefused,
     ];
 
     /// The refusal `as_str` names (a result's `networkDenials[].reason`).
@@ -119,6 +123,7 @@ impl Refusal {
             Refusal::Unauthenticated => "unauthenticated",
             Refusal::Declined => "declined",
             Refusal::LookupFailed => "lookup_failed",
+            Refusal::MethodRefused => "method_refused",
         }
     }
 
@@ -143,6 +148,10 @@ impl Refusal {
                 "the host's lookup of the name timed out or failed (or, for a host allowed only by onRequest, found no such name), so its \
                  addresses could not be checked against the address guard and nothing was dialled"
             }
+            Refusal::MethodRefused => {
+                "TRACE and TRACK are never forwarded: a proxy on the way answers them by echoing the request, with the credentials \
+                 the run's proxy adds for the user's own proxy"
+            }
         }
     }
 
@@ -163,6 +172,7 @@ impl Refusal {
             Refusal::Malformed => "nothing: send a request that names a valid host and port".into(),
             Refusal::ConnectionLimit => "close or reuse connections; the limit is per run".into(),
             Refusal::Unauthenticated => "use the proxy URLs of the command's own environment, which carry the credential".into(),
+            Refusal::MethodRefused => "nothing: no option forwards TRACE or TRACK; use another method".into(),
             Refusal::LookupFailed => format!("check that '{host}' exists and that the host's name servers answer, then retry; a lookup that timed out is not passed on unchecked"),
         }
     }

@@ -2,7 +2,8 @@
 //! requests (`GET http://host/path`) forwarded one by one. The policy is checked per request, so a
 //! keep-alive connection cannot switch to a denied host after an allowed one. Forwarded requests
 //! are rebuilt from the parsed URI (origin-form path, `Host` from the authority, hop-by-hop headers
-//! dropped), so what the upstream sees is what the policy checked.
+//! dropped), so what the upstream sees is what the policy checked. TRACE and TRACK are refused and
+//! `Max-Forwards` dropped: either would let the user's upstream proxy answer, echoing its credential.
 
 use std::convert::Infallible;
 use std::sync::{Arc, Mutex};
@@ -11,7 +12,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use http_body_util::{combinators::BoxBody, BodyExt, Empty, Full};
 use hyper::body::Incoming;
-use hyper::header::{HeaderMap, HeaderName, HeaderValue, CONNECTION, CONTENT_TYPE, HOST, PROXY_AUTHENTICATE, PROXY_AUTHORIZATION};
+use hyper::header::{HeaderMap, HeaderName, HeaderValue, CONNECTION, CONTENT_TYPE, HOST, MAX_FORWARDS, PROXY_AUTHENTICATE, PROXY_AUTHORIZATION};
 use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode, Uri};
 use hyper_util::rt::{TokioIo, TokioTimer};
@@ -113,12 +114,18 @@ async fn forward(req: Request<Incoming>, ctx: Arc<Context>) -> Response<Body> {
         Ok(t) => t,
         Err((shown, port)) => return refusal(&ctx, &shown, port, Via::Http, Refusal::Malformed),
     };
+    if echoes_the_request(req.method()) {
+        return refusal(&ctx, &host.display(), port, Via::Http, Refusal::MethodRefused);
+    }
     let dialed = match dial(&ctx, &host, port, Via::Http).await {
         Ok(d) => d,
         Err(e) => return dial_failure(&ctx, &host, port, Via::Http, e),
     };
     let (mut parts, body) = req.into_parts();
     strip_hop_by_hop(&mut parts.headers);
+    // `Max-Forwards: 0` makes the next proxy answer an OPTIONS (or TRACE) itself: the command
+    // would be talking to the user's upstream proxy, not the host the policy checked.
+    parts.headers.remove(MAX_FORWARDS);
     let host_header = if port == 80 { host.display() } else { format!("{}:{port}", host.display()) };
     parts.headers.insert(HOST, HeaderValue::from_str(&host_header).expect("a canonical host is a valid header"));
     let path = parts.uri.path_and_query().map(|p| p.as_str()).unwrap_or("/");
@@ -148,6 +155,13 @@ async fn forward(req: Request<Incoming>, ctx: Arc<Context>) -> Response<Body> {
         }
         Err(e) => bad_gateway(&host, port, &e.to_string()),
     }
+}
+
+/// TRACE (RFC 9110 §9.3.8) and its IIS twin TRACK: the answer is the request as the last hop got
+/// it, so a command would read the `Proxy-Authorization` added for the user's upstream proxy. In
+/// any case: methods are case-sensitive, but some servers are not.
+fn echoes_the_request(method: &Method) -> bool {
+    ["TRACE", "TRACK"].iter().any(|m| method.as_str().eq_ignore_ascii_case(m))
 }
 
 /// RFC 9110 §7.6.1: the connection-specific headers, and every header `Connection` names.

@@ -1,6 +1,7 @@
 //! Forwarding through the user's proxy, and asking about hosts on neither list, in-process: the
 //! user's proxy is a small test proxy on 127.0.0.1 that checks its credentials, answers CONNECT
-//! by connecting where it is told, and answers absolute-form requests itself (naming what it got).
+//! by connecting where it is told, and answers absolute-form requests itself (naming what it got,
+//! or, for `Max-Forwards: 0`, echoing the whole request as a last hop does).
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -63,6 +64,10 @@ pub(super) async fn user_proxy_knowing(user: &'static str, password: &'static st
                     let Ok(mut t) = TcpStream::connect(SocketAddr::new(ip, port.parse().unwrap_or(0))).await else { return };
                     let _ = s.write_all(b"HTTP/1.1 200 Connection established\r\n\r\n").await;
                     let _ = tokio::io::copy_bidirectional(&mut s, &mut t).await;
+                } else if text.to_ascii_lowercase().contains("\r\nmax-forwards: 0\r\n") {
+                    // As RFC 9110 §7.6.2 asks (and squid does): the last hop answers TRACE and
+                    // OPTIONS itself, a TRACE by echoing the request it got, credentials included.
+                    let _ = s.write_all(format!("HTTP/1.1 200 OK\r\ncontent-type: message/http\r\ncontent-length: {}\r\n\r\n{text}", text.len()).as_bytes()).await;
                 } else {
                     let body = format!("user proxy got: {line}");
                     let _ = s.write_all(format!("HTTP/1.1 200 OK\r\ncontent-length: {}\r\n\r\n{body}", body.len()).as_bytes()).await;
@@ -192,4 +197,27 @@ async fn a_declined_host_gets_a_403_that_says_what_would_allow_it() {
     assert!(answer.contains("sandspawn: local.test:443 blocked by the network policy (declined)") && answer.contains("--allow-domain local.test"), "{answer}");
     let done = p.finish().await;
     assert_eq!(done.denials[0].reason, Refusal::Declined);
+}
+
+#[tokio::test]
+async fn trace_is_refused_and_max_forwards_never_reaches_the_users_proxy() {
+    let (user, seen) = user_proxy("me", "s3cret").await;
+    let (p, addr) = proxy_with(json!({"allowedDomains": ["registry.test"]}), &[], through(user, "me:s3cret")).await;
+    // The user's proxy would echo a TRACE with the Proxy-Authorization the run's proxy added.
+    for method in ["TRACE", "TRACK", "trace"] {
+        let mut c = TcpStream::connect(addr).await.unwrap();
+        let answer = exchange(&mut c, format!("{method} http://registry.test/ HTTP/1.1\r\nHost: registry.test\r\nMax-Forwards: 0\r\nConnection: close\r\n\r\n").as_bytes(), "").await;
+        assert!(answer.starts_with("HTTP/1.1 403") && answer.contains("blocked by the network policy (method_refused)"), "{method}: {answer}");
+        let secret = crate::network::credential::base64(b"me:s3cret");
+        assert!(!answer.contains(&secret) && !answer.to_lowercase().contains("proxy-authorization"), "{answer}");
+    }
+    // Max-Forwards is dropped from every request sent on: the user's proxy forwards an OPTIONS
+    // rather than answering it itself.
+    let mut c = TcpStream::connect(addr).await.unwrap();
+    let answer = exchange(&mut c, b"OPTIONS http://registry.test/ HTTP/1.1\r\nHost: registry.test\r\nMax-Forwards: 0\r\n\r\n", "user proxy got").await;
+    assert!(answer.contains("user proxy got: OPTIONS http://registry.test/ HTTP/1.1"), "{answer}");
+    assert_eq!(seen.lock().unwrap().clone(), ["OPTIONS http://registry.test/ HTTP/1.1 auth=true"], "no TRACE reached the user's proxy");
+    let done = p.finish().await;
+    assert_eq!(done.denials.len(), 1, "one entry, counted: {:?}", done.denials);
+    assert_eq!((done.denials[0].reason, done.denials[0].count), (Refusal::MethodRefused, 3));
 }
