@@ -133,12 +133,9 @@ impl NoProxy {
                 np.all = true;
                 continue;
             }
-            let (host, port) = match split_host_port(raw) {
-                Some((h, p)) if raw.ends_with(&format!(":{p}")) => (h, Some(p)),
-                _ => (raw.to_string(), None),
-            };
+            let (host, port) = entry_host_port(raw);
             let host = host.trim_start_matches('.').trim_end_matches('.').to_ascii_lowercase();
-            let bare = host.trim_start_matches('[').trim_end_matches(']');
+            let bare = host.as_str();
             let entry = match (bare.parse::<IpAddr>(), bare.parse::<IpNet>()) {
                 (Ok(a), _) => NoProxyHost::Net(IpNet::from(a)),
                 (_, Ok(n)) => NoProxyHost::Net(n.trunc()),
@@ -159,6 +156,30 @@ impl NoProxy {
                         _ => false,
                     }
             })
+    }
+}
+
+/// A `NO_PROXY` entry's host (brackets removed) and port. An address or range is taken whole, so
+/// `::1` is not host `:` with port 1; a port only follows a name, an IPv4 address or a bracketed
+/// IPv6 address (`[::1]:8080`). Anything else is kept as written (a name that matches nothing).
+fn entry_host_port(raw: &str) -> (String, Option<u16>) {
+    if raw.parse::<IpAddr>().is_ok() || raw.parse::<IpNet>().is_ok() {
+        return (raw.to_string(), None);
+    }
+    let port = |p: &str| p.parse::<u16>().ok().filter(|p| *p != 0);
+    if let Some((inside, after)) = raw.strip_prefix('[').and_then(|r| r.split_once(']')) {
+        return match after.strip_prefix(':').map(port) {
+            None if after.is_empty() => (inside.to_string(), None),
+            Some(Some(p)) => (inside.to_string(), Some(p)),
+            _ => (raw.to_string(), None),
+        };
+    }
+    match raw.rsplit_once(':') {
+        Some((h, p)) if !h.contains(':') => match port(p) {
+            Some(p) => (h.to_string(), Some(p)),
+            None => (raw.to_string(), None),
+        },
+        _ => (raw.to_string(), None),
     }
 }
 

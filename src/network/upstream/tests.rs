@@ -68,3 +68,18 @@ fn from_the_environment() {
     assert_eq!(UpstreamSetting::Off.resolve(get(&e)).unwrap(), None, "false: direct, whatever the environment says");
     assert_eq!(serde_json::to_value(UpstreamSetting::Url(ProxyUrl::parse("http://u:secret@p.example:1").unwrap())).unwrap(), "http://p.example:1");
 }
+
+#[test]
+fn no_proxy_ipv6_entries_are_addresses_not_host_and_port() {
+    // `::1` is no host `:` with port 1, nor `2001:db8::1234` one with port 1234.
+    let np = NoProxy::parse("localhost,127.0.0.1,::1,2001:db8::1234,fd00::/8,[2001:db8::5]:8080,10.0.0.1:443");
+    assert!(np.matches(&host("[::1]"), 18099), "::1 covers every port");
+    assert!(np.matches(&host("[::1]"), 1));
+    assert!(np.matches(&host("[2001:db8::1234]"), 443));
+    assert!(np.matches(&host("[fd00::7]"), 80), "an unbracketed IPv6 range");
+    assert!(np.matches(&host("[2001:db8::5]"), 8080), "a port only after a bracketed IPv6 address");
+    assert!(!np.matches(&host("[2001:db8::5]"), 80));
+    assert!(np.matches(&host("10.0.0.1"), 443));
+    assert!(!np.matches(&host("10.0.0.1"), 80));
+    assert!(!np.matches(&host("[2001:db8::1]"), 1234));
+}
