@@ -362,7 +362,8 @@ export interface NetworkPolicy {
    * looks it up, so no name the command makes up reaches a name server unless allowed; an allowed
    * name that resolves to a refused address is then refused (`private_address`), one that does not
    * resolve is recorded (`lookup_failed`). `allow` / `deny` answer this request; `allow-run` / `deny-run` every
-   * request of the run for that host and port (asked once, however many requests come, also
+   * request of the run for that host and port of the same kind, plain HTTP (`'http'`) or a tunnel
+   * (`'connect'`, `'socks5'`), each asked about apart (asked once, however many requests come, also
    * concurrent ones). No answer within `requestTimeoutMs`, a throw, a rejection or any other value:
    * denied (and a `SANDSPAWN_CALLBACK_ERROR` warning). At most 4 questions of a run are open at
    * once; more wait their turn. Every decision is listed in `SpawnResult.networkDecisions`.

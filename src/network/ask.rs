@@ -4,8 +4,9 @@
 //! command makes up reaches no name server unless the caller allows it), and an allowed name that
 //! resolves to a refused address is then refused as `private_address`.
 //!
-//! One question per host and port at a time: concurrent requests for it wait for the same answer.
-//! `allow-run` and `deny-run` answer every later request of the run for that host and port. The
+//! One question per host, port and kind (plain HTTP, or a tunnel: CONNECT and SOCKS5) at a time:
+//! concurrent requests for it wait for the same answer. `allow-run` and `deny-run` answer every
+//! later request of the run for that host, port and kind. The
 //! questions in flight are bounded per run (`MAX_OPEN`): a command that opens hundreds of unknown
 //! hosts at once queues behind them, each within its timeout. No answer in time, a callback that
 //! throws, rejects or answers something else: a deny. The question runs as a task of the proxy,
@@ -103,7 +104,10 @@ pub const MAX_OPEN: usize = 4;
 /// Decisions kept per run; later ones still apply, only not listed.
 pub const MAX_DECISIONS: usize = 256;
 
-type Key = (String, u16);
+/// What one question covers: a host and port, and whether the proxy parses the requests (plain
+/// HTTP, `true`) or moves raw bytes (a CONNECT or SOCKS5 tunnel): a caller that allowed inspected
+/// requests to a host has not allowed a tunnel there.
+type Key = (String, u16, bool);
 
 /// The questions of one run.
 pub struct Questions {
@@ -137,7 +141,7 @@ impl Questions {
 
     /// Whether the request may go on. `spawn` runs the question as a task of the run's proxy.
     pub async fn allowed(self: &Arc<Self>, q: Question, spawn: impl FnOnce(Pin<Box<dyn Future<Output = ()> + Send>>)) -> bool {
-        let key = (q.host.clone(), q.port);
+        let key = (q.host.clone(), q.port, q.protocol == Via::Http);
         let mut rx = match self.lookup(&key) {
             Lookup::Known(allowed) => return allowed,
             Lookup::Wait(rx) => rx,

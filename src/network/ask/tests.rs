@@ -128,3 +128,15 @@ async fn concurrently(qs: &Arc<Questions>, questions: Vec<Question>) -> Vec<bool
     }
     out
 }
+
+#[tokio::test]
+async fn a_run_answer_for_plain_http_is_not_one_for_a_tunnel() {
+    let t = table(&[("a.test", Some(Ok(Decision::AllowRun)))], Duration::ZERO);
+    let qs = Arc::new(Questions::new(Arc::new(Shared(t.clone())), Duration::from_secs(10)));
+    let via = |protocol| Question { host: "a.test".into(), port: 8080, protocol };
+    for protocol in [Via::Http, Via::Http, Via::Connect, Via::Socks5, Via::Connect] {
+        assert!(allowed(&qs, via(protocol)).await);
+    }
+    let asked: Vec<Via> = t.asked.lock().unwrap().iter().map(|q| q.protocol).collect();
+    assert_eq!(asked, [Via::Http, Via::Connect], "inspected requests and raw tunnels are asked about apart; CONNECT and SOCKS5 are both tunnels");
+}
