@@ -77,7 +77,7 @@ test('an unlisted host: allowed by the callback it is reached, denied it fails w
   assert.match(no.denial.fix, new RegExp(`--allow-domain ${TARGET}`))
 })
 
-test('allow-run is asked once for many requests, sequential and concurrent, over HTTP, CONNECT and SOCKS5', async () => {
+test('allow-run is asked once for many requests, sequential and concurrent, over HTTP, and once for the tunnels, CONNECT and SOCKS5', async () => {
   let asked = 0
   const onRequest = () => new Promise((resolve) => setTimeout(() => resolve((asked++, 'allow-run')), 100))
   const one = `curl -sS -o /dev/null -w '%{http_code} ' ${url('/r')}`
@@ -90,8 +90,9 @@ test('allow-run is asked once for many requests, sequential and concurrent, over
   const r = await sh(script, unlisted(onRequest))
   assert.equal(r.exitCode, 0, r.stderr)
   assert.equal(r.stdout.trim().split(' ').filter((c) => c === '200').length, 13, r.stdout)
-  assert.equal(asked, 1, 'one question for the run')
-  assert.deepEqual(r.networkDecisions, [{ host: TARGET, port: port(), decision: 'allow-run', source: 'callback' }])
+  assert.equal(asked, 2, 'one question for the inspected requests, one for the tunnels')
+  const decision = { host: TARGET, port: port(), decision: 'allow-run', source: 'callback' }
+  assert.deepEqual(r.networkDecisions, [decision, decision])
 })
 
 test('deniedDomains, private addresses and listed hosts are never offered; a name is asked before its lookup, then refused for its address', async () => {
