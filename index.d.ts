@@ -366,7 +366,9 @@ export interface NetworkPolicy {
    * (`'connect'`, `'socks5'`), each asked about apart (asked once, however many requests come, also
    * concurrent ones). No answer within `requestTimeoutMs`, a throw, a rejection or any other value:
    * denied (and a `SANDSPAWN_CALLBACK_ERROR` warning). At most 4 questions of a run are open at
-   * once; more wait their turn. Every decision is listed in `SpawnResult.networkDecisions`.
+   * once; more wait their turn, at most 256 (beyond: refused unasked, `question_limit`); a question
+   * whose requests all went away before its turn is dropped unasked, and nothing is asked once the
+   * run has ended. Every decision is listed in `SpawnResult.networkDecisions`.
    */
   onRequest?: (request: NetworkRequest) => NetworkDecisionKind | Promise<NetworkDecisionKind>
   /** How long a request waits for `onRequest` (ms, default 60000), then it is denied. */
@@ -422,8 +424,9 @@ export interface NetworkDenial {
    * `lookup_failed`: the host's lookup of the name timed out or failed, so its addresses could not be
    * checked (also: a name only `onRequest` allowed does not exist); nothing was dialled;
    * `method_refused`: a plain-HTTP `TRACE` or `TRACK`, never forwarded (a proxy on the way would echo
-   * the request, the upstream proxy's credential included). */
-  reason: 'not_allowed' | 'denied' | 'private_address' | 'malformed' | 'connection_limit' | 'unauthenticated' | 'declined' | 'lookup_failed' | 'method_refused'
+   * the request, the upstream proxy's credential included); `question_limit`: on neither list, and
+   * 256 requests of the run for other hosts were already waiting for `onRequest`: refused unasked. */
+  reason: 'not_allowed' | 'denied' | 'private_address' | 'malformed' | 'connection_limit' | 'unauthenticated' | 'declined' | 'lookup_failed' | 'method_refused' | 'question_limit'
   count: number
 }
 

@@ -37,8 +37,12 @@ function describe(v) {
   return v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v
 }
 
-/** What the native proxy calls: `(request) => Promise<decision name | 'error'>`. */
-function asker(onRequest, command) {
+/**
+ * What the native proxy calls: `(request) => Promise<decision name | 'error'>`. `over()`: whether
+ * the run has ended; the proxy asks nothing after that, and a call already on its way to this
+ * thread then is answered deny without calling `onRequest` for a run that is over.
+ */
+function asker(onRequest, command, over = () => false) {
   const settle = (answer) => {
     if (DECISIONS.has(answer)) return answer
     warn(`answered ${describe(answer)}, which is none of 'allow', 'deny', 'allow-run', 'deny-run'`)
@@ -49,6 +53,7 @@ function asker(onRequest, command) {
     return 'error'
   }
   return (req) => {
+    if (over()) return Promise.resolve('deny')
     const request = Object.freeze({ host: req.host, port: req.port, protocol: req.protocol, command: [...command] })
     try {
       return Promise.resolve(onRequest(request)).then(settle, failed)

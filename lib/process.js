@@ -65,12 +65,13 @@ function launch(command, options, entry) {
   let handle
   try {
     const onOutput = terminal ? terminal.dispatch : safeCallback(opts.onOutput)
-    const onRequest = opts.onRequest && asker(opts.onRequest, Array.isArray(argv) ? argv : [])
+    const onRequest = opts.onRequest && asker(opts.onRequest, Array.isArray(argv) ? argv : [], () => over)
     handle = native.startProcess(argv, opts.data, hostInfo(opts.extendEnv), entry, opts.input, onOutput, onRequest)
   } catch (err) {
     throw fromThrown(err, 'command/options')
   }
   let aborted = false
+  let over = false
   let onAbort
   if (opts.signal) {
     onAbort = () => {
@@ -81,6 +82,7 @@ function launch(command, options, entry) {
   }
   // The pending wait() keeps Node's event loop alive while the command runs, like child_process.
   const settled = handle.wait().then((tagged) => {
+    over = true
     if (onAbort) opts.signal.removeEventListener('abort', onAbort)
     if (!tagged.ok) return { error: fromRecord(tagged.error) }
     const result = toSpawnResult(tagged.value)

@@ -56,6 +56,8 @@ function networkRemedy(denial) {
       return ` (declined at the question); --allow-domain ${h} would allow it`
     case 'lookup_failed':
       return ` (lookup_failed): the host could not look the name up (no such name, or its name servers failed or timed out); no flag changes that`
+    case 'question_limit':
+      return ` (question_limit): 256 requests for other hosts were already waiting for an answer; --allow-domain ${h} would allow it`
     case 'method_refused':
       return ` (method_refused): TRACE and TRACK are never forwarded; no flag changes that`
     default:

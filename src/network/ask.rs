@@ -8,10 +8,13 @@
 //! concurrent requests for it wait for the same answer. `allow-run` and `deny-run` answer every
 //! later request of the run for that host, port and kind. The
 //! questions in flight are bounded per run (`MAX_OPEN`): a command that opens hundreds of unknown
-//! hosts at once queues behind them, each within its timeout. No answer in time, a callback that
-//! throws, rejects or answers something else: a deny. The question runs as a task of the proxy,
-//! so a client that gives up does not cancel the answer the others wait for, and the end of the
-//! run cancels every question still open.
+//! hosts at once queues behind them, each within its timeout; at most `MAX_WAITING` wait at once,
+//! and a request beyond is refused without a question (`question_limit`). No answer in time, a
+//! callback that throws, rejects or answers something else: a deny. The question runs as a task of
+//! the proxy, so a client that gives up does not cancel the answer the others wait for; but a
+//! question every client of which gave up before its turn is dropped unasked (a command that opens
+//! and closes connections to made-up names in a loop queued one per connection without bound). The
+//! end of the run (`end`) cancels every question still open, and none is asked after it.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -20,9 +23,13 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde::Serialize;
+use std::sync::Weak;
+
 use tokio::sync::{watch, Semaphore};
+use tokio_util::sync::CancellationToken;
 
 use super::denials::Via;
+use super::policy::Refusal;
 
 /// What the caller answered (`NetworkDecision`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -101,6 +108,9 @@ impl std::fmt::Debug for AskHandle {
 
 /// Questions in flight per run; more wait for a free one (within their timeout).
 pub const MAX_OPEN: usize = 4;
+/// Questions of a run being asked or waiting for an open slot; a request for another host beyond
+/// them is refused at once (`Refusal::QuestionLimit`). As many as the run's connections.
+pub const MAX_WAITING: usize = 256;
 /// Decisions kept per run; later ones still apply, only not listed.
 pub const MAX_DECISIONS: usize = 256;
 
@@ -115,14 +125,20 @@ pub struct Questions {
     timeout: Duration,
     open: Arc<Semaphore>,
     state: Mutex<State>,
+    /// Cancelled when the run ends (`end`): nothing is asked after it.
+    over: CancellationToken,
 }
+
+type Answer = watch::Sender<Option<bool>>;
 
 #[derive(Default)]
 struct State {
     /// `allow-run` (true) and `deny-run` (false) answers.
     for_the_run: HashMap<Key, bool>,
-    /// Questions being asked: their answer, once there is one.
-    pending: HashMap<Key, watch::Receiver<Option<bool>>>,
+    /// Questions being asked or waiting for a slot: where their answer will be. Weak: the
+    /// question's task holds the sender, so a question dropped with the run denies its waiters,
+    /// and the task sees when no request waits for it any more (no receiver left).
+    pending: HashMap<Key, Weak<Answer>>,
     log: Vec<NetworkDecision>,
 }
 
@@ -131,19 +147,29 @@ struct State {
 enum Lookup {
     Known(bool),
     Wait(watch::Receiver<Option<bool>>),
-    Ask(watch::Sender<Option<bool>>, watch::Receiver<Option<bool>>),
+    Ask(Arc<Answer>, watch::Receiver<Option<bool>>),
+    /// `MAX_WAITING` questions are open.
+    Full,
 }
 
 impl Questions {
     pub fn new(asker: Arc<dyn Asker>, timeout: Duration) -> Questions {
-        Questions { asker, timeout, open: Arc::new(Semaphore::new(MAX_OPEN)), state: Mutex::new(State::default()) }
+        let over = CancellationToken::new();
+        Questions { asker, timeout, open: Arc::new(Semaphore::new(MAX_OPEN)), state: Mutex::new(State::default()), over }
     }
 
-    /// Whether the request may go on. `spawn` runs the question as a task of the run's proxy.
-    pub async fn allowed(self: &Arc<Self>, q: Question, spawn: impl FnOnce(Pin<Box<dyn Future<Output = ()> + Send>>)) -> bool {
+    /// The run ended: every open question is cancelled (a deny), and none is asked any more.
+    pub fn end(&self) {
+        self.over.cancel();
+    }
+
+    /// `Ok` when the request may go on, else why not (`Declined`, `QuestionLimit`). `spawn` runs
+    /// the question as a task of the run's proxy.
+    pub async fn allowed(self: &Arc<Self>, q: Question, spawn: impl FnOnce(Pin<Box<dyn Future<Output = ()> + Send>>)) -> Result<(), Refusal> {
         let key = (q.host.clone(), q.port, q.protocol == Via::Http);
         let mut rx = match self.lookup(&key) {
-            Lookup::Known(allowed) => return allowed,
+            Lookup::Known(allowed) => return allowed.then_some(()).ok_or(Refusal::Declined),
+            Lookup::Full => return Err(Refusal::QuestionLimit),
             Lookup::Wait(rx) => rx,
             Lookup::Ask(tx, rx) => {
                 let me = self.clone();
@@ -151,8 +177,13 @@ impl Questions {
                 rx
             }
         };
-        // A question cancelled with the run (sender dropped) is a deny.
-        matches!(rx.wait_for(|a| a.is_some()).await.map(|a| *a), Ok(Some(true)))
+        // A question cancelled with the run (sender dropped, or the run over) is a deny.
+        let answer = tokio::select! {
+            biased;
+            _ = self.over.cancelled() => None,
+            a = rx.wait_for(|a| a.is_some()) => a.ok().and_then(|a| *a),
+        };
+        (answer == Some(true)).then_some(()).ok_or(Refusal::Declined)
     }
 
     fn lookup(&self, key: &Key) -> Lookup {
@@ -160,22 +191,25 @@ impl Questions {
         if let Some(allowed) = st.for_the_run.get(key) {
             return Lookup::Known(*allowed);
         }
-        if let Some(rx) = st.pending.get(key) {
-            return Lookup::Wait(rx.clone());
+        if let Some(tx) = st.pending.get(key).and_then(Weak::upgrade) {
+            return Lookup::Wait(tx.subscribe());
+        }
+        // Questions dropped with the run leave dead entries; they count until then.
+        if st.pending.len() >= MAX_WAITING {
+            return Lookup::Full;
         }
         let (tx, rx) = watch::channel(None);
-        st.pending.insert(key.clone(), rx.clone());
+        let tx = Arc::new(tx);
+        st.pending.insert(key.clone(), Arc::downgrade(&tx));
         Lookup::Ask(tx, rx)
     }
 
-    async fn ask(&self, q: Question, key: Key, tx: watch::Sender<Option<bool>>) {
-        let asked = async {
-            let _slot = self.open.acquire().await;
-            self.asker.ask(q).await
-        };
-        let (decision, source) = match tokio::time::timeout(self.timeout, asked).await {
-            Ok(Ok(d)) => (d, Source::Callback),
-            Ok(Err(_)) => (Decision::Deny, Source::Error),
+    async fn ask(&self, q: Question, key: Key, tx: Arc<Answer>) {
+        let (decision, source) = match tokio::time::timeout(self.timeout, self.asked(q, &key, &tx)).await {
+            // The run ended, or nobody waits any more: nothing to decide or record.
+            Ok(None) => return,
+            Ok(Some(Ok(d))) => (d, Source::Callback),
+            Ok(Some(Err(_))) => (Decision::Deny, Source::Error),
             Err(_) => (Decision::Deny, Source::Timeout),
         };
         {
@@ -189,6 +223,39 @@ impl Questions {
             }
         }
         tx.send_replace(Some(decision.allows()));
+    }
+
+    /// The caller's answer once a slot is free, or `None`: the run ended, or every request waiting
+    /// for it went away first (then it is no longer pending). Cancellation is checked first at
+    /// every step, so a slot freed by the end of the run never calls the asker.
+    async fn asked(&self, q: Question, key: &Key, tx: &Answer) -> Option<Result<Decision, String>> {
+        let _slot = loop {
+            tokio::select! {
+                biased;
+                _ = self.over.cancelled() => return None,
+                _ = tx.closed() => if self.abandoned(key, tx) { return None },
+                slot = self.open.acquire() => break slot,
+            }
+        };
+        if self.over.is_cancelled() || self.abandoned(key, tx) {
+            return None;
+        }
+        tokio::select! {
+            biased;
+            _ = self.over.cancelled() => None,
+            a = self.asker.ask(q) => Some(a),
+        }
+    }
+
+    /// No request waits for `key`'s answer: it is no longer pending. Under the state's lock, so
+    /// a request that joins it (`lookup`) is either counted here or starts a question of its own.
+    fn abandoned(&self, key: &Key, tx: &Answer) -> bool {
+        let mut st = self.state.lock().unwrap();
+        let gone = tx.receiver_count() == 0;
+        if gone {
+            st.pending.remove(key);
+        }
+        gone
     }
 
     /// Every decision so far, in the order made.

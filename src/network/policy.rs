@@ -93,10 +93,13 @@ pub enum Refusal {
     /// A plain-HTTP `TRACE` or `TRACK`: the last proxy on the way echoes such a request, the
     /// `Proxy-Authorization` the run's proxy adds for the user's upstream proxy included.
     MethodRefused,
+    /// On neither list, and `ask::MAX_WAITING` questions of the run were already open: refused
+    /// without asking.
+    QuestionLimit,
 }
 
 impl Refusal {
-    const ALL: [Refusal; 9] = [
+    const ALL: [Refusal; 10] = [
         Refusal::NotAllowed,
         Refusal::Denied,
         Refusal::PrivateAddress,
@@ -106,6 +109,7 @@ impl Refusal {
         Refusal::Declined,
         Refusal::LookupFailed,
         Refusal::MethodRefused,
+        Refusal::QuestionLimit,
     ];
 
     /// The refusal `as_str` names (a result's `networkDenials[].reason`).
@@ -124,6 +128,7 @@ impl Refusal {
             Refusal::Declined => "declined",
             Refusal::LookupFailed => "lookup_failed",
             Refusal::MethodRefused => "method_refused",
+            Refusal::QuestionLimit => "question_limit",
         }
     }
 
@@ -147,6 +152,10 @@ impl Refusal {
             Refusal::LookupFailed => {
                 "the host's lookup of the name timed out or failed (or, for a host allowed only by onRequest, found no such name), so its \
                  addresses could not be checked against the address guard and nothing was dialled"
+            }
+            Refusal::QuestionLimit => {
+                "the host is not in allowedDomains, and 256 requests of this run for other hosts were already waiting for the onRequest \
+                 callback (CLI: --ask), the most one run may, so it was refused without asking"
             }
             Refusal::MethodRefused => {
                 "TRACE and TRACK are never forwarded: a proxy on the way answers them by echoing the request, with the credentials \
@@ -172,6 +181,9 @@ impl Refusal {
             Refusal::Malformed => "nothing: send a request that names a valid host and port".into(),
             Refusal::ConnectionLimit => "close or reuse connections; the limit is per run".into(),
             Refusal::Unauthenticated => "use the proxy URLs of the command's own environment, which carry the credential".into(),
+            Refusal::QuestionLimit => format!(
+                "answer the questions already waiting, or add '{host}' to sandbox.network.allowedDomains (CLI: --allow-domain {host}), and retry"
+            ),
             Refusal::MethodRefused => "nothing: no option forwards TRACE or TRACK; use another method".into(),
             Refusal::LookupFailed => format!("check that '{host}' exists and that the host's name servers answer, then retry; a lookup that timed out is not passed on unchecked"),
         }

@@ -61,6 +61,7 @@ async fn allowed(qs: &Arc<Questions>, question: Question) -> bool {
         tokio::spawn(fut);
     })
     .await
+    .is_ok()
 }
 
 #[tokio::test]
@@ -110,7 +111,81 @@ async fn a_question_cancelled_with_the_run_denies() {
     let t = table(&[("x.test", None)], Duration::ZERO);
     let qs = Arc::new(Questions::new(Arc::new(Shared(t)), Duration::from_secs(60)));
     // The run's proxy is gone: its task runner drops the question at once.
-    assert!(!qs.allowed(q("x.test", 443), drop).await);
+    assert_eq!(qs.allowed(q("x.test", 443), drop).await, Err(Refusal::Declined));
+}
+
+/// `n` requests for `prefix0.test`, `prefix1.test`, ..., each a task of its own.
+fn requests(qs: &Arc<Questions>, prefix: &str, n: usize) -> Vec<tokio::task::JoinHandle<Result<(), Refusal>>> {
+    (0..n)
+        .map(|i| {
+            let (qs, question) = (qs.clone(), q(&format!("{prefix}{i}.test"), 443));
+            tokio::spawn(async move { qs.allowed(question, |fut| drop(tokio::spawn(fut))).await })
+        })
+        .collect()
+}
+
+async fn until(what: impl Fn() -> bool) {
+    tokio::time::timeout(Duration::from_secs(10), async {
+        while !what() {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await
+    .expect("reached in time");
+}
+
+#[tokio::test]
+async fn a_question_every_request_of_which_went_away_is_dropped_unasked() {
+    let t = table(&[], Duration::from_millis(100));
+    let qs = Arc::new(Questions::new(Arc::new(Shared(t.clone())), Duration::from_secs(60)));
+    let live = requests(&qs, "live", MAX_OPEN);
+    until(|| t.asked.lock().unwrap().len() == MAX_OPEN).await;
+    // A command that opens a connection to a made-up name and closes it at once, many times.
+    let gone = requests(&qs, "gone", 50);
+    until(|| qs.state.lock().unwrap().pending.len() == MAX_OPEN + 50).await;
+    gone.iter().for_each(|g| g.abort());
+    until(|| qs.state.lock().unwrap().pending.len() == MAX_OPEN).await;
+    for l in live {
+        assert_eq!(l.await.unwrap(), Err(Refusal::Declined));
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(t.asked.lock().unwrap().len(), MAX_OPEN, "none of the abandoned questions was asked");
+    assert_eq!(qs.decisions().len(), MAX_OPEN);
+    assert!(qs.state.lock().unwrap().pending.is_empty());
+    assert!(!allowed(&qs, q("gone7.test", 443)).await, "asked anew");
+    assert_eq!(t.asked.lock().unwrap().len(), MAX_OPEN + 1);
+}
+
+#[tokio::test]
+async fn past_the_waiting_bound_a_request_is_refused_at_once() {
+    let t = table(&[], Duration::from_secs(3600));
+    let qs = Arc::new(Questions::new(Arc::new(Shared(t.clone())), Duration::from_secs(3600)));
+    let waiting = requests(&qs, "w", MAX_WAITING);
+    until(|| qs.state.lock().unwrap().pending.len() == MAX_WAITING).await;
+    let more = tokio::time::timeout(Duration::from_secs(1), qs.allowed(q("one-more.test", 443), |fut| drop(tokio::spawn(fut))));
+    assert_eq!(more.await.expect("refused at once"), Err(Refusal::QuestionLimit));
+    assert!(tokio::time::timeout(Duration::from_secs(1), allowed(&qs, q("w3.test", 443))).await.is_err(), "an open question is still joined");
+    qs.end();
+    for w in waiting {
+        assert_eq!(w.await.unwrap(), Err(Refusal::Declined), "the end of the run denies every waiting request");
+    }
+    assert_eq!(t.asked.lock().unwrap().len(), MAX_OPEN);
+}
+
+#[tokio::test]
+async fn nothing_is_asked_once_the_run_ended() {
+    let t = table(&[], Duration::from_millis(100));
+    let qs = Arc::new(Questions::new(Arc::new(Shared(t.clone())), Duration::from_secs(60)));
+    let all = requests(&qs, "h", 40);
+    until(|| t.asked.lock().unwrap().len() == MAX_OPEN).await;
+    qs.end();
+    for r in all {
+        assert_eq!(r.await.unwrap(), Err(Refusal::Declined));
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(t.asked.lock().unwrap().len(), MAX_OPEN, "the slots the end freed asked nothing");
+    assert!(!allowed(&qs, q("later.test", 443)).await);
+    assert_eq!(t.asked.lock().unwrap().len(), MAX_OPEN);
 }
 
 /// Each question asked by a task of its own, all at once.

@@ -51,8 +51,8 @@ pub async fn dial(ctx: &Arc<Context>, host: &Host, port: u16, via: Via) -> Resul
     if local.is_some_and(|addrs| !addrs.iter().any(|a| passes(ctx, *a))) {
         return Err(DialError::Refused(Refusal::PrivateAddress));
     }
-    if ask && !asked(ctx, host, port, via).await {
-        return Err(DialError::Refused(Refusal::Declined));
+    if ask {
+        asked(ctx, host, port, via).await.map_err(DialError::Refused)?;
     }
     let found = looked_up(ctx, host).await;
     match ctx.upstream.as_ref().and_then(|u| u.for_target(host, port, via != Via::Http)) {
@@ -107,8 +107,8 @@ fn for_proxy(ctx: &Context, found: Result<Vec<IpAddr>, LookupError>) -> Result<D
     }
 }
 
-async fn asked(ctx: &Arc<Context>, host: &Host, port: u16, protocol: Via) -> bool {
-    let Some(questions) = &ctx.questions else { return false };
+async fn asked(ctx: &Arc<Context>, host: &Host, port: u16, protocol: Via) -> Result<(), Refusal> {
+    let Some(questions) = &ctx.questions else { return Err(Refusal::Declined) };
     let spawner = ctx.clone();
     questions.allowed(Question { host: host.display(), port, protocol }, move |fut| spawner.spawn(fut)).await
 }

@@ -128,7 +128,7 @@ impl RunProxy {
     /// Stop serving, close every socket (and every question still open), and return what was
     /// refused and decided.
     pub async fn finish(self) -> Finished {
-        self.ctx.token.cancel();
+        self.end();
         self.ctx.tracker.close();
         self.ctx.tracker.wait().await;
         let decisions = self.ctx.questions.as_ref().map(|q| q.decisions()).unwrap_or_default();
@@ -141,6 +141,15 @@ impl RunProxy {
         self.ctx.resolver.asked()
     }
 
+    /// The run is over: no question is asked any more (before the tasks are cancelled, so one
+    /// woken by a slot the cancellation frees cannot ask), and every task is cancelled.
+    fn end(&self) {
+        if let Some(q) = &self.ctx.questions {
+            q.end();
+        }
+        self.ctx.token.cancel();
+    }
+
     /// Tasks still running (tests check that nothing outlives `finish`).
     pub fn live_tasks(&self) -> usize {
         self.ctx.tracker.len()
@@ -149,7 +158,7 @@ impl RunProxy {
 
 impl Drop for RunProxy {
     fn drop(&mut self) {
-        self.ctx.token.cancel();
+        self.end();
     }
 }
 
