@@ -3,10 +3,12 @@
 //! what it refused (`denials`), and where the proxy listens: on Linux the host half of the bridge
 //! that brings the proxy's listener out of the sandbox (`bridge`; the in-sandbox half is the
 //! helper's `--net-listen` step), on macOS the host's loopback with a per-run credential
-//! (`loopback`, `credential`). `for_run` is what the runner calls.
+//! (`loopback`, `credential`). `for_run` is what the runner calls; `command_env` keeps the user's
+//! own proxy and its password out of the command's environment.
 
 pub mod ask;
 pub mod bridge;
+pub mod command_env;
 pub mod credential;
 pub mod denials;
 pub mod for_run;

@@ -23,6 +23,9 @@ pub struct ProxyUrl {
     pub port: u16,
     /// `Proxy-Authorization` value (`Basic ...`) from the URL's user and password, if any.
     pub authorization: Option<String>,
+    /// The URL's `user[:password]` as written, if any (what the command's environment must not
+    /// carry: `command_env`).
+    pub userinfo: Option<String>,
 }
 
 // The password never reaches a debug dump, an error or a result.
@@ -64,7 +67,7 @@ impl ProxyUrl {
             let (user, password) = u.split_once(':').unwrap_or((u, ""));
             format!("Basic {}", super::credential::base64(format!("{}:{}", percent_decode(user), percent_decode(password)).as_bytes()))
         });
-        Ok(ProxyUrl { host, port, authorization })
+        Ok(ProxyUrl { host, port, authorization, userinfo: userinfo.map(str::to_string) })
     }
 }
 
@@ -90,7 +93,7 @@ fn split_host_port(s: &str) -> Option<(String, u16)> {
 }
 
 /// `%XX` escapes in a URL's user or password (`p%40ss` is `p@ss`).
-fn percent_decode(s: &str) -> String {
+pub(super) fn percent_decode(s: &str) -> String {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;

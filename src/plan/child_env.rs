@@ -1,5 +1,6 @@
 //! The environment a plan gives its program: the caller's, plus the `SANDSPAWN_*` markers and,
-//! with the network off, the variables that make package managers give up at once.
+//! with the network off, the variables that make package managers give up at once; with the
+//! allow-list proxy, without the user's own proxy (`network::command_env`).
 
 use std::collections::BTreeMap;
 
@@ -15,7 +16,11 @@ pub(crate) fn child_env(req: &PlanRequest, sandbox: SandboxType) -> BTreeMap<Str
         env.insert("SANDSPAWN_SANDBOX".into(), sandbox.as_str().into());
     }
     // With an allow-list the proxy variables and `SANDSPAWN_NETWORK=proxy` are set by the helper
-    // inside bwrap (Linux) or by the Seatbelt plan (macOS).
+    // inside bwrap (Linux) or by the Seatbelt plan (macOS), after every variable naming the user's
+    // own proxy, or carrying its password, is removed here.
+    if let Some(network) = &req.policy.network_proxy {
+        crate::network::command_env::scrub(&mut env, &network.upstream_proxy, || std::env::vars().collect());
+    }
     let offline = !req.policy.network && req.policy.network_proxy.is_none();
     if offline {
         env.insert("SANDSPAWN_NETWORK_DISABLED".into(), "1".into());
