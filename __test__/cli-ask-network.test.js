@@ -41,7 +41,7 @@ function runDriver(driver, args, limitMs = 60000) {
     })
   })
 }
-const drive = (answers, args) => runDriver(DRIVER, [answers, process.execPath, CLI, ...args])
+const drive = (answers, args, limitMs) => runDriver(DRIVER, [answers, process.execPath, CLI, ...args], limitMs)
 
 const flags = ['--ask', '--allow-domain', '127.0.0.4', '--allow-private', TARGET]
 const script = (paths) => `printf before; ${paths.map((p) => `curl -sS http://${TARGET}:${server.address().port}${p}; echo`).join('; ')}; echo after`
@@ -54,6 +54,16 @@ test('--ask: y allows the host for the run (asked once), the question sits on it
   assert.equal(screen, `before${RESET}\nsandspawn: allow ${TARGET}:${port} for this run? [y/N/a] y\ntarget /one\ntarget /two\nafter\n`)
   assert.deepEqual(r.rawDuring, [true], 'the key is read in raw mode')
   assert.equal(r.restored, true, 'the terminal mode is restored')
+})
+
+test('--ask: one answer covers the host and port for plain HTTP and for a tunnel (the proxy asks about them apart)', async () => {
+  const port = server.address().port
+  const both = `curl -sS http://${TARGET}:${port}/plain; echo; curl -sS -p http://${TARGET}:${port}/tunnel; echo`
+  const r = await drive('y', [...flags, '--', 'sh', '-c', both], 30000)
+  const screen = r.output.replace(/\r\n/g, '\n')
+  assert.equal(r.code, 0, screen)
+  assert.equal(screen.split('for this run?').length - 1, 1, screen)
+  assert.match(screen, /target \/plain\ntarget \/tunnel\n/)
 })
 
 test('--ask: Enter refuses; the command sees the refusal (403 naming the flag) and the CLI its denial line', async () => {

@@ -49,6 +49,10 @@ class NetworkPrompt {
     // Ends the wait for a key early (the run ended).
     this.stopWaiting = null
     this.allowAll = false
+    // host:port -> the run-long answer given: the proxy asks about plain HTTP and tunnels apart
+    // (an `allow-run` for one is not one for the other), but the question on the screen names only
+    // the host and port, so its answer stands for both and the user is not asked twice.
+    this.answered = new Map()
     // Whether the screen's cursor is at the start of a line (a question must start on its own).
     this.atLineStart = true
     this.onRequest = (req) => {
@@ -109,6 +113,8 @@ class NetworkPrompt {
   async ask({ host, port }) {
     if (this.allowAll) return 'allow-run'
     if (this.ended) return 'deny-run'
+    const given = this.answered.get(`${host}:${port}`)
+    if (given) return given
     this.asking = true
     try {
       const lead = this.atLineStart ? '' : '\n'
@@ -126,7 +132,9 @@ class NetworkPrompt {
       this.atLineStart = true
       if (key === '\x03') process.kill(process.pid, 'SIGINT')
       if (choice === 'all') this.allowAll = true
-      return choice === 'no' ? 'deny-run' : 'allow-run'
+      const answer = choice === 'no' ? 'deny-run' : 'allow-run'
+      this.answered.set(`${host}:${port}`, answer)
+      return answer
     } finally {
       this.release()
     }
