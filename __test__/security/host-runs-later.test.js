@@ -246,6 +246,10 @@ describe("the host user's home inside a writable root keeps what the host runs f
       ['.config/tmux/tmux.conf', 'mkdir -p ~/.config/tmux && echo x > ~/.config/tmux/tmux.conf'],
       ['.config/mise/config.toml', 'mkdir -p ~/.config/mise && echo x > ~/.config/mise/config.toml'],
       ['.config/Code/User/settings.json', 'mkdir -p ~/.config/Code/User && echo x > ~/.config/Code/User/settings.json'],
+      // Found by a review of the macOS list: Python runs the .pth files of the user's site-packages
+      // (and its usercustomize) at every start, and Neovim the plugins below its data directory.
+      ['.local/lib/python3.11/site-packages/x.pth', 'mkdir -p ~/.local/lib/python3.11/site-packages && echo "import os" > ~/.local/lib/python3.11/site-packages/x.pth'],
+      ['.local/share/nvim/site/plugin/x.lua', 'mkdir -p ~/.local/share/nvim/site/plugin && echo x > ~/.local/share/nvim/site/plugin/x.lua'],
     ]
 
   /** Each planted path is gone (refused, or moved aside and reported), and the host's git runs nothing. */

@@ -42,6 +42,9 @@ const HOME_PATHS: &[(&str, bool, &str)] = &[
     (".pam_environment", false, "PAM sets the variables it lists (PATH, LD_PRELOAD) at login"),
     (".ipython/profile_default/startup", true, "IPython runs every file in it when it starts"),
     (".Rprofile", false, "R runs it when it starts"),
+    // Found by a review of the macOS list (its `Library/Python`).
+    (".local/lib", true, "Python runs the .pth files and usercustomize of the user's site-packages (.local/lib/pythonX.Y) at every start"),
+    (".local/share/nvim", true, "Neovim runs the plugins below its data directory (site/plugin) when it starts"),
 ];
 
 /// Below a home on macOS too, all directories (found by an attacker's review: with the cwd at the
