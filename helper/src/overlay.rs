@@ -22,9 +22,16 @@ use crate::{describe, last_errno};
 
 /// Mount an overlay over `target`: `lowers` uppermost first, `extra` more options (`index=off`),
 /// `what` names it in errors ("the private tool cache").
+///
+/// Each lower directory is named by a descriptor (`/proc/self/fd/N`, about 17 bytes), not by its
+/// path: the options must fit in one page (4,096 bytes), and a cache's pending layers, each a path
+/// of 150 bytes or more deep in the store, overflowed it once 20 concurrent runs had left theirs
+/// (the kernel cut the list, and a cut path failed the run with ENOENT; found when a longer scope
+/// name made the test with 20 runs fail). The descriptors are closed when the mount is made.
 pub fn mount(target: &str, lowers: &[&str], upper: &str, work: &str, extra: &str, what: &str) -> Result<(), Failure> {
     forget_volatile_marker(work)?;
-    let lowers: Vec<String> = lowers.iter().map(|l| escape(l)).collect();
+    let opened = lowers.iter().map(|l| open_dir(l, what)).collect::<Result<Vec<_>, Failure>>()?;
+    let lowers: Vec<String> = opened.iter().map(|fd| format!("/proc/self/fd/{}", std::os::fd::AsRawFd::as_raw_fd(fd))).collect();
     // `userxattr`: the only xattr namespace a user namespace may use.
     let options = format!("lowerdir={},upperdir={},workdir={},userxattr,volatile{extra}", lowers.join(":"), escape(upper), escape(work));
     let (data, path) = (c(&options)?, c(target)?);
@@ -35,6 +42,20 @@ pub fn mount(target: &str, lowers: &[&str], upper: &str, work: &str, extra: &str
         return Err(setup(e, format!("mounting {what}'s overlay over {target} failed: {}", describe(e))));
     }
     Ok(())
+}
+
+/// `path` opened as a directory (`O_PATH`, following links as the mount's own lookup would).
+fn open_dir(path: &str, what: &str) -> Result<std::os::fd::OwnedFd, Failure> {
+    use std::os::fd::FromRawFd;
+    let p = c(path)?;
+    // SAFETY: a valid C string; the descriptor returned is owned from here.
+    let fd = unsafe { libc::open(p.as_ptr(), libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC) };
+    if fd < 0 {
+        let e = last_errno();
+        return Err(setup(e, format!("opening {what}'s layer {path} failed: {}", describe(e))));
+    }
+    // SAFETY: just opened, owned by nobody else.
+    Ok(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) })
 }
 
 /// Remove the marker an earlier volatile mount of this work directory left (see the module's doc).
