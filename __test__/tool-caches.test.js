@@ -11,7 +11,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { execFileSync } = require('node:child_process')
 
-const { spawnSandboxed, SandboxError } = require('..')
+const { spawnSandboxed, startSandboxed, SandboxError } = require('..')
 
 const linux = process.platform === 'linux'
 const base = fs.mkdtempSync(path.join(fs.existsSync('/var/tmp') ? '/var/tmp' : require('node:os').tmpdir(), 'sandspawn-caches-'))
@@ -247,6 +247,37 @@ test('20 concurrent runs writing the same cache all succeed and leave it whole (
   assert.deepEqual(await afterCleanup(scope, ['npm', 'xdg-cache']), [], 'no run directory left, and the last run folded every layer')
 })
 
+// Found when a longer scope name made the test above fail now and then: the helper named every
+// pending layer by its path in the overlay's options, which must fit in one page (4,096 bytes); 20
+// layers of paths deep in the store overflowed it, and the kernel's cut list failed the next run
+// (ENOENT). A run that holds the cache keeps the others' layers pending, so they pile up.
+test('a run mounts its cache over 40 pending layers with long paths', { skip: !linux }, async () => {
+  const s = setup()
+  // A home whose store paths are long (the layers' paths grow with it).
+  const deep = path.join(s.home, 'x'.repeat(120), 'y'.repeat(120))
+  for (const d of ['.npm/_cacache'].map((d) => path.join(deep, d))) fs.mkdirSync(d, { recursive: true })
+  const env = { ...s.env, HOME: deep, npm_config_cache: path.join(deep, '.npm') }
+  const holder = await startSandboxed(['sleep', '60'], { cwd: s.ws, sandbox: 'workspace-write', env })
+  try {
+    for (let i = 0; i < 40; i++) {
+      const r = await spawnSandboxed(['sh', '-c', `echo ${i} > ~/.npm/_cacache/f${i}`], { cwd: s.ws, sandbox: 'workspace-write', env, timeout: 120000 })
+      assert.equal(r.exitCode, 0, r.stderr)
+    }
+    const r = await spawnSandboxed(['sh', '-c', 'cat ~/.npm/_cacache/f0 ~/.npm/_cacache/f39'], { cwd: s.ws, sandbox: 'workspace-write', env, timeout: 120000 })
+    assert.equal(r.exitCode, 0, r.stderr)
+    assert.equal(r.stdout, '0\n39\n')
+    const layers = fs.readdirSync(path.join(r.toolCaches.store, 'npm', 'pending'))
+    assert.ok(layers.length >= 40, `the layers stayed pending while a run held the cache (${layers.length})`)
+    holder.kill('SIGKILL')
+    await holder.wait().catch(() => {})
+    // The holder's end folds the 40 layers, off its result's path: wait for it before the removal.
+    assert.deepEqual(await afterCleanup(r.toolCaches.store, ['npm']), [])
+  } finally {
+    holder.kill('SIGKILL')
+    await holder.wait().catch(() => {})
+  }
+})
+
 test('with the network off, npm, npx, pip and curl fail in seconds and the failure reads as network', { skip: !linux }, async () => {
   const s = setup()
   const cases = [
@@ -315,6 +346,29 @@ test('runs of one repository that cannot write each other\'s directories do not 
   const again = await run(['sh', '-c', look], s, 'workspace-write', { cwd: a })
   assert.equal(again.stdout, 'echo attacker\n', 'the same writable roots reuse what they wrote')
   assert.equal(again.toolCaches.store, planted.toolCaches.store)
+})
+
+// Found by an attacker's review of the per-roots key: a run with readOnlyPaths and denyRead planted
+// a tool in its caches, and a run of the same cwd without them ran it: the tool read the secret
+// and wrote the read-only directory.
+test('runs of the same roots confined otherwise (read-only paths, hidden paths, the network) do not share caches', { skip: !linux }, async () => {
+  const s = setup()
+  const [ro, secret] = ['pkgB', 'secret'].map((p) => path.join(s.ws, p))
+  for (const d of [ro, secret]) fs.mkdirSync(d)
+  const tool = '~/.npm/_npx/h/node_modules/.bin/tool'
+  const plant = `(touch pkgB/x 2>/dev/null || echo cannot-write-pkgB) && mkdir -p ${path.dirname(tool)} && echo 'echo attacker' > ${tool}`
+  const confined = { mode: 'workspace-write', readOnlyPaths: [ro], denyRead: [secret] }
+  const planted = await run(['sh', '-c', plant], s, confined)
+  assert.equal(planted.exitCode, 0, planted.stderr)
+  assert.equal(planted.stdout, 'cannot-write-pkgB\n')
+  const look = `cat ${tool} 2>/dev/null || echo absent`
+  const free = await run(['sh', '-c', look], s, 'workspace-write')
+  assert.equal(free.stdout, 'absent\n', 'a run without those limits does not see what the confined run planted')
+  assert.notEqual(free.toolCaches.store, planted.toolCaches.store)
+  const again = await run(['sh', '-c', look], s, confined)
+  assert.equal(again.stdout, 'echo attacker\n', 'the same confinement reuses what it wrote')
+  const online = await run(['sh', '-c', look], s, { mode: 'workspace-write', readOnlyPaths: [ro], denyRead: [secret], network: true })
+  assert.equal(online.stdout, 'absent\n', 'nor a run with the network on')
 })
 
 // A scope was the path of its workspace (found by an attacker's review): a project removed and

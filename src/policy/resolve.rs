@@ -104,7 +104,7 @@ pub fn resolve_policy(value: Option<&Value>, ctx: &PolicyContext) -> Result<Reso
         tool_caches: crate::tool_caches::ToolCaches::none(),
     };
     // Last: a cache is covered only where no other rule of the policy lies (see `tool_caches`).
-    policy.tool_caches = crate::tool_caches::resolve(raw.tool_caches.as_ref(), &cache_rules(&policy), &ctx.env, ctx.platform, &ctx.cwd)?;
+    policy.tool_caches = crate::tool_caches::resolve(raw.tool_caches.as_ref(), &cache_rules(&policy, &confinement(&policy)), &ctx.env, ctx.platform, &ctx.cwd)?;
     Ok(policy)
 }
 
@@ -169,7 +169,7 @@ fn danger_full_access(raw: &RawPolicy, ctx: &PolicyContext) -> Result<ResolvedPo
         tool_caches: crate::tool_caches::ToolCaches::none(),
     };
     // Validates the option ('private' is an error here); always 'none'.
-    policy.tool_caches = crate::tool_caches::resolve(raw.tool_caches.as_ref(), &cache_rules(&policy), &ctx.env, ctx.platform, &ctx.cwd)?;
+    policy.tool_caches = crate::tool_caches::resolve(raw.tool_caches.as_ref(), &cache_rules(&policy, &confinement(&policy)), &ctx.env, ctx.platform, &ctx.cwd)?;
     Ok(policy)
 }
 
@@ -270,7 +270,30 @@ fn deepest_root(roots: &[WritableRoot], p: &Path) -> Option<usize> {
 mod tests;
 
 /// What the tool caches' own resolution needs of the policy resolved so far.
-fn cache_rules(p: &ResolvedPolicy) -> crate::tool_caches::Rules<'_> {
+fn cache_rules<'a>(p: &'a ResolvedPolicy, confinement: &'a [u8]) -> crate::tool_caches::Rules<'a> {
     let reviewed = p.review.as_ref().map_or(&[][..], |r| r.roots.as_slice());
-    crate::tool_caches::Rules { mode: p.mode, writable_roots: &p.writable_roots, read_only_paths: &p.read_only_paths, deny_read: &p.deny_read, tmp: p.tmp, reviewed }
+    crate::tool_caches::Rules { mode: p.mode, writable_roots: &p.writable_roots, read_only_paths: &p.read_only_paths, deny_read: &p.deny_read, tmp: p.tmp, reviewed, confinement }
+}
+
+/// What bounds a run besides its writable roots, canonically (sorted lists, one JSON text): the
+/// tool caches' scope key (see `tool_caches::scope::of`).
+fn confinement(p: &ResolvedPolicy) -> Vec<u8> {
+    let sorted = |v: &[PathBuf]| {
+        let mut v: Vec<String> = v.iter().map(|p| p.to_string_lossy().into_owned()).collect();
+        v.sort();
+        v
+    };
+    let mut names = p.protected_names.clone();
+    names.sort();
+    let value = serde_json::json!({
+        "readOnlyPaths": sorted(&p.read_only_paths),
+        "denyRead": sorted(&p.deny_read),
+        "protectGit": p.protect_git,
+        "protectedNames": names,
+        "network": p.network,
+        "networkProxy": p.network_proxy,
+        "unixSockets": format!("{:?}", p.unix_sockets),
+        "tmp": format!("{:?}", p.tmp),
+    });
+    value.to_string().into_bytes()
 }

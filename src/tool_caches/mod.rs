@@ -137,6 +137,9 @@ pub(crate) struct Rules<'a> {
     pub tmp: TmpMode,
     /// Roots judged on their change set (review mode): a cache in one is left as it is.
     pub reviewed: &'a [PathBuf],
+    /// Everything else that bounds what the run reaches (`policy::resolve::confinement`): part of
+    /// the scope's key, so that runs confined otherwise in the same roots share no caches.
+    pub confinement: &'a [u8],
 }
 
 /// Resolve the option for a policy whose every other field is resolved. `env` is the command's
@@ -171,7 +174,7 @@ pub(crate) fn resolve(
     // or one that cannot be inspected) the run keeps no caches: they stay read-only, as with
     // 'none', so it fills no scope that runs with other roots use.
     let (scope, record) = match mode {
-        Mode::Private => match scope::of(&root, policy.writable_roots, policy.reviewed, cwd) {
+        Mode::Private => match scope::of(&root, policy.writable_roots, policy.reviewed, policy.confinement, cwd) {
             Some((dir, record)) => (dir, Some(record)),
             None => return Ok(ToolCaches { mode, explicit, ..ToolCaches::none() }),
         },

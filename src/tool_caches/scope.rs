@@ -40,7 +40,13 @@ pub struct Record {
 /// The scope of a run with these writable roots (`reviewed`: roots in review mode, whose writes wait
 /// for a review, so they are not the same roots as when written directly), or `None` when it has
 /// none or one of them cannot be inspected: then the run keeps no caches (see `resolve`).
-pub fn of(store: &Path, roots: &[WritableRoot], reviewed: &[PathBuf], cwd: &Path) -> Option<(PathBuf, Record)> {
+///
+/// `confinement` is what else bounds the run (its read-only and hidden paths, git's protection, the
+/// protected names, the network, Unix sockets): it goes into the key with the roots' paths. A run
+/// with `readOnlyPaths: [pkgB]`, `denyRead: [secret]` or the network off planted a tool in its
+/// scope, and a run of the same roots without those limits ran it: the planted code read the
+/// secret and wrote pkgB (found by an attacker's review of the per-roots key).
+pub fn of(store: &Path, roots: &[WritableRoot], reviewed: &[PathBuf], confinement: &[u8], cwd: &Path) -> Option<(PathBuf, Record)> {
     let mut entries: Vec<(&Path, &str)> = roots.iter().map(|r| (r.root.as_path(), if reviewed.contains(&r.root) { "review" } else { "write" })).collect();
     if entries.is_empty() {
         return None;
@@ -57,6 +63,10 @@ pub fn of(store: &Path, roots: &[WritableRoot], reviewed: &[PathBuf], cwd: &Path
         record.extend_from_slice(path);
         record.extend_from_slice(b"\0\n");
     }
+    paths.extend_from_slice(confinement);
+    record.extend_from_slice(b"confined ");
+    record.extend_from_slice(confinement);
+    record.push(b'\n');
     let repository = super::store::workspace_of(cwd);
     let name: String = repository
         .file_name()
@@ -147,21 +157,22 @@ mod tests {
         for d in [&a, &b, &repo.join(".git")] {
             std::fs::create_dir_all(d).unwrap();
         }
-        let (sa, record) = of(&store, &roots(&[&a]), &[], &a).unwrap();
+        let (sa, record) = of(&store, &roots(&[&a]), &[], b"", &a).unwrap();
         assert_eq!(record.repository, repo, "named after the repository around the cwd");
         assert!(sa.file_name().unwrap().to_str().unwrap().starts_with("mono-"), "{}", sa.display());
-        let (sb, _) = of(&store, &roots(&[&b]), &[], &b).unwrap();
+        let (sb, _) = of(&store, &roots(&[&b]), &[], b"", &b).unwrap();
         assert_ne!(sa, sb, "another directory of the repository, another scope");
-        assert_eq!(of(&store, &roots(&[&a]), &[], &a).unwrap().0, sa, "the same roots, the same scope");
-        assert_eq!(of(&store, &roots(&[&b, &a]), &[], &a).unwrap().0, of(&store, &roots(&[&a, &b]), &[], &b).unwrap().0, "a set");
-        assert_ne!(of(&store, &roots(&[&a, &b]), &[], &a).unwrap().0, sa, "more roots, another scope");
-        assert_ne!(of(&store, &roots(&[&a]), &[a.clone()], &a).unwrap().0, sa, "a reviewed root is not a root written directly");
-        assert_eq!(of(&store, &[], &[], &a), None, "no writable root, no scope");
-        assert_eq!(of(&store, &roots(&[&t.path().join("gone")]), &[], &a), None, "a root that cannot be inspected, no scope");
+        assert_eq!(of(&store, &roots(&[&a]), &[], b"", &a).unwrap().0, sa, "the same roots, the same scope");
+        assert_eq!(of(&store, &roots(&[&b, &a]), &[], b"", &a).unwrap().0, of(&store, &roots(&[&a, &b]), &[], b"", &b).unwrap().0, "a set");
+        assert_ne!(of(&store, &roots(&[&a, &b]), &[], b"", &a).unwrap().0, sa, "more roots, another scope");
+        assert_ne!(of(&store, &roots(&[&a]), &[a.clone()], b"", &a).unwrap().0, sa, "a reviewed root is not a root written directly");
+        assert_ne!(of(&store, &roots(&[&a]), &[], b"{\"denyRead\":[\"/s\"]}", &a).unwrap().0, sa, "otherwise confined, another scope");
+        assert_eq!(of(&store, &[], &[], b"", &a), None, "no writable root, no scope");
+        assert_eq!(of(&store, &roots(&[&t.path().join("gone")]), &[], b"", &a), None, "a root that cannot be inspected, no scope");
         std::fs::remove_dir(&a).unwrap();
         std::fs::create_dir(&a).unwrap();
-        assert_ne!(of(&store, &roots(&[&a]), &[], &a).unwrap().0, sa, "another directory at the same path, another scope");
-        let tmp = of(&store, &roots(&[Path::new("/tmp")]), &[], &a).unwrap().1;
+        assert_ne!(of(&store, &roots(&[&a]), &[], b"", &a).unwrap().0, sa, "another directory at the same path, another scope");
+        let tmp = of(&store, &roots(&[Path::new("/tmp")]), &[], b"", &a).unwrap().1;
         assert!(String::from_utf8_lossy(&tmp.roots).starts_with("write shared /tmp"), "{:?}", tmp.roots);
     }
 
@@ -170,7 +181,7 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         let (store, ws) = (t.path().join("store"), t.path().join("my app"));
         std::fs::create_dir(&ws).unwrap();
-        let (scope, record) = of(&store, &roots(&[&ws]), &[], &ws).unwrap();
+        let (scope, record) = of(&store, &roots(&[&ws]), &[], b"", &ws).unwrap();
         assert!(scope.starts_with(store.join("workspaces")) && scope.file_name().unwrap().to_string_lossy().starts_with("myapp-"));
         create(&store, &scope, Some(&record)).unwrap();
         create(&store, &scope, Some(&record)).unwrap();
@@ -182,7 +193,7 @@ mod tests {
         // The same roots' paths with another identity: retired by the first run of the new scope.
         std::fs::remove_dir(&ws).unwrap();
         std::fs::create_dir(&ws).unwrap();
-        let (next, record) = of(&store, &roots(&[&ws]), &[], &ws).unwrap();
+        let (next, record) = of(&store, &roots(&[&ws]), &[], b"", &ws).unwrap();
         create(&store, &next, Some(&record)).unwrap();
         assert!(!scope.exists() && next.exists());
     }

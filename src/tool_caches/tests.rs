@@ -56,7 +56,8 @@ fn defaults_by_mode() {
     assert!(scope.starts_with(root.join("workspaces")) && scope.file_name().unwrap().to_str().unwrap().starts_with("work-"), "a store of the roots' own: {}", scope.display());
     let record = p.tool_caches.record.as_ref().unwrap();
     assert_eq!(record.repository, h.work);
-    assert!(record.roots.starts_with(b"write ") && record.roots.ends_with(format!(" {}\0\n", h.work.display()).as_bytes()), "{:?}", record.roots);
+    let text = String::from_utf8_lossy(&record.roots);
+    assert!(text.starts_with("write ") && text.contains(&format!(" {}\0\nconfined {{", h.work.display())) && text.contains("\"denyRead\""), "{text:?}");
     let shared = resolve(&h, json!({"mode": "workspace-write", "toolCaches": "shared"}), Platform::Linux).unwrap();
     assert_eq!((shared.tool_caches.mode, shared.tool_caches.store), (Mode::Shared, Some(root.join("shared"))));
     for sandbox in [json!("read-only"), json!("danger-full-access"), json!({"mode": "workspace-write", "toolCaches": "none"})] {
