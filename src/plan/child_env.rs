@@ -1,6 +1,6 @@
 //! The environment a plan gives its program: the caller's, plus the `SANDSPAWN_*` markers and,
-//! with the network off, the variables that make package managers give up at once; with the
-//! allow-list proxy, without the user's own proxy (`network::command_env`).
+//! with the network off, the variables that make package managers give up at once; unless the
+//! run has the full network, without the user's own proxy (`network::command_env`).
 
 use std::collections::BTreeMap;
 
@@ -16,11 +16,8 @@ pub(crate) fn child_env(req: &PlanRequest, sandbox: SandboxType) -> BTreeMap<Str
         env.insert("SANDSPAWN_SANDBOX".into(), sandbox.as_str().into());
     }
     // With an allow-list the proxy variables and `SANDSPAWN_NETWORK=proxy` are set by the helper
-    // inside bwrap (Linux) or by the Seatbelt plan (macOS), after every variable naming the user's
-    // own proxy, or carrying its password, is removed here.
-    if let Some(network) = &req.policy.network_proxy {
-        crate::network::command_env::scrub(&mut env, &network.upstream_proxy, || std::env::vars().collect());
-    }
+    // inside bwrap (Linux) or by the Seatbelt plan (macOS), after this.
+    without_users_proxy(req, &mut env);
     let offline = !req.policy.network && req.policy.network_proxy.is_none();
     if offline {
         env.insert("SANDSPAWN_NETWORK_DISABLED".into(), "1".into());
@@ -39,6 +36,20 @@ pub(crate) fn child_env(req: &PlanRequest, sandbox: SandboxType) -> BTreeMap<Str
         }
     }
     env
+}
+
+/// Remove every variable naming the user's own proxy, or carrying its password, unless the run
+/// has the full network: then the command connects through that proxy itself. With the network
+/// off it has no use for them, and with the allow-list its proxy is the run's; either way the
+/// password would only be there for the command to print or write down.
+pub(crate) fn without_users_proxy(req: &PlanRequest, env: &mut BTreeMap<String, String>) {
+    use crate::network::{command_env::scrub, upstream::UpstreamSetting};
+    let host_env = || std::env::vars().collect();
+    match &req.policy.network_proxy {
+        Some(network) => scrub(env, &network.upstream_proxy, host_env),
+        None if !req.policy.network => scrub(env, &UpstreamSetting::FromEnvironment, host_env),
+        None => {}
+    }
 }
 
 /// With an allow-list, a host the proxy refuses stays refused for the whole run, yet pip (urllib3

@@ -218,6 +218,8 @@ fn env(req: &PlanRequest) -> std::collections::BTreeMap<String, String> {
     for c in &req.policy.tool_caches.caches {
         env.extend(c.variables.clone());
     }
+    // The caches' variables append to the caller's (MAVEN_OPTS), as it was before `child_env`.
+    super::child_env::without_users_proxy(req, &mut env);
     if let Some(endpoint) = req.proxy {
         let java = env.get("JAVA_TOOL_OPTIONS").cloned();
         env.extend(super::seatbelt_network::variables(endpoint, java.as_deref()));

@@ -411,3 +411,26 @@ fn sandspawn_s_stores_are_covered_unless_hidden_already() {
     assert_eq!(covers, [&format!("--cover-dir={}", s(&stores))], "the denied one is not there to cover");
     assert!(args.iter().any(|a| a == "--own-userns"), "the helper keeps what it needs to mount the cover");
 }
+
+/// The host's proxy URL with its password, as a caller passes it on (the default `extendEnv`).
+fn env_with_proxy_password() -> BTreeMap<String, String> {
+    [("HTTPS_PROXY", "http://me:s3cr%2Fet@127.0.0.1:9"), ("https_proxy", "http://me:s3cr%2Fet@127.0.0.1:9"),
+        ("JAVA_TOOL_OPTIONS", "-Xss4m -Dhttps.proxyPassword=s3cr/et"), ("PASS", "s3cr/et"), ("HOME", "/root")]
+        .iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+}
+
+#[test]
+fn network_off_keeps_the_proxy_password_out_and_full_network_passes_it_on() {
+    let (_t, w) = tmp();
+    let env = env_with_proxy_password();
+    let p = policy(json!("read-only"), &w, Platform::Linux);
+    let plan = plan_with_env(&p, &w, Platform::Linux, &["true"], &env);
+    assert!(plan.env.values().all(|v| !v.contains("s3cr")), "{:?}", plan.env);
+    assert_eq!(plan.env.get("JAVA_TOOL_OPTIONS").map(String::as_str), Some("-Xss4m"));
+    assert_eq!(plan.env.get("HOME").map(String::as_str), Some("/root"));
+    // Full network: the command uses the user's proxy itself, so it gets the credential.
+    let p = policy(json!({"network": true}), &w, Platform::Linux);
+    let plan = plan_with_env(&p, &w, Platform::Linux, &["true"], &env);
+    assert_eq!(plan.env.get("HTTPS_PROXY"), env.get("HTTPS_PROXY"));
+    assert_eq!(plan.env.get("JAVA_TOOL_OPTIONS"), env.get("JAVA_TOOL_OPTIONS"));
+}

@@ -149,3 +149,19 @@ fn seatbelt_allow_list_without_the_runners_proxy_is_refused() {
     let p = policy(json!({"network": {"allowedDomains": ["x.example"]}}), &w, Platform::Darwin);
     assert!(!seatbelt::profile(&p, None, &[], &[]).0.contains("network-"));
 }
+
+#[test]
+fn seatbelt_network_off_keeps_the_proxy_password_out_also_from_the_caches_variables() {
+    let (_t, w) = tmp();
+    let env = env_with_proxy_password();
+    let mut p = policy(json!("read-only"), &w, Platform::Darwin);
+    // `macos_run::prepare` appends to the caller's MAVEN_OPTS, read before the plan scrubs it.
+    p.tool_caches.caches.push(crate::tool_caches::PrivateCache {
+        name: "maven".into(), path: w.join("m2"), layers: Vec::new(), upper: None, work: None, dir: None,
+        variables: [("MAVEN_OPTS".to_string(), "-Dhttps.proxyPassword=s3cr/et -Dmaven.repo.local=/store/m".to_string())].into(),
+    });
+    let plan = plan_with_env(&p, &w, Platform::Darwin, &["true"], &env);
+    assert!(plan.env.values().all(|v| !v.contains("s3cr")), "{:?}", plan.env);
+    assert_eq!(plan.env.get("MAVEN_OPTS").map(String::as_str), Some("-Dmaven.repo.local=/store/m"));
+    assert_eq!(plan.env.get("JAVA_TOOL_OPTIONS").map(String::as_str), Some("-Xss4m"));
+}
