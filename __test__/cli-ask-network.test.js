@@ -159,7 +159,9 @@ test('--ask: a run that ends with a question up and a sandbox denial has the que
   const r = await runDriver(TYPING, [JSON.stringify([['without the sandbox? [yes/N] ', '\r']]), process.execPath, CLI, ...flags, '--', 'sh', '-c', cmd])
   assert.equal(r.killed, false, r.output)
   assert.deepEqual(r.unused, [], r.output)
-  assert.match(r.output, /\[y\/N\/a\] not answered: the command ended \(refused\)\nOUT\n(?:.*\n)*.*sandspawn: sandbox denied this command.*\nRun again without the sandbox\? \[yes\/N\] \n$/, r.output)
+  // The command's stderr (the shell's "cannot create") and stdout are read apart, so either may
+  // come first after the question's line (a CI run had the stderr line first).
+  assert.match(r.output, /\[y\/N\/a\] not answered: the command ended \(refused\)\n(?:.*\n)*OUT\n(?:.*\n)*.*sandspawn: sandbox denied this command.*\nRun again without the sandbox\? \[yes\/N\] \n$/, r.output)
   assert.equal(r.code, 1, r.output)
 })
 
