@@ -15,7 +15,10 @@ const { spawnSandboxed, startSandboxed, SandboxError } = require('..')
 
 const linux = process.platform === 'linux'
 const base = fs.mkdtempSync(path.join(fs.existsSync('/var/tmp') ? '/var/tmp' : require('node:os').tmpdir(), 'sandspawn-caches-'))
-test.after(() => {
+test.after(async () => {
+  // Runs fold their layers after their results (off the result's path): a test that failed early
+  // left folds going, and removing the directory under them failed (ENOTEMPTY) and left it behind.
+  await require('../binding').toolCachesSettled()
   // The store holds overlayfs's mode-000 work leftovers only when a run was killed; be thorough.
   try { execFileSync('chmod', ['-R', 'u+rwx', base]) } catch {}
   fs.rmSync(base, { recursive: true, force: true })
