@@ -1,4 +1,5 @@
-//! Removing a directory tree of any depth: every step relative to an open directory descriptor
+//! Removing a directory tree of any depth, and finding the newest change in one
+//! (`newest_ctime_at`): every step relative to an open directory descriptor
 //! (never a path longer than one name, so a tree deeper than PATH_MAX, which a sandboxed command
 //! can make with relative `mkdir`/`cd`, goes too), no recursion (its depth is the command's
 //! choice), one descriptor open at a time (climbing back through `..`), never following a symlink.
@@ -103,6 +104,62 @@ pub fn remove_dir_at(parent: OwnedFd, name: &CStr) -> std::io::Result<()> {
         check(unsafe { libc::unlinkat(cur.as_raw_fd(), done.name.as_ptr(), libc::AT_REMOVEDIR) })?;
     }
     Ok(())
+}
+
+/// `st_ctime` in nanoseconds.
+fn ctime_ns(st: &libc::stat) -> i64 {
+    st.st_ctime as i64 * 1_000_000_000 + st.st_ctime_nsec as i64
+}
+
+/// The newest ctime (nanoseconds) at or below `name` in `parent`, not following links; `None`
+/// when it is gone. Walked as `remove_dir_at` walks (one descriptor at a time, no recursion): the
+/// host's tree below a directory a change set replaces can be as deep as a run made it, and a
+/// recursive walk there overflowed the stack of the process applying the set. Unlike removal, it
+/// gives no directory access it lacks: an unreadable one is an error.
+pub fn newest_ctime_at(parent: &OwnedFd, name: &CStr) -> std::io::Result<Option<i64>> {
+    let st = match sandspawn_helper::stat_at::stat_at(parent.as_raw_fd(), name) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        other => other?,
+    };
+    let mut newest = ctime_ns(&st);
+    if st.st_mode & libc::S_IFMT != libc::S_IFDIR {
+        return Ok(Some(newest));
+    }
+    let mut cur = crate::no_symlinks::open_at(parent.as_raw_fd(), name)?;
+    let mut path = vec![scan(&cur, &mut newest)?];
+    while let Some(todo) = path.last_mut() {
+        if let Some(sub) = todo.pop() {
+            match crate::no_symlinks::open_at(cur.as_raw_fd(), &sub) {
+                Ok(fd) => cur = fd,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(e),
+            }
+            let todo = scan(&cur, &mut newest)?;
+            path.push(todo);
+            continue;
+        }
+        path.pop();
+        if !path.is_empty() {
+            cur = crate::no_symlinks::open_at(cur.as_raw_fd(), c"..")?;
+        }
+    }
+    Ok(Some(newest))
+}
+
+/// Fold the ctimes of `dir`'s entries into `newest`; returns its subdirectories.
+fn scan(dir: &OwnedFd, newest: &mut i64) -> std::io::Result<Vec<CString>> {
+    let mut subdirs = Vec::new();
+    for n in names(dir)? {
+        let st = match sandspawn_helper::stat_at::stat_at(dir.as_raw_fd(), &n) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            other => other?,
+        };
+        *newest = (*newest).max(ctime_ns(&st));
+        if st.st_mode & libc::S_IFMT == libc::S_IFDIR {
+            subdirs.push(n);
+        }
+    }
+    Ok(subdirs)
 }
 
 /// Remove `p` (a tree, a file or a link); missing is fine.

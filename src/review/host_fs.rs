@@ -139,16 +139,19 @@ impl Dir {
         let Some(st) = self.stat(name)? else { return Ok(()) };
         let c = cstr(name)?;
         if st.is_dir() {
-            let child = self.child(name)?;
-            // Read-only directories (Go's module cache) are the user's: writable again to empty them.
-            child.chmod(0o700)?;
-            for n in child.names()? {
-                child.remove(&n)?;
-            }
+            // Without recursion, at any depth (the host's tree can be as deep as a run made it);
+            // read-only directories (Go's module cache) are the user's: made writable to empty them.
+            return crate::remove_tree::remove_dir_at(self.dup()?, &c);
         }
-        let flags = if st.is_dir() { libc::AT_REMOVEDIR } else { 0 };
         // SAFETY: valid descriptor and C string.
-        check(unsafe { libc::unlinkat(self.0.as_raw_fd(), c.as_ptr(), flags) }).map(drop)
+        check(unsafe { libc::unlinkat(self.0.as_raw_fd(), c.as_ptr(), 0) }).map(drop)
+    }
+
+    /// A second descriptor of this directory.
+    fn dup(&self) -> std::io::Result<OwnedFd> {
+        // SAFETY: duplicating our own descriptor; the copy is owned from here.
+        let fd = check(unsafe { libc::fcntl(self.0.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 0) })?;
+        Ok(unsafe { OwnedFd::from_raw_fd(fd) })
     }
 
     /// The names in this directory.
@@ -158,14 +161,33 @@ impl Dir {
 
     /// The newest ctime at or below `name` (a directory: everything in it), without following links.
     pub fn newest_ctime(&self, name: &OsStr) -> std::io::Result<i64> {
-        let Some(st) = self.stat(name)? else { return Ok(i64::MIN) };
-        let mut newest = st.ctime_ns;
-        if st.is_dir() {
-            let child = self.child(name)?;
-            for n in child.names()? {
-                newest = newest.max(child.newest_ctime(&n)?);
-            }
-        }
-        Ok(newest)
+        Ok(crate::remove_tree::newest_ctime_at(&self.0, &cstr(name)?)?.unwrap_or(i64::MIN))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tree deeper than a recursive walk's stack (found reading the apply path: the host's tree
+    /// below a directory a set deletes or replaces is walked for its newest ctime, then removed).
+    #[test]
+    fn a_tree_of_any_depth_is_dated_and_removed_without_recursion() {
+        let t = tempfile::tempdir().unwrap();
+        crate::remove_tree::tests::deep_chain(t.path(), 3000, "d");
+        let top = t.path().to_path_buf();
+        // A small stack, as a recursive walk at this depth would overflow even a default one later.
+        let newest = std::thread::Builder::new()
+            .stack_size(128 * 1024)
+            .spawn(move || {
+                let dir = Dir::open_root(&top).unwrap();
+                let newest = dir.newest_ctime(OsStr::new("d")).unwrap();
+                dir.remove(OsStr::new("d")).unwrap();
+                (newest, dir.stat(OsStr::new("d")).unwrap().is_none())
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+        assert!(newest.0 > 0 && newest.1, "{newest:?}");
     }
 }
