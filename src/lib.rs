@@ -11,7 +11,6 @@ pub mod denial;
 pub mod describe;
 pub mod digest;
 pub mod error;
-pub mod file_lock;
 pub mod helper;
 pub mod network;
 pub mod no_symlinks;

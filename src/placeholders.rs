@@ -38,7 +38,7 @@ pub fn remove_leftovers(targets: &[MissingReadOnly]) {
         // A sandbox running there (its POSIX read lock): nothing to do, and no lock taken. A lock of
         // ours lives on in any child this process forks before it is dropped, until that child
         // execs: taken for nothing, it could turn away the next cleanup or plan for that long.
-        if placeholder::locked_by_a_sandbox(&fd) || placeholder::flock(&fd, libc::LOCK_EX | libc::LOCK_NB).is_err() {
+        if placeholder::locked_by_a_sandbox(&fd) || sandspawn_helper::file_lock::flock(&fd, libc::LOCK_EX | libc::LOCK_NB).is_err() {
             continue;
         }
         // Again under the lock: a plan that began meanwhile has its sandbox's lock by now.

@@ -4,10 +4,12 @@
 //! allow-list (`proxy_env`), the Landlock rules (`landlock`), the `/proc/<pid>/stat` reader
 //! (`proc_stat`) and the offline `nsswitch.conf` (`offline_names`). Pure code: the binary in
 //! `main.rs` does the system calls, except for the placeholders over missing protected names
-//! (`placeholder`), whose few calls the addon and the helper must make alike, and `fstatat` without
-//! following links (`stat_at`), which both make in their descriptor-relative walks.
+//! (`placeholder`), whose few calls the addon and the helper must make alike, `fstatat` without
+//! following links (`stat_at`), which both make in their descriptor-relative walks, and `flock`
+//! retried on a signal (`file_lock`), which both take.
 
 pub mod ancestors;
+pub mod file_lock;
 pub mod landlock;
 pub mod mountinfo;
 pub mod offline_names;

@@ -46,7 +46,7 @@ impl Kind {
 /// `LOCK_EX | LOCK_NB`). The descriptor is close-on-exec unless `inheritable`.
 pub fn lock(dir: &CStr, op: libc::c_int, inheritable: bool) -> std::io::Result<OwnedFd> {
     let fd = open_dir(dir, inheritable)?;
-    flock(&fd, op)?;
+    crate::file_lock::flock(&fd, op)?;
     Ok(fd)
 }
 
@@ -60,20 +60,6 @@ pub fn open_dir(dir: &CStr, inheritable: bool) -> std::io::Result<OwnedFd> {
     }
     // SAFETY: `raw` was just opened and is owned by nobody else.
     Ok(unsafe { OwnedFd::from_raw_fd(raw) })
-}
-
-/// `flock`, retried when a signal interrupts the wait.
-pub fn flock(fd: &OwnedFd, op: libc::c_int) -> std::io::Result<()> {
-    loop {
-        // SAFETY: flock on a descriptor we own.
-        if unsafe { libc::flock(fd.as_raw_fd(), op) } == 0 {
-            return Ok(());
-        }
-        let e = std::io::Error::last_os_error();
-        if e.kind() != std::io::ErrorKind::Interrupted {
-            return Err(e);
-        }
-    }
 }
 
 /// Create the placeholder `name` in `dir` with its exact mode (set again after creating, since the

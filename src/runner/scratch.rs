@@ -91,7 +91,7 @@ fn runs_dir() -> std::result::Result<PathBuf, String> {
 /// a directory this young (and then leaves it, see `scratch_sweep::GRACE`).
 fn lock(dir: &Path) -> std::io::Result<OwnedFd> {
     let fd = crate::no_symlinks::open_dir(dir)?;
-    crate::file_lock::flock(&fd, libc::LOCK_EX)?;
+    sandspawn_helper::file_lock::flock(&fd, libc::LOCK_EX)?;
     Ok(fd)
 }
 

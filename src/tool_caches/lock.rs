@@ -9,6 +9,6 @@ pub(super) fn lock_file(dir: &Path, op: libc::c_int) -> std::io::Result<OwnedFd>
     use std::os::unix::fs::OpenOptionsExt;
     let f = std::fs::OpenOptions::new().read(true).write(true).create(true).mode(0o600).custom_flags(libc::O_NOFOLLOW).open(dir.join("lock"))?;
     let fd: OwnedFd = f.into();
-    crate::file_lock::flock(&fd, op)?;
+    sandspawn_helper::file_lock::flock(&fd, op)?;
     Ok(fd)
 }

@@ -1,5 +1,6 @@
-//! `flock` on a descriptor, retried when a signal interrupts it: the tool caches' lock files and
-//! run slots, and the Landlock mode's run directories.
+//! `flock` on a descriptor, retried when a signal interrupts it: the placeholders' directory locks
+//! (the addon and the helper), the tool caches' lock files and run slots, and the Landlock mode's
+//! run directories.
 
 use std::os::fd::{AsRawFd, OwnedFd};
 
