@@ -25,6 +25,7 @@ pub mod platform;
 pub mod policy;
 pub mod program;
 pub mod signals;
+pub mod state_dir;
 pub mod pty;
 pub mod remove_tree;
 pub mod review;

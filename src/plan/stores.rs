@@ -61,7 +61,5 @@ pub fn to_cover(policy: &ResolvedPolicy, env: &std::collections::BTreeMap<String
 /// Beside the stores, so covered in every bwrap sandbox, kept read-only (and in place) in a Landlock
 /// run whose writable root holds it, and in no other writable root by default.
 pub fn runs_root() -> Option<PathBuf> {
-    let var = |k: &str| std::env::var_os(k).map(PathBuf::from).filter(|p| p.is_absolute());
-    let state = var("XDG_STATE_HOME").or_else(|| var("HOME").map(|h| h.join(".local/state")))?;
-    Some(state.join("sandspawn/runs"))
+    crate::state_dir::path(|k| std::env::var_os(k).map(PathBuf::from), "runs")
 }

@@ -15,7 +15,7 @@
 //! ```
 
 use std::os::fd::{AsRawFd, OwnedFd};
-use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -113,12 +113,11 @@ pub fn skeleton(dir: &Path) -> std::io::Result<()> {
 
 /// The store's root for the host process's environment.
 pub fn root() -> Option<PathBuf> {
-    let var = |k: &str| std::env::var_os(k).map(PathBuf::from).filter(|p| p.is_absolute());
-    if let Some(dir) = var("SANDSPAWN_CHANGE_SET_DIR") {
+    let var = |k: &str| std::env::var_os(k).map(PathBuf::from);
+    if let Some(dir) = var("SANDSPAWN_CHANGE_SET_DIR").filter(|p| p.is_absolute()) {
         return Some(dir);
     }
-    let state = var("XDG_STATE_HOME").or_else(|| var("HOME").map(|h| h.join(".local/state")))?;
-    Some(state.join("sandspawn/change-sets"))
+    crate::state_dir::path(var, "change-sets")
 }
 
 /// The root, or an error saying how to give one.
@@ -136,9 +135,9 @@ fn io(what: &str, p: &Path, e: std::io::Error) -> SandboxError {
 /// a set's metadata could choose where `applyChangeSet` writes.
 fn check_private(p: &Path) -> Result<()> {
     let meta = std::fs::symlink_metadata(p).map_err(|e| io("inspecting", p, e))?;
-    // SAFETY: geteuid has no preconditions.
-    let uid = unsafe { libc::geteuid() };
-    if !meta.is_dir() || meta.uid() != uid || meta.mode() & 0o022 != 0 {
+    if !crate::state_dir::is_private(&meta) {
+        // SAFETY: geteuid has no preconditions.
+        let uid = unsafe { libc::geteuid() };
         return Err(SandboxError::setup_failed(
             format!("{} must be a directory owned by uid {uid} and writable by nobody else; fix or remove it, or set SANDSPAWN_CHANGE_SET_DIR", p.display()),
             "",
@@ -297,6 +296,7 @@ pub(crate) fn evict_now(root: &Path, max_age: std::time::Duration) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::MetadataExt;
 
     fn meta(roots: Vec<PathBuf>) -> Meta {
         Meta { id: String::new(), cwd: "/w".into(), created: 0, begin_ns: 0, roots, held: Vec::new(), protect_git: true, protected_names: Vec::new(), reported_names: Vec::new() }

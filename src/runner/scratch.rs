@@ -70,7 +70,7 @@ impl Scratch {
 /// The runs directory, made where missing: no symlink of this user's on its path (a run could
 /// have planted one), this user's, and writable by nobody else.
 fn runs_dir() -> std::result::Result<PathBuf, String> {
-    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+    use std::os::unix::fs::DirBuilderExt;
     let dir = crate::plan::stores::runs_root().ok_or("neither XDG_STATE_HOME nor HOME is an absolute path")?;
     let refused = |why: &str| Err(format!("{} {why}", dir.display()));
     if let Some(link) = crate::no_symlinks::own_link_on(&dir) {
@@ -80,8 +80,7 @@ fn runs_dir() -> std::result::Result<PathBuf, String> {
         return refused(&format!("cannot be made: {}", sandspawn_helper::report::os_words(&e)));
     }
     let meta = std::fs::symlink_metadata(&dir).map_err(|e| format!("{}: {}", dir.display(), sandspawn_helper::report::os_words(&e)))?;
-    // SAFETY: geteuid has no preconditions.
-    if !meta.is_dir() || meta.uid() != unsafe { libc::geteuid() } || meta.mode() & 0o022 != 0 {
+    if !crate::state_dir::is_private(&meta) {
         return refused("is not a directory of this user's that nobody else may write");
     }
     Ok(dir)

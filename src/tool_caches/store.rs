@@ -25,12 +25,11 @@ pub const ROOT_VARIABLES: [&str; 3] = ["SANDSPAWN_TOOL_CACHE_DIR", "XDG_STATE_HO
 /// The store's root for this environment, or `None` when neither the override nor `HOME` is an
 /// absolute path.
 pub fn root(env: &BTreeMap<String, String>) -> Option<PathBuf> {
-    let var = |k: &str| env.get(k).map(PathBuf::from).filter(|p| p.is_absolute());
-    if let Some(dir) = var("SANDSPAWN_TOOL_CACHE_DIR") {
+    let var = |k: &str| env.get(k).map(PathBuf::from);
+    if let Some(dir) = var("SANDSPAWN_TOOL_CACHE_DIR").filter(|p| p.is_absolute()) {
         return Some(dir);
     }
-    let state = var("XDG_STATE_HOME").or_else(|| var("HOME").map(|h| h.join(".local/state")))?;
-    Some(state.join("sandspawn/tool-caches"))
+    crate::state_dir::path(var, "tool-caches")
 }
 
 /// A name for one run's work directories, unique among concurrent runs on this host.
@@ -131,11 +130,11 @@ pub fn size(root: &Path) -> u64 {
 }
 
 fn check_owned(root: &Path) -> Result<()> {
-    use std::os::unix::fs::MetadataExt;
     let meta = std::fs::symlink_metadata(root)
         .map_err(|e| SandboxError::setup_failed(format!("cannot inspect the tool cache store {}: {e}", root.display()), ""))?;
-    let uid = unsafe { libc::geteuid() };
-    if !meta.is_dir() || meta.uid() != uid || meta.mode() & 0o022 != 0 {
+    if !crate::state_dir::is_private(&meta) {
+        // SAFETY: geteuid has no preconditions.
+        let uid = unsafe { libc::geteuid() };
         return Err(SandboxError::setup_failed(
             format!(
                 "the tool cache store {} must be a directory owned by uid {uid} and writable by nobody else; \

@@ -1,0 +1,21 @@
+//! sandspawn's directories in the user's state directory (`$XDG_STATE_HOME/sandspawn/NAME`, else
+//! `~/.local/state/sandspawn/NAME`): the tool caches' store, the change sets' and the Landlock
+//! mode's run directories. Where each is, and whether one found there is private.
+
+use std::path::PathBuf;
+
+/// `STATE/sandspawn/name`, with the variables `var` reads (the host process's environment, or the
+/// command's); a relative value counts as unset. `None` when neither variable is absolute.
+pub fn path(var: impl Fn(&str) -> Option<PathBuf>, name: &str) -> Option<PathBuf> {
+    let var = |k: &str| var(k).filter(|p| p.is_absolute());
+    let state = var("XDG_STATE_HOME").or_else(|| var("HOME").map(|h| h.join(".local/state")))?;
+    Some(state.join("sandspawn").join(name))
+}
+
+/// A directory of this user's that nobody else may write: whoever else could write one of these
+/// would choose what the host keeps, runs or applies from it.
+pub fn is_private(meta: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    // SAFETY: geteuid has no preconditions.
+    meta.is_dir() && meta.uid() == unsafe { libc::geteuid() } && meta.mode() & 0o022 == 0
+}
