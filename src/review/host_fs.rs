@@ -154,11 +154,6 @@ impl Dir {
         Ok(unsafe { OwnedFd::from_raw_fd(fd) })
     }
 
-    /// The names in this directory.
-    pub fn names(&self) -> std::io::Result<Vec<std::ffi::OsString>> {
-        super::entries::names(Path::new(&format!("/proc/self/fd/{}", self.0.as_raw_fd())))
-    }
-
     /// The newest ctime at or below `name` (a directory: everything in it), without following links.
     pub fn newest_ctime(&self, name: &OsStr) -> std::io::Result<i64> {
         Ok(crate::remove_tree::newest_ctime_at(&self.0, &cstr(name)?)?.unwrap_or(i64::MIN))
