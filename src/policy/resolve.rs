@@ -104,7 +104,7 @@ pub fn resolve_policy(value: Option<&Value>, ctx: &PolicyContext) -> Result<Reso
         tool_caches: crate::tool_caches::ToolCaches::none(),
     };
     // Last: a cache is covered only where no other rule of the policy lies (see `tool_caches`).
-    policy.tool_caches = crate::tool_caches::resolve(raw.tool_caches.as_ref(), &cache_rules(&policy, &confinement(&policy)), &ctx.env, ctx.platform, &ctx.cwd)?;
+    policy.tool_caches = crate::tool_caches::resolve(raw.tool_caches.as_ref(), &cache_rules(&policy, &|| confinement(&policy)), &ctx.env, ctx.platform, &ctx.cwd)?;
     Ok(policy)
 }
 
@@ -169,7 +169,7 @@ fn danger_full_access(raw: &RawPolicy, ctx: &PolicyContext) -> Result<ResolvedPo
         tool_caches: crate::tool_caches::ToolCaches::none(),
     };
     // Validates the option ('private' is an error here); always 'none'.
-    policy.tool_caches = crate::tool_caches::resolve(raw.tool_caches.as_ref(), &cache_rules(&policy, &confinement(&policy)), &ctx.env, ctx.platform, &ctx.cwd)?;
+    policy.tool_caches = crate::tool_caches::resolve(raw.tool_caches.as_ref(), &cache_rules(&policy, &|| confinement(&policy)), &ctx.env, ctx.platform, &ctx.cwd)?;
     Ok(policy)
 }
 
@@ -270,7 +270,7 @@ fn deepest_root(roots: &[WritableRoot], p: &Path) -> Option<usize> {
 mod tests;
 
 /// What the tool caches' own resolution needs of the policy resolved so far.
-fn cache_rules<'a>(p: &'a ResolvedPolicy, confinement: &'a [u8]) -> crate::tool_caches::Rules<'a> {
+fn cache_rules<'a>(p: &'a ResolvedPolicy, confinement: &'a dyn Fn() -> Vec<u8>) -> crate::tool_caches::Rules<'a> {
     let reviewed = p.review.as_ref().map_or(&[][..], |r| r.roots.as_slice());
     crate::tool_caches::Rules { mode: p.mode, writable_roots: &p.writable_roots, read_only_paths: &p.read_only_paths, deny_read: &p.deny_read, tmp: p.tmp, reviewed, confinement }
 }

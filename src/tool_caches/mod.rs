@@ -138,8 +138,9 @@ pub(crate) struct Rules<'a> {
     /// Roots judged on their change set (review mode): a cache in one is left as it is.
     pub reviewed: &'a [PathBuf],
     /// Everything else that bounds what the run reaches (`policy::resolve::confinement`): part of
-    /// the scope's key, so that runs confined otherwise in the same roots share no caches.
-    pub confinement: &'a [u8],
+    /// the scope's key, so that runs confined otherwise in the same roots share no caches. Made
+    /// only for a private scope (most runs have no caches to key).
+    pub confinement: &'a dyn Fn() -> Vec<u8>,
 }
 
 /// Resolve the option for a policy whose every other field is resolved. `env` is the command's
@@ -174,7 +175,7 @@ pub(crate) fn resolve(
     // or one that cannot be inspected) the run keeps no caches: they stay read-only, as with
     // 'none', so it fills no scope that runs with other roots use.
     let (scope, record) = match mode {
-        Mode::Private => match scope::of(&root, policy.writable_roots, policy.reviewed, policy.confinement, cwd) {
+        Mode::Private => match scope::of(&root, policy.writable_roots, policy.reviewed, &(policy.confinement)(), cwd) {
             Some((dir, record)) => (dir, Some(record)),
             None => return Ok(ToolCaches { mode, explicit, ..ToolCaches::none() }),
         },
