@@ -6,13 +6,16 @@
 //! `main.rs` does the system calls, except for the placeholders over missing protected names
 //! (`placeholder`), whose few calls the addon and the helper must make alike, `fstatat` without
 //! following links (`stat_at`), which both make in their descriptor-relative walks, and `flock`
-//! retried on a signal (`file_lock`), which both take.
+//! retried on a signal (`file_lock`), which both take, and signalling a process met in `/proc`
+//! through a pidfd (`pid_signal`, Linux only), kept here so that a unit test can reach it.
 
 pub mod ancestors;
 pub mod file_lock;
 pub mod landlock;
 pub mod mountinfo;
 pub mod offline_names;
+#[cfg(target_os = "linux")]
+pub mod pid_signal;
 pub mod placeholder;
 pub mod proc_stat;
 pub mod protocol;

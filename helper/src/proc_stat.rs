@@ -2,12 +2,15 @@
 //! addon's reaper and resource sampler read too), and the parent and the state, what the Landlock
 //! supervisor needs to find and freeze the command's tree. Pure: the callers read the files.
 
-/// A process of the table: its pid, its parent's and its state letter (`R`, `S`, `D`, `T`, `Z`...).
+/// A process of the table: its pid, its parent's, its state letter (`R`, `S`, `D`, `T`, `Z`...)
+/// and when it started (clock ticks since boot): a pid and its start time name one process, where
+/// a pid alone may name another once the first is reaped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Entry {
     pub pid: i32,
     pub ppid: i32,
     pub state: u8,
+    pub start: u64,
 }
 
 impl Entry {
@@ -33,7 +36,9 @@ pub fn parse(pid: i32, stat: &str) -> Option<Entry> {
     let mut fields = fields(stat)?;
     let state = *fields.next()?.as_bytes().first()?;
     let ppid = fields.next()?.parse().ok()?;
-    Some(Entry { pid, ppid, state })
+    // `starttime` is field 22; `ppid`, just read, was field 4.
+    let start = fields.nth(22 - 5)?.parse().ok()?;
+    Some(Entry { pid, ppid, state, start })
 }
 
 #[cfg(test)]
@@ -42,12 +47,18 @@ mod tests {
 
     #[test]
     fn fields_after_the_last_parenthesis() {
-        assert_eq!(parse(7, "7 (a) b) R 3 7 7 0 -1"), Some(Entry { pid: 7, ppid: 3, state: b'R' }));
-        assert_eq!(parse(9, "9 (sh) T 1 9 9"), Some(Entry { pid: 9, ppid: 1, state: b'T' }));
-        assert!(parse(9, "9 (sh) T 1 9 9").unwrap().is_stopped());
-        assert!(parse(9, "9 (x) Z 1").unwrap().is_dead());
+        // Fields 5 to 21 as 0, then a start time of 4242 and a 23rd field.
+        let rest = format!("{} 4242 99", "0 ".repeat(17).trim_end());
+        assert_eq!(parse(7, &format!("7 (a) b) R 3 {rest}")), Some(Entry { pid: 7, ppid: 3, state: b'R', start: 4242 }));
+        assert_eq!(parse(9, &format!("9 (sh) T 1 {rest}")), Some(Entry { pid: 9, ppid: 1, state: b'T', start: 4242 }));
+        assert!(parse(9, &format!("9 (sh) T 1 {rest}")).unwrap().is_stopped());
+        assert!(parse(9, &format!("9 (x) Z 1 {rest}")).unwrap().is_dead());
         assert_eq!(parse(9, "9 (sh"), None);
         assert_eq!(parse(9, "9 (sh) R"), None);
+        assert_eq!(parse(9, "9 (sh) R 1 0 0"), None, "no start time");
+        let own = std::fs::read_to_string("/proc/self/stat").unwrap();
+        let me = parse(std::process::id() as i32, &own).unwrap();
+        assert!(me.start > 0 && me.ppid > 0);
         assert_eq!(fields("5 (a b) c) S 1 5").unwrap().collect::<Vec<_>>(), ["S", "1", "5"]);
     }
 }

@@ -104,7 +104,7 @@ fn supervise(reaper: &mut tree_end::Reaper, sfd: i32, control: Option<i32>) {
                 if sig != libc::SIGCHLD {
                     descendants::walk(me, |d| {
                         if !d.is_dead() {
-                            unsafe { libc::kill(d.pid, sig) };
+                            sandspawn_helper::pid_signal::signal(d, sig);
                         }
                     });
                 }

@@ -54,7 +54,7 @@ pub fn end(reaper: &mut Reaper, sfd: i32) {
         freeze(me, reaper);
         descendants::walk(me, |d| {
             if !d.is_dead() {
-                unsafe { libc::kill(d.pid, libc::SIGKILL) };
+                sandspawn_helper::pid_signal::signal(d, libc::SIGKILL);
             }
         });
         wait_for_a_child(sfd);
@@ -75,7 +75,7 @@ fn freeze(me: i32, reaper: &mut Reaper) {
             new |= seen.insert(d.pid);
             if !d.is_stopped() {
                 running = true;
-                unsafe { libc::kill(d.pid, libc::SIGSTOP) };
+                sandspawn_helper::pid_signal::signal(d, libc::SIGSTOP);
             }
         });
         if !new && all_stopped {
