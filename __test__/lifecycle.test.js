@@ -271,6 +271,24 @@ for (const mode of MODES) {
   })
 }
 
+// Found by an attacker's review: the host told the sandbox's setup from the command by each
+// process's program, so a command whose top process executed sandspawn's own helper again (in a
+// chain of `--exec-after` waits) looked like setup, and kill() held its SIGTERM back (the worker's
+// trap never ran; only the forced kill ended the run). The command carries the helper's filter.
+// The chain ignores TERM (inherited through exec), so the worker's trap is what the test sees.
+test('kill() reaches a command that executes the helper binary again (it is not mistaken for setup)', async () => {
+  const helper = path.join(PKG, 'sandspawn-helper')
+  const worker = `(trap "echo worker-got-TERM; exit 3" TERM; echo worker-running; i=0; while [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done) &`
+  const chain = `now=$(date +%s%N); args=""; for k in 1 2 3; do args="$args ${helper} v1 --exec-after=$((now + k*1900000000)) --"; done; trap '' TERM; exec $args true`
+  const w = outputWatcher()
+  const p = await startSandboxed(['sh', '-c', `${worker}\n${chain}`], { onOutput: w.onOutput, timeout: 30000, forceKillAfterDelay: 20000 })
+  await w.until('worker-running')
+  await sleep(500)
+  p.kill('SIGTERM')
+  const r = await guard(p.wait(), 25000, 'the run after SIGTERM')
+  assert.match(r.stdout, /worker-got-TERM/, `SIGTERM never reached the command's worker: ${JSON.stringify(r)}`)
+})
+
 test('200 concurrent runs in workspace-write all succeed', async () => {
   const dir = fs.mkdtempSync(path.join(scratch, 'conc-'))
   const runs = Array.from({ length: 200 }, (_, i) =>

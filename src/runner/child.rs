@@ -112,12 +112,19 @@ impl Child {
 
     /// Under bwrap: has the command been executed yet? Before that the sandbox is still being set
     /// up and the only processes are bwrap's own.
+    ///
+    /// A process counts as the command when its program is not one of setup's, or when it carries
+    /// more seccomp filters than this process: the helper installs the command's filter as its
+    /// last step before it executes the command, and no process sheds a filter, so a command that
+    /// executes the helper's own binary again (visible in the sandbox) is still told apart; by
+    /// program alone, it looked like setup and kill() held its signal back.
     fn command_started(&self, state: &State) -> bool {
         let Some(init) = state.init_pid else { return false };
         let Ok(children) = std::fs::read_to_string(format!("/proc/{init}/task/{init}/children")) else { return false };
-        children
-            .split_whitespace()
-            .any(|c| std::fs::read_link(format!("/proc/{c}/exe")).is_ok_and(|exe| !self.setup_programs.contains(&exe)))
+        children.split_whitespace().any(|c| {
+            std::fs::read_link(format!("/proc/{c}/exe")).is_ok_and(|exe| !self.setup_programs.contains(&exe))
+                || seccomp_filters(c).zip(*OWN_FILTERS).is_some_and(|(theirs, ours)| theirs > ours)
+        })
     }
 
     /// End a sandbox that has not started the command: SIGKILL bwrap's children (the sandbox's
@@ -277,4 +284,14 @@ fn reap(pid: Pid) -> Option<ResourceUsage> {
             return None;
         }
     }
+}
+
+/// Seccomp filters on this process (the host's), which every process it spawns inherits.
+static OWN_FILTERS: std::sync::LazyLock<Option<u32>> = std::sync::LazyLock::new(|| seccomp_filters("self"));
+
+/// How many seccomp filters `pid` runs under (`Seccomp_filters` in its status, Linux 5.9+);
+/// `None` where the kernel does not say or the process is gone.
+fn seccomp_filters(pid: &str) -> Option<u32> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status.lines().find_map(|l| l.strip_prefix("Seccomp_filters:")).and_then(|v| v.trim().parse().ok())
 }
