@@ -57,7 +57,8 @@ export interface SandboxPolicy {
    * writes is seen only by runs with the same roots, never by a run in another directory of the same
    * repository nor by a project later made at the same path. `shared`: one store for every run of the
    * user (the caller's explicit choice). `none` (default otherwise): caches are as
-   * read-only as the rest of the host. `private`/`shared` outside workspace-write is
+   * read-only as the rest of the host, those of a home a writable root holds (a cwd of `$HOME`)
+   * too, as is every such cache no private copy covers. `private`/`shared` outside workspace-write is
    * `ERR_SANDBOX_INVALID_OPTIONS`; in `buildSandboxCommand` and in the Linux Landlock mode they are
    * `ERR_SANDBOX_UNSUPPORTED`, and the default there is `none` (the result's `toolCaches.mode` says
    * so). */

@@ -129,6 +129,19 @@ test("sandspawn's stores in a writable root stay read-only (found by an attacker
   assert.deepStrictEqual(result, { type: 'landlock', stdout: 'denied\nkept state/change-sets\nkept state\nfree\n', meta: '{}' })
 })
 
+// Found by an attacker's review: with the cwd at $HOME, the run wrote the host's ~/.npm/_npx and
+// ~/.cache (the default private caches are unavailable here), with no host risk and nothing in
+// notEnforced. Kept read-only as the home's other paths are; npm gets a cache of the run's own.
+test("a home's tool caches stay the host's when the cwd is the home", { skip: noOuter }, () => {
+  const { result, ws } = scenario('homeCaches', { fresh: true })
+  assert.strictEqual(result.type, 'landlock')
+  assert.strictEqual(result.toolCaches, 'none')
+  assert.deepStrictEqual(result.landed, [], JSON.stringify(result))
+  const lines = result.stdout.trim().split('\n')
+  assert.deepStrictEqual([lines.length, lines[lines.length - 1]], [2, 'free'], result.stdout)
+  assert.ok(!lines[0].startsWith(ws), `npm's cache is the run's own: ${lines[0]}`)
+})
+
 // Found by an attacker's review: the run's own directory (npm's cache, TMPDIR) was made in the
 // shared /tmp, which every other run may write, and a concurrent run planted a package in its cache.
 test("the run's own directory is out of every other run's reach, even one whose writable root holds the state directory", { skip: noOuter }, () => {

@@ -38,7 +38,7 @@ pub fn build_sandbox_command(command: &Value, options: &Value, host: &HostContex
              stay read-only) or run the command with spawnSandboxed",
         ));
     }
-    req.policy.tool_caches = crate::tool_caches::ToolCaches::none();
+    req.policy.drop_tool_caches(&req.env, req.platform);
     // Limits go into the plan as the helper's rlimits, so the plan stays self-contained.
     let limits = crate::runner::prepare::decide_limits(&req)?;
     let plan = crate::runner::prepare::build_plan(&mut req, bwrap.as_ref(), resolved.as_deref(), false, &limits, None)?;

@@ -313,6 +313,47 @@ describe("the host's tool caches in a home a writable root holds stay the host's
       assert.equal(fs.readFileSync(path.join(home, '.npm', '_npx', 'kept'), 'utf8'), 'host\n')
     })
   }
+
+  // Found by an attacker's review: a held home's cache that gets no private copy was left writable,
+  // with no host risk and nothing in `notEnforced`: under `toolCaches: 'none'` (which says "caches
+  // read-only"), and when a `readOnlyPaths` or `denyRead` entry inside `~/.npm` made the whole npm
+  // cache uncovered (a stricter rule took a protection away).
+  const PLANT_CACHES = ['.npm/_npx/planted', '.cache/pip/planted', '.cargo/registry/src/planted']
+  function cachedHome(tree) {
+    const home = path.join(tree.root, 'home')
+    for (const d of ['.npm/_npx', '.npm/_cacache', '.cache/pip', '.cargo/registry/src']) fs.mkdirSync(path.join(home, d), { recursive: true })
+    fs.writeFileSync(path.join(home, '.npm', '_cacache', 'secret'), 'secret\n')
+    return home
+  }
+  const plantCaches = PLANT_CACHES.map((rel) => `( echo poisoned > ~/${rel} ) 2>/dev/null && echo wrote ${rel}`).join('; ') + '; echo ran'
+  function assertCachesKept(r, home, plant = PLANT_CACHES) {
+    assert.equal(r.error, undefined, r.message)
+    for (const rel of plant) assert.equal(fs.existsSync(path.join(home, rel)), false, `the run wrote the host's ~/${rel}\n${show(r)}\n${JSON.stringify(r.toolCaches)}`)
+  }
+
+  test("cwd = $HOME, toolCaches 'none': the host's caches stay read-only", (t) => {
+    const tree = tempTree(t)
+    const home = cachedHome(tree)
+    const r = runAs({ HOME: home }, plantCaches, home, { mode: 'workspace-write', toolCaches: 'none' })
+    assert.equal(r.stdout, 'ran\n', show(r))
+    assert.equal(r.toolCaches.mode, 'none')
+    assertCachesKept(r, home)
+  })
+
+  for (const rule of ['readOnlyPaths', 'denyRead']) {
+    test(`cwd = $HOME, a ${rule} entry inside ~/.npm: the rest of the npm cache stays the host's, the entry as asked`, (t) => {
+      const tree = tempTree(t)
+      const home = cachedHome(tree)
+      const script = `${plantCaches}; cat ~/.npm/_cacache/secret 2>/dev/null || echo unread; echo x > ~/.npm/_cacache/new 2>/dev/null && echo wrote-rule`
+      const r = runAs({ HOME: home }, script, home, { mode: 'workspace-write', [rule]: [path.join(home, '.npm', '_cacache')] })
+      assert.equal(r.error, undefined, r.message)
+      assert.ok(!r.toolCaches.caches.some((c) => c.name === 'npm'), 'the overlay would undo the rule inside')
+      assertCachesKept(r, home, ['.npm/_npx/planted'])
+      const expected = rule === 'denyRead' ? 'unread\n' : 'secret\n'
+      assert.ok(r.stdout.endsWith(`ran\n${expected}`), `the ${rule} entry holds as asked\n${show(r)}`)
+      assert.equal(fs.existsSync(path.join(home, '.npm', '_cacache', 'new')), false)
+    })
+  }
 })
 
 describe('a toolchain file a run writes selects nothing on the host', () => {

@@ -105,6 +105,8 @@ pub fn resolve_policy(value: Option<&Value>, ctx: &PolicyContext) -> Result<Reso
     };
     // Last: a cache is covered only where no other rule of the policy lies (see `tool_caches`).
     policy.tool_caches = crate::tool_caches::resolve(raw.tool_caches.as_ref(), &cache_rules(&policy, &|| confinement(&policy)), &ctx.env, ctx.platform, &ctx.cwd)?;
+    // After them: a held home's caches they do not cover stay read-only.
+    policy.keep_home_caches(&ctx.env, ctx.platform);
     Ok(policy)
 }
 

@@ -75,6 +75,22 @@ impl ResolvedPolicy {
         self.writable_roots.iter().flat_map(|r| r.missing_read_only.iter().cloned()).collect()
     }
 
+    /// Keep the tool caches of a home a writable root holds read-only where no private copy covers
+    /// them in a sandbox of `platform` for a command with `env` (see `tool_caches::held_home`).
+    pub fn keep_home_caches(&mut self, env: &BTreeMap<String, String>, platform: Platform) {
+        let covered = self.tool_caches.covering(platform);
+        let reviewed = self.review.as_ref().map_or(&[][..], |r| r.roots.as_slice());
+        let policy = crate::tool_caches::held_home::Policy { writable_roots: &mut self.writable_roots, deny_read: &self.deny_read, reviewed, covered };
+        crate::tool_caches::held_home::keep_read_only(policy, env, platform);
+    }
+
+    /// No private caches after all (the Landlock mode, a plan for another spawner): the caches stay
+    /// read-only, those of a held home too.
+    pub fn drop_tool_caches(&mut self, env: &BTreeMap<String, String>, platform: Platform) {
+        self.tool_caches = crate::tool_caches::ToolCaches::none();
+        self.keep_home_caches(env, platform);
+    }
+
     /// Walk the writable roots for nested repositories and protect them (see `planted`); once.
     pub fn walk_and_protect(&mut self, absent: crate::planted::Absent) {
         crate::planted::walk_and_protect(crate::planted::Walked {

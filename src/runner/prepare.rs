@@ -133,7 +133,7 @@ fn build_landlock_plan(req: &mut SpawnRequest, abi: u32, resolved: &Path, limits
     // (`toolCaches.mode: 'none'`: the caches stay read-only); an explicit `toolCaches: 'private'` is
     // refused by the plan, naming the rule.
     if !req.policy.tool_caches.explicit {
-        req.policy.tool_caches = crate::tool_caches::ToolCaches::none();
+        req.policy.drop_tool_caches(&req.env, req.platform);
     }
     details.not_enforced.extend(plan::landlock::policy_not_enforced(&req.policy, abi));
     let scratch = match req.policy.mode {

@@ -27,6 +27,7 @@ use crate::platform::Platform;
 use crate::policy::{SandboxMode, TmpMode, WritableRoot};
 
 mod bwrap_mounts;
+pub(crate) mod held_home;
 mod layers;
 mod lock;
 mod resolved;
@@ -218,7 +219,8 @@ pub(crate) fn resolve(
 /// (inside a writable root) is left as the user asked, but for the caches of a home the root holds
 /// (a cwd of `$HOME`, `HOME=/tmp` with a writable `/tmp`): those are the host's own, which the
 /// host's next `npx` or `pip` runs from (found by an attacker's review), covered as when the home
-/// is not writable. `home`: the command's `HOME`, canonical, where the cache locations are.
+/// is not writable; one of those that cannot be covered (a rule inside it) is kept read-only
+/// instead (`held_home`). `home`: the command's `HOME`, canonical, where the cache locations are.
 fn coverable(path: &Path, policy: &Rules, store: &Path, home: Option<&Path>) -> bool {
     use locations::overlaps;
     let inside = |p: &Path| p.starts_with(path);

@@ -88,4 +88,12 @@ impl ToolCaches {
     pub fn none() -> ToolCaches {
         ToolCaches { mode: Mode::None, store: None, root: None, record: None, host_content: None, caches: Vec::new(), run_id: String::new(), explicit: false }
     }
+
+    /// The host's cache directories a private copy covers in a sandbox of `platform`: on Linux each
+    /// cache's (an overlay or a bind over it); none on macOS, where the tools are pointed at the
+    /// store and the host's directory stays where it is.
+    pub fn covering(&self, platform: crate::platform::Platform) -> Vec<PathBuf> {
+        let private = matches!(self.mode, Mode::Private | Mode::Shared) && platform == crate::platform::Platform::Linux;
+        self.caches.iter().filter(|_| private).map(|c| c.path.clone()).collect()
+    }
 }

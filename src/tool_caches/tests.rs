@@ -223,3 +223,86 @@ fn landlock_refuses_explicit_private_caches() {
     assert_eq!((default.tool_caches.mode, default.tool_caches.explicit), (Mode::Private, false));
     assert!(crate::plan::landlock::unsupported_rules(&default).is_empty());
 }
+
+/// The read-only carve-outs of the home's caches in the policy of a run in `cwd`.
+fn home_carve_outs(h: &Home, cwd: &Path, sandbox: Value) -> Vec<PathBuf> {
+    let ctx = PolicyContext { cwd: cwd.to_path_buf(), tmpdir: None, platform: Platform::Linux, env: env(h) };
+    let p = resolve_policy(Some(&sandbox), &ctx).unwrap();
+    let caches = [".npm", ".cache", ".cargo/registry"].map(|c| h.home.join(c));
+    p.writable_roots.iter().flat_map(|r| r.read_only.iter()).filter(|c| caches.iter().any(|k| c.starts_with(k))).cloned().collect()
+}
+
+/// Found by an attacker's review: a held home's cache that got no private copy was left writable
+/// (`toolCaches: 'none'`, a rule of the user's inside `~/.npm`): the run wrote the host's
+/// `~/.npm/_npx`. Each such cache is kept read-only now, with the user's rules inside it.
+#[test]
+fn a_held_homes_caches_without_a_private_copy_stay_read_only() {
+    let h = home();
+    std::fs::create_dir_all(h.home.join(".npm/_cacache")).unwrap();
+    let s = |extra: Value| {
+        // Not `.cargo` among the protected names: it would be read-only whole.
+        let mut o = json!({"mode": "workspace-write", "tmp": "read-only", "protectedNames": []});
+        o.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        o
+    };
+    let (npm, cache, cargo) = (h.home.join(".npm"), h.home.join(".cache"), h.home.join(".cargo/registry"));
+    // Covered by the private copies: nothing to carve.
+    assert!(home_carve_outs(&h, &h.home, s(json!({}))).is_empty());
+    let none = home_carve_outs(&h, &h.home, s(json!({"toolCaches": "none"})));
+    assert_eq!(none, [cache.clone(), npm.clone(), cargo.clone()]);
+    // A rule inside ~/.npm: that cache alone is uncovered, read-only with the rule kept inside.
+    let cacache = npm.join("_cacache");
+    assert_eq!(home_carve_outs(&h, &h.home, s(json!({"readOnlyPaths": [cacache]}))), [npm.clone(), cacache.clone()]);
+    let ctx = PolicyContext { cwd: h.home.clone(), tmpdir: None, platform: Platform::Linux, env: env(&h) };
+    let denied = resolve_policy(Some(&s(json!({"denyRead": [cacache]}))), &ctx).unwrap();
+    assert_eq!(names(&denied), ["xdg-cache", "cargo-registry"]);
+    assert_eq!(denied.writable_roots[0].read_only.iter().filter(|c| c.starts_with(&npm)).collect::<Vec<_>>(), [&npm]);
+    assert_eq!(denied.deny_read, [cacache.clone()], "the mask stays a mask");
+    // The user's own choices: a root at the cache, a root below the home holding it, a reviewed home,
+    // a home no root holds.
+    assert!(home_carve_outs(&h, &h.home, s(json!({"toolCaches": "none", "writableRoots": [npm]}))).iter().all(|c| c != &npm));
+    assert!(home_carve_outs(&h, &h.work, s(json!({"toolCaches": "none"}))).is_empty());
+    assert!(home_carve_outs(&h, &h.home, s(json!({"toolCaches": "none", "workspace": "review"}))).is_empty());
+    let mut e = env(&h);
+    e.insert("XDG_CACHE_HOME".into(), h.work.to_str().unwrap().into());
+    let ctx = PolicyContext { cwd: h.work.clone(), tmpdir: None, platform: Platform::Linux, env: e };
+    let p = resolve_policy(Some(&s(json!({"toolCaches": "none", "writableRoots": [h.home]}))), &ctx).unwrap();
+    assert!(!p.writable_roots.iter().any(|r| r.read_only.contains(&h.work)), "a cache the user put in the workspace stays as asked");
+}
+
+/// The Landlock mode and plans for other spawners mount no private copies: each cache they covered
+/// is kept read-only instead, once (the policy may be dropped to 'none' again).
+#[test]
+fn dropping_the_private_caches_keeps_a_held_homes_caches_read_only() {
+    let h = home();
+    let ctx = PolicyContext { cwd: h.home.clone(), tmpdir: None, platform: Platform::Linux, env: env(&h) };
+    let mut p = resolve_policy(Some(&json!({"mode": "workspace-write", "tmp": "read-only", "protectedNames": []})), &ctx).unwrap();
+    assert_eq!(names(&p), ["xdg-cache", "npm", "cargo-registry"]);
+    let before = p.writable_roots[0].read_only.clone();
+    for _ in 0..2 {
+        p.drop_tool_caches(&env(&h), Platform::Linux);
+        let added: Vec<&PathBuf> = p.writable_roots[0].read_only.iter().filter(|c| !before.contains(c)).collect();
+        assert_eq!(added, [&h.home.join(".cache"), &h.home.join(".npm"), &h.home.join(".cargo/registry")]);
+    }
+    // The Landlock grants leave them out: the home is split around them.
+    let g = crate::plan::landlock_grants::grants(&p, &[], &[]).unwrap();
+    assert!(!g.dirs.iter().chain(&g.files).any(|d| d.starts_with(h.home.join(".npm")) || d.starts_with(h.home.join(".cache"))), "{:?}", g.dirs);
+    assert!(g.dirs.contains(&h.work));
+}
+
+/// The host user's home (not the command's `HOME`) held by a writable root: the host's own tools
+/// keep their caches there.
+#[test]
+fn the_host_users_held_home_keeps_its_caches_too() {
+    let h = home();
+    let _host = crate::planted::home::test_home::set(h.home.clone());
+    let elsewhere = tempfile::tempdir().unwrap();
+    let e: BTreeMap<String, String> = [("HOME".to_string(), elsewhere.path().to_str().unwrap().to_string())].into_iter().collect();
+    let ctx = PolicyContext { cwd: h.home.clone(), tmpdir: None, platform: Platform::Linux, env: e };
+    let p = resolve_policy(Some(&json!({"mode": "workspace-write", "tmp": "read-only"})), &ctx).unwrap();
+    assert!(p.tool_caches.caches.is_empty());
+    // (Not the others: the host process's `XDG_CACHE_HOME` or `CARGO_HOME` may move them.)
+    for c in [".npm"] {
+        assert!(p.writable_roots[0].read_only.contains(&h.home.join(c)), "{c}");
+    }
+}

@@ -125,3 +125,24 @@ fn macos_a_cache_that_could_not_be_cloned_is_reported_hidden() {
     let scope = p.tool_caches.store.clone().unwrap();
     assert_eq!(std::fs::read_dir(scope.join("npm")).unwrap().count(), 0);
 }
+
+/// Found by an attacker's review of the Linux side: a home a writable root holds (a cwd of `$HOME`)
+/// kept the host's caches writable where no private copy covered them. On macOS the tools are only
+/// pointed at the store, so the host's caches of such a home stay read-only in every mode; the
+/// store's directories stay the tools' to write.
+#[test]
+fn macos_a_held_homes_caches_stay_read_only() {
+    let h = mac_home();
+    for sandbox in [json!({"mode": "workspace-write", "tmp": "read-only"}), json!({"mode": "workspace-write", "tmp": "read-only", "toolCaches": "none"}), json!({"mode": "workspace-write", "tmp": "read-only", "readOnlyPaths": [h.home.join(".npm/_cacache")]})] {
+        let p = prepared(&h, &h.home, sandbox.clone());
+        let prof = Profile::of_plan(&darwin_plan(&h, &p, &h.home));
+        let w = |p: &Path| prof.may_write(p.to_str().unwrap());
+        for host_cache in [".npm/_npx/x", ".npm/_cacache/index", "Library/Caches/pip/x", ".cargo/registry/cache/c.crate", "go/pkg/mod/x"] {
+            assert!(!w(&h.home.join(host_cache)), "{sandbox}: the host's {host_cache}");
+        }
+        assert!(w(&h.home.join("notes.txt")) && w(&h.home.join("work/src.rs")), "{sandbox}: the rest of the home stays writable");
+        for c in p.tool_caches.caches.iter().filter_map(|c| c.dir.as_ref()) {
+            assert!(w(&c.join("any/file")), "{sandbox}: {}", c.display());
+        }
+    }
+}
