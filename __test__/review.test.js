@@ -238,7 +238,7 @@ describe('review mode: planted configuration is held back', () => {
     const marker = path.join(outside, 'fsmonitor-ran')
     const script = `d=$(printf 'x\\377'); git init -q --bare "$d" && mkdir "$d/sub" && git -C "$d" config core.bare false && git -C "$d" config core.worktree .. && git -C "$d" config core.fsmonitor 'touch ${marker}; false'`
     const r = await review(script, ws)
-    assert.deepEqual(r.changeSet.hostRisks.map((h) => [h.path, h.kind]), [[path.join(ws, 'x\ufffd'), 'git-directory-created']])
+    assert.deepEqual(r.changeSet.hostRisks.map((h) => [h.path, h.kind]), [[path.join(ws, 'x\\xff'), 'git-directory-created']])
     const out = await applyChangeSet(r.changeSet.id)
     assert.ok(out.heldBack.length > 0, JSON.stringify(out))
     const raw = Buffer.concat([Buffer.from(ws + '/x'), Buffer.from([0xff])])

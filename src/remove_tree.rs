@@ -37,7 +37,7 @@ fn enter(dir: &OwnedFd, name: &CStr) -> std::io::Result<OwnedFd> {
 }
 
 /// The names in `dir` (not `.`, `..`), read through a duplicate of its descriptor.
-fn names(dir: &OwnedFd) -> std::io::Result<Vec<CString>> {
+pub(crate) fn names(dir: &OwnedFd) -> std::io::Result<Vec<CString>> {
     // SAFETY: duplicating our descriptor; fdopendir takes the duplicate, closedir closes it.
     let dup = check(unsafe { libc::fcntl(dir.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 0) })?;
     let stream = unsafe { libc::fdopendir(dup) };

@@ -57,10 +57,27 @@ function printableDiff(text) {
   return text.split('\n').map(printable).join('\n')
 }
 
-/** Diffs of the set's file changes, on stdout. */
+/**
+ * Diffs of the set's file changes, on stdout. Diffing the whole set, a change that cannot be diffed
+ * (its path names two entries alike: one not UTF-8, shown escaped, and one spelling that escape)
+ * is said on stderr and the rest still shown; a path the user named fails the command.
+ */
 async function printDiffs(sandspawn, cs, paths) {
-  const wanted = paths.length ? paths : cs.changes.filter((c) => c.type !== 'directory').map((c) => c.path)
-  for (const p of wanted) out.writeStdout(printableDiff(await sandspawn.diffChange(cs.id, p)))
+  if (paths.length) {
+    for (const p of paths) out.writeStdout(printableDiff(await sandspawn.diffChange(cs.id, p)))
+    return
+  }
+  const wanted = [...new Set(cs.changes.filter((c) => c.type !== 'directory').map((c) => c.path))]
+  for (const p of wanted) {
+    let text
+    try {
+      text = await sandspawn.diffChange(cs.id, p)
+    } catch (e) {
+      process.stderr.write(`sandspawn: no diff of ${printable(p)}: ${printable(e.message)}\n`)
+      continue
+    }
+    out.writeStdout(printableDiff(text))
+  }
 }
 
 /**

@@ -45,12 +45,24 @@ pub fn apply_change_set(id: &str, options: &Value) -> Result<Value> {
         Some(v) => return Err(SandboxError::invalid("force", format!("must be a boolean, got {}", describe(v)))),
     };
     let set = store::open(id)?;
-    if let Some(p) = paths.iter().flatten().find(|p| set.locate(p).is_none()) {
-        return Err(SandboxError::invalid("paths", format!("{} is not inside the change set's workspace roots", p.display())));
-    }
     let lock = store::lock(&set)?;
+    let paths = match paths {
+        None => None,
+        Some(ps) => Some(ps.iter().enumerate().map(|(i, p)| pending_at(&set, p, &format!("paths[{i}]"))).collect::<Result<Vec<_>>>()?),
+    };
     let outcome = apply(&set, &lock, &Request { paths: paths.as_deref(), force })?;
     Ok(serde_json::to_value(outcome).unwrap_or(Value::Null))
+}
+
+/// A path `applyChangeSet` was given (shown, as a change's `path`), by its real names: refused when
+/// it could name more than one entry, or when nothing of the set is at or below it.
+fn pending_at(set: &store::ChangeSet, path: &std::path::Path, option: &str) -> Result<PathBuf> {
+    let r = super::content::resolve(set, path, option)?;
+    let real = set.meta.roots[r.root].join(&r.rel);
+    if r.rel.as_os_str().is_empty() || r.in_upper || super::content::is_listed(set, &r).map_err(|e| SandboxError::setup_failed(format!("reading change set {} failed: {e}", set.meta.id), ""))? {
+        return Ok(real);
+    }
+    Err(SandboxError::invalid(option, format!("{} is not in the change set {}: nothing of it is pending there (applied already, or never changed)", path.display(), set.meta.id)))
 }
 
 /// `discardChangeSet(id)`.

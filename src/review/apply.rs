@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::changes::{Change, ChangeKind, Differ, EntryType};
+use super::changes::{shown, Change, ChangeKind, Differ, EntryType};
 use super::entries::{self, Event, Kind};
 use super::host_fs::Dir;
 use super::risks::Judge;
@@ -47,6 +47,7 @@ pub struct Outcome {
 
 /// What the caller asked for.
 pub struct Request<'a> {
+    /// By their real names (`content::resolve`), never the shown ones.
     pub paths: Option<&'a [PathBuf]>,
     pub force: bool,
 }
@@ -62,9 +63,10 @@ impl Request<'_> {
         self.paths.is_none_or(|ps| ps.iter().any(|p| path.starts_with(p) || p.starts_with(path)))
     }
 
-    /// A held-back change may land: forced, with a listed path at or below the risky entry.
+    /// A held-back change may land: forced, with a listed path at or below the risky entry (whose
+    /// path is shown, as the caller named it: `changes::shown`).
     fn overrides(&self, risk: &HostRisk) -> bool {
-        self.force && self.paths.is_some_and(|ps| ps.iter().any(|p| p.starts_with(&risk.path)))
+        self.force && self.paths.is_some_and(|ps| ps.iter().any(|p| Path::new(&shown(p)).starts_with(&risk.path)))
     }
 }
 
@@ -78,7 +80,7 @@ pub fn apply(set: &ChangeSet, lock: &Lock, req: &Request) -> Result<Outcome> {
             Ok(d) => d,
             Err(e) => {
                 let reason = format!("the workspace root cannot be opened without following a symlink ({}): it was moved, removed or replaced", sandspawn_helper::report::os_words(&e));
-                out.conflicts.push(Conflict { path: root.to_string_lossy().into_owned(), reason });
+                out.conflicts.push(Conflict { path: shown(root), reason });
                 left = true;
                 continue;
             }
@@ -268,7 +270,7 @@ impl RootApply<'_, '_> {
                 Some(d)
             }
             Err(err) => {
-                let path = own.map(|c| c.path.clone()).unwrap_or_else(|| self.host_path(Path::new(name)).to_string_lossy().into_owned());
+                let path = own.map(|c| c.path.clone()).unwrap_or_else(|| shown(&self.host_path(Path::new(name))));
                 self.out.conflicts.push(Conflict { path, reason: format!("could not be made a directory: {}", sandspawn_helper::report::os_words(&err)) });
                 None
             }

@@ -33,10 +33,11 @@ pub enum EntryType {
 /// One entry of `ChangeSet.changes`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Change {
-    /// Absolute, on the host: shown to people and JavaScript, so lossy where a name is not UTF-8.
+    /// Absolute, on the host, as `shown`: what people and JavaScript see, and the key `readChange`,
+    /// `diffChange` and `applyChangeSet({ paths })` look a change up by (`content::resolve`).
     pub path: String,
-    /// Below the root, the real bytes: what the judge and apply look at (never `path`, which may
-    /// name another entry or none).
+    /// Below the root, the real bytes: what the judge and apply look at (never `path`, which for a
+    /// name that is not UTF-8 is an escaped form).
     #[serde(skip)]
     pub rel: PathBuf,
     pub kind: ChangeKind,
@@ -48,6 +49,23 @@ pub struct Change {
     pub size: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub target: Option<String>,
+}
+
+/// A path as the review shows and names it: itself where it is UTF-8, else each byte that is not
+/// written `\xhh`. Never lossy (a lossy form showed `hook\xFF.pth` as the benign `hook\u{FFFD}.pth`
+/// beside it, and `readChange` read that one: found by an attacker's review); only a UTF-8 name
+/// that spells such an escape itself is shown like another, and the lookups refuse that key.
+pub fn shown(path: &Path) -> String {
+    use std::fmt::Write;
+    use std::os::unix::ffi::OsStrExt;
+    let mut out = String::new();
+    for chunk in path.as_os_str().as_bytes().utf8_chunks() {
+        out.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            let _ = write!(out, "\\x{b:02x}");
+        }
+    }
+    out
 }
 
 /// How the host side looks at one directory level of the walk.
@@ -100,13 +118,13 @@ impl Differ {
 
     fn change(&self, rel: &Path, kind: ChangeKind, entry_type: EntryType, mode: u32, size: Option<u64>, target: Option<&Path>) -> Change {
         Change {
-            path: self.root.join(rel).to_string_lossy().into_owned(),
+            path: shown(&self.root.join(rel)),
             rel: rel.to_path_buf(),
             kind,
             entry_type,
             mode: Some(mode),
             size,
-            target: target.map(|t| t.to_string_lossy().into_owned()),
+            target: target.map(shown),
         }
     }
 
@@ -234,4 +252,16 @@ fn read_full(f: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize> {
         }
     }
     Ok(total)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_name_is_shown_as_itself_when_utf8_else_with_its_invalid_bytes_escaped() {
+        use std::os::unix::ffi::OsStrExt;
+        let shown = |b: &[u8]| super::shown(std::path::Path::new(std::ffi::OsStr::from_bytes(b)));
+        assert_eq!(shown("/w/hook\u{FFFD}.pth".as_bytes()), "/w/hook\u{FFFD}.pth");
+        assert_eq!(shown(b"/w/hook\xFF.pth"), "/w/hook\\xff.pth");
+        assert_eq!(shown(b"/w/d\xFE/caf\xC3\xA9\xC3"), "/w/d\\xfe/caf\u{e9}\\xc3");
+    }
 }

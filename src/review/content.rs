@@ -1,79 +1,258 @@
-//! One path of a change set: its new content (`readChange`) and a unified diff against the host's
-//! current file (the CLI's `diff`).
+//! One change of a change set: its new content (`readChange`) and a unified diff against the
+//! host's current file (`diffChange`, the CLI's `diff`).
+//!
+//! Only what the set lists is read, found as the listing names it: a path is the key its change
+//! shows (`changes::shown`), resolved to the real names one directory at a time (`resolve`), and
+//! read from the set's upper directory and the host's workspace one component at a time without
+//! following a symlink (`host_fs::Dir`). A symlink the command made is a change to show (its
+//! target), never a way into the host's tree: a run denied a file linked to it, and `readChange`
+//! of a path through the link read the file out (found by an attacker's review).
 
-use std::path::{Path, PathBuf};
+use std::ffi::{OsStr, OsString};
+use std::io::Read;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Component, Path, PathBuf};
 
-use super::entries::{self, Kind};
+use super::changes::{shown, Change, ChangeKind, Differ, EntryType};
+use super::entries::{self, Event, Kind};
+use super::host_fs::Dir;
 use super::store::ChangeSet;
 use crate::error::{Result, SandboxError};
 
 /// Files larger than this are not diffed (the diff says so instead).
 const MAX_DIFF_BYTES: u64 = 4 << 20;
 
-/// Where `path` is in the set's view.
-enum Found {
-    /// The set deleted it (or it was never there).
-    Absent,
-    /// A regular file at this real path (the set's copy, or the host's unchanged one).
-    File(PathBuf),
-    Symlink(PathBuf),
-    Dir,
+/// A path of the set's view by its real names.
+pub struct Resolved {
+    /// The set's root it is below.
+    pub root: usize,
+    /// The path below that root.
+    pub rel: PathBuf,
+    /// The set's upper directory has an entry there (something of the set is at or below it).
+    pub in_upper: bool,
 }
 
-fn find(set: &ChangeSet, path: &Path) -> Result<Found> {
-    let (i, rel) = set.locate(path).ok_or_else(|| SandboxError::invalid("path", format!("{} is not inside the change set's workspace roots", path.display())))?;
-    let upper = set.upper(i);
-    if rel.components().any(|c| !matches!(c, std::path::Component::Normal(_))) {
-        return Err(SandboxError::invalid("path", format!("{} must be a plain absolute path (no `.` or `..`)", path.display())));
+fn read_failed(path: &Path, e: std::io::Error) -> SandboxError {
+    SandboxError::setup_failed(format!("reading {} failed: {}", path.display(), sandspawn_helper::report::os_words(&e)), "")
+}
+
+/// The set's root whose shown path `path` is below, and the rest.
+fn locate<'a>(set: &ChangeSet, path: &'a Path, option: &str) -> Result<(usize, &'a Path)> {
+    let mut found = set.meta.roots.iter().enumerate().filter_map(|(i, r)| path.strip_prefix(shown(r)).ok().map(|rel| (i, rel)));
+    match (found.next(), found.next()) {
+        (Some(one), None) => Ok(one),
+        (None, _) => Err(SandboxError::invalid(option, format!("{} is not inside the change set's workspace roots", path.display()))),
+        (Some(_), Some(_)) => Err(ambiguous(path, 2, option)),
     }
-    if let Ok(e) = entries::read(&upper.join(rel), rel.to_path_buf()) {
-        return Ok(match e.kind {
-            Kind::Whiteout | Kind::Other => Found::Absent,
-            Kind::File => Found::File(upper.join(rel)),
-            Kind::Symlink(t) => Found::Symlink(t),
-            Kind::Dir { .. } => Found::Dir,
-        });
+}
+
+fn ambiguous(path: &Path, n: usize, option: &str) -> SandboxError {
+    SandboxError::invalid(
+        option,
+        format!(
+            "{} names {n} entries of the change set: a name that is not UTF-8 is shown with each such byte as \\xhh, and another name here is written that way itself; refused rather than picking one (review and apply their directory as a whole, or discard the set)",
+            path.display()
+        ),
+    )
+}
+
+/// The names in `dirs` that show as `key`: only `key` itself, unless it holds an escape (`\x`),
+/// which a name that is not UTF-8 shows (and a UTF-8 name may spell).
+fn names_shown_as(key: &OsStr, dirs: [Option<&Dir>; 2]) -> std::io::Result<Vec<OsString>> {
+    if !key.as_bytes().windows(2).any(|w| w == b"\\x") {
+        return Ok(vec![key.to_os_string()]);
     }
-    for a in rel.ancestors().skip(1).filter(|a| !a.as_os_str().is_empty()) {
-        match entries::read(&upper.join(a), a.to_path_buf()).map(|e| e.kind) {
-            Ok(Kind::Dir { opaque: false }) | Err(_) => {}
-            Ok(_) => return Ok(Found::Absent),
+    let mut found = Vec::new();
+    for dir in dirs.into_iter().flatten() {
+        found.extend(dir.names()?.into_iter().filter(|n| shown(Path::new(n)).as_bytes() == key.as_bytes()));
+    }
+    found.sort();
+    found.dedup();
+    if found.is_empty() {
+        found.push(key.to_os_string());
+    }
+    Ok(found)
+}
+
+/// `path` as callers name it (a change's `path`, `changes::shown`) by its real names: each
+/// component looked up among what the set's upper directory and the host's workspace hold there
+/// (neither entered through a symlink). A path that could name more than one entry is refused;
+/// `option` is what the caller gave it as.
+pub fn resolve(set: &ChangeSet, path: &Path, option: &str) -> Result<Resolved> {
+    let (root, key) = locate(set, path, option)?;
+    if key.components().any(|c| !matches!(c, Component::Normal(_))) {
+        return Err(SandboxError::invalid(option, format!("{} must be a plain absolute path (no `.` or `..`)", path.display())));
+    }
+    let mut upper = Some(Dir::open_trusted(&set.upper(root)).map_err(|e| read_failed(path, e))?);
+    let mut host = Dir::open_root(&set.meta.roots[root]).ok();
+    let (mut rel, mut in_upper) = (PathBuf::new(), true);
+    for part in key.components() {
+        let names = names_shown_as(part.as_os_str(), [upper.as_ref(), host.as_ref()]).map_err(|e| read_failed(path, e))?;
+        let [name] = names.as_slice() else { return Err(ambiguous(path, names.len(), option)) };
+        in_upper = match &upper {
+            Some(d) => d.stat(name).map_err(|e| read_failed(path, e))?.is_some(),
+            None => false,
+        };
+        upper = upper.and_then(|d| d.child(name).ok());
+        host = host.and_then(|d| d.child(name).ok());
+        rel.push(name);
+    }
+    Ok(Resolved { root, rel, in_upper })
+}
+
+/// What the set's listing says of one path.
+struct Listed {
+    /// Its changes, as the listing has them (two where a file or symlink replaces a directory).
+    changes: Vec<Change>,
+    /// A directory above it is deleted (with everything in it).
+    below_deleted: bool,
+}
+
+/// The listing's changes at `rel`, from the same `Differ` as the listing, fed the upper's entries
+/// on the way down to it. Each step's entry is read only once the one above it was found a
+/// directory (not a symlink), and nothing writes the upper while the caller holds the set's lock.
+fn listed(set: &ChangeSet, root: usize, rel: &Path) -> std::io::Result<Listed> {
+    let upper = set.upper(root);
+    let mut differ = Differ::new(&set.meta.roots[root]);
+    let mut out = Listed { changes: Vec::new(), below_deleted: false };
+    let mut at = PathBuf::new();
+    for part in rel.components() {
+        at.push(part);
+        let entry = match entries::read(&upper.join(&at), at.clone()) {
+            Ok(e) => e,
+            // Not in the upper: what the walk of the directory above said of it is all.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => break,
+            Err(e) => return Err(e),
+        };
+        let mut emit = |c: Change| {
+            if c.rel == rel {
+                out.changes.push(c);
+            } else if c.kind == ChangeKind::Deleted && c.entry_type == EntryType::Directory && rel.starts_with(&c.rel) {
+                out.below_deleted = true;
+            }
+        };
+        if !matches!(entry.kind, Kind::Dir { .. }) {
+            differ.event(&Event::Leaf(&entry), &upper, &mut emit)?;
+            break;
         }
+        let names = entries::names(&upper.join(&at))?;
+        differ.event(&Event::Enter(&entry, &names), &upper, &mut emit)?;
     }
-    // Unchanged by the set: the host's, where no symlink on the way leads elsewhere.
-    let host = set.meta.roots[i].join(rel);
-    let real = std::fs::canonicalize(&host).ok().filter(|r| *r == host);
-    Ok(match (host.symlink_metadata(), real) {
-        (Ok(m), _) if m.file_type().is_symlink() => Found::Symlink(std::fs::read_link(&host).unwrap_or_default()),
-        (Ok(m), Some(_)) if m.is_dir() => Found::Dir,
-        (Ok(m), Some(_)) if m.is_file() => Found::File(host),
-        _ => Found::Absent,
-    })
+    Ok(out)
+}
+
+/// Whether the listing has a change at `r` (as a host entry deleted below a replaced directory
+/// does, with no entry in the upper).
+pub fn is_listed(set: &ChangeSet, r: &Resolved) -> std::io::Result<bool> {
+    Ok(!listed(set, r.root, &r.rel)?.changes.is_empty())
+}
+
+/// What the set makes of a path it lists.
+enum New {
+    /// Deleted (itself or a directory above it).
+    Gone,
+    Dir,
+    /// A file or symlink in the upper directory.
+    Entry,
+}
+
+fn not_listed(set: &ChangeSet, path: &Path) -> SandboxError {
+    SandboxError::invalid(
+        "path",
+        format!("{} is not a change of the change set {} (only the paths it lists are read, and what is below a directory it deletes)", path.display(), set.meta.id),
+    )
+}
+
+/// `path` resolved, and what the set makes of it; a path it does not list is refused.
+fn find(set: &ChangeSet, path: &Path) -> Result<(Resolved, New)> {
+    let r = resolve(set, path, "path")?;
+    let listed = listed(set, r.root, &r.rel).map_err(|e| read_failed(path, e))?;
+    let new = match listed.changes.last() {
+        Some(c) if c.kind == ChangeKind::Deleted => New::Gone,
+        Some(c) if c.entry_type == EntryType::Directory => New::Dir,
+        Some(_) => New::Entry,
+        None if listed.below_deleted => New::Gone,
+        None => return Err(not_listed(set, path)),
+    };
+    Ok((r, new))
+}
+
+/// The directory holding `rel`, from `top` down, never through a symlink; and `rel`'s name.
+fn parent_of<'a>(top: Dir, rel: &'a Path) -> std::io::Result<(Dir, &'a OsStr)> {
+    let name = rel.file_name().ok_or_else(|| std::io::Error::from_raw_os_error(libc::EISDIR))?;
+    let mut dir = top;
+    for part in rel.parent().into_iter().flat_map(Path::components) {
+        dir = dir.child(part.as_os_str())?;
+    }
+    Ok((dir, name))
+}
+
+/// An entry's content as a diff takes it.
+enum Content {
+    Bytes(Vec<u8>),
+    /// A file past the size limit.
+    Large,
+}
+
+/// The file's bytes or the symlink's target at `name` in `dir` (`None`: nothing such there); a
+/// file larger than `limit` is `Large`.
+fn content(dir: &Dir, name: &OsStr, limit: u64) -> std::io::Result<Option<Content>> {
+    let Some(st) = dir.stat(name)? else { return Ok(None) };
+    if st.is_symlink() {
+        return Ok(Some(Content::Bytes(dir.read_link(name)?.into_os_string().into_encoded_bytes())));
+    }
+    if !st.is_file() {
+        return Ok(None);
+    }
+    let (mut file, size) = dir.open_file(name)?;
+    if size > limit {
+        return Ok(Some(Content::Large));
+    }
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)?;
+    Ok(Some(Content::Bytes(bytes)))
+}
+
+/// The set's new content of a listed file or symlink, up to `limit`.
+fn upper_content(set: &ChangeSet, r: &Resolved, path: &Path, limit: u64) -> Result<Content> {
+    let read = || -> std::io::Result<Option<Content>> {
+        let (dir, name) = parent_of(Dir::open_trusted(&set.upper(r.root))?, &r.rel)?;
+        content(&dir, name, limit)
+    };
+    read().map_err(|e| read_failed(path, e))?.ok_or_else(|| read_failed(path, std::io::Error::from_raw_os_error(libc::ENOENT)))
 }
 
 /// The file's content in the set's view (a symlink: its target), `None` when deleted.
 pub fn read(set: &ChangeSet, path: &Path) -> Result<Option<Vec<u8>>> {
-    let read_err = |e: std::io::Error| SandboxError::setup_failed(format!("reading {} failed: {}", path.display(), sandspawn_helper::report::os_words(&e)), "");
     match find(set, path)? {
-        Found::Absent => Ok(None),
-        Found::File(p) => std::fs::read(p).map(Some).map_err(read_err),
-        Found::Symlink(t) => Ok(Some(t.into_os_string().into_encoded_bytes())),
-        Found::Dir => Err(SandboxError::invalid("path", format!("{} is a directory", path.display()))),
+        (_, New::Gone) => Ok(None),
+        (_, New::Dir) => Err(SandboxError::invalid("path", format!("{} is a directory", path.display()))),
+        (r, New::Entry) => match upper_content(set, &r, path, u64::MAX)? {
+            Content::Bytes(b) => Ok(Some(b)),
+            Content::Large => Err(read_failed(path, std::io::Error::from_raw_os_error(libc::EFBIG))),
+        },
     }
 }
 
 /// A unified diff from the host's current `path` to the set's (empty when they are the same).
 pub fn diff(set: &ChangeSet, path: &Path) -> Result<String> {
-    let new = match find(set, path)? {
-        Found::Dir => return Ok(String::new()),
-        Found::File(p) if p.symlink_metadata().map(|m| m.len()).unwrap_or(0) > MAX_DIFF_BYTES => return Ok(format!("Binary or large file {} differs\n", path.display())),
-        _ => read(set, path)?,
+    let large = || Ok(format!("Binary or large file {} differs\n", path.display()));
+    let (r, new) = find(set, path)?;
+    let new = match new {
+        New::Dir => return Ok(String::new()),
+        New::Gone => None,
+        New::Entry => match upper_content(set, &r, path, MAX_DIFF_BYTES)? {
+            Content::Bytes(b) => Some(b),
+            Content::Large => return large(),
+        },
     };
-    let old = match path.symlink_metadata() {
-        Ok(m) if m.file_type().is_symlink() => Some(std::fs::read_link(path).unwrap_or_default().into_os_string().into_encoded_bytes()),
-        Ok(m) if m.is_file() && m.len() <= MAX_DIFF_BYTES => std::fs::read(path).ok(),
-        Ok(m) if m.is_file() => return Ok(format!("Binary or large file {} differs\n", path.display())),
-        _ => None,
+    // The host's side where it is reached without a symlink (one on the way is what the set
+    // replaces, never a way to read elsewhere).
+    let host = Dir::open_root(&set.meta.roots[r.root]).and_then(|top| parent_of(top, &r.rel)).and_then(|(dir, name)| content(&dir, name, MAX_DIFF_BYTES));
+    let old = match host {
+        Ok(Some(Content::Large)) => return large(),
+        Ok(Some(Content::Bytes(b))) => Some(b),
+        Ok(None) | Err(_) => None,
     };
     if old == new {
         return Ok(String::new());

@@ -2,9 +2,10 @@
 //! open directory descriptor, one component at a time, with `O_NOFOLLOW` (and the root itself
 //! opened with `RESOLVE_NO_SYMLINKS`), so a directory replaced by a link meanwhile is refused or
 //! replaced, never entered. A file lands whole: written to a temporary name in its directory, then
-//! renamed over the old one.
+//! renamed over the old one. Reading a change's content (`content`), in the workspace and in the
+//! set's upper directory, takes the same steps.
 
-use std::ffi::{CStr, CString, OsStr};
+use std::ffi::{CStr, CString, OsStr, OsString};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
@@ -32,9 +33,21 @@ pub struct Stat {
 }
 
 impl Stat {
-    pub fn is_dir(&self) -> bool {
+    fn is(&self, kind: libc::mode_t) -> bool {
         // `as u32`: macOS's mode_t is 16 bits.
-        self.mode & libc::S_IFMT as u32 == libc::S_IFDIR as u32
+        self.mode & libc::S_IFMT as u32 == kind as u32
+    }
+
+    pub fn is_dir(&self) -> bool {
+        self.is(libc::S_IFDIR)
+    }
+
+    pub fn is_symlink(&self) -> bool {
+        self.is(libc::S_IFLNK)
+    }
+
+    pub fn is_file(&self) -> bool {
+        self.is(libc::S_IFREG)
     }
 }
 
@@ -42,6 +55,13 @@ impl Dir {
     /// Open an absolute directory path, refusing a symlink anywhere on it.
     pub fn open_root(path: &Path) -> std::io::Result<Dir> {
         crate::no_symlinks::open_dir(path).map(Dir)
+    }
+
+    /// A directory the host trusts, opened as its path says: a change set's own upper directory
+    /// (in the private store, whose path may pass an administrator's symlink). Only what is below
+    /// it is reached step by step (`child`).
+    pub fn open_trusted(path: &Path) -> std::io::Result<Dir> {
+        Dir::at(libc::AT_FDCWD, &cstr(path.as_os_str())?)
     }
 
     fn at(fd: i32, name: &CStr) -> std::io::Result<Dir> {
@@ -61,6 +81,40 @@ impl Dir {
             Err(e) => return Err(e),
         };
         Ok(Some(Stat { mode: st.st_mode as u32, ctime_ns: st.st_ctime * 1_000_000_000 + st.st_ctime_nsec }))
+    }
+
+    /// The names in this directory.
+    pub fn names(&self) -> std::io::Result<Vec<OsString>> {
+        Ok(crate::remove_tree::names(&self.0)?.into_iter().map(|n| OsString::from(OsStr::from_bytes(n.as_bytes()))).collect())
+    }
+
+    /// The regular file `name`, open for reading, and its size; never a symlink, and never a fifo
+    /// or device (which could block or act when opened: refused).
+    pub fn open_file(&self, name: &OsStr) -> std::io::Result<(std::fs::File, u64)> {
+        let c = cstr(name)?;
+        let flags = libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC;
+        // SAFETY: valid descriptor and C string.
+        let fd = check(unsafe { libc::openat(self.0.as_raw_fd(), c.as_ptr(), flags) })?;
+        // SAFETY: just opened, ours alone.
+        let file = std::fs::File::from(unsafe { OwnedFd::from_raw_fd(fd) });
+        let meta = file.metadata()?;
+        if !meta.is_file() {
+            return Err(std::io::Error::from_raw_os_error(libc::EINVAL));
+        }
+        Ok((file, meta.len()))
+    }
+
+    /// The target of the symlink `name`.
+    pub fn read_link(&self, name: &OsStr) -> std::io::Result<std::path::PathBuf> {
+        let c = cstr(name)?;
+        let mut buf = vec![0u8; libc::PATH_MAX as usize + 1];
+        // SAFETY: valid descriptor and C string; the buffer's size is passed.
+        let n = unsafe { libc::readlinkat(self.0.as_raw_fd(), c.as_ptr(), buf.as_mut_ptr().cast(), buf.len()) };
+        if n < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        buf.truncate(n as usize);
+        Ok(OsString::from(OsStr::from_bytes(&buf)).into())
     }
 
     /// Make directory `name` with `mode` (the umask does not apply).

@@ -58,7 +58,7 @@ enum GitDir {
 }
 
 fn risk(path: PathBuf, kind: RiskKind, detail: String) -> HostRisk {
-    HostRisk { path: path.to_string_lossy().into_owned(), kind, detail }
+    HostRisk { path: super::changes::shown(&path), kind, detail }
 }
 
 fn keys_detail(keys: &[String]) -> String {

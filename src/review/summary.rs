@@ -33,7 +33,7 @@ pub struct Summary {
 /// everything after where it stopped), and why.
 pub fn incomplete(root: &std::path::Path, rel: &std::path::Path, why: &str) -> HostRisk {
     let path = if rel.as_os_str().is_empty() { root.to_path_buf() } else { root.join(rel) };
-    HostRisk { path: path.to_string_lossy().into_owned(), kind: RiskKind::ScanIncomplete, detail: format!("{why}: what is there was not examined, and stays in the change set") }
+    HostRisk { path: super::changes::shown(&path), kind: RiskKind::ScanIncomplete, detail: format!("{why}: what is there was not examined, and stays in the change set") }
 }
 
 /// Why the walk left a directory out (`Event::Beyond`).

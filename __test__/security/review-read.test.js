@@ -1,0 +1,132 @@
+'use strict'
+// Found by an attacker's review of review mode's change-set viewing: `readChange`/`diffChange`
+// (and the CLI's `review diff`) read through a symlink the run added, handing the host's files,
+// denied to the run, to whoever reads the set; and a name that is not UTF-8 was listed by a lossy
+// path that named another entry (or none), so the review showed other content than apply lands.
+// Only what the set lists is read now, without following a symlink, each change named by a key
+// that is its own.
+
+const { describe, test } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const { spawnSync } = require('node:child_process')
+const { sandspawn, tempTree, show, BASE } = require('./helpers')
+
+const { spawnSandboxed, applyChangeSet, discardChangeSet, readChange, diffChange } = sandspawn
+const STORE = fs.mkdtempSync(path.join(BASE, 'sandspawn-review-read-'))
+process.env.SANDSPAWN_CHANGE_SET_DIR = STORE
+process.on('exit', () => fs.rmSync(STORE, { recursive: true, force: true }))
+const REVIEW = { mode: 'workspace-write', workspace: 'review' }
+const CLI = path.join(__dirname, '..', '..', 'bin', 'sandspawn.js')
+const cli = (args, cwd) => spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8', timeout: 60_000, killSignal: 'SIGKILL', stdio: ['ignore', 'pipe', 'pipe'] })
+
+async function review(script, ws, extra = {}) {
+  const r = await spawnSandboxed(['bash', '-c', script], { cwd: ws, timeout: 30000, sandbox: { ...REVIEW, ...extra } })
+  assert.equal(r.exitCode, 0, show(r))
+  assert.ok(r.changeSet, show(r))
+  return r
+}
+
+/** `ws/NAME` with NAME given as bytes (a `Buffer` path: how Node names a file that is not UTF-8). */
+const rawPath = (ws, name) => Buffer.concat([Buffer.from(ws + '/'), name])
+
+describe('readChange and diffChange read only what the set lists, never through a symlink', () => {
+  test('a symlink the run added to a denied directory does not read it out (API and CLI)', async (t) => {
+    const { ws, out } = tempTree(t)
+    const secret = path.join(out, 'secret')
+    fs.mkdirSync(secret)
+    fs.writeFileSync(path.join(secret, 'id_rsa'), 'TOP-SECRET-KEY\n')
+    const r = await review(`cat ${secret}/id_rsa; ln -s ${secret} l; true`, ws, { denyRead: [secret] })
+    assert.doesNotMatch(r.stdout, /TOP-SECRET/, 'the run itself cannot read it')
+    assert.deepEqual(r.changeSet.changes.map((c) => [c.path, c.kind, c.type, c.target]), [[path.join(ws, 'l'), 'added', 'symlink', secret]])
+    const id = r.changeSet.id
+    await assert.rejects(readChange(id, path.join(ws, 'l/id_rsa')), { code: 'ERR_SANDBOX_INVALID_OPTIONS', message: /not a change of the change set/ })
+    await assert.rejects(diffChange(id, path.join(ws, 'l/id_rsa')), { code: 'ERR_SANDBOX_INVALID_OPTIONS', message: /not a change of the change set/ })
+    assert.deepEqual(await readChange(id, path.join(ws, 'l')), Buffer.from(secret), 'the link itself: its target')
+    assert.match(await diffChange(id, path.join(ws, 'l')), new RegExp(`\\+${secret}`))
+    const shown = cli(['review', 'diff', id, path.join(ws, 'l/id_rsa')], ws)
+    assert.doesNotMatch(shown.stdout + shown.stderr, /TOP-SECRET/, `${shown.stdout}${shown.stderr}`)
+    assert.notEqual(shown.status, 0)
+    await discardChangeSet(id)
+  })
+
+  test('a path the set does not list is refused; one below a directory it deletes reads as deleted', async (t) => {
+    const { ws } = tempTree(t)
+    fs.writeFileSync(path.join(ws, 'unchanged.txt'), 'host\n')
+    fs.mkdirSync(path.join(ws, 'gone'))
+    fs.writeFileSync(path.join(ws, 'gone/f'), 'g\n')
+    const r = await review('rm -rf gone; echo new > new.txt; cat unchanged.txt >/dev/null; touch unchanged.txt', ws)
+    const id = r.changeSet.id
+    await assert.rejects(readChange(id, path.join(ws, 'unchanged.txt')), { code: 'ERR_SANDBOX_INVALID_OPTIONS', message: /not a change of the change set/ })
+    await assert.rejects(diffChange(id, path.join(ws, 'missing.txt')), { code: 'ERR_SANDBOX_INVALID_OPTIONS', message: /not a change of the change set/ })
+    assert.equal(await readChange(id, path.join(ws, 'gone')), null)
+    assert.equal(await readChange(id, path.join(ws, 'gone/f')), null, 'below a deleted directory: deleted')
+    assert.match(await diffChange(id, path.join(ws, 'gone/f')), /^-g$/m)
+    assert.deepEqual(await readChange(id, path.join(ws, 'new.txt')), Buffer.from('new\n'))
+    await discardChangeSet(id)
+  })
+
+  test("the host's side of a diff is not read through a symlink the set replaces", async (t) => {
+    const { ws, out } = tempTree(t)
+    fs.writeFileSync(path.join(out, 'x'), 'HOST-SECRET\n')
+    fs.symlinkSync(out, path.join(ws, 'hl'))
+    const r = await review('rm hl && mkdir hl && echo new > hl/x', ws)
+    const diff = await diffChange(r.changeSet.id, path.join(ws, 'hl/x'))
+    assert.doesNotMatch(diff, /HOST-SECRET/)
+    assert.match(diff, /^--- \/dev\/null$/m)
+    await discardChangeSet(r.changeSet.id)
+  })
+})
+
+describe('a name that is not UTF-8 is listed, read and applied as itself', () => {
+  const SCRIPT = `printf 'import benign\\n' > "hook$(printf '\\357\\277\\275').pth"
+printf 'import evil\\n' > "hook$(printf '\\377').pth"
+mkdir "d$(printf '\\376')" && printf 'evil payload\\n' > "d$(printf '\\376')/run.sh"`
+
+  test('each change has its own path, and its own content behind it', async (t) => {
+    const { ws } = tempTree(t)
+    const r = await review(SCRIPT, ws)
+    const cs = r.changeSet
+    assert.deepEqual(cs.changes.map((c) => c.path).sort(), [path.join(ws, 'd\\xfe'), path.join(ws, 'd\\xfe/run.sh'), path.join(ws, 'hook\\xff.pth'), path.join(ws, 'hook\ufffd.pth')])
+    assert.deepEqual(await readChange(cs.id, path.join(ws, 'hook\ufffd.pth')), Buffer.from('import benign\n'))
+    assert.deepEqual(await readChange(cs.id, path.join(ws, 'hook\\xff.pth')), Buffer.from('import evil\n'))
+    assert.deepEqual(await readChange(cs.id, path.join(ws, 'd\\xfe/run.sh')), Buffer.from('evil payload\n'))
+    assert.match(await diffChange(cs.id, path.join(ws, 'd\\xfe/run.sh')), /^\+evil payload$/m)
+    assert.match(await diffChange(cs.id, path.join(ws, 'hook\\xff.pth')), /^\+import evil$/m)
+    // The path shown is the one apply takes: only that entry lands.
+    const one = await applyChangeSet(cs.id, { paths: [path.join(ws, 'hook\\xff.pth')] })
+    assert.deepEqual(one, { applied: [path.join(ws, 'hook\\xff.pth')], conflicts: [], heldBack: [] })
+    assert.deepEqual(fs.readdirSync(ws, { encoding: 'buffer' }).map((n) => n.toString('latin1')), ['hook\xff.pth'])
+    assert.equal(fs.readFileSync(rawPath(ws, Buffer.from([...Buffer.from('hook'), 0xff, ...Buffer.from('.pth')])), 'utf8'), 'import evil\n')
+    await discardChangeSet(cs.id)
+  })
+
+  test('a path two entries show alike is refused, naming the ambiguity, never read or applied', async (t) => {
+    const { ws } = tempTree(t)
+    // One UTF-8 name written as another's escape (`x\xff`, literally), and that other (`x` 0xFF).
+    const r = await review(`printf 'literal\\n' > 'x\\xff'; printf 'raw\\n' > "x$(printf '\\377')"`, ws)
+    const key = path.join(ws, 'x\\xff')
+    assert.deepEqual(r.changeSet.changes.map((c) => c.path), [key, key])
+    await assert.rejects(readChange(r.changeSet.id, key), { code: 'ERR_SANDBOX_INVALID_OPTIONS', message: /names 2 entries/ })
+    await assert.rejects(diffChange(r.changeSet.id, key), { code: 'ERR_SANDBOX_INVALID_OPTIONS', message: /names 2 entries/ })
+    await assert.rejects(applyChangeSet(r.changeSet.id, { paths: [key] }), { code: 'ERR_SANDBOX_INVALID_OPTIONS', message: /names 2 entries/ })
+    assert.deepEqual(fs.readdirSync(ws), [], 'nothing landed')
+    await discardChangeSet(r.changeSet.id)
+  })
+
+  test('the CLI lists, shows and diffs each by its own path', async (t) => {
+    const { ws } = tempTree(t)
+    const r = await review(SCRIPT, ws)
+    const shown = cli(['review', 'show', r.changeSet.id], ws)
+    assert.equal(shown.status, 0, shown.stderr)
+    assert.match(shown.stdout, /^ {2}A {2}hook\\\\xff\.pth$/m)
+    assert.match(shown.stdout, /^ {2}A {2}hook\ufffd\.pth$/m)
+    const diff = cli(['review', 'diff', r.changeSet.id], ws)
+    assert.equal(diff.status, 0, diff.stderr)
+    assert.match(diff.stdout, /^\+import evil$/m)
+    assert.match(diff.stdout, /^\+import benign$/m)
+    assert.match(diff.stdout, /^\+evil payload$/m)
+    await discardChangeSet(r.changeSet.id)
+  })
+})
