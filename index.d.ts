@@ -84,7 +84,8 @@ export interface SandboxPolicy {
 /** One path of a change set. A directory replaced by a file or symlink is two: the directory
  * `deleted`, then the file `added`, at the same `path`. */
 export interface Change {
-  /** Absolute, on the host (bytes of a name that are not UTF-8 shown as U+FFFD). */
+  /** Absolute, on the host; a name's bytes that are not UTF-8 written `\xhh`. The key
+   * `readChange`, `diffChange` and `applyChangeSet({ paths })` take. */
   path: string
   kind: 'added' | 'modified' | 'deleted'
   type: 'file' | 'directory' | 'symlink'
@@ -128,9 +129,12 @@ export interface ApplyResult {
 export declare function applyChangeSet(id: string, options?: { paths?: string[]; force?: boolean }): Promise<ApplyResult>
 /** Drop a pending change set. */
 export declare function discardChangeSet(id: string): Promise<void>
-/** A path's content in the change set (a symlink: its target); `null` when the set deletes it. */
+/** A listed path's content in the change set (a symlink: its target, never followed); `null` when
+ * the set deletes it or a directory above it. A path the set does not list rejects
+ * (`ERR_SANDBOX_INVALID_OPTIONS`), as does one that more than one entry shows alike. */
 export declare function readChange(id: string, path: string): Promise<Buffer | null>
-/** A unified diff of one path, from the host's current file to the change set's (`''`: same). */
+/** A unified diff of one listed path, from the host's current file to the change set's (`''`:
+ * same). Rejects as `readChange` does. */
 export declare function diffChange(id: string, path: string): Promise<string>
 /** The pending change sets, oldest first; with `cwd`, those whose roots hold it. `counts` is
  * `null` while a run holds the set. */
