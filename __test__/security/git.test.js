@@ -181,6 +181,30 @@ test('a repository behind a directory only another user can enter: the run works
   assert.deepEqual(treeSnapshot(path.join(locked, 'repo', '.git')), before)
 })
 
+test('a repository a run created under a name that is not UTF-8: later runs work, and keep it read-only', async (t) => {
+  // An attacker's review: run 1 made `x\xff/.git` (reported as repository-created, as it should
+  // be); the host's walk then found it on every later run, and the plan refused to name it to
+  // the helper ("is not valid UTF-8"), so every workspace-write run in the workspace failed until
+  // the user found and removed the directory. The carve-out must work for any byte name.
+  const tree = tempTree(t)
+  const dir = Buffer.concat([Buffer.from(`${tree.ws}/x`), Buffer.from([0xff])])
+  const config = Buffer.concat([dir, Buffer.from('/.git/config')])
+  const make = HAS_GIT ? 'git init -q .' : "mkdir -p .git/hooks && printf '[core]\\n' > .git/config && echo 'ref: refs/heads/main' > .git/HEAD"
+  const first = await sh(`d="x$(printf '\\377')"; mkdir "$d" && cd "$d" && ${make}`, { cwd: tree.ws, sandbox: WW })
+  assert.equal(first.exitCode, 0, show(first))
+  assert.ok(fs.existsSync(config), 'run 1 made no repository')
+  const before = fs.readFileSync(config)
+  const list = [
+    ['config', `echo '[core]\n\tfsmonitor = touch /tmp/x' >> "$d/.git/config"`],
+    ['hook', `echo evil > "$d/.git/hooks/pre-commit"`],
+  ]
+  const second = await sh(`d="x$(printf '\\377')"; echo ok > ok.txt\n${attempts(list)}`, { cwd: tree.ws, sandbox: WW })
+  assertAllDenied(second, list)
+  assert.equal(fs.readFileSync(path.join(tree.ws, 'ok.txt'), 'utf8'), 'ok\n')
+  assert.deepEqual(fs.readFileSync(config), before, "the repository's config changed")
+  assert.equal(fs.existsSync(Buffer.concat([dir, Buffer.from('/.git/hooks/pre-commit')])), false, 'a hook was planted')
+})
+
 // Alone, after the concurrent cases: it checks for placeholders that concurrent runs create.
 describe('.git creation where there is none', () => {
   // Issue 28: a missing .git is kept absent by moving aside what the command creates, at once and

@@ -3,6 +3,8 @@
 //! The ruleset and the filter are built by the supervisor before it forks (`prepare`), so a path
 //! that cannot be opened is reported before any command process exists.
 
+use std::path::Path;
+
 use sandspawn_helper::landlock::{self, Handled};
 use sandspawn_helper::protocol::LandlockSteps;
 use sandspawn_helper::report::{Failure, setup};
@@ -60,8 +62,8 @@ pub fn prepare(ll: &LandlockSteps) -> Result<Prepared, Failure> {
         return Err(setup(e, format!("creating the Landlock ruleset failed: {}", describe(e))));
     }
     let ruleset_fd = fd as i32;
-    let rules = ll.list.iter().map(|p| (p.as_str(), None, Access::List)).chain(ll.read.iter().map(|p| (p.as_str(), None, Access::Read)));
-    let rules = rules.chain(ll.write.iter().map(|w| (w.path.as_str(), w.id, Access::Write)));
+    let rules = ll.list.iter().map(|p| (Path::new(p), None, Access::List)).chain(ll.read.iter().map(|p| (Path::new(p), None, Access::Read)));
+    let rules = rules.chain(ll.write.iter().map(|w| (w.path.as_path(), w.id, Access::Write)));
     for (path, id, access) in rules {
         if let Err(f) = add_rule(ruleset_fd, path, id, access, abi) {
             unsafe { libc::close(ruleset_fd) };
@@ -94,8 +96,9 @@ enum Access {
 /// one swapped for a link since must not lend its rights to the link's target (stricter, never
 /// weaker). A writable path the plan listed as entry `id` must still be that entry: another one,
 /// renamed into its place since, stops the supervisor before the command (`Stage::Changed`).
-fn add_rule(ruleset_fd: i32, path: &str, id: Option<(u64, u64)>, access: Access, abi: u32) -> Result<(), Failure> {
-    let c = std::ffi::CString::new(path).map_err(|_| setup(libc::EINVAL, format!("path {path:?} contains a NUL byte")))?;
+fn add_rule(ruleset_fd: i32, path: &Path, id: Option<(u64, u64)>, access: Access, abi: u32) -> Result<(), Failure> {
+    let c = crate::mount_target::c_path(path)?;
+    let path = path.display();
     let flags = libc::O_PATH | libc::O_CLOEXEC | if access == Access::Write { libc::O_NOFOLLOW } else { 0 };
     let fd = unsafe { libc::open(c.as_ptr(), flags) };
     if fd < 0 {

@@ -13,6 +13,8 @@
 //! refused, never followed.
 
 
+use std::path::{Path, PathBuf};
+
 use sandspawn_helper::report::{Failure, setup};
 
 use crate::mount_target::{c, mount, Kind, Target};
@@ -27,12 +29,12 @@ const COVER_FLAGS: libc::c_ulong = libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_
 const SCRATCH_FILE: &str = "/dev/shm/.sandspawn-cover";
 
 /// Cover every directory placeholder in `dirs` and every file placeholder in `files`.
-pub fn cover(dirs: &[String], files: &[String]) -> Result<(), Failure> {
+pub fn cover(dirs: &[PathBuf], files: &[PathBuf]) -> Result<(), Failure> {
     if let Some((first, rest)) = dirs.split_first() {
         // An empty tmpfs, read-only from the start: `mkdir` inside reports a read-only file system.
         let t = Target::open(first, Kind::Dir, "the placeholder")?;
         let (tmpfs, mode) = (c("tmpfs")?, c("mode=0555")?);
-        mount(Some(&tmpfs), &t.proc_path(), Some(&tmpfs), COVER_FLAGS, Some(&mode), &format!("covering the placeholder {first}"))?;
+        mount(Some(&tmpfs), &t.proc_path(), Some(&tmpfs), COVER_FLAGS, Some(&mode), &format!("covering the placeholder {}", first.display()))?;
         bind_rest(first, true, rest)?;
     }
     if let Some((first, rest)) = files.split_first() {
@@ -46,10 +48,10 @@ pub fn cover(dirs: &[String], files: &[String]) -> Result<(), Failure> {
         // SAFETY: our own descriptor.
         unsafe { libc::close(fd) };
         let bound = Target::open(first, Kind::File, "the placeholder").and_then(|t| {
-            mount(Some(&scratch), &t.proc_path(), None, libc::MS_BIND, None, &format!("covering the placeholder {first}"))?;
+            mount(Some(&scratch), &t.proc_path(), None, libc::MS_BIND, None, &format!("covering the placeholder {}", first.display()))?;
             // The mount now at `first`, made read-only.
             let root = Target::open(first, Kind::File, "the placeholder")?;
-            mount(None, &root.proc_path(), None, libc::MS_REMOUNT | libc::MS_BIND | COVER_FLAGS, None, &format!("making the cover of {first} read-only"))?;
+            mount(None, &root.proc_path(), None, libc::MS_REMOUNT | libc::MS_BIND | COVER_FLAGS, None, &format!("making the cover of {} read-only", first.display()))?;
             // Before the name goes: a file with no name left cannot be the source of a bind.
             bind_rest(first, false, rest)
         });
@@ -61,14 +63,14 @@ pub fn cover(dirs: &[String], files: &[String]) -> Result<(), Failure> {
 }
 
 /// Bind the read-only cover now at `first` over each of `rest` (the clone keeps its flags).
-fn bind_rest(first: &str, dirs: bool, rest: &[String]) -> Result<(), Failure> {
+fn bind_rest(first: &Path, dirs: bool, rest: &[PathBuf]) -> Result<(), Failure> {
     // Open (and kept open) while its `/proc/self/fd` path is the source of the binds.
     let kind = if dirs { Kind::Dir } else { Kind::File };
     let source = Target::open(first, kind, "the placeholder")?;
     let from = source.proc_path();
     for p in rest {
         let t = Target::open(p, kind, "the placeholder")?;
-        mount(Some(&from), &t.proc_path(), None, libc::MS_BIND, None, &format!("covering the placeholder {p}"))?;
+        mount(Some(&from), &t.proc_path(), None, libc::MS_BIND, None, &format!("covering the placeholder {}", p.display()))?;
     }
     Ok(())
 }

@@ -263,9 +263,9 @@ fn hold_dir(held: &HeldDir) -> Result<(), Failure> {
     let failed = |errno: i32, what: &str| Failure {
         stage: Stage::Setup,
         errno,
-        message: format!("{what} {} for its placeholders failed: {}", held.path, describe(errno)),
+        message: format!("{what} {} for its placeholders failed: {}", held.path.display(), describe(errno)),
     };
-    let path = CString::new(held.path.as_bytes()).map_err(|_| failed(libc::EINVAL, "locking"))?;
+    let path = CString::new(std::os::unix::ffi::OsStrExt::as_bytes(held.path.as_os_str())).map_err(|_| failed(libc::EINVAL, "locking"))?;
     let fd = placeholder::lock(&path, libc::LOCK_SH, true).map_err(|e| failed(e.raw_os_error().unwrap_or(0), "locking"))?;
     for (name, kind) in &held.placeholders {
         let name = CString::new(name.as_bytes()).map_err(|_| failed(libc::EINVAL, "naming a placeholder in"))?;

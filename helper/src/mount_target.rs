@@ -3,6 +3,8 @@
 //! `/proc/self/fd` path, so an entry replaced by a symlink during setup is refused, never followed.
 
 use std::ffi::CString;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
 
 use sandspawn_helper::report::{Failure, setup};
 
@@ -10,6 +12,11 @@ use crate::{describe, last_errno};
 
 pub(crate) fn c(p: &str) -> Result<CString, Failure> {
     CString::new(p).map_err(|_| setup(libc::EINVAL, format!("path {p:?} contains a NUL byte")))
+}
+
+/// `p` as it is, bytes and all (a name need not be UTF-8: see the protocol's `path_word`).
+pub(crate) fn c_path(p: &Path) -> Result<CString, Failure> {
+    CString::new(p.as_os_str().as_bytes()).map_err(|_| setup(libc::EINVAL, format!("path {} contains a NUL byte", p.display())))
 }
 
 /// The kind of entry a target must be.
@@ -30,8 +37,10 @@ pub(crate) struct Target {
 
 impl Target {
     /// Open `path`; `what` names it in errors ("the placeholder", "the read-only path").
-    pub fn open(path: &str, kind: Kind, what: &str) -> Result<Target, Failure> {
-        let p = c(path)?;
+    pub fn open(path: impl AsRef<Path>, kind: Kind, what: &str) -> Result<Target, Failure> {
+        let path = path.as_ref();
+        let p = c_path(path)?;
+        let path = path.display();
         // SAFETY: a valid C string.
         let fd = unsafe { libc::open(p.as_ptr(), libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC) };
         if fd < 0 {
@@ -68,7 +77,7 @@ impl Target {
     /// The flags of the mount this is on, as `MS_*`, read-only left out: a remount clears those it
     /// is not given, and a bind remount in a user namespace must keep those it locked, or the
     /// kernel refuses it. `path` names it in errors.
-    pub fn mount_flags(&self, path: &str) -> Result<libc::c_ulong, Failure> {
+    pub fn mount_flags(&self, path: impl std::fmt::Display) -> Result<libc::c_ulong, Failure> {
         // SAFETY: a zeroed statvfs is valid; `self.fd` is open.
         let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
         if unsafe { libc::fstatvfs(self.fd, &mut st) } != 0 {

@@ -13,8 +13,13 @@
 //!     [--landlock=ABI --sockets=none|unix|inet-unix --control-fd=N --ll-list=PATH... --ll-read=PATH... --ll-write[-at=DEV:INO:|=]PATH...] -- COMMAND [ARG...]
 //! sandspawn-helper --version
 //! ```
+//!
+//! Every argument before `--` is UTF-8: a path that is not is written `hex:` and its bytes (see
+//! `path_word`).
 
 use std::ffi::OsString;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
 
 use crate::rlimit::Rlimit;
 
@@ -68,8 +73,8 @@ pub struct Steps {
     /// Mount an empty read-only directory over each of these placeholders of missing protected
     /// names, and an empty read-only file over each of `cover_files` (see `covers`). Needs
     /// CAP_SYS_ADMIN, so `own_userns` must be set too.
-    pub cover_dirs: Vec<String>,
-    pub cover_files: Vec<String>,
+    pub cover_dirs: Vec<PathBuf>,
+    pub cover_files: Vec<PathBuf>,
     /// Bind mounts bwrap made only so that the overlays could be mounted (the writable store),
     /// detached after them so the command cannot reach the store directly.
     pub unmount: Vec<String>,
@@ -146,7 +151,7 @@ pub struct TmpfsInodes {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HeldDir {
     pub fd: i32,
-    pub path: String,
+    pub path: PathBuf,
     pub placeholders: Vec<(String, crate::placeholder::Kind)>,
 }
 
@@ -167,7 +172,7 @@ pub struct ReviewOverlay {
 /// renamed there (`--ll-write`, see `confine`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Planned {
-    pub path: String,
+    pub path: PathBuf,
     pub id: Option<(u64, u64)>,
 }
 
@@ -175,31 +180,70 @@ pub struct Planned {
 pub type ReadOnly = Planned;
 
 impl Planned {
-    pub fn new(path: &str) -> Planned {
-        Planned { path: path.to_string(), id: None }
+    pub fn new(path: impl AsRef<Path>) -> Planned {
+        Planned { path: path.as_ref().to_path_buf(), id: None }
     }
 
-    pub fn at(path: &str, id: (u64, u64)) -> Planned {
-        Planned { path: path.to_string(), id: Some(id) }
+    pub fn at(path: impl AsRef<Path>, id: (u64, u64)) -> Planned {
+        Planned { path: path.as_ref().to_path_buf(), id: Some(id) }
     }
 
     /// `DEV:INO:PATH` (the path is absolute, and may hold colons itself).
     fn parse_at(text: &str) -> Option<Planned> {
         let (dev, rest) = text.split_once(':')?;
         let (ino, path) = rest.split_once(':')?;
-        if !path.starts_with('/') {
-            return None;
-        }
-        Some(Planned::at(path, (dev.parse().ok()?, ino.parse().ok()?)))
+        Some(Planned::at(parse_path_word(path)?, (dev.parse().ok()?, ino.parse().ok()?)))
     }
 
     /// The argument for `flag`: `FLAG=PATH`, or `FLAG-at=DEV:INO:PATH` with an identity.
     fn arg(&self, flag: &str) -> String {
+        let path = path_word(&self.path);
         match self.id {
-            Some((dev, ino)) => format!("{flag}-at={dev}:{ino}:{}", self.path),
-            None => format!("{flag}={}", self.path),
+            Some((dev, ino)) => format!("{flag}-at={dev}:{ino}:{path}"),
+            None => format!("{flag}={path}"),
         }
     }
+}
+
+/// What marks a path written as its bytes in hex (`path_word`).
+const HEX_PATH: &str = "hex:";
+
+/// An absolute path as one word of the protocol: as it is when it is UTF-8, else `hex:` and its
+/// bytes in hex (no absolute path begins so). A file's name may be any bytes but `/` and NUL, and
+/// the host's walk finds paths a run made (a repository under a directory named with byte 0xff):
+/// refusing them refused every later run in the workspace, and a lossy conversion would name
+/// another path. A plan's arguments stay strings all the same (a plan for another spawner is JS
+/// strings); the helper gets the bytes back (`parse_path_word`) and hands them to system calls.
+pub fn path_word(path: &Path) -> String {
+    match path.to_str() {
+        Some(text) => text.to_string(),
+        None => {
+            let bytes = path.as_os_str().as_bytes();
+            let mut word = String::with_capacity(HEX_PATH.len() + 2 * bytes.len());
+            word.push_str(HEX_PATH);
+            for b in bytes {
+                word.push_str(&format!("{b:02x}"));
+            }
+            word
+        }
+    }
+}
+
+/// The absolute path a word of the protocol names (see `path_word`); `None` for anything else (a
+/// relative path, bad hex, a NUL byte).
+pub fn parse_path_word(word: &str) -> Option<PathBuf> {
+    let path = match word.strip_prefix(HEX_PATH) {
+        Some(hex) => {
+            if hex.len() % 2 != 0 || !hex.is_ascii() {
+                return None;
+            }
+            let bytes: Vec<u8> = (0..hex.len()).step_by(2).map(|i| u8::from_str_radix(&hex[i..i + 2], 16).ok()).collect::<Option<_>>()?;
+            PathBuf::from(std::ffi::OsStr::from_bytes(&bytes))
+        }
+        None => PathBuf::from(word),
+    };
+    let bytes = path.as_os_str().as_bytes();
+    (bytes.first() == Some(&b'/') && !bytes.contains(&0)).then_some(path)
 }
 
 /// One overlay: `TARGET` shows what it held below the `layers` (newest first) and, on top, the
@@ -261,7 +305,7 @@ impl Steps {
             args.push(format!("--offline-nsswitch-fd={fd}"));
         }
         for h in &self.held_dirs {
-            args.push(format!("--hold-dir={}:{}", h.fd, h.path));
+            args.push(format!("--hold-dir={}:{}", h.fd, path_word(&h.path)));
             for (name, kind) in &h.placeholders {
                 args.push(format!("--placeholder-{}={}:{name}", kind.word(), h.fd));
             }
@@ -282,8 +326,8 @@ impl Steps {
             args.extend(["--overlay".to_string(), o.target.clone(), o.upper.clone(), o.work.clone(), o.layers.len().to_string()]);
             args.extend(o.layers.iter().cloned());
         }
-        args.extend(self.cover_dirs.iter().map(|p| format!("--cover-dir={p}")));
-        args.extend(self.cover_files.iter().map(|p| format!("--cover-file={p}")));
+        args.extend(self.cover_dirs.iter().map(|p| format!("--cover-dir={}", path_word(p))));
+        args.extend(self.cover_files.iter().map(|p| format!("--cover-file={}", path_word(p))));
         for p in &self.unmount {
             args.push(format!("--unmount={p}"));
         }
@@ -343,9 +387,11 @@ impl Steps {
         let (mut list, mut read, mut write, mut sockets, mut control_fd) = (Vec::new(), Vec::new(), Vec::new(), crate::seccomp::Sockets::None, None);
         let mut i = 1;
         while i < args.len() {
-            let arg = &args[i];
-            let text = arg.to_string_lossy();
-            match text.as_ref() {
+            // A lossy conversion would name another path (see `path_word`).
+            let Some(text) = args[i].to_str() else {
+                return Err(format!("argument {:?} is not valid UTF-8", args[i].to_string_lossy()));
+            };
+            match text {
                 "--" => {
                     if let Some(ll) = steps.landlock.as_mut() {
                         (ll.list, ll.read, ll.write) = (std::mem::take(&mut list), std::mem::take(&mut read), std::mem::take(&mut write));
@@ -381,7 +427,7 @@ impl Steps {
                 "--overlay" => {
                     let bad = || "--overlay needs TARGET UPPER WORK (absolute paths), the number of layers, then that many absolute paths".to_string();
                     let count = args.get(i + 4).and_then(|n| n.to_str()).and_then(|n| n.parse::<usize>().ok()).ok_or_else(bad)?;
-                    let paths: Vec<String> = args.iter().skip(i + 1).take(3).chain(args.iter().skip(i + 5).take(count)).map(|a| a.to_string_lossy().into_owned()).collect();
+                    let paths: Vec<String> = args.iter().skip(i + 1).take(3).chain(args.iter().skip(i + 5).take(count)).filter_map(|a| a.to_str().map(str::to_string)).collect();
                     if paths.len() < 3 + count || paths.iter().any(|p| !p.starts_with('/')) {
                         return Err(bad());
                     }
@@ -416,19 +462,15 @@ impl Steps {
                         steps.landlock.get_or_insert_with(LandlockSteps::default).abi = abi;
                     } else if let Some(path) = text.strip_prefix("--ll-list=").filter(|p| p.starts_with('/')) {
                         landlock_only = true;
-                        ll_path(arg, &text)?;
                         list.push(path.to_string());
                     } else if let Some(path) = text.strip_prefix("--ll-read=").filter(|p| p.starts_with('/')) {
                         landlock_only = true;
-                        ll_path(arg, &text)?;
                         read.push(path.to_string());
-                    } else if let Some(path) = text.strip_prefix("--ll-write=").filter(|p| p.starts_with('/')) {
+                    } else if let Some(path) = text.strip_prefix("--ll-write=") {
                         landlock_only = true;
-                        ll_path(arg, &text)?;
-                        write.push(Planned::new(path));
+                        write.push(Planned::new(parse_path_word(path).ok_or_else(bad)?));
                     } else if let Some(rest) = text.strip_prefix("--ll-write-at=") {
                         landlock_only = true;
-                        ll_path(arg, &text)?;
                         write.push(Planned::parse_at(rest).ok_or_else(bad)?);
                     } else if let Some(word) = text.strip_prefix("--sockets=") {
                         landlock_only = true;
@@ -441,10 +483,8 @@ impl Steps {
                     } else if let Some(held) = text.strip_prefix("--hold-dir=") {
                         let (fd, path) = held.split_once(':').ok_or_else(bad)?;
                         let fd = descriptor(fd).filter(|fd| steps.held_dirs.iter().all(|h| h.fd != *fd)).ok_or_else(bad)?;
-                        if !path.starts_with('/') || arg.to_str().is_none() {
-                            return Err(bad());
-                        }
-                        steps.held_dirs.push(HeldDir { fd, path: path.to_string(), placeholders: Vec::new() });
+                        let path = parse_path_word(path).ok_or_else(bad)?;
+                        steps.held_dirs.push(HeldDir { fd, path, placeholders: Vec::new() });
                     } else if let Some((kind, spec)) = text
                         .strip_prefix("--placeholder-dir=")
                         .map(|s| (crate::placeholder::Kind::Dir, s))
@@ -452,7 +492,7 @@ impl Steps {
                     {
                         let (fd, name) = spec.split_once(':').ok_or_else(bad)?;
                         let fd = descriptor(fd).ok_or_else(bad)?;
-                        if !crate::placeholder::valid_name(name) || arg.to_str().is_none() {
+                        if !crate::placeholder::valid_name(name) {
                             return Err(bad());
                         }
                         // It names a directory held just before.
@@ -465,22 +505,22 @@ impl Steps {
                         steps.await_init_locks = n.parse::<usize>().ok().filter(|n| *n > 0).ok_or_else(bad)?;
                     } else if let Some(list) = text.strip_prefix("--close-fds=") {
                         steps.close_fds = list.split(',').map(descriptor).collect::<Option<_>>().ok_or_else(bad)?;
-                    } else if let Some(p) = text.strip_prefix("--read-only=").filter(|p| p.starts_with('/')) {
-                        steps.read_only.push(ReadOnly::new(p));
+                    } else if let Some(p) = text.strip_prefix("--read-only=") {
+                        steps.read_only.push(ReadOnly::new(parse_path_word(p).ok_or_else(bad)?));
                     } else if let Some(rest) = text.strip_prefix("--read-only-at=") {
                         steps.read_only.push(ReadOnly::parse_at(rest).ok_or_else(bad)?);
                     } else if let Some(spec) = text.strip_prefix("--tmpfs-inodes=") {
                         // At least 1: `nr_inodes=0` means no bound at all to tmpfs.
                         let (n, path) = spec.split_once(':').ok_or_else(bad)?;
                         let inodes = n.parse::<u64>().ok().filter(|n| *n > 0).ok_or_else(bad)?;
-                        if !path.starts_with('/') || arg.to_str().is_none() {
+                        if !path.starts_with('/') {
                             return Err(bad());
                         }
                         steps.tmpfs_inodes.push(TmpfsInodes { path: path.to_string(), inodes });
-                    } else if let Some(p) = text.strip_prefix("--cover-dir=").filter(|p| p.starts_with('/')) {
-                        steps.cover_dirs.push(p.to_string());
-                    } else if let Some(p) = text.strip_prefix("--cover-file=").filter(|p| p.starts_with('/')) {
-                        steps.cover_files.push(p.to_string());
+                    } else if let Some(p) = text.strip_prefix("--cover-dir=") {
+                        steps.cover_dirs.push(parse_path_word(p).ok_or_else(bad)?);
+                    } else if let Some(p) = text.strip_prefix("--cover-file=") {
+                        steps.cover_files.push(parse_path_word(p).ok_or_else(bad)?);
                     } else if let Some(p) = text.strip_prefix("--unmount=").filter(|p| p.starts_with('/')) {
                         steps.unmount.push(p.to_string());
                     } else {
@@ -492,14 +532,6 @@ impl Steps {
         }
         Err("missing `--` before the command".into())
     }
-}
-
-/// A Landlock path must be UTF-8 as written (a lossy conversion would name another path).
-fn ll_path(arg: &OsString, text: &str) -> Result<(), String> {
-    if arg.to_str().is_none() {
-        return Err(format!("argument {text:?} is not valid UTF-8"));
-    }
-    Ok(())
 }
 
 /// A descriptor number above stdio.
@@ -594,6 +626,38 @@ mod tests {
             assert_eq!(parsed, steps);
             assert_eq!(command, os(&["ls", "--", "-l"]).as_slice(), "only the first `--` separates");
         }
+    }
+
+    /// A path the host's walk found may have any bytes in its names (a run made the directory): it
+    /// travels as `hex:` and its bytes, and comes back the same; a raw argument that is not UTF-8
+    /// is refused (a lossy conversion would name another path).
+    #[test]
+    fn paths_that_are_not_utf8_travel_as_their_bytes() {
+        use std::os::unix::ffi::OsStrExt;
+        let odd = |b: &[u8]| PathBuf::from(std::ffi::OsStr::from_bytes(b));
+        let steps = Steps {
+            held_dirs: vec![HeldDir { fd: 7, path: odd(b"/w/x\xff"), placeholders: vec![(".vscode".into(), Kind::Dir)] }],
+            read_only: vec![ReadOnly::at(odd(b"/w/x\xff/.git"), (1, 2)), ReadOnly::new(odd(b"/w/\xfe:1"))],
+            cover_dirs: vec![odd(b"/w/x\xff/.vscode")],
+            cover_files: vec![odd(b"/w/x\xff/.envrc")],
+            own_userns: true,
+            ..Steps::default()
+        };
+        let args = steps.to_args();
+        assert!(args.contains(&"--read-only-at=1:2:hex:2f772f78ff2f2e676974".to_string()), "{args:?}");
+        let mut words = os(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        words.push("true".into());
+        assert_eq!(Steps::parse(&words).unwrap().0, steps);
+        let landlock = Steps { landlock: Some(LandlockSteps { abi: 4, read: vec!["/".into()], write: vec![Planned::new(odd(b"/w/\xff")), Planned::at(odd(b"/w/\xff\xfe"), (3, 4))], ..LandlockSteps::default() }), ..Steps::default() };
+        let mut words = os(&landlock.to_args().iter().map(String::as_str).collect::<Vec<_>>());
+        words.push("true".into());
+        assert_eq!(Steps::parse(&words).unwrap().0, landlock);
+        assert_eq!(path_word(Path::new("/w/hex:a")), "/w/hex:a", "a UTF-8 path is written as it is");
+        for bad in ["hex:2f7", "hex:2fzz", "hex:77", "hex:2f00", "hex:", "rel"] {
+            assert_eq!(parse_path_word(bad), None, "{bad}");
+        }
+        let raw = vec![OsString::from("v1"), OsString::from(std::ffi::OsStr::from_bytes(b"--read-only=/w/\xff")), "--own-userns".into(), "--".into(), "true".into()];
+        assert!(Steps::parse(&raw).unwrap_err().contains("not valid UTF-8"));
     }
 
     #[test]

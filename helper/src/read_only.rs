@@ -91,14 +91,14 @@ fn open_carve_out(r: &ReadOnly) -> Result<Option<Target>, Failure> {
         // device): planning again would find the same.
         Err(f) if matches!(f.errno, libc::ENOENT | libc::ENOTDIR | libc::ELOOP) => {
             if special_as_planned(r) {
-                return Err(setup(libc::EINVAL, format!("the read-only path {} is neither a directory nor a regular file (a fifo, a socket or a device): it cannot be made read-only", r.path)));
+                return Err(setup(libc::EINVAL, format!("the read-only path {} is neither a directory nor a regular file (a fifo, a socket or a device): it cannot be made read-only", r.path.display())));
             }
             return Err(changed(f.errno, format!("{} (changed since the sandbox was planned)", f.message)));
         }
         other => other?,
     };
     match r.id {
-        Some(id) if t.id != id => Err(changed(libc::EXDEV, format!("the read-only path {} is no longer the entry the sandbox was planned for (renamed or replaced meanwhile)", r.path))),
+        Some(id) if t.id != id => Err(changed(libc::EXDEV, format!("the read-only path {} is no longer the entry the sandbox was planned for (renamed or replaced meanwhile)", r.path.display()))),
         _ => Ok(Some(t)),
     }
 }
@@ -117,7 +117,7 @@ fn special_as_planned(r: &ReadOnly) -> bool {
 /// detached. `ENOSYS` (a kernel before 5.12): nothing was changed, the caller binds instead.
 fn copy(carve: &ReadOnly) -> Result<Option<Copy<'_>>, Failure> {
     use std::os::fd::FromRawFd;
-    let path = carve.path.as_str();
+    let path = carve.path.display();
     let Some(below) = open_carve_out(carve)? else { return Ok(None) };
     let flags = libc::OPEN_TREE_CLONE | libc::O_CLOEXEC as libc::c_uint | libc::AT_RECURSIVE as libc::c_uint | libc::AT_EMPTY_PATH as libc::c_uint;
     // SAFETY: open_tree on our own descriptor with an empty path; returns a descriptor or -1.
@@ -144,10 +144,13 @@ fn copy(carve: &ReadOnly) -> Result<Option<Copy<'_>>, Failure> {
 /// attached before in this batch lies over that entry (a shallower carve-out, or the same path
 /// twice): then over what the path leads to now, which must be the same entry.
 fn attach_all(copies: Vec<Copy>) -> Result<(), Failure> {
-    let mut attached: std::collections::HashSet<&str> = std::collections::HashSet::with_capacity(copies.len());
+    use std::os::unix::ffi::OsStrExt;
+    let mut attached: std::collections::HashSet<&[u8]> = std::collections::HashSet::with_capacity(copies.len());
     for c in &copies {
-        let path = c.carve.path.as_str();
-        let covered = sandspawn_helper::ancestors::or_self(path).any(|a| attached.contains(a));
+        // As bytes: a carve-out's name need not be UTF-8.
+        let bytes = c.carve.path.as_os_str().as_bytes();
+        let path = c.carve.path.display();
+        let covered = sandspawn_helper::ancestors::or_self_bytes(bytes).any(|a| attached.contains(a));
         let reopened;
         let target = if covered {
             let Some(t) = open_carve_out(c.carve)? else { continue };
@@ -166,26 +169,26 @@ fn attach_all(copies: Vec<Copy>) -> Result<(), Failure> {
             let e = last_errno();
             return Err(setup(e, format!("putting the read-only copy over {path} failed: {}", describe(e))));
         }
-        attached.insert(path);
+        attached.insert(bytes);
     }
     Ok(())
 }
 
 /// The old way (kernels before 5.12): a bind of the path onto itself, then a read-only remount.
 fn bind(carve: &ReadOnly) -> Result<(), Failure> {
-    let path = carve.path.as_str();
+    let path = carve.path.display();
     let Some(below) = open_carve_out(carve)? else { return Ok(()) };
     let at = below.proc_path();
     mount(Some(&at), &at, None, libc::MS_BIND | libc::MS_REC, None, &format!("binding the read-only path {path}"))?;
     // The path now leads to the bind, which must be the same entry.
-    let bound = Target::open(path, Kind::DirOrFile, WHAT)?;
+    let bound = Target::open(&carve.path, Kind::DirOrFile, WHAT)?;
     if bound.id != below.id {
         return Err(changed(libc::EXDEV, format!("the read-only path {path} was replaced during setup")));
     }
     // The bind's own flags (it took those of the mount it was made from), which a remount in a
     // user namespace must keep; per path, since one filesystem can be mounted with other flags.
     // Read-only is not among them: the remount adds it.
-    let flags = bound.mount_flags(path)?;
+    let flags = bound.mount_flags(&path)?;
     mount(None, &bound.proc_path(), None, libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | flags, None, &format!("making {path} read-only"))
 }
 

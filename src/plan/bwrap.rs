@@ -134,13 +134,14 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     let caches = tool_caches::plan(&policy.tool_caches)?;
     // The placeholders of missing read-only paths are covered by the helper (see its `covers`), in
     // a plan another program runs. The runner makes none: what its run creates at such a path is
-    // moved aside after the run (`planted::undo`).
+    // moved aside after the run (`planted::undo`). The helper gets every path the walk found as
+    // it is, whatever its bytes (see `protocol::path_word`): a run can name a directory anything.
     let (mut cover_dirs, mut cover_files) = (Vec::new(), Vec::new());
     let placeholders = policy.writable_roots.iter().flat_map(|r| r.missing_read_only.iter()).filter(|_| !req.runner_fds);
     for m in placeholders {
         match m.kind {
-            PlaceholderKind::Dir => cover_dirs.push(path_arg(&m.path)?),
-            PlaceholderKind::File => cover_files.push(path_arg(&m.path)?),
+            PlaceholderKind::Dir => cover_dirs.push(m.path.clone()),
+            PlaceholderKind::File => cover_files.push(m.path.clone()),
         }
     }
     // The carve-outs inside writable roots are made read-only by the helper too (see its
@@ -156,13 +157,13 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         // which only this sandbox writes: no entry to check them against.
         let reviewed = policy.is_reviewed(&root.root);
         for p in carve.into_iter().filter(|p| views.of(p).0 != View::Hidden) {
-            read_only.push(ReadOnly { path: path_arg(p)?, id: if reviewed { None } else { entry_id(policy, p) } });
+            read_only.push(ReadOnly { path: p.to_path_buf(), id: if reviewed { None } else { entry_id(policy, p) } });
         }
     }
     // sandspawn's stores, covered after the helper has mounted this run's caches and change set
     // from them (see `stores`).
     for store in req.stores.iter().filter(|p| !matches!(views.of(p).0, View::Hidden | View::PrivateTmp)) {
-        cover_dirs.push(path_arg(store)?);
+        cover_dirs.push(store.clone());
     }
     let review = review_mounts(policy)?;
     // The sandbox's memory-backed filesystems are as large as `limits.memory`, or a fixed cap: a
@@ -277,7 +278,7 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
 
     // bwrap's pid 1 keeps a read lock on each held directory while the sandbox lives (see `held_dirs`).
     for h in &held_dirs {
-        a.push(&["--lock-file", &h.path]);
+        a.push(&["--lock-file", &lock_file_arg(&h.path)?]);
     }
     // Last of bwrap's mounts: nothing more is created in /dev (the helper's bind into it is made).
     a.push(&["--remount-ro", "/dev"]);
@@ -392,11 +393,26 @@ fn held_dirs(policy: &ResolvedPolicy, first_fd: i32) -> Result<Vec<HeldDir>> {
         .into_iter()
         .zip(first_fd..)
         .map(|((dir, names), fd)| {
-            // Names are one component of a path `path_arg` accepted as UTF-8 whole.
+            // Names are protected names, the caller's strings: UTF-8.
             let placeholders = names.into_iter().filter_map(|(n, k)| Some((n.to_str()?.to_string(), k))).collect();
-            Ok(HeldDir { fd, path: path_arg(dir)?, placeholders })
+            Ok(HeldDir { fd, path: dir.to_path_buf(), placeholders })
         })
         .collect()
+}
+
+/// A held directory as bwrap's `--lock-file`. Only plans for another spawner hold directories, and
+/// their arguments are strings (JS strings, for `spawn`): bwrap cannot be given a name that is not
+/// UTF-8 there, so such a plan is refused (fail closed: never a directory without its
+/// placeholders). The helper takes the path as its bytes (`protocol::path_word`), and the runner
+/// holds no directory in the plan, so `spawnSandboxed` runs there.
+fn lock_file_arg(dir: &Path) -> Result<String> {
+    dir.to_str().map(str::to_owned).ok_or_else(|| {
+        SandboxError::unsupported(format!(
+            "{} holds placeholders of protected names and its name is not UTF-8, which a plan for another spawner \
+             cannot give bwrap; run the command with spawnSandboxed, or rename the directory",
+            dir.display()
+        ))
+    })
 }
 
 /// With a `NetworkPolicy`, the descriptor of the bridge to the runner's proxy. A self-contained

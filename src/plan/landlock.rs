@@ -94,7 +94,8 @@ pub fn build(req: &PlanRequest, abi: u32, grants: &Grants, scratch: Option<&Path
     let helper = req.helper.ok_or_else(|| SandboxError::unavailable("sandspawn-helper was not found", "reinstall sandspawn"))?;
     let mut write: Vec<Planned> = Vec::new();
     for p in grants.dirs.iter().chain(&grants.files) {
-        write.push(Planned { path: path_arg(p)?, id: grants.ids.get(p).copied() });
+        // As it is, whatever its bytes: the split directories' entries are whatever a run named them.
+        write.push(Planned { path: p.clone(), id: grants.ids.get(p).copied() });
     }
     write.extend(DEVICES.iter().filter(|d| Path::new(d).exists()).map(|d| Planned::new(d)));
     let sockets = if policy.network {

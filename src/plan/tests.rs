@@ -434,3 +434,47 @@ fn network_off_keeps_the_proxy_password_out_and_full_network_passes_it_on() {
     assert_eq!(plan.env.get("HTTPS_PROXY"), env.get("HTTPS_PROXY"));
     assert_eq!(plan.env.get("JAVA_TOOL_OPTIONS"), env.get("JAVA_TOOL_OPTIONS"));
 }
+
+/// A repository a run made under a directory whose name is not UTF-8 (`mkdir x$'\377'; git init`):
+/// the walk finds it on every later run, and the plan refused to name it ("is not valid UTF-8"),
+/// so every later run in the workspace failed. Its carve-out reaches the helper as its bytes.
+#[test]
+fn a_carve_out_whose_name_is_not_utf8_reaches_the_helper_as_its_bytes() {
+    use std::os::unix::ffi::OsStrExt;
+    let (_t, w) = tmp();
+    let dot_git = w.join(std::ffi::OsStr::from_bytes(b"x\xff")).join(".git");
+    fs::create_dir_all(dot_git.join("hooks")).unwrap();
+    fs::write(dot_git.join("config"), "[core]\n").unwrap();
+    fs::write(dot_git.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+    let p = policy(json!("workspace-write"), &w, Platform::Linux);
+    assert!(p.writable_roots.iter().any(|r| r.read_only.contains(&dot_git)), "the walk found it: {:?}", p.writable_roots);
+    let cmd = vec!["true".to_string()];
+    let env = BTreeMap::new();
+    let req = PlanRequest { command: &cmd, cwd: &w, env: &env, policy: &p, platform: Platform::Linux, bwrap: None, resolved_program: None, helper: Some(helper_path()), runner_fds: true, terminal: false, rlimits: &[], own_files: &[], stores: &[], proxy: None };
+    let args = build(&req).unwrap().args;
+    // The helper inside (the one in front of bwrap opens the offline nsswitch.conf).
+    let helper_args = &args[args.iter().rposition(|a| a == "v1").unwrap()..];
+    let (steps, _) = sandspawn_helper::protocol::Steps::parse(&helper_args.iter().map(std::ffi::OsString::from).collect::<Vec<_>>()).unwrap();
+    assert!(steps.read_only.iter().any(|r| r.path == dot_git && r.id.is_some()), "{helper_args:?}");
+}
+
+/// A plan for another spawner holds the directories of its placeholders with bwrap's `--lock-file`,
+/// whose argument is a string there: one whose name is not UTF-8 refuses the plan (typed), never
+/// a plan without the placeholders; the runner's plan holds none and builds.
+#[test]
+fn a_held_directory_whose_name_is_not_utf8_refuses_only_a_plan_for_another_spawner() {
+    use std::os::unix::ffi::OsStrExt;
+    let (_t, w) = tmp();
+    let repo = w.join(std::ffi::OsStr::from_bytes(b"x\xff"));
+    fs::create_dir_all(repo.join(".git/hooks")).unwrap();
+    fs::write(repo.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
+    let p = policy_as_given(json!("workspace-write"), &w, Platform::Linux);
+    assert!(p.missing_read_only().iter().any(|m| m.path.parent() == Some(repo.as_path())), "placeholders in it: {:?}", p.missing_read_only());
+    let err = try_plan_with_env(&p, &w, Platform::Linux, &["true"], &BTreeMap::new()).unwrap_err();
+    assert_eq!(err.code, crate::error::ErrorCode::Unsupported, "{}", err.message);
+    assert!(err.message.contains("spawnSandboxed"), "{}", err.message);
+    let cmd = vec!["true".to_string()];
+    let env = BTreeMap::new();
+    let req = PlanRequest { command: &cmd, cwd: &w, env: &env, policy: &p, platform: Platform::Linux, bwrap: None, resolved_program: None, helper: Some(helper_path()), runner_fds: true, terminal: false, rlimits: &[], own_files: &[], stores: &[], proxy: None };
+    assert!(build(&req).is_ok());
+}
