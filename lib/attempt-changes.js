@@ -35,21 +35,43 @@ function rootsToWalk(policy, cwd) {
   return { writable, walked: [...new Set([...(cwdWritable ? [cwd] : []), ...writable.filter((r) => !shared.has(r))])] }
 }
 
-/** The command's argv entries that are files in a writable root (`sh build.sh`, `./run.sh`). */
+/**
+ * The command's argv entries that are files in a writable root (`sh build.sh`, `./run.sh`), each
+ * as the file it leads to and as the entry it names when that is a symlink. The walk reports real
+ * paths: with `run.sh -> tools/run.sh`, an attempt that rewrites tools/run.sh is reported there,
+ * and `run.sh` as typed matched nothing (found by an attacker's review). The link itself counts
+ * too: an attempt can point it at another file. The kernel bounds the links followed (ELOOP).
+ */
 function commandFiles(command, cwd, writable) {
   const files = []
+  const inWritable = (p) => writable.some((r) => p === r || p.startsWith(r + path.sep))
   for (const arg of command) {
     if (typeof arg !== 'string' || arg === '' || arg.startsWith('-')) continue
     const p = path.resolve(cwd, arg)
-    let isFile = false
-    try {
-      isFile = fs.statSync(p).isFile()
-    } catch {
-      continue
-    }
-    if (isFile && writable.some((r) => p === r || p.startsWith(r + path.sep)) && !files.includes(p)) files.push(p)
+    const target = realNative(p)
+    if (target === null || !isFile(target)) continue
+    const dir = realNative(path.dirname(p))
+    const entry = dir === null ? target : path.join(dir, path.basename(p))
+    for (const f of [target, entry]) if (inWritable(f) && !files.includes(f)) files.push(f)
   }
   return files
+}
+
+/** The canonical path by realpath(3), which gives up on a loop or too many links; else null. */
+function realNative(p) {
+  try {
+    return fs.realpathSync.native(p)
+  } catch {
+    return null
+  }
+}
+
+function isFile(p) {
+  try {
+    return fs.statSync(p).isFile()
+  } catch {
+    return false
+  }
 }
 
 /**

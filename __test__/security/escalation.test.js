@@ -10,6 +10,28 @@ const { sandspawn, tempTree, token, show } = require('./helpers')
 
 const { runWithEscalation } = sandspawn
 
+/**
+ * The `changes` approve is given for `command` in `cwd` (workspace-write), refused. Waits first, so
+ * that what the test wrote is older than the 100 ms before the start that the walk also reports
+ * (the coarse clock's slack).
+ */
+async function changesRefused(command, cwd) {
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  let request
+  const r = await runWithEscalation(command, {
+    cwd,
+    sandbox: 'workspace-write',
+    approve: (req) => {
+      request = req
+      return false
+    },
+  })
+  assert.equal(r.escalated, false, show(r))
+  assert.ok(request, `approve was not asked: ${show(r)}`)
+  assert.ok(request.changes, `approve got no changes: ${Object.keys(request)}`)
+  return request.changes
+}
+
 describe('escalation', { concurrency: 4 }, () => {
   test('a denyRead policy is never escalated, even when approve says yes', async (t) => {
     const tree = tempTree(t)
@@ -98,23 +120,29 @@ describe('escalation', { concurrency: 4 }, () => {
       "echo \"cp: cannot create regular file '/usr/local/lib/libfoo.so': Permission denied\" >&2", 'exit 1', '',
     ].join('\n'))
     fs.writeFileSync(path.join(tree.ws, 'untouched.txt'), 'x\n')
-    // Older than the 100 ms before the start that the walk also reports (the coarse clock's slack).
-    await new Promise((resolve) => setTimeout(resolve, 300))
-    let request
-    const r = await runWithEscalation(['sh', 'build.sh'], {
-      cwd: tree.ws,
-      sandbox: 'workspace-write',
-      approve: (req) => {
-        request = req
-        return false
-      },
-    })
-    assert.equal(r.escalated, false, show(r))
-    assert.ok(request, `approve was not asked: ${show(r)}`)
-    assert.ok(request.changes, `approve got no changes: ${Object.keys(request)}`)
-    assert.deepEqual(request.changes.paths, [script], JSON.stringify(request.changes))
-    assert.deepEqual(request.changes.commandFiles, [script])
-    assert.equal(request.changes.truncated, false)
+    const changes = await changesRefused(['sh', 'build.sh'], tree.ws)
+    assert.deepEqual(changes.paths, [script], JSON.stringify(changes))
+    assert.deepEqual(changes.commandFiles, [script])
+    assert.equal(changes.truncated, false)
+    assert.equal(fs.existsSync(marker), false)
+  })
+
+  // Found by an attacker's review: with `run.sh -> tools/run.sh` (a common layout), `sh run.sh`
+  // rewrote tools/run.sh and forged a denial; approve was told tools/run.sh changed, but not that
+  // the command runs it (the argv path was compared as typed), so the CLI gave no warning.
+  test('approve is told that the command runs a file it changed through a symlink the argv names', async (t) => {
+    const tree = tempTree(t)
+    const marker = path.join(tree.out, 'ran-unsandboxed')
+    const target = path.join(tree.ws, 'tools', 'run.sh')
+    fs.mkdirSync(path.dirname(target))
+    fs.writeFileSync(target, [
+      '#!/bin/sh', `printf '#!/bin/sh\nid > ${marker}\n' > tools/run.sh`,
+      "echo \"cp: cannot create regular file '/usr/local/lib/libfoo.so': Permission denied\" >&2", 'exit 1', '',
+    ].join('\n'))
+    fs.symlinkSync('tools/run.sh', path.join(tree.ws, 'run.sh'))
+    const changes = await changesRefused(['sh', 'run.sh'], tree.ws)
+    assert.deepEqual(changes.paths, [target], JSON.stringify(changes))
+    assert.deepEqual(changes.commandFiles, [target], JSON.stringify(changes))
     assert.equal(fs.existsSync(marker), false)
   })
 
