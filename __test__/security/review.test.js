@@ -191,6 +191,57 @@ describe('planted configuration in a change set is held back, not applied', () =
   })
 })
 
+describe('a guarded path swapped from above is judged by where it leads', () => {
+  // Found by an attacker's review: the run copied the hooks directory (or the directory above a
+  // missing readOnlyPaths entry) aside, wrote into the copy, and replaced the original by a symlink
+  // to it. Only changes at or below the guarded path were judged: no host risk, apply landed the
+  // link, and the host's `git commit` ran the planted hook.
+  const git = (ws, ...args) => require('node:child_process').execFileSync('git', ['-C', ws, ...args], { stdio: 'pipe' })
+  const hookCases = {
+    'husky (.husky/_), .husky swapped': { hooksPath: '.husky/_', dir: '.husky/_', swap: '.husky' },
+    'core.hooksPath tools/hooks, tools swapped': { hooksPath: 'tools/hooks', dir: 'tools/hooks', swap: 'tools' },
+    'core.hooksPath tools/hooks, tools/hooks swapped': { hooksPath: 'tools/hooks', dir: 'tools/hooks', swap: 'tools/hooks' },
+  }
+  for (const [name, { hooksPath, dir, swap }] of Object.entries(hookCases)) {
+    test(name, async (t) => {
+      const { ws, out } = tempTree(t, { git: true })
+      const mark = path.join(out, 'hook-ran')
+      fs.mkdirSync(path.join(ws, dir), { recursive: true })
+      fs.writeFileSync(path.join(ws, dir, 'keep'), '')
+      git(ws, 'config', 'core.hooksPath', hooksPath)
+      git(ws, 'config', 'user.email', 'a@b')
+      git(ws, 'config', 'user.name', 'a')
+      const hook = path.join('build-cache', path.relative(swap, dir), 'pre-commit')
+      const r = await review(`cp -r ${swap} build-cache && printf '#!/bin/sh\ntouch ${q(mark)}\n' > ${hook} && chmod +x ${hook} && rm -rf ${swap} && ln -s ${q(path.join(ws, 'build-cache'))} ${swap} && echo swapped`, ws)
+      assert.equal(r.stdout.trim(), 'swapped', show(r))
+      assert.ok(r.changeSet.hostRisks.some((h) => h.kind === 'hooks-written' && h.path === path.join(ws, swap)), show(r))
+      const applied = await applyChangeSet(r.changeSet.id)
+      assert.ok(applied.heldBack.some((h) => h.risk.path === path.join(ws, swap)), JSON.stringify(applied))
+      assert.ok(fs.lstatSync(path.join(ws, swap)).isDirectory(), 'the hooks directory stays the host\'s')
+      fs.writeFileSync(path.join(ws, 'f'), 'y')
+      git(ws, 'add', 'f')
+      require('node:child_process').spawnSync('git', ['-C', ws, 'commit', '-q', '-m', 't'], { stdio: 'ignore' })
+      assert.ok(!fs.existsSync(mark), "the host's git commit ran no planted hook")
+      await discardChangeSet(r.changeSet.id)
+    })
+  }
+
+  test("a missing readOnlyPaths entry's directory swapped for a symlink", async (t) => {
+    const { ws } = tempTree(t)
+    fs.mkdirSync(path.join(ws, 'config'))
+    fs.writeFileSync(path.join(ws, 'config/base.json'), '{}')
+    const ro = path.join(ws, 'config/production.json')
+    const r = await review(`cp -r config config.d && echo '{"evil":1}' > config.d/production.json && rm -rf config && ln -s config.d config && echo swapped`, ws, { readOnlyPaths: [ro] })
+    assert.equal(r.stdout.trim(), 'swapped', show(r))
+    assert.ok(r.changeSet.hostRisks.some((h) => h.path === path.join(ws, 'config')), show(r))
+    const applied = await applyChangeSet(r.changeSet.id)
+    assert.ok(applied.heldBack.some((h) => h.risk.path === path.join(ws, 'config')), JSON.stringify(applied))
+    assert.ok(fs.lstatSync(path.join(ws, 'config')).isDirectory())
+    assert.ok(!fs.existsSync(ro), 'the read-only path stays missing')
+    await discardChangeSet(r.changeSet.id)
+  })
+})
+
 test('a tree deeper than PATH_MAX: the run keeps its result, the set is reported incomplete, listed, applied in part and discarded', async (t) => {
   const { ws } = tempTree(t)
   const n = 'x'.repeat(200)

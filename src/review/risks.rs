@@ -10,10 +10,18 @@
 //!
 //! "At the top of a repository" is judged on the set's view (the host's tree with the set on
 //! top), so a repository the run created has tops too.
+//!
+//! A guarded path is judged by where it leads after apply, not by its name alone: a change that
+//! swaps a directory at or above it (a symlink, a file or a deletion there; `swaps`) is a risk of
+//! the same kind, and so is one below where a symlink on its way leads (`.husky` a link to
+//! `build-cache`: a hook written into `build-cache/_`). Found by an attacker's review: a run copied
+//! `.husky` aside, wrote the hook into the copy and replaced `.husky` by a link to it, and nothing
+//! was judged a risk; the same with the directory above a missing `readOnlyPaths` entry.
 
 use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
 use std::path::{Component, Path, PathBuf};
+use std::rc::Rc;
 
 use super::changes::{Change, ChangeKind, EntryType};
 use super::entries::{self, Kind};
@@ -44,9 +52,39 @@ struct Level {
     /// A `.git` is here in the set's view (the top of a repository).
     top: bool,
     git: GitDir,
-    /// For a top: husky's `.husky` and a `core.hooksPath` below it (computed when first needed).
-    hooks: Option<Vec<PathBuf>>,
+    /// For a top: what is guarded below it (computed when first needed).
+    guarded: Option<Rc<[Guarded]>>,
 }
+
+/// What the judge guards at a top.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Guard {
+    /// A protected or report-only name.
+    Name(String),
+    /// husky's `.husky` or a `core.hooksPath`: git or husky runs what is in it.
+    Hooks,
+}
+
+/// A guarded path below a top: as written (`.husky`), or where it leads in the set's view
+/// (`build-cache/_` when `.husky` is a link to `build-cache`).
+#[derive(Debug, Clone)]
+struct Guarded {
+    path: PathBuf,
+    /// Its first component: a change whose first differs is neither in nor above it (compared
+    /// first, for every change below a top).
+    first: OsString,
+    guard: Guard,
+}
+
+impl Guarded {
+    fn new(path: PathBuf, guard: Guard) -> Guarded {
+        let first = path.components().next().map(|c| c.as_os_str().to_os_string()).unwrap_or_default();
+        Guarded { path, first, guard }
+    }
+}
+
+/// At most this many symlinks are followed on one path (as the kernel's limit).
+const MAX_LINKS: usize = 40;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum GitDir {
@@ -102,21 +140,72 @@ impl<'a> Judge<'a> {
                 return Some(r);
             }
         }
-        if change.kind == ChangeKind::Deleted {
-            return None;
+        if let Some(r) = self.held_path(change) {
+            return Some(r);
         }
-        if let Some(h) = self.meta.held.iter().find(|h| self.root.join(&change.rel).starts_with(h)) {
-            return Some(risk(h.clone(), RiskKind::ProtectedNameCreated, "was created in the change set although the policy keeps this path read-only (readOnlyPaths)".into()));
+        if let Some(r) = self.top_replaced(change) {
+            return Some(r);
         }
         for i in 0..parts.len() {
             if i > 0 && !self.levels[i].top {
                 continue;
             }
-            if let Some(r) = self.at_top(i, &parts[i..]) {
+            if let Some(r) = self.at_top(i, &parts[i..], change) {
                 return Some(r);
             }
         }
         None
+    }
+
+    /// The change leaves something else than the host's directory at its path: a deletion, a
+    /// symlink, a file, or a directory where the host has none. A path below it then leads after
+    /// apply to what the set chose (a link's target) or to nothing. A directory made where there
+    /// was nothing, or one whose mode changed, swaps nothing: what lands in it is judged itself.
+    fn swaps(&self, change: &Change) -> bool {
+        match (change.kind, change.entry_type) {
+            (ChangeKind::Deleted, _) | (_, EntryType::Symlink | EntryType::File) => true,
+            (ChangeKind::Added, EntryType::Directory) => false,
+            (ChangeKind::Modified, EntryType::Directory) => !self.root.join(&change.rel).symlink_metadata().is_ok_and(|m| m.is_dir()),
+        }
+    }
+
+    /// A missing `readOnlyPaths` entry created (a change at or below it), or swapped away from
+    /// under the policy (a change above it that `swaps`: `config` replaced by a link to a copy
+    /// holding `config/production.json`).
+    fn held_path(&self, change: &Change) -> Option<HostRisk> {
+        let path = self.root.join(&change.rel);
+        for h in &self.meta.held {
+            if path.starts_with(h) && change.kind != ChangeKind::Deleted {
+                return Some(risk(h.clone(), RiskKind::ProtectedNameCreated, "was created in the change set although the policy keeps this path read-only (readOnlyPaths)".into()));
+            }
+            if h.starts_with(&path) && *h != path && self.swaps(change) {
+                let detail = format!("was replaced or removed in the change set, a directory above {}, which the policy keeps read-only (readOnlyPaths): after apply that path would lead to what the change set put there", h.display());
+                return Some(risk(path, RiskKind::ProtectedNameCreated, detail));
+            }
+        }
+        None
+    }
+
+    /// A repository's top on the host replaced by a symlink or a file. Its `.git` goes, and what
+    /// is judged at its top (protected names, hooks directories) would lead after apply to what
+    /// the link's target holds: a directory of the set's, where nothing is a top's. Removing it
+    /// alone leaves nothing there and is no risk. Judged on the directory's deletion, which comes
+    /// first (apply lands the new entry only once that landed).
+    fn top_replaced(&self, change: &Change) -> Option<HostRisk> {
+        if change.kind != ChangeKind::Deleted || change.entry_type != EntryType::Directory {
+            return None;
+        }
+        if !self.meta.protect_git && self.meta.protected_names.is_empty() && self.meta.reported_names.is_empty() {
+            return None;
+        }
+        let path = self.root.join(&change.rel);
+        let replaced = matches!(entries::read(&self.upper.join(&change.rel), change.rel.clone()).map(|e| e.kind), Ok(Kind::File | Kind::Symlink(_)));
+        if !replaced || path.join(".git").symlink_metadata().is_err() {
+            return None;
+        }
+        let kind = if self.meta.protect_git { RiskKind::WorkspaceReplaced } else { RiskKind::ProtectedNameCreated };
+        let detail = "a repository was replaced by a symlink or a file in the change set: its .git, its hooks and the names protected at its top would be what that leads to".into();
+        Some(risk(path, kind, detail))
     }
 
     /// Make `levels` the root and the directories `dirs` below it, keeping what is shared with
@@ -149,7 +238,7 @@ impl<'a> Judge<'a> {
         } else {
             GitDir::Made
         };
-        Level { name, rel, host_visible, top, git, hooks: None }
+        Level { name, rel, host_visible, top, git, guarded: None }
     }
 
     /// What is at `rel` in the set's view, its parent's host side showing through or not.
@@ -239,38 +328,137 @@ impl<'a> Judge<'a> {
         None
     }
 
-    /// A change at or below `rest[0]` in the top `levels[i]`: a protected or reported name, or a
-    /// hooks directory.
-    fn at_top(&mut self, i: usize, rest: &[&OsStr]) -> Option<HostRisk> {
+    /// A change at `rest` below the top `levels[i]`, judged against what is guarded there: in or
+    /// below a guarded path (a name: any change but a deletion; a hooks directory: a hook written
+    /// in it), or above it swapping what the path leads to (`swaps`; at a hooks directory too).
+    fn at_top(&mut self, i: usize, rest: &[&OsStr], change: &Change) -> Option<HostRisk> {
         let top = self.levels[i].rel.clone();
-        let first = rest[0].to_string_lossy();
-        if self.meta.protected_names.iter().chain(&self.meta.reported_names).any(|n| *n == first) {
-            let detail = format!("{first} was created or changed in the change set: {}", names::what_it_does(&first));
-            return Some(risk(self.root.join(&top).join(rest[0]), RiskKind::ProtectedNameCreated, detail));
-        }
-        if !self.meta.protect_git || rest.len() < 2 || rest.last().is_some_and(|n| n.to_string_lossy().ends_with(".sample")) {
-            return None;
-        }
         let below: PathBuf = rest.iter().collect();
-        let hooks = self.hooks_of(i);
-        let dir = hooks.iter().find(|h| below.starts_with(h) && below != **h)?;
-        Some(risk(self.root.join(top).join(dir), RiskKind::HooksWritten, "hooks were written in the change set into a directory git or husky runs hooks from".into()))
+        let sample = rest.last().is_some_and(|n| n.to_string_lossy().ends_with(".sample"));
+        for g in self.guarded_of(i).iter().filter(|g| g.first.as_os_str() == rest[0]) {
+            let within = below.starts_with(&g.path);
+            let above = g.path.starts_with(&below);
+            let written = change.kind != ChangeKind::Deleted;
+            let (at, kind, detail) = match &g.guard {
+                Guard::Name(n) if within && written => (g.path.clone(), RiskKind::ProtectedNameCreated, format!("{n} was created or changed in the change set: {}", names::what_it_does(n))),
+                Guard::Name(n) if above && !within && self.swaps(change) => {
+                    let detail = format!("was replaced or removed in the change set, above {}: after apply that would lead to what the change set put there ({})", g.path.display(), names::what_it_does(n));
+                    (below.clone(), RiskKind::ProtectedNameCreated, detail)
+                }
+                Guard::Hooks if above && self.swaps(change) => {
+                    let detail = format!("was replaced or removed in the change set, at or above {}: git or husky would run the hooks of what it leads to after apply", g.path.display());
+                    (below.clone(), RiskKind::HooksWritten, detail)
+                }
+                Guard::Hooks if within && !above && written && !sample => {
+                    (g.path.clone(), RiskKind::HooksWritten, "hooks were written in the change set into a directory git or husky runs hooks from".into())
+                }
+                _ => continue,
+            };
+            return Some(risk(self.root.join(&top).join(at), kind, detail));
+        }
+        None
     }
 
-    /// husky's `.husky` and the repository's `core.hooksPath` (when it lies below the top).
-    fn hooks_of(&mut self, i: usize) -> Vec<PathBuf> {
-        if let Some(h) = &self.levels[i].hooks {
-            return h.clone();
+    /// What is guarded below the top `levels[i]`: the protected and report-only names; with
+    /// `protectGit`, husky's `.husky` and the repository's `core.hooksPath` (when it lies below
+    /// the top); and where each of them leads in the set's view when a symlink on its way goes
+    /// elsewhere below the top (one leading outside the top is not followed, as a `core.hooksPath`
+    /// outside it is not).
+    fn guarded_of(&mut self, i: usize) -> Rc<[Guarded]> {
+        if let Some(g) = &self.levels[i].guarded {
+            return g.clone();
         }
         let top = self.levels[i].rel.clone();
-        let mut dirs = vec![PathBuf::from(".husky")];
-        let configured = self.read_view(&top.join(".git/config")).and_then(|t| gitconfig::hooks_path(&t));
-        if let Some(p) = configured.map(PathBuf::from) {
-            let rel = if p.is_absolute() { p.strip_prefix(self.root.join(&top)).ok().map(Path::to_path_buf) } else { Some(p) };
-            dirs.extend(rel.filter(|r| r.components().all(|c| matches!(c, Component::Normal(_)))));
+        let names = self.meta.protected_names.iter().chain(&self.meta.reported_names);
+        let mut guarded: Vec<Guarded> = names.map(|n| Guarded::new(PathBuf::from(n), Guard::Name(n.clone()))).collect();
+        if self.meta.protect_git {
+            let mut dirs = vec![PathBuf::from(".husky")];
+            let configured = self.read_view(&top.join(".git/config")).and_then(|t| gitconfig::hooks_path(&t));
+            if let Some(p) = configured.map(PathBuf::from) {
+                let rel = if p.is_absolute() { p.strip_prefix(self.root.join(&top)).ok().map(Path::to_path_buf) } else { Some(p) };
+                // `./tools/hooks` is `tools/hooks`; one with `..` is not judged below the top.
+                let rel = rel.map(|r| r.components().filter(|c| *c != Component::CurDir).collect::<PathBuf>());
+                dirs.extend(rel.filter(|r| !r.as_os_str().is_empty() && r.components().all(|c| matches!(c, Component::Normal(_)))));
+            }
+            guarded.extend(dirs.into_iter().map(|path| Guarded::new(path, Guard::Hooks)));
         }
-        self.levels[i].hooks = Some(dirs.clone());
-        dirs
+        // Where each leads on the host as it is and in the set's view: a set applied in part
+        // (`paths`) may leave the host's links and land the rest.
+        let mut led: Vec<Guarded> = Vec::new();
+        for g in &guarded {
+            for in_set in [false, true] {
+                for to in self.resolve(&top.join(&g.path), in_set) {
+                    let Ok(rel) = to.strip_prefix(&top) else { continue };
+                    if rel != g.path && !rel.as_os_str().is_empty() && !led.iter().any(|l| l.path == rel && l.guard == g.guard) {
+                        led.push(Guarded::new(rel.to_path_buf(), g.guard.clone()));
+                    }
+                }
+            }
+        }
+        guarded.extend(led);
+        let guarded: Rc<[Guarded]> = guarded.into();
+        self.levels[i].guarded = Some(guarded.clone());
+        guarded
+    }
+
+    /// Where `rel` leads on the host (`in_set` false) or in the set's view: each symlink on its
+    /// way followed (a relative target from the link's directory, an absolute one when it lies in
+    /// the root), at most `MAX_LINKS`. Each link passed (its own path: swapping a directory above
+    /// it changes where `rel` leads too), then where it ends unless that lies outside the root.
+    fn resolve(&self, rel: &Path, in_set: bool) -> Vec<PathBuf> {
+        let mut passed = Vec::new();
+        let mut done = PathBuf::new();
+        // What is left to walk, the next component last.
+        let mut todo: Vec<PathBuf> = rel.components().rev().map(|c| PathBuf::from(c.as_os_str())).collect();
+        while let Some(part) = todo.pop() {
+            match part.components().next() {
+                Some(Component::ParentDir) => {
+                    if !done.pop() {
+                        return passed;
+                    }
+                }
+                Some(Component::Normal(_)) => {
+                    let next = done.join(&part);
+                    let target = if in_set { self.link_in_view(&next) } else { self.link_on_host(&next) };
+                    let Some(target) = target else {
+                        done = next;
+                        continue;
+                    };
+                    passed.push(next);
+                    if passed.len() > MAX_LINKS {
+                        return passed;
+                    }
+                    let target = if target.is_absolute() {
+                        done = PathBuf::new();
+                        match target.strip_prefix(&self.root) {
+                            Ok(t) => t.to_path_buf(),
+                            Err(_) => return passed,
+                        }
+                    } else {
+                        target
+                    };
+                    todo.extend(target.components().rev().map(|c| PathBuf::from(c.as_os_str())));
+                }
+                _ => {}
+            }
+        }
+        passed.push(done);
+        passed
+    }
+
+    /// The target of the host's symlink at `rel` (whose directories `resolve` walked), if any.
+    fn link_on_host(&self, rel: &Path) -> Option<PathBuf> {
+        let p = self.root.join(rel);
+        p.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink()).then(|| std::fs::read_link(&p).ok()).flatten()
+    }
+
+    /// The target of the symlink at `rel` in the set's view (the upper's, else the host's), if
+    /// one is there. `rel`'s directories are directories in the view (`resolve` walks them).
+    fn link_in_view(&self, rel: &Path) -> Option<PathBuf> {
+        match self.merged(rel)? {
+            Kind::Symlink(_) => std::fs::read_link(self.upper.join(rel)).or_else(|_| std::fs::read_link(self.root.join(rel))).ok(),
+            _ => None,
+        }
     }
 
     fn new_repo_keys(&mut self, dot_git: &Path) -> Vec<String> {

@@ -368,4 +368,4 @@ fn a_tree_deeper_than_path_max_is_reported_held_and_removable() {
 mod raw_paths;
 mod reading;
 mod replaced_dirs;
-
+mod swapped_paths;
