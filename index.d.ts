@@ -74,7 +74,8 @@ export interface SandboxPolicy {
    * `ERR_SANDBOX_INVALID_OPTIONS`. Default `direct`. */
   workspace?: 'direct' | 'review'
   /** Review mode: continue this pending change set (the command sees its pending changes). The
-   * run's cwd and `writableRoots` must be those of the run that began it. */
+   * run's cwd and `writableRoots` must be those of the run that began it. From then on the set is
+   * judged as strictly as its strictest run (`protectGit`, the names, `readOnlyPaths`). */
   changeSet?: string
   /** Review mode: how many changes `SpawnResult.changeSet.changes` lists (default 10,000); the
    * counts cover all of them. */

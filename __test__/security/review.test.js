@@ -242,6 +242,36 @@ describe('a guarded path swapped from above is judged by where it leads', () => 
   })
 })
 
+describe('a continued change set is judged as strictly as its strictest run', () => {
+  // Found by an attacker's review: the policy a set was judged by was fixed by the run that began
+  // it. Begun by a plain `true` with protectGit: false (or the defaults), a continuing run with
+  // protectGit and its own readOnlyPaths planted core.fsmonitor, a hook and that path: no host
+  // risk, and apply landed them (the host's next `git status` ran the fsmonitor).
+  const plant = (mark) => `git config core.fsmonitor "touch ${q(mark)}; false" && printf '#!/bin/sh\ntouch ${q(mark)}\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit && echo export X=1 > .envrc && echo secret=1 > prod.cfg && echo planted`
+  const firsts = { 'protectGit: false': { protectGit: false }, 'protectedNames: []': { protectedNames: [] }, defaults: {} }
+  for (const [name, first] of Object.entries(firsts)) {
+    test(`begun with ${name}`, async (t) => {
+      const { ws, out } = tempTree(t, { git: true })
+      const mark = path.join(out, 'pwned')
+      const r1 = await review('true', ws, first)
+      const strict = { protectGit: true, protectedNames: ['.envrc'], readOnlyPaths: [path.join(ws, 'prod.cfg')], changeSet: r1.changeSet.id }
+      const r2 = await review(plant(mark), ws, strict)
+      assert.equal(r2.stdout.trim(), 'planted', show(r2))
+      const risky = r2.changeSet.hostRisks.map((h) => path.relative(ws, h.path)).sort()
+      for (const p of ['.envrc', '.git/config', '.git/hooks/pre-commit', 'prod.cfg']) assert.ok(risky.includes(p), `${p} in ${risky}`)
+      const applied = await applyChangeSet(r2.changeSet.id)
+      assert.ok(applied.heldBack.length >= 4, JSON.stringify(applied))
+      assert.ok(!fs.existsSync(path.join(ws, '.git/hooks/pre-commit')) && !fs.existsSync(path.join(ws, 'prod.cfg')) && !fs.existsSync(path.join(ws, '.envrc')))
+      require('node:child_process').spawnSync('git', ['status'], { cwd: ws, stdio: 'ignore' })
+      assert.ok(!fs.existsSync(mark), 'git on the host ran nothing')
+      // The strict policy stays with the set: a later lax run does not loosen it.
+      const r3 = await review('true', ws, { ...first, changeSet: r2.changeSet.id })
+      assert.ok(r3.changeSet.hostRisks.length >= 4, show(r3))
+      await discardChangeSet(r2.changeSet.id)
+    })
+  }
+})
+
 test('a tree deeper than PATH_MAX: the run keeps its result, the set is reported incomplete, listed, applied in part and discarded', async (t) => {
   const { ws } = tempTree(t)
   const n = 'x'.repeat(200)

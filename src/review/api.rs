@@ -44,8 +44,7 @@ pub fn apply_change_set(id: &str, options: &Value) -> Result<Value> {
         Some(Value::Bool(b)) => *b,
         Some(v) => return Err(SandboxError::invalid("force", format!("must be a boolean, got {}", describe(v)))),
     };
-    let set = store::open(id)?;
-    let lock = store::lock(&set)?;
+    let (set, lock) = store::open_locked(id)?;
     let paths = match paths {
         None => None,
         Some(ps) => Some(ps.iter().enumerate().map(|(i, p)| pending_at(&set, p, &format!("paths[{i}]"))).collect::<Result<Vec<_>>>()?),
@@ -75,8 +74,7 @@ pub fn discard_change_set(id: &str) -> Result<()> {
 /// `readChange(id, path)`: the new content, `None` when deleted.
 pub fn read_change(id: &str, path: &Value) -> Result<Option<Vec<u8>>> {
     let path = absolute("path", path)?;
-    let set = store::open(id)?;
-    let _lock = store::lock(&set)?;
+    let (set, _lock) = store::open_locked(id)?;
     set.touch();
     super::content::read(&set, &path)
 }
@@ -84,15 +82,13 @@ pub fn read_change(id: &str, path: &Value) -> Result<Option<Vec<u8>>> {
 /// A unified diff of one path (the CLI's `diff`).
 pub fn diff_change(id: &str, path: &Value) -> Result<String> {
     let path = absolute("path", path)?;
-    let set = store::open(id)?;
-    let _lock = store::lock(&set)?;
+    let (set, _lock) = store::open_locked(id)?;
     super::content::diff(&set, &path)
 }
 
 /// `sandspawn review show ID`: the set described, as in a result.
 pub fn show_change_set(id: &str, max_changes: usize) -> Result<Value> {
-    let set = store::open(id)?;
-    let _lock = store::lock(&set)?;
+    let (set, _lock) = store::open_locked(id)?;
     let mut v = serde_json::to_value(super::summary::summarize(&set, max_changes)?).unwrap_or(Value::Null);
     if let Value::Object(m) = &mut v {
         m.insert("cwd".into(), json!(set.meta.cwd));

@@ -77,13 +77,17 @@ impl ReviewRun {
         check_masks(&review.roots, ctx.deny_read)?;
         let (set, lock, begun) = match &review.option.change_set {
             Some(id) => {
-                let set = store::open(id)?;
-                let lock = store::lock(&set)?;
+                let (mut set, lock) = store::open_locked(id)?;
                 if set.meta.roots != review.roots {
                     return Err(SandboxError::invalid(
                         "sandbox.changeSet",
                         format!("change set {id} covers {:?}, this run's workspace is {:?}: continue it from the same cwd and writableRoots", set.meta.roots, review.roots),
                     ));
+                }
+                // Written before the run: the set, this run's writes and the earlier ones, is
+                // judged from now on (its result, show, apply) as strictly as its strictest run.
+                if set.meta.tighten(ctx.protect_git, ctx.protected_names, ctx.reported_names, &review.held) {
+                    store::write_meta(&set, &lock)?;
                 }
                 (set, lock, false)
             }

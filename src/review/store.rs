@@ -27,7 +27,8 @@ pub const UNUSED_FOR: std::time::Duration = std::time::Duration::from_secs(14 * 
 /// At most this many open sets per store: a new one beyond is refused (apply or discard some).
 pub const MAX_SETS: usize = 256;
 
-/// What a set covers, fixed when it begins.
+/// What a set covers, fixed when it begins, and how it is judged (as strict as the strictest run
+/// that wrote it: `tighten`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Meta {
@@ -53,6 +54,33 @@ pub struct Meta {
     /// metadata of sets made before it was kept: none.
     #[serde(default)]
     pub reported_names: Vec<String>,
+}
+
+impl Meta {
+    /// Judge the set at least as strictly as a run continuing it asks: `protectGit` if either
+    /// did, the names and held paths of both. Found by an attacker's review: a set begun by a
+    /// run with `protectGit: false` (or a plain `true` with the defaults) kept that policy, so a
+    /// strict run continuing it planted `core.fsmonitor`, a hook and its own `readOnlyPaths`
+    /// entry, none of them a risk, and apply landed them. Whether anything changed.
+    pub fn tighten(&mut self, protect_git: bool, protected_names: &[String], reported_names: &[String], held: &[PathBuf]) -> bool {
+        let before = self.clone();
+        self.protect_git |= protect_git;
+        add_new(&mut self.protected_names, protected_names);
+        add_new(&mut self.reported_names, reported_names);
+        // A name protected by one run and reported by another is protected (as in one policy).
+        let protected = self.protected_names.clone();
+        self.reported_names.retain(|n| !protected.contains(n));
+        add_new(&mut self.held, held);
+        *self != before
+    }
+}
+
+fn add_new<T: Clone + PartialEq>(to: &mut Vec<T>, items: &[T]) {
+    for item in items {
+        if !to.contains(item) {
+            to.push(item.clone());
+        }
+    }
 }
 
 /// The file whose mtime says when a set was last used (and which `clock_floor` probes).
@@ -201,11 +229,16 @@ pub fn create(root: &Path, mut meta: Meta) -> Result<(ChangeSet, Lock)> {
             builder.create(&d).map_err(|e| io("creating", &d, e))?;
         }
     }
-    let text = serde_json::to_vec_pretty(&set.meta).map_err(|e| SandboxError::setup_failed(format!("writing the change set's metadata failed: {e}"), ""))?;
-    let tmp = set.dir.join(META_TMP);
-    std::fs::write(&tmp, text).and_then(|_| std::fs::rename(&tmp, set.dir.join("meta.json"))).map_err(|e| io("writing", &set.dir, e))?;
+    write_meta(&set, &lock)?;
     set.touch();
     Ok((set, lock))
+}
+
+/// Write `set`'s metadata (held by `_lock`): whole, then renamed into place.
+pub fn write_meta(set: &ChangeSet, _lock: &Lock) -> Result<()> {
+    let text = serde_json::to_vec_pretty(&set.meta).map_err(|e| SandboxError::setup_failed(format!("writing the change set's metadata failed: {e}"), ""))?;
+    let tmp = set.dir.join(META_TMP);
+    std::fs::write(&tmp, text).and_then(|_| std::fs::rename(&tmp, set.dir.join("meta.json"))).map_err(|e| io("writing", &set.dir, e))
 }
 
 fn unknown(id: &str) -> SandboxError {
@@ -228,6 +261,13 @@ pub fn open(id: &str) -> Result<ChangeSet> {
         return Err(SandboxError::setup_failed(format!("the metadata of change set {id} does not describe it"), ""));
     }
     Ok(ChangeSet { dir, meta })
+}
+
+/// Open a set and hold it, its metadata read once held: a run continuing the set meanwhile may
+/// have made its policy stricter (`Meta::tighten`), and what is judged must be judged by that.
+pub fn open_locked(id: &str) -> Result<(ChangeSet, Lock)> {
+    let lock = lock(&open(id)?)?;
+    Ok((open(id)?, lock))
 }
 
 /// The ids in the store, sorted.
@@ -300,6 +340,21 @@ mod tests {
 
     fn meta(roots: Vec<PathBuf>) -> Meta {
         Meta { id: String::new(), cwd: "/w".into(), created: 0, begin_ns: 0, roots, held: Vec::new(), protect_git: true, protected_names: Vec::new(), reported_names: Vec::new() }
+    }
+
+    #[test]
+    fn a_continuing_run_makes_the_policy_stricter_never_laxer() {
+        let mut m = meta(vec!["/w".into()]);
+        (m.protect_git, m.protected_names, m.reported_names) = (false, vec![".envrc".into()], vec!["mise.toml".into()]);
+        let held = [PathBuf::from("/w/prod.cfg")];
+        assert!(m.tighten(true, &[".vscode".into(), "mise.toml".into()], &[".envrc".into(), ".bazelrc".into()], &held));
+        assert!(m.protect_git);
+        assert_eq!(m.protected_names, [".envrc", ".vscode", "mise.toml"]);
+        assert_eq!(m.reported_names, [".bazelrc"], "a name protected by one run is protected");
+        assert_eq!(m.held, held);
+        let strict = m.clone();
+        assert!(!m.tighten(false, &[], &[], &[]), "a laxer run changes nothing");
+        assert_eq!(m, strict);
     }
 
     #[test]
