@@ -621,7 +621,9 @@ export interface EscalationOptions extends SpawnOptions {
 /** Runs sandboxed; on a classified denial asks `approve` (telling it what the attempt changed:
  * `request.changes`, found by a bounded walk done only then), and if approved runs once more with
  * `danger-full-access`. Never escalates ordinary failures, timeouts, aborts or `denyRead` policies.
- * An escalated result's `hostRisks` still lists what the sandboxed attempt left on the host. */
+ * An escalated result's `hostRisks` still lists what the sandboxed attempt left on the host, and in
+ * review mode its `changeSet` is the sandboxed attempt's (still pending: the retry wrote the
+ * workspace directly). */
 export declare function runWithEscalation(
   command: readonly string[],
   options: EscalationOptions,

@@ -133,3 +133,22 @@ test('--ask: the question says what the sandboxed attempt changed, and warns whe
   assert.match(r.output, /sandspawn: warning: the sandboxed attempt changed build\.sh, which this command runs: without the sandbox it runs the changed build\.sh, not the one you started\n/, r.output)
   assert.ok(r.output.indexOf('warning: the sandboxed attempt') < r.output.indexOf('Run again without the sandbox?'), r.output)
 })
+
+test('--review --ask: after a run again without the sandbox, the sandboxed attempt\'s change set is shown and asked about', (t) => {
+  const fs = require('node:fs')
+  const base = fs.realpathSync(fs.mkdtempSync('/var/tmp/ss-esc-review-'))
+  t.after(() => fs.rmSync(base, { recursive: true, force: true }))
+  const ws = path.join(base, 'ws')
+  const out = path.join(base, 'out')
+  fs.mkdirSync(ws)
+  fs.mkdirSync(out)
+  const env = { ...process.env, SANDSPAWN_CHANGE_SET_DIR: path.join(base, 'store') }
+  const command = ['--review', '--ask', '--', 'sh', '-c', `echo attempt > made.txt; echo hello > ${out}/written.txt`]
+  const r = typing([['without the sandbox? [yes/N] ', 'yes\r'], ['pending? ', 'd\r']], command, { cwd: ws, env })
+  assert.equal(r.unused.length, 0, r.output)
+  assert.match(r.output, /change set (cs-[0-9a-f]{16}): 1 added, 0 modified, 0 deleted/, r.output)
+  assert.match(r.output, /ran again without the sandbox/, r.output)
+  assert.match(r.output, /discarded cs-/, r.output)
+  assert.equal(fs.readFileSync(path.join(out, 'written.txt'), 'utf8'), 'hello\n')
+  assert.deepEqual(fs.readdirSync(path.join(base, 'store')).filter((n) => n.startsWith('cs-')), [], 'nothing left pending')
+})

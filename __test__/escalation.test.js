@@ -98,6 +98,40 @@ test('the AbortSignal also covers the wait for approve', async () => {
   fs.rmSync(out, { recursive: true })
 })
 
+test('review mode: the escalated result keeps the attempt\'s change set (pending, for the caller to apply or discard)', async (t) => {
+  // Found by an attacker's review: the escalated result carried the retry's `changeSet: null`, so
+  // the sandboxed attempt's set (and with `changeSet: id`, a whole task's earlier writes) was left
+  // pending for 14 days with nobody told of it; the CLI's --review --ask never showed it.
+  const store = fs.realpathSync(fs.mkdtempSync('/var/tmp/ss-esc-store-'))
+  const saved = process.env.SANDSPAWN_CHANGE_SET_DIR
+  process.env.SANDSPAWN_CHANGE_SET_DIR = store
+  const out = outsideDir()
+  const ws = workspace()
+  t.after(() => {
+    if (saved === undefined) delete process.env.SANDSPAWN_CHANGE_SET_DIR
+    else process.env.SANDSPAWN_CHANGE_SET_DIR = saved
+    for (const d of [store, out, ws]) fs.rmSync(d, { recursive: true, force: true })
+  })
+  let seen = null
+  const r = await runWithEscalation(['sh', '-c', `echo attempt > made.txt; echo hello > ${out}/written.txt`], {
+    cwd: ws,
+    timeout: 30000,
+    sandbox: { mode: 'workspace-write', workspace: 'review' },
+    approve: (req) => {
+      seen = req.result.changeSet
+      return true
+    },
+  })
+  assert.ok(seen && /^cs-/.test(seen.id), 'approve saw the attempt\'s change set')
+  assert.equal(r.escalated, true)
+  assert.ok(r.changeSet, 'the escalated result names the attempt\'s change set')
+  assert.equal(r.changeSet.id, seen.id)
+  assert.deepEqual(r.changeSet.counts, { added: 1, modified: 0, deleted: 0 })
+  const { listChangeSets, discardChangeSet } = require('..')
+  assert.deepEqual((await listChangeSets()).map((s) => s.id), [seen.id], 'pending, as the result says')
+  await discardChangeSet(r.changeSet.id)
+})
+
 test('approve is required', async () => {
   await assert.rejects(runWithEscalation(['true'], {}), (e) => e instanceof SandboxError && /approve/.test(e.message))
 })

@@ -66,7 +66,11 @@ async function runWithEscalation(command, options) {
   if (!approved) return keep(first, false)
   const second = await spawnSandboxed(command, Object.assign(Object.create(null), rest, { sandbox: 'danger-full-access' }))
   // What the sandboxed attempt planted is still on the host: the retry's result must not hide it.
-  return keep({ ...second, hostRisks: [...first.hostRisks, ...second.hostRisks] }, true)
+  // In review mode the attempt wrote a change set (with `changeSet: id`, one holding a whole
+  // task's earlier writes too) that the retry, unsandboxed and so unreviewed, does not touch: it
+  // stays pending, and the result names it for the caller to apply or discard (it was dropped, and
+  // the set left for 14 days with nobody told).
+  return keep({ ...second, hostRisks: [...first.hostRisks, ...second.hostRisks], changeSet: first.changeSet ?? null }, true)
 }
 
 module.exports = { runWithEscalation }

@@ -105,7 +105,10 @@ async function question(prompt) {
 /** After a `--review` run (not --json): show the set, then ask on a terminal; else keep it pending. */
 async function afterRun(result, sandspawn, interactive) {
   const cs = result.changeSet
-  process.stderr.write(require('./terminal-reset').terminalReset() + describe(cs, result.cwd))
+  // After --ask ran it again without the sandbox: the set is the sandboxed attempt's, and the
+  // retry's writes are in the workspace already (a path both wrote conflicts on apply).
+  const escalated = result.escalated ? 'sandspawn: the command ran again without the sandbox, writing the workspace directly; this change set holds what the sandboxed attempt wrote\n' : ''
+  process.stderr.write(require('./terminal-reset').terminalReset() + escalated + describe(cs, result.cwd))
   const total = cs.counts.added + cs.counts.modified + cs.counts.deleted
   if (total === 0) {
     await sandspawn.discardChangeSet(cs.id)
