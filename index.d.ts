@@ -173,7 +173,10 @@ export interface HostRisk {
    * created (or replaced) below the top of a writable root or repository; `workspace-replaced`: a
    * writable root or its `.git` is not the directory it was before the run;
    * `git-directory-created`: a directory became a git directory itself (bare, or `HEAD`,
-   * `objects/`, `refs/` written into a folder), which git uses when run there;
+   * `objects/`, `refs/` written into a folder), which git uses when run there, or (`path` then a
+   * symlink the run made, `detail` naming its target) a link to a place where git run would use a
+   * repository the run could have planted (one in `/tmp`); `link-to-shared-directory`: a symlink
+   * the run made that leads into `/tmp` or the host's `$TMPDIR`, which any later run can fill in;
    * `scan-incomplete`: the walk after the run stopped at its bound, and `path` names the area it
    * did not examine; or, last in a `SpawnResult.hostRisks` that found more than 1,000 entries, the
    * count of those not listed, by kind, in `detail`, and `path` the directory they all lie in (a run
@@ -184,6 +187,7 @@ export interface HostRisk {
     | 'protected-name-created'
     | 'workspace-replaced'
     | 'git-directory-created'
+    | 'link-to-shared-directory'
     | 'scan-incomplete'
   /** What it could make the host do. */
   detail: string

@@ -450,6 +450,58 @@ describe('what the mounts cannot prevent is reported by the same run (issue 28)'
   })
 })
 
+describe('a workspace entry made a symlink to a git directory planted in the writable /tmp (found by an attacker\'s review)', () => {
+  // The run makes /tmp/x a git directory (core.worktree=., core.fsmonitor), then `rm -rf lib && ln
+  // -s /tmp/x lib`: the host's `cd lib && git status` runs git in /tmp/x. The walk never follows
+  // links, and never walks /tmp: the link itself is judged.
+  const plantInTmp = (evil, ws, marker, link = 'lib') =>
+    [
+      `mkdir -p ${q(evil)} && cd ${q(evil)} && git init -q --bare . && git config core.bare false && git config core.worktree .`,
+      `git config core.fsmonitor ${q(`touch ${marker}; false`)}`,
+      `cd ${q(ws)} && rm -rf ${link} && ln -s ${q(evil)} ${link}`,
+    ].join(' && ')
+
+  test('a link to it: git-directory-created at the link, naming its target and core.fsmonitor', async (t) => {
+    const tree = tempTree(t, { git: true })
+    fs.mkdirSync(path.join(tree.ws, 'lib'))
+    fs.writeFileSync(path.join(tree.ws, 'lib', 'a.js'), 'x\n')
+    const evil = fs.mkdtempSync('/tmp/sandspawn-link-')
+    t.after(() => fs.rmSync(evil, { recursive: true, force: true }))
+    const r = await sh(plantInTmp(evil, tree.ws, path.join(tree.out, 'PWNED')), { cwd: tree.ws, sandbox: 'workspace-write' })
+    assert.equal(r.exitCode, 0, show(r))
+    const risk = r.hostRisks.find((h) => h.path === path.join(tree.ws, 'lib'))
+    assert.ok(risk, `hostRisks: ${JSON.stringify(r.hostRisks)}`)
+    assert.equal(risk.kind, 'git-directory-created')
+    assert.match(risk.detail, /symlink/)
+    assert.ok(risk.detail.includes(evil), risk.detail)
+    assert.match(risk.detail, /core\.fsmonitor/)
+  })
+
+  test('a link below it, and a link to a place in /tmp that does not exist yet: reported too', async (t) => {
+    const tree = tempTree(t, { git: true })
+    const evil = fs.mkdtempSync('/tmp/sandspawn-link-')
+    t.after(() => fs.rmSync(evil, { recursive: true, force: true }))
+    // Not made yet: the next run (or any process on the host) can make it a repository.
+    const notYet = `${evil}-not-yet/x`
+    const script = `${plantInTmp(evil, tree.ws, path.join(tree.out, 'PWNED'))} && mkdir -p ${q(evil)}/deep/er && ln -s ${q(evil)}/deep/er below && ln -s ${q(notYet)} later`
+    const r = await sh(script, { cwd: tree.ws, sandbox: 'workspace-write' })
+    assert.equal(r.exitCode, 0, show(r))
+    const at = (p) => r.hostRisks.find((h) => h.path === path.join(tree.ws, p))
+    assert.equal(at('below')?.kind, 'git-directory-created', JSON.stringify(r.hostRisks))
+    assert.equal(at('later')?.kind, 'link-to-shared-directory', JSON.stringify(r.hostRisks))
+  })
+
+  test('links inside the workspace, and links made before the run, are not reported', async (t) => {
+    const tree = tempTree(t, { git: true })
+    fs.mkdirSync(path.join(tree.ws, 'dist', 'v1'), { recursive: true })
+    fs.symlinkSync('/tmp', path.join(tree.ws, 'old-tmp'))
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    const r = await sh('ln -s dist/v1 latest && ln -s . self && ln -s /usr/lib usrlib', { cwd: tree.ws, sandbox: 'workspace-write' })
+    assert.equal(r.exitCode, 0, show(r))
+    assert.deepEqual(r.hostRisks, [])
+  })
+})
+
 describe('a repository disguised as a placeholder is still undone (found merging #31)', () => {
   // Placeholders (mode 1500 directories, 1400 empty files) are a plan's own and are left alone; a
   // command can give its own .git that mode (sticky bit and all, as its owner) after filling it.

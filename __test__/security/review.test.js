@@ -270,6 +270,32 @@ describe('a continued change set is judged as strictly as its strictest run', ()
       await discardChangeSet(r2.changeSet.id)
     })
   }
+
+test('a workspace entry made a symlink to a git directory planted in the writable /tmp: held back; the host\'s git status in it runs nothing', async (t) => {
+  const { ws, out } = tempTree(t, { git: true })
+  fs.mkdirSync(path.join(ws, 'lib'))
+  fs.writeFileSync(path.join(ws, 'lib', 'a.js'), 'x\n')
+  const mark = path.join(out, 'pwned')
+  const evil = fs.mkdtempSync('/tmp/sandspawn-link-')
+  t.after(() => fs.rmSync(evil, { recursive: true, force: true }))
+  const script = [
+    `cd ${q(evil)} && git init -q --bare . && git config core.bare false && git config core.worktree .`,
+    `git config core.fsmonitor ${q(`touch ${mark}; false`)}`,
+    `cd ${q(ws)} && rm -rf lib && ln -s ${q(evil)} lib && ln -s ${q(evil)}-not-yet/x later && echo fine > ok.txt`,
+  ].join(' && ')
+  const r = await review(script, ws)
+  const risks = Object.fromEntries(r.changeSet.hostRisks.map((h) => [h.path, h.kind]))
+  assert.equal(risks[path.join(ws, 'lib')], 'git-directory-created', show(r) + JSON.stringify(r.changeSet.hostRisks))
+  assert.equal(risks[path.join(ws, 'later')], 'link-to-shared-directory', JSON.stringify(r.changeSet.hostRisks))
+  const applied = await applyChangeSet(r.changeSet.id)
+  assert.deepEqual(applied.heldBack.map((h) => h.path).sort(), [path.join(ws, 'later'), path.join(ws, 'lib')], JSON.stringify(applied))
+  assert.ok(applied.applied.includes(path.join(ws, 'ok.txt')), JSON.stringify(applied))
+  // The directory the link replaced may go (a deletion runs nothing); the link does not land.
+  const lib = path.join(ws, 'lib')
+  assert.ok(!fs.existsSync(lib) || !fs.lstatSync(lib).isSymbolicLink(), 'lib is not the link')
+  require('node:child_process').spawnSync('git', ['status'], { cwd: fs.existsSync(lib) ? lib : ws, stdio: 'ignore' })
+  assert.ok(!fs.existsSync(mark), 'git on the host ran nothing')
+  await discardChangeSet(r.changeSet.id)
 })
 
 test('a tree deeper than PATH_MAX: the run keeps its result, the set is reported incomplete, listed, applied in part and discarded', async (t) => {

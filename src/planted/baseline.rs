@@ -41,6 +41,9 @@ pub struct Baseline {
     pub truncated: bool,
     /// When the baseline was taken (unix seconds, rounded down).
     pub taken_at: i64,
+    /// The same, in nanoseconds: what the symlinks the run made are told by (`links::made_since`),
+    /// finer than a second so that a link the host made just before the run is not taken for one.
+    pub taken_at_ns: i64,
     /// The directories the walk read, so that the walk after the run reads only changed ones.
     pub index: Arc<scan::Index>,
     /// Where the host user's configuration lives (`home`): what a path kept absent there does.

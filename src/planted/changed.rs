@@ -79,7 +79,7 @@ pub fn changed_since(roots: &[PathBuf], files: &[PathBuf], since_ns: i64, bounds
         };
         let mut subdirs = Vec::new();
         // A read error midway leaves what was listed: still worth reporting.
-        let _ = open.list(|name, is_dir, _ino, fd| {
+        let _ = open.list(|name, kind, _ino, fd| {
             seen += 1;
             if seen > bounds.seen {
                 return;
@@ -88,7 +88,7 @@ pub fn changed_since(roots: &[PathBuf], files: &[PathBuf], since_ns: i64, bounds
             if listing::stat_at(fd, name).is_some_and(|st| ctime_ns(st.st_ctime, st.st_ctime_nsec) >= since_ns) {
                 found.report(path.clone());
             }
-            if is_dir {
+            if kind == listing::EntryKind::Dir {
                 subdirs.push(path);
             }
         });

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::{gitconfig, names, repo, scan, undo, Baseline};
+use super::{gitconfig, links, names, repo, scan, undo, Baseline};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -22,6 +22,8 @@ pub enum RiskKind {
     GitDirectoryCreated,
     /// The walk after the run stopped at its bound: the area it names was not examined.
     ScanIncomplete,
+    /// A symlink the run made that leads into a shared temporary directory (`links`).
+    LinkToSharedDirectory,
 }
 
 /// One entry of `SpawnResult.hostRisks`.
@@ -93,7 +95,65 @@ pub fn detect_after(baseline: &Baseline, during_run: Vec<HostRisk>) -> Vec<HostR
         }
     }
     changed_in_place(baseline, &mut risks);
+    links_made(baseline, &found, &mut risks);
     risks.report()
+}
+
+/// At most this many symlinks the run made are judged by where they lead (each costs a few dozen
+/// `lstat`s at most); past it, one `scan-incomplete` entry says so.
+pub const MAX_LINKS_JUDGED: usize = 10_000;
+
+/// The symlinks the run made or changed in the directories the walk after it read again (only
+/// those: a run that made no link pays for none), judged by where they lead (`links::judge`): git
+/// run there on the host would use a repository the run could have planted, or they lead into a
+/// shared temporary directory. A repository the walk saw before the run, as the same inode, is
+/// not one the run planted (its git directory was read-only).
+fn links_made(baseline: &Baseline, found: &scan::Found, risks: &mut Listed) {
+    if found.links.is_empty() {
+        return;
+    }
+    let known = |g: &Path| baseline.entry_id(g).is_some_and(|id| g.symlink_metadata().is_ok_and(|m| (m.dev(), m.ino()) == id));
+    let places = links::Places { roots: &baseline.spec.roots, known: &known };
+    let mut judged = 0;
+    for (link, target) in links::made_since(&found.links, baseline.taken_at_ns) {
+        if judged == MAX_LINKS_JUDGED {
+            let area = link.parent().unwrap_or(Path::new("/")).to_string_lossy().into_owned();
+            let detail = format!("the run made more than {MAX_LINKS_JUDGED} symlinks; those past them (this directory's among them) were not judged by where they lead: look at them before running host tools through them");
+            risks.push(HostRisk { path: area, kind: RiskKind::ScanIncomplete, detail });
+            return;
+        }
+        judged += 1;
+        // Repositories are reported with `protectGit` only, as above.
+        risks.extend(judge_link(link, &target, &places).filter(|r| baseline.report_repositories || r.kind != RiskKind::GitDirectoryCreated));
+    }
+}
+
+/// The host risk of the symlink at `link` (holding `target`) a run made, if any (`links::judge`):
+/// after a direct run and on a change set alike.
+pub fn judge_link(link: &Path, target: &Path, places: &links::Places) -> Option<HostRisk> {
+    let path = link.to_string_lossy().into_owned();
+    let shown = target.display();
+    Some(match links::judge(link, target, places)? {
+        links::Verdict::Repository { git, keys } => {
+            let mut detail = format!(
+                "is a symlink made during the run, to {shown}, where git run on the host (`cd` there, then `git status`) uses the \
+                 repository at {}, which the run could have planted: its configuration and hooks",
+                git.display()
+            );
+            if !keys.is_empty() {
+                detail.push_str(&format!("; its configuration sets {}, each of which makes git run a program", keys.join(", ")));
+            }
+            HostRisk { path, kind: RiskKind::GitDirectoryCreated, detail }
+        }
+        links::Verdict::Shared => HostRisk {
+            path,
+            kind: RiskKind::LinkToSharedDirectory,
+            detail: format!(
+                "is a symlink made during the run, to {shown}, in a temporary directory every process on the host (and every later \
+                 run) can write: what the host runs there next (git, a build) sees whatever was put there, a planted repository too"
+            ),
+        },
+    })
 }
 
 /// Report-only names that existed and were rewritten in place (`cat > .pre-commit-config.yaml`,

@@ -34,6 +34,14 @@ pub struct OpenDir {
     pub stamp: Stamp,
 }
 
+/// What a listed entry is, as the listing tells (a symlink is never followed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryKind {
+    Dir,
+    Symlink,
+    Other,
+}
+
 /// The errors that say there is no directory at that path (any more, or a symlink or a file now).
 pub fn is_gone(e: &io::Error) -> bool {
     matches!(e.raw_os_error(), Some(libc::ENOENT | libc::ENOTDIR | libc::ELOOP))
@@ -61,10 +69,10 @@ impl OpenDir {
         self.file.as_raw_fd()
     }
 
-    /// Calls `each(name, is_dir, d_ino, dir)` for every entry but `.` and `..` (`dir`: the open
+    /// Calls `each(name, kind, d_ino, dir)` for every entry but `.` and `..` (`dir`: the open
     /// directory, for `id_at`), then closes the directory. A read error fails the whole listing: a
     /// partial one would be kept as complete.
-    pub fn list(self, mut each: impl FnMut(&OsStr, bool, u64, RawFd)) -> io::Result<()> {
+    pub fn list(self, mut each: impl FnMut(&OsStr, EntryKind, u64, RawFd)) -> io::Result<()> {
         let fd = self.file.into_raw_fd();
         // SAFETY: `fd` is an open directory descriptor that this function owns; on success the
         // stream owns it (closedir closes it), on failure it is closed here.
@@ -94,13 +102,14 @@ impl OpenDir {
             if name == "." || name == ".." {
                 continue;
             }
-            let is_dir = match d_type {
-                libc::DT_DIR => true,
+            let kind = match d_type {
+                libc::DT_DIR => EntryKind::Dir,
+                libc::DT_LNK => EntryKind::Symlink,
                 // Some filesystems do not fill in the type: ask for it, without following.
-                libc::DT_UNKNOWN => is_dir_at(fd, name),
-                _ => false,
+                libc::DT_UNKNOWN => kind_at(fd, name),
+                _ => EntryKind::Other,
             };
-            each(name, is_dir, ino, fd);
+            each(name, kind, ino, fd);
         }
     }
 }
@@ -112,8 +121,12 @@ pub fn id_at(dir: RawFd, name: &OsStr) -> Option<(u64, u64)> {
     stat_at(dir, name).map(|st| (st.st_dev as u64, st.st_ino as u64))
 }
 
-fn is_dir_at(dir: RawFd, name: &OsStr) -> bool {
-    stat_at(dir, name).is_some_and(|st| (st.st_mode & libc::S_IFMT) == libc::S_IFDIR)
+fn kind_at(dir: RawFd, name: &OsStr) -> EntryKind {
+    match stat_at(dir, name).map(|st| st.st_mode & libc::S_IFMT) {
+        Some(libc::S_IFDIR) => EntryKind::Dir,
+        Some(libc::S_IFLNK) => EntryKind::Symlink,
+        _ => EntryKind::Other,
+    }
 }
 
 /// `fstatat` of `name` in the open directory `dir`, not following a symlink; `None` when it fails.
@@ -137,8 +150,8 @@ mod tests {
         assert_eq!(d.stamp, Stamp::of(&r.symlink_metadata().unwrap()));
         let mut got = Vec::new();
         let mut ids = Vec::new();
-        d.list(|name, is_dir, ino, fd| {
-            got.push((name.to_string_lossy().into_owned(), is_dir, ino));
+        d.list(|name, kind, ino, fd| {
+            got.push((name.to_string_lossy().into_owned(), kind == EntryKind::Dir, ino));
             ids.push(id_at(fd, name));
         })
         .unwrap();

@@ -32,6 +32,7 @@ mod detect;
 pub mod gitconfig;
 pub mod home;
 pub mod keeper;
+pub mod links;
 mod listing;
 mod vouch;
 mod undo;
@@ -46,7 +47,7 @@ mod watch;
 
 pub use baseline::{forget as forget_walk, Baseline};
 use baseline::walk_with_cache;
-pub use detect::{detect, detect_after, HostRisk, RiskKind};
+pub use detect::{detect, detect_after, judge_link, HostRisk, RiskKind, MAX_LINKS_JUDGED};
 
 /// What to protect, from the policy.
 pub struct Request<'a> {
@@ -127,7 +128,8 @@ pub fn walk_and_protect(policy: Walked) {
     if policy.planted.walked {
         return;
     }
-    let taken_at = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    let (taken_at, taken_at_ns) = (now.as_secs() as i64, now.as_nanos() as i64);
     let spec = policy.planted.spec.clone();
     let (found, index) = walk_with_cache(&spec);
     // What changed while the walk ran, too, before the watches vouch for any repository's facts.
@@ -193,6 +195,7 @@ pub fn walk_and_protect(policy: Walked) {
         report_repositories: policy.protect_git,
         truncated: found.truncated,
         taken_at,
+        taken_at_ns,
         index,
         walked: true,
     });

@@ -249,7 +249,9 @@ impl Walk<'_> {
         let (spec, names, skip) = (self.spec, &self.names, &self.skip);
         let mut git_dir_parts = GitDirParts::default();
         let fold = spec.fold_case;
-        let listed = dir.list(|name, is_dir, ino, fd| {
+        let mut links = Vec::new();
+        let listed = dir.list(|name, kind, ino, fd| {
+            let is_dir = kind == listing::EntryKind::Dir;
             if name == ".git" || (fold && name.as_encoded_bytes().eq_ignore_ascii_case(b".git")) {
                 // Gone since the listing: not listed (its parent's change is seen next time).
                 if let Some(id) = spec.repositories.then(|| super::listing::id_at(fd, name)).flatten() {
@@ -260,6 +262,9 @@ impl Walk<'_> {
             git_dir_parts.see(name, is_dir, fold);
             if names.contains(name) || (fold && names.contains(&name.to_ascii_lowercase())) {
                 listing.named.push(q.path.join(name));
+            }
+            if kind == listing::EntryKind::Symlink {
+                links.push(q.path.join(name));
             }
             if is_dir && name != "node_modules" {
                 let path = q.path.join(name);
@@ -278,6 +283,7 @@ impl Walk<'_> {
         if listed.is_err() {
             return Read::Unreadable;
         }
+        self.found.links.extend(links);
         listing.git_dir = spec.repositories && git_dir_parts.is_git_dir();
         Read::Listed(DirState {
             listing: Arc::new(listing),

@@ -40,6 +40,8 @@ pub struct Judge<'a> {
     levels: Vec<Level>,
     /// A new `.git` (below the root) → the keys of its configuration that run programs.
     new_repo_keys: HashMap<PathBuf, Vec<String>>,
+    /// Symlinks judged by where they lead (`link_out`).
+    links_judged: usize,
 }
 
 /// What the set's view and the host say about one directory.
@@ -119,7 +121,7 @@ fn kind_of(m: &std::fs::Metadata) -> Kind {
 
 impl<'a> Judge<'a> {
     pub fn new(meta: &'a Meta, root: &Path, upper: &Path) -> Judge<'a> {
-        Judge { meta, root: root.to_path_buf(), upper: upper.to_path_buf(), levels: Vec::new(), new_repo_keys: HashMap::new() }
+        Judge { meta, root: root.to_path_buf(), upper: upper.to_path_buf(), levels: Vec::new(), new_repo_keys: HashMap::new(), links_judged: 0 }
     }
 
     /// The risk a change carries, if any.
@@ -154,7 +156,29 @@ impl<'a> Judge<'a> {
                 return Some(r);
             }
         }
-        None
+        self.link_out(change)
+    }
+
+    /// A symlink made or changed in the set, judged by where it leads on the host once applied
+    /// (`planted::links`): git run there would use a repository outside the reviewed roots that a
+    /// run could have planted (one in `/tmp`), or it leads into a shared temporary directory. Found
+    /// by an attacker's review: `rm -rf lib && ln -s /tmp/x lib`, `/tmp/x` a git directory with
+    /// `core.fsmonitor`. Past `MAX_LINKS_JUDGED` links a link is held back unjudged.
+    fn link_out(&mut self, change: &Change) -> Option<HostRisk> {
+        if change.entry_type != EntryType::Symlink {
+            return None;
+        }
+        let link = self.root.join(&change.rel);
+        self.links_judged += 1;
+        if self.links_judged > crate::planted::MAX_LINKS_JUDGED {
+            let detail = format!("the change set makes more than {} symlinks; this one was not judged by where it leads", crate::planted::MAX_LINKS_JUDGED);
+            return Some(risk(link, RiskKind::ScanIncomplete, detail));
+        }
+        let target = std::fs::read_link(self.upper.join(&change.rel)).ok()?;
+        let roots = &self.meta.roots;
+        let known = |g: &Path| roots.iter().any(|r| g.starts_with(r));
+        let risk = crate::planted::judge_link(&link, &target, &crate::planted::links::Places { roots, known: &known });
+        risk.filter(|r| self.meta.protect_git || r.kind != RiskKind::GitDirectoryCreated)
     }
 
     /// The change leaves something else than the host's directory at its path: a deletion, a

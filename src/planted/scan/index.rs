@@ -49,6 +49,9 @@ pub struct Found {
     /// Directories the walk could not list (this user lacks read permission: a run can `chmod 300`
     /// a directory it then plants in), at most `UNEXAMINED_SHOWN * 8`.
     pub unreadable: Vec<PathBuf>,
+    /// The symlinks in the directories this walk read (not in those it kept): the walk after a run
+    /// judges those the run made by where they lead (`links`), which the walk never follows.
+    pub links: Vec<PathBuf>,
     /// Directories read.
     pub dirs_read: usize,
     /// Directories kept from the prior index after an `lstat` of their path (roots, and directories

@@ -1,0 +1,204 @@
+//! Symlinks a run made in a writable root, judged by where they lead on the host. The walk never
+//! follows a link, and never walks the shared temporary directories; but the host's `cd lib && git
+//! status` follows `lib` and runs git in whatever repository is there. Found by an attacker's
+//! review: a bare-style git directory planted in `/tmp` (`core.worktree=.`, `core.fsmonitor`), and
+//! the workspace's `lib` made a link to it.
+//!
+//! Only the link's target is looked at, on the host, without running anything: its path resolved
+//! (`canonicalize`, which the kernel bounds), then what git's discovery would find from there
+//! (`lstat`s of a few names per directory upwards). Judged both after a direct run (`detect`) and
+//! on a change set (`review::risks`).
+
+use std::os::unix::fs::MetadataExt;
+use std::path::{Component, Path, PathBuf};
+
+use super::gitconfig;
+
+/// Directories above a link's target that git's discovery is followed through.
+const MAX_LEVELS: usize = 256;
+
+/// Where a link leads, as far as the judge needs: the roots the walk (or the change set) covers,
+/// and which repositories there are known not to be the run's.
+pub struct Places<'a> {
+    /// The walked (direct mode) or reviewed roots: what lies in them is judged there already.
+    pub roots: &'a [PathBuf],
+    /// Whether a git directory or `.git` entry found by discovery is one the run could not have
+    /// planted (direct mode: the walk saw it before the run, as the same inode; review mode: it
+    /// lies in a reviewed root, whose changes are judged on the set).
+    pub known: &'a dyn Fn(&Path) -> bool,
+}
+
+/// Why a link is a host risk (`detect::link_risk` says it).
+#[derive(Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Git run where it leads would use the repository at `git` (a `.git` entry or a git directory),
+    /// which the run could have planted; its configuration sets `keys`, which run programs.
+    Repository { git: PathBuf, keys: Vec<String> },
+    /// It leads into a shared temporary directory.
+    Shared,
+}
+
+/// Whether the symlink at `link` (its target `target`, as the link holds it) is a host risk: git
+/// run in it on the host would use a repository the run could have planted (below a root and not
+/// known, or in a shared temporary directory), or it leads into a shared temporary directory
+/// (`/tmp`, the host's `$TMPDIR`), which any later run, and any process on the host, can fill in.
+pub fn judge(link: &Path, target: &Path, places: &Places) -> Option<Verdict> {
+    let resolved = resolve(link, target);
+    let inside = |p: &Path| places.roots.iter().any(|r| p.starts_with(r));
+    let shared_dirs = shared_temporary_dirs();
+    let shared = |p: &Path| !inside(p) && shared_dirs.iter().any(|s| p.starts_with(s));
+    if let Some(git) = discover(&resolved).filter(|g| !(places.known)(g) && (inside(g) || shared(g))) {
+        let keys = git_dirs_of(&git).iter().filter_map(|d| std::fs::read_to_string(d.join("config")).ok()).flat_map(|t| gitconfig::risky_keys(&t)).collect();
+        return Some(Verdict::Repository { git, keys });
+    }
+    shared(&resolved).then_some(Verdict::Shared)
+}
+
+/// `target` as the kernel would resolve it from `link`'s directory: the longest part that exists
+/// made canonical, the rest appended as written (`..` taken away lexically). A link to a place that
+/// does not exist yet is judged by where it will lead.
+fn resolve(link: &Path, target: &Path) -> PathBuf {
+    let joined = match link.parent() {
+        Some(dir) if target.is_relative() => dir.join(target),
+        _ => target.to_path_buf(),
+    };
+    let mut rest: Vec<Component> = Vec::new();
+    let mut base = joined.as_path();
+    let canonical = loop {
+        if let Ok(c) = std::fs::canonicalize(base) {
+            break c;
+        }
+        match (base.components().next_back(), base.parent()) {
+            (Some(c @ (Component::Normal(_) | Component::ParentDir | Component::CurDir)), Some(parent)) => {
+                rest.push(c);
+                base = parent;
+            }
+            // Nothing of it resolves (not even the root): judged as written.
+            _ => break base.to_path_buf(),
+        }
+    };
+    let mut out = canonical;
+    for c in rest.into_iter().rev() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::Normal(n) => out.push(n),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// What git's discovery finds when run in `dir`: the first directory at or above it that holds a
+/// `.git` entry (that entry) or is a git directory itself (that directory).
+fn discover(dir: &Path) -> Option<PathBuf> {
+    for d in dir.ancestors().take(MAX_LEVELS) {
+        let dot_git = d.join(".git");
+        if dot_git.symlink_metadata().is_ok() {
+            return Some(dot_git);
+        }
+        if is_git_dir(d) {
+            return Some(d.to_path_buf());
+        }
+    }
+    None
+}
+
+/// `HEAD` (not a directory) with `objects` and `refs`, or with `commondir`: what git takes for a
+/// git directory (as `scan::GitDirParts` says of a listing).
+fn is_git_dir(d: &Path) -> bool {
+    let has = |n: &str| d.join(n).symlink_metadata().is_ok();
+    d.join("HEAD").symlink_metadata().is_ok_and(|m| !m.is_dir()) && ((has("objects") && has("refs")) || has("commondir"))
+}
+
+/// The git directories whose configuration git reads for `git` (a `.git` entry or a git directory).
+fn git_dirs_of(git: &Path) -> Vec<PathBuf> {
+    if git.file_name().is_some_and(|n| n == ".git") {
+        super::repo::git_dirs(git)
+    } else {
+        vec![git.to_path_buf()]
+    }
+}
+
+/// The host's shared temporary directories, canonical: `/tmp` and the host process's `$TMPDIR`
+/// (what a run with `tmp: 'writable'`, the default in workspace-write, may write).
+fn shared_temporary_dirs() -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = [Some(PathBuf::from("/tmp")), std::env::var_os("TMPDIR").map(PathBuf::from)]
+        .into_iter()
+        .flatten()
+        .filter(|p| p.is_absolute())
+        .filter_map(|p| std::fs::canonicalize(p).ok())
+        .filter(|p| p.parent().is_some())
+        .collect();
+    dirs.dedup();
+    dirs
+}
+
+/// How long before the baseline a link's ctime still counts as the run's: the kernel stamps ctimes
+/// with its coarse clock, up to a tick (at most 10 ms) behind the time the baseline read.
+const CLOCK_SLACK_NS: i64 = 20_000_000;
+
+/// The symlinks among `candidates` (entries of the directories the walk after the run read again)
+/// that the run made or changed: their ctime is not older than the baseline `since_ns` (a link's
+/// target cannot change in place; a new one, or one renamed into place, gets a new ctime).
+pub fn made_since(candidates: &[PathBuf], since_ns: i64) -> impl Iterator<Item = (&PathBuf, PathBuf)> {
+    let since_ns = since_ns.saturating_sub(CLOCK_SLACK_NS);
+    candidates.iter().filter_map(move |p| {
+        let ctime_ns = |m: &std::fs::Metadata| m.ctime().saturating_mul(1_000_000_000).saturating_add(m.ctime_nsec());
+        p.symlink_metadata().ok().filter(|m| m.file_type().is_symlink() && ctime_ns(m) >= since_ns)?;
+        std::fs::read_link(p).ok().map(|t| (p, t))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resolves_what_exists_and_appends_the_rest() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        std::fs::create_dir(r.join("a")).unwrap();
+        std::os::unix::fs::symlink(r.join("a"), r.join("via")).unwrap();
+        assert_eq!(resolve(&r.join("l"), Path::new("via/x/../y")), r.join("a/y"));
+        assert_eq!(resolve(&r.join("a/l"), Path::new("..")), r);
+        assert_eq!(resolve(&r.join("l"), &r.join("missing/deep")), r.join("missing/deep"));
+    }
+
+    #[test]
+    fn discovery_finds_a_dot_git_or_a_git_directory_above() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        std::fs::create_dir_all(r.join("bare/objects")).unwrap();
+        std::fs::create_dir_all(r.join("bare/refs")).unwrap();
+        std::fs::create_dir_all(r.join("bare/sub/deeper")).unwrap();
+        std::fs::write(r.join("bare/HEAD"), "ref: refs/heads/main\n").unwrap();
+        std::fs::create_dir_all(r.join("repo/.git")).unwrap();
+        std::fs::create_dir_all(r.join("repo/src")).unwrap();
+        assert_eq!(discover(&r.join("bare/sub/deeper")), Some(r.join("bare")));
+        assert_eq!(discover(&r.join("repo/src")), Some(r.join("repo/.git")));
+    }
+
+    #[test]
+    fn a_link_into_a_root_to_a_known_repository_is_no_risk_and_one_to_a_new_one_is() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        let ws = r.join("ws");
+        std::fs::create_dir_all(ws.join(".git")).unwrap();
+        std::fs::create_dir_all(ws.join("dist/v1")).unwrap();
+        std::fs::create_dir_all(ws.join("node_modules/evil/objects")).unwrap();
+        std::fs::create_dir_all(ws.join("node_modules/evil/refs")).unwrap();
+        std::fs::write(ws.join("node_modules/evil/HEAD"), "x").unwrap();
+        std::fs::write(ws.join("node_modules/evil/config"), "[core]\n\tfsmonitor = x\n").unwrap();
+        let roots = [ws.clone()];
+        let known_git = ws.join(".git");
+        let known = |g: &Path| g == known_git;
+        let places = Places { roots: &roots, known: &known };
+        assert_eq!(judge(&ws.join("latest"), Path::new("dist/v1"), &places), None);
+        assert_eq!(judge(&ws.join("self"), Path::new("."), &places), None);
+        assert_eq!(judge(&ws.join("usr"), Path::new("/usr/lib"), &places), None, "outside every root and shared directory");
+        let v = judge(&ws.join("lib"), Path::new("node_modules/evil"), &places);
+        assert_eq!(v, Some(Verdict::Repository { git: ws.join("node_modules/evil"), keys: vec!["core.fsmonitor".into()] }));
+    }
+}
