@@ -270,6 +270,7 @@ describe('a continued change set is judged as strictly as its strictest run', ()
       await discardChangeSet(r2.changeSet.id)
     })
   }
+})
 
 test('a workspace entry made a symlink to a git directory planted in the writable /tmp: held back; the host\'s git status in it runs nothing', async (t) => {
   const { ws, out } = tempTree(t, { git: true })
