@@ -142,6 +142,13 @@ test("a home's tool caches stay the host's when the cwd is the home", { skip: no
   assert.ok(!lines[0].startsWith(ws), `npm's cache is the run's own: ${lines[0]}`)
 })
 
+// Found by an attacker's review of that fix: a cache that did not exist yet was created on the
+// host, unreported. The tools may create it; what the run made there is moved aside after it.
+test("a home's missing tool caches are moved aside after the run when the cwd is the home", { skip: noOuter }, () => {
+  const { result } = scenario('missingHomeCaches', { fresh: true })
+  assert.deepStrictEqual(result, { type: 'landlock', stdout: 'wrote .npm/_npx/abc/node_modules/p\nwrote .cache/pip/p\n', landed: [], risks: ['.cache', '.npm'] })
+})
+
 // Found by an attacker's review: the run's own directory (npm's cache, TMPDIR) was made in the
 // shared /tmp, which every other run may write, and a concurrent run planted a package in its cache.
 test("the run's own directory is out of every other run's reach, even one whose writable root holds the state directory", { skip: noOuter }, () => {

@@ -7,9 +7,14 @@ use std::path::PathBuf;
 /// `STATE/sandspawn/name`, with the variables `var` reads (the host process's environment, or the
 /// command's); a relative value counts as unset. `None` when neither variable is absolute.
 pub fn path(var: impl Fn(&str) -> Option<PathBuf>, name: &str) -> Option<PathBuf> {
+    Some(base(var)?.join(name))
+}
+
+/// `STATE/sandspawn`, which holds them all (see `path`).
+pub fn base(var: impl Fn(&str) -> Option<PathBuf>) -> Option<PathBuf> {
     let var = |k: &str| var(k).filter(|p| p.is_absolute());
     let state = var("XDG_STATE_HOME").or_else(|| var("HOME").map(|h| h.join(".local/state")))?;
-    Some(state.join("sandspawn").join(name))
+    Some(state.join("sandspawn"))
 }
 
 /// A directory of this user's that nobody else may write: whoever else could write one of these

@@ -354,6 +354,29 @@ describe("the host's tool caches in a home a writable root holds stay the host's
       assert.equal(fs.existsSync(path.join(home, '.npm', '_cacache', 'new')), false)
     })
   }
+
+  // Found by an attacker's review of the read-only carve-out: only the caches that existed were
+  // kept; in an empty home the run created ~/.npm/_npx/<hash>/node_modules (the host's next npx
+  // runs from it), ~/.cache/pip and Go's module cache on the host, and reported none of them.
+  for (const toolCaches of ['none', 'private']) {
+    test(`cwd = an empty $HOME, toolCaches '${toolCaches}': the caches the run creates work during it, then are moved aside and reported`, (t) => {
+      const tree = tempTree(t)
+      const home = path.join(tree.root, 'home')
+      fs.mkdirSync(home)
+      const plant = ['.npm/_npx/abc/node_modules/p', '.cache/pip/p', 'go/pkg/mod/p']
+      const script = plant.map((rel) => `mkdir -p ~/${path.dirname(rel)} && echo planted > ~/${rel} && cat ~/${rel}`).join(' && ')
+      const r = runAs({ HOME: home, XDG_CACHE_HOME: undefined, XDG_DATA_HOME: undefined, GOPATH: undefined, GOMODCACHE: undefined }, script, home, { mode: 'workspace-write', toolCaches })
+      assert.equal(r.error, undefined, r.message)
+      assert.equal(r.stdout, 'planted\n'.repeat(plant.length), `the tools' caches stay creatable in the run\n${show(r)}`)
+      for (const rel of plant) assert.equal(fs.existsSync(path.join(home, rel)), false, `the run left ~/${rel} on the host\n${JSON.stringify(r.hostRisks)}`)
+      for (const top of ['.npm', '.cache', 'go']) {
+        const risk = r.hostRisks.find((h) => h.path === path.join(home, top))
+        assert.ok(risk && risk.kind === 'protected-name-created' && /tool cache/.test(risk.detail) && /moved aside/.test(risk.detail), `${top}: ${JSON.stringify(r.hostRisks)}`)
+        const moved = risk.detail.match(/moved aside to (\S+)$/)[1]
+        assert.ok(fs.existsSync(moved), 'nothing of it is lost')
+      }
+    })
+  }
 })
 
 describe('a toolchain file a run writes selects nothing on the host', () => {

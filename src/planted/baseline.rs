@@ -50,8 +50,19 @@ pub struct Baseline {
     pub home: super::home::Bases,
     /// A plan for macOS (`Request::macos`).
     pub macos: bool,
+    /// The tool caches of a held home that did not exist (`tool_caches::held_home`): the command's
+    /// tools may create them during the run, and what they created is moved aside after it.
+    pub held_caches: Vec<HeldCache>,
     /// `walk_and_protect` ran (until then only the tops are protected).
     pub walked: bool,
+}
+
+/// A missing tool cache of a home a writable root holds (its first missing component), and what the
+/// host's tools take from it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeldCache {
+    pub path: PathBuf,
+    pub what: &'static str,
 }
 
 impl Baseline {

@@ -58,6 +58,7 @@ pub fn detect_after(baseline: &Baseline, during_run: Vec<HostRisk>) -> Vec<HostR
     risks.extend(during_run);
     let absent: HashSet<&PathBuf> = baseline.absent.iter().collect();
     undo_created(baseline, &found, &mut risks);
+    undo_created_caches(baseline, &mut risks);
     if baseline.report_repositories {
         // New, or another inode than before at the same path (a directory above it was swapped).
         let new = |p: &&PathBuf| !absent.contains(*p) && baseline.git.get(p.as_os_str()).is_none_or(|ino| found.git_inodes.get(p.as_os_str()) != Some(ino));
@@ -85,11 +86,7 @@ pub fn detect_after(baseline: &Baseline, during_run: Vec<HostRisk>) -> Vec<HostR
             // At a nested repository's top it had to stay absent (`Absent::UndoneAfter`).
             let kept_absent = !replaced && baseline.protected_names.contains(&name) && p.parent().is_some_and(|t| baseline.protected_tops.contains(t.as_os_str()));
             if kept_absent {
-                detail.push_str(&match undo::move_aside(p) {
-                    undo::Undone::MovedTo(to) => format!("; undone: moved aside to {}", to.display()),
-                    undo::Undone::Left(why) => format!("; NOT undone: {why}"),
-                    undo::Undone::Gone => GONE.to_string(),
-                });
+                detail.push_str(&moved_aside(p));
             }
             risks.push(HostRisk { path: p.to_string_lossy().into_owned(), kind: RiskKind::ProtectedNameCreated, detail });
         }
@@ -264,6 +261,15 @@ impl Listed {
 /// The outcome said of an entry that was gone when it was to be moved aside.
 pub(super) const GONE: &str = "; gone before this run could move it aside: moved aside by a concurrent run with the same writable root (and reported there too), or removed by the command";
 
+/// Move `p` aside (`undo`), and say how that went, for a report's detail.
+fn moved_aside(p: &Path) -> String {
+    match undo::move_aside(p) {
+        undo::Undone::MovedTo(to) => format!("; undone: moved aside to {}", to.display()),
+        undo::Undone::Left(why) => format!("; NOT undone: {why}"),
+        undo::Undone::Gone => GONE.to_string(),
+    }
+}
+
 /// What the run created where a name must stay absent: moved aside, and reported. Whether it exists
 /// is known without a syscall where the walk after the run covers its directory (read again only
 /// if an entry was added there); elsewhere (the tops of `/tmp` and `$TMPDIR`, names the walk does
@@ -293,13 +299,30 @@ fn undo_created(baseline: &Baseline, found: &scan::Found, risks: &mut Listed) {
         } else {
             "was created during the run although the policy keeps this path read-only".to_string()
         };
-        let outcome = match undo::move_aside(p) {
-            undo::Undone::MovedTo(to) => format!("; undone: moved aside to {}", to.display()),
-            undo::Undone::Left(why) => format!("; NOT undone: {why}"),
-            undo::Undone::Gone => GONE.to_string(),
-        };
+        let outcome = moved_aside(p);
         let kind = if name == ".git" { RiskKind::RepositoryCreated } else { RiskKind::ProtectedNameCreated };
         risks.push(HostRisk { path: p.to_string_lossy().into_owned(), kind, detail: format!("{what}{outcome}") });
+    }
+}
+
+/// The missing tool caches of a held home that the run created (`Baseline::held_caches`): the
+/// command's tools used them during the run; the host's would run from them after it (its next `npx`
+/// from `~/.npm/_npx`, its next `pip install` takes the wheels of `~/.cache/pip`). Moved aside and
+/// reported, as a protected name is. One `lstat` each, and only when a root holds a home.
+fn undo_created_caches(baseline: &Baseline, risks: &mut Listed) {
+    for cache in &baseline.held_caches {
+        let p = &cache.path;
+        // Empty, it runs nothing (and a plan's placeholder looks like that).
+        if !can_act(p) {
+            continue;
+        }
+        let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let outcome = moved_aside(p);
+        let detail = format!(
+            "{name} was created during the run in the host user's home, which a writable root holds: it is a tool cache the host's tools run from ({}){outcome}",
+            cache.what
+        );
+        risks.push(HostRisk { path: p.to_string_lossy().into_owned(), kind: RiskKind::ProtectedNameCreated, detail });
     }
 }
 

@@ -45,7 +45,7 @@ mod watch;
 #[path = "watch_none.rs"]
 mod watch;
 
-pub use baseline::{forget as forget_walk, Baseline};
+pub use baseline::{forget as forget_walk, Baseline, HeldCache};
 use baseline::walk_with_cache;
 pub use detect::{detect, detect_after, judge_link, HostRisk, RiskKind, MAX_LINKS_JUDGED};
 
@@ -167,6 +167,7 @@ pub fn walk_and_protect(policy: Walked) {
     // The host user's home inside a writable root (`home`): a few `lstat`s, none when it is not.
     let home = home::Bases::of_host().on_macos(policy.planted.macos);
     c.home(&home, names, policy.absent == Absent::Placeholders, &tops, policy.reviewed);
+    let held_caches = c.held_caches(&policy.planted.held_caches, policy.absent == Absent::Placeholders);
     crate::policy::sort_carve_outs(policy.writable_roots);
     let (mut named, mut named_changed_at) = (HashMap::new(), HashMap::new());
     for p in &found.named {
@@ -189,6 +190,7 @@ pub fn walk_and_protect(policy: Walked) {
         git_dirs: found.git_dirs.into_iter().collect(),
         home,
         macos: policy.planted.macos,
+        held_caches,
         identities,
         named,
         named_changed_at,
@@ -405,6 +407,27 @@ impl<'a> Carver<'a> {
                 Some(_) => {}
             }
         }
+    }
+
+    /// The missing tool caches of a held home (`tool_caches::held_home`). The command's tools create
+    /// them as they work, so a run of the runner leaves them creatable and moves aside after the run
+    /// what it created there (`detect`), not at once (under a tool writing in it); a plan another
+    /// program runs gets a placeholder, read-only as an existing cache is (nobody checks after it).
+    /// Returns those `detect` is to check; none under a path kept absent already (`.cargo`).
+    fn held_caches(&mut self, caches: &[HeldCache], placeholders: bool) -> Vec<HeldCache> {
+        let mut left = Vec::new();
+        for cache in caches {
+            let kept_absent = self.roots.iter().flat_map(|r| r.missing_read_only.iter()).any(|m| cache.path.starts_with(&m.path));
+            if kept_absent || self.is_covered(&cache.path) {
+                continue;
+            }
+            if placeholders {
+                self.missing(cache.path.clone(), PlaceholderKind::Dir);
+            } else {
+                left.push(cache.clone());
+            }
+        }
+        left
     }
 
     /// The protected names at the top of a root or repository. A missing one gets an empty

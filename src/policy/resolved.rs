@@ -76,12 +76,19 @@ impl ResolvedPolicy {
     }
 
     /// Keep the tool caches of a home a writable root holds read-only where no private copy covers
-    /// them in a sandbox of `platform` for a command with `env` (see `tool_caches::held_home`).
+    /// them in a sandbox of `platform` for a command with `env`, and the missing ones for the walk to
+    /// keep absent after the run (see `tool_caches::held_home`).
     pub fn keep_home_caches(&mut self, env: &BTreeMap<String, String>, platform: Platform) {
         let covered = self.tool_caches.covering(platform);
         let reviewed = self.review.as_ref().map_or(&[][..], |r| r.roots.as_slice());
         let policy = crate::tool_caches::held_home::Policy { writable_roots: &mut self.writable_roots, deny_read: &self.deny_read, reviewed, covered };
-        crate::tool_caches::held_home::keep_read_only(policy, env, platform);
+        let missing = crate::tool_caches::held_home::keep_read_only(policy, env, platform);
+        let known = |m: &crate::planted::HeldCache| self.planted.held_caches.iter().any(|h| h.path == m.path);
+        let new: Vec<crate::planted::HeldCache> = missing.into_iter().filter(|m| !known(m)).collect();
+        if !new.is_empty() {
+            // After the walk (the Landlock mode drops the private caches then), `detect` finds them.
+            std::sync::Arc::make_mut(&mut self.planted).held_caches.extend(new);
+        }
     }
 
     /// No private caches after all (the Landlock mode, a plan for another spawner): the caches stay

@@ -306,3 +306,55 @@ fn the_host_users_held_home_keeps_its_caches_too() {
         assert!(p.writable_roots[0].read_only.contains(&h.home.join(c)), "{c}");
     }
 }
+
+/// Found by an attacker's review: in an empty held home, the caches a run created (`~/.npm/_npx`,
+/// `~/.cache/pip`, `~/go/pkg/mod`) landed on the host, unreported. The missing ones are left to the
+/// walk after the run (their first missing component, none holding sandspawn's own state), which
+/// moves aside and reports what the run made there; nothing in a run that holds no home or reviews
+/// it; a plan another program runs gets read-only placeholders instead.
+#[test]
+fn a_held_homes_missing_caches_are_moved_aside_after_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().canonicalize().unwrap().join("home");
+    std::fs::create_dir_all(home.join("work")).unwrap();
+    let h = Home { _dir: dir, work: home.join("work"), home };
+    let policy = |cwd: &Path, extra: Value| {
+        let mut o = json!({"mode": "workspace-write", "tmp": "read-only"});
+        o.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        let ctx = PolicyContext { cwd: cwd.to_path_buf(), tmpdir: None, platform: Platform::Linux, env: env(&h) };
+        resolve_policy(Some(&o), &ctx).unwrap()
+    };
+    let held = |p: &ResolvedPolicy| p.planted.held_caches.iter().map(|c| c.path.strip_prefix(&h.home).unwrap().to_path_buf()).collect::<Vec<_>>();
+    // `.cargo` is a protected name (kept absent at once); `.local` holds sandspawn's state.
+    let expected = [".cache", ".npm", ".yarn", ".local/share", "go", ".m2", ".gradle"].map(PathBuf::from);
+    for caches in ["none", "private"] {
+        assert_eq!(held(&policy(&h.home, json!({"toolCaches": caches}))), expected, "{caches}");
+    }
+    assert!(held(&policy(&h.work, json!({}))).is_empty(), "no home held");
+    assert!(held(&policy(&h.home, json!({"workspace": "review"}))).is_empty(), "its writes land with the change set");
+
+    let mut p = policy(&h.home, json!({}));
+    p.walk_and_protect(crate::planted::Absent::UndoneAfter);
+    assert_eq!(held(&p), expected, "the walk keeps them for the check after the run");
+    assert!(!p.writable_roots[0].missing_read_only.iter().any(|m| m.path == h.home.join(".npm")), "creatable during the run");
+    std::fs::create_dir_all(h.home.join(".npm/_npx/abc/node_modules")).unwrap();
+    std::fs::write(h.home.join(".npm/_npx/abc/node_modules/p"), "x").unwrap();
+    std::fs::create_dir_all(h.home.join(".local/share/pnpm")).unwrap();
+    std::fs::create_dir(h.home.join(".cache")).unwrap();
+    let risks = crate::planted::detect(&p.planted);
+    for c in [".npm", ".local/share"] {
+        let r = risks.iter().find(|r| r.path == h.home.join(c).to_string_lossy()).unwrap_or_else(|| panic!("{c}: {risks:#?}"));
+        assert!(r.detail.contains("tool cache") && r.detail.contains("moved aside"), "{r:?}");
+        assert!(!h.home.join(c).exists());
+    }
+    assert!(h.home.join(".local").exists(), "sandspawn's state is left where it is");
+    assert!(h.home.join(".cache").exists() && !risks.iter().any(|r| r.path.ends_with(".cache")), "empty, it runs nothing");
+
+    let mut plan = policy(&h.home, json!({}));
+    plan.walk_and_protect(crate::planted::Absent::Placeholders);
+    assert!(plan.planted.held_caches.is_empty());
+    let placeholders: Vec<&PathBuf> = plan.writable_roots[0].missing_read_only.iter().map(|m| &m.path).collect();
+    for c in [".yarn", "go", ".m2"] {
+        assert!(placeholders.contains(&&h.home.join(c)), "{c}: {placeholders:?}");
+    }
+}
