@@ -207,6 +207,35 @@ describe('denyRead (workspace-write, secrets outside and inside the workspace)',
     for (const [label] of list) assert.ok(r.stdout.includes(`failed ${label}\n`), `"${label}" did not fail\n${show(r)}`)
   })
 
+  // A missing denyRead path was skipped, and the next run resolved it through whatever the last run
+  // had put there: a link to a directory with a non-UTF-8 name made every later run fail
+  // (ERR_SANDBOX_UNSUPPORTED, "not valid UTF-8") until someone removed it, and a link to another
+  // directory moved the mask there, off the path the caller named. Found by an attacker's review.
+  for (const [what, plant] of [
+    ['a link to a non-UTF-8 directory', `mkdir "$(printf 'd\\377')" && ln -s "$(printf 'd\\377')" cfg`],
+    ['a link to another directory', 'mkdir other && echo public > other/f && ln -s other cfg'],
+    ['a file', 'echo planted > cfg'],
+  ]) {
+    test(`a missing denyRead path: ${what} the run plants there is moved aside and reported; the next run starts and the path stays denied`, async (t) => {
+      const tree = tempTree(t)
+      const cfg = path.join(tree.ws, 'cfg')
+      const policy = { mode: 'workspace-write', denyRead: [cfg] }
+      const r1 = await sh(`${plant} && echo planted`, { cwd: tree.ws, sandbox: policy })
+      assert.equal(r1.stdout, 'planted\n', show(r1))
+      const risk = r1.hostRisks.find((h) => h.path === cfg)
+      assert.ok(risk && risk.kind === 'protected-name-created' && /moved aside/.test(risk.detail) && /denyRead/.test(risk.detail), JSON.stringify(r1.hostRisks))
+      assert.throws(() => fs.lstatSync(cfg), /ENOENT/, 'what the run planted is still at the denied path')
+      // The host puts its secret there now; the next runs start, and cannot read it.
+      const secret = token('S5')
+      fs.writeFileSync(cfg, `${secret}\n`)
+      const r2 = await sh('cat cfg; ls -A cfg; cat other/f 2>/dev/null; echo ran', { cwd: tree.ws, sandbox: policy })
+      assert.equal(r2.exitCode, 0, show(r2))
+      assert.match(r2.stdout, /ran\n$/, show(r2))
+      assert.ok(!r2.aggregatedOutput.includes(secret), `the denied path was read in the next run\n${show(r2)}`)
+      assert.ok(!r2.hostRisks.some((h) => h.path.startsWith(tree.ws)), JSON.stringify(r2.hostRisks))
+    })
+  }
+
   test('a secret under /tmp (writable in workspace-write) and in an extra writable root', async (t) => {
     const s = secrets(t)
     const tmpDir = fs.mkdtempSync('/tmp/sandspawn-sec-')

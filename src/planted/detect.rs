@@ -258,6 +258,10 @@ impl Listed {
     }
 }
 
+/// What is said of an entry created where a missing `readOnlyPaths` or `denyRead` entry is kept absent.
+pub(super) const KEPT_ABSENT_BY_PATH: &str =
+    "was created during the run where the policy keeps a missing path absent (a readOnlyPaths or denyRead entry): the next run would resolve the path through it";
+
 /// The outcome said of an entry that was gone when it was to be moved aside.
 pub(super) const GONE: &str = "; gone before this run could move it aside: moved aside by a concurrent run with the same writable root (and reported there too), or removed by the command";
 
@@ -297,7 +301,7 @@ fn undo_created(baseline: &Baseline, found: &scan::Found, risks: &mut Listed) {
         } else if let Some(what) = baseline.home.what_it_does(p) {
             format!("{name} was created during the run in the host user's home, which a writable root holds: {what}")
         } else {
-            "was created during the run although the policy keeps this path read-only".to_string()
+            KEPT_ABSENT_BY_PATH.to_string()
         };
         let outcome = moved_aside(p);
         let kind = if name == ".git" { RiskKind::RepositoryCreated } else { RiskKind::ProtectedNameCreated };

@@ -40,10 +40,17 @@ pub struct Keeper {
     thread: JoinHandle<()>,
 }
 
+/// What the reports of a keeper say of a path: what the host does with it.
+struct Said {
+    home: Bases,
+    names: HashSet<String>,
+}
+
 /// Watch the directories of the `absent` paths that are tops of `roots`, or nothing (`None`) when
 /// there are none or inotify is not available (the walk after the run remains). `home`: what the
-/// host does with the paths of its home (`home::Bases`), for the reports.
-pub fn start(absent: &[PathBuf], roots: &[PathBuf], home: &Bases) -> Option<Keeper> {
+/// host does with the paths of its home (`home::Bases`), and `names` the protected names, for the
+/// reports (any other name kept absent is a missing `readOnlyPaths` or `denyRead` entry).
+pub fn start(absent: &[PathBuf], roots: &[PathBuf], home: &Bases, names: &HashSet<String>) -> Option<Keeper> {
     let mut by_dir: HashMap<PathBuf, HashSet<OsString>> = HashMap::new();
     for p in absent {
         let (Some(dir), Some(name)) = (p.parent(), p.file_name()) else { continue };
@@ -54,18 +61,18 @@ pub fn start(absent: &[PathBuf], roots: &[PathBuf], home: &Bases) -> Option<Keep
     if by_dir.is_empty() {
         return None;
     }
-    watch(by_dir, home.clone())
+    watch(by_dir, Said { home: home.clone(), names: names.clone() })
 }
 
 /// inotify is Linux's. Elsewhere the walk after the run remains (on macOS the Seatbelt profile
 /// denies creating these names in the first place).
 #[cfg(not(target_os = "linux"))]
-fn watch(_by_dir: HashMap<PathBuf, HashSet<OsString>>, _home: Bases) -> Option<Keeper> {
+fn watch(_by_dir: HashMap<PathBuf, HashSet<OsString>>, _said: Said) -> Option<Keeper> {
     None
 }
 
 #[cfg(target_os = "linux")]
-fn watch(by_dir: HashMap<PathBuf, HashSet<OsString>>, home: Bases) -> Option<Keeper> {
+fn watch(by_dir: HashMap<PathBuf, HashSet<OsString>>, said: Said) -> Option<Keeper> {
     // SAFETY: inotify_init1 and pipe2 with plain flags; the descriptors are owned below.
     let ino = unsafe { libc::inotify_init1(libc::IN_CLOEXEC | libc::IN_NONBLOCK) };
     if ino < 0 {
@@ -92,7 +99,7 @@ fn watch(by_dir: HashMap<PathBuf, HashSet<OsString>>, home: Bases) -> Option<Kee
     let thread = std::thread::Builder::new()
         .name("sandspawn-keeper".into())
         .spawn(move || {
-            let _ = tx.send(keep(&ino, stop_r, wds, &home));
+            let _ = tx.send(keep(&ino, stop_r, wds, &said));
             // The instance is closed here, after the result went out (see `Keeper::risks`).
             drop(ino);
         })
@@ -112,7 +119,7 @@ impl Keeper {
 }
 
 #[cfg(target_os = "linux")]
-fn keep(ino: &OwnedFd, stop: OwnedFd, wds: HashMap<i32, (PathBuf, HashSet<OsString>)>, home: &Bases) -> Vec<HostRisk> {
+fn keep(ino: &OwnedFd, stop: OwnedFd, wds: HashMap<i32, (PathBuf, HashSet<OsString>)>, said: &Said) -> Vec<HostRisk> {
     let mut risks = Vec::new();
     let mut moves: HashMap<PathBuf, usize> = HashMap::new();
     let mut buf = vec![0u8; 64 * 1024];
@@ -145,8 +152,8 @@ fn keep(ino: &OwnedFd, stop: OwnedFd, wds: HashMap<i32, (PathBuf, HashSet<OsStri
                 // or no run would (another run's watcher moved it aside and reported it in that
                 // run's result; this run's command may well be the one that made it).
                 match undo::move_aside(&path) {
-                    undo::Undone::MovedTo(to) => risks.push(risk(&path, &format!("; undone at once: moved aside to {}", to.display()), home)),
-                    undo::Undone::Gone => risks.push(risk(&path, super::detect::GONE, home)),
+                    undo::Undone::MovedTo(to) => risks.push(risk(&path, &format!("; undone at once: moved aside to {}", to.display()), said)),
+                    undo::Undone::Gone => risks.push(risk(&path, super::detect::GONE, said)),
                     undo::Undone::Left(_) => {}
                 }
             }
@@ -183,14 +190,16 @@ fn read_events(ino: &OwnedFd, buf: &mut [u8]) -> Vec<(i32, OsString)> {
 }
 
 #[cfg(target_os = "linux")]
-fn risk(path: &Path, outcome: &str, home: &Bases) -> HostRisk {
+fn risk(path: &Path, outcome: &str, said: &Said) -> HostRisk {
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let (kind, what) = if name == ".git" {
         (RiskKind::RepositoryCreated, "a git repository was created at the top of a writable root, where protectGit keeps .git from being created".to_string())
-    } else if let Some(what) = home.what_it_does(path) {
+    } else if let Some(what) = said.home.what_it_does(path) {
         (RiskKind::ProtectedNameCreated, format!("{name} was created during the run in the host user's home, which a writable root holds: {what}"))
-    } else {
+    } else if said.names.contains(&name) {
         (RiskKind::ProtectedNameCreated, format!("{name} was created during the run where it must stay absent: {}", super::names::what_it_does(&name)))
+    } else {
+        (RiskKind::ProtectedNameCreated, super::detect::KEPT_ABSENT_BY_PATH.to_string())
     };
     HostRisk { path: path.to_string_lossy().into_owned(), kind, detail: format!("{what}{outcome}") }
 }
@@ -199,34 +208,44 @@ fn risk(path: &Path, outcome: &str, home: &Bases) -> HostRisk {
 mod tests {
     use super::*;
 
+    fn names(n: &[&str]) -> HashSet<String> {
+        n.iter().map(|s| s.to_string()).collect()
+    }
+
     #[test]
     fn what_is_created_at_a_watched_top_is_moved_aside_at_once() {
         let t = tempfile::tempdir().unwrap();
         let r = t.path().canonicalize().unwrap();
-        let absent = vec![r.join(".envrc"), r.join(".git"), r.join("deeper/.envrc")];
-        let k = start(&absent, &[r.clone()], &Bases::default()).expect("inotify");
+        // `cfg`: a missing readOnlyPaths or denyRead entry, no protected name.
+        let absent = vec![r.join(".envrc"), r.join(".git"), r.join("deeper/.envrc"), r.join("cfg")];
+        let k = start(&absent, &[r.clone()], &Bases::default(), &names(&[".envrc"])).expect("inotify");
         std::fs::write(r.join(".envrc"), "evil").unwrap();
         std::fs::create_dir(r.join(".git")).unwrap();
+        std::os::unix::fs::symlink("elsewhere", r.join("cfg")).unwrap();
         std::fs::write(r.join("ordinary"), "x").unwrap();
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
-        while (r.join(".envrc").exists() || r.join(".git").exists()) && std::time::Instant::now() < deadline {
+        let there = |n: &str| r.join(n).symlink_metadata().is_ok();
+        while (there(".envrc") || there(".git") || there("cfg")) && std::time::Instant::now() < deadline {
             std::thread::sleep(std::time::Duration::from_millis(2));
         }
-        assert!(!r.join(".envrc").exists() && !r.join(".git").exists(), "moved aside while the run goes on");
+        assert!(!there(".envrc") && !there(".git") && !there("cfg"), "moved aside while the run goes on");
         let risks = k.finish();
         let mut kinds: Vec<RiskKind> = risks.iter().map(|h| h.kind).collect();
         kinds.sort_by_key(|k| *k as u8);
-        assert_eq!(kinds, vec![RiskKind::RepositoryCreated, RiskKind::ProtectedNameCreated]);
+        assert_eq!(kinds, vec![RiskKind::RepositoryCreated, RiskKind::ProtectedNameCreated, RiskKind::ProtectedNameCreated]);
+        let said = |n: &str| risks.iter().find(|h| h.path == r.join(n).to_string_lossy()).map(|h| h.detail.clone()).unwrap_or_default();
+        assert!(said(".envrc").contains("direnv"), "{risks:?}");
+        assert!(said("cfg").contains("readOnlyPaths or denyRead") && !said("cfg").contains("protectedNames"), "{risks:?}");
         assert!(r.join("ordinary").exists(), "other names are the command's business");
         let held: Vec<String> = std::fs::read_dir(&r).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).filter(|n| n.contains(".sandspawn-held-")).collect();
-        assert_eq!(held.len(), 2, "{held:?}");
+        assert_eq!(held.len(), 3, "{held:?}");
     }
 
     #[test]
     fn a_placeholder_made_meanwhile_is_left_alone() {
         let t = tempfile::tempdir().unwrap();
         let r = t.path().canonicalize().unwrap();
-        let k = start(&[r.join(".envrc"), r.join(".vscode")], &[r.clone()], &Bases::default()).expect("inotify");
+        let k = start(&[r.join(".envrc"), r.join(".vscode")], &[r.clone()], &Bases::default(), &names(&[".envrc", ".vscode"])).expect("inotify");
         let dir = sandspawn_helper::placeholder::lock(&std::ffi::CString::new(r.as_os_str().as_bytes()).unwrap(), libc::LOCK_SH, false).unwrap();
         sandspawn_helper::placeholder::create(&dir, c".vscode", sandspawn_helper::placeholder::Kind::Dir);
         std::fs::write(r.join(".envrc"), "x").unwrap();
@@ -245,7 +264,7 @@ mod tests {
         // the run whose command made it must not come back with nothing to say.
         let t = tempfile::tempdir().unwrap();
         let r = t.path().canonicalize().unwrap();
-        let (a, b) = (start(&[r.join(".git")], &[r.clone()], &Bases::default()).expect("inotify"), start(&[r.join(".git")], &[r.clone()], &Bases::default()).expect("inotify"));
+        let (a, b) = (start(&[r.join(".git")], &[r.clone()], &Bases::default(), &HashSet::new()).expect("inotify"), start(&[r.join(".git")], &[r.clone()], &Bases::default(), &HashSet::new()).expect("inotify"));
         std::fs::create_dir(r.join(".git")).unwrap();
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
         while r.join(".git").exists() && std::time::Instant::now() < deadline {
@@ -262,6 +281,6 @@ mod tests {
     #[test]
     fn nothing_to_keep_starts_nothing() {
         let t = tempfile::tempdir().unwrap();
-        assert!(start(&[t.path().join("a/b")], &[t.path().to_path_buf()], &Bases::default()).is_none(), "not at a root's top");
+        assert!(start(&[t.path().join("a/b")], &[t.path().to_path_buf()], &Bases::default(), &HashSet::new()).is_none(), "not at a root's top");
     }
 }

@@ -1,6 +1,6 @@
 //! Undoing what a run created where a protected name must stay absent (a `.git` at the top of a
 //! writable root, a protected name at the top of a root or repository, a missing `readOnlyPaths`
-//! entry): the entry is moved aside within its directory, to `NAME.sandspawn-held-<time>-<n>`, where
+//! or `denyRead` entry): the entry is moved aside within its directory, to `NAME.sandspawn-held-<time>-<n>`, where
 //! no tool looks for it and nothing of it is lost.
 //!
 //! Why not prevent it: a mount can only cover a path that exists, so preventing the creation took an

@@ -72,7 +72,7 @@ pub fn resolve_policy(value: Option<&Value>, ctx: &PolicyContext) -> Result<Reso
             (None, _) => read_only_paths.push(lenient.path),
         }
     }
-    let deny_read = deny_read(&raw)?;
+    let deny_read = deny_read(&raw, &mut roots)?;
     // After readOnlyPaths: nothing is walked or created inside them. Reviewed roots are judged on
     // their change set instead (`review::risks`): their `.git` is writable for the run.
     let (mut direct, mut under_review): (Vec<WritableRoot>, Vec<WritableRoot>) = roots.into_iter().partition(|r| !reviewed.contains(&r.root));
@@ -110,15 +110,28 @@ pub fn resolve_policy(value: Option<&Value>, ctx: &PolicyContext) -> Result<Reso
     Ok(policy)
 }
 
-fn deny_read(raw: &RawPolicy) -> Result<Vec<PathBuf>> {
+/// The `denyRead` paths that exist, canonical. One that does not exist has nothing to hide, and
+/// masking it would need a mount point created on the host; but inside a writable root the run
+/// could create it, and the next run would resolve the path through what it put there (a link to
+/// a directory elsewhere moved the mask off the path the caller named; one to a non-UTF-8 name made
+/// every later run fail). So it is held like a missing `readOnlyPaths` entry: its first missing
+/// component is kept absent (`missing_read_only`: what a run creates there is moved aside after it
+/// and reported; a plan another program runs gets a placeholder), unless a denied path already
+/// covers it. Outside every writable root nothing can create it.
+fn deny_read(raw: &RawPolicy, roots: &mut [WritableRoot]) -> Result<Vec<PathBuf>> {
     let mut deny_read = Vec::new();
+    let mut missing = Vec::new();
     for (i, raw_path) in raw.deny_read.iter().flatten().enumerate() {
         let option = format!("sandbox.denyRead[{i}]");
         let p = absolute(&option, raw_path)?;
-        // A missing path has nothing to hide, and masking it would need a mount point created on
-        // the host (litter in a read-only area, or a failure there). It is skipped.
-        if let Ok(c) = std::fs::canonicalize(&p) {
-            deny_read.push(c);
+        match std::fs::canonicalize(&p) {
+            Ok(c) => deny_read.push(c),
+            Err(_) => missing.extend(canonical_lenient(&option, &p)?.first_missing),
+        }
+    }
+    for first in missing.into_iter().filter(|m| !deny_read.iter().any(|d| m.starts_with(d))) {
+        if let Some(r) = deepest_root(roots, &first) {
+            roots[r].missing_read_only.push(MissingReadOnly { path: first, kind: PlaceholderKind::File });
         }
     }
     sort_shallowest_first(&mut deny_read);

@@ -167,6 +167,22 @@ fn deny_read_canonical_and_missing_skipped() {
     assert_eq!(p.deny_read, vec![w.root.join("secret")]);
 }
 
+/// A missing denyRead path in a writable root is held like a missing readOnlyPaths entry (its first
+/// missing component kept absent), so that no run can put a link there for the next run to resolve
+/// through; one below a denied directory needs nothing, nor one outside every writable root.
+#[test]
+fn deny_read_missing_in_a_writable_root_is_kept_absent() {
+    let w = ws();
+    fs::create_dir(w.root.join("hidden")).unwrap();
+    let dr = [w.root.join("cfg"), w.root.join("later/deep/key"), w.root.join("hidden"), w.root.join("hidden/none"), PathBuf::from("/nonexistent-sandspawn/x")];
+    let p = resolve(json!({"mode": "workspace-write", "tmp": "read-only", "protectGit": false, "denyRead": dr}), &w.root).unwrap();
+    assert_eq!(p.deny_read, vec![w.root.join("hidden")]);
+    let kept: Vec<&PathBuf> = p.writable_roots[0].missing_read_only.iter().map(|m| &m.path).collect();
+    assert_eq!(kept, vec![&w.root.join("cfg"), &w.root.join("later")]);
+    let p = resolve(json!({"denyRead": dr}), &w.root).unwrap();
+    assert!(p.writable_roots.is_empty(), "read-only mode: nothing can create it");
+}
+
 #[test]
 fn path_errors() {
     let w = ws();

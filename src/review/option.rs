@@ -88,7 +88,7 @@ pub struct ReviewPolicy {
     pub option: ReviewOption,
     /// The reviewed roots: the cwd and `writableRoots`, canonical, none inside another.
     pub roots: Vec<std::path::PathBuf>,
-    /// Missing `readOnlyPaths` under them (what a run creates there is held back).
+    /// Missing `readOnlyPaths` and `denyRead` entries under them (what a run creates there is held back).
     pub held: Vec<std::path::PathBuf>,
     /// Filled in by the runner once the run's change set is open (`review::run`).
     #[serde(skip)]

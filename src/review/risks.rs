@@ -193,17 +193,17 @@ impl<'a> Judge<'a> {
         }
     }
 
-    /// A missing `readOnlyPaths` entry created (a change at or below it), or swapped away from
+    /// A missing `readOnlyPaths` or `denyRead` entry created (a change at or below it), or swapped away from
     /// under the policy (a change above it that `swaps`: `config` replaced by a link to a copy
     /// holding `config/production.json`).
     fn held_path(&self, change: &Change) -> Option<HostRisk> {
         let path = self.root.join(&change.rel);
         for h in &self.meta.held {
             if path.starts_with(h) && change.kind != ChangeKind::Deleted {
-                return Some(risk(h.clone(), RiskKind::ProtectedNameCreated, "was created in the change set although the policy keeps this path read-only (readOnlyPaths)".into()));
+                return Some(risk(h.clone(), RiskKind::ProtectedNameCreated, "was created in the change set where the policy keeps a missing path absent (a readOnlyPaths or denyRead entry)".into()));
             }
             if h.starts_with(&path) && *h != path && self.swaps(change) {
-                let detail = format!("was replaced or removed in the change set, a directory above {}, which the policy keeps read-only (readOnlyPaths): after apply that path would lead to what the change set put there", h.display());
+                let detail = format!("was replaced or removed in the change set, a directory above {}, which the policy keeps absent (a missing readOnlyPaths or denyRead entry): after apply that path would lead to what the change set put there", h.display());
                 return Some(risk(path, RiskKind::ProtectedNameCreated, detail));
             }
         }

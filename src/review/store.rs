@@ -45,7 +45,7 @@ pub struct Meta {
     pub begin_ns: i64,
     /// The reviewed roots (canonical, none inside another), each with `roots/N` in the set.
     pub roots: Vec<PathBuf>,
-    /// Missing `readOnlyPaths` under those roots: what a run creates there is held back.
+    /// Missing `readOnlyPaths` and `denyRead` entries under those roots: what a run creates there is held back.
     pub held: Vec<PathBuf>,
     pub protect_git: bool,
     pub protected_names: Vec<String>,

@@ -28,7 +28,7 @@ impl SideServices {
                 // A reviewed root's writes go to its change set, never to the host's top.
                 let direct = req.policy.writable_roots.iter().filter(|r| !req.policy.is_reviewed(&r.root));
                 let tops: Vec<std::path::PathBuf> = direct.map(|r| r.root.clone()).collect();
-                crate::planted::keeper::start(&req.policy.planted.absent, &tops, &req.policy.planted.home)
+                crate::planted::keeper::start(&req.policy.planted.absent, &tops, &req.policy.planted.home, &req.policy.planted.protected_names)
             }
             _ => None,
         };
