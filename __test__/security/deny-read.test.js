@@ -236,6 +236,34 @@ describe('denyRead (workspace-write, secrets outside and inside the workspace)',
     })
   }
 
+  // A denyRead path given through the host's symlink in the workspace (`cfg -> real`) was masked at
+  // the link's target only: a run replaced or removed the link, and the next run's mask landed
+  // wherever the run pointed it, leaving `real` readable. Found by an attacker's review.
+  for (const [what, plant] of [
+    ['replaced by a link to another directory', 'rm cfg && mkdir other && ln -s other cfg'],
+    ['removed', 'rm cfg'],
+    ['replaced by a directory', 'rm cfg && mkdir cfg'],
+  ]) {
+    test(`the host's symlink a denyRead path is resolved through, ${what} by a run: put back and reported; the next run still cannot read its target`, async (t) => {
+      const tree = tempTree(t)
+      const secret = token('S6')
+      fs.mkdirSync(path.join(tree.ws, 'real'))
+      fs.writeFileSync(path.join(tree.ws, 'real/key'), `${secret}\n`)
+      fs.symlinkSync('real', path.join(tree.ws, 'cfg'))
+      const cfg = path.join(tree.ws, 'cfg')
+      const policy = { mode: 'workspace-write', denyRead: [cfg] }
+      const r1 = await sh(`cat cfg/key real/key; ${plant} && echo planted`, { cwd: tree.ws, sandbox: policy })
+      assert.equal(r1.stdout, 'planted\n', show(r1))
+      const risk = r1.hostRisks.find((h) => h.path === cfg)
+      assert.ok(risk && /denyRead/.test(risk.detail) && /undone: the link was made again/.test(risk.detail), JSON.stringify(r1.hostRisks))
+      assert.equal(fs.readlinkSync(cfg), 'real')
+      const r2 = await sh('cat real/key cfg/key; ls -A real; echo ran', { cwd: tree.ws, sandbox: policy })
+      assert.match(r2.stdout, /ran\n$/, show(r2))
+      assert.ok(!r2.aggregatedOutput.includes(secret), `the denied directory was read in the next run\n${show(r2)}`)
+      assert.equal(fs.readFileSync(path.join(tree.ws, 'real/key'), 'utf8'), `${secret}\n`)
+    })
+  }
+
   test('a secret under /tmp (writable in workspace-write) and in an extra writable root', async (t) => {
     const s = secrets(t)
     const tmpDir = fs.mkdtempSync('/tmp/sandspawn-sec-')

@@ -59,6 +59,7 @@ pub fn detect_after(baseline: &Baseline, during_run: Vec<HostRisk>) -> Vec<HostR
     let absent: HashSet<&PathBuf> = baseline.absent.iter().collect();
     undo_created(baseline, &found, &mut risks);
     undo_created_caches(baseline, &mut risks);
+    restore_deny_links(baseline, &mut risks);
     if baseline.report_repositories {
         // New, or another inode than before at the same path (a directory above it was swapped).
         let new = |p: &&PathBuf| !absent.contains(*p) && baseline.git.get(p.as_os_str()).is_none_or(|ino| found.git_inodes.get(p.as_os_str()) != Some(ino));
@@ -327,6 +328,33 @@ fn undo_created_caches(baseline: &Baseline, risks: &mut Listed) {
             cache.what
         );
         risks.push(HostRisk { path: p.to_string_lossy().into_owned(), kind: RiskKind::ProtectedNameCreated, detail });
+    }
+}
+
+/// The symlinks `denyRead` paths are resolved through that the run replaced or removed: what is
+/// there is moved aside and the link made again as it was, so that the next run's mask lands where
+/// the caller meant it (a link swapped for one to another directory moved the mask there, and left
+/// the directory it had hidden readable to the next run).
+fn restore_deny_links(baseline: &Baseline, risks: &mut Listed) {
+    for l in &baseline.deny_links {
+        let now = l.path.symlink_metadata().ok();
+        if now.as_ref().is_some_and(|m| m.file_type().is_symlink() && (m.dev(), m.ino()) == l.id) {
+            continue;
+        }
+        let moved = if now.is_some() { undo::move_aside(&l.path) } else { undo::Undone::Gone };
+        let aside = match &moved {
+            undo::Undone::MovedTo(to) => format!(" (what the run put there was moved aside to {})", to.display()),
+            _ => String::new(),
+        };
+        let outcome = match undo::restore_link(&l.path, &l.target, &moved) {
+            Ok(()) => format!("; undone: the link was made again, to {}{aside}", l.target.display()),
+            Err(why) => format!("; NOT undone: {why}"),
+        };
+        let how = if now.is_some() { "was replaced" } else { "was removed" };
+        let detail = format!(
+            "{how} during the run: a denyRead path is resolved through this symlink, and the next run's mask would land where the run points it, leaving what it led to readable{outcome}"
+        );
+        risks.push(HostRisk { path: l.path.to_string_lossy().into_owned(), kind: RiskKind::ProtectedNameCreated, detail });
     }
 }
 

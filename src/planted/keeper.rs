@@ -40,7 +40,9 @@ pub struct Keeper {
     thread: JoinHandle<()>,
 }
 
-/// What the reports of a keeper say of a path: what the host does with it.
+/// What the reports of a keeper say of a path: what the host does with it. (Read on Linux only:
+/// elsewhere there is no keeper.)
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 struct Said {
     home: Bases,
     names: HashSet<String>,

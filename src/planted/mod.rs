@@ -22,7 +22,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::policy::paths::{canonical_lenient, Lenient};
+use crate::policy::paths::{canonical_lenient, Lenient, LinkOnTheWay};
 use crate::policy::{MissingReadOnly, PlaceholderKind, WritableRoot};
 
 mod armed;
@@ -56,6 +56,9 @@ pub struct Request<'a> {
     pub scan_roots: &'a [PathBuf],
     /// Denied paths: nothing to protect in them (the command cannot see them).
     pub deny_read: &'a [PathBuf],
+    /// The symlinks in directly written roots that `denyRead` paths are resolved through: put back
+    /// after a run that changed one (`Baseline::deny_links`).
+    pub deny_links: Vec<LinkOnTheWay>,
     pub protect_git: bool,
     pub names: &'a [String],
     /// The report-only tier: looked for by the walk, never carved out.
@@ -92,6 +95,7 @@ pub fn protect(roots: &mut [WritableRoot], req: &Request) -> Baseline {
     let walked_names = req.names.iter().chain(req.reported).cloned().collect();
     Baseline {
         spec: scan::WalkSpec { roots: req.scan_roots.to_vec(), skip, names: walked_names, repositories, fold_case: req.macos },
+        deny_links: req.deny_links.clone(),
         report_repositories: req.protect_git,
         macos: req.macos,
         identities,
@@ -180,6 +184,7 @@ pub fn walk_and_protect(policy: Walked) {
         }
     }
     let identities = policy.planted.identities.clone();
+    let deny_links = policy.planted.deny_links.clone();
     let absent = policy.writable_roots.iter().flat_map(|r| r.missing_read_only.iter().map(|m| m.path.clone())).collect();
     *policy.planted = Arc::new(Baseline {
         absent,
@@ -192,6 +197,7 @@ pub fn walk_and_protect(policy: Walked) {
         macos: policy.planted.macos,
         held_caches,
         identities,
+        deny_links,
         named,
         named_changed_at,
         report_repositories: policy.protect_git,

@@ -1,7 +1,8 @@
 //! Undoing what a run created where a protected name must stay absent (a `.git` at the top of a
 //! writable root, a protected name at the top of a root or repository, a missing `readOnlyPaths`
 //! or `denyRead` entry): the entry is moved aside within its directory, to `NAME.sandspawn-held-<time>-<n>`, where
-//! no tool looks for it and nothing of it is lost.
+//! no tool looks for it and nothing of it is lost. A symlink a `denyRead` path is resolved through
+//! that the run replaced is put back after that (`restore_link`).
 //!
 //! Why not prevent it: a mount can only cover a path that exists, so preventing the creation took an
 //! empty placeholder on the host for the run's whole life, which `git status`, `git add -A`,
@@ -59,6 +60,24 @@ pub fn move_aside(path: &Path) -> Undone {
     Undone::MovedTo(dir.join(held))
 }
 
+/// Put the symlink `path` back, pointing to `target` as it did, after moving aside whatever a run
+/// put in its place (`moved`: where that went). The directory is opened as `move_aside` opens it.
+pub fn restore_link(path: &Path, target: &Path, moved: &Undone) -> Result<(), String> {
+    if let Undone::Left(why) = moved {
+        return Err(why.clone());
+    }
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else { return Err("it has no parent directory".into()) };
+    let dir_fd = crate::no_symlinks::open_dir(dir).map_err(|e| format!("its directory could not be opened without following a symlink ({e})"))?;
+    let (Ok(name), Ok(target)) = (CString::new(name.as_bytes()), CString::new(target.as_os_str().as_bytes())) else {
+        return Err("its name holds a NUL byte".into());
+    };
+    // SAFETY: a valid directory descriptor and two C strings; fails rather than replace an entry.
+    if unsafe { libc::symlinkat(target.as_ptr(), dir_fd.as_raw_fd(), name.as_ptr()) } != 0 {
+        return Err(format!("making it again failed: {}", sandspawn_helper::report::os_words(&std::io::Error::last_os_error())));
+    }
+    Ok(())
+}
+
 /// Rename within `dir`, never over an existing entry.
 fn rename_no_replace(dir: &OwnedFd, from: &std::ffi::CStr, to: &std::ffi::CStr) -> std::io::Result<()> {
     let fd = dir.as_raw_fd();
@@ -95,5 +114,19 @@ mod tests {
         assert!(matches!(move_aside(&r.join("link/.envrc")), Undone::Left(w) if w.contains("symlink")));
         assert!(r.join("elsewhere/.envrc").exists());
         assert_eq!(move_aside(&r.join("ws/missing")), Undone::Gone);
+    }
+
+    #[test]
+    fn a_link_is_put_back_where_it_was() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        std::fs::create_dir(r.join("other")).unwrap();
+        std::os::unix::fs::symlink("other", r.join("cfg")).unwrap();
+        let moved = move_aside(&r.join("cfg"));
+        assert!(matches!(moved, Undone::MovedTo(_)));
+        restore_link(&r.join("cfg"), Path::new("real"), &moved).unwrap();
+        assert_eq!(std::fs::read_link(r.join("cfg")).unwrap(), PathBuf::from("real"));
+        assert!(restore_link(&r.join("cfg"), Path::new("real"), &Undone::Gone).unwrap_err().contains("exists"), "never over an entry");
+        assert!(restore_link(&r.join("x"), Path::new("real"), &Undone::Left("held".into())).is_err());
     }
 }

@@ -64,6 +64,55 @@ pub(crate) fn canonical_lenient(option: &str, p: &Path) -> Result<Lenient> {
     Ok(Lenient { path, first_missing })
 }
 
+/// A symlink a path is resolved through, as it was when the policy was resolved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LinkOnTheWay {
+    /// Its canonical directory joined with its name.
+    pub path: PathBuf,
+    /// What it points to, as written in it.
+    pub target: PathBuf,
+    /// `(device, inode)`: a symlink cannot be changed in place, so the same inode is the same link.
+    pub id: (u64, u64),
+}
+
+/// The symlinks `p` is resolved through, in the order met (as `realpath` meets them), up to the
+/// first component that does not exist; at most 40, as the kernel bounds a lookup.
+pub(crate) fn links_on_the_way(p: &Path) -> Vec<LinkOnTheWay> {
+    use std::os::unix::fs::MetadataExt;
+    // The components still to resolve, the next one last.
+    fn pending(p: &Path) -> Vec<std::ffi::OsString> {
+        p.components().filter(|c| !matches!(c, Component::RootDir | Component::Prefix(_))).map(|c| c.as_os_str().to_os_string()).rev().collect()
+    }
+    let (mut links, mut at, mut rest) = (Vec::new(), PathBuf::from("/"), pending(p));
+    while let Some(name) = rest.pop() {
+        match name.to_str() {
+            Some(".") => continue,
+            // `at` holds no link: going up is lexical.
+            Some("..") => {
+                at.pop();
+                continue;
+            }
+            _ => {}
+        }
+        let next = at.join(&name);
+        let Ok(meta) = next.symlink_metadata() else { break };
+        if !meta.file_type().is_symlink() {
+            at = next;
+            continue;
+        }
+        let Ok(target) = std::fs::read_link(&next) else { break };
+        if links.len() == 40 {
+            break;
+        }
+        if target.is_absolute() {
+            at = PathBuf::from("/");
+        }
+        rest.extend(pending(&target));
+        links.push(LinkOnTheWay { path: next, target, id: (meta.dev(), meta.ino()) });
+    }
+    links
+}
+
 /// Sort shallowest first (fewest components), then by bytes, and drop duplicates.
 pub(crate) fn sort_shallowest_first(paths: &mut Vec<PathBuf>) {
     sort_shallowest_first_by(paths, |p| p);
@@ -110,6 +159,21 @@ mod tests {
         let l = canonical_lenient("x", &real.join("link")).unwrap();
         assert_eq!(l, Lenient { path: real.join("d"), first_missing: None });
         assert!(canonical_lenient("x", &real.join("nope/../x")).is_err());
+    }
+
+    #[test]
+    fn links_on_the_way_are_those_realpath_meets() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        std::fs::create_dir_all(r.join("real/sub")).unwrap();
+        std::os::unix::fs::symlink("real", r.join("a")).unwrap();
+        std::os::unix::fs::symlink(r.join("a/sub"), r.join("b")).unwrap();
+        let seen = |p: &Path| links_on_the_way(p).into_iter().map(|l| (l.path, l.target)).collect::<Vec<_>>();
+        assert_eq!(seen(&r.join("b/missing/x")), vec![(r.join("b"), r.join("a/sub")), (r.join("a"), PathBuf::from("real"))]);
+        assert_eq!(seen(&r.join("real/../a/./sub")), vec![(r.join("a"), PathBuf::from("real"))]);
+        assert_eq!(seen(&r.join("real/sub")), vec![]);
+        std::os::unix::fs::symlink("loop", r.join("loop")).unwrap();
+        assert_eq!(links_on_the_way(&r.join("loop")).len(), 40, "bounded");
     }
 
     #[test]

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::terms::sort_carve_outs;
 use super::parse::{parse, RawPolicy, RawUnixSockets};
-use super::paths::{absolute, canonical_lenient, depth, sort_shallowest_first, sort_shallowest_first_by};
+use super::paths::{absolute, canonical_lenient, depth, links_on_the_way, sort_shallowest_first, sort_shallowest_first_by, LinkOnTheWay};
 use super::{
     MissingReadOnly, PlaceholderKind, PolicyContext, ResolvedPolicy, SandboxMode, TmpMode, UnixSockets,
     WritableRoot,
@@ -72,13 +72,13 @@ pub fn resolve_policy(value: Option<&Value>, ctx: &PolicyContext) -> Result<Reso
             (None, _) => read_only_paths.push(lenient.path),
         }
     }
-    let deny_read = deny_read(&raw, &mut roots)?;
+    let (deny_read, deny_links) = deny_read(&raw, &mut roots, &reviewed)?;
     // After readOnlyPaths: nothing is walked or created inside them. Reviewed roots are judged on
     // their change set instead (`review::risks`): their `.git` is writable for the run.
     let (mut direct, mut under_review): (Vec<WritableRoot>, Vec<WritableRoot>) = roots.into_iter().partition(|r| !reviewed.contains(&r.root));
     let planted = crate::planted::protect(
         &mut direct,
-        &crate::planted::Request { scan_roots: &scan_roots, deny_read: &deny_read, protect_git, names: &protected_names, reported: &reported_names, macos: ctx.platform == Platform::Darwin },
+        &crate::planted::Request { scan_roots: &scan_roots, deny_read: &deny_read, deny_links, protect_git, names: &protected_names, reported: &reported_names, macos: ctx.platform == Platform::Darwin },
     );
     let held: Vec<PathBuf> = under_review.iter_mut().flat_map(|r| std::mem::take(&mut r.missing_read_only)).map(|m| m.path).collect();
     let mut roots: Vec<WritableRoot> = direct.into_iter().chain(under_review).collect();
@@ -118,12 +118,18 @@ pub fn resolve_policy(value: Option<&Value>, ctx: &PolicyContext) -> Result<Reso
 /// component is kept absent (`missing_read_only`: what a run creates there is moved aside after it
 /// and reported; a plan another program runs gets a placeholder), unless a denied path already
 /// covers it. Outside every writable root nothing can create it.
-fn deny_read(raw: &RawPolicy, roots: &mut [WritableRoot]) -> Result<Vec<PathBuf>> {
+/// Second: the symlinks in a directly written root that a path is resolved through (the host's:
+/// one a run made at a missing path was moved aside after it). A run could replace one, and the next
+/// run's mask would land where it points, leaving the path the caller meant to hide readable; so
+/// each is put back after the run if the run changed it (`planted::detect`).
+fn deny_read(raw: &RawPolicy, roots: &mut [WritableRoot], reviewed: &[PathBuf]) -> Result<(Vec<PathBuf>, Vec<LinkOnTheWay>)> {
     let mut deny_read = Vec::new();
     let mut missing = Vec::new();
+    let mut links = Vec::new();
     for (i, raw_path) in raw.deny_read.iter().flatten().enumerate() {
         let option = format!("sandbox.denyRead[{i}]");
         let p = absolute(&option, raw_path)?;
+        links.extend(links_on_the_way(&p));
         match std::fs::canonicalize(&p) {
             Ok(c) => deny_read.push(c),
             Err(_) => missing.extend(canonical_lenient(&option, &p)?.first_missing),
@@ -135,7 +141,11 @@ fn deny_read(raw: &RawPolicy, roots: &mut [WritableRoot]) -> Result<Vec<PathBuf>
         }
     }
     sort_shallowest_first(&mut deny_read);
-    Ok(deny_read)
+    let written_directly = |l: &LinkOnTheWay| deepest_root(roots, &l.path).is_some_and(|r| !reviewed.contains(&roots[r].root));
+    links.retain(|l| written_directly(l) && !deny_read.iter().any(|d| l.path.starts_with(d)));
+    links.sort_by(|a, b| a.path.cmp(&b.path));
+    links.dedup_by(|a, b| a.path == b.path);
+    Ok((deny_read, links))
 }
 
 fn mode_name(m: SandboxMode) -> &'static str {
