@@ -281,6 +281,48 @@ test('a run mounts its cache over 40 pending layers with long paths', { skip: !l
   }
 })
 
+// Found by an attacker's review: a run's writes are folded into the cache's base under the cache's
+// exclusive lock after its result, entry by entry where they land in directories the base has
+// (~70 µs each). The next run in the workspace waited for the whole fold in its setup, before its
+// timeout and abort counted: a `timeout: 1000` settled after 18 s (`durationMs: 1008`), an abort at
+// 1.5 s after 14 s. A fold now stops for a waiting run between two entries.
+test('a run that starts while the last run\'s writes are folded keeps its timeout and abort', { skip: !linux }, async () => {
+  const s = setup()
+  const opts = { cwd: s.ws, sandbox: 'workspace-write', env: s.env, timeout: 120000 }
+  // First the directories (folded by one rename each) and 1,000 files in one of them; then the
+  // files hard-linked into each other directory (creating a file costs ~0.7 ms on a loaded disk, a
+  // link ~0.07 ms), which the fold moves one by one: ~100,000 entries, ~4 s of fold here.
+  const dirs = 100
+  const made = await spawnSandboxed(['sh', '-c', `cd ~/.npm && mkdir _junk && cd _junk && mkdir $(seq ${dirs}) && cd 1 && seq 1000 | xargs touch`], opts)
+  assert.equal(made.exitCode, 0, made.stderr)
+  const scope = made.toolCaches.store
+  assert.deepEqual(await afterCleanup(scope, ['npm']), [])
+  const filled = await spawnSandboxed(['sh', '-c', `cd ~/.npm/_junk && mkdir s && cp -al 1/. s/ && for d in $(seq 2 ${dirs}); do cp -al s/. $d/ || exit 1; done`], opts)
+  assert.equal(filled.exitCode, 0, filled.stderr)
+  // Its fold begins now, off the result's path. Two runs start during it: one with a timeout, one
+  // aborted (a command that would run for a minute either way).
+  const started = Date.now()
+  const settledAt = (p) => p.then((r) => ({ r, ms: Date.now() - started }), (e) => ({ e, ms: Date.now() - started }))
+  const ac = new AbortController()
+  setTimeout(() => ac.abort(), 500)
+  const [timed, aborted] = await Promise.all([
+    settledAt(spawnSandboxed(['sleep', '60'], { ...opts, timeout: 1000 })),
+    settledAt(spawnSandboxed(['sleep', '60'], { ...opts, timeout: 0, signal: ac.signal })),
+  ])
+  const folded = await afterCleanup(scope, ['npm'])
+  const foldMs = Date.now() - started
+  console.log(`fold of ~${dirs * 1000} entries: ~${foldMs} ms; the timeout run settled at ${timed.ms} ms, the aborted one at ${aborted.ms} ms`)
+  assert.ok(timed.r, `the run with a timeout resolves: ${timed.e}`)
+  assert.equal(timed.r.timedOut, true)
+  assert.ok(timed.ms < 3000, `the run with timeout: 1000 settled after ${timed.ms} ms`)
+  assert.ok(timed.r.durationMs >= 1000 && timed.r.durationMs <= timed.ms + 50, `durationMs ${timed.r.durationMs} counts from the request (settled at ${timed.ms} ms)`)
+  assert.equal(aborted.e?.name, 'AbortError', `the aborted run rejects: ${aborted.e}`)
+  assert.ok(aborted.ms < 2500, `the run aborted at 500 ms settled after ${aborted.ms} ms`)
+  // The fold was left to the last run and completed, and every file is in the base.
+  assert.deepEqual(folded, [])
+  assert.equal(fs.readdirSync(path.join(scope, 'npm/base/_junk/7')).length, 1000)
+})
+
 test('with the network off, npm, npx, pip and curl fail in seconds and the failure reads as network', { skip: !linux }, async () => {
   const s = setup()
   const cases = [

@@ -7,9 +7,11 @@
 //!
 //! ```text
 //! CACHE/lock              a run holds it shared from before it lists the layers until its sandbox is gone
+//! CACHE/waiting           a run waiting for a fold holds it shared: the fold stops at its next entry
 //! CACHE/base/             what earlier runs wrote, folded together (the lowest layer above the host's cache)
-//! CACHE/pending/SEQ-RUN/  a finished run's writes, not folded yet (immutable)
+//! CACHE/pending/SEQ-RUN/  a finished run's writes, not folded yet (immutable while a run holds the lock)
 //! CACHE/slots/N/upper     this run's writes;  CACHE/slots/N/work: overlayfs's scratch directory
+//! CACHE/discard/          what a fold replaced or finished with, removed after it let go of the lock
 //! ```
 //!
 //! A run's directories are a slot it holds (`slots`): a run that wrote nothing leaves them, empty,
@@ -19,6 +21,15 @@
 //! directory becomes a pending layer (one `rename`), and whoever then gets the lock exclusively
 //! (no run has anything mounted) folds every pending layer into the base (`merge`), oldest first.
 //! So runs never wait for each other, and what one wrote is seen by the runs that start after it.
+//!
+//! Nor does a run wait for a fold. A fold moves a layer's entries one by one (~40 to 70 µs each
+//! where they land in directories the base has); a run that wrote 200,000 entries so held the lock
+//! for 14 s, and the next run in the workspace waited that long in its setup, past its own timeout
+//! (found by an attacker's review). A run that finds the lock taken says so (`waiting`), and the
+//! fold stops after the entry it is moving and lets go: between two entries the rest of the layer
+//! over the base shows what the whole layer did (`merge`), so the run mounts them as they are, and
+//! the fold goes on when the last run lets go. Past `MOST_PENDING` layers a fold does not stop
+//! (the overlay stacks at most 500): runs wait then, as their timeouts allow (`runner::supervise`).
 
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
@@ -53,7 +64,7 @@ impl CacheRun {
         std::os::unix::fs::DirBuilderExt::mode(builder.recursive(true), 0o700);
         builder.create(cache).map_err(|e| failed("creating the tool cache directory", cache, e))?;
         // The lock first: a fold (which holds it exclusively) trims the slots.
-        let lock = super::lock::lock_file(cache, libc::LOCK_SH).map_err(|e| failed("locking the tool cache", cache, e))?;
+        let lock = lock_shared(cache).map_err(|e| failed("locking the tool cache", cache, e))?;
         for d in [cache.join("base"), cache.join("pending")] {
             builder.create(&d).map_err(|e| failed("creating the tool cache directory", &d, e))?;
         }
@@ -97,24 +108,108 @@ fn pending(cache: &Path) -> Vec<PathBuf> {
     layers
 }
 
-/// Fold the pending layers into the base when no run holds the cache; otherwise the last of those
-/// runs does it when it ends.
-pub fn fold_if_alone(cache: &Path) {
-    let Ok(_exclusive) = super::lock::lock_file(cache, libc::LOCK_EX | libc::LOCK_NB) else { return };
-    let base = cache.join("base");
-    for layer in pending(cache) {
-        // A layer that cannot be folded whole is dropped rather than half-applied: this is a
-        // cache, and what is missing is fetched again.
-        if super::merge::merge_into(&layer, &base).is_err() {
-            let _ = super::store::remove_tree(&base);
-            let _ = std::fs::create_dir(&base);
+/// The cache's lock, shared. Taken by a fold, it is waited for with `waiting` held, which makes the
+/// fold stop at its next entry (`fold_if_alone`).
+fn lock_shared(cache: &Path) -> std::io::Result<OwnedFd> {
+    use super::lock::{is_held, lock_file, lock_named};
+    match lock_file(cache, libc::LOCK_SH | libc::LOCK_NB) {
+        Err(e) if is_held(&e) => {
+            let _waiting = lock_named(cache, "waiting", libc::LOCK_SH)?;
+            lock_file(cache, libc::LOCK_SH)
         }
-        let _ = super::store::remove_tree(&layer);
+        taken => taken,
     }
-    // Run directories of earlier versions, left by runs killed with their host: nobody holds
-    // them now, nor the slots past the first few, made while more runs overlapped.
-    let _ = super::store::remove_tree(&cache.join("runs"));
-    super::slots::trim(&cache.join("slots"));
+}
+
+/// Pending layers past which a fold no longer stops for a waiting run: runs that kept stopping it
+/// would otherwise stack their layers without bound, and an overlay stacks at most 500.
+const MOST_PENDING: usize = 64;
+
+/// How often a fold looks whether a run waits (a lock taken and let go: a few µs).
+const LOOK_EVERY: std::time::Duration = std::time::Duration::from_millis(2);
+
+/// Whether a run waits for the cache (holds `waiting` shared, `lock_shared`), looked at every
+/// `LOOK_EVERY` at most.
+struct Waiters {
+    file: Option<OwnedFd>,
+    last: std::time::Instant,
+}
+
+impl Waiters {
+    fn of(cache: &Path) -> Waiters {
+        Waiters { file: super::lock::open(cache, "waiting").ok(), last: std::time::Instant::now() }
+    }
+
+    fn now(&mut self) -> bool {
+        use sandspawn_helper::file_lock::flock;
+        if self.last.elapsed() < LOOK_EVERY {
+            return false;
+        }
+        self.last = std::time::Instant::now();
+        let Some(file) = &self.file else { return false };
+        // Exclusive for a moment: refused while any run holds it shared.
+        match flock(file, libc::LOCK_EX | libc::LOCK_NB) {
+            Ok(()) => {
+                let _ = flock(file, libc::LOCK_UN);
+                false
+            }
+            Err(e) => super::lock::is_held(&e),
+        }
+    }
+}
+
+/// Fold the pending layers into the base when no run holds the cache; otherwise the last of those
+/// runs does it when it ends. A run that comes to wait for the lock stops the fold after the
+/// entry it is moving (see the module comment); the rest is left to the last run again.
+pub fn fold_if_alone(cache: &Path) {
+    let Ok(exclusive) = super::lock::lock_file(cache, libc::LOCK_EX | libc::LOCK_NB) else { return };
+    let (base, discard) = (cache.join("base"), cache.join("discard"));
+    let _ = std::fs::create_dir(&discard);
+    let layers = pending(cache);
+    let mut waiters = Waiters::of(cache);
+    let mut stop = || layers.len() <= MOST_PENDING && waiters.now();
+    let mut whole = true;
+    for layer in &layers {
+        let mut fold = super::merge::Fold { discard: &discard, stop: &mut stop };
+        match super::merge::merge_into(layer, &base, &mut fold) {
+            Ok(true) => {}
+            Ok(false) => {
+                whole = false;
+                break;
+            }
+            // A layer that cannot be folded whole is dropped rather than half-applied: this is a
+            // cache, and what is missing is fetched again.
+            Err(_) => {
+                if set_aside(&base, &discard).is_err() {
+                    let _ = super::store::remove_tree(&base);
+                }
+                let _ = std::fs::create_dir(&base);
+            }
+        }
+        // Folded (what is left is its directories) or dropped: out of the pending layers in one step.
+        if set_aside(layer, &discard).is_err() {
+            let _ = super::store::remove_tree(layer);
+        }
+    }
+    if whole {
+        // Run directories of earlier versions, left by runs killed with their host: nobody holds
+        // them now, nor the slots past the first few, made while more runs overlapped.
+        let _ = super::store::remove_tree(&cache.join("runs"));
+        super::slots::trim(&cache.join("slots"));
+    }
+    drop(exclusive);
+    // No run mounts what was set aside: removed without the lock, by any fold (a fold that ended
+    // with its host left it).
+    for entry in std::fs::read_dir(&discard).into_iter().flatten().flatten() {
+        let _ = super::store::remove_tree(&entry.path());
+    }
+}
+
+/// Move `dir` into `discard` under a name of its own (one `rename`, whatever it holds).
+fn set_aside(dir: &Path, discard: &Path) -> std::io::Result<()> {
+    let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+    std::fs::rename(dir, discard.join(format!("{name}-{}-{stamp}", std::process::id())))
 }
 
 #[cfg(test)]
@@ -169,6 +264,50 @@ mod tests {
         drop(CacheRun::open(&cache, "x").unwrap());
         assert_eq!(left_behind(&cache), Vec::<PathBuf>::new());
         assert!(pending(&cache).is_empty());
+    }
+
+    /// Found by an attacker's review: the next run in a workspace waited in its setup for the
+    /// whole fold of the last run's writes (14 s for 200,000 entries), past its timeout.
+    #[test]
+    fn a_run_that_comes_during_a_fold_gets_in_at_once_and_mounts_the_rest_of_the_layer() {
+        const DIRS: usize = 20;
+        const FILES: usize = 1000;
+        let t = tempfile::tempdir().unwrap();
+        let cache = t.path().join("npm");
+        // Directories in the base first (folded by one rename each), then hard links into them
+        // (a link is ten times cheaper to make than a file), which a fold moves one by one.
+        let a = CacheRun::open(&cache, "a").unwrap();
+        (0..DIRS).for_each(|d| std::fs::create_dir(a.upper.join(format!("d{d}"))).unwrap());
+        a.finish();
+        let b = CacheRun::open(&cache, "b").unwrap();
+        std::fs::write(b.upper.join("one"), "x").unwrap();
+        for d in 0..DIRS {
+            std::fs::create_dir(b.upper.join(format!("d{d}"))).unwrap();
+            (0..FILES).for_each(|f| std::fs::hard_link(b.upper.join("one"), b.upper.join(format!("d{d}/{f}"))).unwrap());
+        }
+        let folding = std::thread::spawn(move || b.finish());
+        let held = || matches!(super::super::lock::lock_file(&cache, libc::LOCK_SH | libc::LOCK_NB), Err(e) if super::super::lock::is_held(&e));
+        let begun = std::time::Instant::now();
+        while !held() {
+            assert!(!folding.is_finished() && begun.elapsed() < std::time::Duration::from_secs(10), "the fold was over before it was seen");
+            std::thread::sleep(std::time::Duration::from_micros(100));
+        }
+        let asked = std::time::Instant::now();
+        let c = CacheRun::open(&cache, "c").unwrap();
+        let waited = asked.elapsed();
+        assert_eq!(c.lowers.len(), 2, "c got in while b's layer was still pending: {:?} (after {waited:?})", c.lowers);
+        assert!(waited < std::time::Duration::from_millis(500), "c waited {waited:?}");
+        folding.join().unwrap();
+        // The layer over the base shows every entry, wherever each one is now.
+        for d in 0..DIRS {
+            let names: std::collections::BTreeSet<_> = c.lowers.iter().flat_map(|l| std::fs::read_dir(l.join(format!("d{d}"))).unwrap().flatten().map(|e| e.file_name())).collect();
+            assert_eq!(names.len(), FILES, "d{d}");
+        }
+        assert!(std::fs::read_dir(cache.join(format!("base/d{}", DIRS - 1))).unwrap().count() < FILES, "the fold stopped before its end");
+        c.finish();
+        assert!(pending(&cache).is_empty(), "the last run folded the rest");
+        (0..DIRS).for_each(|d| assert_eq!(std::fs::read_dir(cache.join(format!("base/d{d}"))).unwrap().count(), FILES));
+        assert_eq!(std::fs::read_dir(cache.join("discard")).unwrap().count(), 0, "what the fold set aside is gone");
     }
 
     /// What the run directories of `cache` hold (in every slot's `upper`, missing when its writes

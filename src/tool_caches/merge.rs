@@ -4,9 +4,18 @@
 //! form a user namespace's overlay writes) replaces the whole directory below it.
 //!
 //! Everything moves by `rename` within one filesystem: nothing is copied, and an entry of the base
-//! is replaced in one step. Whiteouts and opaque markers are kept in the base: below it lies the
-//! host's own cache, whose entries they must go on hiding. Runs only while no run has the base
-//! mounted (`layers`: under the cache's exclusive lock), so no overlay sees it change.
+//! is replaced in one step (a directory it replaces is renamed aside into a discard directory, for
+//! the caller to remove later: removing it here could take as long as the directory is big).
+//! Whiteouts and opaque markers are kept in the base: below it lies the host's own cache, whose
+//! entries they must go on hiding. Runs only while no run has the base mounted (`layers`: under
+//! the cache's exclusive lock), so no overlay sees it change.
+//!
+//! A merge can stop after any entry (`Fold::stop`). What is left of the layer then still lies
+//! above the base, and the two stacked show what they showed before the merge began: each step
+//! moves one entry of the layer to the same name in the base, where the layer's entry hid the
+//! base's (a file, a whiteout, an opaque directory, a directory over a non-directory) or merged
+//! with it (two directories: the step is inside). So a run may mount the layer and the base
+//! between two steps (`layers::fold_if_alone`).
 
 #[cfg(target_os = "linux")]
 use std::ffi::CString;
@@ -43,19 +52,36 @@ fn is_opaque(_dir: &Path) -> bool {
     false
 }
 
-/// Remove `p` whatever it is (a tree is made writable first: tools leave read-only ones).
-fn remove_any(p: &Path) -> io::Result<()> {
+/// Where a merge puts what it replaces, and when it stops.
+pub struct Fold<'a> {
+    /// A directory of the same filesystem, in no layer, where the base's replaced directories go.
+    pub discard: &'a Path,
+    /// Asked after each entry moved: stop the merge there (the rest of the layer stays).
+    pub stop: &'a mut dyn FnMut() -> bool,
+}
+
+/// Names for what goes into a discard directory, unique in this process (and with its pid, in the store).
+static DISCARDED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Take `p` out of the way whatever it is: a directory is renamed into `discard` (one step, whatever
+/// it holds), anything else removed.
+fn discard_any(p: &Path, discard: &Path) -> io::Result<()> {
     match std::fs::symlink_metadata(p) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(e),
-        Ok(m) if m.is_dir() => super::store::remove_tree(p),
+        Ok(m) if m.is_dir() => {
+            let n = DISCARDED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            std::fs::rename(p, discard.join(format!("{}-{n}", std::process::id())))
+        }
         Ok(_) => std::fs::remove_file(p),
     }
 }
 
-/// Move everything of `layer` into `base` (both directories of one filesystem); `layer` is left
-/// empty of entries (its directories may remain, for the caller to remove).
-pub fn merge_into(layer: &Path, base: &Path) -> io::Result<()> {
+/// Move everything of `layer` into `base` (both directories of one filesystem, with `fold.discard`).
+/// `Ok(true)`: `layer` is left empty of entries (its directories may remain, for the caller to
+/// remove); `Ok(false)`: `fold.stop` said so first, and what is left of `layer` still belongs above
+/// `base` (see the module comment).
+pub fn merge_into(layer: &Path, base: &Path, fold: &mut Fold) -> io::Result<bool> {
     for entry in std::fs::read_dir(layer)? {
         let entry = entry?;
         let from = entry.path();
@@ -64,17 +90,23 @@ pub fn merge_into(layer: &Path, base: &Path) -> io::Result<()> {
         let below = std::fs::symlink_metadata(&to).ok();
         if meta.is_dir() && !is_opaque(&from) && below.as_ref().is_some_and(|b| b.is_dir()) {
             // Both directories: their entries merge, the layer's winning.
-            merge_into(&from, &to)?;
+            if !merge_into(&from, &to, fold)? {
+                return Ok(false);
+            }
             continue;
         }
         // A file, a link, a whiteout, an opaque directory, or a directory over a non-directory:
-        // it replaces what was below, in one rename where it can.
+        // it replaces what was below, in one rename where it can. Until that rename the layer's
+        // entry still hides what the base no longer has.
         if below.is_some() && (meta.is_dir() || below.as_ref().is_some_and(|b| b.is_dir())) {
-            remove_any(&to)?;
+            discard_any(&to, fold.discard)?;
         }
         std::fs::rename(&from, &to)?;
+        if (fold.stop)() {
+            return Ok(false);
+        }
     }
-    Ok(())
+    Ok(true)
 }
 
 // The layers' tests make whiteouts and opaque directories as overlayfs does: Linux only.
@@ -114,7 +146,9 @@ mod tests {
         std::os::unix::fs::symlink("keep/old", layer.join("link")).unwrap();
         let can_whiteout = whiteout(&layer.join("gone-dir"));
         let can_opaque = opaque(&layer.join("opaque-dir"));
-        merge_into(&layer, &base).unwrap();
+        let discard = t.path().join("discard");
+        std::fs::create_dir(&discard).unwrap();
+        assert!(merge_into(&layer, &base, &mut Fold { discard: &discard, stop: &mut || false }).unwrap(), "merged whole");
         let read = |p: &str| std::fs::read_to_string(base.join(p)).unwrap();
         assert_eq!((read("keep/old"), read("keep/added"), read("new/n"), read("replaced")), ("old".into(), "added".into(), "n".into(), "now a file".into()));
         assert!(base.join("file-to-dir").is_dir());
@@ -128,5 +162,103 @@ mod tests {
             assert!(is_opaque(&base.join("opaque-dir")), "the marker stays");
         }
         assert_eq!(std::fs::read_dir(&layer).unwrap().filter(|e| !e.as_ref().unwrap().path().is_dir()).count(), 0, "nothing but directories left in the layer");
+    }
+
+    /// What overlayfs shows of `layers` stacked (uppermost first): each path, and what it is.
+    fn view(layers: &[&Path]) -> std::collections::BTreeMap<std::path::PathBuf, String> {
+        let mut out = std::collections::BTreeMap::new();
+        show(layers, Path::new(""), &mut out);
+        out
+    }
+
+    /// The directory `rel` of the `layers` that merge there (uppermost first).
+    fn show(layers: &[&Path], rel: &Path, out: &mut std::collections::BTreeMap<std::path::PathBuf, String>) {
+        for (i, layer) in layers.iter().enumerate() {
+            for entry in std::fs::read_dir(layer.join(rel)).into_iter().flatten().flatten() {
+                let p = rel.join(entry.file_name());
+                if out.contains_key(&p) || layers[..i].iter().any(|l| std::fs::symlink_metadata(l.join(&p)).is_ok()) {
+                    continue;
+                }
+                let full = layer.join(&p);
+                let meta = std::fs::symlink_metadata(&full).unwrap();
+                if is_whiteout(&meta) {
+                    continue;
+                }
+                if !meta.is_dir() {
+                    let what = std::fs::read_link(&full).map(|l| format!("-> {}", l.display())).or_else(|_| std::fs::read_to_string(&full)).unwrap();
+                    out.insert(p, what);
+                    continue;
+                }
+                // The directories below merge with it, down to an opaque one or a non-directory.
+                let mut merged = vec![*layer];
+                if !is_opaque(&full) {
+                    for below in &layers[i + 1..] {
+                        match std::fs::symlink_metadata(below.join(&p)) {
+                            Ok(m) if m.is_dir() => {
+                                merged.push(*below);
+                                if is_opaque(&below.join(&p)) {
+                                    break;
+                                }
+                            }
+                            Ok(_) => break,
+                            Err(_) => {}
+                        }
+                    }
+                }
+                out.insert(p.clone(), "dir".into());
+                show(&merged, &p, out);
+            }
+        }
+    }
+
+    /// A base and a layer over it with every kind of step (nested merges, replacements both ways,
+    /// whiteouts and an opaque directory where this user may make them).
+    fn fixture(root: &Path) -> (std::path::PathBuf, std::path::PathBuf, std::path::PathBuf) {
+        let (base, layer, discard) = (root.join("base"), root.join("layer"), root.join("discard"));
+        for d in ["base/a/b/c", "base/dir-to-file/x", "base/opaque", "base/gone", "layer/a/b/c", "layer/a/new", "layer/opaque", "discard"] {
+            std::fs::create_dir_all(root.join(d)).unwrap();
+        }
+        for (f, text) in [("base/a/f1", "old"), ("base/a/b/c/f2", "old"), ("base/a/b/kept", "kept"), ("base/opaque/hidden", "h"), ("base/gone/g", "g"), ("base/file-to-dir", "f")] {
+            std::fs::write(root.join(f), text).unwrap();
+        }
+        for i in 0..5 {
+            std::fs::write(layer.join(format!("a/b/c/n{i}")), format!("{i}")).unwrap();
+        }
+        for (f, text) in [("layer/a/f1", "new"), ("layer/a/b/c/f2", "new"), ("layer/a/new/n", "n"), ("layer/dir-to-file", "now a file"), ("layer/opaque/shown", "s")] {
+            std::fs::write(root.join(f), text).unwrap();
+        }
+        std::fs::create_dir(layer.join("file-to-dir")).unwrap();
+        std::fs::write(layer.join("file-to-dir/in"), "in").unwrap();
+        whiteout(&layer.join("gone"));
+        whiteout(&layer.join("a/b/kept"));
+        opaque(&layer.join("opaque"));
+        (base, layer, discard)
+    }
+
+    #[test]
+    fn a_merge_cut_short_after_any_entry_leaves_the_layer_over_the_base_showing_the_same() {
+        let t = tempfile::tempdir().unwrap();
+        let before = {
+            let (base, layer, _) = fixture(&t.path().join("whole"));
+            view(&[&layer, &base])
+        };
+        assert_eq!(before.get(Path::new("a/b/c/f2")).map(String::as_str), Some("new"));
+        assert_eq!(before.get(Path::new("file-to-dir/in")).map(String::as_str), Some("in"));
+        let mut cut = 0;
+        loop {
+            let root = t.path().join(format!("cut{cut}"));
+            let (base, layer, discard) = fixture(&root);
+            let mut moved = 0;
+            let whole = merge_into(&layer, &base, &mut Fold { discard: &discard, stop: &mut || { moved += 1; moved > cut } }).unwrap();
+            assert_eq!(view(&[&layer, &base]), before, "cut after {cut} entries");
+            // The next fold goes on from there.
+            assert!(merge_into(&layer, &base, &mut Fold { discard: &discard, stop: &mut || false }).unwrap());
+            assert_eq!(view(&[&base]), before, "the rest folded after a cut at {cut}");
+            if whole {
+                break;
+            }
+            cut += 1;
+        }
+        assert!(cut > 10, "every step was cut at once ({cut})");
     }
 }

@@ -60,7 +60,7 @@ fn try_lock(dir: &Path) -> std::io::Result<Option<OwnedFd>> {
         other => other,
     };
     match taken {
-        Err(e) if e.raw_os_error() == Some(libc::EWOULDBLOCK) => Ok(None),
+        Err(e) if super::lock::is_held(&e) => Ok(None),
         other => other.map(Some),
     }
 }
