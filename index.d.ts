@@ -210,7 +210,9 @@ export interface SpawnOptions {
   extendEnv?: boolean
   /** Written to stdin, then stdin is closed. Without it stdin is `/dev/null`. */
   input?: string | Buffer | Uint8Array
-  /** Milliseconds; `0` (default) means none. On expiry the whole tree is killed and `timedOut` is true. */
+  /** Milliseconds from the call, the sandbox's setup included; `0` (default) means none. On expiry
+   * the whole tree is killed and `timedOut` is true; one that passes during the setup ends the run
+   * with nothing spawned (`pid` 0). */
   timeout?: number
   /** Signal sent to the tree on timeout, abort or `kill()`. Default `'SIGTERM'`. */
   killSignal?: NodeJS.Signals | number
@@ -479,7 +481,8 @@ export interface SpawnResult {
   command: string[]
   /** The resolved working directory. */
   cwd: string
-  /** The pid of the process spawned on the host (bwrap under the Linux sandbox). */
+  /** The pid of the process spawned on the host (bwrap under the Linux sandbox); `0` when nothing
+   * was spawned (the timeout passed, or the run was aborted, while the sandbox was set up). */
   pid: number
   /** `null` when the command died by a signal. */
   exitCode: number | null
@@ -494,6 +497,7 @@ export interface SpawnResult {
   truncated: boolean
   omittedBytes: { stdout: number; stderr: number }
   timedOut: boolean
+  /** From the call (the sandbox's setup included) to the end. */
   durationMs: number
   /** The sandbox that actually applied. */
   sandboxType: SandboxType
@@ -573,7 +577,9 @@ export declare class SandboxedProcess {
   read(options?: { waitMs?: number; maxBytes?: number }): Promise<PtyReadResult>
 }
 
-/** Like `spawnSandboxed`, but resolves as soon as the command runs. */
+/** Like `spawnSandboxed`, but resolves as soon as the command runs. Rejects also when the command
+ * never started because its `timeout` passed during the setup (`ERR_SANDBOX_SETUP_FAILED`, the
+ * run's result as `.result`). */
 export declare function startSandboxed(command: readonly string[], options?: StartOptions): Promise<SandboxedProcess>
 
 /** What `isLikelySandboxDenied` needs of a result. */

@@ -289,6 +289,32 @@ test('kill() reaches a command that executes the helper binary again (it is not 
   assert.match(r.stdout, /worker-got-TERM/, `SIGTERM never reached the command's worker: ${JSON.stringify(r)}`)
 })
 
+// The timeout counts from the call, the setup included (found by an attacker's review: a setup
+// that waited 17 s for the tool caches ran before the timer existed). With 30 runs set up at once,
+// 1 ms passes during the setup of most; those that reached their spawn anyway are killed instead.
+test('a timeout that passes during the setup: spawnSandboxed resolves timedOut with nothing spawned, startSandboxed rejects with that result', async () => {
+  const t = tag(30)
+  let cut, rejected
+  for (let round = 0; round < 5 && !(cut && rejected); round++) {
+    const runs = await Promise.all(Array.from({ length: 30 }, () => spawnSandboxed(['true'], { timeout: 1 })))
+    cut = cut || runs.find((r) => r.pid === 0)
+    const starts = await Promise.allSettled(Array.from({ length: 30 }, () => startSandboxed(['sleep', t], { timeout: 1 })))
+    for (const s of starts) {
+      if (s.status === 'fulfilled') assert.equal((await s.value.wait()).timedOut, true)
+      else rejected = rejected || s.reason
+    }
+  }
+  assert.ok(cut, 'no timeout of 1 ms passed before the spawn')
+  assert.deepEqual([cut.timedOut, cut.exitCode, cut.signal, cut.stdout, cut.stderr], [true, null, null, '', ''])
+  assert.ok(cut.durationMs >= 1, `durationMs ${cut.durationMs}`)
+  assert.ok(rejected instanceof SandboxError, String(rejected))
+  assert.equal(rejected.code, 'ERR_SANDBOX_SETUP_FAILED')
+  assert.match(rejected.message, /never started: its timeout passed/)
+  assert.equal(rejected.result.timedOut, true)
+  assert.equal(rejected.result.pid, 0)
+  assert.deepEqual(await waitGone(t, 2000), [])
+})
+
 test('200 concurrent runs in workspace-write all succeed', async () => {
   const dir = fs.mkdtempSync(path.join(scratch, 'conc-'))
   const runs = Array.from({ length: 200 }, (_, i) =>

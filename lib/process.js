@@ -227,7 +227,12 @@ async function startSandboxed(command, options) {
   if (!started.ok) {
     // The same failure is in `settled`; observe it there so it is not reported twice.
     const outcome = await settled
-    throw outcome.error || fromRecord(started.error)
+    if (outcome.error) throw outcome.error
+    // The run ended before its process was spawned (its timeout passed while the sandbox was set
+    // up): there is no process to give, and the rejection carries the run's result.
+    const err = fromRecord(started.error)
+    if (outcome.result) err.result = outcome.result
+    throw err
   }
   return new SandboxedProcess(handle, started.value, settled, terminal)
 }

@@ -69,7 +69,8 @@ pub fn launch(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>) -> (ProcessH
         child: Mutex::new(None),
         terminal: req.pty.as_ref().map(|p| Arc::new(terminal_io::TerminalControls::new(p.size, req.max_buffer))),
     });
-    let driver = supervise::drive(req, sink, shared.clone(), control_rx);
+    // The timeout counts from here, the request, not from the spawn (see `supervise`).
+    let driver = supervise::drive(req, tokio::time::Instant::now(), sink, shared.clone(), control_rx);
     (ProcessHandle { shared }, driver)
 }
 

@@ -1,11 +1,17 @@
 //! The driver of one run: spawn on an owner thread, pump output, enforce the timeout and kill
 //! requests, wait for the exit, drain what is left, and build the result.
+//!
+//! The timeout counts from the request, and kill requests are heard from then on: the steps
+//! before the spawn (the plan, the tool caches' layers, the walk for planted configuration) run
+//! on blocking threads and can take long (a fold of the last run's cache writes held the next
+//! run's setup 14 s, found by an attacker's review), so a run whose deadline passes, or that is
+//! killed, in one of them ends there (`before_spawn`), with nothing spawned.
 
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
 
 use nix::sys::signal::Signal;
 use tokio::sync::mpsc;
+use tokio::time::Instant;
 
 use crate::error::{ErrorCode, Result, SandboxError};
 use crate::options::SpawnRequest;
@@ -17,14 +23,27 @@ use super::prepare::{prepare, Prepared};
 use super::result::{from_bwrap, from_wait_status, Aggregated, RunResult};
 use super::side_services::SideServices;
 use super::streams::{attach_stdin, Streams};
-use super::until_exit::{supervise, Deadlines, Ending};
+use super::until_exit::{sleep_until, supervise, Deadlines, Ending};
 use super::wiring::{wire, OurSide};
 use super::shared::{Shared, StartState};
 use super::sink::OutputSink;
 
-pub(super) async fn drive(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: Arc<Shared>, control: mpsc::UnboundedReceiver<Signal>) {
-    let outcome = attempts(req, sink, &shared, control).await;
+/// Drive the run asked for at `requested` (when its timeout begins) to its end.
+pub(super) async fn drive(req: SpawnRequest, requested: Instant, sink: Option<Arc<dyn OutputSink>>, shared: Arc<Shared>, control: mpsc::UnboundedReceiver<Signal>) {
+    let outcome = attempts(req, requested, sink, &shared, control).await;
     match &outcome {
+        // Nothing was spawned (its deadline passed, or it was killed, before): there is no
+        // process to report started (`Unspawned`).
+        Ok(result) if result.pid == 0 => {
+            let e = not_started(result);
+            shared.start.send_if_modified(|s| match s {
+                StartState::Pending | StartState::Spawned { .. } => {
+                    *s = StartState::Failed(e);
+                    true
+                }
+                _ => false,
+            });
+        }
         Ok(result) => {
             let pid = result.pid;
             shared.start.send_if_modified(|s| match s {
@@ -57,6 +76,12 @@ fn internal(what: &str, e: impl std::fmt::Display) -> SandboxError {
     SandboxError::new(ErrorCode::SetupFailed, format!("{what}: {e}"))
 }
 
+/// Why `startSandboxed` has no process to give for a run that ended before its spawn.
+fn not_started(result: &RunResult) -> SandboxError {
+    let why = if result.timed_out { "its timeout passed" } else { "it was killed" };
+    SandboxError::new(ErrorCode::SetupFailed, format!("the command never started: {why} while the sandbox was being set up ({:.0} ms)", result.duration_ms))
+}
+
 /// Plans made for one run, at most. Between the host's plan and the helper's mounts another
 /// process (a concurrent run in the same workspace, say) can remove or rename what the plan
 /// protects; the helper then stops before the command (`Stage::Changed`) and the run is planned
@@ -71,10 +96,12 @@ enum Attempt {
     Changed(SandboxError, Box<SpawnRequest>),
 }
 
-async fn attempts(mut req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<Shared>, mut control: mpsc::UnboundedReceiver<Signal>) -> Result<RunResult> {
+async fn attempts(mut req: SpawnRequest, requested: Instant, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<Shared>, mut control: mpsc::UnboundedReceiver<Signal>) -> Result<RunResult> {
     let mut attempt = 1;
+    // One deadline for every attempt: the request's.
+    let deadline = req.timeout.map(|t| requested + t);
     loop {
-        match run(req, sink.clone(), shared, &mut control).await? {
+        match run(req, requested, deadline, sink.clone(), shared, &mut control).await? {
             Attempt::Ran(result) => return Ok(result),
             Attempt::Changed(mut e, _) if attempt == ATTEMPTS => {
                 e.message.push_str(&format!(" (it changed under each of {ATTEMPTS} attempts)"));
@@ -86,15 +113,18 @@ async fn attempts(mut req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shar
                 *shared.child.lock().unwrap() = None;
                 shared.start.send_replace(StartState::Pending);
                 crate::planted::forget_walk(&again.policy.planted.spec);
-                req = tokio::task::spawn_blocking(move || {
+                let unspawned = Unspawned::of(&again, shared);
+                let planning = tokio::task::spawn_blocking(move || {
                     let mut req = *again;
                     crate::options::resolve_policy_again(&req).map(|policy| {
                         req.policy = policy;
                         req
                     })
-                })
-                .await
-                .map_err(|e| internal("planning the sandbox again failed", e))??;
+                });
+                req = match before_spawn(planning, deadline, &mut control, "planning the sandbox again failed").await? {
+                    Ok(planned) => planned?,
+                    Err(cut) => return Ok(unspawned.result(cut, requested)),
+                };
             }
         }
     }
@@ -102,14 +132,26 @@ async fn attempts(mut req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shar
 
 /// One run, step by step: prepare the plan, wire the child's descriptors, start the side
 /// services, spawn, stream and supervise until the exit, drain, then the result.
-async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<Shared>, control: &mut mpsc::UnboundedReceiver<Signal>) -> Result<Attempt> {
-    let (req, prepared) = tokio::task::spawn_blocking(move || {
+async fn run(
+    req: SpawnRequest,
+    requested: Instant,
+    deadline: Option<Instant>,
+    sink: Option<Arc<dyn OutputSink>>,
+    shared: &Arc<Shared>,
+    control: &mut mpsc::UnboundedReceiver<Signal>,
+) -> Result<Attempt> {
+    let unspawned = Unspawned::of(&req, shared);
+    let preparing = tokio::task::spawn_blocking(move || {
         let mut req = req;
+        #[cfg(test)]
+        super::test_hooks::preparing(&req.cwd);
         let p = prepare(&mut req);
         (req, p)
-    })
-    .await
-    .map_err(|e| internal("preparing the sandbox failed", e))?;
+    });
+    let (req, prepared) = match before_spawn(preparing, deadline, control, "preparing the sandbox failed").await? {
+        Ok(done) => done,
+        Err(cut) => return Ok(Attempt::Ran(unspawned.result(cut, requested))),
+    };
     let Prepared { plan, details, limits, cache_run, bwrap_path, proxy_listener, scratch, review_run } = prepared?;
     #[cfg(test)]
     super::test_hooks::planned(&req.cwd);
@@ -123,7 +165,6 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
     if let Some(w) = control_end {
         child.hold_control(w);
     }
-    let spawned_at = Instant::now();
     let pid = child.pid.as_raw() as u32;
     let streams = Streams::start(output, status, &child, req.max_buffer, sink, shared)?;
     let tree_usage = Arc::new(Mutex::new(crate::limits::ResourceUsage::default()));
@@ -134,7 +175,7 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
     *shared.child.lock().unwrap() = Some(child.clone());
     shared.start.send_replace(if sandbox_type == SandboxType::Bwrap { StartState::Spawned { pid } } else { StartState::Running { pid } });
 
-    let deadlines = Deadlines { timeout: req.timeout, kill_signal: req.kill_signal, force_kill_after: req.force_kill_after };
+    let deadlines = Deadlines { deadline, kill_signal: req.kill_signal, force_kill_after: req.force_kill_after };
     let parser = streams.parser.clone();
     let command_exited = || sandbox_type == SandboxType::Bwrap && parser.lock().unwrap().status.exit_code.is_some();
     let ending = supervise(&child, exited, control, &deadlines, command_exited).await;
@@ -153,7 +194,7 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
         tokio::task::spawn_blocking(move || drop(guard));
     }
     drop(scratch);
-    let duration_ms = spawned_at.elapsed().as_secs_f64() * 1000.0;
+    let duration_ms = requested.elapsed().as_secs_f64() * 1000.0;
     let network = services.stop_proxy().await;
 
     let truncated = capture.truncated();
@@ -205,6 +246,94 @@ async fn run(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>, shared: &Arc<
     };
     result.classify();
     Ok(Attempt::Ran(result))
+}
+
+/// Why a run ended before its process was spawned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cut {
+    Timeout,
+    Request,
+}
+
+/// `work`, a step before the spawn on a blocking thread, unless the run's deadline passes or a kill
+/// request comes first (`Cut`): the run then ends without waiting for it, and what it makes is
+/// dropped on a blocking thread once it is done (a run's hold on the tool caches folds as it goes).
+async fn before_spawn<T: Send + 'static>(
+    mut work: tokio::task::JoinHandle<T>,
+    deadline: Option<Instant>,
+    control: &mut mpsc::UnboundedReceiver<Signal>,
+    what: &str,
+) -> Result<std::result::Result<T, Cut>> {
+    let cut = tokio::select! {
+        biased;
+        done = &mut work => return done.map(Ok).map_err(|e| internal(what, e)),
+        _ = sleep_until(deadline) => Cut::Timeout,
+        // Any signal: a kill request ends the tree (SIGKILL follows any signal), and there is none.
+        Some(_) = control.recv() => Cut::Request,
+    };
+    tokio::spawn(async move {
+        if let Ok(made) = work.await {
+            let _ = tokio::task::spawn_blocking(move || drop(made));
+        }
+    });
+    Ok(Err(cut))
+}
+
+/// What the result of a run that ended before its spawn says, taken before the request goes to a
+/// blocking thread.
+struct Unspawned {
+    command: Vec<String>,
+    cwd: String,
+    policy: crate::policy::ResolvedPolicy,
+    sandbox_type: SandboxType,
+    pty: Option<crate::pty::PtySize>,
+}
+
+impl Unspawned {
+    fn of(req: &SpawnRequest, shared: &Shared) -> Unspawned {
+        use crate::platform::Platform;
+        // The mechanism the platform's plans use (the Landlock mode is known only once probed).
+        let sandbox_type = match (req.policy.mode, req.platform) {
+            (crate::policy::SandboxMode::DangerFullAccess, _) | (_, Platform::Other) => SandboxType::None,
+            (_, Platform::Darwin) => SandboxType::Seatbelt,
+            (_, Platform::Linux) => SandboxType::Bwrap,
+        };
+        let pty = shared.terminal.as_ref().map(|t| t.size());
+        Unspawned { command: req.command.clone(), cwd: req.cwd.to_string_lossy().into_owned(), policy: req.policy.clone(), sandbox_type, pty }
+    }
+
+    /// The result: no process (`pid` 0), no exit code, no signal, no output; `timedOut` for a
+    /// deadline, and `durationMs` from the request.
+    fn result(self, cut: Cut, requested: Instant) -> RunResult {
+        RunResult {
+            command: self.command,
+            cwd: self.cwd,
+            pid: 0,
+            exit_code: None,
+            signal: None,
+            stdout: String::new(),
+            stderr: String::new(),
+            aggregated_output: Aggregated::SameAsStdout,
+            truncated: false,
+            omitted_stdout: 0,
+            omitted_stderr: 0,
+            timed_out: cut == Cut::Timeout,
+            duration_ms: requested.elapsed().as_secs_f64() * 1000.0,
+            sandbox_type: self.sandbox_type,
+            sandbox_denied: false,
+            denial: None,
+            policy: self.policy,
+            sandbox_details: Default::default(),
+            host_risks: Vec::new(),
+            change_set: None,
+            network_denials: Vec::new(),
+            network_decisions: Vec::new(),
+            pty: self.pty,
+            applied_limits: Vec::new(),
+            limit_exceeded: None,
+            resource_usage: Default::default(),
+        }
+    }
 }
 
 /// Whether the run may be planned again after `failure`: the helper found the workspace changed

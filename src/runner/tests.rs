@@ -134,3 +134,37 @@ async fn input_bytes_round_trip() {
     tokio::spawn(driver);
     assert_eq!(h.wait().await.unwrap().stdout.trim(), "2000000");
 }
+
+/// As long as a run's preparation once took when it waited for a fold of the tool caches.
+fn slow_preparation() {
+    std::thread::sleep(Duration::from_secs(3));
+}
+
+/// Found by an attacker's review: the timeout was armed, and kill requests read, only once the
+/// sandbox was spawned; a run whose setup waited 17 s for the tool caches ended at 18 s with
+/// `durationMs: 1008`, and an abort at 1.5 s took effect at 14 s.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_timeout_and_kill_requests_count_from_the_request_while_the_sandbox_is_prepared() {
+    let t = tempfile::tempdir().unwrap();
+    let ws = t.path().canonicalize().unwrap();
+    super::test_hooks::before_prepare(&ws, slow_preparation);
+    let asked = Instant::now();
+    let r = run(json!(["sleep", "30"]), json!({ "cwd": ws, "timeout": 300 })).await.unwrap();
+    let waited = asked.elapsed();
+    assert!(waited < Duration::from_millis(1500), "settled after {waited:?}");
+    assert!(r.timed_out);
+    assert_eq!((r.pid, r.exit_code, r.signal.as_deref()), (0, None, None), "nothing was spawned");
+    assert!(r.duration_ms >= 300.0 && r.duration_ms <= waited.as_secs_f64() * 1000.0, "durationMs {} counts from the request", r.duration_ms);
+
+    let asked = Instant::now();
+    let handle = start(json!(["sleep", "30"]), json!({ "cwd": ws }));
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    handle.kill(None);
+    let e = handle.started().await.unwrap_err();
+    assert!(e.message.contains("never started: it was killed"), "{}", e.message);
+    let r = handle.wait().await.unwrap();
+    assert!(asked.elapsed() < Duration::from_millis(1500), "settled after {:?}", asked.elapsed());
+    assert!(!r.timed_out);
+    assert_eq!((r.pid, r.exit_code), (0, None));
+    super::test_hooks::clear(&ws);
+}

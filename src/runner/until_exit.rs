@@ -31,7 +31,8 @@ pub(super) struct Ending {
 
 /// The run's deadline and kill settings.
 pub(super) struct Deadlines {
-    pub timeout: Option<Duration>,
+    /// When the timeout ends the run: counted from the request (`supervise::drive`).
+    pub deadline: Option<Instant>,
     pub kill_signal: Signal,
     pub force_kill_after: Duration,
 }
@@ -94,7 +95,7 @@ pub(super) async fn supervise(
     deadlines: &Deadlines,
     finished: impl Fn() -> bool,
 ) -> Ending {
-    let deadline = deadlines.timeout.map(|t| Instant::now() + t);
+    let deadline = deadlines.deadline;
     let mut deadline_passed = false;
     let mut s = Signalling { child, force_kill_after: deadlines.force_kill_after, pending: None, force: None, timed_out: false, killed: false };
     let status = loop {
@@ -124,7 +125,7 @@ pub(super) async fn supervise(
 }
 
 /// Sleep until `at`, or forever without one.
-async fn sleep_until(at: Option<Instant>) {
+pub(super) async fn sleep_until(at: Option<Instant>) {
     match at {
         Some(t) => tokio::time::sleep_until(t).await,
         None => std::future::pending().await,
