@@ -403,3 +403,19 @@ test('the reset before sandspawn\'s lines notes default colours redefined in any
   const r = spawnSync(process.execPath, ['-e', js], { encoding: 'utf8' })
   assert.deepEqual(JSON.parse(r.stdout), [true, true, true], r.stderr)
 })
+
+test('the default colours are set back after any OSC in the output, however its number is written', () => {
+  // Terminals read an OSC's number as an integer and tmux skips C0 characters inside it, so
+  // ESC ]010; and ESC ]1^A0; set the default foreground as ESC ]10; does: a check of the number's
+  // spelling let a run turn the screen black on black before sandspawn's question (found by an
+  // attacker's review, in tmux). Each case in a process of its own: the module keeps what it saw.
+  const cases = ['\\x1b]010;#000000\\x07', '\\x1b]0011;#000000\\x1b\\\\', '\\x1b]1\\x010;#000000\\x07', '\\x9d011;#000000\\x07', '\\x1b]4;7;#000000\\x07', '\\x1b', ']0;title\\x07']
+  for (const [i, c] of [[0, [cases[0]]], [1, [cases[1]]], [2, [cases[2]]], [3, [cases[3]]], [4, [cases[4]]], [5, [cases[5], cases[6]]]]) {
+    const js = `
+      const t = require(${JSON.stringify(path.join(__dirname, '..', 'lib', 'cli', 'terminal-reset.js'))})
+      for (const chunk of ${JSON.stringify(c)}) t.observe(Buffer.from(eval('"' + chunk + '"'), 'latin1'))
+      process.stdout.write(JSON.stringify(t.terminalReset({ isTTY: true }) === t.RESET + t.COLOUR_RESET))`
+    const r = spawnSync(process.execPath, ['-e', js], { encoding: 'utf8' })
+    assert.equal(r.stdout, 'true', `case ${i}: ${JSON.stringify(c)} ${r.stderr}`)
+  }
+})

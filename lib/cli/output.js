@@ -49,8 +49,9 @@ function fail(err, { json = false, values = {}, subcommand = 'run' } = {}) {
     printJson({ error: { code: internal ? 'ERR_SANDSPAWN_INTERNAL' : err.code, message } })
   } else {
     // Messages and the sandbox tool's words carry paths and names from the command and the
-    // workspace: each line escaped, so none can move the cursor, erase or hide a line.
-    process.stderr.write(`sandspawn: ${lines(internal && err && err.stack ? err.stack : message)}\n`)
+    // workspace: each line escaped, so none can move the cursor, erase or hide a line. An error can
+    // follow the command's output (a run cut short), so the terminal's state is ended first too.
+    process.stderr.write(`${require('./terminal-reset').terminalReset()}sandspawn: ${lines(internal && err && err.stack ? err.stack : message)}\n`)
     if (err && typeof err.stderr === 'string' && err.stderr.trim() && !message.includes(err.stderr.trim())) {
       process.stderr.write(`sandspawn: the sandbox tool said: ${lines(err.stderr.trim())}\n`)
     }

@@ -9,17 +9,26 @@
 //
 // CAN ends any control sequence or string in progress (the DEC parser's "anywhere" transition),
 // ST ends a string on terminals that wait for one, SGR 0 makes text visible in the default colours,
-// and G0 = ASCII invoked into GL undoes a line-drawing character set. Nothing here moves the cursor
-// or changes the terminal's modes (a soft reset, DECSTR, would also turn off autowrap).
+// and G0 = ASCII invoked into GL undoes a line-drawing character set. Two modes are set back to
+// what every terminal starts with: autowrap (with it off, the end of a long line is cut at the
+// screen's edge: the domain at the end of a long host name, the `[y/N/a]`, the file a warning names)
+// and a visible cursor (it shows where the real question is). Nothing here moves the cursor (a soft
+// reset, DECSTR, would also turn autowrap off).
 
-const RESET = '\x18\x1b\\\x1b[0m\x1b(B\x0f'
+const RESET = '\x18\x1b\\\x1b[0m\x1b(B\x0f\x1b[?7h\x1b[?25h'
 
 // The default colours themselves can be redefined (OSC 10/11: foreground and background, 12 the
-// cursor's, 17/19 the selection's): black on black hid the real question as well (found by a review
-// of this reset). They are set back (OSC 110...119) only after output that redefined them, since a
-// user's own theme may have set them too (base16-shell does).
-const COLOURS = /(?:\x1b\]|\x9d)(?:1[0-9]|4|5)(?:;|\x07|\x1b)/
-const COLOUR_RESET = '\x1b]110\x07\x1b]111\x07\x1b]112\x07\x1b]117\x07\x1b]119\x07'
+// cursor's, 17/19 the selection's, 4/5 palette entries, which are the default colours on some
+// terminals): black on black hid the real question as well (found by a review of this reset). They
+// are set back (OSC 110...119, 104, 105) after output that held any OSC at all, whatever its number:
+// terminals read the number as an integer and tmux skips C0 characters inside it, so ESC ]010; and
+// ESC ]1^A0; redefine the foreground as ESC ]10; does, and a check of the number's spelling let a
+// run through (found by an attacker's review). Only then, since a user's own theme may have set
+// them too (base16-shell does): a run that printed a title or a hyperlink resets that theme.
+// The 8-bit OSC as UTF-8 (C2 9D) or as a byte of its own after ASCII: a 9D inside another UTF-8
+// character (the curly quote E2 80 9D) is not one.
+const ANY_OSC = /\x1b\]|\xc2\x9d|(?:^|[\x00-\x7f])\x9d/
+const COLOUR_RESET = '\x1b]110\x07\x1b]111\x07\x1b]112\x07\x1b]117\x07\x1b]119\x07\x1b]104\x07\x1b]105\x07'
 
 let coloursRedefined = false
 let tail = ''
@@ -33,8 +42,8 @@ function observe(data) {
   if (coloursRedefined) return
   const buf = Buffer.isBuffer(data) ? data : Buffer.from(data)
   const escapes = buf.indexOf(0x1b) >= 0 || buf.indexOf(0x9d) >= 0
-  if (COLOURS.test(tail + (escapes ? buf : buf.subarray(0, 6)).toString('latin1'))) coloursRedefined = true
-  tail = (tail + buf.subarray(-6).toString('latin1')).slice(-6)
+  if (ANY_OSC.test(tail + (escapes ? buf : buf.subarray(0, 1)).toString('latin1'))) coloursRedefined = true
+  tail = buf.subarray(-1).toString('latin1')
 }
 
 /** The reset to write before sandspawn's own text on `stream`: only where that is a terminal. */
