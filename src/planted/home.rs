@@ -8,6 +8,9 @@
 //! Whose home: the host process's `HOME` and the home the user database gives (login shells and
 //! sshd use that one), and for the XDG paths `$XDG_CONFIG_HOME` as well as each home's `.config`.
 //! The command's own `HOME` (its environment) is not the host's: host tools never read it.
+//!
+//! A home in a reviewed root is not carved: a change to these paths there is a host risk of the
+//! change set, held back from a plain apply (`review::risks`).
 
 use std::ffi::CStr;
 use std::path::{Path, PathBuf};
@@ -131,11 +134,29 @@ impl Bases {
 
     /// `paths`, of the bases `held` says yes to (asked once a base: most runs hold no home).
     pub fn paths_below(&self, held: impl Fn(&Path) -> bool) -> Vec<(PathBuf, bool, &'static str)> {
+        self.below_bases(held).into_iter().map(|(base, p, dir, what)| (base.join(p), dir, what)).collect()
+    }
+
+    /// `paths_below` as each base and the path below it (`.ssh`, `git`): a change set judges them
+    /// below where the base lies in its root, and where links there lead (`review::risks`).
+    pub fn below_bases(&self, held: impl Fn(&Path) -> bool) -> Vec<(&Path, &'static str, bool, &'static str)> {
         let macos = MACOS_PATHS.iter().filter(|_| self.macos).map(|(p, what)| (*p, true, *what));
-        let below_home: Vec<(&str, bool, &str)> = HOME_PATHS.iter().copied().chain(macos).collect();
-        let homes = self.homes.iter().filter(|h| held(h)).flat_map(|h| below_home.iter().map(move |(p, dir, what)| (h.join(p), *dir, *what)));
-        let config = self.config.iter().filter(|c| held(c)).flat_map(|c| CONFIG_PATHS.iter().map(move |(p, what)| (c.join(p), true, *what)));
+        let below_home: Vec<(&'static str, bool, &'static str)> = HOME_PATHS.iter().copied().chain(macos).collect();
+        let homes = self.homes.iter().filter(|h| held(h)).flat_map(|h| below_home.iter().map(move |(p, dir, what)| (h.as_path(), *p, *dir, *what)));
+        let config = self.config.iter().filter(|c| held(c)).flat_map(|c| CONFIG_PATHS.iter().map(move |(p, what)| (c.as_path(), *p, true, *what)));
         homes.chain(config).collect()
+    }
+
+    /// These bases and `homes` and `config` (a change set's, recorded when its runs ran).
+    pub fn and(mut self, homes: &[PathBuf], config: &[PathBuf]) -> Bases {
+        for (have, add) in [(&mut self.homes, homes), (&mut self.config, config)] {
+            for p in add {
+                if !have.contains(p) {
+                    have.push(p.clone());
+                }
+            }
+        }
+        self
     }
 
     /// What the host does with `p`, when it is one of these paths.

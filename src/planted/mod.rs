@@ -378,7 +378,8 @@ impl<'a> Carver<'a> {
     /// `home::Bases::paths`. `placeholders`: a plan another program runs, whose missing paths need a
     /// placeholder, which needs an existing directory to be made in (else the first missing
     /// directory gets one); a run of the runner lists the path itself, undone after the run if the
-    /// command creates it. `skip`: reviewed roots (their changes land with the change set).
+    /// command creates it. `skip`: reviewed roots (their changes are judged on the change set, and
+    /// held back there: `review::risks`).
     fn home(&mut self, bases: &home::Bases, names: &[String], placeholders: bool, tops: &[PathBuf], skip: &[PathBuf]) {
         let skipped = |c: &Carver, p: &Path| c.root_of(p).is_none_or(|i| skip.contains(&c.roots[i].root)) || c.is_covered(p);
         for h in bases.homes.iter().filter(|h| !tops.contains(h)) {

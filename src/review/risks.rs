@@ -4,9 +4,10 @@
 //! git directory but its plain data (`git_layout`: configuration, hooks, `info/`, `commondir`,
 //! symlinks, the `.git` itself replaced; deletions too), hooks written into husky's `.husky` or a
 //! configured `core.hooksPath`, a protected or report-only name created or changed at the top of
-//! a root or repository, a path the policy kept read-only. Other deletions run nothing and are
-//! never risks. Each risk names the entry that carries it; every change at or below that entry is
-//! held back with it.
+//! a root or repository, a path the policy kept read-only, what the host runs from a home of its
+//! user's that a root holds (`planted::home`: any change, a deletion too, as a direct run finds
+//! them read-only). Other deletions run nothing and are never risks. Each risk names the entry
+//! that carries it; every change at or below that entry is held back with it.
 //!
 //! "At the top of a repository" is judged on the set's view (the host's tree with the set on
 //! top), so a repository the run created has tops too.
@@ -27,6 +28,7 @@ use super::changes::{Change, ChangeKind, EntryType};
 use super::entries::{self, Kind};
 use super::git_layout::{self, Verdict};
 use super::store::Meta;
+use crate::planted::home::Bases;
 use crate::planted::{gitconfig, names, HostRisk, RiskKind};
 
 /// Judges the changes under one root of a set. Changes come in the walk's order (depth first),
@@ -65,6 +67,9 @@ enum Guard {
     Name(String),
     /// husky's `.husky` or a `core.hooksPath`: git or husky runs what is in it.
     Hooks,
+    /// A path of the host user's home that the host runs or trusts (`planted::home`), guarded
+    /// from the root: what the host does with it.
+    Home(&'static str),
 }
 
 /// A guarded path below a top: as written (`.husky`), or where it leads in the set's view
@@ -376,6 +381,14 @@ impl<'a> Judge<'a> {
                 Guard::Hooks if within && !above && written && !sample => {
                     (g.path.clone(), RiskKind::HooksWritten, "hooks were written in the change set into a directory git or husky runs hooks from".into())
                 }
+                // Any change, a deletion too: a direct run finds these read-only.
+                Guard::Home(what) if within => {
+                    (g.path.clone(), RiskKind::ProtectedNameCreated, format!("was created, changed or removed in the change set in the host user's home, which a reviewed root holds: {what}"))
+                }
+                Guard::Home(what) if above && self.swaps(change) => {
+                    let detail = format!("was replaced or removed in the change set, above {} in the host user's home: after apply that would lead to what the change set put there ({what})", g.path.display());
+                    (below.clone(), RiskKind::ProtectedNameCreated, detail)
+                }
                 _ => continue,
             };
             return Some(risk(self.root.join(&top).join(at), kind, detail));
@@ -385,9 +398,10 @@ impl<'a> Judge<'a> {
 
     /// What is guarded below the top `levels[i]`: the protected and report-only names; with
     /// `protectGit`, husky's `.husky` and the repository's `core.hooksPath` (when it lies below
-    /// the top); and where each of them leads in the set's view when a symlink on its way goes
-    /// elsewhere below the top (one leading outside the top is not followed, as a `core.hooksPath`
-    /// outside it is not).
+    /// the top); at the root, what the host runs from a home of its user's that the root holds
+    /// (`home_guarded`); and where each of them leads in the set's view when a symlink on its way
+    /// goes elsewhere below the top (one leading outside the top is not followed, as a
+    /// `core.hooksPath` outside it is not).
     fn guarded_of(&mut self, i: usize) -> Rc<[Guarded]> {
         if let Some(g) = &self.levels[i].guarded {
             return g.clone();
@@ -406,6 +420,9 @@ impl<'a> Judge<'a> {
             }
             guarded.extend(dirs.into_iter().map(|path| Guarded::new(path, Guard::Hooks)));
         }
+        if i == 0 {
+            guarded.extend(self.home_guarded());
+        }
         // Where each leads on the host as it is and in the set's view: a set applied in part
         // (`paths`) may leave the host's links and land the rest.
         let mut led: Vec<Guarded> = Vec::new();
@@ -423,6 +440,35 @@ impl<'a> Judge<'a> {
         let guarded: Rc<[Guarded]> = guarded.into();
         self.levels[i].guarded = Some(guarded.clone());
         guarded
+    }
+
+    /// What the host runs or trusts in each home of the host user's that the root holds: the
+    /// protected and report-only names at the home (at the root's top they are guarded already),
+    /// and the paths below it and below its XDG configuration directory (`planted::home`) that a
+    /// direct run finds read-only. Before, review mode left them to the set: a run wrote
+    /// `~/.ssh/authorized_keys`, `~/.bashrc` and `~/.config/git/config` with no risk, and a plain
+    /// apply landed them. Whose home: the set's runs' (`Meta::homes`) and this process's.
+    fn home_guarded(&self) -> Vec<Guarded> {
+        let bases = Bases::of_host().and(&self.meta.homes, &self.meta.config_homes);
+        // Each base the root holds, and where it lies in it (most sets hold none).
+        let held: HashMap<&Path, PathBuf> = bases.homes.iter().chain(&bases.config).filter_map(|b| Some((b.as_path(), self.below_root(b)?))).collect();
+        let names = self.meta.protected_names.iter().chain(&self.meta.reported_names);
+        let homes: Vec<&PathBuf> = bases.homes.iter().filter_map(|h| held.get(h.as_path())).filter(|h| !h.as_os_str().is_empty()).collect();
+        let mut guarded: Vec<Guarded> = names.flat_map(|n| homes.iter().map(move |h| Guarded::new(h.join(n), Guard::Name(n.clone())))).collect();
+        for (base, below, _, what) in bases.below_bases(|b| held.contains_key(b)) {
+            guarded.push(Guarded::new(held[base].join(below), Guard::Home(what)));
+        }
+        guarded
+    }
+
+    /// Where a path of the host lies below the root: as written (the links on its way are
+    /// followed by `resolve`), else where it resolves on the host, missing components kept.
+    fn below_root(&self, p: &Path) -> Option<PathBuf> {
+        if let Ok(rel) = p.strip_prefix(&self.root) {
+            return Some(rel.to_path_buf());
+        }
+        let resolved = crate::policy::paths::canonical_lenient("HOME", p).ok()?.path;
+        resolved.strip_prefix(&self.root).ok().map(Path::to_path_buf)
     }
 
     /// Where `rel` leads on the host (`in_set` false) or in the set's view: each symlink on its

@@ -75,6 +75,8 @@ impl ReviewRun {
         let seen = crate::policy::paths::canonical_lenient("SANDSPAWN_CHANGE_SET_DIR", &root).map(|l| l.path).unwrap_or_else(|_| root.clone());
         check_store_place(&seen, ctx)?;
         check_masks(&review.roots, ctx.deny_read)?;
+        // The host's homes as this process sees them: a later apply may run with another `HOME`.
+        let home = crate::planted::home::Bases::of_host();
         let (set, lock, begun) = match &review.option.change_set {
             Some(id) => {
                 let (mut set, lock) = store::open_locked(id)?;
@@ -86,7 +88,7 @@ impl ReviewRun {
                 }
                 // Written before the run: the set, this run's writes and the earlier ones, is
                 // judged from now on (its result, show, apply) as strictly as its strictest run.
-                if set.meta.tighten(ctx.protect_git, ctx.protected_names, ctx.reported_names, &review.held) {
+                if set.meta.tighten(ctx.protect_git, ctx.protected_names, ctx.reported_names, &review.held, &home) {
                     store::write_meta(&set, &lock)?;
                 }
                 (set, lock, false)
@@ -102,6 +104,8 @@ impl ReviewRun {
                     protect_git: ctx.protect_git,
                     protected_names: ctx.protected_names.to_vec(),
                     reported_names: ctx.reported_names.iter().filter(|n| !ctx.protected_names.contains(n)).cloned().collect(),
+                    homes: home.homes,
+                    config_homes: home.config,
                 };
                 let (set, lock) = store::create(&root, meta)?;
                 (set, lock, true)

@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ErrorCode, Result, SandboxError};
+use crate::planted::home::Bases;
 
 /// A set nobody ran, applied or read for this long is removed.
 pub const UNUSED_FOR: std::time::Duration = std::time::Duration::from_secs(14 * 86400);
@@ -54,16 +55,28 @@ pub struct Meta {
     /// metadata of sets made before it was kept: none.
     #[serde(default)]
     pub reported_names: Vec<String>,
+    /// The host user's homes (`planted::home::Bases`: `$HOME` and the user database's) of the
+    /// host processes that ran it, canonical: what the host runs from a home a root holds is
+    /// judged on the set (`risks`), also by a process with another `HOME` that applies it.
+    /// Absent in the metadata of sets made before they were kept: judged by the applying
+    /// process's homes alone.
+    #[serde(default)]
+    pub homes: Vec<PathBuf>,
+    /// Their XDG configuration directories (`$XDG_CONFIG_HOME`, each home's `.config`).
+    #[serde(default)]
+    pub config_homes: Vec<PathBuf>,
 }
 
 impl Meta {
     /// Judge the set at least as strictly as a run continuing it asks: `protectGit` if either
-    /// did, the names and held paths of both. Found by an attacker's review: a set begun by a
+    /// did, the names, held paths and host homes of both. Found by an attacker's review: a set begun by a
     /// run with `protectGit: false` (or a plain `true` with the defaults) kept that policy, so a
     /// strict run continuing it planted `core.fsmonitor`, a hook and its own `readOnlyPaths`
     /// entry, none of them a risk, and apply landed them. Whether anything changed.
-    pub fn tighten(&mut self, protect_git: bool, protected_names: &[String], reported_names: &[String], held: &[PathBuf]) -> bool {
+    pub fn tighten(&mut self, protect_git: bool, protected_names: &[String], reported_names: &[String], held: &[PathBuf], home: &Bases) -> bool {
         let before = self.clone();
+        add_new(&mut self.homes, &home.homes);
+        add_new(&mut self.config_homes, &home.config);
         self.protect_git |= protect_git;
         add_new(&mut self.protected_names, protected_names);
         add_new(&mut self.reported_names, reported_names);
@@ -324,7 +337,7 @@ pub(crate) fn evict_now(root: &Path, max_age: std::time::Duration) {
         if !used.is_some_and(|t| t.elapsed().is_ok_and(|age| age > max_age)) {
             continue;
         }
-        let set = ChangeSet { dir: dir.clone(), meta: Meta { id, cwd: PathBuf::new(), created: 0, begin_ns: 0, roots: Vec::new(), held: Vec::new(), protect_git: true, protected_names: Vec::new(), reported_names: Vec::new() } };
+        let set = ChangeSet { dir: dir.clone(), meta: Meta { id, cwd: PathBuf::new(), created: 0, begin_ns: 0, roots: Vec::new(), held: Vec::new(), protect_git: true, protected_names: Vec::new(), reported_names: Vec::new(), homes: Vec::new(), config_homes: Vec::new() } };
         if let Ok(l) = lock(&set) {
             let _ = remove(&set, &l);
         }
@@ -339,7 +352,7 @@ mod tests {
     use std::os::unix::fs::MetadataExt;
 
     fn meta(roots: Vec<PathBuf>) -> Meta {
-        Meta { id: String::new(), cwd: "/w".into(), created: 0, begin_ns: 0, roots, held: Vec::new(), protect_git: true, protected_names: Vec::new(), reported_names: Vec::new() }
+        Meta { id: String::new(), cwd: "/w".into(), created: 0, begin_ns: 0, roots, held: Vec::new(), protect_git: true, protected_names: Vec::new(), reported_names: Vec::new(), homes: Vec::new(), config_homes: Vec::new() }
     }
 
     #[test]
@@ -347,13 +360,16 @@ mod tests {
         let mut m = meta(vec!["/w".into()]);
         (m.protect_git, m.protected_names, m.reported_names) = (false, vec![".envrc".into()], vec!["mise.toml".into()]);
         let held = [PathBuf::from("/w/prod.cfg")];
-        assert!(m.tighten(true, &[".vscode".into(), "mise.toml".into()], &[".envrc".into(), ".bazelrc".into()], &held));
+        m.homes = vec!["/h".into()];
+        let home = Bases { homes: vec!["/w/home".into()], config: vec!["/w/home/.config".into()], macos: false };
+        assert!(m.tighten(true, &[".vscode".into(), "mise.toml".into()], &[".envrc".into(), ".bazelrc".into()], &held, &home));
         assert!(m.protect_git);
         assert_eq!(m.protected_names, [".envrc", ".vscode", "mise.toml"]);
         assert_eq!(m.reported_names, [".bazelrc"], "a name protected by one run is protected");
         assert_eq!(m.held, held);
+        assert_eq!((&m.homes[..], &m.config_homes[..]), (&[PathBuf::from("/h"), "/w/home".into()][..], &[PathBuf::from("/w/home/.config")][..]), "the homes of both");
         let strict = m.clone();
-        assert!(!m.tighten(false, &[], &[], &[]), "a laxer run changes nothing");
+        assert!(!m.tighten(false, &[], &[], &[], &Bases::default()), "a laxer run changes nothing");
         assert_eq!(m, strict);
     }
 

@@ -30,8 +30,8 @@ use crate::policy::WritableRoot;
 pub(crate) struct Policy<'a> {
     pub writable_roots: &'a mut [WritableRoot],
     pub deny_read: &'a [PathBuf],
-    /// Roots judged on their change set (review mode): their changes land with the set, as the
-    /// home's other paths' do (`planted::home`).
+    /// Roots judged on their change set (review mode): their changes land with the set (the home's
+    /// other paths are held back there: `review::risks`).
     pub reviewed: &'a [PathBuf],
     /// The cache locations a private copy covers in this sandbox (overlays or binds over them).
     pub covered: Vec<PathBuf>,

@@ -1,0 +1,72 @@
+//! The host user's home in a reviewed root (a cwd of `$HOME`, a `HOME` inside the workspace): what
+//! the host runs or trusts there (`planted::home`, the protected names at the home) is judged on
+//! the set, as a direct run finds it read-only. Before, a run wrote `~/.ssh/authorized_keys` and
+//! `~/.config/git/config` into the set with no risk, and a plain apply landed them. The home is
+//! the one recorded with the set: the process applying it may have another `HOME`.
+
+use super::*;
+use crate::planted::RiskKind;
+
+/// A set over a workspace holding the host's home `ws/home` (with `.ssh/authorized_keys` and
+/// `.config`, then what `host` makes in the workspace), recorded as its runs saw it.
+fn home_in_workspace(host: impl FnOnce(&Path, &Path)) -> (Fixture, PathBuf) {
+    let mut f = fixture();
+    let home = f.ws.join("home");
+    put(&home, ".ssh/authorized_keys", "mine\n");
+    std::fs::create_dir(home.join(".config")).unwrap();
+    host(&f.ws, &home);
+    begin_now(&mut f);
+    f.set.meta.homes = vec![home.clone()];
+    f.set.meta.config_homes = vec![home.join(".config")];
+    (f, home)
+}
+
+fn protected_at(risks: &[(String, RiskKind)], at: &str) -> bool {
+    risks.iter().any(|(p, k)| p == at && *k == RiskKind::ProtectedNameCreated)
+}
+
+#[test]
+fn what_the_host_runs_from_a_home_in_the_root_is_a_risk_held_back() {
+    let (f, home) = home_in_workspace(|_, _| {});
+    let up = f.set.upper(0);
+    put(&up, "home/.ssh/authorized_keys", "mine\nattacker\n");
+    put(&up, "home/.config/git/config", "[core]\n\tfsmonitor = touch /tmp/pwned\n");
+    put(&up, "home/.local/bin/git", "#!/bin/sh\n");
+    put(&up, "home/.envrc", "x\n");
+    put(&up, "free.txt", "ok\n");
+    let risks = risks_of(&f);
+    for at in ["/home/.ssh", "/home/.config/git", "/home/.local/bin", "/home/.envrc"] {
+        assert!(protected_at(&risks, at), "{at}: {risks:?}");
+    }
+    assert_eq!(risks.len(), 4, "{risks:?}");
+    let out = apply(&f.set, &f.lock, &Request { paths: None, force: false }).unwrap();
+    assert_eq!(out.held_back.len(), 4, "{out:?}");
+    assert_eq!(std::fs::read_to_string(home.join(".ssh/authorized_keys")).unwrap(), "mine\n");
+    for planted in [".config/git", ".local/bin", ".envrc"] {
+        assert!(home.join(planted).symlink_metadata().is_err(), "{planted} landed");
+    }
+    assert_eq!(std::fs::read_to_string(f.ws.join("free.txt")).unwrap(), "ok\n");
+}
+
+#[test]
+fn a_home_path_swapped_from_above_or_reached_through_a_link_is_a_risk() {
+    // The host's `.ssh` leads to the workspace's `keys`: written there, it is what sshd reads.
+    let (f, home) = home_in_workspace(|ws, home| {
+        put(ws, "keys/authorized_keys", "mine\n");
+        std::fs::remove_dir_all(home.join(".ssh")).unwrap();
+        std::os::unix::fs::symlink("../keys", home.join(".ssh")).unwrap();
+    });
+    let up = f.set.upper(0);
+    put(&up, "keys/authorized_keys", "mine\nattacker\n");
+    // `.config` replaced by a link to a copy holding `git/config`.
+    std::fs::create_dir_all(up.join("home")).unwrap();
+    std::os::unix::fs::symlink("cfg", up.join("home/.config")).unwrap();
+    put(&up, "home/cfg/git/config", "[core]\n\tfsmonitor = touch /tmp/pwned\n");
+    let risks = risks_of(&f);
+    assert!(protected_at(&risks, "/keys"), "{risks:?}");
+    assert!(protected_at(&risks, "/home/.config"), "{risks:?}");
+    assert!(protected_at(&risks, "/home/cfg/git"), "where the swapped .config leads in the set: {risks:?}");
+    apply(&f.set, &f.lock, &Request { paths: None, force: false }).unwrap();
+    assert_eq!(std::fs::read_to_string(f.ws.join("keys/authorized_keys")).unwrap(), "mine\n");
+    assert!(home.join(".config").symlink_metadata().unwrap().is_dir(), ".config stays the host's directory");
+}
