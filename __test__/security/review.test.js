@@ -314,3 +314,30 @@ test('a tree deeper than PATH_MAX: the run keeps its result, the set is reported
   await discardChangeSet(r.changeSet.id)
   assert.ok(!fs.readdirSync(STORE).includes(r.changeSet.id), 'a set of any depth can be removed')
 })
+
+describe("the host's symlink a denyRead path is resolved through, changed in the set: held back", () => {
+  // Left open by the tenth session (closed there for direct runs): denyRead: [ws/cfg/key] with
+  // cfg -> real. A run that removed cfg, or made it a link to `other`, got that into the set; once
+  // applied, the next run's mask landed on other/key (or on nothing) and real/key was readable.
+  for (const [name, script] of Object.entries({ 'made a link to another directory': 'rm cfg && ln -s other cfg', removed: 'rm cfg', 'made a directory': 'rm cfg && mkdir -p cfg/key' })) {
+    test(name, async (t) => {
+      const { ws } = tempTree(t)
+      const top = path.join(ws, 'top')
+      fs.mkdirSync(path.join(top, 'real/key'), { recursive: true })
+      fs.writeFileSync(path.join(top, 'real/key/secret'), 'TOPSECRET')
+      fs.mkdirSync(path.join(top, 'other/key'), { recursive: true })
+      fs.symlinkSync('real', path.join(top, 'cfg'))
+      const policy = { denyRead: [path.join(top, 'cfg/key')] }
+      const r = await review(`cd top && ${script} && echo changed`, ws, policy)
+      assert.equal(r.stdout.trim(), 'changed', show(r))
+      const at = path.join(top, 'cfg')
+      assert.ok(r.changeSet.hostRisks.some((h) => h.path === at), show(r) + JSON.stringify(r.changeSet.hostRisks))
+      const applied = await applyChangeSet(r.changeSet.id)
+      assert.ok(applied.heldBack.some((h) => h.risk.path === at), JSON.stringify(applied))
+      assert.equal(fs.readlinkSync(path.join(top, 'cfg')), 'real', 'the link stays as it was')
+      const next = await spawnSandboxed(['bash', '-c', 'cat top/real/key/secret top/cfg/key/secret; true'], { cwd: ws, timeout: 30000, sandbox: { mode: 'workspace-write', ...policy } })
+      assert.doesNotMatch(next.stdout, /TOPSECRET/, show(next))
+      await discardChangeSet(r.changeSet.id)
+    })
+  }
+})

@@ -72,7 +72,7 @@ pub fn resolve_policy(value: Option<&Value>, ctx: &PolicyContext) -> Result<Reso
             (None, _) => read_only_paths.push(lenient.path),
         }
     }
-    let (deny_read, deny_links) = deny_read(&raw, &mut roots, &reviewed)?;
+    let (deny_read, deny_links, reviewed_deny_links) = deny_read(&raw, &mut roots, &reviewed)?;
     // After readOnlyPaths: nothing is walked or created inside them. Reviewed roots are judged on
     // their change set instead (`review::risks`): their `.git` is writable for the run.
     let (mut direct, mut under_review): (Vec<WritableRoot>, Vec<WritableRoot>) = roots.into_iter().partition(|r| !reviewed.contains(&r.root));
@@ -84,7 +84,7 @@ pub fn resolve_policy(value: Option<&Value>, ctx: &PolicyContext) -> Result<Reso
     let mut roots: Vec<WritableRoot> = direct.into_iter().chain(under_review).collect();
     sort_shallowest_first_by(&mut roots, |r| &r.root);
     sort_carve_outs(&mut roots);
-    let review = raw.review.clone().map(|option| crate::review::option::ReviewPolicy { option, roots: reviewed, held, mounts: None });
+    let review = raw.review.clone().map(|option| crate::review::option::ReviewPolicy { option, roots: reviewed, held, deny_links: reviewed_deny_links, mounts: None });
     sort_shallowest_first(&mut read_only_paths);
 
     let mut policy = ResolvedPolicy {
@@ -121,8 +121,9 @@ pub fn resolve_policy(value: Option<&Value>, ctx: &PolicyContext) -> Result<Reso
 /// Second: the symlinks in a directly written root that a path is resolved through (the host's:
 /// one a run made at a missing path was moved aside after it). A run could replace one, and the next
 /// run's mask would land where it points, leaving the path the caller meant to hide readable; so
-/// each is put back after the run if the run changed it (`planted::detect`).
-fn deny_read(raw: &RawPolicy, roots: &mut [WritableRoot], reviewed: &[PathBuf]) -> Result<(Vec<PathBuf>, Vec<LinkOnTheWay>)> {
+/// each is put back after the run if the run changed it (`planted::detect`). Third: those in
+/// reviewed roots, by path: a change set that removes or replaces one is held back (`review::risks`).
+fn deny_read(raw: &RawPolicy, roots: &mut [WritableRoot], reviewed: &[PathBuf]) -> Result<(Vec<PathBuf>, Vec<LinkOnTheWay>, Vec<PathBuf>)> {
     let mut deny_read = Vec::new();
     let mut missing = Vec::new();
     let mut links = Vec::new();
@@ -141,11 +142,13 @@ fn deny_read(raw: &RawPolicy, roots: &mut [WritableRoot], reviewed: &[PathBuf]) 
         }
     }
     sort_shallowest_first(&mut deny_read);
-    let written_directly = |l: &LinkOnTheWay| deepest_root(roots, &l.path).is_some_and(|r| !reviewed.contains(&roots[r].root));
-    links.retain(|l| written_directly(l) && !deny_read.iter().any(|d| l.path.starts_with(d)));
+    links.retain(|l| !deny_read.iter().any(|d| l.path.starts_with(d)));
     links.sort_by(|a, b| a.path.cmp(&b.path));
     links.dedup_by(|a, b| a.path == b.path);
-    Ok((deny_read, links))
+    let root_of = |l: &LinkOnTheWay| deepest_root(roots, &l.path).map(|r| &roots[r].root);
+    let in_review: Vec<PathBuf> = links.iter().filter(|l| root_of(l).is_some_and(|r| reviewed.contains(r))).map(|l| l.path.clone()).collect();
+    links.retain(|l| root_of(l).is_some_and(|r| !reviewed.contains(r)));
+    Ok((deny_read, links, in_review))
 }
 
 fn mode_name(m: SandboxMode) -> &'static str {

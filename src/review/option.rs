@@ -90,6 +90,8 @@ pub struct ReviewPolicy {
     pub roots: Vec<std::path::PathBuf>,
     /// Missing `readOnlyPaths` and `denyRead` entries under them (what a run creates there is held back).
     pub held: Vec<std::path::PathBuf>,
+    /// The host's symlinks in them that `denyRead` paths are resolved through (`store::Meta::deny_links`).
+    pub deny_links: Vec<std::path::PathBuf>,
     /// Filled in by the runner once the run's change set is open (`review::run`).
     #[serde(skip)]
     pub mounts: Option<Mounts>,

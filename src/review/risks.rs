@@ -18,6 +18,9 @@
 //! `build-cache`: a hook written into `build-cache/_`). Found by an attacker's review: a run copied
 //! `.husky` aside, wrote the hook into the copy and replaced `.husky` by a link to it, and nothing
 //! was judged a risk; the same with the directory above a missing `readOnlyPaths` entry.
+//!
+//! Guarded from the root, wherever they lie: the host's symlinks a `denyRead` path is resolved
+//! through (`Meta::deny_links`: removed or replaced, the next run's mask would land elsewhere).
 
 use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
@@ -150,6 +153,9 @@ impl<'a> Judge<'a> {
         if let Some(r) = self.held_path(change) {
             return Some(r);
         }
+        if let Some(r) = self.deny_link_changed(change) {
+            return Some(r);
+        }
         if let Some(r) = self.top_replaced(change) {
             return Some(r);
         }
@@ -213,6 +219,18 @@ impl<'a> Judge<'a> {
             }
         }
         None
+    }
+
+    /// A host symlink a `denyRead` path is resolved through (`Meta::deny_links`) removed or replaced:
+    /// a change at it (the set has something else there, or nothing), or one above it that `swaps`.
+    /// Once applied, the next run's mask would land where the set points the path (or nowhere), and
+    /// what the link led to would be readable. Direct runs put such a link back after the run.
+    fn deny_link_changed(&self, change: &Change) -> Option<HostRisk> {
+        let path = self.root.join(&change.rel);
+        let link = self.meta.deny_links.iter().find(|l| **l == path || (l.starts_with(&path) && self.swaps(change)))?;
+        let at = if *link == path { "was removed or replaced in the change set".to_string() } else { format!("was removed or replaced in the change set, a directory above {}", link.display()) };
+        let detail = format!("{at}: a denyRead path is resolved through that host symlink, and after apply the next run's mask would land where the change set points it, leaving what the link led to readable");
+        Some(risk(path, RiskKind::ProtectedNameCreated, detail))
     }
 
     /// A repository's top on the host replaced by a symlink or a file. Its `.git` goes, and what

@@ -88,7 +88,7 @@ impl ReviewRun {
                 }
                 // Written before the run: the set, this run's writes and the earlier ones, is
                 // judged from now on (its result, show, apply) as strictly as its strictest run.
-                if set.meta.tighten(ctx.protect_git, ctx.protected_names, ctx.reported_names, &review.held, &home) {
+                if set.meta.tighten(ctx.protect_git, ctx.protected_names, ctx.reported_names, &review.held, &home, &review.deny_links) {
                     store::write_meta(&set, &lock)?;
                 }
                 (set, lock, false)
@@ -106,6 +106,7 @@ impl ReviewRun {
                     reported_names: ctx.reported_names.iter().filter(|n| !ctx.protected_names.contains(n)).cloned().collect(),
                     homes: home.homes,
                     config_homes: home.config,
+                    deny_links: review.deny_links.clone(),
                 };
                 let (set, lock) = store::create(&root, meta)?;
                 (set, lock, true)

@@ -65,6 +65,12 @@ pub struct Meta {
     /// Their XDG configuration directories (`$XDG_CONFIG_HOME`, each home's `.config`).
     #[serde(default)]
     pub config_homes: Vec<PathBuf>,
+    /// The host's symlinks in those roots that `denyRead` paths are resolved through (canonical
+    /// directory, own name: `policy::paths::links_on_the_way`): the set must not remove or replace
+    /// one, or the next run's mask would land where the set points it (direct runs put such a
+    /// link back: `planted::Baseline::deny_links`). Absent in sets made before they were kept: none.
+    #[serde(default)]
+    pub deny_links: Vec<PathBuf>,
 }
 
 impl Meta {
@@ -73,7 +79,7 @@ impl Meta {
     /// run with `protectGit: false` (or a plain `true` with the defaults) kept that policy, so a
     /// strict run continuing it planted `core.fsmonitor`, a hook and its own `readOnlyPaths`
     /// entry, none of them a risk, and apply landed them. Whether anything changed.
-    pub fn tighten(&mut self, protect_git: bool, protected_names: &[String], reported_names: &[String], held: &[PathBuf], home: &Bases) -> bool {
+    pub fn tighten(&mut self, protect_git: bool, protected_names: &[String], reported_names: &[String], held: &[PathBuf], home: &Bases, deny_links: &[PathBuf]) -> bool {
         let before = self.clone();
         add_new(&mut self.homes, &home.homes);
         add_new(&mut self.config_homes, &home.config);
@@ -84,6 +90,7 @@ impl Meta {
         let protected = self.protected_names.clone();
         self.reported_names.retain(|n| !protected.contains(n));
         add_new(&mut self.held, held);
+        add_new(&mut self.deny_links, deny_links);
         *self != before
     }
 }
@@ -337,7 +344,7 @@ pub(crate) fn evict_now(root: &Path, max_age: std::time::Duration) {
         if !used.is_some_and(|t| t.elapsed().is_ok_and(|age| age > max_age)) {
             continue;
         }
-        let set = ChangeSet { dir: dir.clone(), meta: Meta { id, cwd: PathBuf::new(), created: 0, begin_ns: 0, roots: Vec::new(), held: Vec::new(), protect_git: true, protected_names: Vec::new(), reported_names: Vec::new(), homes: Vec::new(), config_homes: Vec::new() } };
+        let set = ChangeSet { dir: dir.clone(), meta: Meta { id, cwd: PathBuf::new(), created: 0, begin_ns: 0, roots: Vec::new(), held: Vec::new(), protect_git: true, protected_names: Vec::new(), reported_names: Vec::new(), homes: Vec::new(), config_homes: Vec::new(), deny_links: Vec::new() } };
         if let Ok(l) = lock(&set) {
             let _ = remove(&set, &l);
         }
@@ -352,24 +359,24 @@ mod tests {
     use std::os::unix::fs::MetadataExt;
 
     fn meta(roots: Vec<PathBuf>) -> Meta {
-        Meta { id: String::new(), cwd: "/w".into(), created: 0, begin_ns: 0, roots, held: Vec::new(), protect_git: true, protected_names: Vec::new(), reported_names: Vec::new(), homes: Vec::new(), config_homes: Vec::new() }
+        Meta { id: String::new(), cwd: "/w".into(), created: 0, begin_ns: 0, roots, held: Vec::new(), protect_git: true, protected_names: Vec::new(), reported_names: Vec::new(), homes: Vec::new(), config_homes: Vec::new(), deny_links: Vec::new() }
     }
 
     #[test]
     fn a_continuing_run_makes_the_policy_stricter_never_laxer() {
         let mut m = meta(vec!["/w".into()]);
         (m.protect_git, m.protected_names, m.reported_names) = (false, vec![".envrc".into()], vec!["mise.toml".into()]);
-        let held = [PathBuf::from("/w/prod.cfg")];
+        let (held, links) = ([PathBuf::from("/w/prod.cfg")], [PathBuf::from("/w/cfg")]);
         m.homes = vec!["/h".into()];
         let home = Bases { homes: vec!["/w/home".into()], config: vec!["/w/home/.config".into()], macos: false };
-        assert!(m.tighten(true, &[".vscode".into(), "mise.toml".into()], &[".envrc".into(), ".bazelrc".into()], &held, &home));
+        assert!(m.tighten(true, &[".vscode".into(), "mise.toml".into()], &[".envrc".into(), ".bazelrc".into()], &held, &home, &links));
         assert!(m.protect_git);
         assert_eq!(m.protected_names, [".envrc", ".vscode", "mise.toml"]);
         assert_eq!(m.reported_names, [".bazelrc"], "a name protected by one run is protected");
-        assert_eq!(m.held, held);
+        assert_eq!((&m.held[..], &m.deny_links[..]), (&held[..], &links[..]));
         assert_eq!((&m.homes[..], &m.config_homes[..]), (&[PathBuf::from("/h"), "/w/home".into()][..], &[PathBuf::from("/w/home/.config")][..]), "the homes of both");
         let strict = m.clone();
-        assert!(!m.tighten(false, &[], &[], &[], &Bases::default()), "a laxer run changes nothing");
+        assert!(!m.tighten(false, &[], &[], &[], &Bases::default(), &[]), "a laxer run changes nothing");
         assert_eq!(m, strict);
     }
 
