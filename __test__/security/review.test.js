@@ -315,6 +315,45 @@ test('a tree deeper than PATH_MAX: the run keeps its result, the set is reported
   assert.ok(!fs.readdirSync(STORE).includes(r.changeSet.id), 'a set of any depth can be removed')
 })
 
+describe('hooks git runs from outside the repository\'s top are judged', () => {
+  // Left open by the tenth session: only hooks directories below a repository's top were guarded.
+  // A repository `a/` whose core.hooksPath is `../hooks` (or an absolute path elsewhere in the
+  // reviewed root), or whose `.husky` is a link to `../x`: a hook the run wrote there landed on
+  // apply unflagged, and the host's `git commit` in `a/` ran it.
+  const git = (dir, ...args) => require('node:child_process').execFileSync('git', ['-C', dir, ...args], { stdio: 'pipe' })
+  const cases = {
+    'core.hooksPath ../hooks': { hooksPath: '../hooks', hooks: 'hooks' },
+    'core.hooksPath absolute, elsewhere in the root': { hooksPath: (ws) => path.join(ws, 'shared/hooks'), hooks: 'shared/hooks' },
+    "husky's .husky a link to ../x on the host": { hooksPath: '.husky/_', link: '../x', hooks: 'x/_' },
+  }
+  for (const [name, { hooksPath, link, hooks }] of Object.entries(cases)) {
+    test(name, async (t) => {
+      const { ws, out } = tempTree(t)
+      const mark = path.join(out, 'hook-ran')
+      const repo = path.join(ws, 'a')
+      fs.mkdirSync(repo)
+      git(repo, 'init', '-q')
+      git(repo, 'config', 'user.email', 'a@b')
+      git(repo, 'config', 'user.name', 'a')
+      git(repo, 'config', 'core.hooksPath', typeof hooksPath === 'function' ? hooksPath(ws) : hooksPath)
+      fs.mkdirSync(path.join(ws, hooks), { recursive: true })
+      if (link) fs.symlinkSync(link, path.join(repo, '.husky'))
+      const hook = path.join(hooks, 'pre-commit')
+      const r = await review(`printf '#!/bin/sh\ntouch ${q(mark)}\n' > ${hook} && chmod +x ${hook} && echo ok > notes.txt && echo planted`, ws)
+      assert.equal(r.stdout.trim(), 'planted', show(r))
+      assert.ok(r.changeSet.hostRisks.some((h) => h.kind === 'hooks-written' && path.join(ws, hook).startsWith(h.path)), show(r) + JSON.stringify(r.changeSet.hostRisks))
+      const applied = await applyChangeSet(r.changeSet.id)
+      assert.ok(!fs.existsSync(path.join(ws, hook)), JSON.stringify(applied))
+      assert.equal(fs.readFileSync(path.join(ws, 'notes.txt'), 'utf8'), 'ok\n', 'the rest lands')
+      fs.writeFileSync(path.join(repo, 'f'), 'y')
+      git(repo, 'add', 'f')
+      require('node:child_process').spawnSync('git', ['-C', repo, 'commit', '-q', '-m', 't'], { stdio: 'ignore' })
+      assert.ok(!fs.existsSync(mark), "the host's git commit ran no planted hook")
+      await discardChangeSet(r.changeSet.id)
+    })
+  }
+})
+
 describe("the host's symlink a denyRead path is resolved through, changed in the set: held back", () => {
   // Left open by the tenth session (closed there for direct runs): denyRead: [ws/cfg/key] with
   // cfg -> real. A run that removed cfg, or made it a link to `other`, got that into the set; once

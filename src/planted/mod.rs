@@ -103,6 +103,13 @@ pub fn protect(roots: &mut [WritableRoot], req: &Request) -> Baseline {
     }
 }
 
+/// The `.git` entries below `roots` (canonical), found by the same bounded walk as direct runs' (and
+/// kept, as theirs, for the next walk of the same area): for review mode, whose roots no run walks.
+pub fn repositories_below(roots: &[PathBuf]) -> Vec<PathBuf> {
+    let spec = scan::WalkSpec { roots: roots.to_vec(), repositories: true, ..scan::WalkSpec::default() };
+    walk_with_cache(&spec).0.git_entries
+}
+
 /// How a missing protected name at a nested repository's top is kept absent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Absent {

@@ -75,6 +75,7 @@ pub fn apply(set: &ChangeSet, lock: &Lock, req: &Request) -> Result<Outcome> {
     let mut out = Outcome::default();
     // Whether some root's upper directory still holds something (its top frame not clean).
     let mut left = false;
+    let elsewhere = super::elsewhere::hooks_elsewhere(&set.meta);
     for (i, root) in set.meta.roots.iter().enumerate() {
         let dir = match Dir::open_root(root) {
             Ok(d) => d,
@@ -85,7 +86,7 @@ pub fn apply(set: &ChangeSet, lock: &Lock, req: &Request) -> Result<Outcome> {
                 continue;
             }
         };
-        let mut root_apply = RootApply { set, req, upper: set.upper(i), differ: Differ::new(root), judge: Judge::new(&set.meta, root, &set.upper(i)), stack: vec![Frame { dir: Some(dir), clean: true }], out: &mut out };
+        let mut root_apply = RootApply { set, req, upper: set.upper(i), differ: Differ::new(root), judge: Judge::new(&set.meta, root, &set.upper(i), &elsewhere), stack: vec![Frame { dir: Some(dir), clean: true }], out: &mut out };
         entries::walk(&set.upper(i), root, |ev| root_apply.event(ev)).map_err(|e| SandboxError::setup_failed(format!("applying change set {} failed: {e}", set.meta.id), ""))?;
         left |= !root_apply.stack.first().is_some_and(|f| f.clean);
     }

@@ -17,7 +17,7 @@
 //! Module map: `option` (the policy fields), `id`, `store` (where sets live, their metadata,
 //! locks, expiry), `spare` (a new set's directories made ahead of time), `run` (one run's share:
 //! open or create, the mounts, the result), `entries` (walking an upper directory), `changes` (an
-//! entry against the host), `risks`, `summary`, `apply`, `host_fs`, `content` (one file's new
+//! entry against the host), `risks` (with `elsewhere`: what repositories run from outside their top), `summary`, `apply`, `host_fs`, `content` (one file's new
 //! content, a diff), `api` (the JSON entry points).
 
 pub mod api;
@@ -25,6 +25,7 @@ pub mod apply;
 pub mod changes;
 pub mod clock_floor;
 pub mod content;
+pub mod elsewhere;
 pub mod entries;
 pub mod git_layout;
 pub mod host_fs;

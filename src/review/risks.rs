@@ -19,8 +19,9 @@
 //! `.husky` aside, wrote the hook into the copy and replaced `.husky` by a link to it, and nothing
 //! was judged a risk; the same with the directory above a missing `readOnlyPaths` entry.
 //!
-//! Guarded from the root, wherever they lie: the host's symlinks a `denyRead` path is resolved
-//! through (`Meta::deny_links`: removed or replaced, the next run's mask would land elsewhere).
+//! Guarded from the root, wherever they lie: the hooks directories repositories run from outside
+//! their top (`elsewhere`), and the host's symlinks a `denyRead` path is resolved through
+//! (`Meta::deny_links`: removed or replaced, the next run's mask would land elsewhere).
 
 use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
@@ -47,6 +48,9 @@ pub struct Judge<'a> {
     new_repo_keys: HashMap<PathBuf, Vec<String>>,
     /// Symlinks judged by where they lead (`link_out`).
     links_judged: usize,
+    /// The hooks directories repositories of the set's roots run from outside their top
+    /// (`elsewhere::hooks_elsewhere`), absolute: guarded from the root.
+    elsewhere: &'a [PathBuf],
 }
 
 /// What the set's view and the host say about one directory.
@@ -128,8 +132,9 @@ fn kind_of(m: &std::fs::Metadata) -> Kind {
 }
 
 impl<'a> Judge<'a> {
-    pub fn new(meta: &'a Meta, root: &Path, upper: &Path) -> Judge<'a> {
-        Judge { meta, root: root.to_path_buf(), upper: upper.to_path_buf(), levels: Vec::new(), new_repo_keys: HashMap::new(), links_judged: 0 }
+    /// `elsewhere`: `elsewhere::hooks_elsewhere` of the set (found once for all its roots).
+    pub fn new(meta: &'a Meta, root: &Path, upper: &Path, elsewhere: &'a [PathBuf]) -> Judge<'a> {
+        Judge { meta, root: root.to_path_buf(), upper: upper.to_path_buf(), levels: Vec::new(), new_repo_keys: HashMap::new(), links_judged: 0, elsewhere }
     }
 
     /// The risk a change carries, if any.
@@ -382,7 +387,8 @@ impl<'a> Judge<'a> {
         let top = self.levels[i].rel.clone();
         let below: PathBuf = rest.iter().collect();
         let sample = rest.last().is_some_and(|n| n.to_string_lossy().ends_with(".sample"));
-        for g in self.guarded_of(i).iter().filter(|g| g.first.as_os_str() == rest[0]) {
+        // An empty path is the root itself (a `core.hooksPath` of `..` from a repository at the top).
+        for g in self.guarded_of(i).iter().filter(|g| g.first.as_os_str() == rest[0] || g.first.is_empty()) {
             let within = below.starts_with(&g.path);
             let above = g.path.starts_with(&below);
             let written = change.kind != ChangeKind::Deleted;
@@ -409,7 +415,8 @@ impl<'a> Judge<'a> {
                 }
                 _ => continue,
             };
-            return Some(risk(self.root.join(&top).join(at), kind, detail));
+            // Collected again: the root itself (`at` and `top` empty) without a trailing slash.
+            return Some(risk(self.root.join(&top).join(at).components().collect(), kind, detail));
         }
         None
     }
@@ -417,9 +424,10 @@ impl<'a> Judge<'a> {
     /// What is guarded below the top `levels[i]`: the protected and report-only names; with
     /// `protectGit`, husky's `.husky` and the repository's `core.hooksPath` (when it lies below
     /// the top); at the root, what the host runs from a home of its user's that the root holds
-    /// (`home_guarded`); and where each of them leads in the set's view when a symlink on its way
-    /// goes elsewhere below the top (one leading outside the top is not followed, as a
-    /// `core.hooksPath` outside it is not).
+    /// (`home_guarded`) and the hooks directories outside their repository's top (`elsewhere`);
+    /// and where each of them leads in the set's view when a symlink on its way goes elsewhere
+    /// below the top (one leading outside the top is not followed, as a `core.hooksPath` outside
+    /// it is not: those are guarded from the root).
     fn guarded_of(&mut self, i: usize) -> Rc<[Guarded]> {
         if let Some(g) = &self.levels[i].guarded {
             return g.clone();
@@ -440,6 +448,8 @@ impl<'a> Judge<'a> {
         }
         if i == 0 {
             guarded.extend(self.home_guarded());
+            let under_root = self.elsewhere.iter().filter_map(|h| h.strip_prefix(&self.root).ok());
+            guarded.extend(under_root.map(|rel| Guarded::new(rel.to_path_buf(), Guard::Hooks)));
         }
         // Where each leads on the host as it is and in the set's view: a set applied in part
         // (`paths`) may leave the host's links and land the rest.

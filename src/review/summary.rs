@@ -51,10 +51,11 @@ pub fn beyond_why(rel: &std::path::Path) -> String {
 pub fn summarize(set: &ChangeSet, max: usize) -> Result<Summary> {
     let mut s = Summary { id: set.meta.id.clone(), counts: Counts::default(), changes: Vec::new(), truncated: false, host_risks: Vec::new() };
     let mut risks: BTreeMap<(String, u8), HostRisk> = BTreeMap::new();
+    let elsewhere = super::elsewhere::hooks_elsewhere(&set.meta);
     for (i, root) in set.meta.roots.iter().enumerate() {
         let upper = set.upper(i);
         let mut differ = Differ::new(root);
-        let mut judge = Judge::new(&set.meta, root, &upper);
+        let mut judge = Judge::new(&set.meta, root, &upper, &elsewhere);
         let mut emit = |c: Change| {
             match c.kind {
                 ChangeKind::Added => s.counts.added += 1,

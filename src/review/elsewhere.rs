@@ -1,0 +1,54 @@
+//! What the host's repositories in a set's roots run hooks from outside their own top: a
+//! `core.hooksPath` leading elsewhere (`../hooks`, an absolute path, `~/…`), or a hooks directory
+//! reached through a symlink below the top (husky's `.husky` a link to `../x`). The judge walks a
+//! set's changes directory by directory and guards what lies below each repository's top
+//! (`risks::Judge::guarded_of`); these lie anywhere in the roots, a change there may come before the
+//! walk reaches the repository, so they are found first, once per set, by the bounded walk direct
+//! runs make for the same repositories, and guarded from each root.
+//! Left open by the tenth session: a run in review mode wrote `hooks/pre-commit` for the repository
+//! `a/` whose `core.hooksPath` was `../hooks`, and apply landed it unflagged (the host's next `git
+//! commit` in `a/` ran it); likewise `x/_/pre-commit` under a `.husky` that was a link to `../x`.
+
+use std::path::{Path, PathBuf};
+
+use super::store::Meta;
+
+/// The hooks directories (absolute) that the host's repositories below `meta`'s roots run hooks
+/// from outside their top or through a symlink below it: each as git names it (the judge follows
+/// the links on its way in each root's view) and where the host's links lead it now (into another
+/// root of the set, too). Nothing without `protectGit`, which guards hooks at all. Repositories
+/// beyond the walk's bound, or in `node_modules`, are not looked at (as in direct runs).
+pub fn hooks_elsewhere(meta: &Meta) -> Vec<PathBuf> {
+    if !meta.protect_git {
+        return Vec::new();
+    }
+    let mut out: Vec<PathBuf> = Vec::new();
+    for dot_git in crate::planted::repositories_below(&meta.roots) {
+        let Some(top) = dot_git.parent() else { continue };
+        let facts = crate::planted::repo::facts(&dot_git, None, None);
+        for h in facts.hooks.iter().filter(|h| !h.starts_with(top) || through_a_link(top, h)) {
+            let led = crate::policy::paths::canonical_lenient("core.hooksPath", h).ok().map(|l| l.path);
+            for p in std::iter::once(h.clone()).chain(led) {
+                if !out.contains(&p) {
+                    out.push(p);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Whether a directory on the host's way from `top` down to `dir` (below it) is a symlink.
+fn through_a_link(top: &Path, dir: &Path) -> bool {
+    let Ok(below) = dir.strip_prefix(top) else { return false };
+    let mut at = top.to_path_buf();
+    for c in below.components() {
+        at.push(c);
+        match at.symlink_metadata() {
+            Ok(m) if m.file_type().is_symlink() => return true,
+            Ok(_) => {}
+            Err(_) => return false,
+        }
+    }
+    false
+}

@@ -1,0 +1,75 @@
+//! Hooks a repository runs from outside its own top: they lie anywhere in a reviewed root, not at or
+//! below a top the walk of the set's changes passes. Left open by the tenth session: a repository
+//! `a/` with `core.hooksPath = ../hooks` (or an absolute path elsewhere in the root, or a `.husky`
+//! that is a link to `../x`) got a hook written there unflagged, and the host's `git commit` ran it.
+
+use super::*;
+use crate::planted::RiskKind;
+
+/// A host repository at `a/` whose configuration is `config` (as `git init` leaves one).
+fn repo_at_a(f: &mut Fixture, config: &str) {
+    put(&f.ws, "a/.git/HEAD", "ref: refs/heads/main\n");
+    put(&f.ws, "a/.git/config", config);
+    std::fs::create_dir_all(f.ws.join("a/.git/objects")).unwrap();
+    std::fs::create_dir_all(f.ws.join("a/.git/refs/heads")).unwrap();
+    put(&f.ws, "a/src/main.c", "");
+}
+
+fn hooks_path(p: &str) -> String {
+    format!("[core]\n\tbare = false\n\thooksPath = {p}\n")
+}
+
+#[test]
+fn hooks_written_where_a_repository_runs_them_from_outside_its_top_are_a_risk() {
+    // (core.hooksPath, `.husky` a link on the host, the hooks directory below the root, the risk:
+    // husky's `.husky/_` runs the scripts in `.husky`, which is guarded whole)
+    let cases = [
+        ("../hooks".to_string(), None, "hooks", "/hooks"),
+        ("ABS/shared/hooks".into(), None, "shared/hooks", "/shared/hooks"),
+        (".husky/_".into(), Some("../x"), "x/_", "/x"),
+        (".husky".into(), Some("../x"), "x", "/x"),
+        // The root itself: every file written in it is held back (fail closed).
+        ("..".into(), None, ".", ""),
+    ];
+    for (configured, link, dir, at) in cases {
+        let mut f = fixture();
+        let config = hooks_path(&configured.replace("ABS", &f.ws.to_string_lossy()));
+        repo_at_a(&mut f, &config);
+        std::fs::create_dir_all(f.ws.join(dir)).unwrap();
+        if let Some(l) = link {
+            std::os::unix::fs::symlink(l, f.ws.join("a/.husky")).unwrap();
+        }
+        begin_now(&mut f);
+        let up = f.set.upper(0);
+        put(&up, &format!("{dir}/pre-commit"), "#!/bin/sh\ntouch /tmp/pwned\n");
+        put(&up, &format!("{dir}/pre-push.sample"), "");
+        put(&up, "notes.txt", "fine\n");
+        assert_eq!(risks_of(&f), [(at.to_string(), RiskKind::HooksWritten)], "{configured} {link:?}");
+        let out = apply(&f.set, &f.lock, &Request { paths: None, force: false }).unwrap();
+        assert!(!f.ws.join(dir).join("pre-commit").exists(), "{configured}: {out:?}");
+        assert_eq!(f.ws.join("notes.txt").exists(), !at.is_empty(), "the rest lands, unless the root is the hooks directory");
+    }
+}
+
+#[test]
+fn a_hooks_directory_outside_the_top_swapped_for_a_symlink_is_a_risk() {
+    let mut f = fixture();
+    repo_at_a(&mut f, &hooks_path("../tools/hooks"));
+    put(&f.ws, "tools/hooks/pre-commit", "npm test\n");
+    begin_now(&mut f);
+    let up = f.set.upper(0);
+    std::os::unix::fs::symlink("build-cache", up.join("tools")).unwrap();
+    put(&up, "build-cache/hooks/pre-commit", "#!/bin/sh\ntouch /tmp/pwned\n");
+    // The swap, and the hook where the set's link leads.
+    assert_eq!(risks_of(&f), [("/build-cache/hooks".to_string(), RiskKind::HooksWritten), ("/tools".into(), RiskKind::HooksWritten)]);
+}
+
+#[test]
+fn a_repository_without_hooks_outside_its_top_guards_nothing_there() {
+    let mut f = fixture();
+    repo_at_a(&mut f, &hooks_path("tools/hooks"));
+    std::fs::create_dir_all(f.ws.join("hooks")).unwrap();
+    begin_now(&mut f);
+    put(&f.set.upper(0), "hooks/pre-commit", "a script of the project's\n");
+    assert_eq!(risks_of(&f), []);
+}
