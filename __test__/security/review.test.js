@@ -380,3 +380,25 @@ describe("the host's symlink a denyRead path is resolved through, changed in the
     })
   }
 })
+
+test('a directory above nested repositories swapped for a link to planted ones in the writable /tmp: held back', async (t) => {
+  // Checked after the tenth session left it open: the link is judged by where it leads (into /tmp),
+  // and planted repositories in the set are repository-created; nothing the host's git runs lands.
+  const { ws, out } = tempTree(t)
+  const git = (...args) => require('node:child_process').execFileSync('git', args, { stdio: 'pipe' })
+  fs.mkdirSync(path.join(ws, 'vendor/lib1'), { recursive: true })
+  git('init', '-q', path.join(ws, 'vendor/lib1'))
+  const mark = path.join(out, 'pwned')
+  const evil = fs.mkdtempSync('/tmp/sandspawn-nested-')
+  t.after(() => fs.rmSync(evil, { recursive: true, force: true }))
+  const plant = (dir) => `git init -q ${dir}/lib1 && git -C ${dir}/lib1 config core.fsmonitor ${q(`touch ${mark}; false`)}`
+  const r = await review(`${plant(q(evil))} && ${plant('mine')} && rm -rf vendor && ln -s ${q(evil)} vendor && ln -s mine vendor2`, ws)
+  const risks = r.changeSet.hostRisks.map((h) => [h.kind, path.relative(ws, h.path)])
+  assert.deepEqual(risks, [['repository-created', 'mine/lib1/.git'], ['link-to-shared-directory', 'vendor']], show(r))
+  await applyChangeSet(r.changeSet.id)
+  for (const dir of ['vendor/lib1', 'vendor2/lib1']) {
+    if (fs.existsSync(path.join(ws, dir))) require('node:child_process').spawnSync('git', ['status'], { cwd: path.join(ws, dir), stdio: 'ignore' })
+  }
+  assert.ok(!fs.existsSync(mark), "the host's git status ran nothing")
+  await discardChangeSet(r.changeSet.id)
+})
