@@ -323,6 +323,40 @@ test('a run that starts while the last run\'s writes are folded keeps its timeou
   assert.equal(fs.readdirSync(path.join(scope, 'npm/base/_junk/7')).length, 1000)
 })
 
+// Found by an attacker's review: a Landlock-mode run reads every workspace's part of the store, and
+// `flock -x` on each cache's `lock` (and `waiting`) held every other workspace's next run in its
+// setup, its timeout and abort unheard (a `timeout: 3000` settled after 38 s, timedOut false), a run
+// without a timeout for as long as the holder lived. The locks a run waits for are now ones a
+// command that can only read them cannot take against it, and every wait hears the run's end.
+test('a Landlock-mode run that locks every tool cache of the store holds up no other workspace\'s run', { skip: !linux }, async () => {
+  const s = setup()
+  const other = setup()
+  const opts = { cwd: s.ws, sandbox: 'workspace-write', env: s.env, timeout: 20000 }
+  const first = await spawnSandboxed(['true'], opts)
+  assert.equal(first.exitCode, 0, first.stderr)
+  const scope = first.toolCaches.store
+  assert.ok(scope && fs.existsSync(path.join(scope, 'npm', 'lock')), `the scope's caches exist: ${scope}`)
+  const locks = `${s.store}/workspaces/*/*/lock ${s.store}/workspaces/*/*/waiting ${s.store}/workspaces/*/*/slots/*/lock`
+  const script = `for l in ${locks}; do [ -f "$l" ] && flock -x -n "$l" sleep 30 & done; sleep 0.3; echo held >&2; wait`
+  const hostile = await startSandboxed(['sh', '-c', script], { cwd: other.ws, env: { ...s.env, TMPDIR: path.join(other.ws, '.tmp') }, sandbox: 'workspace-write', linux: { allow: ['landlock'] }, timeout: 40000 })
+  try {
+    const holds = () => { try { execFileSync('flock', ['-n', '-s', path.join(scope, 'npm', 'lock'), 'true']); return false } catch { return true } }
+    for (let waited = 0; !holds() && waited < 5000; waited += 50) await new Promise((r) => setTimeout(r, 50))
+    assert.ok(holds(), 'the Landlock-mode command holds the cache\'s lock (flock -x)')
+    const started = Date.now()
+    const bound = new Promise((resolve) => setTimeout(() => resolve('still waiting after 8 s'), 8000))
+    // No timeout: before, it waited as long as the holder lived.
+    const b = await Promise.race([spawnSandboxed(['echo', 'B ran'], { ...opts, timeout: 0 }).catch((e) => e), bound])
+    const ms = Date.now() - started
+    assert.equal(b.stdout, 'B ran\n', `the other workspace's run: ${b.stdout === undefined ? b : JSON.stringify(b)}`)
+    assert.ok(ms < 3000, `it settled after ${ms} ms`)
+    assert.ok(holds(), 'the hostile holder still held the lock while B ran')
+  } finally {
+    hostile.kill('SIGKILL')
+    await hostile.wait()
+  }
+})
+
 test('with the network off, npm, npx, pip and curl fail in seconds and the failure reads as network', { skip: !linux }, async () => {
   const s = setup()
   const cases = [

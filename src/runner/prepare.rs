@@ -34,7 +34,9 @@ pub struct Prepared {
     pub review_run: Option<crate::review::run::ReviewRun>,
 }
 
-pub fn prepare(req: &mut SpawnRequest) -> Result<Prepared> {
+/// `ended`: whether the run ended meanwhile (its deadline passed, it was killed or aborted: see
+/// `supervise::before_spawn`); a step that waits for a lock stops waiting then.
+pub fn prepare(req: &mut SpawnRequest, ended: &dyn Fn() -> bool) -> Result<Prepared> {
     // Before anything else: a change set this run begins begins here (see `review::store::Meta`).
     let asked_ns = crate::review::store::realtime_now_ns();
     // First: a limit this host cannot enforce rejects the run before anything is probed.
@@ -64,7 +66,7 @@ pub fn prepare(req: &mut SpawnRequest) -> Result<Prepared> {
     let landlock = details.landlock_abi.is_some() && sandbox.landlock;
     let review_run = prepare_review(req, landlock, asked_ns)?;
     let cache_run = if !landlock && req.policy.mode == SandboxMode::WorkspaceWrite && req.platform == crate::platform::Platform::Linux {
-        Some(crate::tool_caches::RunGuard::prepare(&mut req.policy.tool_caches)?)
+        Some(crate::tool_caches::RunGuard::prepare(&mut req.policy.tool_caches, ended)?)
     } else {
         if req.policy.mode == SandboxMode::WorkspaceWrite && req.platform == crate::platform::Platform::Darwin {
             // The store's directories the tools are pointed at (no layers: see tool_caches::macos).

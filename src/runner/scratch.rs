@@ -86,12 +86,27 @@ fn runs_dir() -> std::result::Result<PathBuf, String> {
     Ok(dir)
 }
 
-/// `dir` opened and locked. Blocking: a sweep may hold the lock for a moment while it looks at
-/// a directory this young (and then leaves it, see `scratch_sweep::GRACE`).
+/// How long a run waits for its own new directory's lock at most: a sweep holds it for a moment
+/// while it looks at a directory this young (and then leaves it, see `scratch_sweep::GRACE`).
+const MOST_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// `dir` opened and locked, looked at again with pauses rather than waited for in the kernel: a
+/// Landlock-mode command can open the runs directory's entries (Landlock lets it list every
+/// directory) and `flock -x` one the moment it is made, and the run waited in its setup for as
+/// long as that command lived, its timeout and abort unheard (found by an attacker's review).
 fn lock(dir: &Path) -> std::io::Result<OwnedFd> {
     let fd = crate::no_symlinks::open_dir(dir)?;
-    sandspawn_helper::file_lock::flock(&fd, libc::LOCK_EX)?;
-    Ok(fd)
+    let until = std::time::Instant::now() + MOST_WAIT;
+    let mut pause = std::time::Duration::from_millis(1);
+    loop {
+        match sandspawn_helper::file_lock::flock(&fd, libc::LOCK_EX | libc::LOCK_NB) {
+            Err(e) if e.raw_os_error() == Some(libc::EWOULDBLOCK) && std::time::Instant::now() < until => {}
+            Err(e) if e.raw_os_error() == Some(libc::EWOULDBLOCK) => return Err(std::io::Error::other("another process holds its lock")),
+            taken => return taken.map(|()| fd),
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(std::time::Duration::from_millis(50));
+    }
 }
 
 impl Drop for Scratch {
@@ -105,6 +120,24 @@ impl Drop for Scratch {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found by an attacker's review: a Landlock-mode command that took the lock of a run's new
+    /// directory first held that run in its setup for as long as it lived.
+    #[test]
+    fn a_run_directory_someone_else_locked_is_given_up_on() {
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path().join("sandspawn-run-held");
+        std::fs::create_dir(&dir).unwrap();
+        let held = crate::no_symlinks::open_dir(&dir).unwrap();
+        sandspawn_helper::file_lock::flock(&held, libc::LOCK_EX).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let d = dir.clone();
+        std::thread::spawn(move || tx.send(lock(&d).map(drop)));
+        let gave = rx.recv_timeout(std::time::Duration::from_secs(3)).expect("still waiting after 3 s");
+        assert!(gave.unwrap_err().to_string().contains("another process holds its lock"));
+        drop(held);
+        assert!(lock(&dir).is_ok(), "free again: taken");
+    }
 
     #[test]
     fn made_private_and_removed_with_what_it_holds() {

@@ -121,7 +121,8 @@ async fn attempts(mut req: SpawnRequest, requested: Instant, sink: Option<Arc<dy
                         req
                     })
                 });
-                req = match before_spawn(planning, deadline, &mut control, "planning the sandbox again failed").await? {
+                let ended = std::sync::atomic::AtomicBool::new(false);
+                req = match before_spawn(planning, deadline, &mut control, &ended, "planning the sandbox again failed").await? {
                     Ok(planned) => planned?,
                     Err(cut) => return Ok(unspawned.result(cut, requested)),
                 };
@@ -141,14 +142,17 @@ async fn run(
     control: &mut mpsc::UnboundedReceiver<Signal>,
 ) -> Result<Attempt> {
     let unspawned = Unspawned::of(&req, shared);
+    // Set when the run is cut before its spawn: a step that waits for a lock (a tool cache's) hears it.
+    let ended = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let ended_seen = ended.clone();
     let preparing = tokio::task::spawn_blocking(move || {
         let mut req = req;
         #[cfg(test)]
         super::test_hooks::preparing(&req.cwd);
-        let p = prepare(&mut req);
+        let p = prepare(&mut req, &|| ended_seen.load(std::sync::atomic::Ordering::Relaxed));
         (req, p)
     });
-    let (req, prepared) = match before_spawn(preparing, deadline, control, "preparing the sandbox failed").await? {
+    let (req, prepared) = match before_spawn(preparing, deadline, control, &ended, "preparing the sandbox failed").await? {
         Ok(done) => done,
         Err(cut) => return Ok(Attempt::Ran(unspawned.result(cut, requested))),
     };
@@ -256,12 +260,14 @@ enum Cut {
 }
 
 /// `work`, a step before the spawn on a blocking thread, unless the run's deadline passes or a kill
-/// request comes first (`Cut`): the run then ends without waiting for it, and what it makes is
-/// dropped on a blocking thread once it is done (a run's hold on the tool caches folds as it goes).
+/// request comes first (`Cut`): the run then ends without waiting for it, `ended` is set (a wait
+/// for a lock in `work` gives up, freeing its thread), and what it makes is dropped on a blocking
+/// thread once it is done (a run's hold on the tool caches folds as it goes).
 async fn before_spawn<T: Send + 'static>(
     mut work: tokio::task::JoinHandle<T>,
     deadline: Option<Instant>,
     control: &mut mpsc::UnboundedReceiver<Signal>,
+    ended: &std::sync::atomic::AtomicBool,
     what: &str,
 ) -> Result<std::result::Result<T, Cut>> {
     let cut = tokio::select! {
@@ -271,6 +277,7 @@ async fn before_spawn<T: Send + 'static>(
         // Any signal: a kill request ends the tree (SIGKILL follows any signal), and there is none.
         Some(_) = control.recv() => Cut::Request,
     };
+    ended.store(true, std::sync::atomic::Ordering::Relaxed);
     tokio::spawn(async move {
         if let Ok(made) = work.await {
             let _ = tokio::task::spawn_blocking(move || drop(made));

@@ -29,7 +29,13 @@
 //! fold stops after the entry it is moving and lets go: between two entries the rest of the layer
 //! over the base shows what the whole layer did (`merge`), so the run mounts them as they are, and
 //! the fold goes on when the last run lets go. Past `MOST_PENDING` layers a fold does not stop
-//! (the overlay stacks at most 500): runs wait then, as their timeouts allow (`runner::supervise`).
+//! (the overlay stacks at most 500): runs wait then, until their own end (`runner::supervise`) and
+//! `lock::MOST_WAIT` at most, looking at the lock again and again rather than waiting in the kernel.
+//!
+//! No sandbox can hold a run up: the locks are OFD locks, and the exclusive kind needs a descriptor
+//! no sandbox can open (`lock`). A Landlock-mode command's `flock -x` on every cache of the store
+//! held every other workspace's runs in their setup for as long as it lived (found by an attacker's
+//! review).
 
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
@@ -40,7 +46,7 @@ use crate::error::{Result, SandboxError};
 pub struct CacheRun {
     cache: PathBuf,
     run: String,
-    /// Shared `flock` on `CACHE/lock` for the run's life.
+    /// Shared lock (`lock::set`) on `CACHE/lock` for the run's life.
     lock: Option<OwnedFd>,
     /// Whether what it wrote was published already (`publish`).
     published: bool,
@@ -58,13 +64,14 @@ fn failed(what: &str, p: &Path, e: std::io::Error) -> SandboxError {
 }
 
 impl CacheRun {
-    /// Take the shared lock, list the layers, make this run's directories.
-    pub fn open(cache: &Path, run: &str) -> Result<CacheRun> {
+    /// Take the shared lock, list the layers, make this run's directories. `ended`: whether the run
+    /// ended meanwhile, which ends a wait for the lock (`lock_shared`).
+    pub fn open(cache: &Path, run: &str, ended: &dyn Fn() -> bool) -> Result<CacheRun> {
         let mut builder = std::fs::DirBuilder::new();
         std::os::unix::fs::DirBuilderExt::mode(builder.recursive(true), 0o700);
         builder.create(cache).map_err(|e| failed("creating the tool cache directory", cache, e))?;
         // The lock first: a fold (which holds it exclusively) trims the slots.
-        let lock = lock_shared(cache).map_err(|e| failed("locking the tool cache", cache, e))?;
+        let lock = lock_shared(cache, ended).map_err(|e| failed("locking the tool cache", cache, e))?;
         for d in [cache.join("base"), cache.join("pending")] {
             builder.create(&d).map_err(|e| failed("creating the tool cache directory", &d, e))?;
         }
@@ -109,13 +116,15 @@ fn pending(cache: &Path) -> Vec<PathBuf> {
 }
 
 /// The cache's lock, shared. Taken by a fold, it is waited for with `waiting` held, which makes the
-/// fold stop at its next entry (`fold_if_alone`).
-fn lock_shared(cache: &Path) -> std::io::Result<OwnedFd> {
-    use super::lock::{is_held, lock_file, lock_named};
+/// fold stop at its next entry (`fold_if_alone`); both waits end when the run does (`ended`), and
+/// after `lock::MOST_WAIT` in all.
+fn lock_shared(cache: &Path, ended: &dyn Fn() -> bool) -> std::io::Result<OwnedFd> {
+    use super::lock::{is_held, lock_file, wait_for, MOST_WAIT};
     match lock_file(cache, libc::LOCK_SH | libc::LOCK_NB) {
         Err(e) if is_held(&e) => {
-            let _waiting = lock_named(cache, "waiting", libc::LOCK_SH)?;
-            lock_file(cache, libc::LOCK_SH)
+            let until = std::time::Instant::now() + MOST_WAIT;
+            let _waiting = wait_for(cache, "waiting", libc::LOCK_SH, ended, until)?;
+            wait_for(cache, "lock", libc::LOCK_SH, ended, until)
         }
         taken => taken,
     }
@@ -141,16 +150,16 @@ impl Waiters {
     }
 
     fn now(&mut self) -> bool {
-        use sandspawn_helper::file_lock::flock;
+        use super::lock::set;
         if self.last.elapsed() < LOOK_EVERY {
             return false;
         }
         self.last = std::time::Instant::now();
         let Some(file) = &self.file else { return false };
         // Exclusive for a moment: refused while any run holds it shared.
-        match flock(file, libc::LOCK_EX | libc::LOCK_NB) {
+        match set(file, libc::LOCK_EX | libc::LOCK_NB) {
             Ok(()) => {
-                let _ = flock(file, libc::LOCK_UN);
+                let _ = set(file, libc::LOCK_UN);
                 false
             }
             Err(e) => super::lock::is_held(&e),
@@ -220,15 +229,15 @@ mod tests {
     fn concurrent_runs_write_apart_and_the_last_one_folds() {
         let t = tempfile::tempdir().unwrap();
         let cache = t.path().join("npm");
-        let a = CacheRun::open(&cache, "a").unwrap();
-        let b = CacheRun::open(&cache, "b").unwrap();
+        let a = CacheRun::open(&cache, "a", &|| false).unwrap();
+        let b = CacheRun::open(&cache, "b", &|| false).unwrap();
         assert_eq!(a.lowers, vec![cache.join("base")]);
         assert_ne!(a.upper, b.upper, "an upper directory of its own");
         std::fs::write(a.upper.join("from-a"), "a").unwrap();
         std::fs::write(b.upper.join("from-b"), "b").unwrap();
         a.finish();
         assert_eq!(pending(&cache).len(), 1, "b still holds the cache: a's writes wait as a layer");
-        let c = CacheRun::open(&cache, "c").unwrap();
+        let c = CacheRun::open(&cache, "c", &|| false).unwrap();
         assert_eq!(c.lowers.len(), 2, "a run starting now sees a's layer above the base");
         assert!(c.lowers[0].join("from-a").exists());
         b.finish();
@@ -244,11 +253,11 @@ mod tests {
     fn published_writes_are_seen_by_the_next_run_before_the_first_lets_go() {
         let t = tempfile::tempdir().unwrap();
         let cache = t.path().join("npm");
-        let mut a = CacheRun::open(&cache, "a").unwrap();
+        let mut a = CacheRun::open(&cache, "a", &|| false).unwrap();
         std::fs::write(a.upper.join("from-a"), "a").unwrap();
         a.publish();
         a.publish();
-        let b = CacheRun::open(&cache, "b").unwrap();
+        let b = CacheRun::open(&cache, "b", &|| false).unwrap();
         assert!(b.lowers[0].join("from-a").exists(), "the next run mounts a's writes: {:?}", b.lowers);
         a.finish();
         assert_eq!(pending(&cache).len(), 1, "one layer, published once; b still holds the cache");
@@ -261,7 +270,7 @@ mod tests {
     fn a_run_that_never_started_leaves_nothing() {
         let t = tempfile::tempdir().unwrap();
         let cache = t.path().join("npm");
-        drop(CacheRun::open(&cache, "x").unwrap());
+        drop(CacheRun::open(&cache, "x", &|| false).unwrap());
         assert_eq!(left_behind(&cache), Vec::<PathBuf>::new());
         assert!(pending(&cache).is_empty());
     }
@@ -276,10 +285,10 @@ mod tests {
         let cache = t.path().join("npm");
         // Directories in the base first (folded by one rename each), then hard links into them
         // (a link is ten times cheaper to make than a file), which a fold moves one by one.
-        let a = CacheRun::open(&cache, "a").unwrap();
+        let a = CacheRun::open(&cache, "a", &|| false).unwrap();
         (0..DIRS).for_each(|d| std::fs::create_dir(a.upper.join(format!("d{d}"))).unwrap());
         a.finish();
-        let b = CacheRun::open(&cache, "b").unwrap();
+        let b = CacheRun::open(&cache, "b", &|| false).unwrap();
         std::fs::write(b.upper.join("one"), "x").unwrap();
         for d in 0..DIRS {
             std::fs::create_dir(b.upper.join(format!("d{d}"))).unwrap();
@@ -293,7 +302,7 @@ mod tests {
             std::thread::sleep(std::time::Duration::from_micros(100));
         }
         let asked = std::time::Instant::now();
-        let c = CacheRun::open(&cache, "c").unwrap();
+        let c = CacheRun::open(&cache, "c", &|| false).unwrap();
         let waited = asked.elapsed();
         assert_eq!(c.lowers.len(), 2, "c got in while b's layer was still pending: {:?} (after {waited:?})", c.lowers);
         assert!(waited < std::time::Duration::from_millis(500), "c waited {waited:?}");
@@ -308,6 +317,69 @@ mod tests {
         assert!(pending(&cache).is_empty(), "the last run folded the rest");
         (0..DIRS).for_each(|d| assert_eq!(std::fs::read_dir(cache.join(format!("base/d{d}"))).unwrap().count(), FILES));
         assert_eq!(std::fs::read_dir(cache.join("discard")).unwrap().count(), 0, "what the fold set aside is gone");
+    }
+
+    /// `CacheRun::open` on a thread of its own, and what it gave within `within` (`None`: still
+    /// waiting then; the thread is left to end when the lock is let go).
+    fn open_within(cache: &Path, ended: std::sync::Arc<std::sync::atomic::AtomicBool>, within: std::time::Duration) -> Option<Result<CacheRun>> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let cache = cache.to_path_buf();
+        std::thread::spawn(move || {
+            let _ = tx.send(CacheRun::open(&cache, "late", &|| ended.load(std::sync::atomic::Ordering::Relaxed)));
+        });
+        rx.recv_timeout(within).ok()
+    }
+
+    /// Found by an attacker's review: a Landlock-mode command reads the whole store, and its
+    /// `flock -x` on a cache's `lock` (and `waiting`) held every other run of that scope in its
+    /// setup for as long as it lived. What a descriptor opened for reading can take holds up no run.
+    #[test]
+    fn a_command_that_can_only_read_the_cache_holds_up_no_run() {
+        use std::os::fd::AsRawFd;
+        let t = tempfile::tempdir().unwrap();
+        let cache = t.path().join("npm");
+        CacheRun::open(&cache, "a", &|| false).unwrap().finish();
+        let held: Vec<std::fs::File> = ["lock", "waiting", "slots/0/lock"]
+            .iter()
+            .map(|name| {
+                let f = std::fs::File::open(cache.join(name)).unwrap();
+                // SAFETY: flock and fcntl on a descriptor this test owns; a zeroed flock is valid.
+                assert_eq!(unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) }, 0, "{name}: flock -x");
+                let mut l: libc::flock = unsafe { std::mem::zeroed() };
+                l.l_type = libc::F_RDLCK as libc::c_short;
+                // SAFETY: as above.
+                assert_eq!(unsafe { libc::fcntl(f.as_raw_fd(), libc::F_OFD_SETLK, &l) }, 0, "{name}: a read lock");
+                f
+            })
+            .collect();
+        let begun = std::time::Instant::now();
+        let run = open_within(&cache, Default::default(), std::time::Duration::from_secs(3));
+        let run = run.unwrap_or_else(|| panic!("still waiting after {:?}", begun.elapsed())).unwrap();
+        assert!(begun.elapsed() < std::time::Duration::from_millis(500), "waited {:?}", begun.elapsed());
+        drop(held);
+        run.finish();
+    }
+
+    /// A run that waits for the cache (a fold past `MOST_PENDING` layers does not stop for it)
+    /// stops waiting when the run ends (its deadline, a kill, an abort): before, its thread waited
+    /// in `flock` for as long as the holder held on.
+    #[test]
+    fn a_wait_for_the_cache_ends_with_the_run() {
+        let t = tempfile::tempdir().unwrap();
+        let cache = t.path().join("npm");
+        CacheRun::open(&cache, "a", &|| false).unwrap().finish();
+        let folding = super::super::lock::lock_file(&cache, libc::LOCK_EX).unwrap();
+        let ended = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let end = ended.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            end.store(true, std::sync::atomic::Ordering::Relaxed);
+        });
+        let begun = std::time::Instant::now();
+        let gave = open_within(&cache, ended, std::time::Duration::from_secs(3)).unwrap_or_else(|| panic!("still waiting after {:?}", begun.elapsed()));
+        assert!(gave.is_err(), "no lock, no run");
+        assert!(begun.elapsed() < std::time::Duration::from_millis(1000), "gave up after {:?}", begun.elapsed());
+        drop(folding);
     }
 
     /// What the run directories of `cache` hold (in every slot's `upper`, missing when its writes

@@ -1,23 +1,33 @@
 //! The `lock` file of a cache location and of each of its run slots, and the cache's `waiting`
 //! file, by which a run waiting for the cache asks a fold to stop (`layers`).
+//!
+//! On Linux these are open file description locks (`F_OFD_SETLK`), not `flock`: a command in the
+//! Landlock mode reads the whole store (Landlock cannot hide a path inside a readable tree), and
+//! `flock -x` on a descriptor opened for reading held every other workspace's runs in their setup
+//! (found by an attacker's review). An exclusive OFD lock needs a descriptor open for writing,
+//! which no sandbox gets on the store (bwrap and Seatbelt runs do not see it, Landlock runs read
+//! it only); the shared lock it can take is one a run's setup shares. What a run still waits for
+//! (a fold past `MOST_PENDING` layers) it waits for step by step (`wait_for`), hearing its end.
 
 use std::os::fd::OwnedFd;
 use std::path::Path;
+use std::time::{Duration, Instant};
 
-/// `DIR/lock` (made if missing, never followed if a symlink), `flock`ed with `op`, retried when a
-/// signal interrupts it: the cache's lock, and each run slot's (`slots`).
+/// `DIR/lock` (made if missing, never followed if a symlink), locked with `op` (`LOCK_SH`,
+/// `LOCK_EX`, with `LOCK_NB`, or `LOCK_UN`: see `set`): the cache's lock, and each run slot's (`slots`).
 pub(super) fn lock_file(dir: &Path, op: libc::c_int) -> std::io::Result<OwnedFd> {
     lock_named(dir, "lock", op)
 }
 
-/// `DIR/NAME`, made and `flock`ed as `lock_file` does.
+/// `DIR/NAME`, made and locked as `lock_file` does.
 pub(super) fn lock_named(dir: &Path, name: &str, op: libc::c_int) -> std::io::Result<OwnedFd> {
     let fd = open(dir, name)?;
-    sandspawn_helper::file_lock::flock(&fd, op)?;
+    set(&fd, op)?;
     Ok(fd)
 }
 
-/// `DIR/NAME` opened (made if missing, never followed if a symlink), not locked yet.
+/// `DIR/NAME` opened for reading and writing (made if missing, never followed if a symlink), not
+/// locked yet.
 pub(super) fn open(dir: &Path, name: &str) -> std::io::Result<OwnedFd> {
     use std::os::unix::fs::OpenOptionsExt;
     let f = std::fs::OpenOptions::new().read(true).write(true).create(true).mode(0o600).custom_flags(libc::O_NOFOLLOW).open(dir.join(name))?;
@@ -27,4 +37,69 @@ pub(super) fn open(dir: &Path, name: &str) -> std::io::Result<OwnedFd> {
 /// The lock is held by someone else (`LOCK_NB`).
 pub(super) fn is_held(e: &std::io::Error) -> bool {
     e.raw_os_error() == Some(libc::EWOULDBLOCK)
+}
+
+/// Lock or unlock the whole file as `flock(fd, op)` would, with an OFD lock on Linux (see the
+/// module comment): `LOCK_SH` a read lock, `LOCK_EX` a write lock; a conflict with `LOCK_NB` is
+/// `EWOULDBLOCK`. `EINTR` is retried.
+#[cfg(target_os = "linux")]
+pub(super) fn set(fd: &OwnedFd, op: libc::c_int) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: a zeroed flock is valid: the whole file (start 0, length 0), l_pid 0 as OFD locks need.
+    let mut l: libc::flock = unsafe { std::mem::zeroed() };
+    l.l_whence = libc::SEEK_SET as libc::c_short;
+    l.l_type = match op & !libc::LOCK_NB {
+        libc::LOCK_SH => libc::F_RDLCK,
+        libc::LOCK_EX => libc::F_WRLCK,
+        _ => libc::F_UNLCK,
+    } as libc::c_short;
+    let cmd = if op & libc::LOCK_NB != 0 { libc::F_OFD_SETLK } else { libc::F_OFD_SETLKW };
+    loop {
+        // SAFETY: fcntl on a descriptor the caller owns, with a valid flock.
+        if unsafe { libc::fcntl(fd.as_raw_fd(), cmd, &l) } == 0 {
+            return Ok(());
+        }
+        let e = std::io::Error::last_os_error();
+        match e.raw_os_error() {
+            Some(libc::EINTR) => continue,
+            // F_OFD_SETLK says a conflict with either.
+            Some(libc::EAGAIN | libc::EACCES) => return Err(std::io::Error::from_raw_os_error(libc::EWOULDBLOCK)),
+            _ => return Err(e),
+        }
+    }
+}
+
+/// `flock` where there are no OFD locks (macOS runs use no layers, and no sandbox there reads the store).
+#[cfg(not(target_os = "linux"))]
+pub(super) fn set(fd: &OwnedFd, op: libc::c_int) -> std::io::Result<()> {
+    sandspawn_helper::file_lock::flock(fd, op)
+}
+
+/// How long a run waits for a cache's lock at most, when its own end does not come first: only a
+/// fold holds it exclusively (no sandbox can, see the module comment), and a fold stops for a
+/// waiting run within an entry unless it has more than `MOST_PENDING` layers to fold.
+pub(super) const MOST_WAIT: Duration = Duration::from_secs(60);
+/// The longest pause between two looks at a lock a run waits for.
+const MOST_PAUSE: Duration = Duration::from_millis(50);
+
+/// `DIR/NAME` locked with `op` (without `LOCK_NB`), looked at again and again with growing pauses
+/// (1 ms up to `MOST_PAUSE`) rather than waited for in the kernel, where nothing is heard: until
+/// `ended()` (the run's deadline passed, it was killed or aborted) or `until`, then an error.
+pub(super) fn wait_for(dir: &Path, name: &str, op: libc::c_int, ended: &dyn Fn() -> bool, until: Instant) -> std::io::Result<OwnedFd> {
+    let fd = open(dir, name)?;
+    let mut pause = Duration::from_millis(1);
+    loop {
+        match set(&fd, op | libc::LOCK_NB) {
+            Err(e) if is_held(&e) => {}
+            taken => return taken.map(|()| fd),
+        }
+        if ended() {
+            return Err(std::io::Error::other(format!("{name}: the run ended while it waited for another process's lock")));
+        }
+        if Instant::now() >= until {
+            return Err(std::io::Error::other(format!("{name} is held by another process, waited for {} s", MOST_WAIT.as_secs())));
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(MOST_PAUSE);
+    }
 }

@@ -53,7 +53,9 @@ pub struct RunGuard(Vec<layers::CacheRun>);
 
 impl RunGuard {
     /// Create the run's directories and fill in each cache's layers and directories in `tc`.
-    pub fn prepare(tc: &mut ToolCaches) -> Result<RunGuard> {
+    /// `ended`: whether the run ended meanwhile (its deadline, a kill, an abort), which ends any
+    /// wait for a cache's lock (`layers::CacheRun::open`).
+    pub fn prepare(tc: &mut ToolCaches, ended: &dyn Fn() -> bool) -> Result<RunGuard> {
         let (Some(root), Some(scope)) = (tc.root.clone(), tc.store.clone()) else { return Ok(RunGuard(Vec::new())) };
         if tc.caches.is_empty() {
             return Ok(RunGuard(Vec::new()));
@@ -62,7 +64,7 @@ impl RunGuard {
         store::evict_unused(&root, UNUSED_FOR);
         let mut runs = Vec::new();
         for c in &mut tc.caches {
-            let run = layers::CacheRun::open(&scope.join(&c.name), &tc.run_id)?;
+            let run = layers::CacheRun::open(&scope.join(&c.name), &tc.run_id, ended)?;
             (c.layers, c.upper, c.work) = (run.lowers.clone(), Some(run.upper.clone()), Some(run.work.clone()));
             runs.push(run);
         }

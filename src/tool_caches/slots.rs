@@ -7,7 +7,7 @@
 //! ext4 journal), a third of what workspace-write cost over read-only in an empty workspace.
 //!
 //! ```text
-//! CACHE/slots/N/lock   held (flock, exclusive) by the run using slot N, until its sandbox is gone
+//! CACHE/slots/N/lock   held (locked exclusively, `lock::set`) by the run using slot N, until its sandbox is gone
 //! CACHE/slots/N/upper  the run's writes; a run that wrote moves it away (a pending layer)
 //! CACHE/slots/N/work   overlayfs's scratch directory, emptied when the run lets go
 //! ```
@@ -31,7 +31,7 @@ const MOST: usize = 4096;
 pub struct Slot {
     pub upper: PathBuf,
     pub work: PathBuf,
-    /// Exclusive `flock` on the slot's `lock`, for the run's life.
+    /// Exclusive lock (`lock::set`) on the slot's `lock`, for the run's life.
     _lock: OwnedFd,
 }
 

@@ -124,7 +124,7 @@ fn bwrap_mounts() {
     let p = resolve(&h, json!("workspace-write"), Platform::Linux).unwrap();
     let mut tc = p.tool_caches.clone();
     assert_eq!(plan(&tc).unwrap(), Mounts::default(), "nothing to mount before the run holds its layers");
-    let guard = RunGuard::prepare(&mut tc).unwrap();
+    let guard = RunGuard::prepare(&mut tc, &|| false).unwrap();
     let store = tc.store.clone().unwrap();
     let m = plan(&ToolCaches { host_content: Some(HostContent::Visible), ..tc.clone() }).unwrap();
     assert_eq!(m.binds, [(store.clone(), store.clone())]);
@@ -166,7 +166,7 @@ fn bwrap_plan_with_every_other_feature() {
     let p = resolve(&h, sandbox, Platform::Linux).unwrap();
     assert_eq!(names(&p), ["xdg-cache", "npm", "cargo-registry"]);
     let mut tc = ToolCaches { host_content: Some(HostContent::Visible), ..p.tool_caches.clone() };
-    let _guard = RunGuard::prepare(&mut tc).unwrap();
+    let _guard = RunGuard::prepare(&mut tc, &|| false).unwrap();
     let p = ResolvedPolicy { tool_caches: tc, ..p };
     let command = vec!["npm".to_string(), "ci".to_string()];
     let rlimits = [Rlimit { resource: Resource::Cpu, soft: 2, hard: 3 }];
