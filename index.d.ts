@@ -176,7 +176,8 @@ export interface HostRisk {
    * `objects/`, `refs/` written into a folder), which git uses when run there, or (`path` then a
    * symlink the run made, `detail` naming its target) a link to a place where git run would use a
    * repository the run could have planted (one in `/tmp`); `link-to-shared-directory`: a symlink
-   * the run made that leads into `/tmp` or the host's `$TMPDIR`, which any later run can fill in;
+   * the run made that leads into `/tmp`, the host's `$TMPDIR` or sandspawn's state directory (the
+   * tool caches), which any later run can fill in;
    * `scan-incomplete`: the walk after the run stopped at its bound, and `path` names the area it
    * did not examine; or, last in a `SpawnResult.hostRisks` that found more than 1,000 entries, the
    * count of those not listed, by kind, in `detail`, and `path` the directory they all lie in (a run

@@ -7,6 +7,7 @@ const { describe, test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
+const os = require('node:os')
 const crypto = require('node:crypto')
 const { execFileSync, spawnSync } = require('node:child_process')
 const { sh, show, tempTree, treeSnapshot, q } = require('./helpers')
@@ -523,6 +524,23 @@ describe('a workspace entry made a symlink to a git directory planted in the wri
     assert.equal(r.exitCode, 0, show(r))
     assert.deepEqual(r.hostRisks, [])
   })
+})
+
+test('a link into sandspawn\'s own state directory (the tool caches a run writes) is reported like one into /tmp (found by a fixer)', async (t) => {
+  // What a run writes in its ~/.npm lands in the tool-cache store on the host (a slot's upper, then
+  // the workspace's base): a repository planted there, and a workspace entry made a link to it,
+  // made the host's `cd lib && git status` run its core.fsmonitor. The store's path can be worked
+  // out from the workspace; a link to a place there that does not exist yet is judged by where it
+  // will lead, as one into /tmp is.
+  const tree = tempTree(t, { git: true })
+  const caches = process.env.SANDSPAWN_TOOL_CACHE_DIR || path.join(os.homedir(), '.local', 'state', 'sandspawn', 'tool-caches')
+  const state = path.join(process.env.XDG_STATE_HOME || path.join(os.homedir(), '.local', 'state'), 'sandspawn')
+  const script = `ln -s ${q(path.join(caches, 'workspaces', 'ws-0-0', 'npm', 'base', 'evil'))} lib && ln -s ${q(path.join(state, 'runs', 'x'))} other`
+  const r = await sh(script, { cwd: tree.ws, sandbox: 'workspace-write' })
+  assert.equal(r.exitCode, 0, show(r))
+  const at = (p) => r.hostRisks.find((h) => h.path === path.join(tree.ws, p))
+  assert.equal(at('lib')?.kind, 'link-to-shared-directory', JSON.stringify(r.hostRisks))
+  assert.equal(at('other')?.kind, 'link-to-shared-directory', JSON.stringify(r.hostRisks))
 })
 
 describe('a repository disguised as a placeholder is still undone (found merging #31)', () => {

@@ -40,13 +40,16 @@ pub enum Verdict {
 
 /// Whether the symlink at `link` (its target `target`, as the link holds it) is a host risk: git
 /// run in it on the host would use a repository the run could have planted (below a root and not
-/// known, or in a shared temporary directory), or it leads into a shared temporary directory
-/// (`/tmp`, the host's `$TMPDIR`), which any later run, and any process on the host, can fill in.
+/// known, or in a shared place), or it leads into a shared place (`shared_places`: `/tmp`, the
+/// host's `$TMPDIR`, sandspawn's state), which any later run, or any process on the host, can fill in.
 pub fn judge(link: &Path, target: &Path, places: &Places) -> Option<Verdict> {
     let resolved = resolve(link, target);
     let inside = |p: &Path| places.roots.iter().any(|r| p.starts_with(r));
-    let shared_dirs = shared_temporary_dirs();
-    let shared = |p: &Path| !inside(p) && shared_dirs.iter().any(|s| p.starts_with(s));
+    let (temporary, state) = shared_places(|k| std::env::var_os(k).map(PathBuf::from));
+    let under = |dirs: &[PathBuf], p: &Path| dirs.iter().any(|s| p.starts_with(s));
+    // sandspawn's state counts wherever it is: inside a root too (a cwd of $HOME), where the walk
+    // does not read it and runs find it covered.
+    let shared = |p: &Path| (!inside(p) && under(&temporary, p)) || under(&state, p);
     if let Some(git) = discover(&resolved).filter(|g| !(places.known)(g) && (inside(g) || shared(g))) {
         let keys = git_dirs_of(&git).iter().filter_map(|d| std::fs::read_to_string(d.join("config")).ok()).flat_map(|t| gitconfig::risky_keys(&t)).collect();
         return Some(Verdict::Repository { git, keys });
@@ -121,18 +124,29 @@ fn git_dirs_of(git: &Path) -> Vec<PathBuf> {
     }
 }
 
-/// The host's shared temporary directories, canonical: `/tmp` and the host process's `$TMPDIR`
-/// (what a run with `tmp: 'writable'`, the default in workspace-write, may write).
-fn shared_temporary_dirs() -> Vec<PathBuf> {
-    let mut dirs: Vec<PathBuf> = [Some(PathBuf::from("/tmp")), std::env::var_os("TMPDIR").map(PathBuf::from)]
-        .into_iter()
-        .flatten()
-        .filter(|p| p.is_absolute())
-        .filter_map(|p| std::fs::canonicalize(p).ok())
-        .filter(|p| p.parent().is_some())
-        .collect();
-    dirs.dedup();
-    dirs
+/// Where anything may have been put by another run or another process, canonical: the host's
+/// shared temporary directories (`/tmp` and the host process's `$TMPDIR`, which a run with `tmp:
+/// 'writable'`, the default in workspace-write, may write), then sandspawn's own state directory
+/// and stores (the tool caches hold what runs wrote in their `~/.npm` or `~/.cargo`: a repository
+/// planted there and a workspace entry made a link to it had the host's git run it; found by a
+/// fixer). `var` reads the host process's environment.
+fn shared_places(var: impl Fn(&str) -> Option<PathBuf>) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    let canonical = |dirs: Vec<Option<PathBuf>>| -> Vec<PathBuf> {
+        let mut dirs: Vec<PathBuf> = dirs
+            .into_iter()
+            .flatten()
+            .filter(|p| p.is_absolute())
+            // What exists made canonical, the rest as written: a store made later is judged too.
+            .map(|p| resolve(Path::new("/"), &p))
+            .filter(|p| p.parent().is_some())
+            .collect();
+        dirs.sort();
+        dirs.dedup();
+        dirs
+    };
+    let temporary = canonical(vec![Some(PathBuf::from("/tmp")), var("TMPDIR")]);
+    let state = canonical(vec![crate::state_dir::base(&var), var("SANDSPAWN_TOOL_CACHE_DIR"), var("SANDSPAWN_CHANGE_SET_DIR")]);
+    (temporary, state)
 }
 
 /// How long before the baseline a link's ctime still counts as the run's: the kernel stamps ctimes
@@ -154,6 +168,23 @@ pub fn made_since(candidates: &[PathBuf], since_ns: i64) -> impl Iterator<Item =
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sandspawn_s_state_is_a_shared_place_wherever_it_is_and_whether_it_exists_yet() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        std::fs::create_dir_all(r.join("home/.local/state")).unwrap();
+        std::os::unix::fs::symlink(r.join("home"), r.join("via")).unwrap();
+        let env = |k: &str| match k {
+            "HOME" => Some(r.join("via")),
+            "SANDSPAWN_TOOL_CACHE_DIR" => Some(r.join("caches")),
+            "TMPDIR" => Some(PathBuf::from("relative")),
+            _ => None,
+        };
+        let (temporary, state) = shared_places(env);
+        assert_eq!(temporary, [PathBuf::from("/tmp")]);
+        assert_eq!(state, [r.join("caches"), r.join("home/.local/state/sandspawn")]);
+    }
 
     #[test]
     fn resolves_what_exists_and_appends_the_rest() {
