@@ -8,6 +8,7 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
 const { tempTree, treeSnapshot, show, sh, q, token, rmrf } = require('./helpers')
+const { startSandboxed } = require('../..')
 
 /**
  * Secrets: a file and a directory outside the workspace, a file and a directory inside it, and
@@ -236,6 +237,20 @@ describe('denyRead (workspace-write, secrets outside and inside the workspace)',
     })
   }
 
+  /** `ws/real/key` holds a secret; `ws/cfg -> real` is the host's link a denyRead path goes through. */
+  function secretBehindLink(t, tag) {
+    const tree = tempTree(t)
+    const secret = token(tag)
+    fs.mkdirSync(path.join(tree.ws, 'real'))
+    fs.writeFileSync(path.join(tree.ws, 'real/key'), `${secret}\n`)
+    fs.symlinkSync('real', path.join(tree.ws, 'cfg'))
+    return { tree, secret, cfg: path.join(tree.ws, 'cfg') }
+  }
+
+  const REUSE_INODE = `my $was = (lstat "cfg")[1]; mkdir "other"; open(my $f, ">", "other/key"); print $f "decoy\\n"; close $f;
+    unlink "cfg"; my @set_aside;
+    for my $n (0 .. 19999) { symlink "other", "cfg"; if ((lstat "cfg")[1] == $was) { print "reused\\n"; last } push @set_aside, ".fill$n"; rename "cfg", $set_aside[-1] }
+    unlink @set_aside`
   // A denyRead path given through the host's symlink in the workspace (`cfg -> real`) was masked at
   // the link's target only: a run replaced or removed the link, and the next run's mask landed
   // wherever the run pointed it, leaving `real` readable. Found by an attacker's review.
@@ -243,14 +258,13 @@ describe('denyRead (workspace-write, secrets outside and inside the workspace)',
     ['replaced by a link to another directory', 'rm cfg && mkdir other && ln -s other cfg'],
     ['removed', 'rm cfg'],
     ['replaced by a directory', 'rm cfg && mkdir cfg'],
+    // Made again at once, the new link gets the inode the old one freed (the file system hands out
+    // the lowest free one: links are set aside until it does), and the check after the run, which
+    // compared the inode alone, saw the same link. Found by an attacker's review.
+    ['replaced by a link to another directory on the inode it freed', `perl -e ${q(REUSE_INODE)} | grep -qx reused`],
   ]) {
     test(`the host's symlink a denyRead path is resolved through, ${what} by a run: put back and reported; the next run still cannot read its target`, async (t) => {
-      const tree = tempTree(t)
-      const secret = token('S6')
-      fs.mkdirSync(path.join(tree.ws, 'real'))
-      fs.writeFileSync(path.join(tree.ws, 'real/key'), `${secret}\n`)
-      fs.symlinkSync('real', path.join(tree.ws, 'cfg'))
-      const cfg = path.join(tree.ws, 'cfg')
+      const { tree, secret, cfg } = secretBehindLink(t, 'S6')
       const policy = { mode: 'workspace-write', denyRead: [cfg] }
       const r1 = await sh(`cat cfg/key real/key; ${plant} && echo planted`, { cwd: tree.ws, sandbox: policy })
       assert.equal(r1.stdout, 'planted\n', show(r1))
@@ -263,6 +277,32 @@ describe('denyRead (workspace-write, secrets outside and inside the workspace)',
       assert.equal(fs.readFileSync(path.join(tree.ws, 'real/key'), 'utf8'), `${secret}\n`)
     })
   }
+
+  // A run that swapped the link while it lived sent the mask of a run started meanwhile (the same
+  // policy) to the link's new target, and that run read the old one; the first run's putting the
+  // link back after it came too late. Found by an attacker's review.
+  test("the host's symlink a denyRead path is resolved through, swapped by a run that is still going on: a run started meanwhile masks both targets and says so", async (t) => {
+    const { tree, secret, cfg } = secretBehindLink(t, 'S7')
+    const policy = { mode: 'workspace-write', denyRead: [path.join(cfg, 'key')] }
+    const swap = 'mkdir other && echo decoy > other/key && rm cfg && ln -s other cfg && echo swapped > swapped.txt; sleep 30'
+    const a = await startSandboxed(['sh', '-c', swap], { cwd: tree.ws, sandbox: policy, timeout: 40000 })
+    t.after(() => a.kill('SIGKILL'))
+    for (let i = 0; i < 200 && !fs.existsSync(path.join(tree.ws, 'swapped.txt')); i++) await new Promise((r) => setTimeout(r, 50))
+    assert.equal(fs.readlinkSync(cfg), 'other', 'run A swapped the link')
+    const c = await sh('cat real/key; cat cfg/key; echo ran', { cwd: tree.ws, sandbox: policy })
+    assert.match(c.stdout, /ran\n$/, show(c))
+    assert.ok(!c.aggregatedOutput.includes(secret), `the run started while the link was swapped read the denied file\n${show(c)}`)
+    assert.ok(!c.aggregatedOutput.includes('decoy'), `the link's new target was not masked\n${show(c)}`)
+    const said = c.hostRisks.find((h) => h.path === cfg)
+    assert.ok(said && /denyRead/.test(said.detail) && /both/.test(said.detail), JSON.stringify(c.hostRisks))
+    a.kill('SIGKILL')
+    const ra = await a.wait()
+    assert.ok(ra.hostRisks.some((h) => h.path === cfg && /denyRead/.test(h.detail)), `the run that swapped the link says so\n${JSON.stringify(ra.hostRisks)}`)
+    assert.equal(fs.readlinkSync(cfg), 'real')
+    const next = await sh('cat real/key cfg/key; echo ran', { cwd: tree.ws, sandbox: policy })
+    assert.ok(!next.aggregatedOutput.includes(secret), show(next))
+    assert.ok(!next.hostRisks.some((h) => h.path === cfg), JSON.stringify(next.hostRisks))
+  })
 
   test('a secret under /tmp (writable in workspace-write) and in an extra writable root', async (t) => {
     const s = secrets(t)

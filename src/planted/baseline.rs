@@ -21,9 +21,9 @@ pub struct Baseline {
     /// same paths must still be the same directories (`workspace-replaced`).
     pub identities: Vec<(PathBuf, (u64, u64))>,
     /// The symlinks in directly written roots that `denyRead` paths are resolved through, as they
-    /// were: one the run replaced or removed is put back after it (`detect`), so that the next
-    /// run's mask lands where the caller meant it.
-    pub deny_links: Vec<crate::policy::paths::LinkOnTheWay>,
+    /// were, held while the run lives (`policy::held_links`): one the run replaced or removed is
+    /// put back after it (`detect`), so that the next run's mask lands where the caller meant it.
+    pub deny_links: Vec<crate::policy::held_links::HeldLink>,
     /// Paths that must stay absent (the policy's `missing_read_only`): what a run creates there is
     /// moved aside after it (`undo`) and reported.
     pub absent: Vec<PathBuf>,

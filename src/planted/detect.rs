@@ -334,28 +334,46 @@ fn undo_created_caches(baseline: &Baseline, risks: &mut Listed) {
 /// The symlinks `denyRead` paths are resolved through that the run replaced or removed: what is
 /// there is moved aside and the link made again as it was, so that the next run's mask lands where
 /// the caller meant it (a link swapped for one to another directory moved the mask there, and left
-/// the directory it had hidden readable to the next run).
+/// the directory it had hidden readable to the next run). "As it was": the same inode, ctime and
+/// target (`LinkOnTheWay::is_still_there`). Also reported: a link that led elsewhere when the run
+/// started (both targets were masked), and one a concurrent run put back during this run's life.
 fn restore_deny_links(baseline: &Baseline, risks: &mut Listed) {
-    for l in &baseline.deny_links {
-        let now = l.path.symlink_metadata().ok();
-        if now.as_ref().is_some_and(|m| m.file_type().is_symlink() && (m.dev(), m.ino()) == l.id) {
-            continue;
+    for held in &baseline.deny_links {
+        let Some(settled) = held.settle(put_back) else { continue };
+        let mut said = Vec::new();
+        if settled.found_changed {
+            said.push(format!(
+                "when the run started, it did not lead where it led when a concurrent run with a denyRead path resolved through it started (that run, or you, changed it meanwhile): the path was masked both through the link as it was, to {}, and as it is now",
+                settled.link.target.display()
+            ));
         }
-        let moved = if now.is_some() { undo::move_aside(&l.path) } else { undo::Undone::Gone };
-        let aside = match &moved {
-            undo::Undone::MovedTo(to) => format!(" (what the run put there was moved aside to {})", to.display()),
-            _ => String::new(),
-        };
-        let outcome = match undo::restore_link(&l.path, &l.target, &moved) {
-            Ok(()) => format!("; undone: the link was made again, to {}{aside}", l.target.display()),
-            Err(why) => format!("; NOT undone: {why}"),
-        };
-        let how = if now.is_some() { "was replaced" } else { "was removed" };
-        let detail = format!(
-            "{how} during the run: a denyRead path is resolved through this symlink, and the next run's mask would land where the run points it, leaving what it led to readable{outcome}"
-        );
-        risks.push(HostRisk { path: l.path.to_string_lossy().into_owned(), kind: RiskKind::ProtectedNameCreated, detail });
+        if let Some(outcome) = settled.put_back {
+            said.push(outcome);
+        } else if settled.put_back_by_another {
+            said.push(format!("was replaced or removed during the run, and made again, to {}, after a concurrent run with a denyRead path resolved through it", settled.link.target.display()));
+        }
+        if !said.is_empty() {
+            let detail = format!("{}: a denyRead path is resolved through this symlink, and a run's mask lands where it points", said.join("; "));
+            risks.push(HostRisk { path: held.path.to_string_lossy().into_owned(), kind: RiskKind::ProtectedNameCreated, detail });
+        }
     }
+}
+
+/// Put back a link a `denyRead` path is resolved through: what is there now is moved aside and
+/// the link made again as it was. Says what it found and did.
+fn put_back(l: &crate::policy::paths::LinkOnTheWay) -> String {
+    let now = l.path.symlink_metadata().ok();
+    let moved = if now.is_some() { undo::move_aside(&l.path) } else { undo::Undone::Gone };
+    let aside = match &moved {
+        undo::Undone::MovedTo(to) => format!(" (what was there was moved aside to {})", to.display()),
+        _ => String::new(),
+    };
+    let outcome = match undo::restore_link(&l.path, &l.target, &moved) {
+        Ok(()) => format!("undone: the link was made again, to {}{aside}", l.target.display()),
+        Err(why) => format!("NOT undone: {why}"),
+    };
+    let how = if now.is_some() { "was replaced" } else { "was removed" };
+    format!("{how} during the run (or a concurrent one), which would leave what it led to readable to the next run; {outcome}")
 }
 
 /// The writable roots and their `.git` that are not the same directories as before the run.

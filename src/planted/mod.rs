@@ -22,7 +22,8 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::policy::paths::{canonical_lenient, Lenient, LinkOnTheWay};
+use crate::policy::held_links::HeldLink;
+use crate::policy::paths::{canonical_lenient, Lenient};
 use crate::policy::{MissingReadOnly, PlaceholderKind, WritableRoot};
 
 mod armed;
@@ -58,7 +59,7 @@ pub struct Request<'a> {
     pub deny_read: &'a [PathBuf],
     /// The symlinks in directly written roots that `denyRead` paths are resolved through: put back
     /// after a run that changed one (`Baseline::deny_links`).
-    pub deny_links: Vec<LinkOnTheWay>,
+    pub deny_links: Vec<HeldLink>,
     pub protect_git: bool,
     pub names: &'a [String],
     /// The report-only tier: looked for by the walk, never carved out.

@@ -2,6 +2,7 @@
 //! filesystem (canonical paths, existing roots, `.git` carve-outs). Launch plans are built from a
 //! `ResolvedPolicy` only, so every check happens once, here.
 
+pub(crate) mod held_links;
 mod parse;
 pub(crate) mod paths;
 mod resolve;

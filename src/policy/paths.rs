@@ -71,14 +71,62 @@ pub struct LinkOnTheWay {
     pub path: PathBuf,
     /// What it points to, as written in it.
     pub target: PathBuf,
-    /// `(device, inode)`: a symlink cannot be changed in place, so the same inode is the same link.
+    /// `(device, inode)`: a symlink cannot be changed in place, but one removed and made again at
+    /// once gets the inode it freed back (the file system hands out the lowest free one), so the
+    /// inode alone took a swapped link for the same; hence `changed_at` and `target` too.
     pub id: (u64, u64),
+    /// Its ctime `(seconds, nanoseconds)`: a link made again has a new one, which no command can set back.
+    pub changed_at: (i64, i64),
 }
 
-/// The symlinks `p` is resolved through, in the order met (as `realpath` meets them), up to the
-/// first component that does not exist; at most 40, as the kernel bounds a lookup.
-pub(crate) fn links_on_the_way(p: &Path) -> Vec<LinkOnTheWay> {
-    use std::os::unix::fs::MetadataExt;
+impl LinkOnTheWay {
+    /// The symlink at `path` as it is now, read through its directory opened without following a
+    /// symlink (a run may have swapped a directory above it for one); `None` when there is none.
+    pub fn read(path: &Path) -> Option<LinkOnTheWay> {
+        use std::os::fd::AsRawFd;
+        use std::os::unix::ffi::{OsStrExt, OsStringExt};
+        let (dir, name) = (path.parent()?, path.file_name()?);
+        let dir = crate::no_symlinks::open_dir(dir).ok()?;
+        let name = std::ffi::CString::new(name.as_bytes()).ok()?;
+        // SAFETY: a zeroed stat is valid; a valid descriptor and C string.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        if unsafe { libc::fstatat(dir.as_raw_fd(), name.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) } != 0 || st.st_mode & libc::S_IFMT != libc::S_IFLNK {
+            return None;
+        }
+        let mut buf = vec![0u8; libc::PATH_MAX as usize + 1];
+        // SAFETY: the buffer is as long as said.
+        let n = unsafe { libc::readlinkat(dir.as_raw_fd(), name.as_ptr(), buf.as_mut_ptr().cast(), buf.len()) };
+        if n < 0 || n as usize == buf.len() {
+            return None;
+        }
+        buf.truncate(n as usize);
+        #[allow(clippy::unnecessary_cast)] // the types differ between Linux and macOS
+        let (id, changed_at) = ((st.st_dev as u64, st.st_ino as u64), (st.st_ctime as i64, st.st_ctime_nsec as i64));
+        Some(LinkOnTheWay { path: path.to_path_buf(), target: std::ffi::OsString::from_vec(buf).into(), id, changed_at })
+    }
+
+    /// Whether the same link is still there, leading to the same place.
+    pub fn is_still_there(&self) -> bool {
+        LinkOnTheWay::read(&self.path).as_ref() == Some(self)
+    }
+}
+
+/// Where a path's walk through its symlinks ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum WalkEnd {
+    /// At this path, every component of which exists and none is a symlink.
+    At(PathBuf),
+    /// At this component, which does not exist (nor does anything below it).
+    Missing(PathBuf),
+    /// Past 40 symlinks, as the kernel bounds a lookup.
+    TooManyLinks,
+}
+
+/// `p` resolved as `realpath` resolves it, and the symlinks met on the way, in that order; except
+/// that where `recorded` knows a link, the walk goes the way the recorded one led, whatever is at
+/// its path now (`held_links`: a run that changed it while it lives must not move the masks of
+/// runs that start meanwhile).
+pub(crate) fn walk_links(p: &Path, recorded: &dyn Fn(&Path) -> Option<LinkOnTheWay>) -> (WalkEnd, Vec<LinkOnTheWay>) {
     // The components still to resolve, the next one last.
     fn pending(p: &Path) -> Vec<std::ffi::OsString> {
         p.components().filter(|c| !matches!(c, Component::RootDir | Component::Prefix(_))).map(|c| c.as_os_str().to_os_string()).rev().collect()
@@ -95,22 +143,30 @@ pub(crate) fn links_on_the_way(p: &Path) -> Vec<LinkOnTheWay> {
             _ => {}
         }
         let next = at.join(&name);
-        let Ok(meta) = next.symlink_metadata() else { break };
-        if !meta.file_type().is_symlink() {
-            at = next;
-            continue;
-        }
-        let Ok(target) = std::fs::read_link(&next) else { break };
+        let link = match recorded(&next) {
+            Some(link) => link,
+            None => match next.symlink_metadata() {
+                Err(_) => return (WalkEnd::Missing(next), links),
+                Ok(meta) if !meta.file_type().is_symlink() => {
+                    at = next;
+                    continue;
+                }
+                Ok(_) => match LinkOnTheWay::read(&next) {
+                    Some(link) => link,
+                    None => return (WalkEnd::Missing(next), links),
+                },
+            },
+        };
         if links.len() == 40 {
-            break;
+            return (WalkEnd::TooManyLinks, links);
         }
-        if target.is_absolute() {
+        if link.target.is_absolute() {
             at = PathBuf::from("/");
         }
-        rest.extend(pending(&target));
-        links.push(LinkOnTheWay { path: next, target, id: (meta.dev(), meta.ino()) });
+        rest.extend(pending(&link.target));
+        links.push(link);
     }
-    links
+    (WalkEnd::At(at), links)
 }
 
 /// Sort shallowest first (fewest components), then by bytes, and drop duplicates.
@@ -168,12 +224,58 @@ mod tests {
         std::fs::create_dir_all(r.join("real/sub")).unwrap();
         std::os::unix::fs::symlink("real", r.join("a")).unwrap();
         std::os::unix::fs::symlink(r.join("a/sub"), r.join("b")).unwrap();
-        let seen = |p: &Path| links_on_the_way(p).into_iter().map(|l| (l.path, l.target)).collect::<Vec<_>>();
+        let walk = |p: &Path| walk_links(p, &|_| None);
+        let seen = |p: &Path| walk(p).1.into_iter().map(|l| (l.path, l.target)).collect::<Vec<_>>();
         assert_eq!(seen(&r.join("b/missing/x")), vec![(r.join("b"), r.join("a/sub")), (r.join("a"), PathBuf::from("real"))]);
+        assert_eq!(walk(&r.join("b/missing/x")).0, WalkEnd::Missing(r.join("real/sub/missing")));
         assert_eq!(seen(&r.join("real/../a/./sub")), vec![(r.join("a"), PathBuf::from("real"))]);
+        assert_eq!(walk(&r.join("real/../a/./sub")).0, WalkEnd::At(r.join("real/sub")));
         assert_eq!(seen(&r.join("real/sub")), vec![]);
         std::os::unix::fs::symlink("loop", r.join("loop")).unwrap();
-        assert_eq!(links_on_the_way(&r.join("loop")).len(), 40, "bounded");
+        assert_eq!(walk(&r.join("loop")), (WalkEnd::TooManyLinks, vec![LinkOnTheWay::read(&r.join("loop")).unwrap(); 40]), "bounded");
+    }
+
+    #[test]
+    fn a_recorded_link_is_followed_as_it_led() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        std::fs::create_dir_all(r.join("real")).unwrap();
+        std::fs::create_dir_all(r.join("other")).unwrap();
+        std::os::unix::fs::symlink("real", r.join("cfg")).unwrap();
+        let was = LinkOnTheWay::read(&r.join("cfg")).unwrap();
+        std::fs::remove_file(r.join("cfg")).unwrap();
+        std::os::unix::fs::symlink("other", r.join("cfg")).unwrap();
+        assert_eq!(walk_links(&r.join("cfg"), &|_| None).0, WalkEnd::At(r.join("other")));
+        let recorded = |p: &Path| (p == was.path).then(|| was.clone());
+        assert_eq!(walk_links(&r.join("cfg"), &recorded), (WalkEnd::At(r.join("real")), vec![was.clone()]));
+        std::fs::remove_file(r.join("cfg")).unwrap();
+        assert_eq!(walk_links(&r.join("cfg"), &recorded).0, WalkEnd::At(r.join("real")), "removed: still as it led");
+    }
+
+    /// A link made again at once can get the inode it freed: its target and ctime tell it apart.
+    #[test]
+    fn a_link_made_again_on_the_same_inode_is_not_the_same_link() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        std::os::unix::fs::symlink("real", r.join("cfg")).unwrap();
+        let was = LinkOnTheWay::read(&r.join("cfg")).unwrap();
+        assert!(was.is_still_there());
+        std::fs::remove_file(r.join("cfg")).unwrap();
+        std::os::unix::fs::symlink("other", r.join("cfg")).unwrap();
+        let now = LinkOnTheWay::read(&r.join("cfg")).unwrap();
+        // Whether or not the file system gave the inode back, a record of that inode with the
+        // old target is not this link.
+        assert!(!LinkOnTheWay { id: now.id, ..was.clone() }.is_still_there(), "same inode, another target");
+        assert!(now.is_still_there());
+        assert!(!LinkOnTheWay { changed_at: (0, 0), ..now.clone() }.is_still_there(), "another ctime");
+        assert!(!was.is_still_there());
+        std::fs::remove_file(r.join("cfg")).unwrap();
+        std::fs::create_dir(r.join("cfg")).unwrap();
+        assert_eq!(LinkOnTheWay::read(&r.join("cfg")), None);
+        std::fs::create_dir(r.join("d")).unwrap();
+        std::os::unix::fs::symlink("real", r.join("d/cfg")).unwrap();
+        std::os::unix::fs::symlink("d", r.join("up")).unwrap();
+        assert_eq!(LinkOnTheWay::read(&r.join("up/cfg")), None, "never through a link above it");
     }
 
     #[test]

@@ -8,7 +8,8 @@ use serde_json::Value;
 
 use super::terms::sort_carve_outs;
 use super::parse::{parse, RawPolicy, RawUnixSockets};
-use super::paths::{absolute, canonical_lenient, depth, links_on_the_way, sort_shallowest_first, sort_shallowest_first_by, LinkOnTheWay};
+use super::held_links::{Held, HeldLink};
+use super::paths::{absolute, canonical_lenient, depth, sort_shallowest_first, sort_shallowest_first_by, walk_links, LinkOnTheWay, WalkEnd};
 use super::{
     MissingReadOnly, PlaceholderKind, PolicyContext, ResolvedPolicy, SandboxMode, TmpMode, UnixSockets,
     WritableRoot,
@@ -121,21 +122,33 @@ pub fn resolve_policy(value: Option<&Value>, ctx: &PolicyContext) -> Result<Reso
 /// Second: the symlinks in a directly written root that a path is resolved through (the host's:
 /// one a run made at a missing path was moved aside after it). A run could replace one, and the next
 /// run's mask would land where it points, leaving the path the caller meant to hide readable; so
-/// each is put back after the run if the run changed it (`planted::detect`). Third: those in
-/// reviewed roots, by path: a change set that removes or replaces one is held back (`review::risks`).
-fn deny_read(raw: &RawPolicy, roots: &mut [WritableRoot], reviewed: &[PathBuf]) -> Result<(Vec<PathBuf>, Vec<LinkOnTheWay>, Vec<PathBuf>)> {
+/// each is held for the run (`held_links`) and put back after it if changed (`planted::detect`).
+/// A path whose walk meets a link a live run holds is masked where the recorded link led too: that
+/// run may have swapped it since. Third: those in reviewed roots, by path: a change set that
+/// removes or replaces one is held back (`review::risks`).
+fn deny_read(raw: &RawPolicy, roots: &mut [WritableRoot], reviewed: &[PathBuf]) -> Result<(Vec<PathBuf>, Vec<HeldLink>, Vec<PathBuf>)> {
     let mut deny_read = Vec::new();
     let mut missing = Vec::new();
     let mut links = Vec::new();
+    let mut held = Held::lock();
     for (i, raw_path) in raw.deny_read.iter().flatten().enumerate() {
         let option = format!("sandbox.denyRead[{i}]");
         let p = absolute(&option, raw_path)?;
-        links.extend(links_on_the_way(&p));
+        let (recorded_end, met) = walk_links(&p, &|l| held.recorded(l));
+        if met.iter().any(|l| held.recorded(&l.path).is_some()) {
+            match recorded_end {
+                WalkEnd::At(c) => deny_read.push(c),
+                WalkEnd::Missing(first) => missing.push(first),
+                WalkEnd::TooManyLinks => {}
+            }
+        }
+        links.extend(met);
         match std::fs::canonicalize(&p) {
             Ok(c) => deny_read.push(c),
             Err(_) => missing.extend(canonical_lenient(&option, &p)?.first_missing),
         }
     }
+    sort_shallowest_first(&mut missing);
     for first in missing.into_iter().filter(|m| !deny_read.iter().any(|d| m.starts_with(d))) {
         if let Some(r) = deepest_root(roots, &first) {
             roots[r].missing_read_only.push(MissingReadOnly { path: first, kind: PlaceholderKind::File });
@@ -148,6 +161,7 @@ fn deny_read(raw: &RawPolicy, roots: &mut [WritableRoot], reviewed: &[PathBuf]) 
     let root_of = |l: &LinkOnTheWay| deepest_root(roots, &l.path).map(|r| &roots[r].root);
     let in_review: Vec<PathBuf> = links.iter().filter(|l| root_of(l).is_some_and(|r| reviewed.contains(r))).map(|l| l.path.clone()).collect();
     links.retain(|l| root_of(l).is_some_and(|r| !reviewed.contains(r)));
+    let links = links.into_iter().map(|l| held.hold(l)).collect();
     Ok((deny_read, links, in_review))
 }
 

@@ -183,6 +183,33 @@ fn deny_read_missing_in_a_writable_root_is_kept_absent() {
     assert!(p.writable_roots.is_empty(), "read-only mode: nothing can create it");
 }
 
+/// While a run that resolved a `denyRead` path through a link in its root lives, a policy resolved
+/// after that link was swapped masks the path both where the recorded link led and where the link
+/// leads now, and holds it as recorded; once no run holds it, the link is taken as it is.
+#[test]
+fn deny_read_through_a_link_a_live_run_holds_is_masked_both_ways() {
+    let w = ws();
+    for d in ["real", "other", "mine"] {
+        fs::create_dir(w.root.join(d)).unwrap();
+        fs::write(w.root.join(d).join("key"), "").unwrap();
+    }
+    std::os::unix::fs::symlink("real", w.root.join("cfg")).unwrap();
+    let policy = json!({"mode": "workspace-write", "tmp": "read-only", "protectGit": false, "denyRead": [w.root.join("cfg/key")]});
+    let a = resolve(policy.clone(), &w.root).unwrap();
+    assert_eq!(a.deny_read, vec![w.root.join("real/key")]);
+    assert_eq!(a.planted.deny_links.iter().map(|l| l.path.clone()).collect::<Vec<_>>(), vec![w.root.join("cfg")]);
+    let relink = |to: &str| {
+        fs::remove_file(w.root.join("cfg")).unwrap();
+        std::os::unix::fs::symlink(to, w.root.join("cfg")).unwrap();
+    };
+    relink("other");
+    let c = resolve(policy.clone(), &w.root).unwrap();
+    assert_eq!(c.deny_read, vec![w.root.join("other/key"), w.root.join("real/key")]);
+    drop((a, c));
+    relink("mine");
+    assert_eq!(resolve(policy, &w.root).unwrap().deny_read, vec![w.root.join("mine/key")], "nobody holds it: taken as it is");
+}
+
 #[test]
 fn path_errors() {
     let w = ws();
