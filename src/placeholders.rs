@@ -26,23 +26,58 @@ pub fn by_directory<'a>(targets: impl IntoIterator<Item = &'a MissingReadOnly>) 
     by_dir
 }
 
+/// The directory of the held directories' lock files (`STATE/sandspawn/held-dirs`, from the host
+/// process's environment), which the helper in front of bwrap locks while it makes a plan's
+/// placeholders (see `sandspawn_helper::placeholder::lock_of`). Beside sandspawn's stores, so
+/// covered in every bwrap sandbox and kept read-only in a Landlock run (`plan::stores`).
+pub fn locks_root() -> Option<std::path::PathBuf> {
+    crate::state_dir::path(|k| std::env::var_os(k).map(std::path::PathBuf::from), "held-dirs")
+}
+
+/// `locks_root`, made (mode 0700) when missing, for a plan that holds directories: one this user
+/// does not own, or that others may write, is refused (whoever could write it could hold or
+/// replace the locks).
+pub fn ensure_locks_root() -> crate::error::Result<std::path::PathBuf> {
+    use std::os::unix::fs::DirBuilderExt;
+    let refused = |why: String| crate::error::SandboxError::unsupported(format!("a plan that keeps placeholders needs sandspawn's state directory for their locks: {why}"));
+    let root = locks_root().ok_or_else(|| refused("neither XDG_STATE_HOME nor HOME is an absolute path".into()))?;
+    let _ = std::fs::DirBuilder::new().recursive(true).mode(0o700).create(&root);
+    let meta = root.symlink_metadata().map_err(|e| refused(format!("{}: {e}", root.display())))?;
+    if !crate::state_dir::is_private(&meta) {
+        return Err(refused(format!("{} is not a directory of this user's that only it may write", root.display())));
+    }
+    Ok(root)
+}
+
 /// Remove the placeholders at these paths that no sandbox uses any more: left by a plan another
-/// program ran (`buildSandboxCommand`), or by a run of an earlier version that was killed. Only
-/// under the directory's exclusive lock, taken without waiting, and only when no sandbox of such a
-/// plan holds the directory (its bwrap's `--lock-file`): removing a placeholder a sandbox has
-/// mounted over would detach the cover there.
+/// program ran (`buildSandboxCommand`), or by a run of an earlier version that was killed (see
+/// `remove_leftovers_with`). Without the lock files' directory nothing is removed.
 pub fn remove_leftovers(targets: &[MissingReadOnly]) {
+    if let Some(root) = locks_root() {
+        remove_leftovers_with(&root, targets);
+    }
+}
+
+/// Remove them, with the lock files in `locks`: only under the directory's lock file's exclusive
+/// lock, taken without waiting (the helper in front of bwrap holds it shared while it makes a
+/// plan's placeholders), and only when no sandbox of such a plan holds the directory (its bwrap's
+/// `--lock-file`): removing a placeholder a sandbox has mounted over would detach the cover there.
+/// Another process's lock on the directory itself keeps nothing: any process may take one.
+pub fn remove_leftovers_with(locks: &Path, targets: &[MissingReadOnly]) {
+    let Ok(locks) = CString::new(locks.as_os_str().as_bytes()) else { return };
+    let Ok(locks) = placeholder::open_locks(&locks) else { return };
     for (dir, names) in by_directory(targets) {
         let Ok(c) = CString::new(dir.as_os_str().as_bytes()) else { continue };
         let Ok(fd) = placeholder::open_dir(&c, false) else { continue };
-        // A sandbox running there (its POSIX read lock): nothing to do, and no lock taken. A lock of
-        // ours lives on in any child this process forks before it is dropped, until that child
-        // execs: taken for nothing, it could turn away the next cleanup or plan for that long.
-        if placeholder::locked_by_a_sandbox(&fd) || sandspawn_helper::file_lock::flock(&fd, libc::LOCK_EX | libc::LOCK_NB).is_err() {
+        // A sandbox running there: nothing to do, and no lock taken. A lock of ours lives on in any
+        // child this process forks before it is dropped, until that child execs: taken for
+        // nothing, it could turn away the next cleanup or plan for that long.
+        if placeholder::held_by_a_plan(&fd) {
             continue;
         }
+        let Ok(_lock) = placeholder::lock_of(&locks, &fd, libc::LOCK_EX | libc::LOCK_NB, false) else { continue };
         // Again under the lock: a plan that began meanwhile has its sandbox's lock by now.
-        if placeholder::locked_by_a_sandbox(&fd) {
+        if placeholder::held_by_a_plan(&fd) {
             continue;
         }
         for (name, kind) in names {
@@ -68,11 +103,12 @@ pub fn is_placeholder(path: &Path, meta: &std::fs::Metadata) -> bool {
 
 // Linux only: the holders below are Linux processes (`pipe2`, `O_PATH`), as are placeholders.
 #[cfg(all(test, target_os = "linux"))]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::policy::PlaceholderKind;
     use std::os::unix::io::OwnedFd;
     use std::os::unix::fs::PermissionsExt;
+    use std::path::PathBuf;
 
     fn target(p: &Path, kind: PlaceholderKind) -> Vec<MissingReadOnly> {
         vec![MissingReadOnly { path: p.to_path_buf(), kind }]
@@ -93,22 +129,27 @@ mod tests {
         placeholder::create(&fd, &CString::new(name).unwrap(), kind);
     }
 
-    /// A lock on a directory held by another process, as the plan's helper (`flock`, shared) or
-    /// bwrap's pid 1 (a POSIX read lock; an OFD one here, which conflicts the same way) holds it.
-    /// Not through a descriptor of this process: other tests here spawn children all the time, and a
-    /// child forked while such a descriptor is open keeps the lock until it execs, so releasing it
-    /// would not be releasing it (this test failed so, once in CI).
-    struct Holder {
+    /// A lock on a file or directory held by another process: as the plan's helper holds its
+    /// directory's lock file (`flock`, shared), or as any other process may lock the directory
+    /// itself. Not through a descriptor of this process: other tests here spawn children all the
+    /// time, and a child forked while such a descriptor is open keeps the lock until it execs, so
+    /// releasing it would not be releasing it (this test failed so, once in CI).
+    pub(crate) struct Holder {
         pid: libc::pid_t,
         release: OwnedFd,
     }
 
-    enum How {
+    #[derive(Clone, Copy, Debug)]
+    pub(crate) enum How {
         FlockShared,
+        FlockExclusive,
+        /// A POSIX read lock (`fcntl(F_SETLK)`, `lockf`), as bwrap's `--lock-file` takes, held by
+        /// a process that is no plan's sandbox.
+        PosixRead,
         OfdRead,
     }
 
-    fn hold(dir: &Path, how: How) -> Holder {
+    pub(crate) fn hold(dir: &Path, how: How) -> Holder {
         let path = c(dir);
         let (mut ready, mut release) = ([0; 2], [0; 2]);
         // SAFETY: arrays of two descriptors to fill.
@@ -123,10 +164,12 @@ mod tests {
             unsafe {
                 libc::close(ready[0]);
                 libc::close(release[1]);
-                let fd = libc::open(path.as_ptr(), libc::O_RDONLY | libc::O_DIRECTORY);
+                let fd = libc::open(path.as_ptr(), libc::O_RDONLY);
                 let ok = fd >= 0
                     && match how {
                         How::FlockShared => libc::flock(fd, libc::LOCK_SH) == 0,
+                        How::FlockExclusive => libc::flock(fd, libc::LOCK_EX) == 0,
+                        How::PosixRead => libc::fcntl(fd, libc::F_SETLK, &l) == 0,
                         How::OfdRead => libc::fcntl(fd, libc::F_OFD_SETLK, &l) == 0,
                     };
                 libc::write(ready[1], if ok { b"1".as_ptr() } else { b"0".as_ptr() }.cast(), 1);
@@ -152,7 +195,7 @@ mod tests {
 
     impl Holder {
         /// Release the lock: the holder sees the end of its pipe and exits; waited for.
-        fn release(self) {
+        pub(crate) fn release(self) {
             drop(self.release);
             let mut status = 0;
             // SAFETY: our own child.
@@ -160,19 +203,52 @@ mod tests {
         }
     }
 
+    /// A private directory for the held directories' lock files, as `locks_root` is.
+    fn locks() -> tempfile::TempDir {
+        let l = tempfile::tempdir().unwrap();
+        std::fs::set_permissions(l.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+        l
+    }
+
+    /// The lock file the helper in front of bwrap holds for `dir` while it makes its placeholders.
+    fn lock_file_of(locks: &Path, dir: &Path) -> PathBuf {
+        use std::os::unix::fs::MetadataExt;
+        let m = dir.metadata().unwrap();
+        let f = locks.join(placeholder::lock_file_name(m.dev(), m.ino()));
+        std::fs::File::create(&f).unwrap();
+        f
+    }
+
     #[test]
     fn leftovers_are_removed_once_nobody_holds_them() {
-        let t = tempfile::tempdir().unwrap();
+        let (t, l) = (tempfile::tempdir().unwrap(), locks());
         let git = t.path().join(".git");
         make_placeholder(t.path(), ".git", placeholder::Kind::Dir);
-        let held = hold(t.path(), How::FlockShared);
+        let held = hold(&lock_file_of(l.path(), t.path()), How::FlockShared);
         assert!(is_placeholder(&git, &git.symlink_metadata().unwrap()));
-        remove_leftovers(&target(&git, PlaceholderKind::Dir));
-        assert!(git.exists(), "kept while the plan's helper holds the directory");
+        remove_leftovers_with(l.path(), &target(&git, PlaceholderKind::Dir));
+        assert!(git.exists(), "kept while the plan's helper holds the directory's lock file");
         held.release();
-        remove_leftovers(&target(&git, PlaceholderKind::Dir));
+        remove_leftovers_with(l.path(), &target(&git, PlaceholderKind::Dir));
         assert!(!git.exists(), "removed once nobody holds it");
         assert_eq!(std::fs::read_dir(t.path()).unwrap().count(), 0, "and nothing else is left");
+    }
+
+    /// Found by an attacker's review: any process that held a lock on the directory itself (a
+    /// run's `flock`, another user's on the shared /tmp, a run's POSIX read lock) kept the
+    /// leftovers for as long as it liked. Only the lock file in sandspawn's state directory and the
+    /// POSIX read lock of a plan's own sandbox (see the real bwrap's tests) keep them now.
+    #[test]
+    fn a_lock_any_other_process_holds_on_the_directory_keeps_nothing() {
+        let (t, l) = (tempfile::tempdir().unwrap(), locks());
+        let d = t.path().join(".envrc");
+        for how in [How::FlockShared, How::FlockExclusive, How::PosixRead, How::OfdRead] {
+            make_placeholder(t.path(), ".envrc", placeholder::Kind::Dir);
+            let other = hold(t.path(), how);
+            remove_leftovers_with(l.path(), &target(&d, PlaceholderKind::Dir));
+            other.release();
+            assert!(!d.exists(), "removed although another process holds the directory ({how:?})");
+        }
     }
 
     #[test]
@@ -196,7 +272,7 @@ mod tests {
 
     #[test]
     fn changed_placeholders_and_the_users_own_entries_and_symlinks_are_untouched() {
-        let t = tempfile::tempdir().unwrap();
+        let (t, held_locks) = (tempfile::tempdir().unwrap(), locks());
         let f = t.path().join("ro");
         make_placeholder(t.path(), "ro", placeholder::Kind::File);
         std::fs::write(&f, "data").unwrap();
@@ -211,23 +287,9 @@ mod tests {
             .iter()
             .flat_map(|(p, k)| target(p, *k))
             .collect();
-        remove_leftovers(&all);
+        remove_leftovers_with(held_locks.path(), &all);
         assert!(f.exists(), "a file with content is never removed");
         assert!(d.exists(), "the user's own empty dir stays");
         assert!(l.symlink_metadata().is_ok() && elsewhere.exists(), "symlinks are never removed or followed");
-    }
-
-    #[test]
-    fn a_sandbox_holding_the_directory_s_read_lock_keeps_them() {
-        let t = tempfile::tempdir().unwrap();
-        let d = t.path().join(".envrc");
-        make_placeholder(t.path(), ".envrc", placeholder::Kind::Dir);
-        // What bwrap's pid 1 holds for a plan another program runs (`--lock-file`).
-        let sandbox = hold(t.path(), How::OfdRead);
-        remove_leftovers(&target(&d, PlaceholderKind::Dir));
-        assert!(d.exists(), "kept while the sandbox holds the lock");
-        sandbox.release();
-        remove_leftovers(&target(&d, PlaceholderKind::Dir));
-        assert!(!d.exists(), "removed after it");
     }
 }

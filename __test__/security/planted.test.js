@@ -405,6 +405,72 @@ describe('placeholders of a plan another program runs', () => {
     assert.equal(again.exitCode, 0, show(again))
     assert.deepEqual(entries(tree.ws), [])
   })
+
+  /** A run holding a lock on the workspace's top (`script` prints HELD once it holds it), ended by `t.after`. */
+  async function lockingRun(t, ws, script, sandbox) {
+    let out = ''
+    const run = await sandspawn.startSandboxed(['python3', '-c', script], { cwd: ws, sandbox, timeout: 40_000, onOutput: (c) => (out += c.data) })
+    t.after(() => run.kill('SIGKILL'))
+    assert.ok(await waitFor(() => out.includes('HELD'), 10_000), `the run holds its lock: ${out}`)
+    return run
+  }
+  const HOLD = (lock) => `import os, fcntl, time\nfd = os.open('.', os.O_RDONLY | os.O_DIRECTORY)\n${lock}\nprint('HELD', flush=True)\ntime.sleep(30)`
+
+  // Found by an attacker's review: the helper in front of bwrap waited for a shared flock on each
+  // directory it holds (the cwd, /tmp), so any process that held an exclusive one there (a run, even
+  // read-only; another user on the shared /tmp) stalled every such plan for as long as it liked.
+  test("a lock another process holds on the workspace neither stalls the plan nor keeps its leftovers", { skip: which('python3') === null && 'python3 is not installed' }, async (t) => {
+    const tree = tempTree(t)
+    const run = await lockingRun(t, tree.ws, HOLD('fcntl.flock(fd, fcntl.LOCK_EX)'), 'read-only')
+    const plan = sandspawn.buildSandboxCommand(['echo', 'B ran'], { cwd: tree.ws, sandbox: WWT })
+    assert.ok(plan.args.some((a) => a.startsWith('--hold-dir=')), plan.args.join(' '))
+    const started = Date.now()
+    const r = spawnSync(plan.program, plan.args, { cwd: plan.cwd, env: plan.env, encoding: 'utf8', timeout: 8_000 })
+    assert.equal(r.stdout, 'B ran\n', `the plan ran at once (status ${r.status}, signal ${r.signal}, after ${Date.now() - started} ms): ${r.stderr}`)
+    run.kill('SIGKILL')
+    await run.wait()
+    assert.ok(entries(tree.ws).includes('.git'), 'the plan left its placeholders')
+    // A shared flock on the directory is no plan's either: the next run removes them.
+    await lockingRun(t, tree.ws, HOLD('fcntl.flock(fd, fcntl.LOCK_SH)'), 'read-only')
+    const after = await sandspawn.spawnSandboxed(['true'], { cwd: tree.ws, sandbox: WWT, timeout: 20_000 })
+    assert.equal(after.exitCode, 0, show(after))
+    assert.deepEqual(entries(tree.ws), [], 'removed although another process holds a lock on the directory')
+  })
+
+  // The lock the helper in front of bwrap takes now (the directory's lock file in sandspawn's state
+  // directory, which only this user's processes can open) is not waited for without bound either.
+  test('a held lock file ends the plan with a setup failure within seconds', (t) => {
+    const tree = tempTree(t)
+    const plan = sandspawn.buildSandboxCommand(['echo', 'B ran'], { cwd: tree.ws, sandbox: WWT })
+    const locks = plan.args.find((a) => a.startsWith('--held-locks=')).slice('--held-locks='.length)
+    const st = fs.statSync(tree.ws, { bigint: true })
+    const lockFile = path.join(locks, `${st.dev}-${st.ino}`)
+    const holder = require('node:child_process').spawn('flock', ['-x', lockFile, 'sh', '-c', 'echo HELD; sleep 20'], { stdio: ['ignore', 'pipe', 'inherit'] })
+    t.after(() => holder.kill('SIGKILL'))
+    const held = spawnSync('sh', ['-c', `for i in $(seq 100); do flock -n -s ${q(lockFile)} true || exit 0; sleep 0.05; done; exit 1`], { timeout: 10_000 })
+    assert.equal(held.status, 0, 'the holder took the lock')
+    const started = Date.now()
+    const r = spawnSync(plan.program, plan.args, { cwd: plan.cwd, env: plan.env, encoding: 'utf8', timeout: 8_000 })
+    const took = Date.now() - started
+    assert.equal(r.status, 125, `a setup failure (signal ${r.signal}): ${r.stderr}`)
+    assert.match(r.stderr, /held exclusively for over 2 s/)
+    assert.ok(took < 6_000, `after ${took} ms`)
+    assert.equal(r.stdout, '')
+  })
+
+  // Found by an attacker's review: the after-run undo left a planted entry in place whenever any
+  // process held a POSIX read lock on its directory (meant for bwrap's `--lock-file` of a plan's
+  // sandbox), so one run (a dev server) holding one switched off "kept absent" for the others.
+  test("a POSIX read lock another run holds on the workspace's top does not keep a planted .git there", { skip: which('python3') === null && 'python3 is not installed' }, async (t) => {
+    const tree = tempTree(t)
+    await lockingRun(t, tree.ws, HOLD('fcntl.lockf(fd, fcntl.LOCK_SH)'), WW)
+    const plant = "mkdir .git && printf '[core]\\n\\tfsmonitor = touch PWNED\\n' > .git/config && echo planted"
+    const r = await sandspawn.spawnSandboxed(['sh', '-c', plant], { cwd: tree.ws, sandbox: WW, timeout: 20_000 })
+    assert.equal(r.stdout, 'planted\n', show(r))
+    assert.ok(!fs.existsSync(path.join(tree.ws, '.git')), `moved aside: ${entries(tree.ws)}\n${JSON.stringify(r.hostRisks)}`)
+    const risk = r.hostRisks.find((h) => h.path === path.join(tree.ws, '.git'))
+    assert.ok(risk && !/NOT undone/.test(risk.detail), JSON.stringify(r.hostRisks))
+  })
 })
 
 // Alone and last: /tmp is a writable root too.

@@ -9,7 +9,7 @@
 //! the addon's `plan::limited`); a step only Linux has is refused there (`Steps::linux_only`).
 //!
 //! Steps (see `protocol`), in this order: open the null descriptors (and the offline
-//! `nsswitch.conf`), lock directories and create placeholders in them (host side); inside, wait
+//! `nsswitch.conf`), lock directories' lock files and create placeholders in them (host side); inside, wait
 //! until bwrap's pid 1 holds its locks on those directories, then close ours; mark the report descriptor close-on-exec; bound the inodes
 //! of the sandbox's tmpfs mounts (`tmpfs_inodes`); mount the private tool
 //! caches' overlays, detach the store (`private_mounts`), cover the placeholders of missing
@@ -129,8 +129,8 @@ fn run(args: Vec<OsString>) {
             fail(steps.report_fd, failure);
         }
     }
-    for held in &steps.held_dirs {
-        if let Err(failure) = hold_dir(held) {
+    if !steps.held_dirs.is_empty() {
+        if let Err(failure) = hold_dirs(&steps) {
             fail(steps.report_fd, failure);
         }
     }
@@ -256,23 +256,75 @@ fn open_null_at(fd: i32) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Lock a directory shared at descriptor `held.fd`, inheritable (bwrap keeps it, and with it the
-/// lock, for the sandbox's life; the helper inside closes it before the command runs), and create
-/// its placeholders (see `sandspawn_helper::placeholder`).
-fn hold_dir(held: &HeldDir) -> Result<(), Failure> {
+/// Open the held directories' lock files' directory (`--held-locks`) and hold each directory.
+fn hold_dirs(steps: &Steps) -> Result<(), Failure> {
+    let path = steps.held_locks.as_deref().unwrap_or(std::path::Path::new(""));
+    let failed = |errno: i32| Failure {
+        stage: Stage::Setup,
+        errno,
+        message: format!("opening {}, the placeholders' lock files' directory, failed: {}", path.display(), describe(errno)),
+    };
+    let c = CString::new(path.as_os_str().as_bytes()).map_err(|_| failed(libc::EINVAL))?;
+    let locks = placeholder::open_locks(&c).map_err(|e| failed(e.raw_os_error().unwrap_or(0)))?;
+    // Above every held directory's descriptor number, which a lock file is moved to.
+    let above = steps.held_dirs.iter().map(|h| h.fd).max().unwrap_or(0) + 1;
+    // SAFETY: duplicating our own descriptor; the copy is owned below, close-on-exec.
+    let moved = unsafe { libc::fcntl(std::os::fd::AsRawFd::as_raw_fd(&locks), libc::F_DUPFD_CLOEXEC, above) };
+    if moved < 0 {
+        return Err(failed(last_errno()));
+    }
+    drop(locks);
+    // SAFETY: just made, owned by nobody else.
+    let locks = unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(moved) };
+    steps.held_dirs.iter().try_for_each(|held| hold_dir(&locks, held))
+}
+
+/// How long a held directory's lock file may be held exclusively before the plan gives up: a
+/// cleanup (`placeholders::remove_leftovers` in the addon) holds it for a few system calls.
+const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Lock a directory's lock file (in `locks`) shared at descriptor `held.fd`, inheritable (bwrap
+/// keeps it until its pid 1 holds the directory; the helper inside closes it before the command
+/// runs), and create its placeholders (see `sandspawn_helper::placeholder`). Never the directory
+/// itself, and never waiting without bound: whoever could hold that lock would stall the plan.
+fn hold_dir(locks: &std::os::fd::OwnedFd, held: &HeldDir) -> Result<(), Failure> {
     let failed = |errno: i32, what: &str| Failure {
         stage: Stage::Setup,
         errno,
         message: format!("{what} {} for its placeholders failed: {}", held.path.display(), describe(errno)),
     };
-    let path = CString::new(std::os::unix::ffi::OsStrExt::as_bytes(held.path.as_os_str())).map_err(|_| failed(libc::EINVAL, "locking"))?;
-    let fd = placeholder::lock(&path, libc::LOCK_SH, true).map_err(|e| failed(e.raw_os_error().unwrap_or(0), "locking"))?;
+    let path = CString::new(std::os::unix::ffi::OsStrExt::as_bytes(held.path.as_os_str())).map_err(|_| failed(libc::EINVAL, "opening"))?;
+    let dir = placeholder::open_dir(&path, false).map_err(|e| failed(e.raw_os_error().unwrap_or(0), "opening"))?;
+    let deadline = std::time::Instant::now() + LOCK_PATIENCE;
+    let lock = loop {
+        match placeholder::lock_of(locks, &dir, libc::LOCK_SH | libc::LOCK_NB, true) {
+            Ok(fd) => break fd,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock && std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                return Err(Failure {
+                    stage: Stage::Setup,
+                    errno: libc::EWOULDBLOCK,
+                    message: format!(
+                        "the lock file of {} (for its placeholders) was held exclusively for over {} s: only a sandspawn cleanup \
+                         takes it, for moments, or a process of this user that can read sandspawn's state directory",
+                        held.path.display(),
+                        LOCK_PATIENCE.as_secs()
+                    ),
+                });
+            }
+            Err(e) => return Err(failed(e.raw_os_error().unwrap_or(0), "locking")),
+        }
+    };
     for (name, kind) in &held.placeholders {
         let name = CString::new(name.as_bytes()).map_err(|_| failed(libc::EINVAL, "naming a placeholder in"))?;
-        placeholder::create(&fd, &name, *kind);
+        placeholder::create(&dir, &name, *kind);
     }
+    // Closed first: it may sit at the number the lock goes to.
+    drop(dir);
     // At its descriptor number; the lock belongs to the open file description and stays with it.
-    let raw = std::os::unix::io::IntoRawFd::into_raw_fd(fd);
+    let raw = std::os::unix::io::IntoRawFd::into_raw_fd(lock);
     if raw != held.fd {
         // SAFETY: both descriptors are ours; dup2 leaves the copy without close-on-exec.
         if unsafe { libc::dup2(raw, held.fd) } < 0 {
@@ -285,8 +337,8 @@ fn hold_dir(held: &HeldDir) -> Result<(), Failure> {
 
 /// Wait (a few milliseconds at most in practice, 5 s at worst) until bwrap's pid 1 holds `count`
 /// POSIX read locks: the `--lock-file`s it takes right after forking this process. Until then the
-/// held directories' `flock`s, which this process closes next, are all that keeps another run's
-/// cleanup from removing a placeholder mounted over in here.
+/// held directories' lock files' `flock`s, which this process closes next, are all that keeps
+/// another run's cleanup from removing a placeholder mounted over in here.
 #[cfg(target_os = "linux")]
 fn await_init_locks(count: usize) -> Result<(), Failure> {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);

@@ -9,10 +9,21 @@
 //!   recognized later: the sticky bit makes it one no user directory has by accident, and the
 //!   owner's read and search bits let tools that remove a tree (`rm -r`, `shutil.rmtree`,
 //!   `fs.rmSync`) list it without root.
-//! - A run holds a shared `flock` on each directory it has placeholders in, from before it creates
-//!   them until its sandbox is gone. A placeholder is removed only under the exclusive lock, taken
-//!   without waiting, that is, when no run uses that directory: removing a directory that another
-//!   sandbox has mounted over would detach that mount there, and the protection with it.
+//! - A plan holds each directory it has placeholders in, from before it creates them until its
+//!   sandbox is gone: first through a shared `flock` on the directory's lock file in sandspawn's
+//!   state directory (`lock_of`), until its bwrap's pid 1 holds a POSIX read lock on the directory
+//!   itself (`--lock-file`), which it keeps for the sandbox's life. A placeholder is removed (or
+//!   moved aside) only when neither is held: under the lock file's exclusive lock, taken without
+//!   waiting, and when no plan's sandbox holds the directory (`held_by_a_plan`). Removing a
+//!   directory that another sandbox has mounted over would detach that mount there, and the
+//!   protection with it.
+//! - Why a lock file and not the directory (found by an attacker's review): any process can `flock`
+//!   a directory it can open, so a run, or another user on the shared `/tmp`, that held an
+//!   exclusive lock on one stalled every plan holding it, and one that held a shared lock kept the
+//!   leftovers forever. The state directory is the user's own (mode 0700), covered in every bwrap
+//!   sandbox; a lock there is never waited for without bound either. Likewise a POSIX read lock on
+//!   the directory counts only when it is a plan's sandbox's (its bwrap's pid 1): any process may
+//!   take one, and a run that did switched off the undoing of what another run planted there.
 //! - Every operation is relative to the locked directory's descriptor, so a parent replaced by a
 //!   symlink meanwhile cannot redirect it.
 
@@ -42,12 +53,57 @@ impl Kind {
     }
 }
 
-/// Open `dir` (not following a final symlink) and `flock` it with `op` (`LOCK_SH`, or
-/// `LOCK_EX | LOCK_NB`). The descriptor is close-on-exec unless `inheritable`.
-pub fn lock(dir: &CStr, op: libc::c_int, inheritable: bool) -> std::io::Result<OwnedFd> {
-    let fd = open_dir(dir, inheritable)?;
+/// The name of a held directory's lock file: the directory's device and inode, as `fstat` gives
+/// them (both sides compute it alike; a name reused by a later directory only locks more).
+pub fn lock_file_name(dev: u64, ino: u64) -> String {
+    format!("{dev}-{ino}")
+}
+
+/// Open the directory of the held directories' lock files (see `lock_of`), which must be this
+/// user's and writable by nobody else: whoever could write it could hold or replace the locks.
+pub fn open_locks(locks: &CStr) -> std::io::Result<OwnedFd> {
+    let fd = open_dir(locks, false)?;
+    let st = fstat(&fd)?;
+    // SAFETY: geteuid has no preconditions.
+    #[allow(clippy::unnecessary_cast)]
+    if st.st_uid != unsafe { libc::geteuid() } || (st.st_mode as u32) & 0o022 != 0 {
+        return Err(std::io::Error::from_raw_os_error(libc::EPERM));
+    }
+    Ok(fd)
+}
+
+/// Open (creating it, mode 0600) the lock file of the directory `dir` in `locks` and `flock` it
+/// with `op` (`LOCK_SH | LOCK_NB` in front of bwrap, `LOCK_EX | LOCK_NB` for a cleanup). Never
+/// removed: one removed while another process opens it would leave the two locking different files.
+/// The descriptor is close-on-exec unless `inheritable`.
+pub fn lock_of(locks: &OwnedFd, dir: &OwnedFd, op: libc::c_int, inheritable: bool) -> std::io::Result<OwnedFd> {
+    let st = fstat(dir)?;
+    #[allow(clippy::unnecessary_cast)]
+    let name = std::ffi::CString::new(lock_file_name(st.st_dev as u64, st.st_ino as u64)).map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))?;
+    let cloexec = if inheritable { 0 } else { libc::O_CLOEXEC };
+    // Not blocking on a FIFO, never through a symlink.
+    let flags = libc::O_RDONLY | libc::O_CREAT | libc::O_NOFOLLOW | libc::O_NONBLOCK | cloexec;
+    // SAFETY: a valid descriptor and C string; the descriptor is owned below.
+    let raw = unsafe { libc::openat(locks.as_raw_fd(), name.as_ptr(), flags, 0o600 as libc::c_uint) };
+    if raw < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: `raw` was just opened and is owned by nobody else.
+    let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+    if fstat(&fd)?.st_mode & libc::S_IFMT != libc::S_IFREG {
+        return Err(std::io::Error::from_raw_os_error(libc::EINVAL));
+    }
     crate::file_lock::flock(&fd, op)?;
     Ok(fd)
+}
+
+fn fstat(fd: &OwnedFd) -> std::io::Result<libc::stat> {
+    // SAFETY: an all-zero `stat` is valid for fstat to overwrite; a valid descriptor.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(st)
 }
 
 /// Open `dir` (not following a final symlink), unlocked.
@@ -116,18 +172,78 @@ pub fn remove_if_placeholder(dir: &OwnedFd, name: &CStr, kind: Kind) {
 
 /// Whether a sandbox still running a plan another program started uses `dir`: its bwrap's pid 1
 /// holds a POSIX read lock on it for the sandbox's life (`--lock-file`, see the addon's
-/// `plan::bwrap`). Tested, not taken: a directory cannot be opened for writing, so a write lock
-/// cannot be requested on it, but the test reports any read lock that would conflict with one.
-pub fn locked_by_a_sandbox(dir: &OwnedFd) -> bool {
+/// `plan::bwrap`). Told by the lock's owner, not by its presence: any process that can open the
+/// directory can take such a lock. The owner must be the init of a pid namespace below this
+/// process's (no sandboxed command can be one: every plan's filter refuses new namespaces, and
+/// bwrap's pid 1 is its sandbox's), run from a bwrap, and hold the directory itself open. A lock
+/// this process cannot see the owner of (one held in a pid namespace beside its own) is not a
+/// plan's that this process's runs could meet.
+#[cfg(target_os = "linux")]
+pub fn held_by_a_plan(dir: &OwnedFd) -> bool {
     // SAFETY: a zeroed `struct flock` is valid; F_OFD_GETLK fills it in.
     let mut l: libc::flock = unsafe { std::mem::zeroed() };
     l.l_type = libc::F_WRLCK as libc::c_short;
     l.l_whence = libc::SEEK_SET as libc::c_short;
+    // Tested, not taken: a directory cannot be opened for writing, so a write lock cannot be
+    // requested on it, but the test reports whether any read lock would conflict with one.
     // SAFETY: a valid descriptor and flock buffer.
     if unsafe { libc::fcntl(dir.as_raw_fd(), libc::F_OFD_GETLK, &mut l) } != 0 {
         return true; // cannot tell: keep the placeholders
     }
-    l.l_type != libc::F_UNLCK as libc::c_short
+    if l.l_type == libc::F_UNLCK as libc::c_short {
+        return false;
+    }
+    let (Ok(st), Ok(locks)) = (fstat(dir), std::fs::read_to_string("/proc/locks")) else { return true };
+    #[allow(clippy::unnecessary_cast)]
+    let (dev, ino) = (st.st_dev as u64, st.st_ino as u64);
+    // /proc/locks names the device as the filesystem's, which `fstat` need not (btrfs' subvolumes):
+    // the inode number finds the candidates, the owner's open descriptor confirms the directory.
+    posix_read_lock_holders(&locks, ino).into_iter().any(|pid| is_a_plan_s_init(pid) && holds_open(pid, dev, ino))
+}
+
+/// Plans hold no directory where placeholders are not made (macOS: the profile denies instead).
+#[cfg(not(target_os = "linux"))]
+pub fn held_by_a_plan(_dir: &OwnedFd) -> bool {
+    false
+}
+
+/// The owners of the POSIX read locks on inode `ino` (any device) in `/proc/locks`, as this
+/// process's pid namespace shows them; waiters (`->`) hold nothing.
+pub fn posix_read_lock_holders(locks: &str, ino: u64) -> Vec<u32> {
+    locks
+        .lines()
+        .filter(|l| !l.contains("->"))
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            let on = f.get(5)?.rsplit(':').next()?.parse::<u64>().ok()?;
+            (f.len() >= 6 && f[1] == "POSIX" && f[3] == "READ" && on == ino).then(|| f[4].parse::<u32>().ok()).flatten()
+        })
+        .collect()
+}
+
+/// Whether `pid` is the init of a pid namespace below this process's (its `NSpid` has more than one
+/// level and ends in 1) and runs a bwrap (the system's `bwrap` or the bundled `sandspawn-bwrap`).
+#[cfg(target_os = "linux")]
+fn is_a_plan_s_init(pid: u32) -> bool {
+    let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) else { return false };
+    let Ok(exe) = std::fs::read_link(format!("/proc/{pid}/exe")) else { return false };
+    ns_init(&status) && exe.file_name().is_some_and(|n| n.as_encoded_bytes().ends_with(b"bwrap"))
+}
+
+/// From a `/proc/<pid>/status`: the process is pid 1 of a pid namespace nested in the reader's.
+pub fn ns_init(status: &str) -> bool {
+    let Some(line) = status.lines().find_map(|l| l.strip_prefix("NSpid:")) else { return false };
+    let levels: Vec<&str> = line.split_whitespace().collect();
+    levels.len() >= 2 && levels.last() == Some(&"1")
+}
+
+/// Whether `pid` has the directory (`dev`, `ino`, as `fstat` gives them) open.
+#[cfg(target_os = "linux")]
+fn holds_open(pid: u32, dev: u64, ino: u64) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else { return false };
+    // bwrap's pid 1 keeps a few descriptors; bounded all the same.
+    fds.flatten().take(4096).any(|fd| std::fs::metadata(fd.path()).is_ok_and(|m| m.is_dir() && m.dev() == dev && m.ino() == ino))
 }
 
 /// How many POSIX read locks the process with this pid holds, from `/proc/locks` as this process's
@@ -165,5 +281,28 @@ mod tests {
         assert_eq!(posix_read_locks_of(locks, 1), 2);
         assert_eq!(posix_read_locks_of(locks, 12), 1);
         assert_eq!(posix_read_locks_of("", 1), 0);
+    }
+
+    #[test]
+    fn the_owners_of_posix_read_locks_on_an_inode() {
+        let locks = "1: POSIX  ADVISORY  READ 4242 fe:00:77 0 EOF\n\
+                     2: FLOCK  ADVISORY  READ 17 fe:00:77 0 EOF\n\
+                     3: OFDLCK ADVISORY  READ -1 fe:00:77 0 EOF\n\
+                     4: POSIX  ADVISORY  READ 99 00:1f:77 0 EOF\n\
+                     4: -> POSIX  ADVISORY  READ 100 00:1f:77 0 EOF\n\
+                     5: POSIX  ADVISORY  READ 8 fe:00:770 0 EOF\n\
+                     6: POSIX  ADVISORY  WRITE 9 fe:00:77 0 EOF\n";
+        assert_eq!(posix_read_lock_holders(locks, 77), [4242, 99]);
+        assert!(posix_read_lock_holders("", 77).is_empty());
+    }
+
+    #[test]
+    fn only_the_init_of_a_nested_pid_namespace_is_one() {
+        assert!(ns_init("Name:\tbwrap\nNSpid:\t5123\t1\n"));
+        assert!(ns_init("NSpid:\t5123\t40\t1\n"));
+        assert!(!ns_init("NSpid:\t5124\t2\n"), "the command in a sandbox");
+        assert!(!ns_init("NSpid:\t1\n"), "this namespace's own init");
+        assert!(!ns_init("NSpid:\t5124\t1\t3\n"));
+        assert!(!ns_init("Name:\tx\n"));
     }
 }

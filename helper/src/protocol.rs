@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! sandspawn-helper v1 [--null-fds=N,...] [--offline-nsswitch-fd=N]
-//!     [--hold-dir=N:DIR [--placeholder-dir=N:NAME | --placeholder-file=N:NAME]...]...
+//!     [--held-locks=DIR --hold-dir=N:DIR [--placeholder-dir=N:NAME | --placeholder-file=N:NAME]...]...
 //!     [--await-init-locks=K] [--close-fds=N,...]
 //!     [--tmpfs-inodes=N:PATH]... [--review ROOT UPPER WORK]... [--read-only=PATH]... [--overlay TARGET UPPER WORK]... [--cover-dir=PATH]... [--cover-file=PATH]... [--unmount=PATH]...
 //!     [--own-userns [--limit-userns] [--map-ids=UID:GID]] [--controlling-tty] [--rlimit=NAME:SOFT:HARD]...
@@ -45,15 +45,19 @@ pub struct Steps {
     /// that resolves names from `/etc/hosts` only (see `offline_names`), for bwrap to show the
     /// command when the network is off.
     pub offline_nsswitch_fd: Option<i32>,
-    /// Host side too, for plans another program runs (the runner does this itself): lock each
-    /// directory shared at its descriptor, left inheritable so that bwrap holds the lock for the
-    /// sandbox's whole life, and create its placeholders (see `placeholder`).
+    /// Host side too, for plans another program runs (the runner makes no placeholders): lock
+    /// each directory's lock file (in `held_locks`) shared at its descriptor, left inheritable so
+    /// that bwrap keeps it until its pid 1 holds the directory, and create its placeholders (see
+    /// `placeholder`).
     pub held_dirs: Vec<HeldDir>,
+    /// The directory of the held directories' lock files, in sandspawn's state directory (see
+    /// `placeholder::lock_of`); needed with `held_dirs`.
+    pub held_locks: Option<PathBuf>,
     /// Inside, first: wait until bwrap's pid 1 holds this many POSIX read locks (its
     /// `--lock-file`s on the held directories, which it keeps for the sandbox's life), so that
     /// the directories are never without a lock once their placeholders are mounted over.
     pub await_init_locks: usize,
-    /// Inside, then: close these descriptors (the held directories' `flock`s), so that the command
+    /// Inside, then: close these descriptors (the held directories' lock files), so that the command
     /// cannot unlock them and let another run's cleanup remove a placeholder mounted over here.
     pub close_fds: Vec<i32>,
     /// Bound the inodes of each of these tmpfs mounts bwrap made (see `tmpfs_inodes` in the
@@ -304,6 +308,9 @@ impl Steps {
         if let Some(fd) = self.offline_nsswitch_fd {
             args.push(format!("--offline-nsswitch-fd={fd}"));
         }
+        if let Some(locks) = &self.held_locks {
+            args.push(format!("--held-locks={}", path_word(locks)));
+        }
         for h in &self.held_dirs {
             args.push(format!("--hold-dir={}:{}", h.fd, path_word(&h.path)));
             for (name, kind) in &h.placeholders {
@@ -413,6 +420,9 @@ impl Steps {
                     } else if landlock_only {
                         return Err("--ll-list, --ll-read, --ll-write, --sockets and --control-fd need --landlock".into());
                     }
+                    if !steps.held_dirs.is_empty() && steps.held_locks.is_none() {
+                        return Err("--hold-dir needs --held-locks, the directory of the held directories' lock files".into());
+                    }
                     if (steps.map_ids.is_some() || steps.limit_userns) && !steps.own_userns {
                         return Err("--map-ids and --limit-userns need --own-userns, which makes the user namespace they set up".into());
                     }
@@ -480,6 +490,8 @@ impl Steps {
                         control_fd = Some(descriptor(fd).ok_or_else(bad)?);
                     } else if let Some(list) = text.strip_prefix("--null-fds=") {
                         steps.null_fds = list.split(',').map(descriptor).collect::<Option<_>>().ok_or_else(bad)?;
+                    } else if let Some(locks) = text.strip_prefix("--held-locks=") {
+                        steps.held_locks = Some(parse_path_word(locks).ok_or_else(bad)?);
                     } else if let Some(held) = text.strip_prefix("--hold-dir=") {
                         let (fd, path) = held.split_once(':').ok_or_else(bad)?;
                         let fd = descriptor(fd).filter(|fd| steps.held_dirs.iter().all(|h| h.fd != *fd)).ok_or_else(bad)?;
@@ -602,6 +614,7 @@ mod tests {
                     HeldDir { fd: 7, path: "/w s".into(), placeholders: vec![(".git".into(), Kind::Dir), ("ro:x".into(), Kind::File)] },
                     HeldDir { fd: 8, path: "/tmp".into(), placeholders: vec![(".git".into(), Kind::Dir)] },
                 ],
+                held_locks: Some("/h/.local/state/sandspawn/held-dirs".into()),
                 ..Steps::default()
             },
             Steps { controlling_tty: true, ..Steps::default() },
@@ -637,6 +650,7 @@ mod tests {
         let odd = |b: &[u8]| PathBuf::from(std::ffi::OsStr::from_bytes(b));
         let steps = Steps {
             held_dirs: vec![HeldDir { fd: 7, path: odd(b"/w/x\xff"), placeholders: vec![(".vscode".into(), Kind::Dir)] }],
+            held_locks: Some(odd(b"/h/\xfe/held-dirs")),
             read_only: vec![ReadOnly::at(odd(b"/w/x\xff/.git"), (1, 2)), ReadOnly::new(odd(b"/w/\xfe:1"))],
             cover_dirs: vec![odd(b"/w/x\xff/.vscode")],
             cover_files: vec![odd(b"/w/x\xff/.envrc")],
@@ -714,12 +728,15 @@ mod tests {
         assert!(Steps::parse(&os(&["v1", "--cover-dir=rel", "--own-userns", "--", "true"])).is_err());
         assert!(Steps::parse(&os(&["v1", "--cover-file=rel", "--own-userns", "--", "true"])).is_err());
         // A placeholder names one entry of a directory held before it.
-        assert!(Steps::parse(&os(&["v1", "--placeholder-dir=7:.git", "--hold-dir=7:/w", "--", "true"])).is_err());
-        assert!(Steps::parse(&os(&["v1", "--hold-dir=7:/w", "--placeholder-dir=7:a/b", "--", "true"])).is_err());
-        assert!(Steps::parse(&os(&["v1", "--hold-dir=7:/w", "--placeholder-dir=7:..", "--", "true"])).is_err());
-        assert!(Steps::parse(&os(&["v1", "--hold-dir=7:w", "--", "true"])).is_err());
-        assert!(Steps::parse(&os(&["v1", "--hold-dir=2:/w", "--", "true"])).is_err(), "not over stdio");
-        assert!(Steps::parse(&os(&["v1", "--hold-dir=7:/w", "--hold-dir=7:/x", "--", "true"])).is_err(), "one directory per descriptor");
+        assert!(Steps::parse(&os(&["v1", "--held-locks=/l", "--placeholder-dir=7:.git", "--hold-dir=7:/w", "--", "true"])).is_err());
+        assert!(Steps::parse(&os(&["v1", "--held-locks=/l", "--hold-dir=7:/w", "--placeholder-dir=7:a/b", "--", "true"])).is_err());
+        assert!(Steps::parse(&os(&["v1", "--held-locks=/l", "--hold-dir=7:/w", "--placeholder-dir=7:..", "--", "true"])).is_err());
+        assert!(Steps::parse(&os(&["v1", "--held-locks=/l", "--hold-dir=7:w", "--", "true"])).is_err());
+        assert!(Steps::parse(&os(&["v1", "--held-locks=/l", "--hold-dir=2:/w", "--", "true"])).is_err(), "not over stdio");
+        assert!(Steps::parse(&os(&["v1", "--held-locks=/l", "--hold-dir=7:/w", "--hold-dir=7:/x", "--", "true"])).is_err(), "one directory per descriptor");
+        assert!(Steps::parse(&os(&["v1", "--hold-dir=7:/w", "--placeholder-dir=7:.git", "--", "true"])).is_err(), "the lock files' directory is needed");
+        assert!(Steps::parse(&os(&["v1", "--held-locks=l", "--hold-dir=7:/w", "--", "true"])).is_err());
+        assert!(Steps::parse(&os(&["v1", "--held-locks=/l", "--hold-dir=7:/w", "--placeholder-dir=7:.git", "--", "true"])).is_ok());
         assert!(Steps::parse(&os(&["v1", "--close-fds=1", "--", "true"])).is_err());
         assert!(Steps::parse(&os(&["v1", "--map-ids=1000:100", "--", "true"])).is_err(), "only with --own-userns");
         assert!(Steps::parse(&os(&["v1", "--own-userns", "--map-ids=1000", "--", "true"])).is_err());

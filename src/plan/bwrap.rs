@@ -313,7 +313,8 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     } else {
         // The helper on the host opens the masks' descriptors (and locks the placeholders'
         // directories), then execs bwrap with this argv.
-        let mut args = Steps { null_fds: a.data_fds, offline_nsswitch_fd: a.nsswitch_fd, held_dirs, ..Steps::default() }.to_args();
+        let held_locks = if held_dirs.is_empty() { None } else { Some(crate::placeholders::ensure_locks_root()?) };
+        let mut args = Steps { null_fds: a.data_fds, offline_nsswitch_fd: a.nsswitch_fd, held_dirs, held_locks, ..Steps::default() }.to_args();
         args.push(path_arg(&bwrap)?);
         args.extend(a.args);
         (helper.to_path_buf(), sandspawn_helper_name(), args)
@@ -380,10 +381,12 @@ fn helper_identity((uid, gid): (u32, u32), mounts: bool, a: &mut Argv) -> Option
 }
 
 /// The placeholders of a plan another program runs, by directory, each directory at its own
-/// descriptor from `first_fd` on. The helper in front of bwrap takes a shared `flock` on each and
-/// creates the placeholders; bwrap's pid 1 takes a POSIX read lock on each (`--lock-file`) and
-/// keeps it while the sandbox lives; the helper inside waits for those, then closes the `flock`s
-/// (bwrap keeps no descriptor it did not open itself, except in the command's process). A runner's
+/// descriptor from `first_fd` on. The helper in front of bwrap takes a shared `flock` on each
+/// directory's lock file in sandspawn's state directory (`placeholders::locks_root`: never on the
+/// directory, which any process could hold) and creates the placeholders; bwrap's pid 1 takes a
+/// POSIX read lock on each directory (`--lock-file`) and keeps it while the sandbox lives; the
+/// helper inside waits for those, then closes the lock files (bwrap keeps no descriptor it did
+/// not open itself, except in the command's process). A runner's
 /// cleanup respects both (see `sandspawn_helper::placeholder`). The placeholders stay after the
 /// run, recognizable by their mode, until the next `spawnSandboxed` run in that directory removes
 /// them.

@@ -9,6 +9,11 @@
 //! (its npm cache, its `TMPDIR` where needed) was made in the shared `/tmp`, which every other run
 //! may write, and a concurrent run planted a package in one (found by an attacker's review).
 //!
+//! So are the lock files of the directories plans another program runs hold
+//! (`placeholders::locks_root`): a run that could replace one could let a cleanup remove a
+//! placeholder a plan has mounted over, and one that could lock it would stall such plans (in a
+//! Landlock run, which restricts no reads, it can, for at most the helper's patience: README).
+//!
 //! Each existing store is covered with an empty read-only directory by the helper, after it has
 //! mounted the run's own caches and change set from them and detached those binds.
 
@@ -35,8 +40,11 @@ pub fn to_cover(policy: &ResolvedPolicy, env: &std::collections::BTreeMap<String
         .filter_map(|k| Some((k.to_string(), std::env::var_os(k)?.into_string().ok()?)))
         .collect();
     // The run directories only where the Landlock mode makes them (a store nobody uses elsewhere).
-    let runs = if crate::platform::Platform::host() == crate::platform::Platform::Linux { runs_root() } else { None };
-    let host_stores = [crate::tool_caches::store::root(&host_env), crate::review::store::root(), runs];
+    let linux = crate::platform::Platform::host() == crate::platform::Platform::Linux;
+    let runs = if linux { runs_root() } else { None };
+    // The lock files of the directories plans hold, where plans make placeholders (see the module).
+    let held = if linux { crate::placeholders::locks_root() } else { None };
+    let host_stores = [crate::tool_caches::store::root(&host_env), crate::review::store::root(), runs, held];
     for store in host_stores.iter().flatten().filter(|s| !s.exists()) {
         use std::os::unix::fs::DirBuilderExt;
         // A failure leaves nothing to cover (a home that cannot be written holds no store either).

@@ -162,7 +162,7 @@ fn workspace_write_nested_roots_and_git() {
     let inner_git = s(&w.join("sub/inner/.git"));
     let expect = cat(vec![
         // a plan for another spawner: the helper in front locks the directory and creates the placeholder
-        v(&["v1", "--offline-nsswitch-fd=3", &format!("--hold-dir=4:{inner}"), "--placeholder-dir=4:.git", "--", "/usr/bin/bwrap"]),
+        v(&["v1", "--offline-nsswitch-fd=3", &held_locks(), &format!("--hold-dir=4:{inner}"), "--placeholder-dir=4:.git", "--", "/usr/bin/bwrap"]),
         head(false),
         v(&["--bind", &root, &root, "--bind", &sub, &sub, "--bind", &inner, &inner]),
         offline(3),
@@ -217,7 +217,7 @@ fn read_only_paths_and_deny_read() {
         (s(&w.join("secret")), s(&w.join("id_rsa")), s(&ws), s(&ws.join(".env")), s(&ws.join("dist")), s(&ws.join(".git")), s(&ws.join("key.pem")));
     let expect = cat(vec![
         // the helper in front of bwrap opens the masks' descriptors on /dev/null
-        v(&["v1", "--null-fds=3,4", &format!("--hold-dir=5:{wss}"), "--placeholder-file=5:dist", "--", "/usr/bin/bwrap"]),
+        v(&["v1", "--null-fds=3,4", &held_locks(), &format!("--hold-dir=5:{wss}"), "--placeholder-file=5:dist", "--", "/usr/bin/bwrap"]),
         // the missing read-only dist is covered by the helper, which keeps capabilities for it
         head(true),
         // deny above the writable root: empty read-only tmpfs, the root's mount point made first
@@ -383,6 +383,11 @@ fn a_helper_under_a_private_tmp_is_bound_into_dev() {
     let plain = policy(json!({"mode": "workspace-write", "tmp": "read-only", "network": true, "protectGit": false}), &w, Platform::Linux);
     let args = build(&PlanRequest { policy: &plain, ..req.clone() }).unwrap().args;
     assert_eq!(args.iter().filter(|a| **a == s(helper)).count(), 1, "named once, as the program bwrap runs");
+}
+
+/// The helper's argument naming the held directories' lock files' directory (this user's).
+fn held_locks() -> String {
+    format!("--held-locks={}", s(&crate::placeholders::locks_root().unwrap()))
 }
 
 /// The helper's argument for a carve-out that exists: the path with the entry it must be.

@@ -60,6 +60,54 @@ fn missing_git_cannot_be_created_and_leaves_no_litter() {
     assert_eq!(fs::read_dir(&w).unwrap().count(), 0);
 }
 
+/// While a plan another program runs lives, its bwrap's pid 1 holds the directory of its
+/// placeholders (`--lock-file`): a runner's cleanup neither removes them nor moves them aside
+/// (either would detach the cover in that sandbox); once it has ended, they are removed.
+#[test]
+fn a_running_plan_s_placeholders_are_neither_removed_nor_moved_aside() {
+    use std::io::{BufRead, Write};
+    use std::os::unix::process::CommandExt;
+    if !bwrap_works() { return; }
+    let (_t, w) = tmp();
+    let p = policy(json!({"mode": "workspace-write", "tmp": "read-only"}), &w, Platform::Linux);
+    let plan = real_plan(&p, &w, &["/bin/sh", "-c", "echo READY; read go"]);
+    let mut child = std::process::Command::new(&plan.program)
+        .arg0(&plan.argv0)
+        .args(&plan.args)
+        .env_clear()
+        .envs(&plan.env)
+        .current_dir(&plan.cwd)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = stdout.read_line(&mut line);
+        let _ = tx.send(line);
+    });
+    let ready = rx.recv_timeout(std::time::Duration::from_secs(20));
+    if ready.as_deref() != Ok("READY\n") {
+        let _ = child.kill();
+        panic!("the plan did not start: {ready:?} {:?}", child.wait());
+    }
+    let git = w.join(".git");
+    remove_leftovers(&p.missing_read_only());
+    let moved = crate::planted::undo::move_aside(&git);
+    let kept = git.exists();
+    stdin.write_all(b"go\n").unwrap();
+    drop(stdin);
+    let status = child.wait().unwrap();
+    assert!(kept, "the cleanup kept the placeholder while the plan ran");
+    assert!(matches!(&moved, crate::planted::undo::Undone::Left(w) if w.contains("plan")), "{moved:?}");
+    assert!(status.success(), "{status:?}");
+    remove_leftovers(&p.missing_read_only());
+    assert!(!git.exists(), "removed once the plan has ended");
+}
+
 #[test]
 fn deny_read_file_and_dir() {
     if !bwrap_works() { return; }

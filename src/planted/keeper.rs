@@ -248,7 +248,7 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         let r = t.path().canonicalize().unwrap();
         let k = start(&[r.join(".envrc"), r.join(".vscode")], &[r.clone()], &Bases::default(), &names(&[".envrc", ".vscode"])).expect("inotify");
-        let dir = sandspawn_helper::placeholder::lock(&std::ffi::CString::new(r.as_os_str().as_bytes()).unwrap(), libc::LOCK_SH, false).unwrap();
+        let dir = sandspawn_helper::placeholder::open_dir(&std::ffi::CString::new(r.as_os_str().as_bytes()).unwrap(), false).unwrap();
         sandspawn_helper::placeholder::create(&dir, c".vscode", sandspawn_helper::placeholder::Kind::Dir);
         std::fs::write(r.join(".envrc"), "x").unwrap();
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);

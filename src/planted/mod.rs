@@ -36,7 +36,7 @@ pub mod keeper;
 pub mod links;
 mod listing;
 mod vouch;
-mod undo;
+pub(crate) mod undo;
 pub mod names;
 pub mod repo;
 pub mod scan;

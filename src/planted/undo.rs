@@ -13,7 +13,9 @@
 //! `RESOLVE_NO_SYMLINKS`): a run may have replaced a directory above it with a link, and the host
 //! must never be led into moving something elsewhere. A directory a plan another program runs still
 //! holds (its placeholders are mounted in that sandbox; moving one would move its cover there) is
-//! left alone and said so.
+//! left alone and said so; held by that sandbox's bwrap, not by whoever else locks the directory
+//! (`placeholder::held_by_a_plan`: a run holding a read lock on its workspace left what another run
+//! planted there in place, found by an attacker's review).
 
 use std::ffi::CString;
 use std::os::fd::{AsRawFd, OwnedFd};
@@ -40,7 +42,7 @@ pub fn move_aside(path: &Path) -> Undone {
         Ok(fd) => fd,
         Err(e) => return Undone::Left(format!("its directory could not be opened without following a symlink ({e})")),
     };
-    if sandspawn_helper::placeholder::locked_by_a_sandbox(&dir_fd) {
+    if sandspawn_helper::placeholder::held_by_a_plan(&dir_fd) {
         return Undone::Left("a sandbox of a plan another program runs still holds its directory".into());
     }
     static COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -128,5 +130,24 @@ mod tests {
         assert_eq!(std::fs::read_link(r.join("cfg")).unwrap(), PathBuf::from("real"));
         assert!(restore_link(&r.join("cfg"), Path::new("real"), &Undone::Gone).unwrap_err().contains("exists"), "never over an entry");
         assert!(restore_link(&r.join("x"), Path::new("real"), &Undone::Left("held".into())).is_err());
+    }
+
+    /// Found by an attacker's review: a run (a dev server) holding a POSIX read lock on the
+    /// workspace's top (`lockf`) left what another run planted there (a `.git` with
+    /// `core.fsmonitor`) in place, said to be held by a plan's sandbox. Only the lock of a plan's
+    /// own sandbox (its bwrap's pid 1: see the real bwrap's tests) leaves an entry now.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_read_lock_of_a_process_that_is_no_plan_s_sandbox_leaves_nothing_in_place() {
+        use crate::placeholders::tests::{hold, How};
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        for how in [How::PosixRead, How::OfdRead, How::FlockShared] {
+            std::fs::create_dir_all(r.join(".git")).unwrap();
+            let other = hold(&r, how);
+            let moved = move_aside(&r.join(".git"));
+            other.release();
+            assert!(matches!(moved, Undone::MovedTo(_)), "{how:?}: {moved:?}");
+        }
     }
 }
