@@ -1,7 +1,7 @@
 //! What the filters refuse: the reviewed baseline every plan gets, the socket rule of the
 //! policy, and the tracing rules of the Landlock mode. Each baseline entry says why it is there.
 
-use super::filter::{Check, Filter, Sockets, Tracing, AF_INET, AF_INET6, AF_NETLINK, AF_UNIX, CLONE_NEW_MASK, FIOSETOWN, F_SETOWN, F_SETOWN_EX, OFF_ARG0_LO, OFF_ARG1_LO, OFF_ARG2_LO, RET_ENOSYS, RET_EPERM, SET_ID_BITS, SIOCSPGRP, SOCK_DGRAM, SOCK_RAW, SOCK_SEQPACKET, SOCK_STREAM, TIOCLINUX, TIOCSTI};
+use super::filter::{Check, Filter, Sockets, Tracing, AF_INET, AF_INET6, AF_NETLINK, AF_UNIX, CLONE_NEW_MASK, FIOSETOWN, F_SETLEASE, F_SETOWN, F_SETOWN_EX, OFF_ARG0_LO, OFF_ARG1_LO, OFF_ARG2_LO, RET_ENOSYS, RET_EPERM, SET_ID_BITS, SIOCSPGRP, SOCK_DGRAM, SOCK_RAW, SOCK_SEQPACKET, SOCK_STREAM, TIOCLINUX, TIOCSTI};
 use super::syscalls::Sys;
 
 /// The baseline every plan gets, whatever its network and sockets: syscalls a command never needs
@@ -10,6 +10,7 @@ use super::syscalls::Sys;
 pub const BASELINE: &[(Sys, Check, &str)] = &[
     // First the rules that look at arguments of frequent calls, so those run the shortest program.
     (Sys::Ioctl, Check::ArgIn(OFF_ARG1_LO, &[TIOCSTI, TIOCLINUX]), "TIOCSTI/TIOCLINUX type into, or take over, a terminal the command shares with its caller (CVE-2017-5226)"),
+    (Sys::Fcntl, Check::ArgIn(OFF_ARG1_LO, &[F_SETLEASE]), "a file lease is taken on an inode, past every read-only mount, on any file of the user's the command can open: every host process that opens it for writing (an editor's save, a shell's >>) then waits fs.lease-break-time, 45 s, again and again (found by an attacker's review); builds and tests take none"),
     (Sys::Clone, Check::ArgMask(OFF_ARG0_LO, CLONE_NEW_MASK), "new namespaces after setup: a new user namespace hands the command capabilities, and with them kernel surface (mounts, netfilter) behind most container escapes"),
     (Sys::Unshare, Check::ArgMask(OFF_ARG0_LO, CLONE_NEW_MASK), "new namespaces after setup (as clone)"),
     (Sys::Clone3, Check::Ret(RET_ENOSYS), "clone3's flags are in memory seccomp cannot read; ENOSYS makes the C libraries fall back to clone, whose flags are checked"),
@@ -91,11 +92,15 @@ pub const LANDLOCK_GAPS: &[(Sys, Check, &str)] = &[
 
 /// The rules of a filter: the socket rule, the baseline, and the tracing rules when denied.
 pub fn rules(f: Filter) -> Vec<(Sys, Check)> {
-    let mut rules = socket_rules(f.sockets).to_vec();
-    // With a shield, the baseline's terminal ioctls plus those that make the kernel signal a
-    // process (see `shield`): one rule per syscall.
-    let ioctl = Check::ArgIn(OFF_ARG1_LO, &[TIOCSTI, TIOCLINUX, FIOSETOWN, SIOCSPGRP]);
-    rules.extend(BASELINE.iter().map(|(sys, check, _)| (*sys, if *sys == Sys::Ioctl && f.shield.is_some() { ioctl } else { *check })));
+    let mut rules = socket_rules(f.sockets);
+    // With a shield, the baseline's terminal ioctls and leases plus the requests that make the
+    // kernel signal a process (see `shield`): one rule per syscall.
+    let shielded = |sys: Sys, check: Check| match (sys, f.shield) {
+        (Sys::Ioctl, Some(_)) => Check::ArgIn(OFF_ARG1_LO, &[TIOCSTI, TIOCLINUX, FIOSETOWN, SIOCSPGRP]),
+        (Sys::Fcntl, Some(_)) => Check::ArgIn(OFF_ARG1_LO, &[F_SETLEASE, F_SETOWN, F_SETOWN_EX]),
+        _ => check,
+    };
+    rules.extend(BASELINE.iter().map(|(sys, check, _)| (*sys, shielded(*sys, *check))));
     if f.tracing == Tracing::Denied {
         for sys in [Sys::Ptrace, Sys::ProcessVmReadv, Sys::ProcessVmWritev, Sys::PidfdGetfd] {
             rules.push((sys, Check::Ret(RET_EPERM)));
@@ -109,8 +114,11 @@ pub fn rules(f: Filter) -> Vec<(Sys, Check)> {
 }
 
 /// The families `socket()` may create (see `Sockets`), and the pairs `socketpair()` may make: with
-/// Unix sockets refused, no datagram pair, whose ends reach any socket path of the host.
-fn socket_rules(sockets: Sockets) -> [(Sys, Check); 2] {
+/// Unix sockets refused, no datagram pair, whose ends reach any socket path of the host. With no
+/// `socket()` at all (the Landlock mode, network off), no `bind` either: a pair's end needs no
+/// name, and one bound in the host's abstract namespace (shared in that mode) took the name from a
+/// host program for the run's life (found by an attacker's review).
+fn socket_rules(sockets: Sockets) -> Vec<(Sys, Check)> {
     const INET: &[u32] = &[AF_INET, AF_INET6, AF_NETLINK];
     const INET_AND_UNIX: &[u32] = &[AF_INET, AF_INET6, AF_NETLINK, AF_UNIX];
     const CONNECTED_PAIRS: &[u32] = &[SOCK_STREAM, SOCK_SEQPACKET];
@@ -121,7 +129,11 @@ fn socket_rules(sockets: Sockets) -> [(Sys, Check); 2] {
         Sockets::Inet => (Check::ArgOutside(OFF_ARG0_LO, INET), CONNECTED_PAIRS),
         Sockets::InetAndUnix => (Check::ArgOutside(OFF_ARG0_LO, INET_AND_UNIX), ANY_PAIR),
     };
-    [(Sys::Socket, socket), (Sys::Socketpair, Check::UnixPairOf(pairs))]
+    let mut rules = vec![(Sys::Socket, socket), (Sys::Socketpair, Check::UnixPairOf(pairs))];
+    if sockets == Sockets::None {
+        rules.push((Sys::Bind, Check::Ret(RET_EPERM)));
+    }
+    rules
 }
 
 /// No signal reaches process `pid` from the command: not by its pid (`kill`, the thread and queued
@@ -132,8 +144,8 @@ fn socket_rules(sockets: Sockets) -> [(Sys, Check); 2] {
 /// kernel on the command's behalf: a descriptor's owner (`F_SETOWN`, `F_SETOWN_EX`, and the ioctl
 /// forms above) is signalled when it is ready, with any signal `F_SETSIG` chose, SIGSTOP included
 /// (found by a review of this shield); those are refused whole (`F_SETOWN_EX` passes a pointer
-/// seccomp cannot read). Its limits (`prlimit`) are kept by `LANDLOCK_GAPS`, for every process.
-fn shield(pid: u32) -> [(Sys, Check); 8] {
+/// seccomp cannot read), in the baseline's fcntl and ioctl rules (`rules`). Its limits (`prlimit`) are kept by `LANDLOCK_GAPS`, for every process.
+fn shield(pid: u32) -> [(Sys, Check); 7] {
     let by_pid = Check::ArgIs(OFF_ARG0_LO, pid);
     [
         (Sys::Kill, Check::ArgAmong(OFF_ARG0_LO, [pid, pid.wrapping_neg(), u32::MAX])),
@@ -143,7 +155,6 @@ fn shield(pid: u32) -> [(Sys, Check); 8] {
         (Sys::RtTgsigqueueinfo, by_pid),
         (Sys::PidfdOpen, by_pid),
         (Sys::PidfdSendSignal, Check::Ret(RET_EPERM)),
-        (Sys::Fcntl, Check::ArgIn(OFF_ARG1_LO, &[F_SETOWN, F_SETOWN_EX])),
     ]
 }
 

@@ -156,3 +156,5 @@ pub(crate) const SIOCSPGRP: u32 = 0x8902;
 /// `fcntl` commands naming the process the kernel signals when a descriptor is ready.
 pub(crate) const F_SETOWN: u32 = 8;
 pub(crate) const F_SETOWN_EX: u32 = 15;
+/// `fcntl`'s file lease: the holder is told, and every other opener waits, when the file is opened.
+pub(crate) const F_SETLEASE: u32 = 1024;

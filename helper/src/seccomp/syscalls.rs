@@ -7,6 +7,7 @@ use super::filter::Arch;
 pub enum Sys {
     Socket,
     Socketpair,
+    Bind,
     Ioctl,
     Clone,
     Clone3,
@@ -97,6 +98,7 @@ impl Sys {
         let (x86_64, aarch64) = match self {
             Sys::Socket => (41, 198),
             Sys::Socketpair => (53, 199),
+            Sys::Bind => (49, 200),
             Sys::Ioctl => (16, 29),
             Sys::Clone => (56, 220),
             Sys::Clone3 => (435, 435),

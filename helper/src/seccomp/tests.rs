@@ -7,8 +7,8 @@ const X86: u32 = 0xc000_003e;
 const ARM: u32 = 0xc000_00b7;
 const ARCHES: [(Arch, u32); 2] = [(Arch::X86_64, X86), (Arch::Aarch64, ARM)];
 const ALL_SOCKETS: [Sockets; 4] = [Sockets::None, Sockets::UnixOnly, Sockets::Inet, Sockets::InetAndUnix];
-const ALL_SYS: [Sys; 80] = [
-    Sys::Socket, Sys::Socketpair, Sys::Ioctl, Sys::Clone, Sys::Clone3, Sys::Unshare, Sys::Setns, Sys::Keyctl, Sys::AddKey, Sys::RequestKey,
+const ALL_SYS: [Sys; 81] = [
+    Sys::Socket, Sys::Socketpair, Sys::Bind, Sys::Ioctl, Sys::Clone, Sys::Clone3, Sys::Unshare, Sys::Setns, Sys::Keyctl, Sys::AddKey, Sys::RequestKey,
     Sys::Bpf, Sys::PerfEventOpen, Sys::Userfaultfd, Sys::IoUringSetup, Sys::IoUringEnter, Sys::IoUringRegister,
     Sys::NameToHandleAt, Sys::OpenByHandleAt, Sys::Mount, Sys::Umount2, Sys::PivotRoot, Sys::OpenTree, Sys::MoveMount,
     Sys::Fsopen, Sys::Fsconfig, Sys::Fsmount, Sys::Fspick, Sys::MountSetattr, Sys::KexecLoad, Sys::KexecFileLoad,
@@ -39,8 +39,8 @@ fn encoding_is_8_bytes_native_endian() {
 #[test]
 fn native_numbers_are_the_c_librarys() {
     let Some(arch) = Arch::native() else { return };
-    let libc_numbers: [(Sys, libc::c_long); 64] = [
-        (Sys::Socket, libc::SYS_socket), (Sys::Socketpair, libc::SYS_socketpair), (Sys::Ioctl, libc::SYS_ioctl), (Sys::Clone, libc::SYS_clone), (Sys::Clone3, libc::SYS_clone3),
+    let libc_numbers: [(Sys, libc::c_long); 65] = [
+        (Sys::Socket, libc::SYS_socket), (Sys::Socketpair, libc::SYS_socketpair), (Sys::Bind, libc::SYS_bind), (Sys::Ioctl, libc::SYS_ioctl), (Sys::Clone, libc::SYS_clone), (Sys::Clone3, libc::SYS_clone3),
         (Sys::Unshare, libc::SYS_unshare), (Sys::Setns, libc::SYS_setns), (Sys::Keyctl, libc::SYS_keyctl), (Sys::AddKey, libc::SYS_add_key),
         (Sys::RequestKey, libc::SYS_request_key), (Sys::Bpf, libc::SYS_bpf), (Sys::PerfEventOpen, libc::SYS_perf_event_open),
         (Sys::Userfaultfd, libc::SYS_userfaultfd), (Sys::IoUringSetup, libc::SYS_io_uring_setup), (Sys::IoUringEnter, libc::SYS_io_uring_enter),
@@ -321,6 +321,43 @@ fn the_landlock_filter_refuses_the_ipc_syscalls() {
                 assert_eq!(run(&landlock, audit, sys.number(arch), [0x5a5a_0001, 0]), RET_EPERM, "{sys:?}");
                 assert_eq!(run(&bwrap, audit, sys.number(arch), [0x5a5a_0001, 0]), RET_ALLOW, "{sys:?} in the sandbox's own IPC namespace");
             }
+        }
+    }
+}
+
+/// Found by an attacker's review: a command took a file lease (`fcntl(F_SETLEASE)`) on a file of
+/// the user's it could read (`~/.bashrc` from a read-only run: a lease is on the inode, past every
+/// mount) and every host process that opened it for writing waited `fs.lease-break-time` (45 s),
+/// again and again. Leases are refused in every filter, with the shield's fcntl rule too; other
+/// fcntl commands (locks, flags) stay allowed.
+#[test]
+fn file_leases_are_refused_in_every_filter() {
+    const F_SETLEASE: u64 = 1024;
+    for (arch, audit) in ARCHES {
+        let shielded = Filter { sockets: Sockets::None, tracing: Tracing::Denied, shield: Some(4242) };
+        for f in filters().into_iter().chain([shielded]) {
+            let p = program(arch, f);
+            let fcntl = |cmd: u64| run(&p, audit, Sys::Fcntl.number(arch), [3, cmd]);
+            assert_eq!(fcntl(F_SETLEASE), RET_EPERM, "{f:?}");
+            assert_eq!(fcntl(0xffff_ffff_0000_0000 | F_SETLEASE), RET_EPERM, "{f:?}: high bits ignored as the kernel ignores them");
+            for cmd in [1, 2, 4, 6, 7, 36, 37, 38, 1025, 1030] {
+                assert_eq!(fcntl(cmd), RET_ALLOW, "{f:?} fcntl {cmd}");
+            }
+        }
+    }
+}
+
+/// Found by an attacker's review: in the Landlock mode with the network off (no `socket()` at all),
+/// a command bound a name in the host's abstract Unix socket namespace on one end of a
+/// `socketpair` and held it for the run: a host program binding the same name (X11's
+/// `@/tmp/.X11-unix/X0`, single-instance locks) failed with EADDRINUSE. A pair's end never needs a
+/// name, so with no sockets `bind` is refused whole; where sockets are allowed it is theirs.
+#[test]
+fn bind_is_refused_where_no_socket_may_be_made() {
+    for (arch, audit) in ARCHES {
+        for f in filters() {
+            let verdict = run(&program(arch, f), audit, Sys::Bind.number(arch), [3, 0]);
+            assert_eq!(verdict, if f.sockets == Sockets::None { RET_EPERM } else { RET_ALLOW }, "{f:?}");
         }
     }
 }
