@@ -333,7 +333,9 @@ export interface SandboxAttempt {
   /** `'ok'` for the rung that runs; else a short id, e.g. `'bwrap-missing'`, `'bwrap-too-old'`,
    * `'apparmor-userns'` (any `Capabilities.cause`), `'disabled'` (`bundledBwrap: false`),
    * `'not-tried-host'` (the host blocks namespaces, so the bundled bwrap would fail too),
-   * `'not-tried-override'` (`SANDSPAWN_BWRAP` is set), `'bundled-bwrap-missing'`,
+   * `'not-tried-override'` (`SANDSPAWN_BWRAP` is set), `'not-tried-shortage'` (an earlier rung
+   * failed for lack of processes, memory or open files: retry, no other rung stands in),
+   * `'bundled-bwrap-missing'`,
    * `'bundled-bwrap-digest-mismatch'`, `'bundled-bwrap-unsafe'`, `'bundled-bwrap-not-built'`,
    * `'not-allowed'`, `'not-available'`. */
   cause: string
@@ -714,7 +716,9 @@ export interface Capabilities {
 }
 
 /** What sandbox this host can run (for these `linux` options), or why not and how to fix it.
- * The probe is cached per process, bwrap binary and PATH. */
+ * The probe is cached per process, bwrap binary and PATH: a working sandbox for the process's
+ * life, a failure for 5 s, a shortage that passes (`cause: 'resource-shortage'`: no processes,
+ * memory or open files to spare, e.g. another run holds this user's processes) not at all. */
 export declare function sandboxCapabilities(options?: { linux?: LinuxOptions }): Promise<Capabilities>
 
 /** The private tool cache store of an environment (`SANDSPAWN_TOOL_CACHE_DIR`, else

@@ -707,3 +707,54 @@ describe('6. startSandboxed rejects like spawnSandboxed', { skip: TRUSTED_SKIP }
     })
   }
 })
+
+// ---- 7. a passing shortage (another run holding this user's processes) -------------------------------
+
+describe('7. a passing shortage of processes is a setup failure to retry, and is not remembered', { skip: TRUSTED_SKIP || (REAL_BWRAP === null && REAL.reason) }, () => {
+  test("a bwrap that fails twice for lack of processes (EAGAIN), then works: the runs meanwhile are refused with a retry, the next one runs", () => {
+    // What another run of this user that holds all of its processes (RLIMIT_NPROC) makes bwrap say.
+    const dir = mkTrusted('short')
+    const left = path.join(mkTemp('short-left'), 'left')
+    fs.writeFileSync(left, '2\n')
+    writeExecutable(
+      path.join(dir, 'bwrap'),
+      `#!/bin/sh
+case "$1" in --version|--help) exec ${shq(REAL_BWRAP)} "$@" ;; esac
+n=$(cat ${shq(left)})
+if [ "$n" -gt 0 ]; then
+  echo $((n - 1)) > ${shq(left)}
+  echo 'bwrap: Creating new namespace failed: Resource temporarily unavailable' >&2
+  exit 1
+fi
+exec ${shq(REAL_BWRAP)} "$@"
+`,
+    )
+    const work = mkTemp('short-work')
+    const marker = path.join(work, 'MARKER')
+    const out = runChild(
+      `
+      const o = { cwd: ${JSON.stringify(work)} }
+      out.during = await settle(sp.spawnSandboxed(['sh', '-c', 'touch MARKER'], o))
+      out.capsDuring = await sp.sandboxCapabilities()
+      out.markerDuring = require('fs').existsSync(${JSON.stringify(marker)})
+      out.after = await settle(sp.spawnSandboxed(['sh', '-c', 'echo ran'], o))
+      out.capsAfter = await sp.sandboxCapabilities()
+      `,
+      { env: { PATH: `${dir}:${HOST_PATH}` }, cwd: work },
+    )
+    const ctx = JSON.stringify(out, null, 1)
+    assert.equal(out.during.ok, false, ctx)
+    assert.equal(out.markerDuring, false, `the command ran without its sandbox: ${ctx}`)
+    assert.equal(out.during.code, 'ERR_SANDBOX_SETUP_FAILED', ctx)
+    assert.match(out.during.message, /RLIMIT_NPROC/, ctx)
+    assert.match(out.during.message, /retry/, ctx)
+    assert.doesNotMatch(out.during.message, /danger-full-access|seccomp|sandbox unavailable/, ctx)
+    assert.match(out.during.stderr, /Resource temporarily unavailable/, ctx)
+    assert.equal(out.capsDuring.available, false, ctx)
+    assert.equal(out.capsDuring.cause, 'resource-shortage', ctx)
+    assert.deepEqual(out.capsDuring.fixes, [out.capsDuring.fix], `only the retry: ${ctx}`)
+    assert.equal(out.after.ok, true, `the shortage was remembered after it passed: ${ctx}`)
+    assert.equal(out.after.stdout, 'ran\n', ctx)
+    assert.equal(out.capsAfter.available, true, ctx)
+  })
+})

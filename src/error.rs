@@ -85,6 +85,12 @@ impl SandboxError {
         Self::new(ErrorCode::Unavailable, format!("sandbox unavailable: {reason}. Fix: {fix}"))
     }
 
+    /// `ERR_SANDBOX_SETUP_FAILED` for a cause that passes (a shortage): nothing ran, `fix` says
+    /// to retry.
+    pub fn setup_failed_for(reason: impl std::fmt::Display, fix: impl std::fmt::Display) -> Self {
+        Self::new(ErrorCode::SetupFailed, format!("sandbox setup failed: {reason}. Fix: {fix}"))
+    }
+
     pub fn unsupported(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::Unsupported, message)
     }

@@ -52,8 +52,64 @@ pub const ALL_CAUSES: &[&str] = &[
     "probe-timeout",
     "unsupported-platform",
     "helper-unusable",
+    "resource-shortage",
     "unknown",
 ];
+
+/// The cause of a failure for lack of something other processes hold right now (this user's
+/// processes, memory, open files): it passes when they end. It is a setup failure of this run,
+/// never "the sandbox is unavailable here" (whose fixes turn the sandbox off), and never cached.
+pub const RESOURCE_SHORTAGE: &str = "resource-shortage";
+
+/// The errnos that mean "not now" rather than "never", with `strerror`'s words for them (as bwrap
+/// prints them after its own message; the longer ENFILE text before EMFILE's, which it contains).
+const SHORTAGE_WORDS: &[(&str, i32)] = &[
+    ("resource temporarily unavailable", libc::EAGAIN),
+    ("cannot allocate memory", libc::ENOMEM),
+    ("too many open files in system", libc::ENFILE),
+    ("too many open files", libc::EMFILE),
+];
+
+/// The resource `errno` says is short, in words, and how to look at its limit; `None` for an errno
+/// that does not mean a shortage.
+fn short_resource(errno: i32) -> Option<(&'static str, &'static str)> {
+    match errno {
+        libc::EAGAIN => Some((
+            "processes: this user's processes and threads reached a per-user limit (RLIMIT_NPROC, `ulimit -u`, which \
+             counts every process of the user, other runs' and other programs' included), or a cgroup's pids.max",
+            "if it persists, see what holds them (`ps -L -u $(id -u) | wc -l`) or raise the limit",
+        )),
+        libc::ENOMEM => Some(("memory", "if it persists, free memory")),
+        libc::EMFILE => Some(("open files of this process (RLIMIT_NOFILE, `ulimit -n`)", "if it persists, raise `ulimit -n`")),
+        libc::ENFILE => Some(("open files of the whole system (fs.file-max)", "if it persists, see what holds them or raise fs.file-max")),
+        _ => None,
+    }
+}
+
+/// A failure for lack of a resource (`errno`): `what` failed (`said`: in whose words). A setup
+/// failure to retry, not a property of the host.
+fn resource_shortage(what: &str, errno: i32, said: &str) -> Option<Diagnosis> {
+    let (resource, persists) = short_resource(errno)?;
+    Some(d(
+        ErrorCode::SetupFailed,
+        RESOURCE_SHORTAGE,
+        format!("{what} for lack of {resource}; nothing ran{said}"),
+        format!("retry the run when fewer processes run: the shortage passes when the processes holding the resource end; {persists}"),
+    ))
+}
+
+/// `what` failed with `e`: the diagnosis when `e` is a shortage that passes (EAGAIN, ENOMEM,
+/// EMFILE, ENFILE), `None` for any other error.
+pub fn shortage_error(what: &str, e: &std::io::Error) -> Option<Diagnosis> {
+    resource_shortage(what, e.raw_os_error()?, &format!(" ({})", sandspawn_helper::report::os_words(e)))
+}
+
+/// May this cause pass by itself (so that a probe that found it must be made again next time)?
+/// ENOSPC from creating a namespace (`nesting-limit`) is either nesting, which stays, or this
+/// user's user namespaces at `user.max_user_namespaces`, which pass.
+pub fn may_pass(cause: &str) -> bool {
+    cause == RESOURCE_SHORTAGE || cause == "nesting-limit"
+}
 
 // ---- fix texts -------------------------------------------------------------------------------
 
@@ -144,6 +200,9 @@ pub fn diagnose_bwrap_failure(stderr: &str) -> Option<Diagnosis> {
             FIX_UPGRADE,
         ));
     }
+    if let Some((words, errno)) = SHORTAGE_WORDS.iter().find(|(w, _)| has(w)) {
+        return resource_shortage("bwrap could not set up the sandbox", *errno, &quote(words));
+    }
     if has("no permissions to create new namespace")
         || has("no permissions to creating new namespace")
         || has("no permissions to create a new namespace")
@@ -169,7 +228,7 @@ pub fn diagnose_bwrap_failure(stderr: &str) -> Option<Diagnosis> {
              'danger-full-access' inside a disposable VM/container",
         ));
     }
-    if has("nesting depth") || has("max_*_namespaces exceeded") {
+    if has("nesting depth") || has("max_*_namespaces exceeded") || (has("creating new namespace failed") && has("no space left on device")) {
         return Some(d(
             Unavailable,
             "nesting-limit",

@@ -11,6 +11,9 @@
 //! 3. `landlock`: only when allowed (`linux.allow` includes 'landlock'), never automatic: Landlock
 //!    ABI >= 3 plus seccomp plus the helper as a subreaper supervisor (see `landlock_rung`).
 //!
+//! A rung that failed for lack of a resource that passes (`resource-shortage`: another run holding
+//! this user's processes) ends the climb: no other rung stands in for it.
+//!
 //! Every rung tried is recorded as an `Attempt`; when the sandbox is available the last attempt is
 //! the rung that runs.
 
@@ -18,7 +21,7 @@ use std::path::Path;
 
 
 use super::bundled::{self, BundledBwrap};
-use super::diagnose::FIX_INSTALL_BWRAP;
+use super::diagnose::{FIX_INSTALL_BWRAP, RESOURCE_SHORTAGE};
 use super::{Capabilities, Discovery};
 
 /// `linux` spawn option: which mechanisms may run, and whether the bundled bwrap may be used.
@@ -129,6 +132,9 @@ pub fn climb(input: LadderInput) -> Capabilities {
         attempts.push(Attempt::new(SYSTEM, &cause, system.reason.clone().unwrap_or_default()));
         let mut shown = system;
         let eligible = BUNDLED_AFTER.contains(&cause.as_str());
+        if cause == RESOURCE_SHORTAGE {
+            return short(shown, attempts, BUNDLED);
+        }
         if input.override_set {
             attempts.push(Attempt::new(
                 BUNDLED,
@@ -154,6 +160,9 @@ pub fn climb(input: LadderInput) -> Capabilities {
                     }
                     let c = caps.cause.clone().unwrap_or_else(|| "unknown".to_string());
                     attempts.push(Attempt::new(BUNDLED, &c, caps.reason.clone().unwrap_or_default()));
+                    if c == RESOURCE_SHORTAGE {
+                        return short(caps, attempts, LANDLOCK);
+                    }
                     if !BUNDLED_AFTER.contains(&c.as_str()) {
                         bundled_host_failure = true;
                         shown = caps;
@@ -182,6 +191,19 @@ pub fn climb(input: LadderInput) -> Capabilities {
     }
     let mut caps = first;
     caps.fixes = fixes(&caps, &attempts, input.bundled, bundled_host_failure);
+    caps.attempts = attempts;
+    caps
+}
+
+/// A rung failed for lack of a resource another process holds for now: the rungs from `from` on
+/// are not tried (a weaker sandbox because someone took this user's processes would be a
+/// downgrade anyone could cause), and the only fix is to retry.
+fn short(mut caps: Capabilities, mut attempts: Vec<Attempt>, from: &'static str) -> Capabilities {
+    let rest: &[&'static str] = if from == BUNDLED { &[BUNDLED, LANDLOCK] } else { &[LANDLOCK] };
+    for mechanism in rest {
+        attempts.push(Attempt::new(mechanism, "not-tried-shortage", "not tried: the sandbox could not be set up for lack of a resource that passes; retry the run"));
+    }
+    caps.fixes = caps.fix.iter().cloned().collect();
     caps.attempts = attempts;
     caps
 }

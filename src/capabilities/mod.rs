@@ -15,8 +15,9 @@
 //! falling back to `PATH`).
 //!
 //! `capabilities_cached` re-runs discovery (a few `stat` calls) every time, so a `bwrap` inside the
-//! current cwd is never used, and caches the expensive probe per (bwrap path and file identity,
-//! `PATH`, `SANDSPAWN_BWRAP`).
+//! current cwd is never used, and caches the probe per (bwrap path and file identity, `PATH`,
+//! `SANDSPAWN_BWRAP`): a working sandbox for the life of the process, a failure for a few seconds,
+//! and a failure that may pass by itself (another run holding this user's processes) not at all.
 
 pub mod bundled;
 pub mod diagnose;
@@ -31,6 +32,7 @@ use std::ffi::OsString;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 
 pub use diagnose::{
@@ -60,7 +62,26 @@ struct CacheKey {
 }
 
 const CACHE_SLOTS: usize = 16;
-static CACHE: Mutex<Vec<(CacheKey, Capabilities)>> = Mutex::new(Vec::new());
+/// Each probe's verdict, and until when it holds (`None`: for the life of the process).
+static CACHE: Mutex<Vec<(CacheKey, Capabilities, Option<Instant>)>> = Mutex::new(Vec::new());
+
+/// How long a probe's failure is reused. A probe costs a few milliseconds (`bwrap --version` and
+/// one bwrap run, ~7 ms here), so this is not about speed: a burst of runs makes one probe, a
+/// bwrap whose self-test hangs (`PROBE_TIMEOUT`) does not hold up each run, and a host fixed
+/// meanwhile (a sysctl set) or a failure nobody foresaw as passing is seen again within seconds.
+pub(crate) const FAILURE_KEPT: Duration = Duration::from_secs(5);
+
+/// How long a verdict may be reused: `Some(None)` for the life of the process (the tool's file
+/// identity is part of the key), `Some(Some(d))` for `d`, `None` not at all: a failure that may
+/// pass by itself (a shortage of this user's processes that another run causes; see
+/// `diagnose::may_pass`) would otherwise break sandboxing in this process for good.
+fn kept_for(c: &Capabilities) -> Option<Option<Duration>> {
+    match (c.available, c.cause.as_deref()) {
+        (true, _) => Some(None),
+        (false, Some(cause)) if diagnose::may_pass(cause) => None,
+        (false, _) => Some(Some(FAILURE_KEPT)),
+    }
+}
 
 fn identity(p: &Path) -> (u64, u64, u64, i64) {
     match std::fs::metadata(p) {
@@ -71,19 +92,22 @@ fn identity(p: &Path) -> (u64, u64, u64, i64) {
 
 fn cached_probe(key: CacheKey, compute: impl FnOnce() -> Capabilities) -> Capabilities {
     {
-        let cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((_, c)) = cache.iter().find(|(k, _)| *k == key) {
+        let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+        let now = Instant::now();
+        cache.retain(|(_, _, until)| until.is_none_or(|t| now < t));
+        if let Some((_, c, _)) = cache.iter().find(|(k, _, _)| *k == key) {
             return c.clone();
         }
     }
     // Not holding the lock while probing: two racing callers may both probe, which is harmless.
     let c = compute();
+    let Some(kept) = kept_for(&c) else { return c };
     let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
-    cache.retain(|(k, _)| *k != key);
+    cache.retain(|(k, _, _)| *k != key);
     if cache.len() >= CACHE_SLOTS {
         cache.remove(0);
     }
-    cache.push((key, c.clone()));
+    cache.push((key, c.clone(), kept.map(|d| Instant::now() + d)));
     c
 }
 
@@ -285,6 +309,16 @@ pub fn require_sandbox(platform: Platform, path_env: Option<&str>, cwd: &Path, l
         )));
     }
     let caps = capabilities_for(platform, path_env, cwd, linux, true);
+    if caps.cause.as_deref() == Some(diagnose::RESOURCE_SHORTAGE) {
+        // The sandbox may well work in a moment: this run is refused (nothing ran), with a retry
+        // rather than the fixes of a host that cannot sandbox (which turn the sandbox off).
+        let reason = caps.reason.as_deref().unwrap_or("the sandbox could not be set up for lack of a resource");
+        let e = SandboxError::setup_failed_for(reason, caps.fix.as_deref().unwrap_or("retry the run"));
+        return Err(match caps.stderr {
+            Some(s) => e.with_stderr(s),
+            None => e,
+        });
+    }
     if !caps.available {
         let mut reason = caps.reason.clone().unwrap_or_else(|| "the sandbox self-test failed".to_string());
         if caps.attempts.len() > 1 {

@@ -139,6 +139,12 @@ pub fn probe_bwrap_with(bwrap: &Path, disable_userns: bool, host: &HostFacts) ->
             o
         }
         Err(e) => {
+            // Not started for lack of processes or memory: no verdict on this bwrap (and no reason
+            // to try the bundled one, which `bwrap-exec-failed` would).
+            let what = format!("{} could not be started", bwrap.display());
+            if let Some(d) = super::diagnose::shortage_error(&what, &e) {
+                return failed(argv, None, d);
+            }
             return failed(
                 argv,
                 None,
@@ -226,6 +232,9 @@ pub fn probe_seatbelt(sandbox_exec: &Path) -> ProbeOutcome {
     let out = match run_with_timeout(sandbox_exec, &args, PROBE_TIMEOUT) {
         Ok(o) => o,
         Err(e) => {
+            if let Some(d) = super::diagnose::shortage_error(&format!("{} could not be started", sandbox_exec.display()), &e) {
+                return failed(argv, None, d);
+            }
             return failed(
                 argv,
                 None,
@@ -266,8 +275,9 @@ pub fn probe_seatbelt(sandbox_exec: &Path) -> ProbeOutcome {
 
 /// The self-test mounts nothing of the user's, so a mount failure there is the host's problem:
 /// report it as unavailable, with advice about the host rather than about a policy path.
+/// A shortage stays what it is: it passes, and the run that met it is the one to retry.
 fn host_level(mut d: Diagnosis, argv: &[String]) -> Diagnosis {
-    if d.code != ErrorCode::SetupFailed {
+    if d.code != ErrorCode::SetupFailed || d.cause == super::diagnose::RESOURCE_SHORTAGE {
         return d;
     }
     d.code = ErrorCode::Unavailable;

@@ -125,6 +125,7 @@ const UNAV: ErrorCode = ErrorCode::Unavailable;
 const SETUP: ErrorCode = ErrorCode::SetupFailed;
 const NS: &[&str] = &["userns-disabled", "docker-seccomp"];
 const CAPS: &[&str] = &["caps-missing", "docker-seccomp"];
+const SHORT: &[&str] = &["resource-shortage"];
 const AA_FIX: &[&str] = &[
     "sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0",
     "/etc/apparmor.d/bwrap",
@@ -166,6 +167,12 @@ fn cases() -> Vec<Case> {
         Case { stderr: "bwrap: Can't create file at /repo/.codex/tmp: Read-only file system", causes: &["mount-point-failed"], code: SETUP, reason: &["mount point", "/repo/.codex/tmp"], fix: &["symlink"] },
         Case { stderr: "bwrap: Can't mkdir parents for /a/b/c: Not a directory", causes: &["mount-point-failed"], code: SETUP, reason: &["mount point", "/a/b/c"], fix: &["symlink"] },
         Case { stderr: "bwrap: Can't mkdir /newroot/x: Permission denied", causes: &["mount-point-failed"], code: SETUP, reason: &["mount point"], fix: &["read-only"] },
+        // A passing shortage (another run holding this user's processes): a setup failure to retry.
+        Case { stderr: "bwrap: Creating new namespace failed: Resource temporarily unavailable", causes: SHORT, code: SETUP, reason: &["processes", "RLIMIT_NPROC", "per-user", "nothing ran", "Resource temporarily unavailable"], fix: &["retry"] },
+        Case { stderr: "bwrap: Can't fork: Resource temporarily unavailable", causes: SHORT, code: SETUP, reason: &["processes", "RLIMIT_NPROC", "Can't fork"], fix: &["retry"] },
+        Case { stderr: "bwrap: Creating new namespace failed: Cannot allocate memory", causes: SHORT, code: SETUP, reason: &["memory"], fix: &["retry"] },
+        Case { stderr: "bwrap: Can't open /proc/self/fd: Too many open files", causes: SHORT, code: SETUP, reason: &["open files of this process", "ulimit -n"], fix: &["retry"] },
+        Case { stderr: "bwrap: Failed to open /dev/null: Too many open files in system", causes: SHORT, code: SETUP, reason: &["open files of the whole system"], fix: &["retry"] },
     ]
 }
 
@@ -205,6 +212,8 @@ fn fake_bwrap_for_every_known_string() {
         if c.code == SETUP {
             // The self-test mounts nothing of the user's: per-run advice would mislead.
             let expected: &[&str] = match cause {
+                // Not the host's: it passes, so the self-test's failure is this run's to retry.
+                "resource-shortage" => &["retry"],
                 "mount-limit" => &["fs.mount-max"],
                 "bad-source" => &["system path"],
                 _ => &["not of your policy", "--security-opt"],
@@ -689,4 +698,96 @@ fn nesting_fix_suggests_raising_the_limit_only_when_it_is_low() {
     assert!(!diagnose_with_host(stderr, &high).unwrap().fix.contains("max_user_namespaces=15000"));
     let low = HostFacts { max_user_namespaces: Some(10), ..HostFacts::default() };
     assert!(diagnose_with_host(stderr, &low).unwrap().fix.contains("max_user_namespaces=15000"));
+}
+
+// ---- a passing shortage: another run holding this user's processes ------------------------------
+
+#[test]
+fn a_passing_shortage_is_a_setup_failure_to_retry_on_any_host() {
+    // In a container bwrap's EAGAIN was taken for Docker's seccomp profile, whose fixes turn the
+    // sandbox off; it is this user's processes (RLIMIT_NPROC), held by another run for a while.
+    let hosts = [
+        HostFacts::default(),
+        HostFacts { in_container: true, ..HostFacts::default() },
+        HostFacts { max_user_namespaces: Some(10), unprivileged_userns_clone: Some(1), in_container: true, ..HostFacts::default() },
+    ];
+    for c in cases().iter().filter(|c| c.causes == SHORT) {
+        for h in &hosts {
+            let d = diagnose_with_host(c.stderr, h).unwrap();
+            assert_eq!((d.cause, d.code), ("resource-shortage", ErrorCode::SetupFailed), "{:?} on {h:?}: {d:?}", c.stderr);
+            assert!(ALL_CAUSES.contains(&d.cause));
+            for never in ["danger-full-access", "--security-opt", "landlock", "reinstall"] {
+                assert!(!d.fix.contains(never) && !d.reason.contains(never), "{:?}: {d:?}", c.stderr);
+            }
+        }
+    }
+    // Definite failures keep their diagnosis.
+    let d = diagnose_with_host("bwrap: Creating new namespace failed: Operation not permitted", &hosts[1]).unwrap();
+    assert_eq!((d.cause, d.code), ("docker-seccomp", ErrorCode::Unavailable));
+}
+
+/// A bwrap that fails its first `n` self-tests for lack of processes (as when another run holds
+/// all of this user's processes) and is the real one otherwise; its file never changes meanwhile.
+fn briefly_short_bwrap(real: &WorkingBwrap, n: usize) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    trust_for_test(dir.path());
+    let d = dir.path();
+    fs::write(d.join("left"), format!("{n}\n")).unwrap();
+    script(
+        &d.join("bwrap"),
+        &format!(
+            "case \"$1\" in --version|--help) exec '{real}' \"$@\";; esac\n\
+             n=$(cat '{left}')\n\
+             if [ \"$n\" -gt 0 ]; then echo $((n - 1)) > '{left}'; \
+             echo 'bwrap: Creating new namespace failed: Resource temporarily unavailable' >&2; exit 1; fi\n\
+             exec '{real}' \"$@\"\n",
+            real = real.path.display(),
+            left = d.join("left").display()
+        ),
+    );
+    let path = d.display().to_string();
+    (dir, path)
+}
+
+#[test]
+fn a_probe_that_met_a_passing_shortage_is_made_again() {
+    let cwd = tempfile::tempdir().unwrap();
+    let real = working_bwrap();
+    let (_dir, path) = briefly_short_bwrap(&real, 1);
+    let caps = system_rung(None, Some(&path), cwd.path(), true);
+    assert!(!caps.available);
+    assert_eq!(caps.stderr.as_deref(), Some("bwrap: Creating new namespace failed: Resource temporarily unavailable"));
+    // The processes are free again: the sandbox works, in this process too.
+    let caps = system_rung(None, Some(&path), cwd.path(), true);
+    assert!(caps.available, "the shortage was remembered after it passed: {caps:?}");
+}
+
+#[test]
+fn a_run_that_meets_a_passing_shortage_is_refused_with_a_retry() {
+    let cwd = tempfile::tempdir().unwrap();
+    let real = working_bwrap();
+    let (_dir, path) = briefly_short_bwrap(&real, 2);
+    let system_only = LinuxOptions { bundled_bwrap: false, ..LinuxOptions::default() };
+    let e = require_sandbox(Platform::Linux, Some(&path), cwd.path(), &system_only).unwrap_err();
+    assert_eq!(e.code, ErrorCode::SetupFailed, "{}", e.message);
+    assert!(e.message.contains("RLIMIT_NPROC") && e.message.contains("retry"), "{}", e.message);
+    assert!(!e.message.contains("danger-full-access") && !e.message.contains("sandbox unavailable"), "{}", e.message);
+    assert!(e.stderr.as_deref().is_some_and(|s| s.contains("Resource temporarily unavailable")), "{e:?}");
+    let caps = system_rung(None, Some(&path), cwd.path(), true);
+    assert_eq!((caps.available, caps.cause.as_deref()), (false, Some("resource-shortage")), "{caps:?}");
+    assert!(require_sandbox(Platform::Linux, Some(&path), cwd.path(), &system_only).is_ok());
+}
+
+#[test]
+fn a_definite_failure_is_kept_only_briefly() {
+    // A burst of runs makes one probe; a host fixed meanwhile is seen again within seconds.
+    let cwd = tempfile::tempdir().unwrap();
+    let fake = FakeBwrap::new("bwrap: setting up uid map: Permission denied");
+    let cached = || system_rung(None, Some(&fake.path_env()), cwd.path(), true);
+    assert_eq!(cached().cause.as_deref(), Some("apparmor-userns"));
+    assert_eq!(cached().cause.as_deref(), Some("apparmor-userns"));
+    assert_eq!(fake.runs(), 1);
+    std::thread::sleep(super::FAILURE_KEPT + std::time::Duration::from_millis(200));
+    assert_eq!(cached().cause.as_deref(), Some("apparmor-userns"));
+    assert_eq!(fake.runs(), 2, "kept past FAILURE_KEPT");
 }

@@ -191,14 +191,18 @@ fn an_old_or_unknown_option_system_bwrap_falls_back() {
     assert_eq!(causes(&c), v(&[("bwrap-system", "old-bwrap"), ("bwrap-bundled", "ok")]));
 }
 
+/// A trusted directory with a system `bwrap` 0.8.0 whose every run fails with `bwrap: {message}`.
+fn failing_system_bwrap(message: &str) -> tempfile::TempDir {
+    let fake = trusted_dir();
+    let body = format!("#!/bin/sh\ncase \"$1\" in --version) echo 'bubblewrap 0.8.0';; *) echo 'bwrap: {message}' >&2; exit 1;; esac\n");
+    exe(&fake.path().join("bwrap"), body.as_bytes());
+    fake
+}
+
 #[test]
 fn a_host_failure_never_tries_the_bundled_one() {
     let cwd = tempfile::tempdir().unwrap();
-    let fake = trusted_dir();
-    exe(
-        &fake.path().join("bwrap"),
-        b"#!/bin/sh\ncase \"$1\" in --version) echo 'bubblewrap 0.8.0';; *) echo 'bwrap: setting up uid map: Permission denied' >&2; exit 1;; esac\n",
-    );
+    let fake = failing_system_bwrap("setting up uid map: Permission denied");
     // A bundled path that would fail loudly if it were even verified.
     let poisoned = BundledBwrap { path: Some("/nonexistent/sandspawn-bwrap".into()), digest: Some(ABC.into()) };
     let c = ladder(&format!("{}:/nonexistent", fake.path().display()), cwd.path(), LinuxOptions::default(), &poisoned);
@@ -311,4 +315,21 @@ fn require_sandbox_error_carries_the_ladder() {
     assert_eq!(got.details.bwrap_source, Some(BwrapSource::Bundled));
     assert!(e.message.contains("tried: bwrap-system:"), "{}", e.message);
     assert!(!e.fixes.is_empty());
+}
+
+#[test]
+fn a_passing_shortage_of_the_system_bwrap_falls_back_to_no_other_rung() {
+    // Another run holding this user's processes must not move this run to a weaker sandbox.
+    let cwd = tempfile::tempdir().unwrap();
+    let fake = failing_system_bwrap("Creating new namespace failed: Resource temporarily unavailable");
+    let with_landlock = LinuxOptions { allow_landlock: true, ..LinuxOptions::default() };
+    let c = ladder(&format!("{}:/nonexistent", fake.path().display()), cwd.path(), with_landlock, &real_bundled());
+    assert!(!c.available, "{c:?}");
+    assert_eq!(c.cause.as_deref(), Some("resource-shortage"));
+    assert_eq!(
+        causes(&c),
+        v(&[("bwrap-system", "resource-shortage"), ("bwrap-bundled", "not-tried-shortage"), ("landlock", "not-tried-shortage")])
+    );
+    assert_eq!(c.fixes.len(), 1, "only the retry: {:?}", c.fixes);
+    assert!(c.fixes[0].contains("retry"), "{:?}", c.fixes);
 }

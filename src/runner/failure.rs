@@ -19,6 +19,12 @@ pub(super) fn spawn_error(e: io::Error, command: &str, sandbox: SandboxType, pro
         );
     }
     if sandbox != SandboxType::None {
+        // Not started for lack of processes or memory (another run may hold them): this run's to
+        // retry, not a broken install.
+        let what = format!("{} could not be started", program.display());
+        if let Some(d) = crate::capabilities::diagnose::shortage_error(&what, &e) {
+            return SandboxError::setup_failed_for(d.reason, d.fix);
+        }
         return SandboxError::unavailable(
             format!("{} could not be executed ({e})", program.display()),
             "reinstall the sandbox tool (Linux: `sudo apt-get install -y bubblewrap`)",
@@ -81,6 +87,22 @@ pub(super) fn setup_failure(stderr: &str) -> SandboxError {
 #[cfg(test)]
 mod helper_failure_tests {
     use super::*;
+
+    #[test]
+    fn a_sandbox_tool_that_could_not_start_for_lack_of_processes_or_memory_is_a_setup_failure_to_retry() {
+        let helper = std::path::Path::new("/opt/sandspawn/sandspawn-helper");
+        for errno in [libc::EAGAIN, libc::ENOMEM, libc::EMFILE, libc::ENFILE] {
+            let e = spawn_error(io::Error::from_raw_os_error(errno), "echo", SandboxType::Bwrap, helper);
+            assert_eq!(e.code, ErrorCode::SetupFailed, "{errno}: {}", e.message);
+            assert!(e.message.contains("retry") && e.message.contains("sandspawn-helper"), "{}", e.message);
+            assert!(!e.message.contains("reinstall") && !e.message.contains("sandbox unavailable"), "{}", e.message);
+        }
+        let e = spawn_error(io::Error::from_raw_os_error(libc::EAGAIN), "echo", SandboxType::Bwrap, helper);
+        assert!(e.message.contains("RLIMIT_NPROC"), "{}", e.message);
+        // A tool that is not there stays unavailable.
+        let e = spawn_error(io::Error::from_raw_os_error(libc::ENOENT), "echo", SandboxType::Bwrap, helper);
+        assert_eq!(e.code, ErrorCode::Unavailable);
+    }
 
     fn failure(stage: Stage, errno: i32) -> Failure {
         Failure { stage, errno, message: "cannot run 'x': words".into() }
