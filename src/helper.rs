@@ -48,12 +48,28 @@ pub fn expected_path() -> PathBuf {
 pub struct Problem {
     pub reason: String,
     pub fix: String,
+    /// The file could not be looked at for lack of memory or open files, which passes: the check
+    /// is not kept, and a run is refused as a setup failure to retry, not told to reinstall.
+    pub shortage: bool,
 }
 
 impl Problem {
     pub fn into_error(self) -> SandboxError {
+        if self.shortage {
+            return SandboxError::setup_failed_for(self.reason, self.fix);
+        }
         let fix = self.fix.clone();
         SandboxError::unavailable(self.reason, self.fix).with_ladder(Vec::new(), vec![fix])
+    }
+}
+
+/// The helper at `path` `what` (e.g. "cannot be read") because of `e`: a shortage that passes, or
+/// a broken install.
+fn io_problem(path: &Path, what: &str, e: &std::io::Error) -> Problem {
+    let helper = format!("sandspawn's in-sandbox helper {}", path.display());
+    match crate::capabilities::diagnose::shortage_error(&format!("{helper} {what}"), e) {
+        Some(d) => Problem { reason: d.reason, fix: d.fix, shortage: true },
+        None => Problem { reason: format!("{helper} {what}: {}", os_words(e)), fix: FIX_REINSTALL.to_string(), shortage: false },
     }
 }
 
@@ -79,7 +95,9 @@ fn checked() -> std::result::Result<PathBuf, Problem> {
         }
     }
     let result = check(&path);
-    *last = Some((id, result.clone()));
+    if !matches!(&result, Err(p) if p.shortage) {
+        *last = Some((id, result.clone()));
+    }
     result
 }
 
@@ -110,8 +128,9 @@ pub fn check_with(path: &Path, digest: Option<&str>, required: bool) -> std::res
     let unavailable = |problem: String, fix: &str| Problem {
         reason: format!("sandspawn's in-sandbox helper {} {problem}", path.display()),
         fix: fix.to_string(),
+        shortage: false,
     };
-    let meta = std::fs::metadata(path).map_err(|e| unavailable(format!("cannot be used: {}", os_words(&e)), FIX_REINSTALL))?;
+    let meta = std::fs::metadata(path).map_err(|e| io_problem(path, "cannot be used", &e))?;
     if !meta.is_file() {
         return Err(unavailable("is not a regular file".into(), FIX_REINSTALL));
     }
@@ -122,7 +141,7 @@ pub fn check_with(path: &Path, digest: Option<&str>, required: bool) -> std::res
         let fix = format!("make it executable (`chmod 755 {}`), or {FIX_REINSTALL}", path.display());
         return Err(unavailable(format!("is not executable (mode {:04o})", meta.permissions().mode() & 0o7777), &fix));
     }
-    let bytes = std::fs::read(path).map_err(|e| unavailable(format!("cannot be read: {}", os_words(&e)), FIX_REINSTALL))?;
+    let bytes = std::fs::read(path).map_err(|e| io_problem(path, "cannot be read", &e))?;
     if find(&bytes, MARKER.as_bytes()).is_none() {
         let found = find(&bytes, b"\0sandspawn-helper:protocol=").map(|at| {
             let rest = &bytes[at + 1..];
@@ -135,12 +154,12 @@ pub fn check_with(path: &Path, digest: Option<&str>, required: bool) -> std::res
         };
         return Err(unavailable(problem, FIX_REINSTALL));
     }
-    let canon = std::fs::canonicalize(path).map_err(|e| unavailable(format!("cannot be resolved: {}", os_words(&e)), FIX_REINSTALL))?;
+    let canon = std::fs::canonicalize(path).map_err(|e| io_problem(path, "cannot be resolved", &e))?;
     match digest {
         Some(expected) => {
-            let mut file = std::fs::File::open(&canon).map_err(|e| unavailable(format!("cannot be read: {}", os_words(&e)), FIX_REINSTALL))?;
-            let meta = file.metadata().map_err(|e| unavailable(format!("cannot be read: {}", os_words(&e)), FIX_REINSTALL))?;
-            let actual = crate::digest::sha256(&canon, &mut file, &meta).map_err(|e| unavailable(format!("cannot be read: {}", os_words(&e)), FIX_REINSTALL))?;
+            let mut file = std::fs::File::open(&canon).map_err(|e| io_problem(path, "cannot be read", &e))?;
+            let meta = file.metadata().map_err(|e| io_problem(path, "cannot be read", &e))?;
+            let actual = crate::digest::sha256(&canon, &mut file, &meta).map_err(|e| io_problem(path, "cannot be read", &e))?;
             if !actual.eq_ignore_ascii_case(expected) {
                 return Err(unavailable(
                     format!("was modified or replaced: its SHA-256 is {actual}, but this sandspawn was built with {expected}"),
@@ -175,6 +194,21 @@ mod tests {
         std::fs::write(&p, bytes).unwrap();
         std::fs::set_permissions(&p, std::fs::Permissions::from_mode(mode)).unwrap();
         p
+    }
+
+    #[test]
+    fn a_helper_that_cannot_be_read_for_lack_of_memory_or_files_is_a_setup_failure_to_retry() {
+        let path = Path::new("/opt/sandspawn/sandspawn-helper");
+        for errno in [libc::EMFILE, libc::ENFILE, libc::ENOMEM] {
+            let p = io_problem(path, "cannot be read", &std::io::Error::from_raw_os_error(errno));
+            assert!(p.shortage, "{p:?}");
+            let e = p.into_error();
+            assert_eq!(e.code, ErrorCode::SetupFailed, "{}", e.message);
+            assert!(e.message.contains("retry") && !e.message.contains("reinstall"), "{}", e.message);
+        }
+        let p = io_problem(path, "cannot be read", &std::io::Error::from_raw_os_error(libc::EACCES));
+        assert!(!p.shortage && p.fix.contains("reinstall"), "{p:?}");
+        assert_eq!(p.into_error().code, ErrorCode::Unavailable);
     }
 
     #[test]

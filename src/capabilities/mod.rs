@@ -157,7 +157,7 @@ fn with_helper(mut caps: Capabilities) -> Capabilities {
         caps.available = false;
         caps.reason = Some(problem.reason.clone());
         caps.fix = Some(problem.fix.clone());
-        caps.cause = Some("helper-unusable".to_string());
+        caps.cause = Some(if problem.shortage { diagnose::RESOURCE_SHORTAGE } else { "helper-unusable" }.to_string());
         caps.fixes = vec![problem.fix.clone()];
     }
     caps
