@@ -419,3 +419,32 @@ test('the default colours are set back after any OSC in the output, however its 
     assert.equal(r.stdout, 'true', `case ${i}: ${JSON.stringify(c)} ${r.stderr}`)
   }
 })
+
+test('after a scroll region the command set, sandspawn\'s lines all stay on the screen (in tmux, a real terminal)', (t) => {
+  // A command that confines scrolling to two rows (DECSTBM) made each of sandspawn's later lines
+  // scroll the one before out of sight: of a review listing or host-risk warnings only the last
+  // line and the question were left (found by a review of the terminal reset, shown in tmux).
+  const tmux = spawnSync('tmux', ['-V'], { encoding: 'utf8' })
+  if (tmux.status !== 0) return t.skip('tmux is not installed: no terminal emulator to look at')
+  const dir = tmp('scroll')
+  const env = { ...process.env, TMUX_TMPDIR: dir }
+  const run = (args) => spawnSync('tmux', ['-f', '/dev/null', ...args], { encoding: 'utf8', env, timeout: HANG_MS })
+  try {
+    const script = path.join(dir, 'show.js')
+    fs.writeFileSync(script, `
+      const { terminalReset } = require(${JSON.stringify(path.join(__dirname, '..', 'lib', 'cli', 'terminal-reset.js'))})
+      process.stdout.write('before\\n\\x1b[3;4r\\x1b[4;1H')
+      process.stdout.write(terminalReset(process.stdout) + 'risk one\\nrisk two\\nrisk three\\nquestion? [y/N]', () => setTimeout(() => {}, 20_000))`)
+    assert.equal(run(['new-session', '-d', '-s', 'scroll', '-x', '80', '-y', '12', `${process.execPath} ${script}`]).status, 0)
+    let screen = ''
+    for (let i = 0; i < 100 && !screen.includes('question?'); i++) {
+      spawnSync('sleep', ['0.05'])
+      screen = run(['capture-pane', '-p', '-t', 'scroll']).stdout
+    }
+    const lines = screen.split('\n').filter(Boolean)
+    assert.deepEqual(lines, ['before', 'risk one', 'risk two', 'risk three', 'question? [y/N]'], screen)
+  } finally {
+    run(['kill-server'])
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+})
