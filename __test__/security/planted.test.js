@@ -473,6 +473,47 @@ describe('placeholders of a plan another program runs', () => {
   })
 })
 
+// Found by an attacker's review: the keeper (what moves a planted .git aside at once while the run
+// lives) needs an inotify instance, a budget per user (`fs.inotify.max_user_instances`, 128 by
+// default) that every process of the user shares, sandboxed runs included. A run that spent it
+// switched the keeper of every run started meanwhile off, silently: the .git stayed on the host for
+// the whole run, for the host's `git status` (a shell prompt) to run its core.fsmonitor. Run as a
+// uid of its own, so that only this test's holder spends that uid's budget (never root's), and
+// the holder ends with the fixture (its stdin closes) or after 60 s at the latest.
+const INOTIFY_UID = 64127 // a uid no other test uses
+function cannotSpendInotify() {
+  if (process.getuid() !== 0) return 'needs root to run as a user of its own, whose inotify instances it may spend'
+  if (which('python3') === null) return 'python3 is not installed'
+  const max = Number(fs.readFileSync('/proc/sys/fs/inotify/max_user_instances', 'utf8'))
+  if (!(max <= 1024)) return `fs.inotify.max_user_instances is ${max}: too many to spend in a bounded way`
+  return require('../fixtures/other-user').cannotRunAs(INOTIFY_UID)
+}
+
+test("a .git planted at the workspace's top is moved aside at once also when the user's inotify instances are spent", { skip: cannotSpendInotify() ?? false }, async (t) => {
+  const { stagedCheckout, asUser } = require('../fixtures/other-user')
+  const home = fs.realpathSync(fs.mkdtempSync('/var/tmp/sandspawn-inotify-'))
+  t.after(() => fs.rmSync(home, { recursive: true, force: true }))
+  const ws = path.join(home, 'ws')
+  fs.mkdirSync(ws)
+  for (const p of [home, ws]) fs.chownSync(p, INOTIFY_UID, INOTIFY_UID)
+  fs.chmodSync(home, 0o755)
+  const [cmd, args] = asUser(INOTIFY_UID, [path.join(stagedCheckout(), '__test__', 'fixtures', 'keeper-without-inotify.js'), ws])
+  const out = await new Promise((resolve, reject) => {
+    require('node:child_process').execFile(cmd, args, { cwd: ws, env: { PATH: process.env.PATH, HOME: home }, timeout: 90_000 }, (err, stdout, stderr) => {
+      if (err) return reject(new Error(`${err.message}\n${stderr}`))
+      resolve(JSON.parse(stdout))
+    })
+  })
+  assert.equal(out.error, undefined, JSON.stringify(out))
+  if (/no limit met/.test(out.holder)) return t.skip(`the holder met no limit: ${out.holder}`)
+  assert.equal(out.spent, 'EMFILE', `the user's instances were spent: ${JSON.stringify(out)}`)
+  assert.equal(out.run.exitCode, 0, JSON.stringify(out.run))
+  assert.doesNotMatch(out.run.stdout, /STILL-THERE/, `moved aside while the run went on: ${JSON.stringify(out.run)}`)
+  const risk = out.run.hostRisks.find((h) => h.path === path.join(ws, '.git'))
+  assert.ok(risk && /undone at once: moved aside/.test(risk.detail), JSON.stringify(out.run.hostRisks))
+  assert.ok(!fs.existsSync(path.join(ws, '.git')), 'and not there after the run')
+})
+
 // Alone and last: /tmp is a writable root too.
 describe('/tmp keeps its missing names absent', () => {
   test('.git and a protected name created at the top of /tmp are moved aside at once and reported; nothing is left in their place', async (t) => {

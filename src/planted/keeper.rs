@@ -6,6 +6,13 @@
 //! The walk after the run (`detect`) still checks every such path, at the tops of repositories
 //! inside the roots too, which are not watched here (one watch per root, whatever the tree holds).
 //!
+//! A top inotify cannot watch is polled instead: an `lstat` of each name kept absent there every
+//! `POLL_EVERY`. inotify instances are a budget per user (`fs.inotify.max_user_instances`, 128 by
+//! default) that every process of the user spends, sandboxed commands included: found by an
+//! attacker's review, a run that spent it switched off the keeper of every run started meanwhile,
+//! silently, and a planted `.git` stayed on the host for the whole run. A keeper that cannot start
+//! at all (no pipe, no thread) says why, and the run's result says so (`notEnforced`).
+//!
 //! A command that keeps re-creating one path gets it moved aside `MAX_MOVES` times; after that it is
 //! left until the run ends (the walk after the run moves it once more), so a loop cannot fill the
 //! directory with moved copies.
@@ -15,6 +22,8 @@ use std::ffi::OsString;
 use std::os::fd::OwnedFd;
 use std::path::PathBuf;
 use std::thread::JoinHandle;
+#[cfg(target_os = "linux")]
+use std::time::{Duration, Instant};
 
 use super::detect::HostRisk;
 use super::home::Bases;
@@ -30,6 +39,18 @@ use {
 /// How often one path is moved aside during a run.
 #[cfg(target_os = "linux")]
 const MAX_MOVES: usize = 16;
+
+/// How often the names of a top inotify cannot watch are looked at: the window a planted name has
+/// before the host's tools may meet it, as the event's latency is with inotify.
+#[cfg(target_os = "linux")]
+const POLL_EVERY: Duration = Duration::from_millis(50);
+
+/// The time one `lstat` of the poll may take on average, at most: with more names the poll is
+/// spaced out (a thousand names every 50 ms, four thousand every 200 ms), so that it never takes
+/// more than a few per cent of one core. Measured on a shared 2-core machine: 200 names (a run has
+/// a few dozen per top) 0.8% of a core, 1,000 names 2.7%, 4,000 names 2.3%.
+#[cfg(target_os = "linux")]
+const POLL_BUDGET_PER_NAME: Duration = Duration::from_micros(50);
 
 /// The running keeper of one run.
 pub struct Keeper {
@@ -48,11 +69,12 @@ struct Said {
     names: HashSet<String>,
 }
 
-/// Watch the directories of the `absent` paths that are tops of `roots`, or nothing (`None`) when
-/// there are none or inotify is not available (the walk after the run remains). `home`: what the
-/// host does with the paths of its home (`home::Bases`), and `names` the protected names, for the
-/// reports (any other name kept absent is a missing `readOnlyPaths` or `denyRead` entry).
-pub fn start(absent: &[PathBuf], roots: &[PathBuf], home: &Bases, names: &HashSet<String>) -> Option<Keeper> {
+/// Watch (or poll) the directories of the `absent` paths that are tops of `roots`; nothing
+/// (`Ok(None)`) when there are none or on a system without inotify (the walk after the run remains),
+/// `Err(why)` when no keeper could be started. `home`: what the host does with the paths of its
+/// home (`home::Bases`), and `names` the protected names, for the reports (any other name kept
+/// absent is a missing `readOnlyPaths` or `denyRead` entry).
+pub fn start(absent: &[PathBuf], roots: &[PathBuf], home: &Bases, names: &HashSet<String>) -> Result<Option<Keeper>, String> {
     let mut by_dir: HashMap<PathBuf, HashSet<OsString>> = HashMap::new();
     for p in absent {
         let (Some(dir), Some(name)) = (p.parent(), p.file_name()) else { continue };
@@ -61,7 +83,7 @@ pub fn start(absent: &[PathBuf], roots: &[PathBuf], home: &Bases, names: &HashSe
         }
     }
     if by_dir.is_empty() {
-        return None;
+        return Ok(None);
     }
     watch(by_dir, Said { home: home.clone(), names: names.clone() })
 }
@@ -69,44 +91,129 @@ pub fn start(absent: &[PathBuf], roots: &[PathBuf], home: &Bases, names: &HashSe
 /// inotify is Linux's. Elsewhere the walk after the run remains (on macOS the Seatbelt profile
 /// denies creating these names in the first place).
 #[cfg(not(target_os = "linux"))]
-fn watch(_by_dir: HashMap<PathBuf, HashSet<OsString>>, _said: Said) -> Option<Keeper> {
-    None
+fn watch(_by_dir: HashMap<PathBuf, HashSet<OsString>>, _said: Said) -> Result<Option<Keeper>, String> {
+    Ok(None)
+}
+
+/// For the tests: makes what a keeper needs fail for the keepers whose tops include a directory named
+/// here, as a spent budget does (the user's inotify instances, this process's descriptors).
+#[cfg(target_os = "linux")]
+pub(crate) mod failing {
+    use std::path::PathBuf;
+    #[cfg(test)]
+    use {std::path::Path, std::sync::Mutex};
+
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub enum Fails {
+        /// `inotify_init1` fails (EMFILE: the user's `max_user_instances`).
+        Inotify,
+        /// So does everything else the keeper would need (no descriptor left).
+        Everything,
+    }
+
+    #[cfg(test)]
+    static FAILING: Mutex<Vec<(PathBuf, Fails)>> = Mutex::new(Vec::new());
+
+    #[cfg(test)]
+    pub fn set(dir: &Path, fails: Fails) {
+        FAILING.lock().unwrap().push((dir.to_path_buf(), fails));
+    }
+
+    #[cfg(test)]
+    pub fn clear(dir: &Path) {
+        FAILING.lock().unwrap().retain(|(d, _)| d != dir);
+    }
+
+    #[cfg(test)]
+    pub(super) fn of<'a>(mut dirs: impl Iterator<Item = &'a PathBuf>) -> Option<Fails> {
+        let failing = FAILING.lock().unwrap();
+        dirs.find_map(|d| failing.iter().find(|(f, _)| f == d).map(|(_, fails)| *fails))
+    }
+
+    /// Outside the tests nothing is made to fail.
+    #[cfg(not(test))]
+    pub(super) fn of<'a>(_dirs: impl Iterator<Item = &'a PathBuf>) -> Option<Fails> {
+        None
+    }
+}
+
+/// What the thread of a keeper looks at: the tops inotify watches, and the paths it polls (those of
+/// the tops inotify could not watch).
+#[cfg(target_os = "linux")]
+struct Sight {
+    ino: Option<OwnedFd>,
+    watched: HashMap<i32, (PathBuf, HashSet<OsString>)>,
+    polled: Vec<PathBuf>,
 }
 
 #[cfg(target_os = "linux")]
-fn watch(by_dir: HashMap<PathBuf, HashSet<OsString>>, said: Said) -> Option<Keeper> {
-    // SAFETY: inotify_init1 and pipe2 with plain flags; the descriptors are owned below.
-    let ino = unsafe { libc::inotify_init1(libc::IN_CLOEXEC | libc::IN_NONBLOCK) };
-    if ino < 0 {
-        return None;
-    }
-    let ino = unsafe { OwnedFd::from_raw_fd(ino) };
-    let mut wds: HashMap<i32, (PathBuf, HashSet<OsString>)> = HashMap::new();
-    for (dir, names) in by_dir {
-        let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else { continue };
-        let mask = libc::IN_CREATE | libc::IN_MOVED_TO | libc::IN_ONLYDIR | libc::IN_DONT_FOLLOW;
-        // SAFETY: a valid inotify descriptor and C string.
-        let wd = unsafe { libc::inotify_add_watch(ino.as_raw_fd(), c.as_ptr(), mask) };
-        if wd >= 0 {
-            wds.insert(wd, (dir, names));
+impl Sight {
+    /// A watch on each top where inotify can be had (an instance of the user's budget, a watch of
+    /// its watches); the rest polled.
+    fn of(by_dir: HashMap<PathBuf, HashSet<OsString>>, inotify_fails: bool) -> Sight {
+        // SAFETY: inotify_init1 with plain flags; the descriptor is owned below.
+        let ino = if inotify_fails { -1 } else { unsafe { libc::inotify_init1(libc::IN_CLOEXEC | libc::IN_NONBLOCK) } };
+        let ino = (ino >= 0).then(|| unsafe { OwnedFd::from_raw_fd(ino) });
+        let mut sight = Sight { ino, watched: HashMap::new(), polled: Vec::new() };
+        for (dir, names) in by_dir {
+            match sight.ino.as_ref().and_then(|ino| add_watch(ino, &dir)) {
+                Some(wd) => drop(sight.watched.insert(wd, (dir, names))),
+                None => sight.polled.extend(names.iter().map(|n| dir.join(n))),
+            }
         }
+        if sight.watched.is_empty() {
+            sight.ino = None;
+        }
+        sight
     }
-    let mut fds = [0i32; 2];
-    // SAFETY: a two-element array for pipe2.
-    if wds.is_empty() || unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return None;
+
+    /// How long the thread waits for the next event: until the next poll, or for good.
+    fn poll_every(&self) -> Option<Duration> {
+        let n = u32::try_from(self.polled.len()).unwrap_or(u32::MAX);
+        (n > 0).then(|| POLL_EVERY.max(POLL_BUDGET_PER_NAME.saturating_mul(n)))
     }
-    let (stop_r, stop_w) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+}
+
+/// The watch descriptor of a watch on the directory `dir` (not followed if it is a symlink).
+#[cfg(target_os = "linux")]
+fn add_watch(ino: &OwnedFd, dir: &Path) -> Option<i32> {
+    let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    let mask = libc::IN_CREATE | libc::IN_MOVED_TO | libc::IN_ONLYDIR | libc::IN_DONT_FOLLOW;
+    // SAFETY: a valid inotify descriptor and C string.
+    let wd = unsafe { libc::inotify_add_watch(ino.as_raw_fd(), c.as_ptr(), mask) };
+    (wd >= 0).then_some(wd)
+}
+
+#[cfg(target_os = "linux")]
+fn watch(by_dir: HashMap<PathBuf, HashSet<OsString>>, said: Said) -> Result<Option<Keeper>, String> {
+    let fails = failing::of(by_dir.keys());
+    let sight = Sight::of(by_dir, fails.is_some());
+    let (stop_r, stop_w) = stop_pipe(fails == Some(failing::Fails::Everything)).map_err(|e| format!("no pipe to stop its thread: {}", sandspawn_helper::report::os_words(&e)))?;
     let (tx, risks) = std::sync::mpsc::channel();
     let thread = std::thread::Builder::new()
         .name("sandspawn-keeper".into())
         .spawn(move || {
-            let _ = tx.send(keep(&ino, stop_r, wds, &said));
+            let _ = tx.send(keep(&sight, stop_r, &said));
             // The instance is closed here, after the result went out (see `Keeper::risks`).
-            drop(ino);
+            drop(sight);
         })
-        .ok()?;
-    Some(Keeper { stop: stop_w, risks, thread })
+        .map_err(|e| format!("its thread could not be started: {e}"))?;
+    Ok(Some(Keeper { stop: stop_w, risks, thread }))
+}
+
+/// `(read end, write end)`: the thread stops at the write end's EOF.
+#[cfg(target_os = "linux")]
+fn stop_pipe(fails: bool) -> std::io::Result<(OwnedFd, OwnedFd)> {
+    if fails {
+        return Err(std::io::Error::from_raw_os_error(libc::EMFILE));
+    }
+    let mut fds = [0i32; 2];
+    // SAFETY: a two-element array for pipe2; the descriptors are owned below.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
 }
 
 impl Keeper {
@@ -121,47 +228,71 @@ impl Keeper {
 }
 
 #[cfg(target_os = "linux")]
-fn keep(ino: &OwnedFd, stop: OwnedFd, wds: HashMap<i32, (PathBuf, HashSet<OsString>)>, said: &Said) -> Vec<HostRisk> {
-    let mut risks = Vec::new();
-    let mut moves: HashMap<PathBuf, usize> = HashMap::new();
+fn keep(sight: &Sight, stop: OwnedFd, said: &Said) -> Vec<HostRisk> {
+    let mut undoing = Undoing { said, risks: Vec::new(), moves: HashMap::new() };
     let mut buf = vec![0u8; 64 * 1024];
+    let every = sight.poll_every();
+    let mut next_poll = Instant::now();
     loop {
-        let mut fds = [libc::pollfd { fd: ino.as_raw_fd(), events: libc::POLLIN, revents: 0 }, libc::pollfd { fd: stop.as_raw_fd(), events: libc::POLLIN, revents: 0 }];
+        if let Some(every) = every.filter(|_| Instant::now() >= next_poll) {
+            for path in sight.polled.iter().filter(|p| p.symlink_metadata().is_ok()) {
+                undoing.undo(path);
+            }
+            next_poll = Instant::now() + every;
+        }
+        // Until the next poll (rounded up: never a busy loop), or for good.
+        let timeout = every.map_or(-1, |_| next_poll.saturating_duration_since(Instant::now()).as_micros().div_ceil(1000) as i32);
+        let ino = sight.ino.as_ref().map_or(-1, |i| i.as_raw_fd()); // poll skips a negative descriptor
+        let mut fds = [libc::pollfd { fd: ino, events: libc::POLLIN, revents: 0 }, libc::pollfd { fd: stop.as_raw_fd(), events: libc::POLLIN, revents: 0 }];
         // SAFETY: two valid pollfds.
-        if unsafe { libc::poll(fds.as_mut_ptr(), 2, -1) } < 0 {
+        if unsafe { libc::poll(fds.as_mut_ptr(), 2, timeout) } < 0 {
             if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
                 continue;
             }
-            return risks;
+            return undoing.risks;
         }
-        if fds[0].revents & libc::POLLIN != 0 {
+        if let Some(ino) = sight.ino.as_ref().filter(|_| fds[0].revents & libc::POLLIN != 0) {
             for (wd, name) in read_events(ino, &mut buf) {
-                let Some((dir, names)) = wds.get(&wd) else { continue };
-                if !names.contains(&name) {
-                    continue;
-                }
-                let path = dir.join(&name);
-                // A placeholder of a plan another program runs, made there meanwhile: its own.
-                if path.symlink_metadata().is_ok_and(|m| crate::placeholders::is_placeholder(&path, &m)) {
-                    continue;
-                }
-                let n = moves.entry(path.clone()).or_default();
-                if *n >= MAX_MOVES {
-                    continue;
-                }
-                *n += 1;
-                // Left in place: the walk after the run finds and reports it. Gone: reported here,
-                // or no run would (another run's watcher moved it aside and reported it in that
-                // run's result; this run's command may well be the one that made it).
-                match undo::move_aside(&path) {
-                    undo::Undone::MovedTo(to) => risks.push(risk(&path, &format!("; undone at once: moved aside to {}", to.display()), said)),
-                    undo::Undone::Gone => risks.push(risk(&path, super::detect::GONE, said)),
-                    undo::Undone::Left(_) => {}
+                let Some((dir, names)) = sight.watched.get(&wd) else { continue };
+                if names.contains(&name) {
+                    undoing.undo(&dir.join(&name));
                 }
             }
         }
         if fds[1].revents != 0 {
-            return risks;
+            return undoing.risks;
+        }
+    }
+}
+
+/// What a keeper moved aside, and how often it tried each path.
+#[cfg(target_os = "linux")]
+struct Undoing<'a> {
+    said: &'a Said,
+    risks: Vec<HostRisk>,
+    moves: HashMap<PathBuf, usize>,
+}
+
+#[cfg(target_os = "linux")]
+impl Undoing<'_> {
+    /// Move aside `path`, which the command created (an event named it, or the poll found it).
+    fn undo(&mut self, path: &Path) {
+        // A placeholder of a plan another program runs, made there meanwhile: its own.
+        if path.symlink_metadata().is_ok_and(|m| crate::placeholders::is_placeholder(path, &m)) {
+            return;
+        }
+        let n = self.moves.entry(path.to_path_buf()).or_default();
+        if *n >= MAX_MOVES {
+            return;
+        }
+        *n += 1;
+        // Left in place: the walk after the run finds and reports it. Gone: reported here,
+        // or no run would (another run's watcher moved it aside and reported it in that
+        // run's result; this run's command may well be the one that made it).
+        match undo::move_aside(path) {
+            undo::Undone::MovedTo(to) => self.risks.push(risk(path, &format!("; undone at once: moved aside to {}", to.display()), self.said)),
+            undo::Undone::Gone => self.risks.push(risk(path, super::detect::GONE, self.said)),
+            undo::Undone::Left(_) => {}
         }
     }
 }
@@ -220,7 +351,7 @@ mod tests {
         let r = t.path().canonicalize().unwrap();
         // `cfg`: a missing readOnlyPaths or denyRead entry, no protected name.
         let absent = vec![r.join(".envrc"), r.join(".git"), r.join("deeper/.envrc"), r.join("cfg")];
-        let k = start(&absent, &[r.clone()], &Bases::default(), &names(&[".envrc"])).expect("inotify");
+        let k = start(&absent, &[r.clone()], &Bases::default(), &names(&[".envrc"])).unwrap().expect("inotify");
         std::fs::write(r.join(".envrc"), "evil").unwrap();
         std::fs::create_dir(r.join(".git")).unwrap();
         std::os::unix::fs::symlink("elsewhere", r.join("cfg")).unwrap();
@@ -247,7 +378,7 @@ mod tests {
     fn a_placeholder_made_meanwhile_is_left_alone() {
         let t = tempfile::tempdir().unwrap();
         let r = t.path().canonicalize().unwrap();
-        let k = start(&[r.join(".envrc"), r.join(".vscode")], &[r.clone()], &Bases::default(), &names(&[".envrc", ".vscode"])).expect("inotify");
+        let k = start(&[r.join(".envrc"), r.join(".vscode")], &[r.clone()], &Bases::default(), &names(&[".envrc", ".vscode"])).unwrap().expect("inotify");
         let dir = sandspawn_helper::placeholder::open_dir(&std::ffi::CString::new(r.as_os_str().as_bytes()).unwrap(), false).unwrap();
         sandspawn_helper::placeholder::create(&dir, c".vscode", sandspawn_helper::placeholder::Kind::Dir);
         std::fs::write(r.join(".envrc"), "x").unwrap();
@@ -266,7 +397,7 @@ mod tests {
         // the run whose command made it must not come back with nothing to say.
         let t = tempfile::tempdir().unwrap();
         let r = t.path().canonicalize().unwrap();
-        let (a, b) = (start(&[r.join(".git")], &[r.clone()], &Bases::default(), &HashSet::new()).expect("inotify"), start(&[r.join(".git")], &[r.clone()], &Bases::default(), &HashSet::new()).expect("inotify"));
+        let (a, b) = (start(&[r.join(".git")], &[r.clone()], &Bases::default(), &HashSet::new()).unwrap().expect("inotify"), start(&[r.join(".git")], &[r.clone()], &Bases::default(), &HashSet::new()).unwrap().expect("inotify"));
         std::fs::create_dir(r.join(".git")).unwrap();
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
         while r.join(".git").exists() && std::time::Instant::now() < deadline {
@@ -280,9 +411,43 @@ mod tests {
         assert!(ra.iter().chain(&rb).all(|h| h.kind == RiskKind::RepositoryCreated && h.detail.contains("moved aside")), "{ra:?} {rb:?}");
     }
 
+    /// Found by an attacker's review: another run of the user's that spent its inotify instances
+    /// (`max_user_instances`, per user) switched the keeper off, and a planted `.git` stayed on the
+    /// host for the whole run.
+    #[test]
+    fn without_inotify_the_tops_are_polled() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        failing::set(&r, failing::Fails::Inotify);
+        let k = start(&[r.join(".git"), r.join(".envrc")], &[r.clone()], &Bases::default(), &names(&[".envrc"]));
+        failing::clear(&r);
+        let k = k.unwrap().expect("kept by polling");
+        std::fs::create_dir(r.join(".git")).unwrap();
+        std::fs::write(r.join(".envrc"), "evil").unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        let there = |n: &str| r.join(n).symlink_metadata().is_ok();
+        while (there(".git") || there(".envrc")) && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        let risks = k.finish();
+        assert!(!there(".git") && !there(".envrc"), "moved aside while the run goes on: {risks:?}");
+        assert_eq!(risks.len(), 2, "{risks:?}");
+        assert!(risks.iter().all(|h| h.detail.contains("undone at once")), "{risks:?}");
+    }
+
+    #[test]
+    fn a_keeper_that_cannot_start_says_why() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        failing::set(&r, failing::Fails::Everything);
+        let k = start(&[r.join(".git")], &[r.clone()], &Bases::default(), &HashSet::new());
+        failing::clear(&r);
+        assert!(matches!(k, Err(ref why) if !why.is_empty()), "{:?}", k.as_ref().map(|k| k.is_some()));
+    }
+
     #[test]
     fn nothing_to_keep_starts_nothing() {
         let t = tempfile::tempdir().unwrap();
-        assert!(start(&[t.path().join("a/b")], &[t.path().to_path_buf()], &Bases::default(), &HashSet::new()).is_none(), "not at a root's top");
+        assert!(start(&[t.path().join("a/b")], &[t.path().to_path_buf()], &Bases::default(), &HashSet::new()).is_ok_and(|k| k.is_none()), "not at a root's top");
     }
 }

@@ -20,15 +20,19 @@ pub(super) struct SideServices {
 impl SideServices {
     /// Start the keeper (a missing `.git` or protected name created at a top is moved aside at once)
     /// and the proxy, which serves the listener the helper sends over `bridge` (Linux) or the one
-    /// bound on the host's loopback for the plan (macOS; see `network::for_run`).
-    pub fn start(req: &SpawnRequest, sandbox: SandboxType, bridge: Option<OwnedFd>, loopback: Option<Loopback>) -> Result<SideServices> {
+    /// bound on the host's loopback for the plan (macOS; see `network::for_run`). A keeper that
+    /// cannot start is said in `not_enforced` (the result's `sandboxDetails.notEnforced`).
+    pub fn start(req: &SpawnRequest, sandbox: SandboxType, bridge: Option<OwnedFd>, loopback: Option<Loopback>, not_enforced: &mut Vec<String>) -> Result<SideServices> {
         // The Landlock mode too: its roots' tops stay creatable (`plan::landlock_grants`).
         let keeper = match sandbox {
             SandboxType::Bwrap | SandboxType::Landlock => {
                 // A reviewed root's writes go to its change set, never to the host's top.
                 let direct = req.policy.writable_roots.iter().filter(|r| !req.policy.is_reviewed(&r.root));
                 let tops: Vec<std::path::PathBuf> = direct.map(|r| r.root.clone()).collect();
-                crate::planted::keeper::start(&req.policy.planted.absent, &tops, &req.policy.planted.home, &req.policy.planted.protected_names)
+                crate::planted::keeper::start(&req.policy.planted.absent, &tops, &req.policy.planted.home, &req.policy.planted.protected_names).unwrap_or_else(|why| {
+                    not_enforced.push(keeper_not_enforced(&why));
+                    None
+                })
             }
             _ => None,
         };
@@ -58,6 +62,16 @@ impl SideServices {
             .await
             .map_err(|e| SandboxError::new(ErrorCode::SetupFailed, format!("checking for planted configuration failed: {e}")))
     }
+}
+
+/// What the result says when the keeper could not start: what it would have moved aside at once
+/// stays on the host, for its tools to act on, until the walk after the run moves it.
+fn keeper_not_enforced(why: &str) -> String {
+    format!(
+        "planted configuration: names that must stay absent at the writable roots' tops (.git, protected names) \
+         were not kept absent while the run went on ({why}); what the command created there stayed on the host \
+         until the run ended, when it was moved aside"
+    )
 }
 
 /// Which runs the walk after the run checks. Seatbelt's too: its profile denies `.git` and the

@@ -156,13 +156,13 @@ async fn run(
         Ok(done) => done,
         Err(cut) => return Ok(Attempt::Ran(unspawned.result(cut, requested))),
     };
-    let Prepared { plan, details, limits, cache_run, bwrap_path, proxy_listener, scratch, review_run } = prepared?;
+    let Prepared { plan, mut details, limits, cache_run, bwrap_path, proxy_listener, scratch, review_run } = prepared?;
     #[cfg(test)]
     super::test_hooks::planned(&req.cwd);
     let sandbox_type = plan.sandbox_type;
     let (child_side, ours) = wire(&req, &plan)?;
     let OurSide { output, stdin, status, report, control: control_end, bridge } = ours;
-    let mut services = SideServices::start(&req, sandbox_type, bridge, proxy_listener)?;
+    let mut services = SideServices::start(&req, sandbox_type, bridge, proxy_listener, &mut details.not_enforced)?;
     // What the child inherits as its own peak until it executes (see `limits::own_usage`).
     let host_peak = crate::limits::host_peak_rss_bytes();
     let (child, exited) = launch_child(&plan, child_side, bwrap_path, &req.command[0]).await?;

@@ -168,3 +168,33 @@ async fn the_timeout_and_kill_requests_count_from_the_request_while_the_sandbox_
     assert_eq!((r.pid, r.exit_code), (0, None));
     super::test_hooks::clear(&ws);
 }
+
+/// Found by an attacker's review: a run that spent the user's inotify instances (a budget per
+/// user) switched off the keeper of every run started meanwhile, silently. Now its tops are polled
+/// instead; and when even that cannot be done, the result says so.
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_keeper_without_inotify_still_moves_a_planted_git_aside_at_once_or_says_it_cannot() {
+    use crate::planted::keeper::failing::{self, Fails};
+    let plant = json!(["sh", "-c", "mkdir .git && echo '[core]' > .git/config; sleep 0.5; test -e .git && echo STILL-THERE; true"]);
+    let keeper_missing = |r: &RunResult| r.sandbox_details.not_enforced.iter().any(|n| n.contains("were not kept absent while the run went on"));
+
+    let t = tempfile::tempdir().unwrap();
+    let ws = t.path().canonicalize().unwrap();
+    failing::set(&ws, Fails::Inotify);
+    let r = run(plant.clone(), json!({ "cwd": ws, "sandbox": "workspace-write", "timeout": 20_000 })).await;
+    failing::clear(&ws);
+    let r = r.unwrap();
+    assert_eq!(r.stdout, "", "moved aside while the run went on: {:?}", r.host_risks);
+    assert!(r.host_risks.iter().any(|h| h.path == ws.join(".git").to_string_lossy() && h.detail.contains("undone at once")), "{:?}", r.host_risks);
+    assert!(!keeper_missing(&r), "{:?}", r.sandbox_details.not_enforced);
+
+    let t = tempfile::tempdir().unwrap();
+    let ws = t.path().canonicalize().unwrap();
+    failing::set(&ws, Fails::Everything);
+    let r = run(plant, json!({ "cwd": ws, "sandbox": "workspace-write", "timeout": 20_000 })).await;
+    failing::clear(&ws);
+    let r = r.unwrap();
+    assert!(keeper_missing(&r), "the result says so: {:?}", r.sandbox_details.not_enforced);
+    assert!(!ws.join(".git").exists(), "still moved aside after the run");
+}
