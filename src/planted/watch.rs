@@ -41,6 +41,7 @@ use std::fs::File;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::time::{Duration, Instant};
 
 use super::vouch::Vouch;
 
@@ -112,11 +113,51 @@ impl PartialEq for Watch {
 
 impl Eq for Watch {}
 
-/// The process's watcher, or `None` when inotify cannot be used here (then every directory keeps
-/// the stat rule).
+/// How long after a failed attempt the process's watcher is not tried again.
+const RETRY_AFTER: Duration = Duration::from_secs(10);
+
+/// The process's watcher, or `None` when inotify cannot be used here now (then every directory
+/// keeps the stat rule).
 pub fn global() -> Option<&'static Arc<Watcher>> {
-    static GLOBAL: OnceLock<Option<Arc<Watcher>>> = OnceLock::new();
-    GLOBAL.get_or_init(|| Watcher::new(default_cap()).ok()).as_ref()
+    static GLOBAL: Retried = Retried::new();
+    GLOBAL.get(Instant::now(), || Watcher::new(default_cap()))
+}
+
+/// A watcher made on first use whose failure is not kept for good: `EMFILE` is the user's instance
+/// budget, which any process of the user may have spent for a while (another run's command), and
+/// the host would otherwise walk by the slower stat rule for its whole life. Tried again
+/// `RETRY_AFTER` after a failure, not before (a failed `inotify_init1` costs little, but every walk
+/// asks).
+struct Retried {
+    made: OnceLock<Arc<Watcher>>,
+    failed_at: Mutex<Option<Instant>>,
+}
+
+impl Retried {
+    const fn new() -> Retried {
+        Retried { made: OnceLock::new(), failed_at: Mutex::new(None) }
+    }
+
+    fn get(&self, now: Instant, make: impl FnOnce() -> io::Result<Arc<Watcher>>) -> Option<&Arc<Watcher>> {
+        if let Some(w) = self.made.get() {
+            return Some(w);
+        }
+        // Held while making it: one attempt at a time, one instance made.
+        let mut failed_at = self.failed_at.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(w) = self.made.get() {
+            return Some(w);
+        }
+        if failed_at.is_some_and(|at| now.saturating_duration_since(at) < RETRY_AFTER) {
+            return None;
+        }
+        match make() {
+            Ok(w) => Some(self.made.get_or_init(|| w)),
+            Err(_) => {
+                *failed_at = Some(now);
+                None
+            }
+        }
+    }
 }
 
 fn default_cap() -> usize {
@@ -347,5 +388,24 @@ impl Watcher {
 
     pub fn watch_count(&self) -> usize {
         self.lock().watches.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Found by an attacker's review: the first use's `EMFILE` (the user's inotify instances spent
+    /// by another run for a while) was kept for the process's whole life.
+    #[test]
+    fn a_watcher_that_could_not_be_made_is_tried_again_later() {
+        let r = Retried::new();
+        let t0 = Instant::now();
+        let spent = || Err(io::Error::from_raw_os_error(libc::EMFILE));
+        assert!(r.get(t0, spent).is_none());
+        assert!(r.get(t0 + Duration::from_secs(1), || panic!("not tried again at once")).is_none());
+        let w = r.get(t0 + RETRY_AFTER, || Watcher::new(16)).expect("made once the budget is back");
+        let again = r.get(t0 + RETRY_AFTER * 2, || panic!("made once")).unwrap();
+        assert!(Arc::ptr_eq(w, again));
     }
 }
