@@ -98,7 +98,20 @@ pub fn is_placeholder(path: &Path, meta: &std::fs::Metadata) -> bool {
     if meta.is_file() {
         return meta.len() == 0 && mode == placeholder::FILE_MODE;
     }
-    meta.is_dir() && mode == placeholder::DIR_MODE && std::fs::read_dir(path).is_ok_and(|mut d| d.next().is_none())
+    meta.is_dir() && mode == placeholder::DIR_MODE && holds_nothing_readable(std::fs::read_dir(path).map(|mut d| d.next().is_none()))
+}
+
+/// Whether a directory with a placeholder's mode holds nothing this user's tools could read: it is
+/// empty, or this process may not list it. The second is another user's plan, its owner alone
+/// having r-x (or, for root in a user namespace, an owner not mapped there): taken for a run's
+/// plant, it was moved aside while that plan was being set up, and the plan failed ("opening the
+/// placeholder /tmp/.agents failed") whenever a root sandspawn in a user namespace shared `/tmp`
+/// with it (seen as flaky test runs). What this user cannot list, git run as this user cannot use.
+fn holds_nothing_readable(listing: std::io::Result<bool>) -> bool {
+    match listing {
+        Ok(empty) => empty,
+        Err(e) => e.kind() == std::io::ErrorKind::PermissionDenied,
+    }
 }
 
 // Linux only: the holders below are Linux processes (`pipe2`, `O_PATH`), as are placeholders.
@@ -107,6 +120,15 @@ pub(crate) mod tests {
     use super::*;
     use crate::policy::PlaceholderKind;
     use std::os::unix::io::OwnedFd;
+
+    #[test]
+    fn a_placeholder_this_user_may_not_list_holds_nothing_it_could_read() {
+        use std::io::{Error, ErrorKind};
+        assert!(holds_nothing_readable(Ok(true)));
+        assert!(!holds_nothing_readable(Ok(false)), "filled: a run's plant");
+        assert!(holds_nothing_readable(Err(Error::from(ErrorKind::PermissionDenied))), "another user's plan");
+        assert!(!holds_nothing_readable(Err(Error::from(ErrorKind::NotFound))), "gone or unknown: not taken for one");
+    }
     use std::os::unix::fs::PermissionsExt;
     use std::path::PathBuf;
 
