@@ -177,6 +177,23 @@ test('pid hoppers do not outlive a timeout: the run settles and leaves no proces
   assert.deepStrictEqual(result, { timedOut: true, stdout: 'started\n', settled: true, alive: [] })
 })
 
+// Found by an attacker's review: a process whose main thread ended while another thread lives shows
+// 'Z' in /proc/<pid>/stat, so the supervisor took it for gone: it was never stopped nor killed, the
+// supervisor waited for it forever, a timeout, kill('SIGKILL') or the host's death never ended the
+// run, and its thread kept writing into the workspace. The attack's threads stop by themselves
+// after 60 s; the outer sandbox dies at the scenario's timeout.
+test('processes whose main thread ended are ended by a timeout, a kill and the host\'s death', { skip: noOuter || (!hasCc() && 'no C compiler to build the attack') }, (t) => {
+  const bin = fs.mkdtempSync(path.join('/var/tmp', 'sandspawn-ll-attacks-'))
+  t.after(() => fs.rmSync(bin, { recursive: true, force: true }))
+  execFileSync('cc', ['-O1', '-pthread', '-o', path.join(bin, 'leader-exits'), path.join(__dirname, 'security', 'attacks', 'leader-exits.c')])
+  const { result } = scenario('leaderExited', { env: { SANDSPAWN_ATTACKS: bin }, timeout: 150_000 })
+  assert.deepStrictEqual(result, {
+    timeout: { timedOut: true, stdout: 'started\n', settled: true, wrote: true, writing: false },
+    kill: { signal: 'SIGKILL', settled: true, wrote: true, writing: false },
+    hostDied: { wrote: true, writing: false, left: [] },
+  })
+})
+
 // Found by an attacker's review: a host SIGKILLed during a workspace-write run left the run's own
 // directory in $TMPDIR for good (48 MB in the review); only the run's end removed it.
 test("a dead host's sandspawn-run directory is removed at a later run's start, a live run's is not", { skip: noOuter }, () => {

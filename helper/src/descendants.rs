@@ -9,6 +9,7 @@
 use std::collections::{HashMap, HashSet};
 
 use sandspawn_helper::proc_stat::{self, Entry};
+use sandspawn_helper::threads;
 
 /// Walk `/proc` once, calling `act` on every descendant of `root` as soon as it is found; returns
 /// them all.
@@ -31,6 +32,7 @@ pub fn walk(root: i32, mut act: impl FnMut(&Entry)) -> Vec<Entry> {
             if !known.insert(d.pid) {
                 continue;
             }
+            let d = threads::with_threads_state(d);
             act(&d);
             found.push(d);
             stack.extend(waiting.remove(&d.pid).unwrap_or_default());

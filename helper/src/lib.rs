@@ -7,7 +7,8 @@
 //! (`placeholder`), whose few calls the addon and the helper must make alike, `fstatat` without
 //! following links (`stat_at`), which both make in their descriptor-relative walks, and `flock`
 //! retried on a signal (`file_lock`), which both take, and signalling a process met in `/proc`
-//! through a pidfd (`pid_signal`, Linux only), kept here so that a unit test can reach it.
+//! through a pidfd (`pid_signal`, Linux only) and a process's state from its threads (`threads`,
+//! Linux only), kept here so that a unit test can reach them.
 
 pub mod ancestors;
 pub mod file_lock;
@@ -24,3 +25,5 @@ pub mod report;
 pub mod rlimit;
 pub mod seccomp;
 pub mod stat_at;
+#[cfg(target_os = "linux")]
+pub mod threads;

@@ -1,6 +1,7 @@
 //! Reading one line of `/proc/<pid>/stat`: the fields after the command's name (`fields`, which the
 //! addon's reaper and resource sampler read too), and the parent and the state, what the Landlock
-//! supervisor needs to find and freeze the command's tree. Pure: the callers read the files.
+//! supervisor needs to find and freeze the command's tree (with its threads' states where the
+//! leader's own says zombie: `group_state`). Pure: the callers read the files.
 
 /// A process of the table: its pid, its parent's, its state letter (`R`, `S`, `D`, `T`, `Z`...)
 /// and when it started (clock ticks since boot): a pid and its start time name one process, where
@@ -23,6 +24,26 @@ impl Entry {
     pub fn is_stopped(&self) -> bool {
         matches!(self.state, b'T' | b't')
     }
+}
+
+/// The state of a process whose leader's stat line says `leader`, given its other threads' states.
+/// A leader that ended its own thread (`pthread_exit`, or `exit` of the main thread alone) while
+/// others run shows `Z` for the whole process in `/proc/<pid>/stat`, yet the process lives on (its
+/// threads run the command's code) and `waitpid` cannot reap it until its last thread exits: it is
+/// running while any thread runs, stopped once every live thread is, and dead only with none left.
+pub fn group_state(leader: u8, others: impl IntoIterator<Item = u8>) -> u8 {
+    if leader != b'Z' {
+        return leader;
+    }
+    let mut stopped = false;
+    for state in others {
+        match state {
+            b'Z' | b'X' | b'x' => {}
+            b'T' | b't' => stopped = true,
+            running => return running,
+        }
+    }
+    if stopped { b'T' } else { leader }
 }
 
 /// The fields of a stat line from the third (the state) on. The command's name, the second, comes
@@ -60,5 +81,15 @@ mod tests {
         let me = parse(std::process::id() as i32, &own).unwrap();
         assert!(me.start > 0 && me.ppid > 0);
         assert_eq!(fields("5 (a b) c) S 1 5").unwrap().collect::<Vec<_>>(), ["S", "1", "5"]);
+    }
+
+    #[test]
+    fn a_leader_that_ended_while_its_threads_live_is_the_state_of_its_threads() {
+        assert_eq!(group_state(b'S', [b'R']), b'S', "a live leader says it all");
+        assert_eq!(group_state(b'Z', []), b'Z', "a zombie: nothing left to run");
+        assert_eq!(group_state(b'Z', [b'Z', b'X']), b'Z', "its threads are exiting too");
+        assert_eq!(group_state(b'Z', [b'S']), b'S', "a worker thread lives on");
+        assert_eq!(group_state(b'Z', [b'T', b'R']), b'R', "one thread still runs: not stopped");
+        assert_eq!(group_state(b'Z', [b'T', b't', b'Z']), b'T', "every live thread is stopped");
     }
 }

@@ -17,6 +17,13 @@ const FREEZE_WALKS: usize = 64;
 const CHILD_READS: usize = 256;
 /// How long to wait for a killed child to exit before walking again (ms).
 const REAP_WAIT_MS: i32 = 100;
+/// How long `end` keeps freezing and killing before it gives up on what is left: a process in an
+/// uninterruptible wait dies only once that wait ends, its SIGKILL pending (it runs none of its own
+/// code meanwhile), and one the walks cannot tell alive would hold the supervisor for good. The
+/// supervisor exits all the same, and the run settles (found by an attacker's review: a process
+/// the walks took for gone kept it, and the run, waiting forever). The runner's own bound after its
+/// force kill (`runner::until_exit`) is longer.
+const END_BOUND: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// The supervisor's children as they exit, and the command's wait status once it is reaped.
 pub struct Reaper {
@@ -46,11 +53,17 @@ impl Reaper {
     }
 }
 
-/// Freeze, SIGKILL and reap the whole tree until the supervisor has no child left. `sfd` is the
+/// Freeze, SIGKILL and reap the whole tree until the supervisor has no child left, or `END_BOUND`
+/// has passed: then say what is left on the run's stderr and return all the same. `sfd` is the
 /// signalfd that reports SIGCHLD.
 pub fn end(reaper: &mut Reaper, sfd: i32) {
     let me = unsafe { libc::getpid() };
+    let began = std::time::Instant::now();
     while reaper.reap_exited() {
+        if began.elapsed() > END_BOUND {
+            report_left(me);
+            return;
+        }
         freeze(me, reaper);
         descendants::walk(me, |d| {
             if !d.is_dead() {
@@ -59,6 +72,16 @@ pub fn end(reaper: &mut Reaper, sfd: i32) {
         });
         wait_for_a_child(sfd);
     }
+}
+
+/// Say on the run's stderr (which the result's `stderr` holds) that the tree outlived `END_BOUND`,
+/// and which of its processes were still there: re-parented to the supervisor's parent's reaper
+/// once it exits, with their SIGKILL pending.
+fn report_left(me: i32) {
+    let left: Vec<String> = descendants::walk(me, |_| {}).iter().filter(|d| !d.is_dead()).map(|d| d.pid.to_string()).collect();
+    let line = format!("sandspawn-helper: the command's processes {} were still there {} s after SIGKILL; they may outlive the run\n", left.join(" "), END_BOUND.as_secs());
+    // SAFETY: a write of our own buffer to stderr.
+    unsafe { libc::write(2, line.as_ptr().cast(), line.len()) };
 }
 
 /// SIGSTOP every descendant until none is left running (or `FREEZE_WALKS` walks have passed).
