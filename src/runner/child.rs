@@ -205,6 +205,18 @@ impl Child {
             (TreeKind::Supervisor, _) => drop(self.control.lock().unwrap().take()),
         }
     }
+
+    /// The Landlock supervisor, still there long after the force kill closed its control pipe
+    /// (`until_exit::SUPERVISOR_EXIT_BOUND`): SIGKILL it, so that the run settles. It is our child
+    /// and not reaped yet, so its pid is its own. What is left of its tree is re-parented past it
+    /// and may outlive the run. Returns whether it was killed here.
+    pub fn kill_stuck_supervisor(&self) -> bool {
+        let state = self.state.lock().unwrap();
+        if state.reaped || self.kind != TreeKind::Supervisor {
+            return false;
+        }
+        nix::sys::signal::kill(self.pid, Signal::SIGKILL).is_ok()
+    }
 }
 
 /// Spawn on a new owner thread. Resolves with the child, or with the spawn error. `exited`

@@ -203,7 +203,10 @@ async fn run(
 
     let truncated = capture.truncated();
     let (omitted_stdout, omitted_stderr) = (capture.stdout.omitted(), capture.stderr.omitted());
-    let text = capture.finish();
+    let mut text = capture.finish();
+    if ending.supervisor_killed {
+        text.stderr.push_str(&supervisor_killed());
+    }
     // What bwrap and the helper said when they failed: on the terminal, when there is one.
     let setup_words = if shared.terminal.is_some() { &text.stdout } else { &text.stderr };
     let bwrap_status = parser.lock().unwrap().status.clone();
@@ -250,6 +253,13 @@ async fn run(
     };
     result.classify();
     Ok(Attempt::Ran(result))
+}
+
+/// What the result's `stderr` ends with when the Landlock supervisor had to be SIGKILLed
+/// (`until_exit::SUPERVISOR_EXIT_BOUND`): it could not end the tree, which may outlive the run.
+fn supervisor_killed() -> String {
+    let after = super::until_exit::SUPERVISOR_EXIT_BOUND.as_secs();
+    format!("sandspawn: the Landlock supervisor had not ended the command's processes {after} s after the kill and was killed itself; some of them may outlive the run\n")
 }
 
 /// Why a run ended before its process was spawned.

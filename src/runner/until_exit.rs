@@ -14,6 +14,12 @@ use super::child::{Child, ExitStatus};
 
 /// How often a signal that arrived during bwrap's setup is retried until the command runs.
 const PENDING_SIGNAL_RETRY: Duration = Duration::from_millis(2);
+/// How long the Landlock supervisor may take to end its tree and exit after the force kill before
+/// it is SIGKILLed itself: it gives up on what is left after 10 s (`tree_end::END_BOUND` in the
+/// helper), so only a supervisor that is stuck itself gets here. Found by an attacker's review:
+/// the run waited for the supervisor without bound, and never settled while it could not end the
+/// tree, whatever the timeout, abort or kill.
+pub(super) const SUPERVISOR_EXIT_BOUND: Duration = Duration::from_secs(30);
 
 /// Why the tree is being signalled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,6 +33,9 @@ pub(super) struct Ending {
     pub status: ExitStatus,
     pub timed_out: bool,
     pub killed: bool,
+    /// The Landlock supervisor did not exit within `SUPERVISOR_EXIT_BOUND` of the force kill and
+    /// was SIGKILLed: processes of the run may outlive it.
+    pub supervisor_killed: bool,
 }
 
 /// The run's deadline and kill settings.
@@ -45,6 +54,8 @@ struct Signalling<'a> {
     pending: Option<(Signal, Cause)>,
     /// When SIGKILL follows a signal the tree may ignore.
     force: Option<(Instant, Cause)>,
+    /// When a supervisor still there after the force kill is SIGKILLed itself.
+    stuck_after: Option<Instant>,
     timed_out: bool,
     killed: bool,
 }
@@ -73,6 +84,7 @@ impl Signalling<'_> {
         self.child.force_kill();
         self.pending = None;
         self.landed(cause);
+        self.stuck_after.get_or_insert(Instant::now() + SUPERVISOR_EXIT_BOUND);
     }
 
     /// Deliver the pending signal if the command runs by now.
@@ -97,10 +109,12 @@ pub(super) async fn supervise(
 ) -> Ending {
     let deadline = deadlines.deadline;
     let mut deadline_passed = false;
-    let mut s = Signalling { child, force_kill_after: deadlines.force_kill_after, pending: None, force: None, timed_out: false, killed: false };
+    let mut s = Signalling { child, force_kill_after: deadlines.force_kill_after, pending: None, force: None, stuck_after: None, timed_out: false, killed: false };
+    let mut supervisor_killed = false;
     let status = loop {
         let timeout = sleep_until((!deadline_passed).then_some(deadline).flatten());
         let force = sleep_until(s.force.map(|(t, _)| t));
+        let stuck = sleep_until(s.stuck_after);
         let retry = sleep_until(s.pending.map(|_| Instant::now() + PENDING_SIGNAL_RETRY));
         tokio::select! {
             st = &mut exited => break st.unwrap_or(ExitStatus::Signaled(libc::SIGKILL)),
@@ -117,11 +131,15 @@ pub(super) async fn supervise(
                     s.kill_now(cause);
                 }
             }
+            _ = stuck => {
+                s.stuck_after = None;
+                supervisor_killed = child.kill_stuck_supervisor();
+            }
             _ = retry => {}
         }
         s.deliver();
     };
-    Ending { status, timed_out: s.timed_out, killed: s.killed }
+    Ending { status, timed_out: s.timed_out, killed: s.killed, supervisor_killed }
 }
 
 /// Sleep until `at`, or forever without one.
