@@ -246,7 +246,7 @@ pub(crate) mod tests {
         let (t, l) = (tempfile::tempdir().unwrap(), locks());
         let git = t.path().join(".git");
         make_placeholder(t.path(), ".git", placeholder::Kind::Dir);
-        let held = hold(&lock_file_of(l.path(), t.path()), How::FlockShared);
+        let held = hold(&lock_file_of(l.path(), t.path()), How::OfdRead);
         assert!(is_placeholder(&git, &git.symlink_metadata().unwrap()));
         remove_leftovers_with(l.path(), &target(&git, PlaceholderKind::Dir));
         assert!(git.exists(), "kept while the plan's helper holds the directory's lock file");
@@ -270,6 +270,23 @@ pub(crate) mod tests {
             remove_leftovers_with(l.path(), &target(&d, PlaceholderKind::Dir));
             other.release();
             assert!(!d.exists(), "removed although another process holds the directory ({how:?})");
+        }
+    }
+
+    /// Found by a fixer: a Landlock-mode command can read sandspawn's state directory, and its
+    /// `flock -x` on a directory's lock file made every plan there fail after 2 s. The locks are
+    /// OFD locks now: a `flock` does not meet them, and the exclusive one needs a descriptor opened
+    /// for writing, which such a command cannot get. Its shared lock keeps leftovers (harmless).
+    #[test]
+    fn a_command_that_can_only_read_the_lock_file_keeps_no_plan_out() {
+        let (t, l) = (tempfile::tempdir().unwrap(), locks());
+        let file = lock_file_of(l.path(), t.path());
+        let open = |p: &Path| placeholder::open_dir(&c(p), false).unwrap();
+        for how in [How::FlockExclusive, How::FlockShared, How::OfdRead] {
+            let other = hold(&file, how);
+            let plan = placeholder::lock_of(&open(l.path()), &open(t.path()), libc::LOCK_SH | libc::LOCK_NB, false);
+            assert!(plan.is_ok(), "a plan's shared lock while another process holds the lock file ({how:?}): {plan:?}");
+            other.release();
         }
     }
 

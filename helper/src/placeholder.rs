@@ -72,8 +72,11 @@ pub fn open_locks(locks: &CStr) -> std::io::Result<OwnedFd> {
     Ok(fd)
 }
 
-/// Open (creating it, mode 0600) the lock file of the directory `dir` in `locks` and `flock` it
-/// with `op` (`LOCK_SH | LOCK_NB` in front of bwrap, `LOCK_EX | LOCK_NB` for a cleanup). Never
+/// Open (creating it, mode 0600) the lock file of the directory `dir` in `locks`, for reading and
+/// writing, and lock it whole with `op` (`LOCK_SH | LOCK_NB` in front of bwrap, `LOCK_EX |
+/// LOCK_NB` for a cleanup) as an OFD lock (`file_lock::whole_file`): a Landlock-mode command,
+/// which can read the state directory but not write it, can take no lock that keeps a plan out
+/// (with `flock`, its `flock -x` made every plan there fail after 2 s). Never
 /// removed: one removed while another process opens it would leave the two locking different files.
 /// The descriptor is close-on-exec unless `inheritable`.
 pub fn lock_of(locks: &OwnedFd, dir: &OwnedFd, op: libc::c_int, inheritable: bool) -> std::io::Result<OwnedFd> {
@@ -82,7 +85,7 @@ pub fn lock_of(locks: &OwnedFd, dir: &OwnedFd, op: libc::c_int, inheritable: boo
     let name = std::ffi::CString::new(lock_file_name(st.st_dev as u64, st.st_ino as u64)).map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))?;
     let cloexec = if inheritable { 0 } else { libc::O_CLOEXEC };
     // Not blocking on a FIFO, never through a symlink.
-    let flags = libc::O_RDONLY | libc::O_CREAT | libc::O_NOFOLLOW | libc::O_NONBLOCK | cloexec;
+    let flags = libc::O_RDWR | libc::O_CREAT | libc::O_NOFOLLOW | libc::O_NONBLOCK | cloexec;
     // SAFETY: a valid descriptor and C string; the descriptor is owned below.
     let raw = unsafe { libc::openat(locks.as_raw_fd(), name.as_ptr(), flags, 0o600 as libc::c_uint) };
     if raw < 0 {
@@ -93,7 +96,7 @@ pub fn lock_of(locks: &OwnedFd, dir: &OwnedFd, op: libc::c_int, inheritable: boo
     if fstat(&fd)?.st_mode & libc::S_IFMT != libc::S_IFREG {
         return Err(std::io::Error::from_raw_os_error(libc::EINVAL));
     }
-    crate::file_lock::flock(&fd, op)?;
+    crate::file_lock::whole_file(&fd, op)?;
     Ok(fd)
 }
 

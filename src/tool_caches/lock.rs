@@ -40,39 +40,9 @@ pub(super) fn is_held(e: &std::io::Error) -> bool {
 }
 
 /// Lock or unlock the whole file as `flock(fd, op)` would, with an OFD lock on Linux (see the
-/// module comment): `LOCK_SH` a read lock, `LOCK_EX` a write lock; a conflict with `LOCK_NB` is
-/// `EWOULDBLOCK`. `EINTR` is retried.
-#[cfg(target_os = "linux")]
+/// module comment and `sandspawn_helper::file_lock::whole_file`).
 pub(super) fn set(fd: &OwnedFd, op: libc::c_int) -> std::io::Result<()> {
-    use std::os::fd::AsRawFd;
-    // SAFETY: a zeroed flock is valid: the whole file (start 0, length 0), l_pid 0 as OFD locks need.
-    let mut l: libc::flock = unsafe { std::mem::zeroed() };
-    l.l_whence = libc::SEEK_SET as libc::c_short;
-    l.l_type = match op & !libc::LOCK_NB {
-        libc::LOCK_SH => libc::F_RDLCK,
-        libc::LOCK_EX => libc::F_WRLCK,
-        _ => libc::F_UNLCK,
-    } as libc::c_short;
-    let cmd = if op & libc::LOCK_NB != 0 { libc::F_OFD_SETLK } else { libc::F_OFD_SETLKW };
-    loop {
-        // SAFETY: fcntl on a descriptor the caller owns, with a valid flock.
-        if unsafe { libc::fcntl(fd.as_raw_fd(), cmd, &l) } == 0 {
-            return Ok(());
-        }
-        let e = std::io::Error::last_os_error();
-        match e.raw_os_error() {
-            Some(libc::EINTR) => continue,
-            // F_OFD_SETLK says a conflict with either.
-            Some(libc::EAGAIN | libc::EACCES) => return Err(std::io::Error::from_raw_os_error(libc::EWOULDBLOCK)),
-            _ => return Err(e),
-        }
-    }
-}
-
-/// `flock` where there are no OFD locks (macOS runs use no layers, and no sandbox there reads the store).
-#[cfg(not(target_os = "linux"))]
-pub(super) fn set(fd: &OwnedFd, op: libc::c_int) -> std::io::Result<()> {
-    sandspawn_helper::file_lock::flock(fd, op)
+    sandspawn_helper::file_lock::whole_file(fd, op)
 }
 
 /// How long a run waits for a cache's lock at most, when its own end does not come first: only a
