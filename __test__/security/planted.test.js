@@ -439,16 +439,30 @@ describe('placeholders of a plan another program runs', () => {
 
   // The lock the helper in front of bwrap takes now (the directory's lock file in sandspawn's state
   // directory, which only this user's processes can open) is not waited for without bound either.
-  test('a held lock file ends the plan with a setup failure within seconds', (t) => {
+  // The lock file's exclusive lock, as only sandspawn's own cleanup takes it: an OFD write lock,
+  // on a descriptor opened for writing (python's fcntl, struct flock of x86_64 and aarch64).
+  const OFD_HOLDER = `import fcntl, os, struct, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o600)
+fcntl.fcntl(fd, 37, struct.pack('hhxxxxqqi4x', fcntl.F_WRLCK, 0, 0, 0, 0))
+print('HELD', flush=True)
+time.sleep(20)`
+  const lockFileOf = (plan, dir) => {
+    const locks = plan.args.find((a) => a.startsWith('--held-locks=')).slice('--held-locks='.length)
+    const st = fs.statSync(dir, { bigint: true })
+    return path.join(locks, `${st.dev}-${st.ino}`)
+  }
+  const holding = (t, argv) =>
+    new Promise((resolve, reject) => {
+      const holder = require('node:child_process').spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'pipe', 'inherit'] })
+      t.after(() => holder.kill('SIGKILL'))
+      holder.stdout.once('data', () => resolve(holder))
+      holder.once('exit', (code) => reject(new Error(`the holder ended (${code}) before it held the lock`)))
+    })
+
+  test('a held lock file ends the plan with a setup failure within seconds', { skip: which('python3') === null && 'python3 is not installed' }, async (t) => {
     const tree = tempTree(t)
     const plan = sandspawn.buildSandboxCommand(['echo', 'B ran'], { cwd: tree.ws, sandbox: WWT })
-    const locks = plan.args.find((a) => a.startsWith('--held-locks=')).slice('--held-locks='.length)
-    const st = fs.statSync(tree.ws, { bigint: true })
-    const lockFile = path.join(locks, `${st.dev}-${st.ino}`)
-    const holder = require('node:child_process').spawn('flock', ['-x', lockFile, 'sh', '-c', 'echo HELD; sleep 20'], { stdio: ['ignore', 'pipe', 'inherit'] })
-    t.after(() => holder.kill('SIGKILL'))
-    const held = spawnSync('sh', ['-c', `for i in $(seq 100); do flock -n -s ${q(lockFile)} true || exit 0; sleep 0.05; done; exit 1`], { timeout: 10_000 })
-    assert.equal(held.status, 0, 'the holder took the lock')
+    await holding(t, ['python3', '-c', OFD_HOLDER, lockFileOf(plan, tree.ws)])
     const started = Date.now()
     const r = spawnSync(plan.program, plan.args, { cwd: plan.cwd, env: plan.env, encoding: 'utf8', timeout: 8_000 })
     const took = Date.now() - started
@@ -456,6 +470,20 @@ describe('placeholders of a plan another program runs', () => {
     assert.match(r.stderr, /held exclusively for over 2 s/)
     assert.ok(took < 6_000, `after ${took} ms`)
     assert.equal(r.stdout, '')
+  })
+
+  // Found by a fixer: a Landlock-mode command can read sandspawn's state directory, and its
+  // `flock -x` on a directory's lock file made every plan there fail after 2 s. It can open the
+  // file for reading only, and the plan's lock is an OFD lock, which a flock does not meet.
+  test('a flock of the lock file, all a command that can read it can take, keeps no plan out', async (t) => {
+    const tree = tempTree(t)
+    const plan = sandspawn.buildSandboxCommand(['echo', 'B ran'], { cwd: tree.ws, sandbox: WWT })
+    const lockFile = lockFileOf(plan, tree.ws)
+    fs.closeSync(fs.openSync(lockFile, 'a', 0o600))
+    await holding(t, ['flock', '-x', lockFile, 'sh', '-c', 'echo HELD; sleep 20'])
+    const r = spawnSync(plan.program, plan.args, { cwd: plan.cwd, env: plan.env, encoding: 'utf8', timeout: 8_000 })
+    assert.equal(r.status, 0, `signal ${r.signal}: ${r.stderr}`)
+    assert.equal(r.stdout, 'B ran\n')
   })
 
   // Found by an attacker's review: the after-run undo left a planted entry in place whenever any
@@ -483,10 +511,31 @@ describe('placeholders of a plan another program runs', () => {
 const INOTIFY_UID = 64127 // a uid no other test uses
 function cannotSpendInotify() {
   if (process.getuid() !== 0) return 'needs root to run as a user of its own, whose inotify instances it may spend'
-  if (which('python3') === null) return 'python3 is not installed'
+  if (pythonForOthers() === null) return 'no python3 another user can run (one under /root, as pyenv puts it, is not)'
   const max = Number(fs.readFileSync('/proc/sys/fs/inotify/max_user_instances', 'utf8'))
   if (!(max <= 1024)) return `fs.inotify.max_user_instances is ${max}: too many to spend in a bounded way`
   return require('../fixtures/other-user').cannotRunAs(INOTIFY_UID)
+}
+
+// A python3 on PATH that another user can run: the file and every directory above it open to
+// others (pyenv's shims under a 0700 /root are not; CI's first test runs failed with EACCES so).
+function pythonForOthers() {
+  for (const dir of (process.env.PATH || '').split(':').filter((d) => path.isAbsolute(d))) {
+    let p
+    try {
+      p = fs.realpathSync(path.join(dir, 'python3'))
+    } catch {
+      continue
+    }
+    const open = (q) => (fs.statSync(q).mode & 0o001) !== 0
+    const above = []
+    for (let d = path.dirname(p); ; d = path.dirname(d)) {
+      above.push(d)
+      if (d === path.dirname(d)) break
+    }
+    if (open(p) && above.every(open)) return p
+  }
+  return null
 }
 
 test("a .git planted at the workspace's top is moved aside at once also when the user's inotify instances are spent", { skip: cannotSpendInotify() ?? false }, async (t) => {
@@ -499,7 +548,7 @@ test("a .git planted at the workspace's top is moved aside at once also when the
   fs.chmodSync(home, 0o755)
   const [cmd, args] = asUser(INOTIFY_UID, [path.join(stagedCheckout(), '__test__', 'fixtures', 'keeper-without-inotify.js'), ws])
   const out = await new Promise((resolve, reject) => {
-    require('node:child_process').execFile(cmd, args, { cwd: ws, env: { PATH: process.env.PATH, HOME: home }, timeout: 90_000 }, (err, stdout, stderr) => {
+    require('node:child_process').execFile(cmd, args, { cwd: ws, env: { PATH: process.env.PATH, HOME: home, SANDSPAWN_TEST_PYTHON: pythonForOthers() }, timeout: 90_000 }, (err, stdout, stderr) => {
       if (err) return reject(new Error(`${err.message}\n${stderr}`))
       resolve(JSON.parse(stdout))
     })
