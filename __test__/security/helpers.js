@@ -67,6 +67,9 @@ function systemBwrapOnPath() {
 }
 function hideSystemBwrap() {
   const farmRoot = fs.mkdtempSync(path.join('/var/tmp', 'sandspawn-nobwrap-path-'))
+  // Open to other users: tests that run a fixture as another uid pass it this PATH (mkdtemp's 0700
+  // hid /usr/bin from it: "spawn sh ENOENT" in CI's bundled pass).
+  fs.chmodSync(farmRoot, 0o755)
   process.on('exit', () => fs.rmSync(farmRoot, { recursive: true, force: true }))
   const farms = new Map()
   const entries = (process.env.PATH || '').split(':').map((dir) => {
