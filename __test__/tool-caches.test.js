@@ -337,7 +337,9 @@ test('a Landlock-mode run that locks every tool cache of the store holds up no o
   const scope = first.toolCaches.store
   assert.ok(scope && fs.existsSync(path.join(scope, 'npm', 'lock')), `the scope's caches exist: ${scope}`)
   const locks = `${s.store}/workspaces/*/*/lock ${s.store}/workspaces/*/*/waiting ${s.store}/workspaces/*/*/slots/*/lock`
-  const script = `for l in ${locks}; do [ -f "$l" ] && flock -x -n "$l" sleep 30 & done; sleep 0.3; echo held >&2; wait`
+  // `-w`, not `-n`: the test's own check below takes each lock shared for a moment, and a holder
+  // that tried once and met it gave up (CI failed so, once, under load).
+  const script = `for l in ${locks}; do [ -f "$l" ] && flock -x -w 10 "$l" sleep 30 & done; sleep 0.3; echo held >&2; wait`
   const hostile = await startSandboxed(['sh', '-c', script], { cwd: other.ws, env: { ...s.env, TMPDIR: path.join(other.ws, '.tmp') }, sandbox: 'workspace-write', linux: { allow: ['landlock'] }, timeout: 40000 })
   try {
     const holds = () => { try { execFileSync('flock', ['-n', '-s', path.join(scope, 'npm', 'lock'), 'true']); return false } catch { return true } }
