@@ -342,6 +342,10 @@ mod tests {
         let held: Vec<std::fs::File> = ["lock", "waiting", "slots/0/lock"]
             .iter()
             .map(|name| {
+                // Made if missing: `waiting` is made by the fold after a run, which does not begin
+                // when a child another test forked still holds a copy of the run's descriptor (and
+                // its lock) for a moment (CI, once).
+                std::fs::OpenOptions::new().append(true).create(true).open(cache.join(name)).unwrap();
                 let f = std::fs::File::open(cache.join(name)).unwrap();
                 // SAFETY: flock and fcntl on a descriptor this test owns; a zeroed flock is valid.
                 assert_eq!(unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) }, 0, "{name}: flock -x");
