@@ -402,3 +402,22 @@ test('a directory above nested repositories swapped for a link to planted ones i
   assert.ok(!fs.existsSync(mark), "the host's git status ran nothing")
   await discardChangeSet(r.changeSet.id)
 })
+
+// Found by an attacker's review: a folder made a git directory whose objects/ and refs/ are
+// symlinks (git's access() follows them) was judged plain data, and a planted core.fsmonitor landed.
+test('a folder made a git directory with symlinked objects and refs: held back; the host\'s git status in it runs nothing', async (t) => {
+  const { ws, out } = tempTree(t, { git: true })
+  fs.mkdirSync(path.join(ws, 'src'))
+  fs.writeFileSync(path.join(ws, 'src', 'main.c'), 'int main(){}\n')
+  const mark = path.join(out, 'pwned')
+  const config = `[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tworktree = .\\n\\tfsmonitor = "touch ${mark}; false"\\n`
+  const script = `cd src && echo 'ref: refs/heads/main' > HEAD && ln -s /usr/share objects && ln -s /usr/lib refs && printf ${q(config)} > config`
+  const r = await review(script, ws)
+  const risks = r.changeSet.hostRisks.filter((h) => h.kind === 'git-directory-created').map((h) => h.path)
+  assert.deepEqual(risks, [path.join(ws, 'src')], show(r) + JSON.stringify(r.changeSet.hostRisks))
+  const applied = await applyChangeSet(r.changeSet.id)
+  assert.ok(applied.heldBack.length > 0, JSON.stringify(applied))
+  require('node:child_process').spawnSync('git', ['status'], { cwd: path.join(ws, 'src'), stdio: 'ignore' })
+  assert.ok(!fs.existsSync(mark), 'git on the host ran the planted fsmonitor')
+  await discardChangeSet(r.changeSet.id)
+})

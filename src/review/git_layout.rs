@@ -79,11 +79,13 @@ pub fn head_holds_a_ref(text: &str) -> bool {
 }
 
 /// Whether a directory is a git directory, given what is at a name in it: a `HEAD`, and either a
-/// `commondir` (objects and refs come from there) or `objects/` and `refs/` (as git's own check).
+/// `commondir` (objects and refs come from there) or `objects` and `refs` (as git's own check,
+/// which asks `access(X_OK)`: that follows a symlink and passes an executable file, so an entry of
+/// any kind counts; directories only let `objects -> /usr/share` and `refs -> /usr/lib` beside a
+/// planted `config` land unflagged, found by an attacker's review).
 pub fn is_git_dir(at: impl Fn(&str) -> Option<Kind>) -> bool {
-    let dir = |k: Option<Kind>| matches!(k, Some(Kind::Dir { .. }));
-    at("HEAD").is_some_and(|k| !matches!(k, Kind::Dir { .. } | Kind::Whiteout))
-        && (at("commondir").is_some_and(|k| k != Kind::Whiteout) || (dir(at("objects")) && dir(at("refs"))))
+    let present = |k: Option<Kind>| k.is_some_and(|k| k != Kind::Whiteout);
+    at("HEAD").is_some_and(|k| !matches!(k, Kind::Dir { .. } | Kind::Whiteout)) && (present(at("commondir")) || (present(at("objects")) && present(at("refs"))))
 }
 
 #[cfg(test)]
@@ -111,6 +113,22 @@ mod tests {
         assert_eq!(v("hooks", Deleted, Directory), Verdict::Risky);
         assert_eq!(v("HEAD", Modified, File), Verdict::Head);
         assert_eq!(v("HEAD", Deleted, File), Verdict::Data);
+    }
+
+    #[test]
+    fn a_git_directory_is_seen_whatever_its_objects_and_refs_are() {
+        let with = |objects: Kind, refs: Kind| move |n: &str| match n {
+            "HEAD" => Some(Kind::File),
+            "objects" => Some(objects.clone()),
+            "refs" => Some(refs.clone()),
+            _ => None,
+        };
+        let dir = Kind::Dir { opaque: false };
+        assert!(is_git_dir(with(dir.clone(), dir.clone())));
+        assert!(is_git_dir(with(Kind::Symlink("/usr/share".into()), Kind::Symlink("/usr/lib".into()))), "links, as git's access() follows them");
+        assert!(is_git_dir(with(Kind::File, dir.clone())), "an executable file passes git's access(X_OK)");
+        assert!(!is_git_dir(with(Kind::Whiteout, dir.clone())), "deleted");
+        assert!(!is_git_dir(|n: &str| (n == "HEAD").then_some(Kind::File)));
     }
 
     #[test]
