@@ -583,6 +583,28 @@ describe('/tmp keeps its missing names absent', () => {
   })
 })
 
+// Found by an attacker's review: /tmp's top made a git directory itself (HEAD, objects/, refs/,
+// config written there, no .git): git run on the host in any folder below it that is no repository
+// of its own (a build directory in /tmp) used it, and ran its core.fsmonitor. Shown with $TMPDIR,
+// the same kind of root (the walk skips both), so the shared /tmp is left alone.
+test("a temporary directory's top made a git directory is reported and taken out of git's sight", { skip: NO_GIT }, async (t) => {
+  const tree = tempTree(t)
+  const tmpdir = path.join(tree.root, 'tmpdir')
+  const build = path.join(tmpdir, 'build')
+  fs.mkdirSync(build, { recursive: true })
+  const mark = path.join(tree.out, 'FSMONITOR-RAN')
+  const config = `[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = .\n\tfsmonitor = "touch ${mark}; false"\n`
+  const script = `cd "$TMPDIR" && echo 'ref: refs/heads/main' > HEAD && mkdir objects refs && printf ${q(config)} > config`
+  const r = await sh(script, { cwd: tree.ws, sandbox: WW, env: { PATH: process.env.PATH, TMPDIR: tmpdir } })
+  assert.equal(r.exitCode, 0, show(r))
+  const risk = r.hostRisks.find((h) => h.path === tmpdir && h.kind === 'git-directory-created')
+  assert.ok(risk, `not reported\n${JSON.stringify(r.hostRisks)}`)
+  assert.match(risk.detail, /core\.fsmonitor/)
+  assert.match(risk.detail, /moved aside/)
+  spawnSync('git', ['status'], { cwd: build, stdio: 'ignore', env: { ...process.env, GIT_CEILING_DIRECTORIES: tree.root } })
+  assert.equal(fs.existsSync(mark), false, 'the host\'s git ran the planted fsmonitor')
+})
+
 // Found by an attacker's review: a repository planted below a directory the run then made
 // unreadable to the user (root lists any directory) was out of the walk's sight after the run.
 test('a directory the run made unreadable is reported, not silently skipped', { skip: (process.getuid() === 0 && 'root lists any directory: needs an ordinary user (the CI runs this suite as one)') || NO_GIT }, async (t) => {

@@ -58,6 +58,9 @@ pub fn detect_after(baseline: &Baseline, during_run: Vec<HostRisk>) -> Vec<HostR
     risks.extend(during_run);
     let absent: HashSet<&PathBuf> = baseline.absent.iter().collect();
     undo_created(baseline, &found, &mut risks);
+    if baseline.report_repositories {
+        unwalked_tops_made_git_dirs(baseline, &mut risks);
+    }
     undo_created_caches(baseline, &mut risks);
     restore_deny_links(baseline, &mut risks);
     if baseline.report_repositories {
@@ -281,13 +284,8 @@ fn moved_aside(p: &Path) -> String {
 /// not look for) it is `lstat`ed.
 fn undo_created(baseline: &Baseline, found: &scan::Found, risks: &mut Listed) {
     let seen: HashSet<&PathBuf> = found.named.iter().chain(&found.git_entries).collect();
-    let walked = |p: &Path| {
-        let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let looked_for = baseline.spec.names.contains(&name) || (name == ".git" && baseline.spec.repositories);
-        looked_for && baseline.spec.roots.iter().any(|r| p.starts_with(r)) && !baseline.spec.skip.iter().any(|s| p.starts_with(s))
-    };
     for p in &baseline.absent {
-        let exists = if walked(p) { seen.contains(p) } else { p.symlink_metadata().is_ok() };
+        let exists = if walked(baseline, p) { seen.contains(p) } else { p.symlink_metadata().is_ok() };
         let Some(meta) = exists.then(|| p.symlink_metadata().ok()).flatten() else { continue };
         if crate::placeholders::is_placeholder(p, &meta) {
             continue;
@@ -307,6 +305,31 @@ fn undo_created(baseline: &Baseline, found: &scan::Found, risks: &mut Listed) {
         let outcome = moved_aside(p);
         let kind = if name == ".git" { RiskKind::RepositoryCreated } else { RiskKind::ProtectedNameCreated };
         risks.push(HostRisk { path: p.to_string_lossy().into_owned(), kind, detail: format!("{what}{outcome}") });
+    }
+}
+
+/// Whether the walk after the run looks for `p` (a path kept absent): a name it looks for, in a
+/// root it walks; not the tops of `/tmp` and `$TMPDIR`, which it skips.
+fn walked(baseline: &Baseline, p: &Path) -> bool {
+    let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let looked_for = baseline.spec.names.contains(&name) || (name == ".git" && baseline.spec.repositories);
+    looked_for && baseline.spec.roots.iter().any(|r| p.starts_with(r)) && !baseline.spec.skip.iter().any(|s| p.starts_with(s))
+}
+
+/// The tops of writable roots the walk skips (`/tmp`, `$TMPDIR`, where a `.git` is kept absent
+/// by `lstat`) that the run made git directories themselves (`HEAD`, `objects/`, `refs/`, `config`
+/// written at `/tmp`'s top): git run on the host in any folder below that is no repository of its
+/// own (a build directory in `/tmp`) uses it, as it would a `/tmp/.git`, found by an attacker's
+/// review. Moved out of git's sight as a `.git` is (its `HEAD` moved aside) and reported. One `lstat`
+/// per top when nothing is there.
+fn unwalked_tops_made_git_dirs(baseline: &Baseline, risks: &mut Listed) {
+    let tops = baseline.absent.iter().filter(|p| p.file_name() == Some(std::ffi::OsStr::new(".git")) && !walked(baseline, p)).filter_map(|p| p.parent());
+    for top in tops {
+        if repo::is_git_dir_changed_since(top, baseline.taken_at) {
+            let mut risk = git_directory_risk(top, false);
+            risk.detail.push_str(&moved_aside(&top.join("HEAD")));
+            risks.push(risk);
+        }
     }
 }
 
@@ -397,13 +420,17 @@ fn replaced_roots(baseline: &Baseline) -> Vec<HostRisk> {
 /// `objects/` and `refs/` written into an ordinary folder).
 /// `replaced`: a git directory was at that path before the run, another directory than this one.
 fn git_directory(dir: &Path, replaced: bool, risks: &mut Listed) {
+    risks.push(git_directory_risk(dir, replaced));
+}
+
+fn git_directory_risk(dir: &Path, replaced: bool) -> HostRisk {
     let risky = std::fs::read_to_string(dir.join("config")).map(|t| gitconfig::risky_keys(&t)).unwrap_or_default();
     let how = if replaced { "was replaced by another git directory during the run" } else { "became a git directory during the run" };
     let mut detail = format!("{how}: git run in it on the host (`cd` there, then `git status`, or a push to it) uses its configuration and hooks");
     if !risky.is_empty() {
         detail.push_str(&format!("; its configuration sets {}, each of which makes git run a program", risky.join(", ")));
     }
-    risks.push(HostRisk { path: dir.to_string_lossy().into_owned(), kind: RiskKind::GitDirectoryCreated, detail });
+    HostRisk { path: dir.to_string_lossy().into_owned(), kind: RiskKind::GitDirectoryCreated, detail }
 }
 
 /// The walk after the run stopped at its bound: it says where, rather than report nothing.

@@ -101,18 +101,11 @@ fn discover(dir: &Path) -> Option<PathBuf> {
         if dot_git.symlink_metadata().is_ok() {
             return Some(dot_git);
         }
-        if is_git_dir(d) {
+        if super::repo::is_git_dir(d) {
             return Some(d.to_path_buf());
         }
     }
     None
-}
-
-/// `HEAD` (not a directory) with `objects` and `refs`, or with `commondir`: what git takes for a
-/// git directory (as `scan::GitDirParts` says of a listing).
-fn is_git_dir(d: &Path) -> bool {
-    let has = |n: &str| d.join(n).symlink_metadata().is_ok();
-    d.join("HEAD").symlink_metadata().is_ok_and(|m| !m.is_dir()) && ((has("objects") && has("refs")) || has("commondir"))
 }
 
 /// The git directories whose configuration git reads for `git` (a `.git` entry or a git directory).

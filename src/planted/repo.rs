@@ -228,6 +228,22 @@ fn normalize(p: &Path) -> PathBuf {
     out
 }
 
+/// `HEAD` (not a directory) with `objects` and `refs`, or with `commondir`, of any kind (git's
+/// `access` follows symlinks, so a link or a file counts): what git takes for a git directory (as
+/// `scan::GitDirParts` says of a listing).
+pub fn is_git_dir(d: &Path) -> bool {
+    let has = |n: &str| d.join(n).symlink_metadata().is_ok();
+    d.join("HEAD").symlink_metadata().is_ok_and(|m| !m.is_dir()) && ((has("objects") && has("refs")) || has("commondir"))
+}
+
+/// Whether `dir` is a git directory now (`is_git_dir`) with one of the entries that make it one,
+/// or its `config`, changed at or after `since` (unix seconds). One `lstat` when there is no `HEAD`.
+pub fn is_git_dir_changed_since(dir: &Path, since: i64) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let changed = |name: &str| dir.join(name).symlink_metadata().is_ok_and(|m| m.ctime() >= since);
+    is_git_dir(dir) && ["HEAD", "objects", "refs", "commondir", "config"].into_iter().any(changed)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
