@@ -140,6 +140,28 @@ describe('existing repositories inside the workspace', { concurrency: 2 }, () =>
     }
   })
 
+  // Found by an attacker's review: a config git reads but sandspawn could not (a byte that is not
+  // UTF-8, a UTF-8 byte order mark) had its core.hooksPath ignored: the hooks directory was writable.
+  const HOOKS_PATH = Buffer.from('[core]\n\thooksPath = .githooks\n')
+  const ODD_CONFIGS = [
+    ['a Latin-1 byte', (config) => Buffer.concat([config, HOOKS_PATH, Buffer.from('[user]\n\tname = J\xf6rg\n', 'latin1')])],
+    ['a byte order mark', (config) => Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), HOOKS_PATH, config])],
+  ]
+  for (const [label, rewrite] of ODD_CONFIGS) {
+    test(`the hooks directory named by a config with ${label} is read-only`, { skip: NO_GIT }, async (t) => {
+      const tree = tempTree(t)
+      makeRepo(tree.ws)
+      const config = path.join(tree.ws, '.git/config')
+      fs.writeFileSync(config, rewrite(fs.readFileSync(config)))
+      assert.equal(git(tree.ws, 'config', 'core.hooksPath').toString().trim(), '.githooks', 'git reads it')
+      fs.mkdirSync(path.join(tree.ws, '.githooks'))
+      const list = [['write .githooks/pre-commit', `printf '#!/bin/sh\\n' > .githooks/pre-commit`]]
+      const r = await sh(attempts(list), { cwd: tree.ws, sandbox: WW })
+      assertAllDenied(r, list)
+      assert.deepEqual(fs.readdirSync(path.join(tree.ws, '.githooks')), [], show(r))
+    })
+  }
+
   // Found by an attacker's review: a bare repository in the workspace (a local remote) was neither
   // read-only nor reported, and the host's next `git push` to it ran the hook the run wrote there.
   test('an existing bare repository (and a folder that is a git directory) cannot be written; the host\'s git push runs no planted hook', { skip: NO_GIT }, async (t) => {

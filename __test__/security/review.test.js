@@ -421,3 +421,28 @@ test('a folder made a git directory with symlinked objects and refs: held back; 
   assert.ok(!fs.existsSync(mark), 'git on the host ran the planted fsmonitor')
   await discardChangeSet(r.changeSet.id)
 })
+
+// Found by an attacker's review: a repository config git reads but the set's judge could not (a
+// byte that is not UTF-8, a UTF-8 byte order mark) had its core.hooksPath ignored: a hook written
+// there landed unflagged.
+const HOOKS_PATH = Buffer.from('[core]\n\thooksPath = .githooks\n')
+const ODD_CONFIGS = [
+  ['a Latin-1 byte', (config) => Buffer.concat([config, HOOKS_PATH, Buffer.from('[user]\n\tname = J\xf6rg\n', 'latin1')])],
+  ['a byte order mark', (config) => Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), HOOKS_PATH, config])],
+]
+for (const [label, rewrite] of ODD_CONFIGS) {
+  test(`a hooks directory named by a config with ${label}: a hook written there is held back`, async (t) => {
+    const { ws, out } = tempTree(t, { git: true })
+    const gitConfig = path.join(ws, '.git', 'config')
+    fs.writeFileSync(gitConfig, rewrite(fs.readFileSync(gitConfig)))
+    assert.equal(require('node:child_process').execFileSync('git', ['-C', ws, 'config', 'core.hooksPath'], { encoding: 'utf8' }).trim(), '.githooks', 'git reads it')
+    fs.mkdirSync(path.join(ws, '.githooks'))
+    const mark = path.join(out, 'pwned')
+    const r = await review(`printf ${q(`#!/bin/sh\ntouch ${mark}\n`)} > .githooks/pre-commit && chmod +x .githooks/pre-commit`, ws)
+    const hooks = r.changeSet.hostRisks.filter((h) => h.kind === 'hooks-written')
+    assert.equal(hooks.length, 1, show(r) + JSON.stringify(r.changeSet.hostRisks))
+    const applied = await applyChangeSet(r.changeSet.id)
+    assert.ok(!fs.existsSync(path.join(ws, '.githooks', 'pre-commit')), JSON.stringify(applied))
+    await discardChangeSet(r.changeSet.id)
+  })
+}

@@ -12,6 +12,9 @@ pub struct Entry {
 }
 
 pub fn entries(text: &str) -> Vec<Entry> {
+    // git skips a UTF-8 byte order mark at the start (Windows editors write one); the first section
+    // header behind it went unseen, with its `core.hooksPath` (found by an attacker's review).
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut out = Vec::new();
     let mut section = String::new();
     for raw in text.lines() {
@@ -118,6 +121,7 @@ mod tests {
         assert_eq!(hooks_path("[core] hookspath=/x/h ; c"), Some("/x/h".into()));
         assert_eq!(hooks_path("[remote \"o\"]\n\thooksPath = nope\n"), None);
         assert_eq!(hooks_path("[core]\n\tbare = false\n"), None);
+        assert_eq!(hooks_path("\u{feff}[core]\n\thooksPath = .githooks\n"), Some(".githooks".into()), "behind a byte order mark, as git reads it");
     }
 
     #[test]

@@ -56,8 +56,10 @@ pub fn hooks_dirs(top: &Path, git_dirs: &[PathBuf]) -> Vec<PathBuf> {
     let configured = git_dirs
         .iter()
         .flat_map(|d| [d.join("config"), d.join("config.worktree")])
-        .filter_map(|f| std::fs::read_to_string(f).ok())
-        .filter_map(|text| gitconfig::hooks_path(&text))
+        // Lossy: git reads a config with a byte that is not UTF-8 (a Latin-1 `user.name`) all the
+        // same; as text only, its `core.hooksPath` went unseen (found by an attacker's review).
+        .filter_map(|f| std::fs::read(f).ok())
+        .filter_map(|bytes| gitconfig::hooks_path(&String::from_utf8_lossy(&bytes)))
         .last();
     if let Some(hp) = configured {
         let p = match hp.strip_prefix("~/") {

@@ -600,5 +600,6 @@ fn small_text(path: &Path) -> Option<String> {
     if !m.is_file() || m.len() > 1 << 20 {
         return None;
     }
-    std::fs::read_to_string(path).ok()
+    // Lossy: git reads a config with a byte that is not UTF-8 (a Latin-1 `user.name`) all the same.
+    std::fs::read(path).ok().map(|b| String::from_utf8_lossy(&b).into_owned())
 }
