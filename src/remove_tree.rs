@@ -28,11 +28,36 @@ fn is_dir_at(dir: &OwnedFd, name: &CStr) -> std::io::Result<Option<bool>> {
     }
 }
 
-/// The subdirectory `name` of `dir`, given owner access first.
+/// The subdirectory `name` of `dir`, given owner access first where it lacks it. The mode is
+/// changed through a descriptor of exactly that directory (`O_PATH | O_NOFOLLOW`), never by name:
+/// `fchmodat` follows a symlink, and one swapped in for the directory by a run writing the same
+/// tree would have had the host change the mode of whatever it led to.
 fn enter(dir: &OwnedFd, name: &CStr) -> std::io::Result<OwnedFd> {
-    // SAFETY: valid descriptor and C string; `name` is a directory (not a link: checked by the
-    // caller, in a tree nobody else writes while it is removed).
-    unsafe { libc::fchmodat(dir.as_raw_fd(), name.as_ptr(), 0o700, 0) };
+    match crate::no_symlinks::open_at(dir.as_raw_fd(), name) {
+        Err(e) if e.raw_os_error() == Some(libc::EACCES) => {}
+        other => return other,
+    }
+    give_access(dir, name)
+}
+
+#[cfg(target_os = "linux")]
+fn give_access(dir: &OwnedFd, name: &CStr) -> std::io::Result<OwnedFd> {
+    let flags = libc::O_PATH | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+    // SAFETY: valid descriptor and C string.
+    let at = check(unsafe { libc::openat(dir.as_raw_fd(), name.as_ptr(), flags) })?;
+    // SAFETY: the descriptor openat just returned, owned from here.
+    let at = unsafe { OwnedFd::from_raw_fd(at) };
+    let by_fd = CString::new(format!("/proc/self/fd/{}", at.as_raw_fd())).expect("no NUL");
+    // SAFETY: a valid C string; the magic link leads to exactly the directory opened.
+    unsafe { libc::chmod(by_fd.as_ptr(), 0o700) };
+    crate::no_symlinks::open_at(at.as_raw_fd(), c".")
+}
+
+/// macOS: `AT_SYMLINK_NOFOLLOW` changes a link's own mode, never its target's.
+#[cfg(not(target_os = "linux"))]
+fn give_access(dir: &OwnedFd, name: &CStr) -> std::io::Result<OwnedFd> {
+    // SAFETY: valid descriptor and C string.
+    unsafe { libc::fchmodat(dir.as_raw_fd(), name.as_ptr(), 0o700, libc::AT_SYMLINK_NOFOLLOW) };
     crate::no_symlinks::open_at(dir.as_raw_fd(), name)
 }
 
@@ -65,10 +90,31 @@ pub(crate) fn names(dir: &OwnedFd) -> std::io::Result<Vec<CString>> {
     Ok(out)
 }
 
-/// One directory on the way down: its name in its parent, and the subdirectories still to empty.
+/// One directory on the way down: its name in its parent, the subdirectories still to empty, and
+/// its parent's identity (device, inode), which the climb back through `..` must find.
 struct Level {
     name: CString,
     todo: Vec<CString>,
+    parent: (u64, u64),
+}
+
+fn identity(fd: &OwnedFd) -> std::io::Result<(u64, u64)> {
+    // SAFETY: a zeroed stat to fill, a valid descriptor.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    check(unsafe { libc::fstat(fd.as_raw_fd(), &mut st) })?;
+    Ok((st.st_dev as u64, st.st_ino as u64))
+}
+
+/// `..` of `cur`, which must be the directory `expected` names: a tree moved while it is removed
+/// (a run writing the same workspace while the host applies a change set there: `mv a/b b` while
+/// `a/b` is emptied) must not lead the climb elsewhere, where the rest of the walk would take the
+/// entries of another directory for the tree's (found by an attacker's review).
+fn climb(cur: &OwnedFd, expected: (u64, u64)) -> std::io::Result<OwnedFd> {
+    let up = crate::no_symlinks::open_at(cur.as_raw_fd(), c"..")?;
+    if identity(&up)? != expected {
+        return Err(std::io::Error::other("the tree being removed was moved meanwhile: the removal stopped there"));
+    }
+    Ok(up)
 }
 
 /// Empty `dir` of everything but subdirectories; returns those.
@@ -88,18 +134,22 @@ fn clear(dir: &OwnedFd) -> std::io::Result<Vec<CString>> {
 /// Remove the directory `name` in `parent` with everything in it (`name` must be a directory, not
 /// a link: the caller checked it, in a tree nobody else writes while it is removed).
 pub fn remove_dir_at(parent: OwnedFd, name: &CStr) -> std::io::Result<()> {
+    let top_parent = identity(&parent)?;
     let mut cur = enter(&parent, name)?;
     drop(parent);
-    let mut path = vec![Level { name: name.to_owned(), todo: clear(&cur)? }];
+    let mut path = vec![Level { name: name.to_owned(), todo: clear(&cur)?, parent: top_parent }];
     while let Some(level) = path.last_mut() {
         if let Some(sub) = level.todo.pop() {
+            let parent = identity(&cur)?;
             cur = enter(&cur, &sub)?;
+            #[cfg(test)]
+            tests::ENTERED.with(|h| h.borrow_mut().as_mut().map(|f| f(&sub)));
             let todo = clear(&cur)?;
-            path.push(Level { name: sub, todo });
+            path.push(Level { name: sub, todo, parent });
             continue;
         }
         let done = path.pop().expect("a level");
-        cur = crate::no_symlinks::open_at(cur.as_raw_fd(), c"..")?;
+        cur = climb(&cur, done.parent)?;
         // SAFETY: valid descriptor and C string.
         check(unsafe { libc::unlinkat(cur.as_raw_fd(), done.name.as_ptr(), libc::AT_REMOVEDIR) })?;
     }
@@ -126,21 +176,23 @@ pub fn newest_ctime_at(parent: &OwnedFd, name: &CStr) -> std::io::Result<Option<
         return Ok(Some(newest));
     }
     let mut cur = crate::no_symlinks::open_at(parent.as_raw_fd(), name)?;
-    let mut path = vec![scan(&cur, &mut newest)?];
-    while let Some(todo) = path.last_mut() {
+    // Each level: the subdirectories still to look at, and the identity of its parent.
+    let mut path = vec![(scan(&cur, &mut newest)?, (0, 0))];
+    while let Some((todo, _)) = path.last_mut() {
         if let Some(sub) = todo.pop() {
+            let parent = identity(&cur)?;
             match crate::no_symlinks::open_at(cur.as_raw_fd(), &sub) {
                 Ok(fd) => cur = fd,
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
                 Err(e) => return Err(e),
             }
             let todo = scan(&cur, &mut newest)?;
-            path.push(todo);
+            path.push((todo, parent));
             continue;
         }
-        path.pop();
+        let (_, parent) = path.pop().expect("a level");
         if !path.is_empty() {
-            cur = crate::no_symlinks::open_at(cur.as_raw_fd(), c"..")?;
+            cur = climb(&cur, parent)?;
         }
     }
     Ok(Some(newest))
@@ -183,6 +235,44 @@ pub fn remove_tree(p: &Path) -> std::io::Result<()> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    type Hook = Box<dyn FnMut(&CStr)>;
+    thread_local! {
+        /// Called on this thread when `remove_dir_at` has entered a subdirectory (its name).
+        pub static ENTERED: std::cell::RefCell<Option<Hook>> = const { std::cell::RefCell::new(None) };
+    }
+
+    /// Found by an attacker's review: the climb back through `..` trusted that nobody moved the
+    /// tree meanwhile. A run writing the same workspace while the host applied a change set
+    /// there could move the directory being emptied up to the workspace's top (`mv a/b b`): the
+    /// climb then landed at the top, and the rest of `a`'s subdirectories were taken by name from
+    /// there (the workspace's own `x1`, `x2`, ... emptied and removed).
+    #[test]
+    fn a_directory_moved_out_during_removal_stops_it_there() {
+        let t = tempfile::tempdir().unwrap();
+        let ws = t.path().join("ws");
+        for i in 0..20 {
+            std::fs::create_dir_all(ws.join("a").join(format!("x{i}"))).unwrap();
+            std::fs::create_dir_all(ws.join(format!("x{i}"))).unwrap();
+            std::fs::write(ws.join(format!("x{i}/precious")), "p").unwrap();
+        }
+        let moved = std::cell::Cell::new(false);
+        let ws2 = ws.clone();
+        ENTERED.with(|h| {
+            *h.borrow_mut() = Some(Box::new(move |name: &CStr| {
+                if !moved.replace(true) {
+                    let name = std::ffi::OsStr::from_bytes(name.to_bytes());
+                    std::fs::rename(ws2.join(name), ws2.join("aside")).unwrap();
+                    std::fs::rename(ws2.join("a").join(name), ws2.join(name)).unwrap();
+                }
+            }))
+        });
+        let result = remove_tree(&ws.join("a"));
+        ENTERED.with(|h| h.borrow_mut().take());
+        let kept = (0..20).filter(|i| ws.join(format!("x{i}/precious")).exists()).count();
+        assert_eq!(kept, 19, "only the one moved out went: nothing of the top was taken for the tree's");
+        assert!(result.is_err(), "the removal stops where the tree changed under it");
+    }
 
     /// A chain of `depth` directories named `name` below `top`, made relative to descriptors.
     pub fn deep_chain(top: &Path, depth: usize, name: &str) {
