@@ -265,6 +265,19 @@ describe('review mode: a new set is made ahead of time', () => {
   })
 })
 
+// Found by an attacker's review: sparse files cost the host what they never cost the run.
+describe('review mode: sparse files', () => {
+  test('apply writes a sparse file sparse', async (t) => {
+    const { ws } = tempTree(t)
+    const r = await review('truncate -s 1G sparse.bin && printf x >> sparse.bin', ws)
+    const out = await applyChangeSet(r.changeSet.id)
+    assert.deepEqual(out.applied, [path.join(ws, 'sparse.bin')])
+    const st = fs.statSync(path.join(ws, 'sparse.bin'))
+    assert.equal(st.size, 1024 * 1024 * 1024 + 1)
+    assert.ok(st.blocks * 512 < 16 * 1024 * 1024, `${st.blocks * 512} bytes allocated on the host`)
+  })
+})
+
 describe('review mode: options', () => {
   test('maxChanges bounds the list, not the counts', async (t) => {
     const { ws } = tempTree(t)

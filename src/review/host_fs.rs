@@ -13,6 +13,23 @@ use std::path::Path;
 /// An open directory of the host's workspace.
 pub struct Dir(OwnedFd);
 
+/// Copy `from` into the new, empty `to`, its holes left holes: a file of 16 TiB a run made with
+/// `truncate` (nothing on disk) must not take 16 TiB of the host's disk once applied.
+fn copy_data(from: &std::fs::File, to: &mut std::fs::File) -> std::io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    let len = from.metadata()?.len();
+    let mut pos = 0;
+    while let Some(stretch) = super::sparse::next_data(from, pos, len)? {
+        let mut reader = from;
+        reader.seek(SeekFrom::Start(stretch.start))?;
+        to.seek(SeekFrom::Start(stretch.start))?;
+        std::io::copy(&mut reader.take(stretch.end - stretch.start), to)?;
+        pos = stretch.end;
+    }
+    // The holes up to the end (a file that ends in one is not yet that long).
+    to.set_len(len)
+}
+
 fn cstr(name: &OsStr) -> std::io::Result<CString> {
     CString::new(name.as_bytes()).map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))
 }
@@ -158,14 +175,14 @@ impl Dir {
     /// bits are dropped: a sandboxed command must not leave the host a set-id program.
     pub fn write_file(&self, name: &OsStr, src: &Path, mode: u32, mtime: (i64, i64)) -> std::io::Result<()> {
         use std::os::unix::fs::OpenOptionsExt;
-        let mut from = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW).open(src)?;
+        let from = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW).open(src)?;
         let tmp = Dir::temp_name();
         let flags = libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC;
         // SAFETY: valid descriptor and C string.
         let fd = check(unsafe { libc::openat(self.0.as_raw_fd(), tmp.as_ptr(), flags, 0o600) })?;
         // SAFETY: just opened, ours alone.
         let mut to = std::fs::File::from(unsafe { OwnedFd::from_raw_fd(fd) });
-        let written = std::io::copy(&mut from, &mut to).and_then(|_| {
+        let written = copy_data(&from, &mut to).and_then(|_| {
             let times = [libc::timespec { tv_sec: mtime.0 as _, tv_nsec: mtime.1 as _ }; 2];
             // SAFETY: our descriptor; two timespecs.
             check(unsafe { libc::fchmod(to.as_raw_fd(), (mode & 0o1777) as libc::mode_t) })?;
@@ -238,5 +255,28 @@ mod tests {
             .join()
             .unwrap();
         assert!(newest.0 > 0 && newest.1, "{newest:?}");
+    }
+
+    /// A 2 GiB sparse file a review run made (36 KiB in its set) took 2 GiB of the host's disk
+    /// once applied, and one of 16 TiB would have filled it (found by an attacker's review): the
+    /// copy keeps the holes, so the host's file takes what the set's did.
+    #[test]
+    fn a_sparse_file_lands_sparse() {
+        use std::os::unix::fs::{FileExt, MetadataExt};
+        let t = tempfile::tempdir().unwrap();
+        let src = t.path().join("src");
+        let len = 1u64 << 30;
+        let f = std::fs::File::create(&src).unwrap();
+        f.set_len(len).unwrap();
+        f.write_all_at(b"data", 512 << 20).unwrap();
+        f.write_all_at(b"end", len - 3).unwrap();
+        drop(f);
+        let dir = Dir::open_root(t.path()).unwrap();
+        dir.write_file(OsStr::new("dst"), &src, 0o640, (1, 0)).unwrap();
+        let dst = std::fs::metadata(t.path().join("dst")).unwrap();
+        let allocated = dst.blocks() * 512;
+        assert_eq!(dst.len(), len);
+        assert!(allocated <= std::fs::metadata(&src).unwrap().blocks() * 512 + (1 << 20), "{allocated} bytes allocated for a file of 7 data bytes");
+        assert!(crate::review::changes::same_content(&src, &t.path().join("dst")).unwrap());
     }
 }

@@ -17,8 +17,9 @@
 //! Module map: `option` (the policy fields), `id`, `store` (where sets live, their metadata,
 //! locks, expiry), `spare` (a new set's directories made ahead of time), `run` (one run's share:
 //! open or create, the mounts, the result), `entries` (walking an upper directory), `changes` (an
-//! entry against the host), `risks` (with `elsewhere`: what repositories run from outside their top), `summary`, `apply`, `host_fs`, `content` (one file's new
-//! content, a diff), `api` (the JSON entry points).
+//! entry against the host), `risks` (with `elsewhere`: what repositories run from outside their top), `summary`, `apply`, `host_fs`, `sparse` (a file's data
+//! without its holes, for comparing and applying), `content` (one file's new content, a diff), `api`
+//! (the JSON entry points).
 
 pub mod api;
 pub mod apply;
@@ -34,6 +35,7 @@ pub mod option;
 pub mod risks;
 pub mod run;
 pub mod spare;
+pub mod sparse;
 pub mod store;
 pub mod summary;
 
