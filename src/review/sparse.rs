@@ -37,6 +37,17 @@ pub fn next_data(f: &File, from: u64, len: u64) -> std::io::Result<Option<std::o
     Ok(Some(start..end.max(start + 1)))
 }
 
+/// The next stretch at or after `from` where `a` or `b` holds data: from where the first of them
+/// begins, to where that one ends (`a`'s when both begin there). Between the stretches both files
+/// are holes, so equal; inside one, a file's hole reads as the zeros it stands for.
+pub fn next_data_of_either(a: &File, b: &File, from: u64, len: u64) -> std::io::Result<Option<std::ops::Range<u64>>> {
+    Ok(match (next_data(a, from, len)?, next_data(b, from, len)?) {
+        (Some(x), Some(y)) if y.start < x.start => Some(y),
+        (Some(x), _) => Some(x),
+        (None, y) => y,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use std::os::unix::fs::FileExt;
@@ -44,12 +55,18 @@ mod tests {
     #[test]
     fn the_stretches_of_data_are_found_and_the_holes_skipped() {
         let t = tempfile::tempdir().unwrap();
+        let (a, b) = (t.path().join("a"), t.path().join("b"));
         let len = 1u64 << 30;
-        let f = std::fs::File::create(t.path().join("a")).unwrap();
-        f.set_len(len).unwrap();
-        f.write_all_at(b"a", 256 << 20).unwrap();
-        let first = super::next_data(&f, 0, len).unwrap().unwrap();
+        let fa = std::fs::File::create(&a).unwrap();
+        fa.set_len(len).unwrap();
+        fa.write_all_at(b"a", 256 << 20).unwrap();
+        let fb = std::fs::File::create(&b).unwrap();
+        fb.set_len(len).unwrap();
+        fb.write_all_at(b"b", 512 << 20).unwrap();
+        let first = super::next_data_of_either(&fa, &fb, 0, len).unwrap().unwrap();
         assert!(first.start <= 256 << 20 && first.end > 256 << 20 && first.end <= 257 << 20, "{first:?}");
-        assert_eq!(super::next_data(&f, first.end, len).unwrap(), None);
+        let second = super::next_data_of_either(&fa, &fb, first.end, len).unwrap().unwrap();
+        assert!(second.start <= 512 << 20 && second.end > 512 << 20 && second.end <= 513 << 20, "{second:?}");
+        assert_eq!(super::next_data_of_either(&fa, &fb, second.end, len).unwrap(), None);
     }
 }
