@@ -11,7 +11,7 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
 const { execFileSync, spawnSync } = require('node:child_process')
-const { sandspawn, tempTree, treeSnapshot, snapshot, show, sh, q, which, waitFor, token } = require('./helpers')
+const { sandspawn, tempTree, treeSnapshot, snapshot, show, sh, q, which, waitFor, token, rmrf, sleep } = require('./helpers')
 
 const HAS_GIT = which('git') !== null
 const NO_GIT = !HAS_GIT && 'git is not installed'
@@ -368,6 +368,82 @@ describe('hostRisks: what mounts cannot prevent is reported', () => {
       `protected-name-created: ${path.join(tree.ws, 'c/.mcp.json')}`,
     ], r.stderr)
   })
+})
+
+// Found by an attacker's review: the host read the configuration of a repository the run created
+// (to name its risky settings) with no care for what the file was: a FIFO blocked a host thread in
+// open() forever (the run never settled, its timeout was ignored), a huge file or a link to
+// /dev/zero was read whole into the host's memory. Each is now reported as not judged instead.
+describe("a created repository's configuration the host cannot read safely", () => {
+  /**
+   * `promise`, or a failure once `ms` have passed. A host thread stuck on a planted FIFO is then
+   * let go (each FIFO opened for writing and closed: the reader sees its end), so the file fails
+   * rather than hangs.
+   */
+  async function settlesWithin(promise, ms, fifos) {
+    let timer
+    const late = new Promise((resolve) => (timer = setTimeout(() => resolve('late'), ms)))
+    const r = await Promise.race([promise, late])
+    clearTimeout(timer)
+    if (r !== 'late') return r
+    let settled = false
+    promise.then(() => (settled = true), () => (settled = true))
+    for (let i = 0; i < 200 && !settled; i++) {
+      for (const f of fifos) {
+        try {
+          fs.closeSync(fs.openSync(f, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK))
+        } catch {
+          // ENXIO: nobody reads it now
+        }
+      }
+      await sleep(50)
+    }
+    assert.fail(`the run did not settle within ${ms} ms (its timeout is 15 s): a host thread was blocked on a planted file`)
+  }
+
+  for (const mode of ['bwrap', 'landlock']) {
+    test(`${mode}: a FIFO, an oversized file and a link to /dev/zero as config: the run settles in time and each repository is reported, its configuration not judged`, { timeout: 120_000 }, async (t) => {
+      const tree = tempTree(t)
+      fs.mkdirSync(path.join(tree.ws, 'src'))
+      const shared = path.join('/tmp', token('cfg'))
+      t.after(() => rmrf(shared))
+      const ws = (p) => path.join(tree.ws, p)
+      const fifos = ['src/fifo/.git/config', 'src/wt/.git/config.worktree', 'src/common/.git/commondir', 'src/folder/config'].map(ws).concat(path.join(shared, 'config'))
+      const script = [
+        'set -e',
+        `gitdir() { mkdir -p "$1/objects" "$1/refs"; echo 'ref: refs/heads/main' > "$1/HEAD"; }`,
+        'gitdir src/fifo/.git && mkfifo src/fifo/.git/config',
+        'gitdir src/huge/.git && truncate -s 2M src/huge/.git/config',
+        'gitdir src/zero/.git && ln -s /dev/zero src/zero/.git/config',
+        `gitdir src/wt/.git && printf '[core]\\n\\tfsmonitor = x\\n' > src/wt/.git/config && mkfifo src/wt/.git/config.worktree`,
+        'gitdir src/common/.git && mkfifo src/common/.git/commondir',
+        'gitdir src/folder && mkfifo src/folder/config',
+        `gitdir ${q(shared)} && mkfifo ${q(shared + '/config')} && ln -s ${q(shared)} src/lib`,
+        'echo planted',
+      ].join('\n')
+      const options = { cwd: tree.ws, sandbox: WW, timeout: 15_000 }
+      if (mode === 'landlock') options.linux = { allow: ['landlock'] }
+      const r = await settlesWithin(sh(script, options), 30_000, fifos)
+      assert.equal(r.exitCode, 0, show(r))
+      assert.equal(r.stdout, 'planted\n', show(r))
+      const expected = [
+        ['repository-created', 'src/fifo/.git'],
+        ['repository-created', 'src/huge/.git'],
+        ['repository-created', 'src/zero/.git'],
+        ['repository-created', 'src/wt/.git'],
+        ['repository-created', 'src/common/.git'],
+        ['git-directory-created', 'src/folder'],
+        ['git-directory-created', 'src/lib'],
+      ]
+      for (const [kind, rel] of expected) {
+        const risk = r.hostRisks.find((h) => h.path === ws(rel))
+        assert.ok(risk, `${rel} is reported: ${JSON.stringify(r.hostRisks, null, 1)}`)
+        assert.equal(risk.kind, kind, rel)
+        assert.match(risk.detail, /could not be judged/, rel)
+      }
+      assert.match(r.hostRisks.find((h) => h.path === ws('src/wt/.git')).detail, /core\.fsmonitor/, 'what could be read is judged')
+    })
+  }
 })
 
 // A plan another program runs (buildSandboxCommand): the helper in front of bwrap creates its

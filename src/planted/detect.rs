@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::{gitconfig, links, names, repo, scan, undo, Baseline};
+use super::{links, names, repo, scan, undo, Baseline};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -135,15 +135,16 @@ pub fn judge_link(link: &Path, target: &Path, places: &links::Places) -> Option<
     let path = link.to_string_lossy().into_owned();
     let shown = target.display();
     Some(match links::judge(link, target, places)? {
-        links::Verdict::Repository { git, keys } => {
+        links::Verdict::Repository { git, config } => {
             let mut detail = format!(
                 "is a symlink made during the run, to {shown}, where git run on the host (`cd` there, then `git status`) uses the \
                  repository at {}, which the run could have planted: its configuration and hooks",
                 git.display()
             );
-            if !keys.is_empty() {
-                detail.push_str(&format!("; its configuration sets {}, each of which makes git run a program", keys.join(", ")));
+            if !config.keys.is_empty() {
+                detail.push_str(&format!("; its configuration sets {}, each of which makes git run a program", config.keys.join(", ")));
             }
+            detail.push_str(&config.unjudged_detail());
             HostRisk { path, kind: RiskKind::GitDirectoryCreated, detail }
         }
         links::Verdict::Shared => HostRisk {
@@ -292,9 +293,9 @@ fn undo_created(baseline: &Baseline, found: &scan::Found, risks: &mut Listed) {
         }
         let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let what = if name == ".git" {
-            let risky = repo::git_dirs(p).iter().filter_map(|d| std::fs::read_to_string(d.join("config")).ok()).flat_map(|t| gitconfig::risky_keys(&t)).collect::<Vec<_>>();
-            let keys = if risky.is_empty() { String::new() } else { format!(" (its configuration set {})", risky.join(", ")) };
-            format!("a git repository was created at the top of a writable root{keys}, where protectGit keeps .git from being created")
+            let config = repo::configured(&repo::git_dirs(p));
+            let keys = if config.keys.is_empty() { String::new() } else { format!(" (its configuration set {})", config.keys.join(", ")) };
+            format!("a git repository was created at the top of a writable root{keys}, where protectGit keeps .git from being created{}", config.unjudged_detail())
         } else if baseline.spec.names.contains(&name) {
             format!("{name} was created during the run where it is a protected name: {}", names::what_it_does(&name))
         } else if let Some(what) = baseline.home.what_it_does(p) {
@@ -424,12 +425,13 @@ fn git_directory(dir: &Path, replaced: bool, risks: &mut Listed) {
 }
 
 fn git_directory_risk(dir: &Path, replaced: bool) -> HostRisk {
-    let risky = std::fs::read_to_string(dir.join("config")).map(|t| gitconfig::risky_keys(&t)).unwrap_or_default();
+    let config = repo::configured(&[dir.to_path_buf()]);
     let how = if replaced { "was replaced by another git directory during the run" } else { "became a git directory during the run" };
     let mut detail = format!("{how}: git run in it on the host (`cd` there, then `git status`, or a push to it) uses its configuration and hooks");
-    if !risky.is_empty() {
-        detail.push_str(&format!("; its configuration sets {}, each of which makes git run a program", risky.join(", ")));
+    if !config.keys.is_empty() {
+        detail.push_str(&format!("; its configuration sets {}, each of which makes git run a program", config.keys.join(", ")));
     }
+    detail.push_str(&config.unjudged_detail());
     HostRisk { path: dir.to_string_lossy().into_owned(), kind: RiskKind::GitDirectoryCreated, detail }
 }
 
@@ -487,18 +489,14 @@ fn can_act(p: &Path) -> bool {
 fn new_repository(dot_git: &Path, since: i64, risks: &mut Listed) {
     let top = dot_git.parent().unwrap_or(Path::new("/"));
     let dirs = repo::git_dirs(dot_git);
-    let risky: Vec<String> = dirs
-        .iter()
-        .flat_map(|d| [d.join("config"), d.join("config.worktree")])
-        .filter_map(|f| std::fs::read_to_string(f).ok())
-        .flat_map(|t| gitconfig::risky_keys(&t))
-        .collect();
+    let config = repo::configured(&dirs);
     let mut detail = String::from(
         "a git repository was created during the run (a mount cannot prevent that on Linux); git run in this directory on the host uses its configuration and hooks",
     );
-    if !risky.is_empty() {
-        detail.push_str(&format!("; its configuration sets {}, each of which makes git run a program", risky.join(", ")));
+    if !config.keys.is_empty() {
+        detail.push_str(&format!("; its configuration sets {}, each of which makes git run a program", config.keys.join(", ")));
     }
+    detail.push_str(&config.unjudged_detail());
     risks.push(HostRisk { path: dot_git.to_string_lossy().into_owned(), kind: RiskKind::RepositoryCreated, detail });
     let hooks_dirs = dirs.iter().map(|d| d.join("hooks")).chain(repo::hooks_dirs(top, &dirs));
     for hooks in hooks_dirs {

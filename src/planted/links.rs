@@ -12,7 +12,7 @@
 use std::os::unix::fs::MetadataExt;
 use std::path::{Component, Path, PathBuf};
 
-use super::gitconfig;
+use super::repo::Configured;
 
 /// Directories above a link's target that git's discovery is followed through.
 const MAX_LEVELS: usize = 256;
@@ -32,8 +32,9 @@ pub struct Places<'a> {
 #[derive(Debug, PartialEq, Eq)]
 pub enum Verdict {
     /// Git run where it leads would use the repository at `git` (a `.git` entry or a git directory),
-    /// which the run could have planted; its configuration sets `keys`, which run programs.
-    Repository { git: PathBuf, keys: Vec<String> },
+    /// which the run could have planted; what its configuration sets that runs programs, and what
+    /// of it could not be judged.
+    Repository { git: PathBuf, config: Configured },
     /// It leads into a shared temporary directory.
     Shared,
 }
@@ -51,8 +52,9 @@ pub fn judge(link: &Path, target: &Path, places: &Places) -> Option<Verdict> {
     // does not read it and runs find it covered.
     let shared = |p: &Path| (!inside(p) && under(&temporary, p)) || under(&state, p);
     if let Some(git) = discover(&resolved).filter(|g| !(places.known)(g) && (inside(g) || shared(g))) {
-        let keys = git_dirs_of(&git).iter().filter_map(|d| std::fs::read_to_string(d.join("config")).ok()).flat_map(|t| gitconfig::risky_keys(&t)).collect();
-        return Some(Verdict::Repository { git, keys });
+        // Possibly in a shared place, which any process fills in: read as bounded as the run's own.
+        let config = super::repo::configured(&git_dirs_of(&git));
+        return Some(Verdict::Repository { git, config });
     }
     shared(&resolved).then_some(Verdict::Shared)
 }
@@ -223,6 +225,7 @@ mod tests {
         assert_eq!(judge(&ws.join("self"), Path::new("."), &places), None);
         assert_eq!(judge(&ws.join("usr"), Path::new("/usr/lib"), &places), None, "outside every root and shared directory");
         let v = judge(&ws.join("lib"), Path::new("node_modules/evil"), &places);
-        assert_eq!(v, Some(Verdict::Repository { git: ws.join("node_modules/evil"), keys: vec!["core.fsmonitor".into()] }));
+        let config = Configured { keys: vec!["core.fsmonitor".into()], unjudged: Vec::new() };
+        assert_eq!(v, Some(Verdict::Repository { git: ws.join("node_modules/evil"), config }));
     }
 }

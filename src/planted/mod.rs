@@ -40,6 +40,7 @@ pub(crate) mod undo;
 pub mod names;
 pub mod repo;
 pub mod scan;
+pub mod small_file;
 #[cfg(target_os = "linux")]
 mod watch;
 #[cfg(not(target_os = "linux"))]

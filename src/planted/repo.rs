@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use super::armed::{self, Armed};
 use super::gitconfig;
+use super::small_file::{self, Read};
 
 /// The git directories of the repository whose `.git` entry is `dot_git` (canonical, existing;
 /// the `.git` entry itself is protected by the caller).
@@ -27,7 +28,7 @@ pub fn git_dirs(dot_git: &Path) -> Vec<PathBuf> {
     let Some(first) = first else { return Vec::new() };
     let mut dirs = vec![first.clone()];
     // A linked worktree (or a submodule's) git dir names the shared one in `commondir`.
-    if let Ok(text) = std::fs::read_to_string(first.join("commondir")) {
+    if let Some(text) = small_file::text(&first.join("commondir")) {
         let common = PathBuf::from(text.trim());
         let common = if common.is_absolute() { common } else { first.join(common) };
         if let Ok(c) = std::fs::canonicalize(common) {
@@ -41,7 +42,7 @@ pub fn git_dirs(dot_git: &Path) -> Vec<PathBuf> {
 
 /// The path of a `gitdir: <path>` file (worktrees, submodules, `--separate-git-dir`), as written.
 pub fn read_gitdir(file: &Path) -> Option<PathBuf> {
-    let text = std::fs::read_to_string(file).ok()?;
+    let text = small_file::text(file)?;
     let line = text.lines().next()?;
     let path = line.strip_prefix("gitdir:")?.trim();
     (!path.is_empty()).then(|| PathBuf::from(path))
@@ -56,10 +57,10 @@ pub fn hooks_dirs(top: &Path, git_dirs: &[PathBuf]) -> Vec<PathBuf> {
     let configured = git_dirs
         .iter()
         .flat_map(|d| [d.join("config"), d.join("config.worktree")])
-        // Lossy: git reads a config with a byte that is not UTF-8 (a Latin-1 `user.name`) all the
-        // same; as text only, its `core.hooksPath` went unseen (found by an attacker's review).
-        .filter_map(|f| std::fs::read(f).ok())
-        .filter_map(|bytes| gitconfig::hooks_path(&String::from_utf8_lossy(&bytes)))
+        // Lossy (`small_file` decodes so): git reads a config with a byte that is not UTF-8 (a
+        // Latin-1 `user.name`) all the same; its `core.hooksPath` went unseen (an attacker's review).
+        .filter_map(|f| small_file::text(&f))
+        .filter_map(|text| gitconfig::hooks_path(&text))
         .last();
     if let Some(hp) = configured {
         let p = match hp.strip_prefix("~/") {
@@ -78,6 +79,41 @@ pub fn hooks_dirs(top: &Path, git_dirs: &[PathBuf]) -> Vec<PathBuf> {
     let husky = top.join(".husky");
     if husky.is_dir() && !out.contains(&husky) {
         out.push(husky);
+    }
+    out
+}
+
+/// What the host made of the configuration git reads for a repository: the keys that make git run
+/// a program, and the files it did not read (`small_file`), each with why.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Configured {
+    pub keys: Vec<String>,
+    pub unjudged: Vec<String>,
+}
+
+impl Configured {
+    /// What a report adds of the files not judged (empty when every one was): the user must hear of
+    /// them, git itself would read them (and wait forever on a FIFO).
+    pub fn unjudged_detail(&self) -> String {
+        if self.unjudged.is_empty() {
+            return String::new();
+        }
+        format!("; its configuration could not be judged: {}; git on the host would read it: look at it before running git there", self.unjudged.join(", "))
+    }
+}
+
+/// The configuration of the repository whose git directories are `dirs` (`git_dirs`): each one's
+/// `config` and `config.worktree`, and the first one's `commondir` (which names where the shared
+/// configuration is: when it is not judged, neither is that).
+pub fn configured(dirs: &[PathBuf]) -> Configured {
+    let mut out = Configured::default();
+    let configs = dirs.iter().flat_map(|d| [d.join("config"), d.join("config.worktree")]);
+    for file in dirs.first().map(|d| d.join("commondir")).into_iter().chain(configs) {
+        match small_file::read(&file) {
+            Read::Text(text) if file.file_name().is_some_and(|n| n != "commondir") => out.keys.extend(gitconfig::risky_keys(&text)),
+            Read::Unjudged { why } => out.unjudged.push(format!("{} is {why}", file.display())),
+            _ => {}
+        }
     }
     out
 }
@@ -315,5 +351,36 @@ mod tests {
         assert_eq!(hooks_dirs(&r, &[r.join(".git")]), vec![r.join(".husky"), r.join(".husky/_")]);
         std::fs::write(r.join(".git/config"), "[core]\n\thooksPath = ./tools/../hooks\n").unwrap();
         assert_eq!(hooks_dirs(&r, &[r.join(".git")]), vec![r.join("hooks"), r.join(".husky")]);
+    }
+
+    /// Found by an attacker's review: a repository's files a run planted as FIFOs blocked the
+    /// host's reading of them in `open` forever.
+    #[test]
+    fn planted_fifos_stall_no_reading_of_a_repository() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        std::fs::create_dir_all(r.join(".git")).unwrap();
+        for name in ["config", "config.worktree", "commondir"] {
+            let c = std::ffi::CString::new(r.join(".git").join(name).as_os_str().as_encoded_bytes()).unwrap();
+            // SAFETY: a valid C string.
+            assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        }
+        let (tx, rx) = std::sync::mpsc::channel();
+        let top = r.clone();
+        std::thread::spawn(move || {
+            let dirs = git_dirs(&top.join(".git"));
+            tx.send((hooks_dirs(&top, &dirs), dirs)).unwrap();
+        });
+        let (hooks, dirs) = rx.recv_timeout(std::time::Duration::from_secs(5)).expect("returns, not blocked in open");
+        assert_eq!(dirs, vec![r.join(".git")]);
+        assert!(hooks.is_empty());
+        // Reported, not taken for harmless; what can be read still judged.
+        std::fs::remove_file(r.join(".git/config")).unwrap();
+        std::fs::write(r.join(".git/config"), "[core]\n\tfsmonitor = x\n").unwrap();
+        let config = configured(&dirs);
+        assert_eq!(config.keys, ["core.fsmonitor"]);
+        let fifo = |n: &str| format!("{} is a FIFO, on which git on the host would wait forever", r.join(".git").join(n).display());
+        assert_eq!(config.unjudged, [fifo("commondir"), fifo("config.worktree")]);
+        assert!(config.unjudged_detail().contains("could not be judged"));
     }
 }
