@@ -33,7 +33,7 @@ use super::entries::{self, Kind};
 use super::git_layout::{self, Verdict};
 use super::store::Meta;
 use crate::planted::home::Bases;
-use crate::planted::{gitconfig, names, HostRisk, RiskKind};
+use crate::planted::{gitconfig, names, small_file, HostRisk, RiskKind};
 
 /// Judges the changes under one root of a set. Changes come in the walk's order (depth first),
 /// so the facts of the directories above one change are kept on a stack and computed once per
@@ -594,12 +594,13 @@ impl<'a> Judge<'a> {
     }
 }
 
-/// A regular file's text (not through a symlink), at most 1 MiB.
+/// A regular file's text (not through a symlink), at most 1 MiB, read as a direct run's git files
+/// are (`small_file`: no FIFO opened, no byte past the bound read, whatever the file became since
+/// the `lstat`).
 fn small_text(path: &Path) -> Option<String> {
-    let m = path.symlink_metadata().ok()?;
-    if !m.is_file() || m.len() > 1 << 20 {
+    if path.symlink_metadata().ok()?.file_type().is_symlink() {
         return None;
     }
-    // Lossy: git reads a config with a byte that is not UTF-8 (a Latin-1 `user.name`) all the same.
-    std::fs::read(path).ok().map(|b| String::from_utf8_lossy(&b).into_owned())
+    // Lossy (`small_file` decodes so): git reads a config with a byte that is not UTF-8 all the same.
+    small_file::text(path)
 }
