@@ -211,6 +211,70 @@ describe('existing repositories inside the workspace', { concurrency: 2 }, () =>
   }
 })
 
+describe('the repository above the workspace: a package of a monorepo as the cwd', () => {
+  // Found by an attacker's review: only a `.git` at a root's top and the repositories the walk
+  // finds inside the roots were looked at. husky's documented monorepo layout has the repository's
+  // top above the package (`"prepare": "cd .. && husky frontend/.husky"`, core.hooksPath
+  // `frontend/.husky/_`); with the package as the cwd its hooks directory lies in the writable root:
+  // a run wrote .husky/pre-commit, hostRisks was [], and the host's `git commit` at the top ran it.
+  const benign = '#!/bin/sh\nexit 0\n'
+  const cases = {
+    "husky's monorepo layout (core.hooksPath frontend/.husky/_)": {
+      pkg: 'frontend',
+      hooksPath: 'frontend/.husky/_',
+      files: { '.husky/_/pre-commit': '#!/bin/sh\nexec sh "$(dirname "$0")/../pre-commit"\n', '.husky/pre-commit': 'exit 0\n' },
+      writes: ['.husky/pre-commit', '.husky/_/pre-commit', '.husky/post-checkout', '.husky/_/pre-push'],
+    },
+    'a plain core.hooksPath (pkg/hooks)': { pkg: 'pkg', hooksPath: 'pkg/hooks', files: { 'hooks/pre-commit': benign }, writes: ['hooks/pre-commit', 'hooks/post-commit'] },
+    'a core.hooksPath deeper in the package (pkg/tools/../tools/githooks)': { pkg: 'pkg', hooksPath: './pkg/tools/../tools/githooks', files: { 'tools/githooks/pre-commit': benign }, writes: ['tools/githooks/pre-commit'] },
+  }
+  for (const [name, { pkg, hooksPath, files, writes }] of Object.entries(cases)) {
+    test(`${name}: its hooks cannot be written, and the host's git commit at the top runs none`, { skip: NO_GIT }, async (t) => {
+      const tree = tempTree(t)
+      const top = path.join(tree.ws, 'mono')
+      const cwd = path.join(top, pkg)
+      fs.mkdirSync(cwd, { recursive: true })
+      for (const [f, text] of Object.entries(files)) {
+        fs.mkdirSync(path.dirname(path.join(cwd, f)), { recursive: true })
+        fs.writeFileSync(path.join(cwd, f), text, { mode: 0o755 })
+      }
+      makeRepo(top)
+      git(top, 'config', 'core.hooksPath', hooksPath)
+      const marker = path.join(tree.out, 'PWNED')
+      const hook = `#!/bin/sh\ntouch ${marker}\n`
+      const hooksTree = path.join(cwd, writes[0].split('/')[0])
+      const before = contentSnapshot(hooksTree)
+      const list = [
+        ...writes.map((w) => [`write ${w}`, `printf '%s' ${q(hook)} > ${w} && chmod +x ${w}`]),
+        [`replace ${path.dirname(writes[0])}`, `mv ${path.dirname(writes[0])} moved && mkdir -p ${path.dirname(writes[0])} && printf '%s' ${q(hook)} > ${writes[0]}`],
+      ]
+      const r = await sh(`echo edited > work.txt\n${attempts(list)}`, { cwd, sandbox: WW })
+      assertAllDenied(r, list)
+      assert.deepEqual(contentSnapshot(hooksTree), before, show(r))
+      assert.equal(fs.readFileSync(path.join(cwd, 'work.txt'), 'utf8'), 'edited\n', 'ordinary work in the package failed')
+      fs.writeFileSync(path.join(top, 'file.txt'), 'two\n')
+      git(top, 'commit', '-qam', 'two')
+      assert.equal(fs.existsSync(marker), false, "the host's git commit at the monorepo's top ran a hook the run planted")
+    })
+  }
+
+  test('a hooks directory that does not exist yet is not created for the host (kept absent, reported)', { skip: NO_GIT }, async (t) => {
+    const tree = tempTree(t)
+    const top = path.join(tree.ws, 'mono')
+    const cwd = path.join(top, 'pkg')
+    fs.mkdirSync(cwd, { recursive: true })
+    makeRepo(top)
+    git(top, 'config', 'core.hooksPath', 'pkg/githooks')
+    const marker = path.join(tree.out, 'PWNED')
+    const r = await sh(`mkdir -p githooks && printf '#!/bin/sh\\ntouch ${marker}\\n' > githooks/pre-commit && chmod +x githooks/pre-commit; echo done`, { cwd, sandbox: WW })
+    assert.equal(r.exitCode, 0, show(r))
+    assert.ok(!fs.existsSync(path.join(cwd, 'githooks/pre-commit')), `the hook stayed: ${show(r)}\n${JSON.stringify(r.hostRisks)}`)
+    fs.writeFileSync(path.join(top, 'file.txt'), 'two\n')
+    git(top, 'commit', '-qam', 'two')
+    assert.equal(fs.existsSync(marker), false, "the host's git commit ran a hook the run planted")
+  })
+})
+
 /** Each default name, created where missing and changed where present, at `dir` (relative). */
 function nameAttacks(dir, present) {
   return DEFAULT_NAMES.map((n) => {

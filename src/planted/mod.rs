@@ -3,7 +3,8 @@
 //!
 //! Prevented (carve-outs in the policy, enforced by bwrap mounts and Seatbelt rules): the git
 //! directories of every repository the bounded walk finds (`scan`), their configured hooks
-//! directories, and `protectedNames` at the top of each writable root and of each repository found
+//! directories, those a repository above a writable root names inside it (`above`), and
+//! `protectedNames` at the top of each writable root and of each repository found
 //! (read-only when they exist, an empty read-only placeholder when they do not). Detected after the
 //! run on Linux (`detect`), because a mount can only cover a path that exists: a `.git` or a
 //! protected name created deeper during the run. On macOS Seatbelt regex rules deny creating them
@@ -26,6 +27,7 @@ use crate::policy::held_links::HeldLink;
 use crate::policy::paths::{canonical_lenient, Lenient};
 use crate::policy::{MissingReadOnly, PlaceholderKind, WritableRoot};
 
+mod above;
 mod armed;
 mod baseline;
 pub mod changed;
@@ -47,6 +49,7 @@ mod watch;
 #[path = "watch_none.rs"]
 mod watch;
 
+pub use above::repositories_above;
 pub use baseline::{forget as forget_walk, Baseline, HeldCache};
 use baseline::walk_with_cache;
 pub use detect::{detect, detect_after, judge_link, HostRisk, RiskKind, MAX_LINKS_JUDGED};
@@ -169,6 +172,15 @@ pub fn walk_and_protect(policy: Walked) {
         }
     }
     if policy.protect_git {
+        // The repositories above the directly written roots (a package of a monorepo as the cwd):
+        // the hooks directories they name inside a root, as a repository's inside it (`above`).
+        let direct: Vec<PathBuf> = tops.iter().filter(|t| !policy.reviewed.contains(t)).cloned().collect();
+        for dot_git in above::repositories_above(&direct) {
+            let top = dot_git.parent().unwrap_or(Path::new("/"));
+            if !tops.iter().any(|t| t == top) && !found.git_entries.contains(&dot_git) {
+                c.repository(&dot_git, false, None);
+            }
+        }
         // Bare repositories (a local remote) and other directories that are git directories
         // themselves, as the `.git` of a repository: rare, so no cost for ordinary workspaces.
         for (dir, _) in &found.git_dirs {
