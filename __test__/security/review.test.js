@@ -315,12 +315,41 @@ test('a tree deeper than PATH_MAX: the run keeps its result, the set is reported
   assert.ok(!fs.readdirSync(STORE).includes(r.changeSet.id), 'a set of any depth can be removed')
 })
 
+/** git on the host, for fixtures only. */
+const hostGit = (dir, ...args) => require('node:child_process').execFileSync('git', ['-C', dir, ...args], { stdio: 'pipe' })
+
+/** A repository at `dir` made on the host, whose core.hooksPath is `hooksPath`. */
+function repoWithHooksPath(dir, hooksPath) {
+  hostGit(dir, 'init', '-q')
+  hostGit(dir, 'config', 'user.email', 'a@b')
+  hostGit(dir, 'config', 'user.name', 'a')
+  hostGit(dir, 'config', 'core.hooksPath', hooksPath)
+}
+
+/**
+ * A review run in `root` that writes the hook `hook` (relative to `root`; its directory made if
+ * missing) and `notes.txt`: the hook is `hooks-written`, apply holds it back and lands the rest,
+ * and the host's `git commit` in `repo` runs no planted hook.
+ */
+async function plantedHookHeldBack(root, repo, hook, mark) {
+  const r = await review(`mkdir -p ${path.dirname(hook)} && printf '#!/bin/sh\ntouch ${q(mark)}\n' > ${hook} && chmod +x ${hook} && echo ok > notes.txt && echo planted`, root)
+  assert.equal(r.stdout.trim(), 'planted', show(r))
+  assert.ok(r.changeSet.hostRisks.some((h) => h.kind === 'hooks-written' && path.join(root, hook).startsWith(h.path)), show(r) + JSON.stringify(r.changeSet.hostRisks))
+  const applied = await applyChangeSet(r.changeSet.id)
+  assert.ok(!fs.existsSync(path.join(root, hook)), JSON.stringify(applied))
+  assert.equal(fs.readFileSync(path.join(root, 'notes.txt'), 'utf8'), 'ok\n', 'the rest lands')
+  fs.writeFileSync(path.join(repo, 'f'), 'y')
+  hostGit(repo, 'add', 'f')
+  require('node:child_process').spawnSync('git', ['-C', repo, 'commit', '-q', '-m', 't'], { stdio: 'ignore' })
+  assert.ok(!fs.existsSync(mark), "the host's git commit ran no planted hook")
+  await discardChangeSet(r.changeSet.id)
+}
+
 describe('hooks git runs from outside the repository\'s top are judged', () => {
   // Left open by the tenth session: only hooks directories below a repository's top were guarded.
   // A repository `a/` whose core.hooksPath is `../hooks` (or an absolute path elsewhere in the
   // reviewed root), or whose `.husky` is a link to `../x`: a hook the run wrote there landed on
   // apply unflagged, and the host's `git commit` in `a/` ran it.
-  const git = (dir, ...args) => require('node:child_process').execFileSync('git', ['-C', dir, ...args], { stdio: 'pipe' })
   const cases = {
     'core.hooksPath ../hooks': { hooksPath: '../hooks', hooks: 'hooks' },
     'core.hooksPath absolute, elsewhere in the root': { hooksPath: (ws) => path.join(ws, 'shared/hooks'), hooks: 'shared/hooks' },
@@ -332,24 +361,30 @@ describe('hooks git runs from outside the repository\'s top are judged', () => {
       const mark = path.join(out, 'hook-ran')
       const repo = path.join(ws, 'a')
       fs.mkdirSync(repo)
-      git(repo, 'init', '-q')
-      git(repo, 'config', 'user.email', 'a@b')
-      git(repo, 'config', 'user.name', 'a')
-      git(repo, 'config', 'core.hooksPath', typeof hooksPath === 'function' ? hooksPath(ws) : hooksPath)
+      repoWithHooksPath(repo, typeof hooksPath === 'function' ? hooksPath(ws) : hooksPath)
       fs.mkdirSync(path.join(ws, hooks), { recursive: true })
       if (link) fs.symlinkSync(link, path.join(repo, '.husky'))
-      const hook = path.join(hooks, 'pre-commit')
-      const r = await review(`printf '#!/bin/sh\ntouch ${q(mark)}\n' > ${hook} && chmod +x ${hook} && echo ok > notes.txt && echo planted`, ws)
-      assert.equal(r.stdout.trim(), 'planted', show(r))
-      assert.ok(r.changeSet.hostRisks.some((h) => h.kind === 'hooks-written' && path.join(ws, hook).startsWith(h.path)), show(r) + JSON.stringify(r.changeSet.hostRisks))
-      const applied = await applyChangeSet(r.changeSet.id)
-      assert.ok(!fs.existsSync(path.join(ws, hook)), JSON.stringify(applied))
-      assert.equal(fs.readFileSync(path.join(ws, 'notes.txt'), 'utf8'), 'ok\n', 'the rest lands')
-      fs.writeFileSync(path.join(repo, 'f'), 'y')
-      git(repo, 'add', 'f')
-      require('node:child_process').spawnSync('git', ['-C', repo, 'commit', '-q', '-m', 't'], { stdio: 'ignore' })
-      assert.ok(!fs.existsSync(mark), "the host's git commit ran no planted hook")
-      await discardChangeSet(r.changeSet.id)
+      await plantedHookHeldBack(ws, repo, path.join(hooks, 'pre-commit'), mark)
+    })
+  }
+})
+
+describe('hooks of the repository above a reviewed root are judged', () => {
+  // Found by an attacker's review: with the cwd a package of a monorepo whose core.hooksPath is
+  // `frontend/githooks` (the repository's top above the reviewed root), a hook the run wrote there
+  // was no host risk, apply landed it, and the host's `git commit` at the top ran it.
+  const cases = {
+    'core.hooksPath frontend/githooks': { hooksPath: 'frontend/githooks', hooks: 'githooks', exists: true },
+    'core.hooksPath frontend/tools/hooks, not there yet': { hooksPath: 'frontend/tools/hooks', hooks: 'tools/hooks', exists: false },
+  }
+  for (const [name, { hooksPath, hooks, exists }] of Object.entries(cases)) {
+    test(name, async (t) => {
+      const { ws, out } = tempTree(t)
+      const pkg = path.join(ws, 'frontend')
+      fs.mkdirSync(pkg)
+      repoWithHooksPath(ws, hooksPath)
+      if (exists) fs.mkdirSync(path.join(pkg, hooks), { recursive: true })
+      await plantedHookHeldBack(pkg, ws, path.join(hooks, 'pre-commit'), path.join(out, 'hook-ran'))
     })
   }
 })

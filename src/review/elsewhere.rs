@@ -5,6 +5,9 @@
 //! (`risks::Judge::guarded_of`); these lie anywhere in the roots, a change there may come before the
 //! walk reaches the repository, so they are found first, once per set, by the bounded walk direct
 //! runs make for the same repositories, and guarded from each root.
+//! The repositories above a root (`planted::above`) count too, with all their hooks directories:
+//! a reviewed package of a monorepo whose `core.hooksPath` is `frontend/githooks` got a hook
+//! written there applied unflagged (found by an attacker's review).
 //! Left open by the tenth session: a run in review mode wrote `hooks/pre-commit` for the repository
 //! `a/` whose `core.hooksPath` was `../hooks`, and apply landed it unflagged (the host's next `git
 //! commit` in `a/` ran it); likewise `x/_/pre-commit` under a `.husky` that was a link to `../x`.
@@ -16,17 +19,22 @@ use super::store::Meta;
 /// The hooks directories (absolute) that the host's repositories below `meta`'s roots run hooks
 /// from outside their top or through a symlink below it: each as git names it (the judge follows
 /// the links on its way in each root's view) and where the host's links lead it now (into another
-/// root of the set, too). Nothing without `protectGit`, which guards hooks at all. Repositories
-/// beyond the walk's bound, or in `node_modules`, are not looked at (as in direct runs).
+/// root of the set, too); and every hooks directory of a repository above a root. Nothing without
+/// `protectGit`, which guards hooks at all. Repositories beyond the walk's bound, or in
+/// `node_modules`, are not looked at (as in direct runs).
 pub fn hooks_elsewhere(meta: &Meta) -> Vec<PathBuf> {
     if !meta.protect_git {
         return Vec::new();
     }
     let mut out: Vec<PathBuf> = Vec::new();
-    for dot_git in crate::planted::repositories_below(&meta.roots) {
+    let below = crate::planted::repositories_below(&meta.roots).into_iter().map(|g| (g, false));
+    // A repository whose top lies above a root (a package of a monorepo as the cwd): the judge
+    // meets no top of it in the root, so every hooks directory it names is guarded from the root.
+    let above = crate::planted::repositories_above(&meta.roots).into_iter().map(|g| (g, true));
+    for (dot_git, is_above) in below.chain(above) {
         let Some(top) = dot_git.parent() else { continue };
         let facts = crate::planted::repo::facts(&dot_git, None, None);
-        for h in facts.hooks.iter().filter(|h| !h.starts_with(top) || through_a_link(top, h)) {
+        for h in facts.hooks.iter().filter(|h| is_above || !h.starts_with(top) || through_a_link(top, h)) {
             let led = crate::policy::paths::canonical_lenient("core.hooksPath", h).ok().map(|l| l.path);
             for p in std::iter::once(h.clone()).chain(led) {
                 if !out.contains(&p) {
