@@ -654,7 +654,9 @@ time.sleep(20)`
   test("a POSIX read lock another run holds on the workspace's top does not keep a planted .git there", { skip: which('python3') === null && 'python3 is not installed' }, async (t) => {
     const tree = tempTree(t)
     await lockingRun(t, tree.ws, HOLD('fcntl.lockf(fd, fcntl.LOCK_SH)'), WW)
-    const plant = "mkdir .git && printf '[core]\\n\\tfsmonitor = touch PWNED\\n' > .git/config && echo planted"
+    // Made elsewhere and renamed into place: the keeper moves a new .git aside at once, and one
+    // made in place could go between the mkdir and the write (the test failed 1 run in 5 so).
+    const plant = "mkdir g && printf '[core]\\n\\tfsmonitor = touch PWNED\\n' > g/config && mv g .git && echo planted"
     const r = await sandspawn.spawnSandboxed(['sh', '-c', plant], { cwd: tree.ws, sandbox: WW, timeout: 20_000 })
     assert.equal(r.stdout, 'planted\n', show(r))
     assert.ok(!fs.existsSync(path.join(tree.ws, '.git')), `moved aside: ${entries(tree.ws)}\n${JSON.stringify(r.hostRisks)}`)
