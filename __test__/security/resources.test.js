@@ -230,6 +230,49 @@ setInterval(() => {}, 1000)
   })
 })
 
+describe('one run takes a bounded share of the machine\'s pseudo-terminals (attacker review)', () => {
+  // Found by an attacker's review: a run opened /dev/ptmx in its sandbox's own devpts (bwrap's
+  // `--dev` mounts a new instance) until the kernel refused, 3,066 ptys: every instance but the
+  // host's first one draws on one pool (`kernel.pty.max` less `kernel.pty.reserve`, 3,072 by
+  // default), so other runs, containers and flatpaks then got no pty at all. The sandbox's devpts
+  // now holds at most 256 (README, "Resource limits"). The loop stops 10 past the bound, or at the first
+  // refusal, then closes what it opened and opens a pair again: the bound is the instance's, not a
+  // leak. The modes bwrap gave the instance are kept (a remount resets what it is not given).
+  const PTYS_PER_RUN = 256
+  const HOG = `import os, errno, stat
+fds = []
+try:
+    for i in range(${PTYS_PER_RUN + 10}):
+        fds.append(os.open('/dev/ptmx', os.O_RDWR | os.O_NOCTTY))
+except OSError as e:
+    print('stopped', errno.errorcode[e.errno])
+print('opened', len(fds))
+for fd in fds:
+    os.close(fd)
+master, slave = os.openpty()
+print('reopened', os.ttyname(slave))
+print('modes', oct(stat.S_IMODE(os.stat('/dev/pts/ptmx').st_mode)), oct(stat.S_IMODE(os.fstat(slave).st_mode)))`
+  const modes = [
+    ['read-only', {}],
+    ['workspace-write', { sandbox: 'workspace-write' }],
+    ['review', { sandbox: { mode: 'workspace-write', workspace: 'review' } }],
+    ['a pty run', { pty: true }],
+  ]
+  for (const [name, options] of modes) {
+    test(`${name}: at most ${PTYS_PER_RUN} ptys in the sandbox's devpts, released when closed`, async (t) => {
+      const tree = tempTree(t)
+      const r = await run(['python3', '-c', HOG], { cwd: tree.ws, limits: { openFiles: 1024 }, timeout: 30000, ...options })
+      if (r.changeSet) await require('./helpers').sandspawn.discardChangeSet(r.changeSet.id)
+      const out = r.stdout.replace(/\r/g, '')
+      assert.equal(r.exitCode, 0, show(r))
+      assert.match(out, /^stopped ENOSPC$/m, show(r))
+      assert.match(out, new RegExp(`^opened ${PTYS_PER_RUN}$`, 'm'), show(r))
+      assert.match(out, /^modes 0o666 0o620$/m, `ptmxmode and mode are bwrap's\n${show(r)}`)
+      assert.match(out, /^reopened \/dev\/pts\/\d+$/m, show(r))
+    })
+  }
+})
+
 describe('a run\'s end does not flush the host\'s filesystem (issue 32, issue 36)', () => {
   // An overlay mounted without `volatile` syncs its upper directory's whole filesystem when the
   // run's mount namespace goes away (overlayfs's sync_fs on unmount): the run's exit waited for

@@ -1,8 +1,9 @@
 //! What the sandspawn addon and its in-sandbox helper share: the helper's versioned command line
 //! (`protocol`), the resource limits it sets (`rlimit`), the seccomp filter generator (`seccomp`),
 //! the failure report the helper sends back (`report`) and the proxy variables of the network
-//! allow-list (`proxy_env`), the Landlock rules (`landlock`), the `/proc/<pid>/stat` reader
-//! (`proc_stat`) and the offline `nsswitch.conf` (`offline_names`). Pure code: the binary in
+//! allow-list (`proxy_env`), the options of the sandbox's devpts (`devpts`), the Landlock rules
+//! (`landlock`), the `/proc/<pid>/stat` reader (`proc_stat`) and the offline `nsswitch.conf`
+//! (`offline_names`). Pure code: the binary in
 //! `main.rs` does the system calls, except for the placeholders over missing protected names
 //! (`placeholder`), whose few calls the addon and the helper must make alike, `fstatat` without
 //! following links (`stat_at`), which both make in their descriptor-relative walks, and `flock`
@@ -11,6 +12,7 @@
 //! Linux only), kept here so that a unit test can reach them.
 
 pub mod ancestors;
+pub mod devpts;
 pub mod file_lock;
 pub mod landlock;
 pub mod mountinfo;

@@ -11,7 +11,7 @@
 //! Steps (see `protocol`), in this order: open the null descriptors (and the offline
 //! `nsswitch.conf`), lock directories' lock files and create placeholders in them (host side); inside, wait
 //! until bwrap's pid 1 holds its locks on those directories, then close ours; mark the report descriptor close-on-exec; bound the inodes
-//! of the sandbox's tmpfs mounts (`tmpfs_inodes`); mount the private tool
+//! of the sandbox's tmpfs mounts (`tmpfs_inodes`) and the ptys of its devpts (`pty_bound`); mount the private tool
 //! caches' overlays, detach the store (`private_mounts`), cover the placeholders of missing
 //! protected names and sandspawn's stores (`covers`; the only steps that need capabilities); move into the command's own
 //! user namespace and drop every capability (`userns`), so everything after runs with none and
@@ -60,6 +60,8 @@ mod review_mount;
 mod listen;
 #[cfg(target_os = "linux")]
 mod private_mounts;
+#[cfg(target_os = "linux")]
+mod pty_bound;
 #[cfg(target_os = "linux")]
 mod descendants;
 #[cfg(target_os = "linux")]
@@ -189,6 +191,12 @@ fn in_namespaces(steps: &Steps) {
     // Before anything is written to them (the file covers' scratch file is made in /dev/shm).
     for t in &steps.tmpfs_inodes {
         if let Err(failure) = tmpfs_inodes::bound(t) {
+            fail(steps.report_fd, failure);
+        }
+    }
+    // Before the command can open a pty; the remount needs the capabilities dropped below.
+    if let Some(max) = steps.devpts_max {
+        if let Err(failure) = pty_bound::bound(max) {
             fail(steps.report_fd, failure);
         }
     }

@@ -95,6 +95,17 @@ impl Target {
         Ok(map.iter().filter(|(st_flag, _)| st.f_flag & st_flag != 0).fold(0, |acc, (_, ms)| acc | ms))
     }
 
+    /// The filesystem this is on (its type, its inode count); `what` names the step in errors.
+    pub fn statfs(&self, what: &str) -> Result<libc::statfs, Failure> {
+        // SAFETY: a zeroed statfs is valid; `self.fd` is open.
+        let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+        if unsafe { libc::fstatfs(self.fd, &mut st) } != 0 {
+            let e = last_errno();
+            return Err(setup(e, format!("{what} failed: statfs: {}", describe(e))));
+        }
+        Ok(st)
+    }
+
     pub fn proc_path(&self) -> CString {
         CString::new(format!("/proc/self/fd/{}", self.fd)).expect("no NUL in a number")
     }

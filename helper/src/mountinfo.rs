@@ -1,5 +1,6 @@
 //! Reading `/proc/self/mountinfo`: which mounts lie below a path (the reviewable workspace's
-//! overlay must put them back on top, see the helper's `review_mount`).
+//! overlay must put them back on top, see the helper's `review_mount`), and the options a
+//! filesystem was mounted with (a devpts remount must give them again, see `devpts`).
 
 /// The mount points strictly below `root` in `/proc/self/mountinfo`, each once (the visible one of
 /// a stack), parents before children (a stable sort by depth keeps the table's order within one).
@@ -14,6 +15,21 @@ pub fn points_below(table: &str, root: &str) -> Vec<String> {
     }
     points.sort_by_key(|p| p.matches('/').count());
     points
+}
+
+/// The super options (the last field: the filesystem's own, not the mount's) of the filesystem on
+/// device `major:minor`, as the first of its mounts in `table` shows them.
+pub fn super_options(table: &str, (major, minor): (u32, u32)) -> Option<String> {
+    let dev = format!("{major}:{minor}");
+    table.lines().find_map(|line| {
+        let fields: Vec<&str> = line.split(' ').collect();
+        // Optional fields come before the `-` that separates the filesystem's type, source, options.
+        if fields.get(2) != Some(&dev.as_str()) {
+            return None;
+        }
+        let sep = fields.iter().position(|f| *f == "-")?;
+        fields.get(sep + 3).map(|o| unescape(o))
+    })
 }
 
 /// mountinfo writes space, tab, newline and backslash as `\ooo`.
@@ -51,5 +67,15 @@ mod tests {
                      7 4 0:5 / /w/a\\040b ro - tmpfs t ro\n";
         assert_eq!(points_below(table, "/w"), vec!["/w/a b".to_string(), "/w/deep/x".to_string()]);
         assert!(points_below(table, "/w2").is_empty());
+    }
+
+    #[test]
+    fn reads_a_filesystems_own_options_by_its_device() {
+        let table = "1 0 8:1 / / rw - ext4 /dev/sda rw\n\
+                     9 1 0:24 / /dev/pts rw,nosuid shared:4 - devpts devpts rw,gid=5,mode=620,ptmxmode=000\n\
+                     12 10 0:73 / /dev/pts rw,nosuid,noexec,relatime - devpts devpts rw,mode=620,ptmxmode=666\n";
+        assert_eq!(super_options(table, (0, 73)).as_deref(), Some("rw,mode=620,ptmxmode=666"));
+        assert_eq!(super_options(table, (0, 24)).as_deref(), Some("rw,gid=5,mode=620,ptmxmode=000"), "after optional fields");
+        assert_eq!(super_options(table, (0, 7)), None);
     }
 }

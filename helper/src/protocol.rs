@@ -6,7 +6,7 @@
 //! sandspawn-helper v1 [--null-fds=N,...] [--offline-nsswitch-fd=N]
 //!     [--held-locks=DIR --hold-dir=N:DIR [--placeholder-dir=N:NAME | --placeholder-file=N:NAME]...]...
 //!     [--await-init-locks=K] [--close-fds=N,...]
-//!     [--tmpfs-inodes=N:PATH]... [--review ROOT UPPER WORK]... [--read-only=PATH]... [--overlay TARGET UPPER WORK]... [--cover-dir=PATH]... [--cover-file=PATH]... [--unmount=PATH]...
+//!     [--tmpfs-inodes=N:PATH]... [--devpts-max=N] [--review ROOT UPPER WORK]... [--read-only=PATH]... [--overlay TARGET UPPER WORK]... [--cover-dir=PATH]... [--cover-file=PATH]... [--unmount=PATH]...
 //!     [--own-userns [--limit-userns] [--map-ids=UID:GID]] [--controlling-tty] [--rlimit=NAME:SOFT:HARD]...
 //!     [--exec-after=NS] [--filter=none|unix|inet|inet-unix]
 //!     [--report-fd=N] [--net-listen=N]
@@ -63,6 +63,10 @@ pub struct Steps {
     /// Bound the inodes of each of these tmpfs mounts bwrap made (see `tmpfs_inodes` in the
     /// helper), first of the helper's mounts. Needs CAP_SYS_ADMIN, so `own_userns` too.
     pub tmpfs_inodes: Vec<TmpfsInodes>,
+    /// Bound the sandbox's devpts instance (bwrap's `--dev` mounts it at `/dev/pts`) at this many
+    /// ptys, keeping its modes (see `devpts`, and `pty_bound` in the helper). Needs CAP_SYS_ADMIN,
+    /// so `own_userns` too.
+    pub devpts_max: Option<u32>,
     /// Cover each of these writable roots with a copy-on-write overlay whose upper directory is the
     /// change set's (the reviewable workspace: see `review_mount` in the helper and the addon's
     /// `review`), first of the helper's mounts; what bwrap mounted below a root is put back on top.
@@ -269,7 +273,7 @@ impl Steps {
 
     /// Whether the helper mounts anything (with the capabilities bwrap kept for it).
     pub fn mounts(&self) -> bool {
-        !self.tmpfs_inodes.is_empty() || !self.review.is_empty() || !self.read_only.is_empty() || !self.overlays.is_empty() || self.covers()
+        !self.tmpfs_inodes.is_empty() || self.devpts_max.is_some() || !self.review.is_empty() || !self.read_only.is_empty() || !self.overlays.is_empty() || self.covers()
     }
 
     /// The flag of the first step asked for that exists only on Linux (memfd, /proc, namespaces
@@ -282,6 +286,7 @@ impl Steps {
             (self.offline_nsswitch_fd.is_some(), "--offline-nsswitch-fd"),
             (self.await_init_locks > 0, "--await-init-locks"),
             (!self.tmpfs_inodes.is_empty(), "--tmpfs-inodes"),
+            (self.devpts_max.is_some(), "--devpts-max"),
             (!self.review.is_empty(), "--review"),
             (!self.read_only.is_empty(), "--read-only"),
             (!self.overlays.is_empty(), "--overlay"),
@@ -325,6 +330,9 @@ impl Steps {
             args.push(format!("--close-fds={}", list.join(",")));
         }
         args.extend(self.tmpfs_inodes.iter().map(|t| format!("--tmpfs-inodes={}:{}", t.inodes, t.path)));
+        if let Some(max) = self.devpts_max {
+            args.push(format!("--devpts-max={max}"));
+        }
         for r in &self.review {
             args.extend(["--review".to_string(), r.root.clone(), r.upper.clone(), r.work.clone()]);
         }
@@ -415,7 +423,7 @@ impl Steps {
                         // The Landlock mode runs without bwrap: no private mount namespace to mount
                         // overlays in, no store to detach, no sandbox user namespace to close.
                         if steps.mounts() || !steps.unmount.is_empty() || steps.own_userns || steps.filter.is_some() {
-                            return Err("--tmpfs-inodes, --review, --read-only, --overlay, --cover-dir, --cover-file, --unmount, --own-userns and --filter cannot be combined with --landlock (it has its own filter)".into());
+                            return Err("--tmpfs-inodes, --devpts-max, --review, --read-only, --overlay, --cover-dir, --cover-file, --unmount, --own-userns and --filter cannot be combined with --landlock (it has its own filter)".into());
                         }
                     } else if landlock_only {
                         return Err("--ll-list, --ll-read, --ll-write, --sockets and --control-fd need --landlock".into());
@@ -428,7 +436,7 @@ impl Steps {
                     }
                     // What keeps capabilities for the helper's mounts also needs the step that drops them.
                     if steps.mounts() && !steps.own_userns && steps.landlock.is_none() {
-                        return Err("--tmpfs-inodes, --review, --read-only, --overlay, --cover-dir and --cover-file need --own-userns, which drops the capabilities they use".into());
+                        return Err("--tmpfs-inodes, --devpts-max, --review, --read-only, --overlay, --cover-dir and --cover-file need --own-userns, which drops the capabilities they use".into());
                     }
                     return Ok((steps, command));
                 }
@@ -529,6 +537,10 @@ impl Steps {
                             return Err(bad());
                         }
                         steps.tmpfs_inodes.push(TmpfsInodes { path: path.to_string(), inodes });
+                    } else if let Some(n) = text.strip_prefix("--devpts-max=") {
+                        // At least 1 (0 would refuse every pty, which no plan means), and below the
+                        // kernel's ceiling, where devpts takes `max` for no bound at all.
+                        steps.devpts_max = Some(n.parse::<u32>().ok().filter(|n| (1..crate::devpts::MAX_PTYS).contains(n)).ok_or_else(bad)?);
                     } else if let Some(p) = text.strip_prefix("--cover-dir=") {
                         steps.cover_dirs.push(parse_path_word(p).ok_or_else(bad)?);
                     } else if let Some(p) = text.strip_prefix("--cover-file=") {
@@ -594,6 +606,7 @@ mod tests {
             Steps { cover_dirs: vec!["/w/.vscode".into(), "/w/a b/.git".into()], cover_files: vec!["/w/.envrc".into()], own_userns: true, map_ids: Some((1000, 100)), await_init_locks: 2, close_fds: vec![7, 8], ..Steps::default() },
             Steps {
                 tmpfs_inodes: vec![TmpfsInodes { path: "/dev/shm".into(), inodes: 131072 }, TmpfsInodes { path: "/tmp".into(), inodes: 1 }],
+                devpts_max: Some(256),
                 own_userns: true,
                 limit_userns: true,
                 ..Steps::default()
@@ -763,6 +776,11 @@ mod tests {
         assert!(Steps::parse(&os(&["v1", "--tmpfs-inodes=0:/tmp", "--own-userns", "--", "true"])).is_err(), "0 is no bound to tmpfs");
         assert!(Steps::parse(&os(&["v1", "--tmpfs-inodes=8:tmp", "--own-userns", "--", "true"])).is_err(), "relative path");
         assert!(Steps::parse(&os(&["v1", "--tmpfs-inodes=8:/tmp", "--", "true"])).is_err(), "a mount without the step that drops its capabilities");
+        for bad in ["--devpts-max=0", "--devpts-max=1048576", "--devpts-max=-1", "--devpts-max="] {
+            assert!(Steps::parse(&os(&["v1", bad, "--own-userns", "--", "true"])).is_err(), "{bad}");
+        }
+        assert!(Steps::parse(&os(&["v1", "--devpts-max=256", "--", "true"])).is_err(), "a remount without the step that drops its capabilities");
+        assert!(Steps::parse(&os(&["v1", "--devpts-max=256", "--own-userns", "--", "true"])).is_ok());
     }
 
     #[test]

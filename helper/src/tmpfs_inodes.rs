@@ -10,7 +10,6 @@ use sandspawn_helper::protocol::TmpfsInodes;
 use sandspawn_helper::report::{Failure, setup};
 
 use crate::mount_target::{c, mount, Kind, Target};
-use crate::{describe, last_errno};
 
 /// Remount the tmpfs at `t.path` with at most `t.inodes` inodes, and check that it took.
 pub fn bound(t: &TmpfsInodes) -> Result<(), Failure> {
@@ -34,11 +33,6 @@ pub fn bound(t: &TmpfsInodes) -> Result<(), Failure> {
 
 /// The filesystem's type and its inode count.
 fn stat(target: &Target, what: &str) -> Result<(i64, u64), Failure> {
-    // SAFETY: a zeroed statfs is valid; `target.fd` is open.
-    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
-    if unsafe { libc::fstatfs(target.fd, &mut st) } != 0 {
-        let e = last_errno();
-        return Err(setup(e, format!("{what} failed: statfs: {}", describe(e))));
-    }
+    let st = target.statfs(what)?;
     Ok((st.f_type as i64, st.f_files as u64))
 }

@@ -46,6 +46,15 @@ pub const DEFAULT_SHM_BYTES: u64 = 512 * 1024 * 1024;
 /// The size of a private `/tmp` (`tmp: 'private'`) without `limits.memory`.
 pub const DEFAULT_PRIVATE_TMP_BYTES: u64 = 2 * 1024 * 1024 * 1024;
 
+/// The most pseudo-terminals the sandbox's devpts holds (bwrap's `--dev` mounts an instance of its
+/// own, which the helper remounts with `max`, see its `pty_bound`). Every instance but the host's
+/// first draws on one pool of `kernel.pty.max - kernel.pty.reserve` (3,072 by default) shared by
+/// every sandbox, container and flatpak on the machine: without a bound one run took all of it.
+/// 256 is a twelfth of that pool, and ample for what opens ptys at all: an expect or pexpect suite
+/// keeps one or two per worker (256 covers a `-j128`), a tmux session one per pane. The same count
+/// as a network allow-list's connections per run.
+pub const PTYS_PER_RUN: u32 = 256;
+
 /// procfs entries a root-owned sandbox could still write through uid-0 DAC even without
 /// capabilities (`--proc` mounts them writable). `/proc/sys` always exists; the rest may not.
 const PROC_COVERS: &[(&str, &str)] = &[
@@ -173,7 +182,10 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     let (shm_bytes, tmp_bytes) = (memory.unwrap_or(DEFAULT_SHM_BYTES), memory.unwrap_or(DEFAULT_PRIVATE_TMP_BYTES));
     let private_tmp = (policy.tmp == TmpMode::Private).then_some(("/tmp", tmp_bytes));
     let tmpfs_inodes: Vec<_> = [("/dev/shm", shm_bytes)].into_iter().chain(private_tmp).filter_map(|(p, bytes)| memory_fs::bound(policy, req.cwd, p, bytes)).collect();
-    let helper_mounts = !tmpfs_inodes.is_empty() || review.is_some() || !read_only.is_empty() || !caches.overlays.is_empty() || !cover_dirs.is_empty() || !cover_files.is_empty();
+    // The sandbox's share of the machine's ptys, unless a mask or a writable root's bind (the host's
+    // `/dev`, whose devices bwrap binds `nodev`) hides its devpts.
+    let devpts_max = (views.of(Path::new(sandspawn_helper::devpts::PATH)).0 == View::ReadOnly).then_some(PTYS_PER_RUN);
+    let helper_mounts = !tmpfs_inodes.is_empty() || devpts_max.is_some() || review.is_some() || !read_only.is_empty() || !caches.overlays.is_empty() || !cover_dirs.is_empty() || !cover_files.is_empty();
     // No `--disable-userns`: bwrap would move its pid 1 into the nested user namespace it makes for
     // that, next to the command. The helper moves the command alone into one of its own (see its
     // `userns`), and the filter refuses new namespaces after it.
@@ -293,6 +305,7 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         limit_userns: helper_mounts,
         map_ids,
         tmpfs_inodes,
+        devpts_max,
         read_only,
         overlays: caches.overlays,
         cover_dirs,

@@ -56,7 +56,7 @@ fn bwrap_plans_pass_the_limits_to_the_helper_inside() {
     let online = plan(json!({"mode": "read-only", "network": true}), Platform::Linux, &limits(), true);
     assert_eq!(online.program, PathBuf::from("/usr/bin/bwrap"), "no extra process in front of bwrap for the limits");
     // The sandbox's /dev/shm is as large as `memory`; none is set here.
-    let steps = |rest: &[&str]| -> Vec<String> { [vec!["v1".to_string(), "--tmpfs-inodes=131072:/dev/shm".to_string()], userns_steps(true), rest.iter().map(|s| s.to_string()).collect()].concat() };
+    let steps = |rest: &[&str]| -> Vec<String> { [vec!["v1".to_string(), "--tmpfs-inodes=131072:/dev/shm".to_string(), "--devpts-max=256".to_string()], userns_steps(true), rest.iter().map(|s| s.to_string()).collect()].concat() };
     let limits = ["--rlimit=cpu:2:3", "--rlimit=fsize:1048576:1048576", "--rlimit=core:0:0"];
     assert_eq!(after_helper(&online.args), steps(&[&limits[..], &["--filter=inet-unix", "--report-fd=4", "--", "ls", "-l"]].concat()));
     assert_eq!(after_helper(&p.args), steps(&[&limits[..], &["--filter=inet", "--report-fd=4", "--", "ls", "-l"]].concat()));
@@ -127,4 +127,24 @@ fn a_memory_backed_filesystem_a_later_mount_hides_is_left_alone() {
     assert!(!masked.contains(&"CAP_SYS_ADMIN".to_string()), "nothing to mount: no capability kept for the helper");
     let tmp = at(json!({"mode": "workspace-write", "tmp": "private", "writableRoots": ["/tmp"]}), Path::new("/usr"));
     assert_eq!(inode_steps(&tmp), ["--tmpfs-inodes=131072:/dev/shm"], "a writable root at /tmp");
+}
+
+/// Every bwrap plan bounds the ptys of the sandbox's devpts (one run took the machine's whole pool,
+/// see `bwrap::PTYS_PER_RUN`), whatever else the helper mounts, unless a later mount hides it.
+#[test]
+fn the_sandboxs_devpts_holds_a_bounded_share_of_the_machines_ptys() {
+    let at = |mode: serde_json::Value| {
+        let cwd = Path::new("/usr");
+        let p = policy(mode, cwd, Platform::Linux);
+        super::test_support::plan(&p, cwd, &["true"]).args
+    };
+    let bound = |args: &[String]| args.iter().filter(|a| a.starts_with("--devpts-max=")).cloned().collect::<Vec<_>>();
+    for mode in [json!("read-only"), json!("workspace-write"), json!({"mode": "read-only", "denyRead": ["/dev/shm"]})] {
+        let args = at(mode.clone());
+        assert_eq!(bound(&args), ["--devpts-max=256"], "{mode}");
+        assert!(args.contains(&"CAP_SYS_ADMIN".to_string()), "the helper keeps what the remount needs: {mode}");
+    }
+    for hidden in ["/dev", "/dev/pts"] {
+        assert!(bound(&at(json!({"mode": "read-only", "denyRead": [hidden]}))).is_empty(), "a denyRead mask at {hidden}");
+    }
 }
