@@ -201,10 +201,10 @@ test("a dead host's sandspawn-run directory is removed at a later run's start, a
   assert.deepStrictEqual(result, { leftByKill: 1, swept: true, live: 'own-kept', after: ['sandspawn-run-link', 'sandspawn-run-young'], target: ['keep'] })
 })
 
-test("the user's other terminals and the host's devices cannot be read; / and /dev list", { skip: noOuter }, () => {
+test("the user's other terminals, new ptys and the host's devices cannot be opened; / and /dev list", { skip: noOuter }, () => {
   const { result } = scenario('devices')
   assert.match(result.pts, /^\/dev\/pts\/\d+$/)
-  assert.strictEqual(result.stdout, 'pts-denied\nroot-listed\ndev-listed\nurandom-read\netc-read\n', result.stderr)
+  assert.strictEqual(result.stdout, 'pts-denied\n/dev/ptmx-denied\n/dev/pts/ptmx-denied\nroot-listed\ndev-listed\nurandom-read\netc-read\n', result.stderr)
 })
 
 test('a policy Landlock cannot express is refused, naming the rule', { skip: noOuter }, () => {
