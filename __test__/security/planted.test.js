@@ -786,3 +786,46 @@ test('a directory the run made unreadable is reported, not silently skipped', { 
   assert.equal(flagged.length, 1, JSON.stringify(r.hostRisks))
   assert.match(flagged[0].detail, /unreadable/)
 })
+
+// Found by an attacker's review, both shown end to end (the host user's `git status` in the planted
+// directory ran its core.fsmonitor): the walk after the run kept at most 24 directories it could
+// not list, and the report dropped each it could not lstat. 30 directories past PATH_MAX filled
+// the 24 and were dropped, and with them the README's `chmod 300` directory holding a repository;
+// and after a first run (the walk keeps its listings), a repository planted in P/sub then `chmod
+// 000 P` left P/sub unlistable and un-lstat-able: `hostRisks` was empty both times. Root lists any
+// directory, so the host side runs as an ordinary user: this test's own uid, or, as root, a uid of
+// its own through `setpriv`.
+const UNREAD_UID = 64128 // a uid no other test uses
+test('every directory the walk after the run could not list is counted and reported: past 24 of them, and below a chmod 000 directory', { skip: (process.getuid() === 0 && require('../fixtures/other-user').cannotRunAs(UNREAD_UID)) || false }, async (t) => {
+  // Removed with rm, which works by descriptors: fs.rmSync fails past PATH_MAX (the fixture
+  // removes its directories there itself, unless it failed on the way).
+  const home = fs.realpathSync(fs.mkdtempSync('/var/tmp/sandspawn-unread-'))
+  t.after(() => spawnSync('rm', ['-rf', home]))
+  const ws = path.join(home, 'ws')
+  fs.mkdirSync(ws)
+  let [cmd, args, env] = [process.execPath, [path.join(__dirname, '..', 'fixtures', 'unreadable-walk.js'), ws], process.env]
+  if (process.getuid() === 0) {
+    const { stagedCheckout, asUser } = require('../fixtures/other-user')
+    for (const p of [home, ws]) fs.chownSync(p, UNREAD_UID, UNREAD_UID)
+    fs.chmodSync(home, 0o755)
+    ;[cmd, args] = asUser(UNREAD_UID, [path.join(stagedCheckout(), '__test__', 'fixtures', 'unreadable-walk.js'), ws])
+    env = { PATH: process.env.PATH, HOME: home }
+  }
+  const out = await new Promise((resolve, reject) => {
+    require('node:child_process').execFile(cmd, args, { cwd: ws, env, timeout: 180_000, maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
+      if (err) return reject(new Error(`${err.message}\n${stderr}`))
+      resolve(JSON.parse(stdout))
+    })
+  })
+  assert.equal(out.error, undefined, JSON.stringify(out))
+  const brief = (r) => JSON.stringify(r.hostRisks.map((h) => [h.kind, h.path.length > 200 ? `${h.path.slice(0, 60)}...(${h.path.length})` : h.path]))
+  assert.equal(out.cap.exitCode, 0, out.cap.stderr)
+  assert.ok(out.cap.hostRisks.some((h) => h.kind === 'scan-incomplete' && h.path === out.hide), `the chmod 300 directory: ${brief(out.cap)}`)
+  const long = out.cap.hostRisks.find((h) => h.kind === 'scan-incomplete' && h.path === out.longTop)
+  assert.ok(long && /could not list 30 directories below this one/.test(long.detail), `the 30 no path names, at the one above them: ${brief(out.cap)}`)
+  assert.equal(out.first.exitCode, 0, out.first.stderr)
+  assert.equal(out.p000.exitCode, 0, out.p000.stderr)
+  const p = out.p000.hostRisks.find((h) => h.kind === 'scan-incomplete' && h.path === out.P)
+  assert.ok(p && /sub/.test(p.detail), `the chmod 000 directory above the planted one: ${brief(out.p000)}`)
+  assert.ok(!fs.existsSync(path.join(ws, 'PWNED')), 'nothing planted ran')
+})

@@ -77,7 +77,9 @@ pub fn detect_after(baseline: &Baseline, during_run: Vec<HostRisk>) -> Vec<HostR
         }
     }
     risks.extend(incomplete(&found));
-    risks.extend(made_unreadable(&found, baseline.taken_at));
+    for u in super::unreadable::report(&found.unreadable, baseline.taken_at) {
+        risks.push(HostRisk { path: u.path.to_string_lossy().into_owned(), kind: RiskKind::ScanIncomplete, detail: u.detail });
+    }
     for p in found.named.iter().filter(|p| !absent.contains(p)) {
         let replaced = match baseline.named.get(p) {
             None => false,
@@ -452,26 +454,6 @@ fn incomplete(found: &scan::Found) -> Vec<HostRisk> {
                 scan::MAX_DIRS,
                 scan::MAX_DEPTH
             ),
-        })
-        .collect()
-}
-
-/// Directories the walk after the run could not list that the run changed (made, or `chmod`ed so
-/// this user can enter and write but not list: what it planted below was then out of the walk's
-/// sight). Found by an attacker's review. Those unreadable before the run, unchanged, are left as
-/// they were (the walk before the run could not look in them either).
-fn made_unreadable(found: &scan::Found, since: i64) -> Vec<HostRisk> {
-    found
-        .unreadable
-        .iter()
-        .filter(|d| d.symlink_metadata().is_ok_and(|m| m.ctime() >= since))
-        .map(|dir| HostRisk {
-            path: dir.to_string_lossy().into_owned(),
-            kind: RiskKind::ScanIncomplete,
-            detail: "the run made this directory unreadable to this user (or made it so), and the walk after the run could not \
-                     list it: repositories or protected names planted below it were not looked for; give it back its read \
-                     permission (chmod u+rx) and look inside before running host tools in it"
-                .to_string(),
         })
         .collect()
 }

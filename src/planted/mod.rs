@@ -43,6 +43,7 @@ pub mod names;
 pub mod repo;
 pub mod scan;
 pub mod small_file;
+mod unreadable;
 #[cfg(target_os = "linux")]
 mod watch;
 #[cfg(not(target_os = "linux"))]

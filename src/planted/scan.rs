@@ -138,9 +138,10 @@ fn walk_with(spec: &WalkSpec, prior: Option<&Index>, report_reused: bool, watche
                 }
                 Read::Unreadable => {
                     visited += 1;
-                    if walk.found.unreadable.len() < UNEXAMINED_SHOWN * 8 {
-                        walk.found.unreadable.push(q.path.to_path_buf());
-                    }
+                    // Every one, however many: which of them to report is decided after the
+                    // filter (`unreadable`), and a cap here let 24 harmless ones hide the one the
+                    // run made unreadable (an attacker's review). `MAX_DIRS` bounds them.
+                    walk.found.unreadable.push(q.path.to_path_buf());
                     continue;
                 }
                 Read::Gone => continue,
@@ -160,7 +161,12 @@ fn walk_with(spec: &WalkSpec, prior: Option<&Index>, report_reused: bool, watche
     (totals.truncated, totals.unexamined) = (walk.found.truncated, walk.found.unexamined.clone());
     let owned = |d: &DirState| matches!((watcher, &d.watch), (Some(w), Some(watch)) if w.owns(watch));
     let unwatched = dirs.iter().filter(|(_, d)| !owned(d)).map(|(k, _)| k.clone()).collect();
-    let index = Index { dirs: Arc::new(dirs), totals: Arc::new(totals), counter_at: watcher.map(|w| w.now()), unwatched: Arc::new(unwatched) };
+    let index = Index {
+        dirs: Arc::new(dirs),
+        totals: Arc::new(totals),
+        counter_at: watcher.map(|w| w.now()),
+        unwatched: Arc::new(unwatched),
+    };
     (walk.found, index)
 }
 
@@ -472,6 +478,20 @@ mod tests {
         git.sort();
         assert_eq!(git, vec![r.join("a/b/.git"), r.join("x/y/.git")]);
         assert!(changed.named.is_empty(), "a removed name is gone");
+    }
+
+    /// An attacker's review: the walk kept the first 24 directories it could not open and dropped
+    /// the rest, so that what decides which to report never saw them.
+    #[test]
+    fn every_directory_the_walk_cannot_open_is_kept() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        let (top, names) = crate::planted::tests::past_path_max(&r, 30);
+        let f = walk(&spec(&r, &[]));
+        let mut seen = f.unreadable.clone();
+        seen.sort();
+        assert_eq!(seen.len(), names.len());
+        assert!(seen == names.iter().map(|n| top.join(n)).collect::<Vec<_>>(), "each of them");
     }
 
     #[test]

@@ -33,6 +33,43 @@ pub(super) fn init_repo(dir: &Path) {
     std::fs::write(dir.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
 }
 
+/// Directories no path can name: a chain of long names below `r` down to the deepest directory a
+/// path still names (returned), then `n` directories in it whose paths are longer than PATH_MAX
+/// (`open` and `lstat` fail with ENAMETOOLONG, root's too), each made through descriptors.
+pub(super) fn past_path_max(r: &Path, n: usize) -> (PathBuf, Vec<String>) {
+    let long = "a".repeat(250);
+    let mut top = r.join("long");
+    std::fs::create_dir(&top).unwrap();
+    while top.as_os_str().len() + 1 + long.len() < libc::PATH_MAX as usize {
+        top.push(&long);
+        std::fs::create_dir(&top).unwrap();
+    }
+    let names: Vec<String> = (0..n).map(|i| format!("{}-{i:03}", "c".repeat(250))).collect();
+    for name in &names {
+        mkdirs_at(&top, name);
+        assert!(top.join(name).symlink_metadata().is_err_and(|e| e.raw_os_error() == Some(libc::ENAMETOOLONG)));
+    }
+    (top, names)
+}
+
+/// `mkdir -p rel` in the directory `at`, one component at a time through descriptors: no path is
+/// ever too long.
+pub(super) fn mkdirs_at(at: &Path, rel: &str) {
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    let mut dir: OwnedFd = std::fs::File::open(at).unwrap().into();
+    for part in rel.split('/') {
+        let name = std::ffi::CString::new(part).unwrap();
+        // SAFETY: `dir` is an open directory and `name` a NUL-terminated string.
+        let made = unsafe { libc::mkdirat(dir.as_raw_fd(), name.as_ptr(), 0o755) };
+        assert!(made == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EEXIST));
+        // SAFETY: as above; the new descriptor is owned at once.
+        let fd = unsafe { libc::openat(dir.as_raw_fd(), name.as_ptr(), libc::O_DIRECTORY | libc::O_CLOEXEC) };
+        assert!(fd >= 0, "{part}: {}", std::io::Error::last_os_error());
+        // SAFETY: a descriptor just opened, owned by nothing else.
+        dir = unsafe { OwnedFd::from_raw_fd(fd) };
+    }
+}
+
 #[test]
 fn nested_repositories_hooks_and_names_are_carved() {
     let t = tempfile::tempdir().unwrap();
@@ -282,4 +319,23 @@ fn a_home_inside_a_root_keeps_what_the_host_runs_from_it() {
     let elsewhere = tempfile::tempdir().unwrap();
     let root = carve_home(&elsewhere.path().canonicalize().unwrap(), &bases, false);
     assert!(root.read_only.is_empty() && root.missing_read_only.is_empty());
+}
+
+/// An attacker's review: the walk after the run kept at most 24 directories it could not list, and
+/// the report then dropped each it could not `lstat`. 30 directories past PATH_MAX filled the 24
+/// and were dropped, and so was the `chmod 300` directory beyond them in which a repository was
+/// planted: `hostRisks` was empty. Every one is counted now, and those no path names are reported
+/// at the nearest directory one does.
+#[test]
+fn directories_no_path_can_name_are_reported_however_many_at_the_nearest_one_named() {
+    let t = tempfile::tempdir().unwrap();
+    let r = t.path().canonicalize().unwrap();
+    let (_, b) = run(&r, &[".envrc"]);
+    let (top, names) = past_path_max(&r, 30);
+    mkdirs_at(&top, &format!("{}/x/.git/hooks", names[7]));
+    let risks = detect(&b);
+    let incomplete: Vec<&HostRisk> = risks.iter().filter(|h| h.kind == RiskKind::ScanIncomplete).collect();
+    assert_eq!(incomplete.len(), 1, "{risks:?}");
+    assert_eq!(incomplete[0].path, top.to_string_lossy(), "the nearest directory a path names");
+    assert!(incomplete[0].detail.contains("30 directories"), "{}", incomplete[0].detail);
 }

@@ -46,8 +46,9 @@ pub struct Found {
     /// Where the walk stopped at its bound: the first directories it did not read (at most
     /// `UNEXAMINED_SHOWN`), to name the area in a report.
     pub unexamined: Vec<PathBuf>,
-    /// Directories the walk could not list (this user lacks read permission: a run can `chmod 300`
-    /// a directory it then plants in), at most `UNEXAMINED_SHOWN * 8`.
+    /// Every directory the walk could not list (this user lacks read permission: a run can `chmod
+    /// 300` a directory it then plants in; or no path names it, longer than PATH_MAX), breadth
+    /// first; each counts towards `MAX_DIRS` like a directory read.
     pub unreadable: Vec<PathBuf>,
     /// The symlinks in the directories this walk read (not in those it kept): the walk after a run
     /// judges those the run made by where they lead (`links`), which the walk never follows.
