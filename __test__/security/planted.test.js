@@ -796,7 +796,7 @@ test('a directory the run made unreadable is reported, not silently skipped', { 
 // directory, so the host side runs as an ordinary user: this test's own uid, or, as root, a uid of
 // its own through `setpriv`.
 const UNREAD_UID = 64128 // a uid no other test uses
-test('every directory the walk after the run could not list is counted and reported: past 24 of them, and below a chmod 000 directory', { skip: (process.getuid() === 0 && require('../fixtures/other-user').cannotRunAs(UNREAD_UID)) || false }, async (t) => {
+test('every directory the walk after the run could not list is counted and reported: past 24 of them, below a chmod 000 directory, and one unreadable before the run', { skip: (process.getuid() === 0 && require('../fixtures/other-user').cannotRunAs(UNREAD_UID)) || false }, async (t) => {
   // Removed with rm, which works by descriptors: fs.rmSync fails past PATH_MAX (the fixture
   // removes its directories there itself, unless it failed on the way).
   const home = fs.realpathSync(fs.mkdtempSync('/var/tmp/sandspawn-unread-'))
@@ -827,5 +827,9 @@ test('every directory the walk after the run could not list is counted and repor
   assert.equal(out.p000.exitCode, 0, out.p000.stderr)
   const p = out.p000.hostRisks.find((h) => h.kind === 'scan-incomplete' && h.path === out.P)
   assert.ok(p && /sub/.test(p.detail), `the chmod 000 directory above the planted one: ${brief(out.p000)}`)
+  // Found on the way: nothing the watcher hears of tells of a change below a directory the walk
+  // could not list, so a quiet watcher skipped the walk after the run altogether.
+  assert.equal(out.pre000.exitCode, 0, out.pre000.stderr)
+  assert.ok(out.pre000.hostRisks.some((h) => h.kind === 'scan-incomplete' && h.path === out.D), `the directory unreadable before the run: ${brief(out.pre000)}`)
   assert.ok(!fs.existsSync(path.join(ws, 'PWNED')), 'nothing planted ran')
 })

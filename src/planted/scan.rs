@@ -38,7 +38,7 @@ use super::vouch::Vouch;
 use super::watch::{self, Watcher};
 
 pub use index::{Found, Index, WalkSpec};
-use index::{DirKey, DirState, Listing};
+use index::{DirKey, DirState, Listing, Unlisted};
 
 /// Directories below a root that are still read.
 pub const MAX_DEPTH: usize = 32;
@@ -116,6 +116,7 @@ fn walk_with(spec: &WalkSpec, prior: Option<&Index>, report_reused: bool, watche
     };
     let mut dirs = HashMap::with_capacity(prior.map_or(0, |p| p.dirs.len()));
     let mut queue: VecDeque<Queued> = spec.roots.iter().map(|r| Queued { path: DirKey::new(r), depth: 0, listed_ino: None }).collect();
+    let mut unlisted = Vec::new();
     // Read and kept directories both count: the bound covers the same area with or without `prior`.
     let mut visited = 0;
     while let Some(q) = queue.pop_front() {
@@ -142,6 +143,8 @@ fn walk_with(spec: &WalkSpec, prior: Option<&Index>, report_reused: bool, watche
                     // filter (`unreadable`), and a cap here let 24 harmless ones hide the one the
                     // run made unreadable (an attacker's review). `MAX_DIRS` bounds them.
                     walk.found.unreadable.push(q.path.to_path_buf());
+                    let stamp = q.path.symlink_metadata().ok().map(|m| Stamp::of(&m));
+                    unlisted.push(Unlisted { path: q.path, stamp, walk_started: walk.started });
                     continue;
                 }
                 Read::Gone => continue,
@@ -166,6 +169,7 @@ fn walk_with(spec: &WalkSpec, prior: Option<&Index>, report_reused: bool, watche
         totals: Arc::new(totals),
         counter_at: watcher.map(|w| w.now()),
         unwatched: Arc::new(unwatched),
+        unlisted: Arc::new(unlisted),
     };
     (walk.found, index)
 }

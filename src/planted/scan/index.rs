@@ -135,4 +135,16 @@ pub struct Index {
     /// The directories whose listing no watch vouches for (the stat rule keeps them): what a walk
     /// must still check when nothing changed, besides each root's path.
     pub(super) unwatched: Arc<Vec<DirKey>>,
+    /// The directories the walk could not list: no listing kept, no watch on them, so nothing it
+    /// would hear of tells what changed below them. A walk must look at each again (`quiet`).
+    pub(super) unlisted: Arc<Vec<Unlisted>>,
+}
+
+/// A directory a walk could not list, and what its `lstat` gave then (`None`: it failed too, and
+/// nothing tells whether it changed: EACCES from a parent this user cannot search, ENAMETOOLONG).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Unlisted {
+    pub(super) path: DirKey,
+    pub(super) stamp: Option<Stamp>,
+    pub(super) walk_started: i64,
 }

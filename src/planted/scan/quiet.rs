@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use super::super::listing::Stamp;
 use super::super::watch::Watcher;
-use super::index::{DirKey, DirState, Found, Index, WalkSpec};
+use super::index::{DirKey, DirState, Found, Index, Unlisted, WalkSpec};
 
 /// What a walk of `spec` would find, if nothing changed since `prior`: everything (`report_all`,
 /// the walk before a run) or what changed, nothing (the walk after a run). `None`: walk.
@@ -30,7 +30,14 @@ pub(super) fn findings(prior: &Index, watcher: &Arc<Watcher>, spec: &WalkSpec, r
             return None;
         }
     }
-    let checked = prior.unwatched.len() + spec.roots.len();
+    // Nothing in them is watched: a change in or below one raises no event (nor does a `chmod` of
+    // it). One whose `lstat` shows what it showed then is what the walk after a run would leave
+    // out all the same (`unreadable`: judged by its ctime); one that cannot even be `lstat`ed is
+    // walked to, and reported, every time.
+    if !prior.unlisted.iter().all(unlisted_unchanged) {
+        return None;
+    }
+    let checked = prior.unwatched.len() + prior.unlisted.len() + spec.roots.len();
     let totals = &prior.totals;
     Some(if report_all {
         Found { dirs_read: 0, dirs_checked: checked, ..(**totals).clone() }
@@ -50,4 +57,10 @@ fn same_inode(path: &Path, state: &DirState) -> bool {
 fn stat_rule(path: &Path, state: &DirState) -> bool {
     let Ok(meta) = path.symlink_metadata() else { return false };
     meta.is_dir() && Stamp::of(&meta) == state.stamp && state.stamp.ctime.0 < state.walk_started
+}
+
+/// The same inode with the same ctime as when the walk could not list it, older than that walk.
+fn unlisted_unchanged(u: &Unlisted) -> bool {
+    let Some(then) = u.stamp else { return false };
+    u.path.symlink_metadata().is_ok_and(|m| Stamp::of(&m) == then && then.ctime.0 < u.walk_started)
 }

@@ -408,3 +408,21 @@ fn a_quiet_watcher_still_checks_the_root_itself() {
     assert_eq!(seen(&found), fresh(&s));
     assert_eq!(found.git_entries, vec![r.join("b/.git")]);
 }
+
+/// A directory the walk could not open is not watched: what is planted in it raises no event, nor
+/// does a `chmod` of it. A watcher that saw nothing since the last walk of the area does not mean
+/// nothing changed there: the walk after a run must look at such a directory again (found by an
+/// attacker's review: a repository planted in one was never reported).
+#[test]
+fn a_quiet_watcher_does_not_vouch_for_a_directory_the_walk_could_not_open() {
+    let (_t, r) = root();
+    let (top, names) = crate::planted::tests::past_path_max(&r, 1);
+    let s = spec(&r);
+    let w = watcher(100);
+    let (first, mut index) = watched(&s, None, &w);
+    assert!(first.unreadable == vec![top.join(&names[0])], "{} unreadable", first.unreadable.len());
+    index.age();
+    crate::planted::tests::mkdirs_at(&top, &format!("{}/x/.git/hooks", names[0]));
+    let (after, _) = walk_with(&s, Some(&index), false, Some(&w));
+    assert!(after.unreadable == vec![top.join(&names[0])], "looked at again, and still not readable: {} unreadable", after.unreadable.len());
+}
