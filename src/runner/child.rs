@@ -133,6 +133,10 @@ impl Child {
     /// armed yet.
     fn kill_sandbox_in_setup(&self, state: &State) {
         let pid = self.pid.as_raw();
+        // bwrap leads its process group (spawned with setsid), and the init it cloned stays in
+        // that group until bwrap's go-ahead (`--new-session` comes after it): one killpg takes
+        // both at once, where the children read below could miss an init cloned just after.
+        let _ = killpg(self.pid, Signal::SIGKILL);
         if let Ok(children) = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")) {
             for c in children.split_whitespace().filter_map(|c| c.parse::<i32>().ok()) {
                 let _ = nix::sys::signal::kill(Pid::from_raw(c), Signal::SIGKILL);
@@ -219,6 +223,20 @@ impl Child {
     }
 }
 
+/// A run's hold on its tree: dropped while the tree lives, it SIGKILLs the tree, sandbox setup
+/// included; once the tree is reaped it does nothing. The driver holds it for the run's life, and
+/// it travels from the owner thread inside the channel, so that a driver dropped at any point (a
+/// `worker_threads` worker terminated: napi-rs drops its async runtime's tasks) takes the tree
+/// with it, rather than leave it running with no timeout for the host's life, or a bwrap in setup
+/// to die of SIGPIPE at its status write and strand its init (found by an attacker's review).
+pub struct KillOnDrop(pub Arc<Child>);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        self.0.force_kill();
+    }
+}
+
 /// Spawn on a new owner thread. Resolves with the child, or with the spawn error. `exited`
 /// receives the exit status once the process is reaped; by then, for a process group, every
 /// process left in the group has been sent SIGKILL.
@@ -226,7 +244,7 @@ pub fn spawn_owned(
     spec_builder: Box<dyn FnOnce() -> io::Result<Pid> + Send>,
     kind: TreeKind,
     setup_programs: Vec<std::path::PathBuf>,
-) -> io::Result<(oneshot::Receiver<io::Result<Arc<Child>>>, oneshot::Receiver<ExitStatus>)> {
+) -> io::Result<(oneshot::Receiver<io::Result<KillOnDrop>>, oneshot::Receiver<ExitStatus>)> {
     let (started_tx, started_rx) = oneshot::channel();
     let (exit_tx, exit_rx) = oneshot::channel();
     thread::Builder::new()
@@ -240,10 +258,17 @@ pub fn spawn_owned(
                     return;
                 }
             };
+            if kind == TreeKind::PidNamespace {
+                super::exit_kill::track(pid.as_raw());
+            }
             let state = Mutex::new(State { reaped: false, pid_ns: None, init_pid: None, usage: None });
             let child = Arc::new(Child { pid, kind, setup_programs, state, orphans: Mutex::new(Vec::new()), control: Mutex::new(None) });
-            let _ = started_tx.send(Ok(child.clone()));
+            // Nobody to take it (the driver is gone): the KillOnDrop sent back is dropped here.
+            let _ = started_tx.send(Ok(KillOnDrop(child.clone())));
             let status = wait_exit_no_reap(pid);
+            if kind == TreeKind::PidNamespace {
+                super::exit_kill::untrack(pid.as_raw());
+            }
             let mut state = child.state.lock().unwrap();
             if kind == TreeKind::ProcessGroup {
                 // The command is gone; whatever it left in its group goes too, while the zombie

@@ -4,7 +4,6 @@
 
 use std::ffi::CString;
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use tokio::sync::oneshot;
 
@@ -12,14 +11,14 @@ use crate::error::{ErrorCode, Result, SandboxError};
 use crate::plan::LaunchPlan;
 use crate::platform::SandboxType;
 
-use super::child::{spawn_owned, Child, ExitStatus, TreeKind};
+use super::child::{spawn_owned, ExitStatus, KillOnDrop, TreeKind};
 use super::spawn::{cstring, spawn, SpawnSpec};
 use super::wiring::ChildSide;
 
 /// Start the plan with the child's descriptors; the child's side is closed here once it runs.
 /// `bwrap` is the bwrap the plan runs (also when the helper runs in front of it): like the helper,
 /// it is setup, not the command (see `Child::command_has_started`).
-pub(super) async fn launch_child(plan: &LaunchPlan, fds: ChildSide, bwrap: Option<PathBuf>, command: &str) -> Result<(Arc<Child>, oneshot::Receiver<ExitStatus>)> {
+pub(super) async fn launch_child(plan: &LaunchPlan, fds: ChildSide, bwrap: Option<PathBuf>, command: &str) -> Result<(KillOnDrop, oneshot::Receiver<ExitStatus>)> {
     let (argv, envp) = command_line(plan)?;
     let (program, cwd) = (plan.program.clone(), plan.cwd.clone());
     let spawn_closure = Box::new(move || {

@@ -165,7 +165,8 @@ async fn run(
     let mut services = SideServices::start(&req, sandbox_type, bridge, proxy_listener, &mut details.not_enforced)?;
     // What the child inherits as its own peak until it executes (see `limits::own_usage`).
     let host_peak = crate::limits::host_peak_rss_bytes();
-    let (child, exited) = launch_child(&plan, child_side, bwrap_path, &req.command[0]).await?;
+    let (tree, exited) = launch_child(&plan, child_side, bwrap_path, &req.command[0]).await?;
+    let child = tree.0.clone();
     if let Some(w) = control_end {
         child.hold_control(w);
     }
