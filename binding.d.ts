@@ -136,13 +136,7 @@ export interface OutputChunk {
 export declare function protectedNameDefaults(): Array<string>
 
 /** `readChange(id, path)`: `{ ok, value: Buffer | null }` (null: deleted in the set). */
-export declare function readChange(id: string, path: any): Promise<ReadChangeOutcome>
-
-export interface ReadChangeOutcome {
-  ok: boolean
-  value?: Buffer
-  error?: any
-}
+export declare function readChange(id: string, path: any): Promise<{ ok: boolean; value?: Buffer | null; error?: any }>
 
 /** What `read()` resolves with (or its error). */
 export interface ReadOutcome {

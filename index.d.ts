@@ -132,7 +132,8 @@ export declare function applyChangeSet(id: string, options?: { paths?: string[];
 export declare function discardChangeSet(id: string): Promise<void>
 /** A listed path's content in the change set (a symlink: its target, never followed); `null` when
  * the set deletes it or a directory above it. A path the set does not list rejects
- * (`ERR_SANDBOX_INVALID_OPTIONS`), as does one that more than one entry shows alike. */
+ * (`ERR_SANDBOX_INVALID_OPTIONS`), as does one that more than one entry shows alike. A file over
+ * 64 MiB (a sparse one at its full size) rejects with `ERR_SANDBOX_UNSUPPORTED`, unread. */
 export declare function readChange(id: string, path: string): Promise<Buffer | null>
 /** A unified diff of one listed path, from the host's current file to the change set's (`''`:
  * same). Rejects as `readChange` does. */

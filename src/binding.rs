@@ -8,7 +8,8 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use napi::bindgen_prelude::{Buffer, Status};
+use napi::bindgen_prelude::{Buffer, BufferSlice, Object, Status, ToNapiValue};
+use napi::{sys, Env};
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi_derive::napi;
 use serde_json::{json, Value};
@@ -429,21 +430,46 @@ pub async fn discard_change_set(id: String) -> Value {
 }
 
 /// `readChange(id, path)`: `{ ok, value: Buffer | null }` (null: deleted in the set).
-#[napi]
-pub async fn read_change(id: String, path: Value) -> ReadChangeOutcome {
+#[napi(ts_return_type = "Promise<{ ok: boolean; value?: Buffer | null; error?: any }>")]
+pub async fn read_change(id: String, path: Value) -> ReadChange {
     let read = tokio::task::spawn_blocking(move || crate::review::api::read_change(&id, &path)).await;
-    match read {
-        Ok(Ok(bytes)) => ReadChangeOutcome { ok: true, value: bytes.map(Buffer::from), error: None },
-        Ok(Err(e)) => ReadChangeOutcome { ok: false, value: None, error: Some(error_record(e)) },
-        Err(e) => ReadChangeOutcome { ok: false, value: None, error: Some(error_record(SandboxError::new(ErrorCode::SetupFailed, format!("reading the change failed: {e}")))) },
+    ReadChange(read.unwrap_or_else(|e| Err(SandboxError::new(ErrorCode::SetupFailed, format!("reading the change failed: {e}")))))
+}
+
+/// What `readChange` settles with, made into `{ ok, value | error }` on the JavaScript thread.
+pub struct ReadChange(crate::Result<Option<Vec<u8>>>);
+
+impl ToNapiValue for ReadChange {
+    unsafe fn to_napi_value(env: sys::napi_env, read: Self) -> napi::Result<sys::napi_value> {
+        let js = Env::from_raw(env);
+        let mut outcome = Object::new(&js)?;
+        match read.0.and_then(|bytes| bytes.map(|b| buffer_of(&js, &b)).transpose()) {
+            Ok(value) => {
+                outcome.set("ok", true)?;
+                outcome.set("value", value)?;
+            }
+            Err(e) => {
+                outcome.set("ok", false)?;
+                outcome.set("error", error_record(e))?;
+            }
+        }
+        // SAFETY: `env` is the live environment this conversion was called with.
+        unsafe { Object::to_napi_value(env, outcome) }
     }
 }
 
-#[napi(object)]
-pub struct ReadChangeOutcome {
-    pub ok: bool,
-    pub value: Option<Buffer>,
-    pub error: Option<Value>,
+/// `bytes` copied into a new Node Buffer. Node refuses one (past its length limit, or without the
+/// memory) by leaving an exception pending, under which the promise could be settled neither way:
+/// it stayed pending (a 5 GiB file, found by an attacker's review). The exception is taken here and
+/// the refusal becomes the outcome's error. A copy: napi-rs's Buffer made of our `Vec` leaks it
+/// when Node refuses.
+fn buffer_of<'env>(js: &'env Env, bytes: &[u8]) -> crate::Result<BufferSlice<'env>> {
+    BufferSlice::copy_from(js, bytes).map_err(|e| {
+        let mut pending = std::ptr::null_mut();
+        // SAFETY: the live environment of the conversion; `pending` is only written.
+        unsafe { sys::napi_get_and_clear_last_exception(js.raw(), &mut pending) };
+        SandboxError::setup_failed(format!("reading the change failed: Node made no Buffer of its {} bytes: {e}", bytes.len()), "")
+    })
 }
 
 /// A unified diff of one path of a change set (the CLI's `diff`).

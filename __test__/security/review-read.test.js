@@ -130,3 +130,23 @@ mkdir "d$(printf '\\376')" && printf 'evil payload\\n' > "d$(printf '\\376')/run
     await discardChangeSet(r.changeSet.id)
   })
 })
+
+// Found by an attacker's review: a run's `truncate -s 5G big.bin` (36 KiB on disk) made
+// `readChange` read it all into the host's memory (5.3 GB), and its promise never settled; a
+// 100-line README rewritten as 200,000 lines took one `diffChange` 28 s of host CPU.
+describe('what readChange and diffChange make is bounded', () => {
+  test('a sparse file past the bound is refused, naming its size and the bound, without reading it', async (t) => {
+    const { ws } = tempTree(t)
+    const size = (64 << 20) + 1
+    const r = await review(`truncate -s ${size} big.bin; echo small > small.txt`, ws)
+    const started = Date.now()
+    await assert.rejects(readChange(r.changeSet.id, path.join(ws, 'big.bin')), (e) => {
+      assert.equal(e.code, 'ERR_SANDBOX_UNSUPPORTED', e.message)
+      assert.match(e.message, new RegExp(`${size} bytes.*${64 << 20}`))
+      return true
+    })
+    assert.ok(Date.now() - started < 2000, `refused at once: ${Date.now() - started} ms`)
+    assert.deepEqual(await readChange(r.changeSet.id, path.join(ws, 'small.txt')), Buffer.from('small\n'))
+    await discardChangeSet(r.changeSet.id)
+  })
+})

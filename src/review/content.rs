@@ -22,6 +22,11 @@ use crate::error::{Result, SandboxError};
 /// Files larger than this are not diffed (the diff says so instead).
 const MAX_DIFF_BYTES: u64 = 4 << 20;
 
+/// The most `readChange` returns: a file's size is the run's to choose, and `truncate -s 5G` costs
+/// it 36 KiB of disk while reading it cost the host 5 GB of memory (and, past what a Node Buffer
+/// holds, a promise that never settled; found by an attacker's review).
+const MAX_READ_BYTES: u64 = 64 << 20;
+
 /// A path of the set's view by its real names.
 pub struct Resolved {
     /// The set's root it is below.
@@ -190,8 +195,8 @@ fn parent_of<'a>(top: Dir, rel: &'a Path) -> std::io::Result<(Dir, &'a OsStr)> {
 /// An entry's content as a diff takes it.
 enum Content {
     Bytes(Vec<u8>),
-    /// A file past the size limit.
-    Large,
+    /// A file past the size limit: its size.
+    Large(u64),
 }
 
 /// The file's bytes or the symlink's target at `name` in `dir` (`None`: nothing such there); a
@@ -204,12 +209,13 @@ fn content(dir: &Dir, name: &OsStr, limit: u64) -> std::io::Result<Option<Conten
     if !st.is_file() {
         return Ok(None);
     }
-    let (mut file, size) = dir.open_file(name)?;
+    let (file, size) = dir.open_file(name)?;
     if size > limit {
-        return Ok(Some(Content::Large));
+        return Ok(Some(Content::Large(size)));
     }
+    // Never past the limit, whatever the file grew to since its size was taken.
     let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes)?;
+    file.take(limit).read_to_end(&mut bytes)?;
     Ok(Some(Content::Bytes(bytes)))
 }
 
@@ -252,11 +258,18 @@ pub fn read(set: &ChangeSet, path: &Path) -> Result<Option<Vec<u8>>> {
     match find(set, path)? {
         (_, New::Gone) => Ok(None),
         (_, New::Dir) => Err(SandboxError::invalid("path", format!("{} is a directory", path.display()))),
-        (r, New::Entry) => match upper_content(set, &r, path, u64::MAX)? {
+        (r, New::Entry) => match upper_content(set, &r, path, MAX_READ_BYTES)? {
             Content::Bytes(b) => Ok(Some(b)),
-            Content::Large => Err(read_failed(path, std::io::Error::from_raw_os_error(libc::EFBIG))),
+            Content::Large(size) => Err(too_large_to_read(path, size)),
         },
     }
+}
+
+fn too_large_to_read(path: &Path, size: u64) -> SandboxError {
+    SandboxError::unsupported(format!(
+        "{} is {size} bytes, more than readChange returns ({MAX_READ_BYTES} bytes; a sparse file counts at its full size): apply the change set to read it in the workspace, or discard it",
+        path.display()
+    ))
 }
 
 /// A unified diff from the host's current `path` to the set's (empty when they are the same).
@@ -268,14 +281,14 @@ pub fn diff(set: &ChangeSet, path: &Path) -> Result<String> {
         New::Gone => None,
         New::Entry => match upper_content(set, &r, path, MAX_DIFF_BYTES)? {
             Content::Bytes(b) => Some(b),
-            Content::Large => return large(),
+            Content::Large(_) => return large(),
         },
     };
     // The host's side where it is reached without a symlink (one on the way is what the set
     // replaces, never a way to read elsewhere).
     let host = Dir::open_root(&set.meta.roots[r.root]).and_then(|top| parent_of(top, &r.rel)).and_then(|(dir, name)| content(&dir, name, MAX_DIFF_BYTES));
     let old = match host {
-        Ok(Some(Content::Large)) => return large(),
+        Ok(Some(Content::Large(_))) => return large(),
         Ok(Some(Content::Bytes(b))) => Some(b),
         Ok(None) | Err(_) => None,
     };

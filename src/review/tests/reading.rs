@@ -52,3 +52,20 @@ fn a_name_with_control_characters_is_quoted_in_the_diff_header() {
     assert_eq!(super::super::content::header_path("a", std::path::Path::new("/w/x\"y\\z\t")), "\"a/w/x\\\"y\\\\z\\t\"");
     assert_eq!(super::super::content::header_path("b", std::path::Path::new("/w/plain \\xff")), "b/w/plain \\xff", "no control character: as shown");
 }
+
+// Found by an attacker's review: a run's `truncate -s 5G big.bin` (36 KiB on disk) made
+// `readChange` read five gigabytes into the host's memory, and the promise never settled.
+#[test]
+fn a_sparse_file_past_the_read_bound_is_refused_without_reading_it() {
+    let f = fixture();
+    let big = std::fs::File::create(f.set.upper(0).join("big.bin")).unwrap();
+    // Past the bound by far, but modest: before the fix this test read it all.
+    big.set_len((1 << 30) + 1).unwrap();
+    let started = std::time::Instant::now();
+    let e = crate::review::content::read(&f.set, &f.ws.join("big.bin")).unwrap_err();
+    assert!(started.elapsed() < std::time::Duration::from_secs(2), "refused at once, not read: {:?}", started.elapsed());
+    assert_eq!(e.code, crate::error::ErrorCode::Unsupported, "{}", e.message);
+    assert!(e.message.contains("1073741825 bytes") && e.message.contains(&(64u64 << 20).to_string()), "the size and the bound: {}", e.message);
+    put(&f.set.upper(0), "small.txt", "small");
+    assert_eq!(crate::review::content::read(&f.set, &f.ws.join("small.txt")).unwrap().unwrap(), b"small");
+}
