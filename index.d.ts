@@ -136,7 +136,8 @@ export declare function discardChangeSet(id: string): Promise<void>
  * 64 MiB (a sparse one at its full size) rejects with `ERR_SANDBOX_UNSUPPORTED`, unread. */
 export declare function readChange(id: string, path: string): Promise<Buffer | null>
 /** A unified diff of one listed path, from the host's current file to the change set's (`''`:
- * same). Rejects as `readChange` does. */
+ * same). Rejects as `readChange` does. The search for the fewest changed lines stops after 1 s:
+ * such a diff is valid but not minimal, and its first line (above `---`) says so. */
 export declare function diffChange(id: string, path: string): Promise<string>
 /** The pending change sets, oldest first; with `cwd`, those whose roots hold it. `counts` is
  * `null` while a run holds the set. */

@@ -69,3 +69,24 @@ fn a_sparse_file_past_the_read_bound_is_refused_without_reading_it() {
     put(&f.set.upper(0), "small.txt", "small");
     assert_eq!(crate::review::content::read(&f.set, &f.ws.join("small.txt")).unwrap().unwrap(), b"small");
 }
+
+// Found by an attacker's review: a 100-line README rewritten as 200,000 lines of `b` took one
+// `diffChange` 28 s of host CPU (Myers is quadratic here); 2,000,000 lines, ~47 minutes.
+#[test]
+fn a_diff_too_costly_to_make_minimal_stops_and_says_so() {
+    let mut f = fixture();
+    let readme: String = (0..100).map(|i| format!("line {i}\n")).collect();
+    put(&f.ws, "README.md", &readme);
+    begin_now(&mut f);
+    put(&f.set.upper(0), "README.md", &"b\n".repeat(200_000));
+    let started = std::time::Instant::now();
+    let diff = crate::review::content::diff(&f.set, &f.ws.join("README.md")).unwrap();
+    assert!(started.elapsed() < std::time::Duration::from_secs(6), "bounded: {:?}", started.elapsed());
+    let first = diff.lines().next().unwrap();
+    assert!(first.contains("not minimal"), "says so first: {first:?}");
+    assert_eq!(diff.lines().filter(|l| *l == "+b").count(), 200_000, "still every change: {}", &diff[..200]);
+    assert_eq!(diff.lines().filter(|l| l.starts_with("-line ")).count(), 100);
+    put(&f.set.upper(0), "README.md", &readme.replace("line 5\n", "line five\n"));
+    let small = crate::review::content::diff(&f.set, &f.ws.join("README.md")).unwrap();
+    assert!(small.starts_with("--- a"), "a diff made in time says nothing more: {small}");
+}
