@@ -205,6 +205,76 @@ test('a repository a run created under a name that is not UTF-8: later runs work
   assert.equal(fs.existsSync(Buffer.concat([dir, Buffer.from('/.git/hooks/pre-commit')])), false, 'a hook was planted')
 })
 
+describe('hooks that are links into the work tree', { concurrency: 4 }, () => {
+  // An attacker's review: the classic `ln -s ../../scripts/pre-commit .git/hooks/pre-commit`, made
+  // by the user before the run. `.git` was read-only, but the file git runs was writable through
+  // its other path: the run rewrote `scripts/pre-commit`, reported nothing, and the host's next
+  // `git commit` ran it. A hard link (the hook and `scripts/pre-commit` one inode) did the same.
+  const HOOK = "printf '#!/bin/sh\\necho lint ok\\n'"
+  const writes = (file) => [
+    ['overwrite', `echo evil > ${file}`],
+    ['rm and create', `rm -f ${file} && echo evil > ${file}`],
+    ['rename the directory away and recreate', `mv ${path.dirname(file)} moved-away && mkdir -p ${path.dirname(file)} && echo evil > ${file}`],
+  ]
+
+  for (const [name, sub] of [['at the top of the workspace', '.'], ['in a nested repository the walk finds', 'deps/r']]) {
+    test(`a symlinked hook, ${name}: what it leads to is read-only`, async (t) => {
+      const tree = tempTree(t)
+      const top = path.join(tree.ws, sub)
+      fs.mkdirSync(path.join(top, 'scripts'), { recursive: true })
+      makeRepo(top)
+      fs.mkdirSync(path.join(top, '.git/hooks'), { recursive: true })
+      execFileSync('sh', ['-c', `${HOOK} > scripts/pre-commit && chmod +x scripts/pre-commit && ln -s ../../scripts/pre-commit .git/hooks/pre-commit`], { cwd: top })
+      const before = snapshot(path.join(top, 'scripts/pre-commit'))
+      const list = writes(path.join(sub, 'scripts/pre-commit'))
+      const r = await sh(`echo ok > ok.txt\n${attempts(list)}`, { cwd: tree.ws, sandbox: WW })
+      assertAllDenied(r, list)
+      assert.deepEqual(snapshot(path.join(top, 'scripts/pre-commit')), before, show(r))
+      assert.equal(fs.readFileSync(path.join(tree.ws, 'ok.txt'), 'utf8'), 'ok\n')
+    })
+  }
+
+  test('a symlinked hook whose target is missing: creating it is undone and reported', async (t) => {
+    const tree = tempTree(t)
+    makeRepo(tree.ws)
+    fs.mkdirSync(path.join(tree.ws, '.git/hooks'), { recursive: true })
+    fs.symlinkSync('../../scripts/post-checkout', path.join(tree.ws, '.git/hooks/post-checkout'))
+    const r = await sh("mkdir -p scripts && printf '#!/bin/sh\\necho evil\\n' > scripts/post-checkout; true", { cwd: tree.ws, sandbox: WW })
+    assert.equal(r.exitCode, 0, show(r))
+    const hook = path.join(tree.ws, 'scripts/post-checkout')
+    assert.ok(!fs.existsSync(hook), `the hook git runs was left in place\n${show(r)}`)
+    assert.ok(r.hostRisks.some((h) => path.join(tree.ws, 'scripts/post-checkout').startsWith(h.path)), JSON.stringify(r.hostRisks))
+  })
+
+  test('a symlinked .git/hooks: the directory it leads to is read-only', async (t) => {
+    const tree = tempTree(t)
+    makeRepo(tree.ws)
+    fs.mkdirSync(path.join(tree.ws, '.githooks'))
+    fs.rmSync(path.join(tree.ws, '.git/hooks'), { recursive: true, force: true })
+    fs.symlinkSync('../.githooks', path.join(tree.ws, '.git/hooks'))
+    const list = [['plant a hook', 'echo evil > .githooks/pre-commit']]
+    const r = await sh(attempts(list), { cwd: tree.ws, sandbox: WW })
+    assertAllDenied(r, list)
+    assert.ok(!fs.existsSync(path.join(tree.ws, '.githooks/pre-commit')))
+  })
+
+  test('a hard-linked hook: a write through its other name is reported, and its other names are said before', async (t) => {
+    const tree = tempTree(t)
+    makeRepo(tree.ws)
+    fs.mkdirSync(path.join(tree.ws, 'scripts'))
+    fs.mkdirSync(path.join(tree.ws, '.git/hooks'), { recursive: true })
+    execFileSync('sh', ['-c', `${HOOK} > scripts/pre-commit && chmod +x scripts/pre-commit && ln scripts/pre-commit .git/hooks/pre-commit`], { cwd: tree.ws })
+    const hook = path.join(tree.ws, '.git/hooks/pre-commit')
+    const quiet = await sh('echo ok > ok.txt', { cwd: tree.ws, sandbox: WW })
+    assert.ok(quiet.sandboxDetails.notEnforced.some((n) => n.includes(hook) && /other names|hard link/.test(n)), JSON.stringify(quiet.sandboxDetails))
+    assert.deepEqual(quiet.hostRisks, [], 'a run that did not write it reports nothing')
+    const r = await sh("printf '#!/bin/sh\\necho evil\\n' > scripts/pre-commit", { cwd: tree.ws, sandbox: WW })
+    assert.equal(r.exitCode, 0, show(r))
+    const risk = r.hostRisks.find((h) => h.path === hook)
+    assert.ok(risk && risk.kind === 'hooks-written', JSON.stringify(r.hostRisks))
+  })
+})
+
 // Alone, after the concurrent cases: it checks for placeholders that concurrent runs create.
 describe('.git creation where there is none', () => {
   // Issue 28: a missing .git is kept absent by moving aside what the command creates, at once and

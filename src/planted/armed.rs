@@ -10,7 +10,10 @@
 //! - `.git`: `config`, `config.worktree` or `commondir` added, replaced by a rename (as git writes
 //!   them) or removed;
 //! - each of `config` and `config.worktree` present, on its inode: written or truncated through any
-//!   of its names (hard links included), its attributes changed, deleted.
+//!   of its names (hard links included), its attributes changed, deleted;
+//! - the hooks directories (`.git/hooks`, `core.hooksPath`, `.husky`) and each directory on the way
+//!   to them from the top: a hook added, removed or renamed; and each hook, on its inode: another
+//!   name made for it (`hook_links`). Not armed when a hook is a symlink or has other names.
 //!
 //! Which repository a path names is the walk's to say: the inode of `.git` in its listing of the
 //! top, read again or vouched for by its own watches down from the root. A directory renamed higher
@@ -23,8 +26,9 @@
 use std::ffi::CString;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
-use std::path::Path;
+use std::path::{Component, Path, PathBuf};
 
+use super::hook_links::HookLinks;
 use super::watch::{self, Watch};
 
 /// The watches of one repository, armed at `read_at` for the `.git` with inode `ino`.
@@ -81,6 +85,61 @@ pub fn arm(dot_git: &Path, walk_ino: u64) -> Option<Armed> {
         }
     }
     Some(armed)
+}
+
+/// `armed` with watches on the hooks directories `dirs` (`hook_links::dirs`), before they are
+/// listed: each directory from the top down to each one (an entry added, removed or renamed there;
+/// where one is missing, its arrival is an entry added to the directory above). `None` when one
+/// lies outside the top or is reached through a symlink (its target can change without an event on
+/// anything watched).
+pub fn with_hook_dirs(mut armed: Armed, top: &Path, dirs: &[PathBuf]) -> Option<Armed> {
+    let w = watch::global()?;
+    for dir in dirs {
+        let mut at = open(None, top, libc::O_DIRECTORY)?;
+        for c in dir.strip_prefix(top).ok()?.components() {
+            let Component::Normal(name) = c else { return None };
+            match open_or_missing(&at, name)? {
+                Some(next) => at = next,
+                None => break,
+            }
+            let (read_at, watch) = w.watch(at.as_raw_fd(), None);
+            armed.read_at = armed.read_at.min(read_at);
+            armed.watches.push(watch?);
+        }
+    }
+    Some(armed)
+}
+
+/// `armed` with a watch on each hook `links` lists (`hook_links::read`), once listed: written
+/// through any of its names, or another name made (its link count is an attribute). `None` unless
+/// every hook is a plain file with one name (`HookLinks::is_plain`): one that leads elsewhere is
+/// checked by the stat rule on every run.
+pub fn with_hooks(mut armed: Armed, links: &HookLinks) -> Option<Armed> {
+    if !links.is_plain() {
+        return None;
+    }
+    let w = watch::global()?;
+    for hook in &links.entries {
+        let file = open(None, hook, libc::O_NONBLOCK)?;
+        let (read_at, watch) = w.watch_file(file.as_raw_fd());
+        armed.read_at = armed.read_at.min(read_at);
+        armed.watches.push(watch?);
+        // Checked once watched: still a file with one name.
+        let st = stat_at(&file, "")?;
+        if st.st_mode & libc::S_IFMT != libc::S_IFREG || st.st_nlink != 1 {
+            return None;
+        }
+    }
+    Some(armed)
+}
+
+/// The directory `name` in `dir`, opened without following a symlink; `Some(None)` when there is
+/// none, `None` when it is something else (a symlink, a file) or cannot be opened.
+fn open_or_missing(dir: &OwnedFd, name: &std::ffi::OsStr) -> Option<Option<OwnedFd>> {
+    match open(Some(dir), Path::new(name), libc::O_DIRECTORY) {
+        Some(fd) => Some(Some(fd)),
+        None => (std::io::Error::last_os_error().raw_os_error() == Some(libc::ENOENT)).then_some(None),
+    }
 }
 
 /// `openat(dir, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | flags)`; `None` for any failure.
@@ -183,6 +242,40 @@ mod tests {
             let (vouched, hooks) = run(&r, ino);
             assert!(!vouched, "{what}: not vouched for after");
             assert!(!hooks.is_empty(), "{what}: the new hooks directory is found: {hooks:?}");
+        }
+    }
+
+    /// The host making a hook a link between two runs (`hook_links`): the remembered facts are not
+    /// vouched for, and the link is found.
+    #[test]
+    fn a_hook_made_a_link_is_seen() {
+        type Change = fn(&std::path::Path);
+        let changes: [(&str, Change); 4] = [
+            ("a symlinked hook added", |r| std::os::unix::fs::symlink("../../scripts/pre-commit", r.join(".git/hooks/pre-commit")).unwrap()),
+            ("a hard-linked hook added", |r| std::fs::hard_link(r.join("scripts/pre-commit"), r.join(".git/hooks/pre-commit")).unwrap()),
+            ("another name made for a hook", |r| std::fs::hard_link(r.join(".git/hooks/commit-msg"), r.join("scripts/commit-msg")).unwrap()),
+            ("a symlinked hook added in .husky", |r| std::os::unix::fs::symlink("../scripts/pre-commit", r.join(".husky/pre-commit")).unwrap()),
+        ];
+        let repos: Vec<_> = changes
+            .iter()
+            .map(|_| {
+                let made = unaged(None);
+                std::fs::create_dir_all(made.1.join("scripts")).unwrap();
+                std::fs::create_dir_all(made.1.join(".husky")).unwrap();
+                std::fs::write(made.1.join("scripts/pre-commit"), "#!/bin/sh\n").unwrap();
+                std::fs::write(made.1.join(".git/hooks/commit-msg"), "#!/bin/sh\n").unwrap();
+                made
+            })
+            .collect();
+        std::thread::sleep(std::time::Duration::from_millis(1100));
+        for ((what, change), (_t, r, ino)) in changes.into_iter().zip(repos) {
+            run(&r, ino);
+            assert!(run(&r, ino).0, "{what}: vouched for before");
+            change(&r);
+            assert!(!run(&r, ino).0, "{what}: not vouched for after");
+            let links = facts(&r.join(".git"), None, Some(ino)).links.clone();
+            assert!(!links.is_plain(), "{what}: found: {links:?}");
+            assert!(!run(&r, ino).0, "{what}: a hook that is a link is not vouched for");
         }
     }
 

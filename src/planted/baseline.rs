@@ -57,6 +57,8 @@ pub struct Baseline {
     /// The tool caches of a held home that did not exist (`tool_caches::held_home`): the command's
     /// tools may create them during the run, and what they created is moved aside after it.
     pub held_caches: Vec<HeldCache>,
+    /// The hooks that lead elsewhere (`hook_links`): said in the run's result, checked after it.
+    pub hook_links: super::hook_risks::Kept,
     /// `walk_and_protect` ran (until then only the tops are protected).
     pub walked: bool,
 }

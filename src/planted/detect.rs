@@ -98,6 +98,12 @@ pub fn detect_after(baseline: &Baseline, during_run: Vec<HostRisk>) -> Vec<HostR
         }
     }
     changed_in_place(baseline, &mut risks);
+    // Hooks written through another name (`hook_risks`).
+    let hooks = baseline.hook_links.after_run().into_iter().map(|f| {
+        let kind = if f.shared { RiskKind::LinkToSharedDirectory } else { RiskKind::HooksWritten };
+        HostRisk { path: f.path.to_string_lossy().into_owned(), kind, detail: f.detail }
+    });
+    risks.extend(hooks);
     links_made(baseline, &found, &mut risks);
     risks.report()
 }

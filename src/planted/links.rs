@@ -10,9 +10,10 @@
 //! on a change set (`review::risks`).
 
 use std::os::unix::fs::MetadataExt;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use super::repo::Configured;
+pub(super) use super::hook_links::resolve;
 
 /// Directories above a link's target that git's discovery is followed through.
 const MAX_LEVELS: usize = 256;
@@ -59,40 +60,12 @@ pub fn judge(link: &Path, target: &Path, places: &Places) -> Option<Verdict> {
     shared(&resolved).then_some(Verdict::Shared)
 }
 
-/// `target` as the kernel would resolve it from `link`'s directory: the longest part that exists
-/// made canonical, the rest appended as written (`..` taken away lexically). A link to a place that
-/// does not exist yet is judged by where it will lead.
-fn resolve(link: &Path, target: &Path) -> PathBuf {
-    let joined = match link.parent() {
-        Some(dir) if target.is_relative() => dir.join(target),
-        _ => target.to_path_buf(),
-    };
-    let mut rest: Vec<Component> = Vec::new();
-    let mut base = joined.as_path();
-    let canonical = loop {
-        if let Ok(c) = std::fs::canonicalize(base) {
-            break c;
-        }
-        match (base.components().next_back(), base.parent()) {
-            (Some(c @ (Component::Normal(_) | Component::ParentDir | Component::CurDir)), Some(parent)) => {
-                rest.push(c);
-                base = parent;
-            }
-            // Nothing of it resolves (not even the root): judged as written.
-            _ => break base.to_path_buf(),
-        }
-    };
-    let mut out = canonical;
-    for c in rest.into_iter().rev() {
-        match c {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::Normal(n) => out.push(n),
-            _ => {}
-        }
-    }
-    out
+/// Whether `resolved` (a path `resolve` made) lies in a shared place, as `judge` decides: a shared
+/// temporary directory outside `roots`, or sandspawn's state wherever it is.
+pub fn in_shared_place(resolved: &Path, roots: &[PathBuf]) -> bool {
+    let (temporary, state) = shared_places(|k| std::env::var_os(k).map(PathBuf::from));
+    let under = |dirs: &[PathBuf]| dirs.iter().any(|s| resolved.starts_with(s));
+    (!roots.iter().any(|r| resolved.starts_with(r)) && under(&temporary)) || under(&state)
 }
 
 /// What git's discovery finds when run in `dir`: the first directory at or above it that holds a

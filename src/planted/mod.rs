@@ -34,6 +34,8 @@ pub mod changed;
 mod detect;
 pub mod gitconfig;
 pub mod home;
+pub mod hook_links;
+pub mod hook_risks;
 pub mod keeper;
 pub mod links;
 mod listing;
@@ -79,6 +81,7 @@ pub struct Request<'a> {
 /// calls on a blocking thread (never on the JavaScript thread).
 pub fn protect(roots: &mut [WritableRoot], req: &Request) -> Baseline {
     let mut c = Carver::new(roots, req.deny_read, None);
+    c.scan_roots = req.scan_roots.to_vec();
     // The user's own read-only paths (already carved): nothing to walk or create in them.
     let mut skip: Vec<PathBuf> = req.deny_read.to_vec();
     skip.extend(c.roots.iter().flat_map(|r| r.read_only.iter().cloned()));
@@ -99,12 +102,14 @@ pub fn protect(roots: &mut [WritableRoot], req: &Request) -> Baseline {
         .filter_map(|p| p.symlink_metadata().ok().map(|m| (p, (m.dev(), m.ino()))))
         .collect();
     let walked_names = req.names.iter().chain(req.reported).cloned().collect();
+    let hook_links = c.hook_links;
     Baseline {
         spec: scan::WalkSpec { roots: req.scan_roots.to_vec(), skip, names: walked_names, repositories, fold_case: req.macos },
         deny_links: req.deny_links.clone(),
         report_repositories: req.protect_git,
         macos: req.macos,
         identities,
+        hook_links,
         ..Baseline::default()
     }
 }
@@ -158,6 +163,9 @@ pub fn walk_and_protect(policy: Walked) {
     // Which names exist where is known from the walk: no `lstat` for the missing ones.
     let mut c = Carver::new(policy.writable_roots, policy.deny_read, Some(Existing::of(&found.named)));
     c.list_missing = policy.absent == Absent::Placeholders;
+    // What `protect` found at the roots' tops, and the scan roots links are judged against.
+    c.hook_links = policy.planted.hook_links.clone();
+    c.scan_roots = spec.roots.clone();
     let mut protected_tops = HashSet::new();
     for dot_git in &found.git_entries {
         let top = dot_git.parent().unwrap_or(Path::new("/"));
@@ -194,6 +202,7 @@ pub fn walk_and_protect(policy: Walked) {
     let home = home::Bases::of_host().on_macos(policy.planted.macos);
     c.home(&home, names, policy.absent == Absent::Placeholders, &tops, policy.reviewed);
     let held_caches = c.held_caches(&policy.planted.held_caches, policy.absent == Absent::Placeholders);
+    let hook_links = std::mem::take(&mut c.hook_links);
     crate::policy::sort_carve_outs(policy.writable_roots);
     let (mut named, mut named_changed_at) = (HashMap::new(), HashMap::new());
     for p in &found.named {
@@ -220,6 +229,7 @@ pub fn walk_and_protect(policy: Walked) {
         held_caches,
         identities,
         deny_links,
+        hook_links,
         named,
         named_changed_at,
         report_repositories: policy.protect_git,
@@ -267,12 +277,16 @@ struct Carver<'a> {
     /// Whether `names` lists the missing ones in `missing_read_only` (else `detect` undoes what a
     /// run creates at a repository's top: `Absent::UndoneAfter`).
     list_missing: bool,
+    /// The hooks that lead elsewhere (`hook_links`), for the run's result and the check after it.
+    hook_links: hook_risks::Kept,
+    /// The walked roots: a hook's link is judged against them (`links::in_shared_place`).
+    scan_roots: Vec<PathBuf>,
 }
 
 impl<'a> Carver<'a> {
     fn new(roots: &'a mut [WritableRoot], deny: &[PathBuf], existing: Option<Existing>) -> Carver<'a> {
         let covered = deny.iter().chain(roots.iter().flat_map(|r| r.read_only.iter())).map(|p| p.as_os_str().to_os_string()).collect();
-        Carver { roots, covered, creatable: HashMap::new(), existing, list_missing: true }
+        Carver { roots, covered, creatable: HashMap::new(), existing, list_missing: true, hook_links: hook_risks::Kept::default(), scan_roots: Vec::new() }
     }
 
     fn is_covered(&self, p: &Path) -> bool {
@@ -370,6 +384,32 @@ impl<'a> Carver<'a> {
             }
         }
         self.hooks(facts.hooks.iter().cloned());
+        self.hook_links(&facts.links);
+    }
+
+    /// The hooks that lead elsewhere (`hook_links`): a git directory's `hooks` that is a symlink is
+    /// protected as a `core.hooksPath` is; where a symlinked hook leads is kept read-only (or
+    /// absent, when missing) in whichever writable root holds it. Hard links are only kept for the
+    /// result: their other names are unknown.
+    fn hook_links(&mut self, links: &hook_links::HookLinks) {
+        if links.is_plain() {
+            return;
+        }
+        self.hooks(links.linked_dirs.iter().cloned());
+        for (_, to) in &links.symlinks {
+            if self.is_covered(to) {
+                continue;
+            }
+            match canonical_lenient("core.hooksPath", to) {
+                Ok(Lenient { path, first_missing: None }) => self.read_only(path),
+                Ok(Lenient { path, first_missing: Some(first) }) => {
+                    let kind = if first == path { PlaceholderKind::File } else { PlaceholderKind::Dir };
+                    self.absent(&first, Some(kind));
+                }
+                Err(_) => {}
+            }
+        }
+        self.hook_links.add(links, &self.scan_roots);
     }
 
     /// A repository's hooks directories: read-only, and a missing one uncreatable.
@@ -392,7 +432,9 @@ impl<'a> Carver<'a> {
         for d in &dirs {
             self.read_only(d.clone());
         }
-        self.hooks(repo::hooks_dirs(dir, &dirs).into_iter());
+        let hooks = repo::hooks_dirs(dir, &dirs);
+        self.hook_links(&hook_links::read(&dirs, &hooks));
+        self.hooks(hooks.into_iter());
     }
 
     /// Keep the host's configuration below each home that a writable root holds (`home`): the

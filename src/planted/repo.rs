@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 use super::armed::{self, Armed};
 use super::gitconfig;
 use super::small_file::{self, Read};
+use super::hook_links::{self, HookLinks};
 
 /// The git directories of the repository whose `.git` entry is `dot_git` (canonical, existing;
 /// the `.git` entry itself is protected by the caller).
@@ -118,11 +119,13 @@ pub fn configured(dirs: &[PathBuf]) -> Configured {
     out
 }
 
-/// What a repository's carve-outs are made of: its git directories and hooks directories.
+/// What a repository's carve-outs are made of: its git directories and hooks directories, and
+/// the hooks in them that lead elsewhere (`hook_links`).
 #[derive(Debug, PartialEq, Eq)]
 pub struct Facts {
     pub dirs: Vec<PathBuf>,
     pub hooks: Vec<PathBuf>,
+    pub links: HookLinks,
 }
 
 /// What `facts` remembers of one repository: what it read the facts from, and the watches that
@@ -159,7 +162,8 @@ pub fn vouched(dot_git: &Path, walk_ino: u64) -> Option<Arc<Facts>> {
 /// calls per run in a workspace of 200 repositories. What is checked instead, a `stat` each: the
 /// `.git` entry and each git directory (an entry added there, a `commondir` or `config.worktree`,
 /// changes its ctime), each of those files that exists (followed: an edit in place changes its
-/// ctime), and `.husky` at the top. A `.git` directory is its own first git directory: one stat.
+/// ctime), `.husky` at the top, and each hooks directory and the hooks git would run in it
+/// (`hook_links`). A `.git` directory is its own first git directory: one stat.
 /// `dot_git_now`: its metadata if the caller just read it (no second stat), following links.
 /// `walk_ino`: the inode of `.git` in the walk's listing, when the walk found it; then watches are
 /// armed (`armed`) so that the next runs need not even those stats (`vouched`).
@@ -176,7 +180,8 @@ pub fn facts(dot_git: &Path, dot_git_now: Option<&std::fs::Metadata>, walk_ino: 
         // Here because the watches did not vouch (something changed, perhaps only a file at the
         // top): armed again, unless they were refused for these facts.
         if !k.unarmable {
-            (armed, tried) = (arm(), true);
+            let hook_dirs = hook_links::dirs(&k.facts.dirs, &k.facts.hooks);
+            (armed, tried) = (arm().and_then(|a| armed::with_hook_dirs(a, top, &hook_dirs)).and_then(|a| armed::with_hooks(a, &k.facts.links)), true);
         }
         if k.seen.iter().all(still) {
             k.unarmable = walk_ino.is_some() && armed.is_none();
@@ -190,6 +195,11 @@ pub fn facts(dot_git: &Path, dot_git_now: Option<&std::fs::Metadata>, walk_ino: 
     }
     let dirs = git_dirs(dot_git);
     let hooks = hooks_dirs(top, &dirs);
+    // The hooks directories watched before they are listed, their hooks after (`armed`).
+    let hook_dirs = hook_links::dirs(&dirs, &hooks);
+    armed = armed.and_then(|a| armed::with_hook_dirs(a, top, &hook_dirs));
+    let links = hook_links::read(&dirs, &hooks);
+    armed = armed.and_then(|a| armed::with_hooks(a, &links));
     let mut seen: Vec<Seen> = Vec::new();
     let mut check = |path: PathBuf, even_absent: bool| {
         if seen.iter().all(|s| s.path != path) {
@@ -209,8 +219,13 @@ pub fn facts(dot_git: &Path, dot_git_now: Option<&std::fs::Metadata>, walk_ino: 
             check(d.join(f), false);
         }
     }
+    // Followed: a hook made, removed or renamed changes its directory's times; a hook's target
+    // replaced (or a symlink on its way) is another inode; a hard link made is a new ctime.
+    for p in hook_dirs.iter().chain(&links.entries) {
+        check(p.clone(), true);
+    }
     let read_at = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
-    let facts = Arc::new(Facts { dirs, hooks });
+    let facts = Arc::new(Facts { dirs, hooks, links });
     // Timestamps are coarse: a change in the same second as this reading could leave the same
     // times behind. Kept only what last changed before that second (as the walk's stat rule).
     if seen.iter().any(|s| s.stat.is_some_and(|st| st.5 >= read_at)) {

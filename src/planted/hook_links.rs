@@ -1,0 +1,180 @@
+//! Hooks git runs through a link: a hook that is a symlink (`ln -s ../../scripts/pre-commit
+//! .git/hooks/pre-commit`, the classic setup), a `.git/hooks` that is one, or a hook file with other
+//! names (a hard link). Found by an attacker's review: `.git` and the hooks directories were
+//! read-only, but the file git runs was writable through its other path in the work tree; the run
+//! rewrote `scripts/pre-commit`, reported nothing, and the host's next `git commit` ran it.
+//!
+//! What is done with them (`Carver::hook_links`, `hook_risks`): where a symlink leads, as the
+//! kernel resolves it from the hooks directory on the host, is kept read-only (or kept absent, when
+//! it does not exist yet), in whichever writable root holds it; one that leads into a shared
+//! temporary directory is reported too (any process on the host can write there). A hard-linked hook cannot be protected:
+//! its other names are unknown (finding them needs a walk that stats every file), and a read-only
+//! mount of one name does not protect the inode written through another. The run's result says so
+//! (`notEnforced`), and a write to it during the run is reported after it (`hooks-written`).
+//!
+//! Read with the repository's facts (`repo::facts`) and remembered with them: an unchanged hooks
+//! directory costs nothing per run (`armed::with_hooks` watches it).
+
+use std::os::unix::fs::MetadataExt;
+use std::path::{Component, Path, PathBuf};
+
+/// At most this many entries of one hooks directory are looked at (a hooks directory holds a few
+/// dozen); past them, the result says the rest was not (`notEnforced`).
+pub const MAX_ENTRIES: usize = 256;
+
+/// What a repository's hooks directories hold that leads elsewhere.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct HookLinks {
+    /// A git directory's `hooks` that is a symlink: protected as a `core.hooksPath` is.
+    pub linked_dirs: Vec<PathBuf>,
+    /// Hooks that are symlinks, each with where it leads on the host (`led_to`).
+    pub symlinks: Vec<(PathBuf, PathBuf)>,
+    /// Hook files with other names (more than one link), with their `(device, inode)`.
+    pub hard: Vec<(PathBuf, (u64, u64))>,
+    /// Hooks directories with more than `MAX_ENTRIES` entries: those past them were not looked at.
+    pub unlisted: Vec<PathBuf>,
+    /// The entries git would run (neither `*.sample` nor a directory), for `repo::facts`'s stat rule
+    /// and watches.
+    pub entries: Vec<PathBuf>,
+}
+
+impl HookLinks {
+    /// Nothing leads elsewhere, and every entry was looked at: what `armed` can vouch for.
+    pub fn is_plain(&self) -> bool {
+        self.linked_dirs.is_empty() && self.symlinks.is_empty() && self.hard.is_empty() && self.unlisted.is_empty()
+    }
+}
+
+/// The hooks directories of a repository whose git directories are `git_dirs` and whose configured
+/// hooks directories are `hooks` (`repo::hooks_dirs`): each git directory's `hooks`, then those.
+/// Absolute, possibly missing.
+pub fn dirs(git_dirs: &[PathBuf], hooks: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = git_dirs.iter().map(|d| d.join("hooks")).collect();
+    out.extend(hooks.iter().filter(|h| !out.contains(h)).cloned().collect::<Vec<_>>());
+    out
+}
+
+/// What the hooks directories (`dirs`) of a repository whose git directories are `git_dirs` hold.
+pub fn read(git_dirs: &[PathBuf], hooks: &[PathBuf]) -> HookLinks {
+    let mut out = HookLinks::default();
+    for dir in dirs(git_dirs, hooks) {
+        let of_a_git_dir = dir.parent().is_some_and(|d| git_dirs.iter().any(|g| g == d));
+        if of_a_git_dir && dir.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink()) {
+            out.linked_dirs.push(dir.clone());
+        }
+        list(&dir, &mut out);
+    }
+    out
+}
+
+/// One hooks directory's entries (through a symlink to it: git follows it too), at most `MAX_ENTRIES`.
+fn list(dir: &Path, out: &mut HookLinks) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for (n, e) in entries.flatten().enumerate() {
+        if n == MAX_ENTRIES {
+            out.unlisted.push(dir.to_path_buf());
+            return;
+        }
+        // git runs no `*.sample` (what `git init` writes), and cannot run a directory.
+        let name = e.file_name();
+        let Ok(kind) = e.file_type() else { continue };
+        if std::os::unix::ffi::OsStrExt::as_bytes(name.as_os_str()).ends_with(b".sample") || kind.is_dir() {
+            continue;
+        }
+        let path = dir.join(&name);
+        if kind.is_symlink() {
+            if let Ok(target) = std::fs::read_link(&path) {
+                out.symlinks.push((path.clone(), led_to(&path, &target)));
+            }
+        } else if let Some(m) = path.symlink_metadata().ok().filter(|m| m.is_file() && m.nlink() > 1) {
+            out.hard.push((path.clone(), (m.dev(), m.ino())));
+        }
+        out.entries.push(path);
+    }
+}
+
+/// Where the symlink at `link` (holding `target`) leads on the host, as the kernel resolves it from
+/// the link's directory: canonical, or (a target missing yet) its existing part canonical and the
+/// rest appended.
+pub fn led_to(link: &Path, target: &Path) -> PathBuf {
+    std::fs::canonicalize(link).unwrap_or_else(|_| resolve(link, target))
+}
+
+/// `target` as the kernel would resolve it from `link`'s directory: the longest part that exists
+/// made canonical, the rest appended as written (`..` taken away lexically). A link to a place that
+/// does not exist yet is judged by where it will lead (`links`), a hook by where it will run from.
+pub fn resolve(link: &Path, target: &Path) -> PathBuf {
+    let joined = match link.parent() {
+        Some(dir) if target.is_relative() => dir.join(target),
+        _ => target.to_path_buf(),
+    };
+    let mut rest: Vec<Component> = Vec::new();
+    let mut base = joined.as_path();
+    let canonical = loop {
+        if let Ok(c) = std::fs::canonicalize(base) {
+            break c;
+        }
+        match (base.components().next_back(), base.parent()) {
+            (Some(c @ (Component::Normal(_) | Component::ParentDir | Component::CurDir)), Some(parent)) => {
+                rest.push(c);
+                base = parent;
+            }
+            // Nothing of it resolves (not even the root): judged as written.
+            _ => break base.to_path_buf(),
+        }
+    };
+    let mut out = canonical;
+    for c in rest.into_iter().rev() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::Normal(n) => out.push(n),
+            _ => {}
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn symlinks_hard_links_and_samples() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        std::fs::create_dir_all(r.join(".git/hooks")).unwrap();
+        std::fs::create_dir_all(r.join("scripts")).unwrap();
+        std::fs::write(r.join("scripts/pre-commit"), "#!/bin/sh\n").unwrap();
+        std::fs::write(r.join("scripts/pre-push"), "#!/bin/sh\n").unwrap();
+        std::fs::write(r.join(".git/hooks/pre-commit.sample"), "#!/bin/sh\n").unwrap();
+        std::fs::write(r.join(".git/hooks/commit-msg"), "#!/bin/sh\n").unwrap();
+        std::os::unix::fs::symlink("../../scripts/pre-commit", r.join(".git/hooks/pre-commit")).unwrap();
+        std::os::unix::fs::symlink("../../scripts/post-checkout", r.join(".git/hooks/post-checkout")).unwrap();
+        std::fs::hard_link(r.join("scripts/pre-push"), r.join(".git/hooks/pre-push")).unwrap();
+        let l = read(&[r.join(".git")], &[r.join("missing-hooks")]);
+        let mut symlinks = l.symlinks.clone();
+        symlinks.sort();
+        assert_eq!(symlinks, [(r.join(".git/hooks/post-checkout"), r.join("scripts/post-checkout")), (r.join(".git/hooks/pre-commit"), r.join("scripts/pre-commit"))]);
+        assert_eq!(l.hard.iter().map(|(p, _)| p.clone()).collect::<Vec<_>>(), [r.join(".git/hooks/pre-push")]);
+        assert_eq!(l.entries.len(), 4, "the sample is not one: {:?}", l.entries);
+        assert!(!l.is_plain());
+    }
+
+    #[test]
+    fn a_linked_hooks_directory_and_the_bound() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        std::fs::create_dir_all(r.join(".git")).unwrap();
+        std::fs::create_dir_all(r.join(".githooks")).unwrap();
+        std::os::unix::fs::symlink("../.githooks", r.join(".git/hooks")).unwrap();
+        for i in 0..MAX_ENTRIES + 1 {
+            std::fs::write(r.join(format!(".githooks/h{i}")), "").unwrap();
+        }
+        let l = read(&[r.join(".git")], &[]);
+        assert_eq!(l.linked_dirs, [r.join(".git/hooks")]);
+        assert_eq!(l.unlisted, [r.join(".git/hooks")]);
+        assert_eq!(l.entries.len(), MAX_ENTRIES);
+    }
+}

@@ -1,0 +1,160 @@
+//! What a run's plan kept of the hooks that lead elsewhere (`hook_links`): said in the run's result
+//! before it (`notEnforced`: hard-linked hooks, hooks directories past the bound) and checked after
+//! it (`hostRisks`: a hard-linked hook written, a symlinked one whose target path changed, one that
+//! leads into a shared temporary directory).
+
+use std::os::unix::fs::MetadataExt;
+use std::path::PathBuf;
+
+use super::hook_links::{led_to, HookLinks, MAX_ENTRIES};
+
+/// What the check after a run found: a `hooks-written` host risk, or a `link-to-shared-directory`
+/// one (`shared`). `detect` makes the entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    pub path: PathBuf,
+    pub shared: bool,
+    pub detail: String,
+}
+
+/// A hooks directory's hook that is a hard link, as it was when the run was planned: a write through
+/// any of its names changes its ctime, which no command can set back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HardLinked {
+    pub path: PathBuf,
+    pub id: (u64, u64),
+    pub changed_at: (i64, i64),
+    pub names: u64,
+}
+
+/// What a run's plan kept of the hooks that lead elsewhere, for its result (`not_enforced`) and for
+/// the check after it (`after_run`).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Kept {
+    /// Symlinked hooks and where each led when the run was planned.
+    pub symlinks: Vec<(PathBuf, PathBuf)>,
+    /// Those that lead into a shared temporary directory (`links::in_shared_place`).
+    pub shared: Vec<(PathBuf, PathBuf)>,
+    pub hard: Vec<HardLinked>,
+    pub unlisted: Vec<PathBuf>,
+}
+
+impl Kept {
+    /// One repository's findings, once (a repository's hooks directory may be another's too).
+    pub fn add(&mut self, links: &HookLinks, roots: &[PathBuf]) {
+        for (link, to) in &links.symlinks {
+            if !self.symlinks.iter().any(|(l, _)| l == link) {
+                self.symlinks.push((link.clone(), to.clone()));
+                if super::links::in_shared_place(to, roots) {
+                    self.shared.push((link.clone(), to.clone()));
+                }
+            }
+        }
+        for (path, id) in &links.hard {
+            if self.hard.iter().any(|h| h.path == *path) {
+                continue;
+            }
+            // Read now, for this run: the facts are remembered across runs.
+            let Ok(m) = path.symlink_metadata() else { continue };
+            if (m.dev(), m.ino()) == *id {
+                self.hard.push(HardLinked { path: path.clone(), id: *id, changed_at: (m.ctime(), m.ctime_nsec()), names: m.nlink() });
+            }
+        }
+        for d in &links.unlisted {
+            if !self.unlisted.contains(d) {
+                self.unlisted.push(d.clone());
+            }
+        }
+    }
+
+    /// What the run's result says in `sandboxDetails.notEnforced`.
+    pub fn not_enforced(&self) -> Vec<String> {
+        let hard = self.hard.iter().map(|h| {
+            format!(
+                "planted configuration: the hook {} has {} names (hard links): its other names, which the run may write, \
+                 could not be made read-only (finding them needs a walk); a write during the run is reported as hooks-written",
+                h.path.display(),
+                h.names
+            )
+        });
+        let unlisted = self.unlisted.iter().map(|d| {
+            format!(
+                "planted configuration: the hooks directory {} has more than {MAX_ENTRIES} entries; those past them were not \
+                 looked at for symlinks or hard links into a writable root",
+                d.display()
+            )
+        });
+        hard.chain(unlisted).collect()
+    }
+
+    /// What the run did to hooks through their other names: a hard-linked hook written (its ctime
+    /// moved), a symlinked one that leads elsewhere now (a symlink on its way changed), and those
+    /// that lead into a shared temporary directory. A few `lstat`s, only for hooks that are links.
+    pub fn after_run(&self) -> Vec<Found> {
+        let mut risks = Vec::new();
+        for h in &self.hard {
+            let written = h.path.symlink_metadata().is_ok_and(|m| (m.dev(), m.ino()) == h.id && (m.ctime(), m.ctime_nsec()) != h.changed_at);
+            if written {
+                let detail = "this hook has other names (hard links), and it was written or changed during the run through one of \
+                              them: git on the host runs it (e.g. on commit, checkout, merge)"
+                    .to_string();
+                risks.push(Found { path: h.path.clone(), shared: false, detail });
+            }
+        }
+        for (link, to) in &self.symlinks {
+            let Ok(target) = std::fs::read_link(link) else { continue };
+            let now = led_to(link, &target);
+            if now != *to {
+                let detail = format!(
+                    "this hook is a symlink that led to {} when the run started and leads to {} now (a symlink or directory on its \
+                     way was changed during the run): git on the host runs what is there",
+                    to.display(),
+                    now.display()
+                );
+                risks.push(Found { path: link.clone(), shared: false, detail });
+            }
+        }
+        for (link, to) in &self.shared {
+            let detail = format!(
+                "this hook is a symlink to {}, in a temporary directory every process on the host (and every later run) can \
+                 write: git on the host runs whatever was put there",
+                to.display()
+            );
+            risks.push(Found { path: link.clone(), shared: true, detail });
+        }
+        risks
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::hook_links::read;
+    use super::*;
+
+    #[test]
+    fn after_the_run_a_write_through_another_name_is_reported() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        std::fs::create_dir_all(r.join(".git/hooks")).unwrap();
+        std::fs::create_dir_all(r.join("scripts")).unwrap();
+        std::fs::write(r.join("scripts/pre-push"), "#!/bin/sh\n").unwrap();
+        std::fs::hard_link(r.join("scripts/pre-push"), r.join(".git/hooks/pre-push")).unwrap();
+        std::fs::create_dir_all(r.join("a")).unwrap();
+        std::fs::create_dir_all(r.join("b")).unwrap();
+        std::os::unix::fs::symlink("../a", r.join("scripts/via")).unwrap();
+        std::os::unix::fs::symlink("../../scripts/via/pre-commit", r.join(".git/hooks/pre-commit")).unwrap();
+        let mut kept = Kept::default();
+        kept.add(&read(&[r.join(".git")], &[]), &[r.clone()]);
+        assert_eq!(kept.not_enforced().len(), 1, "{:?}", kept.not_enforced());
+        assert!(kept.after_run().is_empty());
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        std::fs::write(r.join("scripts/pre-push"), "#!/bin/sh\necho evil\n").unwrap();
+        std::fs::remove_file(r.join("scripts/via")).unwrap();
+        std::os::unix::fs::symlink("../b", r.join("scripts/via")).unwrap();
+        let risks = kept.after_run();
+        let mut paths: Vec<PathBuf> = risks.iter().map(|h| h.path.clone()).collect();
+        paths.sort();
+        assert_eq!(paths, [r.join(".git/hooks/pre-commit"), r.join(".git/hooks/pre-push")]);
+        assert!(risks.iter().all(|h| !h.shared));
+    }
+}
