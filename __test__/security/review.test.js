@@ -389,6 +389,39 @@ describe('hooks of the repository above a reviewed root are judged', () => {
   }
 })
 
+describe('a hook that is a link into the work tree, written through its other name', () => {
+  // An attacker's review: `.git/hooks/pre-commit` a symlink to `../../scripts/pre-commit` (made by
+  // the user on the host). The set rewrote `scripts/pre-commit`: no host risk, apply landed it, and
+  // the host's `git commit` ran it. A hard link needs nothing: apply writes a new file and renames it
+  // into place, which leaves the hook's inode as it was.
+  const git = (dir, ...args) => require('node:child_process').execFileSync('git', ['-C', dir, ...args], { stdio: 'pipe' })
+  for (const [name, link] of [['symlink', (target, hook) => fs.symlinkSync('../../scripts/pre-commit', hook)], ['hard link', (target, hook) => fs.linkSync(target, hook)]]) {
+    test(name, async (t) => {
+      const { ws, out } = tempTree(t, { git: true })
+      const mark = path.join(out, 'hook-ran')
+      git(ws, 'config', 'user.email', 'a@b')
+      git(ws, 'config', 'user.name', 'a')
+      fs.mkdirSync(path.join(ws, 'scripts'))
+      const target = path.join(ws, 'scripts/pre-commit')
+      fs.writeFileSync(target, '#!/bin/sh\nexit 0\n', { mode: 0o755 })
+      link(target, path.join(ws, '.git/hooks/pre-commit'))
+      const r = await review(`printf '#!/bin/sh\ntouch ${q(mark)}\n' > scripts/pre-commit && echo ok > notes.txt && echo planted`, ws)
+      assert.equal(r.stdout.trim(), 'planted', show(r))
+      if (name === 'symlink') {
+        assert.ok(r.changeSet.hostRisks.some((h) => h.kind === 'hooks-written' && h.path === target), show(r) + JSON.stringify(r.changeSet.hostRisks))
+      }
+      const applied = await applyChangeSet(r.changeSet.id)
+      if (name === 'symlink') assert.ok(applied.heldBack.some((h) => h.path === target), JSON.stringify(applied))
+      assert.equal(fs.readFileSync(path.join(ws, 'notes.txt'), 'utf8'), 'ok\n', 'the rest lands')
+      fs.writeFileSync(path.join(ws, 'f'), 'y')
+      git(ws, 'add', 'f')
+      require('node:child_process').spawnSync('git', ['-C', ws, 'commit', '-q', '-m', 't'], { stdio: 'ignore' })
+      assert.ok(!fs.existsSync(mark), "the host's git commit ran no planted hook")
+      if (applied.heldBack.length) await discardChangeSet(r.changeSet.id)
+    })
+  }
+})
+
 describe("the host's symlink a denyRead path is resolved through, changed in the set: held back", () => {
   // Left open by the tenth session (closed there for direct runs): denyRead: [ws/cfg/key] with
   // cfg -> real. A run that removed cfg, or made it a link to `other`, got that into the set; once

@@ -11,22 +11,40 @@
 //! Left open by the tenth session: a run in review mode wrote `hooks/pre-commit` for the repository
 //! `a/` whose `core.hooksPath` was `../hooks`, and apply landed it unflagged (the host's next `git
 //! commit` in `a/` ran it); likewise `x/_/pre-commit` under a `.husky` that was a link to `../x`.
+//! And the hooks the host's hooks directories link to (`planted::hook_links`): found by an
+//! attacker's review, `.git/hooks/pre-commit` a symlink to `../../scripts/pre-commit`; the set
+//! rewrote `scripts/pre-commit`, apply landed it unflagged, and the host's `git commit` ran it.
 
 use std::path::{Path, PathBuf};
 
 use super::store::Meta;
 
+/// What the judge guards from each root of a set (absolute paths).
+#[derive(Debug, Default)]
+pub struct Elsewhere {
+    /// Hooks directories: a hook written in one is a risk.
+    pub dirs: Vec<PathBuf>,
+    /// Files git runs as hooks through the host's symlink to them: written, a risk.
+    pub hooks: Vec<PathBuf>,
+}
+
 /// The hooks directories (absolute) that the host's repositories below `meta`'s roots run hooks
-/// from outside their top or through a symlink below it: each as git names it (the judge follows
-/// the links on its way in each root's view) and where the host's links lead it now (into another
-/// root of the set, too); and every hooks directory of a repository above a root. Nothing without
-/// `protectGit`, which guards hooks at all. Repositories beyond the walk's bound, or in
+/// from outside their top or through a symlink below it (a git directory's `hooks` that is one,
+/// too): each as git names it (the judge follows the links on its way in each root's view) and
+/// where the host's links lead it now (into another root of the set, too); every hooks directory
+/// of a repository above a root; and where the host's symlinked hooks lead (`hooks`). Nothing
+/// without `protectGit`, which guards hooks at all. Repositories beyond the walk's bound, or in
 /// `node_modules`, are not looked at (as in direct runs).
-pub fn hooks_elsewhere(meta: &Meta) -> Vec<PathBuf> {
+pub fn hooks_elsewhere(meta: &Meta) -> Elsewhere {
+    let mut out = Elsewhere::default();
     if !meta.protect_git {
-        return Vec::new();
+        return out;
     }
-    let mut out: Vec<PathBuf> = Vec::new();
+    let push = |list: &mut Vec<PathBuf>, p: PathBuf| {
+        if !list.contains(&p) {
+            list.push(p);
+        }
+    };
     let below = crate::planted::repositories_below(&meta.roots).into_iter().map(|g| (g, false));
     // A repository whose top lies above a root (a package of a monorepo as the cwd): the judge
     // meets no top of it in the root, so every hooks directory it names is guarded from the root.
@@ -34,13 +52,15 @@ pub fn hooks_elsewhere(meta: &Meta) -> Vec<PathBuf> {
     for (dot_git, is_above) in below.chain(above) {
         let Some(top) = dot_git.parent() else { continue };
         let facts = crate::planted::repo::facts(&dot_git, None, None);
-        for h in facts.hooks.iter().filter(|h| is_above || !h.starts_with(top) || through_a_link(top, h)) {
+        let outside = facts.hooks.iter().filter(|h| is_above || !h.starts_with(top) || through_a_link(top, h));
+        for h in outside.chain(&facts.links.linked_dirs) {
             let led = crate::policy::paths::canonical_lenient("core.hooksPath", h).ok().map(|l| l.path);
             for p in std::iter::once(h.clone()).chain(led) {
-                if !out.contains(&p) {
-                    out.push(p);
-                }
+                push(&mut out.dirs, p);
             }
+        }
+        for (_, to) in &facts.links.symlinks {
+            push(&mut out.hooks, to.clone());
         }
     }
     out

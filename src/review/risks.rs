@@ -29,6 +29,7 @@ use std::path::{Component, Path, PathBuf};
 use std::rc::Rc;
 
 use super::changes::{Change, ChangeKind, EntryType};
+use super::elsewhere::Elsewhere;
 use super::entries::{self, Kind};
 use super::git_layout::{self, Verdict};
 use super::store::Meta;
@@ -48,9 +49,10 @@ pub struct Judge<'a> {
     new_repo_keys: HashMap<PathBuf, Vec<String>>,
     /// Symlinks judged by where they lead (`link_out`).
     links_judged: usize,
-    /// The hooks directories repositories of the set's roots run from outside their top
-    /// (`elsewhere::hooks_elsewhere`), absolute: guarded from the root.
-    elsewhere: &'a [PathBuf],
+    /// The hooks directories repositories of the set's roots run from outside their top, and the
+    /// hooks the host's hooks directories link to (`elsewhere::hooks_elsewhere`), absolute:
+    /// guarded from the root.
+    elsewhere: &'a Elsewhere,
 }
 
 /// What the set's view and the host say about one directory.
@@ -74,6 +76,8 @@ enum Guard {
     Name(String),
     /// husky's `.husky` or a `core.hooksPath`: git or husky runs what is in it.
     Hooks,
+    /// A file git runs as a hook: a host's hooks directory holds a symlink to it (`hook_links`).
+    Hook,
     /// A path of the host user's home that the host runs or trusts (`planted::home`), guarded
     /// from the root: what the host does with it.
     Home(&'static str),
@@ -133,7 +137,7 @@ fn kind_of(m: &std::fs::Metadata) -> Kind {
 
 impl<'a> Judge<'a> {
     /// `elsewhere`: `elsewhere::hooks_elsewhere` of the set (found once for all its roots).
-    pub fn new(meta: &'a Meta, root: &Path, upper: &Path, elsewhere: &'a [PathBuf]) -> Judge<'a> {
+    pub fn new(meta: &'a Meta, root: &Path, upper: &Path, elsewhere: &'a Elsewhere) -> Judge<'a> {
         Judge { meta, root: root.to_path_buf(), upper: upper.to_path_buf(), levels: Vec::new(), new_repo_keys: HashMap::new(), links_judged: 0, elsewhere }
     }
 
@@ -405,6 +409,14 @@ impl<'a> Judge<'a> {
                 Guard::Hooks if within && !above && written && !sample => {
                     (g.path.clone(), RiskKind::HooksWritten, "hooks were written in the change set into a directory git or husky runs hooks from".into())
                 }
+                Guard::Hook if within && written => {
+                    let detail = "a file git runs as a hook was written in the change set: a hooks directory on the host holds a symlink to it, and git on the host runs it (e.g. on commit, checkout, merge)";
+                    (g.path.clone(), RiskKind::HooksWritten, detail.into())
+                }
+                Guard::Hook if above && !within && self.swaps(change) => {
+                    let detail = format!("was replaced or removed in the change set, above {}, a file git runs as a hook (a hooks directory on the host links to it): git would run what that leads to after apply", g.path.display());
+                    (below.clone(), RiskKind::HooksWritten, detail)
+                }
                 // Any change, a deletion too: a direct run finds these read-only.
                 Guard::Home(what) if within => {
                     (g.path.clone(), RiskKind::ProtectedNameCreated, format!("was created, changed or removed in the change set in the host user's home, which a reviewed root holds: {what}"))
@@ -448,8 +460,9 @@ impl<'a> Judge<'a> {
         }
         if i == 0 {
             guarded.extend(self.home_guarded());
-            let under_root = self.elsewhere.iter().filter_map(|h| h.strip_prefix(&self.root).ok());
-            guarded.extend(under_root.map(|rel| Guarded::new(rel.to_path_buf(), Guard::Hooks)));
+            let under_root = |list: &'a [PathBuf], guard: Guard| list.iter().filter_map(|h| h.strip_prefix(&self.root).ok()).map(move |rel| Guarded::new(rel.to_path_buf(), guard.clone()));
+            guarded.extend(under_root(&self.elsewhere.dirs, Guard::Hooks));
+            guarded.extend(under_root(&self.elsewhere.hooks, Guard::Hook));
         }
         // Where each leads on the host as it is and in the set's view: a set applied in part
         // (`paths`) may leave the host's links and land the rest.

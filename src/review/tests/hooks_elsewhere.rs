@@ -73,3 +73,37 @@ fn a_repository_without_hooks_outside_its_top_guards_nothing_there() {
     put(&f.set.upper(0), "hooks/pre-commit", "a script of the project's\n");
     assert_eq!(risks_of(&f), []);
 }
+
+/// An attacker's review: the host's `.git/hooks/pre-commit` a symlink to `../../scripts/pre-commit`
+/// (and a `.git/hooks` that is a link to `../.githooks`). The set rewrote the file git runs through
+/// its other path; nothing was a risk, and apply landed it.
+#[test]
+fn a_file_a_hook_links_to_written_or_swapped_is_a_risk() {
+    let cases: [(&str, fn(&std::path::Path)); 4] = [
+        ("/scripts/pre-commit", |up| put(up, "scripts/pre-commit", "#!/bin/sh\ntouch /tmp/pwned\n")),
+        ("/scripts", |up| std::os::unix::fs::symlink("elsewhere", up.join("scripts")).unwrap()),
+        ("/scripts/post-checkout", |up| put(up, "scripts/post-checkout", "#!/bin/sh\ntouch /tmp/pwned\n")),
+        ("/.githooks", |up| put(up, ".githooks/pre-push", "#!/bin/sh\ntouch /tmp/pwned\n")),
+    ];
+    for (at, change) in cases {
+        let mut f = fixture();
+        repo_at_a(&mut f, "[core]\n\tbare = false\n");
+        put(&f.ws, "scripts/pre-commit", "npm test\n");
+        std::fs::create_dir_all(f.ws.join("a/.git/hooks")).unwrap();
+        std::os::unix::fs::symlink("../../../scripts/pre-commit", f.ws.join("a/.git/hooks/pre-commit")).unwrap();
+        // Missing yet: the set creating it is as much a risk.
+        std::os::unix::fs::symlink("../../../scripts/post-checkout", f.ws.join("a/.git/hooks/post-checkout")).unwrap();
+        std::fs::create_dir_all(f.ws.join(".githooks")).unwrap();
+        put(&f.ws, "b/.git/HEAD", "ref: refs/heads/main\n");
+        std::fs::create_dir_all(f.ws.join("b/.git/objects")).unwrap();
+        std::os::unix::fs::symlink("../../.githooks", f.ws.join("b/.git/hooks")).unwrap();
+        begin_now(&mut f);
+        let up = f.set.upper(0);
+        change(&up);
+        put(&up, "notes.txt", "fine\n");
+        assert_eq!(risks_of(&f), [(at.to_string(), RiskKind::HooksWritten)], "{at}");
+        let out = apply(&f.set, &f.lock, &Request { paths: None, force: false }).unwrap();
+        assert_eq!(std::fs::read_to_string(f.ws.join("scripts/pre-commit")).unwrap(), "npm test\n", "{at}: {out:?}");
+        assert!(f.ws.join("notes.txt").exists(), "the rest lands");
+    }
+}
