@@ -769,6 +769,26 @@ test("a temporary directory's top made a git directory is reported and taken out
   assert.equal(fs.existsSync(mark), false, 'the host\'s git ran the planted fsmonitor')
 })
 
+// Found by a review of that fix: a host that exited mid-run (process.exit, a crash) never ran the
+// check after it, and the check looked only at what changed during a run: the git directory stayed
+// at the top for good, unreported by every later run. A later run reports it whenever it was made.
+test("a temporary directory's top left a git directory by an earlier run is reported by the next one", { skip: NO_GIT }, async (t) => {
+  const tree = tempTree(t)
+  const tmpdir = path.join(tree.root, 'tmpdir')
+  fs.mkdirSync(path.join(tmpdir, 'objects'), { recursive: true })
+  fs.mkdirSync(path.join(tmpdir, 'refs'))
+  fs.writeFileSync(path.join(tmpdir, 'HEAD'), 'ref: refs/heads/main\n')
+  fs.writeFileSync(path.join(tmpdir, 'config'), '[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = .\n\tfsmonitor = "touch x; false"\n')
+  // Older than the run's start (whole seconds).
+  await new Promise((r) => setTimeout(r, 1100))
+  const r = await sandspawn.spawnSandboxed(['true'], { cwd: tree.ws, sandbox: WW, env: { PATH: process.env.PATH, TMPDIR: tmpdir } })
+  assert.equal(r.exitCode, 0, show(r))
+  const risk = r.hostRisks.find((h) => h.path === tmpdir && h.kind === 'git-directory-created')
+  assert.ok(risk, `not reported\n${JSON.stringify(r.hostRisks)}`)
+  assert.match(risk.detail, /moved aside/)
+  assert.equal(fs.existsSync(path.join(tmpdir, 'HEAD')), false)
+})
+
 // Found by an attacker's review: a repository planted below a directory the run then made
 // unreadable to the user (root lists any directory) was out of the walk's sight after the run.
 test('a directory the run made unreadable is reported, not silently skipped', { skip: (process.getuid() === 0 && 'root lists any directory: needs an ordinary user (the CI runs this suite as one)') || NO_GIT }, async (t) => {

@@ -329,16 +329,19 @@ fn walked(baseline: &Baseline, p: &Path) -> bool {
 /// by `lstat`) that the run made git directories themselves (`HEAD`, `objects/`, `refs/`, `config`
 /// written at `/tmp`'s top): git run on the host in any folder below that is no repository of its
 /// own (a build directory in `/tmp`) uses it, as it would a `/tmp/.git`, found by an attacker's
-/// review. Moved out of git's sight as a `.git` is (its `HEAD` moved aside) and reported. One `lstat`
-/// per top when nothing is there.
+/// review. Moved out of git's sight as a `.git` is (its `HEAD` moved aside) and reported. Whenever
+/// it was made: a host that exited during the run that made it (`process.exit()`, a crash) never
+/// ran this check, and one that looked only at what changed during each run left it for good
+/// (found by a review of this fix). One `lstat` per top when nothing is there.
 fn unwalked_tops_made_git_dirs(baseline: &Baseline, risks: &mut Listed) {
     let tops = baseline.absent.iter().filter(|p| p.file_name() == Some(std::ffi::OsStr::new(".git")) && !walked(baseline, p)).filter_map(|p| p.parent());
-    for top in tops {
-        if repo::is_git_dir_changed_since(top, baseline.taken_at) {
-            let mut risk = git_directory_risk(top, false);
-            risk.detail.push_str(&moved_aside(&top.join("HEAD")));
-            risks.push(risk);
+    for top in tops.filter(|top| repo::is_git_dir(top)) {
+        let mut risk = git_directory_risk(top, false);
+        if !repo::is_git_dir_changed_since(top, baseline.taken_at) {
+            risk.detail = risk.detail.replacen("became a git directory during the run", "is a git directory, made so before this run (by an earlier run whose host did not see it end, or by another process)", 1);
         }
+        risk.detail.push_str(&moved_aside(&top.join("HEAD")));
+        risks.push(risk);
     }
 }
 
