@@ -462,16 +462,7 @@ exec ${real} --info-fd 9 "$@"
   return file
 }
 
-/** Let every held bwrap in `dir` go on (read from its FIFO). */
-function releaseHeld(dir) {
-  for (const f of fs.readdirSync(dir).filter((f) => f.startsWith('hold.'))) {
-    const fd = fs.openSync(path.join(dir, f), fs.constants.O_RDONLY | fs.constants.O_NONBLOCK)
-    try {
-      fs.readSync(fd, Buffer.alloc(65536))
-    } catch {}
-    fs.closeSync(fd)
-  }
-}
+const { releaseHeld } = require('./fixtures/host-goes-away')
 
 const HOST_SCRIPT = path.join(__dirname, 'fixtures', 'host-goes-away.js')
 
