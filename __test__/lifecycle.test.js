@@ -448,7 +448,9 @@ function tagged(needle) {
  * full, so its first write there blocks until somebody reads `hold.<pid>` in `dir`.
  */
 function holdingBwrap(dir, match) {
-  const real = fs.realpathSync(require('node:child_process').execFileSync('sh', ['-c', 'command -v bwrap'], { encoding: 'utf8' }).trim())
+  // The system's bwrap, else the one the package bundles (CI's pass without a system bwrap).
+  const found = require('node:child_process').spawnSync('sh', ['-c', 'command -v bwrap'], { encoding: 'utf8' }).stdout.trim()
+  const real = fs.realpathSync(found || path.join(__dirname, '..', 'sandspawn-bwrap'))
   const fill = `const fs=require('fs');const fd=fs.openSync('/proc/self/fd/8',fs.constants.O_WRONLY|fs.constants.O_NONBLOCK);for(const n of [4096,1]){const b=Buffer.alloc(n);try{for(;;)fs.writeSync(fd,b)}catch(e){if(e.code!=='EAGAIN')throw e}}`
   const file = path.join(dir, 'bwrap')
   fs.writeFileSync(file, `#!/bin/sh
