@@ -152,7 +152,9 @@ for i in range(1500):
 describe('one run\'s proxy takes a bounded share of the host\'s descriptors (issue 29)', () => {
   // The command opens 10,000 CONNECT tunnels to an allowed upstream (at most 1,000 in flight) and
   // keeps every one that opens. The run's limit is 256 connections, each two host descriptors
-  // (client and upstream), so the proxy holds at most 513 (README, "Limits").
+  // (client and upstream), so the proxy holds at most 513 (README, "Limits"). Its counts are
+  // written to another name and renamed to `ready`: the test read an empty `ready` once, between
+  // its creation and the write (CI, 1 run in 7).
   const FLOOD = `
 const net = require('node:net'), fs = require('node:fs')
 const proxy = new URL(process.env.HTTP_PROXY), target = process.argv[1]
@@ -162,7 +164,7 @@ function next() {
   started++
   const s = net.connect(Number(proxy.port), proxy.hostname, () => s.write('CONNECT ' + target + ' HTTP/1.1\\r\\nHost: ' + target + '\\r\\n\\r\\n'))
   let answered = false
-  const settle = (ok) => { if (answered) return; answered = true; ok ? opened++ : refused++; if (!ok) s.destroy(); if (++ended === 10000) fs.writeFileSync('ready', opened + ' ' + refused); next() }
+  const settle = (ok) => { if (answered) return; answered = true; ok ? opened++ : refused++; if (!ok) s.destroy(); if (++ended === 10000) { fs.writeFileSync('ready.tmp', opened + ' ' + refused); fs.renameSync('ready.tmp', 'ready') } next() }
   s.once('data', (d) => settle(/^HTTP\\/1\\.[01] 200/.test(d.toString('latin1'))))
   s.on('error', () => settle(false))
   s.on('close', () => settle(false))
