@@ -336,10 +336,8 @@ fn walked(baseline: &Baseline, p: &Path) -> bool {
 fn unwalked_tops_made_git_dirs(baseline: &Baseline, risks: &mut Listed) {
     let tops = baseline.absent.iter().filter(|p| p.file_name() == Some(std::ffi::OsStr::new(".git")) && !walked(baseline, p)).filter_map(|p| p.parent());
     for top in tops.filter(|top| repo::is_git_dir(top)) {
-        let mut risk = git_directory_risk(top, false);
-        if !repo::is_git_dir_changed_since(top, baseline.taken_at) {
-            risk.detail = risk.detail.replacen("became a git directory during the run", "is a git directory, made so before this run (by an earlier run whose host did not see it end, or by another process)", 1);
-        }
+        let made = if repo::git_dir_changed_since(top, baseline.taken_at) { Made::DuringRun } else { Made::Before };
+        let mut risk = git_directory_risk(top, made);
         risk.detail.push_str(&moved_aside(&top.join("HEAD")));
         risks.push(risk);
     }
@@ -432,12 +430,26 @@ fn replaced_roots(baseline: &Baseline) -> Vec<HostRisk> {
 /// `objects/` and `refs/` written into an ordinary folder).
 /// `replaced`: a git directory was at that path before the run, another directory than this one.
 fn git_directory(dir: &Path, replaced: bool, risks: &mut Listed) {
-    risks.push(git_directory_risk(dir, replaced));
+    risks.push(git_directory_risk(dir, if replaced { Made::Replaced } else { Made::DuringRun }));
 }
 
-fn git_directory_risk(dir: &Path, replaced: bool) -> HostRisk {
+/// How a directory came to be a git directory, as its host risk says.
+#[derive(Clone, Copy)]
+enum Made {
+    DuringRun,
+    /// A git directory was at that path before the run, another directory than this one.
+    Replaced,
+    /// Before this run: by an earlier run whose end the host never saw, or by another process.
+    Before,
+}
+
+fn git_directory_risk(dir: &Path, made: Made) -> HostRisk {
     let config = repo::configured(&[dir.to_path_buf()]);
-    let how = if replaced { "was replaced by another git directory during the run" } else { "became a git directory during the run" };
+    let how = match made {
+        Made::DuringRun => "became a git directory during the run",
+        Made::Replaced => "was replaced by another git directory during the run",
+        Made::Before => "is a git directory, made so before this run (by an earlier run whose host did not see it end, or by another process)",
+    };
     let mut detail = format!("{how}: git run in it on the host (`cd` there, then `git status`, or a push to it) uses its configuration and hooks");
     if !config.keys.is_empty() {
         detail.push_str(&format!("; its configuration sets {}, each of which makes git run a program", config.keys.join(", ")));
@@ -582,5 +594,21 @@ mod cap_tests {
         assert!(risks.iter().any(|h| h.path == "/w/z/.git/hooks"));
         assert!(risks.last().unwrap().detail.starts_with("7 more host risks"), "{}", risks.last().unwrap().detail);
         assert!(risks.last().unwrap().detail.contains("protected-name-created: 7"), "{}", risks.last().unwrap().detail);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_git_directory_s_risk_says_when_it_was_made() {
+        let t = tempfile::tempdir().unwrap();
+        let words = |made| git_directory_risk(t.path(), made).detail;
+        assert!(words(Made::DuringRun).starts_with("became a git directory during the run: "));
+        assert!(words(Made::Replaced).starts_with("was replaced by another git directory during the run: "));
+        let before = words(Made::Before);
+        assert!(before.starts_with("is a git directory, made so before this run (by an earlier run"), "{before}");
+        assert!(!before.contains("during the run"), "{before}");
     }
 }

@@ -289,12 +289,12 @@ pub fn is_git_dir(d: &Path) -> bool {
     d.join("HEAD").symlink_metadata().is_ok_and(|m| !m.is_dir()) && ((has("objects") && has("refs")) || has("commondir"))
 }
 
-/// Whether `dir` is a git directory now (`is_git_dir`) with one of the entries that make it one,
-/// or its `config`, changed at or after `since` (unix seconds). One `lstat` when there is no `HEAD`.
-pub fn is_git_dir_changed_since(dir: &Path, since: i64) -> bool {
+/// Whether one of the entries that make `dir` a git directory (`is_git_dir`, which the caller has
+/// found it is), or its `config`, changed at or after `since` (unix seconds).
+pub fn git_dir_changed_since(dir: &Path, since: i64) -> bool {
     use std::os::unix::fs::MetadataExt;
     let changed = |name: &str| dir.join(name).symlink_metadata().is_ok_and(|m| m.ctime() >= since);
-    is_git_dir(dir) && ["HEAD", "objects", "refs", "commondir", "config"].into_iter().any(changed)
+    ["HEAD", "objects", "refs", "commondir", "config"].into_iter().any(changed)
 }
 
 #[cfg(test)]
