@@ -30,6 +30,7 @@ pub const BASELINE: &[(Sys, Check, &str)] = &[
     (Sys::Umount2, Check::Ret(RET_EPERM), "mounts (as mount): unmounting a mask would reveal what it hides"),
     (Sys::PivotRoot, Check::Ret(RET_EPERM), "mounts (as mount)"),
     (Sys::OpenTree, Check::Ret(RET_EPERM), "mounts (as mount), the new mount API"),
+    (Sys::OpenTreeAttr, Check::Ret(RET_EPERM), "mounts (as open_tree, with attributes; Linux 6.15): it gave the command an O_PATH descriptor past the filter (found by an attacker's review)"),
     (Sys::MoveMount, Check::Ret(RET_EPERM), "mounts (as mount), the new mount API"),
     (Sys::Fsopen, Check::Ret(RET_EPERM), "mounts (as mount), the new mount API; also filesystem parsers reachable without a device"),
     (Sys::Fsconfig, Check::Ret(RET_EPERM), "mounts (as fsopen)"),
@@ -41,6 +42,7 @@ pub const BASELINE: &[(Sys, Check, &str)] = &[
     (Sys::InitModule, Check::Ret(RET_EPERM), "loading kernel code"),
     (Sys::FinitModule, Check::Ret(RET_EPERM), "loading kernel code"),
     (Sys::DeleteModule, Check::Ret(RET_EPERM), "unloading kernel code"),
+    (Sys::ModifyLdt, Check::Ret(RET_EPERM), "x86 segment descriptors: a past source of kernel escapes (Docker's profile refuses it too); only 16-bit and old Wine code needs it"),
 ];
 
 /// What the Landlock mode's filter adds (it is the mode `Tracing::Denied` marks): what Landlock

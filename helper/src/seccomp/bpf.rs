@@ -24,6 +24,11 @@ pub fn program(arch: Arch, f: Filter) -> Vec<Insn> {
         p.push((JSET_K, 0, 1, X32_SYSCALL_BIT));
         p.push((RET_K, 0, 0, RET_EPERM));
     }
+    // A syscall newer than this table: what it does was never judged (Linux 6.15's open_tree_attr
+    // passed the filter before it was listed, found by an attacker's review). ENOSYS, as on a kernel
+    // without it, so C libraries and runtimes fall back as they do there.
+    p.push((JGE_K, 0, 1, NEWEST_JUDGED + 1));
+    p.push((RET_K, 0, 0, RET_ENOSYS));
     let mut by_number: Vec<(u32, Check)> = rules(f).into_iter().map(|(sys, check)| (sys.number(arch), check)).collect();
     by_number.sort_by_key(|(nr, _)| *nr);
     p.extend(tree(&by_number));

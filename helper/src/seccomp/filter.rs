@@ -144,6 +144,10 @@ pub(crate) const SOCK_STREAM: u32 = 1;
 pub(crate) const SOCK_DGRAM: u32 = 2;
 pub(crate) const SOCK_RAW: u32 = 3;
 pub(crate) const SOCK_SEQPACKET: u32 = 5;
+/// The highest syscall number the filter's rules were written against (Linux 6.15's
+/// `open_tree_attr`, the same number on x86_64 and aarch64): every higher one gets ENOSYS.
+pub(crate) const NEWEST_JUDGED: u32 = 467;
+
 /// The x32 ABI on x86_64 shares AUDIT_ARCH_X86_64 but sets this bit in the syscall number.
 pub(crate) const X32_SYSCALL_BIT: u32 = 0x4000_0000;
 /// Every `CLONE_NEW*` flag: NEWTIME, NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET.
