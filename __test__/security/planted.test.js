@@ -347,6 +347,30 @@ describe('protectedNames', () => {
     assert.match(r.hostRisks[0].detail, /fork/)
   })
 
+  // Found by an attacker's review: a report-only name that is a directory was judged by its own
+  // ctime, which a file rewritten in place inside it leaves alone: `.bundle/config` pointed at
+  // another Gemfile (Ruby Bundler loads) was changed with `hostRisks: []`.
+  test('.bundle: a file inside it rewritten in place, or deeper, is reported; one too large to judge says so', async (t) => {
+    const tree = tempTree(t)
+    const bundle = path.join(tree.ws, '.bundle')
+    fs.mkdirSync(path.join(bundle, 'plugin'), { recursive: true })
+    fs.writeFileSync(path.join(bundle, 'config'), '---\nBUNDLE_PATH: "vendor/bundle"\n')
+    fs.writeFileSync(path.join(bundle, 'plugin/index'), '---\n')
+    for (const write of ['printf -- \'---\\nBUNDLE_GEMFILE: "planted.rb"\\n\' > .bundle/config', 'echo x >> .bundle/plugin/index']) {
+      const r = await sh(write, { cwd: tree.ws, sandbox: WW })
+      assert.equal(r.exitCode, 0, show(r))
+      assert.deepEqual(r.hostRisks.map((h) => [h.kind, h.path]), [['protected-name-created', bundle]], write)
+      assert.match(r.hostRisks[0].detail, /changed during the run/)
+    }
+    const quiet = await sh('cat .bundle/config > /dev/null', { cwd: tree.ws, sandbox: WW })
+    assert.deepEqual(quiet.hostRisks, [], 'read only: nothing to say')
+    fs.mkdirSync(path.join(bundle, 'ruby'))
+    for (let i = 0; i < 4100; i++) fs.writeFileSync(path.join(bundle, 'ruby', String(i)), '')
+    const big = await sh('true', { cwd: tree.ws, sandbox: WW })
+    assert.deepEqual(big.hostRisks.map((h) => [h.kind, h.path]), [['scan-incomplete', bundle]], show(big))
+    assert.match(big.hostRisks[0].detail, /more than 4096 entries/)
+  })
+
   test('protectedNames: [] allows them', async (t) => {
     const tree = tempTree(t)
     const r = await sh(DEFAULT_NAMES.map((n) => `echo ok > ${q(n)}`).join(' && '), { cwd: tree.ws, sandbox: { ...WW, protectedNames: [] } })

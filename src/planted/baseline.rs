@@ -36,9 +36,9 @@ pub struct Baseline {
     pub protected_names: HashSet<String>,
     /// Protected-name entries that existed (any depth), with their `(device, inode)`.
     pub named: HashMap<PathBuf, (u64, u64)>,
-    /// The report-only ones among them, with their ctime `(seconds, nanoseconds)`: one rewritten in
+    /// The report-only ones among them, with their newest ctime (`named_stamp`): one rewritten in
     /// place keeps its inode, but not its ctime, which no command can set back.
-    pub named_changed_at: HashMap<PathBuf, (i64, i64)>,
+    pub named_changed_at: HashMap<PathBuf, super::named_stamp::Stamp>,
     /// Whether new repositories are reported (`protectGit`).
     pub report_repositories: bool,
     /// The walk hit its bound: repositories below it are neither protected nor watched.

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::{links, names, repo, scan, undo, Baseline};
+use super::{links, named_stamp, names, repo, scan, undo, Baseline};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -172,20 +172,31 @@ pub fn judge_link(link: &Path, target: &Path, places: &links::Places) -> Option<
 /// which no command can set back. One `lstat` per such name that existed (protected ones are
 /// read-only and not looked at).
 fn changed_in_place(baseline: &Baseline, risks: &mut Listed) {
-    let mut changed: Vec<&PathBuf> = baseline
+    let mut changed: Vec<(&PathBuf, bool)> = baseline
         .named_changed_at
         .iter()
-        .filter(|(p, at)| {
-            let same_entry = |m: &std::fs::Metadata| baseline.named.get(*p) == Some(&(m.dev(), m.ino()));
-            p.symlink_metadata().is_ok_and(|m| same_entry(&m) && (m.ctime(), m.ctime_nsec()) != **at)
+        .filter_map(|(p, before)| {
+            let m = p.symlink_metadata().ok().filter(|m| baseline.named.get(p) == Some(&(m.dev(), m.ino())))?;
+            let now = named_stamp::of(p, &m);
+            let judged = before.complete && now.complete;
+            (now.newest != before.newest || !judged).then_some((p, judged))
         })
-        .map(|(p, _)| p)
         .collect();
     changed.sort();
-    for p in changed.into_iter().filter(|p| can_act(p)) {
+    for (p, judged) in changed.into_iter().filter(|(p, _)| can_act(p)) {
         let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let detail = format!("{name} was changed during the run: {}", names::what_it_does(&name));
-        risks.push(HostRisk { path: p.to_string_lossy().into_owned(), kind: RiskKind::ProtectedNameCreated, detail });
+        let path = p.to_string_lossy().into_owned();
+        if judged {
+            let detail = format!("{name} was changed during the run: {}", names::what_it_does(&name));
+            risks.push(HostRisk { path, kind: RiskKind::ProtectedNameCreated, detail });
+        } else {
+            let detail = format!(
+                "{name} holds more than {} entries, or some it could not read: a file changed inside it during the run would not be seen ({})",
+                named_stamp::MAX_ENTRIES,
+                names::what_it_does(&name)
+            );
+            risks.push(HostRisk { path, kind: RiskKind::ScanIncomplete, detail });
+        }
     }
 }
 

@@ -39,6 +39,7 @@ pub mod hook_risks;
 pub mod keeper;
 pub mod links;
 mod listing;
+mod named_stamp;
 mod vouch;
 pub(crate) mod undo;
 pub mod names;
@@ -210,7 +211,7 @@ pub fn walk_and_protect(policy: Walked) {
             named.insert(p.clone(), (m.dev(), m.ino()));
             // Report-only names only: the protected ones are read-only in the sandbox.
             if p.file_name().is_some_and(|n| !names.iter().any(|x| x.as_bytes() == n.as_bytes())) {
-                named_changed_at.insert(p.clone(), (m.ctime(), m.ctime_nsec()));
+                named_changed_at.insert(p.clone(), named_stamp::of(p, &m));
             }
         }
     }

@@ -1,0 +1,100 @@
+//! When a report-only name (`.bundle`, `.tool-versions`, a user's `reportedNames`) last changed,
+//! for the check after the run (`detect::changed_in_place`): a file's own ctime, which no command
+//! can set back; for a directory, the newest ctime of everything in it as well. A directory's own
+//! ctime moves only when an entry is added, removed or renamed, so a file rewritten in place
+//! inside it (`.bundle/config` pointed at another Gemfile, which Bundler then loads as Ruby) left
+//! it as it was, and the run was not reported (found by an attacker's review).
+//!
+//! Bounded: at most `MAX_ENTRIES` entries are looked at, never through a symlink. A directory with
+//! more (gems installed into `.bundle` by `bundle install --path .bundle`), or one this process
+//! cannot list whole, gets a stamp marked incomplete, which the check reports as not examined rather
+//! than as unchanged.
+
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+/// Entries looked at per named directory, before and after each run.
+pub const MAX_ENTRIES: usize = 4096;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stamp {
+    /// The newest ctime, `(seconds, nanoseconds)`, of the entry and, for a directory, all it holds.
+    pub newest: (i64, i64),
+    /// Every entry was looked at (always, for a file).
+    pub complete: bool,
+}
+
+/// The stamp of `path`, whose `lstat` is `meta`.
+pub fn of(path: &Path, meta: &std::fs::Metadata) -> Stamp {
+    let mut stamp = Stamp { newest: (meta.ctime(), meta.ctime_nsec()), complete: true };
+    if !meta.is_dir() {
+        return stamp;
+    }
+    let (mut pending, mut seen): (Vec<PathBuf>, usize) = (vec![path.to_path_buf()], 0);
+    while let Some(dir) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            stamp.complete = false;
+            continue;
+        };
+        for entry in entries {
+            seen += 1;
+            // `DirEntry::metadata` does not follow a symlink.
+            let Some(m) = (seen <= MAX_ENTRIES).then(|| entry.and_then(|e| e.metadata().map(|m| (e.path(), m)))) else {
+                stamp.complete = false;
+                return stamp;
+            };
+            let Ok((p, m)) = m else {
+                stamp.complete = false;
+                continue;
+            };
+            stamp.newest = stamp.newest.max((m.ctime(), m.ctime_nsec()));
+            if m.is_dir() {
+                pending.push(p);
+            }
+        }
+    }
+    stamp
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stamp(p: &Path) -> Stamp {
+        of(p, &p.symlink_metadata().unwrap())
+    }
+
+    #[test]
+    fn a_file_rewritten_in_place_deep_in_a_directory_changes_its_stamp() {
+        let t = tempfile::tempdir().unwrap();
+        let bundle = t.path().join(".bundle");
+        std::fs::create_dir_all(bundle.join("plugin")).unwrap();
+        std::fs::write(bundle.join("config"), "BUNDLE_PATH: vendor\n").unwrap();
+        std::fs::write(bundle.join("plugin/index"), "x").unwrap();
+        let own = |p: &Path| p.symlink_metadata().map(|m| (m.ctime(), m.ctime_nsec())).unwrap();
+        let (before, own_before) = (stamp(&bundle), own(&bundle));
+        assert!(before.complete);
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        // Truncate and write: the same inode, the directory's own ctime untouched.
+        std::fs::write(bundle.join("plugin/index"), "y").unwrap();
+        assert_eq!(own(&bundle), own_before, "what the check compared before");
+        let after = stamp(&bundle);
+        assert!(after.newest > before.newest, "{before:?} {after:?}");
+    }
+
+    #[test]
+    fn a_directory_past_the_bound_is_incomplete() {
+        let t = tempfile::tempdir().unwrap();
+        let big = t.path().join("big");
+        std::fs::create_dir(&big).unwrap();
+        for i in 0..=MAX_ENTRIES {
+            std::fs::File::create(big.join(i.to_string())).unwrap();
+        }
+        assert!(!stamp(&big).complete);
+        std::fs::remove_file(big.join("0")).unwrap();
+        assert!(stamp(&big).complete, "exactly the bound is looked at whole");
+        let file = t.path().join("f");
+        std::fs::write(&file, "x").unwrap();
+        assert!(stamp(&file).complete);
+    }
+}
