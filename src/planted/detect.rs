@@ -172,12 +172,16 @@ pub fn judge_link(link: &Path, target: &Path, places: &links::Places) -> Option<
 /// which no command can set back. One `lstat` per such name that existed (protected ones are
 /// read-only and not looked at).
 fn changed_in_place(baseline: &Baseline, risks: &mut Listed) {
-    let mut changed: Vec<(&PathBuf, bool)> = baseline
-        .named_changed_at
-        .iter()
+    let mut budget = named_stamp::Budget::default();
+    let mut before: Vec<_> = baseline.named_changed_at.iter().collect();
+    // In the order the stamps before the run were taken (by path), so the shared budget runs out
+    // at the same entries.
+    before.sort_by_key(|(p, _)| *p);
+    let mut changed: Vec<(&PathBuf, bool)> = before
+        .into_iter()
         .filter_map(|(p, before)| {
             let m = p.symlink_metadata().ok().filter(|m| baseline.named.get(p) == Some(&(m.dev(), m.ino())))?;
-            let now = named_stamp::of(p, &m);
+            let now = named_stamp::of(p, &m, &mut budget);
             let judged = before.complete && now.complete;
             (now.newest != before.newest || !judged).then_some((p, judged))
         })

@@ -206,14 +206,21 @@ pub fn walk_and_protect(policy: Walked) {
     let hook_links = std::mem::take(&mut c.hook_links);
     crate::policy::sort_carve_outs(policy.writable_roots);
     let (mut named, mut named_changed_at) = (HashMap::new(), HashMap::new());
+    let mut report_only = Vec::new();
     for p in &found.named {
         if let Ok(m) = p.symlink_metadata() {
             named.insert(p.clone(), (m.dev(), m.ino()));
             // Report-only names only: the protected ones are read-only in the sandbox.
             if p.file_name().is_some_and(|n| !names.iter().any(|x| x.as_bytes() == n.as_bytes())) {
-                named_changed_at.insert(p.clone(), named_stamp::of(p, &m));
+                report_only.push((p, m));
             }
         }
+    }
+    // By path, as the check after the run takes them, so a shared budget runs out at the same ones.
+    report_only.sort_by(|a, b| a.0.cmp(b.0));
+    let mut budget = named_stamp::Budget::default();
+    for (p, m) in report_only {
+        named_changed_at.insert(p.clone(), named_stamp::of(p, &m, &mut budget));
     }
     let identities = policy.planted.identities.clone();
     let deny_links = policy.planted.deny_links.clone();

@@ -5,16 +5,29 @@
 //! inside it (`.bundle/config` pointed at another Gemfile, which Bundler then loads as Ruby) left
 //! it as it was, and the run was not reported (found by an attacker's review).
 //!
-//! Bounded: at most `MAX_ENTRIES` entries are looked at, never through a symlink. A directory with
-//! more (gems installed into `.bundle` by `bundle install --path .bundle`), or one this process
-//! cannot list whole, gets a stamp marked incomplete, which the check reports as not examined rather
-//! than as unchanged.
+//! Bounded: at most `MAX_ENTRIES` entries are looked at per directory, and `MAX_TOTAL` for all of a
+//! run's (a run that made a thousand `.bundle` directories would otherwise make every later run
+//! look at millions of entries), never through a symlink. A directory with more (gems installed
+//! into `.bundle` by `bundle install --path .bundle`), past the total, or one this process cannot
+//! list whole, gets a stamp marked incomplete, which the check reports as not examined rather than
+//! as unchanged.
 
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 /// Entries looked at per named directory, before and after each run.
 pub const MAX_ENTRIES: usize = 4096;
+/// Entries looked at for all of a run's named directories together, before and after it.
+pub const MAX_TOTAL: usize = 16_384;
+
+/// What is left of `MAX_TOTAL` for one walk over a run's named entries.
+pub struct Budget(usize);
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget(MAX_TOTAL)
+    }
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Stamp {
@@ -24,8 +37,8 @@ pub struct Stamp {
     pub complete: bool,
 }
 
-/// The stamp of `path`, whose `lstat` is `meta`.
-pub fn of(path: &Path, meta: &std::fs::Metadata) -> Stamp {
+/// The stamp of `path`, whose `lstat` is `meta`, looking at no more entries than `budget` has left.
+pub fn of(path: &Path, meta: &std::fs::Metadata, budget: &mut Budget) -> Stamp {
     let mut stamp = Stamp { newest: (meta.ctime(), meta.ctime_nsec()), complete: true };
     if !meta.is_dir() {
         return stamp;
@@ -38,8 +51,10 @@ pub fn of(path: &Path, meta: &std::fs::Metadata) -> Stamp {
         };
         for entry in entries {
             seen += 1;
+            let within = seen <= MAX_ENTRIES && budget.0 > 0;
+            budget.0 = budget.0.saturating_sub(1);
             // `DirEntry::metadata` does not follow a symlink.
-            let Some(m) = (seen <= MAX_ENTRIES).then(|| entry.and_then(|e| e.metadata().map(|m| (e.path(), m)))) else {
+            let Some(m) = within.then(|| entry.and_then(|e| e.metadata().map(|m| (e.path(), m)))) else {
                 stamp.complete = false;
                 return stamp;
             };
@@ -61,7 +76,7 @@ mod tests {
     use super::*;
 
     fn stamp(p: &Path) -> Stamp {
-        of(p, &p.symlink_metadata().unwrap())
+        of(p, &p.symlink_metadata().unwrap(), &mut Budget::default())
     }
 
     #[test]
@@ -93,6 +108,9 @@ mod tests {
         assert!(!stamp(&big).complete);
         std::fs::remove_file(big.join("0")).unwrap();
         assert!(stamp(&big).complete, "exactly the bound is looked at whole");
+        let mut spent = Budget(MAX_ENTRIES + 1);
+        assert!(of(&big, &big.symlink_metadata().unwrap(), &mut spent).complete);
+        assert!(!of(&big, &big.symlink_metadata().unwrap(), &mut spent).complete, "the total is shared");
         let file = t.path().join("f");
         std::fs::write(&file, "x").unwrap();
         assert!(stamp(&file).complete);
