@@ -105,6 +105,11 @@ fn walk_with(spec: &WalkSpec, prior: Option<&Index>, report_reused: bool, watche
             return (found, prior.cloned().unwrap_or_default());
         }
     }
+    // Taken before anything is listed: an event drained during the walk (by a concurrent run's
+    // walk in this process) after its directory was listed counts as a change since this index.
+    // Taken at the end, such an event was counted before it, and a later run trusted the stale
+    // listing without a walk (a reviewer's suspicion, from reading `quiet`).
+    let counter_at = watcher.map(|w| w.now());
     let mut walk = Walk {
         spec,
         names: spec.names.iter().map(|n| OsString::from(if spec.fold_case { n.to_ascii_lowercase() } else { n.clone() })).collect(),
@@ -167,7 +172,7 @@ fn walk_with(spec: &WalkSpec, prior: Option<&Index>, report_reused: bool, watche
     let index = Index {
         dirs: Arc::new(dirs),
         totals: Arc::new(totals),
-        counter_at: watcher.map(|w| w.now()),
+        counter_at,
         unwatched: Arc::new(unwatched),
         unlisted: Arc::new(unlisted),
     };
