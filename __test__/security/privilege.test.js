@@ -276,6 +276,47 @@ describe('kernel settings (root inside)', { concurrency: 4 }, () => {
     assert.equal(os.hostname(), hostname)
   })
 
+  // Found by an attacker's review: as root, a writable root under /sys (`--writable
+  // /sys/kernel/mm/transparent_hugepage/khugepaged`, which the denial line itself suggested) let the
+  // command change the host's kernel settings, whose files are judged by mode alone; one under
+  // /proc/sys was silently bound read-only again. Each is refused before anything runs, whatever
+  // names the path (a symlink, the cwd, TMPDIR, review mode). Nothing here writes a kernel setting:
+  // the command would only make a file in a directory of the test's own.
+  test('a writable root on a kernel filesystem (/sys, /proc, cgroupfs...) is refused before anything runs', async (t) => {
+    const tree = tempTree(t)
+    const ran = path.join(tree.out, 'ran')
+    fs.symlinkSync('/sys/kernel/mm', path.join(tree.root, 'mm-link'))
+    const kernelDirs = ['/sys/kernel/mm', '/proc/irq', '/proc/sys/kernel', '/sys/fs/cgroup', '/sys/fs/cgroup/unified', '/sys/kernel/debug', '/sys/kernel/security', '/sys/fs/bpf', '/proc/sys/fs/binfmt_misc'].filter((p) => fs.existsSync(p))
+    const cases = [
+      ...kernelDirs.map((d) => [d, { writableRoots: [tree.out, d] }]),
+      ['a missing path under /sys', { writableRoots: [tree.out, '/sys/kernel/sandspawn-missing'] }],
+      ['a missing path under /proc', { writableRoots: [tree.out, '/proc/sandspawn-missing'] }],
+      ['a symlink to /sys/kernel/mm', { writableRoots: [tree.out, path.join(tree.root, 'mm-link')] }],
+      ['review mode', { writableRoots: [tree.out, '/sys/kernel/mm'], workspace: 'review' }],
+      ['/ (holds /proc and /sys)', { writableRoots: ['/'] }],
+    ]
+    const refused = async (what, options) => {
+      await assert.rejects(sh(`touch ${q(ran)}`, options), (e) => {
+        assert.equal(e.code, 'ERR_SANDBOX_INVALID_OPTIONS', `${what}: ${e.message}`)
+        assert.match(e.message, /kernel/, what)
+        return true
+      }, what)
+      assert.equal(fs.existsSync(ran), false, `${what}: the command ran`)
+    }
+    for (const [what, policy] of cases) await refused(what, { sandbox: { mode: 'workspace-write', ...policy } })
+    await refused('the cwd', { cwd: '/sys/kernel/mm', sandbox: { mode: 'workspace-write', writableRoots: [tree.out] } })
+    await refused('TMPDIR', { env: { TMPDIR: '/sys/kernel/mm' }, sandbox: { mode: 'workspace-write', writableRoots: [tree.out] } })
+    const named = await sh('true', { sandbox: { mode: 'workspace-write', writableRoots: ['/sys/kernel/mm'] } }).catch((e) => e)
+    assert.match(named.message, /\/sys\/kernel\/mm.*sysfs.*host/, named.message)
+    // Read-only there is fine, as before: a read-only cwd in /sys, /proc paths kept read-only or hidden.
+    const fine = await sh(`echo ok > ${q(ran)}`, { cwd: '/sys/kernel/mm', sandbox: { mode: 'read-only' } }).catch((e) => e)
+    assert.equal(fine.exitCode, 1, show(fine))
+    assert.equal(fs.existsSync(ran), false)
+    const beside = await sh(`echo ok > ${q(ran)}`, { sandbox: { mode: 'workspace-write', writableRoots: [tree.out], readOnlyPaths: ['/sys/kernel/mm'], denyRead: ['/proc/irq'] } })
+    assert.equal(beside.exitCode, 0, show(beside))
+    assert.equal(fs.readFileSync(ran, 'utf8'), 'ok\n')
+  })
+
   test(`/proc/sysrq-trigger ${fs.existsSync('/proc/sysrq-trigger') ? 'is' : '(absent on this host) would be'} neither writable (test -w) nor openable O_WRONLY`, async () => {
     // Nothing is ever written to sysrq-trigger, even if the open succeeded.
     const code = `

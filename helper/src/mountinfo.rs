@@ -17,6 +17,17 @@ pub fn points_below(table: &str, root: &str) -> Vec<String> {
     points
 }
 
+/// Every mount of `table`: its mount point and its filesystem's type (the addon refuses writable
+/// roots that hold a kernel filesystem, see its `policy::kernel_fs`).
+pub fn points_and_types(table: &str) -> impl Iterator<Item = (String, &str)> {
+    table.lines().filter_map(|line| {
+        let point = line.split(' ').nth(4)?;
+        // Optional fields come before the ` - ` that separates the filesystem's type; no field holds a space.
+        let fstype = line.split(" - ").nth(1)?.split(' ').next()?;
+        Some((unescape(point), fstype))
+    })
+}
+
 /// The super options (the last field: the filesystem's own, not the mount's) of the filesystem on
 /// device `major:minor`, as the first of its mounts in `table` shows them.
 pub fn super_options(table: &str, (major, minor): (u32, u32)) -> Option<String> {
@@ -67,6 +78,13 @@ mod tests {
                      7 4 0:5 / /w/a\\040b ro - tmpfs t ro\n";
         assert_eq!(points_below(table, "/w"), vec!["/w/a b".to_string(), "/w/deep/x".to_string()]);
         assert!(points_below(table, "/w2").is_empty());
+    }
+
+    #[test]
+    fn lists_each_mount_point_with_its_type() {
+        let table = "22 1 0:21 / /proc rw,nosuid - proc proc rw\n\
+                     24 1 0:30 / /mnt/my\\040cg rw shared:9 - cgroup2 cgroup2 rw\n";
+        assert_eq!(points_and_types(table).collect::<Vec<_>>(), vec![("/proc".to_string(), "proc"), ("/mnt/my cg".to_string(), "cgroup2")]);
     }
 
     #[test]

@@ -9,6 +9,7 @@ use serde_json::Value;
 use super::terms::sort_carve_outs;
 use super::parse::{parse, RawPolicy, RawUnixSockets};
 use super::held_links::{Held, HeldLink};
+use super::kernel_fs::{refuse_kernel_root, KernelMounts};
 use super::paths::{absolute, canonical_lenient, depth, sort_shallowest_first, sort_shallowest_first_by, walk_links, LinkOnTheWay, WalkEnd};
 use super::{
     MissingReadOnly, PlaceholderKind, PolicyContext, ResolvedPolicy, SandboxMode, TmpMode, UnixSockets,
@@ -247,10 +248,15 @@ fn unix_sockets(raw: &RawPolicy, network: bool, platform: Platform) -> Result<Un
 /// first. A nested root stays its own entry so its carve-outs are applied after its own bind.
 /// Second: the roots walked for repositories (cwd and `writableRoots`; see `planted::Request`).
 fn writable_roots(raw: &RawPolicy, ctx: &PolicyContext, tmp: TmpMode) -> Result<(Vec<WritableRoot>, Vec<PathBuf>)> {
+    // Every root, however named (the cwd, TMPDIR, review mode's), is checked here; see `kernel_fs`.
+    let kernel_mounts = KernelMounts::default();
+    refuse_kernel_root("cwd", &ctx.cwd, &kernel_mounts)?;
     let mut roots = vec![ctx.cwd.clone()];
     for (i, raw_path) in raw.writable_roots.iter().flatten().enumerate() {
         let option = format!("sandbox.writableRoots[{i}]");
         let p = absolute(&option, raw_path)?;
+        // Before the existence check: a missing path under /sys is named for what it is.
+        refuse_kernel_root(&option, &p, &kernel_mounts)?;
         // canonicalize binds a symlinked root's target, which is what bwrap/Seatbelt see anyway.
         let c = std::fs::canonicalize(&p)
             .map_err(|e| SandboxError::invalid(&option, format!("writable root {} does not exist: {e}", p.display())))?;
@@ -263,9 +269,10 @@ fn writable_roots(raw: &RawPolicy, ctx: &PolicyContext, tmp: TmpMode) -> Result<
     sort_shallowest_first(&mut scan_roots);
     if tmp == TmpMode::Writable {
         let tmpdir = ctx.tmpdir.as_deref().map(Path::new).filter(|p| p.is_absolute());
-        for t in std::iter::once(Path::new("/tmp")).chain(tmpdir) {
+        for (option, t) in std::iter::once(("sandbox.tmp", Path::new("/tmp"))).chain(tmpdir.map(|t| ("env.TMPDIR", t))) {
             if let Ok(c) = std::fs::canonicalize(t) {
                 if c.is_dir() {
+                    refuse_kernel_root(option, &c, &kernel_mounts)?;
                     roots.push(c);
                 }
             }

@@ -227,6 +227,37 @@ fn path_errors() {
     assert_eq!(e.code.as_str(), "ERR_SANDBOX_INVALID_OPTIONS");
 }
 
+/// Found by an attacker's review: a writable root under /sys let a root command change the host's
+/// kernel settings. Refused for every plan (bwrap, Landlock, a Seatbelt plan built here), whatever
+/// names the root; read-only and hidden paths there stay allowed.
+#[test]
+fn roots_on_kernel_filesystems_are_refused() {
+    let w = ws();
+    let invalid = |v: Value, c: &PolicyContext| resolve_policy(Some(&v), c).unwrap_err();
+    for platform in [Platform::Linux, Platform::Darwin] {
+        for root in ["/sys/kernel/mm", "/proc/irq", "/proc/sys/kernel", "/sys/kernel/sandspawn-missing"] {
+            for extra in [json!({}), json!({"workspace": "review"})] {
+                if platform == Platform::Darwin && !extra.as_object().unwrap().is_empty() {
+                    continue;
+                }
+                let mut v = json!({"mode": "workspace-write", "writableRoots": [w.root, root]});
+                v.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+                let e = invalid(v, &ctx(&w.root, platform));
+                assert_eq!(e.code.as_str(), "ERR_SANDBOX_INVALID_OPTIONS");
+                assert!(e.message.starts_with(&format!("options.sandbox.writableRoots[1]: writable root {root} lies on ")), "{}", e.message);
+            }
+        }
+    }
+    let e = invalid(json!("workspace-write"), &ctx(Path::new("/sys/kernel/mm"), Platform::Linux));
+    assert!(e.message.starts_with("options.cwd: writable root /sys/kernel/mm lies on sysfs"), "{}", e.message);
+    let in_sys = PolicyContext { tmpdir: Some("/sys/kernel/mm".into()), ..ctx(&w.root, Platform::Linux) };
+    assert!(invalid(json!("workspace-write"), &in_sys).message.starts_with("options.env.TMPDIR: "));
+    assert!(resolve_policy(Some(&json!({"mode": "workspace-write", "tmp": "read-only"})), &in_sys).is_ok(), "TMPDIR not a root: not looked at");
+    assert!(resolve_policy(Some(&json!("read-only")), &ctx(Path::new("/sys/kernel/mm"), Platform::Linux)).is_ok(), "a read-only cwd");
+    let p = resolve(json!({"mode": "workspace-write", "readOnlyPaths": ["/sys/kernel/mm"], "denyRead": ["/proc/irq"]}), &w.root).unwrap();
+    assert_eq!(p.deny_read, vec![PathBuf::from("/proc/irq")]);
+}
+
 #[test]
 fn mode_combination_errors() {
     let w = ws();

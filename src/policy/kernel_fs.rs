@@ -1,0 +1,139 @@
+//! Kernel pseudo-filesystems (procfs, sysfs, cgroupfs, debugfs, ...) are never writable roots.
+//! Their files are the host kernel's settings, not a workspace's: when the host runs as root the
+//! command runs as uid 0 mapped to the real root, and most of these files are judged by their mode
+//! alone (no capability is asked), so a writable root there changed host-wide settings (found by an
+//! attacker's review: `writableRoots: ['/sys/kernel/mm/transparent_hugepage/khugepaged']`, then a
+//! write to `pages_to_scan`, which the CLI's denial line had suggested). Neither may a root hold
+//! one: `/` binds the host's `/proc` and `/sys` along with it.
+
+use std::path::Path;
+
+use crate::error::Result;
+
+/// The kernel pseudo-filesystems: `statfs` `f_type` and the name mountinfo gives.
+#[cfg(target_os = "linux")]
+const KERNEL_FILESYSTEMS: [(u32, &str); 14] = [
+    (0x9fa0, "proc"),            // PROC_SUPER_MAGIC
+    (0x6265_6572, "sysfs"),      // SYSFS_MAGIC
+    (0x0027_e0eb, "cgroup"),     // CGROUP_SUPER_MAGIC
+    (0x6367_7270, "cgroup2"),    // CGROUP2_SUPER_MAGIC
+    (0x6462_6720, "debugfs"),    // DEBUGFS_MAGIC
+    (0x7472_6163, "tracefs"),    // TRACEFS_MAGIC
+    (0x7363_6673, "securityfs"), // SECURITYFS_MAGIC
+    (0xcafe_4a11, "bpf"),        // BPF_FS_MAGIC
+    (0x6265_6570, "configfs"),   // CONFIGFS_MAGIC
+    (0xde5e_81e4, "efivarfs"),   // EFIVARFS_MAGIC
+    (0x6165_676c, "pstore"),     // PSTOREFS_MAGIC
+    (0x4249_4e4d, "binfmt_misc"), // BINFMTFS_MAGIC: `register` adds a host-wide interpreter
+    (0xf97c_ff8c, "selinuxfs"),  // SELINUX_MAGIC
+    (0x6573_5543, "fusectl"),    // FUSE_CTL_SUPER_MAGIC
+];
+
+/// The mount points of kernel pseudo-filesystems, read at most once per resolution.
+#[derive(Default)]
+pub(crate) struct KernelMounts {
+    #[cfg(target_os = "linux")]
+    read: std::cell::OnceCell<Vec<(std::path::PathBuf, String)>>,
+}
+
+/// `ERR_SANDBOX_INVALID_OPTIONS` when the writable root `path` (named by `option`; `path` may not
+/// exist yet) lies on a kernel pseudo-filesystem, or under `/proc` or `/sys` (inside the sandbox
+/// those are the kernel's whatever the host has there), or holds one. macOS has none of these.
+pub(crate) fn refuse_kernel_root(option: &str, path: &Path, mounts: &KernelMounts) -> Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        // Judged where it leads: a symlink to /sys is /sys.
+        let path = super::paths::canonical_lenient(option, path).map_or_else(|_| path.to_path_buf(), |l| l.path);
+        if let Some(kind) = kernel_fs_at(&path) {
+            return Err(refusal(option, &format!("{} lies on {kind}, a kernel filesystem", path.display())));
+        }
+        if let Some((at, kind)) = mounts.below(&path) {
+            return Err(refusal(option, &format!("{} holds {} ({kind}, a kernel filesystem)", path.display(), at.display())));
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (option, path, mounts);
+    Ok(())
+}
+
+#[cfg(target_os = "linux")]
+fn refusal(option: &str, what: &str) -> crate::error::SandboxError {
+    crate::error::SandboxError::invalid(
+        option,
+        format!(
+            "writable root {what}: its files are the kernel's settings, which are the host's, not the workspace's \
+             (a command running as root could change them for the whole host); kernel settings cannot be made writable from a sandbox"
+        ),
+    )
+}
+
+/// The kernel filesystem `path` lies on (its nearest existing directory when it does not exist),
+/// if any. Under `/proc` or `/sys`: that one, whatever the host has mounted there.
+#[cfg(target_os = "linux")]
+fn kernel_fs_at(path: &Path) -> Option<&'static str> {
+    let existing = path.ancestors().find(|a| a.symlink_metadata().is_ok())?;
+    let magic = statfs_type(existing);
+    let by_type = KERNEL_FILESYSTEMS.iter().find(|(m, _)| Some(*m) == magic).map(|(_, name)| *name);
+    by_type.or_else(|| [("/proc", "proc"), ("/sys", "sysfs")].into_iter().find(|(top, _)| path.starts_with(top)).map(|(_, name)| name))
+}
+
+#[cfg(target_os = "linux")]
+fn statfs_type(path: &Path) -> Option<u32> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
+    // SAFETY: a zeroed statfs is valid; a valid C string.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    // f_type's integer type differs between libcs; the magic numbers are 32-bit.
+    (unsafe { libc::statfs(c.as_ptr(), &mut st) } == 0).then_some(st.f_type as u32)
+}
+
+#[cfg(target_os = "linux")]
+impl KernelMounts {
+    /// A kernel filesystem mounted strictly below `root`, and its kind.
+    fn below(&self, root: &Path) -> Option<(&Path, &str)> {
+        let mounts = self.read.get_or_init(|| std::fs::read_to_string("/proc/self/mountinfo").map(|t| kernel_mounts(&t)).unwrap_or_default());
+        mounts.iter().find(|(at, _)| at != root && at.starts_with(root)).map(|(at, kind)| (at.as_path(), kind.as_str()))
+    }
+}
+
+/// The mount points in `mountinfo` text whose filesystem is a kernel one.
+#[cfg(target_os = "linux")]
+fn kernel_mounts(mountinfo: &str) -> Vec<(std::path::PathBuf, String)> {
+    let kernel = |fstype: &str| KERNEL_FILESYSTEMS.iter().any(|(_, name)| *name == fstype);
+    sandspawn_helper::mountinfo::points_and_types(mountinfo).filter(|(_, t)| kernel(t)).map(|(at, t)| (at.into(), t.to_string())).collect()
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn refused(p: &str) -> Option<String> {
+        refuse_kernel_root("sandbox.writableRoots[0]", Path::new(p), &KernelMounts::default()).err().map(|e| e.message)
+    }
+
+    #[test]
+    fn roots_on_kernel_filesystems_are_refused_naming_the_path_and_kind() {
+        let m = refused("/sys/kernel/mm").expect("sysfs");
+        assert!(m.starts_with("options.sandbox.writableRoots[0]: writable root /sys/kernel/mm lies on sysfs, a kernel filesystem"), "{m}");
+        assert!(m.contains("the host's, not the workspace's"), "{m}");
+        assert!(refused("/proc/sys/kernel").unwrap().contains("/proc/sys/kernel lies on proc"));
+        assert!(refused("/proc/irq").unwrap().contains("lies on proc"));
+        assert!(refused("/proc/sandspawn-missing/deeper").unwrap().contains("/proc/sandspawn-missing/deeper lies on proc"), "missing");
+        assert!(refused("/sys/kernel/sandspawn-missing").unwrap().contains("lies on sysfs"), "missing");
+        let whole = refused("/").expect("a root that holds one");
+        assert!(whole.contains("writable root / holds /") && whole.contains(", a kernel filesystem)"), "{whole}");
+        let t = tempfile::tempdir().unwrap();
+        assert_eq!(refused(t.path().to_str().unwrap()), None);
+        std::os::unix::fs::symlink("/sys/kernel", t.path().join("k")).unwrap();
+        assert!(refused(t.path().join("k/mm").to_str().unwrap()).unwrap().contains("/sys/kernel/mm lies on sysfs"), "through a link");
+    }
+
+    #[test]
+    fn mountinfo_kernel_mounts_with_escaped_names() {
+        let text = "22 1 0:21 / /proc rw,nosuid - proc proc rw\n\
+                    23 1 8:1 / /home rw - ext4 /dev/sda1 rw\n\
+                    24 1 0:30 / /mnt/my\\040cg rw shared:9 - cgroup2 cgroup2 rw\n";
+        assert_eq!(kernel_mounts(text), vec![(PathBuf::from("/proc"), "proc".into()), (PathBuf::from("/mnt/my cg"), "cgroup2".into())]);
+    }
+}
