@@ -304,6 +304,25 @@ test('the denial line says which flag would allow it', () => {
   fs.rmSync(ws, { recursive: true })
 })
 
+// Found by an attacker's review: a denied write under /sys got "to allow it, add --writable /sys/...",
+// and following it let a root command change the host's kernel settings. Such roots are refused
+// now; the line says so instead of suggesting one. (The line alone: nothing writes under /sys.)
+test('the denial line never suggests --writable for a kernel filesystem (/sys, /proc, cgroupfs)', () => {
+  const { denialLine } = require('../lib/cli/denial-line')
+  const ws = tmp('denial-kernel')
+  const options = { cwd: ws, sandbox: { mode: 'read-only' } }
+  const line = (p) => denialLine({ kind: 'filesystem', reason: 'read_only_file_system', path: p }, options, 'bwrap')
+  const kernel = ['/sys/kernel/mm/transparent_hugepage/khugepaged/pages_to_scan', '/sys/kernel/mm/sandspawn-missing', '/proc/irq/0/smp_affinity', '/proc/sys/kernel/hostname', '/sys/fs/cgroup/unified/cgroup.procs']
+  for (const p of kernel) {
+    assert.doesNotMatch(line(p), /--writable|--mode workspace-write/, p)
+    assert.match(line(p), /kernel settings cannot be made writable from a sandbox/, p)
+  }
+  const inWorkspace = path.join(ws, 'sys', 'f')
+  assert.match(line(inWorkspace), new RegExp(`--writable ${ws}$`), 'a path merely named sys is no kernel setting')
+  assert.match(line('/etc/x'), /to allow it, add --writable \/etc$/)
+  fs.rmSync(ws, { recursive: true })
+})
+
 const QUESTION = 'Run again without the sandbox? [yes/N] '
 /** The CLI on a terminal that types as `steps` say (fixtures/typing-driver.py): `{ stdout }` is the screen. */
 function typing(steps, args) {

@@ -38,6 +38,8 @@ function remedy(denial, options, sandboxType) {
     if (sandboxType === 'landlock') return 'in the Landlock mode a directory that holds a read-only path (such as .git) takes no new entries and loses none; work in a subdirectory, or run where bwrap works'
   }
   const dir = nearestDirectory(p)
+  const kernel = kernelFilesystem(dir)
+  if (kernel) return `${dir} is on ${kernel}, a kernel filesystem: kernel settings cannot be made writable from a sandbox (they are the host's, not the workspace's)`
   if (policy.mode !== 'workspace-write' && inside(dir, options.cwd)) {
     return `to allow it, add --mode workspace-write (makes ${options.cwd} writable) or --writable ${dir}`
   }
@@ -62,6 +64,29 @@ function networkRemedy(denial) {
       return ` (method_refused): TRACE and TRACK are never forwarded; no flag changes that`
     default:
       return `; --allow-domain ${h} would allow it`
+  }
+}
+
+/**
+ * `statfs` types of the kernel pseudo-filesystems a writable root is refused on (the list of
+ * src/policy/kernel_fs.rs): suggesting `--writable` there would only earn that refusal.
+ */
+const KERNEL_FILESYSTEMS = new Map([
+  [0x9fa0, 'proc'], [0x62656572, 'sysfs'], [0x0027e0eb, 'cgroup'], [0x63677270, 'cgroup2'],
+  [0x64626720, 'debugfs'], [0x74726163, 'tracefs'], [0x73636673, 'securityfs'], [0xcafe4a11, 'bpf'],
+  [0x62656570, 'configfs'], [0xde5e81e4, 'efivarfs'], [0x6165676c, 'pstore'], [0x42494e4d, 'binfmt_misc'],
+  [0xf97cff8c, 'selinuxfs'], [0x65735543, 'fusectl'],
+])
+
+/** The kernel filesystem the existing directory `dir` lies on (anything under /proc or /sys is), else null. */
+function kernelFilesystem(dir) {
+  if (process.platform !== 'linux') return null
+  if (inside(dir, '/proc')) return 'proc'
+  if (inside(dir, '/sys')) return 'sysfs'
+  try {
+    return KERNEL_FILESYSTEMS.get(fs.statfsSync(dir).type >>> 0) ?? null
+  } catch {
+    return null
   }
 }
 
