@@ -103,7 +103,9 @@ export interface NativeResult {
   /** Review mode: the run's change set (`null` otherwise). */
   changeSet: any
   networkDenials: any
+  networkDenialsOmitted: number
   networkDecisions: any
+  networkDecisionsOmitted: number
   /** `{ cols, rows }` for pty runs. */
   pty?: any
   /** `{ memory: 'rlimit', ... }`: each requested limit and its mechanism. */

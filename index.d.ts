@@ -387,7 +387,8 @@ export interface NetworkPolicy {
    * denied (and a `SANDSPAWN_CALLBACK_ERROR` warning). At most 4 questions of a run are open at
    * once; more wait their turn, at most 256 (beyond: refused unasked, `question_limit`); a question
    * whose requests all went away before its turn is dropped unasked, and nothing is asked once the
-   * run has ended. Every decision is listed in `SpawnResult.networkDecisions`.
+   * run has ended. Every allow is listed in `SpawnResult.networkDecisions`, and at most 256 denials
+   * (see `networkDecisionsOmitted`); past 4,096 listed allows, only hosts already allowed are asked.
    */
   onRequest?: (request: NetworkRequest) => NetworkDecisionKind | Promise<NetworkDecisionKind>
   /** How long a request waits for `onRequest` (ms, default 60000), then it is denied. */
@@ -444,7 +445,9 @@ export interface NetworkDenial {
    * checked (also: a name only `onRequest` allowed does not exist); nothing was dialled;
    * `method_refused`: a plain-HTTP `TRACE` or `TRACK`, never forwarded (a proxy on the way would echo
    * the request, the upstream proxy's credential included); `question_limit`: on neither list, and
-   * 256 requests of the run for other hosts were already waiting for `onRequest`: refused unasked. */
+   * 256 requests of the run for other hosts were already waiting for `onRequest` (or it had allowed
+   * 4,096, none for this host and port): refused unasked. The command's own faults (`malformed`,
+   * `connection_limit`, `unauthenticated`) never make a run `network_denied`. */
   reason: 'not_allowed' | 'denied' | 'private_address' | 'malformed' | 'connection_limit' | 'unauthenticated' | 'declined' | 'lookup_failed' | 'method_refused' | 'question_limit'
   count: number
 }
@@ -527,10 +530,17 @@ export interface SpawnResult {
   /** `workspace: 'review'`: the change set the run's writes went to; `null` otherwise. */
   changeSet: ChangeSet | null
   /** What the network allow-list's proxy refused, aggregated per host, port, via and reason
-   * (always present; `[]` when `network` is a boolean). */
+   * (always present; `[]` when `network` is a boolean). At most 256 entries, in the order first
+   * seen: see `networkDenialsOmitted`. */
   networkDenials: NetworkDenial[]
-  /** Every answer `network.onRequest` gave (or timed out, or failed to give), in order; `[]` without it. */
+  /** Refused requests `networkDenials` leaves out (of kinds past its 256 entries); `0` when none. */
+  networkDenialsOmitted: number
+  /** The answers `network.onRequest` gave (or timed out, or failed to give), in order; `[]`
+   * without it. Every allow (`allow`, `allow-run`) is listed; denials at most 256. */
   networkDecisions: NetworkDecision[]
+  /** Decisions `networkDecisions` leaves out: denials past its 256, and, past 4,096 listed
+   * allows, repeated allows for a host, port and kind already listed; `0` when none. */
+  networkDecisionsOmitted: number
   /** pty runs only: the terminal's size at the end. */
   pty?: { cols: number; rows: number }
   /** Each requested limit and what enforced it, e.g. `{ cpuTime: 'rlimit' }`; `{}` without limits. */

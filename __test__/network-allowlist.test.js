@@ -181,6 +181,55 @@ print("port0", talk(b"CONNECT ${UPSTREAM_HOST}:0 HTTP/1.1\\r\\nConnection: close
   assert.equal((await sh(`curl -sS ${url('/after')}`, allowUpstream())).exitCode, 0)
 })
 
+test('a failed run whose only refusals are its own malformed requests is no network_denied: no --allow-domain advice, no rerun offered', async () => {
+  // An allowed host asked for on port 0, then a made-up failure: the policy refused nothing it could allow.
+  const py = (also) => `
+import os, socket, sys
+port = int(os.environ["HTTP_PROXY"].rsplit(":", 1)[1])
+def connect(target):
+    s = socket.create_connection(("127.0.0.1", port)); s.settimeout(30)
+    s.sendall(b"CONNECT " + target + b" HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n"); s.recv(100); s.close()
+connect(b"${UPSTREAM_HOST}:0")
+${also}
+print("npm error code E403", file=sys.stderr); sys.exit(1)`
+  const own = await spawnSandboxed(['python3', '-c', py('')], { sandbox: allowUpstream(), timeout: 60000 })
+  assert.deepEqual(own.networkDenials.map((d) => [d.host, d.reason]), [[UPSTREAM_HOST, 'malformed']])
+  assert.notEqual(own.denial?.reason, 'network_denied', JSON.stringify(own.denial))
+  assert.deepEqual(classifySandboxDenial(own), own.denial)
+  // A refusal of the policy after it decides, though the malformed one came first.
+  const both = await spawnSandboxed(['python3', '-c', py('connect(b"evil.test:443")')], { sandbox: allowUpstream(), timeout: 60000 })
+  assert.deepEqual(both.networkDenials.map((d) => [d.host, d.reason]), [[UPSTREAM_HOST, 'malformed'], ['evil.test', 'not_allowed']])
+  assert.equal(both.denial.reason, 'network_denied')
+  assert.equal(both.denial.host, 'evil.test')
+  assert.deepEqual(classifySandboxDenial(both), both.denial)
+  // The CLI does not tell the caller that the policy refused an allowed host.
+  const bin = path.join(__dirname, '..', 'bin', 'sandspawn.js')
+  const cli = require('node:child_process').spawnSync(process.execPath, [bin, '--allow-domain', UPSTREAM_HOST, '--allow-private', UPSTREAM_HOST, '--', 'python3', '-c', py('')], { encoding: 'utf8', timeout: 60000 })
+  assert.equal(cli.status, 1, cli.stderr)
+  assert.doesNotMatch(cli.stderr, /network policy refused|--allow-domain/, cli.stderr)
+  // Nor does escalation offer to rerun it without the sandbox.
+  const { runWithEscalation } = require('..')
+  let offered = 0
+  const esc = await runWithEscalation(['python3', '-c', py('')], { sandbox: allowUpstream(), timeout: 60000, approve: () => (offered++, false) })
+  assert.equal(offered, 0, JSON.stringify(esc.denial))
+})
+
+test('networkDenials lists at most 256 distinct refusals; networkDenialsOmitted counts the refused requests past them', async () => {
+  const py = `
+import os, socket
+port = int(os.environ["HTTP_PROXY"].rsplit(":", 1)[1])
+for i in range(300):
+    s = socket.create_connection(("127.0.0.1", port)); s.settimeout(30)
+    s.sendall(b"CONNECT h%d.test:443 HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n" % i); s.recv(100); s.close()
+`
+  const r = await spawnSandboxed(['python3', '-c', py], { sandbox: allowUpstream(), timeout: 60000 })
+  assert.equal(r.exitCode, 0, r.stderr)
+  assert.equal(r.networkDenials.length, 256)
+  assert.equal(r.networkDenialsOmitted, 44)
+  const none = await sh(`curl -sS ${url('/fine')}`, allowUpstream())
+  assert.equal(none.networkDenialsOmitted, 0)
+})
+
 test('the proxy port is not reachable from other host processes, and is gone after the run', async () => {
   let out = ''
   const child = await startSandboxed(['sh', '-c', 'echo "port=${HTTP_PROXY##*:}"; sleep 30'], {

@@ -159,6 +159,34 @@ test('a throwing, rejecting, nonsense or silent callback denies; the proxy and o
   assert.ok(warnings.some((m) => /answered "yes please"/.test(m)), warnings.join('\n'))
 })
 
+test('networkDecisions never leaves out an allow: past 256 denials only denials are left out, counted in networkDecisionsOmitted', async () => {
+  // 300 made-up names the callback denies, then the one host it allows, which the command reaches.
+  const py = `
+import os, socket
+port = int(os.environ["HTTP_PROXY"].rsplit(":", 1)[1])
+def get(host):
+    s = socket.create_connection(("127.0.0.1", port)); s.settimeout(30)
+    s.sendall(b"GET http://%s:${port()}/out HTTP/1.1\\r\\nHost: x\\r\\nConnection: close\\r\\n\\r\\n" % host)
+    out = b""
+    while True:
+        b = s.recv(65536)
+        if not b: break
+        out += b
+    s.close(); return out
+for i in range(300):
+    get(b"h%d.test" % i)
+print(get(b"${TARGET}").split(b"\\r\\n\\r\\n", 1)[1].decode())
+`
+  const r = await spawnSandboxed(['python3', '-c', py], { sandbox: { network: unlisted((q) => (q.host === TARGET ? 'allow' : 'deny')) }, timeout: 120000 })
+  assert.equal(r.exitCode, 0, r.stderr)
+  assert.equal(r.stdout.trim(), 'target /out')
+  assert.equal(r.networkDecisions.filter((d) => d.decision === 'deny').length, 256)
+  assert.deepEqual(r.networkDecisions.at(-1), { host: TARGET, port: port(), decision: 'allow', source: 'callback' })
+  assert.equal(r.networkDecisionsOmitted, 44)
+  assert.equal(r.networkDenials.length, 256)
+  assert.equal(r.networkDenialsOmitted, 44)
+})
+
 test('options: onRequest must be a function, requestTimeoutMs a positive number, upstreamProxy an http:// URL or false', async () => {
   const rejects = (network, code, field) => assert.rejects(spawnSandboxed(['true'], { sandbox: { network } }), (e) => e.code === code && e.message.includes(field))
   await rejects({ allowedDomains: [], onRequest: 'allow' }, 'ERR_SANDBOX_INVALID_OPTIONS', 'options.sandbox.network.onRequest')

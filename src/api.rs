@@ -109,14 +109,12 @@ pub fn classify_sandbox_denial(result: &Value, policy: Option<&Value>) -> Result
         (Some(c), Some(cwd)) if c.cwd.is_none() => Some(c.with_cwd(cwd)),
         (c, _) => c,
     };
-    // A SpawnResult of an allow-listed run carries the proxy's refusals: they decide first (not
-    // `unauthenticated` ones: another local process's, or a tool's that dropped the proxy URL's
-    // credential, which no allowedDomains entry would fix).
-    let refused = result
-        .get("networkDenials")
-        .and_then(Value::as_array)
-        .and_then(|d| d.iter().find(|d| d.get("reason").and_then(Value::as_str) != Some("unauthenticated")))
-        .and_then(|d| Some((d.get("host")?.as_str()?, crate::network::policy::Refusal::named(d.get("reason")?.as_str()?)?)));
+    // A SpawnResult of an allow-listed run carries the proxy's refusals: the policy's decide first
+    // (not the command's own faults, `deciding_refusal`), exactly as for `result.denial`.
+    let listed = result.get("networkDenials").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+    let refused = crate::denial::deciding_refusal(
+        listed.iter().filter_map(|d| Some((d.get("host")?.as_str()?, crate::network::policy::Refusal::named(d.get("reason")?.as_str()?)?))),
+    );
     let network = match refused {
         Some((host, why)) if st != crate::platform::SandboxType::None => crate::denial::network_denial(&out, host, why),
         _ => None,
@@ -167,4 +165,31 @@ pub fn sandbox_capabilities(cwd: &std::path::Path, options: &Value) -> Result<Va
         m.insert("review".into(), review);
     }
     Ok(caps)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn failed_run(denials: Value) -> Value {
+        json!({ "sandboxType": "bwrap", "exitCode": 1, "signal": null, "stdout": "", "stderr": "npm error code E403\n",
+                "aggregatedOutput": "npm error code E403\n", "networkDenials": denials })
+    }
+
+    fn refusal(host: &str, reason: &str) -> Value {
+        json!({ "host": host, "port": 0, "via": "connect", "reason": reason, "count": 1 })
+    }
+
+    #[test]
+    fn the_commands_own_malformed_or_excess_requests_are_no_network_denial() {
+        // An allowed host asked for on port 0: the command's error, which no allowedDomains entry fixes.
+        for own in ["malformed", "connection_limit", "unauthenticated"] {
+            let d = classify_sandbox_denial(&failed_run(json!([refusal("registry.npmjs.org", own)])), None).unwrap();
+            assert_ne!(d.get("reason").and_then(Value::as_str), Some("network_denied"), "{own}: {d}");
+        }
+        // A policy refusal after them decides, whichever came first.
+        let both = json!([refusal("registry.npmjs.org", "malformed"), refusal("", "connection_limit"), refusal("evil.test", "not_allowed")]);
+        let d = classify_sandbox_denial(&failed_run(both), None).unwrap();
+        assert_eq!((d["reason"].as_str(), d["host"].as_str(), d["networkReason"].as_str()), (Some("network_denied"), Some("evil.test"), Some("not_allowed")));
+    }
 }

@@ -107,7 +107,9 @@ pub struct NativeResult {
     /// Review mode: the run's change set (`null` otherwise).
     pub change_set: Value,
     pub network_denials: Value,
+    pub network_denials_omitted: f64,
     pub network_decisions: Value,
+    pub network_decisions_omitted: f64,
     /// `{ cols, rows }` for pty runs.
     pub pty: Option<Value>,
     /// `{ memory: 'rlimit', ... }`: each requested limit and its mechanism.
@@ -148,7 +150,9 @@ impl From<crate::runner::RunResult> for NativeResult {
             host_risks: serde_json::to_value(&r.host_risks).unwrap_or_else(|_| Value::Array(Vec::new())),
             change_set: serde_json::to_value(&r.change_set).unwrap_or(Value::Null),
             network_denials: serde_json::to_value(&r.network_denials).unwrap_or(Value::Array(Vec::new())),
+            network_denials_omitted: r.network_denials_omitted as f64,
             network_decisions: serde_json::to_value(&r.network_decisions).unwrap_or(Value::Array(Vec::new())),
+            network_decisions_omitted: r.network_decisions_omitted as f64,
             pty: r.pty.map(|p| json!({ "cols": p.cols, "rows": p.rows })),
             applied_limits: r.applied_limits.iter().map(|(l, m)| (l.as_str().to_string(), serde_json::to_value(m).unwrap_or(Value::Null))).collect::<serde_json::Map<_, _>>().into(),
             limit_exceeded: r.limit_exceeded.map(|l| l.as_str().to_string()),

@@ -59,7 +59,15 @@ function networkRemedy(denial) {
     case 'lookup_failed':
       return ` (lookup_failed): the host could not look the name up (no such name, or its name servers failed or timed out); no flag changes that`
     case 'question_limit':
-      return ` (question_limit): 256 requests for other hosts were already waiting for an answer; --allow-domain ${h} would allow it`
+      return ` (question_limit): 256 requests for other hosts were already waiting for an answer, or 4,096 had been allowed; --allow-domain ${h} would allow it`
+    // The command's own faults, which no flag fixes (a run is never network_denied for them; a
+    // denial made by hand may still name them).
+    case 'malformed':
+      return ` (malformed): the command's request named no valid host and port; no flag changes that`
+    case 'connection_limit':
+      return ` (connection_limit): the command held 256 proxy connections at once, the most a run may; no flag changes that`
+    case 'unauthenticated':
+      return ` (unauthenticated): the request lacked the run's proxy credential; no flag changes that`
     case 'method_refused':
       return ` (method_refused): TRACE and TRACK are never forwarded; no flag changes that`
     default:

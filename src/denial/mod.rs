@@ -22,7 +22,7 @@ mod tests;
 
 pub use context::DenialContext;
 use path::{absolutize, extract_path};
-pub use network::network_denial;
+pub use network::{deciding_refusal, network_denial};
 pub use verdict::{CommandOutput, DenialKind, DenialReason, SandboxDenial};
 use text::{contains_ci, find_all_ci, find_ci, find_word_ci, lines_with_offsets, snippet};
 

@@ -20,6 +20,12 @@ const REFUSAL_TEXTS: &[&str] = &[
     "403 forbidden",
 ];
 
+/// The refusal a failed run's `network_denied` names: the first the policy made (`is_policy_refusal`),
+/// whatever the command's own faults came before it; `None` when there is none.
+pub fn deciding_refusal<'a>(refusals: impl IntoIterator<Item = (&'a str, Refusal)>) -> Option<(&'a str, Refusal)> {
+    refusals.into_iter().find(|(_, why)| why.is_policy_refusal())
+}
+
 /// The verdict for a run that failed (`exitCode` non-zero or a signal) after the proxy refused
 /// `host` (the first refusal the run recorded).
 pub fn network_denial(out: &CommandOutput, host: &str, why: Refusal) -> Option<SandboxDenial> {
@@ -62,5 +68,13 @@ mod tests {
         assert_eq!(v["networkReason"], "not_allowed");
         assert!(v["fix"].as_str().unwrap().contains("--allow-domain evil.test"), "{v}");
         assert_eq!(serde_json::to_value(&quiet).unwrap()["networkReason"], "declined");
+    }
+
+    #[test]
+    fn the_policy_refusal_decides_not_the_commands_own_faults() {
+        let own = [("registry.npmjs.org", Refusal::Malformed), ("", Refusal::ConnectionLimit), ("x", Refusal::Unauthenticated)];
+        assert_eq!(deciding_refusal(own), None);
+        let then = own.into_iter().chain([("evil.test", Refusal::NotAllowed), ("10.0.0.1", Refusal::PrivateAddress)]);
+        assert_eq!(deciding_refusal(then), Some(("evil.test", Refusal::NotAllowed)));
     }
 }

@@ -16,7 +16,7 @@
 //! and closes connections to made-up names in a loop queued one per connection without bound). The
 //! end of the run (`end`) cancels every question still open, and none is asked after it.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
@@ -111,8 +111,16 @@ pub const MAX_OPEN: usize = 4;
 /// Questions of a run being asked or waiting for an open slot; a request for another host beyond
 /// them is refused at once (`Refusal::QuestionLimit`). As many as the run's connections.
 pub const MAX_WAITING: usize = 256;
-/// Decisions kept per run; later ones still apply, only not listed.
+/// Deny decisions (`deny`, `deny-run`, timeouts, errors) listed per run; later ones still apply,
+/// only not listed: `omitted` counts them. Allow decisions never count against it: a command that
+/// asks about hundreds of made-up hosts first must not hide the host the caller let data go to.
 pub const MAX_DECISIONS: usize = 256;
+/// Allow decisions listed per run, each in order. Past them a repeated allow for a host, port and
+/// kind already listed is only counted (`omitted`: the list already says data may have gone
+/// there), and a question about any other is not asked: refused (`Refusal::QuestionLimit`), so no
+/// allow ever goes unlisted and the list stays bounded (an `allow` answers one request, so a long
+/// run could otherwise be asked without end).
+pub const MAX_ALLOWS: usize = 4096;
 
 /// What one question covers: a host and port, and whether the proxy parses the requests (plain
 /// HTTP, `true`) or moves raw bytes (a CONNECT or SOCKS5 tunnel): a caller that allowed inspected
@@ -140,6 +148,42 @@ struct State {
     /// and the task sees when no request waits for it any more (no receiver left).
     pending: HashMap<Key, Weak<Answer>>,
     log: Vec<NetworkDecision>,
+    /// Deny decisions in `log`.
+    denials_listed: usize,
+    /// The questions an allow decision in `log` answered (at most `MAX_ALLOWS`).
+    allows_listed: HashSet<Key>,
+    /// Allow decisions in `log` (repeats for one key included).
+    allows_count: usize,
+    /// Decisions made but not listed.
+    omitted: u64,
+}
+
+impl State {
+    /// Past `MAX_ALLOWS`, only a question whose allow is already listed may be asked.
+    fn may_ask(&self, key: &Key) -> bool {
+        self.allows_count < MAX_ALLOWS || self.allows_listed.contains(key)
+    }
+
+    /// List `d` (the answer to `key`) unless its bound is reached; then count it.
+    fn record(&mut self, key: &Key, d: NetworkDecision) {
+        let listed = if d.decision.allows() {
+            let room = self.allows_count < MAX_ALLOWS;
+            if room {
+                self.allows_count += 1;
+                self.allows_listed.insert(key.clone());
+            }
+            room
+        } else {
+            let room = self.denials_listed < MAX_DECISIONS;
+            self.denials_listed += room as usize;
+            room
+        };
+        if listed {
+            self.log.push(d);
+        } else {
+            self.omitted += 1;
+        }
+    }
 }
 
 /// Where the answer of a question comes from: one already given for the run, one being asked, or
@@ -148,7 +192,7 @@ enum Lookup {
     Known(bool),
     Wait(watch::Receiver<Option<bool>>),
     Ask(Arc<Answer>, watch::Receiver<Option<bool>>),
-    /// `MAX_WAITING` questions are open.
+    /// `MAX_WAITING` questions are open, or `MAX_ALLOWS` allows are listed and none for this key.
     Full,
 }
 
@@ -195,7 +239,7 @@ impl Questions {
             return Lookup::Wait(tx.subscribe());
         }
         // Questions dropped with the run leave dead entries; they count until then.
-        if st.pending.len() >= MAX_WAITING {
+        if st.pending.len() >= MAX_WAITING || !st.may_ask(key) {
             return Lookup::Full;
         }
         let (tx, rx) = watch::channel(None);
@@ -218,9 +262,8 @@ impl Questions {
                 st.for_the_run.insert(key.clone(), decision.allows());
             }
             st.pending.remove(&key);
-            if st.log.len() < MAX_DECISIONS {
-                st.log.push(NetworkDecision { host: key.0, port: key.1, decision, source });
-            }
+            let d = NetworkDecision { host: key.0.clone(), port: key.1, decision, source };
+            st.record(&key, d);
         }
         tx.send_replace(Some(decision.allows()));
     }
@@ -258,9 +301,11 @@ impl Questions {
         gone
     }
 
-    /// Every decision so far, in the order made.
-    pub fn decisions(&self) -> Vec<NetworkDecision> {
-        self.state.lock().unwrap().log.clone()
+    /// The decisions listed so far, in the order made, and how many more were made but not listed
+    /// (`MAX_DECISIONS`, `MAX_ALLOWS`).
+    pub fn decisions(&self) -> (Vec<NetworkDecision>, u64) {
+        let st = self.state.lock().unwrap();
+        (st.log.clone(), st.omitted)
     }
 }
 

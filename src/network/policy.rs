@@ -93,8 +93,8 @@ pub enum Refusal {
     /// A plain-HTTP `TRACE` or `TRACK`: the last proxy on the way echoes such a request, the
     /// `Proxy-Authorization` the run's proxy adds for the user's upstream proxy included.
     MethodRefused,
-    /// On neither list, and `ask::MAX_WAITING` questions of the run were already open: refused
-    /// without asking.
+    /// On neither list, and `ask::MAX_WAITING` questions of the run were already open (or
+    /// `ask::MAX_ALLOWS` allows were listed, none for this host): refused without asking.
     QuestionLimit,
 }
 
@@ -132,6 +132,18 @@ impl Refusal {
         }
     }
 
+    /// `true` when the run's rules refused the host (its lists, the address guard, `onRequest`'s
+    /// answer or bounds, a method never forwarded): a refusal a failed run is `network_denied` for.
+    /// Not the command's own faults, which no option of the policy would change: a request naming
+    /// no valid host and port (`malformed`, e.g. an allowed host on port 0), one past the run's
+    /// connections (`connection_limit`), or one without the run's proxy credential
+    /// (`unauthenticated`, another local process's or a tool's that dropped it). Reporting those as
+    /// the policy's refusal of the host would advise allowing a host already allowed, and offer an
+    /// unsandboxed rerun (`runWithEscalation`, the CLI's `--ask`) for a command that failed itself.
+    pub fn is_policy_refusal(self) -> bool {
+        !matches!(self, Refusal::Malformed | Refusal::ConnectionLimit | Refusal::Unauthenticated)
+    }
+
     /// The sentence a 403 body gives, so an agent can tell a policy block from an outage.
     pub fn explain(self) -> &'static str {
         match self {
@@ -155,7 +167,8 @@ impl Refusal {
             }
             Refusal::QuestionLimit => {
                 "the host is not in allowedDomains, and 256 requests of this run for other hosts were already waiting for the onRequest \
-                 callback (CLI: --ask), the most one run may, so it was refused without asking"
+                 callback (CLI: --ask), or it had already allowed 4,096 requests of this run (the most networkDecisions lists), so it \
+                 was refused without asking"
             }
             Refusal::MethodRefused => {
                 "TRACE and TRACK are never forwarded: a proxy on the way answers them by echoing the request, with the credentials \

@@ -43,8 +43,12 @@ pub struct RunResult {
     pub change_set: Option<crate::review::summary::Summary>,
     /// What the network allow-list's proxy refused (empty without a `NetworkPolicy`).
     pub network_denials: Vec<crate::network::NetworkDenial>,
+    /// Refused requests `network_denials` leaves out (its distinct entries are bounded).
+    pub network_denials_omitted: u64,
     /// What `onRequest` decided (empty without one).
     pub network_decisions: Vec<crate::network::ask::NetworkDecision>,
+    /// Decisions `network_decisions` leaves out (denials past its bound, repeated allows past theirs).
+    pub network_decisions_omitted: u64,
     /// The terminal's size at the end, for `pty` runs.
     pub pty: Option<crate::pty::PtySize>,
     /// Each requested resource limit and what enforced it.
@@ -85,10 +89,10 @@ impl RunResult {
             aggregated: self.aggregated(),
             cwd: Some(std::path::Path::new(&self.cwd)),
         };
-        // The proxy's own record beats reading the output: a failed run it refused something for.
-        // Not `unauthenticated` refusals (macOS): no allowedDomains entry would fix them.
-        let refused = self.network_denials.iter().find(|d| d.reason != crate::network::policy::Refusal::Unauthenticated);
-        let network = refused.and_then(|first| crate::denial::network_denial(&out, &first.host, first.reason));
+        // The proxy's own record beats reading the output: a failed run its policy refused something
+        // for (not the command's own malformed or excess requests: `deciding_refusal`).
+        let refused = crate::denial::deciding_refusal(self.network_denials.iter().map(|d| (d.host.as_str(), d.reason)));
+        let network = refused.and_then(|(host, why)| crate::denial::network_denial(&out, host, why));
         let (denied, denial) = match network {
             Some(d) => (true, Some(d)),
             None => {

@@ -77,7 +77,7 @@ async fn concurrent_requests_share_one_question_and_run_answers_stick() {
     assert!(!allowed(&qs, q("c.test", 443)).await);
     let asked: Vec<(String, u16)> = t.asked.lock().unwrap().iter().map(|q| (q.host.clone(), q.port)).collect();
     assert_eq!(asked, [("a.test".into(), 443), ("b.test".into(), 80), ("b.test".into(), 80), ("c.test".into(), 443)], "allow is per request, *-run per run");
-    let log = serde_json::to_value(qs.decisions()).unwrap();
+    let log = serde_json::to_value(qs.decisions().0).unwrap();
     assert_eq!(log[0], serde_json::json!({"host": "a.test", "port": 443, "decision": "allow-run", "source": "callback"}));
     assert_eq!(log.as_array().unwrap().len(), 4);
 }
@@ -88,7 +88,7 @@ async fn no_answer_in_time_and_failed_callbacks_deny() {
     let qs = Arc::new(Questions::new(Arc::new(Shared(t.clone())), Duration::from_millis(100)));
     assert!(!allowed(&qs, q("slow.test", 443)).await);
     assert!(!allowed(&qs, q("broken.test", 443)).await);
-    let sources: Vec<(Decision, Source)> = qs.decisions().iter().map(|d| (d.decision, d.source)).collect();
+    let sources: Vec<(Decision, Source)> = qs.decisions().0.iter().map(|d| (d.decision, d.source)).collect();
     assert_eq!(sources, [(Decision::Deny, Source::Timeout), (Decision::Deny, Source::Error)]);
     assert!(!allowed(&qs, q("slow.test", 443)).await, "a timeout is no run answer: asked again, denied again");
     assert_eq!(t.asked.lock().unwrap().len(), 3);
@@ -150,7 +150,7 @@ async fn a_question_every_request_of_which_went_away_is_dropped_unasked() {
     }
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(t.asked.lock().unwrap().len(), MAX_OPEN, "none of the abandoned questions was asked");
-    assert_eq!(qs.decisions().len(), MAX_OPEN);
+    assert_eq!(qs.decisions().0.len(), MAX_OPEN);
     assert!(qs.state.lock().unwrap().pending.is_empty());
     assert!(!allowed(&qs, q("gone7.test", 443)).await, "asked anew");
     assert_eq!(t.asked.lock().unwrap().len(), MAX_OPEN + 1);
@@ -214,4 +214,31 @@ async fn a_run_answer_for_plain_http_is_not_one_for_a_tunnel() {
     }
     let asked: Vec<Via> = t.asked.lock().unwrap().iter().map(|q| q.protocol).collect();
     assert_eq!(asked, [Via::Http, Via::Connect], "inspected requests and raw tunnels are asked about apart; CONNECT and SOCKS5 are both tunnels");
+}
+
+#[tokio::test]
+async fn only_denials_are_left_out_of_the_list_and_allows_stay_bounded() {
+    // MAX_DECISIONS made-up hosts denied, more past them, then the allowed host: it is listed.
+    let t = table(&[("ok.test", Some(Ok(Decision::Allow)))], Duration::ZERO);
+    let qs = Arc::new(Questions::new(Arc::new(Shared(t.clone())), Duration::from_secs(10)));
+    for i in 0..MAX_DECISIONS + 10 {
+        assert!(!allowed(&qs, q(&format!("h{i}.test"), 443)).await);
+    }
+    assert!(allowed(&qs, q("ok.test", 443)).await);
+    let (log, omitted) = qs.decisions();
+    assert_eq!((log.len(), omitted), (MAX_DECISIONS + 1, 10));
+    assert_eq!((log[MAX_DECISIONS].host.as_str(), log[MAX_DECISIONS].decision), ("ok.test", Decision::Allow));
+
+    // Past MAX_ALLOWS listed allows: a repeat for a listed host is asked and counted, another host
+    // is refused unasked (its allow could not be listed).
+    let t = table(&[("ok.test", Some(Ok(Decision::Allow))), ("new.test", Some(Ok(Decision::Allow)))], Duration::ZERO);
+    let qs = Arc::new(Questions::new(Arc::new(Shared(t.clone())), Duration::from_secs(10)));
+    for _ in 0..MAX_ALLOWS + 3 {
+        assert!(allowed(&qs, q("ok.test", 443)).await);
+    }
+    let before = t.asked.lock().unwrap().len();
+    assert_eq!(qs.allowed(q("new.test", 443), |fut| drop(tokio::spawn(fut))).await, Err(Refusal::QuestionLimit));
+    assert_eq!(t.asked.lock().unwrap().len(), before, "not asked");
+    let (log, omitted) = qs.decisions();
+    assert_eq!((log.len(), omitted), (MAX_ALLOWS, 3));
 }

@@ -58,7 +58,11 @@ const PIPES: usize = 0;
 /// What a finished proxy reports.
 pub struct Finished {
     pub denials: Vec<NetworkDenial>,
+    /// Refused requests `denials` leaves out (`denials::MAX_ENTRIES`).
+    pub denials_omitted: u64,
     pub decisions: Vec<NetworkDecision>,
+    /// Decisions `decisions` leaves out (`ask::MAX_DECISIONS`, `ask::MAX_ALLOWS`).
+    pub decisions_omitted: u64,
 }
 
 impl RunProxy {
@@ -131,8 +135,9 @@ impl RunProxy {
         self.end();
         self.ctx.tracker.close();
         self.ctx.tracker.wait().await;
-        let decisions = self.ctx.questions.as_ref().map(|q| q.decisions()).unwrap_or_default();
-        Finished { denials: self.ctx.denials.snapshot(), decisions }
+        let (decisions, decisions_omitted) = self.ctx.questions.as_ref().map(|q| q.decisions()).unwrap_or_default();
+        let (denials, denials_omitted) = self.ctx.denials.snapshot();
+        Finished { denials, denials_omitted, decisions, decisions_omitted }
     }
 
     /// The names the proxy looked up so far (tests with a fixed resolver).
