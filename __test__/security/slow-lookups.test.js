@@ -28,3 +28,20 @@ test('900 slow lookups in one run: threads stay bounded, unrelated runs and look
   // A bound that catches being queued behind the flood (6 s before the fix), not a benchmark.
   assert.ok(r.during.unrelatedMs < 3000, `an unrelated run took ${r.during.unrelatedMs} ms during the flood\n${text}`)
 })
+
+const ABANDONED = path.join(__dirname, '..', 'fixtures', 'abandoned-lookups.js')
+
+test('lookups of runs that ended hold no slot: a new run resolves at once, and no lookup process is left', { timeout: 180000 }, (t) => {
+  const missing = namespaceSupport(['curl'])
+  if (missing) return t.skip(missing)
+  const r = runInDnsNamespace(t, ABANDONED, 150000)
+  const text = JSON.stringify(r, null, 1)
+  t.diagnostic(`fetch after 8 runs left 32 unanswered lookups: ${r.afterMs} ms`)
+  assert.equal(r.before, 'fast-ok', `the fetch works before\n${text}`)
+  assert.deepEqual(r.shortExitCodes, Array(8).fill(0), text)
+  assert.ok(r.slowQueriesSeen >= 16, `the short runs' lookups reached the name server\n${text}`)
+  // Before the fix the 32 lookups held every process slot until the resolver's 30 s timeout.
+  assert.equal(r.after.stdout, 'fast-ok', `a new run resolved its name\n${text}`)
+  assert.ok(r.afterMs < 5000, `the new run waited ${r.afterMs} ms\n${text}`)
+  assert.deepEqual(r.lookupChildrenLeft, [], `no lookup process outlived its run\n${text}`)
+})

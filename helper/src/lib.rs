@@ -9,11 +9,13 @@
 //! following links (`stat_at`), which both make in their descriptor-relative walks, and `flock`
 //! retried on a signal (`file_lock`), which both take, and signalling a process met in `/proc`
 //! through a pidfd (`pid_signal`, Linux only) and a process's state from its threads (`threads`,
-//! Linux only), kept here so that a unit test can reach them.
+//! Linux only), kept here so that a unit test can reach them; and `getaddrinfo`, which the helper
+//! calls for the addon's proxy (`--resolve`) and whose answer format both sides read.
 
 pub mod ancestors;
 pub mod devpts;
 pub mod file_lock;
+pub mod getaddrinfo;
 pub mod landlock;
 pub mod mountinfo;
 pub mod offline_names;

@@ -111,6 +111,9 @@ fn run(args: Vec<OsString>) {
         println!("sandspawn-helper {VERSION} (protocol {PROTOCOL_TAG})");
         return;
     }
+    if args.len() == 2 && args[0] == "--resolve" {
+        return resolve(&args[1]);
+    }
     let (steps, command) = match Steps::parse(&args) {
         Ok(parsed) => parsed,
         Err(message) => fail(None, Failure { stage: Stage::Setup, errno: 0, message }),
@@ -485,6 +488,28 @@ pub(crate) fn exec(command: &[OsString]) -> Failure {
 }
 
 /// Report on stderr and, when the runner asked for it, on the report descriptor; then exit.
+/// How long a lookup process may live. The proxy kills it when its caller gives up (after 10 s at
+/// most); this bounds one whose proxy died before it could.
+const RESOLVE_LIFETIME_SECS: libc::c_uint = 20;
+
+/// `--resolve NAME`, on the host for the addon's proxy: look `name` up and write the answer line
+/// (`getaddrinfo::answer_line`) to stdout. Not part of a sandbox's steps.
+fn resolve(name: &std::ffi::OsStr) {
+    use sandspawn_helper::getaddrinfo::{answer_line, lookup, LookupError};
+    use std::io::Write;
+    // SAFETY: plain signal and timer calls; SIGALRM's default action ends the process, whatever
+    // disposition the spawner left it (an ignored signal stays ignored across exec).
+    unsafe {
+        libc::signal(libc::SIGALRM, libc::SIG_DFL);
+        libc::alarm(RESOLVE_LIFETIME_SECS);
+    }
+    let answer = match name.to_str() {
+        Some(name) => lookup(name),
+        None => Err(LookupError::Failed("the name is not UTF-8".into())),
+    };
+    let _ = std::io::stdout().write_all(answer_line(&answer).as_bytes());
+}
+
 pub(crate) fn fail(report_fd: Option<i32>, failure: Failure) -> ! {
     // A changed workspace is the runner's to handle (it plans again): nothing on the output it
     // captures, which the attempt that runs the command must not find anything of this one in.

@@ -6,7 +6,6 @@
 mod chain;
 mod context;
 mod dial;
-mod getaddrinfo;
 mod http;
 mod local_names;
 mod relay;

@@ -1,27 +1,32 @@
-//! How the proxy turns host names into addresses: `getaddrinfo` in threads of its own, bounded per
-//! run and per process and given up after a while, so one run's slow names delay nobody else.
+//! How the proxy turns host names into addresses: `getaddrinfo` in processes of its own (the
+//! helper's `--resolve`), bounded per run and per process, and killed as soon as nobody waits for
+//! the answer, so one run's slow names delay nobody else, not even after the run has ended.
 
 use std::net::IpAddr;
+use std::process::{Child, Command, Stdio};
 use std::time::Duration;
+
+use tokio::io::AsyncReadExt;
 
 use crate::network::host::canonical_ip;
 
-/// A lookup (waiting for a slot included) that takes longer fails; its thread may go on until the
-/// system resolver gives up, holding its slots.
+/// A lookup (waiting for a slot included) that takes longer fails, and its process is killed.
 const RESOLVE_TIMEOUT: Duration = Duration::from_secs(10);
-/// Lookups one run has in flight at once (each in a thread of its own, `getaddrinfo` being
-/// blocking): a command that asks for thousands of slow names waits for these, and nothing else
-/// of the host does.
+/// Lookups one run has in flight at once (each in a process of its own, `getaddrinfo` being
+/// blocking and a blocked thread unkillable): a command that asks for thousands of slow names
+/// waits for these, and nothing else of the host does.
 pub const LOOKUPS_PER_RUN: usize = 4;
-/// Lookups in flight in this process, over all runs: the most threads name resolution takes.
+/// Lookups in flight in this process, over all runs: the most lookup processes at once.
 const LOOKUPS_IN_PROCESS: usize = 32;
+/// The longest answer read from a lookup process (a name has a few dozen addresses at most).
+const MAX_ANSWER: u64 = 64 * 1024;
 
-/// The process-wide lookup slots. Name resolution never uses tokio's blocking pool, which the
-/// runner's own work (preparing a sandbox, the walk) shares: slow names there delayed unrelated
-/// runs by seconds.
+/// The process-wide lookup slots. A slot is held by the caller waiting for an answer, never by a
+/// lookup nobody waits for: that one is killed (`LookupProcess`'s drop), so runs that ended or
+/// gave up leave every slot to the live ones.
 static PROCESS_LOOKUPS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(LOOKUPS_IN_PROCESS);
 
-pub use super::getaddrinfo::LookupError;
+pub use sandspawn_helper::getaddrinfo::LookupError;
 
 /// How host names become addresses. `System` is getaddrinfo on the host; `Fixed` serves the
 /// in-process tests without touching the machine's resolver.
@@ -75,22 +80,95 @@ impl Resolver {
     }
 }
 
-/// `getaddrinfo` in a thread of its own, once a slot of the run and one of the process are free.
-/// The thread holds both slots until the system resolver answers, even after the caller gave up:
-/// so the run's threads, and the process's, stay bounded.
+/// `sandspawn-helper --resolve NAME`, once a slot of the run and one of the process are free.
+/// The slots are this future's: when it is dropped (the lookup timed out, the run ended and its
+/// tasks were cancelled), the process is killed and both slots are free at once.
 async fn system_lookup(name: &str, run_lookups: &std::sync::Arc<tokio::sync::Semaphore>) -> Result<Vec<IpAddr>, LookupError> {
     let failed = |why: String| LookupError::Failed(why);
-    let run_slot = run_lookups.clone().acquire_owned().await.map_err(|e| failed(e.to_string()))?;
-    let process_slot = PROCESS_LOOKUPS.acquire().await.map_err(|e| failed(e.to_string()))?;
-    let (tx, rx) = tokio::sync::oneshot::channel();
-    let name = name.to_string();
-    std::thread::Builder::new()
-        .name("sandspawn-resolve".into())
-        .spawn(move || {
-            let found = super::getaddrinfo::lookup(&name);
-            drop((run_slot, process_slot));
-            let _ = tx.send(found);
-        })
-        .map_err(|e| failed(format!("cannot start a lookup: {e}")))?;
-    rx.await.map_err(|_| failed("the lookup ended without an answer".into()))?
+    let _run_slot = run_lookups.acquire().await.map_err(|e| failed(e.to_string()))?;
+    let _process_slot = PROCESS_LOOKUPS.acquire().await.map_err(|e| failed(e.to_string()))?;
+    let helper = crate::helper::require().map_err(|e| failed(e.message))?;
+    let mut lookup = LookupProcess::start(&helper, name).map_err(|e| failed(format!("cannot start a lookup: {e}")))?;
+    lookup.answer().await
+}
+
+/// A running `--resolve`, and the pipe its answer comes on. Dropping it kills and reaps the
+/// process (`reap`), answered or not.
+struct LookupProcess {
+    child: Option<Child>,
+    answer: tokio::net::unix::pipe::Receiver,
+}
+
+impl LookupProcess {
+    /// No `pre_exec` (posix_spawn where the platform allows). The helper also ends itself after a
+    /// while (`--resolve`'s alarm), should this process die before it could kill it.
+    fn start(helper: &std::path::Path, name: &str) -> std::io::Result<LookupProcess> {
+        let mut child = Command::new(helper)
+            .arg("--resolve")
+            .arg(name)
+            .current_dir("/")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()?;
+        let Some(out) = child.stdout.take() else {
+            reap(child);
+            return Err(std::io::Error::other("the lookup process has no output pipe"));
+        };
+        match tokio::net::unix::pipe::Receiver::from_owned_fd(out.into()) {
+            Ok(answer) => Ok(LookupProcess { child: Some(child), answer }),
+            Err(e) => {
+                reap(child);
+                Err(e)
+            }
+        }
+    }
+
+    /// The answer, read until the helper closes its output (it exits right after writing).
+    async fn answer(&mut self) -> Result<Vec<IpAddr>, LookupError> {
+        let mut text = Vec::new();
+        (&mut self.answer)
+            .take(MAX_ANSWER)
+            .read_to_end(&mut text)
+            .await
+            .map_err(|e| LookupError::Failed(format!("cannot read the lookup's answer: {e}")))?;
+        sandspawn_helper::getaddrinfo::parse_answer(&String::from_utf8_lossy(&text))
+    }
+}
+
+impl Drop for LookupProcess {
+    fn drop(&mut self) {
+        if let Some(child) = self.child.take() {
+            reap(child);
+        }
+    }
+}
+
+/// Kill `child` (harmless if it already answered: it was exiting) and wait for it, on the one
+/// reaper thread: never on tokio's or libuv's pools, and `waitpid` on its own pid only. A killed
+/// lookup is gone within milliseconds, so the thread never falls behind. Without that thread (it
+/// could not be started), the caller waits for the killed process itself.
+fn reap(child: Child) {
+    static REAPER: std::sync::OnceLock<Option<std::sync::mpsc::Sender<Child>>> = std::sync::OnceLock::new();
+    let reaper = REAPER.get_or_init(|| {
+        let (tx, rx) = std::sync::mpsc::channel::<Child>();
+        let started = std::thread::Builder::new().name("sandspawn-lookup-reaper".into()).spawn(move || {
+            for mut child in rx {
+                kill_and_wait(&mut child);
+            }
+        });
+        started.ok().map(|_| tx)
+    });
+    let unsent = match reaper {
+        Some(tx) => tx.send(child).err().map(|e| e.0),
+        None => Some(child),
+    };
+    if let Some(mut child) = unsent {
+        kill_and_wait(&mut child);
+    }
+}
+
+fn kill_and_wait(child: &mut Child) {
+    let _ = child.kill();
+    let _ = child.wait();
 }

@@ -1,6 +1,11 @@
 //! The host's `getaddrinfo`, keeping what kind of failure it reported: the proxy must tell "the
 //! name does not exist" (an authoritative answer) from "the lookup failed" (a timeout, a failing
 //! name server), which `std`'s `ToSocketAddrs` folds into one error whose text is localised.
+//!
+//! The helper makes the call (`sandspawn-helper --resolve NAME`), in a process of its own that the
+//! proxy kills when nobody waits for the answer any more: a thread blocked in `getaddrinfo` cannot
+//! be stopped, and would hold its lookup slots until the system resolver gives up. The answer
+//! travels as one line (`answer_line`, `parse_answer`).
 
 use std::ffi::{CStr, CString};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
@@ -23,7 +28,7 @@ impl std::fmt::Display for LookupError {
     }
 }
 
-/// The addresses of `name` (blocking: call it in a thread of its own).
+/// The addresses of `name` (blocking: the helper's `--resolve`).
 pub fn lookup(name: &str) -> Result<Vec<IpAddr>, LookupError> {
     let c_name = CString::new(name).map_err(|_| LookupError::Failed("the name holds a NUL byte".into()))?;
     // SAFETY: an all-zero addrinfo is a valid "no hints" value; the fields set below are plain ints.
@@ -92,6 +97,36 @@ fn address_of(ai: &libc::addrinfo) -> Option<IpAddr> {
     }
 }
 
+/// The answer as the helper writes it: `ok ADDR...`, `not_found WHY` or `failed WHY`, one line.
+pub fn answer_line(answer: &Result<Vec<IpAddr>, LookupError>) -> String {
+    let one_line = |why: &str| why.replace(['\n', '\r'], " ");
+    match answer {
+        Ok(addrs) => addrs.iter().fold("ok".to_string(), |line, a| format!("{line} {a}")) + "\n",
+        Err(LookupError::NotFound(why)) => format!("not_found {}\n", one_line(why)),
+        Err(LookupError::Failed(why)) => format!("failed {}\n", one_line(why)),
+    }
+}
+
+/// What `answer_line` wrote. Anything else (the helper killed mid-write, a stray byte) is a failed
+/// lookup, never "does not exist": only an authoritative answer may say that.
+pub fn parse_answer(text: &str) -> Result<Vec<IpAddr>, LookupError> {
+    let garbled = || LookupError::Failed("the lookup gave no answer".into());
+    let line = text.strip_suffix('\n').filter(|l| !l.contains('\n')).ok_or_else(garbled)?;
+    let (kind, rest) = line.split_once(' ').unwrap_or((line, ""));
+    match kind {
+        "ok" => {
+            let addrs = rest.split(' ').map(str::parse).collect::<Result<Vec<IpAddr>, _>>().map_err(|_| garbled())?;
+            if addrs.is_empty() {
+                return Err(garbled());
+            }
+            Ok(addrs)
+        }
+        "not_found" => Err(LookupError::NotFound(rest.to_string())),
+        "failed" => Err(LookupError::Failed(rest.to_string())),
+        _ => Err(garbled()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -106,5 +141,18 @@ mod tests {
         assert!(matches!(classify(libc::EAI_AGAIN), LookupError::Failed(_)));
         assert!(matches!(classify(libc::EAI_FAIL), LookupError::Failed(_)));
         assert!(matches!(lookup("a\0b"), Err(LookupError::Failed(_))));
+    }
+
+    #[test]
+    fn answers_cross_as_one_line_and_anything_else_is_a_failure() {
+        let addrs = vec![IpAddr::V4(Ipv4Addr::new(192, 0, 2, 1)), IpAddr::V6(Ipv6Addr::LOCALHOST)];
+        let answers = [Ok(addrs), Err(LookupError::NotFound("Name or service not known".into())), Err(LookupError::Failed("Temporary failure".into()))];
+        for answer in answers {
+            assert_eq!(parse_answer(&answer_line(&answer)), answer);
+        }
+        assert_eq!(answer_line(&Err(LookupError::Failed("a\nb".into()))), "failed a b\n");
+        for garbled in ["", "ok", "ok\n", "ok 192.0.2.1", "ok 192.0.2.1 x\n", "not_found x\nmore\n", "maybe\n", "not_fou"] {
+            assert!(matches!(parse_answer(garbled), Err(LookupError::Failed(_))), "{garbled:?}");
+        }
     }
 }
