@@ -172,3 +172,54 @@ fn kill_and_wait(child: &mut Child) {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn helper() -> std::path::PathBuf {
+        crate::helper::require().expect("run `cargo build -p sandspawn-helper` before `cargo test`")
+    }
+
+    #[tokio::test]
+    async fn a_lookup_answers_through_its_process_and_a_dropped_one_is_killed_and_reaped() {
+        // `localhost` comes from /etc/hosts: no name server is asked.
+        let mut lookup = LookupProcess::start(&helper(), "localhost").unwrap();
+        let addrs = lookup.answer().await.unwrap();
+        assert!(addrs.iter().all(|a| a.is_loopback()) && !addrs.is_empty(), "{addrs:?}");
+        drop(lookup);
+        // One nobody waits for any more: killed, and waited for on the reaper thread (the helper's
+        // own 20 s alarm never comes into it). A numeric name answers at once, so a process that
+        // is stopped first stands for one stuck in the system resolver.
+        let lookup = LookupProcess::start(&helper(), "127.0.0.1").unwrap();
+        let pid = lookup.child.as_ref().unwrap().id() as i32;
+        unsafe { libc::kill(pid, libc::SIGSTOP) };
+        drop(lookup);
+        let gone = (0..200).any(|_| {
+            std::thread::sleep(Duration::from_millis(10));
+            // ESRCH: killed and reaped (a zombie would still take signal 0).
+            let answers_signals = unsafe { libc::kill(pid, 0) } == 0;
+            !answers_signals
+        });
+        assert!(gone, "the lookup process {pid} was killed and reaped");
+    }
+
+    /// Added latency of a lookup in a process over one in a thread (`cargo test -q lookup_latency
+    /// -- --ignored --nocapture`).
+    #[tokio::test]
+    #[ignore]
+    async fn lookup_latency_thread_vs_process() {
+        const N: u32 = 200;
+        let t0 = std::time::Instant::now();
+        for _ in 0..N {
+            tokio::task::spawn_blocking(|| sandspawn_helper::getaddrinfo::lookup("localhost")).await.unwrap().unwrap();
+        }
+        let thread = t0.elapsed() / N;
+        let t0 = std::time::Instant::now();
+        for _ in 0..N {
+            LookupProcess::start(&helper(), "localhost").unwrap().answer().await.unwrap();
+        }
+        let process = t0.elapsed() / N;
+        println!("localhost: thread {thread:?}, process {process:?} per lookup");
+    }
+}
