@@ -121,6 +121,8 @@ pub const MAX_DECISIONS: usize = 256;
 /// allow ever goes unlisted and the list stays bounded (an `allow` answers one request, so a long
 /// run could otherwise be asked without end).
 pub const MAX_ALLOWS: usize = 4096;
+/// `deny-run` answers kept per run (see `Questions::ask`).
+pub const MAX_DENIED_FOR_RUN: usize = 4096;
 
 /// What one question covers: a host and port, and whether the proxy parses the requests (plain
 /// HTTP, `true`) or moves raw bytes (a CONNECT or SOCKS5 tunnel): a caller that allowed inspected
@@ -258,7 +260,11 @@ impl Questions {
         };
         {
             let mut st = self.state.lock().unwrap();
-            if decision.for_the_run() {
+            // `allow-run` answers are bounded by `MAX_ALLOWS`; `deny-run` ones by this: a command
+            // asking about endless made-up hosts, each answered `deny-run`, grew the map without
+            // bound. Past it, a host denied for the run is asked about again.
+            let denied_for_run = st.for_the_run.values().filter(|allowed| !**allowed).count();
+            if decision.for_the_run() && (decision.allows() || denied_for_run < MAX_DENIED_FOR_RUN) {
                 st.for_the_run.insert(key.clone(), decision.allows());
             }
             st.pending.remove(&key);

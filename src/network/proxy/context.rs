@@ -38,8 +38,8 @@ pub struct Context {
     pub(super) slots: Arc<Semaphore>,
     /// Connections being refused over the limit (`MAX_REFUSING`).
     pub(super) refusing: Arc<Semaphore>,
-    /// This run's concurrent name lookups (`resolver::LOOKUPS_PER_RUN`).
-    pub lookups: Arc<Semaphore>,
+    /// This run's concurrent name lookups (`resolver::LOOKUPS_PER_RUN`) and the answers it reuses.
+    pub lookups: Arc<super::resolver::RunLookups>,
     /// A tunnel idle this long is closed (`relay::TUNNEL_IDLE`; shorter in tests).
     pub tunnel_idle: Duration,
     /// What every request must carry (macOS, where the listener is on the host's loopback);

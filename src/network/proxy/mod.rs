@@ -78,7 +78,7 @@ impl RunProxy {
                 resolver,
                 slots: Arc::new(Semaphore::new(MAX_CONNECTIONS)),
                 refusing: Arc::new(Semaphore::new(context::MAX_REFUSING)),
-                lookups: Arc::new(Semaphore::new(resolver::LOOKUPS_PER_RUN)),
+                lookups: Arc::new(resolver::RunLookups::new()),
                 tunnel_idle,
                 credential,
                 questions: extras.questions,

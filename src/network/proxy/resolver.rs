@@ -28,6 +28,38 @@ static PROCESS_LOOKUPS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_n
 
 pub use sandspawn_helper::getaddrinfo::LookupError;
 
+/// How long a run reuses a name's addresses: each lookup is a process of its own (about 2 ms), and
+/// an install opens hundreds of connections to the same registry. Short, as a resolver's cache is;
+/// reusing an answer also keeps a name from changing its addresses between two connections.
+const ANSWER_REUSED_FOR: Duration = Duration::from_secs(30);
+/// Names whose answers a run keeps (a command that asks for thousands of names is not helped).
+const ANSWERS_KEPT: usize = 256;
+
+/// One run's lookups: its slots (`LOOKUPS_PER_RUN`) and the answers it may reuse.
+pub struct RunLookups {
+    slots: std::sync::Arc<tokio::sync::Semaphore>,
+    answers: std::sync::Mutex<std::collections::HashMap<String, (std::time::Instant, Vec<IpAddr>)>>,
+}
+
+impl RunLookups {
+    pub fn new() -> RunLookups {
+        RunLookups { slots: std::sync::Arc::new(tokio::sync::Semaphore::new(LOOKUPS_PER_RUN)), answers: Default::default() }
+    }
+
+    fn reused(&self, name: &str) -> Option<Vec<IpAddr>> {
+        let answers = self.answers.lock().unwrap_or_else(|p| p.into_inner());
+        answers.get(name).filter(|(at, _)| at.elapsed() < ANSWER_REUSED_FOR).map(|(_, a)| a.clone())
+    }
+
+    fn keep(&self, name: &str, addrs: &[IpAddr]) {
+        let mut answers = self.answers.lock().unwrap_or_else(|p| p.into_inner());
+        answers.retain(|_, (at, _)| at.elapsed() < ANSWER_REUSED_FOR);
+        if answers.len() < ANSWERS_KEPT || answers.contains_key(name) {
+            answers.insert(name.to_string(), (std::time::Instant::now(), addrs.to_vec()));
+        }
+    }
+}
+
 /// How host names become addresses. `System` is getaddrinfo on the host; `Fixed` serves the
 /// in-process tests without touching the machine's resolver.
 pub enum Resolver {
@@ -60,12 +92,11 @@ impl Resolver {
 }
 
 impl Resolver {
-    pub(super) async fn resolve(&self, name: &str, run_lookups: &std::sync::Arc<tokio::sync::Semaphore>) -> Result<Vec<IpAddr>, LookupError> {
+    pub(super) async fn resolve(&self, name: &str, run_lookups: &RunLookups) -> Result<Vec<IpAddr>, LookupError> {
         match self {
-            Resolver::System => match tokio::time::timeout(RESOLVE_TIMEOUT, system_lookup(name, run_lookups)).await {
-                Ok(Ok(addrs)) => Ok(addrs.into_iter().map(canonical_ip).collect()),
-                Ok(Err(e)) => Err(e),
-                Err(_) => Err(LookupError::Failed("name resolution timed out".into())),
+            Resolver::System => match run_lookups.reused(name) {
+                Some(addrs) => Ok(addrs),
+                None => system(name, run_lookups).await,
             },
             #[cfg(test)]
             Resolver::Fixed(f) => {
@@ -77,6 +108,19 @@ impl Resolver {
                 }
             }
         }
+    }
+}
+
+/// A lookup on the host, within `RESOLVE_TIMEOUT`; its answer is kept for the run to reuse.
+async fn system(name: &str, run_lookups: &RunLookups) -> Result<Vec<IpAddr>, LookupError> {
+    match tokio::time::timeout(RESOLVE_TIMEOUT, system_lookup(name, &run_lookups.slots)).await {
+        Ok(Ok(addrs)) => {
+            let addrs: Vec<IpAddr> = addrs.into_iter().map(canonical_ip).collect();
+            run_lookups.keep(name, &addrs);
+            Ok(addrs)
+        }
+        Ok(Err(e)) => Err(e),
+        Err(_) => Err(LookupError::Failed("name resolution timed out".into())),
     }
 }
 
@@ -175,6 +219,21 @@ fn kill_and_wait(child: &mut Child) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_run_reuses_a_name_s_answer_and_keeps_a_bounded_number() {
+        let run = RunLookups::new();
+        let a: Vec<IpAddr> = vec!["192.0.2.1".parse().unwrap()];
+        assert_eq!(run.reused("registry.test"), None);
+        run.keep("registry.test", &a);
+        assert_eq!(run.reused("registry.test"), Some(a.clone()));
+        for i in 0..ANSWERS_KEPT {
+            run.keep(&format!("n{i}.test"), &a);
+        }
+        assert_eq!(run.reused(&format!("n{}.test", ANSWERS_KEPT - 1)), None, "past the bound, not kept");
+        assert_eq!(run.reused("registry.test"), Some(a), "kept ones stay");
+        assert_eq!(RunLookups::new().reused("registry.test"), None, "another run's answers are its own");
+    }
+
     use super::*;
 
     fn helper() -> std::path::PathBuf {
