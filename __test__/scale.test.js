@@ -2,7 +2,7 @@
 // Issue 36: large workspaces are covered whole. 200 nested repositories are each protected (and
 // what a run plants at one's top is undone); a tree of 250,000 directories is walked to its end
 // (nothing in notEnforced, no scan-incomplete), and a repository at its far end is protected too.
-// Speed is measured by bench/scale.js, not here.
+// Speed is measured by bench/scale.js, not here; only that a cut run's preparation stops.
 
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
@@ -92,4 +92,37 @@ test('250,000 directories: the walk reaches the end, and a repository there is p
   assert.deepEqual(r.sandboxDetails.notEnforced, [])
   assert.equal(r.hostRisks.filter((h) => h.kind === 'scan-incomplete').length, 0, JSON.stringify(r.hostRisks))
   assert.ok(r.hostRisks.some((h) => h.kind === 'repository-created' && h.path === path.join(last, 'new', '.git')), JSON.stringify(r.hostRisks))
+})
+
+// An attacker's review: runs that timed out while their sandbox was prepared settled at once, but
+// the walk and the work per repository went on on the host (13 s of CPU after ten 300 ms runs, a
+// thousand repositories naming one hooks directory of 256 hard links), and a later run waited
+// behind it all. A cut run's preparation stops at the next directory or repository now.
+test('runs cut while their sandbox is prepared leave no backlog for the next run', { skip: !linux, timeout: 300_000 }, async (t) => {
+  const ws = workspace(t, 'cut')
+  const hooks = path.join(ws, 'hooks')
+  fs.mkdirSync(hooks)
+  fs.writeFileSync(path.join(hooks, 'h0'), '', { mode: 0o755 })
+  for (let i = 1; i < 256; i++) fs.linkSync(path.join(hooks, 'h0'), path.join(hooks, `h${i}`))
+  for (let i = 0; i < 1000; i++) {
+    fs.mkdirSync(path.join(ws, 'r', `${i}`, '.git'), { recursive: true })
+    fs.writeFileSync(path.join(ws, 'r', `${i}`, '.git', 'config'), '[core]\n\thooksPath = ../../hooks\n')
+  }
+  await sh('true', ws) // the first run walks the tree
+  const timed = async () => {
+    const t0 = Date.now()
+    const r = await sh('true', ws)
+    assert.equal(r.exitCode, 0, r.stderr)
+    return Date.now() - t0
+  }
+  const one = Math.min(await timed(), await timed()) // one run's preparation, walk kept
+  const CUT = 10
+  for (let i = 0; i < CUT; i++) {
+    const r = await spawnSandboxed(['true'], { cwd: ws, sandbox: 'workspace-write', timeout: 50 })
+    assert.equal(r.timedOut, true)
+    assert.equal(r.pid, 0, 'the run was spawned: nothing was cut')
+  }
+  const next = await timed()
+  // Before: the next run waited for the cut runs' ten preparations (about CUT × one).
+  assert.ok(next < Math.max(4 * one, one + 3000), `the next run took ${next} ms, one run ${one} ms: it waited behind the cut runs' preparations`)
 })

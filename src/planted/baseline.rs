@@ -85,12 +85,14 @@ impl Baseline {
 /// The last walk of each area this process walked (a few areas): the next run in the same
 /// workspace reads only the directories that changed since (see `scan`). The walk after a run
 /// leaves its index here too (`detect`), so that the run's own changes are not read twice.
-pub(super) fn walk_with_cache(spec: &scan::WalkSpec) -> (scan::Found, Arc<scan::Index>) {
+/// `None` when `ended` stopped the walk (the run was cut): an abandoned walk is no picture of the
+/// area, and is not kept.
+pub(super) fn walk_with_cache(spec: &scan::WalkSpec, ended: &dyn Fn() -> bool) -> Option<(scan::Found, Arc<scan::Index>)> {
     // Not holding the lock while walking: concurrent runs walk side by side.
-    let (found, index) = scan::walk_reusing(spec, recall(spec).as_deref());
+    let (found, index) = scan::walk_reusing_until(spec, recall(spec).as_deref(), ended)?;
     let index = Arc::new(index);
     remember(spec, Arc::clone(&index));
-    (found, index)
+    Some((found, index))
 }
 
 const SLOTS: usize = 8;

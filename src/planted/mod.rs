@@ -119,7 +119,7 @@ pub fn protect(roots: &mut [WritableRoot], req: &Request) -> Baseline {
 /// kept, as theirs, for the next walk of the same area): for review mode, whose roots no run walks.
 pub fn repositories_below(roots: &[PathBuf]) -> Vec<PathBuf> {
     let spec = scan::WalkSpec { roots: roots.to_vec(), repositories: true, ..scan::WalkSpec::default() };
-    walk_with_cache(&spec).0.git_entries
+    walk_with_cache(&spec, &|| false).map(|(found, _)| found.git_entries).unwrap_or_default()
 }
 
 /// How a missing protected name at a nested repository's top is kept absent.
@@ -143,18 +143,32 @@ pub struct Walked<'a> {
     pub planted: &'a mut Arc<Baseline>,
     /// Roots judged on their change set (review mode): nothing of the home is carved in them.
     pub reviewed: &'a [PathBuf],
+    /// Whether the run was cut meanwhile (its deadline passed, it was killed: see
+    /// `runner::supervise::before_spawn`): the walk and the work per repository stop there.
+    pub ended: &'a dyn Fn() -> bool,
 }
 
+/// The run was cut during `walk_and_protect`: the policy is as it was before it (not walked), and
+/// nothing of the walk was kept.
+#[derive(Debug)]
+pub struct Abandoned;
+
 /// Walk the writable roots (once per policy), carve out the repositories found below their tops,
-/// and keep what the walk saw as the baseline for `detect`.
-pub fn walk_and_protect(policy: Walked) {
+/// and keep what the walk saw as the baseline for `detect`. Stops at the next directory or
+/// repository once `policy.ended` says so: a timed-out run's preparation went on for seconds after
+/// the run settled (a thousand repositories naming one hooks directory of 256 hard links), and the
+/// next run waited behind it (an attacker's review).
+pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
     if policy.planted.walked {
-        return;
+        return Ok(());
     }
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
     let (taken_at, taken_at_ns) = (now.as_secs() as i64, now.as_nanos() as i64);
     let spec = policy.planted.spec.clone();
-    let (found, index) = walk_with_cache(&spec);
+    let ended = policy.ended;
+    let (found, index) = walk_with_cache(&spec, ended).ok_or(Abandoned)?;
+    // What the carving below adds to each root, taken back if the run is cut.
+    let carved_before = Carved::of(policy.writable_roots);
     // What changed while the walk ran, too, before the watches vouch for any repository's facts.
     if let Some(w) = watch::global() {
         w.drain();
@@ -169,6 +183,9 @@ pub fn walk_and_protect(policy: Walked) {
     c.scan_roots = spec.roots.clone();
     let mut protected_tops = HashSet::new();
     for dot_git in &found.git_entries {
+        if ended() {
+            return Err(carved_before.restore(c.roots));
+        }
         let top = dot_git.parent().unwrap_or(Path::new("/"));
         if tops.iter().any(|t| t.as_os_str() == top.as_os_str()) {
             continue; // done by `protect`
@@ -186,6 +203,9 @@ pub fn walk_and_protect(policy: Walked) {
         // the hooks directories they name inside a root, as a repository's inside it (`above`).
         let direct: Vec<PathBuf> = tops.iter().filter(|t| !policy.reviewed.contains(t)).cloned().collect();
         for dot_git in above::repositories_above(&direct) {
+            if ended() {
+                return Err(carved_before.restore(c.roots));
+            }
             let top = dot_git.parent().unwrap_or(Path::new("/"));
             if !tops.iter().any(|t| t == top) && !found.git_entries.contains(&dot_git) {
                 c.repository(&dot_git, false, None);
@@ -194,6 +214,9 @@ pub fn walk_and_protect(policy: Walked) {
         // Bare repositories (a local remote) and other directories that are git directories
         // themselves, as the `.git` of a repository: rare, so no cost for ordinary workspaces.
         for (dir, _) in &found.git_dirs {
+            if ended() {
+                return Err(carved_before.restore(c.roots));
+            }
             if !tops.iter().any(|t| t == dir) && !c.is_covered(dir) {
                 c.git_directory(dir);
             }
@@ -247,6 +270,26 @@ pub fn walk_and_protect(policy: Walked) {
         index,
         walked: true,
     });
+    Ok(())
+}
+
+/// How many carve-outs and placeholders each writable root had before the walk's: what a cut
+/// walk added is taken back, so the policy is the unwalked one it was (listed only, nothing is
+/// made on the host until the plan).
+struct Carved(Vec<(usize, usize)>);
+
+impl Carved {
+    fn of(roots: &[WritableRoot]) -> Carved {
+        Carved(roots.iter().map(|r| (r.read_only.len(), r.missing_read_only.len())).collect())
+    }
+
+    fn restore(self, roots: &mut [WritableRoot]) -> Abandoned {
+        for (r, (read_only, missing)) in roots.iter_mut().zip(self.0) {
+            r.read_only.truncate(read_only);
+            r.missing_read_only.truncate(missing);
+        }
+        Abandoned
+    }
 }
 
 /// The entries named like protected names that the walk found, as a set and by directory.

@@ -66,6 +66,13 @@ pub fn walk_reusing(spec: &WalkSpec, prior: Option<&Index>) -> (Found, Index) {
     walk_with(spec, prior, true, watch::global())
 }
 
+/// `walk_reusing`, unless `ended` (the run was cut: timed out, killed) says so before a directory:
+/// then `None`, and nothing of the part walked is kept (a cut run's walk kept the host busy for
+/// seconds after it settled, found by an attacker's review).
+pub fn walk_reusing_until(spec: &WalkSpec, prior: Option<&Index>, ended: &dyn Fn() -> bool) -> Option<(Found, Index)> {
+    walk_until(spec, prior, true, watch::global(), ended)
+}
+
 /// A directory waiting to be walked.
 struct Queued {
     path: DirKey,
@@ -95,14 +102,19 @@ struct Walk<'a> {
 }
 
 fn walk_with(spec: &WalkSpec, prior: Option<&Index>, report_reused: bool, watcher: Option<&Arc<Watcher>>) -> (Found, Index) {
+    walk_until(spec, prior, report_reused, watcher, &|| false).unwrap_or_default()
+}
+
+/// The walk; `None` when `ended` says so before a directory is taken.
+fn walk_until(spec: &WalkSpec, prior: Option<&Index>, report_reused: bool, watcher: Option<&Arc<Watcher>>, ended: &dyn Fn() -> bool) -> Option<(Found, Index)> {
     if spec.roots.is_empty() || (spec.names.is_empty() && !spec.repositories) {
-        return (Found::default(), Index::default());
+        return Some((Found::default(), Index::default()));
     }
     if let Some(w) = watcher {
         w.drain();
         // Nothing changed since `prior` was made: its findings, without a walk (see `quiet`).
         if let Some(found) = prior.and_then(|p| quiet::findings(p, w, spec, report_reused)) {
-            return (found, prior.cloned().unwrap_or_default());
+            return Some((found, prior.cloned().unwrap_or_default()));
         }
     }
     // Taken before anything is listed: an event drained during the walk (by a concurrent run's
@@ -125,6 +137,9 @@ fn walk_with(spec: &WalkSpec, prior: Option<&Index>, report_reused: bool, watche
     // Read and kept directories both count: the bound covers the same area with or without `prior`.
     let mut visited = 0;
     while let Some(q) = queue.pop_front() {
+        if ended() {
+            return None;
+        }
         if visited >= MAX_DIRS {
             walk.found.truncated = true;
             let rest = std::iter::once(q.path).chain(queue.into_iter().map(|q| q.path));
@@ -176,7 +191,7 @@ fn walk_with(spec: &WalkSpec, prior: Option<&Index>, report_reused: bool, watche
         unwatched: Arc::new(unwatched),
         unlisted: Arc::new(unlisted),
     };
-    (walk.found, index)
+    Some((walk.found, index))
 }
 
 impl Walk<'_> {

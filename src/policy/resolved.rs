@@ -100,6 +100,13 @@ impl ResolvedPolicy {
 
     /// Walk the writable roots for nested repositories and protect them (see `planted`); once.
     pub fn walk_and_protect(&mut self, absent: crate::planted::Absent) {
+        // Never abandoned: nothing ends it.
+        let _ = self.walk_and_protect_until(absent, &|| false);
+    }
+
+    /// `walk_and_protect`, for a run that can be cut meanwhile (`ended`): then the policy is left
+    /// unwalked and `Abandoned` says so.
+    pub fn walk_and_protect_until(&mut self, absent: crate::planted::Absent, ended: &dyn Fn() -> bool) -> std::result::Result<(), crate::planted::Abandoned> {
         crate::planted::walk_and_protect(crate::planted::Walked {
             absent,
             writable_roots: &mut self.writable_roots,
@@ -108,6 +115,7 @@ impl ResolvedPolicy {
             protect_git: self.protect_git,
             planted: &mut self.planted,
             reviewed: self.review.as_ref().map_or(&[], |r| r.roots.as_slice()),
-        });
+            ended,
+        })
     }
 }

@@ -52,7 +52,8 @@ pub fn prepare(req: &mut SpawnRequest, ended: &dyn Fn() -> bool) -> Result<Prepa
     };
     let bwrap = sandbox.bwrap;
     // Here, on a blocking thread, not while the options were parsed on the JavaScript thread.
-    req.policy.walk_and_protect(crate::planted::Absent::UndoneAfter);
+    // Stopped when the run is cut: nothing after it (a plan, placeholders, caches) is made for it.
+    req.policy.walk_and_protect_until(crate::planted::Absent::UndoneAfter, ended).map_err(|_| cut_while_preparing())?;
     let mut details = sandbox.details;
     if req.policy.planted.truncated {
         details.not_enforced.push(format!(
@@ -91,6 +92,12 @@ pub fn prepare(req: &mut SpawnRequest, ended: &dyn Fn() -> bool) -> Result<Prepa
         }
     };
     Ok(Prepared { plan, details, limits, cache_run, bwrap_path: bwrap.map(|b| b.path), proxy_listener, scratch, review_run })
+}
+
+/// What `prepare` gives for a run cut during its walk: nobody sees it (the run ended already,
+/// `supervise::before_spawn`), but it is an error, not a plan.
+fn cut_while_preparing() -> crate::error::SandboxError {
+    crate::error::SandboxError::new(crate::error::ErrorCode::SetupFailed, "the run ended (its timeout passed, or it was killed) while the sandbox was being prepared")
 }
 
 /// Open (or begin) the change set of a review-mode run, before its plan names the set's
