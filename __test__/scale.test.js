@@ -2,7 +2,8 @@
 // Issue 36: large workspaces are covered whole. 200 nested repositories are each protected (and
 // what a run plants at one's top is undone); a tree of 250,000 directories is walked to its end
 // (nothing in notEnforced, no scan-incomplete), and a repository at its far end is protected too.
-// Speed is measured by bench/scale.js, not here; only that a cut run's preparation stops.
+// Speed is measured by bench/scale.js, not here; only that a cut run's preparation stops, and that
+// a workspace with more repositories than bwrap takes arguments is refused with a named cause.
 
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
@@ -125,4 +126,22 @@ test('runs cut while their sandbox is prepared leave no backlog for the next run
   const next = await timed()
   // Before: the next run waited for the cut runs' ten preparations (about CUT × one).
   assert.ok(next < Math.max(4 * one, one + 3000), `the next run took ${next} ms, one run ${one} ms: it waited behind the cut runs' preparations`)
+})
+
+// An attacker's review: 9,000 empty nested repositories (a hostile run can make them) made every
+// later run in the workspace fail in setup with bwrap's words alone ("Exceeded maximum number of
+// arguments 9000"): each repository's carve-out is an argument, and bwrap counts every argument,
+// the helper's and the command's too. Refused up front now, naming the cause and what to do.
+test('more repositories than bwrap takes arguments for: refused up front, naming the count, the limit and the remedy', { skip: !linux, timeout: 300_000 }, async (t) => {
+  const ws = workspace(t, 'args')
+  for (let i = 0; i < 9000; i++) fs.mkdirSync(path.join(ws, 'r', `${i % 90}`, `${i}`, '.git', 'hooks'), { recursive: true })
+  await assert.rejects(spawnSandboxed(['echo', 'hello'], { cwd: ws, sandbox: 'workspace-write', timeout: 120_000 }), (e) => {
+    assert.equal(e.code, 'ERR_SANDBOX_UNSUPPORTED', `${e.code}: ${e.message}`)
+    assert.match(e.message, /9000 repositories/)
+    assert.match(e.message, /9000 arguments/)
+    assert.match(e.message, /protectGit: false/)
+    return true
+  })
+  const off = await spawnSandboxed(['echo', 'hello'], { cwd: ws, sandbox: { mode: 'workspace-write', protectGit: false }, timeout: 120_000 })
+  assert.equal(off.stdout, 'hello\n', off.stderr)
 })

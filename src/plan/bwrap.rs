@@ -320,6 +320,7 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     a.args.extend(steps.to_args());
     // Unchanged: the helper execvp()s it, so a bare name is looked up in the child's PATH.
     a.args.extend(req.command.iter().cloned());
+    within_bwrap_args(&a.args, policy)?;
 
     let (program, argv0, args) = if a.data_fds.is_empty() && a.nsswitch_fd.is_none() && held_dirs.is_empty() {
         (bwrap, "bwrap".to_string(), a.args)
@@ -346,6 +347,29 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         net_ctl_fd,
         control_fd: None,
     })
+}
+
+/// How many arguments bwrap takes (its `MAX_ARGS`): all of them, the helper's and the command's
+/// after `--` too.
+pub const BWRAP_MAX_ARGS: usize = 9000;
+
+/// bwrap refuses a longer argv with its own words alone ("Exceeded maximum number of arguments"),
+/// after the run was planned. Each carve-out (a nested repository's `.git`, its hooks) is one of the
+/// helper's arguments, so 9,000 empty repositories, which a hostile run can make, failed every later
+/// run in the workspace with no cause named (an attacker's review): refused here, naming it.
+fn within_bwrap_args(args: &[String], policy: &ResolvedPolicy) -> Result<()> {
+    if args.len() < BWRAP_MAX_ARGS {
+        return Ok(());
+    }
+    let repositories = policy.planted.git.len() + policy.planted.git_dirs.len();
+    let carve_outs: usize = policy.writable_roots.iter().map(|r| r.read_only.len() + r.missing_read_only.len()).sum();
+    Err(SandboxError::unsupported(format!(
+        "the writable roots hold {repositories} repositories, whose {carve_outs} read-only carve-outs make the sandbox's \
+         argument list {} long, and bwrap takes at most {BWRAP_MAX_ARGS} arguments. Remove the nested repositories \
+         you do not need (a run that created them reported them in hostRisks as `repository-created`), or pass \
+         a policy with `protectGit: false` for this workspace (its repositories' git directories and hooks are then writable)",
+        args.len()
+    )))
 }
 
 /// The entry a carve-out must be when the helper makes it read-only: what the walk saw there (no
