@@ -155,6 +155,15 @@ pub fn judge_link(link: &Path, target: &Path, places: &links::Places) -> Option<
             detail.push_str(&config.unjudged_detail());
             HostRisk { path, kind: RiskKind::GitDirectoryCreated, detail }
         }
+        links::Verdict::Unjudged => HostRisk {
+            path,
+            kind: RiskKind::ScanIncomplete,
+            detail: format!(
+                "is a symlink made during the run, to {shown}, whose way (its target and the symlinks on it) is longer than {} \
+                 components: where it leads was not judged; look at it before running host tools through it",
+                crate::policy::path_walk::MAX_STEPS
+            ),
+        },
         links::Verdict::Shared => HostRisk {
             path,
             kind: RiskKind::LinkToSharedDirectory,

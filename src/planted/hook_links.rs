@@ -29,6 +29,9 @@ pub struct HookLinks {
     pub linked_dirs: Vec<PathBuf>,
     /// Hooks that are symlinks, each with where it leads on the host (`led_to`).
     pub symlinks: Vec<(PathBuf, PathBuf)>,
+    /// Hooks that are symlinks whose way is past `path_walk`'s bounds: where they lead could not be
+    /// judged (nor kept read-only).
+    pub unjudged: Vec<PathBuf>,
     /// Hook files with other names (more than one link), with their `(device, inode)`.
     pub hard: Vec<(PathBuf, (u64, u64))>,
     /// Hooks directories with more than `MAX_ENTRIES` entries: those past them were not looked at.
@@ -41,7 +44,7 @@ pub struct HookLinks {
 impl HookLinks {
     /// Nothing leads elsewhere, and every entry was looked at: what `armed` can vouch for.
     pub fn is_plain(&self) -> bool {
-        self.linked_dirs.is_empty() && self.symlinks.is_empty() && self.hard.is_empty() && self.unlisted.is_empty()
+        self.linked_dirs.is_empty() && self.symlinks.is_empty() && self.unjudged.is_empty() && self.hard.is_empty() && self.unlisted.is_empty()
     }
 }
 
@@ -84,7 +87,10 @@ fn list(dir: &Path, out: &mut HookLinks) {
         let path = dir.join(&name);
         if kind.is_symlink() {
             if let Ok(target) = std::fs::read_link(&path) {
-                out.symlinks.push((path.clone(), led_to(&path, &target)));
+                match led_to(&path, &target) {
+                    Some(to) => out.symlinks.push((path.clone(), to)),
+                    None => out.unjudged.push(path.clone()),
+                }
             }
         } else if let Some(m) = path.symlink_metadata().ok().filter(|m| m.is_file() && m.nlink() > 1) {
             out.hard.push((path.clone(), (m.dev(), m.ino())));
@@ -95,36 +101,25 @@ fn list(dir: &Path, out: &mut HookLinks) {
 
 /// Where the symlink at `link` (holding `target`) leads on the host, as the kernel resolves it from
 /// the link's directory: canonical, or (a target missing yet) its existing part canonical and the
-/// rest appended.
-pub fn led_to(link: &Path, target: &Path) -> PathBuf {
-    std::fs::canonicalize(link).unwrap_or_else(|_| resolve(link, target))
+/// rest appended (`resolve`: the link's directory and then its target is the way the kernel goes
+/// through the link). `None` when it could not be judged (`path_walk`'s bounds).
+pub fn led_to(link: &Path, target: &Path) -> Option<PathBuf> {
+    resolve(link, target)
 }
 
 /// `target` as the kernel would resolve it from `link`'s directory: the longest part that exists
 /// made canonical, the rest appended as written (`..` taken away lexically). A link to a place that
 /// does not exist yet is judged by where it will lead (`links`), a hook by where it will run from.
-pub fn resolve(link: &Path, target: &Path) -> PathBuf {
+/// `None` past `path_walk`'s bounds (a way thousands of components deep, a hostile one).
+pub fn resolve(link: &Path, target: &Path) -> Option<PathBuf> {
     let joined = match link.parent() {
         Some(dir) if target.is_relative() => dir.join(target),
         _ => target.to_path_buf(),
     };
-    let mut rest: Vec<Component> = Vec::new();
-    let mut base = joined.as_path();
-    let canonical = loop {
-        if let Ok(c) = std::fs::canonicalize(base) {
-            break c;
-        }
-        match (base.components().next_back(), base.parent()) {
-            (Some(c @ (Component::Normal(_) | Component::ParentDir | Component::CurDir)), Some(parent)) => {
-                rest.push(c);
-                base = parent;
-            }
-            // Nothing of it resolves (not even the root): judged as written.
-            _ => break base.to_path_buf(),
-        }
-    };
-    let mut out = canonical;
-    for c in rest.into_iter().rev() {
+    // One walk, not one `realpath` per missing component (each reading every prefix again).
+    let prefix = crate::policy::path_walk::longest_resolving(&joined)?;
+    let mut out = prefix.canonical;
+    for c in joined.components().skip(prefix.resolved) {
         match c {
             Component::ParentDir => {
                 out.pop();
@@ -133,7 +128,7 @@ pub fn resolve(link: &Path, target: &Path) -> PathBuf {
             _ => {}
         }
     }
-    out
+    Some(out)
 }
 
 #[cfg(test)]
@@ -176,5 +171,62 @@ mod tests {
         assert_eq!(l.linked_dirs, [r.join(".git/hooks")]);
         assert_eq!(l.unlisted, [r.join(".git/hooks")]);
         assert_eq!(l.entries.len(), MAX_ENTRIES);
+    }
+}
+
+#[cfg(test)]
+mod deep_chain_tests {
+    use super::*;
+
+    /// Hooks that are symlinks into a deep chain of directories with a long missing tail (an
+    /// attacker's review: `sub/.git/a/a/...` 500 deep, the tail 480 more): each was resolved with one
+    /// `realpath` per missing component, each reading every prefix, seconds of host time per hook on
+    /// every later run, after the command had exited. Now a walk of each component once.
+    #[test]
+    fn hooks_linked_into_a_deep_chain_are_read_in_linear_time() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        std::fs::create_dir_all(r.join(".git/hooks")).unwrap();
+        let (depth, missing) = (300, 300);
+        std::fs::create_dir_all(r.join(".git").join("a/".repeat(depth))).unwrap();
+        let target = format!("../{}{}", "a/".repeat(depth), "x/".repeat(missing));
+        for h in 0..3 {
+            std::os::unix::fs::symlink(&target, r.join(format!(".git/hooks/h{h}"))).unwrap();
+        }
+        let started = std::time::Instant::now();
+        let links = read(&[r.join(".git")], &[]);
+        let mut kept = super::super::hook_risks::Kept::default();
+        kept.add(&links, &[r.clone()]);
+        let risks = kept.after_run();
+        let took = started.elapsed();
+        let led = r.join(".git").join("a/".repeat(depth)).join("x/".repeat(missing));
+        assert_eq!(links.symlinks.len(), 3);
+        assert!(links.symlinks.iter().all(|(_, to)| *to == led), "{:?}", links.symlinks.first());
+        assert!(risks.is_empty(), "{risks:?}");
+        assert!(took < std::time::Duration::from_millis(500), "took {took:?}");
+    }
+
+    /// A way past `path_walk`'s bound is not followed: the hook is said to be unjudged.
+    #[test]
+    fn a_hook_whose_way_is_past_the_bound_is_unjudged() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        let hooks = r.join(".git/hooks");
+        std::fs::create_dir_all(&hooks).unwrap();
+        let winding = "./".repeat(2000);
+        std::os::unix::fs::symlink(&winding, hooks.join("w0")).unwrap();
+        std::os::unix::fs::symlink(format!("{winding}w0"), hooks.join("w1")).unwrap();
+        std::os::unix::fs::symlink(format!("{winding}w1"), hooks.join("w2")).unwrap();
+        // The hook's own target is joined to its directory as a path (its `.`s dropped): the links
+        // it goes through are looked up one component at a time.
+        std::os::unix::fs::symlink(format!("{winding}w2"), hooks.join("w3")).unwrap();
+        let links = read(&[r.join(".git")], &[]);
+        assert_eq!(links.unjudged, [hooks.join("w3")]);
+        assert_eq!(links.symlinks.len(), 3);
+        let mut kept = super::super::hook_risks::Kept::default();
+        kept.add(&links, &[r.clone()]);
+        let said = kept.not_enforced();
+        assert!(said.iter().any(|s| s.contains("w3") && s.contains("could not be judged")), "{said:?}");
+        assert!(kept.after_run().is_empty());
     }
 }

@@ -33,6 +33,8 @@ pub struct HardLinked {
 pub struct Kept {
     /// Symlinked hooks and where each led when the run was planned.
     pub symlinks: Vec<(PathBuf, PathBuf)>,
+    /// Symlinked hooks whose way could not be judged (`HookLinks::unjudged`).
+    pub unjudged: Vec<PathBuf>,
     /// Those that lead into a shared temporary directory (`links::in_shared_place`).
     pub shared: Vec<(PathBuf, PathBuf)>,
     pub hard: Vec<HardLinked>,
@@ -48,6 +50,11 @@ impl Kept {
                 if super::links::in_shared_place(to, roots) {
                     self.shared.push((link.clone(), to.clone()));
                 }
+            }
+        }
+        for link in &links.unjudged {
+            if !self.unjudged.contains(link) {
+                self.unjudged.push(link.clone());
             }
         }
         for (path, id) in &links.hard {
@@ -84,7 +91,15 @@ impl Kept {
                 d.display()
             )
         });
-        hard.chain(unlisted).collect()
+        let unjudged = self.unjudged.iter().map(|l| {
+            format!(
+                "planted configuration: the hook {} is a symlink whose way (its target and the symlinks on it) is longer than {} \
+                 components: where it leads could not be judged, so it was not kept read-only, nor checked after the run",
+                l.display(),
+                crate::policy::path_walk::MAX_STEPS
+            )
+        });
+        hard.chain(unlisted).chain(unjudged).collect()
     }
 
     /// What the run did to hooks through their other names: a hard-linked hook written (its ctime
@@ -104,12 +119,12 @@ impl Kept {
         for (link, to) in &self.symlinks {
             let Ok(target) = std::fs::read_link(link) else { continue };
             let now = led_to(link, &target);
-            if now != *to {
+            if now.as_ref() != Some(to) {
+                let now = now.map_or_else(|| "a place too deep to be judged".to_string(), |p| p.display().to_string());
                 let detail = format!(
-                    "this hook is a symlink that led to {} when the run started and leads to {} now (a symlink or directory on its \
-                     way was changed during the run): git on the host runs what is there",
+                    "this hook is a symlink that led to {} when the run started and leads to {now} now (a symlink or directory on \
+                     its way was changed during the run): git on the host runs what is there",
                     to.display(),
-                    now.display()
                 );
                 risks.push(Found { path: link.clone(), shared: false, detail });
             }

@@ -38,6 +38,8 @@ pub enum Verdict {
     Repository { git: PathBuf, config: Configured },
     /// It leads into a shared temporary directory.
     Shared,
+    /// Its way is too long to be followed (`path_walk::MAX_STEPS`): where it leads was not judged.
+    Unjudged,
 }
 
 /// Whether the symlink at `link` (its target `target`, as the link holds it) is a host risk: git
@@ -45,7 +47,7 @@ pub enum Verdict {
 /// known, or in a shared place), or it leads into a shared place (`shared_places`: `/tmp`, the
 /// host's `$TMPDIR`, sandspawn's state), which any later run, or any process on the host, can fill in.
 pub fn judge(link: &Path, target: &Path, places: &Places) -> Option<Verdict> {
-    let resolved = resolve(link, target);
+    let Some(resolved) = resolve(link, target) else { return Some(Verdict::Unjudged) };
     let inside = |p: &Path| places.roots.iter().any(|r| p.starts_with(r));
     let (temporary, state) = shared_places(|k| std::env::var_os(k).map(PathBuf::from));
     let under = |dirs: &[PathBuf], p: &Path| dirs.iter().any(|s| p.starts_with(s));
@@ -105,7 +107,7 @@ fn shared_places(var: impl Fn(&str) -> Option<PathBuf>) -> (Vec<PathBuf>, Vec<Pa
             .flatten()
             .filter(|p| p.is_absolute())
             // What exists made canonical, the rest as written: a store made later is judged too.
-            .map(|p| resolve(Path::new("/"), &p))
+            .map(|p| resolve(Path::new("/"), &p).unwrap_or(p))
             .filter(|p| p.parent().is_some())
             .collect();
         dirs.sort();
@@ -160,9 +162,9 @@ mod tests {
         let r = t.path().canonicalize().unwrap();
         std::fs::create_dir(r.join("a")).unwrap();
         std::os::unix::fs::symlink(r.join("a"), r.join("via")).unwrap();
-        assert_eq!(resolve(&r.join("l"), Path::new("via/x/../y")), r.join("a/y"));
-        assert_eq!(resolve(&r.join("a/l"), Path::new("..")), r);
-        assert_eq!(resolve(&r.join("l"), &r.join("missing/deep")), r.join("missing/deep"));
+        assert_eq!(resolve(&r.join("l"), Path::new("via/x/../y")), Some(r.join("a/y")));
+        assert_eq!(resolve(&r.join("a/l"), Path::new("..")), Some(r.clone()));
+        assert_eq!(resolve(&r.join("l"), &r.join("missing/deep")), Some(r.join("missing/deep")));
     }
 
     #[test]

@@ -447,7 +447,7 @@ impl<'a> Carver<'a> {
             return;
         }
         self.hooks(links.linked_dirs.iter().cloned());
-        for (_, to) in &links.symlinks {
+        for (link, to) in &links.symlinks {
             if self.is_covered(to) {
                 continue;
             }
@@ -457,6 +457,8 @@ impl<'a> Carver<'a> {
                     let kind = if first == path { PlaceholderKind::File } else { PlaceholderKind::Dir };
                     self.absent(&first, Some(kind));
                 }
+                // Past `path_walk`'s bounds: not kept, and the result says so.
+                Err(_) if !self.hook_links.unjudged.contains(link) => self.hook_links.unjudged.push(link.clone()),
                 Err(_) => {}
             }
         }

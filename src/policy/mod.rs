@@ -5,6 +5,7 @@
 pub(crate) mod held_links;
 mod kernel_fs;
 mod parse;
+pub(crate) mod path_walk;
 pub(crate) mod paths;
 mod resolve;
 mod resolved;

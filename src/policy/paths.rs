@@ -28,34 +28,25 @@ pub(crate) struct Lenient {
 
 /// Canonicalize a path that may not exist: resolve symlinks in the longest existing prefix and
 /// append the rest. `.` and `..` in the missing rest cannot be resolved honestly (the symlinks they
-/// would cross do not exist yet), so they are an error.
+/// would cross do not exist yet), so they are an error. A dangling symlink "exists" as a link but
+/// does not resolve: it counts as missing, so nothing is ever bound through it. One walk of the
+/// path (`path_walk`), not one `realpath` per missing component: a path past its bounds is an error.
 pub(crate) fn canonical_lenient(option: &str, p: &Path) -> Result<Lenient> {
-    if let Ok(c) = std::fs::canonicalize(p) {
-        return Ok(Lenient { path: c, first_missing: None });
-    }
-    let mut existing = p.to_path_buf();
-    let mut rest: Vec<std::ffi::OsString> = Vec::new();
-    loop {
-        // symlink_metadata: a dangling symlink "exists" as a link but cannot be canonicalized;
-        // treat it like a missing component so we never bind through it.
-        if existing.symlink_metadata().is_ok() && std::fs::canonicalize(&existing).is_ok() {
-            break;
-        }
-        match existing.file_name() {
-            Some(name) => {
-                rest.push(name.to_owned());
-                existing.pop();
-            }
-            None => break, // reached `/` (always exists) or `..`
-        }
+    let prefix = super::path_walk::longest_resolving(p)
+        .ok_or_else(|| SandboxError::invalid(option, format!("cannot resolve {}: more than {} components on its way", p.display(), super::path_walk::MAX_STEPS)))?;
+    let rest: Vec<&std::ffi::OsStr> = p.components().skip(prefix.resolved).map(|c| c.as_os_str()).collect();
+    if rest.is_empty() {
+        return Ok(Lenient { path: prefix.canonical, first_missing: None });
     }
     if p.components().any(|c| matches!(c, Component::ParentDir | Component::CurDir)) {
         return Err(SandboxError::invalid(option, format!("cannot resolve `..` in the missing path {}", p.display())));
     }
-    let mut path = std::fs::canonicalize(&existing)
-        .map_err(|e| SandboxError::invalid(option, format!("cannot resolve {}: {e}", p.display())))?;
+    if prefix.resolved == 0 {
+        return Err(SandboxError::invalid(option, format!("cannot resolve {}: nothing of it exists", p.display())));
+    }
+    let mut path = prefix.canonical;
     let mut first_missing = None;
-    for name in rest.iter().rev() {
+    for name in rest {
         path.push(name);
         if first_missing.is_none() {
             first_missing = Some(path.clone());

@@ -1,0 +1,242 @@
+//! How far a path resolves, as `realpath` resolves it, in time linear in its components and
+//! bounded. Found by an attacker's review: a hook symlinked to `../a/a/...(500).../x/x/...(480)`
+//! was judged by popping the missing components one at a time and calling `realpath` on each
+//! prefix left, and `realpath` reads every prefix of its path again (`readlink` of each): seconds
+//! of host time per hook, on every run, after the command had exited. Here each component is
+//! looked up once, from the descriptor of the directory before it.
+
+use std::ffi::{CString, OsStr};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::path::{Component, Path, PathBuf};
+
+/// Symlinks one resolution follows at most, as `realpath` and the kernel (`MAXSYMLINKS`).
+pub(crate) const MAX_LINKS: usize = 40;
+
+/// Components (those of the path and of the links' targets, `.` and `..` included) one resolution
+/// looks up at most: a path no program uses is deeper, and each costs a few system calls.
+pub(crate) const MAX_STEPS: usize = 4096;
+
+/// The longest prefix of a path that resolves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Prefix {
+    /// Its canonical path (empty when not even the first component of a relative path resolves).
+    pub canonical: PathBuf,
+    /// How many of the path's components (`Path::components`) it holds: all of them when the
+    /// whole path resolves.
+    pub resolved: usize,
+}
+
+/// Where `realpath` of each prefix of `p` (by `Path::components`) succeeds, the longest of them:
+/// each prefix resolves as the one before it and one more component, so one walk finds it. `None`
+/// past `MAX_STEPS`: the path could not be judged.
+pub(crate) fn longest_resolving(p: &Path) -> Option<Prefix> {
+    let parts: Vec<Component> = p.components().collect();
+    let nothing = Prefix { canonical: PathBuf::new(), resolved: 0 };
+    let Some(mut at) = Place::start(p.is_absolute()).filter(|_| !parts.is_empty()) else { return Some(nothing) };
+    // Components of links' targets still to look up, the next one last; while there are some, the
+    // path's component `i - 1` is not resolved yet, and `before` is where the prefix before it led.
+    let mut pending: Vec<Vec<u8>> = Vec::new();
+    let mut before = PathBuf::new();
+    let (mut links, mut steps, mut i) = (0, 0, 0);
+    while i < parts.len() || !pending.is_empty() {
+        steps += 1;
+        if steps > MAX_STEPS {
+            return None;
+        }
+        let of_the_path = pending.is_empty();
+        let name = match pending.pop() {
+            Some(name) => name,
+            None => {
+                i += 1;
+                match parts[i - 1] {
+                    // Where `start` began.
+                    Component::RootDir | Component::Prefix(_) => continue,
+                    c => c.as_os_str().as_bytes().to_vec(),
+                }
+            }
+        };
+        let failed = match at.step(&name) {
+            Err(()) => {
+                if of_the_path {
+                    before = std::mem::take(&mut at.path);
+                }
+                true
+            }
+            Ok(None) => false,
+            Ok(Some(target)) => {
+                if of_the_path {
+                    before = at.path.clone();
+                }
+                links += 1;
+                pending.extend(target_parts(&target));
+                match target.starts_with(b"/") {
+                    true => Place::root().map(|root| at = root).is_none() || links > MAX_LINKS,
+                    false => links > MAX_LINKS,
+                }
+            }
+        };
+        if failed {
+            let canonical = if i <= 1 && !p.is_absolute() { PathBuf::new() } else { before };
+            return Some(Prefix { canonical, resolved: i - 1 });
+        }
+    }
+    Some(Prefix { canonical: at.path, resolved: parts.len() })
+}
+
+/// A link's target as components to look up, the first one last; a trailing `/` asks for a
+/// directory (`.`), as the kernel does.
+fn target_parts(target: &[u8]) -> impl Iterator<Item = Vec<u8>> + '_ {
+    let dir_asked = target.ends_with(b"/").then(|| b".".to_vec());
+    let names = target.split(|b| *b == b'/').filter(|n| !n.is_empty()).map(<[u8]>::to_vec);
+    names.chain(dir_asked).collect::<Vec<_>>().into_iter().rev()
+}
+
+/// Where a walk is: a canonical path, and a descriptor of the last directory on it.
+struct Place {
+    path: PathBuf,
+    dir: Option<OwnedFd>,
+    /// Whether `path` is that directory (not a file in it).
+    is_dir: bool,
+}
+
+/// What a directory is opened with to look up names in it: on Linux `O_PATH`, which needs no read
+/// permission (a directory one may only search is walked through, as `realpath` does).
+#[cfg(target_os = "linux")]
+const LOOKUP: i32 = libc::O_PATH;
+#[cfg(not(target_os = "linux"))]
+const LOOKUP: i32 = libc::O_RDONLY;
+
+impl Place {
+    /// `/`, or for a relative path the working directory.
+    fn start(absolute: bool) -> Option<Place> {
+        if absolute {
+            return Place::root();
+        }
+        let path = std::env::current_dir().ok()?;
+        let dir = open(libc::AT_FDCWD, OsStr::new(".").as_bytes())?;
+        Some(Place { path, dir: Some(dir), is_dir: true })
+    }
+
+    fn root() -> Option<Place> {
+        Some(Place { path: PathBuf::from("/"), dir: Some(open(libc::AT_FDCWD, b"/")?), is_dir: true })
+    }
+
+    /// One component looked up: moved on to it (`Ok(None)`), or it is a symlink and its target is
+    /// returned (the place stays), or it cannot be resolved (missing, not a directory where one is
+    /// needed, not searchable).
+    fn step(&mut self, name: &[u8]) -> Result<Option<Vec<u8>>, ()> {
+        let Some(dir) = self.dir.as_ref().filter(|_| self.is_dir) else { return Err(()) };
+        match name {
+            b"." => return Ok(None),
+            b".." => {
+                // `path` holds no link: its parent is the directory's.
+                self.dir = Some(open(dir.as_raw_fd(), b"..").ok_or(())?);
+                self.path.pop();
+                return Ok(None);
+            }
+            _ => {}
+        }
+        let c_name = CString::new(name).map_err(|_| ())?;
+        // SAFETY: a zeroed stat is valid; a valid descriptor and C string.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        if unsafe { libc::fstatat(dir.as_raw_fd(), c_name.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) } != 0 {
+            return Err(());
+        }
+        match st.st_mode & libc::S_IFMT {
+            libc::S_IFLNK => {
+                let mut buf = vec![0u8; libc::PATH_MAX as usize + 1];
+                // SAFETY: the buffer is as long as said.
+                let n = unsafe { libc::readlinkat(dir.as_raw_fd(), c_name.as_ptr(), buf.as_mut_ptr().cast(), buf.len()) };
+                if n <= 0 || n as usize == buf.len() {
+                    return Err(());
+                }
+                buf.truncate(n as usize);
+                Ok(Some(buf))
+            }
+            libc::S_IFDIR => {
+                // Opened without following: swapped for a link meanwhile, it fails.
+                self.dir = Some(open(dir.as_raw_fd(), name).ok_or(())?);
+                self.path.push(OsStr::from_bytes(name));
+                Ok(None)
+            }
+            _ => {
+                self.path.push(std::ffi::OsString::from_vec(name.to_vec()));
+                self.is_dir = false;
+                Ok(None)
+            }
+        }
+    }
+}
+
+/// The directory `name` in `dir`, for looking up names in, never through a symlink.
+fn open(dir: i32, name: &[u8]) -> Option<OwnedFd> {
+    let name = CString::new(name).ok()?;
+    // SAFETY: a valid descriptor (or AT_FDCWD) and C string.
+    let fd = unsafe { libc::openat(dir, name.as_ptr(), LOOKUP | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC) };
+    // SAFETY: a descriptor just opened, owned by nobody else.
+    (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn canonicalize_each(p: &Path) -> Prefix {
+        let parts: Vec<Component> = p.components().collect();
+        for n in (0..=parts.len()).rev() {
+            let prefix: PathBuf = parts[..n].iter().collect();
+            if let Ok(canonical) = std::fs::canonicalize(&prefix) {
+                return Prefix { canonical, resolved: n };
+            }
+        }
+        Prefix { canonical: PathBuf::new(), resolved: 0 }
+    }
+
+    /// As `realpath` of each prefix, the way the callers did it before.
+    #[test]
+    fn as_realpath_of_each_prefix() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        std::fs::create_dir_all(r.join("d/e")).unwrap();
+        std::fs::write(r.join("d/file"), "").unwrap();
+        let link = |to: &str, at: &str| std::os::unix::fs::symlink(to, r.join(at)).unwrap();
+        link("d", "rel");
+        link(r.join("d/e").to_str().unwrap(), "abs");
+        link("missing/deeper", "dangling");
+        link("d/file/", "file-as-dir");
+        link("d/file", "to-file");
+        link("loop", "loop");
+        link("rel/../rel/e/../../d/./e", "winding");
+        let mut chain = "d".to_string();
+        for n in 0..MAX_LINKS + 1 {
+            link(&chain, &format!("c{n}"));
+            chain = format!("c{n}");
+        }
+        let cases = [
+            "", "d", "d/e", "rel/e", "abs", "abs/..", "abs/../..", "abs/missing/x", "rel/../d/e/../../rel", "dangling", "dangling/x",
+            "d/file", "d/file/x", "d/file/..", "file-as-dir", "to-file", "to-file/..", "loop", "loop/x", "winding", "winding/x/../y",
+            "missing/x", "c39", "c39/e", "c40", "c40/e", "d/../../..",
+        ];
+        for case in cases {
+            let p = r.join(case);
+            assert_eq!(longest_resolving(&p), Some(canonicalize_each(&p)), "{case}");
+        }
+        assert_eq!(longest_resolving(Path::new("/")), Some(Prefix { canonical: "/".into(), resolved: 1 }));
+    }
+
+    #[test]
+    fn bounded() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        let deep = "./".repeat(MAX_STEPS);
+        assert_eq!(longest_resolving(&r.join(&deep)).unwrap().resolved, r.components().count(), "`.` dropped as Path does");
+        // Targets of 2,000 components each: three are past the bound, two are not.
+        let winding = "./".repeat(2000);
+        std::os::unix::fs::symlink(&winding, r.join("l0")).unwrap();
+        std::os::unix::fs::symlink(format!("{winding}l0"), r.join("l1")).unwrap();
+        std::os::unix::fs::symlink(format!("{winding}l1"), r.join("l2")).unwrap();
+        assert_eq!(longest_resolving(&r.join("l1")), Some(Prefix { canonical: r.clone(), resolved: r.components().count() + 1 }));
+        assert_eq!(longest_resolving(&r.join("l2")), None);
+    }
+}
