@@ -99,7 +99,10 @@ pub fn detect_after(baseline: &Baseline, during_run: Vec<HostRisk>) -> Vec<HostR
     }
     changed_in_place(baseline, &mut risks);
     // Hooks written through another name (`hook_risks`).
-    let hooks = baseline.hook_links.after_run().into_iter().map(|f| {
+    let hooks_budget = crate::policy::path_walk::RunBudget::set(super::hook_risks::RUN_HOOK_STEPS);
+    let hooks = baseline.hook_links.after_run();
+    drop(hooks_budget);
+    let hooks = hooks.into_iter().map(|f| {
         let kind = if f.shared { RiskKind::LinkToSharedDirectory } else { RiskKind::HooksWritten };
         HostRisk { path: f.path.to_string_lossy().into_owned(), kind, detail: f.detail }
     });

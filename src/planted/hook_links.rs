@@ -74,7 +74,7 @@ pub fn read(git_dirs: &[PathBuf], hooks: &[PathBuf]) -> HookLinks {
 fn list(dir: &Path, out: &mut HookLinks) {
     let Ok(entries) = std::fs::read_dir(dir) else { return };
     for (n, e) in entries.flatten().enumerate() {
-        if n == MAX_ENTRIES {
+        if n == MAX_ENTRIES || !crate::policy::path_walk::spend(1) {
             out.unlisted.push(dir.to_path_buf());
             return;
         }
@@ -117,7 +117,7 @@ pub fn resolve(link: &Path, target: &Path) -> Option<PathBuf> {
         _ => target.to_path_buf(),
     };
     // One walk, not one `realpath` per missing component (each reading every prefix again).
-    let prefix = crate::policy::path_walk::longest_resolving(&joined)?;
+    let prefix = crate::policy::path_walk::longest_resolving_within_budget(&joined)?;
     let mut out = prefix.canonical;
     for c in joined.components().skip(prefix.resolved) {
         match c {
@@ -171,6 +171,31 @@ mod tests {
         assert_eq!(l.linked_dirs, [r.join(".git/hooks")]);
         assert_eq!(l.unlisted, [r.join(".git/hooks")]);
         assert_eq!(l.entries.len(), MAX_ENTRIES);
+    }
+
+    /// Found by an attacker's review: a thousand planted repositories naming hooks directories of
+    /// 256 links each made every later run pay seconds of host time. One run's hook checks share a
+    /// budget; past it, what is left is said (`unlisted`, `unjudged`), not looked at.
+    #[test]
+    fn one_run_s_hook_checks_share_a_budget() {
+        use crate::policy::path_walk::RunBudget;
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        std::fs::create_dir_all(r.join(".git/hooks")).unwrap();
+        std::fs::create_dir_all(r.join("scripts")).unwrap();
+        for i in 0..20 {
+            std::os::unix::fs::symlink(format!("../../scripts/h{i}"), r.join(format!(".git/hooks/h{i}"))).unwrap();
+        }
+        let whole = read(&[r.join(".git")], &[]);
+        assert_eq!((whole.symlinks.len(), whole.unjudged.len(), whole.unlisted.len()), (20, 0, 0), "no budget set: all of it");
+        {
+            let _budget = RunBudget::set(30);
+            let first = read(&[r.join(".git")], &[]);
+            assert!(first.symlinks.len() < 20 && !(first.unjudged.is_empty() && first.unlisted.is_empty()), "{first:?}");
+            let second = read(&[r.join(".git")], &[]);
+            assert_eq!((second.symlinks.len(), second.unlisted.len()), (0, 1), "the budget is the run's, not each repository's: {second:?}");
+        }
+        assert_eq!(read(&[r.join(".git")], &[]).symlinks.len(), 20, "the budget ends with its run");
     }
 }
 

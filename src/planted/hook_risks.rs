@@ -8,6 +8,11 @@ use std::path::PathBuf;
 
 use super::hook_links::{led_to, HookLinks, MAX_ENTRIES};
 
+/// Steps (hooks directory entries listed, components of hooks' ways looked up) one run's checks
+/// before it, and again after it, take at most in all (`path_walk::RunBudget`): about a second of
+/// host time at worst, however many repositories and linked hooks a run planted.
+pub const RUN_HOOK_STEPS: usize = 250_000;
+
 /// What the check after a run found: a `hooks-written` host risk, or a `link-to-shared-directory`
 /// one (`shared`). `detect` makes the entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -86,17 +91,21 @@ impl Kept {
         });
         let unlisted = self.unlisted.iter().map(|d| {
             format!(
-                "planted configuration: the hooks directory {} has more than {MAX_ENTRIES} entries; those past them were not \
-                 looked at for symlinks or hard links into a writable root",
-                d.display()
+                "planted configuration: the hooks directory {} has more than {MAX_ENTRIES} entries, or the run's budget for \
+                 looking at hooks ({} entries and path components in all) ran out; those past it were not looked at for \
+                 symlinks or hard links into a writable root",
+                d.display(),
+                RUN_HOOK_STEPS
             )
         });
         let unjudged = self.unjudged.iter().map(|l| {
             format!(
                 "planted configuration: the hook {} is a symlink whose way (its target and the symlinks on it) is longer than {} \
-                 components: where it leads could not be judged, so it was not kept read-only, nor checked after the run",
+                 components, or the run's budget for looking at hooks ({} in all) ran out: where it leads could not be judged, \
+                 so it was not kept read-only, nor checked after the run",
                 l.display(),
-                crate::policy::path_walk::MAX_STEPS
+                crate::policy::path_walk::MAX_STEPS,
+                RUN_HOOK_STEPS
             )
         });
         hard.chain(unlisted).chain(unjudged).collect()
@@ -120,7 +129,7 @@ impl Kept {
             let Ok(target) = std::fs::read_link(link) else { continue };
             let now = led_to(link, &target);
             if now.as_ref() != Some(to) {
-                let now = now.map_or_else(|| "a place too deep to be judged".to_string(), |p| p.display().to_string());
+                let now = now.map_or_else(|| "a place that could not be judged (too deep, or past the run's budget for these checks)".to_string(), |p| p.display().to_string());
                 let detail = format!(
                     "this hook is a symlink that led to {} when the run started and leads to {now} now (a symlink or directory on \
                      its way was changed during the run): git on the host runs what is there",

@@ -162,6 +162,7 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
     if policy.planted.walked {
         return Ok(());
     }
+    let _hooks_budget = crate::policy::path_walk::RunBudget::set(hook_risks::RUN_HOOK_STEPS);
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
     let (taken_at, taken_at_ns) = (now.as_secs() as i64, now.as_nanos() as i64);
     let spec = policy.planted.spec.clone();

@@ -17,6 +17,43 @@ pub(crate) const MAX_LINKS: usize = 40;
 /// looks up at most: a path no program uses is deeper, and each costs a few system calls.
 pub(crate) const MAX_STEPS: usize = 4096;
 
+thread_local! {
+    /// What is left of the current run's budget (`RunBudget`) on this thread, if one is set.
+    static RUN_STEPS: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+}
+
+/// A budget of steps (components looked up, hooks directory entries listed) for all of one run's
+/// hook checks on this thread, set while it lives: `MAX_STEPS` bounds one path, but a workspace can
+/// hold a thousand repositories with 256 hooks each (found by an attacker's review: every later
+/// run paid seconds of host time for what one run planted). Past it, what is left is not judged,
+/// and the callers say so (`notEnforced`, `scan-incomplete`).
+pub(crate) struct RunBudget(Option<usize>);
+
+impl RunBudget {
+    pub(crate) fn set(steps: usize) -> RunBudget {
+        RunBudget(RUN_STEPS.with(|b| b.replace(Some(steps))))
+    }
+}
+
+impl Drop for RunBudget {
+    fn drop(&mut self) {
+        RUN_STEPS.with(|b| b.set(self.0));
+    }
+}
+
+/// Spend `n` steps of the run's budget: false (nothing spent) when fewer are left. Always true
+/// where no budget is set.
+pub(crate) fn spend(n: usize) -> bool {
+    RUN_STEPS.with(|b| match b.get() {
+        None => true,
+        Some(left) if left >= n => {
+            b.set(Some(left - n));
+            true
+        }
+        Some(_) => false,
+    })
+}
+
 /// The longest prefix of a path that resolves.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Prefix {
@@ -31,6 +68,16 @@ pub(crate) struct Prefix {
 /// each prefix resolves as the one before it and one more component, so one walk finds it. `None`
 /// past `MAX_STEPS`: the path could not be judged.
 pub(crate) fn longest_resolving(p: &Path) -> Option<Prefix> {
+    walk(p, false)
+}
+
+/// As `longest_resolving`, each step also spent from the run's budget (`RunBudget`): `None` once
+/// it has run out. For what a run can multiply (hooks' ways), not for the policy's own paths.
+pub(crate) fn longest_resolving_within_budget(p: &Path) -> Option<Prefix> {
+    walk(p, true)
+}
+
+fn walk(p: &Path, budgeted: bool) -> Option<Prefix> {
     let parts: Vec<Component> = p.components().collect();
     let nothing = Prefix { canonical: PathBuf::new(), resolved: 0 };
     let Some(mut at) = Place::start(p.is_absolute()).filter(|_| !parts.is_empty()) else { return Some(nothing) };
@@ -41,7 +88,7 @@ pub(crate) fn longest_resolving(p: &Path) -> Option<Prefix> {
     let (mut links, mut steps, mut i) = (0, 0, 0);
     while i < parts.len() || !pending.is_empty() {
         steps += 1;
-        if steps > MAX_STEPS {
+        if steps > MAX_STEPS || (budgeted && !spend(1)) {
             return None;
         }
         let of_the_path = pending.is_empty();

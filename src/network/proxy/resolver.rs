@@ -219,6 +219,8 @@ fn kill_and_wait(child: &mut Child) {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn a_run_reuses_a_name_s_answer_and_keeps_a_bounded_number() {
         let run = RunLookups::new();
@@ -233,8 +235,6 @@ mod tests {
         assert_eq!(run.reused("registry.test"), Some(a), "kept ones stay");
         assert_eq!(RunLookups::new().reused("registry.test"), None, "another run's answers are its own");
     }
-
-    use super::*;
 
     fn helper() -> std::path::PathBuf {
         crate::helper::require().expect("run `cargo build -p sandspawn-helper` before `cargo test`")
