@@ -371,6 +371,22 @@ describe('protectedNames', () => {
     assert.match(big.hostRisks[0].detail, /more than 4096 entries/)
   })
 
+  // Found by a review of the fix above: a report-only name that is a symlink (a dotfile manager's
+  // `.python-version -> shared/pv`, `.bundle/config -> ../shared/bcfg`) was stamped by the link
+  // alone, and the file it leads to, rewritten, went unreported.
+  test('report-only names that are symlinks: their targets rewritten are reported', async (t) => {
+    const tree = tempTree(t)
+    fs.mkdirSync(path.join(tree.ws, 'shared'))
+    fs.mkdirSync(path.join(tree.ws, '.bundle'))
+    for (const f of ['pv', 'bcfg']) fs.writeFileSync(path.join(tree.ws, 'shared', f), 'orig\n')
+    fs.symlinkSync('shared/pv', path.join(tree.ws, '.python-version'))
+    fs.symlinkSync('../shared/bcfg', path.join(tree.ws, '.bundle/config'))
+    const r = await sh('echo 3.99 > shared/pv; echo \'BUNDLE_GEMFILE: "x.rb"\' >> .bundle/config', { cwd: tree.ws, sandbox: WW })
+    assert.equal(r.exitCode, 0, show(r))
+    const got = r.hostRisks.map((h) => [h.kind, h.path]).sort()
+    assert.deepEqual(got, [['protected-name-created', path.join(tree.ws, '.bundle')], ['protected-name-created', path.join(tree.ws, '.python-version')]], show(r))
+  })
+
   test('protectedNames: [] allows them', async (t) => {
     const tree = tempTree(t)
     const r = await sh(DEFAULT_NAMES.map((n) => `echo ok > ${q(n)}`).join(' && '), { cwd: tree.ws, sandbox: { ...WW, protectedNames: [] } })

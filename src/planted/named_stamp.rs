@@ -7,7 +7,7 @@
 //!
 //! Bounded: at most `MAX_ENTRIES` entries are looked at per directory, and `MAX_TOTAL` for all of a
 //! run's (a run that made a thousand `.bundle` directories would otherwise make every later run
-//! look at millions of entries), never through a symlink. A directory with more (gems installed
+//! look at millions of entries); a symlink is stamped with its target too (`of`). A directory with more (gems installed
 //! into `.bundle` by `bundle install --path .bundle`), past the total, or one this process cannot
 //! list whole, gets a stamp marked incomplete, which the check reports as not examined rather than
 //! as unchanged.
@@ -38,8 +38,14 @@ pub struct Stamp {
 }
 
 /// The stamp of `path`, whose `lstat` is `meta`, looking at no more entries than `budget` has left.
+/// A symlink (the name itself, or an entry inside a named directory) is stamped with what it leads
+/// to as well, as the kernel resolves it: the host's tools read the name through it, so a run that
+/// rewrote the file a `.python-version` or `.bundle/config` link leads to, elsewhere in the
+/// workspace, changed what they read (found by a review of this module's first version, which
+/// followed no link). A directory reached through a link is walked as one, within the same bounds.
 pub fn of(path: &Path, meta: &std::fs::Metadata, budget: &mut Budget) -> Stamp {
     let mut stamp = Stamp { newest: (meta.ctime(), meta.ctime_nsec()), complete: true };
+    let Some(meta) = led_to(path, meta, &mut stamp) else { return stamp };
     if !meta.is_dir() {
         return stamp;
     }
@@ -63,12 +69,23 @@ pub fn of(path: &Path, meta: &std::fs::Metadata, budget: &mut Budget) -> Stamp {
                 continue;
             };
             stamp.newest = stamp.newest.max((m.ctime(), m.ctime_nsec()));
-            if m.is_dir() {
+            if led_to(&p, &m, &mut stamp).is_some_and(|m| m.is_dir()) {
                 pending.push(p);
             }
         }
     }
     stamp
+}
+
+/// What `path` (`meta` its `lstat`) leads to, its ctime added to `stamp`: itself, or a symlink's
+/// target (`None` when it leads nowhere now: a dangling link has only its own stamp).
+fn led_to(path: &Path, meta: &std::fs::Metadata, stamp: &mut Stamp) -> Option<std::fs::Metadata> {
+    if !meta.file_type().is_symlink() {
+        return Some(meta.clone());
+    }
+    let target = std::fs::metadata(path).ok()?;
+    stamp.newest = stamp.newest.max((target.ctime(), target.ctime_nsec()));
+    Some(target)
 }
 
 #[cfg(test)]
@@ -95,6 +112,38 @@ mod tests {
         assert_eq!(own(&bundle), own_before, "what the check compared before");
         let after = stamp(&bundle);
         assert!(after.newest > before.newest, "{before:?} {after:?}");
+    }
+
+    /// Found by a review: `.python-version -> shared/pv` and `.bundle/config -> ../shared/bcfg`
+    /// (and `.bundle -> shared/b`): the target rewritten, the link's own ctime unchanged.
+    #[test]
+    fn a_link_s_target_rewritten_changes_its_stamp() {
+        let t = tempfile::tempdir().unwrap();
+        let w = t.path();
+        std::fs::create_dir_all(w.join("shared/b")).unwrap();
+        std::fs::create_dir(w.join(".bundle")).unwrap();
+        for f in ["shared/pv", "shared/bcfg", "shared/b/config"] {
+            std::fs::write(w.join(f), "orig\n").unwrap();
+        }
+        std::os::unix::fs::symlink("shared/pv", w.join(".python-version")).unwrap();
+        std::os::unix::fs::symlink("../shared/bcfg", w.join(".bundle/config")).unwrap();
+        std::os::unix::fs::symlink("shared/b", w.join("linked-bundle")).unwrap();
+        std::os::unix::fs::symlink("missing", w.join(".tool-versions")).unwrap();
+        let names = [".python-version", ".bundle", "linked-bundle", ".tool-versions"];
+        let before: Vec<Stamp> = names.iter().map(|n| stamp(&w.join(n))).collect();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        for f in ["shared/pv", "shared/bcfg", "shared/b/config"] {
+            std::fs::write(w.join(f), "changed\n").unwrap();
+        }
+        std::fs::write(w.join("missing"), "made\n").unwrap();
+        for (n, b) in names.iter().zip(before) {
+            let after = stamp(&w.join(n));
+            assert!(after.newest > b.newest && after.complete, "{n}: {b:?} {after:?}");
+        }
+        std::os::unix::fs::symlink(".", w.join("shared/b/loop")).unwrap();
+        // Ends: each level is one more link on the way, and the kernel follows 40 at most.
+        let looped = stamp(&w.join("linked-bundle"));
+        assert!(looped.newest > (0, 0));
     }
 
     #[test]
