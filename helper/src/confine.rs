@@ -122,6 +122,15 @@ fn add_rule(ruleset_fd: i32, path: &Path, id: Option<(u64, u64)>, access: Access
         unsafe { libc::close(fd) };
         return Ok(());
     }
+    // The policy refused writable roots on kernel filesystems when it resolved them; a directory
+    // above one swapped for a link to `/sys/fs/cgroup` since (the last component alone is opened
+    // without following) would lead here all the same (a reviewer's suspicion). Fail closed.
+    if access == Access::Write {
+        if let Err(refused) = sandspawn_helper::kernel_fs::refuse_writes(fd, &path.to_string()) {
+            unsafe { libc::close(fd) };
+            return Err(refused);
+        }
+    }
     // A directory with the planned number on another device: a btrfs subvolume's root, which a
     // listing cannot tell apart either (its parent's device is what the plan knew).
     let subvolume = |id: &(u64, u64)| is_dir && id.1 == st.st_ino;
@@ -176,4 +185,5 @@ pub fn apply(p: &Prepared) -> Result<(), Failure> {
 pub fn close(p: &Prepared) {
     unsafe { libc::close(p.ruleset_fd) };
 }
+
 

@@ -16,6 +16,7 @@ pub mod ancestors;
 pub mod devpts;
 pub mod file_lock;
 pub mod getaddrinfo;
+pub mod kernel_fs;
 pub mod landlock;
 pub mod mountinfo;
 pub mod offline_names;

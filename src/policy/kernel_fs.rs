@@ -10,24 +10,9 @@ use std::path::Path;
 
 use crate::error::Result;
 
-/// The kernel pseudo-filesystems: `statfs` `f_type` and the name mountinfo gives.
+// The kernel pseudo-filesystems (the helper's list: its Landlock rules refuse them too).
 #[cfg(target_os = "linux")]
-const KERNEL_FILESYSTEMS: [(u32, &str); 14] = [
-    (0x9fa0, "proc"),            // PROC_SUPER_MAGIC
-    (0x6265_6572, "sysfs"),      // SYSFS_MAGIC
-    (0x0027_e0eb, "cgroup"),     // CGROUP_SUPER_MAGIC
-    (0x6367_7270, "cgroup2"),    // CGROUP2_SUPER_MAGIC
-    (0x6462_6720, "debugfs"),    // DEBUGFS_MAGIC
-    (0x7472_6163, "tracefs"),    // TRACEFS_MAGIC
-    (0x7363_6673, "securityfs"), // SECURITYFS_MAGIC
-    (0xcafe_4a11, "bpf"),        // BPF_FS_MAGIC
-    (0x6265_6570, "configfs"),   // CONFIGFS_MAGIC
-    (0xde5e_81e4, "efivarfs"),   // EFIVARFS_MAGIC
-    (0x6165_676c, "pstore"),     // PSTOREFS_MAGIC
-    (0x4249_4e4d, "binfmt_misc"), // BINFMTFS_MAGIC: `register` adds a host-wide interpreter
-    (0xf97c_ff8c, "selinuxfs"),  // SELINUX_MAGIC
-    (0x6573_5543, "fusectl"),    // FUSE_CTL_SUPER_MAGIC
-];
+use sandspawn_helper::kernel_fs::KERNEL_FILESYSTEMS;
 
 /// The mount points of kernel pseudo-filesystems, read at most once per resolution.
 #[derive(Default)]
@@ -73,7 +58,7 @@ fn refusal(option: &str, what: &str) -> crate::error::SandboxError {
 fn kernel_fs_at(path: &Path) -> Option<&'static str> {
     let existing = path.ancestors().find(|a| a.symlink_metadata().is_ok())?;
     let magic = statfs_type(existing);
-    let by_type = KERNEL_FILESYSTEMS.iter().find(|(m, _)| Some(*m) == magic).map(|(_, name)| *name);
+    let by_type = magic.and_then(sandspawn_helper::kernel_fs::named);
     by_type.or_else(|| [("/proc", "proc"), ("/sys", "sysfs")].into_iter().find(|(top, _)| path.starts_with(top)).map(|(_, name)| name))
 }
 
