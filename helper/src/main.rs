@@ -61,6 +61,8 @@ mod listen;
 #[cfg(target_os = "linux")]
 mod private_mounts;
 #[cfg(target_os = "linux")]
+mod kernel_mounts;
+#[cfg(target_os = "linux")]
 mod pty_bound;
 #[cfg(target_os = "linux")]
 mod descendants;
@@ -191,6 +193,12 @@ fn run(args: Vec<OsString>) {
 /// drops them, then the network bridge's listener (bound in the sandbox's network namespace).
 #[cfg(target_os = "linux")]
 fn in_namespaces(steps: &Steps) {
+    // Every bwrap plan, first: what bwrap mounted, before the helper mounts anything of its own.
+    if steps.own_userns {
+        if let Err(failure) = kernel_mounts::refuse_writable() {
+            fail(steps.report_fd, failure);
+        }
+    }
     // Before anything is written to them (the file covers' scratch file is made in /dev/shm).
     for t in &steps.tmpfs_inodes {
         if let Err(failure) = tmpfs_inodes::bound(t) {

@@ -44,7 +44,7 @@ pub fn super_options(table: &str, (major, minor): (u32, u32)) -> Option<String> 
 }
 
 /// mountinfo writes space, tab, newline and backslash as `\ooo`.
-fn unescape(field: &str) -> String {
+pub fn unescape(field: &str) -> String {
     let bytes = field.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;

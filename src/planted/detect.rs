@@ -207,8 +207,9 @@ fn changed_in_place(baseline: &Baseline, risks: &mut Listed) {
             risks.push(HostRisk { path, kind: RiskKind::ProtectedNameCreated, detail });
         } else {
             let detail = format!(
-                "{name} holds more than {} entries, or some it could not read: a file changed inside it during the run would not be seen ({})",
+                "{name} holds more than {} entries, lies past the {} entries looked at per run, or holds some that could not be read: a file changed inside it during the run would not be seen ({})",
                 named_stamp::MAX_ENTRIES,
+                named_stamp::MAX_TOTAL,
                 names::what_it_does(&name)
             );
             risks.push(HostRisk { path, kind: RiskKind::ScanIncomplete, detail });

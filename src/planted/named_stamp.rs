@@ -7,10 +7,10 @@
 //!
 //! Bounded: at most `MAX_ENTRIES` entries are looked at per directory, and `MAX_TOTAL` for all of a
 //! run's (a run that made a thousand `.bundle` directories would otherwise make every later run
-//! look at millions of entries); a symlink is stamped with its target too (`of`). A directory with more (gems installed
-//! into `.bundle` by `bundle install --path .bundle`), past the total, or one this process cannot
-//! list whole, gets a stamp marked incomplete, which the check reports as not examined rather than
-//! as unchanged.
+//! look at millions of entries); a symlink is stamped with its target too (`of`). A directory
+//! with more (gems installed into `.bundle` by `bundle install --path .bundle`), past the total,
+//! or one this process cannot list whole, gets a stamp marked incomplete, which the check reports
+//! as not examined rather than as unchanged.
 
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -45,7 +45,7 @@ pub struct Stamp {
 /// followed no link). A directory reached through a link is walked as one, within the same bounds.
 pub fn of(path: &Path, meta: &std::fs::Metadata, budget: &mut Budget) -> Stamp {
     let mut stamp = Stamp { newest: (meta.ctime(), meta.ctime_nsec()), complete: true };
-    let Some(meta) = led_to(path, meta, &mut stamp) else { return stamp };
+    let Some(meta) = stamp_target(path, meta, &mut stamp) else { return stamp };
     if !meta.is_dir() {
         return stamp;
     }
@@ -69,7 +69,7 @@ pub fn of(path: &Path, meta: &std::fs::Metadata, budget: &mut Budget) -> Stamp {
                 continue;
             };
             stamp.newest = stamp.newest.max((m.ctime(), m.ctime_nsec()));
-            if led_to(&p, &m, &mut stamp).is_some_and(|m| m.is_dir()) {
+            if stamp_target(&p, &m, &mut stamp).is_some_and(|m| m.is_dir()) {
                 pending.push(p);
             }
         }
@@ -79,7 +79,7 @@ pub fn of(path: &Path, meta: &std::fs::Metadata, budget: &mut Budget) -> Stamp {
 
 /// What `path` (`meta` its `lstat`) leads to, its ctime added to `stamp`: itself, or a symlink's
 /// target (`None` when it leads nowhere now: a dangling link has only its own stamp).
-fn led_to(path: &Path, meta: &std::fs::Metadata, stamp: &mut Stamp) -> Option<std::fs::Metadata> {
+fn stamp_target(path: &Path, meta: &std::fs::Metadata, stamp: &mut Stamp) -> Option<std::fs::Metadata> {
     if !meta.file_type().is_symlink() {
         return Some(meta.clone());
     }

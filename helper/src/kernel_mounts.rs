@@ -1,0 +1,39 @@
+//! Inside bwrap, before the helper's own mounts: the sandbox holds no kernel filesystem writable
+//! but its own `/proc` (see `sandspawn_helper::kernel_fs::writable_in_table` for the swap that made
+//! bwrap bind the host's sysfs writable). The addon's policy refuses such writable roots by path,
+//! and the Landlock supervisor by the opened path (`confine`); bwrap binds by path after both, so
+//! the mount table it left is what is checked here.
+
+use sandspawn_helper::kernel_fs::writable_in_table;
+use sandspawn_helper::report::{changed, setup, Failure};
+
+use crate::describe;
+
+/// Fails as `Stage::Changed` (the runner plans again, and its policy then refuses the root the
+/// path now leads to) when bwrap left a kernel filesystem writable.
+pub fn refuse_writable() -> Result<(), Failure> {
+    let table = std::fs::read_to_string("/proc/self/mountinfo").map_err(|e| {
+        let errno = e.raw_os_error().unwrap_or(0);
+        setup(errno, format!("checking the sandbox's mounts failed: reading /proc/self/mountinfo: {}", describe(errno)))
+    })?;
+    match writable_in_table(&table) {
+        None => own_proc(),
+        Some((point, kind)) => Err(changed(
+            libc::EPERM,
+            format!("a writable path led onto {kind}, a kernel filesystem whose files are the host kernel's settings, mounted writable at {point}: refused (a directory above it was replaced by a link after the plan)"),
+        )),
+    }
+}
+
+/// The proc at `/proc` is the sandbox's own (bwrap's `--proc`), not the host's bound over it:
+/// `/proc/self` names this process as its own pid namespace numbers it.
+fn own_proc() -> Result<(), Failure> {
+    // SAFETY: getpid has no preconditions.
+    let pid = unsafe { libc::getpid() };
+    match std::fs::read_link("/proc/self") {
+        Ok(p) if p.as_os_str() == pid.to_string().as_str() => Ok(()),
+        // No proc at all (a plan that masks it) holds nothing writable.
+        Err(e) if e.raw_os_error() == Some(libc::ENOENT) => Ok(()),
+        _ => Err(changed(libc::EPERM, "the sandbox's /proc is not its own (another proc was mounted over it): refused".to_string())),
+    }
+}
