@@ -268,6 +268,27 @@ test("the host's IPC objects, its Unix datagram sockets and socket families beyo
   assert.deepStrictEqual(lines(r.familiesOn), Object.fromEntries(families.map((n) => [n, on.has(n) ? 'ok' : 'EPERM'])), `network: true\n${r.familiesOn}`)
 })
 
+// Found by an attacker's review: the command lowered the scheduling of the host program that
+// started the run (found among its ancestors through /proc) and of every process of its user:
+// nice 19 and SCHED_IDLE for their whole life (undoing them needs CAP_SYS_NICE), one CPU, the idle
+// I/O class. As an ordinary user: root's processes the kernel itself keeps from a command without
+// capabilities.
+test(`as uid ${UID}: a run cannot lower the scheduling of the host program that started it, nor of another process of its user`, { skip: noUser || (!hasCc() && 'no C compiler to build the attack') }, (t) => {
+  const bin = fs.mkdtempSync(path.join('/var/tmp', 'sandspawn-ll-attacks-'))
+  t.after(() => fs.rmSync(bin, { recursive: true, force: true }))
+  fs.chmodSync(bin, 0o755)
+  execFileSync('cc', ['-O1', '-o', path.join(bin, 'sched'), path.join(__dirname, 'security', 'attacks', 'sched.c')])
+  const { result } = scenario('schedHost', { user: UID, env: { SANDSPAWN_ATTACKS: bin } })
+  assert.strictEqual(result.type, 'landlock', JSON.stringify(result))
+  assert.deepStrictEqual(result.after, result.before, `the host's scheduling changed\n${result.stdout}${result.stderr}`)
+  const got = lines(result.stdout)
+  for (const pid of ['0', '1']) {
+    for (const call of ['setattr', 'nice', 'idle', 'param', 'affinity', 'ioprio', 'nice-group', 'ioprio-group']) assert.strictEqual(got[`${call}-${pid}`], 'EPERM', `${call}-${pid}\n${result.stdout}`)
+  }
+  for (const name of ['nice-user', 'ioprio-user']) assert.strictEqual(got[name], 'EPERM', result.stdout)
+  for (const name of ['own-nice', 'own-setattr', 'own-idle', 'own-param', 'own-affinity', 'own-ioprio']) assert.strictEqual(got[name], 'ok', `${name}\n${result.stdout}`)
+})
+
 function hasCc() {
   try {
     execFileSync('sh', ['-c', 'command -v cc'], { stdio: 'ignore' })

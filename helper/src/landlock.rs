@@ -82,7 +82,8 @@ pub fn not_enforced(abi: u32) -> Vec<&'static str> {
     // path in a writable root from another; refusing them would break `git init` (which gives its
     // config's lock file the config's mode), `touch`, `tar`. The set-ID bits, owners and extended
     // attributes are refused by the filter instead, and so are the IPC syscalls (no IPC namespace
-    // of its own: see `seccomp::LANDLOCK_GAPS`).
+    // of its own), another process's scheduling and a file's inode attributes (no Landlock hook
+    // for either): see `seccomp::LANDLOCK_GAPS`.
     let mut out = vec!["pid-isolation", "private-proc", "file-modes", "file-times"];
     if abi < 5 {
         out.push("device-ioctl");

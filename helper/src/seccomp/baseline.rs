@@ -1,7 +1,7 @@
 //! What the filters refuse: the reviewed baseline every plan gets, the socket rule of the
 //! policy, and the tracing rules of the Landlock mode. Each baseline entry says why it is there.
 
-use super::filter::{Check, Filter, Sockets, Tracing, AF_INET, AF_INET6, AF_NETLINK, AF_UNIX, CLONE_NEW_MASK, FIOSETOWN, F_SETLEASE, F_SETOWN, F_SETOWN_EX, OFF_ARG0_LO, OFF_ARG1_LO, OFF_ARG2_LO, RET_ENOSYS, RET_EPERM, SET_ID_BITS, SIOCSPGRP, SOCK_DGRAM, SOCK_RAW, SOCK_SEQPACKET, SOCK_STREAM, TIOCLINUX, TIOCSTI};
+use super::filter::{Check, Filter, Sockets, Tracing, AF_INET, AF_INET6, AF_NETLINK, AF_UNIX, CLONE_NEW_MASK, EXT4_IOC_SETVERSION, FIOSETOWN, FS_IOC32_SETFLAGS, FS_IOC_ENABLE_VERITY, FS_IOC_FSSETXATTR, FS_IOC_SETFLAGS, FS_IOC_SETVERSION, FS_IOC_SET_ENCRYPTION_POLICY, F_SETLEASE, F_SETOWN, F_SETOWN_EX, IOPRIO_WHO_PROCESS, OFF_ARG0_LO, OFF_ARG1_LO, OFF_ARG2_LO, PRIO_PROCESS, RET_ENOSYS, RET_EPERM, SET_ID_BITS, SIOCSPGRP, SOCK_DGRAM, SOCK_RAW, SOCK_SEQPACKET, SOCK_STREAM, TIOCLINUX, TIOCSTI};
 use super::syscalls::Sys;
 
 /// The baseline every plan gets, whatever its network and sockets: syscalls a command never needs
@@ -90,19 +90,43 @@ pub const LANDLOCK_GAPS: &[(Sys, Check, &str)] = &[
     (Sys::MqNotify, Check::Ret(RET_EPERM), "POSIX message queues (as mq_open)"),
     (Sys::MqGetsetattr, Check::Ret(RET_EPERM), "POSIX message queues (as mq_open)"),
     (Sys::Prlimit64, Check::ArgNot(OFF_ARG0_LO, 0), "another process's limits: a process of the same user may set them, and Landlock's signal scope does not cover it (a CPU limit below what the host process used makes the kernel kill it); a process's own (pid 0) stay settable"),
+    // Scheduling: Landlock has no hook for it, its signal scope does not cover it, and a process may
+    // lower another's of the same user (found by an attacker's review: the command lowered its
+    // supervisor's, the host program's found through /proc, and every process of its user's, for
+    // their whole life). Only the caller's own stays settable: pid 0, or PRIO_PROCESS and
+    // IOPRIO_WHO_PROCESS with who 0, as `nice`, `chrt`, `taskset`, `ionice` and the runtimes pass.
+    // A thread's id is refused too, the caller's own included: glibc passes it for the pthread_*
+    // forms (`pthread_setschedparam`, `pthread_setaffinity_np`, a thread created with such attributes).
+    (Sys::Setpriority, Check::ArgsNot([(OFF_ARG0_LO, PRIO_PROCESS), (OFF_ARG1_LO, 0)]), "another process's nice value, or every one of a process group or user (PRIO_PGRP, PRIO_USER): nice 19 cannot be undone without CAP_SYS_NICE, which the user does not have"),
+    (Sys::SchedSetscheduler, Check::ArgNot(OFF_ARG0_LO, 0), "another process's scheduling policy (as setpriority): SCHED_IDLE cannot be undone without CAP_SYS_NICE"),
+    (Sys::SchedSetparam, Check::ArgNot(OFF_ARG0_LO, 0), "another process's scheduling parameters (as sched_setscheduler)"),
+    (Sys::SchedSetattr, Check::ArgNot(OFF_ARG0_LO, 0), "another process's policy and nice value in one call (as sched_setscheduler)"),
+    (Sys::SchedSetaffinity, Check::ArgNot(OFF_ARG0_LO, 0), "another process's CPUs (as setpriority): the host program pinned to one CPU until someone notices"),
+    (Sys::IoprioSet, Check::ArgsNot([(OFF_ARG0_LO, IOPRIO_WHO_PROCESS), (OFF_ARG1_LO, 0)]), "another process's I/O priority, or every one of a process group or user (as setpriority): the idle class, served only when the disk has nothing else to do"),
 ];
+
+/// The `ioctl` requests a Landlock-mode command may not make: the inode attributes (`chattr`'s
+/// flags, the extended flags and project, the generation, fs-verity, an encryption policy; see
+/// `filter.rs`), which Landlock does not govern on regular files (`IOCTL_DEV` covers devices only)
+/// and which a descriptor opened for reading is enough to change, on any file the user owns (as
+/// root, every root-owned file of the host): found by an attacker's review. The bwrap modes' mounts
+/// refuse them outside the writable roots (EROFS); this filter cannot tell paths apart, so it
+/// refuses them in the writable roots too. Linux 6.17's `file_setattr` is past the filter's table
+/// (ENOSYS).
+const INODE_ATTRIBUTES: [u32; 7] = [FS_IOC_SETFLAGS, FS_IOC32_SETFLAGS, FS_IOC_FSSETXATTR, FS_IOC_SETVERSION, EXT4_IOC_SETVERSION, FS_IOC_ENABLE_VERITY, FS_IOC_SET_ENCRYPTION_POLICY];
 
 /// The rules of a filter: the socket rule, the baseline, and the tracing rules when denied.
 pub fn rules(f: Filter) -> Vec<(Sys, Check)> {
     let mut rules = socket_rules(f.sockets);
-    // With a shield, the baseline's terminal ioctls and leases plus the requests that make the
-    // kernel signal a process (see `shield`): one rule per syscall.
-    let shielded = |sys: Sys, check: Check| match (sys, f.shield) {
-        (Sys::Ioctl, Some(_)) => Check::ArgIn(OFF_ARG1_LO, &[TIOCSTI, TIOCLINUX, FIOSETOWN, SIOCSPGRP]),
+    // One rule per syscall (the search obeys only one): with a shield, the baseline's leases plus
+    // the requests that make the kernel signal a process (see `shield`); its ioctl rule grows with
+    // those and, in the Landlock mode, the inode attributes' (`ioctl_requests`).
+    let widened = |sys: Sys, check: Check| match (sys, f.shield) {
+        (Sys::Ioctl, _) => Check::ArgIn(OFF_ARG1_LO, ioctl_requests(f)),
         (Sys::Fcntl, Some(_)) => Check::ArgIn(OFF_ARG1_LO, &[F_SETLEASE, F_SETOWN, F_SETOWN_EX]),
         _ => check,
     };
-    rules.extend(BASELINE.iter().map(|(sys, check, _)| (*sys, shielded(*sys, *check))));
+    rules.extend(BASELINE.iter().map(|(sys, check, _)| (*sys, widened(*sys, *check))));
     if f.tracing == Tracing::Denied {
         for sys in [Sys::Ptrace, Sys::ProcessVmReadv, Sys::ProcessVmWritev, Sys::PidfdGetfd] {
             rules.push((sys, Check::Ret(RET_EPERM)));
@@ -113,6 +137,34 @@ pub fn rules(f: Filter) -> Vec<(Sys, Check)> {
         rules.extend(shield(pid));
     }
     rules
+}
+
+/// The `ioctl` requests refused: the baseline's terminal ones, with a shield the ones naming a
+/// descriptor's owner, in the Landlock mode the inode attributes (`INODE_ATTRIBUTES`). A rule's list
+/// is static, so each case is one constant, joined at compile time.
+pub(super) fn ioctl_requests(f: Filter) -> &'static [u32] {
+    const TERMINAL: [u32; 2] = [TIOCSTI, TIOCLINUX];
+    const SHIELDED: [u32; 4] = join(TERMINAL, [FIOSETOWN, SIOCSPGRP]);
+    const LANDLOCK: [u32; 9] = join(TERMINAL, INODE_ATTRIBUTES);
+    const LANDLOCK_SHIELDED: [u32; 11] = join(SHIELDED, INODE_ATTRIBUTES);
+    match (f.shield.is_some(), f.tracing == Tracing::Denied) {
+        (false, false) => &TERMINAL,
+        (true, false) => &SHIELDED,
+        (false, true) => &LANDLOCK,
+        (true, true) => &LANDLOCK_SHIELDED,
+    }
+}
+
+/// `a` then `b`, as one array (`N` must be their total length: checked when compiled).
+const fn join<const A: usize, const B: usize, const N: usize>(a: [u32; A], b: [u32; B]) -> [u32; N] {
+    assert!(A + B == N);
+    let mut out = [0; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = if i < A { a[i] } else { b[i - A] };
+        i += 1;
+    }
+    out
 }
 
 /// The families `socket()` may create (see `Sockets`), and the pairs `socketpair()` may make: with

@@ -74,6 +74,10 @@ pub(super) fn check_block(check: Check) -> Vec<Insn> {
         Check::UnixPairOf(types) => unix_pair_of(types),
         Check::ArgIs(off, value) => vec![(LD_W_ABS, 0, 0, off), (JEQ_K, 0, 1, value), (RET_K, 0, 0, RET_EPERM), (RET_K, 0, 0, RET_ALLOW)],
         Check::ArgNot(off, value) => vec![(LD_W_ABS, 0, 0, off), (JEQ_K, 0, 1, value), (RET_K, 0, 0, RET_ALLOW), (RET_K, 0, 0, RET_EPERM)],
+        // The first differs: jump over the second's load and test, to the deny.
+        Check::ArgsNot([(off_a, a), (off_b, b)]) => {
+            vec![(LD_W_ABS, 0, 0, off_a), (JEQ_K, 0, 2, a), (LD_W_ABS, 0, 0, off_b), (JEQ_K, 1, 0, b), (RET_K, 0, 0, RET_EPERM), (RET_K, 0, 0, RET_ALLOW)]
+        }
     }
 }
 

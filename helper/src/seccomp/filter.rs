@@ -111,6 +111,8 @@ pub enum Check {
     ArgNot(u32, u32),
     /// EPERM unless the argument equals one of these.
     ArgOutside(u32, &'static [u32]),
+    /// EPERM unless both arguments, each `(offset, value)`, equal their values.
+    ArgsNot([(u32, u32); 2]),
     /// `socketpair`: EPERM unless the domain is `AF_UNIX` and the type, without its flags
     /// (`SOCK_TYPE_MASK`), is one of these.
     UnixPairOf(&'static [u32]),
@@ -129,7 +131,9 @@ pub(crate) const OFF_ARCH: u32 = 4;
 pub(crate) const OFF_ARG0_LO: u32 = 16;
 /// Low 32 bits of args[1] (`ioctl`'s request is an `unsigned int` to the kernel).
 pub(crate) const OFF_ARG1_LO: u32 = 24;
-/// Low 32 bits of args[2] (`fchmodat`'s mode is a `umode_t` to the kernel).
+/// Low 32 bits of args[2] (`fchmodat`'s mode is a `umode_t` to the kernel). The scheduling calls'
+/// arguments (`setpriority`'s and `ioprio_set`'s `which` and `who`, the `sched_*` calls' pid) are
+/// `int`s to the kernel too: their low halves are what it acts on.
 pub(crate) const OFF_ARG2_LO: u32 = 32;
 /// The set-user-ID and set-group-ID bits of a mode.
 pub(crate) const SET_ID_BITS: u32 = 0o6000;
@@ -162,3 +166,18 @@ pub(crate) const F_SETOWN: u32 = 8;
 pub(crate) const F_SETOWN_EX: u32 = 15;
 /// `fcntl`'s file lease: the holder is told, and every other opener waits, when the file is opened.
 pub(crate) const F_SETLEASE: u32 = 1024;
+/// `setpriority`'s and `ioprio_set`'s `which` for a single process (with who 0: the caller).
+pub(crate) const PRIO_PROCESS: u32 = 0;
+pub(crate) const IOPRIO_WHO_PROCESS: u32 = 1;
+/// `ioctl` requests that change a file's inode attributes through any descriptor, one opened for
+/// reading included: its flags (`chattr`: `FS_IOC_SETFLAGS` and the request of its 32-bit `int`
+/// form), its extended flags and project (`FS_IOC_FSSETXATTR`), its generation (`FS_IOC_SETVERSION`
+/// and ext4's own request), fs-verity (the file read-only for good) and an encryption policy (an
+/// empty directory usable only with a key).
+pub(crate) const FS_IOC_SETFLAGS: u32 = 0x4008_6602;
+pub(crate) const FS_IOC32_SETFLAGS: u32 = 0x4004_6602;
+pub(crate) const FS_IOC_FSSETXATTR: u32 = 0x401c_5820;
+pub(crate) const FS_IOC_SETVERSION: u32 = 0x4008_7602;
+pub(crate) const EXT4_IOC_SETVERSION: u32 = 0x4008_6604;
+pub(crate) const FS_IOC_ENABLE_VERITY: u32 = 0x4080_6685;
+pub(crate) const FS_IOC_SET_ENCRYPTION_POLICY: u32 = 0x800c_6613;

@@ -88,6 +88,12 @@ pub enum Sys {
     MqTimedreceive,
     MqNotify,
     MqGetsetattr,
+    Setpriority,
+    SchedSetparam,
+    SchedSetscheduler,
+    SchedSetaffinity,
+    SchedSetattr,
+    IoprioSet,
 }
 
 /// The number given to a syscall an architecture does not have (aarch64 has no `chmod`, `chown`,
@@ -181,6 +187,12 @@ impl Sys {
             Sys::MqTimedreceive => (243, 183),
             Sys::MqNotify => (244, 184),
             Sys::MqGetsetattr => (245, 185),
+            Sys::Setpriority => (141, 140),
+            Sys::SchedSetparam => (142, 118),
+            Sys::SchedSetscheduler => (144, 119),
+            Sys::SchedSetaffinity => (203, 122),
+            Sys::SchedSetattr => (314, 274),
+            Sys::IoprioSet => (251, 30),
         };
         match arch {
             Arch::X86_64 => x86_64,
