@@ -106,6 +106,8 @@ export interface NativeResult {
   networkDenialsOmitted: number
   networkDecisions: any
   networkDecisionsOmitted: number
+  /** Of `networkDecisionsOmitted`, repeated allows for a host already listed. */
+  networkRepeatedAllowsOmitted: number
   /** `{ cols, rows }` for pty runs. */
   pty?: any
   /** `{ memory: 'rlimit', ... }`: each requested limit and its mechanism. */

@@ -389,6 +389,8 @@ export interface NetworkPolicy {
    * whose requests all went away before its turn is dropped unasked, and nothing is asked once the
    * run has ended. Every allow is listed in `SpawnResult.networkDecisions`, and at most 256 denials
    * (see `networkDecisionsOmitted`); past 4,096 listed allows, only hosts already allowed are asked.
+   * A question about a host, port and kind not yet allowed holds one of the 4,096 places while open,
+   * so near the bound one is refused unasked (`question_limit`) if the open ones could fill it.
    */
   onRequest?: (request: NetworkRequest) => NetworkDecisionKind | Promise<NetworkDecisionKind>
   /** How long a request waits for `onRequest` (ms, default 60000), then it is denied. */
@@ -541,6 +543,10 @@ export interface SpawnResult {
   /** Decisions `networkDecisions` leaves out: denials past its 256, and, past 4,096 listed
    * allows, repeated allows for a host, port and kind already listed; `0` when none. */
   networkDecisionsOmitted: number
+  /** Of `networkDecisionsOmitted`, the repeated allows (the rest are denials): each for a host,
+   * port and kind `networkDecisions` already lists an allow for; an allow for any other is never
+   * left out (its question is refused unasked instead). */
+  networkRepeatedAllowsOmitted: number
   /** pty runs only: the terminal's size at the end. */
   pty?: { cols: number; rows: number }
   /** Each requested limit and what enforced it, e.g. `{ cpuTime: 'rlimit' }`; `{}` without limits. */

@@ -39,6 +39,7 @@ function toSpawnResult(record) {
     networkDenialsOmitted: raw.networkDenialsOmitted ?? 0,
     networkDecisions: raw.networkDecisions ?? [],
     networkDecisionsOmitted: raw.networkDecisionsOmitted ?? 0,
+    networkRepeatedAllowsOmitted: raw.networkRepeatedAllowsOmitted ?? 0,
     appliedLimits: raw.appliedLimits,
     limitExceeded: raw.limitExceeded ?? null,
     resourceUsage: raw.resourceUsage,

@@ -110,6 +110,8 @@ pub struct NativeResult {
     pub network_denials_omitted: f64,
     pub network_decisions: Value,
     pub network_decisions_omitted: f64,
+    /// Of `networkDecisionsOmitted`, repeated allows for a host already listed.
+    pub network_repeated_allows_omitted: f64,
     /// `{ cols, rows }` for pty runs.
     pub pty: Option<Value>,
     /// `{ memory: 'rlimit', ... }`: each requested limit and its mechanism.
@@ -153,6 +155,7 @@ impl From<crate::runner::RunResult> for NativeResult {
             network_denials_omitted: r.network_denials_omitted as f64,
             network_decisions: serde_json::to_value(&r.network_decisions).unwrap_or(Value::Array(Vec::new())),
             network_decisions_omitted: r.network_decisions_omitted as f64,
+            network_repeated_allows_omitted: r.network_repeated_allows_omitted as f64,
             pty: r.pty.map(|p| json!({ "cols": p.cols, "rows": p.rows })),
             applied_limits: r.applied_limits.iter().map(|(l, m)| (l.as_str().to_string(), serde_json::to_value(m).unwrap_or(Value::Null))).collect::<serde_json::Map<_, _>>().into(),
             limit_exceeded: r.limit_exceeded.map(|l| l.as_str().to_string()),

@@ -47,6 +47,9 @@ async function main(): Promise<void> {
     },
   })
   const code: number | null = r.exitCode
+  const omittedAllows: number = r.networkRepeatedAllowsOmitted
+  const omittedDenials: number = r.networkDecisionsOmitted - omittedAllows
+  void omittedDenials
   const denial: SandboxDenial | null = r.denial
   void code
   void denial

@@ -116,10 +116,13 @@ pub const MAX_WAITING: usize = 256;
 /// asks about hundreds of made-up hosts first must not hide the host the caller let data go to.
 pub const MAX_DECISIONS: usize = 256;
 /// Allow decisions listed per run, each in order. Past them a repeated allow for a host, port and
-/// kind already listed is only counted (`omitted`: the list already says data may have gone
-/// there), and a question about any other is not asked: refused (`Refusal::QuestionLimit`), so no
-/// allow ever goes unlisted and the list stays bounded (an `allow` answers one request, so a long
-/// run could otherwise be asked without end).
+/// kind already listed is only counted (`Omitted::repeated_allows`: the list already says data may
+/// have gone there), and a question about any other is not asked: refused
+/// (`Refusal::QuestionLimit`), so no allow ever goes unlisted and the list stays bounded (an
+/// `allow` answers one request, so a long run could otherwise be asked without end). A question
+/// about a host not listed holds a place among them while it is open (`State::reserved`): checked
+/// only when asked, concurrent questions near the bound were all asked, and their allows went
+/// unlisted.
 pub const MAX_ALLOWS: usize = 4096;
 /// `deny-run` answers kept per run (see `Questions::ask`).
 pub const MAX_DENIED_FOR_RUN: usize = 4096;
@@ -141,14 +144,34 @@ pub struct Questions {
 
 type Answer = watch::Sender<Option<bool>>;
 
+/// A question being asked or waiting for a slot.
+struct Pending {
+    /// Where its answer will be. Weak: the question's task holds the sender, so a question dropped
+    /// with the run denies its waiters, and the task sees when no request waits for it any more
+    /// (no receiver left).
+    answer: Weak<Answer>,
+    /// Its key had no listed allow when it was asked: it holds a place among `MAX_ALLOWS`.
+    reserved: bool,
+}
+
+/// Decisions made but not listed, apart: an omitted allow is always one for a host, port and kind
+/// the list already has an allow for, never one the list does not show.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Omitted {
+    /// Deny decisions past `MAX_DECISIONS`.
+    pub denials: u64,
+    /// Repeated allows past `MAX_ALLOWS`.
+    pub repeated_allows: u64,
+}
+
 #[derive(Default)]
 struct State {
     /// `allow-run` (true) and `deny-run` (false) answers.
     for_the_run: HashMap<Key, bool>,
-    /// Questions being asked or waiting for a slot: where their answer will be. Weak: the
-    /// question's task holds the sender, so a question dropped with the run denies its waiters,
-    /// and the task sees when no request waits for it any more (no receiver left).
-    pending: HashMap<Key, Weak<Answer>>,
+    /// Questions being asked or waiting for a slot.
+    pending: HashMap<Key, Pending>,
+    /// `pending` questions that hold a place among `MAX_ALLOWS` (`Pending::reserved`).
+    reserved: usize,
     log: Vec<NetworkDecision>,
     /// Deny decisions in `log`.
     denials_listed: usize,
@@ -156,34 +179,60 @@ struct State {
     allows_listed: HashSet<Key>,
     /// Allow decisions in `log` (repeats for one key included).
     allows_count: usize,
-    /// Decisions made but not listed.
-    omitted: u64,
+    omitted: Omitted,
 }
 
 impl State {
-    /// Past `MAX_ALLOWS`, only a question whose allow is already listed may be asked.
-    fn may_ask(&self, key: &Key) -> bool {
-        self.allows_count < MAX_ALLOWS || self.allows_listed.contains(key)
+    /// Places among `MAX_ALLOWS` left: neither listed nor held by an open question.
+    fn allows_room(&self) -> usize {
+        MAX_ALLOWS.saturating_sub(self.allows_count + self.reserved)
     }
 
-    /// List `d` (the answer to `key`) unless its bound is reached; then count it.
+    /// A question whose allow is already listed may always be asked; another only while its allow
+    /// has a place it can hold until answered.
+    fn may_ask(&self, key: &Key) -> bool {
+        self.allows_listed.contains(key) || self.allows_room() > 0
+    }
+
+    /// `key` is being asked about, answered through `answer`. A dead entry it replaces (a question
+    /// dropped with the run) gives its place back.
+    fn pend(&mut self, key: &Key, answer: Weak<Answer>) {
+        let reserved = !self.allows_listed.contains(key);
+        self.reserved += reserved as usize;
+        if let Some(old) = self.pending.insert(key.clone(), Pending { answer, reserved }) {
+            self.reserved -= old.reserved as usize;
+        }
+    }
+
+    /// `key` is no longer asked about: its place, if it held one, is free (or `record` takes it).
+    fn unpend(&mut self, key: &Key) {
+        if let Some(old) = self.pending.remove(key) {
+            self.reserved -= old.reserved as usize;
+        }
+    }
+
+    /// List `d` (the answer to `key`, no longer pending) unless its bound is reached; then count it.
+    /// An allow for a key not listed yet is always listed: its question held a place (`pend`).
     fn record(&mut self, key: &Key, d: NetworkDecision) {
         let listed = if d.decision.allows() {
-            let room = self.allows_count < MAX_ALLOWS;
-            if room {
+            let new = !self.allows_listed.contains(key);
+            debug_assert!(!new || self.allows_room() > 0, "a new host's allow had no place held");
+            let list = new || self.allows_room() > 0;
+            if list {
                 self.allows_count += 1;
                 self.allows_listed.insert(key.clone());
+            } else {
+                self.omitted.repeated_allows += 1;
             }
-            room
+            list
         } else {
-            let room = self.denials_listed < MAX_DECISIONS;
-            self.denials_listed += room as usize;
-            room
+            let list = self.denials_listed < MAX_DECISIONS;
+            self.denials_listed += list as usize;
+            self.omitted.denials += !list as u64;
+            list
         };
         if listed {
             self.log.push(d);
-        } else {
-            self.omitted += 1;
         }
     }
 }
@@ -194,7 +243,8 @@ enum Lookup {
     Known(bool),
     Wait(watch::Receiver<Option<bool>>),
     Ask(Arc<Answer>, watch::Receiver<Option<bool>>),
-    /// `MAX_WAITING` questions are open, or `MAX_ALLOWS` allows are listed and none for this key.
+    /// `MAX_WAITING` questions are open, or `MAX_ALLOWS` allows are listed or held by open
+    /// questions and none for this key.
     Full,
 }
 
@@ -237,7 +287,7 @@ impl Questions {
         if let Some(allowed) = st.for_the_run.get(key) {
             return Lookup::Known(*allowed);
         }
-        if let Some(tx) = st.pending.get(key).and_then(Weak::upgrade) {
+        if let Some(tx) = st.pending.get(key).and_then(|p| p.answer.upgrade()) {
             return Lookup::Wait(tx.subscribe());
         }
         // Questions dropped with the run leave dead entries; they count until then.
@@ -246,7 +296,7 @@ impl Questions {
         }
         let (tx, rx) = watch::channel(None);
         let tx = Arc::new(tx);
-        st.pending.insert(key.clone(), Arc::downgrade(&tx));
+        st.pend(key, Arc::downgrade(&tx));
         Lookup::Ask(tx, rx)
     }
 
@@ -267,7 +317,7 @@ impl Questions {
             if decision.for_the_run() && (decision.allows() || denied_for_run < MAX_DENIED_FOR_RUN) {
                 st.for_the_run.insert(key.clone(), decision.allows());
             }
-            st.pending.remove(&key);
+            st.unpend(&key);
             let d = NetworkDecision { host: key.0.clone(), port: key.1, decision, source };
             st.record(&key, d);
         }
@@ -302,14 +352,14 @@ impl Questions {
         let mut st = self.state.lock().unwrap();
         let gone = tx.receiver_count() == 0;
         if gone {
-            st.pending.remove(key);
+            st.unpend(key);
         }
         gone
     }
 
     /// The decisions listed so far, in the order made, and how many more were made but not listed
     /// (`MAX_DECISIONS`, `MAX_ALLOWS`).
-    pub fn decisions(&self) -> (Vec<NetworkDecision>, u64) {
+    pub fn decisions(&self) -> (Vec<NetworkDecision>, Omitted) {
         let st = self.state.lock().unwrap();
         (st.log.clone(), st.omitted)
     }

@@ -49,6 +49,9 @@ pub struct RunResult {
     pub network_decisions: Vec<crate::network::ask::NetworkDecision>,
     /// Decisions `network_decisions` leaves out (denials past its bound, repeated allows past theirs).
     pub network_decisions_omitted: u64,
+    /// Of them, allows for a host, port and kind `network_decisions` already lists an allow for
+    /// (never an allow for any other: that question is refused unasked).
+    pub network_repeated_allows_omitted: u64,
     /// The terminal's size at the end, for `pty` runs.
     pub pty: Option<crate::pty::PtySize>,
     /// Each requested resource limit and what enforced it.

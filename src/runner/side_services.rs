@@ -45,7 +45,7 @@ impl SideServices {
     pub async fn stop_proxy(&mut self) -> Finished {
         match self.proxy.take() {
             Some(p) => p.finish().await,
-            None => Finished { denials: Vec::new(), denials_omitted: 0, decisions: Vec::new(), decisions_omitted: 0 },
+            None => Finished { denials: Vec::new(), denials_omitted: 0, decisions: Vec::new(), decisions_omitted: Default::default() },
         }
     }
 

@@ -150,6 +150,7 @@ async fn a_question_every_request_of_which_went_away_is_dropped_unasked() {
     }
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(t.asked.lock().unwrap().len(), MAX_OPEN, "none of the abandoned questions was asked");
+    assert_eq!(qs.state.lock().unwrap().reserved, 0, "an abandoned question gives its place among the allows back");
     assert_eq!(qs.decisions().0.len(), MAX_OPEN);
     assert!(qs.state.lock().unwrap().pending.is_empty());
     assert!(!allowed(&qs, q("gone7.test", 443)).await, "asked anew");
@@ -226,7 +227,7 @@ async fn only_denials_are_left_out_of_the_list_and_allows_stay_bounded() {
     }
     assert!(allowed(&qs, q("ok.test", 443)).await);
     let (log, omitted) = qs.decisions();
-    assert_eq!((log.len(), omitted), (MAX_DECISIONS + 1, 10));
+    assert_eq!((log.len(), omitted), (MAX_DECISIONS + 1, Omitted { denials: 10, repeated_allows: 0 }));
     assert_eq!((log[MAX_DECISIONS].host.as_str(), log[MAX_DECISIONS].decision), ("ok.test", Decision::Allow));
 
     // Past MAX_ALLOWS listed allows: a repeat for a listed host is asked and counted, another host
@@ -240,5 +241,89 @@ async fn only_denials_are_left_out_of_the_list_and_allows_stay_bounded() {
     assert_eq!(qs.allowed(q("new.test", 443), |fut| drop(tokio::spawn(fut))).await, Err(Refusal::QuestionLimit));
     assert_eq!(t.asked.lock().unwrap().len(), before, "not asked");
     let (log, omitted) = qs.decisions();
-    assert_eq!((log.len(), omitted), (MAX_ALLOWS, 3));
+    assert_eq!((log.len(), omitted), (MAX_ALLOWS, Omitted { denials: 0, repeated_allows: 3 }));
+}
+
+/// Answers `allow` to every question; one for a host starting with `slow` after `delay` (a
+/// prompt, a policy service), others at once.
+struct AllowAll {
+    delay: Duration,
+    asked: Mutex<Vec<String>>,
+}
+
+impl Asker for Arc<AllowAll> {
+    fn ask(&self, q: Question) -> Pin<Box<dyn Future<Output = Result<Decision, String>> + Send>> {
+        self.asked.lock().unwrap().push(q.host.clone());
+        let delay = if q.host.starts_with("slow") { self.delay } else { Duration::ZERO };
+        Box::pin(async move {
+            tokio::time::sleep(delay).await;
+            Ok(Decision::Allow)
+        })
+    }
+}
+
+#[tokio::test]
+async fn concurrent_questions_for_new_hosts_near_the_bound_never_give_an_unlisted_allow() {
+    // A reviewer's run: the listed allows nearly full, then more concurrent tunnels to new hosts
+    // than there is room for, each allowed after a while. Each allowed one is listed; the others
+    // are refused unasked (`question_limit`), and nothing is counted as omitted.
+    let room = 6;
+    let asker = Arc::new(AllowAll { delay: Duration::from_millis(100), asked: Mutex::new(Vec::new()) });
+    let qs = Arc::new(Questions::new(Arc::new(asker.clone()), Duration::from_secs(10)));
+    for _ in 0..MAX_ALLOWS - room {
+        assert!(allowed(&qs, q("ok.test", 443)).await);
+    }
+    let new = requests(&qs, "slow", 10);
+    let mut allowed_hosts = Vec::new();
+    for (i, r) in new.into_iter().enumerate() {
+        match r.await.unwrap() {
+            Ok(()) => allowed_hosts.push(format!("slow{i}.test")),
+            Err(refusal) => assert_eq!(refusal, Refusal::QuestionLimit),
+        }
+    }
+    let (log, omitted) = qs.decisions();
+    let listed: HashSet<&str> = log.iter().filter(|d| d.decision.allows()).map(|d| d.host.as_str()).collect();
+    let unlisted: Vec<&String> = allowed_hosts.iter().filter(|h| !listed.contains(h.as_str())).collect();
+    assert!(unlisted.is_empty(), "allowed but not listed: {unlisted:?}");
+    let asked_new = asker.asked.lock().unwrap().iter().filter(|h| h.starts_with("slow")).count();
+    assert_eq!((allowed_hosts.len(), asked_new), (room, room), "as many new hosts asked and allowed as the list has room for");
+    assert_eq!((log.len(), omitted), (MAX_ALLOWS, Omitted::default()));
+    assert_eq!(qs.state.lock().unwrap().reserved, 0, "every place held was taken or given back");
+}
+
+#[tokio::test]
+async fn a_question_for_a_new_host_holds_a_place_among_the_allows_until_answered() {
+    // Room for two more allows, both held by questions nobody answers: a third new host is refused
+    // unasked, a repeat for a listed host is asked (and only counted: no place is free to list it);
+    // once the two time out (denied), their places are free again.
+    let t = table(&[("ok.test", Some(Ok(Decision::Allow))), ("new.test", Some(Ok(Decision::Allow))), ("hold0.test", None), ("hold1.test", None)], Duration::ZERO);
+    let qs = Arc::new(Questions::new(Arc::new(Shared(t.clone())), Duration::from_millis(300)));
+    for _ in 0..MAX_ALLOWS - 2 {
+        assert!(allowed(&qs, q("ok.test", 443)).await);
+    }
+    let holds = requests(&qs, "hold", 2);
+    until(|| qs.state.lock().unwrap().reserved == 2).await;
+    assert_eq!(qs.allowed(q("new.test", 443), |fut| drop(tokio::spawn(fut))).await, Err(Refusal::QuestionLimit));
+    assert!(allowed(&qs, q("ok.test", 443)).await, "a repeat for a listed host is still asked");
+    for h in holds {
+        assert_eq!(h.await.unwrap(), Err(Refusal::Declined));
+    }
+    assert!(allowed(&qs, q("new.test", 443)).await, "asked once the held places are free");
+    let asked = t.asked.lock().unwrap().iter().filter(|q| q.host == "new.test").count();
+    assert_eq!(asked, 1, "new.test asked only once there was a place for its allow");
+    let (log, omitted) = qs.decisions();
+    assert_eq!(log.last().map(|d| (d.host.as_str(), d.decision)), Some(("new.test", Decision::Allow)));
+    assert_eq!((log.len(), omitted), (MAX_ALLOWS - 1 + 2, Omitted { denials: 0, repeated_allows: 1 }));
+    assert_eq!(qs.state.lock().unwrap().reserved, 0);
+}
+
+#[tokio::test]
+async fn a_question_dropped_with_the_run_gives_its_place_back_when_asked_anew() {
+    let t = table(&[("y.test", Some(Ok(Decision::Allow)))], Duration::ZERO);
+    let qs = Arc::new(Questions::new(Arc::new(Shared(t)), Duration::from_secs(10)));
+    assert_eq!(qs.allowed(q("y.test", 443), drop).await, Err(Refusal::Declined));
+    assert_eq!(qs.state.lock().unwrap().reserved, 1, "a dead entry holds its place until replaced");
+    assert!(allowed(&qs, q("y.test", 443)).await);
+    assert_eq!(qs.state.lock().unwrap().reserved, 0);
+    assert_eq!(qs.decisions().0.len(), 1);
 }

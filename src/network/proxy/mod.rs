@@ -29,7 +29,7 @@ pub use context::{Context, MAX_CONNECTIONS};
 use context::FIRST_BYTE_TIMEOUT;
 pub use resolver::Resolver;
 
-use super::ask::{NetworkDecision, Questions};
+use super::ask::{NetworkDecision, Omitted, Questions};
 use super::credential::Credential;
 use super::denials::{DenialLog, NetworkDenial};
 use super::guard::own_addresses;
@@ -60,8 +60,9 @@ pub struct Finished {
     /// Refused requests `denials` leaves out (`denials::MAX_ENTRIES`).
     pub denials_omitted: u64,
     pub decisions: Vec<NetworkDecision>,
-    /// Decisions `decisions` leaves out (`ask::MAX_DECISIONS`, `ask::MAX_ALLOWS`).
-    pub decisions_omitted: u64,
+    /// Decisions `decisions` leaves out (`ask::MAX_DECISIONS`, `ask::MAX_ALLOWS`), denials and
+    /// repeated allows apart.
+    pub decisions_omitted: Omitted,
 }
 
 impl RunProxy {
