@@ -181,7 +181,9 @@ export interface HostRisk {
    * the run made that leads into `/tmp`, the host's `$TMPDIR` or sandspawn's state directory (the
    * tool caches), which any later run can fill in;
    * `scan-incomplete`: the walk after the run stopped at its bound, and `path` names the area it
-   * did not examine; or it could not list a directory the run made unreadable (`path`), or ones
+   * did not examine; or `path` is a symlink the run made whose way could not be judged (through a
+   * symlink of `/proc`, such as `/proc/self/cwd`, which leads wherever the process following it is;
+   * or longer than 4,096 components); or it could not list a directory the run made unreadable (`path`), or ones
    * it cannot even `lstat` (`path` the nearest directory above them that a path names; at most 24
    * such entries, then one that counts the rest); or, last in a `SpawnResult.hostRisks` that found more than 1,000 entries, the
    * count of those not listed, by kind, in `detail`, and `path` the directory they all lie in (a run

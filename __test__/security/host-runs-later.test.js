@@ -515,6 +515,36 @@ describe('a workspace entry made a symlink to a git directory planted in the wri
     assert.equal(at('later')?.kind, 'link-to-shared-directory', JSON.stringify(r.hostRisks))
   })
 
+  // Found by an attacker's review: `lib -> /proc/self/cwd/../../tmp/x` (as many `..` as the
+  // workspace's parent is deep). The judge followed `/proc/self/cwd` in the host Node process,
+  // whose cwd was the workspace (the usual agent setup): from there it led nowhere, `hostRisks: []`.
+  // A shell in the workspace's parent then ran `cd ws/lib && git status`, landed in /tmp/x, and git
+  // ran the planted fsmonitor. A link through /proc's links leads wherever the process following
+  // it is: it cannot be judged, and says so.
+  test("a link through /proc/self/cwd, judged from the host process's own cwd: reported, not judged by where it leads from there", (t) => {
+    const tree = tempTree(t, { git: true })
+    const evil = fs.mkdtempSync('/tmp/sandspawn-link-')
+    t.after(() => fs.rmSync(evil, { recursive: true, force: true }))
+    const ups = '../'.repeat(tree.root.split('/').filter(Boolean).length)
+    const magic = `/proc/self/cwd/${ups}${evil.slice(1)}`
+    const script = plantInTmp(evil, tree.ws, path.join(tree.out, 'PWNED')).replace(`ln -s ${q(evil)} lib`, `ln -s ${q(magic)} lib`)
+    // The host process's cwd is the workspace, as an agent's is.
+    const js = `require(${JSON.stringify(ROOT)}).spawnSandboxed(['bash', '-c', ${JSON.stringify(script)}], { cwd: '.', timeout: 20000, sandbox: 'workspace-write' })
+      .then((r) => process.stdout.write(JSON.stringify(r)), (e) => process.stdout.write(JSON.stringify({ error: e.code, message: e.message })))`
+    const ran = spawnSync(process.execPath, ['-e', js], { cwd: tree.ws, encoding: 'utf8', timeout: 60000 })
+    assert.equal(ran.status, 0, ran.stderr)
+    const r = JSON.parse(ran.stdout)
+    assert.equal(r.exitCode, 0, show(r))
+    // What the host's shell in the workspace's parent finds there: the planted repository.
+    const from = spawnSync('sh', ['-c', 'cd ws/lib && pwd -P'], { cwd: tree.root, encoding: 'utf8' })
+    assert.equal(from.stdout.trim(), fs.realpathSync(evil), 'the link leads to the planted repository from the parent')
+    const risk = r.hostRisks.find((h) => h.path === path.join(tree.ws, 'lib'))
+    assert.ok(risk, `hostRisks: ${JSON.stringify(r.hostRisks)}`)
+    assert.equal(risk.kind, 'scan-incomplete')
+    assert.match(risk.detail, /\/proc/)
+    assert.ok(risk.detail.includes(magic), risk.detail)
+  })
+
   test('links inside the workspace, and links made before the run, are not reported', async (t) => {
     const tree = tempTree(t, { git: true })
     fs.mkdirSync(path.join(tree.ws, 'dist', 'v1'), { recursive: true })

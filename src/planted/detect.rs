@@ -135,8 +135,11 @@ fn links_made(baseline: &Baseline, found: &scan::Found, risks: &mut Listed) {
             return;
         }
         judged += 1;
-        // Repositories are reported with `protectGit` only, as above.
-        risks.extend(judge_link(link, &target, &places).filter(|r| baseline.report_repositories || r.kind != RiskKind::GitDirectoryCreated));
+        // Repositories are reported with `protectGit` only, as above. Each within the bound, an
+        // unjudged one too: a run makes thousands of links through /proc cheaply.
+        if let Some(r) = judge_link(link, &target, &places).filter(|r| baseline.report_repositories || r.kind != RiskKind::GitDirectoryCreated) {
+            risks.keep(r);
+        }
     }
 }
 
@@ -158,13 +161,14 @@ pub fn judge_link(link: &Path, target: &Path, places: &links::Places) -> Option<
             detail.push_str(&config.unjudged_detail());
             HostRisk { path, kind: RiskKind::GitDirectoryCreated, detail }
         }
-        links::Verdict::Unjudged => HostRisk {
+        links::Verdict::Unjudged(why) => HostRisk {
             path,
             kind: RiskKind::ScanIncomplete,
             detail: format!(
-                "is a symlink made during the run, to {shown}, whose way (its target and the symlinks on it) is longer than {} \
-                 components: where it leads was not judged; look at it before running host tools through it",
-                crate::policy::path_walk::MAX_STEPS
+                "is a symlink made during the run, to {shown}, whose way {}: where it leads on the host (a shell that `cd`s \
+                 through it, git run there) was not judged, and may be a repository the run planted; look at it before running \
+                 host tools through it",
+                why.why()
             ),
         },
         links::Verdict::Shared => HostRisk {
@@ -207,7 +211,9 @@ fn changed_in_place(baseline: &Baseline, risks: &mut Listed) {
             risks.push(HostRisk { path, kind: RiskKind::ProtectedNameCreated, detail });
         } else {
             let detail = format!(
-                "{name} holds more than {} entries, lies past the {} entries looked at per run, or holds some that could not be read: a file changed inside it during the run would not be seen ({})",
+                "{name} holds more than {} entries, lies past the {} entries looked at per run, holds some that could not be read, \
+                 or is (or holds) a symlink through /proc (/proc/self/cwd, /dev/fd: it leads wherever the process following it is): \
+                 a file changed inside it or where it leads during the run would not be seen ({})",
                 named_stamp::MAX_ENTRIES,
                 named_stamp::MAX_TOTAL,
                 names::what_it_does(&name)
@@ -219,7 +225,8 @@ fn changed_in_place(baseline: &Baseline, risks: &mut Listed) {
 
 /// A run's host risks as they are found: at most `MAX_REPORTED` kept, the rest counted by kind
 /// along with the directory they all lie in, so the list stays bounded however much a run planted.
-/// `workspace-replaced` and `scan-incomplete` entries are always kept: a few per root at most.
+/// `workspace-replaced` and `scan-incomplete` entries are always kept: a few per root at most (a
+/// link that could not be judged is kept as a git risk is, `keep`: a run makes thousands).
 /// Past the bound a git risk (a repository, a git directory, hooks: what git on the host runs)
 /// takes the place of a kept protected name, so a run cannot push the repository it planted out
 /// of the list with a thousand names found before it.
@@ -246,6 +253,12 @@ impl Listed {
             self.always.push(r);
             return;
         }
+        self.keep(r);
+    }
+
+    /// Kept within `MAX_REPORTED` by its tier, whatever its kind: for what a run can make by the
+    /// thousand (a `scan-incomplete` for each link through /proc), as a git risk, which it may hide.
+    fn keep(&mut self, r: HostRisk) {
         let t = tier(r.kind);
         if self.kept.iter().map(Vec::len).sum::<usize>() < MAX_REPORTED {
             self.kept[t].push(r);
@@ -601,6 +614,29 @@ mod cap_tests {
         // Every protected name was moved aside, listed or not.
         let left: Vec<usize> = (0..N).filter(|i| r.join(format!("old/o{i}/.envrc")).exists()).collect();
         assert!(left.is_empty(), "{} left in place, e.g. o{}", left.len(), left[0]);
+    }
+
+    /// Links a run made that could not be judged (through /proc: cheap to make by the thousand)
+    /// are counted past the bound like the git risks they may hide, not each kept as a
+    /// `scan-incomplete` of the walk's own is (found making them unjudged: 1,500 links listed
+    /// 1,500 entries).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn links_that_could_not_be_judged_are_counted_past_the_bound() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        let v = json!({"mode": "workspace-write", "tmp": "read-only", "reportedNames": []});
+        let mut p = resolve_policy(Some(&v), &PolicyContext { cwd: r.clone(), tmpdir: None, platform: Platform::Linux, env: Default::default() }).unwrap();
+        p.walk_and_protect(crate::planted::Absent::UndoneAfter);
+        const N: usize = 1_500;
+        std::fs::create_dir(r.join("l")).unwrap();
+        for i in 0..N {
+            std::os::unix::fs::symlink(format!("/proc/self/cwd/x{i}"), r.join(format!("l/m{i}"))).unwrap();
+        }
+        let risks = detect(&p.planted);
+        assert_eq!(risks.len(), MAX_REPORTED + 1, "the listed ones and one that counts the rest");
+        let last = risks.last().unwrap();
+        assert!(last.detail.contains(&format!("scan-incomplete: {}", N - MAX_REPORTED)), "{}", last.detail);
     }
 
     /// Past the bound, git risks are kept before protected names, whatever order they are found

@@ -18,6 +18,8 @@
 use std::os::unix::fs::MetadataExt;
 use std::path::{Component, Path, PathBuf};
 
+use crate::policy::path_walk::Unjudged;
+
 /// At most this many entries of one hooks directory are looked at (a hooks directory holds a few
 /// dozen); past them, the result says the rest was not (`notEnforced`).
 pub const MAX_ENTRIES: usize = 256;
@@ -29,8 +31,9 @@ pub struct HookLinks {
     pub linked_dirs: Vec<PathBuf>,
     /// Hooks that are symlinks, each with where it leads on the host (`led_to`).
     pub symlinks: Vec<(PathBuf, PathBuf)>,
-    /// Hooks that are symlinks whose way is past `path_walk`'s bounds: where they lead could not be
-    /// judged (nor kept read-only).
+    /// Hooks that are symlinks whose way is past `path_walk`'s bounds, or goes through a symlink of
+    /// /proc (which leads wherever the process following it is: git's, not this one): where they
+    /// lead could not be judged (nor kept read-only).
     pub unjudged: Vec<PathBuf>,
     /// Hook files with other names (more than one link), with their `(device, inode)`.
     pub hard: Vec<(PathBuf, (u64, u64))>,
@@ -102,16 +105,17 @@ fn list(dir: &Path, out: &mut HookLinks) {
 /// Where the symlink at `link` (holding `target`) leads on the host, as the kernel resolves it from
 /// the link's directory: canonical, or (a target missing yet) its existing part canonical and the
 /// rest appended (`resolve`: the link's directory and then its target is the way the kernel goes
-/// through the link). `None` when it could not be judged (`path_walk`'s bounds).
+/// through the link). `None` when it could not be judged (`path_walk`'s bounds, or through /proc).
 pub fn led_to(link: &Path, target: &Path) -> Option<PathBuf> {
-    resolve(link, target)
+    resolve(link, target).ok()
 }
 
 /// `target` as the kernel would resolve it from `link`'s directory: the longest part that exists
 /// made canonical, the rest appended as written (`..` taken away lexically). A link to a place that
 /// does not exist yet is judged by where it will lead (`links`), a hook by where it will run from.
-/// `None` past `path_walk`'s bounds (a way thousands of components deep, a hostile one).
-pub fn resolve(link: &Path, target: &Path) -> Option<PathBuf> {
+/// An error past `path_walk`'s bounds (a way thousands of components deep, a hostile one), or
+/// through a symlink of /proc (`/proc/self/cwd/...`), which this process would follow for itself.
+pub fn resolve(link: &Path, target: &Path) -> Result<PathBuf, Unjudged> {
     let joined = match link.parent() {
         Some(dir) if target.is_relative() => dir.join(target),
         _ => target.to_path_buf(),
@@ -128,7 +132,7 @@ pub fn resolve(link: &Path, target: &Path) -> Option<PathBuf> {
             _ => {}
         }
     }
-    Some(out)
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -253,5 +257,27 @@ mod deep_chain_tests {
         let said = kept.not_enforced();
         assert!(said.iter().any(|s| s.contains("w3") && s.contains("could not be judged")), "{said:?}");
         assert!(kept.after_run().is_empty());
+    }
+
+    /// Found by an attacker's review: a way through /proc (`/proc/self/cwd/...`) was followed from
+    /// this process's cwd; git follows it from its own. Unjudged, and said.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_hook_whose_way_goes_through_proc_is_unjudged() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        let hooks = r.join(".git/hooks");
+        std::fs::create_dir_all(&hooks).unwrap();
+        std::os::unix::fs::symlink("/proc/self/cwd/scripts/pre-commit", hooks.join("pre-commit")).unwrap();
+        std::os::unix::fs::symlink("/dev/fd/3/pre-push", hooks.join("pre-push")).unwrap();
+        let links = read(&[r.join(".git")], &[]);
+        let mut unjudged = links.unjudged.clone();
+        unjudged.sort();
+        let expected = if Path::new("/dev/fd").is_symlink() { vec![hooks.join("pre-commit"), hooks.join("pre-push")] } else { vec![hooks.join("pre-commit")] };
+        assert_eq!(unjudged, expected);
+        let mut kept = super::super::hook_risks::Kept::default();
+        kept.add(&links, &[r.clone()]);
+        let said = kept.not_enforced();
+        assert!(said.iter().any(|s| s.contains("pre-commit") && s.contains("/proc") && s.contains("could not be judged")), "{said:?}");
     }
 }

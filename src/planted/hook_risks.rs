@@ -101,8 +101,9 @@ impl Kept {
         let unjudged = self.unjudged.iter().map(|l| {
             format!(
                 "planted configuration: the hook {} is a symlink whose way (its target and the symlinks on it) is longer than {} \
-                 components, or the run's budget for looking at hooks ({} in all) ran out: where it leads could not be judged, \
-                 so it was not kept read-only, nor checked after the run",
+                 components, or goes through a symlink of /proc (/proc/self/cwd, /dev/fd: it leads wherever the process following \
+                 it is, git's, not this one's), or the run's budget for looking at hooks ({} in all) ran out: where it leads could \
+                 not be judged, so it was not kept read-only, nor checked after the run",
                 l.display(),
                 crate::policy::path_walk::MAX_STEPS,
                 RUN_HOOK_STEPS
@@ -129,7 +130,7 @@ impl Kept {
             let Ok(target) = std::fs::read_link(link) else { continue };
             let now = led_to(link, &target);
             if now.as_ref() != Some(to) {
-                let now = now.map_or_else(|| "a place that could not be judged (too deep, or past the run's budget for these checks)".to_string(), |p| p.display().to_string());
+                let now = now.map_or_else(|| "a place that could not be judged (too deep, through /proc, or past the run's budget for these checks)".to_string(), |p| p.display().to_string());
                 let detail = format!(
                     "this hook is a symlink that led to {} when the run started and leads to {now} now (a symlink or directory on \
                      its way was changed during the run): git on the host runs what is there",

@@ -13,6 +13,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use super::repo::Configured;
+use crate::policy::path_walk::Unjudged;
 pub(super) use super::hook_links::resolve;
 
 /// Directories above a link's target that git's discovery is followed through.
@@ -38,8 +39,11 @@ pub enum Verdict {
     Repository { git: PathBuf, config: Configured },
     /// It leads into a shared temporary directory.
     Shared,
-    /// Its way is too long to be followed (`path_walk::MAX_STEPS`): where it leads was not judged.
-    Unjudged,
+    /// Its way could not be followed: too long (`path_walk::MAX_STEPS`), or through a symlink of
+    /// /proc, which leads wherever the process following it is (`/proc/self/cwd/../../tmp/x`: from
+    /// this process's cwd, not from the host shell's that later `cd`s through it). Where it leads
+    /// was not judged.
+    Unjudged(Unjudged),
 }
 
 /// Whether the symlink at `link` (its target `target`, as the link holds it) is a host risk: git
@@ -47,7 +51,10 @@ pub enum Verdict {
 /// known, or in a shared place), or it leads into a shared place (`shared_places`: `/tmp`, the
 /// host's `$TMPDIR`, sandspawn's state), which any later run, or any process on the host, can fill in.
 pub fn judge(link: &Path, target: &Path, places: &Places) -> Option<Verdict> {
-    let Some(resolved) = resolve(link, target) else { return Some(Verdict::Unjudged) };
+    let resolved = match resolve(link, target) {
+        Ok(resolved) => resolved,
+        Err(why) => return Some(Verdict::Unjudged(why)),
+    };
     let inside = |p: &Path| places.roots.iter().any(|r| p.starts_with(r));
     let (temporary, state) = shared_places(|k| std::env::var_os(k).map(PathBuf::from));
     let under = |dirs: &[PathBuf], p: &Path| dirs.iter().any(|s| p.starts_with(s));
@@ -162,9 +169,9 @@ mod tests {
         let r = t.path().canonicalize().unwrap();
         std::fs::create_dir(r.join("a")).unwrap();
         std::os::unix::fs::symlink(r.join("a"), r.join("via")).unwrap();
-        assert_eq!(resolve(&r.join("l"), Path::new("via/x/../y")), Some(r.join("a/y")));
-        assert_eq!(resolve(&r.join("a/l"), Path::new("..")), Some(r.clone()));
-        assert_eq!(resolve(&r.join("l"), &r.join("missing/deep")), Some(r.join("missing/deep")));
+        assert_eq!(resolve(&r.join("l"), Path::new("via/x/../y")), Ok(r.join("a/y")));
+        assert_eq!(resolve(&r.join("a/l"), Path::new("..")), Ok(r.clone()));
+        assert_eq!(resolve(&r.join("l"), &r.join("missing/deep")), Ok(r.join("missing/deep")));
     }
 
     #[test]
@@ -199,6 +206,10 @@ mod tests {
         assert_eq!(judge(&ws.join("latest"), Path::new("dist/v1"), &places), None);
         assert_eq!(judge(&ws.join("self"), Path::new("."), &places), None);
         assert_eq!(judge(&ws.join("usr"), Path::new("/usr/lib"), &places), None, "outside every root and shared directory");
+        // Found by an attacker's review: judged from this process's cwd, it led nowhere.
+        let ups = "../".repeat(r.components().count() + 1);
+        let magic = format!("/proc/self/cwd/{ups}{}", ws.join("node_modules/evil").display());
+        assert_eq!(judge(&ws.join("magic"), Path::new(&magic), &places), Some(Verdict::Unjudged(Unjudged::ThroughProc)));
         let v = judge(&ws.join("lib"), Path::new("node_modules/evil"), &places);
         let config = Configured { keys: vec!["core.fsmonitor".into()], unjudged: Vec::new() };
         assert_eq!(v, Some(Verdict::Repository { git: ws.join("node_modules/evil"), config }));

@@ -15,6 +15,8 @@
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
+use crate::policy::procfs::Followed;
+
 /// Entries looked at per named directory, before and after each run.
 pub const MAX_ENTRIES: usize = 4096;
 /// Entries looked at for all of a run's named directories together, before and after it.
@@ -43,6 +45,9 @@ pub struct Stamp {
 /// rewrote the file a `.python-version` or `.bundle/config` link leads to, elsewhere in the
 /// workspace, changed what they read (found by a review of this module's first version, which
 /// followed no link). A directory reached through a link is walked as one, within the same bounds.
+/// A link whose way goes through a magic link of /proc, or ends on procfs, leaves the stamp
+/// incomplete: what it leads to depends on the process following it (`.python-version ->
+/// /proc/self/cwd/../shared/pv` is pyenv's cwd's, not this process's; found by an attacker's review).
 pub fn of(path: &Path, meta: &std::fs::Metadata, budget: &mut Budget) -> Stamp {
     let mut stamp = Stamp { newest: (meta.ctime(), meta.ctime_nsec()), complete: true };
     let Some(meta) = stamp_target(path, meta, &mut stamp) else { return stamp };
@@ -78,12 +83,20 @@ pub fn of(path: &Path, meta: &std::fs::Metadata, budget: &mut Budget) -> Stamp {
 }
 
 /// What `path` (`meta` its `lstat`) leads to, its ctime added to `stamp`: itself, or a symlink's
-/// target (`None` when it leads nowhere now: a dangling link has only its own stamp).
+/// target (`None` when it leads nowhere now: a dangling link has only its own stamp; or through
+/// /proc, where the stamp is incomplete).
 fn stamp_target(path: &Path, meta: &std::fs::Metadata, stamp: &mut Stamp) -> Option<std::fs::Metadata> {
     if !meta.file_type().is_symlink() {
         return Some(meta.clone());
     }
-    let target = std::fs::metadata(path).ok()?;
+    let target = match crate::policy::path_walk::follow(path) {
+        Followed::To(target) => target,
+        Followed::Nowhere => return None,
+        Followed::Unjudged => {
+            stamp.complete = false;
+            return None;
+        }
+    };
     stamp.newest = stamp.newest.max((target.ctime(), target.ctime_nsec()));
     Some(target)
 }
@@ -144,6 +157,26 @@ mod tests {
         // Ends: each level is one more link on the way, and the kernel follows 40 at most.
         let looped = stamp(&w.join("linked-bundle"));
         assert!(looped.newest > (0, 0));
+    }
+
+    /// Found by an attacker's review: `.python-version -> /proc/self/cwd/...` was stamped by what
+    /// this process's cwd leads to, not what pyenv's does. Through /proc, or onto it: incomplete.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_link_through_proc_is_incomplete() {
+        let t = tempfile::tempdir().unwrap();
+        let w = t.path().canonicalize().unwrap();
+        std::fs::write(w.join("pv"), "3.12\n").unwrap();
+        std::fs::create_dir(w.join(".bundle")).unwrap();
+        let ups = "../".repeat(w.components().count());
+        std::os::unix::fs::symlink(format!("/proc/self/cwd/{ups}{}", w.join("pv").display()), w.join(".python-version")).unwrap();
+        std::os::unix::fs::symlink("/proc/self/environ", w.join(".tool-versions")).unwrap();
+        std::os::unix::fs::symlink("/proc/self/cwd", w.join(".bundle/config")).unwrap();
+        for n in [".python-version", ".tool-versions", ".bundle"] {
+            assert!(!stamp(&w.join(n)).complete, "{n}");
+        }
+        std::os::unix::fs::symlink("pv", w.join(".node-version")).unwrap();
+        assert!(stamp(&w.join(".node-version")).complete);
     }
 
     #[test]

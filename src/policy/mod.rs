@@ -7,6 +7,7 @@ mod kernel_fs;
 mod parse;
 pub(crate) mod path_walk;
 pub(crate) mod paths;
+pub(crate) mod procfs;
 mod resolve;
 mod resolved;
 mod terms;

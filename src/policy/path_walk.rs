@@ -10,6 +10,8 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Component, Path, PathBuf};
 
+use super::procfs::Followed;
+
 /// Symlinks one resolution follows at most, as `realpath` and the kernel (`MAXSYMLINKS`).
 pub(crate) const MAX_LINKS: usize = 40;
 
@@ -54,6 +56,29 @@ pub(crate) fn spend(n: usize) -> bool {
     })
 }
 
+/// Why a path's way could not be judged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unjudged {
+    /// Past `MAX_STEPS`, or past the run's budget (`RunBudget`).
+    TooLong,
+    /// Through a symlink on procfs (`/proc/self`, `/proc/<pid>/cwd`, `/dev/fd` on the way to them):
+    /// each leads wherever the process following it is (`procfs`), so where this process's walk
+    /// ends is not where a host tool's, from its own cwd, root and descriptors, does.
+    ThroughProc,
+}
+
+impl Unjudged {
+    /// Why, for a message: "its way ...".
+    pub fn why(self) -> String {
+        match self {
+            Unjudged::TooLong => format!("is longer than {MAX_STEPS} components (its target and the symlinks on it)"),
+            Unjudged::ThroughProc => "goes through a symlink of /proc (/proc/self, /proc/<pid>/cwd, root or fd/N, /dev/fd, /dev/stdin), \
+                                      which leads wherever the process following it is (its own working directory, root and open files)"
+                .to_string(),
+        }
+    }
+}
+
 /// The longest prefix of a path that resolves.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Prefix {
@@ -65,22 +90,22 @@ pub(crate) struct Prefix {
 }
 
 /// Where `realpath` of each prefix of `p` (by `Path::components`) succeeds, the longest of them:
-/// each prefix resolves as the one before it and one more component, so one walk finds it. `None`
-/// past `MAX_STEPS`: the path could not be judged.
-pub(crate) fn longest_resolving(p: &Path) -> Option<Prefix> {
+/// each prefix resolves as the one before it and one more component, so one walk finds it. An error
+/// past `MAX_STEPS`, or through a symlink on procfs: the path could not be judged.
+pub(crate) fn longest_resolving(p: &Path) -> Result<Prefix, Unjudged> {
     walk(p, false)
 }
 
-/// As `longest_resolving`, each step also spent from the run's budget (`RunBudget`): `None` once
+/// As `longest_resolving`, each step also spent from the run's budget (`RunBudget`): `TooLong` once
 /// it has run out. For what a run can multiply (hooks' ways), not for the policy's own paths.
-pub(crate) fn longest_resolving_within_budget(p: &Path) -> Option<Prefix> {
+pub(crate) fn longest_resolving_within_budget(p: &Path) -> Result<Prefix, Unjudged> {
     walk(p, true)
 }
 
-fn walk(p: &Path, budgeted: bool) -> Option<Prefix> {
+fn walk(p: &Path, budgeted: bool) -> Result<Prefix, Unjudged> {
     let parts: Vec<Component> = p.components().collect();
     let nothing = Prefix { canonical: PathBuf::new(), resolved: 0 };
-    let Some(mut at) = Place::start(p.is_absolute()).filter(|_| !parts.is_empty()) else { return Some(nothing) };
+    let Some(mut at) = Place::start(p.is_absolute()).filter(|_| !parts.is_empty()) else { return Ok(nothing) };
     // Components of links' targets still to look up, the next one last; while there are some, the
     // path's component `i - 1` is not resolved yet, and `before` is where the prefix before it led.
     let mut pending: Vec<Vec<u8>> = Vec::new();
@@ -89,7 +114,7 @@ fn walk(p: &Path, budgeted: bool) -> Option<Prefix> {
     while i < parts.len() || !pending.is_empty() {
         steps += 1;
         if steps > MAX_STEPS || (budgeted && !spend(1)) {
-            return None;
+            return Err(Unjudged::TooLong);
         }
         let of_the_path = pending.is_empty();
         let name = match pending.pop() {
@@ -104,7 +129,8 @@ fn walk(p: &Path, budgeted: bool) -> Option<Prefix> {
             }
         };
         let failed = match at.step(&name) {
-            Err(()) => {
+            Err(Stop::ThroughProc) => return Err(Unjudged::ThroughProc),
+            Err(Stop::Unresolved) => {
                 if of_the_path {
                     before = std::mem::take(&mut at.path);
                 }
@@ -125,10 +151,10 @@ fn walk(p: &Path, budgeted: bool) -> Option<Prefix> {
         };
         if failed {
             let canonical = if i <= 1 && !p.is_absolute() { PathBuf::new() } else { before };
-            return Some(Prefix { canonical, resolved: i - 1 });
+            return Ok(Prefix { canonical, resolved: i - 1 });
         }
     }
-    Some(Prefix { canonical: at.path, resolved: parts.len() })
+    Ok(Prefix { canonical: at.path, resolved: parts.len() })
 }
 
 /// A link's target as components to look up, the first one last; a trailing `/` asks for a
@@ -137,6 +163,28 @@ fn target_parts(target: &[u8]) -> impl Iterator<Item = Vec<u8>> + '_ {
     let dir_asked = target.ends_with(b"/").then(|| b".".to_vec());
     let names = target.split(|b| *b == b'/').filter(|n| !n.is_empty()).map(<[u8]>::to_vec);
     names.chain(dir_asked).collect::<Vec<_>>().into_iter().rev()
+}
+
+/// What `p` leads to, followed as a host tool follows it (`procfs::follow_by_kernel`); where the
+/// kernel cannot refuse magic links (before Linux 5.6), walked here, a way through procfs or past
+/// `MAX_STEPS` unjudged.
+pub(crate) fn follow(p: &Path) -> Followed {
+    if let Some(followed) = super::procfs::follow_by_kernel(p) {
+        return followed;
+    }
+    match longest_resolving(p) {
+        Err(_) => Followed::Unjudged,
+        Ok(prefix) if prefix.resolved == p.components().count() => prefix.canonical.symlink_metadata().map_or(Followed::Nowhere, Followed::To),
+        Ok(_) => Followed::Nowhere,
+    }
+}
+
+/// Why a step stopped.
+enum Stop {
+    /// The name cannot be resolved (missing, not a directory where one is needed, not searchable).
+    Unresolved,
+    /// It is a symlink on procfs (`Unjudged::ThroughProc`).
+    ThroughProc,
 }
 
 /// Where a walk is: a canonical path, and a descriptor of the last directory on it.
@@ -170,40 +218,41 @@ impl Place {
     }
 
     /// One component looked up: moved on to it (`Ok(None)`), or it is a symlink and its target is
-    /// returned (the place stays), or it cannot be resolved (missing, not a directory where one is
-    /// needed, not searchable).
-    fn step(&mut self, name: &[u8]) -> Result<Option<Vec<u8>>, ()> {
-        let Some(dir) = self.dir.as_ref().filter(|_| self.is_dir) else { return Err(()) };
+    /// returned (the place stays), or it cannot be resolved, or it is a symlink on procfs, whose
+    /// target this process reads for itself.
+    fn step(&mut self, name: &[u8]) -> Result<Option<Vec<u8>>, Stop> {
+        let Some(dir) = self.dir.as_ref().filter(|_| self.is_dir) else { return Err(Stop::Unresolved) };
         match name {
             b"." => return Ok(None),
             b".." => {
                 // `path` holds no link: its parent is the directory's.
-                self.dir = Some(open(dir.as_raw_fd(), b"..").ok_or(())?);
+                self.dir = Some(open(dir.as_raw_fd(), b"..").ok_or(Stop::Unresolved)?);
                 self.path.pop();
                 return Ok(None);
             }
             _ => {}
         }
-        let c_name = CString::new(name).map_err(|_| ())?;
+        let c_name = CString::new(name).map_err(|_| Stop::Unresolved)?;
         // SAFETY: a zeroed stat is valid; a valid descriptor and C string.
         let mut st: libc::stat = unsafe { std::mem::zeroed() };
         if unsafe { libc::fstatat(dir.as_raw_fd(), c_name.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) } != 0 {
-            return Err(());
+            return Err(Stop::Unresolved);
         }
         match st.st_mode & libc::S_IFMT {
+            libc::S_IFLNK if super::procfs::on_procfs(dir.as_raw_fd()) => Err(Stop::ThroughProc),
             libc::S_IFLNK => {
                 let mut buf = vec![0u8; libc::PATH_MAX as usize + 1];
                 // SAFETY: the buffer is as long as said.
                 let n = unsafe { libc::readlinkat(dir.as_raw_fd(), c_name.as_ptr(), buf.as_mut_ptr().cast(), buf.len()) };
                 if n <= 0 || n as usize == buf.len() {
-                    return Err(());
+                    return Err(Stop::Unresolved);
                 }
                 buf.truncate(n as usize);
                 Ok(Some(buf))
             }
             libc::S_IFDIR => {
                 // Opened without following: swapped for a link meanwhile, it fails.
-                self.dir = Some(open(dir.as_raw_fd(), name).ok_or(())?);
+                self.dir = Some(open(dir.as_raw_fd(), name).ok_or(Stop::Unresolved)?);
                 self.path.push(OsStr::from_bytes(name));
                 Ok(None)
             }
@@ -267,9 +316,9 @@ mod tests {
         ];
         for case in cases {
             let p = r.join(case);
-            assert_eq!(longest_resolving(&p), Some(canonicalize_each(&p)), "{case}");
+            assert_eq!(longest_resolving(&p), Ok(canonicalize_each(&p)), "{case}");
         }
-        assert_eq!(longest_resolving(Path::new("/")), Some(Prefix { canonical: "/".into(), resolved: 1 }));
+        assert_eq!(longest_resolving(Path::new("/")), Ok(Prefix { canonical: "/".into(), resolved: 1 }));
     }
 
     #[test]
@@ -283,7 +332,59 @@ mod tests {
         std::os::unix::fs::symlink(&winding, r.join("l0")).unwrap();
         std::os::unix::fs::symlink(format!("{winding}l0"), r.join("l1")).unwrap();
         std::os::unix::fs::symlink(format!("{winding}l1"), r.join("l2")).unwrap();
-        assert_eq!(longest_resolving(&r.join("l1")), Some(Prefix { canonical: r.clone(), resolved: r.components().count() + 1 }));
-        assert_eq!(longest_resolving(&r.join("l2")), None);
+        assert_eq!(longest_resolving(&r.join("l1")), Ok(Prefix { canonical: r.clone(), resolved: r.components().count() + 1 }));
+        assert_eq!(longest_resolving(&r.join("l2")), Err(Unjudged::TooLong));
+    }
+
+    /// Found by an attacker's review: `lib -> /proc/self/cwd/../../tmp/x` was resolved from this
+    /// process's cwd, not from that of the host tool that follows it later. A symlink on procfs
+    /// on the way (`/proc/self`, a process's `cwd` or `root`, `/dev/fd` leading to them) makes the
+    /// way unjudged; procfs entered through a directory, and plain links elsewhere, do not.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_way_through_a_symlink_of_proc_is_unjudged() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        let ups = "../".repeat(r.components().count());
+        let link = |to: &str, at: &str| std::os::unix::fs::symlink(to, r.join(at)).unwrap();
+        link(&format!("/proc/self/cwd/{ups}tmp"), "lib");
+        link("/proc/self/root/tmp", "root");
+        link(&format!("/proc/{}/cwd", std::process::id()), "pid-cwd");
+        link("/proc/thread-self/cwd", "thread");
+        link("../../../../../../../../../../proc/self/fd/0", "fd");
+        for case in ["lib", "lib/x", "root", "pid-cwd", "thread", "fd"] {
+            assert_eq!(longest_resolving(&r.join(case)), Err(Unjudged::ThroughProc), "{case}");
+            assert_eq!(longest_resolving_within_budget(&r.join(case)), Err(Unjudged::ThroughProc), "{case}");
+        }
+        assert_eq!(longest_resolving(Path::new("/proc/self/cwd")), Err(Unjudged::ThroughProc));
+        if Path::new("/dev/fd").symlink_metadata().is_ok_and(|m| m.file_type().is_symlink()) {
+            assert_eq!(longest_resolving(Path::new("/dev/fd/0")), Err(Unjudged::ThroughProc), "/dev/fd -> /proc/self/fd");
+        }
+        let pid_dir = PathBuf::from(format!("/proc/{}", std::process::id()));
+        assert_eq!(longest_resolving(&pid_dir), Ok(Prefix { canonical: pid_dir.clone(), resolved: 3 }), "no symlink on the way");
+        link("/tmp", "tmp");
+        assert_eq!(longest_resolving(&r.join("tmp")).map(|p| p.canonical), Ok(Path::new("/tmp").canonicalize().unwrap()));
+    }
+
+    /// A name followed as a host tool follows it (`follow`): through a magic link, or onto procfs, it
+    /// is unjudged; a link elsewhere is followed.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn follow_refuses_procfs_and_follows_the_rest() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        let ups = "../".repeat(r.components().count());
+        std::fs::write(r.join("file"), "x").unwrap();
+        let link = |to: &str, at: &str| std::os::unix::fs::symlink(to, r.join(at)).unwrap();
+        link(&format!("/proc/self/cwd/{ups}{}", r.join("file").display()), "magic");
+        link("/proc/self/environ", "environ");
+        link("file", "plain");
+        link("missing", "dangling");
+        link("loop", "loop");
+        assert!(matches!(follow(&r.join("magic")), Followed::Unjudged));
+        assert!(matches!(follow(&r.join("environ")), Followed::Unjudged));
+        assert!(matches!(follow(&r.join("plain")), Followed::To(m) if m.is_file() && m.len() == 1));
+        assert!(matches!(follow(&r.join("dangling")), Followed::Nowhere));
+        assert!(matches!(follow(&r.join("loop")), Followed::Nowhere));
     }
 }

@@ -30,10 +30,11 @@ pub(crate) struct Lenient {
 /// append the rest. `.` and `..` in the missing rest cannot be resolved honestly (the symlinks they
 /// would cross do not exist yet), so they are an error. A dangling symlink "exists" as a link but
 /// does not resolve: it counts as missing, so nothing is ever bound through it. One walk of the
-/// path (`path_walk`), not one `realpath` per missing component: a path past its bounds is an error.
+/// path (`path_walk`), not one `realpath` per missing component: a path past its bounds is an error,
+/// and so is one through a symlink of /proc (`/proc/self/cwd/...`: where it leads depends on the
+/// process that follows it, and what this process finds is not what the host's tools find).
 pub(crate) fn canonical_lenient(option: &str, p: &Path) -> Result<Lenient> {
-    let prefix = super::path_walk::longest_resolving(p)
-        .ok_or_else(|| SandboxError::invalid(option, format!("cannot resolve {}: more than {} components on its way", p.display(), super::path_walk::MAX_STEPS)))?;
+    let prefix = super::path_walk::longest_resolving(p).map_err(|why| SandboxError::invalid(option, format!("cannot resolve {}: its way {}", p.display(), why.why())))?;
     let rest: Vec<&std::ffi::OsStr> = p.components().skip(prefix.resolved).map(|c| c.as_os_str()).collect();
     if rest.is_empty() {
         return Ok(Lenient { path: prefix.canonical, first_missing: None });
@@ -206,6 +207,13 @@ mod tests {
         let l = canonical_lenient("x", &real.join("link")).unwrap();
         assert_eq!(l, Lenient { path: real.join("d"), first_missing: None });
         assert!(canonical_lenient("x", &real.join("nope/../x")).is_err());
+        // Where it leads depends on who follows it (an attacker's review): refused, and said why.
+        #[cfg(target_os = "linux")]
+        {
+            std::os::unix::fs::symlink("/proc/self/cwd", real.join("magic")).unwrap();
+            let e = canonical_lenient("sandbox.readOnlyPaths[0]", &real.join("magic/missing")).unwrap_err();
+            assert!(e.message.contains("symlink of /proc"), "{}", e.message);
+        }
     }
 
     #[test]
