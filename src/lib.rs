@@ -31,6 +31,8 @@ pub mod remove_tree;
 pub mod review;
 pub mod runner;
 pub mod tool_caches;
+#[cfg(test)]
+mod test_mount_table;
 
 mod binding;
 

@@ -204,6 +204,7 @@ mod tests {
 
     #[test]
     fn nothing_changed_is_vouched_for_without_a_system_call() {
+        let _table = crate::test_mount_table::unchanged();
         let (_t, r, ino) = repository(None);
         assert_eq!(run(&r, ino), (false, vec![]), "the first run reads");
         assert_eq!(run(&r, ino), (true, vec![]), "the next ones do not");
@@ -214,6 +215,7 @@ mod tests {
     /// Each way the host (never the run: `.git` is read-only in it) can change what git runs.
     #[test]
     fn every_change_of_the_hooks_directory_is_seen() {
+        let _table = crate::test_mount_table::unchanged();
         type Change = fn(&std::path::Path);
         let changes: [(&str, Change); 6] = [
             ("config written in place", |r| std::fs::write(r.join(".git/config"), "[core]\n\thooksPath = new\n").unwrap()),
@@ -249,6 +251,7 @@ mod tests {
     /// vouched for, and the link is found.
     #[test]
     fn a_hook_made_a_link_is_seen() {
+        let _table = crate::test_mount_table::unchanged();
         type Change = fn(&std::path::Path);
         let changes: [(&str, Change); 4] = [
             ("a symlinked hook added", |r| std::os::unix::fs::symlink("../../scripts/pre-commit", r.join(".git/hooks/pre-commit")).unwrap()),
@@ -281,6 +284,7 @@ mod tests {
 
     #[test]
     fn another_repository_at_the_same_path_is_read() {
+        let _table = crate::test_mount_table::unchanged();
         let (_t, r, ino) = repository(None);
         run(&r, ino);
         assert!(run(&r, ino).0);
@@ -296,6 +300,7 @@ mod tests {
 
     #[test]
     fn a_file_at_the_top_costs_one_reading_and_the_watches_are_armed_again() {
+        let _table = crate::test_mount_table::unchanged();
         let (_t, r, ino) = repository(Some("hooks"));
         run(&r, ino);
         std::fs::write(r.join("build.log"), "").unwrap();
@@ -305,6 +310,7 @@ mod tests {
 
     #[test]
     fn other_shapes_are_never_vouched_for() {
+        let _table = crate::test_mount_table::unchanged();
         let (_t, r, ino) = repository(None);
         // A symlinked configuration: its target can change without an event on anything watched.
         std::fs::write(r.join("../real-config"), "[core]\n").unwrap();

@@ -48,6 +48,7 @@ fn mkdirs(r: &Path, dirs: &[&str]) {
 
 #[test]
 fn nothing_changed_nothing_read_and_nothing_looked_at_but_the_root() {
+    let _table = crate::test_mount_table::unchanged();
     let (_t, r) = root();
     mkdirs(&r, &["a/b/c/.git", "x/y"]);
     std::fs::write(r.join("a/.envrc"), "x").unwrap();
@@ -64,6 +65,7 @@ fn nothing_changed_nothing_read_and_nothing_looked_at_but_the_root() {
 
 #[test]
 fn changes_are_seen() {
+    let _table = crate::test_mount_table::unchanged();
     let (_t, r) = root();
     mkdirs(&r, &["a/b/c", "x/y", "p/k/m", "q/k/m", "s/t"]);
     std::fs::write(r.join("a/.envrc"), "x").unwrap();
@@ -122,6 +124,7 @@ fn changes_are_seen() {
 
 #[test]
 fn a_change_between_the_watch_and_the_listing_is_seen() {
+    let _table = crate::test_mount_table::unchanged();
     let (_t, r) = root();
     mkdirs(&r, &["x"]);
     let s = spec(&r);
@@ -162,6 +165,7 @@ fn five_watched() -> (tempfile::TempDir, PathBuf, WalkSpec, Arc<Watcher>, Index)
 
 #[test]
 fn lost_events_fall_back_to_the_stat_rule_once() {
+    let _table = crate::test_mount_table::unchanged();
     let (_t, r, s, w, mut index) = five_watched();
     index.age();
     std::fs::write(r.join("x/.envrc"), "x").unwrap();
@@ -178,6 +182,7 @@ fn lost_events_fall_back_to_the_stat_rule_once() {
 
 #[test]
 fn a_removed_watch_means_read_again() {
+    let _table = crate::test_mount_table::unchanged();
     let (_t, r, s, w, index) = five_watched();
     let x = index.get(&r.join("x")).unwrap();
     w.remove_in_kernel(x.watch.as_ref().unwrap());
@@ -193,6 +198,7 @@ fn a_removed_watch_means_read_again() {
 
 #[test]
 fn a_cap_of_three_watches_still_walks_everything() {
+    let _table = crate::test_mount_table::unchanged();
     let (_t, r) = root();
     mkdirs(&r, &["a/b/c", "d/e", "f", "g/h/i"]);
     let s = spec(&r);
@@ -316,6 +322,7 @@ fn random_area(seed: u64) -> (tempfile::TempDir, PathBuf, WalkSpec, Rng) {
 
 #[test]
 fn with_and_without_a_watcher_the_walks_find_the_same_as_a_fresh_walk() {
+    let _table = crate::test_mount_table::unchanged();
     let (_t, r, s, mut rng) = random_area(0x5eed_1234_abcd_0001);
     let w = watcher(1000);
     let small = watcher(5);
@@ -343,6 +350,7 @@ fn with_and_without_a_watcher_the_walks_find_the_same_as_a_fresh_walk() {
 
 #[test]
 fn changes_made_while_walking_are_seen_by_the_next_walk() {
+    let _table = crate::test_mount_table::unchanged();
     let (_t, r, s, _) = random_area(0x0dd_ba11);
     let w = watcher(1000);
     let (_, mut index) = watched(&s, None, &w);
@@ -364,6 +372,7 @@ fn changes_made_while_walking_are_seen_by_the_next_walk() {
 
 #[test]
 fn a_quiet_watcher_skips_the_walk_but_not_what_no_watch_vouches_for() {
+    let _table = crate::test_mount_table::unchanged();
     let (_t, r) = root();
     mkdirs(&r, &["a/b/c/.git", "x/y", "u/v"]);
     std::fs::write(r.join("x/.envrc"), "x").unwrap();
@@ -393,6 +402,7 @@ fn a_quiet_watcher_skips_the_walk_but_not_what_no_watch_vouches_for() {
 
 #[test]
 fn a_quiet_watcher_still_checks_the_root_itself() {
+    let _table = crate::test_mount_table::unchanged();
     let (t, r) = root();
     mkdirs(&r, &["a/.git"]);
     let s = spec(&r);
@@ -415,6 +425,7 @@ fn a_quiet_watcher_still_checks_the_root_itself() {
 /// attacker's review: a repository planted in one was never reported).
 #[test]
 fn a_quiet_watcher_does_not_vouch_for_a_directory_the_walk_could_not_open() {
+    let _table = crate::test_mount_table::unchanged();
     let (_t, r) = root();
     let (top, names) = crate::planted::tests::past_path_max(&r, 1);
     let s = spec(&r);
