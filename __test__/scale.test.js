@@ -134,6 +134,20 @@ test('runs cut while their sandbox is prepared leave no backlog for the next run
 // later run in the workspace fail in setup with bwrap's words alone ("Exceeded maximum number of
 // arguments 9000"): each repository's carve-out is an argument, and bwrap counts every argument,
 // the helper's and the command's too. Refused up front now, naming the cause and what to do.
+// A review of that refusal: a command of 8,950 arguments (which runs fine unsandboxed) was refused
+// blaming "0 repositories" and advising `protectGit: false`, which cannot help. The refusal names
+// what made the list long.
+test('a command too long for bwrap is refused naming its arguments, not the repositories', { skip: !linux }, async (t) => {
+  const ws = workspace(t, 'longcmd')
+  const args = Array.from({ length: 8950 }, (_, i) => `a${i}`)
+  await assert.rejects(spawnSandboxed(['true', ...args], { cwd: ws, sandbox: 'workspace-write' }), (e) => {
+    assert.equal(e.code, 'ERR_SANDBOX_UNSUPPORTED', `${e.code}: ${e.message}`)
+    assert.match(e.message, /mostly the command's 8951 arguments/)
+    assert.doesNotMatch(e.message, /protectGit/)
+    return true
+  })
+})
+
 test('more repositories than bwrap takes arguments for: refused up front, naming the count, the limit and the remedy', { skip: !linux, timeout: 300_000 }, async (t) => {
   const ws = workspace(t, 'args')
   for (let i = 0; i < 9000; i++) fs.mkdirSync(path.join(ws, 'r', `${i % 90}`, `${i}`, '.git', 'hooks'), { recursive: true })

@@ -4,7 +4,7 @@
 //! grant writes on one, for a path swapped into a link to one after the policy was resolved).
 
 /// `statfs` `f_type` and the name `mountinfo` gives, of each kernel filesystem.
-pub const KERNEL_FILESYSTEMS: [(u32, &str); 14] = [
+pub const KERNEL_FILESYSTEMS: [(u32, &str); 22] = [
     (0x9fa0, "proc"),             // PROC_SUPER_MAGIC
     (0x6265_6572, "sysfs"),       // SYSFS_MAGIC
     (0x0027_e0eb, "cgroup"),      // CGROUP_SUPER_MAGIC
@@ -19,6 +19,17 @@ pub const KERNEL_FILESYSTEMS: [(u32, &str); 14] = [
     (0x4249_4e4d, "binfmt_misc"), // BINFMTFS_MAGIC: `register` adds a host-wide interpreter
     (0xf97c_ff8c, "selinuxfs"),   // SELINUX_MAGIC
     (0x6573_5543, "fusectl"),     // FUSE_CTL_SUPER_MAGIC
+    // Not settings, but the host's objects by another name (found by an attacker's review): the
+    // host's POSIX message queues (the sandbox has an IPC namespace of its own), its huge pages,
+    // its terminals (a writable `/dev/pts` let a command `chmod 666` root's terminal).
+    (0x1980_0202, "mqueue"),      // MQUEUE_MAGIC
+    (0x9584_58f6, "hugetlbfs"),   // HUGETLBFS_MAGIC
+    (0x1cd1, "devpts"),           // DEVPTS_SUPER_MAGIC
+    (0x6759_6969, "rpc_pipefs"),  // RPCAUTH_GSSMAGIC
+    (0x6e66_7364, "nfsd"),        // NFSD_MAGIC
+    (0x0765_5821, "resctrl"),     // RDTGROUP_SUPER_MAGIC
+    (0x6c6f_6f70, "binder"),      // BINDERFS_SUPER_MAGIC
+    (0x4341_5d53, "smackfs"),     // SMACK_MAGIC
 ];
 
 /// The kernel filesystem with this `statfs` type, if it is one.
@@ -52,7 +63,10 @@ pub fn refuse_writes(fd: std::os::fd::RawFd, path: &str) -> Result<(), crate::re
 /// inside bwrap), that holds a kernel filesystem writable, as (mount point, filesystem), other
 /// than a proc mounted whole at `/proc` (the sandbox's own, bwrap's `--proc`, which bwrap covers
 /// with read-only binds of `/proc/sys` and the like; the helper checks that it shows the sandbox's
-/// own processes, see its `kernel_mounts`). A mount another covers whole (a child at the same
+/// own processes, see its `kernel_mounts`) and a devpts whole at `/dev/pts` (bwrap's `--dev`
+/// mounts one of the sandbox's own there; one bound over it fails the helper's remount of it,
+/// which needs the capabilities of the user namespace that mounted it), and bwrap's bind of the
+/// terminal on its standard input (a host pty, the command's own) at `/dev/console`. A mount another covers whole (a child at the same
 /// point: the host's `/proc` under bwrap's when the host has one of its own stacked there, which
 /// bwrap's read-only remount of `/` does not reach) cannot be reached and is not looked at.
 ///
@@ -66,8 +80,9 @@ pub fn writable_in_table(table: &str) -> Option<(String, &'static str)> {
     let covered = |m: &Mount| mounts.iter().any(|c| c.parent == m.id && c.point == m.point && c.id != m.id);
     mounts.iter().filter(|m| m.writable && !covered(m)).find_map(|m| {
         let kind = KERNEL_FILESYSTEMS.iter().find(|(_, name)| *name == m.fstype).map(|(_, name)| *name)?;
-        let sandbox_proc = kind == "proc" && m.point == "/proc" && m.root == "/";
-        (!sandbox_proc).then(|| (crate::mountinfo::unescape(m.point), kind))
+        let sandbox_own = (m.root == "/" && matches!((kind, m.point), ("proc", "/proc") | ("devpts", "/dev/pts")))
+            || (kind, m.point) == ("devpts", "/dev/console");
+        (!sandbox_own).then(|| (crate::mountinfo::unescape(m.point), kind))
     })
 }
 
@@ -136,6 +151,8 @@ mod tests {
                        6 1 0:21 / /sys ro,nosuid,nodev,noexec,relatime master:7 - sysfs sysfs rw\n\
                        7 1 0:40 /w /w rw,nosuid,nodev,relatime - ext4 /dev/vda rw\n";
         assert_eq!(super::writable_in_table(sandbox), None);
+        let console = format!("{sandbox}8 2 0:24 /3 /dev/console rw,nosuid,noexec,relatime - devpts devpts rw\n");
+        assert_eq!(super::writable_in_table(&console), None, "bwrap binds the terminal it was given there");
         let sysfs = format!("{sandbox}8 6 0:21 /kernel/mm /sys/kernel/mm rw,nosuid,nodev,relatime - sysfs sysfs rw\n");
         assert_eq!(super::writable_in_table(&sysfs), Some(("/sys/kernel/mm".to_string(), "sysfs")));
         let proc_sys = format!("{sandbox}8 5 0:22 /sys/kernel /proc/sys/kernel rw,relatime - proc proc rw\n");
@@ -144,6 +161,8 @@ mod tests {
         // the host's proc below, rw, covered whole by that /proc and bwrap's.
         let stacked = format!("0 1 0:21 / /proc rw,relatime - proc proc rw\n9 0 0:40 / /proc ro,relatime - proc proc rw\n{}", sandbox.replacen("4 1 0:51", "4 9 0:51", 1));
         assert_eq!(super::writable_in_table(&stacked), None);
+        let terminals = format!("{sandbox}8 7 0:24 / /w/pts rw,relatime - devpts devpts rw\n");
+        assert_eq!(super::writable_in_table(&terminals), Some(("/w/pts".to_string(), "devpts")));
         let cgroup = format!("{sandbox}8 7 0:30 / /w/a\\040b rw,relatime - cgroup2 cgroup2 rw\n");
         assert_eq!(super::writable_in_table(&cgroup), Some(("/w/a b".to_string(), "cgroup2")));
     }

@@ -320,7 +320,7 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     a.args.extend(steps.to_args());
     // Unchanged: the helper execvp()s it, so a bare name is looked up in the child's PATH.
     a.args.extend(req.command.iter().cloned());
-    within_bwrap_args(&a.args, policy)?;
+    within_bwrap_args(&a.args, policy, req.command)?;
 
     let (program, argv0, args) = if a.data_fds.is_empty() && a.nsswitch_fd.is_none() && held_dirs.is_empty() {
         (bwrap, "bwrap".to_string(), a.args)
@@ -356,18 +356,32 @@ pub const BWRAP_MAX_ARGS: usize = 9000;
 /// bwrap refuses a longer argv with its own words alone ("Exceeded maximum number of arguments"),
 /// after the run was planned. Each carve-out (a nested repository's `.git`, its hooks) is one of the
 /// helper's arguments, so 9,000 empty repositories, which a hostile run can make, failed every later
-/// run in the workspace with no cause named (an attacker's review): refused here, naming it.
-fn within_bwrap_args(args: &[String], policy: &ResolvedPolicy) -> Result<()> {
+/// run in the workspace with no cause named (an attacker's review): refused here, naming what made
+/// the list long (the repositories' carve-outs, `denyRead` paths, or the command's own arguments:
+/// a review found the repositories blamed, and `protectGit: false` advised, for a long command).
+fn within_bwrap_args(args: &[String], policy: &ResolvedPolicy, command: &[String]) -> Result<()> {
     if args.len() < BWRAP_MAX_ARGS {
         return Ok(());
     }
     let repositories = policy.planted.git.len() + policy.planted.git_dirs.len();
     let carve_outs: usize = policy.writable_roots.iter().map(|r| r.read_only.len() + r.missing_read_only.len()).sum();
+    let parts = [
+        (carve_outs, format!("the {carve_outs} read-only carve-outs of the {repositories} repositories and protected names in the writable roots")),
+        (policy.deny_read.len(), format!("the {} denyRead paths", policy.deny_read.len())),
+        (command.len(), format!("the command's {} arguments", command.len())),
+    ];
+    let (_, largest) = parts.iter().max_by_key(|(n, _)| *n).expect("three parts");
+    let remedy = if largest.starts_with("the command's") {
+        "Pass the arguments another way (a file the command reads, or its standard input)"
+    } else if largest.starts_with("the ") && largest.contains("denyRead") {
+        "Deny a directory that holds those paths instead of each path"
+    } else {
+        "Remove the nested repositories you do not need (a run that created them reported them in hostRisks as \
+         `repository-created`), or pass a policy with `protectGit: false` for this workspace (its repositories' git \
+         directories and hooks are then writable)"
+    };
     Err(SandboxError::unsupported(format!(
-        "the writable roots hold {repositories} repositories, whose {carve_outs} read-only carve-outs make the sandbox's \
-         argument list {} long, and bwrap takes at most {BWRAP_MAX_ARGS} arguments. Remove the nested repositories \
-         you do not need (a run that created them reported them in hostRisks as `repository-created`), or pass \
-         a policy with `protectGit: false` for this workspace (its repositories' git directories and hooks are then writable)",
+        "the sandbox's argument list is {} long, mostly {largest}, and bwrap takes at most {BWRAP_MAX_ARGS} arguments. {remedy}",
         args.len()
     )))
 }

@@ -53,13 +53,16 @@ fn refusal(option: &str, what: &str) -> crate::error::SandboxError {
 }
 
 /// The kernel filesystem `path` lies on (its nearest existing directory when it does not exist),
-/// if any. Under `/proc` or `/sys`: that one, whatever the host has mounted there.
+/// if any. Under `/proc` or `/sys`: that one, whatever the host has mounted there. Under `/dev`
+/// but not `/dev/shm`: the host's devices (devtmpfs is a tmpfs by its type; a writable `/dev`
+/// was bound read-only anyway, with the host's `/dev/pts` and `/dev/mqueue` in it writable).
 #[cfg(target_os = "linux")]
 fn kernel_fs_at(path: &Path) -> Option<&'static str> {
     let existing = path.ancestors().find(|a| a.symlink_metadata().is_ok())?;
     let magic = statfs_type(existing);
     let by_type = magic.and_then(sandspawn_helper::kernel_fs::named);
-    by_type.or_else(|| [("/proc", "proc"), ("/sys", "sysfs")].into_iter().find(|(top, _)| path.starts_with(top)).map(|(_, name)| name))
+    let devices = (path.starts_with("/dev") && !path.starts_with("/dev/shm")).then_some("devtmpfs");
+    by_type.or(devices).or_else(|| [("/proc", "proc"), ("/sys", "sysfs")].into_iter().find(|(top, _)| path.starts_with(top)).map(|(_, name)| name))
 }
 
 #[cfg(target_os = "linux")]
@@ -106,6 +109,14 @@ mod tests {
         assert!(refused("/proc/irq").unwrap().contains("lies on proc"));
         assert!(refused("/proc/sandspawn-missing/deeper").unwrap().contains("/proc/sandspawn-missing/deeper lies on proc"), "missing");
         assert!(refused("/sys/kernel/sandspawn-missing").unwrap().contains("lies on sysfs"), "missing");
+        // Found by a review: the host's terminals and message queues, and `/dev` itself.
+        assert!(refused("/dev/pts").unwrap().contains("/dev/pts lies on devpts"));
+        assert!(refused("/dev").unwrap().contains("/dev lies on devtmpfs"));
+        assert!(refused("/dev/sandspawn-missing").unwrap().contains("lies on devtmpfs"), "missing");
+        if Path::new("/dev/mqueue").is_dir() {
+            assert!(refused("/dev/mqueue").unwrap().contains("a kernel filesystem"));
+        }
+        assert_eq!(refused("/dev/shm"), None, "the host's shared memory is an ordinary tmpfs");
         let whole = refused("/").expect("a root that holds one");
         assert!(whole.contains("writable root / holds /") && whole.contains(", a kernel filesystem)"), "{whole}");
         let t = tempfile::tempdir().unwrap();
