@@ -59,59 +59,6 @@ pub fn refuse_writes(fd: std::os::fd::RawFd, path: &str) -> Result<(), crate::re
     }
 }
 
-/// The first mount the sandbox can reach, in its mount table `table` (`/proc/self/mountinfo`
-/// inside bwrap), that holds a kernel filesystem writable, as (mount point, filesystem), other
-/// than a proc mounted whole at `/proc` (the sandbox's own, bwrap's `--proc`, which bwrap covers
-/// with read-only binds of `/proc/sys` and the like; the helper checks that it shows the sandbox's
-/// own processes, see its `kernel_mounts`) and a devpts whole at `/dev/pts` (bwrap's `--dev`
-/// mounts one of the sandbox's own there; one bound over it fails the helper's remount of it,
-/// which needs the capabilities of the user namespace that mounted it), and bwrap's bind of the
-/// terminal on its standard input (a host pty, the command's own) at `/dev/console`. A mount another covers whole (a child at the same
-/// point: the host's `/proc` under bwrap's when the host has one of its own stacked there, which
-/// bwrap's read-only remount of `/` does not reach) cannot be reached and is not looked at.
-///
-/// Why: bwrap binds a writable root wherever its path leads when bwrap runs. A directory above
-/// the root swapped for a link into `/sys` or `/proc` after the addon's policy refused such roots
-/// (a concurrent run with that directory in its own writable root can do it) made the sandbox hold
-/// the host's sysfs writable, which as root are the host kernel's settings. Whatever the path led
-/// to, the mount table says what was mounted.
-pub fn writable_in_table(table: &str) -> Option<(String, &'static str)> {
-    let mounts: Vec<Mount> = table.lines().filter_map(Mount::parse).collect();
-    let covered = |m: &Mount| mounts.iter().any(|c| c.parent == m.id && c.point == m.point && c.id != m.id);
-    mounts.iter().filter(|m| m.writable && !covered(m)).find_map(|m| {
-        let kind = KERNEL_FILESYSTEMS.iter().find(|(_, name)| *name == m.fstype).map(|(_, name)| *name)?;
-        let sandbox_own = (m.root == "/" && matches!((kind, m.point), ("proc", "/proc") | ("devpts", "/dev/pts")))
-            || (kind, m.point) == ("devpts", "/dev/console");
-        (!sandbox_own).then(|| (crate::mountinfo::unescape(m.point), kind))
-    })
-}
-
-/// One line of a mount table, as far as `writable_in_table` needs it.
-struct Mount<'t> {
-    id: &'t str,
-    parent: &'t str,
-    root: &'t str,
-    point: &'t str,
-    writable: bool,
-    fstype: &'t str,
-}
-
-impl<'t> Mount<'t> {
-    fn parse(line: &'t str) -> Option<Self> {
-        let fields: Vec<&str> = line.split(' ').collect();
-        // Optional fields come before the `-` that separates the filesystem's type.
-        let sep = fields.iter().position(|f| *f == "-")?;
-        Some(Mount {
-            id: fields.first()?,
-            parent: fields.get(1)?,
-            root: fields.get(3)?,
-            point: fields.get(4)?,
-            writable: fields.get(5)?.split(',').any(|o| o == "rw"),
-            fstype: fields.get(sep + 1)?,
-        })
-    }
-}
-
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     #[test]
@@ -136,34 +83,5 @@ mod tests {
         }
         let tmp = std::fs::File::open(std::env::temp_dir()).unwrap();
         assert!(super::refuse_writes(tmp.as_raw_fd(), "/tmp").is_ok());
-    }
-
-    /// What bwrap's own mounts look like in a workspace-write sandbox (its `/proc`, devices,
-    /// tmpfs, a writable root): nothing to refuse. A writable root bound onto sysfs, or onto proc
-    /// anywhere but whole at `/proc`, is refused; one covered by another is not looked at.
-    #[test]
-    fn only_the_sandbox_s_own_proc_may_be_a_writable_kernel_filesystem() {
-        let sandbox = "1 0 0:40 / / ro,nosuid,nodev,relatime - ext4 /dev/vda rw\n\
-                       2 1 0:5 /null /dev/null rw,nosuid,relatime - devtmpfs udev rw\n\
-                       3 1 0:50 / /dev/pts rw,nosuid,noexec,relatime - devpts devpts rw\n\
-                       4 1 0:51 / /proc rw,nosuid,nodev,noexec,relatime - proc proc rw\n\
-                       5 4 0:51 /sys /proc/sys ro,nosuid,nodev,noexec,relatime - proc proc rw\n\
-                       6 1 0:21 / /sys ro,nosuid,nodev,noexec,relatime master:7 - sysfs sysfs rw\n\
-                       7 1 0:40 /w /w rw,nosuid,nodev,relatime - ext4 /dev/vda rw\n";
-        assert_eq!(super::writable_in_table(sandbox), None);
-        let console = format!("{sandbox}8 2 0:24 /3 /dev/console rw,nosuid,noexec,relatime - devpts devpts rw\n");
-        assert_eq!(super::writable_in_table(&console), None, "bwrap binds the terminal it was given there");
-        let sysfs = format!("{sandbox}8 6 0:21 /kernel/mm /sys/kernel/mm rw,nosuid,nodev,relatime - sysfs sysfs rw\n");
-        assert_eq!(super::writable_in_table(&sysfs), Some(("/sys/kernel/mm".to_string(), "sysfs")));
-        let proc_sys = format!("{sandbox}8 5 0:22 /sys/kernel /proc/sys/kernel rw,relatime - proc proc rw\n");
-        assert_eq!(super::writable_in_table(&proc_sys), Some(("/proc/sys/kernel".to_string(), "proc")));
-        // Node as pid 1 of its own pid namespace with its own /proc (`unshare --pid --mount-proc`):
-        // the host's proc below, rw, covered whole by that /proc and bwrap's.
-        let stacked = format!("0 1 0:21 / /proc rw,relatime - proc proc rw\n9 0 0:40 / /proc ro,relatime - proc proc rw\n{}", sandbox.replacen("4 1 0:51", "4 9 0:51", 1));
-        assert_eq!(super::writable_in_table(&stacked), None);
-        let terminals = format!("{sandbox}8 7 0:24 / /w/pts rw,relatime - devpts devpts rw\n");
-        assert_eq!(super::writable_in_table(&terminals), Some(("/w/pts".to_string(), "devpts")));
-        let cgroup = format!("{sandbox}8 7 0:30 / /w/a\\040b rw,relatime - cgroup2 cgroup2 rw\n");
-        assert_eq!(super::writable_in_table(&cgroup), Some(("/w/a b".to_string(), "cgroup2")));
     }
 }

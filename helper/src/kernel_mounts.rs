@@ -1,10 +1,10 @@
-//! Inside bwrap, before the helper's own mounts: the sandbox holds no kernel filesystem writable
-//! but its own `/proc` (see `sandspawn_helper::kernel_fs::writable_in_table` for the swap that made
-//! bwrap bind the host's sysfs writable). The addon's policy refuses such writable roots by path,
+//! Inside bwrap, before the helper's own mounts: the sandbox holds no kernel filesystem or host
+//! devices writable but bwrap's own (see `sandspawn_helper::writable_mounts` for the swaps that
+//! made bwrap bind the host's sysfs and `/dev` writable). The addon's policy refuses such writable roots by path,
 //! and the Landlock supervisor by the opened path (`confine`); bwrap binds by path after both, so
 //! the mount table it left is what is checked here.
 
-use sandspawn_helper::kernel_fs::writable_in_table;
+use sandspawn_helper::writable_mounts::writable_in_table;
 use sandspawn_helper::report::{changed, setup, Failure};
 
 use crate::describe;

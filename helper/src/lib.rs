@@ -32,3 +32,4 @@ pub mod seccomp;
 pub mod stat_at;
 #[cfg(target_os = "linux")]
 pub mod threads;
+pub mod writable_mounts;

@@ -263,6 +263,10 @@ fn writable_roots(raw: &RawPolicy, ctx: &PolicyContext, tmp: TmpMode) -> Result<
         if !c.is_dir() {
             return Err(SandboxError::invalid(&option, format!("writable root {} is not a directory", p.display())));
         }
+        // Again on what is kept: the path resolved twice, and a directory above it swapped for a
+        // link between the two made the kept root `/dev` while the check above saw the workspace
+        // (found by an attacker's review, racing a swap of the link back and forth).
+        refuse_kernel_root(&option, &c, &kernel_mounts)?;
         roots.push(c);
     }
     let mut scan_roots = roots.clone();

@@ -239,12 +239,25 @@ async fn in_the_landlock_mode_a_repository_renamed_into_a_granted_place_is_not_g
     assert_eq!(plans.load(Ordering::SeqCst), 2);
 }
 
+/// Once the first plan of runs in `ws` is made, `other/a` is moved aside and becomes a link to
+/// `/{to}`: relative, with as many `..` as `other` is deep, so it leads there on the host and in
+/// bwrap's old and new roots alike (an absolute link would resolve in bwrap's own root).
+fn swap_for_a_link_after_the_first_plan(ws: &Path, other: &Path, to: &str) -> Arc<AtomicUsize> {
+    let link = format!("{}{to}", "../".repeat(other.components().count() - 1));
+    let o = other.to_path_buf();
+    after_each_plan(ws, move |n| {
+        if n == 1 {
+            std::fs::rename(o.join("a"), o.join("a.real")).unwrap();
+            std::os::unix::fs::symlink(&link, o.join("a")).unwrap();
+        }
+    })
+}
+
 /// A directory above a writable root swapped for a link into `/sys` once the policy (which refuses
 /// writable roots on kernel filesystems) has resolved it, before bwrap binds the root: bwrap binds
 /// whatever the path leads to then, so the sandbox held the host's sysfs writable (as root, the
 /// host kernel's settings; a concurrent run with the directory above in its writable root can do
-/// this). The link is relative, with as many `..` as the directory is deep, so it leads to `/sys`
-/// on the host and in bwrap's old and new roots alike. The helper now refuses to go on when the
+/// this). The helper now refuses to go on when the
 /// sandbox holds a kernel filesystem writable anywhere but its own `/proc`, and the run is planned
 /// again, which refuses the root.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -252,14 +265,7 @@ async fn a_writable_root_swapped_onto_a_kernel_filesystem_after_the_plan_is_neve
     let (_t, ws) = workspace();
     let (_o, other) = workspace();
     std::fs::create_dir_all(other.join("a/mm")).unwrap();
-    let up = "../".repeat(other.components().count() - 1);
-    let o = other.clone();
-    let plans = after_each_plan(&ws, move |n| {
-        if n == 1 {
-            std::fs::rename(o.join("a"), o.join("a.real")).unwrap();
-            std::os::unix::fs::symlink(format!("{up}sys/kernel"), o.join("a")).unwrap();
-        }
-    });
+    let plans = swap_for_a_link_after_the_first_plan(&ws, &other, "sys/kernel");
     let root = other.join("a/mm");
     // What the command sees of any mount whose point ends in `/mm`: its point, its options, its type.
     let show = r#"awk '$5 ~ /\/mm$/ { for (i = 7; $i != "-"; i++); print $5, $6, $(i + 1) }' /proc/self/mountinfo"#;
@@ -271,6 +277,30 @@ async fn a_writable_root_swapped_onto_a_kernel_filesystem_after_the_plan_is_neve
         Err(e) => {
             assert_eq!(e.code, ErrorCode::InvalidOptions, "{}", e.message);
             assert!(e.message.contains("kernel"), "{}", e.message);
+        }
+    }
+    assert_eq!(plans.load(Ordering::SeqCst), 1, "the policy refused the root when planning again, before a plan");
+}
+
+/// Found by a review of the check above, which passed the host's devices: the same swap onto the
+/// host's `/dev` (a root named `dev` whose parent became a link to `/`). bwrap's `--remount-ro
+/// /dev` made that mount read-only but not what it holds: the host's devpts (as root, `chmod 666`
+/// of root's terminal) and `/dev/shm` stayed writable.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_writable_root_swapped_onto_the_host_s_dev_after_the_plan_is_never_bound() {
+    let (_t, ws) = workspace();
+    let (_o, other) = workspace();
+    std::fs::create_dir_all(other.join("a/dev")).unwrap();
+    let plans = swap_for_a_link_after_the_first_plan(&ws, &other, "");
+    let opts = json!({ "sandbox": { "mode": "workspace-write", "writableRoots": [other.join("a/dev")] } });
+    let show = r#"awk '$5 ~ /^\/dev/ { for (i = 7; $i != "-"; i++); print $4, $5, $6, $(i + 1) }' /proc/self/mountinfo"#;
+    let r = finish(&ws, start_in(&ws, json!(["sh", "-c", show]), opts, None)).await;
+    assert!(other.join("a").read_link().is_ok(), "the swap was not made");
+    match r {
+        Ok(r) => panic!("the command ran; its mounts under /dev: {:?} (stderr {:?})", r.stdout, r.stderr),
+        Err(e) => {
+            assert_eq!(e.code, ErrorCode::InvalidOptions, "{}", e.message);
+            assert!(e.message.contains("/dev lies on devtmpfs"), "{}", e.message);
         }
     }
     assert_eq!(plans.load(Ordering::SeqCst), 1, "the policy refused the root when planning again, before a plan");
