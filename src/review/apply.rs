@@ -20,6 +20,7 @@ use serde::Serialize;
 use super::changes::{shown, Change, ChangeKind, Differ, EntryType};
 use super::entries::{self, Event, Kind};
 use super::host_fs::Dir;
+use super::links::Links;
 use super::risks::Judge;
 use super::store::{ChangeSet, Lock};
 use crate::error::{Result, SandboxError};
@@ -86,7 +87,7 @@ pub fn apply(set: &ChangeSet, lock: &Lock, req: &Request) -> Result<Outcome> {
                 continue;
             }
         };
-        let mut root_apply = RootApply { set, req, upper: set.upper(i), differ: Differ::new(root), judge: Judge::new(&set.meta, root, &set.upper(i), &elsewhere), stack: vec![Frame { dir: Some(dir), clean: true }], out: &mut out };
+        let mut root_apply = RootApply { set, req, upper: set.upper(i), differ: Differ::new(root), judge: Judge::new(&set.meta, root, &set.upper(i), &elsewhere), stack: vec![Frame { dir: Some(dir), clean: true }], links: Links::default(), out: &mut out };
         entries::walk(&set.upper(i), root, |ev| root_apply.event(ev)).map_err(|e| SandboxError::setup_failed(format!("applying change set {} failed: {e}", set.meta.id), ""))?;
         left |= !root_apply.stack.first().is_some_and(|f| f.clean);
     }
@@ -114,6 +115,8 @@ struct RootApply<'a, 'o> {
     differ: Differ,
     judge: Judge<'a>,
     stack: Vec<Frame>,
+    /// Where the set's files under several names landed (`links`).
+    links: Links,
     out: &'o mut Outcome,
 }
 
@@ -312,7 +315,12 @@ impl RootApply<'_, '_> {
         }
         if matches!(landed, Ok(true)) {
             landed = match &e.kind {
-                Kind::File => self.land(c, |dir, n| dir.write_file(n, &src, e.mode, e.mtime)),
+                Kind::File => {
+                    let (mut links, root) = (std::mem::take(&mut self.links), self.differ.root().to_path_buf());
+                    let landed = self.land(c, |dir, n| links.land(&root, dir, n, &src, e));
+                    self.links = links;
+                    landed
+                }
                 Kind::Symlink(t) => self.land(c, |dir, n| dir.symlink(n, t)),
                 Kind::Whiteout => self.land(c, |dir, n| dir.remove(n)),
                 _ => Ok(false),

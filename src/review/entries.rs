@@ -33,6 +33,10 @@ pub struct Entry {
     pub mode: u32,
     pub size: u64,
     pub mtime: (i64, i64),
+    /// Its device and inode, and how many names the inode had when read: a file the command linked
+    /// under several names lands as one file with those names (`apply`, `links`).
+    pub inode: (u64, u64),
+    pub nlink: u64,
 }
 
 /// What the walk reports, in order: a directory when entered (with its children's names) and
@@ -87,7 +91,7 @@ pub fn read(path: &Path, rel: PathBuf) -> std::io::Result<Entry> {
     } else {
         Kind::Other
     };
-    Ok(Entry { rel, kind, mode: m.mode() & 0o7777, size: m.len(), mtime: (m.mtime(), m.mtime_nsec()) })
+    Ok(Entry { rel, kind, mode: m.mode() & 0o7777, size: m.len(), mtime: (m.mtime(), m.mtime_nsec()), inode: (m.dev(), m.ino()), nlink: m.nlink() })
 }
 
 /// The names in a directory, sorted.
@@ -108,7 +112,7 @@ struct Frame {
 /// returns, for `Enter`, whether to go into that directory (a `Leave` follows either way); its
 /// other answers are ignored. An error of `visit` stops the walk and is returned.
 pub fn walk<E: From<std::io::Error>>(upper: &Path, host_root: &Path, mut visit: impl FnMut(Event) -> Result<bool, E>) -> Result<(), E> {
-    let top = Entry { rel: PathBuf::new(), kind: Kind::Dir { opaque: false }, mode: 0, size: 0, mtime: (0, 0) };
+    let top = Entry { rel: PathBuf::new(), kind: Kind::Dir { opaque: false }, mode: 0, size: 0, mtime: (0, 0), inode: (0, 0), nlink: 0 };
     let budget = PATH_MAX.saturating_sub(upper.as_os_str().len().max(host_root.as_os_str().len()) + 1);
     let mut stack = vec![Frame { entry: top.clone(), names: names(upper)?, next: 0 }];
     let mut seen = 0usize;

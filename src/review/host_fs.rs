@@ -8,6 +8,7 @@
 use std::ffi::{CStr, CString, OsStr, OsString};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
 /// An open directory of the host's workspace.
@@ -172,8 +173,9 @@ impl Dir {
     }
 
     /// Write `src`'s content as `name` with `mode` and `mtime`, atomically. Set-uid and set-gid
-    /// bits are dropped: a sandboxed command must not leave the host a set-id program.
-    pub fn write_file(&self, name: &OsStr, src: &Path, mode: u32, mtime: (i64, i64)) -> std::io::Result<()> {
+    /// bits are dropped: a sandboxed command must not leave the host a set-id program. Returns the
+    /// device and inode of the file written.
+    pub fn write_file(&self, name: &OsStr, src: &Path, mode: u32, mtime: (i64, i64)) -> std::io::Result<(u64, u64)> {
         use std::os::unix::fs::OpenOptionsExt;
         let from = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW).open(src)?;
         let tmp = Dir::temp_name();
@@ -193,8 +195,28 @@ impl Dir {
             unsafe { libc::unlinkat(self.0.as_raw_fd(), tmp.as_ptr(), 0) };
             return Err(e);
         }
+        let written = to.metadata().map(|m| (m.dev(), m.ino()));
         drop(to);
-        self.land(&tmp, name)
+        self.land(&tmp, name)?;
+        written
+    }
+
+    /// Make `name` another name of the file `from_name` in `from`, atomically, only if that still
+    /// is the file `inode` (device and inode; else `ESTALE` and nothing changed): linked under a
+    /// temporary name without following a symlink (`linkat` without `AT_SYMLINK_FOLLOW`), checked,
+    /// then renamed over `name` as a written file is.
+    pub fn link_file(&self, name: &OsStr, from: &Dir, from_name: &OsStr, inode: (u64, u64)) -> std::io::Result<()> {
+        let (tmp, f) = (Dir::temp_name(), cstr(from_name)?);
+        // SAFETY: valid descriptors and C strings.
+        check(unsafe { libc::linkat(from.0.as_raw_fd(), f.as_ptr(), self.0.as_raw_fd(), tmp.as_ptr(), 0) })?;
+        match sandspawn_helper::stat_at::stat_at(self.0.as_raw_fd(), &tmp) {
+            Ok(st) if st.st_mode & libc::S_IFMT == libc::S_IFREG && (st.st_dev as u64, st.st_ino as u64) == inode => self.land(&tmp, name),
+            got => {
+                // SAFETY: our own temporary entry.
+                unsafe { libc::unlinkat(self.0.as_raw_fd(), tmp.as_ptr(), 0) };
+                Err(got.err().unwrap_or_else(|| std::io::Error::from_raw_os_error(libc::ESTALE)))
+            }
+        }
     }
 
     /// Make `name` a symlink to `target`, atomically.

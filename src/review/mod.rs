@@ -17,7 +17,7 @@
 //! Module map: `option` (the policy fields), `id`, `store` (where sets live, their metadata,
 //! locks, expiry), `spare` (a new set's directories made ahead of time), `run` (one run's share:
 //! open or create, the mounts, the result), `entries` (walking an upper directory), `changes` (an
-//! entry against the host), `risks` (with `elsewhere`: what repositories run from outside their top), `summary`, `apply`, `host_fs`, `sparse` (a file's data
+//! entry against the host), `risks` (with `elsewhere`: what repositories run from outside their top), `summary`, `apply` (with `links`: a file under several names lands as one), `host_fs`, `sparse` (a file's data
 //! without its holes, for comparing and applying), `content` (one file's new content, a diff), `api`
 //! (the JSON entry points).
 
@@ -31,6 +31,7 @@ pub mod entries;
 pub mod git_layout;
 pub mod host_fs;
 pub mod id;
+pub mod links;
 pub mod option;
 pub mod risks;
 pub mod run;

@@ -367,6 +367,7 @@ fn a_tree_deeper_than_path_max_is_reported_held_and_removable() {
 
 mod home;
 mod deny_links;
+mod hard_links;
 mod hooks_elsewhere;
 mod raw_paths;
 mod reading;
