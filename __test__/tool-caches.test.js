@@ -140,6 +140,27 @@ test('what a run changes on a cache\'s root without writing in it does not reach
   assert.equal(next.stdout, fresh.stdout, 'the next run sees the root as a fresh run does')
 })
 
+// The point of keeping a slot: a run that wrote nothing costs the next run no `rmdir` and `mkdir`
+// of its upper directory (ext4's journal, on every run's path). Linux 6.6 and later give a new
+// overlay an identity stored as an extended attribute on the upper directory (`uuid=auto`), which
+// made every slot look used and be made again on every run, until the helper mounted with
+// `uuid=off`.
+test('a run that writes nothing into a cache leaves its slot to the next run as it was', { skip: !linux }, async () => {
+  const s = setup()
+  const { toolCacheStore } = require('..')
+  const first = await run(['true'], s)
+  assert.equal(first.exitCode, 0, first.stderr)
+  await toolCacheStore({ env: s.env })
+  const upper = path.join(first.toolCaches.store, 'npm/slots/0/upper')
+  const ino = fs.statSync(upper).ino
+  const attributes = execFileSync(python, ['-c', 'import os, sys; print(sorted(os.listxattr(sys.argv[1])))', upper], { encoding: 'utf8' })
+  assert.equal(attributes, '[]\n', 'the mount left no attribute on the upper directory')
+  const second = await run(['true'], s)
+  assert.equal(second.exitCode, 0, second.stderr)
+  await toolCacheStore({ env: s.env })
+  assert.equal(fs.statSync(upper).ino, ino, 'the same directory, not made again')
+})
+
 test('the command holds no capability and cannot create a user namespace, caches or not', { skip: !linux }, async () => {
   const s = setup()
   const r = await run(['sh', '-c', 'grep -E "^Cap(Prm|Eff|Bnd|Amb)" /proc/self/status; unshare -U true && echo UNSHARED; umount ~/.npm && echo UNMOUNTED; exit 0'], s)

@@ -34,14 +34,27 @@ pub fn mount(target: &str, lowers: &[&str], upper: &str, work: &str, extra: &str
     let lowers: Vec<String> = opened.iter().map(|fd| format!("/proc/self/fd/{}", std::os::fd::AsRawFd::as_raw_fd(fd))).collect();
     // `userxattr`: the only xattr namespace a user namespace may use.
     let options = format!("lowerdir={},upperdir={},workdir={},userxattr,volatile{extra}", lowers.join(":"), escape(upper), escape(work));
-    let (data, path) = (c(&options)?, c(target)?);
+    let path = c(target)?;
+    // `uuid=off`: since Linux 6.6 a new overlay (`uuid=auto`) stores an identity as an extended
+    // attribute on the upper directory: a write on every run's path, and a private cache's slot
+    // that carries an attribute is made again by the next run (`tool_caches::slots`), so every
+    // run paid an `rmdir` and a `mkdir` per cache. Kernels before 5.12 do not know the option.
+    let (without, with) = (c(&options)?, c(&format!("{options},uuid=off"))?);
+    let mut e = mount_with(&path, &with);
+    if e == Some(libc::EINVAL) {
+        e = mount_with(&path, &without);
+    }
+    match e {
+        None => Ok(()),
+        Some(e) => Err(setup(e, format!("mounting {what}'s overlay over {target} failed: {}", describe(e)))),
+    }
+}
+
+/// Mount an overlay with these options over `path`: the error number when it failed.
+fn mount_with(path: &std::ffi::CStr, data: &std::ffi::CStr) -> Option<i32> {
     // SAFETY: valid C strings.
     let rc = unsafe { libc::mount(c"overlay".as_ptr(), path.as_ptr(), c"overlay".as_ptr(), libc::MS_NOSUID | libc::MS_NODEV, data.as_ptr().cast()) };
-    if rc != 0 {
-        let e = last_errno();
-        return Err(setup(e, format!("mounting {what}'s overlay over {target} failed: {}", describe(e))));
-    }
-    Ok(())
+    (rc != 0).then(last_errno)
 }
 
 /// `path` opened as a directory (`O_PATH`, following links as the mount's own lookup would).
