@@ -1,27 +1,32 @@
 //! Inside bwrap, before the helper's own mounts: the sandbox holds no kernel filesystem or host
 //! devices writable but bwrap's own (see `sandspawn_helper::writable_mounts` for the swaps that
-//! made bwrap bind the host's sysfs and `/dev` writable). The addon's policy refuses such writable roots by path,
-//! and the Landlock supervisor by the opened path (`confine`); bwrap binds by path after both, so
-//! the mount table it left is what is checked here.
+//! made bwrap bind the host's sysfs and `/dev` writable). The addon's policy refuses such writable
+//! roots by path, and the Landlock supervisor by the opened path (`confine`); bwrap binds by path
+//! after both, so the mount table it left is what is checked here.
 
+use sandspawn_helper::mountinfo;
+use sandspawn_helper::report::{changed, Failure};
 use sandspawn_helper::writable_mounts::writable_in_table;
-use sandspawn_helper::report::{changed, setup, Failure};
-
-use crate::describe;
 
 /// Fails as `Stage::Changed` (the runner plans again, and its policy then refuses the root the
-/// path now leads to) when bwrap left a kernel filesystem writable.
+/// path now leads to) when bwrap left a kernel filesystem or the host's devices writable.
 pub fn refuse_writable() -> Result<(), Failure> {
-    let table = std::fs::read_to_string("/proc/self/mountinfo").map_err(|e| {
-        let errno = e.raw_os_error().unwrap_or(0);
-        setup(errno, format!("checking the sandbox's mounts failed: reading /proc/self/mountinfo: {}", describe(errno)))
-    })?;
+    let table = mountinfo::read("checking the sandbox's mounts")?;
     match writable_in_table(&table) {
         None => own_proc(),
         Some((point, kind)) => Err(changed(
             libc::EPERM,
-            format!("a writable path led onto {kind}, a kernel filesystem whose files are the host kernel's settings, mounted writable at {point}: refused (a directory above it was replaced by a link after the plan)"),
+            format!("a writable path led onto {kind}, {}, mounted writable at {point}: refused (a directory above it was replaced by a link after the plan)", what_it_holds(kind)),
         )),
+    }
+}
+
+/// What the files of `kind` (a kernel filesystem's name, or `devtmpfs`) are, for the refusal.
+fn what_it_holds(kind: &str) -> &'static str {
+    match kind {
+        "devtmpfs" => "the host's device nodes",
+        "devpts" => "a kernel filesystem whose files are the host's terminals",
+        _ => "a kernel filesystem whose files are the host kernel's settings",
     }
 }
 

@@ -1,14 +1,68 @@
-//! Reading `/proc/self/mountinfo`: which mounts lie below a path (the reviewable workspace's
-//! overlay must put them back on top, see the helper's `review_mount`), and the options a
-//! filesystem was mounted with (a devpts remount must give them again, see `devpts`).
+//! Reading `/proc/self/mountinfo` (`read`), one parser of its lines (`Mount`), and what the helper
+//! and the addon ask of it: which mounts lie below a path (the reviewable workspace's overlay must
+//! put them back on top, see the helper's `review_mount`), every mount's type (the addon's
+//! `policy::kernel_fs`; the helper's `writable_mounts`), and the options a filesystem was mounted
+//! with (a devpts remount must give them again, see `devpts`).
+
+use crate::report::{os_words, setup, Failure};
+
+/// The sandbox's mount table, as text for `mounts`; reading it failing fails `what` (a setup step).
+pub fn read(what: &str) -> Result<String, Failure> {
+    std::fs::read_to_string("/proc/self/mountinfo").map_err(|e| {
+        setup(e.raw_os_error().unwrap_or(0), format!("{what} failed: reading /proc/self/mountinfo: {}", os_words(&e)))
+    })
+}
+
+/// One line of a mount table: `id parent major:minor root point options [optional...] - type
+/// source super-options`. Paths are unescaped (mountinfo writes space, tab, newline and backslash
+/// as `\ooo`); the filesystem's type and the device are compared as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mount<'t> {
+    pub id: &'t str,
+    pub parent: &'t str,
+    /// `major:minor` of the filesystem.
+    pub device: &'t str,
+    /// The directory of the filesystem that is mounted (`/` for its whole).
+    pub root: String,
+    pub point: String,
+    /// The mount's own options include `rw`.
+    pub writable: bool,
+    pub fstype: &'t str,
+    /// The filesystem's own options (the last field), not the mount's.
+    pub super_options: String,
+}
+
+impl<'t> Mount<'t> {
+    /// `None` for a line that is not a mount table's.
+    pub fn parse(line: &'t str) -> Option<Self> {
+        let fields: Vec<&str> = line.split(' ').collect();
+        // Optional fields (`shared:9`, any number) come after the sixth and before the `-` that
+        // separates the filesystem's type, source and options; no field holds a space.
+        let sep = 6 + fields.get(6..)?.iter().position(|f| *f == "-")?;
+        Some(Mount {
+            id: fields.first()?,
+            parent: fields.get(1)?,
+            device: fields.get(2)?,
+            root: unescape(fields.get(3)?),
+            point: unescape(fields.get(4)?),
+            writable: fields.get(5)?.split(',').any(|o| o == "rw"),
+            fstype: fields.get(sep + 1)?,
+            super_options: unescape(fields.get(sep + 3)?),
+        })
+    }
+}
+
+/// Every mount of `table`, in its order.
+pub fn mounts(table: &str) -> impl Iterator<Item = Mount<'_>> {
+    table.lines().filter_map(Mount::parse)
+}
 
 /// The mount points strictly below `root` in `/proc/self/mountinfo`, each once (the visible one of
 /// a stack), parents before children (a stable sort by depth keeps the table's order within one).
 pub fn points_below(table: &str, root: &str) -> Vec<String> {
     let prefix = if root.ends_with('/') { root.to_string() } else { format!("{root}/") };
     let mut points: Vec<String> = Vec::new();
-    for line in table.lines() {
-        let Some(point) = line.split(' ').nth(4).map(unescape) else { continue };
+    for Mount { point, .. } in mounts(table) {
         if point.starts_with(&prefix) && !points.contains(&point) {
             points.push(point);
         }
@@ -20,31 +74,18 @@ pub fn points_below(table: &str, root: &str) -> Vec<String> {
 /// Every mount of `table`: its mount point and its filesystem's type (the addon refuses writable
 /// roots that hold a kernel filesystem, see its `policy::kernel_fs`).
 pub fn points_and_types(table: &str) -> impl Iterator<Item = (String, &str)> {
-    table.lines().filter_map(|line| {
-        let point = line.split(' ').nth(4)?;
-        // Optional fields come before the ` - ` that separates the filesystem's type; no field holds a space.
-        let fstype = line.split(" - ").nth(1)?.split(' ').next()?;
-        Some((unescape(point), fstype))
-    })
+    mounts(table).map(|m| (m.point, m.fstype))
 }
 
 /// The super options (the last field: the filesystem's own, not the mount's) of the filesystem on
 /// device `major:minor`, as the first of its mounts in `table` shows them.
 pub fn super_options(table: &str, (major, minor): (u32, u32)) -> Option<String> {
     let dev = format!("{major}:{minor}");
-    table.lines().find_map(|line| {
-        let fields: Vec<&str> = line.split(' ').collect();
-        // Optional fields come before the `-` that separates the filesystem's type, source, options.
-        if fields.get(2) != Some(&dev.as_str()) {
-            return None;
-        }
-        let sep = fields.iter().position(|f| *f == "-")?;
-        fields.get(sep + 3).map(|o| unescape(o))
-    })
+    mounts(table).find(|m| m.device == dev).map(|m| m.super_options)
 }
 
 /// mountinfo writes space, tab, newline and backslash as `\ooo`.
-pub fn unescape(field: &str) -> String {
+fn unescape(field: &str) -> String {
     let bytes = field.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
@@ -85,6 +126,25 @@ mod tests {
         let table = "22 1 0:21 / /proc rw,nosuid - proc proc rw\n\
                      24 1 0:30 / /mnt/my\\040cg rw shared:9 - cgroup2 cgroup2 rw\n";
         assert_eq!(points_and_types(table).collect::<Vec<_>>(), vec![("/proc".to_string(), "proc"), ("/mnt/my cg".to_string(), "cgroup2")]);
+    }
+
+    #[test]
+    fn parses_a_line_with_optional_fields_and_escaped_paths() {
+        let m = Mount::parse("36 35 98:0 /mnt\\134x /a\\040b\\011c ro,nosuid master:1 shared:2 - ext3 /dev/r\\040oot rw,errors=a\\040b").unwrap();
+        let expect = Mount {
+            id: "36",
+            parent: "35",
+            device: "98:0",
+            root: "/mnt\\x".to_string(),
+            point: "/a b\tc".to_string(),
+            writable: false,
+            fstype: "ext3",
+            super_options: "rw,errors=a b".to_string(),
+        };
+        assert_eq!(m, expect);
+        assert!(Mount::parse("22 1 0:21 / /proc rw,nosuid - proc proc rw").is_some_and(|m| m.writable && m.fstype == "proc"), "no optional field");
+        assert_eq!(Mount::parse("22 1 0:21 / /proc rw,nosuid proc proc rw"), None, "no separator");
+        assert_eq!(Mount::parse("22 1 0:21 / /proc rw -"), None, "nothing after it");
     }
 
     #[test]

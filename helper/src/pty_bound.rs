@@ -6,7 +6,6 @@ use sandspawn_helper::mountinfo;
 use sandspawn_helper::report::{Failure, setup};
 
 use crate::mount_target::{c, mount, Kind, Target};
-use crate::describe;
 
 /// devpts's `f_type` (`DEVPTS_SUPER_MAGIC`, which the libc crate does not name).
 const DEVPTS_MAGIC: i64 = 0x1cd1;
@@ -40,9 +39,6 @@ fn device(target: &Target, what: &str) -> Result<(u32, u32), Failure> {
 
 /// The options of the devpts on `dev`, from the sandbox's mount table.
 fn super_options(dev: (u32, u32), what: &str) -> Result<String, Failure> {
-    let table = std::fs::read_to_string("/proc/self/mountinfo").map_err(|e| {
-        let errno = e.raw_os_error().unwrap_or(0);
-        setup(errno, format!("{what} failed: reading /proc/self/mountinfo: {}", describe(errno)))
-    })?;
+    let table = mountinfo::read(what)?;
     mountinfo::super_options(&table, dev).ok_or_else(|| setup(0, format!("{what} failed: /proc/self/mountinfo has no mount of it")))
 }

@@ -23,10 +23,7 @@ pub fn mount_all(overlays: &[ReviewOverlay], detached_later: &[String]) -> Resul
     if overlays.is_empty() {
         return Ok(());
     }
-    let table = std::fs::read_to_string("/proc/self/mountinfo").map_err(|e| {
-        let errno = e.raw_os_error().unwrap_or(0);
-        setup(errno, format!("reading /proc/self/mountinfo for the reviewed workspace failed: {}", describe(errno)))
-    })?;
+    let table = mountinfo::read("mounting the reviewed workspace")?;
     for o in overlays {
         mount_one(o, &mountinfo::points_below(&table, &o.root), detached_later)?;
     }

@@ -10,7 +10,7 @@
 //! the path led to, the mount table says what was mounted.
 
 use crate::kernel_fs::KERNEL_FILESYSTEMS;
-use crate::mountinfo::unescape;
+use crate::mountinfo::{mounts, Mount};
 
 /// The device nodes bwrap's `--dev` binds from the host's `/dev`, each at its own name.
 const BWRAP_DEVICES: [&str; 6] = ["null", "zero", "full", "random", "urandom", "tty"];
@@ -18,14 +18,14 @@ const BWRAP_DEVICES: [&str; 6] = ["null", "zero", "full", "random", "urandom", "
 /// The first mount the sandbox can reach that holds a kernel filesystem (or the host's devtmpfs)
 /// writable and is not the sandbox's own (`sandbox_own`), as (mount point, filesystem).
 pub fn writable_in_table(table: &str) -> Option<(String, &'static str)> {
-    let mounts: Vec<Mount> = table.lines().filter_map(Mount::parse).collect();
+    let mounts: Vec<Mount> = mounts(table).collect();
     let reachable = reachable(&mounts);
     let visible = || mounts.iter().zip(&reachable).filter(|(_, r)| **r).map(|(m, _)| m);
     // bwrap's `--dev`: a tmpfs at `/dev`, the parent of every device it binds and of its devpts.
     let dev = visible().find(|m| m.point == "/dev" && m.fstype == "tmpfs").map(|m| m.id);
     visible().filter(|m| m.writable).find_map(|m| {
         let kind = kind_of(m.fstype)?;
-        (!sandbox_own(m, kind, dev)).then(|| (unescape(m.point), kind))
+        (!sandbox_own(m, kind, dev)).then(|| (m.point.clone(), kind))
     })
 }
 
@@ -41,7 +41,7 @@ fn kind_of(fstype: &str) -> Option<&'static str> {
 /// host's device nodes it binds each at its own name.
 fn sandbox_own(m: &Mount, kind: &str, dev: Option<&str>) -> bool {
     let in_dev = dev == Some(m.parent);
-    match (kind, m.point) {
+    match (kind, m.point.as_str()) {
         ("proc", "/proc") => m.root == "/",
         ("devpts", "/dev/pts") => in_dev && m.root == "/",
         ("devpts", "/dev/console") => in_dev,
@@ -71,32 +71,6 @@ fn reachable(mounts: &[Mount]) -> Vec<bool> {
         false
     };
     mounts.iter().map(walk).collect()
-}
-
-/// One line of a mount table, as far as `writable_in_table` needs it.
-struct Mount<'t> {
-    id: &'t str,
-    parent: &'t str,
-    root: &'t str,
-    point: &'t str,
-    writable: bool,
-    fstype: &'t str,
-}
-
-impl<'t> Mount<'t> {
-    fn parse(line: &'t str) -> Option<Self> {
-        let fields: Vec<&str> = line.split(' ').collect();
-        // Optional fields come before the `-` that separates the filesystem's type.
-        let sep = fields.iter().position(|f| *f == "-")?;
-        Some(Mount {
-            id: fields.first()?,
-            parent: fields.get(1)?,
-            root: fields.get(3)?,
-            point: fields.get(4)?,
-            writable: fields.get(5)?.split(',').any(|o| o == "rw"),
-            fstype: fields.get(sep + 1)?,
-        })
-    }
 }
 
 #[cfg(test)]
