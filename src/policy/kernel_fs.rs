@@ -41,6 +41,19 @@ pub(crate) fn refuse_kernel_root(option: &str, path: &Path, mounts: &KernelMount
     Ok(())
 }
 
+/// As `refuse_kernel_root`, for a root that exists: `kept`, what `given` resolved to (the path that
+/// is bound), is checked in full; `given` by its name alone. A name under `/proc`, `/sys` or `/dev`
+/// is refused wherever it leads: `/proc/self/cwd` and `/dev/fd/3` lead through links of /proc,
+/// wherever the process following them is, which `refuse_kernel_root` judges by the name too.
+pub(crate) fn refuse_kept_root(option: &str, given: &Path, kept: &Path, mounts: &KernelMounts) -> Result<()> {
+    refuse_kernel_root(option, kept, mounts)?;
+    #[cfg(target_os = "linux")]
+    if let Some(kind) = kernel_fs_named(given) {
+        return Err(refusal(option, &format!("{} lies on {kind}, a kernel filesystem", given.display())));
+    }
+    Ok(())
+}
+
 #[cfg(target_os = "linux")]
 fn refusal(option: &str, what: &str) -> crate::error::SandboxError {
     crate::error::SandboxError::invalid(
@@ -60,9 +73,14 @@ fn refusal(option: &str, what: &str) -> crate::error::SandboxError {
 fn kernel_fs_at(path: &Path) -> Option<&'static str> {
     let existing = path.ancestors().find(|a| a.symlink_metadata().is_ok())?;
     let magic = statfs_type(existing);
-    let by_type = magic.and_then(sandspawn_helper::kernel_fs::named);
+    magic.and_then(sandspawn_helper::kernel_fs::named).or_else(|| kernel_fs_named(path))
+}
+
+/// The kernel filesystem `path` lies on by its name: under `/dev` but not `/dev/shm`, `/proc` or `/sys`.
+#[cfg(target_os = "linux")]
+fn kernel_fs_named(path: &Path) -> Option<&'static str> {
     let devices = (path.starts_with("/dev") && !path.starts_with("/dev/shm")).then_some("devtmpfs");
-    by_type.or(devices).or_else(|| [("/proc", "proc"), ("/sys", "sysfs")].into_iter().find(|(top, _)| path.starts_with(top)).map(|(_, name)| name))
+    devices.or_else(|| [("/proc", "proc"), ("/sys", "sysfs")].into_iter().find(|(top, _)| path.starts_with(top)).map(|(_, name)| name))
 }
 
 #[cfg(target_os = "linux")]

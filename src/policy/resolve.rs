@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::terms::sort_carve_outs;
 use super::parse::{parse, RawPolicy, RawUnixSockets};
 use super::held_links::{Held, HeldLink};
-use super::kernel_fs::{refuse_kernel_root, KernelMounts};
+use super::kernel_fs::{refuse_kept_root, refuse_kernel_root, KernelMounts};
 use super::paths::{absolute, canonical_lenient, depth, sort_shallowest_first, sort_shallowest_first_by, walk_links, LinkOnTheWay, WalkEnd};
 use super::{
     MissingReadOnly, PlaceholderKind, PolicyContext, ResolvedPolicy, SandboxMode, TmpMode, UnixSockets,
@@ -255,18 +255,23 @@ fn writable_roots(raw: &RawPolicy, ctx: &PolicyContext, tmp: TmpMode) -> Result<
     for (i, raw_path) in raw.writable_roots.iter().flatten().enumerate() {
         let option = format!("sandbox.writableRoots[{i}]");
         let p = absolute(&option, raw_path)?;
-        // Before the existence check: a missing path under /sys is named for what it is.
-        refuse_kernel_root(&option, &p, &kernel_mounts)?;
         // canonicalize binds a symlinked root's target, which is what bwrap/Seatbelt see anyway.
-        let c = std::fs::canonicalize(&p)
-            .map_err(|e| SandboxError::invalid(&option, format!("writable root {} does not exist: {e}", p.display())))?;
+        let c = match std::fs::canonicalize(&p) {
+            Ok(c) => c,
+            Err(e) => {
+                // A missing path under /sys is named for what it is, not as merely missing.
+                refuse_kernel_root(&option, &p, &kernel_mounts)?;
+                return Err(SandboxError::invalid(&option, format!("writable root {} does not exist: {e}", p.display())));
+            }
+        };
+        // Checked in full on what is kept (`p` by its name alone), never on `p` resolved again: a
+        // directory above it swapped for a link between two resolutions made the kept root `/dev`
+        // while the check saw the workspace (found by an attacker's review, racing a swap of the
+        // link back and forth). Before the directory test: a file under /sys is named for what it is.
+        refuse_kept_root(&option, &p, &c, &kernel_mounts)?;
         if !c.is_dir() {
             return Err(SandboxError::invalid(&option, format!("writable root {} is not a directory", p.display())));
         }
-        // Again on what is kept: the path resolved twice, and a directory above it swapped for a
-        // link between the two made the kept root `/dev` while the check above saw the workspace
-        // (found by an attacker's review, racing a swap of the link back and forth).
-        refuse_kernel_root(&option, &c, &kernel_mounts)?;
         roots.push(c);
     }
     let mut scan_roots = roots.clone();

@@ -248,6 +248,13 @@ fn roots_on_kernel_filesystems_are_refused() {
             }
         }
     }
+    // Named through a link of /proc (where it leads differs for each process): refused by its
+    // name, though what it leads to here (this process's cwd) is an ordinary directory. A file
+    // there is named for where it lies, not as no directory.
+    for root in ["/proc/self/cwd", "/proc/self/root/tmp", "/proc/version"] {
+        let e = invalid(json!({"mode": "workspace-write", "writableRoots": [root]}), &ctx(&w.root, Platform::Linux));
+        assert!(e.message.starts_with(&format!("options.sandbox.writableRoots[0]: writable root {root} lies on proc")), "{}", e.message);
+    }
     let e = invalid(json!("workspace-write"), &ctx(Path::new("/sys/kernel/mm"), Platform::Linux));
     assert!(e.message.starts_with("options.cwd: writable root /sys/kernel/mm lies on sysfs"), "{}", e.message);
     let in_sys = PolicyContext { tmpdir: Some("/sys/kernel/mm".into()), ..ctx(&w.root, Platform::Linux) };
