@@ -1,7 +1,7 @@
 //! What the filters refuse: the reviewed baseline every plan gets, the socket rule of the
 //! policy, and the tracing rules of the Landlock mode. Each baseline entry says why it is there.
 
-use super::filter::{Check, Filter, Sockets, Tracing, AF_INET, AF_INET6, AF_NETLINK, AF_UNIX, CLONE_NEW_MASK, EXT4_IOC_SETVERSION, FIOSETOWN, FS_IOC32_SETFLAGS, FS_IOC_ENABLE_VERITY, FS_IOC_FSSETXATTR, FS_IOC_SETFLAGS, FS_IOC_SETVERSION, FS_IOC_SET_ENCRYPTION_POLICY, F_SETLEASE, F_SETOWN, F_SETOWN_EX, IOPRIO_WHO_PROCESS, OFF_ARG0_LO, OFF_ARG1_LO, OFF_ARG2_LO, PRIO_PROCESS, RET_ENOSYS, RET_EPERM, SET_ID_BITS, SIOCSPGRP, SOCK_DGRAM, SOCK_RAW, SOCK_SEQPACKET, SOCK_STREAM, TIOCLINUX, TIOCSTI};
+use super::filter::{Check, Filter, Sockets, Tracing, AF_INET, AF_INET6, AF_NETLINK, AF_UNIX, CLONE_NEW_MASK, EXT4_IOC_SETVERSION, FIOSETOWN, FS_IOC32_SETFLAGS, FS_IOC_ENABLE_VERITY, FS_IOC_ADD_ENCRYPTION_KEY, FS_IOC_FSSETXATTR, FS_IOC_REMOVE_ENCRYPTION_KEY, FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS, FS_IOC_SETFLAGS, FS_IOC_SETVERSION, FS_IOC_SET_ENCRYPTION_POLICY, F_SETLEASE, F_SETOWN, F_SETOWN_EX, IOPRIO_WHO_PROCESS, OFF_ARG0_LO, OFF_ARG1_LO, OFF_ARG2_LO, PRIO_PROCESS, RET_ENOSYS, RET_EPERM, SET_ID_BITS, SIOCSPGRP, SOCK_DGRAM, SOCK_RAW, SOCK_SEQPACKET, SOCK_STREAM, TIOCLINUX, TIOCSTI};
 use super::syscalls::Sys;
 
 /// The baseline every plan gets, whatever its network and sockets: syscalls a command never needs
@@ -115,12 +115,21 @@ pub const LANDLOCK_GAPS: &[(Sys, Check, &str)] = &[
 /// (ENOSYS).
 const INODE_ATTRIBUTES: [u32; 7] = [FS_IOC_SETFLAGS, FS_IOC32_SETFLAGS, FS_IOC_FSSETXATTR, FS_IOC_SETVERSION, EXT4_IOC_SETVERSION, FS_IOC_ENABLE_VERITY, FS_IOC_SET_ENCRYPTION_POLICY];
 
+/// The `ioctl` requests of fscrypt's keys (see `filter.rs`), which Landlock does not govern either:
+/// a filesystem has one keyring for every file on it, so a key added or removed through any
+/// descriptor on it (one opened for reading will do) unlocks or locks the host's encrypted files
+/// the command was never given. Asking a key's status stays allowed.
+const ENCRYPTION_KEYS: [u32; 3] = [FS_IOC_ADD_ENCRYPTION_KEY, FS_IOC_REMOVE_ENCRYPTION_KEY, FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS];
+
+/// Every `ioctl` request the Landlock mode adds to the baseline's.
+const LANDLOCK_IOCTLS: [u32; 10] = join(INODE_ATTRIBUTES, ENCRYPTION_KEYS);
+
 /// The rules of a filter: the socket rule, the baseline, and the tracing rules when denied.
 pub fn rules(f: Filter) -> Vec<(Sys, Check)> {
     let mut rules = socket_rules(f.sockets);
     // One rule per syscall (the search obeys only one): with a shield, the baseline's leases plus
     // the requests that make the kernel signal a process (see `shield`); its ioctl rule grows with
-    // those and, in the Landlock mode, the inode attributes' (`ioctl_requests`).
+    // those and, in the Landlock mode, the inode attributes' and keys' (`ioctl_requests`).
     let widened = |sys: Sys, check: Check| match (sys, f.shield) {
         (Sys::Ioctl, _) => Check::ArgIn(OFF_ARG1_LO, ioctl_requests(f)),
         (Sys::Fcntl, Some(_)) => Check::ArgIn(OFF_ARG1_LO, &[F_SETLEASE, F_SETOWN, F_SETOWN_EX]),
@@ -140,13 +149,13 @@ pub fn rules(f: Filter) -> Vec<(Sys, Check)> {
 }
 
 /// The `ioctl` requests refused: the baseline's terminal ones, with a shield the ones naming a
-/// descriptor's owner, in the Landlock mode the inode attributes (`INODE_ATTRIBUTES`). A rule's list
-/// is static, so each case is one constant, joined at compile time.
+/// descriptor's owner, in the Landlock mode the inode attributes and fscrypt's keys
+/// (`LANDLOCK_IOCTLS`). A rule's list is static, so each case is one constant, joined at compile time.
 pub(super) fn ioctl_requests(f: Filter) -> &'static [u32] {
     const TERMINAL: [u32; 2] = [TIOCSTI, TIOCLINUX];
     const SHIELDED: [u32; 4] = join(TERMINAL, [FIOSETOWN, SIOCSPGRP]);
-    const LANDLOCK: [u32; 9] = join(TERMINAL, INODE_ATTRIBUTES);
-    const LANDLOCK_SHIELDED: [u32; 11] = join(SHIELDED, INODE_ATTRIBUTES);
+    const LANDLOCK: [u32; 12] = join(TERMINAL, LANDLOCK_IOCTLS);
+    const LANDLOCK_SHIELDED: [u32; 14] = join(SHIELDED, LANDLOCK_IOCTLS);
     match (f.shield.is_some(), f.tracing == Tracing::Denied) {
         (false, false) => &TERMINAL,
         (true, false) => &SHIELDED,

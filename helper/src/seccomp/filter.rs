@@ -181,3 +181,9 @@ pub(crate) const FS_IOC_SETVERSION: u32 = 0x4008_7602;
 pub(crate) const EXT4_IOC_SETVERSION: u32 = 0x4008_6604;
 pub(crate) const FS_IOC_ENABLE_VERITY: u32 = 0x4080_6685;
 pub(crate) const FS_IOC_SET_ENCRYPTION_POLICY: u32 = 0x800c_6613;
+/// fscrypt's keys, which are per filesystem (its keyring), not per file or mount: adding one, and
+/// removing the caller's claim to one (or, as root, every user's), through a descriptor of any file
+/// on that filesystem, one opened for reading included.
+pub(crate) const FS_IOC_ADD_ENCRYPTION_KEY: u32 = 0xc050_6617;
+pub(crate) const FS_IOC_REMOVE_ENCRYPTION_KEY: u32 = 0xc040_6618;
+pub(crate) const FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS: u32 = 0xc040_6619;
