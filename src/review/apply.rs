@@ -88,12 +88,17 @@ pub fn apply(set: &ChangeSet, lock: &Lock, req: &Request) -> Result<Outcome> {
             }
         };
         let mut root_apply = RootApply { set, req, upper: set.upper(i), differ: Differ::new(root), judge: Judge::new(&set.meta, root, &set.upper(i), &elsewhere), stack: vec![Frame { dir: Some(dir), clean: true }], links: Links::default(), out: &mut out };
+        let root_mode = root_apply.root_mode_judged(set.meta.root_modes.get(i).copied())?;
         entries::walk(&set.upper(i), root, |ev| root_apply.event(ev)).map_err(|e| SandboxError::setup_failed(format!("applying change set {} failed: {e}", set.meta.id), ""))?;
+        if let Some(c) = root_mode {
+            root_apply.root_mode_lands(&c);
+        }
         left |= !root_apply.stack.first().is_some_and(|f| f.clean);
     }
     // Applied whole, or piece by piece until nothing is left: a set with nothing to review is gone.
-    let everything = req.paths.is_none() || !left;
-    if everything && out.conflicts.is_empty() && out.held_back.is_empty() {
+    // Only when nothing is left: what did not land without a word (a fifo was such) must not go
+    // with a set said to be applied.
+    if !left && out.conflicts.is_empty() && out.held_back.is_empty() {
         super::store::remove(set, lock)?;
     } else {
         set.touch();
@@ -138,9 +143,9 @@ impl RootApply<'_, '_> {
                 self.leaf(e, changes);
                 Ok(true)
             }
-            // Past the walk's bounds: not applied, held back as not examined.
-            Event::Beyond(e) => {
-                let risk = super::summary::incomplete(self.differ.root(), &e.rel, &super::summary::beyond_why(&e.rel));
+            // Past the walk's bounds, or unreadable: not applied, held back as not examined.
+            Event::Beyond(rel, unread) => {
+                let risk = super::summary::incomplete(self.differ.root(), rel, &super::summary::beyond_why(rel, unread));
                 self.out.held_back.push(Held { path: risk.path.clone(), risk });
                 self.unclean();
                 Ok(false)
@@ -295,9 +300,12 @@ impl RootApply<'_, '_> {
     /// `changes`: the entry's own change, after the deletion of a host directory it replaces.
     fn leaf(&mut self, e: &entries::Entry, changes: Vec<Change>) {
         let path = self.host_path(&e.rel);
+        if let Kind::Special(what) = e.kind {
+            return self.special(e, what, changes);
+        }
         let Some((c, replaced)) = changes.split_last() else {
-            // A copy the run left unchanged (or a fifo): nothing to land; dropped when selected.
-            if self.req.selects(&path) && e.kind != Kind::Other {
+            // A copy the run left unchanged: nothing to land; dropped when selected.
+            if self.req.selects(&path) {
                 let _ = std::fs::remove_file(self.upper.join(&e.rel));
             } else {
                 self.unclean();
@@ -333,6 +341,55 @@ impl RootApply<'_, '_> {
             Ok(false) => {}
             Err(err) => {
                 self.out.conflicts.push(Conflict { path: c.path.clone(), reason: format!("its state on the host could not be read: {}", sandspawn_helper::report::os_words(&err)) });
+                self.unclean();
+            }
+        }
+    }
+
+    /// A fifo, socket or device of the set (`what`): the host entry it covers is deleted (`deletions`,
+    /// judged like any deletion), the special file is never made; it stays in the set, held back.
+    fn special(&mut self, e: &entries::Entry, what: &str, deletions: Vec<Change>) {
+        for d in &deletions {
+            if let Err(err) = self.land(d, |dir, n| dir.remove(n)) {
+                self.out.conflicts.push(Conflict { path: d.path.clone(), reason: format!("its state on the host could not be read: {}", sandspawn_helper::report::os_words(&err)) });
+            }
+        }
+        self.unclean();
+        if self.req.selects(&self.host_path(&e.rel)) {
+            let risk = super::summary::special(self.differ.root(), &e.rel, what);
+            self.out.held_back.push(Held { path: risk.path.clone(), risk });
+        }
+    }
+
+    /// The root's own mode change (`Differ::root_change` of its `kept` mode), if it is to land:
+    /// judged before anything else lands (apply's own writes there change the root's ctime, which
+    /// says whether the host changed it since the set began). Else it stays pending.
+    fn root_mode_judged(&mut self, kept: Option<u32>) -> Result<Option<Change>> {
+        let Some(c) = self.differ.root_change(&self.upper, kept) else { return Ok(None) };
+        if !self.req.selects(self.differ.root()) || self.held(&c) {
+            self.unclean();
+            return Ok(None);
+        }
+        let verdict = self.verdict(&c, std::ffi::OsStr::new(".")).map_err(|e| SandboxError::setup_failed(format!("applying change set {} failed: {e}", self.set.meta.id), ""))?;
+        match verdict {
+            Verdict::Land => Ok(Some(c)),
+            Verdict::Skip => Ok(None),
+            Verdict::Conflict(reason) => {
+                self.out.conflicts.push(Conflict { path: c.path.clone(), reason });
+                self.unclean();
+                Ok(None)
+            }
+        }
+    }
+
+    /// Land the root's mode change, after all that lands below it (a root made `0500` would take
+    /// no more), as any directory's mode lands (`Dir::chmod`: no set-id bits).
+    fn root_mode_lands(&mut self, c: &Change) {
+        let Some(dir) = self.stack.first().and_then(|f| f.dir.as_ref()) else { return };
+        match dir.chmod(c.mode.unwrap_or(0o700)) {
+            Ok(()) => self.out.applied.push(c.path.clone()),
+            Err(err) => {
+                self.out.conflicts.push(Conflict { path: c.path.clone(), reason: format!("could not be written: {}", sandspawn_helper::report::os_words(&err)) });
                 self.unclean();
             }
         }

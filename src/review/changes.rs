@@ -119,8 +119,10 @@ impl Differ {
     }
 
     fn change(&self, rel: &Path, kind: ChangeKind, entry_type: EntryType, mode: u32, size: Option<u64>, target: Option<&Path>) -> Change {
+        // The root's own change is named by the root (`join("")` would add a slash).
+        let path = if rel.as_os_str().is_empty() { self.root.clone() } else { self.root.join(rel) };
         Change {
-            path: shown(&self.root.join(rel)),
+            path: shown(&path),
             rel: rel.to_path_buf(),
             kind,
             entry_type,
@@ -170,8 +172,16 @@ impl Differ {
                 Ok(true)
             }
             // Past the walk's bounds: not described (the caller reports it).
-            Event::Beyond(_) => Ok(false),
+            Event::Beyond(..) => Ok(false),
         }
+    }
+
+    /// The root's own mode change: the upper directory's top (what the run saw as the root, and
+    /// changed with `chmod .`) against `kept`, its mode when the set was made (`store::create`
+    /// set it to the host root's). `None` for a set made before that was kept.
+    pub fn root_change(&self, upper: &Path, kept: Option<u32>) -> Option<Change> {
+        let mode = upper.symlink_metadata().ok()?.permissions().mode() & 0o7777;
+        (kept? != mode).then(|| self.change(Path::new(""), ChangeKind::Modified, EntryType::Directory, mode, None, None))
     }
 
     fn dir_change(&self, e: &Entry, host: Option<&std::fs::Metadata>) -> Option<Change> {
@@ -205,8 +215,10 @@ impl Differ {
     /// The change of a non-directory entry over the host's `host`.
     fn leaf_change(&mut self, e: &Entry, host: Option<std::fs::Metadata>, upper_path: &Path) -> std::io::Result<Option<Change>> {
         let c = match (&e.kind, host) {
-            (Kind::Whiteout, None) | (Kind::Other, _) | (Kind::Dir { .. }, _) => None,
-            (Kind::Whiteout, Some(m)) => self.deleted(&e.rel, &m),
+            (Kind::Whiteout | Kind::Special(_), None) | (Kind::Dir { .. }, _) => None,
+            // A fifo, socket or device covers the host's entry as a whiteout does: that entry is
+            // deleted. The special file itself is not a change the set can carry (`summary::special`).
+            (Kind::Whiteout | Kind::Special(_), Some(m)) => self.deleted(&e.rel, &m),
             (Kind::File, None) => Some(self.change(&e.rel, ChangeKind::Added, EntryType::File, e.mode, Some(e.size), None)),
             (Kind::File, Some(m)) => {
                 let same = m.is_file() && m.permissions().mode() & 0o7777 == e.mode && m.len() == e.size && self.same(e, &m, upper_path)?;

@@ -126,6 +126,10 @@ fn listed(set: &ChangeSet, root: usize, rel: &Path) -> std::io::Result<Listed> {
     let upper = set.upper(root);
     let mut differ = Differ::new(&set.meta.roots[root]);
     let mut out = Listed { changes: Vec::new(), below_deleted: false };
+    // The root itself: its own mode change, the only one it can have.
+    if rel.as_os_str().is_empty() {
+        out.changes.extend(differ.root_change(&upper, set.meta.root_modes.get(root).copied()));
+    }
     let mut at = PathBuf::new();
     for part in rel.components() {
         at.push(part);

@@ -20,8 +20,10 @@ pub enum Kind {
     Dir { opaque: bool },
     File,
     Symlink(PathBuf),
-    /// A fifo, socket or device the command made: nothing a workspace can take (not applied).
-    Other,
+    /// A fifo, socket or device the command made (which of them): nothing a change set can carry
+    /// into a workspace. Never applied; reported and held back (`summary::special`), and the host
+    /// entry it covers is deleted like one a whiteout covers.
+    Special(&'static str),
 }
 
 #[derive(Debug, Clone)]
@@ -40,13 +42,14 @@ pub struct Entry {
 }
 
 /// What the walk reports, in order: a directory when entered (with its children's names) and
-/// when left, every other entry once; `Beyond` for a directory past the walk's bounds, neither
-/// described nor applied (its path `""`: the walk stopped at `MAX_ENTRIES`).
+/// when left, every other entry once; `Beyond` for an entry past the walk's bounds (its path `""`:
+/// the walk stopped at `MAX_ENTRIES`), or that could not be read (with the error: a directory the
+/// command made unreadable, `chmod 000`), neither described nor applied.
 pub enum Event<'a> {
     Enter(&'a Entry, &'a [OsString]),
     Leave(&'a Entry),
     Leaf(&'a Entry),
-    Beyond(&'a Entry),
+    Beyond(&'a Path, Option<&'a std::io::Error>),
 }
 
 /// How deep a set's tree is walked. A command can make a tree as deep as it likes (with relative
@@ -88,8 +91,12 @@ pub fn read(path: &Path, rel: PathBuf) -> std::io::Result<Entry> {
     } else if ft.is_file() {
         let xwhiteout = m.len() == 0 && xattr(path, c"user.overlay.whiteout").is_some();
         if xwhiteout { Kind::Whiteout } else { Kind::File }
+    } else if ft.is_fifo() {
+        Kind::Special("fifo")
+    } else if ft.is_socket() {
+        Kind::Special("socket")
     } else {
-        Kind::Other
+        Kind::Special("device")
     };
     Ok(Entry { rel, kind, mode: m.mode() & 0o7777, size: m.len(), mtime: (m.mtime(), m.mtime_nsec()), inode: (m.dev(), m.ino()), nlink: m.nlink() })
 }
@@ -110,16 +117,26 @@ struct Frame {
 /// Walk the tree below `upper` (not `upper` itself), which covers `host_root`: no directory is
 /// entered whose entries' paths, below either, could be longer than the kernel takes. `visit`
 /// returns, for `Enter`, whether to go into that directory (a `Leave` follows either way); its
-/// other answers are ignored. An error of `visit` stops the walk and is returned.
+/// other answers are ignored. An error of `visit` stops the walk and is returned. What cannot be
+/// read is reported (`Beyond`), never an error: an apply must not stop halfway through a set
+/// (found by an attacker's review: a run's `chmod 000 locked` made `applyChangeSet` of a user's
+/// set reject after landing the entries before it).
 pub fn walk<E: From<std::io::Error>>(upper: &Path, host_root: &Path, mut visit: impl FnMut(Event) -> Result<bool, E>) -> Result<(), E> {
     let top = Entry { rel: PathBuf::new(), kind: Kind::Dir { opaque: false }, mode: 0, size: 0, mtime: (0, 0), inode: (0, 0), nlink: 0 };
     let budget = PATH_MAX.saturating_sub(upper.as_os_str().len().max(host_root.as_os_str().len()) + 1);
-    let mut stack = vec![Frame { entry: top.clone(), names: names(upper)?, next: 0 }];
+    let top_names = match names(upper) {
+        Ok(n) => n,
+        Err(e) => {
+            visit(Event::Beyond(&top.rel, Some(&e)))?;
+            return Ok(());
+        }
+    };
+    let mut stack = vec![Frame { entry: top.clone(), names: top_names, next: 0 }];
     let mut seen = 0usize;
     while !stack.is_empty() {
         seen += 1;
         if seen > MAX_ENTRIES {
-            visit(Event::Beyond(&top))?;
+            visit(Event::Beyond(&top.rel, None))?;
             while let Some(done) = stack.pop().filter(|_| !stack.is_empty()) {
                 visit(Event::Leave(&done.entry))?;
             }
@@ -136,18 +153,28 @@ pub fn walk<E: From<std::io::Error>>(upper: &Path, host_root: &Path, mut visit: 
         frame.next += 1;
         let rel = frame.entry.rel.join(&name);
         let path = upper.join(&rel);
-        let entry = match read(&path, rel) {
+        let entry = match read(&path, rel.clone()) {
             Ok(e) => e,
             // Gone meanwhile (an apply removes what it applied): nothing to report.
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-            Err(e) => return Err(e.into()),
+            // In a directory that can be listed but not searched (`chmod 400`).
+            Err(e) => {
+                visit(Event::Beyond(&rel, Some(&e)))?;
+                continue;
+            }
         };
         if matches!(entry.kind, Kind::Dir { .. }) {
             if stack.len() > MAX_DEPTH || entry.rel.as_os_str().len() + 1 + NAME_MAX > budget {
-                visit(Event::Beyond(&entry))?;
+                visit(Event::Beyond(&entry.rel, None))?;
                 continue;
             }
-            let children = names(&path)?;
+            let children = match names(&path) {
+                Ok(n) => n,
+                Err(e) => {
+                    visit(Event::Beyond(&entry.rel, Some(&e)))?;
+                    continue;
+                }
+            };
             if visit(Event::Enter(&entry, &children))? {
                 stack.push(Frame { entry, names: children, next: 0 });
             } else {
@@ -178,7 +205,7 @@ mod tests {
                 Event::Enter(e, names) => format!("enter {} {}", e.rel.display(), names.len()),
                 Event::Leave(e) => format!("leave {}", e.rel.display()),
                 Event::Leaf(e) => format!("{} {:?}", e.rel.display(), e.kind),
-                Event::Beyond(e) => format!("beyond {}", e.rel.display()),
+                Event::Beyond(rel, _) => format!("beyond {}", rel.display()),
             });
             Ok(true)
         })

@@ -107,6 +107,8 @@ impl ReviewRun {
                     homes: home.homes,
                     config_homes: home.config,
                     deny_links: review.deny_links.clone(),
+                    // Filled in as the upper directories are made.
+                    root_modes: Vec::new(),
                 };
                 let (set, lock) = store::create(&root, meta)?;
                 (set, lock, true)

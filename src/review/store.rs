@@ -71,6 +71,12 @@ pub struct Meta {
     /// link back: `planted::Baseline::deny_links`). Absent in sets made before they were kept: none.
     #[serde(default)]
     pub deny_links: Vec<PathBuf>,
+    /// Each root's upper directory's mode when the set was made, which `create` sets to the host
+    /// root's: the run sees the root with the upper's mode, and a `chmod .` is the upper's mode
+    /// differing from this (`Differ::root_change`). Absent in sets made before it was kept (their
+    /// uppers were made `0700` whatever the root's mode): no change of the root's mode is listed.
+    #[serde(default)]
+    pub root_modes: Vec<u32>,
 }
 
 impl Meta {
@@ -241,7 +247,7 @@ pub fn create(root: &Path, mut meta: Meta) -> Result<(ChangeSet, Lock)> {
     if !super::spare::take(root, &super::spare::in_listing(&names).0, &dir, |d| check_private(d).is_ok()) {
         skeleton(&dir).map_err(|e| io("creating the change set", &dir, e))?;
     }
-    let set = ChangeSet { dir, meta };
+    let mut set = ChangeSet { dir, meta };
     let lock = lock(&set)?;
     // A set of more roots than a skeleton has (the first root's are there: no error, no inode).
     for i in 0..set.meta.roots.len() {
@@ -249,9 +255,23 @@ pub fn create(root: &Path, mut meta: Meta) -> Result<(ChangeSet, Lock)> {
             builder.create(&d).map_err(|e| io("creating", &d, e))?;
         }
     }
+    set.meta.root_modes = (0..set.meta.roots.len()).map(|i| root_mode(&set.meta.roots[i], &set.upper(i))).collect::<Result<_>>()?;
     write_meta(&set, &lock)?;
     set.touch();
     Ok((set, lock))
+}
+
+/// Give `upper` the mode of the host's `root` (the run sees the root with its upper's mode, and
+/// `0700` hid the root's real mode), and return the mode it has then (a set-group-id bit the
+/// kernel would not set is left out, not reported as the run's change).
+fn root_mode(root: &Path, upper: &Path) -> Result<u32> {
+    use std::os::unix::fs::PermissionsExt;
+    // A root that cannot be read (the run will fail on it): the upper as it was made.
+    if let Ok(host) = std::fs::metadata(root) {
+        let mode = host.permissions().mode() & 0o7777;
+        std::fs::set_permissions(upper, std::fs::Permissions::from_mode(mode)).map_err(|e| io("setting the mode of", upper, e))?;
+    }
+    Ok(std::fs::symlink_metadata(upper).map_err(|e| io("reading", upper, e))?.permissions().mode() & 0o7777)
 }
 
 /// Write `set`'s metadata (held by `_lock`): whole, then renamed into place.
@@ -344,7 +364,7 @@ pub(crate) fn evict_now(root: &Path, max_age: std::time::Duration) {
         if !used.is_some_and(|t| t.elapsed().is_ok_and(|age| age > max_age)) {
             continue;
         }
-        let set = ChangeSet { dir: dir.clone(), meta: Meta { id, cwd: PathBuf::new(), created: 0, begin_ns: 0, roots: Vec::new(), held: Vec::new(), protect_git: true, protected_names: Vec::new(), reported_names: Vec::new(), homes: Vec::new(), config_homes: Vec::new(), deny_links: Vec::new() } };
+        let set = ChangeSet { dir: dir.clone(), meta: Meta { id, cwd: PathBuf::new(), created: 0, begin_ns: 0, roots: Vec::new(), held: Vec::new(), protect_git: true, protected_names: Vec::new(), reported_names: Vec::new(), homes: Vec::new(), config_homes: Vec::new(), deny_links: Vec::new(), root_modes: Vec::new() } };
         if let Ok(l) = lock(&set) {
             let _ = remove(&set, &l);
         }
@@ -359,7 +379,7 @@ mod tests {
     use std::os::unix::fs::MetadataExt;
 
     fn meta(roots: Vec<PathBuf>) -> Meta {
-        Meta { id: String::new(), cwd: "/w".into(), created: 0, begin_ns: 0, roots, held: Vec::new(), protect_git: true, protected_names: Vec::new(), reported_names: Vec::new(), homes: Vec::new(), config_homes: Vec::new(), deny_links: Vec::new() }
+        Meta { id: String::new(), cwd: "/w".into(), created: 0, begin_ns: 0, roots, held: Vec::new(), protect_git: true, protected_names: Vec::new(), reported_names: Vec::new(), homes: Vec::new(), config_homes: Vec::new(), deny_links: Vec::new(), root_modes: Vec::new() }
     }
 
     #[test]

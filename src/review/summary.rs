@@ -36,12 +36,26 @@ pub fn incomplete(root: &std::path::Path, rel: &std::path::Path, why: &str) -> H
     HostRisk { path: super::changes::shown(&path), kind: RiskKind::ScanIncomplete, detail: format!("{why}: what is there was not examined, and stays in the change set") }
 }
 
-/// Why the walk left a directory out (`Event::Beyond`).
-pub fn beyond_why(rel: &std::path::Path) -> String {
-    if rel.as_os_str().is_empty() {
+/// Why the walk left an entry out (`Event::Beyond`): past its bounds, or `unread`.
+pub fn beyond_why(rel: &std::path::Path, unread: Option<&std::io::Error>) -> String {
+    if let Some(e) = unread {
+        format!("the change set's entry could not be read ({}), as the command left its permissions", sandspawn_helper::report::os_words(e))
+    } else if rel.as_os_str().is_empty() {
         format!("the change set holds more than {} entries", entries::MAX_ENTRIES)
     } else {
         format!("the change set's tree is deeper than {} directories, or its paths longer than the kernel takes", entries::MAX_DEPTH)
+    }
+}
+
+/// The risk of a fifo, socket or device (`what`) the set holds at `rel` below `root`: a change set
+/// cannot carry one into a workspace, so it is never applied; said here rather than left out of
+/// the listing as nothing (found by an attacker's review: a fifo put where a deleted directory was
+/// hid the deletion, and apply removed the set as applied).
+pub fn special(root: &std::path::Path, rel: &std::path::Path, what: &str) -> HostRisk {
+    HostRisk {
+        path: super::changes::shown(&root.join(rel)),
+        kind: RiskKind::ScanIncomplete,
+        detail: format!("a {what} the command made: a change set cannot carry it into the workspace, so it is never applied (what it replaced is listed deleted); it stays in the change set until discarded"),
     }
 }
 
@@ -73,10 +87,19 @@ pub fn summarize(set: &ChangeSet, max: usize) -> Result<Summary> {
                 s.truncated = true;
             }
         };
-        let mut beyond: Vec<HostRisk> = Vec::new();
+        let (mut beyond, mut specials): (Vec<HostRisk>, Vec<HostRisk>) = (Vec::new(), Vec::new());
+        if let Some(c) = differ.root_change(&upper, set.meta.root_modes.get(i).copied()) {
+            emit(c);
+        }
         let walked = entries::walk(&upper, root, |ev| {
-            if let entries::Event::Beyond(e) = &ev {
-                beyond.push(incomplete(root, &e.rel, &beyond_why(&e.rel)));
+            match &ev {
+                entries::Event::Beyond(rel, unread) => beyond.push(incomplete(root, rel, &beyond_why(rel, *unread))),
+                entries::Event::Leaf(e) => {
+                    if let entries::Kind::Special(what) = e.kind {
+                        specials.push(special(root, &e.rel, what));
+                    }
+                }
+                _ => {}
             }
             differ.event(&ev, &upper, &mut emit)
         });
@@ -84,7 +107,7 @@ pub fn summarize(set: &ChangeSet, max: usize) -> Result<Summary> {
             beyond.push(incomplete(root, std::path::Path::new(""), &format!("reading the change set failed ({})", sandspawn_helper::report::os_words(&e))));
         }
         s.truncated |= !beyond.is_empty();
-        for r in beyond {
+        for r in beyond.into_iter().chain(specials) {
             if risks.len() < max.max(1) {
                 risks.entry((r.path.clone(), r.kind as u8)).or_insert(r);
             }

@@ -22,7 +22,7 @@ fn fixture() -> Fixture {
     let base = t.path().canonicalize().unwrap();
     let ws = base.join("ws");
     std::fs::create_dir(&ws).unwrap();
-    let meta = Meta { id: String::new(), cwd: ws.clone(), created: 0, begin_ns: 0, roots: vec![ws.clone()], held: Vec::new(), protect_git: true, protected_names: vec![".envrc".into()], reported_names: Vec::new(), homes: Vec::new(), config_homes: Vec::new(), deny_links: Vec::new() };
+    let meta = Meta { id: String::new(), cwd: ws.clone(), created: 0, begin_ns: 0, roots: vec![ws.clone()], held: Vec::new(), protect_git: true, protected_names: vec![".envrc".into()], reported_names: Vec::new(), homes: Vec::new(), config_homes: Vec::new(), deny_links: Vec::new(), root_modes: Vec::new() };
     let (set, lock) = store::create(&base.join("store"), meta).unwrap();
     Fixture { _t: t, ws, set, lock }
 }
@@ -373,3 +373,6 @@ mod raw_paths;
 mod reading;
 mod replaced_dirs;
 mod swapped_paths;
+mod root_mode;
+mod special_files;
+mod unreadable;
