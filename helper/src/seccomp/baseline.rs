@@ -115,14 +115,12 @@ pub const LANDLOCK_GAPS: &[(Sys, Check, &str)] = &[
 /// (ENOSYS).
 const INODE_ATTRIBUTES: [u32; 7] = [FS_IOC_SETFLAGS, FS_IOC32_SETFLAGS, FS_IOC_FSSETXATTR, FS_IOC_SETVERSION, EXT4_IOC_SETVERSION, FS_IOC_ENABLE_VERITY, FS_IOC_SET_ENCRYPTION_POLICY];
 
-/// The `ioctl` requests of fscrypt's keys (see `filter.rs`), which Landlock does not govern either:
-/// a filesystem has one keyring for every file on it, so a key added or removed through any
-/// descriptor on it (one opened for reading will do) unlocks or locks the host's encrypted files
-/// the command was never given. Asking a key's status stays allowed.
+/// The `ioctl` requests of fscrypt's keys (see `filter.rs`), refused in every mode: a filesystem has
+/// one keyring for every file on it, so a key added or removed through any descriptor on it (one
+/// opened for reading will do, and bwrap's read-only mounts refuse nothing here) unlocks or locks
+/// the host's encrypted files the command was never given. Asking a key's status stays allowed.
 const ENCRYPTION_KEYS: [u32; 3] = [FS_IOC_ADD_ENCRYPTION_KEY, FS_IOC_REMOVE_ENCRYPTION_KEY, FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS];
 
-/// Every `ioctl` request the Landlock mode adds to the baseline's.
-const LANDLOCK_IOCTLS: [u32; 10] = join(INODE_ATTRIBUTES, ENCRYPTION_KEYS);
 
 /// The rules of a filter: the socket rule, the baseline, and the tracing rules when denied.
 pub fn rules(f: Filter) -> Vec<(Sys, Check)> {
@@ -148,16 +146,16 @@ pub fn rules(f: Filter) -> Vec<(Sys, Check)> {
     rules
 }
 
-/// The `ioctl` requests refused: the baseline's terminal ones, with a shield the ones naming a
-/// descriptor's owner, in the Landlock mode the inode attributes and fscrypt's keys
-/// (`LANDLOCK_IOCTLS`). A rule's list is static, so each case is one constant, joined at compile time.
+/// The `ioctl` requests refused: the baseline's terminal ones and fscrypt's keys, with a shield the
+/// ones naming a descriptor's owner, in the Landlock mode the inode attributes. A rule's list is
+/// static, so each case is one constant, joined at compile time.
 pub(super) fn ioctl_requests(f: Filter) -> &'static [u32] {
-    const TERMINAL: [u32; 2] = [TIOCSTI, TIOCLINUX];
-    const SHIELDED: [u32; 4] = join(TERMINAL, [FIOSETOWN, SIOCSPGRP]);
-    const LANDLOCK: [u32; 12] = join(TERMINAL, LANDLOCK_IOCTLS);
-    const LANDLOCK_SHIELDED: [u32; 14] = join(SHIELDED, LANDLOCK_IOCTLS);
+    const EVERY_MODE: [u32; 5] = join([TIOCSTI, TIOCLINUX], ENCRYPTION_KEYS);
+    const SHIELDED: [u32; 7] = join(EVERY_MODE, [FIOSETOWN, SIOCSPGRP]);
+    const LANDLOCK: [u32; 12] = join(EVERY_MODE, INODE_ATTRIBUTES);
+    const LANDLOCK_SHIELDED: [u32; 14] = join(SHIELDED, INODE_ATTRIBUTES);
     match (f.shield.is_some(), f.tracing == Tracing::Denied) {
-        (false, false) => &TERMINAL,
+        (false, false) => &EVERY_MODE,
         (true, false) => &SHIELDED,
         (false, true) => &LANDLOCK,
         (true, true) => &LANDLOCK_SHIELDED,
