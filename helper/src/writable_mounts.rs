@@ -21,12 +21,20 @@ pub fn writable_in_table(table: &str) -> Option<(String, &'static str)> {
     let mounts: Vec<Mount> = mounts(table).collect();
     let reachable = reachable(&mounts);
     let visible = || mounts.iter().zip(&reachable).filter(|(_, r)| **r).map(|(m, _)| m);
-    // bwrap's `--dev`: a tmpfs at `/dev`, the parent of every device it binds and of its devpts.
-    let dev = visible().find(|m| m.point == "/dev" && m.fstype == "tmpfs").map(|m| m.id);
+    let dev = visible().find(|m| m.point == "/dev").filter(|m| bwrap_s_dev(m, &mounts)).map(|m| m.id);
     visible().filter(|m| m.writable).find_map(|m| {
         let kind = kind_of(m.fstype)?;
         (!sandbox_own(m, kind, dev)).then(|| (m.point.clone(), kind))
     })
+}
+
+/// bwrap's `--dev`, the parent of every device it binds and of its devpts: a tmpfs it made, so
+/// a superblock no other mount shows (the host's `/dev`, even a tmpfs one, also lies under the
+/// read-only copy of `/`), and read-only (every bwrap plan ends with `--remount-ro /dev`). Found
+/// by an attacker's review: any tmpfs at `/dev` passed, so on a host whose `/dev` is a tmpfs, a
+/// root swapped onto it made the host's devpts and devices pass as the sandbox's own.
+fn bwrap_s_dev(m: &Mount, mounts: &[Mount]) -> bool {
+    m.fstype == "tmpfs" && !m.writable && mounts.iter().filter(|o| o.device == m.device).count() == 1
 }
 
 /// A kernel filesystem's name, or `devtmpfs` (the host's devices: a tmpfs by its `statfs` type,
@@ -37,14 +45,15 @@ fn kind_of(fstype: &str) -> Option<&'static str> {
 
 /// bwrap's own writable kernel mounts: its proc whole at `/proc` (the helper checks that it shows
 /// the sandbox's own processes), and in its `/dev` tmpfs (`dev`) its devpts whole at `/dev/pts`,
-/// the terminal on its standard input at `/dev/console` (a host pty, the command's own), and the
-/// host's device nodes it binds each at its own name.
+/// the terminal on its standard input at `/dev/console` (a host pty, the command's own: one node,
+/// its root like `/3`, never a whole devpts, whose root is `/`), and the host's device nodes it
+/// binds each at its own name.
 fn sandbox_own(m: &Mount, kind: &str, dev: Option<&str>) -> bool {
     let in_dev = dev == Some(m.parent);
     match (kind, m.point.as_str()) {
         ("proc", "/proc") => m.root == "/",
         ("devpts", "/dev/pts") => in_dev && m.root == "/",
-        ("devpts", "/dev/console") => in_dev,
+        ("devpts", "/dev/console") => in_dev && m.root != "/",
         ("devtmpfs", point) => in_dev && point.strip_prefix("/dev/").is_some_and(|n| BWRAP_DEVICES.contains(&n) && m.root.strip_prefix('/') == Some(n)),
         _ => false,
     }
@@ -78,12 +87,12 @@ mod tests {
     use super::writable_in_table;
 
     /// A workspace-write sandbox as bwrap leaves it: the host's `/` read-only with the host's
-    /// `/dev` (and its devpts, rw) covered by bwrap's `/dev` tmpfs, bwrap's device binds, devpts,
-    /// `/dev/shm`, its `/proc`, a writable root.
+    /// `/dev` (and its devpts, rw) covered by bwrap's `/dev` tmpfs (read-only: its `--remount-ro
+    /// /dev`), bwrap's device binds, devpts, `/dev/shm`, its `/proc`, a writable root.
     const SANDBOX: &str = "1 0 0:40 / / ro,nosuid,nodev,relatime - ext4 /dev/vda rw\n\
                            2 1 0:5 / /dev ro,nosuid,relatime - devtmpfs udev rw\n\
                            3 2 0:26 / /dev/pts rw,nosuid,noexec,relatime - devpts devpts rw\n\
-                           4 2 0:45 / /dev rw,nosuid,nodev - tmpfs tmpfs rw\n\
+                           4 2 0:45 / /dev ro,nosuid,nodev - tmpfs tmpfs rw\n\
                            5 4 0:5 /null /dev/null rw,nosuid,relatime - devtmpfs udev rw\n\
                            6 4 0:5 /tty /dev/tty rw,nosuid,relatime - devtmpfs udev rw\n\
                            7 4 0:50 / /dev/pts rw,nosuid,noexec,relatime - devpts devpts rw\n\
@@ -131,5 +140,48 @@ mod tests {
         assert_eq!(writable_in_table(&elsewhere), Some(("/w/dev".to_string(), "devtmpfs")));
         let null_elsewhere = format!("{SANDBOX}13 4 0:5 /sda /dev/null2 rw,nosuid,relatime - devtmpfs udev rw\n");
         assert!(writable_in_table(&null_elsewhere).is_some());
+    }
+
+    /// Found by an attacker's review of the check above, which took the first tmpfs at `/dev` for
+    /// bwrap's: on a host whose own `/dev` is a tmpfs (a container, a nested sandbox), a root
+    /// swapped onto the host's `/dev` made the host's tmpfs pass as bwrap's, and with it the host's
+    /// devpts (root's terminals), its device nodes and a devpts at `/dev/console`. The table is
+    /// the one seen on such a host: its `/dev` (0:40) under the read-only copy of `/` and bound
+    /// again over bwrap's (0:45).
+    const HOST_TMPFS_DEV: &str = "108 75 254:0 / / ro,nosuid,nodev,relatime - ext4 /dev/vda rw\n\
+                                  123 108 0:6 / /dev ro,nosuid,nodev,relatime - devtmpfs devtmpfs rw\n\
+                                  128 123 0:40 / /dev ro,nosuid,nodev,relatime - tmpfs tmpfs rw,mode=755\n\
+                                  135 128 0:41 / /dev/pts ro,nosuid,nodev,relatime - devpts devpts rw,mode=620,ptmxmode=666\n\
+                                  137 128 0:45 / /dev rw,nosuid,nodev,relatime - tmpfs tmpfs rw,mode=755\n\
+                                  138 137 0:6 /null /dev/null rw,nosuid,relatime - devtmpfs devtmpfs rw\n\
+                                  144 137 0:46 / /dev/pts rw,nosuid,noexec,relatime - devpts devpts rw,mode=620,ptmxmode=666,max=256\n\
+                                  152 137 0:48 / /dev/shm rw,nosuid,nodev,relatime - tmpfs tmpfs rw\n\
+                                  160 137 0:40 / /dev rw,nosuid,nodev,relatime - tmpfs tmpfs rw,mode=755\n\
+                                  161 160 0:6 /null /dev/null rw,nosuid,nodev,relatime - devtmpfs devtmpfs rw\n\
+                                  162 160 0:41 / /dev/pts rw,nosuid,nodev,relatime - devpts devpts rw,mode=620,ptmxmode=666\n\
+                                  163 160 0:42 / /dev/shm rw,nosuid,nodev,relatime - tmpfs tmpfs rw\n\
+                                  164 160 0:43 /3 /dev/console rw,nosuid,nodev,relatime - devpts devpts rw\n";
+
+    #[test]
+    fn a_host_s_tmpfs_dev_swapped_in_does_not_pass_as_bwrap_s() {
+        let null = Some(("/dev/null".to_string(), "devtmpfs"));
+        assert_eq!(writable_in_table(HOST_TMPFS_DEV), null, "the host's device node");
+        let no_null = HOST_TMPFS_DEV.replacen("/dev/null rw", "/dev/null ro", 2);
+        assert_eq!(writable_in_table(&no_null), Some(("/dev/pts".to_string(), "devpts")), "the host's devpts");
+        // As bwrap really leaves it: its last `--remount-ro /dev` made the host's bind read-only
+        // (not what it holds); its own tmpfs, covered, stayed writable.
+        let remounted = HOST_TMPFS_DEV.replacen("160 137 0:40 / /dev rw", "160 137 0:40 / /dev ro", 1);
+        assert_eq!(writable_in_table(&remounted), null);
+        // A tmpfs of its own at `/dev` but left writable is not bwrap's either (bwrap's is read-only).
+        let writable_own = SANDBOX.replacen("4 2 0:45 / /dev ro", "4 2 0:45 / /dev rw", 1);
+        assert_eq!(writable_in_table(&writable_own), Some(("/dev/null".to_string(), "devtmpfs")));
+    }
+
+    /// bwrap binds one pty at `/dev/console` (its root a single node, like `/3`), never a whole
+    /// devpts: that would hold every terminal of its instance.
+    #[test]
+    fn a_whole_devpts_at_dev_console_is_refused() {
+        let whole = format!("{SANDBOX}13 4 0:26 / /dev/console rw,nosuid,noexec,relatime - devpts devpts rw\n");
+        assert_eq!(writable_in_table(&whole), Some(("/dev/console".to_string(), "devpts")));
     }
 }
