@@ -510,9 +510,11 @@ impl<'a> Carver<'a> {
         // Bases no writable root holds cost one `realpath` each (a missing XDG directory may be a
         // link's way into a root), their paths none.
         let held = |base: &Path| canonical_lenient("HOME", base).is_ok_and(|l| self.root_of(&l.path).is_some());
+        // A path that is a protected name at a home (`.vimrc`) was done with the names above.
+        let named = |p: &Path| p.parent().is_some_and(|d| bases.homes.iter().any(|h| h == d)) && p.file_name().is_some_and(|f| names.iter().any(|n| f == n.as_str()));
         for (p, dir, _) in bases.paths_below(held) {
             let Ok(l) = canonical_lenient("HOME", &p) else { continue };
-            if skipped(self, &l.path) {
+            if named(&p) || skipped(self, &l.path) {
                 continue;
             }
             let kind = if dir { PlaceholderKind::Dir } else { PlaceholderKind::File };

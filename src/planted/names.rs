@@ -27,6 +27,20 @@ const DEFAULTS: &[(&str, &str)] = &[
     (".vscode", "VS Code runs its tasks and applies its settings (e.g. interpreter and terminal paths)"),
     (".idea", "JetBrains IDEs run its run configurations and apply its settings"),
     (".devcontainer", "dev-container tools build and run the containers and commands it describes"),
+    // Names beside the listed ones that the same tools read (an attacker's review planted each
+    // unflagged): the Dev Containers spec's other spelling, opencode's JSONC config and its
+    // directory (plugins there run at its start), Vim's other exrc files, irb's other rc files.
+    (".devcontainer.json", "dev-container tools build and run the container and commands it describes (`initializeCommand` runs on the host)"),
+    ("opencode.jsonc", "opencode starts the MCP servers and commands it lists"),
+    (".opencode", "opencode runs the plugins in its plugins directory at start, and the commands and agents its config names"),
+    (".vimrc", "Vim runs it on start in this directory (with 'exrc', before .exrc); Vim's own when this is HOME"),
+    ("_vimrc", "Vim runs it on start in this directory (with 'exrc')"),
+    (".gvimrc", "gVim runs it on start in this directory (with 'exrc'); gVim's own when this is HOME"),
+    ("_gvimrc", "gVim runs it on start in this directory (with 'exrc')"),
+    ("_exrc", "vi and Vim run it on start in this directory (with 'exrc')"),
+    ("irb.rc", "irb runs it when it starts here"),
+    ("_irbrc", "irb runs it when it starts here"),
+    ("$irbrc", "irb runs it when it starts here"),
     // Shells started with this directory as HOME.
     (".bash_login", "bash runs it when a login shell starts with this directory as HOME"),
     (".bash_logout", "bash runs it when a login shell with this directory as HOME exits"),
@@ -83,9 +97,37 @@ const REPORTED: &[(&str, &str)] = &[
     ("lefthook.yml", "lefthook runs the commands it lists on git hooks"),
     (".lefthook.yml", "lefthook runs the commands it lists on git hooks"),
     ("lefthook-local.yml", "lefthook runs the commands it lists on git hooks"),
+    // lefthook reads its main and local configuration in every format, with or without the
+    // leading dot (lefthook.dev, "Config file name"), and runs the scripts of its source dirs.
+    ("lefthook.yaml", "lefthook runs the commands it lists on git hooks"),
+    ("lefthook.json", "lefthook runs the commands it lists on git hooks"),
+    ("lefthook.jsonc", "lefthook runs the commands it lists on git hooks"),
+    ("lefthook.toml", "lefthook runs the commands it lists on git hooks"),
+    (".lefthook.yaml", "lefthook runs the commands it lists on git hooks"),
+    (".lefthook.json", "lefthook runs the commands it lists on git hooks"),
+    (".lefthook.jsonc", "lefthook runs the commands it lists on git hooks"),
+    (".lefthook.toml", "lefthook runs the commands it lists on git hooks"),
+    ("lefthook-local.yaml", "lefthook runs the commands it lists on git hooks"),
+    ("lefthook-local.json", "lefthook runs the commands it lists on git hooks"),
+    ("lefthook-local.jsonc", "lefthook runs the commands it lists on git hooks"),
+    ("lefthook-local.toml", "lefthook runs the commands it lists on git hooks"),
+    (".lefthook-local.yml", "lefthook runs the commands it lists on git hooks"),
+    (".lefthook-local.yaml", "lefthook runs the commands it lists on git hooks"),
+    (".lefthook-local.json", "lefthook runs the commands it lists on git hooks"),
+    (".lefthook-local.jsonc", "lefthook runs the commands it lists on git hooks"),
+    (".lefthook-local.toml", "lefthook runs the commands it lists on git hooks"),
+    (".lefthook", "lefthook runs the scripts in it on git hooks (its default source_dir)"),
+    (".lefthook-local", "lefthook runs the scripts in it on git hooks (its default source_dir_local)"),
     ("mise.toml", "mise runs its hooks and env scripts when a shell enters the directory"),
     (".mise.toml", "mise runs its hooks and env scripts when a shell enters the directory"),
     ("mise.local.toml", "mise runs its hooks and env scripts when a shell enters the directory"),
+    (".mise.local.toml", "mise runs its hooks and env scripts when a shell enters the directory"),
+    (".mise", "mise runs the hooks and env scripts of its config.toml when a shell enters the directory"),
+    ("mise", "mise runs the hooks and env scripts of its config.toml when a shell enters the directory"),
+    (".rtx.toml", "mise (formerly rtx) runs its hooks and env scripts when a shell enters the directory"),
+    (".rtx.local.toml", "mise (formerly rtx) runs its hooks and env scripts when a shell enters the directory"),
+    // pnpm writes it itself (`pnpm approve-builds`, catalogs): reported, not kept.
+    ("pnpm-workspace.yaml", "pnpm loads the file its `pnpmfile` names on every install and runs its hooks"),
     (".tool-versions", "asdf and mise select (and may install) the tool versions it names; asdf's `path:` runs the tools of any directory"),
     (".nvmrc", "nvm and other version managers select the Node.js it names"),
     (".node-version", "version managers select the Node.js it names"),
@@ -121,7 +163,7 @@ pub fn what_it_does(name: &str) -> &'static str {
 /// `.git` directory to the repository above (an empty `.git` file would stop it).
 const DIRECTORIES: &[&str] = &[
     ".git", ".vscode", ".idea", ".devcontainer", ".claude", ".codex", ".agents", ".cursor", ".gemini", ".continue", ".windsurf",
-    ".roo", ".amazonq", ".zed", ".helix", ".cargo", ".mvn", ".hg",
+    ".roo", ".amazonq", ".opencode", ".zed", ".helix", ".cargo", ".mvn", ".hg",
 ];
 
 /// What the placeholder of a missing protected name is. Files by convention get an empty file
@@ -218,6 +260,48 @@ mod tests {
         assert_eq!(parse(Some(&json!([]))).unwrap(), Vec::<String>::new());
         assert_eq!(parse(Some(&json!([".envrc", ".claude", ".envrc"]))).unwrap(), vec![".envrc", ".claude"]);
         assert!(defaults().iter().all(|n| !what_it_does(n).contains("protectedNames")));
+    }
+
+    /// An attacker's review: host tools read the same settings from names beside those listed
+    /// (Vim's `.vimrc` before `.exrc`, `.devcontainer.json`, `opencode.jsonc`, lefthook's other
+    /// formats, mise's local and legacy names, `pnpm-workspace.yaml`'s `pnpmfile:`), and a run
+    /// planted them unflagged. Each tool's names, all of them, in its tier.
+    #[test]
+    fn every_name_a_tool_reads_is_in_its_tools_tier() {
+        let (protected, reported) = (defaults(), reported_defaults());
+        let tools: [(&str, Vec<String>, &Vec<String>); 7] = [
+            ("vim", [".exrc", "_exrc", ".vimrc", "_vimrc", ".gvimrc", "_gvimrc"].map(String::from).to_vec(), &protected),
+            ("dev containers", [".devcontainer", ".devcontainer.json"].map(String::from).to_vec(), &protected),
+            ("opencode", ["opencode.json", "opencode.jsonc", ".opencode"].map(String::from).to_vec(), &protected),
+            ("irb", [".irbrc", "irb.rc", "_irbrc", "$irbrc"].map(String::from).to_vec(), &protected),
+            ("lefthook", lefthook_names(), &reported),
+            ("mise", ["mise.toml", ".mise.toml", "mise.local.toml", ".mise.local.toml", ".mise", "mise", ".rtx.toml", ".rtx.local.toml"].map(String::from).to_vec(), &reported),
+            ("pnpm", ["pnpm-workspace.yaml"].map(String::from).to_vec(), &reported),
+        ];
+        for (tool, names, tier) in tools {
+            for n in names {
+                assert!(tier.contains(&n), "{tool}: {n} in its tier");
+                assert!(!what_it_does(&n).contains("protectedNames"), "{tool}: {n} says what it does");
+            }
+        }
+        assert_eq!(placeholder_kind(".opencode"), PlaceholderKind::Dir);
+        for file in ["_exrc", ".vimrc", "_vimrc", "_gvimrc", ".devcontainer.json", "opencode.jsonc", "irb.rc", "_irbrc", "$irbrc"] {
+            assert_eq!(placeholder_kind(file), PlaceholderKind::File, "{file}");
+        }
+    }
+
+    /// lefthook's main and local configurations in every format, with and without the leading
+    /// dot (lefthook.dev, "Config file name"), and its script directories.
+    fn lefthook_names() -> Vec<String> {
+        let mut out = vec![".lefthook".to_string(), ".lefthook-local".to_string()];
+        for dot in ["", "."] {
+            for local in ["", "-local"] {
+                for ext in ["yml", "yaml", "json", "jsonc", "toml"] {
+                    out.push(format!("{dot}lefthook{local}.{ext}"));
+                }
+            }
+        }
+        out
     }
 
     #[test]

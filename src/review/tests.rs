@@ -320,6 +320,29 @@ fn reported_names_are_held_back_like_protected_ones() {
     assert!(!f.ws.join("mise.toml").exists());
 }
 
+/// An attacker's review: review mode held back `.exrc` and `lefthook-local.yml` but landed the
+/// names beside them that the same tools read (`.vimrc`, `.devcontainer.json`,
+/// `lefthook-local.yaml`, `pnpm-workspace.yaml` naming a pnpmfile) with a plain apply. The
+/// defaults are the direct runs' (`planted::names`): both modes judge the same names.
+#[test]
+fn the_names_beside_the_listed_ones_are_held_back_by_default() {
+    let mut f = fixture();
+    f.set.meta.protected_names = crate::planted::names::defaults();
+    f.set.meta.reported_names = crate::planted::names::reported_defaults();
+    begin_now(&mut f);
+    let planted = [".vimrc", "_exrc", ".devcontainer.json", "opencode.jsonc", ".opencode/plugins/p.js", "irb.rc", "lefthook-local.yaml", ".lefthook.toml", ".mise.local.toml", ".rtx.toml", "pnpm-workspace.yaml"];
+    for p in planted {
+        put(&f.set.upper(0), p, "x\n");
+    }
+    let risks = risks_of(&f);
+    for p in planted {
+        let at = format!("/{}", p.split('/').next().unwrap());
+        assert!(risks.contains(&(at.clone(), crate::planted::RiskKind::ProtectedNameCreated)), "{at}: {risks:?}");
+    }
+    let out = apply(&f.set, &f.lock, &Request { paths: None, force: false }).unwrap();
+    assert_eq!(out.held_back.len(), planted.len(), "{out:?}");
+}
+
 #[test]
 fn a_selected_path_does_not_apply_its_parents_own_change() {
     let mut f = fixture();
