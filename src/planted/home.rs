@@ -43,11 +43,19 @@ const HOME_PATHS: &[(&str, bool, &str)] = &[
     (".gradle/init.gradle.kts", false, "Gradle runs it before each build"),
     (".oh-my-zsh", true, "zsh runs oh-my-zsh and its custom plugins when it starts"),
     (".pam_environment", false, "PAM sets the variables it lists (PATH, LD_PRELOAD) at login"),
-    (".ipython/profile_default/startup", true, "IPython runs every file in it when it starts"),
+    // Whole: ipython_config.py beside the startup directory runs code too (an attacker's review).
+    (".ipython", true, "IPython runs its profiles' ipython_config.py and every file in their startup directories when it starts"),
     (".Rprofile", false, "R runs it when it starts"),
     // Found by a review of the macOS list (its `Library/Python`).
     (".local/lib", true, "Python runs the .pth files and usercustomize of the user's site-packages (.local/lib/pythonX.Y) at every start"),
     (".local/share/nvim", true, "Neovim runs the plugins below its data directory (site/plugin) when it starts"),
+    // Found by an attacker's review: a toolchain linked into ~/.rustup and made the default in its
+    // settings.toml, and the host's next `cargo` anywhere ran it (~/.cargo/bin's proxies exec it).
+    (".rustup", true, "rustup's proxies (cargo, rustc in ~/.cargo/bin) run the toolchain its settings.toml makes the default, from its toolchains directory"),
+    (".jupyter", true, "Jupyter runs its jupyter_*_config.py files when a server, notebook or console starts"),
+    (".local/share/systemd", true, "systemd runs the user units it holds (timers, at login)"),
+    (".local/share/dbus-1", true, "the session bus starts the services it lists on demand"),
+    (".local/share/applications", true, "desktop entries: the session and file managers run the command their Exec names when a file type or URL is opened"),
 ];
 
 /// Below a home on macOS too, all directories (found by an attacker's review: with the cwd at the
@@ -73,19 +81,21 @@ const MACOS_PATHS: &[(&str, &str)] = &[
     ("Library/Frameworks", "dyld looks there for frameworks an application does not find elsewhere"),
 ];
 
-/// Below the XDG configuration directory (`$XDG_CONFIG_HOME`, else `~/.config`); all directories.
-const CONFIG_PATHS: &[(&str, &str)] = &[
-    ("git", "git reads its configuration (core.fsmonitor, aliases, hooks), attributes and ignore files from it in every repository"),
-    ("systemd", "systemd runs the user units it holds at login and on timers"),
-    ("environment.d", "systemd sets the variables it lists (PATH, LD_PRELOAD) in the user's session"),
-    ("autostart", "the desktop session starts the programs its entries name at login"),
-    ("fish", "fish runs its config.fish and conf.d when it starts"),
-    ("nvim", "Neovim runs its init.lua or init.vim and the plugins in it when it starts"),
-    ("emacs", "Emacs runs its init.el when it starts"),
-    ("tmux", "tmux runs its tmux.conf's run-shell commands when it starts"),
-    ("direnv", "direnv runs its direnvrc before every .envrc"),
-    ("mise", "mise runs its global config's hooks and env scripts in every directory"),
-    ("Code/User", "VS Code applies its settings (terminal profiles, task and interpreter paths) and runs its tasks"),
+/// Below the XDG configuration directory (`$XDG_CONFIG_HOME`, else `~/.config`): whether it is a
+/// directory, what it does.
+const CONFIG_PATHS: &[(&str, bool, &str)] = &[
+    ("git", true, "git reads its configuration (core.fsmonitor, aliases, hooks), attributes and ignore files from it in every repository"),
+    ("systemd", true, "systemd runs the user units it holds at login and on timers"),
+    ("environment.d", true, "systemd sets the variables it lists (PATH, LD_PRELOAD) in the user's session"),
+    ("autostart", true, "the desktop session starts the programs its entries name at login"),
+    ("fish", true, "fish runs its config.fish and conf.d when it starts"),
+    ("nvim", true, "Neovim runs its init.lua or init.vim and the plugins in it when it starts"),
+    ("emacs", true, "Emacs runs its init.el when it starts"),
+    ("tmux", true, "tmux runs its tmux.conf's run-shell commands when it starts"),
+    ("direnv", true, "direnv runs its direnvrc before every .envrc"),
+    ("mise", true, "mise runs its global config's hooks and env scripts in every directory"),
+    ("Code/User", true, "VS Code applies its settings (terminal profiles, task and interpreter paths) and runs its tasks"),
+    ("mimeapps.list", false, "the desktop opens each file type and URL scheme with the application it names (a desktop entry whose Exec runs a command)"),
 ];
 
 /// Where the host user's configuration lives.
@@ -143,7 +153,7 @@ impl Bases {
         let macos = MACOS_PATHS.iter().filter(|_| self.macos).map(|(p, what)| (*p, true, *what));
         let below_home: Vec<(&'static str, bool, &'static str)> = HOME_PATHS.iter().copied().chain(macos).collect();
         let homes = self.homes.iter().filter(|h| held(h)).flat_map(|h| below_home.iter().map(move |(p, dir, what)| (h.as_path(), *p, *dir, *what)));
-        let config = self.config.iter().filter(|c| held(c)).flat_map(|c| CONFIG_PATHS.iter().map(move |(p, what)| (c.as_path(), *p, true, *what)));
+        let config = self.config.iter().filter(|c| held(c)).flat_map(|c| CONFIG_PATHS.iter().map(move |(p, dir, what)| (c.as_path(), *p, *dir, *what)));
         homes.chain(config).collect()
     }
 
@@ -185,7 +195,7 @@ pub mod test_home {
         Unset
     }
 
-    pub(super) fn get() -> Option<PathBuf> {
+    pub(in crate::planted) fn get() -> Option<PathBuf> {
         HOME.with(|h| h.borrow().clone())
     }
 }

@@ -321,6 +321,38 @@ fn a_home_inside_a_root_keeps_what_the_host_runs_from_it() {
     assert!(root.read_only.is_empty() && root.missing_read_only.is_empty());
 }
 
+/// An attacker's review: with the cwd at $HOME, a run linked a toolchain into ~/.rustup and made it
+/// rustup's default (the host's next `cargo` anywhere ran it), and wrote ~/.ipython's
+/// ipython_config.py beside the startup directory kept. The rest of each tool's directory, and the
+/// desktop's: Jupyter's config, systemd's and D-Bus's user units, desktop entries and the MIME
+/// handlers that pick them.
+#[test]
+fn a_held_home_keeps_rustup_ipython_jupyter_and_the_desktops_handlers() {
+    let t = tempfile::tempdir().unwrap();
+    let r = t.path().canonicalize().unwrap();
+    let home = r.join("home");
+    std::fs::create_dir_all(home.join(".rustup/toolchains")).unwrap();
+    std::fs::create_dir_all(home.join(".ipython/profile_default/startup")).unwrap();
+    std::fs::create_dir_all(home.join(".local/share")).unwrap();
+    std::fs::create_dir_all(home.join(".config")).unwrap();
+    let bases = home::Bases::of([home.clone()].into_iter(), None);
+    let root = carve_home(&r, &bases, false);
+    for p in [".rustup", ".ipython"] {
+        assert!(root.read_only.contains(&home.join(p)), "{p} in {:?}", root.read_only);
+    }
+    let missing: Vec<(PathBuf, PlaceholderKind)> = root.missing_read_only.iter().map(|m| (m.path.clone(), m.kind)).collect();
+    for (p, kind) in [
+        (".jupyter", PlaceholderKind::Dir),
+        (".local/share/systemd", PlaceholderKind::Dir),
+        (".local/share/dbus-1", PlaceholderKind::Dir),
+        (".local/share/applications", PlaceholderKind::Dir),
+        (".config/mimeapps.list", PlaceholderKind::File),
+    ] {
+        assert!(missing.contains(&(home.join(p), kind)), "{p} in {missing:?}");
+    }
+    assert!(bases.what_it_does(&home.join(".rustup")).is_some_and(|w| w.contains("toolchain")));
+}
+
 /// An attacker's review: the walk after the run kept at most 24 directories it could not list, and
 /// the report then dropped each it could not `lstat`. 30 directories past PATH_MAX filled the 24
 /// and were dropped, and so was the `chmod 300` directory beyond them in which a repository was

@@ -70,3 +70,19 @@ fn a_home_path_swapped_from_above_or_reached_through_a_link_is_a_risk() {
     assert_eq!(std::fs::read_to_string(f.ws.join("keys/authorized_keys")).unwrap(), "mine\n");
     assert!(home.join(".config").symlink_metadata().unwrap().is_dir(), ".config stays the host's directory");
 }
+
+/// An attacker's review (review mode too): the set linked a toolchain into the home's `.rustup` and
+/// made it rustup's default, and a plain apply landed it (the host's next `cargo` ran it).
+#[test]
+fn rustup_and_ipythons_config_in_a_home_are_risks() {
+    let (f, _home) = home_in_workspace(|_, home| put(home, ".rustup/settings.toml", "default_toolchain = \"stable\"\n"));
+    let up = f.set.upper(0);
+    put(&up, "home/.rustup/settings.toml", "default_toolchain = \"dev\"\n");
+    put(&up, "home/.rustup/toolchains/dev/bin/cargo", "#!/bin/sh\n");
+    put(&up, "home/.ipython/profile_default/ipython_config.py", "import os\n");
+    put(&up, "home/.config/mimeapps.list", "[Default Applications]\n");
+    let risks = risks_of(&f);
+    for at in ["/home/.rustup", "/home/.ipython", "/home/.config/mimeapps.list"] {
+        assert!(protected_at(&risks, at), "{at}: {risks:?}");
+    }
+}
