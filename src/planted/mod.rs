@@ -33,6 +33,7 @@ mod baseline;
 pub mod changed;
 mod detect;
 pub mod gitconfig;
+pub mod global_git;
 pub mod home;
 pub mod hook_links;
 pub mod hook_risks;
@@ -333,12 +334,15 @@ struct Carver<'a> {
     hook_links: hook_risks::Kept,
     /// The walked roots: a hook's link is judged against them (`links::in_shared_place`).
     scan_roots: Vec<PathBuf>,
+    /// The `core.hooksPath` of the host's global and system git configuration (`global_git`),
+    /// read once per carving: each repository that names none of its own runs hooks from there.
+    global_hooks: Option<String>,
 }
 
 impl<'a> Carver<'a> {
     fn new(roots: &'a mut [WritableRoot], deny: &[PathBuf], existing: Option<Existing>) -> Carver<'a> {
         let covered = deny.iter().chain(roots.iter().flat_map(|r| r.read_only.iter())).map(|p| p.as_os_str().to_os_string()).collect();
-        Carver { roots, covered, creatable: HashMap::new(), existing, list_missing: true, hook_links: hook_risks::Kept::default(), scan_roots: Vec::new() }
+        Carver { roots, covered, creatable: HashMap::new(), existing, list_missing: true, hook_links: hook_risks::Kept::default(), scan_roots: Vec::new(), global_hooks: global_git::hooks_path() }
     }
 
     fn is_covered(&self, p: &Path) -> bool {
@@ -419,7 +423,9 @@ impl<'a> Carver<'a> {
     /// the top of a writable root a missing `.git` is made uncreatable (`protectGit`).
     /// `walk_ino`: the inode of `.git` in the walk's listing, for a repository the walk found.
     fn repository(&mut self, dot_git: &Path, at_root_top: bool, walk_ino: Option<u64>) {
-        let facts = match walk_ino.and_then(|ino| repo::vouched(dot_git, ino)) {
+        let global = self.global_hooks.clone();
+        let global = global.as_deref();
+        let facts = match walk_ino.and_then(|ino| repo::vouched(dot_git, ino, global)) {
             // A `.git` directory with entries, as `entry_seen` would find it: no system call.
             Some(facts) => {
                 self.read_only(dot_git.to_path_buf());
@@ -427,7 +433,7 @@ impl<'a> Carver<'a> {
             }
             None => {
                 let Some((_, meta)) = self.entry_seen(dot_git, at_root_top.then_some(PlaceholderKind::Dir)) else { return };
-                repo::facts(dot_git, meta.as_ref(), walk_ino)
+                repo::facts(dot_git, meta.as_ref(), walk_ino, global)
             }
         };
         for d in &facts.dirs {
@@ -486,7 +492,7 @@ impl<'a> Carver<'a> {
         for d in &dirs {
             self.read_only(d.clone());
         }
-        let hooks = repo::hooks_dirs(dir, &dirs);
+        let hooks = repo::hooks_dirs(dir, &dirs, self.global_hooks.as_deref());
         self.hook_links(&hook_links::read(&dirs, &hooks));
         self.hooks(hooks.into_iter());
     }

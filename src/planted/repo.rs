@@ -50,10 +50,11 @@ pub fn read_gitdir(file: &Path) -> Option<PathBuf> {
 }
 
 /// The hooks directories outside the git directories that git on the host would run hooks from:
-/// `core.hooksPath` (relative to the working tree, `~/` to `$HOME`), its parent when it is husky's
+/// `core.hooksPath` (relative to the working tree, `~/` to `$HOME`; the repository's own, else
+/// `global`, the host's global and system configuration's: `global_git`), its parent when it is husky's
 /// `.husky/_` (whose stubs run the scripts in `.husky`), and `.husky` at the top when present
 /// (husky sets `core.hooksPath` to it on the next `npm install`). Absolute, possibly missing.
-pub fn hooks_dirs(top: &Path, git_dirs: &[PathBuf]) -> Vec<PathBuf> {
+pub fn hooks_dirs(top: &Path, git_dirs: &[PathBuf], global: Option<&str>) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let configured = git_dirs
         .iter()
@@ -62,7 +63,8 @@ pub fn hooks_dirs(top: &Path, git_dirs: &[PathBuf]) -> Vec<PathBuf> {
         // Latin-1 `user.name`) all the same; its `core.hooksPath` went unseen (an attacker's review).
         .filter_map(|f| small_file::text(&f))
         .filter_map(|text| gitconfig::hooks_path(&text))
-        .last();
+        .last()
+        .or_else(|| global.map(String::from));
     if let Some(hp) = configured {
         let p = match hp.strip_prefix("~/") {
             Some(rest) => std::env::var_os("HOME").map(|h| PathBuf::from(h).join(rest)),
@@ -133,6 +135,8 @@ pub struct Facts {
 struct Known {
     seen: Vec<Seen>,
     facts: Arc<Facts>,
+    /// The global hooks path the facts were read with: another one makes them stale.
+    global: Option<String>,
     armed: Option<Armed>,
     /// Watches were refused for these facts (not the common shape, or the watch budget): not
     /// tried again every run, until the facts are read again.
@@ -150,9 +154,9 @@ fn known() -> std::sync::MutexGuard<'static, Option<HashMap<OsString, Known>>> {
 /// The facts of the repository at `dot_git` (`.git` seen by the walk as inode `walk_ino`), when its
 /// watches vouch that nothing they were read from changed: no system call at all. The `.git` is
 /// then a directory with entries, as it was (never a placeholder).
-pub fn vouched(dot_git: &Path, walk_ino: u64) -> Option<Arc<Facts>> {
+pub fn vouched(dot_git: &Path, walk_ino: u64, global: Option<&str>) -> Option<Arc<Facts>> {
     let known = known();
-    let k = known.as_ref()?.get(dot_git.as_os_str())?;
+    let k = known.as_ref()?.get(dot_git.as_os_str()).filter(|k| k.global.as_deref() == global)?;
     k.armed.as_ref().is_some_and(|a| a.vouches(walk_ino)).then(|| Arc::clone(&k.facts))
 }
 
@@ -167,7 +171,8 @@ pub fn vouched(dot_git: &Path, walk_ino: u64) -> Option<Arc<Facts>> {
 /// `dot_git_now`: its metadata if the caller just read it (no second stat), following links.
 /// `walk_ino`: the inode of `.git` in the walk's listing, when the walk found it; then watches are
 /// armed (`armed`) so that the next runs need not even those stats (`vouched`).
-pub fn facts(dot_git: &Path, dot_git_now: Option<&std::fs::Metadata>, walk_ino: Option<u64>) -> Arc<Facts> {
+/// `global`: the host's global `core.hooksPath` (`global_git`), read once per run by the caller.
+pub fn facts(dot_git: &Path, dot_git_now: Option<&std::fs::Metadata>, walk_ino: Option<u64>, global: Option<&str>) -> Arc<Facts> {
     let top = dot_git.parent().unwrap_or(Path::new("/"));
     // Watches first: whatever changes from here on raises an event.
     let arm = || walk_ino.and_then(|ino| armed::arm(dot_git, ino));
@@ -176,7 +181,7 @@ pub fn facts(dot_git: &Path, dot_git_now: Option<&std::fs::Metadata>, walk_ino: 
         _ => s.still(),
     };
     let (mut armed, mut tried) = (None, false);
-    if let Some(k) = known().as_mut().and_then(|m| m.get_mut(dot_git.as_os_str())) {
+    if let Some(k) = known().as_mut().and_then(|m| m.get_mut(dot_git.as_os_str())).filter(|k| k.global.as_deref() == global) {
         // Here because the watches did not vouch (something changed, perhaps only a file at the
         // top): armed again, unless they were refused for these facts.
         if !k.unarmable {
@@ -194,7 +199,7 @@ pub fn facts(dot_git: &Path, dot_git_now: Option<&std::fs::Metadata>, walk_ino: 
         armed = arm();
     }
     let dirs = git_dirs(dot_git);
-    let hooks = hooks_dirs(top, &dirs);
+    let hooks = hooks_dirs(top, &dirs, global);
     // The hooks directories watched before they are listed, their hooks after (`armed`).
     let hook_dirs = hook_links::dirs(&dirs, &hooks);
     armed = armed.and_then(|a| armed::with_hook_dirs(a, top, &hook_dirs));
@@ -238,7 +243,7 @@ pub fn facts(dot_git: &Path, dot_git_now: Option<&std::fs::Metadata>, walk_ino: 
         map.clear();
     }
     let unarmable = walk_ino.is_some() && armed.is_none();
-    map.insert(dot_git.as_os_str().to_os_string(), Known { seen, facts: Arc::clone(&facts), armed, unarmable });
+    map.insert(dot_git.as_os_str().to_os_string(), Known { seen, facts: Arc::clone(&facts), global: global.map(String::from), armed, unarmable });
     facts
 }
 
@@ -334,25 +339,37 @@ mod tests {
     #[test]
     fn facts_are_read_again_when_the_configuration_changes() {
         let (_t, r) = remembered_repository();
-        let first = facts(&r.join(".git"), None, None);
+        let first = facts(&r.join(".git"), None, None, None);
         assert!(first.hooks.is_empty());
-        assert!(std::sync::Arc::ptr_eq(&first, &facts(&r.join(".git"), None, None)), "remembered");
+        assert!(std::sync::Arc::ptr_eq(&first, &facts(&r.join(".git"), None, None, None)), "remembered");
         std::fs::write(r.join(".git/config"), "[core]\n\thooksPath = hooks\n").unwrap();
-        assert_eq!(facts(&r.join(".git"), None, None).hooks, vec![r.join("hooks")], "an edit in place is seen");
+        assert_eq!(facts(&r.join(".git"), None, None, None).hooks, vec![r.join("hooks")], "an edit in place is seen");
         std::fs::create_dir(r.join(".husky")).unwrap();
-        assert_eq!(facts(&r.join(".git"), None, None).hooks, vec![r.join("hooks"), r.join(".husky")], ".husky appearing is seen");
+        assert_eq!(facts(&r.join(".git"), None, None, None).hooks, vec![r.join("hooks"), r.join(".husky")], ".husky appearing is seen");
     }
 
     #[test]
     fn a_configuration_file_that_appears_is_seen_without_a_stat_of_its_own() {
         let (_t, r) = remembered_repository();
-        let first = facts(&r.join(".git"), None, None);
-        assert!(std::sync::Arc::ptr_eq(&first, &facts(&r.join(".git"), None, None)), "remembered");
+        let first = facts(&r.join(".git"), None, None, None);
+        assert!(std::sync::Arc::ptr_eq(&first, &facts(&r.join(".git"), None, None, None)), "remembered");
         let meta = std::fs::symlink_metadata(r.join(".git")).unwrap();
-        assert!(std::sync::Arc::ptr_eq(&first, &facts(&r.join(".git"), Some(&meta), None)), "the caller's reading of .git counts");
+        assert!(std::sync::Arc::ptr_eq(&first, &facts(&r.join(".git"), Some(&meta), None, None)), "the caller's reading of .git counts");
         // Absent when read, so not stat-ed itself: its arrival changes the git directory's times.
         std::fs::write(r.join(".git/config.worktree"), "[core]\n\thooksPath = wt-hooks\n").unwrap();
-        assert_eq!(facts(&r.join(".git"), None, None).hooks, vec![r.join("wt-hooks")]);
+        assert_eq!(facts(&r.join(".git"), None, None, None).hooks, vec![r.join("wt-hooks")]);
+    }
+
+    /// The global hooks path is the repository's unless it names its own, and facts remembered
+    /// with another global one are read again (the user's global configuration changed).
+    #[test]
+    fn the_global_hooks_path_counts_unless_the_repository_names_one() {
+        let (_t, r) = remembered_repository();
+        assert!(facts(&r.join(".git"), None, None, None).hooks.is_empty());
+        assert_eq!(facts(&r.join(".git"), None, None, Some(".githooks")).hooks, vec![r.join(".githooks")]);
+        assert_eq!(facts(&r.join(".git"), None, None, Some("/abs/hooks")).hooks, vec![PathBuf::from("/abs/hooks")]);
+        std::fs::write(r.join(".git/config"), "[core]\n\thooksPath = own\n").unwrap();
+        assert_eq!(hooks_dirs(&r, &[r.join(".git")], Some(".githooks")), vec![r.join("own")]);
     }
 
     #[test]
@@ -361,11 +378,11 @@ mod tests {
         let r = t.path().canonicalize().unwrap();
         std::fs::create_dir_all(r.join(".git")).unwrap();
         std::fs::create_dir_all(r.join(".husky")).unwrap();
-        assert_eq!(hooks_dirs(&r, &[r.join(".git")]), vec![r.join(".husky")]);
+        assert_eq!(hooks_dirs(&r, &[r.join(".git")], None), vec![r.join(".husky")]);
         std::fs::write(r.join(".git/config"), "[core]\n\thooksPath = .husky/_\n").unwrap();
-        assert_eq!(hooks_dirs(&r, &[r.join(".git")]), vec![r.join(".husky"), r.join(".husky/_")]);
+        assert_eq!(hooks_dirs(&r, &[r.join(".git")], None), vec![r.join(".husky"), r.join(".husky/_")]);
         std::fs::write(r.join(".git/config"), "[core]\n\thooksPath = ./tools/../hooks\n").unwrap();
-        assert_eq!(hooks_dirs(&r, &[r.join(".git")]), vec![r.join("hooks"), r.join(".husky")]);
+        assert_eq!(hooks_dirs(&r, &[r.join(".git")], None), vec![r.join("hooks"), r.join(".husky")]);
     }
 
     /// Found by an attacker's review: a repository's files a run planted as FIFOs blocked the
@@ -384,7 +401,7 @@ mod tests {
         let top = r.clone();
         std::thread::spawn(move || {
             let dirs = git_dirs(&top.join(".git"));
-            tx.send((hooks_dirs(&top, &dirs), dirs)).unwrap();
+            tx.send((hooks_dirs(&top, &dirs, None), dirs)).unwrap();
         });
         let (hooks, dirs) = rx.recv_timeout(std::time::Duration::from_secs(5)).expect("returns, not blocked in open");
         assert_eq!(dirs, vec![r.join(".git")]);

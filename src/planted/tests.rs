@@ -105,6 +105,33 @@ fn a_missing_hooks_directory_cannot_be_created() {
     assert_eq!(missing(&roots), vec![(r.join(".husky"), PlaceholderKind::Dir)]);
 }
 
+/// An attacker's review: the user's global git configuration set a relative `core.hooksPath`
+/// (hooks kept in each repository's `.githooks`); only the repository's own configuration was
+/// read, so `.githooks` was writable and the host's `git commit` ran what the run wrote there.
+/// The repository's own setting wins, as in git; a nested repository is covered too.
+#[test]
+fn a_relative_hooks_path_of_the_global_configuration_is_carved() {
+    let t = tempfile::tempdir().unwrap();
+    let r = t.path().canonicalize().unwrap();
+    let home = r.join("home");
+    std::fs::create_dir_all(home.join(".config/git")).unwrap();
+    std::fs::write(home.join(".config/git/config"), "[core]\n\thooksPath = .xdg-hooks\n").unwrap();
+    std::fs::write(home.join(".gitconfig"), "[include]\n\tpath = more.inc\n").unwrap();
+    std::fs::write(home.join("more.inc"), "[core]\n\thooksPath = .githooks\n").unwrap();
+    let _home = home::test_home::set(home.clone());
+    let ws = r.join("ws");
+    let nested = ws.join("sub");
+    init_repo(&ws);
+    init_repo(&nested);
+    std::fs::create_dir_all(ws.join(".githooks")).unwrap();
+    std::fs::write(nested.join(".git/config"), "[core]\n\thooksPath = own-hooks\n").unwrap();
+    let (roots, _) = run(&ws, &[]);
+    assert!(roots[0].read_only.contains(&ws.join(".githooks")), "{:?}", roots[0].read_only);
+    let m = missing(&roots);
+    assert!(m.contains(&(nested.join("own-hooks"), PlaceholderKind::Dir)), "{m:?}");
+    assert!(!m.iter().any(|(p, _)| p == &nested.join(".githooks") || p.ends_with(".xdg-hooks")), "{m:?}");
+}
+
 #[test]
 fn submodule_gitdir_and_symlinked_names() {
     let t = tempfile::tempdir().unwrap();

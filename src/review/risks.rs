@@ -434,7 +434,7 @@ impl<'a> Judge<'a> {
     }
 
     /// What is guarded below the top `levels[i]`: the protected and report-only names; with
-    /// `protectGit`, husky's `.husky` and the repository's `core.hooksPath` (when it lies below
+    /// `protectGit`, husky's `.husky` and the repository's `core.hooksPath` or the global one (when it lies below
     /// the top); at the root, what the host runs from a home of its user's that the root holds
     /// (`home_guarded`) and the hooks directories outside their repository's top (`elsewhere`);
     /// and where each of them leads in the set's view when a symlink on its way goes elsewhere
@@ -449,7 +449,8 @@ impl<'a> Judge<'a> {
         let mut guarded: Vec<Guarded> = names.map(|n| Guarded::new(PathBuf::from(n), Guard::Name(n.clone()))).collect();
         if self.meta.protect_git {
             let mut dirs = vec![PathBuf::from(".husky")];
-            let configured = self.read_view(&top.join(".git/config")).and_then(|t| gitconfig::hooks_path(&t));
+            // The repository's own, else the host's global and system configuration's (`global_git`).
+            let configured = self.read_view(&top.join(".git/config")).and_then(|t| gitconfig::hooks_path(&t)).or_else(crate::planted::global_git::hooks_path);
             if let Some(p) = configured.map(PathBuf::from) {
                 let rel = if p.is_absolute() { p.strip_prefix(self.root.join(&top)).ok().map(Path::to_path_buf) } else { Some(p) };
                 // `./tools/hooks` is `tools/hooks`; one with `..` is not judged below the top.

@@ -107,3 +107,23 @@ fn a_file_a_hook_links_to_written_or_swapped_is_a_risk() {
         assert!(f.ws.join("notes.txt").exists(), "the rest lands");
     }
 }
+
+/// An attacker's review: the user's global git configuration named a relative `core.hooksPath`
+/// (each repository's `.githooks`), which only the repository's own configuration was read for; a
+/// set wrote `.githooks/pre-commit`, a plain apply landed it, and the host's `git commit` ran it.
+/// The repository's own setting still wins over the global one, as in git.
+#[test]
+fn hooks_written_where_the_global_configuration_runs_them_are_a_risk() {
+    let home = tempfile::tempdir().unwrap();
+    let _home = crate::planted::home::test_home::set(home.path().canonicalize().unwrap());
+    put(home.path(), ".gitconfig", "[user]\n\tname = a\n[core]\n\thooksPath = .githooks\n");
+    for (config, dir, risky) in [("[core]\n\tbare = false\n", ".githooks", true), (hooks_path("tools/hooks").as_str(), "tools/hooks", true), (hooks_path("tools/hooks").as_str(), ".githooks", false)] {
+        let mut f = fixture();
+        repo_at_a(&mut f, config);
+        begin_now(&mut f);
+        put(&f.set.upper(0), &format!("a/{dir}/pre-commit"), "#!/bin/sh\nid\n");
+        let risks = risks_of(&f);
+        let at = format!("/a/{dir}");
+        assert_eq!(risks.contains(&(at.clone(), RiskKind::HooksWritten)), risky, "{config}: {at}: {risks:?}");
+    }
+}

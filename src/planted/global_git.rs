@@ -1,0 +1,142 @@
+//! The `core.hooksPath` of the host user's global and system git configuration. A relative one
+//! (`.githooks`) names a hooks directory in every repository that sets none of its own: found by
+//! an attacker's review, a run wrote `.githooks/pre-commit` and the host's next `git commit` ran
+//! it, since only each repository's own configuration was read.
+//!
+//! Read as git reads them, last one winning: the system file (`$GIT_CONFIG_SYSTEM`, else
+//! `/etc/gitconfig` and Homebrew's; none with `$GIT_CONFIG_NOSYSTEM`), then the global ones
+//! (`$GIT_CONFIG_GLOBAL` alone, else `$XDG_CONFIG_HOME/git/config` or `~/.config/git/config`, then
+//! `~/.gitconfig`), each with the files its `include.path` names. `includeIf` is not followed (its
+//! conditions depend on the repository): README says so.
+//!
+//! On every run's path: the result is remembered with the identity and times of every file read
+//! (and of those missing), so a run costs a `stat` per file, and a reading only when one changed.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use super::{gitconfig, small_file};
+
+/// git's own bound on nested includes.
+const MAX_DEPTH: usize = 10;
+
+/// The hooks path the global and system configuration name, as written (relative to each
+/// repository's top, `~/…`, or absolute); `None` when they name none.
+pub fn hooks_path() -> Option<String> {
+    let tops = files();
+    let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(c) = cache.as_ref().filter(|c| c.tops == tops && c.seen.iter().all(|(p, s)| stat(p) == *s)) {
+        return c.value.clone();
+    }
+    let mut seen = Vec::new();
+    let mut value = None;
+    for f in &tops {
+        read(f, 0, &mut seen, &mut value);
+    }
+    // Timestamps are coarse: what changed in this very second may change again unseen.
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
+    let settled = seen.iter().all(|(_, s): &(PathBuf, Stat)| s.is_none_or(|s| s.5 < now));
+    *cache = settled.then(|| Cache { tops, seen, value: value.clone() });
+    value
+}
+
+type Stat = Option<(u64, u64, u64, i64, i64, i64, i64)>;
+
+struct Cache {
+    tops: Vec<PathBuf>,
+    /// Every file read or looked for, and what `stat` said of it then.
+    seen: Vec<(PathBuf, Stat)>,
+    value: Option<String>,
+}
+
+static CACHE: Mutex<Option<Cache>> = Mutex::new(None);
+
+fn stat(p: &Path) -> Stat {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino(), m.size(), m.mtime(), m.mtime_nsec(), m.ctime(), m.ctime_nsec()))
+}
+
+/// `file` and what it includes, in order: `value` is the last `core.hooksPath` met.
+fn read(file: &Path, depth: usize, seen: &mut Vec<(PathBuf, Stat)>, value: &mut Option<String>) {
+    seen.push((file.to_path_buf(), stat(file)));
+    let Some(text) = small_file::text(file) else { return };
+    for e in gitconfig::entries(&text) {
+        match (e.key.as_str(), e.value) {
+            ("core.hookspath", Some(v)) if !v.is_empty() => *value = Some(v),
+            ("include.path", Some(p)) if depth < MAX_DEPTH && !p.is_empty() => {
+                let dir = file.parent().unwrap_or(Path::new("/"));
+                if let Some(inc) = expand(&p, dir) {
+                    read(&inc, depth + 1, seen, value);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// An include's path: `~/` from the home, relative from the including file's directory.
+fn expand(p: &str, dir: &Path) -> Option<PathBuf> {
+    match p.strip_prefix("~/") {
+        Some(rest) => home().map(|h| h.join(rest)),
+        None => Some(dir.join(p)),
+    }
+}
+
+fn home() -> Option<PathBuf> {
+    #[cfg(test)]
+    if let Some(home) = super::home::test_home::get() {
+        return Some(home);
+    }
+    std::env::var_os("HOME").map(PathBuf::from).filter(|p| p.is_absolute())
+}
+
+/// The configuration files git reads before a repository's own, in its order.
+fn files() -> Vec<PathBuf> {
+    #[cfg(test)]
+    if let Some(home) = super::home::test_home::get() {
+        return vec![home.join(".config/git/config"), home.join(".gitconfig")];
+    }
+    let env = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let mut out = Vec::new();
+    let no_system = env("GIT_CONFIG_NOSYSTEM").is_some_and(|v| !matches!(v.to_str(), Some("0" | "false" | "no" | "off")));
+    if !no_system {
+        match env("GIT_CONFIG_SYSTEM") {
+            Some(f) => out.push(f),
+            // Distributions' git, then Homebrew's (its prefix's etc).
+            None => out.extend(["/etc/gitconfig", "/opt/homebrew/etc/gitconfig", "/usr/local/etc/gitconfig"].map(PathBuf::from)),
+        }
+    }
+    match env("GIT_CONFIG_GLOBAL") {
+        Some(f) => out.push(f),
+        None => {
+            let xdg = env("XDG_CONFIG_HOME").filter(|p| p.is_absolute()).or_else(|| home().map(|h| h.join(".config")));
+            out.extend(xdg.map(|x| x.join("git/config")));
+            out.extend(home().map(|h| h.join(".gitconfig")));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_last_file_and_includes_win_as_in_git() {
+        let t = tempfile::tempdir().unwrap();
+        let home = t.path().canonicalize().unwrap();
+        let _home = super::super::home::test_home::set(home.clone());
+        assert_eq!(hooks_path(), None);
+        std::fs::create_dir_all(home.join(".config/git")).unwrap();
+        std::fs::write(home.join(".config/git/config"), "[core]\n\thooksPath = .xdg\n").unwrap();
+        assert_eq!(hooks_path(), Some(".xdg".into()), "the XDG file alone");
+        std::fs::write(home.join(".gitconfig"), "[core]\n\thooksPath = .home\n").unwrap();
+        assert_eq!(hooks_path(), Some(".home".into()), "~/.gitconfig after it");
+        std::fs::create_dir(home.join("d")).unwrap();
+        std::fs::write(home.join("d/inc"), "[core]\n\thooksPath = .included\n").unwrap();
+        std::fs::write(home.join(".gitconfig"), "[core]\n\thooksPath = .home\n[include]\n\tpath = d/inc\n").unwrap();
+        assert_eq!(hooks_path(), Some(".included".into()), "an include, relative to its file");
+        std::fs::write(home.join("d/inc"), "[include]\n\tpath = ~/d/inc\n").unwrap();
+        assert_eq!(hooks_path(), Some(".home".into()), "an include of itself ends at git's depth");
+    }
+}
