@@ -179,7 +179,10 @@ export interface HostRisk {
    * symlink the run made, `detail` naming its target) a link to a place where git run would use a
    * repository the run could have planted (one in `/tmp`); `link-to-shared-directory`: a symlink
    * the run made that leads into `/tmp`, the host's `$TMPDIR` or sandspawn's state directory (the
-   * tool caches), which any later run can fill in;
+   * tool caches), which any later run can fill in; `permissions-changed` (review mode): a change
+   * set's directory mode that adds group or other write without the sticky bit (any local user could
+   * replace what is in it after apply), or the workspace root's that takes read, search or write
+   * from its owner;
    * `scan-incomplete`: the walk after the run stopped at its bound, and `path` names the area it
    * did not examine; or `path` is a symlink the run made whose way could not be judged (through a
    * symlink of `/proc`, such as `/proc/self/cwd`, which leads wherever the process following it is;
@@ -195,6 +198,7 @@ export interface HostRisk {
     | 'workspace-replaced'
     | 'git-directory-created'
     | 'link-to-shared-directory'
+    | 'permissions-changed'
     | 'scan-incomplete'
   /** What it could make the host do. */
   detail: string

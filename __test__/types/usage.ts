@@ -88,7 +88,7 @@ async function main(): Promise<void> {
   void abi
   const planted = await spawnSandboxed(['true'], { sandbox: { mode: 'workspace-write', protectedNames: ['.envrc'], reportedNames: [] } })
   for (const risk of planted.hostRisks) {
-    const kind: 'repository-created' | 'hooks-written' | 'protected-name-created' | 'workspace-replaced' | 'git-directory-created' | 'link-to-shared-directory' | 'scan-incomplete' = risk.kind
+    const kind: 'repository-created' | 'hooks-written' | 'protected-name-created' | 'workspace-replaced' | 'git-directory-created' | 'link-to-shared-directory' | 'permissions-changed' | 'scan-incomplete' = risk.kind
     console.log(kind, risk.path, risk.detail)
   }
   const term = await startSandboxed(['python3'], { pty: { cols: 120, rows: 40, term: 'xterm' } })

@@ -71,10 +71,19 @@ pub fn points_below(table: &str, root: &str) -> Vec<String> {
     points
 }
 
-/// Every mount of `table`: its mount point and its filesystem's type (the addon refuses writable
-/// roots that hold a kernel filesystem, see its `policy::kernel_fs`).
-pub fn points_and_types(table: &str) -> impl Iterator<Item = (String, &str)> {
-    mounts(table).map(|m| (m.point, m.fstype))
+/// Every mount of `table`, read as bytes: its mount point's own bytes and its filesystem's type
+/// (the addon refuses writable roots that hold a kernel filesystem, see its `policy::kernel_fs`).
+/// The kernel writes a mount point's bytes as they are (only space, tab, newline and backslash
+/// escaped): read as text, one that is not UTF-8 anywhere on the host made the whole table fail
+/// to read and the check see no mount (found by an attacker's review). Each line is parsed on its
+/// own; a lossy decoding replaces bytes but never a space, so the raw line's fields are the parsed one's.
+pub fn points_and_types(table: &[u8]) -> Vec<(Vec<u8>, String)> {
+    let parsed = |line: &[u8]| {
+        let text = String::from_utf8_lossy(line);
+        let fstype = Mount::parse(&text)?.fstype.to_string();
+        Some((unescape_bytes(line.split(|b| *b == b' ').nth(4)?), fstype))
+    };
+    table.split(|b| *b == b'\n').filter_map(parsed).collect()
 }
 
 /// The super options (the last field: the filesystem's own, not the mount's) of the filesystem on
@@ -86,7 +95,10 @@ pub fn super_options(table: &str, (major, minor): (u32, u32)) -> Option<String> 
 
 /// mountinfo writes space, tab, newline and backslash as `\ooo`.
 fn unescape(field: &str) -> String {
-    let bytes = field.as_bytes();
+    String::from_utf8_lossy(&unescape_bytes(field.as_bytes())).into_owned()
+}
+
+fn unescape_bytes(bytes: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
@@ -102,7 +114,7 @@ fn unescape(field: &str) -> String {
             }
         }
     }
-    String::from_utf8_lossy(&out).into_owned()
+    out
 }
 
 #[cfg(test)]
@@ -125,7 +137,10 @@ mod tests {
     fn lists_each_mount_point_with_its_type() {
         let table = "22 1 0:21 / /proc rw,nosuid - proc proc rw\n\
                      24 1 0:30 / /mnt/my\\040cg rw shared:9 - cgroup2 cgroup2 rw\n";
-        assert_eq!(points_and_types(table).collect::<Vec<_>>(), vec![("/proc".to_string(), "proc"), ("/mnt/my cg".to_string(), "cgroup2")]);
+        assert_eq!(points_and_types(table.as_bytes()), vec![(b"/proc".to_vec(), "proc".to_string()), (b"/mnt/my cg".to_vec(), "cgroup2".to_string())]);
+        // A point that is not UTF-8 keeps its bytes, and hides no other line.
+        let table: &[u8] = b"1 0 8:1 / /m\xff\\134 rw - ext4 /dev/sda rw\n2 0 0:5 / /s\xfe rw - sysfs sysfs rw\n";
+        assert_eq!(points_and_types(table), vec![(b"/m\xff\\".to_vec(), "ext4".to_string()), (b"/s\xfe".to_vec(), "sysfs".to_string())]);
     }
 
     #[test]

@@ -24,6 +24,9 @@ pub enum RiskKind {
     ScanIncomplete,
     /// A symlink the run made that leads into a shared temporary directory (`links`).
     LinkToSharedDirectory,
+    /// A change set's directory mode that opens it to other users, or takes the workspace root
+    /// from its owner (`review::dir_modes`; review mode only).
+    PermissionsChanged,
 }
 
 /// One entry of `SpawnResult.hostRisks`.

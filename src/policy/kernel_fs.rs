@@ -18,7 +18,7 @@ use sandspawn_helper::kernel_fs::KERNEL_FILESYSTEMS;
 #[derive(Default)]
 pub(crate) struct KernelMounts {
     #[cfg(target_os = "linux")]
-    read: std::cell::OnceCell<Vec<(std::path::PathBuf, String)>>,
+    read: std::cell::OnceCell<std::io::Result<Vec<(std::path::PathBuf, String)>>>,
 }
 
 /// `ERR_SANDBOX_INVALID_OPTIONS` when the writable root `path` (named by `option`; `path` may not
@@ -32,7 +32,7 @@ pub(crate) fn refuse_kernel_root(option: &str, path: &Path, mounts: &KernelMount
         if let Some(kind) = kernel_fs_at(&path) {
             return Err(refusal(option, &format!("{} lies on {kind}, a kernel filesystem", path.display())));
         }
-        if let Some((at, kind)) = mounts.below(&path) {
+        if let Some((at, kind)) = mounts.below(&path)? {
             return Err(refusal(option, &format!("{} holds {} ({kind}, a kernel filesystem)", path.display(), at.display())));
         }
     }
@@ -95,18 +95,25 @@ fn statfs_type(path: &Path) -> Option<u32> {
 
 #[cfg(target_os = "linux")]
 impl KernelMounts {
-    /// A kernel filesystem mounted strictly below `root`, and its kind.
-    fn below(&self, root: &Path) -> Option<(&Path, &str)> {
-        let mounts = self.read.get_or_init(|| std::fs::read_to_string("/proc/self/mountinfo").map(|t| kernel_mounts(&t)).unwrap_or_default());
-        mounts.iter().find(|(at, _)| at != root && at.starts_with(root)).map(|(at, kind)| (at.as_path(), kind.as_str()))
+    /// A kernel filesystem mounted strictly below `root`, and its kind. A table that cannot be
+    /// read fails the check (it was taken as no mount at all).
+    fn below(&self, root: &Path) -> Result<Option<(&Path, &str)>> {
+        let read = self.read.get_or_init(|| std::fs::read("/proc/self/mountinfo").map(|t| kernel_mounts(&t)));
+        let mounts = read.as_ref().map_err(|e| {
+            let why = format!("reading /proc/self/mountinfo (to find kernel filesystems mounted below {}): {}", root.display(), sandspawn_helper::report::os_words(e));
+            crate::error::SandboxError::setup_failed_for(why, "mount /proc, or run where the mount table can be read")
+        })?;
+        Ok(mounts.iter().find(|(at, _)| at != root && at.starts_with(root)).map(|(at, kind)| (at.as_path(), kind.as_str())))
     }
 }
 
 /// The mount points in `mountinfo` text whose filesystem is a kernel one.
 #[cfg(target_os = "linux")]
-fn kernel_mounts(mountinfo: &str) -> Vec<(std::path::PathBuf, String)> {
+fn kernel_mounts(mountinfo: &[u8]) -> Vec<(std::path::PathBuf, String)> {
+    use std::os::unix::ffi::OsStringExt;
     let kernel = |fstype: &str| KERNEL_FILESYSTEMS.iter().any(|(_, name)| *name == fstype);
-    sandspawn_helper::mountinfo::points_and_types(mountinfo).filter(|(_, t)| kernel(t)).map(|(at, t)| (at.into(), t.to_string())).collect()
+    let all = sandspawn_helper::mountinfo::points_and_types(mountinfo).into_iter();
+    all.filter(|(_, t)| kernel(t)).map(|(at, t)| (std::ffi::OsString::from_vec(at).into(), t)).collect()
 }
 
 #[cfg(all(test, target_os = "linux"))]
@@ -148,6 +155,23 @@ mod tests {
         let text = "22 1 0:21 / /proc rw,nosuid - proc proc rw\n\
                     23 1 8:1 / /home rw - ext4 /dev/sda1 rw\n\
                     24 1 0:30 / /mnt/my\\040cg rw shared:9 - cgroup2 cgroup2 rw\n";
-        assert_eq!(kernel_mounts(text), vec![(PathBuf::from("/proc"), "proc".into()), (PathBuf::from("/mnt/my cg"), "cgroup2".into())]);
+        assert_eq!(kernel_mounts(text.as_bytes()), vec![(PathBuf::from("/proc"), "proc".into()), (PathBuf::from("/mnt/my cg"), "cgroup2".into())]);
+    }
+
+    /// Found by an attacker's review: one mount point that is not UTF-8, anywhere on the host,
+    /// made the whole table unread and the check see no kernel mount (a writable root holding a
+    /// sysfs passed). Each line is parsed by its bytes; a kernel mount's point keeps its own.
+    #[test]
+    fn mountinfo_with_names_that_are_not_utf8() {
+        use std::os::unix::ffi::OsStrExt;
+        let text: &[u8] = b"23 1 8:1 / /mnt/\\377\\376 rw - ext4 /dev/sda1 rw\n\
+                            24 1 8:1 / /mnt/\xff\xfe rw - ext4 /dev/sda1 rw\n\
+                            25 1 0:22 / /w/\xffroot/sys rw - sysfs sysfs rw\n\
+                            26 1 0:30 / /w/c\\040g rw shared:9 - cgroup2 cgroup2 rw\n";
+        let sys = PathBuf::from(std::ffi::OsStr::from_bytes(b"/w/\xffroot/sys"));
+        assert_eq!(kernel_mounts(text), vec![(sys.clone(), "sysfs".into()), (PathBuf::from("/w/c g"), "cgroup2".into())]);
+        let root = PathBuf::from(std::ffi::OsStr::from_bytes(b"/w/\xffroot"));
+        let mounts = KernelMounts { read: Ok(kernel_mounts(text)).into() };
+        assert_eq!(mounts.below(&root).unwrap(), Some((sys.as_path(), "sysfs")), "a root whose name is not UTF-8 holds it");
     }
 }

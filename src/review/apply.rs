@@ -24,7 +24,7 @@ use super::links::Links;
 use super::risks::Judge;
 use super::store::{ChangeSet, Lock};
 use crate::error::{Result, SandboxError};
-use crate::planted::HostRisk;
+use crate::planted::{HostRisk, RiskKind};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Conflict {
@@ -87,7 +87,7 @@ pub fn apply(set: &ChangeSet, lock: &Lock, req: &Request) -> Result<Outcome> {
                 continue;
             }
         };
-        let mut root_apply = RootApply { set, req, upper: set.upper(i), differ: Differ::new(root), judge: Judge::new(&set.meta, root, &set.upper(i), &elsewhere), stack: vec![Frame { dir: Some(dir), clean: true }], links: Links::default(), out: &mut out };
+        let mut root_apply = RootApply { set, req, upper: set.upper(i), differ: Differ::new(root), judge: Judge::new(&set.meta, root, &set.upper(i), &elsewhere), stack: vec![Frame { dir: Some(dir), clean: true }], links: Links::default(), top_unread: false, out: &mut out };
         let root_mode = root_apply.root_mode_judged(set.meta.root_modes.get(i).copied())?;
         entries::walk(&set.upper(i), root, |ev| root_apply.event(ev)).map_err(|e| SandboxError::setup_failed(format!("applying change set {} failed: {e}", set.meta.id), ""))?;
         if let Some(c) = root_mode {
@@ -122,6 +122,9 @@ struct RootApply<'a, 'o> {
     stack: Vec<Frame>,
     /// Where the set's files under several names landed (`links`).
     links: Links,
+    /// The walk could not read the upper's top, or stopped there (`Beyond` of `""`): the root's
+    /// mode then does not land (a run's `chmod 000 .` was said held back and applied, and landed).
+    top_unread: bool,
     out: &'o mut Outcome,
 }
 
@@ -145,6 +148,7 @@ impl RootApply<'_, '_> {
             }
             // Past the walk's bounds, or unreadable: not applied, held back as not examined.
             Event::Beyond(rel, unread) => {
+                self.top_unread |= rel.as_os_str().is_empty();
                 let risk = super::summary::incomplete(self.differ.root(), rel, &super::summary::beyond_why(rel, unread));
                 self.out.held_back.push(Held { path: risk.path.clone(), risk });
                 self.unclean();
@@ -165,12 +169,18 @@ impl RootApply<'_, '_> {
 
     /// The change carries a host risk the request does not override (recorded as held back).
     fn held(&mut self, c: &Change) -> bool {
+        self.held_for(c).is_some()
+    }
+
+    /// As `held`: the kind of the risk that holds it back.
+    fn held_for(&mut self, c: &Change) -> Option<RiskKind> {
         match self.judge.judge(c) {
             Some(risk) if !self.req.overrides(&risk) => {
+                let kind = risk.kind;
                 self.out.held_back.push(Held { path: c.path.clone(), risk });
-                true
+                Some(kind)
             }
-            _ => false,
+            _ => None,
         }
     }
 
@@ -214,11 +224,19 @@ impl RootApply<'_, '_> {
         // A directory only passed through (something below it is asked for, not it) is made if
         // missing, owner-writable only; its own change (a mode, a file it replaces) is not
         // applied and stays in the set.
-        let through = !self.req.selects(&path);
+        let mut through = !self.req.selects(&path);
         let verdict = match &own {
             None => Verdict::Land,
-            Some(c) if self.held(c) => Verdict::Skip,
-            Some(c) => self.verdict(c, &name)?,
+            Some(c) => match self.held_for(c) {
+                // Only its mode is held back (`dir_modes`): what is in it lands, as through a
+                // directory only passed through.
+                Some(RiskKind::PermissionsChanged) => {
+                    through = true;
+                    Verdict::Land
+                }
+                Some(_) => Verdict::Skip,
+                None => self.verdict(c, &name)?,
+            },
         };
         let dir = match verdict {
             Verdict::Land if through => self.make_dir(&name, e.mode & 0o755, None),
@@ -362,29 +380,31 @@ impl RootApply<'_, '_> {
     }
 
     /// The root's own mode change (`Differ::root_change` of its `kept` mode), if it is to land:
-    /// judged before anything else lands (apply's own writes there change the root's ctime, which
-    /// says whether the host changed it since the set began). Else it stays pending.
+    /// judged before anything else lands. Else it stays pending. It conflicts when the host's root
+    /// no longer has the `kept` mode: not by its ctime, which every entry made or removed in the
+    /// root moves (a partial apply of the set's own made the root's mode conflict ever after).
     fn root_mode_judged(&mut self, kept: Option<u32>) -> Result<Option<Change>> {
         let Some(c) = self.differ.root_change(&self.upper, kept) else { return Ok(None) };
         if !self.req.selects(self.differ.root()) || self.held(&c) {
             self.unclean();
             return Ok(None);
         }
-        let verdict = self.verdict(&c, std::ffi::OsStr::new(".")).map_err(|e| SandboxError::setup_failed(format!("applying change set {} failed: {e}", self.set.meta.id), ""))?;
-        match verdict {
-            Verdict::Land => Ok(Some(c)),
-            Verdict::Skip => Ok(None),
-            Verdict::Conflict(reason) => {
-                self.out.conflicts.push(Conflict { path: c.path.clone(), reason });
-                self.unclean();
-                Ok(None)
-            }
+        let Some(dir) = self.stack.first().and_then(|f| f.dir.as_ref()) else { return Ok(None) };
+        let host = dir.stat(std::ffi::OsStr::new(".")).map_err(|e| SandboxError::setup_failed(format!("applying change set {} failed: {e}", self.set.meta.id), ""))?;
+        if self.req.force || host.is_some_and(|h| Some(h.mode & 0o7777) == kept) {
+            return Ok(Some(c));
         }
+        self.out.conflicts.push(Conflict { path: c.path.clone(), reason: "its mode was changed on the host since the change set began".into() });
+        self.unclean();
+        Ok(None)
     }
 
     /// Land the root's mode change, after all that lands below it (a root made `0500` would take
     /// no more), as any directory's mode lands (`Dir::chmod`: no set-id bits).
     fn root_mode_lands(&mut self, c: &Change) {
+        if self.top_unread {
+            return;
+        }
         let Some(dir) = self.stack.first().and_then(|f| f.dir.as_ref()) else { return };
         match dir.chmod(c.mode.unwrap_or(0o700)) {
             Ok(()) => self.out.applied.push(c.path.clone()),

@@ -26,6 +26,7 @@ pub mod apply;
 pub mod changes;
 pub mod clock_floor;
 pub mod content;
+pub mod dir_modes;
 pub mod elsewhere;
 pub mod entries;
 pub mod git_layout;

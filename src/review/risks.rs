@@ -19,6 +19,9 @@
 //! `.husky` aside, wrote the hook into the copy and replaced `.husky` by a link to it, and nothing
 //! was judged a risk; the same with the directory above a missing `readOnlyPaths` entry.
 //!
+//! A directory's mode opened to other users, or the root's taken from its owner, is a risk too
+//! (`dir_modes`).
+//!
 //! Guarded from the root, wherever they lie: the hooks directories repositories run from outside
 //! their top (`elsewhere`), and the host's symlinks a `denyRead` path is resolved through
 //! (`Meta::deny_links`: removed or replaced, the next run's mask would land elsewhere).
@@ -147,8 +150,9 @@ impl<'a> Judge<'a> {
         // nothing in the upper directory, so every level there would be judged empty.
         let rel = change.rel.clone();
         let parts: Vec<&OsStr> = rel.components().filter_map(|c| if let Component::Normal(n) = c { Some(n) } else { None }).collect();
+        // The root's own change is its mode, judged as any directory's.
         if parts.is_empty() {
-            return None;
+            return super::dir_modes::risk(&self.root, change);
         }
         self.descend(&parts[..parts.len() - 1]);
         if self.meta.protect_git {
@@ -176,7 +180,7 @@ impl<'a> Judge<'a> {
                 return Some(r);
             }
         }
-        self.link_out(change)
+        super::dir_modes::risk(&self.root, change).or_else(|| self.link_out(change))
     }
 
     /// A symlink made or changed in the set, judged by where it leads on the host once applied

@@ -351,7 +351,7 @@ fn a_selected_path_does_not_apply_its_parents_own_change() {
     begin_now(&mut f);
     let up = f.set.upper(0);
     put(&up, "sub/new.txt", "x");
-    std::fs::set_permissions(up.join("sub"), std::fs::Permissions::from_mode(0o777)).unwrap();
+    std::fs::set_permissions(up.join("sub"), std::fs::Permissions::from_mode(0o700)).unwrap();
     put(&up, "fresh/deep/new.txt", "y");
     let out = apply(&f.set, &f.lock, &Request { paths: Some(&[f.ws.join("sub/new.txt"), f.ws.join("fresh/deep/new.txt")]), force: false }).unwrap();
     let ws = f.ws.to_string_lossy().into_owned();

@@ -43,7 +43,7 @@ fn the_set_begins_with_the_root_s_mode() {
 
 #[test]
 fn a_mode_change_of_the_root_is_listed_and_applied() {
-    for to in [0o700, 0o777] {
+    for to in [0o700, 0o711] {
         let f = chmodded(to);
         let s = summarize(&f.set, 100).unwrap();
         let ws = f.ws.to_string_lossy().into_owned();
@@ -100,4 +100,112 @@ fn the_root_s_mode_change_is_read_as_a_directory() {
     assert_eq!(crate::review::content::diff(&f.set, &f.ws).unwrap(), "");
     let f = over_0755();
     assert!(crate::review::content::diff(&f.set, &f.ws).is_err(), "not a change of the set");
+}
+
+fn kind(r: &crate::planted::HostRisk) -> String {
+    serde_json::to_value(r.kind).unwrap().as_str().unwrap().to_string()
+}
+
+/// The host risks of `f`'s set at `path`, by kind.
+fn risks_at(f: &Fixture, path: &Path) -> Vec<String> {
+    let s = summarize(&f.set, 100).unwrap();
+    s.host_risks.iter().filter(|r| r.path == path.to_string_lossy()).map(kind).collect()
+}
+
+/// Found by an attacker's review: `chmod 777 .` in a review run landed with no host risk, and the
+/// host's workspace became writable by every local user (who could then replace `.git`, `.envrc`).
+/// Group or other write without the sticky bit is held back; a forced apply naming the root lands it.
+#[test]
+fn a_root_opened_to_other_users_is_held_back() {
+    for to in [0o777, 0o775, 0o757] {
+        let f = chmodded(to);
+        assert_eq!(risks_at(&f, &f.ws), ["permissions-changed"], "{to:o}");
+        let out = apply(&f.set, &f.lock, &Request { paths: None, force: false }).unwrap();
+        assert_eq!(out.held_back.iter().map(|h| (h.path.clone(), kind(&h.risk))).collect::<Vec<_>>(), [(f.ws.to_string_lossy().into_owned(), "permissions-changed".to_string())], "{out:?}");
+        assert_eq!(mode(&f.ws), 0o755, "{to:o} not landed");
+        assert!(f.ws.join("new.txt").exists(), "the rest lands");
+        let out = apply(&f.set, &f.lock, &Request { paths: Some(&[f.ws.clone()]), force: true }).unwrap();
+        assert!(out.held_back.is_empty(), "{out:?}");
+        assert_eq!(mode(&f.ws), to, "forced");
+    }
+    // Sticky, as `/tmp`: others cannot replace what they do not own.
+    let f = chmodded(0o1777);
+    assert_eq!(risks_at(&f, &f.ws), Vec::<String>::new());
+}
+
+/// The same for a directory below the root: its mode opened, or one made so. Only the mode is
+/// held back: what is in the directory lands (it is made owner-writable only, as one passed through).
+#[test]
+fn a_directory_opened_to_other_users_is_held_back() {
+    let mut f = fixture();
+    put(&f.ws, "sub/a", "a");
+    std::fs::set_permissions(f.ws.join("sub"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    begin_now(&mut f);
+    let up = f.set.upper(0);
+    put(&up, "sub/in.txt", "i");
+    std::fs::set_permissions(up.join("sub"), std::fs::Permissions::from_mode(0o775)).unwrap();
+    for (name, m) in [("open", 0o777), ("group", 0o775), ("shared", 0o1777)] {
+        std::fs::create_dir(up.join(name)).unwrap();
+        std::fs::set_permissions(up.join(name), std::fs::Permissions::from_mode(m)).unwrap();
+    }
+    assert_eq!(risks_at(&f, &f.ws.join("sub")), ["permissions-changed"], "an existing directory made group-writable");
+    assert_eq!(risks_at(&f, &f.ws.join("open")), ["permissions-changed"], "a new directory writable by others");
+    // A new directory's group bit follows the user's umask (`002` with a group of one's own).
+    assert_eq!(risks_at(&f, &f.ws.join("group")), Vec::<String>::new());
+    assert_eq!(risks_at(&f, &f.ws.join("shared")), Vec::<String>::new());
+    let out = apply(&f.set, &f.lock, &Request { paths: None, force: false }).unwrap();
+    assert_eq!(mode(&f.ws.join("sub")), 0o755, "{out:?}");
+    assert_eq!(mode(&f.ws.join("open")), 0o755, "{out:?}");
+    assert_eq!(mode(&f.ws.join("group")), 0o775);
+    assert!(f.ws.join("sub/in.txt").exists(), "{out:?}");
+    let s = summarize(&f.set, 100).unwrap();
+    let mut pending: Vec<_> = s.changes.iter().map(|c| c.path.clone()).collect();
+    pending.sort();
+    assert_eq!(pending, [f.ws.join("open").to_string_lossy(), f.ws.join("sub").to_string_lossy()]);
+}
+
+/// Found by an attacker's review: a run's `chmod 000 .` landed on the host's workspace, locking
+/// its user out. A mode that takes the owner's own read, search or write from the root is held back.
+#[test]
+fn a_root_locked_against_its_owner_is_held_back() {
+    for to in [0o000, 0o500, 0o300, 0o655] {
+        let f = chmodded(to);
+        assert_eq!(risks_at(&f, &f.ws), ["permissions-changed"], "{to:o}");
+        let out = apply(&f.set, &f.lock, &Request { paths: None, force: false }).unwrap();
+        assert!(out.applied.iter().all(|p| *p != f.ws.to_string_lossy()), "{out:?}");
+        assert_eq!(mode(&f.ws), 0o755, "{to:o} not landed");
+        apply(&f.set, &f.lock, &Request { paths: Some(&[f.ws.clone()]), force: true }).unwrap();
+        assert_eq!(mode(&f.ws), to, "forced");
+        std::fs::set_permissions(&f.ws, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+}
+
+/// The root's mode lands only where the walk read the upper's top: one it could not read (a
+/// run's `chmod 000 .`, as an ordinary user; here a top that is no directory) is held back as not
+/// examined, and was also said applied.
+#[test]
+fn an_unread_top_lands_no_root_mode() {
+    let f = over_0755();
+    let up = f.set.upper(0);
+    std::fs::remove_dir_all(&up).unwrap();
+    std::fs::write(&up, "").unwrap();
+    std::fs::set_permissions(&up, std::fs::Permissions::from_mode(0o711)).unwrap();
+    let out = apply(&f.set, &f.lock, &Request { paths: None, force: true }).unwrap();
+    let root = f.ws.to_string_lossy().into_owned();
+    assert!(!out.applied.contains(&root), "{out:?}");
+    assert!(out.held_back.iter().any(|h| h.path == root && kind(&h.risk) == "scan-incomplete"), "{out:?}");
+    assert_eq!(mode(&f.ws), 0o755);
+}
+
+/// A partial apply writes into the root (its ctime then is after the set began): the root's mode
+/// change is judged by the root's mode, which the host did not change, and lands later.
+#[test]
+fn a_partial_apply_leaves_the_root_s_mode_to_land_later() {
+    let f = chmodded(0o700);
+    let out = apply(&f.set, &f.lock, &Request { paths: Some(&[f.ws.join("new.txt")]), force: false }).unwrap();
+    assert_eq!(out.applied, [f.ws.join("new.txt").to_string_lossy()]);
+    let out = apply(&f.set, &f.lock, &Request { paths: None, force: false }).unwrap();
+    assert!(out.conflicts.is_empty(), "{out:?}");
+    assert_eq!(out.applied, [f.ws.to_string_lossy()]);
+    assert_eq!(mode(&f.ws), 0o700);
 }
