@@ -19,27 +19,27 @@ const RESULT_TAG = '@@SANDSPAWN-BUNDLED-RESULT@@'
 const TOOLS = ['sh', 'touch', 'cat', 'echo', 'id']
 
 const tmpRoots = []
-/** Under /var/tmp: the host /tmp is writable inside workspace-write runs, /var/tmp is not. */
 /**
- * A directory a fake *system* bwrap may live in. sandspawn runs a bwrap found on PATH only when no
- * sandboxed run could have written it (root's, in root's directories that nobody else can write,
- * not under HOME or a temporary directory), so fakes live under /var/lib, which takes root.
+ * A fake *system* bwrap must be found on PATH, and PATH search trusts only the system's own program
+ * directories (root's, not writable by others). Rather than touch the host's, the child runs in a
+ * private mount namespace with a fresh tmpfs over /usr/local/sbin holding only the fake.
  */
-const TRUSTED_BASE = '/var/lib/sandspawn-test-fakes'
-const TRUSTED_SKIP = process.getuid() !== 0 && 'a fake system bwrap must be root\'s, in root\'s own directories: run as root'
-function mkTrusted(label) {
-  fs.mkdirSync(TRUSTED_BASE, { recursive: true, mode: 0o755 })
-  const d = fs.mkdtempSync(path.join(TRUSTED_BASE, `${label}-`))
-  fs.chmodSync(d, 0o755)
-  trustedRoots.push(d)
-  return d
+const SYSTEM_DIR = '/usr/local/sbin'
+const hostTool = (t) => process.env.PATH.split(':').map((d) => path.join(d, t)).find((f) => path.isAbsolute(f) && fs.existsSync(f))
+const UNSHARE = hostTool('unshare')
+const SYSTEM_DIR_SKIP = (() => {
+  if (process.getuid() !== 0) return `a fake system bwrap needs root (a tmpfs over ${SYSTEM_DIR} in a private mount namespace)`
+  if (!UNSHARE || !hostTool('mount')) return 'unshare or mount is not installed'
+  const r = spawnSync(UNSHARE, ['--mount', '--propagation', 'private', hostTool('mount'), '-t', 'tmpfs', 'none', SYSTEM_DIR], { encoding: 'utf8' })
+  return r.status !== 0 && `cannot mount a tmpfs over ${SYSTEM_DIR} in a private mount namespace: ${r.stderr || r.error}`
+})()
+/** The argv prefix that runs a command with `fake` as ${SYSTEM_DIR}/bwrap (and nothing else there). */
+function withSystemBwrap(fake) {
+  const sh = `${hostTool('mount')} -t tmpfs -o mode=755 sandspawn-test ${SYSTEM_DIR} && ${hostTool('cp')} "$0" ${SYSTEM_DIR}/bwrap && ${hostTool('chmod')} 755 ${SYSTEM_DIR}/bwrap && exec "$@"`
+  return [UNSHARE, '--mount', '--propagation', 'private', hostTool('sh'), '-c', sh, fake]
 }
-const trustedRoots = []
-process.on('exit', () => {
-  for (const d of trustedRoots) fs.rmSync(d, { recursive: true, force: true })
-  try { fs.rmdirSync(TRUSTED_BASE) } catch {}
-})
 
+/** Under /var/tmp: the host /tmp is writable inside workspace-write runs, /var/tmp is not. */
 function mkTemp(label) {
   const d = fs.realpathSync(fs.mkdtempSync(path.join('/var/tmp', `sandspawn-bundled-${label}-`)))
   tmpRoots.push(d)
@@ -61,7 +61,7 @@ function toolsOnlyPath() {
 }
 
 /** Run `body` (async, with `sp` = the package at `pkg`, and `out`) in a child node process. */
-function runChild(body, { pkg = ROOT, env, cwd }) {
+function runChild(body, { pkg = ROOT, env, cwd, wrap = [] }) {
   const script = `
 const sp = require(${JSON.stringify(pkg)})
 const out = {}
@@ -74,7 +74,8 @@ ${body}
   (e) => { process.stdout.write('\\n${RESULT_TAG}' + JSON.stringify({ fatal: String(e && e.stack || e) }) + '\\n') },
 )
 `
-  const r = spawnSync(process.execPath, ['-e', script], {
+  const argv = [...wrap, process.execPath, '-e', script]
+  const r = spawnSync(argv[0], argv.slice(1), {
     env: { ...process.env, SANDSPAWN_BWRAP: '', ...env },
     cwd,
     encoding: 'utf8',
@@ -170,12 +171,12 @@ describe('no system bwrap on PATH', () => {
   })
 })
 
-describe('when the system bwrap exists', { skip: TRUSTED_SKIP }, () => {
-  /** A fake system bwrap in its own PATH directory (before the tools). */
+describe('when the system bwrap exists', { skip: SYSTEM_DIR_SKIP }, () => {
+  /** How to run a child whose PATH finds a fake system bwrap (${SYSTEM_DIR}, before the tools). */
   function fakeSystem(script) {
-    const dir = mkTrusted('fake')
-    fs.writeFileSync(path.join(dir, 'bwrap'), `#!/bin/sh\n${script}\n`, { mode: 0o755 })
-    return `${dir}:${toolsOnlyPath()}`
+    const fake = path.join(mkTemp('fake'), 'bwrap')
+    fs.writeFileSync(fake, `#!/bin/sh\n${script}\n`, { mode: 0o755 })
+    return { env: { PATH: `${SYSTEM_DIR}:${toolsOnlyPath()}` }, wrap: withSystemBwrap(fake) }
   }
 
   test('too old (0.6.1) or failing its flag probe: the bundled one takes over', () => {
@@ -187,7 +188,7 @@ describe('when the system bwrap exists', { skip: TRUSTED_SKIP }, () => {
       const out = runChild(
         `out.r = await settle(sp.spawnSandboxed(['sh', '-c', 'echo ok'], { cwd: ${JSON.stringify(ws)} }))
          out.caps = await sp.sandboxCapabilities()`,
-        { env: { PATH: fakeSystem(script) }, cwd: ws },
+        { ...fakeSystem(script), cwd: ws },
       )
       const ctx = JSON.stringify(out, null, 1)
       assert.equal(out.r.ok, true, ctx)
@@ -201,7 +202,7 @@ describe('when the system bwrap exists', { skip: TRUSTED_SKIP }, () => {
     const ws = mkTemp('userns')
     const script = "case \"$1\" in --version) echo 'bubblewrap 0.8.0';; *) echo 'bwrap: No permissions to creating new namespace, likely because the kernel does not allow non-privileged user namespaces.' >&2; exit 1;; esac"
     const out = runChild(`out.r = await settle(sp.spawnSandboxed(['sh', '-c', 'touch MARKER'], { cwd: ${JSON.stringify(ws)} }))`, {
-      env: { PATH: fakeSystem(script) },
+      ...fakeSystem(script),
       cwd: ws,
     })
     const ctx = JSON.stringify(out, null, 1)

@@ -27,24 +27,16 @@ const CHILD_TIMEOUT_MS = 60_000
 
 const tmpRoots = []
 /**
- * A directory a fake *system* bwrap may live in. sandspawn runs a bwrap found on PATH only when no
- * sandboxed run could have written it (root's, in root's directories that nobody else can write,
- * not under HOME or a temporary directory), so fakes live under /var/lib, which takes root.
+ * A directory a fake bwrap lives in. It is named by SANDSPAWN_BWRAP (see `fakeEnv`): PATH search
+ * trusts only the system's own program directories (tested in src/capabilities/tests_discover.rs
+ * and bundled-bwrap.test.js), and these scenarios test what sandspawn says about a bwrap, not how
+ * it is found.
  */
-const TRUSTED_BASE = '/var/lib/sandspawn-test-fakes'
-const TRUSTED_SKIP = process.getuid() !== 0 && 'a fake system bwrap must be root\'s, in root\'s own directories: run as root'
-function mkTrusted(label) {
-  fs.mkdirSync(TRUSTED_BASE, { recursive: true, mode: 0o755 })
-  const d = fs.mkdtempSync(path.join(TRUSTED_BASE, `${label}-`))
-  fs.chmodSync(d, 0o755)
-  trustedRoots.push(d)
-  return d
+function mkFakeDir(label) {
+  return mkTemp(label)
 }
-const trustedRoots = []
-process.on('exit', () => {
-  for (const d of trustedRoots) fs.rmSync(d, { recursive: true, force: true })
-  try { fs.rmdirSync(TRUSTED_BASE) } catch {}
-})
+/** The child environment that makes the fake `<dir>/bwrap` the system bwrap. */
+const fakeEnv = (dir) => ({ SANDSPAWN_BWRAP: path.join(dir, 'bwrap') })
 
 function mkTemp(label) {
   const d = fs.mkdtempSync(path.join(os.tmpdir(), `sandspawn-unavail-${label}-`))
@@ -317,17 +309,17 @@ function assertCapsUnavailable(f, caps, fakePath) {
   assert.match(caps.reason, f.reason, ctx)
   assert.match(caps.fix, f.fix, ctx)
   assert.ok(caps.bwrap, `bwrap info missing although one was found: ${ctx}`)
-  assert.equal(caps.bwrap.path, fakePath, `the probed bwrap is not the one first on PATH: ${ctx}`)
+  assert.equal(caps.bwrap.path, fakePath, `the probed bwrap is not the fake: ${ctx}`)
   assert.equal(caps.bwrap.version, '0.8.0', ctx)
   assert.ok(typeof caps.stderr === 'string' && caps.stderr.includes(f.stderr), `stderr not kept: ${ctx}`)
 }
 
 // Scenarios 1, 2 and 6 test what sandspawn says about the *system* bwrap, so the bundled one (which
 // takes over when the system one is missing or too old; see bundled-bwrap.test.js) is turned off.
-describe('1. every known bwrap failure rejects, names the cause and a fix, and never runs the command', { skip: TRUSTED_SKIP }, () => {
+describe('1. every known bwrap failure rejects, names the cause and a fix, and never runs the command', () => {
   for (const f of FAILURES) {
     test(f.stderr, () => {
-      const dir = mkTrusted('fake')
+      const dir = mkFakeDir('fake')
       const fake = fakeFailingBwrap(dir, f.stderr)
       const work = mkTemp('work')
       const marker = path.join(work, 'MARKER')
@@ -337,7 +329,7 @@ describe('1. every known bwrap failure rejects, names the cause and a fix, and n
         out.spawnWrite = await settle(sp.spawnSandboxed(['sh', '-c', 'touch MARKER'], { cwd: ${JSON.stringify(work)}, sandbox: 'workspace-write', linux: NO_BUNDLED }))
         out.caps = await sp.sandboxCapabilities({ linux: NO_BUNDLED })
         `,
-        { env: { PATH: `${dir}:${HOST_PATH}` }, cwd: work },
+        { env: fakeEnv(dir), cwd: work },
       )
       assertFailClosed(f, out.spawn, marker, 'spawnSandboxed (read-only)')
       assertFailClosed(f, out.spawnWrite, marker, 'spawnSandboxed (workspace-write)')
@@ -353,8 +345,8 @@ describe('1. every known bwrap failure rejects, names the cause and a fix, and n
   }
 })
 
-test('1b. a bwrap whose self-test hangs is killed and reported, not waited on forever', { skip: TRUSTED_SKIP }, () => {
-  const dir = mkTrusted('fake-hang')
+test('1b. a bwrap whose self-test hangs is killed and reported, not waited on forever', () => {
+  const dir = mkFakeDir('fake-hang')
   const fake = path.join(dir, 'bwrap')
   const pidFile = path.join(dir, 'sleep.pid')
   writeExecutable(
@@ -373,7 +365,7 @@ wait
     out.spawn = await settle(sp.spawnSandboxed(['sh', '-c', 'touch MARKER'], { cwd: ${JSON.stringify(work)} }), 40000)
     out.caps = await sp.sandboxCapabilities()
     `,
-    { env: { PATH: `${dir}:${HOST_PATH}` }, cwd: work },
+    { env: fakeEnv(dir), cwd: work },
   )
   const ctx = JSON.stringify(out, null, 1)
   assert.notEqual(out.spawn.hung, true, `spawnSandboxed did not settle: ${ctx}`)
@@ -595,19 +587,19 @@ describe('4. inside an outer bwrap started with --disable-userns', () => {
   })
 })
 
-// ---- 5. the probe is cached per PATH ----------------------------------------------------------------
+// ---- 5. the probe is cached per bwrap ----------------------------------------------------------------
 
-describe('5. the probe runs once per PATH', { skip: TRUSTED_SKIP }, () => {
-  test('a failing bwrap is probed once for 5 spawns and 2 capability calls, again after PATH changes', () => {
-    const dirA = mkTrusted('cacheA')
-    const dirB = mkTrusted('cacheB')
+describe('5. the probe runs once per bwrap', () => {
+  test('a failing bwrap is probed once for 5 spawns and 2 capability calls, again after SANDSPAWN_BWRAP changes', () => {
+    const dirA = mkFakeDir('cacheA')
+    const dirB = mkFakeDir('cacheB')
     const countA = path.join(mkTemp('countA'), 'calls')
     const countB = path.join(mkTemp('countB'), 'calls')
     fakeFailingBwrap(dirA, 'setting up uid map: Permission denied', { counter: countA })
     fakeFailingBwrap(dirB, 'Failed to make / slave: Permission denied', { counter: countB })
     const work = mkTemp('cache-work')
-    const pathA = `${dirA}:${HOST_PATH}`
-    const pathB = `${dirB}:${HOST_PATH}`
+    const bwrapA = path.join(dirA, 'bwrap')
+    const bwrapB = path.join(dirB, 'bwrap')
     const countsJs = `(() => { const fs = require('fs'); const n = (f) => fs.existsSync(f) ? fs.readFileSync(f, 'utf8').split('\\n').filter(Boolean).length : 0; return [n(${JSON.stringify(countA)}), n(${JSON.stringify(countB)})] })()`
     const out = runChild(
       `
@@ -618,16 +610,16 @@ describe('5. the probe runs once per PATH', { skip: TRUSTED_SKIP }, () => {
       out.capsA1 = await sp.sandboxCapabilities()
       out.capsA2 = await sp.sandboxCapabilities()
       out.countsAfterA = ${countsJs}
-      process.env.PATH = ${JSON.stringify(pathB)}
+      process.env.SANDSPAWN_BWRAP = ${JSON.stringify(bwrapB)}
       out.b = []
       for (let i = 0; i < 3; i++) out.b.push(await settle(sp.spawnSandboxed(cmd, o)))
       out.capsB = await sp.sandboxCapabilities()
       out.countsAfterB = ${countsJs}
-      process.env.PATH = ${JSON.stringify(pathA)}
+      process.env.SANDSPAWN_BWRAP = ${JSON.stringify(bwrapA)}
       out.a2 = await settle(sp.spawnSandboxed(cmd, o))
       out.countsAfterBackToA = ${countsJs}
       `,
-      { env: { PATH: pathA }, cwd: work },
+      { env: fakeEnv(dirA), cwd: work },
     )
     const ctx = JSON.stringify(out, null, 1)
     for (const r of [...out.a, out.a2]) {
@@ -640,17 +632,17 @@ describe('5. the probe runs once per PATH', { skip: TRUSTED_SKIP }, () => {
       assert.equal(r.code, 'ERR_SANDBOX_UNAVAILABLE', ctx)
       assert.match(r.message, /--security-opt/, ctx)
     }
-    assert.deepEqual(out.capsA1, out.capsA2, 'two calls with the same PATH disagree')
+    assert.deepEqual(out.capsA1, out.capsA2, 'two calls with the same bwrap disagree')
     assert.equal(out.capsA1.cause, 'apparmor-userns', ctx)
     assert.equal(out.capsB.cause, 'container-apparmor', ctx)
     assert.deepEqual(out.countsAfterA, [1, 0], `bwrap A probed ${out.countsAfterA[0]} times (expected once): ${readLines(countA).join(' | ')}`)
-    assert.deepEqual(out.countsAfterB, [1, 1], `after PATH changed: ${ctx}`)
-    assert.deepEqual(out.countsAfterBackToA, [1, 1], `back on PATH A the cached verdict was not reused: ${ctx}`)
+    assert.deepEqual(out.countsAfterB, [1, 1], `after SANDSPAWN_BWRAP changed: ${ctx}`)
+    assert.deepEqual(out.countsAfterBackToA, [1, 1], `back on bwrap A the cached verdict was not reused: ${ctx}`)
     assert.equal(fs.existsSync(path.join(work, 'MARKER')), false)
   })
 
   test('a working bwrap is probed once across 5 sandboxed runs', { skip: REAL_BWRAP === null && REAL.reason }, () => {
-    const dir = mkTrusted('cache-ok')
+    const dir = mkFakeDir('cache-ok')
     const log = path.join(mkTemp('cache-ok-log'), 'calls')
     const fake = fakeDelegatingBwrap(dir, log)
     const work = mkTemp('cache-ok-work')
@@ -661,7 +653,7 @@ describe('5. the probe runs once per PATH', { skip: TRUSTED_SKIP }, () => {
       out.caps1 = await sp.sandboxCapabilities()
       out.caps2 = await sp.sandboxCapabilities()
       `,
-      { env: { PATH: `${dir}:${HOST_PATH}` }, cwd: work },
+      { env: fakeEnv(dir), cwd: work },
     )
     const ctx = JSON.stringify(out, null, 1)
     out.runs.forEach((r, i) => {
@@ -684,10 +676,10 @@ describe('5. the probe runs once per PATH', { skip: TRUSTED_SKIP }, () => {
 
 // ---- 6. startSandboxed fails closed the same way ----------------------------------------------------
 
-describe('6. startSandboxed rejects like spawnSandboxed', { skip: TRUSTED_SKIP }, () => {
+describe('6. startSandboxed rejects like spawnSandboxed', () => {
   for (const f of FAILURES) {
     test(f.stderr, () => {
-      const dir = mkTrusted('fake-start')
+      const dir = mkFakeDir('fake-start')
       fakeFailingBwrap(dir, f.stderr)
       const work = mkTemp('work-start')
       const marker = path.join(work, 'MARKER')
@@ -698,7 +690,7 @@ describe('6. startSandboxed rejects like spawnSandboxed', { skip: TRUSTED_SKIP }
         out.startPipe = await settleStart(sp.startSandboxed(['sh', '-c', 'touch MARKER'], { cwd: ${JSON.stringify(work)}, stdin: 'pipe', sandbox: 'workspace-write', linux: NO_BUNDLED }))
         out.spawn = await settle(sp.spawnSandboxed(['sh', '-c', 'touch MARKER'], { cwd: ${JSON.stringify(work)}, linux: NO_BUNDLED }))
         `,
-        { env: { PATH: `${dir}:${HOST_PATH}` }, cwd: work },
+        { env: fakeEnv(dir), cwd: work },
       )
       assertFailClosed(f, out.start, marker, 'startSandboxed')
       assertFailClosed(f, out.startPipe, marker, 'startSandboxed (stdin pipe, workspace-write)')
@@ -710,10 +702,10 @@ describe('6. startSandboxed rejects like spawnSandboxed', { skip: TRUSTED_SKIP }
 
 // ---- 7. a passing shortage (another run holding this user's processes) -------------------------------
 
-describe('7. a passing shortage of processes is a setup failure to retry, and is not remembered', { skip: TRUSTED_SKIP || (REAL_BWRAP === null && REAL.reason) }, () => {
+describe('7. a passing shortage of processes is a setup failure to retry, and is not remembered', { skip: REAL_BWRAP === null && REAL.reason }, () => {
   test("a bwrap that fails twice for lack of processes (EAGAIN), then works: the runs meanwhile are refused with a retry, the next one runs", () => {
     // What another run of this user that holds all of its processes (RLIMIT_NPROC) makes bwrap say.
-    const dir = mkTrusted('short')
+    const dir = mkFakeDir('short')
     const left = path.join(mkTemp('short-left'), 'left')
     fs.writeFileSync(left, '2\n')
     writeExecutable(
@@ -740,7 +732,7 @@ exec ${shq(REAL_BWRAP)} "$@"
       out.after = await settle(sp.spawnSandboxed(['sh', '-c', 'echo ran'], o))
       out.capsAfter = await sp.sandboxCapabilities()
       `,
-      { env: { PATH: `${dir}:${HOST_PATH}` }, cwd: work },
+      { env: fakeEnv(dir), cwd: work },
     )
     const ctx = JSON.stringify(out, null, 1)
     assert.equal(out.during.ok, false, ctx)

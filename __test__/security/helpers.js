@@ -53,13 +53,18 @@ function loadPackage() {
  * `bwrap-source.test.js` checks that the pass really runs the bundled binary.
  */
 const EXPECTED_BWRAP_SOURCE = process.env.SANDSPAWN_TEST_BWRAP === 'bundled' || !systemBwrapOnPath() ? 'bundled' : 'system'
-/** A system bwrap the ladder would try first: `SANDSPAWN_BWRAP`, or an executable `bwrap` on PATH. */
+/**
+ * A system bwrap the ladder would try first: `SANDSPAWN_BWRAP`, or an executable `bwrap` on PATH in
+ * a system program directory or a Nix/Guix store (the only places PATH search trusts).
+ */
+const SYSTEM_PROGRAM_DIR = /^(\/usr(\/local)?\/s?bin|\/s?bin|\/(nix|gnu)\/store\/[^/]+\/bin)$/
 function systemBwrapOnPath() {
   if (process.env.SANDSPAWN_BWRAP) return true
   return (process.env.PATH || '').split(':').some((dir) => {
     try {
       fs.accessSync(path.join(dir || '.', 'bwrap'), fs.constants.X_OK)
-      return fs.statSync(path.join(dir || '.', 'bwrap')).isFile()
+      const real = fs.realpathSync(path.join(dir || '.', 'bwrap'))
+      return fs.statSync(real).isFile() && SYSTEM_PROGRAM_DIR.test(path.dirname(real))
     } catch {
       return false
     }

@@ -7,18 +7,22 @@
 //!    file outside the cwd; it is then used, and **PATH is not searched** (an override that does not
 //!    work is reported, not silently replaced by something else).
 //! 2. Otherwise the first `bwrap` in `PATH` that is an executable regular file that this user could
-//!    not have planted (`distrust`): outside the cwd, owned by root and writable by nobody else, in
-//!    directories (every one up to `/`, symlinks resolved) owned by root and writable by nobody else,
-//!    and not under `HOME` or a temporary directory. A sandboxed run writes only what its user may
-//!    write, so such a file was not written by one; a bwrap in `~/.cargo/bin` (a run given
-//!    `writableRoots: ['~/.cargo']` could have put it there) is not used, and the bundled one is.
+//!    not have planted (`distrust`): in one of the system's own program directories
+//!    (`SYSTEM_PROGRAM_DIRS`) or a Nix or Guix store (`/nix/store/<name>/bin`), canonically; outside
+//!    the cwd, owned by root and writable by nobody else, in directories (every one up to `/`,
+//!    symlinks resolved) owned by root and writable by nobody else, and not under `HOME` or a
+//!    temporary directory. A sandboxed run writes only what its user may write, so such a file was
+//!    not written by one; a bwrap in `~/.cargo/bin` (a run given `writableRoots: ['~/.cargo']` could
+//!    have put it there) or in a workspace's `node_modules/.bin` is not used, and the bundled one is
+//!    (`SANDSPAWN_BWRAP` names one anywhere else).
 //!    Empty and relative `PATH` entries (which mean "the current directory") are skipped. The
 //!    canonical binary path is returned, and nothing is executed before it passed.
 //!
 //! A cwd of `/` contains everything; the inside-cwd rule is not applied there (otherwise no bwrap
 //! could ever be used for a command run in `/`). Root owns everything it plants, so for root the
-//! `HOME` and temporary-directory rules carry the weight: a run as root that was given another
-//! directory as a writable root could still plant a bwrap there (see the README).
+//! directory rule carries the weight (found by review: a root run in a monorepo at `/app` wrote
+//! `/app/node_modules/.bin/bwrap`, which a later `npm run` below it found first on PATH); a run as
+//! root that was given a system program directory as a writable root could still plant one there.
 
 use std::ffi::OsStr;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
@@ -146,14 +150,48 @@ impl Trust {
     }
 }
 
+/// The directories a bwrap found on `PATH` may be in (canonical): the system's own program
+/// directories. A prefix such as `/usr/` or `/opt/` would not do: `/usr/src/app` is a common
+/// workspace in Docker images, and root's runs write there.
+pub const SYSTEM_PROGRAM_DIRS: [&str; 6] = ["/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin", "/usr/local/sbin"];
+
+/// `dir` (canonical) is a system program directory, or `/nix/store/<name>/bin` or
+/// `/gnu/store/<name>/bin` (where NixOS's `/run/current-system/sw/bin/bwrap` and Guix's resolve).
+pub fn is_system_program_dir(dir: &Path) -> bool {
+    if SYSTEM_PROGRAM_DIRS.iter().any(|d| dir == Path::new(d)) {
+        return true;
+    }
+    let parts: Vec<&OsStr> = dir.iter().collect();
+    match parts[..] {
+        [root, store_top, store, name, bin] => {
+            root == "/" && (store_top == "nix" || store_top == "gnu") && store == "store" && bin == "bin" && name != "." && name != ".."
+        }
+        _ => false,
+    }
+}
+
 /// Why the canonical file `bwrap` may have been planted by a sandboxed run of this user (`None`:
-/// it cannot have been): it or a directory above it is not root's, or is writable by others, or it
-/// lies under `HOME` or a temporary directory.
+/// it cannot have been): it is not in a system program directory (for root every file a run writes
+/// is root's, so ownership alone proves nothing), or it or a directory above it is not root's, or is
+/// writable by others, or it lies under `HOME` or a temporary directory.
 pub fn distrust(bwrap: &Path, trust: &Trust) -> Option<String> {
     #[cfg(test)]
     if test_trusted(bwrap) {
         return None;
     }
+    if !bwrap.parent().is_some_and(is_system_program_dir) {
+        return Some(format!(
+            "it is not in a system program directory ({}) or a Nix or Guix store, and a sandboxed run could have written it \
+             there; to use it anyway, set {BWRAP_OVERRIDE_ENV}=/path/to/bwrap",
+            SYSTEM_PROGRAM_DIRS.join(", ")
+        ));
+    }
+    not_roots_alone(bwrap, trust)
+}
+
+/// The ownership part of `distrust`: `bwrap` or a directory above it is not root's, or is writable
+/// by others, or it lies under `HOME` or a temporary directory.
+pub(crate) fn not_roots_alone(bwrap: &Path, trust: &Trust) -> Option<String> {
     let owner = |p: &Path| -> Result<(), String> {
         let m = std::fs::symlink_metadata(p).map_err(|e| format!("{} cannot be examined: {e}", p.display()))?;
         if m.uid() != 0 {

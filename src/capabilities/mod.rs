@@ -375,3 +375,5 @@ pub fn doctor_report(c: &Capabilities) -> String {
 mod tests;
 #[cfg(test)]
 mod tests_ladder;
+#[cfg(test)]
+mod tests_discover;

@@ -153,7 +153,7 @@ fn an_untrusted_system_bwrap_is_never_run() {
     assert_eq!(only.sandbox_details.bwrap_source, Some(BwrapSource::Bundled));
     assert_eq!(causes(&only)[0], ("bwrap-system", "bwrap-missing".to_string()));
     let why = &only.attempts[0].message;
-    assert!(why.contains(&planted.path().join("bwrap").display().to_string()) && why.contains("writable by everyone"), "{why}");
+    assert!(why.contains(&planted.path().join("bwrap").display().to_string()) && why.contains("system program directory"), "{why}");
     assert!(!ran.exists(), "the planted bwrap was executed");
     // The rule itself: root's own file in root's directories passes; anything writable by others,
     // or owned by another user, does not.
@@ -161,7 +161,8 @@ fn an_untrusted_system_bwrap_is_never_run() {
     let trust = super::discover::Trust { home: Some("/nonexistent-home".into()), temp: vec![] };
     assert_eq!(super::discover::distrust(Path::new("/usr/bin/env"), &trust), None);
     let t = planted.path().canonicalize().unwrap();
-    assert!(super::discover::distrust(&t.join("bwrap"), &trust).unwrap().contains("writable by everyone"), "the sticky /tmp");
+    assert!(super::discover::distrust(&t.join("bwrap"), &trust).unwrap().contains("system program directory"));
+    assert!(super::discover::not_roots_alone(&t.join("bwrap"), &trust).unwrap().contains("writable by everyone"), "the sticky /tmp");
     let home = super::discover::Trust { home: Some("/usr".into()), temp: vec![] };
     assert!(super::discover::distrust(Path::new("/usr/bin/env"), &home).unwrap().contains("under HOME"));
 }
