@@ -46,6 +46,14 @@ const DEFAULTS: &[(&str, &str)] = &[
     (".bash_logout", "bash runs it when a login shell with this directory as HOME exits"),
     (".zshenv", "zsh runs it whenever it starts with this directory as HOME (scripts included)"),
     (".zlogin", "zsh runs it when a login shell starts with this directory as HOME"),
+    (".zlogout", "zsh runs it when a login shell with this directory as HOME exits"),
+    // zsh loads FILE.zwc, the compiled form, in place of FILE when it is newer: found by an
+    // attacker's review, a run left `.zshrc.zwc` beside the protected `.zshrc`.
+    (".zshenv.zwc", "zsh runs it in place of .zshenv (its compiled form, when newer) whenever it starts with this directory as HOME"),
+    (".zprofile.zwc", "zsh runs it in place of .zprofile (its compiled form, when newer) when a login shell starts with this directory as HOME"),
+    (".zshrc.zwc", "zsh runs it in place of .zshrc (its compiled form, when newer) when an interactive shell starts with this directory as HOME"),
+    (".zlogin.zwc", "zsh runs it in place of .zlogin (its compiled form, when newer) when a login shell starts with this directory as HOME"),
+    (".zlogout.zwc", "zsh runs it in place of .zlogout (its compiled form, when newer) when a login shell with this directory as HOME exits"),
     // Coding agents: settings that start hooks, MCP servers and commands when the agent opens the folder.
     (".claude", "Claude Code runs the hooks and MCP servers its settings list"),
     (".codex", "Codex CLI runs the MCP servers and notify commands its config.toml lists"),
@@ -269,7 +277,10 @@ mod tests {
     #[test]
     fn every_name_a_tool_reads_is_in_its_tools_tier() {
         let (protected, reported) = (defaults(), reported_defaults());
-        let tools: [(&str, Vec<String>, &Vec<String>); 7] = [
+        let tools: [(&str, Vec<String>, &Vec<String>); 8] = [
+            // zsh loads FILE.zwc (compiled) in place of FILE when it is newer (zshmisc, "Autoloading
+            // Functions" and zcompile): the compiled form is as much a startup file.
+            ("zsh", [".zshenv", ".zprofile", ".zshrc", ".zlogin", ".zlogout"].into_iter().flat_map(|n| [n.to_string(), format!("{n}.zwc")]).collect(), &protected),
             ("vim", [".exrc", "_exrc", ".vimrc", "_vimrc", ".gvimrc", "_gvimrc"].map(String::from).to_vec(), &protected),
             ("dev containers", [".devcontainer", ".devcontainer.json"].map(String::from).to_vec(), &protected),
             ("opencode", ["opencode.json", "opencode.jsonc", ".opencode"].map(String::from).to_vec(), &protected),
@@ -285,7 +296,7 @@ mod tests {
             }
         }
         assert_eq!(placeholder_kind(".opencode"), PlaceholderKind::Dir);
-        for file in ["_exrc", ".vimrc", "_vimrc", "_gvimrc", ".devcontainer.json", "opencode.jsonc", "irb.rc", "_irbrc", "$irbrc"] {
+        for file in [".zlogout", ".zshrc.zwc", "_exrc", ".vimrc", "_vimrc", "_gvimrc", ".devcontainer.json", "opencode.jsonc", "irb.rc", "_irbrc", "$irbrc"] {
             assert_eq!(placeholder_kind(file), PlaceholderKind::File, "{file}");
         }
     }
