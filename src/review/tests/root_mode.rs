@@ -128,9 +128,43 @@ fn a_root_opened_to_other_users_is_held_back() {
         assert!(out.held_back.is_empty(), "{out:?}");
         assert_eq!(mode(&f.ws), to, "forced");
     }
-    // Sticky, as `/tmp`: others cannot replace what they do not own.
-    let f = chmodded(0o1777);
-    assert_eq!(risks_at(&f, &f.ws), Vec::<String>::new());
+    // Sticky, as `/tmp`, keeps others from replacing what they do not own, but not from creating
+    // new names (an `.envrc`): found by an attacker's review, `chmod 1777 .` landed unflagged.
+    for to in [0o1777, 0o1775] {
+        let f = chmodded(to);
+        assert_eq!(risks_at(&f, &f.ws), ["permissions-changed"], "{to:o}");
+    }
+}
+
+/// Found by an attacker's review: `chmod 666 Makefile` and `chmod 777 scripts/build.sh` landed
+/// unflagged, and every local user could then rewrite the build. Write for others added to a file,
+/// or for the group to an existing one, is held back; a new file's group bit follows the umask.
+#[test]
+fn a_file_opened_to_other_users_is_held_back() {
+    let mut f = fixture();
+    for (name, m) in [("Makefile", 0o644), ("build.sh", 0o755), ("shared.txt", 0o664)] {
+        put(&f.ws, name, "old");
+        std::fs::set_permissions(f.ws.join(name), std::fs::Permissions::from_mode(m)).unwrap();
+    }
+    begin_now(&mut f);
+    let up = f.set.upper(0);
+    for (name, m) in [("Makefile", 0o666), ("build.sh", 0o775), ("shared.txt", 0o664), ("open.sh", 0o777), ("group.txt", 0o664)] {
+        put(&up, name, "new");
+        std::fs::set_permissions(up.join(name), std::fs::Permissions::from_mode(m)).unwrap();
+    }
+    assert_eq!(risks_at(&f, &f.ws.join("Makefile")), ["permissions-changed"], "other write added");
+    assert_eq!(risks_at(&f, &f.ws.join("build.sh")), ["permissions-changed"], "group write added to an existing file");
+    assert_eq!(risks_at(&f, &f.ws.join("open.sh")), ["permissions-changed"], "a new file writable by others");
+    assert_eq!(risks_at(&f, &f.ws.join("shared.txt")), Vec::<String>::new(), "group write it had already");
+    assert_eq!(risks_at(&f, &f.ws.join("group.txt")), Vec::<String>::new(), "a new file's group bit follows the umask");
+    let out = apply(&f.set, &f.lock, &Request { paths: None, force: false }).unwrap();
+    assert_eq!(mode(&f.ws.join("Makefile")), 0o644, "{out:?}");
+    assert_eq!(mode(&f.ws.join("build.sh")), 0o755, "{out:?}");
+    assert!(!f.ws.join("open.sh").exists(), "{out:?}");
+    assert_eq!(std::fs::read_to_string(f.ws.join("shared.txt")).unwrap(), "new", "the rest lands");
+    let out = apply(&f.set, &f.lock, &Request { paths: Some(&[f.ws.join("Makefile")]), force: true }).unwrap();
+    assert!(out.held_back.is_empty(), "{out:?}");
+    assert_eq!(mode(&f.ws.join("Makefile")), 0o666, "forced");
 }
 
 /// The same for a directory below the root: its mode opened, or one made so. Only the mode is
@@ -144,7 +178,7 @@ fn a_directory_opened_to_other_users_is_held_back() {
     let up = f.set.upper(0);
     put(&up, "sub/in.txt", "i");
     std::fs::set_permissions(up.join("sub"), std::fs::Permissions::from_mode(0o775)).unwrap();
-    for (name, m) in [("open", 0o777), ("group", 0o775), ("shared", 0o1777)] {
+    for (name, m) in [("open", 0o777), ("group", 0o775), ("shared", 0o1777), ("grouped", 0o1775)] {
         std::fs::create_dir(up.join(name)).unwrap();
         std::fs::set_permissions(up.join(name), std::fs::Permissions::from_mode(m)).unwrap();
     }
@@ -152,7 +186,8 @@ fn a_directory_opened_to_other_users_is_held_back() {
     assert_eq!(risks_at(&f, &f.ws.join("open")), ["permissions-changed"], "a new directory writable by others");
     // A new directory's group bit follows the user's umask (`002` with a group of one's own).
     assert_eq!(risks_at(&f, &f.ws.join("group")), Vec::<String>::new());
-    assert_eq!(risks_at(&f, &f.ws.join("shared")), Vec::<String>::new());
+    assert_eq!(risks_at(&f, &f.ws.join("grouped")), Vec::<String>::new());
+    assert_eq!(risks_at(&f, &f.ws.join("shared")), ["permissions-changed"], "sticky: others still create names in it");
     let out = apply(&f.set, &f.lock, &Request { paths: None, force: false }).unwrap();
     assert_eq!(mode(&f.ws.join("sub")), 0o755, "{out:?}");
     assert_eq!(mode(&f.ws.join("open")), 0o755, "{out:?}");
@@ -161,7 +196,7 @@ fn a_directory_opened_to_other_users_is_held_back() {
     let s = summarize(&f.set, 100).unwrap();
     let mut pending: Vec<_> = s.changes.iter().map(|c| c.path.clone()).collect();
     pending.sort();
-    assert_eq!(pending, [f.ws.join("open").to_string_lossy(), f.ws.join("sub").to_string_lossy()]);
+    assert_eq!(pending, [f.ws.join("open").to_string_lossy(), f.ws.join("shared").to_string_lossy(), f.ws.join("sub").to_string_lossy()]);
 }
 
 /// Found by an attacker's review: a run's `chmod 000 .` landed on the host's workspace, locking
