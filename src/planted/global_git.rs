@@ -6,8 +6,14 @@
 //! Read as git reads them, last one winning: the system file (`$GIT_CONFIG_SYSTEM`, else
 //! `/etc/gitconfig` and Homebrew's; none with `$GIT_CONFIG_NOSYSTEM`), then the global ones
 //! (`$GIT_CONFIG_GLOBAL` alone, else `$XDG_CONFIG_HOME/git/config` or `~/.config/git/config`, then
-//! `~/.gitconfig`), each with the files its `include.path` names. `includeIf` is not followed (its
-//! conditions depend on the repository): README says so.
+//! `~/.gitconfig`), each with the files its `include.path` names. `includeIf` is not followed for
+//! the hooks path (its conditions depend on the repository): README says so.
+//!
+//! `files` lists every file read or looked for, `includeIf` targets too whatever their condition:
+//! each that lies in a writable root is kept read-only (absent when missing) in direct runs, and
+//! a change to it is a host risk in review mode. Found by an attacker's review: with the cwd at
+//! `$HOME` and `[include] path = ~/.gitconfig.local` (or at `~/dotfiles`, which `~/.gitconfig`
+//! includes or links to), a run appended `core.fsmonitor` and the host's next `git status` ran it.
 //!
 //! On every run's path: the result is remembered with the identity and times of every file read
 //! (and of those missing), so a run costs a `stat` per file, and a reading only when one changed.
@@ -23,21 +29,35 @@ const MAX_DEPTH: usize = 10;
 /// The hooks path the global and system configuration name, as written (relative to each
 /// repository's top, `~/…`, or absolute); `None` when they name none.
 pub fn hooks_path() -> Option<String> {
+    current().0
+}
+
+/// Every file the global and system configuration consist of, as git names them (a link's own
+/// path: `canonical_lenient` finds where it leads): the top files, what they include, and what
+/// `includeIf` names under any condition (carving a file git does not read here costs nothing).
+/// Missing ones too: a run could create them.
+pub fn files_read() -> Vec<PathBuf> {
+    current().1
+}
+
+/// The hooks path and the files read, from the cache when no file changed since.
+fn current() -> (Option<String>, Vec<PathBuf>) {
     let tops = files();
     let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(c) = cache.as_ref().filter(|c| c.tops == tops && c.seen.iter().all(|(p, s)| stat(p) == *s)) {
-        return c.value.clone();
+        return (c.value.clone(), c.seen.iter().map(|(p, _)| p.clone()).collect());
     }
     let mut seen = Vec::new();
     let mut value = None;
     for f in &tops {
-        read(f, 0, &mut seen, &mut value);
+        read(f, 0, &mut seen, Some(&mut value));
     }
     // Timestamps are coarse: what changed in this very second may change again unseen.
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
     let settled = seen.iter().all(|(_, s): &(PathBuf, Stat)| s.is_none_or(|s| s.5 < now));
+    let read: Vec<PathBuf> = seen.iter().map(|(p, _)| p.clone()).collect();
     *cache = settled.then(|| Cache { tops, seen, value: value.clone() });
-    value
+    (value, read)
 }
 
 type Stat = Option<(u64, u64, u64, i64, i64, i64, i64)>;
@@ -56,17 +76,24 @@ fn stat(p: &Path) -> Stat {
     std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino(), m.size(), m.mtime(), m.mtime_nsec(), m.ctime(), m.ctime_nsec()))
 }
 
-/// `file` and what it includes, in order: `value` is the last `core.hooksPath` met.
-fn read(file: &Path, depth: usize, seen: &mut Vec<(PathBuf, Stat)>, value: &mut Option<String>) {
+/// `file` and what it includes, in order: `value` is the last `core.hooksPath` met, `None` below
+/// an `includeIf` (read for `seen` only).
+fn read(file: &Path, depth: usize, seen: &mut Vec<(PathBuf, Stat)>, mut value: Option<&mut Option<String>>) {
     seen.push((file.to_path_buf(), stat(file)));
     let Some(text) = small_file::text(file) else { return };
     for e in gitconfig::entries(&text) {
-        match (e.key.as_str(), e.value) {
-            ("core.hookspath", Some(v)) if !v.is_empty() => *value = Some(v),
-            ("include.path", Some(p)) if depth < MAX_DEPTH && !p.is_empty() => {
+        let Some(v) = e.value.filter(|v| !v.is_empty()) else { continue };
+        let conditional = e.key.starts_with("includeif.") && e.key.ends_with(".path");
+        match e.key.as_str() {
+            "core.hookspath" => {
+                if let Some(value) = value.as_deref_mut() {
+                    *value = Some(v);
+                }
+            }
+            _ if (conditional || e.key == "include.path") && depth < MAX_DEPTH => {
                 let dir = file.parent().unwrap_or(Path::new("/"));
-                if let Some(inc) = expand(&p, dir) {
-                    read(&inc, depth + 1, seen, value);
+                if let Some(inc) = expand(&v, dir) {
+                    read(&inc, depth + 1, seen, if conditional { None } else { value.as_deref_mut() });
                 }
             }
             _ => {}
@@ -138,5 +165,23 @@ mod tests {
         assert_eq!(hooks_path(), Some(".included".into()), "an include, relative to its file");
         std::fs::write(home.join("d/inc"), "[include]\n\tpath = ~/d/inc\n").unwrap();
         assert_eq!(hooks_path(), Some(".home".into()), "an include of itself ends at git's depth");
+    }
+
+    /// An attacker's review: a file the global configuration includes (`~/.gitconfig.local`,
+    /// `~/dotfiles/gitconfig`) was writable to a run. Every file read is listed, `includeIf`'s
+    /// whatever its condition (its hooks path is not taken), missing ones too.
+    #[test]
+    fn every_file_read_is_listed_includes_and_conditional_ones_too() {
+        let t = tempfile::tempdir().unwrap();
+        let home = t.path().canonicalize().unwrap();
+        let _home = super::super::home::test_home::set(home.clone());
+        std::fs::create_dir(home.join("dotfiles")).unwrap();
+        std::fs::write(home.join(".gitconfig"), "[include]\n\tpath = ~/.gitconfig.local\n[includeIf \"gitdir:~/work/\"]\n\tpath = dotfiles/work\n").unwrap();
+        std::fs::write(home.join("dotfiles/work"), "[core]\n\thooksPath = .work\n[include]\n\tpath = deeper\n").unwrap();
+        let read = files_read();
+        for p in [home.join(".config/git/config"), home.join(".gitconfig"), home.join(".gitconfig.local"), home.join("dotfiles/work"), home.join("dotfiles/deeper")] {
+            assert!(read.contains(&p), "{} in {read:?}", p.display());
+        }
+        assert_eq!(hooks_path(), None, "an includeIf's is not taken");
     }
 }

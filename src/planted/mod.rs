@@ -227,6 +227,7 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
     // The host user's home inside a writable root (`home`): a few `lstat`s, none when it is not.
     let home = home::Bases::of_host().on_macos(policy.planted.macos);
     c.home(&home, names, policy.absent == Absent::Placeholders, &tops, policy.reviewed);
+    c.global_git(policy.absent == Absent::Placeholders, policy.reviewed);
     let held_caches = c.held_caches(&policy.planted.held_caches, policy.absent == Absent::Placeholders);
     let hook_links = std::mem::take(&mut c.hook_links);
     crate::policy::sort_carve_outs(policy.writable_roots);
@@ -519,26 +520,46 @@ impl<'a> Carver<'a> {
         // A path that is a protected name at a home (`.vimrc`) was done with the names above.
         let named = |p: &Path| p.parent().is_some_and(|d| bases.homes.iter().any(|h| h == d)) && p.file_name().is_some_and(|f| names.iter().any(|n| f == n.as_str()));
         for (p, dir, _) in bases.paths_below(held) {
-            let Ok(l) = canonical_lenient("HOME", &p) else { continue };
-            if named(&p) || skipped(self, &l.path) {
-                continue;
+            if !named(&p) {
+                self.host_path(&p, dir, placeholders, &skipped);
             }
-            let kind = if dir { PlaceholderKind::Dir } else { PlaceholderKind::File };
-            match l.first_missing {
-                // There: the entry itself (a symlink's target is kept), in its canonical directory.
-                None => {
-                    if let (Some(parent), Some(name)) = (p.parent().and_then(|d| std::fs::canonicalize(d).ok()), p.file_name()) {
-                        self.entry(&parent.join(name), Some(kind));
-                    }
+        }
+    }
+
+    /// Every file the host's global and system git configuration consists of (`global_git`: its
+    /// top files, their includes, `includeIf` targets whatever their condition) that a directly
+    /// written root holds: kept as `home` keeps a home's paths. Found by an attacker's review:
+    /// `~/.gitconfig.local`, or a dotfiles checkout `~/.gitconfig` includes or links to, took a
+    /// run's `core.fsmonitor`. The list is `global_git`'s cached one: a `stat` per file a run.
+    fn global_git(&mut self, placeholders: bool, skip: &[PathBuf]) {
+        let skipped = |c: &Carver, p: &Path| c.root_of(p).is_none_or(|i| skip.contains(&c.roots[i].root)) || c.is_covered(p);
+        for f in global_git::files_read() {
+            self.host_path(&f, false, placeholders, &skipped);
+        }
+    }
+
+    /// A path of the host's (`p`, as named: links on its way are followed) kept read-only where it
+    /// exists, else uncreatable, unless `skipped` where it leads.
+    fn host_path(&mut self, p: &Path, dir: bool, placeholders: bool, skipped: &dyn Fn(&Carver, &Path) -> bool) {
+        let Ok(l) = canonical_lenient("HOME", p) else { return };
+        if skipped(self, &l.path) {
+            return;
+        }
+        let kind = if dir { PlaceholderKind::Dir } else { PlaceholderKind::File };
+        match l.first_missing {
+            // There: the entry itself (a symlink's target is kept), in its canonical directory.
+            None => {
+                if let (Some(parent), Some(name)) = (p.parent().and_then(|d| std::fs::canonicalize(d).ok()), p.file_name()) {
+                    self.entry(&parent.join(name), Some(kind));
                 }
-                // Where this user can create nothing, neither can the command.
-                Some(first) if first.parent().is_some_and(can_create_in) => {
-                    let whole = first == l.path || !placeholders;
-                    let (target, kind) = if whole { (l.path, kind) } else { (first, PlaceholderKind::Dir) };
-                    self.missing(target, kind);
-                }
-                Some(_) => {}
             }
+            // Where this user can create nothing, neither can the command.
+            Some(first) if first.parent().is_some_and(can_create_in) => {
+                let whole = first == l.path || !placeholders;
+                let (target, kind) = if whole { (l.path, kind) } else { (first, PlaceholderKind::Dir) };
+                self.missing(target, kind);
+            }
+            Some(_) => {}
         }
     }
 

@@ -310,6 +310,32 @@ fn a_walk_stopped_by_its_bound_names_the_area_it_did_not_examine() {
     assert!(incomplete[0].detail.contains("bound"), "{}", incomplete[0].detail);
 }
 
+/// An attacker's review: files the global git configuration consists of, inside the cwd, stayed
+/// writable, and a run appended `core.fsmonitor` to them (the host's next `git status` anywhere ran
+/// it). (A) the cwd is $HOME and `~/.gitconfig` includes the missing `~/.gitconfig.local`; (B) the
+/// cwd is `~/dotfiles`, which `~/.gitconfig` includes; (C) `~/.gitconfig` links into it (stow).
+#[test]
+fn files_the_global_git_configuration_reads_are_kept() {
+    let t = tempfile::tempdir().unwrap();
+    let r = t.path().canonicalize().unwrap();
+    let home = r.join("home");
+    let dots = home.join("dotfiles");
+    std::fs::create_dir_all(&dots).unwrap();
+    let _home = home::test_home::set(home.clone());
+    std::fs::write(home.join(".gitconfig"), "[include]\n\tpath = ~/.gitconfig.local\n").unwrap();
+    let (roots, _) = run(&home, &[]);
+    assert!(missing(&roots).contains(&(home.join(".gitconfig.local"), PlaceholderKind::File)), "A: {:?}", missing(&roots));
+    std::fs::write(home.join(".gitconfig"), "[include]\n\tpath = ~/dotfiles/gitconfig\n[includeIf \"gitdir:~/w/\"]\n\tpath = dotfiles/work\n").unwrap();
+    std::fs::write(dots.join("gitconfig"), "").unwrap();
+    let (roots, _) = run(&dots, &[]);
+    assert!(roots[0].read_only.contains(&dots.join("gitconfig")), "B: {:?}", roots[0].read_only);
+    assert!(missing(&roots).contains(&(dots.join("work"), PlaceholderKind::File)), "B, includeIf: {:?}", missing(&roots));
+    std::fs::remove_file(home.join(".gitconfig")).unwrap();
+    std::os::unix::fs::symlink("dotfiles/gitconfig", home.join(".gitconfig")).unwrap();
+    let (roots, _) = run(&dots, &[]);
+    assert!(roots[0].read_only.contains(&dots.join("gitconfig")), "C: {:?}", roots[0].read_only);
+}
+
 fn carve_home(root: &Path, bases: &home::Bases, placeholders: bool) -> WritableRoot {
     let mut roots = vec![WritableRoot { root: root.to_path_buf(), read_only: Vec::new(), missing_read_only: Vec::new() }];
     Carver::new(&mut roots, &[], None).home(bases, &[".bashrc".to_string()], placeholders, &[], &[]);

@@ -504,6 +504,13 @@ impl<'a> Judge<'a> {
         for (base, below, _, what) in bases.below_bases(|b| held.contains_key(b)) {
             guarded.push(Guarded::new(held[base].join(below), Guard::Home(what)));
         }
+        // The files the host's global git configuration consists of (`global_git`: includes,
+        // `includeIf` targets, where a top file links to), as a direct run keeps them.
+        for f in crate::planted::global_git::files_read() {
+            if let Some(rel) = self.below_root(&f).filter(|r| !r.as_os_str().is_empty()) {
+                guarded.push(Guarded::new(rel, Guard::Home("git reads it as the host user's global configuration (core.fsmonitor and aliases run commands in every repository)")));
+            }
+        }
         guarded
     }
 

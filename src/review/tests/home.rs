@@ -86,3 +86,22 @@ fn rustup_and_ipythons_config_in_a_home_are_risks() {
         assert!(protected_at(&risks, at), "{at}: {risks:?}");
     }
 }
+
+/// An attacker's review: files the host's global git configuration includes, inside the root
+/// (`~/.gitconfig.local`, a dotfiles checkout `~/.gitconfig` includes or links to), took a run's
+/// `core.fsmonitor` and a plain apply landed it (the host's next `git status` anywhere ran it).
+#[test]
+fn files_the_global_git_configuration_reads_are_risks() {
+    let (f, home) = home_in_workspace(|ws, home| {
+        put(home, ".gitconfig", "[include]\n\tpath = ~/.gitconfig.local\n\tpath = ~/dots.inc\n");
+        put(ws, "dots/linked", "");
+        std::os::unix::fs::symlink(ws.join("dots/linked"), home.join("dots.inc")).unwrap();
+    });
+    let _home = crate::planted::home::test_home::set(home.clone());
+    let up = f.set.upper(0);
+    put(&up, "home/.gitconfig.local", "[core]\n\tfsmonitor = /x\n");
+    put(&up, "dots/linked", "[core]\n\tfsmonitor = /x\n");
+    let risks = risks_of(&f);
+    assert!(protected_at(&risks, "/home/.gitconfig.local"), "{risks:?}");
+    assert!(protected_at(&risks, "/dots/linked"), "{risks:?}");
+}
