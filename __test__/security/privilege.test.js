@@ -167,6 +167,39 @@ sys.exit(0 if rc1 == -1 and rc2 == -1 and e1 in (1, 38) and e2 in (1, 38) else 1
     assert.doesNotMatch(r.stdout, /su=0\n/, show(r))
   })
 
+  // Found by an attacker's review: in the default mode (workspace-write), as root, `cp /bin/bash
+  // rootsh && chmod 4755 rootsh` in the workspace exited 0 with no host risk, and left a setuid-root
+  // shell on the host (the sandbox's nosuid mount does not follow the file out): any local user's
+  // `./rootsh -p` was root. As an ordinary user it lends that user's identity the same way. The
+  // filter now refuses set-ID bits in every mode, at chmod and at creation.
+  test('no set-ID bit can be set in the workspace (chmod u+s, chmod g+s, open with a set-ID mode)', async (t) => {
+    const tree = tempTree(t)
+    fs.chmodSync(tree.ws, 0o755)
+    const script = `
+cp /bin/sh ./rootsh || exit 9
+chmod 4755 ./rootsh; echo "chmod-4755=$?"
+chmod g+s ./rootsh; echo "chmod-g+s=$?"
+python3 -c '
+import errno, os
+for name, mode in (("made-u", 0o4755), ("made-g", 0o2755)):
+    try:
+        os.close(os.open(name, os.O_CREAT | os.O_WRONLY, mode)); print("open", name, "ok")
+    except OSError as e:
+        print("open", name, errno.errorcode[e.errno])
+'`
+    const r = await sh(script, { cwd: tree.ws, sandbox: { mode: 'workspace-write' } })
+    assert.equal(r.exitCode, 0, show(r))
+    assert.match(r.stdout, /^chmod-4755=1$/m, show(r))
+    assert.match(r.stdout, /^chmod-g\+s=1$/m, show(r))
+    assert.match(r.stderr, /Operation not permitted/, show(r))
+    assert.match(r.stdout, /^open made-u EPERM$/m, show(r))
+    assert.match(r.stdout, /^open made-g EPERM$/m, show(r))
+    for (const name of fs.readdirSync(tree.ws)) {
+      const mode = fs.lstatSync(path.join(tree.ws, name)).mode
+      assert.equal(mode & 0o6000, 0, `${name} is ${mode.toString(8)} on the host\n${show(r)}`)
+    }
+  })
+
   test('TIOCSTI cannot inject and /dev/tty cannot be opened (new session, no terminal)', async () => {
     const code = `
 import fcntl, termios, os, sys

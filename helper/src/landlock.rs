@@ -80,10 +80,10 @@ pub fn ruleset_attr_size(abi: u32) -> usize {
 pub fn not_enforced(abi: u32) -> Vec<&'static str> {
     // `file-modes` and `file-times`: Landlock does not govern them, and the filter cannot tell a
     // path in a writable root from another; refusing them would break `git init` (which gives its
-    // config's lock file the config's mode), `touch`, `tar`. The set-ID bits, owners and extended
-    // attributes are refused by the filter instead, and so are the IPC syscalls (no IPC namespace
-    // of its own), another process's scheduling and a file's inode attributes (no Landlock hook
-    // for either): see `seccomp::LANDLOCK_GAPS`.
+    // config's lock file the config's mode), `touch`, `tar`. Owners and extended attributes are
+    // refused by the filter instead, and so are the IPC syscalls (no IPC namespace of its own),
+    // another process's scheduling and a file's inode attributes (no Landlock hook for either):
+    // see `seccomp::LANDLOCK_GAPS`. The set-ID bits are refused in every mode (`SET_ID_MODES`).
     let mut out = vec!["pid-isolation", "private-proc", "file-modes", "file-times"];
     if abi < 5 {
         out.push("device-ioctl");

@@ -112,7 +112,7 @@ pub struct Steps {
     /// ctime is at or after it a conflict).
     pub exec_after_ns: Option<i64>,
     /// Install the seccomp filter, last before exec (with no_new_privs): the baseline (see
-    /// `seccomp::BASELINE`), this socket rule, tracing of the command's own tree only. Every bwrap
+    /// `seccomp::BASELINE`, `seccomp::SET_ID_MODES`), this socket rule, tracing of the command's own tree only. Every bwrap
     /// plan has one, whatever its network.
     pub filter: Option<crate::seccomp::Sockets>,
     /// A descriptor on which a failure before the command runs is reported (see `report`). The

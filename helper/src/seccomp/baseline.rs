@@ -1,7 +1,7 @@
 //! What the filters refuse: the reviewed baseline every plan gets, the socket rule of the
 //! policy, and the tracing rules of the Landlock mode. Each baseline entry says why it is there.
 
-use super::filter::{Check, Filter, Sockets, Tracing, AF_INET, AF_INET6, AF_NETLINK, AF_UNIX, CLONE_NEW_MASK, EXT4_IOC_SETVERSION, FIOSETOWN, FS_IOC32_SETFLAGS, FS_IOC_ENABLE_VERITY, FS_IOC_ADD_ENCRYPTION_KEY, FS_IOC_FSSETXATTR, FS_IOC_REMOVE_ENCRYPTION_KEY, FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS, FS_IOC_SETFLAGS, FS_IOC_SETVERSION, FS_IOC_SET_ENCRYPTION_POLICY, F_SETLEASE, F_SETOWN, F_SETOWN_EX, IOPRIO_WHO_PROCESS, OFF_ARG0_LO, OFF_ARG1_LO, OFF_ARG2_LO, PRIO_PROCESS, RET_ENOSYS, RET_EPERM, SET_ID_BITS, SIOCSPGRP, SOCK_DGRAM, SOCK_RAW, SOCK_SEQPACKET, SOCK_STREAM, TIOCLINUX, TIOCSTI};
+use super::filter::{Check, Filter, Sockets, Tracing, AF_INET, AF_INET6, AF_NETLINK, AF_UNIX, CLONE_NEW_MASK, EXT4_IOC_SETVERSION, FIOSETOWN, FS_IOC32_SETFLAGS, FS_IOC_ENABLE_VERITY, FS_IOC_ADD_ENCRYPTION_KEY, FS_IOC_FSSETXATTR, FS_IOC_REMOVE_ENCRYPTION_KEY, FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS, FS_IOC_SETFLAGS, FS_IOC_SETVERSION, FS_IOC_SET_ENCRYPTION_POLICY, F_SETLEASE, F_SETOWN, F_SETOWN_EX, IOPRIO_WHO_PROCESS, OFF_ARG0_LO, OFF_ARG1_LO, OFF_ARG2_LO, OFF_ARG3_LO, CREATING_FLAGS, PRIO_PROCESS, RET_ENOSYS, RET_EPERM, SET_ID_BITS, SIOCSPGRP, SOCK_DGRAM, SOCK_RAW, SOCK_SEQPACKET, SOCK_STREAM, TIOCLINUX, TIOCSTI};
 use super::syscalls::Sys;
 
 /// The baseline every plan gets, whatever its network and sockets: syscalls a command never needs
@@ -45,16 +45,37 @@ pub const BASELINE: &[(Sys, Check, &str)] = &[
     (Sys::ModifyLdt, Check::Ret(RET_EPERM), "x86 segment descriptors: a past source of kernel escapes (Docker's profile refuses it too); only 16-bit and old Wine code needs it"),
 ];
 
+/// Set-ID modes, refused in every mode (part of the baseline: `rules` adds them to every filter).
+/// A file is set-ID on the host's filesystem whatever mount the sandbox saw it through (its
+/// `nosuid` stops nothing outside): found by an attacker's review, a bwrap run as root made a copy
+/// of `bash` in the workspace 4755, a setuid-root shell for every local user, and as an ordinary
+/// user such a copy lends that user's identity. In the Landlock mode it was any binary of the host.
+/// Only the set-ID bits: refusing chmod whole broke `git init` and every `git config` (git gives
+/// the lock file the config's mode). A mode given at creation is refused too, but only with the
+/// flags under which the kernel reads it (`CREATING_FLAGS`): without them the register is garbage.
+/// `mkdir` needs no rule: Linux never gives a directory S_ISUID from its mode, and S_ISGID only
+/// from a setgid parent (a directory's set-ID bits grant nothing when run). `openat2` carries
+/// its mode in memory seccomp cannot read: ENOSYS, and callers fall back to `openat` (C libraries'
+/// `open` never use it).
+pub const SET_ID_MODES: &[(Sys, Check, &str)] = &[
+    (Sys::Chmod, Check::ArgMask(OFF_ARG1_LO, SET_ID_BITS), "a setuid or setgid file stays so on the host: a setuid-root shell planted in the workspace"),
+    (Sys::Fchmod, Check::ArgMask(OFF_ARG1_LO, SET_ID_BITS), "set-ID modes (as chmod): a descriptor opened for reading is enough"),
+    (Sys::Fchmodat, Check::ArgMask(OFF_ARG2_LO, SET_ID_BITS), "set-ID modes (as chmod)"),
+    (Sys::Fchmodat2, Check::ArgMask(OFF_ARG2_LO, SET_ID_BITS), "set-ID modes (as chmod)"),
+    (Sys::Open, Check::ArgsMask([(OFF_ARG1_LO, CREATING_FLAGS), (OFF_ARG2_LO, SET_ID_BITS)]), "set-ID modes (as chmod), given when the file is created"),
+    (Sys::Openat, Check::ArgsMask([(OFF_ARG2_LO, CREATING_FLAGS), (OFF_ARG3_LO, SET_ID_BITS)]), "set-ID modes (as open)"),
+    (Sys::Creat, Check::ArgMask(OFF_ARG1_LO, SET_ID_BITS), "set-ID modes (as open): creat always creates"),
+    (Sys::Mknod, Check::ArgMask(OFF_ARG1_LO, SET_ID_BITS), "set-ID modes (as open): a regular file made by mknod"),
+    (Sys::Mknodat, Check::ArgMask(OFF_ARG2_LO, SET_ID_BITS), "set-ID modes (as mknod)"),
+    (Sys::Openat2, Check::Ret(RET_ENOSYS), "its mode is in a struct seccomp cannot read, so a set-ID one could not be refused; ENOSYS makes callers fall back to openat"),
+];
+
 /// What the Landlock mode's filter adds (it is the mode `Tracing::Denied` marks): what Landlock
 /// does not govern (up to ABI 7) but a mount namespace did, for a command that shares the host's
 /// file system and processes (found by an attacker's review). Each: the syscall, the check, why.
 pub const LANDLOCK_GAPS: &[(Sys, Check, &str)] = &[
-    // Modes: only the set-ID bits. Refusing chmod whole broke `git init` and every `git config`
-    // (git gives the lock file the config's mode); the rest is reported (`file-modes`).
-    (Sys::Chmod, Check::ArgMask(OFF_ARG1_LO, SET_ID_BITS), "Landlock does not govern modes: as root, a command could make any binary of the host setuid or setgid"),
-    (Sys::Fchmod, Check::ArgMask(OFF_ARG1_LO, SET_ID_BITS), "set-ID modes (as chmod): a descriptor opened for reading is enough"),
-    (Sys::Fchmodat, Check::ArgMask(OFF_ARG2_LO, SET_ID_BITS), "set-ID modes (as chmod)"),
-    (Sys::Fchmodat2, Check::ArgMask(OFF_ARG2_LO, SET_ID_BITS), "set-ID modes (as chmod)"),
+    // Modes: the set-ID bits are the baseline's (`SET_ID_MODES`), in every mode; the rest is
+    // reported (`file-modes`).
     (Sys::Chown, Check::Ret(RET_EPERM), "Landlock does not govern owners: as root (a container) any file of the host could be given away"),
     (Sys::Fchown, Check::Ret(RET_EPERM), "owners (as chown)"),
     (Sys::Lchown, Check::Ret(RET_EPERM), "owners (as chown)"),
@@ -122,7 +143,8 @@ const INODE_ATTRIBUTES: [u32; 7] = [FS_IOC_SETFLAGS, FS_IOC32_SETFLAGS, FS_IOC_F
 const ENCRYPTION_KEYS: [u32; 3] = [FS_IOC_ADD_ENCRYPTION_KEY, FS_IOC_REMOVE_ENCRYPTION_KEY, FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS];
 
 
-/// The rules of a filter: the socket rule, the baseline, and the tracing rules when denied.
+/// The rules of a filter: the socket rule, the baseline and its set-ID modes, and the tracing rules
+/// when denied.
 pub fn rules(f: Filter) -> Vec<(Sys, Check)> {
     let mut rules = socket_rules(f.sockets);
     // One rule per syscall (the search obeys only one): with a shield, the baseline's leases plus
@@ -134,6 +156,7 @@ pub fn rules(f: Filter) -> Vec<(Sys, Check)> {
         _ => check,
     };
     rules.extend(BASELINE.iter().map(|(sys, check, _)| (*sys, widened(*sys, *check))));
+    rules.extend(SET_ID_MODES.iter().map(|(sys, check, _)| (*sys, *check)));
     if f.tracing == Tracing::Denied {
         for sys in [Sys::Ptrace, Sys::ProcessVmReadv, Sys::ProcessVmWritev, Sys::PidfdGetfd] {
             rules.push((sys, Check::Ret(RET_EPERM)));

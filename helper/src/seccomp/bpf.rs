@@ -78,6 +78,11 @@ pub(super) fn check_block(check: Check) -> Vec<Insn> {
         Check::ArgsNot([(off_a, a), (off_b, b)]) => {
             vec![(LD_W_ABS, 0, 0, off_a), (JEQ_K, 0, 2, a), (LD_W_ABS, 0, 0, off_b), (JEQ_K, 1, 0, b), (RET_K, 0, 0, RET_EPERM), (RET_K, 0, 0, RET_ALLOW)]
         }
+        // No bit of the first mask: jump over the second's load, its test and the deny, to the
+        // allow; no bit of the second: over the deny.
+        Check::ArgsMask([(off_a, a), (off_b, b)]) => {
+            vec![(LD_W_ABS, 0, 0, off_a), (JSET_K, 0, 3, a), (LD_W_ABS, 0, 0, off_b), (JSET_K, 0, 1, b), (RET_K, 0, 0, RET_EPERM), (RET_K, 0, 0, RET_ALLOW)]
+        }
     }
 }
 
@@ -132,6 +137,12 @@ pub fn run(prog: &[Insn], arch: u32, nr: u32, args: [u64; 2]) -> u32 {
 /// `run` with a third argument.
 #[doc(hidden)]
 pub fn run3(prog: &[Insn], arch: u32, nr: u32, args: [u64; 3]) -> u32 {
+    run4(prog, arch, nr, [args[0], args[1], args[2], 0])
+}
+
+/// `run` with a third and a fourth argument.
+#[doc(hidden)]
+pub fn run4(prog: &[Insn], arch: u32, nr: u32, args: [u64; 4]) -> u32 {
     let mut pc = 0;
     let mut acc = 0u32;
     loop {
@@ -145,6 +156,7 @@ pub fn run3(prog: &[Insn], arch: u32, nr: u32, args: [u64; 3]) -> u32 {
                     OFF_ARG0_LO => args[0] as u32,
                     OFF_ARG1_LO => args[1] as u32,
                     OFF_ARG2_LO => args[2] as u32,
+                    OFF_ARG3_LO => args[3] as u32,
                     _ => panic!("unexpected load"),
                 }
             }

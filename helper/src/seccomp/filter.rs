@@ -113,6 +113,9 @@ pub enum Check {
     ArgOutside(u32, &'static [u32]),
     /// EPERM unless both arguments, each `(offset, value)`, equal their values.
     ArgsNot([(u32, u32); 2]),
+    /// EPERM when both arguments, each `(offset, mask)`, have a bit of their mask set (`open`'s
+    /// creating flags and a set-ID mode).
+    ArgsMask([(u32, u32); 2]),
     /// `socketpair`: EPERM unless the domain is `AF_UNIX` and the type, without its flags
     /// (`SOCK_TYPE_MASK`), is one of these.
     UnixPairOf(&'static [u32]),
@@ -135,8 +138,14 @@ pub(crate) const OFF_ARG1_LO: u32 = 24;
 /// arguments (`setpriority`'s and `ioprio_set`'s `which` and `who`, the `sched_*` calls' pid) are
 /// `int`s to the kernel too: their low halves are what it acts on.
 pub(crate) const OFF_ARG2_LO: u32 = 32;
+/// Low 32 bits of args[3] (`openat`'s mode, a `umode_t` to the kernel).
+pub(crate) const OFF_ARG3_LO: u32 = 40;
 /// The set-user-ID and set-group-ID bits of a mode.
 pub(crate) const SET_ID_BITS: u32 = 0o6000;
+/// The `open` flags with which the kernel reads the mode argument (its `WILL_CREATE`): `O_CREAT`
+/// and `__O_TMPFILE` (part of `O_TMPFILE`), the same on x86_64 and aarch64. Without either the
+/// mode register holds whatever the caller left there, and is never judged.
+pub(crate) const CREATING_FLAGS: u32 = 0o100 | 0o20000000;
 
 pub(crate) const AF_UNIX: u32 = 1;
 pub(crate) const AF_INET: u32 = 2;

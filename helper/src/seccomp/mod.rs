@@ -21,8 +21,8 @@ mod syscalls;
 #[cfg(all(test, target_os = "linux"))]
 mod tests;
 
-pub use baseline::{rules, BASELINE, LANDLOCK_GAPS};
-pub use bpf::{encode, program, run, run3, Insn};
+pub use baseline::{rules, BASELINE, LANDLOCK_GAPS, SET_ID_MODES};
+pub use bpf::{encode, program, run, run3, run4, Insn};
 pub use filter::*;
 pub use syscalls::Sys;
 

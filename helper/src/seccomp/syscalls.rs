@@ -94,6 +94,12 @@ pub enum Sys {
     SchedSetaffinity,
     SchedSetattr,
     IoprioSet,
+    Open,
+    Openat,
+    Openat2,
+    Creat,
+    Mknod,
+    Mknodat,
 }
 
 /// The number given to a syscall an architecture does not have (aarch64 has no `chmod`, `chown`,
@@ -193,6 +199,12 @@ impl Sys {
             Sys::SchedSetaffinity => (203, 122),
             Sys::SchedSetattr => (314, 274),
             Sys::IoprioSet => (251, 30),
+            Sys::Open => (2, ABSENT),
+            Sys::Openat => (257, 56),
+            Sys::Openat2 => (437, 437),
+            Sys::Creat => (85, ABSENT),
+            Sys::Mknod => (133, ABSENT),
+            Sys::Mknodat => (259, 33),
         };
         match arch {
             Arch::X86_64 => x86_64,

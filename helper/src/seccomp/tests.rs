@@ -7,7 +7,7 @@ const X86: u32 = 0xc000_003e;
 const ARM: u32 = 0xc000_00b7;
 const ARCHES: [(Arch, u32); 2] = [(Arch::X86_64, X86), (Arch::Aarch64, ARM)];
 const ALL_SOCKETS: [Sockets; 4] = [Sockets::None, Sockets::UnixOnly, Sockets::Inet, Sockets::InetAndUnix];
-const ALL_SYS: [Sys; 89] = [
+const ALL_SYS: [Sys; 95] = [
     Sys::Socket, Sys::Socketpair, Sys::Bind, Sys::Ioctl, Sys::Clone, Sys::Clone3, Sys::Unshare, Sys::Setns, Sys::Keyctl, Sys::AddKey, Sys::RequestKey,
     Sys::Bpf, Sys::PerfEventOpen, Sys::Userfaultfd, Sys::IoUringSetup, Sys::IoUringEnter, Sys::IoUringRegister,
     Sys::NameToHandleAt, Sys::OpenByHandleAt, Sys::Mount, Sys::Umount2, Sys::PivotRoot, Sys::OpenTree, Sys::OpenTreeAttr, Sys::MoveMount,
@@ -19,7 +19,8 @@ const ALL_SYS: [Sys; 89] = [
     Sys::Lremovexattr, Sys::Fremovexattr, Sys::Removexattrat, Sys::Shmget, Sys::Shmat, Sys::Shmctl, Sys::Shmdt, Sys::Semget,
     Sys::Semop, Sys::Semctl, Sys::Semtimedop, Sys::Msgget, Sys::Msgsnd, Sys::Msgrcv, Sys::Msgctl, Sys::MqOpen, Sys::MqUnlink,
     Sys::MqTimedsend, Sys::MqTimedreceive, Sys::MqNotify, Sys::MqGetsetattr, Sys::Setpriority, Sys::SchedSetparam,
-    Sys::SchedSetscheduler, Sys::SchedSetaffinity, Sys::SchedSetattr, Sys::IoprioSet,
+    Sys::SchedSetscheduler, Sys::SchedSetaffinity, Sys::SchedSetattr, Sys::IoprioSet, Sys::Open, Sys::Openat, Sys::Openat2,
+    Sys::Creat, Sys::Mknod, Sys::Mknodat,
 ];
 
 fn filters() -> Vec<Filter> {
@@ -40,7 +41,7 @@ fn encoding_is_8_bytes_native_endian() {
 #[test]
 fn native_numbers_are_the_c_librarys() {
     let Some(arch) = Arch::native() else { return };
-    let libc_numbers: [(Sys, libc::c_long); 71] = [
+    let libc_numbers: [(Sys, libc::c_long); 74] = [
         (Sys::Socket, libc::SYS_socket), (Sys::Socketpair, libc::SYS_socketpair), (Sys::Bind, libc::SYS_bind), (Sys::Ioctl, libc::SYS_ioctl), (Sys::Clone, libc::SYS_clone), (Sys::Clone3, libc::SYS_clone3),
         (Sys::Unshare, libc::SYS_unshare), (Sys::Setns, libc::SYS_setns), (Sys::Keyctl, libc::SYS_keyctl), (Sys::AddKey, libc::SYS_add_key),
         (Sys::RequestKey, libc::SYS_request_key), (Sys::Bpf, libc::SYS_bpf), (Sys::PerfEventOpen, libc::SYS_perf_event_open),
@@ -64,6 +65,7 @@ fn native_numbers_are_the_c_librarys() {
         (Sys::Setpriority, libc::SYS_setpriority), (Sys::SchedSetparam, libc::SYS_sched_setparam),
         (Sys::SchedSetscheduler, libc::SYS_sched_setscheduler), (Sys::SchedSetaffinity, libc::SYS_sched_setaffinity),
         (Sys::SchedSetattr, libc::SYS_sched_setattr), (Sys::IoprioSet, libc::SYS_ioprio_set),
+        (Sys::Openat, libc::SYS_openat), (Sys::Openat2, libc::SYS_openat2), (Sys::Mknodat, libc::SYS_mknodat),
     ];
     // The metadata calls (aarch64 has no chmod, chown or lchown; the `*xattrat` forms are newer
     // than the libc crate's tables: 463 and 466 on every architecture).
@@ -77,10 +79,13 @@ fn native_numbers_are_the_c_librarys() {
     ];
     #[cfg(target_arch = "x86_64")]
     metadata.extend([(Sys::Chmod, libc::SYS_chmod), (Sys::Chown, libc::SYS_chown), (Sys::Lchown, libc::SYS_lchown), (Sys::ModifyLdt, libc::SYS_modify_ldt)]);
+    // Creating calls aarch64 has only in their *at forms.
+    #[cfg(target_arch = "x86_64")]
+    metadata.extend([(Sys::Open, libc::SYS_open), (Sys::Creat, libc::SYS_creat), (Sys::Mknod, libc::SYS_mknod)]);
     for (sys, nr) in libc_numbers.into_iter().chain(metadata) {
         assert_eq!(sys.number(arch) as libc::c_long, nr, "{sys:?}");
     }
-    assert_eq!(libc_numbers.len() + 18, ALL_SYS.len());
+    assert_eq!(libc_numbers.len() + 21, ALL_SYS.len());
 }
 
 #[test]
@@ -304,11 +309,11 @@ fn the_shield_refuses_every_way_to_signal_the_supervisor_and_nothing_else() {
     }
 }
 
-/// Found by an attacker's review: Landlock (to ABI 7) governs no modes, owners or extended
-/// attributes, so in the Landlock mode a command made a disabled hook executable, a file
-/// world-writable and (as root) a binary setuid outside every writable root, and could `prlimit`
-/// the host process to death. The Landlock filter refuses them; the bwrap filter (its mounts
-/// refuse them with EROFS) does not.
+/// Found by an attacker's review: Landlock (to ABI 7) governs no owners or extended attributes,
+/// so in the Landlock mode a command could give away a file or make a binary capable outside every
+/// writable root, and could `prlimit` the host process to death. The Landlock filter refuses them;
+/// the bwrap filter (its mounts refuse them with EROFS) does not. Set-ID modes are refused in every
+/// filter (`every_filter_refuses_set_id_modes`).
 #[test]
 fn the_landlock_filter_refuses_what_landlock_does_not_govern() {
     for (arch, audit) in ARCHES {
@@ -500,5 +505,76 @@ fn every_filter_has_one_rule_per_syscall() {
         // The merged ioctl rule keeps every request the baseline's table names.
         let Some((_, Check::ArgIn(_, listed), _)) = BASELINE.iter().find(|(sys, ..)| *sys == Sys::Ioctl) else { panic!("no ioctl rule") };
         assert!(listed.iter().all(|r| super::baseline::ioctl_requests(f).contains(r)), "{f:?}");
+    }
+}
+
+/// Found by an attacker's review: in the default bwrap mode (workspace-write), as root, `cp
+/// /bin/bash rootsh && chmod 4755 rootsh` in the workspace succeeded and left a setuid-root shell on
+/// the host (the sandbox's `nosuid` mount does not follow the file out); as an ordinary user it
+/// lends that user's identity to every other local user. Every filter now refuses a set-ID bit
+/// (0o6000) whether set by the chmod family or given at creation (`open`/`openat` with `O_CREAT` or
+/// `O_TMPFILE`, `creat`, `mknod`, `mknodat`); `openat2`, whose mode seccomp cannot read, gets
+/// ENOSYS. A mode without those flags is garbage the kernel never reads, and is never judged.
+#[test]
+fn every_filter_refuses_set_id_modes() {
+    const HIGH: u64 = 0xffff_ffff_0000_0000;
+    const AT_FDCWD: u64 = (-100i64) as u64;
+    const O_CREAT: u64 = 0o100;
+    const O_WRONLY_TRUNC: u64 = 0o1 | 0o1000;
+    const O_CLOEXEC: u64 = 0o2000000;
+    const O_PATH: u64 = 0o10000000;
+    const S_IFREG: u64 = 0o100000;
+    let shielded = Filter { sockets: Sockets::None, tracing: Tracing::Denied, shield: Some(4242) };
+    for (sys, _, why) in SET_ID_MODES {
+        assert!(why.len() > 10, "{sys:?}");
+    }
+    for (arch, audit) in ARCHES {
+        // O_TMPFILE is __O_TMPFILE | O_DIRECTORY, and O_DIRECTORY differs between the two.
+        let o_tmpfile: u64 = 0o20000000 | if arch == Arch::X86_64 { 0o200000 } else { 0o40000 };
+        let x86 = arch == Arch::X86_64;
+        for f in filters().into_iter().chain([shielded]) {
+            let p = program(arch, f);
+            let v = |sys: Sys, args: [u64; 4]| run4(&p, audit, sys.number(arch), args);
+            // Every call that sets or creates with `mode` (the x86_64-only ones there alone).
+            let setting = |mode: u64| {
+                let mut calls = vec![
+                    (Sys::Fchmod, [3, mode, 0, 0]),
+                    (Sys::Fchmodat, [AT_FDCWD, 0x1000, mode, 0]),
+                    (Sys::Fchmodat2, [AT_FDCWD, 0x1000, mode, 0]),
+                    (Sys::Openat, [AT_FDCWD, 0x1000, O_CREAT | O_WRONLY_TRUNC | O_CLOEXEC, mode]),
+                    (Sys::Openat, [AT_FDCWD, 0x1000, HIGH | O_CREAT, mode]),
+                    (Sys::Openat, [3, 0x1000, o_tmpfile | 0o2, mode]),
+                    (Sys::Mknodat, [AT_FDCWD, 0x1000, S_IFREG | mode, 0]),
+                ];
+                if x86 {
+                    calls.extend([
+                        (Sys::Chmod, [0x1000, mode, 0, 0]),
+                        (Sys::Open, [0x1000, O_CREAT | O_WRONLY_TRUNC, mode, 0]),
+                        (Sys::Creat, [0x1000, mode, 0, 0]),
+                        (Sys::Mknod, [0x1000, S_IFREG | mode, 0, 0]),
+                    ]);
+                }
+                calls
+            };
+            for mode in [0o4755, 0o2755, 0o6755, 0o4000, 0o2000, HIGH | 0o4755, 0o104755] {
+                for (sys, args) in setting(mode) {
+                    assert_eq!(v(sys, args), RET_EPERM, "{sys:?} {args:?} in {f:?}");
+                }
+                // Without O_CREAT or O_TMPFILE the kernel never reads the mode: whatever is there passes.
+                for flags in [0, O_WRONLY_TRUNC | O_CLOEXEC, O_PATH, 0o200000, 0o40000, O_CREAT << 32] {
+                    assert_eq!(v(Sys::Openat, [AT_FDCWD, 0x1000, flags, mode]), RET_ALLOW, "openat {flags:#o} {mode:#o} in {f:?}");
+                    if x86 {
+                        assert_eq!(v(Sys::Open, [0x1000, flags, mode, 0]), RET_ALLOW, "open {flags:#o} {mode:#o} in {f:?}");
+                    }
+                }
+            }
+            // Plain modes, the sticky bit included, stay settable and creatable.
+            for mode in [0o755, 0o644, 0o600, 0o1777, 0o777, 0] {
+                for (sys, args) in setting(mode) {
+                    assert_eq!(v(sys, args), RET_ALLOW, "{sys:?} {args:?} in {f:?}");
+                }
+            }
+            assert_eq!(v(Sys::Openat2, [AT_FDCWD, 0x1000, 0x2000, 24]), RET_ENOSYS, "openat2 in {f:?}: callers fall back to openat");
+        }
     }
 }
