@@ -15,6 +15,14 @@
 //! `$HOME` and `[include] path = ~/.gitconfig.local` (or at `~/dotfiles`, which `~/.gitconfig`
 //! includes or links to), a run appended `core.fsmonitor` and the host's next `git status` ran it.
 //!
+//! `init.templateDir` (and `$GIT_TEMPLATE_DIR`) names the directory `git init` and `git clone`
+//! copy hooks from into every new repository, and a global `core.hooksPath` that is absolute or
+//! `~/…` names one directory every repository without its own runs hooks from: `host_dirs` lists
+//! them, kept read-only as a whole in any writable root holding them, whether or not a repository
+//! is found there. Found by an attacker's review: with the cwd at `$HOME`, a run wrote
+//! `.git-templates/hooks/post-checkout` (the host's next `git clone` ran it) and
+//! `.githooks/pre-commit` (its next `git commit` anywhere ran it).
+//!
 //! On every run's path: the result is remembered with the identity and times of every file read
 //! (and of those missing), so a run costs a `stat` per file, and a reading only when one changed.
 
@@ -29,7 +37,28 @@ const MAX_DEPTH: usize = 10;
 /// The hooks path the global and system configuration name, as written (relative to each
 /// repository's top, `~/…`, or absolute); `None` when they name none.
 pub fn hooks_path() -> Option<String> {
-    current().0
+    current().0.hooks
+}
+
+/// The directories the host's git runs or copies hooks from in every repository, as named (links
+/// on the way not followed): `$GIT_TEMPLATE_DIR`, the configuration's `init.templateDir`, and its
+/// `core.hooksPath` when absolute or `~/…` (a relative one is per repository: `repo::hooks_dirs`).
+pub fn host_dirs() -> Vec<PathBuf> {
+    let Values { hooks, template } = current().0;
+    let env_template = std::env::var_os("GIT_TEMPLATE_DIR").filter(|v| !v.is_empty()).map(PathBuf::from);
+    #[cfg(test)]
+    let env_template = env_template.filter(|_| super::home::test_home::get().is_none());
+    let hooks = hooks.and_then(|h| expand(&h, Path::new("")).filter(|p| p.is_absolute()));
+    env_template.into_iter().filter(|p| p.is_absolute()).chain(template).chain(hooks).collect()
+}
+
+/// What the configuration files name, the last one winning.
+#[derive(Clone, Default)]
+struct Values {
+    /// `core.hooksPath`, as written.
+    hooks: Option<String>,
+    /// `init.templateDir`, `~/` and a relative path (from its file's directory) made absolute.
+    template: Option<PathBuf>,
 }
 
 /// Every file the global and system configuration consist of, as git names them (a link's own
@@ -40,15 +69,15 @@ pub fn files_read() -> Vec<PathBuf> {
     current().1
 }
 
-/// The hooks path and the files read, from the cache when no file changed since.
-fn current() -> (Option<String>, Vec<PathBuf>) {
+/// The values and the files read, from the cache when no file changed since.
+fn current() -> (Values, Vec<PathBuf>) {
     let tops = files();
     let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(c) = cache.as_ref().filter(|c| c.tops == tops && c.seen.iter().all(|(p, s)| stat(p) == *s)) {
         return (c.value.clone(), c.seen.iter().map(|(p, _)| p.clone()).collect());
     }
     let mut seen = Vec::new();
-    let mut value = None;
+    let mut value = Values::default();
     for f in &tops {
         read(f, 0, &mut seen, Some(&mut value));
     }
@@ -66,7 +95,7 @@ struct Cache {
     tops: Vec<PathBuf>,
     /// Every file read or looked for, and what `stat` said of it then.
     seen: Vec<(PathBuf, Stat)>,
-    value: Option<String>,
+    value: Values,
 }
 
 static CACHE: Mutex<Option<Cache>> = Mutex::new(None);
@@ -76,22 +105,27 @@ fn stat(p: &Path) -> Stat {
     std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino(), m.size(), m.mtime(), m.mtime_nsec(), m.ctime(), m.ctime_nsec()))
 }
 
-/// `file` and what it includes, in order: `value` is the last `core.hooksPath` met, `None` below
-/// an `includeIf` (read for `seen` only).
-fn read(file: &Path, depth: usize, seen: &mut Vec<(PathBuf, Stat)>, mut value: Option<&mut Option<String>>) {
+/// `file` and what it includes, in order: `value` holds the last values met, `None` below an
+/// `includeIf` (read for `seen` only).
+fn read(file: &Path, depth: usize, seen: &mut Vec<(PathBuf, Stat)>, mut value: Option<&mut Values>) {
     seen.push((file.to_path_buf(), stat(file)));
     let Some(text) = small_file::text(file) else { return };
     for e in gitconfig::entries(&text) {
         let Some(v) = e.value.filter(|v| !v.is_empty()) else { continue };
         let conditional = e.key.starts_with("includeif.") && e.key.ends_with(".path");
+        let dir = file.parent().unwrap_or(Path::new("/"));
         match e.key.as_str() {
             "core.hookspath" => {
                 if let Some(value) = value.as_deref_mut() {
-                    *value = Some(v);
+                    value.hooks = Some(v);
+                }
+            }
+            "init.templatedir" => {
+                if let Some(value) = value.as_deref_mut() {
+                    value.template = expand(&v, dir);
                 }
             }
             _ if (conditional || e.key == "include.path") && depth < MAX_DEPTH => {
-                let dir = file.parent().unwrap_or(Path::new("/"));
                 if let Some(inc) = expand(&v, dir) {
                     read(&inc, depth + 1, seen, if conditional { None } else { value.as_deref_mut() });
                 }

@@ -531,10 +531,17 @@ impl<'a> Carver<'a> {
     /// written root holds: kept as `home` keeps a home's paths. Found by an attacker's review:
     /// `~/.gitconfig.local`, or a dotfiles checkout `~/.gitconfig` includes or links to, took a
     /// run's `core.fsmonitor`. The list is `global_git`'s cached one: a `stat` per file a run.
+    /// With them the directories git takes hooks from in every repository (`global_git::host_dirs`):
+    /// found by the same review, `~/.git-templates/hooks` and `~/.githooks` took a run's hooks.
     fn global_git(&mut self, placeholders: bool, skip: &[PathBuf]) {
         let skipped = |c: &Carver, p: &Path| c.root_of(p).is_none_or(|i| skip.contains(&c.roots[i].root)) || c.is_covered(p);
         for f in global_git::files_read() {
             self.host_path(&f, false, placeholders, &skipped);
+        }
+        // The template directory `git init`/`clone` copy hooks from, and an absolute or `~/`
+        // global `core.hooksPath`: whole directories, held with or without a repository found.
+        for d in global_git::host_dirs() {
+            self.host_path(&d, true, placeholders, &skipped);
         }
     }
 

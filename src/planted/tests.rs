@@ -424,3 +424,26 @@ fn directories_no_path_can_name_are_reported_however_many_at_the_nearest_one_nam
     assert_eq!(incomplete[0].path, top.to_string_lossy(), "the nearest directory a path names");
     assert!(incomplete[0].detail.contains("30 directories"), "{}", incomplete[0].detail);
 }
+
+/// An attacker's review: with the cwd at $HOME (no repository), `init.templateDir = ~/.git-templates`
+/// and `core.hooksPath = ~/.githooks` in the global configuration left both writable: a run wrote
+/// `.git-templates/hooks/post-checkout` (the host's next `git clone` ran it) and
+/// `.githooks/pre-commit` (its next `git commit` anywhere ran it). Both are kept whole, a missing
+/// one uncreatable; a relative template directory is taken from its file's directory.
+#[test]
+fn the_global_template_directory_and_an_absolute_global_hooks_path_are_kept() {
+    let t = tempfile::tempdir().unwrap();
+    let r = t.path().canonicalize().unwrap();
+    let home = r.join("home");
+    std::fs::create_dir_all(home.join(".git-templates/hooks")).unwrap();
+    let _home = home::test_home::set(home.clone());
+    std::fs::write(home.join(".gitconfig"), "[init]\n\ttemplateDir = ~/.git-templates\n[core]\n\thooksPath = ~/.githooks\n").unwrap();
+    let (roots, _) = run(&home, &[]);
+    assert!(roots[0].read_only.contains(&home.join(".git-templates")), "{:?}", roots[0].read_only);
+    assert!(missing(&roots).contains(&(home.join(".githooks"), PlaceholderKind::Dir)), "{:?}", missing(&roots));
+    std::fs::create_dir_all(home.join("dots/tmpl")).unwrap();
+    std::fs::write(home.join("dots/inc"), "[init]\n\ttemplateDir = tmpl\n").unwrap();
+    std::fs::write(home.join(".gitconfig"), "[init]\n\ttemplateDir = ~/.git-templates\n[include]\n\tpath = dots/inc\n").unwrap();
+    let (roots, _) = run(&home.join("dots"), &[]);
+    assert!(roots[0].read_only.contains(&home.join("dots/tmpl")), "the last wins, from its file's directory: {:?}", roots[0].read_only);
+}

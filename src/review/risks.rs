@@ -511,6 +511,13 @@ impl<'a> Judge<'a> {
                 guarded.push(Guarded::new(rel, Guard::Home("git reads it as the host user's global configuration (core.fsmonitor and aliases run commands in every repository)")));
             }
         }
+        // The template directory `git init`/`clone` copy hooks from, and an absolute or `~/` global
+        // `core.hooksPath` (`global_git::host_dirs`): anything at or below them, repository or not.
+        for d in crate::planted::global_git::host_dirs() {
+            if let Some(rel) = self.below_root(&d).filter(|r| !r.as_os_str().is_empty()) {
+                guarded.push(Guarded::new(rel, Guard::Home("git copies or runs hooks from it for the host user (its template directory or global core.hooksPath)")));
+            }
+        }
         guarded
     }
 

@@ -105,3 +105,22 @@ fn files_the_global_git_configuration_reads_are_risks() {
     assert!(protected_at(&risks, "/home/.gitconfig.local"), "{risks:?}");
     assert!(protected_at(&risks, "/dots/linked"), "{risks:?}");
 }
+
+/// An attacker's review: the global `init.templateDir` (a dotfiles link into the workspace) and an
+/// absolute global `core.hooksPath`, in a root with no repository, took a run's hooks with
+/// `hostRisks` empty, and a plain apply landed them (the host's next `git clone`/`commit` ran them).
+#[test]
+fn the_global_template_directory_and_hooks_path_are_risks() {
+    let (f, home) = home_in_workspace(|ws, home| {
+        put(home, ".gitconfig", "[init]\n\ttemplateDir = ~/.git_template\n[core]\n\thooksPath = ~/.githooks\n");
+        put(ws, "dots/git_template/hooks/post-checkout", "#!/bin/sh\n");
+        std::os::unix::fs::symlink(ws.join("dots/git_template"), home.join(".git_template")).unwrap();
+    });
+    let _home = crate::planted::home::test_home::set(home.clone());
+    let up = f.set.upper(0);
+    put(&up, "dots/git_template/hooks/post-checkout", "#!/bin/sh\nevil\n");
+    put(&up, "home/.githooks/pre-commit", "#!/bin/sh\nevil\n");
+    let risks = risks_of(&f);
+    assert!(protected_at(&risks, "/dots/git_template"), "{risks:?}");
+    assert!(protected_at(&risks, "/home/.githooks"), "{risks:?}");
+}
