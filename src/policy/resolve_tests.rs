@@ -332,3 +332,21 @@ fn protected_names_are_rejected_without_a_sandbox() {
     assert!(e.message.starts_with("options.sandbox.protectedNames:"), "{}", e.message);
     assert!(resolve_policy(Some(&json!({"mode": "danger-full-access", "protectedNames": []})), &ctx(&w.root, Platform::Linux)).is_ok());
 }
+
+/// An attacker's review: as root, a writable root of `/usr/local` (or `/usr`, `/`) let a run write
+/// `/usr/local/bin/bwrap`, which bwrap discovery trusts. The system program directories a writable
+/// root holds are read-only in it, a missing one uncreatable.
+#[test]
+fn system_program_directories_in_a_writable_root_stay_read_only() {
+    let w = ws();
+    fs::create_dir_all(w.root.join("usr/local/bin")).unwrap();
+    let mut roots = vec![WritableRoot { root: w.root.clone(), read_only: Vec::new(), missing_read_only: Vec::new() }];
+    let bin = w.root.join("usr/local/bin");
+    let sbin = w.root.join("usr/local/sbin");
+    keep_system_program_dirs(&mut roots, &[bin.to_str().unwrap(), sbin.to_str().unwrap(), "/usr/bin"]);
+    assert_eq!(roots[0].read_only, vec![bin]);
+    assert_eq!(roots[0].missing_read_only, vec![missing(sbin, PlaceholderKind::Dir)]);
+    let p = resolve(json!({"mode": "workspace-write", "tmp": "read-only", "writableRoots": ["/usr/local"]}), &w.root).unwrap();
+    let local = p.writable_roots.iter().find(|r| r.root == Path::new("/usr/local")).unwrap();
+    assert!(local.read_only.contains(&PathBuf::from("/usr/local/bin")), "{:?}", local.read_only);
+}
