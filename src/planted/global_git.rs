@@ -9,7 +9,7 @@
 //! `~/.gitconfig`), each with the files its `include.path` names. `includeIf` is not followed for
 //! the hooks path (its conditions depend on the repository): README says so.
 //!
-//! `files` lists every file read or looked for, `includeIf` targets too whatever their condition:
+//! `Global::files` lists every file read or looked for, `includeIf` targets too whatever their condition:
 //! each that lies in a writable root is kept read-only (absent when missing) in direct runs, and
 //! a change to it is a host risk in review mode. Found by an attacker's review: with the cwd at
 //! `$HOME` and `[include] path = ~/.gitconfig.local` (or at `~/dotfiles`, which `~/.gitconfig`
@@ -17,9 +17,9 @@
 //!
 //! `init.templateDir` (and `$GIT_TEMPLATE_DIR`) names the directory `git init` and `git clone`
 //! copy hooks from into every new repository, and a global `core.hooksPath` that is absolute or
-//! `~/…` names one directory every repository without its own runs hooks from: `host_dirs` lists
-//! them, kept read-only as a whole in any writable root holding them, whether or not a repository
-//! is found there. Found by an attacker's review: with the cwd at `$HOME`, a run wrote
+//! `~/…` names one directory every repository without its own runs hooks from (`Global::host_dirs`):
+//! kept read-only as a whole in any writable root holding them, whether or not a repository is
+//! found there. Found by an attacker's review: with the cwd at `$HOME`, a run wrote
 //! `.git-templates/hooks/post-checkout` (the host's next `git clone` ran it) and
 //! `.githooks/pre-commit` (its next `git commit` anywhere ran it).
 //!
@@ -34,22 +34,40 @@ use super::{gitconfig, small_file};
 /// git's own bound on nested includes.
 const MAX_DEPTH: usize = 10;
 
-/// The hooks path the global and system configuration name, as written (relative to each
-/// repository's top, `~/…`, or absolute); `None` when they name none.
-pub fn hooks_path() -> Option<String> {
-    current().0.hooks
+/// What one run needs of the host's global and system git configuration, read once (a `stat` per
+/// file) and passed where it is used: the carving and the review's judge look at it per
+/// repository, and reading it there again cost every repository those `stat`s.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Global {
+    /// The hooks path they name, as written (relative to each repository's top, `~/…`, or
+    /// absolute); `None` when they name none.
+    pub hooks: Option<String>,
+    /// Every file they consist of, as git names them (a link's own path: `canonical_lenient`
+    /// finds where it leads): the top files, what they include, and what `includeIf` names under
+    /// any condition (carving a file git does not read here costs nothing). Missing ones too: a
+    /// run could create them.
+    pub files: Vec<PathBuf>,
+    /// The directories the host's git runs or copies hooks from in every repository, as named
+    /// (links on the way not followed): `$GIT_TEMPLATE_DIR`, the configuration's
+    /// `init.templateDir`, and its `core.hooksPath` when absolute or `~/…` (a relative one is per
+    /// repository: `repo::hooks_dirs`).
+    pub host_dirs: Vec<PathBuf>,
 }
 
-/// The directories the host's git runs or copies hooks from in every repository, as named (links
-/// on the way not followed): `$GIT_TEMPLATE_DIR`, the configuration's `init.templateDir`, and its
-/// `core.hooksPath` when absolute or `~/…` (a relative one is per repository: `repo::hooks_dirs`).
-pub fn host_dirs() -> Vec<PathBuf> {
-    let Values { hooks, template } = current().0;
+/// The configuration as it is now, from the cache when no file changed since.
+pub fn now() -> Global {
+    let (Values { hooks, template }, files) = current();
     let env_template = std::env::var_os("GIT_TEMPLATE_DIR").filter(|v| !v.is_empty()).map(PathBuf::from);
     #[cfg(test)]
     let env_template = env_template.filter(|_| super::home::test_home::get().is_none());
-    let hooks = hooks.and_then(|h| expand(&h, Path::new("")).filter(|p| p.is_absolute()));
-    env_template.into_iter().filter(|p| p.is_absolute()).chain(template).chain(hooks).collect()
+    let absolute_hooks = hooks.as_deref().and_then(|h| expand(h, Path::new("")).filter(|p| p.is_absolute()));
+    let host_dirs = env_template.into_iter().filter(|p| p.is_absolute()).chain(template).chain(absolute_hooks).collect();
+    Global { hooks, files, host_dirs }
+}
+
+/// The hooks path alone (`Global::hooks`), for a caller that needs nothing else.
+pub fn hooks_path() -> Option<String> {
+    current().0.hooks
 }
 
 /// What the configuration files name, the last one winning.
@@ -59,14 +77,6 @@ struct Values {
     hooks: Option<String>,
     /// `init.templateDir`, `~/` and a relative path (from its file's directory) made absolute.
     template: Option<PathBuf>,
-}
-
-/// Every file the global and system configuration consist of, as git names them (a link's own
-/// path: `canonical_lenient` finds where it leads): the top files, what they include, and what
-/// `includeIf` names under any condition (carving a file git does not read here costs nothing).
-/// Missing ones too: a run could create them.
-pub fn files_read() -> Vec<PathBuf> {
-    current().1
 }
 
 /// The values and the files read, from the cache when no file changed since.
@@ -212,7 +222,7 @@ mod tests {
         std::fs::create_dir(home.join("dotfiles")).unwrap();
         std::fs::write(home.join(".gitconfig"), "[include]\n\tpath = ~/.gitconfig.local\n[includeIf \"gitdir:~/work/\"]\n\tpath = dotfiles/work\n").unwrap();
         std::fs::write(home.join("dotfiles/work"), "[core]\n\thooksPath = .work\n[include]\n\tpath = deeper\n").unwrap();
-        let read = files_read();
+        let read = now().files;
         for p in [home.join(".config/git/config"), home.join(".gitconfig"), home.join(".gitconfig.local"), home.join("dotfiles/work"), home.join("dotfiles/deeper")] {
             assert!(read.contains(&p), "{} in {read:?}", p.display());
         }

@@ -335,15 +335,16 @@ struct Carver<'a> {
     hook_links: hook_risks::Kept,
     /// The walked roots: a hook's link is judged against them (`links::in_shared_place`).
     scan_roots: Vec<PathBuf>,
-    /// The `core.hooksPath` of the host's global and system git configuration (`global_git`),
-    /// read once per carving: each repository that names none of its own runs hooks from there.
-    global_hooks: Option<String>,
+    /// The host's global and system git configuration (`global_git`), read once per carving: its
+    /// `core.hooksPath` serves each repository that names none of its own, and its files and hooks
+    /// directories are kept where a root holds them (`global_git`, the method).
+    global: global_git::Global,
 }
 
 impl<'a> Carver<'a> {
     fn new(roots: &'a mut [WritableRoot], deny: &[PathBuf], existing: Option<Existing>) -> Carver<'a> {
         let covered = deny.iter().chain(roots.iter().flat_map(|r| r.read_only.iter())).map(|p| p.as_os_str().to_os_string()).collect();
-        Carver { roots, covered, creatable: HashMap::new(), existing, list_missing: true, hook_links: hook_risks::Kept::default(), scan_roots: Vec::new(), global_hooks: global_git::hooks_path() }
+        Carver { roots, covered, creatable: HashMap::new(), existing, list_missing: true, hook_links: hook_risks::Kept::default(), scan_roots: Vec::new(), global: global_git::now() }
     }
 
     fn is_covered(&self, p: &Path) -> bool {
@@ -424,7 +425,7 @@ impl<'a> Carver<'a> {
     /// the top of a writable root a missing `.git` is made uncreatable (`protectGit`).
     /// `walk_ino`: the inode of `.git` in the walk's listing, for a repository the walk found.
     fn repository(&mut self, dot_git: &Path, at_root_top: bool, walk_ino: Option<u64>) {
-        let global = self.global_hooks.clone();
+        let global = self.global.hooks.clone();
         let global = global.as_deref();
         let facts = match walk_ino.and_then(|ino| repo::vouched(dot_git, ino, global)) {
             // A `.git` directory with entries, as `entry_seen` would find it: no system call.
@@ -493,7 +494,7 @@ impl<'a> Carver<'a> {
         for d in &dirs {
             self.read_only(d.clone());
         }
-        let hooks = repo::hooks_dirs(dir, &dirs, self.global_hooks.as_deref());
+        let hooks = repo::hooks_dirs(dir, &dirs, self.global.hooks.as_deref());
         self.hook_links(&hook_links::read(&dirs, &hooks));
         self.hooks(hooks.into_iter());
     }
@@ -531,16 +532,17 @@ impl<'a> Carver<'a> {
     /// written root holds: kept as `home` keeps a home's paths. Found by an attacker's review:
     /// `~/.gitconfig.local`, or a dotfiles checkout `~/.gitconfig` includes or links to, took a
     /// run's `core.fsmonitor`. The list is `global_git`'s cached one: a `stat` per file a run.
-    /// With them the directories git takes hooks from in every repository (`global_git::host_dirs`):
+    /// With them the directories git takes hooks from in every repository (`global_git::Global::host_dirs`):
     /// found by the same review, `~/.git-templates/hooks` and `~/.githooks` took a run's hooks.
     fn global_git(&mut self, placeholders: bool, skip: &[PathBuf]) {
         let skipped = |c: &Carver, p: &Path| c.root_of(p).is_none_or(|i| skip.contains(&c.roots[i].root)) || c.is_covered(p);
-        for f in global_git::files_read() {
+        let global_git::Global { files, host_dirs, .. } = self.global.clone();
+        for f in files {
             self.host_path(&f, false, placeholders, &skipped);
         }
         // The template directory `git init`/`clone` copy hooks from, and an absolute or `~/`
         // global `core.hooksPath`: whole directories, held with or without a repository found.
-        for d in global_git::host_dirs() {
+        for d in host_dirs {
             self.host_path(&d, true, placeholders, &skipped);
         }
     }

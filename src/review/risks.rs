@@ -56,6 +56,9 @@ pub struct Judge<'a> {
     /// hooks the host's hooks directories link to (`elsewhere::hooks_elsewhere`), absolute:
     /// guarded from the root.
     elsewhere: &'a Elsewhere,
+    /// The host's global and system git configuration, read once for the judging (each
+    /// repository's top consults its hooks path).
+    global_git: crate::planted::global_git::Global,
 }
 
 /// What the set's view and the host say about one directory.
@@ -141,7 +144,7 @@ fn kind_of(m: &std::fs::Metadata) -> Kind {
 impl<'a> Judge<'a> {
     /// `elsewhere`: `elsewhere::hooks_elsewhere` of the set (found once for all its roots).
     pub fn new(meta: &'a Meta, root: &Path, upper: &Path, elsewhere: &'a Elsewhere) -> Judge<'a> {
-        Judge { meta, root: root.to_path_buf(), upper: upper.to_path_buf(), levels: Vec::new(), new_repo_keys: HashMap::new(), links_judged: 0, elsewhere }
+        Judge { meta, root: root.to_path_buf(), upper: upper.to_path_buf(), levels: Vec::new(), new_repo_keys: HashMap::new(), links_judged: 0, elsewhere, global_git: crate::planted::global_git::now() }
     }
 
     /// The risk a change carries, if any.
@@ -454,7 +457,7 @@ impl<'a> Judge<'a> {
         if self.meta.protect_git {
             let mut dirs = vec![PathBuf::from(".husky")];
             // The repository's own, else the host's global and system configuration's (`global_git`).
-            let configured = self.read_view(&top.join(".git/config")).and_then(|t| gitconfig::hooks_path(&t)).or_else(crate::planted::global_git::hooks_path);
+            let configured = self.read_view(&top.join(".git/config")).and_then(|t| gitconfig::hooks_path(&t)).or_else(|| self.global_git.hooks.clone());
             if let Some(p) = configured.map(PathBuf::from) {
                 let rel = if p.is_absolute() { p.strip_prefix(self.root.join(&top)).ok().map(Path::to_path_buf) } else { Some(p) };
                 // `./tools/hooks` is `tools/hooks`; one with `..` is not judged below the top.
@@ -506,15 +509,15 @@ impl<'a> Judge<'a> {
         }
         // The files the host's global git configuration consists of (`global_git`: includes,
         // `includeIf` targets, where a top file links to), as a direct run keeps them.
-        for f in crate::planted::global_git::files_read() {
-            if let Some(rel) = self.below_root(&f).filter(|r| !r.as_os_str().is_empty()) {
+        for f in &self.global_git.files {
+            if let Some(rel) = self.below_root(f).filter(|r| !r.as_os_str().is_empty()) {
                 guarded.push(Guarded::new(rel, Guard::Home("git reads it as the host user's global configuration (core.fsmonitor and aliases run commands in every repository)")));
             }
         }
         // The template directory `git init`/`clone` copy hooks from, and an absolute or `~/` global
-        // `core.hooksPath` (`global_git::host_dirs`): anything at or below them, repository or not.
-        for d in crate::planted::global_git::host_dirs() {
-            if let Some(rel) = self.below_root(&d).filter(|r| !r.as_os_str().is_empty()) {
+        // `core.hooksPath` (`Global::host_dirs`): anything at or below them, repository or not.
+        for d in &self.global_git.host_dirs {
+            if let Some(rel) = self.below_root(d).filter(|r| !r.as_os_str().is_empty()) {
                 guarded.push(Guarded::new(rel, Guard::Home("git copies or runs hooks from it for the host user (its template directory or global core.hooksPath)")));
             }
         }
