@@ -12,7 +12,7 @@ use sandspawn_helper::writable_mounts::writable_in_table;
 /// path now leads to) when bwrap left a kernel filesystem or the host's devices writable.
 pub fn refuse_writable() -> Result<(), Failure> {
     let table = mountinfo::read("checking the sandbox's mounts")?;
-    match writable_in_table(&table) {
+    match writable_in_table(&mountinfo::text(&table)) {
         None => own_proc(),
         Some((point, kind)) => Err(changed(
             libc::EPERM,

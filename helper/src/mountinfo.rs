@@ -6,11 +6,24 @@
 
 use crate::report::{os_words, setup, Failure};
 
-/// The sandbox's mount table, as text for `mounts`; reading it failing fails `what` (a setup step).
-pub fn read(what: &str) -> Result<String, Failure> {
-    std::fs::read_to_string("/proc/self/mountinfo").map_err(|e| {
-        setup(e.raw_os_error().unwrap_or(0), format!("{what} failed: reading /proc/self/mountinfo: {}", os_words(&e)))
-    })
+/// The sandbox's mount table; reading it failing fails `what` (a setup step).
+pub fn read(what: &str) -> Result<Vec<u8>, Failure> {
+    read_file("/proc/self/mountinfo", what)
+}
+
+/// A mount table as bytes. The kernel writes a mount point's bytes as they are: read as text, one
+/// mount point anywhere on the host that is not UTF-8 (a USB stick whose label is Latin-1, under
+/// `/media`; bwrap's read-only `/` carries the host's mounts in) failed every run at setup. `text`
+/// gives the lines the parser reads, `points_below` the paths as they are.
+pub fn read_file(path: &str, what: &str) -> Result<Vec<u8>, Failure> {
+    std::fs::read(path).map_err(|e| setup(e.raw_os_error().unwrap_or(0), format!("{what} failed: reading {path}: {}", os_words(&e))))
+}
+
+/// `table` for `mounts` and `super_options`: a byte that is not UTF-8 is replaced, never a space or a
+/// newline, so every line and field stays where it was; only such a path's own bytes change, and
+/// `points_below` (the one user that opens the paths) reads the bytes.
+pub fn text(table: &[u8]) -> std::borrow::Cow<'_, str> {
+    String::from_utf8_lossy(table)
 }
 
 /// One line of a mount table: `id parent major:minor root point options [optional...] - type
@@ -59,16 +72,21 @@ pub fn mounts(table: &str) -> impl Iterator<Item = Mount<'_>> {
 
 /// The mount points strictly below `root` in `/proc/self/mountinfo`, each once (the visible one of
 /// a stack), parents before children (a stable sort by depth keeps the table's order within one).
-pub fn points_below(table: &str, root: &str) -> Vec<String> {
+/// `Err` holds the first such point that is not UTF-8 (the helper names paths as text).
+pub fn points_below(table: &[u8], root: &str) -> Result<Vec<String>, Vec<u8>> {
     let prefix = if root.ends_with('/') { root.to_string() } else { format!("{root}/") };
     let mut points: Vec<String> = Vec::new();
-    for Mount { point, .. } in mounts(table) {
-        if point.starts_with(&prefix) && !points.contains(&point) {
+    for (point, _) in points_and_types(table) {
+        if !point.starts_with(prefix.as_bytes()) {
+            continue;
+        }
+        let point = String::from_utf8(point).map_err(|e| e.into_bytes())?;
+        if !points.contains(&point) {
             points.push(point);
         }
     }
     points.sort_by_key(|p| p.matches('/').count());
-    points
+    Ok(points)
 }
 
 /// Every mount of `table`, read as bytes: its mount point's own bytes and its filesystem's type
@@ -129,8 +147,23 @@ mod tests {
                      4 3 0:5 / /w/a\\040b ro - tmpfs t ro\n\
                      6 1 8:1 / /w2 rw - ext4 /dev/sda rw\n\
                      7 4 0:5 / /w/a\\040b ro - tmpfs t ro\n";
-        assert_eq!(points_below(table, "/w"), vec!["/w/a b".to_string(), "/w/deep/x".to_string()]);
-        assert!(points_below(table, "/w2").is_empty());
+        assert_eq!(points_below(table.as_bytes(), "/w"), Ok(vec!["/w/a b".to_string(), "/w/deep/x".to_string()]));
+        assert_eq!(points_below(table.as_bytes(), "/w2"), Ok(vec![]));
+        let odd: &[u8] = b"1 0 8:1 / / rw - ext4 /dev/sda rw\n3 1 0:5 / /m\xff ro - tmpfs t ro\n4 1 0:5 / /w/\xfe\\040x ro - tmpfs t ro\n";
+        assert_eq!(points_below(odd, "/m"), Ok(vec![]), "a point elsewhere that is not UTF-8 is none of the root's");
+        assert_eq!(points_below(odd, "/w"), Err(b"/w/\xfe x".to_vec()), "one below it is named as it is");
+    }
+
+    #[test]
+    fn a_point_that_is_not_utf8_hides_no_mount() {
+        // The exploit: a mount point of the host's that is not UTF-8 failed every run's setup.
+        let dir = std::env::temp_dir().join(format!("mountinfo-test-{}", std::process::id()));
+        std::fs::write(&dir, b"1 0 8:1 / /media/u/cl\xe9 rw - vfat /dev/sdb rw\n2 1 0:21 / /proc rw - proc proc rw\n").unwrap();
+        let table = read_file(dir.to_str().unwrap(), "reading a test table").map_err(|_| "read failed");
+        std::fs::remove_file(&dir).unwrap();
+        let table = table.unwrap();
+        let types: Vec<_> = mounts(&text(&table)).map(|m| (m.point, m.fstype.to_string())).collect();
+        assert_eq!(types, vec![("/media/u/cl\u{fffd}".to_string(), "vfat".to_string()), ("/proc".to_string(), "proc".to_string())]);
     }
 
     #[test]

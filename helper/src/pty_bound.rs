@@ -40,5 +40,5 @@ fn device(target: &Target, what: &str) -> Result<(u32, u32), Failure> {
 /// The options of the devpts on `dev`, from the sandbox's mount table.
 fn super_options(dev: (u32, u32), what: &str) -> Result<String, Failure> {
     let table = mountinfo::read(what)?;
-    mountinfo::super_options(&table, dev).ok_or_else(|| setup(0, format!("{what} failed: /proc/self/mountinfo has no mount of it")))
+    mountinfo::super_options(&mountinfo::text(&table), dev).ok_or_else(|| setup(0, format!("{what} failed: /proc/self/mountinfo has no mount of it")))
 }

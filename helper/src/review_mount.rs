@@ -25,7 +25,11 @@ pub fn mount_all(overlays: &[ReviewOverlay], detached_later: &[String]) -> Resul
     }
     let table = mountinfo::read("mounting the reviewed workspace")?;
     for o in overlays {
-        mount_one(o, &mountinfo::points_below(&table, &o.root), detached_later)?;
+        let below = mountinfo::points_below(&table, &o.root).map_err(|point| {
+            let point = String::from_utf8_lossy(&point).into_owned();
+            setup(libc::EINVAL, format!("the mount at {point} inside the reviewed workspace {} has a name that is not UTF-8: the reviewable workspace cannot keep it; run without workspace: 'review'", o.root))
+        })?;
+        mount_one(o, &below, detached_later)?;
     }
     reenter_cwd()
 }
