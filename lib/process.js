@@ -64,7 +64,8 @@ function launch(command, options, entry) {
   const argv = ownData(command, 'command')
   if (opts.signal && opts.signal.aborted) throw abortError(opts.signal)
   // A terminal's output also goes to onData listeners, which can only be added once it runs.
-  const terminal = opts.data.pty ? new TerminalListeners(safeCallback(opts.onOutput), opts.data.maxBuffer) : null
+  // spawnSandboxed gives no process to call onData on: nothing would ever take what they keep.
+  const terminal = opts.data.pty && entry === 'start' ? new TerminalListeners(safeCallback(opts.onOutput), opts.data.maxBuffer) : null
   let handle
   try {
     const onOutput = terminal ? terminal.dispatch : safeCallback(opts.onOutput)

@@ -6,23 +6,29 @@
 // bytes (the oldest dropped first, like `read()`), and handed to the first subscriber before
 // anything newer, so a terminal attached at once shows the stream from its first byte. Once a
 // subscriber has had it, output nobody listens to is not kept (`read()` and the result have it).
+// It is kept as bytes in one bounded ring (see tail-buffer.js), not as the chunks it came in.
+// `spawnSandboxed` has no onData and makes none of this (see process.js).
+//
+// The native side keeps its own copy for `read()` (`pty::Unread`, also bounded by maxBuffer);
+// this one cannot be served from it: `read()` consumes what it returns, onData must not.
+
+const { TailBuffer } = require('./tail-buffer')
 
 const DEFAULT_MAX_BUFFER = 1024 * 1024
 
 class TerminalListeners {
   listeners = new Set()
-  /** Chunks that arrived before the first subscriber; null once handed over. */
-  #backlog = []
-  #backlogBytes = 0
-  #limit
+  /** The newest output from before the first subscriber; null once handed over. */
+  #backlog
 
   constructor(onOutput, maxBuffer) {
-    this.#limit = typeof maxBuffer === 'number' && maxBuffer > 0 ? maxBuffer : DEFAULT_MAX_BUFFER
+    const limit = typeof maxBuffer === 'number' && maxBuffer >= 1 ? Math.floor(maxBuffer) : DEFAULT_MAX_BUFFER
+    this.#backlog = new TailBuffer(limit)
     this.dispatch = (chunk) => {
       if (onOutput) onOutput(chunk)
       // A listener added inside onOutput must not get this chunk before the older ones.
       this.#handOver()
-      if (this.#backlog !== null) return this.#keep(chunk.data)
+      if (this.#backlog !== null) return this.#backlog.push(chunk.data)
       for (const listener of [...this.listeners]) listener(chunk.data)
     }
   }
@@ -36,31 +42,14 @@ class TerminalListeners {
     return () => this.listeners.delete(listener)
   }
 
-  #keep(data) {
-    this.#backlog.push(data)
-    this.#backlogBytes += data.length
-    while (this.#backlogBytes > this.#limit) {
-      const over = this.#backlogBytes - this.#limit
-      const oldest = this.#backlog[0]
-      if (oldest.length <= over) {
-        this.#backlog.shift()
-        this.#backlogBytes -= oldest.length
-      } else {
-        this.#backlog[0] = oldest.subarray(over)
-        this.#backlogBytes -= over
-      }
-    }
-  }
-
   /** The backlog to the first listener present (if any), once. */
   #handOver() {
     if (this.#backlog === null) return
     const [first] = this.listeners
     if (!first) return
-    const backlog = this.#backlog
+    const kept = this.#backlog.contents()
     this.#backlog = null
-    this.#backlogBytes = 0
-    if (backlog.length) first(Buffer.concat(backlog))
+    if (kept.length) first(kept)
   }
 }
 
