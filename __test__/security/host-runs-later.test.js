@@ -283,6 +283,67 @@ describe("the host user's home inside a writable root keeps what the host runs f
     assertNothingLanded(r, home, marker, plant.filter(([rel]) => rel !== '.ssh/authorized_keys'))
   })
 
+  // Found by a later attacker's review (later16): the home's files that host tools run beside
+  // those above. Each was shown running on the host: mvn sources ~/.mavenrc, gdb runs
+  // ~/.gdbearlyinit and ~/.config/gdb/gdbinit, less applies ~/.lesskey's `#env LESSOPEN`, lesspipe
+  // runs ~/.lessfilter, `perl -d` ~/.perldb, `pyenv exec` sources ~/.pyenv/pyenv.d/exec/*.bash, and
+  // Debian's ~/.bashrc sources ~/.bash_aliases.
+  const TOOL_RC = (marker) => [
+    ['.mavenrc', `echo 'touch ${marker}' > ~/.mavenrc`],
+    ['.gdbearlyinit', `echo 'shell touch ${marker}' > ~/.gdbearlyinit`],
+    ['.config/gdb/gdbinit', `mkdir -p ~/.config/gdb && echo 'shell touch ${marker}' > ~/.config/gdb/gdbinit`],
+    ['.lesskey', `printf '#env\\nLESSOPEN=|touch ${marker}; cat %%s\\n' > ~/.lesskey`],
+    ['.lessfilter', `printf '#!/bin/sh\\ntouch ${marker}\\n' > ~/.lessfilter && chmod +x ~/.lessfilter`],
+    ['.perldb', `echo 'open(F, ">", "${marker}"); 1;' > ~/.perldb`],
+    ['.pyenv/pyenv.d/exec/zz.bash', `echo 'touch ${marker}' > ~/.pyenv/pyenv.d/exec/zz.bash`],
+    ['.bash_aliases', `echo 'touch ${marker}' > ~/.bash_aliases`],
+    ['.nvm/nvm.sh', `mkdir -p ~/.nvm && echo 'touch ${marker}' > ~/.nvm/nvm.sh`],
+    ['.psqlrc', `echo '\\! touch ${marker}' > ~/.psqlrc`],
+  ]
+  /** A home as a host user's with pyenv installed: its hook directory exists, and a .bashrc. */
+  function toolHome(home) {
+    fs.mkdirSync(path.join(home, '.pyenv', 'pyenv.d', 'exec'), { recursive: true })
+    fs.mkdirSync(path.join(home, '.config'))
+    fs.writeFileSync(path.join(home, '.bashrc'), '[ -f ~/.bash_aliases ] && . ~/.bash_aliases\n')
+  }
+
+  test('cwd = $HOME: the host tools\' rc files and version managers cannot be planted (refused, or moved aside and reported)', (t) => {
+    const tree = tempTree(t)
+    const home = path.join(tree.root, 'home')
+    toolHome(home)
+    const marker = path.join(tree.out, 'PWNED')
+    const plant = TOOL_RC(marker)
+    const r = runAs({ HOME: home }, plant.map(([rel, cmd]) => `( ${cmd} ) 2>/dev/null && echo "WROTE ${rel}"`).join('; ') + '; echo ran', home, 'workspace-write')
+    assert.equal(r.error, undefined, r.message)
+    assert.match(r.stdout, /ran\n$/, show(r))
+    assert.doesNotMatch(r.stdout, /WROTE \.pyenv/, `the existing .pyenv is read-only\n${show(r)}`)
+    for (const [rel] of plant) assert.equal(fs.existsSync(path.join(home, rel)), false, `${rel} landed in the host's home\n${show(r)}\n${JSON.stringify(r.hostRisks)}`)
+    for (const rel of ['.mavenrc', '.gdbearlyinit', '.config/gdb', '.lesskey', '.perldb', '.bash_aliases', '.nvm']) {
+      assert.ok(r.hostRisks.some((h) => h.path === path.join(home, rel) && /moved aside/.test(h.detail) && /host user's home/.test(h.detail)), `${rel}: ${JSON.stringify(r.hostRisks)}`)
+    }
+    assert.equal(fs.existsSync(marker), false)
+  })
+
+  // The same review: with the host's HOME=/tmp (CI runners, services), the default writable /tmp
+  // holds the home, so a run from any workspace planted /tmp/.mavenrc and the like, unreported.
+  test('HOME = /tmp, cwd elsewhere: /tmp/.mavenrc, .gdbearlyinit, .perldb, .lesskey are moved aside and reported', (t) => {
+    const names = ['.mavenrc', '.gdbearlyinit', '.perldb', '.lesskey']
+    if (names.some((n) => fs.existsSync(path.join('/tmp', n)))) return t.skip('one of them exists in this host\'s /tmp already')
+    t.after(() => {
+      for (const e of fs.readdirSync('/tmp')) if (names.some((n) => e === n || e.startsWith(`${n}.sandspawn-held-`))) fs.rmSync(path.join('/tmp', e), { recursive: true, force: true })
+    })
+    const tree = tempTree(t)
+    const marker = path.join(tree.out, 'PWNED')
+    const plant = TOOL_RC(marker).filter(([rel]) => names.includes(rel))
+    const r = runAs({ HOME: '/tmp' }, plant.map(([, cmd]) => `( ${cmd} ) 2>/dev/null`).join('; ') + '; echo ran', tree.ws, 'workspace-write')
+    assert.equal(r.error, undefined, r.message)
+    assert.equal(r.stdout, 'ran\n', show(r))
+    for (const n of names) {
+      assert.equal(fs.existsSync(path.join('/tmp', n)), false, `/tmp/${n} was left\n${JSON.stringify(r.hostRisks)}`)
+      assert.ok(r.hostRisks.some((h) => h.path === path.join('/tmp', n) && /moved aside/.test(h.detail)), `${n}: ${JSON.stringify(r.hostRisks)}`)
+    }
+  })
+
   test('HOME = TMPDIR (a writable root), cwd elsewhere: git\'s XDG config and .ssh cannot be planted there either', (t) => {
     const tree = tempTree(t)
     const home = path.join(tree.root, 'home')

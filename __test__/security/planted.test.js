@@ -338,6 +338,36 @@ describe('protectedNames', () => {
     }
   })
 
+  // Found by an attacker's review (later16): a run wrote `.perldb` at the workspace's top and the
+  // host's `perl -d hello.pl` there ran it (perl5db checks only its owner and that it is not
+  // world-writable), with `hostRisks: []`. The same kind: GHCi's, OCaml's, Octave's, erl's rc
+  // files (protected); R's `.Rprofile` and `.Renviron`, sbt's `.sbtopts` and `.jvmopts`, which
+  // renv, usethis and sbt's templates write (reported).
+  test('debuggers\' and REPLs\' rc files at the top of the workspace are refused or moved aside and reported; R\'s and sbt\'s are reported', async (t) => {
+    const tree = tempTree(t)
+    const kept = ['.perldb', '.ghci', '.ocamlinit', '.octaverc', '.erlang']
+    const reported = ['.Rprofile', '.Renviron', '.sbtopts', '.jvmopts']
+    fs.writeFileSync(path.join(tree.ws, '.perldb'), '1;\n')
+    const change = [['change ./.perldb', 'echo \'system("touch /tmp/pwned-perldb");\' >> .perldb']]
+    const create = [...kept.slice(1), ...reported].map((n) => `echo x > ${q(n)}`).join('; ')
+    const r = await sh(`${attempts(change)}\n${create}; true`, { cwd: tree.ws, sandbox: WW })
+    assertAllDenied(r, change)
+    assert.equal(fs.readFileSync(path.join(tree.ws, '.perldb'), 'utf8'), '1;\n')
+    for (const n of kept.slice(1)) {
+      assert.equal(fs.existsSync(path.join(tree.ws, n)), false, `${n} stayed`)
+      assert.ok(r.hostRisks.some((h) => h.path === path.join(tree.ws, n) && h.kind === 'protected-name-created' && /moved aside/.test(h.detail)), `${n}: ${JSON.stringify(r.hostRisks)}`)
+    }
+    for (const n of reported) {
+      assert.equal(fs.readFileSync(path.join(tree.ws, n), 'utf8'), 'x\n', `${n} is report-only`)
+      assert.ok(r.hostRisks.some((h) => h.path === path.join(tree.ws, n) && h.kind === 'protected-name-created'), `${n}: ${JSON.stringify(r.hostRisks)}`)
+    }
+    // A missing .perldb is kept absent too.
+    fs.rmSync(path.join(tree.ws, '.perldb'))
+    const again = await sh('echo 1 > .perldb; true', { cwd: tree.ws, sandbox: WW })
+    assert.equal(fs.existsSync(path.join(tree.ws, '.perldb')), false, show(again))
+    assert.ok(again.hostRisks.some((h) => h.path === path.join(tree.ws, '.perldb') && /moved aside/.test(h.detail)), JSON.stringify(again.hostRisks))
+  })
+
   test(".bazelversion (a fork's release to download and run) is report-only: created, and reported", async (t) => {
     const tree = tempTree(t)
     const r = await sh('echo attacker/1.0 > .bazelversion', { cwd: tree.ws, sandbox: WW })

@@ -98,6 +98,31 @@ describe("the host user's home inside a reviewed root: what the host runs from i
     })
   }
 
+  // Found by a later attacker's review (later16): the host tools' own files in a home, each shown
+  // running on the host after a plain apply (mvn, gdb, less, lesspipe, perl -d, pyenv exec, bash).
+  test('HOME inside the workspace: .mavenrc, gdb\'s early and XDG init, .lesskey, .lessfilter, .perldb, a pyenv hook, .bash_aliases are host risks; a plain apply lands none', async (t) => {
+    const { ws } = tempTree(t)
+    const home = path.join(ws, 'home')
+    makeHome(home)
+    fs.mkdirSync(path.join(home, '.pyenv', 'pyenv.d', 'exec'), { recursive: true })
+    const plant = [
+      ['.mavenrc', 'echo "touch /tmp/x" > ~/.mavenrc'],
+      ['.gdbearlyinit', 'echo "shell touch /tmp/x" > ~/.gdbearlyinit'],
+      ['.config/gdb/gdbinit', 'mkdir -p ~/.config/gdb && echo "shell touch /tmp/x" > ~/.config/gdb/gdbinit'],
+      ['.lesskey', 'printf "#env\\nLESSOPEN=|touch /tmp/x\\n" > ~/.lesskey'],
+      ['.lessfilter', 'echo "touch /tmp/x" > ~/.lessfilter'],
+      ['.perldb', 'echo "1;" > ~/.perldb'],
+      ['.pyenv/pyenv.d/exec/zz.bash', 'echo "touch /tmp/x" > ~/.pyenv/pyenv.d/exec/zz.bash'],
+      ['.bash_aliases', 'echo "touch /tmp/x" > ~/.bash_aliases'],
+    ]
+    const r = reviewAs(home, plant.map(([, cmd]) => cmd).join(' && ') + ' && echo planted', ws)
+    assert.equal(r.stdout, 'planted\n', show(r))
+    const applied = await applyChangeSet(r.changeSet.id)
+    assertHeld(r, applied, home, plant.map(([rel]) => rel))
+    for (const [rel] of plant) assert.ok(!fs.existsSync(path.join(home, rel)), `${rel} landed`)
+    await discardChangeSet(r.changeSet.id)
+  })
+
   test('swaps: .ssh replaced by a link, .bashrc a link, .config replaced by a link to a copy holding git/config', async (t) => {
     const { ws } = tempTree(t)
     const home = path.join(ws, 'home')

@@ -56,6 +56,44 @@ const HOME_PATHS: &[(&str, bool, &str)] = &[
     (".local/share/systemd", true, "systemd runs the user units it holds (timers, at login)"),
     (".local/share/dbus-1", true, "the session bus starts the services it lists on demand"),
     (".local/share/applications", true, "desktop entries: the session and file managers run the command their Exec names when a file type or URL is opened"),
+    // Found by an attacker's review (cwd = $HOME, and HOME=/tmp with the default writable /tmp):
+    // each was shown running on the host, or its tool's documentation names it as a file it runs
+    // or whose settings name a program. The startup files of shells and host tools:
+    (".bash_aliases", false, "Debian's and Ubuntu's default ~/.bashrc runs it when an interactive shell starts"),
+    (".bash_completion", false, "bash-completion runs it when an interactive shell starts"),
+    (".local/share/bash-completion", true, "bash-completion runs the completion scripts in it (completions/) when a command is completed"),
+    (".mavenrc", false, "mvn (its launcher script) runs it on every build"),
+    (".gdbearlyinit", false, "gdb runs it when it starts, before anything else (its settings, such as auto-load safe-path, decide what else runs)"),
+    (".lesskey", false, "less applies it when it starts: its #env section sets LESSOPEN, a command less runs on every file"),
+    (".lessfilter", false, "lesspipe (the LESSOPEN of Debian and Ubuntu) runs it on every file less opens"),
+    // Debuggers and REPLs that run their home rc file when they start (beside the workspace-top
+    // names of `names.rs`, which cover a home only while protectedNames keeps them).
+    (".perldb", false, "the Perl debugger (perl -d) runs it when it starts"),
+    (".psqlrc", false, "psql runs its commands (\\! runs a shell command) when it starts"),
+    (".sqliterc", false, "sqlite3 runs its commands (.shell and .system run programs) when it starts"),
+    (".ghci", false, "GHCi runs its commands (:! runs a shell command) when it starts"),
+    (".ghc/ghci.conf", false, "GHCi runs its commands (:! runs a shell command) when it starts"),
+    (".ocamlinit", false, "the OCaml toplevel runs it when it starts"),
+    (".erlang", false, "erl runs it when the Erlang runtime starts"),
+    (".octaverc", false, "Octave runs it when it starts"),
+    (".Renviron", false, "R sets the variables it lists (R_PROFILE_USER, R_LIBS_USER: code R loads) when it starts"),
+    // Version managers and toolchain installations: their bin, shims and hooks are on the login
+    // shell's PATH or sourced by its rc file (pyenv exec sources pyenv.d/exec/*.bash), so a file
+    // changed in one runs on the host's next python, node, java or ruby. Kept whole.
+    (".pyenv", true, "pyenv's shims are on PATH, and pyenv sources the hooks of its pyenv.d on every shimmed command"),
+    (".nvm", true, "the shell's rc file sources its nvm.sh, and its Node.js versions are on PATH"),
+    (".sdkman", true, "the shell's rc file sources its init script, and its SDKs' bin are on PATH"),
+    (".asdf", true, "asdf's shims and plugins' scripts run on every command it manages"),
+    (".rbenv", true, "rbenv's shims are on PATH, and rbenv sources the hooks of its plugins"),
+    (".nodenv", true, "nodenv's shims are on PATH, and nodenv sources the hooks of its plugins"),
+    (".volta", true, "Volta's shims (node, npm) are on PATH"),
+    (".bun", true, "its bin (bun and the packages it installs globally) is on PATH"),
+    (".deno", true, "its bin (deno and the scripts it installs) is on PATH"),
+    (".opam", true, "opam's switches' bin are on PATH (opam env), and its hooks run"),
+    (".conda", true, "conda activates the environments it holds (their bin and activate.d scripts run)"),
+    ("miniconda3", true, "the shell's rc file runs its conda init hook, and its bin is on PATH"),
+    ("anaconda3", true, "the shell's rc file runs its conda init hook, and its bin is on PATH"),
+    (".vscode-server", true, "VS Code's remote server runs its own binaries and the extensions installed in it when the editor connects"),
 ];
 
 /// Below a home on macOS too, all directories (found by an attacker's review: with the cwd at the
@@ -96,6 +134,12 @@ const CONFIG_PATHS: &[(&str, bool, &str)] = &[
     ("mise", true, "mise runs its global config's hooks and env scripts in every directory"),
     ("Code/User", true, "VS Code applies its settings (terminal profiles, task and interpreter paths) and runs its tasks"),
     ("mimeapps.list", false, "the desktop opens each file type and URL scheme with the application it names (a desktop entry whose Exec runs a command)"),
+    // Found by an attacker's review (with `.gdbearlyinit`, `.lesskey`, `.lessfilter` of a home).
+    ("gdb", true, "gdb runs its gdbinit and gdbearlyinit when it starts"),
+    ("lesskey", false, "less applies it when it starts: its #env section sets LESSOPEN, a command less runs on every file"),
+    ("lessfilter", false, "lesspipe runs it on every file less opens"),
+    ("ocaml", true, "the OCaml toplevel runs its init.ml when it starts"),
+    ("erlang", true, "erl runs the .erlang in it when the Erlang runtime starts"),
 ];
 
 /// Where the host user's configuration lives.
@@ -220,4 +264,22 @@ fn look_up_home() -> Option<PathBuf> {
     // SAFETY: a NUL-terminated string inside `buf`, alive here.
     let dir = unsafe { CStr::from_ptr(pwd.pw_dir) };
     Some(PathBuf::from(std::ffi::OsStr::from_bytes(dir.to_bytes()))).filter(|p| p.is_absolute())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The README's row for a held home ("Limits") names every path kept below it: a path added
+    /// here and not there is one the user cannot know is held. Gradle's are named together.
+    #[test]
+    fn the_readme_names_every_path_kept_below_a_home() {
+        let readme = include_str!("../../README.md");
+        let row = readme.lines().find(|l| l.starts_with("| the host user's home, when a writable root is it")).expect("the README's row");
+        let gradle = |p: &str| p.starts_with(".gradle/");
+        for p in HOME_PATHS.iter().map(|(p, _, _)| *p).chain(CONFIG_PATHS.iter().map(|(p, _, _)| *p)).chain(MACOS_PATHS.iter().map(|(p, _)| *p)) {
+            assert!(gradle(p) || row.contains(&format!("`{p}`")), "{p}: the README's row names it");
+        }
+        assert!(row.contains("Gradle's init scripts"));
+    }
 }

@@ -95,6 +95,14 @@ const DEFAULTS: &[(&str, &str)] = &[
     (".pryrc", "pry runs it when it starts here"),
     (".gdbinit", "gdb runs it when it starts here (if its auto-load path allows)"),
     (".lldbinit", "lldb runs it when it starts here (if configured to)"),
+    // Found by an attacker's review (`.perldb`: a run wrote it, `perl -d` in the project ran it;
+    // perl5db checks only its owner and that it is not world-writable): the same kind, each read
+    // from the directory the tool starts in (erl, before OTP 21, too; its home's since).
+    (".perldb", "the Perl debugger (perl -d) runs it when it starts here"),
+    (".ghci", "GHCi runs its commands (:! runs a shell command) when it starts here"),
+    (".ocamlinit", "the OCaml toplevel runs it when it starts here"),
+    (".octaverc", "Octave runs it when it starts here"),
+    (".erlang", "erl runs it when the Erlang runtime starts with this directory as HOME (or here, before OTP 21)"),
 ];
 
 /// The report-only tier (`sandbox.reportedNames`): files tools run that commands legitimately
@@ -144,6 +152,13 @@ const REPORTED: &[(&str, &str)] = &[
     (".ruby-version", "rbenv and rvm select the Ruby it names"),
     (".sdkmanrc", "SDKMAN! selects the SDKs it names"),
     (".bundle", "Bundler applies its config (e.g. another Gemfile to load)"),
+    // Found by an attacker's review: R reads both from the directory it starts in before the
+    // home's, and sbt's launcher its options files from the project; renv writes `.Rprofile`,
+    // usethis `.Renviron`, sbt templates `.jvmopts`: reported, not kept.
+    (".Rprofile", "R runs it when it starts here"),
+    (".Renviron", "R sets the variables it lists when it starts here (R_PROFILE_USER, R_LIBS: code R loads)"),
+    (".sbtopts", "sbt's launcher applies its options when it starts here (-java-home runs that Java, -J-javaagent loads code)"),
+    (".jvmopts", "sbt's launcher passes its options to the JVM when it starts here (-javaagent loads code)"),
 ];
 
 /// The default `reportedNames`.
@@ -277,7 +292,7 @@ mod tests {
     #[test]
     fn every_name_a_tool_reads_is_in_its_tools_tier() {
         let (protected, reported) = (defaults(), reported_defaults());
-        let tools: [(&str, Vec<String>, &Vec<String>); 8] = [
+        let tools: [(&str, Vec<String>, &Vec<String>); 10] = [
             // zsh loads FILE.zwc (compiled) in place of FILE when it is newer (zshmisc, "Autoloading
             // Functions" and zcompile): the compiled form is as much a startup file.
             ("zsh", [".zshenv", ".zprofile", ".zshrc", ".zlogin", ".zlogout"].into_iter().flat_map(|n| [n.to_string(), format!("{n}.zwc")]).collect(), &protected),
@@ -288,6 +303,10 @@ mod tests {
             ("lefthook", lefthook_names(), &reported),
             ("mise", ["mise.toml", ".mise.toml", "mise.local.toml", ".mise.local.toml", ".mise", "mise", ".rtx.toml", ".rtx.local.toml"].map(String::from).to_vec(), &reported),
             ("pnpm", ["pnpm-workspace.yaml"].map(String::from).to_vec(), &reported),
+            // A later review: debuggers' and REPLs' rc files read from the directory they start in
+            // (`.perldb` was planted and `perl -d` ran it), and R's and sbt's, which tools write.
+            ("debuggers and REPLs", [".pdbrc", ".irbrc", ".pryrc", ".gdbinit", ".lldbinit", ".perldb", ".ghci", ".ocamlinit", ".octaverc", ".erlang"].map(String::from).to_vec(), &protected),
+            ("R and sbt", [".Rprofile", ".Renviron", ".sbtopts", ".jvmopts"].map(String::from).to_vec(), &reported),
         ];
         for (tool, names, tier) in tools {
             for n in names {
@@ -296,8 +315,32 @@ mod tests {
             }
         }
         assert_eq!(placeholder_kind(".opencode"), PlaceholderKind::Dir);
-        for file in [".zlogout", ".zshrc.zwc", "_exrc", ".vimrc", "_vimrc", "_gvimrc", ".devcontainer.json", "opencode.jsonc", "irb.rc", "_irbrc", "$irbrc"] {
+        for file in [".perldb", ".ghci", ".ocamlinit", ".octaverc", ".erlang", ".zlogout", ".zshrc.zwc", "_exrc", ".vimrc", "_vimrc", "_gvimrc", ".devcontainer.json", "opencode.jsonc", "irb.rc", "_irbrc", "$irbrc"] {
             assert_eq!(placeholder_kind(file), PlaceholderKind::File, "{file}");
+        }
+    }
+
+    /// The README's table ("Protected and reported names") lists every default name, each in its
+    /// tier: the report-only row holds the reported ones and no other row holds them.
+    #[test]
+    fn the_readme_lists_every_default_name_in_its_tier() {
+        let readme = include_str!("../../README.md");
+        let section = readme.split("### Protected and reported names").nth(1).expect("the README's section");
+        let table: Vec<&str> = section.lines().take_while(|l| !l.starts_with("###")).filter(|l| l.starts_with('|')).collect();
+        let (report_only, protected): (Vec<&str>, Vec<&str>) = table.iter().partition(|l| l.starts_with("| report-only"));
+        let listed = |rows: &[&str], n: &str| rows.iter().any(|l| l.contains(&format!("`{n}`")));
+        for n in defaults() {
+            assert!(listed(&protected, &n), "{n}: the README's table lists every protected name");
+            assert!(!listed(&report_only, &n), "{n}: a protected name in the report-only row");
+        }
+        for n in reported_defaults() {
+            // lefthook's formats are written once, as `.yml` ("... in every format").
+            let shown = match n.rsplit_once('.') {
+                Some((stem, _)) if n.contains("lefthook") && !stem.is_empty() => format!("{stem}.yml"),
+                _ => n.clone(),
+            };
+            assert!(listed(&report_only, &shown), "{n}: the README's report-only row lists it");
+            assert!(!listed(&protected, &n), "{n}: a reported name in a protected row");
         }
     }
 

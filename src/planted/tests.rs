@@ -406,6 +406,49 @@ fn a_held_home_keeps_rustup_ipython_jupyter_and_the_desktops_handlers() {
     assert!(bases.what_it_does(&home.join(".rustup")).is_some_and(|w| w.contains("toolchain")));
 }
 
+/// An attacker's review (cwd = $HOME, and HOME=/tmp with the default writable /tmp): a run wrote
+/// ~/.mavenrc (mvn sources it), ~/.gdbearlyinit and ~/.config/gdb/gdbinit (gdb runs them),
+/// ~/.lesskey (its #env LESSOPEN ran on the next less), ~/.lessfilter, ~/.perldb, a hook in
+/// ~/.pyenv/pyenv.d (pyenv exec sourced it) and ~/.bash_aliases (Debian's .bashrc sources it),
+/// all unreported. Existing ones are read-only, missing ones kept absent (no mount: a stat).
+#[test]
+fn a_held_home_keeps_the_host_tools_rc_files_and_version_managers() {
+    let t = tempfile::tempdir().unwrap();
+    let r = t.path().canonicalize().unwrap();
+    let home = r.join("home");
+    std::fs::create_dir_all(home.join(".pyenv/pyenv.d/exec")).unwrap();
+    std::fs::create_dir_all(home.join(".config/gdb")).unwrap();
+    std::fs::write(home.join(".bash_aliases"), "alias ll='ls -l'\n").unwrap();
+    let bases = home::Bases::of([home.clone()].into_iter(), None);
+    let root = carve_home(&r, &bases, false);
+    for p in [".pyenv", ".bash_aliases", ".config/gdb"] {
+        assert!(root.read_only.contains(&home.join(p)), "{p} in {:?}", root.read_only);
+    }
+    let missing: Vec<(PathBuf, PlaceholderKind)> = root.missing_read_only.iter().map(|m| (m.path.clone(), m.kind)).collect();
+    for (p, kind) in [
+        (".mavenrc", PlaceholderKind::File),
+        (".gdbearlyinit", PlaceholderKind::File),
+        (".lesskey", PlaceholderKind::File),
+        (".lessfilter", PlaceholderKind::File),
+        (".perldb", PlaceholderKind::File),
+        (".bash_completion", PlaceholderKind::File),
+        (".psqlrc", PlaceholderKind::File),
+        (".Renviron", PlaceholderKind::File),
+        (".nvm", PlaceholderKind::Dir),
+        (".sdkman", PlaceholderKind::Dir),
+        ("miniconda3", PlaceholderKind::Dir),
+        (".vscode-server", PlaceholderKind::Dir),
+        (".local/share/bash-completion", PlaceholderKind::Dir),
+        (".config/lesskey", PlaceholderKind::File),
+        (".config/lessfilter", PlaceholderKind::File),
+    ] {
+        assert!(missing.contains(&(home.join(p), kind)), "{p} in {missing:?}");
+    }
+    // What is missing costs no mount: only what exists is bound read-only.
+    assert_eq!(root.read_only.len(), 3, "{:?}", root.read_only);
+    assert!(bases.what_it_does(&home.join(".mavenrc")).is_some_and(|w| w.contains("mvn")));
+}
+
 /// An attacker's review: the walk after the run kept at most 24 directories it could not list, and
 /// the report then dropped each it could not `lstat`. 30 directories past PATH_MAX filled the 24
 /// and were dropped, and so was the `chmod 300` directory beyond them in which a repository was
