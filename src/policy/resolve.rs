@@ -6,11 +6,11 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::terms::sort_carve_outs;
+use super::terms::{deepest_root, sort_carve_outs};
 use super::parse::{parse, RawPolicy, RawUnixSockets};
 use super::held_links::{Held, HeldLink};
 use super::kernel_fs::{refuse_kept_root, refuse_kernel_root, KernelMounts};
-use super::paths::{absolute, canonical_lenient, depth, sort_shallowest_first, sort_shallowest_first_by, walk_links, LinkOnTheWay, WalkEnd};
+use super::paths::{absolute, canonical_lenient, sort_shallowest_first, sort_shallowest_first_by, walk_links, LinkOnTheWay, WalkEnd};
 use super::{
     MissingReadOnly, PlaceholderKind, PolicyContext, ResolvedPolicy, SandboxMode, TmpMode, UnixSockets,
     WritableRoot,
@@ -75,7 +75,7 @@ pub fn resolve_policy(value: Option<&Value>, ctx: &PolicyContext) -> Result<Reso
         }
     }
     if ctx.platform == Platform::Linux {
-        keep_system_program_dirs(&mut roots, &crate::capabilities::discover::SYSTEM_PROGRAM_DIRS);
+        super::host_code::keep_host_code(&mut roots);
     }
     let (deny_read, deny_links, reviewed_deny_links) = deny_read(&raw, &mut roots, &reviewed)?;
     // After readOnlyPaths: nothing is walked or created inside them. Reviewed roots are judged on
@@ -318,32 +318,6 @@ fn review_roots(raw: &RawPolicy, workspace: bool, platform: Platform, roots: &mu
     }
     roots.retain(|r| reviewed.contains(&r.root) || !reviewed.iter().any(|o| r.root.starts_with(o)));
     Ok(reviewed)
-}
-
-/// The index of the deepest writable root containing `p`: its carve-out must come after that
-/// root's bind, or the bind would hide it.
-/// The system's program directories (`discover::SYSTEM_PROGRAM_DIRS`), as `readOnlyPaths` entries
-/// in whichever writable root holds them: bwrap discovery trusts a `bwrap` found there, and the
-/// host runs what is there from `PATH`. Found by an attacker's review: as root with `/usr/local`
-/// (or `/usr`, `/`) writable, a run could write `/usr/local/bin/bwrap`, used by the next run as
-/// its sandbox. A missing one is made uncreatable (a placeholder at its first missing component).
-fn keep_system_program_dirs(roots: &mut [WritableRoot], dirs: &[&str]) {
-    for dir in dirs {
-        let Ok(l) = canonical_lenient("system program directory", Path::new(dir)) else { continue };
-        let Some(r) = deepest_root(roots, &l.path) else { continue };
-        match l.first_missing {
-            None if !roots[r].read_only.contains(&l.path) => roots[r].read_only.push(l.path),
-            None => {}
-            Some(first) if !roots[r].missing_read_only.iter().any(|m| m.path == first) => {
-                roots[r].missing_read_only.push(MissingReadOnly { path: first, kind: PlaceholderKind::Dir })
-            }
-            Some(_) => {}
-        }
-    }
-}
-
-fn deepest_root(roots: &[WritableRoot], p: &Path) -> Option<usize> {
-    roots.iter().enumerate().filter(|(_, r)| p.starts_with(&r.root)).max_by_key(|(_, r)| depth(&r.root)).map(|(i, _)| i)
 }
 
 #[cfg(test)]

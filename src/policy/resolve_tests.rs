@@ -343,10 +343,35 @@ fn system_program_directories_in_a_writable_root_stay_read_only() {
     let mut roots = vec![WritableRoot { root: w.root.clone(), read_only: Vec::new(), missing_read_only: Vec::new() }];
     let bin = w.root.join("usr/local/bin");
     let sbin = w.root.join("usr/local/sbin");
-    keep_system_program_dirs(&mut roots, &[bin.to_str().unwrap(), sbin.to_str().unwrap(), "/usr/bin"]);
+    super::super::host_code::keep(&mut roots, &[bin.to_str().unwrap(), sbin.to_str().unwrap(), "/usr/bin"], PlaceholderKind::Dir);
     assert_eq!(roots[0].read_only, vec![bin]);
     assert_eq!(roots[0].missing_read_only, vec![missing(sbin, PlaceholderKind::Dir)]);
     let p = resolve(json!({"mode": "workspace-write", "tmp": "read-only", "writableRoots": ["/usr/local"]}), &w.root).unwrap();
     let local = p.writable_roots.iter().find(|r| r.root == Path::new("/usr/local")).unwrap();
     assert!(local.read_only.contains(&PathBuf::from("/usr/local/bin")), "{:?}", local.read_only);
+}
+
+/// An attacker's review: as root with the cwd `/usr`, a run wrote `/usr/lib/x86_64-linux-gnu/libcap.so.2`,
+/// which the next run's system bwrap loaded. The loader's directories (one carve-out through a link
+/// such as merged-usr's `/lib -> usr/lib`) and configuration are read-only in a writable root; a
+/// missing `ld.so.preload` is kept absent by a file placeholder, a missing directory by a directory.
+#[test]
+fn library_directories_and_the_loaders_configuration_in_a_writable_root_stay_read_only() {
+    let w = ws();
+    fs::create_dir_all(w.root.join("usr/lib")).unwrap();
+    fs::create_dir_all(w.root.join("etc/ld.so.conf.d")).unwrap();
+    std::os::unix::fs::symlink("usr/lib", w.root.join("lib")).unwrap();
+    let mut roots = vec![WritableRoot { root: w.root.clone(), read_only: Vec::new(), missing_read_only: Vec::new() }];
+    let at = |p: &str| w.root.join(p).to_str().unwrap().to_string();
+    let (usr_lib, lib, lib32, conf_d, preload) = (at("usr/lib"), at("lib"), at("usr/lib32"), at("etc/ld.so.conf.d"), at("etc/ld.so.preload"));
+    super::super::host_code::keep(&mut roots, &[&usr_lib, &lib, &lib32, &conf_d], PlaceholderKind::Dir);
+    super::super::host_code::keep(&mut roots, &[&preload], PlaceholderKind::File);
+    assert_eq!(roots[0].read_only, vec![w.root.join("usr/lib"), w.root.join("etc/ld.so.conf.d")]);
+    assert_eq!(roots[0].missing_read_only, vec![missing(w.root.join("usr/lib32"), PlaceholderKind::Dir), missing(w.root.join("etc/ld.so.preload"), PlaceholderKind::File)]);
+    let p = resolve(json!({"mode": "workspace-write", "tmp": "read-only", "writableRoots": ["/usr"]}), &w.root).unwrap();
+    let usr = p.writable_roots.iter().find(|r| r.root == Path::new("/usr")).unwrap();
+    for kept in ["/usr/lib", "/usr/bin", "/usr/local/lib"] {
+        assert!(usr.read_only.contains(&PathBuf::from(kept)), "{kept}: {:?}", usr.read_only);
+    }
+    assert!(!usr.read_only.iter().any(|p| p.starts_with("/usr/src")), "{:?}", usr.read_only);
 }

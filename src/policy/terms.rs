@@ -1,11 +1,11 @@
 //! The words a policy is made of (modes, writable roots and their carve-outs, placeholders), which
 //! every capability's own rules (planted configuration, tool caches, plans) speak too.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::paths::{sort_shallowest_first, sort_shallowest_first_by};
+use super::paths::{depth, sort_shallowest_first, sort_shallowest_first_by};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -86,4 +86,10 @@ pub(crate) fn sort_carve_outs(roots: &mut [WritableRoot]) {
         sort_shallowest_first_by(&mut root.missing_read_only, |m| &m.path);
         root.missing_read_only.dedup_by(|a, b| a.path.as_os_str() == b.path.as_os_str());
     }
+}
+
+/// The index of the deepest writable root containing `p`: its carve-out must come after that
+/// root's bind, or the bind would hide it.
+pub(crate) fn deepest_root(roots: &[WritableRoot], p: &Path) -> Option<usize> {
+    roots.iter().enumerate().filter(|(_, r)| p.starts_with(&r.root)).max_by_key(|(_, r)| depth(&r.root)).map(|(i, _)| i)
 }

@@ -1,0 +1,56 @@
+//! Where the host loads code from, kept read-only in whichever writable root holds it, as a
+//! `readOnlyPaths` entry there would be (Linux).
+//!
+//! bwrap discovery trusts a `bwrap` in the system program directories, and that bwrap, like every
+//! program of the host, loads its libraries through the dynamic loader. Found by attackers'
+//! reviews: as root with `/usr/local` (or `/usr`, `/`) writable, a run could write
+//! `/usr/local/bin/bwrap`; with the cwd `/usr`, once the program directories were kept, it wrote
+//! `/usr/lib/x86_64-linux-gnu/libcap.so.2` (merged-usr: `/lib` is `/usr/lib`), and the next run's
+//! system bwrap ran its constructor on the host as root. `/usr` itself stays writable: Docker
+//! images use `WORKDIR /usr/src/app`.
+
+use std::path::Path;
+
+use super::paths::canonical_lenient;
+use super::terms::deepest_root;
+use super::{MissingReadOnly, PlaceholderKind, WritableRoot};
+
+/// The directories the dynamic loader, the system bwrap and the host's programs load code from
+/// (`/usr/local/lib` is on Debian's loader path and holds root's Python's `.pth` files).
+pub(super) const LIBRARY_DIRS: [&str; 11] = [
+    "/usr/lib", "/usr/lib32", "/usr/lib64", "/usr/libx32", "/usr/libexec", "/lib", "/lib32", "/lib64", "/libx32", "/usr/local/lib",
+    "/usr/local/libexec",
+];
+
+/// The dynamic loader's configuration: `ld.so.preload` names libraries loaded into every program
+/// (a missing one must stay absent), the others where it finds them.
+pub(super) const LOADER_FILES: [&str; 3] = ["/etc/ld.so.preload", "/etc/ld.so.conf", "/etc/ld.so.cache"];
+pub(super) const LOADER_DIRS: [&str; 1] = ["/etc/ld.so.conf.d"];
+
+/// Keep all of them read-only in the writable roots that hold them.
+pub(super) fn keep_host_code(roots: &mut [WritableRoot]) {
+    keep(roots, &crate::capabilities::discover::SYSTEM_PROGRAM_DIRS, PlaceholderKind::Dir);
+    keep(roots, &LIBRARY_DIRS, PlaceholderKind::Dir);
+    keep(roots, &LOADER_DIRS, PlaceholderKind::Dir);
+    keep(roots, &LOADER_FILES, PlaceholderKind::File);
+}
+
+/// Each of `paths`, symlinks resolved (so `/lib` and `/usr/lib` are one carve-out on merged-usr), is
+/// read-only in the deepest writable root holding it; a missing one is made uncreatable (a
+/// placeholder of `kind` at its first missing component).
+pub(super) fn keep(roots: &mut [WritableRoot], paths: &[&str], kind: PlaceholderKind) {
+    for p in paths {
+        let Ok(l) = canonical_lenient("host code path", Path::new(p)) else { continue };
+        let Some(r) = deepest_root(roots, &l.path) else { continue };
+        match l.first_missing {
+            None if !roots[r].read_only.contains(&l.path) => roots[r].read_only.push(l.path),
+            None => {}
+            Some(first) if !roots[r].missing_read_only.iter().any(|m| m.path == first) => {
+                // Only the path itself missing is a file; a missing directory above it is a directory.
+                let kind = if first == l.path { kind.clone() } else { PlaceholderKind::Dir };
+                roots[r].missing_read_only.push(MissingReadOnly { path: first, kind })
+            }
+            Some(_) => {}
+        }
+    }
+}
