@@ -355,7 +355,10 @@ fn undo_created(baseline: &Baseline, found: &scan::Found, risks: &mut Listed) {
         } else {
             KEPT_ABSENT_BY_PATH.to_string()
         };
-        let outcome = moved_aside(p);
+        let outcome = match undo::link_on_the_way(p, &baseline.spec.roots, baseline.taken_at) {
+            Some(link) => format!("; a symlink made during the run on its way, {}{}", link.display(), moved_aside(&link)),
+            None => moved_aside(p),
+        };
         let kind = if name == ".git" { RiskKind::RepositoryCreated } else { RiskKind::ProtectedNameCreated };
         risks.push(HostRisk { path: p.to_string_lossy().into_owned(), kind, detail: format!("{what}{outcome}") });
     }

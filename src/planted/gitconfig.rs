@@ -1,7 +1,8 @@
 //! Just enough of git's config syntax to read what can run code: the hooks directory of a
 //! repository (`core.hooksPath`) and, for a repository created during a run, which of its settings
-//! make git run a program. `include`/`includeIf` files are not followed (they are reported as
-//! risky instead, since they can pull in anything).
+//! make git run a program. `include`/`includeIf` files are not followed here (`risky_keys` reports
+//! them as risky, since they can pull in anything); `global_git` follows them, for the global
+//! configuration and for each existing repository's own (`global_git::repository`).
 
 /// One `key = value` line: the full key (`section[.subsection].name`; section and name lowercased,
 /// subsection as written) and the value (quotes and escapes removed; `None` for a bare key).

@@ -34,6 +34,10 @@ use super::{gitconfig, small_file};
 /// git's own bound on nested includes.
 const MAX_DEPTH: usize = 10;
 
+/// At most this many files are read for one configuration: a file that includes itself twice would
+/// otherwise be read 2^MAX_DEPTH times (git would too, but not on every run of a sandbox).
+const MAX_FILES: usize = 64;
+
 /// What one run needs of the host's global and system git configuration, read once (a `stat` per
 /// file) and passed where it is used: the carving and the review's judge look at it per
 /// repository, and reading it there again cost every repository those `stat`s.
@@ -63,6 +67,53 @@ pub fn now() -> Global {
     let absolute_hooks = hooks.as_deref().and_then(|h| expand(h, Path::new("")).filter(|p| p.is_absolute()));
     let host_dirs = env_template.into_iter().filter(|p| p.is_absolute()).chain(template).chain(absolute_hooks).collect();
     Global { hooks, files, host_dirs }
+}
+
+/// A repository's own configuration files (`repo::config_files`), read as the global ones are (this
+/// reader, not a second one): the hooks path they name, includes counted (`includeIf`'s not, as
+/// here), and every file they include, nested, `includeIf` whatever its condition, relative to the
+/// including file's directory, missing ones too (`repo::Facts::includes`). Found by an attacker's
+/// review: `include.path = ../tools/gitconfig` (a file of the worktree, as projects share
+/// settings) took a run's `core.fsmonitor`, which the host's next `git status` there ran.
+pub fn repository(configs: &[PathBuf]) -> (Option<String>, Vec<PathBuf>) {
+    let (mut seen, mut value) = (Vec::new(), Values::default());
+    for f in configs {
+        read(f, 0, &mut seen, Some(&mut value));
+    }
+    let mut included: Vec<PathBuf> = Vec::new();
+    for p in seen.into_iter().filter(|(p, _)| !configs.contains(p)).map(|(p, _)| physical(&p)) {
+        if !included.contains(&p) {
+            included.push(p);
+        }
+    }
+    (value.hooks, included)
+}
+
+/// `p` with its `.` and `..` taken as the kernel takes them where the path exists (a `..` after a
+/// symlink is its target's parent), lexically past that: a repository's include reads
+/// `.git/../tools/gitconfig`, and `canonical_lenient` (which the carving and the judge use)
+/// refuses a `..` in a path that does not exist. A `realpath` per `..`, only when facts are read.
+fn physical(p: &Path) -> PathBuf {
+    without_dots(p, true)
+}
+
+/// `a/./b/../c` → `a/c`: lexically, or (`physical`) with the path so far resolved before each `..`.
+pub(super) fn without_dots(p: &Path, physical: bool) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if let Some(real) = physical.then(|| std::fs::canonicalize(&out).ok()).flatten() {
+                    out = real;
+                }
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// The hooks path alone (`Global::hooks`), for a caller that needs nothing else.
@@ -118,6 +169,9 @@ fn stat(p: &Path) -> Stat {
 /// `file` and what it includes, in order: `value` holds the last values met, `None` below an
 /// `includeIf` (read for `seen` only).
 fn read(file: &Path, depth: usize, seen: &mut Vec<(PathBuf, Stat)>, mut value: Option<&mut Values>) {
+    if seen.len() >= MAX_FILES {
+        return;
+    }
     seen.push((file.to_path_buf(), stat(file)));
     let Some(text) = small_file::text(file) else { return };
     for e in gitconfig::entries(&text) {

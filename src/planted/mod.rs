@@ -190,7 +190,12 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
         }
         let top = dot_git.parent().unwrap_or(Path::new("/"));
         if tops.iter().any(|t| t.as_os_str() == top.as_os_str()) {
-            continue; // done by `protect`
+            // Done by `protect`, but for what its configuration includes (carved below, once the
+            // run's kind of absence is known): its facts are remembered, no reading again.
+            if policy.protect_git {
+                c.top_includes(dot_git, found.git_inodes.get(dot_git.as_os_str()).map(|id| id.1));
+            }
+            continue;
         }
         if policy.protect_git {
             c.repository(dot_git, false, found.git_inodes.get(dot_git.as_os_str()).map(|id| id.1));
@@ -228,6 +233,7 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
     let home = home::Bases::of_host().on_macos(policy.planted.macos);
     c.home(&home, names, policy.absent == Absent::Placeholders, &tops, policy.reviewed);
     c.global_git(policy.absent == Absent::Placeholders, policy.reviewed);
+    c.repo_includes(policy.absent == Absent::Placeholders, policy.reviewed);
     let held_caches = c.held_caches(&policy.planted.held_caches, policy.absent == Absent::Placeholders);
     let hook_links = std::mem::take(&mut c.hook_links);
     crate::policy::sort_carve_outs(policy.writable_roots);
@@ -339,12 +345,15 @@ struct Carver<'a> {
     /// `core.hooksPath` serves each repository that names none of its own, and its files and hooks
     /// directories are kept where a root holds them (`global_git`, the method).
     global: global_git::Global,
+    /// The files the configuration of each repository carved includes (`repo::Facts::includes`),
+    /// kept by `repo_includes` at the end of the walk.
+    includes: Vec<PathBuf>,
 }
 
 impl<'a> Carver<'a> {
     fn new(roots: &'a mut [WritableRoot], deny: &[PathBuf], existing: Option<Existing>) -> Carver<'a> {
         let covered = deny.iter().chain(roots.iter().flat_map(|r| r.read_only.iter())).map(|p| p.as_os_str().to_os_string()).collect();
-        Carver { roots, covered, creatable: HashMap::new(), existing, list_missing: true, hook_links: hook_risks::Kept::default(), scan_roots: Vec::new(), global: global_git::now() }
+        Carver { roots, covered, creatable: HashMap::new(), existing, list_missing: true, hook_links: hook_risks::Kept::default(), scan_roots: Vec::new(), global: global_git::now(), includes: Vec::new() }
     }
 
     fn is_covered(&self, p: &Path) -> bool {
@@ -445,6 +454,28 @@ impl<'a> Carver<'a> {
         }
         self.hooks(facts.hooks.iter().cloned());
         self.hook_links(&facts.links);
+        self.includes.extend(facts.includes.iter().cloned());
+    }
+
+    /// What the configuration of the repository at a root's top includes (`repository` carved the
+    /// rest while the policy was resolved): its remembered facts, vouched for or checked by `stat`.
+    fn top_includes(&mut self, dot_git: &Path, walk_ino: Option<u64>) {
+        let global = self.global.hooks.clone();
+        let vouched = walk_ino.and_then(|ino| repo::vouched(dot_git, ino, global.as_deref()));
+        let facts = vouched.unwrap_or_else(|| repo::facts(dot_git, None, walk_ino, global.as_deref()));
+        self.includes.extend(facts.includes.iter().cloned());
+    }
+
+    /// The files the repositories' own configuration includes (`repo::Facts::includes`), kept as
+    /// the global configuration's files are (`global_git`, the method): read-only where a directly
+    /// written root holds them, uncreatable when missing. Found by an attacker's review: a run
+    /// appended `core.fsmonitor` to `tools/gitconfig`, which `.git/config` included, and the host's
+    /// next `git status` in the repository ran it. None in most workspaces: nothing to do.
+    fn repo_includes(&mut self, placeholders: bool, skip: &[PathBuf]) {
+        let skipped = |c: &Carver, p: &Path| c.root_of(p).is_none_or(|i| skip.contains(&c.roots[i].root)) || c.is_covered(p);
+        for f in std::mem::take(&mut self.includes) {
+            self.host_path(&f, false, placeholders, &skipped);
+        }
     }
 
     /// The hooks that lead elsewhere (`hook_links`): a git directory's `hooks` that is a symlink is
@@ -495,6 +526,7 @@ impl<'a> Carver<'a> {
             self.read_only(d.clone());
         }
         let hooks = repo::hooks_dirs(dir, &dirs, self.global.hooks.as_deref());
+        self.includes.extend(global_git::repository(&repo::config_files(&dirs)).1);
         self.hook_links(&hook_links::read(&dirs, &hooks));
         self.hooks(hooks.into_iter());
     }

@@ -1,6 +1,6 @@
 //! One repository found by the walk: which directories hold its metadata (the `.git` directory, the
-//! target of a `gitdir:` file, a worktree's common directory) and which hooks directory its
-//! configuration names.
+//! target of a `gitdir:` file, a worktree's common directory), which hooks directory its
+//! configuration names, and which files that configuration includes.
 
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use super::armed::{self, Armed};
 use super::gitconfig;
+use super::global_git;
 use super::small_file::{self, Read};
 use super::hook_links::{self, HookLinks};
 
@@ -54,17 +55,22 @@ pub fn read_gitdir(file: &Path) -> Option<PathBuf> {
 /// `global`, the host's global and system configuration's: `global_git`), its parent when it is husky's
 /// `.husky/_` (whose stubs run the scripts in `.husky`), and `.husky` at the top when present
 /// (husky sets `core.hooksPath` to it on the next `npm install`). Absolute, possibly missing.
+/// Read lossily (`small_file` decodes so): git reads a config with a byte that is not UTF-8 (a
+/// Latin-1 `user.name`) all the same; its `core.hooksPath` went unseen (an attacker's review).
+/// The files it includes count (`global_git::repository`): git takes a hooks path from them too.
 pub fn hooks_dirs(top: &Path, git_dirs: &[PathBuf], global: Option<&str>) -> Vec<PathBuf> {
+    hooks_at(top, global_git::repository(&config_files(git_dirs)).0.or_else(|| global.map(String::from)))
+}
+
+/// The configuration files of a repository's git directories, as git may read them (`config.worktree`
+/// whether or not `extensions.worktreeConfig` is set: reading one git ignores costs nothing).
+pub fn config_files(git_dirs: &[PathBuf]) -> Vec<PathBuf> {
+    git_dirs.iter().flat_map(|d| [d.join("config"), d.join("config.worktree")]).collect()
+}
+
+/// `hooks_dirs` for the hooks path `configured` (the repository's own, else the global one).
+fn hooks_at(top: &Path, configured: Option<String>) -> Vec<PathBuf> {
     let mut out = Vec::new();
-    let configured = git_dirs
-        .iter()
-        .flat_map(|d| [d.join("config"), d.join("config.worktree")])
-        // Lossy (`small_file` decodes so): git reads a config with a byte that is not UTF-8 (a
-        // Latin-1 `user.name`) all the same; its `core.hooksPath` went unseen (an attacker's review).
-        .filter_map(|f| small_file::text(&f))
-        .filter_map(|text| gitconfig::hooks_path(&text))
-        .last()
-        .or_else(|| global.map(String::from));
     if let Some(hp) = configured {
         let p = match hp.strip_prefix("~/") {
             Some(rest) => std::env::var_os("HOME").map(|h| PathBuf::from(h).join(rest)),
@@ -121,13 +127,16 @@ pub fn configured(dirs: &[PathBuf]) -> Configured {
     out
 }
 
-/// What a repository's carve-outs are made of: its git directories and hooks directories, and
-/// the hooks in them that lead elsewhere (`hook_links`).
+/// What a repository's carve-outs are made of: its git directories and hooks directories, the
+/// hooks in them that lead elsewhere (`hook_links`), and the files its configuration includes
+/// (`global_git::repository`: relative ones joined to the including file's directory, `..` taken
+/// as the kernel takes it; missing ones too, a run could create them).
 #[derive(Debug, PartialEq, Eq)]
 pub struct Facts {
     pub dirs: Vec<PathBuf>,
     pub hooks: Vec<PathBuf>,
     pub links: HookLinks,
+    pub includes: Vec<PathBuf>,
 }
 
 /// What `facts` remembers of one repository: what it read the facts from, and the watches that
@@ -184,7 +193,8 @@ pub fn facts(dot_git: &Path, dot_git_now: Option<&std::fs::Metadata>, walk_ino: 
     if let Some(k) = known().as_mut().and_then(|m| m.get_mut(dot_git.as_os_str())).filter(|k| k.global.as_deref() == global) {
         // Here because the watches did not vouch (something changed, perhaps only a file at the
         // top): armed again, unless they were refused for these facts.
-        if !k.unarmable {
+        // Watches see no included file: a repository with includes is checked by the stat rule.
+        if !k.unarmable && k.facts.includes.is_empty() {
             let hook_dirs = hook_links::dirs(&k.facts.dirs, &k.facts.hooks);
             (armed, tried) = (arm().and_then(|a| armed::with_hook_dirs(a, top, &hook_dirs)).and_then(|a| armed::with_hooks(a, &k.facts.links)), true);
         }
@@ -199,7 +209,11 @@ pub fn facts(dot_git: &Path, dot_git_now: Option<&std::fs::Metadata>, walk_ino: 
         armed = arm();
     }
     let dirs = git_dirs(dot_git);
-    let hooks = hooks_dirs(top, &dirs, global);
+    let (own, includes) = global_git::repository(&config_files(&dirs));
+    let hooks = hooks_at(top, own.or_else(|| global.map(String::from)));
+    if !includes.is_empty() {
+        armed = None;
+    }
     // The hooks directories watched before they are listed, their hooks after (`armed`).
     let hook_dirs = hook_links::dirs(&dirs, &hooks);
     armed = armed.and_then(|a| armed::with_hook_dirs(a, top, &hook_dirs));
@@ -229,8 +243,13 @@ pub fn facts(dot_git: &Path, dot_git_now: Option<&std::fs::Metadata>, walk_ino: 
     for p in hook_dirs.iter().chain(&links.entries) {
         check(p.clone(), true);
     }
+    // Followed, missing ones too: an included file appears, is edited or replaced where no
+    // directory of the repository's changes (and what it includes in turn may change with it).
+    for p in &includes {
+        check(p.clone(), true);
+    }
     let read_at = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
-    let facts = Arc::new(Facts { dirs, hooks, links });
+    let facts = Arc::new(Facts { dirs, hooks, links, includes });
     // Timestamps are coarse: a change in the same second as this reading could leave the same
     // times behind. Kept only what last changed before that second (as the walk's stat rule).
     if seen.iter().any(|s| s.stat.is_some_and(|st| st.5 >= read_at)) {
@@ -272,18 +291,7 @@ impl Seen {
 
 /// `a/./b/../c` → `a/c`, lexically (a hooks path may not exist yet, so it cannot be canonicalized).
 fn normalize(p: &Path) -> PathBuf {
-    use std::path::Component;
-    let mut out = PathBuf::new();
-    for c in p.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
+    global_git::without_dots(p, false)
 }
 
 /// `HEAD` (not a directory) with `objects` and `refs`, or with `commondir`, of any kind (git's

@@ -490,3 +490,57 @@ fn the_global_template_directory_and_an_absolute_global_hooks_path_are_kept() {
     let (roots, _) = run(&home.join("dots"), &[]);
     assert!(roots[0].read_only.contains(&home.join("dots/tmpl")), "the last wins, from its file's directory: {:?}", roots[0].read_only);
 }
+
+/// An attacker's review: a repository's own configuration included a file of its worktree
+/// (`git config include.path ../tools/gitconfig`, as projects share settings); only
+/// `core.hooksPath` was read from it, so a run appended `core.fsmonitor` to `tools/gitconfig` and
+/// the host's next `git status` in the repository ran it. Every file a repository's `config` or
+/// `config.worktree` includes (nested, `includeIf` whatever its condition, relative to the
+/// including file) is kept read-only, absent when missing; so is a nested repository's.
+#[test]
+fn files_a_repositorys_own_configuration_includes_are_kept() {
+    let t = tempfile::tempdir().unwrap();
+    let r = t.path().canonicalize().unwrap();
+    let _home = home::test_home::set(r.join("home"));
+    let ws = r.join("ws");
+    init_repo(&ws);
+    std::fs::write(ws.join(".git/config"), "[include]\n\tpath = ../tools/gitconfig\n[includeIf \"onbranch:main\"]\n\tpath = ../tools/branch\n").unwrap();
+    std::fs::create_dir(ws.join("tools")).unwrap();
+    std::fs::write(ws.join("tools/gitconfig"), "[alias]\n\tst = status\n[include]\n\tpath = nested\n").unwrap();
+    let sub = ws.join("sub");
+    init_repo(&sub);
+    std::fs::write(sub.join(".git/config.worktree"), "[include]\n\tpath = ../local.inc\n").unwrap();
+    let (roots, _) = run(&ws, &[]);
+    assert!(roots[0].read_only.contains(&ws.join("tools/gitconfig")), "{:?}", roots[0].read_only);
+    let m = missing(&roots);
+    for p in [ws.join("tools/nested"), ws.join("tools/branch"), sub.join("local.inc")] {
+        assert!(m.contains(&(p.clone(), PlaceholderKind::File)), "{}: {m:?}", p.display());
+    }
+}
+
+/// An attacker's review: `~/.gitconfig` included the missing `~/dotfiles/local/gitconfig`, kept
+/// absent by path; the run (cwd `~/dotfiles`) made `local` a link to a directory of its own holding
+/// `gitconfig`, and moving that aside failed (a symlink on its way), so it stayed, and the host's
+/// next `git status` ran its fsmonitor. The link in the way is moved aside instead.
+#[test]
+fn a_link_made_on_the_way_to_a_path_kept_absent_is_moved_aside() {
+    let t = tempfile::tempdir().unwrap();
+    let r = t.path().canonicalize().unwrap();
+    let home = r.join("home");
+    let dots = home.join("dotfiles");
+    std::fs::create_dir_all(&dots).unwrap();
+    let _home = home::test_home::set(home.clone());
+    std::fs::write(home.join(".gitconfig"), "[include]\n\tpath = ~/dotfiles/local/gitconfig\n").unwrap();
+    let v = json!({ "mode": "workspace-write", "tmp": "read-only" });
+    let mut p = resolve_policy(Some(&v), &PolicyContext { cwd: dots.clone(), tmpdir: None, platform: Platform::Linux, env: Default::default() }).unwrap();
+    p.walk_and_protect(crate::planted::Absent::UndoneAfter);
+    std::fs::create_dir(dots.join("sub")).unwrap();
+    std::fs::write(dots.join("sub/gitconfig"), "[core]\n\tfsmonitor = x\n").unwrap();
+    std::os::unix::fs::symlink("sub", dots.join("local")).unwrap();
+    let risks = detect(&p.planted);
+    let risk = risks.iter().find(|h| h.path == dots.join("local/gitconfig").to_string_lossy()).expect("reported");
+    assert!(risk.detail.contains("undone"), "{}", risk.detail);
+    assert!(!risk.detail.contains("NOT undone"), "{}", risk.detail);
+    assert!(dots.join("local").symlink_metadata().is_err(), "the link in the way was moved aside");
+    assert!(dots.join("sub/gitconfig").exists(), "what it led to is left, nothing git reads");
+}

@@ -62,6 +62,28 @@ pub fn move_aside(path: &Path) -> Undone {
     Undone::MovedTo(dir.join(held))
 }
 
+/// The shallowest symlink on the way to `path` (a path kept absent) below one of `roots`, made at or
+/// after `since` (unix seconds): one the run made. A path kept absent is listed canonical up to its
+/// first missing component, so any symlink on its way now is new. `move_aside` opens no path through
+/// one: found by an attacker's review, `~/.gitconfig` included the missing
+/// `~/dotfiles/local/gitconfig`, the run made `local` a link to a directory of its own holding
+/// `gitconfig`, and it was reported but left (the host's next `git status` ran its fsmonitor).
+/// Moving that link aside undoes the path. An `lstat` per component below the root.
+pub fn link_on_the_way(path: &Path, roots: &[PathBuf], since: i64) -> Option<PathBuf> {
+    use std::os::unix::fs::MetadataExt;
+    let root = roots.iter().filter(|r| path.starts_with(r)).max_by_key(|r| r.as_os_str().len())?;
+    let mut on_the_way: Vec<&Path> = path.ancestors().skip(1).take_while(|a| a.starts_with(root) && a != root).collect();
+    on_the_way.reverse();
+    for dir in on_the_way {
+        match dir.symlink_metadata() {
+            Ok(m) if m.file_type().is_symlink() => return (m.ctime() >= since).then(|| dir.to_path_buf()),
+            Ok(m) if m.is_dir() => {}
+            _ => return None,
+        }
+    }
+    None
+}
+
 /// Put the symlink `path` back, pointing to `target` as it did, after moving aside whatever a run
 /// put in its place (`moved`: where that went). The directory is opened as `move_aside` opens it.
 pub fn restore_link(path: &Path, target: &Path, moved: &Undone) -> Result<(), String> {

@@ -14,6 +14,9 @@
 //! And the hooks the host's hooks directories link to (`planted::hook_links`): found by an
 //! attacker's review, `.git/hooks/pre-commit` a symlink to `../../scripts/pre-commit`; the set
 //! rewrote `scripts/pre-commit`, apply landed it unflagged, and the host's `git commit` ran it.
+//! And the files the repositories' own configuration includes (`repo::Facts::includes`): found by
+//! an attacker's review, `include.path = ../tools/gitconfig`; the set appended `core.fsmonitor`
+//! there, apply landed it unflagged, and the host's next `git status` in the repository ran it.
 
 use std::path::{Path, PathBuf};
 
@@ -26,6 +29,8 @@ pub struct Elsewhere {
     pub dirs: Vec<PathBuf>,
     /// Files git runs as hooks through the host's symlink to them: written, a risk.
     pub hooks: Vec<PathBuf>,
+    /// Files a repository's configuration includes (`repo::Facts::includes`), as named and where the host's links lead them: any change, a risk.
+    pub configs: Vec<PathBuf>,
 }
 
 /// The hooks directories (absolute) that the host's repositories below `meta`'s roots run hooks
@@ -62,6 +67,12 @@ pub fn hooks_elsewhere(meta: &Meta) -> Elsewhere {
         }
         for (_, to) in &facts.links.symlinks {
             push(&mut out.hooks, to.clone());
+        }
+        for f in &facts.includes {
+            let led = crate::policy::paths::canonical_lenient("include.path", f).ok().map(|l| l.path);
+            for p in std::iter::once(f.clone()).chain(led) {
+                push(&mut out.configs, p);
+            }
         }
     }
     out

@@ -87,6 +87,9 @@ enum Guard {
     /// A path of the host user's home that the host runs or trusts (`planted::home`), guarded
     /// from the root: what the host does with it.
     Home(&'static str),
+    /// A file a repository's configuration includes (`elsewhere`), guarded from the root: any
+    /// change, a deletion too, as a direct run finds it read-only.
+    Included,
 }
 
 /// A guarded path below a top: as written (`.husky`), or where it leads in the set's view
@@ -428,6 +431,10 @@ impl<'a> Judge<'a> {
                 Guard::Home(what) if within => {
                     (g.path.clone(), RiskKind::ProtectedNameCreated, format!("was created, changed or removed in the change set in the host user's home, which a reviewed root holds: {what}"))
                 }
+                Guard::Included if within || (above && self.swaps(change)) => {
+                    let detail = "was created, changed, removed or swapped in the change set: a repository's configuration includes it (include.path), and git on the host reads it as that configuration (core.fsmonitor and aliases run commands)";
+                    (if within { g.path.clone() } else { below.clone() }, RiskKind::ProtectedNameCreated, detail.into())
+                }
                 Guard::Home(what) if above && self.swaps(change) => {
                     let detail = format!("was replaced or removed in the change set, above {} in the host user's home: after apply that would lead to what the change set put there ({what})", g.path.display());
                     (below.clone(), RiskKind::ProtectedNameCreated, detail)
@@ -471,6 +478,7 @@ impl<'a> Judge<'a> {
             let under_root = |list: &'a [PathBuf], guard: Guard| list.iter().filter_map(|h| h.strip_prefix(&self.root).ok()).map(move |rel| Guarded::new(rel.to_path_buf(), guard.clone()));
             guarded.extend(under_root(&self.elsewhere.dirs, Guard::Hooks));
             guarded.extend(under_root(&self.elsewhere.hooks, Guard::Hook));
+            guarded.extend(under_root(&self.elsewhere.configs, Guard::Included));
         }
         // Where each leads on the host as it is and in the set's view: a set applied in part
         // (`paths`) may leave the host's links and land the rest.

@@ -127,3 +127,28 @@ fn hooks_written_where_the_global_configuration_runs_them_are_a_risk() {
         assert_eq!(risks.contains(&(at.clone(), RiskKind::HooksWritten)), risky, "{config}: {at}: {risks:?}");
     }
 }
+
+/// An attacker's review (review mode too): a repository's own configuration included a file of its
+/// worktree (`include.path = ../tools/gitconfig`); the set appended `core.fsmonitor` there with no
+/// risk, a plain apply landed it, and the host's next `git status` in the repository ran it. What
+/// a repository's configuration includes is guarded from the root, a missing file too.
+#[test]
+fn files_a_repositorys_configuration_includes_are_risks() {
+    let mut f = fixture();
+    repo_at_a(&mut f, "[core]\n\tbare = false\n[include]\n\tpath = ../tools/gitconfig\n[includeIf \"onbranch:x\"]\n\tpath = ../../shared.inc\n");
+    put(&f.ws, "a/tools/gitconfig", "[alias]\n\tst = status\n");
+    begin_now(&mut f);
+    let up = f.set.upper(0);
+    put(&up, "a/tools/gitconfig", "[alias]\n\tst = status\n[core]\n\tfsmonitor = touch /tmp/pwned\n");
+    put(&up, "shared.inc", "[core]\n\tfsmonitor = touch /tmp/pwned\n");
+    put(&up, "notes.txt", "fine\n");
+    let risks = risks_of(&f);
+    for at in ["/a/tools/gitconfig", "/shared.inc"] {
+        assert!(risks.contains(&(at.to_string(), RiskKind::ProtectedNameCreated)), "{at}: {risks:?}");
+    }
+    assert_eq!(risks.len(), 2, "{risks:?}");
+    apply(&f.set, &f.lock, &Request { paths: None, force: false }).unwrap();
+    assert_eq!(std::fs::read_to_string(f.ws.join("a/tools/gitconfig")).unwrap(), "[alias]\n\tst = status\n");
+    assert!(!f.ws.join("shared.inc").exists());
+    assert!(f.ws.join("notes.txt").exists());
+}
