@@ -329,10 +329,10 @@ function repoWithHooksPath(dir, hooksPath) {
 /**
  * A review run in `root` that writes the hook `hook` (relative to `root`; its directory made if
  * missing) and `notes.txt`: the hook is `hooks-written`, apply holds it back and lands the rest,
- * and the host's `git commit` in `repo` runs no planted hook.
+ * and the host's `git commit` in `repo` runs no planted hook. `before`: commands run first.
  */
-async function plantedHookHeldBack(root, repo, hook, mark) {
-  const r = await review(`mkdir -p ${path.dirname(hook)} && printf '#!/bin/sh\ntouch ${q(mark)}\n' > ${hook} && chmod +x ${hook} && echo ok > notes.txt && echo planted`, root)
+async function plantedHookHeldBack(root, repo, hook, mark, before = '') {
+  const r = await review(`${before}mkdir -p ${path.dirname(hook)} && printf '#!/bin/sh\ntouch ${q(mark)}\n' > ${hook} && chmod +x ${hook} && echo ok > notes.txt && echo planted`, root)
   assert.equal(r.stdout.trim(), 'planted', show(r))
   assert.ok(r.changeSet.hostRisks.some((h) => h.kind === 'hooks-written' && path.join(root, hook).startsWith(h.path)), show(r) + JSON.stringify(r.changeSet.hostRisks))
   const applied = await applyChangeSet(r.changeSet.id)
@@ -514,3 +514,26 @@ for (const [label, rewrite] of ODD_CONFIGS) {
     await discardChangeSet(r.changeSet.id)
   })
 }
+
+describe('a change apply holds back does not make the rest look harmless', () => {
+  // Found by an attacker's review: the judge took repository tops and hooks directories from the
+  // set's view (the host's tree as if all of it had landed). A change apply holds back (a nested
+  // repository's .git deleted, .git/config naming another hooks directory) made the hook the run
+  // wrote look harmless: it landed, and the host's `git commit` ran it.
+  test("a nested repository's .git deleted: its hooks directory stays guarded", async (t) => {
+    const { ws, out } = tempTree(t)
+    const repo = path.join(ws, 'sub')
+    fs.mkdirSync(path.join(repo, 'githooks'), { recursive: true })
+    repoWithHooksPath(repo, 'githooks')
+    await plantedHookHeldBack(ws, repo, 'sub/githooks/pre-commit', path.join(out, 'hook-ran'), 'rm -rf sub/.git && ')
+    assert.ok(fs.existsSync(path.join(repo, '.git/HEAD')), "the host's .git stays")
+  })
+
+  test("core.hooksPath rewritten in the set: the host's hooks directory stays guarded", async (t) => {
+    const { ws, out } = tempTree(t)
+    fs.mkdirSync(path.join(ws, 'githooks'))
+    repoWithHooksPath(ws, 'githooks')
+    await plantedHookHeldBack(ws, ws, 'githooks/pre-commit', path.join(out, 'hook-ran'), 'git config core.hooksPath decoy-hooks && ')
+    assert.equal(hostGit(ws, 'config', 'core.hooksPath').toString().trim(), 'githooks')
+  })
+})

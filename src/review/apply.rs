@@ -239,8 +239,8 @@ impl RootApply<'_, '_> {
             },
         };
         let dir = match verdict {
-            Verdict::Land if through => self.make_dir(&name, e.mode & 0o755, None),
-            Verdict::Land => self.make_dir(&name, e.mode, own.as_ref()),
+            Verdict::Land if through => self.make_dir(&e.rel, e.mode & 0o755, None),
+            Verdict::Land => self.make_dir(&e.rel, e.mode, own.as_ref()),
             Verdict::Skip => None,
             Verdict::Conflict(reason) => {
                 let c = own.as_ref().expect("a verdict of a change");
@@ -270,7 +270,8 @@ impl RootApply<'_, '_> {
 
     /// The host directory for an upper one: made (or, for its own change `own`, the entry there
     /// replaced) when the set says so.
-    fn make_dir(&mut self, name: &std::ffi::OsStr, mode: u32, own: Option<&Change>) -> Option<Dir> {
+    fn make_dir(&mut self, rel: &Path, mode: u32, own: Option<&Change>) -> Option<Dir> {
+        let name = rel.file_name().unwrap_or_default();
         let parent = self.stack.last()?.dir.as_ref()?;
         let made = (|| -> std::io::Result<Dir> {
             match parent.stat(name)? {
@@ -297,7 +298,7 @@ impl RootApply<'_, '_> {
                 Some(d)
             }
             Err(err) => {
-                let path = own.map(|c| c.path.clone()).unwrap_or_else(|| shown(&self.host_path(Path::new(name))));
+                let path = own.map(|c| c.path.clone()).unwrap_or_else(|| shown(&self.host_path(rel)));
                 self.out.conflicts.push(Conflict { path, reason: format!("could not be made a directory: {}", sandspawn_helper::report::os_words(&err)) });
                 None
             }

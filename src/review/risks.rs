@@ -10,7 +10,10 @@
 //! that carries it; every change at or below that entry is held back with it.
 //!
 //! "At the top of a repository" is judged on the set's view (the host's tree with the set on
-//! top), so a repository the run created has tops too.
+//! top), so a repository the run created has tops too, and on the host: a change that would end
+//! a repository or a git directory (its `.git` deleted, its `HEAD` made a directory) may be held
+//! back or fail to land while the rest lands (`level`). A report-only name is judged at every
+//! depth, as direct runs report it (`reported_below`); modes are judged in git directories too.
 //!
 //! A guarded path is judged by where it leads after apply, not by its name alone: a change that
 //! swaps a directory at or above it (a symlink, a file or a deletion there; `swaps`) is a risk of
@@ -162,8 +165,9 @@ impl<'a> Judge<'a> {
         }
         self.descend(&parts[..parts.len() - 1]);
         if self.meta.protect_git {
+            // A mode opened in a git directory lets other users plant hooks there (`dir_modes`).
             if let Some(k) = parts.iter().position(|p| *p == ".git") {
-                return self.in_git(change, &parts, k);
+                return self.in_git(change, &parts, k).or_else(|| super::dir_modes::risk(&self.root, change));
             }
             if let Some(r) = self.in_git_dir(change, &parts) {
                 return Some(r);
@@ -185,6 +189,9 @@ impl<'a> Judge<'a> {
             if let Some(r) = self.at_top(i, &parts[i..], change) {
                 return Some(r);
             }
+        }
+        if let Some(r) = self.reported_below(&parts, change) {
+            return Some(r);
         }
         super::dir_modes::risk(&self.root, change).or_else(|| self.link_out(change))
     }
@@ -294,15 +301,24 @@ impl<'a> Judge<'a> {
         }
     }
 
+    /// A top, or a git directory, in the set's view or on the host: apply may hold back or fail
+    /// to land the change that makes it none (a deleted `.git` is held back; a `HEAD` made a
+    /// directory cannot replace the host's file), and the rest of the set lands beside what
+    /// stayed. Found by an attacker's review: `rm -rf sub/.git` (held back) and `sub/.envrc`
+    /// (judged below no top, landed); `mirror.git/HEAD` made a directory of mode 0777 (held
+    /// back) and `mirror.git/hooks/pre-receive` (judged in no git directory, landed).
     fn level(&self, name: OsString, rel: PathBuf, host_visible: bool) -> Level {
         let view = |n: &str| self.in_view(&rel.join(n), host_visible);
-        let top = view(".git").is_some();
-        let git = if name == ".git" || !git_layout::is_git_dir(view) {
+        let host = |n: &str| self.root.join(&rel).join(n).symlink_metadata().ok().map(|m| kind_of(&m));
+        let top = view(".git").is_some() || host(".git").is_some();
+        let git = if name == ".git" {
             GitDir::No
-        } else if git_layout::is_git_dir(|n| self.root.join(&rel).join(n).symlink_metadata().ok().map(|m| kind_of(&m))) {
+        } else if git_layout::is_git_dir(host) {
             GitDir::Kept
-        } else {
+        } else if git_layout::is_git_dir(view) {
             GitDir::Made
+        } else {
+            GitDir::No
         };
         Level { name, rel, host_visible, top, git, guarded: None }
     }
@@ -394,6 +410,21 @@ impl<'a> Judge<'a> {
         None
     }
 
+    /// A report-only name (`reportedNames`) made or changed at any depth, as a direct run reports
+    /// one anywhere in a writable root (`at_top` judges it at tops, with the protected names,
+    /// which are kept at tops only). Found by an attacker's review: `sub/mise.toml` with an
+    /// `enter` hook, `sub` no repository, was reported by a direct run and landed from a review.
+    fn reported_below(&self, parts: &[&OsStr], change: &Change) -> Option<HostRisk> {
+        if change.kind == ChangeKind::Deleted {
+            return None;
+        }
+        let report_only = |p: &OsStr| self.meta.reported_names.iter().any(|n| OsStr::new(n) == p && !self.meta.protected_names.contains(n));
+        let k = parts.iter().position(|p| report_only(p))?;
+        let name = parts[k].to_string_lossy();
+        let detail = format!("{name} was created or changed in the change set: {}", names::what_it_does(&name));
+        Some(risk(self.root.join(parts[..=k].iter().collect::<PathBuf>()), RiskKind::ProtectedNameCreated, detail))
+    }
+
     /// A change at `rest` below the top `levels[i]`, judged against what is guarded there: in or
     /// below a guarded path (a name: any change but a deletion; a hooks directory: a hook written
     /// in it), or above it swapping what the path leads to (`swaps`; at a hooks directory too).
@@ -463,14 +494,25 @@ impl<'a> Judge<'a> {
         let mut guarded: Vec<Guarded> = names.map(|n| Guarded::new(PathBuf::from(n), Guard::Name(n.clone()))).collect();
         if self.meta.protect_git {
             let mut dirs = vec![PathBuf::from(".husky")];
-            // The repository's own, else the host's global and system configuration's (`global_git`).
-            let configured = self.read_view(&top.join(".git/config")).and_then(|t| gitconfig::hooks_path(&t)).or_else(|| self.global_git.hooks.clone());
-            if let Some(p) = configured.map(PathBuf::from) {
+            // The repository's, in the set's view and on the host (apply may hold the set's back:
+            // git on the host then reads the host's), and the host's global and system
+            // configuration's (`global_git`; the set may make the view's config a FIFO or a
+            // directory that never lands, where the global one would win). Found by an
+            // attacker's review: the set named `decoy-hooks` and wrote into the host's `githooks`.
+            let config = top.join(".git/config");
+            let view = self.read_view(&config).and_then(|t| gitconfig::hooks_path(&t));
+            let host = small_file::text(&self.root.join(&config)).and_then(|t| gitconfig::hooks_path(&t));
+            // The repository's own setting wins over the global one, as in git: that one counts
+            // where either config sets none.
+            let global = if view.is_none() || host.is_none() { self.global_git.hooks.clone() } else { None };
+            for p in [view, host, global].into_iter().flatten().map(PathBuf::from) {
                 let rel = if p.is_absolute() { p.strip_prefix(self.root.join(&top)).ok().map(Path::to_path_buf) } else { Some(p) };
                 // `./tools/hooks` is `tools/hooks`; one with `..` is not judged below the top.
                 let rel = rel.map(|r| r.components().filter(|c| *c != Component::CurDir).collect::<PathBuf>());
                 dirs.extend(rel.filter(|r| !r.as_os_str().is_empty() && r.components().all(|c| matches!(c, Component::Normal(_)))));
             }
+            dirs.sort();
+            dirs.dedup();
             guarded.extend(dirs.into_iter().map(|path| Guarded::new(path, Guard::Hooks)));
         }
         if i == 0 {

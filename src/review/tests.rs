@@ -399,3 +399,4 @@ mod swapped_paths;
 mod root_mode;
 mod special_files;
 mod unreadable;
+mod held_view;
