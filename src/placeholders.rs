@@ -55,7 +55,31 @@ pub fn ensure_locks_root() -> crate::error::Result<std::path::PathBuf> {
 pub fn remove_leftovers(targets: &[MissingReadOnly]) {
     if let Some(root) = locks_root() {
         remove_leftovers_with(&root, targets);
+        sweep_locks_now_and_then(&root);
     }
+}
+
+/// Remove the lock files nobody holds (`placeholder::sweep_locks`), at most once an hour per host
+/// process: one per directory ever cleaned or held piled up in the state directory (428 on the
+/// machine that found it). The first cleanup of a process pays a listing of the directory.
+fn sweep_locks_now_and_then(root: &Path) {
+    static LAST: std::sync::Mutex<Option<std::time::Instant>> = std::sync::Mutex::new(None);
+    {
+        let mut last = LAST.lock().unwrap_or_else(|p| p.into_inner());
+        if last.is_some_and(|t| t.elapsed() < std::time::Duration::from_secs(3600)) {
+            return;
+        }
+        *last = Some(std::time::Instant::now());
+    }
+    sweep_locks_in(root);
+}
+
+/// Every lock file in `root` that nobody holds, removed; how many.
+pub fn sweep_locks_in(root: &Path) -> usize {
+    let Ok(c) = CString::new(root.as_os_str().as_bytes()) else { return 0 };
+    let (Ok(locks), Ok(listing)) = (placeholder::open_locks(&c), std::fs::read_dir(root)) else { return 0 };
+    let names = listing.filter_map(|e| CString::new(e.ok()?.file_name().as_bytes()).ok());
+    placeholder::sweep_locks(&locks, names)
 }
 
 /// Remove them, with the lock files in `locks`: only under the directory's lock file's exclusive
@@ -69,6 +93,18 @@ pub fn remove_leftovers_with(locks: &Path, targets: &[MissingReadOnly]) {
     for (dir, names) in by_directory(targets) {
         let Ok(c) = CString::new(dir.as_os_str().as_bytes()) else { continue };
         let Ok(fd) = placeholder::open_dir(&c, false) else { continue };
+        // Looked at first without a lock, which only removing needs: nearly every directory holds
+        // none, and locking made a lock file per directory per run (they piled up in the state
+        // directory, and cost each run system calls per repository). One made meanwhile is a
+        // running plan's, which keeps it anyway.
+        let names: Vec<(CString, placeholder::Kind)> = names
+            .into_iter()
+            .filter_map(|(name, kind)| CString::new(name.as_bytes()).ok().map(|n| (n, kind)))
+            .filter(|(name, _)| placeholder::placeholder_at(&fd, name).is_some())
+            .collect();
+        if names.is_empty() {
+            continue;
+        }
         // A sandbox running there: nothing to do, and no lock taken. A lock of ours lives on in any
         // child this process forks before it is dropped, until that child execs: taken for
         // nothing, it could turn away the next cleanup or plan for that long.
@@ -81,9 +117,7 @@ pub fn remove_leftovers_with(locks: &Path, targets: &[MissingReadOnly]) {
             continue;
         }
         for (name, kind) in names {
-            if let Ok(name) = CString::new(name.as_bytes()) {
-                placeholder::remove_if_placeholder(&fd, &name, kind);
-            }
+            placeholder::remove_if_placeholder(&fd, &name, kind);
         }
     }
 }
@@ -254,6 +288,34 @@ pub(crate) mod tests {
         remove_leftovers_with(l.path(), &target(&git, PlaceholderKind::Dir));
         assert!(!git.exists(), "removed once nobody holds it");
         assert_eq!(std::fs::read_dir(t.path()).unwrap().count(), 0, "and nothing else is left");
+    }
+
+    /// Found by an attacker's review: every run's cleanup made a lock file for each directory it
+    /// kept a name absent in, and nothing removed them (hundreds piled up in the state directory).
+    /// A directory with no placeholder is not locked now, and lock files nobody holds are swept.
+    #[test]
+    fn lock_files_are_made_only_to_remove_and_swept_when_nobody_holds_them() {
+        let (t, l) = (tempfile::tempdir().unwrap(), locks());
+        let count = || std::fs::read_dir(l.path()).unwrap().count();
+        remove_leftovers_with(l.path(), &target(&t.path().join(".envrc"), PlaceholderKind::Dir));
+        assert_eq!(count(), 0, "no placeholder there: no lock, no lock file");
+
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let held = hold(&lock_file_of(l.path(), a.path()), How::OfdRead);
+        lock_file_of(l.path(), b.path());
+        std::fs::write(l.path().join("stray"), "").unwrap();
+        assert_eq!(sweep_locks_in(l.path()), 2, "the two nobody holds");
+        assert_eq!(std::fs::read_dir(l.path()).unwrap().map(|e| e.unwrap().file_name()).collect::<Vec<_>>(), vec![lock_file_of(l.path(), a.path()).file_name().unwrap().to_owned()], "the held one stays");
+        held.release();
+
+        // A plan's lock after a sweep is on a file the name still leads to.
+        let open = |p: &Path| placeholder::open_dir(&c(p), false).unwrap();
+        let plan = placeholder::lock_of(&open(l.path()), &open(b.path()), libc::LOCK_SH | libc::LOCK_NB, false).unwrap();
+        assert_eq!(sweep_locks_in(l.path()), 1, "a's, no longer held; b's is held by the plan");
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        // SAFETY: a valid descriptor and buffer.
+        assert_eq!(unsafe { libc::fstat(std::os::fd::AsRawFd::as_raw_fd(&plan), &mut st) }, 0);
+        assert_eq!(st.st_nlink, 1, "the plan's lock file is still linked");
     }
 
     /// Found by an attacker's review: any process that held a lock on the directory itself (a

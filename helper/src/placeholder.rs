@@ -76,16 +76,31 @@ pub fn open_locks(locks: &CStr) -> std::io::Result<OwnedFd> {
 /// writing, and lock it whole with `op` (`LOCK_SH | LOCK_NB` in front of bwrap, `LOCK_EX |
 /// LOCK_NB` for a cleanup) as an OFD lock (`file_lock::whole_file`): a Landlock-mode command,
 /// which can read the state directory but not write it, can take no lock that keeps a plan out
-/// (with `flock`, its `flock -x` made every plan there fail after 2 s). Never
-/// removed: one removed while another process opens it would leave the two locking different files.
+/// (with `flock`, its `flock -x` made every plan there fail after 2 s). Removed only by
+/// `sweep_locks`, under its exclusive lock: a process that opened the file before finds it unlinked
+/// once it holds its own lock, and opens the name again, so no two processes lock different files.
 /// The descriptor is close-on-exec unless `inheritable`.
 pub fn lock_of(locks: &OwnedFd, dir: &OwnedFd, op: libc::c_int, inheritable: bool) -> std::io::Result<OwnedFd> {
     let st = fstat(dir)?;
     #[allow(clippy::unnecessary_cast)]
     let name = std::ffi::CString::new(lock_file_name(st.st_dev as u64, st.st_ino as u64)).map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))?;
     let cloexec = if inheritable { 0 } else { libc::O_CLOEXEC };
-    // Not blocking on a FIFO, never through a symlink.
-    let flags = libc::O_RDWR | libc::O_CREAT | libc::O_NOFOLLOW | libc::O_NONBLOCK | cloexec;
+    // A sweep removes a file only while it holds it exclusively, so this loop ends unless sweeps
+    // keep winning the race; then the plan fails as a held lock would (`EWOULDBLOCK`).
+    for _ in 0..8 {
+        let fd = open_lock_file(locks, &name, libc::O_CREAT | cloexec)?;
+        crate::file_lock::whole_file(&fd, op)?;
+        if fstat(&fd)?.st_nlink > 0 {
+            return Ok(fd);
+        }
+    }
+    Err(std::io::Error::from_raw_os_error(libc::EWOULDBLOCK))
+}
+
+/// Open the lock file `name` in `locks` for reading and writing (`extra`: `O_CREAT`, `O_CLOEXEC`),
+/// not blocking on a FIFO, never through a symlink, and only a regular file.
+fn open_lock_file(locks: &OwnedFd, name: &CStr, extra: libc::c_int) -> std::io::Result<OwnedFd> {
+    let flags = libc::O_RDWR | libc::O_NOFOLLOW | libc::O_NONBLOCK | extra;
     // SAFETY: a valid descriptor and C string; the descriptor is owned below.
     let raw = unsafe { libc::openat(locks.as_raw_fd(), name.as_ptr(), flags, 0o600 as libc::c_uint) };
     if raw < 0 {
@@ -96,8 +111,28 @@ pub fn lock_of(locks: &OwnedFd, dir: &OwnedFd, op: libc::c_int, inheritable: boo
     if fstat(&fd)?.st_mode & libc::S_IFMT != libc::S_IFREG {
         return Err(std::io::Error::from_raw_os_error(libc::EINVAL));
     }
-    crate::file_lock::whole_file(&fd, op)?;
     Ok(fd)
+}
+
+/// Remove the lock files in `locks` (named in `names`) that nobody holds; how many went. One is made
+/// per directory a plan ever held (each workspace, each repository top with a placeholder) and was
+/// never removed: hundreds piled up in the state directory (found by an attacker's review). Each
+/// goes only under its exclusive lock, taken without waiting; `lock_of` opens the name again when
+/// the file it locked was removed meanwhile. A file a process holds, even only shared, stays.
+pub fn sweep_locks(locks: &OwnedFd, names: impl IntoIterator<Item = std::ffi::CString>) -> usize {
+    let mut removed = 0;
+    for name in names {
+        let Ok(fd) = open_lock_file(locks, &name, libc::O_CLOEXEC) else { continue };
+        if crate::file_lock::whole_file(&fd, libc::LOCK_EX | libc::LOCK_NB).is_err() {
+            continue;
+        }
+        // Only sweeps unlink, and only under this lock: a linked file here is still this name's.
+        // SAFETY: a valid descriptor and C string.
+        if fstat(&fd).is_ok_and(|st| st.st_nlink > 0) && unsafe { libc::unlinkat(locks.as_raw_fd(), name.as_ptr(), 0) } == 0 {
+            removed += 1;
+        }
+    }
+    removed
 }
 
 fn fstat(fd: &OwnedFd) -> std::io::Result<libc::stat> {
@@ -154,16 +189,19 @@ pub fn is_placeholder(mode: u32, uid: u32, is_dir: bool, is_file: bool, len: u64
     uid == euid && ((is_dir && mode & 0o7777 == DIR_MODE) || (is_file && len == 0 && mode & 0o7777 == FILE_MODE))
 }
 
-/// Remove `name` in `dir` if it is a placeholder of `kind`, never following a symlink (`rmdir`
-/// fails on a directory that is not empty). Call it only with the exclusive lock held.
-pub fn remove_if_placeholder(dir: &OwnedFd, name: &CStr, kind: Kind) {
-    let Ok(st) = crate::stat_at::stat_at(dir.as_raw_fd(), name) else { return };
+/// The type (`S_IFDIR`, `S_IFREG`) of the placeholder at `name` in `dir`, `None` when there is none.
+pub fn placeholder_at(dir: &OwnedFd, name: &CStr) -> Option<libc::mode_t> {
+    let st = crate::stat_at::stat_at(dir.as_raw_fd(), name).ok()?;
     let fmt = st.st_mode & libc::S_IFMT;
     // `mode_t` is 32 bits on Linux, 16 on macOS.
     #[allow(clippy::unnecessary_cast)]
-    if !is_placeholder(st.st_mode as u32, st.st_uid, fmt == libc::S_IFDIR, fmt == libc::S_IFREG, st.st_size as u64) {
-        return;
-    }
+    is_placeholder(st.st_mode as u32, st.st_uid, fmt == libc::S_IFDIR, fmt == libc::S_IFREG, st.st_size as u64).then_some(fmt)
+}
+
+/// Remove `name` in `dir` if it is a placeholder of `kind`, never following a symlink (`rmdir`
+/// fails on a directory that is not empty). Call it only with the exclusive lock held.
+pub fn remove_if_placeholder(dir: &OwnedFd, name: &CStr, kind: Kind) {
+    let Some(fmt) = placeholder_at(dir, name) else { return };
     let flags = match (kind, fmt) {
         (Kind::Dir, libc::S_IFDIR) => libc::AT_REMOVEDIR,
         (Kind::File, libc::S_IFREG) => 0,
