@@ -86,29 +86,43 @@ pub fn hooks_path(text: &str) -> Option<String> {
 pub fn risky_keys(text: &str) -> Vec<String> {
     let mut keys: Vec<String> = Vec::new();
     for e in entries(text) {
-        let value = e.value.as_deref().unwrap_or("");
-        let last = e.key.rsplit('.').next().unwrap_or("");
-        let first = e.key.split('.').next().unwrap_or("");
-        let risky = match e.key.as_str() {
-            // `true`/`false` select the built-in daemon; any other value is a program to run.
-            "core.fsmonitor" => !matches!(value.to_ascii_lowercase().as_str(), "" | "true" | "false" | "yes" | "no" | "on" | "off" | "0" | "1"),
-            "core.hookspath" | "core.sshcommand" | "core.pager" | "core.editor" | "core.askpass" | "core.gitproxy"
-            | "sequence.editor" | "diff.external" | "include.path" | "uploadpack.packobjectshook" => true,
-            _ => match first {
-                "filter" => matches!(last, "clean" | "smudge" | "process"),
-                "diff" => matches!(last, "textconv" | "command"),
-                "merge" => last == "driver",
-                "credential" | "gpg" => matches!(last, "helper" | "program"),
-                "alias" => value.trim_start().starts_with('!'),
-                "includeif" => last == "path",
-                _ => false,
-            },
-        };
-        if risky && !keys.contains(&e.key) {
+        if is_risky(&e.key, e.value.as_deref().unwrap_or("")) && !keys.contains(&e.key) {
             keys.push(e.key);
         }
     }
     keys
+}
+
+/// The program a key that runs one names by an absolute or `~/` path (its value's first word,
+/// after a shell command's `!`): `core.fsmonitor = ~/bin/fsmon`, `credential.helper =
+/// !/opt/h get`. The paths and includes (`core.hooksPath`, `include.path`) are not programs.
+pub fn program_path(key: &str, value: &str) -> Option<String> {
+    if matches!(key, "core.hookspath" | "include.path") || key.starts_with("includeif.") || !is_risky(key, value) {
+        return None;
+    }
+    let word = value.trim_start().trim_start_matches('!').split_whitespace().next()?;
+    (word.starts_with('/') || word.starts_with("~/")).then(|| word.to_string())
+}
+
+/// Whether `key` (as `entries` gives it) with `value` makes git run a program or load other files.
+fn is_risky(key: &str, value: &str) -> bool {
+    let last = key.rsplit('.').next().unwrap_or("");
+    let first = key.split('.').next().unwrap_or("");
+    match key {
+        // `true`/`false` select the built-in daemon; any other value is a program to run.
+        "core.fsmonitor" => !matches!(value.to_ascii_lowercase().as_str(), "" | "true" | "false" | "yes" | "no" | "on" | "off" | "0" | "1"),
+        "core.hookspath" | "core.sshcommand" | "core.pager" | "core.editor" | "core.askpass" | "core.gitproxy"
+        | "sequence.editor" | "diff.external" | "include.path" | "uploadpack.packobjectshook" => true,
+        _ => match first {
+            "filter" => matches!(last, "clean" | "smudge" | "process"),
+            "diff" => matches!(last, "textconv" | "command"),
+            "merge" => last == "driver",
+            "credential" | "gpg" => matches!(last, "helper" | "program"),
+            "alias" => value.trim_start().starts_with('!'),
+            "includeif" => last == "path",
+            _ => false,
+        },
+    }
 }
 
 #[cfg(test)]

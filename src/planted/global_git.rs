@@ -56,17 +56,23 @@ pub struct Global {
     /// `init.templateDir`, and its `core.hooksPath` when absolute or `~/…` (a relative one is per
     /// repository: `repo::hooks_dirs`).
     pub host_dirs: Vec<PathBuf>,
+    /// The programs their keys run (`core.fsmonitor`, `core.pager`, `credential.helper`,
+    /// `gpg.program`, `core.sshCommand`, `diff.external`, ...: `gitconfig::program_path`) when
+    /// named by an absolute or `~/` path, from every file read (an `includeIf`'s too): kept as
+    /// `files` are. Found by an attacker's review: `core.fsmonitor = ~/bin/fsmon` with `~/bin` a
+    /// link into the dotfiles checkout a run worked in, and the host's next `git status` ran it.
+    pub programs: Vec<PathBuf>,
 }
 
 /// The configuration as it is now, from the cache when no file changed since.
 pub fn now() -> Global {
-    let (Values { hooks, template }, files) = current();
+    let (Values { hooks, template, programs }, files) = current();
     let env_template = std::env::var_os("GIT_TEMPLATE_DIR").filter(|v| !v.is_empty()).map(PathBuf::from);
     #[cfg(test)]
     let env_template = env_template.filter(|_| super::home::test_home::get().is_none());
     let absolute_hooks = hooks.as_deref().and_then(|h| expand(h, Path::new("")).filter(|p| p.is_absolute()));
     let host_dirs = env_template.into_iter().filter(|p| p.is_absolute()).chain(template).chain(absolute_hooks).collect();
-    Global { hooks, files, host_dirs }
+    Global { hooks, files, host_dirs, programs }
 }
 
 /// A repository's own configuration files (`repo::config_files`), read as the global ones are (this
@@ -78,7 +84,8 @@ pub fn now() -> Global {
 pub fn repository(configs: &[PathBuf]) -> (Option<String>, Vec<PathBuf>) {
     let (mut seen, mut value) = (Vec::new(), Values::default());
     for f in configs {
-        read(f, 0, &mut seen, Some(&mut value));
+        // A repository's own programs are its config's, inside its read-only git directory.
+        read(f, 0, &mut seen, Some(&mut value), &mut Vec::new());
     }
     let mut included: Vec<PathBuf> = Vec::new();
     for p in seen.into_iter().filter(|(p, _)| !configs.contains(p)).map(|(p, _)| physical(&p)) {
@@ -128,6 +135,8 @@ struct Values {
     hooks: Option<String>,
     /// `init.templateDir`, `~/` and a relative path (from its file's directory) made absolute.
     template: Option<PathBuf>,
+    /// `Global::programs`, made absolute.
+    programs: Vec<PathBuf>,
 }
 
 /// The values and the files read, from the cache when no file changed since.
@@ -139,13 +148,15 @@ fn current() -> (Values, Vec<PathBuf>) {
     }
     let mut seen = Vec::new();
     let mut value = Values::default();
+    let mut programs = Vec::new();
     for f in &tops {
-        read(f, 0, &mut seen, Some(&mut value));
+        read(f, 0, &mut seen, Some(&mut value), &mut programs);
     }
     // Timestamps are coarse: what changed in this very second may change again unseen.
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
     let settled = seen.iter().all(|(_, s): &(PathBuf, Stat)| s.is_none_or(|s| s.5 < now));
     let read: Vec<PathBuf> = seen.iter().map(|(p, _)| p.clone()).collect();
+    value.programs = programs;
     *cache = settled.then(|| Cache { tops, seen, value: value.clone() });
     (value, read)
 }
@@ -167,8 +178,8 @@ fn stat(p: &Path) -> Stat {
 }
 
 /// `file` and what it includes, in order: `value` holds the last values met, `None` below an
-/// `includeIf` (read for `seen` only).
-fn read(file: &Path, depth: usize, seen: &mut Vec<(PathBuf, Stat)>, mut value: Option<&mut Values>) {
+/// `includeIf` (read for `seen` and `programs` only).
+fn read(file: &Path, depth: usize, seen: &mut Vec<(PathBuf, Stat)>, mut value: Option<&mut Values>, programs: &mut Vec<PathBuf>) {
     if seen.len() >= MAX_FILES {
         return;
     }
@@ -178,6 +189,11 @@ fn read(file: &Path, depth: usize, seen: &mut Vec<(PathBuf, Stat)>, mut value: O
         let Some(v) = e.value.filter(|v| !v.is_empty()) else { continue };
         let conditional = e.key.starts_with("includeif.") && e.key.ends_with(".path");
         let dir = file.parent().unwrap_or(Path::new("/"));
+        if let Some(p) = gitconfig::program_path(&e.key, &v).and_then(|p| expand(&p, dir)) {
+            if !programs.contains(&p) {
+                programs.push(p);
+            }
+        }
         match e.key.as_str() {
             "core.hookspath" => {
                 if let Some(value) = value.as_deref_mut() {
@@ -191,7 +207,7 @@ fn read(file: &Path, depth: usize, seen: &mut Vec<(PathBuf, Stat)>, mut value: O
             }
             _ if (conditional || e.key == "include.path") && depth < MAX_DEPTH => {
                 if let Some(inc) = expand(&v, dir) {
-                    read(&inc, depth + 1, seen, if conditional { None } else { value.as_deref_mut() });
+                    read(&inc, depth + 1, seen, if conditional { None } else { value.as_deref_mut() }, programs);
                 }
             }
             _ => {}

@@ -35,6 +35,7 @@ mod detect;
 pub mod gitconfig;
 pub mod global_git;
 pub mod home;
+pub mod home_links;
 pub mod hook_links;
 pub mod hook_risks;
 pub mod keeper;
@@ -557,6 +558,13 @@ impl<'a> Carver<'a> {
                 self.host_path(&p, dir, placeholders, &skipped);
             }
         }
+        // Wherever the home lies, those of its paths and names that are links (a dotfiles
+        // manager's, into `~/dotfiles`): kept where they lead when a root holds that
+        // (`home_links`). The listings are cached: nothing but the watcher's word when no
+        // directory changed, and a `realpath` per link found.
+        for l in home_links::linked(bases, names) {
+            self.host_path(&home_links::leads_to(&l.path), l.dir, placeholders, &skipped);
+        }
     }
 
     /// Every file the host's global and system git configuration consists of (`global_git`: its
@@ -568,8 +576,9 @@ impl<'a> Carver<'a> {
     /// found by the same review, `~/.git-templates/hooks` and `~/.githooks` took a run's hooks.
     fn global_git(&mut self, placeholders: bool, skip: &[PathBuf]) {
         let skipped = |c: &Carver, p: &Path| c.root_of(p).is_none_or(|i| skip.contains(&c.roots[i].root)) || c.is_covered(p);
-        let global_git::Global { files, host_dirs, .. } = self.global.clone();
-        for f in files {
+        let global_git::Global { files, host_dirs, programs, .. } = self.global.clone();
+        // The programs its keys name by path (`core.fsmonitor = ~/bin/fsmon`) as its files.
+        for f in files.into_iter().chain(programs) {
             self.host_path(&f, false, placeholders, &skipped);
         }
         // The template directory `git init`/`clone` copy hooks from, and an absolute or `~/`

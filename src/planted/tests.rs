@@ -544,3 +544,62 @@ fn a_link_made_on_the_way_to_a_path_kept_absent_is_moved_aside() {
     assert!(dots.join("local").symlink_metadata().is_err(), "the link in the way was moved aside");
     assert!(dots.join("sub/gitconfig").exists(), "what it led to is left, nothing git reads");
 }
+
+/// An attacker's review (stow-style dotfiles): with `~/.bashrc`, `~/.ssh/config` and `~/bin`
+/// links into `~/dotfiles` and the run working there, only the global `.gitconfig` was kept; the
+/// run appended to `.bashrc`, added a `ProxyCommand` to `.ssh/config` and rewrote `bin/fsmon`, and
+/// the host ran them. Each home path and name that leads into a root is kept there now, a
+/// dangling one absent; one leading elsewhere is left alone.
+#[test]
+fn home_paths_linked_into_a_root_are_kept_wherever_the_home_is() {
+    let t = tempfile::tempdir().unwrap();
+    let r = t.path().canonicalize().unwrap();
+    let home = r.join("home");
+    let dots = home.join("dotfiles");
+    for d in ["bash", "ssh", "bin", "vim"] {
+        std::fs::create_dir_all(dots.join(d)).unwrap();
+    }
+    std::fs::create_dir_all(home.join(".ssh")).unwrap();
+    std::fs::create_dir_all(r.join("elsewhere")).unwrap();
+    std::fs::write(dots.join("bash/.bashrc"), "").unwrap();
+    std::fs::write(dots.join("ssh/config"), "").unwrap();
+    std::fs::write(r.join("elsewhere/vimrc"), "").unwrap();
+    std::os::unix::fs::symlink("dotfiles/bash/.bashrc", home.join(".bashrc")).unwrap();
+    std::os::unix::fs::symlink("../dotfiles/ssh/config", home.join(".ssh/config")).unwrap();
+    std::os::unix::fs::symlink("dotfiles/bin", home.join("bin")).unwrap();
+    std::os::unix::fs::symlink("dotfiles/vim/missing", home.join(".emacs")).unwrap();
+    std::os::unix::fs::symlink("../elsewhere/vimrc", home.join(".vimrc")).unwrap();
+    let bases = home::Bases::of([home.clone()].into_iter(), None);
+    let root = carve_home(&dots, &bases, false);
+    for p in ["bash/.bashrc", "ssh/config", "bin"] {
+        assert!(root.read_only.contains(&dots.join(p)), "{p} in {:?}", root.read_only);
+    }
+    let missing: Vec<PathBuf> = root.missing_read_only.iter().map(|m| m.path.clone()).collect();
+    assert_eq!(missing, vec![dots.join("vim/missing")], "a dangling link's target is kept absent");
+    assert!(!root.read_only.iter().any(|p| p.ends_with("vimrc")), "{:?}", root.read_only);
+}
+
+/// The same review: `core.fsmonitor = ~/bin/fsmon` in the global configuration, a program git runs
+/// in every repository, was writable in the root `~/bin` leads into; so were the programs other
+/// keys name by path. Each is kept as the configuration's files are; a bare name is not a path.
+#[test]
+fn programs_the_global_git_configuration_names_by_path_are_kept() {
+    let t = tempfile::tempdir().unwrap();
+    let r = t.path().canonicalize().unwrap();
+    let home = r.join("home");
+    let tools = r.join("ws/tools");
+    std::fs::create_dir_all(&tools).unwrap();
+    std::fs::write(tools.join("fsmon"), "").unwrap();
+    let _home = home::test_home::set(home.clone());
+    std::fs::create_dir_all(&home).unwrap();
+    let config = format!("[core]\n\tfsmonitor = ~/tools/fsmon\n\tpager = {0}/pager -R\n[credential]\n\thelper = !{0}/cred get\n\thelper = store\n[gpg]\n\tprogram = gpg2\n", tools.display());
+    std::fs::write(home.join(".gitconfig"), config).unwrap();
+    std::os::unix::fs::symlink(&tools, home.join("tools")).unwrap();
+    let (roots, _) = run(&r.join("ws"), &[]);
+    assert!(roots[0].read_only.contains(&tools.join("fsmon")), "{:?}", roots[0].read_only);
+    let m = missing(&roots);
+    for p in ["pager", "cred"] {
+        assert!(m.contains(&(tools.join(p), PlaceholderKind::File)), "{p} in {m:?}");
+    }
+    assert!(!m.iter().any(|(p, _)| p.ends_with("store") || p.ends_with("gpg2")), "{m:?}");
+}

@@ -557,6 +557,7 @@ impl<'a> Judge<'a> {
         for (base, below, _, what) in bases.below_bases(|b| held.contains_key(b)) {
             guarded.push(Guarded::new(held[base].join(below), Guard::Home(what)));
         }
+        guarded.extend(super::home_links::guarded(&self.root, &bases, self.meta, &self.global_git).into_iter().map(|(rel, what)| Guarded::new(rel, Guard::Home(what))));
         // The files the host's global git configuration consists of (`global_git`: includes,
         // `includeIf` targets, where a top file links to), as a direct run keeps them.
         for f in &self.global_git.files {

@@ -124,3 +124,42 @@ fn the_global_template_directory_and_hooks_path_are_risks() {
     assert!(protected_at(&risks, "/dots/git_template"), "{risks:?}");
     assert!(protected_at(&risks, "/home/.githooks"), "{risks:?}");
 }
+
+/// An attacker's review (stow-style dotfiles, review mode): the home outside the root, its
+/// `.bashrc`, `.ssh/config` and `bin` links into the reviewed `dotfiles`; only the global
+/// `.gitconfig` was held back, and a plain apply landed the rest (the host's next interactive
+/// shell ran the line). A program the global configuration names by path is held back too.
+#[test]
+fn home_paths_linked_into_the_root_are_risks() {
+    let mut f = fixture();
+    let t = tempfile::tempdir().unwrap();
+    let home = t.path().canonicalize().unwrap();
+    put(&f.ws, "bash/.bashrc", "export PS1\n");
+    put(&f.ws, "ssh/config", "Host *\n");
+    put(&f.ws, "bin/hello", "#!/bin/sh\n");
+    put(&f.ws, "tools/x", "");
+    std::fs::create_dir(home.join(".ssh")).unwrap();
+    std::os::unix::fs::symlink(f.ws.join("bash/.bashrc"), home.join(".bashrc")).unwrap();
+    std::os::unix::fs::symlink(f.ws.join("ssh/config"), home.join(".ssh/config")).unwrap();
+    std::os::unix::fs::symlink(f.ws.join("bin"), home.join("bin")).unwrap();
+    put(&home, ".gitconfig", &format!("[core]\n\tpager = {}/tools/pager\n", f.ws.display()));
+    begin_now(&mut f);
+    f.set.meta.homes = vec![home.clone()];
+    f.set.meta.protected_names = vec![".bashrc".into()];
+    let _home = crate::planted::home::test_home::set(home.clone());
+    let up = f.set.upper(0);
+    put(&up, "bash/.bashrc", "export PS1\ntouch /tmp/pwned\n");
+    put(&up, "ssh/config", "Host *\n  ProxyCommand sh -c boom\n");
+    put(&up, "bin/fsmon", "#!/bin/sh\n");
+    put(&up, "tools/pager", "#!/bin/sh\n");
+    put(&up, "free.txt", "ok\n");
+    let risks = risks_of(&f);
+    for at in ["/bash/.bashrc", "/ssh/config", "/bin", "/tools/pager"] {
+        assert!(protected_at(&risks, at), "{at}: {risks:?}");
+    }
+    assert_eq!(risks.len(), 4, "{risks:?}");
+    apply(&f.set, &f.lock, &Request { paths: None, force: false }).unwrap();
+    assert_eq!(std::fs::read_to_string(f.ws.join("bash/.bashrc")).unwrap(), "export PS1\n");
+    assert!(f.ws.join("bin/fsmon").symlink_metadata().is_err());
+    assert_eq!(std::fs::read_to_string(f.ws.join("free.txt")).unwrap(), "ok\n");
+}
