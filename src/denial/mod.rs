@@ -18,6 +18,8 @@ mod tools;
 mod corpus_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod scale_tests;
 
 
 pub use context::DenialContext;
@@ -157,11 +159,12 @@ pub fn classify_sandbox_denial(
     if ctx.is_some_and(|c| c.mode == SandboxMode::DangerFullAccess) {
         return None;
     }
-    let sections = [out.stderr, out.stdout, out.aggregated];
+    let sections = distinct_sections(out);
+    let sections = sections.as_slice();
     let cwd = ctx.and_then(|c| c.cwd.as_deref()).or(out.cwd);
 
     // 1. Codex's keywords.
-    for section in sections {
+    for &section in sections {
         for keyword in KEYWORDS {
             if !contains_ci(section, keyword) {
                 continue;
@@ -176,7 +179,7 @@ pub fn classify_sandbox_denial(
                     }
                 }
                 let reason = reason_of(keyword);
-                let path = path_for(keyword, line, &sections).map(|p| display_path(&p, cwd));
+                let path = path_for(keyword, line, sections).map(|p| display_path(&p, cwd));
                 let kind = match reason {
                     DenialReason::OperationNotPermitted | DenialReason::PolicyDenied
                         if has_network_word(line)
@@ -201,7 +204,7 @@ pub fn classify_sandbox_denial(
     }
 
     // 1b. Node's text-less errno form for a blocked socket: `connect EPERM /run/x.sock`.
-    for section in sections {
+    for &section in sections {
         for (start, line) in lines_with_offsets(section) {
             if let Some(at) = find_ci(line, "connect eperm") {
                 let rest = line[at + "connect eperm".len()..].trim_start();
@@ -225,7 +228,7 @@ pub fn classify_sandbox_denial(
 
     // 1c. Tool-specific words for a write the policy refused (git's index, pyenv's shims).
     if let Some(ctx) = ctx {
-        for section in sections {
+        for &section in sections {
             if let Some(t) = tools::find(section, ctx) {
                 return Some(SandboxDenial {
                     reason: DenialReason::ReadOnlyFileSystem,
@@ -242,7 +245,7 @@ pub fn classify_sandbox_denial(
 
     // 2. A deny-read path reads as missing.
     if let Some(ctx) = ctx.filter(|c| !c.deny_read.is_empty()) {
-        for section in sections {
+        for &section in sections {
             for (start, line) in lines_with_offsets(section) {
                 for phrase in NOT_FOUND_PHRASES {
                     if !contains_ci(line, phrase) {
@@ -272,7 +275,7 @@ pub fn classify_sandbox_denial(
     // 3. No network.
     if ctx.is_none_or(|c| !c.network) {
         let weak: &[&str] = if ctx.is_some() { &NETWORK_WEAK } else { &[] };
-        for section in sections {
+        for &section in sections {
             let found = NETWORK_STRONG.iter().chain(weak).find_map(|pattern| find_ci(section, pattern));
             // A bare `ENOTFOUND` (a program printing only the error code): with no resolver inside,
             // every lookup fails so, at once. A word of its own only.
@@ -317,9 +320,21 @@ pub fn classify_sandbox_denial(
     None
 }
 
+/// stderr, stdout and the combined output, each text once: the combined output is often one of the
+/// streams (only one wrote), and a text seen again can only repeat what the first reading found.
+fn distinct_sections<'a>(out: &CommandOutput<'a>) -> Vec<&'a str> {
+    let mut sections: Vec<&'a str> = Vec::with_capacity(3);
+    for s in [out.stderr, out.stdout, out.aggregated] {
+        if !sections.contains(&s) {
+            sections.push(s);
+        }
+    }
+    sections
+}
+
 /// The path for a keyword match: from the matching line first (its own phrase, then the other
 /// phrases), else Codex's scan of every line of stderr, stdout, aggregated.
-fn path_for(keyword: &str, line: &str, sections: &[&str; 3]) -> Option<String> {
+fn path_for(keyword: &str, line: &str, sections: &[&str]) -> Option<String> {
     const PHRASES: [&str; 3] = [
         "operation not permitted",
         "permission denied",
@@ -401,13 +416,17 @@ fn keyword_line_is_denial(keyword: &str, line: &str, ctx: &DenialContext) -> boo
 
 /// `keyword` appears in `line` as a word of an error report, not inside a file name, a path, a
 /// quoted name, an identifier or a `path:line:` prefix (grep, compilers).
+/// Linear in the line: the facts about the token around an occurrence are found once per token
+/// (`Tokens`), and each occurrence's own tests look only at the characters next to it.
 fn word_in_error_context(line: &str, keyword: &str) -> bool {
     // A `path:line:` or `file.ext:` line is file content (grep) or a location, not an error.
     if location_prefix_len(line) > 0 {
         return false;
     }
     let errorish = ERRORISH.iter().any(|w| contains_ci(line, w));
+    let mut tokens = Tokens::new(line);
     for at in find_all_ci(line, keyword) {
+        let token = tokens.around(at);
         let after = &line[at + keyword.len()..];
         if keyword == "sandbox" {
             let lower_after: String = after
@@ -419,14 +438,12 @@ fn word_in_error_context(line: &str, keyword: &str) -> bool {
                 .iter()
                 .any(|s| lower_after.starts_with(s))
             {
-                let token = token_around(line, at);
-                if !token.contains('/') || token.ends_with("sandbox-exec:") {
+                if !token.has_slash || token.sandbox_exec_colon {
                     return true;
                 }
             }
         }
-        let token = token_around(line, at);
-        if token.contains('/') || token.contains('\\') {
+        if token.has_separator {
             continue;
         }
         let prev = line[..at].chars().next_back();
@@ -442,11 +459,12 @@ fn word_in_error_context(line: &str, keyword: &str) -> bool {
             Some(':') if next2.is_some_and(|c| c == ':' || c.is_ascii_digit()) => continue,
             _ => {}
         }
-        if is_quoted_token(token) {
+        if token.quoted {
             continue;
         }
-        // `name:` alone is a heading (`ls -R`), `name: message` an error report.
-        let message_follows = next == Some(':') && !after[1..].trim().is_empty();
+        // `name:` alone is a heading (`ls -R`), `name: message` an error report. (Looks only as
+        // far as the first non-blank: `trim` would read the line's trailing blanks every time.)
+        let message_follows = next == Some(':') && after[1..].chars().any(|c| !c.is_whitespace());
         if errorish || message_follows {
             return true;
         }
@@ -454,15 +472,53 @@ fn word_in_error_context(line: &str, keyword: &str) -> bool {
     false
 }
 
-/// The whitespace-delimited token of `line` containing byte offset `at`.
-fn token_around(line: &str, at: usize) -> &str {
-    let start = line[..at].rfind(char::is_whitespace).map_or(0, |i| {
-        i + line[i..].chars().next().map_or(1, char::len_utf8)
-    });
-    let end = line[at..]
-        .find(char::is_whitespace)
-        .map_or(line.len(), |i| at + i);
-    &line[start..end]
+/// What `word_in_error_context` asks of the whitespace-delimited token around an occurrence.
+#[derive(Clone, Copy, Default)]
+struct TokenFacts {
+    has_slash: bool,
+    /// A `/` or `\`: part of a path.
+    has_separator: bool,
+    sandbox_exec_colon: bool,
+    quoted: bool,
+}
+
+/// The tokens of one line around increasing offsets, each token found and judged once: a line of
+/// one long token holding a keyword many times (a command's own output) is read a bounded number
+/// of times, not once per occurrence.
+struct Tokens<'a> {
+    line: &'a str,
+    /// The current token is `line[..end]` from its start; `end` is a whitespace or the line's end.
+    end: usize,
+    facts: TokenFacts,
+}
+
+impl<'a> Tokens<'a> {
+    fn new(line: &'a str) -> Self {
+        Tokens { line, end: 0, facts: TokenFacts::default() }
+    }
+
+    /// The facts of the token holding byte `at`; `at` never decreases between calls and is never
+    /// a whitespace (a keyword starts there).
+    fn around(&mut self, at: usize) -> TokenFacts {
+        if at < self.end {
+            return self.facts;
+        }
+        let line = self.line;
+        // Only the text since the last token's end can hold this token's start.
+        let from = self.end;
+        let start = line[from..at].rfind(char::is_whitespace).map_or(from, |i| {
+            from + i + line[from + i..].chars().next().map_or(1, char::len_utf8)
+        });
+        self.end = line[at..].find(char::is_whitespace).map_or(line.len(), |i| at + i);
+        let token = &line[start..self.end];
+        self.facts = TokenFacts {
+            has_slash: token.contains('/'),
+            has_separator: token.contains('/') || token.contains('\\'),
+            sandbox_exec_colon: token.ends_with("sandbox-exec:"),
+            quoted: is_quoted_token(token),
+        };
+        self.facts
+    }
 }
 
 fn is_quoted_token(token: &str) -> bool {

@@ -6,6 +6,10 @@ use super::text::{find_all_ci, starts_with_ci};
 
 const QUOTES: [char; 5] = ['\'', '"', '`', '\u{2018}', '\u{2019}'];
 
+/// Linux's PATH_MAX (macOS's is 1024), plus the closing quote: a quoted name longer than this is
+/// no path a system call accepted.
+const PATH_MAX_BYTES: usize = 4096 + 4;
+
 /// The path that `line` names next to `phrase` (ASCII lowercase, e.g. `"permission denied"`), in any
 /// of the formats we know:
 ///
@@ -157,7 +161,18 @@ fn leading_quoted(s: &str) -> Option<&str> {
     } else {
         q
     };
-    let end = body.find(|c| c == closing || (q == '`' && c == '`'))?;
+    // No path is longer than PATH_MAX: the closing quote is looked for that far only, so a line
+    // of many unclosed quotes after the phrase is not read to its end once per occurrence.
+    let mut within = body.len().min(PATH_MAX_BYTES);
+    while !body.is_char_boundary(within) {
+        within -= 1;
+    }
+    // Single-char patterns search with memchr (the bounded search still runs once per occurrence).
+    let body_in = &body[..within];
+    let end = match q {
+        '`' => [body_in.find('\''), body_in.find('`')].into_iter().flatten().min()?,
+        _ => body_in.find(closing)?,
+    };
     let content = &body[..end];
     (!content.is_empty()).then_some(content)
 }

@@ -255,7 +255,14 @@ async fn run(
         applied_limits: limits.applied,
         resource_usage: crate::limits::own_usage(child.usage(), *tree_usage.lock().unwrap(), sandbox_type == SandboxType::Bwrap, host_peak),
     };
-    result.classify();
+    // Reading the output (up to maxBuffer per stream) is CPU work: on a blocking thread, so the
+    // addon's two async workers stay free for every other run's timers and pipes.
+    let result = tokio::task::spawn_blocking(move || {
+        result.classify();
+        result
+    })
+    .await
+    .map_err(|e| internal("classify the output", e))?;
     Ok(Attempt::Ran(result))
 }
 

@@ -1,0 +1,64 @@
+//! The classifier is linear in the output: a command chooses what it prints, and a long line with
+//! no whitespace full of keywords once took minutes (every occurrence rescanned the whole line).
+
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use super::*;
+use crate::platform::SandboxType::Bwrap;
+
+/// A quarter MiB: linear code takes about a second in a debug build; the quadratic code took
+/// minutes (37 s in a release build).
+const MIB: usize = 1 << 18;
+
+/// Generous for a loaded debug build.
+const BOUND: Duration = Duration::from_secs(10);
+
+fn ctx() -> DenialContext {
+    DenialContext::from_json(&json!({
+        "mode": "workspace-write", "writableRoots": ["/ws"], "denyRead": ["/ws/secret"],
+        "network": false, "cwd": "/ws"
+    }))
+    .unwrap()
+}
+
+/// `unit` repeated to 1 MiB as stderr (and the same as the combined output), exit 1.
+fn timed(unit: &str) -> (Duration, Option<SandboxDenial>) {
+    timed_text(&unit.repeat(MIB / unit.len()))
+}
+
+fn timed_text(stderr: &str) -> (Duration, Option<SandboxDenial>) {
+    let out = CommandOutput { exit_code: Some(1), signal: None, stdout: "", stderr, aggregated: stderr, cwd: None };
+    let ctx = ctx();
+    let t = Instant::now();
+    let with = classify_sandbox_denial(Bwrap, &out, Some(&ctx));
+    let _ = classify_sandbox_denial(Bwrap, &out, None);
+    let _ = is_likely_sandbox_denied(Bwrap, &out);
+    (t.elapsed(), with)
+}
+
+#[test]
+fn a_long_line_of_keywords_classifies_quickly() {
+    for unit in [
+        "xsandbox", "'sandbox'", "/sandbox", "xseccomp", "xlandlock", "sandbox_init/",
+        "permission denied: \u{2018}", "no such file or directory: \u{2018}", "enoent: \u{2018}",
+        "operation not permitted: \u{2018}", "read-only file system, \u{2018}", "Permission denied/",
+    ] {
+        let (took, _) = timed(unit);
+        assert!(took < BOUND, "{unit:?} x 256 KiB took {took:?}");
+    }
+    // `name: message` looks past the colon: once per occurrence, never to the line's trailing blanks.
+    let (took, _) = timed_text(&format!("{}{}", "(sandbox:".repeat(MIB / 18), " ".repeat(MIB / 2)));
+    assert!(took < BOUND, "headings before blanks took {took:?}");
+}
+
+#[test]
+fn keywords_in_one_long_token_still_classify_as_before() {
+    // The verdicts of the long lines are what the short forms give.
+    assert!(timed("xsandbox").1.is_none());
+    assert!(timed("'sandbox'").1.is_none());
+    let (_, d) = timed("sandbox: denied ");
+    assert_eq!(d.map(|d| d.reason.as_str()), Some("policy_denied"));
+}
+
