@@ -11,6 +11,8 @@
 
 use std::path::Path;
 
+use crate::error::{Result, SandboxError};
+
 use super::paths::canonical_lenient;
 use super::terms::deepest_root;
 use super::{MissingReadOnly, PlaceholderKind, WritableRoot};
@@ -33,6 +35,29 @@ pub(super) fn keep_host_code(roots: &mut [WritableRoot]) {
     keep(roots, &LIBRARY_DIRS, PlaceholderKind::Dir);
     keep(roots, &LOADER_DIRS, PlaceholderKind::Dir);
     keep(roots, &LOADER_FILES, PlaceholderKind::File);
+}
+
+/// `ERR_SANDBOX_INVALID_OPTIONS` for a writable root strictly inside one of the directories
+/// `keep_host_code` keeps (`/usr/lib/x86_64-linux-gnu`, `/usr/bin/tools`): a root that is one of them
+/// is read-only whole, but one inside it would be a writable part of where the host loads code from
+/// (found by a fixer's review). `cwd`: which option to name.
+pub(super) fn refuse_roots_inside(roots: &[WritableRoot], cwd: &Path) -> Result<()> {
+    let dirs = crate::capabilities::discover::SYSTEM_PROGRAM_DIRS.iter().chain(LIBRARY_DIRS.iter()).chain(LOADER_DIRS.iter());
+    let dirs: Vec<std::path::PathBuf> = dirs.filter_map(|d| std::fs::canonicalize(d).ok()).collect();
+    for r in roots {
+        let Some(dir) = dirs.iter().find(|d| r.root.starts_with(d) && r.root != **d) else { continue };
+        let option = if r.root == cwd { "cwd" } else { "sandbox.writableRoots" };
+        return Err(SandboxError::invalid(
+            option,
+            format!(
+                "writable root {} lies inside {}, where the host's programs (and the system bwrap sandspawn trusts) load code from: \
+                 a command could plant code every later program runs; give a directory outside it",
+                r.root.display(),
+                dir.display()
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Each of `paths`, symlinks resolved (so `/lib` and `/usr/lib` are one carve-out on merged-usr), is

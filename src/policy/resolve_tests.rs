@@ -375,3 +375,17 @@ fn library_directories_and_the_loaders_configuration_in_a_writable_root_stay_rea
     }
     assert!(!usr.read_only.iter().any(|p| p.starts_with("/usr/src")), "{:?}", usr.read_only);
 }
+
+/// A fixer's finding: a root inside one of those directories (cwd `/usr/lib/x86_64-linux-gnu`)
+/// was a writable part of where the host loads code from. Refused, naming where it lies.
+#[test]
+fn a_writable_root_inside_a_library_or_program_directory_is_refused() {
+    let w = ws();
+    let c = fs::canonicalize("/usr/lib").unwrap();
+    let sub = fs::read_dir(&c).unwrap().filter_map(|e| e.ok()).map(|e| e.path()).find(|p| p.is_dir() && !p.is_symlink()).expect("a directory in /usr/lib");
+    let e = resolve(json!({"mode": "workspace-write", "tmp": "read-only", "writableRoots": [sub]}), &w.root).unwrap_err();
+    assert_eq!(e.code, crate::error::ErrorCode::InvalidOptions, "{sub:?}: {e:?}");
+    assert!(e.message.contains("load code from") && e.message.contains(&*c.to_string_lossy()), "{}", e.message);
+    let p = resolve(json!({"mode": "workspace-write", "tmp": "read-only", "writableRoots": ["/usr/lib"]}), &w.root).unwrap();
+    assert!(p.writable_roots.iter().any(|r| r.root == Path::new("/usr/lib") && r.read_only.contains(&PathBuf::from("/usr/lib"))), "one of them itself is kept read-only whole");
+}
