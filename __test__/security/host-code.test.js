@@ -23,9 +23,11 @@ const PACKAGE = path.resolve(__dirname, '../..')
 
 // Each write the run tries, with the cwd /usr: the loader's directories (through /lib too, which
 // merged-usr makes a link to usr/lib), a missing one, the loader's configuration (with /etc
-// writable), and /usr/src, which stays writable (Docker's WORKDIR /usr/src/app).
+// writable), /usr's other entries (share: Perl's modules, git's template hooks; include; local/etc),
+// and /usr/src, which stays writable (Docker's WORKDIR /usr/src/app).
 const WRITES = `
   for f in lib/sandspawn-probe /lib/sandspawn-probe lib64/sandspawn-probe libexec/sandspawn-probe local/lib/sandspawn-probe \
+           share/sandspawn-probe local/share/sandspawn-probe local/etc/sandspawn-probe include/sandspawn-probe \
            /etc/ld.so.preload /etc/ld.so.conf.d/sandspawn-probe.conf /etc/ld.so.cache /etc/ld.so.conf src/sandspawn-probe; do
     if [ -e "$f" ] && [ "\${f#/etc/ld.so.c}" != "$f" ]; then (printf '' >> "$f") 2>/dev/null && echo "wrote $f"; continue; fi
     (echo x > "$f") 2>/dev/null && echo "wrote $f"

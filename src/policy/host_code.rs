@@ -29,12 +29,40 @@ pub(super) const LIBRARY_DIRS: [&str; 11] = [
 pub(super) const LOADER_FILES: [&str; 3] = ["/etc/ld.so.preload", "/etc/ld.so.conf", "/etc/ld.so.cache"];
 pub(super) const LOADER_DIRS: [&str; 1] = ["/etc/ld.so.conf.d"];
 
+/// Where below `/usr` and `/usr/local` a run may write when a root holds them (Docker's `WORKDIR
+/// /usr/src/app`); `local` is listed on its own.
+const USR_WRITABLE: [&str; 2] = ["src", "local"];
+
 /// Keep all of them read-only in the writable roots that hold them.
 pub(super) fn keep_host_code(roots: &mut [WritableRoot]) {
     keep(roots, &crate::capabilities::discover::SYSTEM_PROGRAM_DIRS, PlaceholderKind::Dir);
+    keep_usr(roots);
     keep(roots, &LIBRARY_DIRS, PlaceholderKind::Dir);
     keep(roots, &LOADER_DIRS, PlaceholderKind::Dir);
     keep(roots, &LOADER_FILES, PlaceholderKind::File);
+}
+
+/// Every entry of `/usr` and `/usr/local` but `src`, read-only in a root that holds them. Found by
+/// an attacker's review: the library directories were not all the host loads code from; with the
+/// cwd `/usr`, a run as root wrote `/usr/local/share/perl/5.36.0/strict.pm` (before perl-base in
+/// `@INC`: the host's `perl -e 'use strict'` ran it as root) and git's template hooks in
+/// `share/git-core/templates`, which the next `git clone` copied and ran. Interpreters' paths,
+/// headers the host compiles, `local/etc`: everything there is the system's. Listed only when a
+/// root holds `/usr`: no cost otherwise.
+fn keep_usr(roots: &mut [WritableRoot]) {
+    for base in ["/usr", "/usr/local"] {
+        let Ok(real) = std::fs::canonicalize(base) else { continue };
+        if !roots.iter().any(|r| real.starts_with(&r.root)) {
+            continue;
+        }
+        let Ok(listing) = std::fs::read_dir(&real) else { continue };
+        let entries: Vec<String> = listing
+            .filter_map(|e| e.ok())
+            .filter(|e| !USR_WRITABLE.iter().any(|w| e.file_name() == *w))
+            .filter_map(|e| e.path().to_str().map(str::to_string))
+            .collect();
+        keep(roots, &entries.iter().map(String::as_str).collect::<Vec<_>>(), PlaceholderKind::Dir);
+    }
 }
 
 /// `ERR_SANDBOX_INVALID_OPTIONS` for a writable root strictly inside one of the directories
