@@ -29,6 +29,8 @@ pub fn mount_all(overlays: &[ReviewOverlay], detached_later: &[String]) -> Resul
             let point = String::from_utf8_lossy(&point).into_owned();
             setup(libc::EINVAL, format!("the mount at {point} inside the reviewed workspace {} has a name that is not UTF-8: the reviewable workspace cannot keep it; run without workspace: 'review'", o.root))
         })?;
+        let reachable = sandspawn_helper::writable_mounts::reachable_points(&mountinfo::text(&table));
+        let below: Vec<String> = below.into_iter().filter(|p| reachable.contains(p)).collect();
         mount_one(o, &below, detached_later)?;
     }
     reenter_cwd()

@@ -59,12 +59,28 @@ fn sandbox_own(m: &Mount, kind: &str, dev: Option<&str>) -> bool {
     }
 }
 
+/// The mount points of `table` that a path reaches (`reachable`): the review mode puts back on top
+/// of its overlay only mounts a path leads to. A mount covered by one on a directory above it
+/// (a host's `/usr/bin/bwrap` hidden by a bind, then `/usr` overlaid whole) is no mount inside the
+/// reviewed workspace any more; taken for one, its path led to the cover's directory, writable,
+/// and the run was refused.
+pub fn reachable_points(table: &str) -> Vec<String> {
+    let mounts: Vec<Mount> = mounts(table).collect();
+    mounts.iter().zip(reachable(&mounts)).filter(|(_, r)| *r).map(|(m, _)| m.point.clone()).collect()
+}
+
 /// Whether each mount can be reached by a path: not covered whole by another (a child at the same
 /// point), nor lying in a mount that is (the host's `/dev/pts` in the host's `/dev`, which bwrap's
 /// `/dev` covers; the host's `/proc` under bwrap's with `unshare --pid --mount-proc`). The mount
 /// that covers another is reached where the covered one would have been.
+///
+/// Nor shadowed: a mount beside it (the same parent) on a directory above it was mounted later and
+/// hides it (`/usr/bin` mounted, then `/usr` overlaid whole: paths reach the overlay's `bin`). Had
+/// that one been mounted first, this one would lie in it, its parent.
 fn reachable(mounts: &[Mount]) -> Vec<bool> {
-    let covered = |m: &Mount| mounts.iter().any(|c| c.parent == m.id && c.point == m.point && c.id != m.id);
+    let above = |outer: &str, inner: &str| outer != inner && (outer == "/" || inner.strip_prefix(outer).is_some_and(|rest| rest.starts_with('/')));
+    let shadowed = |m: &Mount| mounts.iter().any(|c| c.parent == m.parent && c.id != m.id && c.id != m.parent && above(&c.point, &m.point));
+    let covered = |m: &Mount| shadowed(m) || mounts.iter().any(|c| c.parent == m.id && c.point == m.point && c.id != m.id);
     let parent = |m: &Mount| mounts.iter().find(|p| p.id == m.parent && p.id != m.id);
     let walk = |m: &Mount| {
         let (mut at, mut covering) = (m, false);
@@ -84,7 +100,20 @@ fn reachable(mounts: &[Mount]) -> Vec<bool> {
 
 #[cfg(test)]
 mod tests {
-    use super::writable_in_table;
+    use super::{reachable_points, writable_in_table};
+
+    /// Found by CI: a host whose `/usr/bin` is a mount (`.ci/without-system-bwrap` overlays it),
+    /// with `/usr` then overlaid whole (a test's private namespace): review mode took the hidden
+    /// `/usr/bin` for a mount inside the reviewed `/usr` and refused the run.
+    #[test]
+    fn a_mount_hidden_by_a_later_one_above_it_is_not_reachable() {
+        let table = "1 0 8:1 / / rw - ext4 /dev/sda rw\n\
+                     2 1 0:30 / /usr/bin ro - overlay o ro\n\
+                     3 1 0:31 / /usr rw - overlay o rw\n\
+                     4 3 0:32 / /usr/src/m ro - tmpfs t ro\n\
+                     5 1 0:33 / /usrx ro - tmpfs t ro\n";
+        assert_eq!(reachable_points(table), vec!["/", "/usr", "/usr/src/m", "/usrx"]);
+    }
 
     /// A workspace-write sandbox as bwrap leaves it: the host's `/` read-only with the host's
     /// `/dev` (and its devpts, rw) covered by bwrap's `/dev` tmpfs (read-only: its `--remount-ro
