@@ -93,15 +93,69 @@ pub fn risky_keys(text: &str) -> Vec<String> {
     keys
 }
 
-/// The program a key that runs one names by an absolute or `~/` path (its value's first word,
-/// after a shell command's `!`): `core.fsmonitor = ~/bin/fsmon`, `credential.helper =
-/// !/opt/h get`. The paths and includes (`core.hooksPath`, `include.path`) are not programs.
-pub fn program_path(key: &str, value: &str) -> Option<String> {
-    if matches!(key, "core.hookspath" | "include.path") || key.starts_with("includeif.") || !is_risky(key, value) {
-        return None;
+/// The words of a value of a key that runs a program (`program_key`) that may name one by path:
+/// every word as a shell splits it (quotes removed, after a shell command's `!`) that is absolute,
+/// `~/…`, or relative with a `/` (the caller decides what those are relative to). Not only the
+/// first: `sh ~/bin/fsmon.sh`, `env A=1 /opt/x`, `"/opt/pager"` (found by an attacker's review).
+/// A word holding blanks (`sh -c '/opt/x "$@"'`) is split again, once.
+pub fn program_paths(key: &str, value: &str) -> Vec<String> {
+    if !program_key(key, value) {
+        return Vec::new();
     }
-    let word = value.trim_start().trim_start_matches('!').split_whitespace().next()?;
-    (word.starts_with('/') || word.starts_with("~/")).then(|| word.to_string())
+    let words = shell_words(value.trim_start().trim_start_matches('!'));
+    let inner = words.iter().filter(|w| w.contains(char::is_whitespace)).flat_map(|w| shell_words(w));
+    let pathlike = |w: &String| w.starts_with('/') || w.starts_with("~/") || (w.contains('/') && !w.starts_with('-') && !w.contains('='));
+    words.iter().cloned().chain(inner).filter(pathlike).collect()
+}
+
+/// Whether `key` runs a program its value names (the paths and includes, `core.hooksPath` and
+/// `include.path`, do not).
+fn program_key(key: &str, value: &str) -> bool {
+    !matches!(key, "core.hookspath" | "include.path") && !key.starts_with("includeif.") && is_risky(key, value)
+}
+
+/// `s` split into words as `sh` splits a command line, without expansions: blanks and the
+/// operators `;|&()<>` separate, `'…'` is literal, `"…"` and a backslash escape. Enough to find
+/// the paths in a value git hands to the shell.
+fn shell_words(s: &str) -> Vec<String> {
+    let (mut out, mut word, mut in_word) = (Vec::new(), String::new(), false);
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => {
+                in_word = true;
+                word.extend(chars.by_ref().take_while(|&c| c != '\''));
+            }
+            '"' => {
+                in_word = true;
+                while let Some(c) = chars.next() {
+                    match c {
+                        '"' => break,
+                        '\\' => word.extend(chars.next()),
+                        _ => word.push(c),
+                    }
+                }
+            }
+            '\\' => {
+                in_word = true;
+                word.extend(chars.next());
+            }
+            c if c.is_whitespace() || ";|&()<>".contains(c) => {
+                if in_word {
+                    out.push(std::mem::take(&mut word));
+                }
+                in_word = false;
+            }
+            _ => {
+                in_word = true;
+                word.push(c);
+            }
+        }
+    }
+    if in_word {
+        out.push(word);
+    }
+    out
 }
 
 /// Whether `key` (as `entries` gives it) with `value` makes git run a program or load other files.
@@ -110,19 +164,28 @@ fn is_risky(key: &str, value: &str) -> bool {
     let first = key.split('.').next().unwrap_or("");
     match key {
         // `true`/`false` select the built-in daemon; any other value is a program to run.
-        "core.fsmonitor" => !matches!(value.to_ascii_lowercase().as_str(), "" | "true" | "false" | "yes" | "no" | "on" | "off" | "0" | "1"),
+        "core.fsmonitor" => !is_bool(value),
         "core.hookspath" | "core.sshcommand" | "core.pager" | "core.editor" | "core.askpass" | "core.gitproxy"
-        | "sequence.editor" | "diff.external" | "include.path" | "uploadpack.packobjectshook" => true,
+        | "sequence.editor" | "diff.external" | "include.path" | "uploadpack.packobjectshook" | "interactive.difffilter"
+        | "web.browser" => true,
         _ => match first {
             "filter" => matches!(last, "clean" | "smudge" | "process"),
             "diff" => matches!(last, "textconv" | "command"),
             "merge" => last == "driver",
-            "credential" | "gpg" => matches!(last, "helper" | "program"),
+            "credential" => matches!(last, "helper" | "program"),
             "alias" => value.trim_start().starts_with('!'),
+            // `pager.log = less -S` (a boolean only turns the pager on or off).
+            "pager" => !is_bool(value),
+            "gpg" => matches!(last, "program" | "defaultkeycommand"),
+            "difftool" | "mergetool" | "browser" => matches!(last, "cmd" | "path"),
             "includeif" => last == "path",
             _ => false,
         },
     }
+}
+
+fn is_bool(value: &str) -> bool {
+    matches!(value.to_ascii_lowercase().as_str(), "" | "true" | "false" | "yes" | "no" | "on" | "off" | "0" | "1")
 }
 
 #[cfg(test)]
@@ -137,6 +200,19 @@ mod tests {
         assert_eq!(hooks_path("[remote \"o\"]\n\thooksPath = nope\n"), None);
         assert_eq!(hooks_path("[core]\n\tbare = false\n"), None);
         assert_eq!(hooks_path("\u{feff}[core]\n\thooksPath = .githooks\n"), Some(".githooks".into()), "behind a byte order mark, as git reads it");
+    }
+
+    #[test]
+    fn program_paths_are_every_path_word_as_a_shell_splits_it() {
+        assert_eq!(program_paths("core.fsmonitor", "sh ~/d/bin/fsmon.sh"), vec!["~/d/bin/fsmon.sh"]);
+        assert_eq!(program_paths("core.pager", "\"/opt/my pager\" -R"), vec!["/opt/my pager", "/opt/my"], "split once more too, in case it is a command");
+        assert_eq!(program_paths("core.editor", "env A=1 /x/ed;/y/z|tools/w"), vec!["/x/ed", "/y/z", "tools/w"]);
+        assert_eq!(program_paths("alias.q", "!sh -c '/x/inner \"$@\"' -"), vec!["/x/inner \"$@\"", "/x/inner"]);
+        assert_eq!(program_paths("alias.q", "status"), Vec::<String>::new(), "not a shell alias");
+        assert_eq!(program_paths("pager.log", "false"), Vec::<String>::new());
+        assert_eq!(program_paths("pager.log", "/x/p"), vec!["/x/p"]);
+        assert_eq!(program_paths("difftool.x.cmd", "/x/d --opt=/y"), vec!["/x/d"]);
+        assert_eq!(program_paths("include.path", "/x/inc"), Vec::<String>::new(), "a file read, not run");
     }
 
     #[test]

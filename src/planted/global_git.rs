@@ -81,19 +81,39 @@ pub fn now() -> Global {
 /// including file's directory, missing ones too (`repo::Facts::includes`). Found by an attacker's
 /// review: `include.path = ../tools/gitconfig` (a file of the worktree, as projects share
 /// settings) took a run's `core.fsmonitor`, which the host's next `git status` there ran.
-pub fn repository(configs: &[PathBuf]) -> (Option<String>, Vec<PathBuf>) {
-    let (mut seen, mut value) = (Vec::new(), Values::default());
+pub struct Own {
+    pub hooks: Option<String>,
+    pub includes: Vec<PathBuf>,
+    /// The programs they name by path (`gitconfig::program_paths`, includes' too): absolute, `~/`,
+    /// or relative to `top` (git runs them from the worktree's top) when the directory it names
+    /// exists (a word with a `/` that is no path, `s/a/b/`, names none). Found by an attacker's
+    /// review: `core.fsmonitor = <top>/tools/fsmon`, rewritten by a run, ran in the host's next
+    /// `git status`.
+    pub programs: Vec<PathBuf>,
+}
+
+pub fn repository(configs: &[PathBuf], top: &Path) -> Own {
+    let (mut seen, mut value, mut named) = (Vec::new(), Values::default(), Vec::new());
     for f in configs {
-        // A repository's own programs are its config's, inside its read-only git directory.
-        read(f, 0, &mut seen, Some(&mut value), &mut Vec::new());
+        read(f, 0, &mut seen, Some(&mut value), &mut named);
     }
-    let mut included: Vec<PathBuf> = Vec::new();
+    let mut includes: Vec<PathBuf> = Vec::new();
     for p in seen.into_iter().filter(|(p, _)| !configs.contains(p)).map(|(p, _)| physical(&p)) {
-        if !included.contains(&p) {
-            included.push(p);
+        if !includes.contains(&p) {
+            includes.push(p);
         }
     }
-    (value.hooks, included)
+    let mut programs: Vec<PathBuf> = Vec::new();
+    for p in named {
+        let p = match p.is_absolute() {
+            true => Some(p),
+            false => Some(physical(&top.join(p))).filter(|p| p.parent().is_some_and(Path::is_dir)),
+        };
+        if let Some(p) = p.filter(|p| !programs.contains(p)) {
+            programs.push(p);
+        }
+    }
+    Own { hooks: value.hooks, includes, programs }
 }
 
 /// `p` with its `.` and `..` taken as the kernel takes them where the path exists (a `..` after a
@@ -156,7 +176,8 @@ fn current() -> (Values, Vec<PathBuf>) {
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
     let settled = seen.iter().all(|(_, s): &(PathBuf, Stat)| s.is_none_or(|s| s.5 < now));
     let read: Vec<PathBuf> = seen.iter().map(|(p, _)| p.clone()).collect();
-    value.programs = programs;
+    // A relative program runs from each repository's top: not one path here (README says so).
+    value.programs = programs.into_iter().filter(|p| p.is_absolute()).collect();
     *cache = settled.then(|| Cache { tops, seen, value: value.clone() });
     (value, read)
 }
@@ -189,8 +210,11 @@ fn read(file: &Path, depth: usize, seen: &mut Vec<(PathBuf, Stat)>, mut value: O
         let Some(v) = e.value.filter(|v| !v.is_empty()) else { continue };
         let conditional = e.key.starts_with("includeif.") && e.key.ends_with(".path");
         let dir = file.parent().unwrap_or(Path::new("/"));
-        if let Some(p) = gitconfig::program_path(&e.key, &v).and_then(|p| expand(&p, dir)) {
-            if !programs.contains(&p) {
+        // Absolute and `~/` ones made absolute; relative ones as written, for the caller to
+        // place (a repository's run from its worktree's top; the global ones' are not kept).
+        for w in gitconfig::program_paths(&e.key, &v) {
+            let p = if w.starts_with("~/") { expand(&w, dir) } else { Some(PathBuf::from(w)) };
+            if let Some(p) = p.filter(|p| !programs.contains(p)) {
                 programs.push(p);
             }
         }

@@ -455,7 +455,7 @@ impl<'a> Carver<'a> {
         }
         self.hooks(facts.hooks.iter().cloned());
         self.hook_links(&facts.links);
-        self.includes.extend(facts.includes.iter().cloned());
+        self.includes.extend(facts.includes.iter().chain(&facts.programs).cloned());
     }
 
     /// What the configuration of the repository at a root's top includes (`repository` carved the
@@ -464,10 +464,12 @@ impl<'a> Carver<'a> {
         let global = self.global.hooks.clone();
         let vouched = walk_ino.and_then(|ino| repo::vouched(dot_git, ino, global.as_deref()));
         let facts = vouched.unwrap_or_else(|| repo::facts(dot_git, None, walk_ino, global.as_deref()));
-        self.includes.extend(facts.includes.iter().cloned());
+        self.includes.extend(facts.includes.iter().chain(&facts.programs).cloned());
     }
 
-    /// The files the repositories' own configuration includes (`repo::Facts::includes`), kept as
+    /// The files the repositories' own configuration includes (`repo::Facts::includes`) and the
+    /// programs it names (`repo::Facts::programs`: found by the same kind of review, a run
+    /// rewrote `core.fsmonitor = tools/fsmon`), kept as
     /// the global configuration's files are (`global_git`, the method): read-only where a directly
     /// written root holds them, uncreatable when missing. Found by an attacker's review: a run
     /// appended `core.fsmonitor` to `tools/gitconfig`, which `.git/config` included, and the host's
@@ -527,7 +529,9 @@ impl<'a> Carver<'a> {
             self.read_only(d.clone());
         }
         let hooks = repo::hooks_dirs(dir, &dirs, self.global.hooks.as_deref());
-        self.includes.extend(global_git::repository(&repo::config_files(&dirs)).1);
+        // A bare repository's relative programs run from its git directory.
+        let own = global_git::repository(&repo::config_files(&dirs), dir);
+        self.includes.extend(own.includes.into_iter().chain(own.programs));
         self.hook_links(&hook_links::read(&dirs, &hooks));
         self.hooks(hooks.into_iter());
     }

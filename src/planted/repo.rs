@@ -59,7 +59,7 @@ pub fn read_gitdir(file: &Path) -> Option<PathBuf> {
 /// Latin-1 `user.name`) all the same; its `core.hooksPath` went unseen (an attacker's review).
 /// The files it includes count (`global_git::repository`): git takes a hooks path from them too.
 pub fn hooks_dirs(top: &Path, git_dirs: &[PathBuf], global: Option<&str>) -> Vec<PathBuf> {
-    hooks_at(top, global_git::repository(&config_files(git_dirs)).0.or_else(|| global.map(String::from)))
+    hooks_at(top, global_git::repository(&config_files(git_dirs), top).hooks.or_else(|| global.map(String::from)))
 }
 
 /// The configuration files of a repository's git directories, as git may read them (`config.worktree`
@@ -128,7 +128,7 @@ pub fn configured(dirs: &[PathBuf]) -> Configured {
 }
 
 /// What a repository's carve-outs are made of: its git directories and hooks directories, the
-/// hooks in them that lead elsewhere (`hook_links`), and the files its configuration includes
+/// hooks in them that lead elsewhere (`hook_links`), the files its configuration includes and the programs it names
 /// (`global_git::repository`: relative ones joined to the including file's directory, `..` taken
 /// as the kernel takes it; missing ones too, a run could create them).
 #[derive(Debug, PartialEq, Eq)]
@@ -137,6 +137,9 @@ pub struct Facts {
     pub hooks: Vec<PathBuf>,
     pub links: HookLinks,
     pub includes: Vec<PathBuf>,
+    /// The programs that configuration (its includes too) names by path (`global_git::Own::programs`):
+    /// kept and judged as the included files are. Read with them: no cost of their own.
+    pub programs: Vec<PathBuf>,
 }
 
 /// What `facts` remembers of one repository: what it read the facts from, and the watches that
@@ -209,7 +212,7 @@ pub fn facts(dot_git: &Path, dot_git_now: Option<&std::fs::Metadata>, walk_ino: 
         armed = arm();
     }
     let dirs = git_dirs(dot_git);
-    let (own, includes) = global_git::repository(&config_files(&dirs));
+    let global_git::Own { hooks: own, includes, programs } = global_git::repository(&config_files(&dirs), top);
     let hooks = hooks_at(top, own.or_else(|| global.map(String::from)));
     if !includes.is_empty() {
         armed = None;
@@ -249,7 +252,7 @@ pub fn facts(dot_git: &Path, dot_git_now: Option<&std::fs::Metadata>, walk_ino: 
         check(p.clone(), true);
     }
     let read_at = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
-    let facts = Arc::new(Facts { dirs, hooks, links, includes });
+    let facts = Arc::new(Facts { dirs, hooks, links, includes, programs });
     // Timestamps are coarse: a change in the same second as this reading could leave the same
     // times behind. Kept only what last changed before that second (as the walk's stat rule).
     if seen.iter().any(|s| s.stat.is_some_and(|st| st.5 >= read_at)) {

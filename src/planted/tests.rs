@@ -603,3 +603,57 @@ fn programs_the_global_git_configuration_names_by_path_are_kept() {
     }
     assert!(!m.iter().any(|(p, _)| p.ends_with("store") || p.ends_with("gpg2")), "{m:?}");
 }
+
+/// An attacker's review (globalprog.sh): `~/.gitconfig` named programs of the dotfiles checkout a
+/// run worked in as a later word (`sh ~/…/fsmon.sh`, `env A=1 …`), quoted, or under keys not read
+/// (`pager.log`, `interactive.diffFilter`, the tools' `cmd`s); the run rewrote them, and the host's
+/// `git status`/`git log` ran them. Every path word of such a value is kept, as a shell splits it.
+#[test]
+fn every_program_path_word_the_global_git_configuration_names_is_kept() {
+    let t = tempfile::tempdir().unwrap();
+    let r = t.path().canonicalize().unwrap();
+    let home = r.join("home");
+    let bin = home.join("dotfiles/bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let _home = home::test_home::set(home.clone());
+    let names = ["fsmon.sh", "pager", "editor", "logpager", "filter", "keycmd", "difftool", "mergetool", "browser", "inner", "quoted"];
+    for n in names {
+        std::fs::write(bin.join(n), "").unwrap();
+    }
+    let b = bin.display();
+    let config = format!(
+        "[core]\n\tfsmonitor = sh ~/dotfiles/bin/fsmon.sh\n\tpager = \"{b}/pager\"\n\teditor = env A=1 {b}/editor\n[pager]\n\tlog = {b}/logpager\n[interactive]\n\tdiffFilter = {b}/filter --color\n[gpg \"ssh\"]\n\tdefaultKeyCommand = {b}/keycmd\n[difftool \"x\"]\n\tcmd = {b}/difftool \\\"$LOCAL\\\"\n[mergetool \"x\"]\n\tcmd = {b}/mergetool\n[browser \"x\"]\n\tcmd = {b}/browser\n[alias]\n\tq = !sh -c '{b}/inner \"$@\"' -\n\tr = !'{b}/quoted'\n"
+    );
+    std::fs::write(home.join(".gitconfig"), config).unwrap();
+    let (roots, _) = run(&home.join("dotfiles"), &[]);
+    for n in names {
+        assert!(roots[0].read_only.contains(&bin.join(n)), "{n} in {:?}", roots[0].read_only);
+    }
+}
+
+/// An attacker's review (repoprog.sh): a repository's own `.git/config` named a program of its
+/// worktree (`core.fsmonitor = <repo>/tools/fsmon`); the run rewrote it and the host's next
+/// `git status` ran it. Kept now, a relative path too (git runs it from the worktree's top), a
+/// missing one whose directory exists absent; a relative word that names no directory is not a path.
+#[test]
+fn programs_a_repositorys_own_configuration_names_are_kept() {
+    let t = tempfile::tempdir().unwrap();
+    let r = t.path().canonicalize().unwrap();
+    let _home = home::test_home::set(r.join("home"));
+    let ws = r.join("ws");
+    init_repo(&ws);
+    std::fs::create_dir(ws.join("tools")).unwrap();
+    for n in ["fsmon", "pager", "inc-prog"] {
+        std::fs::write(ws.join("tools").join(n), "").unwrap();
+    }
+    std::fs::write(ws.join("tools/gitconfig"), "[pager]\n\tlog = tools/inc-prog\n").unwrap();
+    let config = format!("[core]\n\tfsmonitor = {}/tools/fsmon\n\tpager = \"tools/pager\" -R\n[alias]\n\tx = !sed s/a/b/ ./tools/missing\n[include]\n\tpath = ../tools/gitconfig\n", ws.display());
+    std::fs::write(ws.join(".git/config"), config).unwrap();
+    let (roots, _) = run(&ws, &[]);
+    for n in ["fsmon", "pager", "inc-prog"] {
+        assert!(roots[0].read_only.contains(&ws.join("tools").join(n)), "{n} in {:?}", roots[0].read_only);
+    }
+    let m = missing(&roots);
+    assert!(m.contains(&(ws.join("tools/missing"), PlaceholderKind::File)), "{m:?}");
+    assert!(!m.iter().any(|(p, _)| p.starts_with(ws.join("s"))), "{m:?}");
+}

@@ -17,6 +17,8 @@
 //! And the files the repositories' own configuration includes (`repo::Facts::includes`): found by
 //! an attacker's review, `include.path = ../tools/gitconfig`; the set appended `core.fsmonitor`
 //! there, apply landed it unflagged, and the host's next `git status` in the repository ran it.
+//! And the programs that configuration names by path (`repo::Facts::programs`): found by an
+//! attacker's review, `core.fsmonitor = <top>/tools/fsmon`, rewritten by the set and applied.
 
 use std::path::{Path, PathBuf};
 
@@ -29,7 +31,7 @@ pub struct Elsewhere {
     pub dirs: Vec<PathBuf>,
     /// Files git runs as hooks through the host's symlink to them: written, a risk.
     pub hooks: Vec<PathBuf>,
-    /// Files a repository's configuration includes (`repo::Facts::includes`), as named and where the host's links lead them: any change, a risk.
+    /// Files a repository's configuration includes (`repo::Facts::includes`) or names as programs (`repo::Facts::programs`), as named and where the host's links lead them: any change, a risk.
     pub configs: Vec<PathBuf>,
 }
 
@@ -68,7 +70,8 @@ pub fn hooks_elsewhere(meta: &Meta) -> Elsewhere {
         for (_, to) in &facts.links.symlinks {
             push(&mut out.hooks, to.clone());
         }
-        for f in &facts.includes {
+        // The programs it names by path (`core.fsmonitor = tools/fsmon`) likewise: git runs them.
+        for f in facts.includes.iter().chain(&facts.programs) {
             let led = crate::policy::paths::canonical_lenient("include.path", f).ok().map(|l| l.path);
             for p in std::iter::once(f.clone()).chain(led) {
                 push(&mut out.configs, p);

@@ -90,7 +90,7 @@ enum Guard {
     /// A path of the host user's home that the host runs or trusts (`planted::home`), guarded
     /// from the root: what the host does with it.
     Home(&'static str),
-    /// A file a repository's configuration includes (`elsewhere`), guarded from the root: any
+    /// A file a repository's configuration includes or names as a program (`elsewhere`), guarded from the root: any
     /// change, a deletion too, as a direct run finds it read-only.
     Included,
 }
@@ -463,7 +463,7 @@ impl<'a> Judge<'a> {
                     (g.path.clone(), RiskKind::ProtectedNameCreated, format!("was created, changed or removed in the change set in the host user's home, which a reviewed root holds: {what}"))
                 }
                 Guard::Included if within || (above && self.swaps(change)) => {
-                    let detail = "was created, changed, removed or swapped in the change set: a repository's configuration includes it (include.path), and git on the host reads it as that configuration (core.fsmonitor and aliases run commands)";
+                    let detail = "was created, changed, removed or swapped in the change set: a repository's configuration includes it (include.path), and git on the host reads it as that configuration (core.fsmonitor and aliases run commands), or names it as a program git runs (core.fsmonitor, core.pager, ...)";
                     (if within { g.path.clone() } else { below.clone() }, RiskKind::ProtectedNameCreated, detail.into())
                 }
                 Guard::Home(what) if above && self.swaps(change) => {

@@ -152,3 +152,25 @@ fn files_a_repositorys_configuration_includes_are_risks() {
     assert!(!f.ws.join("shared.inc").exists());
     assert!(f.ws.join("notes.txt").exists());
 }
+
+/// An attacker's review (repoprog.sh, review mode): a repository's configuration named a program
+/// of its worktree (`core.fsmonitor = tools/fsmon`); the set rewrote it, apply landed it unflagged,
+/// and the host's next `git status` ran it. Guarded from the root as the included files are.
+#[test]
+fn programs_a_repositorys_configuration_names_are_risks() {
+    let mut f = fixture();
+    let abs = f.ws.join("a/tools/pager");
+    repo_at_a(&mut f, &format!("[core]\n\tfsmonitor = tools/fsmon\n\tpager = \"{}\" -R\n", abs.display()));
+    put(&f.ws, "a/tools/fsmon", "exit 1\n");
+    put(&f.ws, "a/tools/pager", "exit 1\n");
+    begin_now(&mut f);
+    let up = f.set.upper(0);
+    put(&up, "a/tools/fsmon", "touch /tmp/pwned\n");
+    put(&up, "a/tools/pager", "touch /tmp/pwned\n");
+    put(&up, "notes.txt", "fine\n");
+    let risks = risks_of(&f);
+    for at in ["/a/tools/fsmon", "/a/tools/pager"] {
+        assert!(risks.contains(&(at.to_string(), RiskKind::ProtectedNameCreated)), "{at}: {risks:?}");
+    }
+    assert_eq!(risks.len(), 2, "{risks:?}");
+}
