@@ -21,13 +21,14 @@ use std::collections::HashMap;
 use std::ffi::OsString;
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 use std::sync::Mutex;
 
 use super::home::Bases;
 use super::names;
 use super::vouch::Vouch;
 use super::watch::{self, Watch};
+use crate::policy::paths::canonical_lenient;
 use crate::policy::PlaceholderKind;
 
 /// A home path of the host's that is a symlink or lies below one, as named.
@@ -63,31 +64,76 @@ pub fn linked(bases: &Bases, names: &[String]) -> Vec<Linked> {
     let mut real_bases: HashMap<&Path, Option<PathBuf>> = HashMap::new();
     for (base, rel, dir, what) in bases.below_bases(|_| true).into_iter().chain(named) {
         let real = real_bases.entry(base).or_insert_with(|| real_base(listings, bases, base));
-        if let Some(real) = real {
-            follow(listings, base, real, rel, dir, what, &mut out);
+        match real {
+            Some(real) => follow(listings, base, real, rel, dir, what, &mut out),
+            // A dangling link on the base's way: all below it leads where the command could
+            // create it (`leads_to` follows it).
+            None if dangles(base) => push(&mut out, Linked { path: base.join(rel), dir, what }),
+            None => {}
         }
     }
     let read = std::mem::take(&mut listings.read);
-    // A base that is no home's own directory was resolved anew: not remembered.
-    let settled = real_bases.iter().all(|(b, r)| r.as_deref().is_none_or(|r| r == *b));
+    // A base that is no home's own directory was resolved anew, a dangling one too (its target
+    // may be made): not remembered.
+    let settled = real_bases.iter().all(|(b, r)| r.as_deref().map_or_else(|| !dangles(b), |r| r == *b));
     listings.memo = settled.then(|| Memo { bases: bases.clone(), names: names.to_vec(), out: out.clone(), read });
     out
 }
 
-/// `p`, or where it leads when it is a dangling symlink (its target's directory resolved, the
-/// missing name kept): `canonical_lenient` takes a dangling link for missing itself, and the
-/// command could create what it leads to (a dotfile deleted from the checkout, still linked).
+/// `p`, or where it leads when a dangling symlink is on its way (at its end, or a base such as a
+/// `~/.config` linked to a directory not there yet): the links followed, their missing
+/// directories too, and from the first missing name on the rest kept verbatim. `canonical_lenient`
+/// takes a dangling link for missing itself, and the command could create what it leads to (a
+/// dotfile deleted from the checkout, still linked; found by an attacker's review, stow2.sh).
 pub fn leads_to(p: &Path) -> PathBuf {
-    let dangling = || {
-        let target = std::fs::read_link(p).ok()?;
-        // An absolute target replaces the directory it is joined to.
-        let dir = p.parent()?.join(target.parent()?);
-        Some(std::fs::canonicalize(dir).ok()?.join(target.file_name()?))
-    };
-    if p.exists() {
+    if p.exists() || !p.is_absolute() {
         return p.to_path_buf();
     }
-    dangling().unwrap_or_else(|| p.to_path_buf())
+    walk(Path::new("/"), p, &mut 0).unwrap_or_else(|| p.to_path_buf())
+}
+
+/// Whether a dangling link is on `p`'s way: where it leads is not where its existing links do.
+fn dangles(p: &Path) -> bool {
+    canonical_lenient("HOME", p).is_ok_and(|l| l.path != leads_to(p))
+}
+
+/// `rest` resolved from the real directory `at` (no link in it): each link on the way followed,
+/// a dangling one's target too. `None` past 40 links (a loop), or for a `..` after a missing name
+/// (what it crosses does not exist yet).
+fn walk(at: &Path, rest: &Path, hops: &mut u32) -> Option<PathBuf> {
+    let mut at = at.to_path_buf();
+    let mut missing = false;
+    for c in rest.components() {
+        match c {
+            Component::RootDir => at = PathBuf::from("/"),
+            Component::CurDir => {}
+            Component::ParentDir if missing => return None,
+            Component::ParentDir => {
+                at.pop();
+            }
+            Component::Normal(n) if missing => at.push(n),
+            Component::Normal(n) => {
+                let next = at.join(n);
+                match next.symlink_metadata() {
+                    Ok(m) if m.file_type().is_symlink() => {
+                        *hops += 1;
+                        if *hops > 40 {
+                            return None;
+                        }
+                        at = walk(&at, &std::fs::read_link(&next).ok()?, hops)?;
+                        missing = at.symlink_metadata().is_err();
+                    }
+                    Ok(_) => at = next,
+                    Err(_) => {
+                        missing = true;
+                        at = next;
+                    }
+                }
+            }
+            Component::Prefix(_) => return None,
+        }
+    }
+    Some(at)
 }
 
 /// Where `base` is listed: a home as it is (canonical), `~/.config` too when it is a real
@@ -272,5 +318,24 @@ mod tests {
         std::thread::sleep(std::time::Duration::from_millis(5));
         let found: Vec<PathBuf> = linked(&bases, &names).into_iter().map(|l| l.path).collect();
         assert!(found.contains(&home.join(".kube/config")), "{found:?}");
+    }
+
+    /// Where a dangling link leads, through a missing directory and a dangling link on the way;
+    /// a loop and a `..` past a missing name leave the path as named.
+    #[test]
+    fn leads_to_follows_dangling_links_through_missing_directories() {
+        let t = tempfile::tempdir().unwrap();
+        let home = t.path().canonicalize().unwrap();
+        std::fs::create_dir(home.join("dots")).unwrap();
+        std::os::unix::fs::symlink("dots/gone/.profile", home.join(".profile")).unwrap();
+        std::os::unix::fs::symlink("../dots/cfg", home.join("dots/cfglink")).unwrap();
+        std::os::unix::fs::symlink("dots/cfglink", home.join(".config")).unwrap();
+        std::os::unix::fs::symlink("loop", home.join("loop")).unwrap();
+        std::os::unix::fs::symlink("dots/gone/../x", home.join(".up")).unwrap();
+        assert_eq!(leads_to(&home.join(".profile")), home.join("dots/gone/.profile"));
+        assert_eq!(leads_to(&home.join(".config/git/config")), home.join("dots/cfg/git/config"));
+        assert_eq!(leads_to(&home.join("loop")), home.join("loop"));
+        assert_eq!(leads_to(&home.join(".up")), home.join(".up"));
+        assert_eq!(leads_to(&home.join("dots")), home.join("dots"));
     }
 }

@@ -579,6 +579,33 @@ fn home_paths_linked_into_a_root_are_kept_wherever_the_home_is() {
     assert!(!root.read_only.iter().any(|p| p.ends_with("vimrc")), "{:?}", root.read_only);
 }
 
+/// An attacker's review of that (stow2.sh): `~/.config -> dotfiles/cfg` with `cfg` not there yet,
+/// and `~/.bashrc -> dotfiles/gone/.bashrc` with `gone` missing too; the run made
+/// `cfg/git/config` (its fsmonitor ran on the host's next `git status`) and `gone/.bashrc`. Where
+/// a dangling link leads is followed through its missing directories: kept absent there.
+#[test]
+fn dangling_home_links_into_a_root_are_kept_absent_through_missing_directories() {
+    let t = tempfile::tempdir().unwrap();
+    let r = t.path().canonicalize().unwrap();
+    let home = r.join("home");
+    let dots = home.join("dotfiles");
+    std::fs::create_dir_all(&dots).unwrap();
+    std::os::unix::fs::symlink("dotfiles/gone/.bashrc", home.join(".bashrc")).unwrap();
+    std::os::unix::fs::symlink("dotfiles/cfg", home.join(".config")).unwrap();
+    let bases = home::Bases::of([home.clone()].into_iter(), None);
+    let root = carve_home(&dots, &bases, false);
+    let missing: Vec<PathBuf> = root.missing_read_only.iter().map(|m| m.path.clone()).collect();
+    for p in ["gone/.bashrc", "cfg/git", "cfg/systemd"] {
+        assert!(missing.contains(&dots.join(p)), "{p} in {missing:?}");
+    }
+    // A plan another program runs: the first missing directory gets the placeholder.
+    let root = carve_home(&dots, &bases, true);
+    let missing: Vec<PathBuf> = root.missing_read_only.iter().map(|m| m.path.clone()).collect();
+    for p in ["gone", "cfg"] {
+        assert!(missing.contains(&dots.join(p)), "{p} in {missing:?}");
+    }
+}
+
 /// The same review: `core.fsmonitor = ~/bin/fsmon` in the global configuration, a program git runs
 /// in every repository, was writable in the root `~/bin` leads into; so were the programs other
 /// keys name by path. Each is kept as the configuration's files are; a bare name is not a path.

@@ -163,3 +163,32 @@ fn home_paths_linked_into_the_root_are_risks() {
     assert!(f.ws.join("bin/fsmon").symlink_metadata().is_err());
     assert_eq!(std::fs::read_to_string(f.ws.join("free.txt")).unwrap(), "ok\n");
 }
+
+/// An attacker's review (stow2.sh, review mode): `~/.config -> <ws>/cfg` and `~/.bashrc ->
+/// <ws>/gone/.bashrc`, neither target there yet; the set's `cfg/git/config` (a `core.fsmonitor`)
+/// and `gone/.bashrc` carried no risk and a plain apply landed them. Both are held back now.
+#[test]
+fn dangling_home_links_into_the_root_are_risks() {
+    let mut f = fixture();
+    let t = tempfile::tempdir().unwrap();
+    let home = t.path().canonicalize().unwrap();
+    std::os::unix::fs::symlink(f.ws.join("gone/.bashrc"), home.join(".bashrc")).unwrap();
+    std::os::unix::fs::symlink(f.ws.join("cfg"), home.join(".config")).unwrap();
+    begin_now(&mut f);
+    f.set.meta.homes = vec![home.clone()];
+    f.set.meta.config_homes = vec![home.join(".config")];
+    f.set.meta.protected_names = vec![".bashrc".into()];
+    let _home = crate::planted::home::test_home::set(home.clone());
+    let up = f.set.upper(0);
+    put(&up, "gone/.bashrc", "touch /tmp/pwned\n");
+    put(&up, "cfg/git/config", "[core]\n\tfsmonitor = touch /tmp/pwned\n");
+    put(&up, "free.txt", "ok\n");
+    let risks = risks_of(&f);
+    for at in ["/gone/.bashrc", "/cfg/git"] {
+        assert!(protected_at(&risks, at), "{at}: {risks:?}");
+    }
+    apply(&f.set, &f.lock, &Request { paths: None, force: false }).unwrap();
+    assert!(f.ws.join("gone/.bashrc").symlink_metadata().is_err());
+    assert!(f.ws.join("cfg/git/config").symlink_metadata().is_err());
+    assert_eq!(std::fs::read_to_string(f.ws.join("free.txt")).unwrap(), "ok\n");
+}
