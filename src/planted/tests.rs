@@ -393,7 +393,7 @@ fn a_held_home_keeps_rustup_ipython_jupyter_and_the_desktops_handlers() {
     for p in [".rustup", ".ipython"] {
         assert!(root.read_only.contains(&home.join(p)), "{p} in {:?}", root.read_only);
     }
-    let missing: Vec<(PathBuf, PlaceholderKind)> = root.missing_read_only.iter().map(|m| (m.path.clone(), m.kind)).collect();
+    let missing = missing(std::slice::from_ref(&root));
     for (p, kind) in [
         (".jupyter", PlaceholderKind::Dir),
         (".local/share/systemd", PlaceholderKind::Dir),
@@ -424,7 +424,7 @@ fn a_held_home_keeps_the_host_tools_rc_files_and_version_managers() {
     for p in [".pyenv", ".bash_aliases", ".config/gdb"] {
         assert!(root.read_only.contains(&home.join(p)), "{p} in {:?}", root.read_only);
     }
-    let missing: Vec<(PathBuf, PlaceholderKind)> = root.missing_read_only.iter().map(|m| (m.path.clone(), m.kind)).collect();
+    let missing = missing(std::slice::from_ref(&root));
     for (p, kind) in [
         (".mavenrc", PlaceholderKind::File),
         (".gdbearlyinit", PlaceholderKind::File),
