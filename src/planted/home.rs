@@ -94,6 +94,26 @@ const HOME_PATHS: &[(&str, bool, &str)] = &[
     ("miniconda3", true, "the shell's rc file runs its conda init hook, and its bin is on PATH"),
     ("anaconda3", true, "the shell's rc file runs its conda init hook, and its bin is on PATH"),
     (".vscode-server", true, "VS Code's remote server runs its own binaries and the extensions installed in it when the editor connects"),
+    // Found by an attacker's review (cwd = $HOME, HOME=/tmp, and stow links): each ran on the host.
+    (".node_modules", true, "Node.js looks there for a module a program's own node_modules lack (ws loads an optional bufferutil at start)"),
+    (".node_libraries", true, "Node.js looks there for a module a program's own node_modules lack"),
+    ("node_modules", true, "Node.js looks there for a module that programs installed below the home do not find in their own node_modules"),
+    (".local/share/pipx", true, "the programs pipx installed (linked from ~/.local/bin) run from the virtual environments in it: a .pth file or a changed module there runs with them"),
+    (".local/share/uv", true, "the tools and Pythons uv installed (linked from ~/.local/bin) run from it: a .pth file or a changed module there runs with them"),
+    (".inputrc", false, "readline applies it in every interactive bash: a macro bound to Enter types and runs a command"),
+    (".direnvrc", false, "direnv runs it before every .envrc it loads"),
+    (".iex.exs", false, "iex runs it when it starts"),
+    (".byebugrc", false, "byebug runs its commands when it starts"),
+    (".cshrc", false, "csh and tcsh run it when a shell starts"),
+    (".tcshrc", false, "tcsh runs it when a shell starts"),
+    (".login", false, "csh and tcsh run it when a login shell starts"),
+    (".xsession", false, "display managers run it as the graphical session"),
+    (".gradle/gradle.properties", false, "Gradle applies it on every build: org.gradle.java.home runs that Java, org.gradle.jvmargs can load an agent"),
+    (".gradle/wrapper", true, "./gradlew runs the Gradle distribution it finds there, on every build of any project"),
+    (".m2/wrapper", true, "./mvnw runs the Maven distribution it finds there, on every build of any project"),
+    (".m2/settings.xml", false, "Maven applies it on every build (its profiles' properties and mirrors decide what code is fetched and run)"),
+    (".julia/config", true, "Julia runs its startup.jl when it starts"),
+    (".terraformrc", false, "Terraform applies it: provider dev_overrides and plugin directories name the provider binaries it runs"),
 ];
 
 /// Below a home on macOS too, all directories (found by an attacker's review: with the cwd at the
@@ -140,6 +160,21 @@ const CONFIG_PATHS: &[(&str, bool, &str)] = &[
     ("lessfilter", false, "lesspipe runs it on every file less opens"),
     ("ocaml", true, "the OCaml toplevel runs its init.ml when it starts"),
     ("erlang", true, "erl runs the .erlang in it when the Erlang runtime starts"),
+    // Found by an attacker's review (each ran on the host: hg's pre-status hook, nushell's env.nu,
+    // go's env GOFLAGS=-toolexec on every build); the rest are the same kind.
+    ("hg", true, "Mercurial runs the hooks and extensions its hgrc names"),
+    ("nushell", true, "nushell runs its env.nu and config.nu when it starts"),
+    ("go", true, "go applies its env file on every command: GOFLAGS=-toolexec runs a program on every build"),
+    ("powershell", true, "PowerShell runs its profile scripts when it starts"),
+    ("starship.toml", false, "starship runs its custom modules' commands at every prompt"),
+    ("wezterm", true, "WezTerm runs its wezterm.lua when it starts"),
+    ("kitty", true, "kitty applies its kitty.conf when it starts (startup sessions and watchers run programs)"),
+    ("alacritty", true, "Alacritty starts the shell program its configuration names"),
+    ("helix", true, "Helix runs the language servers its languages.toml names"),
+    ("zed", true, "Zed runs the language servers and tasks its settings name"),
+    ("jj", true, "jj runs the pager, editor, diff and signing programs its config.toml names"),
+    ("Cursor/User", true, "Cursor applies its settings (terminal profiles, interpreter paths) and runs its tasks"),
+    ("VSCodium/User", true, "VSCodium applies its settings (terminal profiles, interpreter paths) and runs its tasks"),
 ];
 
 /// Where the host user's configuration lives.
@@ -281,5 +316,25 @@ mod tests {
             assert!(gradle(p) || row.contains(&format!("`{p}`")), "{p}: the README's row names it");
         }
         assert!(row.contains("Gradle's init scripts"));
+    }
+
+    /// The seventeenth session's review: each of these ran on the host after a run wrote it in a
+    /// held home (Node's home module folder through `ws`'s optional `bufferutil`, a pipx venv's
+    /// `.pth`, readline's Enter macro, hg's pre-status hook, direnv's rc, iex, nushell's env.nu,
+    /// go's env `GOFLAGS=-toolexec`): each is kept, as a directory where the tool reads one.
+    #[test]
+    fn the_paths_an_attackers_review_saw_run_are_kept() {
+        let home = |p: &str| HOME_PATHS.iter().find(|(q, _, _)| *q == p).map(|(_, dir, _)| *dir);
+        let config = |p: &str| CONFIG_PATHS.iter().find(|(q, _, _)| *q == p).map(|(_, dir, _)| *dir);
+        for dir in [".node_modules", ".node_libraries", "node_modules", ".local/share/pipx", ".local/share/uv", ".gradle/wrapper", ".m2/wrapper", ".julia/config"] {
+            assert_eq!(home(dir), Some(true), "~/{dir}");
+        }
+        for file in [".inputrc", ".direnvrc", ".iex.exs", ".byebugrc", ".cshrc", ".tcshrc", ".login", ".xsession", ".gradle/gradle.properties", ".m2/settings.xml", ".terraformrc"] {
+            assert_eq!(home(file), Some(false), "~/{file}");
+        }
+        for dir in ["hg", "nushell", "go", "powershell", "wezterm", "kitty", "alacritty", "helix", "zed", "jj", "Cursor/User", "VSCodium/User"] {
+            assert_eq!(config(dir), Some(true), "~/.config/{dir}");
+        }
+        assert_eq!(config("starship.toml"), Some(false));
     }
 }

@@ -66,6 +66,16 @@ const DEFAULTS: &[(&str, &str)] = &[
     (".amazonq", "Amazon Q starts the MCP servers its mcp.json lists"),
     (".aider.conf.yml", "aider runs its lint-cmd and test-cmd"),
     ("opencode.json", "opencode starts the MCP servers and commands it lists"),
+    // Found by an attacker's review: Qwen Code (a Gemini CLI fork; folder trust off by default)
+    // started the MCP server a run planted in `.qwen/settings.json`. The others are agents of the
+    // same kind whose project settings list MCP servers or commands to start.
+    (".qwen", "Qwen Code starts the MCP servers and tools its settings.json lists"),
+    (".kiro", "Kiro starts the MCP servers its settings/mcp.json lists and runs its hooks"),
+    (".kilocode", "Kilo Code starts the MCP servers its mcp.json lists"),
+    (".junie", "Junie starts the MCP servers its mcp/mcp.json lists"),
+    (".factory", "Factory's droid starts the MCP servers and hooks its settings list"),
+    ("crush.json", "Crush starts the MCP servers and language servers it lists"),
+    (".crush.json", "Crush starts the MCP servers and language servers it lists"),
     // Editors: per-project settings that name programs to run.
     (".zed", "Zed runs the language servers and tasks its settings name"),
     (".helix", "Helix runs the language servers its languages.toml names"),
@@ -103,6 +113,10 @@ const DEFAULTS: &[(&str, &str)] = &[
     (".ocamlinit", "the OCaml toplevel runs it when it starts here"),
     (".octaverc", "Octave runs it when it starts here"),
     (".erlang", "erl runs it when the Erlang runtime starts with this directory as HOME (or here, before OTP 21)"),
+    // Found by an attacker's review: plain `iex` in the project ran it; byebug runs its commands
+    // (a breakpoint's condition runs Ruby).
+    (".iex.exs", "iex runs it when it starts here"),
+    (".byebugrc", "byebug runs its commands when it starts here"),
 ];
 
 /// The report-only tier (`sandbox.reportedNames`): files tools run that commands legitimately
@@ -159,6 +173,10 @@ const REPORTED: &[(&str, &str)] = &[
     (".Renviron", "R sets the variables it lists when it starts here (R_PROFILE_USER, R_LIBS: code R loads)"),
     (".sbtopts", "sbt's launcher applies its options when it starts here (-java-home runs that Java, -J-javaagent loads code)"),
     (".jvmopts", "sbt's launcher passes its options to the JVM when it starts here (-javaagent loads code)"),
+    // Found by an attacker's review: Gemini CLI loads a trusted folder's `.env` into its own
+    // environment (NODE_OPTIONS, BASH_ENV, LD_PRELOAD then reach every MCP server and shell command
+    // it starts); aider and Bun load it too. Commands write it legitimately: reported, not kept.
+    (".env", "coding agents (Gemini CLI, aider) and Bun load its variables into their environment: NODE_OPTIONS, BASH_ENV or LD_PRELOAD there run code in every program they start"),
 ];
 
 /// The default `reportedNames`.
@@ -186,7 +204,7 @@ pub fn what_it_does(name: &str) -> &'static str {
 /// `.git` directory to the repository above (an empty `.git` file would stop it).
 const DIRECTORIES: &[&str] = &[
     ".git", ".vscode", ".idea", ".devcontainer", ".claude", ".codex", ".agents", ".cursor", ".gemini", ".continue", ".windsurf",
-    ".roo", ".amazonq", ".opencode", ".zed", ".helix", ".cargo", ".mvn", ".hg",
+    ".roo", ".amazonq", ".opencode", ".zed", ".helix", ".cargo", ".mvn", ".hg", ".qwen", ".kiro", ".kilocode", ".junie", ".factory",
 ];
 
 /// What the placeholder of a missing protected name is. Files by convention get an empty file
@@ -292,7 +310,7 @@ mod tests {
     #[test]
     fn every_name_a_tool_reads_is_in_its_tools_tier() {
         let (protected, reported) = (defaults(), reported_defaults());
-        let tools: [(&str, Vec<String>, &Vec<String>); 10] = [
+        let tools: [(&str, Vec<String>, &Vec<String>); 13] = [
             // zsh loads FILE.zwc (compiled) in place of FILE when it is newer (zshmisc, "Autoloading
             // Functions" and zcompile): the compiled form is as much a startup file.
             ("zsh", [".zshenv", ".zprofile", ".zshrc", ".zlogin", ".zlogout"].into_iter().flat_map(|n| [n.to_string(), format!("{n}.zwc")]).collect(), &protected),
@@ -307,6 +325,12 @@ mod tests {
             // (`.perldb` was planted and `perl -d` ran it), and R's and sbt's, which tools write.
             ("debuggers and REPLs", [".pdbrc", ".irbrc", ".pryrc", ".gdbinit", ".lldbinit", ".perldb", ".ghci", ".ocamlinit", ".octaverc", ".erlang"].map(String::from).to_vec(), &protected),
             ("R and sbt", [".Rprofile", ".Renviron", ".sbtopts", ".jvmopts"].map(String::from).to_vec(), &reported),
+            // The seventeenth session's review: Qwen Code started a planted MCP server from
+            // `.qwen`, plain `iex` ran `.iex.exs`, Gemini CLI's MCP servers took NODE_OPTIONS from
+            // `.env`; and the other agents whose project settings start programs.
+            ("coding agents", [".qwen", ".kiro", ".kilocode", ".junie", ".factory", "crush.json", ".crush.json"].map(String::from).to_vec(), &protected),
+            ("iex and byebug", [".iex.exs", ".byebugrc"].map(String::from).to_vec(), &protected),
+            ("tools that load .env", [".env"].map(String::from).to_vec(), &reported),
         ];
         for (tool, names, tier) in tools {
             for n in names {
@@ -315,6 +339,9 @@ mod tests {
             }
         }
         assert_eq!(placeholder_kind(".opencode"), PlaceholderKind::Dir);
+        for dir in [".qwen", ".kiro", ".kilocode", ".junie", ".factory"] {
+            assert_eq!(placeholder_kind(dir), PlaceholderKind::Dir, "{dir}");
+        }
         for file in [".perldb", ".ghci", ".ocamlinit", ".octaverc", ".erlang", ".zlogout", ".zshrc.zwc", "_exrc", ".vimrc", "_vimrc", "_gvimrc", ".devcontainer.json", "opencode.jsonc", "irb.rc", "_irbrc", "$irbrc"] {
             assert_eq!(placeholder_kind(file), PlaceholderKind::File, "{file}");
         }
