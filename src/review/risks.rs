@@ -410,16 +410,18 @@ impl<'a> Judge<'a> {
         None
     }
 
-    /// A report-only name (`reportedNames`) made or changed at any depth, as a direct run reports
-    /// one anywhere in a writable root (`at_top` judges it at tops, with the protected names,
-    /// which are kept at tops only). Found by an attacker's review: `sub/mise.toml` with an
-    /// `enter` hook, `sub` no repository, was reported by a direct run and landed from a review.
+    /// A protected or report-only name made or changed at any depth, as a direct run reports one
+    /// anywhere in a writable root (`at_top` judges them at tops first, where protected names are
+    /// kept). Found by attackers' reviews: `sub/mise.toml` with an `enter` hook, and then
+    /// `pkg/.vscode/tasks.json`, `pkg/.envrc`, `pkg/.cargo/config.toml` (`pkg` no repository),
+    /// were reported by a direct run and landed from a review.
     fn reported_below(&self, parts: &[&OsStr], change: &Change) -> Option<HostRisk> {
         if change.kind == ChangeKind::Deleted {
             return None;
         }
-        let report_only = |p: &OsStr| self.meta.reported_names.iter().any(|n| OsStr::new(n) == p && !self.meta.protected_names.contains(n));
-        let k = parts.iter().position(|p| report_only(p))?;
+        // `.git` is judged as a repository (`in_git`, `git_directory`), not as a name.
+        let named = |p: &OsStr| p != ".git" && self.meta.reported_names.iter().chain(&self.meta.protected_names).any(|n| OsStr::new(n) == p);
+        let k = parts.iter().position(|p| named(p))?;
         let name = parts[k].to_string_lossy();
         let detail = format!("{name} was created or changed in the change set: {}", names::what_it_does(&name));
         Some(risk(self.root.join(parts[..=k].iter().collect::<PathBuf>()), RiskKind::ProtectedNameCreated, detail))

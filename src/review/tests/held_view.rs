@@ -136,3 +136,24 @@ fn report_only_names_are_judged_at_every_depth() {
     assert!(has(&risks, "/sub/deeper/.bundle", RiskKind::ProtectedNameCreated), "{risks:?}");
     assert_eq!(risks.len(), 2, "{risks:?}");
 }
+
+/// Direct runs report a protected name made below a directory that is no repository's top
+/// (`pkg/.vscode`, `pkg/.envrc`); review mode landed them (an attacker's review, later17's
+/// probe_ws.sh).
+#[test]
+fn protected_names_below_no_top_are_judged_as_direct_runs_report_them() {
+    let mut f = fixture();
+    f.set.meta.protected_names = vec![".vscode".into(), ".envrc".into(), ".cargo".into()];
+    put(&f.ws, "pkg/keep", "");
+    begin_now(&mut f);
+    let up = f.set.upper(0);
+    put(&up, "pkg/.vscode/tasks.json", "{\"tasks\":[{\"runOptions\":{\"runOn\":\"folderOpen\"}}]}\n");
+    put(&up, "pkg/deeper/.envrc", "touch /tmp/x\n");
+    put(&up, "pkg/.cargo/config.toml", "[build]\nrustc-wrapper = \"/tmp/x\"\n");
+    put(&up, "pkg/plain.txt", "p\n");
+    let risks = risks_of(&f);
+    assert!(has(&risks, "/pkg/.vscode", RiskKind::ProtectedNameCreated), "{risks:?}");
+    assert!(has(&risks, "/pkg/deeper/.envrc", RiskKind::ProtectedNameCreated), "{risks:?}");
+    assert!(has(&risks, "/pkg/.cargo", RiskKind::ProtectedNameCreated), "{risks:?}");
+    assert_eq!(risks.len(), 3, "{risks:?}");
+}
