@@ -75,6 +75,22 @@ pub fn above(policy: &ResolvedPolicy, paths: &[PathBuf]) -> Vec<PathBuf> {
     dirs
 }
 
+/// Seatbelt's form of the nested roots' pins: each writable root nested in another and every
+/// directory between it and the deepest root holding it, whose renaming and removal the profile
+/// denies. Renamed, the inner root would carry its carve-outs out of the rules that name them by
+/// path, into the outer root's clause (found by an attacker's review, which bwrap's pins covered).
+pub fn nested_roots(policy: &ResolvedPolicy) -> Vec<PathBuf> {
+    let roots = &policy.writable_roots;
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for r in roots {
+        let Some(i) = holder(roots, &r.root) else { continue };
+        dirs.extend(r.root.ancestors().take_while(|a| *a != roots[i].root).map(Path::to_path_buf));
+    }
+    dirs.sort();
+    dirs.dedup();
+    dirs
+}
+
 /// The pins for `roots`, given sandspawn's own files (canonical), the denied paths, the paths
 /// kept in place (`kept`) and sandspawn's stores (canonical, see `stores`). A writable root inside
 /// an own file is refused (`roots_outside_own`).

@@ -92,27 +92,7 @@ pub fn profile(policy: &ResolvedPolicy, proxy_port: Option<u16>, own: &[PathBuf]
     s.push_str(OTHER_TERMINALS);
 
     if !policy.writable_roots.is_empty() {
-        s.push_str("(allow file-write*");
-        for (i, root) in policy.writable_roots.iter().enumerate() {
-            let r = param(format!("WRITABLE_ROOT_{i}"), &root.root);
-            let carve = root.read_only.iter().chain(root.missing_read_only.iter().map(|m| &m.path));
-            let mut excl = String::new();
-            for (j, c) in carve.enumerate() {
-                // Both: `literal` blocks creating a missing path (mkdir .git), `subpath` everything in it.
-                let c = param(format!("WRITABLE_ROOT_{i}_RO_{j}"), c);
-                excl.push_str(&format!(" (require-not (literal {c})) (require-not (subpath {c}))"));
-            }
-            // A missing one in any case too (`seatbelt_case`): created as `~/.SSH`, it is `~/.ssh`
-            // to sshd on a case-insensitive volume. An existing one is named by its entry's name.
-            // Not the names `seatbelt_planted` denies at any depth anyway (one regex each, dozens).
-            for m in root.missing_read_only.iter().filter(|m| !super::seatbelt_planted::denied_by_name(policy, &root.root, &m.path)) {
-                if let Some(re) = super::seatbelt_case::below_root(&root.root, &m.path) {
-                    excl.push_str(&format!(" (require-not (regex #\"{re}\"))"));
-                }
-            }
-            s.push_str(&format!("\n  (require-all (subpath {r}){excl})"));
-        }
-        s.push_str(")\n");
+        s.push_str(&writable_roots(policy, &mut param));
         // Denied paths under a writable root stay unwritable as well as unreadable.
         for (i, _) in policy.deny_read.iter().enumerate() {
             let p = format!("(param \"DENY_READ_{i}\")");
@@ -135,7 +115,13 @@ pub fn profile(policy: &ResolvedPolicy, proxy_port: Option<u16>, own: &[PathBuf]
         let mut keep = super::pins::kept(policy);
         keep.extend(own);
         keep.extend(stores.iter().cloned());
-        for (k, dir) in super::pins::above(policy, &keep).iter().enumerate() {
+        // And each writable root nested in another, with the directories between them (as bwrap
+        // pins them).
+        let mut held = super::pins::above(policy, &keep);
+        held.extend(super::pins::nested_roots(policy));
+        held.sort();
+        held.dedup();
+        for (k, dir) in held.iter().enumerate() {
             let d = param(format!("KEEP_IN_PLACE_{k}"), dir);
             s.push_str(&format!("(deny file-write-unlink (literal {d}))\n"));
         }
@@ -170,9 +156,66 @@ pub fn profile(policy: &ResolvedPolicy, proxy_port: Option<u16>, own: &[PathBuf]
     (s, params)
 }
 
+/// `(allow file-write* ...)`: one clause per writable root, its subpath minus its carve-outs and
+/// minus those of every root inside it. The clauses are a union, so a root's carve-outs must be
+/// excluded from the clause of each root that holds it too (found by an attacker's review: with
+/// the cwd `mono/pkg` and `writableRoots: [mono]`, or a workspace in the writable `/tmp`, the outer
+/// root's clause allowed the workspace's `core.hooksPath` directory, its `readOnlyPaths` and the
+/// targets of its hook links). A root inside another root's carve-out stays writable by its own
+/// clause, as on Linux, where its bind comes after the carve-out's.
+fn writable_roots(policy: &ResolvedPolicy, param: &mut impl FnMut(String, &Path) -> String) -> String {
+    let roots = &policy.writable_roots;
+    // Parameters in the order they always had: each root, then its carve-outs.
+    let mut named: Vec<(String, Vec<String>)> = Vec::new();
+    for (i, root) in roots.iter().enumerate() {
+        let r = param(format!("WRITABLE_ROOT_{i}"), &root.root);
+        let carve = root.read_only.iter().chain(root.missing_read_only.iter().map(|m| &m.path));
+        named.push((r, carve.enumerate().map(|(j, c)| param(format!("WRITABLE_ROOT_{i}_RO_{j}"), c)).collect()));
+    }
+    let mut s = String::from("(allow file-write*");
+    for (i, outer) in roots.iter().enumerate() {
+        let mut excl = String::new();
+        // Its own first, then those of the roots it holds (a root given twice: each the other's).
+        let held = (0..roots.len()).filter(|&k| k == i || roots[k].root.starts_with(&outer.root));
+        for k in std::iter::once(i).chain(held.filter(|&k| k != i)) {
+            excl.push_str(&carve_outs(policy, &roots[k], &outer.root, &named[k].1));
+        }
+        s.push_str(&format!("\n  (require-all (subpath {}){excl})", named[i].0));
+    }
+    s.push_str(")\n");
+    s
+}
+
+/// The `require-not` filters that take `root`'s carve-outs (`params`: their `(param ...)`s) out of
+/// the clause of `clause_root` (`root` or a root holding it).
+fn carve_outs(policy: &ResolvedPolicy, root: &crate::policy::WritableRoot, clause_root: &Path, params: &[String]) -> String {
+    let mut excl = String::new();
+    for c in params {
+        // Both: `literal` blocks creating a missing path (mkdir .git), `subpath` everything in it.
+        excl.push_str(&format!(" (require-not (literal {c})) (require-not (subpath {c}))"));
+    }
+    // A missing one in any case too (`seatbelt_case`): created as `~/.SSH`, it is `~/.ssh`
+    // to sshd on a case-insensitive volume. An existing one is named by its entry's name.
+    // Not the names `seatbelt_planted` denies at any depth anyway (one regex each, dozens).
+    // Below the clause's root: in an outer root's clause the inner root's own names are matched
+    // in any case as well (`MONO/PKG/.Envrc` is `mono/pkg/.envrc`), and no sibling of it is.
+    for m in root.missing_read_only.iter().filter(|m| !super::seatbelt_planted::denied_by_name(policy, &root.root, &m.path)) {
+        if let Some(re) = super::seatbelt_case::below_root(clause_root, &m.path) {
+            excl.push_str(&format!(" (require-not (regex #\"{re}\"))"));
+        }
+    }
+    excl
+}
+
 /// With a terminal, `/dev/tty` (the controlling terminal by its generic name) must open, or ssh,
 /// sudo, getpass and git's credential prompts fail. Unverified on a Mac.
 const TERMINAL: &str = "(allow file-read* file-write* file-ioctl (literal \"/dev/tty\"))\n";
+
+/// Last: no set-user-ID or set-group-ID bit on anything. Since macOS 12.3 `file-write*` no longer
+/// covers `file-write-setugid` (Homebrew/brew#13404, which then had to allow it by name), but on
+/// older systems it does, and a command could then leave a set-ID program in a writable root (found by an attacker's review: the profile named the operation
+/// nowhere). On Linux the helper's seccomp filter refuses the bits (`SET_ID_MODES`).
+const NO_SET_ID: &str = "(deny file-write-setugid)\n";
 
 pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     if req.policy.network_proxy.is_some() && req.proxy.is_none() {
@@ -187,6 +230,7 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     if req.terminal {
         text.push_str(TERMINAL);
     }
+    text.push_str(NO_SET_ID);
     let mut args = vec!["-p".to_string(), text.clone()];
     for (name, p) in &params {
         args.push(format!("-D{name}={}", path_arg(p)?));

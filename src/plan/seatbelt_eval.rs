@@ -7,7 +7,8 @@
 //! below it), `regex` (`seatbelt_eval_regex`), `require-not`, `require-all`, `require-any`, `remote
 //! ip "HOST:PORT"` (`localhost` or `*`; a port or `*`), `remote unix-socket` with an optional
 //! `path-literal`, `local unix-socket`, `ipc-posix-name` with its `-prefix` and `-regex` forms; strings or `(param "NAME")` for the `-D` parameters.
-//! Operations match exactly, by a trailing `*` as a prefix (`file-write*`), or `default`. The last
+//! Operations match exactly, by a trailing `*` as a prefix (`file-write*`; not `file-write-setugid`,
+//! as on macOS 12.3 and later), or `default`. The last
 //! rule that matches decides, as in Seatbelt. `extension` is a sandbox extension the command holds
 //! (none, in every question). A filter it does not know (`vnode-type`,
 //! `sysctl-name`, ...) is fine in a rule that cannot apply; in one that might, the question panics
@@ -153,8 +154,13 @@ impl Profile {
 }
 
 fn op_matches(rule: &str, asked: &str) -> bool {
-    rule == "default" || rule == asked || rule.strip_suffix('*').is_some_and(|prefix| asked.starts_with(prefix))
+    rule == "default" || rule == asked || rule.strip_suffix('*').is_some_and(|prefix| asked.starts_with(prefix) && !NOT_BY_WILDCARD.contains(&asked))
 }
+
+/// Operations a wildcard no longer covers: since macOS 12.3 `file-write*` leaves out
+/// `file-write-setugid` (Homebrew/brew#13404), which only `default` or its own name decides. (On
+/// older systems it covers it: a profile must decide it by name to mean the same on both.)
+const NOT_BY_WILDCARD: &[&str] = &["file-write-setugid"];
 
 /// Three-valued: `None` is "cannot tell".
 fn or(a: Option<bool>, b: Option<bool>) -> Option<bool> {
@@ -369,6 +375,16 @@ mod tests {
         assert!(!prof.may_write("/ws/sub/.envrc") && !prof.may_write("/wsx/a") && !prof.may_write("/"));
         assert!(prof.may_read("/etc/passwd") && !prof.may_read("/ws/secret") && !prof.may_read("/ws/secret/k") && prof.may_read("/ws/secretx"));
         assert!(!prof.may_connect("127.0.0.1", 80), "(deny default)");
+    }
+
+    /// `file-write*` does not cover `file-write-setugid` (macOS 12.3+): under `(deny default)` it
+    /// stays denied unless allowed by name.
+    #[test]
+    fn a_wildcard_leaves_out_the_set_id_bits() {
+        let prof = p("(deny default)\n(allow file-write* (subpath \"/ws\"))");
+        assert!(prof.allows("file-write-mode", Target::Path("/ws/f")) && !prof.allows("file-write-setugid", Target::Path("/ws/f")));
+        let named = p("(deny default)\n(allow file-write-setugid (subpath \"/ws\"))");
+        assert!(named.allows("file-write-setugid", Target::Path("/ws/f")));
     }
 
     #[test]

@@ -45,7 +45,7 @@ fn seatbelt_runs_the_helper_first_and_allows_dev_tty() {
     assert_eq!((plan.program.as_path(), plan.argv0.as_str()), (helper, "sandspawn-helper"));
     let prof = plan.profile.clone().unwrap();
     check_seatbelt_profile(&prof);
-    assert!(prof.ends_with("(allow file-read* file-write* file-ioctl (literal \"/dev/tty\"))\n"), "{prof}");
+    assert!(prof.ends_with("(allow file-read* file-write* file-ioctl (literal \"/dev/tty\"))\n(deny file-write-setugid)\n"), "{prof}");
     assert_eq!(&plan.args[..4], &v(&["v1", "--controlling-tty", "--", "/usr/bin/sandbox-exec"])[..]);
     assert_eq!(&plan.args[4..6], &v(&["-p", &prof])[..]);
     assert_eq!(&plan.args[6..], &v(&["--", "python3", "-i"])[..]);

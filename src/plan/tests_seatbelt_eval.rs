@@ -21,12 +21,16 @@ struct Tree {
 fn tree() -> Tree {
     let (t, top) = tmp();
     let ws = top.join("ws");
-    for d in ["ws/.git/hooks", "ws/libs/sub/.git", "ws/libs/sub/src", "ws/ro", "ws/node_modules/p", "other/.git", "plain", "wsx"] {
+    for d in ["ws/.git/hooks", "ws/libs/sub/.git", "ws/libs/sub/src", "ws/ro/w", "ws/node_modules/p", "ws/hooks", "ws/scripts", "other/.git", "plain", "wsx"] {
         fs::create_dir_all(top.join(d)).unwrap();
     }
-    for f in ["ws/.git/HEAD", "ws/libs/sub/.git/HEAD", "other/.git/HEAD", "ws/.envrc", "ws/secret", "ws/file"] {
+    for f in ["ws/.git/HEAD", "ws/libs/sub/.git/HEAD", "other/.git/HEAD", "ws/.envrc", "ws/secret", "ws/file", "ws/scripts/pre-commit"] {
         fs::write(top.join(f), "x").unwrap();
     }
+    // Carve-outs the walk finds by path, not by name: the hooks directory the repository's config
+    // names, and the target of a hook that is a symlink.
+    fs::write(top.join("ws/.git/config"), "[core]\n\thooksPath = hooks\n").unwrap();
+    std::os::unix::fs::symlink("../../scripts/pre-commit", top.join("ws/.git/hooks/pre-push")).unwrap();
     Tree { _t: t, top, ws }
 }
 
@@ -38,7 +42,8 @@ impl Tree {
             "", "file", "new/dir/file", ".git", ".git/config", ".git/hooks/pre-commit", ".gitignore", ".github/workflows/ci.yml",
             ".envrc", ".envrc/x", ".mcp.json", "a/b/.envrc", "a/.mcp.json/x", "node_modules/p/.vscode/settings.json", "node_modules/p/index.js",
             ".vscode/settings.json", "libs/sub/.git/HEAD", "libs/sub/.git", "libs/sub/.envrc", "libs/sub/src/x.rs", "libs/.git",
-            "secret", "secret/x", "secrets", "ro", "ro/x", "rox",
+            "secret", "secret/x", "secrets", "ro", "ro/x", "rox", "ro/w/x", "hooks/pre-commit", "hooksx", "scripts/pre-commit", "scripts/x",
+            "missing", "MISSING/x",
             // Case variants: the same entries on a case-insensitive volume.
             ".GIT/config", "a/.ENVRC", "libs/sub/.Git/HEAD", ".VSCode/settings.json", "node_modules/p/.VSCODE/x", ".GITignore",
         ]
@@ -51,18 +56,23 @@ impl Tree {
     }
 }
 
-/// Is `path` (canonical) writable under `policy`? The writable roots minus their carve-outs
-/// (existing and missing read-only paths) and `denyRead`, and, with `protectGit`, no `.git` and no
-/// protected name as a component below the root, in any ASCII case (protected names are not
-/// enforced inside `node_modules`), nor a missing read-only path in any case; and the private
-/// caches' directories (macOS; `tool_caches/tests_macos.rs`
-/// evaluates those).
+/// Is `path` (canonical) writable under `policy`? Inside a writable root and inside no carve-out
+/// of any root (existing read-only paths, missing ones in any ASCII case) unless inside a root that
+/// lies in that carve-out (a root nested in another root's read-only path stays writable); not
+/// `denyRead`; and, with `protectGit`, no `.git` and no protected name as a component below a root
+/// holding it, in any ASCII case (protected names are not enforced inside `node_modules`); or in
+/// the private caches' directories (macOS; `tool_caches/tests_macos.rs` evaluates those). Which
+/// root a carve-out was attached to does not matter here: the profile's clauses are a union, and
+/// a nested root's carve-outs hold in every root around it (found by an attacker's review: this
+/// check once took each root's own carve-outs only, as the profile did, and missed it).
 fn expected_write(policy: &ResolvedPolicy, path: &Path) -> bool {
     let folded = |p: &Path| PathBuf::from(p.as_os_str().to_ascii_lowercase());
-    let carved = |r: &crate::policy::WritableRoot| {
-        r.read_only.iter().any(|c| path.starts_with(c)) || r.missing_read_only.iter().any(|m| folded(path).starts_with(folded(&m.path)))
-    };
-    let granted = policy.writable_roots.iter().any(|r| path.starts_with(&r.root) && !carved(r));
+    let roots = &policy.writable_roots;
+    let existing = roots.iter().flat_map(|r| r.read_only.iter()).map(|c| (c.clone(), path.starts_with(c)));
+    let missing = roots.iter().flat_map(|r| r.missing_read_only.iter()).map(|m| (m.path.clone(), folded(path).starts_with(folded(&m.path))));
+    let reopened = |c: &Path| roots.iter().any(|r| r.root.starts_with(c) && path.starts_with(&r.root));
+    let carved = existing.chain(missing).any(|(c, holds)| holds && !reopened(&c));
+    let granted = roots.iter().any(|r| path.starts_with(&r.root)) && !carved;
     let hidden = policy.deny_read.iter().any(|d| path.starts_with(d));
     let in_node_modules = path.components().any(|c| c.as_os_str() == "node_modules");
     let planted = policy.writable_roots.iter().filter(|r| path.starts_with(&r.root)).any(|r| {
@@ -170,6 +180,14 @@ fn every_policy_decides_what_it_says() {
             "writableRoots": [s(&top.join("other"))]})),
         ("a writable root nested in the workspace", json!({"mode": "workspace-write", "tmp": "read-only", "protectedNames": names,
             "writableRoots": [s(&ws.join("libs/sub/src"))]})),
+        // Found by an attacker's review: the workspace's carve-outs were writable through the clause
+        // of a writable root holding it (the tree lies in the writable /tmp).
+        ("carve-outs, /tmp writable", json!({"mode": "workspace-write", "protectedNames": names,
+            "readOnlyPaths": [s(&ws.join("ro")), s(&ws.join("missing"))]})),
+        ("carve-outs, a writable root above the workspace", json!({"mode": "workspace-write", "tmp": "read-only", "protectedNames": names,
+            "readOnlyPaths": [s(&ws.join("ro")), s(&ws.join("missing"))], "writableRoots": [s(top)]})),
+        ("a writable root in a read-only path, one above the workspace", json!({"mode": "workspace-write", "tmp": "read-only",
+            "readOnlyPaths": [s(&ws.join("ro"))], "writableRoots": [s(top), s(&ws.join("ro/w"))]})),
         ("protectGit off", json!({"mode": "workspace-write", "tmp": "read-only", "protectGit": false, "protectedNames": names})),
         ("no protected names", json!({"mode": "workspace-write", "tmp": "read-only", "protectedNames": []})),
         ("default protected names", json!({"mode": "workspace-write", "tmp": "read-only"})),
@@ -324,4 +342,36 @@ fn sandspawn_s_stores_cannot_be_read_but_the_run_s_own_caches_can() {
         assert!(!unlink(&held), "{} can be renamed away", held.display());
     }
     assert!(unlink(&t.ws.join(".local/share")), "the rest stays free");
+}
+
+/// Found by an attacker's review: the profile named `file-write-setugid` nowhere, and on macOS
+/// before 12.3 `file-write*` covers it, so a command could leave a set-ID program in a writable
+/// root. Now it is denied by name, in the last rule (after the terminal's `file-write*`), in every
+/// mode; other mode changes in the writable roots stay allowed.
+#[test]
+fn set_id_bits_are_refused_everywhere() {
+    let t = tree();
+    for mode in ["read-only", "workspace-write"] {
+        let p = policy_as_given(json!({"mode": mode}), &t.ws, Platform::Darwin);
+        for terminal in [false, true] {
+            let cmd = v(&["true"]);
+            let env = BTreeMap::new();
+            let plan = build(&PlanRequest {
+                command: &cmd, cwd: &t.ws, env: &env, policy: &p, platform: Platform::Darwin, bwrap: None, resolved_program: None,
+                helper: Some(helper_path()), runner_fds: true, terminal, rlimits: &[], own_files: &[], stores: &[], proxy: None,
+            })
+            .unwrap();
+            let text = plan.profile.as_deref().unwrap();
+            assert_eq!(text.lines().last(), Some("(deny file-write-setugid)"), "{mode}, terminal {terminal}: the last rule");
+            if terminal {
+                continue; // the same profile with the terminal's rule; its argv leads with the helper's
+            }
+            let prof = Profile::of_plan(&plan);
+            for f in [t.ws.join("file"), t.ws.join("new"), PathBuf::from("/tmp/f"), PathBuf::from("/dev/tty")] {
+                assert!(!prof.allows("file-write-setugid", Target::Path(&s(&f))), "{mode}: set-ID on {}", f.display());
+            }
+            let chmod = prof.allows("file-write-mode", Target::Path(&s(&t.ws.join("file"))));
+            assert_eq!(chmod, mode == "workspace-write", "{mode}: chmod in the workspace");
+        }
+    }
 }

@@ -109,3 +109,71 @@ fn posix_semaphores_only_under_python_multiprocessing_names() {
         }
     }
 }
+
+/// parity17: a writable root nested in another (the cwd a package, `writableRoots` the monorepo; or
+/// a workspace in `/tmp` with the default `tmp: 'writable'`) keeps its carve-outs only in its own
+/// clause of `(allow file-write* ...)`: the outer root's clause allows them.
+#[test]
+fn parity17_carve_outs_of_a_nested_root_stay_read_only() {
+    let (_t, top) = tmp();
+    let (mono, pkg) = (top.join("mono"), top.join("mono/pkg"));
+    for d in [".git/hooks", ".husky/_", "ro", "tools", "scripts"] {
+        fs::create_dir_all(pkg.join(d)).unwrap();
+    }
+    fs::write(pkg.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
+    fs::write(pkg.join(".git/config"), "[core]\n\thooksPath = .husky/_\n[include]\n\tpath = ../tools/gitconfig\n").unwrap();
+    fs::write(pkg.join("tools/gitconfig"), "[user]\n").unwrap();
+    fs::write(pkg.join("scripts/pre-commit"), "#!/bin/sh\n").unwrap();
+    std::os::unix::fs::symlink("../../scripts/pre-commit", pkg.join(".git/hooks/pre-push")).unwrap();
+    let ro = s(&pkg.join("ro"));
+    let alone = darwin(&policy_as_given(json!({"mode": "workspace-write", "tmp": "read-only", "readOnlyPaths": [ro]}), &pkg, Platform::Darwin), &pkg);
+    let nested = darwin(&policy_as_given(json!({"mode": "workspace-write", "tmp": "read-only", "readOnlyPaths": [ro], "writableRoots": [s(&mono)]}), &pkg, Platform::Darwin), &pkg);
+    for rel in [".husky/_/pre-commit", "ro/x", "tools/gitconfig", "scripts/pre-commit"] {
+        assert!(!alone.may_write(&s(&pkg.join(rel))), "{rel}: refused with the package alone");
+        assert!(!nested.may_write(&s(&pkg.join(rel))), "{rel}: refused when the monorepo is a writable root too");
+    }
+}
+
+/// parity17: in the runner's own runs (`Absent::UndoneAfter`) a missing home path below a missing
+/// directory is carved by its whole path (`~/.config/git`), so the profile lets the command make
+/// `~/.config` whole by renaming a directory it filled into place (undone only after the run).
+#[test]
+fn parity17_missing_home_path_by_renaming_a_directory_above_it() {
+    let (_t, top) = tmp();
+    let home = top.join("Users/me");
+    fs::create_dir_all(home.join("Library")).unwrap();
+    let _home = test_home::set(home.clone());
+    let mut p = crate::policy::resolve_policy(Some(&json!({"mode": "workspace-write", "tmp": "read-only"})), &crate::policy::PolicyContext { cwd: home.clone(), tmpdir: None, platform: Platform::Darwin, env: Default::default() }).unwrap();
+    p.walk_and_protect(crate::planted::Absent::UndoneAfter);
+    let prof = darwin(&p, &home);
+    let missing: Vec<String> = p.writable_roots.iter().flat_map(|r| r.missing_read_only.iter()).map(|m| s(&m.path)).filter(|m| m.contains(".config")).collect();
+    eprintln!("missing carve-outs under .config: {missing:?}");
+    assert!(!prof.may_write(&s(&home.join(".config/git/config"))), "writing ~/.config/git/config directly is refused");
+    // mkdir -p staging/git && echo ... > staging/git/config && mv staging .config
+    for (op, rel) in [("file-write-create", "staging/git/config"), ("file-write-unlink", "staging"), ("file-write-create", ".config")] {
+        assert!(!prof.allows(op, crate::plan::seatbelt_eval::Target::Path(&s(&home.join(rel)))) || rel.starts_with("staging"), "{op} {rel}: the rename into ~/.config is allowed");
+    }
+}
+
+/// parity17, the home variant: the cwd `~/dotfiles` (a stow layout, `~/.bashrc` a link into it)
+/// with `writableRoots: [~]`. The link's target is kept read-only in the cwd's clause; the home's
+/// clause allowed it.
+#[test]
+fn parity17_a_home_link_s_target_stays_read_only_when_the_home_is_a_writable_root_too() {
+    let (_t, top) = tmp();
+    let home = top.join("Users/me");
+    let dots = home.join("dotfiles");
+    fs::create_dir_all(&dots).unwrap();
+    fs::create_dir_all(home.join("Library")).unwrap();
+    fs::write(dots.join("bashrc"), "export A=1\n").unwrap();
+    std::os::unix::fs::symlink("dotfiles/bashrc", home.join(".bashrc")).unwrap();
+    let _home = test_home::set(home.clone());
+    let alone = workspace_write(&dots);
+    let nested = darwin(&policy_as_given(json!({"mode": "workspace-write", "tmp": "read-only", "writableRoots": [s(&home)]}), &dots, Platform::Darwin), &dots);
+    let target = s(&dots.join("bashrc"));
+    assert!(!alone.may_write(&target), "refused with ~/dotfiles alone");
+    assert!(!nested.may_write(&target), "refused when the home is a writable root too");
+    assert!(nested.may_write(&s(&dots.join("notes"))) && nested.may_write(&s(&home.join("notes"))), "the rest stays writable");
+    // The cwd cannot be renamed out of its rules into the home's clause (as bwrap pins it).
+    assert!(!nested.allows("file-write-unlink", Target::Path(&s(&dots))), "~/dotfiles can be renamed away");
+}

@@ -232,9 +232,14 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
     }
     // The host user's home inside a writable root (`home`): a few `lstat`s, none when it is not.
     let home = home::Bases::of_host().on_macos(policy.planted.macos);
-    c.home(&home, names, policy.absent == Absent::Placeholders, &tops, policy.reviewed);
-    c.global_git(policy.absent == Absent::Placeholders, policy.reviewed);
-    c.repo_includes(policy.absent == Absent::Placeholders, policy.reviewed);
+    // A missing host path below a missing directory is kept absent at that directory by plans
+    // another program runs (a placeholder needs an existing directory to be made in), and on macOS
+    // always: Seatbelt judges a rename by the name it creates, so `mv staging ~/.config` brought a
+    // whole `~/.config/git/config` past a rule on `~/.config/git` (found by an attacker's review).
+    let at_first_missing = policy.absent == Absent::Placeholders || policy.planted.macos;
+    c.home(&home, names, at_first_missing, &tops, policy.reviewed);
+    c.global_git(at_first_missing, policy.reviewed);
+    c.repo_includes(at_first_missing, policy.reviewed);
     let held_caches = c.held_caches(&policy.planted.held_caches, policy.absent == Absent::Placeholders);
     let hook_links = std::mem::take(&mut c.hook_links);
     crate::policy::sort_carve_outs(policy.writable_roots);
@@ -538,10 +543,10 @@ impl<'a> Carver<'a> {
 
     /// Keep the host's configuration below each home that a writable root holds (`home`): the
     /// protected names at a home that is no root's top (those are done already), and
-    /// `home::Bases::paths`. `placeholders`: a plan another program runs, whose missing paths need a
-    /// placeholder, which needs an existing directory to be made in (else the first missing
-    /// directory gets one); a run of the runner lists the path itself, undone after the run if the
-    /// command creates it. `skip`: reviewed roots (their changes are judged on the change set, and
+    /// `home::Bases::paths`. `placeholders`: a missing path below a missing directory is kept absent
+    /// at the first missing directory (a plan another program runs, whose placeholder needs an
+    /// existing directory to be made in; and on macOS); else (a run of the runner on Linux) the
+    /// path itself is listed, undone after the run if the command creates it. `skip`: reviewed roots (their changes are judged on the change set, and
     /// held back there: `review::risks`).
     fn home(&mut self, bases: &home::Bases, names: &[String], placeholders: bool, tops: &[PathBuf], skip: &[PathBuf]) {
         let skipped = |c: &Carver, p: &Path| c.root_of(p).is_none_or(|i| skip.contains(&c.roots[i].root)) || c.is_covered(p);
