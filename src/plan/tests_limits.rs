@@ -125,7 +125,7 @@ fn a_memory_backed_filesystem_a_later_mount_hides_is_left_alone() {
     let masked = at(json!({"mode": "read-only", "denyRead": ["/dev"]}), Path::new("/"));
     assert_eq!(inode_steps(&masked), Vec::<&str>::new(), "a denyRead mask above it");
     assert!(!masked.contains(&"CAP_SYS_ADMIN".to_string()), "nothing to mount: no capability kept for the helper");
-    let tmp = at(json!({"mode": "workspace-write", "tmp": "private", "writableRoots": ["/tmp"]}), Path::new("/usr"));
+    let tmp = at(json!({"mode": "workspace-write", "tmp": "private", "writableRoots": ["/tmp"]}), Path::new("/opt"));
     assert_eq!(inode_steps(&tmp), ["--tmpfs-inodes=131072:/dev/shm"], "a writable root at /tmp");
 }
 
@@ -134,7 +134,7 @@ fn a_memory_backed_filesystem_a_later_mount_hides_is_left_alone() {
 #[test]
 fn the_sandboxs_devpts_holds_a_bounded_share_of_the_machines_ptys() {
     let at = |mode: serde_json::Value| {
-        let cwd = Path::new("/usr");
+        let cwd = Path::new("/opt");
         let p = policy(mode, cwd, Platform::Linux);
         super::test_support::plan(&p, cwd, &["true"]).args
     };

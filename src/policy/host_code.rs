@@ -33,10 +33,25 @@ pub(super) const LOADER_DIRS: [&str; 1] = ["/etc/ld.so.conf.d"];
 /// /usr/src/app`); `local` is listed on its own.
 const USR_WRITABLE: [&str; 2] = ["src", "local"];
 
+/// The system's own code and configuration, where no writable root may lie (see
+/// `refuse_system_roots`): each with what it holds, for the message, and where below it a root may
+/// still lie. `/usr/local` has its own entry in case it is a link out of `/usr`.
+const SYSTEM_TREES: [(&str, &str, &[&str]); 6] = [
+    ("/usr", "the system's programs, libraries and the code interpreters and tools load (Perl's modules, git's template hooks)", &["/usr/src", "/usr/local/src"]),
+    ("/usr/local", "programs, libraries and code installed for every user of the host", &["/usr/local/src"]),
+    ("/etc", "the system's configuration, which names code to run (profile.d, cron.d, sudoers.d, Perl's modules in perl/)", &[]),
+    ("/boot", "the kernel, the initramfs and the boot loader's configuration", &[]),
+    ("/var/spool/cron", "the crontabs cron runs", &[]),
+    ("/var/lib/dpkg", "the scripts dpkg runs when a package is upgraded or removed", &[]),
+];
+
 /// Keep all of them read-only in the writable roots that hold them.
 pub(super) fn keep_host_code(roots: &mut [WritableRoot]) {
     keep(roots, &crate::capabilities::discover::SYSTEM_PROGRAM_DIRS, PlaceholderKind::Dir);
     keep_usr(roots);
+    // A root holding `/etc`, `/boot`, ... (`/var` holds `/var/spool/cron`): whole, as `/usr`'s entries.
+    let trees: Vec<&str> = SYSTEM_TREES.iter().map(|t| t.0).filter(|d| !d.starts_with("/usr")).collect();
+    keep(roots, &trees, PlaceholderKind::Dir);
     keep(roots, &LIBRARY_DIRS, PlaceholderKind::Dir);
     keep(roots, &LOADER_DIRS, PlaceholderKind::Dir);
     keep(roots, &LOADER_FILES, PlaceholderKind::File);
@@ -82,6 +97,41 @@ pub(super) fn refuse_roots_inside(roots: &[WritableRoot], cwd: &Path) -> Result<
                  a command could plant code every later program runs; give a directory outside it",
                 r.root.display(),
                 dir.display()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// `ERR_SANDBOX_INVALID_OPTIONS` for a writable root that is or lies in one of `SYSTEM_TREES` but
+/// not in a place it allows (`/usr/src`). Found by an attacker's review (fixes17/usrsub.sh): as root
+/// with the cwd `/usr/share/perl5` a run wrote `strict.pm`, which the host's `perl -e 'use strict'`
+/// ran; with `/usr/local/share`, `perl/5.36.0/strict.pm` and git's template hooks (the next `git
+/// clone` ran them); with `/etc`, `perl/strict.pm`. `keep_usr` acted only on a root holding `/usr`,
+/// and `refuse_roots_inside` only on the program and library directories; and a root of `/usr` or
+/// `/usr/local` could still make a new entry there (`/usr/local/go/bin/go`, on many a `PATH`) under
+/// bwrap and in review mode. Whatever a run there could write is the system's, so such a root is
+/// refused in every mode and for every user (as `refuse_roots_inside`: one who cannot write there
+/// loses nothing). Compared canonically: `roots` are, and so are the trees here.
+pub(super) fn refuse_system_roots(roots: &[WritableRoot], cwd: &Path) -> Result<()> {
+    let real = |p: &str| std::fs::canonicalize(p).unwrap_or_else(|_| p.into());
+    for (dir, holds, allowed) in SYSTEM_TREES {
+        let tree = real(dir);
+        let allowed: Vec<std::path::PathBuf> = allowed.iter().map(|a| real(a)).collect();
+        let inside = |r: &WritableRoot| r.root.starts_with(&tree) && !allowed.iter().any(|a| r.root.starts_with(a));
+        let Some(r) = roots.iter().find(|r| inside(r)) else { continue };
+        let option = if r.root == cwd { "cwd" } else { "sandbox.writableRoots" };
+        let elsewhere = match allowed.as_slice() {
+            [] => String::new(),
+            a => format!(" (in {} is fine)", a.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(" or ")),
+        };
+        return Err(SandboxError::invalid(
+            option,
+            format!(
+                "writable root {} is or lies in {}, {holds}: a command running as root could plant code the host runs later; \
+                 give a directory outside it{elsewhere}, or use mode 'read-only'",
+                r.root.display(),
+                tree.display()
             ),
         ));
     }

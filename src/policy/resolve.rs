@@ -77,6 +77,7 @@ pub fn resolve_policy(value: Option<&Value>, ctx: &PolicyContext) -> Result<Reso
     if ctx.platform == Platform::Linux {
         super::host_code::keep_host_code(&mut roots);
         super::host_code::refuse_roots_inside(&roots, &ctx.cwd)?;
+        super::host_code::refuse_system_roots(&roots, &ctx.cwd)?;
     }
     let (deny_read, deny_links, reviewed_deny_links) = deny_read(&raw, &mut roots, &reviewed)?;
     // After readOnlyPaths: nothing is walked or created inside them. Reviewed roots are judged on

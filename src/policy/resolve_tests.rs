@@ -346,9 +346,7 @@ fn system_program_directories_in_a_writable_root_stay_read_only() {
     super::super::host_code::keep(&mut roots, &[bin.to_str().unwrap(), sbin.to_str().unwrap(), "/usr/bin"], PlaceholderKind::Dir);
     assert_eq!(roots[0].read_only, vec![bin]);
     assert_eq!(roots[0].missing_read_only, vec![missing(sbin, PlaceholderKind::Dir)]);
-    let p = resolve(json!({"mode": "workspace-write", "tmp": "read-only", "writableRoots": ["/usr/local"]}), &w.root).unwrap();
-    let local = p.writable_roots.iter().find(|r| r.root == Path::new("/usr/local")).unwrap();
-    assert!(local.read_only.contains(&PathBuf::from("/usr/local/bin")), "{:?}", local.read_only);
+    // A root of `/usr/local` itself is refused now (`a_writable_root_in_the_systems_code_or_configuration_is_refused`).
 }
 
 /// An attacker's review: as root with the cwd `/usr`, a run wrote `/usr/lib/x86_64-linux-gnu/libcap.so.2`,
@@ -368,12 +366,7 @@ fn library_directories_and_the_loaders_configuration_in_a_writable_root_stay_rea
     super::super::host_code::keep(&mut roots, &[&preload], PlaceholderKind::File);
     assert_eq!(roots[0].read_only, vec![w.root.join("usr/lib"), w.root.join("etc/ld.so.conf.d")]);
     assert_eq!(roots[0].missing_read_only, vec![missing(w.root.join("usr/lib32"), PlaceholderKind::Dir), missing(w.root.join("etc/ld.so.preload"), PlaceholderKind::File)]);
-    let p = resolve(json!({"mode": "workspace-write", "tmp": "read-only", "writableRoots": ["/usr"]}), &w.root).unwrap();
-    let usr = p.writable_roots.iter().find(|r| r.root == Path::new("/usr")).unwrap();
-    for kept in ["/usr/lib", "/usr/bin", "/usr/local/lib"] {
-        assert!(usr.read_only.contains(&PathBuf::from(kept)), "{kept}: {:?}", usr.read_only);
-    }
-    assert!(!usr.read_only.iter().any(|p| p.starts_with("/usr/src")), "{:?}", usr.read_only);
+    // A root of `/usr` itself is refused now (`a_writable_root_in_the_systems_code_or_configuration_is_refused`).
 }
 
 /// A fixer's finding: a root inside one of those directories (cwd `/usr/lib/x86_64-linux-gnu`)
@@ -386,6 +379,40 @@ fn a_writable_root_inside_a_library_or_program_directory_is_refused() {
     let e = resolve(json!({"mode": "workspace-write", "tmp": "read-only", "writableRoots": [sub]}), &w.root).unwrap_err();
     assert_eq!(e.code, crate::error::ErrorCode::InvalidOptions, "{sub:?}: {e:?}");
     assert!(e.message.contains("load code from") && e.message.contains(&*c.to_string_lossy()), "{}", e.message);
-    let p = resolve(json!({"mode": "workspace-write", "tmp": "read-only", "writableRoots": ["/usr/lib"]}), &w.root).unwrap();
-    assert!(p.writable_roots.iter().any(|r| r.root == Path::new("/usr/lib") && r.read_only.contains(&PathBuf::from("/usr/lib"))), "one of them itself is kept read-only whole");
+    // One of them itself: kept read-only whole in a root that is it (`/lib` where it is not a link),
+    // refused where it lies in `/usr` (`refuse_system_roots`).
+    let mut roots = vec![WritableRoot { root: c.clone(), read_only: Vec::new(), missing_read_only: Vec::new() }];
+    super::super::host_code::keep_host_code(&mut roots);
+    assert!(roots[0].read_only.contains(&c), "one of them itself is kept read-only whole: {:?}", roots[0].read_only);
+    assert!(resolve(json!({"mode": "workspace-write", "tmp": "read-only", "writableRoots": ["/usr/lib"]}), &w.root).is_err());
+}
+
+/// An attacker's review (/work/atk/fixes17/usrsub.sh): as root with the cwd `/usr/share/perl5`,
+/// a run wrote `strict.pm`, which the host's `perl -e 'use strict'` ran; with `/usr/local/share`,
+/// `perl/5.36.0/strict.pm` and git's template hooks; with `/etc`, `perl/strict.pm`. Every root in
+/// `/usr` or `/usr/local` (themselves included: a root holding them could make a new entry there,
+/// `/usr/local/go/bin/go`) but under `src`, and `/etc`, `/boot`, `/var/spool/cron`, `/var/lib/dpkg`
+/// or one inside them, is refused, however named (a link to one is its target).
+#[test]
+fn a_writable_root_in_the_systems_code_or_configuration_is_refused() {
+    let w = ws();
+    let link = w.root.join("share-link");
+    std::os::unix::fs::symlink("/usr/share", &link).unwrap();
+    let refused = ["/usr/share/perl5", "/usr/share", "/usr/local/share", "/usr/share/git-core/templates", "/usr/local/etc", "/usr", "/usr/local", "/usr/lib", "/usr/include", "/etc", "/etc/profile.d", "/boot", "/var/lib/dpkg", "/var/lib/dpkg/info", "/var/spool/cron"];
+    for p in refused.iter().map(PathBuf::from).chain([link]).filter(|p| p.is_dir()) {
+        let e = resolve(json!({"mode": "workspace-write", "tmp": "read-only", "writableRoots": [p]}), &w.root).unwrap_err();
+        assert_eq!(e.code, crate::error::ErrorCode::InvalidOptions, "{p:?}: {e:?}");
+        assert!(e.message.contains("sandbox.writableRoots") && e.message.contains("plant code"), "{p:?}: {}", e.message);
+        // The same as the cwd, and in review mode.
+        let c = fs::canonicalize(&p).unwrap();
+        let e = resolve(json!({"mode": "workspace-write", "tmp": "read-only"}), &c).unwrap_err();
+        assert!(e.message.starts_with("options.cwd:"), "{p:?}: {}", e.message);
+        let e = resolve(json!({"mode": "workspace-write", "tmp": "read-only", "workspace": "review"}), &c).unwrap_err();
+        assert!(e.message.starts_with("options.cwd:"), "{p:?}: {}", e.message);
+    }
+    // `src` stays writable (Docker's `WORKDIR /usr/src/app`), and so does `/opt`.
+    for p in ["/usr/src", "/usr/local/src", "/opt"].map(PathBuf::from).into_iter().filter(|p| p.is_dir()) {
+        let r = resolve(json!({"mode": "workspace-write", "tmp": "read-only", "writableRoots": [p]}), &w.root);
+        assert!(r.is_ok(), "{p:?}: {:?}", r.err());
+    }
 }
