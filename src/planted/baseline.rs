@@ -59,6 +59,9 @@ pub struct Baseline {
     pub held_caches: Vec<HeldCache>,
     /// The hooks that lead elsewhere (`hook_links`): said in the run's result, checked after it.
     pub hook_links: super::hook_risks::Kept,
+    /// What the host's global git configuration names as programs that nothing here resolves
+    /// (`global_git::Global::not_enforced`): said in the run's result.
+    pub global_git_unresolved: Vec<String>,
     /// `walk_and_protect` ran (until then only the tops are protected).
     pub walked: bool,
 }

@@ -18,7 +18,8 @@ pub fn entries(text: &str) -> Vec<Entry> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut out = Vec::new();
     let mut section = String::new();
-    for raw in text.lines() {
+    let mut lines = text.lines();
+    while let Some(raw) = lines.next() {
         let mut line = raw.trim();
         if let Some(rest) = line.strip_prefix('[') {
             let Some(end) = rest.find(']') else { continue };
@@ -29,7 +30,7 @@ pub fn entries(text: &str) -> Vec<Entry> {
             continue;
         }
         let (name, value) = match line.split_once('=') {
-            Some((n, v)) => (n.trim(), Some(unquote(v))),
+            Some((n, v)) => (n.trim(), Some(value(v, &mut lines))),
             None => (strip_comment(line).trim(), None),
         };
         if !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
@@ -55,12 +56,20 @@ fn strip_comment(s: &str) -> &str {
     s.find(['#', ';']).map(|i| &s[..i]).unwrap_or(s)
 }
 
-/// A value as git reads it: surrounding blanks dropped, `"..."` joined, `\"`, `\\`, `\t`, `\n`
-/// unescaped, a `#`/`;` outside quotes ends it.
+/// A subsection's name, quotes and escapes removed (a header is one line).
 fn unquote(v: &str) -> String {
-    let mut out = String::new();
-    let mut quoted = false;
-    let mut chars = v.trim().chars();
+    value(v, &mut std::iter::empty())
+}
+
+/// A value as git reads it (its `parse_value`): surrounding blanks dropped, `"..."` joined, `\"`,
+/// `\\`, `\t`, `\n` unescaped, a `#`/`;` outside quotes ends it, and a backslash ending the line
+/// joins the next one of `more` (git removes backslash-newline, in quotes or not; blanks leading
+/// the value are dropped, on the next line too while nothing came before). Found by an attacker's
+/// review: `sshCommand = \` + newline + `~/dotfiles/bin/sshcmd`, and `path = ~/dotfiles/\` +
+/// newline + `gitconfig.local`, went unread, and a run rewrote what they name.
+fn value<'a>(first: &'a str, more: &mut dyn Iterator<Item = &'a str>) -> String {
+    let (mut out, mut quoted) = (String::new(), false);
+    let mut chars = first.chars();
     while let Some(c) = chars.next() {
         match c {
             '"' => quoted = !quoted,
@@ -68,9 +77,13 @@ fn unquote(v: &str) -> String {
                 Some('t') => out.push('\t'),
                 Some('n') => out.push('\n'),
                 Some(o) => out.push(o),
-                None => {}
+                None => match more.next() {
+                    Some(next) => chars = next.chars(),
+                    None => break,
+                },
             },
             '#' | ';' if !quoted => break,
+            c if c.is_whitespace() && !quoted && out.is_empty() => {}
             _ => out.push(c),
         }
     }
@@ -98,14 +111,42 @@ pub fn risky_keys(text: &str) -> Vec<String> {
 /// `~/…`, or relative with a `/` (the caller decides what those are relative to). Not only the
 /// first: `sh ~/bin/fsmon.sh`, `env A=1 /opt/x`, `"/opt/pager"` (found by an attacker's review).
 /// A word holding blanks (`sh -c '/opt/x "$@"'`) is split again, once.
+///
+/// The shell expands the home in them: a leading `$HOME` or `${HOME}` is given as `~`, for the
+/// caller to expand as `~/` and `~user/` (found by an attacker's review: `fsmonitor =
+/// $HOME/dotfiles/bin/fsmon`, `helper = "!\"$HOME/…\""` were taken for relative paths and
+/// dropped). Any other word that holds a `$` or a backquote (`$TOOLS/x`, `` `which x` ``) is
+/// given too, for the caller to report as unresolved (`unresolved`), but for git's own arguments
+/// (`"$@"`, `$1`, a tool's `$LOCAL`), which name no program.
 pub fn program_paths(key: &str, value: &str) -> Vec<String> {
     if !program_key(key, value) {
         return Vec::new();
     }
     let words = shell_words(value.trim_start().trim_start_matches('!'));
     let inner = words.iter().filter(|w| w.contains(char::is_whitespace)).flat_map(|w| shell_words(w));
-    let pathlike = |w: &String| w.starts_with('/') || w.starts_with("~/") || (w.contains('/') && !w.starts_with('-') && !w.contains('='));
-    words.iter().cloned().chain(inner).filter(pathlike).collect()
+    let pathlike = |w: &String| {
+        w.starts_with('/') || w.starts_with('~') && w.contains('/') || (w.contains('/') && !w.starts_with('-') && !w.contains('=')) || unresolved(w)
+    };
+    words.iter().cloned().chain(inner).map(home_variable).filter(pathlike).collect()
+}
+
+/// `$HOME/x` and `${HOME}/x` → `~/x` (and either alone → `~`).
+fn home_variable(w: String) -> String {
+    for var in ["$HOME", "${HOME}"] {
+        if let Some(rest) = w.strip_prefix(var).filter(|r| r.is_empty() || r.starts_with('/')) {
+            return format!("~{rest}");
+        }
+    }
+    w
+}
+
+/// Whether a word of a program value names something only the shell can tell: a `$` or a
+/// backquote in it, but for the arguments git passes (`$@`, `$1`, difftool's `$LOCAL`, ...).
+pub fn unresolved(w: &str) -> bool {
+    const GIVEN: &[&str] = &["@", "*", "#", "?", "-", "$", "!", "LOCAL", "REMOTE", "MERGED", "BASE"];
+    let name = w.strip_prefix('$').map(|n| n.strip_prefix('{').and_then(|n| n.strip_suffix('}')).unwrap_or(n));
+    let given = name.is_some_and(|n| GIVEN.contains(&n) || (!n.is_empty() && n.chars().all(|c| c.is_ascii_digit())));
+    (w.contains('$') || w.contains('`')) && !given && w != "$"
 }
 
 /// Whether `key` runs a program its value names (the paths and includes, `core.hooksPath` and
@@ -213,6 +254,27 @@ mod tests {
         assert_eq!(program_paths("pager.log", "/x/p"), vec!["/x/p"]);
         assert_eq!(program_paths("difftool.x.cmd", "/x/d --opt=/y"), vec!["/x/d"]);
         assert_eq!(program_paths("include.path", "/x/inc"), Vec::<String>::new(), "a file read, not run");
+    }
+
+    /// An attacker's review (gitspell.sh): git removes a backslash-newline in a value, and the
+    /// shell it hands a program to expands `$HOME`; neither was read so, and a run rewrote what
+    /// they named. A word only the shell resolves is given, for the caller to report.
+    #[test]
+    fn values_join_continued_lines_and_program_words_expand_the_home() {
+        let text = "[core]\n\tsshCommand = \\\n\t\t~/d/bin/ssh\n[include]\n\tpath = ~/d/\\\ngitconfig.local\n\tpath = \"a\\\n b\" # c \\\n[x]\n\ty = 1\n";
+        let got: Vec<(String, String)> = entries(text).into_iter().map(|e| (e.key, e.value.unwrap_or_default())).collect();
+        let want = [("core.sshcommand", "~/d/bin/ssh"), ("include.path", "~/d/gitconfig.local"), ("include.path", "a b"), ("x.y", "1")];
+        assert_eq!(got, want.map(|(k, v)| (k.to_string(), v.to_string())), "a comment's backslash joins nothing");
+        assert_eq!(program_paths("core.fsmonitor", "$HOME/d/bin/fsmon"), vec!["~/d/bin/fsmon"]);
+        assert_eq!(program_paths("core.pager", "${HOME}/d/bin/pager -R"), vec!["~/d/bin/pager"]);
+        assert_eq!(program_paths("credential.helper", "!\"$HOME/d/bin/cred\""), vec!["~/d/bin/cred"]);
+        assert_eq!(program_paths("core.editor", "~someone/d/bin/editor"), vec!["~someone/d/bin/editor"]);
+        assert_eq!(program_paths("core.editor", "$HOMEDIR/ed"), vec!["$HOMEDIR/ed"], "not the home: left to the shell");
+        assert_eq!(program_paths("core.pager", "$PAGER"), vec!["$PAGER"]);
+        assert_eq!(program_paths("core.pager", "`which less`"), vec!["`which", "less`"]);
+        assert!(unresolved("$PAGER") && unresolved("$HOMEDIR/ed") && unresolved("`which") && !unresolved("~/x"));
+        assert_eq!(program_paths("difftool.x.cmd", "/x/d \"$LOCAL\" \"$REMOTE\""), vec!["/x/d"], "git's own arguments name no program");
+        assert_eq!(program_paths("alias.q", "!sh -c '/x/inner \"$@\"' -"), vec!["/x/inner \"$@\"", "/x/inner"]);
     }
 
     #[test]

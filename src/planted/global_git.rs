@@ -3,10 +3,11 @@
 //! an attacker's review, a run wrote `.githooks/pre-commit` and the host's next `git commit` ran
 //! it, since only each repository's own configuration was read.
 //!
-//! Read as git reads them, last one winning: the system file (`$GIT_CONFIG_SYSTEM`, else
-//! `/etc/gitconfig` and Homebrew's; none with `$GIT_CONFIG_NOSYSTEM`), then the global ones
-//! (`$GIT_CONFIG_GLOBAL` alone, else `$XDG_CONFIG_HOME/git/config` or `~/.config/git/config`, then
-//! `~/.gitconfig`), each with the files its `include.path` names. `includeIf` is not followed for
+//! Read as git reads them, last one winning, but all of them whatever the host process's
+//! environment says (`files_from`): the system files (`$GIT_CONFIG_SYSTEM`, `/etc/gitconfig`,
+//! Homebrew's, each `git`'s on `PATH`), then the global ones (`$GIT_CONFIG_GLOBAL`,
+//! `$XDG_CONFIG_HOME/git/config`, then `~/.config/git/config` and `~/.gitconfig` of each home),
+//! each with the files its `include.path` names (`git_paths::include`). `includeIf` is not followed for
 //! the hooks path (its conditions depend on the repository): README says so.
 //!
 //! `Global::files` lists every file read or looked for, `includeIf` targets too whatever their condition:
@@ -29,7 +30,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use super::{gitconfig, small_file};
+use super::{git_paths, gitconfig, small_file};
 
 /// git's own bound on nested includes.
 const MAX_DEPTH: usize = 10;
@@ -62,17 +63,31 @@ pub struct Global {
     /// `files` are. Found by an attacker's review: `core.fsmonitor = ~/bin/fsmon` with `~/bin` a
     /// link into the dotfiles checkout a run worked in, and the host's next `git status` ran it.
     pub programs: Vec<PathBuf>,
+    /// The program words only the shell can resolve (`gitconfig::unresolved`: `$TOOLS/fsmon`,
+    /// `` `which x` ``), as `key = word (file)`: nothing is kept for them, and the run's result says
+    /// so (`notEnforced`) rather than nothing at all (found by an attacker's review).
+    pub unresolved: Vec<String>,
 }
 
 /// The configuration as it is now, from the cache when no file changed since.
 pub fn now() -> Global {
-    let (Values { hooks, template, programs }, files) = current();
+    let (Values { hooks, template, programs, unresolved }, files) = current();
     let env_template = std::env::var_os("GIT_TEMPLATE_DIR").filter(|v| !v.is_empty()).map(PathBuf::from);
     #[cfg(test)]
     let env_template = env_template.filter(|_| super::home::test_home::get().is_none());
-    let absolute_hooks = hooks.as_deref().and_then(|h| expand(h, Path::new("")).filter(|p| p.is_absolute()));
+    let absolute_hooks = hooks.as_deref().map(|h| expand(h, Path::new(""))).unwrap_or_default().into_iter().filter(|p| p.is_absolute());
     let host_dirs = env_template.into_iter().filter(|p| p.is_absolute()).chain(template).chain(absolute_hooks).collect();
-    Global { hooks, files, host_dirs, programs }
+    Global { hooks, files, host_dirs, programs, unresolved }
+}
+
+impl Global {
+    /// What the run's result says in `sandboxDetails.notEnforced` of these programs.
+    pub fn not_enforced(&self) -> Vec<String> {
+        self.unresolved
+            .iter()
+            .map(|u| format!("git configuration: the program {u} is named through a shell expansion other than $HOME: not resolved, not kept read-only if a writable root holds it"))
+            .collect()
+    }
 }
 
 /// A repository's own configuration files (`repo::config_files`), read as the global ones are (this
@@ -93,7 +108,7 @@ pub struct Own {
 }
 
 pub fn repository(configs: &[PathBuf], top: &Path) -> Own {
-    let (mut seen, mut value, mut named) = (Vec::new(), Values::default(), Vec::new());
+    let (mut seen, mut value, mut named) = (Vec::new(), Values::default(), Named::default());
     for f in configs {
         read(f, 0, &mut seen, Some(&mut value), &mut named);
     }
@@ -104,7 +119,7 @@ pub fn repository(configs: &[PathBuf], top: &Path) -> Own {
         }
     }
     let mut programs: Vec<PathBuf> = Vec::new();
-    for p in named {
+    for p in named.programs {
         let p = match p.is_absolute() {
             true => Some(p),
             false => Some(physical(&top.join(p))).filter(|p| p.parent().is_some_and(Path::is_dir)),
@@ -157,6 +172,16 @@ struct Values {
     template: Option<PathBuf>,
     /// `Global::programs`, made absolute.
     programs: Vec<PathBuf>,
+    /// `Global::unresolved`.
+    unresolved: Vec<String>,
+}
+
+/// What the files read name as programs: paths (`~/`, `~user/` expanded; relative ones as
+/// written) and the words left to the shell (`Global::unresolved`).
+#[derive(Default)]
+struct Named {
+    programs: Vec<PathBuf>,
+    unresolved: Vec<String>,
 }
 
 /// The values and the files read, from the cache when no file changed since.
@@ -168,16 +193,17 @@ fn current() -> (Values, Vec<PathBuf>) {
     }
     let mut seen = Vec::new();
     let mut value = Values::default();
-    let mut programs = Vec::new();
+    let mut named = Named::default();
     for f in &tops {
-        read(f, 0, &mut seen, Some(&mut value), &mut programs);
+        read(f, 0, &mut seen, Some(&mut value), &mut named);
     }
     // Timestamps are coarse: what changed in this very second may change again unseen.
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
     let settled = seen.iter().all(|(_, s): &(PathBuf, Stat)| s.is_none_or(|s| s.5 < now));
     let read: Vec<PathBuf> = seen.iter().map(|(p, _)| p.clone()).collect();
     // A relative program runs from each repository's top: not one path here (README says so).
-    value.programs = programs.into_iter().filter(|p| p.is_absolute()).collect();
+    value.programs = named.programs.into_iter().filter(|p| p.is_absolute()).collect();
+    value.unresolved = named.unresolved;
     *cache = settled.then(|| Cache { tops, seen, value: value.clone() });
     (value, read)
 }
@@ -200,7 +226,7 @@ fn stat(p: &Path) -> Stat {
 
 /// `file` and what it includes, in order: `value` holds the last values met, `None` below an
 /// `includeIf` (read for `seen` and `programs` only).
-fn read(file: &Path, depth: usize, seen: &mut Vec<(PathBuf, Stat)>, mut value: Option<&mut Values>, programs: &mut Vec<PathBuf>) {
+fn read(file: &Path, depth: usize, seen: &mut Vec<(PathBuf, Stat)>, mut value: Option<&mut Values>, named: &mut Named) {
     if seen.len() >= MAX_FILES {
         return;
     }
@@ -210,12 +236,18 @@ fn read(file: &Path, depth: usize, seen: &mut Vec<(PathBuf, Stat)>, mut value: O
         let Some(v) = e.value.filter(|v| !v.is_empty()) else { continue };
         let conditional = e.key.starts_with("includeif.") && e.key.ends_with(".path");
         let dir = file.parent().unwrap_or(Path::new("/"));
-        // Absolute and `~/` ones made absolute; relative ones as written, for the caller to
-        // place (a repository's run from its worktree's top; the global ones' are not kept).
+        // Absolute, `~/` and `~user/` ones made absolute; relative ones as written, for the
+        // caller to place (a repository's run from its worktree's top; the global ones' are not
+        // kept); those only the shell resolves, said.
         for w in gitconfig::program_paths(&e.key, &v) {
-            let p = if w.starts_with("~/") { expand(&w, dir) } else { Some(PathBuf::from(w)) };
-            if let Some(p) = p.filter(|p| !programs.contains(p)) {
-                programs.push(p);
+            if gitconfig::unresolved(&w) {
+                named.unresolved.push(format!("`{} = {w}` ({})", e.key, file.display()));
+                continue;
+            }
+            for p in git_paths::tilde(&w, &git_paths::homes()) {
+                if !named.programs.contains(&p) {
+                    named.programs.push(p);
+                }
             }
         }
         match e.key.as_str() {
@@ -226,12 +258,12 @@ fn read(file: &Path, depth: usize, seen: &mut Vec<(PathBuf, Stat)>, mut value: O
             }
             "init.templatedir" => {
                 if let Some(value) = value.as_deref_mut() {
-                    value.template = expand(&v, dir);
+                    value.template = expand(&v, dir).into_iter().next();
                 }
             }
             _ if (conditional || e.key == "include.path") && depth < MAX_DEPTH => {
-                if let Some(inc) = expand(&v, dir) {
-                    read(&inc, depth + 1, seen, if conditional { None } else { value.as_deref_mut() }, programs);
+                for inc in expand(&v, dir) {
+                    read(&inc, depth + 1, seen, if conditional { None } else { value.as_deref_mut() }, named);
                 }
             }
             _ => {}
@@ -239,47 +271,42 @@ fn read(file: &Path, depth: usize, seen: &mut Vec<(PathBuf, Stat)>, mut value: O
     }
 }
 
-/// An include's path: `~/` from the home, relative from the including file's directory.
-fn expand(p: &str, dir: &Path) -> Option<PathBuf> {
-    match p.strip_prefix("~/") {
-        Some(rest) => home().map(|h| h.join(rest)),
-        None => Some(dir.join(p)),
-    }
-}
-
-fn home() -> Option<PathBuf> {
-    #[cfg(test)]
-    if let Some(home) = super::home::test_home::get() {
-        return Some(home);
-    }
-    std::env::var_os("HOME").map(PathBuf::from).filter(|p| p.is_absolute())
+/// A path of the configuration as git expands it (`git_paths::include`): `~/` from each home,
+/// `~user/`, relative from the including file's directory.
+fn expand(p: &str, dir: &Path) -> Vec<PathBuf> {
+    git_paths::include(p, dir, &git_paths::homes())
 }
 
 /// The configuration files git reads before a repository's own, in its order.
 fn files() -> Vec<PathBuf> {
     #[cfg(test)]
     if let Some(home) = super::home::test_home::get() {
-        return vec![home.join(".config/git/config"), home.join(".gitconfig")];
+        return files_from(&|_| None, &[home], &[]);
     }
     let env = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
-    let mut out = Vec::new();
-    let no_system = env("GIT_CONFIG_NOSYSTEM").is_some_and(|v| !matches!(v.to_str(), Some("0" | "false" | "no" | "off")));
-    if !no_system {
-        match env("GIT_CONFIG_SYSTEM") {
-            Some(f) => out.push(f),
-            // Distributions' git, then Homebrew's (its prefix's etc).
-            None => out.extend(["/etc/gitconfig", "/opt/homebrew/etc/gitconfig", "/usr/local/etc/gitconfig"].map(PathBuf::from)),
+    files_from(&env, &git_paths::homes(), &git_paths::system_files())
+}
+
+/// `files`, for this environment (`env`), these homes and system files: the union of what the
+/// environment names and the defaults, as the host process's environment is not the user's. Found
+/// by an attacker's review: a harness ran with `GIT_CONFIG_GLOBAL=/dev/null` (or another
+/// `XDG_CONFIG_HOME`) for its own git, the user's `~/.gitconfig` went unread, and a run rewrote
+/// the include and the program it names, which the user's next `git status` ran. So too the
+/// system files whatever `GIT_CONFIG_NOSYSTEM` says. In git's order (system, XDG, home), the
+/// environment's before the defaults: the user's own `core.hooksPath`, read last, wins.
+fn files_from(env: &dyn Fn(&str) -> Option<PathBuf>, homes: &[PathBuf], system: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = env("GIT_CONFIG_SYSTEM").into_iter().chain(system.iter().cloned()).collect();
+    out.extend(env("GIT_CONFIG_GLOBAL"));
+    out.extend(env("XDG_CONFIG_HOME").filter(|p| p.is_absolute()).map(|x| x.join("git/config")));
+    out.extend(homes.iter().map(|h| h.join(".config/git/config")));
+    out.extend(homes.iter().map(|h| h.join(".gitconfig")));
+    let mut unique = Vec::new();
+    for f in out {
+        if !unique.contains(&f) {
+            unique.push(f);
         }
     }
-    match env("GIT_CONFIG_GLOBAL") {
-        Some(f) => out.push(f),
-        None => {
-            let xdg = env("XDG_CONFIG_HOME").filter(|p| p.is_absolute()).or_else(|| home().map(|h| h.join(".config")));
-            out.extend(xdg.map(|x| x.join("git/config")));
-            out.extend(home().map(|h| h.join(".gitconfig")));
-        }
-    }
-    out
+    unique
 }
 
 #[cfg(test)]
@@ -321,5 +348,30 @@ mod tests {
             assert!(read.contains(&p), "{} in {read:?}", p.display());
         }
         assert_eq!(hooks_path(), None, "an includeIf's is not taken");
+    }
+
+    /// An attacker's review (gitglobalenv.sh): the host process (an agent harness) ran with
+    /// `GIT_CONFIG_GLOBAL=/dev/null`, or another `XDG_CONFIG_HOME`, for its own git; the user's
+    /// `~/.gitconfig` and `~/.config/git/config` were not read, and a run rewrote the files they
+    /// include and the programs they name. Both are read now: the environment's files and the
+    /// defaults of every home, the system's too whatever `GIT_CONFIG_NOSYSTEM` says.
+    #[test]
+    fn the_environment_hides_no_default_file() {
+        let (h1, h2) = (PathBuf::from("/h1"), PathBuf::from("/h2"));
+        let system = [PathBuf::from("/etc/gitconfig"), PathBuf::from("/usr/local/etc/gitconfig")];
+        let env = |k: &str| match k {
+            "GIT_CONFIG_GLOBAL" => Some(PathBuf::from("/dev/null")),
+            "GIT_CONFIG_SYSTEM" => Some(PathBuf::from("/harness/system")),
+            "GIT_CONFIG_NOSYSTEM" => Some(PathBuf::from("1")),
+            "XDG_CONFIG_HOME" => Some(PathBuf::from("/elsewhere")),
+            _ => None,
+        };
+        let read = files_from(&env, &[h1.clone(), h2.clone()], &system);
+        let want = [&system[0], &system[1], Path::new("/harness/system"), Path::new("/dev/null"), Path::new("/elsewhere/git/config")];
+        for p in want.into_iter().map(Path::to_path_buf).chain([&h1, &h2].into_iter().flat_map(|h| [h.join(".config/git/config"), h.join(".gitconfig")])) {
+            assert!(read.contains(&p), "{} in {read:?}", p.display());
+        }
+        let defaults = files_from(&|_| None, &[h1.clone()], &system);
+        assert_eq!(defaults.last(), Some(&h1.join(".gitconfig")), "the user's own last, its hooks path winning: {defaults:?}");
     }
 }

@@ -32,6 +32,7 @@ mod armed;
 mod baseline;
 pub mod changed;
 mod detect;
+pub mod git_paths;
 pub mod gitconfig;
 pub mod global_git;
 pub mod home;
@@ -242,6 +243,7 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
     c.repo_includes(at_first_missing, policy.reviewed);
     let held_caches = c.held_caches(&policy.planted.held_caches, policy.absent == Absent::Placeholders);
     let hook_links = std::mem::take(&mut c.hook_links);
+    let global_git_unresolved = c.global.not_enforced();
     crate::policy::sort_carve_outs(policy.writable_roots);
     let (mut named, mut named_changed_at) = (HashMap::new(), HashMap::new());
     let mut report_only = Vec::new();
@@ -276,6 +278,7 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
         identities,
         deny_links,
         hook_links,
+        global_git_unresolved,
         named,
         named_changed_at,
         report_repositories: policy.protect_git,

@@ -658,6 +658,32 @@ fn every_program_path_word_the_global_git_configuration_names_is_kept() {
     }
 }
 
+/// An attacker's review (gitspell.sh): `~/.gitconfig` named programs of the dotfiles checkout a run
+/// worked in as `$HOME/…`, `${HOME}/…`, inside `"!\"$HOME/…\""`, after a backslash-newline, and an
+/// include as `~/dotfiles/\` + newline + `gitconfig.local`; git (and the shell it hands programs
+/// to) resolves them all, and the run rewrote them. Each is kept now (`~user/` is
+/// `git_paths`'s test: the user database's home is not this test's).
+#[test]
+fn program_and_include_spellings_git_resolves_are_kept() {
+    let t = tempfile::tempdir().unwrap();
+    let r = t.path().canonicalize().unwrap();
+    let home = r.join("home");
+    let dots = home.join("dotfiles");
+    std::fs::create_dir_all(dots.join("bin")).unwrap();
+    let _home = home::test_home::set(home.clone());
+    let names = ["fsmon", "pager", "sshcmd", "cred", "inc-prog"];
+    for n in names {
+        std::fs::write(dots.join("bin").join(n), "").unwrap();
+    }
+    std::fs::write(dots.join("gitconfig.local"), "[core]\n\teditor = $HOME/dotfiles/bin/inc-prog\n").unwrap();
+    let config = "[core]\n\tfsmonitor = $HOME/dotfiles/bin/fsmon\n\tpager = ${HOME}/dotfiles/bin/pager\n\tsshCommand = \\\n\t\t~/dotfiles/bin/sshcmd\n[credential]\n\thelper = \"!\\\"$HOME/dotfiles/bin/cred\\\"\"\n[include]\n\tpath = ~/dotfiles/\\\ngitconfig.local\n";
+    std::fs::write(home.join(".gitconfig"), config).unwrap();
+    let (roots, _) = run(&dots, &[]);
+    for p in names.map(|n| dots.join("bin").join(n)).into_iter().chain([dots.join("gitconfig.local")]) {
+        assert!(roots[0].read_only.contains(&p), "{} in {:?}", p.display(), roots[0].read_only);
+    }
+}
+
 /// An attacker's review (repoprog.sh): a repository's own `.git/config` named a program of its
 /// worktree (`core.fsmonitor = <repo>/tools/fsmon`); the run rewrote it and the host's next
 /// `git status` ran it. Kept now, a relative path too (git runs it from the worktree's top), a

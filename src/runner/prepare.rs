@@ -65,6 +65,8 @@ pub fn prepare(req: &mut SpawnRequest, ended: &dyn Fn() -> bool) -> Result<Prepa
     }
     // Hooks git runs through another name that no carve-out covers (`planted::hook_links`).
     details.not_enforced.extend(req.policy.planted.hook_links.not_enforced());
+    // Programs the host's git configuration names through the shell (`global_git::Global::unresolved`).
+    details.not_enforced.extend(req.policy.planted.global_git_unresolved.iter().cloned());
     // The store's layers are listed (and held) before the plan that mounts them is built.
     let landlock = details.landlock_abi.is_some() && sandbox.landlock;
     let review_run = prepare_review(req, landlock, asked_ns)?;
