@@ -62,6 +62,9 @@ pub struct Baseline {
     /// What the host's global git configuration names as programs that nothing here resolves
     /// (`global_git::Global::not_enforced`): said in the run's result.
     pub global_git_unresolved: Vec<String>,
+    /// The host's configuration files that are hard links on a written root's device (`home_hard`):
+    /// said in the run's result, checked after it.
+    pub home_hard: super::home_hard::Kept,
     /// `walk_and_protect` ran (until then only the tops are protected).
     pub walked: bool,
 }

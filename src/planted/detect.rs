@@ -110,6 +110,10 @@ pub fn detect_after(baseline: &Baseline, during_run: Vec<HostRisk>) -> Vec<HostR
         HostRisk { path: f.path.to_string_lossy().into_owned(), kind, detail: f.detail }
     });
     risks.extend(hooks);
+    // The host's configuration files written through another name (`home_hard`).
+    for (path, detail) in baseline.home_hard.after_run() {
+        risks.push(HostRisk { path: path.to_string_lossy().into_owned(), kind: RiskKind::ProtectedNameCreated, detail });
+    }
     links_made(baseline, &found, &mut risks);
     risks.report()
 }

@@ -44,6 +44,17 @@ pub struct Linked {
 /// The linked paths of `bases`' homes and configuration directories, and of the protected
 /// `names` at each home's top.
 pub fn linked(bases: &Bases, names: &[String]) -> Vec<Linked> {
+    found(bases, names).0
+}
+
+/// The regular files directly in those of the same paths that are real directories (`~/.ssh/config`
+/// when `~/.ssh` is one), from the same listings: `home_hard` looks at each for other names.
+pub fn files_in_dirs(bases: &Bases, names: &[String]) -> Vec<PathBuf> {
+    found(bases, names).1
+}
+
+/// `linked` and `files_in_dirs`, remembered together.
+fn found(bases: &Bases, names: &[String]) -> (Vec<Linked>, Vec<PathBuf>) {
     if let Some(w) = watch::global() {
         w.drain();
     }
@@ -57,7 +68,7 @@ pub fn linked(bases: &Bases, names: &[String]) -> Vec<Linked> {
         }
     }
     listings.read.clear();
-    let mut out = Vec::new();
+    let mut out = (Vec::new(), Vec::new());
     let named = bases.homes.iter().flat_map(|h| {
         names.iter().map(move |n| (h.as_path(), n.as_str(), names::placeholder_kind(n) == PlaceholderKind::Dir, names::what_it_does(n)))
     });
@@ -68,7 +79,7 @@ pub fn linked(bases: &Bases, names: &[String]) -> Vec<Linked> {
             Some(real) => follow(listings, base, real, rel, dir, what, &mut out),
             // A dangling link on the base's way: all below it leads where the command could
             // create it (`leads_to` follows it).
-            None if dangles(base) => push(&mut out, Linked { path: base.join(rel), dir, what }),
+            None if dangles(base) => push(&mut out.0, Linked { path: base.join(rel), dir, what }),
             None => {}
         }
     }
@@ -153,23 +164,24 @@ fn real_base(listings: &mut Listings, bases: &Bases, base: &Path) -> Option<Path
 }
 
 /// `rel` below `base` (listed at `real`), walked through the listings: a link on its way makes
-/// the whole path linked; a real directory at its end gives the links directly in it.
-fn follow(listings: &mut Listings, base: &Path, real: &Path, rel: &str, dir: bool, what: &'static str, out: &mut Vec<Linked>) {
+/// the whole path linked; a real directory at its end gives the links (and the files) directly in it.
+fn follow(listings: &mut Listings, base: &Path, real: &Path, rel: &str, dir: bool, what: &'static str, out: &mut (Vec<Linked>, Vec<PathBuf>)) {
     let mut at = real.to_path_buf();
     let parts: Vec<&str> = rel.split('/').collect();
     for (i, part) in parts.iter().enumerate() {
         let kind = listings.kind(&at, part.as_ref());
         at.push(part);
         match kind {
-            Some(Kind::Link) => return push(out, Linked { path: base.join(rel), dir, what }),
+            Some(Kind::Link) => return push(&mut out.0, Linked { path: base.join(rel), dir, what }),
             Some(Kind::Dir) if i + 1 == parts.len() => {
-                let inside = listings.links_in(&at);
-                for name in inside {
-                    push(out, Linked { path: base.join(rel).join(name), dir: false, what });
+                for name in listings.named_in(&at, Kind::Link) {
+                    push(&mut out.0, Linked { path: base.join(rel).join(name), dir: false, what });
                 }
+                let files = listings.named_in(&at, Kind::File).into_iter().map(|name| base.join(rel).join(name));
+                out.1.extend(files.filter(|f| !out.1.contains(f)).collect::<Vec<_>>());
             }
             Some(Kind::Dir) => {}
-            None => return,
+            Some(Kind::File) | None => return,
         }
     }
 }
@@ -185,6 +197,8 @@ fn push(out: &mut Vec<Linked>, l: Linked) {
 enum Kind {
     Dir,
     Link,
+    /// A regular file (its other names are `home_hard`'s).
+    File,
 }
 
 type Stat = (u64, u64, i64, i64, i64, i64);
@@ -206,11 +220,11 @@ struct Listings {
     memo: Option<Memo>,
 }
 
-/// `linked`'s last answer and the directories it consulted.
+/// `found`'s last answer and the directories it consulted.
 struct Memo {
     bases: Bases,
     names: Vec<String>,
-    out: Vec<Linked>,
+    out: (Vec<Linked>, Vec<PathBuf>),
     read: Vec<PathBuf>,
 }
 
@@ -221,9 +235,9 @@ impl Listings {
         self.listing(dir)?.entries.get(name).copied()
     }
 
-    fn links_in(&mut self, dir: &Path) -> Vec<OsString> {
+    fn named_in(&mut self, dir: &Path, kind: Kind) -> Vec<OsString> {
         let Some(l) = self.listing(dir) else { return Vec::new() };
-        let mut links: Vec<OsString> = l.entries.iter().filter(|(_, k)| **k == Kind::Link).map(|(n, _)| n.clone()).collect();
+        let mut links: Vec<OsString> = l.entries.iter().filter(|(_, k)| **k == kind).map(|(n, _)| n.clone()).collect();
         links.sort();
         links
     }
@@ -281,6 +295,8 @@ fn read(dir: &Path, known: Option<&Watch>) -> Option<Listing> {
             entries.insert(e.file_name(), Kind::Link);
         } else if t.is_dir() {
             entries.insert(e.file_name(), Kind::Dir);
+        } else if t.is_file() {
+            entries.insert(e.file_name(), Kind::File);
         }
     }
     Some(Listing { entries, watch, stat })

@@ -36,6 +36,7 @@ pub mod git_paths;
 pub mod gitconfig;
 pub mod global_git;
 pub mod home;
+pub mod home_hard;
 pub mod home_links;
 pub mod hook_links;
 pub mod hook_risks;
@@ -240,6 +241,11 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
     let at_first_missing = policy.absent == Absent::Placeholders || policy.planted.macos;
     c.home(&home, names, at_first_missing, &tops, policy.reviewed);
     c.global_git(at_first_missing, policy.reviewed);
+    // Those of the home's files and the global git configuration's that are hard links, which no
+    // carve-out covers through their other names (`home_hard`): a `stat` each.
+    let direct: Vec<PathBuf> = tops.iter().filter(|t| !policy.reviewed.contains(t)).cloned().collect();
+    let devices = home_hard::devices(&policy.planted.identities, &direct);
+    let home_hard = home_hard::Kept::of(&home_hard::candidates(&home, names, &c.global), &devices);
     c.repo_includes(at_first_missing, policy.reviewed);
     let held_caches = c.held_caches(&policy.planted.held_caches, policy.absent == Absent::Placeholders);
     let hook_links = std::mem::take(&mut c.hook_links);
@@ -279,6 +285,7 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
         deny_links,
         hook_links,
         global_git_unresolved,
+        home_hard,
         named,
         named_changed_at,
         report_repositories: policy.protect_git,

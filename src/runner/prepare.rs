@@ -67,6 +67,8 @@ pub fn prepare(req: &mut SpawnRequest, ended: &dyn Fn() -> bool) -> Result<Prepa
     details.not_enforced.extend(req.policy.planted.hook_links.not_enforced());
     // Programs the host's git configuration names through the shell (`global_git::Global::unresolved`).
     details.not_enforced.extend(req.policy.planted.global_git_unresolved.iter().cloned());
+    // The host's configuration files that are hard links (`planted::home_hard`): the same.
+    details.not_enforced.extend(req.policy.planted.home_hard.not_enforced());
     // The store's layers are listed (and held) before the plan that mounts them is built.
     let landlock = details.landlock_abi.is_some() && sandbox.landlock;
     let review_run = prepare_review(req, landlock, asked_ns)?;
