@@ -18,22 +18,16 @@ use std::path::PathBuf;
 
 use super::global_git::Global;
 use super::home::Bases;
+use super::hook_risks::HardLinked;
 use super::{home_links, names};
 use crate::policy::PlaceholderKind;
-
-/// A configuration file of the host's with more than one name, as it was when the run was planned.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Shared {
-    pub path: PathBuf,
-    pub id: (u64, u64),
-    pub changed_at: (i64, i64),
-    pub names: u64,
-}
 
 /// What a run's plan found, for its result (`not_enforced`) and the check after it (`after_run`).
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Kept {
-    pub shared: Vec<Shared>,
+    /// Configuration files of the host's with more than one name, as they were when the run was
+    /// planned (kept as hard-linked hooks are).
+    pub shared: Vec<HardLinked>,
 }
 
 /// The files to look at: the home's listed files, the protected names at its top that are files,
@@ -59,14 +53,14 @@ impl Kept {
         let shared = paths.iter().filter_map(|p| {
             let m = std::fs::metadata(p).ok()?;
             let shared = m.is_file() && m.nlink() > 1 && devices.contains(&m.dev());
-            shared.then(|| Shared { path: p.clone(), id: (m.dev(), m.ino()), changed_at: (m.ctime(), m.ctime_nsec()), names: m.nlink() })
+            shared.then(|| HardLinked::of(p, &m))
         });
         Kept { shared: shared.collect() }
     }
 
     /// What the run's result says in `sandboxDetails.notEnforced`.
     pub fn not_enforced(&self) -> Vec<String> {
-        let said = |s: &Shared| {
+        let said = |s: &HardLinked| {
             format!(
                 "planted configuration: {} is a hard link ({} names) on the device of a writable root, which may hold another of \
                  its names: a write through that name could not be prevented (finding it needs a walk that stats every file); \
@@ -80,15 +74,14 @@ impl Kept {
 
     /// The files written or changed during the run (their ctime moved), with what to say of each.
     pub fn after_run(&self) -> Vec<(PathBuf, String)> {
-        let written = |s: &&Shared| std::fs::metadata(&s.path).is_ok_and(|m| (m.dev(), m.ino()) == s.id && (m.ctime(), m.ctime_nsec()) != s.changed_at);
-        let detail = |s: &Shared| {
+        let detail = |s: &HardLinked| {
             format!(
                 "this file of the host's configuration is a hard link ({} names), and it was written or changed during the run \
                  through another of its names: what reads it on the host (a shell, ssh, git, an editor) runs what is there now",
                 s.names
             )
         };
-        self.shared.iter().filter(written).map(|s| (s.path.clone(), detail(s))).collect()
+        self.shared.iter().filter(|s| s.written(true)).map(|s| (s.path.clone(), detail(s))).collect()
     }
 }
 

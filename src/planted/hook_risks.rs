@@ -32,6 +32,20 @@ pub struct HardLinked {
     pub names: u64,
 }
 
+impl HardLinked {
+    /// `path` as `m` (its `stat`) says it is now.
+    pub fn of(path: &std::path::Path, m: &std::fs::Metadata) -> HardLinked {
+        HardLinked { path: path.to_path_buf(), id: (m.dev(), m.ino()), changed_at: (m.ctime(), m.ctime_nsec()), names: m.nlink() }
+    }
+
+    /// Whether it is the same file still, written or changed since (its ctime moved). `follow`:
+    /// through a symlink at its path (`stat`), else `lstat`.
+    pub fn written(&self, follow: bool) -> bool {
+        let m = if follow { self.path.metadata() } else { self.path.symlink_metadata() };
+        m.is_ok_and(|m| (m.dev(), m.ino()) == self.id && (m.ctime(), m.ctime_nsec()) != self.changed_at)
+    }
+}
+
 /// What a run's plan kept of the hooks that lead elsewhere, for its result (`not_enforced`) and for
 /// the check after it (`after_run`).
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -69,7 +83,7 @@ impl Kept {
             // Read now, for this run: the facts are remembered across runs.
             let Ok(m) = path.symlink_metadata() else { continue };
             if (m.dev(), m.ino()) == *id {
-                self.hard.push(HardLinked { path: path.clone(), id: *id, changed_at: (m.ctime(), m.ctime_nsec()), names: m.nlink() });
+                self.hard.push(HardLinked::of(path, &m));
             }
         }
         for d in &links.unlisted {
@@ -118,8 +132,7 @@ impl Kept {
     pub fn after_run(&self) -> Vec<Found> {
         let mut risks = Vec::new();
         for h in &self.hard {
-            let written = h.path.symlink_metadata().is_ok_and(|m| (m.dev(), m.ino()) == h.id && (m.ctime(), m.ctime_nsec()) != h.changed_at);
-            if written {
+            if h.written(false) {
                 let detail = "this hook has other names (hard links), and it was written or changed during the run through one of \
                               them: git on the host runs it (e.g. on commit, checkout, merge)"
                     .to_string();
