@@ -63,6 +63,10 @@ mod private_mounts;
 #[cfg(target_os = "linux")]
 mod kernel_mounts;
 #[cfg(target_os = "linux")]
+mod host_objects;
+#[cfg(target_os = "linux")]
+mod propagation;
+#[cfg(target_os = "linux")]
 mod pty_bound;
 #[cfg(target_os = "linux")]
 mod descendants;
@@ -193,9 +197,11 @@ fn run(args: Vec<OsString>) {
 /// drops them, then the network bridge's listener (bound in the sandbox's network namespace).
 #[cfg(target_os = "linux")]
 fn in_namespaces(steps: &Steps) {
-    // Every bwrap plan, first: what bwrap mounted, before the helper mounts anything of its own.
+    // Every bwrap plan, first: no mount the host makes from now on reaches the sandbox; what
+    // bwrap mounted, before the helper mounts anything of its own; the host's kernel objects
+    // bwrap left writable (device binds, global /proc entries) made read-only.
     if steps.own_userns {
-        if let Err(failure) = kernel_mounts::refuse_writable() {
+        if let Err(failure) = propagation::stop_host_mounts().and_then(|()| kernel_mounts::refuse_writable()).and_then(|()| host_objects::read_only()) {
             fail(steps.report_fd, failure);
         }
     }

@@ -26,6 +26,8 @@ pub(crate) enum Kind {
     File,
     /// A directory or a regular file (anything but a symlink, a device, a socket or a fifo).
     DirOrFile,
+    /// Anything but a symlink (the kernel's own objects: device nodes, procfs entries).
+    Any,
 }
 
 /// An open `O_PATH` descriptor on the target; closed on drop.
@@ -33,6 +35,8 @@ pub(crate) struct Target {
     pub fd: i32,
     /// Device and inode: a path opened again after a mount must lead to the same entry.
     pub id: (u64, u64),
+    /// Its type (`S_IFMT` bits of its mode).
+    fmt: libc::mode_t,
 }
 
 impl Target {
@@ -55,19 +59,21 @@ impl Target {
             unsafe { libc::close(fd) };
             return Err(setup(e, format!("reading {what} {path} failed: {}", describe(e))));
         }
-        let t = Target { fd, id: (st.st_dev, st.st_ino) };
         let fmt = st.st_mode & libc::S_IFMT;
+        let t = Target { fd, id: (st.st_dev, st.st_ino), fmt };
         let (dir, file) = (fmt == libc::S_IFDIR, fmt == libc::S_IFREG);
         let fits = match kind {
             Kind::Dir => dir,
             Kind::File => file,
             Kind::DirOrFile => dir || file,
+            Kind::Any => fmt != libc::S_IFLNK,
         };
         if !fits {
             let want = match kind {
                 Kind::Dir => "a directory",
                 Kind::File => "a regular file",
                 Kind::DirOrFile => "a directory or a regular file",
+                Kind::Any => "anything but a symlink",
             };
             return Err(setup(libc::ENOTDIR, format!("{what} {path} is no longer {want} (replaced during setup?)")));
         }
@@ -93,6 +99,11 @@ impl Target {
             (libc::ST_RELATIME, libc::MS_RELATIME),
         ];
         Ok(map.iter().filter(|(st_flag, _)| st.f_flag & st_flag != 0).fold(0, |acc, (_, ms)| acc | ms))
+    }
+
+    /// A character or block device.
+    pub fn is_device(&self) -> bool {
+        self.fmt == libc::S_IFCHR || self.fmt == libc::S_IFBLK
     }
 
     /// The filesystem this is on (its type, its inode count); `what` names the step in errors.

@@ -89,7 +89,9 @@ pub struct Steps {
     /// Move into a user namespace of the command's own, below the one of bwrap's pid 1, then drop
     /// every capability (see `userns`). Every bwrap plan: the kernel refuses the command every
     /// access of the ptrace family to a process of a parent user namespace, so nothing that runs
-    /// without the command's filter (bwrap's pid 1) can be borrowed by it.
+    /// without the command's filter (bwrap's pid 1) can be borrowed by it. Before anything else,
+    /// it also makes the sandbox's mounts private and the host's kernel objects read-only (see
+    /// the helper's `propagation` and `host_objects`), with the capabilities every plan keeps.
     pub own_userns: bool,
     /// With `own_userns`, first: what bwrap's `--disable-userns` does (which the plans leave out:
     /// bwrap would move pid 1 into its nested user namespace too), `user.max_user_namespaces = 1`

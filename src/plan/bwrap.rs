@@ -28,8 +28,9 @@ use crate::tool_caches;
 
 pub const DEFAULT_BWRAP: &str = "/usr/bin/bwrap";
 
-/// The capabilities bwrap keeps for the helper when it mounts inside the sandbox (the private tool
-/// caches' overlays, the read-only placeholders), which it drops, all of them, before anything
+/// The capabilities bwrap keeps for the helper, which mounts inside the sandbox in every plan (the
+/// sandbox's mounts made private, the host's kernel objects made read-only, the private tool
+/// caches' overlays, the read-only placeholders), and drops them, all of them, before anything
 /// else runs (see `helper/src/private_mounts.rs`). CAP_SYS_ADMIN mounts; CAP_DAC_OVERRIDE: the
 /// kernel creates an overlay's `work/work` with mode 000; CAP_SYS_RESOURCE: writing
 /// `user.max_user_namespaces`; CAP_SETFCAP: mapping uid 0 into the nested user namespace (a root
@@ -185,13 +186,12 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     // The sandbox's share of the machine's ptys, unless a mask or a writable root's bind (the host's
     // `/dev`, whose devices bwrap binds `nodev`) hides its devpts.
     let devpts_max = (views.of(Path::new(sandspawn_helper::devpts::PATH)).0 == View::ReadOnly).then_some(PTYS_PER_RUN);
-    let helper_mounts = !tmpfs_inodes.is_empty() || devpts_max.is_some() || review.is_some() || !read_only.is_empty() || !caches.overlays.is_empty() || !cover_dirs.is_empty() || !cover_files.is_empty();
     // No `--disable-userns`: bwrap would move its pid 1 into the nested user namespace it makes for
     // that, next to the command. The helper moves the command alone into one of its own (see its
     // `userns`), and the filter refuses new namespaces after it.
     a.push(&["--cap-drop", "ALL"]);
     // SAFETY: getuid and getgid have no preconditions.
-    let map_ids = helper_identity(unsafe { (libc::getuid(), libc::getgid()) }, helper_mounts, &mut a);
+    let map_ids = helper_identity(unsafe { (libc::getuid(), libc::getgid()) }, &mut a);
     // The IPC namespace too: in the host's, the command reached every SysV segment, queue and
     // semaphore set and POSIX message queue of the user's other processes by key, name or id, and
     // left segments behind that outlived the run (found by an attacker's review). Its own ends with
@@ -302,7 +302,7 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         controlling_tty: req.terminal,
         rlimits: req.rlimits.to_vec(),
         own_userns: true,
-        limit_userns: helper_mounts,
+        limit_userns: true,
         map_ids,
         tmpfs_inodes,
         devpts_max,
@@ -407,24 +407,18 @@ fn review_mounts(policy: &ResolvedPolicy) -> Result<Option<crate::review::option
 }
 
 /// What bwrap keeps for the helper, which drops it all when it moves the command into its own user
-/// namespace. When the helper mounts inside: `HELPER_MOUNT_CAPS`, and a host user other than root
-/// gets the sandbox uid 0 from bwrap, mapped back to the user's ids by the helper afterwards
-/// (returned). For any uid but 0 bwrap would move the sandbox into a nested user namespace itself
-/// (it mounts devpts as root first), which does not own the mount namespace: nothing could be
-/// mounted from there. Without mounts, a root host user keeps CAP_SETFCAP alone, which the kernel
-/// asks of whoever maps uid 0 into a new user namespace; any other user maps its own ids freely.
-fn helper_identity((uid, gid): (u32, u32), mounts: bool, a: &mut Argv) -> Option<(u32, u32)> {
-    let root = (uid, gid) == (0, 0);
-    if !mounts {
-        if root {
-            a.push(&["--cap-add", "CAP_SETFCAP"]);
-        }
-        return None;
-    }
+/// namespace: `HELPER_MOUNT_CAPS`, in every plan, since the helper mounts in every plan (it makes
+/// the sandbox's mounts private, so no mount the host makes later reaches them, and makes the
+/// host's device nodes and global /proc entries read-only; see its `propagation` and
+/// `host_objects`). A host user other than root gets the sandbox uid 0 from bwrap, mapped back to
+/// the user's ids by the helper afterwards (returned). For any uid but 0 bwrap would move the
+/// sandbox into a nested user namespace itself (it mounts devpts as root first), which does not own
+/// the mount namespace: nothing could be mounted from there.
+fn helper_identity((uid, gid): (u32, u32), a: &mut Argv) -> Option<(u32, u32)> {
     for cap in HELPER_MOUNT_CAPS {
         a.push(&["--cap-add", cap]);
     }
-    if root {
+    if (uid, gid) == (0, 0) {
         return None;
     }
     a.push(&["--uid", "0", "--gid", "0"]);
@@ -578,21 +572,11 @@ mod identity_tests {
     #[test]
     fn a_user_other_than_root_runs_the_helper_as_uid_0_and_maps_back() {
         let mut a = Argv { args: Vec::new(), data_fds: Vec::new(), nsswitch_fd: None, first_data_fd: 3 };
-        assert_eq!(helper_identity((1000, 100), true, &mut a), Some((1000, 100)));
+        assert_eq!(helper_identity((1000, 100), &mut a), Some((1000, 100)));
         assert_eq!(&a.args[a.args.len() - 4..], ["--uid", "0", "--gid", "0"]);
         assert_eq!(a.args.iter().filter(|x| *x == "--cap-add").count(), HELPER_MOUNT_CAPS.len());
         let mut root = Argv { args: Vec::new(), data_fds: Vec::new(), nsswitch_fd: None, first_data_fd: 3 };
-        assert_eq!(helper_identity((0, 0), true, &mut root), None, "root's sandbox is uid 0 already");
+        assert_eq!(helper_identity((0, 0), &mut root), None, "root's sandbox is uid 0 already");
         assert!(!root.args.contains(&"--uid".to_string()));
-    }
-
-    #[test]
-    fn without_mounts_root_keeps_only_what_maps_uid_0() {
-        let mut root = Argv { args: Vec::new(), data_fds: Vec::new(), nsswitch_fd: None, first_data_fd: 3 };
-        assert_eq!(helper_identity((0, 0), false, &mut root), None);
-        assert_eq!(root.args, ["--cap-add", "CAP_SETFCAP"]);
-        let mut user = Argv { args: Vec::new(), data_fds: Vec::new(), nsswitch_fd: None, first_data_fd: 3 };
-        assert_eq!(helper_identity((1000, 100), false, &mut user), None);
-        assert!(user.args.is_empty(), "a user maps its own ids without any capability");
     }
 }

@@ -1,0 +1,85 @@
+//! The host's kernel objects that every process and every later sandbox shares, kept read-only
+//! inside, so that a command running as root cannot change their modes or owners for the host.
+//!
+//! Found by an attacker's review: a root run's `chmod 640 /dev/full` changed the host's `/dev/full`
+//! (bwrap's `--dev` binds the host's device nodes, read-write, and `--remount-ro /dev` covers only
+//! its tmpfs, not the binds on it); `chmod 444 /proc/slabinfo` wrote the mode into the kernel's one
+//! `proc_dir_entry`, which every proc mounted later shows (other runs, containers). The command is
+//! uid 0 and owns them, and needs no capability for either. A read-only mount refuses `chmod` and
+//! `chown` (EROFS) while a device on it still reads and writes (the kernel asks no write access of
+//! the mount for a device's I/O), and procfs files keep working for reading.
+//!
+//! The `/proc` entries are those the sandbox's own proc lists at setup, so none is missed on
+//! another kernel: each one but the pid directories (the command's own processes' entries, whose
+//! modes are their own) and the symlinks (`self`, `thread-self`, `mounts`, `net`, which lead into
+//! them) is bound onto itself read-only. An entry a module adds during the run is not covered.
+
+use std::os::unix::ffi::OsStrExt;
+
+use sandspawn_helper::mountinfo;
+use sandspawn_helper::report::Failure;
+
+use crate::mount_target::{mount, Kind, Target};
+
+/// Both steps; after every bwrap mount (`--dev`, `--proc` and the covers bwrap binds over /proc).
+pub fn read_only() -> Result<(), Failure> {
+    let table = mountinfo::read("keeping the host's kernel objects read-only")?;
+    let table = mountinfo::text(&table);
+    device_binds(&table)?;
+    proc_entries(&table)
+}
+
+/// Every device node bound into `/dev` that is still writable (bwrap's `null`, `zero`, `full`,
+/// `random`, `urandom`, `tty`, and `console`, the host's terminal), remounted read-only.
+fn device_binds(table: &str) -> Result<(), Failure> {
+    for m in mountinfo::mounts(table).filter(|m| m.writable && m.point.starts_with("/dev/")) {
+        let target = match Target::open(&m.point, Kind::Any, "the device node") {
+            Ok(t) => t,
+            // Under a mask a later mount made (a `denyRead` of `/dev`): out of reach already.
+            Err(f) if f.errno == libc::ENOENT => continue,
+            Err(f) => return Err(f),
+        };
+        if target.is_device() {
+            remount_read_only(&target, &m.point)?;
+        }
+    }
+    Ok(())
+}
+
+/// Every top-level entry of the sandbox's `/proc` but the pid directories and symlinks, and those
+/// a mount covers already (bwrap's read-only covers, a `denyRead` mask), bound read-only.
+fn proc_entries(table: &str) -> Result<(), Failure> {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Ok(()) };
+    let covered: std::collections::HashSet<String> = mountinfo::mounts(table).map(|m| m.point).collect();
+    if !covered.contains("/proc") {
+        // A plan that masks /proc (a `denyRead` above it): no proc here.
+        return Ok(());
+    }
+    let mut flags = None;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let is_pid = name.as_bytes().iter().all(u8::is_ascii_digit);
+        let path = format!("/proc/{}", name.to_string_lossy());
+        if is_pid || entry.file_type().map_or(true, |t| t.is_symlink()) || covered.contains(&path) {
+            continue;
+        }
+        let below = Target::open(&path, Kind::Any, "the proc entry")?;
+        let at = below.proc_path();
+        mount(Some(&at), &at, None, libc::MS_BIND, None, &format!("binding {path} read-only"))?;
+        let bound = Target::open(&path, Kind::Any, "the proc entry")?;
+        // Every entry is on the one proc: its flags are read once.
+        let kept = match flags {
+            Some(f) => f,
+            None => *flags.insert(bound.mount_flags(&path)?),
+        };
+        mount(None, &bound.proc_path(), None, libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | kept, None, &format!("making {path} read-only"))?;
+    }
+    Ok(())
+}
+
+/// `target`, a mount's root, remounted read-only with the flags it has (which a remount in a user
+/// namespace must keep).
+fn remount_read_only(target: &Target, path: &str) -> Result<(), Failure> {
+    let flags = target.mount_flags(path)?;
+    mount(None, &target.proc_path(), None, libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | flags, None, &format!("making the device node {path} read-only"))
+}
