@@ -110,10 +110,14 @@ fn lock(dir: &Path) -> std::io::Result<OwnedFd> {
 }
 
 impl Drop for Scratch {
-    /// Everything the run left there goes; `remove_dir_all` follows no symlink (a link the command
-    /// put in place of the directory is removed, not what it points to).
+    /// Everything the run left there goes, without following a symlink (a link the command put in
+    /// place of the directory is removed, not what it points to). `remove_tree`, not std's
+    /// `remove_dir_all`: that recurses and holds a descriptor per level, and a command made its
+    /// directory 15,000 levels deep: the host's thread overflowed its stack and Node died (found
+    /// by an attacker's review). Dropped on a blocking thread (`supervise`), the tree's size being
+    /// the command's choice.
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.path);
+        let _ = crate::remove_tree::remove_tree(&self.path);
     }
 }
 
@@ -137,6 +141,21 @@ mod tests {
         assert!(gave.unwrap_err().to_string().contains("another process holds its lock"));
         drop(held);
         assert!(lock(&dir).is_ok(), "free again: taken");
+    }
+
+    /// Found by an attacker's review: a Landlock-mode command made its run directory 15,000
+    /// directories deep (relative `mkdir`/`cd`); the recursive `remove_dir_all` (a stack frame and a
+    /// descriptor per level) overflowed the host's runtime thread's stack and Node died of SIGSEGV.
+    /// Dropped here on a thread with a small stack, the same chain goes without recursion.
+    #[test]
+    fn a_deep_chain_in_the_run_directory_is_removed_on_a_small_stack() {
+        let t = tempfile::tempdir().unwrap();
+        let s = Scratch::create(t.path()).unwrap();
+        let p = s.path().to_path_buf();
+        crate::remove_tree::tests::deep_chain(&p, 3000, "d");
+        let dropping = std::thread::Builder::new().stack_size(64 * 1024).spawn(move || drop(s)).unwrap();
+        dropping.join().expect("removed without overflowing a 64 KiB stack");
+        assert!(!p.exists());
     }
 
     #[test]

@@ -198,7 +198,11 @@ async fn run(
     if let Some(guard) = cache_run.map(crate::tool_caches::RunGuard::publish) {
         tokio::task::spawn_blocking(move || drop(guard));
     }
-    drop(scratch);
+    // Removed before the result (a caller may look for it gone), on a blocking thread: the tree
+    // is the command's, of any size, and a runtime worker removing it stalls every other run.
+    if let Some(scratch) = scratch {
+        let _ = tokio::task::spawn_blocking(move || drop(scratch)).await;
+    }
     let duration_ms = requested.elapsed().as_secs_f64() * 1000.0;
     let network = services.stop_proxy().await;
 
