@@ -163,7 +163,7 @@ pub fn judge_link(link: &Path, target: &Path, places: &links::Places) -> Option<
                 git.display()
             );
             if !config.keys.is_empty() {
-                detail.push_str(&format!("; its configuration sets {}, each of which makes git run a program", config.keys.join(", ")));
+                detail.push_str(&format!("; its configuration sets {}, each of which makes git run a program", config.keys_named()));
             }
             detail.push_str(&config.unjudged_detail());
             HostRisk { path, kind: RiskKind::GitDirectoryCreated, detail }
@@ -350,7 +350,7 @@ fn undo_created(baseline: &Baseline, found: &scan::Found, risks: &mut Listed) {
         let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let what = if name == ".git" {
             let config = repo::configured(&repo::git_dirs(p));
-            let keys = if config.keys.is_empty() { String::new() } else { format!(" (its configuration set {})", config.keys.join(", ")) };
+            let keys = if config.keys.is_empty() { String::new() } else { format!(" (its configuration set {})", config.keys_named()) };
             format!("a git repository was created at the top of a writable root{keys}, where protectGit keeps .git from being created{}", config.unjudged_detail())
         } else if baseline.spec.names.contains(&name) {
             format!("{name} was created during the run where it is a protected name: {}", names::what_it_does(&name))
@@ -503,7 +503,7 @@ fn git_directory_risk(dir: &Path, made: Made) -> HostRisk {
     };
     let mut detail = format!("{how}: git run in it on the host (`cd` there, then `git status`, or a push to it) uses its configuration and hooks");
     if !config.keys.is_empty() {
-        detail.push_str(&format!("; its configuration sets {}, each of which makes git run a program", config.keys.join(", ")));
+        detail.push_str(&format!("; its configuration sets {}, each of which makes git run a program", config.keys_named()));
     }
     detail.push_str(&config.unjudged_detail());
     HostRisk { path: dir.to_string_lossy().into_owned(), kind: RiskKind::GitDirectoryCreated, detail }
@@ -548,7 +548,7 @@ fn new_repository(dot_git: &Path, since: i64, risks: &mut Listed) {
         "a git repository was created during the run (a mount cannot prevent that on Linux); git run in this directory on the host uses its configuration and hooks",
     );
     if !config.keys.is_empty() {
-        detail.push_str(&format!("; its configuration sets {}, each of which makes git run a program", config.keys.join(", ")));
+        detail.push_str(&format!("; its configuration sets {}, each of which makes git run a program", config.keys_named()));
     }
     detail.push_str(&config.unjudged_detail());
     risks.push(HostRisk { path: dot_git.to_string_lossy().into_owned(), kind: RiskKind::RepositoryCreated, detail });

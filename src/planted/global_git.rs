@@ -39,6 +39,15 @@ const MAX_DEPTH: usize = 10;
 /// otherwise be read 2^MAX_DEPTH times (git would too, but not on every run of a sandbox).
 const MAX_FILES: usize = 64;
 
+/// At most this many entries are read for one configuration (all its files), and at most this many
+/// programs kept of what they name: a run-written configuration of thousands of distinct program
+/// paths took the host minutes after the run and every later run's setup half a minute (found by
+/// an attacker's review). Past either, the configuration is `capped`, which the run's result says.
+pub const MAX_ENTRIES: usize = 10_000;
+pub const MAX_PROGRAMS: usize = 256;
+/// At most this many program words only a shell resolves are said (each a `notEnforced` line).
+const MAX_UNRESOLVED: usize = 16;
+
 /// What one run needs of the host's global and system git configuration, read once (a `stat` per
 /// file) and passed where it is used: the carving and the review's judge look at it per
 /// repository, and reading it there again cost every repository those `stat`s.
@@ -67,17 +76,19 @@ pub struct Global {
     /// `` `which x` ``), as `key = word (file)`: nothing is kept for them, and the run's result says
     /// so (`notEnforced`) rather than nothing at all (found by an attacker's review).
     pub unresolved: Vec<String>,
+    /// Its reading stopped at `MAX_ENTRIES` or `MAX_PROGRAMS`.
+    pub capped: bool,
 }
 
 /// The configuration as it is now, from the cache when no file changed since.
 pub fn now() -> Global {
-    let (Values { hooks, template, programs, unresolved }, files) = current();
+    let (Values { hooks, template, programs, unresolved, capped }, files) = current();
     let env_template = std::env::var_os("GIT_TEMPLATE_DIR").filter(|v| !v.is_empty()).map(PathBuf::from);
     #[cfg(test)]
     let env_template = env_template.filter(|_| super::home::test_home::get().is_none());
     let absolute_hooks = hooks.as_deref().map(|h| expand(h, Path::new(""))).unwrap_or_default().into_iter().filter(|p| p.is_absolute());
     let host_dirs = env_template.into_iter().filter(|p| p.is_absolute()).chain(template).chain(absolute_hooks).collect();
-    Global { hooks, files, host_dirs, programs, unresolved }
+    Global { hooks, files, host_dirs, programs, unresolved, capped }
 }
 
 impl Global {
@@ -105,6 +116,8 @@ pub struct Own {
     /// review: `core.fsmonitor = <top>/tools/fsmon`, rewritten by a run, ran in the host's next
     /// `git status`.
     pub programs: Vec<PathBuf>,
+    /// Its reading stopped at `MAX_ENTRIES` or `MAX_PROGRAMS`.
+    pub capped: bool,
 }
 
 pub fn repository(configs: &[PathBuf], top: &Path) -> Own {
@@ -118,17 +131,17 @@ pub fn repository(configs: &[PathBuf], top: &Path) -> Own {
             includes.push(p);
         }
     }
-    let mut programs: Vec<PathBuf> = Vec::new();
+    let (mut programs, mut met) = (Vec::new(), std::collections::HashSet::new());
     for p in named.programs {
         let p = match p.is_absolute() {
             true => Some(p),
             false => Some(physical(&top.join(p))).filter(|p| p.parent().is_some_and(Path::is_dir)),
         };
-        if let Some(p) = p.filter(|p| !programs.contains(p)) {
+        if let Some(p) = p.filter(|p| met.insert(p.clone())) {
             programs.push(p);
         }
     }
-    Own { hooks: value.hooks, includes, programs }
+    Own { hooks: value.hooks, includes, programs, capped: named.capped }
 }
 
 /// `p` with its `.` and `..` taken as the kernel takes them where the path exists (a `..` after a
@@ -174,14 +187,20 @@ struct Values {
     programs: Vec<PathBuf>,
     /// `Global::unresolved`.
     unresolved: Vec<String>,
+    capped: bool,
 }
 
 /// What the files read name as programs: paths (`~/`, `~user/` expanded; relative ones as
-/// written) and the words left to the shell (`Global::unresolved`).
+/// written), each once and in order, and the words left to the shell (`Global::unresolved`), with
+/// the entries read so far.
 #[derive(Default)]
 struct Named {
     programs: Vec<PathBuf>,
+    met: std::collections::HashSet<PathBuf>,
     unresolved: Vec<String>,
+    entries: usize,
+    /// Past `MAX_ENTRIES`, `MAX_PROGRAMS` or `MAX_UNRESOLVED`: the rest was not read, or not kept.
+    capped: bool,
 }
 
 /// The values and the files read, from the cache when no file changed since.
@@ -204,6 +223,7 @@ fn current() -> (Values, Vec<PathBuf>) {
     // A relative program runs from each repository's top: not one path here (README says so).
     value.programs = named.programs.into_iter().filter(|p| p.is_absolute()).collect();
     value.unresolved = named.unresolved;
+    value.capped = named.capped;
     *cache = settled.then(|| Cache { tops, seen, value: value.clone() });
     (value, read)
 }
@@ -233,6 +253,11 @@ fn read(file: &Path, depth: usize, seen: &mut Vec<(PathBuf, Stat)>, mut value: O
     seen.push((file.to_path_buf(), stat(file)));
     let Some(text) = small_file::text(file) else { return };
     for e in gitconfig::entries(&text) {
+        if named.entries >= MAX_ENTRIES {
+            named.capped = true;
+            return;
+        }
+        named.entries += 1;
         let Some(v) = e.value.filter(|v| !v.is_empty()) else { continue };
         let conditional = e.key.starts_with("includeif.") && e.key.ends_with(".path");
         let dir = file.parent().unwrap_or(Path::new("/"));
@@ -241,11 +266,16 @@ fn read(file: &Path, depth: usize, seen: &mut Vec<(PathBuf, Stat)>, mut value: O
         // kept); those only the shell resolves, said.
         for w in gitconfig::program_paths(&e.key, &v) {
             if gitconfig::unresolved(&w) {
-                named.unresolved.push(format!("`{} = {w}` ({})", e.key, file.display()));
+                match named.unresolved.len() < MAX_UNRESOLVED {
+                    true => named.unresolved.push(format!("`{} = {w}` ({})", e.key, file.display())),
+                    false => named.capped = true,
+                }
                 continue;
             }
             for p in git_paths::tilde(&w, &git_paths::homes()) {
-                if !named.programs.contains(&p) {
+                if named.programs.len() >= MAX_PROGRAMS {
+                    named.capped = true;
+                } else if named.met.insert(p.clone()) {
                     named.programs.push(p);
                 }
             }
@@ -373,5 +403,33 @@ mod tests {
         }
         let defaults = files_from(&|_| None, &[h1.clone()], &system);
         assert_eq!(defaults.last(), Some(&h1.join(".gitconfig")), "the user's own last, its hooks path winning: {defaults:?}");
+    }
+
+    /// Found by an attacker's review: a repository whose config included 4 files of 64 KiB of
+    /// distinct program paths took the host 23 s after the run (a `Vec::contains` per path) and a
+    /// later run's setup 33 s (each kept read-only). Read now up to `MAX_ENTRIES` entries, at most
+    /// `MAX_PROGRAMS` kept, and said to be `capped`; the bound is generous, catching the quadratic
+    /// reading, not timing this one.
+    #[test]
+    fn a_configuration_of_many_programs_is_read_in_bounded_time_and_said_to_be_capped() {
+        let t = tempfile::tempdir().unwrap();
+        let top = t.path().canonicalize().unwrap();
+        let mut config = String::from("[core]\n\thooksPath = .hooks\n");
+        for f in 0..4 {
+            let text: String = std::iter::once("[alias]\n".to_string()).chain((0..8000).map(|i| format!("\tp{f}x{i} = !/opt/p{f}/{i}\n"))).collect();
+            std::fs::write(top.join(format!("inc{f}")), text).unwrap();
+            config.push_str(&format!("[include]\n\tpath = inc{f}\n"));
+        }
+        std::fs::write(top.join("config"), &config).unwrap();
+        let started = std::time::Instant::now();
+        let own = repository(&[top.join("config")], &top);
+        assert!(started.elapsed() < std::time::Duration::from_secs(30), "{:?}", started.elapsed());
+        assert_eq!((own.programs.len(), own.capped, own.hooks.as_deref()), (MAX_PROGRAMS, true, Some(".hooks")));
+        assert_eq!(own.includes.len(), 2, "32,000 entries: reading stopped in the second include, past MAX_ENTRIES");
+        let small = repository(&[top.join("inc0")], &top);
+        assert!(small.capped, "8,000 programs in one file: more than kept");
+        std::fs::write(top.join("few"), "[core]\n\tpager = /opt/pager\n").unwrap();
+        let few = repository(&[top.join("few")], &top);
+        assert_eq!((few.programs, few.capped), (vec![PathBuf::from("/opt/pager")], false));
     }
 }

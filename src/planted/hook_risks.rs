@@ -58,9 +58,19 @@ pub struct Kept {
     pub shared: Vec<(PathBuf, PathBuf)>,
     pub hard: Vec<HardLinked>,
     pub unlisted: Vec<PathBuf>,
+    /// Repositories (their `.git`, or the global configuration's first file) whose configuration
+    /// was read only up to `global_git::MAX_ENTRIES` entries or `MAX_PROGRAMS` programs.
+    pub configs_capped: Vec<PathBuf>,
 }
 
 impl Kept {
+    /// `at`'s configuration was `capped`: said once in the result.
+    pub fn capped(&mut self, at: &std::path::Path, capped: bool) {
+        if capped && !self.configs_capped.iter().any(|p| p == at) {
+            self.configs_capped.push(at.to_path_buf());
+        }
+    }
+
     /// One repository's findings, once (a repository's hooks directory may be another's too).
     pub fn add(&mut self, links: &HookLinks, roots: &[PathBuf]) {
         for (link, to) in &links.symlinks {
@@ -123,7 +133,17 @@ impl Kept {
                 RUN_HOOK_STEPS
             )
         });
-        hard.chain(unlisted).chain(unjudged).collect()
+        let capped = self.configs_capped.iter().map(|c| {
+            format!(
+                "planted configuration: the git configuration of {} (its files and what they include) has more than {} entries \
+                 or names more than {} programs by path: what lies past that was not read, and the files it includes and the \
+                 programs it names there were not kept read-only",
+                c.display(),
+                super::global_git::MAX_ENTRIES,
+                super::global_git::MAX_PROGRAMS
+            )
+        });
+        hard.chain(unlisted).chain(unjudged).chain(capped).collect()
     }
 
     /// What the run did to hooks through their other names: a hard-linked hook written (its ctime
@@ -168,6 +188,19 @@ impl Kept {
 mod tests {
     use super::super::hook_links::read;
     use super::*;
+
+    /// A configuration read only up to `global_git`'s bounds is said in `notEnforced`, once.
+    #[test]
+    fn a_capped_configuration_is_said_once() {
+        let mut kept = Kept::default();
+        kept.capped(std::path::Path::new("/w/.git"), false);
+        assert!(kept.not_enforced().is_empty());
+        kept.capped(std::path::Path::new("/w/.git"), true);
+        kept.capped(std::path::Path::new("/w/.git"), true);
+        let said = kept.not_enforced();
+        assert_eq!(said.len(), 1);
+        assert!(said[0].contains("/w/.git") && said[0].contains("10000 entries") && said[0].contains("256 programs"), "{said:?}");
+    }
 
     #[test]
     fn after_the_run_a_write_through_another_name_is_reported() {

@@ -471,6 +471,7 @@ impl<'a> Carver<'a> {
         self.hooks(facts.hooks.iter().cloned());
         self.hook_links(&facts.links);
         self.includes.extend(facts.includes.iter().chain(&facts.programs).cloned());
+        self.hook_links.capped(dot_git, facts.capped);
     }
 
     /// What the configuration of the repository at a root's top includes (`repository` carved the
@@ -480,6 +481,7 @@ impl<'a> Carver<'a> {
         let vouched = walk_ino.and_then(|ino| repo::vouched(dot_git, ino, global.as_deref()));
         let facts = vouched.unwrap_or_else(|| repo::facts(dot_git, None, walk_ino, global.as_deref()));
         self.includes.extend(facts.includes.iter().chain(&facts.programs).cloned());
+        self.hook_links.capped(dot_git, facts.capped);
     }
 
     /// The files the repositories' own configuration includes (`repo::Facts::includes`) and the
@@ -546,6 +548,7 @@ impl<'a> Carver<'a> {
         let hooks = repo::hooks_dirs(dir, &dirs, self.global.hooks.as_deref());
         // A bare repository's relative programs run from its git directory.
         let own = global_git::repository(&repo::config_files(&dirs), dir);
+        self.hook_links.capped(dir, own.capped);
         self.includes.extend(own.includes.into_iter().chain(own.programs));
         self.hook_links(&hook_links::read(&dirs, &hooks));
         self.hooks(hooks.into_iter());
@@ -595,7 +598,10 @@ impl<'a> Carver<'a> {
     /// found by the same review, `~/.git-templates/hooks` and `~/.githooks` took a run's hooks.
     fn global_git(&mut self, placeholders: bool, skip: &[PathBuf]) {
         let skipped = |c: &Carver, p: &Path| c.root_of(p).is_none_or(|i| skip.contains(&c.roots[i].root)) || c.is_covered(p);
-        let global_git::Global { files, host_dirs, programs, .. } = self.global.clone();
+        let global_git::Global { files, host_dirs, programs, capped, .. } = self.global.clone();
+        if let Some(top) = files.first() {
+            self.hook_links.capped(top, capped);
+        }
         // The programs its keys name by path (`core.fsmonitor = ~/bin/fsmon`) as its files.
         for f in files.into_iter().chain(programs) {
             self.host_path(&f, false, placeholders, &skipped);

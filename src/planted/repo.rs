@@ -100,7 +100,20 @@ pub struct Configured {
     pub unjudged: Vec<String>,
 }
 
+/// At most this many keys are named in a report (`Configured::keys_named`): a run-written config
+/// named thousands, and 300 such repositories made 57 MB of `hostRisks` (found by an attacker's review).
+pub const MAX_KEYS_NAMED: usize = 16;
+
 impl Configured {
+    /// The keys, the first `MAX_KEYS_NAMED` by name and how many more.
+    pub fn keys_named(&self) -> String {
+        let named = self.keys[..self.keys.len().min(MAX_KEYS_NAMED)].join(", ");
+        match self.keys.len().saturating_sub(MAX_KEYS_NAMED) {
+            0 => named,
+            more => format!("{named} and {more} more"),
+        }
+    }
+
     /// What a report adds of the files not judged (empty when every one was): the user must hear of
     /// them, git itself would read them (and wait forever on a FIFO).
     pub fn unjudged_detail(&self) -> String {
@@ -116,10 +129,13 @@ impl Configured {
 /// configuration is: when it is not judged, neither is that).
 pub fn configured(dirs: &[PathBuf]) -> Configured {
     let mut out = Configured::default();
+    let mut met = std::collections::HashSet::new();
     let configs = dirs.iter().flat_map(|d| [d.join("config"), d.join("config.worktree")]);
     for file in dirs.first().map(|d| d.join("commondir")).into_iter().chain(configs) {
         match small_file::read(&file) {
-            Read::Text(text) if file.file_name().is_some_and(|n| n != "commondir") => out.keys.extend(gitconfig::risky_keys(&text)),
+            Read::Text(text) if file.file_name().is_some_and(|n| n != "commondir") => {
+                out.keys.extend(gitconfig::risky_keys(&text).into_iter().filter(|k| met.insert(k.clone())))
+            }
             Read::Unjudged { why } => out.unjudged.push(format!("{} is {why}", file.display())),
             _ => {}
         }
@@ -140,6 +156,8 @@ pub struct Facts {
     /// The programs that configuration (its includes too) names by path (`global_git::Own::programs`):
     /// kept and judged as the included files are. Read with them: no cost of their own.
     pub programs: Vec<PathBuf>,
+    /// Their reading stopped at `global_git::MAX_ENTRIES` or `MAX_PROGRAMS` (the result says so).
+    pub capped: bool,
 }
 
 /// What `facts` remembers of one repository: what it read the facts from, and the watches that
@@ -212,7 +230,7 @@ pub fn facts(dot_git: &Path, dot_git_now: Option<&std::fs::Metadata>, walk_ino: 
         armed = arm();
     }
     let dirs = git_dirs(dot_git);
-    let global_git::Own { hooks: own, includes, programs } = global_git::repository(&config_files(&dirs), top);
+    let global_git::Own { hooks: own, includes, programs, capped } = global_git::repository(&config_files(&dirs), top);
     let hooks = hooks_at(top, own.or_else(|| global.map(String::from)));
     if !includes.is_empty() {
         armed = None;
@@ -252,7 +270,7 @@ pub fn facts(dot_git: &Path, dot_git_now: Option<&std::fs::Metadata>, walk_ino: 
         check(p.clone(), true);
     }
     let read_at = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
-    let facts = Arc::new(Facts { dirs, hooks, links, includes, programs });
+    let facts = Arc::new(Facts { dirs, hooks, links, includes, programs, capped });
     // Timestamps are coarse: a change in the same second as this reading could leave the same
     // times behind. Kept only what last changed before that second (as the walk's stat rule).
     if seen.iter().any(|s| s.stat.is_some_and(|st| st.5 >= read_at)) {
@@ -425,5 +443,23 @@ mod tests {
         let fifo = |n: &str| format!("{} is a FIFO, on which git on the host would wait forever", r.join(".git").join(n).display());
         assert_eq!(config.unjudged, [fifo("commondir"), fifo("config.worktree")]);
         assert!(config.unjudged_detail().contains("could not be judged"));
+    }
+
+    /// Found by an attacker's review: every risky key of a run-written config was named in the
+    /// report (thousands, megabytes of `hostRisks`); the same config as `config.worktree` named
+    /// them all twice.
+    #[test]
+    fn a_report_names_a_bounded_number_of_keys() {
+        let t = tempfile::tempdir().unwrap();
+        let git = t.path().join(".git");
+        std::fs::create_dir(&git).unwrap();
+        let text: String = std::iter::once("[alias]\n".to_string()).chain((0..5000).map(|i| format!("\ta{i} = !x\n"))).collect();
+        std::fs::write(git.join("config"), &text).unwrap();
+        std::fs::write(git.join("config.worktree"), &text).unwrap();
+        let config = configured(&[git]);
+        assert_eq!(config.keys.len(), 5000, "each once");
+        let named = config.keys_named();
+        assert!(named.starts_with("alias.a0, alias.a1, ") && named.ends_with("alias.a15 and 4984 more"), "{named}");
+        assert_eq!(Configured { keys: vec!["core.pager".into()], unjudged: vec![] }.keys_named(), "core.pager");
     }
 }
