@@ -22,7 +22,11 @@
 //! (`kept`): one run renamed `cfg` above `cfg/sub/settings.json` (a read-only mount; `cfg` is not
 //! one), and the next run's rules named a path where nothing was while the file, at `cfg2/...`,
 //! was writable (or readable, denied). A `.git` entry or a protected name needs no pin: the walk
-//! finds it again wherever a rename puts it (and Seatbelt's rules match it by name).
+//! finds it again wherever a rename puts it (and Seatbelt's rules match it by name). Unless a
+//! fixed path of the host's leads to it (`Baseline::named_from_outside`: a home link's target, a
+//! global git file): GNU stow's `~/.bashrc -> dotfiles/bash/.bashrc` was kept read-only, but a run
+//! renamed `bash` away and made a new `bash/.bashrc`, which the host's next shell ran (an
+//! attacker's review, renamename.sh); reported, not undone. Pinned now, whatever its name.
 
 use std::path::{Path, PathBuf};
 
@@ -40,7 +44,7 @@ pub struct Pins {
 
 /// The read-only and denied paths strictly inside a writable root that must stay where they are:
 /// those named by path only (not a `.git` entry or a protected name the walk found, which it finds
-/// again), not inside another such path, and there now.
+/// again, unless a fixed path of the host's leads to it), not inside another such path, and there now.
 pub fn kept(policy: &ResolvedPolicy) -> Vec<PathBuf> {
     let roots = &policy.writable_roots;
     let protected: Vec<&Path> = roots.iter().flat_map(|r| r.read_only.iter()).chain(&policy.deny_read).map(PathBuf::as_path).collect();
@@ -48,7 +52,7 @@ pub fn kept(policy: &ResolvedPolicy) -> Vec<PathBuf> {
     protected
         .iter()
         .copied()
-        .filter(|p| policy.planted.entry_id(p).is_none() && inside_a_root(p))
+        .filter(|p| (policy.planted.entry_id(p).is_none() || policy.planted.named_from_outside.contains(*p)) && inside_a_root(p))
         .filter(|p| !protected.iter().any(|c| c != p && p.starts_with(c)))
         .filter(|p| p.symlink_metadata().is_ok())
         .map(Path::to_path_buf)

@@ -24,6 +24,15 @@ pub struct Baseline {
     /// were, held while the run lives (`policy::held_links`): one the run replaced or removed is
     /// put back after it (`detect`), so that the next run's mask lands where the caller meant it.
     pub deny_links: Vec<crate::policy::held_links::HeldLink>,
+    /// The symlinks in directly written roots on the way to a host path kept where it leads (a home
+    /// link's, a global git file's: `Carver::hold_links_on_the_way`), held as `deny_links` are: one
+    /// the run replaced or removed is put back after it (`detect`).
+    pub links_on_the_way: Vec<crate::policy::held_links::HeldLink>,
+    /// The entries kept read-only because a fixed path of the host's leads to them (a home link's
+    /// target, a global git file or program): pinned where they are (`plan::pins::kept`) even when
+    /// their name is a protected one, which the walk would find again elsewhere, but the host
+    /// would not.
+    pub named_from_outside: HashSet<PathBuf>,
     /// Paths that must stay absent (the policy's `missing_read_only`): what a run creates there is
     /// moved aside after it (`undo`) and reported.
     pub absent: Vec<PathBuf>,

@@ -66,6 +66,7 @@ pub fn detect_after(baseline: &Baseline, during_run: Vec<HostRisk>) -> Vec<HostR
     }
     undo_created_caches(baseline, &mut risks);
     restore_deny_links(baseline, &mut risks);
+    restore_links_on_the_way(baseline, &mut risks);
     if baseline.report_repositories {
         // New, or another inode than before at the same path (a directory above it was swapped).
         let new = |p: &&PathBuf| !absent.contains(*p) && baseline.git.get(p.as_os_str()).is_none_or(|ino| found.git_inodes.get(p.as_os_str()) != Some(ino));
@@ -422,29 +423,58 @@ fn undo_created_caches(baseline: &Baseline, risks: &mut Listed) {
 /// target (`LinkOnTheWay::is_still_there`). Also reported: a link that led elsewhere when the run
 /// started (both targets were masked), and one a concurrent run put back during this run's life.
 fn restore_deny_links(baseline: &Baseline, risks: &mut Listed) {
-    for held in &baseline.deny_links {
+    let held = HeldKind {
+        by: "a concurrent run with a denyRead path resolved through it",
+        why: "a denyRead path is resolved through this symlink, and a run's mask lands where it points (left changed, what it led to would be readable to the next run)",
+    };
+    restore_held(&baseline.deny_links, &held, risks);
+}
+
+/// The symlinks on the way to a host path kept where it leads (`Carver::hold_links_on_the_way`:
+/// `~/.bashrc -> dotfiles/active/bashrc -> ../pkgs/bash/bashrc`) that the run replaced or removed:
+/// put back as `restore_deny_links` puts back theirs. Found by an attacker's review: the run did
+/// `ln -sf evil-bashrc active/bashrc`, and the host's next shell ran `evil-bashrc`.
+fn restore_links_on_the_way(baseline: &Baseline, risks: &mut Listed) {
+    let held = HeldKind {
+        by: "a concurrent run that kept a host path reached through it",
+        why: "the host reaches a file it runs or trusts through this symlink (a home link, the global git configuration: ~/.bashrc, ~/.gitconfig, ~/.ssh/config); left changed, the host would read what it points to now",
+    };
+    restore_held(&baseline.links_on_the_way, &held, risks);
+}
+
+/// What a kind of held link is to the host, for its entry.
+struct HeldKind {
+    /// Who else held it.
+    by: &'static str,
+    /// Why it matters.
+    why: &'static str,
+}
+
+fn restore_held(links: &[crate::policy::held_links::HeldLink], kind: &HeldKind, risks: &mut Listed) {
+    for held in links {
         let Some(settled) = held.settle(put_back) else { continue };
         let mut said = Vec::new();
         if settled.found_changed {
             said.push(format!(
-                "when the run started, it did not lead where it led when a concurrent run with a denyRead path resolved through it started (that run, or you, changed it meanwhile): the path was masked both through the link as it was, to {}, and as it is now",
+                "when the run started, it did not lead where it led when {} started (that run, or you, changed it meanwhile): both the link as it was, to {}, and as it is now were kept",
+                kind.by,
                 settled.link.target.display()
             ));
         }
         if let Some(outcome) = settled.put_back {
             said.push(outcome);
         } else if settled.put_back_by_another {
-            said.push(format!("was replaced or removed during the run, and made again, to {}, after a concurrent run with a denyRead path resolved through it", settled.link.target.display()));
+            said.push(format!("was replaced or removed during the run, and made again, to {}, after {}", settled.link.target.display(), kind.by));
         }
         if !said.is_empty() {
-            let detail = format!("{}: a denyRead path is resolved through this symlink, and a run's mask lands where it points", said.join("; "));
+            let detail = format!("{}: {}", said.join("; "), kind.why);
             risks.push(HostRisk { path: held.path.to_string_lossy().into_owned(), kind: RiskKind::ProtectedNameCreated, detail });
         }
     }
 }
 
-/// Put back a link a `denyRead` path is resolved through: what is there now is moved aside and
-/// the link made again as it was. Says what it found and did.
+/// Put back a held link: what is there now is moved aside and the link made again as it was. Says
+/// what it found and did.
 fn put_back(l: &crate::policy::paths::LinkOnTheWay) -> String {
     let now = l.path.symlink_metadata().ok();
     let moved = if now.is_some() { undo::move_aside(&l.path) } else { undo::Undone::Gone };
@@ -457,7 +487,7 @@ fn put_back(l: &crate::policy::paths::LinkOnTheWay) -> String {
         Err(why) => format!("NOT undone: {why}"),
     };
     let how = if now.is_some() { "was replaced" } else { "was removed" };
-    format!("{how} during the run (or a concurrent one), which would leave what it led to readable to the next run; {outcome}")
+    format!("{how} during the run (or a concurrent one); {outcome}")
 }
 
 /// The writable roots and their `.git` that are not the same directories as before the run.

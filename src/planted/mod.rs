@@ -23,8 +23,8 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::policy::held_links::HeldLink;
-use crate::policy::paths::{canonical_lenient, Lenient};
+use crate::policy::held_links::{Held, HeldLink};
+use crate::policy::paths::{canonical_lenient, walk_links, Lenient, WalkEnd};
 use crate::policy::{MissingReadOnly, PlaceholderKind, WritableRoot};
 
 mod above;
@@ -250,6 +250,8 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
     let held_caches = c.held_caches(&policy.planted.held_caches, policy.absent == Absent::Placeholders);
     let hook_links = std::mem::take(&mut c.hook_links);
     let global_git_unresolved = c.global.not_enforced();
+    let links_on_the_way = std::mem::take(&mut c.links_on_the_way);
+    let named_from_outside = std::mem::take(&mut c.named_from_outside);
     crate::policy::sort_carve_outs(policy.writable_roots);
     let (mut named, mut named_changed_at) = (HashMap::new(), HashMap::new());
     let mut report_only = Vec::new();
@@ -286,6 +288,8 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
         hook_links,
         global_git_unresolved,
         home_hard,
+        links_on_the_way,
+        named_from_outside,
         named,
         named_changed_at,
         report_repositories: policy.protect_git,
@@ -364,12 +368,18 @@ struct Carver<'a> {
     /// The files the configuration of each repository carved includes (`repo::Facts::includes`),
     /// kept by `repo_includes` at the end of the walk.
     includes: Vec<PathBuf>,
+    /// The symlinks in directly written roots on the way to a host path kept by `host_path`
+    /// (`hold_links_on_the_way`), held for the run and put back after it (`detect`).
+    links_on_the_way: Vec<HeldLink>,
+    /// The entries `host_path` kept read-only: a fixed path of the host's names them, so they
+    /// are pinned where they are whatever their name (`Baseline::named_from_outside`).
+    named_from_outside: HashSet<PathBuf>,
 }
 
 impl<'a> Carver<'a> {
     fn new(roots: &'a mut [WritableRoot], deny: &[PathBuf], existing: Option<Existing>) -> Carver<'a> {
         let covered = deny.iter().chain(roots.iter().flat_map(|r| r.read_only.iter())).map(|p| p.as_os_str().to_os_string()).collect();
-        Carver { roots, covered, creatable: HashMap::new(), existing, list_missing: true, hook_links: hook_risks::Kept::default(), scan_roots: Vec::new(), global: global_git::now(), includes: Vec::new() }
+        Carver { roots, covered, creatable: HashMap::new(), existing, list_missing: true, hook_links: hook_risks::Kept::default(), scan_roots: Vec::new(), global: global_git::now(), includes: Vec::new(), links_on_the_way: Vec::new(), named_from_outside: HashSet::new() }
     }
 
     fn is_covered(&self, p: &Path) -> bool {
@@ -617,6 +627,10 @@ impl<'a> Carver<'a> {
     /// exists, else uncreatable, unless `skipped` where it leads.
     fn host_path(&mut self, p: &Path, dir: bool, placeholders: bool, skipped: &dyn Fn(&Carver, &Path) -> bool) {
         let Ok(l) = canonical_lenient("HOME", p) else { return };
+        // Named otherwise than where it lies: a symlink may be on its way (wherever it ends).
+        if l.path != p {
+            self.hold_links_on_the_way(p, skipped);
+        }
         if skipped(self, &l.path) {
             return;
         }
@@ -625,7 +639,8 @@ impl<'a> Carver<'a> {
             // There: the entry itself (a symlink's target is kept), in its canonical directory.
             None => {
                 if let (Some(parent), Some(name)) = (p.parent().and_then(|d| std::fs::canonicalize(d).ok()), p.file_name()) {
-                    self.entry(&parent.join(name), Some(kind));
+                    let kept = self.entry(&parent.join(name), Some(kind));
+                    self.named_from_outside.extend(kept);
                 }
             }
             // Where this user can create nothing, neither can the command.
@@ -635,6 +650,30 @@ impl<'a> Carver<'a> {
                 self.missing(target, kind);
             }
             Some(_) => {}
+        }
+    }
+
+    /// The symlinks on `p`'s way that a directly written root holds, which `entry` cannot keep (a
+    /// mount cannot cover a symlink): `~/.bashrc -> dotfiles/active/bashrc`, itself a link to
+    /// `../pkgs/bash/bashrc`. Found by an attacker's review: only the chain's end was kept, the run
+    /// did `ln -sf evil-bashrc active/bashrc`, and the host's next shell ran it. Each is held
+    /// (`policy::held_links`, as `denyRead`'s links are) and put back after the run if the run
+    /// replaced it (`detect`). Where a held link led when a run still going held it, if another
+    /// changed it meanwhile, is kept read-only too (stricter, never looser).
+    fn hold_links_on_the_way(&mut self, p: &Path, skipped: &dyn Fn(&Carver, &Path) -> bool) {
+        let mut held = Held::lock();
+        let (end, met) = walk_links(p, &|l| held.recorded(l));
+        let changed = met.iter().any(|l| !l.is_still_there());
+        for l in met {
+            if !skipped(self, &l.path) && !self.links_on_the_way.iter().any(|h| h.path == l.path) {
+                self.links_on_the_way.push(held.hold(l));
+            }
+        }
+        drop(held);
+        if let (true, WalkEnd::At(was)) = (changed, end) {
+            if !skipped(self, &was) {
+                self.read_only(was);
+            }
         }
     }
 

@@ -710,3 +710,76 @@ fn programs_a_repositorys_own_configuration_names_are_kept() {
     assert!(m.contains(&(ws.join("tools/missing"), PlaceholderKind::File)), "{m:?}");
     assert!(!m.iter().any(|(p, _)| p.starts_with(ws.join("s"))), "{m:?}");
 }
+
+/// A stow home whose links reach their files through a link inside the root (`linkchain.sh`):
+/// `~/.bashrc -> dotfiles/active/bashrc -> ../pkgs/bash/bashrc`, `~/.gitconfig` likewise.
+fn chained_home(r: &Path) -> (PathBuf, PathBuf) {
+    let home = r.join("home");
+    let dots = home.join("dotfiles");
+    for d in ["pkgs/bash", "pkgs/git", "active"] {
+        std::fs::create_dir_all(dots.join(d)).unwrap();
+    }
+    std::fs::write(dots.join("pkgs/bash/bashrc"), "# mine\n").unwrap();
+    std::fs::write(dots.join("pkgs/git/config"), "[user]\n\tname = me\n").unwrap();
+    std::os::unix::fs::symlink("../pkgs/bash/bashrc", dots.join("active/bashrc")).unwrap();
+    std::os::unix::fs::symlink("../pkgs/git/config", dots.join("active/gitconfig")).unwrap();
+    std::os::unix::fs::symlink("dotfiles/active/bashrc", home.join(".bashrc")).unwrap();
+    std::os::unix::fs::symlink("dotfiles/active/gitconfig", home.join(".gitconfig")).unwrap();
+    (home, dots)
+}
+
+/// An attacker's review (linkchain.sh): with a home link reaching its file through a link inside
+/// the root, only the chain's end was kept; the run did `ln -sf evil-bashrc active/bashrc` (and
+/// the same for the global `.gitconfig`), nothing was reported, and the host's next interactive
+/// shell and `git status` ran the planted files. Each link on the way is put back after the run.
+#[test]
+fn a_link_on_the_way_of_a_home_link_replaced_during_the_run_is_put_back() {
+    let t = tempfile::tempdir().unwrap();
+    let r = t.path().canonicalize().unwrap();
+    let (home, dots) = chained_home(&r);
+    let _home = home::test_home::set(home.clone());
+    let v = json!({ "mode": "workspace-write", "tmp": "read-only" });
+    let mut p = resolve_policy(Some(&v), &PolicyContext { cwd: dots.clone(), tmpdir: None, platform: Platform::Linux, env: Default::default() }).unwrap();
+    p.walk_and_protect(crate::planted::Absent::UndoneAfter);
+    assert!(p.writable_roots[0].read_only.contains(&dots.join("pkgs/bash/bashrc")), "{:?}", p.writable_roots[0].read_only);
+    for (link, evil) in [("bashrc", "evil-bashrc"), ("gitconfig", "evil-git")] {
+        std::fs::write(dots.join("active").join(evil), "planted\n").unwrap();
+        std::fs::remove_file(dots.join("active").join(link)).unwrap();
+        std::os::unix::fs::symlink(evil, dots.join("active").join(link)).unwrap();
+    }
+    let risks = detect(&p.planted);
+    for (link, was) in [("bashrc", "../pkgs/bash/bashrc"), ("gitconfig", "../pkgs/git/config")] {
+        let at = dots.join("active").join(link);
+        let risk = risks.iter().find(|h| h.path == at.to_string_lossy()).unwrap_or_else(|| panic!("{link} reported: {risks:?}"));
+        assert!(risk.detail.contains("undone") && !risk.detail.contains("NOT undone"), "{}", risk.detail);
+        assert_eq!(std::fs::read_link(&at).unwrap(), PathBuf::from(was), "{link} put back");
+    }
+    assert_eq!(std::fs::read_to_string(home.join(".bashrc")).unwrap(), "# mine\n");
+}
+
+/// An attacker's review (renamename.sh): `~/.bashrc -> dotfiles/bash/.bashrc` was kept read-only,
+/// but its directory was not pinned (its name is a protected one, which the walk finds wherever a
+/// rename puts it); the run renamed `bash` away and made a new `bash/.bashrc`, reported but left,
+/// and the host's next shell ran it. A path a home link or the global git configuration names
+/// stays where it is: the directories above it are pinned, whatever its name.
+#[test]
+fn the_directories_above_a_home_links_target_with_a_protected_name_are_pinned() {
+    let t = tempfile::tempdir().unwrap();
+    let r = t.path().canonicalize().unwrap();
+    let home = r.join("home");
+    let dots = home.join("dotfiles");
+    std::fs::create_dir_all(dots.join("bash")).unwrap();
+    std::fs::create_dir_all(dots.join("git")).unwrap();
+    std::fs::write(dots.join("bash/.bashrc"), "# mine\n").unwrap();
+    std::fs::write(dots.join("git/.gitconfig"), "[user]\n\tname = me\n").unwrap();
+    std::os::unix::fs::symlink("dotfiles/bash/.bashrc", home.join(".bashrc")).unwrap();
+    std::os::unix::fs::symlink("dotfiles/git/.gitconfig", home.join(".gitconfig")).unwrap();
+    let _home = home::test_home::set(home.clone());
+    let v = json!({ "mode": "workspace-write", "tmp": "read-only" });
+    let mut p = resolve_policy(Some(&v), &PolicyContext { cwd: dots.clone(), tmpdir: None, platform: Platform::Linux, env: Default::default() }).unwrap();
+    p.walk_and_protect(crate::planted::Absent::UndoneAfter);
+    let kept = crate::plan::pins::kept(&p);
+    for f in ["bash/.bashrc", "git/.gitconfig"] {
+        assert!(kept.contains(&dots.join(f)), "{f} in {kept:?}");
+    }
+}

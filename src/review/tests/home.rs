@@ -192,3 +192,29 @@ fn dangling_home_links_into_the_root_are_risks() {
     assert!(f.ws.join("cfg/git/config").symlink_metadata().is_err());
     assert_eq!(std::fs::read_to_string(f.ws.join("free.txt")).unwrap(), "ok\n");
 }
+
+/// An attacker's review (linkchain.sh, review mode): `~/.bashrc -> <ws>/active/bashrc`, itself a
+/// link to `../pkgs/bash/bashrc`; only the chain's end was guarded, and the set's
+/// `ln -sf evil-bashrc active/bashrc` carried no risk: a plain apply landed it, and the host's
+/// next interactive shell ran `evil-bashrc`. Each link on the way is guarded too.
+#[test]
+fn a_link_on_the_way_of_a_home_link_is_guarded() {
+    let mut f = fixture();
+    let t = tempfile::tempdir().unwrap();
+    let home = t.path().canonicalize().unwrap();
+    put(&f.ws, "pkgs/bash/bashrc", "# mine\n");
+    std::fs::create_dir(f.ws.join("active")).unwrap();
+    std::os::unix::fs::symlink("../pkgs/bash/bashrc", f.ws.join("active/bashrc")).unwrap();
+    std::os::unix::fs::symlink(f.ws.join("active/bashrc"), home.join(".bashrc")).unwrap();
+    begin_now(&mut f);
+    f.set.meta.homes = vec![home.clone()];
+    f.set.meta.protected_names = vec![".bashrc".into()];
+    let _home = crate::planted::home::test_home::set(home.clone());
+    let up = f.set.upper(0);
+    put(&up, "active/evil-bashrc", "touch /tmp/pwned\n");
+    std::os::unix::fs::symlink("evil-bashrc", up.join("active/bashrc")).unwrap();
+    let risks = risks_of(&f);
+    assert!(protected_at(&risks, "/active/bashrc"), "{risks:?}");
+    apply(&f.set, &f.lock, &Request { paths: None, force: false }).unwrap();
+    assert_eq!(std::fs::read_link(f.ws.join("active/bashrc")).unwrap(), PathBuf::from("../pkgs/bash/bashrc"));
+}
