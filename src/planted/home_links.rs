@@ -103,6 +103,11 @@ pub fn leads_to(p: &Path) -> PathBuf {
     walk(Path::new("/"), p, &mut 0).unwrap_or_else(|| p.to_path_buf())
 }
 
+/// The symlinks met while resolving `p`, in order (each as its canonical directory and name).
+pub fn links_on_the_way(p: &Path) -> Vec<crate::policy::paths::LinkOnTheWay> {
+    crate::policy::paths::walk_links(p, &|_| None).1
+}
+
 /// Whether a dangling link is on `p`'s way: where it leads is not where its existing links do.
 fn dangles(p: &Path) -> bool {
     canonical_lenient("HOME", p).is_ok_and(|l| l.path != leads_to(p))
