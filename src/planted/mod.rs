@@ -576,7 +576,9 @@ impl<'a> Carver<'a> {
         for h in bases.homes.iter().filter(|h| !tops.contains(h)) {
             if !skipped(self, h) {
                 for n in names {
-                    self.entry(&h.join(n), Some(names::placeholder_kind(n)));
+                    // A fixed path of the host's (a home link's target too): pinned (`named_from_outside`).
+                    let kept = self.entry(&h.join(n), Some(names::placeholder_kind(n)));
+                    self.named_from_outside.extend(kept);
                 }
             }
         }

@@ -782,4 +782,10 @@ fn the_directories_above_a_home_links_target_with_a_protected_name_are_pinned() 
     for f in ["bash/.bashrc", "git/.gitconfig"] {
         assert!(kept.contains(&dots.join(f)), "{f} in {kept:?}");
     }
+    // The home in a writable root too (a HOME under /tmp): its names are kept first, as the home's.
+    let v = json!({ "mode": "workspace-write", "tmp": "read-only", "writableRoots": [r.to_string_lossy()] });
+    let mut p = resolve_policy(Some(&v), &PolicyContext { cwd: dots.clone(), tmpdir: None, platform: Platform::Linux, env: Default::default() }).unwrap();
+    p.walk_and_protect(crate::planted::Absent::UndoneAfter);
+    let kept = crate::plan::pins::kept(&p);
+    assert!(kept.contains(&dots.join("bash/.bashrc")), "{kept:?}");
 }
