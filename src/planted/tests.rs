@@ -711,6 +711,13 @@ fn programs_a_repositorys_own_configuration_names_are_kept() {
     assert!(!m.iter().any(|(p, _)| p.starts_with(ws.join("s"))), "{m:?}");
 }
 
+/// `v` resolved for `cwd` and walked as a run of the runner's is (what it creates is undone after).
+fn walked(cwd: &Path, v: serde_json::Value) -> ResolvedPolicy {
+    let mut p = resolve_policy(Some(&v), &PolicyContext { cwd: cwd.to_path_buf(), tmpdir: None, platform: Platform::Linux, env: Default::default() }).unwrap();
+    p.walk_and_protect(crate::planted::Absent::UndoneAfter);
+    p
+}
+
 /// A stow home whose links reach their files through a link inside the root (`linkchain.sh`):
 /// `~/.bashrc -> dotfiles/active/bashrc -> ../pkgs/bash/bashrc`, `~/.gitconfig` likewise.
 fn chained_home(r: &Path) -> (PathBuf, PathBuf) {
@@ -739,8 +746,7 @@ fn a_link_on_the_way_of_a_home_link_replaced_during_the_run_is_put_back() {
     let (home, dots) = chained_home(&r);
     let _home = home::test_home::set(home.clone());
     let v = json!({ "mode": "workspace-write", "tmp": "read-only" });
-    let mut p = resolve_policy(Some(&v), &PolicyContext { cwd: dots.clone(), tmpdir: None, platform: Platform::Linux, env: Default::default() }).unwrap();
-    p.walk_and_protect(crate::planted::Absent::UndoneAfter);
+    let p = walked(&dots, v);
     assert!(p.writable_roots[0].read_only.contains(&dots.join("pkgs/bash/bashrc")), "{:?}", p.writable_roots[0].read_only);
     for (link, evil) in [("bashrc", "evil-bashrc"), ("gitconfig", "evil-git")] {
         std::fs::write(dots.join("active").join(evil), "planted\n").unwrap();
@@ -776,16 +782,14 @@ fn the_directories_above_a_home_links_target_with_a_protected_name_are_pinned() 
     std::os::unix::fs::symlink("dotfiles/git/.gitconfig", home.join(".gitconfig")).unwrap();
     let _home = home::test_home::set(home.clone());
     let v = json!({ "mode": "workspace-write", "tmp": "read-only" });
-    let mut p = resolve_policy(Some(&v), &PolicyContext { cwd: dots.clone(), tmpdir: None, platform: Platform::Linux, env: Default::default() }).unwrap();
-    p.walk_and_protect(crate::planted::Absent::UndoneAfter);
+    let p = walked(&dots, v);
     let kept = crate::plan::pins::kept(&p);
     for f in ["bash/.bashrc", "git/.gitconfig"] {
         assert!(kept.contains(&dots.join(f)), "{f} in {kept:?}");
     }
     // The home in a writable root too (a HOME under /tmp): its names are kept first, as the home's.
     let v = json!({ "mode": "workspace-write", "tmp": "read-only", "writableRoots": [r.to_string_lossy()] });
-    let mut p = resolve_policy(Some(&v), &PolicyContext { cwd: dots.clone(), tmpdir: None, platform: Platform::Linux, env: Default::default() }).unwrap();
-    p.walk_and_protect(crate::planted::Absent::UndoneAfter);
+    let p = walked(&dots, v);
     let kept = crate::plan::pins::kept(&p);
     assert!(kept.contains(&dots.join("bash/.bashrc")), "{kept:?}");
 }
