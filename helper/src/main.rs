@@ -71,6 +71,8 @@ mod pty_bound;
 #[cfg(target_os = "linux")]
 mod descendants;
 #[cfg(target_os = "linux")]
+mod stdio_devices;
+#[cfg(target_os = "linux")]
 mod supervisor;
 #[cfg(target_os = "linux")]
 mod tree_end;
@@ -238,6 +240,12 @@ fn in_namespaces(steps: &Steps) {
     }
     if let Err(failure) = covers::cover(&steps.cover_dirs, &steps.cover_files) {
         fail(steps.report_fd, failure);
+    }
+    // While the capabilities last, and before the terminal is taken (on the reopened descriptor 0).
+    if let Some(dir) = &steps.stdio_devices {
+        if let Err(failure) = stdio_devices::reopen_all(dir) {
+            fail(steps.report_fd, failure);
+        }
     }
     if steps.own_userns {
         if let Err(failure) = userns::enter_own(steps.map_ids, steps.limit_userns) {

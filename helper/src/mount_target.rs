@@ -84,21 +84,7 @@ impl Target {
     /// is not given, and a bind remount in a user namespace must keep those it locked, or the
     /// kernel refuses it. `path` names it in errors.
     pub fn mount_flags(&self, path: impl std::fmt::Display) -> Result<libc::c_ulong, Failure> {
-        // SAFETY: a zeroed statvfs is valid; `self.fd` is open.
-        let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
-        if unsafe { libc::fstatvfs(self.fd, &mut st) } != 0 {
-            let e = last_errno();
-            return Err(setup(e, format!("reading the mount flags of {path} failed: {}", describe(e))));
-        }
-        let map = [
-            (libc::ST_NOSUID, libc::MS_NOSUID),
-            (libc::ST_NODEV, libc::MS_NODEV),
-            (libc::ST_NOEXEC, libc::MS_NOEXEC),
-            (libc::ST_NOATIME, libc::MS_NOATIME),
-            (libc::ST_NODIRATIME, libc::MS_NODIRATIME),
-            (libc::ST_RELATIME, libc::MS_RELATIME),
-        ];
-        Ok(map.iter().filter(|(st_flag, _)| st.f_flag & st_flag != 0).fold(0, |acc, (_, ms)| acc | ms))
+        mount_flags_of(self.fd, path)
     }
 
     /// A character or block device.
@@ -127,6 +113,25 @@ impl Drop for Target {
         // SAFETY: our own descriptor.
         unsafe { libc::close(self.fd) };
     }
+}
+
+/// `Target::mount_flags` of any open descriptor `fd`.
+pub(crate) fn mount_flags_of(fd: i32, path: impl std::fmt::Display) -> Result<libc::c_ulong, Failure> {
+    // SAFETY: a zeroed statvfs is valid; `fd` is open.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstatvfs(fd, &mut st) } != 0 {
+        let e = last_errno();
+        return Err(setup(e, format!("reading the mount flags of {path} failed: {}", describe(e))));
+    }
+    let map = [
+        (libc::ST_NOSUID, libc::MS_NOSUID),
+        (libc::ST_NODEV, libc::MS_NODEV),
+        (libc::ST_NOEXEC, libc::MS_NOEXEC),
+        (libc::ST_NOATIME, libc::MS_NOATIME),
+        (libc::ST_NODIRATIME, libc::MS_NODIRATIME),
+        (libc::ST_RELATIME, libc::MS_RELATIME),
+    ];
+    Ok(map.iter().filter(|(st_flag, _)| st.f_flag & st_flag != 0).fold(0, |acc, (_, ms)| acc | ms))
 }
 
 pub(crate) fn mount(source: Option<&CString>, target: &CString, fstype: Option<&CString>, flags: libc::c_ulong, data: Option<&CString>, what: &str) -> Result<(), Failure> {

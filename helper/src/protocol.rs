@@ -6,7 +6,7 @@
 //! sandspawn-helper v1 [--null-fds=N,...] [--offline-nsswitch-fd=N]
 //!     [--held-locks=DIR --hold-dir=N:DIR [--placeholder-dir=N:NAME | --placeholder-file=N:NAME]...]...
 //!     [--await-init-locks=K] [--close-fds=N,...]
-//!     [--tmpfs-inodes=N:PATH]... [--devpts-max=N] [--review ROOT UPPER WORK]... [--read-only=PATH]... [--overlay TARGET UPPER WORK]... [--cover-dir=PATH]... [--cover-file=PATH]... [--unmount=PATH]...
+//!     [--tmpfs-inodes=N:PATH]... [--devpts-max=N] [--stdio-devices=DIR] [--review ROOT UPPER WORK]... [--read-only=PATH]... [--overlay TARGET UPPER WORK]... [--cover-dir=PATH]... [--cover-file=PATH]... [--unmount=PATH]...
 //!     [--own-userns [--limit-userns] [--map-ids=UID:GID]] [--controlling-tty] [--rlimit=NAME:SOFT:HARD]...
 //!     [--exec-after=NS] [--filter=none|unix|inet|inet-unix]
 //!     [--report-fd=N] [--net-listen=N]
@@ -67,6 +67,10 @@ pub struct Steps {
     /// ptys, keeping its modes (see `devpts`, and `pty_bound` in the helper). Needs CAP_SYS_ADMIN,
     /// so `own_userns` too.
     pub devpts_max: Option<u32>,
+    /// Where the plan bound the host's `/dev` (read-only, nodev): the helper reopens every
+    /// inherited descriptor on a host device through a read-only copy of its mount, then detaches
+    /// this bind (see `stdio_devices` in the helper). Needs CAP_SYS_ADMIN, so `own_userns` too.
+    pub stdio_devices: Option<String>,
     /// Cover each of these writable roots with a copy-on-write overlay whose upper directory is the
     /// change set's (the reviewable workspace: see `review_mount` in the helper and the addon's
     /// `review`), first of the helper's mounts; what bwrap mounted below a root is put back on top.
@@ -275,7 +279,7 @@ impl Steps {
 
     /// Whether the helper mounts anything (with the capabilities bwrap kept for it).
     pub fn mounts(&self) -> bool {
-        !self.tmpfs_inodes.is_empty() || self.devpts_max.is_some() || !self.review.is_empty() || !self.read_only.is_empty() || !self.overlays.is_empty() || self.covers()
+        !self.tmpfs_inodes.is_empty() || self.devpts_max.is_some() || self.stdio_devices.is_some() || !self.review.is_empty() || !self.read_only.is_empty() || !self.overlays.is_empty() || self.covers()
     }
 
     /// The flag of the first step asked for that exists only on Linux (memfd, /proc, namespaces
@@ -289,6 +293,7 @@ impl Steps {
             (self.await_init_locks > 0, "--await-init-locks"),
             (!self.tmpfs_inodes.is_empty(), "--tmpfs-inodes"),
             (self.devpts_max.is_some(), "--devpts-max"),
+            (self.stdio_devices.is_some(), "--stdio-devices"),
             (!self.review.is_empty(), "--review"),
             (!self.read_only.is_empty(), "--read-only"),
             (!self.overlays.is_empty(), "--overlay"),
@@ -334,6 +339,9 @@ impl Steps {
         args.extend(self.tmpfs_inodes.iter().map(|t| format!("--tmpfs-inodes={}:{}", t.inodes, t.path)));
         if let Some(max) = self.devpts_max {
             args.push(format!("--devpts-max={max}"));
+        }
+        if let Some(dir) = &self.stdio_devices {
+            args.push(format!("--stdio-devices={dir}"));
         }
         for r in &self.review {
             args.extend(["--review".to_string(), r.root.clone(), r.upper.clone(), r.work.clone()]);
@@ -425,7 +433,7 @@ impl Steps {
                         // The Landlock mode runs without bwrap: no private mount namespace to mount
                         // overlays in, no store to detach, no sandbox user namespace to close.
                         if steps.mounts() || !steps.unmount.is_empty() || steps.own_userns || steps.filter.is_some() {
-                            return Err("--tmpfs-inodes, --devpts-max, --review, --read-only, --overlay, --cover-dir, --cover-file, --unmount, --own-userns and --filter cannot be combined with --landlock (it has its own filter)".into());
+                            return Err("--tmpfs-inodes, --devpts-max, --stdio-devices, --review, --read-only, --overlay, --cover-dir, --cover-file, --unmount, --own-userns and --filter cannot be combined with --landlock (it has its own filter)".into());
                         }
                     } else if landlock_only {
                         return Err("--ll-list, --ll-read, --ll-write, --sockets and --control-fd need --landlock".into());
@@ -438,7 +446,7 @@ impl Steps {
                     }
                     // What keeps capabilities for the helper's mounts also needs the step that drops them.
                     if steps.mounts() && !steps.own_userns && steps.landlock.is_none() {
-                        return Err("--tmpfs-inodes, --devpts-max, --review, --read-only, --overlay, --cover-dir and --cover-file need --own-userns, which drops the capabilities they use".into());
+                        return Err("--tmpfs-inodes, --devpts-max, --stdio-devices, --review, --read-only, --overlay, --cover-dir and --cover-file need --own-userns, which drops the capabilities they use".into());
                     }
                     return Ok((steps, command));
                 }
@@ -543,6 +551,8 @@ impl Steps {
                         // At least 1 (0 would refuse every pty, which no plan means), and below the
                         // kernel's ceiling, where devpts takes `max` for no bound at all.
                         steps.devpts_max = Some(n.parse::<u32>().ok().filter(|n| (1..crate::devpts::MAX_PTYS).contains(n)).ok_or_else(bad)?);
+                    } else if let Some(p) = text.strip_prefix("--stdio-devices=").filter(|p| p.starts_with('/')) {
+                        steps.stdio_devices = Some(p.to_string());
                     } else if let Some(p) = text.strip_prefix("--cover-dir=") {
                         steps.cover_dirs.push(parse_path_word(p).ok_or_else(bad)?);
                     } else if let Some(p) = text.strip_prefix("--cover-file=") {
@@ -609,6 +619,7 @@ mod tests {
             Steps {
                 tmpfs_inodes: vec![TmpfsInodes { path: "/dev/shm".into(), inodes: 131072 }, TmpfsInodes { path: "/tmp".into(), inodes: 1 }],
                 devpts_max: Some(256),
+                stdio_devices: Some("/dev/sandspawn-host-dev".into()),
                 own_userns: true,
                 limit_userns: true,
                 ..Steps::default()

@@ -40,6 +40,9 @@ pub const HELPER_MOUNT_CAPS: [&str; 4] = ["CAP_SYS_ADMIN", "CAP_DAC_OVERRIDE", "
 /// Where the helper is bound when a private /tmp hides its real path.
 pub const HELPER_IN_DEV: &str = "/dev/sandspawn-helper";
 
+/// Where the host's `/dev` is bound while the helper reopens the command's stdio devices.
+pub const HOST_DEV_IN_DEV: &str = "/dev/sandspawn-host-dev";
+
 /// The size of the sandbox's `/dev/shm` without `limits.memory` (with it: that many bytes). bwrap's
 /// `/dev` is a tmpfs of half the host's memory, writable by a root sandbox; `/dev` is made
 /// read-only and `/dev/shm` a tmpfs of its own, so what a command writes there is bounded.
@@ -292,6 +295,9 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     for h in &held_dirs {
         a.push(&["--lock-file", &lock_file_arg(&h.path)?]);
     }
+    // The host's /dev, for the helper to reopen the command's inherited devices read-only (see
+    // its `stdio_devices`); read-only and nodev as bwrap binds it, detached before the command runs.
+    a.push(&["--ro-bind", "/dev", HOST_DEV_IN_DEV]);
     // Last of bwrap's mounts: nothing more is created in /dev (the helper's bind into it is made).
     a.push(&["--remount-ro", "/dev"]);
     a.push(&["--chdir", &path_arg(req.cwd)?, "--", &path_arg(&inside_helper)?]);
@@ -306,6 +312,7 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         map_ids,
         tmpfs_inodes,
         devpts_max,
+        stdio_devices: Some(HOST_DEV_IN_DEV.to_string()),
         read_only,
         overlays: caches.overlays,
         cover_dirs,

@@ -1,0 +1,92 @@
+'use strict'
+// The command's stdio, when it is a device of the host (a terminal, /dev/null), cannot have its
+// mode or owner changed from inside the sandbox. Found by an attacker's review of the kernel
+// surface (/work/atk/kernel17/ttymode.sh, ptymode.js): a descriptor opened on the host carries the
+// host's writable mount, so `chmod 666 /proc/self/fd/0` (or `fchmod(0, 0666)`) got past the
+// sandbox's read-only view. The caller's terminal (stdio: 'inherit' under buildSandboxCommand)
+// went from 600 to 666 and stayed so: another local user then wrote into it and could read what
+// was typed there. A pty run's pty (in the host's /dev/pts) was 666 while the run lived. As root,
+// the host's /dev/null (spawnSandboxed's stdin) could be made unusable for every other user.
+
+const { describe, test } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const { spawnSync } = require('node:child_process')
+const { run, show, tempTree, which } = require('./helpers')
+
+const ROOT = path.resolve(__dirname, '../..')
+const linux = process.platform === 'linux'
+const IS_ROOT = linux && process.getuid() === 0
+
+/** The command's ways to change its stdin's mode: by path through /proc, and by descriptor. */
+const CHMODS = {
+  'chmod of /proc/self/fd/0': (mode) => ['sh', '-c', `chmod ${mode.toString(8)} /proc/self/fd/0 && echo changed || echo refused`],
+  'fchmod(0)': (mode) => [process.execPath, '-e', `try { require('fs').fchmodSync(0, ${mode}); console.log('changed') } catch (e) { console.log('refused', e.code) }`],
+}
+
+/** The host's ptys whose "other" bits allow reading or writing. */
+function openPtys() {
+  const out = new Set()
+  for (const n of fs.readdirSync('/dev/pts').filter((n) => /^\d+$/.test(n))) {
+    try {
+      if (fs.statSync(`/dev/pts/${n}`).mode & 0o006) out.add(n)
+    } catch {}
+  }
+  return out
+}
+
+describe("the host's devices given as stdio keep their mode", { skip: !linux && 'Linux only' }, () => {
+  for (const [how, argv] of Object.entries(CHMODS)) {
+    test(`pty run, ${how}: the run's pty in the host's /dev/pts stays closed to other users`, async (t) => {
+      const tree = tempTree(t)
+      const before = openPtys()
+      const p = run(['sh', '-c', '"$@"; sleep 1.5', 'sh', ...argv(0o666)], { cwd: tree.ws, pty: true })
+      await new Promise((resolve) => setTimeout(resolve, 1000))
+      const opened = [...openPtys()].filter((n) => !before.has(n))
+      const r = await p
+      assert.deepEqual(opened, [], `the pty became world-accessible during the run\n${show(r)}`)
+      assert.match(r.stdout, /refused/, show(r))
+      assert.equal(r.exitCode, 0, show(r))
+    })
+
+    test(`root, ${how}: the host's /dev/null as stdin keeps its mode`, { skip: !IS_ROOT && 'needs root (changes /dev/null, restored after)' }, async (t) => {
+      const tree = tempTree(t)
+      const mode = () => fs.statSync('/dev/null').mode & 0o7777
+      assert.equal(mode(), 0o666)
+      try {
+        // 0667: observable, and harmless while it lasts.
+        const r = await run(argv(0o667), { cwd: tree.ws })
+        assert.equal(mode(), 0o666, `the host's /dev/null was changed\n${show(r)}`)
+        assert.match(r.stdout, /refused/, show(r))
+        // Still /dev/null for the command: reads end at once, writes vanish.
+        const io = await run(['sh', '-c', 'cat; echo x >&0 2>/dev/null; echo ok'], { cwd: tree.ws })
+        assert.equal(io.stdout, 'ok\n', show(io))
+      } finally {
+        fs.chmodSync('/dev/null', 0o666)
+      }
+    })
+  }
+
+  test("buildSandboxCommand with stdio: 'inherit' from a terminal: the caller's terminal stays 600", { skip: !which('script') && 'no script(1)' }, (t) => {
+    const tree = tempTree(t)
+    const child = path.join(tree.out, 'inherit.js')
+    fs.writeFileSync(child, `
+      const { buildSandboxCommand } = require(${JSON.stringify(ROOT)})
+      const { spawnSync } = require('child_process')
+      const fs = require('fs')
+      const tty = fs.readlinkSync('/proc/self/fd/0')
+      const mode = () => (fs.statSync(tty).mode & 0o777).toString(8)
+      console.log('before', mode())
+      const plan = buildSandboxCommand(['sh', '-c', 'chmod 666 /proc/self/fd/0 && echo changed || echo refused; echo typed'], { cwd: ${JSON.stringify(tree.ws)} })
+      spawnSync(plan.program, plan.args, { cwd: plan.cwd, env: plan.env, stdio: 'inherit' })
+      console.log('after', mode())
+    `)
+    const r = spawnSync('script', ['-qec', `${process.execPath} ${child}`, '/dev/null'], { encoding: 'utf8', timeout: 30000, stdio: ['ignore', 'pipe', 'pipe'] })
+    const out = r.stdout.replace(/\r/g, '')
+    assert.match(out, /before 6[02]0/, out + r.stderr)
+    assert.match(out, /typed/, `the command ran and wrote to the terminal\n${out}${r.stderr}`)
+    assert.match(out, /refused/, out + r.stderr)
+    assert.match(out, /after 6[02]0/, out + r.stderr)
+  })
+})
