@@ -68,6 +68,20 @@ describe("the host's devices given as stdio keep their mode", { skip: !linux && 
     })
   }
 
+  test('a denyRead mask over /dev: the run works, its pty stays closed to other users', async (t) => {
+    const tree = tempTree(t)
+    const before = openPtys()
+    const p = run(['sh', '-c', 'chmod 666 /proc/self/fd/0 && echo changed || echo refused; ls -A /dev; sleep 1.5'], { cwd: tree.ws, pty: true, sandbox: { mode: 'read-only', denyRead: ['/dev'] } })
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+    const opened = [...openPtys()].filter((n) => !before.has(n))
+    const r = await p
+    assert.deepEqual(opened, [], show(r))
+    assert.equal(r.exitCode, 0, show(r))
+    // chmod's complaint aside (a pty merges stderr into stdout), nothing: the mask shows again, empty.
+    const lines = r.stdout.replace(/\r/g, '').split('\n').filter((l) => l && !l.startsWith('chmod:'))
+    assert.deepEqual(lines, ['refused'], show(r))
+  })
+
   test("buildSandboxCommand with stdio: 'inherit' from a terminal: the caller's terminal stays 600", { skip: !which('script') && 'no script(1)' }, (t) => {
     const tree = tempTree(t)
     const child = path.join(tree.out, 'inherit.js')

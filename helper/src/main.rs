@@ -207,6 +207,14 @@ fn in_namespaces(steps: &Steps) {
             fail(steps.report_fd, failure);
         }
     }
+    // First of the helper's own: the host's /dev it uses (bound over a denyRead mask of /dev, when
+    // there is one) is detached before any step looks at the sandbox's /dev. Before the terminal is
+    // taken (on the reopened descriptor 0).
+    if let Some(dir) = &steps.stdio_devices {
+        if let Err(failure) = stdio_devices::reopen_all(dir) {
+            fail(steps.report_fd, failure);
+        }
+    }
     // Before anything is written to them (the file covers' scratch file is made in /dev/shm).
     for t in &steps.tmpfs_inodes {
         if let Err(failure) = tmpfs_inodes::bound(t) {
@@ -240,12 +248,6 @@ fn in_namespaces(steps: &Steps) {
     }
     if let Err(failure) = covers::cover(&steps.cover_dirs, &steps.cover_files) {
         fail(steps.report_fd, failure);
-    }
-    // While the capabilities last, and before the terminal is taken (on the reopened descriptor 0).
-    if let Some(dir) = &steps.stdio_devices {
-        if let Err(failure) = stdio_devices::reopen_all(dir) {
-            fail(steps.report_fd, failure);
-        }
     }
     if steps.own_userns {
         if let Err(failure) = userns::enter_own(steps.map_ids, steps.limit_userns) {

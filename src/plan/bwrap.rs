@@ -40,7 +40,8 @@ pub const HELPER_MOUNT_CAPS: [&str; 4] = ["CAP_SYS_ADMIN", "CAP_DAC_OVERRIDE", "
 /// Where the helper is bound when a private /tmp hides its real path.
 pub const HELPER_IN_DEV: &str = "/dev/sandspawn-helper";
 
-/// Where the host's `/dev` is bound while the helper reopens the command's stdio devices.
+/// Where the host's `/dev` is bound while the helper reopens the command's stdio devices (over
+/// `/dev` itself when a `denyRead` mask hides it).
 pub const HOST_DEV_IN_DEV: &str = "/dev/sandspawn-host-dev";
 
 /// The size of the sandbox's `/dev/shm` without `limits.memory` (with it: that many bytes). bwrap's
@@ -297,9 +298,18 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     }
     // The host's /dev, for the helper to reopen the command's inherited devices read-only (see
     // its `stdio_devices`); read-only and nodev as bwrap binds it, detached before the command runs.
-    a.push(&["--ro-bind", "/dev", HOST_DEV_IN_DEV]);
+    // Into the sandbox's /dev; where a `denyRead` mask hides it (nothing can be made in a mask),
+    // over the mask itself, which the detach shows again.
+    let dev_shown = views.of(Path::new("/dev")).0 == View::ReadOnly;
+    let host_dev = if dev_shown { HOST_DEV_IN_DEV } else { "/dev" };
+    if dev_shown {
+        a.push(&["--ro-bind", "/dev", host_dev]);
+    }
     // Last of bwrap's mounts: nothing more is created in /dev (the helper's bind into it is made).
     a.push(&["--remount-ro", "/dev"]);
+    if !dev_shown {
+        a.push(&["--ro-bind", "/dev", host_dev]);
+    }
     a.push(&["--chdir", &path_arg(req.cwd)?, "--", &path_arg(&inside_helper)?]);
     let steps = Steps {
         filter: Some(sockets),
@@ -312,7 +322,7 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         map_ids,
         tmpfs_inodes,
         devpts_max,
-        stdio_devices: Some(HOST_DEV_IN_DEV.to_string()),
+        stdio_devices: Some(host_dev.to_string()),
         read_only,
         overlays: caches.overlays,
         cover_dirs,

@@ -61,6 +61,10 @@ const SHM_INODES: &str = "--tmpfs-inodes=131072:/dev/shm";
 const TMP_INODES: &str = "--tmpfs-inodes=524288:/tmp";
 /// ... then the pty bound of the sandbox's devpts (`bwrap::PTYS_PER_RUN`).
 const PTS_MAX: &str = "--devpts-max=256";
+/// ... then the reopening of the command's inherited host devices, through the host's /dev bound
+/// read-only there (every plan).
+const STDIO_DEVICES: &str = "--stdio-devices=/dev/sandspawn-host-dev";
+const HOST_DEV_IN_DEV: &str = crate::plan::bwrap::HOST_DEV_IN_DEV;
 
 /// With the network off: the helper in front of bwrap opens the offline `nsswitch.conf` at `fd`.
 fn front(fd: i32, bwrap: &str) -> Vec<String> {
@@ -80,10 +84,11 @@ fn tail(block_unix: bool, cwd: &Path, cmd: &[&str]) -> Vec<String> {
 
 /// `tail`, with the helper bounding the inodes of each tmpfs in `inodes`, and the ptys.
 fn tail_bounding(inodes: &[&str], block_unix: bool, cwd: &Path, cmd: &[&str]) -> Vec<String> {
-    let mut a = v(&["--remount-ro", "/dev", "--chdir", &s(cwd), "--", &s(helper_path())]);
+    let mut a = v(&["--ro-bind", "/dev", HOST_DEV_IN_DEV, "--remount-ro", "/dev", "--chdir", &s(cwd), "--", &s(helper_path())]);
     a.push("v1".into());
     a.extend(v(inodes));
     a.push(PTS_MAX.into());
+    a.push(STDIO_DEVICES.into());
     a.extend(userns_steps(true));
     a.push(format!("--filter={}", if block_unix { "inet" } else { "inet-unix" }));
     a.push("--".into());
@@ -138,7 +143,7 @@ fn runner_fds_and_bwrap_info_are_used() {
     assert!(!bwrap_args.contains(&"--disable-userns".to_string()), "bwrap never nests pid 1 with the command");
     assert_eq!((plan.status_fd, plan.report_fd), (Some(3), Some(4)));
     let helper_args = &bwrap_args[bwrap_args.iter().position(|a| a == "v1").unwrap()..];
-    let expect = cat(vec![v(&["v1", SHM_INODES, PTS_MAX]), userns_steps(true), v(&["--filter=inet", "--report-fd=4", "--"])]);
+    let expect = cat(vec![v(&["v1", SHM_INODES, PTS_MAX, STDIO_DEVICES]), userns_steps(true), v(&["--filter=inet", "--report-fd=4", "--"])]);
     assert_eq!(&helper_args[..expect.len()], &expect[..]);
     req.helper = None;
     assert_eq!(build(&req).unwrap_err().code.as_str(), "ERR_SANDBOX_UNAVAILABLE", "no bwrap plan without the helper");
@@ -169,10 +174,10 @@ fn workspace_write_nested_roots_and_git() {
         head(false),
         v(&["--bind", &root, &root, "--bind", &sub, &sub, "--bind", &inner, &inner]),
         offline(3),
-        v(&["--lock-file", &inner, "--remount-ro", "/dev", "--chdir", &w.display().to_string(), "--", &s(helper_path())]),
+        v(&["--lock-file", &inner, "--ro-bind", "/dev", HOST_DEV_IN_DEV, "--remount-ro", "/dev", "--chdir", &w.display().to_string(), "--", &s(helper_path())]),
         // the carve-outs are made read-only by the helper, root by root (sub's .git file, and its
         // gitdir, w/.git, again: harmless, and keeps the rule simple); the placeholder is covered
-        v(&["v1", "--await-init-locks=1", "--close-fds=4", SHM_INODES, PTS_MAX, &ro_at(&git), &ro_at(&sub_git), &format!("--cover-dir={inner_git}")]),
+        v(&["v1", "--await-init-locks=1", "--close-fds=4", SHM_INODES, PTS_MAX, STDIO_DEVICES, &ro_at(&git), &ro_at(&sub_git), &format!("--cover-dir={inner_git}")]),
         userns_steps(true),
         v(&["--filter=inet", "--", "make"]),
     ]);
@@ -192,8 +197,8 @@ fn gitdir_file_in_a_workspace() {
     let expect = cat(vec![
         head(true),
         v(&["--bind", &main, &main, "--bind", &wts, &wts]),
-        v(&["--remount-ro", "/dev", "--chdir", &wts, "--", &s(helper_path())]),
-        v(&["v1", SHM_INODES, PTS_MAX, &ro_at(&mg), &ro_at(&mgw), &ro_at(&wtg)]),
+        v(&["--ro-bind", "/dev", HOST_DEV_IN_DEV, "--remount-ro", "/dev", "--chdir", &wts, "--", &s(helper_path())]),
+        v(&["v1", SHM_INODES, PTS_MAX, STDIO_DEVICES, &ro_at(&mg), &ro_at(&mgw), &ro_at(&wtg)]),
         userns_steps(true),
         v(&["--filter=inet-unix", "--", "git", "status"]),
     ]);
@@ -229,9 +234,9 @@ fn read_only_paths_and_deny_read() {
         v(&["--bind", &wss, &wss]),
         // nested deny after its root's bind
         v(&["--perms", "000", "--ro-bind-data", "4", &pem]),
-        v(&["--lock-file", &wss, "--remount-ro", "/dev", "--chdir", &wss, "--", &s(helper_path())]),
+        v(&["--lock-file", &wss, "--ro-bind", "/dev", HOST_DEV_IN_DEV, "--remount-ro", "/dev", "--chdir", &wss, "--", &s(helper_path())]),
         // the carve-outs inside the root (re-exposed inside the denied directory) by the helper
-        v(&["v1", "--await-init-locks=1", "--close-fds=5", SHM_INODES, PTS_MAX, &ro_at(&env_), &ro_at(&git), &format!("--cover-file={dist}")]),
+        v(&["v1", "--await-init-locks=1", "--close-fds=5", SHM_INODES, PTS_MAX, STDIO_DEVICES, &ro_at(&env_), &ro_at(&git), &format!("--cover-file={dist}")]),
         userns_steps(true),
         v(&["--filter=inet-unix", "--", "cat"]),
     ]);

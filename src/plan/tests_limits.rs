@@ -56,7 +56,7 @@ fn bwrap_plans_pass_the_limits_to_the_helper_inside() {
     let online = plan(json!({"mode": "read-only", "network": true}), Platform::Linux, &limits(), true);
     assert_eq!(online.program, PathBuf::from("/usr/bin/bwrap"), "no extra process in front of bwrap for the limits");
     // The sandbox's /dev/shm is as large as `memory`; none is set here.
-    let steps = |rest: &[&str]| -> Vec<String> { [vec!["v1".to_string(), "--tmpfs-inodes=131072:/dev/shm".to_string(), "--devpts-max=256".to_string()], userns_steps(true), rest.iter().map(|s| s.to_string()).collect()].concat() };
+    let steps = |rest: &[&str]| -> Vec<String> { [vec!["v1".to_string(), "--tmpfs-inodes=131072:/dev/shm".to_string(), "--devpts-max=256".to_string(), "--stdio-devices=/dev/sandspawn-host-dev".to_string()], userns_steps(true), rest.iter().map(|s| s.to_string()).collect()].concat() };
     let limits = ["--rlimit=cpu:2:3", "--rlimit=fsize:1048576:1048576", "--rlimit=core:0:0"];
     assert_eq!(after_helper(&online.args), steps(&[&limits[..], &["--filter=inet-unix", "--report-fd=4", "--", "ls", "-l"]].concat()));
     assert_eq!(after_helper(&p.args), steps(&[&limits[..], &["--filter=inet", "--report-fd=4", "--", "ls", "-l"]].concat()));
@@ -126,6 +126,10 @@ fn a_memory_backed_filesystem_a_later_mount_hides_is_left_alone() {
     assert_eq!(inode_steps(&masked), Vec::<&str>::new(), "a denyRead mask above it");
     // The helper still mounts (the tree made private, see `helper_identity`).
     assert!(masked.contains(&"CAP_SYS_ADMIN".to_string()), "kept for the helper's mounts in every plan");
+    // The host's /dev the helper reopens stdio devices through goes over the mask (nothing can be
+    // made inside it), after bwrap's last remount of /dev.
+    assert!(masked.windows(5).any(|w| w == ["--remount-ro", "/dev", "--ro-bind", "/dev", "/dev"]), "{masked:?}");
+    assert!(masked.contains(&"--stdio-devices=/dev".to_string()), "{masked:?}");
     let tmp = at(json!({"mode": "workspace-write", "tmp": "private", "writableRoots": ["/tmp"]}), Path::new("/opt"));
     assert_eq!(inode_steps(&tmp), ["--tmpfs-inodes=131072:/dev/shm"], "a writable root at /tmp");
 }

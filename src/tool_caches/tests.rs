@@ -203,7 +203,7 @@ fn bwrap_plan_with_every_other_feature() {
     assert_eq!(
         steps,
         [
-            "v1", "--tmpfs-inodes=131072:/dev/shm", "--devpts-max=256", "--overlay", "--overlay", "--overlay", &format!("--unmount={store}"), "--own-userns", "--limit-userns", "--controlling-tty",
+            "v1", "--tmpfs-inodes=131072:/dev/shm", "--devpts-max=256", "--stdio-devices=/dev/sandspawn-host-dev", "--overlay", "--overlay", "--overlay", &format!("--unmount={store}"), "--own-userns", "--limit-userns", "--controlling-tty",
             "--rlimit=cpu:2:3", "--filter=inet", "--report-fd=4", "--net-listen=5", "--"
         ]
     );
