@@ -30,9 +30,12 @@ pub fn read_only() -> Result<(), Failure> {
 }
 
 /// Every device node bound into `/dev` that is still writable (bwrap's `null`, `zero`, `full`,
-/// `random`, `urandom`, `tty`, and `console`, the host's terminal), remounted read-only.
+/// `random`, `urandom`, `tty`, and `console`, the host's terminal), remounted read-only. Those a
+/// later mount hides (a `denyRead` mask over `/dev`, and the host's `/dev` bound over that mask for
+/// `stdio_devices`) are out of reach: their path leads into what hides them, no mount's root.
 fn device_binds(table: &str) -> Result<(), Failure> {
-    for m in mountinfo::mounts(table).filter(|m| m.writable && m.point.starts_with("/dev/")) {
+    let reachable = sandspawn_helper::writable_mounts::reachable_points(table);
+    for m in mountinfo::mounts(table).filter(|m| m.writable && m.point.starts_with("/dev/") && reachable.contains(&m.point)) {
         let target = match Target::open(&m.point, Kind::Any, "the device node") {
             Ok(t) => t,
             // Under a mask a later mount made (a `denyRead` of `/dev`): out of reach already.
