@@ -103,4 +103,33 @@ describe("the host's devices given as stdio keep their mode", { skip: !linux && 
     assert.match(out, /refused/, out + r.stderr)
     assert.match(out, /after 6[02]0/, out + r.stderr)
   })
+
+  // A review of the step above: failing every run whose stdin is a device the command cannot
+  // change anyway broke ordinary setups (a git hook's `exec < /dev/tty`, a terminal `su` left to
+  // another uid); and a device given read-only could be opened again for writing through
+  // /proc/self/fd (a read-only mount does not stop a device's writes).
+  test('root: a device another uid owns runs as given; one given read-only is not opened again for writing', { skip: !IS_ROOT && 'needs root (mknod)' }, (t) => {
+    const tree = tempTree(t)
+    const other = path.join(tree.out, 'other-null')
+    assert.equal(spawnSync('mknod', [other, 'c', '1', '3']).status, 0)
+    fs.chownSync(other, 65534, 65534)
+    fs.chmodSync(other, 0o666)
+    const { buildSandboxCommand } = require(ROOT)
+    const go = (stdin, argv) => {
+      const plan = buildSandboxCommand(argv, { cwd: tree.ws })
+      const fd = fs.openSync(stdin, 'r')
+      try {
+        return spawnSync(plan.program, plan.args, { cwd: plan.cwd, env: plan.env, stdio: [fd, 'pipe', 'pipe'], encoding: 'utf8', timeout: 30000 })
+      } finally {
+        fs.closeSync(fd)
+      }
+    }
+    const r = go(other, ['sh', '-c', 'cat >/dev/null && echo ran'])
+    assert.equal(r.status, 0, r.stdout + r.stderr)
+    assert.match(r.stdout, /ran/, r.stderr)
+    // /dev/zero given read-only: opening it again for writing through /proc/self/fd is refused.
+    const w = go('/dev/zero', ['sh', '-c', '(echo x > /proc/self/fd/0) 2>/dev/null && echo wrote || echo refused'])
+    assert.equal(w.status, 0, w.stdout + w.stderr)
+    assert.match(w.stdout, /refused/, w.stdout + w.stderr)
+  })
 })

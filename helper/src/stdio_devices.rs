@@ -17,6 +17,9 @@
 //! opened with the original's access mode and flags, and put over the original (`dup2`). The bind
 //! is then detached, before the command exists: it never sees the host's `/dev`.
 //!
+//! Block devices too. A device another uid owns, or whose name is gone, is left as it is when it
+//! cannot be reopened: the command cannot change its mode either.
+//!
 //! A character device the bind does not hold (the name the host gave it is not under `/dev`, or
 //! leads to another inode there), or that cannot be opened again (a tty another session holds
 //! exclusively), fails setup: the run never gets a host device it could change. Pipes and sockets
@@ -36,10 +39,19 @@ use crate::{describe, last_errno};
 pub fn reopen_all(dir: &str) -> Result<(), Failure> {
     for fd in inherited()? {
         let Some(st) = fstat(fd) else { continue };
-        if st.st_mode & libc::S_IFMT != libc::S_IFCHR {
+        if !matches!(st.st_mode & libc::S_IFMT, libc::S_IFCHR | libc::S_IFBLK) {
             continue;
         }
-        reopen(fd, &st, dir)?;
+        match reopen(fd, &st, dir) {
+            Ok(()) => {}
+            // What the command could not change anyway: a device another uid owns (`/dev/tty`, a
+            // terminal `su` left the caller, unmapped here: a mode change needs its owner), or one
+            // whose name is gone (a hung-up terminal's `/dev/pts/N (deleted)`). Reopening those
+            // fails (no controlling terminal, EACCES, ENOENT), and failing the run for them broke
+            // `exec < /dev/tty` in git hooks and `su` (found by a review of this step).
+            Err(_) if st.st_uid != unsafe { libc::getuid() } || deleted(fd) => {}
+            Err(f) => return Err(f),
+        }
     }
     crate::private_mounts::unmount(dir)
 }
@@ -53,6 +65,11 @@ fn inherited() -> Result<Vec<i32>, Failure> {
     let fds: Vec<i32> = list.filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok()).collect();
     // SAFETY: F_GETFD on a number; one closed meanwhile (the listing's own) returns -1.
     Ok(fds.into_iter().filter(|&fd| matches!(unsafe { libc::fcntl(fd, libc::F_GETFD) }, f if f >= 0 && f & libc::FD_CLOEXEC == 0)).collect())
+}
+
+/// Whether the name the host gave `fd` is gone (the kernel says ` (deleted)`).
+fn deleted(fd: i32) -> bool {
+    std::fs::read_link(format!("/proc/self/fd/{fd}")).is_ok_and(|n| n.to_string_lossy().ends_with(" (deleted)"))
 }
 
 fn fstat(fd: i32) -> Option<libc::stat> {
@@ -108,7 +125,17 @@ fn read_only_open(entry: &OwnedFd, path: &std::path::Path, flags: i32) -> Result
         Err(libc::ENOSYS) => return bound_copy(entry, path, flags),
         Err(e) => return Err(e),
     };
-    open_proc(&tree, flags)
+    let open = open_proc(&tree, flags)?;
+    // Opened: devices are refused on the copy from now on, so the command cannot open it again
+    // with more access through `/proc/self/fd` (a device given read-only, written; found by a
+    // review). The open file keeps working.
+    let attr = libc::mount_attr { attr_set: libc::MOUNT_ATTR_NODEV, attr_clr: 0, propagation: 0, userns_fd: 0 };
+    // SAFETY: our own descriptor, a valid attribute struct of the size given.
+    let rc = unsafe { libc::syscall(libc::SYS_mount_setattr, tree.as_raw_fd(), c"".as_ptr(), libc::AT_EMPTY_PATH as libc::c_uint, &attr as *const libc::mount_attr, std::mem::size_of::<libc::mount_attr>()) };
+    if rc != 0 {
+        return Err(last_errno());
+    }
+    Ok(open)
 }
 
 /// A detached read-only copy of the mount at `entry`, with devices allowed (the bind of the host's
