@@ -35,9 +35,25 @@ fn is_dir_at(dir: &OwnedFd, name: &CStr) -> std::io::Result<Option<bool>> {
 fn enter(dir: &OwnedFd, name: &CStr) -> std::io::Result<OwnedFd> {
     match crate::no_symlinks::open_at(dir.as_raw_fd(), name) {
         Err(e) if e.raw_os_error() == Some(libc::EACCES) => {}
+        Ok(fd) => {
+            writable(&fd);
+            return Ok(fd);
+        }
         other => return other,
     }
     give_access(dir, name)
+}
+
+/// An opened directory its owner may not write (`chmod 500`: Go's module cache makes every module
+/// 0555) made writable, or nothing in it can be removed: a review found such a run directory left
+/// for good, the sweep failing on it each time.
+fn writable(fd: &OwnedFd) {
+    // SAFETY: a zeroed stat buffer is valid; our own descriptor.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } == 0 && st.st_mode & 0o700 != 0o700 {
+        // SAFETY: our own descriptor (opened for reading: fchmod takes it).
+        unsafe { libc::fchmod(fd.as_raw_fd(), (st.st_mode & 0o7777) | 0o700) };
+    }
 }
 
 #[cfg(target_os = "linux")]
