@@ -113,6 +113,10 @@ const HOME_PATHS: &[(&str, bool, &str)] = &[
     (".m2/wrapper", true, "./mvnw runs the Maven distribution it finds there, on every build of any project"),
     (".m2/settings.xml", false, "Maven applies it on every build (its profiles' properties and mirrors decide what code is fetched and run)"),
     (".julia/config", true, "Julia runs its startup.jl when it starts"),
+    // A review of the seventeenth session's list: tclsh ran a planted ~/.tclshrc.
+    (".tclshrc", false, "tclsh runs it when an interactive shell starts"),
+    (".wishrc", false, "wish runs it when it starts"),
+    (".screenrc", false, "GNU screen runs its commands (exec, screen) when it starts"),
     (".terraformrc", false, "Terraform applies it: provider dev_overrides and plugin directories name the provider binaries it runs"),
 ];
 
@@ -174,6 +178,10 @@ const CONFIG_PATHS: &[(&str, bool, &str)] = &[
     ("zed", true, "Zed runs the language servers and tasks its settings name"),
     ("jj", true, "jj runs the pager, editor, diff and signing programs its config.toml names"),
     ("Cursor/User", true, "Cursor applies its settings (terminal profiles, interpreter paths) and runs its tasks"),
+    ("i3", true, "i3 runs the exec lines of its config when the session starts"),
+    ("sway", true, "sway runs the exec lines of its config when the session starts"),
+    ("mpv", true, "mpv runs the scripts in it when it starts"),
+    ("ranger", true, "ranger runs its commands.py and rc.conf when it starts"),
     ("VSCodium/User", true, "VSCodium applies its settings (terminal profiles, interpreter paths) and runs its tasks"),
 ];
 
@@ -329,10 +337,10 @@ mod tests {
         for dir in [".node_modules", ".node_libraries", "node_modules", ".local/share/pipx", ".local/share/uv", ".gradle/wrapper", ".m2/wrapper", ".julia/config"] {
             assert_eq!(home(dir), Some(true), "~/{dir}");
         }
-        for file in [".inputrc", ".direnvrc", ".iex.exs", ".byebugrc", ".cshrc", ".tcshrc", ".login", ".xsession", ".gradle/gradle.properties", ".m2/settings.xml", ".terraformrc"] {
+        for file in [".inputrc", ".direnvrc", ".iex.exs", ".byebugrc", ".cshrc", ".tcshrc", ".login", ".xsession", ".gradle/gradle.properties", ".m2/settings.xml", ".terraformrc", ".tclshrc", ".wishrc", ".screenrc"] {
             assert_eq!(home(file), Some(false), "~/{file}");
         }
-        for dir in ["hg", "nushell", "go", "powershell", "wezterm", "kitty", "alacritty", "helix", "zed", "jj", "Cursor/User", "VSCodium/User"] {
+        for dir in ["hg", "nushell", "go", "powershell", "wezterm", "kitty", "alacritty", "helix", "zed", "jj", "i3", "sway", "mpv", "ranger", "Cursor/User", "VSCodium/User"] {
             assert_eq!(config(dir), Some(true), "~/.config/{dir}");
         }
         assert_eq!(config("starship.toml"), Some(false));
