@@ -134,6 +134,15 @@ pub(crate) fn mount_flags_of(fd: i32, path: impl std::fmt::Display) -> Result<li
     Ok(map.iter().filter(|(st_flag, _)| st.f_flag & st_flag != 0).fold(0, |acc, (_, ms)| acc | ms))
 }
 
+/// `mount_setattr` on the top of the mount (or detached tree) `fd` is: the attributes `set` added,
+/// `clear` removed, the mounts below it untouched. The errno on failure.
+pub(crate) fn set_mount_attrs(fd: i32, set: u64, clear: u64) -> Result<(), i32> {
+    let attr = libc::mount_attr { attr_set: set, attr_clr: clear, propagation: 0, userns_fd: 0 };
+    // SAFETY: a descriptor of the caller's, an empty path, a valid attribute struct of the size given.
+    let rc = unsafe { libc::syscall(libc::SYS_mount_setattr, fd, c"".as_ptr(), libc::AT_EMPTY_PATH as libc::c_uint, &attr as *const libc::mount_attr, std::mem::size_of::<libc::mount_attr>()) };
+    if rc == 0 { Ok(()) } else { Err(last_errno()) }
+}
+
 pub(crate) fn mount(source: Option<&CString>, target: &CString, fstype: Option<&CString>, flags: libc::c_ulong, data: Option<&CString>, what: &str) -> Result<(), Failure> {
     let ptr = |c: Option<&CString>| c.map_or(std::ptr::null(), |c| c.as_ptr());
     // SAFETY: valid C strings or null, as mount(2) accepts.

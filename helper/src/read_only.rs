@@ -24,7 +24,7 @@ use std::os::fd::AsRawFd;
 use sandspawn_helper::protocol::ReadOnly;
 use sandspawn_helper::report::{changed, setup, Failure};
 
-use crate::mount_target::{mount, Kind, Target};
+use crate::mount_target::{mount, set_mount_attrs, Kind, Target};
 use crate::{describe, last_errno};
 
 /// Make each of `paths` (canonical, shallowest first) read-only.
@@ -128,13 +128,8 @@ fn copy(carve: &ReadOnly) -> Result<Option<Copy<'_>>, Failure> {
     }
     // SAFETY: a descriptor open_tree just returned, owned from here.
     let tree = unsafe { std::os::fd::OwnedFd::from_raw_fd(tree) };
-    let attr = libc::mount_attr { attr_set: libc::MOUNT_ATTR_RDONLY, attr_clr: 0, propagation: 0, userns_fd: 0 };
     // The copy's top only, as the remount below: a mount inside (a nested writable root) keeps its flags.
-    let at_flags = libc::AT_EMPTY_PATH as libc::c_uint;
-    // SAFETY: our own descriptor, a valid attribute struct of the size given.
-    let rc = unsafe { libc::syscall(libc::SYS_mount_setattr, tree.as_raw_fd(), c"".as_ptr(), at_flags, &attr as *const libc::mount_attr, std::mem::size_of::<libc::mount_attr>()) };
-    if rc != 0 {
-        let e = last_errno();
+    if let Err(e) = set_mount_attrs(tree.as_raw_fd(), libc::MOUNT_ATTR_RDONLY, 0) {
         return Err(setup(e, format!("making {path} read-only failed: {}", describe(e))));
     }
     Ok(Some(Copy { carve, below, tree }))

@@ -31,7 +31,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 
 use sandspawn_helper::report::{setup, Failure};
 
-use crate::mount_target::{c, mount, mount_flags_of};
+use crate::mount_target::{c, mount, mount_flags_of, set_mount_attrs};
 use crate::{describe, last_errno};
 
 /// Reopen each inherited descriptor on a character device through a read-only mount of the
@@ -129,12 +129,7 @@ fn read_only_open(entry: &OwnedFd, path: &std::path::Path, flags: i32) -> Result
     // Opened: devices are refused on the copy from now on, so the command cannot open it again
     // with more access through `/proc/self/fd` (a device given read-only, written; found by a
     // review). The open file keeps working.
-    let attr = libc::mount_attr { attr_set: libc::MOUNT_ATTR_NODEV, attr_clr: 0, propagation: 0, userns_fd: 0 };
-    // SAFETY: our own descriptor, a valid attribute struct of the size given.
-    let rc = unsafe { libc::syscall(libc::SYS_mount_setattr, tree.as_raw_fd(), c"".as_ptr(), libc::AT_EMPTY_PATH as libc::c_uint, &attr as *const libc::mount_attr, std::mem::size_of::<libc::mount_attr>()) };
-    if rc != 0 {
-        return Err(last_errno());
-    }
+    set_mount_attrs(tree.as_raw_fd(), libc::MOUNT_ATTR_NODEV, 0)?;
     Ok(open)
 }
 
@@ -149,12 +144,7 @@ fn detached_copy(entry: &OwnedFd) -> Result<OwnedFd, i32> {
     }
     // SAFETY: a descriptor open_tree just returned, owned from here.
     let tree = unsafe { OwnedFd::from_raw_fd(tree) };
-    let attr = libc::mount_attr { attr_set: libc::MOUNT_ATTR_RDONLY, attr_clr: libc::MOUNT_ATTR_NODEV, propagation: 0, userns_fd: 0 };
-    // SAFETY: our own descriptor, a valid attribute struct of the size given.
-    let rc = unsafe { libc::syscall(libc::SYS_mount_setattr, tree.as_raw_fd(), c"".as_ptr(), libc::AT_EMPTY_PATH as libc::c_uint, &attr as *const libc::mount_attr, std::mem::size_of::<libc::mount_attr>()) };
-    if rc != 0 {
-        return Err(last_errno());
-    }
+    set_mount_attrs(tree.as_raw_fd(), libc::MOUNT_ATTR_RDONLY, libc::MOUNT_ATTR_NODEV)?;
     Ok(tree)
 }
 

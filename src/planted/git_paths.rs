@@ -7,7 +7,7 @@
 //! Which home `~/` is: the host's git takes `$HOME`, the user's own shells the user database's
 //! home; both are taken (`home::Bases`), as a path kept that git does not read costs nothing.
 
-use std::ffi::{CStr, CString};
+use std::ffi::CString;
 use std::path::{Path, PathBuf};
 
 use super::home::Bases;
@@ -45,19 +45,7 @@ pub fn tilde(p: &str, homes: &[PathBuf]) -> Vec<PathBuf> {
 
 /// `user`'s home in the user database.
 fn user_home(user: &str) -> Option<PathBuf> {
-    use std::os::unix::ffi::OsStrExt;
-    let name = CString::new(user).ok()?;
-    let mut buf = vec![0 as libc::c_char; 4096];
-    let mut pwd: libc::passwd = unsafe { std::mem::zeroed() };
-    let mut out: *mut libc::passwd = std::ptr::null_mut();
-    // SAFETY: valid buffers of the given length; `out` is set to `&pwd` or null.
-    let rc = unsafe { libc::getpwnam_r(name.as_ptr(), &mut pwd, buf.as_mut_ptr(), buf.len(), &mut out) };
-    if rc != 0 || out.is_null() || pwd.pw_dir.is_null() {
-        return None;
-    }
-    // SAFETY: a NUL-terminated string inside `buf`, alive here.
-    let dir = unsafe { CStr::from_ptr(pwd.pw_dir) };
-    Some(PathBuf::from(std::ffi::OsStr::from_bytes(dir.to_bytes()))).filter(|p| p.is_absolute())
+    super::home::home_in_database(Some(&CString::new(user).ok()?))
 }
 
 /// The system files git reads: `/etc/gitconfig` (a distribution's git, prefix `/usr`), Homebrew's,
@@ -99,7 +87,7 @@ mod tests {
         if pw.is_null() {
             return None;
         }
-        let name = unsafe { CStr::from_ptr((*pw).pw_name) }.to_str().ok()?.to_string();
+        let name = unsafe { std::ffi::CStr::from_ptr((*pw).pw_name) }.to_str().ok()?.to_string();
         Some((name.clone(), user_home(&name)?))
     }
 

@@ -295,12 +295,22 @@ fn database_home() -> Option<PathBuf> {
 }
 
 fn look_up_home() -> Option<PathBuf> {
+    home_in_database(None)
+}
+
+/// A home in the user database: `user`'s (`~user/`), or this process's effective user's.
+pub(super) fn home_in_database(user: Option<&CStr>) -> Option<PathBuf> {
     use std::os::unix::ffi::OsStrExt;
     let mut buf = vec![0 as libc::c_char; 4096];
     let mut pwd: libc::passwd = unsafe { std::mem::zeroed() };
     let mut out: *mut libc::passwd = std::ptr::null_mut();
     // SAFETY: valid buffers of the given length; `out` is set to `&pwd` or null.
-    let rc = unsafe { libc::getpwuid_r(libc::geteuid(), &mut pwd, buf.as_mut_ptr(), buf.len(), &mut out) };
+    let rc = unsafe {
+        match user {
+            Some(name) => libc::getpwnam_r(name.as_ptr(), &mut pwd, buf.as_mut_ptr(), buf.len(), &mut out),
+            None => libc::getpwuid_r(libc::geteuid(), &mut pwd, buf.as_mut_ptr(), buf.len(), &mut out),
+        }
+    };
     if rc != 0 || out.is_null() || pwd.pw_dir.is_null() {
         return None;
     }
