@@ -39,6 +39,7 @@ use sandspawn_helper::rlimit::Rlimit;
 #[cfg(target_os = "linux")]
 use sandspawn_helper::seccomp;
 
+mod exec_search;
 // Linux only, like the steps they do (see `Steps::linux_only`).
 #[cfg(target_os = "linux")]
 mod clock_wait;
@@ -496,18 +497,15 @@ pub(crate) fn install_filter(filter: &[libc::sock_filter]) -> Result<(), Failure
     Ok(())
 }
 
-/// `execvp` the command: a name without `/` is looked up in the `PATH` the command was given, as
-/// bwrap did before the helper existed. Returns only on failure.
+/// `execvp` the command (`exec_search`, glibc's semantics in every build): a name without `/` is
+/// looked up in the `PATH` the command was given, as bwrap did before the helper existed. Returns only on failure.
 pub(crate) fn exec(command: &[OsString]) -> Failure {
     let name = String::from_utf8_lossy(command[0].as_bytes()).into_owned();
     let argv: Result<Vec<CString>, _> = command.iter().map(|a| CString::new(a.as_bytes())).collect();
     let Ok(argv) = argv else {
         return Failure { stage: Stage::Setup, errno: libc::EINVAL, message: format!("an argument of '{name}' contains a NUL byte") };
     };
-    let mut ptrs: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
-    ptrs.push(std::ptr::null());
-    unsafe { libc::execvp(ptrs[0], ptrs.as_ptr()) };
-    let errno = last_errno();
+    let errno = exec_search::execvp(&argv);
     Failure { stage: Stage::Exec, errno, message: format!("cannot run '{name}': {}", describe(errno)) }
 }
 

@@ -129,10 +129,14 @@ pub(crate) fn mount_flags_of(fd: i32, path: impl std::fmt::Display) -> Result<li
         (libc::ST_NOEXEC, libc::MS_NOEXEC),
         (libc::ST_NOATIME, libc::MS_NOATIME),
         (libc::ST_NODIRATIME, libc::MS_NODIRATIME),
-        (libc::ST_RELATIME, libc::MS_RELATIME),
+        (ST_RELATIME, libc::MS_RELATIME),
     ];
     Ok(map.iter().filter(|(st_flag, _)| st.f_flag & st_flag != 0).fold(0, |acc, (_, ms)| acc | ms))
 }
+
+/// `statvfs`'s relatime flag: the libc crate defines it for glibc only, and the helper is built for
+/// musl too (scripts/build-helper.js). The kernel's value (`ST_RELATIME` in linux/statfs.h).
+const ST_RELATIME: libc::c_ulong = 0x1000;
 
 /// `mount_setattr` on the top of the mount (or detached tree) `fd` is: the attributes `set` added,
 /// `clear` removed, the mounts below it untouched. The errno on failure.

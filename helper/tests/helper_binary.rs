@@ -15,12 +15,17 @@ fn helper(args: &[&str]) -> Output {
 
 /// Run the helper with a report pipe at descriptor `fd` and return (output, report bytes).
 fn with_report(fd: i32, args: &[&str]) -> (Output, Vec<u8>) {
+    let mut cmd = Command::new(HELPER);
+    cmd.args(args);
+    run_with_report(fd, cmd)
+}
+
+/// Run `cmd` (the helper, set up by the caller) with a report pipe at descriptor `fd`.
+fn run_with_report(fd: i32, mut cmd: Command) -> (Output, Vec<u8>) {
     let mut p = [0; 2];
     assert_eq!(unsafe { libc::pipe(p.as_mut_ptr()) }, 0);
     let (r, w) = unsafe { (OwnedFd::from_raw_fd(p[0]), OwnedFd::from_raw_fd(p[1])) };
     let w_raw = w.as_raw_fd();
-    let mut cmd = Command::new(HELPER);
-    cmd.args(args);
     unsafe {
         use std::os::unix::process::CommandExt;
         cmd.pre_exec(move || {
@@ -177,4 +182,68 @@ fn steps_only_linux_has_are_refused_before_the_command() {
     let f = Failure::decode(&report).expect("a report record");
     assert_eq!(f.stage, Stage::Setup);
     assert!(f.message.contains("--block-unix-sockets exists only on Linux"), "{f:?}");
+}
+
+/// A scratch directory of this test's own, removed when dropped.
+struct Scratch(std::path::PathBuf);
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("helper-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+    fn file(&self, name: &str, text: &str, mode: u32) -> std::path::PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let p = self.0.join(name);
+        std::fs::write(&p, text).unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(mode)).unwrap();
+        p
+    }
+}
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+// The helper's exec is glibc's execvp whichever C library it is built with (musl's does not run a
+// file without `#!`): by path, and found through PATH, a script without one runs through /bin/sh.
+#[test]
+fn a_script_without_a_shebang_runs_through_sh() {
+    let dir = Scratch::new("noshebang");
+    let script = dir.file("plain-script", "echo \"ran $0 $1 $2\"\n", 0o755);
+    let out = helper(&["v1", "--", script.to_str().unwrap(), "a", "b c"]);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), format!("ran {} a b c\n", script.display()));
+
+    let path = format!("/nonexistent:{}:/usr/bin:/bin", dir.0.display());
+    let out = Command::new(HELPER).args(["v1", "--", "plain-script", "x"]).env("PATH", &path).output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), format!("ran {} x \n", script.display()));
+}
+
+// The PATH search goes past directories where the name is missing or not executable, reports
+// EACCES when only a non-executable one was found, takes an empty element as the working
+// directory, and without PATH searches /bin:/usr/bin.
+#[test]
+fn the_path_search_is_glibcs() {
+    let first = Scratch::new("path-first");
+    let second = Scratch::new("path-second");
+    first.file("tool", "#!/bin/sh\necho first\n", 0o644);
+    second.file("tool", "#!/bin/sh\necho second\n", 0o755);
+    let path = format!("{}:{}", first.0.display(), second.0.display());
+    let out = Command::new(HELPER).args(["v1", "--", "tool"]).env("PATH", &path).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "second\n", "{out:?}");
+
+    let mut cmd = Command::new(HELPER);
+    cmd.args(["v1", "--report-fd=7", "--", "tool"]).env("PATH", format!("/nonexistent:{}", first.0.display()));
+    let (out, report) = run_with_report(7, cmd);
+    assert_eq!(out.status.code(), Some(126), "{out:?}");
+    assert_eq!(Failure::decode(&report).map(|f| (f.stage, f.errno)), Some((Stage::Exec, libc::EACCES)));
+
+    let out = Command::new(HELPER).args(["v1", "--", "tool"]).env("PATH", ":/nonexistent").current_dir(&second.0).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "second\n", "{out:?}");
+
+    let out = Command::new(HELPER).args(["v1", "--", "sh", "-c", "echo $0"]).env_remove("PATH").output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "sh\n", "{out:?}");
 }
