@@ -52,6 +52,9 @@ pub struct Baseline {
     pub report_repositories: bool,
     /// The walk hit its bound: repositories below it are neither protected nor watched.
     pub truncated: bool,
+    /// The entries named like protected names past the walk's bound (`scan::MAX_NAMED`): not in
+    /// `named` nor `named_changed_at`, said in the run's `notEnforced` (`not_enforced`).
+    pub named_unkept: scan::Unkept,
     /// When the baseline was taken (unix seconds, rounded down).
     pub taken_at: i64,
     /// The same, in nanoseconds: what the symlinks the run made are told by (`links::made_since`),
@@ -87,6 +90,20 @@ pub struct HeldCache {
 }
 
 impl Baseline {
+    /// What `named_unkept` leaves unjudged, for `sandboxDetails.notEnforced`.
+    pub fn not_enforced(&self) -> Option<String> {
+        let unkept = &self.named_unkept;
+        let area = unkept.first_dir.as_ref()?;
+        Some(format!(
+            "planted configuration: the walk found more than {} entries named like protected names ({} past them, the first \
+             in {}); those past them were not recorded before the run: one rewritten in place during the run (a reportedName \
+             changed through the same inode) is not reported, one created or replaced is reported as created",
+            scan::MAX_NAMED,
+            unkept.count,
+            area.display()
+        ))
+    }
+
     /// The `(device, inode)` this baseline holds for `p`: a `.git` entry, a git directory or a
     /// protected name the walk saw, or a root's top or its `.git`. A carve-out must still be that entry when the
     /// sandbox is set up, or a rename since could have put a decoy there (see the helper's

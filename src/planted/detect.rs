@@ -53,7 +53,7 @@ pub fn detect(baseline: &Baseline) -> Vec<HostRisk> {
 /// `MAX_REPORTED` entries in path order, then one `scan-incomplete` entry for the rest, if any.
 /// Whatever is found is undone all the same, listed or not.
 pub fn detect_after(baseline: &Baseline, during_run: Vec<HostRisk>) -> Vec<HostRisk> {
-    let (found, index) = scan::walk_indexed(&baseline.spec, Some(&baseline.index));
+    let (found, index) = scan::walk_indexed(&baseline.spec, Some(&baseline.index), baseline.taken_at_ns);
     // The next run in this area starts from this walk: what this run changed is read once, here.
     super::baseline::remember(&baseline.spec, std::sync::Arc::new(index));
     let mut risks = Listed::default();
@@ -81,6 +81,7 @@ pub fn detect_after(baseline: &Baseline, during_run: Vec<HostRisk>) -> Vec<HostR
         }
     }
     risks.extend(incomplete(&found));
+    risks.extend(named_unkept(&found));
     for u in super::unreadable::report(&found.unreadable, baseline.taken_at) {
         risks.push(HostRisk { path: u.path.to_string_lossy().into_owned(), kind: RiskKind::ScanIncomplete, detail: u.detail });
     }
@@ -120,8 +121,9 @@ pub fn detect_after(baseline: &Baseline, during_run: Vec<HostRisk>) -> Vec<HostR
 }
 
 /// At most this many symlinks the run made are judged by where they lead (each costs a few dozen
-/// `lstat`s at most); past it, one `scan-incomplete` entry says so.
-pub const MAX_LINKS_JUDGED: usize = 10_000;
+/// `lstat`s at most): those the walk after the run keeps (`scan::MAX_LINKS`); past it, one
+/// `scan-incomplete` entry says so.
+pub const MAX_LINKS_JUDGED: usize = scan::MAX_LINKS;
 
 /// The symlinks the run made or changed in the directories the walk after it read again (only
 /// those: a run that made no link pays for none), judged by where they lead (`links::judge`): git
@@ -129,20 +131,17 @@ pub const MAX_LINKS_JUDGED: usize = 10_000;
 /// shared temporary directory. A repository the walk saw before the run, as the same inode, is
 /// not one the run planted (its git directory was read-only).
 fn links_made(baseline: &Baseline, found: &scan::Found, risks: &mut Listed) {
+    // Past the bound the walk kept none (`Found::links_unkept`).
+    if let Some(area) = &found.links_unkept.first_dir {
+        let detail = format!("the run made more than {MAX_LINKS_JUDGED} symlinks; those past them (this directory's among them) were not judged by where they lead: look at them before running host tools through them");
+        risks.push(HostRisk { path: area.to_string_lossy().into_owned(), kind: RiskKind::ScanIncomplete, detail });
+    }
     if found.links.is_empty() {
         return;
     }
     let known = |g: &Path| baseline.entry_id(g).is_some_and(|id| g.symlink_metadata().is_ok_and(|m| (m.dev(), m.ino()) == id));
     let places = links::Places { roots: &baseline.spec.roots, known: &known };
-    let mut judged = 0;
     for (link, target) in links::made_since(&found.links, baseline.taken_at_ns) {
-        if judged == MAX_LINKS_JUDGED {
-            let area = link.parent().unwrap_or(Path::new("/")).to_string_lossy().into_owned();
-            let detail = format!("the run made more than {MAX_LINKS_JUDGED} symlinks; those past them (this directory's among them) were not judged by where they lead: look at them before running host tools through them");
-            risks.push(HostRisk { path: area, kind: RiskKind::ScanIncomplete, detail });
-            return;
-        }
-        judged += 1;
         // Repositories are reported with `protectGit` only, as above. Each within the bound, an
         // unjudged one too: a run makes thousands of links through /proc cheaply.
         if let Some(r) = judge_link(link, &target, &places).filter(|r| baseline.report_repositories || r.kind != RiskKind::GitDirectoryCreated) {
@@ -342,8 +341,10 @@ fn moved_aside(p: &Path) -> String {
 /// not look for) it is `lstat`ed.
 fn undo_created(baseline: &Baseline, found: &scan::Found, risks: &mut Listed) {
     let seen: HashSet<&PathBuf> = found.named.iter().chain(&found.git_entries).collect();
+    // Past its bound the walk did not keep every name it found (`Found::named_unkept`): each looked at.
+    let all_seen = found.named_unkept.count == 0;
     for p in &baseline.absent {
-        let exists = if walked(baseline, p) { seen.contains(p) } else { p.symlink_metadata().is_ok() };
+        let exists = if all_seen && walked(baseline, p) { seen.contains(p) } else { p.symlink_metadata().is_ok() };
         let Some(meta) = exists.then(|| p.symlink_metadata().ok()).flatten() else { continue };
         if crate::placeholders::is_placeholder(p, &meta) {
             continue;
@@ -558,6 +559,21 @@ fn incomplete(found: &scan::Found) -> Vec<HostRisk> {
             ),
         })
         .collect()
+}
+
+/// The entries named like protected names that the walk after the run found past its bound
+/// (`scan::MAX_NAMED`), in the directories it read again: not kept, so not looked at.
+fn named_unkept(found: &scan::Found) -> Option<HostRisk> {
+    let unkept = &found.named_unkept;
+    let area = unkept.first_dir.as_ref()?;
+    let detail = format!(
+        "the walk after the run found more than {} entries named like protected names in the directories the run changed; \
+         the {} past them (this directory's among them) were not looked at: look for those the run created or changed below \
+         this directory before running host tools in it",
+        scan::MAX_NAMED,
+        unkept.count
+    );
+    Some(HostRisk { path: area.to_string_lossy().into_owned(), kind: RiskKind::ScanIncomplete, detail })
 }
 
 /// A symlink, a non-empty file or a non-empty directory.

@@ -126,18 +126,14 @@ fn shared_places(var: impl Fn(&str) -> Option<PathBuf>) -> (Vec<PathBuf>, Vec<Pa
     (temporary, state)
 }
 
-/// How long before the baseline a link's ctime still counts as the run's: the kernel stamps ctimes
-/// with its coarse clock, up to a tick (at most 10 ms) behind the time the baseline read.
-const CLOCK_SLACK_NS: i64 = 20_000_000;
-
-/// The symlinks among `candidates` (entries of the directories the walk after the run read again)
-/// that the run made or changed: their ctime is not older than the baseline `since_ns` (a link's
-/// target cannot change in place; a new one, or one renamed into place, gets a new ctime).
+/// The symlinks among `candidates` (those the walk after the run found made since the baseline, in
+/// the directories it read again) that still are: their ctime is not older than the baseline
+/// `since_ns` (`listing::changed_since`: a link's target cannot change in place; a new one, or one
+/// renamed into place, gets a new ctime), with what each holds.
 pub fn made_since(candidates: &[PathBuf], since_ns: i64) -> impl Iterator<Item = (&PathBuf, PathBuf)> {
-    let since_ns = since_ns.saturating_sub(CLOCK_SLACK_NS);
     candidates.iter().filter_map(move |p| {
-        let ctime_ns = |m: &std::fs::Metadata| m.ctime().saturating_mul(1_000_000_000).saturating_add(m.ctime_nsec());
-        p.symlink_metadata().ok().filter(|m| m.file_type().is_symlink() && ctime_ns(m) >= since_ns)?;
+        let made = |m: &std::fs::Metadata| super::listing::changed_since((m.ctime(), m.ctime_nsec()), since_ns);
+        p.symlink_metadata().ok().filter(|m| m.file_type().is_symlink() && made(m))?;
         std::fs::read_link(p).ok().map(|t| (p, t))
     })
 }

@@ -121,6 +121,21 @@ pub fn id_at(dir: RawFd, name: &OsStr) -> Option<(u64, u64)> {
     stat_at(dir, name).map(|st| (st.st_dev as u64, st.st_ino as u64))
 }
 
+/// How long before a baseline an entry's ctime still counts as changed after it: the kernel stamps
+/// ctimes with its coarse clock, up to a tick (at most 10 ms) behind the time the baseline read.
+const CLOCK_SLACK_NS: i64 = 20_000_000;
+
+/// Whether a ctime (seconds, nanoseconds) is not older than the baseline taken at `since_ns`: the
+/// entry was made, renamed into place or changed since (a ctime cannot be set from user space).
+pub fn changed_since(ctime: (i64, i64), since_ns: i64) -> bool {
+    ctime.0.saturating_mul(1_000_000_000).saturating_add(ctime.1) >= since_ns.saturating_sub(CLOCK_SLACK_NS)
+}
+
+/// Whether `name` in the open directory `dir` is a symlink made since `since_ns` (`changed_since`).
+pub fn link_made_since(dir: RawFd, name: &OsStr, since_ns: i64) -> bool {
+    stat_at(dir, name).is_some_and(|st| st.st_mode & libc::S_IFMT == libc::S_IFLNK && changed_since((st.st_ctime, st.st_ctime_nsec), since_ns))
+}
+
 fn kind_at(dir: RawFd, name: &OsStr) -> EntryKind {
     match stat_at(dir, name).map(|st| st.st_mode & libc::S_IFMT) {
         Some(libc::S_IFDIR) => EntryKind::Dir,

@@ -180,8 +180,10 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
     }
     let tops: Vec<PathBuf> = policy.writable_roots.iter().map(|r| r.root.clone()).collect();
     let names = policy.protected_names;
-    // Which names exist where is known from the walk: no `lstat` for the missing ones.
-    let mut c = Carver::new(policy.writable_roots, policy.deny_read, Some(Existing::of(&found.named)));
+    // Which names exist where is known from the walk: no `lstat` for the missing ones. Unless the
+    // walk kept only the first `scan::MAX_NAMED`: then each is `lstat`ed.
+    let existing = (found.named_unkept.count == 0).then(|| Existing::of(&found.named));
+    let mut c = Carver::new(policy.writable_roots, policy.deny_read, existing);
     c.list_missing = policy.absent == Absent::Placeholders;
     // What `protect` found at the roots' tops, and the scan roots links are judged against.
     c.hook_links = policy.planted.hook_links.clone();
@@ -294,6 +296,7 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
         named_changed_at,
         report_repositories: policy.protect_git,
         truncated: found.truncated,
+        named_unkept: found.named_unkept,
         taken_at,
         taken_at_ns,
         index,

@@ -8,7 +8,12 @@
 //! `node_modules` (package managers own it; git tools and editors do not look for repositories
 //! there), into a denied path, or into another writable root (walked on its own). Only directory
 //! listings are read (`listing`: through one descriptor opened without following a symlink; the
-//! entry type comes with the name), no file is opened or stat'ed.
+//! entry type comes with the name), no file is opened or stat'ed; but the walk after a run
+//! `fstatat`s each symlink in a directory it reads, to keep only those the run made (`Found::links`).
+//!
+//! What a walk keeps of the entries it finds is bounded too (`MAX_NAMED`, `MAX_LINKS`), each past
+//! the bound counted (`Found::named_unkept`, `links_unkept`) for the caller to say: each kept entry
+//! costs its whole path, and a run can make a hundred thousand at a 4 KB path.
 //!
 //! A walk keeps what it read (`Index`) so that the next walk of the same area reads only the
 //! directories that changed: the walk after a run (`walk_indexed`, which reports only what it read
@@ -37,7 +42,7 @@ use super::listing::{self, Stamp};
 use super::vouch::Vouch;
 use super::watch::{self, Watcher};
 
-pub use index::{Found, Index, WalkSpec};
+pub use index::{Found, Index, Unkept, WalkSpec};
 use index::{DirKey, DirState, Listing, Unlisted};
 
 /// Directories below a root that are still read.
@@ -46,6 +51,14 @@ pub const MAX_DEPTH: usize = 32;
 /// thousand repositories are ordinary (a folder of clones, a monorepo), and must be covered whole;
 /// the first walk of such a tree takes about a second, later ones read what changed.
 pub const MAX_DIRS: usize = 300_000;
+/// Entries named like protected names that a walk reports (`Found::named`), in the order it meets
+/// them: a folder of a thousand clones holds a few thousand. Past it they are counted, not kept (an
+/// attacker's review: 115,000 empty names at a 3.6 KB path cost the host 1.6 GB and every later run
+/// seconds). The index keeps every name (a name each, not a path: `Listing::named`).
+pub const MAX_NAMED: usize = 10_000;
+/// Symlinks made by the run that the walk after it keeps, to be judged by where they lead (as many
+/// as are judged: `detect::MAX_LINKS_JUDGED`); past it they are counted, not kept.
+pub const MAX_LINKS: usize = 10_000;
 /// How many unexamined directories a truncated walk names.
 pub const UNEXAMINED_SHOWN: usize = 3;
 
@@ -55,9 +68,10 @@ fn now_secs() -> i64 {
 
 /// Walk the area. With `prior` (the index of an earlier walk of the same spec) unchanged
 /// directories are not read again, and their entries are not reported again (they are the same):
-/// what changed since `prior` (the walk after a run).
-pub fn walk_indexed(spec: &WalkSpec, prior: Option<&Index>) -> (Found, Index) {
-    walk_with(spec, prior, false, watch::global())
+/// what changed since `prior` (the walk after a run), with the symlinks made since `links_since`
+/// (ns since the epoch: the baseline's time) in the directories read.
+pub fn walk_indexed(spec: &WalkSpec, prior: Option<&Index>, links_since: i64) -> (Found, Index) {
+    walk_until(spec, prior, false, Some(links_since), watch::global(), &|| false).unwrap_or_default()
 }
 
 /// Walk the area, reading only the directories that changed since `prior`, and report everything
@@ -70,7 +84,7 @@ pub fn walk_reusing(spec: &WalkSpec, prior: Option<&Index>) -> (Found, Index) {
 /// then `None`, and nothing of the part walked is kept (a cut run's walk kept the host busy for
 /// seconds after it settled, found by an attacker's review).
 pub fn walk_reusing_until(spec: &WalkSpec, prior: Option<&Index>, ended: &dyn Fn() -> bool) -> Option<(Found, Index)> {
-    walk_until(spec, prior, true, watch::global(), ended)
+    walk_until(spec, prior, true, None, watch::global(), ended)
 }
 
 /// A directory waiting to be walked.
@@ -96,17 +110,27 @@ struct Walk<'a> {
     skip: HashSet<&'a Path>,
     watcher: Option<&'a Arc<Watcher>>,
     started: i64,
+    /// Keep the symlinks made since then (ns), in the directories read; `None`: none.
+    links_since: Option<i64>,
     found: Found,
     /// Everything there is, reused directories included (kept in the index: `Index::totals`).
     totals: Found,
 }
 
+/// A walk that keeps no symlinks.
 fn walk_with(spec: &WalkSpec, prior: Option<&Index>, report_reused: bool, watcher: Option<&Arc<Watcher>>) -> (Found, Index) {
-    walk_until(spec, prior, report_reused, watcher, &|| false).unwrap_or_default()
+    walk_until(spec, prior, report_reused, None, watcher, &|| false).unwrap_or_default()
 }
 
 /// The walk; `None` when `ended` says so before a directory is taken.
-fn walk_until(spec: &WalkSpec, prior: Option<&Index>, report_reused: bool, watcher: Option<&Arc<Watcher>>, ended: &dyn Fn() -> bool) -> Option<(Found, Index)> {
+fn walk_until(
+    spec: &WalkSpec,
+    prior: Option<&Index>,
+    report_reused: bool,
+    links_since: Option<i64>,
+    watcher: Option<&Arc<Watcher>>,
+    ended: &dyn Fn() -> bool,
+) -> Option<(Found, Index)> {
     if spec.roots.is_empty() || (spec.names.is_empty() && !spec.repositories) {
         return Some((Found::default(), Index::default()));
     }
@@ -128,6 +152,7 @@ fn walk_until(spec: &WalkSpec, prior: Option<&Index>, report_reused: bool, watch
         skip: spec.skip.iter().chain(spec.roots.iter()).map(PathBuf::as_path).collect(),
         watcher,
         started: now_secs(),
+        links_since,
         found: Found::default(),
         totals: Found::default(),
     };
@@ -207,7 +232,10 @@ impl Walk<'_> {
             if listing.git_dir {
                 found.git_dirs.push((dir.to_path_buf(), (state.stamp.dev, state.stamp.ino)));
             }
-            found.named.extend(listing.named.iter().cloned());
+            // Joined to the directory's path only within the bound (see `MAX_NAMED`).
+            let room = MAX_NAMED.saturating_sub(found.named.len());
+            found.named.extend(listing.named.iter().take(room).map(|n| dir.join(n)));
+            found.named_unkept.add(dir, listing.named.len().saturating_sub(room));
         }
     }
 
@@ -279,7 +307,10 @@ impl Walk<'_> {
         let (spec, names, skip) = (self.spec, &self.names, &self.skip);
         let mut git_dir_parts = GitDirParts::default();
         let fold = spec.fold_case;
-        let mut links = Vec::new();
+        // The symlinks the run made, within `MAX_LINKS` over the walk; the rest counted.
+        let (mut links, mut links_unkept) = (Vec::new(), 0);
+        let links_room = MAX_LINKS.saturating_sub(self.found.links.len());
+        let links_since = self.links_since;
         let listed = dir.list(|name, kind, ino, fd| {
             let is_dir = kind == listing::EntryKind::Dir;
             if name == ".git" || (fold && name.as_encoded_bytes().eq_ignore_ascii_case(b".git")) {
@@ -291,10 +322,13 @@ impl Walk<'_> {
             }
             git_dir_parts.see(name, is_dir, fold);
             if names.contains(name) || (fold && names.contains(&name.to_ascii_lowercase())) {
-                listing.named.push(q.path.join(name));
+                listing.named.push(name.to_os_string());
             }
-            if kind == listing::EntryKind::Symlink {
-                links.push(q.path.join(name));
+            if kind == listing::EntryKind::Symlink && links_since.is_some_and(|since| listing::link_made_since(fd, name, since)) {
+                match links.len() < links_room {
+                    true => links.push(q.path.join(name)),
+                    false => links_unkept += 1,
+                }
             }
             if is_dir && name != "node_modules" {
                 let path = q.path.join(name);
@@ -314,6 +348,7 @@ impl Walk<'_> {
             return Read::Unreadable;
         }
         self.found.links.extend(links);
+        self.found.links_unkept.add(&q.path, links_unkept);
         listing.git_dir = spec.repositories && git_dir_parts.is_git_dir();
         Read::Listed(DirState {
             listing: Arc::new(listing),
@@ -459,6 +494,10 @@ mod tests {
         walk_with(s, prior, true, None)
     }
 
+    fn now_ns() -> i64 {
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as i64
+    }
+
     #[test]
     fn a_second_walk_reads_only_changed_directories() {
         let t = tempfile::tempdir().unwrap();
@@ -516,6 +555,76 @@ mod tests {
         seen.sort();
         assert_eq!(seen.len(), names.len());
         assert!(seen == names.iter().map(|n| top.join(n)).collect::<Vec<_>>(), "each of them");
+    }
+
+    /// An attacker's review (bounds17, names_index.sh): a run wrote 115 protected and report-only
+    /// names, empty, in each of 1,000 directories at a ~3.6 KB path. The index kept each entry's
+    /// full path, in its directory's listing and again in the walk's totals: 1.6 GB in the host,
+    /// remembered for the next run, which spent seconds on them again.
+    #[test]
+    fn the_named_entries_a_walk_keeps_are_bounded_and_the_rest_counted() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        let names = [".envrc", ".vscode", ".idea", ".npmrc"];
+        let long = r.join("x".repeat(200));
+        let dirs = 10_000 / names.len() + 50;
+        for d in 0..dirs {
+            let dir = long.join(format!("a{d:05}"));
+            std::fs::create_dir_all(&dir).unwrap();
+            for n in names {
+                std::fs::write(dir.join(n), "").unwrap();
+            }
+        }
+        let s = spec(&r, &names);
+        let (f, mut index) = stat_reusing(&s, None);
+        let past = dirs * names.len() - MAX_NAMED;
+        assert_eq!((f.named.len(), f.named_unkept.count), (MAX_NAMED, past));
+        assert!(f.named_unkept.first_dir.as_ref().is_some_and(|d| d.parent() == Some(long.as_path())), "{:?}", f.named_unkept.first_dir);
+        assert_eq!((index.totals.named.len(), index.totals.named_unkept.count), (MAX_NAMED, past), "the index's totals alike");
+        // Each name once, without its directory's path (the index's key) again.
+        let kept: usize = index.dirs.values().map(|d| d.listing.named.iter().map(|n| n.as_os_str().len()).sum::<usize>()).sum();
+        assert!(kept <= dirs * names.len() * 8, "{kept} bytes of names in the listings");
+        // The next walk before a run, reusing the index, and the walk after a run that changed each
+        // directory: bounded the same.
+        index.age();
+        let (again, _) = stat_reusing(&s, Some(&index));
+        assert_eq!((again.dirs_read, again.named.len(), again.named_unkept.count), (0, MAX_NAMED, past));
+        for d in 0..dirs {
+            std::fs::write(long.join(format!("a{d:05}/.envrc")), "x").unwrap();
+            std::fs::write(long.join(format!("a{d:05}/new")), "").unwrap();
+        }
+        let (after, _) = stat_indexed(&s, Some(&index));
+        assert_eq!((after.dirs_read, after.named.len(), after.named_unkept.count), (dirs, MAX_NAMED, past));
+    }
+
+    /// An attacker's review (bounds17, links_memory.sh): the walk after a run kept the path of every
+    /// symlink in the directories it read (100,000 at a ~3.6 KB path: 700 MB in the host), where at
+    /// most `MAX_LINKS_JUDGED` of those the run made are judged.
+    #[test]
+    fn the_walk_after_a_run_keeps_no_more_links_than_are_judged() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        let dir = r.join("links");
+        std::fs::create_dir(&dir).unwrap();
+        for i in 0..50 {
+            std::os::unix::fs::symlink("t", dir.join(format!("old{i}"))).unwrap();
+        }
+        let s = spec(&r, &[".envrc"]);
+        let (_, mut index) = stat_indexed(&s, None);
+        index.age();
+        // Past the clock slack (`listing::changed_since`) of the baseline taken now.
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let since = now_ns();
+        let max = crate::planted::MAX_LINKS_JUDGED;
+        for i in 0..max + 100 {
+            std::os::unix::fs::symlink("t", dir.join(format!("{i:06}"))).unwrap();
+        }
+        let (f, _) = walk_until(&s, Some(&index), false, Some(since), None, &|| false).unwrap();
+        assert_eq!((f.links.len(), f.links_unkept.count, f.links_unkept.first_dir.clone()), (max, 100, Some(dir.clone())));
+        assert!(!f.links.iter().any(|l| l.to_string_lossy().contains("old")), "one the run did not make is not kept");
+        // The walk before a run keeps none.
+        let (before, _) = stat_reusing(&s, None);
+        assert!(before.links.is_empty() && before.links_unkept.count == 0);
     }
 
     #[test]

@@ -793,3 +793,67 @@ fn the_directories_above_a_home_links_target_with_a_protected_name_are_pinned() 
     let kept = crate::plan::pins::kept(&p);
     assert!(kept.contains(&dots.join("bash/.bashrc")), "{kept:?}");
 }
+
+/// An attacker's review (bounds17, names_index.sh): 115 names, empty, in each of 1,000 directories
+/// at a 3.6 KB path cost the host 1.6 GB, and every later run seconds. The walk keeps the first
+/// `scan::MAX_NAMED` entries; the rest are said: before the run in `notEnforced`, after it as
+/// `scan-incomplete`. A name at a repository's top past the bound is still found (`lstat`ed) and
+/// kept read-only.
+#[test]
+fn names_past_the_walks_bound_are_said_before_and_after_the_run() {
+    let t = tempfile::tempdir().unwrap();
+    let r = t.path().canonicalize().unwrap();
+    let s = |p: PathBuf| p.to_string_lossy().into_owned();
+    let names = [".envrc", ".vscode", ".idea", ".npmrc"];
+    let dirs = scan::MAX_NAMED / names.len() + 5;
+    let flood = |at: &Path, content: &str| {
+        for d in 0..dirs {
+            let dir = at.join(format!("a{d:05}"));
+            std::fs::create_dir_all(&dir).unwrap();
+            for n in names {
+                std::fs::write(dir.join(n), content).unwrap();
+            }
+        }
+    };
+    flood(&r.join("before"), "");
+    // Deeper than the flood: walked after it, past the bound.
+    let repo = r.join("z/y/repo");
+    init_repo(&repo);
+    std::fs::write(repo.join(".envrc"), "use nix").unwrap();
+    let (roots, b) = run(&r, &names);
+    assert_eq!((b.named.len(), b.named_unkept.count), (scan::MAX_NAMED, 21));
+    assert!(roots[0].read_only.contains(&repo.join(".envrc")), "{:?}", roots[0].read_only);
+    let said = b.not_enforced().unwrap_or_default();
+    assert!(said.contains("more than 10000 entries named like protected names (21 past them"), "{said}");
+
+    flood(&r.join("after"), "x");
+    let risks = detect(&b);
+    let unkept: Vec<&HostRisk> = risks.iter().filter(|h| h.detail.contains("entries named like protected names")).collect();
+    assert_eq!(unkept.len(), 1, "{unkept:?}");
+    assert!(unkept[0].kind == RiskKind::ScanIncomplete && unkept[0].path.starts_with(&s(r.join("after/a"))), "{:?}", unkept[0]);
+    assert!(unkept[0].detail.contains("the 20 past them"), "{}", unkept[0].detail);
+}
+
+/// An attacker's review (bounds17, links_memory.sh): the walk after a run kept the path of every
+/// symlink in the directories it read (100,000 at a 3.6 KB path: 700 MB in the host) before at
+/// most `MAX_LINKS_JUDGED` were judged. It keeps those the run made, as many as are judged; the
+/// rest are said as before.
+#[test]
+fn links_past_those_judged_are_said() {
+    let t = tempfile::tempdir().unwrap();
+    let r = t.path().canonicalize().unwrap();
+    let links = r.join("links");
+    std::fs::create_dir(&links).unwrap();
+    for i in 0..5 {
+        std::os::unix::fs::symlink("t", links.join(format!("old{i}"))).unwrap();
+    }
+    let (_, b) = run(&r, &[]);
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    for i in 0..MAX_LINKS_JUDGED + 3 {
+        std::os::unix::fs::symlink("t", links.join(format!("{i:06}"))).unwrap();
+    }
+    let risks = detect(&b);
+    assert_eq!(risks.len(), 1, "{risks:?}");
+    assert_eq!((risks[0].path.as_str(), risks[0].kind), (links.to_str().unwrap(), RiskKind::ScanIncomplete));
+    assert!(risks[0].detail.contains("the run made more than 10000 symlinks"), "{}", risks[0].detail);
+}

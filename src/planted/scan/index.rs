@@ -2,6 +2,7 @@
 //! of the same area (`Index`: each directory's listing and what tells whether it still holds).
 
 use std::collections::HashMap;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -39,8 +40,10 @@ pub struct Found {
     /// discovery would take it when run there, with its `(device, inode)` (the listing's: what the
     /// helper checks its carve-out against).
     pub git_dirs: Vec<(PathBuf, (u64, u64))>,
-    /// Every entry named like a protected name.
+    /// Every entry named like a protected name, breadth first, at most `scan::MAX_NAMED`: those
+    /// past it are counted in `named_unkept`.
     pub named: Vec<PathBuf>,
+    pub named_unkept: Unkept,
     /// The bound was reached: some directories were not read.
     pub truncated: bool,
     /// Where the walk stopped at its bound: the first directories it did not read (at most
@@ -50,14 +53,36 @@ pub struct Found {
     /// 300` a directory it then plants in; or no path names it, longer than PATH_MAX), breadth
     /// first; each counts towards `MAX_DIRS` like a directory read.
     pub unreadable: Vec<PathBuf>,
-    /// The symlinks in the directories this walk read (not in those it kept): the walk after a run
-    /// judges those the run made by where they lead (`links`), which the walk never follows.
+    /// The symlinks the run made (their ctime not older than the walk's `links_since`) in the
+    /// directories the walk after it read (not in those it kept), at most `scan::MAX_LINKS`: those
+    /// past it are counted in `links_unkept`. Judged by where they lead (`links`), which the walk
+    /// never follows. The walk before a run keeps none.
     pub links: Vec<PathBuf>,
+    pub links_unkept: Unkept,
     /// Directories read.
     pub dirs_read: usize,
     /// Directories kept from the prior index after an `lstat` of their path (roots, and directories
     /// the watcher does not vouch for). Those it vouches for cost no syscall.
     pub dirs_checked: usize,
+}
+
+/// The entries a walk found past one of its bounds and did not keep: each kept one costs its whole
+/// path, and a run can make a hundred thousand at a 4 KB path (an attacker's review: gigabytes in the
+/// host). How many, and where the first was, for a report to name the area.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Unkept {
+    pub count: usize,
+    /// The directory holding the first of them.
+    pub first_dir: Option<PathBuf>,
+}
+
+impl Unkept {
+    pub(super) fn add(&mut self, dir: &Path, n: usize) {
+        if n > 0 {
+            self.count += n;
+            self.first_dir.get_or_insert_with(|| dir.to_path_buf());
+        }
+    }
 }
 
 /// A directory's path, shared by the listings and indexes that name it, and hashed and compared as
@@ -101,7 +126,10 @@ pub(super) struct Listing {
     /// Its `.git` entry (with its inode number) and protected names, as the walk reported them.
     /// Each `.git` entry and its `(device, inode)` (`listing::id_at`).
     pub(super) git: Vec<(PathBuf, (u64, u64))>,
-    pub(super) named: Vec<PathBuf>,
+    /// The names alone: the directory's path is the index's key, and a name is joined to it only
+    /// when it is reported (`Found::named`, bounded). A full path each cost the host 1.6 GB for
+    /// 115,000 empty names a run wrote at a 3.6 KB path (an attacker's review).
+    pub(super) named: Vec<OsString>,
     /// It is a git directory itself (see `Found::git_dirs`).
     pub(super) git_dir: bool,
     /// A subdirectory was not entered: it lies deeper than `MAX_DEPTH`.
