@@ -198,7 +198,7 @@ test('processes whose main thread ended are ended by a timeout, a kill and the h
 // directory in $TMPDIR for good (48 MB in the review); only the run's end removed it.
 test("a dead host's sandspawn-run directory is removed at a later run's start, a live run's is not", { skip: noOuter }, () => {
   const { result } = scenario('scratchAfterKill')
-  assert.deepStrictEqual(result, { leftByKill: 1, swept: true, live: 'own-kept', after: ['sandspawn-run-link', 'sandspawn-run-young'], target: ['keep'] })
+  assert.deepStrictEqual(result, { leftByKill: 1, lockFilesLeft: 1, swept: true, live: 'own-kept', after: ['sandspawn-run-link', 'sandspawn-run-young'], target: ['keep'] })
 })
 
 test("the user's other terminals, new ptys and the host's devices cannot be opened; / and /dev list", { skip: noOuter }, () => {

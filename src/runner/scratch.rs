@@ -5,8 +5,13 @@
 //! (found by an attacker's review). Where the runs directory cannot be had (no HOME, a read-only
 //! one), the run's directory is made in the temporary directory and the result says so (`place`). It is the
 //! command's `TMPDIR` when the shared temporary directory takes no new entries, and npm's cache.
-//! The run holds an `flock` on it while it lives, so that when the host dies without removing it
-//! (SIGKILL), a later run's sweep (`scratch_sweep`) can tell it is nobody's and remove it.
+//! The run holds an `flock` on a lock file beside it (`sandspawn-run-XXXXXX.lock`) while it lives,
+//! so that when the host dies without removing it (SIGKILL), a later run's sweep (`scratch_sweep`)
+//! can tell it is nobody's and remove it. The lock file, not the directory: any Landlock-mode
+//! command can open another run's new directory read-only and `flock` it first, and that run then
+//! failed its setup (35% of one workspace's runs, with a command in another racing every new
+//! directory; found by an attacker's review). The lock file is made mode 0200 by the host: the
+//! command has no capability to read it past its mode, and Landlock lets it write nothing there.
 
 use std::ffi::CString;
 use std::os::fd::OwnedFd;
@@ -17,9 +22,16 @@ use crate::error::{ErrorCode, Result, SandboxError};
 
 pub struct Scratch {
     path: PathBuf,
-    /// The directory, open and locked (`LOCK_EX`) until the run is over; close-on-exec, so the
-    /// lock is the host's alone and goes when it dies.
+    /// The directory's lock file, open and locked (`LOCK_EX`) until the run is over and then
+    /// removed; close-on-exec, so the lock is the host's alone and goes when it dies.
     _lock: OwnedFd,
+}
+
+/// The lock file of the run directory `dir`: the directory's name with `.lock` added.
+pub(super) fn lock_file_of(dir: &Path) -> PathBuf {
+    let mut name = dir.as_os_str().to_owned();
+    name.push(".lock");
+    PathBuf::from(name)
 }
 
 impl Scratch {
@@ -39,7 +51,8 @@ impl Scratch {
         }
         buf.pop();
         let path = PathBuf::from(std::ffi::OsString::from_vec(buf));
-        let lock = lock(&path).map_err(|e| {
+        let lock = make_lock_file(&path).and_then(|f| lock(f)).map_err(|e| {
+            let _ = std::fs::remove_file(lock_file_of(&path));
             let _ = std::fs::remove_dir(&path);
             SandboxError::new(ErrorCode::SetupFailed, format!("cannot lock the run's own directory {}: {}", path.display(), sandspawn_helper::report::os_words(&e)))
         })?;
@@ -90,12 +103,24 @@ fn runs_dir() -> std::result::Result<PathBuf, String> {
 /// while it looks at a directory this young (and then leaves it, see `scratch_sweep::GRACE`).
 const MOST_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
 
-/// `dir` opened and locked, looked at again with pauses rather than waited for in the kernel: a
-/// Landlock-mode command can open the runs directory's entries (Landlock lets it list every
-/// directory) and `flock -x` one the moment it is made, and the run waited in its setup for as
-/// long as that command lived, its timeout and abort unheard (found by an attacker's review).
-fn lock(dir: &Path) -> std::io::Result<OwnedFd> {
-    let fd = crate::no_symlinks::open_dir(dir)?;
+/// The lock file of the new run directory `dir`, made by this call (never an existing one) with
+/// mode 0200, open for writing only.
+fn make_lock_file(dir: &Path) -> std::io::Result<OwnedFd> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o200)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(lock_file_of(dir))?;
+    Ok(file.into())
+}
+
+/// `fd` locked, looked at again with pauses rather than waited for in the kernel: only a sweep
+/// looking at it holds it, for a moment. When the lock was the directory's, a Landlock-mode
+/// command held it as long as it lived and the run waited in its setup, its timeout and abort
+/// unheard (found by an attacker's review); this bound stays as a second guard.
+fn lock(fd: OwnedFd) -> std::io::Result<OwnedFd> {
     let until = std::time::Instant::now() + MOST_WAIT;
     let mut pause = std::time::Duration::from_millis(1);
     loop {
@@ -118,6 +143,8 @@ impl Drop for Scratch {
     /// the command's choice.
     fn drop(&mut self) {
         let _ = crate::remove_tree::remove_tree(&self.path);
+        // The lock file last, once the directory is gone: until then a sweep finds it held.
+        let _ = std::fs::remove_file(lock_file_of(&self.path));
     }
 }
 
@@ -136,11 +163,75 @@ mod tests {
         sandspawn_helper::file_lock::flock(&held, libc::LOCK_EX).unwrap();
         let (tx, rx) = std::sync::mpsc::channel();
         let d = dir.clone();
-        std::thread::spawn(move || tx.send(lock(&d).map(drop)));
+        std::thread::spawn(move || tx.send(crate::no_symlinks::open_dir(&d).and_then(lock).map(drop)));
         let gave = rx.recv_timeout(std::time::Duration::from_secs(3)).expect("still waiting after 3 s");
         assert!(gave.unwrap_err().to_string().contains("another process holds its lock"));
         drop(held);
-        assert!(lock(&dir).is_ok(), "free again: taken");
+        assert!(crate::no_symlinks::open_dir(&dir).and_then(lock).is_ok(), "free again: taken");
+    }
+
+    /// Found by an attacker's review: a Landlock-mode command watched the runs directory and
+    /// `flock`ed every new run directory (it may open them read-only), and 7 of 20 runs of another
+    /// workspace failed their setup. The run's lock is on a lock file that command cannot open.
+    #[test]
+    fn a_reader_locking_every_new_run_directory_fails_no_run() {
+        let t = tempfile::tempdir().unwrap();
+        let parent = t.path().canonicalize().unwrap();
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (ready, watching) = std::sync::mpsc::channel();
+        let racer = {
+            let (parent, stop) = (parent.clone(), stop.clone());
+            std::thread::spawn(move || lock_every_new_directory(&parent, &stop, ready))
+        };
+        watching.recv().unwrap();
+        let made: Vec<_> = (0..40).map(|_| Scratch::create(&parent).map_err(|e| e.message)).collect();
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        let locked = racer.join().unwrap();
+        // Where the run's lock is the directory's own, the racer gets only those it wins the race
+        // for (here usually none, in another process a third): every one it got failed a run.
+        assert!(locked > 0, "the racer locked no directory: the run still holds a lock a reader can take");
+        let failed: Vec<_> = made.iter().filter_map(|m| m.as_ref().err()).collect();
+        assert!(failed.is_empty(), "{} of 40 runs failed their setup: {failed:?}", failed.len());
+        let s = made.into_iter().next().unwrap().unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        let lock = lock_file_of(s.path());
+        assert_eq!(std::fs::symlink_metadata(&lock).unwrap().permissions().mode() & 0o777, 0o200);
+        drop(s);
+        assert!(!lock.exists(), "the lock file goes with its directory");
+    }
+
+    /// The racer: `flock` each directory made in `parent` the moment inotify tells, holding them
+    /// all, until `stop`. Returns how many it locked.
+    fn lock_every_new_directory(parent: &Path, stop: &std::sync::atomic::AtomicBool, ready: std::sync::mpsc::Sender<()>) -> usize {
+        use std::os::fd::{AsRawFd, FromRawFd};
+        let ino = unsafe { OwnedFd::from_raw_fd(libc::inotify_init1(libc::IN_CLOEXEC | libc::IN_NONBLOCK)) };
+        let c = CString::new(parent.as_os_str().as_encoded_bytes()).unwrap();
+        assert!(unsafe { libc::inotify_add_watch(ino.as_raw_fd(), c.as_ptr(), libc::IN_CREATE | libc::IN_ONLYDIR) } >= 0);
+        let dir = crate::no_symlinks::open_dir(parent).unwrap();
+        ready.send(()).unwrap();
+        let mut held = Vec::new();
+        let mut buf = [0u8; 4096];
+        while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+            let n = unsafe { libc::read(ino.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
+            if n <= 0 {
+                std::thread::yield_now();
+                continue;
+            }
+            let mut at = 0;
+            while at < n as usize {
+                let ev = unsafe { &*(buf.as_ptr().add(at) as *const libc::inotify_event) };
+                let name = &buf[at + std::mem::size_of::<libc::inotify_event>()..][..ev.len as usize];
+                let name = CString::new(name.split(|b| *b == 0).next().unwrap()).unwrap();
+                if let Ok(fd) = crate::no_symlinks::open_at(dir.as_raw_fd(), &name) {
+                    if sandspawn_helper::file_lock::flock(&fd, libc::LOCK_EX | libc::LOCK_NB).is_ok() {
+                        held.push(fd);
+                    }
+                }
+                at += std::mem::size_of::<libc::inotify_event>() + ev.len as usize;
+            }
+        }
+        held.len()
     }
 
     /// Found by an attacker's review: a Landlock-mode command made its run directory 15,000
@@ -179,6 +270,40 @@ mod tests {
         std::fs::File::open(p).unwrap().set_modified(old).unwrap();
     }
 
+    /// The same with lock files: a live run (its lock file held) stays however old its
+    /// directory; a dead run's directory goes with its lock file; a lock file whose directory
+    /// is gone goes when nobody holds it, even while someone holds the directory's own lock.
+    #[test]
+    fn the_sweep_goes_by_the_lock_files() {
+        let t = tempfile::tempdir().unwrap();
+        let live = Scratch::create(t.path()).unwrap();
+        age(live.path());
+        let dead = t.path().join("sandspawn-run-dead");
+        std::fs::create_dir(&dead).unwrap();
+        std::fs::write(dead.join("blob"), "x").unwrap();
+        make_lock_file(&dead).unwrap();
+        age(&dead);
+        let reader = crate::no_symlinks::open_dir(&dead).unwrap();
+        sandspawn_helper::file_lock::flock(&reader, libc::LOCK_SH).unwrap();
+        let orphan = t.path().join("sandspawn-run-orphan");
+        drop(make_lock_file(&orphan).unwrap());
+        age_file(&lock_file_of(&orphan));
+        let held_orphan = t.path().join("sandspawn-run-held");
+        let held = lock(make_lock_file(&held_orphan).unwrap()).unwrap();
+        age_file(&lock_file_of(&held_orphan));
+        assert_eq!(super::super::scratch_sweep::sweep(t.path()), 2, "the dead run's directory, the free orphan lock file");
+        assert!(live.path().exists() && lock_file_of(live.path()).exists(), "live");
+        assert!(!dead.exists() && !lock_file_of(&dead).exists(), "dead");
+        assert!(!lock_file_of(&orphan).exists(), "orphan");
+        assert!(lock_file_of(&held_orphan).exists(), "a held lock file stays");
+        drop((held, reader));
+    }
+
+    fn age_file(p: &Path) {
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        std::fs::OpenOptions::new().write(true).open(p).unwrap().set_modified(old).unwrap();
+    }
+
     #[test]
     fn the_sweep_removes_only_unlocked_old_run_directories() {
         let t = tempfile::tempdir().unwrap();
@@ -189,7 +314,7 @@ mod tests {
         // A live run's (Scratch::create would sweep on a thread of its own, racing this test's).
         let live = t.path().join("sandspawn-run-live");
         std::fs::create_dir(&live).unwrap();
-        let _held = lock(&live).unwrap();
+        let _held = crate::no_symlinks::open_dir(&live).and_then(lock).unwrap();
         age(&live);
         std::fs::create_dir(t.path().join("sandspawn-run-young")).unwrap();
         let outside = tempfile::tempdir().unwrap();

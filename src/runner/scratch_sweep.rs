@@ -1,7 +1,9 @@
 //! Removing the Landlock mode's run directories (`sandspawn-run-*`, see `scratch`) that outlived
 //! their host: one SIGKILLed mid-run never reached `Scratch`'s `Drop`. A directory is stale when
-//! nobody holds its lock (each live run holds one on its own), it belongs to this user, and it was
-//! last changed more than `GRACE` ago (a run locks its directory a moment after making it). Every
+//! nobody holds its lock file's lock (each live run holds its own; a directory from a version
+//! before lock files, its own lock), it belongs to this user, and it was last changed more than
+//! `GRACE` ago (a run locks a moment after making its directory). A lock file whose directory is
+//! gone goes on the same terms. Every
 //! step is relative to the descriptor of the directory they are in (the runs directory, or the
 //! temporary directory where that cannot be had) and follows no symlink; the sweep runs on a thread
 //! of its own, off every run's path, at most once a minute per such directory and process, and
@@ -53,21 +55,82 @@ pub fn sweep(tmp: &Path) -> usize {
 
 fn remove_if_stale(tmp: &Path, name: &CStr) -> bool {
     let Ok(parent) = crate::no_symlinks::open_dir(tmp) else { return false };
+    if let Some(dir_name) = name.to_bytes().strip_suffix(b".lock") {
+        return remove_orphan_lock(&parent, name, dir_name);
+    }
     // Not a link (O_NOFOLLOW), not a file (O_DIRECTORY).
     let Ok(dir) = crate::no_symlinks::open_at(parent.as_raw_fd(), name) else { return false };
-    // SAFETY: a valid descriptor; LOCK_NB never waits. The lock is released when `dir` closes.
-    if unsafe { libc::flock(dir.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
-        return false; // a live run's
-    }
+    let mut lock_name = name.to_bytes().to_vec();
+    lock_name.extend_from_slice(b".lock");
+    let Ok(lock_name) = CString::new(lock_name) else { return false };
+    let has_lock_file = stat(&parent, Some(&lock_name)).is_some();
+    // Held while this looks, released when it returns; a live run's is held already.
+    let _lock_file = if has_lock_file {
+        match open_lock_file(&parent, &lock_name) {
+            Some(f) if try_lock(&f) => Some(f),
+            _ => return false,
+        }
+    } else if try_lock(&dir) {
+        None // held through `dir` until it closes
+    } else {
+        return false; // a live run's (from a version that locked the directory itself)
+    };
     let (Some(held), Some(named)) = (stat(&dir, None), stat(&parent, Some(name))) else { return false };
-    // SAFETY: no arguments.
-    let mine = held.st_uid == unsafe { libc::geteuid() };
     let same = (held.st_dev, held.st_ino) == (named.st_dev, named.st_ino);
-    let age = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_secs() as i64 - held.st_mtime;
-    if !mine || !same || age < GRACE.as_secs() as i64 {
+    if !is_mine_and_old(&held) || !same {
         return false;
     }
-    crate::remove_tree::remove_dir_at(parent, name).is_ok()
+    let Ok(again) = parent.try_clone() else { return false };
+    let removed = crate::remove_tree::remove_dir_at(again, name).is_ok();
+    if removed && has_lock_file {
+        // SAFETY: a valid descriptor and C string; unlinkat never follows the last component.
+        unsafe { libc::unlinkat(parent.as_raw_fd(), lock_name.as_ptr(), 0) };
+    }
+    removed
+}
+
+/// A lock file whose run directory is gone (the host died between removing the one and the
+/// other), when nobody holds it and it is this user's and old.
+fn remove_orphan_lock(parent: &OwnedFd, name: &CStr, dir_name: &[u8]) -> bool {
+    let Ok(dir_name) = CString::new(dir_name) else { return false };
+    if stat(parent, Some(&dir_name)).is_some() {
+        return false; // looked at with its directory
+    }
+    let Some(lock) = open_lock_file(parent, name) else { return false };
+    let Some(st) = stat(&lock, None) else { return false };
+    if !try_lock(&lock) || !is_mine_and_old(&st) {
+        return false;
+    }
+    // SAFETY: a valid descriptor and C string; unlinkat never follows the last component.
+    unsafe { libc::unlinkat(parent.as_raw_fd(), name.as_ptr(), 0) == 0 }
+}
+
+/// The lock file `name` in `parent`, opened as its maker does (write only), never through a link
+/// and only if it is a regular file.
+fn open_lock_file(parent: &OwnedFd, name: &CStr) -> Option<OwnedFd> {
+    use std::os::fd::FromRawFd;
+    // SAFETY: a valid descriptor and C string.
+    let fd = unsafe { libc::openat(parent.as_raw_fd(), name.as_ptr(), libc::O_WRONLY | libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK) };
+    if fd < 0 {
+        return None;
+    }
+    // SAFETY: just opened, owned here.
+    let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+    stat(&fd, None).filter(|st| st.st_mode & libc::S_IFMT == libc::S_IFREG).map(|_| fd)
+}
+
+/// `flock(LOCK_EX | LOCK_NB)`: whether it was free (and is now held through `fd`).
+fn try_lock(fd: &OwnedFd) -> bool {
+    // SAFETY: a valid descriptor; LOCK_NB never waits. Released when `fd` closes.
+    unsafe { libc::flock(fd.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) == 0 }
+}
+
+/// Whether `st` is this user's and last changed more than `GRACE` ago.
+fn is_mine_and_old(st: &libc::stat) -> bool {
+    // SAFETY: no arguments.
+    let mine = st.st_uid == unsafe { libc::geteuid() };
+    let age = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_secs() as i64 - st.st_mtime;
+    mine && age >= GRACE.as_secs() as i64
 }
 
 /// `fstat` of `fd`, or `fstatat` of `name` in it without following a link.
