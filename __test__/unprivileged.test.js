@@ -65,3 +65,38 @@ test('as an unprivileged user: missing names kept absent, a private ~/.npm, no c
   assert.deepEqual(out.afterLast.filter((n) => !held.includes(n)), ['file.txt', 'vendor'], 'removed by the next run')
   if (!tmpGitBefore) assert.equal(out.tmpGitAfterLast, false, "and /tmp/.git, the plan's other placeholder, too")
 })
+
+// Found by a review (/work/atk/fixes17b/gomod.js): Go leaves every module directory 0555, and as a
+// user other than root the fold of the second module failed (a directory moved to another parent
+// must be writable) and dropped the whole base: a later run saw only the last module fetched.
+test('as an unprivileged user: Go\'s read-only module directories all land in the private cache, and the store keeps nothing else', { skip }, async (t) => {
+  const home = fs.realpathSync(fs.mkdtempSync('/var/tmp/sandspawn-unpriv-go-'))
+  t.after(() => fs.rmSync(home, { recursive: true, force: true }))
+  const ws = path.join(home, 'ws')
+  fs.mkdirSync(path.join(home, 'go', 'pkg', 'mod'), { recursive: true })
+  fs.mkdirSync(ws)
+  for (const p of [home, ws, path.join(home, 'go'), path.join(home, 'go', 'pkg'), path.join(home, 'go', 'pkg', 'mod')]) fs.chownSync(p, UID, UID)
+  fs.chmodSync(home, 0o755)
+  const script = path.join(stagedCheckout(), '__test__', 'fixtures', 'unprivileged-go-cache.js')
+  const [cmd, args] = asUser(UID, [script, ws])
+  const out = await new Promise((resolve, reject) => {
+    execFile(cmd, args, { cwd: ws, env: { PATH: process.env.PATH, HOME: home }, timeout: 180_000 }, (err, stdout, stderr) => {
+      if (err) return reject(new Error(`${err.message}\n${stderr}`))
+      resolve(JSON.parse(stdout))
+    })
+  })
+  assert.equal(out.error, undefined)
+  for (const r of out.runs) assert.equal(r.exitCode, 0, r.stderr)
+  assert.ok(out.runs[0].caches.includes('go-mod'), JSON.stringify(out.runs[0].caches))
+  assert.equal(out.runs[4].stdout, '555 m@v1.0.0\nv1.0.0\n555 m@v1.1.0\nv1.1.0\n555 m@v1.2.0\nv1.2.0\n0 ' + path.join(home, 'go/pkg/mod/closed') + '\n600 ' + path.join(home, 'go/pkg/mod/noexec') + '\n', 'a later run sees every module, as Go left it')
+  // What the folds set aside is removed, and no run's writes wait anywhere but in the base.
+  const cache = path.join(out.runs[0].store, 'go-mod')
+  assert.deepEqual(fs.readdirSync(path.join(cache, 'discard')), [])
+  assert.deepEqual(fs.readdirSync(path.join(cache, 'pending')), [])
+  for (const slot of fs.readdirSync(path.join(cache, 'slots'))) {
+    const upper = path.join(cache, 'slots', slot, 'upper')
+    if (fs.existsSync(upper)) assert.deepEqual(fs.readdirSync(upper), [], `slot ${slot}`)
+  }
+  assert.deepEqual(fs.readdirSync(path.join(cache, 'base')).sort(), ['closed', 'example.test', 'noexec'])
+})
+

@@ -31,6 +31,8 @@ pub mod remove_tree;
 pub mod review;
 pub mod runner;
 pub mod tool_caches;
+#[cfg(all(test, target_os = "linux"))]
+mod test_capabilities;
 #[cfg(test)]
 mod test_mount_table;
 

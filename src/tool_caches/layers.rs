@@ -90,6 +90,10 @@ impl CacheRun {
         if std::mem::replace(&mut self.published, true) {
             return;
         }
+        // The upper directory is what the run made of its cache's mount point: a `chmod 555` of it
+        // made the rename fail (it moves to another parent), a `chmod 000` the listing, and the
+        // run's writes were lost (`owner_access`).
+        let _ = super::owner_access::open_up(&self.upper);
         let wrote = std::fs::read_dir(&self.upper).map(|mut d| d.next().is_some()).unwrap_or(false);
         if wrote {
             let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
@@ -214,8 +218,10 @@ pub fn fold_if_alone(cache: &Path) {
     }
 }
 
-/// Move `dir` into `discard` under a name of its own (one `rename`, whatever it holds).
+/// Move `dir` into `discard` under a name of its own (one `rename`, whatever it holds; made
+/// writable first, whatever mode its run left on its root: a directory moves to another parent only so).
 fn set_aside(dir: &Path, discard: &Path) -> std::io::Result<()> {
+    super::owner_access::open_up(dir)?;
     let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
     std::fs::rename(dir, discard.join(format!("{name}-{}-{stamp}", std::process::id())))
@@ -317,6 +323,63 @@ mod tests {
         assert!(pending(&cache).is_empty(), "the last run folded the rest");
         (0..DIRS).for_each(|d| assert_eq!(std::fs::read_dir(cache.join(format!("base/d{d}"))).unwrap().count(), FILES));
         assert_eq!(std::fs::read_dir(cache.join("discard")).unwrap().count(), 0, "what the fold set aside is gone");
+    }
+
+    /// Found by a review (/work/atk/fixes17b/gomod.js): as a user other than root, Go's read-only
+    /// module directories (0555, as `go mod download` leaves them) made the second run's fold fail
+    /// (EACCES renaming the new module into the base), and the fold dropped the base: a later run
+    /// saw only the last module fetched. Every module lands, with the modes the runs saw, and
+    /// nothing the folds set aside is left on disk, whatever modes a run leaves (a 0000 directory,
+    /// one without search access, its cache's mount point made 0555).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn read_only_module_directories_fold_for_a_user_other_than_root_and_leave_nothing() {
+        use std::os::unix::fs::PermissionsExt;
+        let t = tempfile::tempdir().unwrap();
+        let cache = t.path().join("go-mod");
+        let chmod = |p: &Path, mode: u32| std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
+        // What `go mod download` leaves of one module: directories 0555, files 0444.
+        let module = |upper: &Path, version: &str| {
+            let m = upper.join(format!("example.test/m@{version}"));
+            std::fs::create_dir_all(m.join("sub")).unwrap();
+            for f in ["m.go", "sub/blob"] {
+                std::fs::write(m.join(f), version).unwrap();
+                chmod(&m.join(f), 0o444);
+            }
+            chmod(&m.join("sub"), 0o555);
+            chmod(&m, 0o555);
+        };
+        let modes = |p: &Path| std::fs::symlink_metadata(p).unwrap().permissions().mode() & 0o7777;
+        crate::test_capabilities::without_dac_override(|| {
+            for version in ["v1.0.0", "v1.1.0", "v1.2.0"] {
+                let run = CacheRun::open(&cache, version, &|| false).unwrap();
+                module(&run.upper, version);
+                run.finish();
+            }
+            // A run that closes what it wrote, and the cache's mount point, to the fold.
+            let run = CacheRun::open(&cache, "closing", &|| false).unwrap();
+            for d in ["closed/in", "unsearchable"] {
+                std::fs::create_dir_all(run.upper.join(d)).unwrap();
+                std::fs::write(run.upper.join(d).join("f"), "f").unwrap();
+            }
+            for (d, mode) in [("closed/in", 0o000), ("closed", 0o000), ("unsearchable", 0o600), ("", 0o555)] {
+                chmod(&run.upper.join(d), mode);
+            }
+            let upper = run.upper.clone();
+            run.finish();
+            assert!(!upper.exists() || std::fs::read_dir(&upper).unwrap().next().is_none(), "the run's writes were published");
+        });
+        let later = CacheRun::open(&cache, "later", &|| false).unwrap();
+        assert_eq!(later.lowers, vec![cache.join("base")], "every layer folded: {:?}", pending(&cache));
+        for version in ["v1.0.0", "v1.1.0", "v1.2.0"] {
+            let m = cache.join(format!("base/example.test/m@{version}"));
+            assert_eq!(std::fs::read_to_string(m.join("sub/blob")).unwrap_or_default(), version, "a later run sees {version}");
+            assert_eq!((modes(&m), modes(&m.join("sub")), modes(&m.join("m.go"))), (0o555, 0o555, 0o444), "as Go left it");
+        }
+        assert_eq!((modes(&cache.join("base/closed")), modes(&cache.join("base/unsearchable"))), (0o000, 0o600));
+        later.finish();
+        assert_eq!(std::fs::read_dir(cache.join("discard")).unwrap().count(), 0, "what the folds set aside is gone");
+        assert_eq!(left_behind(&cache), Vec::<PathBuf>::new(), "no write left in a run directory");
     }
 
     /// `CacheRun::open` on a thread of its own, and what it gave within `within` (`None`: still

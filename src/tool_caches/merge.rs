@@ -8,7 +8,8 @@
 //! the caller to remove later: removing it here could take as long as the directory is big).
 //! Whiteouts and opaque markers are kept in the base: below it lies the host's own cache, whose
 //! entries they must go on hiding. Runs only while no run has the base mounted (`layers`: under
-//! the cache's exclusive lock), so no overlay sees it change.
+//! the cache's exclusive lock), so no overlay sees it change. The modes runs left (Go's 0555 module
+//! directories, a `chmod 000`) stay as they were, and do not stop a move (`owner_access`).
 //!
 //! A merge can stop after any entry (`Fold::stop`). What is left of the layer then still lies
 //! above the base, and the two stacked show what they showed before the merge began: each step
@@ -24,7 +25,10 @@ use std::io;
 use std::os::unix::ffi::OsStrExt;
 #[cfg(all(test, target_os = "linux"))]
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
+
+use super::owner_access::{open_up, Access, ALL, WRITE_IN};
 
 #[cfg(target_os = "linux")]
 const OPAQUE: &std::ffi::CStr = c"user.overlay.opaque";
@@ -64,12 +68,13 @@ pub struct Fold<'a> {
 static DISCARDED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// Take `p` out of the way whatever it is: a directory is renamed into `discard` (one step, whatever
-/// it holds), anything else removed.
+/// it holds, made writable first: a directory moves to another parent only so), anything else removed.
 fn discard_any(p: &Path, discard: &Path) -> io::Result<()> {
     match std::fs::symlink_metadata(p) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(e),
         Ok(m) if m.is_dir() => {
+            open_up(p)?;
             let n = DISCARDED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             std::fs::rename(p, discard.join(format!("{}-{n}", std::process::id())))
         }
@@ -80,28 +85,48 @@ fn discard_any(p: &Path, discard: &Path) -> io::Result<()> {
 /// Move everything of `layer` into `base` (both directories of one filesystem, with `fold.discard`).
 /// `Ok(true)`: `layer` is left empty of entries (its directories may remain, for the caller to
 /// remove); `Ok(false)`: `fold.stop` said so first, and what is left of `layer` still belongs above
-/// `base` (see the module comment).
+/// `base` (see the module comment). Whatever modes a run left, the directories keep them, and the
+/// fold moves what they hold (`owner_access`).
 pub fn merge_into(layer: &Path, base: &Path, fold: &mut Fold) -> io::Result<bool> {
+    // The layer's root may be anything its run made of its cache's mount point.
+    let _layer = Access::grant(layer, &std::fs::symlink_metadata(layer)?, ALL)?;
+    let _base = Access::grant(base, &std::fs::symlink_metadata(base)?, WRITE_IN)?;
+    merge_entries(layer, base, fold)
+}
+
+/// `merge_into` once both directories are open to the fold.
+fn merge_entries(layer: &Path, base: &Path, fold: &mut Fold) -> io::Result<bool> {
     for entry in std::fs::read_dir(layer)? {
         let entry = entry?;
         let from = entry.path();
         let to = base.join(entry.file_name());
         let meta = std::fs::symlink_metadata(&from)?;
         let below = std::fs::symlink_metadata(&to).ok();
-        if meta.is_dir() && !is_opaque(&from) && below.as_ref().is_some_and(|b| b.is_dir()) {
-            // Both directories: their entries merge, the layer's winning.
-            if !merge_into(&from, &to, fold)? {
+        // A directory of the layer is read (its entries, its opaque marker) and emptied or moved.
+        let mut access = if meta.is_dir() { Some(Access::grant(&from, &meta, ALL)?) } else { None };
+        let below_dir = below.as_ref().filter(|b| b.is_dir());
+        if let (true, Some(below_dir)) = (meta.is_dir() && !is_opaque(&from), below_dir) {
+            // Both directories: their entries merge, the layer's winning. Merged whole, the base's
+            // directory has the layer's mode, which overlayfs showed (the uppermost directory's).
+            let mut into = Access::grant(&to, below_dir, WRITE_IN)?;
+            if !merge_entries(&from, &to, fold)? {
                 return Ok(false);
             }
+            into.put_back_as(meta.permissions().mode());
             continue;
         }
         // A file, a link, a whiteout, an opaque directory, or a directory over a non-directory:
         // it replaces what was below, in one rename where it can. Until that rename the layer's
         // entry still hides what the base no longer has.
-        if below.is_some() && (meta.is_dir() || below.as_ref().is_some_and(|b| b.is_dir())) {
+        if below.is_some() && (meta.is_dir() || below_dir.is_some()) {
             discard_any(&to, fold.discard)?;
         }
         std::fs::rename(&from, &to)?;
+        if let Some(moved) = access.as_mut() {
+            moved.moved_to(&to);
+        }
+        // Its mode back before the fold may stop.
+        drop(access);
         if (fold.stop)() {
             return Ok(false);
         }
@@ -164,7 +189,8 @@ mod tests {
         assert_eq!(std::fs::read_dir(&layer).unwrap().filter(|e| !e.as_ref().unwrap().path().is_dir()).count(), 0, "nothing but directories left in the layer");
     }
 
-    /// What overlayfs shows of `layers` stacked (uppermost first): each path, and what it is.
+    /// What overlayfs shows of `layers` stacked (uppermost first): each path, and what it is (a
+    /// directory with its mode, which overlayfs takes from the uppermost one).
     fn view(layers: &[&Path]) -> std::collections::BTreeMap<std::path::PathBuf, String> {
         let mut out = std::collections::BTreeMap::new();
         show(layers, Path::new(""), &mut out);
@@ -205,7 +231,7 @@ mod tests {
                         }
                     }
                 }
-                out.insert(p.clone(), "dir".into());
+                out.insert(p.clone(), format!("dir {:o}", meta.permissions().mode() & 0o7777));
                 show(&merged, &p, out);
             }
         }
@@ -260,5 +286,75 @@ mod tests {
             cut += 1;
         }
         assert!(cut > 10, "every step was cut at once ({cut})");
+    }
+
+    /// The fixture, and what runs leave with modes: Go's module cache (every module directory
+    /// 0555, its files 0444: a new module into a directory the base has, and a module the base has
+    /// that the run made writable and added to), a directory made 0000 or left without search
+    /// access, an opaque one made 0000, a directory of the layer its owner cannot write, one of the
+    /// base the same, and the layer's root made 0555 (a `chmod` of the cache's mount point).
+    fn fixture_with_modes(root: &Path) -> (std::path::PathBuf, std::path::PathBuf, std::path::PathBuf) {
+        let (base, layer, discard) = fixture(root);
+        for d in ["base/go/m@v1", "layer/go/m@v1", "layer/go/m@v2/sub", "layer/closed/in", "layer/unsearchable"] {
+            std::fs::create_dir_all(root.join(d)).unwrap();
+        }
+        for f in ["base/go/m@v1/m.go", "layer/go/m@v1/added.go", "layer/go/m@v2/m.go", "layer/go/m@v2/sub/blob", "layer/closed/in/f", "layer/unsearchable/f"] {
+            std::fs::write(root.join(f), f).unwrap();
+            std::fs::set_permissions(root.join(f), std::fs::Permissions::from_mode(0o444)).unwrap();
+        }
+        // Deepest first: a directory's mode is set once what goes in it is there.
+        let modes = [
+            ("base/go/m@v1", 0o555),
+            ("base/a/b", 0o555),
+            ("layer/a/b", 0o555),
+            ("layer/a", 0o500),
+            ("layer/go/m@v1", 0o755),
+            ("layer/go/m@v2/sub", 0o555),
+            ("layer/go/m@v2", 0o555),
+            ("layer/closed/in", 0o000),
+            ("layer/closed", 0o000),
+            ("layer/unsearchable", 0o600),
+            ("layer/opaque", 0o000),
+            ("layer", 0o555),
+        ];
+        for (d, mode) in modes {
+            std::fs::set_permissions(root.join(d), std::fs::Permissions::from_mode(mode)).unwrap();
+        }
+        (base, layer, discard)
+    }
+
+    /// Found by a review (/work/atk/fixes17b/gomod.js): as a user other than root, the fold of a
+    /// second `go mod download` got EACCES renaming the new 0555 module directory (a directory
+    /// moved to another parent must be writable: its `..` changes), and the fold dropped the whole
+    /// base, every module earlier runs had fetched. Modes a run leaves neither fail a fold nor
+    /// change what the layers showed, cut short anywhere or whole.
+    #[test]
+    fn a_fold_by_a_user_other_than_root_moves_directories_of_any_mode_and_keeps_the_modes_shown() {
+        use crate::test_capabilities::without_dac_override;
+        let t = tempfile::tempdir().unwrap();
+        let before = {
+            let (base, layer, _) = fixture_with_modes(&t.path().join("whole"));
+            view(&[&layer, &base])
+        };
+        let shown = |p: &str| before.get(Path::new(p)).map(String::as_str);
+        assert_eq!((shown("go/m@v2/sub"), shown("go/m@v1"), shown("closed/in"), shown("a")), (Some("dir 555"), Some("dir 755"), Some("dir 0"), Some("dir 500")));
+        assert_eq!((shown("go/m@v1/m.go"), shown("go/m@v1/added.go")), (Some("base/go/m@v1/m.go"), Some("layer/go/m@v1/added.go")));
+        let mut cut = 0;
+        loop {
+            let root = t.path().join(format!("cut{cut}"));
+            let (base, layer, discard) = fixture_with_modes(&root);
+            let mut moved = 0;
+            let merged = without_dac_override(|| merge_into(&layer, &base, &mut Fold { discard: &discard, stop: &mut || { moved += 1; moved > cut } }));
+            let whole = merged.unwrap_or_else(|e| panic!("cut after {cut} entries: {e}"));
+            assert_eq!(view(&[&layer, &base]), before, "cut after {cut} entries");
+            let rest = without_dac_override(|| merge_into(&layer, &base, &mut Fold { discard: &discard, stop: &mut || false }));
+            assert!(rest.unwrap_or_else(|e| panic!("the rest after a cut at {cut}: {e}")));
+            assert_eq!(view(&[&base]), before, "the rest folded after a cut at {cut}");
+            if whole {
+                break;
+            }
+            cut += 1;
+        }
+        assert!(cut > 15, "every step was cut at once ({cut})");
     }
 }

@@ -36,6 +36,7 @@ pub mod locations;
 pub mod macos;
 pub mod macos_run;
 mod merge;
+mod owner_access;
 mod seed;
 mod slots;
 pub mod store;
