@@ -132,4 +132,60 @@ describe("the host's devices given as stdio keep their mode", { skip: !linux && 
     assert.equal(w.status, 0, w.stdout + w.stderr)
     assert.match(w.stdout, /refused/, w.stdout + w.stderr)
   })
+
+  // Found by a review of the step above (/work/atk/fixes17b/devtty.sh, ptmx0.py): as root, every
+  // run whose stdin was /dev/tty (a git hook's `exec < /dev/tty`) failed setup: /dev/tty opens the
+  // opener's controlling terminal, and the helper has none. Left as given, a root command could
+  // change the host's /dev/tty's mode through it; reopened by the number of the terminal behind it,
+  // it is that terminal, through the read-only copy.
+  test("root: stdin /dev/tty is the terminal behind it, and the host's /dev/tty keeps its mode", { skip: (!IS_ROOT && "needs root (the host's /dev/tty is root's)") || (!which('script') && 'no script(1)') }, (t) => {
+    const tree = tempTree(t)
+    const child = path.join(tree.out, 'devtty.js')
+    fs.writeFileSync(child, `
+      const { buildSandboxCommand } = require(${JSON.stringify(ROOT)})
+      const { spawnSync } = require('child_process')
+      const fs = require('fs')
+      const script = 'chmod 667 /proc/self/fd/0 2>/dev/null && echo changed || echo refused; test -t 0 && echo a-terminal; echo written-to-the-terminal >&0'
+      const plan = buildSandboxCommand(['sh', '-c', script], { cwd: ${JSON.stringify(tree.ws)} })
+      const fd = fs.openSync('/dev/tty', 'r+')
+      const r = spawnSync(plan.program, plan.args, { cwd: plan.cwd, env: plan.env, stdio: [fd, 'pipe', 'pipe'], encoding: 'utf8', timeout: 30000 })
+      console.log('RESULT ' + JSON.stringify({ status: r.status, stdout: r.stdout, stderr: r.stderr }))
+    `)
+    const mode = () => fs.statSync('/dev/tty').mode & 0o7777
+    assert.equal(mode(), 0o666)
+    try {
+      const r = spawnSync('script', ['-qec', `${process.execPath} ${child}`, '/dev/null'], { encoding: 'utf8', timeout: 60000, stdio: ['ignore', 'pipe', 'pipe'] })
+      const out = r.stdout.replace(/\r/g, '')
+      const line = out.split('\n').find((l) => l.startsWith('RESULT '))
+      assert.ok(line, out + r.stderr)
+      const run = JSON.parse(line.slice('RESULT '.length))
+      assert.equal(run.status, 0, run.stderr)
+      assert.equal(run.stdout, 'refused\na-terminal\n', run.stderr)
+      assert.match(out, /^written-to-the-terminal$/m, 'written where /dev/tty leads: the terminal script(1) made')
+      assert.equal(mode(), 0o666, "the host's /dev/tty was changed")
+    } finally {
+      fs.chmodSync('/dev/tty', 0o666)
+    }
+  })
+
+  // A pty's master (a terminal logger reading what is typed on the other side) has no name of its
+  // own: every open of /dev/ptmx makes a new terminal, so it cannot be opened again, and through
+  // it a root command could change the host's /dev/ptmx's mode. Refused, saying so.
+  test('root: a pty master as stdin is refused, naming the descriptor, and /dev/ptmx keeps its mode', { skip: !IS_ROOT && "needs root (the host's /dev/ptmx is root's: another user's command runs with it as given)" }, (t) => {
+    const tree = tempTree(t)
+    const { buildSandboxCommand } = require(ROOT)
+    const plan = buildSandboxCommand(['sh', '-c', 'chmod 667 /proc/self/fd/0; echo ran'], { cwd: tree.ws })
+    const master = fs.openSync('/dev/ptmx', 'r+')
+    const mode = () => fs.statSync('/dev/ptmx').mode & 0o7777
+    try {
+      const r = spawnSync(plan.program, plan.args, { cwd: plan.cwd, env: plan.env, stdio: [master, 'pipe', 'pipe'], encoding: 'utf8', timeout: 30000 })
+      assert.equal(r.status, 125, r.stdout + r.stderr)
+      assert.equal(r.stdout, '')
+      assert.match(r.stderr, /^sandspawn-helper: descriptor 0 is the master side of a pseudo-terminal \(\/dev\/ptmx\)[^\n]*cannot be opened again[^\n]*give the command a pipe/m, r.stderr)
+      assert.equal(mode(), 0o666)
+    } finally {
+      fs.closeSync(master)
+      fs.chmodSync('/dev/ptmx', 0o666)
+    }
+  })
 })

@@ -8,8 +8,8 @@
 //! (`placeholder`), whose few calls the addon and the helper must make alike, `fstatat` without
 //! following links (`stat_at`), which both make in their descriptor-relative walks, and `flock`
 //! retried on a signal (`file_lock`), which both take, and signalling a process met in `/proc`
-//! through a pidfd (`pid_signal`, Linux only) and a process's state from its threads (`threads`,
-//! Linux only), kept here so that a unit test can reach them; and `getaddrinfo`, which the helper
+//! through a pidfd (`pid_signal`, Linux only), a process's state from its threads (`threads`,
+//! Linux only) and telling terminals apart (`terminal_identity`, Linux only), kept here so that a unit test can reach them; and `getaddrinfo`, which the helper
 //! calls for the addon's proxy (`--resolve`) and whose answer format both sides read.
 
 pub mod ancestors;
@@ -30,6 +30,8 @@ pub mod report;
 pub mod rlimit;
 pub mod seccomp;
 pub mod stat_at;
+#[cfg(target_os = "linux")]
+pub mod terminal_identity;
 #[cfg(target_os = "linux")]
 pub mod threads;
 pub mod writable_mounts;

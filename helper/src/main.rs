@@ -72,7 +72,11 @@ mod pty_bound;
 #[cfg(target_os = "linux")]
 mod descendants;
 #[cfg(target_os = "linux")]
+mod device_copy;
+#[cfg(target_os = "linux")]
 mod stdio_devices;
+#[cfg(target_os = "linux")]
+mod stdio_terminals;
 #[cfg(target_os = "linux")]
 mod supervisor;
 #[cfg(target_os = "linux")]

@@ -1,0 +1,112 @@
+//! Opening one of the host's devices again through a read-only copy of its mount: the mechanism of
+//! `stdio_devices` (see there why), apart from which devices it is used for.
+//!
+//! The entry is found in the bind of the host's `/dev` the plan makes (read-only and nodev, as
+//! bwrap's `--ro-bind` makes it), copied read-only with devices allowed (`open_tree`,
+//! `mount_setattr`; on kernels before 5.12 a bind of the entry onto itself remounted read-only),
+//! opened, and the copy then refuses devices: the command cannot open it again through
+//! `/proc/self/fd` with more access than it was given.
+
+use std::ffi::CString;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+
+use crate::last_errno;
+use crate::mount_target::{c, mount, mount_flags_of, set_mount_attrs};
+
+pub fn fstat(fd: i32) -> Option<libc::stat> {
+    // SAFETY: a zeroed stat buffer is valid.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    (unsafe { libc::fstat(fd, &mut st) } == 0).then_some(st)
+}
+
+/// The entry at `path` (in the bind of the host's /dev), which `same` must accept as it is found
+/// and once open, opened through a read-only copy with `fd`'s access mode and flags. The error:
+/// its errno, and which step failed.
+pub fn open_again(fd: i32, path: &std::path::Path, same: &dyn Fn(&libc::stat) -> bool) -> Result<OwnedFd, (i32, String)> {
+    let entry = open_path(path).map_err(|e| (e, format!("opening it again in the host's /dev failed: {}", crate::describe(e))))?;
+    if !fstat(entry.as_raw_fd()).is_some_and(|s| same(&s)) {
+        return Err((libc::EXDEV, "its name in the host's /dev leads to another entry".into()));
+    }
+    // SAFETY: F_GETFL on an open descriptor.
+    let fl = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    let keep = libc::O_ACCMODE | libc::O_APPEND | libc::O_NONBLOCK | libc::O_SYNC | libc::O_DSYNC;
+    let flags = (fl & keep) | libc::O_NOCTTY | libc::O_CLOEXEC;
+    let new = read_only_open(&entry, path, flags).map_err(|e| (e, format!("opening it again read-only failed: {}", crate::describe(e))))?;
+    if !fstat(new.as_raw_fd()).is_some_and(|s| same(&s)) {
+        return Err((libc::EXDEV, "opened again, it was another entry".into()));
+    }
+    Ok(new)
+}
+
+/// `new` put over `fd` (which keeps its number, without close-on-exec, as it was).
+pub fn put_over(new: OwnedFd, fd: i32) -> Result<(), (i32, String)> {
+    // SAFETY: both ours.
+    if unsafe { libc::dup2(new.as_raw_fd(), fd) } < 0 {
+        let e = last_errno();
+        return Err((e, format!("putting it in place failed: {}", crate::describe(e))));
+    }
+    Ok(())
+}
+
+/// `path` as an `O_PATH` descriptor on exactly that entry (never a symlink's target).
+fn open_path(path: &std::path::Path) -> Result<OwnedFd, i32> {
+    let p = CString::new(std::os::unix::ffi::OsStrExt::as_bytes(path.as_os_str())).map_err(|_| libc::EINVAL)?;
+    // SAFETY: a valid C string.
+    let fd = unsafe { libc::open(p.as_ptr(), libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC) };
+    // SAFETY: a descriptor open just returned, owned from here.
+    if fd < 0 { Err(last_errno()) } else { Ok(unsafe { OwnedFd::from_raw_fd(fd) }) }
+}
+
+/// `entry` opened with `flags` through a copy of its mount that is read-only and allows devices.
+fn read_only_open(entry: &OwnedFd, path: &std::path::Path, flags: i32) -> Result<OwnedFd, i32> {
+    let tree = match detached_copy(entry) {
+        Ok(tree) => tree,
+        // A kernel before 5.12: the entry bound onto itself, remounted read-only (detached with
+        // the whole bind of the host's /dev afterwards).
+        Err(libc::ENOSYS) => return bound_copy(entry, path, flags),
+        Err(e) => return Err(e),
+    };
+    let open = open_proc(&tree, flags)?;
+    // Opened: devices are refused on the copy from now on, so the command cannot open it again
+    // with more access through `/proc/self/fd` (a device given read-only, written; found by a
+    // review). The open file keeps working.
+    set_mount_attrs(tree.as_raw_fd(), libc::MOUNT_ATTR_NODEV, 0)?;
+    Ok(open)
+}
+
+/// A detached read-only copy of the mount at `entry`, with devices allowed (the bind of the host's
+/// /dev is nodev); closed by the caller once the device is open (the open file keeps the mount).
+fn detached_copy(entry: &OwnedFd) -> Result<OwnedFd, i32> {
+    let flags = libc::OPEN_TREE_CLONE | libc::O_CLOEXEC as libc::c_uint | libc::AT_EMPTY_PATH as libc::c_uint;
+    // SAFETY: open_tree on our own descriptor with an empty path; returns a descriptor or -1.
+    let tree = unsafe { libc::syscall(libc::SYS_open_tree, entry.as_raw_fd(), c"".as_ptr(), flags) } as i32;
+    if tree < 0 {
+        return Err(last_errno());
+    }
+    // SAFETY: a descriptor open_tree just returned, owned from here.
+    let tree = unsafe { OwnedFd::from_raw_fd(tree) };
+    set_mount_attrs(tree.as_raw_fd(), libc::MOUNT_ATTR_RDONLY, libc::MOUNT_ATTR_NODEV)?;
+    Ok(tree)
+}
+
+/// The old way: `entry` bound onto itself, that bind remounted read-only with devices allowed.
+fn bound_copy(entry: &OwnedFd, path: &std::path::Path, flags: i32) -> Result<OwnedFd, i32> {
+    let at = CString::new(format!("/proc/self/fd/{}", entry.as_raw_fd())).expect("no NUL in a number");
+    mount(Some(&at), &at, None, libc::MS_BIND, None, "").map_err(|f| f.errno)?;
+    let bound = open_path(path)?;
+    // Those a remount must keep (see `Target::mount_flags`), but nodev.
+    let kept = mount_flags_of(bound.as_raw_fd(), "").map_err(|f| f.errno)? & !libc::MS_NODEV;
+    let at = c(&format!("/proc/self/fd/{}", bound.as_raw_fd())).map_err(|f| f.errno)?;
+    mount(None, &at, None, libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | kept, None, "").map_err(|f| f.errno)?;
+    // Opened through `bound`: the read-only bind, not what lies below it.
+    open_proc(&bound, flags)
+}
+
+/// Open what the descriptor `at` names (its own mount), with `flags`.
+fn open_proc(at: &OwnedFd, flags: i32) -> Result<OwnedFd, i32> {
+    let p = CString::new(format!("/proc/self/fd/{}", at.as_raw_fd())).expect("no NUL in a number");
+    // SAFETY: a valid C string.
+    let fd = unsafe { libc::open(p.as_ptr(), flags) };
+    // SAFETY: a descriptor open just returned, owned from here.
+    if fd < 0 { Err(last_errno()) } else { Ok(unsafe { OwnedFd::from_raw_fd(fd) }) }
+}
