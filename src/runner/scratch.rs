@@ -276,8 +276,12 @@ mod tests {
     #[test]
     fn the_sweep_goes_by_the_lock_files() {
         let t = tempfile::tempdir().unwrap();
-        let live = Scratch::create(t.path()).unwrap();
-        age(live.path());
+        // A live run's, made by hand: Scratch::create would sweep on a thread of its own, racing
+        // this test's sweep (the count below then came out 1 in one run of the suite).
+        let live = t.path().join("sandspawn-run-live");
+        std::fs::create_dir(&live).unwrap();
+        let _live_lock = lock(make_lock_file(&live).unwrap()).unwrap();
+        age(&live);
         let dead = t.path().join("sandspawn-run-dead");
         std::fs::create_dir(&dead).unwrap();
         std::fs::write(dead.join("blob"), "x").unwrap();
@@ -292,7 +296,7 @@ mod tests {
         let held = lock(make_lock_file(&held_orphan).unwrap()).unwrap();
         age_file(&lock_file_of(&held_orphan));
         assert_eq!(super::super::scratch_sweep::sweep(t.path()), 2, "the dead run's directory, the free orphan lock file");
-        assert!(live.path().exists() && lock_file_of(live.path()).exists(), "live");
+        assert!(live.exists() && lock_file_of(&live).exists(), "live");
         assert!(!dead.exists() && !lock_file_of(&dead).exists(), "dead");
         assert!(!lock_file_of(&orphan).exists(), "orphan");
         assert!(lock_file_of(&held_orphan).exists(), "a held lock file stays");
