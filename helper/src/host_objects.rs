@@ -72,7 +72,11 @@ fn proc_entries(table: &str) -> Result<(), Failure> {
         }
         let below = Target::open(&path, Kind::Any, "the proc entry")?;
         let at = below.proc_path();
-        mount(Some(&at), &at, None, libc::MS_BIND, None, &format!("binding {path} read-only"))?;
+        // With the mounts below it: a `denyRead` mask there (`/proc/tty/drivers`) stays on top.
+        // Without MS_REC the bind showed the entry's own tree and the command read what the mask
+        // hid (found by an attacker's review). The remount below makes this bind alone read-only;
+        // each mask copied with it keeps its own flags (bwrap made every one read-only).
+        mount(Some(&at), &at, None, libc::MS_BIND | libc::MS_REC, None, &format!("binding {path} read-only"))?;
         let bound = Target::open(&path, Kind::Any, "the proc entry")?;
         // Every entry is on the one proc: its flags are read once.
         let kept = match flags {

@@ -40,19 +40,6 @@ pub fn unmount(path: &str) -> Result<(), Failure> {
     Ok(())
 }
 
-pub(crate) fn bind_read_only(path: &str) -> Result<(), Failure> {
-    let p = c(path)?;
-    let flags = libc::MS_BIND | libc::MS_REC;
-    let ro = libc::MS_BIND | libc::MS_REMOUNT | libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV;
-    if unsafe { libc::mount(p.as_ptr(), p.as_ptr(), std::ptr::null(), flags, std::ptr::null()) } != 0
-        || unsafe { libc::mount(std::ptr::null(), p.as_ptr(), std::ptr::null(), ro, std::ptr::null()) } != 0
-    {
-        let e = last_errno();
-        return Err(setup(e, format!("making {path} read-only again failed: {}", describe(e))));
-    }
-    Ok(())
-}
-
 pub(crate) fn write_file(path: &str, text: &str) -> Result<(), Failure> {
     std::fs::write(path, text).map_err(|e| {
         let errno = e.raw_os_error().unwrap_or(0);

@@ -17,7 +17,8 @@
 
 use sandspawn_helper::report::{Failure, setup};
 
-use crate::private_mounts::{bind_read_only, unmount, write_file};
+use crate::mount_target::{c, mount, Kind, Target};
+use crate::private_mounts::{unmount, write_file};
 use crate::{describe, last_errno};
 
 /// Enter a new user namespace, map the command's ids, drop every capability.
@@ -35,13 +36,8 @@ pub fn enter_own(map_ids: Option<(u32, u32)>, limit: bool) -> Result<(), Failure
     let (inner_uid, inner_gid) = map_ids.unwrap_or((uid, gid));
     if limit {
         // The count of user namespaces is charged to every ancestor: with a limit of 1 here, the
-        // one created next uses it up and none can be created below it. The plan covers /proc/sys
-        // with a read-only bind; it is lifted for this one write and put back as bwrap made it
-        // (read-only, nosuid, nodev) before anything else runs.
-        unmount("/proc/sys")?;
-        let written = write_file("/proc/sys/user/max_user_namespaces", "1");
-        bind_read_only("/proc/sys")?;
-        written?;
+        // one created next uses it up and none can be created below it.
+        limit_user_namespaces()?;
     }
     // SAFETY: unshare with a plain flag.
     if unsafe { libc::unshare(libc::CLONE_NEWUSER) } != 0 {
@@ -57,6 +53,24 @@ pub fn enter_own(map_ids: Option<(u32, u32)>, limit: bool) -> Result<(), Failure
         return Err(setup(0, "creating user namespaces was not disabled as the sandbox requires".into()));
     }
     Ok(())
+}
+
+/// `user.max_user_namespaces` set to 1 for this namespace, every mount of the plan's left as it is.
+///
+/// The plan covers `/proc/sys` with a read-only bind, and a `denyRead` mask may lie on it or below
+/// it (`/proc/sys`, `/proc/sys/kernel/hostname`). This step once detached `/proc/sys` for the write
+/// and bound it again, which took every such mask with it: the command read what they hid (found
+/// by an attacker's review), and a mask on `/proc/sys` itself failed every run (the cover under it
+/// is read-only). Instead the sandbox's own proc alone (bwrap's `--proc`, writable, without the
+/// mounts on it) is bound on top of `/proc/sys` for the one write, then that bind alone is
+/// detached: what lies below it is as it was. Nothing else runs in the sandbox yet.
+fn limit_user_namespaces() -> Result<(), Failure> {
+    const OVER: &str = "/proc/sys";
+    let proc = Target::open("/proc", Kind::Dir, "the sandbox's proc")?;
+    mount(Some(&proc.proc_path()), &c(OVER)?, None, libc::MS_BIND, None, "binding the sandbox's proc over /proc/sys")?;
+    let written = write_file(&format!("{OVER}/sys/user/max_user_namespaces"), "1");
+    unmount(OVER)?;
+    written
 }
 
 /// A new anonymous session keyring for the command: keyrings are not namespaced, and the session

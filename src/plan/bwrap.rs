@@ -132,6 +132,7 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
              sandbox 'danger-full-access' inside a disposable container",
         ));
     }
+    super::proc_deny::check(&policy.deny_read)?;
     let helper = req.helper.ok_or_else(|| SandboxError::unavailable("sandspawn-helper was not found", "reinstall sandspawn"))?;
     let helper_view = check_helper_visible(policy, req.cwd, helper)?;
     let bwrap = req.bwrap.map(|b| b.path.clone()).unwrap_or_else(|| PathBuf::from(DEFAULT_BWRAP));

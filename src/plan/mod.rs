@@ -12,6 +12,7 @@ mod launch_plan;
 mod memory_fs;
 mod needs_runner;
 mod path_arg;
+mod proc_deny;
 pub mod bwrap;
 pub mod limited;
 pub mod landlock;
