@@ -9,6 +9,10 @@
 //! - the existing read-only paths of every root (`.git`, the real git directory, `readOnlyPaths`,
 //!   repositories found by the walk, hooks directories, existing protected names);
 //! - sandspawn's own files (what the host runs next);
+//! - the symlinks held for the run (`pins::held_links`: on the way to a home link's target or a
+//!   global git file), which the bwrap mode puts back after a run that replaced one: the directories
+//!   above one that the host reaches it through must stay (a directory swapped for a link kept it
+//!   from being put back), and here the link cannot be replaced at all;
 //! - every writable root nested in another: not read-only, but the directories above it are split so
 //!   that it cannot be renamed away and replaced (a workspace with a planted `.git` in its place; the
 //!   bwrap plan pins them with mount points, `pins`).
@@ -71,6 +75,11 @@ pub fn grants(policy: &ResolvedPolicy, own: &[PathBuf], extra: &[&Path]) -> Resu
     let roots: Vec<&Path> = policy.writable_roots.iter().map(|r| r.root.as_path()).collect();
     let mut read_only: Vec<&Path> = policy.writable_roots.iter().flat_map(|r| r.read_only.iter().map(PathBuf::as_path)).collect();
     read_only.extend(own.iter().map(PathBuf::as_path).filter(|o| roots.iter().any(|r| o.starts_with(r))));
+    // The symlinks held for the run (`pins::held_links`): not granted, so that neither they nor a
+    // directory above them can be replaced (a run swapped the directory holding one for a link of
+    // its own, and the host's next shell ran the `bashrc` it planted: fixes18/dirswap.sh).
+    let held = super::pins::held_links(policy);
+    read_only.extend(held.iter().map(PathBuf::as_path));
     // The run's own directories are not kept in place: the command may rename them in a root it may
     // change whole (they are the run's scratch, nothing the host reads later), and keeping them
     // would split that root for nothing.

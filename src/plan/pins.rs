@@ -27,6 +27,14 @@
 //! global git file): GNU stow's `~/.bashrc -> dotfiles/bash/.bashrc` was kept read-only, but a run
 //! renamed `bash` away and made a new `bash/.bashrc`, which the host's next shell ran (an
 //! attacker's review, renamename.sh); reported, not undone. Pinned now, whatever its name.
+//!
+//! The same for the symlinks held for the run (`held_links`: on the way to a home link's target or
+//! a global git file, or a `denyRead` path): a mount cannot cover a symlink, so one the run
+//! replaces is put back after it (`planted::detect`), through its directory opened without
+//! following a symlink. A run renamed the directory holding `~/dotfiles/active/bashrc` away and
+//! made `active` a link to a directory of its own: the held link could not be put back, and the
+//! host's next shell ran the planted `bashrc` (an attacker's review, fixes18/dirswap.sh). The
+//! directories between the root and each held link are pinned; the link itself is not.
 
 use std::path::{Path, PathBuf};
 
@@ -45,18 +53,33 @@ pub struct Pins {
 /// The read-only and denied paths strictly inside a writable root that must stay where they are:
 /// those named by path only (not a `.git` entry or a protected name the walk found, which it finds
 /// again, unless a fixed path of the host's leads to it), not inside another such path, and there now.
+/// And the symlinks held for the run that lie in no such path (`held_links`).
 pub fn kept(policy: &ResolvedPolicy) -> Vec<PathBuf> {
     let roots = &policy.writable_roots;
     let protected: Vec<&Path> = roots.iter().flat_map(|r| r.read_only.iter()).chain(&policy.deny_read).map(PathBuf::as_path).collect();
     let inside_a_root = |p: &Path| roots.iter().any(|r| p != r.root && p.starts_with(&r.root));
-    protected
+    let mut kept: Vec<PathBuf> = protected
         .iter()
         .copied()
         .filter(|p| (policy.planted.entry_id(p).is_none() || policy.planted.named_from_outside.contains(*p)) && inside_a_root(p))
         .filter(|p| !protected.iter().any(|c| c != p && p.starts_with(c)))
         .filter(|p| p.symlink_metadata().is_ok())
         .map(Path::to_path_buf)
-        .collect()
+        .collect();
+    kept.extend(held_links(policy).into_iter().filter(|l| !protected.iter().any(|c| l.starts_with(c))));
+    kept
+}
+
+/// The symlinks held for the run (`planted::Baseline::links_on_the_way`, `deny_links`) strictly
+/// inside a writable root: put back after the run, through their directories, which must stay
+/// where they are for that (see the module's words). The Landlock mode keeps them unwritten.
+pub fn held_links(policy: &ResolvedPolicy) -> Vec<PathBuf> {
+    let planted = &policy.planted;
+    let inside_a_root = |p: &Path| policy.writable_roots.iter().any(|r| p != r.root && p.starts_with(&r.root));
+    let mut links: Vec<PathBuf> = planted.links_on_the_way.iter().chain(&planted.deny_links).map(|l| l.path.clone()).filter(|p| inside_a_root(p)).collect();
+    links.sort();
+    links.dedup();
+    links
 }
 
 /// Seatbelt's form of the same (it matches paths when they are used, so a rename above a kept path

@@ -428,7 +428,7 @@ fn restore_deny_links(baseline: &Baseline, risks: &mut Listed) {
         by: "a concurrent run with a denyRead path resolved through it",
         why: "a denyRead path is resolved through this symlink, and a run's mask lands where it points (left changed, what it led to would be readable to the next run)",
     };
-    restore_held(&baseline.deny_links, &held, risks);
+    restore_held(&baseline.deny_links, &held, baseline, risks);
 }
 
 /// The symlinks on the way to a host path kept where it leads (`Carver::hold_links_on_the_way`:
@@ -440,7 +440,7 @@ fn restore_links_on_the_way(baseline: &Baseline, risks: &mut Listed) {
         by: "a concurrent run that kept a host path reached through it",
         why: "the host reaches a file it runs or trusts through this symlink (a home link, the global git configuration: ~/.bashrc, ~/.gitconfig, ~/.ssh/config); left changed, the host would read what it points to now",
     };
-    restore_held(&baseline.links_on_the_way, &held, risks);
+    restore_held(&baseline.links_on_the_way, &held, baseline, risks);
 }
 
 /// What a kind of held link is to the host, for its entry.
@@ -451,9 +451,9 @@ struct HeldKind {
     why: &'static str,
 }
 
-fn restore_held(links: &[crate::policy::held_links::HeldLink], kind: &HeldKind, risks: &mut Listed) {
+fn restore_held(links: &[crate::policy::held_links::HeldLink], kind: &HeldKind, baseline: &Baseline, risks: &mut Listed) {
     for held in links {
-        let Some(settled) = held.settle(put_back) else { continue };
+        let Some(settled) = held.settle(|l| put_back(l, baseline)) else { continue };
         let mut said = Vec::new();
         if settled.found_changed {
             said.push(format!(
@@ -475,20 +475,30 @@ fn restore_held(links: &[crate::policy::held_links::HeldLink], kind: &HeldKind, 
 }
 
 /// Put back a held link: what is there now is moved aside and the link made again as it was. Says
-/// what it found and did.
-fn put_back(l: &crate::policy::paths::LinkOnTheWay) -> String {
+/// what it found and did. A symlink the run made on its way (a directory above it swapped for one,
+/// which the plans' pins refuse: `plan::pins::held_links`) is moved aside first, and directories
+/// missing on its way are made again (`undo::restore_link`): found by an attacker's review
+/// (fixes18/dirswap.sh), the link was only reported "NOT undone", and the host's next shell ran the
+/// `bashrc` in the directory the run's symlink led to.
+fn put_back(l: &crate::policy::paths::LinkOnTheWay, baseline: &Baseline) -> String {
+    let roots = &baseline.spec.roots;
+    let mut swapped = String::new();
+    if let Some(link) = undo::link_on_the_way(&l.path, roots, baseline.taken_at) {
+        swapped = format!("a symlink made during the run on its way, {}{}; ", link.display(), moved_aside(&link).trim_start_matches("; "));
+    }
+    let root = roots.iter().filter(|r| l.path.starts_with(r)).max_by_key(|r| r.as_os_str().len());
     let now = l.path.symlink_metadata().ok();
     let moved = if now.is_some() { undo::move_aside(&l.path) } else { undo::Undone::Gone };
     let aside = match &moved {
         undo::Undone::MovedTo(to) => format!(" (what was there was moved aside to {})", to.display()),
         _ => String::new(),
     };
-    let outcome = match undo::restore_link(&l.path, &l.target, &moved) {
+    let outcome = match undo::restore_link(&l.path, &l.target, &moved, root.map(PathBuf::as_path)) {
         Ok(()) => format!("undone: the link was made again, to {}{aside}", l.target.display()),
         Err(why) => format!("NOT undone: {why}"),
     };
     let how = if now.is_some() { "was replaced" } else { "was removed" };
-    format!("{how} during the run (or a concurrent one); {outcome}")
+    format!("{swapped}{how} during the run (or a concurrent one); {outcome}")
 }
 
 /// The writable roots and their `.git` that are not the same directories as before the run.

@@ -763,6 +763,66 @@ fn a_link_on_the_way_of_a_home_link_replaced_during_the_run_is_put_back() {
     assert_eq!(std::fs::read_to_string(home.join(".bashrc")).unwrap(), "# mine\n");
 }
 
+/// An attacker's review (fixes18/dirswap.sh): the run left the held link `active/bashrc` alone and
+/// swapped the DIRECTORY holding it for a link to one of its own (`mv active active.old; ln -s evil
+/// active`); the link could not be put back through a symlink ("NOT undone"), and the host's next
+/// shell ran `evil/bashrc`. The plans pin that directory (`plan::pins::held_links`); should a run
+/// swap it all the same, the symlink it made is moved aside, the directories made again and the link
+/// with them. The same two levels up (`mv dotfiles/a ...` above `a/b/gitconfig`), and for a link
+/// whose directory was removed.
+#[test]
+fn a_directory_above_a_held_link_swapped_for_a_symlink_is_undone() {
+    let t = tempfile::tempdir().unwrap();
+    let r = t.path().canonicalize().unwrap();
+    let (home, dots) = chained_home(&r);
+    std::fs::create_dir_all(dots.join("a/b")).unwrap();
+    std::fs::remove_file(dots.join("active/gitconfig")).unwrap();
+    std::os::unix::fs::symlink("../../pkgs/git/config", dots.join("a/b/gitconfig")).unwrap();
+    std::fs::remove_file(home.join(".gitconfig")).unwrap();
+    std::os::unix::fs::symlink("dotfiles/a/b/gitconfig", home.join(".gitconfig")).unwrap();
+    let _home = home::test_home::set(home.clone());
+    let v = json!({ "mode": "workspace-write", "tmp": "read-only" });
+    let mut p = resolve_policy(Some(&v), &PolicyContext { cwd: dots.clone(), tmpdir: None, platform: Platform::Linux, env: Default::default() }).unwrap();
+    p.walk_and_protect(crate::planted::Absent::UndoneAfter);
+    let held = crate::plan::pins::held_links(&p);
+    assert_eq!(held, [dots.join("a/b/gitconfig"), dots.join("active/bashrc")]);
+    let pins = crate::plan::pins::plan(&p.writable_roots, &[], &[], &crate::plan::pins::kept(&p), &[]).unwrap();
+    for d in ["active", "a", "a/b"] {
+        assert!(pins.dirs[0].contains(&dots.join(d)), "{d} pinned: {:?}", pins.dirs);
+    }
+    let grants = crate::plan::landlock_grants::grants(&p, &[], &[]).unwrap();
+    for d in ["", "active", "a", "a/b"] {
+        assert!(grants.split.contains(&dots.join(d)), "{d} split: {grants:?}");
+    }
+    // The run, as the plans would not let it.
+    std::fs::create_dir_all(dots.join("evil/b")).unwrap();
+    std::fs::write(dots.join("evil/bashrc"), "planted\n").unwrap();
+    std::fs::write(dots.join("evil/b/gitconfig"), "planted\n").unwrap();
+    for top in ["active", "a"] {
+        std::fs::rename(dots.join(top), dots.join(format!("{top}.old"))).unwrap();
+        std::os::unix::fs::symlink("evil", dots.join(top)).unwrap();
+    }
+    let risks = detect(&p.planted);
+    for (link, was) in [("active/bashrc", "../pkgs/bash/bashrc"), ("a/b/gitconfig", "../../pkgs/git/config")] {
+        let at = dots.join(link);
+        let risk = risks.iter().find(|h| h.path == at.to_string_lossy()).unwrap_or_else(|| panic!("{link} reported: {risks:?}"));
+        assert!(risk.detail.contains("undone") && !risk.detail.contains("NOT undone"), "{}", risk.detail);
+        assert_eq!(std::fs::read_link(&at).unwrap(), PathBuf::from(was), "{link} put back");
+        let top = dots.join(link.split('/').next().unwrap());
+        assert!(top.symlink_metadata().unwrap().is_dir(), "{}", top.display());
+    }
+    assert_eq!(std::fs::read_to_string(home.join(".bashrc")).unwrap(), "# mine\n");
+    assert_eq!(std::fs::read_to_string(home.join(".gitconfig")).unwrap(), "[user]\n\tname = me\n");
+    assert!(std::fs::read_dir(&dots).unwrap().flatten().any(|e| e.file_name().to_string_lossy().starts_with("active.sandspawn-held-")), "the run's link moved aside");
+    // Removed with its directory: the directory is made again, and the link in it.
+    let mut p = resolve_policy(Some(&v), &PolicyContext { cwd: dots.clone(), tmpdir: None, platform: Platform::Linux, env: Default::default() }).unwrap();
+    p.walk_and_protect(crate::planted::Absent::UndoneAfter);
+    std::fs::remove_dir_all(dots.join("active")).unwrap();
+    let risks = detect(&p.planted);
+    assert!(risks.iter().any(|h| h.path.ends_with("active/bashrc") && h.detail.contains("undone") && !h.detail.contains("NOT undone")), "{risks:?}");
+    assert_eq!(std::fs::read_to_string(home.join(".bashrc")).unwrap(), "# mine\n");
+}
+
 /// An attacker's review (renamename.sh): `~/.bashrc -> dotfiles/bash/.bashrc` was kept read-only,
 /// but its directory was not pinned (its name is a protected one, which the walk finds wherever a
 /// rename puts it); the run renamed `bash` away and made a new `bash/.bashrc`, reported but left,

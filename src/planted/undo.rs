@@ -85,13 +85,18 @@ pub fn link_on_the_way(path: &Path, roots: &[PathBuf], since: i64) -> Option<Pat
 }
 
 /// Put the symlink `path` back, pointing to `target` as it did, after moving aside whatever a run
-/// put in its place (`moved`: where that went). The directory is opened as `move_aside` opens it.
-pub fn restore_link(path: &Path, target: &Path, moved: &Undone) -> Result<(), String> {
+/// put in its place (`moved`: where that went). The directory is opened as `move_aside` opens it;
+/// below `root` (the writable root holding it), made again where it is missing (`dir_made_again`).
+pub fn restore_link(path: &Path, target: &Path, moved: &Undone, root: Option<&Path>) -> Result<(), String> {
     if let Undone::Left(why) = moved {
         return Err(why.clone());
     }
     let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else { return Err("it has no parent directory".into()) };
-    let dir_fd = crate::no_symlinks::open_dir(dir).map_err(|e| format!("its directory could not be opened without following a symlink ({e})"))?;
+    let opened = match root {
+        Some(root) => dir_made_again(dir, root),
+        None => crate::no_symlinks::open_dir(dir),
+    };
+    let dir_fd = opened.map_err(|e| format!("its directory could not be opened without following a symlink ({e})"))?;
     let (Ok(name), Ok(target)) = (CString::new(name.as_bytes()), CString::new(target.as_os_str().as_bytes())) else {
         return Err("its name holds a NUL byte".into());
     };
@@ -100,6 +105,35 @@ pub fn restore_link(path: &Path, target: &Path, moved: &Undone) -> Result<(), St
         return Err(format!("making it again failed: {}", sandspawn_helper::report::os_words(&std::io::Error::last_os_error())));
     }
     Ok(())
+}
+
+/// `dir` (below `root`) opened without following a symlink, each missing directory on its way made
+/// again (`mkdirat` in its parent, opened the same way). For a held link whose directory the run
+/// removed, or swapped for a symlink that was moved aside since (`link_on_the_way`): the host
+/// reaches the link through these paths, and the link can only be made again in them.
+pub fn dir_made_again(dir: &Path, root: &Path) -> std::io::Result<OwnedFd> {
+    use std::path::Component;
+    let invalid = || std::io::Error::from_raw_os_error(libc::EINVAL);
+    let below = dir.strip_prefix(root).map_err(|_| invalid())?;
+    let mut fd = crate::no_symlinks::open_dir(root)?;
+    for part in below.components() {
+        let Component::Normal(part) = part else { return Err(invalid()) };
+        let name = CString::new(part.as_bytes()).map_err(|_| invalid())?;
+        fd = match crate::no_symlinks::open_at(fd.as_raw_fd(), &name) {
+            Err(e) if e.raw_os_error() == Some(libc::ENOENT) => {
+                // SAFETY: a valid directory descriptor and C string; the umask applies, as to `mkdir`.
+                if unsafe { libc::mkdirat(fd.as_raw_fd(), name.as_ptr(), 0o777) } != 0 {
+                    let e = std::io::Error::last_os_error();
+                    if e.raw_os_error() != Some(libc::EEXIST) {
+                        return Err(e);
+                    }
+                }
+                crate::no_symlinks::open_at(fd.as_raw_fd(), &name)?
+            }
+            opened => opened?,
+        };
+    }
+    Ok(fd)
 }
 
 /// Rename within `dir`, never over an existing entry.
@@ -148,10 +182,16 @@ mod tests {
         std::os::unix::fs::symlink("other", r.join("cfg")).unwrap();
         let moved = move_aside(&r.join("cfg"));
         assert!(matches!(moved, Undone::MovedTo(_)));
-        restore_link(&r.join("cfg"), Path::new("real"), &moved).unwrap();
+        restore_link(&r.join("cfg"), Path::new("real"), &moved, None).unwrap();
         assert_eq!(std::fs::read_link(r.join("cfg")).unwrap(), PathBuf::from("real"));
-        assert!(restore_link(&r.join("cfg"), Path::new("real"), &Undone::Gone).unwrap_err().contains("exists"), "never over an entry");
-        assert!(restore_link(&r.join("x"), Path::new("real"), &Undone::Left("held".into())).is_err());
+        assert!(restore_link(&r.join("cfg"), Path::new("real"), &Undone::Gone, Some(&r)).unwrap_err().contains("exists"), "never over an entry");
+        assert!(restore_link(&r.join("x"), Path::new("real"), &Undone::Left("held".into()), Some(&r)).is_err());
+        // Its directories gone: made again below the root, never through a symlink.
+        restore_link(&r.join("a/b/cfg"), Path::new("../real"), &Undone::Gone, Some(&r)).unwrap();
+        assert_eq!(std::fs::read_link(r.join("a/b/cfg")).unwrap(), PathBuf::from("../real"));
+        std::os::unix::fs::symlink("other", r.join("l")).unwrap();
+        assert!(restore_link(&r.join("l/b/cfg"), Path::new("real"), &Undone::Gone, Some(&r)).unwrap_err().contains("symlink"));
+        assert!(!r.join("other/b").exists(), "nothing made where the link leads");
     }
 
     /// Found by an attacker's review: a run (a dev server) holding a POSIX read lock on the
