@@ -173,6 +173,7 @@ mod tests {
     /// Found by an attacker's review: a Landlock-mode command watched the runs directory and
     /// `flock`ed every new run directory (it may open them read-only), and 7 of 20 runs of another
     /// workspace failed their setup. The run's lock is on a lock file that command cannot open.
+    #[cfg(target_os = "linux")]
     #[test]
     fn a_reader_locking_every_new_run_directory_fails_no_run() {
         let t = tempfile::tempdir().unwrap();
@@ -203,6 +204,7 @@ mod tests {
 
     /// The racer: `flock` each directory made in `parent` the moment inotify tells, holding them
     /// all, until `stop`. Returns how many it locked.
+    #[cfg(target_os = "linux")]
     fn lock_every_new_directory(parent: &Path, stop: &std::sync::atomic::AtomicBool, ready: std::sync::mpsc::Sender<()>) -> usize {
         use std::os::fd::{AsRawFd, FromRawFd};
         let ino = unsafe { OwnedFd::from_raw_fd(libc::inotify_init1(libc::IN_CLOEXEC | libc::IN_NONBLOCK)) };
