@@ -339,6 +339,18 @@ for (const [who, { user, skip }] of USERS) {
     assert.deepStrictEqual(result.after.filter((n) => !n.includes('.sandspawn-held-')), ['src', 'sub'], result.after.join(' '))
   })
 
+  // Found by an attacker's review: an entry in a placeholder's shape was never looked at again.
+  test(`${who}: a .git and a protected name made in a placeholder's shape and filled later are moved aside at once`, { skip }, () => {
+    const { result, ws } = scenario('disguisedNames', { user, fresh: true, base: '/var/tmp' })
+    assert.strictEqual(result.type, 'landlock')
+    assert.strictEqual(result.exitCode, 0, result.stderr)
+    assert.deepStrictEqual(result.stdout.trim().split('\n'), ['shaped'], `moved aside while the run went on: ${result.stdout}`)
+    for (const n of ['.git', '.bashrc']) {
+      const risk = result.hostRisks.find(([, p]) => p === path.join(ws, n))
+      assert.ok(risk && /undone at once: moved aside/.test(risk[2]), `${n}: ${JSON.stringify(result.hostRisks)}`)
+    }
+  })
+
   test(`${who}: what the Landlock mode refuses is a denial naming the path, and escalation asks`, { skip }, () => {
     const { result, ws, outside } = scenario('denials', { user })
     const expect = { gitConfig: path.join(ws, '.git', 'config'), topOfRepository: path.join(ws, 'newtop'), outside: path.join(outside, 'x') }

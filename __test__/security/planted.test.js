@@ -797,6 +797,39 @@ test("a .git planted at the workspace's top is moved aside at once also when the
   assert.ok(!fs.existsSync(path.join(ws, '.git')), 'and not there after the run')
 })
 
+// Found by an attacker's review: the keeper left alone what had a placeholder's shape when the
+// kernel reported it (an empty directory of mode 1500, an empty file of mode 1400, as a plan another
+// program runs makes them) and never looked at it again: the command then opened it up and filled
+// it (a .git with core.fsmonitor), and it stayed on the host for the whole run, for the host's
+// `git status` (an editor's, a shell prompt's) to run. Opened up with chmod (.git, .envrc), and
+// filled without any change of its own attributes, through a descriptor opened before it took the
+// shape (.bashrc): no event names that.
+test("a .git and protected names made in a placeholder's shape and filled later are moved aside at once", { skip: NO_GIT }, async (t) => {
+  const tree = tempTree(t)
+  const script = [
+    'mkdir g && chmod 1500 g && mv g .git',
+    ': > e && chmod 1400 e && mv e .envrc',
+    ': > b && exec 3>>b && chmod 1400 b && mv b .bashrc',
+    'sleep 0.3',
+    // Empty, in a placeholder's shape, they are left: what follows is what the keeper must see.
+    'test -d .git && test -f .envrc && test -f .bashrc && echo shaped',
+    "chmod 700 .git && printf '[core]\\n\\tfsmonitor = touch PWNED\\n' > .git/config 2>/dev/null",
+    'chmod 600 .envrc && echo evil > .envrc 2>/dev/null',
+    'echo evil >&3',
+    'sleep 0.6',
+    'for n in .git .envrc .bashrc; do test -e $n && echo STILL-$n; done; true',
+  ].join('\n')
+  const r = await sh(script, { cwd: tree.ws, sandbox: WW })
+  assert.equal(r.exitCode, 0, show(r))
+  assert.match(r.stdout, /^shaped$/m, show(r))
+  assert.doesNotMatch(r.stdout, /STILL/, `moved aside while the run went on\n${show(r)}`)
+  for (const n of ['.git', '.envrc', '.bashrc']) {
+    const risk = r.hostRisks.find((h) => h.path === path.join(tree.ws, n))
+    assert.ok(risk && /undone at once: moved aside/.test(risk.detail), `${n}: ${JSON.stringify(r.hostRisks)}`)
+    assert.equal(snapshot(path.join(tree.ws, n)).exists, false, `${n} left after the run`)
+  }
+})
+
 // Alone and last: /tmp is a writable root too.
 describe('/tmp keeps its missing names absent', () => {
   test('.git and a protected name created at the top of /tmp are moved aside at once and reported; nothing is left in their place', async (t) => {

@@ -13,6 +13,14 @@
 //! silently, and a planted `.git` stayed on the host for the whole run. A keeper that cannot start
 //! at all (no pipe, no thread) says why, and the run's result says so (`notEnforced`).
 //!
+//! An entry in the shape of a plan's placeholder (empty, mode 1500 or 1400: `placeholders::
+//! is_placeholder`) is left where it is, since a plan another program runs may need it there, but
+//! not forgotten: found by an attacker's review, a command made `.git` such an empty directory
+//! first, then opened it up and filled it (`core.fsmonitor`), and as no event named it again it
+//! stayed on the host for the whole run. Such entries, and those there when the keeper starts, are
+//! looked at again at every poll and whenever their attributes change (`IN_ATTRIB`: the `chmod`
+//! that opens one up), and moved aside once they are placeholders no more.
+//!
 //! A command that keeps re-creating one path gets it moved aside `MAX_MOVES` times; after that it is
 //! left until the run ends (the walk after the run moves it once more), so a loop cannot fill the
 //! directory with moved copies.
@@ -169,17 +177,24 @@ impl Sight {
     }
 
     /// How long the thread waits for the next event: until the next poll, or for good.
-    fn poll_every(&self) -> Option<Duration> {
-        let n = u32::try_from(self.polled.len()).unwrap_or(u32::MAX);
+    fn poll_every(&self, placeholders: usize) -> Option<Duration> {
+        let n = u32::try_from(self.polled.len().saturating_add(placeholders)).unwrap_or(u32::MAX);
         (n > 0).then(|| POLL_EVERY.max(POLL_BUDGET_PER_NAME.saturating_mul(n)))
+    }
+
+    /// Every path the thread keeps absent, watched or polled.
+    fn paths(&self) -> impl Iterator<Item = PathBuf> + '_ {
+        let watched = self.watched.values().flat_map(|(dir, names)| names.iter().map(|n| dir.join(n)));
+        watched.chain(self.polled.iter().cloned())
     }
 }
 
 /// The watch descriptor of a watch on the directory `dir` (not followed if it is a symlink).
+/// `IN_ATTRIB` names an entry of `dir` whose mode changed: a placeholder opened up to be filled.
 #[cfg(target_os = "linux")]
 fn add_watch(ino: &OwnedFd, dir: &Path) -> Option<i32> {
     let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
-    let mask = libc::IN_CREATE | libc::IN_MOVED_TO | libc::IN_ONLYDIR | libc::IN_DONT_FOLLOW;
+    let mask = libc::IN_CREATE | libc::IN_MOVED_TO | libc::IN_ATTRIB | libc::IN_ONLYDIR | libc::IN_DONT_FOLLOW;
     // SAFETY: a valid inotify descriptor and C string.
     let wd = unsafe { libc::inotify_add_watch(ino.as_raw_fd(), c.as_ptr(), mask) };
     (wd >= 0).then_some(wd)
@@ -229,15 +244,19 @@ impl Keeper {
 
 #[cfg(target_os = "linux")]
 fn keep(sight: &Sight, stop: OwnedFd, said: &Said) -> Vec<HostRisk> {
-    let mut undoing = Undoing { said, risks: Vec::new(), moves: HashMap::new() };
+    let mut undoing = Undoing { said, risks: Vec::new(), moves: HashMap::new(), placeholders: HashSet::new() };
     let mut buf = vec![0u8; 64 * 1024];
-    let every = sight.poll_every();
+    // The placeholders there already (a plan's, or one made before the watches began): no event of
+    // their making will come. Anything else made since the watches began has its event queued.
+    undoing.placeholders.extend(sight.paths().filter(|p| p.symlink_metadata().is_ok_and(|m| crate::placeholders::is_placeholder(p, &m))));
     let mut next_poll = Instant::now();
     loop {
+        let every = sight.poll_every(undoing.placeholders.len());
         if let Some(every) = every.filter(|_| Instant::now() >= next_poll) {
             for path in sight.polled.iter().filter(|p| p.symlink_metadata().is_ok()) {
                 undoing.undo(path);
             }
+            undoing.look_again();
             next_poll = Instant::now() + every;
         }
         // Until the next poll (rounded up: never a busy loop), or for good.
@@ -252,10 +271,15 @@ fn keep(sight: &Sight, stop: OwnedFd, said: &Said) -> Vec<HostRisk> {
             return undoing.risks;
         }
         if let Some(ino) = sight.ino.as_ref().filter(|_| fds[0].revents & libc::POLLIN != 0) {
-            for (wd, name) in read_events(ino, &mut buf) {
+            for (wd, mask, name) in read_events(ino, &mut buf) {
                 let Some((dir, names)) = sight.watched.get(&wd) else { continue };
-                if names.contains(&name) {
+                if !names.contains(&name) {
+                    continue;
+                }
+                if mask & libc::IN_ATTRIB == 0 {
                     undoing.undo(&dir.join(&name));
+                } else {
+                    undoing.changed(&dir.join(&name));
                 }
             }
         }
@@ -265,22 +289,56 @@ fn keep(sight: &Sight, stop: OwnedFd, said: &Said) -> Vec<HostRisk> {
     }
 }
 
-/// What a keeper moved aside, and how often it tried each path.
+/// What a keeper moved aside, how often it tried each path, and the placeholders it left.
 #[cfg(target_os = "linux")]
 struct Undoing<'a> {
     said: &'a Said,
     risks: Vec<HostRisk>,
     moves: HashMap<PathBuf, usize>,
+    /// The entries left as placeholders, looked at again at every poll (see the module comment).
+    placeholders: HashSet<PathBuf>,
 }
 
 #[cfg(target_os = "linux")]
 impl Undoing<'_> {
-    /// Move aside `path`, which the command created (an event named it, or the poll found it).
+    /// Move aside `path`, which the command created (an event named it, or the poll found it),
+    /// unless it is a placeholder: a plan another program runs may need that there, and empty it
+    /// holds nothing a host tool would use. Its shape proves nothing of who made it, so it is kept
+    /// in sight (`look_again`).
     fn undo(&mut self, path: &Path) {
-        // A placeholder of a plan another program runs, made there meanwhile: its own.
         if path.symlink_metadata().is_ok_and(|m| crate::placeholders::is_placeholder(path, &m)) {
+            self.placeholders.insert(path.to_path_buf());
             return;
         }
+        self.move_aside(path);
+    }
+
+    /// Each placeholder left, looked at again (`look_at`).
+    fn look_again(&mut self) {
+        for path in std::mem::take(&mut self.placeholders) {
+            self.look_at(&path);
+        }
+    }
+
+    /// The attributes of `path` changed (`IN_ATTRIB`): looked at again if it was left as a
+    /// placeholder. Anything else there was moved aside when it was made (this event may well come
+    /// after that, and is no new entry to report).
+    fn changed(&mut self, path: &Path) {
+        if self.placeholders.remove(path) {
+            self.look_at(path);
+        }
+    }
+
+    /// A placeholder left at `path`, looked at again: one the command opened up or filled is moved
+    /// aside, one gone is forgotten (made again, an event or the poll names it).
+    fn look_at(&mut self, path: &Path) {
+        if path.symlink_metadata().is_ok() {
+            self.undo(path);
+        }
+    }
+
+    /// Move `path` aside (at most `MAX_MOVES` times) and report it.
+    fn move_aside(&mut self, path: &Path) {
         let n = self.moves.entry(path.to_path_buf()).or_default();
         if *n >= MAX_MOVES {
             return;
@@ -297,9 +355,9 @@ impl Undoing<'_> {
     }
 }
 
-/// `(watch descriptor, name)` of every event in the queue now.
+/// `(watch descriptor, mask, name)` of every event in the queue now.
 #[cfg(target_os = "linux")]
-fn read_events(ino: &OwnedFd, buf: &mut [u8]) -> Vec<(i32, OsString)> {
+fn read_events(ino: &OwnedFd, buf: &mut [u8]) -> Vec<(i32, u32, OsString)> {
     let mut out = Vec::new();
     loop {
         // SAFETY: reading into our own buffer.
@@ -315,7 +373,7 @@ fn read_events(ino: &OwnedFd, buf: &mut [u8]) -> Vec<(i32, OsString)> {
             let name_bytes = &buf[at + header..at + header + ev.len as usize];
             let end = name_bytes.iter().position(|&b| b == 0).unwrap_or(name_bytes.len());
             if ev.len > 0 {
-                out.push((ev.wd, OsString::from_vec(name_bytes[..end].to_vec())));
+                out.push((ev.wd, ev.mask, OsString::from_vec(name_bytes[..end].to_vec())));
             }
             at += header + ev.len as usize;
         }
@@ -391,6 +449,69 @@ mod tests {
         assert_eq!(risks.len(), 1, "{risks:?}");
     }
 
+    /// The `names` in `r` are all moved aside within 5 s while `k` runs, and reported so, each once.
+    fn assert_undone_at_once(k: Keeper, r: &Path, names: &[&str]) {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let there = || names.iter().any(|n| r.join(n).symlink_metadata().is_ok());
+        while there() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        let gone = !there();
+        let risks = k.finish();
+        assert!(gone, "moved aside while the run goes on: {risks:?}");
+        assert_eq!(risks.len(), names.len(), "{risks:?}");
+        assert!(risks.iter().all(|h| h.detail.contains("undone at once")), "{risks:?}");
+    }
+
+    /// An empty file in a placeholder's shape (mode 1400) put at `path` by renaming, and a descriptor
+    /// opened for writing before it took the shape: what writes through it raises no event the
+    /// keeper watches, as a command's own descriptor would not.
+    fn placeholder_file_kept_open(path: &Path) -> std::fs::File {
+        use std::os::unix::fs::PermissionsExt;
+        let made = path.with_extension("making");
+        let f = std::fs::File::create(&made).unwrap();
+        std::fs::set_permissions(&made, std::fs::Permissions::from_mode(sandspawn_helper::placeholder::FILE_MODE)).unwrap();
+        std::fs::rename(&made, path).unwrap();
+        f
+    }
+
+    /// Found by an attacker's review: what had a placeholder's shape when the event came was never
+    /// looked at again, so a command made `.git` an empty directory of mode 1500 first, then opened
+    /// it up and filled it (`core.fsmonitor`), and it stayed for the whole run.
+    #[test]
+    fn a_placeholder_opened_up_or_filled_later_is_moved_aside() {
+        use std::io::Write;
+        use std::os::unix::fs::PermissionsExt;
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        let k = start(&[r.join(".git"), r.join(".bashrc")], &[r.clone()], &Bases::default(), &names(&[".bashrc"])).unwrap().expect("inotify");
+        let dir = sandspawn_helper::placeholder::open_dir(&std::ffi::CString::new(r.as_os_str().as_bytes()).unwrap(), false).unwrap();
+        sandspawn_helper::placeholder::create(&dir, c".git", sandspawn_helper::placeholder::Kind::Dir);
+        let mut bashrc = placeholder_file_kept_open(&r.join(".bashrc"));
+        std::thread::sleep(Duration::from_millis(150));
+        let there = |n: &str| r.join(n).symlink_metadata().is_ok();
+        assert!(there(".git") && there(".bashrc"), "empty, in a placeholder's shape: left");
+        std::fs::set_permissions(r.join(".git"), std::fs::Permissions::from_mode(0o700)).unwrap();
+        let _ = std::fs::write(r.join(".git/config"), "[core]\n\tfsmonitor = evil\n");
+        bashrc.write_all(b"evil\n").unwrap();
+        assert_undone_at_once(k, &r, &[".git", ".bashrc"]);
+    }
+
+    /// The same for a placeholder there before the keeper started (a plan's, or one a command of a
+    /// run that started just before made).
+    #[test]
+    fn a_placeholder_there_before_the_keeper_is_looked_at_too() {
+        use std::io::Write;
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        let mut envrc = placeholder_file_kept_open(&r.join(".envrc"));
+        let k = start(&[r.join(".envrc")], &[r.clone()], &Bases::default(), &names(&[".envrc"])).unwrap().expect("inotify");
+        std::thread::sleep(Duration::from_millis(100));
+        assert!(r.join(".envrc").exists(), "empty, in a placeholder's shape: left");
+        envrc.write_all(b"evil\n").unwrap();
+        assert_undone_at_once(k, &r, &[".envrc"]);
+    }
+
     #[test]
     fn two_runs_with_one_root_both_report_what_one_of_them_moved_aside() {
         // As two concurrent runs with /tmp writable: either watcher may move the entry first, and
@@ -424,15 +545,7 @@ mod tests {
         let k = k.unwrap().expect("kept by polling");
         std::fs::create_dir(r.join(".git")).unwrap();
         std::fs::write(r.join(".envrc"), "evil").unwrap();
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
-        let there = |n: &str| r.join(n).symlink_metadata().is_ok();
-        while (there(".git") || there(".envrc")) && std::time::Instant::now() < deadline {
-            std::thread::sleep(std::time::Duration::from_millis(2));
-        }
-        let risks = k.finish();
-        assert!(!there(".git") && !there(".envrc"), "moved aside while the run goes on: {risks:?}");
-        assert_eq!(risks.len(), 2, "{risks:?}");
-        assert!(risks.iter().all(|h| h.detail.contains("undone at once")), "{risks:?}");
+        assert_undone_at_once(k, &r, &[".git", ".envrc"]);
     }
 
     #[test]
