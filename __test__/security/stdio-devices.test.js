@@ -14,10 +14,13 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { spawnSync } = require('node:child_process')
 const { run, show, tempTree, which } = require('./helpers')
+const otherUser = require('../fixtures/other-user')
 
 const ROOT = path.resolve(__dirname, '../..')
 const linux = process.platform === 'linux'
 const IS_ROOT = linux && process.getuid() === 0
+// A uid no other test uses, for a pty master given by a user other than root.
+const MASTER_UID = 64182
 
 /** The command's ways to change its stdin's mode: by path through /proc, and by descriptor. */
 const CHMODS = {
@@ -186,6 +189,110 @@ describe("the host's devices given as stdio keep their mode", { skip: !linux && 
     } finally {
       fs.closeSync(master)
       fs.chmodSync('/dev/ptmx', 0o666)
+    }
+  })
+  // Found by a review of the step above (/work/atk/fixes18/ptsptmx.py): a master opened through
+  // /dev/pts/ptmx (what /dev/ptmx is a symlink to in containers) was "reopened" without a word: an
+  // open of that entry, which is in the devpts mount itself, makes a new pty, and its device and
+  // inode are the same, so the check took it for the master given. The command read a new, empty
+  // pty in the host's devpts, never what was typed on the caller's. A master is never opened again.
+  test('root: a pty master opened through /dev/pts/ptmx as stdin is refused too, naming the descriptor', { skip: !IS_ROOT && "needs root (the host's /dev/pts/ptmx is root's)" }, (t) => {
+    const tree = tempTree(t)
+    const { buildSandboxCommand } = require(ROOT)
+    const plan = buildSandboxCommand(['sh', '-c', 'grep tty-index /proc/self/fdinfo/0; echo ran'], { cwd: tree.ws })
+    const master = fs.openSync('/dev/pts/ptmx', 'r+')
+    try {
+      const r = spawnSync(plan.program, plan.args, { cwd: plan.cwd, env: plan.env, stdio: [master, 'pipe', 'pipe'], encoding: 'utf8', timeout: 30000 })
+      assert.equal(r.status, 125, `the command ran on another pty than the one given\n${r.stdout}${r.stderr}`)
+      assert.equal(r.stdout, '')
+      assert.match(r.stderr, /^sandspawn-helper: descriptor 0 is the master side of a pseudo-terminal \(\/dev\/pts\/ptmx\)[^\n]*cannot be opened again[^\n]*give the command a pipe/m, r.stderr)
+    } finally {
+      fs.closeSync(master)
+    }
+  })
+
+  // The same master given by a user other than root: root's /dev/pts/ptmx, which that user cannot
+  // chmod, so left as given (as a master through /dev/ptmx is). /dev/pts/ptmx is made 0666 for the
+  // test (as containers mount it; 0000 here, which that user cannot open), restored after.
+  test(`uid ${MASTER_UID}: a pty master opened through /dev/pts/ptmx is the command's stdin as given`, { skip: (!IS_ROOT && 'needs root (chmod of /dev/pts/ptmx, setpriv)') || (IS_ROOT && otherUser.cannotRunAs(MASTER_UID)) || false }, (t) => {
+    const tree = tempTree(t)
+    fs.chownSync(tree.ws, MASTER_UID, MASTER_UID)
+    fs.chmodSync(tree.root, 0o755)
+    const script = `
+      const fs = require('fs')
+      const { buildSandboxCommand } = require(${JSON.stringify(otherUser.stagedCheckout())})
+      const index = (fdinfo) => /tty-index:\\s*(\\d+)/.exec(fdinfo)?.[1]
+      const master = fs.openSync('/dev/pts/ptmx', 'r+')
+      const plan = buildSandboxCommand(['cat', '/proc/self/fdinfo/0'], { cwd: ${JSON.stringify(tree.ws)} })
+      const r = require('child_process').spawnSync(plan.program, plan.args, { cwd: plan.cwd, env: plan.env, stdio: [master, 'pipe', 'pipe'], encoding: 'utf8', timeout: 30000 })
+      console.log(JSON.stringify({ given: index(fs.readFileSync('/proc/self/fdinfo/' + master, 'utf8')), seen: index(r.stdout), status: r.status, stderr: r.stderr }))
+    `
+    const before = fs.statSync('/dev/pts/ptmx').mode & 0o7777
+    fs.chmodSync('/dev/pts/ptmx', 0o666)
+    try {
+      const [cmd, args] = otherUser.asUser(MASTER_UID, ['-e', script])
+      const r = spawnSync(cmd, args, { cwd: tree.ws, env: { PATH: process.env.PATH, HOME: tree.ws }, encoding: 'utf8', timeout: 60000 })
+      assert.equal(r.status, 0, r.stdout + r.stderr)
+      const seen = JSON.parse(r.stdout)
+      assert.equal(seen.status, 0, seen.stderr)
+      assert.ok(seen.given, r.stdout)
+      assert.equal(seen.seen, seen.given, `the command's stdin is the master of another pty\n${r.stdout}`)
+    } finally {
+      fs.chmodSync('/dev/pts/ptmx', before)
+    }
+  })
+
+  // Found by the same review (/work/atk/fixes18/blockoffset.sh): a block device given with its
+  // offset past a header (4096) was reopened at offset 0, so the command's output overwrote the
+  // device's first bytes; and the original's O_DIRECT was dropped. The new open file starts where
+  // the given one stood, with its status flags; its offset is its own from then on (README).
+  test('root: a block device given at an offset is written there, with the status flags it was given (and O_PATH)', { skip: (!IS_ROOT && 'needs root (losetup)') || (!which('losetup') && 'no losetup') }, (t) => {
+    const tree = tempTree(t)
+    const image = path.join(tree.out, 'disk.img')
+    const header = Buffer.from('HEADER-KEEP-ME')
+    fs.writeFileSync(image, Buffer.concat([header, Buffer.alloc(64 * 1024 - header.length)]))
+    const loop = spawnSync('losetup', ['-f', '--show', image], { encoding: 'utf8' })
+    if (loop.status !== 0) return t.skip(`losetup failed: ${loop.stderr.trim()}`)
+    const dev = loop.stdout.trim()
+    const { buildSandboxCommand } = require(ROOT)
+    const go = (argv, stdio) => {
+      const plan = buildSandboxCommand(argv, { cwd: tree.ws })
+      return spawnSync(plan.program, plan.args, { cwd: plan.cwd, env: plan.env, stdio, encoding: 'utf8', timeout: 30000 })
+    }
+    const at = (fd, pos, n) => {
+      const buf = Buffer.alloc(n)
+      return buf.subarray(0, fs.readSync(fd, buf, 0, n, pos)).toString()
+    }
+    const fds = []
+    try {
+      const fd = fs.openSync(dev, 'r+')
+      fds.push(fd)
+      assert.equal(fs.readSync(fd, Buffer.alloc(4096), 0, 4096, null), 4096, 'the caller moves past the header')
+      const r = go(['sh', '-c', 'printf SANDBOXED'], ['ignore', fd, 'pipe'])
+      assert.equal(r.status, 0, r.stderr)
+      assert.equal(at(fd, 0, header.length), header.toString(), 'the header was overwritten: the command wrote at offset 0')
+      assert.equal(at(fd, 4096, 9), 'SANDBOXED')
+      // The command's offset was its own: the caller's is still 4096 (README).
+      assert.equal(at(fd, null, 9), 'SANDBOXED')
+
+      // Status flags: as given (the kernel shows them in fdinfo), close-on-exec and O_LARGEFILE aside.
+      const { O_RDWR, O_APPEND, O_NONBLOCK, O_DIRECT, O_SYNC } = fs.constants
+      const flags = (fdinfo) => parseInt(/^flags:\s*([0-7]+)$/m.exec(fdinfo)?.[1], 8) & ~0o2100000
+      const given = fs.openSync(dev, O_RDWR | O_APPEND | O_NONBLOCK | O_DIRECT | O_SYNC)
+      fds.push(given)
+      const f = go(['sh', '-c', 'exec 4>&1 1>&2; cat /proc/self/fdinfo/4'], ['ignore', given, 'pipe'])
+      assert.equal(f.status, 0, f.stderr)
+      assert.equal(flags(f.stderr).toString(8), flags(fs.readFileSync(`/proc/self/fdinfo/${given}`, 'utf8')).toString(8), f.stderr)
+      // An O_PATH descriptor (no reads, no writes) stays one: before, it was opened again for reading.
+      const O_PATH = 0o10000000
+      const bare = fs.openSync('/dev/zero', O_PATH)
+      fds.push(bare)
+      const p = go(['sh', '-c', 'cat /proc/self/fdinfo/0; head -c 3 | wc -c'], [bare, 'pipe', 'pipe'])
+      assert.equal(flags(p.stdout).toString(8), flags(fs.readFileSync(`/proc/self/fdinfo/${bare}`, 'utf8')).toString(8), p.stdout + p.stderr)
+      assert.match(p.stdout, /^0$/m, 'the command read through it')
+    } finally {
+      for (const fd of fds) fs.closeSync(fd)
+      spawnSync('losetup', ['-d', dev])
     }
   })
 })

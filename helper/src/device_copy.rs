@@ -20,8 +20,8 @@ pub fn fstat(fd: i32) -> Option<libc::stat> {
 }
 
 /// The entry at `path` (in the bind of the host's /dev), which `same` must accept as it is found
-/// and once open, opened through a read-only copy with `fd`'s access mode and flags. The error:
-/// its errno, and which step failed.
+/// and once open, opened through a read-only copy with `fd`'s access mode, status flags and file
+/// offset. The error: its errno, and which step failed.
 pub fn open_again(fd: i32, path: &std::path::Path, same: &dyn Fn(&libc::stat) -> bool) -> Result<OwnedFd, (i32, String)> {
     let entry = open_path(path).map_err(|e| (e, format!("opening it again in the host's /dev failed: {}", crate::describe(e))))?;
     if !fstat(entry.as_raw_fd()).is_some_and(|s| same(&s)) {
@@ -29,13 +29,37 @@ pub fn open_again(fd: i32, path: &std::path::Path, same: &dyn Fn(&libc::stat) ->
     }
     // SAFETY: F_GETFL on an open descriptor.
     let fl = unsafe { libc::fcntl(fd, libc::F_GETFL) };
-    let keep = libc::O_ACCMODE | libc::O_APPEND | libc::O_NONBLOCK | libc::O_SYNC | libc::O_DSYNC;
+    // The status flags an open sets, as the caller chose them (a block device given with O_DIRECT
+    // lost it; found by a review), and O_PATH: a descriptor given without reads or writes stays so
+    // (musl's O_ACCMODE holds it, glibc's does not). Not O_ASYNC: its signals go to an owner the
+    // caller set on its own open file, outside the sandbox's pid namespace; nor O_NOATIME, which
+    // only the device's owner may ask for and which means nothing to a device.
+    let keep = libc::O_ACCMODE | libc::O_APPEND | libc::O_NONBLOCK | libc::O_SYNC | libc::O_DSYNC | libc::O_DIRECT | libc::O_PATH;
     let flags = (fl & keep) | libc::O_NOCTTY | libc::O_CLOEXEC;
     let new = read_only_open(&entry, path, flags).map_err(|e| (e, format!("opening it again read-only failed: {}", crate::describe(e))))?;
     if !fstat(new.as_raw_fd()).is_some_and(|s| same(&s)) {
         return Err((libc::EXDEV, "opened again, it was another entry".into()));
     }
+    same_offset(fd, &new)?;
     Ok(new)
+}
+
+/// `new` moved to where `fd` stands. A new open file starts at offset 0: a block device given past
+/// its header (4096) had the command's output written over the header (found by a review,
+/// /work/atk/fixes18/blockoffset.sh). The offset is `new`'s own from here: what the command reads
+/// or writes no longer moves the caller's (an open file's offset cannot be shared with another).
+fn same_offset(fd: i32, new: &OwnedFd) -> Result<(), (i32, String)> {
+    // SAFETY: lseek on open descriptors. A terminal or pipe-like device has no offset (ESPIPE).
+    let at = unsafe { libc::lseek(fd, 0, libc::SEEK_CUR) };
+    if at <= 0 {
+        return Ok(());
+    }
+    // SAFETY: as above.
+    if unsafe { libc::lseek(new.as_raw_fd(), at, libc::SEEK_SET) } != at {
+        let e = last_errno();
+        return Err((e, format!("opened again, it could not be moved to the given offset {at}: {}", crate::describe(e))));
+    }
+    Ok(())
 }
 
 /// `new` put over `fd` (which keeps its number, without close-on-exec, as it was).

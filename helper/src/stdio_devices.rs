@@ -17,11 +17,15 @@
 //! detached, before the command exists: it never sees the host's `/dev`.
 //!
 //! Block devices too. A device another uid owns, or whose name is gone, is left as it is when it
-//! cannot be reopened: the command cannot change its mode either.
+//! cannot be reopened: the command cannot change its mode either. The new open file keeps the
+//! original's status flags and starts at its offset, which is its own from then on: what the
+//! command reads or writes no longer moves the caller's offset (a block device given past its
+//! header; an open file's offset cannot be shared with another).
 //!
 //! `/dev/tty` and a pty's master cannot be opened again by their name (the first opens the
 //! opener's controlling terminal, the second makes a new terminal): `stdio_terminals` opens the
-//! terminal behind `/dev/tty` by its number instead, and refuses a master. Any other character
+//! terminal behind `/dev/tty` by its number instead, and refuses a master the command could change
+//! (leaves another uid's as given) before any attempt to reopen it. Any other character
 //! device the bind does not hold (the name the host gave it is not under `/dev`, or leads to
 //! another inode there), or that cannot be opened again (a tty another session holds
 //! exclusively), fails setup: the run never gets a host device it could change. Pipes and sockets
@@ -41,6 +45,11 @@ pub fn reopen_all(dir: &str) -> Result<(), Failure> {
         if !matches!(st.st_mode & libc::S_IFMT, libc::S_IFCHR | libc::S_IFBLK) {
             continue;
         }
+        // A pty's master: never opened again (that would make a new terminal), refused or left.
+        if let Some(master) = crate::stdio_terminals::master(fd, &st) {
+            master?;
+            continue;
+        }
         match reopen(fd, &st, dir) {
             Ok(()) => {}
             // What the command could not change anyway: a device another uid owns (`/dev/tty`, a
@@ -49,7 +58,7 @@ pub fn reopen_all(dir: &str) -> Result<(), Failure> {
             // fails (no controlling terminal, EACCES, ENOENT), and failing the run for them broke
             // `exec < /dev/tty` in git hooks and `su` (found by a review of this step).
             Err(_) if st.st_uid != unsafe { libc::getuid() } || deleted(fd) => {}
-            // The command could change it: `/dev/tty` and a pty's master as root.
+            // The command could change it: `/dev/tty` as root.
             Err(failure) => crate::stdio_terminals::instead(fd, &st, dir).unwrap_or(Err(failure))?,
         }
     }

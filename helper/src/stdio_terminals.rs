@@ -14,10 +14,11 @@
 //! container attached to from outside). The command then has the terminal itself, which reads,
 //! writes and takes ioctls as `/dev/tty` did.
 //!
-//! A pty's master has no name of its own: every open of `/dev/ptmx` makes a new terminal, so it
-//! cannot be opened again, and as given the command could change the mode of the host's
-//! `/dev/ptmx` (every user's way to a new terminal). Refused, naming the descriptor and what to give
-//! instead (ptmx0.py of the same review). For any other user both are root's and left as given.
+//! A pty's master has no name of its own: every open of `/dev/ptmx` (or of `/dev/pts/ptmx`, the
+//! entry in the devpts mount itself) makes a new terminal, so it cannot be opened again, and as
+//! given the command could change the mode of the host's ptmx entry (every user's way to a new
+//! terminal). Refused, naming the descriptor and what to give instead (ptmx0.py of the same
+//! review). For any other user both are root's and left as given.
 
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
@@ -31,20 +32,37 @@ use crate::{describe, last_errno};
 
 /// `/dev/tty`'s device number.
 const DEV_TTY: (u32, u32) = (5, 0);
+/// `/dev/ptmx`'s, and so every pty master's: the file of a master is the ptmx entry it came from.
+const PTMX: (u32, u32) = (5, 2);
 
-/// What becomes of `fd` (a device, `st`) that its name did not open again: `None` when it is
-/// neither `/dev/tty` nor a pty's master (the caller's failure stands).
-pub fn instead(fd: i32, st: &libc::stat, dir: &str) -> Option<Result<(), Failure>> {
-    if is_master(fd) {
-        let name = std::fs::read_link(format!("/proc/self/fd/{fd}")).unwrap_or_default();
-        return Some(Err(setup(
-            libc::EPERM,
-            format!(
-                "descriptor {fd} is the master side of a pseudo-terminal ({}), which cannot be opened again (every open of /dev/ptmx makes a new terminal) and through which the command could change the mode of the host's device: give the command a pipe instead (and relay the master through it)",
-                name.display()
-            ),
-        )));
+/// What becomes of `fd` (a device, `st`) if it is a pty's master, which is never opened again:
+/// `None` when it is not one. Asked before any reopening: `/dev/pts/ptmx` opens (and makes a new
+/// terminal) where `/dev/ptmx` fails, the same entry by device and inode, so the command silently
+/// read a new, empty pty of the host's instead of the one given (found by a review,
+/// /work/atk/fixes18/ptsptmx.py; containers make `/dev/ptmx` a symlink to it).
+pub fn master(fd: i32, st: &libc::stat) -> Option<Result<(), Failure>> {
+    let char_device = st.st_mode & libc::S_IFMT == libc::S_IFCHR;
+    if !char_device || !(number(st.st_rdev) == PTMX || is_master(fd)) {
+        return None;
     }
+    // Another uid's (root's, for any other user): the command cannot change its mode either.
+    // SAFETY: getuid cannot fail.
+    if st.st_uid != unsafe { libc::getuid() } {
+        return Some(Ok(()));
+    }
+    let name = std::fs::read_link(format!("/proc/self/fd/{fd}")).unwrap_or_default();
+    Some(Err(setup(
+        libc::EPERM,
+        format!(
+            "descriptor {fd} is the master side of a pseudo-terminal ({}), which cannot be opened again (every open of /dev/ptmx or /dev/pts/ptmx makes a new terminal) and through which the command could change the mode of the host's device: give the command a pipe instead (and relay the master through it)",
+            name.display()
+        ),
+    )))
+}
+
+/// What becomes of `fd` (a device, `st`, not a pty's master) that its name did not open again:
+/// `None` when it is not `/dev/tty` (the caller's failure stands).
+pub fn instead(fd: i32, st: &libc::stat, dir: &str) -> Option<Result<(), Failure>> {
     if st.st_mode & libc::S_IFMT != libc::S_IFCHR || number(st.st_rdev) != DEV_TTY {
         return None;
     }
