@@ -1,53 +1,25 @@
 //! Opening a directory by an absolute path without following a symlink anywhere on it: what both
 //! undoing planted names (`planted::undo`) and applying a change set (`review::host_fs`) start
 //! from, so that a path a command swapped for a link never leads them out of the tree they act on.
-//! Imports nothing of the crate.
+//! Imports nothing of the crate; the walk itself is the helper crate's (`sandspawn_helper::no_symlinks`),
+//! which checks the identities taken here (`identity`) inside the sandbox.
 
-use std::ffi::{CStr, CString};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-use std::os::unix::ffi::OsStrExt;
+use std::ffi::CStr;
+use std::os::fd::{FromRawFd, OwnedFd};
 use std::path::Path;
 
-/// `open(dir, O_RDONLY | O_DIRECTORY)` refusing every symlink on the way (Linux 5.6+; not `O_PATH`:
-/// callers need a descriptor `fcntl`, `fstatat` and `openat` accept). Where `openat2` does not
-/// exist (older Linux, macOS), each component is opened with `O_NOFOLLOW` from `/`.
+/// `open(dir, O_RDONLY | O_DIRECTORY)` refusing every symlink on the way (not `O_PATH`: callers
+/// need a descriptor `fcntl`, `fstatat` and `openat` accept); see `sandspawn_helper::no_symlinks`.
 pub fn open_dir(dir: &Path) -> std::io::Result<OwnedFd> {
-    let c = CString::new(dir.as_os_str().as_bytes()).map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))?;
-    if let Some(opened) = openat2(&c) {
-        return opened;
-    }
-    let mut fd = open_at(libc::AT_FDCWD, c"/")?;
-    for part in dir.components().skip(1) {
-        let name = CString::new(part.as_os_str().as_bytes()).map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))?;
-        fd = open_at(fd.as_raw_fd(), &name)?;
-    }
-    Ok(fd)
+    sandspawn_helper::no_symlinks::open(dir, libc::O_RDONLY | libc::O_DIRECTORY)
 }
 
-/// `openat2` with `RESOLVE_NO_SYMLINKS`; `None` where the kernel does not have it.
-#[cfg(target_os = "linux")]
-fn openat2(c: &CStr) -> Option<std::io::Result<OwnedFd>> {
-    #[repr(C)]
-    struct OpenHow {
-        flags: u64,
-        mode: u64,
-        resolve: u64,
-    }
-    const RESOLVE_NO_SYMLINKS: u64 = 0x04;
-    let how = OpenHow { flags: (libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC) as u64, mode: 0, resolve: RESOLVE_NO_SYMLINKS };
-    // SAFETY: openat2 with a valid C string and an `open_how` of the size passed.
-    let fd = unsafe { libc::syscall(libc::SYS_openat2, libc::AT_FDCWD, c.as_ptr(), &how as *const OpenHow, std::mem::size_of::<OpenHow>()) };
-    if fd >= 0 {
-        // SAFETY: a descriptor just opened, owned by nobody else.
-        return Some(Ok(unsafe { OwnedFd::from_raw_fd(fd as i32) }));
-    }
-    let e = std::io::Error::last_os_error();
-    (e.raw_os_error() != Some(libc::ENOSYS)).then_some(Err(e))
-}
-
-#[cfg(not(target_os = "linux"))]
-fn openat2(_c: &CStr) -> Option<std::io::Result<OwnedFd>> {
-    None
+/// The `(device, inode)` of the directory `dir` names (canonical), reached without following a
+/// symlink (one at its end too): what a writable root is when the policy resolves it, which the helper checks bwrap's
+/// bind against (and the Landlock mode's grant), so that a directory on its path swapped for a link
+/// since cannot make either land where the link leads.
+pub fn identity(dir: &Path) -> std::io::Result<(u64, u64)> {
+    sandspawn_helper::no_symlinks::dir_identity(dir)
 }
 
 /// The directory `name` in `dir` (or `AT_FDCWD`), never through a symlink.

@@ -94,20 +94,20 @@ enum Access {
 /// One rule. A path gone since the plan was built grants nothing. A writable path is opened
 /// without following a final symlink, and a symlink is skipped: the plan listed a real entry, and
 /// one swapped for a link since must not lend its rights to the link's target (stricter, never
-/// weaker). A writable path the plan listed as entry `id` must still be that entry: another one,
-/// renamed into its place since, stops the supervisor before the command (`Stage::Changed`).
+/// weaker). A writable path the plan listed as entry `id` must still be that entry, reached without
+/// a link on its path (`open_rule`): another one, renamed into its place since, or a link above it,
+/// stops the supervisor before the command (`Stage::Changed`).
 fn add_rule(ruleset_fd: i32, path: &Path, id: Option<(u64, u64)>, access: Access, abi: u32) -> Result<(), Failure> {
-    let c = crate::mount_target::c_path(path)?;
-    let path = path.display();
-    let flags = libc::O_PATH | libc::O_CLOEXEC | if access == Access::Write { libc::O_NOFOLLOW } else { 0 };
-    let fd = unsafe { libc::open(c.as_ptr(), flags) };
-    if fd < 0 {
-        let e = last_errno();
-        if e == libc::ENOENT {
-            return Ok(());
+    let fd = match open_rule(path, id, access) {
+        Ok(fd) => fd,
+        Err(e) if e == libc::ENOENT => return Ok(()),
+        Err(e) if id.is_some() && matches!(e, libc::ELOOP | libc::ENOTDIR) => {
+            let message = format!("the writable path {} is reached through a link now (a directory on its path was replaced since the sandbox was planned)", path.display());
+            return Err(sandspawn_helper::report::changed(e, message));
         }
-        return Err(setup(e, format!("opening {path} for a Landlock rule failed: {}", describe(e))));
-    }
+        Err(e) => return Err(setup(e, format!("opening {} for a Landlock rule failed: {}", path.display(), describe(e)))),
+    };
+    let path = path.display();
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
     let is_dir = unsafe { libc::fstat(fd, &mut st) } == 0 && (st.st_mode & libc::S_IFMT) == libc::S_IFDIR;
     let is_link = (st.st_mode & libc::S_IFMT) == libc::S_IFLNK;
@@ -149,15 +149,29 @@ fn add_rule(ruleset_fd: i32, path: &Path, id: Option<(u64, u64)>, access: Access
     Ok(())
 }
 
+/// The descriptor a rule is made on (`O_PATH`), or the errno. A writable path the plan identified
+/// (a root, an entry of a split directory) is opened without following a link anywhere on it: a
+/// directory above it swapped for a link since the plan, with the identity taken through that
+/// link, led the grant where the link led. One the plan could not identify (a device, the run's
+/// own directory behind an administrator's link) without following its last component.
+fn open_rule(path: &Path, id: Option<(u64, u64)>, access: Access) -> Result<i32, i32> {
+    use std::os::fd::IntoRawFd;
+    if id.is_some() {
+        return sandspawn_helper::no_symlinks::open(path, libc::O_PATH).map(IntoRawFd::into_raw_fd).map_err(|e| e.raw_os_error().unwrap_or(0));
+    }
+    let c = crate::mount_target::c_path(path).map_err(|f| f.errno)?;
+    let flags = libc::O_PATH | libc::O_CLOEXEC | if access == Access::Write { libc::O_NOFOLLOW } else { 0 };
+    // SAFETY: a valid C string.
+    let fd = unsafe { libc::open(c.as_ptr(), flags) };
+    if fd < 0 { Err(last_errno()) } else { Ok(fd) }
+}
+
 /// Whether `fd` is the top of a mount. The plan identifies an entry of a directory it split by the
 /// directory's device and the entry's number in the listing, which for a mount point names what
 /// lies below the mount: a mount point's own identity cannot be checked that way, but a mount point
 /// cannot be renamed either (`EBUSY`), so no run can have put it there.
 fn mount_root(fd: i32) -> bool {
-    let mut stx: libc::statx = unsafe { std::mem::zeroed() };
-    // SAFETY: `fd` is open; an empty path with AT_EMPTY_PATH names it; `stx` is writable.
-    let rc = unsafe { libc::statx(fd, c"".as_ptr(), libc::AT_EMPTY_PATH, 0, &mut stx) };
-    rc == 0 && stx.stx_attributes_mask & libc::STATX_ATTR_MOUNT_ROOT as u64 != 0 && stx.stx_attributes & libc::STATX_ATTR_MOUNT_ROOT as u64 != 0
+    sandspawn_helper::mount_root::is_mount_root(fd).unwrap_or(false)
 }
 
 /// In the command's process: its own session (TIOCSTI aside, a new session keeps it out of the

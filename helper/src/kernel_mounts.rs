@@ -9,10 +9,10 @@ use sandspawn_helper::report::{changed, Failure};
 use sandspawn_helper::writable_mounts::writable_in_table;
 
 /// Fails as `Stage::Changed` (the runner plans again, and its policy then refuses the root the
-/// path now leads to) when bwrap left a kernel filesystem or the host's devices writable.
-pub fn refuse_writable() -> Result<(), Failure> {
-    let table = mountinfo::read("checking the sandbox's mounts")?;
-    match writable_in_table(&mountinfo::text(&table)) {
+/// path now leads to) when bwrap left a kernel filesystem or the host's devices writable. `table`:
+/// the sandbox's mount table as bwrap left it.
+pub fn refuse_writable(table: &[u8]) -> Result<(), Failure> {
+    match writable_in_table(&mountinfo::text(table)) {
         None => own_proc(),
         Some((point, kind)) => Err(changed(
             libc::EPERM,

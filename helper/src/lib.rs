@@ -6,7 +6,9 @@
 //! (`offline_names`). Pure code: the binary in
 //! `main.rs` does the system calls, except for the placeholders over missing protected names
 //! (`placeholder`), whose few calls the addon and the helper must make alike, `fstatat` without
-//! following links (`stat_at`), which both make in their descriptor-relative walks, and `flock`
+//! following links (`stat_at`), which both make in their descriptor-relative walks, opening a path
+//! without following a link anywhere on it (`no_symlinks`), where both take and check the identity
+//! of a writable root, whether a descriptor is a mount's root (`mount_root`, Linux only), and `flock`
 //! retried on a signal (`file_lock`), which both take, and signalling a process met in `/proc`
 //! through a pidfd (`pid_signal`, Linux only), a process's state from its threads (`threads`,
 //! Linux only) and telling terminals apart (`terminal_identity`, Linux only), kept here so that a unit test can reach them; and `getaddrinfo`, which the helper
@@ -19,6 +21,9 @@ pub mod getaddrinfo;
 pub mod kernel_fs;
 pub mod landlock;
 pub mod mountinfo;
+#[cfg(target_os = "linux")]
+pub mod mount_root;
+pub mod no_symlinks;
 pub mod offline_names;
 #[cfg(target_os = "linux")]
 pub mod pid_signal;

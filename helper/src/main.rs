@@ -66,6 +66,8 @@ mod kernel_mounts;
 #[cfg(target_os = "linux")]
 mod host_objects;
 #[cfg(target_os = "linux")]
+mod planned_mounts;
+#[cfg(target_os = "linux")]
 mod propagation;
 #[cfg(target_os = "linux")]
 mod pty_bound;
@@ -207,8 +209,14 @@ fn in_namespaces(steps: &Steps) {
     // Every bwrap plan, first: no mount the host makes from now on reaches the sandbox; what
     // bwrap mounted, before the helper mounts anything of its own; the host's kernel objects
     // bwrap left writable (device binds, global /proc entries) made read-only.
+    // Then, from the mount table bwrap left: no kernel filesystem writable but its own, and each
+    // writable bind where the plan put it, of the directory planned, and the cwd entered again.
     if steps.own_userns {
-        if let Err(failure) = propagation::stop_host_mounts().and_then(|()| kernel_mounts::refuse_writable()).and_then(|()| host_objects::read_only()) {
+        let checked = propagation::stop_host_mounts()
+            .and_then(|()| sandspawn_helper::mountinfo::read("checking the sandbox's mounts"))
+            .and_then(|table| kernel_mounts::refuse_writable(&table).and_then(|()| planned_mounts::check(&steps.writable, steps.cwd.as_ref(), &table)))
+            .and_then(|()| host_objects::read_only());
+        if let Err(failure) = checked {
             fail(steps.report_fd, failure);
         }
     }

@@ -5,7 +5,7 @@
 //! ```text
 //! sandspawn-helper v1 [--null-fds=N,...] [--offline-nsswitch-fd=N]
 //!     [--held-locks=DIR --hold-dir=N:DIR [--placeholder-dir=N:NAME | --placeholder-file=N:NAME]...]...
-//!     [--await-init-locks=K] [--close-fds=N,...]
+//!     [--await-init-locks=K] [--close-fds=N,...] [--writable-at=DEV:INO:PATH]... [--cwd-at=DEV:INO:PATH]
 //!     [--tmpfs-inodes=N:PATH]... [--devpts-max=N] [--stdio-devices=DIR] [--review ROOT UPPER WORK]... [--read-only=PATH]... [--overlay TARGET UPPER WORK]... [--cover-dir=PATH]... [--cover-file=PATH]... [--unmount=PATH]...
 //!     [--own-userns [--limit-userns] [--map-ids=UID:GID]] [--controlling-tty] [--rlimit=NAME:SOFT:HARD]...
 //!     [--exec-after=NS] [--filter=none|unix|inet|inet-unix]
@@ -60,6 +60,15 @@ pub struct Steps {
     /// Inside, then: close these descriptors (the held directories' lock files), so that the command
     /// cannot unlock them and let another run's cleanup remove a placeholder mounted over here.
     pub close_fds: Vec<i32>,
+    /// Inside (with `own_userns`), before anything relies on the sandbox's mounts: each of these
+    /// paths, reached from `/` without following a symlink, is the top of a writable mount of the
+    /// directory the plan named (device and inode): the writable roots and the pins bwrap bound
+    /// (see `planned_mounts` in the helper). bwrap binds by path, following links, so a directory
+    /// on the path swapped for a link after the plan had bwrap bind where the link led, writable.
+    pub writable: Vec<Planned>,
+    /// Inside, then: the working directory, entered again by this path without following a symlink,
+    /// must be this entry (bwrap's `--chdir` follows links as its binds do).
+    pub cwd: Option<Planned>,
     /// Bound the inodes of each of these tmpfs mounts bwrap made (see `tmpfs_inodes` in the
     /// helper), first of the helper's mounts. Needs CAP_SYS_ADMIN, so `own_userns` too.
     pub tmpfs_inodes: Vec<TmpfsInodes>,
@@ -178,7 +187,8 @@ pub struct ReviewOverlay {
     pub work: String,
 }
 
-/// A path the helper acts on, and, when the plan knows it, the entry it must be (`...-at=DEV:INO:PATH`):
+/// A path the helper acts on, and, when the plan knows it, the entry it must be (`...-at=DEV:INO:PATH`;
+/// always for `--writable-at` and `--cwd-at`):
 /// the device and inode the host saw there when it planned. A run in the same workspace can rename
 /// directories between the plan and the helper; without the check, the helper would act on
 /// whatever the path leads to then (a decoy): protect it, leaving the entry the plan meant
@@ -291,6 +301,8 @@ impl Steps {
         [
             (self.offline_nsswitch_fd.is_some(), "--offline-nsswitch-fd"),
             (self.await_init_locks > 0, "--await-init-locks"),
+            (!self.writable.is_empty(), "--writable-at"),
+            (self.cwd.is_some(), "--cwd-at"),
             (!self.tmpfs_inodes.is_empty(), "--tmpfs-inodes"),
             (self.devpts_max.is_some(), "--devpts-max"),
             (self.stdio_devices.is_some(), "--stdio-devices"),
@@ -336,6 +348,8 @@ impl Steps {
             let list: Vec<String> = self.close_fds.iter().map(i32::to_string).collect();
             args.push(format!("--close-fds={}", list.join(",")));
         }
+        args.extend(self.writable.iter().map(|w| w.arg("--writable")));
+        args.extend(self.cwd.iter().map(|c| c.arg("--cwd")));
         args.extend(self.tmpfs_inodes.iter().map(|t| format!("--tmpfs-inodes={}:{}", t.inodes, t.path)));
         if let Some(max) = self.devpts_max {
             args.push(format!("--devpts-max={max}"));
@@ -432,14 +446,18 @@ impl Steps {
                         }
                         // The Landlock mode runs without bwrap: no private mount namespace to mount
                         // overlays in, no store to detach, no sandbox user namespace to close.
-                        if steps.mounts() || !steps.unmount.is_empty() || steps.own_userns || steps.filter.is_some() {
-                            return Err("--tmpfs-inodes, --devpts-max, --stdio-devices, --review, --read-only, --overlay, --cover-dir, --cover-file, --unmount, --own-userns and --filter cannot be combined with --landlock (it has its own filter)".into());
+                        if steps.mounts() || !steps.unmount.is_empty() || steps.own_userns || steps.filter.is_some() || !steps.writable.is_empty() || steps.cwd.is_some() {
+                            return Err("--tmpfs-inodes, --devpts-max, --stdio-devices, --review, --read-only, --overlay, --cover-dir, --cover-file, --unmount, --own-userns, --writable-at, --cwd-at and --filter cannot be combined with --landlock (it has its own filter)".into());
                         }
                     } else if landlock_only {
                         return Err("--ll-list, --ll-read, --ll-write, --sockets and --control-fd need --landlock".into());
                     }
                     if !steps.held_dirs.is_empty() && steps.held_locks.is_none() {
                         return Err("--hold-dir needs --held-locks, the directory of the held directories' lock files".into());
+                    }
+                    // Checked with bwrap's mount table, in the step every bwrap plan has.
+                    if (!steps.writable.is_empty() || steps.cwd.is_some()) && !steps.own_userns {
+                        return Err("--writable-at and --cwd-at are checked inside bwrap, with --own-userns".into());
                     }
                     if (steps.map_ids.is_some() || steps.limit_userns) && !steps.own_userns {
                         return Err("--map-ids and --limit-userns need --own-userns, which makes the user namespace they set up".into());
@@ -539,6 +557,11 @@ impl Steps {
                         steps.read_only.push(ReadOnly::new(parse_path_word(p).ok_or_else(bad)?));
                     } else if let Some(rest) = text.strip_prefix("--read-only-at=") {
                         steps.read_only.push(ReadOnly::parse_at(rest).ok_or_else(bad)?);
+                    } else if let Some(rest) = text.strip_prefix("--writable-at=") {
+                        // Only with the entry it must be: a planned mount without one checks nothing.
+                        steps.writable.push(Planned::parse_at(rest).ok_or_else(bad)?);
+                    } else if let Some(rest) = text.strip_prefix("--cwd-at=") {
+                        steps.cwd = Some(Planned::parse_at(rest).ok_or_else(bad)?);
                     } else if let Some(spec) = text.strip_prefix("--tmpfs-inodes=") {
                         // At least 1: `nr_inodes=0` means no bound at all to tmpfs.
                         let (n, path) = spec.split_once(':').ok_or_else(bad)?;
@@ -625,6 +648,7 @@ mod tests {
                 ..Steps::default()
             },
             Steps { read_only: vec![ReadOnly::at("/w/.git", (2049, 77)), ReadOnly::at("/w/deps/a:b/.git", (7, u64::MAX)), ReadOnly::new("/w/x:1:2")], own_userns: true, limit_userns: true, ..Steps::default() },
+            Steps { writable: vec![Planned::at("/tmp", (1, 2)), Planned::at("/w s/a:b", (3, 4))], cwd: Some(Planned::at("/w s/a:b", (3, 4))), own_userns: true, ..Steps::default() },
             Steps {
                 review: vec![ReviewOverlay { root: "/w s".into(), upper: "/s/cs/0/upper".into(), work: "/s/cs/0/work".into() }],
                 read_only: vec![ReadOnly::new("/w s/ro")],
@@ -730,6 +754,12 @@ mod tests {
         assert!(Steps::parse(&os(&["v1", "--unknown", "--", "true"])).is_err());
         assert!(Steps::parse(&os(&["v1", "--report-fd=1", "--", "true"])).is_err(), "stdio is not a report fd");
         assert!(Steps::parse(&os(&["v1", "--report-fd=x", "--", "true"])).is_err());
+        // A planned writable mount or working directory is always checked against an entry.
+        for bad in ["--writable=/w", "--writable-at=1:/w", "--writable-at=1:2:rel", "--cwd=/w", "--cwd-at=x:2:/w"] {
+            assert!(Steps::parse(&os(&["v1", bad, "--own-userns", "--", "true"])).is_err(), "{bad}");
+        }
+        assert!(Steps::parse(&os(&["v1", "--landlock=3", "--ll-read=/", "--writable-at=1:2:/w", "--", "true"])).unwrap_err().contains("cannot be combined with --landlock"));
+        assert!(Steps::parse(&os(&["v1", "--cwd-at=1:2:/w", "--", "true"])).unwrap_err().contains("with --own-userns"));
         for bad in ["--read-only-at=1:2:rel", "--read-only-at=1:/w", "--read-only-at=x:2:/w", "--read-only-at=1:-2:/w", "--read-only=rel"] {
             assert!(Steps::parse(&os(&["v1", bad, "--", "true"])).is_err(), "{bad}");
         }
@@ -804,6 +834,8 @@ mod tests {
         assert_eq!(seccomp.linux_only(), Some("--filter"));
         let bwrap = Steps { await_init_locks: 1, own_userns: true, net_listen_fd: Some(5), ..macos };
         assert_eq!(bwrap.linux_only(), Some("--await-init-locks"));
+        let checked = Steps { writable: vec![Planned::at("/w", (1, 2))], ..Steps::default() };
+        assert_eq!(checked.linux_only(), Some("--writable-at"));
     }
 
     #[test]

@@ -728,6 +728,7 @@ fn context_from_resolved_policy() {
                 path: "/ws/.env".into(),
                 kind: crate::policy::PlaceholderKind::File,
             }],
+            id: None,
         }],
         deny_read: vec!["/ws/secret".into()],
         read_only_paths: vec!["/etc/x".into()],

@@ -9,6 +9,12 @@
 //! leaf: nothing is mounted at or below one). A deny mask placed before the bind of an ancestor
 //! root would be undone by that bind.
 //!
+//! bwrap binds by path and follows symlinks in a bind's source and destination (and in `--chdir`):
+//! a directory on a root's path swapped for a link after the plan (a concurrent run can, in its own
+//! writable root) had the link's target bound writable. So the helper is given every writable bind
+//! with the directory it must be (`--writable-at`, the identity the policy recorded) and the cwd
+//! (`--cwd-at`), and checks them before anything else (see its `planned_mounts`).
+//!
 //! The plan needs no descriptors from its spawner: bwrap runs `sandspawn-helper`, which installs the
 //! seccomp filter and execs the command. A plan that masks files (`--ro-bind-data`, which reads the
 //! empty content from a descriptor) runs the helper in front of bwrap too, to open those
@@ -16,14 +22,14 @@
 
 use std::path::{Path, PathBuf};
 
-use sandspawn_helper::protocol::{HeldDir, ReadOnly, Steps};
+use sandspawn_helper::protocol::{HeldDir, Planned, ReadOnly, Steps};
 use sandspawn_helper::seccomp::Sockets;
 
 use super::{child_env, memory_fs, path_arg, LaunchPlan, PlanRequest};
 use crate::child_fds;
 use crate::error::{Result, SandboxError};
 use crate::platform::SandboxType;
-use crate::policy::{PlaceholderKind, ResolvedPolicy, TmpMode, UnixSockets};
+use crate::policy::{planned_identity, PlaceholderKind, ResolvedPolicy, TmpMode, UnixSockets};
 use crate::tool_caches;
 
 pub const DEFAULT_BWRAP: &str = "/usr/bin/bwrap";
@@ -214,8 +220,11 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     a.push(&["--perms", "1777", "--size", &shm_bytes.to_string(), "--tmpfs", "/dev/shm"]);
     // The host's /dev/shm is not the sandbox's, but a read-only cwd there must stay visible, or the
     // command could not even start in it (a writable one is bound below, as every writable root).
+    // Whether bwrap binds the cwd (as a writable root, or read-only back): then the helper checks it.
+    let mut cwd_bound = false;
     if req.cwd.starts_with("/dev/shm") && !policy.is_writable(req.cwd) {
         a.path("--ro-bind", req.cwd)?;
+        cwd_bound = true;
     }
 
     if policy.tmp == TmpMode::Private {
@@ -224,6 +233,7 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         // A read-only cwd under /tmp must stay visible, or the command could not even start in it.
         if req.cwd.starts_with("/tmp") && !policy.is_writable(req.cwd) {
             a.path("--ro-bind", req.cwd)?;
+            cwd_bound = true;
         }
     }
 
@@ -240,15 +250,26 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     for d in policy.deny_read.iter().filter(|d| deepest_root(d).is_none()) {
         deny(&mut a, d, &root_paths)?;
     }
+    // What bwrap binds writable, each with the directory it must be, which the helper checks
+    // before anything relies on them (see its `planned_mounts`).
+    let mut writable: Vec<Planned> = Vec::new();
     for (i, root) in roots.iter().enumerate() {
-        a.path("--bind", &root.root)?;
+        // A root its own `denyRead` masks whole (below) is not bound: the helper could not tell
+        // where its bind went under the mask.
+        let masked = policy.deny_read.contains(&root.root);
+        if !masked {
+            a.path("--bind", &root.root)?;
+            writable.push(Planned::at(&root.root, root.id.map_or_else(|| planned_identity(&root.root), Ok)?));
+            cwd_bound |= root.root == req.cwd;
+        }
         // Before anything is mounted inside the root, so that these binds hide nothing.
         // Not in a reviewed root: there a pin would be a writable mount over the overlay, and
         // renaming inside the overlay moves nothing on the host.
-        for p in pins.dirs[i].iter().filter(|_| !policy.is_reviewed(&root.root)) {
+        for p in pins.dirs[i].iter().filter(|_| !policy.is_reviewed(&root.root) && !masked) {
             a.path("--bind", p)?;
+            writable.push(Planned::at(p, planned_identity(p)?));
         }
-        for p in &pins.own[i] {
+        for p in pins.own[i].iter().filter(|_| !masked) {
             a.path("--ro-bind", p)?;
         }
         // The carve-outs (`read_only`) and placeholders (`missing_read_only`) are not here: the
@@ -312,7 +333,10 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         a.push(&["--ro-bind", "/dev", host_dev]);
     }
     a.push(&["--chdir", &path_arg(req.cwd)?, "--", &path_arg(&inside_helper)?]);
+    let cwd = if cwd_bound { planned_cwd(policy, req.cwd, &views)? } else { None };
     let steps = Steps {
+        writable,
+        cwd,
         filter: Some(sockets),
         report_fd,
         net_listen_fd: net_ctl_fd,
@@ -365,6 +389,23 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         net_ctl_fd,
         control_fd: None,
     })
+}
+
+/// The working directory bwrap binds (a writable root; read-only back under a private `/tmp` or
+/// `/dev/shm`) and then enters with `--chdir` (following links, as its binds do), with the
+/// directory it must be: a writable root's identity from when the policy was resolved, else taken
+/// now. None under a `denyRead` mask, where there is nothing to check it against. A cwd bwrap does
+/// not bind is the host's own directory in the read-only `/` (or one of bwrap's own filesystems,
+/// `/proc`, `/dev`, which hold no host directory to check against): nothing there is writable.
+fn planned_cwd(policy: &ResolvedPolicy, cwd: &Path, views: &Views) -> Result<Option<Planned>> {
+    if views.of(cwd).0 == View::Hidden {
+        return Ok(None);
+    }
+    let id = match policy.writable_roots.iter().find(|r| r.root == cwd).and_then(|r| r.id) {
+        Some(id) => id,
+        None => planned_identity(cwd)?,
+    };
+    Ok(Some(Planned::at(cwd, id)))
 }
 
 /// How many arguments bwrap takes (its `MAX_ARGS`): all of them, the helper's and the command's

@@ -165,7 +165,7 @@ mod tests {
 
     fn policy(root: &Path) -> ResolvedPolicy {
         let mut p = crate::plan::test_support::policy(serde_json::json!({"mode": "workspace-write"}), root, crate::platform::Platform::Linux);
-        p.writable_roots = vec![WritableRoot { root: root.to_path_buf(), read_only: Vec::new(), missing_read_only: Vec::new() }];
+        p.writable_roots = vec![WritableRoot { root: root.to_path_buf(), read_only: Vec::new(), missing_read_only: Vec::new(), id: None }];
         p
     }
 

@@ -39,8 +39,9 @@ pub struct Grants {
     /// Directories granted entry by entry: they take no new entries.
     pub split: Vec<PathBuf>,
     /// The `(device, inode)` of each entry of `dirs` and `files`, as planned: a split directory's
-    /// device and the entry's number in its listing (no `stat` per entry); a root's from an
-    /// `lstat`. The helper checks each grant against it (`confine`).
+    /// device and the entry's number in its listing (no `stat` per entry); a root's as the policy
+    /// took it (`WritableRoot::id`). The helper checks each grant against it, opening the grant
+    /// without following a link anywhere on its path (`confine`).
     pub ids: std::collections::HashMap<PathBuf, (u64, u64)>,
 }
 
@@ -87,8 +88,12 @@ pub fn grants(policy: &ResolvedPolicy, own: &[PathBuf], extra: &[&Path]) -> Resu
     let keep = Keep { read_only, own_grant };
     let mut g = Grants::default();
     // A root inside another's read-only path is granted as bwrap binds it: after that carve-out.
-    for dir in roots.iter().chain(extra).copied() {
-        let id = dir.symlink_metadata().ok().map(|m| (m.dev(), m.ino()));
+    // Each with the identity the policy took when it resolved the root, without following a link
+    // (an `lstat` now would follow a directory above it swapped for a link since, to whatever the
+    // link leads to, and the helper's grant with it); the run's own directories, taken now the
+    // same way (none: one behind an administrator's link, which the helper then follows).
+    let ids = policy.writable_roots.iter().map(|r| r.id.or_else(|| crate::no_symlinks::identity(&r.root).ok()));
+    for (dir, id) in roots.iter().copied().zip(ids).chain(extra.iter().map(|e| (*e, crate::no_symlinks::identity(e).ok()))) {
         grant(dir, id, &keep, &mut g)?;
     }
     for list in [&mut g.dirs, &mut g.files, &mut g.split] {
@@ -139,7 +144,7 @@ mod tests {
     }
 
     fn root(p: &Path, read_only: &[&str]) -> WritableRoot {
-        WritableRoot { root: p.to_path_buf(), read_only: read_only.iter().map(|r| p.join(r)).collect(), missing_read_only: Vec::new() }
+        WritableRoot { root: p.to_path_buf(), read_only: read_only.iter().map(|r| p.join(r)).collect(), missing_read_only: Vec::new(), id: None }
     }
 
     fn tree() -> (tempfile::TempDir, PathBuf) {

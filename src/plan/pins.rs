@@ -191,7 +191,7 @@ mod tests {
     use super::*;
 
     fn root(p: &str, ro: &[&str]) -> WritableRoot {
-        WritableRoot { root: p.into(), read_only: ro.iter().map(PathBuf::from).collect(), missing_read_only: Vec::new() }
+        WritableRoot { root: p.into(), read_only: ro.iter().map(PathBuf::from).collect(), missing_read_only: Vec::new(), id: None }
     }
 
     fn paths(v: &[&str]) -> Vec<PathBuf> {

@@ -76,16 +76,19 @@ fn offline(fd: i32) -> Vec<String> {
     v(&["--ro-bind-data", &fd.to_string(), "/etc/nsswitch.conf"])
 }
 
-/// `--chdir`, then the helper (the inode bound of /dev/shm, its own user namespace, the filter
-/// refusing Unix sockets when `block_unix`), then the command.
-fn tail(block_unix: bool, cwd: &Path, cmd: &[&str]) -> Vec<String> {
-    tail_bounding(&[SHM_INODES], block_unix, cwd, cmd)
+/// `--chdir`, then the helper (its checks of the writable `roots` bwrap bound and of the cwd, the
+/// inode bound of /dev/shm, its own user namespace, the filter refusing Unix sockets when
+/// `block_unix`), then the command.
+fn tail(roots: &[&Path], block_unix: bool, cwd: &Path, cmd: &[&str]) -> Vec<String> {
+    tail_bounding(&[SHM_INODES], checked(roots, roots.contains(&cwd).then_some(cwd)), block_unix, cwd, cmd)
 }
 
-/// `tail`, with the helper bounding the inodes of each tmpfs in `inodes`, and the ptys.
-fn tail_bounding(inodes: &[&str], block_unix: bool, cwd: &Path, cmd: &[&str]) -> Vec<String> {
+/// `tail`, with the helper bounding the inodes of each tmpfs in `inodes`, and the ptys, after the
+/// `checks` of what bwrap bound.
+fn tail_bounding(inodes: &[&str], checks: Vec<String>, block_unix: bool, cwd: &Path, cmd: &[&str]) -> Vec<String> {
     let mut a = v(&["--ro-bind", "/dev", HOST_DEV_IN_DEV, "--remount-ro", "/dev", "--chdir", &s(cwd), "--", &s(helper_path())]);
     a.push("v1".into());
+    a.extend(checks);
     a.extend(v(inodes));
     a.push(PTS_MAX.into());
     a.push(STDIO_DEVICES.into());
@@ -107,7 +110,7 @@ fn read_only_argv() {
     let plan = plan(&p, &w, &["ls", "-l"]);
     assert_eq!(plan.program, helper_path());
     assert_eq!(plan.argv0, "sandspawn-helper");
-    assert_eq!(plan.args, cat(vec![front(3, "/usr/bin/bwrap"), head(false), offline(3), tail(true, &w, &["ls", "-l"])]));
+    assert_eq!(plan.args, cat(vec![front(3, "/usr/bin/bwrap"), head(false), offline(3), tail(&[], true, &w, &["ls", "-l"])]));
     assert_eq!(plan.helper.as_deref(), Some(helper_path()));
     assert_eq!(plan.env.get("SANDSPAWN_SANDBOX").map(String::as_str), Some("bwrap"));
     assert_eq!(plan.env.get("SANDSPAWN_NETWORK_DISABLED").map(String::as_str), Some("1"));
@@ -120,10 +123,10 @@ fn network_on_and_unix_sockets_allowed() {
     let (_t, w) = tmp();
     let p = policy(json!({"network": true}), &w, Platform::Linux);
     let plan = plan(&p, &w, &["true"]);
-    assert_eq!(plan.args, cat(vec![head(true), tail(false, &w, &["true"])]));
+    assert_eq!(plan.args, cat(vec![head(true), tail(&[], false, &w, &["true"])]));
     assert!(!plan.env.contains_key("SANDSPAWN_NETWORK_DISABLED"));
     let p = policy(json!({"allowUnixSockets": true}), &w, Platform::Linux);
-    let offline_args = cat(vec![front(3, "/usr/bin/bwrap"), head(false), offline(3), tail(false, &w, &["true"])]);
+    let offline_args = cat(vec![front(3, "/usr/bin/bwrap"), head(false), offline(3), tail(&[], false, &w, &["true"])]);
     assert_eq!(super::test_support::plan(&p, &w, &["true"]).args, offline_args);
 }
 
@@ -177,7 +180,9 @@ fn workspace_write_nested_roots_and_git() {
         v(&["--lock-file", &inner, "--ro-bind", "/dev", HOST_DEV_IN_DEV, "--remount-ro", "/dev", "--chdir", &w.display().to_string(), "--", &s(helper_path())]),
         // the carve-outs are made read-only by the helper, root by root (sub's .git file, and its
         // gitdir, w/.git, again: harmless, and keeps the rule simple); the placeholder is covered
-        v(&["v1", "--await-init-locks=1", "--close-fds=4", SHM_INODES, PTS_MAX, STDIO_DEVICES, &ro_at(&git), &ro_at(&sub_git), &format!("--cover-dir={inner_git}")]),
+        v(&["v1", "--await-init-locks=1", "--close-fds=4"]),
+        checked(&[&w, &w.join("sub"), &w.join("sub/inner")], Some(&w)),
+        v(&[SHM_INODES, PTS_MAX, STDIO_DEVICES, &ro_at(&git), &ro_at(&sub_git), &format!("--cover-dir={inner_git}")]),
         userns_steps(true),
         v(&["--filter=inet", "--", "make"]),
     ]);
@@ -198,7 +203,9 @@ fn gitdir_file_in_a_workspace() {
         head(true),
         v(&["--bind", &main, &main, "--bind", &wts, &wts]),
         v(&["--ro-bind", "/dev", HOST_DEV_IN_DEV, "--remount-ro", "/dev", "--chdir", &wts, "--", &s(helper_path())]),
-        v(&["v1", SHM_INODES, PTS_MAX, STDIO_DEVICES, &ro_at(&mg), &ro_at(&mgw), &ro_at(&wtg)]),
+        v(&["v1"]),
+        checked(&[&w.join("main"), &wt], Some(&wt)),
+        v(&[SHM_INODES, PTS_MAX, STDIO_DEVICES, &ro_at(&mg), &ro_at(&mgw), &ro_at(&wtg)]),
         userns_steps(true),
         v(&["--filter=inet-unix", "--", "git", "status"]),
     ]);
@@ -236,7 +243,9 @@ fn read_only_paths_and_deny_read() {
         v(&["--perms", "000", "--ro-bind-data", "4", &pem]),
         v(&["--lock-file", &wss, "--ro-bind", "/dev", HOST_DEV_IN_DEV, "--remount-ro", "/dev", "--chdir", &wss, "--", &s(helper_path())]),
         // the carve-outs inside the root (re-exposed inside the denied directory) by the helper
-        v(&["v1", "--await-init-locks=1", "--close-fds=5", SHM_INODES, PTS_MAX, STDIO_DEVICES, &ro_at(&env_), &ro_at(&git), &format!("--cover-file={dist}")]),
+        v(&["v1", "--await-init-locks=1", "--close-fds=5"]),
+        checked(&[&ws], Some(&ws)),
+        v(&[SHM_INODES, PTS_MAX, STDIO_DEVICES, &ro_at(&env_), &ro_at(&git), &format!("--cover-file={dist}")]),
         userns_steps(true),
         v(&["--filter=inet-unix", "--", "cat"]),
     ]);
@@ -256,18 +265,18 @@ fn tmp_values() {
     // writable: /tmp is a root (w is under /tmp, so two roots, /tmp first)
     let p = policy(json!({"mode": "workspace-write", "network": true, "protectGit": false}), &w, Platform::Linux);
     let a = plan(&p, &w, &["x"]).args;
-    assert_eq!(a, cat(vec![head(true), v(&["--bind", "/tmp", "/tmp", "--bind", &s(&w), &s(&w)]), tail(false, &w, &["x"])]));
+    assert_eq!(a, cat(vec![head(true), v(&["--bind", "/tmp", "/tmp", "--bind", &s(&w), &s(&w)]), tail(&[Path::new("/tmp"), &w], false, &w, &["x"])]));
     // private: the tmpfs comes before the cwd's bind
     let p = policy(json!({"mode": "workspace-write", "network": true, "protectGit": false, "tmp": "private"}), &w, Platform::Linux);
     let a = plan(&p, &w, &["x"]).args;
-    assert_eq!(a, cat(vec![head(true), private_tmp(), v(&["--bind", &s(&w), &s(&w)]), tail_bounding(&[SHM_INODES, TMP_INODES], false, &w, &["x"])]));
+    assert_eq!(a, cat(vec![head(true), private_tmp(), v(&["--bind", &s(&w), &s(&w)]), tail_bounding(&[SHM_INODES, TMP_INODES], checked(&[&w], Some(&w)), false, &w, &["x"])]));
     // private in read-only mode: a cwd under /tmp is bound back read-only
     let p = policy(json!({"network": true, "tmp": "private"}), &w, Platform::Linux);
     let a = plan(&p, &w, &["x"]).args;
-    assert_eq!(a, cat(vec![head(true), private_tmp(), v(&["--ro-bind", &s(&w), &s(&w)]), tail_bounding(&[SHM_INODES, TMP_INODES], false, &w, &["x"])]));
+    assert_eq!(a, cat(vec![head(true), private_tmp(), v(&["--ro-bind", &s(&w), &s(&w)]), tail_bounding(&[SHM_INODES, TMP_INODES], checked(&[], Some(&w)), false, &w, &["x"])]));
     // read-only: nothing
     let p = policy(json!({"mode": "workspace-write", "network": true, "protectGit": false, "tmp": "read-only"}), &w, Platform::Linux);
-    assert_eq!(plan(&p, &w, &["x"]).args, cat(vec![head(true), v(&["--bind", &s(&w), &s(&w)]), tail(false, &w, &["x"])]));
+    assert_eq!(plan(&p, &w, &["x"]).args, cat(vec![head(true), v(&["--bind", &s(&w), &s(&w)]), tail(&[&w], false, &w, &["x"])]));
 }
 
 #[test]
@@ -277,7 +286,7 @@ fn odd_path_characters_pass_through_verbatim() {
     fs::create_dir(&odd).unwrap();
     let p = policy(json!({"mode": "workspace-write", "tmp": "read-only", "network": true, "protectGit": false}), &odd, Platform::Linux);
     let a = plan(&p, &odd, &["echo", "it's \"quoted\""]).args;
-    assert_eq!(a, cat(vec![head(true), v(&["--bind", &s(&odd), &s(&odd)]), tail(false, &odd, &["echo", "it's \"quoted\""])]));
+    assert_eq!(a, cat(vec![head(true), v(&["--bind", &s(&odd), &s(&odd)]), tail(&[&odd], false, &odd, &["echo", "it's \"quoted\""])]));
 }
 
 #[test]
@@ -288,7 +297,7 @@ fn ld_variables_move_to_setenv() {
         [("LD_PRELOAD", "/x/evil.so"), ("LD_LIBRARY_PATH", "/opt/lib"), ("PATH", "/usr/bin"), ("OLD_LD", "k")]
             .iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
     let plan = plan_with_env(&p, &w, Platform::Linux, &["x"], &env);
-    assert_eq!(plan.args, cat(vec![head(true), v(&["--setenv", "LD_LIBRARY_PATH", "/opt/lib", "--setenv", "LD_PRELOAD", "/x/evil.so"]), tail(false, &w, &["x"])]));
+    assert_eq!(plan.args, cat(vec![head(true), v(&["--setenv", "LD_LIBRARY_PATH", "/opt/lib", "--setenv", "LD_PRELOAD", "/x/evil.so"]), tail(&[], false, &w, &["x"])]));
     assert!(!plan.env.keys().any(|k| k.starts_with("LD_")));
     assert_eq!(plan.env.get("OLD_LD").map(String::as_str), Some("k"));
     assert_eq!(plan.env.get("PATH").map(String::as_str), Some("/usr/bin"));
@@ -340,6 +349,9 @@ fn sandspawns_own_files_in_a_writable_root_are_bound_read_only_and_never_hidden(
     let (nm, pkg_s) = (s(&w.join("node_modules")), s(&pkg));
     let expect = v(&["--bind", &nm, &nm, "--bind", &pkg_s, &pkg_s, "--ro-bind", &s(&bundled), &s(&bundled), "--ro-bind", &s(&helper), &s(&helper)]);
     assert_eq!(&args[bind + 3..bind + 3 + expect.len()], &expect[..], "right after the root's bind: the directories between pinned, the files read-only");
+    // The helper checks each writable bind, the root's and the pins', against its directory.
+    let checks: Vec<&String> = args.iter().filter(|a| a.starts_with("--writable-at=")).collect();
+    assert_eq!(checks, [&at("--writable-at", &w), &at("--writable-at", &w.join("node_modules")), &at("--writable-at", &pkg)]);
     // The JavaScript facade's files too, when given.
     std::fs::write(pkg.join("index.js"), "").unwrap();
     let own = vec![pkg.join("index.js")];
@@ -367,6 +379,23 @@ fn sandspawns_own_files_in_a_writable_root_are_bound_read_only_and_never_hidden(
         Platform::Linux,
     );
     assert!(build(&PlanRequest { policy: &exposed, ..req.clone() }).is_ok());
+}
+
+/// A root its own `denyRead` entry masks whole is not bound: the helper could not tell where a bind
+/// under the mask went (a directory on its path swapped for a link would have it land elsewhere,
+/// writable). The mask alone is there, and a root nested in it is bound and checked as any.
+#[test]
+fn a_writable_root_masked_whole_is_not_bound() {
+    let (_t, w) = tmp();
+    let (masked, inner) = (w.join("masked"), w.join("masked/inner"));
+    fs::create_dir_all(&inner).unwrap();
+    let p = policy(json!({"mode": "workspace-write", "tmp": "read-only", "network": true, "writableRoots": [s(&masked), s(&inner)], "denyRead": [s(&masked)]}), &w, Platform::Linux);
+    let a = plan(&p, &w, &["true"]).args;
+    assert!(!a.windows(3).any(|x| x == v(&["--bind", &s(&masked), &s(&masked)]).as_slice()), "{a:?}");
+    let mask = v(&["--tmpfs", &s(&masked), "--dir", &s(&inner), "--remount-ro", &s(&masked), "--bind", &s(&inner), &s(&inner)]);
+    assert!(a.windows(mask.len()).any(|x| x == mask.as_slice()), "{a:?}");
+    let checks: Vec<&String> = a.iter().filter(|x| x.starts_with("--writable-at=")).collect();
+    assert_eq!(checks, [&at("--writable-at", &w), &at("--writable-at", &inner)]);
 }
 
 #[path = "tests_pty.rs"]
@@ -400,9 +429,20 @@ fn held_locks() -> String {
 
 /// The helper's argument for a carve-out that exists: the path with the entry it must be.
 fn ro_at(p: &str) -> String {
+    at("--read-only-at", Path::new(p))
+}
+
+/// `FLAG=DEV:INO:PATH` for what `p` is now.
+fn at(flag: &str, p: &Path) -> String {
     use std::os::unix::fs::MetadataExt;
-    let m = std::path::Path::new(p).symlink_metadata().unwrap();
-    format!("--read-only-at={}:{}:{p}", m.dev(), m.ino())
+    let m = p.symlink_metadata().unwrap();
+    format!("{flag}={}:{}:{}", m.dev(), m.ino(), s(p))
+}
+
+/// The helper's first checks: each of the writable `roots` (and pins) bwrap bound, then the cwd
+/// when bwrap bound it, with the directory each must be.
+fn checked(roots: &[&Path], cwd: Option<&Path>) -> Vec<String> {
+    roots.iter().map(|r| at("--writable-at", r)).chain(cwd.map(|c| at("--cwd-at", c))).collect()
 }
 
 #[test]

@@ -112,6 +112,11 @@ fn the_memory_backed_filesystems_hold_one_inode_per_4_kib_of_their_size() {
     assert_eq!(inode_steps(&p.args), ["--tmpfs-inodes=1:/dev/shm"]);
 }
 
+/// A directory under the target directory (not the shared /tmp), whose path holds no link.
+fn workspace() -> tempfile::TempDir {
+    tempfile::Builder::new().prefix("limits-").tempdir_in(concat!(env!("CARGO_MANIFEST_DIR"), "/target")).unwrap()
+}
+
 #[test]
 fn a_memory_backed_filesystem_a_later_mount_hides_is_left_alone() {
     // The helper would remount what hides it (the host's /dev/shm bound as the cwd, a mask).
@@ -130,7 +135,9 @@ fn a_memory_backed_filesystem_a_later_mount_hides_is_left_alone() {
     // made inside it), after bwrap's last remount of /dev.
     assert!(masked.windows(5).any(|w| w == ["--remount-ro", "/dev", "--ro-bind", "/dev", "/dev"]), "{masked:?}");
     assert!(masked.contains(&"--stdio-devices=/dev".to_string()), "{masked:?}");
-    let tmp = at(json!({"mode": "workspace-write", "tmp": "private", "writableRoots": ["/tmp"]}), Path::new("/opt"));
+    // A workspace of its own: a real directory (the plan takes each writable root's identity).
+    let ws = workspace();
+    let tmp = at(json!({"mode": "workspace-write", "tmp": "private", "writableRoots": ["/tmp"]}), ws.path());
     assert_eq!(inode_steps(&tmp), ["--tmpfs-inodes=131072:/dev/shm"], "a writable root at /tmp");
 }
 
@@ -138,10 +145,10 @@ fn a_memory_backed_filesystem_a_later_mount_hides_is_left_alone() {
 /// see `bwrap::PTYS_PER_RUN`), whatever else the helper mounts, unless a later mount hides it.
 #[test]
 fn the_sandboxs_devpts_holds_a_bounded_share_of_the_machines_ptys() {
+    let ws = workspace();
     let at = |mode: serde_json::Value| {
-        let cwd = Path::new("/opt");
-        let p = policy(mode, cwd, Platform::Linux);
-        super::test_support::plan(&p, cwd, &["true"]).args
+        let p = policy(mode, ws.path(), Platform::Linux);
+        super::test_support::plan(&p, ws.path(), &["true"]).args
     };
     let bound = |args: &[String]| args.iter().filter(|a| a.starts_with("--devpts-max=")).cloned().collect::<Vec<_>>();
     for mode in [json!("read-only"), json!("workspace-write"), json!({"mode": "read-only", "denyRead": ["/dev/shm"]})] {

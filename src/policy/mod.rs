@@ -13,7 +13,7 @@ mod resolve;
 mod resolved;
 mod terms;
 
-pub use resolve::resolve_policy;
+pub use resolve::{planned_identity, resolve_policy};
 pub use resolved::{PolicyContext, ResolvedPolicy};
 pub use terms::{MissingReadOnly, PlaceholderKind, SandboxMode, TmpMode, UnixSockets, WritableRoot};
 pub(crate) use terms::sort_carve_outs;

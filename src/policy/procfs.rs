@@ -41,29 +41,19 @@ pub(crate) enum Followed {
 /// the kernel has no `openat2` (before Linux 5.6): the caller walks the path itself.
 #[cfg(target_os = "linux")]
 pub(crate) fn follow_by_kernel(path: &Path) -> Option<Followed> {
-    use std::os::fd::{FromRawFd, OwnedFd};
+    use sandspawn_helper::no_symlinks::{openat2, RESOLVE_NO_MAGICLINKS};
     use std::os::unix::ffi::OsStrExt;
-    #[repr(C)]
-    struct OpenHow {
-        flags: u64,
-        mode: u64,
-        resolve: u64,
-    }
-    const RESOLVE_NO_MAGICLINKS: u64 = 0x02;
     let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else { return Some(Followed::Nowhere) };
-    let how = OpenHow { flags: (libc::O_PATH | libc::O_CLOEXEC) as u64, mode: 0, resolve: RESOLVE_NO_MAGICLINKS };
-    // SAFETY: openat2 with a valid C string and an `open_how` of the size passed.
-    let fd = unsafe { libc::syscall(libc::SYS_openat2, libc::AT_FDCWD, c.as_ptr(), &how as *const OpenHow, std::mem::size_of::<OpenHow>()) };
-    if fd < 0 {
-        return match std::io::Error::last_os_error().raw_os_error() {
-            Some(libc::ENOSYS) => None,
-            // A magic link refused, or a loop: the kernel's plain walk tells which.
-            Some(libc::ELOOP) if std::fs::metadata(path).is_ok() => Some(Followed::Unjudged),
-            _ => Some(Followed::Nowhere),
-        };
-    }
-    // SAFETY: a descriptor just opened, owned by nobody else.
-    let file = std::fs::File::from(unsafe { OwnedFd::from_raw_fd(fd as i32) });
+    let file = match openat2(&c, libc::O_PATH, RESOLVE_NO_MAGICLINKS)? {
+        Ok(fd) => std::fs::File::from(fd),
+        Err(e) => {
+            return match e.raw_os_error() {
+                // A magic link refused, or a loop: the kernel's plain walk tells which.
+                Some(libc::ELOOP) if std::fs::metadata(path).is_ok() => Some(Followed::Unjudged),
+                _ => Some(Followed::Nowhere),
+            }
+        }
+    };
     if on_procfs(std::os::fd::AsRawFd::as_raw_fd(&file)) {
         return Some(Followed::Unjudged);
     }

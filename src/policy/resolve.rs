@@ -293,8 +293,35 @@ fn writable_roots(raw: &RawPolicy, ctx: &PolicyContext, tmp: TmpMode) -> Result<
         }
     }
     sort_shallowest_first(&mut roots);
-    let roots = roots.into_iter().map(|root| WritableRoot { root, read_only: Vec::new(), missing_read_only: Vec::new() }).collect();
+    let roots = roots.into_iter().map(|root| Ok(WritableRoot { id: root_id(&root, ctx.platform)?, root, read_only: Vec::new(), missing_read_only: Vec::new() })).collect::<Result<_>>()?;
     Ok((roots, scan_roots))
+}
+
+/// The identity of a writable root (canonical) for a Linux plan (see `WritableRoot::id`).
+fn root_id(root: &Path, platform: Platform) -> Result<Option<(u64, u64)>> {
+    if platform != Platform::Linux {
+        return Ok(None);
+    }
+    planned_identity(root).map(Some)
+}
+
+/// The `(device, inode)` of the directory `dir` (canonical) names, taken without following a
+/// symlink: what bwrap binds at that path (a writable root, a pin), or enters (the cwd), must be
+/// this directory, which the helper checks (the Landlock mode's helper, that its grant is). A
+/// directory on the path replaced by a link since the path was resolved (a concurrent run
+/// renaming in its own writable root) fails the run here, rather than bind where the link leads.
+pub fn planned_identity(dir: &Path) -> Result<(u64, u64)> {
+    crate::no_symlinks::identity(dir).map_err(|e| {
+        SandboxError::new(
+            crate::error::ErrorCode::SetupFailed,
+            format!(
+                "{} changed while the sandbox was planned ({e}): a directory on its path was replaced by a symlink, or \
+                 removed, since the path was resolved (another process renamed it: a concurrent sandboxed run can, in its \
+                 own writable roots); refused rather than bind where a link leads",
+                dir.display()
+            ),
+        )
+    })
 }
 
 /// `workspace: 'review'`: the reviewed roots (the cwd and `writableRoots`, the outermost of nested

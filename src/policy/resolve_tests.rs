@@ -340,7 +340,7 @@ fn protected_names_are_rejected_without_a_sandbox() {
 fn system_program_directories_in_a_writable_root_stay_read_only() {
     let w = ws();
     fs::create_dir_all(w.root.join("usr/local/bin")).unwrap();
-    let mut roots = vec![WritableRoot { root: w.root.clone(), read_only: Vec::new(), missing_read_only: Vec::new() }];
+    let mut roots = vec![WritableRoot { root: w.root.clone(), read_only: Vec::new(), missing_read_only: Vec::new(), id: None }];
     let bin = w.root.join("usr/local/bin");
     let sbin = w.root.join("usr/local/sbin");
     super::super::host_code::keep(&mut roots, &[bin.to_str().unwrap(), sbin.to_str().unwrap(), "/usr/bin"], PlaceholderKind::Dir);
@@ -359,7 +359,7 @@ fn library_directories_and_the_loaders_configuration_in_a_writable_root_stay_rea
     fs::create_dir_all(w.root.join("usr/lib")).unwrap();
     fs::create_dir_all(w.root.join("etc/ld.so.conf.d")).unwrap();
     std::os::unix::fs::symlink("usr/lib", w.root.join("lib")).unwrap();
-    let mut roots = vec![WritableRoot { root: w.root.clone(), read_only: Vec::new(), missing_read_only: Vec::new() }];
+    let mut roots = vec![WritableRoot { root: w.root.clone(), read_only: Vec::new(), missing_read_only: Vec::new(), id: None }];
     let at = |p: &str| w.root.join(p).to_str().unwrap().to_string();
     let (usr_lib, lib, lib32, conf_d, preload) = (at("usr/lib"), at("lib"), at("usr/lib32"), at("etc/ld.so.conf.d"), at("etc/ld.so.preload"));
     super::super::host_code::keep(&mut roots, &[&usr_lib, &lib, &lib32, &conf_d], PlaceholderKind::Dir);
@@ -381,7 +381,7 @@ fn a_writable_root_inside_a_library_or_program_directory_is_refused() {
     assert!(e.message.contains("load code from") && e.message.contains(&*c.to_string_lossy()), "{}", e.message);
     // One of them itself: kept read-only whole in a root that is it (`/lib` where it is not a link),
     // refused where it lies in `/usr` (`refuse_system_roots`).
-    let mut roots = vec![WritableRoot { root: c.clone(), read_only: Vec::new(), missing_read_only: Vec::new() }];
+    let mut roots = vec![WritableRoot { root: c.clone(), read_only: Vec::new(), missing_read_only: Vec::new(), id: None }];
     super::super::host_code::keep_host_code(&mut roots);
     assert!(roots[0].read_only.contains(&c), "one of them itself is kept read-only whole: {:?}", roots[0].read_only);
     assert!(resolve(json!({"mode": "workspace-write", "tmp": "read-only", "writableRoots": ["/usr/lib"]}), &w.root).is_err());

@@ -77,6 +77,12 @@ pub struct WritableRoot {
     pub read_only: Vec<PathBuf>,
     /// Missing paths under `root` that must not be creatable.
     pub missing_read_only: Vec<MissingReadOnly>,
+    /// The `(device, inode)` of `root` when the policy resolved it, reached without following a
+    /// symlink (`no_symlinks::identity`): bwrap binds the root by its path, following links, and
+    /// the helper checks that what it bound there is this directory (the Landlock mode's helper,
+    /// that its grant is). `None` only in policies made by hand (tests).
+    #[serde(skip)]
+    pub id: Option<(u64, u64)>,
 }
 
 /// Each root's carve-outs shallowest first, without duplicates (bwrap applies them in this order).

@@ -305,3 +305,122 @@ async fn a_writable_root_swapped_onto_the_host_s_dev_after_the_plan_is_never_bou
     }
     assert_eq!(plans.load(Ordering::SeqCst), 1, "the policy refused the root when planning again, before a plan");
 }
+
+/// How a run ended, in a line: its exit and output, or its error.
+fn brief(r: &crate::Result<RunResult>) -> String {
+    match r {
+        Ok(r) => format!("exit {:?}, stdout {:?}, stderr {:?}", r.exit_code, r.stdout, r.stderr),
+        Err(e) => format!("{:?}: {}", e.code, e.message),
+    }
+}
+
+/// A relative link placed in `dir` that leads to the absolute path `to` on the host and in bwrap's
+/// old and new roots alike (an absolute link would resolve in bwrap's own root).
+fn relative_link(dir: &Path, to: &Path) -> String {
+    format!("{}{}", "../".repeat(dir.components().count() - 1), to.strip_prefix("/").unwrap().display())
+}
+
+/// After the first plan of runs in `cwd`, `dir/a` is moved aside and becomes a link to `to`: what
+/// a concurrent run flipping `a` back and forth does, hit each time.
+fn swap_for_a_link_after_the_first_plan_to(cwd: &Path, dir: &Path, to: &Path) -> Arc<AtomicUsize> {
+    let (link, d) = (relative_link(dir, to), dir.to_path_buf());
+    after_each_plan(cwd, move |n| {
+        if n == 1 {
+            std::fs::rename(d.join("a"), d.join("a.real")).unwrap();
+            std::os::unix::fs::symlink(&link, d.join("a")).unwrap();
+        }
+    })
+}
+
+/// The run in `cwd` (workspace-write) of a command writing `target`, after which `dir/a`, which a
+/// hook replaced by a link, is put back. Nothing may have been written, and the run fails as a
+/// setup failure that names the root.
+async fn write_with_a_link_swapped_in(cwd: &Path, dir: &Path, target: &Path, plans: Arc<AtomicUsize>) {
+    let write = format!("echo planted > {}; echo rc=$?", target.display());
+    let r = finish(cwd, start_in(cwd, json!(["sh", "-c", write]), json!({ "sandbox": "workspace-write" }), None)).await;
+    let swapped = dir.join("a").read_link().is_ok();
+    if swapped {
+        std::fs::remove_file(dir.join("a")).unwrap();
+        std::fs::rename(dir.join("a.real"), dir.join("a")).unwrap();
+    }
+    assert!(swapped, "the swap was not made");
+    assert!(!target.exists(), "the link's target was bound writable: {}", brief(&r));
+    let e = r.expect_err("the run went on where a directory on its root's path is a link");
+    assert_eq!(e.code, ErrorCode::SetupFailed, "{}", e.message);
+    assert!(e.message.contains(&cwd.display().to_string()) && e.message.contains("changed while the sandbox was planned"), "{}", e.message);
+    // The helper refused the first plan; planning again refused the root, now behind a link.
+    assert_eq!(plans.load(Ordering::SeqCst), 1);
+}
+
+/// Found by an attacker's review (race18): bwrap binds a writable root by its path, following
+/// symlinks in it, when it runs. A concurrent run that swapped the root (the cwd `ws/a`) for a link
+/// between the host's plan and bwrap's bind had the link's target bound writable, any directory of
+/// the host (the user's home, to plant `~/.bashrc`), while the run's result named the cwd asked for.
+/// The helper now checks, before anything else, that each planned writable mount is a mount of the
+/// planned directory at the planned path, reached without a symlink; the run is planned again, and
+/// the root, behind a link now, refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_writable_root_swapped_for_a_link_after_the_plan_is_never_bound_where_the_link_leads() {
+    let (_t, ws) = workspace();
+    let (_o, outside) = workspace();
+    std::fs::create_dir(ws.join("a")).unwrap();
+    let cwd = ws.join("a");
+    let plans = swap_for_a_link_after_the_first_plan_to(&cwd, &ws, &outside);
+    write_with_a_link_swapped_in(&cwd, &ws, &outside.join("PWNED"), plans).await;
+}
+
+/// The same with a directory above the root swapped (cwd `ws/a/bin`, `ws/a` a link to a directory
+/// that holds a `bin`): the bundled bwrap refuses a link as a bind's destination, but follows one
+/// above it, so any directory whose last name is the root's was reachable (`/usr/bin`, for root).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_directory_above_a_writable_root_swapped_for_a_link_after_the_plan_is_never_bound_where_the_link_leads() {
+    let (_t, ws) = workspace();
+    let (_o, outside) = workspace();
+    std::fs::create_dir_all(ws.join("a/bin")).unwrap();
+    std::fs::create_dir(outside.join("bin")).unwrap();
+    let cwd = ws.join("a/bin");
+    let plans = swap_for_a_link_after_the_first_plan_to(&cwd, &ws, &outside);
+    write_with_a_link_swapped_in(&cwd, &ws, &outside.join("bin/PWNED"), plans).await;
+}
+
+/// What `landlock_swap` swaps as a preparation begins (a `before_prepare` hook is a plain `fn`).
+static LANDLOCK_SWAP: std::sync::Mutex<Option<(PathBuf, String)>> = std::sync::Mutex::new(None);
+
+/// Once: `dir/a` moved aside and made a link (`LANDLOCK_SWAP`), after the policy was resolved and
+/// before the plan.
+fn landlock_swap() {
+    if let Some((dir, link)) = LANDLOCK_SWAP.lock().unwrap().take() {
+        std::fs::rename(dir.join("a"), dir.join("a.real")).unwrap();
+        std::os::unix::fs::symlink(&link, dir.join("a")).unwrap();
+    }
+}
+
+/// The Landlock mode's form: its plan took a root's identity from an `lstat` that follows links
+/// above it, and the helper opened the grant without following only its last component, so a
+/// directory above the root swapped for a link once the policy was resolved (and kept so) had the
+/// link's target granted writable, its identity matching. The plan now takes the identity the
+/// policy recorded, and the helper opens a grant without following any link.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_the_landlock_mode_a_directory_above_a_writable_root_swapped_for_a_link_is_not_granted() {
+    let (_t, ws) = workspace();
+    let (_o, outside) = workspace();
+    std::fs::create_dir_all(ws.join("a/bin")).unwrap();
+    std::fs::create_dir(outside.join("bin")).unwrap();
+    let cwd = ws.join("a/bin");
+    *LANDLOCK_SWAP.lock().unwrap() = Some((ws.clone(), relative_link(&ws, &outside)));
+    test_hooks::before_prepare(&cwd, landlock_swap);
+    let opts = json!({ "sandbox": "workspace-write", "linux": { "allow": ["landlock"] } });
+    let write = format!("echo planted > {}/bin/PWNED; echo rc=$?", outside.display());
+    let r = finish(&cwd, start_in(&cwd, json!(["sh", "-c", write]), opts, None)).await;
+    let swapped = ws.join("a").read_link().is_ok();
+    if swapped {
+        std::fs::remove_file(ws.join("a")).unwrap();
+        std::fs::rename(ws.join("a.real"), ws.join("a")).unwrap();
+    }
+    assert!(swapped, "the swap was not made");
+    assert!(!outside.join("bin/PWNED").exists(), "the link's target was granted writable: {}", brief(&r));
+    if let Ok(r) = r {
+        assert_eq!(r.sandbox_type, crate::platform::SandboxType::Landlock);
+        assert!(r.stdout.starts_with("rc=") && r.stdout != "rc=0\n", "{}", r.stdout);
+    }
+}

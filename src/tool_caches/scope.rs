@@ -146,7 +146,7 @@ mod tests {
     use super::*;
 
     fn roots(paths: &[&Path]) -> Vec<WritableRoot> {
-        paths.iter().map(|p| WritableRoot { root: p.to_path_buf(), read_only: Vec::new(), missing_read_only: Vec::new() }).collect()
+        paths.iter().map(|p| WritableRoot { root: p.to_path_buf(), read_only: Vec::new(), missing_read_only: Vec::new(), id: None }).collect()
     }
 
     #[test]

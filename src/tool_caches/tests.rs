@@ -200,10 +200,14 @@ fn bwrap_plan_with_every_other_feature() {
     let covers = |flag: &str| -> Vec<String> { inner.iter().filter_map(|a| a.strip_prefix(flag)).map(String::from).collect() };
     assert!(covers("--cover-dir=").is_empty() && covers("--cover-file=").is_empty(), "a runner's plan has no placeholders (what a run creates is moved aside after it)");
     let steps: Vec<&str> = inner.iter().map(String::as_str).filter(|a| (a.starts_with("--") && !a.starts_with("--cover-")) || *a == "v1").collect();
+    // First, the helper checks the workspace bwrap bound writable, and the cwd, against the directory.
+    let work = std::fs::metadata(&h.work).unwrap();
+    let work = format!("{}:{}:{}", std::os::unix::fs::MetadataExt::dev(&work), std::os::unix::fs::MetadataExt::ino(&work), h.work.display());
+    let (writable_at, cwd_at) = (format!("--writable-at={work}"), format!("--cwd-at={work}"));
     assert_eq!(
         steps,
         [
-            "v1", "--tmpfs-inodes=131072:/dev/shm", "--devpts-max=256", "--stdio-devices=/dev/sandspawn-host-dev", "--overlay", "--overlay", "--overlay", &format!("--unmount={store}"), "--own-userns", "--limit-userns", "--controlling-tty",
+            "v1", &writable_at, &cwd_at, "--tmpfs-inodes=131072:/dev/shm", "--devpts-max=256", "--stdio-devices=/dev/sandspawn-host-dev", "--overlay", "--overlay", "--overlay", &format!("--unmount={store}"), "--own-userns", "--limit-userns", "--controlling-tty",
             "--rlimit=cpu:2:3", "--filter=inet", "--report-fd=4", "--net-listen=5", "--"
         ]
     );
