@@ -106,6 +106,25 @@ pub fn apply(set: &ChangeSet, lock: &Lock, req: &Request) -> Result<Outcome> {
     Ok(out)
 }
 
+// Tests: called with a directory's name right before (`false`) and after (`true`) `make_dir`
+// opens it, to move directories on the host between what is judged and what is written.
+#[cfg(test)]
+thread_local! {
+    pub static AROUND_CHILD: std::cell::RefCell<Option<Box<dyn FnMut(&std::ffi::OsStr, bool)>>> = const { std::cell::RefCell::new(None) };
+}
+
+#[cfg(test)]
+fn around_child(name: &std::ffi::OsStr, after: bool) {
+    AROUND_CHILD.with(|h| {
+        if let Some(h) = h.borrow_mut().as_mut() {
+            h(name, after)
+        }
+    });
+}
+
+#[cfg(not(test))]
+fn around_child(_: &std::ffi::OsStr, _: bool) {}
+
 /// One directory level of the walk: its host directory (`None` when it could not be made: nothing
 /// below lands) and whether all of its subtree landed (else its upper directory stays).
 struct Frame {
@@ -174,7 +193,9 @@ impl RootApply<'_, '_> {
 
     /// As `held`: the kind of the risk that holds it back.
     fn held_for(&mut self, c: &Change) -> Option<RiskKind> {
-        match self.judge.judge(c) {
+        // Judged through the directories this apply writes through (`Judge::judge_through`).
+        let dirs: Vec<Option<&Dir>> = self.stack.iter().map(|f| f.dir.as_ref()).collect();
+        match self.judge.judge_through(c, &dirs) {
             Some(risk) if !self.req.overrides(&risk) => {
                 let kind = risk.kind;
                 self.out.held_back.push(Held { path: c.path.clone(), risk });
@@ -284,7 +305,10 @@ impl RootApply<'_, '_> {
                 }
                 None => parent.mkdir(name, mode)?,
             }
-            let d = parent.child(name)?;
+            around_child(name, false);
+            let d = parent.child(name);
+            around_child(name, true);
+            let d = d?;
             if own.is_some() {
                 d.chmod(mode)?;
             }

@@ -38,6 +38,7 @@ use super::changes::{Change, ChangeKind, EntryType};
 use super::elsewhere::Elsewhere;
 use super::entries::{self, Kind};
 use super::git_layout::{self, Verdict};
+use super::host_fs::Dir;
 use super::store::Meta;
 use crate::planted::home::Bases;
 use crate::planted::{gitconfig, names, small_file, HostRisk, RiskKind};
@@ -147,6 +148,17 @@ fn kind_of(m: &std::fs::Metadata) -> Kind {
     }
 }
 
+/// As `kind_of`, for an entry seen through an open directory.
+fn kind_of_stat(s: &super::host_fs::Stat) -> Kind {
+    if s.is_dir() {
+        Kind::Dir { opaque: false }
+    } else if s.is_symlink() {
+        Kind::Symlink(PathBuf::new())
+    } else {
+        Kind::File
+    }
+}
+
 impl<'a> Judge<'a> {
     /// `elsewhere`: `elsewhere::hooks_elsewhere` of the set (found once for all its roots).
     pub fn new(meta: &'a Meta, root: &Path, upper: &Path, elsewhere: &'a Elsewhere) -> Judge<'a> {
@@ -155,6 +167,17 @@ impl<'a> Judge<'a> {
 
     /// The risk a change carries, if any.
     pub fn judge(&mut self, change: &Change) -> Option<HostRisk> {
+        self.judge_through(change, &[])
+    }
+
+    /// As `judge`, the host's side of each directory above the change seen through `dirs` (the
+    /// root's first, then each level's; a missing one by path): the directories apply writes
+    /// through. Judged by path, a directory swapped between the judging and the opening was one
+    /// thing to the judge and another to apply. Found by an attacker's review: a direct run
+    /// exchanged the plain `docs` with `repos`, holding a bare repository it cannot write, while
+    /// the set's `docs/remote.git/hooks/post-receive` was applied; it was judged in no git
+    /// directory and landed in the bare repository's hooks.
+    pub fn judge_through(&mut self, change: &Change, dirs: &[Option<&Dir>]) -> Option<HostRisk> {
         // The real bytes: `change.path` is lossy, and below a name that is not UTF-8 it names
         // nothing in the upper directory, so every level there would be judged empty.
         let rel = change.rel.clone();
@@ -163,7 +186,8 @@ impl<'a> Judge<'a> {
         if parts.is_empty() {
             return super::dir_modes::risk(&self.root, change);
         }
-        self.descend(&parts[..parts.len() - 1]);
+        debug_assert!(dirs.is_empty() || dirs.len() == parts.len(), "one directory a level");
+        self.descend(&parts[..parts.len() - 1], dirs);
         if self.meta.protect_git {
             // A mode opened in a git directory lets other users plant hooks there (`dir_modes`).
             if let Some(k) = parts.iter().position(|p| *p == ".git") {
@@ -283,10 +307,13 @@ impl<'a> Judge<'a> {
 
     /// Make `levels` the root and the directories `dirs` below it, keeping what is shared with
     /// the last change's.
-    fn descend(&mut self, dirs: &[&OsStr]) {
+    /// `through`: the host's directories of the levels (`judge_through`). A level is kept while
+    /// the walk stays below it, as apply keeps the directory it opened for it.
+    fn descend(&mut self, dirs: &[&OsStr], through: &[Option<&Dir>]) {
+        let at = |k: usize| through.get(k).copied().flatten();
         if self.levels.is_empty() {
             let host_visible = self.root.symlink_metadata().is_ok_and(|m| m.is_dir());
-            let root = self.level(OsString::new(), PathBuf::new(), host_visible);
+            let root = self.level(OsString::new(), PathBuf::new(), host_visible, at(0));
             self.levels.push(root);
         }
         let same = self.levels[1..].iter().zip(dirs).take_while(|(l, d)| l.name == **d).count();
@@ -296,7 +323,7 @@ impl<'a> Judge<'a> {
             let rel = parent.rel.join(d);
             let up = entries::read(&self.upper.join(&rel), rel.clone()).ok().map(|e| e.kind);
             let host_visible = parent.host_visible && matches!(up, None | Some(Kind::Dir { opaque: false }));
-            let level = self.level(d.to_os_string(), rel, host_visible);
+            let level = self.level(d.to_os_string(), rel, host_visible, at(self.levels.len()));
             self.levels.push(level);
         }
     }
@@ -307,9 +334,13 @@ impl<'a> Judge<'a> {
     /// stayed. Found by an attacker's review: `rm -rf sub/.git` (held back) and `sub/.envrc`
     /// (judged below no top, landed); `mirror.git/HEAD` made a directory of mode 0777 (held
     /// back) and `mirror.git/hooks/pre-receive` (judged in no git directory, landed).
-    fn level(&self, name: OsString, rel: PathBuf, host_visible: bool) -> Level {
-        let view = |n: &str| self.in_view(&rel.join(n), host_visible);
-        let host = |n: &str| self.root.join(&rel).join(n).symlink_metadata().ok().map(|m| kind_of(&m));
+    /// `dir`: the host's directory at `rel`, open (else it is looked at by path).
+    fn level(&self, name: OsString, rel: PathBuf, host_visible: bool, dir: Option<&Dir>) -> Level {
+        let host = |n: &str| match dir {
+            Some(d) => d.stat(OsStr::new(n)).ok().flatten().map(|s| kind_of_stat(&s)),
+            None => self.root.join(&rel).join(n).symlink_metadata().ok().map(|m| kind_of(&m)),
+        };
+        let view = |n: &str| self.upper_or(&rel.join(n), host_visible, || host(n));
         let top = view(".git").is_some() || host(".git").is_some();
         let git = if name == ".git" {
             GitDir::No
@@ -325,10 +356,15 @@ impl<'a> Judge<'a> {
 
     /// What is at `rel` in the set's view, its parent's host side showing through or not.
     fn in_view(&self, rel: &Path, host_visible: bool) -> Option<Kind> {
+        self.upper_or(rel, host_visible, || self.root.join(rel).symlink_metadata().ok().map(|m| kind_of(&m)))
+    }
+
+    /// As `in_view`, the host's side told by `host`.
+    fn upper_or(&self, rel: &Path, host_visible: bool, host: impl FnOnce() -> Option<Kind>) -> Option<Kind> {
         if let Ok(e) = entries::read(&self.upper.join(rel), rel.to_path_buf()) {
             return (e.kind != Kind::Whiteout).then_some(e.kind);
         }
-        host_visible.then(|| self.root.join(rel).symlink_metadata().ok().map(|m| kind_of(&m))).flatten()
+        if host_visible { host() } else { None }
     }
 
     /// A change inside a `.git` at `parts[..k]`.

@@ -400,3 +400,4 @@ mod root_mode;
 mod special_files;
 mod unreadable;
 mod held_view;
+mod swapped_frames;
