@@ -173,7 +173,8 @@ export interface HostRisk {
    * that is another directory than before: a directory above it was swapped); `hooks-written`:
    * hook scripts in a new repository's hooks directory; `protected-name-created`: a protected name
    * created (or replaced) below the top of a writable root or repository; `workspace-replaced`: a
-   * writable root or its `.git` is not the directory it was before the run;
+   * writable root or its `.git`, or a tool cache a private copy covered inside one, is not the
+   * directory it was before the run;
    * `git-directory-created`: a directory became a git directory itself (bare, or `HEAD`,
    * `objects/`, `refs/` written into a folder), which git uses when run there, or (`path` then a
    * symlink the run made, `detail` naming its target) a link to a place where git run would use a

@@ -629,3 +629,73 @@ test('toolCacheStore measures the store a run used, cleans it, and refuses a dir
   await assert.rejects(toolCacheStore({ cleanup: true }), (e) => e.code === 'ERR_SANDBOX_INVALID_OPTIONS' && /cleanup/.test(e.message))
   await assert.rejects(toolCacheStore([]), (e) => e.code === 'ERR_SANDBOX_INVALID_OPTIONS')
 })
+
+// Found by an attacker's review (own18, storechain2.js): with the command's HOME inside a writable
+// root (<ws>/.home, or HOME=/tmp/x with the default writable /tmp), its store lay where the run
+// could write. A run with no cache to cover made nothing there; it planted the store itself
+// (mode 0700, `workspaces` a symlink into the workspace), and the next run's scope was made through
+// the link, uncovered: that run replaced `npm/base` with a link to a host directory and `npm/discard`
+// with a link to host data, left a pending layer, and the host's fold after it moved the layer's
+// file into the host directory and emptied the data. Now such a store is not used.
+for (const where of ['workspace', 'tmp']) {
+  test(`a tool cache store in a writable root (HOME in the ${where}) is not used: the host moves and removes nothing through what a run planted there`, { skip: !linux }, async (t) => {
+    const dir = path.join(base, String(n++))
+    const ws = path.join(dir, 'ws')
+    const home = where === 'workspace' ? path.join(ws, '.home') : fs.mkdtempSync('/tmp/sandspawn-store-home-')
+    if (where === 'tmp') t.after(() => fs.rmSync(home, { recursive: true, force: true }))
+    const target = path.join(dir, 'hosthome', '.vim', 'plugin')
+    const important = path.join(dir, 'hosthome', 'important')
+    for (const d of [home, target, path.join(important, 'sub'), path.join(ws, 'W')]) fs.mkdirSync(d, { recursive: true })
+    fs.writeFileSync(path.join(important, 'keep.txt'), 'data')
+    const moved = ['SANDSPAWN_TOOL_CACHE_DIR', 'XDG_STATE_HOME', 'XDG_CACHE_HOME', 'XDG_DATA_HOME', 'CARGO_HOME', 'GOPATH', 'GOMODCACHE']
+    const env = { ...Object.fromEntries(moved.map((k) => [k, ''])), PATH: process.env.PATH, HOME: home }
+    const go = (script) => spawnSandboxed(['bash', '-c', script], { cwd: ws, env, timeout: 60000, sandbox: { mode: 'workspace-write' } })
+    const store = path.join(home, '.local/state/sandspawn/tool-caches')
+    const plant = `set -e; mkdir -p ${store}; chmod 700 ${store}; ln -s ${path.relative(store, path.join(ws, 'W'))} ${store}/workspaces; echo planted`
+    const a = await go(plant)
+    assert.equal(a.stdout, 'planted\n', a.stderr)
+    // A cache appears in that home outside the sandbox (an unsandboxed npm with the same HOME).
+    fs.mkdirSync(path.join(home, '.npm'))
+    const b = await go(`K=$(ls ${ws}/W); C=${ws}/W/$K/npm; [ -d "$C" ] || { echo "no scope through the link"; exit 0; }
+      mv $C/base $C/base.old; ln -s ${target} $C/base; rm -rf $C/discard; ln -s ${important} $C/discard
+      mkdir -p $C/pending/0-zz; echo '" planted by run B' > $C/pending/0-zz/evil.vim; echo done`)
+    assert.equal(b.exitCode, 0, b.stderr)
+    await require('../binding').toolCachesSettled()
+    assert.deepEqual(fs.readdirSync(target), [], 'the host moved a file of the run\'s into a host directory')
+    assert.deepEqual(fs.readdirSync(important).sort(), ['keep.txt', 'sub'], 'the host removed host data')
+    assert.equal(b.stdout, 'no scope through the link\n', b.stdout)
+    assert.deepEqual(b.toolCaches.caches, [], JSON.stringify(b.toolCaches))
+    assert.ok(b.sandboxDetails.notEnforced.some((s) => /tool caches/.test(s) && s.includes(store)), JSON.stringify(b.sandboxDetails.notEnforced))
+    // The home's cache stays read-only instead (as under toolCaches: 'none').
+    const c = await go('echo x > ~/.npm/planted 2>/dev/null && echo wrote; true')
+    assert.equal(c.stdout, '')
+  })
+}
+
+// Found by an attacker's review (race18, cache_rename.js): with the cwd at $HOME, a run renamed the
+// directories above the host's overlaid caches (~/go, ~/.m2, ~/.gradle, ~/.yarn, ~/.local/share)
+// and made new ones at their paths: the host's ~/go/pkg/mod and ~/.m2/repository then led to the
+// run's directories, which the host's next go or mvn build used, and nothing was reported. Now every
+// directory between the root and an overlaid cache stays where it is (a mount point).
+test('cwd = $HOME: the directories above the overlaid caches stay where they are', { skip: !linux }, async (t) => {
+  const dir = path.join(base, String(n++))
+  const home = path.join(dir, 'home')
+  const caches = ['go/pkg/mod', '.yarn/berry', '.m2/repository', '.gradle/caches', '.local/share/pnpm', '.cache']
+  for (const d of caches) fs.mkdirSync(path.join(home, d), { recursive: true })
+  // The run's store is the host's own (the case where a held home's caches are overlaid).
+  const store = path.join(dir, 'store')
+  const was = process.env.SANDSPAWN_TOOL_CACHE_DIR
+  process.env.SANDSPAWN_TOOL_CACHE_DIR = store
+  t.after(() => (was === undefined ? delete process.env.SANDSPAWN_TOOL_CACHE_DIR : (process.env.SANDSPAWN_TOOL_CACHE_DIR = was)))
+  const moved = ['XDG_STATE_HOME', 'XDG_CACHE_HOME', 'XDG_DATA_HOME', 'CARGO_HOME', 'GOPATH', 'GOMODCACHE']
+  const env = { ...Object.fromEntries(moved.map((k) => [k, ''])), PATH: process.env.PATH, HOME: home, SANDSPAWN_TOOL_CACHE_DIR: store }
+  const ino = (rel) => fs.statSync(path.join(home, rel)).ino
+  const before = caches.map(ino)
+  const script = 'for d in go go/pkg .yarn .m2 .gradle .local .local/share; do mv $d $d.moved 2>/dev/null && mkdir -p $d && echo "renamed $d"; done; true'
+  const r = await spawnSandboxed(['sh', '-c', script], { cwd: home, env, timeout: 60000, sandbox: 'workspace-write' })
+  assert.equal(r.exitCode, 0, r.stderr)
+  assert.deepEqual(r.toolCaches.caches.map((c) => c.name).sort(), ['go-mod', 'gradle', 'maven', 'pnpm-store', 'xdg-cache', 'yarn-berry'])
+  assert.equal(r.stdout, '', 'a directory above an overlaid cache was moved')
+  assert.deepEqual(caches.map(ino), before, 'the host\'s cache paths lead to the same directories')
+  assert.deepEqual(r.hostRisks, [])
+})

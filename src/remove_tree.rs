@@ -88,6 +88,10 @@ pub(crate) fn names(dir: &OwnedFd) -> std::io::Result<Vec<CString>> {
         unsafe { libc::close(dup) };
         return Err(e);
     }
+    // From the first entry whatever an earlier listing read: the duplicate shares the descriptor's
+    // offset, so a second listing of one descriptor (a fold resumed on a directory it holds) read nothing.
+    // SAFETY: a valid stream.
+    unsafe { libc::rewinddir(stream) };
     let mut out = Vec::new();
     loop {
         // SAFETY: a valid stream; the entry is read before the next call.

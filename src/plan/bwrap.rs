@@ -246,7 +246,11 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     // are and read-only when they lie in a writable root (see `pins`).
     let mut own: Vec<PathBuf> = req.own_files.to_vec();
     own.extend([helper.to_path_buf(), bwrap.clone()]);
-    let pins = super::pins::plan(roots, &own, &policy.deny_read, &super::pins::kept(policy), req.stores)?;
+    // The overlaid caches are mount points like the stores: the directories above them are pinned
+    // alike (found by an attacker's review: with the cwd at $HOME, a run renamed `~/go` above
+    // `~/go/pkg/mod` and made a new one, where the host's next `go build` looked).
+    let mounted: Vec<PathBuf> = req.stores.iter().chain(&caches.covered).cloned().collect();
+    let pins = super::pins::plan(roots, &own, &policy.deny_read, &super::pins::kept(policy), &mounted)?;
     for d in policy.deny_read.iter().filter(|d| deepest_root(d).is_none()) {
         deny(&mut a, d, &root_paths)?;
     }

@@ -17,6 +17,10 @@
 //! one run renamed `~/.local/state/sandspawn` away and left a decoy at its path, and the next run
 //! was planned with the decoy covered while the real change sets, moved, were writable (found by an
 //! attacker's review). Pinned like a nested root: the directories between the root and the store.
+//! The same for the tool caches' locations a private copy is mounted over (`stores` holds them
+//! too): with the cwd at $HOME, a run renamed `~/go` and `~/.m2` above the overlaid `~/go/pkg/mod`
+//! and `~/.m2/repository` and made new ones, where the host's next build looked (an attacker's
+//! review, cache_rename.js).
 //!
 //! The same for the read-only and denied paths inside a writable root that the rules name by path
 //! (`kept`): one run renamed `cfg` above `cfg/sub/settings.json` (a read-only mount; `cfg` is not
@@ -119,7 +123,8 @@ pub fn nested_roots(policy: &ResolvedPolicy) -> Vec<PathBuf> {
 }
 
 /// The pins for `roots`, given sandspawn's own files (canonical), the denied paths, the paths
-/// kept in place (`kept`) and sandspawn's stores (canonical, see `stores`). A writable root inside
+/// kept in place (`kept`) and sandspawn's stores and overlaid caches (canonical mount points, see
+/// `stores`, `tool_caches::Mounts::covered`). A writable root inside
 /// an own file is refused (`roots_outside_own`).
 pub fn plan(roots: &[WritableRoot], own: &[PathBuf], deny: &[PathBuf], kept: &[PathBuf], stores: &[PathBuf]) -> Result<Pins> {
     roots_outside_own(roots, own)?;

@@ -34,17 +34,12 @@ pub fn to_cover(policy: &ResolvedPolicy, env: &std::collections::BTreeMap<String
     // The caches' root as resolved for the run, as the run's environment names it, and as the
     // host process's does (where this process's other runs keep theirs); the change sets' root is
     // the host process's.
-    // Only the variables `store::root` reads (this runs on every run's path).
-    let host_env: std::collections::BTreeMap<String, String> = crate::tool_caches::store::ROOT_VARIABLES
-        .into_iter()
-        .filter_map(|k| Some((k.to_string(), std::env::var_os(k)?.into_string().ok()?)))
-        .collect();
     // The run directories only where the Landlock mode makes them (a store nobody uses elsewhere).
     let linux = crate::platform::Platform::host() == crate::platform::Platform::Linux;
     let runs = if linux { runs_root() } else { None };
     // The lock files of the directories plans hold, where plans make placeholders (see the module).
     let held = if linux { crate::placeholders::locks_root() } else { None };
-    let host_stores = [crate::tool_caches::store::root(&host_env), crate::review::store::root(), runs, held];
+    let host_stores = [crate::tool_caches::store::host_root(), crate::review::store::root(), runs, held];
     for store in host_stores.iter().flatten().filter(|s| !s.exists()) {
         use std::os::unix::fs::DirBuilderExt;
         // A failure leaves nothing to cover (a home that cannot be written holds no store either).

@@ -465,6 +465,28 @@ fn sandspawn_s_stores_are_covered_unless_hidden_already() {
     assert!(args.iter().any(|a| a == "--own-userns"), "the helper keeps what it needs to mount the cover");
 }
 
+/// Found by an attacker's review (race18, cache_rename.js): with the cwd at $HOME, a run renamed
+/// `~/go` and `~/.m2` above the overlaid caches and made new ones, and the host's `~/go/pkg/mod`
+/// led to the run's directory. Every directory between the root and an overlaid cache is pinned
+/// (bound onto itself before anything is mounted in the root), as for the stores.
+#[test]
+fn the_directories_above_an_overlaid_cache_are_pinned() {
+    let (_t, w) = tmp();
+    let mut p = policy(json!("workspace-write"), &w, Platform::Linux);
+    for (name, rel) in [("go-mod", "go/pkg/mod"), ("npm", ".npm")] {
+        std::fs::create_dir_all(w.join(rel)).unwrap();
+        let (upper, work) = (Some(w.join("store").join(name).join("upper")), Some(w.join("store").join(name).join("work")));
+        p.tool_caches.caches.push(crate::tool_caches::PrivateCache { name: name.into(), path: w.join(rel), layers: Vec::new(), upper, work, dir: None, variables: Default::default(), before: None });
+    }
+    (p.tool_caches.mode, p.tool_caches.store, p.tool_caches.host_content) = (crate::tool_caches::Mode::Private, Some(w.join("store")), Some(crate::tool_caches::HostContent::Visible));
+    let plan = plan(&p, &w, &["true"]);
+    let binds: Vec<String> = plan.args.windows(3).filter(|a| a[0] == "--bind" && a[1] == a[2]).map(|a| a[1].clone()).collect();
+    for rel in ["go", "go/pkg"] {
+        assert!(binds.contains(&s(&w.join(rel))), "{rel} is not pinned: {binds:?}");
+    }
+    assert!(!binds.contains(&s(&w.join(".npm"))), "a cache at the root's top level needs no pin (its overlay is a mount point): {binds:?}");
+}
+
 /// The host's proxy URL with its password, as a caller passes it on (the default `extendEnv`).
 fn env_with_proxy_password() -> BTreeMap<String, String> {
     [("HTTPS_PROXY", "http://me:s3cr%2Fet@127.0.0.1:9"), ("https_proxy", "http://me:s3cr%2Fet@127.0.0.1:9"),

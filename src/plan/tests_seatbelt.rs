@@ -158,7 +158,7 @@ fn seatbelt_network_off_keeps_the_proxy_password_out_also_from_the_caches_variab
     // `macos_run::prepare` appends to the caller's MAVEN_OPTS, read before the plan scrubs it.
     p.tool_caches.caches.push(crate::tool_caches::PrivateCache {
         name: "maven".into(), path: w.join("m2"), layers: Vec::new(), upper: None, work: None, dir: None,
-        variables: [("MAVEN_OPTS".to_string(), "-Dhttps.proxyPassword=s3cr/et -Dmaven.repo.local=/store/m".to_string())].into(),
+        variables: [("MAVEN_OPTS".to_string(), "-Dhttps.proxyPassword=s3cr/et -Dmaven.repo.local=/store/m".to_string())].into(), before: None,
     });
     let plan = plan_with_env(&p, &w, Platform::Darwin, &["true"], &env);
     assert!(plan.env.values().all(|v| !v.contains("s3cr")), "{:?}", plan.env);

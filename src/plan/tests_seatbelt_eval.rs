@@ -320,7 +320,7 @@ fn sandspawn_s_stores_cannot_be_read_but_the_run_s_own_caches_can() {
     fs::create_dir_all(&own).unwrap();
     let mut p = policy_as_given(json!({"mode": "workspace-write", "tmp": "read-only"}), &t.ws, Platform::Darwin);
     p.tool_caches.caches = vec![crate::tool_caches::PrivateCache {
-        name: "npm".into(), path: t.ws.join("npm-home"), layers: Vec::new(), upper: None, work: None, dir: Some(own.clone()), variables: BTreeMap::new(),
+        name: "npm".into(), path: t.ws.join("npm-home"), layers: Vec::new(), upper: None, work: None, dir: Some(own.clone()), variables: BTreeMap::new(), before: None,
     }];
     let cmd = v(&["true"]);
     let env = BTreeMap::new();

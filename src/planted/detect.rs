@@ -16,7 +16,8 @@ pub enum RiskKind {
     RepositoryCreated,
     HooksWritten,
     ProtectedNameCreated,
-    /// A writable root or its `.git` is not the directory it was before the run.
+    /// A writable root or its `.git`, or a tool cache a private copy covered inside one
+    /// (`tool_caches::moved`), is not the directory it was before the run.
     WorkspaceReplaced,
     /// A directory became a git directory itself (bare, or planted into a folder).
     GitDirectoryCreated,

@@ -58,7 +58,13 @@ impl SideServices {
         let keeper = self.keeper.take();
         let baseline = req.policy.planted.clone();
         let keep_absent = req.policy.missing_read_only();
-        tokio::task::spawn_blocking(move || after_run(&baseline, keeper, &keep_absent))
+        let caches = req.policy.tool_caches.caches.clone();
+        tokio::task::spawn_blocking(move || {
+            let mut risks = after_run(&baseline, keeper, &keep_absent);
+            // A held home's cache a private copy covered, moved from under it (`tool_caches::moved`).
+            risks.extend(crate::tool_caches::moved::moved(&caches));
+            risks
+        })
             .await
             .map_err(|e| SandboxError::new(ErrorCode::SetupFailed, format!("checking for planted configuration failed: {e}")))
     }

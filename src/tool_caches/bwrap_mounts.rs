@@ -17,6 +17,9 @@ pub struct Mounts {
     pub overlays: Vec<Overlay>,
     /// Binds the helper detaches after mounting the overlays.
     pub unmount: Vec<String>,
+    /// The cache locations mounted over (an overlay or a bind each): mount points, whose parents
+    /// the plan pins where they lie in a writable root (`plan::pins`).
+    pub covered: Vec<PathBuf>,
 }
 
 /// The mounts of a run's caches, once `RunGuard::prepare` filled in their layers and directories
@@ -28,6 +31,7 @@ pub fn plan(tc: &ToolCaches) -> Result<Mounts> {
     if ready.is_empty() {
         return Ok(m);
     }
+    m.covered = ready.iter().map(|c| c.path.clone()).collect();
     match tc.host_content {
         Some(HostContent::Visible) => {
             // The store is writable only until the helper has mounted the overlays from it.

@@ -140,7 +140,7 @@ fn own_directories(envs: &[BTreeMap<String, String>]) -> Vec<PathBuf> {
 }
 
 /// What the host's tools take from the cache `name` (`locations::known`, `macos::known`).
-fn what_it_holds(name: &str) -> &'static str {
+pub(super) fn what_it_holds(name: &str) -> &'static str {
     match name {
         "xdg-cache" => "pip and uv install the wheels they find in it, go build links the packages compiled in it, node-gyp builds against its headers",
         "npm" => "the host's next `npx <package>` runs the package it finds in its _npx directory, npm installs the tarballs of its _cacache",

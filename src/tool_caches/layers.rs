@@ -40,11 +40,14 @@
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 
+use super::dir::Dir;
 use crate::error::{Result, SandboxError};
 
 /// One run's hold on one cache location.
 pub struct CacheRun {
-    cache: PathBuf,
+    /// The cache's directory in the scope, held open: everything the run's end does in it is done
+    /// from this descriptor, through no link (`dir`).
+    cache: Dir,
     run: String,
     /// Shared lock (`lock::set`) on `CACHE/lock` for the run's life.
     lock: Option<OwnedFd>,
@@ -64,24 +67,23 @@ fn failed(what: &str, p: &Path, e: std::io::Error) -> SandboxError {
 }
 
 impl CacheRun {
-    /// Take the shared lock, list the layers, make this run's directories. `ended`: whether the run
-    /// ended meanwhile, which ends a wait for the lock (`lock_shared`).
-    pub fn open(cache: &Path, run: &str, ended: &dyn Fn() -> bool) -> Result<CacheRun> {
-        let mut builder = std::fs::DirBuilder::new();
-        std::os::unix::fs::DirBuilderExt::mode(builder.recursive(true), 0o700);
-        builder.create(cache).map_err(|e| failed("creating the tool cache directory", cache, e))?;
+    /// Take the shared lock, list the layers, make this run's directories, in the cache `name` of
+    /// `scope`. `ended`: whether the run ended meanwhile, which ends a wait for the lock
+    /// (`lock_shared`).
+    pub fn open(scope: &Dir, name: &str, run: &str, ended: &dyn Fn() -> bool) -> Result<CacheRun> {
+        let made = |d: &Dir, name: &str| d.dir(name).map_err(|e| failed("creating the tool cache directory", &d.join(name), e));
+        let cache = made(scope, name)?;
         // The lock first: a fold (which holds it exclusively) trims the slots.
-        let lock = lock_shared(cache, ended).map_err(|e| failed("locking the tool cache", cache, e))?;
-        for d in [cache.join("base"), cache.join("pending")] {
-            builder.create(&d).map_err(|e| failed("creating the tool cache directory", &d, e))?;
-        }
-        let slots = cache.join("slots");
-        let slot = super::slots::claim(&slots).map_err(|e| failed("preparing a run directory in", &slots, e))?;
+        let lock = lock_shared(&cache, ended).map_err(|e| failed("locking the tool cache", cache.path(), e))?;
+        made(&cache, "base")?;
+        let pending = made(&cache, "pending")?;
+        let slots = made(&cache, "slots")?;
+        let slot = super::slots::claim(&slots).map_err(|e| failed("preparing a run directory in", slots.path(), e))?;
         let (upper, work) = (slot.upper.clone(), slot.work.clone());
-        let mut lowers = pending(cache);
+        let mut lowers: Vec<PathBuf> = layer_names(&pending).into_iter().map(|n| pending.join(n)).collect();
         lowers.reverse();
         lowers.push(cache.join("base"));
-        Ok(CacheRun { cache: cache.to_path_buf(), run: run.to_string(), lock: Some(lock), published: false, slot: Some(slot), lowers, upper, work })
+        Ok(CacheRun { cache, run: run.to_string(), lock: Some(lock), published: false, slot: Some(slot), lowers, upper, work })
     }
 
     /// The run is over (its sandbox is gone): what it wrote becomes a pending layer (one `rename`),
@@ -90,15 +92,9 @@ impl CacheRun {
         if std::mem::replace(&mut self.published, true) {
             return;
         }
-        // The upper directory is what the run made of its cache's mount point: a `chmod 555` of it
-        // made the rename fail (it moves to another parent), a `chmod 000` the listing, and the
-        // run's writes were lost (`owner_access`).
-        let _ = super::owner_access::open_up(&self.upper);
-        let wrote = std::fs::read_dir(&self.upper).map(|mut d| d.next().is_some()).unwrap_or(false);
-        if wrote {
-            let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
-            let _ = std::fs::rename(&self.upper, self.cache.join("pending").join(format!("{stamp:024}-{}", self.run)));
-        }
+        let (Some(slot), Ok(pending)) = (&self.slot, self.cache.dir("pending")) else { return };
+        let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+        slot.publish(&pending, &format!("{stamp:024}-{}", self.run));
     }
 
     /// Publish (if not yet), let go of the run's directories and the cache, fold if alone.
@@ -112,9 +108,9 @@ impl CacheRun {
     }
 }
 
-/// The pending layers, oldest first (their names start with a zero-padded time).
-fn pending(cache: &Path) -> Vec<PathBuf> {
-    let mut layers: Vec<PathBuf> = std::fs::read_dir(cache.join("pending")).into_iter().flatten().flatten().map(|e| e.path()).collect();
+/// The pending layers' names, oldest first (they start with a zero-padded time).
+fn layer_names(pending: &Dir) -> Vec<std::ffi::OsString> {
+    let mut layers = pending.names().unwrap_or_default();
     layers.sort();
     layers
 }
@@ -122,7 +118,7 @@ fn pending(cache: &Path) -> Vec<PathBuf> {
 /// The cache's lock, shared. Taken by a fold, it is waited for with `waiting` held, which makes the
 /// fold stop at its next entry (`fold_if_alone`); both waits end when the run does (`ended`), and
 /// after `lock::MOST_WAIT` in all.
-fn lock_shared(cache: &Path, ended: &dyn Fn() -> bool) -> std::io::Result<OwnedFd> {
+fn lock_shared(cache: &Dir, ended: &dyn Fn() -> bool) -> std::io::Result<OwnedFd> {
     use super::lock::{is_held, lock_file, wait_for, MOST_WAIT};
     match lock_file(cache, libc::LOCK_SH | libc::LOCK_NB) {
         Err(e) if is_held(&e) => {
@@ -149,7 +145,7 @@ struct Waiters {
 }
 
 impl Waiters {
-    fn of(cache: &Path) -> Waiters {
+    fn of(cache: &Dir) -> Waiters {
         Waiters { file: super::lock::open(cache, "waiting").ok(), last: std::time::Instant::now() }
     }
 
@@ -173,77 +169,102 @@ impl Waiters {
 
 /// Fold the pending layers into the base when no run holds the cache; otherwise the last of those
 /// runs does it when it ends. A run that comes to wait for the lock stops the fold after the
-/// entry it is moving (see the module comment); the rest is left to the last run again.
-pub fn fold_if_alone(cache: &Path) {
+/// entry it is moving (see the module comment); the rest is left to the last run again. Every
+/// step from the cache's descriptor, through no link (`dir`).
+pub fn fold_if_alone(cache: &Dir) {
     let Ok(exclusive) = super::lock::lock_file(cache, libc::LOCK_EX | libc::LOCK_NB) else { return };
-    let (base, discard) = (cache.join("base"), cache.join("discard"));
-    let _ = std::fs::create_dir(&discard);
-    let layers = pending(cache);
+    let (Ok(mut base), Ok(pending), Ok(discard)) = (cache.dir("base"), cache.dir("pending"), cache.dir("discard")) else { return };
+    let layers = layer_names(&pending);
     let mut waiters = Waiters::of(cache);
     let mut stop = || layers.len() <= MOST_PENDING && waiters.now();
     let mut whole = true;
-    for layer in &layers {
-        let mut fold = super::merge::Fold { discard: &discard, stop: &mut stop };
-        match super::merge::merge_into(layer, &base, &mut fold) {
-            Ok(true) => {}
-            Ok(false) => {
-                whole = false;
-                break;
-            }
-            // A layer that cannot be folded whole is dropped rather than half-applied: this is a
-            // cache, and what is missing is fetched again.
-            Err(_) => {
-                if set_aside(&base, &discard).is_err() {
-                    let _ = super::store::remove_tree(&base);
+    for name in &layers {
+        // Not a directory (a link a run left): nothing to fold, removed below.
+        if let Ok(layer) = pending.open(name) {
+            let mut fold = super::merge::Fold { discard: &discard, stop: &mut stop };
+            match super::merge::merge_into(&layer, &base, &mut fold) {
+                Ok(true) => {}
+                Ok(false) => {
+                    whole = false;
+                    break;
                 }
-                let _ = std::fs::create_dir(&base);
+                // A layer that cannot be folded whole is dropped rather than half-applied: this is a
+                // cache, and what is missing is fetched again.
+                Err(_) => {
+                    if set_aside(cache, "base", &discard).is_err() {
+                        let _ = cache.remove("base");
+                    }
+                    let Ok(fresh) = cache.dir("base") else {
+                        whole = false;
+                        break;
+                    };
+                    base = fresh;
+                }
             }
         }
         // Folded (what is left is its directories) or dropped: out of the pending layers in one step.
-        if set_aside(layer, &discard).is_err() {
-            let _ = super::store::remove_tree(layer);
+        if set_aside(&pending, name, &discard).is_err() {
+            let _ = pending.remove(name);
         }
     }
     if whole {
         // Run directories of earlier versions, left by runs killed with their host: nobody holds
         // them now, nor the slots past the first few, made while more runs overlapped.
-        let _ = super::store::remove_tree(&cache.join("runs"));
-        super::slots::trim(&cache.join("slots"));
+        let _ = cache.remove("runs");
+        if let Ok(slots) = cache.open("slots") {
+            super::slots::trim(&slots);
+        }
     }
     drop(exclusive);
     // No run mounts what was set aside: removed without the lock, by any fold (a fold that ended
     // with its host left it).
-    for entry in std::fs::read_dir(&discard).into_iter().flatten().flatten() {
-        let _ = super::store::remove_tree(&entry.path());
+    for name in discard.names().unwrap_or_default() {
+        let _ = discard.remove(&name);
     }
 }
 
-/// Move `dir` into `discard` under a name of its own (one `rename`, whatever it holds; made
-/// writable first, whatever mode its run left on its root: a directory moves to another parent only so).
-fn set_aside(dir: &Path, discard: &Path) -> std::io::Result<()> {
-    super::owner_access::open_up(dir)?;
-    let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+/// Move the entry `name` of `dir` into `discard` under a name of its own (one `rename`, whatever it
+/// holds; made writable first, whatever mode its run left on its root: a directory moves to another
+/// parent only so).
+fn set_aside(dir: &Dir, name: impl AsRef<std::ffi::OsStr>, discard: &Dir) -> std::io::Result<()> {
+    super::owner_access::open_up(dir, name.as_ref())?;
+    let shown = name.as_ref().to_string_lossy().into_owned();
     let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
-    std::fs::rename(dir, discard.join(format!("{name}-{}-{stamp}", std::process::id())))
+    dir.rename(name, discard, format!("{shown}-{}-{stamp}", std::process::id()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// `CacheRun::open` of the cache at `cache` (its scope: the parent directory).
+    fn open(cache: &Path, run: &str) -> CacheRun {
+        open_ending(cache, run, &|| false).unwrap()
+    }
+
+    fn open_ending(cache: &Path, run: &str, ended: &dyn Fn() -> bool) -> Result<CacheRun> {
+        let scope = Dir::at(cache.parent().unwrap());
+        CacheRun::open(&scope, cache.file_name().unwrap().to_str().unwrap(), run, ended)
+    }
+
+    /// The pending layers of the cache at `cache`, oldest first.
+    fn pending(cache: &Path) -> Vec<PathBuf> {
+        layer_names(&Dir::at(&cache.join("pending"))).into_iter().map(|n| cache.join("pending").join(n)).collect()
+    }
+
     #[test]
     fn concurrent_runs_write_apart_and_the_last_one_folds() {
         let t = tempfile::tempdir().unwrap();
         let cache = t.path().join("npm");
-        let a = CacheRun::open(&cache, "a", &|| false).unwrap();
-        let b = CacheRun::open(&cache, "b", &|| false).unwrap();
+        let a = open(&cache, "a");
+        let b = open(&cache, "b");
         assert_eq!(a.lowers, vec![cache.join("base")]);
         assert_ne!(a.upper, b.upper, "an upper directory of its own");
         std::fs::write(a.upper.join("from-a"), "a").unwrap();
         std::fs::write(b.upper.join("from-b"), "b").unwrap();
         a.finish();
         assert_eq!(pending(&cache).len(), 1, "b still holds the cache: a's writes wait as a layer");
-        let c = CacheRun::open(&cache, "c", &|| false).unwrap();
+        let c = open(&cache, "c");
         assert_eq!(c.lowers.len(), 2, "a run starting now sees a's layer above the base");
         assert!(c.lowers[0].join("from-a").exists());
         b.finish();
@@ -259,11 +280,11 @@ mod tests {
     fn published_writes_are_seen_by_the_next_run_before_the_first_lets_go() {
         let t = tempfile::tempdir().unwrap();
         let cache = t.path().join("npm");
-        let mut a = CacheRun::open(&cache, "a", &|| false).unwrap();
+        let mut a = open(&cache, "a");
         std::fs::write(a.upper.join("from-a"), "a").unwrap();
         a.publish();
         a.publish();
-        let b = CacheRun::open(&cache, "b", &|| false).unwrap();
+        let b = open(&cache, "b");
         assert!(b.lowers[0].join("from-a").exists(), "the next run mounts a's writes: {:?}", b.lowers);
         a.finish();
         assert_eq!(pending(&cache).len(), 1, "one layer, published once; b still holds the cache");
@@ -276,7 +297,7 @@ mod tests {
     fn a_run_that_never_started_leaves_nothing() {
         let t = tempfile::tempdir().unwrap();
         let cache = t.path().join("npm");
-        drop(CacheRun::open(&cache, "x", &|| false).unwrap());
+        drop(open(&cache, "x"));
         assert_eq!(left_behind(&cache), Vec::<PathBuf>::new());
         assert!(pending(&cache).is_empty());
     }
@@ -291,24 +312,24 @@ mod tests {
         let cache = t.path().join("npm");
         // Directories in the base first (folded by one rename each), then hard links into them
         // (a link is ten times cheaper to make than a file), which a fold moves one by one.
-        let a = CacheRun::open(&cache, "a", &|| false).unwrap();
+        let a = open(&cache, "a");
         (0..DIRS).for_each(|d| std::fs::create_dir(a.upper.join(format!("d{d}"))).unwrap());
         a.finish();
-        let b = CacheRun::open(&cache, "b", &|| false).unwrap();
+        let b = open(&cache, "b");
         std::fs::write(b.upper.join("one"), "x").unwrap();
         for d in 0..DIRS {
             std::fs::create_dir(b.upper.join(format!("d{d}"))).unwrap();
             (0..FILES).for_each(|f| std::fs::hard_link(b.upper.join("one"), b.upper.join(format!("d{d}/{f}"))).unwrap());
         }
         let folding = std::thread::spawn(move || b.finish());
-        let held = || matches!(super::super::lock::lock_file(&cache, libc::LOCK_SH | libc::LOCK_NB), Err(e) if super::super::lock::is_held(&e));
+        let held = || matches!(super::super::lock::lock_file(&Dir::at(&cache), libc::LOCK_SH | libc::LOCK_NB), Err(e) if super::super::lock::is_held(&e));
         let begun = std::time::Instant::now();
         while !held() {
             assert!(!folding.is_finished() && begun.elapsed() < std::time::Duration::from_secs(10), "the fold was over before it was seen");
             std::thread::sleep(std::time::Duration::from_micros(100));
         }
         let asked = std::time::Instant::now();
-        let c = CacheRun::open(&cache, "c", &|| false).unwrap();
+        let c = open(&cache, "c");
         let waited = asked.elapsed();
         assert_eq!(c.lowers.len(), 2, "c got in while b's layer was still pending: {:?} (after {waited:?})", c.lowers);
         assert!(waited < std::time::Duration::from_millis(500), "c waited {waited:?}");
@@ -352,12 +373,12 @@ mod tests {
         let modes = |p: &Path| std::fs::symlink_metadata(p).unwrap().permissions().mode() & 0o7777;
         crate::test_capabilities::without_dac_override(|| {
             for version in ["v1.0.0", "v1.1.0", "v1.2.0"] {
-                let run = CacheRun::open(&cache, version, &|| false).unwrap();
+                let run = open(&cache, version);
                 module(&run.upper, version);
                 run.finish();
             }
             // A run that closes what it wrote, and the cache's mount point, to the fold.
-            let run = CacheRun::open(&cache, "closing", &|| false).unwrap();
+            let run = open(&cache, "closing");
             for d in ["closed/in", "unsearchable"] {
                 std::fs::create_dir_all(run.upper.join(d)).unwrap();
                 std::fs::write(run.upper.join(d).join("f"), "f").unwrap();
@@ -369,7 +390,7 @@ mod tests {
             run.finish();
             assert!(!upper.exists() || std::fs::read_dir(&upper).unwrap().next().is_none(), "the run's writes were published");
         });
-        let later = CacheRun::open(&cache, "later", &|| false).unwrap();
+        let later = open(&cache, "later");
         assert_eq!(later.lowers, vec![cache.join("base")], "every layer folded: {:?}", pending(&cache));
         for version in ["v1.0.0", "v1.1.0", "v1.2.0"] {
             let m = cache.join(format!("base/example.test/m@{version}"));
@@ -388,7 +409,7 @@ mod tests {
         let (tx, rx) = std::sync::mpsc::channel();
         let cache = cache.to_path_buf();
         std::thread::spawn(move || {
-            let _ = tx.send(CacheRun::open(&cache, "late", &|| ended.load(std::sync::atomic::Ordering::Relaxed)));
+            let _ = tx.send(open_ending(&cache, "late", &|| ended.load(std::sync::atomic::Ordering::Relaxed)));
         });
         rx.recv_timeout(within).ok()
     }
@@ -401,7 +422,7 @@ mod tests {
         use std::os::fd::AsRawFd;
         let t = tempfile::tempdir().unwrap();
         let cache = t.path().join("npm");
-        CacheRun::open(&cache, "a", &|| false).unwrap().finish();
+        open(&cache, "a").finish();
         let held: Vec<std::fs::File> = ["lock", "waiting", "slots/0/lock"]
             .iter()
             .map(|name| {
@@ -434,8 +455,8 @@ mod tests {
     fn a_wait_for_the_cache_ends_with_the_run() {
         let t = tempfile::tempdir().unwrap();
         let cache = t.path().join("npm");
-        CacheRun::open(&cache, "a", &|| false).unwrap().finish();
-        let folding = super::super::lock::lock_file(&cache, libc::LOCK_EX).unwrap();
+        open(&cache, "a").finish();
+        let folding = super::super::lock::lock_file(&Dir::at(&cache), libc::LOCK_EX).unwrap();
         let ended = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         let end = ended.clone();
         std::thread::spawn(move || {

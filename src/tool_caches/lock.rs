@@ -10,17 +10,18 @@
 //! (a fold past `MOST_PENDING` layers) it waits for step by step (`wait_for`), hearing its end.
 
 use std::os::fd::OwnedFd;
-use std::path::Path;
 use std::time::{Duration, Instant};
+
+use super::dir::Dir;
 
 /// `DIR/lock` (made if missing, never followed if a symlink), locked with `op` (`LOCK_SH`,
 /// `LOCK_EX`, with `LOCK_NB`, or `LOCK_UN`: see `set`): the cache's lock, and each run slot's (`slots`).
-pub(super) fn lock_file(dir: &Path, op: libc::c_int) -> std::io::Result<OwnedFd> {
+pub(super) fn lock_file(dir: &Dir, op: libc::c_int) -> std::io::Result<OwnedFd> {
     lock_named(dir, "lock", op)
 }
 
 /// `DIR/NAME`, made and locked as `lock_file` does.
-pub(super) fn lock_named(dir: &Path, name: &str, op: libc::c_int) -> std::io::Result<OwnedFd> {
+pub(super) fn lock_named(dir: &Dir, name: &str, op: libc::c_int) -> std::io::Result<OwnedFd> {
     let fd = open(dir, name)?;
     set(&fd, op)?;
     Ok(fd)
@@ -28,10 +29,8 @@ pub(super) fn lock_named(dir: &Path, name: &str, op: libc::c_int) -> std::io::Re
 
 /// `DIR/NAME` opened for reading and writing (made if missing, never followed if a symlink), not
 /// locked yet.
-pub(super) fn open(dir: &Path, name: &str) -> std::io::Result<OwnedFd> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let f = std::fs::OpenOptions::new().read(true).write(true).create(true).mode(0o600).custom_flags(libc::O_NOFOLLOW).open(dir.join(name))?;
-    Ok(f.into())
+pub(super) fn open(dir: &Dir, name: &str) -> std::io::Result<OwnedFd> {
+    dir.file(name, libc::O_RDWR | libc::O_CREAT)
 }
 
 /// The lock is held by someone else (`LOCK_NB`).
@@ -55,7 +54,7 @@ const MOST_PAUSE: Duration = Duration::from_millis(50);
 /// `DIR/NAME` locked with `op` (without `LOCK_NB`), looked at again and again with growing pauses
 /// (1 ms up to `MOST_PAUSE`) rather than waited for in the kernel, where nothing is heard: until
 /// `ended()` (the run's deadline passed, it was killed or aborted) or `until`, then an error.
-pub(super) fn wait_for(dir: &Path, name: &str, op: libc::c_int, ended: &dyn Fn() -> bool, until: Instant) -> std::io::Result<OwnedFd> {
+pub(super) fn wait_for(dir: &Dir, name: &str, op: libc::c_int, ended: &dyn Fn() -> bool, until: Instant) -> std::io::Result<OwnedFd> {
     let fd = open(dir, name)?;
     let mut pause = Duration::from_millis(1);
     loop {

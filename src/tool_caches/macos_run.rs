@@ -20,8 +20,8 @@ pub(super) fn prepare_with(tc: &mut ToolCaches, env: &BTreeMap<String, String>, 
         return Ok(());
     }
     let failed = |what: &str, e: std::io::Error| SandboxError::setup_failed(format!("{what} in the tool cache store failed: {e}"), "");
-    super::scope::create(&root, &scope, tc.record.as_ref())?;
-    store::evict_unused(&root, super::UNUSED_FOR);
+    let (opened, _) = super::scope::create(&root, &scope, tc.record.as_ref())?;
+    store::evict_unused(&opened, super::UNUSED_FOR);
     // The store's own path, symlinks resolved (Seatbelt compares real paths); the cache
     // directories in it are never resolved (see `seed`).
     let scope = scope.canonicalize().map_err(|e| failed("resolving the workspace's directory", e))?;

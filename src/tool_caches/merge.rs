@@ -18,20 +18,25 @@
 //! with it (two directories: the step is inside). So a run may mount the layer and the base
 //! between two steps (`layers::fold_if_alone`).
 
-#[cfg(target_os = "linux")]
-use std::ffi::CString;
+use std::ffi::OsStr;
 use std::io;
-#[cfg(target_os = "linux")]
-use std::os::unix::ffi::OsStrExt;
 #[cfg(all(test, target_os = "linux"))]
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
+#[cfg(all(test, target_os = "linux"))]
 use std::os::unix::fs::PermissionsExt;
+#[cfg(all(test, target_os = "linux"))]
 use std::path::Path;
 
+use super::dir::Dir;
 use super::owner_access::{open_up, Access, ALL, WRITE_IN};
 
 #[cfg(target_os = "linux")]
 const OPAQUE: &std::ffi::CStr = c"user.overlay.opaque";
+
+/// How deep a merge goes into directories both the layer and the base have: each level holds two
+/// descriptors open. Far deeper than any tool's cache; a layer deeper than that is dropped as one
+/// that cannot be folded (`layers::fold_if_alone`), before the descriptors run out.
+const MOST_DEPTH: usize = 256;
 
 /// A character device 0:0: how overlayfs records a deletion in an upper directory (moved into the
 /// base like any entry: see the module comment).
@@ -42,24 +47,24 @@ fn is_whiteout(meta: &std::fs::Metadata) -> bool {
 
 /// The directory carries the opaque marker: the layers below it are hidden there.
 #[cfg(target_os = "linux")]
-fn is_opaque(dir: &Path) -> bool {
-    let Ok(c) = CString::new(dir.as_os_str().as_bytes()) else { return false };
+fn is_opaque(dir: &Dir) -> bool {
+    use std::os::fd::AsRawFd;
     let mut value = [0u8; 2];
-    // SAFETY: a valid C string and a buffer of the length passed.
-    let n = unsafe { libc::lgetxattr(c.as_ptr(), OPAQUE.as_ptr(), value.as_mut_ptr().cast(), value.len()) };
+    // SAFETY: our descriptor, a valid C string and a buffer of the length passed.
+    let n = unsafe { libc::fgetxattr(dir.fd().as_raw_fd(), OPAQUE.as_ptr(), value.as_mut_ptr().cast(), value.len()) };
     n == 1 && value[0] == b'y'
 }
 
 /// Opaque markers are overlayfs's, which only Linux has; a store elsewhere holds none.
 #[cfg(not(target_os = "linux"))]
-fn is_opaque(_dir: &Path) -> bool {
+fn is_opaque(_dir: &Dir) -> bool {
     false
 }
 
 /// Where a merge puts what it replaces, and when it stops.
 pub struct Fold<'a> {
     /// A directory of the same filesystem, in no layer, where the base's replaced directories go.
-    pub discard: &'a Path,
+    pub discard: &'a Dir,
     /// Asked after each entry moved: stop the merge there (the rest of the layer stays).
     pub stop: &'a mut dyn FnMut() -> bool,
 }
@@ -67,66 +72,72 @@ pub struct Fold<'a> {
 /// Names for what goes into a discard directory, unique in this process (and with its pid, in the store).
 static DISCARDED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
-/// Take `p` out of the way whatever it is: a directory is renamed into `discard` (one step, whatever
-/// it holds, made writable first: a directory moves to another parent only so), anything else removed.
-fn discard_any(p: &Path, discard: &Path) -> io::Result<()> {
-    match std::fs::symlink_metadata(p) {
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(e),
-        Ok(m) if m.is_dir() => {
-            open_up(p)?;
+fn is_dir(st: &libc::stat) -> bool {
+    st.st_mode & libc::S_IFMT == libc::S_IFDIR
+}
+
+/// Take the entry `name` of `base` out of the way whatever it is: a directory is renamed into
+/// `discard` (one step, whatever it holds, made writable first: a directory moves to another
+/// parent only so), anything else removed.
+fn discard_any(base: &Dir, name: &OsStr, discard: &Dir) -> io::Result<()> {
+    match base.stat(name)? {
+        None => Ok(()),
+        Some(st) if is_dir(&st) => {
+            open_up(base, name)?;
             let n = DISCARDED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            std::fs::rename(p, discard.join(format!("{}-{n}", std::process::id())))
+            base.rename(name, discard, format!("{}-{n}", std::process::id()))
         }
-        Ok(_) => std::fs::remove_file(p),
+        Some(_) => base.remove(name),
     }
 }
 
-/// Move everything of `layer` into `base` (both directories of one filesystem, with `fold.discard`).
+/// Move everything of `layer` into `base` (both directories of one filesystem, with `fold.discard`),
+/// each entry by its name in its directory's descriptor, never through a link (`dir`).
 /// `Ok(true)`: `layer` is left empty of entries (its directories may remain, for the caller to
 /// remove); `Ok(false)`: `fold.stop` said so first, and what is left of `layer` still belongs above
 /// `base` (see the module comment). Whatever modes a run left, the directories keep them, and the
 /// fold moves what they hold (`owner_access`).
-pub fn merge_into(layer: &Path, base: &Path, fold: &mut Fold) -> io::Result<bool> {
+pub fn merge_into(layer: &Dir, base: &Dir, fold: &mut Fold) -> io::Result<bool> {
     // The layer's root may be anything its run made of its cache's mount point.
-    let _layer = Access::grant(layer, &std::fs::symlink_metadata(layer)?, ALL)?;
-    let _base = Access::grant(base, &std::fs::symlink_metadata(base)?, WRITE_IN)?;
-    merge_entries(layer, base, fold)
+    let _layer = Access::grant(layer, ALL)?;
+    let _base = Access::grant(base, WRITE_IN)?;
+    merge_at(layer, base, fold, 0)
 }
 
-/// `merge_into` once both directories are open to the fold.
-fn merge_entries(layer: &Path, base: &Path, fold: &mut Fold) -> io::Result<bool> {
-    for entry in std::fs::read_dir(layer)? {
-        let entry = entry?;
-        let from = entry.path();
-        let to = base.join(entry.file_name());
-        let meta = std::fs::symlink_metadata(&from)?;
-        let below = std::fs::symlink_metadata(&to).ok();
-        // A directory of the layer is read (its entries, its opaque marker) and emptied or moved.
-        let mut access = if meta.is_dir() { Some(Access::grant(&from, &meta, ALL)?) } else { None };
-        let below_dir = below.as_ref().filter(|b| b.is_dir());
-        if let (true, Some(below_dir)) = (meta.is_dir() && !is_opaque(&from), below_dir) {
-            // Both directories: their entries merge, the layer's winning. Merged whole, the base's
-            // directory has the layer's mode, which overlayfs showed (the uppermost directory's).
-            let mut into = Access::grant(&to, below_dir, WRITE_IN)?;
-            if !merge_entries(&from, &to, fold)? {
-                return Ok(false);
+/// `merge_into` once both directories are open to the fold, `depth` levels down.
+fn merge_at(layer: &Dir, base: &Dir, fold: &mut Fold, depth: usize) -> io::Result<bool> {
+    if depth > MOST_DEPTH {
+        return Err(io::Error::other(format!("the layer is deeper than {MOST_DEPTH} directories")));
+    }
+    for name in layer.names()? {
+        let Some(meta) = layer.stat(&name)? else { continue };
+        let below = base.stat(&name)?;
+        let below_dir = below.as_ref().is_some_and(is_dir);
+        // A directory of the layer is opened (its entries, its opaque marker) and emptied or
+        // moved: it holds the access that takes until it is dropped.
+        let from = if is_dir(&meta) { Some(Access::open(layer, &name, ALL)?) } else { None };
+        if let (Some(from), true) = (&from, below_dir) {
+            if !is_opaque(from) {
+                // Both directories: their entries merge, the layer's winning. Merged whole, the
+                // base's directory has the layer's mode, which overlayfs showed (the uppermost
+                // directory's).
+                let mut into = Access::open(base, &name, WRITE_IN)?;
+                if !merge_at(from, &into, fold, depth + 1)? {
+                    return Ok(false);
+                }
+                into.put_back_as(meta.st_mode as u32);
+                continue;
             }
-            into.put_back_as(meta.permissions().mode());
-            continue;
         }
         // A file, a link, a whiteout, an opaque directory, or a directory over a non-directory:
         // it replaces what was below, in one rename where it can. Until that rename the layer's
         // entry still hides what the base no longer has.
-        if below.is_some() && (meta.is_dir() || below_dir.is_some()) {
-            discard_any(&to, fold.discard)?;
+        if below.is_some() && (is_dir(&meta) || below_dir) {
+            discard_any(base, &name, fold.discard)?;
         }
-        std::fs::rename(&from, &to)?;
-        if let Some(moved) = access.as_mut() {
-            moved.moved_to(&to);
-        }
-        // Its mode back before the fold may stop.
-        drop(access);
+        layer.rename(&name, base, &name)?;
+        // Its mode back (by its descriptor, at its new place) before the fold may stop.
+        drop(from);
         if (fold.stop)() {
             return Ok(false);
         }
@@ -138,6 +149,8 @@ fn merge_entries(layer: &Path, base: &Path, fold: &mut Fold) -> io::Result<bool>
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
 
     fn whiteout(p: &Path) -> bool {
         let c = CString::new(p.as_os_str().as_bytes()).unwrap();
@@ -173,7 +186,7 @@ mod tests {
         let can_opaque = opaque(&layer.join("opaque-dir"));
         let discard = t.path().join("discard");
         std::fs::create_dir(&discard).unwrap();
-        assert!(merge_into(&layer, &base, &mut Fold { discard: &discard, stop: &mut || false }).unwrap(), "merged whole");
+        assert!(merge_into(&Dir::at(&layer), &Dir::at(&base), &mut Fold { discard: &Dir::at(&discard), stop: &mut || false }).unwrap(), "merged whole");
         let read = |p: &str| std::fs::read_to_string(base.join(p)).unwrap();
         assert_eq!((read("keep/old"), read("keep/added"), read("new/n"), read("replaced")), ("old".into(), "added".into(), "n".into(), "now a file".into()));
         assert!(base.join("file-to-dir").is_dir());
@@ -184,7 +197,7 @@ mod tests {
         }
         if can_opaque {
             assert!(!base.join("opaque-dir/hidden").exists() && base.join("opaque-dir/shown").exists());
-            assert!(is_opaque(&base.join("opaque-dir")), "the marker stays");
+            assert!(is_opaque(&Dir::at(&base.join("opaque-dir"))), "the marker stays");
         }
         assert_eq!(std::fs::read_dir(&layer).unwrap().filter(|e| !e.as_ref().unwrap().path().is_dir()).count(), 0, "nothing but directories left in the layer");
     }
@@ -217,12 +230,12 @@ mod tests {
                 }
                 // The directories below merge with it, down to an opaque one or a non-directory.
                 let mut merged = vec![*layer];
-                if !is_opaque(&full) {
+                if !is_opaque(&Dir::at(&full)) {
                     for below in &layers[i + 1..] {
                         match std::fs::symlink_metadata(below.join(&p)) {
                             Ok(m) if m.is_dir() => {
                                 merged.push(*below);
-                                if is_opaque(&below.join(&p)) {
+                                if is_opaque(&Dir::at(&below.join(&p))) {
                                     break;
                                 }
                             }
@@ -275,10 +288,10 @@ mod tests {
             let root = t.path().join(format!("cut{cut}"));
             let (base, layer, discard) = fixture(&root);
             let mut moved = 0;
-            let whole = merge_into(&layer, &base, &mut Fold { discard: &discard, stop: &mut || { moved += 1; moved > cut } }).unwrap();
+            let whole = merge_into(&Dir::at(&layer), &Dir::at(&base), &mut Fold { discard: &Dir::at(&discard), stop: &mut || { moved += 1; moved > cut } }).unwrap();
             assert_eq!(view(&[&layer, &base]), before, "cut after {cut} entries");
             // The next fold goes on from there.
-            assert!(merge_into(&layer, &base, &mut Fold { discard: &discard, stop: &mut || false }).unwrap());
+            assert!(merge_into(&Dir::at(&layer), &Dir::at(&base), &mut Fold { discard: &Dir::at(&discard), stop: &mut || false }).unwrap());
             assert_eq!(view(&[&base]), before, "the rest folded after a cut at {cut}");
             if whole {
                 break;
@@ -344,10 +357,11 @@ mod tests {
             let root = t.path().join(format!("cut{cut}"));
             let (base, layer, discard) = fixture_with_modes(&root);
             let mut moved = 0;
-            let merged = without_dac_override(|| merge_into(&layer, &base, &mut Fold { discard: &discard, stop: &mut || { moved += 1; moved > cut } }));
+            let (layer_dir, base_dir, discard) = (Dir::at(&layer), Dir::at(&base), Dir::at(&discard));
+            let merged = without_dac_override(|| merge_into(&layer_dir, &base_dir, &mut Fold { discard: &discard, stop: &mut || { moved += 1; moved > cut } }));
             let whole = merged.unwrap_or_else(|e| panic!("cut after {cut} entries: {e}"));
             assert_eq!(view(&[&layer, &base]), before, "cut after {cut} entries");
-            let rest = without_dac_override(|| merge_into(&layer, &base, &mut Fold { discard: &discard, stop: &mut || false }));
+            let rest = without_dac_override(|| merge_into(&layer_dir, &base_dir, &mut Fold { discard: &discard, stop: &mut || false }));
             assert!(rest.unwrap_or_else(|e| panic!("the rest after a cut at {cut}: {e}")));
             assert_eq!(view(&[&base]), before, "the rest folded after a cut at {cut}");
             if whole {

@@ -27,6 +27,7 @@ use crate::platform::Platform;
 use crate::policy::{SandboxMode, TmpMode, WritableRoot};
 
 mod bwrap_mounts;
+mod dir;
 pub(crate) mod held_home;
 mod layers;
 mod lock;
@@ -36,6 +37,7 @@ pub mod locations;
 pub mod macos;
 pub mod macos_run;
 mod merge;
+pub mod moved;
 mod owner_access;
 mod seed;
 mod slots;
@@ -61,11 +63,11 @@ impl RunGuard {
         if tc.caches.is_empty() {
             return Ok(RunGuard(Vec::new()));
         }
-        scope::create(&root, &scope, tc.record.as_ref())?;
+        let (root, scope) = scope::create(&root, &scope, tc.record.as_ref())?;
         store::evict_unused(&root, UNUSED_FOR);
         let mut runs = Vec::new();
         for c in &mut tc.caches {
-            let run = layers::CacheRun::open(&scope.join(&c.name), &tc.run_id, ended)?;
+            let run = layers::CacheRun::open(&scope, &c.name, &tc.run_id, ended)?;
             (c.layers, c.upper, c.work) = (run.lowers.clone(), Some(run.upper.clone()), Some(run.work.clone()));
             runs.push(run);
         }
@@ -175,6 +177,9 @@ pub(crate) fn resolve(
         // No HOME: no cache locations to cover either.
         return Ok(ToolCaches { mode, explicit, ..ToolCaches::none() });
     };
+    if let Some(holder) = store::writable_by_the_run(&root, policy.writable_roots, store::host_root().as_deref()) {
+        return unusable_store(mode, explicit, &root, &holder);
+    }
     // 'private': the scope of the run's writable roots (`scope`). Without one (no writable root,
     // or one that cannot be inspected) the run keeps no caches: they stay read-only, as with
     // 'none', so it fills no scope that runs with other roots use.
@@ -196,12 +201,14 @@ pub(crate) fn resolve(
         _ => locations::existing(env).into_iter().map(|l| (l.name, l.path)).collect(),
     };
     let home = env.get("HOME").and_then(|h| std::fs::canonicalize(h).ok());
-    let caches = locations
+    let mut caches: Vec<PrivateCache> = locations
         .into_iter()
         .filter(|_| !hidden)
         .filter(|(_, path)| coverable(path, policy, &root, home.as_deref()))
         .map(|(name, path)| PrivateCache::new(name, path))
         .collect();
+    // Those of a held home: checked after the run (`moved`).
+    moved::watch(&mut caches, policy.writable_roots);
     let overlay = platform != Platform::Linux || Platform::host() != Platform::Linux || kernel_has_userns_overlay();
     Ok(ToolCaches {
         mode,
@@ -212,7 +219,28 @@ pub(crate) fn resolve(
         caches,
         run_id: store::run_id(),
         explicit,
+        not_enforced: None,
     })
+}
+
+/// A store the run could write (`store::writable_by_the_run`) keeps nothing: the run gets no private
+/// caches (they stay read-only, as with `'none'`: `held_home`), and says why; an explicit
+/// `'private'` or `'shared'` is refused.
+fn unusable_store(mode: Mode, explicit: bool, root: &Path, holder: &Path) -> Result<ToolCaches> {
+    let why = format!(
+        "the tool cache store {} lies in the writable root {}, where the command could plant links that the host would follow \
+         when it keeps the caches' writes",
+        root.display(),
+        holder.display()
+    );
+    if explicit {
+        return Err(SandboxError::invalid(
+            "sandbox.toolCaches",
+            format!("{why}; set SANDSPAWN_TOOL_CACHE_DIR (or XDG_STATE_HOME) in the command's environment to a directory outside the writable roots, or use 'none'"),
+        ));
+    }
+    let note = format!("tool caches: {why}: the run has no private caches (they stay read-only, as with toolCaches: 'none'); set SANDSPAWN_TOOL_CACHE_DIR outside the writable roots to have them");
+    Ok(ToolCaches { mode, explicit, not_enforced: Some(note), ..ToolCaches::none() })
 }
 
 /// A cache location is covered only when no other rule of the policy lies in it or over it: the
@@ -268,3 +296,6 @@ mod tests;
 #[cfg(test)]
 #[path = "tests_macos.rs"]
 mod tests_macos;
+#[cfg(all(test, target_os = "linux"))]
+#[path = "tests_links.rs"]
+mod tests_links;

@@ -51,11 +51,14 @@ pub struct PrivateCache {
     /// reads one read-only), set by `macos::prepare`.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub variables: BTreeMap<String, String>,
+    /// `(device, inode)` of the location before the run, where a writable root holds it (`moved`).
+    #[serde(skip)]
+    pub before: Option<(u64, u64)>,
 }
 
 impl PrivateCache {
     pub(super) fn new(name: &str, path: PathBuf) -> PrivateCache {
-        PrivateCache { name: name.to_string(), path, layers: Vec::new(), upper: None, work: None, dir: None, variables: BTreeMap::new() }
+        PrivateCache { name: name.to_string(), path, layers: Vec::new(), upper: None, work: None, dir: None, variables: BTreeMap::new(), before: None }
     }
 }
 
@@ -82,11 +85,15 @@ pub struct ToolCaches {
     /// Landlock mode) refuses it instead of treating it as unavailable.
     #[serde(skip)]
     pub explicit: bool,
+    /// Why the run keeps no private caches where it would have (its store lies where it could
+    /// write: `store::writable_by_the_run`), for `sandboxDetails.notEnforced`.
+    #[serde(skip)]
+    pub not_enforced: Option<String>,
 }
 
 impl ToolCaches {
     pub fn none() -> ToolCaches {
-        ToolCaches { mode: Mode::None, store: None, root: None, record: None, host_content: None, caches: Vec::new(), run_id: String::new(), explicit: false }
+        ToolCaches { mode: Mode::None, store: None, root: None, record: None, host_content: None, caches: Vec::new(), run_id: String::new(), explicit: false, not_enforced: None }
     }
 
     /// The host's cache directories a private copy covers in a sandbox of `platform`: on Linux each

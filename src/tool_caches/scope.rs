@@ -25,6 +25,7 @@
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
+use super::dir::Dir;
 use crate::policy::WritableRoot;
 
 /// What a scope is recorded as (`create` writes it).
@@ -97,39 +98,41 @@ fn hex(bytes: &[u8], len: usize) -> String {
 /// `store::create`, then check the scope's `roots` against `r` (one read), or, at its first run,
 /// write them (atomically: a concurrent first run reads them whole or not at all), name the
 /// repository in `workspace`, and retire the predecessors. Another record means the hash in the
-/// name collided or someone edited the store: refused, not shared.
-pub fn create(store: &Path, scope: &Path, r: Option<&Record>) -> crate::error::Result<()> {
-    super::store::create(store, scope)?;
-    let Some(r) = r else { return Ok(()) };
+/// name collided or someone edited the store: refused, not shared. Returns the store's root and the
+/// scope, opened (every file here is reached from them, through no link: `dir`).
+pub fn create(store: &Path, scope: &Path, r: Option<&Record>) -> crate::error::Result<(Dir, Dir)> {
+    let (root, dir) = super::store::create(store, scope)?;
+    let Some(r) = r else { return Ok((root, dir)) };
     let path = scope.join("roots");
-    match std::fs::read(&path) {
-        Ok(found) if found == r.roots => return Ok(()),
+    match dir.read("roots") {
+        Ok(found) if found == r.roots => return Ok((root, dir)),
         Ok(_) => return Err(super::store::failed(scope, std::io::Error::other("its `roots` file records other writable roots; remove that directory"))),
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(super::store::failed(&path, e)),
         Err(_) => {}
     }
-    let _ = std::fs::write(scope.join("workspace"), r.repository.as_os_str().as_encoded_bytes());
-    let new = scope.join(format!("roots.{}", super::store::run_id()));
-    std::fs::write(&new, &r.roots).and_then(|()| std::fs::rename(&new, &path)).map_err(|e| super::store::failed(&path, e))?;
-    retire_predecessors(scope);
-    Ok(())
+    let _ = dir.write("workspace", r.repository.as_os_str().as_encoded_bytes());
+    let new = format!("roots.{}", super::store::run_id());
+    dir.write(&new, &r.roots).and_then(|()| dir.rename(&new, &dir, "roots")).map_err(|e| super::store::failed(&path, e))?;
+    if let (Ok(scopes), Some(name)) = (root.open("workspaces"), scope.file_name()) {
+        retire_predecessors(&scopes, name);
+    }
+    Ok((root, dir))
 }
 
 /// The first run of a scope removes the scopes of the same roots' paths with another identity:
 /// directories that were there before, whose caches nobody can reach any more (no run computes
 /// their key). Each is renamed aside first, so that of concurrent runs only one removes it, and a
 /// run still holding it (started before its directory was replaced) finds its paths gone and
-/// publishes nothing anywhere.
-fn retire_predecessors(scope: &Path) {
-    let (Some(parent), Some((paths, id))) = (scope.parent(), scope.file_name().and_then(|n| n.to_str()).and_then(key_of)) else { return };
-    for entry in std::fs::read_dir(parent).into_iter().flatten().flatten() {
-        let name = entry.file_name();
-        if !name.to_str().and_then(key_of).is_some_and(|(p, i)| p == paths && i != id) {
+/// publishes nothing anywhere. `scopes`: the store's `workspaces`, holding the scope `name`.
+fn retire_predecessors(scopes: &Dir, name: &std::ffi::OsStr) {
+    let Some((paths, id)) = name.to_str().and_then(key_of) else { return };
+    for other in scopes.names().unwrap_or_default() {
+        if !other.to_str().and_then(key_of).is_some_and(|(p, i)| p == paths && i != id) {
             continue;
         }
-        let aside = parent.join(format!(".retired-{}", super::store::run_id()));
-        if std::fs::rename(entry.path(), &aside).is_ok() {
-            let _ = super::store::remove_tree(&aside);
+        let aside = format!(".retired-{}", super::store::run_id());
+        if scopes.rename(&other, scopes, &aside).is_ok() {
+            let _ = scopes.remove(&aside);
         }
     }
 }
@@ -205,7 +208,7 @@ mod tests {
         for n in ["mono-00aa-111111", "other-00aa-222222", "mono-00aa-333333", "mono-00ab-444444", "mono-1200aa-555555", "mono-0123456789abcdef", ".retired-1"] {
             std::fs::create_dir_all(w.join(n).join("npm/base")).unwrap();
         }
-        retire_predecessors(&w.join("mono-00aa-111111"));
+        retire_predecessors(&Dir::at(&w), std::ffi::OsStr::new("mono-00aa-111111"));
         let mut left: Vec<String> = std::fs::read_dir(&w).unwrap().flatten().map(|e| e.file_name().into_string().unwrap()).collect();
         left.sort();
         assert_eq!(left, [".retired-1", "mono-00aa-111111", "mono-00ab-444444", "mono-0123456789abcdef", "mono-1200aa-555555"]);

@@ -18,9 +18,10 @@
 //! made again. What a run can still leave for the next one there is the upper directory's times,
 //! less than it leaves in the cache's contents, which that next run mounts anyway.
 
-use std::os::fd::OwnedFd;
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
-use std::path::{Path, PathBuf};
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::path::PathBuf;
+
+use super::dir::Dir;
 
 /// Slots kept when a fold finds the cache idle; more are made while more runs overlap.
 const KEPT: usize = 4;
@@ -29,6 +30,9 @@ const MOST: usize = 4096;
 
 /// A run's hold on one slot: its directories, ready to mount.
 pub struct Slot {
+    /// The slot's directory (`CACHE/slots/N`), held open: the run's writes are published and its
+    /// work directory emptied from it, through no link (`dir`).
+    dir: Dir,
     pub upper: PathBuf,
     pub work: PathBuf,
     /// Exclusive lock (`lock::set`) on the slot's `lock`, for the run's life.
@@ -36,78 +40,84 @@ pub struct Slot {
 }
 
 /// Take the first free slot in `slots`, or make one, with a clean upper directory.
-pub fn claim(slots: &Path) -> std::io::Result<Slot> {
+pub fn claim(slots: &Dir) -> std::io::Result<Slot> {
     for n in 0..MOST {
-        let dir = slots.join(n.to_string());
-        if let Some(lock) = try_lock(&dir)? {
+        if let Some((dir, lock)) = try_lock(slots, &n.to_string())? {
+            ready(&dir, "upper")?;
+            ready(&dir, "work")?;
             let (upper, work) = (dir.join("upper"), dir.join("work"));
-            ready(&upper)?;
-            ready(&work)?;
-            return Ok(Slot { upper, work, _lock: lock });
+            return Ok(Slot { dir, upper, work, _lock: lock });
         }
     }
-    Err(std::io::Error::other(format!("all {MOST} run directories of {} are in use", slots.display())))
+    Err(std::io::Error::other(format!("all {MOST} run directories of {} are in use", slots.path().display())))
 }
 
-/// The slot's lock (`lock::lock_file`), taken without waiting (`None`: another run holds it), the slot made if missing.
-fn try_lock(dir: &Path) -> std::io::Result<Option<OwnedFd>> {
-    let take = || super::lock::lock_file(dir, libc::LOCK_EX | libc::LOCK_NB);
-    let taken = match take() {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)?;
-            take()
-        }
-        other => other,
-    };
-    match taken {
+/// The slot `name` (made if missing) and its lock (`lock::lock_file`), taken without waiting
+/// (`None`: another run holds it).
+fn try_lock(slots: &Dir, name: &str) -> std::io::Result<Option<(Dir, OwnedFd)>> {
+    let dir = slots.dir(name)?;
+    match super::lock::lock_file(&dir, libc::LOCK_EX | libc::LOCK_NB) {
         Err(e) if super::lock::is_held(&e) => Ok(None),
-        other => other.map(Some),
+        other => other.map(|lock| Some((dir, lock))),
     }
 }
 
 impl Slot {
+    /// The run is over: what it wrote (if anything) moved into `pending` as `name` (one rename).
+    /// Whether there was anything to move.
+    pub fn publish(&self, pending: &Dir, name: &str) -> bool {
+        // The upper directory is what the run made of its cache's mount point: a `chmod 555` of it
+        // made the rename fail (it moves to another parent), a `chmod 000` the listing, and the
+        // run's writes were lost (`owner_access`).
+        let _ = super::owner_access::open_up(&self.dir, "upper");
+        let wrote = self.dir.open("upper").and_then(|u| u.names()).is_ok_and(|n| !n.is_empty());
+        wrote && self.dir.rename("upper", pending, name).is_ok()
+    }
+
     /// Let go of the slot, its work directory as empty as a new one. What overlayfs left there
     /// (`work/work`, mode 000, and the volatile marker in it) is removed here, after the run's
     /// result, rather than by the kernel when the next run mounts, on that run's path.
     pub fn release(self) {
-        let _ = super::store::remove_tree(&self.work.join("work"));
+        if let Ok(work) = self.dir.open("work") {
+            let _ = work.remove("work");
+        }
     }
 }
 
-/// Make `p` an empty directory of this user with mode 0700 and no extended attribute.
-fn ready(p: &Path) -> std::io::Result<()> {
-    match std::fs::symlink_metadata(p) {
-        Ok(m) if clean(p, &m) => return Ok(()),
-        Ok(_) => super::store::remove_tree(p)?,
+/// Make `name` in `slot` an empty directory of this user with mode 0700 and no extended attribute.
+fn ready(slot: &Dir, name: &str) -> std::io::Result<()> {
+    match slot.open(name) {
+        Ok(d) if clean(&d) => return Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(e),
+        // Used, or not a directory of ours (a link, a file): removed (the link itself).
+        _ => slot.remove(name)?,
     }
-    std::fs::DirBuilder::new().mode(0o700).create(p)
+    slot.dir(name).map(drop)
 }
 
-fn clean(p: &Path, m: &std::fs::Metadata) -> bool {
+fn clean(d: &Dir) -> bool {
     // SAFETY: geteuid cannot fail.
-    let ours = m.is_dir() && m.uid() == unsafe { libc::geteuid() } && m.permissions().mode() & 0o7777 == 0o700;
-    ours && no_attributes(p) && std::fs::read_dir(p).is_ok_and(|mut d| d.next().is_none())
+    let ours = d.own_stat().is_ok_and(|st| st.st_uid == unsafe { libc::geteuid() } && st.st_mode & 0o7777 == 0o700);
+    ours && no_attributes(d) && d.names().is_ok_and(|n| n.is_empty())
 }
 
-fn no_attributes(p: &Path) -> bool {
-    let Ok(c) = std::ffi::CString::new(std::os::unix::ffi::OsStrExt::as_bytes(p.as_os_str())) else { return false };
-    // SAFETY: a valid C string; a null buffer of size 0 asks only for the size.
+fn no_attributes(d: &Dir) -> bool {
+    let fd = d.fd().as_raw_fd();
+    // SAFETY: our descriptor; a null buffer of size 0 asks only for the size.
     #[cfg(target_os = "linux")]
-    let size = unsafe { libc::llistxattr(c.as_ptr(), std::ptr::null_mut(), 0) };
+    let size = unsafe { libc::flistxattr(fd, std::ptr::null_mut(), 0) };
     // SAFETY: as above.
     #[cfg(not(target_os = "linux"))]
-    let size = unsafe { libc::listxattr(c.as_ptr(), std::ptr::null_mut(), 0, libc::XATTR_NOFOLLOW) };
+    let size = unsafe { libc::flistxattr(fd, std::ptr::null_mut(), 0, 0) };
     size == 0
 }
 
 /// Remove the slots past the first `KEPT`; the caller holds the cache exclusively (no run does).
-pub fn trim(slots: &Path) {
-    for entry in std::fs::read_dir(slots).into_iter().flatten().flatten() {
-        let keep = entry.file_name().to_str().and_then(|n| n.parse::<usize>().ok()).is_some_and(|n| n < KEPT);
+pub fn trim(slots: &Dir) {
+    for name in slots.names().unwrap_or_default() {
+        let keep = name.to_str().and_then(|n| n.parse::<usize>().ok()).is_some_and(|n| n < KEPT);
         if !keep {
-            let _ = super::store::remove_tree(&entry.path());
+            let _ = slots.remove(&name);
         }
     }
 }
@@ -115,6 +125,13 @@ pub fn trim(slots: &Path) {
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+
+    /// `DIR/slots`, made and opened.
+    fn slots_in(dir: &std::path::Path) -> Dir {
+        std::fs::create_dir_all(dir.join("slots")).unwrap();
+        Dir::at(&dir.join("slots"))
+    }
 
     const ALONE: &str = "SANDSPAWN_TEST_SLOTS_ALONE";
 
@@ -145,7 +162,7 @@ mod tests {
 
     fn a_free_slot_is_taken_again_and_a_held_one_never() {
         let t = tempfile::tempdir().unwrap();
-        let slots = t.path().join("slots");
+        let slots = slots_in(t.path());
         let a = claim(&slots).unwrap();
         let b = claim(&slots).unwrap();
         assert_ne!(a.upper, b.upper, "held by a: b gets another");
@@ -157,7 +174,7 @@ mod tests {
 
     fn a_used_upper_directory_is_made_again() {
         let t = tempfile::tempdir().unwrap();
-        let slots = t.path().join("slots");
+        let slots = slots_in(t.path());
         let a = claim(&slots).unwrap();
         let (upper, work) = (a.upper.clone(), a.work.clone());
         drop(a);
@@ -181,7 +198,7 @@ mod tests {
         // SAFETY: valid C strings and buffer.
         assert_eq!(unsafe { libc::setxattr(x.as_ptr(), c"user.overlay.opaque".as_ptr(), b"y".as_ptr().cast(), 1, 0) }, 0);
         let d = claim(&slots).unwrap();
-        assert!(no_attributes(&d.upper), "an upper directory with an attribute is made again");
+        assert!(no_attributes(&Dir::at(&d.upper)), "an upper directory with an attribute is made again");
         drop(d);
         std::fs::remove_dir(&upper).unwrap();
         std::os::unix::fs::symlink(t.path(), &upper).unwrap();
@@ -192,11 +209,11 @@ mod tests {
 
     fn trim_keeps_the_first_slots() {
         let t = tempfile::tempdir().unwrap();
-        let slots = t.path().join("slots");
+        let slots = slots_in(t.path());
         let held: Vec<Slot> = (0..KEPT + 2).map(|_| claim(&slots).unwrap()).collect();
         drop(held);
         trim(&slots);
-        let mut left: Vec<String> = std::fs::read_dir(&slots).unwrap().flatten().map(|e| e.file_name().into_string().unwrap()).collect();
+        let mut left: Vec<String> = std::fs::read_dir(slots.path()).unwrap().flatten().map(|e| e.file_name().into_string().unwrap()).collect();
         left.sort();
         assert_eq!(left, (0..KEPT).map(|n| n.to_string()).collect::<Vec<_>>());
     }

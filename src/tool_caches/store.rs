@@ -17,7 +17,9 @@ use std::collections::BTreeMap;
 use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 
+use super::dir::Dir;
 use crate::error::{Result, SandboxError};
+use crate::policy::WritableRoot;
 
 /// The variables `root` reads (whoever builds an environment just for it needs no others).
 pub const ROOT_VARIABLES: [&str; 3] = ["SANDSPAWN_TOOL_CACHE_DIR", "XDG_STATE_HOME", "HOME"];
@@ -30,6 +32,58 @@ pub fn root(env: &BTreeMap<String, String>) -> Option<PathBuf> {
         return Some(dir);
     }
     crate::state_dir::path(var, "tool-caches")
+}
+
+/// The store's root for the host process's own environment (where its runs keep their caches):
+/// made, covered and pinned in every sandbox (`plan::stores`).
+pub fn host_root() -> Option<PathBuf> {
+    #[cfg(test)]
+    if let Some(root) = test_host::get() {
+        return Some(root);
+    }
+    // Only the variables `root` reads (this runs on every run's path).
+    let host_env: BTreeMap<String, String> = ROOT_VARIABLES.into_iter().filter_map(|k| Some((k.to_string(), std::env::var_os(k)?.into_string().ok()?))).collect();
+    root(&host_env)
+}
+
+/// Tests stand for the host process with a home of their own: `root` is the host's store on this
+/// thread until the guard drops.
+#[cfg(test)]
+pub mod test_host {
+    use std::cell::RefCell;
+    use std::path::PathBuf;
+
+    thread_local!(static ROOT: RefCell<Option<PathBuf>> = const { RefCell::new(None) });
+
+    pub fn set(root: PathBuf) -> impl Drop {
+        ROOT.with(|r| *r.borrow_mut() = Some(root));
+        struct Unset;
+        impl Drop for Unset {
+            fn drop(&mut self) {
+                ROOT.with(|r| *r.borrow_mut() = None);
+            }
+        }
+        Unset
+    }
+
+    pub(super) fn get() -> Option<PathBuf> {
+        ROOT.with(|r| r.borrow().clone())
+    }
+}
+
+/// The writable root of a run that holds the store at `root` (or lies in it), by its path or by the
+/// real path of what exists of it; `None` when none does, or when it is the host process's own
+/// store (`host`), which is made, covered and pinned in every sandbox. Another store in a writable
+/// root is one the run could make or change (found by an attacker's review: with HOME in the
+/// workspace, a run made the store, its `workspaces` a link into the workspace, and the host's fold
+/// after the next run moved and removed host files through what that run put there).
+pub fn writable_by_the_run(root: &Path, roots: &[WritableRoot], host: Option<&Path>) -> Option<PathBuf> {
+    if host == Some(root) {
+        return None;
+    }
+    let real = root.ancestors().find_map(|a| Some(a.canonicalize().ok()?.join(root.strip_prefix(a).ok()?))).unwrap_or_else(|| root.to_path_buf());
+    let overlaps = |r: &Path| super::locations::overlaps(root, r) || super::locations::overlaps(&real, r);
+    roots.iter().find(|r| overlaps(&r.root)).map(|r| r.root.clone())
 }
 
 /// A name for one run's work directories, unique among concurrent runs on this host.
@@ -54,17 +108,26 @@ pub fn shared_dir(root: &Path) -> PathBuf {
 /// Create the store's root and a scope's directory in it (idempotent, safe for concurrent runs),
 /// and record the scope's use (`last-used`), which `evict_unused` goes by (what the scope is, is
 /// recorded by `scope::create`). The store must be a real directory owned by this user: a store
-/// another user could write to would let them plant what the next build installs.
-pub fn create(root: &Path, scope: &Path) -> Result<()> {
+/// another user could write to would let them plant what the next build installs. Returns both
+/// opened (`Dir`): everything below the root is reached from its descriptor, never through a link.
+pub fn create(root: &Path, scope: &Path) -> Result<(Dir, Dir)> {
     let mut builder = std::fs::DirBuilder::new();
     builder.recursive(true).mode(0o700);
     // Before anything is made through a planted link.
     check_links(root)?;
     builder.create(root).map_err(|e| failed(root, e))?;
     check_owned(root)?;
-    builder.create(scope).map_err(|e| failed(scope, e))?;
-    let _ = std::fs::write(scope.join("last-used"), b"");
-    Ok(())
+    let top = Dir::root(root).map_err(|e| failed(root, e))?;
+    // What is held is what was checked (not a directory put at the path since).
+    let st = top.own_stat().map_err(|e| failed(root, e))?;
+    // SAFETY: geteuid has no preconditions.
+    if st.st_uid != unsafe { libc::geteuid() } || st.st_mode & 0o022 != 0 {
+        return Err(failed(root, std::io::Error::other("it changed while it was checked")));
+    }
+    let rel = scope.strip_prefix(root).map_err(|_| failed(scope, std::io::Error::from_raw_os_error(libc::EINVAL)))?;
+    let dir = top.dirs(rel).map_err(|e| failed(scope, e))?;
+    let _ = dir.write("last-used", b"");
+    Ok((top, dir))
 }
 
 /// The error of a store or scope directory that cannot be made.
@@ -75,7 +138,7 @@ pub(super) fn failed(p: &Path, e: std::io::Error) -> SandboxError {
 /// Scopes of the store not used for `max_age`, removed (a scope a run holds now is always used
 /// recently: its `last-used` was written when the run started). Checked at most once an hour per
 /// process, so it costs a run nothing.
-pub fn evict_unused(root: &Path, max_age: std::time::Duration) {
+pub fn evict_unused(root: &Dir, max_age: std::time::Duration) {
     static LAST: std::sync::Mutex<Option<std::time::Instant>> = std::sync::Mutex::new(None);
     if hour_passed(&LAST) {
         evict_now(root, max_age);
@@ -95,18 +158,22 @@ pub fn hour_passed(last: &std::sync::Mutex<Option<std::time::Instant>>) -> bool 
 
 /// `evict_unused` without its hourly throttle. Also removes the caches of the earlier layout
 /// (`<root>/<cache>/upper`, one store shared by every workspace): what they hold may have been
-/// planted by a run in any workspace, so they are dropped, not migrated.
-fn evict_now(root: &Path, max_age: std::time::Duration) {
-    for scope in std::fs::read_dir(root.join("workspaces")).into_iter().flatten().flatten() {
-        let used = std::fs::metadata(scope.path().join("last-used")).and_then(|m| m.modified()).ok();
-        if used.is_some_and(|t| t.elapsed().is_ok_and(|age| age > max_age)) {
-            let _ = remove_tree(&scope.path());
+/// planted by a run in any workspace, so they are dropped, not migrated. From the root's
+/// descriptor, through no link (`Dir`).
+pub(super) fn evict_now(root: &Dir, max_age: std::time::Duration) {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64);
+    if let Ok(scopes) = root.open("workspaces") {
+        for name in scopes.names().unwrap_or_default() {
+            let used = scopes.open(&name).ok().and_then(|s| s.stat("last-used").ok().flatten()).map(|st| st.st_mtime as i64);
+            if used.is_some_and(|t| now - t > max_age.as_secs() as i64) {
+                let _ = scopes.remove(&name);
+            }
         }
     }
-    for entry in std::fs::read_dir(root).into_iter().flatten().flatten() {
-        let legacy = !matches!(entry.file_name().to_str(), Some("workspaces" | "shared")) && entry.path().join("upper").is_dir();
+    for name in root.names().unwrap_or_default() {
+        let legacy = !matches!(name.to_str(), Some("workspaces" | "shared")) && root.open(&name).is_ok_and(|d| d.has_dir("upper"));
         if legacy {
-            let _ = remove_tree(&entry.path());
+            let _ = root.remove(&name);
         }
     }
 }
@@ -284,12 +351,12 @@ mod tests {
         let r = t.path().join("store");
         let (old, new) = (r.join("workspaces/old-00-00"), r.join("workspaces/new-00-00"));
         create(&r, &old).unwrap();
-        create(&r, &new).unwrap();
+        let (top, _) = create(&r, &new).unwrap();
         let month_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(40 * 86400);
         std::fs::File::options().write(true).open(old.join("last-used")).unwrap().set_modified(month_ago).unwrap();
         std::fs::create_dir_all(r.join("npm/upper/_cacache")).unwrap();
         std::fs::create_dir_all(r.join("npm/work")).unwrap();
-        evict_now(&r, std::time::Duration::from_secs(30 * 86400));
+        evict_now(&top, std::time::Duration::from_secs(30 * 86400));
         assert!(!old.exists() && new.exists());
         assert!(!r.join("npm").exists(), "the earlier layout's shared caches go");
     }

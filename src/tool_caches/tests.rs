@@ -22,6 +22,12 @@ pub(super) fn home() -> Home {
     Home { _dir: dir, home, work }
 }
 
+/// `h`'s home stands for the host process's (its store is the host's own) until the guard drops:
+/// a cwd of `$HOME`, as the tests of a held home's caches take it.
+pub(super) fn host_home(h: &Home) -> impl Drop {
+    store::test_host::set(h.home.join(".local/state/sandspawn/tool-caches"))
+}
+
 pub(super) fn env(h: &Home) -> BTreeMap<String, String> {
     [("HOME".to_string(), h.home.to_str().unwrap().to_string())].into_iter().collect()
 }
@@ -104,6 +110,8 @@ fn never_covers_what_other_rules_hold() {
     assert!(names(&p).is_empty());
     // A workspace that is the home directory, or holds it: its caches are the host's own, covered
     // as when the home is not writable (an attacker's review: the run wrote the host's ~/.npm/_npx).
+    // The host's own home (its store in a writable root is used: `a_store_a_run_could_write_is_not_used`).
+    let _host = host_home(&h);
     for cwd in [h.home.clone(), h.home.parent().unwrap().to_path_buf()] {
         let ctx = PolicyContext { cwd, tmpdir: None, platform: Platform::Linux, env: env(&h) };
         let p = resolve_policy(Some(&json!({"mode": "workspace-write", "tmp": "read-only"})), &ctx).unwrap();
@@ -116,6 +124,45 @@ fn never_covers_what_other_rules_hold() {
     let ctx = PolicyContext { cwd: h.work.clone(), tmpdir: None, platform: Platform::Linux, env: e };
     let p = resolve_policy(Some(&json!({"mode": "workspace-write", "tmp": "read-only"})), &ctx).unwrap();
     assert_eq!(names(&p), ["npm", "cargo-registry"]);
+}
+
+/// Found by an attacker's review (own18, storechain2.js): with the command's HOME in the workspace
+/// (or HOME=/tmp/x with a writable /tmp), its store lay where the run could write; a run planted
+/// it (`workspaces` a link into the workspace) and the host's fold after the next run moved and
+/// removed host files through what that run put there. Such a store is not used: the run keeps
+/// no caches (they stay read-only) and says so, and an explicit `'private'` is refused. The host's
+/// own store is used wherever it is (made, covered and pinned in every sandbox: `plan::stores`).
+#[test]
+fn a_store_a_run_could_write_is_not_used() {
+    let h = home();
+    let inner = h.work.join(".home");
+    std::fs::create_dir_all(inner.join(".npm")).unwrap();
+    let mut e = env(&h);
+    e.insert("HOME".into(), inner.to_str().unwrap().into());
+    let ctx = PolicyContext { cwd: h.work.clone(), tmpdir: None, platform: Platform::Linux, env: e.clone() };
+    let p = resolve_policy(Some(&json!({"mode": "workspace-write", "tmp": "read-only"})), &ctx).unwrap();
+    assert!(names(&p).is_empty(), "{:?}", names(&p));
+    assert_eq!((p.tool_caches.store.as_ref(), p.tool_caches.mode), (None, Mode::Private));
+    let store = inner.join(".local/state/sandspawn/tool-caches");
+    let said = p.tool_caches.not_enforced.clone().unwrap_or_default();
+    assert!(said.contains(&store.display().to_string()) && said.contains(&h.work.display().to_string()), "{said}");
+    assert!(p.writable_roots.iter().any(|r| r.read_only.contains(&inner.join(".npm"))), "the home's cache stays read-only instead");
+    let e2 = resolve_policy(Some(&json!({"mode": "workspace-write", "tmp": "read-only", "toolCaches": "private"})), &ctx).unwrap_err();
+    assert!(e2.message.starts_with("options.sandbox.toolCaches:") && e2.message.contains(&store.display().to_string()), "{}", e2.message);
+    // The same with the variables that move the store, and a store that does not exist yet above
+    // a link (its real path decides).
+    for (k, v) in [("XDG_STATE_HOME", h.work.join("state")), ("SANDSPAWN_TOOL_CACHE_DIR", h.work.join("s"))] {
+        let mut e = env(&h);
+        e.insert(k.into(), v.to_str().unwrap().into());
+        let ctx = PolicyContext { env: e, ..ctx.clone() };
+        assert!(resolve_policy(Some(&json!({"mode": "workspace-write", "tmp": "read-only"})), &ctx).unwrap().tool_caches.store.is_none(), "{k}");
+    }
+    std::os::unix::fs::symlink(&h.work, h.home.join("to-work")).unwrap();
+    let roots = [crate::policy::WritableRoot { root: h.work.clone(), read_only: Vec::new(), missing_read_only: Vec::new() }];
+    assert_eq!(store::writable_by_the_run(&h.home.join("to-work/new/store"), &roots, None), Some(h.work.clone()));
+    assert_eq!(store::writable_by_the_run(&h.home.join("store"), &roots, None), None);
+    assert_eq!(store::writable_by_the_run(&h.work, &roots, None), Some(h.work.clone()));
+    assert_eq!(store::writable_by_the_run(&h.work.join("s"), &roots, Some(&h.work.join("s"))), None, "the host's own");
 }
 
 #[test]
@@ -242,6 +289,7 @@ fn home_carve_outs(h: &Home, cwd: &Path, sandbox: Value) -> Vec<PathBuf> {
 #[test]
 fn a_held_homes_caches_without_a_private_copy_stay_read_only() {
     let h = home();
+    let _host = host_home(&h);
     std::fs::create_dir_all(h.home.join(".npm/_cacache")).unwrap();
     let s = |extra: Value| {
         // Not `.cargo` among the protected names: it would be read-only whole.
@@ -279,6 +327,7 @@ fn a_held_homes_caches_without_a_private_copy_stay_read_only() {
 #[test]
 fn dropping_the_private_caches_keeps_a_held_homes_caches_read_only() {
     let h = home();
+    let _host = host_home(&h);
     let ctx = PolicyContext { cwd: h.home.clone(), tmpdir: None, platform: Platform::Linux, env: env(&h) };
     let mut p = resolve_policy(Some(&json!({"mode": "workspace-write", "tmp": "read-only", "protectedNames": []})), &ctx).unwrap();
     assert_eq!(names(&p), ["xdg-cache", "npm", "cargo-registry"]);
@@ -322,6 +371,7 @@ fn a_held_homes_missing_caches_are_moved_aside_after_the_run() {
     let home = dir.path().canonicalize().unwrap().join("home");
     std::fs::create_dir_all(home.join("work")).unwrap();
     let h = Home { _dir: dir, work: home.join("work"), home };
+    let _host = host_home(&h);
     let policy = |cwd: &Path, extra: Value| {
         let mut o = json!({"mode": "workspace-write", "tmp": "read-only"});
         o.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
