@@ -271,6 +271,59 @@ sys.stdout.write(out.decode('utf-8', 'replace'))
     assert.deepEqual(echoed, [], `input was injected into the host terminal: ${out}`)
   })
 
+  // Found by an attacker's review (fixes18/excl.sh): a command given the caller's terminal
+  // (buildSandboxCommand and stdio 'inherit', the README's example) made it exclusive (TIOCEXCL),
+  // which outlives the run: every later run given it failed setup (exit 125, its reopen got EBUSY)
+  // and, as an ordinary user, the user's own programs could not open their terminal by name.
+  test("a command given the caller's terminal cannot make it exclusive; the next run starts", { skip: which('python3') === null && 'python3 is not installed' }, async (t) => {
+    const tree = tempTree(t)
+    const excl = `
+import fcntl, termios
+try:
+    fcntl.ioctl(0, termios.TIOCEXCL); print('EXCL set')
+except OSError as e:
+    print('EXCL refused', e.strerror)
+`
+    const hostJs = path.join(tree.out, 'host.js')
+    fs.writeFileSync(hostJs, `
+const { buildSandboxCommand } = require(${JSON.stringify(path.resolve(__dirname, '../..'))})
+const { spawnSync } = require('node:child_process')
+;(async () => {
+  for (const argv of [['python3', '-c', ${JSON.stringify(excl)}], ['echo', 'second-run-ran']]) {
+    const plan = await buildSandboxCommand(argv, { cwd: ${JSON.stringify(tree.ws)} })
+    const r = spawnSync(plan.program, plan.args, { cwd: plan.cwd, env: plan.env, stdio: 'inherit' })
+    process.stdout.write('EXIT ' + r.status + '\\n')
+  }
+})()
+`)
+    // The host program on a pty's terminal end; after it, whether the terminal is exclusive
+    // (TIOCGEXCL: root may open it anyway, so asking is the one test for every user).
+    const driver = `
+import fcntl, os, pty, select, struct, subprocess, sys
+m, s = pty.openpty()
+p = subprocess.Popen([${JSON.stringify(process.execPath)}, ${JSON.stringify(hostJs)}], stdin=s, stdout=s, stderr=s)
+out = b''
+while True:
+    r, _, _ = select.select([m], [], [], 0.2)
+    if r:
+        try: out += os.read(m, 4096)
+        except OSError: break
+    elif p.poll() is not None: break
+excl = struct.unpack('i', fcntl.ioctl(s, 0x80045440, b'\\0' * 4))[0]
+sys.stdout.write(out.decode('utf-8', 'replace') + 'EXCLUSIVE %d\\n' % excl)
+`
+    const out = await new Promise((resolve) => {
+      const p = spawn('python3', ['-c', driver], { stdio: ['ignore', 'pipe', 'inherit'], timeout: 60_000 })
+      let text = ''
+      p.stdout.on('data', (d) => (text += d))
+      p.on('close', () => resolve(text.replace(/\r/g, '')))
+    })
+    assert.match(out, /^EXCL refused Operation not permitted$/m, out)
+    assert.match(out, /^second-run-ran$/m, out)
+    assert.deepEqual(out.match(/^EXIT \d+$/gm), ['EXIT 0', 'EXIT 0'], out)
+    assert.match(out, /^EXCLUSIVE 0$/m, out)
+  })
+
   test('no host block devices or kernel memory in /dev', async () => {
     const r = await sh('ls /dev; for d in /dev/vda /dev/sda /dev/nvme0n1 /dev/mem /dev/kmem /dev/port /dev/kmsg; do test -e $d && echo "PRESENT $d"; done; true')
     assert.equal(r.exitCode, 0, show(r))

@@ -73,6 +73,7 @@ int main(void) {
   char c = 'x';
   report("ioctl-tiocsti", ioctl(null, TIOCSTI, &c));           // ENOTTY on /dev/null
   report("ioctl-tioclinux", ioctl(null, TIOCLINUX, &c));       // ENOTTY
+  report("ioctl-tiocexcl", ioctl(null, TIOCEXCL));             // ENOTTY
   report("ioctl-tcgets", ioctl(null, TCGETS, NULL));           // ENOTTY (allowed: not a rule)
   report("fcntl-setlease", read_lease("/proc/self/exe"));     // ok (or EACCES, not its owner) without the filter
   report("fork", (long)({ pid_t p = fork(); if (p == 0) _exit(0); if (p > 0) waitpid(p, NULL, 0); p; }));

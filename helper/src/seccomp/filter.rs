@@ -167,6 +167,8 @@ pub(crate) const X32_SYSCALL_BIT: u32 = 0x4000_0000;
 pub(crate) const CLONE_NEW_MASK: u32 = 0x0000_0080 | 0x0002_0000 | 0x0200_0000 | 0x0400_0000 | 0x0800_0000 | 0x1000_0000 | 0x2000_0000 | 0x4000_0000;
 pub(crate) const TIOCSTI: u32 = 0x5412;
 pub(crate) const TIOCLINUX: u32 = 0x541c;
+/// Makes a terminal exclusive: only root may open it again until `TIOCNXCL`.
+pub(crate) const TIOCEXCL: u32 = 0x540c;
 /// Who gets SIGIO/SIGURG for a socket (the ioctl forms of `F_SETOWN`).
 pub(crate) const FIOSETOWN: u32 = 0x8901;
 pub(crate) const SIOCSPGRP: u32 = 0x8902;

@@ -578,3 +578,27 @@ fn every_filter_refuses_set_id_modes() {
         }
     }
 }
+
+/// Found by an attacker's review (fixes18/excl.sh): a command given the caller's terminal (`stdio:
+/// 'inherit'`) made it exclusive (`TIOCEXCL`), which outlives the run: every later run given that
+/// terminal failed setup (the helper's reopen of it got EBUSY) and, as an ordinary user, the user's
+/// own programs could no longer open their terminal by name, until someone cleared the flag. Every
+/// filter refuses it, the high half ignored as the kernel ignores it; clearing it (`TIOCNXCL`) and
+/// asking it (`TIOCGEXCL`) stay allowed.
+#[test]
+fn every_filter_refuses_making_a_terminal_exclusive() {
+    const TIOCEXCL: u64 = 0x540c;
+    const TIOCNXCL: u64 = 0x540d;
+    const TIOCGEXCL: u64 = 0x8004_5440;
+    let shielded = Filter { sockets: Sockets::None, tracing: Tracing::Denied, shield: Some(4242) };
+    for (arch, audit) in ARCHES {
+        for f in filters().into_iter().chain([shielded]) {
+            let p = program(arch, f);
+            let ioctl = |request: u64| run(&p, audit, Sys::Ioctl.number(arch), [0, request]);
+            assert_eq!(ioctl(TIOCEXCL), RET_EPERM, "TIOCEXCL in {f:?}");
+            assert_eq!(ioctl(0xffff_ffff_0000_0000 | TIOCEXCL), RET_EPERM, "TIOCEXCL, high bits ignored, in {f:?}");
+            assert_eq!(ioctl(TIOCNXCL), RET_ALLOW, "TIOCNXCL in {f:?}");
+            assert_eq!(ioctl(TIOCGEXCL), RET_ALLOW, "TIOCGEXCL in {f:?}");
+        }
+    }
+}
