@@ -104,6 +104,31 @@ pub fn points_and_types(table: &[u8]) -> Vec<(Vec<u8>, String)> {
     table.split(|b| *b == b'\n').filter_map(parsed).collect()
 }
 
+/// One mount of a table as bytes: what `policy::tree_identity` (the addon's) asks to tell where a
+/// bind mount comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Source {
+    /// The mount's id (`statx`'s `stx_mnt_id`).
+    pub id: u64,
+    /// `major:minor` of the filesystem.
+    pub device: String,
+    /// The directory of the filesystem that is mounted (`/` for its whole), unescaped.
+    pub root: Vec<u8>,
+    /// Where, unescaped.
+    pub point: Vec<u8>,
+}
+
+/// Every mount of `table` as a `Source`, in its order; paths as their bytes (see `points_and_types`).
+pub fn sources(table: &[u8]) -> Vec<Source> {
+    let parsed = |line: &[u8]| {
+        let mut fields = line.split(|b| *b == b' ');
+        let id = std::str::from_utf8(fields.next()?).ok()?.parse().ok()?;
+        let device = String::from_utf8(fields.nth(1)?.to_vec()).ok()?;
+        Some(Source { id, device, root: unescape_bytes(fields.next()?), point: unescape_bytes(fields.next()?) })
+    };
+    table.split(|b| *b == b'\n').filter_map(parsed).collect()
+}
+
 /// The super options (the last field: the filesystem's own, not the mount's) of the filesystem on
 /// device `major:minor`, as the first of its mounts in `table` shows them.
 pub fn super_options(table: &str, (major, minor): (u32, u32)) -> Option<String> {
@@ -164,6 +189,13 @@ mod tests {
         let table = table.unwrap();
         let types: Vec<_> = mounts(&text(&table)).map(|m| (m.point, m.fstype.to_string())).collect();
         assert_eq!(types, vec![("/media/u/cl\u{fffd}".to_string(), "vfat".to_string()), ("/proc".to_string(), "proc".to_string())]);
+    }
+
+    #[test]
+    fn reads_each_mounts_id_device_root_and_point_as_bytes() {
+        let table: &[u8] = b"1 0 8:1 / / rw - ext4 /dev/sda rw\n37 1 8:1 /etc/a\\040b /w/e\xff rw shared:9 - ext4 /dev/sda rw\nnot a table\n";
+        let source = |id, root: &[u8], point: &[u8]| Source { id, device: "8:1".into(), root: root.to_vec(), point: point.to_vec() };
+        assert_eq!(sources(table), vec![source(1, b"/", b"/"), source(37, b"/etc/a b", b"/w/e\xff")]);
     }
 
     #[test]

@@ -9,10 +9,11 @@
 //! system bwrap ran its constructor on the host as root. `/usr` itself stays writable: Docker
 //! images use `WORKDIR /usr/src/app`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::error::{Result, SandboxError};
 
+use super::kernel_fs::MountTable;
 use super::paths::canonical_lenient;
 use super::terms::deepest_root;
 use super::{MissingReadOnly, PlaceholderKind, WritableRoot};
@@ -112,30 +113,70 @@ pub(super) fn refuse_roots_inside(roots: &[WritableRoot], cwd: &Path) -> Result<
 /// `/usr/local` could still make a new entry there (`/usr/local/go/bin/go`, on many a `PATH`) under
 /// bwrap and in review mode. Whatever a run there could write is the system's, so such a root is
 /// refused in every mode and for every user (as `refuse_roots_inside`: one who cannot write there
-/// loses nothing). Compared canonically: `roots` are, and so are the trees here.
-pub(super) fn refuse_system_roots(roots: &[WritableRoot], cwd: &Path) -> Result<()> {
+/// loses nothing). Compared canonically (`roots` are, and so are the trees here), then through the
+/// mounts (`refuse_bound_roots`).
+pub(super) fn refuse_system_roots(roots: &[WritableRoot], cwd: &Path, mounts: &MountTable) -> Result<()> {
+    if roots.is_empty() {
+        return Ok(());
+    }
     let real = |p: &str| std::fs::canonicalize(p).unwrap_or_else(|_| p.into());
-    for (dir, holds, allowed) in SYSTEM_TREES {
-        let tree = real(dir);
-        let allowed: Vec<std::path::PathBuf> = allowed.iter().map(|a| real(a)).collect();
-        let inside = |r: &WritableRoot| r.root.starts_with(&tree) && !allowed.iter().any(|a| r.root.starts_with(a));
-        let Some(r) = roots.iter().find(|r| inside(r)) else { continue };
-        let option = if r.root == cwd { "cwd" } else { "sandbox.writableRoots" };
-        let elsewhere = match allowed.as_slice() {
-            [] => String::new(),
-            a => format!(" (in {} is fine)", a.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(" or ")),
-        };
-        return Err(SandboxError::invalid(
-            option,
-            format!(
-                "writable root {} is or lies in {}, {holds}: a command running as root could plant code the host runs later; \
-                 give a directory outside it{elsewhere}, or use mode 'read-only'",
-                r.root.display(),
-                tree.display()
-            ),
-        ));
+    let trees: Vec<(PathBuf, Vec<PathBuf>)> = SYSTEM_TREES.iter().map(|(dir, _, allowed)| (real(dir), allowed.iter().map(|a| real(a)).collect())).collect();
+    for r in roots {
+        let inside = |(tree, allowed): &(PathBuf, Vec<PathBuf>)| r.root.starts_with(tree) && !allowed.iter().any(|a| r.root.starts_with(a));
+        if let Some(i) = trees.iter().position(inside) {
+            return Err(system_root(r, cwd, &trees[i], SYSTEM_TREES[i].1, "is or lies in"));
+        }
+    }
+    #[cfg(target_os = "linux")]
+    refuse_bound_roots(roots, cwd, trees, mounts)?;
+    #[cfg(not(target_os = "linux"))]
+    let _ = mounts;
+    Ok(())
+}
+
+/// What the program and library directories hold, for a root that reaches one through a bind mount.
+#[cfg(target_os = "linux")]
+const CODE_DIRS_HOLD: &str = "where the host's programs (and the system bwrap sandspawn trusts) load code from";
+
+/// A root that reaches one of `trees`, or a program or library directory outside them (`/lib`,
+/// `/bin` where `/usr` is not merged: Alpine), through a bind mount (`tree_identity`): found by an
+/// attacker's review (fixes18/bindroot.sh), the cwd a bind of `/etc` was accepted, and a run as root
+/// appended to `/etc/profile.d`. The directories outside the trees are those of `/` itself that are
+/// no links (on merged-usr each is a link into `/usr`): their names are canonical, and an `lstat`
+/// tells them apart for less than resolving each.
+#[cfg(target_os = "linux")]
+fn refuse_bound_roots(roots: &[WritableRoot], cwd: &Path, mut trees: Vec<(PathBuf, Vec<PathBuf>)>, mounts: &MountTable) -> Result<()> {
+    let code = crate::capabilities::discover::SYSTEM_PROGRAM_DIRS.iter().chain(LIBRARY_DIRS.iter()).map(Path::new);
+    for dir in code.filter(|d| d.parent() == Some(Path::new("/"))) {
+        if std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) && !trees.iter().any(|(t, _)| dir.starts_with(t)) {
+            trees.push((dir.to_path_buf(), Vec::new()));
+        }
+    }
+    let found = super::tree_identity::Trees::find(&trees, mounts.bytes("to find a system directory reached through a bind mount")?);
+    for r in roots {
+        let Some(i) = found.reached_from(&r.root) else { continue };
+        let holds = SYSTEM_TREES.get(i).map_or(CODE_DIRS_HOLD, |t| t.1);
+        return Err(system_root(r, cwd, &trees[i], holds, "reaches (through a bind mount)"));
     }
     Ok(())
+}
+
+/// The refusal of root `r`, which `relation` `tree`, which `holds`.
+fn system_root(r: &WritableRoot, cwd: &Path, (tree, allowed): &(PathBuf, Vec<PathBuf>), holds: &str, relation: &str) -> SandboxError {
+    let option = if r.root == cwd { "cwd" } else { "sandbox.writableRoots" };
+    let elsewhere = match allowed.as_slice() {
+        [] => String::new(),
+        a => format!(" (in {} is fine)", a.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(" or ")),
+    };
+    SandboxError::invalid(
+        option,
+        format!(
+            "writable root {} {relation} {}, {holds}: a command running as root could plant code the host runs later; \
+             give a directory outside it{elsewhere}, or use mode 'read-only'",
+            r.root.display(),
+            tree.display()
+        ),
+    )
 }
 
 /// Each of `paths`, symlinks resolved (so `/lib` and `/usr/lib` are one carve-out on merged-usr), is

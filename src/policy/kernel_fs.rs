@@ -14,17 +14,21 @@ use crate::error::Result;
 #[cfg(target_os = "linux")]
 use sandspawn_helper::kernel_fs::KERNEL_FILESYSTEMS;
 
-/// The mount points of kernel pseudo-filesystems, read at most once per resolution.
+/// The host's mount table, read at most once per resolution: for the kernel filesystems below a
+/// root (here) and for a system tree a root reaches through a bind mount (`tree_identity`).
 #[derive(Default)]
-pub(crate) struct KernelMounts {
+pub(crate) struct MountTable {
     #[cfg(target_os = "linux")]
-    read: std::cell::OnceCell<std::io::Result<Vec<(std::path::PathBuf, String)>>>,
+    table: std::cell::OnceCell<std::io::Result<Vec<u8>>>,
+    /// Its kernel pseudo-filesystems' mount points.
+    #[cfg(target_os = "linux")]
+    kernel: std::cell::OnceCell<Vec<(std::path::PathBuf, String)>>,
 }
 
 /// `ERR_SANDBOX_INVALID_OPTIONS` when the writable root `path` (named by `option`; `path` may not
 /// exist yet) lies on a kernel pseudo-filesystem, or under `/proc` or `/sys` (inside the sandbox
 /// those are the kernel's whatever the host has there), or holds one. macOS has none of these.
-pub(crate) fn refuse_kernel_root(option: &str, path: &Path, mounts: &KernelMounts) -> Result<()> {
+pub(crate) fn refuse_kernel_root(option: &str, path: &Path, mounts: &MountTable) -> Result<()> {
     #[cfg(target_os = "linux")]
     {
         // Judged where it leads: a symlink to /sys is /sys.
@@ -45,7 +49,7 @@ pub(crate) fn refuse_kernel_root(option: &str, path: &Path, mounts: &KernelMount
 /// is bound), is checked in full; `given` by its name alone. A name under `/proc`, `/sys` or `/dev`
 /// is refused wherever it leads: `/proc/self/cwd` and `/dev/fd/3` lead through links of /proc,
 /// wherever the process following them is, which `refuse_kernel_root` judges by the name too.
-pub(crate) fn refuse_kept_root(option: &str, given: &Path, kept: &Path, mounts: &KernelMounts) -> Result<()> {
+pub(crate) fn refuse_kept_root(option: &str, given: &Path, kept: &Path, mounts: &MountTable) -> Result<()> {
     refuse_kernel_root(option, kept, mounts)?;
     #[cfg(target_os = "linux")]
     if let Some(kind) = kernel_fs_named(given) {
@@ -94,15 +98,21 @@ fn statfs_type(path: &Path) -> Option<u32> {
 }
 
 #[cfg(target_os = "linux")]
-impl KernelMounts {
-    /// A kernel filesystem mounted strictly below `root`, and its kind. A table that cannot be
-    /// read fails the check (it was taken as no mount at all).
-    fn below(&self, root: &Path) -> Result<Option<(&Path, &str)>> {
-        let read = self.read.get_or_init(|| std::fs::read("/proc/self/mountinfo").map(|t| kernel_mounts(&t)));
-        let mounts = read.as_ref().map_err(|e| {
-            let why = format!("reading /proc/self/mountinfo (to find kernel filesystems mounted below {}): {}", root.display(), sandspawn_helper::report::os_words(e));
+impl MountTable {
+    /// The table's bytes. One that cannot be read fails the check asking (`what` for): it was
+    /// taken as no mount at all.
+    pub(crate) fn bytes(&self, what: &str) -> Result<&[u8]> {
+        let read = self.table.get_or_init(|| std::fs::read("/proc/self/mountinfo"));
+        read.as_deref().map_err(|e| {
+            let why = format!("reading /proc/self/mountinfo ({what}): {}", sandspawn_helper::report::os_words(e));
             crate::error::SandboxError::setup_failed_for(why, "mount /proc, or run where the mount table can be read")
-        })?;
+        })
+    }
+
+    /// A kernel filesystem mounted strictly below `root`, and its kind.
+    fn below(&self, root: &Path) -> Result<Option<(&Path, &str)>> {
+        let table = self.bytes(&format!("to find kernel filesystems mounted below {}", root.display()))?;
+        let mounts = self.kernel.get_or_init(|| kernel_mounts(table));
         Ok(mounts.iter().find(|(at, _)| at != root && at.starts_with(root)).map(|(at, kind)| (at.as_path(), kind.as_str())))
     }
 }
@@ -122,7 +132,7 @@ mod tests {
     use std::path::PathBuf;
 
     fn refused(p: &str) -> Option<String> {
-        refuse_kernel_root("sandbox.writableRoots[0]", Path::new(p), &KernelMounts::default()).err().map(|e| e.message)
+        refuse_kernel_root("sandbox.writableRoots[0]", Path::new(p), &MountTable::default()).err().map(|e| e.message)
     }
 
     #[test]
@@ -171,7 +181,7 @@ mod tests {
         let sys = PathBuf::from(std::ffi::OsStr::from_bytes(b"/w/\xffroot/sys"));
         assert_eq!(kernel_mounts(text), vec![(sys.clone(), "sysfs".into()), (PathBuf::from("/w/c g"), "cgroup2".into())]);
         let root = PathBuf::from(std::ffi::OsStr::from_bytes(b"/w/\xffroot"));
-        let mounts = KernelMounts { read: Ok(kernel_mounts(text)).into() };
+        let mounts = MountTable { table: Ok(text.to_vec()).into(), ..MountTable::default() };
         assert_eq!(mounts.below(&root).unwrap(), Some((sys.as_path(), "sysfs")), "a root whose name is not UTF-8 holds it");
     }
 }

@@ -12,6 +12,8 @@ pub(crate) mod procfs;
 mod resolve;
 mod resolved;
 mod terms;
+#[cfg(target_os = "linux")]
+mod tree_identity;
 
 pub use resolve::{planned_identity, resolve_policy};
 pub use resolved::{PolicyContext, ResolvedPolicy};

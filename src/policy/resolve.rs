@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::terms::{deepest_root, sort_carve_outs};
 use super::parse::{parse, RawPolicy, RawUnixSockets};
 use super::held_links::{Held, HeldLink};
-use super::kernel_fs::{refuse_kept_root, refuse_kernel_root, KernelMounts};
+use super::kernel_fs::{refuse_kept_root, refuse_kernel_root, MountTable};
 use super::paths::{absolute, canonical_lenient, sort_shallowest_first, sort_shallowest_first_by, walk_links, LinkOnTheWay, WalkEnd};
 use super::{
     MissingReadOnly, PlaceholderKind, PolicyContext, ResolvedPolicy, SandboxMode, TmpMode, UnixSockets,
@@ -58,7 +58,8 @@ pub fn resolve_policy(value: Option<&Value>, ctx: &PolicyContext) -> Result<Reso
     // A name of both lists is protected.
     let reported_names: Vec<String> =
         raw.reported_names.clone().unwrap_or_else(crate::planted::names::reported_defaults).into_iter().filter(|n| !protected_names.contains(n)).collect();
-    let (mut roots, mut scan_roots) = if workspace { writable_roots(&raw, ctx, tmp)? } else { (Vec::new(), Vec::new()) };
+    let mounts = MountTable::default();
+    let (mut roots, mut scan_roots) = if workspace { writable_roots(&raw, ctx, tmp, &mounts)? } else { (Vec::new(), Vec::new()) };
     let reviewed = review_roots(&raw, workspace, ctx.platform, &mut roots, &mut scan_roots)?;
     let mut read_only_paths = Vec::new();
     for (i, raw_path) in raw.read_only_paths.iter().flatten().enumerate() {
@@ -77,7 +78,7 @@ pub fn resolve_policy(value: Option<&Value>, ctx: &PolicyContext) -> Result<Reso
     if ctx.platform == Platform::Linux {
         super::host_code::keep_host_code(&mut roots);
         super::host_code::refuse_roots_inside(&roots, &ctx.cwd)?;
-        super::host_code::refuse_system_roots(&roots, &ctx.cwd)?;
+        super::host_code::refuse_system_roots(&roots, &ctx.cwd, &mounts)?;
     }
     let (deny_read, deny_links, reviewed_deny_links) = deny_read(&raw, &mut roots, &reviewed)?;
     // After readOnlyPaths: nothing is walked or created inside them. Reviewed roots are judged on
@@ -252,10 +253,9 @@ fn unix_sockets(raw: &RawPolicy, network: bool, platform: Platform) -> Result<Un
 /// cwd, `writableRoots` and (tmp writable) `/tmp` + `$TMPDIR`: canonical, deduplicated, shallowest
 /// first. A nested root stays its own entry so its carve-outs are applied after its own bind.
 /// Second: the roots walked for repositories (cwd and `writableRoots`; see `planted::Request`).
-fn writable_roots(raw: &RawPolicy, ctx: &PolicyContext, tmp: TmpMode) -> Result<(Vec<WritableRoot>, Vec<PathBuf>)> {
+fn writable_roots(raw: &RawPolicy, ctx: &PolicyContext, tmp: TmpMode, mounts: &MountTable) -> Result<(Vec<WritableRoot>, Vec<PathBuf>)> {
     // Every root, however named (the cwd, TMPDIR, review mode's), is checked here; see `kernel_fs`.
-    let kernel_mounts = KernelMounts::default();
-    refuse_kernel_root("cwd", &ctx.cwd, &kernel_mounts)?;
+    refuse_kernel_root("cwd", &ctx.cwd, mounts)?;
     let mut roots = vec![ctx.cwd.clone()];
     for (i, raw_path) in raw.writable_roots.iter().flatten().enumerate() {
         let option = format!("sandbox.writableRoots[{i}]");
@@ -265,7 +265,7 @@ fn writable_roots(raw: &RawPolicy, ctx: &PolicyContext, tmp: TmpMode) -> Result<
             Ok(c) => c,
             Err(e) => {
                 // A missing path under /sys is named for what it is, not as merely missing.
-                refuse_kernel_root(&option, &p, &kernel_mounts)?;
+                refuse_kernel_root(&option, &p, mounts)?;
                 return Err(SandboxError::invalid(&option, format!("writable root {} does not exist: {e}", p.display())));
             }
         };
@@ -273,7 +273,7 @@ fn writable_roots(raw: &RawPolicy, ctx: &PolicyContext, tmp: TmpMode) -> Result<
         // directory above it swapped for a link between two resolutions made the kept root `/dev`
         // while the check saw the workspace (found by an attacker's review, racing a swap of the
         // link back and forth). Before the directory test: a file under /sys is named for what it is.
-        refuse_kept_root(&option, &p, &c, &kernel_mounts)?;
+        refuse_kept_root(&option, &p, &c, mounts)?;
         if !c.is_dir() {
             return Err(SandboxError::invalid(&option, format!("writable root {} is not a directory", p.display())));
         }
@@ -286,7 +286,7 @@ fn writable_roots(raw: &RawPolicy, ctx: &PolicyContext, tmp: TmpMode) -> Result<
         for (option, t) in std::iter::once(("sandbox.tmp", Path::new("/tmp"))).chain(tmpdir.map(|t| ("env.TMPDIR", t))) {
             if let Ok(c) = std::fs::canonicalize(t) {
                 if c.is_dir() {
-                    refuse_kernel_root(option, &c, &kernel_mounts)?;
+                    refuse_kernel_root(option, &c, mounts)?;
                     roots.push(c);
                 }
             }

@@ -416,3 +416,77 @@ fn a_writable_root_in_the_systems_code_or_configuration_is_refused() {
         assert!(r.is_ok(), "{p:?}: {:?}", r.err());
     }
 }
+
+/// A read-only bind mount made for a test, undone when dropped (before the temporary directory
+/// holding it is removed: read-only, so that removal could not reach the host's files anyway).
+struct Bound(PathBuf);
+
+impl Bound {
+    fn new(source: &Path, target: &Path) -> Bound {
+        fs::create_dir_all(target).unwrap();
+        let ok = std::process::Command::new("mount").args(["-o", "bind,ro"]).arg(source).arg(target).status().is_ok_and(|s| s.success());
+        assert!(ok, "mount -o bind,ro {source:?} {target:?} failed");
+        assert!(fs::write(target.join("x"), "").is_err(), "{target:?} is writable");
+        Bound(target.to_path_buf())
+    }
+}
+
+impl Drop for Bound {
+    fn drop(&mut self) {
+        let undone = std::process::Command::new("umount").arg("-l").arg(&self.0).status().is_ok_and(|s| s.success());
+        if !undone {
+            eprintln!("could not unmount {:?}: stopping before its directory is removed", self.0);
+            std::process::abort();
+        }
+    }
+}
+
+/// An attacker's review (/work/atk/fixes18/bindroot.sh): with `/etc` bound elsewhere and the cwd
+/// there, the root was accepted (its canonical path is not `/etc`) and a run as root appended to
+/// `/etc/profile.d`. A root is judged through its mounts too: a bind of a tree, of a directory
+/// above it (`/var`: keep_host_code keeps `/var/lib/dpkg` by its name only) or of one inside it
+/// (`/etc/profile.d`: its mount's root), or one below the root (a chroot's `etc`), as the cwd or a
+/// writable root; what a tree allows (`/usr/src`) stays allowed however reached, and so does a bind
+/// of elsewhere.
+#[test]
+fn a_system_tree_reached_through_a_bind_mount_is_refused() {
+    let _table = crate::test_mount_table::changing();
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: a mount on the host needs root (.ci/run runs cargo test as root)");
+        return;
+    }
+    // Not under /tmp: a root holding the binds is refused, and this process's other tests (and other
+    // programs' runs) have /tmp for a root.
+    let t = tempfile::tempdir_in("/var/tmp").unwrap();
+    let w = Ws { root: t.path().canonicalize().unwrap(), _t: t };
+    let inside_etc = fs::read_dir("/etc").unwrap().filter_map(|e| e.ok()).map(|e| e.path()).find(|p| p.is_dir() && !p.is_symlink()).expect("a directory in /etc");
+    fs::create_dir_all(w.root.join("mine")).unwrap();
+    let bind = |source: &str, target: &str| Bound::new(Path::new(source), &w.root.join(target));
+    let _binds = [
+        bind("/etc", "etc"),
+        bind(inside_etc.to_str().unwrap(), "inside-etc"),
+        bind("/var", "var"),
+        bind("/usr", "usr"),
+        bind("/usr/share", "share"),
+        bind(w.root.join("mine").to_str().unwrap(), "elsewhere"),
+        bind("/etc", "outer/chroot/etc"),
+    ];
+    // The cwd elsewhere: the binds' own directory holds every one of them.
+    let cwd = ws();
+    let refused = |p: &Path| resolve(json!({"mode": "workspace-write", "tmp": "read-only", "writableRoots": [p]}), &cwd.root).err();
+    for p in ["etc", "etc/ld.so.conf.d", "inside-etc", "var", "var/lib", "var/lib/dpkg", "var/spool/cron", "usr", "usr/lib", "usr/local/share", "share", "outer"].map(|p| w.root.join(p)) {
+        if !p.is_dir() {
+            continue;
+        }
+        let e = refused(&p).unwrap_or_else(|| panic!("{p:?} accepted"));
+        assert_eq!(e.code, crate::error::ErrorCode::InvalidOptions, "{p:?}: {e:?}");
+        assert!(e.message.contains("a bind mount") && e.message.contains("plant code"), "{p:?}: {}", e.message);
+        let e = resolve(json!({"mode": "workspace-write", "tmp": "read-only"}), &p).unwrap_err();
+        assert!(e.message.starts_with("options.cwd:"), "{p:?}: {}", e.message);
+    }
+    for p in ["usr/src", "usr/local/src", "var/tmp", "var/cache", "elsewhere", "mine"].map(|p| w.root.join(p)).into_iter().filter(|p| p.is_dir()) {
+        assert!(refused(&p).is_none(), "{p:?}: {:?}", refused(&p));
+    }
+    assert!(refused(&w.root).is_some_and(|e| e.message.contains("a bind mount")), "the directory holding them");
+}
