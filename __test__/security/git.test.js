@@ -275,6 +275,36 @@ describe('hooks that are links into the work tree', { concurrency: 4 }, () => {
   })
 })
 
+// Found by an attacker's review (fixes18/gitkeys.sh): git runs a program for keys the reader did
+// not know (git 2.47 ran remote.origin.uploadpack, and with protocol.ext.allow an ext:: url, on the
+// host's next git fetch): a created repository's were not named in its hostRisks entry, and a
+// program an existing repository's such key names by path was not kept read-only.
+describe('git keys of fetching and pushing that run programs', () => {
+  test("a created repository's are named; the program an existing repository's names stays read-only", { skip: !HAS_GIT && 'git is not installed' }, async (t) => {
+    const tree = tempTree(t)
+    const app = path.join(tree.ws, 'app')
+    fs.mkdirSync(path.join(app, 'tools'), { recursive: true })
+    makeRepo(app)
+    fs.writeFileSync(path.join(app, 'tools/up.sh'), '#!/bin/sh\nexec git-upload-pack "$@"\n', { mode: 0o755 })
+    execFileSync('git', ['-C', app, 'config', 'remote.origin.uploadpack', 'tools/up.sh'])
+    const list = [['rewrite the upload-pack program', "printf '#!/bin/sh\\necho evil\\n' > app/tools/up.sh"]]
+    const made = [
+      'git init -q made',
+      'git -C made config protocol.ext.allow always',
+      `git -C made config remote.origin.url ${q('ext::sh -c touch% /tmp/x')}`,
+      'git -C made config remote.origin.uploadpack ./x.sh',
+      `git -C made config ${q('url.ext::sh -c x.insteadOf')} https://`,
+    ].join(' && ')
+    const r = await sh(`${attempts(list)}\n${made}`, { cwd: tree.ws, sandbox: WW })
+    assertAllDenied(r, list)
+    const risk = r.hostRisks.find((h) => h.kind === 'repository-created' && h.path === path.join(tree.ws, 'made/.git'))
+    assert.ok(risk, JSON.stringify(r.hostRisks))
+    for (const key of ['protocol.ext.allow', 'remote.origin.url', 'remote.origin.uploadpack', 'url.ext::sh -c x.insteadof']) {
+      assert.ok(risk.detail.includes(key), `${key} is not named: ${risk.detail}`)
+    }
+  })
+})
+
 // Alone, after the concurrent cases: it checks for placeholders that concurrent runs create.
 describe('.git creation where there is none', () => {
   // Issue 28: a missing .git is kept absent by moving aside what the command creates, at once and

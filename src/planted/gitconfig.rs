@@ -20,12 +20,7 @@ pub fn entries(text: &str) -> Vec<Entry> {
     let mut section = String::new();
     let mut lines = text.lines();
     while let Some(raw) = lines.next() {
-        let mut line = raw.trim();
-        if let Some(rest) = line.strip_prefix('[') {
-            let Some(end) = rest.find(']') else { continue };
-            section = section_name(&rest[..end]);
-            line = rest[end + 1..].trim();
-        }
+        let Some(line) = after_headers(raw.trim(), &mut section) else { continue };
         if line.is_empty() || line.starts_with('#') || line.starts_with(';') || section.is_empty() {
             continue;
         }
@@ -38,6 +33,35 @@ pub fn entries(text: &str) -> Vec<Entry> {
         }
     }
     out
+}
+
+/// What follows the section headers that begin `line` (`section` set to the last one's), or `None`
+/// for a header without its `]` (git refuses such a file). git reads any number of them on
+/// one line (`[a][include] path = x` is `include.path`): only the first was read, and the entry
+/// behind the second went unseen (found by an attacker's review).
+fn after_headers<'a>(mut line: &'a str, section: &mut String) -> Option<&'a str> {
+    while let Some(rest) = line.strip_prefix('[') {
+        let end = header_end(rest)?;
+        *section = section_name(&rest[..end]);
+        line = rest[end + 1..].trim();
+    }
+    Some(line)
+}
+
+/// Where a header's `]` is: not inside a quoted subsection (`[remote "x]y"]`), where a backslash
+/// escapes the next character, as git reads it.
+fn header_end(header: &str) -> Option<usize> {
+    let (mut quoted, mut escaped) = (false, false);
+    for (i, c) in header.char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if quoted => escaped = true,
+            '"' => quoted = !quoted,
+            ']' if !quoted => return Some(i),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// `core` → `core`; `remote "origin"` → `remote.origin`; legacy `branch.Main` → `branch.Main`.
@@ -125,7 +149,8 @@ pub fn program_paths(key: &str, value: &str) -> Vec<String> {
     if !program_key(key, value) {
         return Vec::new();
     }
-    let words = shell_words(value.trim_start().trim_start_matches('!'));
+    let Some(command) = command_of(key, value) else { return Vec::new() };
+    let words = shell_words(command.trim_start().trim_start_matches('!'));
     let inner = words.iter().filter(|w| w.contains(char::is_whitespace)).flat_map(|w| shell_words(w));
     let pathlike = |w: &String| {
         w.starts_with('/') || w.starts_with('~') && w.contains('/') || (w.contains('/') && !w.starts_with('-') && !w.contains('=')) || unresolved(w)
@@ -156,6 +181,28 @@ pub fn unresolved(w: &str) -> bool {
 /// `include.path`, do not).
 fn program_key(key: &str, value: &str) -> bool {
     !matches!(key, "core.hookspath" | "include.path") && !key.starts_with("includeif.") && is_risky(key, value)
+}
+
+/// The command a program key's value gives: an `ext::` url's after its `ext::` (a url rewrite's is
+/// its subsection, in the key); none for the keys that only allow one (`protocol.ext.allow`).
+fn command_of<'a>(key: &'a str, value: &'a str) -> Option<&'a str> {
+    match key.split('.').next() {
+        Some("protocol") => None,
+        Some("url") => ext_command(subsection(key)?),
+        Some("remote" | "submodule") if key.ends_with("url") => ext_command(value),
+        _ => Some(value),
+    }
+}
+
+/// The command of an `ext::` url (git's remote-ext runs it: `ext::sh -c x`, `ext::/x/y %S`).
+fn ext_command(url: &str) -> Option<&str> {
+    url.trim_start().strip_prefix("ext::")
+}
+
+/// A key's subsection: what lies between its section and its name (`url.<base>.insteadof`).
+fn subsection(key: &str) -> Option<&str> {
+    let (_, rest) = key.split_once('.')?;
+    Some(rest.rsplit_once('.')?.0)
 }
 
 /// `s` split into words as `sh` splits a command line, without expansions: blanks and the
@@ -211,7 +258,7 @@ fn is_risky(key: &str, value: &str) -> bool {
         "core.fsmonitor" => !is_bool(value),
         "core.hookspath" | "core.sshcommand" | "core.pager" | "core.editor" | "core.askpass" | "core.gitproxy"
         | "sequence.editor" | "diff.external" | "include.path" | "uploadpack.packobjectshook" | "interactive.difffilter"
-        | "web.browser" => true,
+        | "web.browser" | "imap.tunnel" | "core.alternaterefscommand" | "instaweb.httpd" => true,
         _ => match first {
             "filter" => matches!(last, "clean" | "smudge" | "process"),
             "diff" => matches!(last, "textconv" | "command"),
@@ -223,8 +270,29 @@ fn is_risky(key: &str, value: &str) -> bool {
             "gpg" => matches!(last, "program" | "defaultkeycommand"),
             "difftool" | "mergetool" | "browser" => matches!(last, "cmd" | "path"),
             "includeif" => last == "path",
-            _ => false,
+            "trailer" => matches!(last, "cmd" | "command"),
+            "tar" => last == "command",
+            "man" => matches!(last, "cmd" | "path"),
+            "guitool" => last == "cmd",
+            _ => runs_a_transport_or_mail_program(key, first, last, value),
         },
+    }
+}
+
+/// The keys of fetching, pushing and mailing that run a program (found by an attacker's review:
+/// git 2.47 ran `remote.origin.uploadpack`, and an `ext::` url once `protocol.ext.allow` allowed
+/// it, on the host's next `git fetch`): the program run in a remote repository's place
+/// (`uploadpack`, `receivepack`), an `ext::` url (a remote's, a submodule's, a rewrite's) and what
+/// allows one (`ext` is refused by default), `git submodule update`'s `!command`, and
+/// `git send-email`'s commands and an smtp server given as a path (run as sendmail).
+fn runs_a_transport_or_mail_program(key: &str, first: &str, last: &str, value: &str) -> bool {
+    match first {
+        "remote" => matches!(last, "uploadpack" | "receivepack") || (matches!(last, "url" | "pushurl") && ext_command(value).is_some()),
+        "submodule" => (last == "update" && value.trim_start().starts_with('!')) || (last == "url" && ext_command(value).is_some()),
+        "url" => matches!(last, "insteadof" | "pushinsteadof") && subsection(key).and_then(ext_command).is_some(),
+        "protocol" => matches!(key, "protocol.allow" | "protocol.ext.allow") && value.trim() != "never",
+        "sendemail" => last.ends_with("cmd") || (last == "smtpserver" && value.trim_start().starts_with(['/', '~'])),
+        _ => false,
     }
 }
 
@@ -287,6 +355,59 @@ mod tests {
         assert!(risky_keys("[core]\n\tfsmonitor = true\n\teditor=\n").contains(&"core.editor".to_string()));
         assert!(!risky_keys("[core]\n\tfsmonitor = true\n").contains(&"core.fsmonitor".to_string()));
         assert_eq!(risky_keys("not a config \u{0} [[[\n= x\n"), Vec::<String>::new());
+    }
+
+    /// Found by an attacker's review (fixes18/gitkeys.sh): keys that make git run a program were
+    /// not named, and the programs they name by path not kept: git 2.47 ran `remote.origin.uploadpack`
+    /// and, with `protocol.ext.allow = always`, an `ext::` url on the host's next `git fetch`.
+    #[test]
+    fn finds_the_transport_mail_and_tool_keys_that_run_programs() {
+        let risky = [
+            ("protocol.ext.allow", "always"), ("protocol.ext.allow", "user"), ("protocol.allow", "always"),
+            ("remote.origin.uploadpack", "./x.sh"), ("remote.origin.receivepack", "/x/rp"), ("remote.origin.url", "ext::sh -c x"),
+            ("remote.origin.pushurl", " ext::/x/p %S"), ("submodule.m.url", "ext::sh -c x"), ("url.ext::sh -c x.insteadof", "https://"),
+            ("url.ext::/x/y %S.pushinsteadof", "git@"), ("sendemail.sendmailcmd", "/x/mail"), ("sendemail.tocmd", "./to"),
+            ("sendemail.work.cccmd", "x"), ("sendemail.headercmd", "x"), ("sendemail.smtpserver", "/usr/sbin/msmtp"),
+            ("sendemail.work.smtpserver", "~/bin/mail"), ("trailer.sign.cmd", "./x"), ("trailer.sign.command", "x"),
+            ("submodule.m.update", "!./x.sh"), ("tar.tgz.command", "./x.sh"), ("man.x.cmd", "x"), ("man.x.path", "/x/man"),
+            ("imap.tunnel", "./x"), ("core.alternaterefscommand", "./x"), ("guitool.x.cmd", "./x"), ("instaweb.httpd", "/x/httpd"),
+        ];
+        for (key, value) in risky {
+            assert!(is_risky(key, value), "{key} = {value}");
+        }
+        let harmless = [
+            ("protocol.ext.allow", "never"), ("protocol.allow", "never"), ("protocol.file.allow", "always"), ("remote.origin.url", "https://x/y"),
+            ("remote.origin.url", "."), ("url.https://x/.insteadof", "gh:"), ("sendemail.smtpserver", "smtp.example.com"), ("submodule.m.update", "rebase"),
+            ("trailer.sign.key", "Signed-off-by"), ("man.viewer", "less"), ("tar.umask", "0022"), ("submodule.m.url", "../m"),
+        ];
+        for (key, value) in harmless {
+            assert!(!is_risky(key, value), "{key} = {value}");
+        }
+        let text = "[protocol \"ext\"]\n\tallow = always\n[remote \"origin\"]\n\turl = ext::sh -c x\n\tuploadpack = ./x.sh\n[core]\n\talternateRefsCommand = ./alt\n";
+        assert_eq!(risky_keys(text), vec!["protocol.ext.allow", "remote.origin.url", "remote.origin.uploadpack", "core.alternaterefscommand"]);
+        // The programs they name by path, kept as the others' are: an ext:: url's command after its
+        // `ext::`, in a url rewrite's subsection (the key), not its value.
+        assert_eq!(program_paths("remote.origin.uploadpack", "/x/up --strict"), vec!["/x/up"]);
+        assert_eq!(program_paths("remote.origin.url", "ext::/x/remote %S"), vec!["/x/remote"]);
+        assert_eq!(program_paths("url.ext::~/bin/r %S.insteadof", "https://"), vec!["~/bin/r"]);
+        assert_eq!(program_paths("sendemail.smtpserver", "~/bin/mail"), vec!["~/bin/mail"]);
+        assert_eq!(program_paths("submodule.m.update", "!tools/up.sh"), vec!["tools/up.sh"]);
+        assert_eq!(program_paths("protocol.ext.allow", "always"), Vec::<String>::new(), "it names no program");
+        assert_eq!(program_paths("remote.origin.url", "https://x/a/b"), Vec::<String>::new());
+    }
+
+    /// git reads two section headers on one line (`[a][include] path = x`: `include.path`); the
+    /// second and the entry behind it were dropped, and with them an include's path or a
+    /// `core.fsmonitor` (found by the same review). A `]` in a quoted subsection is its own.
+    #[test]
+    fn reads_every_section_header_of_a_line_as_git_does() {
+        let got = |text: &str| entries(text).into_iter().map(|e| (e.key, e.value.unwrap_or_default())).collect::<Vec<_>>();
+        let want = |pairs: &[(&str, &str)]| pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<Vec<_>>();
+        assert_eq!(got("[a][include] path = x\n"), want(&[("include.path", "x")]));
+        assert_eq!(got("[a] [core]fsmonitor=./f\n[b]\t[c \"s\"] [d] k = v\n"), want(&[("core.fsmonitor", "./f"), ("d.k", "v")]));
+        assert_eq!(got("[remote \"x]y\"] uploadpack = ./u\n"), want(&[("remote.x]y.uploadpack", "./u")]));
+        assert_eq!(got("[remote \"a\\\"]b\"][core] pager = p\n"), want(&[("core.pager", "p")]));
+        assert_eq!(risky_keys("[a][core] fsmonitor = ./f\n"), vec!["core.fsmonitor"]);
     }
 
     /// Found by an attacker's review: a run-written config of distinct risky keys was read in time
