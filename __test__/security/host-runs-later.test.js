@@ -652,7 +652,10 @@ describe('a repository disguised as a placeholder is still undone (found merging
     const tree = tempTree(t)
     const marker = path.join(tree.out, 'PWNED')
     const r = await sh(plant(tree.ws, marker), { cwd: tree.ws, sandbox: 'workspace-write' })
-    assert.equal(r.exitCode, 0, show(r))
+    // The keeper looks again at an entry in a placeholder's shape when its mode changes (dfa9142),
+    // so the `chmod u+w` already has it moved aside and the script's next write fails: earlier,
+    // stricter, and what matters is below.
+    assert.ok(r.exitCode === 0 || /\.git\/HEAD: No such file or directory/.test(r.stderr), show(r))
     const risk = r.hostRisks.find((h) => h.path === path.join(tree.ws, '.git'))
     assert.ok(risk, `hostRisks: ${JSON.stringify(r.hostRisks)}`)
     assert.match(risk.detail, /moved aside/)
