@@ -262,6 +262,7 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         // where its bind went under the mask.
         let masked = policy.deny_read.contains(&root.root);
         if !masked {
+            refuse_read_only_mount(&root.root)?;
             a.path("--bind", &root.root)?;
             writable.push(Planned::at(&root.root, root.id.map_or_else(|| planned_identity(&root.root), Ok)?));
             cwd_bound |= root.root == req.cwd;
@@ -393,6 +394,28 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         net_ctl_fd,
         control_fd: None,
     })
+}
+
+/// A writable root on a read-only mount of the host is refused with its reason: bwrap's bind of
+/// it is read-only too, and the helper, which checks that every writable bind is where the plan
+/// put it and writable (`planned_mounts`: a read-only copy of a host mount point at the planned
+/// path is what a bind that went elsewhere leaves), would fail the run as a changed workspace.
+fn refuse_read_only_mount(root: &Path) -> Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(root.as_os_str().as_bytes()) else { return Ok(()) };
+    // SAFETY: a zeroed statvfs is valid; a NUL-terminated path.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 || st.f_flag & libc::ST_RDONLY == 0 {
+        return Ok(());
+    }
+    Err(SandboxError::invalid(
+        "sandbox.writableRoots",
+        &format!(
+            "{} is a writable root (the cwd or a writableRoots entry) but lies on a read-only mount of this host, so nothing \
+             there could be written; run in 'read-only' mode there, or choose a directory on a writable mount",
+            root.display()
+        ),
+    ))
 }
 
 /// The working directory bwrap binds (a writable root; read-only back under a private `/tmp` or

@@ -54,7 +54,7 @@ mod tests {
         let home = t.path().canonicalize().unwrap();
         let (go, outside) = (home.join("go/pkg/mod"), t.path().join("outside"));
         std::fs::create_dir_all(&go).unwrap();
-        let roots = [WritableRoot { root: home.join("go"), read_only: Vec::new(), missing_read_only: Vec::new() }];
+        let roots = [WritableRoot { root: home.join("go"), id: None, read_only: Vec::new(), missing_read_only: Vec::new() }];
         let mut caches = vec![PrivateCache::new("go-mod", go.clone()), PrivateCache::new("npm", outside.clone())];
         watch(&mut caches, &roots);
         assert!(caches[0].before.is_some() && caches[1].before.is_none(), "only what a writable root holds");

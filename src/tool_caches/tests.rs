@@ -158,7 +158,7 @@ fn a_store_a_run_could_write_is_not_used() {
         assert!(resolve_policy(Some(&json!({"mode": "workspace-write", "tmp": "read-only"})), &ctx).unwrap().tool_caches.store.is_none(), "{k}");
     }
     std::os::unix::fs::symlink(&h.work, h.home.join("to-work")).unwrap();
-    let roots = [crate::policy::WritableRoot { root: h.work.clone(), read_only: Vec::new(), missing_read_only: Vec::new() }];
+    let roots = [crate::policy::WritableRoot { root: h.work.clone(), id: None, read_only: Vec::new(), missing_read_only: Vec::new() }];
     assert_eq!(store::writable_by_the_run(&h.home.join("to-work/new/store"), &roots, None), Some(h.work.clone()));
     assert_eq!(store::writable_by_the_run(&h.home.join("store"), &roots, None), None);
     assert_eq!(store::writable_by_the_run(&h.work, &roots, None), Some(h.work.clone()));
