@@ -25,14 +25,18 @@ test('a workspace-write run on a read-only mount is refused naming it; read-only
   fs.mkdirSync(ro)
   fs.writeFileSync(path.join(src, 'f'), 'hi\n')
   assert.equal(spawnSync('mount', ['--bind', src, ro]).status, 0)
-  t.after(() => spawnSync('umount', [ro]))
-  assert.equal(spawnSync('mount', ['-o', 'remount,bind,ro', ro]).status, 0)
-
-  await assert.rejects(
-    sandspawn.spawnSandboxed(['sh', '-c', 'touch g'], { cwd: ro, sandbox: 'workspace-write' }),
-    (e) => e.code === 'ERR_SANDBOX_INVALID_OPTIONS' && e.message.includes(`${ro} is a writable root`) && /read-only mount/.test(e.message),
-  )
-  const r = await run(['cat', 'f'], { cwd: ro, sandbox: 'read-only' })
-  assert.equal(r.exitCode, 0, show(r))
-  assert.equal(r.stdout, 'hi\n')
+  // Unmounted here, not in t.after: those run in order, and tempTree's removal, registered
+  // first, failed on the read-only mount and left the tree in /var/tmp.
+  try {
+    assert.equal(spawnSync('mount', ['-o', 'remount,bind,ro', ro]).status, 0)
+    await assert.rejects(
+      sandspawn.spawnSandboxed(['sh', '-c', 'touch g'], { cwd: ro, sandbox: 'workspace-write' }),
+      (e) => e.code === 'ERR_SANDBOX_INVALID_OPTIONS' && e.message.includes(`${ro} is a writable root`) && /read-only mount/.test(e.message),
+    )
+    const r = await run(['cat', 'f'], { cwd: ro, sandbox: 'read-only' })
+    assert.equal(r.exitCode, 0, show(r))
+    assert.equal(r.stdout, 'hi\n')
+  } finally {
+    spawnSync('umount', [ro])
+  }
 })
