@@ -119,10 +119,10 @@ fn open_lock_file(parent: &OwnedFd, name: &CStr) -> Option<OwnedFd> {
     stat(&fd, None).filter(|st| st.st_mode & libc::S_IFMT == libc::S_IFREG).map(|_| fd)
 }
 
-/// `flock(LOCK_EX | LOCK_NB)`: whether it was free (and is now held through `fd`).
+/// `flock(LOCK_EX | LOCK_NB)` as the run takes it (`EINTR` retried): whether it was free (and is
+/// now held through `fd`, released when it closes).
 fn try_lock(fd: &OwnedFd) -> bool {
-    // SAFETY: a valid descriptor; LOCK_NB never waits. Released when `fd` closes.
-    unsafe { libc::flock(fd.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) == 0 }
+    sandspawn_helper::file_lock::flock(fd, libc::LOCK_EX | libc::LOCK_NB).is_ok()
 }
 
 /// Whether `st` is this user's and last changed more than `GRACE` ago.
