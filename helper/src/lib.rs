@@ -9,12 +9,15 @@
 //! following links (`stat_at`), which both make in their descriptor-relative walks, opening a path
 //! without following a link anywhere on it (`no_symlinks`), where both take and check the identity
 //! of a writable root, whether a descriptor is a mount's root (`mount_root`, Linux only), and `flock`
-//! retried on a signal (`file_lock`), which both take, and signalling a process met in `/proc`
+//! retried on a signal (`file_lock`), which both take, a thread's capability sets (`capability_sets`,
+//! Linux only), which the helper drops and the addon's tests lower, and signalling a process met in `/proc`
 //! through a pidfd (`pid_signal`, Linux only), a process's state from its threads (`threads`,
 //! Linux only) and telling terminals apart (`terminal_identity`, Linux only), kept here so that a unit test can reach them; and `getaddrinfo`, which the helper
 //! calls for the addon's proxy (`--resolve`) and whose answer format both sides read.
 
 pub mod ancestors;
+#[cfg(target_os = "linux")]
+pub mod capability_sets;
 pub mod devpts;
 pub mod file_lock;
 pub mod getaddrinfo;
