@@ -270,12 +270,7 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         // Before anything is mounted inside the root, so that these binds hide nothing.
         // Not in a reviewed root: there a pin would be a writable mount over the overlay, and
         // renaming inside the overlay moves nothing on the host.
-        // A directory of sandspawn's own package (`pins.own`, bound read-only just below) is a
-        // mount point of its own that way, which pins it too: a writable pin under that read-only
-        // bind is one the helper's check would find read-only (failing every run in a workspace
-        // with sandspawn in its node_modules), and one it could not see.
-        let own = &pins.own[i];
-        for p in pins.dirs[i].iter().filter(|p| !policy.is_reviewed(&root.root) && !masked && !own.contains(p)) {
+        for p in pins.dirs[i].iter().filter(|_| !policy.is_reviewed(&root.root) && !masked) {
             a.path("--bind", p)?;
             writable.push(Planned::at(p, planned_identity(p)?));
         }

@@ -180,6 +180,13 @@ fn pins_of(roots: &[WritableRoot], own: &[PathBuf], deny: &[PathBuf], kept: &[Pa
             pins.own[i].push(target.to_path_buf());
         }
     }
+    // A directory at or under one of the root's own paths needs no pin: the own path's read-only
+    // bind, a mount point itself, pins it and everything below. A writable pin there would end up
+    // under that read-only bind, read-only, and the helper's check of the writable binds would
+    // find every run in a workspace with sandspawn in its node_modules changed (stop 53's CI).
+    for (dirs, own) in pins.dirs.iter_mut().zip(&pins.own) {
+        dirs.retain(|d| !own.iter().any(|o| d.starts_with(o)));
+    }
     for list in pins.dirs.iter_mut().chain(pins.own.iter_mut()) {
         list.sort_by(|a, b| a.components().count().cmp(&b.components().count()).then_with(|| a.cmp(b)));
     }
@@ -226,6 +233,16 @@ mod tests {
         let top = plan(&[root("/src/sandspawn", &[])], &paths(&["/src/sandspawn/index.js"]), &[], &[], &[]).unwrap();
         assert!(top.dirs[0].is_empty());
         assert_eq!(top.own, vec![paths(&["/src/sandspawn/index.js"])]);
+    }
+
+    #[test]
+    fn nothing_is_pinned_writable_at_or_under_an_own_directory() {
+        // An installed package is kept whole; the helper and bwrap the plan adds lie inside it.
+        let roots = [root("/ws", &[])];
+        let own = paths(&["/ws/node_modules/sandspawn", "/ws/node_modules/sandspawn/bin/x64/sandspawn-helper"]);
+        let p = plan(&roots, &own, &[], &[], &[]).unwrap();
+        assert_eq!(p.dirs[0], paths(&["/ws/node_modules"]));
+        assert_eq!(p.own[0], own);
     }
 
     #[test]
