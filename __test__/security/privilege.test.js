@@ -324,6 +324,66 @@ sys.stdout.write(out.decode('utf-8', 'replace') + 'EXCLUSIVE %d\\n' % excl)
     assert.match(out, /^EXCLUSIVE 0$/m, out)
   })
 
+  // Found by an attacker's review (fixes19/ldisc.py, tcooff.py): as TIOCEXCL above, a line
+  // discipline set on the caller's terminal (TIOCSETD to N_NULL) outlives the run: the terminal
+  // took no input, refused tcgetattr, and the host's Node aborted in its exit's ResetStdio; and
+  // tcflow(TCOOFF) left its output stopped, so the host's next write blocked.
+  test("a command given the caller's terminal cannot change its line discipline or stop its output", { skip: which('python3') === null && 'python3 is not installed' }, async (t) => {
+    const tree = tempTree(t)
+    const attack = `
+import fcntl, struct, termios
+for name, req, arg in (('SETD', 0x5423, struct.pack('i', 27)), ('TCOOFF', termios.TCXONC, 0)):
+    try:
+        fcntl.ioctl(1, req, arg); print(name, 'done')
+    except OSError as e:
+        print(name, 'refused', e.strerror)
+`
+    const hostJs = path.join(tree.out, 'host.js')
+    fs.writeFileSync(hostJs, `
+const { buildSandboxCommand } = require(${JSON.stringify(path.resolve(__dirname, '../..'))})
+const { spawnSync } = require('node:child_process')
+;(async () => {
+  for (const argv of [['python3', '-c', ${JSON.stringify(attack)}], ['echo', 'second-run-ran']]) {
+    const plan = await buildSandboxCommand(argv, { cwd: ${JSON.stringify(tree.ws)} })
+    const r = spawnSync(plan.program, plan.args, { cwd: plan.cwd, env: plan.env, stdio: 'inherit' })
+    process.stdout.write('EXIT ' + r.status + '\\n')
+  }
+})()
+`)
+    // The host program on a pty's terminal end; after it, the terminal's discipline (0 is N_TTY)
+    // and whether a write to it goes through (a stopped output takes none: EAGAIN, non-blocking).
+    const driver = `
+import fcntl, os, pty, select, struct, subprocess, sys
+m, s = pty.openpty()
+p = subprocess.Popen([${JSON.stringify(process.execPath)}, ${JSON.stringify(hostJs)}], stdin=s, stdout=s, stderr=s)
+out = b''
+while True:
+    r, _, _ = select.select([m], [], [], 0.2)
+    if r:
+        try: out += os.read(m, 4096)
+        except OSError: break
+    elif p.poll() is not None: break
+disc = struct.unpack('i', fcntl.ioctl(s, 0x5424, b'\\0' * 4))[0]
+os.set_blocking(s, False)
+try: os.write(s, b'x'); flowing = 1
+except OSError: flowing = 0
+sys.stdout.write(out.decode('utf-8', 'replace') + 'HOST EXIT %d\\nDISCIPLINE %d\\nFLOWING %d\\n' % (p.returncode, disc, flowing))
+`
+    const out = await new Promise((resolve) => {
+      const p = spawn('python3', ['-c', driver], { stdio: ['ignore', 'pipe', 'inherit'], timeout: 60_000 })
+      let text = ''
+      p.stdout.on('data', (d) => (text += d))
+      p.on('close', () => resolve(text.replace(/\r/g, '')))
+    })
+    assert.match(out, /^SETD refused Operation not permitted$/m, out)
+    assert.match(out, /^TCOOFF refused Operation not permitted$/m, out)
+    assert.match(out, /^second-run-ran$/m, out)
+    assert.deepEqual(out.match(/^EXIT \d+$/gm), ['EXIT 0', 'EXIT 0'], out)
+    assert.match(out, /^HOST EXIT 0$/m, out)
+    assert.match(out, /^DISCIPLINE 0$/m, out)
+    assert.match(out, /^FLOWING 1$/m, out)
+  })
+
   test('no host block devices or kernel memory in /dev', async () => {
     const r = await sh('ls /dev; for d in /dev/vda /dev/sda /dev/nvme0n1 /dev/mem /dev/kmem /dev/port /dev/kmsg; do test -e $d && echo "PRESENT $d"; done; true')
     assert.equal(r.exitCode, 0, show(r))

@@ -1,15 +1,18 @@
 //! What the filters refuse: the reviewed baseline every plan gets, the socket rule of the
 //! policy, and the tracing rules of the Landlock mode. Each baseline entry says why it is there.
 
-use super::filter::{Check, Filter, Sockets, Tracing, AF_INET, AF_INET6, AF_NETLINK, AF_UNIX, CLONE_NEW_MASK, EXT4_IOC_SETVERSION, FIOSETOWN, FS_IOC32_SETFLAGS, FS_IOC_ENABLE_VERITY, FS_IOC_ADD_ENCRYPTION_KEY, FS_IOC_FSSETXATTR, FS_IOC_REMOVE_ENCRYPTION_KEY, FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS, FS_IOC_SETFLAGS, FS_IOC_SETVERSION, FS_IOC_SET_ENCRYPTION_POLICY, F_SETLEASE, F_SETOWN, F_SETOWN_EX, IOPRIO_WHO_PROCESS, OFF_ARG0_LO, OFF_ARG1_LO, OFF_ARG2_LO, OFF_ARG3_LO, CREATING_FLAGS, PRIO_PROCESS, RET_ENOSYS, RET_EPERM, SET_ID_BITS, SIOCSPGRP, SOCK_DGRAM, SOCK_RAW, SOCK_SEQPACKET, SOCK_STREAM, TIOCEXCL, TIOCLINUX, TIOCSTI};
+use super::filter::{Check, Filter, Sockets, Tracing, AF_INET, AF_INET6, AF_NETLINK, AF_UNIX, CLONE_NEW_MASK, EXT4_IOC_SETVERSION, FIOSETOWN, FS_IOC32_SETFLAGS, FS_IOC_ENABLE_VERITY, FS_IOC_ADD_ENCRYPTION_KEY, FS_IOC_FSSETXATTR, FS_IOC_REMOVE_ENCRYPTION_KEY, FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS, FS_IOC_SETFLAGS, FS_IOC_SETVERSION, FS_IOC_SET_ENCRYPTION_POLICY, F_SETLEASE, F_SETOWN, F_SETOWN_EX, IOPRIO_WHO_PROCESS, OFF_ARG0_LO, OFF_ARG1_LO, OFF_ARG2_LO, OFF_ARG3_LO, CREATING_FLAGS, PRIO_PROCESS, RET_ENOSYS, RET_EPERM, SET_ID_BITS, SIOCSPGRP, SOCK_DGRAM, SOCK_RAW, SOCK_SEQPACKET, SOCK_STREAM, TCXONC, TIOCEXCL, TIOCLINUX, TIOCSETD, TIOCSTI};
 use super::syscalls::Sys;
+
+/// The `ioctl`s on a terminal whose effect outlives the run on a terminal the caller shares.
+const TERMINAL_STATE: [u32; 5] = [TIOCSTI, TIOCLINUX, TIOCEXCL, TIOCSETD, TCXONC];
 
 /// The baseline every plan gets, whatever its network and sockets: syscalls a command never needs
 /// and the kernel has had escapes through (compare Docker's default profile and Codex's filter).
 /// Each entry: the syscall, what is refused, and why.
 pub const BASELINE: &[(Sys, Check, &str)] = &[
     // First the rules that look at arguments of frequent calls, so those run the shortest program.
-    (Sys::Ioctl, Check::ArgIn(OFF_ARG1_LO, &[TIOCSTI, TIOCLINUX, TIOCEXCL]), "TIOCSTI/TIOCLINUX type into, or take over, a terminal the command shares with its caller (CVE-2017-5226); TIOCEXCL makes it exclusive past the run: every later run given it failed setup (its reopen got EBUSY), and the user's own programs could not open it by name (found by an attacker's review)"),
+    (Sys::Ioctl, Check::ArgIn(OFF_ARG1_LO, &TERMINAL_STATE), "TIOCSTI/TIOCLINUX type into, or take over, a terminal the command shares with its caller (CVE-2017-5226); TIOCEXCL makes it exclusive past the run: every later run given it failed setup (its reopen got EBUSY), and the user's own programs could not open it by name; TIOCSETD (N_NULL) left it taking no input and no termios, and the caller's Node aborted at exit; TCXONC (TCOOFF) left its output stopped, the caller's next write blocked (found by attackers' reviews). Line disciplines are also kernel code (and modules) a build never needs"),
     (Sys::Fcntl, Check::ArgIn(OFF_ARG1_LO, &[F_SETLEASE]), "a file lease is taken on an inode, past every read-only mount, on any file of the user's the command can open: every host process that opens it for writing (an editor's save, a shell's >>) then waits fs.lease-break-time, 45 s, again and again (found by an attacker's review); builds and tests take none"),
     (Sys::Clone, Check::ArgMask(OFF_ARG0_LO, CLONE_NEW_MASK), "new namespaces after setup: a new user namespace hands the command capabilities, and with them kernel surface (mounts, netfilter) behind most container escapes"),
     (Sys::Unshare, Check::ArgMask(OFF_ARG0_LO, CLONE_NEW_MASK), "new namespaces after setup (as clone)"),
@@ -173,10 +176,10 @@ pub fn rules(f: Filter) -> Vec<(Sys, Check)> {
 /// ones naming a descriptor's owner, in the Landlock mode the inode attributes. A rule's list is
 /// static, so each case is one constant, joined at compile time.
 pub(super) fn ioctl_requests(f: Filter) -> &'static [u32] {
-    const EVERY_MODE: [u32; 6] = join([TIOCSTI, TIOCLINUX, TIOCEXCL], ENCRYPTION_KEYS);
-    const SHIELDED: [u32; 8] = join(EVERY_MODE, [FIOSETOWN, SIOCSPGRP]);
-    const LANDLOCK: [u32; 13] = join(EVERY_MODE, INODE_ATTRIBUTES);
-    const LANDLOCK_SHIELDED: [u32; 15] = join(SHIELDED, INODE_ATTRIBUTES);
+    const EVERY_MODE: [u32; 8] = join(TERMINAL_STATE, ENCRYPTION_KEYS);
+    const SHIELDED: [u32; 10] = join(EVERY_MODE, [FIOSETOWN, SIOCSPGRP]);
+    const LANDLOCK: [u32; 15] = join(EVERY_MODE, INODE_ATTRIBUTES);
+    const LANDLOCK_SHIELDED: [u32; 17] = join(SHIELDED, INODE_ATTRIBUTES);
     match (f.shield.is_some(), f.tracing == Tracing::Denied) {
         (false, false) => &EVERY_MODE,
         (true, false) => &SHIELDED,

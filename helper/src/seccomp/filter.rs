@@ -169,6 +169,10 @@ pub(crate) const TIOCSTI: u32 = 0x5412;
 pub(crate) const TIOCLINUX: u32 = 0x541c;
 /// Makes a terminal exclusive: only root may open it again until `TIOCNXCL`.
 pub(crate) const TIOCEXCL: u32 = 0x540c;
+/// Sets a terminal's line discipline (N_NULL takes no input and no termios).
+pub(crate) const TIOCSETD: u32 = 0x5423;
+/// `tcflow`: TCOOFF stops the terminal's output until a TCOON.
+pub(crate) const TCXONC: u32 = 0x540a;
 /// Who gets SIGIO/SIGURG for a socket (the ioctl forms of `F_SETOWN`).
 pub(crate) const FIOSETOWN: u32 = 0x8901;
 pub(crate) const SIOCSPGRP: u32 = 0x8902;

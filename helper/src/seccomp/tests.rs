@@ -602,3 +602,28 @@ fn every_filter_refuses_making_a_terminal_exclusive() {
         }
     }
 }
+
+/// Found by an attacker's review (fixes19/ldisc.py, tcooff.py): a command given the caller's
+/// terminal set its line discipline (`TIOCSETD` to N_NULL), which outlives the run: the terminal
+/// took no input and refused `tcgetattr`, and the caller, Node, aborted in its `ResetStdio`;
+/// `tcflow(TCOOFF)` (`TCXONC`) stopped the terminal's output past the run, so the caller's next
+/// write blocked. Every filter refuses both, the high half ignored; asking the discipline
+/// (`TIOCGETD`) stays allowed.
+#[test]
+fn every_filter_refuses_changing_a_terminals_discipline_or_flow() {
+    const TIOCSETD: u64 = 0x5423;
+    const TIOCGETD: u64 = 0x5424;
+    const TCXONC: u64 = 0x540a;
+    let shielded = Filter { sockets: Sockets::None, tracing: Tracing::Denied, shield: Some(4242) };
+    for (arch, audit) in ARCHES {
+        for f in filters().into_iter().chain([shielded]) {
+            let p = program(arch, f);
+            let ioctl = |request: u64| run(&p, audit, Sys::Ioctl.number(arch), [0, request]);
+            for (name, request) in [("TIOCSETD", TIOCSETD), ("TCXONC", TCXONC)] {
+                assert_eq!(ioctl(request), RET_EPERM, "{name} in {f:?}");
+                assert_eq!(ioctl(0xffff_ffff_0000_0000 | request), RET_EPERM, "{name}, high bits ignored, in {f:?}");
+            }
+            assert_eq!(ioctl(TIOCGETD), RET_ALLOW, "TIOCGETD in {f:?}");
+        }
+    }
+}
