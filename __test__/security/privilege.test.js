@@ -13,6 +13,47 @@ const { show, run, sh, tempTree, hostMounts, which, token, q } = require('./help
 
 const DENIED = /permission denied|operation not permitted|read-only file system|must be superuser|only root can/i
 
+/**
+ * Runs a host program on a pty's terminal end that runs `python3 -c attack`, then `echo
+ * second-run-ran`, each through buildSandboxCommand with stdio 'inherit' (the README's example),
+ * printing `EXIT <status>` after each. Then the driver runs `after` (Python with `m`, `s`, `p` the
+ * pty's ends and the host program, setting `after` to text to print). Returns all that was printed.
+ */
+async function onCallersTerminal(tree, attack, after) {
+  const hostJs = path.join(tree.out, 'host.js')
+  fs.writeFileSync(hostJs, `
+const { buildSandboxCommand } = require(${JSON.stringify(path.resolve(__dirname, '../..'))})
+const { spawnSync } = require('node:child_process')
+;(async () => {
+  for (const argv of [['python3', '-c', ${JSON.stringify(attack)}], ['echo', 'second-run-ran']]) {
+    const plan = await buildSandboxCommand(argv, { cwd: ${JSON.stringify(tree.ws)} })
+    const r = spawnSync(plan.program, plan.args, { cwd: plan.cwd, env: plan.env, stdio: 'inherit' })
+    process.stdout.write('EXIT ' + r.status + '\\n')
+  }
+})()
+`)
+  const driver = `
+import fcntl, os, pty, select, struct, subprocess, sys
+m, s = pty.openpty()
+p = subprocess.Popen([${JSON.stringify(process.execPath)}, ${JSON.stringify(hostJs)}], stdin=s, stdout=s, stderr=s)
+out = b''
+while True:
+    r, _, _ = select.select([m], [], [], 0.2)
+    if r:
+        try: out += os.read(m, 4096)
+        except OSError: break
+    elif p.poll() is not None: break
+${after}
+sys.stdout.write(out.decode('utf-8', 'replace') + after)
+`
+  return new Promise((resolve) => {
+    const p = spawn('python3', ['-c', driver], { stdio: ['ignore', 'pipe', 'inherit'], timeout: 60_000 })
+    let text = ''
+    p.stdout.on('data', (d) => (text += d))
+    p.on('close', () => resolve(text.replace(/\r/g, '')))
+  })
+}
+
 /** A python script that opens each path for writing and writes back its current content. */
 function writeBackScript(paths) {
   return `
@@ -273,10 +314,9 @@ sys.stdout.write(out.decode('utf-8', 'replace'))
 
   // Found by an attacker's review (fixes18/excl.sh): a command given the caller's terminal
   // (buildSandboxCommand and stdio 'inherit', the README's example) made it exclusive (TIOCEXCL),
-  // which outlives the run: every later run given it failed setup (exit 125, its reopen got EBUSY)
+  // which outlived the run: every later run given it failed setup (exit 125, its reopen got EBUSY)
   // and, as an ordinary user, the user's own programs could not open their terminal by name.
   test("a command given the caller's terminal cannot make it exclusive; the next run starts", { skip: which('python3') === null && 'python3 is not installed' }, async (t) => {
-    const tree = tempTree(t)
     const excl = `
 import fcntl, termios
 try:
@@ -284,40 +324,10 @@ try:
 except OSError as e:
     print('EXCL refused', e.strerror)
 `
-    const hostJs = path.join(tree.out, 'host.js')
-    fs.writeFileSync(hostJs, `
-const { buildSandboxCommand } = require(${JSON.stringify(path.resolve(__dirname, '../..'))})
-const { spawnSync } = require('node:child_process')
-;(async () => {
-  for (const argv of [['python3', '-c', ${JSON.stringify(excl)}], ['echo', 'second-run-ran']]) {
-    const plan = await buildSandboxCommand(argv, { cwd: ${JSON.stringify(tree.ws)} })
-    const r = spawnSync(plan.program, plan.args, { cwd: plan.cwd, env: plan.env, stdio: 'inherit' })
-    process.stdout.write('EXIT ' + r.status + '\\n')
-  }
-})()
-`)
-    // The host program on a pty's terminal end; after it, whether the terminal is exclusive
-    // (TIOCGEXCL: root may open it anyway, so asking is the one test for every user).
-    const driver = `
-import fcntl, os, pty, select, struct, subprocess, sys
-m, s = pty.openpty()
-p = subprocess.Popen([${JSON.stringify(process.execPath)}, ${JSON.stringify(hostJs)}], stdin=s, stdout=s, stderr=s)
-out = b''
-while True:
-    r, _, _ = select.select([m], [], [], 0.2)
-    if r:
-        try: out += os.read(m, 4096)
-        except OSError: break
-    elif p.poll() is not None: break
-excl = struct.unpack('i', fcntl.ioctl(s, 0x80045440, b'\\0' * 4))[0]
-sys.stdout.write(out.decode('utf-8', 'replace') + 'EXCLUSIVE %d\\n' % excl)
-`
-    const out = await new Promise((resolve) => {
-      const p = spawn('python3', ['-c', driver], { stdio: ['ignore', 'pipe', 'inherit'], timeout: 60_000 })
-      let text = ''
-      p.stdout.on('data', (d) => (text += d))
-      p.on('close', () => resolve(text.replace(/\r/g, '')))
-    })
+    // Whether the terminal is exclusive (TIOCGEXCL: root may open it anyway, so asking is the one
+    // test for every user).
+    const after = "excl = struct.unpack('i', fcntl.ioctl(s, 0x80045440, b'\\0' * 4))[0]\nafter = 'EXCLUSIVE %d\\n' % excl"
+    const out = await onCallersTerminal(tempTree(t), excl, after)
     assert.match(out, /^EXCL refused Operation not permitted$/m, out)
     assert.match(out, /^second-run-ran$/m, out)
     assert.deepEqual(out.match(/^EXIT \d+$/gm), ['EXIT 0', 'EXIT 0'], out)
@@ -329,7 +339,6 @@ sys.stdout.write(out.decode('utf-8', 'replace') + 'EXCLUSIVE %d\\n' % excl)
   // took no input, refused tcgetattr, and the host's Node aborted in its exit's ResetStdio; and
   // tcflow(TCOOFF) left its output stopped, so the host's next write blocked.
   test("a command given the caller's terminal cannot change its line discipline or stop its output", { skip: which('python3') === null && 'python3 is not installed' }, async (t) => {
-    const tree = tempTree(t)
     const attack = `
 import fcntl, struct, termios
 for name, req, arg in (('SETD', 0x5423, struct.pack('i', 27)), ('TCOOFF', termios.TCXONC, 0)):
@@ -338,43 +347,16 @@ for name, req, arg in (('SETD', 0x5423, struct.pack('i', 27)), ('TCOOFF', termio
     except OSError as e:
         print(name, 'refused', e.strerror)
 `
-    const hostJs = path.join(tree.out, 'host.js')
-    fs.writeFileSync(hostJs, `
-const { buildSandboxCommand } = require(${JSON.stringify(path.resolve(__dirname, '../..'))})
-const { spawnSync } = require('node:child_process')
-;(async () => {
-  for (const argv of [['python3', '-c', ${JSON.stringify(attack)}], ['echo', 'second-run-ran']]) {
-    const plan = await buildSandboxCommand(argv, { cwd: ${JSON.stringify(tree.ws)} })
-    const r = spawnSync(plan.program, plan.args, { cwd: plan.cwd, env: plan.env, stdio: 'inherit' })
-    process.stdout.write('EXIT ' + r.status + '\\n')
-  }
-})()
-`)
-    // The host program on a pty's terminal end; after it, the terminal's discipline (0 is N_TTY)
-    // and whether a write to it goes through (a stopped output takes none: EAGAIN, non-blocking).
-    const driver = `
-import fcntl, os, pty, select, struct, subprocess, sys
-m, s = pty.openpty()
-p = subprocess.Popen([${JSON.stringify(process.execPath)}, ${JSON.stringify(hostJs)}], stdin=s, stdout=s, stderr=s)
-out = b''
-while True:
-    r, _, _ = select.select([m], [], [], 0.2)
-    if r:
-        try: out += os.read(m, 4096)
-        except OSError: break
-    elif p.poll() is not None: break
-disc = struct.unpack('i', fcntl.ioctl(s, 0x5424, b'\\0' * 4))[0]
-os.set_blocking(s, False)
-try: os.write(s, b'x'); flowing = 1
-except OSError: flowing = 0
-sys.stdout.write(out.decode('utf-8', 'replace') + 'HOST EXIT %d\\nDISCIPLINE %d\\nFLOWING %d\\n' % (p.returncode, disc, flowing))
-`
-    const out = await new Promise((resolve) => {
-      const p = spawn('python3', ['-c', driver], { stdio: ['ignore', 'pipe', 'inherit'], timeout: 60_000 })
-      let text = ''
-      p.stdout.on('data', (d) => (text += d))
-      p.on('close', () => resolve(text.replace(/\r/g, '')))
-    })
+    // The terminal's discipline (0 is N_TTY), and whether a write to it goes through (a stopped
+    // output takes none: EAGAIN, non-blocking).
+    const after = [
+      "disc = struct.unpack('i', fcntl.ioctl(s, 0x5424, b'\\0' * 4))[0]",
+      'os.set_blocking(s, False)',
+      "try: os.write(s, b'x'); flowing = 1",
+      'except OSError: flowing = 0',
+      "after = 'HOST EXIT %d\\nDISCIPLINE %d\\nFLOWING %d\\n' % (p.returncode, disc, flowing)",
+    ].join('\n')
+    const out = await onCallersTerminal(tempTree(t), attack, after)
     assert.match(out, /^SETD refused Operation not permitted$/m, out)
     assert.match(out, /^TCOOFF refused Operation not permitted$/m, out)
     assert.match(out, /^second-run-ran$/m, out)
