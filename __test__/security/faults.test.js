@@ -61,7 +61,11 @@ test('500 runs in batches of 50 with random timeouts and aborts: all settle, not
   await warmUp()
   const fdBase = fdCount()
   const threadBase = threadCount()
-  const mark = marker(1)
+  // The sleeps outlast every timeout (at most 500 ms) by seconds: a host whose CPUs are taken by
+  // others (stop 53's CI ran beside an attacker's review making 15,000 processes, load 20 on 2
+  // cores) runs the timer late, and a 1 s sleep then ended on its own first. That is no lost
+  // timeout (Node's child_process does the same); one 4.5 s late is one.
+  const mark = marker(5)
   const tally = { echo: 0, timedOut: 0, aborted: 0 }
   const problems = []
   for (let batch = 0; batch < 10; batch++) {
@@ -86,7 +90,7 @@ test('500 runs in batches of 50 with random timeouts and aborts: all settle, not
             problems.push(`${what}: timedOut but exitCode=${r.exitCode} signal=${r.signal} stdout=${JSON.stringify(r.stdout)} after ${Math.round(r.durationMs)} ms`)
           }
         } else if (isSleep) {
-          problems.push(`${what}: sleep 1 ended without a timeout: exit=${r.exitCode} after ${Math.round(r.durationMs)} ms`)
+          problems.push(`${what}: sleep ${mark} ended without a timeout: exit=${r.exitCode} after ${Math.round(r.durationMs)} ms`)
         } else {
           tally.echo++
           if (r.exitCode !== 0 || r.stdout !== `run-${batch}-${i}\n`) problems.push(`${what}: ${show(r)}`)
@@ -99,7 +103,6 @@ test('500 runs in batches of 50 with random timeouts and aborts: all settle, not
     })
     await within(Promise.all(runs), 20_000, `batch ${batch}`)
   }
-  assert.equal(tally.echo + tally.timedOut + tally.aborted, 500)
   const left = await leftovers(mark)
   await waitFor(() => fdCount() <= fdBase + 3, 2000, 50)
   await waitFor(() => threadCount() <= threadBase + 3, 5000, 100)
@@ -112,8 +115,9 @@ test('500 runs in batches of 50 with random timeouts and aborts: all settle, not
       problems,
       fdLeak: fdNow - fdBase > 3 ? `${fdBase} descriptors before, ${fdNow} after` : null,
       threadLeak: threadsNow - threadBase > 3 ? `${threadBase} threads before, ${threadsNow} after` : null,
+      settled: tally.echo + tally.timedOut + tally.aborted + problems.filter((p) => p.includes('ended without a timeout')).length,
     },
-    { leftovers: [], problems: [], fdLeak: null, threadLeak: null },
+    { leftovers: [], problems: [], fdLeak: null, threadLeak: null, settled: 500 },
     `${problems.length} of 500 runs misbehaved, ${left.length} processes left behind (tally ${JSON.stringify(tally)})`,
   )
 })
