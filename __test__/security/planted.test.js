@@ -830,6 +830,48 @@ test("a .git and protected names made in a placeholder's shape and filled later 
   }
 })
 
+// Found and reproduced by a fixer: the keeper moves a path made again aside a bounded number of
+// times (so that a loop cannot fill the directory with moved copies), and past that bound it left
+// the path alone until the run ended: a command that made .git 17 times kept a planted repository
+// at the workspace's top for the rest of its run, for the host's `git status` (an editor's, a shell
+// prompt's) to run its core.fsmonitor. Each rename of the loop succeeds only once the keeper has
+// moved the last .git away, so the loop cannot outrun it; 30 s only bound a keeper that never does.
+test("a .git made again and again at the workspace's top ends the run rather than stay there", { skip: NO_GIT }, async (t) => {
+  const tree = tempTree(t)
+  const marker = path.join(tree.out, 'PWNED')
+  const script = [
+    'made=0; i=0; end=$((SECONDS + 30))',
+    'while [ $made -lt 24 ] && [ $SECONDS -lt $end ]; do',
+    '  i=$((i + 1)); mkdir -p g$i/objects g$i/refs/heads && echo "ref: refs/heads/main" > g$i/HEAD',
+    `  printf '[core]\\n\\tfsmonitor = touch %s; false\\n' ${q(marker)} > g$i/config`,
+    '  if mv -T g$i .git 2>/dev/null; then made=$((made + 1)); else rm -rf g$i; sleep 0.02; fi',
+    'done',
+    'echo "made $made"; touch looped; sleep 5',
+  ].join('\n')
+  const p = await sandspawn.startSandboxed(['bash', '-c', script], { cwd: tree.ws, sandbox: WW, timeout: 90_000 })
+  let settled = false
+  const waited = p.wait().finally(() => (settled = true))
+  // The loop is over while the run goes on (what the unbounded keeper allowed), or the run ended.
+  await waitFor(() => settled || fs.existsSync(path.join(tree.ws, 'looped')), 60_000, 50)
+  let during = null
+  if (!settled) {
+    const left = fs.existsSync(path.join(tree.ws, '.git'))
+    spawnSync('git', ['status'], { cwd: tree.ws, stdio: 'ignore', timeout: 20_000 })
+    during = { left, ran: fs.existsSync(marker) }
+  }
+  const r = await waited
+  assert.equal(during, null, `the loop ended and the run went on: ${JSON.stringify(during)}\n${show(r)}`)
+  assert.equal(r.signal, 'SIGKILL', `the run was ended\n${show(r)}`)
+  assert.equal(r.timedOut, false, show(r))
+  const risk = r.hostRisks.find((h) => h.path === path.join(tree.ws, '.git') && /ended/.test(h.detail))
+  assert.ok(risk && risk.kind === 'repository-created' && /16 times/.test(risk.detail), JSON.stringify(r.hostRisks))
+  assert.equal(snapshot(path.join(tree.ws, '.git')).exists, false, 'a .git was left after the run')
+  spawnSync('git', ['status'], { cwd: tree.ws, stdio: 'ignore', timeout: 20_000 })
+  assert.equal(fs.existsSync(marker), false, "the host's git status ran the planted core.fsmonitor")
+  const held = fs.readdirSync(tree.ws).filter((e) => e.startsWith('.git.sandspawn-held-'))
+  assert.ok(held.length >= 16 && held.length <= 17, `moved copies: ${held.length}`)
+})
+
 // Alone and last: /tmp is a writable root too.
 describe('/tmp keeps its missing names absent', () => {
   test('.git and a protected name created at the top of /tmp are moved aside at once and reported; nothing is left in their place', async (t) => {

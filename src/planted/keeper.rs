@@ -21,9 +21,13 @@
 //! looked at again at every poll and whenever their attributes change (`IN_ATTRIB`: the `chmod`
 //! that opens one up), and moved aside once they are placeholders no more.
 //!
-//! A command that keeps re-creating one path gets it moved aside `MAX_MOVES` times; after that it is
-//! left until the run ends (the walk after the run moves it once more), so a loop cannot fill the
-//! directory with moved copies.
+//! The moves are bounded, so that a loop cannot fill the directories with moved copies: one path is
+//! moved aside at most `MAX_MOVES` times, and a run's paths `MAX_MOVES_PER_RUN` times in all. The
+//! move that reaches a bound also ends the run (`EndRun`: the runner SIGKILLs its whole tree at
+//! once, as a timeout does once its grace is over), and nothing more is moved here; the walk after
+//! the run moves what the command made meanwhile. Found and reproduced by a fixer: past the bound the path was left
+//! until the run ended, so a command that made `.git` 17 times kept a planted repository at the
+//! workspace's top for the rest of its run, for the host's `git status` to run its `core.fsmonitor`.
 
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
@@ -44,9 +48,15 @@ use {
     std::path::Path,
 };
 
-/// How often one path is moved aside during a run.
+/// How often one path is moved aside during a run: the last of these moves ends the run.
 #[cfg(target_os = "linux")]
 const MAX_MOVES: usize = 16;
+
+/// How many moves one run's keeper makes in all, over every path: the last ends the run. What the
+/// number of paths alone allows is large (a home's top keeps about a hundred names absent: 1,600
+/// moved copies), and no command that is not looping makes more than a few of them.
+#[cfg(target_os = "linux")]
+const MAX_MOVES_PER_RUN: usize = 128;
 
 /// How often the names of a top inotify cannot watch are looked at: the window a planted name has
 /// before the host's tools may meet it, as the event's latency is with inotify.
@@ -59,6 +69,10 @@ const POLL_EVERY: Duration = Duration::from_millis(50);
 /// a few dozen per top) 0.8% of a core, 1,000 names 2.7%, 4,000 names 2.3%.
 #[cfg(target_os = "linux")]
 const POLL_BUDGET_PER_NAME: Duration = Duration::from_micros(50);
+
+/// How a keeper ends its run when a move reaches a bound (`MAX_MOVES`, `MAX_MOVES_PER_RUN`): the
+/// runner's, which kills the run's whole tree. Called at most once, on the keeper's thread.
+pub type EndRun = Box<dyn FnOnce() + Send>;
 
 /// The running keeper of one run.
 pub struct Keeper {
@@ -81,8 +95,8 @@ struct Said {
 /// (`Ok(None)`) when there are none or on a system without inotify (the walk after the run remains),
 /// `Err(why)` when no keeper could be started. `home`: what the host does with the paths of its
 /// home (`home::Bases`), and `names` the protected names, for the reports (any other name kept
-/// absent is a missing `readOnlyPaths` or `denyRead` entry).
-pub fn start(absent: &[PathBuf], roots: &[PathBuf], home: &Bases, names: &HashSet<String>) -> Result<Option<Keeper>, String> {
+/// absent is a missing `readOnlyPaths` or `denyRead` entry). `end_run` ends the run (see `EndRun`).
+pub fn start(absent: &[PathBuf], roots: &[PathBuf], home: &Bases, names: &HashSet<String>, end_run: EndRun) -> Result<Option<Keeper>, String> {
     let mut by_dir: HashMap<PathBuf, HashSet<OsString>> = HashMap::new();
     for p in absent {
         let (Some(dir), Some(name)) = (p.parent(), p.file_name()) else { continue };
@@ -93,13 +107,13 @@ pub fn start(absent: &[PathBuf], roots: &[PathBuf], home: &Bases, names: &HashSe
     if by_dir.is_empty() {
         return Ok(None);
     }
-    watch(by_dir, Said { home: home.clone(), names: names.clone() })
+    watch(by_dir, Said { home: home.clone(), names: names.clone() }, end_run)
 }
 
 /// inotify is Linux's. Elsewhere the walk after the run remains (on macOS the Seatbelt profile
 /// denies creating these names in the first place).
 #[cfg(not(target_os = "linux"))]
-fn watch(_by_dir: HashMap<PathBuf, HashSet<OsString>>, _said: Said) -> Result<Option<Keeper>, String> {
+fn watch(_by_dir: HashMap<PathBuf, HashSet<OsString>>, _said: Said, _end_run: EndRun) -> Result<Option<Keeper>, String> {
     Ok(None)
 }
 
@@ -201,7 +215,7 @@ fn add_watch(ino: &OwnedFd, dir: &Path) -> Option<i32> {
 }
 
 #[cfg(target_os = "linux")]
-fn watch(by_dir: HashMap<PathBuf, HashSet<OsString>>, said: Said) -> Result<Option<Keeper>, String> {
+fn watch(by_dir: HashMap<PathBuf, HashSet<OsString>>, said: Said, end_run: EndRun) -> Result<Option<Keeper>, String> {
     let fails = failing::of(by_dir.keys());
     let sight = Sight::of(by_dir, fails.is_some());
     let (stop_r, stop_w) = stop_pipe(fails == Some(failing::Fails::Everything)).map_err(|e| format!("no pipe to stop its thread: {}", sandspawn_helper::report::os_words(&e)))?;
@@ -209,7 +223,7 @@ fn watch(by_dir: HashMap<PathBuf, HashSet<OsString>>, said: Said) -> Result<Opti
     let thread = std::thread::Builder::new()
         .name("sandspawn-keeper".into())
         .spawn(move || {
-            let _ = tx.send(keep(&sight, stop_r, &said));
+            let _ = tx.send(keep(&sight, stop_r, &said, end_run));
             // The instance is closed here, after the result went out (see `Keeper::risks`).
             drop(sight);
         })
@@ -243,8 +257,8 @@ impl Keeper {
 }
 
 #[cfg(target_os = "linux")]
-fn keep(sight: &Sight, stop: OwnedFd, said: &Said) -> Vec<HostRisk> {
-    let mut undoing = Undoing { said, risks: Vec::new(), moves: HashMap::new(), placeholders: HashSet::new() };
+fn keep(sight: &Sight, stop: OwnedFd, said: &Said, end_run: EndRun) -> Vec<HostRisk> {
+    let mut undoing = Undoing { said, risks: Vec::new(), moves: HashMap::new(), moved: 0, end_run: Some(end_run), placeholders: HashSet::new() };
     let mut buf = vec![0u8; 64 * 1024];
     // The placeholders there already (a plan's, or one made before the watches began): no event of
     // their making will come. Anything else made since the watches began has its event queued.
@@ -289,12 +303,15 @@ fn keep(sight: &Sight, stop: OwnedFd, said: &Said) -> Vec<HostRisk> {
     }
 }
 
-/// What a keeper moved aside, how often it tried each path, and the placeholders it left.
+/// What a keeper moved aside, how often it moved each path and all, and the placeholders it left.
 #[cfg(target_os = "linux")]
 struct Undoing<'a> {
     said: &'a Said,
     risks: Vec<HostRisk>,
     moves: HashMap<PathBuf, usize>,
+    moved: usize,
+    /// Taken when a move reaches a bound: from then on the run is being ended, and nothing more is moved.
+    end_run: Option<EndRun>,
     /// The entries left as placeholders, looked at again at every poll (see the module comment).
     placeholders: HashSet<PathBuf>,
 }
@@ -337,21 +354,43 @@ impl Undoing<'_> {
         }
     }
 
-    /// Move `path` aside (at most `MAX_MOVES` times) and report it.
+    /// Move `path` aside and report it, within the bounds (`MAX_MOVES`, `MAX_MOVES_PER_RUN`): the
+    /// move that reaches one ends the run (`end`). A try that found the entry gone counts too (its
+    /// report is as much work). One left in place neither moves nor reports anything: the walk after
+    /// the run finds and reports it.
     fn move_aside(&mut self, path: &Path) {
+        if self.end_run.is_none() {
+            return; // the run is being ended: the walk after it moves what is left
+        }
+        // Gone: reported here, or no run would (another run's watcher moved it aside and reported
+        // it in that run's result; this run's command may well be the one that made it).
+        let outcome = match undo::move_aside(path) {
+            undo::Undone::MovedTo(to) => format!("; undone at once: moved aside to {}", to.display()),
+            undo::Undone::Gone => super::detect::GONE.to_string(),
+            undo::Undone::Left(_) => return,
+        };
+        self.risks.push(risk(path, &outcome, self.said));
         let n = self.moves.entry(path.to_path_buf()).or_default();
-        if *n >= MAX_MOVES {
-            return;
-        }
         *n += 1;
-        // Left in place: the walk after the run finds and reports it. Gone: reported here,
-        // or no run would (another run's watcher moved it aside and reported it in that
-        // run's result; this run's command may well be the one that made it).
-        match undo::move_aside(path) {
-            undo::Undone::MovedTo(to) => self.risks.push(risk(path, &format!("; undone at once: moved aside to {}", to.display()), self.said)),
-            undo::Undone::Gone => self.risks.push(risk(path, super::detect::GONE, self.said)),
-            undo::Undone::Left(_) => {}
+        self.moved += 1;
+        if *n == MAX_MOVES {
+            self.end(path, &format!("; it was made {MAX_MOVES} times during the run, the most times the keeper moves one path aside"));
+        } else if self.moved == MAX_MOVES_PER_RUN {
+            self.end(path, &format!("; it was the last of {MAX_MOVES_PER_RUN} entries made during the run where names must stay absent, the most the keeper moves aside for one run"));
         }
+    }
+
+    /// A bound is reached at `path` (`bound` says which): the run is ended, and its result says so,
+    /// first among what the keeper found (the result lists by path: first among the path's entries).
+    fn end(&mut self, path: &Path, bound: &str) {
+        if let Some(end_run) = self.end_run.take() {
+            end_run();
+        }
+        let why = format!(
+            "{bound} (so that a loop cannot fill the directory with moved copies): the run was ended for it, every process of it \
+             killed at once, and what it made after is moved aside after the run"
+        );
+        self.risks.insert(0, risk(path, &why, self.said));
     }
 }
 
@@ -401,6 +440,101 @@ mod tests {
 
     fn names(n: &[&str]) -> HashSet<String> {
         n.iter().map(|s| s.to_string()).collect()
+    }
+
+    /// A keeper whose run nothing ends (the tests of what it moves).
+    fn start(absent: &[PathBuf], roots: &[PathBuf], home: &Bases, names: &HashSet<String>) -> Result<Option<Keeper>, String> {
+        super::start(absent, roots, home, names, Box::new(|| {}))
+    }
+
+    /// A keeper of the names `absent` at the top of `r`, and how often it ended its run.
+    fn ending_keeper(r: &Path, absent: &[&str]) -> (Keeper, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+        let ended = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let seen = ended.clone();
+        let end_run: EndRun = Box::new(move || {
+            seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        });
+        let absent: Vec<PathBuf> = absent.iter().map(|n| r.join(n)).collect();
+        (super::start(&absent, &[r.to_path_buf()], &Bases::default(), &HashSet::new(), end_run).unwrap().expect("inotify"), ended)
+    }
+
+    /// Makes `name` in `r` (a filled directory for `.git`, else a file), once the last one is gone:
+    /// false when it is still there after 5 s (the keeper moves nothing more).
+    fn make_again(r: &Path, name: &str) -> bool {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while r.join(name).symlink_metadata().is_ok() {
+            if Instant::now() > deadline {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        // Filled elsewhere and renamed into place: the keeper may move it at once.
+        let made = r.join("making");
+        if name == ".git" {
+            std::fs::create_dir(&made).unwrap();
+            std::fs::write(made.join("config"), "[core]\n\tfsmonitor = evil\n").unwrap();
+        } else {
+            std::fs::write(&made, "evil").unwrap();
+        }
+        std::fs::rename(&made, r.join(name)).unwrap();
+        true
+    }
+
+    fn held_in(r: &Path) -> usize {
+        std::fs::read_dir(r).unwrap().filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().contains(".sandspawn-held-")).count()
+    }
+
+    /// `ended` counts 1 within 5 s.
+    fn ends(ended: &std::sync::atomic::AtomicUsize) -> bool {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while ended.load(std::sync::atomic::Ordering::SeqCst) == 0 && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        ended.load(std::sync::atomic::Ordering::SeqCst) == 1
+    }
+
+    /// Found and reproduced by a fixer: past `MAX_MOVES` the keeper left the path where it was until
+    /// the run ended (a `.git` made a 17th time stayed for the host's `git status`). Now the move
+    /// that reaches the bound ends the run, and nothing more is moved (the walk after it moves what is left).
+    #[test]
+    fn a_path_made_again_and_again_ends_the_run_at_its_bound() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        let (k, ended) = ending_keeper(&r, &[".git", ".envrc"]);
+        make_again(&r, ".envrc");
+        for i in 0..MAX_MOVES {
+            assert_eq!(ended.load(std::sync::atomic::Ordering::SeqCst), 0, "not ended before the {MAX_MOVES}th move");
+            assert!(make_again(&r, ".git"), "moved aside the {i}th time");
+        }
+        assert!(ends(&ended), "the {MAX_MOVES}th move ends the run");
+        assert!(make_again(&r, ".git"), "the {MAX_MOVES}th was moved too");
+        let risks = k.finish();
+        assert_eq!(ended.load(std::sync::atomic::Ordering::SeqCst), 1, "ended once");
+        assert!(r.join(".git").exists(), "nothing more is moved while the run is being ended");
+        assert_eq!(held_in(&r), MAX_MOVES + 1, "the {MAX_MOVES} copies of .git and one of .envrc");
+        assert_eq!(risks.len(), MAX_MOVES + 2, "{risks:#?}");
+        let first = &risks[0];
+        assert!(first.path == r.join(".git").to_string_lossy() && first.kind == RiskKind::RepositoryCreated, "{risks:#?}");
+        assert!(first.detail.contains(&format!("made {MAX_MOVES} times")) && first.detail.contains("the run was ended"), "{first:?}");
+    }
+
+    /// A command that cycles over many names stays within `MAX_MOVES_PER_RUN` moves in all: the
+    /// last ends the run, whichever path it was.
+    #[test]
+    fn many_paths_made_again_end_the_run_at_the_run_s_bound() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        let names: Vec<String> = (0..MAX_MOVES_PER_RUN / (MAX_MOVES - 4)).map(|i| format!("name{i}")).collect();
+        let (k, ended) = ending_keeper(&r, &names.iter().map(String::as_str).collect::<Vec<_>>());
+        for i in 0..MAX_MOVES_PER_RUN {
+            assert_eq!(ended.load(std::sync::atomic::Ordering::SeqCst), 0, "not ended before the {MAX_MOVES_PER_RUN}th move");
+            assert!(make_again(&r, &names[i % names.len()]), "moved aside the {i}th time");
+        }
+        assert!(ends(&ended), "the {MAX_MOVES_PER_RUN}th move ends the run");
+        let risks = k.finish();
+        assert_eq!(held_in(&r), MAX_MOVES_PER_RUN);
+        assert_eq!(risks.len(), MAX_MOVES_PER_RUN + 1, "one each, and why the run was ended");
+        assert!(risks[0].detail.contains(&format!("{MAX_MOVES_PER_RUN} entries")) && risks[0].detail.contains("the run was ended"), "{:?}", risks[0]);
     }
 
     #[test]

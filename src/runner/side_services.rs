@@ -9,7 +9,7 @@ use crate::error::{ErrorCode, Result, SandboxError};
 use crate::network::loopback::Loopback;
 use crate::network::proxy::{Finished, RunProxy};
 use crate::options::SpawnRequest;
-use crate::planted::{keeper::Keeper, HostRisk};
+use crate::planted::{keeper::{EndRun, Keeper}, HostRisk};
 use crate::platform::SandboxType;
 
 pub(super) struct SideServices {
@@ -21,15 +21,16 @@ impl SideServices {
     /// Start the keeper (a missing `.git` or protected name created at a top is moved aside at once)
     /// and the proxy, which serves the listener the helper sends over `bridge` (Linux) or the one
     /// bound on the host's loopback for the plan (macOS; see `network::for_run`). A keeper that
-    /// cannot start is said in `not_enforced` (the result's `sandboxDetails.notEnforced`).
-    pub fn start(req: &SpawnRequest, sandbox: SandboxType, bridge: Option<OwnedFd>, loopback: Option<Loopback>, not_enforced: &mut Vec<String>) -> Result<SideServices> {
+    /// cannot start is said in `not_enforced` (the result's `sandboxDetails.notEnforced`); one whose
+    /// moves reach their bound ends the run through `end_run` (`keeper::EndRun`).
+    pub fn start(req: &SpawnRequest, sandbox: SandboxType, bridge: Option<OwnedFd>, loopback: Option<Loopback>, end_run: EndRun, not_enforced: &mut Vec<String>) -> Result<SideServices> {
         // The Landlock mode too: its roots' tops stay creatable (`plan::landlock_grants`).
         let keeper = match sandbox {
             SandboxType::Bwrap | SandboxType::Landlock => {
                 // A reviewed root's writes go to its change set, never to the host's top.
                 let direct = req.policy.writable_roots.iter().filter(|r| !req.policy.is_reviewed(&r.root));
                 let tops: Vec<std::path::PathBuf> = direct.map(|r| r.root.clone()).collect();
-                crate::planted::keeper::start(&req.policy.planted.absent, &tops, &req.policy.planted.home, &req.policy.planted.protected_names).unwrap_or_else(|why| {
+                crate::planted::keeper::start(&req.policy.planted.absent, &tops, &req.policy.planted.home, &req.policy.planted.protected_names, end_run).unwrap_or_else(|why| {
                     not_enforced.push(keeper_not_enforced(&why));
                     None
                 })

@@ -162,7 +162,12 @@ async fn run(
     let sandbox_type = plan.sandbox_type;
     let (child_side, ours) = wire(&req, &plan)?;
     let OurSide { output, stdin, status, report, control: control_end, bridge } = ours;
-    let mut services = SideServices::start(&req, sandbox_type, bridge, proxy_listener, &mut details.not_enforced)?;
+    // The keeper asks for the end of the run when a name it keeps absent is made again past its
+    // bound; the supervisor below kills the tree then (a permit waits if it is not listening yet).
+    let end_asked = Arc::new(tokio::sync::Notify::new());
+    let asking = end_asked.clone();
+    let end_run = Box::new(move || asking.notify_one());
+    let mut services = SideServices::start(&req, sandbox_type, bridge, proxy_listener, end_run, &mut details.not_enforced)?;
     // What the child inherits as its own peak until it executes (see `limits::own_usage`).
     let host_peak = crate::limits::host_peak_rss_bytes();
     let (tree, exited) = launch_child(&plan, child_side, bwrap_path, &req.command[0]).await?;
@@ -180,7 +185,7 @@ async fn run(
     *shared.child.lock().unwrap() = Some(child.clone());
     shared.start.send_replace(if sandbox_type == SandboxType::Bwrap { StartState::Spawned { pid } } else { StartState::Running { pid } });
 
-    let deadlines = Deadlines { deadline, kill_signal: req.kill_signal, force_kill_after: req.force_kill_after };
+    let deadlines = Deadlines { deadline, kill_signal: req.kill_signal, force_kill_after: req.force_kill_after, end_asked };
     let parser = streams.parser.clone();
     let command_exited = || sandbox_type == SandboxType::Bwrap && parser.lock().unwrap().status.exit_code.is_some();
     let ending = supervise(&child, exited, control, &deadlines, command_exited).await;

@@ -1,7 +1,7 @@
-//! Supervising a spawned tree until it exits: the timeout, kill requests (kill(), abort) and the
-//! forced kill after `forceKillAfterDelay`. A signal that arrives while bwrap is still setting up
-//! is kept pending and delivered as soon as the command runs; `timedOut` and `killed` are set only
-//! once a signal actually reached the command.
+//! Supervising a spawned tree until it exits: the timeout, kill requests (kill(), abort), the
+//! forced kill after `forceKillAfterDelay`, and the end the host asks for (`Deadlines::end_asked`).
+//! A signal that arrives while bwrap is still setting up is kept pending and delivered as soon as
+//! the command runs; `timedOut` and `killed` are set only once a signal actually reached the command.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -44,6 +44,11 @@ pub(super) struct Deadlines {
     pub deadline: Option<Instant>,
     pub kill_signal: Signal,
     pub force_kill_after: Duration,
+    /// Notified when the host ends the run: its keeper moved a name that must stay absent as often
+    /// as it may (`planted::keeper::EndRun`), and the command must not go on making it. The tree is
+    /// SIGKILLed at once, as a kill request with `SIGKILL` would (the result's `signal`; not
+    /// `timedOut`); the result's `hostRisks` say why.
+    pub end_asked: Arc<tokio::sync::Notify>,
 }
 
 /// Signals on their way to the tree.
@@ -119,6 +124,8 @@ pub(super) async fn supervise(
         tokio::select! {
             st = &mut exited => break st.unwrap_or(ExitStatus::Signaled(libc::SIGKILL)),
             Some(sig) = control.recv() => s.request(sig, Cause::Request),
+            // No grace: a command that loops must not make the name once more meanwhile.
+            _ = deadlines.end_asked.notified() => s.kill_now(Cause::Request),
             _ = timeout => {
                 deadline_passed = true;
                 // The command may have finished just as the timer fired: then it did not time out.
