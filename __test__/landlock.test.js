@@ -161,6 +161,22 @@ test('setsid daemons are killed when the command ends', { skip: noOuter }, () =>
   assert.deepStrictEqual(result, { exitCode: 7, alive: [] })
 })
 
+// Found by an attacker's review: the helper set the run's limits on itself before it became the
+// supervisor, so `openFiles: 6` left the supervisor no descriptor for the /proc reads that end the
+// tree; the command's grandchildren outlived the run and kept writing into the workspace.
+test('a small openFiles limit does not keep the tree from being ended', { skip: noOuter }, () => {
+  const { result } = scenario('smallLimitTreeEnded')
+  assert.deepStrictEqual(result, { exitCode: 0, stdout: 'started\n', wrote: true, writing: false, alive: [] })
+})
+
+// The same review: cpuTime (SIGXCPU), memory and fileSize bounded the supervisor as well.
+test('the limits bound the command, never its supervisor', { skip: noOuter }, () => {
+  const { result } = scenario('limitsOnCommandOnly')
+  const asked = { 'Max cpu time': '20 21', 'Max file size': '1000000 1000000', 'Max data size': '1073741824 1073741824', 'Max open files': '64 64', 'Max core file size': '0 0' }
+  assert.deepStrictEqual(result.command, asked, result.stderr)
+  assert.deepStrictEqual(result.supervisor, result.host, result.stderr)
+})
+
 test('a timeout kills the whole tree', { skip: noOuter }, () => {
   assert.deepStrictEqual(scenario('timeoutKillsTree').result, { timedOut: true, signal: 'SIGTERM' })
 })

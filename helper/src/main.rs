@@ -17,8 +17,9 @@
 //! user namespace and drop every capability (`userns`), so everything after runs with none and
 //! the command can borrow nothing of bwrap's pid 1; hand a loopback listener to the host's proxy
 //! and set the proxy variables (`listen`); take the terminal on descriptor 0 as the controlling
-//! tty (pty runs); set the resource limits (`rlimit`); in the Landlock mode, become the supervisor
-//! (`supervisor`, never with the overlay steps); wait for the coarse clock to reach the reviewed
+//! tty (pty runs); in the Landlock mode, become the supervisor (`supervisor`, never with the
+//! overlay steps), whose forked command process alone takes the resource limits; otherwise set
+//! the resource limits (`rlimit`) here; wait for the coarse clock to reach the reviewed
 //! workspace's beginning (`clock_wait`); join a fresh session keyring and install the
 //! seccomp filter (after `PR_SET_NO_NEW_PRIVS`, which seccomp requires without CAP_SYS_ADMIN);
 //! `execvp` the command with the environment it was given. Any failure is reported (see `report`) and ends the helper
@@ -175,15 +176,16 @@ fn run(args: Vec<OsString>) {
             fail(steps.report_fd, failure);
         }
     }
-    for limit in &steps.rlimits {
-        if let Err(failure) = set_rlimit(limit) {
-            fail(steps.report_fd, failure);
-        }
-    }
     #[cfg(target_os = "linux")]
     if let Some(ll) = &steps.landlock {
-        // The Landlock mode: the helper stays as the supervisor and forks the command.
-        supervisor::run(ll, steps.report_fd, command);
+        // The Landlock mode: the helper stays as the supervisor and forks the command, whose
+        // process alone takes the limits: under them the supervisor could not end the tree
+        // (found by an attacker's review: `openFiles: 6` left it no descriptor for its /proc
+        // reads, and the command's grandchildren outlived the run).
+        supervisor::run(ll, steps.report_fd, &steps.rlimits, command);
+    }
+    if let Err(failure) = set_rlimits(&steps.rlimits) {
+        fail(steps.report_fd, failure);
     }
     // As late as it can be (bwrap's setup has used most of the wait), before the filter.
     #[cfg(target_os = "linux")]
@@ -447,6 +449,12 @@ fn take_terminal() -> Result<(), Failure> {
         return Err(setup(e, format!("taking the terminal as the controlling tty failed: {}{why}", describe(e))));
     }
     Ok(())
+}
+
+/// Lower every limit of `limits` for this process and what it execs: in the process that execs
+/// the command, never in the Landlock mode's supervisor.
+pub(crate) fn set_rlimits(limits: &[Rlimit]) -> Result<(), Failure> {
+    limits.iter().try_for_each(set_rlimit)
 }
 
 /// Lower one limit for this process and what it execs; never above the current hard limit (see

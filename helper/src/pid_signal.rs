@@ -9,6 +9,10 @@ use crate::proc_stat::{self, Entry};
 /// pidfd is taken first and the pid's stat read again: the same start time means the pidfd names
 /// `d` (a pid held from the walk to the second read was never free). Without pidfds (kernels
 /// before 5.3, or a filter refusing them: Landlock itself needs 5.13), a plain `kill` as before.
+/// A second read that fails sends nothing: the pidfd pins whatever held the pid when it was
+/// opened, which may already be another process, so signalling through it unchecked would be the
+/// very pid reuse this guards against. Such a failure is the supervisor's own (no descriptor or
+/// memory left), which is why the run's limits are never the supervisor's (`supervisor::run`).
 pub fn signal(d: &Entry, sig: i32) {
     // SAFETY: pidfd_open takes a pid and flags; returns a descriptor or -1.
     let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, d.pid, 0) } as i32;

@@ -1,5 +1,7 @@
-//! Resource limits the helper sets on itself before it execs the command (the `--rlimit` step).
-//! Pure: names, values and their argument form. `main.rs` makes the `setrlimit` calls.
+//! Resource limits the helper sets on itself before it execs the command (the `--rlimit` step); in
+//! the Landlock mode, the command's process forked by the supervisor, never the supervisor, which
+//! must outlast the command's tree to end it. Pure: names, values and their argument form.
+//! `main.rs` makes the `setrlimit` calls.
 //!
 //! Why inside the sandbox and not on bwrap: `RLIMIT_NPROC` set before bwrap creates the user
 //! namespace stops bwrap itself ("Creating new namespace failed"), while set inside it counts the

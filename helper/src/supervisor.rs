@@ -7,18 +7,21 @@
 //! It forwards the signals the runner sends it (the runner's `signal_tree`) to every descendant,
 //! and it ends the whole tree (`tree_end`: freeze, SIGKILL, reap) when the command ends, or when
 //! the runner closes the control descriptor (force kill, or the runner died). Then it exits as the
-//! command did.
+//! command did. The run's resource limits are the command's process's alone: the supervisor keeps
+//! the ones it was started with, so no limit asked for the command can stop it ending the tree.
 
 use sandspawn_helper::protocol::LandlockSteps;
 use sandspawn_helper::report::Failure;
+use sandspawn_helper::rlimit::Rlimit;
 
 use crate::{confine, descendants, tree_end};
 
 /// Signals forwarded to the tree (SIGCHLD is ours; SIGKILL/SIGSTOP cannot be caught).
 const FORWARD: [i32; 9] = [libc::SIGHUP, libc::SIGINT, libc::SIGQUIT, libc::SIGUSR1, libc::SIGUSR2, libc::SIGALRM, libc::SIGTERM, libc::SIGWINCH, libc::SIGCONT];
 
-/// Fork the command (confined by `confine`, then `exec`), supervise it, exit as it did.
-pub fn run(ll: &LandlockSteps, report_fd: Option<i32>, command: &[std::ffi::OsString]) -> ! {
+/// Fork the command (its `rlimits` set, confined by `confine`, then `exec`), supervise it, exit as
+/// it did. The supervisor keeps the limits it was started with.
+pub fn run(ll: &LandlockSteps, report_fd: Option<i32>, rlimits: &[Rlimit], command: &[std::ffi::OsString]) -> ! {
     let prepared = match confine::prepare(ll) {
         Ok(p) => p,
         Err(f) => crate::fail(report_fd, f),
@@ -62,6 +65,12 @@ pub fn run(ll: &LandlockSteps, report_fd: Option<i32>, command: &[std::ffi::OsSt
         unsafe { libc::sigprocmask(libc::SIG_SETMASK, &old, std::ptr::null_mut()) };
         if let Some(fd) = ll.control_fd {
             unsafe { libc::close(fd) };
+        }
+        // The run's limits, here and not in the supervisor: a few descriptors (`openFiles`) left it
+        // none for the /proc reads and pidfds that end the tree, and `cpuTime` (SIGXCPU),
+        // `memory` and `fileSize` would bound what must outlast the command's tree.
+        if let Err(f) = crate::set_rlimits(rlimits) {
+            crate::fail(report_fd, f);
         }
         if let Err(f) = confine::apply(&prepared) {
             crate::fail(report_fd, f);
