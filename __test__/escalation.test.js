@@ -40,6 +40,33 @@ test('a denied write that is approved runs again without the sandbox and succeed
   fs.rmSync(out, { recursive: true })
 })
 
+test('the retry runs the command approve() was shown, whatever happens to the caller\'s array meanwhile', async (t) => {
+  // Found by an attacker's review of the facade: the retry read the caller's array again, so an
+  // element changed after the first run (here by approve itself) ran unsandboxed unseen.
+  const out = outsideDir()
+  const ws = workspace()
+  t.after(() => fs.rmSync(ws, { recursive: true, force: true }))
+  t.after(() => fs.rmSync(out, { recursive: true, force: true }))
+  const shownTarget = path.join(out, 'shown.txt')
+  const command = ['sh', '-c', `echo hello > ${shownTarget}`]
+  let shown
+  const r = await runWithEscalation(command, {
+    cwd: ws,
+    sandbox: 'workspace-write',
+    approve: (req) => {
+      shown = [...req.command]
+      req.command[2] = `echo evil > ${path.join(out, 'evil.txt')}`
+      command[2] = `echo evil > ${path.join(out, 'evil.txt')}`
+      return true
+    },
+  })
+  assert.deepEqual(shown, ['sh', '-c', `echo hello > ${shownTarget}`])
+  assert.equal(r.escalated, true)
+  assert.equal(r.exitCode, 0)
+  assert.equal(fs.readFileSync(shownTarget, 'utf8'), 'hello\n')
+  assert.equal(fs.existsSync(path.join(out, 'evil.txt')), false, 'the changed array ran')
+})
+
 test('an ordinary failure (bash -c false) never reaches approve', async () => {
   let called = false
   const r = await runWithEscalation(['bash', '-c', 'false'], { approve: () => (called = true) })

@@ -6,6 +6,7 @@ const test = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
+const os = require('node:os')
 const crypto = require('node:crypto')
 
 const { spawnSandboxed, SandboxError } = require('..')
@@ -250,6 +251,21 @@ for (const mode of MODES) {
     }
   })
 }
+
+test('a script without #! runs through /bin/sh in every mode, as with child_process (danger-full-access refused it)', async (t) => {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ss-noshebang-')))
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
+  const script = path.join(dir, 'script')
+  fs.writeFileSync(script, 'echo "from script: $1"\n', { mode: 0o755 })
+  for (const sandbox of ['workspace-write', 'danger-full-access']) {
+    const r = await spawnSandboxed([script, 'a b'], { cwd: dir, sandbox })
+    assert.equal(r.exitCode, 0, `${sandbox}: ${r.stderr}`)
+    assert.equal(r.stdout, 'from script: a b\n', sandbox)
+  }
+  // A file that is not executable at all is still EACCES, with the file's own error.
+  fs.chmodSync(script, 0o644)
+  await assert.rejects(spawnSandboxed([script], { cwd: dir, sandbox: 'danger-full-access' }), { code: 'EACCES' })
+})
 
 test('default sandbox: SANDSPAWN_SANDBOX=bwrap and SANDSPAWN_NETWORK_DISABLED=1 are visible; not under danger-full-access', async () => {
   const script = 'printf "%s|%s|%s" "${SANDSPAWN_SANDBOX-unset}" "${SANDSPAWN_NETWORK_DISABLED-unset}" "$SANDSPAWN_SANDBOX"'

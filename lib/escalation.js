@@ -3,6 +3,7 @@
 const { invalid } = require('./errors')
 const { spawnSandboxed, resolvedPolicies, abortError } = require('./process')
 const { ownOptions } = require('./normalize')
+const { ownData } = require('./own-data')
 const { attemptChanges } = require('./attempt-changes')
 
 /** Wait for `promise`, or reject with an AbortError carrying `result` when `signal` aborts first. */
@@ -40,9 +41,14 @@ async function runWithEscalation(command, options) {
   delete rest.approve
   if (typeof approve !== 'function') throw invalid('options.approve', `must be a function, got ${typeof approve}`)
   const signal = rest.signal
+  // One copy of the command for both runs and for approve(): the retry read the caller's array
+  // again, so what approve() was shown and what ran unsandboxed could differ (an element changed
+  // meanwhile, by approve() itself or by any code holding the array).
+  const argv = ownData(command, 'command')
+  const shown = () => (Array.isArray(argv) ? [...argv] : argv)
 
   const started = Date.now()
-  const first = await spawnSandboxed(command, rest)
+  const first = await spawnSandboxed(argv, rest)
   const keep = (result, escalated) => {
     const out = { ...result, escalated }
     resolvedPolicies.set(out, resolvedPolicies.get(result))
@@ -56,7 +62,7 @@ async function runWithEscalation(command, options) {
   try {
     // What the attempt changed (the script the retry would run, rewritten?): for approve to see.
     // A failure to tell is a refusal, like approve's own.
-    const ask = async () => approve({ command, result: first, denial: first.denial, changes: await attemptChanges(command, first, policy, started) })
+    const ask = async () => approve({ command: shown(), result: first, denial: first.denial, changes: await attemptChanges(argv, first, policy, started) })
     const answer = await raceAbort(ask(), signal, first)
     approved = answer === true
   } catch (err) {
@@ -64,7 +70,7 @@ async function runWithEscalation(command, options) {
     approved = false // a throwing or rejecting approve() is a refusal
   }
   if (!approved) return keep(first, false)
-  const second = await spawnSandboxed(command, Object.assign(Object.create(null), rest, { sandbox: 'danger-full-access' }))
+  const second = await spawnSandboxed(argv, Object.assign(Object.create(null), rest, { sandbox: 'danger-full-access' }))
   // What the sandboxed attempt planted is still on the host: the retry's result must not hide it.
   // In review mode the attempt wrote a change set (with `changeSet: id`, one holding a whole
   // task's earlier writes too) that the retry, unsandboxed and so unreviewed, does not touch: it

@@ -21,6 +21,30 @@ function isAbortSignal(value) {
 }
 
 /**
+ * A Buffer over `raw`'s bytes. A view of a detached (transferred) ArrayBuffer threw a bare
+ * TypeError from Buffer.from, or from the binding: it is a bad option, named.
+ */
+function bytesOf(raw) {
+  try {
+    if (raw.byteLength === 0 && raw.buffer.byteLength === 0 && raw.byteOffset === 0 && isDetached(raw)) throw new TypeError('detached')
+    return Buffer.isBuffer(raw) ? raw : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength)
+  } catch (err) {
+    throw invalid('options.input', `cannot be read: its ArrayBuffer is detached (transferred) (${err && err.message})`)
+  }
+}
+
+/** Whether a view's ArrayBuffer was transferred away (Node 20 has no ArrayBuffer.prototype.detached). */
+function isDetached(view) {
+  if ('detached' in ArrayBuffer.prototype) return view.buffer.detached
+  try {
+    new Uint8Array(view.buffer)
+    return false
+  } catch {
+    return true
+  }
+}
+
+/**
  * The options' own properties, read once each (see own-data.js: nothing inherited reaches the
  * core, the signal or the callbacks). Throws SandboxError for a value that is not an options bag.
  */
@@ -69,9 +93,10 @@ function normalizeOptions(options) {
   let input
   if (own.input !== undefined) {
     const raw = own.input
-    if (typeof raw === 'string') input = Buffer.from(raw, 'utf8')
-    else if (Buffer.isBuffer(raw)) input = raw
-    else if (raw instanceof Uint8Array) input = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength)
+    if (typeof raw === 'string') {
+      if (!raw.isWellFormed()) throw invalid('options.input', 'holds a lone surrogate (not valid UTF-16), which has no exact UTF-8 form')
+      input = Buffer.from(raw, 'utf8')
+    } else if (raw instanceof Uint8Array) input = bytesOf(raw)
     else throw invalid('options.input', `must be a string, Buffer or Uint8Array, got ${raw === null ? 'null' : typeof raw}`)
   }
   return { data, signal, onOutput, input, onRequest, extendEnv: own.extendEnv !== false }

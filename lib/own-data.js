@@ -11,6 +11,7 @@
  * JSON has no such numbers and the binding's conversion failed without saying which option.
  */
 
+const { types } = require('node:util')
 const { invalid } = require('./errors')
 
 /** As deep as the binding's conversion goes (napi-rs stops at 128). */
@@ -18,12 +19,35 @@ const MAX_DEPTH = 100
 /** As many values as the binding's conversion takes (napi-rs stops at 1,000,000). */
 const MAX_NODES = 1_000_000
 
+/**
+ * A built-in whose data is not in own enumerable properties (a Map's entries, a Date's time): its
+ * copy would be an empty bag, and `sandbox: new Map([['mode', 'read-only']])` would silently run
+ * with the defaults. Cross-realm safe (util.types, not instanceof).
+ */
+function exoticKind(value) {
+  if (types.isMap(value) || types.isWeakMap(value)) return 'a Map'
+  if (types.isSet(value) || types.isWeakSet(value)) return 'a Set'
+  if (types.isDate(value)) return 'a Date'
+  if (types.isRegExp(value)) return 'a RegExp'
+  if (types.isPromise(value)) return 'a Promise'
+  if (types.isAnyArrayBuffer(value) || types.isArrayBufferView(value)) return 'binary data'
+  if (types.isBoxedPrimitive(value)) return 'a boxed primitive'
+  return null
+}
+
+/** Refuse an object that is not a plain bag of data (see exoticKind). */
+function plainObject(value, where) {
+  const kind = exoticKind(value)
+  if (kind) throw invalid(where, `must be a plain object or array, got ${kind}`)
+}
+
 function reason(err) {
   return err && err.message ? err.message : String(err)
 }
 
 /** A null-prototype object of `value`'s own enumerable string-keyed properties (getters read once). */
 function ownProperties(value, where) {
+  plainObject(value, where)
   let keys
   try {
     keys = Object.keys(value)
@@ -89,9 +113,15 @@ function copy(value, where, depth, state) {
   if (++state.nodes > MAX_NODES) throw invalid(where, `holds more than ${MAX_NODES} values`)
   switch (typeof value) {
     case 'string':
-    case 'boolean':
-    case 'bigint':
+      // The binding's conversion to UTF-8 turns a lone surrogate into U+FFFD: the command would
+      // get another argument (another file name) than the one asked for.
+      if (!value.isWellFormed()) throw invalid(where, 'holds a lone surrogate (not valid UTF-16), which has no exact UTF-8 form')
       return value
+    case 'boolean':
+      return value
+    case 'bigint':
+      // The binding's conversion gave a BigInt as a decimal string: refused later as "got string".
+      throw invalid(where, `must be a number, got a bigint (${value}n)`)
     case 'number':
       if (!Number.isFinite(value)) throw invalid(where, `must be a finite number, got ${value}`)
       return value

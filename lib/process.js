@@ -67,27 +67,43 @@ function launch(command, options, entry) {
   // spawnSandboxed gives no process to call onData on: nothing would ever take what they keep.
   const terminal = opts.data.pty && entry === 'start' ? new TerminalListeners(safeCallback(opts.onOutput), opts.data.maxBuffer) : null
   let handle
+  let aborted = false
+  let over = false
+  let onAbort
+  // The listener goes on before the command starts: a signal whose addEventListener throws (a
+  // look-alike) is a bad option while nothing runs yet, not a plain Error with the command running.
+  if (opts.signal) {
+    onAbort = () => {
+      aborted = true
+      if (handle) handle.kill()
+    }
+    try {
+      opts.signal.addEventListener('abort', onAbort, { once: true })
+    } catch (err) {
+      throw invalid('options.signal', `its addEventListener threw: ${err && err.message ? err.message : String(err)}`)
+    }
+  }
+  const unlisten = () => {
+    try {
+      if (onAbort) opts.signal.removeEventListener('abort', onAbort)
+    } catch {
+      // A look-alike's throwing removeEventListener: the outcome stands (settled never rejects).
+    }
+  }
   try {
     const onOutput = terminal ? terminal.dispatch : safeCallback(opts.onOutput)
     const onRequest = opts.onRequest && asker(opts.onRequest, Array.isArray(argv) ? argv : [], () => over)
     handle = native.startProcess(argv, opts.data, hostInfo(opts.extendEnv), entry, opts.input, onOutput, onRequest)
   } catch (err) {
+    unlisten()
     throw fromThrown(err, 'command/options')
   }
-  let aborted = false
-  let over = false
-  let onAbort
-  if (opts.signal) {
-    onAbort = () => {
-      aborted = true
-      handle.kill()
-    }
-    opts.signal.addEventListener('abort', onAbort, { once: true })
-  }
+  // Aborted while the start was under way (a listener of the signal's own ran inside it).
+  if (aborted) handle.kill()
   // The pending wait() keeps Node's event loop alive while the command runs, like child_process.
   const settled = handle.wait().then((tagged) => {
     over = true
-    if (onAbort) opts.signal.removeEventListener('abort', onAbort)
+    unlisten()
     if (!tagged.ok) return { error: fromRecord(tagged.error) }
     const result = toSpawnResult(tagged.value)
     if (aborted) return { error: abortError(opts.signal, result) }

@@ -66,6 +66,29 @@ const CASES = [
   ['NaN terminal width', () => [null, { pty: { cols: NaN } }], INVALID, /options\.pty\.cols/],
   ['Infinity in a policy list', () => [null, { sandbox: { writableRoots: [Infinity] } }], INVALID, /options\.sandbox\.writableRoots\[0\]/],
   ['options not an object', () => [null, 'read-only'], INVALID, /options/],
+  // Found by an attacker's review of the facade: each was taken silently, or rejected untyped.
+  ['a lone surrogate in an argument (became U+FFFD: another file name)', (t) => [['touch', `${t.ws}/marker\uD800`], {}], INVALID, /command\[1\].*surrogate/],
+  ['a lone surrogate in a variable', () => [null, { env: { A: 'x\uDC00' } }], INVALID, /options\.env\.A.*surrogate/],
+  ['a lone surrogate in string input', () => [null, { input: 'x\uD800y' }], INVALID, /options\.input.*surrogate/],
+  ['a Map as the policy (its entries were never read: the defaults ran)', () => [null, { sandbox: new Map([['mode', 'read-only']]) }], INVALID, /options\.sandbox.*Map/],
+  ['a Date as the environment', () => [null, { env: new Date() }], INVALID, /options\.env.*Date/],
+  ['a BigInt timeout (became a decimal string)', () => [null, { timeout: 10n }], INVALID, /options\.timeout.*bigint/],
+  [
+    'input whose ArrayBuffer was transferred (a bare TypeError)',
+    () => {
+      const bytes = new Uint8Array(4)
+      structuredClone(bytes.buffer, { transfer: [bytes.buffer] })
+      return [null, { input: bytes }]
+    },
+    INVALID,
+    /options\.input.*detached/,
+  ],
+  [
+    'a signal whose addEventListener throws (rejected with a plain Error after the command started)',
+    () => [null, { signal: { aborted: false, addEventListener() { throw new Error('listener boom') }, removeEventListener() {} } }],
+    INVALID,
+    /options\.signal.*addEventListener threw.*listener boom/,
+  ],
   [
     'an argv larger than the system allows (3 MB of args)',
     (t) => [['touch', `${t.ws}/marker`, ...Array.from({ length: 3000 }, (_, i) => `${t.ws}/${i}-${'x'.repeat(1000)}`)], {}],
@@ -90,7 +113,7 @@ function merge(tree, [command, options]) {
   if (typeof options !== 'object' || options === null) return [cmd, options]
   const base = { cwd: tree.ws, sandbox: { mode: 'workspace-write' } }
   const out = { ...base, ...options }
-  if (options.sandbox && typeof options.sandbox === 'object') out.sandbox = { ...base.sandbox, ...options.sandbox }
+  if (options.sandbox && Object.getPrototypeOf(options.sandbox) === Object.prototype) out.sandbox = { ...base.sandbox, ...options.sandbox }
   return [cmd, out]
 }
 
@@ -200,6 +223,13 @@ describe('bad input rejects with SandboxError and runs nothing', { concurrency: 
       p.kill('SIGKILL')
       await p.wait()
     }
+  })
+
+  test('an options bag that is a Map rejects and runs nothing (it was an empty bag: the defaults ran)', async (t) => {
+    const tree = setup(t)
+    const options = new Map([['cwd', tree.ws], ['sandbox', 'read-only']])
+    await expectRejection(spawnSandboxed(['touch', path.join(tree.ws, 'marker')], options), INVALID, /options.*Map/)
+    assert.equal(fs.existsSync(path.join(tree.ws, 'marker')), false)
   })
 
   test('an already aborted signal rejects with AbortError and runs nothing', async (t) => {

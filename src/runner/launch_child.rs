@@ -21,8 +21,13 @@ use super::wiring::ChildSide;
 pub(super) async fn launch_child(plan: &LaunchPlan, fds: ChildSide, bwrap: Option<PathBuf>, command: &str) -> Result<(KillOnDrop, oneshot::Receiver<ExitStatus>)> {
     let (argv, envp) = command_line(plan)?;
     let (program, cwd) = (plan.program.clone(), plan.cwd.clone());
+    let unsandboxed = plan.sandbox_type == SandboxType::None;
     let spawn_closure = Box::new(move || {
-        spawn(&SpawnSpec { program: &program, argv: &argv, envp: &envp, cwd: &cwd, fds: fds.fds() })
+        let spec = SpawnSpec { program: &program, argv: &argv, envp: &envp, cwd: &cwd, fds: fds.fds() };
+        match spawn(&spec) {
+            Err(e) if unsandboxed && e.raw_os_error() == Some(libc::ENOEXEC) => spawn_with_shell(&spec).map_err(|_| e),
+            done => done,
+        }
         // `fds` is dropped (closed in this process) here.
     });
     let kind = match plan.sandbox_type {
@@ -39,6 +44,16 @@ pub(super) async fn launch_child(plan: &LaunchPlan, fds: ChildSide, bwrap: Optio
         Ok(Err(e)) => Err(super::failure::spawn_error(e, command, plan.sandbox_type, &plan.program)),
         Err(e) => Err(internal("spawning failed", &e)),
     }
+}
+
+/// A file without `#!` that the kernel will not run (ENOEXEC), run as a script of `/bin/sh`, as
+/// `execvp` does: Node's `child_process`, and sandboxed runs (the helper's and sandbox-exec's exec),
+/// run it so; unsandboxed, posix_spawn refused it. A failure here reports the file's own error.
+fn spawn_with_shell(spec: &SpawnSpec) -> std::io::Result<nix::unistd::Pid> {
+    let shell = std::path::Path::new("/bin/sh");
+    let mut argv = vec![cstring(shell)?, cstring(spec.program)?];
+    argv.extend(spec.argv.iter().skip(1).cloned());
+    spawn(&SpawnSpec { program: shell, argv: &argv, envp: spec.envp, cwd: spec.cwd, fds: spec.fds.iter().map(|(t, f)| (*t, f.clone())).collect() })
 }
 
 fn command_line(plan: &LaunchPlan) -> Result<(Vec<CString>, Vec<CString>)> {

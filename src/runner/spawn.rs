@@ -46,6 +46,7 @@ const POSIX_SPAWN_SETSID: libc::c_short = 0x80;
 const POSIX_SPAWN_SETSID: libc::c_short = 0x400;
 
 /// What the child's descriptor `target` is connected to.
+#[derive(Clone, Copy)]
 pub enum ChildFd<'a> {
     /// `/dev/null`, opened in the child.
     DevNull,
