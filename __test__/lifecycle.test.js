@@ -531,3 +531,25 @@ test('a worker terminated while its runs are running: the runs end (not left run
     reap(t)
   }
 })
+
+test('a host that calls process.exit() while runs are running leaves none of their processes, in every mode (danger-full-access ones outlived it)', async () => {
+  for (const sandbox of ['danger-full-access', 'workspace-write']) {
+    const t = tag(60)
+    const code = `
+      const s = require(${JSON.stringify(PKG)})
+      ;(async () => {
+        const p = await s.startSandboxed(['sh', '-c', 'sleep ${t} & sleep ${t}'], { sandbox: ${JSON.stringify(sandbox)}, cwd: ${JSON.stringify(scratch)} })
+        p.wait().catch(() => {})
+        for (let i = 0; i < 100 && !require('node:fs').readdirSync('/proc').some((e) => /^\\d+$/.test(e) && (() => { try { return require('node:fs').readFileSync('/proc/' + e + '/cmdline', 'utf8').split('\\0').filter((a) => a === ${JSON.stringify(t)}).length > 0 } catch { return false } })()); i++) await new Promise((r) => setTimeout(r, 50))
+        console.log('started')
+        process.exit(0)
+      })()`
+    try {
+      const r = await runNode(code, { timeoutMs: 30000 })
+      assert.match(r.stdout, /started/, `${sandbox}: ${r.stderr}`)
+      assert.deepEqual(await waitGone(t, 3000), [], `${sandbox}: processes of the run outlived the host's process.exit()`)
+    } finally {
+      reap(t)
+    }
+  }
+})

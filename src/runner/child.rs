@@ -258,7 +258,10 @@ pub fn spawn_owned(
                     return;
                 }
             };
-            if kind == TreeKind::PidNamespace {
+            // Both kinds lead a process group of their own (bwrap's; the unsandboxed command's,
+            // which nothing else would end when the host exits: it outlived `process.exit()`).
+            let tracked = matches!(kind, TreeKind::PidNamespace | TreeKind::ProcessGroup);
+            if tracked {
                 super::exit_kill::track(pid.as_raw());
             }
             let state = Mutex::new(State { reaped: false, pid_ns: None, init_pid: None, usage: None });
@@ -266,7 +269,7 @@ pub fn spawn_owned(
             // Nobody to take it (the driver is gone): the KillOnDrop sent back is dropped here.
             let _ = started_tx.send(Ok(KillOnDrop(child.clone())));
             let status = wait_exit_no_reap(pid);
-            if kind == TreeKind::PidNamespace {
+            if tracked {
                 super::exit_kill::untrack(pid.as_raw());
             }
             let mut state = child.state.lock().unwrap();

@@ -1,10 +1,12 @@
-//! The bwrap process groups of this process's runs, ended when the host process exits
+//! The process groups of this process's runs (bwrap's, an unsandboxed command's), ended when the host process exits
 //! (`process.exit()`, a normal exit). A run started by then is ended by the kernel anyway
 //! (`--die-with-parent`), but a sandbox still being set up is not: the outer bwrap has cloned
 //! the sandbox's init, which waits for bwrap's go-ahead, and bwrap then dies of SIGPIPE at its
 //! status write to the host that is gone, leaving the init waiting forever with its namespaces
 //! (found by an attacker's review). Until that go-ahead the init is still in bwrap's process
-//! group: one `killpg` at exit ends both.
+//! group: one `killpg` at exit ends both. An unsandboxed run (`danger-full-access`) leads a group
+//! of its own too, which nothing else ends: its processes outlived the host's `process.exit()`
+//! (found by an attacker's review of the facade), unlike every sandboxed run's.
 
 use std::collections::BTreeSet;
 use std::sync::{Mutex, Once};
