@@ -37,6 +37,8 @@ pub mod proxy_env;
 pub mod report;
 pub mod rlimit;
 pub mod seccomp;
+/// The helper binary's global allocator (declared in main.rs only; inert in the addon).
+pub mod setup_alloc;
 pub mod stat_at;
 #[cfg(target_os = "linux")]
 pub mod terminal_identity;

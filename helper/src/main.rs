@@ -41,6 +41,9 @@ use sandspawn_helper::rlimit::Rlimit;
 use sandspawn_helper::seccomp;
 
 mod exec_search;
+// See setup_alloc.rs: no page mapped and unmapped per parsed line during setup.
+#[global_allocator]
+static ALLOC: sandspawn_helper::setup_alloc::SetupAlloc = sandspawn_helper::setup_alloc::SetupAlloc;
 // Linux only, like the steps they do (see `Steps::linux_only`).
 #[cfg(target_os = "linux")]
 mod clock_wait;
