@@ -3,7 +3,7 @@
 //! An allowed name can resolve anywhere (DNS rebinding, a hostile `*.example.com` record), so the
 //! proxy resolves once, drops every address below, and dials exactly the addresses that passed. The
 //! IPv4 rules apply to IPv4 embedded in IPv6 too (mapped `::ffff:`, compatible, NAT64
-//! `64:ff9b::/96`, 6to4 `2002::/16`): `[::ffff:127.0.0.1]` is loopback.
+//! `64:ff9b::/96`, 6to4 `2002::/16`, IPv4-translated `::ffff:0:0/96`, Teredo `2001::/32`): `[::ffff:127.0.0.1]` is loopback.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
@@ -59,6 +59,15 @@ fn embedded_v4(a: Ipv6Addr) -> Option<Ipv4Addr> {
     // NAT64 well-known prefix.
     if s[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
         return Some(tail);
+    }
+    // IPv4-translated `::ffff:0:a.b.c.d` (SIIT, RFC 2765): found by an attacker's review, it was
+    // taken for a public address (`[::ffff:0:127.0.0.1]` asked about, then dialled).
+    if s[..6] == [0, 0, 0, 0, 0xffff, 0] {
+        return Some(tail);
+    }
+    // Teredo `2001:0::/32`: the client's IPv4 address is the last 32 bits, inverted.
+    if s[..2] == [0x2001, 0] {
+        return Some(Ipv4Addr::from(!u32::from(tail)));
     }
     // 6to4: 2002:AABB:CCDD::/48 routes to AA.BB.CC.DD.
     if s[0] == 0x2002 {
@@ -118,10 +127,10 @@ mod tests {
 
     #[test]
     fn refuses_internal_ipv6_and_embedded_ipv4() {
-        for a in ["::", "::1", "fe80::1", "fd00:ec2::254", "fc00::1", "ff02::1", "fec0::1", "::ffff:127.0.0.1", "::ffff:10.0.0.1", "::127.0.0.1", "64:ff9b::a9fe:a9fe", "64:ff9b:1::1", "2002:7f00:1::", "2002:a9fe:a9fe::1"] {
+        for a in ["::", "::1", "fe80::1", "fd00:ec2::254", "fc00::1", "ff02::1", "fec0::1", "::ffff:127.0.0.1", "::ffff:10.0.0.1", "::127.0.0.1", "64:ff9b::a9fe:a9fe", "64:ff9b:1::1", "2002:7f00:1::", "2002:a9fe:a9fe::1", "::ffff:0:127.0.0.1", "::ffff:0:a9fe:a9fe", "::ffff:0:c0a8:1", "2001:0:4136:e378:8000:63bf:80ff:fffe", "2001:0:4136:e378:8000:63bf:5601:5601"] {
             assert!(r(a), "{a}");
         }
-        for a in ["2001:db8::10", "2606:4700::1111", "::ffff:1.1.1.1", "64:ff9b::101:101", "2002:101:101::1"] {
+        for a in ["2001:db8::10", "2606:4700::1111", "::ffff:1.1.1.1", "64:ff9b::101:101", "2002:101:101::1", "::ffff:0:101:101", "2001:0:4136:e378:8000:63bf:fefe:fefe"] {
             assert!(!r(a), "{a}");
         }
     }

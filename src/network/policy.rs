@@ -162,8 +162,8 @@ impl Refusal {
             }
             Refusal::Declined => "the host is not in allowedDomains, and the onRequest callback (CLI: --ask) answered deny, failed, or did not answer in time",
             Refusal::LookupFailed => {
-                "the host's lookup of the name timed out or failed (or, for a host allowed only by onRequest, found no such name), so its \
-                 addresses could not be checked against the address guard and nothing was dialled"
+                "the host's lookup of the name timed out or failed (or, for a host allowed only by onRequest and no upstream proxy, found \
+                 no such name), so its addresses could not be checked against the address guard and nothing was dialled"
             }
             Refusal::QuestionLimit => {
                 "the host is not in allowedDomains, and 256 requests of this run for other hosts were already waiting for the onRequest \

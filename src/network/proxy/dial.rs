@@ -96,7 +96,9 @@ fn direct(ctx: &Context, found: Result<Vec<IpAddr>, LookupError>, asked: bool) -
 /// What the user's proxy is asked for. It would resolve a name again, and may get another answer
 /// (an allowed name rebinding to loopback, or one the host's lookup could not check): so it gets
 /// the addresses that passed the guard. Only a name the host's resolver says does not exist goes
-/// as a name: reaching names only the user's proxy can resolve is what it is for. A lookup that
+/// as a name, whether the allow-list or only `onRequest` allowed it (unlike `direct`, which records
+/// the latter as `lookup_failed`): reaching names only the user's proxy can resolve is what it is
+/// for. A lookup that
 /// timed out or failed (a command can make the run's lookups wait by keeping its slots busy) is
 /// no such answer, and is refused.
 fn for_proxy(ctx: &Context, found: Result<Vec<IpAddr>, LookupError>) -> Result<Destination, DialError> {
