@@ -73,6 +73,8 @@ pub fn prepare(req: &mut SpawnRequest, ended: &dyn Fn() -> bool) -> Result<Prepa
     details.not_enforced.extend(req.policy.planted.home_hard.not_enforced());
     // A store the run could write, which it keeps no caches in (`tool_caches::resolve`).
     details.not_enforced.extend(req.policy.tool_caches.not_enforced.iter().cloned());
+    // Installs that are hard links into a package manager's store (`tool_caches::linked`).
+    details.not_enforced.extend(linked_stores(req));
     // The store's layers are listed (and held) before the plan that mounts them is built.
     let landlock = details.landlock_abi.is_some() && sandbox.landlock;
     let review_run = prepare_review(req, landlock, asked_ns)?;
@@ -100,6 +102,23 @@ pub fn prepare(req: &mut SpawnRequest, ended: &dyn Fn() -> bool) -> Result<Prepa
         }
     };
     Ok(Prepared { plan, details, limits, cache_run, bwrap_path: bwrap.map(|b| b.path), proxy_listener, scratch, review_run })
+}
+
+/// Linux, workspace-write: the writable roots' tops and the cwd (when a writable root holds it)
+/// whose packages pnpm or uv linked into a store, of the command's environment or the host
+/// process's. A reviewed root is left out: what the run writes there goes to its change set. macOS
+/// is too: pnpm and uv clone files on APFS rather than link them.
+fn linked_stores(req: &SpawnRequest) -> Vec<String> {
+    let p = &req.policy;
+    if p.mode != SandboxMode::WorkspaceWrite || req.platform != Platform::Linux {
+        return Vec::new();
+    }
+    let direct = |d: &Path| p.writable_roots.iter().filter(|r| d.starts_with(&r.root)).all(|r| !p.is_reviewed(&r.root));
+    let cwd = Some(req.cwd.clone()).filter(|c| p.is_writable(c));
+    let dirs: Vec<_> = p.writable_roots.iter().map(|r| r.root.clone()).chain(cwd).filter(|d| direct(d)).collect();
+    // `vars_os`: `vars` panics on a variable that is not UTF-8.
+    let host: std::collections::BTreeMap<String, String> = std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?))).collect();
+    crate::tool_caches::linked::not_enforced(&dirs, &[&req.env, &host])
 }
 
 /// What `prepare` gives for a run cut during its walk: nobody sees it (the run ended already,

@@ -30,6 +30,7 @@ mod bwrap_mounts;
 mod dir;
 pub(crate) mod held_home;
 mod layers;
+pub mod linked;
 mod lock;
 mod resolved;
 mod scope;

@@ -1,0 +1,144 @@
+//! Installs that are hard links into a package manager's store, for `sandboxDetails.notEnforced`.
+//!
+//! pnpm (`package-import-method: auto` where the filesystem has no reflinks, ext4) makes each file
+//! of `node_modules/.pnpm` a hard link to one file of its content-addressed store, which every
+//! project of the user links; uv (`link-mode: hardlink`, its default on Linux) does the same from
+//! its cache into `.venv`. A run that may write the workspace then writes the store's file, and
+//! every other project's copy: found by an attacker's review (a run in workspace A appended code
+//! to its `left-pad`, and `require("left-pad")` in workspace B ran it), while the store's overlay
+//! (`toolCaches`) promised the host's caches unchanged. Nothing cheap prevents it: the link is the
+//! workspace's own file, no overlay over the store reaches it, and keeping each linked file
+//! read-only means a walk of tens of thousands of files per run (and `pnpm install` in the sandbox
+//! then failing to replace them). So the result says it, before the run, from a few `stat`s per
+//! directory and no walk: the package directory is there, and a store is on its device (a tool
+//! links only within one filesystem). A filesystem with reflinks (btrfs, XFS) gets clones, not
+//! links, and this says it all the same: a false alarm there costs less than silence elsewhere.
+
+use std::collections::BTreeMap;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+type Env = BTreeMap<String, String>;
+
+/// What the result says of the directories in `dirs` (the writable roots' tops and the cwd, as the
+/// caller chose) whose packages are linked into a store of an environment in `envs` (the command's
+/// and the host process's: either may have made the links).
+pub fn not_enforced(dirs: &[PathBuf], envs: &[&Env]) -> Vec<String> {
+    let mut out = Vec::new();
+    for dir in dirs {
+        let packages = dir.join("node_modules/.pnpm");
+        let pnpm = linked_store(&packages, &pnpm_stores(envs, &packages)).map(|store| pnpm_note(&packages, &store));
+        let venv = dir.join(".venv");
+        let uv = linked_store(&venv, &uv_caches(envs)).map(|cache| uv_note(&venv, &cache));
+        for note in pnpm.into_iter().chain(uv) {
+            if !out.contains(&note) {
+                out.push(note);
+            }
+        }
+    }
+    out
+}
+
+/// The first of `stores` that is a directory on the device of the directory `installed`.
+fn linked_store(installed: &Path, stores: &[PathBuf]) -> Option<PathBuf> {
+    let dev = std::fs::metadata(installed).ok().filter(|m| m.is_dir())?.dev();
+    stores.iter().find(|s| std::fs::metadata(s).is_ok_and(|m| m.is_dir() && m.dev() == dev)).cloned()
+}
+
+/// Where pnpm keeps its store: `npm_config_store_dir`, `$PNPM_HOME/store`,
+/// `$XDG_DATA_HOME/pnpm/store`, `~/.local/share/pnpm/store`, and `.pnpm-store` at the top of the
+/// filesystem of a project that lies on another one than the home's store.
+fn pnpm_stores(envs: &[&Env], packages: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for env in envs {
+        let var = |k: &str| env.get(k).map(PathBuf::from).filter(|p| p.is_absolute());
+        out.extend(var("npm_config_store_dir"));
+        out.extend(var("PNPM_HOME").map(|p| p.join("store")));
+        out.extend(var("XDG_DATA_HOME").or_else(|| var("HOME").map(|h| h.join(".local/share"))).map(|d| d.join("pnpm/store")));
+    }
+    out.extend(mount_point(packages).map(|m| m.join(".pnpm-store")));
+    out
+}
+
+/// Where uv keeps its cache: `$UV_CACHE_DIR`, `$XDG_CACHE_HOME/uv`, `~/.cache/uv`.
+fn uv_caches(envs: &[&Env]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for env in envs {
+        let var = |k: &str| env.get(k).map(PathBuf::from).filter(|p| p.is_absolute());
+        out.extend(var("UV_CACHE_DIR"));
+        out.extend(var("XDG_CACHE_HOME").or_else(|| var("HOME").map(|h| h.join(".cache"))).map(|d| d.join("uv")));
+    }
+    out
+}
+
+/// The top of the filesystem `path` lies on: its last ancestor on the same device.
+fn mount_point(path: &Path) -> Option<PathBuf> {
+    let dev = std::fs::metadata(path).ok()?.dev();
+    let mut top = path;
+    while let Some(parent) = top.parent() {
+        if std::fs::metadata(parent).map_or(true, |m| m.dev() != dev) {
+            break;
+        }
+        top = parent;
+    }
+    Some(top.to_path_buf())
+}
+
+fn pnpm_note(packages: &Path, store: &Path) -> String {
+    format!(
+        "hard-linked packages: the files under {} are likely hard links to pnpm's store {} (same filesystem), which every project \
+         linked to it and the host's next install use: the command's write to one changes them all, and toolCaches cannot cover it \
+         (the link is the workspace's own file). Install with package-import-method=copy (in the project's .npmrc), or check the \
+         store with `pnpm store status` after the run",
+        packages.display(),
+        store.display()
+    )
+}
+
+fn uv_note(venv: &Path, cache: &Path) -> String {
+    format!(
+        "hard-linked packages: the files under {} are likely hard links to uv's cache {} (same filesystem), which every project \
+         linked to it and the host's next install use: the command's write to one changes them all, and toolCaches cannot cover it \
+         (the link is the workspace's own file). Install with UV_LINK_MODE=copy (link-mode = \"copy\"), or run `uv cache clean` \
+         after the run",
+        venv.display(),
+        cache.display()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(home: &Path) -> Env {
+        [("HOME".to_string(), home.to_string_lossy().into_owned())].into()
+    }
+
+    #[test]
+    fn said_only_with_a_store_on_the_same_device() {
+        let t = tempfile::tempdir().unwrap();
+        let (home, ws) = (t.path().join("home"), t.path().join("ws"));
+        std::fs::create_dir_all(ws.join("node_modules/.pnpm")).unwrap();
+        std::fs::create_dir_all(ws.join(".venv")).unwrap();
+        std::fs::create_dir_all(&home).unwrap();
+        assert!(not_enforced(&[ws.clone()], &[&env(&home)]).is_empty(), "no store: nothing to say");
+        std::fs::create_dir_all(home.join(".local/share/pnpm/store")).unwrap();
+        std::fs::create_dir_all(home.join(".cache/uv")).unwrap();
+        let said = not_enforced(&[ws.clone(), ws.clone()], &[&env(&home)]);
+        assert_eq!(said.len(), 2, "{said:?}");
+        assert!(said[0].contains(&home.join(".local/share/pnpm/store").display().to_string()), "{said:?}");
+        assert!(said[1].contains(&home.join(".cache/uv").display().to_string()), "{said:?}");
+        // A store on another device (/proc is never where a workspace is): no link can reach it.
+        let elsewhere: Env = [("UV_CACHE_DIR".to_string(), "/proc".to_string())].into();
+        assert!(not_enforced(&[t.path().join("none")], &[&elsewhere]).is_empty());
+        assert_eq!(linked_store(&ws.join(".venv"), &[PathBuf::from("/proc")]), None);
+    }
+
+    #[test]
+    fn the_filesystems_top_is_found() {
+        let t = tempfile::tempdir().unwrap();
+        let top = mount_point(t.path()).unwrap();
+        assert!(t.path().starts_with(&top), "{top:?}");
+        assert_eq!(mount_point(Path::new("/proc/self")).as_deref(), Some(Path::new("/proc")));
+    }
+}
