@@ -431,7 +431,14 @@ mod tests {
                 // its lock) for a moment (CI, once).
                 std::fs::OpenOptions::new().append(true).create(true).open(cache.join(name)).unwrap();
                 let f = std::fs::File::open(cache.join(name)).unwrap();
+                // The lock of the run above can still be held for a moment by a copy of its
+                // descriptor in a child another test forked (from fork to exec, until CLOEXEC
+                // closes it; seen in a full `cargo test --lib`): wait that out, a few seconds at most.
+                let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
                 // SAFETY: flock and fcntl on a descriptor this test owns; a zeroed flock is valid.
+                while unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 && std::time::Instant::now() < until {
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                }
                 assert_eq!(unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) }, 0, "{name}: flock -x");
                 let mut l: libc::flock = unsafe { std::mem::zeroed() };
                 l.l_type = libc::F_RDLCK as libc::c_short;
