@@ -58,6 +58,11 @@ struct Keep<'a> {
     read_only: Vec<&'a Path>,
     /// Granted by their own rule, but not as part of an ancestor's.
     own_grant: Vec<&'a Path>,
+    /// The `(device, inode)` of the read-only files known to have other names (a repository's
+    /// config, a protected name, a hook, a home file: `planted::config_hard`, `hook_risks`,
+    /// `home_hard`). A rule on a file is a rule on its inode: one granted for another name of it
+    /// in a split directory let a run write `sub/.git/config` by its own name (an attacker's review).
+    hard: std::collections::HashSet<(u64, u64)>,
 }
 
 impl Keep<'_> {
@@ -85,7 +90,9 @@ pub fn grants(policy: &ResolvedPolicy, own: &[PathBuf], extra: &[&Path]) -> Resu
     // change whole (they are the run's scratch, nothing the host reads later), and keeping them
     // would split that root for nothing.
     let own_grant = roots.clone();
-    let keep = Keep { read_only, own_grant };
+    let planted = &policy.planted;
+    let hard = planted.config_hard.ids().chain(planted.hook_links.hard.iter().map(|h| h.id)).chain(planted.home_hard.shared.iter().map(|h| h.id)).collect();
+    let keep = Keep { read_only, own_grant, hard };
     let mut g = Grants::default();
     // A root inside another's read-only path is granted as bwrap binds it: after that carve-out.
     // Each with the identity the policy took when it resolved the root, without following a link
@@ -122,6 +129,10 @@ fn grant(dir: &Path, id: Option<(u64, u64)>, keep: &Keep, g: &mut Grants) -> Res
             continue;
         }
         let id = Some((dev, e.ino()));
+        // Another name of a read-only file: left read-only too (a write through it is refused).
+        if !kind.is_dir() && keep.hard.contains(&(dev, e.ino())) {
+            continue;
+        }
         if kind.is_dir() {
             grant(&path, id, keep, g)?;
         } else {
@@ -195,6 +206,27 @@ mod tests {
         assert_eq!((g.dirs, g.split), (vec![top.clone(), top.join("other")], vec![]));
         let nothing_kept = grants(&policy(vec![root(&ws, &[])]), &[], &[]).unwrap();
         assert_eq!((nothing_kept.dirs, nothing_kept.split), (vec![ws.clone()], vec![]));
+    }
+
+    /// Found by an attacker's review: `notes.txt`, another name of `sub/.git/config`, was granted
+    /// at the split top, and the rule on its inode let the run write the config by its own name.
+    #[test]
+    fn another_name_of_a_known_hard_linked_file_is_not_granted() {
+        use std::os::unix::fs::MetadataExt;
+        let (_t, top) = tree();
+        let ws = top.join("ws");
+        std::fs::write(ws.join(".git/config"), "[core]\n").unwrap();
+        std::fs::hard_link(ws.join(".git/config"), ws.join("notes.txt")).unwrap();
+        let mut p = policy(vec![root(&ws, &[".git"])]);
+        p.planted = Default::default();
+        assert!(grants(&p, &[], &[]).unwrap().files.contains(&ws.join("notes.txt")), "unknown: granted");
+        let config = ws.join(".git/config");
+        let m = config.metadata().unwrap();
+        let mut baseline = crate::planted::Baseline::default();
+        baseline.config_hard.add(crate::planted::hook_risks::HardLinked::of(&config, &m), crate::planted::config_hard::What::GitConfig);
+        p.planted = std::sync::Arc::new(baseline);
+        let g = grants(&p, &[], &[]).unwrap();
+        assert_eq!(g.files, [ws.join("file")], "not notes.txt ({})", m.ino());
     }
 
     #[test]

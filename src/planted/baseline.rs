@@ -77,6 +77,10 @@ pub struct Baseline {
     /// The host's configuration files that are hard links on a written root's device (`home_hard`):
     /// said in the run's result, checked after it.
     pub home_hard: super::home_hard::Kept,
+    /// The repositories' configuration files and the protected names kept read-only that are hard
+    /// links (`config_hard`): said in the run's result, granted no rule in Landlock mode, checked
+    /// after the run.
+    pub config_hard: super::config_hard::Kept,
     /// `walk_and_protect` ran (until then only the tops are protected).
     pub walked: bool,
 }

@@ -117,6 +117,11 @@ pub fn detect_after(baseline: &Baseline, during_run: Vec<HostRisk>) -> Vec<HostR
     for (path, detail) in baseline.home_hard.after_run() {
         risks.push(HostRisk { path: path.to_string_lossy().into_owned(), kind: RiskKind::ProtectedNameCreated, detail });
     }
+    // A repository's configuration or a protected name written through another name (`config_hard`).
+    for (path, what, detail) in baseline.config_hard.after_run() {
+        let kind = if what == super::config_hard::What::GitConfig { RiskKind::HooksWritten } else { RiskKind::ProtectedNameCreated };
+        risks.push(HostRisk { path: path.to_string_lossy().into_owned(), kind, detail });
+    }
     links_made(baseline, &found, &mut risks);
     risks.report()
 }

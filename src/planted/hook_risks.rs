@@ -22,29 +22,7 @@ pub struct Found {
     pub detail: String,
 }
 
-/// A hooks directory's hook that is a hard link, as it was when the run was planned: a write through
-/// any of its names changes its ctime, which no command can set back.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HardLinked {
-    pub path: PathBuf,
-    pub id: (u64, u64),
-    pub changed_at: (i64, i64),
-    pub names: u64,
-}
-
-impl HardLinked {
-    /// `path` as `m` (its `stat`) says it is now.
-    pub fn of(path: &std::path::Path, m: &std::fs::Metadata) -> HardLinked {
-        HardLinked { path: path.to_path_buf(), id: (m.dev(), m.ino()), changed_at: (m.ctime(), m.ctime_nsec()), names: m.nlink() }
-    }
-
-    /// Whether it is the same file still, written or changed since (its ctime moved). `follow`:
-    /// through a symlink at its path (`stat`), else `lstat`.
-    pub fn written(&self, follow: bool) -> bool {
-        let m = if follow { self.path.metadata() } else { self.path.symlink_metadata() };
-        m.is_ok_and(|m| (m.dev(), m.ino()) == self.id && (m.ctime(), m.ctime_nsec()) != self.changed_at)
-    }
-}
+pub use super::hard_linked::HardLinked;
 
 /// What a run's plan kept of the hooks that lead elsewhere, for its result (`not_enforced`) and for
 /// the check after it (`after_run`).

@@ -31,10 +31,12 @@ mod above;
 mod armed;
 mod baseline;
 pub mod changed;
+pub mod config_hard;
 mod detect;
 pub mod git_paths;
 pub mod gitconfig;
 pub mod global_git;
+pub mod hard_linked;
 pub mod home;
 pub mod home_hard;
 pub mod home_links;
@@ -108,6 +110,7 @@ pub fn protect(roots: &mut [WritableRoot], req: &Request) -> Baseline {
         .collect();
     let walked_names = req.names.iter().chain(req.reported).cloned().collect();
     let hook_links = c.hook_links;
+    let config_hard = c.config_hard;
     Baseline {
         spec: scan::WalkSpec { roots: req.scan_roots.to_vec(), skip, names: walked_names, repositories, fold_case: req.macos },
         deny_links: req.deny_links.clone(),
@@ -115,6 +118,7 @@ pub fn protect(roots: &mut [WritableRoot], req: &Request) -> Baseline {
         macos: req.macos,
         identities,
         hook_links,
+        config_hard,
         ..Baseline::default()
     }
 }
@@ -187,6 +191,7 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
     c.list_missing = policy.absent == Absent::Placeholders;
     // What `protect` found at the roots' tops, and the scan roots links are judged against.
     c.hook_links = policy.planted.hook_links.clone();
+    c.config_hard = policy.planted.config_hard.clone();
     c.scan_roots = spec.roots.clone();
     let mut protected_tops = HashSet::new();
     for dot_git in &found.git_entries {
@@ -251,6 +256,7 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
     c.repo_includes(at_first_missing, policy.reviewed);
     let held_caches = c.held_caches(&policy.planted.held_caches, policy.absent == Absent::Placeholders);
     let hook_links = std::mem::take(&mut c.hook_links);
+    let config_hard = std::mem::take(&mut c.config_hard).outside(policy.reviewed);
     let global_git_unresolved = c.global.not_enforced();
     let links_on_the_way = std::mem::take(&mut c.links_on_the_way);
     let named_from_outside = std::mem::take(&mut c.named_from_outside);
@@ -290,6 +296,7 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
         hook_links,
         global_git_unresolved,
         home_hard,
+        config_hard,
         links_on_the_way,
         named_from_outside,
         named,
@@ -362,6 +369,9 @@ struct Carver<'a> {
     list_missing: bool,
     /// The hooks that lead elsewhere (`hook_links`), for the run's result and the check after it.
     hook_links: hook_risks::Kept,
+    /// The configuration files and protected names kept read-only that are hard links
+    /// (`config_hard`), for the run's result, the Landlock grants and the check after it.
+    config_hard: config_hard::Kept,
     /// The walked roots: a hook's link is judged against them (`links::in_shared_place`).
     scan_roots: Vec<PathBuf>,
     /// The host's global and system git configuration (`global_git`), read once per carving: its
@@ -382,7 +392,7 @@ struct Carver<'a> {
 impl<'a> Carver<'a> {
     fn new(roots: &'a mut [WritableRoot], deny: &[PathBuf], existing: Option<Existing>) -> Carver<'a> {
         let covered = deny.iter().chain(roots.iter().flat_map(|r| r.read_only.iter())).map(|p| p.as_os_str().to_os_string()).collect();
-        Carver { roots, covered, creatable: HashMap::new(), existing, list_missing: true, hook_links: hook_risks::Kept::default(), scan_roots: Vec::new(), global: global_git::now(), includes: Vec::new(), links_on_the_way: Vec::new(), named_from_outside: HashSet::new() }
+        Carver { roots, covered, creatable: HashMap::new(), existing, list_missing: true, hook_links: hook_risks::Kept::default(), config_hard: config_hard::Kept::default(), scan_roots: Vec::new(), global: global_git::now(), includes: Vec::new(), links_on_the_way: Vec::new(), named_from_outside: HashSet::new() }
     }
 
     fn is_covered(&self, p: &Path) -> bool {
@@ -485,6 +495,9 @@ impl<'a> Carver<'a> {
         self.hook_links(&facts.links);
         self.includes.extend(facts.includes.iter().chain(&facts.programs).cloned());
         self.hook_links.capped(dot_git, facts.capped);
+        for h in &facts.hard {
+            self.config_hard.add(h.clone(), config_hard::What::GitConfig);
+        }
     }
 
     /// What the configuration of the repository at a root's top includes (`repository` carved the
@@ -495,6 +508,9 @@ impl<'a> Carver<'a> {
         let facts = vouched.unwrap_or_else(|| repo::facts(dot_git, None, walk_ino, global.as_deref()));
         self.includes.extend(facts.includes.iter().chain(&facts.programs).cloned());
         self.hook_links.capped(dot_git, facts.capped);
+        for h in &facts.hard {
+            self.config_hard.add(h.clone(), config_hard::What::GitConfig);
+        }
     }
 
     /// The files the repositories' own configuration includes (`repo::Facts::includes`) and the
@@ -720,7 +736,7 @@ impl<'a> Carver<'a> {
                     })
                     .collect();
                 for (p, kind) in here {
-                    self.entry(&p, Some(kind));
+                    self.named_entry(&p, kind);
                 }
                 return;
             }
@@ -732,8 +748,20 @@ impl<'a> Carver<'a> {
                 if self.list_missing {
                     self.absent(&p, kind);
                 }
-            } else {
-                self.entry(&p, kind);
+            } else if let Some(kind) = kind {
+                self.named_entry(&p, kind);
+            }
+        }
+    }
+
+    /// A protected name at a top that may exist (`entry`); one that is a regular file with other
+    /// names (hard links) is kept for the result (`config_hard`), from `entry`'s own `lstat`. A
+    /// directory's files (`.vscode/tasks.json`) are not looked at: a listing and a `stat` per
+    /// file, for each such directory, on every run.
+    fn named_entry(&mut self, p: &Path, kind: PlaceholderKind) {
+        if let Some((p, Some(m))) = self.entry_seen(p, Some(kind)) {
+            if m.is_file() && m.nlink() > 1 {
+                self.config_hard.add(hook_risks::HardLinked::of(&p, &m), config_hard::What::Named);
             }
         }
     }

@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 use std::ffi::OsString;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -158,6 +159,11 @@ pub struct Facts {
     pub programs: Vec<PathBuf>,
     /// Their reading stopped at `global_git::MAX_ENTRIES` or `MAX_PROGRAMS` (the result says so).
     pub capped: bool,
+    /// Of the configuration files (`config`, `config.worktree`, the included ones), the regular
+    /// files with more than one name (`config_hard`), from the `stat` each takes here anyway. Still
+    /// true while the facts are used again: a link made changes the file's ctime (the stat rule)
+    /// and raises `IN_ATTRIB` on its watch (`armed`).
+    pub hard: Vec<super::hard_linked::HardLinked>,
 }
 
 /// What `facts` remembers of one repository: what it read the facts from, and the watches that
@@ -241,36 +247,41 @@ pub fn facts(dot_git: &Path, dot_git_now: Option<&std::fs::Metadata>, walk_ino: 
     let links = hook_links::read(&dirs, &hooks);
     armed = armed.and_then(|a| armed::with_hooks(a, &links));
     let mut seen: Vec<Seen> = Vec::new();
-    let mut check = |path: PathBuf, even_absent: bool| {
+    let mut hard = Vec::new();
+    // `config`: what is read of a configuration file (`hard`) from the same `stat`.
+    let mut check = |path: PathBuf, even_absent: bool, config: bool| {
         if seen.iter().all(|s| s.path != path) {
-            let s = Seen::now(path);
+            let (s, m) = Seen::read(path);
+            if let Some(m) = m.filter(|m| config && m.is_file() && m.nlink() > 1) {
+                hard.push(super::hard_linked::HardLinked::of(&s.path, &m));
+            }
             if even_absent || s.stat.is_some() {
                 seen.push(s);
             }
         }
     };
-    check(dot_git.to_path_buf(), true);
-    check(top.join(".husky"), true);
+    check(dot_git.to_path_buf(), true, false);
+    check(top.join(".husky"), true, false);
     for d in &dirs {
-        check(d.clone(), true);
+        check(d.clone(), true, false);
         // A file of a git directory that is absent now can appear only as a new entry there,
         // which changes the directory's times: only the present ones need a stat of their own.
         for f in ["config", "config.worktree", "commondir"] {
-            check(d.join(f), false);
+            check(d.join(f), false, f != "commondir");
         }
     }
     // Followed: a hook made, removed or renamed changes its directory's times; a hook's target
     // replaced (or a symlink on its way) is another inode; a hard link made is a new ctime.
     for p in hook_dirs.iter().chain(&links.entries) {
-        check(p.clone(), true);
+        check(p.clone(), true, false);
     }
     // Followed, missing ones too: an included file appears, is edited or replaced where no
     // directory of the repository's changes (and what it includes in turn may change with it).
     for p in &includes {
-        check(p.clone(), true);
+        check(p.clone(), true, true);
     }
     let read_at = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
-    let facts = Arc::new(Facts { dirs, hooks, links, includes, programs, capped });
+    let facts = Arc::new(Facts { dirs, hooks, links, includes, programs, capped, hard });
     // Timestamps are coarse: a change in the same second as this reading could leave the same
     // times behind. Kept only what last changed before that second (as the walk's stat rule).
     if seen.iter().any(|s| s.stat.is_some_and(|st| st.5 >= read_at)) {
@@ -296,8 +307,13 @@ struct Seen {
 
 impl Seen {
     fn now(path: PathBuf) -> Seen {
-        let stat = std::fs::metadata(&path).ok().map(|m| Seen::of(&m));
-        Seen { path, stat }
+        Seen::read(path).0
+    }
+
+    /// `now`, and the metadata it was made of.
+    fn read(path: PathBuf) -> (Seen, Option<std::fs::Metadata>) {
+        let m = std::fs::metadata(&path).ok();
+        (Seen { stat: m.as_ref().map(Seen::of), path }, m)
     }
 
     fn of(m: &std::fs::Metadata) -> (u64, u64, u64, i64, i64, i64, i64) {

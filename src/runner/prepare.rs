@@ -71,6 +71,8 @@ pub fn prepare(req: &mut SpawnRequest, ended: &dyn Fn() -> bool) -> Result<Prepa
     details.not_enforced.extend(req.policy.planted.global_git_unresolved.iter().cloned());
     // The host's configuration files that are hard links (`planted::home_hard`): the same.
     details.not_enforced.extend(req.policy.planted.home_hard.not_enforced());
+    // The workspace's files the host runs that are hard links (`planted::config_hard`): the same.
+    details.not_enforced.extend(req.policy.planted.config_hard.not_enforced());
     // A store the run could write, which it keeps no caches in (`tool_caches::resolve`).
     details.not_enforced.extend(req.policy.tool_caches.not_enforced.iter().cloned());
     // Installs that are hard links into a package manager's store (`tool_caches::linked`).

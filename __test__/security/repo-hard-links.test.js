@@ -1,0 +1,70 @@
+'use strict'
+// An attacker's review (shared20/hardlink_config.js, hardlink_named.js, hardlink_config_landlock.js):
+// run 1 made a nested repository `sub` with a harmless `.git/config`, `.envrc` and
+// `.vscode/tasks.json`, and second names (hard links) for them elsewhere in the workspace. In run 2
+// those files are read-only, but a write through the other names landed in them: the host's next
+// `git status` in `sub` ran the planted `core.fsmonitor`, and run 2's `hostRisks` and `notEnforced`
+// said nothing. In the Landlock mode run 2 even wrote `sub/.git/config` by its own name: the
+// workspace's top was granted entry by entry, and the rule on the other name's inode is a rule on
+// the config's too. A hard link's other names cannot be found without a walk, so the bwrap mode
+// says so before the run and reports a write after it; the Landlock mode grants no other name it
+// knows of (the write through it fails too).
+
+const { describe, test } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const { spawnSync } = require('node:child_process')
+const { tempTree } = require('./helpers')
+
+const ROOT = path.resolve(__dirname, '../..')
+
+/** A run in a fresh node process (as the host's next one would be). */
+function run(script, cwd, extra) {
+  const options = { cwd, timeout: 20000, sandbox: 'workspace-write', linux: extra.linux }
+  const js = `require(${JSON.stringify(ROOT)}).spawnSandboxed(['sh', '-c', ${JSON.stringify(script)}], ${JSON.stringify(options)})
+    .then((r) => process.stdout.write(JSON.stringify(r)), (e) => process.stdout.write(JSON.stringify({ error: e.code, message: e.message })))`
+  const r = spawnSync(process.execPath, ['-e', js], { encoding: 'utf8', timeout: 60000 })
+  assert.equal(r.status, 0, r.stderr)
+  return JSON.parse(r.stdout)
+}
+
+const PLANT = `mkdir -p sub/.git/objects sub/.git/refs/heads && echo 'ref: refs/heads/main' > sub/.git/HEAD &&
+  printf '[core]\\n\\trepositoryformatversion = 0\\n' > sub/.git/config && echo 'export A=1' > sub/.envrc &&
+  ln sub/.git/config notes.txt && ln sub/.envrc envrc.txt && echo planted`
+const WRITE = `printf '[core]\\n\\tfsmonitor = "touch PWNED; false"\\n' >> notes.txt; echo link:$?;
+  echo 'touch PWNED' >> envrc.txt; echo named:$?; echo '#x' >> sub/.git/config; echo direct:$?`
+
+describe("a repository's configuration and protected names that are hard links", () => {
+  for (const mode of ['bwrap', 'landlock']) {
+    test(`${mode}: said in notEnforced before the run; written through another name, a host risk (Landlock: not written)`, (t) => {
+      const ws = tempTree(t).root
+      const linux = mode === 'landlock' ? { allow: ['landlock'] } : undefined
+      const r1 = run(PLANT, ws, { linux })
+      assert.equal(r1.error, undefined, r1.message)
+      if (mode === 'landlock' && r1.sandboxType !== 'landlock') return t.skip('Landlock is not available here')
+      assert.equal(r1.stdout, 'planted\n', JSON.stringify(r1))
+      const r2 = run(WRITE, ws, { linux })
+      assert.equal(r2.error, undefined, r2.message)
+      const config = path.join(ws, 'sub', '.git', 'config')
+      const envrc = path.join(ws, 'sub', '.envrc')
+      const notEnforced = r2.sandboxDetails.notEnforced.join('\n')
+      const now = { config: fs.readFileSync(config, 'utf8'), envrc: fs.readFileSync(envrc, 'utf8') }
+      assert.doesNotMatch(now.config, /#x/, 'the direct write failed')
+      assert.match(r2.stdout, /direct:[1-9]/)
+      for (const [p, planted] of [[config, /fsmonitor/.test(now.config)], [envrc, /PWNED/.test(now.envrc)]]) {
+        assert.ok(notEnforced.includes(`${p} has 2 names`), `${p} in notEnforced: ${notEnforced}`)
+        const risk = r2.hostRisks.find((h) => h.path === p)
+        if (mode === 'landlock') {
+          assert.equal(planted, false, `${p} not written in Landlock mode: ${JSON.stringify(now)}`)
+          assert.equal(risk, undefined, JSON.stringify(r2.hostRisks))
+        } else {
+          assert.ok(planted, `${p} written through the other name: ${JSON.stringify(now)}`)
+          assert.ok(risk, `${p} in hostRisks: ${JSON.stringify(r2.hostRisks, null, 1)}`)
+          assert.match(risk.detail, /other names \(hard links\)/)
+        }
+      }
+      if (mode === 'landlock') assert.match(r2.stdout, /link:[1-9]\nnamed:[1-9]/)
+    })
+  }
+})
