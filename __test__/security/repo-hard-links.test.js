@@ -68,3 +68,21 @@ describe("a repository's configuration and protected names that are hard links",
     })
   }
 })
+
+// The same review, for a file no list of the plan's holds (`.vscode/tasks.json` inside a read-only
+// protected directory): in the Landlock mode a file with other names is granted no rule of its own
+// at a directory granted entry by entry, so neither name is written.
+test('landlock: a file of a read-only directory whose other name is at the top is written by neither name', (t) => {
+  const ws = tempTree(t).root
+  const linux = { allow: ['landlock'] }
+  const plant = `mkdir -p sub/.git/objects sub/.git/refs sub/.vscode && echo 'ref: refs/heads/main' > sub/.git/HEAD &&
+    echo '{}' > sub/.vscode/tasks.json && ln sub/.vscode/tasks.json tasks.txt && echo planted`
+  const r1 = run(plant, ws, { linux })
+  assert.equal(r1.error, undefined, r1.message)
+  if (r1.sandboxType !== 'landlock') return t.skip('Landlock is not available here')
+  assert.equal(r1.stdout, 'planted\n', JSON.stringify(r1))
+  const r2 = run(`echo '{"runOn":"folderOpen"}' >> tasks.txt; echo link:$?; echo '#x' >> sub/.vscode/tasks.json; echo direct:$?`, ws, { linux })
+  assert.equal(r2.error, undefined, r2.message)
+  assert.match(r2.stdout, /link:[1-9]\ndirect:[1-9]/, JSON.stringify(r2))
+  assert.equal(fs.readFileSync(path.join(ws, 'sub', '.vscode', 'tasks.json'), 'utf8'), '{}\n')
+})

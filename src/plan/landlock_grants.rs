@@ -129,8 +129,12 @@ fn grant(dir: &Path, id: Option<(u64, u64)>, keep: &Keep, g: &mut Grants) -> Res
             continue;
         }
         let id = Some((dev, e.ino()));
-        // Another name of a read-only file: left read-only too (a write through it is refused).
-        if !kind.is_dir() && keep.hard.contains(&(dev, e.ino())) {
+        // Another name of a read-only file, or a file with other names at all (one may lie in a
+        // read-only directory: `.vscode/tasks.json`, `.git/HEAD`, which no list here holds): not
+        // granted, so read-only too. A `stat` per file of a split directory, in this mode only; one
+        // that cannot be read is not granted either.
+        let shared = || keep.hard.contains(&(dev, e.ino())) || e.metadata().ok().is_none_or(|m| m.nlink() > 1);
+        if !kind.is_dir() && shared() {
             continue;
         }
         if kind.is_dir() {
@@ -210,8 +214,9 @@ mod tests {
 
     /// Found by an attacker's review: `notes.txt`, another name of `sub/.git/config`, was granted
     /// at the split top, and the rule on its inode let the run write the config by its own name.
+    /// A file of a split directory with other names is not granted, known to be read-only or not.
     #[test]
-    fn another_name_of_a_known_hard_linked_file_is_not_granted() {
+    fn another_name_of_a_read_only_file_is_not_granted() {
         use std::os::unix::fs::MetadataExt;
         let (_t, top) = tree();
         let ws = top.join("ws");
@@ -219,14 +224,17 @@ mod tests {
         std::fs::hard_link(ws.join(".git/config"), ws.join("notes.txt")).unwrap();
         let mut p = policy(vec![root(&ws, &[".git"])]);
         p.planted = Default::default();
-        assert!(grants(&p, &[], &[]).unwrap().files.contains(&ws.join("notes.txt")), "unknown: granted");
+        assert_eq!(grants(&p, &[], &[]).unwrap().files, [ws.join("file")], "unknown, but of 2 names: not granted");
+        std::fs::hard_link(ws.join("file"), ws.join("src/file")).unwrap();
+        let g = grants(&p, &[], &[]).unwrap();
+        assert!(g.files.is_empty() && g.dirs.contains(&ws.join("src")), "a directory granted whole is as it was");
         let config = ws.join(".git/config");
         let m = config.metadata().unwrap();
         let mut baseline = crate::planted::Baseline::default();
         baseline.config_hard.add(crate::planted::hook_risks::HardLinked::of(&config, &m), crate::planted::config_hard::What::GitConfig);
         p.planted = std::sync::Arc::new(baseline);
         let g = grants(&p, &[], &[]).unwrap();
-        assert_eq!(g.files, [ws.join("file")], "not notes.txt ({})", m.ino());
+        assert!(!g.files.contains(&ws.join("notes.txt")), "not notes.txt ({})", m.ino());
     }
 
     #[test]
