@@ -86,3 +86,35 @@ test('landlock: a file of a read-only directory whose other name is at the top i
   assert.match(r2.stdout, /link:[1-9]\ndirect:[1-9]/, JSON.stringify(r2))
   assert.equal(fs.readFileSync(path.join(ws, 'sub', '.vscode', 'tasks.json'), 'utf8'), '{}\n')
 })
+
+// An attacker's review of the fix above (fixes20/cfgsymlink.js): run 1 made `sub/.git/config` (or `commondir`) a symlink
+// to `d/cfg` in the workspace; `d/cfg` was writable in run 2, which put `core.fsmonitor` in it (or
+// pointed the common directory at its own). What a git directory's own files lead to is kept
+// read-only as the files its configuration includes are (or absent, when missing).
+const SYMLINKED = [
+  ['config', `printf '[core]\\n\\trepositoryformatversion = 0\\n' > d/cfg && ln -s ../../d/cfg sub/.git/config`, `printf '\\tfsmonitor = "touch PWNED; false"\\n' >> d/cfg`],
+  ['commondir', `printf '[core]\\n' > sub/.git/config && echo . > d/cfg && ln -s ../../d/cfg sub/.git/commondir`, `echo /tmp/elsewhere > d/cfg`],
+  ['config.worktree', `printf '[core]\\n' > sub/.git/config && printf '[core]\\n' > d/cfg && ln -s ../../d/cfg sub/.git/config.worktree`, `printf '\\tfsmonitor = "touch PWNED; false"\\n' >> d/cfg`],
+  ['config (dangling)', `ln -s ../../d/cfg sub/.git/config`, `printf '[core]\\n\\tfsmonitor = "touch PWNED; false"\\n' > d/cfg`],
+]
+
+describe("a git directory's own files that are symlinks into the workspace", () => {
+  for (const mode of ['bwrap', 'landlock']) {
+    for (const [what, plant, write] of SYMLINKED) {
+      test(`${mode}: ${what}: where it leads is kept as it was`, (t) => {
+        const ws = tempTree(t).root
+        const linux = mode === 'landlock' ? { allow: ['landlock'] } : undefined
+        const r1 = run(`mkdir -p sub/.git/objects sub/.git/refs/heads d && echo 'ref: refs/heads/main' > sub/.git/HEAD && ${plant} && echo planted`, ws, { linux })
+        assert.equal(r1.error, undefined, r1.message)
+        if (mode === 'landlock' && r1.sandboxType !== 'landlock') return t.skip('Landlock is not available here')
+        assert.equal(r1.stdout, 'planted\n', JSON.stringify(r1))
+        const cfg = path.join(ws, 'd', 'cfg')
+        const read = () => (fs.existsSync(cfg) ? fs.readFileSync(cfg, 'utf8') : null)
+        const before = read()
+        const r2 = run(`${write}; echo w:$?`, ws, { linux })
+        assert.equal(r2.error, undefined, r2.message)
+        assert.equal(read(), before, `d/cfg as it was: ${JSON.stringify(r2)}`)
+      })
+    }
+  }
+})

@@ -68,7 +68,8 @@ impl Kept {
 
     /// The files written or changed during the run (same inode, its ctime moved), with what to say.
     pub fn after_run(&self) -> Vec<(PathBuf, What, String)> {
-        let written = self.shared.iter().filter(|(h, _)| h.written(false));
+        // A configuration's path may be a symlink (`repo::facts` stats it followed): the inode is the target's.
+        let written = self.shared.iter().filter(|(h, what)| h.written(*what == What::GitConfig));
         written.map(|(h, what)| (h.path.clone(), *what, detail(&h.path, *what))).collect()
     }
 }

@@ -579,8 +579,20 @@ impl<'a> Carver<'a> {
         let own = global_git::repository(&repo::config_files(&dirs), dir);
         self.hook_links.capped(dir, own.capped);
         self.includes.extend(own.includes.into_iter().chain(own.programs));
+        self.own_files(&dirs);
         self.hook_links(&hook_links::read(&dirs, &hooks));
         self.hooks(hooks.into_iter());
+    }
+
+    /// A bare repository's files its configuration is read from (`repo::OWN_FILES`), as
+    /// `repo::facts` does a working tree's: a symlink's target kept as an included file is. An
+    /// `lstat` each: bare repositories are few, and their configuration is read on every run anyway.
+    fn own_files(&mut self, dirs: &[PathBuf]) {
+        for (p, m) in dirs.iter().flat_map(|d| repo::own_files(d)) {
+            if m.file_type().is_symlink() {
+                self.includes.push(repo::link_kept(&p));
+            }
+        }
     }
 
     /// Keep the host's configuration below each home that a writable root holds (`home`): the

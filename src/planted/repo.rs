@@ -93,6 +93,33 @@ fn hooks_at(top: &Path, configured: Option<String>) -> Vec<PathBuf> {
     out
 }
 
+/// The files of a git directory git takes its configuration from, or where it is: a symlink among
+/// them is followed, and where it leads is kept as an included file is. Found by an attacker's
+/// review: run 1 made `sub/.git/config` a symlink to `d/cfg`, run 2 put `core.fsmonitor` in `d/cfg`.
+pub const OWN_FILES: [&str; 3] = ["config", "config.worktree", "commondir"];
+
+/// The `OWN_FILES` of the git directory `dir` that exist, each with its `lstat`.
+pub fn own_files(dir: &Path) -> impl Iterator<Item = (PathBuf, std::fs::Metadata)> + '_ {
+    OWN_FILES.iter().filter_map(move |f| {
+        let p = dir.join(f);
+        p.symlink_metadata().ok().map(|m| (p, m))
+    })
+}
+
+/// What of `link`, one of a git directory's `OWN_FILES` that is a symlink, is kept as an included
+/// file: the link itself when it leads somewhere (the links on its way are held then), else where
+/// its target would be made, in its directory's canonical path (a path with `..` below a missing
+/// part cannot be resolved: `run 1` made `config -> ../../d/cfg` with no `d/cfg` yet).
+pub fn link_kept(link: &Path) -> PathBuf {
+    let dangling = std::fs::metadata(link).is_err();
+    let target = std::fs::read_link(link).ok().filter(|_| dangling).map(|t| link.parent().unwrap_or(Path::new("/")).join(t));
+    let Some(target) = target else { return link.to_path_buf() };
+    match (target.parent().and_then(|d| std::fs::canonicalize(d).ok()), target.file_name()) {
+        (Some(dir), Some(name)) => dir.join(name),
+        _ => normalize(&target),
+    }
+}
+
 /// What the host made of the configuration git reads for a repository: the keys that make git run
 /// a program, and the files it did not read (`small_file`), each with why.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -159,10 +186,10 @@ pub struct Facts {
     pub programs: Vec<PathBuf>,
     /// Their reading stopped at `global_git::MAX_ENTRIES` or `MAX_PROGRAMS` (the result says so).
     pub capped: bool,
-    /// Of the configuration files (`config`, `config.worktree`, the included ones), the regular
-    /// files with more than one name (`config_hard`), from the `stat` each takes here anyway. Still
-    /// true while the facts are used again: a link made changes the file's ctime (the stat rule)
-    /// and raises `IN_ATTRIB` on its watch (`armed`).
+    /// Of the files git takes the configuration from (`OWN_FILES`, the `.git` file, the included
+    /// ones), the regular files with more than one name (`config_hard`), from the `stat` each takes
+    /// here anyway. Still true while the facts are used again: a link made changes the file's ctime
+    /// (the stat rule) and raises `IN_ATTRIB` on its watch (`armed`).
     pub hard: Vec<super::hard_linked::HardLinked>,
 }
 
@@ -237,6 +264,7 @@ pub fn facts(dot_git: &Path, dot_git_now: Option<&std::fs::Metadata>, walk_ino: 
     }
     let dirs = git_dirs(dot_git);
     let global_git::Own { hooks: own, includes, programs, capped } = global_git::repository(&config_files(&dirs), top);
+    let facts_includes = includes.len();
     let hooks = hooks_at(top, own.or_else(|| global.map(String::from)));
     if !includes.is_empty() {
         armed = None;
@@ -248,10 +276,14 @@ pub fn facts(dot_git: &Path, dot_git_now: Option<&std::fs::Metadata>, walk_ino: 
     armed = armed.and_then(|a| armed::with_hooks(a, &links));
     let mut seen: Vec<Seen> = Vec::new();
     let mut hard = Vec::new();
-    // `config`: what is read of a configuration file (`hard`) from the same `stat`.
-    let mut check = |path: PathBuf, even_absent: bool, config: bool| {
+    // `config`: what is read of a file git takes its configuration from (`hard`) from the same
+    // `stat`; `known`: that stat, when the caller has it (not a symlink's: it follows).
+    let mut check = |path: PathBuf, even_absent: bool, config: bool, known: Option<std::fs::Metadata>| {
         if seen.iter().all(|s| s.path != path) {
-            let (s, m) = Seen::read(path);
+            let (s, m) = match known {
+                Some(m) => (Seen { stat: Some(Seen::of(&m)), path }, Some(m)),
+                None => Seen::read(path),
+            };
             if let Some(m) = m.filter(|m| config && m.is_file() && m.nlink() > 1) {
                 hard.push(super::hard_linked::HardLinked::of(&s.path, &m));
             }
@@ -260,25 +292,38 @@ pub fn facts(dot_git: &Path, dot_git_now: Option<&std::fs::Metadata>, walk_ino: 
             }
         }
     };
-    check(dot_git.to_path_buf(), true, false);
-    check(top.join(".husky"), true, false);
+    check(dot_git.to_path_buf(), true, false, None);
+    check(top.join(".husky"), true, false, None);
+    let mut includes = includes;
     for d in &dirs {
-        check(d.clone(), true, false);
+        check(d.clone(), true, false, None);
         // A file of a git directory that is absent now can appear only as a new entry there,
-        // which changes the directory's times: only the present ones need a stat of their own.
-        for f in ["config", "config.worktree", "commondir"] {
-            check(d.join(f), false, f != "commondir");
+        // which changes the directory's times: only the present ones need a stat of their own
+        // (their `lstat`, which is their `stat` unless they are symlinks).
+        for (p, m) in own_files(d) {
+            if m.file_type().is_symlink() {
+                // Kept where it leads as an included file is (`Carver::repo_includes`).
+                includes.push(link_kept(&p));
+                check(p, true, true, None);
+            } else {
+                let config = !p.ends_with("commondir");
+                check(p, false, config, Some(m));
+            }
         }
+    }
+    // Watches see nothing outside the repository's directories (as for includes, below).
+    if includes.len() > facts_includes {
+        armed = None;
     }
     // Followed: a hook made, removed or renamed changes its directory's times; a hook's target
     // replaced (or a symlink on its way) is another inode; a hard link made is a new ctime.
     for p in hook_dirs.iter().chain(&links.entries) {
-        check(p.clone(), true, false);
+        check(p.clone(), true, false, None);
     }
     // Followed, missing ones too: an included file appears, is edited or replaced where no
     // directory of the repository's changes (and what it includes in turn may change with it).
     for p in &includes {
-        check(p.clone(), true, true);
+        check(p.clone(), true, true, None);
     }
     let read_at = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
     let facts = Arc::new(Facts { dirs, hooks, links, includes, programs, capped, hard });
