@@ -87,6 +87,40 @@ test('landlock: a file of a read-only directory whose other name is at the top i
   assert.equal(fs.readFileSync(path.join(ws, 'sub', '.vscode', 'tasks.json'), 'utf8'), '{}\n')
 })
 
+// An attacker's review of the fix above (fixes20/commondir.js): the same with a nested repository's
+// `commondir` (where git takes the common directory, hence its config, from), with a second name in
+// `d/`, a directory the Landlock mode grants whole: nothing was said, nothing reported, and the
+// host's git ran what run 2 pointed them at.
+const REPO = (dir) => `mkdir -p ${dir}/objects ${dir}/refs/heads && echo 'ref: refs/heads/main' > ${dir}/HEAD`
+const SECOND_NAMES = [
+  ['commondir', `${REPO('sub/.git')} && echo . > sub/.git/commondir && ln sub/.git/commondir d/notes.txt`, 'sub/.git/commondir', `echo /tmp/elsewhere > d/notes.txt`],
+]
+
+describe('a git pointer or a bare repository config that is a hard link', () => {
+  for (const mode of ['bwrap', 'landlock']) {
+    for (const [what, plant, target, write] of SECOND_NAMES) {
+      test(`${mode}: ${what}: said before the run, a write through the other name reported`, (t) => {
+        const ws = tempTree(t).root
+        const linux = mode === 'landlock' ? { allow: ['landlock'] } : undefined
+        const r1 = run(`mkdir -p sub d && ${plant} && echo planted`, ws, { linux })
+        assert.equal(r1.error, undefined, r1.message)
+        if (mode === 'landlock' && r1.sandboxType !== 'landlock') return t.skip('Landlock is not available here')
+        assert.equal(r1.stdout, 'planted\n', JSON.stringify(r1))
+        const p = path.join(ws, target)
+        const before = fs.readFileSync(p, 'utf8')
+        const r2 = run(`${write}; echo link:$?`, ws, { linux })
+        assert.equal(r2.error, undefined, r2.message)
+        const notEnforced = r2.sandboxDetails.notEnforced.join('\n')
+        assert.ok(notEnforced.includes(`${p} has 2 names`), `${p} in notEnforced: ${notEnforced}`)
+        const written = fs.readFileSync(p, 'utf8') !== before
+        const risk = r2.hostRisks.find((h) => h.path === p)
+        assert.equal(Boolean(risk), written, `${p} written: ${written}; hostRisks: ${JSON.stringify(r2.hostRisks, null, 1)}`)
+        if (risk) assert.match(risk.detail, /other names \(hard links\)/)
+      })
+    }
+  }
+})
+
 // An attacker's review of the fix above (fixes20/cfgsymlink.js): run 1 made `sub/.git/config` (or `commondir`) a symlink
 // to `d/cfg` in the workspace; `d/cfg` was writable in run 2, which put `core.fsmonitor` in it (or
 // pointed the common directory at its own). What a git directory's own files lead to is kept

@@ -306,8 +306,8 @@ pub fn facts(dot_git: &Path, dot_git_now: Option<&std::fs::Metadata>, walk_ino: 
                 includes.push(link_kept(&p));
                 check(p, true, true, None);
             } else {
-                let config = !p.ends_with("commondir");
-                check(p, false, config, Some(m));
+                // `commondir` too: git takes the common directory, hence its config, from it.
+                check(p, false, true, Some(m));
             }
         }
     }
