@@ -87,13 +87,14 @@ test('landlock: a file of a read-only directory whose other name is at the top i
   assert.equal(fs.readFileSync(path.join(ws, 'sub', '.vscode', 'tasks.json'), 'utf8'), '{}\n')
 })
 
-// An attacker's review of the fix above (fixes20/commondir.js): the same with a nested repository's
-// `commondir` (where git takes the common directory, hence its config, from), with a second name in
-// `d/`, a directory the Landlock mode grants whole: nothing was said, nothing reported, and the
+// An attacker's review of the fix above (fixes20/commondir.js, gitfile.js): the same with a nested
+// repository's `commondir` (where git takes the common directory, hence its config, from) and its
+// `.git` FILE (`gitdir: ../real`), each with a second name in `d/`, a directory the Landlock mode grants whole: nothing was said, nothing reported, and the
 // host's git ran what run 2 pointed them at.
 const REPO = (dir) => `mkdir -p ${dir}/objects ${dir}/refs/heads && echo 'ref: refs/heads/main' > ${dir}/HEAD`
 const SECOND_NAMES = [
   ['commondir', `${REPO('sub/.git')} && echo . > sub/.git/commondir && ln sub/.git/commondir d/notes.txt`, 'sub/.git/commondir', `echo /tmp/elsewhere > d/notes.txt`],
+  ['.git file', `${REPO('real')} && echo 'gitdir: ../real' > sub/.git && ln sub/.git d/notes.txt`, 'sub/.git', `echo 'gitdir: /tmp/elsewhere' > d/notes.txt`],
 ]
 
 describe('a git pointer or a bare repository config that is a hard link', () => {

@@ -1,6 +1,6 @@
 //! The files of a workspace the plan keeps read-only because the host runs what they say, that are
-//! hard links: each repository's `config` and `config.worktree` and the files its configuration
-//! includes (`repo::Facts::hard`), and the protected names at a root's or repository's top that are
+//! hard links: each repository's `config`, `config.worktree` and `commondir`, its `.git` file and
+//! the files its configuration includes (`repo::Facts::hard`), and the protected names at a root's or repository's top that are
 //! regular files (`.envrc`). Found by an attacker's review: run 1 made a repository `sub` and
 //! `ln sub/.git/config notes.txt`; run 2, in which `sub/.git/config` was read-only, appended
 //! `core.fsmonitor` to `notes.txt`, said nothing, and the host's next `git status` in `sub` ran it.
@@ -19,7 +19,8 @@ use super::hook_risks::HardLinked;
 /// What kind of file one is: what the host does with it, and which risk a write is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum What {
-    /// A repository's configuration file, or one it includes: git on the host runs what it names.
+    /// A repository's configuration file, one it includes, or a file that says where it is (a
+    /// `.git` file, `commondir`): git on the host runs what it names.
     GitConfig,
     /// A protected name at a top (`names::what_it_does` says what).
     Named,
@@ -82,7 +83,11 @@ fn detail(path: &Path, what: What) -> String {
                 _ => Vec::new(),
             };
             let named = if keys.is_empty() { String::new() } else { format!(" (it names {})", keys.join(", ")) };
-            format!("git on the host runs the programs this configuration names{named}")
+            // A `.git` file or a `commondir` names where git takes the configuration from.
+            match path.file_name().and_then(|n| n.to_str()) {
+                Some(".git" | "commondir") => "git on the host takes the repository's configuration (and the programs it names) from where this file points".to_string(),
+                _ => format!("git on the host runs the programs this configuration names{named}"),
+            }
         }
         What::Named => {
             let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();

@@ -292,7 +292,9 @@ pub fn facts(dot_git: &Path, dot_git_now: Option<&std::fs::Metadata>, walk_ino: 
             }
         }
     };
-    check(dot_git.to_path_buf(), true, false, None);
+    // A `.git` file (`gitdir: ../real`) says where the configuration is, as `commondir` does:
+    // another name of either rewritten pointed the host's git at a run's (an attacker's review).
+    check(dot_git.to_path_buf(), true, true, None);
     check(top.join(".husky"), true, false, None);
     let mut includes = includes;
     for d in &dirs {
