@@ -87,14 +87,16 @@ test('landlock: a file of a read-only directory whose other name is at the top i
   assert.equal(fs.readFileSync(path.join(ws, 'sub', '.vscode', 'tasks.json'), 'utf8'), '{}\n')
 })
 
-// An attacker's review of the fix above (fixes20/commondir.js, gitfile.js): the same with a nested
-// repository's `commondir` (where git takes the common directory, hence its config, from) and its
-// `.git` FILE (`gitdir: ../real`), each with a second name in `d/`, a directory the Landlock mode grants whole: nothing was said, nothing reported, and the
+// An attacker's review of the fix above (fixes20/commondir.js, gitfile.js, bare.js): the same with
+// a nested repository's `commondir` (where git takes the common directory, hence its config, from),
+// its `.git` FILE (`gitdir: ../real`) and a bare repository's `config`, each with a second name in
+// `d/`, a directory the Landlock mode grants whole: nothing was said, nothing reported, and the
 // host's git ran what run 2 pointed them at.
 const REPO = (dir) => `mkdir -p ${dir}/objects ${dir}/refs/heads && echo 'ref: refs/heads/main' > ${dir}/HEAD`
 const SECOND_NAMES = [
   ['commondir', `${REPO('sub/.git')} && echo . > sub/.git/commondir && ln sub/.git/commondir d/notes.txt`, 'sub/.git/commondir', `echo /tmp/elsewhere > d/notes.txt`],
   ['.git file', `${REPO('real')} && echo 'gitdir: ../real' > sub/.git && ln sub/.git d/notes.txt`, 'sub/.git', `echo 'gitdir: /tmp/elsewhere' > d/notes.txt`],
+  ['bare config', `${REPO('b.git')} && printf '[core]\\n\\tbare = true\\n' > b.git/config && ln b.git/config d/notes.txt`, 'b.git/config', `printf '[core]\\n\\thooksPath = /tmp/hk\\n' >> d/notes.txt`],
 ]
 
 describe('a git pointer or a bare repository config that is a hard link', () => {
@@ -122,10 +124,10 @@ describe('a git pointer or a bare repository config that is a hard link', () => 
   }
 })
 
-// An attacker's review of the fix above (fixes20/cfgsymlink.js): run 1 made `sub/.git/config` (or `commondir`) a symlink
-// to `d/cfg` in the workspace; `d/cfg` was writable in run 2, which put `core.fsmonitor` in it (or
-// pointed the common directory at its own). What a git directory's own files lead to is kept
-// read-only as the files its configuration includes are (or absent, when missing).
+// An attacker's review of the fix above (fixes20/cfgsymlink.js): run 1 made `sub/.git/config` (or
+// `commondir`) a symlink to `d/cfg` in the workspace; `d/cfg` was writable in run 2, which put
+// `core.fsmonitor` in it (or pointed the common directory at its own). What a git directory's own
+// files lead to is kept read-only as the files its configuration includes are (absent when missing).
 const SYMLINKED = [
   ['config', `printf '[core]\\n\\trepositoryformatversion = 0\\n' > d/cfg && ln -s ../../d/cfg sub/.git/config`, `printf '\\tfsmonitor = "touch PWNED; false"\\n' >> d/cfg`],
   ['commondir', `printf '[core]\\n' > sub/.git/config && echo . > d/cfg && ln -s ../../d/cfg sub/.git/commondir`, `echo /tmp/elsewhere > d/cfg`],

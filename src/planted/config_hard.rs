@@ -1,6 +1,7 @@
 //! The files of a workspace the plan keeps read-only because the host runs what they say, that are
 //! hard links: each repository's `config`, `config.worktree` and `commondir`, its `.git` file and
-//! the files its configuration includes (`repo::Facts::hard`), and the protected names at a root's or repository's top that are
+//! the files its configuration includes (`repo::Facts::hard`), a bare repository's own files
+//! (`Carver::own_files`), and the protected names at a root's or repository's top that are
 //! regular files (`.envrc`). Found by an attacker's review: run 1 made a repository `sub` and
 //! `ln sub/.git/config notes.txt`; run 2, in which `sub/.git/config` was read-only, appended
 //! `core.fsmonitor` to `notes.txt`, said nothing, and the host's next `git status` in `sub` ran it.

@@ -585,12 +585,16 @@ impl<'a> Carver<'a> {
     }
 
     /// A bare repository's files its configuration is read from (`repo::OWN_FILES`), as
-    /// `repo::facts` does a working tree's: a symlink's target kept as an included file is. An
-    /// `lstat` each: bare repositories are few, and their configuration is read on every run anyway.
+    /// `repo::facts` does a working tree's: a symlink's target kept as an included file is, a hard
+    /// link said and checked (`config_hard`). Found by an attacker's review: `b.git/config` had a
+    /// second name in the workspace, and run 2's `core.hooksPath` through it went unsaid. An `lstat`
+    /// each: bare repositories are few, and their configuration is read on every run anyway.
     fn own_files(&mut self, dirs: &[PathBuf]) {
         for (p, m) in dirs.iter().flat_map(|d| repo::own_files(d)) {
             if m.file_type().is_symlink() {
                 self.includes.push(repo::link_kept(&p));
+            } else if m.is_file() && m.nlink() > 1 {
+                self.config_hard.add(hook_risks::HardLinked::of(&p, &m), config_hard::What::GitConfig);
             }
         }
     }
