@@ -130,4 +130,25 @@ mod tests {
         assert!(risks[0].2.contains("core.fsmonitor"), "{}", risks[0].2);
         assert!(kept.clone().outside(&[r.join("sub")]).shared.is_empty());
     }
+
+    /// A configuration reached by a symlink (`sub/.git/config -> ../../d/cfg`: `repo::facts` took
+    /// its target's stat), written through another name of the target: reported.
+    #[test]
+    fn a_symlinked_configuration_written_through_another_name_is_reported() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        std::fs::create_dir_all(r.join("sub/.git")).unwrap();
+        std::fs::create_dir_all(r.join("d")).unwrap();
+        std::fs::write(r.join("d/cfg"), "[core]\n").unwrap();
+        std::fs::hard_link(r.join("d/cfg"), r.join("d/other")).unwrap();
+        std::os::unix::fs::symlink("../../d/cfg", r.join("sub/.git/config")).unwrap();
+        let config = r.join("sub/.git/config");
+        let mut kept = Kept::default();
+        kept.add(HardLinked::of(&config, &config.metadata().unwrap()), What::GitConfig);
+        assert!(kept.after_run().is_empty());
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        use std::io::Write;
+        writeln!(std::fs::OpenOptions::new().append(true).open(r.join("d/other")).unwrap(), "\tfsmonitor = x").unwrap();
+        assert_eq!(kept.after_run().len(), 1);
+    }
 }

@@ -477,6 +477,32 @@ mod tests {
         assert_eq!(hooks_dirs(&r, &[r.join(".git")], None), vec![r.join("hooks"), r.join(".husky")]);
     }
 
+    /// Found by an attacker's review (fixes20): a git directory's `config` a symlink into the
+    /// workspace (where it leads is an include, a dangling one's target where it would be made), a
+    /// `commondir` and a `.git` file with other names (in `hard`).
+    #[test]
+    fn a_git_directory_s_links_are_facts() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        std::fs::create_dir_all(r.join("sub/.git")).unwrap();
+        std::fs::create_dir_all(r.join("d")).unwrap();
+        std::os::unix::fs::symlink("../../d/cfg", r.join("sub/.git/config")).unwrap();
+        std::fs::write(r.join("sub/.git/commondir"), ".\n").unwrap();
+        std::fs::hard_link(r.join("sub/.git/commondir"), r.join("d/notes.txt")).unwrap();
+        assert_eq!(link_kept(&r.join("sub/.git/config")), r.join("d/cfg"));
+        let f = facts(&r.join("sub/.git"), None, None, None);
+        assert!(f.includes.contains(&r.join("d/cfg")), "{:?}", f.includes);
+        assert_eq!(f.hard.iter().map(|h| h.path.clone()).collect::<Vec<_>>(), [r.join("sub/.git/commondir")]);
+        std::fs::write(r.join("d/cfg"), "[core]\n").unwrap();
+        assert_eq!(link_kept(&r.join("sub/.git/config")), r.join("sub/.git/config"), "there: the link, whose way is held");
+        std::fs::create_dir_all(r.join("w")).unwrap();
+        std::fs::write(r.join("w/.git"), "gitdir: ../sub/.git\n").unwrap();
+        std::fs::hard_link(r.join("w/.git"), r.join("d/w.txt")).unwrap();
+        let f = facts(&r.join("w/.git"), None, None, None);
+        assert!(f.hard.iter().any(|h| h.path == r.join("w/.git")), "{:?}", f.hard);
+        assert!(f.includes.contains(&r.join("sub/.git/config")), "{:?}", f.includes);
+    }
+
     /// Found by an attacker's review: a repository's files a run planted as FIFOs blocked the
     /// host's reading of them in `open` forever.
     #[test]
