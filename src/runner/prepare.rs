@@ -118,6 +118,10 @@ fn linked_stores(req: &SpawnRequest) -> Vec<String> {
     let direct = |d: &Path| p.writable_roots.iter().filter(|r| d.starts_with(&r.root)).all(|r| !p.is_reviewed(&r.root));
     let cwd = Some(req.cwd.clone()).filter(|c| p.is_writable(c));
     let dirs: Vec<_> = p.writable_roots.iter().map(|r| r.root.clone()).chain(cwd).filter(|d| direct(d)).collect();
+    // The host's environment is copied only where there is something to look for (not on every run).
+    if !crate::tool_caches::linked::any_installed(&dirs) {
+        return Vec::new();
+    }
     // `vars_os`: `vars` panics on a variable that is not UTF-8.
     let host: std::collections::BTreeMap<String, String> = std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?))).collect();
     crate::tool_caches::linked::not_enforced(&dirs, &[&req.env, &host])

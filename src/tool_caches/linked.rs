@@ -85,25 +85,27 @@ fn mount_point(path: &Path) -> Option<PathBuf> {
 }
 
 fn pnpm_note(packages: &Path, store: &Path) -> String {
-    format!(
-        "hard-linked packages: the files under {} are likely hard links to pnpm's store {} (same filesystem), which every project \
-         linked to it and the host's next install use: the command's write to one changes them all, and toolCaches cannot cover it \
-         (the link is the workspace's own file). Install with package-import-method=copy (in the project's .npmrc), or check the \
-         store with `pnpm store status` after the run",
-        packages.display(),
-        store.display()
-    )
+    note(packages, &format!("pnpm's store {}", store.display()), "package-import-method=copy (in the project's .npmrc), or check the store with `pnpm store status`")
 }
 
 fn uv_note(venv: &Path, cache: &Path) -> String {
+    note(venv, &format!("uv's cache {}", cache.display()), "UV_LINK_MODE=copy (link-mode = \"copy\"), or run `uv cache clean`")
+}
+
+/// The words for one tool: `store` names it and where it is, `fix` how to install instead.
+fn note(installed: &Path, store: &str, fix: &str) -> String {
     format!(
-        "hard-linked packages: the files under {} are likely hard links to uv's cache {} (same filesystem), which every project \
+        "hard-linked packages: the files under {} are likely hard links to {store} (same filesystem), which every project \
          linked to it and the host's next install use: the command's write to one changes them all, and toolCaches cannot cover it \
-         (the link is the workspace's own file). Install with UV_LINK_MODE=copy (link-mode = \"copy\"), or run `uv cache clean` \
-         after the run",
-        venv.display(),
-        cache.display()
+         (the link is the workspace's own file). Install with {fix} after the run",
+        installed.display()
     )
+}
+
+/// Whether any of `dirs` holds a package directory a tool may have linked (`node_modules/.pnpm`,
+/// `.venv`): only then are the environments' stores looked for.
+pub fn any_installed(dirs: &[PathBuf]) -> bool {
+    dirs.iter().any(|d| d.join("node_modules/.pnpm").is_dir() || d.join(".venv").is_dir())
 }
 
 #[cfg(test)]
