@@ -62,3 +62,58 @@ test('a directory that is no store is not named as one', { skip: !linux }, async
   const said = (await notEnforced(ws, home)).filter((n) => n.includes(home))
   assert.deepEqual(said, [])
 })
+
+// Found by an attacker's review: a store named only in a configuration file (pnpm's documented
+// `store-dir` in the project's `.npmrc`, the user's `~/.npmrc` or the global npmrc; uv's
+// `cache-dir` in `uv.toml` or `pyproject.toml`'s `[tool.uv]`) was not looked for, and the run that
+// appended to a linked file changed every project linked to that store with nothing said.
+/** A store at `dir/store` (no place the environment names) and a workspace whose `installed` file is linked into it. */
+function outsideLayout(name, installed) {
+  const dir = path.join(base, name)
+  const { home, ws } = layout(name, '.unused', installed)
+  const store = path.join(dir, 'store')
+  fs.mkdirSync(path.join(store, 'v10/files/ab'), { recursive: true })
+  const blob = path.join(store, 'v10/files/ab/cdef')
+  fs.writeFileSync(blob, 'module.exports = 1\n')
+  fs.rmSync(path.join(ws, installed))
+  fs.linkSync(blob, path.join(ws, installed))
+  return { home, ws, store: fs.realpathSync(store) }
+}
+
+for (const where of ['the project\'s .npmrc', '~/.npmrc']) {
+  test(`a pnpm store named by store-dir in ${where} is said`, { skip: !linux }, async () => {
+    const { home, ws, store } = outsideLayout(`npmrc-${where.startsWith('~') ? 'user' : 'project'}`, 'node_modules/.pnpm/left-pad@1.3.0/node_modules/left-pad/index.js')
+    fs.writeFileSync(path.join(where.startsWith('~') ? home : ws, '.npmrc'), `registry=https://registry.npmjs.org/\nstore-dir = ${store}\n`)
+    const said = (await notEnforced(ws, home)).filter((n) => n.includes('node_modules/.pnpm'))
+    assert.equal(said.length, 1, JSON.stringify(said))
+    assert.ok(said[0].includes(`pnpm's store ${store}`), said[0])
+  })
+}
+
+for (const [file, text] of [['uv.toml', (c) => `cache-dir = "${c}"\n`], ['pyproject.toml', (c) => `[project]\nname = "x"\n\n[tool.uv]\ncache-dir = "${c}"\n`]]) {
+  test(`a uv cache named by cache-dir in ${file} is said`, { skip: !linux }, async () => {
+    const { home, ws, store } = outsideLayout(`uv-${file}`, '.venv/lib/python3.12/site-packages/six.py')
+    fs.writeFileSync(path.join(ws, file), text(store))
+    const said = (await notEnforced(ws, home)).filter((n) => n.includes('.venv'))
+    assert.equal(said.length, 1, JSON.stringify(said))
+    assert.ok(said[0].includes(`uv's cache ${store}`), said[0])
+  })
+}
+
+test('packages hard-linked into a store no configuration names are said all the same, copies are not', { skip: !linux }, async () => {
+  const { home, ws } = outsideLayout('unknown', 'node_modules/.pnpm/@scope+a@1.0.0/node_modules/@scope/a/index.js')
+  fs.mkdirSync(path.join(ws, '.venv/lib/python3.12/site-packages/six-1.0.dist-info'), { recursive: true })
+  fs.linkSync(path.join(ws, 'node_modules/.pnpm/@scope+a@1.0.0/node_modules/@scope/a/index.js'), path.join(ws, '.venv/lib/python3.12/site-packages/six-1.0.dist-info/METADATA'))
+  const said = (await notEnforced(ws, home)).filter((n) => n.startsWith('hard-linked packages'))
+  assert.equal(said.length, 2, JSON.stringify(said))
+  assert.ok(said[0].includes(path.join(ws, 'node_modules/.pnpm')) && /3 names/.test(said[0]), said[0])
+  assert.ok(said[1].includes(path.join(ws, '.venv')), said[1])
+  // Copies (one name each, as package-import-method=copy and UV_LINK_MODE=copy make them): nothing.
+  for (const f of ['node_modules/.pnpm/@scope+a@1.0.0/node_modules/@scope/a/index.js', '.venv/lib/python3.12/site-packages/six-1.0.dist-info/METADATA']) {
+    fs.rmSync(path.join(ws, f))
+    fs.writeFileSync(path.join(ws, f), 'copy\n')
+  }
+  // (A store of the host's own environment on this filesystem is named still: the sample is bounded.)
+  const unknown = (n) => n.startsWith('hard-linked packages') && n.includes(ws) && !/pnpm's store \/|uv's cache \//.test(n)
+  assert.deepEqual((await notEnforced(ws, home)).filter(unknown), [])
+})
