@@ -9,14 +9,20 @@
 //! (`toolCaches`) promised the host's caches unchanged. Nothing cheap prevents it: the link is the
 //! workspace's own file, no overlay over the store reaches it, and keeping each linked file
 //! read-only means a walk of tens of thousands of files per run (and `pnpm install` in the sandbox
-//! then failing to replace them). So the result says it, before the run, from a few `stat`s per
-//! directory and no walk: the package directory is there, and a store is on its device (a tool
-//! links only within one filesystem). A filesystem with reflinks (btrfs, XFS) gets clones, not
-//! links, and this says it all the same: a false alarm there costs less than silence elsewhere.
+//! then failing to replace them). So the result says it, before the run, from no walk: the package
+//! directory is there, and either a store is on its device (a tool links only within one
+//! filesystem; the store found where the environment, the tool's configuration files
+//! (`linked_config`) or its defaults put it) or a sampled file of it has other names
+//! (`linked_sample`: a store in a place none of those name). A filesystem with reflinks (btrfs,
+//! XFS) gets clones, not links: a store found by name is said all the same there (a false alarm
+//! costs less than silence), a sampled clone has one name and says nothing.
 
 use std::collections::BTreeMap;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+
+use super::linked_config;
+use super::linked_sample::{self, Linked};
 
 type Env = BTreeMap<String, String>;
 
@@ -27,9 +33,10 @@ pub fn not_enforced(dirs: &[PathBuf], envs: &[&Env]) -> Vec<String> {
     let mut out = Vec::new();
     for dir in dirs {
         let packages = dir.join("node_modules/.pnpm");
-        let pnpm = linked_store(&packages, &pnpm_stores(envs, &packages)).map(|store| pnpm_note(&packages, &store));
+        let pnpm = said(&packages, || pnpm_stores(envs, dir, &packages), || linked_sample::linked_file(&packages)).map(|(s, l)| pnpm_note(&packages, s, l));
         let venv = dir.join(".venv");
-        let uv = linked_store(&venv, &uv_caches(envs)).map(|cache| uv_note(&venv, &cache));
+        let sample = || linked_sample::site_packages(&venv).iter().find_map(|s| linked_sample::linked_file(s));
+        let uv = said(&venv, || uv_caches(envs, dir), sample).map(|(c, l)| uv_note(&venv, c, l));
         for note in pnpm.into_iter().chain(uv) {
             if !out.contains(&note) {
                 out.push(note);
@@ -39,6 +46,18 @@ pub fn not_enforced(dirs: &[PathBuf], envs: &[&Env]) -> Vec<String> {
     out
 }
 
+/// Whether the package directory `installed` is to be said, with the store found on its device
+/// and a sampled file with other names (one of them at least). Nothing is read for a directory
+/// without packages: the configuration files are read and the files sampled only under one.
+fn said(installed: &Path, stores: impl FnOnce() -> Vec<PathBuf>, sample: impl FnOnce() -> Option<Linked>) -> Option<(Option<PathBuf>, Option<Linked>)> {
+    if !std::fs::metadata(installed).is_ok_and(|m| m.is_dir()) {
+        return None;
+    }
+    let store = linked_store(installed, &stores());
+    let linked = sample();
+    (store.is_some() || linked.is_some()).then_some((store, linked))
+}
+
 /// The first of `stores` that is a directory on the device of the directory `installed`.
 fn linked_store(installed: &Path, stores: &[PathBuf]) -> Option<PathBuf> {
     let dev = std::fs::metadata(installed).ok().filter(|m| m.is_dir())?.dev();
@@ -46,28 +65,32 @@ fn linked_store(installed: &Path, stores: &[PathBuf]) -> Option<PathBuf> {
 }
 
 /// Where pnpm keeps its store: `npm_config_store_dir`, `$PNPM_HOME/store`,
-/// `$XDG_DATA_HOME/pnpm/store`, `~/.local/share/pnpm/store`, and `.pnpm-store` at the top of the
-/// filesystem of a project that lies on another one than the home's store.
-fn pnpm_stores(envs: &[&Env], packages: &Path) -> Vec<PathBuf> {
+/// `$XDG_DATA_HOME/pnpm/store`, `~/.local/share/pnpm/store`, a `store-dir` of the npmrc files pnpm
+/// reads for the project in `dir`, and `.pnpm-store` at the top of the filesystem of a project
+/// that lies on another one than the home's store.
+fn pnpm_stores(envs: &[&Env], dir: &Path, packages: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for env in envs {
         let var = |k: &str| env.get(k).map(PathBuf::from).filter(|p| p.is_absolute());
-        out.extend(var("npm_config_store_dir"));
+        out.extend(var("npm_config_store_dir").or_else(|| var("NPM_CONFIG_STORE_DIR")));
         out.extend(var("PNPM_HOME").map(|p| p.join("store")));
         out.extend(var("XDG_DATA_HOME").or_else(|| var("HOME").map(|h| h.join(".local/share"))).map(|d| d.join("pnpm/store")));
     }
+    out.extend(linked_config::pnpm_stores(dir, envs));
     out.extend(mount_point(packages).map(|m| m.join(".pnpm-store")));
     out
 }
 
-/// Where uv keeps its cache: `$UV_CACHE_DIR`, `$XDG_CACHE_HOME/uv`, `~/.cache/uv`.
-fn uv_caches(envs: &[&Env]) -> Vec<PathBuf> {
+/// Where uv keeps its cache: `$UV_CACHE_DIR`, `$XDG_CACHE_HOME/uv`, `~/.cache/uv`, a `cache-dir`
+/// of the files uv reads for the project in `dir`.
+fn uv_caches(envs: &[&Env], dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for env in envs {
         let var = |k: &str| env.get(k).map(PathBuf::from).filter(|p| p.is_absolute());
         out.extend(var("UV_CACHE_DIR"));
         out.extend(var("XDG_CACHE_HOME").or_else(|| var("HOME").map(|h| h.join(".cache"))).map(|d| d.join("uv")));
     }
+    out.extend(linked_config::uv_caches(dir, envs));
     out
 }
 
@@ -84,20 +107,28 @@ fn mount_point(path: &Path) -> Option<PathBuf> {
     Some(top.to_path_buf())
 }
 
-fn pnpm_note(packages: &Path, store: &Path) -> String {
-    note(packages, &format!("pnpm's store {}", store.display()), "package-import-method=copy (in the project's .npmrc), or check the store with `pnpm store status`")
+fn pnpm_note(packages: &Path, store: Option<PathBuf>, linked: Option<Linked>) -> String {
+    let fix = "package-import-method=copy (in the project's .npmrc), or check the store with `pnpm store status`";
+    note(packages, "pnpm's store", store, linked, fix)
 }
 
-fn uv_note(venv: &Path, cache: &Path) -> String {
-    note(venv, &format!("uv's cache {}", cache.display()), "UV_LINK_MODE=copy (link-mode = \"copy\"), or run `uv cache clean`")
+fn uv_note(venv: &Path, cache: Option<PathBuf>, linked: Option<Linked>) -> String {
+    note(venv, "uv's cache", cache, linked, "UV_LINK_MODE=copy (link-mode = \"copy\"), or run `uv cache clean`")
 }
 
-/// The words for one tool: `store` names it and where it is, `fix` how to install instead.
-fn note(installed: &Path, store: &str, fix: &str) -> String {
+/// The words for one tool: `what` its store, `store` where it was found (if it was), `linked` a
+/// file seen with other names (if one was), `fix` how to install instead.
+fn note(installed: &Path, what: &str, store: Option<PathBuf>, linked: Option<Linked>, fix: &str) -> String {
+    let seen = linked.map(|l| format!("{} has {} names", l.file.display(), l.names));
+    let links = match (store, seen) {
+        (Some(store), None) => format!("likely hard links to {what} {} (same filesystem)", store.display()),
+        (Some(store), Some(seen)) => format!("hard links ({seen}), likely to {what} {} (same filesystem)", store.display()),
+        (None, seen) => format!("hard links ({}), likely to {what} in a place sandspawn does not know", seen.unwrap_or_default()),
+    };
     format!(
-        "hard-linked packages: the files under {} are likely hard links to {store} (same filesystem), which every project \
-         linked to it and the host's next install use: the command's write to one changes them all, and toolCaches cannot cover it \
-         (the link is the workspace's own file). Install with {fix} after the run",
+        "hard-linked packages: the files under {} are {links}, which every project linked to it and the host's next install \
+         use: the command's write to one changes them all, and toolCaches cannot cover it (the link is the workspace's own file). \
+         Install with {fix} after the run",
         installed.display()
     )
 }

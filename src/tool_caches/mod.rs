@@ -31,6 +31,8 @@ mod dir;
 pub(crate) mod held_home;
 mod layers;
 pub mod linked;
+mod linked_config;
+mod linked_sample;
 mod lock;
 mod resolved;
 mod scope;
