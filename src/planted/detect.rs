@@ -349,8 +349,11 @@ fn undo_created(baseline: &Baseline, found: &scan::Found, risks: &mut Listed) {
     let seen: HashSet<&PathBuf> = found.named.iter().chain(&found.git_entries).collect();
     // Past its bound the walk did not keep every name it found (`Found::named_unkept`): each looked at.
     let all_seen = found.named_unkept.count == 0;
+    let by_walk = |p: &Path| all_seen && walked(baseline, p);
+    // The others (a hundred names at `/tmp`'s top): one listing says which may exist.
+    let presence = super::presence::Presence::of(baseline.absent.iter().map(|p| p.as_path()).filter(|p| !by_walk(p)));
     for p in &baseline.absent {
-        let exists = if all_seen && walked(baseline, p) { seen.contains(p) } else { p.symlink_metadata().is_ok() };
+        let exists = if by_walk(p) { seen.contains(p) } else { presence.symlink_metadata(p).is_some() };
         let Some(meta) = exists.then(|| p.symlink_metadata().ok()).flatten() else { continue };
         if crate::placeholders::is_placeholder(p, &meta) {
             continue;

@@ -50,8 +50,10 @@ impl Kept {
         if devices.is_empty() {
             return Kept::default();
         }
+        // Most are missing (a hundred names at the home's top): one listing of each directory.
+        let presence = super::presence::Presence::of(paths.iter().map(|p| p.as_path()));
         let shared = paths.iter().filter_map(|p| {
-            let m = std::fs::metadata(p).ok()?;
+            let m = presence.may_exist(p).then(|| std::fs::metadata(p).ok()).flatten()?;
             let shared = m.is_file() && m.nlink() > 1 && devices.contains(&m.dev());
             shared.then(|| HardLinked::of(p, &m))
         });

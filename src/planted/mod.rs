@@ -49,6 +49,7 @@ mod named_stamp;
 mod vouch;
 pub(crate) mod undo;
 pub mod names;
+mod presence;
 pub mod repo;
 pub mod scan;
 pub mod small_file;
@@ -757,14 +758,19 @@ impl<'a> Carver<'a> {
                 return;
             }
         }
-        for n in names {
-            let (p, kind) = (top.join(n), Some(names::placeholder_kind(n)));
+        let paths: Vec<PathBuf> = names.iter().map(|n| top.join(n)).collect();
+        // Unwalked (a root's top before the walk, `/tmp`): one listing says which may exist.
+        let presence = if self.existing.is_none() { presence::Presence::of(paths.iter().map(|p| p.as_path())) } else { presence::Presence::default() };
+        for (n, p) in names.iter().zip(paths) {
+            let kind = names::placeholder_kind(n);
             // What the walk did not find there does not exist: no `lstat` for it.
             if self.existing.as_ref().is_some_and(|e| !e.paths.contains(&p)) {
                 if self.list_missing {
-                    self.absent(&p, kind);
+                    self.absent(&p, Some(kind));
                 }
-            } else if let Some(kind) = kind {
+            } else if !presence.may_exist(&p) {
+                self.absent(&p, Some(kind)); // as `entry_seen` does when its `lstat` fails
+            } else {
                 self.named_entry(&p, kind);
             }
         }
