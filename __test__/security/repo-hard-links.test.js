@@ -155,3 +155,41 @@ describe("a git directory's own files that are symlinks into the workspace", () 
     }
   }
 })
+
+// An attacker's review (fix21/gitlink.js): `sub/.git` a SYMLINK to a `gitdir:` file (`sub/gf`:
+// `gitdir: node_modules/g`). Git reads the file through the link and takes a relative path from
+// the directory holding `.git`: the host's git used `sub/node_modules/g`. The host followed the
+// link to the file and stopped there, so the git directory it names was kept only if the walk found
+// it, and the walk skips node_modules: run 2 put `core.fsmonitor` in its config, nothing said it.
+// Made by run 1 or on the host before the runs, in both modes.
+const LINKED_GITFILE = `${REPO('sub/node_modules/g')} && printf '[core]\\n\\trepositoryformatversion = 0\\n' > sub/node_modules/g/config &&
+  printf 'gitdir: node_modules/g\\n' > sub/gf && ln -s gf sub/.git && echo planted`
+
+describe('a .git symlink to a gitdir: file', () => {
+  for (const mode of ['bwrap', 'landlock']) {
+    for (const by of ['run 1', 'the host']) {
+      test(`${mode}: made by ${by}: the git directory the file names stays as it was`, (t) => {
+        const ws = tempTree(t).root
+        const linux = mode === 'landlock' ? { allow: ['landlock'] } : undefined
+        if (by === 'the host') {
+          assert.equal(spawnSync('sh', ['-c', LINKED_GITFILE], { cwd: ws, encoding: 'utf8' }).stdout, 'planted\n')
+        } else {
+          const r1 = run(LINKED_GITFILE, ws, { linux })
+          assert.equal(r1.error, undefined, r1.message)
+          if (mode === 'landlock' && r1.sandboxType !== 'landlock') return t.skip('Landlock is not available here')
+          assert.equal(r1.stdout, 'planted\n', JSON.stringify(r1))
+        }
+        const gitDir = path.join(ws, 'sub', 'node_modules', 'g')
+        const git = spawnSync('git', ['rev-parse', '--absolute-git-dir'], { cwd: path.join(ws, 'sub'), encoding: 'utf8' })
+        if (git.status === 0) assert.equal(git.stdout.trim(), gitDir, "git's own reading of the link")
+        const config = path.join(gitDir, 'config')
+        const before = fs.readFileSync(config, 'utf8')
+        const r2 = run(`printf '[core]\\n\\tfsmonitor = "touch PWNED; false"\\n' >> ${JSON.stringify(config)}; echo w:$?`, ws, { linux })
+        assert.equal(r2.error, undefined, r2.message)
+        if (mode === 'landlock' && r2.sandboxType !== 'landlock') return t.skip('Landlock is not available here')
+        assert.equal(fs.readFileSync(config, 'utf8'), before, `the config as it was: ${JSON.stringify(r2)}`)
+        assert.match(r2.stdout, /w:[1-9]/)
+      })
+    }
+  }
+})
