@@ -21,9 +21,13 @@ pub fn git_dirs(dot_git: &Path) -> Vec<PathBuf> {
     let Ok(meta) = dot_git.symlink_metadata() else { return Vec::new() };
     // A `.git` directory is its own git directory, and its path is canonical already (the walk
     // joins names of real directories to canonical roots): no `realpath` per repository per run.
+    // A symlink to a file is a `.git` file to git, which reads it through the link and takes a
+    // relative path from the directory holding `.git`, not from the link's target's (git 2.47).
+    // Found by an attacker's review: `.git -> gf` was followed to `gf` and no further, and the git
+    // directory `gf` named (in node_modules, which the walk skips) stayed writable.
     let first = if meta.is_dir() {
         Some(dot_git.to_path_buf())
-    } else if meta.is_file() {
+    } else if meta.is_file() || (meta.is_symlink() && dot_git.metadata().is_ok_and(|m| m.is_file())) {
         read_gitdir(dot_git).map(|g| if g.is_absolute() { g } else { top.join(g) }).and_then(|p| std::fs::canonicalize(p).ok())
     } else {
         std::fs::canonicalize(dot_git).ok()
@@ -412,6 +416,29 @@ mod tests {
         assert_eq!(git_dirs(&r.join("sub/.git")), vec![r.join("main/.git")]);
         std::fs::write(r.join("sub/.git"), "garbage").unwrap();
         assert!(git_dirs(&r.join("sub/.git")).is_empty());
+    }
+
+    /// Git's reading (checked with git 2.47): a `.git` symlink to a file is that `gitdir:` file,
+    /// its relative path taken from the directory holding `.git`, not from the link's target's;
+    /// a `commondir` symlink is read through too, its path relative to the git directory.
+    #[test]
+    fn a_dot_git_symlink_to_a_gitdir_file() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        for d in ["sub/g", "sub/common", "other/g", "other/common"] {
+            std::fs::create_dir_all(r.join(d)).unwrap();
+        }
+        std::fs::write(r.join("other/gf"), "gitdir: g\n").unwrap();
+        std::os::unix::fs::symlink("../other/gf", r.join("other/link")).unwrap();
+        std::os::unix::fs::symlink("../other/link", r.join("sub/.git")).unwrap();
+        assert_eq!(git_dirs(&r.join("sub/.git")), vec![r.join("sub/g")]);
+        std::fs::write(r.join("other/cd"), "../common\n").unwrap();
+        std::os::unix::fs::symlink("../../other/cd", r.join("sub/g/commondir")).unwrap();
+        assert_eq!(git_dirs(&r.join("sub/.git")), vec![r.join("sub/g"), r.join("sub/common")]);
+        // A symlink to a directory is that git directory, wherever it is.
+        std::fs::remove_file(r.join("sub/.git")).unwrap();
+        std::os::unix::fs::symlink("../other/g", r.join("sub/.git")).unwrap();
+        assert_eq!(git_dirs(&r.join("sub/.git")), vec![r.join("other/g")]);
     }
 
     /// A repository whose `.git` and config are old enough for `facts` to remember them.
