@@ -580,6 +580,49 @@ describe("a created repository's configuration the host cannot read safely", () 
   }
 })
 
+// Found by an attacker's review (fix21: incif_hooks.js, bigcfg.js, manyinc_fsmon.js): a host-made
+// repository's hooks path from an `includeIf` file, or past the first MiB of its config, and the
+// 65th file it included, were neither kept nor said: a run wrote a hook (or core.fsmonitor) that
+// the host's next `git commit` (`git status`) ran. Each is kept now, or said in notEnforced.
+describe("a repository's configuration read whole: includeIf, large files, many includes", () => {
+  for (const mode of ['bwrap', 'landlock']) {
+    test(`${mode}: the hooks directories and included files they name are kept; past the bounds the result says so`, { skip: NO_GIT, timeout: 120_000 }, async (t) => {
+      const tree = tempTree(t)
+      const ws = (p) => path.join(tree.ws, p)
+      const repo = (rel) => {
+        fs.mkdirSync(ws(`${rel}/tools`), { recursive: true })
+        git(ws(rel), 'init', '-q')
+        return ws(`${rel}/.git/config`)
+      }
+      git(tree.ws, 'init', '-q')
+      fs.mkdirSync(ws('tools'))
+      fs.appendFileSync(ws('.git/config'), '[includeIf "gitdir:/"]\n\tpath = ../git-local.cfg\n')
+      fs.writeFileSync(ws('git-local.cfg'), '[core]\n\thooksPath = tools/hk\n')
+      const big = '#'.repeat(99).concat('\n').repeat(11_000)
+      fs.appendFileSync(repo('big'), `${big}[core]\n\thooksPath = tools/hk\n`)
+      const many = repo('many')
+      for (let i = 0; i < 70; i++) fs.writeFileSync(ws(`many/tools/i${i}`), '# empty\n')
+      fs.appendFileSync(many, Array.from({ length: 70 }, (_, i) => `[include]\n\tpath = ../tools/i${i}\n`).join(''))
+      fs.appendFileSync(repo('huge'), '[include]\n\tpath = ../tools/inc\n')
+      fs.writeFileSync(ws('huge/tools/inc'), '')
+      fs.truncateSync(ws('huge/tools/inc'), 17 << 20)
+      // A missing hooks directory is kept absent: made during the run, it is moved aside after it.
+      const script = [
+        `mkdir -p tools/hk big/tools/hk; for d in tools/hk big/tools/hk; do printf '#!/bin/sh\\n' > $d/pre-commit; done`,
+        attempts([['70th include', `printf '[core]\\n\\tfsmonitor = x\\n' >> many/tools/i69`]]),
+      ].join('\n')
+      const options = { cwd: tree.ws, sandbox: WW, timeout: 30_000 }
+      if (mode === 'landlock') options.linux = { allow: ['landlock'] }
+      const r = await sh(script, options)
+      assertAllDenied(r, [['70th include']])
+      for (const hook of ['tools/hk/pre-commit', 'big/tools/hk/pre-commit']) assert.ok(!fs.existsSync(ws(hook)), `${hook} stayed: ${show(r)}`)
+      const said = r.sandboxDetails.notEnforced.filter((n) => n.includes(ws('huge/.git')))
+      assert.equal(said.length, 1, show(r))
+      assert.match(said[0], /MiB/)
+    })
+  }
+})
+
 // A plan another program runs (buildSandboxCommand): the helper in front of bwrap creates its
 // placeholders and holds the directory's lock for the sandbox's life; the runner's cleanup must
 // never remove a placeholder such a sandbox has mounted over.

@@ -196,9 +196,9 @@ mod tests {
     fn run(r: &std::path::Path, ino: u64) -> (bool, Vec<PathBuf>) {
         super::watch::global().unwrap().drain();
         let dot_git = r.join(".git");
-        match vouched(&dot_git, ino, None) {
+        match vouched(&dot_git, ino, &[]) {
             Some(f) => (true, f.hooks.clone()),
-            None => (false, facts(&dot_git, None, Some(ino), None).hooks.clone()),
+            None => (false, facts(&dot_git, None, Some(ino), &[]).hooks.clone()),
         }
     }
 
@@ -209,7 +209,7 @@ mod tests {
         assert_eq!(run(&r, ino), (false, vec![]), "the first run reads");
         assert_eq!(run(&r, ino), (true, vec![]), "the next ones do not");
         assert_eq!(run(&r, ino), (true, vec![]));
-        assert!(vouched(&r.join(".git"), ino + 1, None).is_none(), "another .git at that path (the walk's inode) is not vouched for");
+        assert!(vouched(&r.join(".git"), ino + 1, &[]).is_none(), "another .git at that path (the walk's inode) is not vouched for");
     }
 
     /// Each way the host (never the run: `.git` is read-only in it) can change what git runs.
@@ -276,7 +276,7 @@ mod tests {
             assert!(run(&r, ino).0, "{what}: vouched for before");
             change(&r);
             assert!(!run(&r, ino).0, "{what}: not vouched for after");
-            let links = facts(&r.join(".git"), None, Some(ino), None).links.clone();
+            let links = facts(&r.join(".git"), None, Some(ino), &[]).links.clone();
             assert!(!links.is_plain(), "{what}: found: {links:?}");
             assert!(!run(&r, ino).0, "{what}: a hook that is a link is not vouched for");
         }

@@ -617,7 +617,7 @@ fn new_repository(dot_git: &Path, since: i64, risks: &mut Listed) {
     }
     detail.push_str(&config.unjudged_detail());
     risks.push(HostRisk { path: dot_git.to_string_lossy().into_owned(), kind: RiskKind::RepositoryCreated, detail });
-    let hooks_dirs = dirs.iter().map(|d| d.join("hooks")).chain(repo::hooks_dirs(top, &dirs, super::global_git::hooks_path().as_deref()));
+    let hooks_dirs = dirs.iter().map(|d| d.join("hooks")).chain(repo::hooks_dirs(top, &dirs, &super::global_git::hooks_paths()));
     for hooks in hooks_dirs {
         let planted = hook_scripts(&hooks, since);
         if !planted.is_empty() {

@@ -7,8 +7,16 @@
 //! environment says (`files_from`): the system files (`$GIT_CONFIG_SYSTEM`, `/etc/gitconfig`,
 //! Homebrew's, each `git`'s on `PATH`), then the global ones (`$GIT_CONFIG_GLOBAL`,
 //! `$XDG_CONFIG_HOME/git/config`, then `~/.config/git/config` and `~/.gitconfig` of each home),
-//! each with the files its `include.path` names (`git_paths::include`). `includeIf` is not followed for
-//! the hooks path (its conditions depend on the repository): README says so.
+//! each with the files its `include.path` names (`git_paths::include`). A hooks path (or template
+//! directory) an `includeIf` file names is taken as possibly applying (its conditions depend on the
+//! repository, its branch, its remotes): its directory is kept as a plain one's is, besides. Found
+//! by an attacker's review: `[includeIf "gitdir:/"] path = ../local.cfg` naming `core.hooksPath =
+//! tools/hk` left `tools/hk` writable, and the host's next `git commit` ran the run's hook.
+//!
+//! Nothing is left unread silently: past `MAX_FILES` files, `MAX_BYTES` bytes or `MAX_ENTRIES`
+//! entries the configuration is `capped`, which the run's result says. Found by an attacker's
+//! review: a config of more than 1 MiB, and a 65th include, were skipped unsaid, and the hooks
+//! path or `core.fsmonitor` past them went unseen.
 //!
 //! `Global::files` lists every file read or looked for, `includeIf` targets too whatever their condition:
 //! each that lies in a writable root is kept read-only (absent when missing) in direct runs, and
@@ -36,8 +44,14 @@ use super::{git_paths, gitconfig, small_file};
 const MAX_DEPTH: usize = 10;
 
 /// At most this many files are read for one configuration: a file that includes itself twice would
-/// otherwise be read 2^MAX_DEPTH times (git would too, but not on every run of a sandbox).
-const MAX_FILES: usize = 64;
+/// otherwise be read 2^MAX_DEPTH times (git would too, but not on every run of a sandbox). Past it
+/// the configuration is `capped`. A `stat` per file a run: hundreds cost nothing noticeable.
+pub const MAX_FILES: usize = 256;
+
+/// At most this many bytes are read of one configuration (all its files): git reads a file of any
+/// size, and a key past a smaller bound went unseen (an attacker's review). Past it the
+/// configuration is `capped`. Read once while no file changes (`current`, `repo::facts`).
+pub const MAX_BYTES: u64 = 16 << 20;
 
 /// At most this many entries are read for one configuration (all its files), and at most this many
 /// programs kept of what they name: a run-written configuration of thousands of distinct program
@@ -53,9 +67,10 @@ const MAX_UNRESOLVED: usize = 16;
 /// repository, and reading it there again cost every repository those `stat`s.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Global {
-    /// The hooks path they name, as written (relative to each repository's top, `~/…`, or
-    /// absolute); `None` when they name none.
-    pub hooks: Option<String>,
+    /// The hooks paths they name, as written (relative to each repository's top, `~/…`, or
+    /// absolute): the one set plainly (the last), then those of `includeIf` files, which may
+    /// apply in a repository or not (`Values::maybe_hooks`); empty when they name none.
+    pub hooks: Vec<String>,
     /// Every file they consist of, as git names them (a link's own path: `canonical_lenient`
     /// finds where it leads): the top files, what they include, and what `includeIf` names under
     /// any condition (carving a file git does not read here costs nothing). Missing ones too: a
@@ -76,18 +91,21 @@ pub struct Global {
     /// `` `which x` ``), as `key = word (file)`: nothing is kept for them, and the run's result says
     /// so (`notEnforced`) rather than nothing at all (found by an attacker's review).
     pub unresolved: Vec<String>,
-    /// Its reading stopped at `MAX_ENTRIES` or `MAX_PROGRAMS`.
+    /// Its reading stopped at `MAX_FILES`, `MAX_BYTES`, `MAX_ENTRIES` or `MAX_PROGRAMS`, or a file of
+    /// it could not be read (not a regular file).
     pub capped: bool,
 }
 
 /// The configuration as it is now, from the cache when no file changed since.
 pub fn now() -> Global {
-    let (Values { hooks, template, programs, unresolved, capped }, files) = current();
+    let (values, files) = current();
+    let hooks = values.all_hooks();
+    let Values { template, maybe_templates, programs, unresolved, capped, .. } = values;
     let env_template = std::env::var_os("GIT_TEMPLATE_DIR").filter(|v| !v.is_empty()).map(PathBuf::from);
     #[cfg(test)]
     let env_template = env_template.filter(|_| super::home::test_home::get().is_none());
-    let absolute_hooks = hooks.as_deref().map(|h| expand(h, Path::new(""))).unwrap_or_default().into_iter().filter(|p| p.is_absolute());
-    let host_dirs = env_template.into_iter().filter(|p| p.is_absolute()).chain(template).chain(absolute_hooks).collect();
+    let absolute_hooks: Vec<PathBuf> = hooks.iter().flat_map(|h| expand(h, Path::new(""))).filter(|p| p.is_absolute()).collect();
+    let host_dirs = env_template.into_iter().filter(|p| p.is_absolute()).chain(template).chain(maybe_templates).chain(absolute_hooks).collect();
     Global { hooks, files, host_dirs, programs, unresolved, capped }
 }
 
@@ -102,13 +120,17 @@ impl Global {
 }
 
 /// A repository's own configuration files (`repo::config_files`), read as the global ones are (this
-/// reader, not a second one): the hooks path they name, includes counted (`includeIf`'s not, as
-/// here), and every file they include, nested, `includeIf` whatever its condition, relative to the
+/// reader, not a second one): the hooks path they name, includes counted (`includeIf`'s as
+/// possibly applying, as here), and every file they include, nested, `includeIf` whatever its condition, relative to the
 /// including file's directory, missing ones too (`repo::Facts::includes`). Found by an attacker's
 /// review: `include.path = ../tools/gitconfig` (a file of the worktree, as projects share
 /// settings) took a run's `core.fsmonitor`, which the host's next `git status` there ran.
 pub struct Own {
+    /// The hooks path set plainly (the last): it wins over the global configuration's.
     pub hooks: Option<String>,
+    /// Those of `includeIf` files: git takes one where its condition holds, after or instead of
+    /// `hooks`, and the global one's where it does not.
+    pub maybe_hooks: Vec<String>,
     pub includes: Vec<PathBuf>,
     /// The programs they name by path (`gitconfig::program_paths`, includes' too): absolute, `~/`,
     /// or relative to `top` (git runs them from the worktree's top) when the directory it names
@@ -116,14 +138,15 @@ pub struct Own {
     /// review: `core.fsmonitor = <top>/tools/fsmon`, rewritten by a run, ran in the host's next
     /// `git status`.
     pub programs: Vec<PathBuf>,
-    /// Its reading stopped at `MAX_ENTRIES` or `MAX_PROGRAMS`.
+    /// Its reading stopped at `MAX_FILES`, `MAX_BYTES`, `MAX_ENTRIES` or `MAX_PROGRAMS`, or a file of
+    /// it could not be read (not a regular file).
     pub capped: bool,
 }
 
 pub fn repository(configs: &[PathBuf], top: &Path) -> Own {
     let (mut seen, mut value, mut named) = (Vec::new(), Values::default(), Named::default());
     for f in configs {
-        read(f, 0, &mut seen, Some(&mut value), &mut named);
+        read(f, 0, &mut seen, &mut value, false, &mut named);
     }
     let mut includes: Vec<PathBuf> = Vec::new();
     for p in seen.into_iter().filter(|(p, _)| !configs.contains(p)).map(|(p, _)| physical(&p)) {
@@ -141,7 +164,7 @@ pub fn repository(configs: &[PathBuf], top: &Path) -> Own {
             programs.push(p);
         }
     }
-    Own { hooks: value.hooks, includes, programs, capped: named.capped }
+    Own { hooks: value.hooks, maybe_hooks: value.maybe_hooks, includes, programs, capped: named.capped }
 }
 
 /// `p` with its `.` and `..` taken as the kernel takes them where the path exists (a `..` after a
@@ -171,9 +194,9 @@ pub(super) fn without_dots(p: &Path, physical: bool) -> PathBuf {
     out
 }
 
-/// The hooks path alone (`Global::hooks`), for a caller that needs nothing else.
-pub fn hooks_path() -> Option<String> {
-    current().0.hooks
+/// The hooks paths alone (`Global::hooks`), for a caller that needs nothing else.
+pub fn hooks_paths() -> Vec<String> {
+    current().0.all_hooks()
 }
 
 /// What the configuration files name, the last one winning.
@@ -181,13 +204,26 @@ pub fn hooks_path() -> Option<String> {
 struct Values {
     /// `core.hooksPath`, as written.
     hooks: Option<String>,
+    /// Those of `includeIf` files, each once: taken as possibly applying.
+    maybe_hooks: Vec<String>,
     /// `init.templateDir`, `~/` and a relative path (from its file's directory) made absolute.
     template: Option<PathBuf>,
+    /// Those of `includeIf` files, likewise.
+    maybe_templates: Vec<PathBuf>,
     /// `Global::programs`, made absolute.
     programs: Vec<PathBuf>,
     /// `Global::unresolved`.
     unresolved: Vec<String>,
     capped: bool,
+}
+
+impl Values {
+    /// `Global::hooks`: the plain one, then the conditional ones.
+    fn all_hooks(&self) -> Vec<String> {
+        let mut out: Vec<String> = self.hooks.iter().cloned().collect();
+        out.extend(self.maybe_hooks.iter().filter(|h| self.hooks.as_ref() != Some(*h)).cloned());
+        out
+    }
 }
 
 /// What the files read name as programs: paths (`~/`, `~user/` expanded; relative ones as
@@ -199,7 +235,10 @@ struct Named {
     met: std::collections::HashSet<PathBuf>,
     unresolved: Vec<String>,
     entries: usize,
-    /// Past `MAX_ENTRIES`, `MAX_PROGRAMS` or `MAX_UNRESOLVED`: the rest was not read, or not kept.
+    /// The bytes read so far, of `MAX_BYTES`.
+    bytes: u64,
+    /// Past `MAX_FILES`, `MAX_BYTES`, `MAX_ENTRIES`, `MAX_PROGRAMS` or `MAX_UNRESOLVED`, or a file
+    /// not read (`small_file::Read::Unjudged`): the rest was not read, or not kept.
     capped: bool,
 }
 
@@ -214,7 +253,7 @@ fn current() -> (Values, Vec<PathBuf>) {
     let mut value = Values::default();
     let mut named = Named::default();
     for f in &tops {
-        read(f, 0, &mut seen, Some(&mut value), &mut named);
+        read(f, 0, &mut seen, &mut value, false, &mut named);
     }
     // Timestamps are coarse: what changed in this very second may change again unseen.
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
@@ -244,14 +283,25 @@ fn stat(p: &Path) -> Stat {
     std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino(), m.size(), m.mtime(), m.mtime_nsec(), m.ctime(), m.ctime_nsec()))
 }
 
-/// `file` and what it includes, in order: `value` holds the last values met, `None` below an
-/// `includeIf` (read for `seen` and `programs` only).
-fn read(file: &Path, depth: usize, seen: &mut Vec<(PathBuf, Stat)>, mut value: Option<&mut Values>, named: &mut Named) {
+/// `file` and what it includes, in order: `value` holds the last values met, and below an
+/// `includeIf` (`conditional`) the values that may apply.
+fn read(file: &Path, depth: usize, seen: &mut Vec<(PathBuf, Stat)>, value: &mut Values, conditional: bool, named: &mut Named) {
     if seen.len() >= MAX_FILES {
+        named.capped = true;
         return;
     }
     seen.push((file.to_path_buf(), stat(file)));
-    let Some(text) = small_file::text(file) else { return };
+    // git reads a file of any size: one past what is left of `MAX_BYTES`, or one that is no
+    // regular file, is said (`capped`), never skipped unsaid.
+    let text = match small_file::read_up_to(file, MAX_BYTES - named.bytes) {
+        small_file::Read::Text(text) => text,
+        small_file::Read::Absent => return,
+        small_file::Read::Unjudged { .. } => {
+            named.capped = true;
+            return;
+        }
+    };
+    named.bytes += text.len() as u64;
     for e in gitconfig::entries(&text) {
         if named.entries >= MAX_ENTRIES {
             named.capped = true;
@@ -259,44 +309,46 @@ fn read(file: &Path, depth: usize, seen: &mut Vec<(PathBuf, Stat)>, mut value: O
         }
         named.entries += 1;
         let Some(v) = e.value.filter(|v| !v.is_empty()) else { continue };
-        let conditional = e.key.starts_with("includeif.") && e.key.ends_with(".path");
         let dir = file.parent().unwrap_or(Path::new("/"));
-        // Absolute, `~/` and `~user/` ones made absolute; relative ones as written, for the
-        // caller to place (a repository's run from its worktree's top; the global ones' are not
-        // kept); those only the shell resolves, said.
-        for w in gitconfig::program_paths(&e.key, &v) {
-            if gitconfig::unresolved(&w) {
-                match named.unresolved.len() < MAX_UNRESOLVED {
-                    true => named.unresolved.push(format!("`{} = {w}` ({})", e.key, file.display())),
-                    false => named.capped = true,
-                }
-                continue;
-            }
-            for p in git_paths::tilde(&w, &git_paths::homes()) {
-                if named.programs.len() >= MAX_PROGRAMS {
-                    named.capped = true;
-                } else if named.met.insert(p.clone()) {
-                    named.programs.push(p);
-                }
-            }
-        }
+        programs(file, &e.key, &v, named);
+        let include_if = e.key.starts_with("includeif.") && e.key.ends_with(".path");
         match e.key.as_str() {
-            "core.hookspath" => {
-                if let Some(value) = value.as_deref_mut() {
-                    value.hooks = Some(v);
+            "core.hookspath" if conditional => {
+                if !value.maybe_hooks.contains(&v) {
+                    value.maybe_hooks.push(v);
                 }
             }
-            "init.templatedir" => {
-                if let Some(value) = value.as_deref_mut() {
-                    value.template = expand(&v, dir).into_iter().next();
-                }
-            }
-            _ if (conditional || e.key == "include.path") && depth < MAX_DEPTH => {
+            "core.hookspath" => value.hooks = Some(v),
+            "init.templatedir" if conditional => value.maybe_templates.extend(expand(&v, dir).into_iter().next()),
+            "init.templatedir" => value.template = expand(&v, dir).into_iter().next(),
+            _ if (include_if || e.key == "include.path") && depth < MAX_DEPTH => {
                 for inc in expand(&v, dir) {
-                    read(&inc, depth + 1, seen, if conditional { None } else { value.as_deref_mut() }, named);
+                    read(&inc, depth + 1, seen, value, conditional || include_if, named);
                 }
             }
             _ => {}
+        }
+    }
+}
+
+/// The programs the entry `key = v` of `file` names (`Named`): absolute, `~/` and `~user/` ones
+/// made absolute; relative ones as written, for the caller to place (a repository's run from its
+/// worktree's top; the global ones' are not kept); those only the shell resolves, said.
+fn programs(file: &Path, key: &str, v: &str, named: &mut Named) {
+    for w in gitconfig::program_paths(key, v) {
+        if gitconfig::unresolved(&w) {
+            match named.unresolved.len() < MAX_UNRESOLVED {
+                true => named.unresolved.push(format!("`{key} = {w}` ({})", file.display())),
+                false => named.capped = true,
+            }
+            continue;
+        }
+        for p in git_paths::tilde(&w, &git_paths::homes()) {
+            if named.programs.len() >= MAX_PROGRAMS {
+                named.capped = true;
+            } else if named.met.insert(p.clone()) {
+                named.programs.push(p);
+            }
         }
     }
 }
@@ -348,23 +400,24 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         let home = t.path().canonicalize().unwrap();
         let _home = super::super::home::test_home::set(home.clone());
-        assert_eq!(hooks_path(), None);
+        assert!(hooks_paths().is_empty());
         std::fs::create_dir_all(home.join(".config/git")).unwrap();
         std::fs::write(home.join(".config/git/config"), "[core]\n\thooksPath = .xdg\n").unwrap();
-        assert_eq!(hooks_path(), Some(".xdg".into()), "the XDG file alone");
+        assert_eq!(hooks_paths(), vec![".xdg"], "the XDG file alone");
         std::fs::write(home.join(".gitconfig"), "[core]\n\thooksPath = .home\n").unwrap();
-        assert_eq!(hooks_path(), Some(".home".into()), "~/.gitconfig after it");
+        assert_eq!(hooks_paths(), vec![".home"], "~/.gitconfig after it");
         std::fs::create_dir(home.join("d")).unwrap();
         std::fs::write(home.join("d/inc"), "[core]\n\thooksPath = .included\n").unwrap();
         std::fs::write(home.join(".gitconfig"), "[core]\n\thooksPath = .home\n[include]\n\tpath = d/inc\n").unwrap();
-        assert_eq!(hooks_path(), Some(".included".into()), "an include, relative to its file");
+        assert_eq!(hooks_paths(), vec![".included"], "an include, relative to its file");
         std::fs::write(home.join("d/inc"), "[include]\n\tpath = ~/d/inc\n").unwrap();
-        assert_eq!(hooks_path(), Some(".home".into()), "an include of itself ends at git's depth");
+        assert_eq!(hooks_paths(), vec![".home"], "an include of itself ends at git's depth");
     }
 
     /// An attacker's review: a file the global configuration includes (`~/.gitconfig.local`,
     /// `~/dotfiles/gitconfig`) was writable to a run. Every file read is listed, `includeIf`'s
-    /// whatever its condition (its hooks path is not taken), missing ones too.
+    /// whatever its condition (its hooks path and template directory taken as possibly applying:
+    /// another review), missing ones too.
     #[test]
     fn every_file_read_is_listed_includes_and_conditional_ones_too() {
         let t = tempfile::tempdir().unwrap();
@@ -377,7 +430,15 @@ mod tests {
         for p in [home.join(".config/git/config"), home.join(".gitconfig"), home.join(".gitconfig.local"), home.join("dotfiles/work"), home.join("dotfiles/deeper")] {
             assert!(read.contains(&p), "{} in {read:?}", p.display());
         }
-        assert_eq!(hooks_path(), None, "an includeIf's is not taken");
+        assert_eq!(hooks_paths(), vec![".work"], "an includeIf's is taken as possibly applying");
+        std::fs::create_dir_all(home.join(".config/git")).unwrap();
+        std::fs::write(home.join(".config/git/config"), "[core]\n\thooksPath = ~/plain\n").unwrap();
+        std::fs::write(home.join("dotfiles/work"), "[core]\n\thooksPath = ~/.work\n[init]\n\ttemplateDir = tmpl\n").unwrap();
+        let g = now();
+        assert_eq!(g.hooks, vec!["~/plain", "~/.work"], "the plain one, then the conditional one");
+        for d in [home.join("plain"), home.join(".work"), home.join("dotfiles/tmpl")] {
+            assert!(g.host_dirs.contains(&d), "{} in {:?}", d.display(), g.host_dirs);
+        }
     }
 
     /// An attacker's review (gitglobalenv.sh): the host process (an agent harness) ran with

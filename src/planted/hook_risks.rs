@@ -37,7 +37,7 @@ pub struct Kept {
     pub hard: Vec<HardLinked>,
     pub unlisted: Vec<PathBuf>,
     /// Repositories (their `.git`, or the global configuration's first file) whose configuration
-    /// was read only up to `global_git::MAX_ENTRIES` entries or `MAX_PROGRAMS` programs.
+    /// was read only up to `global_git`'s bounds (`global_git::Own::capped`).
     pub configs_capped: Vec<PathBuf>,
 }
 
@@ -113,10 +113,13 @@ impl Kept {
         });
         let capped = self.configs_capped.iter().map(|c| {
             format!(
-                "planted configuration: the git configuration of {} (its files and what they include) has more than {} entries \
-                 or names more than {} programs by path: what lies past that was not read, and the files it includes and the \
-                 programs it names there were not kept read-only",
+                "planted configuration: the git configuration of {} (its files and what they include) has more than {} files, \
+                 {} MiB or {} entries, names more than {} programs by path, or has a file that is not a regular one: what lies \
+                 past that was not read, and the hooks directories, the files it includes and the programs it names there \
+                 were not kept read-only",
                 c.display(),
+                super::global_git::MAX_FILES,
+                super::global_git::MAX_BYTES >> 20,
                 super::global_git::MAX_ENTRIES,
                 super::global_git::MAX_PROGRAMS
             )

@@ -475,7 +475,7 @@ impl<'a> Carver<'a> {
     /// `walk_ino`: the inode of `.git` in the walk's listing, for a repository the walk found.
     fn repository(&mut self, dot_git: &Path, at_root_top: bool, walk_ino: Option<u64>) {
         let global = self.global.hooks.clone();
-        let global = global.as_deref();
+        let global = global.as_slice();
         let facts = match walk_ino.and_then(|ino| repo::vouched(dot_git, ino, global)) {
             // A `.git` directory with entries, as `entry_seen` would find it: no system call.
             Some(facts) => {
@@ -505,8 +505,8 @@ impl<'a> Carver<'a> {
     /// rest while the policy was resolved): its remembered facts, vouched for or checked by `stat`.
     fn top_includes(&mut self, dot_git: &Path, walk_ino: Option<u64>) {
         let global = self.global.hooks.clone();
-        let vouched = walk_ino.and_then(|ino| repo::vouched(dot_git, ino, global.as_deref()));
-        let facts = vouched.unwrap_or_else(|| repo::facts(dot_git, None, walk_ino, global.as_deref()));
+        let vouched = walk_ino.and_then(|ino| repo::vouched(dot_git, ino, &global));
+        let facts = vouched.unwrap_or_else(|| repo::facts(dot_git, None, walk_ino, &global));
         self.includes.extend(facts.includes.iter().chain(&facts.programs).cloned());
         self.hook_links.capped(dot_git, facts.capped);
         for h in &facts.hard {
@@ -575,7 +575,7 @@ impl<'a> Carver<'a> {
         for d in &dirs {
             self.read_only(d.clone());
         }
-        let hooks = repo::hooks_dirs(dir, &dirs, self.global.hooks.as_deref());
+        let hooks = repo::hooks_dirs(dir, &dirs, &self.global.hooks);
         // A bare repository's relative programs run from its git directory.
         let own = global_git::repository(&repo::config_files(&dirs), dir);
         self.hook_links.capped(dir, own.capped);

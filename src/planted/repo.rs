@@ -62,9 +62,24 @@ pub fn read_gitdir(file: &Path) -> Option<PathBuf> {
 /// (husky sets `core.hooksPath` to it on the next `npm install`). Absolute, possibly missing.
 /// Read lossily (`small_file` decodes so): git reads a config with a byte that is not UTF-8 (a
 /// Latin-1 `user.name`) all the same; its `core.hooksPath` went unseen (an attacker's review).
-/// The files it includes count (`global_git::repository`): git takes a hooks path from them too.
-pub fn hooks_dirs(top: &Path, git_dirs: &[PathBuf], global: Option<&str>) -> Vec<PathBuf> {
-    hooks_at(top, global_git::repository(&config_files(git_dirs), top).hooks.or_else(|| global.map(String::from)))
+/// The files it includes count (`global_git::repository`): git takes a hooks path from them too,
+/// and from an `includeIf`'s where its condition holds (`may_apply`).
+pub fn hooks_dirs(top: &Path, git_dirs: &[PathBuf], global: &[String]) -> Vec<PathBuf> {
+    let own = global_git::repository(&config_files(git_dirs), top);
+    hooks_at(top, may_apply(own.hooks, own.maybe_hooks, global))
+}
+
+/// The hooks paths git may take in a repository: its own plain one, else the global ones
+/// (`global_git::Global::hooks`), and those of its own `includeIf` files whatever their condition.
+/// Found by an attacker's review: `[includeIf "gitdir:/"]` naming `core.hooksPath = tools/hk`
+/// left `tools/hk` writable; keeping a directory git does not use costs nothing.
+fn may_apply(own: Option<String>, maybe: Vec<String>, global: &[String]) -> Vec<String> {
+    let mut out = match own {
+        Some(h) => vec![h],
+        None => global.to_vec(),
+    };
+    out.extend(maybe.into_iter().filter(|h| !out.contains(h)).collect::<Vec<_>>());
+    out
 }
 
 /// The configuration files of a repository's git directories, as git may read them (`config.worktree`
@@ -73,21 +88,21 @@ pub fn config_files(git_dirs: &[PathBuf]) -> Vec<PathBuf> {
     git_dirs.iter().flat_map(|d| [d.join("config"), d.join("config.worktree")]).collect()
 }
 
-/// `hooks_dirs` for the hooks path `configured` (the repository's own, else the global one).
-fn hooks_at(top: &Path, configured: Option<String>) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    if let Some(hp) = configured {
+/// `hooks_dirs` for the hooks paths `configured` (`may_apply`), each once.
+fn hooks_at(top: &Path, configured: Vec<String>) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for hp in configured {
         let p = match hp.strip_prefix("~/") {
             Some(rest) => std::env::var_os("HOME").map(|h| PathBuf::from(h).join(rest)),
             None => Some(top.join(&hp)),
         };
         if let Some(p) = p.map(|p| normalize(&p)) {
-            if p.file_name().is_some_and(|n| n == "_") {
-                if let Some(parent) = p.parent() {
-                    out.push(parent.to_path_buf());
+            let parent = p.parent().filter(|_| p.file_name().is_some_and(|n| n == "_")).map(Path::to_path_buf);
+            for d in parent.into_iter().chain([p]) {
+                if !out.contains(&d) {
+                    out.push(d);
                 }
             }
-            out.push(p);
         }
     }
     let husky = top.join(".husky");
@@ -202,8 +217,8 @@ pub struct Facts {
 struct Known {
     seen: Vec<Seen>,
     facts: Arc<Facts>,
-    /// The global hooks path the facts were read with: another one makes them stale.
-    global: Option<String>,
+    /// The global hooks paths the facts were read with: others make them stale.
+    global: Vec<String>,
     armed: Option<Armed>,
     /// Watches were refused for these facts (not the common shape, or the watch budget): not
     /// tried again every run, until the facts are read again.
@@ -221,9 +236,9 @@ fn known() -> std::sync::MutexGuard<'static, Option<HashMap<OsString, Known>>> {
 /// The facts of the repository at `dot_git` (`.git` seen by the walk as inode `walk_ino`), when its
 /// watches vouch that nothing they were read from changed: no system call at all. The `.git` is
 /// then a directory with entries, as it was (never a placeholder).
-pub fn vouched(dot_git: &Path, walk_ino: u64, global: Option<&str>) -> Option<Arc<Facts>> {
+pub fn vouched(dot_git: &Path, walk_ino: u64, global: &[String]) -> Option<Arc<Facts>> {
     let known = known();
-    let k = known.as_ref()?.get(dot_git.as_os_str()).filter(|k| k.global.as_deref() == global)?;
+    let k = known.as_ref()?.get(dot_git.as_os_str()).filter(|k| k.global == global)?;
     k.armed.as_ref().is_some_and(|a| a.vouches(walk_ino)).then(|| Arc::clone(&k.facts))
 }
 
@@ -238,8 +253,8 @@ pub fn vouched(dot_git: &Path, walk_ino: u64, global: Option<&str>) -> Option<Ar
 /// `dot_git_now`: its metadata if the caller just read it (no second stat), following links.
 /// `walk_ino`: the inode of `.git` in the walk's listing, when the walk found it; then watches are
 /// armed (`armed`) so that the next runs need not even those stats (`vouched`).
-/// `global`: the host's global `core.hooksPath` (`global_git`), read once per run by the caller.
-pub fn facts(dot_git: &Path, dot_git_now: Option<&std::fs::Metadata>, walk_ino: Option<u64>, global: Option<&str>) -> Arc<Facts> {
+/// `global`: the host's global `core.hooksPath`s (`global_git`), read once per run by the caller.
+pub fn facts(dot_git: &Path, dot_git_now: Option<&std::fs::Metadata>, walk_ino: Option<u64>, global: &[String]) -> Arc<Facts> {
     let top = dot_git.parent().unwrap_or(Path::new("/"));
     // Watches first: whatever changes from here on raises an event.
     let arm = || walk_ino.and_then(|ino| armed::arm(dot_git, ino));
@@ -248,7 +263,7 @@ pub fn facts(dot_git: &Path, dot_git_now: Option<&std::fs::Metadata>, walk_ino: 
         _ => s.still(),
     };
     let (mut armed, mut tried) = (None, false);
-    if let Some(k) = known().as_mut().and_then(|m| m.get_mut(dot_git.as_os_str())).filter(|k| k.global.as_deref() == global) {
+    if let Some(k) = known().as_mut().and_then(|m| m.get_mut(dot_git.as_os_str())).filter(|k| k.global == global) {
         // Here because the watches did not vouch (something changed, perhaps only a file at the
         // top): armed again, unless they were refused for these facts.
         // Watches see no included file: a repository with includes is checked by the stat rule.
@@ -267,9 +282,9 @@ pub fn facts(dot_git: &Path, dot_git_now: Option<&std::fs::Metadata>, walk_ino: 
         armed = arm();
     }
     let dirs = git_dirs(dot_git);
-    let global_git::Own { hooks: own, includes, programs, capped } = global_git::repository(&config_files(&dirs), top);
+    let global_git::Own { hooks: own, maybe_hooks, includes, programs, capped } = global_git::repository(&config_files(&dirs), top);
     let facts_includes = includes.len();
-    let hooks = hooks_at(top, own.or_else(|| global.map(String::from)));
+    let hooks = hooks_at(top, may_apply(own, maybe_hooks, global));
     if !includes.is_empty() {
         armed = None;
     }
@@ -345,7 +360,7 @@ pub fn facts(dot_git: &Path, dot_git_now: Option<&std::fs::Metadata>, walk_ino: 
         map.clear();
     }
     let unarmable = walk_ino.is_some() && armed.is_none();
-    map.insert(dot_git.as_os_str().to_os_string(), Known { seen, facts: Arc::clone(&facts), global: global.map(String::from), armed, unarmable });
+    map.insert(dot_git.as_os_str().to_os_string(), Known { seen, facts: Arc::clone(&facts), global: global.to_vec(), armed, unarmable });
     facts
 }
 
@@ -458,25 +473,25 @@ mod tests {
     #[test]
     fn facts_are_read_again_when_the_configuration_changes() {
         let (_t, r) = remembered_repository();
-        let first = facts(&r.join(".git"), None, None, None);
+        let first = facts(&r.join(".git"), None, None, &[]);
         assert!(first.hooks.is_empty());
-        assert!(std::sync::Arc::ptr_eq(&first, &facts(&r.join(".git"), None, None, None)), "remembered");
+        assert!(std::sync::Arc::ptr_eq(&first, &facts(&r.join(".git"), None, None, &[])), "remembered");
         std::fs::write(r.join(".git/config"), "[core]\n\thooksPath = hooks\n").unwrap();
-        assert_eq!(facts(&r.join(".git"), None, None, None).hooks, vec![r.join("hooks")], "an edit in place is seen");
+        assert_eq!(facts(&r.join(".git"), None, None, &[]).hooks, vec![r.join("hooks")], "an edit in place is seen");
         std::fs::create_dir(r.join(".husky")).unwrap();
-        assert_eq!(facts(&r.join(".git"), None, None, None).hooks, vec![r.join("hooks"), r.join(".husky")], ".husky appearing is seen");
+        assert_eq!(facts(&r.join(".git"), None, None, &[]).hooks, vec![r.join("hooks"), r.join(".husky")], ".husky appearing is seen");
     }
 
     #[test]
     fn a_configuration_file_that_appears_is_seen_without_a_stat_of_its_own() {
         let (_t, r) = remembered_repository();
-        let first = facts(&r.join(".git"), None, None, None);
-        assert!(std::sync::Arc::ptr_eq(&first, &facts(&r.join(".git"), None, None, None)), "remembered");
+        let first = facts(&r.join(".git"), None, None, &[]);
+        assert!(std::sync::Arc::ptr_eq(&first, &facts(&r.join(".git"), None, None, &[])), "remembered");
         let meta = std::fs::symlink_metadata(r.join(".git")).unwrap();
-        assert!(std::sync::Arc::ptr_eq(&first, &facts(&r.join(".git"), Some(&meta), None, None)), "the caller's reading of .git counts");
+        assert!(std::sync::Arc::ptr_eq(&first, &facts(&r.join(".git"), Some(&meta), None, &[])), "the caller's reading of .git counts");
         // Absent when read, so not stat-ed itself: its arrival changes the git directory's times.
         std::fs::write(r.join(".git/config.worktree"), "[core]\n\thooksPath = wt-hooks\n").unwrap();
-        assert_eq!(facts(&r.join(".git"), None, None, None).hooks, vec![r.join("wt-hooks")]);
+        assert_eq!(facts(&r.join(".git"), None, None, &[]).hooks, vec![r.join("wt-hooks")]);
     }
 
     /// The global hooks path is the repository's unless it names its own, and facts remembered
@@ -484,11 +499,11 @@ mod tests {
     #[test]
     fn the_global_hooks_path_counts_unless_the_repository_names_one() {
         let (_t, r) = remembered_repository();
-        assert!(facts(&r.join(".git"), None, None, None).hooks.is_empty());
-        assert_eq!(facts(&r.join(".git"), None, None, Some(".githooks")).hooks, vec![r.join(".githooks")]);
-        assert_eq!(facts(&r.join(".git"), None, None, Some("/abs/hooks")).hooks, vec![PathBuf::from("/abs/hooks")]);
+        assert!(facts(&r.join(".git"), None, None, &[]).hooks.is_empty());
+        assert_eq!(facts(&r.join(".git"), None, None, &[".githooks".to_string()]).hooks, vec![r.join(".githooks")]);
+        assert_eq!(facts(&r.join(".git"), None, None, &["/abs/hooks".to_string()]).hooks, vec![PathBuf::from("/abs/hooks")]);
         std::fs::write(r.join(".git/config"), "[core]\n\thooksPath = own\n").unwrap();
-        assert_eq!(hooks_dirs(&r, &[r.join(".git")], Some(".githooks")), vec![r.join("own")]);
+        assert_eq!(hooks_dirs(&r, &[r.join(".git")], &[".githooks".to_string()]), vec![r.join("own")]);
     }
 
     #[test]
@@ -497,11 +512,11 @@ mod tests {
         let r = t.path().canonicalize().unwrap();
         std::fs::create_dir_all(r.join(".git")).unwrap();
         std::fs::create_dir_all(r.join(".husky")).unwrap();
-        assert_eq!(hooks_dirs(&r, &[r.join(".git")], None), vec![r.join(".husky")]);
+        assert_eq!(hooks_dirs(&r, &[r.join(".git")], &[]), vec![r.join(".husky")]);
         std::fs::write(r.join(".git/config"), "[core]\n\thooksPath = .husky/_\n").unwrap();
-        assert_eq!(hooks_dirs(&r, &[r.join(".git")], None), vec![r.join(".husky"), r.join(".husky/_")]);
+        assert_eq!(hooks_dirs(&r, &[r.join(".git")], &[]), vec![r.join(".husky"), r.join(".husky/_")]);
         std::fs::write(r.join(".git/config"), "[core]\n\thooksPath = ./tools/../hooks\n").unwrap();
-        assert_eq!(hooks_dirs(&r, &[r.join(".git")], None), vec![r.join("hooks"), r.join(".husky")]);
+        assert_eq!(hooks_dirs(&r, &[r.join(".git")], &[]), vec![r.join("hooks"), r.join(".husky")]);
     }
 
     /// Found by an attacker's review (fixes20): a git directory's `config` a symlink into the
@@ -517,7 +532,7 @@ mod tests {
         std::fs::write(r.join("sub/.git/commondir"), ".\n").unwrap();
         std::fs::hard_link(r.join("sub/.git/commondir"), r.join("d/notes.txt")).unwrap();
         assert_eq!(link_kept(&r.join("sub/.git/config")), r.join("d/cfg"));
-        let f = facts(&r.join("sub/.git"), None, None, None);
+        let f = facts(&r.join("sub/.git"), None, None, &[]);
         assert!(f.includes.contains(&r.join("d/cfg")), "{:?}", f.includes);
         assert_eq!(f.hard.iter().map(|h| h.path.clone()).collect::<Vec<_>>(), [r.join("sub/.git/commondir")]);
         std::fs::write(r.join("d/cfg"), "[core]\n").unwrap();
@@ -525,7 +540,7 @@ mod tests {
         std::fs::create_dir_all(r.join("w")).unwrap();
         std::fs::write(r.join("w/.git"), "gitdir: ../sub/.git\n").unwrap();
         std::fs::hard_link(r.join("w/.git"), r.join("d/w.txt")).unwrap();
-        let f = facts(&r.join("w/.git"), None, None, None);
+        let f = facts(&r.join("w/.git"), None, None, &[]);
         assert!(f.hard.iter().any(|h| h.path == r.join("w/.git")), "{:?}", f.hard);
         assert!(f.includes.contains(&r.join("sub/.git/config")), "{:?}", f.includes);
     }
@@ -546,7 +561,7 @@ mod tests {
         let top = r.clone();
         std::thread::spawn(move || {
             let dirs = git_dirs(&top.join(".git"));
-            tx.send((hooks_dirs(&top, &dirs, None), dirs)).unwrap();
+            tx.send((hooks_dirs(&top, &dirs, &[]), dirs)).unwrap();
         });
         let (hooks, dirs) = rx.recv_timeout(std::time::Duration::from_secs(5)).expect("returns, not blocked in open");
         assert_eq!(dirs, vec![r.join(".git")]);

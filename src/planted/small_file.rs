@@ -33,8 +33,14 @@ pub enum Read {
 
 /// The file at `path` (its symlinks followed), as `Read` says.
 pub fn read(path: &Path) -> Read {
+    read_up_to(path, MAX_BYTES)
+}
+
+/// `read`, with another bound than `MAX_BYTES`: a git configuration, which git reads whatever its
+/// size (`global_git` bounds what it reads of one in all).
+pub fn read_up_to(path: &Path, max: u64) -> Read {
     let Ok(meta) = std::fs::metadata(path) else { return Read::Absent };
-    if let Some(why) = unreadable(&meta) {
+    if let Some(why) = unreadable(&meta, max) {
         return why;
     }
     // O_NONBLOCK: a FIFO swapped in after the stat opens at once (and is refused below); O_NOCTTY:
@@ -42,9 +48,9 @@ pub fn read(path: &Path) -> Read {
     let opened = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY).open(path);
     let Ok(file) = opened else { return Read::Absent };
     match file.metadata() {
-        Ok(meta) => match unreadable(&meta) {
+        Ok(meta) => match unreadable(&meta, max) {
             Some(why) => why,
-            None => bounded(file),
+            None => bounded(file, max),
         },
         Err(_) => Read::Absent,
     }
@@ -52,13 +58,13 @@ pub fn read(path: &Path) -> Read {
 
 /// Why the host does not read a file of this kind and size, or `None` for a regular file within
 /// the bound.
-fn unreadable(meta: &Metadata) -> Option<Read> {
+fn unreadable(meta: &Metadata, max: u64) -> Option<Read> {
     let t = meta.file_type();
     let what = if t.is_file() {
-        if meta.len() <= MAX_BYTES {
+        if meta.len() <= max {
             return None;
         }
-        format!("larger than {} MiB: {} bytes", MAX_BYTES >> 20, meta.len())
+        format!("larger than {}: {} bytes", size(max), meta.len())
     } else if t.is_dir() {
         return Some(Read::Absent);
     } else if t.is_fifo() {
@@ -75,15 +81,23 @@ fn unreadable(meta: &Metadata) -> Option<Read> {
     Some(Read::Unjudged { why: what })
 }
 
-/// At most `MAX_BYTES` of an opened regular file: one that grew past them since its `fstat` is
+/// `max` bytes said as people say them: `1 MiB`, `300 bytes`.
+fn size(max: u64) -> String {
+    match max >= 1 << 20 && max % (1 << 20) == 0 {
+        true => format!("{} MiB", max >> 20),
+        false => format!("{max} bytes"),
+    }
+}
+
+/// At most `max` bytes of an opened regular file: one that grew past them since its `fstat` is
 /// not judged either.
-fn bounded(file: File) -> Read {
+fn bounded(file: File, max: u64) -> Read {
     let mut bytes = Vec::new();
-    if file.take(MAX_BYTES + 1).read_to_end(&mut bytes).is_err() {
+    if file.take(max.saturating_add(1)).read_to_end(&mut bytes).is_err() {
         return Read::Absent;
     }
-    if bytes.len() as u64 > MAX_BYTES {
-        return Read::Unjudged { why: format!("larger than {} MiB", MAX_BYTES >> 20) };
+    if bytes.len() as u64 > max {
+        return Read::Unjudged { why: format!("larger than {}", size(max)) };
     }
     Read::Text(String::from_utf8_lossy(&bytes).into_owned())
 }

@@ -926,3 +926,87 @@ fn links_past_those_judged_are_said() {
     assert_eq!((risks[0].path.as_str(), risks[0].kind), (links.to_str().unwrap(), RiskKind::ScanIncomplete));
     assert!(risks[0].detail.contains("the run made more than 10000 symlinks"), "{}", risks[0].detail);
 }
+
+/// An attacker's review (incif_hooks.js, spell.js): a `core.hooksPath` set in a file an
+/// `[includeIf "..."]` names was not taken, so the hooks directory it names stayed writable, a run
+/// planted `pre-commit` there, and the host's next `git commit` (the condition met: `gitdir:`,
+/// `onbranch:`, `hasconfig:remote.*.url`) ran it. One from an `includeIf` is taken as possibly
+/// applying, the repository's own and the global configuration's alike: its directory is kept
+/// as a plain one's is (protecting one git may not use costs nothing).
+#[test]
+fn a_hooks_path_from_a_conditional_include_is_kept() {
+    let t = tempfile::tempdir().unwrap();
+    let r = t.path().canonicalize().unwrap();
+    let home = r.join("home");
+    std::fs::create_dir(&home).unwrap();
+    let _home = home::test_home::set(home.clone());
+    std::fs::write(home.join(".gitconfig"), "[includeIf \"gitdir:~/elsewhere/\"]\n\tpath = work.inc\n").unwrap();
+    std::fs::write(home.join("work.inc"), "[core]\n\thooksPath = .work-hooks\n").unwrap();
+    let ws = r.join("ws");
+    init_repo(&ws);
+    std::fs::write(ws.join(".git/config"), "[includeIf \"gitdir:/\"]\n\tpath = ../git-local.cfg\n").unwrap();
+    std::fs::write(ws.join("git-local.cfg"), "[core]\n\thooksPath = tools/hk\n").unwrap();
+    std::fs::create_dir(ws.join("tools")).unwrap();
+    let sub = ws.join("sub");
+    init_repo(&sub);
+    std::fs::write(sub.join(".git/config"), "[core]\n\thooksPath = plain\n[includeIf \"onbranch:**\"]\n\tpath = branch.inc\n").unwrap();
+    std::fs::write(sub.join(".git/branch.inc"), "[core]\n\thooksPath = .branch-hooks\n").unwrap();
+    let (roots, _) = run(&ws, &[]);
+    let m = missing(&roots);
+    for p in [ws.join("tools/hk"), ws.join(".work-hooks"), sub.join("plain"), sub.join(".branch-hooks")] {
+        assert!(m.contains(&(p.clone(), PlaceholderKind::Dir)), "{}: {m:?}", p.display());
+    }
+}
+
+/// An attacker's review (bigcfg.js): a repository's `.git/config`, or a file it includes, of more
+/// than 1 MiB was not read at all (git reads it), and nothing said so: the `core.hooksPath` past
+/// the first MiB stayed writable and the host's next `git commit` ran the run's hook. Read now up
+/// to `global_git::MAX_BYTES` for a configuration in all; past that the result says so.
+#[test]
+fn a_large_configuration_is_read_and_one_past_the_bound_is_said() {
+    let t = tempfile::tempdir().unwrap();
+    let r = t.path().canonicalize().unwrap();
+    let _home = home::test_home::set(r.join("home"));
+    let ws = r.join("ws");
+    init_repo(&ws);
+    std::fs::create_dir(ws.join("tools")).unwrap();
+    let big = format!("{}[core]\n\thooksPath = tools/hk\n", format!("#{}\n", "x".repeat(99)).repeat(11_000));
+    std::fs::write(ws.join(".git/config"), format!("[include]\n\tpath = ../tools/inc\n{big}")).unwrap();
+    // The include's hooks path loses to the config's, read after it: its program counts.
+    std::fs::write(ws.join("tools/inc"), big.replace("hooksPath = tools/hk", "fsmonitor = tools/fsmon")).unwrap();
+    let (roots, baseline) = run(&ws, &[]);
+    let m = missing(&roots);
+    assert!(m.contains(&(ws.join("tools/hk"), PlaceholderKind::Dir)), "{m:?}");
+    assert!(m.contains(&(ws.join("tools/fsmon"), PlaceholderKind::File)), "{m:?}");
+    assert!(baseline.hook_links.configs_capped.is_empty(), "{:?}", baseline.hook_links.configs_capped);
+    // Past the bound (sparse: nothing written): not read, and said.
+    std::fs::File::create(ws.join("tools/inc")).unwrap().set_len(global_git::MAX_BYTES + 1).unwrap();
+    let (_, baseline) = run(&ws, &[]);
+    assert_eq!(baseline.hook_links.configs_capped, vec![ws.join(".git")]);
+    assert!(baseline.hook_links.not_enforced().iter().any(|n| n.contains(&ws.join(".git").display().to_string())));
+}
+
+/// An attacker's review (manyinc_fsmon.js): a repository's configuration included 70 files, and
+/// those past the 64th were neither kept read-only nor said; a run appended `core.fsmonitor` to
+/// the 70th and the host's next `git status` ran it. More are read now, and past the bound the
+/// result says so.
+#[test]
+fn includes_past_the_bound_are_said() {
+    let t = tempfile::tempdir().unwrap();
+    let r = t.path().canonicalize().unwrap();
+    let _home = home::test_home::set(r.join("home"));
+    let ws = r.join("ws");
+    init_repo(&ws);
+    std::fs::create_dir(ws.join("tools")).unwrap();
+    let includes = |n: usize| (0..n).map(|i| format!("[include]\n\tpath = ../tools/i{i}\n")).collect::<String>();
+    for i in 0..300 {
+        std::fs::write(ws.join(format!("tools/i{i}")), "# empty\n").unwrap();
+    }
+    std::fs::write(ws.join(".git/config"), includes(70)).unwrap();
+    let (roots, baseline) = run(&ws, &[]);
+    assert!(roots[0].read_only.contains(&ws.join("tools/i69")), "{:?}", roots[0].read_only);
+    assert!(baseline.hook_links.configs_capped.is_empty());
+    std::fs::write(ws.join(".git/config"), includes(300)).unwrap();
+    let (_, baseline) = run(&ws, &[]);
+    assert_eq!(baseline.hook_links.configs_capped, vec![ws.join(".git")]);
+}

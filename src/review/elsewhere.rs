@@ -56,10 +56,10 @@ pub fn hooks_elsewhere(meta: &Meta) -> Elsewhere {
     // A repository whose top lies above a root (a package of a monorepo as the cwd): the judge
     // meets no top of it in the root, so every hooks directory it names is guarded from the root.
     let above = crate::planted::repositories_above(&meta.roots).into_iter().map(|g| (g, true));
-    let global = crate::planted::global_git::hooks_path();
+    let global = crate::planted::global_git::hooks_paths();
     for (dot_git, is_above) in below.chain(above) {
         let Some(top) = dot_git.parent() else { continue };
-        let facts = crate::planted::repo::facts(&dot_git, None, None, global.as_deref());
+        let facts = crate::planted::repo::facts(&dot_git, None, None, &global);
         let outside = facts.hooks.iter().filter(|h| is_above || !h.starts_with(top) || through_a_link(top, h));
         for h in outside.chain(&facts.links.linked_dirs) {
             let led = crate::policy::paths::canonical_lenient("core.hooksPath", h).ok().map(|l| l.path);

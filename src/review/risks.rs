@@ -542,8 +542,9 @@ impl<'a> Judge<'a> {
             let host = small_file::text(&self.root.join(&config)).and_then(|t| gitconfig::hooks_path(&t));
             // The repository's own setting wins over the global one, as in git: that one counts
             // where either config sets none.
-            let global = if view.is_none() || host.is_none() { self.global_git.hooks.clone() } else { None };
-            for p in [view, host, global].into_iter().flatten().map(PathBuf::from) {
+            // Those of its `includeIf` files may apply as well (`global_git::Global::hooks`).
+            let global = if view.is_none() || host.is_none() { self.global_git.hooks.clone() } else { Vec::new() };
+            for p in [view, host].into_iter().flatten().chain(global).map(PathBuf::from) {
                 let rel = if p.is_absolute() { p.strip_prefix(self.root.join(&top)).ok().map(Path::to_path_buf) } else { Some(p) };
                 // `./tools/hooks` is `tools/hooks`; one with `..` is not judged below the top.
                 let rel = rel.map(|r| r.components().filter(|c| *c != Component::CurDir).collect::<PathBuf>());
