@@ -117,7 +117,7 @@ describe('every bwrap plan has the filter\'s baseline (issue 27)', { concurrency
     keyctl: 'EPERM', add_key: 'EPERM', request_key: 'EPERM', bpf: 'EPERM', perf_event_open: 'EPERM', userfaultfd: 'EPERM',
     io_uring_setup: 'EPERM', name_to_handle_at: 'EPERM', open_by_handle_at: 'EPERM', 'unshare-user': 'EPERM', 'unshare-ns': 'EPERM',
     'clone-newuser': 'EPERM', clone3: 'ENOSYS', setns: 'EPERM', mount: 'EPERM', open_tree: 'EPERM', fsopen: 'EPERM',
-    kexec_load: 'EPERM', init_module: 'EPERM', 'ioctl-tiocsti': 'EPERM', 'ioctl-tioclinux': 'EPERM', 'ioctl-tiocexcl': 'EPERM', 'fcntl-setlease': 'EPERM',
+    kexec_load: 'EPERM', init_module: 'EPERM', memfd_secret: 'EPERM', 'ioctl-tiocsti': 'EPERM', 'ioctl-tioclinux': 'EPERM', 'ioctl-tiocexcl': 'EPERM', 'fcntl-setlease': 'EPERM',
     // Not rules: ordinary calls keep their own results.
     'ioctl-tcgets': 'ENOTTY', fork: 'ok',
   }
@@ -133,7 +133,7 @@ describe('every bwrap plan has the filter\'s baseline (issue 27)', { concurrency
   test('without a sandbox the same calls give other results (the probe can tell)', { skip }, () => {
     const got = results(execFileSync(path.join(bin, 'surface'), { encoding: 'utf8' }))
     // (bpf and userfaultfd may give EPERM to a user other than root without any filter.)
-    for (const name of ['perf_event_open', 'io_uring_setup', 'name_to_handle_at', 'setns', 'ioctl-tiocsti', 'ioctl-tiocexcl', 'clone3', 'fcntl-setlease']) {
+    for (const name of ['perf_event_open', 'io_uring_setup', 'name_to_handle_at', 'setns', 'memfd_secret', 'ioctl-tiocsti', 'ioctl-tiocexcl', 'clone3', 'fcntl-setlease']) {
       assert.notEqual(got[name], EXPECT[name], `${name}: ${got[name]}`)
     }
   })

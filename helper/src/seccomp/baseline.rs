@@ -46,6 +46,7 @@ pub const BASELINE: &[(Sys, Check, &str)] = &[
     (Sys::FinitModule, Check::Ret(RET_EPERM), "loading kernel code"),
     (Sys::DeleteModule, Check::Ret(RET_EPERM), "unloading kernel code"),
     (Sys::ModifyLdt, Check::Ret(RET_EPERM), "x86 segment descriptors: a past source of kernel escapes (Docker's profile refuses it too); only 16-bit and old Wine code needs it"),
+    (Sys::MemfdSecret, Check::Ret(RET_EPERM), "its pages are taken out of the kernel's direct map, which splits the host's 1 GiB and 2 MiB pages there into 4 KiB ones for good, until the host reboots: a lasting TLB cost on every process of the machine, from each run that calls it (found by an attacker's review: DirectMap4k grew tenfold in three runs). Only secret-keeping daemons use it, no build or test"),
 ];
 
 /// Set-ID modes, refused in every mode (part of the baseline: `rules` adds them to every filter).

@@ -7,14 +7,14 @@ const X86: u32 = 0xc000_003e;
 const ARM: u32 = 0xc000_00b7;
 const ARCHES: [(Arch, u32); 2] = [(Arch::X86_64, X86), (Arch::Aarch64, ARM)];
 const ALL_SOCKETS: [Sockets; 4] = [Sockets::None, Sockets::UnixOnly, Sockets::Inet, Sockets::InetAndUnix];
-const ALL_SYS: [Sys; 95] = [
+const ALL_SYS: [Sys; 96] = [
     Sys::Socket, Sys::Socketpair, Sys::Bind, Sys::Ioctl, Sys::Clone, Sys::Clone3, Sys::Unshare, Sys::Setns, Sys::Keyctl, Sys::AddKey, Sys::RequestKey,
     Sys::Bpf, Sys::PerfEventOpen, Sys::Userfaultfd, Sys::IoUringSetup, Sys::IoUringEnter, Sys::IoUringRegister,
     Sys::NameToHandleAt, Sys::OpenByHandleAt, Sys::Mount, Sys::Umount2, Sys::PivotRoot, Sys::OpenTree, Sys::OpenTreeAttr, Sys::MoveMount,
     Sys::Fsopen, Sys::Fsconfig, Sys::Fsmount, Sys::Fspick, Sys::MountSetattr, Sys::KexecLoad, Sys::KexecFileLoad,
     Sys::InitModule, Sys::FinitModule, Sys::DeleteModule, Sys::Ptrace, Sys::ProcessVmReadv, Sys::ProcessVmWritev,
     Sys::PidfdGetfd, Sys::Kill, Sys::Tkill, Sys::Tgkill, Sys::RtSigqueueinfo, Sys::RtTgsigqueueinfo, Sys::PidfdOpen,
-    Sys::PidfdSendSignal, Sys::Fcntl, Sys::Prlimit64, Sys::Chmod, Sys::ModifyLdt, Sys::Fchmod, Sys::Fchmodat, Sys::Fchmodat2, Sys::Chown,
+    Sys::PidfdSendSignal, Sys::Fcntl, Sys::Prlimit64, Sys::Chmod, Sys::ModifyLdt, Sys::MemfdSecret, Sys::Fchmod, Sys::Fchmodat, Sys::Fchmodat2, Sys::Chown,
     Sys::Fchown, Sys::Lchown, Sys::Fchownat, Sys::Setxattr, Sys::Lsetxattr, Sys::Fsetxattr, Sys::Setxattrat, Sys::Removexattr,
     Sys::Lremovexattr, Sys::Fremovexattr, Sys::Removexattrat, Sys::Shmget, Sys::Shmat, Sys::Shmctl, Sys::Shmdt, Sys::Semget,
     Sys::Semop, Sys::Semctl, Sys::Semtimedop, Sys::Msgget, Sys::Msgsnd, Sys::Msgrcv, Sys::Msgctl, Sys::MqOpen, Sys::MqUnlink,
@@ -76,6 +76,8 @@ fn native_numbers_are_the_c_librarys() {
         (Sys::Fremovexattr, libc::SYS_fremovexattr), (Sys::Fchmodat2, 452), (Sys::Setxattrat, 463), (Sys::Removexattrat, 466),
         // Newer than the libc crate's tables too (Linux 6.15), the same number everywhere.
         (Sys::OpenTreeAttr, 467),
+        // The same number on x86_64 and aarch64 (the generic table).
+        (Sys::MemfdSecret, 447),
     ];
     #[cfg(target_arch = "x86_64")]
     metadata.extend([(Sys::Chmod, libc::SYS_chmod), (Sys::Chown, libc::SYS_chown), (Sys::Lchown, libc::SYS_lchown), (Sys::ModifyLdt, libc::SYS_modify_ldt)]);
@@ -85,7 +87,7 @@ fn native_numbers_are_the_c_librarys() {
     for (sys, nr) in libc_numbers.into_iter().chain(metadata) {
         assert_eq!(sys.number(arch) as libc::c_long, nr, "{sys:?}");
     }
-    assert_eq!(libc_numbers.len() + 21, ALL_SYS.len());
+    assert_eq!(libc_numbers.len() + 22, ALL_SYS.len());
 }
 
 #[test]
@@ -108,6 +110,7 @@ fn baseline_verdicts_in_every_filter() {
                     assert_eq!(v(*sys, 0, 0), ret, "{sys:?} in {f:?}");
                 }
             }
+            assert_eq!(v(Sys::MemfdSecret, 0, 0), RET_EPERM, "memfd_secret splits the host's direct map");
             assert_eq!(v(Sys::Clone3, 0, 0), RET_ENOSYS, "clone3 falls back to clone");
             assert_eq!(v(Sys::Clone, 0x0120_0011, 0), RET_ALLOW, "fork-style clone");
             assert_eq!(v(Sys::Clone, 0x003d_0f00, 0), RET_ALLOW, "thread-style clone");
