@@ -70,6 +70,8 @@ mod kernel_mounts;
 #[cfg(target_os = "linux")]
 mod host_objects;
 #[cfg(target_os = "linux")]
+mod kernel_masks;
+#[cfg(target_os = "linux")]
 mod planned_mounts;
 #[cfg(target_os = "linux")]
 mod propagation;
@@ -213,14 +215,16 @@ fn run(args: Vec<OsString>) {
 fn in_namespaces(steps: &Steps) {
     // Every bwrap plan, first: no mount the host makes from now on reaches the sandbox; what
     // bwrap mounted, before the helper mounts anything of its own; the host's kernel objects
-    // bwrap left writable (device binds, global /proc entries) made read-only.
+    // bwrap left writable (device binds, global /proc entries) made read-only, and the host kernel's
+    // files that reading consumes or leaks (tracefs, the page map) hidden.
     // Then, from the mount table bwrap left: no kernel filesystem writable but its own, and each
     // writable bind where the plan put it, of the directory planned, and the cwd entered again.
     if steps.own_userns {
         let checked = propagation::stop_host_mounts()
             .and_then(|()| sandspawn_helper::mountinfo::read("checking the sandbox's mounts"))
             .and_then(|table| kernel_mounts::refuse_writable(&table).and_then(|()| planned_mounts::check(&steps.writable, steps.cwd.as_ref(), &table)))
-            .and_then(|()| host_objects::read_only());
+            .and_then(|()| host_objects::read_only())
+            .and_then(|()| kernel_masks::mask());
         if let Err(failure) = checked {
             fail(steps.report_fd, failure);
         }

@@ -1,0 +1,77 @@
+'use strict'
+// Found by an attacker's review (root host user): the command read, and so consumed, the host's
+// kernel trace buffer (`/sys/kernel/tracing/trace_pipe`: the read-only `/` stops no read, and a
+// read takes the events a host tracer was waiting for), and read `/proc/kpageflags` and its
+// siblings (the host's physical page map). They are hidden in every bwrap plan, as Docker's masked
+// paths are: the directories empty and read-only, the files empty. `trace_pipe` is never read here
+// (a read would block, and take the host's events): the probe only looks for it.
+
+const { describe, test } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const { execFileSync } = require('node:child_process')
+const { run, show, tempTree, which } = require('./helpers')
+
+const DIRS = ['/sys/kernel/tracing', '/sys/kernel/debug', '/sys/devices/virtual/powercap']
+const FILES = ['/proc/kpageflags', '/proc/kpagecount', '/proc/kpagecgroup', '/proc/keys', '/proc/timer_list', '/proc/sched_debug', '/proc/kcore']
+
+// Per path one line: a directory's entry count and whether a file can be made in it; a file's
+// bytes read (at most 4 KiB), or the errno's name.
+const PROBE = `
+import errno, json, os, sys
+for p in ${JSON.stringify(DIRS)}:
+    if not os.path.isdir(p):
+        print(p, 'absent'); continue
+    try:
+        n = len(os.listdir(p))
+    except OSError as e:
+        n = errno.errorcode[e.errno]
+    try:
+        os.close(os.open(p + '/sandspawn-probe', os.O_WRONLY | os.O_CREAT, 0o600)); os.unlink(p + '/sandspawn-probe'); w = 'writable'
+    except OSError as e:
+        w = errno.errorcode[e.errno]
+    print(p, 'entries', n, w, 'trace_pipe' if os.path.exists(p + '/trace_pipe') or os.path.exists(p + '/tracing/trace_pipe') else '-')
+for p in ${JSON.stringify(FILES)}:
+    try:
+        with open(p, 'rb') as f:
+            print(p, 'read', len(f.read(4096)))
+    except OSError as e:
+        print(p, errno.errorcode[e.errno])
+`
+
+const MODES = {
+  'workspace-write': 'workspace-write',
+  'read-only': 'read-only',
+  // A mask of the caller's over one of them: that one is hidden already, the rest still.
+  'workspace-write with denyRead of /sys/kernel/debug': { mode: 'workspace-write', denyRead: ['/sys/kernel/debug'] },
+}
+
+/** path -> the rest of its line. */
+const lines = (out) => Object.fromEntries(out.split('\n').filter(Boolean).map((l) => [l.split(' ')[0], l.split(' ').slice(1).join(' ')]))
+
+const skip = !which('python3') && 'no python3 for the probe'
+
+describe("the host kernel's tracefs, debugfs and page map are hidden", { concurrency: 2 }, () => {
+  for (const [name, sandbox] of Object.entries(MODES)) {
+    test(`${name}: the directories are empty and read-only, the files read empty or not at all`, { skip }, async (t) => {
+      const tree = tempTree(t)
+      const r = await run(['python3', '-c', PROBE], { cwd: tree.ws, sandbox })
+      assert.equal(r.exitCode, 0, show(r))
+      const got = lines(r.stdout)
+      for (const p of DIRS) {
+        assert.match(got[p], /^(absent|entries (0|EACCES) (EROFS|EACCES|EPERM) -)$/, `${p}\n${show(r)}`)
+      }
+      for (const p of FILES) {
+        assert.match(got[p], /^(read 0|ENOENT|EACCES|EPERM)$/, `${p}\n${show(r)}`)
+      }
+    })
+  }
+
+  // The probe can tell: on the host, as root, the page map reads (and the tracefs lists).
+  test('without a sandbox the probe reads them (root only)', { skip: skip || (process.getuid() !== 0 && 'the files are root-only') }, () => {
+    const got = lines(execFileSync('python3', ['-c', PROBE], { encoding: 'utf8' }))
+    if (fs.existsSync('/proc/kpageflags')) assert.equal(got['/proc/kpageflags'], 'read 4096')
+    assert.match(got['/proc/timer_list'], /^read [1-9]/)
+    if (fs.existsSync('/sys/kernel/tracing/trace_pipe')) assert.match(got['/sys/kernel/tracing'], /^entries [1-9]\d* \w+ trace_pipe$/)
+  })
+})
