@@ -742,7 +742,8 @@ export interface Capabilities {
   review: { available: boolean; reason?: string }
 }
 
-/** What sandbox this host can run (for these `linux` options), or why not and how to fix it.
+/** What sandbox this host can run (for these `linux` options; without `linux.allow`,
+ * `SANDSPAWN_LINUX_ALLOW` applies as it does to a run), or why not and how to fix it.
  * The probe is cached per process, bwrap binary and PATH: a working sandbox for the process's
  * life, a failure for 5 s, a shortage that passes (`cause: 'resource-shortage'`: no processes,
  * memory or open files to spare, e.g. another run holds this user's processes) not at all. */

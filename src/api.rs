@@ -147,7 +147,9 @@ pub fn tool_cache_store(options: &Value, env: &std::collections::BTreeMap<String
 /// `sandboxCapabilities(options?)`: `options.linux` as for a spawn.
 pub fn sandbox_capabilities(cwd: &std::path::Path, options: &Value) -> Result<Value> {
     let linux = match options {
-        Value::Null => capabilities::LinuxOptions::default(),
+        // As a run without `linux` would: SANDSPAWN_LINUX_ALLOW applies (found by an attacker's
+        // review: doctor said bwrap while every run used the Landlock mode the variable chose).
+        Value::Null => crate::options::parse_linux_options(None)?,
         Value::Object(m) => {
             if let Some(k) = m.keys().find(|k| k.as_str() != "linux") {
                 return Err(SandboxError::invalid(k, "unknown option (sandboxCapabilities accepts only linux)"));

@@ -270,6 +270,8 @@ pub fn parse_linux_options(value: Option<&Value>) -> Result<LinuxOptions> {
     if !given {
         if let Some(text) = std::env::var_os(LINUX_ALLOW_ENV) {
             (o.allow_bwrap, o.allow_landlock) = allow_from_env(&text.to_string_lossy())?;
+            // An empty value is the default, which the variable then did not choose.
+            o.allow_from_env = o != LinuxOptions::default();
         }
     }
     let m = match value {
@@ -288,6 +290,7 @@ pub fn parse_linux_options(value: Option<&Value>) -> Result<LinuxOptions> {
                 }
                 o.allow_bwrap = false;
                 o.allow_landlock = false;
+                o.allow_from_env = false;
                 for (i, item) in items.iter().enumerate() {
                     match item.as_str() {
                         Some("bwrap") => o.allow_bwrap = true,
@@ -303,8 +306,7 @@ pub fn parse_linux_options(value: Option<&Value>) -> Result<LinuxOptions> {
     Ok(o)
 }
 
-/// `SANDSPAWN_LINUX_ALLOW=bwrap,landlock`: read in the host process only, never passed to a command.
-pub const LINUX_ALLOW_ENV: &str = "SANDSPAWN_LINUX_ALLOW";
+pub use crate::capabilities::LINUX_ALLOW_ENV;
 
 /// The mechanisms `SANDSPAWN_LINUX_ALLOW` names, as (bwrap, landlock); empty means the default.
 fn allow_from_env(text: &str) -> Result<(bool, bool)> {
@@ -424,7 +426,7 @@ mod tests {
         assert_eq!(r.max_buffer, 1024 * 1024);
         assert_eq!(r.stdin, StdinMode::Null);
         assert_eq!(r.policy.mode, crate::policy::SandboxMode::ReadOnly);
-        assert_eq!(r.linux, LinuxOptions { allow_bwrap: true, allow_landlock: false, bundled_bwrap: true });
+        assert_eq!(r.linux, LinuxOptions { allow_bwrap: true, allow_landlock: false, bundled_bwrap: true, allow_from_env: false });
     }
 
     #[test]
@@ -458,9 +460,9 @@ mod tests {
     #[test]
     fn linux_options() {
         let parse = |v: Value| parse_spawn_options(&json!(["true"]), &json!({ "linux": v }), &host(), Entry::Spawn, None).unwrap().linux;
-        assert_eq!(parse(json!({"bundledBwrap": false})), LinuxOptions { allow_bwrap: true, allow_landlock: false, bundled_bwrap: false });
-        assert_eq!(parse(json!({"allow": ["landlock", "bwrap", "bwrap"]})), LinuxOptions { allow_bwrap: true, allow_landlock: true, bundled_bwrap: true });
-        assert_eq!(parse(json!({"allow": ["landlock"]})), LinuxOptions { allow_bwrap: false, allow_landlock: true, bundled_bwrap: true });
+        assert_eq!(parse(json!({"bundledBwrap": false})), LinuxOptions { allow_bwrap: true, allow_landlock: false, bundled_bwrap: false, allow_from_env: false });
+        assert_eq!(parse(json!({"allow": ["landlock", "bwrap", "bwrap"]})), LinuxOptions { allow_bwrap: true, allow_landlock: true, bundled_bwrap: true, allow_from_env: false });
+        assert_eq!(parse(json!({"allow": ["landlock"]})), LinuxOptions { allow_bwrap: false, allow_landlock: true, bundled_bwrap: true, allow_from_env: false });
         assert_eq!(parse(json!({"allow": null, "bundledBwrap": null})), LinuxOptions::default());
         assert_eq!(parse(Value::Null), LinuxOptions::default());
     }

@@ -30,11 +30,44 @@ pub struct LinuxOptions {
     pub allow_bwrap: bool,
     pub allow_landlock: bool,
     pub bundled_bwrap: bool,
+    /// `allow_*` came from `SANDSPAWN_LINUX_ALLOW`, not from the caller's `linux.allow`: what the
+    /// variable chose or ruled out is said in its name (found by an attacker's review: a run in
+    /// the weaker Landlock mode because of the variable looked like any other).
+    pub allow_from_env: bool,
 }
 
 impl Default for LinuxOptions {
     fn default() -> Self {
-        LinuxOptions { allow_bwrap: true, allow_landlock: false, bundled_bwrap: true }
+        LinuxOptions { allow_bwrap: true, allow_landlock: false, bundled_bwrap: true, allow_from_env: false }
+    }
+}
+
+/// `SANDSPAWN_LINUX_ALLOW=bwrap,landlock`: read in the host process only, never passed to a command.
+pub const LINUX_ALLOW_ENV: &str = "SANDSPAWN_LINUX_ALLOW";
+
+impl LinuxOptions {
+    /// What decided the allowed mechanisms, as the user wrote it: `SANDSPAWN_LINUX_ALLOW=landlock`
+    /// or `linux.allow`.
+    pub fn allow_source(&self) -> String {
+        if !self.allow_from_env {
+            return "linux.allow".to_string();
+        }
+        let names: Vec<&str> = [(self.allow_bwrap, "bwrap"), (self.allow_landlock, "landlock")].into_iter().filter(|(on, _)| *on).map(|(_, n)| n).collect();
+        format!("{LINUX_ALLOW_ENV}={}", names.join(","))
+    }
+
+    /// The `notEnforced` entry of a run the variable put in the Landlock mode (none when the
+    /// caller's own `linux.allow` did: that caller asked for it).
+    fn landlock_chosen_by_env(&self) -> Option<String> {
+        if !self.allow_from_env {
+            return None;
+        }
+        let why = if self.allow_bwrap {
+            format!("bwrap cannot run here, and {} in the host's environment allowed the weaker Landlock mode", self.allow_source())
+        } else {
+            format!("{} in the host's environment chose the weaker Landlock mode over bwrap; unset it to use bwrap", self.allow_source())
+        };
+        Some(format!("bwrap: {why} (no PID isolation, no private /proc)"))
     }
 }
 
@@ -79,19 +112,26 @@ pub struct LadderInput<'a> {
 pub fn climb(input: LadderInput) -> Capabilities {
     let mut attempts = Vec::new();
     let mut bundled_host_failure = false;
+    let source = input.options.allow_source();
     let first = if !input.options.allow_bwrap && input.options.allow_landlock {
-        attempts.push(Attempt::new(SYSTEM, "not-allowed", "not allowed: linux.allow does not include 'bwrap'"));
-        attempts.push(Attempt::new(BUNDLED, "not-allowed", "not allowed: linux.allow does not include 'bwrap'"));
+        let msg = format!("not allowed: {source} does not include 'bwrap'");
+        attempts.push(Attempt::new(SYSTEM, "not-allowed", msg.clone()));
+        attempts.push(Attempt::new(BUNDLED, "not-allowed", msg));
+        let fix = if input.options.allow_from_env {
+            format!("allow bwrap: unset {LINUX_ALLOW_ENV}, or set it to bwrap,landlock")
+        } else {
+            "allow bwrap: linux: { allow: ['bwrap', 'landlock'] }".to_string()
+        };
         Capabilities::unavailable(
             crate::platform::Platform::Linux,
             crate::platform::SandboxType::Landlock,
             "landlock-unavailable",
-            "linux.allow names only 'landlock', which cannot run here".to_string(),
-            "allow bwrap: linux: { allow: ['bwrap', 'landlock'] }".to_string(),
+            format!("{source} names only 'landlock', which cannot run here"),
+            fix,
         )
     } else if !input.options.allow_bwrap {
-        let msg = "not allowed: linux.allow does not include 'bwrap'";
-        attempts.push(Attempt::new(SYSTEM, "not-allowed", msg));
+        let msg = format!("not allowed: {source} does not include 'bwrap'");
+        attempts.push(Attempt::new(SYSTEM, "not-allowed", msg.clone()));
         attempts.push(Attempt::new(BUNDLED, "not-allowed", msg));
         Capabilities::unavailable(
             crate::platform::Platform::Linux,
@@ -177,6 +217,10 @@ pub fn climb(input: LadderInput) -> Capabilities {
             Ok(caps) => {
                 attempts.push(Attempt::new(LANDLOCK, "ok", format!("Landlock ABI {} works", caps.sandbox_details.landlock_abi.unwrap_or(0))));
                 let mut caps = caps;
+                // First: the reason the rest of the list applies.
+                if let Some(why) = input.options.landlock_chosen_by_env() {
+                    caps.sandbox_details.not_enforced.insert(0, why);
+                }
                 caps.attempts = attempts;
                 return caps;
             }

@@ -40,7 +40,7 @@ pub use diagnose::{
 };
 pub use discover::{bwrap_version, discover, find_bwrap, supports_disable_userns, Discovery, BWRAP_OVERRIDE_ENV};
 pub use bundled::BundledBwrap;
-pub use ladder::{Attempt, BwrapSource, LinuxOptions, SandboxDetails};
+pub use ladder::{Attempt, BwrapSource, LinuxOptions, SandboxDetails, LINUX_ALLOW_ENV};
 pub use report::Capabilities;
 pub use probe::{probe_bwrap, probe_seatbelt, ProbeOutcome, SANDBOX_EXEC};
 

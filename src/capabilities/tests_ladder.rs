@@ -276,7 +276,7 @@ fn a_tampered_bundled_binary_is_refused() {
 #[test]
 fn allow_and_override_shape_the_ladder() {
     let cwd = tempfile::tempdir().unwrap();
-    let only_landlock = LinuxOptions { allow_bwrap: false, allow_landlock: true, bundled_bwrap: true };
+    let only_landlock = LinuxOptions { allow_bwrap: false, allow_landlock: true, ..LinuxOptions::default() };
     let c = ladder("/usr/bin:/bin", cwd.path(), only_landlock, &real_bundled());
     let prefix = v(&[("bwrap-system", "not-allowed"), ("bwrap-bundled", "not-allowed")]);
     assert_eq!(causes(&c)[..2], prefix[..]);
@@ -296,6 +296,29 @@ fn allow_and_override_shape_the_ladder() {
     let c = linux_ladder(Some("relative/bwrap".into()), Some("/usr/bin"), cwd.path(), &LinuxOptions::default(), &real_bundled(), false);
     assert!(!c.available);
     assert_eq!(causes(&c)[..2], v(&[("bwrap-system", "bwrap-override-invalid"), ("bwrap-bundled", "not-tried-override")])[..]);
+}
+
+#[test]
+fn what_sandspawn_linux_allow_chose_is_named_with_its_value() {
+    // Found by an attacker's review: a run the variable put in the Landlock mode looked like any other.
+    let cwd = tempfile::tempdir().unwrap();
+    let env_only_landlock = LinuxOptions { allow_bwrap: false, allow_landlock: true, allow_from_env: true, ..LinuxOptions::default() };
+    assert_eq!(env_only_landlock.allow_source(), "SANDSPAWN_LINUX_ALLOW=landlock");
+    let c = ladder("/usr/bin:/bin", cwd.path(), env_only_landlock, &real_bundled());
+    assert_eq!(c.attempts[0].message, "not allowed: SANDSPAWN_LINUX_ALLOW=landlock does not include 'bwrap'");
+    if c.available {
+        let first = &c.sandbox_details.not_enforced[0];
+        assert!(first.starts_with("bwrap: SANDSPAWN_LINUX_ALLOW=landlock in the host's environment chose"), "{first}");
+    } else {
+        assert!(c.reason.as_deref().unwrap().starts_with("SANDSPAWN_LINUX_ALLOW=landlock names only"), "{c:?}");
+        assert!(c.fix.as_deref().unwrap().contains("unset SANDSPAWN_LINUX_ALLOW"), "{c:?}");
+    }
+    // The caller's own linux.allow: what it asked for, nothing added.
+    let api_only_landlock = LinuxOptions { allow_from_env: false, ..env_only_landlock };
+    let c = ladder("/usr/bin:/bin", cwd.path(), api_only_landlock, &real_bundled());
+    assert_eq!(c.attempts[0].message, "not allowed: linux.allow does not include 'bwrap'");
+    assert!(!c.sandbox_details.not_enforced.iter().any(|e| e.contains("SANDSPAWN_LINUX_ALLOW")), "{c:?}");
+    assert_eq!(LinuxOptions { allow_landlock: true, allow_from_env: true, ..LinuxOptions::default() }.allow_source(), "SANDSPAWN_LINUX_ALLOW=bwrap,landlock");
 }
 
 #[test]
