@@ -30,6 +30,9 @@ async function doctor(values) {
   ;(caps.attempts || []).forEach((a, i) => {
     lines.push(`${i === 0 ? 'ladder:' : ''.padEnd(7)}     ${a.mechanism}: ${a.cause === 'ok' ? 'used' : a.cause} (${a.message})`)
   })
+  // What the mechanism that runs does not enforce (the Landlock mode: why it was chosen, too).
+  const gaps = (caps.sandboxDetails && caps.sandboxDetails.notEnforced) || []
+  gaps.forEach((g, i) => lines.push(`${i === 0 ? 'not enforced:' : ''.padEnd(13)} ${g}`))
   lines.push(...require('./limits').doctorLines(caps.limits))
   lines.push(`tool caches: ${storeLine(store)}`)
   if (!caps.available && (caps.fixes || []).length > 1) {

@@ -101,6 +101,9 @@ async function report(result, { json, values, options, announced, stdinIsTermina
   if (result.timedOut) say(`sandspawn: timed out after ${values.timeout} ms`)
   const exceeded = require('./limits').exceededLine(result)
   if (exceeded) say(exceeded)
+  // A weaker sandbox than the user may think (the Landlock mode, a guarantee not given).
+  const weaker = require('./weaker-line').weakerLine(result)
+  if (weaker) say(weaker)
   warnHostRisks()
 }
 
