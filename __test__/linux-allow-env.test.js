@@ -74,6 +74,7 @@ test('`sandspawn doctor` honours SANDSPAWN_LINUX_ALLOW and names it', { skip }, 
   assert.match(text.stdout, /sandbox: +landlock/, ctx(text))
   assert.match(text.stdout, /SANDSPAWN_LINUX_ALLOW=landlock/, ctx(text))
   assert.match(text.stdout, /pid-isolation/, ctx(text))
+  assert.match(text.stdout, /bwrap: +not used/, ctx(text))
 })
 
 test('the CLI says on stderr, in one line, that a run was weaker than bwrap and why', { skip }, () => {

@@ -15,10 +15,12 @@ async function doctor(values) {
     return out.exit(caps.available ? 0 : 1)
   }
   const source = caps.sandboxDetails && caps.sandboxDetails.bwrapSource
+  // In the Landlock mode no bwrap is reported (the ladder's lines say why): not "not found".
+  const noBwrap = caps.sandboxType === 'landlock' ? 'not used (see the ladder)' : 'not found'
   const lines = [
     `platform:   ${caps.platform}`,
     `sandbox:    ${caps.sandboxType}`,
-    `bwrap:      ${caps.bwrap ? `${caps.bwrap.path} (${caps.bwrap.version || 'unknown version'})${source ? `, ${source}` : ''}` : 'not found'}`,
+    `bwrap:      ${caps.bwrap ? `${caps.bwrap.path} (${caps.bwrap.version || 'unknown version'})${source ? `, ${source}` : ''}` : noBwrap}`,
     `available:  ${caps.available ? 'yes' : 'no'}`,
   ]
   if (!caps.available) {
