@@ -77,8 +77,9 @@ test('`sandspawn doctor` honours SANDSPAWN_LINUX_ALLOW and names it', { skip }, 
   assert.match(text.stdout, /bwrap: +not used/, ctx(text))
 })
 
-test('the CLI says on stderr, in one line, that a run was weaker than bwrap and why', { skip }, () => {
+test('the CLI says on stderr, in one line, that a run was weaker than bwrap and why', { skip }, (t) => {
   const cwd = workspace()
+  t.after(() => fs.rmSync(cwd, { recursive: true, force: true }))
   const weak = child([CLI, '--mode', 'workspace-write', '--', 'sh', '-c', 'echo $SANDSPAWN_SANDBOX'], ONLY_LANDLOCK, cwd)
   assert.equal(weak.status, 0, ctx(weak))
   assert.equal(weak.stdout, 'landlock\n')
@@ -93,5 +94,4 @@ test('the CLI says on stderr, in one line, that a run was weaker than bwrap and 
   // --json: the result itself says it (sandboxType, notEnforced).
   const json = child([CLI, '--json', '--', 'true'], ONLY_LANDLOCK, cwd)
   assert.equal(JSON.parse(json.stdout).sandboxType, 'landlock', ctx(json))
-  fs.rmSync(cwd, { recursive: true, force: true })
 })
