@@ -65,6 +65,7 @@ pub fn launch(req: SpawnRequest, sink: Option<Arc<dyn OutputSink>>) -> (ProcessH
         done: watch::channel(false).0,
         control: control_tx,
         stdin: tokio::sync::Mutex::new(None),
+        input_closed: watch::channel(false).0,
         stdin_is_pipe: req.stdin == crate::options::StdinMode::Pipe,
         kill_signal: req.kill_signal,
         child: Mutex::new(None),
@@ -144,7 +145,7 @@ impl ProcessHandle {
         let Some(fd) = guard.as_ref() else {
             return Err(SandboxError::new(ErrorCode::BrokenPipe, "write after end(), or the command has exited"));
         };
-        pipe_io::write_all(fd, data).await.map_err(|e| SandboxError::new(ErrorCode::BrokenPipe, format!("write to the command's stdin failed: {e}")))
+        pipe_io::write_all(fd, data, self.shared.input_closed.subscribe()).await.map_err(|e| SandboxError::new(ErrorCode::BrokenPipe, format!("write to the command's stdin failed: {e}")))
     }
 
     /// Close the command's stdin. With a terminal: send the end-of-file character (Ctrl-D), which
@@ -153,7 +154,7 @@ impl ProcessHandle {
         if self.shared.terminal.is_some() {
             let guard = self.shared.stdin.lock().await;
             if let Some(fd) = guard.as_ref() {
-                let _ = pipe_io::write_all(fd, b"\x04").await;
+                let _ = pipe_io::write_all(fd, b"\x04", self.shared.input_closed.subscribe()).await;
             }
             return;
         }

@@ -96,9 +96,14 @@ pub async fn read_all(fd: AsyncFd<OwnedFd>, stop: watch::Receiver<bool>, mut on_
     .await
 }
 
-/// Write all of `data` to a non-blocking pipe. `BrokenPipe` means the child closed its stdin.
-pub async fn write_all(fd: &AsyncFd<OwnedFd>, mut data: &[u8]) -> io::Result<()> {
+/// Write all of `data` to a non-blocking pipe or terminal master. `BrokenPipe` means the command's
+/// input is gone: the pipe's reader closed it (EPIPE), the terminal's slave side is closed (a
+/// hang-up), or `stop` turned true (the run ended) while the write waited for room.
+pub async fn write_all(fd: &AsyncFd<OwnedFd>, mut data: &[u8], mut stop: watch::Receiver<bool>) -> io::Result<()> {
     while !data.is_empty() {
+        if *stop.borrow_and_update() {
+            return Err(closed("the run has ended"));
+        }
         let n = unsafe { libc::write(fd.get_ref().as_raw_fd(), data.as_ptr().cast(), data.len()) };
         if n >= 0 {
             data = &data[n as usize..];
@@ -107,9 +112,28 @@ pub async fn write_all(fd: &AsyncFd<OwnedFd>, mut data: &[u8]) -> io::Result<()>
         let e = io::Error::last_os_error();
         match e.kind() {
             io::ErrorKind::Interrupted => {}
-            io::ErrorKind::WouldBlock => fd.writable().await?.clear_ready(),
+            io::ErrorKind::WouldBlock => tokio::select! {
+                guard = fd.writable() => {
+                    let mut guard = guard?;
+                    // A terminal master whose slave side is closed answers EAGAIN and reports a
+                    // hang-up, never room. tokio keeps a hang-up as readiness that `clear_ready`
+                    // does not clear, so waiting again returns at once: this loop spun a runtime
+                    // thread forever (found by an attacker's review). Nothing written now would
+                    // be read.
+                    if guard.ready().is_write_closed() {
+                        return Err(closed("the command's terminal was closed"));
+                    }
+                    guard.clear_ready();
+                }
+                // Re-checked at the top of the loop; a dropped sender means the run is gone too.
+                changed = stop.changed() => if changed.is_err() { return Err(closed("the run has ended")) },
+            },
             _ => return Err(e),
         }
     }
     Ok(())
+}
+
+fn closed(why: &str) -> io::Error {
+    io::Error::new(io::ErrorKind::BrokenPipe, why.to_string())
 }

@@ -28,6 +28,9 @@ pub(crate) struct Shared {
     pub(super) done: watch::Sender<bool>,
     pub(super) control: mpsc::UnboundedSender<Signal>,
     pub(super) stdin: tokio::sync::Mutex<Option<AsyncFd<OwnedFd>>>,
+    /// Turns true when the run ends, before `stdin` is closed: a write waiting for room (it holds
+    /// `stdin`'s lock) fails then instead of holding the run's end on a command that never reads.
+    pub(super) input_closed: watch::Sender<bool>,
     pub(super) stdin_is_pipe: bool,
     pub(super) kill_signal: Signal,
     /// The spawned process, once it exists (to confirm under bwrap that the command was exec'd).

@@ -125,8 +125,9 @@ pub(super) async fn attach_stdin(fd: Option<OwnedFd>, mode: StdinMode, shared: &
     let fd = async_fd(fd).map_err(failed)?;
     match mode {
         StdinMode::Bytes(bytes) => {
+            let stop = shared.input_closed.subscribe();
             tokio::spawn(async move {
-                let _ = write_all(&fd, &bytes).await;
+                let _ = write_all(&fd, &bytes, stop).await;
             });
         }
         _ => *shared.stdin.lock().await = Some(fd),

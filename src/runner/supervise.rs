@@ -64,6 +64,9 @@ pub(super) async fn drive(req: SpawnRequest, requested: Instant, sink: Option<Ar
             });
         }
     }
+    // A write still waiting for room holds `stdin`'s lock: end it first, or a command that never
+    // reads (or a terminal that hung up) would keep the run from ever ending.
+    shared.input_closed.send_replace(true);
     shared.stdin.lock().await.take();
     if let Some(t) = &shared.terminal {
         t.finish();
