@@ -5,6 +5,11 @@
 /// The oldest ABI the Landlock mode accepts: before ABI 3 Landlock cannot refuse truncation, so a
 /// "read-only" file could still be emptied (`open(O_RDONLY|O_TRUNC)`).
 pub const MIN_ABI: u32 = 3;
+/// The first ABI the bwrap plans' guard of FIFOs outside the writable mounts runs on (the
+/// helper's `write_guard`): every Landlock domain refuses linking or renaming a file into another
+/// directory (`FS_REFER`, handled whether asked or not) unless a rule grants it, which ABI 1
+/// cannot; there the guard would break `mv a/f b/` in the workspace. Below it the addon says so.
+pub const WRITE_GUARD_MIN_ABI: u32 = 2;
 /// The newest ABI whose rights this build knows; a newer kernel is used at this level.
 pub const MAX_KNOWN_ABI: u32 = 7;
 

@@ -20,7 +20,8 @@
 //! tty (pty runs); in the Landlock mode, become the supervisor (`supervisor`, never with the
 //! overlay steps), whose forked command process alone takes the resource limits; otherwise set
 //! the resource limits (`rlimit`) here; wait for the coarse clock to reach the reviewed
-//! workspace's beginning (`clock_wait`); join a fresh session keyring and install the
+//! workspace's beginning (`clock_wait`); join a fresh session keyring, keep FIFOs outside the
+//! writable mounts unwritable (`write_guard`, Landlock) and install the
 //! seccomp filter (after `PR_SET_NO_NEW_PRIVS`, which seccomp requires without CAP_SYS_ADMIN);
 //! `execvp` the command with the environment it was given. Any failure is reported (see `report`) and ends the helper
 //! with 125/126/127; the command then never ran.
@@ -93,6 +94,8 @@ mod tree_end;
 mod tmpfs_inodes;
 #[cfg(target_os = "linux")]
 mod userns;
+#[cfg(target_os = "linux")]
+mod write_guard;
 
 /// Keeps the marker in the binary, where the addon looks for it (see `protocol::MARKER`).
 #[used]
@@ -484,7 +487,8 @@ fn set_rlimit(limit: &Rlimit) -> Result<(), Failure> {
     Ok(())
 }
 
-/// The last step before exec under bwrap: a fresh session keyring, no_new_privs, the filter
+/// The last step before exec under bwrap: a fresh session keyring, no_new_privs, the Landlock
+/// guard of FIFOs and devices outside the writable mounts (`write_guard`), the filter
 /// (baseline, `sockets`, tracing of the own tree); then a check that the filter holds.
 #[cfg(target_os = "linux")]
 fn confine_command(sockets: seccomp::Sockets) -> Result<(), Failure> {
@@ -498,6 +502,8 @@ fn confine_command(sockets: seccomp::Sockets) -> Result<(), Failure> {
         let e = last_errno();
         return Err(setup(e, format!("prctl(PR_SET_NO_NEW_PRIVS) failed: {}", describe(e))));
     }
+    // After every mount (it reads the table they left), before the filter: host FIFOs read-only.
+    write_guard::apply()?;
     install_filter(&filter)?;
     // SAFETY: unshare with a plain flag; it must fail now.
     if unsafe { libc::unshare(libc::CLONE_NEWUSER) } == 0 {

@@ -43,6 +43,12 @@ pub const DEFAULT_BWRAP: &str = "/usr/bin/bwrap";
 /// host user, Linux 5.12+).
 pub const HELPER_MOUNT_CAPS: [&str; 4] = ["CAP_SYS_ADMIN", "CAP_DAC_OVERRIDE", "CAP_SYS_RESOURCE", "CAP_SETFCAP"];
 
+/// Said in `notEnforced` of a bwrap run on a kernel without Landlock ABI 2 (Linux 5.19), which the helper's guard of
+/// FIFOs and devices outside the writable mounts needs (see its `write_guard`): a read-only mount
+/// refuses writing regular files only.
+pub const WRITE_GUARD_NOT_ENFORCED: &str =
+    "host-fifos: the kernel has no Landlock ABI 2 (Linux 5.19; or Landlock is disabled), so FIFOs outside the writable roots (a host program's control pipe) can be opened for writing through the read-only view";
+
 /// Where the helper is bound when a private /tmp hides its real path.
 pub const HELPER_IN_DEV: &str = "/dev/sandspawn-helper";
 

@@ -98,6 +98,10 @@ pub fn prepare(req: &mut SpawnRequest, ended: &dyn Fn() -> bool) -> Result<Prepa
             plan
         }
         _ => {
+            if req.platform == Platform::Linux && req.policy.mode != SandboxMode::DangerFullAccess && capabilities::landlock_rung::kernel_abi() < sandspawn_helper::landlock::WRITE_GUARD_MIN_ABI {
+                // Below it the helper skips its guard (`write_guard`).
+                details.not_enforced.push(plan::bwrap::WRITE_GUARD_NOT_ENFORCED.to_string());
+            }
             proxy_listener = crate::network::for_run::before_plan(&req.policy, req.platform)?;
             let endpoint = proxy_listener.as_ref().map(|l| &l.endpoint);
             build_plan(req, bwrap.as_ref(), Some(Path::new(&resolved)), true, &limits, endpoint)?

@@ -1,0 +1,129 @@
+//! Under bwrap, last before the seccomp filter: a Landlock ruleset that handles only
+//! `LANDLOCK_ACCESS_FS_WRITE_FILE`, granted on every writable mount the sandbox has, on `/dev` and
+//! on the descriptors the command inherits for writing.
+//!
+//! Why: a read-only mount refuses writing only regular files (and directories); the kernel's
+//! `may_open` lets a FIFO (or a device) be opened for writing on one all the same. So a host FIFO
+//! outside every writable root (`/run/initctl`, a host program's control pipe) was writable through
+//! the sandbox's read-only view, and `O_RDWR` opened its read side without blocking (found by an
+//! attacker's review). Landlock's `file_open` hook asks WRITE_FILE for opening any non-directory
+//! for writing, FIFOs included; handling that right (and REFER, see `landlock::WRITE_GUARD_MIN_ABI`) alone changes
+//! nothing else (no truncation, no creation rights), and a regular file on a read-only mount stays
+//! refused by the mount first.
+//!
+//! The grants are taken from the mount table the helper leaves (after all its mounts): a mount the
+//! command can write regular files on may hold FIFOs it writes too, so nothing that works on a
+//! writable root, a tool cache's overlay, a private `/tmp`, a review overlay or `/dev/shm` changes.
+//! `/` is never granted (a rule covers everything beneath it). A rule covers what lies beneath its
+//! directory, mounts included, so a FIFO in a read-only carve-out inside a writable root stays
+//! writable (the README says so). Pipes and sockets reached through `/proc/self/fd` live on
+//! internal filesystems Landlock does not judge.
+
+use std::ffi::CString;
+use sandspawn_helper::landlock::{FS_REFER, FS_WRITE_FILE, WRITE_GUARD_MIN_ABI};
+use sandspawn_helper::report::{setup, Failure};
+
+use crate::{describe, last_errno};
+
+const SYS_CREATE_RULESET: libc::c_long = 444;
+const SYS_ADD_RULE: libc::c_long = 445;
+const SYS_RESTRICT_SELF: libc::c_long = 446;
+const RULE_PATH_BENEATH: libc::c_long = 1;
+
+#[repr(C, packed)]
+struct PathBeneath {
+    allowed: u64,
+    parent_fd: i32,
+}
+
+/// Apply the guard (no_new_privs must be set). A kernel without Landlock ABI 2 skips it: the
+/// addon said so in the run's `notEnforced` when it planned (`plan::bwrap::WRITE_GUARD_NOT_ENFORCED`).
+/// A kernel with it that refuses the ruleset stops the command from running.
+pub fn apply() -> Result<(), Failure> {
+    if crate::confine::kernel_abi() < WRITE_GUARD_MIN_ABI {
+        return Ok(());
+    }
+    // REFER is handled by every domain anyway; naming it lets the writable mounts grant it back.
+    let fs: u64 = FS_WRITE_FILE | FS_REFER;
+    // `struct landlock_ruleset_attr`'s first field alone: every ABI accepts the 8-byte struct.
+    let fd = unsafe { libc::syscall(SYS_CREATE_RULESET, &fs as *const u64, 8usize, 0u32) };
+    if fd < 0 {
+        let e = last_errno();
+        return Err(setup(e, format!("creating the Landlock ruleset that keeps host FIFOs read-only failed: {}", describe(e))));
+    }
+    let ruleset = fd as i32;
+    let granted = grant_mounts(ruleset).and_then(|()| grant_inherited(ruleset));
+    let rc = granted.map(|()| unsafe { libc::syscall(SYS_RESTRICT_SELF, ruleset as libc::c_long, 0u32) });
+    let e = last_errno();
+    unsafe { libc::close(ruleset) };
+    match rc {
+        Ok(0) => Ok(()),
+        Ok(_) => Err(setup(e, format!("landlock_restrict_self (the guard of host FIFOs) failed: {}", describe(e)))),
+        Err(f) => Err(f),
+    }
+}
+
+/// WRITE_FILE and REFER on `/dev` (the sandbox's own devices, read-only as a mount but writable
+/// as devices) and on every mount point whose visible mount is writable, except `/` (REFER is
+/// checked from a rename's directories up to their mount's top: the rule must be there); a mount table that
+/// cannot be read stops the command.
+fn grant_mounts(ruleset: i32) -> Result<(), Failure> {
+    let table = sandspawn_helper::mountinfo::read("granting the writable mounts their FIFOs")?;
+    let mut points: Vec<Vec<u8>> = vec![b"/dev".to_vec()];
+    for (point, _) in sandspawn_helper::mountinfo::points_and_types(&table) {
+        if point != b"/" && !points.contains(&point) {
+            points.push(point);
+        }
+    }
+    for point in points {
+        let dev = point == b"/dev";
+        let Ok(c) = CString::new(point) else { continue };
+        // SAFETY: a valid C string. The command has not run yet: nothing in here was swapped.
+        let fd = unsafe { libc::open(c.as_ptr(), libc::O_PATH | libc::O_CLOEXEC | libc::O_NOFOLLOW) };
+        if fd < 0 {
+            // Covered by another mount's file, or gone: what the path reaches is judged on its own.
+            continue;
+        }
+        let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+        let writable = unsafe { libc::fstatvfs(fd, &mut st) } == 0 && st.f_flag & libc::ST_RDONLY == 0;
+        // A grant refused (a file of an unusual filesystem) only leaves its FIFOs unwritable:
+        // stricter, never weaker, so no run is stopped for it.
+        if dev || writable {
+            add_rule(ruleset, fd, FS_WRITE_FILE | FS_REFER);
+        }
+        unsafe { libc::close(fd) };
+    }
+    Ok(())
+}
+
+/// WRITE_FILE on each non-directory the command inherits open for writing: `/dev/stdout` reopens
+/// it by its own path (a host pty, a log file the caller redirected to), which may lie anywhere.
+/// It could write there already; a pipe or socket (internal filesystems) needs no rule and gets none.
+fn grant_inherited(ruleset: i32) -> Result<(), Failure> {
+    let fds: Vec<i32> = match std::fs::read_dir("/proc/self/fd") {
+        Ok(dir) => dir.flatten().filter_map(|e| e.file_name().to_str()?.parse().ok()).collect(),
+        Err(e) => return Err(setup(e.raw_os_error().unwrap_or(0), format!("listing the inherited descriptors failed: {}", sandspawn_helper::report::os_words(&e)))),
+    };
+    for fd in fds {
+        let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+        let fd_flags = unsafe { libc::fcntl(fd, libc::F_GETFD) };
+        if flags < 0 || fd_flags < 0 || fd_flags & libc::FD_CLOEXEC != 0 || flags & libc::O_ACCMODE == libc::O_RDONLY {
+            continue;
+        }
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        if unsafe { libc::fstat(fd, &mut st) } != 0 || st.st_mode & libc::S_IFMT == libc::S_IFDIR {
+            continue;
+        }
+        // EBADFD for a pipe or socket: nothing to grant. Any other refusal only makes the reopen
+        // stricter, never the guard weaker.
+        add_rule(ruleset, fd, FS_WRITE_FILE);
+    }
+    Ok(())
+}
+
+/// `landlock_add_rule` granting `allowed` beneath `fd` (or on it, a file; the kernel refuses
+/// REFER there, which changes nothing: a mount point is not renamed); its return code.
+fn add_rule(ruleset: i32, fd: i32, allowed: u64) -> libc::c_long {
+    let attr = PathBeneath { allowed, parent_fd: fd };
+    unsafe { libc::syscall(SYS_ADD_RULE, ruleset as libc::c_long, RULE_PATH_BENEATH, &attr as *const PathBeneath, 0u32) }
+}
