@@ -15,6 +15,9 @@ const path = require('node:path')
 const { spawnSandboxed } = require('..')
 
 const linux = process.platform === 'linux'
+// `npm test` passes npm's settings to this process (`npm_config_userconfig` names the real
+// `~/.npmrc`, which pnpm reads before `$HOME/.npmrc`): the runs here judge the homes they make.
+for (const k of Object.keys(process.env).filter((k) => /^npm_config_/i.test(k))) delete process.env[k]
 const base = fs.mkdtempSync(path.join(fs.existsSync('/var/tmp') ? '/var/tmp' : require('node:os').tmpdir(), 'sandspawn-linked-'))
 test.after(async () => {
   await require('../binding').toolCachesSettled()
