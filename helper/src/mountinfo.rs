@@ -104,6 +104,19 @@ pub fn points_and_types(table: &[u8]) -> Vec<(Vec<u8>, String)> {
     table.split(|b| *b == b'\n').filter_map(parsed).collect()
 }
 
+/// The mount points of `table` with a mount whose own options include `rw`, each once, as their
+/// bytes (see `points_and_types`): where the write guard (`write_guard`) looks further. A point
+/// whose visible mount is read-only may be among them (a stack); the caller asks the mount itself.
+pub fn writable_points(table: &[u8]) -> Vec<Vec<u8>> {
+    let parsed = |line: &[u8]| {
+        let mut fields = line.split(|b| *b == b' ');
+        let point = fields.nth(4)?;
+        fields.next()?.split(|b| *b == b',').any(|o| o == b"rw").then(|| unescape_bytes(point))
+    };
+    let mut seen = std::collections::HashSet::new();
+    table.split(|b| *b == b'\n').filter_map(parsed).filter(|p| seen.insert(p.clone())).collect()
+}
+
 /// One mount of a table as bytes: what `policy::tree_identity` (the addon's) asks to tell where a
 /// bind mount comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -196,6 +209,12 @@ mod tests {
         let table: &[u8] = b"1 0 8:1 / / rw - ext4 /dev/sda rw\n37 1 8:1 /etc/a\\040b /w/e\xff rw shared:9 - ext4 /dev/sda rw\nnot a table\n";
         let source = |id, root: &[u8], point: &[u8]| Source { id, device: "8:1".into(), root: root.to_vec(), point: point.to_vec() };
         assert_eq!(sources(table), vec![source(1, b"/", b"/"), source(37, b"/etc/a b", b"/w/e\xff")]);
+    }
+
+    #[test]
+    fn lists_the_points_of_writable_mounts_once() {
+        let table = b"1 0 8:1 / / ro,relatime - ext4 /dev/sda1 rw\n2 1 8:1 /w /w\\040x rw,nosuid - ext4 /dev/sda1 rw\n3 1 0:5 / /dev rw - tmpfs tmpfs rw\n4 2 8:1 /w/.git /w\\040x/.git ro,nosuid - ext4 /dev/sda1 rw\n5 1 0:6 / /dev rw - tmpfs tmpfs rw\n";
+        assert_eq!(writable_points(table), [b"/w x".to_vec(), b"/dev".to_vec()]);
     }
 
     #[test]
