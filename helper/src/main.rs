@@ -274,6 +274,8 @@ fn in_namespaces(steps: &Steps) {
     if let Err(failure) = covers::cover(&steps.cover_dirs, &steps.cover_files) {
         fail(steps.report_fd, failure);
     }
+    // While the capabilities last (see `write_guard::prepare_message_queues`).
+    write_guard::prepare_message_queues();
     if steps.own_userns {
         if let Err(failure) = userns::enter_own(steps.map_ids, steps.limit_userns) {
             fail(steps.report_fd, failure);

@@ -52,7 +52,12 @@ pub fn apply() -> Result<(), Failure> {
         return Err(setup(e, format!("creating the Landlock ruleset that keeps host FIFOs read-only failed: {}", describe(e))));
     }
     let ruleset = fd as i32;
-    let granted = grant_mounts(ruleset).and_then(|()| grant_inherited(ruleset));
+    let granted = grant_mounts(ruleset).and_then(|()| grant_inherited(ruleset)).map(|()| grant_message_queues(ruleset));
+    // The root `prepare_message_queues` kept: close-on-exec, closed here all the same.
+    let queues = MESSAGE_QUEUES.swap(-1, std::sync::atomic::Ordering::Relaxed);
+    if queues >= 0 {
+        unsafe { libc::close(queues) };
+    }
     let rc = granted.map(|()| unsafe { libc::syscall(SYS_RESTRICT_SELF, ruleset as libc::c_long, 0u32) });
     let e = last_errno();
     unsafe { libc::close(ruleset) };
@@ -93,6 +98,39 @@ fn grant_mounts(ruleset: i32) -> Result<(), Failure> {
         unsafe { libc::close(fd) };
     }
     Ok(())
+}
+
+/// The root of a detached mount of the IPC namespace's mqueue filesystem, made by
+/// `prepare_message_queues` while the helper still has its capabilities; -1 when there is none.
+static MESSAGE_QUEUES: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(-1);
+
+/// Called before the helper gives up its capabilities (`userns::enter_own`): mounting the mqueue
+/// filesystem needs them over the IPC namespace. See `grant_message_queues`.
+pub fn prepare_message_queues() {
+    // SAFETY: plain system calls on our own descriptors and C strings.
+    unsafe {
+        let fs = libc::syscall(libc::SYS_fsopen, c"mqueue".as_ptr(), libc::FSOPEN_CLOEXEC) as i32;
+        if fs < 0 {
+            return;
+        }
+        let made = libc::syscall(libc::SYS_fsconfig, fs, libc::FSCONFIG_CMD_CREATE, std::ptr::null::<libc::c_char>(), std::ptr::null::<libc::c_void>(), 0) == 0;
+        let root = if made { libc::syscall(libc::SYS_fsmount, fs, libc::FSMOUNT_CLOEXEC, 0) as i32 } else { -1 };
+        libc::close(fs);
+        MESSAGE_QUEUES.store(root, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// WRITE_FILE on the sandbox's POSIX message queues: `mq_open` opens a file of the IPC namespace's
+/// own mqueue filesystem, mounted nowhere the table shows, and Landlock judges that open as any
+/// other (CI found `mq_open(O_CREAT|O_RDWR)` refused once the guard came). A detached mount of that
+/// filesystem (`prepare_message_queues`: no mount point needed) has the same root, one per IPC
+/// namespace, and a rule is the inode's. A kernel that refused the mount only leaves the queues
+/// unwritable: stricter, never weaker.
+fn grant_message_queues(ruleset: i32) {
+    let root = MESSAGE_QUEUES.load(std::sync::atomic::Ordering::Relaxed);
+    if root >= 0 {
+        add_rule(ruleset, root, FS_WRITE_FILE);
+    }
 }
 
 /// WRITE_FILE on each non-directory the command inherits open for writing: `/dev/stdout` reopens
