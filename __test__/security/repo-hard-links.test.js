@@ -193,3 +193,52 @@ describe('a .git symlink to a gitdir: file', () => {
     }
   }
 })
+
+// An attacker's review (rfix21/gitlink_chain.js, gitlink_top.js): a symlink ON THE WAY to a
+// repository's git directory (a link of a `.git` symlink chain, a directory symlink on a `gitdir:`
+// path) in the workspace. The host kept the git directory the way led to read-only, but not the
+// way: run 2 repointed a link to a git directory of its own with `core.fsmonitor`, the host's next
+// `git status` ran it, and nothing was said. Each such link is held for the run and put back after
+// it, with a host risk (the Landlock mode keeps it unwritten). `[what, plant, repoint]`, in `sub`.
+const EVIL = (dir) => `${REPO(dir)} && printf '[core]\\n\\tfsmonitor = "touch PWNED; false"\\n' > ${dir}/config`
+const WAYS = [
+  ['a link of a .git chain', `${REPO('node_modules/g')} && printf 'gitdir: node_modules/g\\n' > gf && ln -s gf lnkf && ln -s lnkf .git`,
+    `${EVIL('node_modules/evil')} && printf 'gitdir: node_modules/evil\\n' > gf2`, `ln -sfn gf2 lnkf`, 'lnkf'],
+  ['a link of a .git chain in node_modules', `${REPO('node_modules/g')} && printf 'gitdir: node_modules/g\\n' > gf && mkdir -p node_modules/l && ln -s ../../gf node_modules/l/link && ln -s node_modules/l/link .git`,
+    `${EVIL('node_modules/evil')} && printf 'gitdir: node_modules/evil\\n' > gf2`, `ln -sfn ../../gf2 node_modules/l/link`, 'node_modules/l/link'],
+  ['a directory symlink on the way to the gitdir: file', `${REPO('node_modules/g')} && mkdir -p node_modules/real && printf 'gitdir: node_modules/g\\n' > node_modules/real/gf && ln -s real node_modules/d && ln -s node_modules/d/gf .git`,
+    `${EVIL('node_modules/evil')} && mkdir -p node_modules/real2 && printf 'gitdir: node_modules/evil\\n' > node_modules/real2/gf`, `ln -sfn real2 node_modules/d`, 'node_modules/d'],
+  ['a directory symlink on a gitdir: path', `mkdir -p node_modules/gg && ${REPO('node_modules/gg/g')} && ln -s gg node_modules/p && printf 'gitdir: node_modules/p/g\\n' > .git`,
+    `mkdir -p node_modules/gg2 && ${EVIL('node_modules/gg2/g')}`, `ln -sfn gg2 node_modules/p`, 'node_modules/p'],
+  ['a symlink a .git symlink leads through', `mkdir -p node_modules/gg && ${REPO('node_modules/gg/g')} && ln -s gg/g node_modules/p && ln -s node_modules/p .git`,
+    `mkdir -p node_modules/gg2 && ${EVIL('node_modules/gg2/g')}`, `ln -sfn gg2/g node_modules/p`, 'node_modules/p'],
+  ['the .git symlink itself', `${REPO('node_modules/g')} && printf 'gitdir: node_modules/g\\n' > gf && ln -s gf .git`,
+    `${EVIL('node_modules/evil')} && printf 'gitdir: node_modules/evil\\n' > gf2`, `ln -sfn gf2 .git`, '.git'],
+]
+
+describe("a symlink on the way to a repository's git directory", () => {
+  for (const mode of ['bwrap', 'landlock']) {
+    for (const [what, plant, evil, repoint, link] of WAYS) {
+      for (const where of ['sub', '.']) {
+        test(`${mode}: ${what} (repository at ${where === '.' ? 'the top' : where}): put back, and said`, (t) => {
+          const ws = tempTree(t).root
+          const linux = mode === 'landlock' ? { allow: ['landlock'] } : undefined
+          const top = path.join(ws, where)
+          fs.mkdirSync(top, { recursive: true })
+          assert.equal(spawnSync('sh', ['-c', `${plant} && ${evil} && echo planted`], { cwd: top, encoding: 'utf8' }).stdout, 'planted\n')
+          const gitDir = () => spawnSync('git', ['rev-parse', '--absolute-git-dir'], { cwd: top, encoding: 'utf8' }).stdout.trim()
+          const before = gitDir()
+          assert.ok(before.startsWith(top), before)
+          const r2 = run(`cd ${where} && ${repoint}; echo w:$?`, ws, { linux })
+          assert.equal(r2.error, undefined, r2.message)
+          if (mode === 'landlock' && r2.sandboxType !== 'landlock') return t.skip('Landlock is not available here')
+          assert.equal(gitDir(), before, `the host's git uses the git directory it used: ${JSON.stringify(r2)}`)
+          if (mode === 'bwrap') {
+            const said = (r2.hostRisks || []).some((h) => h.path === path.join(top, link) && /put back|undone/.test(h.detail))
+            assert.ok(said, `${link} put back and said: ${JSON.stringify(r2.hostRisks, null, 1)}`)
+          }
+        })
+      }
+    }
+  }
+})

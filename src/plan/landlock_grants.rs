@@ -9,8 +9,8 @@
 //! - the existing read-only paths of every root (`.git`, the real git directory, `readOnlyPaths`,
 //!   repositories found by the walk, hooks directories, existing protected names);
 //! - sandspawn's own files (what the host runs next);
-//! - the symlinks held for the run (`pins::held_links`: on the way to a home link's target or a
-//!   global git file), which the bwrap mode puts back after a run that replaced one: the directories
+//! - the symlinks held for the run (`pins::held_links`: on the way to a home link's target, a
+//!   global git file or a repository's git directory), which the bwrap mode puts back after a run that replaced one: the directories
 //!   above one that the host reaches it through must stay (a directory swapped for a link kept it
 //!   from being put back), and here the link cannot be replaced at all;
 //! - every writable root nested in another: not read-only, but the directories above it are split so

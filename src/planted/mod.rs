@@ -255,6 +255,7 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
     let devices = home_hard::devices(&policy.planted.identities, &direct);
     let home_hard = home_hard::Kept::of(&home_hard::candidates(&home, names, &c.global), &devices);
     c.repo_includes(at_first_missing, policy.reviewed);
+    c.repo_ways(policy.reviewed);
     let held_caches = c.held_caches(&policy.planted.held_caches, policy.absent == Absent::Placeholders);
     let hook_links = std::mem::take(&mut c.hook_links);
     let config_hard = std::mem::take(&mut c.config_hard).outside(policy.reviewed);
@@ -385,6 +386,9 @@ struct Carver<'a> {
     /// The symlinks in directly written roots on the way to a host path kept by `host_path`
     /// (`hold_links_on_the_way`), held for the run and put back after it (`detect`).
     links_on_the_way: Vec<HeldLink>,
+    /// The paths git follows to the repositories' git directories that are not canonical
+    /// (`repo::Facts::ways`): the links on them are held by `repo_ways` at the end of the walk.
+    ways: Vec<PathBuf>,
     /// The entries `host_path` kept read-only: a fixed path of the host's names them, so they
     /// are pinned where they are whatever their name (`Baseline::named_from_outside`).
     named_from_outside: HashSet<PathBuf>,
@@ -393,7 +397,7 @@ struct Carver<'a> {
 impl<'a> Carver<'a> {
     fn new(roots: &'a mut [WritableRoot], deny: &[PathBuf], existing: Option<Existing>) -> Carver<'a> {
         let covered = deny.iter().chain(roots.iter().flat_map(|r| r.read_only.iter())).map(|p| p.as_os_str().to_os_string()).collect();
-        Carver { roots, covered, creatable: HashMap::new(), existing, list_missing: true, hook_links: hook_risks::Kept::default(), config_hard: config_hard::Kept::default(), scan_roots: Vec::new(), global: global_git::now(), includes: Vec::new(), links_on_the_way: Vec::new(), named_from_outside: HashSet::new() }
+        Carver { roots, covered, creatable: HashMap::new(), existing, list_missing: true, hook_links: hook_risks::Kept::default(), config_hard: config_hard::Kept::default(), scan_roots: Vec::new(), global: global_git::now(), includes: Vec::new(), links_on_the_way: Vec::new(), ways: Vec::new(), named_from_outside: HashSet::new() }
     }
 
     fn is_covered(&self, p: &Path) -> bool {
@@ -495,6 +499,7 @@ impl<'a> Carver<'a> {
         self.hooks(facts.hooks.iter().cloned());
         self.hook_links(&facts.links);
         self.includes.extend(facts.includes.iter().chain(&facts.programs).cloned());
+        self.ways.extend(facts.ways.iter().cloned());
         self.hook_links.capped(dot_git, facts.capped);
         for h in &facts.hard {
             self.config_hard.add(h.clone(), config_hard::What::GitConfig);
@@ -508,6 +513,7 @@ impl<'a> Carver<'a> {
         let vouched = walk_ino.and_then(|ino| repo::vouched(dot_git, ino, &global));
         let facts = vouched.unwrap_or_else(|| repo::facts(dot_git, None, walk_ino, &global));
         self.includes.extend(facts.includes.iter().chain(&facts.programs).cloned());
+        self.ways.extend(facts.ways.iter().cloned());
         self.hook_links.capped(dot_git, facts.capped);
         for h in &facts.hard {
             self.config_hard.add(h.clone(), config_hard::What::GitConfig);
@@ -525,6 +531,21 @@ impl<'a> Carver<'a> {
         let skipped = |c: &Carver, p: &Path| c.root_of(p).is_none_or(|i| skip.contains(&c.roots[i].root)) || c.is_covered(p);
         for f in std::mem::take(&mut self.includes) {
             self.host_path(&f, false, placeholders, &skipped);
+        }
+    }
+
+    /// The symlinks on the ways to the repositories' git directories (`repo::git_dirs_and_ways`)
+    /// that directly written roots hold: held for the run and put back after it, as `host_path`'s
+    /// are (the Landlock mode keeps them unwritten: `plan::pins::held_links`). Found by an
+    /// attacker's review: only the git directory a way led to was kept, run 2 repointed `lnkf` of
+    /// `sub/.git -> lnkf -> gf` to a `gitdir:` file naming its own git directory, and the host's
+    /// next `git status` ran its `core.fsmonitor`. None for the common shape: nothing to do.
+    fn repo_ways(&mut self, skip: &[PathBuf]) {
+        let skipped = |c: &Carver, p: &Path| c.root_of(p).is_none_or(|i| skip.contains(&c.roots[i].root)) || c.is_covered(p);
+        let mut ways = std::mem::take(&mut self.ways);
+        ways.dedup();
+        for p in ways {
+            self.hold_links_on_the_way(&p, &skipped);
         }
     }
 
@@ -571,7 +592,8 @@ impl<'a> Carver<'a> {
     /// shared directory a `commondir` names and the hooks directory its configuration names
     /// (relative to the git directory, where git runs a bare repository's hooks).
     fn git_directory(&mut self, dir: &Path) {
-        let dirs = repo::git_dirs(dir);
+        let (dirs, ways) = repo::git_dirs_and_ways(dir);
+        self.ways.extend(ways);
         for d in &dirs {
             self.read_only(d.clone());
         }

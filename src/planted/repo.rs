@@ -17,8 +17,32 @@ use super::hook_links::{self, HookLinks};
 /// The git directories of the repository whose `.git` entry is `dot_git` (canonical, existing;
 /// the `.git` entry itself is protected by the caller).
 pub fn git_dirs(dot_git: &Path) -> Vec<PathBuf> {
+    git_dirs_and_ways(dot_git).0
+}
+
+/// `git_dirs`, and the paths git follows to reach them that are not canonical as written (`ways`):
+/// the `.git` entry when it is a symlink, the path of its `gitdir:` line joined as git joins it,
+/// and `commondir`'s. A symlink on one of them that a run can repoint (`lnkf` of `.git -> lnkf ->
+/// gf`, `p` of `gitdir: node_modules/p/g`) points the host's git at a git directory of the run's:
+/// found by an attacker's review, only where the way led was kept. The caller holds the links on
+/// them (`Carver::hold_links_on_the_way`). None for a `.git` directory without `commondir`, the
+/// common shape: it costs no system call more.
+pub fn git_dirs_and_ways(dot_git: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
     let top = dot_git.parent().unwrap_or(Path::new("/"));
-    let Ok(meta) = dot_git.symlink_metadata() else { return Vec::new() };
+    let Ok(meta) = dot_git.symlink_metadata() else { return (Vec::new(), Vec::new()) };
+    let mut ways = Vec::new();
+    if meta.is_symlink() {
+        ways.push(dot_git.to_path_buf());
+    }
+    // Kept as a way when its canonical form differs from it as written: a symlink, `.` or `..` is
+    // on it (a path that is its own `realpath` has no symlink on it).
+    let resolve = |written: PathBuf, ways: &mut Vec<PathBuf>| {
+        let canonical = std::fs::canonicalize(&written).ok();
+        if canonical.as_ref() != Some(&written) && !ways.contains(&written) {
+            ways.push(written);
+        }
+        canonical
+    };
     // A `.git` directory is its own git directory, and its path is canonical already (the walk
     // joins names of real directories to canonical roots): no `realpath` per repository per run.
     // A symlink to a file is a `.git` file to git, which reads it through the link and takes a
@@ -28,23 +52,23 @@ pub fn git_dirs(dot_git: &Path) -> Vec<PathBuf> {
     let first = if meta.is_dir() {
         Some(dot_git.to_path_buf())
     } else if meta.is_file() || (meta.is_symlink() && dot_git.metadata().is_ok_and(|m| m.is_file())) {
-        read_gitdir(dot_git).map(|g| if g.is_absolute() { g } else { top.join(g) }).and_then(|p| std::fs::canonicalize(p).ok())
+        read_gitdir(dot_git).map(|g| if g.is_absolute() { g } else { top.join(g) }).and_then(|p| resolve(p, &mut ways))
     } else {
         std::fs::canonicalize(dot_git).ok()
     };
-    let Some(first) = first else { return Vec::new() };
+    let Some(first) = first else { return (Vec::new(), ways) };
     let mut dirs = vec![first.clone()];
     // A linked worktree (or a submodule's) git dir names the shared one in `commondir`.
     if let Some(text) = small_file::text(&first.join("commondir")) {
         let common = PathBuf::from(text.trim());
         let common = if common.is_absolute() { common } else { first.join(common) };
-        if let Ok(c) = std::fs::canonicalize(common) {
+        if let Some(c) = resolve(common, &mut ways) {
             if !dirs.contains(&c) {
                 dirs.push(c);
             }
         }
     }
-    dirs
+    (dirs, ways)
 }
 
 /// The path of a `gitdir: <path>` file (worktrees, submodules, `--separate-git-dir`), as written.
@@ -210,6 +234,9 @@ pub struct Facts {
     /// here anyway. Still true while the facts are used again: a link made changes the file's ctime
     /// (the stat rule) and raises `IN_ATTRIB` on its watch (`armed`).
     pub hard: Vec<super::hard_linked::HardLinked>,
+    /// The paths git follows to the git directories that are not canonical (`git_dirs_and_ways`):
+    /// the symlinks on them are held for each run. None in the common shape.
+    pub ways: Vec<PathBuf>,
 }
 
 /// What `facts` remembers of one repository: what it read the facts from, and the watches that
@@ -281,7 +308,7 @@ pub fn facts(dot_git: &Path, dot_git_now: Option<&std::fs::Metadata>, walk_ino: 
     if !tried {
         armed = arm();
     }
-    let dirs = git_dirs(dot_git);
+    let (dirs, ways) = git_dirs_and_ways(dot_git);
     let global_git::Own { hooks: own, maybe_hooks, includes, programs, capped } = global_git::repository(&config_files(&dirs), top);
     let facts_includes = includes.len();
     let hooks = hooks_at(top, may_apply(own, maybe_hooks, global));
@@ -347,7 +374,7 @@ pub fn facts(dot_git: &Path, dot_git_now: Option<&std::fs::Metadata>, walk_ino: 
         check(p.clone(), true, true, None);
     }
     let read_at = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
-    let facts = Arc::new(Facts { dirs, hooks, links, includes, programs, capped, hard });
+    let facts = Arc::new(Facts { dirs, hooks, links, includes, programs, capped, hard, ways });
     // Timestamps are coarse: a change in the same second as this reading could leave the same
     // times behind. Kept only what last changed before that second (as the walk's stat rule).
     if seen.iter().any(|s| s.stat.is_some_and(|st| st.5 >= read_at)) {
@@ -454,6 +481,30 @@ mod tests {
         std::fs::remove_file(r.join("sub/.git")).unwrap();
         std::os::unix::fs::symlink("../other/g", r.join("sub/.git")).unwrap();
         assert_eq!(git_dirs(&r.join("sub/.git")), vec![r.join("other/g")]);
+    }
+
+    /// Found by an attacker's review (rfix21/gitlink_chain.js): the paths git follows to the git
+    /// directories, whose symlinks the caller holds; none for a plain `.git` directory.
+    #[test]
+    fn the_ways_to_the_git_directories() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        std::fs::create_dir_all(r.join("plain/.git")).unwrap();
+        assert_eq!(git_dirs_and_ways(&r.join("plain/.git")), (vec![r.join("plain/.git")], vec![]));
+        for d in ["sub/nm/gg/g", "sub/nm/gg/common"] {
+            std::fs::create_dir_all(r.join(d)).unwrap();
+        }
+        std::os::unix::fs::symlink("gg", r.join("sub/nm/p")).unwrap();
+        std::fs::write(r.join("sub/gf"), "gitdir: nm/p/g\n").unwrap();
+        std::os::unix::fs::symlink("gf", r.join("sub/lnkf")).unwrap();
+        std::os::unix::fs::symlink("lnkf", r.join("sub/.git")).unwrap();
+        std::fs::write(r.join("sub/nm/gg/g/commondir"), "../../p/common\n").unwrap();
+        let (dirs, ways) = git_dirs_and_ways(&r.join("sub/.git"));
+        assert_eq!(dirs, vec![r.join("sub/nm/gg/g"), r.join("sub/nm/gg/common")]);
+        assert_eq!(ways, vec![r.join("sub/.git"), r.join("sub/nm/p/g"), r.join("sub/nm/gg/g/../../p/common")]);
+        // Written canonical: no way to hold.
+        std::fs::write(r.join("sub/nm/gg/g/commondir"), format!("{}\n", r.join("sub/nm/gg/common").display())).unwrap();
+        assert_eq!(git_dirs_and_ways(&r.join("sub/.git")).1, vec![r.join("sub/.git"), r.join("sub/nm/p/g")]);
     }
 
     /// A repository whose `.git` and config are old enough for `facts` to remember them.
