@@ -26,8 +26,7 @@ pub struct Baseline {
     pub deny_links: Vec<crate::policy::held_links::HeldLink>,
     /// The symlinks in directly written roots on the way to a host path kept where it leads (a home
     /// link's, a global git file's, a repository's git directory's: `Carver::hold_links_on_the_way`),
-    /// held as `deny_links` are: one
-    /// the run replaced or removed is put back after it (`detect`).
+    /// held as `deny_links` are: one the run replaced or removed is put back after it (`detect`).
     pub links_on_the_way: Vec<crate::policy::held_links::HeldLink>,
     /// The entries kept read-only because a fixed path of the host's leads to them (a home link's
     /// target, a global git file or program): pinned where they are (`plan::pins::kept`) even when
