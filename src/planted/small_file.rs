@@ -9,6 +9,12 @@
 //! can do something); the open is non-blocking all the same (a FIFO put there between the two
 //! steps returns at once), what was opened is checked again with `fstat`, and at most `MAX_BYTES`
 //! (and one more, to tell a longer file) are read, whatever the file said its size was.
+//!
+//! Nor is a file on a kernel filesystem read (found by an attacker's review): a run planted
+//! `pyproject.toml -> /sys/kernel/tracing/trace_pipe`, a regular file of size 0, and the host's
+//! next setup read it, consuming the host's ftrace buffer (`/proc/kmsg` does so to the kernel's
+//! log; debugfs files run drivers' code). Its filesystem is asked (`statfs`) before the open and
+//! again of what was opened; no git configuration lives there.
 
 use std::fs::{File, Metadata};
 use std::io::Read as _;
@@ -40,7 +46,7 @@ pub fn read(path: &Path) -> Read {
 /// size (`global_git` bounds what it reads of one in all).
 pub fn read_up_to(path: &Path, max: u64) -> Read {
     let Ok(meta) = std::fs::metadata(path) else { return Read::Absent };
-    if let Some(why) = unreadable(&meta, max) {
+    if let Some(why) = unreadable(&meta, max).or_else(|| kernel_fs(path)) {
         return why;
     }
     // O_NONBLOCK: a FIFO swapped in after the stat opens at once (and is refused below); O_NOCTTY:
@@ -48,7 +54,7 @@ pub fn read_up_to(path: &Path, max: u64) -> Read {
     let opened = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY).open(path);
     let Ok(file) = opened else { return Read::Absent };
     match file.metadata() {
-        Ok(meta) => match unreadable(&meta, max) {
+        Ok(meta) => match unreadable(&meta, max).or_else(|| kernel_fs_of(&file)) {
             Some(why) => why,
             None => bounded(file, max),
         },
@@ -79,6 +85,42 @@ fn unreadable(meta: &Metadata, max: u64) -> Option<Read> {
         "not a regular file".into()
     };
     Some(Read::Unjudged { why: what })
+}
+
+/// Why the host does not read `path` when it lies on a kernel filesystem (its symlinks followed,
+/// as the open follows them).
+#[cfg(target_os = "linux")]
+fn kernel_fs(path: &Path) -> Option<Read> {
+    use std::os::unix::ffi::OsStrExt as _;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
+    // SAFETY: a zeroed statfs is valid for statfs to fill; a valid C string.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    // f_type's integer type differs between libcs; the magic numbers are 32-bit.
+    let kind = (unsafe { libc::statfs(c.as_ptr(), &mut st) } == 0).then(|| sandspawn_helper::kernel_fs::named(st.f_type as u32)).flatten();
+    kind.map(on_kernel_fs)
+}
+
+/// As `kernel_fs`, of what was opened (a link swapped in between).
+#[cfg(target_os = "linux")]
+fn kernel_fs_of(file: &File) -> Option<Read> {
+    use std::os::fd::AsRawFd as _;
+    sandspawn_helper::kernel_fs::of_fd(file.as_raw_fd()).map(on_kernel_fs)
+}
+
+#[cfg(target_os = "linux")]
+fn on_kernel_fs(kind: &str) -> Read {
+    Read::Unjudged { why: format!("on {kind}, a kernel filesystem, whose reads can have effects on the host (a trace_pipe read consumes its trace buffer)") }
+}
+
+/// macOS: no kernel filesystem holds regular files a path can lead to.
+#[cfg(not(target_os = "linux"))]
+fn kernel_fs(_: &Path) -> Option<Read> {
+    None
+}
+
+#[cfg(not(target_os = "linux"))]
+fn kernel_fs_of(_: &File) -> Option<Read> {
+    None
 }
 
 /// `max` bytes said as people say them: `1 MiB`, `300 bytes`.
@@ -136,6 +178,24 @@ mod tests {
         // Through a link too.
         std::os::unix::fs::symlink(&fifo, t.path().join("link")).unwrap();
         assert!(unjudged(read(&t.path().join("link"))).starts_with("a FIFO"));
+    }
+
+    /// Found by an attacker's review: a run planted `pyproject.toml -> /sys/kernel/tracing/trace_pipe`
+    /// (a regular file of size 0) and the host's next setup read it, consuming the host's trace
+    /// buffer. A file on a kernel filesystem is not read; `/proc/self/status` stands in for it here
+    /// (reading it has no effect).
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn a_file_on_a_kernel_filesystem_is_refused_unread() {
+        let t = tempfile::tempdir().unwrap();
+        let link = t.path().join("pyproject.toml");
+        std::os::unix::fs::symlink("/proc/self/status", &link).unwrap();
+        assert!(unjudged(read(&link)).starts_with("on proc, a kernel filesystem"));
+        assert_eq!(text(&link), None);
+        let sysfs = Path::new("/sys/kernel/uevent_seqnum");
+        if sysfs.exists() {
+            assert!(unjudged(read(sysfs)).starts_with("on sysfs"), "sysfs too");
+        }
     }
 
     #[test]
