@@ -67,6 +67,43 @@ describe("the host kernel's tracefs, debugfs and page map are hidden", { concurr
     })
   }
 
+  // Found by an attacker's review: the masks were fixed paths, and a tracefs mounted elsewhere (an
+  // admin's /mnt/trace, perf's setups) was read from inside, its trace_pipe consumed. Mounted here
+  // as root at directories outside the workspace (a writable root may not hold one), and one of its
+  // files bound alone: each hidden, a directory empty, the file the sandbox's /dev/null. Nothing is
+  // read: the probe lists and stats.
+  const mountSkip = skip || (process.getuid() !== 0 ? 'mounting a tracefs needs root' : false)
+  test('a tracefs or debugfs mounted elsewhere, or one of its files bound alone, is hidden (root only)', { skip: mountSkip }, async (t) => {
+    const tree = tempTree(t)
+    const at = (n) => `${tree.root}/${n}`
+    const mounted = []
+    try {
+      for (const [type, dir] of [['tracefs', 'trace'], ['debugfs', 'debug']]) {
+        fs.mkdirSync(at(dir))
+        execFileSync('mount', ['-t', type, 'nodev', at(dir)])
+        mounted.push(at(dir))
+      }
+      fs.writeFileSync(at('pipe'), '')
+      execFileSync('mount', ['--bind', `${at('trace')}/trace_pipe`, at('pipe')])
+      mounted.push(at('pipe'))
+      const probe = `
+import os, stat
+for n in ('trace', 'debug'):
+    print(n, len(os.listdir(${JSON.stringify(tree.root)} + '/' + n)))
+print('pipe', 'regular' if stat.S_ISREG(os.stat(${JSON.stringify(at('pipe'))}).st_mode) else 'not regular')
+`
+      const outside = lines(execFileSync('python3', ['-c', probe], { encoding: 'utf8' }))
+      assert.notEqual(outside.trace, '0', 'the probe sees the tracefs unsandboxed')
+      for (const sandbox of ['workspace-write', 'read-only']) {
+        const r = await run(['python3', '-c', probe], { cwd: tree.ws, sandbox })
+        assert.equal(r.exitCode, 0, show(r))
+        assert.deepEqual(lines(r.stdout), { trace: '0', debug: '0', pipe: 'not regular' }, `${sandbox}\n${show(r)}`)
+      }
+    } finally {
+      for (const m of mounted.reverse()) execFileSync('umount', ['-l', m])
+    }
+  })
+
   // The probe can tell: on the host, as root, the page map reads (and the tracefs lists).
   test('without a sandbox the probe reads them (root only)', { skip: skip || (process.getuid() !== 0 && 'the files are root-only') }, () => {
     const got = lines(execFileSync('python3', ['-c', PROBE], { encoding: 'utf8' }))

@@ -10,7 +10,18 @@
 //! reads empty). A path this kernel or a `denyRead` mask does not show is left as it is. Every
 //! plan, for every user: a user other than root cannot read most of them, but `timer_list` is
 //! world-readable, and a dozen mount calls cost microseconds.
+//!
+//! Each tracefs and debugfs mounted elsewhere (perf's or trace-cmd's setups, an admin's
+//! `/mnt/trace`) is hidden too, wherever the sandbox's mount table shows one (found by an
+//! attacker's review: a tracefs mounted at a directory of the host's own was read, and its
+//! `trace_pipe` consumed, from inside): the table the helper read to check bwrap's mounts, no
+//! second read.
 
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+use sandspawn_helper::mountinfo::points_and_types;
 use sandspawn_helper::report::Failure;
 
 use crate::mount_target::{c, mount, Kind, Target};
@@ -26,15 +37,19 @@ const DIRS: [&str; 3] = ["/sys/kernel/tracing", "/sys/kernel/debug", "/sys/devic
 /// CAP_SYS_RAWIO, which the command never holds).
 const FILES: [&str; 7] = ["/proc/kpageflags", "/proc/kpagecount", "/proc/kpagecgroup", "/proc/keys", "/proc/timer_list", "/proc/sched_debug", "/proc/kcore"];
 
+/// The filesystems hidden wherever they are mounted: reading tracefs consumes the host's trace
+/// buffer, debugfs holds tracefs again and the drivers' state. (securityfs and bpf are left where
+/// they are: their reads take nothing from the host, and `/sys/kernel/security` is shown at its
+/// own place too.)
+const KINDS: [&str; 2] = ["tracefs", "debugfs"];
+
 /// The masks; after `host_objects::read_only` (the `/dev/null` bound here is read-only by then,
-/// and the proc entries' read-only binds lie below the masks).
-pub fn mask() -> Result<(), Failure> {
-    let tmpfs = c("tmpfs")?;
-    let mode = c("mode=0555")?;
-    let hidden = libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
+/// and the proc entries' read-only binds lie below the masks). `table`: the sandbox's mount table
+/// as bwrap left it.
+pub fn mask(table: &[u8]) -> Result<(), Failure> {
     for path in DIRS {
         if let Some(dir) = present(path, Kind::Dir)? {
-            mount(Some(&tmpfs), &dir.proc_path(), Some(&tmpfs), hidden, Some(&mode), &format!("hiding {path}"))?;
+            hide_dir(&dir, path)?;
         }
     }
     let null = Target::open("/dev/null", Kind::Any, "the sandbox's /dev/null")?;
@@ -43,13 +58,61 @@ pub fn mask() -> Result<(), Failure> {
     }
     for path in FILES {
         if let Some(file) = present(path, Kind::Any)? {
-            mount(Some(&null.proc_path()), &file.proc_path(), None, libc::MS_BIND, None, &format!("hiding {path}"))?;
-            let bound = Target::open(path, Kind::Any, "the hidden file")?;
-            let flags = bound.mount_flags(path)?;
-            mount(None, &bound.proc_path(), None, libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | flags, None, &format!("making {path}'s mask read-only"))?;
+            hide_file(&null, &file, path)?;
+        }
+    }
+    for point in elsewhere(table) {
+        let shown = Path::new(OsStr::from_bytes(&point));
+        let name = shown.display().to_string();
+        // Hidden already when below a mask above (tracefs under debugfs): ENOENT then.
+        let Some(found) = reachable(shown)? else { continue };
+        match found.is_dir() {
+            true => hide_dir(&found, &name)?,
+            false => hide_file(&null, &found, &name)?,
         }
     }
     Ok(())
+}
+
+/// An empty read-only tmpfs over the directory `dir` (at `path`).
+fn hide_dir(dir: &Target, path: &str) -> Result<(), Failure> {
+    let tmpfs = c("tmpfs")?;
+    let mode = c("mode=0555")?;
+    let hidden = libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
+    mount(Some(&tmpfs), &dir.proc_path(), Some(&tmpfs), hidden, Some(&mode), &format!("hiding {path}"))
+}
+
+/// The sandbox's `/dev/null` (`null`) bound read-only over `file` (at `path`).
+fn hide_file(null: &Target, file: &Target, path: &str) -> Result<(), Failure> {
+    mount(Some(&null.proc_path()), &file.proc_path(), None, libc::MS_BIND, None, &format!("hiding {path}"))?;
+    let bound = Target::open(path, Kind::Any, "the hidden file")?;
+    let flags = bound.mount_flags(path)?;
+    mount(None, &bound.proc_path(), None, libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | flags, None, &format!("making {path}'s mask read-only"))
+}
+
+/// The mount points of `KINDS` in `table` but `DIRS` (hidden already), each once (a stack of them
+/// is hidden by one mask).
+fn elsewhere(table: &[u8]) -> Vec<Vec<u8>> {
+    let mut points: Vec<Vec<u8>> = Vec::new();
+    for (point, kind) in points_and_types(table) {
+        let fixed = DIRS.iter().any(|d| d.as_bytes() == point.as_slice());
+        if KINDS.contains(&kind.as_str()) && !fixed && !points.contains(&point) {
+            points.push(point);
+        }
+    }
+    points
+}
+
+/// A mount point of the table opened; None when it is gone from sight (below a mask above) or
+/// the helper, which holds more than the command ever does, cannot reach it (a tracefs in a
+/// directory only its owner may enter, when the sandbox maps no such owner): the command cannot
+/// either, and failing every run on such a host would refuse what it cannot read anyway.
+fn reachable(path: &Path) -> Result<Option<Target>, Failure> {
+    match Target::open(path, Kind::Any, "a kernel filesystem's mount point") {
+        Ok(t) => Ok(Some(t)),
+        Err(f) if f.errno == libc::ENOENT || f.errno == libc::EACCES => Ok(None),
+        Err(f) => Err(f),
+    }
 }
 
 /// `path` opened, or None when nothing is there to hide (this kernel has no such entry, or a

@@ -225,9 +225,12 @@ fn in_namespaces(steps: &Steps) {
     if steps.own_userns {
         let checked = propagation::stop_host_mounts()
             .and_then(|()| sandspawn_helper::mountinfo::read("checking the sandbox's mounts"))
-            .and_then(|table| kernel_mounts::refuse_writable(&table).and_then(|()| planned_mounts::check(&steps.writable, steps.cwd.as_ref(), &table)))
-            .and_then(|()| host_objects::read_only())
-            .and_then(|()| kernel_masks::mask());
+            .and_then(|table| {
+                kernel_mounts::refuse_writable(&table)
+                    .and_then(|()| planned_mounts::check(&steps.writable, steps.cwd.as_ref(), &table))
+                    .and_then(|()| host_objects::read_only())
+                    .and_then(|()| kernel_masks::mask(&table))
+            });
         if let Err(failure) = checked {
             fail(steps.report_fd, failure);
         }

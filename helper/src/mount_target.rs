@@ -90,6 +90,11 @@ impl Target {
         mount_flags_of(self.fd, path)
     }
 
+    /// A directory.
+    pub fn is_dir(&self) -> bool {
+        self.fmt == libc::S_IFDIR
+    }
+
     /// A character or block device.
     pub fn is_device(&self) -> bool {
         self.fmt == libc::S_IFCHR || self.fmt == libc::S_IFBLK
