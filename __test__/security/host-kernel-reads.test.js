@@ -25,6 +25,8 @@ function instance(t, tree, name) {
   t.after(() => {
     fs.rmdirSync(dir)
     execFileSync('umount', ['-l', mnt])
+    // The tree's own removal (`tempTree`, registered first, so run first) stopped at the mount.
+    fs.rmSync(tree.root, { recursive: true, force: true })
   })
   const marker = `sandspawn-marker-${process.pid}-${name}`
   fs.writeFileSync(`${dir}/trace_marker`, marker)
