@@ -539,7 +539,10 @@ describe("a created repository's configuration the host cannot read safely", () 
     test(`${mode}: a FIFO, an oversized file and a link to /dev/zero as config: the run settles in time and each repository is reported, its configuration not judged`, { timeout: 120_000 }, async (t) => {
       const tree = tempTree(t)
       fs.mkdirSync(path.join(tree.ws, 'src'))
+      // Made by the host: the Landlock mode grants /tmp entry by entry when it holds sandspawn's
+      // state (a tool-cache store there), and the command could then not create it.
       const shared = path.join('/tmp', token('cfg'))
+      fs.mkdirSync(shared)
       t.after(() => rmrf(shared))
       const ws = (p) => path.join(tree.ws, p)
       const fifos = ['src/fifo/.git/config', 'src/wt/.git/config.worktree', 'src/common/.git/commondir', 'src/folder/config'].map(ws).concat(path.join(shared, 'config'))
@@ -560,6 +563,7 @@ describe("a created repository's configuration the host cannot read safely", () 
       const r = await settlesWithin(sh(script, options), 30_000, fifos)
       assert.equal(r.exitCode, 0, show(r))
       assert.equal(r.stdout, 'planted\n', show(r))
+      assert.equal(r.stderr, '', 'every step of the script worked')
       const expected = [
         ['repository-created', 'src/fifo/.git'],
         ['repository-created', 'src/huge/.git'],
