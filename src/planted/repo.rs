@@ -299,8 +299,14 @@ pub fn facts(dot_git: &Path, dot_git_now: Option<&std::fs::Metadata>, walk_ino: 
             (armed, tried) = (arm().and_then(|a| armed::with_hook_dirs(a, top, &hook_dirs)).and_then(|a| armed::with_hooks(a, &k.facts.links)), true);
         }
         if k.seen.iter().all(still) {
-            k.unarmable = walk_ino.is_some() && armed.is_none();
-            k.armed = armed;
+            // Without the walk's inode (the top's repository, while the policy is resolved) there
+            // is nothing to arm, and the watches the walk's call armed still vouch for these facts:
+            // dropping them raised an `IN_IGNORED` that the watcher counted as a change, so every
+            // run walked its whole area again (60,000 directories: +57 ms a run, `bench/scale.js`).
+            if walk_ino.is_some() {
+                k.unarmable = armed.is_none();
+                k.armed = armed;
+            }
             return Arc::clone(&k.facts);
         }
     }
@@ -519,6 +525,24 @@ mod tests {
         }
         std::thread::sleep(std::time::Duration::from_millis(1100)); // ctime (now) must be older too
         (t, r)
+    }
+
+    /// The top's repository is looked at without the walk's inode while the policy is resolved,
+    /// and again with it by the walk: the first look dropped the walk's watches (an `IN_IGNORED`
+    /// the watcher counts as a change), so no run took the quiet path and a 60,000-directory
+    /// workspace was walked again at every run (+57 ms). The watches must still vouch after it.
+    #[test]
+    fn a_look_without_the_walk_s_inode_keeps_the_watches_that_vouch() {
+        use std::os::unix::fs::MetadataExt;
+        let (_t, r) = remembered_repository();
+        let dot_git = r.join(".git");
+        let ino = dot_git.metadata().unwrap().ino();
+        let first = facts(&dot_git, None, Some(ino), &[]);
+        if vouched(&dot_git, ino, &[]).is_none() {
+            return; // no inotify here (the watch budget spent): nothing is armed to keep
+        }
+        assert!(std::sync::Arc::ptr_eq(&first, &facts(&dot_git, None, None, &[])), "remembered");
+        assert!(vouched(&dot_git, ino, &[]).is_some(), "the walk's watches were dropped by a look without its inode");
     }
 
     #[test]
