@@ -353,8 +353,8 @@ fn undo_created(baseline: &Baseline, found: &scan::Found, risks: &mut Listed) {
     // The others (a hundred names at `/tmp`'s top): one listing says which may exist.
     let presence = super::presence::Presence::of(baseline.absent.iter().map(|p| p.as_path()).filter(|p| !by_walk(p)));
     for p in &baseline.absent {
-        let exists = if by_walk(p) { seen.contains(p) } else { presence.symlink_metadata(p).is_some() };
-        let Some(meta) = exists.then(|| p.symlink_metadata().ok()).flatten() else { continue };
+        let meta = if by_walk(p) { seen.contains(p).then(|| p.symlink_metadata().ok()).flatten() } else { presence.symlink_metadata(p) };
+        let Some(meta) = meta else { continue };
         if crate::placeholders::is_placeholder(p, &meta) {
             continue;
         }

@@ -183,7 +183,7 @@ impl Sight {
         let ino = (ino >= 0).then(|| unsafe { OwnedFd::from_raw_fd(ino) });
         let mut sight = Sight { ino, watched: HashMap::new(), polled: Vec::new() };
         for (dir, names) in by_dir {
-            match sight.ino.as_ref().and_then(|ino| add_watch(ino, &dir)) {
+            match sight.ino.as_ref().and_then(|ino| add_watch(ino, &dir, TOP_EVENTS)) {
                 Some(wd) => drop(sight.watched.insert(wd, (dir, names))),
                 None => sight.polled.extend(names.iter().map(|n| dir.join(n))),
             }
@@ -207,12 +207,13 @@ impl Sight {
     }
 }
 
-/// The watch descriptor of a watch on the directory `dir` (not followed if it is a symlink).
+/// The watch descriptor of a watch asking `mask` of the entry at `path` (a top: `TOP_EVENTS`; a
+/// placeholder: `PLACEHOLDER_EVENTS`), not followed if it is a symlink.
 #[cfg(target_os = "linux")]
-fn add_watch(ino: &OwnedFd, dir: &Path) -> Option<i32> {
-    let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+fn add_watch(ino: &OwnedFd, path: &Path, mask: u32) -> Option<i32> {
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
     // SAFETY: a valid inotify descriptor and C string.
-    let wd = unsafe { libc::inotify_add_watch(ino.as_raw_fd(), c.as_ptr(), TOP_EVENTS) };
+    let wd = unsafe { libc::inotify_add_watch(ino.as_raw_fd(), c.as_ptr(), mask) };
     (wd >= 0).then_some(wd)
 }
 
@@ -221,15 +222,9 @@ fn add_watch(ino: &OwnedFd, dir: &Path) -> Option<i32> {
 #[cfg(target_os = "linux")]
 const TOP_EVENTS: u32 = libc::IN_CREATE | libc::IN_MOVED_TO | libc::IN_ONLYDIR | libc::IN_DONT_FOLLOW;
 
-/// A watch of the entry at `path` itself for a change of its attributes (the `chmod` that opens a
-/// placeholder up), not followed if it is a symlink.
+/// What a placeholder's own watch asks for: a change of its attributes (the `chmod` that opens it up).
 #[cfg(target_os = "linux")]
-fn add_attrib_watch(ino: &OwnedFd, path: &Path) -> Option<i32> {
-    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
-    // SAFETY: a valid inotify descriptor and C string.
-    let wd = unsafe { libc::inotify_add_watch(ino.as_raw_fd(), c.as_ptr(), libc::IN_ATTRIB | libc::IN_DONT_FOLLOW) };
-    (wd >= 0).then_some(wd)
-}
+const PLACEHOLDER_EVENTS: u32 = libc::IN_ATTRIB | libc::IN_DONT_FOLLOW;
 
 #[cfg(target_os = "linux")]
 fn watch(by_dir: HashMap<PathBuf, HashSet<OsString>>, said: Said, end_run: EndRun) -> Result<Option<Keeper>, String> {
@@ -361,7 +356,7 @@ impl Undoing<'_> {
     /// up to `POLL_EVERY` later). Watched again each time it is tracked: inotify gives one watch per
     /// inode, and a placeholder made again at the same path is another inode.
     fn track(&mut self, path: &Path) {
-        if let Some(wd) = self.ino.and_then(|ino| add_attrib_watch(ino, path)) {
+        if let Some(wd) = self.ino.and_then(|ino| add_watch(ino, path, PLACEHOLDER_EVENTS)) {
             self.attrib.insert(wd, path.to_path_buf());
         }
         match path.symlink_metadata() {
