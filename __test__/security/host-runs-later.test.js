@@ -251,6 +251,22 @@ describe("the host user's home inside a writable root keeps what the host runs f
       // (and its usercustomize) at every start, and Neovim the plugins below its data directory.
       ['.local/lib/python3.11/site-packages/x.pth', 'mkdir -p ~/.local/lib/python3.11/site-packages && echo "import os" > ~/.local/lib/python3.11/site-packages/x.pth'],
       ['.local/share/nvim/site/plugin/x.lua', 'mkdir -p ~/.local/share/nvim/site/plugin && echo x > ~/.local/share/nvim/site/plugin/x.lua'],
+      // Found by an attacker's review (plant22): user-level configs of agents, bun, pnpm and VS Code
+      // forks that start MCP servers, preload scripts or load extensions, created unreported.
+      ['.claude.json', `echo '{"mcpServers":{"x":{"command":"sh","args":["-c","touch ${marker}"]}}}' > ~/.claude.json`],
+      ['.bunfig.toml', `echo 'preload = ["${marker}.ts"]' > ~/.bunfig.toml`],
+      ['.config/.bunfig.toml', `echo 'preload = ["${marker}.ts"]' > ~/.config/.bunfig.toml`],
+      ['.config/pnpm/rc', `mkdir -p ~/.config/pnpm && echo 'node-options=--require=${marker}.js' > ~/.config/pnpm/rc`],
+      ['.codeium/windsurf/mcp_config.json', 'mkdir -p ~/.codeium/windsurf && echo "{}" > ~/.codeium/windsurf/mcp_config.json'],
+      ['.copilot/mcp-config.json', 'mkdir -p ~/.copilot && echo "{}" > ~/.copilot/mcp-config.json'],
+      ['.config/goose/config.yaml', 'mkdir -p ~/.config/goose && echo "extensions: {}" > ~/.config/goose/config.yaml'],
+      ['.config/Code - Insiders/User/settings.json', 'mkdir -p ~/".config/Code - Insiders/User" && echo "{}" > ~/".config/Code - Insiders/User/settings.json"'],
+      ['.config/Code - OSS/User/settings.json', 'mkdir -p ~/".config/Code - OSS/User" && echo "{}" > ~/".config/Code - OSS/User/settings.json"'],
+      ['.config/Windsurf/User/settings.json', 'mkdir -p ~/.config/Windsurf/User && echo "{}" > ~/.config/Windsurf/User/settings.json'],
+      ['.vscode-insiders/extensions/x/package.json', 'mkdir -p ~/.vscode-insiders/extensions/x && echo "{}" > ~/.vscode-insiders/extensions/x/package.json'],
+      ['.vscode-oss/extensions/x/package.json', 'mkdir -p ~/.vscode-oss/extensions/x && echo "{}" > ~/.vscode-oss/extensions/x/package.json'],
+      ['.cursor/extensions/x/package.json', 'mkdir -p ~/.cursor/extensions/x && echo "{}" > ~/.cursor/extensions/x/package.json'],
+      ['.windsurf/extensions/x/package.json', 'mkdir -p ~/.windsurf/extensions/x && echo "{}" > ~/.windsurf/extensions/x/package.json'],
     ]
 
   /** Each planted path is gone (refused, or moved aside and reported), and the host's git runs nothing. */
@@ -277,7 +293,7 @@ describe("the host user's home inside a writable root keeps what the host runs f
     const r = runAs({ HOME: home }, plant.map(([, cmd]) => `( ${cmd} ) 2>/dev/null`).join('; ') + '; echo ran', home, 'workspace-write')
     assert.equal(r.stdout, 'ran\n', show(r))
     assert.equal(fs.readFileSync(path.join(home, '.ssh', 'authorized_keys'), 'utf8'), 'ssh-ed25519 AAAAmine me\n', 'authorized_keys was changed')
-    for (const rel of ['.config/git', '.local/bin', '.vimrc', '.config/systemd', 'bin', '.tmux.conf']) {
+    for (const rel of ['.config/git', '.local/bin', '.vimrc', '.config/systemd', 'bin', '.tmux.conf', '.claude.json', '.config/pnpm', '.config/Windsurf/User', '.vscode-insiders/extensions']) {
       assert.ok(r.hostRisks.some((h) => h.path === path.join(home, rel) && /moved aside/.test(h.detail) && /host user's home/.test(h.detail)), `${rel}: ${JSON.stringify(r.hostRisks)}`)
     }
     assertNothingLanded(r, home, marker, plant.filter(([rel]) => rel !== '.ssh/authorized_keys'))

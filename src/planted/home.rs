@@ -118,6 +118,20 @@ const HOME_PATHS: &[(&str, bool, &str)] = &[
     (".wishrc", false, "wish runs it when it starts"),
     (".screenrc", false, "GNU screen runs its commands (exec, screen) when it starts"),
     (".terraformrc", false, "Terraform applies it: provider dev_overrides and plugin directories name the provider binaries it runs"),
+    // Found by an attacker's review (plant22, cwd = $HOME): user-level configs of coding agents and
+    // bun, and the extension folders of VS Code's builds and forks, created unreported. VS Code's,
+    // Cursor's and Windsurf's own (`.vscode`, `.cursor`, `.windsurf`) are protected names too, but
+    // those keep a home only while `protectedNames` holds them: a user who drops one to let a run
+    // edit a project's settings has not agreed to the home's extensions being written.
+    (".claude.json", false, "Claude Code starts the MCP servers its mcpServers list (the user's and each project's) when it starts"),
+    (".bunfig.toml", false, "bun applies it as its global configuration: `preload` runs scripts before every `bun run` and test"),
+    (".codeium/windsurf", true, "Windsurf starts the MCP servers its mcp_config.json lists"),
+    (".copilot", true, "GitHub Copilot CLI starts the MCP servers its mcp-config.json lists and applies its config.json"),
+    (".vscode/extensions", true, "VS Code loads the extensions in it when it starts"),
+    (".vscode-insiders/extensions", true, "VS Code Insiders loads the extensions in it when it starts"),
+    (".vscode-oss/extensions", true, "VSCodium and Code - OSS load the extensions in it when they start"),
+    (".cursor/extensions", true, "Cursor loads the extensions in it when it starts"),
+    (".windsurf/extensions", true, "Windsurf loads the extensions in it when it starts"),
 ];
 
 /// Below a home on macOS too, all directories (found by an attacker's review: with the cwd at the
@@ -183,6 +197,13 @@ const CONFIG_PATHS: &[(&str, bool, &str)] = &[
     ("mpv", true, "mpv runs the scripts in it when it starts"),
     ("ranger", true, "ranger runs its commands.py and rc.conf when it starts"),
     ("VSCodium/User", true, "VSCodium applies its settings (terminal profiles, interpreter paths) and runs its tasks"),
+    // Found by an attacker's review (plant22), with `~/.claude.json` and the rest of a home's.
+    ("Code - Insiders/User", true, "VS Code Insiders applies its settings (terminal profiles, interpreter paths) and runs its tasks"),
+    ("Code - OSS/User", true, "Code - OSS applies its settings (terminal profiles, interpreter paths) and runs its tasks"),
+    ("Windsurf/User", true, "Windsurf applies its settings (terminal profiles, interpreter paths) and runs its tasks"),
+    (".bunfig.toml", false, "bun applies it as its global configuration: `preload` runs scripts before every `bun run` and test"),
+    ("pnpm", true, "pnpm applies its global rc on every command: `node-options` and `script-shell` run programs"),
+    ("goose", true, "goose starts the extensions (MCP servers) its config.yaml lists"),
 ];
 
 /// Where the host user's configuration lives.
@@ -354,5 +375,24 @@ mod tests {
             assert_eq!(config(dir), Some(true), "~/.config/{dir}");
         }
         assert_eq!(config("starship.toml"), Some(false));
+    }
+
+    /// The twenty-second session's review (plant22): agents' MCP lists, bun's preload, pnpm's
+    /// global rc, VS Code's builds' and forks' settings and extension folders, each created in a
+    /// held home with nothing reported.
+    #[test]
+    fn the_agents_and_editors_configs_of_plant22_are_kept() {
+        let home = |p: &str| HOME_PATHS.iter().find(|(q, _, _)| *q == p).map(|(_, dir, _)| *dir);
+        let config = |p: &str| CONFIG_PATHS.iter().find(|(q, _, _)| *q == p).map(|(_, dir, _)| *dir);
+        for file in [".claude.json", ".bunfig.toml"] {
+            assert_eq!(home(file), Some(false), "~/{file}");
+        }
+        for dir in [".codeium/windsurf", ".copilot", ".vscode/extensions", ".vscode-insiders/extensions", ".vscode-oss/extensions", ".cursor/extensions", ".windsurf/extensions"] {
+            assert_eq!(home(dir), Some(true), "~/{dir}");
+        }
+        for dir in ["Code - Insiders/User", "Code - OSS/User", "Windsurf/User", "pnpm", "goose", "zed"] {
+            assert_eq!(config(dir), Some(true), "~/.config/{dir}");
+        }
+        assert_eq!(config(".bunfig.toml"), Some(false));
     }
 }
