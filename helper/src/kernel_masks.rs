@@ -28,14 +28,27 @@ use crate::mount_target::{c, mount, Kind, Target};
 
 /// Each hidden whole: tracefs (`trace_pipe`, the trace buffers, `trace_marker`), debugfs (tracefs
 /// again, and the drivers' and the scheduler's state), the CPUs' energy counters (RAPL's
-/// `energy_uj`, root-only since the Platypus side channel: it tells instructions apart).
-const DIRS: [&str; 3] = ["/sys/kernel/tracing", "/sys/kernel/debug", "/sys/devices/virtual/powercap"];
+/// `energy_uj`, root-only since the Platypus side channel: it tells instructions apart), zram's
+/// control (a READ of `hot_add` makes the host kernel add a block device, `/dev/zramN` and a
+/// uevent, one per read, outliving the run: found by an attacker's review; a real directory of
+/// the class, not a link into `/sys/devices`).
+const DIRS: [&str; 4] = ["/sys/kernel/tracing", "/sys/kernel/debug", "/sys/devices/virtual/powercap", "/sys/class/zram-control"];
 
 /// Each read empty: the physical page map (flags, use counts, cgroups of every page of the host),
 /// the keys the caller may view, the host's timers (with the comm and pid of each owner), the
 /// scheduler's state (before Linux 5.13), the kernel's memory (also refused without
-/// CAP_SYS_RAWIO, which the command never holds).
-const FILES: [&str; 7] = ["/proc/kpageflags", "/proc/kpagecount", "/proc/kpagecgroup", "/proc/keys", "/proc/timer_list", "/proc/sched_debug", "/proc/kcore"];
+/// CAP_SYS_RAWIO, which the command never holds), `vm.stat_refresh` (each read, not only a write,
+/// queues work on every host CPU and waits for it all: found by an attacker's review).
+const FILES: [&str; 8] = [
+    "/proc/kpageflags",
+    "/proc/kpagecount",
+    "/proc/kpagecgroup",
+    "/proc/keys",
+    "/proc/timer_list",
+    "/proc/sched_debug",
+    "/proc/kcore",
+    "/proc/sys/vm/stat_refresh",
+];
 
 /// The filesystems hidden wherever they are mounted: reading tracefs consumes the host's trace
 /// buffer, debugfs holds tracefs again and the drivers' state. (securityfs and bpf are left where
