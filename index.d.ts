@@ -329,7 +329,9 @@ export interface SandboxDetails {
   /** The Landlock ABI in use (Landlock mode only), else `null`. */
   landlockAbi: number | null
   /** Guarantees the mechanism does not give; empty for bwrap and Seatbelt. Landlock mode:
-   * `'pid-isolation'`, `'private-proc'`, `'file-modes'`, `'file-times'`, and below ABI 5 `'device-ioctl'`,
+   * `'pid-isolation'`, `'private-proc'`, `'file-modes'`, `'file-times'`, `'host-kernel-files'` (the
+   * host kernel's files every bwrap plan hides, such as tracefs, `/proc/kpageflags` and
+   * `/sys/class/zram-control`, are readable by a command running as root), and below ABI 5 `'device-ioctl'`,
    * below ABI 6 `'signal-scope'` (and on a run with the network off but `allowUnixSockets: true`,
    * `'abstract-unix-socket-scope'`). Read-only paths inside writable directories are enforced in
    * every mode (in the Landlock mode by granting the directories that hold one entry by entry:

@@ -89,7 +89,13 @@ pub fn not_enforced(abi: u32) -> Vec<&'static str> {
     // refused by the filter instead, and so are the IPC syscalls (no IPC namespace of its own),
     // another process's scheduling and a file's inode attributes (no Landlock hook for either):
     // see `seccomp::LANDLOCK_GAPS`. The set-ID bits are refused in every mode (`SET_ID_MODES`).
-    let mut out = vec!["pid-isolation", "private-proc", "file-modes", "file-times"];
+    // `host-kernel-files` (found by an attacker's review): the files every bwrap plan hides
+    // (`kernel_masks`: tracefs and debugfs, whose `trace_pipe` read consumes the host's trace
+    // buffer; `/proc/kpageflags`; `zram-control/hot_add`, whose read adds a host block device;
+    // `vm/stat_refresh`) are read here, as root. Landlock grants reads by inode, beneath a granted
+    // directory: `/proc` cannot be granted entry by entry (the pid directories of the command and
+    // its children are new inodes, so `/proc/self` would go), and granting `/proc` grants all of it.
+    let mut out = vec!["pid-isolation", "private-proc", "file-modes", "file-times", "host-kernel-files"];
     if abi < 5 {
         out.push("device-ioctl");
     }
@@ -125,6 +131,6 @@ mod tests {
     fn not_enforced_shrinks_with_newer_abis() {
         assert!(not_enforced(3).contains(&"signal-scope") && not_enforced(3).contains(&"device-ioctl"));
         assert!(!not_enforced(5).contains(&"device-ioctl") && not_enforced(5).contains(&"signal-scope"));
-        assert_eq!(not_enforced(7), ["pid-isolation", "private-proc", "file-modes", "file-times"]);
+        assert_eq!(not_enforced(7), ["pid-isolation", "private-proc", "file-modes", "file-times", "host-kernel-files"]);
     }
 }
