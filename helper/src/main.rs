@@ -228,7 +228,7 @@ fn in_namespaces(steps: &Steps) {
             .and_then(|table| {
                 kernel_mounts::refuse_writable(&table)
                     .and_then(|()| planned_mounts::check(&steps.writable, steps.cwd.as_ref(), &table))
-                    .and_then(|()| host_objects::read_only())
+                    .and_then(|()| host_objects::read_only(&table))
                     .and_then(|()| kernel_masks::mask(&table))
             });
         if let Err(failure) = checked {
