@@ -55,6 +55,8 @@ pub struct Baseline {
     /// The entries named like protected names past the walk's bound (`scan::MAX_NAMED`): not in
     /// `named` nor `named_changed_at`, said in the run's `notEnforced` (`not_enforced`).
     pub named_unkept: scan::Unkept,
+    /// The symlinks into `node_modules` the walk found, judged again after the run.
+    pub unwalked_links: super::unwalked_links::Kept,
     /// When the baseline was taken (unix seconds, rounded down).
     pub taken_at: i64,
     /// The same, in nanoseconds: what the symlinks the run made are told by (`links::made_since`),

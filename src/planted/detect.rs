@@ -123,6 +123,9 @@ pub fn detect_after(baseline: &Baseline, during_run: Vec<HostRisk>) -> Vec<HostR
         risks.push(HostRisk { path: path.to_string_lossy().into_owned(), kind, detail });
     }
     links_made(baseline, &found, &mut risks);
+    if baseline.report_repositories {
+        unwalked_links(baseline, &found, &mut risks);
+    }
     risks.report()
 }
 
@@ -153,6 +156,32 @@ fn links_made(baseline: &Baseline, found: &scan::Found, risks: &mut Listed) {
         if let Some(r) = judge_link(link, &target, &places).filter(|r| baseline.report_repositories || r.kind != RiskKind::GitDirectoryCreated) {
             risks.keep(r);
         }
+    }
+}
+
+/// The symlinks into `node_modules` that existed before the run (`unwalked_links`): one that leads
+/// now to a repository the run planted or changed there, which no walk sees. One `links_made`
+/// judged (the run made it, as far as its ctime tells) is not said twice.
+fn unwalked_links(baseline: &Baseline, found: &scan::Found, risks: &mut Listed) {
+    if baseline.unwalked_links.is_empty() {
+        return;
+    }
+    let known = |g: &Path| baseline.entry_id(g).is_some_and(|id| g.symlink_metadata().is_ok_and(|m| (m.dev(), m.ino()) == id));
+    let made: HashSet<&Path> = links::made_since(&found.links, baseline.taken_at_ns).map(|(l, _)| l.as_path()).collect();
+    let judged = |l: &Path| made.contains(l);
+    for f in baseline.unwalked_links.after_run(baseline.taken_at_ns, &baseline.spec.roots, &known, &judged) {
+        let mut detail = format!(
+            "is a symlink, to {}, into node_modules, where the walk for planted repositories does not look: git run there on the \
+             host (`cd` there, then `git status`) uses the repository at {}, which was created or changed during the run: its \
+             configuration and hooks",
+            f.target.display(),
+            f.git.display()
+        );
+        if !f.config.keys.is_empty() {
+            detail.push_str(&format!("; its configuration sets {}, each of which makes git run a program", f.config.keys_named()));
+        }
+        detail.push_str(&f.config.unjudged_detail());
+        risks.keep(HostRisk { path: f.link.to_string_lossy().into_owned(), kind: RiskKind::GitDirectoryCreated, detail });
     }
 }
 

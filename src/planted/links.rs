@@ -79,7 +79,7 @@ pub fn in_shared_place(resolved: &Path, roots: &[PathBuf]) -> bool {
 
 /// What git's discovery finds when run in `dir`: the first directory at or above it that holds a
 /// `.git` entry (that entry) or is a git directory itself (that directory).
-fn discover(dir: &Path) -> Option<PathBuf> {
+pub(super) fn discover(dir: &Path) -> Option<PathBuf> {
     for d in dir.ancestors().take(MAX_LEVELS) {
         let dot_git = d.join(".git");
         if dot_git.symlink_metadata().is_ok() {
@@ -93,7 +93,7 @@ fn discover(dir: &Path) -> Option<PathBuf> {
 }
 
 /// The git directories whose configuration git reads for `git` (a `.git` entry or a git directory).
-fn git_dirs_of(git: &Path) -> Vec<PathBuf> {
+pub(super) fn git_dirs_of(git: &Path) -> Vec<PathBuf> {
     if git.file_name().is_some_and(|n| n == ".git") {
         super::repo::git_dirs(git)
     } else {

@@ -136,6 +136,18 @@ pub fn link_made_since(dir: RawFd, name: &OsStr, since_ns: i64) -> bool {
     stat_at(dir, name).is_some_and(|st| st.st_mode & libc::S_IFMT == libc::S_IFLNK && changed_since((st.st_ctime, st.st_ctime_nsec), since_ns))
 }
 
+/// Whether the symlink `name` in the open directory `dir` holds a `node_modules` component (in any
+/// case when `fold`): it leads where the walk never reads (`scan`), so a repository planted there
+/// later is not seen by any walk (`unwalked_links`). One `readlinkat`; `false` when it fails.
+pub fn link_into_node_modules(dir: RawFd, name: &OsStr, fold: bool) -> bool {
+    let Ok(name) = std::ffi::CString::new(name.as_bytes()) else { return false };
+    let mut buf = [0u8; libc::PATH_MAX as usize];
+    // SAFETY: `buf` is writable for its length; `name` is NUL-terminated.
+    let n = unsafe { libc::readlinkat(dir, name.as_ptr(), buf.as_mut_ptr().cast(), buf.len()) };
+    let Ok(n) = usize::try_from(n) else { return false };
+    buf[..n].split(|b| *b == b'/').any(|c| c == b"node_modules" || (fold && c.eq_ignore_ascii_case(b"node_modules")))
+}
+
 fn kind_at(dir: RawFd, name: &OsStr) -> EntryKind {
     match stat_at(dir, name).map(|st| st.st_mode & libc::S_IFMT) {
         Some(libc::S_IFDIR) => EntryKind::Dir,

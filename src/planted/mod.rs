@@ -54,6 +54,7 @@ pub mod repo;
 pub mod scan;
 pub mod small_file;
 mod unreadable;
+pub mod unwalked_links;
 #[cfg(target_os = "linux")]
 mod watch;
 #[cfg(not(target_os = "linux"))]
@@ -240,6 +241,12 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
             }
         }
     }
+    let unwalked_links = unwalked_links::Kept::of(&found.links_out, found.links_out_unkept.clone());
+    if policy.protect_git {
+        // The repositories symlinks into `node_modules` lead to, which no walk sees: read-only as
+        // the walk's (a run rewrote such a one's `core.fsmonitor`, found by an attacker's review).
+        c.unwalked_repositories(&unwalked_links, &found, ended).map_err(|()| carved_before.restore(c.roots))?;
+    }
     // The host user's home inside a writable root (`home`): a few `lstat`s, none when it is not.
     let home = home::Bases::of_host().on_macos(policy.planted.macos);
     // A missing host path below a missing directory is kept absent at that directory by plans
@@ -306,6 +313,7 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
         report_repositories: policy.protect_git,
         truncated: found.truncated,
         named_unkept: found.named_unkept,
+        unwalked_links,
         taken_at,
         taken_at_ns,
         index,
@@ -586,6 +594,26 @@ impl<'a> Carver<'a> {
                 Err(_) => {}
             }
         }
+    }
+
+    /// The repositories `links` lead to that the walk did not find (`unwalked_links`), below a
+    /// writable root: carved as the walk's. `Err` when `ended` says so.
+    fn unwalked_repositories(&mut self, links: &unwalked_links::Kept, found: &scan::Found, ended: &dyn Fn() -> bool) -> Result<(), ()> {
+        let walked = |g: &Path| found.git_inodes.contains_key(g.as_os_str()) || found.git_dirs.iter().any(|(d, _)| d == g);
+        for git in links.repositories() {
+            if ended() {
+                return Err(());
+            }
+            if walked(git) || self.is_covered(git) || self.root_of(git).is_none() {
+                continue;
+            }
+            if git.file_name().is_some_and(|n| n == ".git") {
+                self.repository(git, false, None);
+            } else {
+                self.git_directory(git);
+            }
+        }
+        Ok(())
     }
 
     /// A directory that is a git directory itself (`scan::Found::git_dirs`): read-only, with the

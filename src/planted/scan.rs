@@ -59,6 +59,9 @@ pub const MAX_NAMED: usize = 10_000;
 /// Symlinks made by the run that the walk after it keeps, to be judged by where they lead (as many
 /// as are judged: `detect::MAX_LINKS_JUDGED`); past it they are counted, not kept.
 pub const MAX_LINKS: usize = 10_000;
+/// Symlinks into `node_modules` a walk reports (`Found::links_out`): each is judged again after
+/// every run (`unwalked_links`), a few dozen `lstat`s at most. Past it they are counted.
+pub const MAX_LINKS_OUT: usize = 1_000;
 /// How many unexamined directories a truncated walk names.
 pub const UNEXAMINED_SHOWN: usize = 3;
 
@@ -236,6 +239,9 @@ impl Walk<'_> {
             let room = MAX_NAMED.saturating_sub(found.named.len());
             found.named.extend(listing.named.iter().take(room).map(|n| dir.join(n)));
             found.named_unkept.add(dir, listing.named.len().saturating_sub(room));
+            let room = MAX_LINKS_OUT.saturating_sub(found.links_out.len());
+            found.links_out.extend(listing.links_out.iter().take(room).map(|n| dir.join(n)));
+            found.links_out_unkept.add(dir, listing.links_out.len().saturating_sub(room));
         }
     }
 
@@ -323,6 +329,9 @@ impl Walk<'_> {
             git_dir_parts.see(name, is_dir, fold);
             if names.contains(name) || (fold && names.contains(&name.to_ascii_lowercase())) {
                 listing.named.push(name.to_os_string());
+            }
+            if kind == listing::EntryKind::Symlink && listing::link_into_node_modules(fd, name, fold) {
+                listing.links_out.push(name.to_os_string());
             }
             if kind == listing::EntryKind::Symlink && links_since.is_some_and(|since| listing::link_made_since(fd, name, since)) {
                 match links.len() < links_room {

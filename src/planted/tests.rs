@@ -1010,3 +1010,30 @@ fn includes_past_the_bound_are_said() {
     let (_, baseline) = run(&ws, &[]);
     assert_eq!(baseline.hook_links.configs_capped, vec![ws.join(".git")]);
 }
+
+/// Found by an attacker's review (quiet22, nm_link.js): a symlink into `node_modules` (the host's,
+/// made before the run) led to nothing; the run planted a repository there, which no walk sees.
+#[test]
+fn a_repository_planted_where_a_link_into_node_modules_leads_is_reported_and_an_existing_one_kept() {
+    let t = tempfile::tempdir().unwrap();
+    let r = t.path().canonicalize().unwrap();
+    init_repo(&r);
+    std::fs::create_dir_all(r.join("src")).unwrap();
+    std::fs::create_dir_all(r.join("node_modules/x")).unwrap();
+    std::fs::create_dir_all(r.join("node_modules/y/.git")).unwrap();
+    std::os::unix::fs::symlink("../node_modules/x", r.join("src/lib")).unwrap();
+    std::os::unix::fs::symlink("../node_modules/y", r.join("src/old")).unwrap();
+    // The links older than the baseline by more than `listing::changed_since`'s slack.
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    let p = policy(&r, json!({}));
+    let read_only: Vec<&PathBuf> = p.writable_roots.iter().flat_map(|w| &w.read_only).collect();
+    assert!(read_only.contains(&&r.join("node_modules/y/.git")), "kept as the walk's: {read_only:?}");
+    init_repo(&r.join("node_modules/x"));
+    std::fs::write(r.join("node_modules/x/.git/config"), "[core]\n\tfsmonitor = x\n").unwrap();
+    let risks = detect(&p.planted);
+    let at: Vec<_> = risks.iter().filter(|h| h.path.ends_with("src/lib")).collect();
+    assert_eq!(at.len(), 1, "{risks:#?}");
+    assert_eq!(at[0].kind, RiskKind::GitDirectoryCreated);
+    assert!(at[0].detail.contains("core.fsmonitor"), "{}", at[0].detail);
+    assert!(!risks.iter().any(|h| h.path.ends_with("src/old")), "unchanged: {risks:#?}");
+}

@@ -65,6 +65,8 @@ pub fn prepare(req: &mut SpawnRequest, ended: &dyn Fn() -> bool) -> Result<Prepa
     }
     // Entries named like protected names past the walk's bound: not recorded before the run.
     details.not_enforced.extend(req.policy.planted.not_enforced());
+    // Symlinks into node_modules past the bound: not judged after the run (`planted::unwalked_links`).
+    details.not_enforced.extend(req.policy.planted.unwalked_links.not_enforced());
     // Hooks git runs through another name that no carve-out covers (`planted::hook_links`).
     details.not_enforced.extend(req.policy.planted.hook_links.not_enforced());
     // Programs the host's git configuration names through the shell (`global_git::Global::unresolved`).

@@ -59,6 +59,11 @@ pub struct Found {
     /// never follows. The walk before a run keeps none.
     pub links: Vec<PathBuf>,
     pub links_unkept: Unkept,
+    /// Every symlink (whoever made it, whenever) whose target holds a `node_modules` component,
+    /// where no walk reads: judged again after each run (`unwalked_links`), at most
+    /// `scan::MAX_LINKS_OUT`; those past it are counted in `links_out_unkept`.
+    pub links_out: Vec<PathBuf>,
+    pub links_out_unkept: Unkept,
     /// Directories read.
     pub dirs_read: usize,
     /// Directories kept from the prior index after an `lstat` of their path (roots, and directories
@@ -130,6 +135,8 @@ pub(super) struct Listing {
     /// when it is reported (`Found::named`, bounded). A full path each cost the host 1.6 GB for
     /// 115,000 empty names a run wrote at a 3.6 KB path (an attacker's review).
     pub(super) named: Vec<OsString>,
+    /// Its symlinks that lead into a `node_modules` (`Found::links_out`), names alone as `named`.
+    pub(super) links_out: Vec<OsString>,
     /// It is a git directory itself (see `Found::git_dirs`).
     pub(super) git_dir: bool,
     /// A subdirectory was not entered: it lies deeper than `MAX_DEPTH`.
