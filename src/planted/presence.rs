@@ -53,8 +53,8 @@ impl Presence {
 }
 
 /// The entries of `dir`, lowercased: empty when it does not exist or is no directory (nothing can
-/// be below it); `None` when it cannot be listed, holds more than `max` entries or one that is not
-/// ASCII.
+/// be below it); `None` when it cannot be listed, holds more than `max` entries (however many
+/// distinct names they fold to) or one that is not ASCII.
 fn list(dir: &Path, max: usize) -> Option<HashSet<Vec<u8>>> {
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
@@ -62,9 +62,11 @@ fn list(dir: &Path, max: usize) -> Option<HashSet<Vec<u8>>> {
         Err(_) => return None,
     };
     let mut names = HashSet::new();
-    for e in entries {
+    // Entries read, not distinct names: the case variants of one name (2^k of a k-letter name) all
+    // fold onto one, and a command could otherwise make the listing of a shared top as long as it liked.
+    for (read, e) in entries.enumerate() {
         let name = e.ok()?.file_name();
-        if names.len() == max || !name.as_bytes().is_ascii() {
+        if read == max || !name.as_bytes().is_ascii() {
             return None;
         }
         names.insert(OsStr::as_bytes(&name).to_ascii_lowercase());
@@ -125,5 +127,23 @@ mod tests {
         // Too few paths in a directory to list it: each is looked at.
         let presence = Presence::of(paths(t.path(), &NAMES[..MIN_PATHS - 1]).iter().map(|p| p.as_path()));
         assert!(presence.may_exist(&t.path().join(".git")));
+    }
+
+    /// Found by an attacker's review: the bound counted distinct lowercased names, so the case
+    /// variants of one name (2^k of a k-letter name) were all read past it, and a run could make a
+    /// later run's listing of a shared top (`/tmp`) as long as it liked. Past the bound of entries
+    /// read, nothing is ruled out (each path is looked at).
+    #[test]
+    fn case_variants_of_one_name_count_towards_the_bound() {
+        let t = tempfile::tempdir().unwrap();
+        let letters = "bashrcxy"; // 2^8 variants, past NAMES.len() * ENTRIES_PER_PATH
+        assert!(1 << letters.len() > NAMES.len() * ENTRIES_PER_PATH);
+        for bits in 0..1u32 << letters.len() {
+            let name: String = letters.chars().enumerate().map(|(i, c)| if bits >> i & 1 == 1 { c.to_ascii_uppercase() } else { c }).collect();
+            std::fs::write(t.path().join(format!(".{name}")), "").unwrap();
+        }
+        let presence = Presence::of(paths(t.path(), &NAMES).iter().map(|p| p.as_path()));
+        assert!(presence.may_exist(&t.path().join(".git")), "past the bound: looked at");
+        assert!(list(t.path(), NAMES.len() * ENTRIES_PER_PATH).is_none());
     }
 }
