@@ -6,6 +6,9 @@
 //! The walk after the run (`detect`) still checks every such path, at the tops of repositories
 //! inside the roots too, which are not watched here (one watch per root, whatever the tree holds).
 //!
+//! An overflow of the event queue (`IN_Q_OVERFLOW`) lost events, a top's among them: every path
+//! kept absent is then looked at, as the poll looks at a polled top's (`on_events`).
+//!
 //! A top inotify cannot watch is polled instead: an `lstat` of each name kept absent there every
 //! `POLL_EVERY`. inotify instances are a budget per user (`fs.inotify.max_user_instances`, 128 by
 //! default) that every process of the user spends, sandboxed commands included: found by an
@@ -205,6 +208,14 @@ impl Sight {
         let watched = self.watched.values().flat_map(|(dir, names)| names.iter().map(|n| dir.join(n)));
         watched.chain(self.polled.iter().cloned())
     }
+
+    /// The paths kept absent that exist now, with their `lstat`: one listing of each top (a name
+    /// it does not hold needs no `lstat`).
+    fn existing(&self) -> Vec<(PathBuf, std::fs::Metadata)> {
+        let paths: Vec<PathBuf> = self.paths().collect();
+        let presence = super::presence::Presence::of(paths.iter().map(|p| p.as_path()));
+        paths.into_iter().filter_map(|p| presence.symlink_metadata(&p).map(|m| (p, m))).collect()
+    }
 }
 
 /// The watch descriptor of a watch asking `mask` of the entry at `path` (a top: `TOP_EVENTS`; a
@@ -270,15 +281,13 @@ impl Keeper {
 
 #[cfg(target_os = "linux")]
 fn keep(sight: &Sight, stop: OwnedFd, said: &Said, end_run: EndRun) -> Vec<HostRisk> {
-    let mut undoing = Undoing { said, risks: Vec::new(), moves: HashMap::new(), moved: 0, end_run: Some(end_run), placeholders: HashSet::new(), ino: sight.ino.as_ref(), attrib: HashMap::new() };
+    let mut undoing = Undoing::new(said, sight.ino.as_ref(), end_run);
     let mut buf = vec![0u8; 64 * 1024];
     // The placeholders there already (a plan's, or one made before the watches began): no event of
     // their making will come. Anything else made since the watches began has its event queued.
-    let paths: Vec<PathBuf> = sight.paths().collect();
-    let presence = super::presence::Presence::of(paths.iter().map(|p| p.as_path()));
-    for p in &paths {
-        if presence.symlink_metadata(p).is_some_and(|m| crate::placeholders::is_placeholder(p, &m)) {
-            undoing.track(p);
+    for (p, m) in sight.existing() {
+        if crate::placeholders::is_placeholder(&p, &m) {
+            undoing.track(&p);
         }
     }
     let mut next_poll = Instant::now();
@@ -303,18 +312,36 @@ fn keep(sight: &Sight, stop: OwnedFd, said: &Said, end_run: EndRun) -> Vec<HostR
             return undoing.risks;
         }
         if let Some(ino) = sight.ino.as_ref().filter(|_| fds[0].revents & libc::POLLIN != 0) {
-            for (wd, mask, name) in read_events(ino, &mut buf) {
-                if let Some((dir, names)) = sight.watched.get(&wd) {
-                    if names.contains(&name) {
-                        undoing.undo(&dir.join(&name));
-                    }
-                } else if let Some(path) = undoing.attrib.get(&wd).filter(|_| mask & libc::IN_ATTRIB != 0).cloned() {
-                    undoing.changed(&path);
-                }
-            }
+            on_events(sight, &mut undoing, read_events(ino, &mut buf));
         }
         if fds[1].revents != 0 {
             return undoing.risks;
+        }
+    }
+}
+
+/// What the events read (`read_events`) say: an entry made at a top under a name kept absent is
+/// moved aside, a placeholder whose attributes changed is looked at again. An overflow of the queue
+/// (`IN_Q_OVERFLOW`, of no watch: wd -1) means events were lost, a top's among them: then every
+/// path kept absent is looked at, after the events that did come (so that what they name is not
+/// moved once and then reported again as gone). Found by an attacker's review: it was ignored, and
+/// what was made at a top while events were lost stayed for the whole run.
+#[cfg(target_os = "linux")]
+fn on_events(sight: &Sight, undoing: &mut Undoing, events: Vec<(i32, u32, OsString)>) {
+    let lost = events.iter().any(|(_, mask, _)| mask & libc::IN_Q_OVERFLOW != 0);
+    for (wd, mask, name) in events {
+        if let Some((dir, names)) = sight.watched.get(&wd) {
+            if names.contains(&name) {
+                undoing.undo(&dir.join(&name));
+            }
+        } else if let Some(path) = undoing.attrib.get(&wd).filter(|_| mask & libc::IN_ATTRIB != 0).cloned() {
+            undoing.changed(&path);
+        }
+    }
+    if lost {
+        // A placeholder is kept in sight again (`undo` -> `track`), its lost `IN_ATTRIB` with it.
+        for (p, _) in sight.existing() {
+            undoing.undo(&p);
         }
     }
 }
@@ -338,7 +365,11 @@ struct Undoing<'a> {
 }
 
 #[cfg(target_os = "linux")]
-impl Undoing<'_> {
+impl<'a> Undoing<'a> {
+    fn new(said: &'a Said, ino: Option<&'a OwnedFd>, end_run: EndRun) -> Undoing<'a> {
+        Undoing { said, risks: Vec::new(), moves: HashMap::new(), moved: 0, end_run: Some(end_run), placeholders: HashSet::new(), ino, attrib: HashMap::new() }
+    }
+
     /// Move aside `path`, which the command created (an event named it, or the poll found it),
     /// unless it is a placeholder: a plan another program runs may need that there, and empty it
     /// holds nothing a host tool would use. Its shape proves nothing of who made it, so it is kept
@@ -679,6 +710,31 @@ mod tests {
         assert!(r.join(".envrc").exists(), "empty, in a placeholder's shape: left");
         envrc.write_all(b"evil\n").unwrap();
         assert_undone_at_once(k, &r, &[".envrc"]);
+    }
+
+    /// Found by an attacker's review: an overflow of the event queue (`IN_Q_OVERFLOW`, a flood of
+    /// events while the keeper's thread waits for a core) was ignored, and what was made at a top
+    /// while events were lost stayed for the whole run. The queue's bound is global
+    /// (`fs.inotify.max_queued_events`), so the overflow is the kernel's event, fed here as it
+    /// comes; `.git` made before it stands for an entry whose event was lost.
+    #[test]
+    fn after_an_overflow_every_kept_path_is_looked_at() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        let by_dir = HashMap::from([(r.clone(), [".git", ".envrc", ".vscode"].iter().map(OsString::from).collect())]);
+        std::fs::create_dir(r.join(".git")).unwrap();
+        std::fs::write(r.join(".git/config"), "[core]\n\tfsmonitor = evil\n").unwrap();
+        let dir = sandspawn_helper::placeholder::open_dir(&std::ffi::CString::new(r.as_os_str().as_bytes()).unwrap(), false).unwrap();
+        sandspawn_helper::placeholder::create(&dir, c".vscode", sandspawn_helper::placeholder::Kind::Dir);
+        let sight = Sight::of(by_dir, false);
+        assert_eq!(sight.watched.len(), 1, "inotify");
+        let said = Said { home: Bases::default(), names: HashSet::new() };
+        let mut undoing = Undoing::new(&said, sight.ino.as_ref(), Box::new(|| {}));
+        on_events(&sight, &mut undoing, vec![(-1, libc::IN_Q_OVERFLOW, OsString::new())]);
+        assert!(r.join(".git").symlink_metadata().is_err(), "moved aside: {:?}", undoing.risks);
+        assert_eq!(undoing.risks.len(), 1, "{:?}", undoing.risks);
+        assert!(undoing.risks[0].kind == RiskKind::RepositoryCreated && undoing.risks[0].detail.contains("undone at once"), "{:?}", undoing.risks);
+        assert!(r.join(".vscode").exists() && undoing.placeholders.contains(&r.join(".vscode")), "a placeholder is left, in sight");
     }
 
     /// A top's watch asks for no event of its children: the kernel would mark every dentry cached
