@@ -39,6 +39,10 @@ pub struct Kept {
     /// Repositories (their `.git`, or the global configuration's first file) whose configuration
     /// was read only up to `global_git`'s bounds (`global_git::Own::capped`).
     pub configs_capped: Vec<PathBuf>,
+    /// Repositories (their `.git` entry, or a git directory itself) and their git directories
+    /// (the `.git` directory, a `gitdir:` file's target, a `commondir`) that lie in a shared place
+    /// (`links::SharedPlaces`): reported on every run, as hooks leading there are.
+    pub shared_git_dirs: Vec<(PathBuf, PathBuf)>,
 }
 
 impl Kept {
@@ -46,6 +50,13 @@ impl Kept {
     pub fn capped(&mut self, at: &std::path::Path, capped: bool) {
         if capped && !self.configs_capped.iter().any(|p| p == at) {
             self.configs_capped.push(at.to_path_buf());
+        }
+    }
+
+    /// `repository`'s git directory `dir` lies in a shared place: said once after the run.
+    pub fn git_dir_shared(&mut self, repository: &std::path::Path, dir: &std::path::Path) {
+        if !self.shared_git_dirs.iter().any(|(r, d)| r == repository && d == dir) {
+            self.shared_git_dirs.push((repository.to_path_buf(), dir.to_path_buf()));
         }
     }
 
@@ -160,6 +171,17 @@ impl Kept {
                 to.display()
             );
             risks.push(Found { path: link.clone(), shared: true, detail });
+        }
+        // Found by an attacker's review: a worktree whose main repository is in /tmp, a `gitdir:`
+        // naming a git directory there. Read-only during this run, but not during another's.
+        for (repository, dir) in &self.shared_git_dirs {
+            let detail = format!(
+                "this repository's git directory {} lies in a temporary directory (or sandspawn's state) that any other run or \
+                 any process on the host can write: its config and hooks, which git on the host reads and runs here (e.g. \
+                 core.fsmonitor on git status), may be changed there whatever this run was kept from",
+                dir.display()
+            );
+            risks.push(Found { path: repository.clone(), shared: true, detail });
         }
         risks
     }

@@ -72,9 +72,29 @@ pub fn judge(link: &Path, target: &Path, places: &Places) -> Option<Verdict> {
 /// Whether `resolved` (a path `resolve` made) lies in a shared place, as `judge` decides: a shared
 /// temporary directory outside `roots`, or sandspawn's state wherever it is.
 pub fn in_shared_place(resolved: &Path, roots: &[PathBuf]) -> bool {
-    let (temporary, state) = shared_places(|k| std::env::var_os(k).map(PathBuf::from));
-    let under = |dirs: &[PathBuf]| dirs.iter().any(|s| resolved.starts_with(s));
-    (!roots.iter().any(|r| resolved.starts_with(r)) && under(&temporary)) || under(&state)
+    SharedPlaces::now().hold(resolved, roots)
+}
+
+/// The shared places (`shared_places`) as the host process has them now: found once (a few
+/// `lstat`s), then each path is judged by comparing prefixes, no system call (a carving judges
+/// every repository's git directories by it, on every run).
+#[derive(Debug, Clone, Default)]
+pub struct SharedPlaces {
+    temporary: Vec<PathBuf>,
+    state: Vec<PathBuf>,
+}
+
+impl SharedPlaces {
+    pub fn now() -> SharedPlaces {
+        let (temporary, state) = shared_places(|k| std::env::var_os(k).map(PathBuf::from));
+        SharedPlaces { temporary, state }
+    }
+
+    /// `in_shared_place`, for a canonical `resolved`.
+    pub fn hold(&self, resolved: &Path, roots: &[PathBuf]) -> bool {
+        let under = |dirs: &[PathBuf]| dirs.iter().any(|s| resolved.starts_with(s));
+        (!roots.iter().any(|r| resolved.starts_with(r)) && under(&self.temporary)) || under(&self.state)
+    }
 }
 
 /// What git's discovery finds when run in `dir`: the first directory at or above it that holds a

@@ -400,12 +400,14 @@ struct Carver<'a> {
     /// The entries `host_path` kept read-only: a fixed path of the host's names them, so they
     /// are pinned where they are whatever their name (`Baseline::named_from_outside`).
     named_from_outside: HashSet<PathBuf>,
+    /// The shared places git directories are judged against (`shared_git_dirs`), found once.
+    shared_places: std::cell::OnceCell<links::SharedPlaces>,
 }
 
 impl<'a> Carver<'a> {
     fn new(roots: &'a mut [WritableRoot], deny: &[PathBuf], existing: Option<Existing>) -> Carver<'a> {
         let covered = deny.iter().chain(roots.iter().flat_map(|r| r.read_only.iter())).map(|p| p.as_os_str().to_os_string()).collect();
-        Carver { roots, covered, creatable: HashMap::new(), existing, list_missing: true, hook_links: hook_risks::Kept::default(), config_hard: config_hard::Kept::default(), scan_roots: Vec::new(), global: global_git::now(), includes: Vec::new(), links_on_the_way: Vec::new(), ways: Vec::new(), named_from_outside: HashSet::new() }
+        Carver { roots, covered, creatable: HashMap::new(), existing, list_missing: true, hook_links: hook_risks::Kept::default(), config_hard: config_hard::Kept::default(), scan_roots: Vec::new(), global: global_git::now(), includes: Vec::new(), links_on_the_way: Vec::new(), ways: Vec::new(), named_from_outside: HashSet::new(), shared_places: Default::default() }
     }
 
     fn is_covered(&self, p: &Path) -> bool {
@@ -504,6 +506,7 @@ impl<'a> Carver<'a> {
                 self.read_only(d.clone());
             }
         }
+        self.shared_git_dirs(dot_git, &facts.dirs);
         self.hooks(facts.hooks.iter().cloned());
         self.hook_links(&facts.links);
         self.includes.extend(facts.includes.iter().chain(&facts.programs).cloned());
@@ -584,6 +587,22 @@ impl<'a> Carver<'a> {
         self.hook_links.add(links, &self.scan_roots);
     }
 
+    /// The git directories of `repository` that lie in a shared place (`links::SharedPlaces`: /tmp,
+    /// the host's `$TMPDIR`, sandspawn's state), outside the walked roots: kept read-only for this
+    /// run, but any other run (whose /tmp is writable) or process can write their config and
+    /// hooks, so each run reports them (`hook_risks::Kept::after_run`). Found by an attacker's
+    /// review: a worktree whose main repository was in /tmp, a `gitdir:` naming a directory there.
+    /// Judged from the facts the walk remembers by comparing prefixes: no system call per
+    /// repository, on the quiet path too (the carving runs on the remembered facts then).
+    fn shared_git_dirs(&mut self, repository: &Path, dirs: &[PathBuf]) {
+        let places = self.shared_places.get_or_init(links::SharedPlaces::now);
+        for d in dirs {
+            if places.hold(d, &self.scan_roots) {
+                self.hook_links.git_dir_shared(repository, d);
+            }
+        }
+    }
+
     /// A repository's hooks directories: read-only, and a missing one uncreatable.
     fn hooks(&mut self, dirs: impl Iterator<Item = PathBuf>) {
         for hooks in dirs {
@@ -625,6 +644,7 @@ impl<'a> Carver<'a> {
         for d in &dirs {
             self.read_only(d.clone());
         }
+        self.shared_git_dirs(dir, &dirs);
         let hooks = repo::hooks_dirs(dir, &dirs, &self.global.hooks);
         // A bare repository's relative programs run from its git directory.
         let own = global_git::repository(&repo::config_files(&dirs), dir);

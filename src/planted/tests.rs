@@ -1037,3 +1037,29 @@ fn a_repository_planted_where_a_link_into_node_modules_leads_is_reported_and_an_
     assert!(at[0].detail.contains("core.fsmonitor"), "{}", at[0].detail);
     assert!(!risks.iter().any(|h| h.path.ends_with("src/old")), "unchanged: {risks:#?}");
 }
+
+/// An attacker's review (rev22/g3_gitdir_in_tmp.js): a nested repository's `gitdir:` named a git
+/// directory in the shared temporary directory, which a run in another workspace wrote. Reported
+/// after every run; a git directory inside the walked roots is not (the workspace may lie in /tmp).
+#[test]
+fn a_git_directory_in_a_shared_place_is_reported_after_every_run() {
+    let t = tempfile::tempdir().unwrap();
+    let r = t.path().canonicalize().unwrap();
+    let _home = home::test_home::set(r.join("home"));
+    let ws = r.join("ws");
+    init_repo(&ws);
+    let g = tempfile::tempdir().unwrap();
+    let g = g.path().canonicalize().unwrap();
+    assert!(links::in_shared_place(&g, &[ws.clone()]), "tempfile's directory is the host's temporary one");
+    std::fs::create_dir_all(g.join("objects")).unwrap();
+    std::fs::create_dir_all(g.join("refs")).unwrap();
+    std::fs::write(g.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+    std::fs::create_dir(ws.join("sub")).unwrap();
+    std::fs::write(ws.join("sub/.git"), format!("gitdir: {}\n", g.display())).unwrap();
+    for _ in 0..2 {
+        let (_, baseline) = run(&ws, &[]);
+        assert_eq!(baseline.hook_links.shared_git_dirs, vec![(ws.join("sub/.git"), g.clone())]);
+        let found = baseline.hook_links.after_run();
+        assert!(found.iter().any(|f| f.shared && f.path == ws.join("sub/.git") && f.detail.contains(&g.display().to_string())), "{found:?}");
+    }
+}
