@@ -267,6 +267,9 @@ describe("the host user's home inside a writable root keeps what the host runs f
       ['.vscode-oss/extensions/x/package.json', 'mkdir -p ~/.vscode-oss/extensions/x && echo "{}" > ~/.vscode-oss/extensions/x/package.json'],
       ['.cursor/extensions/x/package.json', 'mkdir -p ~/.cursor/extensions/x && echo "{}" > ~/.cursor/extensions/x/package.json'],
       ['.windsurf/extensions/x/package.json', 'mkdir -p ~/.windsurf/extensions/x && echo "{}" > ~/.windsurf/extensions/x/package.json'],
+      // Found by a review of those fixes (rfix22): Amp's and Claude Desktop's MCP server lists.
+      ['.config/amp/settings.json', 'mkdir -p ~/.config/amp && echo "{}" > ~/.config/amp/settings.json'],
+      ['.config/Claude/claude_desktop_config.json', 'mkdir -p ~/.config/Claude && echo "{}" > ~/.config/Claude/claude_desktop_config.json'],
     ]
 
   /** Each planted path is gone (refused, or moved aside and reported), and the host's git runs nothing. */

@@ -204,6 +204,9 @@ const CONFIG_PATHS: &[(&str, bool, &str)] = &[
     (".bunfig.toml", false, "bun applies it as its global configuration: `preload` runs scripts before every `bun run` and test"),
     ("pnpm", true, "pnpm applies its global rc on every command: `node-options` and `script-shell` run programs"),
     ("goose", true, "goose starts the extensions (MCP servers) its config.yaml lists"),
+    // Found by a review of those (rfix22).
+    ("amp", true, "Amp starts the MCP servers its settings.json lists"),
+    ("Claude", true, "Claude Desktop starts the MCP servers its claude_desktop_config.json lists"),
 ];
 
 /// Where the host user's configuration lives.
@@ -390,7 +393,7 @@ mod tests {
         for dir in [".codeium/windsurf", ".copilot", ".vscode/extensions", ".vscode-insiders/extensions", ".vscode-oss/extensions", ".cursor/extensions", ".windsurf/extensions"] {
             assert_eq!(home(dir), Some(true), "~/{dir}");
         }
-        for dir in ["Code - Insiders/User", "Code - OSS/User", "Windsurf/User", "pnpm", "goose", "zed"] {
+        for dir in ["Code - Insiders/User", "Code - OSS/User", "Windsurf/User", "pnpm", "goose", "zed", "amp", "Claude"] {
             assert_eq!(config(dir), Some(true), "~/.config/{dir}");
         }
         assert_eq!(config(".bunfig.toml"), Some(false));
