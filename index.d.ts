@@ -699,7 +699,9 @@ export interface LaunchPlan {
   extraFds: ExtraFd[]
 }
 
-/** Builds, without running anything, what `spawnSandboxed` would run. */
+/** Builds, without running anything, what `spawnSandboxed` would run. On Linux a bwrap plan: a
+ * request that rules bwrap out (`linux.allow: ['landlock']`, `SANDSPAWN_LINUX_ALLOW=landlock`)
+ * rejects with `ERR_SANDBOX_UNSUPPORTED` (the Landlock mode needs spawnSandboxed's supervisor). */
 export declare function buildSandboxCommand(
   command: readonly string[],
   options?: SpawnOptions & { platform?: 'linux' | 'darwin' },

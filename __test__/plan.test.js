@@ -115,3 +115,22 @@ test('`sandspawn explain --mode workspace-write -- ls` prints the plan readably'
   assert.match(mac.stdout, /^profile:$/m)
   assert.match(mac.stdout, /\(deny default\)/)
 })
+
+// Found in the twenty-first session: a plan asked for with `linux.allow: ['landlock']` (or under
+// SANDSPAWN_LINUX_ALLOW=landlock) was a bwrap plan, where spawnSandboxed would run the Landlock mode
+// or nothing. Plans are bwrap plans only (the Landlock mode needs spawnSandboxed's supervisor), so
+// one that rules bwrap out is refused, saying so, and `sandspawn explain` says the same.
+test('a plan that rules bwrap out is refused with ERR_SANDBOX_UNSUPPORTED, not built as bwrap', (t) => {
+  const ws = tmp()
+  t.after(() => fs.rmSync(ws, { recursive: true, force: true }))
+  const refused = (fn) => assert.throws(fn, (e) => e instanceof SandboxError && e.code === 'ERR_SANDBOX_UNSUPPORTED' && /Landlock/.test(e.message) && /spawnSandboxed/.test(e.message))
+  refused(() => buildSandboxCommand(['true'], { cwd: ws, sandbox: 'workspace-write', platform: 'linux', linux: { allow: ['landlock'] } }))
+  assert.equal(buildSandboxCommand(['true'], { cwd: ws, sandbox: 'workspace-write', platform: 'linux', linux: { allow: ['bwrap', 'landlock'] } }).sandboxType, 'bwrap')
+  const cli = path.join(__dirname, '..', 'bin', 'sandspawn.js')
+  const r = spawnSync(process.execPath, [cli, 'explain', '--', 'true'], { cwd: ws, encoding: 'utf8', env: { ...process.env, SANDSPAWN_LINUX_ALLOW: 'landlock' } })
+  assert.notEqual(r.status, 0, r.stdout)
+  assert.doesNotMatch(r.stdout, /^sandbox: +bwrap$/m)
+  assert.match(r.stderr, /Landlock/)
+  // danger-full-access needs no mechanism: its plan is the command itself, whatever is allowed.
+  assert.equal(buildSandboxCommand(['true'], { cwd: ws, sandbox: 'danger-full-access', platform: 'linux', linux: { allow: ['landlock'] } }).sandboxType, 'none')
+})

@@ -16,6 +16,7 @@ use crate::program::resolve_program;
 /// `buildSandboxCommand`: the plan `spawnSandboxed` would run, built without running anything.
 pub fn build_sandbox_command(command: &Value, options: &Value, host: &HostContext) -> Result<Value> {
     let mut req = parse_spawn_options(command, options, host, Entry::Build, None)?;
+    refuse_without_bwrap(&req)?;
     let resolved = resolve_program(&req.command[0], req.env.get("PATH").map(String::as_str), &req.cwd).ok();
     let bwrap = if req.platform == Platform::Linux && req.policy.mode != SandboxMode::DangerFullAccess && Platform::host() == Platform::Linux {
         // Which bwrap a run would use, without probing: the system one, else the bundled one when
@@ -52,6 +53,20 @@ pub fn build_sandbox_command(command: &Value, options: &Value, host: &HostContex
         "profile": plan.profile,
         "policy": req.policy,
     }))
+}
+
+/// A launch plan is a bwrap plan on Linux: the Landlock mode needs the supervisor `spawnSandboxed`
+/// runs in this process. A request that rules bwrap out (`linux.allow`, or `SANDSPAWN_LINUX_ALLOW`
+/// without it) is refused, not given a plan for a mechanism it did not allow.
+fn refuse_without_bwrap(req: &crate::options::SpawnRequest) -> Result<()> {
+    if req.platform != Platform::Linux || req.policy.mode == SandboxMode::DangerFullAccess || req.linux.allow_bwrap {
+        return Ok(());
+    }
+    let asked = if req.linux.allow_from_env { "SANDSPAWN_LINUX_ALLOW (in this process's environment)" } else { "linux.allow" };
+    Err(SandboxError::unsupported(format!(
+        "{asked} rules bwrap out, and a launch plan is a bwrap plan: the Landlock mode needs the supervisor that \
+         spawnSandboxed and startSandboxed run in this process. Run the command with spawnSandboxed, or allow 'bwrap'"
+    )))
 }
 
 fn sandbox_type(v: &Value) -> Result<SandboxType> {
