@@ -226,6 +226,7 @@ fn in_namespaces(steps: &Steps) {
         let checked = propagation::stop_host_mounts()
             .and_then(|()| sandspawn_helper::mountinfo::read("checking the sandbox's mounts"))
             .and_then(|table| {
+                write_guard::note_table(&table);
                 kernel_mounts::refuse_writable(&table)
                     .and_then(|()| planned_mounts::check(&steps.writable, steps.cwd.as_ref(), &table))
                     .and_then(|()| host_objects::read_only(&table))
@@ -259,6 +260,9 @@ fn in_namespaces(steps: &Steps) {
     if let Err(failure) = review_mount::mount_all(&steps.review, &steps.unmount) {
         fail(steps.report_fd, failure);
     }
+    for o in &steps.review {
+        write_guard::note_writable(&o.root);
+    }
     if let Err(failure) = read_only::bind_all(&steps.read_only) {
         fail(steps.report_fd, failure);
     }
@@ -266,6 +270,7 @@ fn in_namespaces(steps: &Steps) {
         if let Err(failure) = private_mounts::mount_overlay(overlay) {
             fail(steps.report_fd, failure);
         }
+        write_guard::note_writable(&overlay.target);
     }
     // The binds the caches and the change set were mounted from are detached before the covers:
     // sandspawn's stores they lie in are among the directories covered.
@@ -507,7 +512,7 @@ fn confine_command(sockets: seccomp::Sockets) -> Result<(), Failure> {
         let e = last_errno();
         return Err(setup(e, format!("prctl(PR_SET_NO_NEW_PRIVS) failed: {}", describe(e))));
     }
-    // After every mount (it reads the table they left), before the filter: host FIFOs read-only.
+    // After every mount (it grants the writable ones: `write_guard::NOTED`), before the filter: host FIFOs read-only.
     write_guard::apply()?;
     install_filter(&filter)?;
     // SAFETY: unshare with a plain flag; it must fail now.
