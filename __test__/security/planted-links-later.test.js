@@ -70,3 +70,65 @@ describe('a symlink into node_modules judged again by later runs', { skip: NO_GI
     })
   }
 })
+
+// Found by an attacker's review (rfix22, nm_dangling_git.js): git passes over a `.git` that is no
+// repository (a dangling symlink, an empty directory) and takes the directory itself for a git
+// directory; sandspawn kept `x/.git` and left `x/config` writable, and the host's `git status` in
+// `src/lib` ran the fsmonitor a run appended there.
+describe('a link into node_modules to a directory that is a git directory itself, beside a .git that is none', { skip: NO_GIT }, () => {
+  for (const variant of ['dangling', 'empty']) {
+    for (const mode of ['bwrap', 'landlock']) {
+      test(`${mode}, ${variant} .git: a run cannot write the git directory's configuration`, async (t) => {
+        const { ws } = workspace(t)
+        const x = path.join(ws, 'node_modules/x')
+        if (variant === 'dangling') fs.symlinkSync('/nonexistent-sandspawn-test', path.join(x, '.git'))
+        else fs.mkdirSync(path.join(x, '.git'))
+        fs.mkdirSync(path.join(x, 'objects'))
+        fs.mkdirSync(path.join(x, 'refs'))
+        fs.writeFileSync(path.join(x, 'HEAD'), 'ref: refs/heads/main\n')
+        fs.writeFileSync(path.join(x, 'config'), `[core]\n\tworktree = ${path.join(ws, 'src/lib')}\n`)
+        fs.symlinkSync('../node_modules/x', path.join(ws, 'src/lib'))
+        const o = { cwd: ws, sandbox: WW, ...(mode === 'landlock' ? { linux: { allow: ['landlock'] } } : {}) }
+        const r = await sh("printf '\\tfsmonitor = \"touch PWNED; false\"\\n' >> node_modules/x/config 2>/dev/null && echo wrote || echo refused", o)
+        assert.equal(r.stdout, 'refused\n', `the git directory git uses is kept read-only: ${show(r)}`)
+        try { execFileSync('git', ['status'], { cwd: path.join(ws, 'src/lib'), stdio: 'ignore' }) } catch {}
+        assert.equal(fs.existsSync(path.join(ws, 'src/lib/PWNED')) || fs.existsSync(path.join(ws, 'PWNED')), false)
+      })
+    }
+  }
+})
+
+// Found by an attacker's review (rfix22, nm_link_other_ws.js): `A/src/lib -> B/node_modules/x`; a run
+// in B planted `x/.git` (node_modules: its walk does not look), and no run in A said it, since it lies
+// in none of A's roots. The next run in A says it, once: a later one, with nothing changed, does not.
+test('a link into another workspace\'s node_modules: the next run in its own workspace reports a repository planted there', { skip: NO_GIT }, async (t) => {
+  const a = workspace(t).ws
+  const b = workspace(t).ws
+  fs.symlinkSync(path.join(b, 'node_modules/x'), path.join(a, 'src/lib'))
+  const r1 = await sh(PLANT, { cwd: b, sandbox: WW })
+  assert.equal(r1.stdout, 'planted\n', show(r1))
+  const r2 = await sh('true', { cwd: a, sandbox: WW })
+  const risk = linkRisk(r2, a)
+  assert.ok(risk, `the link is reported by the next run in A: ${JSON.stringify(r2.hostRisks, null, 1)}`)
+  assert.match(risk.detail, /core\.fsmonitor/)
+  const r3 = await sh('true', { cwd: a, sandbox: WW })
+  assert.equal(linkRisk(r3, a), undefined, 'said once: nothing changed since')
+})
+
+// Found by an attacker's review (rfix22, nm_many_dos.js): 1,000 links to 1,000 repositories in
+// node_modules made every later run carve them all (1.8 s a run). Past a bound they are judged after
+// the run only, and the result says so.
+test('many links into node_modules to repositories: past the bound, said in notEnforced and still judged after the run', { skip: NO_GIT }, async (t) => {
+  const { ws } = workspace(t)
+  fs.mkdirSync(path.join(ws, 'l'))
+  for (let i = 0; i < 80; i++) {
+    const g = path.join(ws, `node_modules/x${i}/.git`)
+    for (const d of ['objects', 'refs']) fs.mkdirSync(path.join(g, d), { recursive: true })
+    fs.writeFileSync(path.join(g, 'HEAD'), 'ref: refs/heads/main\n')
+    fs.symlinkSync(`../node_modules/x${i}`, path.join(ws, `l/x${i}`))
+  }
+  const r = await sh("printf '[core]\\n\\tfsmonitor = x\\n' > node_modules/x79/.git/config && echo wrote", { cwd: ws, sandbox: WW })
+  assert.match(r.sandboxDetails.notEnforced.join('\n'), /more than 64 symlinks into node_modules lead to a repository/, show(r))
+  const risk = r.hostRisks.find((h) => h.path === path.join(ws, 'l/x79'))
+  assert.ok(risk, `a change past the bound is reported: ${JSON.stringify(r.hostRisks, null, 1)}`)
+})

@@ -61,7 +61,7 @@ pub fn judge(link: &Path, target: &Path, places: &Places) -> Option<Verdict> {
     // sandspawn's state counts wherever it is: inside a root too (a cwd of $HOME), where the walk
     // does not read it and runs find it covered.
     let shared = |p: &Path| (!inside(p) && under(&temporary, p)) || under(&state, p);
-    if let Some(git) = discover(&resolved).filter(|g| !(places.known)(g) && (inside(g) || shared(g))) {
+    if let Some(git) = discover(&resolved).into_iter().find(|g| !(places.known)(g) && (inside(g) || shared(g))) {
         // Possibly in a shared place, which any process fills in: read as bounded as the run's own.
         let config = super::repo::configured(&git_dirs_of(&git));
         return Some(Verdict::Repository { git, config });
@@ -97,19 +97,64 @@ impl SharedPlaces {
     }
 }
 
-/// What git's discovery finds when run in `dir`: the first directory at or above it that holds a
-/// `.git` entry (that entry) or is a git directory itself (that directory).
-pub(super) fn discover(dir: &Path) -> Option<PathBuf> {
+/// What git's discovery may use when run in `dir`, nearest first. Git stops at a `.git` entry only
+/// when it is a repository: a regular file (through a symlink too; a `gitdir:` file, which git uses
+/// or dies on), or a directory (through a symlink too) that is a git directory. A `.git` that is
+/// missing, dangling, empty or otherwise no git directory is passed over: git then takes the
+/// directory itself for a bare git directory when it is one, else goes up. Found by an attacker's
+/// review: discovery stopped at a dangling `x/.git`, kept and judged it, and git used `x/config`.
+/// Each entry that may be what git uses (`repo::is_git_dir`'s loose reading) is returned, and the
+/// walk up stops only where git surely stops (`surely_git_dir`): erring towards judging both.
+pub(super) fn discover(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
     for d in dir.ancestors().take(MAX_LEVELS) {
         let dot_git = d.join(".git");
-        if dot_git.symlink_metadata().is_ok() {
-            return Some(dot_git);
+        match dot_git.metadata() {
+            Ok(m) if m.is_file() => {
+                found.push(dot_git);
+                return found;
+            }
+            Ok(m) if m.is_dir() && super::repo::is_git_dir(&dot_git) => {
+                let sure = surely_git_dir(&dot_git);
+                found.push(dot_git);
+                if sure {
+                    return found;
+                }
+            }
+            _ => {}
         }
         if super::repo::is_git_dir(d) {
-            return Some(d.to_path_buf());
+            found.push(d.to_path_buf());
+            if surely_git_dir(d) {
+                return found;
+            }
         }
     }
-    None
+    found
+}
+
+/// Whether git surely takes `d` for a git directory (its `is_git_directory`): a `HEAD` it accepts
+/// (`validate_headref`: a symlink into `refs/`, `ref: refs/...`, or an object id) and `objects` and
+/// `refs` directories it may search. Stricter than git where unsure (a `commondir`): a wrong "no"
+/// only makes discovery look further up.
+fn surely_git_dir(d: &Path) -> bool {
+    let searchable = |n: &str| nix::unistd::access(&d.join(n), nix::unistd::AccessFlags::X_OK).is_ok() && d.join(n).is_dir();
+    let head = d.join("HEAD");
+    let head_ok = match head.symlink_metadata() {
+        Ok(m) if m.is_symlink() => std::fs::read_link(&head).is_ok_and(|t| t.as_os_str().as_encoded_bytes().starts_with(b"refs/")),
+        Ok(m) if m.is_file() => super::small_file::text(&head).is_some_and(|t| valid_head(&t)),
+        _ => false,
+    };
+    head_ok && searchable("objects") && searchable("refs") && d.join("commondir").symlink_metadata().is_err()
+}
+
+/// `HEAD`'s text as git accepts it: `ref:` then `refs/...`, or a hexadecimal object id.
+fn valid_head(text: &str) -> bool {
+    if let Some(r) = text.strip_prefix("ref:") {
+        return r.trim_start().starts_with("refs/");
+    }
+    let hex = text.bytes().take_while(|b| b.is_ascii_hexdigit()).count();
+    hex == 40 || hex == 64
 }
 
 /// The git directories whose configuration git reads for `git` (a `.git` entry or a git directory).
@@ -200,8 +245,39 @@ mod tests {
         std::fs::write(r.join("bare/HEAD"), "ref: refs/heads/main\n").unwrap();
         std::fs::create_dir_all(r.join("repo/.git")).unwrap();
         std::fs::create_dir_all(r.join("repo/src")).unwrap();
-        assert_eq!(discover(&r.join("bare/sub/deeper")), Some(r.join("bare")));
-        assert_eq!(discover(&r.join("repo/src")), Some(r.join("repo/.git")));
+        std::fs::create_dir_all(r.join("repo/.git/objects")).unwrap();
+        std::fs::create_dir_all(r.join("repo/.git/refs")).unwrap();
+        std::fs::write(r.join("repo/.git/HEAD"), "ref: refs/heads/main\n").unwrap();
+        assert_eq!(discover(&r.join("bare/sub/deeper")), [r.join("bare")]);
+        assert_eq!(discover(&r.join("repo/src")), [r.join("repo/.git")]);
+    }
+
+    /// Found by an attacker's review (rfix22, nm_dangling_git.js): a `.git` that is no repository
+    /// (dangling, empty) is passed over by git, which takes the directory itself for a git directory.
+    #[test]
+    fn discovery_passes_over_a_dot_git_that_is_no_repository_as_git_does() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        for x in ["dangling", "empty", "badhead"] {
+            let d = r.join(x);
+            std::fs::create_dir_all(d.join("objects")).unwrap();
+            std::fs::create_dir_all(d.join("refs")).unwrap();
+            std::fs::write(d.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+        }
+        std::os::unix::fs::symlink("/nonexistent-discover-test", r.join("dangling/.git")).unwrap();
+        std::fs::create_dir(r.join("empty/.git")).unwrap();
+        assert_eq!(discover(&r.join("dangling")), [r.join("dangling")]);
+        assert_eq!(discover(&r.join("empty")), [r.join("empty")]);
+        // A `.git` git may or may not take (a `HEAD` it refuses): both, nearest first.
+        let g = r.join("badhead/.git");
+        std::fs::create_dir_all(g.join("objects")).unwrap();
+        std::fs::create_dir_all(g.join("refs")).unwrap();
+        std::fs::write(g.join("HEAD"), "nonsense\n").unwrap();
+        assert_eq!(discover(&r.join("badhead")), [g, r.join("badhead")]);
+        // A `.git` file stops it, as git stops (uses it or dies).
+        std::fs::remove_dir(r.join("empty/.git")).unwrap();
+        std::fs::write(r.join("empty/.git"), "gitdir: nowhere\n").unwrap();
+        assert_eq!(discover(&r.join("empty")), [r.join("empty/.git")]);
     }
 
     #[test]

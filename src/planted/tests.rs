@@ -1020,7 +1020,14 @@ fn a_repository_planted_where_a_link_into_node_modules_leads_is_reported_and_an_
     init_repo(&r);
     std::fs::create_dir_all(r.join("src")).unwrap();
     std::fs::create_dir_all(r.join("node_modules/x")).unwrap();
-    std::fs::create_dir_all(r.join("node_modules/y/.git")).unwrap();
+    std::fs::create_dir_all(r.join("node_modules/y")).unwrap();
+    // Whole repositories, which git takes (`links::discover`): `init_repo`'s lacks `objects`, `refs`.
+    let full = |d: &Path| {
+        init_repo(d);
+        std::fs::create_dir_all(d.join(".git/objects")).unwrap();
+        std::fs::create_dir_all(d.join(".git/refs")).unwrap();
+    };
+    full(&r.join("node_modules/y"));
     std::os::unix::fs::symlink("../node_modules/x", r.join("src/lib")).unwrap();
     std::os::unix::fs::symlink("../node_modules/y", r.join("src/old")).unwrap();
     // The links older than the baseline by more than `listing::changed_since`'s slack.
@@ -1028,7 +1035,7 @@ fn a_repository_planted_where_a_link_into_node_modules_leads_is_reported_and_an_
     let p = policy(&r, json!({}));
     let read_only: Vec<&PathBuf> = p.writable_roots.iter().flat_map(|w| &w.read_only).collect();
     assert!(read_only.contains(&&r.join("node_modules/y/.git")), "kept as the walk's: {read_only:?}");
-    init_repo(&r.join("node_modules/x"));
+    full(&r.join("node_modules/x"));
     std::fs::write(r.join("node_modules/x/.git/config"), "[core]\n\tfsmonitor = x\n").unwrap();
     let risks = detect(&p.planted);
     let at: Vec<_> = risks.iter().filter(|h| h.path.ends_with("src/lib")).collect();

@@ -13,8 +13,10 @@
 //! reported at the link. The cost follows the number of such links only: a workspace without them
 //! pays nothing but the walk's `readlinkat` per symlink in the directories it reads.
 
+use std::collections::HashMap;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use super::{links, listing, repo, scan};
 
@@ -24,13 +26,22 @@ pub struct Kept {
     links: Vec<Before>,
     /// Those past `scan::MAX_LINKS_OUT`: not judged after the run, said in `notEnforced`.
     pub unkept: scan::Unkept,
+    /// The links past `MAX_CARVED` that lead to a repository: judged after the run, not kept
+    /// read-only during it; said in `notEnforced`.
+    uncarved: usize,
 }
+
+/// At most this many links' repositories are kept read-only by a run's plan. Found by an attacker's
+/// review (rfix22, nm_many_dos.js): 1,000 links to 1,000 repositories cost every later run two
+/// thousand mounts, 1.8 s. Past it they are only judged after the run (a few `lstat`s each).
+pub const MAX_CARVED: usize = 64;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Before {
     link: PathBuf,
-    /// The `.git` entry or git directory discovery found from where it led, with its identity.
-    git: Option<(PathBuf, (u64, u64))>,
+    /// The `.git` entries and git directories discovery found from where it led, with their
+    /// identities (`links::discover`: more than one where git may take either).
+    git: Vec<(PathBuf, (u64, u64))>,
 }
 
 /// One link that leads to a repository the run planted or changed.
@@ -44,21 +55,38 @@ pub struct Found {
 impl Kept {
     /// `links`: the walk's `links_out`; `unkept`: those past its bound.
     pub fn of(links: &[PathBuf], unkept: scan::Unkept) -> Kept {
-        let links = links.iter().map(|link| Before { link: link.clone(), git: leads_to(link).and_then(|g| with_id(&g)) }).collect();
-        Kept { links, unkept }
+        let links: Vec<Before> =
+            links.iter().map(|link| Before { link: link.clone(), git: leads_to(link).iter().filter_map(|g| with_id(g)).collect() }).collect();
+        let uncarved = links.iter().filter(|b| !b.git.is_empty()).count().saturating_sub(MAX_CARVED);
+        Kept { links, unkept, uncarved }
     }
 
     pub fn is_empty(&self) -> bool {
         self.links.is_empty()
     }
 
-    /// The repositories the links lead to now (the run's plan keeps them read-only).
+    /// The repositories the first `MAX_CARVED` links that lead to one lead to now (the run's plan
+    /// keeps them read-only).
     pub fn repositories(&self) -> impl Iterator<Item = &Path> {
-        self.links.iter().filter_map(|b| b.git.as_ref().map(|(g, _)| g.as_path()))
+        let leading = self.links.iter().filter(|b| !b.git.is_empty()).take(MAX_CARVED);
+        leading.flat_map(|b| b.git.iter().map(|(g, _)| g.as_path()))
     }
 
-    /// What `unkept` leaves unjudged, for `sandboxDetails.notEnforced`.
-    pub fn not_enforced(&self) -> Option<String> {
+    /// What `unkept` leaves unjudged and `uncarved` writable, for `sandboxDetails.notEnforced`.
+    pub fn not_enforced(&self) -> Vec<String> {
+        let mut said = Vec::new();
+        if self.uncarved > 0 {
+            said.push(format!(
+                "planted configuration: more than {MAX_CARVED} symlinks into node_modules lead to a repository; the repositories \
+                 of the {} past them are not kept read-only during the run, only judged after it (a change reported)",
+                self.uncarved
+            ));
+        }
+        said.extend(self.unkept_said());
+        said
+    }
+
+    fn unkept_said(&self) -> Option<String> {
         let area = self.unkept.first_dir.as_ref()?;
         Some(format!(
             "planted configuration: the walk found more than {} symlinks into node_modules ({} past them, the first in {}); \
@@ -71,7 +99,9 @@ impl Kept {
 
     /// The links that lead, after the run, to a repository the run could have planted (below one
     /// of `roots`, or in a shared place) that is not `known` (the walk saw it, same inode) and is
-    /// another one than before the run, or was changed since `since_ns`. Those `judged` already
+    /// another one than before the run, or was changed since `since_ns`; or to a repository in
+    /// another `node_modules`, where no run's walk looks, that is new or changed since this
+    /// process last looked (`elsewhere_changed`). Those `judged` already
     /// are left out (`detect::links_made`: the run made them). Not told by the link's own ctime: a
     /// link an earlier run made a few milliseconds before this run's baseline looks made by this
     /// one, and was judged by neither (found running nm_link.js).
@@ -80,11 +110,16 @@ impl Kept {
         let mut found = Vec::new();
         for before in self.links.iter().filter(|b| !judged(&b.link)) {
             let Ok(target) = std::fs::read_link(&before.link) else { continue };
-            let Some(git) = leads_to(&before.link).filter(|g| plantable(g) && !known(g)) else { continue };
-            let same = before.git.as_ref().is_some_and(|(g, id)| *g == git && with_id(&git).is_some_and(|(_, now)| now == *id));
-            if same && !changed_since(&git, since_ns) {
-                continue;
-            }
+            let changed = |git: &Path| {
+                if !plantable(git) {
+                    return elsewhere_changed(&before.link, git);
+                }
+                let same = before.git.iter().any(|(g, id)| g == git && with_id(git).is_some_and(|(_, now)| now == *id));
+                !same || changed_since(git, since_ns)
+            };
+            // Each is looked at (and remembered, `elsewhere_changed`); the nearest changed one said.
+            let now: Vec<PathBuf> = leads_to(&before.link).into_iter().filter(|g| !known(g)).filter(|g| changed(g)).collect();
+            let Some(git) = now.into_iter().next() else { continue };
             let config = repo::configured(&links::git_dirs_of(&git));
             found.push(Found { link: before.link.clone(), target, git, config });
         }
@@ -92,10 +127,53 @@ impl Kept {
     }
 }
 
-/// What git's discovery finds from where `link` leads now, if anything.
-fn leads_to(link: &Path) -> Option<PathBuf> {
-    let target = std::fs::read_link(link).ok()?;
-    links::discover(&links::resolve(link, &target).ok()?)
+/// What git's discovery may use from where `link` leads now (`links::discover`).
+fn leads_to(link: &Path) -> Vec<PathBuf> {
+    let Ok(target) = std::fs::read_link(link) else { return Vec::new() };
+    links::resolve(link, &target).map(|d| links::discover(&d)).unwrap_or_default()
+}
+
+/// At most this many (link, repository) pairs remembered by `elsewhere_changed`: past it all are
+/// forgotten (each is said once more).
+const MAX_REMEMBERED: usize = 4_096;
+
+/// What this process last saw of each repository outside the run's roots and the shared places
+/// that a link leads to: its identity and its newest ctime (`newest_ctime`).
+static ELSEWHERE: Mutex<Option<HashMap<(PathBuf, PathBuf), (u64, u64, i64)>>> = Mutex::new(None);
+
+/// Whether the repository `git` that `link` leads to, outside the run's roots and the shared
+/// places, is one a run elsewhere could have planted unseen (it lies in a `node_modules`, which no
+/// walk reads) and is new or changed since this process last looked (never looked: new). Found by
+/// an attacker's review (rfix22, nm_link_other_ws.js): `A/src/lib -> B/node_modules/x`, a run in B
+/// planted `x/.git` with `core.fsmonitor`, and no run in A said it (it lies in none of A's roots).
+/// A repository elsewhere not in a `node_modules` is another checkout's, whose runs walk it.
+fn elsewhere_changed(link: &Path, git: &Path) -> bool {
+    if !git.components().any(|c| c.as_os_str() == "node_modules") {
+        return false;
+    }
+    let Some((dev, ino)) = with_id(git).map(|(_, id)| id) else { return false };
+    let stamp = (dev, ino, newest_ctime(git));
+    let mut seen = ELSEWHERE.lock().unwrap_or_else(|e| e.into_inner());
+    let seen = seen.get_or_insert_with(HashMap::new);
+    if seen.len() >= MAX_REMEMBERED {
+        seen.clear();
+    }
+    seen.insert((link.to_path_buf(), git.to_path_buf()), stamp) != Some(stamp)
+}
+
+/// The newest ctime (nanoseconds) among the entries `changed_since` looks at; past the hooks' bound,
+/// `i64::MAX` (taken as changed each time, which says it rather than nothing).
+fn newest_ctime(git: &Path) -> i64 {
+    let ns = |p: &Path| p.symlink_metadata().map_or(0, |m| m.ctime().saturating_mul(1_000_000_000).saturating_add(m.ctime_nsec()));
+    let dirs = links::git_dirs_of(git);
+    let files = dirs.iter().flat_map(|d| ["", "config", "config.worktree", "commondir", "hooks"].map(|n| d.join(n)));
+    let mut newest = files.map(|f| ns(&f)).chain([ns(git)]).max().unwrap_or(0);
+    for entries in dirs.iter().filter_map(|d| std::fs::read_dir(d.join("hooks")).ok()) {
+        for (i, e) in entries.take(MAX_HOOKS + 1).enumerate() {
+            newest = newest.max(if i >= MAX_HOOKS { i64::MAX } else { e.map_or(0, |e| ns(&e.path())) });
+        }
+    }
+    newest
 }
 
 fn with_id(p: &Path) -> Option<(PathBuf, (u64, u64))> {
@@ -129,18 +207,24 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         let r = t.path().canonicalize().unwrap();
         std::fs::create_dir_all(r.join("node_modules/x")).unwrap();
-        std::fs::create_dir_all(r.join("node_modules/y/.git")).unwrap();
-        std::fs::write(r.join("node_modules/y/.git/config"), "").unwrap();
+        let repo = |g: &Path| {
+            std::fs::create_dir_all(g.join("objects")).unwrap();
+            std::fs::create_dir_all(g.join("refs")).unwrap();
+            std::fs::write(g.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+            std::fs::write(g.join("config"), "").unwrap();
+        };
+        repo(&r.join("node_modules/y/.git"));
         std::os::unix::fs::symlink("node_modules/x", r.join("lib")).unwrap();
         std::os::unix::fs::symlink("node_modules/y", r.join("other")).unwrap();
         let kept = Kept::of(&[r.join("lib"), r.join("other")], scan::Unkept::default());
         assert_eq!(kept.repositories().collect::<Vec<_>>(), [r.join("node_modules/y/.git")]);
+        assert!(kept.not_enforced().is_empty());
         // The baseline, later than everything made so far by more than `changed_since`'s slack.
         std::thread::sleep(std::time::Duration::from_millis(50));
         let since = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as i64;
         let roots = [r.clone()];
         assert!(kept.after_run(since, &roots, &|_| false, &|_| false).is_empty(), "nothing changed");
-        std::fs::create_dir_all(r.join("node_modules/x/.git")).unwrap();
+        repo(&r.join("node_modules/x/.git"));
         std::fs::write(r.join("node_modules/x/.git/config"), "[core]\n\tfsmonitor = x\n").unwrap();
         let found = kept.after_run(since, &roots, &|_| false, &|_| false);
         let got: Vec<_> = found.iter().map(|f| (f.link.clone(), f.git.clone())).collect();
