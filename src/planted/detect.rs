@@ -172,10 +172,11 @@ fn unwalked_links(baseline: &Baseline, found: &scan::Found, risks: &mut Listed) 
     for f in baseline.unwalked_links.after_run(baseline.taken_at_ns, &baseline.spec.roots, &known, &judged) {
         let mut detail = format!(
             "is a symlink, to {}, into node_modules, where the walk for planted repositories does not look: git run there on the \
-             host (`cd` there, then `git status`) uses the repository at {}, which was created or changed during the run: its \
+             host (`cd` there, then `git status`) uses the repository at {}, which was created or changed {}: its \
              configuration and hooks",
             f.target.display(),
-            f.git.display()
+            f.git.display(),
+            if f.elsewhere { "since sandspawn last looked (outside the run's roots: by another run or process)" } else { "during the run" }
         );
         if !f.config.keys.is_empty() {
             detail.push_str(&format!("; its configuration sets {}, each of which makes git run a program", f.config.keys_named()));

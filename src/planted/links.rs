@@ -106,31 +106,45 @@ impl SharedPlaces {
 /// Each entry that may be what git uses (`repo::is_git_dir`'s loose reading) is returned, and the
 /// walk up stops only where git surely stops (`surely_git_dir`): erring towards judging both.
 pub(super) fn discover(dir: &Path) -> Vec<PathBuf> {
+    discover_in(dir, &mut Looked::new())
+}
+
+/// What `discover` found in each directory it looked at (its entries, whether git stops there):
+/// kept for one look at many links, whose ways up share directories (the workspace's, read once).
+pub(super) type Looked = std::collections::HashMap<PathBuf, (Vec<PathBuf>, bool)>;
+
+/// `discover`, with what `looked` holds taken as found.
+pub(super) fn discover_in(dir: &Path, looked: &mut Looked) -> Vec<PathBuf> {
     let mut found = Vec::new();
     for d in dir.ancestors().take(MAX_LEVELS) {
-        let dot_git = d.join(".git");
-        match dot_git.metadata() {
-            Ok(m) if m.is_file() => {
-                found.push(dot_git);
-                return found;
-            }
-            Ok(m) if m.is_dir() && super::repo::is_git_dir(&dot_git) => {
-                let sure = surely_git_dir(&dot_git);
-                found.push(dot_git);
-                if sure {
-                    return found;
-                }
-            }
-            _ => {}
-        }
-        if super::repo::is_git_dir(d) {
-            found.push(d.to_path_buf());
-            if surely_git_dir(d) {
-                return found;
-            }
+        let (here, stop) = looked.entry(d.to_path_buf()).or_insert_with(|| look_in(d));
+        found.extend(here.iter().cloned());
+        if *stop {
+            break;
         }
     }
     found
+}
+
+/// What git's discovery may take in `d`: its `.git`, `d` itself, and whether it surely stops there.
+fn look_in(d: &Path) -> (Vec<PathBuf>, bool) {
+    let dot_git = d.join(".git");
+    match dot_git.metadata() {
+        Ok(m) if m.is_file() => return (vec![dot_git], true),
+        Ok(m) if m.is_dir() && super::repo::is_git_dir(&dot_git) => {
+            if surely_git_dir(&dot_git) {
+                return (vec![dot_git], true);
+            }
+            let sure = super::repo::is_git_dir(d) && surely_git_dir(d);
+            let itself = super::repo::is_git_dir(d).then(|| d.to_path_buf());
+            return (std::iter::once(dot_git).chain(itself).collect(), sure);
+        }
+        _ => {}
+    }
+    if super::repo::is_git_dir(d) {
+        return (vec![d.to_path_buf()], surely_git_dir(d));
+    }
+    (Vec::new(), false)
 }
 
 /// Whether git surely takes `d` for a git directory (its `is_git_directory`): a `HEAD` it accepts
@@ -138,7 +152,8 @@ pub(super) fn discover(dir: &Path) -> Vec<PathBuf> {
 /// `refs` directories it may search. Stricter than git where unsure (a `commondir`): a wrong "no"
 /// only makes discovery look further up.
 fn surely_git_dir(d: &Path) -> bool {
-    let searchable = |n: &str| nix::unistd::access(&d.join(n), nix::unistd::AccessFlags::X_OK).is_ok() && d.join(n).is_dir();
+    // As git asks (`access(X_OK)`); it does not ask whether it is a directory.
+    let searchable = |n: &str| nix::unistd::access(&d.join(n), nix::unistd::AccessFlags::X_OK).is_ok();
     let head = d.join("HEAD");
     let head_ok = match head.symlink_metadata() {
         Ok(m) if m.is_symlink() => std::fs::read_link(&head).is_ok_and(|t| t.as_os_str().as_encoded_bytes().starts_with(b"refs/")),

@@ -241,11 +241,11 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
             }
         }
     }
-    let unwalked_links = unwalked_links::Kept::of(&found.links_out, found.links_out_unkept.clone());
+    let mut unwalked_links = unwalked_links::Kept::of(&found.links_out, found.links_out_unkept.clone());
     if policy.protect_git {
         // The repositories symlinks into `node_modules` lead to, which no walk sees: read-only as
         // the walk's (a run rewrote such a one's `core.fsmonitor`, found by an attacker's review).
-        c.unwalked_repositories(&unwalked_links, &found, ended).map_err(|()| carved_before.restore(c.roots))?;
+        c.unwalked_repositories(&mut unwalked_links, &found, ended).map_err(|()| carved_before.restore(c.roots))?;
     }
     // The host user's home inside a writable root (`home`): a few `lstat`s, none when it is not.
     let home = home::Bases::of_host().on_macos(policy.planted.macos);
@@ -616,22 +616,31 @@ impl<'a> Carver<'a> {
     }
 
     /// The repositories `links` lead to that the walk did not find (`unwalked_links`), below a
-    /// writable root: carved as the walk's. `Err` when `ended` says so.
-    fn unwalked_repositories(&mut self, links: &unwalked_links::Kept, found: &scan::Found, ended: &dyn Fn() -> bool) -> Result<(), ()> {
+    /// writable root: carved as the walk's, the first `MAX_CARVED` (the rest counted, for
+    /// `notEnforced`). `Err` when `ended` says so.
+    fn unwalked_repositories(&mut self, links: &mut unwalked_links::Kept, found: &scan::Found, ended: &dyn Fn() -> bool) -> Result<(), ()> {
         let walked = |g: &Path| found.git_inodes.contains_key(g.as_os_str()) || found.git_dirs.iter().any(|(d, _)| d == g);
+        let mut carved = HashSet::new();
+        let mut uncarved = 0;
         for git in links.repositories() {
             if ended() {
                 return Err(());
             }
-            if walked(git) || self.is_covered(git) || self.root_of(git).is_none() {
+            if walked(git) || self.is_covered(git) || self.root_of(git).is_none() || carved.contains(git) {
                 continue;
             }
+            if carved.len() >= unwalked_links::MAX_CARVED {
+                uncarved += 1;
+                continue;
+            }
+            carved.insert(git.to_path_buf());
             if git.file_name().is_some_and(|n| n == ".git") {
                 self.repository(git, false, None);
             } else {
                 self.git_directory(git);
             }
         }
+        links.uncarved = uncarved;
         Ok(())
     }
 

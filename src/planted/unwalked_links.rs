@@ -26,15 +26,15 @@ pub struct Kept {
     links: Vec<Before>,
     /// Those past `scan::MAX_LINKS_OUT`: not judged after the run, said in `notEnforced`.
     pub unkept: scan::Unkept,
-    /// The links past `MAX_CARVED` that lead to a repository: judged after the run, not kept
-    /// read-only during it; said in `notEnforced`.
-    uncarved: usize,
+    /// The repositories past `MAX_CARVED` (`Carver::unwalked_repositories` counts them): judged
+    /// after the run, not kept read-only during it; said in `notEnforced`.
+    pub uncarved: usize,
 }
 
-/// At most this many links' repositories are kept read-only by a run's plan. Found by an attacker's
+/// At most this many repositories the walk did not find are kept read-only for the links. Found by an attacker's
 /// review (rfix22, nm_many_dos.js): 1,000 links to 1,000 repositories cost every later run two
 /// thousand mounts, 1.8 s. Past it they are only judged after the run (a few `lstat`s each).
-pub const MAX_CARVED: usize = 64;
+pub const MAX_CARVED: usize = 16;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Before {
@@ -50,26 +50,27 @@ pub struct Found {
     pub target: PathBuf,
     pub git: PathBuf,
     pub config: repo::Configured,
+    /// It lies outside the run's roots (`elsewhere_changed`): new or changed since this process
+    /// last looked, perhaps by a run elsewhere, not this one.
+    pub elsewhere: bool,
 }
 
 impl Kept {
     /// `links`: the walk's `links_out`; `unkept`: those past its bound.
     pub fn of(links: &[PathBuf], unkept: scan::Unkept) -> Kept {
-        let links: Vec<Before> =
-            links.iter().map(|link| Before { link: link.clone(), git: leads_to(link).iter().filter_map(|g| with_id(g)).collect() }).collect();
-        let uncarved = links.iter().filter(|b| !b.git.is_empty()).count().saturating_sub(MAX_CARVED);
-        Kept { links, unkept, uncarved }
+        let mut dirs = Dirs::default();
+        let links = links.iter().map(|link| Before { link: link.clone(), git: dirs.leads_to(link).iter().filter_map(|g| with_id(g)).collect() }).collect();
+        Kept { links, unkept, uncarved: 0 }
     }
 
     pub fn is_empty(&self) -> bool {
         self.links.is_empty()
     }
 
-    /// The repositories the first `MAX_CARVED` links that lead to one lead to now (the run's plan
-    /// keeps them read-only).
+    /// The repositories the links lead to now (the run's plan keeps the first `MAX_CARVED` the walk
+    /// did not find read-only).
     pub fn repositories(&self) -> impl Iterator<Item = &Path> {
-        let leading = self.links.iter().filter(|b| !b.git.is_empty()).take(MAX_CARVED);
-        leading.flat_map(|b| b.git.iter().map(|(g, _)| g.as_path()))
+        self.links.iter().flat_map(|b| b.git.iter().map(|(g, _)| g.as_path()))
     }
 
     /// What `unkept` leaves unjudged and `uncarved` writable, for `sandboxDetails.notEnforced`.
@@ -77,8 +78,8 @@ impl Kept {
         let mut said = Vec::new();
         if self.uncarved > 0 {
             said.push(format!(
-                "planted configuration: more than {MAX_CARVED} symlinks into node_modules lead to a repository; the repositories \
-                 of the {} past them are not kept read-only during the run, only judged after it (a change reported)",
+                "planted configuration: symlinks into node_modules lead to more than {MAX_CARVED} repositories the walk does not \
+                 find; the {} past them are not kept read-only during the run, only judged after it (a change reported)",
                 self.uncarved
             ));
         }
@@ -108,6 +109,7 @@ impl Kept {
     pub fn after_run(&self, since_ns: i64, roots: &[PathBuf], known: &dyn Fn(&Path) -> bool, judged: &dyn Fn(&Path) -> bool) -> Vec<Found> {
         let plantable = |g: &Path| roots.iter().any(|r| g.starts_with(r)) || links::in_shared_place(g, roots);
         let mut found = Vec::new();
+        let mut dirs = Dirs::default();
         for before in self.links.iter().filter(|b| !judged(&b.link)) {
             let Ok(target) = std::fs::read_link(&before.link) else { continue };
             let changed = |git: &Path| {
@@ -118,19 +120,43 @@ impl Kept {
                 !same || changed_since(git, since_ns)
             };
             // Each is looked at (and remembered, `elsewhere_changed`); the nearest changed one said.
-            let now: Vec<PathBuf> = leads_to(&before.link).into_iter().filter(|g| !known(g)).filter(|g| changed(g)).collect();
+            let now: Vec<PathBuf> = dirs.leads_to(&before.link).into_iter().filter(|g| !known(g)).filter(|g| changed(g)).collect();
             let Some(git) = now.into_iter().next() else { continue };
             let config = repo::configured(&links::git_dirs_of(&git));
-            found.push(Found { link: before.link.clone(), target, git, config });
+            let elsewhere = !plantable(&git);
+            found.push(Found { link: before.link.clone(), target, git, config, elsewhere });
         }
         found
     }
 }
 
-/// What git's discovery may use from where `link` leads now (`links::discover`).
-fn leads_to(link: &Path) -> Vec<PathBuf> {
-    let Ok(target) = std::fs::read_link(link) else { return Vec::new() };
-    links::resolve(link, &target).map(|d| links::discover(&d)).unwrap_or_default()
+/// The directories links lead into, resolved once per look (a link's directory and its target's
+/// but the last name): the many links of one directory into one `node_modules` share it. Found by
+/// an attacker's review (rfix22, nm_many_dos.js): resolving each link whole, before and after
+/// each run, was twenty `openat`s a link. With what discovery found in each directory
+/// (`links::Looked`): the workspace's `HEAD` was read once a link.
+#[derive(Default)]
+struct Dirs(HashMap<(PathBuf, PathBuf), Option<PathBuf>>, links::Looked);
+
+impl Dirs {
+    /// What git's discovery may use from where `link` leads now (`links::discover`).
+    fn leads_to(&mut self, link: &Path) -> Vec<PathBuf> {
+        let Ok(target) = std::fs::read_link(link) else { return Vec::new() };
+        let Some(dir) = self.resolve(link, &target) else { return Vec::new() };
+        links::discover_in(&dir, &mut self.1)
+    }
+
+    /// `links::resolve`, the target's directory from the cache; its last name, when a symlink
+    /// (or `.`, `..`), resolved whole as before.
+    fn resolve(&mut self, link: &Path, target: &Path) -> Option<PathBuf> {
+        let whole = || links::resolve(link, target).ok();
+        let (Some(dir), Some(name), Some(at)) = (target.parent(), target.file_name(), link.parent()) else { return whole() };
+        let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
+        let key = (at.to_path_buf(), dir.to_path_buf());
+        let resolved = self.0.entry(key).or_insert_with(|| links::resolve(link, dir).ok()).clone()?;
+        let p = resolved.join(name);
+        if p.symlink_metadata().is_ok_and(|m| m.is_symlink()) { whole() } else { Some(p) }
+    }
 }
 
 /// At most this many (link, repository) pairs remembered by `elsewhere_changed`: past it all are
@@ -231,5 +257,29 @@ mod tests {
         assert_eq!(got[0], (r.join("lib"), r.join("node_modules/x/.git")), "planted where nothing was");
         assert_eq!(found[0].config.keys, ["core.fsmonitor"]);
         assert!(kept.after_run(since, &roots, &|g| g.starts_with(r.join("node_modules")), &|_| false).is_empty(), "known ones are not judged");
+    }
+
+    /// Found by an attacker's review (rfix22, nm_link_other_ws.js): a repository in another
+    /// workspace's `node_modules` is said when new to this process or changed, not on every run.
+    #[test]
+    fn a_repository_in_another_node_modules_is_found_when_new_or_changed_since_the_last_look() {
+        // Not in /tmp, a shared place, which is judged otherwise.
+        let t = tempfile::tempdir_in(concat!(env!("CARGO_MANIFEST_DIR"), "/target")).unwrap();
+        let r = t.path().canonicalize().unwrap();
+        let g = r.join("b/node_modules/x/.git");
+        for d in ["objects", "refs", "hooks"] {
+            std::fs::create_dir_all(g.join(d)).unwrap();
+        }
+        std::fs::write(g.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+        std::fs::create_dir_all(r.join("a")).unwrap();
+        std::os::unix::fs::symlink(r.join("b/node_modules/x"), r.join("a/lib")).unwrap();
+        let kept = Kept::of(&[r.join("a/lib")], scan::Unkept::default());
+        let roots = [r.join("a")];
+        let look = || kept.after_run(i64::MAX, &roots, &|_| false, &|_| false);
+        let first = look();
+        assert_eq!(first.iter().map(|f| (&f.git, f.elsewhere)).collect::<Vec<_>>(), [(&g, true)], "new to this process");
+        assert!(look().is_empty(), "unchanged since the last look");
+        std::fs::write(g.join("config"), "[core]\n\tfsmonitor = x\n").unwrap();
+        assert_eq!(look().len(), 1, "changed since the last look");
     }
 }
