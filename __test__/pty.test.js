@@ -146,14 +146,17 @@ for (const mode of MODES) {
 
 test('the last bytes printed right before exit are never lost (200 runs)', async () => {
   const tail = 'x'.repeat(3000)
-  let failures = 0
+  const failures = []
   const one = async (i) => {
     const mode = MODES[i % 2]
     const r = await spawnSandboxed(['sh', '-c', `seq 1 500; printf '${tail}END${i}'`], opt(mode, { pty: true }))
-    if (!r.stdout.endsWith(`${tail}END${i}`) || !r.stdout.includes('\r\n500\r\n')) failures++
+    if (!r.stdout.endsWith(`${tail}END${i}`) || !r.stdout.includes('\r\n500\r\n')) {
+      // What the run said, to tell lost bytes from a run that failed to start.
+      failures.push({ i, mode, exitCode: r.exitCode, signal: r.signal, length: r.stdout.length, head: r.stdout.slice(0, 60), end: r.stdout.slice(-60), stderr: r.stderr, sandbox: r.sandboxDetails })
+    }
   }
   for (let i = 0; i < 200; i += 4) await Promise.all([one(i), one(i + 1), one(i + 2), one(i + 3)])
-  assert.equal(failures, 0)
+  assert.deepEqual(failures, [])
 })
 
 test('kill() ends the whole tree, setsid children included', async () => {
