@@ -170,19 +170,40 @@ fn unwalked_links(baseline: &Baseline, found: &scan::Found, risks: &mut Listed) 
     let made: HashSet<&Path> = links::made_since(&found.links, baseline.taken_at_ns).map(|(l, _)| l.as_path()).collect();
     let judged = |l: &Path| made.contains(l);
     for f in baseline.unwalked_links.after_run(baseline.taken_at_ns, &baseline.spec.roots, &known, &judged) {
-        let mut detail = format!(
-            "is a symlink, to {}, into node_modules, where the walk for planted repositories does not look: git run there on the \
-             host (`cd` there, then `git status`) uses the repository at {}, which was created or changed {}: its \
-             configuration and hooks",
-            f.target.display(),
-            f.git.display(),
-            if f.elsewhere { "since sandspawn last looked (outside the run's roots: by another run or process)" } else { "during the run" }
-        );
+        let (kind, mut detail) = match f.unjudged {
+            None => (
+                RiskKind::GitDirectoryCreated,
+                format!(
+                    "is a symlink, to {}, into node_modules, where the walk for planted repositories does not look: git run there on \
+                     the host (`cd` there, then `git status`) uses the repository at {}, which was created or changed during the run: \
+                     its configuration and hooks",
+                    f.target.display(),
+                    f.git.display()
+                ),
+            ),
+            Some(why) => (
+                RiskKind::ScanIncomplete,
+                format!(
+                    "is a symlink, to {}, into node_modules, where the walk for planted repositories does not look: git run there on \
+                     the host (`cd` there, then `git status`) uses the repository at {}, which {} and what a run changed there (its \
+                     hooks, configuration, submodules) is not judged: look at it before running git through this link",
+                    f.target.display(),
+                    f.git.display(),
+                    match why {
+                        super::unwalked_links::Unjudged::PastTheBound => format!(
+                            "is not kept read-only (past the first {} repositories behind such links),",
+                            super::unwalked_links::MAX_CARVED
+                        ),
+                        super::unwalked_links::Unjudged::Elsewhere => "lies outside the run's roots, in a node_modules other runs write,".to_string(),
+                    }
+                ),
+            ),
+        };
         if !f.config.keys.is_empty() {
             detail.push_str(&format!("; its configuration sets {}, each of which makes git run a program", f.config.keys_named()));
         }
         detail.push_str(&f.config.unjudged_detail());
-        risks.keep(HostRisk { path: f.link.to_string_lossy().into_owned(), kind: RiskKind::GitDirectoryCreated, detail });
+        risks.keep(HostRisk { path: f.link.to_string_lossy().into_owned(), kind, detail });
     }
 }
 

@@ -621,7 +621,7 @@ impl<'a> Carver<'a> {
     fn unwalked_repositories(&mut self, links: &mut unwalked_links::Kept, found: &scan::Found, ended: &dyn Fn() -> bool) -> Result<(), ()> {
         let walked = |g: &Path| found.git_inodes.contains_key(g.as_os_str()) || found.git_dirs.iter().any(|(d, _)| d == g);
         let mut carved = HashSet::new();
-        let mut uncarved = 0;
+        let mut uncarved = Vec::new();
         for git in links.repositories() {
             if ended() {
                 return Err(());
@@ -630,7 +630,7 @@ impl<'a> Carver<'a> {
                 continue;
             }
             if carved.len() >= unwalked_links::MAX_CARVED {
-                uncarved += 1;
+                uncarved.push(git.to_path_buf());
                 continue;
             }
             carved.insert(git.to_path_buf());

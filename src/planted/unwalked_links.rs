@@ -10,13 +10,14 @@
 //! repository git's discovery finds from where it leads (`links::discover`), which the run's plan
 //! keeps read-only (`mod.rs`). After the run: each looked at again; a repository that is another
 //! one now, or whose git directory, configuration or hooks were changed since the baseline, is
-//! reported at the link. The cost follows the number of such links only: a workspace without them
-//! pays nothing but the walk's `readlinkat` per symlink in the directories it reads.
+//! reported at the link; one no run keeps read-only (past `MAX_CARVED`, or in another workspace's
+//! `node_modules`) is reported after every run, since what a run changed there is not judged. The
+//! cost follows the number of such links only: a workspace without them pays nothing but the
+//! walk's `readlinkat` per symlink in the directories it reads.
 
 use std::collections::HashMap;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
 use super::{links, listing, repo, scan};
 
@@ -26,9 +27,9 @@ pub struct Kept {
     links: Vec<Before>,
     /// Those past `scan::MAX_LINKS_OUT`: not judged after the run, said in `notEnforced`.
     pub unkept: scan::Unkept,
-    /// The repositories past `MAX_CARVED` (`Carver::unwalked_repositories` counts them): judged
-    /// after the run, not kept read-only during it; said in `notEnforced`.
-    pub uncarved: usize,
+    /// The repositories past `MAX_CARVED` (`Carver::unwalked_repositories` lists them): not kept
+    /// read-only during the run; said in `notEnforced`, and reported after every run.
+    pub uncarved: Vec<PathBuf>,
 }
 
 /// At most this many repositories the walk did not find are kept read-only for the links. Found by an attacker's
@@ -50,9 +51,21 @@ pub struct Found {
     pub target: PathBuf,
     pub git: PathBuf,
     pub config: repo::Configured,
-    /// It lies outside the run's roots (`elsewhere_changed`): new or changed since this process
-    /// last looked, perhaps by a run elsewhere, not this one.
-    pub elsewhere: bool,
+    /// Not kept read-only, so not judged: past `MAX_CARVED`, or in another `node_modules` outside
+    /// the run's roots, which runs elsewhere write. Reported after every run, whatever changed.
+    /// Found by an attacker's review (rfix22b): judging them by the ctimes of their git directory,
+    /// config and hooks missed a `core.hooksPath` outside it (husky's `.husky`), a submodule's
+    /// config under `.git/modules`, an index rewritten in place to name a planted checkout.
+    pub unjudged: Option<Unjudged>,
+}
+
+/// Why a repository a link leads to is neither kept read-only nor judged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unjudged {
+    /// Past `MAX_CARVED` repositories behind such links.
+    PastTheBound,
+    /// In a `node_modules` outside the run's roots (another workspace's): its runs write it.
+    Elsewhere,
 }
 
 impl Kept {
@@ -60,7 +73,7 @@ impl Kept {
     pub fn of(links: &[PathBuf], unkept: scan::Unkept) -> Kept {
         let mut dirs = Dirs::default();
         let links = links.iter().map(|link| Before { link: link.clone(), git: dirs.leads_to(link).iter().filter_map(|g| with_id(g)).collect() }).collect();
-        Kept { links, unkept, uncarved: 0 }
+        Kept { links, unkept, uncarved: Vec::new() }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -76,11 +89,12 @@ impl Kept {
     /// What `unkept` leaves unjudged and `uncarved` writable, for `sandboxDetails.notEnforced`.
     pub fn not_enforced(&self) -> Vec<String> {
         let mut said = Vec::new();
-        if self.uncarved > 0 {
+        if !self.uncarved.is_empty() {
             said.push(format!(
                 "planted configuration: symlinks into node_modules lead to more than {MAX_CARVED} repositories the walk does not \
-                 find; the {} past them are not kept read-only during the run, only judged after it (a change reported)",
-                self.uncarved
+                 find; the {} past them are not kept read-only during the run, and each is reported after every run \
+                 (scan-incomplete): what git runs there may have been changed",
+                self.uncarved.len()
             ));
         }
         said.extend(self.unkept_said());
@@ -100,31 +114,37 @@ impl Kept {
 
     /// The links that lead, after the run, to a repository the run could have planted (below one
     /// of `roots`, or in a shared place) that is not `known` (the walk saw it, same inode) and is
-    /// another one than before the run, or was changed since `since_ns`; or to a repository in
-    /// another `node_modules`, where no run's walk looks, that is new or changed since this
-    /// process last looked (`elsewhere_changed`). Those `judged` already
+    /// another one than before the run, or was changed since `since_ns`; and every link to a
+    /// repository no run keeps read-only (`Unjudged`), whatever changed. Those `judged` already
     /// are left out (`detect::links_made`: the run made them). Not told by the link's own ctime: a
     /// link an earlier run made a few milliseconds before this run's baseline looks made by this
     /// one, and was judged by neither (found running nm_link.js).
     pub fn after_run(&self, since_ns: i64, roots: &[PathBuf], known: &dyn Fn(&Path) -> bool, judged: &dyn Fn(&Path) -> bool) -> Vec<Found> {
         let plantable = |g: &Path| roots.iter().any(|r| g.starts_with(r)) || links::in_shared_place(g, roots);
+        let unjudged = |g: &Path| {
+            if !plantable(g) {
+                g.components().any(|c| c.as_os_str() == "node_modules").then_some(Unjudged::Elsewhere)
+            } else {
+                self.uncarved.iter().any(|u| u == g).then_some(Unjudged::PastTheBound)
+            }
+        };
         let mut found = Vec::new();
         let mut dirs = Dirs::default();
         for before in self.links.iter().filter(|b| !judged(&b.link)) {
             let Ok(target) = std::fs::read_link(&before.link) else { continue };
             let changed = |git: &Path| {
                 if !plantable(git) {
-                    return elsewhere_changed(&before.link, git);
+                    return unjudged(git).is_some();
                 }
                 let same = before.git.iter().any(|(g, id)| g == git && with_id(git).is_some_and(|(_, now)| now == *id));
-                !same || changed_since(git, since_ns)
+                !same || unjudged(git).is_some() || changed_since(git, since_ns)
             };
-            // Each is looked at (and remembered, `elsewhere_changed`); the nearest changed one said.
+            // The nearest changed (or unjudged) one said.
             let now: Vec<PathBuf> = dirs.leads_to(&before.link).into_iter().filter(|g| !known(g)).filter(|g| changed(g)).collect();
             let Some(git) = now.into_iter().next() else { continue };
             let config = repo::configured(&links::git_dirs_of(&git));
-            let elsewhere = !plantable(&git);
-            found.push(Found { link: before.link.clone(), target, git, config, elsewhere });
+            let unjudged = unjudged(&git);
+            found.push(Found { link: before.link.clone(), target, git, config, unjudged });
         }
         found
     }
@@ -157,49 +177,6 @@ impl Dirs {
         let p = resolved.join(name);
         if p.symlink_metadata().is_ok_and(|m| m.is_symlink()) { whole() } else { Some(p) }
     }
-}
-
-/// At most this many (link, repository) pairs remembered by `elsewhere_changed`: past it all are
-/// forgotten (each is said once more).
-const MAX_REMEMBERED: usize = 4_096;
-
-/// What this process last saw of each repository outside the run's roots and the shared places
-/// that a link leads to: its identity and its newest ctime (`newest_ctime`).
-static ELSEWHERE: Mutex<Option<HashMap<(PathBuf, PathBuf), (u64, u64, i64)>>> = Mutex::new(None);
-
-/// Whether the repository `git` that `link` leads to, outside the run's roots and the shared
-/// places, is one a run elsewhere could have planted unseen (it lies in a `node_modules`, which no
-/// walk reads) and is new or changed since this process last looked (never looked: new). Found by
-/// an attacker's review (rfix22, nm_link_other_ws.js): `A/src/lib -> B/node_modules/x`, a run in B
-/// planted `x/.git` with `core.fsmonitor`, and no run in A said it (it lies in none of A's roots).
-/// A repository elsewhere not in a `node_modules` is another checkout's, whose runs walk it.
-fn elsewhere_changed(link: &Path, git: &Path) -> bool {
-    if !git.components().any(|c| c.as_os_str() == "node_modules") {
-        return false;
-    }
-    let Some((dev, ino)) = with_id(git).map(|(_, id)| id) else { return false };
-    let stamp = (dev, ino, newest_ctime(git));
-    let mut seen = ELSEWHERE.lock().unwrap_or_else(|e| e.into_inner());
-    let seen = seen.get_or_insert_with(HashMap::new);
-    if seen.len() >= MAX_REMEMBERED {
-        seen.clear();
-    }
-    seen.insert((link.to_path_buf(), git.to_path_buf()), stamp) != Some(stamp)
-}
-
-/// The newest ctime (nanoseconds) among the entries `changed_since` looks at; past the hooks' bound,
-/// `i64::MAX` (taken as changed each time, which says it rather than nothing).
-fn newest_ctime(git: &Path) -> i64 {
-    let ns = |p: &Path| p.symlink_metadata().map_or(0, |m| m.ctime().saturating_mul(1_000_000_000).saturating_add(m.ctime_nsec()));
-    let dirs = links::git_dirs_of(git);
-    let files = dirs.iter().flat_map(|d| ["", "config", "config.worktree", "commondir", "hooks"].map(|n| d.join(n)));
-    let mut newest = files.map(|f| ns(&f)).chain([ns(git)]).max().unwrap_or(0);
-    for entries in dirs.iter().filter_map(|d| std::fs::read_dir(d.join("hooks")).ok()) {
-        for (i, e) in entries.take(MAX_HOOKS + 1).enumerate() {
-            newest = newest.max(if i >= MAX_HOOKS { i64::MAX } else { e.map_or(0, |e| ns(&e.path())) });
-        }
-    }
-    newest
 }
 
 fn with_id(p: &Path) -> Option<(PathBuf, (u64, u64))> {
@@ -259,27 +236,34 @@ mod tests {
         assert!(kept.after_run(since, &roots, &|g| g.starts_with(r.join("node_modules")), &|_| false).is_empty(), "known ones are not judged");
     }
 
-    /// Found by an attacker's review (rfix22, nm_link_other_ws.js): a repository in another
-    /// workspace's `node_modules` is said when new to this process or changed, not on every run.
+    /// Found by attackers' reviews (rfix22, nm_link_other_ws.js; then rfix22b: a check of its git
+    /// directory's files missed an index rewritten in place): a repository in another workspace's
+    /// `node_modules`, which no run here keeps read-only, is said after every run, and so is one past
+    /// `MAX_CARVED`, whatever changed.
     #[test]
-    fn a_repository_in_another_node_modules_is_found_when_new_or_changed_since_the_last_look() {
+    fn a_repository_no_run_keeps_read_only_is_found_after_every_run() {
         // Not in /tmp, a shared place, which is judged otherwise.
         let t = tempfile::tempdir_in(concat!(env!("CARGO_MANIFEST_DIR"), "/target")).unwrap();
         let r = t.path().canonicalize().unwrap();
-        let g = r.join("b/node_modules/x/.git");
-        for d in ["objects", "refs", "hooks"] {
-            std::fs::create_dir_all(g.join(d)).unwrap();
-        }
-        std::fs::write(g.join("HEAD"), "ref: refs/heads/main\n").unwrap();
-        std::fs::create_dir_all(r.join("a")).unwrap();
+        let repo = |g: &Path| {
+            for d in ["objects", "refs", "hooks"] {
+                std::fs::create_dir_all(g.join(d)).unwrap();
+            }
+            std::fs::write(g.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+        };
+        let (g, mine) = (r.join("b/node_modules/x/.git"), r.join("a/node_modules/y/.git"));
+        repo(&g);
+        repo(&mine);
         std::os::unix::fs::symlink(r.join("b/node_modules/x"), r.join("a/lib")).unwrap();
-        let kept = Kept::of(&[r.join("a/lib")], scan::Unkept::default());
+        std::os::unix::fs::symlink("node_modules/y", r.join("a/own")).unwrap();
+        let mut kept = Kept::of(&[r.join("a/lib"), r.join("a/own")], scan::Unkept::default());
         let roots = [r.join("a")];
-        let look = || kept.after_run(i64::MAX, &roots, &|_| false, &|_| false);
-        let first = look();
-        assert_eq!(first.iter().map(|f| (&f.git, f.elsewhere)).collect::<Vec<_>>(), [(&g, true)], "new to this process");
-        assert!(look().is_empty(), "unchanged since the last look");
-        std::fs::write(g.join("config"), "[core]\n\tfsmonitor = x\n").unwrap();
-        assert_eq!(look().len(), 1, "changed since the last look");
+        let look = |kept: &Kept| kept.after_run(i64::MAX, &roots, &|_| false, &|_| false).into_iter().map(|f| (f.git, f.unjudged)).collect::<Vec<_>>();
+        for _ in 0..2 {
+            assert_eq!(look(&kept), [(g.clone(), Some(Unjudged::Elsewhere))], "every run; its own one, kept read-only, unchanged");
+        }
+        kept.uncarved.push(mine.clone());
+        assert_eq!(look(&kept), [(g.clone(), Some(Unjudged::Elsewhere)), (mine.clone(), Some(Unjudged::PastTheBound))]);
+        assert!(kept.not_enforced()[0].contains("reported after every run"), "{:?}", kept.not_enforced());
     }
 }
