@@ -616,12 +616,17 @@ impl<'a> Carver<'a> {
     }
 
     /// The repositories `links` lead to that the walk did not find (`unwalked_links`), below a
-    /// writable root: carved as the walk's, the first `MAX_CARVED` (the rest counted, for
-    /// `notEnforced`). `Err` when `ended` says so.
+    /// writable root: carved as the walk's, the first `MAX_CARVED` (the rest listed, for
+    /// `notEnforced` and the report after the run). `Err` when `ended` says so.
     fn unwalked_repositories(&mut self, links: &mut unwalked_links::Kept, found: &scan::Found, ended: &dyn Fn() -> bool) -> Result<(), ()> {
-        let walked = |g: &Path| found.git_inodes.contains_key(g.as_os_str()) || found.git_dirs.iter().any(|(d, _)| d == g);
+        if links.is_empty() {
+            return Ok(());
+        }
+        // A set, not a search of the list per repository: up to 1,000 links by as many git directories.
+        let git_dirs: HashSet<&Path> = found.git_dirs.iter().map(|(d, _)| d.as_path()).collect();
+        let walked = |g: &Path| found.git_inodes.contains_key(g.as_os_str()) || git_dirs.contains(g);
         let mut carved = HashSet::new();
-        let mut uncarved = Vec::new();
+        let mut uncarved = HashSet::new();
         for git in links.repositories() {
             if ended() {
                 return Err(());
@@ -630,7 +635,7 @@ impl<'a> Carver<'a> {
                 continue;
             }
             if carved.len() >= unwalked_links::MAX_CARVED {
-                uncarved.push(git.to_path_buf());
+                uncarved.insert(git.to_path_buf());
                 continue;
             }
             carved.insert(git.to_path_buf());

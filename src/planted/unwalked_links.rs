@@ -15,7 +15,7 @@
 //! cost follows the number of such links only: a workspace without them pays nothing but the
 //! walk's `readlinkat` per symlink in the directories it reads.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
@@ -29,12 +29,12 @@ pub struct Kept {
     pub unkept: scan::Unkept,
     /// The repositories past `MAX_CARVED` (`Carver::unwalked_repositories` lists them): not kept
     /// read-only during the run; said in `notEnforced`, and reported after every run.
-    pub uncarved: Vec<PathBuf>,
+    pub uncarved: HashSet<PathBuf>,
 }
 
 /// At most this many repositories the walk did not find are kept read-only for the links. Found by an attacker's
 /// review (rfix22, nm_many_dos.js): 1,000 links to 1,000 repositories cost every later run two
-/// thousand mounts, 1.8 s. Past it they are only judged after the run (a few `lstat`s each).
+/// thousand mounts, 1.8 s. Past it each link to one is reported after every run (`Unjudged`).
 pub const MAX_CARVED: usize = 16;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,7 +73,7 @@ impl Kept {
     pub fn of(links: &[PathBuf], unkept: scan::Unkept) -> Kept {
         let mut dirs = Dirs::default();
         let links = links.iter().map(|link| Before { link: link.clone(), git: dirs.leads_to(link).iter().filter_map(|g| with_id(g)).collect() }).collect();
-        Kept { links, unkept, uncarved: Vec::new() }
+        Kept { links, unkept, uncarved: HashSet::new() }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -120,12 +120,14 @@ impl Kept {
     /// link an earlier run made a few milliseconds before this run's baseline looks made by this
     /// one, and was judged by neither (found running nm_link.js).
     pub fn after_run(&self, since_ns: i64, roots: &[PathBuf], known: &dyn Fn(&Path) -> bool, judged: &dyn Fn(&Path) -> bool) -> Vec<Found> {
-        let plantable = |g: &Path| roots.iter().any(|r| g.starts_with(r)) || links::in_shared_place(g, roots);
+        // The shared places found once for every link (each look is a few `lstat`s).
+        let shared = links::SharedPlaces::now();
+        let plantable = |g: &Path| roots.iter().any(|r| g.starts_with(r)) || shared.hold(g, roots);
         let unjudged = |g: &Path| {
             if !plantable(g) {
                 g.components().any(|c| c.as_os_str() == "node_modules").then_some(Unjudged::Elsewhere)
             } else {
-                self.uncarved.iter().any(|u| u == g).then_some(Unjudged::PastTheBound)
+                self.uncarved.contains(g).then_some(Unjudged::PastTheBound)
             }
         };
         let mut found = Vec::new();
@@ -133,11 +135,8 @@ impl Kept {
         for before in self.links.iter().filter(|b| !judged(&b.link)) {
             let Ok(target) = std::fs::read_link(&before.link) else { continue };
             let changed = |git: &Path| {
-                if !plantable(git) {
-                    return unjudged(git).is_some();
-                }
-                let same = before.git.iter().any(|(g, id)| g == git && with_id(git).is_some_and(|(_, now)| now == *id));
-                !same || unjudged(git).is_some() || changed_since(git, since_ns)
+                let same = || before.git.iter().any(|(g, id)| g == git && with_id(git).is_some_and(|(_, now)| now == *id));
+                unjudged(git).is_some() || (plantable(git) && (!same() || changed_since(git, since_ns)))
             };
             // The nearest changed (or unjudged) one said.
             let now: Vec<PathBuf> = dirs.leads_to(&before.link).into_iter().filter(|g| !known(g)).filter(|g| changed(g)).collect();
@@ -262,7 +261,7 @@ mod tests {
         for _ in 0..2 {
             assert_eq!(look(&kept), [(g.clone(), Some(Unjudged::Elsewhere))], "every run; its own one, kept read-only, unchanged");
         }
-        kept.uncarved.push(mine.clone());
+        kept.uncarved.insert(mine.clone());
         assert_eq!(look(&kept), [(g.clone(), Some(Unjudged::Elsewhere)), (mine.clone(), Some(Unjudged::PastTheBound))]);
         assert!(kept.not_enforced()[0].contains("reported after every run"), "{:?}", kept.not_enforced());
     }
