@@ -132,6 +132,9 @@ const HOME_PATHS: &[(&str, bool, &str)] = &[
     (".vscode-oss/extensions", true, "VSCodium and Code - OSS load the extensions in it when they start"),
     (".cursor/extensions", true, "Cursor loads the extensions in it when it starts"),
     (".windsurf/extensions", true, "Windsurf loads the extensions in it when it starts"),
+    // Found by an attacker's review (tools23): Cline's global hooks, run on every task in every
+    // project (its global rules, `Documents/Cline/Rules`, are instructions it reads, not run).
+    ("Documents/Cline/Hooks", true, "Cline runs the hooks in it (TaskStart, PreToolUse, ...) in every project"),
 ];
 
 /// Below a home on macOS too, all directories (found by an attacker's review: with the cwd at the
@@ -397,5 +400,6 @@ mod tests {
             assert_eq!(config(dir), Some(true), "~/.config/{dir}");
         }
         assert_eq!(config(".bunfig.toml"), Some(false));
+        assert_eq!(home("Documents/Cline/Hooks"), Some(true), "tools23: Cline's global hooks");
     }
 }

@@ -117,6 +117,14 @@ const DEFAULTS: &[(&str, &str)] = &[
     // (a breakpoint's condition runs Ruby).
     (".iex.exs", "iex runs it when it starts here"),
     (".byebugrc", "byebug runs its commands when it starts here"),
+    // Found by an attacker's review (tools23): counterparts of listed names that the same kind of
+    // tool acts on by itself, each planted unflagged: Cline's project hooks, Amp's workspace
+    // settings, lazy.nvim's local spec (beside `.nvim.lua`), Emacs's directory variables.
+    (".clinerules", "Cline runs the hooks in its hooks directory (TaskStart, PreToolUse, ...) and applies its rules"),
+    (".amp", "Amp starts the MCP servers its settings.json lists"),
+    (".lazy.lua", "lazy.nvim runs it as a local plugin spec when Neovim starts here"),
+    (".dir-locals.el", "Emacs applies its variables to files opened below it (`eval` runs Lisp, after asking unless marked safe)"),
+    (".dir-locals-2.el", "Emacs applies its variables to files opened below it (`eval` runs Lisp, after asking unless marked safe)"),
 ];
 
 /// The report-only tier (`sandbox.reportedNames`): files tools run that commands legitimately
@@ -177,7 +185,21 @@ const REPORTED: &[(&str, &str)] = &[
     // environment (NODE_OPTIONS, BASH_ENV, LD_PRELOAD then reach every MCP server and shell command
     // it starts); aider and Bun load it too. Commands write it legitimately: reported, not kept.
     (".env", "coding agents (Gemini CLI, aider) and Bun load its variables into their environment: NODE_OPTIONS, BASH_ENV or LD_PRELOAD there run code in every program they start"),
+    // Found by an attacker's review (tools23): Bun loads these as it loads `.env` (by NODE_ENV,
+    // development by default, test under `bun test`), and hk, a hook manager like lefthook, runs
+    // the steps of its configuration on git hooks (`.config/hk.pkl` is matched at depth by name).
+    (".env.local", ENV_MODE),
+    (".env.development", ENV_MODE),
+    (".env.test", ENV_MODE),
+    (".env.production", ENV_MODE),
+    (".env.development.local", ENV_MODE),
+    (".env.test.local", ENV_MODE),
+    (".env.production.local", ENV_MODE),
+    ("hk.pkl", "hk runs the steps it lists on git hooks"),
+    ("hk.local.pkl", "hk runs the steps it lists on git hooks (in place of hk.pkl)"),
 ];
+
+const ENV_MODE: &str = "Bun loads its variables as it loads .env: NODE_OPTIONS or LD_PRELOAD there run code in every program it starts";
 
 /// The default `reportedNames`.
 pub fn reported_defaults() -> Vec<String> {
@@ -199,12 +221,18 @@ pub fn what_it_does(name: &str) -> &'static str {
         .unwrap_or("it is listed in sandbox.protectedNames: a host tool may read it and run what it says")
 }
 
+/// What the entry at `path` can make the host do: a pattern's (`name_patterns`) or its name's.
+pub fn what_at(path: &std::path::Path) -> &'static str {
+    super::name_patterns::of_path(path).unwrap_or_else(|| what_it_does(&path.file_name().unwrap_or_default().to_string_lossy()))
+}
+
 /// The directories among the defaults (and `.git`): their placeholder is an empty directory, so
 /// that reading a path inside reports it missing, as it would be, and git passes over an empty
 /// `.git` directory to the repository above (an empty `.git` file would stop it).
 const DIRECTORIES: &[&str] = &[
     ".git", ".vscode", ".idea", ".devcontainer", ".claude", ".codex", ".agents", ".cursor", ".gemini", ".continue", ".windsurf",
     ".roo", ".amazonq", ".opencode", ".zed", ".helix", ".cargo", ".mvn", ".hg", ".qwen", ".kiro", ".kilocode", ".junie", ".factory",
+    ".clinerules", ".amp",
 ];
 
 /// What the placeholder of a missing protected name is. Files by convention get an empty file
@@ -310,7 +338,7 @@ mod tests {
     #[test]
     fn every_name_a_tool_reads_is_in_its_tools_tier() {
         let (protected, reported) = (defaults(), reported_defaults());
-        let tools: [(&str, Vec<String>, &Vec<String>); 13] = [
+        let tools: [(&str, Vec<String>, &Vec<String>); 16] = [
             // zsh loads FILE.zwc (compiled) in place of FILE when it is newer (zshmisc, "Autoloading
             // Functions" and zcompile): the compiled form is as much a startup file.
             ("zsh", [".zshenv", ".zprofile", ".zshrc", ".zlogin", ".zlogout"].into_iter().flat_map(|n| [n.to_string(), format!("{n}.zwc")]).collect(), &protected),
@@ -331,6 +359,11 @@ mod tests {
             ("coding agents", [".qwen", ".kiro", ".kilocode", ".junie", ".factory", "crush.json", ".crush.json"].map(String::from).to_vec(), &protected),
             ("iex and byebug", [".iex.exs", ".byebugrc"].map(String::from).to_vec(), &protected),
             ("tools that load .env", [".env"].map(String::from).to_vec(), &reported),
+            // tools23: Bun's per-mode env files, hk's configuration, and the agents' and editors'
+            // counterparts of listed names (Cline, Amp, lazy.nvim, Emacs).
+            ("bun", ["", ".local"].iter().flat_map(|l| ["development", "test", "production"].map(|m| format!(".env.{m}{l}"))).chain([".env.local".to_string()]).collect(), &reported),
+            ("hk", ["hk.pkl", "hk.local.pkl"].map(String::from).to_vec(), &reported),
+            ("agents and editors", [".clinerules", ".amp", ".lazy.lua", ".dir-locals.el", ".dir-locals-2.el"].map(String::from).to_vec(), &protected),
         ];
         for (tool, names, tier) in tools {
             for n in names {
@@ -339,10 +372,10 @@ mod tests {
             }
         }
         assert_eq!(placeholder_kind(".opencode"), PlaceholderKind::Dir);
-        for dir in [".qwen", ".kiro", ".kilocode", ".junie", ".factory"] {
+        for dir in [".qwen", ".kiro", ".kilocode", ".junie", ".factory", ".clinerules", ".amp"] {
             assert_eq!(placeholder_kind(dir), PlaceholderKind::Dir, "{dir}");
         }
-        for file in [".perldb", ".ghci", ".ocamlinit", ".octaverc", ".erlang", ".zlogout", ".zshrc.zwc", "_exrc", ".vimrc", "_vimrc", "_gvimrc", ".devcontainer.json", "opencode.jsonc", "irb.rc", "_irbrc", "$irbrc"] {
+        for file in [".lazy.lua", ".dir-locals.el", ".dir-locals-2.el", ".perldb", ".ghci", ".ocamlinit", ".octaverc", ".erlang", ".zlogout", ".zshrc.zwc", "_exrc", ".vimrc", "_vimrc", "_gvimrc", ".devcontainer.json", "opencode.jsonc", "irb.rc", "_irbrc", "$irbrc"] {
             assert_eq!(placeholder_kind(file), PlaceholderKind::File, "{file}");
         }
     }
