@@ -94,7 +94,7 @@ pub fn detect_after(baseline: &Baseline, during_run: Vec<HostRisk>) -> Vec<HostR
         if (replaced || !baseline.named.contains_key(p)) && can_act(p) {
             let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             let how = if replaced { "was replaced" } else { "was created" };
-            let mut detail = format!("{name} {how} during the run: {}", names::what_it_does(&name));
+            let mut detail = format!("{name} {how} during the run: {}", names::what_at(p));
             // At a nested repository's top it had to stay absent (`Absent::UndoneAfter`).
             let kept_absent = !replaced && baseline.protected_names.contains(&name) && p.parent().is_some_and(|t| baseline.protected_tops.contains(t.as_os_str()));
             if kept_absent {
@@ -271,7 +271,7 @@ fn changed_in_place(baseline: &Baseline, risks: &mut Listed) {
         let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let path = p.to_string_lossy().into_owned();
         if judged {
-            let detail = format!("{name} was changed during the run: {}", names::what_it_does(&name));
+            let detail = format!("{name} was changed during the run: {}", names::what_at(p));
             risks.push(HostRisk { path, kind: RiskKind::ProtectedNameCreated, detail });
         } else {
             let detail = format!(
@@ -280,7 +280,7 @@ fn changed_in_place(baseline: &Baseline, risks: &mut Listed) {
                  a file changed inside it or where it leads during the run would not be seen ({})",
                 named_stamp::MAX_ENTRIES,
                 named_stamp::MAX_TOTAL,
-                names::what_it_does(&name)
+                names::what_at(p)
             );
             risks.push(HostRisk { path, kind: RiskKind::ScanIncomplete, detail });
         }
@@ -416,6 +416,8 @@ fn undo_created(baseline: &Baseline, found: &scan::Found, risks: &mut Listed) {
             format!("a git repository was created at the top of a writable root{keys}, where protectGit keeps .git from being created{}", config.unjudged_detail())
         } else if baseline.spec.names.contains(&name) {
             format!("{name} was created during the run where it is a protected name: {}", names::what_it_does(&name))
+        } else if let Some(what) = super::name_patterns::of_path(p) {
+            format!("{name} was created during the run where it is kept as a protected name is: {what}")
         } else if let Some(what) = baseline.home.what_it_does(p) {
             format!("{name} was created during the run in the host user's home, which a writable root holds: {what}")
         } else {

@@ -38,6 +38,7 @@ pub mod gitconfig;
 pub mod global_git;
 pub mod hard_linked;
 pub mod home;
+pub mod name_patterns;
 pub mod home_hard;
 pub mod home_links;
 pub mod hook_links;
@@ -839,6 +840,7 @@ impl<'a> Carver<'a> {
                 for (p, kind) in here {
                     self.named_entry(&p, kind);
                 }
+                self.nested_name(top, names);
                 return;
             }
         }
@@ -857,6 +859,28 @@ impl<'a> Carver<'a> {
             } else {
                 self.named_entry(&p, kind);
             }
+        }
+        self.nested_name(top, names);
+    }
+
+    /// `.github/hooks` at a top (`name_patterns::NESTED`), kept as a protected directory is:
+    /// read-only where it exists, kept absent where `.github` exists and it does not (`absent`
+    /// asks whether the parent can take entries: one `lstat`, kept per directory). Where `.github`
+    /// is missing too it cannot be kept absent without keeping `.github` (workflows, the project's)
+    /// absent: the walk reports it after the run. Only while any name is protected.
+    fn nested_name(&mut self, top: &Path, names: &[String]) {
+        if names.is_empty() {
+            return;
+        }
+        let p = top.join(name_patterns::NESTED);
+        match &self.existing {
+            // The walk lists it (`name_patterns` matches it): missing when it did not find it.
+            Some(e) if !e.paths.contains(&p) => {
+                if self.list_missing {
+                    self.absent(&p, Some(PlaceholderKind::Dir));
+                }
+            }
+            _ => self.named_entry(&p, PlaceholderKind::Dir),
         }
     }
 

@@ -327,7 +327,9 @@ impl Walk<'_> {
                 return;
             }
             git_dir_parts.see(name, is_dir, fold);
-            if names.contains(name) || (fold && names.contains(&name.to_ascii_lowercase())) {
+            // The patterns (`name_patterns`) beside the names: a suffix and a parent compared.
+            let patterned = || !names.is_empty() && super::name_patterns::what_it_does(q.path.file_name(), name).is_some();
+            if names.contains(name) || (fold && names.contains(&name.to_ascii_lowercase())) || patterned() {
                 listing.named.push(name.to_os_string());
             }
             if kind == listing::EntryKind::Symlink && listing::link_into_node_modules(fd, name, fold) {

@@ -457,9 +457,13 @@ impl<'a> Judge<'a> {
         }
         // `.git` is judged as a repository (`in_git`, `git_directory`), not as a name.
         let named = |p: &OsStr| p != ".git" && self.meta.reported_names.iter().chain(&self.meta.protected_names).any(|n| OsStr::new(n) == p);
-        let k = parts.iter().position(|p| named(p))?;
+        // The patterns (`name_patterns`: `*.code-workspace`, `.github/hooks`), as the walk matches them.
+        let any_names = !self.meta.reported_names.is_empty() || !self.meta.protected_names.is_empty();
+        let patterned = |k: usize| any_names.then(|| crate::planted::name_patterns::what_it_does(k.checked_sub(1).map(|j| parts[j]), parts[k])).flatten();
+        let k = (0..parts.len()).find(|&k| named(parts[k]) || patterned(k).is_some())?;
         let name = parts[k].to_string_lossy();
-        let detail = format!("{name} was created or changed in the change set: {}", names::what_it_does(&name));
+        let what = patterned(k).unwrap_or_else(|| names::what_it_does(&name));
+        let detail = format!("{name} was created or changed in the change set: {what}");
         Some(risk(self.root.join(parts[..=k].iter().collect::<PathBuf>()), RiskKind::ProtectedNameCreated, detail))
     }
 

@@ -1,0 +1,45 @@
+//! Files host tools act on that no single name in `names` can stand for, found by an attacker's
+//! review (tools23): VS Code's `*.code-workspace` (settings, and tasks with `runOn: folderOpen`,
+//! the counterpart of `.vscode`) and GitHub Copilot CLI's `.github/hooks` (it runs the `bash`
+//! commands of each `*.json` there; `.github` itself is the project's, workflows). They are
+//! matched beside the names by the walk and review mode (a suffix and a parent compared per entry,
+//! no lookup of its own), so a run that creates or replaces one says so in `hostRisks` and
+//! review's apply holds it back. `.github/hooks` at a root's or repository's top is also kept as a
+//! protected directory (`NESTED`); a pattern cannot be (placeholders and the keeper work by path).
+
+use std::ffi::OsStr;
+
+/// The nested path kept at each top as a protected directory is (`Carver::nested_name`).
+pub const NESTED: &str = ".github/hooks";
+
+const WORKSPACE: &str = "VS Code applies its settings and runs its tasks (`runOn: folderOpen` when the folder opens)";
+const COPILOT_HOOKS: &str = "GitHub Copilot CLI runs the commands of the hooks (*.json) in it when a session starts here";
+
+/// What the entry `name` in a directory named `parent` can make the host do, when it is one of the
+/// patterns. Only when names are looked for at all (`protectedNames` or `reportedNames` not empty).
+pub fn what_it_does(parent: Option<&OsStr>, name: &OsStr) -> Option<&'static str> {
+    let bytes = name.as_encoded_bytes();
+    if bytes.len() > ".code-workspace".len() && bytes.ends_with(b".code-workspace") {
+        return Some(WORKSPACE);
+    }
+    (name == "hooks" && parent.is_some_and(|p| p == ".github")).then_some(COPILOT_HOOKS)
+}
+
+/// The same for the last component of `path`.
+pub fn of_path(path: &std::path::Path) -> Option<&'static str> {
+    what_it_does(path.parent().and_then(|p| p.file_name()), path.file_name()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matches_the_patterns_only() {
+        assert!(of_path("w/proj.code-workspace".as_ref()).is_some());
+        assert!(of_path("w/.github/hooks".as_ref()).is_some());
+        for not in ["w/.code-workspace", "w/proj.code-workspace.bak", "w/hooks", "w/.github", "w/.github/workflows", "w/x/.githubx/hooks"] {
+            assert!(of_path(not.as_ref()).is_none(), "{not}");
+        }
+    }
+}
