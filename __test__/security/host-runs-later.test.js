@@ -217,6 +217,23 @@ function runAs(env, script, cwd, sandbox) {
   return JSON.parse(r.stdout)
 }
 
+// Found by an attacker's review (rfix23), beside opencode's plugins: configs of developer tools
+// that run a command or load code at start (or on every use), not kept before.
+const RFIX23 = [
+  '.config/opencode/opencode.json', '.config/crush/crush.json', '.config/yazi/init.lua', '.config/broot/launcher/bash/br',
+  '.config/xonsh/rc.xsh', '.config/elvish/rc.elv', '.config/vim/vimrc', '.config/micro/init.lua', '.config/vifm/vifmrc',
+  '.config/doom/config.el', '.config/lazygit/config.yml', '.config/gh/config.yml', '.config/bat/config', '.config/ghostty/config',
+  '.config/foot/foot.ini', '.config/containers/containers.conf', '.config/nix/nix.conf', '.config/nixpkgs/overlays/x.nix',
+  '.config/home-manager/home.nix', '.config/composer/vendor/x.php', '.config/JetBrains/IDE/idea64.vmoptions',
+  '.config/sublime-text/Packages/User/x.py', '.config/irb/irbrc', '.config/pry/pryrc', '.config/uv/.python-version',
+  '.config/zsh/.zshrc', '.config/hypr/hyprland.conf', '.config/awesome/rc.lua', '.config/bspwm/bspwmrc',
+  '.config/openbox/autostart', '.config/qtile/config.py',
+  '.xonshrc', '.wezterm.lua', '.alacritty.toml', '.alacritty.yml', '.spacemacs', '.doom.d/config.el', '.spacemacs.d/init.el',
+  '.irbrc', '.pryrc', '.pdbrc', '.gdbinit', '.lldbinit', '.npmrc', '.yarnrc', '.yarnrc.yml', '.tool-versions', '.python-version',
+  '.cargo/config.toml', '.cargo/bin/cargo', '.claude/settings.json', '.gemini/settings.json', '.codex/config.toml',
+  '.local/share/jupyter/kernels/x/kernel.json', '.local/share/JetBrains/IDE/x.jar',
+]
+
 describe("the host user's home inside a writable root keeps what the host runs from it", () => {
   // Found by an attacker's review: with the cwd at $HOME (or HOME=TMPDIR), the protected names
   // (.bashrc, .gitconfig) were kept, but git's XDG config, ~/.ssh and ~/.local/bin were not: a
@@ -251,6 +268,13 @@ describe("the host user's home inside a writable root keeps what the host runs f
       // (and its usercustomize) at every start, and Neovim the plugins below its data directory.
       ['.local/lib/python3.11/site-packages/x.pth', 'mkdir -p ~/.local/lib/python3.11/site-packages && echo "import os" > ~/.local/lib/python3.11/site-packages/x.pth'],
       ['.local/share/nvim/site/plugin/x.lua', 'mkdir -p ~/.local/share/nvim/site/plugin && echo x > ~/.local/share/nvim/site/plugin/x.lua'],
+      // Found by an attacker's review (rfix23): opencode's plugins and config, kakoune's kakrc, lf's
+      // lfrc, zellij's config, and the same class found next (`RFIX23` below).
+      ['.config/opencode/plugins/evil.js', `mkdir -p ~/.config/opencode/plugins && echo 'require("fs").writeFileSync("${marker}", "")' > ~/.config/opencode/plugins/evil.js`],
+      ['.config/kak/kakrc', `mkdir -p ~/.config/kak && echo 'nop %sh{ touch ${marker} }' > ~/.config/kak/kakrc`],
+      ['.config/lf/lfrc', `mkdir -p ~/.config/lf && echo '&touch ${marker}' > ~/.config/lf/lfrc`],
+      ['.config/zellij/config.kdl', `mkdir -p ~/.config/zellij && echo 'default_shell "/tmp/x"' > ~/.config/zellij/config.kdl`],
+      ...RFIX23.map((rel) => [rel, `mkdir -p ~/${q(path.dirname(rel))} && echo x > ~/${q(rel)}`]),
       // Found by an attacker's review (plant22): user-level configs of agents, bun, pnpm and VS Code
       // forks that start MCP servers, preload scripts or load extensions, created unreported.
       ['.claude.json', `echo '{"mcpServers":{"x":{"command":"sh","args":["-c","touch ${marker}"]}}}' > ~/.claude.json`],
@@ -298,6 +322,9 @@ describe("the host user's home inside a writable root keeps what the host runs f
     assert.equal(fs.readFileSync(path.join(home, '.ssh', 'authorized_keys'), 'utf8'), 'ssh-ed25519 AAAAmine me\n', 'authorized_keys was changed')
     for (const rel of ['.config/git', '.local/bin', '.vimrc', '.config/systemd', 'bin', '.tmux.conf', '.claude.json', '.config/pnpm', '.config/Windsurf/User', '.vscode-insiders/extensions']) {
       assert.ok(r.hostRisks.some((h) => h.path === path.join(home, rel) && /moved aside/.test(h.detail) && /host user's home/.test(h.detail)), `${rel}: ${JSON.stringify(r.hostRisks)}`)
+    }
+    for (const rel of ['.config/opencode', '.config/kak', '.config/lf', '.config/zellij', '.config/crush', '.xonshrc', '.npmrc', '.local/share/jupyter']) {
+      assert.ok(r.hostRisks.some((h) => h.path === path.join(home, rel) && /moved aside/.test(h.detail)), `${rel}: ${JSON.stringify(r.hostRisks)}`)
     }
     assertNothingLanded(r, home, marker, plant.filter(([rel]) => rel !== '.ssh/authorized_keys'))
   })

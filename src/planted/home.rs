@@ -118,6 +118,37 @@ const HOME_PATHS: &[(&str, bool, &str)] = &[
     (".wishrc", false, "wish runs it when it starts"),
     (".screenrc", false, "GNU screen runs its commands (exec, screen) when it starts"),
     (".terraformrc", false, "Terraform applies it: provider dev_overrides and plugin directories name the provider binaries it runs"),
+    // Found by an attacker's review (rfix23), with opencode's config below: the home's files of the
+    // same class, each read by a tool that runs what it says when the tool starts (or on every
+    // use). Those that are also protected names (`.irbrc`, `.npmrc`, `.cargo`, `.claude`) keep a
+    // home only while `protectedNames` holds them: a user who drops one for a project's has not
+    // agreed to the home's, which applies in every directory.
+    (".xonshrc", false, "xonsh runs it when it starts"),
+    (".wezterm.lua", false, "WezTerm runs it when it starts"),
+    (".alacritty.toml", false, "Alacritty starts the shell program it names"),
+    (".alacritty.yml", false, "Alacritty (before 0.13) starts the shell program it names"),
+    (".doom.d", true, "Doom Emacs runs its config.el and init.el when Emacs starts"),
+    (".spacemacs", false, "Spacemacs runs it when Emacs starts"),
+    (".spacemacs.d", true, "Spacemacs runs its init.el when Emacs starts"),
+    (".irbrc", false, "irb runs it when it starts, in any directory"),
+    (".pryrc", false, "pry runs it when it starts, in any directory"),
+    (".pdbrc", false, "pdb runs its commands (`!` runs Python) when a Python debugger starts, in any directory"),
+    (".gdbinit", false, "gdb runs its commands (shell, python) when it starts, in any directory"),
+    (".lldbinit", false, "lldb runs its commands (script, platform shell) when it starts, in any directory"),
+    (".npmrc", false, "npm applies it on every command: `node-options`, `script-shell` and `git` run programs"),
+    (".yarnrc", false, "yarn 1 applies it on every command: `yarn-path` makes yarn run that file"),
+    (".yarnrc.yml", false, "yarn 2+ applies it on every command: `yarnPath` and plugins run that code"),
+    (".tool-versions", false, "asdf and mise apply it in every directory below the home: a `path:` version runs the tools of that directory"),
+    (".python-version", false, "pyenv and uv apply it in the directories below the home (uv outside projects): uv runs the interpreter whose path it names"),
+    (".cargo/config.toml", false, "cargo applies it on every build: `runner`, `rustc-wrapper` and linkers run programs"),
+    (".cargo/config", false, "cargo applies it on every build: `runner`, `rustc-wrapper` and linkers run programs"),
+    (".cargo/bin", true, "login shells put it on PATH (rustup's env script): a program there shadows cargo, rustc or git"),
+    (".claude/settings.json", false, "Claude Code runs the hooks it lists on every session, in any directory"),
+    (".claude/plugins", true, "Claude Code runs the hooks and MCP servers of the plugins it holds"),
+    (".gemini/settings.json", false, "Gemini CLI starts the MCP servers and runs the hooks it lists, in any directory"),
+    (".codex/config.toml", false, "Codex CLI starts the MCP servers and runs the notify program it names, in any directory"),
+    (".local/share/jupyter", true, "Jupyter starts the program each kernel.json in its kernels directory names when a notebook opens"),
+    (".local/share/JetBrains", true, "JetBrains IDEs load the plugins it holds when they start"),
     // Found by an attacker's review (plant22, cwd = $HOME): user-level configs of coding agents and
     // bun, and the extension folders of VS Code's builds and forks, created unreported. VS Code's,
     // Cursor's and Windsurf's own (`.vscode`, `.cursor`, `.windsurf`) are protected names too, but
@@ -210,6 +241,43 @@ const CONFIG_PATHS: &[(&str, bool, &str)] = &[
     // Found by a review of those (rfix22).
     ("amp", true, "Amp starts the MCP servers its settings.json lists"),
     ("Claude", true, "Claude Desktop starts the MCP servers its claude_desktop_config.json lists"),
+    // Found by an attacker's review (rfix23): opencode's plugins were created unreported; the
+    // rest are the same class (each runs a command or loads code when its tool starts, or on
+    // every use).
+    ("opencode", true, "opencode loads the plugins in its plugins directory and starts the MCP servers and commands its opencode.json names, when it starts"),
+    ("crush", true, "Crush starts the MCP servers and language servers its crush.json lists"),
+    ("kak", true, "Kakoune runs its kakrc and autoload scripts when it starts (%sh{} runs shell commands)"),
+    ("lf", true, "lf runs its lfrc when it starts (its `$`, `!` and `&` commands run shell commands)"),
+    ("zellij", true, "zellij starts the shell, plugins and layout commands its config.kdl names when it starts"),
+    ("yazi", true, "Yazi runs its init.lua and plugins when it starts, and the openers its yazi.toml names"),
+    ("broot", true, "the shell's rc file sources its launcher script (broot --install), and its verbs run programs"),
+    ("xonsh", true, "xonsh runs its rc.xsh and rc.d when it starts"),
+    ("elvish", true, "Elvish runs its rc.elv when it starts"),
+    ("vim", true, "Vim (9.1 and later) runs its vimrc and the plugins in it when it starts"),
+    ("micro", true, "micro runs its init.lua and the plugins in it when it starts"),
+    ("vifm", true, "vifm runs its vifmrc when it starts (`!` runs shell commands)"),
+    ("doom", true, "Doom Emacs runs its config.el and init.el when Emacs starts"),
+    ("lazygit", true, "lazygit runs the pager, editor and custom commands its config.yml names (the pager on every diff)"),
+    ("gh", true, "gh runs the pager, editor and `!` aliases its config.yml names"),
+    ("bat", true, "bat applies its config on every call: `--pager` runs that program"),
+    ("ghostty", true, "Ghostty starts the command its config names when it starts"),
+    ("foot", true, "foot starts the shell its foot.ini names when it starts"),
+    ("containers", true, "podman runs the runtimes, conmon and hooks its containers.conf names on every container"),
+    ("nix", true, "nix applies its nix.conf on every command: plugin-files loads libraries into nix, and build hooks run programs"),
+    ("nixpkgs", true, "Nix evaluates its config.nix and overlays, which replace the packages the user installs"),
+    ("home-manager", true, "home-manager switch builds its home.nix and runs its activation scripts"),
+    ("composer", true, "Composer runs the plugins of its global vendor directory on every command, and its vendor/bin is on PATH for many"),
+    ("JetBrains", true, "JetBrains IDEs apply its .vmoptions when they start (-javaagent loads code)"),
+    ("sublime-text", true, "Sublime Text loads the Python plugins in its Packages when it starts"),
+    ("irb", true, "irb (Ruby 3.3 and later) runs its irbrc when it starts"),
+    ("pry", true, "pry runs its pryrc when it starts"),
+    ("uv", true, "uv applies its uv.toml and its global .python-version outside projects: uv runs the interpreter whose path it names"),
+    ("zsh", true, "zsh runs the startup files in it when ~/.zshenv sets ZDOTDIR there (a common setup)"),
+    ("hypr", true, "Hyprland runs the exec and exec-once lines of its hyprland.conf when the session starts"),
+    ("awesome", true, "awesome runs its rc.lua when the session starts"),
+    ("bspwm", true, "bspwm runs its bspwmrc (a shell script) when the session starts"),
+    ("openbox", true, "Openbox runs its autostart script when the session starts"),
+    ("qtile", true, "Qtile runs its config.py when the session starts"),
 ];
 
 /// Where the host user's configuration lives.
@@ -381,6 +449,24 @@ mod tests {
             assert_eq!(config(dir), Some(true), "~/.config/{dir}");
         }
         assert_eq!(config("starship.toml"), Some(false));
+    }
+
+    /// The twenty-third session's review (rfix23): opencode's plugins, created in a held home with
+    /// nothing reported, and the same class found next: XDG and home configs of developer tools
+    /// that run a command or load code when they start (or on every use: a pager, a shim).
+    #[test]
+    fn the_tools_configs_of_rfix23_are_kept() {
+        let home = |p: &str| HOME_PATHS.iter().find(|(q, _, _)| *q == p).map(|(_, dir, _)| *dir);
+        let config = |p: &str| CONFIG_PATHS.iter().find(|(q, _, _)| *q == p).map(|(_, dir, _)| *dir);
+        for dir in ["opencode", "crush", "kak", "lf", "zellij", "yazi", "broot", "xonsh", "elvish", "vim", "micro", "vifm", "doom", "lazygit", "gh", "bat", "ghostty", "foot", "containers", "nix", "nixpkgs", "home-manager", "composer", "JetBrains", "sublime-text", "irb", "pry", "uv", "zsh", "hypr", "awesome", "bspwm", "openbox", "qtile"] {
+            assert_eq!(config(dir), Some(true), "~/.config/{dir}");
+        }
+        for file in [".xonshrc", ".wezterm.lua", ".alacritty.toml", ".alacritty.yml", ".spacemacs", ".irbrc", ".pryrc", ".pdbrc", ".gdbinit", ".lldbinit", ".npmrc", ".yarnrc", ".yarnrc.yml", ".tool-versions", ".python-version", ".cargo/config.toml", ".cargo/config", ".claude/settings.json", ".gemini/settings.json", ".codex/config.toml"] {
+            assert_eq!(home(file), Some(false), "~/{file}");
+        }
+        for dir in [".doom.d", ".spacemacs.d", ".cargo/bin", ".claude/plugins", ".local/share/jupyter", ".local/share/JetBrains"] {
+            assert_eq!(home(dir), Some(true), "~/{dir}");
+        }
     }
 
     /// The twenty-second session's review (plant22): agents' MCP lists, bun's preload, pnpm's
