@@ -13,6 +13,10 @@ const { PKG, MODES, tmpDir, uniqueSleep, pidsMatching, waitGone, reap, sleep, gu
 const opt = (mode, extra = {}) => (mode.sandbox === undefined ? { ...extra } : { sandbox: mode.sandbox, ...extra })
 
 const scratch = tmpDir('sandspawn-life-')
+// Where the held bwraps live (SANDSPAWN_BWRAP): not under /tmp, which the runs may write, where an
+// override is refused (a run could re-point it for the next run).
+fs.mkdirSync(path.join(PKG, 'target'), { recursive: true })
+const heldRoot = fs.realpathSync(fs.mkdtempSync(path.join(PKG, 'target', 'sandspawn-life-held-')))
 const tags = []
 function tag(seconds) {
   const t = uniqueSleep(seconds)
@@ -22,6 +26,7 @@ function tag(seconds) {
 test.after(() => {
   for (const t of tags) reap(t)
   fs.rmSync(scratch, { recursive: true, force: true })
+  fs.rmSync(heldRoot, { recursive: true, force: true })
 })
 
 /** An onOutput that lets the test await a substring of the accumulated stdout. */
@@ -473,7 +478,7 @@ const HOST_SCRIPT = path.join(__dirname, 'fixtures', 'host-goes-away.js')
 // and worker_threads notes: not fixed).
 for (const shared of [false]) {
   test(`a worker terminated while its run is in sandbox setup leaves no process of the run (the addon ${shared ? 'also' : 'not'} loaded on the main thread)`, async () => {
-    const dir = fs.mkdtempSync(path.join(scratch, 'held-'))
+    const dir = fs.mkdtempSync(path.join(heldRoot, 'held-'))
     const t = tag(60)
     try {
       const out = nodeScript(HOST_SCRIPT, ['worker-setup', holdingBwrap(dir, t), t, dir, shared ? 'shared' : 'alone'])
@@ -490,7 +495,7 @@ for (const shared of [false]) {
 
 test('a host that calls process.exit() while a run is in sandbox setup leaves no stuck sandbox init', async () => {
   for (const what of ['exit-setup']) {
-    const dir = fs.mkdtempSync(path.join(scratch, 'held-'))
+    const dir = fs.mkdtempSync(path.join(heldRoot, 'held-'))
     const t = tag(60)
     const match = t
     const alive = (pid) => {

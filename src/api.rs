@@ -17,6 +17,8 @@ use crate::program::resolve_program;
 pub fn build_sandbox_command(command: &Value, options: &Value, host: &HostContext) -> Result<Value> {
     let mut req = parse_spawn_options(command, options, host, Entry::Build, None)?;
     refuse_without_bwrap(&req)?;
+    // The spawner that runs the plan runs this bwrap: one the run could re-point is refused alike.
+    crate::runner::prepare::refuse_override_run_may_write(&req)?;
     let resolved = resolve_program(&req.command[0], req.env.get("PATH").map(String::as_str), &req.cwd).ok();
     let bwrap = if req.platform == Platform::Linux && req.policy.mode != SandboxMode::DangerFullAccess && Platform::host() == Platform::Linux {
         // Which bwrap a run would use, without probing: the system one, else the bundled one when

@@ -4,8 +4,10 @@
 //! the workspace must never be executed by a later run):
 //!
 //! 1. `SANDSPAWN_BWRAP`, when set and non-empty, must be an absolute path to an executable regular
-//!    file outside the cwd; it is then used, and **PATH is not searched** (an override that does not
-//!    work is reported, not silently replaced by something else).
+//!    file outside the cwd, and nothing met resolving it (see `override_path`) may be another user's
+//!    or writable by anyone but root and this user; it is then used, and **PATH is not searched** (an
+//!    override that does not work is reported, not silently replaced by something else). A run that
+//!    may write an entry on its way is refused (`override_path::refuse_writable_by_run`).
 //! 2. Otherwise the first `bwrap` in `PATH` that is an executable regular file that this user could
 //!    not have planted (`distrust`): in one of the system's own program directories
 //!    (`SYSTEM_PROGRAM_DIRS`) or a Nix or Guix store (`/nix/store/<name>/bin`), canonically; outside
@@ -31,8 +33,8 @@ use std::time::Duration;
 
 use super::timed_run::run_with_timeout;
 
-/// The environment variable that names the bwrap binary to use instead of searching `PATH`.
-pub const BWRAP_OVERRIDE_ENV: &str = "SANDSPAWN_BWRAP";
+pub use super::override_path::BWRAP_OVERRIDE_ENV;
+use super::override_path::loose;
 
 /// The result of looking for bwrap.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -87,6 +89,15 @@ pub fn discover(override_env: Option<&OsStr>, path_env: Option<&str>, cwd: &Path
             Ok(c) => c,
             Err(e) => return Discovery::OverrideInvalid(format!("{BWRAP_OVERRIDE_ENV}={}: {e}", p.display())),
         };
+        // Every entry on the way, not only the file: see `override_path`.
+        match super::override_path::entries_met(p) {
+            Err(e) => return Discovery::OverrideInvalid(format!("{BWRAP_OVERRIDE_ENV}={}: {e}", p.display())),
+            Ok(met) => {
+                if let Some(why) = super::override_path::loose_entry(p, &met) {
+                    return Discovery::OverrideInvalid(why);
+                }
+            }
+        }
         if inside(&canon, cwd_canon) || inside(p, cwd_canon) {
             return Discovery::OverrideInvalid(format!(
                 "{BWRAP_OVERRIDE_ENV}={} lies inside the working directory, where the sandboxed command could replace it",
@@ -194,13 +205,7 @@ pub fn distrust(bwrap: &Path, trust: &Trust) -> Option<String> {
 pub(crate) fn not_roots_alone(bwrap: &Path, trust: &Trust) -> Option<String> {
     let owner = |p: &Path| -> Result<(), String> {
         let m = std::fs::symlink_metadata(p).map_err(|e| format!("{} cannot be examined: {e}", p.display()))?;
-        if m.uid() != 0 {
-            return Err(format!("{} is owned by uid {}, not root", p.display(), m.uid()));
-        }
-        if m.mode() & 0o022 != 0 {
-            return Err(format!("{} is writable by {} (mode {:o})", p.display(), if m.mode() & 0o002 != 0 { "everyone" } else { "its group" }, m.mode() & 0o7777));
-        }
-        Ok(())
+        loose(p, &m, 0, false).map_or(Ok(()), Err)
     };
     let checked = std::iter::once(bwrap).chain(bwrap.ancestors().skip(1)).try_for_each(owner);
     let why = match checked {

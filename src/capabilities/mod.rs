@@ -11,8 +11,9 @@
 //! * Elsewhere: no sandbox; only `danger-full-access` runs.
 //!
 //! Environment: `SANDSPAWN_BWRAP=/abs/path/to/bwrap` selects the bwrap binary explicitly (it must be
-//! an executable file outside the cwd; when it is unusable, sandspawn reports that instead of
-//! falling back to `PATH`).
+//! an executable file outside the cwd, reached only through entries no other user and no run may
+//! change, see `override_path`; when it is unusable, sandspawn reports that instead of falling
+//! back to `PATH`).
 //!
 //! `capabilities_cached` re-runs discovery (a few `stat` calls) every time, so a `bwrap` inside the
 //! current cwd is never used, and caches the probe per (bwrap path and file identity, `PATH`,
@@ -24,6 +25,7 @@ pub mod diagnose;
 pub mod discover;
 pub mod ladder;
 pub mod landlock_rung;
+pub mod override_path;
 pub mod probe;
 mod report;
 mod timed_run;
@@ -377,3 +379,5 @@ mod tests;
 mod tests_ladder;
 #[cfg(test)]
 mod tests_discover;
+#[cfg(test)]
+mod tests_override;

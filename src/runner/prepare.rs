@@ -48,7 +48,9 @@ pub fn prepare(req: &mut SpawnRequest, ended: &dyn Fn() -> bool) -> Result<Prepa
     } else {
         // bwrap is looked up in the host's PATH (never in the command's cwd).
         let host_path = std::env::var("PATH").ok();
-        capabilities::require_sandbox(req.platform, host_path.as_deref(), &req.cwd, &req.linux)?
+        let sandbox = capabilities::require_sandbox(req.platform, host_path.as_deref(), &req.cwd, &req.linux)?;
+        refuse_override_run_may_write(req)?;
+        sandbox
     };
     let bwrap = sandbox.bwrap;
     // Here, on a blocking thread, not while the options were parsed on the JavaScript thread.
@@ -110,6 +112,16 @@ pub fn prepare(req: &mut SpawnRequest, ended: &dyn Fn() -> bool) -> Result<Prepa
         }
     };
     Ok(Prepared { plan, details, limits, cache_run, bwrap_path: bwrap.map(|b| b.path), proxy_listener, scratch, review_run })
+}
+
+/// Linux: a `SANDSPAWN_BWRAP` this run could re-point or replace (see
+/// `capabilities::override_path`) is refused, whatever mechanism runs it (a Landlock run could plant
+/// for the next bwrap run too).
+pub(crate) fn refuse_override_run_may_write(req: &SpawnRequest) -> Result<()> {
+    if req.platform != Platform::Linux || req.policy.mode == SandboxMode::DangerFullAccess {
+        return Ok(());
+    }
+    capabilities::override_path::refuse_writable_by_run(&|p| req.policy.is_writable(p))
 }
 
 /// Linux, workspace-write: the writable roots' tops and the cwd (when a writable root holds it)

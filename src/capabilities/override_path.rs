@@ -1,0 +1,143 @@
+//! Whether `SANDSPAWN_BWRAP`'s path could be changed by anyone but root and this user, or by a run:
+//! every entry met while the kernel resolves it (each directory it names, each symlink, each
+//! directory a link's target names, the file) is checked, not only the file it resolves to.
+//!
+//! Found by an attacker's review: only the resolved file was held read-only during a run. An
+//! override naming a symlink, or a path through a linked or renamable directory, in a directory a
+//! run may write (a writable root, the default writable /tmp) let one run re-point it, and the next
+//! run executed the planted "bwrap" on the host, unsandboxed. And the file had no owner or mode
+//! check (PATH candidates get `distrust`, the bundled bwrap its own): a 0777 file another user
+//! rewrote ran as root.
+//!
+//! Two checks, both refusing (`ERR_SANDBOX_UNAVAILABLE`) rather than running:
+//! * `loose_entry` at discovery (every call: a few `lstat`s): an entry owned by another user than
+//!   root and this one, or writable by its group or others (a sticky directory excepted: there only
+//!   the owner of an entry, checked next, may rename it).
+//! * `reached_through_writable` per run, where the policy is known: an entry inside a directory
+//!   the run may write. Not only bwrap runs: a Landlock run could re-point it for the next bwrap run.
+
+use std::collections::VecDeque;
+use std::ffi::OsString;
+use std::fs::Metadata;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Component, Path, PathBuf};
+
+/// The environment variable that names the bwrap binary to use instead of searching `PATH`.
+pub const BWRAP_OVERRIDE_ENV: &str = "SANDSPAWN_BWRAP";
+
+/// Why the entry `p` (`m`: its `lstat`) could be changed by a user other than root and `uid`: it is
+/// owned by another user, or writable by its group or others. A symlink's own mode means nothing (a
+/// link cannot be rewritten, only replaced in its directory, which is checked on its own); a sticky
+/// directory (`sticky_ok`) lets others rename only their own entries, which the owner rule refuses.
+pub(crate) fn loose(p: &Path, m: &Metadata, uid: u32, sticky_ok: bool) -> Option<String> {
+    if m.uid() != 0 && m.uid() != uid {
+        let whose = if uid == 0 { "root".to_string() } else { format!("root or uid {uid}") };
+        return Some(format!("{} is owned by uid {}, not {whose}", p.display(), m.uid()));
+    }
+    let sticky = sticky_ok && m.is_dir() && m.mode() & 0o1000 != 0;
+    if m.mode() & 0o022 != 0 && !m.file_type().is_symlink() && !sticky {
+        let who = if m.mode() & 0o002 != 0 { "everyone" } else { "its group" };
+        return Some(format!("{} is writable by {who} (mode {:o})", p.display(), m.mode() & 0o7777));
+    }
+    None
+}
+
+/// Symlinks followed before giving up, as the kernel's limit.
+const MAX_LINKS: usize = 40;
+
+/// Every entry met resolving the absolute `path` as the kernel does, in order, with its `lstat`:
+/// the directories named (canonical, since links are replaced by what they name), each symlink,
+/// and the file. `..` after a link goes up from where the link led.
+pub fn entries_met(path: &Path) -> std::io::Result<Vec<(PathBuf, Metadata)>> {
+    let mut pending: VecDeque<OsString> = parts(path);
+    let mut cur = PathBuf::from("/");
+    let mut met = vec![(cur.clone(), std::fs::symlink_metadata("/")?)];
+    let mut links = 0;
+    while let Some(part) = pending.pop_front() {
+        match part.to_str() {
+            Some("/") => cur = PathBuf::from("/"),
+            Some(".") => {}
+            Some("..") => {
+                cur.pop();
+            }
+            _ => {
+                let next = cur.join(&part);
+                let meta = std::fs::symlink_metadata(&next)?;
+                met.push((next.clone(), meta.clone()));
+                if !meta.file_type().is_symlink() {
+                    cur = next;
+                    continue;
+                }
+                links += 1;
+                if links > MAX_LINKS {
+                    return Err(std::io::Error::other(format!("more than {MAX_LINKS} symlinks")));
+                }
+                let target = std::fs::read_link(&next)?;
+                for p in parts(&target).into_iter().rev() {
+                    pending.push_front(p);
+                }
+            }
+        }
+    }
+    Ok(met)
+}
+
+/// `path`'s components as names, `/` for the root.
+fn parts(path: &Path) -> VecDeque<OsString> {
+    path.components()
+        .map(|c| match c {
+            Component::RootDir | Component::Prefix(_) => OsString::from("/"),
+            Component::CurDir => OsString::from("."),
+            Component::ParentDir => OsString::from(".."),
+            Component::Normal(n) => n.to_os_string(),
+        })
+        .collect()
+}
+
+/// Why the override `shown` (met as `met`) could be changed by another user: the first entry owned
+/// by another user than root and this one, or writable by its group or others.
+pub fn loose_entry(shown: &Path, met: &[(PathBuf, Metadata)]) -> Option<String> {
+    // SAFETY: geteuid has no preconditions.
+    let uid = unsafe { libc::geteuid() };
+    let why = met.iter().find_map(|(p, m)| loose(p, m, uid, true))?;
+    Some(format!(
+        "{BWRAP_OVERRIDE_ENV}={} is not used: {why}, so another user could replace the program sandspawn runs on the \
+         host; point {BWRAP_OVERRIDE_ENV} at a bwrap whose file and directories (and any symlink on the way) are root's or yours \
+         and writable by nobody else",
+        shown.display()
+    ))
+}
+
+/// Refuses a run for which `writable` (canonical paths the run may write) holds an entry met
+/// resolving `SANDSPAWN_BWRAP` (when set): the run could re-point or replace it, and the next run
+/// would execute what it put there on the host.
+pub fn refuse_writable_by_run(writable: &dyn Fn(&Path) -> bool) -> crate::Result<()> {
+    let Some(value) = std::env::var_os(BWRAP_OVERRIDE_ENV).filter(|v| !v.is_empty()) else { return Ok(()) };
+    let shown = PathBuf::from(value);
+    // Discovery refused a path that does not resolve; one gone since is refused here too.
+    let met = entries_met(&shown).map_err(|e| crate::error::SandboxError::unavailable(format!("{BWRAP_OVERRIDE_ENV}={}: {e}", shown.display()), fix()))?;
+    match reached_through_writable(&met, writable) {
+        None => Ok(()),
+        Some(entry) => Err(crate::error::SandboxError::unavailable(
+            format!(
+                "{BWRAP_OVERRIDE_ENV}={} is reached through {}, which this run may write (it lies in one of its writable roots, \
+                 or a writable /tmp): the run could replace or re-point it, and the next run would execute its program on the host",
+                shown.display(),
+                entry.display()
+            ),
+            fix(),
+        )),
+    }
+}
+
+/// The first entry met (the root directory aside) that `writable` holds.
+pub fn reached_through_writable<'a>(met: &'a [(PathBuf, Metadata)], writable: &dyn Fn(&Path) -> bool) -> Option<&'a Path> {
+    met.iter().map(|(p, _)| p.as_path()).find(|p| *p != Path::new("/") && writable(p))
+}
+
+fn fix() -> String {
+    format!(
+        "keep bwrap where no run may write (for instance /usr/local/bin) and point {BWRAP_OVERRIDE_ENV} there, \
+         or leave that directory out of the run's writable roots (sandbox.tmp: 'private' for /tmp)"
+    )
+}

@@ -1,0 +1,72 @@
+//! `SANDSPAWN_BWRAP`'s path: every entry met resolving it is checked (found by an attacker's
+//! review: a link or a directory on the way that a run could write was not).
+
+use std::fs;
+use std::os::unix::fs::{symlink, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use super::override_path::{entries_met, loose_entry, reached_through_writable};
+
+fn names(met: &[(PathBuf, fs::Metadata)]) -> Vec<PathBuf> {
+    met.iter().map(|(p, _)| p.clone()).collect()
+}
+
+#[test]
+fn every_link_and_every_directory_on_the_way_is_met() {
+    let t = tempfile::tempdir().unwrap();
+    let top = t.path().canonicalize().unwrap();
+    fs::create_dir_all(top.join("v1/bin")).unwrap();
+    fs::write(top.join("v1/bin/bwrap"), "").unwrap();
+    symlink("v1", top.join("current")).unwrap();
+    symlink(top.join("current/bin/../bin/bwrap"), top.join("abs")).unwrap();
+    let met = names(&entries_met(&top.join("abs")).unwrap());
+    let expect = [top.join("abs"), top.join("current"), top.join("v1"), top.join("v1/bin"), top.join("v1/bin/bwrap")];
+    for e in &expect {
+        assert!(met.contains(e), "{e:?} not in {met:?}");
+    }
+    assert_eq!(met.last(), Some(&top.join("v1/bin/bwrap")), "{met:?}");
+    assert!(met.contains(&PathBuf::from("/")) && met.iter().all(|p| p.is_absolute()));
+    // A link loop is an error, not a hang.
+    symlink("loop", top.join("loop")).unwrap();
+    assert!(entries_met(&top.join("loop")).is_err());
+    assert!(entries_met(&top.join("missing/bwrap")).is_err());
+}
+
+#[test]
+fn a_loose_entry_is_named_and_a_sticky_directory_is_not_one() {
+    let t = tempfile::tempdir().unwrap();
+    let top = t.path().canonicalize().unwrap();
+    fs::set_permissions(&top, fs::Permissions::from_mode(0o755)).unwrap();
+    let file = top.join("bwrap");
+    fs::write(&file, "").unwrap();
+    fs::set_permissions(&file, fs::Permissions::from_mode(0o755)).unwrap();
+    let loose = |p: &Path| loose_entry(p, &entries_met(p).unwrap());
+    // Under the system's temporary directory (sticky, everyone's): not loose for that.
+    assert_eq!(loose(&file), None);
+    fs::set_permissions(&file, fs::Permissions::from_mode(0o777)).unwrap();
+    assert!(loose(&file).is_some_and(|w| w.contains("writable by everyone") && w.contains("SANDSPAWN_BWRAP")));
+    fs::set_permissions(&file, fs::Permissions::from_mode(0o755)).unwrap();
+    fs::set_permissions(&top, fs::Permissions::from_mode(0o775)).unwrap();
+    assert!(loose(&file).is_some_and(|w| w.contains("writable by its group")));
+    fs::set_permissions(&top, fs::Permissions::from_mode(0o755)).unwrap();
+    // A link's own mode (always 0777) is no reason.
+    symlink("bwrap", top.join("link")).unwrap();
+    assert_eq!(loose(&top.join("link")), None);
+}
+
+#[test]
+fn an_entry_a_run_may_write_is_found_by_the_run_s_roots() {
+    let t = tempfile::tempdir().unwrap();
+    let top = t.path().canonicalize().unwrap();
+    fs::create_dir_all(top.join("real")).unwrap();
+    fs::create_dir_all(top.join("tools")).unwrap();
+    fs::write(top.join("real/bwrap"), "").unwrap();
+    symlink(top.join("real/bwrap"), top.join("tools/bwrap")).unwrap();
+    let met = entries_met(&top.join("tools/bwrap")).unwrap();
+    let tools = top.join("tools");
+    assert_eq!(reached_through_writable(&met, &|p| p.starts_with(&tools)), Some(tools.as_path()), "the link's directory");
+    let real = top.join("real");
+    assert_eq!(reached_through_writable(&met, &|p| p.starts_with(&real)), Some(real.as_path()), "the target's");
+    let other = top.join("other");
+    assert_eq!(reached_through_writable(&met, &|p| p.starts_with(&other)), None);
+}
