@@ -48,6 +48,18 @@ const run = (cmd, options) => sandspawn.spawnSandboxed(['sh', '-c', cmd], { time
 /** What a run plants in `dir`: a "bwrap" that leaves `marker` when the host executes it. */
 const evil = (dir, marker) => `printf '#!/bin/sh\\ntouch ${marker}\\nexec ${realBwrap()} "$@"\\n' > ${dir}/evil && chmod 755 ${dir}/evil`
 
+const WRITABLE = /writable root|this run may write|could write/
+
+/** Run 1 tries to plant with `cmd`, run 2 is the next run: both are refused and nothing planted runs. */
+async function twoRuns(override, cmd, options, marker) {
+  await withOverride(override, async () => {
+    const r1 = await run(cmd, options)
+    const r2 = await run('true', options)
+    assertRefused(r1, marker, WRITABLE)
+    assertRefused(r2, marker, WRITABLE)
+  })
+}
+
 /** Both runs are refused before anything runs, naming the cause, and the marker never appears. */
 function assertRefused(r, marker, cause) {
   const ctx = JSON.stringify(r, null, 1)
@@ -66,12 +78,7 @@ test('an override through a symlink in a writable root is refused: a run could r
   fs.symlinkSync('real/bwrap', path.join(tools, 'bwrap'))
   const marker = path.join(d, 'HOST_RAN_PLANTED_BWRAP')
   const options = { cwd: path.join(d, 'ws'), sandbox: { mode: 'workspace-write', writableRoots: [tools] } }
-  await withOverride(path.join(tools, 'bwrap'), async () => {
-    const r1 = await run(`${evil(tools, marker)} && ln -sfn evil ${q(path.join(tools, 'bwrap'))} && echo retargeted`, options)
-    const r2 = await run('true', options)
-    assertRefused(r1, marker, /writable root|this run may write|could write/)
-    assertRefused(r2, marker, /writable root|this run may write|could write/)
-  })
+  await twoRuns(path.join(tools, 'bwrap'), `${evil(tools, marker)} && ln -sfn evil ${q(path.join(tools, 'bwrap'))} && echo retargeted`, options, marker)
 })
 
 test('an override below a linked directory in the default writable /tmp is refused', async (t) => {
@@ -83,13 +90,8 @@ test('an override below a linked directory in the default writable /tmp is refus
   fs.symlinkSync('bubblewrap-0.8', path.join(d, 'current'))
   const marker = path.join(d, 'HOST_RAN_PLANTED_BWRAP')
   const options = { cwd: path.join(d, 'ws'), sandbox: 'workspace-write' }
-  await withOverride(path.join(d, 'current/bwrap'), async () => {
-    const swap = `mkdir ${d}/mine && ${evil(`${d}/mine`, marker)} && mv ${d}/mine/evil ${d}/mine/bwrap && ln -sfn mine ${d}/current.new && mv -T ${d}/current.new ${d}/current && echo swapped`
-    const r1 = await run(swap, options)
-    const r2 = await run('true', options)
-    assertRefused(r1, marker, /writable root|this run may write|could write/)
-    assertRefused(r2, marker, /writable root|this run may write|could write/)
-  })
+  const swap = `mkdir ${d}/mine && ${evil(`${d}/mine`, marker)} && mv ${d}/mine/evil ${d}/mine/bwrap && ln -sfn mine ${d}/current.new && mv -T ${d}/current.new ${d}/current && echo swapped`
+  await twoRuns(path.join(d, 'current/bwrap'), swap, options, marker)
 })
 
 test('an override in a directory a run could rename (a writable root above it) is refused', async (t) => {
@@ -100,13 +102,8 @@ test('an override in a directory a run could rename (a writable root above it) i
   fs.chmodSync(path.join(tools, 'bwrap'), 0o755)
   const marker = path.join(d, 'HOST_RAN_PLANTED_BWRAP')
   const options = { cwd: path.join(d, 'ws'), sandbox: { mode: 'workspace-write', writableRoots: [d] } }
-  await withOverride(path.join(tools, 'bwrap'), async () => {
-    const swap = `mv ${tools} ${tools}.old; mkdir ${tools} && ${evil(tools, marker)} && mv ${tools}/evil ${tools}/bwrap && echo swapped`
-    const r1 = await run(swap, options)
-    const r2 = await run('true', options)
-    assertRefused(r1, marker, /writable root|this run may write|could write/)
-    assertRefused(r2, marker, /writable root|this run may write|could write/)
-  })
+  const swap = `mv ${tools} ${tools}.old; mkdir ${tools} && ${evil(tools, marker)} && mv ${tools}/evil ${tools}/bwrap && echo swapped`
+  await twoRuns(path.join(tools, 'bwrap'), swap, options, marker)
 })
 
 test('an override file writable by others, or in a directory another user owns, is refused', async (t) => {

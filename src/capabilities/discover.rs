@@ -27,7 +27,7 @@
 //! root that was given a system program directory as a writable root could still plant one there.
 
 use std::ffi::OsStr;
-use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
