@@ -91,6 +91,9 @@ pub fn grants(policy: &ResolvedPolicy, own: &[PathBuf], extra: &[&Path]) -> Resu
     // would split that root for nothing.
     let own_grant = roots.clone();
     let planted = &policy.planted;
+    // A virtual environment's `bin/activate`: granted, lest `bin` take no new entries (pip install
+    // writes scripts there); the check after the run reports it changed (`planted::venv`).
+    read_only.retain(|p| !planted.venv_bin.contains(*p));
     let hard = planted.config_hard.ids().chain(planted.hook_links.hard.iter().map(|h| h.id)).chain(planted.home_hard.shared.iter().map(|h| h.id)).collect();
     let keep = Keep { read_only, own_grant, hard };
     let mut g = Grants::default();

@@ -48,6 +48,13 @@ pub struct Baseline {
     /// The report-only ones among them, with their newest ctime (`named_stamp`): one rewritten in
     /// place keeps its inode, but not its ctime, which no command can set back.
     pub named_changed_at: HashMap<PathBuf, super::named_stamp::Stamp>,
+    /// The virtual environments one level below a top (`venv`): their files the walk after the
+    /// run finds are judged, those of other directories are not.
+    pub venvs: HashSet<PathBuf>,
+    /// The files of their `bin` kept read-only (`activate`, a `python` that is no symlink): the
+    /// Landlock mode grants them (`plan::landlock_grants`), and the check after the run reports a
+    /// change, as `bin` would otherwise take no new entries.
+    pub venv_bin: HashSet<PathBuf>,
     /// Whether new repositories are reported (`protectGit`).
     pub report_repositories: bool,
     /// The walk hit its bound: repositories below it are neither protected nor watched.

@@ -91,10 +91,11 @@ pub fn detect_after(baseline: &Baseline, during_run: Vec<HostRisk>) -> Vec<HostR
             None => false,
             Some(id) => p.symlink_metadata().is_ok_and(|m| (m.dev(), m.ino()) != *id),
         };
+        let Some(what) = what_it_does(baseline, p) else { continue };
         if (replaced || !baseline.named.contains_key(p)) && can_act(p) {
             let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             let how = if replaced { "was replaced" } else { "was created" };
-            let mut detail = format!("{name} {how} during the run: {}", names::what_at(p));
+            let mut detail = format!("{name} {how} during the run: {what}");
             // At a nested repository's top it had to stay absent (`Absent::UndoneAfter`).
             let kept_absent = !replaced && baseline.protected_names.contains(&name) && p.parent().is_some_and(|t| baseline.protected_tops.contains(t.as_os_str()));
             if kept_absent {
@@ -270,8 +271,9 @@ fn changed_in_place(baseline: &Baseline, risks: &mut Listed) {
     for (p, judged) in changed.into_iter().filter(|(p, _)| can_act(p)) {
         let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let path = p.to_string_lossy().into_owned();
+        let what = what_it_does(baseline, p).unwrap_or_else(|| names::what_at(p));
         if judged {
-            let detail = format!("{name} was changed during the run: {}", names::what_at(p));
+            let detail = format!("{name} was changed during the run: {what}");
             risks.push(HostRisk { path, kind: RiskKind::ProtectedNameCreated, detail });
         } else {
             let detail = format!(
@@ -280,11 +282,22 @@ fn changed_in_place(baseline: &Baseline, risks: &mut Listed) {
                  a file changed inside it or where it leads during the run would not be seen ({})",
                 named_stamp::MAX_ENTRIES,
                 named_stamp::MAX_TOTAL,
-                names::what_at(p)
+                what
             );
             risks.push(HostRisk { path, kind: RiskKind::ScanIncomplete, detail });
         }
     }
+}
+
+/// What the host does with a named entry the walk found; `None` for a virtual environment's file
+/// (`venv::walked`) outside the environments kept (a `bin/python` of a toolchain, an environment
+/// the run made: its own work).
+fn what_it_does(baseline: &Baseline, p: &Path) -> Option<&'static str> {
+    let name = p.file_name()?;
+    if !super::venv::walked(p.parent()?, name) {
+        return Some(names::what_at(p));
+    }
+    super::venv::file_of(p).filter(|(env, _)| baseline.venvs.contains(*env)).map(|_| super::venv::WHAT_IT_DOES)
 }
 
 /// A run's host risks as they are found: at most `MAX_REPORTED` kept, the rest counted by kind

@@ -56,6 +56,7 @@ pub mod scan;
 pub mod small_file;
 mod unreadable;
 pub mod unwalked_links;
+pub mod venv;
 #[cfg(target_os = "linux")]
 mod watch;
 #[cfg(not(target_os = "linux"))]
@@ -270,6 +271,19 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
     let global_git_unresolved = c.global.not_enforced();
     let links_on_the_way = std::mem::take(&mut c.links_on_the_way);
     let named_from_outside = std::mem::take(&mut c.named_from_outside);
+    // The virtual environments one level below a top: their interpreter files read-only (`venv`).
+    let venvs = venv_files(&found.named, &tops, &found.git_entries);
+    let mut venv_bin = HashSet::new();
+    for (p, kind) in &venvs.files {
+        if *kind == venv::Kind::Kept {
+            // The Landlock mode cannot carve a file out of `bin` without `bin` taking no new
+            // entries (pip install writes its scripts there): it grants these, and the check after
+            // the run reports them changed instead (their stamps below).
+            if let Some(kept) = c.entry(p, None).filter(|k| k == p && venv::in_bin(p)) {
+                venv_bin.insert(kept);
+            }
+        }
+    }
     crate::policy::sort_carve_outs(policy.writable_roots);
     let (mut named, mut named_changed_at) = (HashMap::new(), HashMap::new());
     let mut report_only = Vec::new();
@@ -277,7 +291,13 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
         if let Ok(m) = p.symlink_metadata() {
             named.insert(p.clone(), (m.dev(), m.ino()));
             // Report-only names only: the protected ones are read-only in the sandbox.
-            if p.file_name().is_some_and(|n| !names.iter().any(|x| x.as_bytes() == n.as_bytes())) {
+            // A virtual environment's files: those of the environments kept only (the read-only
+            // ones too: the Landlock mode grants `bin`'s, `venv_bin`).
+            let reported = match venvs.files.get(p.as_path()) {
+                Some(_) => true,
+                None => !venv::walked(p.parent().unwrap_or(Path::new("/")), p.file_name().unwrap_or_default()),
+            };
+            if reported && p.file_name().is_some_and(|n| !names.iter().any(|x| x.as_bytes() == n.as_bytes())) {
                 report_only.push((p, m));
             }
         }
@@ -311,6 +331,8 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
         named_from_outside,
         named,
         named_changed_at,
+        venvs: venvs.envs,
+        venv_bin,
         report_repositories: policy.protect_git,
         truncated: found.truncated,
         named_unkept: found.named_unkept,
@@ -321,6 +343,31 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
         walked: true,
     });
     Ok(())
+}
+
+/// The virtual environments one level below a top (a writable root's, a repository's) and their
+/// files the walk found (`venv`).
+#[derive(Default)]
+struct Venvs {
+    envs: HashSet<PathBuf>,
+    files: HashMap<PathBuf, venv::Kind>,
+}
+
+fn venv_files(named: &[PathBuf], tops: &[PathBuf], git_entries: &[PathBuf]) -> Venvs {
+    let configs: HashSet<&Path> = named.iter().filter(|p| p.file_name().is_some_and(|n| n == venv::CONFIG)).filter_map(|p| p.parent()).collect();
+    if configs.is_empty() {
+        return Venvs::default();
+    }
+    let repo_tops: HashSet<&Path> = git_entries.iter().filter_map(|g| g.parent()).collect();
+    let is_top = |d: &Path| repo_tops.contains(d) || tops.iter().any(|t| t == d);
+    let mut v = Venvs::default();
+    for p in named {
+        if let Some((env, kind)) = venv::file_of(p).filter(|(env, _)| venv::kept(env, &configs, is_top)) {
+            v.envs.insert(env.to_path_buf());
+            v.files.insert(p.clone(), kind);
+        }
+    }
+    v
 }
 
 /// How many carve-outs and placeholders each writable root had before the walk's: what a cut

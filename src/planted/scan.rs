@@ -327,9 +327,10 @@ impl Walk<'_> {
                 return;
             }
             git_dir_parts.see(name, is_dir, fold);
-            // The patterns (`name_patterns`) beside the names: a suffix and a parent compared.
+            // The patterns (`name_patterns`) beside the names: a suffix and a parent compared. A
+            // virtual environment's files are kept as names are (`venv`: judged after the walk).
             let patterned = || !names.is_empty() && super::name_patterns::what_it_does(q.path.file_name(), name).is_some();
-            if names.contains(name) || (fold && names.contains(&name.to_ascii_lowercase())) || patterned() {
+            if names.contains(name) || (fold && names.contains(&name.to_ascii_lowercase())) || patterned() || super::venv::walked(&q.path, name) {
                 listing.named.push(name.to_os_string());
             }
             if kind == listing::EntryKind::Symlink && listing::link_into_node_modules(fd, name, fold) {

@@ -217,6 +217,9 @@ impl<'a> Judge<'a> {
         if let Some(r) = self.reported_below(&parts, change) {
             return Some(r);
         }
+        if let Some(r) = self.venv_file(&parts, change) {
+            return Some(r);
+        }
         super::dir_modes::risk(&self.root, change).or_else(|| self.link_out(change))
     }
 
@@ -465,6 +468,23 @@ impl<'a> Judge<'a> {
         let what = patterned(k).unwrap_or_else(|| names::what_it_does(&name));
         let detail = format!("{name} was created or changed in the change set: {what}");
         Some(risk(self.root.join(parts[..=k].iter().collect::<PathBuf>()), RiskKind::ProtectedNameCreated, detail))
+    }
+
+    /// A file of a virtual environment one level below the root or a repository's top
+    /// (`planted::venv`): what a direct run keeps read-only or reports (a `.pth` in site-packages,
+    /// `bin/activate`, `pyvenv.cfg`) is held back. Found by an attacker's review: they landed, and
+    /// the host's next start of `.venv/bin/python` ran them.
+    fn venv_file(&self, parts: &[&OsStr], change: &Change) -> Option<HostRisk> {
+        if change.kind == ChangeKind::Deleted {
+            return None;
+        }
+        let k = crate::planted::venv::in_parts(parts)?;
+        if k > 0 && !self.levels.get(k).is_some_and(|l| l.top) {
+            return None;
+        }
+        let name = parts.last()?.to_string_lossy();
+        let detail = format!("{name} was created or changed in the change set: {}", crate::planted::venv::WHAT_IT_DOES);
+        Some(risk(self.root.join(parts.iter().collect::<PathBuf>()), RiskKind::ProtectedNameCreated, detail))
     }
 
     /// A change at `rest` below the top `levels[i]`, judged against what is guarded there: in or
