@@ -141,3 +141,29 @@ test('many links into node_modules to repositories: past the bound, said in notE
   const again = await sh('true', { cwd: ws, sandbox: WW })
   assert.equal(again.hostRisks.filter((h) => h.kind === 'scan-incomplete' && /not kept read-only/.test(h.detail)).length, 24 - 16)
 })
+
+// Found by an attacker's review (rfix23, nm_nested_workspace.js): nested workspaces, a monorepo W
+// and its package W/pkg, both a run's cwd. `W/lib -> pkg/node_modules/x`: a run in W/pkg planted
+// `x/.git` with core.fsmonitor (its walk skips node_modules, and it holds no link there), and W's
+// next run took the repository for its baseline: no run said it, and the host's `cd W/lib && git
+// status` ran the fsmonitor. Every run in W says a repository there now, whoever planted it.
+test('nested workspaces: a repository a run in the package plants where the monorepo\'s link leads is said by every run in the monorepo', { skip: NO_GIT }, async (t) => {
+  const { ws } = tempTree(t)
+  execFileSync('git', ['init', '-q', ws])
+  const pkg = path.join(ws, 'pkg')
+  fs.mkdirSync(path.join(pkg, 'node_modules/x'), { recursive: true })
+  fs.symlinkSync('pkg/node_modules/x', path.join(ws, 'lib'))
+  const r1 = await sh('true', { cwd: ws, sandbox: WW })
+  assert.deepEqual(r1.hostRisks, [], `nothing there yet: ${show(r1)}`)
+  const r2 = await sh(PLANT, { cwd: pkg, sandbox: WW })
+  assert.equal(r2.stdout, 'planted\n', show(r2))
+  for (const run of [1, 2]) {
+    const r = await sh('true', { cwd: ws, sandbox: WW })
+    const risk = r.hostRisks.find((h) => h.path === path.join(ws, 'lib'))
+    assert.ok(risk, `run ${run} in W says the link: ${JSON.stringify(r.hostRisks, null, 1)}`)
+    // Changed since the baseline as far as ctimes tell (within their slack of it), or not: said either way.
+    assert.ok(['scan-incomplete', 'git-directory-created'].includes(risk.kind), JSON.stringify(risk))
+    assert.match(risk.detail, /pkg\/node_modules\/x\/\.git/)
+    assert.match(risk.detail, /core\.fsmonitor/)
+  }
+})

@@ -170,7 +170,17 @@ fn unwalked_links(baseline: &Baseline, found: &scan::Found, risks: &mut Listed) 
     let known = |g: &Path| baseline.entry_id(g).is_some_and(|id| g.symlink_metadata().is_ok_and(|m| (m.dev(), m.ino()) == id));
     let made: HashSet<&Path> = links::made_since(&found.links, baseline.taken_at_ns).map(|(l, _)| l.as_path()).collect();
     let judged = |l: &Path| made.contains(l);
-    for f in baseline.unwalked_links.after_run(baseline.taken_at_ns, &baseline.spec.roots, &known, &judged) {
+    let after = baseline.unwalked_links.after_run(baseline.taken_at_ns, &baseline.spec.roots, &known, &judged);
+    if let Some(cut) = &after.cut {
+        let detail = format!(
+            "is a symlink into node_modules; looking at such links after the run took more than {} steps, and this one and the {} \
+             after it were not judged: a repository a run planted where they lead is not reported: look at them before running git through them",
+            super::unwalked_links::MAX_LOOK_STEPS,
+            cut.count - 1
+        );
+        risks.keep(HostRisk { path: cut.first.to_string_lossy().into_owned(), kind: RiskKind::ScanIncomplete, detail });
+    }
+    for f in after.found {
         let (kind, mut detail) = match f.unjudged {
             None => (
                 RiskKind::GitDirectoryCreated,
@@ -196,6 +206,9 @@ fn unwalked_links(baseline: &Baseline, found: &scan::Found, risks: &mut Listed) 
                             super::unwalked_links::MAX_CARVED
                         ),
                         super::unwalked_links::Unjudged::Elsewhere => "lies outside the run's roots, in a node_modules other runs write,".to_string(),
+                        super::unwalked_links::Unjudged::OtherRuns => "lies in a node_modules that a run in another working directory (a \
+                            package of a monorepo, the package itself) writes unseen by this workspace's runs,"
+                            .to_string(),
                     }
                 ),
             ),

@@ -106,24 +106,28 @@ impl SharedPlaces {
 /// Each entry that may be what git uses (`repo::is_git_dir`'s loose reading) is returned, and the
 /// walk up stops only where git surely stops (`surely_git_dir`): erring towards judging both.
 pub(super) fn discover(dir: &Path) -> Vec<PathBuf> {
-    discover_in(dir, &mut Looked::new())
+    discover_in(dir, &mut Looked::new(), &mut || true).unwrap_or_default()
 }
 
 /// What `discover` found in each directory it looked at (its entries, whether git stops there):
 /// kept for one look at many links, whose ways up share directories (the workspace's, read once).
 pub(super) type Looked = std::collections::HashMap<PathBuf, (Vec<PathBuf>, bool)>;
 
-/// `discover`, with what `looked` holds taken as found.
-pub(super) fn discover_in(dir: &Path, looked: &mut Looked) -> Vec<PathBuf> {
+/// `discover`, with what `looked` holds taken as found; each directory not in it first paid for
+/// by `spend`: `None` when it refuses (a look's budget, `unwalked_links::MAX_LOOK_STEPS`).
+pub(super) fn discover_in(dir: &Path, looked: &mut Looked, spend: &mut dyn FnMut() -> bool) -> Option<Vec<PathBuf>> {
     let mut found = Vec::new();
     for d in dir.ancestors().take(MAX_LEVELS) {
+        if !looked.contains_key(d) && !spend() {
+            return None;
+        }
         let (here, stop) = looked.entry(d.to_path_buf()).or_insert_with(|| look_in(d));
         found.extend(here.iter().cloned());
         if *stop {
             break;
         }
     }
-    found
+    Some(found)
 }
 
 /// What git's discovery may take in `d`: its `.git`, `d` itself, and whether it surely stops there.

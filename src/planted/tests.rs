@@ -1042,7 +1042,12 @@ fn a_repository_planted_where_a_link_into_node_modules_leads_is_reported_and_an_
     assert_eq!(at.len(), 1, "{risks:#?}");
     assert_eq!(at[0].kind, RiskKind::GitDirectoryCreated);
     assert!(at[0].detail.contains("core.fsmonitor"), "{}", at[0].detail);
-    assert!(!risks.iter().any(|h| h.path.ends_with("src/old")), "unchanged: {risks:#?}");
+    // Unchanged, but a run with another cwd (`node_modules/y`'s package) writes it unseen: said as
+    // not judged (found by an attacker's review, rfix23, nm_nested_workspace.js).
+    let old: Vec<_> = risks.iter().filter(|h| h.path.ends_with("src/old")).collect();
+    assert_eq!(old.len(), 1, "{risks:#?}");
+    assert_eq!(old[0].kind, RiskKind::ScanIncomplete);
+    assert!(old[0].detail.contains("another working directory"), "{}", old[0].detail);
 }
 
 /// An attacker's review (rev22/g3_gitdir_in_tmp.js): a nested repository's `gitdir:` named a git

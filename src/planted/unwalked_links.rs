@@ -30,7 +30,21 @@ pub struct Kept {
     /// The repositories past `MAX_CARVED` (`Carver::unwalked_repositories` lists them): not kept
     /// read-only during the run; said in `notEnforced`, and reported after every run.
     pub uncarved: HashSet<PathBuf>,
+    /// Those the look before the run left out, past its budget: not judged after the run either,
+    /// said in `notEnforced`.
+    unlooked: Option<Cut>,
+    /// The budget of each look (`MAX_LOOK_STEPS`).
+    steps: usize,
 }
+
+/// Steps (components of the links' ways looked up, directories git's discovery looks at from
+/// where they lead, each once per look) the look before the run, and again the one after it,
+/// take at most. Found by an attacker's review (rfix23, nm_deep_links.js): 1,000 links, each down
+/// its own chain of 60 directories in `node_modules`, cost every later run of the workspace a
+/// second or more, with nothing said. A link costs its way's components (a dozen or two) and the
+/// directories above its target not looked at yet: a thousand ordinary links fit. Past it the
+/// links left are not looked at, and the result says so (`notEnforced`, `scan-incomplete`).
+pub const MAX_LOOK_STEPS: usize = 20_000;
 
 /// At most this many repositories the walk did not find are kept read-only for the links. Found by an attacker's
 /// review (rfix22, nm_many_dos.js): 1,000 links to 1,000 repositories cost every later run two
@@ -66,14 +80,48 @@ pub enum Unjudged {
     PastTheBound,
     /// In a `node_modules` outside the run's roots (another workspace's): its runs write it.
     Elsewhere,
+    /// In a `node_modules` inside the run's roots, unchanged by this run: a run with another cwd
+    /// (a monorepo's package, the package itself) writes it, unseen by its walk and this one's.
+    OtherRuns,
+}
+
+/// What the look after the run found, and where its budget (`MAX_LOOK_STEPS`) cut it.
+#[derive(Default)]
+pub struct AfterRun {
+    pub found: Vec<Found>,
+    pub cut: Option<Cut>,
+}
+
+/// The links a look left out, past its budget: the first of them, and how many.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cut {
+    pub first: PathBuf,
+    pub count: usize,
 }
 
 impl Kept {
     /// `links`: the walk's `links_out`; `unkept`: those past its bound.
     pub fn of(links: &[PathBuf], unkept: scan::Unkept) -> Kept {
-        let mut dirs = Dirs::default();
-        let links = links.iter().map(|link| Before { link: link.clone(), git: dirs.leads_to(link).iter().filter_map(|g| with_id(g)).collect() }).collect();
-        Kept { links, unkept, uncarved: HashSet::new() }
+        Kept::within(links, unkept, MAX_LOOK_STEPS)
+    }
+
+    /// `of`, each look taking at most `steps`.
+    fn within(links: &[PathBuf], unkept: scan::Unkept, steps: usize) -> Kept {
+        let mut dirs = Dirs::new(steps);
+        let (mut looked, mut unlooked) = (Vec::new(), None);
+        for (i, link) in links.iter().enumerate() {
+            let Ok(git) = dirs.leads_to(link) else {
+                unlooked = Some(Cut { first: link.clone(), count: links.len() - i });
+                break;
+            };
+            looked.push(Before { link: link.clone(), git: git.iter().filter_map(|g| with_id(g)).collect() });
+        }
+        Kept { links: looked, unkept, uncarved: HashSet::new(), unlooked, steps }
+    }
+
+    #[cfg(test)]
+    fn with_steps(self, steps: usize) -> Kept {
+        Kept { steps, ..self }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -98,6 +146,15 @@ impl Kept {
             ));
         }
         said.extend(self.unkept_said());
+        if let Some(cut) = &self.unlooked {
+            said.push(format!(
+                "planted configuration: looking at the symlinks into node_modules took more than {MAX_LOOK_STEPS} steps (components \
+                 of their ways, directories git's discovery looks at); the {} from {} on are not judged after the run: a repository \
+                 a run plants where one leads is not reported",
+                cut.count,
+                cut.first.display()
+            ));
+        }
         said
     }
 
@@ -115,54 +172,105 @@ impl Kept {
     /// The links that lead, after the run, to a repository the run could have planted (below one
     /// of `roots`, or in a shared place) that is not `known` (the walk saw it, same inode) and is
     /// another one than before the run, or was changed since `since_ns`; and every link to a
-    /// repository no run keeps read-only (`Unjudged`), whatever changed. Those `judged` already
-    /// are left out (`detect::links_made`: the run made them). Not told by the link's own ctime: a
-    /// link an earlier run made a few milliseconds before this run's baseline looks made by this
-    /// one, and was judged by neither (found running nm_link.js).
-    pub fn after_run(&self, since_ns: i64, roots: &[PathBuf], known: &dyn Fn(&Path) -> bool, judged: &dyn Fn(&Path) -> bool) -> Vec<Found> {
+    /// repository no run keeps read-only, or that runs with another cwd write (`Unjudged`),
+    /// whatever changed. Those `judged` already are left out (`detect::links_made`: the run made
+    /// them). Not told by the link's own ctime: a link an earlier run made a few milliseconds
+    /// before this run's baseline looks made by this one, and was judged by neither (found running
+    /// nm_link.js). Within the look's budget (`MAX_LOOK_STEPS`): the links past it are `cut`.
+    pub fn after_run(&self, since_ns: i64, roots: &[PathBuf], known: &dyn Fn(&Path) -> bool, judged: &dyn Fn(&Path) -> bool) -> AfterRun {
         // The shared places found once for every link (each look is a few `lstat`s).
         let shared = links::SharedPlaces::now();
-        let plantable = |g: &Path| roots.iter().any(|r| g.starts_with(r)) || shared.hold(g, roots);
-        let unjudged = |g: &Path| {
-            if !plantable(g) {
-                g.components().any(|c| c.as_os_str() == "node_modules").then_some(Unjudged::Elsewhere)
-            } else {
-                self.uncarved.contains(g).then_some(Unjudged::PastTheBound)
-            }
-        };
-        let mut found = Vec::new();
-        let mut dirs = Dirs::default();
-        for before in self.links.iter().filter(|b| !judged(&b.link)) {
+        let judge = Judge { since_ns, roots, shared, uncarved: &self.uncarved };
+        let mut after = AfterRun::default();
+        let mut dirs = Dirs::new(self.steps);
+        let links: Vec<&Before> = self.links.iter().filter(|b| !judged(&b.link)).collect();
+        for (i, before) in links.iter().enumerate() {
             let Ok(target) = std::fs::read_link(&before.link) else { continue };
-            let changed = |git: &Path| {
-                let same = || before.git.iter().any(|(g, id)| g == git && with_id(git).is_some_and(|(_, now)| now == *id));
-                unjudged(git).is_some() || (plantable(git) && (!same() || changed_since(git, since_ns)))
+            let Ok(leads) = dirs.leads_to(&before.link) else {
+                after.cut = Some(Cut { first: before.link.clone(), count: links.len() - i });
+                break;
             };
-            // The nearest changed (or unjudged) one said.
-            let now: Vec<PathBuf> = dirs.leads_to(&before.link).into_iter().filter(|g| !known(g)).filter(|g| changed(g)).collect();
-            let Some(git) = now.into_iter().next() else { continue };
+            let said: Vec<(PathBuf, Option<Unjudged>)> = leads.into_iter().filter(|g| !known(g)).filter_map(|g| judge.of(before, &g).map(|v| (g, v))).collect();
+            // The nearest one changed (or unjudged) said; else the nearest other runs could write.
+            let Some((git, unjudged)) = said.iter().find(|(_, v)| *v != Some(Unjudged::OtherRuns)).or(said.first()).cloned() else { continue };
             let config = repo::configured(&links::git_dirs_of(&git));
-            let unjudged = unjudged(&git);
-            found.push(Found { link: before.link.clone(), target, git, config, unjudged });
+            after.found.push(Found { link: before.link.clone(), target, git, config, unjudged });
         }
-        found
+        after
     }
 }
+
+/// What the look after the run says of a repository a link leads to (`Kept::after_run`).
+struct Judge<'a> {
+    since_ns: i64,
+    roots: &'a [PathBuf],
+    shared: links::SharedPlaces,
+    uncarved: &'a HashSet<PathBuf>,
+}
+
+impl Judge<'_> {
+    /// `None`: nothing to say; `Some(None)`: changed since the baseline; `Some(Some(why))`: unjudged.
+    fn of(&self, before: &Before, git: &Path) -> Option<Option<Unjudged>> {
+        let plantable = self.roots.iter().any(|r| git.starts_with(r)) || self.shared.hold(git, self.roots);
+        let in_node_modules = git.components().any(|c| c.as_os_str() == "node_modules");
+        if !plantable {
+            return in_node_modules.then_some(Some(Unjudged::Elsewhere));
+        }
+        if self.uncarved.contains(git) {
+            return Some(Some(Unjudged::PastTheBound));
+        }
+        let same = before.git.iter().any(|(g, id)| g == git && with_id(git).is_some_and(|(_, now)| now == *id));
+        if !same || changed_since(git, self.since_ns) {
+            return Some(None);
+        }
+        // Kept read-only by this workspace's runs, not by a run with another cwd (a package of a
+        // monorepo, the package itself), whose walk skips `node_modules` and holds no such link:
+        // what it planted there before this run's baseline is this run's "before" (found by an
+        // attacker's review, rfix23, nm_nested_workspace.js).
+        in_node_modules.then_some(Some(Unjudged::OtherRuns))
+    }
+}
+
+/// The budget of a look ran out (`MAX_LOOK_STEPS`).
+struct Spent;
 
 /// The directories links lead into, resolved once per look (a link's directory and its target's
 /// but the last name): the many links of one directory into one `node_modules` share it. Found by
 /// an attacker's review (rfix22, nm_many_dos.js): resolving each link whole, before and after
 /// each run, was twenty `openat`s a link. With what discovery found in each directory
-/// (`links::Looked`): the workspace's `HEAD` was read once a link.
-#[derive(Default)]
-struct Dirs(HashMap<(PathBuf, PathBuf), Option<PathBuf>>, links::Looked);
+/// (`links::Looked`): the workspace's `HEAD` was read once a link. Within `left` steps.
+struct Dirs {
+    resolved: HashMap<(PathBuf, PathBuf), Option<PathBuf>>,
+    looked: links::Looked,
+    left: usize,
+}
 
 impl Dirs {
-    /// What git's discovery may use from where `link` leads now (`links::discover`).
-    fn leads_to(&mut self, link: &Path) -> Vec<PathBuf> {
-        let Ok(target) = std::fs::read_link(link) else { return Vec::new() };
-        let Some(dir) = self.resolve(link, &target) else { return Vec::new() };
-        links::discover_in(&dir, &mut self.1)
+    fn new(steps: usize) -> Dirs {
+        Dirs { resolved: HashMap::new(), looked: links::Looked::new(), left: steps }
+    }
+
+    /// What git's discovery may use from where `link` leads now (`links::discover`); `Spent` when
+    /// the budget ran out on the way (a way that cannot be followed otherwise leads nowhere, as before).
+    fn leads_to(&mut self, link: &Path) -> Result<Vec<PathBuf>, Spent> {
+        use crate::policy::path_walk;
+        // The resolution spends from the thread's budget (`path_walk::RunBudget`): this look's, for
+        // this link, the budget of the caller's (the hooks' checks) as it was afterwards.
+        let budget = path_walk::RunBudget::set(self.left);
+        let found = self.look(link);
+        self.left = path_walk::left().unwrap_or(0);
+        drop(budget);
+        found
+    }
+
+    fn look(&mut self, link: &Path) -> Result<Vec<PathBuf>, Spent> {
+        use crate::policy::path_walk;
+        let Ok(target) = std::fs::read_link(link) else { return Ok(Vec::new()) };
+        let Some(dir) = self.resolve(link, &target) else {
+            // Out of steps (`spend` refuses at none left), or not followed (through /proc, too long).
+            return if path_walk::left() == Some(0) { Err(Spent) } else { Ok(Vec::new()) };
+        };
+        links::discover_in(&dir, &mut self.looked, &mut || path_walk::spend(1)).ok_or(Spent)
     }
 
     /// `links::resolve`, the target's directory from the cache; its last name, when a symlink
@@ -172,7 +280,7 @@ impl Dirs {
         let (Some(dir), Some(name), Some(at)) = (target.parent(), target.file_name(), link.parent()) else { return whole() };
         let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
         let key = (at.to_path_buf(), dir.to_path_buf());
-        let resolved = self.0.entry(key).or_insert_with(|| links::resolve(link, dir).ok()).clone()?;
+        let resolved = self.resolved.entry(key).or_insert_with(|| links::resolve(link, dir).ok()).clone()?;
         let p = resolved.join(name);
         if p.symlink_metadata().is_ok_and(|m| m.is_symlink()) { whole() } else { Some(p) }
     }
@@ -225,14 +333,17 @@ mod tests {
         std::thread::sleep(std::time::Duration::from_millis(50));
         let since = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as i64;
         let roots = [r.clone()];
-        assert!(kept.after_run(since, &roots, &|_| false, &|_| false).is_empty(), "nothing changed");
+        // Nothing changed: the one there is said all the same (`Unjudged::OtherRuns`).
+        let found = kept.after_run(since, &roots, &|_| false, &|_| false).found;
+        let got: Vec<_> = found.iter().map(|f| (f.link.clone(), f.unjudged)).collect();
+        assert_eq!(got, [(r.join("other"), Some(Unjudged::OtherRuns))]);
         repo(&r.join("node_modules/x/.git"));
         std::fs::write(r.join("node_modules/x/.git/config"), "[core]\n\tfsmonitor = x\n").unwrap();
-        let found = kept.after_run(since, &roots, &|_| false, &|_| false);
-        let got: Vec<_> = found.iter().map(|f| (f.link.clone(), f.git.clone())).collect();
-        assert_eq!(got[0], (r.join("lib"), r.join("node_modules/x/.git")), "planted where nothing was");
+        let found = kept.after_run(since, &roots, &|_| false, &|_| false).found;
+        let got: Vec<_> = found.iter().map(|f| (f.link.clone(), f.git.clone(), f.unjudged)).collect();
+        assert_eq!(got[0], (r.join("lib"), r.join("node_modules/x/.git"), None), "planted where nothing was");
         assert_eq!(found[0].config.keys, ["core.fsmonitor"]);
-        assert!(kept.after_run(since, &roots, &|g| g.starts_with(r.join("node_modules")), &|_| false).is_empty(), "known ones are not judged");
+        assert!(kept.after_run(since, &roots, &|g| g.starts_with(r.join("node_modules")), &|_| false).found.is_empty(), "known ones are not judged");
     }
 
     /// Found by attackers' reviews (rfix22, nm_link_other_ws.js; then rfix22b: a check of its git
@@ -257,12 +368,70 @@ mod tests {
         std::os::unix::fs::symlink("node_modules/y", r.join("a/own")).unwrap();
         let mut kept = Kept::of(&[r.join("a/lib"), r.join("a/own")], scan::Unkept::default());
         let roots = [r.join("a")];
-        let look = |kept: &Kept| kept.after_run(i64::MAX, &roots, &|_| false, &|_| false).into_iter().map(|f| (f.git, f.unjudged)).collect::<Vec<_>>();
+        let look = |kept: &Kept| kept.after_run(i64::MAX, &roots, &|_| false, &|_| false).found.into_iter().map(|f| (f.git, f.unjudged)).collect::<Vec<_>>();
         for _ in 0..2 {
-            assert_eq!(look(&kept), [(g.clone(), Some(Unjudged::Elsewhere))], "every run; its own one, kept read-only, unchanged");
+            assert_eq!(look(&kept), [(g.clone(), Some(Unjudged::Elsewhere)), (mine.clone(), Some(Unjudged::OtherRuns))], "every run");
         }
         kept.uncarved.insert(mine.clone());
         assert_eq!(look(&kept), [(g.clone(), Some(Unjudged::Elsewhere)), (mine.clone(), Some(Unjudged::PastTheBound))]);
         assert!(kept.not_enforced()[0].contains("reported after every run"), "{:?}", kept.not_enforced());
+    }
+
+    /// Found by an attacker's review (rfix23, nm_nested_workspace.js): `W/lib -> pkg/node_modules/x`;
+    /// a run with cwd `W/pkg` planted `x/.git` (its walk skips `node_modules`, no link there), and
+    /// W's next run took it as its baseline. A repository found where a link leads, in a
+    /// `node_modules` inside the roots, is said after every run too: a run with another cwd writes
+    /// it unseen. One this run planted or changed is `git-directory-created` as before.
+    #[test]
+    fn a_repository_in_node_modules_a_run_with_another_cwd_planted_is_said_by_every_later_run() {
+        let t = tempfile::tempdir_in(concat!(env!("CARGO_MANIFEST_DIR"), "/target")).unwrap();
+        let w = t.path().canonicalize().unwrap();
+        std::fs::create_dir_all(w.join("pkg/node_modules/x")).unwrap();
+        std::os::unix::fs::symlink("pkg/node_modules/x", w.join("lib")).unwrap();
+        let roots = [w.clone()];
+        let look = || {
+            let kept = Kept::of(&[w.join("lib")], scan::Unkept::default());
+            kept.after_run(i64::MAX, &roots, &|_| false, &|_| false).found.into_iter().map(|f| (f.git, f.unjudged)).collect::<Vec<_>>()
+        };
+        assert_eq!(look(), [], "nothing there");
+        // The run in W/pkg, between W's runs.
+        let g = w.join("pkg/node_modules/x/.git");
+        for d in ["objects", "refs"] {
+            std::fs::create_dir_all(g.join(d)).unwrap();
+        }
+        std::fs::write(g.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+        for _ in 0..2 {
+            assert_eq!(look(), [(g.clone(), Some(Unjudged::OtherRuns))], "W's next runs, whose baseline holds it");
+        }
+    }
+
+    /// Found by an attacker's review (rfix23, nm_deep_links.js): 1,000 links, each down its own
+    /// chain of 60 directories, cost every later run a second. A look takes at most `steps`; the
+    /// links past them are not looked at, and the result says so.
+    #[test]
+    fn links_past_the_budget_of_a_look_are_not_looked_at_and_said() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        let chain = ["d"; 20].join("/");
+        let links: Vec<PathBuf> = (0..4).map(|i| r.join(format!("l{i}"))).collect();
+        for (i, l) in links.iter().enumerate() {
+            std::fs::create_dir_all(r.join(format!("node_modules/p{i}/{chain}"))).unwrap();
+            std::os::unix::fs::symlink(format!("node_modules/p{i}/{chain}"), l).unwrap();
+        }
+        // A link costs its way's components (`rc + 21`) and discovery's new directories (21); the
+        // first one the directories above `node_modules` too (`rc + 1`). Half a link's more.
+        let rc = r.components().count();
+        let steps = |n: usize| n * (rc + 42) + rc + 1 + (rc + 42) / 2;
+        let all = Kept::within(&links, scan::Unkept::default(), steps(4));
+        assert!(all.not_enforced().is_empty(), "{:?}", all.not_enforced());
+        let kept = Kept::within(&links, scan::Unkept::default(), steps(2));
+        let said = kept.not_enforced().join("\n");
+        assert!(said.contains("not judged after the run") && said.contains(&links[2].display().to_string()), "{said}");
+        assert_eq!(kept.links.len(), 2, "only those looked at are kept");
+        // After the run: what the budget left out is said, once, at the first link past it.
+        let cut = Kept::within(&links, scan::Unkept::default(), steps(4)).with_steps(steps(1));
+        let after = cut.after_run(i64::MAX, &[r.clone()], &|_| false, &|_| false);
+        assert!(after.found.is_empty());
+        assert_eq!(after.cut, Some(Cut { first: links[1].clone(), count: 3 }));
     }
 }

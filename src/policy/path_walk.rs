@@ -56,6 +56,11 @@ pub(crate) fn spend(n: usize) -> bool {
     })
 }
 
+/// What is left of the run's budget on this thread, if one is set.
+pub(crate) fn left() -> Option<usize> {
+    RUN_STEPS.with(|b| b.get())
+}
+
 /// Why a path's way could not be judged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Unjudged {
