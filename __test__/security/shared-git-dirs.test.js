@@ -66,5 +66,41 @@ describe('a git directory in a shared place is reported on every run (found by a
         await bothReport(t, mode, tree.ws, path.join(sub, '.git'), g)
       })
     }
+
+    // An attacker's review (rfix23/tmp_config_refs.js): the repository's own config (set by the
+    // host) names a file or directory in /tmp: an included file, a hooks directory, a program
+    // (core.fsmonitor), directly or through a symlink in the workspace. Kept read-only in this
+    // workspace's runs; a run in another workspace wrote it, and the host's next `git status` or
+    // `git commit` here ran what it put there. Each run reports it at the repository's `.git`.
+    const refs = {
+      include: (ws, s) => {
+        fs.writeFileSync(path.join(s, 'inc.cfg'), '[user]\n\tname = x\n')
+        git(ws, 'config', 'include.path', path.join(s, 'inc.cfg'))
+        return path.join(s, 'inc.cfg')
+      },
+      hooksPath: (ws, s) => {
+        fs.mkdirSync(path.join(s, 'hooks'))
+        git(ws, 'config', 'core.hooksPath', path.join(s, 'hooks'))
+        return path.join(s, 'hooks')
+      },
+      'hooksPath through a symlink': (ws, s) => {
+        fs.mkdirSync(path.join(s, 'hooks'))
+        fs.symlinkSync(s, path.join(ws, 'tools'))
+        git(ws, 'config', 'core.hooksPath', 'tools/hooks')
+        return path.join(s, 'hooks')
+      },
+      'core.fsmonitor': (ws, s) => {
+        fs.writeFileSync(path.join(s, 'fsmon'), '#!/bin/sh\nexit 1\n', { mode: 0o755 })
+        git(ws, 'config', 'core.fsmonitor', path.join(s, 'fsmon'))
+        return path.join(s, 'fsmon')
+      },
+    }
+    for (const [what, make] of Object.entries(refs)) {
+      test(`${mode}: the repository's config names, by ${what}, a path in /tmp`, async (t) => {
+        const tree = tempTree(t, { git: true })
+        const named = make(tree.ws, inTmp(t, 'sandspawn-gitref-'))
+        await bothReport(t, mode, tree.ws, path.join(tree.ws, '.git'), named)
+      })
+    }
   }
 })

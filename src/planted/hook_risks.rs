@@ -43,6 +43,10 @@ pub struct Kept {
     /// (the `.git` directory, a `gitdir:` file's target, a `commondir`) that lie in a shared place
     /// (`links::SharedPlaces`): reported on every run, as hooks leading there are.
     pub shared_git_dirs: Vec<(PathBuf, PathBuf)>,
+    /// Repositories and what their own configuration names (canonical) that lies in a shared
+    /// place: a file it includes (or a configuration file that is a link there), a hooks
+    /// directory, a program git runs. Reported on every run, as their git directories are.
+    pub shared_refs: Vec<(PathBuf, PathBuf)>,
 }
 
 impl Kept {
@@ -57,6 +61,16 @@ impl Kept {
     pub fn git_dir_shared(&mut self, repository: &std::path::Path, dir: &std::path::Path) {
         if !self.shared_git_dirs.iter().any(|(r, d)| r == repository && d == dir) {
             self.shared_git_dirs.push((repository.to_path_buf(), dir.to_path_buf()));
+        }
+    }
+
+    /// `repository`'s configuration names `named`, which lies in a shared place: said once after
+    /// the run, at the first repository naming it, unless a shared place said already holds it (a
+    /// git directory's own hooks, husky's `.husky/_` below `.husky`). The list is of those in
+    /// shared places only: a handful, so the search is no cost.
+    pub fn ref_shared(&mut self, repository: &std::path::Path, named: &std::path::Path) {
+        if !self.shared_git_dirs.iter().chain(&self.shared_refs).any(|(_, d)| named.starts_with(d)) {
+            self.shared_refs.push((repository.to_path_buf(), named.to_path_buf()));
         }
     }
 
@@ -180,6 +194,18 @@ impl Kept {
                  any process on the host can write: its config and hooks, which git on the host reads and runs here (e.g. \
                  core.fsmonitor on git status), may be changed there whatever this run was kept from",
                 dir.display()
+            );
+            risks.push(Found { path: repository.clone(), shared: true, detail });
+        }
+        // Found by an attacker's review (rfix23): `include.path`, `core.hooksPath`,
+        // `core.fsmonitor` naming a path in /tmp, which a run in another workspace wrote.
+        for (repository, named) in &self.shared_refs {
+            let detail = format!(
+                "this repository's git configuration names {} (a file it includes, a hooks directory or a program git runs), \
+                 which lies in a temporary directory (or sandspawn's state) that any other run or any process on the host can \
+                 write: git on the host reads or runs here what is put there (e.g. core.fsmonitor on git status, a hook on \
+                 commit), whatever this run was kept from",
+                named.display()
             );
             risks.push(Found { path: repository.clone(), shared: true, detail });
         }

@@ -437,8 +437,9 @@ struct Carver<'a> {
     /// directories are kept where a root holds them (`global_git`, the method).
     global: global_git::Global,
     /// The files the configuration of each repository carved includes (`repo::Facts::includes`),
-    /// kept by `repo_includes` at the end of the walk.
-    includes: Vec<PathBuf>,
+    /// kept by `repo_includes` at the end of the walk, with the repository naming each (where one
+    /// in a shared place is reported: `shared_ref`).
+    includes: Vec<(PathBuf, PathBuf)>,
     /// The symlinks in directly written roots on the way to a host path kept by `host_path`
     /// (`hold_links_on_the_way`), held for the run and put back after it (`detect`).
     links_on_the_way: Vec<HeldLink>,
@@ -555,9 +556,9 @@ impl<'a> Carver<'a> {
             }
         }
         self.shared_git_dirs(dot_git, &facts.dirs);
-        self.hooks(facts.hooks.iter().cloned());
-        self.hook_links(&facts.links);
-        self.includes.extend(facts.includes.iter().chain(&facts.programs).cloned());
+        self.hooks(dot_git, facts.hooks.iter().cloned());
+        self.hook_links(dot_git, &facts.links);
+        self.includes.extend(facts.includes.iter().chain(&facts.programs).map(|f| (dot_git.to_path_buf(), f.clone())));
         self.ways.extend(facts.ways.iter().cloned());
         self.hook_links.capped(dot_git, facts.capped);
         for h in &facts.hard {
@@ -571,7 +572,7 @@ impl<'a> Carver<'a> {
         let global = self.global.hooks.clone();
         let vouched = walk_ino.and_then(|ino| repo::vouched(dot_git, ino, &global));
         let facts = vouched.unwrap_or_else(|| repo::facts(dot_git, None, walk_ino, &global));
-        self.includes.extend(facts.includes.iter().chain(&facts.programs).cloned());
+        self.includes.extend(facts.includes.iter().chain(&facts.programs).map(|f| (dot_git.to_path_buf(), f.clone())));
         self.ways.extend(facts.ways.iter().cloned());
         self.hook_links.capped(dot_git, facts.capped);
         for h in &facts.hard {
@@ -585,11 +586,14 @@ impl<'a> Carver<'a> {
     /// the global configuration's files are (`global_git`, the method): read-only where a directly
     /// written root holds them, uncreatable when missing. Found by an attacker's review: a run
     /// appended `core.fsmonitor` to `tools/gitconfig`, which `.git/config` included, and the host's
-    /// next `git status` in the repository ran it. None in most workspaces: nothing to do.
+    /// next `git status` in the repository ran it. None in most workspaces: nothing to do. One
+    /// where `host_path` finds it leads into a shared place is reported (`shared_ref`).
     fn repo_includes(&mut self, placeholders: bool, skip: &[PathBuf]) {
         let skipped = |c: &Carver, p: &Path| c.root_of(p).is_none_or(|i| skip.contains(&c.roots[i].root)) || c.is_covered(p);
-        for f in std::mem::take(&mut self.includes) {
-            self.host_path(&f, false, placeholders, &skipped);
+        for (repository, f) in std::mem::take(&mut self.includes) {
+            if let Some(at) = self.host_path(&f, false, placeholders, &skipped) {
+                self.shared_ref(&repository, &at);
+            }
         }
     }
 
@@ -612,11 +616,11 @@ impl<'a> Carver<'a> {
     /// protected as a `core.hooksPath` is; where a symlinked hook leads is kept read-only (or
     /// absent, when missing) in whichever writable root holds it. Hard links are only kept for the
     /// result: their other names are unknown.
-    fn hook_links(&mut self, links: &hook_links::HookLinks) {
+    fn hook_links(&mut self, repository: &Path, links: &hook_links::HookLinks) {
         if links.is_plain() {
             return;
         }
-        self.hooks(links.linked_dirs.iter().cloned());
+        self.hooks(repository, links.linked_dirs.iter().cloned());
         for (link, to) in &links.symlinks {
             if self.is_covered(to) {
                 continue;
@@ -651,13 +655,32 @@ impl<'a> Carver<'a> {
         }
     }
 
-    /// A repository's hooks directories: read-only, and a missing one uncreatable.
-    fn hooks(&mut self, dirs: impl Iterator<Item = PathBuf>) {
+    /// `repository`'s configuration names `at` (canonical: an included file, a program, a hooks
+    /// directory, where links on its way lead): in a shared place it is reported after every run,
+    /// as a git directory there is (`shared_git_dirs`; found by an attacker's review: a run in
+    /// another workspace wrote `include.path`'s file, `core.hooksPath`'s hooks, `core.fsmonitor`'s
+    /// program in /tmp). A comparison of paths: the carving found `at` anyway.
+    fn shared_ref(&mut self, repository: &Path, at: &Path) {
+        let places = self.shared_places.get_or_init(links::SharedPlaces::now);
+        if places.hold(at, &self.scan_roots) {
+            self.hook_links.ref_shared(repository, at);
+        }
+    }
+
+    /// A repository's hooks directories: read-only, and a missing one uncreatable; one in a shared
+    /// place reported (`shared_ref`), existing or not (anyone can create it there).
+    fn hooks(&mut self, repository: &Path, dirs: impl Iterator<Item = PathBuf>) {
         for hooks in dirs {
             match canonical_lenient("core.hooksPath", &hooks) {
-                Ok(Lenient { path, first_missing: None }) => self.read_only(path),
+                Ok(Lenient { path, first_missing: None }) => {
+                    self.shared_ref(repository, &path);
+                    self.read_only(path)
+                }
                 // Not there yet (e.g. husky's `_` after `git clean`): make it uncreatable.
-                Ok(Lenient { first_missing: Some(first), .. }) => self.missing(first, PlaceholderKind::Dir),
+                Ok(Lenient { path, first_missing: Some(first) }) => {
+                    self.shared_ref(repository, &path);
+                    self.missing(first, PlaceholderKind::Dir)
+                }
                 Err(_) => {}
             }
         }
@@ -711,10 +734,10 @@ impl<'a> Carver<'a> {
         // A bare repository's relative programs run from its git directory.
         let own = global_git::repository(&repo::config_files(&dirs), dir);
         self.hook_links.capped(dir, own.capped);
-        self.includes.extend(own.includes.into_iter().chain(own.programs));
-        self.own_files(&dirs);
-        self.hook_links(&hook_links::read(&dirs, &hooks));
-        self.hooks(hooks.into_iter());
+        self.includes.extend(own.includes.into_iter().chain(own.programs).map(|f| (dir.to_path_buf(), f)));
+        self.own_files(dir, &dirs);
+        self.hook_links(dir, &hook_links::read(&dirs, &hooks));
+        self.hooks(dir, hooks.into_iter());
     }
 
     /// A bare repository's files its configuration is read from (`repo::OWN_FILES`), as
@@ -722,10 +745,10 @@ impl<'a> Carver<'a> {
     /// link said and checked (`config_hard`). Found by an attacker's review: `b.git/config` had a
     /// second name in the workspace, and run 2's `core.hooksPath` through it went unsaid. An `lstat`
     /// each: bare repositories are few, and their configuration is read on every run anyway.
-    fn own_files(&mut self, dirs: &[PathBuf]) {
+    fn own_files(&mut self, repository: &Path, dirs: &[PathBuf]) {
         for (p, m) in dirs.iter().flat_map(|d| repo::own_files(d)) {
             if m.file_type().is_symlink() {
-                self.includes.push(repo::link_kept(&p));
+                self.includes.push((repository.to_path_buf(), repo::link_kept(&p)));
             } else if m.is_file() && m.nlink() > 1 {
                 self.config_hard.add(hook_risks::HardLinked::of(&p, &m), config_hard::What::GitConfig);
             }
@@ -794,15 +817,17 @@ impl<'a> Carver<'a> {
     }
 
     /// A path of the host's (`p`, as named: links on its way are followed) kept read-only where it
-    /// exists, else uncreatable, unless `skipped` where it leads.
-    fn host_path(&mut self, p: &Path, dir: bool, placeholders: bool, skipped: &dyn Fn(&Carver, &Path) -> bool) {
-        let Ok(l) = canonical_lenient("HOME", p) else { return };
+    /// exists, else uncreatable, unless `skipped` where it leads. Returns where it leads (canonical
+    /// as far as it exists), unless that could not be judged.
+    fn host_path(&mut self, p: &Path, dir: bool, placeholders: bool, skipped: &dyn Fn(&Carver, &Path) -> bool) -> Option<PathBuf> {
+        let Ok(l) = canonical_lenient("HOME", p) else { return None };
+        let leads_to = l.path.clone();
         // Named otherwise than where it lies: a symlink may be on its way (wherever it ends).
         if l.path != p {
             self.hold_links_on_the_way(p, skipped);
         }
         if skipped(self, &l.path) {
-            return;
+            return Some(leads_to);
         }
         let kind = if dir { PlaceholderKind::Dir } else { PlaceholderKind::File };
         match l.first_missing {
@@ -821,6 +846,7 @@ impl<'a> Carver<'a> {
             }
             Some(_) => {}
         }
+        Some(leads_to)
     }
 
     /// The symlinks on `p`'s way that a directly written root holds, which `entry` cannot keep (a
