@@ -1055,6 +1055,46 @@ fn a_repository_planted_where_a_link_into_node_modules_leads_is_reported_and_an_
 /// after every run; a git directory inside the walked roots is not (the workspace may lie in /tmp).
 #[test]
 fn a_git_directory_in_a_shared_place_is_reported_after_every_run() {
+    with_shared_place(|ws, g| {
+        std::fs::create_dir_all(g.join("objects")).unwrap();
+        std::fs::create_dir_all(g.join("refs")).unwrap();
+        std::fs::write(g.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+        std::fs::create_dir(ws.join("sub")).unwrap();
+        std::fs::write(ws.join("sub/.git"), format!("gitdir: {}\n", g.display())).unwrap();
+        for _ in 0..2 {
+            let (_, baseline) = run(ws, &[]);
+            assert_eq!(baseline.hook_links.shared_git_dirs, vec![(ws.join("sub/.git"), g.to_path_buf())]);
+            let found = baseline.hook_links.after_run();
+            assert!(found.iter().any(|f| f.shared && f.path == ws.join("sub/.git") && f.detail.contains(&g.display().to_string())), "{found:?}");
+        }
+    })
+}
+
+/// An attacker's review (rfix23/tmp_config_refs.js): the repository's own config named an included
+/// file, a hooks directory and a program in the shared temporary directory, which a run in another
+/// workspace wrote. Each is reported after every run, at the repository's `.git`, naming it.
+#[test]
+fn what_a_repository_config_names_in_a_shared_place_is_reported_after_every_run() {
+    with_shared_place(|ws, g| {
+        std::fs::create_dir(g.join("hooks")).unwrap();
+        std::fs::write(g.join("inc.cfg"), "[user]\n\tname = x\n").unwrap();
+        std::fs::write(g.join("fsmon"), "#!/bin/sh\nexit 1\n").unwrap();
+        let config = format!("[include]\n\tpath = {0}/inc.cfg\n[core]\n\thooksPath = {0}/hooks\n\tfsmonitor = {0}/fsmon\n", g.display());
+        std::fs::write(ws.join(".git/config"), config).unwrap();
+        for _ in 0..2 {
+            let (_, baseline) = run(ws, &[]);
+            let found = baseline.hook_links.after_run();
+            for named in ["inc.cfg", "hooks", "fsmon"] {
+                let named = g.join(named).display().to_string();
+                assert!(found.iter().any(|f| f.shared && f.path == ws.join(".git") && f.detail.contains(&named)), "{named}: {found:?}");
+            }
+        }
+    })
+}
+
+/// A workspace repository and, outside it, a directory in the host's temporary directory (a shared
+/// place): `f(ws, g)`, with the test's home set.
+fn with_shared_place(f: impl FnOnce(&Path, &Path)) {
     let t = tempfile::tempdir().unwrap();
     let r = t.path().canonicalize().unwrap();
     let _home = home::test_home::set(r.join("home"));
@@ -1063,42 +1103,5 @@ fn a_git_directory_in_a_shared_place_is_reported_after_every_run() {
     let g = tempfile::tempdir().unwrap();
     let g = g.path().canonicalize().unwrap();
     assert!(links::in_shared_place(&g, &[ws.clone()]), "tempfile's directory is the host's temporary one");
-    std::fs::create_dir_all(g.join("objects")).unwrap();
-    std::fs::create_dir_all(g.join("refs")).unwrap();
-    std::fs::write(g.join("HEAD"), "ref: refs/heads/main\n").unwrap();
-    std::fs::create_dir(ws.join("sub")).unwrap();
-    std::fs::write(ws.join("sub/.git"), format!("gitdir: {}\n", g.display())).unwrap();
-    for _ in 0..2 {
-        let (_, baseline) = run(&ws, &[]);
-        assert_eq!(baseline.hook_links.shared_git_dirs, vec![(ws.join("sub/.git"), g.clone())]);
-        let found = baseline.hook_links.after_run();
-        assert!(found.iter().any(|f| f.shared && f.path == ws.join("sub/.git") && f.detail.contains(&g.display().to_string())), "{found:?}");
-    }
-}
-
-/// An attacker's review (rfix23/tmp_config_refs.js): the repository's own config named an included
-/// file, a hooks directory and a program in the shared temporary directory, which a run in another
-/// workspace wrote. Each is reported after every run, at the repository's `.git`, naming it.
-#[test]
-fn what_a_repository_config_names_in_a_shared_place_is_reported_after_every_run() {
-    let t = tempfile::tempdir().unwrap();
-    let r = t.path().canonicalize().unwrap();
-    let _home = home::test_home::set(r.join("home"));
-    let ws = r.join("ws");
-    init_repo(&ws);
-    let g = tempfile::tempdir().unwrap();
-    let g = g.path().canonicalize().unwrap();
-    std::fs::create_dir(g.join("hooks")).unwrap();
-    std::fs::write(g.join("inc.cfg"), "[user]\n\tname = x\n").unwrap();
-    std::fs::write(g.join("fsmon"), "#!/bin/sh\nexit 1\n").unwrap();
-    let config = format!("[include]\n\tpath = {0}/inc.cfg\n[core]\n\thooksPath = {0}/hooks\n\tfsmonitor = {0}/fsmon\n", g.display());
-    std::fs::write(ws.join(".git/config"), config).unwrap();
-    for _ in 0..2 {
-        let (_, baseline) = run(&ws, &[]);
-        let found = baseline.hook_links.after_run();
-        for named in ["inc.cfg", "hooks", "fsmon"] {
-            let named = g.join(named).display().to_string();
-            assert!(found.iter().any(|f| f.shared && f.path == ws.join(".git") && f.detail.contains(&named)), "{named}: {found:?}");
-        }
-    }
+    f(&ws, &g);
 }
