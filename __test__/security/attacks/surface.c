@@ -9,6 +9,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <linux/filter.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -52,6 +55,34 @@ static long read_lease(const char *self) {
   return r;
 }
 
+// A one-instruction classic BPF program ("accept") attached to a fresh UDP socket with `opt`, which
+// is closed at once: the kernel's JIT charge (net.core.bpf_jit_limit) goes with it. For the eBPF
+// options `prog_fd` is -1: EBADF without the filter, and nothing is ever loaded.
+static long attach(int opt, int reuseport) {
+  struct sock_filter accept[1] = { BPF_STMT(BPF_RET | BPF_K, 0xffff) };
+  struct sock_fprog prog = { .len = 1, .filter = accept };
+  int prog_fd = -1, one = 1;
+  int ebpf = opt == SO_ATTACH_BPF || opt == SO_ATTACH_REUSEPORT_EBPF;
+  int s = socket(AF_INET, SOCK_DGRAM, 0);
+  if (s < 0) return -1;
+  // SO_ATTACH_REUSEPORT_CBPF wants a socket that may share its port (EINVAL otherwise).
+  if (reuseport) setsockopt(s, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
+  long r = ebpf ? setsockopt(s, SOL_SOCKET, opt, &prog_fd, sizeof prog_fd) : setsockopt(s, SOL_SOCKET, opt, &prog, sizeof prog);
+  int saved = errno;
+  close(s);
+  errno = saved;
+  return r;
+}
+
+// An ordinary option at another level with a socket filter's number (26 is IPV6_V6ONLY).
+static long v6only(void) {
+  int s = socket(AF_INET6, SOCK_DGRAM, 0), one = 1;
+  if (s < 0) return -1;
+  long r = setsockopt(s, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
+  close(s);
+  return r;
+}
+
 int main(void) {
   report("keyctl", syscall(SYS_keyctl, 0 /* GET_KEYRING_ID */, -3, 0));
   report("add_key", syscall(SYS_add_key, "user", "x", "x", 1, -3));
@@ -82,6 +113,11 @@ int main(void) {
   report("ioctl-tiocexcl", ioctl(null, TIOCEXCL));             // ENOTTY
   report("ioctl-tcgets", ioctl(null, TCGETS, NULL));           // ENOTTY (allowed: not a rule)
   report("fcntl-setlease", read_lease("/proc/self/exe"));     // ok (or EACCES, not its owner) without the filter
+  report("so-attach-filter", attach(SO_ATTACH_FILTER, 0));    // ok without the filter
+  report("so-attach-reuseport-cbpf", attach(SO_ATTACH_REUSEPORT_CBPF, 1));  // ok
+  report("so-attach-bpf", attach(SO_ATTACH_BPF, 0));          // EBADF
+  report("so-attach-reuseport-ebpf", attach(SO_ATTACH_REUSEPORT_EBPF, 1));  // EBADF
+  report("ipv6-v6only", v6only());                             // ok (allowed: not a rule)
   report("fork", (long)({ pid_t p = fork(); if (p == 0) _exit(0); if (p > 0) waitpid(p, NULL, 0); p; }));
   return 0;
 }

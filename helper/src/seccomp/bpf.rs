@@ -72,6 +72,12 @@ pub(super) fn check_block(check: Check) -> Vec<Insn> {
         Check::ArgIn(off, values) => arg_in(off, values, RET_EPERM, RET_ALLOW),
         Check::ArgOutside(off, values) => arg_in(off, values, RET_ALLOW, RET_EPERM),
         Check::UnixPairOf(types) => unix_pair_of(types),
+        // The first differs: jump over the second's load and its tests, to arg_in's allow.
+        Check::ArgIsThenIn((off_a, a), (off_b, values)) => {
+            let mut b = vec![(LD_W_ABS, 0, 0, off_a), (JEQ_K, 0, u8::try_from(values.len() + 1).expect("short"), a)];
+            b.extend(arg_in(off_b, values, RET_EPERM, RET_ALLOW));
+            b
+        }
         Check::ArgIs(off, value) => vec![(LD_W_ABS, 0, 0, off), (JEQ_K, 0, 1, value), (RET_K, 0, 0, RET_EPERM), (RET_K, 0, 0, RET_ALLOW)],
         Check::ArgNot(off, value) => vec![(LD_W_ABS, 0, 0, off), (JEQ_K, 0, 1, value), (RET_K, 0, 0, RET_ALLOW), (RET_K, 0, 0, RET_EPERM)],
         // The first differs: jump over the second's load and test, to the deny.

@@ -116,6 +116,9 @@ pub enum Check {
     /// EPERM when both arguments, each `(offset, mask)`, have a bit of their mask set (`open`'s
     /// creating flags and a set-ID mode).
     ArgsMask([(u32, u32); 2]),
+    /// EPERM when the first argument `(offset, value)` equals its value and the second, at its
+    /// offset, is one of these (`setsockopt`'s level and option).
+    ArgIsThenIn((u32, u32), (u32, &'static [u32])),
     /// `socketpair`: EPERM unless the domain is `AF_UNIX` and the type, without its flags
     /// (`SOCK_TYPE_MASK`), is one of these.
     UnixPairOf(&'static [u32]),
@@ -157,6 +160,15 @@ pub(crate) const SOCK_STREAM: u32 = 1;
 pub(crate) const SOCK_DGRAM: u32 = 2;
 pub(crate) const SOCK_RAW: u32 = 3;
 pub(crate) const SOCK_SEQPACKET: u32 = 5;
+/// `setsockopt`'s socket level, and its options that attach a BPF program to a socket: a classic
+/// one (`SO_ATTACH_FILTER`, `SO_ATTACH_REUSEPORT_CBPF`), or an eBPF one by descriptor
+/// (`SO_ATTACH_BPF`, `SO_ATTACH_REUSEPORT_EBPF`). The same numbers on x86_64 and aarch64 (the
+/// generic `asm/socket.h`); both arguments are `int`s to the kernel.
+pub(crate) const SOL_SOCKET: u32 = 1;
+pub(crate) const SO_ATTACH_FILTER: u32 = 26;
+pub(crate) const SO_ATTACH_BPF: u32 = 50;
+pub(crate) const SO_ATTACH_REUSEPORT_CBPF: u32 = 51;
+pub(crate) const SO_ATTACH_REUSEPORT_EBPF: u32 = 52;
 /// The highest syscall number the filter's rules were written against (Linux 6.15's
 /// `open_tree_attr`, the same number on x86_64 and aarch64): every higher one gets ENOSYS.
 pub(crate) const NEWEST_JUDGED: u32 = 467;
