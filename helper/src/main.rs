@@ -535,7 +535,7 @@ pub(crate) fn install_filter(filter: &[libc::sock_filter]) -> Result<(), Failure
     let prog = libc::sock_fprog { len: filter.len() as u16, filter: filter.as_ptr() as *mut libc::sock_filter };
     if unsafe { libc::prctl(libc::PR_SET_SECCOMP, libc::SECCOMP_MODE_FILTER, &prog as *const libc::sock_fprog) } != 0 {
         let e = last_errno();
-        return Err(Failure { stage: Stage::Setup, errno: e, message: format!("installing the seccomp filter failed: {}", describe(e)) });
+        return Err(Failure { stage: Stage::Setup, errno: e, message: format!("installing the seccomp filter failed: {}", sandspawn_helper::report::seccomp_refused(e)) });
     }
     Ok(())
 }

@@ -29,11 +29,30 @@ pub struct Failure {
 
 /// An OS error in the OS's own words, without Rust's ` (os error N)` suffix (messages name the
 /// errno once, in words). Shared by the helper's reports and the addon's.
+/// The kernel's ENOTSUPP, which is not in the C libraries' tables (musl says "No error
+/// information", glibc "Unknown error 524"), so it is named here.
+const ENOTSUPP: i32 = 524;
+
 pub fn os_words(e: &std::io::Error) -> String {
+    if e.raw_os_error() == Some(ENOTSUPP) {
+        return "ENOTSUPP (524)".to_string();
+    }
     let text = e.to_string();
     match text.rfind(" (os error ") {
         Some(at) => text[..at].to_string(),
         None => text,
+    }
+}
+
+/// Why the kernel refused to install a seccomp filter, in words. ENOTSUPP there comes from the
+/// BPF JIT (with CONFIG_BPF_JIT_ALWAYS_ON a filter it cannot compile is refused): found by an
+/// attacker's review, a run that used up the machine-wide JIT budget with socket filters made
+/// every later run fail here with "No error information".
+pub fn seccomp_refused(errno: i32) -> String {
+    let words = os_words(&std::io::Error::from_raw_os_error(errno));
+    match errno {
+        ENOTSUPP => format!("{words}: the kernel refused to compile the filter: its machine-wide BPF JIT budget (net.core.bpf_jit_limit) may be exhausted"),
+        _ => words,
     }
 }
 
@@ -105,5 +124,17 @@ mod tests {
         assert_eq!(changed.exit_code(), 125);
         assert_eq!(Failure::decode(b""), None);
         assert_eq!(Failure::decode(b"garbage"), None);
+    }
+
+    /// Found by an attacker's review: with the machine's BPF JIT budget used up, every run failed
+    /// setup with "installing the seccomp filter failed: No error information" (musl, and glibc,
+    /// have no text for the kernel's ENOTSUPP, 524): the words name it, and for seccomp the cause.
+    #[test]
+    fn enotsupp_is_named() {
+        assert_eq!(os_words(&std::io::Error::from_raw_os_error(524)), "ENOTSUPP (524)");
+        let why = seccomp_refused(524);
+        assert!(why.starts_with("ENOTSUPP (524): the kernel refused to compile the filter"), "{why}");
+        assert!(why.contains("machine-wide BPF JIT budget (net.core.bpf_jit_limit) may be exhausted"), "{why}");
+        assert_eq!(seccomp_refused(libc::EINVAL), os_words(&std::io::Error::from_raw_os_error(libc::EINVAL)));
     }
 }
