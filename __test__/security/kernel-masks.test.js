@@ -17,7 +17,11 @@ const { run, show, tempTree, which } = require('./helpers')
 // `/proc/sys/vm/stat_refresh` queues work on every host CPU and waits for it (and reads empty, so
 // the probe tells the mask by the file's type: the sandbox's /dev/null, a character device).
 const DIRS = ['/sys/kernel/tracing', '/sys/kernel/debug', '/sys/devices/virtual/powercap', '/sys/class/zram-control']
-const FILES = ['/proc/kpageflags', '/proc/kpagecount', '/proc/kpagecgroup', '/proc/keys', '/proc/timer_list', '/proc/sched_debug', '/proc/kcore', '/proc/sys/vm/stat_refresh']
+// Found by an attacker's review (root host user): `/proc/pagetypeinfo` (root-only on the host since
+// Linux 5.4) walks every free list holding the zone lock with interrupts off, each read; so do
+// `/proc/slabinfo` and `/proc/vmallocinfo` with their global locks (and the latter shows kernel
+// addresses).
+const FILES = ['/proc/kpageflags', '/proc/kpagecount', '/proc/kpagecgroup', '/proc/keys', '/proc/timer_list', '/proc/sched_debug', '/proc/kcore', '/proc/sys/vm/stat_refresh', '/proc/pagetypeinfo', '/proc/slabinfo', '/proc/vmallocinfo']
 
 // Per path one line: a directory's entry count and whether a file can be made in it; a file's
 // bytes read (at most 4 KiB), or the errno's name.
@@ -131,6 +135,7 @@ print('pipe', 'regular' if stat.S_ISREG(os.stat(${JSON.stringify(at('pipe'))}).s
     const got = lines(execFileSync('python3', ['-c', PROBE], { encoding: 'utf8' }))
     if (fs.existsSync('/proc/kpageflags')) assert.equal(got['/proc/kpageflags'], 'read 4096 file')
     assert.match(got['/proc/timer_list'], /^read [1-9]/)
+    for (const p of ['/proc/pagetypeinfo', '/proc/slabinfo', '/proc/vmallocinfo']) if (fs.existsSync(p)) assert.match(got[p], /^read [1-9]\d* file$/, p)
     if (fs.existsSync('/sys/kernel/tracing/trace_pipe')) assert.match(got['/sys/kernel/tracing'], /^entries [1-9]\d* \w+ trace_pipe$/)
   })
 })
