@@ -28,6 +28,9 @@ pub struct Kept {
     /// Configuration files of the host's with more than one name, as they were when the run was
     /// planned (kept as hard-linked hooks are).
     pub shared: Vec<HardLinked>,
+    /// The home's listed directories too large to be read whole (`home_links::cut_short`): the
+    /// links and files past `home_links::MAX_ENTRIES` were not looked for, here nor as links.
+    pub cut: Vec<PathBuf>,
 }
 
 /// The files to look at: the home's listed files, the protected names at its top that are files,
@@ -57,7 +60,7 @@ impl Kept {
             let shared = m.is_file() && m.nlink() > 1 && devices.contains(&m.dev());
             shared.then(|| HardLinked::of(p, &m))
         });
-        Kept { shared: shared.collect() }
+        Kept { shared: shared.collect(), cut: Vec::new() }
     }
 
     /// What the run's result says in `sandboxDetails.notEnforced`.
@@ -71,7 +74,15 @@ impl Kept {
                 s.names
             )
         };
-        self.shared.iter().map(said).collect()
+        let cut = |d: &PathBuf| {
+            format!(
+                "planted configuration: {} holds more than {} entries; only those were read: a symlink past them that leads into a \
+                 writable root is not kept read-only, a file past them with another name on such a root's device is not reported",
+                d.display(),
+                home_links::MAX_ENTRIES
+            )
+        };
+        self.shared.iter().map(said).chain(self.cut.iter().map(cut)).collect()
     }
 
     /// The files written or changed during the run (their ctime moved), with what to say of each.

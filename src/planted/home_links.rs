@@ -13,9 +13,14 @@
 //! caller resolves each and keeps those that lead into a writable root (`Carver::home`,
 //! `review::home_links`).
 //!
-//! On every run's path, so the listings are remembered per directory: vouched for by the
+//! On every run's path, so what was seen is remembered per directory: vouched for by the
 //! directory watcher (`watch`, Linux) without a system call, else by a `stat` of the directory
-//! (an entry added, removed or renamed changes its times).
+//! (an entry added, removed or renamed changes its times). Of a directory on the way (the home's
+//! top, `~/.config`, `~/.local/share`) only the names looked up are kept, each seen by an `lstat`;
+//! only a listed directory is listed, and at most `MAX_ENTRIES` of its entries are read. Found by
+//! an attacker's review: with the home in a writable root, a run made 300,000 names at its top and
+//! the host process kept a listing of every one for its life (98 MB), read again after every change
+//! (740 ms). Past the bound the rest is said in the run's result (`cut_short`).
 
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -53,8 +58,20 @@ pub fn files_in_dirs(bases: &Bases, names: &[String]) -> Vec<PathBuf> {
     found(bases, names).1
 }
 
-/// `linked` and `files_in_dirs`, remembered together.
-fn found(bases: &Bases, names: &[String]) -> (Vec<Linked>, Vec<PathBuf>) {
+/// Of the same paths, the real directories holding more than `MAX_ENTRIES` entries: the links and
+/// files past them were not looked for (said in `sandboxDetails.notEnforced`, `home_hard`).
+pub fn cut_short(bases: &Bases, names: &[String]) -> Vec<PathBuf> {
+    found(bases, names).2
+}
+
+/// Entries read of a listed directory (`~/.ssh`, `~/.local/bin`): the host keeps its links and
+/// files for its life, and `home_hard` `stat`s each file every run.
+pub const MAX_ENTRIES: usize = 1_000;
+
+type Found = (Vec<Linked>, Vec<PathBuf>, Vec<PathBuf>);
+
+/// `linked`, `files_in_dirs` and `cut_short`, remembered together.
+fn found(bases: &Bases, names: &[String]) -> Found {
     if let Some(w) = watch::global() {
         w.drain();
     }
@@ -68,7 +85,7 @@ fn found(bases: &Bases, names: &[String]) -> (Vec<Linked>, Vec<PathBuf>) {
         }
     }
     listings.read.clear();
-    let mut out = (Vec::new(), Vec::new());
+    let mut out = (Vec::new(), Vec::new(), Vec::new());
     let named = bases.homes.iter().flat_map(|h| {
         names.iter().map(move |n| (h.as_path(), n.as_str(), names::placeholder_kind(n) == PlaceholderKind::Dir, names::what_it_does(n)))
     });
@@ -170,7 +187,7 @@ fn real_base(listings: &mut Listings, bases: &Bases, base: &Path) -> Option<Path
 
 /// `rel` below `base` (listed at `real`), walked through the listings: a link on its way makes
 /// the whole path linked; a real directory at its end gives the links (and the files) directly in it.
-fn follow(listings: &mut Listings, base: &Path, real: &Path, rel: &str, dir: bool, what: &'static str, out: &mut (Vec<Linked>, Vec<PathBuf>)) {
+fn follow(listings: &mut Listings, base: &Path, real: &Path, rel: &str, dir: bool, what: &'static str, out: &mut Found) {
     let mut at = real.to_path_buf();
     let parts: Vec<&str> = rel.split('/').collect();
     for (i, part) in parts.iter().enumerate() {
@@ -179,11 +196,16 @@ fn follow(listings: &mut Listings, base: &Path, real: &Path, rel: &str, dir: boo
         match kind {
             Some(Kind::Link) => return push(&mut out.0, Linked { path: base.join(rel), dir, what }),
             Some(Kind::Dir) if i + 1 == parts.len() => {
-                for name in listings.named_in(&at, Kind::Link) {
-                    push(&mut out.0, Linked { path: base.join(rel).join(name), dir: false, what });
+                let Some(whole) = listings.whole(&at) else { return };
+                let named = |kind| whole.entries.iter().filter(move |(_, k)| *k == kind).map(|(n, _)| base.join(rel).join(n));
+                let (links, files, cut): (Vec<PathBuf>, Vec<PathBuf>, bool) = (named(Kind::Link).collect(), named(Kind::File).collect(), whole.cut);
+                for path in links {
+                    push(&mut out.0, Linked { path, dir: false, what });
                 }
-                let files = listings.named_in(&at, Kind::File).into_iter().map(|name| base.join(rel).join(name));
-                out.1.extend(files.filter(|f| !out.1.contains(f)).collect::<Vec<_>>());
+                out.1.extend(files.into_iter().filter(|f| !out.1.contains(f)).collect::<Vec<_>>());
+                if cut && !out.2.contains(&base.join(rel)) {
+                    out.2.push(base.join(rel));
+                }
             }
             Some(Kind::Dir) => {}
             Some(Kind::File) | None => return,
@@ -208,13 +230,23 @@ enum Kind {
 
 type Stat = (u64, u64, i64, i64, i64, i64);
 
-/// One directory's entries that are directories or symlinks, and what vouches for them.
+/// What was seen of one directory, and what vouches for it.
 struct Listing {
-    entries: HashMap<OsString, Kind>,
-    /// The directory's watch and the watcher's counter when it was read.
+    /// The names looked up in it and what each is (`None`: missing, or of no kind that matters).
+    looked: HashMap<OsString, Option<Kind>>,
+    /// Its links and files, when it is a listed directory (read on first need).
+    whole: Option<Whole>,
+    /// The directory's watch and the watcher's counter when it was opened.
     watch: Option<(Watch, u64)>,
     /// Its `stat` then, when settled (changed before the current second).
     stat: Option<Stat>,
+}
+
+/// A listed directory's links and files, sorted, of its first `MAX_ENTRIES` entries.
+struct Whole {
+    entries: Vec<(OsString, Kind)>,
+    /// More entries than that: the rest were not read.
+    cut: bool,
 }
 
 #[derive(Default)]
@@ -229,38 +261,63 @@ struct Listings {
 struct Memo {
     bases: Bases,
     names: Vec<String>,
-    out: (Vec<Linked>, Vec<PathBuf>),
+    out: Found,
     read: Vec<PathBuf>,
 }
 
 static LISTINGS: Mutex<Option<Listings>> = Mutex::new(None);
 
 impl Listings {
+    /// What `name` is in `dir`: an `lstat` the first time while `dir` is unchanged. Only a single
+    /// name is looked up (the parts of a listed path are split at `/`).
     fn kind(&mut self, dir: &Path, name: &std::ffi::OsStr) -> Option<Kind> {
-        self.listing(dir)?.entries.get(name).copied()
+        if name.is_empty() || name == "." || name == ".." || name.as_encoded_bytes().contains(&b'/') {
+            return None;
+        }
+        let l = self.listing(dir)?;
+        if let Some(k) = l.looked.get(name) {
+            return *k;
+        }
+        let k = dir.join(name).symlink_metadata().ok().and_then(|m| kind_of(m.file_type()));
+        l.looked.insert(name.to_os_string(), k);
+        k
     }
 
-    fn named_in(&mut self, dir: &Path, kind: Kind) -> Vec<OsString> {
-        let Some(l) = self.listing(dir) else { return Vec::new() };
-        let mut links: Vec<OsString> = l.entries.iter().filter(|(_, k)| **k == kind).map(|(n, _)| n.clone()).collect();
-        links.sort();
-        links
+    /// The links and files of the listed directory `dir`, read the first time while it is unchanged.
+    fn whole(&mut self, dir: &Path) -> Option<&Whole> {
+        let l = self.listing(dir)?;
+        if l.whole.is_none() {
+            l.whole = Some(list(dir)?);
+        }
+        l.whole.as_ref()
     }
 
-    /// The listing of `dir`, read again unless the watcher or the `stat` rule vouches for it.
-    fn listing(&mut self, dir: &Path) -> Option<&Listing> {
+    /// What was seen of `dir`, forgotten unless the watcher or the `stat` rule vouches for it.
+    fn listing(&mut self, dir: &Path) -> Option<&mut Listing> {
         if !self.read.iter().any(|d| d == dir) {
             self.read.push(dir.to_path_buf());
         }
         let fresh = self.dirs.get(dir).is_some_and(|l| still(dir, l));
         if !fresh {
             let known = self.dirs.get(dir).and_then(|l| l.watch.as_ref()).map(|(w, _)| w);
-            match read(dir, known) {
+            match open(dir, known) {
                 Some(l) => self.dirs.insert(dir.to_path_buf(), l),
                 None => self.dirs.remove(dir),
             };
         }
-        self.dirs.get(dir)
+        self.dirs.get_mut(dir)
+    }
+}
+
+fn kind_of(t: std::fs::FileType) -> Option<Kind> {
+    if t.is_symlink() {
+        Some(Kind::Link)
+    } else if t.is_dir() {
+        Some(Kind::Dir)
+    } else if t.is_file() {
+        Some(Kind::File)
+    } else {
+        None
     }
 }
 
@@ -281,9 +338,10 @@ fn stat_of(m: &std::fs::Metadata) -> Stat {
     (m.dev(), m.ino(), m.mtime(), m.mtime_nsec(), m.ctime(), m.ctime_nsec())
 }
 
-/// List `dir` (a real directory, not followed), watched first: a change from then on is seen.
-/// `known`: the watch of its last listing (the same inode's is not one more for the cap).
-fn read(dir: &Path, known: Option<&Watch>) -> Option<Listing> {
+/// Start what is seen of `dir` (a real directory, not followed), watched first: a change from then
+/// on is seen, and forgets all that is seen after. `known`: the watch of its last listing (the same
+/// inode's is not one more for the cap).
+fn open(dir: &Path, known: Option<&Watch>) -> Option<Listing> {
     let file = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW).open(dir).ok()?;
     let watch = watch::global().and_then(|w| {
         let (read_at, watch) = w.watch(file.as_raw_fd(), known);
@@ -293,18 +351,25 @@ fn read(dir: &Path, known: Option<&Watch>) -> Option<Listing> {
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
     // Timestamps are coarse: what changed in this very second may change again unseen.
     let stat = (meta.ctime() < now && meta.mtime() < now).then(|| stat_of(&meta));
-    let mut entries = HashMap::new();
-    for e in std::fs::read_dir(dir).ok()?.flatten() {
-        let Ok(t) = e.file_type() else { continue };
-        if t.is_symlink() {
-            entries.insert(e.file_name(), Kind::Link);
-        } else if t.is_dir() {
-            entries.insert(e.file_name(), Kind::Dir);
-        } else if t.is_file() {
-            entries.insert(e.file_name(), Kind::File);
+    Some(Listing { looked: HashMap::new(), whole: None, watch, stat })
+}
+
+/// The links and files among `dir`'s first `MAX_ENTRIES` entries.
+fn list(dir: &Path) -> Option<Whole> {
+    let mut entries = Vec::new();
+    let mut cut = false;
+    for (i, e) in std::fs::read_dir(dir).ok()?.flatten().enumerate() {
+        if i == MAX_ENTRIES {
+            cut = true;
+            break;
+        }
+        match e.file_type().ok().and_then(kind_of) {
+            Some(k @ (Kind::Link | Kind::File)) => entries.push((e.file_name(), k)),
+            _ => {}
         }
     }
-    Some(Listing { entries, watch, stat })
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    Some(Whole { entries, cut })
 }
 
 #[cfg(test)]
@@ -339,6 +404,41 @@ mod tests {
         std::thread::sleep(std::time::Duration::from_millis(5));
         let found: Vec<PathBuf> = linked(&bases, &names).into_iter().map(|l| l.path).collect();
         assert!(found.contains(&home.join(".kube/config")), "{found:?}");
+    }
+
+    /// Entries `LISTINGS` keeps for `dir` (what a later run's lookups rely on).
+    fn kept(dir: &Path) -> usize {
+        let guard = LISTINGS.lock().unwrap_or_else(|e| e.into_inner());
+        guard.as_ref().and_then(|l| l.dirs.get(dir)).map_or(0, |l| l.looked.len() + l.whole.as_ref().map_or(0, |w| w.entries.len()))
+    }
+
+    /// Found by an attacker's review: with the home in a writable root, a run made 300,000 names at
+    /// its top and the host process kept a listing of every one for its life (98 MB), read again
+    /// on every later run. Only the names looked up are kept of a directory on the way; a listed
+    /// directory's links and files are kept up to `MAX_ENTRIES`, the rest said (`cut_short`).
+    #[test]
+    fn keeps_only_the_names_looked_up_and_a_bounded_listing() {
+        let t = tempfile::tempdir().unwrap();
+        let home = t.path().canonicalize().unwrap();
+        std::fs::create_dir_all(home.join(".ssh")).unwrap();
+        for i in 0..3000 {
+            std::fs::write(home.join(format!("junk{i:05}")), "").unwrap();
+        }
+        let bases = Bases::of([home.clone()].into_iter(), None);
+        let names = vec![".bashrc".to_string()];
+        assert!(linked(&bases, &names).is_empty());
+        let looked = bases.below_bases(|_| true).len() + names.len();
+        assert!(kept(&home) <= looked, "{} kept of the home's top", kept(&home));
+        for i in 0..MAX_ENTRIES + 5 {
+            std::fs::write(home.join(".ssh").join(format!("k{i:05}")), "").unwrap();
+        }
+        std::os::unix::fs::symlink("../dotfiles/ssh/config", home.join(".ssh/zz-config")).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        linked(&bases, &names);
+        assert!(kept(&home.join(".ssh")) <= MAX_ENTRIES, "{} kept of .ssh", kept(&home.join(".ssh")));
+        assert_eq!(cut_short(&bases, &names), vec![home.join(".ssh")]);
+        let said = super::super::home_hard::Kept { shared: Vec::new(), cut: cut_short(&bases, &names) }.not_enforced();
+        assert!(said[0].contains(&format!("{} holds more than", home.join(".ssh").display())), "{said:?}");
     }
 
     /// Where a dangling link leads, through a missing directory and a dangling link on the way;

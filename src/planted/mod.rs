@@ -262,7 +262,10 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
     // carve-out covers through their other names (`home_hard`): a `stat` each.
     let direct: Vec<PathBuf> = tops.iter().filter(|t| !policy.reviewed.contains(t)).cloned().collect();
     let devices = home_hard::devices(&policy.planted.identities, &direct);
-    let home_hard = home_hard::Kept::of(&home_hard::candidates(&home, names, &c.global), &devices);
+    let mut home_hard = home_hard::Kept::of(&home_hard::candidates(&home, names, &c.global), &devices);
+    // Listed home directories past the listing's bound, said whatever the devices (a link there
+    // may lead into any root).
+    home_hard.cut = home_links::cut_short(&home, names);
     c.repo_includes(at_first_missing, policy.reviewed);
     c.repo_ways(policy.reviewed);
     let held_caches = c.held_caches(&policy.planted.held_caches, policy.absent == Absent::Placeholders);
