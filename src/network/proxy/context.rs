@@ -22,6 +22,8 @@ pub const MAX_CONNECTIONS: usize = 256;
 /// Connections over `MAX_CONNECTIONS` being refused at once (each waits up to a second for its
 /// first byte, to refuse in the client's protocol). Past both, a new connection is closed as soon
 /// as it is accepted: what a run keeps opening holds none of the host's descriptors.
+/// README's bound of a run's descriptors (598) counts these, the slots' two each, the splice pipes'
+/// (`splice::PIPES_PER_RUN`) and the lookups' (`resolver::LOOKUPS_PER_RUN`).
 pub const MAX_REFUSING: usize = 16;
 /// The first byte must arrive within this time.
 pub(super) const FIRST_BYTE_TIMEOUT: Duration = Duration::from_secs(30);
