@@ -43,7 +43,8 @@ use super::vouch::Vouch;
 use super::watch::{self, Watcher};
 
 pub use index::{Found, Index, Unkept, WalkSpec};
-use index::{DirKey, DirState, Listing, Unlisted};
+use dir_key::DirKey;
+use index::{DirState, Listing, Unlisted};
 
 /// Directories below a root that are still read.
 pub const MAX_DEPTH: usize = 32;
@@ -109,6 +110,8 @@ enum Read {
 
 struct Walk<'a> {
     spec: &'a WalkSpec,
+    /// The prior index's directories: a key found there is used again, not made anew (its name kept once).
+    prior: Option<&'a HashMap<DirKey, DirState>>,
     names: HashSet<OsString>,
     skip: HashSet<&'a Path>,
     watcher: Option<&'a Arc<Watcher>>,
@@ -118,6 +121,8 @@ struct Walk<'a> {
     found: Found,
     /// Everything there is, reused directories included (kept in the index: `Index::totals`).
     totals: Found,
+    /// A directory's path, built into one buffer for an `lstat` (the stat rule).
+    path: PathBuf,
 }
 
 /// A walk that keeps no symlinks.
@@ -151,16 +156,18 @@ fn walk_until(
     let counter_at = watcher.map(|w| w.now());
     let mut walk = Walk {
         spec,
+        prior: prior.map(|p| &*p.dirs),
         names: spec.names.iter().map(|n| OsString::from(if spec.fold_case { n.to_ascii_lowercase() } else { n.clone() })).collect(),
         skip: spec.skip.iter().chain(spec.roots.iter()).map(PathBuf::as_path).collect(),
         watcher,
         started: now_secs(),
         links_since,
+        path: PathBuf::new(),
         found: Found::default(),
         totals: Found::default(),
     };
     let mut dirs = HashMap::with_capacity(prior.map_or(0, |p| p.dirs.len()));
-    let mut queue: VecDeque<Queued> = spec.roots.iter().map(|r| Queued { path: DirKey::new(r), depth: 0, listed_ino: None }).collect();
+    let mut queue: VecDeque<Queued> = spec.roots.iter().map(|r| Queued { path: walk.known(DirKey::new(r)), depth: 0, listed_ino: None }).collect();
     let mut unlisted = Vec::new();
     // Read and kept directories both count: the bound covers the same area with or without `prior`.
     let mut visited = 0;
@@ -171,7 +178,7 @@ fn walk_until(
         if visited >= MAX_DIRS {
             walk.found.truncated = true;
             let rest = std::iter::once(q.path).chain(queue.into_iter().map(|q| q.path));
-            walk.found.unexamined.extend(rest.take(UNEXAMINED_SHOWN).map(|k| k.to_path_buf()));
+            walk.found.unexamined.extend(rest.take(UNEXAMINED_SHOWN).map(|q| q.to_path_buf()));
             break;
         }
         let old = prior.and_then(|p| p.dirs.get(&q.path));
@@ -190,8 +197,9 @@ fn walk_until(
                     // Every one, however many: which of them to report is decided after the
                     // filter (`unreadable`), and a cap here let 24 harmless ones hide the one the
                     // run made unreadable (an attacker's review). `MAX_DIRS` bounds them.
-                    walk.found.unreadable.push(q.path.to_path_buf());
-                    let stamp = q.path.symlink_metadata().ok().map(|m| Stamp::of(&m));
+                    let path = q.path.to_path_buf();
+                    let stamp = path.symlink_metadata().ok().map(|m| Stamp::of(&m));
+                    walk.found.unreadable.push(path);
                     unlisted.push(Unlisted { path: q.path, stamp, walk_started: walk.started });
                     continue;
                 }
@@ -224,8 +232,12 @@ fn walk_until(
 
 impl Walk<'_> {
     /// Add what `state`'s listing holds to the totals, and to what this walk reports when `report`.
-    fn report(&mut self, state: &DirState, dir: &Path, report: bool) {
+    fn report(&mut self, state: &DirState, key: &DirKey, report: bool) {
         let listing = &state.listing;
+        // Built only for a listing that holds something reported by its directory's path.
+        let needs_path = listing.git_dir || !listing.named.is_empty() || !listing.links_out.is_empty();
+        let dir = if needs_path { key.to_path_buf() } else { PathBuf::new() };
+        let dir = dir.as_path();
         let targets: &mut [&mut Found] = if report { &mut [&mut self.found, &mut self.totals] } else { &mut [&mut self.totals] };
         for found in targets.iter_mut() {
             for (path, ino) in &listing.git {
@@ -272,7 +284,7 @@ impl Walk<'_> {
             Some(ino) => ino == old.listed_ino,
             None => {
                 self.found.dirs_checked += 1;
-                q.path.symlink_metadata().is_ok_and(|m| {
+                q.path.to_path_buf().symlink_metadata().is_ok_and(|m| {
                     let now = Stamp::of(&m);
                     (now.dev, now.ino) == (old.stamp.dev, old.stamp.ino)
                 })
@@ -283,13 +295,23 @@ impl Walk<'_> {
     /// The same inode with the same ctime, older than the walk that read it.
     fn stat_rule(&mut self, q: &Queued, old: &DirState) -> bool {
         self.found.dirs_checked += 1;
-        let Ok(meta) = q.path.symlink_metadata() else { return false };
+        q.path.path_into(&mut self.path);
+        let Ok(meta) = self.path.symlink_metadata() else { return false };
         meta.is_dir() && Stamp::of(&meta) == old.stamp && old.stamp.ctime.0 < old.walk_started
+    }
+
+    /// `key`, or the prior index's equal key: a directory's name is then kept once, by both.
+    fn known(&self, key: DirKey) -> DirKey {
+        match self.prior.and_then(|p| p.get_key_value(&key)) {
+            Some((known, _)) => known.clone(),
+            None => key,
+        }
     }
 
     /// Read `q`'s directory (`old`: its prior state, whose watch may serve again).
     fn read(&mut self, q: &Queued, old: Option<&DirState>) -> Read {
-        let dir = match listing::open(&q.path) {
+        let path = q.path.to_path_buf();
+        let dir = match listing::open(&path) {
             Ok(dir) => dir,
             Err(e) if listing::is_gone(&e) => return Read::Gone,
             Err(_) => {
@@ -307,9 +329,10 @@ impl Walk<'_> {
             None => (0, None),
         };
         #[cfg(test)]
-        hooks::at(hooks::Step::Watched, &q.path);
+        hooks::at(hooks::Step::Watched, &path);
         let stamp = dir.stamp;
         let mut listing = Listing::default();
+        let mut subdirs = Vec::new();
         let (spec, names, skip) = (self.spec, &self.names, &self.skip);
         let mut git_dir_parts = GitDirParts::default();
         let fold = spec.fold_case;
@@ -322,15 +345,15 @@ impl Walk<'_> {
             if name == ".git" || (fold && name.as_encoded_bytes().eq_ignore_ascii_case(b".git")) {
                 // Gone since the listing: not listed (its parent's change is seen next time).
                 if let Some(id) = spec.repositories.then(|| super::listing::id_at(fd, name)).flatten() {
-                    listing.git.push((q.path.join(name), id));
+                    listing.git.push((path.join(name), id));
                 }
                 return;
             }
             git_dir_parts.see(name, is_dir, fold);
             // The patterns (`name_patterns`) beside the names: a suffix and a parent compared. A
             // virtual environment's files are kept as names are (`venv`: judged after the walk).
-            let patterned = || !names.is_empty() && super::name_patterns::what_it_does(q.path.file_name(), name).is_some();
-            if names.contains(name) || (fold && names.contains(&name.to_ascii_lowercase())) || patterned() || super::venv::walked(&q.path, name) {
+            let patterned = || !names.is_empty() && super::name_patterns::what_it_does(path.file_name(), name).is_some();
+            if names.contains(name) || (fold && names.contains(&name.to_ascii_lowercase())) || patterned() || super::venv::walked(&path, name) {
                 listing.named.push(name.to_os_string());
             }
             if kind == listing::EntryKind::Symlink && listing::link_into_node_modules(fd, name, fold) {
@@ -338,29 +361,29 @@ impl Walk<'_> {
             }
             if kind == listing::EntryKind::Symlink && links_since.is_some_and(|since| listing::link_made_since(fd, name, since)) {
                 match links.len() < links_room {
-                    true => links.push(q.path.join(name)),
+                    true => links.push(path.join(name)),
                     false => links_unkept += 1,
                 }
             }
             if is_dir && name != "node_modules" {
-                let path = q.path.join(name);
-                if skip.contains(path.as_path()) {
+                if skip.contains(path.join(name).as_path()) {
                     return;
                 }
                 if q.depth + 1 > MAX_DEPTH {
                     listing.too_deep = true;
                     return;
                 }
-                listing.subdirs.push((DirKey::new(&path), ino));
+                subdirs.push((DirKey::child(&q.path, name), ino));
             }
         });
         #[cfg(test)]
-        hooks::at(hooks::Step::Listed, &q.path);
+        hooks::at(hooks::Step::Listed, &path);
         if listed.is_err() {
             return Read::Unreadable;
         }
         self.found.links.extend(links);
-        self.found.links_unkept.add(&q.path, links_unkept);
+        self.found.links_unkept.add(&path, links_unkept);
+        listing.subdirs = subdirs.into_iter().map(|(k, ino)| (self.known(k), ino)).collect();
         listing.git_dir = spec.repositories && git_dir_parts.is_git_dir();
         Read::Listed(DirState {
             listing: Arc::new(listing),
@@ -413,6 +436,7 @@ pub fn walk(spec: &WalkSpec) -> Found {
 
 #[cfg(test)]
 mod hooks;
+mod dir_key;
 mod index;
 mod quiet;
 
@@ -421,11 +445,11 @@ impl Index {
     /// For the watch tests (inotify: Linux only).
     #[cfg(target_os = "linux")]
     fn get(&self, dir: &Path) -> Option<&DirState> {
-        self.dirs.get(&DirKey::new(dir))
+        self.dirs.iter().find(|(k, _)| k.to_path_buf() == dir).map(|(_, d)| d)
     }
 
     pub fn holds(&self, dir: &Path) -> bool {
-        self.dirs.contains_key(&DirKey::new(dir))
+        self.dirs.keys().any(|k| k.to_path_buf() == dir)
     }
 
     /// As if every directory had been read two seconds later than it was: the stat rule trusts a
@@ -637,6 +661,40 @@ mod tests {
         // The walk before a run keeps none.
         let (before, _) = stat_reusing(&s, None);
         assert!(before.links.is_empty() && before.links_unkept.count == 0);
+    }
+
+    /// An attacker's review (res23, deepdirs_mem.js): the index kept each directory's full path, for
+    /// every later run: 60,000 directories a run made at the bottom of a chain of long names, at a
+    /// 3.5 KB path each, cost the host 246 MB (300,000 allowed, in each of 8 kept areas). What it
+    /// keeps of a directory is its name; its parent's is shared.
+    #[test]
+    fn the_index_keeps_a_name_per_directory_not_its_path() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        let (depth, leaves) = (12, 300);
+        let mut deep = r.clone();
+        for i in 0..depth {
+            deep.push(format!("{i:02}{}", "d".repeat(200)));
+        }
+        for i in 0..leaves {
+            std::fs::create_dir_all(deep.join(format!("{i:04}{}", "e".repeat(200)))).unwrap();
+        }
+        std::fs::write(deep.join(".envrc"), "").unwrap();
+        let names = depth * 202 + leaves * 204 + r.as_os_str().len();
+        let s = spec(&r, &[".envrc"]);
+        let (f, mut index) = stat_reusing(&s, None);
+        assert_eq!(index.dirs.len(), 1 + depth + leaves);
+        assert_eq!(f.named, vec![deep.join(".envrc")], "a full path where one is reported");
+        assert!(index.kept_path_bytes() <= names, "{} bytes of path kept for {names} bytes of names", index.kept_path_bytes());
+        // The top of the chain changed (read again: its subdirectory found anew), then nothing: the
+        // names are shared with the prior index, not kept twice.
+        index.age();
+        std::fs::write(r.join(format!("00{}", "d".repeat(200))).join("new"), "").unwrap();
+        let (again, index) = stat_reusing(&s, Some(&index));
+        assert_eq!((again.dirs_read, again.named.clone()), (1, vec![deep.join(".envrc")]));
+        let (_, index) = stat_reusing(&s, Some(&index));
+        assert!(index.kept_path_bytes() <= names, "{} bytes of path kept for {names} bytes of names", index.kept_path_bytes());
+        assert!(index.holds(&deep) && index.holds(&deep.join(format!("0299{}", "e".repeat(200)))));
     }
 
     #[test]

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use super::super::listing::Stamp;
 use super::super::watch::Watch;
+use super::dir_key::DirKey;
 
 /// What to walk and what to look for.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
@@ -90,39 +91,6 @@ impl Unkept {
     }
 }
 
-/// A directory's path, shared by the listings and indexes that name it, and hashed and compared as
-/// bytes (std hashes a `Path` component by component, about three times slower; the walk builds every
-/// path the same way, so equal paths are equal bytes).
-#[derive(Debug, Clone)]
-pub(super) struct DirKey(pub(super) Arc<Path>);
-
-impl DirKey {
-    pub(super) fn new(path: &Path) -> Self {
-        DirKey(Arc::from(path))
-    }
-}
-
-impl std::ops::Deref for DirKey {
-    type Target = Path;
-    fn deref(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl PartialEq for DirKey {
-    fn eq(&self, other: &Self) -> bool {
-        self.0.as_os_str() == other.0.as_os_str()
-    }
-}
-
-impl Eq for DirKey {}
-
-impl std::hash::Hash for DirKey {
-    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        self.0.as_os_str().hash(h);
-    }
-}
-
 /// What one directory held when it was read; shared by every index that keeps it.
 #[derive(Debug, PartialEq, Eq, Default)]
 pub(super) struct Listing {
@@ -182,4 +150,24 @@ pub(super) struct Unlisted {
     pub(super) path: DirKey,
     pub(super) stamp: Option<Stamp>,
     pub(super) walk_started: i64,
+}
+
+#[cfg(test)]
+impl Index {
+    /// The bytes of path the index keeps for its directories: each key's own name, each key (a
+    /// directory's, or a parent's it holds on to) counted once.
+    pub(super) fn kept_path_bytes(&self) -> usize {
+        let mut seen = std::collections::HashSet::new();
+        let keys = self.dirs.iter().flat_map(|(k, d)| std::iter::once(k).chain(d.listing.subdirs.iter().map(|(k, _)| k)));
+        let keys = keys.chain(self.unwatched.iter()).chain(self.unlisted.iter().map(|u| &u.path));
+        let mut bytes = 0;
+        for key in keys {
+            let mut at = Some(key);
+            while let Some(k) = at.filter(|k| seen.insert(Arc::as_ptr(&k.0))) {
+                bytes += k.name().len();
+                at = k.parent();
+            }
+        }
+        bytes
+    }
 }

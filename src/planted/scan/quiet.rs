@@ -6,12 +6,13 @@
 //! then cost as little in a tree of 60,000 directories as in an empty one; the full walk (which
 //! visits every kept directory, reading only the changed ones) is for when something changed.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::super::listing::Stamp;
 use super::super::watch::Watcher;
-use super::index::{DirKey, DirState, Found, Index, Unlisted, WalkSpec};
+use super::dir_key::DirKey;
+use super::index::{DirState, Found, Index, Unlisted, WalkSpec};
 
 /// What a walk of `spec` would find, if nothing changed since `prior`: everything (`report_all`,
 /// the walk before a run) or what changed, nothing (the walk after a run). `None`: walk.
@@ -24,9 +25,12 @@ pub(super) fn findings(prior: &Index, watcher: &Arc<Watcher>, spec: &WalkSpec, r
     if !roots_there {
         return None;
     }
+    // One buffer for every path: a run that changed nothing must cost no more in a large tree.
+    let mut path = PathBuf::new();
     for key in prior.unwatched.iter() {
         let state = prior.dirs.get(key)?;
-        if !stat_rule(key, state) {
+        key.path_into(&mut path);
+        if !stat_rule(&path, state) {
             return None;
         }
     }
@@ -62,5 +66,5 @@ fn stat_rule(path: &Path, state: &DirState) -> bool {
 /// The same inode with the same ctime as when the walk could not list it, older than that walk.
 fn unlisted_unchanged(u: &Unlisted) -> bool {
     let Some(then) = u.stamp else { return false };
-    u.path.symlink_metadata().is_ok_and(|m| Stamp::of(&m) == then && then.ctime.0 < u.walk_started)
+    u.path.to_path_buf().symlink_metadata().is_ok_and(|m| Stamp::of(&m) == then && then.ctime.0 < u.walk_started)
 }

@@ -209,7 +209,7 @@ fn a_cap_of_three_watches_still_walks_everything() {
     let (again, index2) = watched(&s, Some(&index), &w);
     assert_eq!((again.dirs_read, again.dirs_checked), (0, 8), "the root and the seven unwatched directories lstat'ed");
     // Breadth first, the root and two of its subdirectories got the watches.
-    let watched_dir = index.dirs.iter().find(|(p, d)| d.watch.is_some() && ***p != *r).map(|(p, _)| p.to_path_buf()).unwrap();
+    let watched_dir = index.dirs.iter().find(|(p, d)| d.watch.is_some() && p.to_path_buf() != r).map(|(p, _)| p.to_path_buf()).unwrap();
     let unwatched_dir = index.dirs.iter().find(|(_, d)| d.watch.is_none()).map(|(p, _)| p.to_path_buf()).unwrap();
     std::fs::write(watched_dir.join(".envrc"), "x").unwrap();
     std::fs::create_dir(unwatched_dir.join(".git")).unwrap();
@@ -388,7 +388,7 @@ fn a_quiet_watcher_skips_the_walk_but_not_what_no_watch_vouches_for() {
     assert!(Arc::ptr_eq(&kept.dirs, &index.dirs), "no walk: the index itself is kept");
     let index = kept;
     // A change no watch sees (in an unwatched directory) still makes a full walk that finds it.
-    let unwatched = index.dirs.iter().find(|(p, d)| d.watch.is_none() && ***p != *r).map(|(p, _)| p.to_path_buf()).unwrap();
+    let unwatched = index.dirs.iter().find(|(p, d)| d.watch.is_none() && p.to_path_buf() != r).map(|(p, _)| p.to_path_buf()).unwrap();
     std::fs::create_dir(unwatched.join(".vscode")).unwrap();
     let (found, index) = watched(&s, Some(&index), &w);
     assert_eq!(seen(&found), fresh(&s));
