@@ -10,6 +10,7 @@ const { describe, test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
+const { execFileSync } = require('node:child_process')
 const { sandspawn, tempTree, show, sh, q, BASE } = require('./helpers')
 
 const STORE = fs.mkdtempSync(path.join(BASE, 'sandspawn-planted-names-'))
@@ -59,5 +60,105 @@ describe('names host tools act on beside the listed ones', () => {
     const res = await sandspawn.applyChangeSet(r.changeSet.id, {})
     for (const rel of all) assert.equal(fs.existsSync(path.join(tree.ws, rel)), false, `${rel} landed`)
     assert.equal(fs.readFileSync(path.join(tree.ws, '.github/workflows/ci.yml'), 'utf8'), 'x\n', JSON.stringify(res))
+  })
+})
+
+// Found by an attacker's review (rfix23b, gh_hooks_link.js): the run made `.github` a symlink to a
+// directory of its own holding `hooks/evil.json` (with no `.github` before, or after moving the
+// project's aside). `.github/hooks` is matched by its parent's name and the walk follows no link:
+// bwrap and review said nothing, and review's apply landed it. The same for the other nested paths
+// (a parent made a link to a directory holding the file): each is reported, or kept absent where
+// names are, or held back.
+/** `rel` reached through `link`, made a symlink to `target` holding the rest of `rel`. */
+const LINKED = [
+  { rel: '.github/hooks/evil.json', link: '.github', target: 'ci-meta', kept: true },
+  { rel: 'sub/.github/hooks/evil.json', link: 'sub/.github', target: 'sub/meta', kept: true },
+  { rel: '.config/hk.pkl', link: '.config', target: 's-cfg' },
+  { rel: '.cargo/config.toml', link: '.cargo', target: 's-cargo', kept: true },
+  { rel: '.vscode/tasks.json', link: '.vscode', target: 's-vscode', kept: true },
+]
+
+function plantLinked(list) {
+  return list
+    .map(({ rel, link, target }) => {
+      const file = path.join(target, path.relative(link, rel))
+      return `(mkdir -p ${q(path.dirname(file))} && echo '{}' > ${q(file)} && ln -s ${q(path.basename(target))} ${q(link)} && echo linked:${link})`
+    })
+    .join('; ') + '; true'
+}
+
+/** A risk naming the link, the file through it, or the file where the link leads (or a directory between). */
+function linkedRisk(risks, ws, { rel, link, target }) {
+  const ways = [[path.join(ws, link), path.join(ws, rel)], [path.join(ws, target), path.join(ws, target, path.relative(link, rel))]]
+  return risks.find((h) => ways.some(([top, full]) => h.path.startsWith(top) && (h.path === full || full.startsWith(h.path + '/'))))
+}
+
+function linkedTree(t, exists) {
+  const tree = tempTree(t)
+  execFileSync('git', ['init', '-q', path.join(tree.ws, 'sub')])
+  if (exists) {
+    fs.mkdirSync(path.join(tree.ws, '.github/workflows'), { recursive: true })
+    fs.writeFileSync(path.join(tree.ws, '.github/workflows/ci.yml'), 'on: push\n')
+  }
+  return tree
+}
+
+describe('a nested protected path reached through a parent made a symlink', () => {
+  for (const exists of [false, true]) {
+    const pre = exists ? 'mv .github .github.old; ' : ''
+    for (const [mode, extra] of Object.entries(MODES)) {
+      test(`${mode}, .github ${exists ? 'existing' : 'missing'} before: each is kept absent or reported`, async (t) => {
+        const tree = linkedTree(t, exists)
+        const r = await sh(pre + plantLinked(LINKED), { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+        assert.equal(r.exitCode, 0, show(r))
+        for (const l of LINKED) {
+          const there = fs.existsSync(path.join(tree.ws, l.rel))
+          if (l.kept) assert.equal(there, false, `${l.rel} stayed\n${show(r)}\n${JSON.stringify(r.hostRisks)}`)
+          if (there || r.stdout.includes(`linked:${l.link}\n`)) assert.ok(linkedRisk(r.hostRisks, tree.ws, l), `${l.rel}: ${show(r)}\n${JSON.stringify(r.hostRisks)}`)
+        }
+      })
+    }
+
+    test(`review, .github ${exists ? 'existing' : 'missing'} before: each is a risk of the change set and held back by apply`, async (t) => {
+      const tree = linkedTree(t, exists)
+      const r = await sandspawn.spawnSandboxed(['sh', '-c', pre + plantLinked(LINKED)], { cwd: tree.ws, timeout: 60000, sandbox: { mode: 'workspace-write', workspace: 'review' } })
+      assert.ok(r.changeSet, show(r))
+      for (const l of LINKED) assert.ok(linkedRisk(r.changeSet.hostRisks, tree.ws, l), `${l.rel}: ${JSON.stringify(r.changeSet.hostRisks)}`)
+      const res = await sandspawn.applyChangeSet(r.changeSet.id, {})
+      for (const l of LINKED) assert.equal(fs.existsSync(path.join(tree.ws, l.rel)), false, `${l.rel} landed: ${JSON.stringify(res)}`)
+    })
+  }
+})
+
+// The same review: a `.github` that already was a symlink leads Copilot CLI to the `hooks` of its
+// target, which the run writes there by the target's name.
+describe('.github/hooks reached through a .github symlink there before the run', () => {
+  const LINKS = [{ rel: '.github/hooks/evil.json', link: '.github', target: 'ci-meta' }, { rel: 'sub/.github/hooks/evil.json', link: 'sub/.github', target: 'sub/meta' }]
+  const plantThrough = LINKS.map(({ target }) => `(mkdir -p ${target}/hooks && echo '{}' > ${target}/hooks/evil.json && echo wrote:${target})`).join('; ') + '; true'
+  function linkedBefore(t) {
+    const tree = linkedTree(t, false)
+    for (const { link, target } of LINKS) {
+      fs.mkdirSync(path.join(tree.ws, target, 'workflows'), { recursive: true })
+      fs.symlinkSync(path.basename(target), path.join(tree.ws, link))
+    }
+    return tree
+  }
+  for (const [mode, extra] of Object.entries(MODES)) {
+    test(`${mode}: each is reported`, async (t) => {
+      const tree = linkedBefore(t)
+      const r = await sh(plantThrough, { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+      assert.equal(r.exitCode, 0, show(r))
+      for (const l of LINKS) {
+        if (fs.existsSync(path.join(tree.ws, l.rel)) || r.stdout.includes(`wrote:${l.target}\n`)) assert.ok(linkedRisk(r.hostRisks, tree.ws, l), `${l.rel}: ${show(r)}\n${JSON.stringify(r.hostRisks)}`)
+      }
+    })
+  }
+  test('review: each is a risk of the change set and held back by apply', async (t) => {
+    const tree = linkedBefore(t)
+    const r = await sandspawn.spawnSandboxed(['sh', '-c', plantThrough], { cwd: tree.ws, timeout: 60000, sandbox: { mode: 'workspace-write', workspace: 'review' } })
+    assert.ok(r.changeSet, show(r))
+    for (const l of LINKS) assert.ok(linkedRisk(r.changeSet.hostRisks, tree.ws, l), `${l.rel}: ${JSON.stringify(r.changeSet.hostRisks)}`)
+    const res = await sandspawn.applyChangeSet(r.changeSet.id, {})
+    for (const l of LINKS) assert.equal(fs.existsSync(path.join(tree.ws, l.rel)), false, `${l.rel} landed: ${JSON.stringify(res)}`)
   })
 })
