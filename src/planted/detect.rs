@@ -97,7 +97,7 @@ pub fn detect_after(baseline: &Baseline, during_run: Vec<HostRisk>) -> Vec<HostR
             let how = if replaced { "was replaced" } else { "was created" };
             let mut detail = format!("{name} {how} during the run: {what}");
             // At a nested repository's top it had to stay absent (`Absent::UndoneAfter`).
-            let kept_absent = !replaced && baseline.protected_names.contains(&name) && p.parent().is_some_and(|t| baseline.protected_tops.contains(t.as_os_str()));
+            let kept_absent = !replaced && (baseline.protected_names.contains(&name) && p.parent().is_some_and(|t| baseline.protected_tops.contains(t.as_os_str())) || hooks_link_at_top(baseline, p));
             if kept_absent {
                 detail.push_str(&moved_aside(p));
             }
@@ -258,6 +258,18 @@ pub fn judge_link(link: &Path, target: &Path, places: &links::Places) -> Option<
             ),
         },
     })
+}
+
+/// A `.github` symlink (`name_patterns::of_link`: the walk names one only as a link) made at the top
+/// of a walked root or of a nested repository whose missing names are undone, while names are
+/// protected: it stands for `.github/hooks`, which is kept absent there, so it is moved aside as a
+/// protected name made there is. Found by an attacker's review: `ln -s ci-meta .github`, with
+/// `ci-meta/hooks/evil.json`, stayed for Copilot CLI on the host (the project's `.github`, moved
+/// aside by the run first, is left where the run put it).
+fn hooks_link_at_top(baseline: &Baseline, p: &Path) -> bool {
+    let (Some(top), Some(name)) = (p.parent(), p.file_name()) else { return false };
+    let at_top = baseline.protected_tops.contains(top.as_os_str()) || baseline.spec.roots.iter().any(|r| r == top);
+    !baseline.protected_names.is_empty() && at_top && super::name_patterns::of_link(name).is_some()
 }
 
 /// Report-only names that existed and were rewritten in place (`cat > .pre-commit-config.yaml`,

@@ -6,6 +6,11 @@
 //! no lookup of its own), so a run that creates or replaces one says so in `hostRisks` and
 //! review's apply holds it back. `.github/hooks` at a root's or repository's top is also kept as a
 //! protected directory (`NESTED`); a pattern cannot be (placeholders and the keeper work by path).
+//!
+//! A `.github` that is a symlink is matched too (`of_link`): found by an attacker's review, a run
+//! made `.github` a link to a directory of its own holding `hooks/evil.json`, and neither the walk
+//! (it follows no link, and that `hooks`'s parent is named otherwise) nor review's parent compare
+//! saw a hooks directory; Copilot CLI reads it through the link all the same.
 
 use std::ffi::OsStr;
 
@@ -13,6 +18,10 @@ use std::ffi::OsStr;
 pub const NESTED: &str = ".github/hooks";
 
 const WORKSPACE: &str = "VS Code applies its settings and runs its tasks (`runOn: folderOpen` when the folder opens)";
+/// The directory `NESTED` lies in (`of_link`).
+pub const NESTED_PARENT: &str = ".github";
+
+const COPILOT_HOOKS_LINK: &str = "it is a symlink: GitHub Copilot CLI runs the commands of the hooks (*.json) in the hooks directory of what it leads to when a session starts here";
 const COPILOT_HOOKS: &str = "GitHub Copilot CLI runs the commands of the hooks (*.json) in it when a session starts here";
 
 /// What the entry `name` in a directory named `parent` can make the host do, when it is one of the
@@ -23,6 +32,12 @@ pub fn what_it_does(parent: Option<&OsStr>, name: &OsStr) -> Option<&'static str
         return Some(WORKSPACE);
     }
     (name == "hooks" && parent.is_some_and(|p| p == ".github")).then_some(COPILOT_HOOKS)
+}
+
+/// What an entry `name` that is a symlink can make the host do beside `what_it_does`: a `.github`
+/// one leads Copilot CLI to the `hooks` of its target, as `.github/hooks` itself would.
+pub fn of_link(name: &OsStr) -> Option<&'static str> {
+    (name == NESTED_PARENT).then_some(COPILOT_HOOKS_LINK)
 }
 
 /// The same for the last component of `path`.
@@ -41,5 +56,7 @@ mod tests {
         for not in ["w/.code-workspace", "w/proj.code-workspace.bak", "w/hooks", "w/.github", "w/.github/workflows", "w/x/.githubx/hooks"] {
             assert!(of_path(not.as_ref()).is_none(), "{not}");
         }
+        assert!(of_link(".github".as_ref()).is_some());
+        assert!(of_link("hooks".as_ref()).is_none() && of_link(".githubx".as_ref()).is_none());
     }
 }

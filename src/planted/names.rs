@@ -222,8 +222,11 @@ pub fn what_it_does(name: &str) -> &'static str {
 }
 
 /// What the entry at `path` can make the host do: a pattern's (`name_patterns`) or its name's.
+/// Asked of entries the walk listed, where a `.github` is one only as a symlink (`of_link`).
 pub fn what_at(path: &std::path::Path) -> &'static str {
-    super::name_patterns::of_path(path).unwrap_or_else(|| what_it_does(&path.file_name().unwrap_or_default().to_string_lossy()))
+    let name = path.file_name().unwrap_or_default();
+    let pattern = super::name_patterns::of_path(path).or_else(|| super::name_patterns::of_link(name));
+    pattern.unwrap_or_else(|| what_it_does(&name.to_string_lossy()))
 }
 
 /// The directories among the defaults (and `.git`): their placeholder is an empty directory, so

@@ -350,9 +350,13 @@ impl Walk<'_> {
                 return;
             }
             git_dir_parts.see(name, is_dir, fold);
-            // The patterns (`name_patterns`) beside the names: a suffix and a parent compared. A
-            // virtual environment's files are kept as names are (`venv`: judged after the walk).
-            let patterned = || !names.is_empty() && super::name_patterns::what_it_does(path.file_name(), name).is_some();
+            // The patterns (`name_patterns`) beside the names: a suffix and a parent compared, and a
+            // `.github` that is a symlink (the listing's type: no system call). A virtual environment's
+            // files are kept as names are (`venv`: judged after the walk).
+            let patterned = || {
+                let link = kind == listing::EntryKind::Symlink && super::name_patterns::of_link(name).is_some();
+                !names.is_empty() && (link || super::name_patterns::what_it_does(path.file_name(), name).is_some())
+            };
             if names.contains(name) || (fold && names.contains(&name.to_ascii_lowercase())) || patterned() || super::venv::walked(&path, name) {
                 listing.named.push(name.to_os_string());
             }

@@ -500,9 +500,10 @@ impl<'a> Judge<'a> {
             let above = g.path.starts_with(&below);
             let written = change.kind != ChangeKind::Deleted;
             let (at, kind, detail) = match &g.guard {
-                Guard::Name(n) if within && written => (g.path.clone(), RiskKind::ProtectedNameCreated, format!("{n} was created or changed in the change set: {}", names::what_it_does(n))),
-                Guard::Name(n) if above && !within && self.swaps(change) => {
-                    let detail = format!("was replaced or removed in the change set, above {}: after apply that would lead to what the change set put there ({})", g.path.display(), names::what_it_does(n));
+                Guard::Name(n) if within && written => (g.path.clone(), RiskKind::ProtectedNameCreated, format!("{n} was created or changed in the change set: {}", names::what_at(Path::new(n)))),
+                // Removing the directory a nested one (`.github/hooks`) lies in plants nothing.
+                Guard::Name(n) if above && !within && self.swaps(change) && !(n.contains('/') && change.kind == ChangeKind::Deleted) => {
+                    let detail = format!("was replaced or removed in the change set, above {}: after apply that would lead to what the change set put there ({})", g.path.display(), names::what_at(Path::new(n)));
                     (below.clone(), RiskKind::ProtectedNameCreated, detail)
                 }
                 Guard::Hooks if above && self.swaps(change) => {
@@ -554,6 +555,14 @@ impl<'a> Judge<'a> {
         let top = self.levels[i].rel.clone();
         let names = self.meta.protected_names.iter().chain(&self.meta.reported_names);
         let mut guarded: Vec<Guarded> = names.map(|n| Guarded::new(PathBuf::from(n), Guard::Name(n.clone()))).collect();
+        // `.github/hooks` (`name_patterns::NESTED`) as a name, so that a `.github` made a symlink
+        // (above it, `swaps`) and where one leads (below) are judged as the name would be. Found by
+        // an attacker's review: `ln -s ci-meta .github` with `ci-meta/hooks/evil.json` landed, as
+        // the parent compare (`reported_below`) saw `ci-meta`.
+        if !guarded.is_empty() {
+            let nested = crate::planted::name_patterns::NESTED;
+            guarded.push(Guarded::new(PathBuf::from(nested), Guard::Name(nested.to_string())));
+        }
         if self.meta.protect_git {
             let mut dirs = vec![PathBuf::from(".husky")];
             // The repository's, in the set's view and on the host (apply may hold the set's back:
