@@ -118,10 +118,14 @@ pub(super) type Looked = std::collections::HashMap<PathBuf, (Vec<PathBuf>, bool)
 pub(super) fn discover_in(dir: &Path, looked: &mut Looked, spend: &mut dyn FnMut() -> bool) -> Option<Vec<PathBuf>> {
     let mut found = Vec::new();
     for d in dir.ancestors().take(MAX_LEVELS) {
-        if !looked.contains_key(d) && !spend() {
-            return None;
+        if !looked.contains_key(d) {
+            if !spend() {
+                return None;
+            }
+            looked.insert(d.to_path_buf(), look_in(d));
         }
-        let (here, stop) = looked.entry(d.to_path_buf()).or_insert_with(|| look_in(d));
+        // Looked up by reference: a key made for each of a deep way's ancestors cost as much.
+        let (here, stop) = &looked[d];
         found.extend(here.iter().cloned());
         if *stop {
             break;
@@ -131,7 +135,7 @@ pub(super) fn discover_in(dir: &Path, looked: &mut Looked, spend: &mut dyn FnMut
 }
 
 /// What git's discovery may take in `d`: its `.git`, `d` itself, and whether it surely stops there.
-fn look_in(d: &Path) -> (Vec<PathBuf>, bool) {
+pub(super) fn look_in(d: &Path) -> (Vec<PathBuf>, bool) {
     let dot_git = d.join(".git");
     match dot_git.metadata() {
         Ok(m) if m.is_file() => return (vec![dot_git], true),

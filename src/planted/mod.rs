@@ -45,6 +45,7 @@ pub mod hook_links;
 pub mod hook_risks;
 pub mod keeper;
 pub mod links;
+mod link_looks;
 mod listing;
 mod named_stamp;
 mod vouch;

@@ -15,10 +15,11 @@
 //! cost follows the number of such links only: a workspace without them pays nothing but the
 //! walk's `readlinkat` per symlink in the directories it reads.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
+use super::link_looks::Dirs;
 use super::{links, listing, repo, scan};
 
 /// The links into `node_modules` the walk before the run found, as they led then.
@@ -44,7 +45,13 @@ pub struct Kept {
 /// second or more, with nothing said. A link costs its way's components (a dozen or two) and the
 /// directories above its target not looked at yet: a thousand ordinary links fit. Past it the
 /// links left are not looked at, and the result says so (`notEnforced`, `scan-incomplete`).
-pub const MAX_LOOK_STEPS: usize = 20_000;
+/// Then found again (rfix23, after 20,000): within it the same links still cost every later run
+/// half a second, each step ~15 µs. A step is now a few `*at` system calls (`link_looks`), and
+/// the workspace's way is walked once a look, not once a link: an ordinary link
+/// (`lib -> ../node_modules/x/lib`) costs its target's components and the few directories new to
+/// the look, under ten steps, so the thousand links the walk keeps (`scan::MAX_LINKS_OUT`) still
+/// fit in 10,000, and links a run can plant cost a look ~2 µs a step.
+pub const MAX_LOOK_STEPS: usize = 10_000;
 
 /// At most this many repositories the walk did not find are kept read-only for the links. Found by an attacker's
 /// review (rfix22, nm_many_dos.js): 1,000 links to 1,000 repositories cost every later run two
@@ -231,61 +238,6 @@ impl Judge<'_> {
     }
 }
 
-/// The budget of a look ran out (`MAX_LOOK_STEPS`).
-struct Spent;
-
-/// The directories links lead into, resolved once per look (a link's directory and its target's
-/// but the last name): the many links of one directory into one `node_modules` share it. Found by
-/// an attacker's review (rfix22, nm_many_dos.js): resolving each link whole, before and after
-/// each run, was twenty `openat`s a link. With what discovery found in each directory
-/// (`links::Looked`): the workspace's `HEAD` was read once a link. Within `left` steps.
-struct Dirs {
-    resolved: HashMap<(PathBuf, PathBuf), Option<PathBuf>>,
-    looked: links::Looked,
-    left: usize,
-}
-
-impl Dirs {
-    fn new(steps: usize) -> Dirs {
-        Dirs { resolved: HashMap::new(), looked: links::Looked::new(), left: steps }
-    }
-
-    /// What git's discovery may use from where `link` leads now (`links::discover`); `Spent` when
-    /// the budget ran out on the way (a way that cannot be followed otherwise leads nowhere, as before).
-    fn leads_to(&mut self, link: &Path) -> Result<Vec<PathBuf>, Spent> {
-        use crate::policy::path_walk;
-        // The resolution spends from the thread's budget (`path_walk::RunBudget`): this look's, for
-        // this link, the budget of the caller's (the hooks' checks) as it was afterwards.
-        let budget = path_walk::RunBudget::set(self.left);
-        let found = self.look(link);
-        self.left = path_walk::left().unwrap_or(0);
-        drop(budget);
-        found
-    }
-
-    fn look(&mut self, link: &Path) -> Result<Vec<PathBuf>, Spent> {
-        use crate::policy::path_walk;
-        let Ok(target) = std::fs::read_link(link) else { return Ok(Vec::new()) };
-        let Some(dir) = self.resolve(link, &target) else {
-            // Out of steps (`spend` refuses at none left), or not followed (through /proc, too long).
-            return if path_walk::left() == Some(0) { Err(Spent) } else { Ok(Vec::new()) };
-        };
-        links::discover_in(&dir, &mut self.looked, &mut || path_walk::spend(1)).ok_or(Spent)
-    }
-
-    /// `links::resolve`, the target's directory from the cache; its last name, when a symlink
-    /// (or `.`, `..`), resolved whole as before.
-    fn resolve(&mut self, link: &Path, target: &Path) -> Option<PathBuf> {
-        let whole = || links::resolve(link, target).ok();
-        let (Some(dir), Some(name), Some(at)) = (target.parent(), target.file_name(), link.parent()) else { return whole() };
-        let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
-        let key = (at.to_path_buf(), dir.to_path_buf());
-        let resolved = self.resolved.entry(key).or_insert_with(|| links::resolve(link, dir).ok()).clone()?;
-        let p = resolved.join(name);
-        if p.symlink_metadata().is_ok_and(|m| m.is_symlink()) { whole() } else { Some(p) }
-    }
-}
-
 fn with_id(p: &Path) -> Option<(PathBuf, (u64, u64))> {
     p.symlink_metadata().ok().map(|m| (p.to_path_buf(), (m.dev(), m.ino())))
 }
@@ -433,5 +385,33 @@ mod tests {
         let after = cut.after_run(i64::MAX, &[r.clone()], &|_| false, &|_| false);
         assert!(after.found.is_empty());
         assert_eq!(after.cut, Some(Cut { first: links[1].clone(), count: 3 }));
+    }
+
+    /// Found by an attacker's review (rfix23, nm_deep_links.js, again after the budget): a look
+    /// resolved each link's way from `/` (the key of its cache, the link's directory and its
+    /// target's, differed for every link), and each step cost time in the depth of the way. Now
+    /// the workspace's way is walked once a look, and a link spends its target's components and
+    /// the directories new to the look: ten links, each `../node_modules/pN/d/d` from a workspace
+    /// 100 directories deep, fit in what the first costs and eight steps each.
+    #[test]
+    fn a_look_spends_on_each_link_its_own_way_not_the_workspace_s_again() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap().join(["w"; 100].join("/"));
+        std::fs::create_dir_all(r.join("links")).unwrap();
+        let links: Vec<PathBuf> = (0..10).map(|i| r.join(format!("links/l{i}"))).collect();
+        for (i, l) in links.iter().enumerate() {
+            std::fs::create_dir_all(r.join(format!("node_modules/p{i}/d/d"))).unwrap();
+            std::os::unix::fs::symlink(format!("../node_modules/p{i}/d/d"), l).unwrap();
+        }
+        // The first: `r/links` walked (`rc + 1` components, `rc` directories entered), its way (5
+        // components, 4 directories new: `node_modules`, `p0`, `d`, `d`) and `/` for discovery.
+        // Each later one: 5 components, 3 directories (`pN`, `d`, `d`).
+        let rc = r.components().count();
+        let first = 2 * rc + 1 + 5 + 4 + 1;
+        let kept = Kept::within(&links, scan::Unkept::default(), first + 9 * 8);
+        assert!(kept.not_enforced().is_empty(), "{:?}", kept.not_enforced());
+        assert_eq!(kept.links.len(), 10);
+        let short = Kept::within(&links, scan::Unkept::default(), first + 9 * 8 - 1);
+        assert_eq!(short.unlooked, Some(Cut { first: links[9].clone(), count: 1 }), "a step short: the last one left out");
     }
 }

@@ -6,7 +6,7 @@
 //! looked up once, from the descriptor of the directory before it.
 
 use std::ffi::{CString, OsStr};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Component, Path, PathBuf};
 
@@ -107,10 +107,32 @@ pub(crate) fn longest_resolving_within_budget(p: &Path) -> Result<Prefix, Unjudg
     walk(p, true)
 }
 
+/// As `longest_resolving_within_budget` for `start.join(rel)`, `start` a canonical directory, walked
+/// from a descriptor of it: not from `/` again (found by an attacker's review, rfix23,
+/// nm_deep_links.js: a thousand links of one directory each had its way resolved from `/`). Each
+/// directory entered is shown to `visit` with a descriptor of it, for what it looks at there by
+/// `*at` calls (a lookup from `/` per name cost time in the depth of the way); `false` from it
+/// stops the walk (`TooLong`). `resolved` counts `rel`'s components.
+pub(crate) fn longest_resolving_from(start: &Path, rel: &Path, visit: &mut Visit) -> Result<Prefix, Unjudged> {
+    let parts: Vec<Component> = rel.components().collect();
+    let at = if rel.is_absolute() { Place::root() } else { Place::at(start) };
+    let Some(at) = at else { return Ok(Prefix { canonical: PathBuf::new(), resolved: 0 }) };
+    walk_on(at, &parts, false, true, visit)
+}
+
+/// What `longest_resolving_from` shows each directory it enters (its canonical path, a descriptor).
+pub(crate) type Visit<'a> = dyn FnMut(&Path, BorrowedFd) -> bool + 'a;
+
 fn walk(p: &Path, budgeted: bool) -> Result<Prefix, Unjudged> {
     let parts: Vec<Component> = p.components().collect();
     let nothing = Prefix { canonical: PathBuf::new(), resolved: 0 };
-    let Some(mut at) = Place::start(p.is_absolute()).filter(|_| !parts.is_empty()) else { return Ok(nothing) };
+    let Some(at) = Place::start(p.is_absolute()).filter(|_| !parts.is_empty()) else { return Ok(nothing) };
+    walk_on(at, &parts, !p.is_absolute(), budgeted, &mut |_, _| true)
+}
+
+/// `walk` from `at`; `from_cwd`: `parts` are relative to the working directory (a prefix that does
+/// not resolve at all is empty, as `realpath` of nothing).
+fn walk_on(mut at: Place, parts: &[Component], from_cwd: bool, budgeted: bool, visit: &mut Visit) -> Result<Prefix, Unjudged> {
     // Components of links' targets still to look up, the next one last; while there are some, the
     // path's component `i - 1` is not resolved yet, and `before` is where the prefix before it led.
     let mut pending: Vec<Vec<u8>> = Vec::new();
@@ -141,7 +163,13 @@ fn walk(p: &Path, budgeted: bool) -> Result<Prefix, Unjudged> {
                 }
                 true
             }
-            Ok(None) => false,
+            Ok(None) => {
+                // A directory entered (`.` and `..` too; `visit` tells those it has seen).
+                if at.is_dir && at.dir.as_ref().is_some_and(|d| !visit(&at.path, d.as_fd())) {
+                    return Err(Unjudged::TooLong);
+                }
+                false
+            }
             Ok(Some(target)) => {
                 if of_the_path {
                     before = at.path.clone();
@@ -155,7 +183,7 @@ fn walk(p: &Path, budgeted: bool) -> Result<Prefix, Unjudged> {
             }
         };
         if failed {
-            let canonical = if i <= 1 && !p.is_absolute() { PathBuf::new() } else { before };
+            let canonical = if i <= 1 && from_cwd { PathBuf::new() } else { before };
             return Ok(Prefix { canonical, resolved: i - 1 });
         }
     }
@@ -216,6 +244,12 @@ impl Place {
         let path = std::env::current_dir().ok()?;
         let dir = open(libc::AT_FDCWD, OsStr::new(".").as_bytes())?;
         Some(Place { path, dir: Some(dir), is_dir: true })
+    }
+
+    /// The canonical directory `path`, opened by its path (it holds no symlink).
+    fn at(path: &Path) -> Option<Place> {
+        let dir = open(libc::AT_FDCWD, path.as_os_str().as_bytes())?;
+        Some(Place { path: path.to_path_buf(), dir: Some(dir), is_dir: true })
     }
 
     fn root() -> Option<Place> {
