@@ -100,3 +100,41 @@ describe("a virtual environment's interpreter files", () => {
     assert.ok(applied.heldBack.length >= 5, JSON.stringify(applied))
   })
 })
+
+// Found by an attacker's review (venv_swap.js): the files above are found by their place, and the
+// walk does not follow a symlink, so a run that made a directory on the way to site-packages a link
+// (`mv lib/python3.12 stash; ln -s stash lib/python3.12`, or `lib` itself) wrote its `.pth` where
+// the walk saw no site-packages; and a package named `sitecustomize` (a directory, its code in
+// `__init__.py`) is imported as `sitecustomize.py` is. Each is reported (held back in review).
+const SWAPS = {
+  pyver: `cd .venv/lib && mv python3.12 stash && ln -s stash python3.12 && printf 'import os\\n' > stash/site-packages/zz.pth`,
+  lib: `cd .venv && mv lib lib2 && ln -s lib2 lib && printf 'import os\\n' > lib2/python3.12/site-packages/zz.pth`,
+  pkg: `mkdir ${SITE}/sitecustomize && printf 'import os\\n' > ${SITE}/sitecustomize/__init__.py`,
+}
+
+describe('the way to site-packages and a sitecustomize package', () => {
+  for (const mode of ['bwrap', 'landlock', 'review']) {
+    for (const [variant, cmd] of Object.entries(SWAPS)) {
+      test(`${mode}: ${variant} is refused or reported`, async (t) => {
+        const tree = tempTree(t)
+        makeVenv(tree.ws)
+        const sandbox = { mode: 'workspace-write' }
+        if (mode === 'review') sandbox.workspace = 'review'
+        const options = { cwd: tree.ws, sandbox }
+        if (mode === 'landlock') options.linux = { allow: ['landlock'] }
+        const r = await sh(`if ( ${cmd} ) 2>/dev/null; then echo planted; else echo refused; fi`, options)
+        assert.equal(r.exitCode, 0, show(r))
+        if (r.stdout === 'refused\n') return
+        assert.equal(r.stdout, 'planted\n', show(r))
+        const risks = mode === 'review' ? r.changeSet.hostRisks : r.hostRisks
+        const under = risks.filter((h) => h.path.startsWith(path.join(tree.ws, '.venv')) && h.kind === 'protected-name-created')
+        assert.ok(under.length > 0, `${variant}: ${JSON.stringify(risks, null, 1)}`)
+        if (mode === 'review') {
+          await sandspawn.applyChangeSet(r.changeSet.id, {})
+          const site = path.join(tree.ws, SITE)
+          assert.equal(fs.existsSync(path.join(site, 'zz.pth')) || fs.existsSync(path.join(site, 'sitecustomize')), false, 'held back')
+        }
+      })
+    }
+  }
+})

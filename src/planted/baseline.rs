@@ -51,6 +51,8 @@ pub struct Baseline {
     /// The virtual environments one level below a top (`venv`): their files the walk after the
     /// run finds are judged, those of other directories are not.
     pub venvs: HashSet<PathBuf>,
+    /// The way from each of them to its site-packages (`venv_way`), checked after the run.
+    pub venv_ways: HashMap<PathBuf, super::venv_way::Way>,
     /// The files of their `bin` kept read-only (`activate`, a `python` that is no symlink): the
     /// Landlock mode grants them (`plan::landlock_grants`), and the check after the run reports a
     /// change, as `bin` would otherwise take no new entries.

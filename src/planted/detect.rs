@@ -105,6 +105,7 @@ pub fn detect_after(baseline: &Baseline, during_run: Vec<HostRisk>) -> Vec<HostR
         }
     }
     changed_in_place(baseline, &mut risks);
+    venv_ways(baseline, &mut risks);
     // Hooks written through another name (`hook_risks`).
     let hooks_budget = crate::policy::path_walk::RunBudget::set(super::hook_risks::RUN_HOOK_STEPS);
     let hooks = baseline.hook_links.after_run();
@@ -310,6 +311,25 @@ fn changed_in_place(baseline: &Baseline, risks: &mut Listed) {
                 what
             );
             risks.push(HostRisk { path, kind: RiskKind::ScanIncomplete, detail });
+        }
+    }
+}
+
+/// A directory on the way from a kept virtual environment to its site-packages replaced, renamed
+/// or made a link during the run (`venv_way`): the files Python runs there were not judged.
+fn venv_ways(baseline: &Baseline, risks: &mut Listed) {
+    let mut envs: Vec<_> = baseline.venv_ways.iter().collect();
+    envs.sort_by(|a, b| a.0.cmp(b.0));
+    for (env, before) in envs {
+        for p in super::venv_way::changed(env, before).into_iter().filter(|p| can_act(p)) {
+            let detail = format!(
+                "{} was replaced, renamed, removed or made a symlink during the run, on the way from {} to its site-packages: \
+                 what Python runs where it now leads was not judged ({})",
+                p.display(),
+                env.display(),
+                super::venv::WHAT_IT_DOES
+            );
+            risks.push(HostRisk { path: p.to_string_lossy().into_owned(), kind: RiskKind::ProtectedNameCreated, detail });
         }
     }
 }

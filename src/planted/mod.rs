@@ -58,6 +58,7 @@ pub mod small_file;
 mod unreadable;
 pub mod unwalked_links;
 pub mod venv;
+pub mod venv_way;
 #[cfg(target_os = "linux")]
 mod watch;
 #[cfg(not(target_os = "linux"))]
@@ -335,6 +336,7 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
         named_from_outside,
         named,
         named_changed_at,
+        venv_ways: venvs.envs.iter().map(|e| (e.clone(), venv_way::of(e))).collect(),
         venvs: venvs.envs,
         venv_bin,
         report_repositories: policy.protect_git,

@@ -45,7 +45,11 @@ fn kind(dir: &Path, name: &OsStr) -> Option<Kind> {
     let site = dir_name == b"site-packages"
         && dir.parent().and_then(Path::file_name).is_some_and(|p| p.as_encoded_bytes().starts_with(b"python"))
         && dir.parent().and_then(Path::parent).and_then(Path::file_name).is_some_and(|l| l == "lib" || l == "lib64");
-    let runs = n.ends_with(b".pth") || n == b"sitecustomize.py" || n == b"usercustomize.py";
+    // `import sitecustomize` finds a package (a directory) or any module form (`.py`, `.pyc`, an
+    // extension module) as well as `sitecustomize.py`; site reads `.pth` files at site-packages'
+    // top level only (`site.addsitedir` lists that directory alone).
+    let customize = |m: &[u8]| n == m || (n.starts_with(m) && n.get(m.len()) == Some(&b'.'));
+    let runs = n.ends_with(b".pth") || customize(b"sitecustomize") || customize(b"usercustomize");
     (site && runs).then_some(Kind::Reported)
 }
 
@@ -74,11 +78,14 @@ pub fn kept(env: &Path, configs: &std::collections::HashSet<&Path>, is_top: impl
 }
 
 /// For a change set: the index in `parts` (a path's components below a reviewed root) of the
-/// environment directory it is a file of, by shape alone (the set may have made the environment).
+/// environment directory it is a file of (or lies in: a `sitecustomize` package's module), by
+/// shape alone (the set may have made the environment).
 pub fn in_parts(parts: &[&OsStr]) -> Option<usize> {
-    let p: std::path::PathBuf = parts.iter().collect();
-    let (env, _) = file_of(&p)?;
-    Some(env.components().count().checked_sub(1)?)
+    (2..=parts.len()).find_map(|n| {
+        let p: std::path::PathBuf = parts[..n].iter().collect();
+        let (env, _) = file_of(&p)?;
+        env.components().count().checked_sub(1)
+    })
 }
 
 #[cfg(test)]
@@ -96,6 +103,11 @@ mod tests {
         assert_eq!(f("/w/.venv/bin/pip"), None, "pip install writes its scripts");
         assert_eq!(f("/w/.venv/lib/python3.12/site-packages/pkg/__init__.py"), None, "the project's code");
         assert_eq!(f("/w/.venv/lib/python3.12/site-packages/pkg/x.pth"), None);
+        assert_eq!(f("/w/.venv/lib/python3.12/site-packages/sitecustomize"), Some(("/w/.venv".into(), Kind::Reported)), "a package");
+        assert_eq!(f("/w/.venv/lib/python3.12/site-packages/usercustomize.cpython-312-x86_64-linux-gnu.so"), Some(("/w/.venv".into(), Kind::Reported)));
+        assert_eq!(f("/w/.venv/lib/python3.12/site-packages/sitecustomizer.py"), None);
+        let parts = [".venv", "lib", "python3.12", "site-packages", "sitecustomize", "__init__.py"].map(OsStr::new);
+        assert_eq!(in_parts(&parts), Some(0), "a module of the package");
         assert_eq!(in_parts(&[".venv".as_ref(), "bin".as_ref(), "activate".as_ref()]), Some(0));
         assert_eq!(in_parts(&["a".as_ref(), "env".as_ref(), "pyvenv.cfg".as_ref()]), Some(1));
     }

@@ -217,7 +217,7 @@ impl<'a> Judge<'a> {
         if let Some(r) = self.reported_below(&parts, change) {
             return Some(r);
         }
-        if let Some(r) = self.venv_file(&parts, change) {
+        if let Some(r) = self.venv_file(&parts, change).or_else(|| self.venv_way(&parts, change)) {
             return Some(r);
         }
         super::dir_modes::risk(&self.root, change).or_else(|| self.link_out(change))
@@ -485,6 +485,37 @@ impl<'a> Judge<'a> {
         let name = parts.last()?.to_string_lossy();
         let detail = format!("{name} was created or changed in the change set: {}", crate::planted::venv::WHAT_IT_DOES);
         Some(risk(self.root.join(parts.iter().collect::<PathBuf>()), RiskKind::ProtectedNameCreated, detail))
+    }
+
+    /// A directory on the way from a virtual environment at a top to its site-packages (`lib`,
+    /// `lib64`, `lib/pythonX.Y`, `site-packages`: `planted::venv_way`) made a link or removed (a
+    /// rename): after apply Python would run the `.pth` files where it leads, which were judged as
+    /// no environment's. Found by an attacker's review: `mv lib lib2; ln -s lib2 lib`, the `.pth`
+    /// under `lib2`. The environment is the host's (its `pyvenv.cfg`), looked at for such a change only.
+    fn venv_way(&self, parts: &[&OsStr], change: &Change) -> Option<HostRisk> {
+        if change.entry_type != EntryType::Symlink && change.kind != ChangeKind::Deleted {
+            return None;
+        }
+        let on_way = |rest: &[&OsStr]| match rest {
+            [lib, more @ ..] if *lib == "lib" || *lib == "lib64" => match more {
+                [] => true,
+                [v] => v.as_encoded_bytes().starts_with(b"python"),
+                [v, s] => v.as_encoded_bytes().starts_with(b"python") && *s == "site-packages",
+                _ => false,
+            },
+            _ => false,
+        };
+        let k = (0..parts.len().saturating_sub(1)).find(|&k| (k == 0 || self.levels.get(k).is_some_and(|l| l.top)) && on_way(&parts[k + 1..]))?;
+        let env = self.root.join(parts[..=k].iter().collect::<PathBuf>());
+        if env.join(crate::planted::venv::CONFIG).symlink_metadata().is_err() {
+            return None;
+        }
+        let detail = format!(
+            "was made a symlink or removed in the change set, on the way from {} to its site-packages: after apply Python would run the .pth files where it leads ({})",
+            env.display(),
+            crate::planted::venv::WHAT_IT_DOES
+        );
+        Some(risk(self.root.join(&change.rel), RiskKind::ProtectedNameCreated, detail))
     }
 
     /// A change at `rest` below the top `levels[i]`, judged against what is guarded there: in or
