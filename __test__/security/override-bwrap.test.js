@@ -21,14 +21,29 @@ function realBwrap() {
   return fs.existsSync('/usr/bin/bwrap') ? '/usr/bin/bwrap' : bundled
 }
 
-/** A private directory under `parent` (the clone's target/ unless given), removed after the test. */
-function scratch(t, parent = path.resolve(__dirname, '../../target')) {
+/**
+ * A private directory under `parent` (the clone's target/ unless given; the user's home when that
+ * cannot be written: the suite's second pass runs as an ordinary user in a copy root staged),
+ * removed after the test.
+ */
+function scratch(t, parent = ownTarget()) {
   fs.mkdirSync(parent, { recursive: true })
   const d = fs.realpathSync(fs.mkdtempSync(path.join(parent, 'override-bwrap-')))
   fs.chmodSync(d, 0o755)
   t.after(() => rmrf(d))
   fs.mkdirSync(path.join(d, 'ws'))
   return d
+}
+
+function ownTarget() {
+  const target = path.resolve(__dirname, '../../target')
+  try {
+    fs.mkdirSync(target, { recursive: true })
+    fs.accessSync(target, fs.constants.W_OK)
+    return target
+  } catch {
+    return path.join(require('node:os').homedir(), 'target')
+  }
 }
 
 /** Runs `fn` with `SANDSPAWN_BWRAP` set to `value` (the probe cache is keyed by it). */
