@@ -33,7 +33,14 @@ const tmpRoots = []
  * it is found.
  */
 function mkFakeDir(label) {
-  return mkTemp(label)
+  // Not under /tmp: an override in a shared temporary directory is refused (another process's
+  // runs could replace it), and these scenarios are about what a working-path bwrap says.
+  const parent = path.resolve(__dirname, '..', 'target')
+  fs.mkdirSync(parent, { recursive: true })
+  const d = fs.mkdtempSync(path.join(parent, `sandspawn-unavail-${label}-`))
+  fs.chmodSync(d, 0o755)
+  tmpRoots.push(d)
+  return fs.realpathSync(d)
 }
 /** The child environment that makes the fake `<dir>/bwrap` the system bwrap. */
 const fakeEnv = (dir) => ({ SANDSPAWN_BWRAP: path.join(dir, 'bwrap') })

@@ -155,3 +155,48 @@ test('an override file writable by others, or in a directory another user owns, 
     assert.equal(r.stdout, 'ok\n', JSON.stringify(r))
   })
 })
+
+// Found by an attacker's review: the README advised an override under /tmp with runs given
+// `sandbox.tmp: 'private'`. But /tmp is shared with every sandspawn run on the host: a run of
+// another process (no override, the default writable /tmp) replaced the file, and the next run
+// of the process with the override executed it on the host. Refused whatever this run's policy.
+test('an override in a shared temporary directory is refused, even for runs with a private /tmp', async (t) => {
+  const d = scratch(t, os.tmpdir())
+  const file = path.join(d, 'bwrap')
+  fs.copyFileSync(realBwrap(), file)
+  fs.chmodSync(file, 0o755)
+  const marker = path.join(d, 'HOST_RAN_PLANTED_BWRAP')
+  const privateTmp = { cwd: path.join(d, 'ws'), sandbox: { mode: 'workspace-write', tmp: 'private' } }
+  const shared = /shared temporary directory/
+  const r1 = await withOverride(file, () => run('echo first', privateTmp))
+  // Another process's run: no override, the default writable /tmp.
+  const other = await withOverride('', () => run(`${evil(d, marker)} && mv ${d}/evil ${file} && echo replaced`, { cwd: path.join(d, 'ws'), sandbox: 'workspace-write' }))
+  const r2 = await withOverride(file, () => run('echo second', privateTmp))
+  const ctx = JSON.stringify({ other }, null, 1)
+  assertRefused(r1, marker, shared)
+  assertRefused(r2, marker, shared)
+  assert.equal(fs.existsSync(marker), false, ctx)
+})
+
+// Found by an attacker's review: the override file had a second name (a hard link) in a
+// workspace. The path checks look at names only: a Landlock run rewrote the file in place through
+// the workspace's name, and the next bwrap run executed it on the host.
+test('an override file with another hard link is refused: a run could rewrite it through that name', async (t) => {
+  const d = scratch(t)
+  fs.mkdirSync(path.join(d, 'opt/bin'), { recursive: true })
+  const file = path.join(d, 'opt/bin/bwrap')
+  fs.copyFileSync(realBwrap(), file)
+  fs.chmodSync(file, 0o755)
+  const ws = path.join(d, 'ws')
+  fs.mkdirSync(path.join(ws, 'tools'))
+  fs.linkSync(file, path.join(ws, 'tools/bwrap'))
+  const marker = path.join(d, 'HOST_RAN_PLANTED_BWRAP')
+  const rewrite = `printf '#!/bin/sh\\ntouch ${marker}\\nexec ${realBwrap()} "$@"\\n' > tools/bwrap && echo rewrote`
+  const linked = /hard link/
+  await withOverride(file, async () => {
+    const r1 = await run(rewrite, { cwd: ws, sandbox: 'workspace-write', linux: { allow: ['landlock'] } })
+    const r2 = await run('echo hello', { cwd: ws, sandbox: 'workspace-write' })
+    assertRefused(r1, marker, linked)
+    assertRefused(r2, marker, linked)
+  })
+})

@@ -93,7 +93,8 @@ pub fn discover(override_env: Option<&OsStr>, path_env: Option<&str>, cwd: &Path
         match super::override_path::entries_met(p) {
             Err(e) => return Discovery::OverrideInvalid(format!("{BWRAP_OVERRIDE_ENV}={}: {e}", p.display())),
             Ok(met) => {
-                if let Some(why) = super::override_path::loose_entry(p, &met) {
+                let why = super::override_path::loose_entry(p, &met).or_else(|| super::override_path::shared_or_linked(p, &met));
+                if let Some(why) = why {
                     return Discovery::OverrideInvalid(why);
                 }
             }

@@ -108,6 +108,47 @@ pub fn loose_entry(shown: &Path, met: &[(PathBuf, Metadata)]) -> Option<String> 
     ))
 }
 
+/// The temporary directories every sandspawn run on the host may share (canonical): `/tmp` and
+/// `$TMPDIR` are writable by default, `/var/tmp` and `/dev/shm` writable by everyone.
+fn shared_temp_dirs() -> Vec<PathBuf> {
+    let tmpdir = std::env::var_os("TMPDIR").filter(|t| !t.is_empty()).map(PathBuf::from);
+    let named = ["/tmp", "/var/tmp", "/dev/shm"].iter().map(PathBuf::from).chain(tmpdir);
+    named.filter(|t| t.is_absolute()).map(|t| std::fs::canonicalize(&t).unwrap_or(t)).filter(|t| t != Path::new("/")).collect()
+}
+
+/// Why the override `shown` (met as `met`) could be changed by a run whatever this run's policy: an
+/// entry lies in a shared temporary directory, or the file has another hard link (another name a
+/// run may write, found nowhere on the way).
+pub fn shared_or_linked(shown: &Path, met: &[(PathBuf, Metadata)]) -> Option<String> {
+    let temps = shared_temp_dirs();
+    let in_temp = met.iter().find_map(|(p, _)| temps.iter().find(|t| p.starts_with(t) && p != *t).map(|t| (p, t)));
+    let why = if let Some((p, t)) = in_temp {
+        format!(
+            "{} lies in the shared temporary directory {}, which runs of any sandspawn process on this host could write \
+             (whatever this process's runs are allowed)",
+            p.display(),
+            t.display()
+        )
+    } else {
+        let (file, m) = met.last()?;
+        if m.nlink() <= 1 {
+            return None;
+        }
+        format!(
+            "{} has {} hard links (names): a run that may write any other name could rewrite this file in place, \
+             which no check of this path sees",
+            file.display(),
+            m.nlink()
+        )
+    };
+    Some(format!(
+        "{BWRAP_OVERRIDE_ENV}={} is not used: {why}, and the next run would execute what it put there on the host; \
+         copy bwrap to a directory of its own outside every temporary directory (for instance /usr/local/bin or \
+         /opt/bubblewrap/bin), as a file with no other name, and point {BWRAP_OVERRIDE_ENV} there",
+        shown.display()
+    ))
+}
+
 /// Refuses a run for which `writable` (canonical paths the run may write) holds an entry met
 /// resolving `SANDSPAWN_BWRAP` (when set): the run could re-point or replace it, and the next run
 /// would execute what it put there on the host.
@@ -116,6 +157,10 @@ pub fn refuse_writable_by_run(writable: &dyn Fn(&Path) -> bool) -> crate::Result
     let shown = PathBuf::from(value);
     // Discovery refused a path that does not resolve; one gone since is refused here too.
     let met = entries_met(&shown).map_err(|e| crate::error::SandboxError::unavailable(format!("{BWRAP_OVERRIDE_ENV}={}: {e}", shown.display()), fix()))?;
+    // Checked here too, not only at discovery: a Landlock run never discovers bwrap, and could plant.
+    if let Some(why) = shared_or_linked(&shown, &met) {
+        return Err(crate::error::SandboxError::unavailable(why, fix()));
+    }
     match reached_through_writable(&met, writable) {
         None => Ok(()),
         Some(entry) => Err(crate::error::SandboxError::unavailable(
@@ -138,6 +183,6 @@ pub fn reached_through_writable<'a>(met: &'a [(PathBuf, Metadata)], writable: &d
 fn fix() -> String {
     format!(
         "keep bwrap where no run may write (for instance /usr/local/bin) and point {BWRAP_OVERRIDE_ENV} there, \
-         or leave that directory out of the run's writable roots (sandbox.tmp: 'private' for /tmp)"
+         and leave that directory out of the run's writable roots"
     )
 }

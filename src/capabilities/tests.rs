@@ -67,7 +67,8 @@ struct FakeBwrap {
 
 impl FakeBwrap {
     fn new(msg: &str) -> FakeBwrap {
-        let dir = tempfile::tempdir().unwrap();
+        // Outside the temporary directories: an override there is refused (`shared_or_linked`).
+        let dir = tempfile::tempdir_in(concat!(env!("CARGO_MANIFEST_DIR"), "/target")).unwrap();
         trust_for_test(dir.path());
         let f = FakeBwrap { dir };
         f.set_message(msg);

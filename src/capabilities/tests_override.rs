@@ -70,3 +70,21 @@ fn an_entry_a_run_may_write_is_found_by_the_run_s_roots() {
     let other = top.join("other");
     assert_eq!(reached_through_writable(&met, &|p| p.starts_with(&other)), None);
 }
+
+#[test]
+fn an_entry_in_a_shared_temporary_directory_or_a_file_with_another_name_is_refused() {
+    use super::override_path::shared_or_linked;
+    let why = |p: &Path| shared_or_linked(p, &entries_met(p).unwrap());
+    // Under /tmp: another process's runs may write there, whatever this one's policy.
+    let t = tempfile::tempdir_in("/tmp").unwrap();
+    let file = t.path().canonicalize().unwrap().join("bwrap");
+    fs::write(&file, "").unwrap();
+    assert!(why(&file).is_some_and(|w| w.contains("shared temporary directory /tmp") && w.contains("SANDSPAWN_BWRAP")));
+    // Outside the temporary directories: one name is fine, a second (a hard link) is not.
+    let t = tempfile::tempdir_in(env!("CARGO_MANIFEST_DIR")).unwrap();
+    let file = t.path().canonicalize().unwrap().join("bwrap");
+    fs::write(&file, "").unwrap();
+    assert_eq!(why(&file), None);
+    fs::hard_link(&file, t.path().join("other-name")).unwrap();
+    assert!(why(&file).is_some_and(|w| w.contains("2 hard links")), "{:?}", why(&file));
+}
