@@ -53,3 +53,36 @@ pub fn sha256(canon: &Path, file: &mut std::fs::File, meta: &std::fs::Metadata) 
     cache.push((canon.to_path_buf(), id, d.clone()));
     Ok(d)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::MetadataExt;
+
+    /// A rewrite through another name (a hard link) that keeps the inode, the size and (set back)
+    /// the mtime still changes the ctime, which no one can set back: the file is hashed again.
+    #[test]
+    fn a_rewrite_through_a_hard_link_with_the_mtime_set_back_is_hashed_again() {
+        let t = tempfile::tempdir().unwrap();
+        let (file, other) = (t.path().join("bwrap"), t.path().join("other-name"));
+        std::fs::write(&file, "good").unwrap();
+        std::fs::hard_link(&file, &other).unwrap();
+        let hash = || {
+            let mut f = std::fs::File::open(&file).unwrap();
+            let m = f.metadata().unwrap();
+            (super::sha256(&file, &mut f, &m).unwrap(), m)
+        };
+        let (good, before) = hash();
+        // The coarse clock may stamp a change in the same tick as the last: rewrite until it moves.
+        for _ in 0..100_000 {
+            std::fs::write(&other, "evil").unwrap();
+            let f = std::fs::File::options().write(true).open(&other).unwrap();
+            f.set_modified(before.modified().unwrap()).unwrap();
+            if std::fs::metadata(&file).unwrap().ctime_nsec() != before.ctime_nsec() || std::fs::metadata(&file).unwrap().ctime() != before.ctime() {
+                break;
+            }
+        }
+        let (evil, after) = hash();
+        assert_eq!((after.ino(), after.size(), after.mtime(), after.mtime_nsec()), (before.ino(), before.size(), before.mtime(), before.mtime_nsec()));
+        assert_ne!(evil, good, "the rewritten file was taken for the one hashed before");
+    }
+}
