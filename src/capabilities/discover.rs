@@ -11,8 +11,8 @@
 //! 2. Otherwise the first `bwrap` in `PATH` that is an executable regular file that this user could
 //!    not have planted (`distrust`): in one of the system's own program directories
 //!    (`SYSTEM_PROGRAM_DIRS`) or a Nix or Guix store (`/nix/store/<name>/bin`), canonically; outside
-//!    the cwd, owned by root and writable by nobody else, in directories (every one up to `/`,
-//!    symlinks resolved) owned by root and writable by nobody else, and not under `HOME` or a
+//!    the cwd, owned by root and writable by nobody else, with no other hard link, in directories
+//!    (every one up to `/`, symlinks resolved) owned by root and writable by nobody else, and not under `HOME` or a
 //!    temporary directory. A sandboxed run writes only what its user may write, so such a file was
 //!    not written by one; a bwrap in `~/.cargo/bin` (a run given `writableRoots: ['~/.cargo']` could
 //!    have put it there) or in a workspace's `node_modules/.bin` is not used, and the bundled one is
@@ -185,7 +185,7 @@ pub fn is_system_program_dir(dir: &Path) -> bool {
 /// Why the canonical file `bwrap` may have been planted by a sandboxed run of this user (`None`:
 /// it cannot have been): it is not in a system program directory (for root every file a run writes
 /// is root's, so ownership alone proves nothing), or it or a directory above it is not root's, or is
-/// writable by others, or it lies under `HOME` or a temporary directory.
+/// writable by others, or it has another hard link, or it lies under `HOME` or a temporary directory.
 pub fn distrust(bwrap: &Path, trust: &Trust) -> Option<String> {
     #[cfg(test)]
     if test_trusted(bwrap) {
@@ -208,7 +208,7 @@ pub(crate) fn not_roots_alone(bwrap: &Path, trust: &Trust) -> Option<String> {
         let m = std::fs::symlink_metadata(p).map_err(|e| format!("{} cannot be examined: {e}", p.display()))?;
         loose(p, &m, 0, false).map_or(Ok(()), Err)
     };
-    let checked = std::iter::once(bwrap).chain(bwrap.ancestors().skip(1)).try_for_each(owner);
+    let checked = std::iter::once(bwrap).chain(bwrap.ancestors().skip(1)).try_for_each(owner).and_then(|()| one_name(bwrap));
     let why = match checked {
         Err(e) => Some(e),
         Ok(()) => match (&trust.home, trust.temp.iter().find(|t| bwrap.starts_with(t))) {
@@ -218,6 +218,22 @@ pub(crate) fn not_roots_alone(bwrap: &Path, trust: &Trust) -> Option<String> {
         },
     };
     why.map(|w| format!("{w}; only a bwrap that no sandboxed run of this user could have written is used"))
+}
+
+/// `Err` when the file `bwrap` has another hard link: a run that may write that other name (a root
+/// run in a workspace holding one) could rewrite the file in place, which no check of this path
+/// sees (found by an attacker's review, with `SANDSPAWN_BWRAP`). A store that deduplicates by hard
+/// links (Nix's `auto-optimise-store`, ostree) makes such a bwrap skipped; the bundled one runs.
+fn one_name(bwrap: &Path) -> Result<(), String> {
+    use std::os::unix::fs::MetadataExt;
+    match std::fs::symlink_metadata(bwrap) {
+        Ok(m) if m.nlink() > 1 => Err(format!(
+            "it has {} hard links (names), and a run that may write another of them could rewrite it in place",
+            m.nlink()
+        )),
+        Ok(_) => Ok(()),
+        Err(e) => Err(format!("{} cannot be examined: {e}", bwrap.display())),
+    }
 }
 
 /// Directories the Rust tests make fake bwraps in, trusted like root's own (the real rule is

@@ -51,3 +51,24 @@ fn the_system_program_directories_and_the_nix_and_guix_stores() {
         assert!(!is_system_program_dir(Path::new(d)), "{d}");
     }
 }
+
+#[test]
+fn a_path_bwrap_with_another_hard_link_is_refused() {
+    // Found by an attacker's review (with SANDSPAWN_BWRAP): a run that may write another name of
+    // the file rewrites it in place. perf's build-id cache (`~/.debug/usr/bin/bwrap/<id>/elf`) is
+    // such a name for root.
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("target");
+    fs::create_dir_all(&base).unwrap();
+    let top = tempfile::tempdir_in(&base).unwrap();
+    fs::set_permissions(top.path(), fs::Permissions::from_mode(0o755)).unwrap();
+    let file = fs::canonicalize(top.path()).unwrap().join("bwrap");
+    fs::write(&file, "").unwrap();
+    fs::set_permissions(&file, fs::Permissions::from_mode(0o755)).unwrap();
+    // The ownership part alone (the directory part would refuse this place first).
+    let why = || super::discover::not_roots_alone(&file, &trust());
+    if unsafe { libc::geteuid() } == 0 {
+        assert_eq!(why(), None);
+    }
+    fs::hard_link(&file, top.path().join("other-name")).unwrap();
+    assert!(why().is_some_and(|w| w.contains("2 hard links")), "{:?}", why());
+}
