@@ -226,8 +226,12 @@ pub(crate) fn not_roots_alone(bwrap: &Path, trust: &Trust) -> Option<String> {
 /// links (Nix's `auto-optimise-store`, ostree) makes such a bwrap skipped; the bundled one runs.
 fn one_name(bwrap: &Path) -> Result<(), String> {
     use std::os::unix::fs::MetadataExt;
+    // SAFETY: geteuid has no failure mode.
+    let euid = unsafe { libc::geteuid() };
     match std::fs::symlink_metadata(bwrap) {
-        Ok(m) if m.nlink() > 1 => Err(format!(
+        // Another name is a way in only for a user who may write the file (root, or its owner):
+        // an ordinary user's runs cannot write root's bwrap by any name.
+        Ok(m) if m.nlink() > 1 && (euid == 0 || m.uid() == euid) => Err(format!(
             "it has {} hard links (names), and a run that may write another of them could rewrite it in place",
             m.nlink()
         )),

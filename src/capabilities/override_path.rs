@@ -109,10 +109,12 @@ pub fn loose_entry(shown: &Path, met: &[(PathBuf, Metadata)]) -> Option<String> 
 }
 
 /// The temporary directories every sandspawn run on the host may share (canonical): `/tmp` and
-/// `$TMPDIR` are writable by default, `/var/tmp` and `/dev/shm` writable by everyone.
+/// `$TMPDIR` are writable by default, `/dev/shm` writable by everyone (the Landlock mode). Not
+/// `/var/tmp`: read-only in every run unless a writable root holds it (as any directory may be for
+/// some run), and sticky, so no other user replaces this user's entries there (the owner rule).
 fn shared_temp_dirs() -> Vec<PathBuf> {
     let tmpdir = std::env::var_os("TMPDIR").filter(|t| !t.is_empty()).map(PathBuf::from);
-    let named = ["/tmp", "/var/tmp", "/dev/shm"].iter().map(PathBuf::from).chain(tmpdir);
+    let named = ["/tmp", "/dev/shm"].iter().map(PathBuf::from).chain(tmpdir);
     named.filter(|t| t.is_absolute()).map(|t| std::fs::canonicalize(&t).unwrap_or(t)).filter(|t| t != Path::new("/")).collect()
 }
 
