@@ -234,6 +234,14 @@ const RFIX23 = [
   '.local/share/jupyter/kernels/x/kernel.json', '.local/share/JetBrains/IDE/x.jar',
 ]
 
+// Found by an attacker's review (rfix23b) of that list: more configs of the same class, still
+// created unreported. Kept now, and the class is closed beside the list (`CLASS` below).
+const RFIX23B = [
+  '.config/plasma-workspace/env/evil.sh', '.config/qutebrowser/config.py', '.config/river/init', '.config/labwc/autostart',
+  '.config/waybar/config', '.config/polybar/config.ini', '.config/niri/config.kdl', '.config/ptpython/config.py',
+  '.config/yt-dlp/config', '.muttrc', '.guile', '.sbclrc', '.lein/profiles.clj', '.irssi/scripts/autorun/evil.pl',
+]
+
 describe("the host user's home inside a writable root keeps what the host runs from it", () => {
   // Found by an attacker's review: with the cwd at $HOME (or HOME=TMPDIR), the protected names
   // (.bashrc, .gitconfig) were kept, but git's XDG config, ~/.ssh and ~/.local/bin were not: a
@@ -275,6 +283,7 @@ describe("the host user's home inside a writable root keeps what the host runs f
       ['.config/lf/lfrc', `mkdir -p ~/.config/lf && echo '&touch ${marker}' > ~/.config/lf/lfrc`],
       ['.config/zellij/config.kdl', `mkdir -p ~/.config/zellij && echo 'default_shell "/tmp/x"' > ~/.config/zellij/config.kdl`],
       ...RFIX23.map((rel) => [rel, `mkdir -p ~/${q(path.dirname(rel))} && echo x > ~/${q(rel)}`]),
+      ...RFIX23B.map((rel) => [rel, `mkdir -p ~/${q(path.dirname(rel))} && echo x > ~/${q(rel)}`]),
       // Found by an attacker's review (plant22): user-level configs of agents, bun, pnpm and VS Code
       // forks that start MCP servers, preload scripts or load extensions, created unreported.
       ['.claude.json', `echo '{"mcpServers":{"x":{"command":"sh","args":["-c","touch ${marker}"]}}}' > ~/.claude.json`],
@@ -326,7 +335,39 @@ describe("the host user's home inside a writable root keeps what the host runs f
     for (const rel of ['.config/opencode', '.config/kak', '.config/lf', '.config/zellij', '.config/crush', '.xonshrc', '.npmrc', '.local/share/jupyter']) {
       assert.ok(r.hostRisks.some((h) => h.path === path.join(home, rel) && /moved aside/.test(h.detail)), `${rel}: ${JSON.stringify(r.hostRisks)}`)
     }
+    for (const rel of ['.config/waybar', '.config/plasma-workspace', '.muttrc', '.lein/profiles.clj', '.irssi']) {
+      assert.ok(r.hostRisks.some((h) => h.path === path.join(home, rel) && /moved aside/.test(h.detail)), `${rel}: ${JSON.stringify(r.hostRisks)}`)
+    }
     assertNothingLanded(r, home, marker, plant.filter(([rel]) => rel !== '.ssh/authorized_keys'))
+  })
+
+  // The same review (rfix23b): a fixed list always misses the next tool. Whatever else a run
+  // creates or replaces directly in the home's XDG config directory, one level below it, or as a
+  // dotfile at the home's top is reported (not blocked: sandboxed tools save their own settings).
+  test('cwd = $HOME: any other entry made in ~/.config, one level below it, or a dotfile at the home\'s top is reported, not blocked', (t) => {
+    const tree = tempTree(t)
+    const home = path.join(tree.root, 'home')
+    fs.mkdirSync(path.join(home, '.config', 'oldtool', 'deep'), { recursive: true })
+    fs.writeFileSync(path.join(home, '.config', 'oldtool', 'kept.conf'), 'mine\n')
+    fs.writeFileSync(path.join(home, '.oldrc'), 'mine\n')
+    const made = ['.config/newtool/init.lua', '.config/oldtool/plugin.lua', '.config/newtool.conf', '.newtoolrc', '.newtool/config']
+    const quiet = ['notes.txt', '.config/oldtool/deep/x.lua']
+    const script = [...made, ...quiet].map((rel) => `mkdir -p ~/${q(path.dirname(rel))} && echo x > ~/${q(rel)}`).join(' && ') + ' && echo ran'
+    const r = runAs({ HOME: home }, script, home, 'workspace-write')
+    assert.equal(r.error, undefined, r.message)
+    assert.equal(r.stdout, 'ran\n', show(r))
+    const at = (rel) => r.hostRisks.find((h) => h.path === path.join(home, rel))
+    for (const rel of ['.config/newtool', '.config/oldtool/plugin.lua', '.config/newtool.conf', '.newtoolrc', '.newtool']) {
+      assert.equal(at(rel)?.kind, 'protected-name-created', `${rel}: ${JSON.stringify(r.hostRisks)}`)
+      assert.match(at(rel).detail, /host user's home/)
+    }
+    for (const rel of [...made, ...quiet]) assert.ok(fs.existsSync(path.join(home, rel)), `${rel} was not blocked`)
+    for (const rel of ['notes.txt', '.config/oldtool/deep/x.lua', '.config/oldtool/kept.conf', '.oldrc', '.config', '.config/oldtool']) {
+      assert.equal(at(rel), undefined, `${rel} is not reported: ${JSON.stringify(r.hostRisks)}`)
+    }
+    // A second run that changes nothing there reports nothing.
+    const again = runAs({ HOME: home }, 'echo x > notes2.txt && echo ran', home, 'workspace-write')
+    assert.deepEqual(again.hostRisks.filter((h) => h.path.startsWith(home + '/.')), [], JSON.stringify(again.hostRisks))
   })
 
   // Found by a later attacker's review (later16): the home's files that host tools run beside

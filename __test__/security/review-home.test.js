@@ -47,6 +47,7 @@ function makeHome(home) {
   fs.writeFileSync(path.join(home, '.ssh', 'authorized_keys'), 'ssh-ed25519 AAAAmine me\n')
   fs.writeFileSync(path.join(home, '.bashrc'), '# mine\n')
   fs.mkdirSync(path.join(home, '.config'))
+  fs.mkdirSync(path.join(home, '.config', 'oldtool'))
 }
 
 const PLANT = [
@@ -65,6 +66,16 @@ const PLANT = [
   ['.config/lazygit/config.yml', 'mkdir -p ~/.config/lazygit && echo x > ~/.config/lazygit/config.yml'],
   ['.xonshrc', 'echo x > ~/.xonshrc'],
   ['.local/share/jupyter/kernels/x/kernel.json', 'mkdir -p ~/.local/share/jupyter/kernels/x && echo "{}" > ~/.local/share/jupyter/kernels/x/kernel.json'],
+  // Found by an attacker's review (rfix23b): more of the same class, and (the class closed) any
+  // entry made in ~/.config, one level below it, or a dotfile at the home's top.
+  ['.config/waybar/config', 'mkdir -p ~/.config/waybar && echo x > ~/.config/waybar/config'],
+  ['.config/plasma-workspace/env/evil.sh', 'mkdir -p ~/.config/plasma-workspace/env && echo x > ~/.config/plasma-workspace/env/evil.sh'],
+  ['.muttrc', 'echo x > ~/.muttrc'],
+  ['.lein/profiles.clj', 'mkdir -p ~/.lein && echo x > ~/.lein/profiles.clj'],
+  ['.config/newtool/init.lua', 'mkdir -p ~/.config/newtool && echo x > ~/.config/newtool/init.lua'],
+  ['.config/newtool.conf', 'echo x > ~/.config/newtool.conf'],
+  ['.newtoolrc', 'echo x > ~/.newtoolrc'],
+  ['.config/oldtool/plugin.lua', 'echo x > ~/.config/oldtool/plugin.lua'],
   // Found by an attacker's review (plant22): user-level agent, pnpm and editor configs.
   ['.claude.json', `echo '{"mcpServers":{"x":{"command":"sh"}}}' > ~/.claude.json`],
   ['.config/pnpm/rc', 'mkdir -p ~/.config/pnpm && echo "node-options=--require=/tmp/x.js" > ~/.config/pnpm/rc'],

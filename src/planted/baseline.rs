@@ -75,6 +75,9 @@ pub struct Baseline {
     pub index: Arc<scan::Index>,
     /// Where the host user's configuration lives (`home`): what a path kept absent there does.
     pub home: super::home::Bases,
+    /// The homes and XDG configuration directories directly written roots hold: what a run makes
+    /// there beyond `home`'s list is reported after it (`home_config`).
+    pub home_config: super::home_config::Watched,
     /// A plan for macOS (`Request::macos`).
     pub macos: bool,
     /// The tool caches of a held home that did not exist (`tool_caches::held_home`): the command's

@@ -55,8 +55,9 @@ pub fn detect(baseline: &Baseline) -> Vec<HostRisk> {
 /// Whatever is found is undone all the same, listed or not.
 pub fn detect_after(baseline: &Baseline, during_run: Vec<HostRisk>) -> Vec<HostRisk> {
     let (found, index) = scan::walk_indexed(&baseline.spec, Some(&baseline.index), baseline.taken_at_ns);
+    let index = std::sync::Arc::new(index);
     // The next run in this area starts from this walk: what this run changed is read once, here.
-    super::baseline::remember(&baseline.spec, std::sync::Arc::new(index));
+    super::baseline::remember(&baseline.spec, std::sync::Arc::clone(&index));
     let mut risks = Listed::default();
     risks.extend(replaced_roots(baseline));
     risks.extend(during_run);
@@ -128,7 +129,28 @@ pub fn detect_after(baseline: &Baseline, during_run: Vec<HostRisk>) -> Vec<HostR
     if baseline.report_repositories {
         unwalked_links(baseline, &found, &mut risks);
     }
+    home_config(baseline, &index, &mut risks);
     risks.report()
+}
+
+/// What the run made in a held home's config directory or as a dot-entry at its top, beyond the
+/// held list (`home_config`): reported, left in place. Not what is held or reported already.
+fn home_config(baseline: &Baseline, index: &scan::Index, risks: &mut Listed) {
+    let w = &baseline.home_config;
+    if w.homes.is_empty() && w.config.is_empty() {
+        return;
+    }
+    let held: Vec<PathBuf> = baseline.home.paths().map(|(p, _, _)| p).chain(baseline.held_caches.iter().map(|c| c.path.clone())).collect();
+    let named = |p: &Path| p.parent().is_some_and(|d| w.homes.iter().any(|h| h == d)) && p.file_name().is_some_and(|n| baseline.protected_names.contains(&*n.to_string_lossy()));
+    // sandspawn's own directories (its state, made in the home on a first run: `~/.local`).
+    let env = |k: &str| std::env::var_os(k).map(PathBuf::from).filter(|p| p.is_absolute());
+    let own: Vec<PathBuf> = [crate::state_dir::base(env), env("SANDSPAWN_TOOL_CACHE_DIR"), env("SANDSPAWN_CHANGE_SET_DIR")].into_iter().flatten().collect();
+    let ours = |p: &Path| own.iter().any(|o| o.starts_with(p));
+    let skip = |p: &Path| named(p) || ours(p) || held.iter().any(|h| p.starts_with(h)) || risks.covers(p);
+    for p in super::home_config::after_run(w, &baseline.index, index, baseline.taken_at_ns, &skip) {
+        let detail = super::home_config::detail(&p, w);
+        risks.keep(HostRisk { path: p.to_string_lossy().into_owned(), kind: RiskKind::ProtectedNameCreated, detail });
+    }
 }
 
 /// At most this many symlinks the run made are judged by where they lead (each costs a few dozen
@@ -370,6 +392,11 @@ fn tier(kind: RiskKind) -> usize {
 }
 
 impl Listed {
+    /// Whether an entry at or above `p` is listed already.
+    fn covers(&self, p: &Path) -> bool {
+        self.always.iter().chain(self.kept.iter().flatten()).any(|r| p.starts_with(&r.path))
+    }
+
     fn push(&mut self, r: HostRisk) {
         if matches!(r.kind, RiskKind::WorkspaceReplaced | RiskKind::ScanIncomplete) {
             self.always.push(r);

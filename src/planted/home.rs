@@ -166,6 +166,12 @@ const HOME_PATHS: &[(&str, bool, &str)] = &[
     // Found by an attacker's review (tools23): Cline's global hooks, run on every task in every
     // project (its global rules, `Documents/Cline/Rules`, are instructions it reads, not run).
     ("Documents/Cline/Hooks", true, "Cline runs the hooks in it (TaskStart, PreToolUse, ...) in every project"),
+    // Found by an attacker's review (rfix23b) of the rfix23 list: more of the same class.
+    (".muttrc", false, "mutt runs its backticks and `source cmd|` lines when it starts"),
+    (".guile", false, "Guile's REPL runs it when it starts"),
+    (".sbclrc", false, "SBCL runs it when it starts"),
+    (".lein/profiles.clj", false, "Leiningen runs the :injections of its profiles at every start"),
+    (".irssi", true, "irssi loads the scripts in scripts/autorun and runs its config's commands when it starts"),
 ];
 
 /// Below a home on macOS too, all directories (found by an attacker's review: with the cwd at the
@@ -278,6 +284,16 @@ const CONFIG_PATHS: &[(&str, bool, &str)] = &[
     ("bspwm", true, "bspwm runs its bspwmrc (a shell script) when the session starts"),
     ("openbox", true, "Openbox runs its autostart script when the session starts"),
     ("qtile", true, "Qtile runs its config.py when the session starts"),
+    // Found by an attacker's review (rfix23b) of that list: more of the same class.
+    ("plasma-workspace", true, "KDE Plasma sources the scripts in its env directory at login"),
+    ("qutebrowser", true, "qutebrowser runs its config.py when it starts"),
+    ("river", true, "river runs its init when the session starts"),
+    ("labwc", true, "labwc runs its autostart with sh when the session starts"),
+    ("waybar", true, "Waybar runs its custom modules' exec commands when it starts"),
+    ("polybar", true, "polybar runs its custom/script modules' exec commands when it starts"),
+    ("niri", true, "niri runs the spawn-at-startup commands of its config.kdl when the session starts"),
+    ("ptpython", true, "ptpython runs its config.py when it starts"),
+    ("yt-dlp", true, "yt-dlp applies its config on every call: --exec runs a command after each download"),
 ];
 
 /// Where the host user's configuration lives.
@@ -467,6 +483,20 @@ mod tests {
         for dir in [".doom.d", ".spacemacs.d", ".cargo/bin", ".claude/plugins", ".local/share/jupyter", ".local/share/JetBrains"] {
             assert_eq!(home(dir), Some(true), "~/{dir}");
         }
+    }
+
+    /// The review of those (rfix23b): more configs of the same class, created unreported.
+    #[test]
+    fn the_tools_configs_of_rfix23b_are_kept() {
+        let home = |p: &str| HOME_PATHS.iter().find(|(q, _, _)| *q == p).map(|(_, dir, _)| *dir);
+        let config = |p: &str| CONFIG_PATHS.iter().find(|(q, _, _)| *q == p).map(|(_, dir, _)| *dir);
+        for dir in ["plasma-workspace", "qutebrowser", "river", "labwc", "waybar", "polybar", "niri", "ptpython", "yt-dlp"] {
+            assert_eq!(config(dir), Some(true), "~/.config/{dir}");
+        }
+        for file in [".muttrc", ".guile", ".sbclrc", ".lein/profiles.clj"] {
+            assert_eq!(home(file), Some(false), "~/{file}");
+        }
+        assert_eq!(home(".irssi"), Some(true));
     }
 
     /// The twenty-second session's review (plant22): agents' MCP lists, bun's preload, pnpm's

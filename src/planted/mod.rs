@@ -41,6 +41,7 @@ pub mod home;
 pub mod name_patterns;
 pub mod home_hard;
 pub mod home_links;
+pub mod home_config;
 pub mod hook_links;
 pub mod hook_risks;
 pub mod keeper;
@@ -264,6 +265,8 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
     // carve-out covers through their other names (`home_hard`): a `stat` each.
     let direct: Vec<PathBuf> = tops.iter().filter(|t| !policy.reviewed.contains(t)).cloned().collect();
     let devices = home_hard::devices(&policy.planted.identities, &direct);
+    // The home's config directory and dot-entries beyond the held list: reported after the run.
+    let home_config = home_config::Watched::of(&home, &direct);
     let mut home_hard = home_hard::Kept::of(&home_hard::candidates(&home, names, &c.global), &devices);
     // Listed home directories past the listing's bound, said whatever the devices (a link there
     // may lead into any root).
@@ -324,6 +327,7 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
         git: found.git_inodes,
         git_dirs: found.git_dirs.into_iter().collect(),
         home,
+        home_config,
         macos: policy.planted.macos,
         held_caches,
         identities,

@@ -42,6 +42,7 @@ use super::listing::{self, Stamp};
 use super::vouch::Vouch;
 use super::watch::{self, Watcher};
 
+pub use compare::Seen;
 pub use index::{Found, Index, Unkept, WalkSpec};
 use dir_key::DirKey;
 use index::{DirState, Listing, Unlisted};
@@ -440,6 +441,7 @@ pub fn walk(spec: &WalkSpec) -> Found {
 
 #[cfg(test)]
 mod hooks;
+mod compare;
 mod dir_key;
 mod index;
 mod quiet;

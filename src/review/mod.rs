@@ -30,6 +30,7 @@ pub mod dir_modes;
 pub mod elsewhere;
 pub mod entries;
 pub mod git_layout;
+pub mod home_config;
 pub mod home_links;
 pub mod host_fs;
 pub mod id;

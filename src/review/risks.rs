@@ -63,6 +63,9 @@ pub struct Judge<'a> {
     /// The host's global and system git configuration, read once for the judging (each
     /// repository's top consults its hooks path).
     global_git: crate::planted::global_git::Global,
+    /// Where the host user's homes and configuration directories lie in the root (`home_config`),
+    /// found when first needed.
+    home_places: Option<super::home_config::Places>,
 }
 
 /// What the set's view and the host say about one directory.
@@ -162,7 +165,7 @@ fn kind_of_stat(s: &super::host_fs::Stat) -> Kind {
 impl<'a> Judge<'a> {
     /// `elsewhere`: `elsewhere::hooks_elsewhere` of the set (found once for all its roots).
     pub fn new(meta: &'a Meta, root: &Path, upper: &Path, elsewhere: &'a Elsewhere) -> Judge<'a> {
-        Judge { meta, root: root.to_path_buf(), upper: upper.to_path_buf(), levels: Vec::new(), new_repo_keys: HashMap::new(), links_judged: 0, elsewhere, global_git: crate::planted::global_git::now() }
+        Judge { meta, root: root.to_path_buf(), upper: upper.to_path_buf(), levels: Vec::new(), new_repo_keys: HashMap::new(), links_judged: 0, elsewhere, global_git: crate::planted::global_git::now(), home_places: None }
     }
 
     /// The risk a change carries, if any.
@@ -218,6 +221,9 @@ impl<'a> Judge<'a> {
             return Some(r);
         }
         if let Some(r) = self.venv_file(&parts, change).or_else(|| self.venv_way(&parts, change)) {
+            return Some(r);
+        }
+        if let Some(r) = self.home_config(change) {
             return Some(r);
         }
         super::dir_modes::risk(&self.root, change).or_else(|| self.link_out(change))
@@ -676,6 +682,16 @@ impl<'a> Judge<'a> {
             }
         }
         guarded
+    }
+
+    /// An entry made in a held home's configuration directory or at its top, beyond the guarded
+    /// list (`home_config`).
+    fn home_config(&mut self, change: &Change) -> Option<HostRisk> {
+        if self.home_places.is_none() {
+            let bases = Bases::of_host().and(&self.meta.homes, &self.meta.config_homes);
+            self.home_places = Some(super::home_config::Places::of(&bases, |p| self.below_root(p)));
+        }
+        self.home_places.as_ref()?.risk(&self.root, change)
     }
 
     /// Where a path of the host lies below the root: as written (the links on its way are
