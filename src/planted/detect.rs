@@ -203,6 +203,14 @@ fn unwalked_links(baseline: &Baseline, found: &scan::Found, risks: &mut Listed) 
         );
         risks.keep(HostRisk { path: cut.first.to_string_lossy().into_owned(), kind: RiskKind::ScanIncomplete, detail });
     }
+    for (link, why) in &after.unfollowed {
+        let detail = format!(
+            "is a symlink into node_modules whose way {}: where it leads, and so a repository a run planted there, is not judged: \
+             look at it before running git through it",
+            why.why()
+        );
+        risks.keep(HostRisk { path: link.to_string_lossy().into_owned(), kind: RiskKind::ScanIncomplete, detail });
+    }
     for f in after.found {
         let (kind, mut detail) = match f.unjudged {
             None => (

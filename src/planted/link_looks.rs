@@ -18,8 +18,17 @@ use std::path::{Component, Path, PathBuf};
 use super::links;
 use crate::policy::path_walk;
 
-/// The budget of a look ran out.
-pub(super) struct Spent;
+/// Why a look stopped at a link.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Stop {
+    /// The budget of the look ran out.
+    Spent,
+    /// The link's way cannot be followed (longer than `path_walk::MAX_STEPS` components, or through
+    /// procfs), so where it leads, and what git finds there, is not known. Taken once for "leads
+    /// nowhere": an attacker's review (rfix23b, nm_long_way.js) chained three links of 1,900 `./`
+    /// each, which the kernel follows, to a repository the run planted, and nothing was said.
+    Unfollowed(path_walk::Unjudged),
+}
 
 /// What one look found: the links' directories made canonical, what discovery found in each
 /// directory (`links::Looked`), and the steps left of its budget.
@@ -34,9 +43,9 @@ impl Dirs {
         Dirs { canonical: HashMap::new(), looked: links::Looked::new(), left: steps }
     }
 
-    /// What git's discovery may use from where `link` leads now (`links::discover`); `Spent` when
-    /// the budget ran out on the way (a way that cannot be followed otherwise leads nowhere, as before).
-    pub(super) fn leads_to(&mut self, link: &Path) -> Result<Vec<PathBuf>, Spent> {
+    /// What git's discovery may use from where `link` leads now (`links::discover`); `Stop` when
+    /// the budget ran out on the way, or the way cannot be followed.
+    pub(super) fn leads_to(&mut self, link: &Path) -> Result<Vec<PathBuf>, Stop> {
         // The walks spend from the thread's budget (`path_walk::RunBudget`): this look's, for this
         // link, the budget of the caller's (the hooks' checks) as it was afterwards.
         let budget = path_walk::RunBudget::set(self.left);
@@ -46,23 +55,22 @@ impl Dirs {
         found
     }
 
-    fn look(&mut self, link: &Path) -> Result<Vec<PathBuf>, Spent> {
+    fn look(&mut self, link: &Path) -> Result<Vec<PathBuf>, Stop> {
         let Ok(target) = std::fs::read_link(link) else { return Ok(Vec::new()) };
-        let Some(dir) = self.resolve(link, &target) else {
-            // Out of steps (`spend` refuses at none left), or not followed (through /proc, too long).
-            return if path_walk::left() == Some(0) { Err(Spent) } else { Ok(Vec::new()) };
-        };
-        links::discover_in(&dir, &mut self.looked, &mut || path_walk::spend(1)).ok_or(Spent)
+        // Out of steps (`spend` refuses at none left) is the budget's; else the way's own.
+        let spent = |u| if path_walk::left() == Some(0) { Stop::Spent } else { Stop::Unfollowed(u) };
+        let dir = self.resolve(link, &target).map_err(spent)?;
+        links::discover_in(&dir, &mut self.looked, &mut || path_walk::spend(1)).ok_or(Stop::Spent)
     }
 
     /// `links::resolve(link, target)`: the longest part of the way that exists made canonical, the
-    /// rest appended as written; walked from the link's directory.
-    fn resolve(&mut self, link: &Path, target: &Path) -> Option<PathBuf> {
-        let at = self.canonical(link.parent()?)?;
+    /// rest appended as written; walked from the link's directory. The link's directory not made
+    /// canonical (a run swapped a directory on it for a link chain too long) is not followed either.
+    fn resolve(&mut self, link: &Path, target: &Path) -> Result<PathBuf, path_walk::Unjudged> {
+        let at = link.parent().and_then(|d| self.canonical(d)).ok_or(path_walk::Unjudged::TooLong)?;
         let looked = &mut self.looked;
-        let prefix = path_walk::longest_resolving_from(&at, target, &mut |d, fd| look_at(looked, d, fd)).ok()?;
-        let to = append(prefix.canonical, target.components().skip(prefix.resolved));
-        to.is_absolute().then_some(to)
+        let prefix = path_walk::longest_resolving_from(&at, target, &mut |d, fd| look_at(looked, d, fd))?;
+        Ok(append(prefix.canonical, target.components().skip(prefix.resolved)))
     }
 
     /// `dir` made canonical (`None`: it does not resolve), one component at a time from its nearest

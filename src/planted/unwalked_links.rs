@@ -19,7 +19,8 @@ use std::collections::HashSet;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-use super::link_looks::Dirs;
+use super::link_looks::{Dirs, Stop};
+use crate::policy::path_walk;
 use super::{links, listing, repo, scan};
 
 /// The links into `node_modules` the walk before the run found, as they led then.
@@ -34,6 +35,9 @@ pub struct Kept {
     /// Those the look before the run left out, past its budget: not judged after the run either,
     /// said in `notEnforced`.
     unlooked: Option<Cut>,
+    /// Those whose way the look before the run could not follow (`Stop::Unfollowed`): kept, looked
+    /// at again after the run (and reported then if still so), the first said in `notEnforced`.
+    unfollowed: Option<(PathBuf, path_walk::Unjudged)>,
     /// The budget of each look (`MAX_LOOK_STEPS`).
     steps: usize,
 }
@@ -97,6 +101,8 @@ pub enum Unjudged {
 pub struct AfterRun {
     pub found: Vec<Found>,
     pub cut: Option<Cut>,
+    /// The links whose way cannot be followed now (at most the links kept): reported, not judged.
+    pub unfollowed: Vec<(PathBuf, path_walk::Unjudged)>,
 }
 
 /// The links a look left out, past its budget: the first of them, and how many.
@@ -115,15 +121,22 @@ impl Kept {
     /// `of`, each look taking at most `steps`.
     fn within(links: &[PathBuf], unkept: scan::Unkept, steps: usize) -> Kept {
         let mut dirs = Dirs::new(steps);
-        let (mut looked, mut unlooked) = (Vec::new(), None);
+        let (mut looked, mut unlooked, mut unfollowed) = (Vec::new(), None, None);
         for (i, link) in links.iter().enumerate() {
-            let Ok(git) = dirs.leads_to(link) else {
-                unlooked = Some(Cut { first: link.clone(), count: links.len() - i });
-                break;
+            let git = match dirs.leads_to(link) {
+                Ok(git) => git,
+                Err(Stop::Spent) => {
+                    unlooked = Some(Cut { first: link.clone(), count: links.len() - i });
+                    break;
+                }
+                Err(Stop::Unfollowed(why)) => {
+                    unfollowed = unfollowed.or(Some((link.clone(), why)));
+                    Vec::new()
+                }
             };
             looked.push(Before { link: link.clone(), git: git.iter().filter_map(|g| with_id(g)).collect() });
         }
-        Kept { links: looked, unkept, uncarved: HashSet::new(), unlooked, steps }
+        Kept { links: looked, unkept, uncarved: HashSet::new(), unlooked, unfollowed, steps }
     }
 
     #[cfg(test)]
@@ -153,6 +166,14 @@ impl Kept {
             ));
         }
         said.extend(self.unkept_said());
+        if let Some((link, why)) = &self.unfollowed {
+            said.push(format!(
+                "planted configuration: the symlink into node_modules at {} (and any other such) has a way that {}: where it leads \
+                 is not known, so a repository there is not kept read-only; it is reported after every run while so",
+                link.display(),
+                why.why()
+            ));
+        }
         if let Some(cut) = &self.unlooked {
             said.push(format!(
                 "planted configuration: looking at the symlinks into node_modules took more than {MAX_LOOK_STEPS} steps (components \
@@ -193,9 +214,16 @@ impl Kept {
         let links: Vec<&Before> = self.links.iter().filter(|b| !judged(&b.link)).collect();
         for (i, before) in links.iter().enumerate() {
             let Ok(target) = std::fs::read_link(&before.link) else { continue };
-            let Ok(leads) = dirs.leads_to(&before.link) else {
-                after.cut = Some(Cut { first: before.link.clone(), count: links.len() - i });
-                break;
+            let leads = match dirs.leads_to(&before.link) {
+                Ok(leads) => leads,
+                Err(Stop::Spent) => {
+                    after.cut = Some(Cut { first: before.link.clone(), count: links.len() - i });
+                    break;
+                }
+                Err(Stop::Unfollowed(why)) => {
+                    after.unfollowed.push((before.link.clone(), why));
+                    continue;
+                }
             };
             let said: Vec<(PathBuf, Option<Unjudged>)> = leads.into_iter().filter(|g| !known(g)).filter_map(|g| judge.of(before, &g).map(|v| (g, v))).collect();
             // The nearest one changed (or unjudged) said; else the nearest other runs could write.
@@ -385,6 +413,35 @@ mod tests {
         let after = cut.after_run(i64::MAX, &[r.clone()], &|_| false, &|_| false);
         assert!(after.found.is_empty());
         assert_eq!(after.cut, Some(Cut { first: links[1].clone(), count: 3 }));
+    }
+
+    /// Found by an attacker's review (rfix23b, nm_long_way.js): a link whose way is longer than
+    /// `path_walk::MAX_STEPS` (three links of 1,900 `./` each, which the kernel follows) led, for
+    /// the look, nowhere, and the repository a run planted there was never said. Now it is said
+    /// before the run and reported after it, while its way cannot be followed.
+    #[test]
+    fn a_link_whose_way_cannot_be_followed_is_said_and_reported_not_taken_for_leading_nowhere() {
+        let t = tempfile::tempdir_in(concat!(env!("CARGO_MANIFEST_DIR"), "/target")).unwrap();
+        let w = t.path().canonicalize().unwrap();
+        let nm = w.join("node_modules");
+        std::fs::create_dir_all(nm.join("real/x/.git/hooks")).unwrap();
+        std::fs::create_dir_all(nm.join("real/x/.git/objects")).unwrap();
+        std::fs::create_dir_all(nm.join("real/x/.git/refs")).unwrap();
+        std::fs::write(nm.join("real/x/.git/HEAD"), "ref: refs/heads/main\n").unwrap();
+        let dots = "./".repeat(1_900);
+        std::os::unix::fs::symlink(format!("{dots}real"), nm.join("s1")).unwrap();
+        std::os::unix::fs::symlink(format!("{dots}s1"), nm.join("s2")).unwrap();
+        std::os::unix::fs::symlink(format!("{dots}s2"), nm.join("s3")).unwrap();
+        std::os::unix::fs::symlink("s3/x", nm.join("x")).unwrap();
+        assert!(nm.join("x/.git/HEAD").exists(), "the kernel follows the way");
+        let link = w.join("lib");
+        std::os::unix::fs::symlink("node_modules/x", &link).unwrap();
+        let kept = Kept::of(std::slice::from_ref(&link), scan::Unkept::default());
+        let said = kept.not_enforced().join("\n");
+        assert!(said.contains(&link.display().to_string()) && said.contains("longer than"), "{said}");
+        let after = kept.after_run(i64::MAX, &[w.clone()], &|_| false, &|_| false);
+        assert_eq!(after.unfollowed, vec![(link.clone(), path_walk::Unjudged::TooLong)]);
+        assert_eq!(after.cut, None);
     }
 
     /// Found by an attacker's review (rfix23, nm_deep_links.js, again after the budget): a look
