@@ -155,6 +155,22 @@ describe('.github/hooks reached through a .github symlink there before the run',
       }
     })
   }
+  // Found by an attacker's review (rfix23c): where the target already held `hooks/`, the plan
+  // kept `.github/hooks` read-only through the link, and every run failed setup as changed.
+  for (const [mode, extra] of Object.entries(MODES)) {
+    test(`${mode}: a target that holds hooks/ already does not stop later runs`, async (t) => {
+      const tree = linkedBefore(t)
+      for (const { target } of LINKS) {
+        fs.mkdirSync(path.join(tree.ws, target, 'hooks'))
+        fs.writeFileSync(path.join(tree.ws, target, 'hooks/hooks.json'), '{}\n')
+      }
+      for (let i = 0; i < 2; i++) {
+        const r = await sh('echo ran', { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+        assert.equal(r.exitCode, 0, `run ${i}: ${show(r)}`)
+        assert.equal(r.stdout, 'ran\n', show(r))
+      }
+    })
+  }
   test('review: each is a risk of the change set and held back by apply', async (t) => {
     const tree = linkedBefore(t)
     const r = await sandspawn.spawnSandboxed(['sh', '-c', plantThrough], { cwd: tree.ws, timeout: 60000, sandbox: { mode: 'workspace-write', workspace: 'review' } })

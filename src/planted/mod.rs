@@ -955,6 +955,19 @@ impl<'a> Carver<'a> {
         if names.is_empty() {
             return;
         }
+        // A `.github` that is a symlink: its hooks lie where it leads, which no plan follows (a
+        // path through a link is refused as changed: every run failed where the host had made
+        // `.github -> ci-meta` with `ci-meta/hooks`; found by an attacker's review, rfix23c). The
+        // walk lists such a link (`name_patterns::of_link`): moved aside and reported after the run
+        // that made it, stamped when there before so what is written where it leads is reported.
+        let parent = top.join(name_patterns::NESTED_PARENT);
+        let linked = match &self.existing {
+            Some(e) => e.paths.contains(&parent),
+            None => parent.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink()),
+        };
+        if linked {
+            return;
+        }
         let p = top.join(name_patterns::NESTED);
         match &self.existing {
             // The walk lists it (`name_patterns` matches it): missing when it did not find it.
