@@ -7,7 +7,7 @@ const assert = require('node:assert/strict')
 const net = require('node:net')
 const dgram = require('node:dgram')
 const os = require('node:os')
-const { show, run, sh, token, which, sleep, rmrf } = require('./helpers')
+const { show, run, sh, token, which, sleep, rmrf, tempTree } = require('./helpers')
 
 const HAS_CURL = which('curl') !== null
 
@@ -192,8 +192,10 @@ except OSError as e:
       assert.equal(server.connections, 0, 'the Unix socket server got a connection')
       assert.equal(server.received, '')
 
-      // also with nc-like tools and in workspace-write
-      const viaNode = await run([process.execPath, '-e', `const s=require('net').connect(${JSON.stringify(sockPath)},()=>{console.log('CONNECTED');s.end('x')});s.on('error',e=>{console.error(e.code);process.exit(1)})`], { sandbox: 'workspace-write', cwd: '/tmp' })
+      // also with nc-like tools and in workspace-write (where /tmp is writable), from a workspace
+      // of the test's own: with /tmp itself as the cwd the walk met other processes' repositories
+      // there coming and going (a concurrent `cargo test`'s), and setup refused a changing workspace
+      const viaNode = await run([process.execPath, '-e', `const s=require('net').connect(${JSON.stringify(sockPath)},()=>{console.log('CONNECTED');s.end('x')});s.on('error',e=>{console.error(e.code);process.exit(1)})`], { sandbox: 'workspace-write', cwd: tempTree(t).ws })
       assert.equal(viaNode.exitCode, 1, show(viaNode))
       await sleep(100)
       assert.equal(server.connections, 0, 'the Unix socket server got a connection from node in workspace-write')
