@@ -67,18 +67,6 @@ pub fn after_run(w: &Watched, prior: &Index, now: &Index, since_ns: i64, skip: &
     found
 }
 
-/// Whether `name` is one `undo::move_aside` gave an entry it moved aside (`NAME.sandspawn-held-
-/// <secs>-<pid>-<n>`, reported by the step that moved it): that suffix exactly, not the words
-/// anywhere (found by an attacker's review, rfix23c: `zz.sandspawn-held-1.conf`, which
-/// `systemd-tmpfiles --user` reads as any `*.conf`, landed unreported).
-fn held_aside(name: &[u8]) -> bool {
-    const MARK: &[u8] = b".sandspawn-held-";
-    let Some(at) = name.windows(MARK.len()).rposition(|w| w == MARK) else { return false };
-    let rest = &name[at + MARK.len()..];
-    let parts: Vec<&[u8]> = rest.split(|b| *b == b'-').collect();
-    at > 0 && parts.len() == 3 && parts.iter().all(|p| !p.is_empty() && p.iter().all(u8::is_ascii_digit))
-}
-
 /// The entries of `dir` made or changed during the run (see the module comment).
 fn new_entries(dir: &Path, seen: &Seen, since_ns: i64, dots_only: bool) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
@@ -89,7 +77,7 @@ fn new_entries(dir: &Path, seen: &Seen, since_ns: i64, dots_only: bool) -> Vec<P
         }
         let name = e.file_name();
         let bytes = name.as_encoded_bytes();
-        if (dots_only && !bytes.starts_with(b".")) || held_aside(bytes) {
+        if (dots_only && !bytes.starts_with(b".")) || super::undo::is_held_aside(bytes) {
             continue;
         }
         let Ok(m) = e.metadata() else { continue };
@@ -120,21 +108,4 @@ pub fn detail(p: &Path, w: &Watched) -> String {
          and many run what it names when they start (an init script, a plugin, an exec line); it is not on sandspawn's list of \
          such paths and was left in place: look at it before running the tool it belongs to"
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::held_aside;
-
-    #[test]
-    fn only_the_names_entries_were_moved_aside_to_are_passed_over() {
-        assert!(held_aside(b".bashrc.sandspawn-held-1764800000-4242-0"));
-        assert!(held_aside(b"kak.sandspawn-held-1-2-3"));
-        // Found by an attacker's review (rfix23c): the words anywhere in a name a tool reads.
-        assert!(!held_aside(b"zz.sandspawn-held-1.conf"));
-        assert!(!held_aside(b"x.sandspawn-held-1-2-3.fish"));
-        assert!(!held_aside(b".sandspawn-held-1-2-3"));
-        assert!(!held_aside(b"x.sandspawn-held-1-2"));
-        assert!(!held_aside(b"x.sandspawn-held-a-2-3"));
-    }
 }

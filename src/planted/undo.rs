@@ -62,6 +62,18 @@ pub fn move_aside(path: &Path) -> Undone {
     Undone::MovedTo(dir.join(held))
 }
 
+/// Whether `name` is one `move_aside` gave an entry it moved aside (`NAME.sandspawn-held-
+/// <secs>-<pid>-<n>`, reported by the step that moved it): that suffix exactly, not the words
+/// anywhere (found by an attacker's review, rfix23c: `zz.sandspawn-held-1.conf`, which
+/// `systemd-tmpfiles --user` reads as any `*.conf`, landed unreported).
+pub fn is_held_aside(name: &[u8]) -> bool {
+    const MARK: &[u8] = b".sandspawn-held-";
+    let Some(at) = name.windows(MARK.len()).rposition(|w| w == MARK) else { return false };
+    let rest = &name[at + MARK.len()..];
+    let parts: Vec<&[u8]> = rest.split(|b| *b == b'-').collect();
+    at > 0 && parts.len() == 3 && parts.iter().all(|p| !p.is_empty() && p.iter().all(u8::is_ascii_digit))
+}
+
 /// The shallowest symlink on the way to `path` (a path kept absent) below one of `roots`, made at or
 /// after `since` (unix seconds): one the run made. A path kept absent is listed canonical up to its
 /// first missing component, so any symlink on its way now is new. `move_aside` opens no path through
@@ -152,6 +164,18 @@ fn rename_no_replace(dir: &OwnedFd, from: &std::ffi::CStr, to: &std::ffi::CStr) 
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn only_the_names_entries_were_moved_aside_to_are_passed_over() {
+        assert!(is_held_aside(b".bashrc.sandspawn-held-1764800000-4242-0"));
+        assert!(is_held_aside(b"kak.sandspawn-held-1-2-3"));
+        // Found by an attacker's review (rfix23c): the words anywhere in a name a tool reads.
+        assert!(!is_held_aside(b"zz.sandspawn-held-1.conf"));
+        assert!(!is_held_aside(b"x.sandspawn-held-1-2-3.fish"));
+        assert!(!is_held_aside(b".sandspawn-held-1-2-3"));
+        assert!(!is_held_aside(b"x.sandspawn-held-1-2"));
+        assert!(!is_held_aside(b"x.sandspawn-held-a-2-3"));
+    }
+
     use super::*;
 
     #[test]
