@@ -20,7 +20,7 @@ if (!process.env.SANDSPAWN_TOOL_CACHE_DIR) {
   process.env.SANDSPAWN_TOOL_CACHE_DIR = store
   process.on('exit', () => {
     // Overlayfs work leftovers have mode 000, Go's module cache is read-only.
-    spawnSync('chmod', ['-R', 'u+rwx', store])
+    ownerRwx(store)
     fs.rmSync(store, { recursive: true, force: true })
   })
 }
@@ -43,17 +43,6 @@ function loadPackage() {
 }
 
 /**
- * Which bwrap this pass runs: the system one, or the bundled one on a host without a system bwrap
- * (a fresh machine) and under `SANDSPAWN_TEST_BWRAP=bundled`.
- *
- * `SANDSPAWN_TEST_BWRAP=bundled` (the extra pass of `npm test`): hide the system bwrap from the
- * host PATH, so every run of this process uses sandspawn's bundled bwrap. Each PATH directory that
- * holds a `bwrap` is replaced by a directory of symlinks to everything else in it, so commands
- * resolve exactly as before. It lives under /var/tmp, which sandboxes see (a private /tmp hides /tmp).
- * `bwrap-source.test.js` checks that the pass really runs the bundled binary.
- */
-const EXPECTED_BWRAP_SOURCE = process.env.SANDSPAWN_TEST_BWRAP === 'bundled' || !systemBwrapOnPath() ? 'bundled' : 'system'
-/**
  * A system bwrap the ladder would try first: `SANDSPAWN_BWRAP`, or an executable `bwrap` on PATH in
  * a system program directory or a Nix/Guix store (the only places PATH search trusts).
  */
@@ -65,11 +54,27 @@ function systemBwrapOnPath() {
       fs.accessSync(path.join(dir || '.', 'bwrap'), fs.constants.X_OK)
       const real = fs.realpathSync(path.join(dir || '.', 'bwrap'))
       return fs.statSync(real).isFile() && SYSTEM_PROGRAM_DIR.test(path.dirname(real))
-    } catch {
+    } catch (err) {
+      if (!err.code) throw err // a bug here, not a missing or unreadable bwrap
       return false
     }
   })
 }
+/**
+ * Which bwrap this pass runs: the system one, or the bundled one on a host without a system bwrap
+ * (a fresh machine) and under `SANDSPAWN_TEST_BWRAP=bundled`.
+ *
+ * `SANDSPAWN_TEST_BWRAP=bundled` (the extra pass of `npm test`): hide the system bwrap from the
+ * host PATH, so every run of this process uses sandspawn's bundled bwrap. Each PATH directory that
+ * holds a `bwrap` is replaced by a directory of symlinks to everything else in it, so commands
+ * resolve exactly as before. It lives under /var/tmp, which sandboxes see (a private /tmp hides /tmp).
+ * `bwrap-source.test.js` checks that the pass really runs the bundled binary.
+ *
+ * Defined after SYSTEM_PROGRAM_DIR: called before it, the pattern was in its temporal dead zone,
+ * the ReferenceError was taken for "no bwrap here", and every pass hid the system bwrap (the
+ * security suite ran only the bundled bwrap from bcda1c4 on).
+ */
+const EXPECTED_BWRAP_SOURCE = process.env.SANDSPAWN_TEST_BWRAP === 'bundled' || !systemBwrapOnPath() ? 'bundled' : 'system'
 function hideSystemBwrap() {
   const farmRoot = fs.mkdtempSync(path.join('/var/tmp', 'sandspawn-nobwrap-path-'))
   // Open to other users: tests that run a fixture as another uid pass it this PATH (mkdtemp's 0700
@@ -119,6 +124,30 @@ function tempTree(t, { git = false } = {}) {
   return { root, ws, out }
 }
 
+/**
+ * `chmod -R u+rwx` done here, not by running chmod: exit handlers run it, and by then the bundled
+ * pass's PATH farm (hideSystemBwrap, whose own exit handler ran first) is gone, so `chmod` was not
+ * found as the ordinary user and overlayfs' mode-000 `work/work` stayed in /var/tmp. Directories are
+ * opened before they are read; links are not followed.
+ */
+function ownerRwx(p) {
+  let st
+  try {
+    st = fs.lstatSync(p)
+  } catch {
+    return
+  }
+  if (!st.isDirectory()) return // removing a file needs only its directory's permissions
+  try {
+    fs.chmodSync(p, (st.mode & 0o777) | 0o700)
+  } catch {}
+  let names = []
+  try {
+    names = fs.readdirSync(p)
+  } catch {}
+  for (const name of names) ownerRwx(path.join(p, name))
+}
+
 function rmrf(p) {
   try {
     fs.rmSync(p, { recursive: true, force: true })
@@ -126,7 +155,7 @@ function rmrf(p) {
     // Tests leave directories without write permission (a placeholder's mode 1500, a filled
     // `.git` chmodded to it): root removes them anyway, an ordinary user (the suite's second
     // pass) only once they are writable again. Else litter piled up in /var/tmp.
-    spawnSync('chmod', ['-R', 'u+rwx', p], { stdio: 'ignore' })
+    ownerRwx(p)
     try {
       fs.rmSync(p, { recursive: true, force: true })
     } catch {
@@ -288,6 +317,7 @@ module.exports = {
   token,
   tempTree,
   rmrf,
+  ownerRwx,
   snapshot,
   treeSnapshot,
   show,

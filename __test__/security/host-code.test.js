@@ -14,7 +14,7 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
 const { spawnSync } = require('node:child_process')
-const { tempTree, q } = require('./helpers')
+const { tempTree, q, ownerRwx } = require('./helpers')
 
 const SKIP = process.getuid() !== 0 ? 'a run that can write /usr needs root, and mounting an overlay over it a mount namespace of its own'
   : spawnSync('unshare', ['--mount', '--propagation', 'private', 'true']).status !== 0 && 'unshare --mount is not available'
@@ -84,7 +84,7 @@ function runInUsr(root, cases) {
     }
     walk(path.join(root, up), top)
   }
-  spawnSync('chmod', ['-R', 'u+rwx', root])
+  ownerRwx(root)
   return { out: JSON.parse(r.stdout), landed: landed.sort() }
 }
 
