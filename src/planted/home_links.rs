@@ -125,6 +125,31 @@ pub fn links_on_the_way(p: &Path) -> Vec<crate::policy::paths::LinkOnTheWay> {
     crate::policy::paths::walk_links(p, &|_| None).1
 }
 
+/// What resolving a path crossed: each name looked up on the way (a link's own path among them,
+/// every one canonical) and where it ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Way {
+    pub crossed: Vec<PathBuf>,
+    pub end: PathBuf,
+}
+
+/// `p` resolved through the listings, when everything on its way exists: while the watcher vouches
+/// for every directory crossed, no system call (this runs every run for every home link, wherever
+/// the home lies: rustup's 15 proxies in `~/.cargo/bin` cost ~300 system calls a run resolved from
+/// `/`). A symlink's text is read once (it cannot change without its directory changing). `None`
+/// for a missing name or one of another kind on the way, a directory that cannot be opened, or past
+/// 40 links: the caller resolves it the slow way.
+pub fn way(p: &Path) -> Option<Way> {
+    if !p.is_absolute() {
+        return None;
+    }
+    let mut guard = LISTINGS.lock().unwrap_or_else(|e| e.into_inner());
+    let listings = guard.get_or_insert_with(Listings::default);
+    let mut crossed = Vec::new();
+    let end = listings.resolve(Path::new("/"), p, &mut crossed, &mut 0)?;
+    Some(Way { crossed, end })
+}
+
 /// Whether a dangling link is on `p`'s way: where it leads is not where its existing links do.
 fn dangles(p: &Path) -> bool {
     canonical_lenient("HOME", p).is_ok_and(|l| l.path != leads_to(p))
@@ -234,6 +259,8 @@ type Stat = (u64, u64, i64, i64, i64, i64);
 struct Listing {
     /// The names looked up in it and what each is (`None`: missing, or of no kind that matters).
     looked: HashMap<OsString, Option<Kind>>,
+    /// The text of the links among them that `way` followed.
+    texts: HashMap<OsString, PathBuf>,
     /// Its links and files, when it is a listed directory (read on first need).
     whole: Option<Whole>,
     /// The directory's watch and the watcher's counter when it was opened.
@@ -271,10 +298,16 @@ impl Listings {
     /// What `name` is in `dir`: an `lstat` the first time while `dir` is unchanged. Only a single
     /// name is looked up (the parts of a listed path are split at `/`).
     fn kind(&mut self, dir: &Path, name: &std::ffi::OsStr) -> Option<Kind> {
+        self.note_read(dir);
+        self.kind_unnoted(dir, name)
+    }
+
+    /// `kind`, not counted among the directories `found`'s answer rests on (`way`'s lookups).
+    fn kind_unnoted(&mut self, dir: &Path, name: &std::ffi::OsStr) -> Option<Kind> {
         if name.is_empty() || name == "." || name == ".." || name.as_encoded_bytes().contains(&b'/') {
             return None;
         }
-        let l = self.listing(dir)?;
+        let l = self.fresh(dir)?;
         if let Some(k) = l.looked.get(name) {
             return *k;
         }
@@ -292,11 +325,62 @@ impl Listings {
         l.whole.as_ref()
     }
 
-    /// What was seen of `dir`, forgotten unless the watcher or the `stat` rule vouches for it.
-    fn listing(&mut self, dir: &Path) -> Option<&mut Listing> {
+    /// The text of the link `name` in `dir`, read the first time while `dir` is unchanged.
+    fn text(&mut self, dir: &Path, name: &std::ffi::OsStr) -> Option<PathBuf> {
+        let l = self.fresh(dir)?;
+        if let Some(t) = l.texts.get(name) {
+            return Some(t.clone());
+        }
+        let t = std::fs::read_link(dir.join(name)).ok()?;
+        l.texts.insert(name.to_os_string(), t.clone());
+        Some(t)
+    }
+
+    /// `rest` resolved from the real directory `at`, each name crossed noted (`way`).
+    fn resolve(&mut self, at: &Path, rest: &Path, crossed: &mut Vec<PathBuf>, hops: &mut u32) -> Option<PathBuf> {
+        let mut at = at.to_path_buf();
+        for c in rest.components() {
+            match c {
+                Component::RootDir => at = PathBuf::from("/"),
+                Component::CurDir => {}
+                // `at` is a real directory (every link before it followed): its parent is `..`'s.
+                Component::ParentDir => {
+                    at.pop();
+                }
+                Component::Normal(n) => {
+                    crossed.push(at.join(n));
+                    match self.kind_unnoted(&at, n)? {
+                        Kind::Link => {
+                            *hops += 1;
+                            if *hops > 40 {
+                                return None;
+                            }
+                            let text = self.text(&at, n)?;
+                            at = self.resolve(&at, &text, crossed, hops)?;
+                        }
+                        Kind::Dir | Kind::File => at.push(n),
+                    }
+                }
+                Component::Prefix(_) => return None,
+            }
+        }
+        Some(at)
+    }
+
+    fn note_read(&mut self, dir: &Path) {
         if !self.read.iter().any(|d| d == dir) {
             self.read.push(dir.to_path_buf());
         }
+    }
+
+    /// What was seen of `dir` (noted among the directories `found`'s answer rests on).
+    fn listing(&mut self, dir: &Path) -> Option<&mut Listing> {
+        self.note_read(dir);
+        self.fresh(dir)
+    }
+
+    /// What was seen of `dir`, forgotten unless the watcher or the `stat` rule vouches for it.
+    fn fresh(&mut self, dir: &Path) -> Option<&mut Listing> {
         let fresh = self.dirs.get(dir).is_some_and(|l| still(dir, l));
         if !fresh {
             let known = self.dirs.get(dir).and_then(|l| l.watch.as_ref()).map(|(w, _)| w);
@@ -351,7 +435,7 @@ fn open(dir: &Path, known: Option<&Watch>) -> Option<Listing> {
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
     // Timestamps are coarse: what changed in this very second may change again unseen.
     let stat = (meta.ctime() < now && meta.mtime() < now).then(|| stat_of(&meta));
-    Some(Listing { looked: HashMap::new(), whole: None, watch, stat })
+    Some(Listing { looked: HashMap::new(), texts: HashMap::new(), whole: None, watch, stat })
 }
 
 /// The links and files among `dir`'s first `MAX_ENTRIES` entries.

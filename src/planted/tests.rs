@@ -579,6 +579,40 @@ fn home_paths_linked_into_a_root_are_kept_wherever_the_home_is() {
     assert!(!root.read_only.iter().any(|p| p.ends_with("vimrc")), "{:?}", root.read_only);
 }
 
+/// Where a home link leads is remembered between plans (`home_links::way`, vouched for by the
+/// directory watcher): a link that led elsewhere and then, retargeted (or through a link on its way
+/// retargeted), leads into the root is kept there on the next plan, not skipped on a stale answer.
+#[test]
+fn a_home_link_retargeted_into_a_root_is_kept_on_the_next_plan() {
+    let t = tempfile::tempdir().unwrap();
+    let r = t.path().canonicalize().unwrap();
+    let home = r.join("home");
+    let dots = home.join("dotfiles");
+    std::fs::create_dir_all(dots.join("bin")).unwrap();
+    std::fs::create_dir_all(r.join("elsewhere")).unwrap();
+    std::fs::create_dir_all(home.join(".cargo/bin")).unwrap();
+    std::fs::write(r.join("elsewhere/rustup"), "").unwrap();
+    std::fs::write(dots.join("bin/rustup"), "").unwrap();
+    std::os::unix::fs::symlink("rustup", home.join(".cargo/bin/cargo")).unwrap();
+    std::os::unix::fs::symlink("../../../elsewhere/rustup", home.join(".cargo/bin/rustup")).unwrap();
+    std::os::unix::fs::symlink("../elsewhere", home.join("via")).unwrap();
+    std::os::unix::fs::symlink("../../via/rustup", home.join(".cargo/bin/rustc")).unwrap();
+    let bases = home::Bases::of([home.clone()].into_iter(), None);
+    let kept = |root: &WritableRoot| root.read_only.iter().any(|p| p.ends_with("bin/rustup"));
+    for _ in 0..2 {
+        assert!(!kept(&carve_home(&dots, &bases, false)), "nothing leads into the root yet");
+    }
+    // A link on the way of `cargo` (its target `rustup`) and one on `rustc`'s (`~/via`) retargeted.
+    std::fs::remove_file(home.join(".cargo/bin/rustup")).unwrap();
+    std::os::unix::fs::symlink("../../dotfiles/bin/rustup", home.join(".cargo/bin/rustup")).unwrap();
+    assert!(kept(&carve_home(&dots, &bases, false)), "the retargeted link is kept where it leads now");
+    std::fs::remove_file(home.join(".cargo/bin/rustup")).unwrap();
+    std::fs::remove_file(home.join(".cargo/bin/cargo")).unwrap();
+    std::fs::remove_file(home.join("via")).unwrap();
+    std::os::unix::fs::symlink("dotfiles/bin", home.join("via")).unwrap();
+    assert!(kept(&carve_home(&dots, &bases, false)), "a link on the way retargeted");
+}
+
 /// An attacker's review of that (stow2.sh): `~/.config -> dotfiles/cfg` with `cfg` not there yet,
 /// and `~/.bashrc -> dotfiles/gone/.bashrc` with `gone` missing too; the run made
 /// `cfg/git/config` (its fsmonitor ran on the host's next `git status`) and `gone/.bashrc`. Where
