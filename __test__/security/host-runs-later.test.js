@@ -573,6 +573,26 @@ describe('the CLI prints what a run reports without letting it write to the term
     assert.equal(printable('a\r\nb\t\u001b[0m\u0007\u009b\\'), 'a\\r\\nb\\t\\e[0m\\x07\\x9b\\\\')
     assert.equal(printable('x\u202egnp.exe\u2066\u200b'), 'x\\u202egnp.exe\\u2066\\u200b')
   })
+
+  // Found by an attacker's review: the pattern was a hand list without the `u` flag, so a bidi
+  // mark (U+061C), blank fillers (U+3164 HANGUL FILLER draws as a space-wide nothing), a soft
+  // hyphen or astral tag characters reached the terminal and could hide or disguise a name.
+  test('printable() escapes every invisible, format, bidi, unassigned and lone-surrogate character', () => {
+    const { printable } = require('../../lib/cli/printable')
+    const hidden = ['\u00ad', '\u034f', '\u061c', '\u115f', '\u1160', '\u180e', '\u200b', '\u200e', '\u2028', '\u2029',
+      '\u202a', '\u202e', '\u2060', '\u2066', '\u2069', '\u3164', '\ufe0f', '\ufeff', '\uffa0', '\ufff9', '\ufffb', '\u0378', '\ud800', '\udfff']
+    for (const c of hidden) {
+      const code = c.charCodeAt(0)
+      const escape = code <= 0xff ? `\\x${code.toString(16)}` : `\\u${code.toString(16).padStart(4, '0')}`
+      assert.equal(printable(`a${c}b`), `a${escape}b`, `U+${code.toString(16)}`)
+    }
+    // astral: the form bash's $'...' reads too (explain quotes with it)
+    for (const cp of [0xe0001, 0xe0041, 0xe007f, 0xe0100, 0x1d173, 0x10ffff]) {
+      assert.equal(printable(`a${String.fromCodePoint(cp)}b`), `a\\U${cp.toString(16).padStart(8, '0')}b`, cp.toString(16))
+    }
+    // visible text, astral included, stays as it is
+    assert.equal(printable('/w/\u{1f600} \u{10400}/\u00e9/\u05d0\u05d1/\u0627'), '/w/\u{1f600} \u{10400}/\u00e9/\u05d0\u05d1/\u0627')
+  })
 })
 
 describe('what the mounts cannot prevent is reported by the same run (issue 28)', () => {

@@ -4,18 +4,28 @@
 // an escape, so a file name with CR, ANSI sequences or a right-to-left override can neither erase
 // nor forge a warning.
 
-// C0 controls, DEL, C1 controls; bidi embeddings, overrides and isolates; zero-width and other
-// invisible formatting characters; the line and paragraph separators.
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\\]/g
+// By Unicode property rather than a hand list, which an attacker's review found missing the
+// Arabic letter mark, blank fillers (U+3164 draws as nothing), the soft hyphen and, for want of
+// the `u` flag, every astral character (tag characters): Cc controls (C0, DEL, C1); Cf format
+// characters (bidi marks, embeddings, overrides and isolates, zero-width ones, tags); the
+// default-ignorable code points (drawn as nothing: fillers, variation selectors, U+034F); the line
+// and paragraph separators; unassigned code points (no terminal knows how wide to draw them) and
+// lone surrogates (not text at all); and the backslash, so an escape cannot be forged.
+const UNSAFE = /[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}\p{Zl}\p{Zp}\p{Cn}\p{Cs}\\]/gu
 
 const NAMED = { '\n': '\\n', '\r': '\\r', '\t': '\\t', '\\': '\\\\', '\u001b': '\\e' }
 
-/** `text` with every unsafe character escaped (`\n`, `\r`, `\t`, `\e`, `\\`, `\xHH`, `\uHHHH`). */
+/**
+ * `text` with every unsafe character escaped (`\n`, `\r`, `\t`, `\e`, `\\`, `\xHH`, `\uHHHH`, and
+ * `\UHHHHHHHH` past U+FFFF: the forms bash's `$'...'` reads, which `explain` quotes with).
+ */
 function printable(text) {
   return String(text).replace(UNSAFE, (c) => {
     if (NAMED[c]) return NAMED[c]
-    const code = c.charCodeAt(0)
-    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`
+    const code = c.codePointAt(0)
+    if (code <= 0xff) return `\\x${code.toString(16).padStart(2, '0')}`
+    if (code <= 0xffff) return `\\u${code.toString(16).padStart(4, '0')}`
+    return `\\U${code.toString(16).padStart(8, '0')}`
   })
 }
 
