@@ -127,7 +127,7 @@ pub fn detect_after(baseline: &Baseline, during_run: Vec<HostRisk>) -> Vec<HostR
     }
     links_made(baseline, &found, &mut risks);
     if baseline.report_repositories {
-        unwalked_links(baseline, &found, &mut risks);
+        unwalked_links(baseline, &found, index.totals(), &mut risks);
     }
     home_config(baseline, &index, &mut risks);
     risks.report()
@@ -185,15 +185,18 @@ fn links_made(baseline: &Baseline, found: &scan::Found, risks: &mut Listed) {
 
 /// The symlinks into `node_modules` that existed before the run (`unwalked_links`): one that leads
 /// now to a repository the run planted or changed there, which no walk sees. One `links_made`
-/// judged (the run made it, as far as its ctime tells) is not said twice.
-fn unwalked_links(baseline: &Baseline, found: &scan::Found, risks: &mut Listed) {
-    if baseline.unwalked_links.is_empty() {
+/// judged (the run made it, as far as its ctime tells) is not said twice. `all`: what the walk
+/// after the run holds, directories it did not read again included (their other links, each of
+/// which the run may have led into `node_modules` by a change elsewhere on its way).
+fn unwalked_links(baseline: &Baseline, found: &scan::Found, all: &scan::Found, risks: &mut Listed) {
+    if baseline.unwalked_links.is_empty() && all.links_via.is_empty() && all.links_via_unkept.first_dir.is_none() {
         return;
     }
     let known = |g: &Path| baseline.entry_id(g).is_some_and(|id| g.symlink_metadata().is_ok_and(|m| (m.dev(), m.ino()) == id));
     let made: HashSet<&Path> = links::made_since(&found.links, baseline.taken_at_ns).map(|(l, _)| l.as_path()).collect();
     let judged = |l: &Path| made.contains(l);
-    let after = baseline.unwalked_links.after_run(baseline.taken_at_ns, &baseline.spec.roots, &known, &judged);
+    let after = baseline.unwalked_links.after_run(baseline.taken_at_ns, &baseline.spec.roots, &known, &judged, &all.links_via);
+    links_via_unjudged(&after, all, risks);
     if let Some(cut) = &after.cut {
         let detail = format!(
             "is a symlink into node_modules; looking at such links after the run took more than {} steps, and this one and the {} \
@@ -249,6 +252,25 @@ fn unwalked_links(baseline: &Baseline, found: &scan::Found, risks: &mut Listed) 
         }
         detail.push_str(&f.config.unjudged_detail());
         risks.keep(HostRisk { path: f.link.to_string_lossy().into_owned(), kind, detail });
+    }
+}
+
+/// The other links (`scan::Found::links_via`) whose ways the look after the run did not follow:
+/// past the budget, or past the walk's bound. Whether one leads into `node_modules` now is not known.
+fn links_via_unjudged(after: &super::unwalked_links::AfterRun, found: &scan::Found, risks: &mut Listed) {
+    let past = |n: usize| format!(
+        "is a symlink whose text names no node_modules; whether it and the {n} other such links after it lead into a node_modules \
+         through another link was not told (more than {} steps, or {} links): a repository a run planted where they lead is not \
+         reported: look at them before running git through them",
+        super::unwalked_links::MAX_LOOK_STEPS,
+        scan::MAX_LINKS_VIA
+    );
+    if let Some(cut) = &after.unsorted {
+        risks.keep(HostRisk { path: cut.first.to_string_lossy().into_owned(), kind: RiskKind::ScanIncomplete, detail: past(cut.count - 1) });
+    }
+    if let Some(dir) = &found.links_via_unkept.first_dir {
+        let n = found.links_via_unkept.count;
+        risks.keep(HostRisk { path: dir.to_string_lossy().into_owned(), kind: RiskKind::ScanIncomplete, detail: past(n.saturating_sub(1)) });
     }
 }
 

@@ -30,6 +30,13 @@ pub(super) enum Stop {
     Unfollowed(path_walk::Unjudged),
 }
 
+/// The links a look left out, past its budget: the first of them, and how many.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cut {
+    pub first: PathBuf,
+    pub count: usize,
+}
+
 /// What one look found: the links' directories made canonical, what discovery found in each
 /// directory (`links::Looked`), and the steps left of its budget.
 pub(super) struct Dirs {
@@ -56,21 +63,36 @@ impl Dirs {
     }
 
     fn look(&mut self, link: &Path) -> Result<Vec<PathBuf>, Stop> {
-        let Ok(target) = std::fs::read_link(link) else { return Ok(Vec::new()) };
-        // Out of steps (`spend` refuses at none left) is the budget's; else the way's own.
-        let spent = |u| if path_walk::left() == Some(0) { Stop::Spent } else { Stop::Unfollowed(u) };
-        let dir = self.resolve(link, &target).map_err(spent)?;
+        let Some((dir, _)) = self.way_of(link)? else { return Ok(Vec::new()) };
         links::discover_in(&dir, &mut self.looked, &mut || path_walk::spend(1)).ok_or(Stop::Spent)
     }
 
+    /// Where `link` leads now (`resolve`), and whether its whole way exists; `None`: it is no
+    /// symlink now. `Stop` as `leads_to`'s.
+    pub(super) fn way(&mut self, link: &Path) -> Result<Option<(PathBuf, bool)>, Stop> {
+        let budget = path_walk::RunBudget::set(self.left);
+        let way = self.way_of(link);
+        self.left = path_walk::left().unwrap_or(0);
+        drop(budget);
+        way
+    }
+
+    fn way_of(&mut self, link: &Path) -> Result<Option<(PathBuf, bool)>, Stop> {
+        let Ok(target) = std::fs::read_link(link) else { return Ok(None) };
+        // Out of steps (`spend` refuses at none left) is the budget's; else the way's own.
+        let spent = |u| if path_walk::left() == Some(0) { Stop::Spent } else { Stop::Unfollowed(u) };
+        self.resolve(link, &target).map(Some).map_err(spent)
+    }
+
     /// `links::resolve(link, target)`: the longest part of the way that exists made canonical, the
-    /// rest appended as written; walked from the link's directory. The link's directory not made
+    /// rest appended as written (with whether there was none); walked from the link's directory. The link's directory not made
     /// canonical (a run swapped a directory on it for a link chain too long) is not followed either.
-    fn resolve(&mut self, link: &Path, target: &Path) -> Result<PathBuf, path_walk::Unjudged> {
+    fn resolve(&mut self, link: &Path, target: &Path) -> Result<(PathBuf, bool), path_walk::Unjudged> {
         let at = link.parent().and_then(|d| self.canonical(d)).ok_or(path_walk::Unjudged::TooLong)?;
         let looked = &mut self.looked;
         let prefix = path_walk::longest_resolving_from(&at, target, &mut |d, fd| look_at(looked, d, fd))?;
-        Ok(append(prefix.canonical, target.components().skip(prefix.resolved)))
+        let whole = prefix.resolved == target.components().count();
+        Ok((append(prefix.canonical, target.components().skip(prefix.resolved)), whole))
     }
 
     /// `dir` made canonical (`None`: it does not resolve), one component at a time from its nearest

@@ -58,6 +58,7 @@ pub mod scan;
 pub mod small_file;
 mod unreadable;
 pub mod unwalked_links;
+mod links_via;
 pub mod venv;
 pub mod venv_way;
 #[cfg(target_os = "linux")]
@@ -246,7 +247,7 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
             }
         }
     }
-    let mut unwalked_links = unwalked_links::Kept::of(&found.links_out, found.links_out_unkept.clone());
+    let mut unwalked_links = unwalked_links::Kept::of_walk(&found);
     if policy.protect_git {
         // The repositories symlinks into `node_modules` lead to, which no walk sees: read-only as
         // the walk's (a run rewrote such a one's `core.fsmonitor`, found by an attacker's review).

@@ -64,6 +64,11 @@ pub const MAX_LINKS: usize = 10_000;
 /// Symlinks into `node_modules` a walk reports (`Found::links_out`): each is judged again after
 /// every run (`unwalked_links`), a few dozen `lstat`s at most. Past it they are counted.
 pub const MAX_LINKS_OUT: usize = 1_000;
+
+/// The other symlinks a walk reports (`Found::links_via`): each one's way is followed before and
+/// after every run to tell whether it leads into `node_modules` now (`unwalked_links`), within a
+/// budget of steps that a few thousand ordinary links fill. Past it they are counted.
+pub const MAX_LINKS_VIA: usize = 4_000;
 /// How many unexamined directories a truncated walk names.
 pub const UNEXAMINED_SHOWN: usize = 3;
 
@@ -236,7 +241,7 @@ impl Walk<'_> {
     fn report(&mut self, state: &DirState, key: &DirKey, report: bool) {
         let listing = &state.listing;
         // Built only for a listing that holds something reported by its directory's path.
-        let needs_path = listing.git_dir || !listing.named.is_empty() || !listing.links_out.is_empty();
+        let needs_path = listing.git_dir || !listing.named.is_empty() || !listing.links_out.is_empty() || !listing.links_via.is_empty();
         let dir = if needs_path { key.to_path_buf() } else { PathBuf::new() };
         let dir = dir.as_path();
         let targets: &mut [&mut Found] = if report { &mut [&mut self.found, &mut self.totals] } else { &mut [&mut self.totals] };
@@ -255,6 +260,9 @@ impl Walk<'_> {
             let room = MAX_LINKS_OUT.saturating_sub(found.links_out.len());
             found.links_out.extend(listing.links_out.iter().take(room).map(|n| dir.join(n)));
             found.links_out_unkept.add(dir, listing.links_out.len().saturating_sub(room));
+            let room = MAX_LINKS_VIA.saturating_sub(found.links_via.len());
+            found.links_via.extend(listing.links_via.iter().take(room).map(|n| dir.join(n)));
+            found.links_via_unkept.add(dir, listing.links_via.len().saturating_sub(room));
         }
     }
 
@@ -361,8 +369,12 @@ impl Walk<'_> {
             if names.contains(name) || (fold && names.contains(&name.to_ascii_lowercase())) || patterned() || super::venv::walked(&path, name) {
                 listing.named.push(name.to_os_string());
             }
-            if kind == listing::EntryKind::Symlink && listing::link_into_node_modules(fd, name, fold) {
-                listing.links_out.push(name.to_os_string());
+            if kind == listing::EntryKind::Symlink {
+                // By its text (one `readlinkat`), else by its way, followed later (`unwalked_links`).
+                match listing::link_into_node_modules(fd, name, fold) {
+                    true => listing.links_out.push(name.to_os_string()),
+                    false => listing.links_via.push(name.to_os_string()),
+                }
             }
             if kind == listing::EntryKind::Symlink && links_since.is_some_and(|since| listing::link_made_since(fd, name, since)) {
                 match links.len() < links_room {

@@ -19,7 +19,9 @@ use std::collections::HashSet;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
+pub use super::link_looks::Cut;
 use super::link_looks::{Dirs, Stop};
+use super::links_via;
 use crate::policy::path_walk;
 use super::{links, listing, repo, scan};
 
@@ -38,6 +40,10 @@ pub struct Kept {
     /// Those whose way the look before the run could not follow (`Stop::Unfollowed`): kept, looked
     /// at again after the run (and reported then if still so), the first said in `notEnforced`.
     unfollowed: Option<(PathBuf, path_walk::Unjudged)>,
+    /// The other links past `scan::MAX_LINKS_VIA`, whose ways were not followed; said in `notEnforced`.
+    pub via_unkept: scan::Unkept,
+    /// The other links past the budget of following their ways (`links_via`), said in `notEnforced`.
+    unsorted: Option<Cut>,
     /// The budget of each look (`MAX_LOOK_STEPS`).
     steps: usize,
 }
@@ -103,19 +109,34 @@ pub struct AfterRun {
     pub cut: Option<Cut>,
     /// The links whose way cannot be followed now (at most the links kept): reported, not judged.
     pub unfollowed: Vec<(PathBuf, path_walk::Unjudged)>,
+    /// The other links (`links_via`) whose ways were past the budget: not judged.
+    pub unsorted: Option<Cut>,
 }
 
-/// The links a look left out, past its budget: the first of them, and how many.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Cut {
-    pub first: PathBuf,
-    pub count: usize,
-}
 
 impl Kept {
     /// `links`: the walk's `links_out`; `unkept`: those past its bound.
+    #[cfg(test)]
     pub fn of(links: &[PathBuf], unkept: scan::Unkept) -> Kept {
         Kept::within(links, unkept, MAX_LOOK_STEPS)
+    }
+
+    /// The links into `node_modules` the walk found: by their text (`links_out`), and those of the
+    /// other links whose way leads there now (`links_via::sort`), kept alike within
+    /// `scan::MAX_LINKS_OUT`.
+    pub fn of_walk(found: &scan::Found) -> Kept {
+        let mut links = found.links_out.clone();
+        let mut unkept = found.links_out_unkept.clone();
+        let sorted = links_via::sort(&found.links_via, MAX_LOOK_STEPS, &|_| false);
+        let room = scan::MAX_LINKS_OUT.saturating_sub(links.len());
+        for (i, link) in sorted.into.iter().enumerate() {
+            match i < room {
+                true => links.push(link.clone()),
+                false => unkept.add(link.parent().unwrap_or(Path::new("/")), 1),
+            }
+        }
+        let kept = Kept::within(&links, unkept, MAX_LOOK_STEPS);
+        Kept { via_unkept: found.links_via_unkept.clone(), unsorted: sorted.cut, ..kept }
     }
 
     /// `of`, each look taking at most `steps`.
@@ -136,7 +157,7 @@ impl Kept {
             };
             looked.push(Before { link: link.clone(), git: git.iter().filter_map(|g| with_id(g)).collect() });
         }
-        Kept { links: looked, unkept, uncarved: HashSet::new(), unlooked, unfollowed, steps }
+        Kept { links: looked, unkept, uncarved: HashSet::new(), unlooked, unfollowed, via_unkept: scan::Unkept::default(), unsorted: None, steps }
     }
 
     #[cfg(test)]
@@ -166,6 +187,7 @@ impl Kept {
             ));
         }
         said.extend(self.unkept_said());
+        said.extend(self.via_said());
         if let Some((link, why)) = &self.unfollowed {
             said.push(format!(
                 "planted configuration: the symlink into node_modules at {} (and any other such) has a way that {}: where it leads \
@@ -179,6 +201,31 @@ impl Kept {
                 "planted configuration: looking at the symlinks into node_modules took more than {MAX_LOOK_STEPS} steps (components \
                  of their ways, directories git's discovery looks at); the {} from {} on are not judged after the run: a repository \
                  a run plants where one leads is not reported",
+                cut.count,
+                cut.first.display()
+            ));
+        }
+        said
+    }
+
+    /// The other links whose ways were not followed (past `scan::MAX_LINKS_VIA`, or the budget).
+    fn via_said(&self) -> Vec<String> {
+        let mut said = Vec::new();
+        if let Some(area) = &self.via_unkept.first_dir {
+            said.push(format!(
+                "planted configuration: the walk found more than {} symlinks whose text names no node_modules ({} past them, \
+                 the first in {}); whether those past them lead into a node_modules through another link is not known, and they \
+                 are not judged after the run: a repository a run plants where one leads is not reported",
+                scan::MAX_LINKS_VIA,
+                self.via_unkept.count,
+                area.display()
+            ));
+        }
+        if let Some(cut) = &self.unsorted {
+            said.push(format!(
+                "planted configuration: following the ways of the symlinks whose text names no node_modules took more than \
+                 {MAX_LOOK_STEPS} steps; whether the {} from {} on lead into a node_modules through another link is not known, \
+                 and they are not judged after the run: a repository a run plants where one leads is not reported",
                 cut.count,
                 cut.first.display()
             ));
@@ -205,13 +252,22 @@ impl Kept {
     /// them). Not told by the link's own ctime: a link an earlier run made a few milliseconds
     /// before this run's baseline looks made by this one, and was judged by neither (found running
     /// nm_link.js). Within the look's budget (`MAX_LOOK_STEPS`): the links past it are `cut`.
-    pub fn after_run(&self, since_ns: i64, roots: &[PathBuf], known: &dyn Fn(&Path) -> bool, judged: &dyn Fn(&Path) -> bool) -> AfterRun {
+    ///
+    /// `via`: the other links the walk after the run found (`scan::Found::links_via`); those not
+    /// kept before the run that lead into `node_modules` now are judged as links that led to no
+    /// repository before it: a run that replaced a directory on an old link's way (`lib -> sub/d/x`,
+    /// `sub/d` made a link into `node_modules`) led it to what it planted there.
+    pub fn after_run(&self, since_ns: i64, roots: &[PathBuf], known: &dyn Fn(&Path) -> bool, judged: &dyn Fn(&Path) -> bool, via: &[PathBuf]) -> AfterRun {
         // The shared places found once for every link (each look is a few `lstat`s).
         let shared = links::SharedPlaces::now();
         let judge = Judge { since_ns, roots, shared, uncarved: &self.uncarved };
         let mut after = AfterRun::default();
         let mut dirs = Dirs::new(self.steps);
-        let links: Vec<&Before> = self.links.iter().filter(|b| !judged(&b.link)).collect();
+        let kept: HashSet<&Path> = self.links.iter().map(|b| b.link.as_path()).collect();
+        let sorted = links_via::sort(via, self.steps, &|l| kept.contains(l) || judged(l));
+        after.unsorted = sorted.cut;
+        let led: Vec<Before> = sorted.into.into_iter().map(|link| Before { link, git: Vec::new() }).collect();
+        let links: Vec<&Before> = self.links.iter().filter(|b| !judged(&b.link)).chain(&led).collect();
         for (i, before) in links.iter().enumerate() {
             let Ok(target) = std::fs::read_link(&before.link) else { continue };
             let leads = match dirs.leads_to(&before.link) {
@@ -314,16 +370,16 @@ mod tests {
         let since = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as i64;
         let roots = [r.clone()];
         // Nothing changed: the one there is said all the same (`Unjudged::OtherRuns`).
-        let found = kept.after_run(since, &roots, &|_| false, &|_| false).found;
+        let found = kept.after_run(since, &roots, &|_| false, &|_| false, &[]).found;
         let got: Vec<_> = found.iter().map(|f| (f.link.clone(), f.unjudged)).collect();
         assert_eq!(got, [(r.join("other"), Some(Unjudged::OtherRuns))]);
         repo(&r.join("node_modules/x/.git"));
         std::fs::write(r.join("node_modules/x/.git/config"), "[core]\n\tfsmonitor = x\n").unwrap();
-        let found = kept.after_run(since, &roots, &|_| false, &|_| false).found;
+        let found = kept.after_run(since, &roots, &|_| false, &|_| false, &[]).found;
         let got: Vec<_> = found.iter().map(|f| (f.link.clone(), f.git.clone(), f.unjudged)).collect();
         assert_eq!(got[0], (r.join("lib"), r.join("node_modules/x/.git"), None), "planted where nothing was");
         assert_eq!(found[0].config.keys, ["core.fsmonitor"]);
-        assert!(kept.after_run(since, &roots, &|g| g.starts_with(r.join("node_modules")), &|_| false).found.is_empty(), "known ones are not judged");
+        assert!(kept.after_run(since, &roots, &|g| g.starts_with(r.join("node_modules")), &|_| false, &[]).found.is_empty(), "known ones are not judged");
     }
 
     /// Found by attackers' reviews (rfix22, nm_link_other_ws.js; then rfix22b: a check of its git
@@ -348,7 +404,7 @@ mod tests {
         std::os::unix::fs::symlink("node_modules/y", r.join("a/own")).unwrap();
         let mut kept = Kept::of(&[r.join("a/lib"), r.join("a/own")], scan::Unkept::default());
         let roots = [r.join("a")];
-        let look = |kept: &Kept| kept.after_run(i64::MAX, &roots, &|_| false, &|_| false).found.into_iter().map(|f| (f.git, f.unjudged)).collect::<Vec<_>>();
+        let look = |kept: &Kept| kept.after_run(i64::MAX, &roots, &|_| false, &|_| false, &[]).found.into_iter().map(|f| (f.git, f.unjudged)).collect::<Vec<_>>();
         for _ in 0..2 {
             assert_eq!(look(&kept), [(g.clone(), Some(Unjudged::Elsewhere)), (mine.clone(), Some(Unjudged::OtherRuns))], "every run");
         }
@@ -371,7 +427,7 @@ mod tests {
         let roots = [w.clone()];
         let look = || {
             let kept = Kept::of(&[w.join("lib")], scan::Unkept::default());
-            kept.after_run(i64::MAX, &roots, &|_| false, &|_| false).found.into_iter().map(|f| (f.git, f.unjudged)).collect::<Vec<_>>()
+            kept.after_run(i64::MAX, &roots, &|_| false, &|_| false, &[]).found.into_iter().map(|f| (f.git, f.unjudged)).collect::<Vec<_>>()
         };
         assert_eq!(look(), [], "nothing there");
         // The run in W/pkg, between W's runs.
@@ -410,7 +466,7 @@ mod tests {
         assert_eq!(kept.links.len(), 2, "only those looked at are kept");
         // After the run: what the budget left out is said, once, at the first link past it.
         let cut = Kept::within(&links, scan::Unkept::default(), steps(4)).with_steps(steps(1));
-        let after = cut.after_run(i64::MAX, &[r.clone()], &|_| false, &|_| false);
+        let after = cut.after_run(i64::MAX, &[r.clone()], &|_| false, &|_| false, &[]);
         assert!(after.found.is_empty());
         assert_eq!(after.cut, Some(Cut { first: links[1].clone(), count: 3 }));
     }
@@ -439,7 +495,7 @@ mod tests {
         let kept = Kept::of(std::slice::from_ref(&link), scan::Unkept::default());
         let said = kept.not_enforced().join("\n");
         assert!(said.contains(&link.display().to_string()) && said.contains("longer than"), "{said}");
-        let after = kept.after_run(i64::MAX, &[w.clone()], &|_| false, &|_| false);
+        let after = kept.after_run(i64::MAX, &[w.clone()], &|_| false, &|_| false, &[]);
         assert_eq!(after.unfollowed, vec![(link.clone(), path_walk::Unjudged::TooLong)]);
         assert_eq!(after.cut, None);
     }

@@ -65,6 +65,11 @@ pub struct Found {
     /// `scan::MAX_LINKS_OUT`; those past it are counted in `links_out_unkept`.
     pub links_out: Vec<PathBuf>,
     pub links_out_unkept: Unkept,
+    /// Every other symlink, at most `scan::MAX_LINKS_VIA` (those past it counted in
+    /// `links_via_unkept`): one may lead into `node_modules` through another link, which only
+    /// following its way tells (`unwalked_links`). Found by an attacker's review (rfix23c).
+    pub links_via: Vec<PathBuf>,
+    pub links_via_unkept: Unkept,
     /// Directories read.
     pub dirs_read: usize,
     /// Directories kept from the prior index after an `lstat` of their path (roots, and directories
@@ -83,7 +88,7 @@ pub struct Unkept {
 }
 
 impl Unkept {
-    pub(super) fn add(&mut self, dir: &Path, n: usize) {
+    pub fn add(&mut self, dir: &Path, n: usize) {
         if n > 0 {
             self.count += n;
             self.first_dir.get_or_insert_with(|| dir.to_path_buf());
@@ -105,6 +110,8 @@ pub(super) struct Listing {
     pub(super) named: Vec<OsString>,
     /// Its symlinks that lead into a `node_modules` (`Found::links_out`), names alone as `named`.
     pub(super) links_out: Vec<OsString>,
+    /// Its other symlinks (`Found::links_via`), names alone.
+    pub(super) links_via: Vec<OsString>,
     /// It is a git directory itself (see `Found::git_dirs`).
     pub(super) git_dir: bool,
     /// A subdirectory was not entered: it lies deeper than `MAX_DEPTH`.
@@ -150,6 +157,13 @@ pub(super) struct Unlisted {
     pub(super) path: DirKey,
     pub(super) stamp: Option<Stamp>,
     pub(super) walk_started: i64,
+}
+
+impl Index {
+    /// Everything the walk that made it found, reused directories' entries included.
+    pub fn totals(&self) -> &Found {
+        &self.totals
+    }
 }
 
 #[cfg(test)]
