@@ -71,6 +71,25 @@ describe('a symlink into node_modules judged again by later runs', { skip: NO_GI
   }
 })
 
+// Found by an attacker's review (rfix23c, nm_alias.js): `src/lib -> ../alias/x`, `alias ->
+// node_modules`. Only `alias`, whose own text names node_modules, was kept; a repository the next
+// run planted at node_modules/x was not reported at `src/lib`, and the host's `cd src/lib && git
+// status` ran its fsmonitor. A link is now judged by where its way leads.
+test('a link into node_modules through another link: a repository planted where it leads is reported, then kept read-only', { skip: NO_GIT }, async (t) => {
+  const { ws } = workspace(t)
+  const options = { cwd: ws, sandbox: WW }
+  const r1 = await sh('ln -s node_modules alias && ln -s ../alias/x src/lib && echo linked', options)
+  assert.equal(r1.stdout, 'linked\n', show(r1))
+  const r2 = await sh(PLANT, options)
+  assert.equal(r2.stdout, 'planted\n', show(r2))
+  const risk = linkRisk(r2, ws)
+  assert.ok(risk, `the link is reported by the run that planted: ${JSON.stringify(r2.hostRisks, null, 1)}`)
+  assert.equal(risk.kind, 'git-directory-created')
+  assert.match(risk.detail, /core\.fsmonitor/)
+  const r3 = await sh(REWRITE, options)
+  assert.equal(r3.stdout, 'refused\n', `the repository the link leads to is kept read-only: ${show(r3)}`)
+})
+
 // Found by an attacker's review (rfix22, nm_dangling_git.js): git passes over a `.git` that is no
 // repository (a dangling symlink, an empty directory) and takes the directory itself for a git
 // directory; sandspawn kept `x/.git` and left `x/config` writable, and the host's `git status` in
