@@ -1091,21 +1091,9 @@ fn a_repository_planted_where_a_link_into_node_modules_leads_is_reported_and_an_
 /// planted at `node_modules/x` was not reported at `lib`. Decided by where a link leads now.
 #[test]
 fn a_link_into_node_modules_through_another_link_is_kept_and_judged() {
-    let t = tempfile::tempdir().unwrap();
-    let r = t.path().canonicalize().unwrap();
-    init_repo(&r);
-    std::fs::create_dir_all(r.join("node_modules/x")).unwrap();
-    std::fs::create_dir_all(r.join("src")).unwrap();
-    std::os::unix::fs::symlink("node_modules", r.join("alias")).unwrap();
-    std::os::unix::fs::symlink("../alias/x", r.join("src/lib")).unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(50));
-    let p = policy(&r, json!({}));
-    plant_fsmonitor(&r.join("node_modules/x"));
-    let risks = detect(&p.planted);
-    let at: Vec<_> = risks.iter().filter(|h| h.path.ends_with("src/lib")).collect();
-    assert_eq!(at.len(), 1, "{risks:#?}");
-    assert_eq!(at[0].kind, RiskKind::GitDirectoryCreated);
-    assert!(at[0].detail.contains("core.fsmonitor"), "{}", at[0].detail);
+    let alias = |r: &Path| std::os::unix::fs::symlink("node_modules", r.join("alias")).unwrap();
+    let risk = planted_behind_src_lib(&alias, "../alias/x", &|_| ());
+    assert!(risk.detail.contains("core.fsmonitor"), "{}", risk.detail);
 }
 
 /// The same way made by the run itself, below an old link: `src/lib -> ../sub/d/x` led into a
@@ -1113,22 +1101,34 @@ fn a_link_into_node_modules_through_another_link_is_kept_and_judged() {
 /// planted a repository there. The old link is judged by where it leads after the run too.
 #[test]
 fn an_old_link_the_run_led_into_node_modules_is_judged() {
+    let reroute = |r: &Path| {
+        std::fs::remove_dir_all(r.join("sub/d")).unwrap();
+        std::os::unix::fs::symlink("../node_modules", r.join("sub/d")).unwrap();
+    };
+    let plain = |r: &Path| std::fs::create_dir_all(r.join("sub/d/x")).unwrap();
+    planted_behind_src_lib(&plain, "../sub/d/x", &reroute);
+}
+
+/// A workspace with `node_modules/x`, `src/lib -> lib_to` and what `before` makes (older than the
+/// baseline); the run does `during` and plants a repository at `node_modules/x`. The one risk
+/// said at `src/lib`, which must be `git-directory-created`.
+fn planted_behind_src_lib(before: &dyn Fn(&Path), lib_to: &str, during: &dyn Fn(&Path)) -> HostRisk {
     let t = tempfile::tempdir().unwrap();
     let r = t.path().canonicalize().unwrap();
     init_repo(&r);
     std::fs::create_dir_all(r.join("node_modules/x")).unwrap();
-    std::fs::create_dir_all(r.join("sub/d/x")).unwrap();
     std::fs::create_dir_all(r.join("src")).unwrap();
-    std::os::unix::fs::symlink("../sub/d/x", r.join("src/lib")).unwrap();
+    before(&r);
+    std::os::unix::fs::symlink(lib_to, r.join("src/lib")).unwrap();
     std::thread::sleep(std::time::Duration::from_millis(50));
     let p = policy(&r, json!({}));
-    std::fs::remove_dir_all(r.join("sub/d")).unwrap();
-    std::os::unix::fs::symlink("../node_modules", r.join("sub/d")).unwrap();
+    during(&r);
     plant_fsmonitor(&r.join("node_modules/x"));
     let risks = detect(&p.planted);
     let at: Vec<_> = risks.iter().filter(|h| h.path.ends_with("src/lib")).collect();
     assert_eq!(at.len(), 1, "{risks:#?}");
     assert_eq!(at[0].kind, RiskKind::GitDirectoryCreated);
+    at[0].clone()
 }
 
 /// A whole repository at `d` (git takes it: `links::discover`) whose configuration runs a program.
