@@ -370,6 +370,24 @@ describe("the host user's home inside a writable root keeps what the host runs f
     assert.deepEqual(again.hostRisks.filter((h) => h.path.startsWith(home + '/.')), [], JSON.stringify(again.hostRisks))
   })
 
+  // Found by an attacker's review (rfix23c): 10,001 links at the home's top put the walk's link
+  // bound behind one scan-incomplete at $HOME, which was taken as having reported every entry
+  // below it already: ~/.config/newtool and ~/.evilrc went unnamed.
+  test('cwd = $HOME: a scan-incomplete at the home (more links than the walk judges) does not stand in for the entries named there', (t) => {
+    const tree = tempTree(t)
+    const home = path.join(tree.root, 'home')
+    fs.mkdirSync(path.join(home, '.config'), { recursive: true })
+    const script = "mkdir -p ~/.config/newtool && echo x > ~/.config/newtool/init.lua && echo x > ~/.evilrc && perl -e 'symlink \"x\", \"l$_\" for 1..10001' && echo ran"
+    const r = runAs({ HOME: home }, script, home, 'workspace-write')
+    assert.equal(r.error, undefined, r.message)
+    assert.equal(r.stdout, 'ran\n', show(r))
+    assert.ok(r.hostRisks.some((h) => h.path === home && h.kind === 'scan-incomplete'), `the bound is said: ${JSON.stringify(r.hostRisks)}`)
+    for (const rel of ['.config/newtool', '.evilrc']) {
+      const at = r.hostRisks.find((h) => h.path === path.join(home, rel))
+      assert.equal(at?.kind, 'protected-name-created', `${rel}: ${JSON.stringify(r.hostRisks)}`)
+    }
+  })
+
   // Found by a later attacker's review (later16): the home's files that host tools run beside
   // those above. Each was shown running on the host: mvn sources ~/.mavenrc, gdb runs
   // ~/.gdbearlyinit and ~/.config/gdb/gdbinit, less applies ~/.lesskey's `#env LESSOPEN`, lesspipe

@@ -134,7 +134,8 @@ pub fn detect_after(baseline: &Baseline, during_run: Vec<HostRisk>) -> Vec<HostR
 }
 
 /// What the run made in a held home's config directory or as a dot-entry at its top, beyond the
-/// held list (`home_config`): reported, left in place. Not what is held or reported already.
+/// held list (`home_config`): reported, left in place. Not what is held, nor what a risk names
+/// already at its very path (`Listed::names`).
 fn home_config(baseline: &Baseline, index: &scan::Index, risks: &mut Listed) {
     let w = &baseline.home_config;
     if w.homes.is_empty() && w.config.is_empty() {
@@ -146,10 +147,15 @@ fn home_config(baseline: &Baseline, index: &scan::Index, risks: &mut Listed) {
     let env = |k: &str| std::env::var_os(k).map(PathBuf::from).filter(|p| p.is_absolute());
     let own: Vec<PathBuf> = [crate::state_dir::base(env), env("SANDSPAWN_TOOL_CACHE_DIR"), env("SANDSPAWN_CHANGE_SET_DIR")].into_iter().flatten().collect();
     let ours = |p: &Path| own.iter().any(|o| o.starts_with(p));
-    let skip = |p: &Path| named(p) || ours(p) || held.iter().any(|h| p.starts_with(h)) || risks.covers(p);
-    for p in super::home_config::after_run(w, &baseline.index, index, baseline.taken_at_ns, &skip) {
+    let skip = |p: &Path| named(p) || ours(p) || held.iter().any(|h| p.starts_with(h)) || risks.names(p);
+    let after = super::home_config::after_run(w, &baseline.index, index, baseline.taken_at_ns, &skip);
+    for p in after.made {
         let detail = super::home_config::detail(&p, w);
         risks.keep(HostRisk { path: p.to_string_lossy().into_owned(), kind: RiskKind::ProtectedNameCreated, detail });
+    }
+    for dir in after.unjudged {
+        let detail = super::home_config::unjudged_detail();
+        risks.push(HostRisk { path: dir.to_string_lossy().into_owned(), kind: RiskKind::ScanIncomplete, detail });
     }
 }
 
@@ -422,9 +428,13 @@ fn tier(kind: RiskKind) -> usize {
 }
 
 impl Listed {
-    /// Whether an entry at or above `p` is listed already.
-    fn covers(&self, p: &Path) -> bool {
-        self.always.iter().chain(self.kept.iter().flatten()).any(|r| p.starts_with(&r.path))
+    /// Whether `p` itself is named already, by a risk that says what it is. Not one above it, nor
+    /// a `scan-incomplete` (which says only that an area was not examined): found by an attacker's
+    /// review (rfix23c), 10,001 links at the home's top made one `scan-incomplete` at $HOME, and
+    /// every entry a run made in the home then went unnamed. In a direct run no risk holds an
+    /// entry back (what is moved aside is gone, or held by path: `home_config`'s `held`).
+    fn names(&self, p: &Path) -> bool {
+        self.always.iter().chain(self.kept.iter().flatten()).any(|r| r.kind != RiskKind::ScanIncomplete && Path::new(&r.path) == p)
     }
 
     fn push(&mut self, r: HostRisk) {
@@ -822,6 +832,22 @@ mod cap_tests {
     use crate::policy::{resolve_policy, PolicyContext};
 
     use super::super::tests::init_repo as repo;
+
+    /// Found by an attacker's review (rfix23c): a `scan-incomplete` at the home (the walk's link
+    /// bound) stood in for every entry below it, which then went unnamed.
+    #[test]
+    fn only_a_risk_naming_the_very_path_says_it_already() {
+        let risk = |path: &str, kind| HostRisk { path: path.into(), kind, detail: String::new() };
+        let mut l = Listed::default();
+        l.push(risk("/h", RiskKind::ScanIncomplete));
+        l.push(risk("/h/.config/newtool", RiskKind::ScanIncomplete));
+        l.push(risk("/h/.config/tool", RiskKind::GitDirectoryCreated));
+        l.push(risk("/w", RiskKind::WorkspaceReplaced));
+        for p in ["/h/.evilrc", "/h/.config/newtool", "/h/.config/tool/init.lua", "/w/.evilrc"] {
+            assert!(!l.names(Path::new(p)), "{p}");
+        }
+        assert!(l.names(Path::new("/h/.config/tool")));
+    }
 
     #[test]
     fn a_run_lists_at_most_max_reported_risks_and_says_how_many_more_yet_undoes_them_all() {

@@ -39,46 +39,65 @@ impl Watched {
     }
 }
 
+/// What `after_run` found.
+#[derive(Debug, Default)]
+pub struct After {
+    /// Each the topmost entry made or changed.
+    pub made: Vec<PathBuf>,
+    /// Directories holding more than `MAX_ENTRIES` candidates: not judged entry by entry.
+    pub unjudged: Vec<PathBuf>,
+}
+
 /// The entries made or changed since `since_ns` (the baseline), as above, that `skip` does not
-/// rule out (held paths, reported already): each the topmost such entry.
-pub fn after_run(w: &Watched, prior: &Index, now: &Index, since_ns: i64, skip: &dyn Fn(&Path) -> bool) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let look = |dir: &Path, dots_only: bool, found: &mut Vec<PathBuf>| {
+/// rule out (held paths, reported already). A directory past the bound is said apart, never as an
+/// entry made: it names none of what it holds, so it neither passes for one (the home is an
+/// ancestor of sandspawn's own state, which `skip` passes over) nor stands in for the XDG
+/// directory below it (found by an attacker's review, rfix23c: 10,001 links at the home's top).
+pub fn after_run(w: &Watched, prior: &Index, now: &Index, since_ns: i64, skip: &dyn Fn(&Path) -> bool) -> After {
+    let mut out = After::default();
+    let look = |dir: &Path, dots_only: bool, out: &mut After| {
         let seen = now.seen(prior, dir);
         if seen != Seen::Kept {
-            found.extend(new_entries(dir, &seen, since_ns, dots_only).into_iter().filter(|p| !skip(p)));
+            match new_entries(dir, &seen, since_ns, dots_only) {
+                Some(made) => out.made.extend(made.into_iter().filter(|p| !skip(p))),
+                None => out.unjudged.push(dir.to_path_buf()),
+            }
         }
     };
     for h in &w.homes {
-        look(h, true, &mut found);
+        look(h, true, &mut out);
     }
     for c in &w.config {
-        if found.iter().any(|f| c.starts_with(f)) || skip(c) {
+        if out.made.iter().any(|f| c.starts_with(f)) || skip(c) {
             continue;
         }
-        look(c, false, &mut found);
+        look(c, false, &mut out);
         let subdirs = now.subdirs(c).unwrap_or_else(|| real_subdirs(c));
         for s in subdirs {
-            if !found.contains(&s) && !skip(&s) {
-                look(&s, false, &mut found);
+            if !out.made.contains(&s) && !skip(&s) {
+                look(&s, false, &mut out);
             }
         }
     }
-    found
+    out
 }
 
-/// The entries of `dir` made or changed during the run (see the module comment).
-fn new_entries(dir: &Path, seen: &Seen, since_ns: i64, dots_only: bool) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+/// The entries of `dir` made or changed during the run (see the module comment); `None` past
+/// `MAX_ENTRIES` candidates. Only those counted that are looked at (a dot-entry at the home's top):
+/// the names alone cost what the walk after the run paid already to list the directory.
+fn new_entries(dir: &Path, seen: &Seen, since_ns: i64, dots_only: bool) -> Option<Vec<PathBuf>> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Some(Vec::new()) };
     let mut out = Vec::new();
-    for (n, e) in entries.flatten().enumerate() {
-        if n >= MAX_ENTRIES {
-            return vec![dir.to_path_buf()];
-        }
+    let mut looked = 0;
+    for e in entries.flatten() {
         let name = e.file_name();
         let bytes = name.as_encoded_bytes();
         if (dots_only && !bytes.starts_with(b".")) || super::undo::is_held_aside(bytes) {
             continue;
+        }
+        looked += 1;
+        if looked > MAX_ENTRIES {
+            return None;
         }
         let Ok(m) = e.metadata() else { continue };
         let path = e.path();
@@ -90,7 +109,7 @@ fn new_entries(dir: &Path, seen: &Seen, since_ns: i64, dots_only: bool) -> Vec<P
             out.push(path);
         }
     }
-    out
+    Some(out)
 }
 
 /// The real directories in `dir` (no walk listed it).
@@ -108,4 +127,46 @@ pub fn detail(p: &Path, w: &Watched) -> String {
          and many run what it names when they start (an init script, a plugin, an exec line); it is not on sandspawn's list of \
          such paths and was left in place: look at it before running the tool it belongs to"
     )
+}
+
+/// For a directory `after_run` could not judge entry by entry.
+pub fn unjudged_detail() -> String {
+    format!(
+        "holds more than {MAX_ENTRIES} entries that may be the configuration of a host tool (dot-entries at the top of the host user's \
+         home, or entries in its XDG configuration directory): those the run created or changed were not told apart and are not \
+         named: look at them before running host tools"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Found by an attacker's review (rfix23c): past the bound the home was returned as an entry
+    /// made, which the caller passes over (an ancestor of sandspawn's own state), and which stood
+    /// in for `~/.config`. Now a directory of its own, and only dot-entries count at the top.
+    #[test]
+    fn a_home_past_the_bound_is_said_apart_and_the_config_below_it_still_judged() {
+        let t = tempfile::tempdir().unwrap();
+        let home = t.path().canonicalize().unwrap();
+        // Under the home, not a dot-entry itself (`XDG_CONFIG_HOME=~/xdg`).
+        let config = home.join("xdg");
+        std::fs::create_dir(&config).unwrap();
+        for i in 0..=MAX_ENTRIES {
+            std::os::unix::fs::symlink("x", home.join(format!("l{i}"))).unwrap();
+        }
+        std::fs::write(home.join(".evilrc"), "x").unwrap();
+        std::fs::create_dir(config.join("newtool")).unwrap();
+        let w = Watched { homes: vec![home.clone()], config: vec![config.clone()] };
+        let (none, skip) = (Index::default(), |_: &Path| false);
+        let after = after_run(&w, &none, &none, 0, &skip);
+        assert!(after.unjudged.is_empty(), "links are not dot-entries: {:?}", after.unjudged);
+        assert!(after.made.contains(&home.join(".evilrc")) && after.made.contains(&config.join("newtool")), "{:?}", after.made);
+        for i in 0..=MAX_ENTRIES {
+            std::fs::write(home.join(format!(".d{i}")), "").unwrap();
+        }
+        let after = after_run(&w, &none, &none, 0, &skip);
+        assert_eq!(after.unjudged, [home.clone()]);
+        assert!(after.made.contains(&config.join("newtool")), "{:?}", after.made);
+    }
 }
