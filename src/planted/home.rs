@@ -172,6 +172,19 @@ const HOME_PATHS: &[(&str, bool, &str)] = &[
     (".sbclrc", false, "SBCL runs it when it starts"),
     (".lein/profiles.clj", false, "Leiningen runs the :injections of its profiles at every start"),
     (".irssi", true, "irssi loads the scripts in scripts/autorun and runs its config's commands when it starts"),
+    // Found by an attacker's review (rfix23c): fish's vendor_conf.d below the XDG data directory
+    // (which the home's own report did not look into), and the same class there and in the
+    // browsers' dot-directories: places whose files the host runs, or whose entries name a command.
+    (".local/share/fish", true, "fish sources the scripts of its vendor_conf.d and loads the functions of vendor_functions.d and the completions of vendor_completions.d and generated_completions when it starts"),
+    (".local/share/nautilus/scripts", true, "Nautilus runs the scripts in it from its Scripts menu"),
+    (".local/share/nemo", true, "Nemo runs the Exec of the actions and the scripts it holds from its menus"),
+    (".local/share/file-manager/actions", true, "the file managers' actions (Caja, Nautilus's actions extension) run the Exec of the actions it holds"),
+    (".local/share/kio/servicemenus", true, "Dolphin and KDE's file dialogs offer its service menus, whose Exec runs a command"),
+    (".local/share/kservices5", true, "KDE Frameworks 5 offers its service menus (whose Exec runs a command) and loads the plugins it describes"),
+    (".local/share/plasma", true, "Plasma loads the widgets, look-and-feel packages and desktop scripts it holds when the session starts"),
+    (".local/share/gnome-shell/extensions", true, "GNOME Shell loads the enabled extensions it holds when the session starts"),
+    (".mozilla/native-messaging-hosts", true, "Firefox starts the program each manifest's path names when an extension asks for it"),
+    (".librewolf/native-messaging-hosts", true, "LibreWolf starts the program each manifest's path names when an extension asks for it"),
 ];
 
 /// Below a home on macOS too, all directories (found by an attacker's review: with the cwd at the
@@ -294,7 +307,25 @@ const CONFIG_PATHS: &[(&str, bool, &str)] = &[
     ("niri", true, "niri runs the spawn-at-startup commands of its config.kdl when the session starts"),
     ("ptpython", true, "ptpython runs its config.py when it starts"),
     ("yt-dlp", true, "yt-dlp applies its config on every call: --exec runs a command after each download"),
+    // Found by an attacker's review (rfix23c): two levels below `~/.config`, which the home's own
+    // report did not look into then; lxsession runs its profiles' autostart lines at login.
+    ("lxsession", true, "lxsession runs each line of its profiles' autostart (LXDE-pi/autostart on Raspberry Pi OS) at login"),
+    ("lxqt", true, "LXQt starts the window manager and programs its session.conf names at login"),
+    ("xfce4", true, "the Xfce session runs the commands its keyboard shortcuts, panel launchers and preferred applications (xfconf's xml, helpers.rc) name"),
+    ("khotkeysrc", false, "Plasma 5 runs the commands of the custom shortcuts it lists"),
+    ("google-chrome/NativeMessagingHosts", true, NATIVE_MESSAGING),
+    ("google-chrome-beta/NativeMessagingHosts", true, NATIVE_MESSAGING),
+    ("google-chrome-unstable/NativeMessagingHosts", true, NATIVE_MESSAGING),
+    ("chromium/NativeMessagingHosts", true, NATIVE_MESSAGING),
+    ("BraveSoftware/Brave-Browser/NativeMessagingHosts", true, NATIVE_MESSAGING),
+    ("microsoft-edge/NativeMessagingHosts", true, NATIVE_MESSAGING),
+    ("microsoft-edge-beta/NativeMessagingHosts", true, NATIVE_MESSAGING),
+    ("microsoft-edge-dev/NativeMessagingHosts", true, NATIVE_MESSAGING),
+    ("vivaldi/NativeMessagingHosts", true, NATIVE_MESSAGING),
 ];
+
+/// What a Chromium-based browser does with its `NativeMessagingHosts`.
+const NATIVE_MESSAGING: &str = "the browser starts the program each manifest's path names when an extension asks for it";
 
 /// Where the host user's configuration lives.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -497,6 +528,21 @@ mod tests {
             assert_eq!(home(file), Some(false), "~/{file}");
         }
         assert_eq!(home(".irssi"), Some(true));
+    }
+
+    /// The review of those (rfix23c): fish's vendor_conf.d below the XDG data directory, the file
+    /// managers' scripts and service menus there, lxsession's autostart, the browsers' native
+    /// messaging hosts and xfce's settings (keyboard shortcuts run commands), each written unreported.
+    #[test]
+    fn the_code_running_places_of_rfix23c_are_kept() {
+        let home = |p: &str| HOME_PATHS.iter().find(|(q, _, _)| *q == p).map(|(_, dir, _)| *dir);
+        let config = |p: &str| CONFIG_PATHS.iter().find(|(q, _, _)| *q == p).map(|(_, dir, _)| *dir);
+        for dir in [".local/share/fish", ".local/share/nautilus/scripts", ".local/share/kio/servicemenus", ".local/share/kservices5", ".mozilla/native-messaging-hosts", ".librewolf/native-messaging-hosts"] {
+            assert_eq!(home(dir), Some(true), "~/{dir}");
+        }
+        for dir in ["lxsession", "xfce4", "google-chrome/NativeMessagingHosts", "chromium/NativeMessagingHosts", "BraveSoftware/Brave-Browser/NativeMessagingHosts", "microsoft-edge/NativeMessagingHosts", "vivaldi/NativeMessagingHosts"] {
+            assert_eq!(config(dir), Some(true), "~/.config/{dir}");
+        }
     }
 
     /// The twenty-second session's review (plant22): agents' MCP lists, bun's preload, pnpm's
