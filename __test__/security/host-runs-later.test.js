@@ -242,6 +242,25 @@ const RFIX23B = [
   '.config/yt-dlp/config', '.muttrc', '.guile', '.sbclrc', '.lein/profiles.clj', '.irssi/scripts/autorun/evil.pl',
 ]
 
+// Found by an attacker's review (rfix23c): code-running places two levels down in the XDG data and
+// configuration directories and below a dot-directory at the home's top.
+const HOMEDATA = [
+  '.local/share/fish/vendor_conf.d/x.fish',
+  '.local/share/fish/vendor_functions.d/ls.fish',
+  '.local/share/nautilus/scripts/x',
+  '.local/share/kio/servicemenus/x.desktop',
+  '.local/share/kservices5/ServiceMenus/x.desktop',
+  '.config/lxsession/LXDE-pi/autostart',
+  '.config/google-chrome/NativeMessagingHosts/x.json',
+  '.config/chromium/NativeMessagingHosts/x.json',
+  '.config/BraveSoftware/Brave-Browser/NativeMessagingHosts/x.json',
+  '.config/microsoft-edge/NativeMessagingHosts/x.json',
+  '.config/vivaldi/NativeMessagingHosts/x.json',
+  '.mozilla/native-messaging-hosts/x.json',
+  '.librewolf/native-messaging-hosts/x.json',
+  '.config/xfce4/xfconf/xfce-perchannel-xml/xfce4-keyboard-shortcuts.xml',
+]
+
 describe("the host user's home inside a writable root keeps what the host runs from it", () => {
   // Found by an attacker's review: with the cwd at $HOME (or HOME=TMPDIR), the protected names
   // (.bashrc, .gitconfig) were kept, but git's XDG config, ~/.ssh and ~/.local/bin were not: a
@@ -303,6 +322,9 @@ describe("the host user's home inside a writable root keeps what the host runs f
       // Found by a review of those fixes (rfix22): Amp's and Claude Desktop's MCP server lists.
       ['.config/amp/settings.json', 'mkdir -p ~/.config/amp && echo "{}" > ~/.config/amp/settings.json'],
       ['.config/Claude/claude_desktop_config.json', 'mkdir -p ~/.config/Claude && echo "{}" > ~/.config/Claude/claude_desktop_config.json'],
+      // Found by an attacker's review (rfix23c): fish's vendor_conf.d in the XDG data directory,
+      // lxsession's autostart, the browsers' native messaging hosts, xfce's keyboard shortcuts.
+      ...HOMEDATA.map((rel) => [rel, `mkdir -p ~/${q(path.dirname(rel))} && echo x > ~/${q(rel)}`]),
     ]
 
   /** Each planted path is gone (refused, or moved aside and reported), and the host's git runs nothing. */
@@ -342,27 +364,32 @@ describe("the host user's home inside a writable root keeps what the host runs f
   })
 
   // The same review (rfix23b): a fixed list always misses the next tool. Whatever else a run
-  // creates or replaces directly in the home's XDG config directory, one level below it, or as a
-  // dotfile at the home's top is reported (not blocked: sandboxed tools save their own settings).
-  test('cwd = $HOME: any other entry made in ~/.config, one level below it, or a dotfile at the home\'s top is reported, not blocked', (t) => {
+  // creates or replaces in the home's XDG config and data directories (three levels down), below a
+  // dot-directory at its top (two levels down), or as a dotfile at its top is reported (not
+  // blocked: sandboxed tools save their own settings).
+  test('cwd = $HOME: any other entry made in ~/.config or ~/.local/share (three levels down), a dot-directory (two) or as a dotfile at the home\'s top is reported, not blocked', (t) => {
     const tree = tempTree(t)
     const home = path.join(tree.root, 'home')
-    fs.mkdirSync(path.join(home, '.config', 'oldtool', 'deep'), { recursive: true })
+    // Two levels below ~/.config and ~/.local/share, one below a dot-directory at the top (rfix23c:
+    // lxsession's autostart, a browser's native messaging host); not deeper.
+    for (const d of ['.config/oldtool/deep/deeper', '.olddot/sub/deeper', '.local/share/oldapp/sub/deeper']) fs.mkdirSync(path.join(home, d), { recursive: true })
     fs.writeFileSync(path.join(home, '.config', 'oldtool', 'kept.conf'), 'mine\n')
     fs.writeFileSync(path.join(home, '.oldrc'), 'mine\n')
-    const made = ['.config/newtool/init.lua', '.config/oldtool/plugin.lua', '.config/newtool.conf', '.newtoolrc', '.newtool/config']
-    const quiet = ['notes.txt', '.config/oldtool/deep/x.lua']
+    const made = ['.config/newtool/init.lua', '.config/oldtool/plugin.lua', '.config/newtool.conf', '.newtoolrc', '.newtool/config',
+      '.config/oldtool/deep/x.lua', '.olddot/sub/x', '.olddot/new.conf', '.local/share/oldapp/sub/x', '.local/share/newapp/x']
+    const quiet = ['notes.txt', '.config/oldtool/deep/deeper/x.lua', '.olddot/sub/deeper/x', '.local/share/oldapp/sub/deeper/x']
     const script = [...made, ...quiet].map((rel) => `mkdir -p ~/${q(path.dirname(rel))} && echo x > ~/${q(rel)}`).join(' && ') + ' && echo ran'
     const r = runAs({ HOME: home }, script, home, 'workspace-write')
     assert.equal(r.error, undefined, r.message)
     assert.equal(r.stdout, 'ran\n', show(r))
     const at = (rel) => r.hostRisks.find((h) => h.path === path.join(home, rel))
-    for (const rel of ['.config/newtool', '.config/oldtool/plugin.lua', '.config/newtool.conf', '.newtoolrc', '.newtool']) {
+    for (const rel of ['.config/newtool', '.config/oldtool/plugin.lua', '.config/newtool.conf', '.newtoolrc', '.newtool',
+      '.config/oldtool/deep/x.lua', '.olddot/sub/x', '.olddot/new.conf', '.local/share/oldapp/sub/x', '.local/share/newapp']) {
       assert.equal(at(rel)?.kind, 'protected-name-created', `${rel}: ${JSON.stringify(r.hostRisks)}`)
       assert.match(at(rel).detail, /host user's home/)
     }
     for (const rel of [...made, ...quiet]) assert.ok(fs.existsSync(path.join(home, rel)), `${rel} was not blocked`)
-    for (const rel of ['notes.txt', '.config/oldtool/deep/x.lua', '.config/oldtool/kept.conf', '.oldrc', '.config', '.config/oldtool']) {
+    for (const rel of [...quiet, '.config/oldtool/kept.conf', '.oldrc', '.config', '.config/oldtool', '.olddot', '.olddot/sub', '.local', '.local/share']) {
       assert.equal(at(rel), undefined, `${rel} is not reported: ${JSON.stringify(r.hostRisks)}`)
     }
     // A second run that changes nothing there reports nothing.
@@ -386,6 +413,21 @@ describe("the host user's home inside a writable root keeps what the host runs f
       const at = r.hostRisks.find((h) => h.path === path.join(home, rel))
       assert.equal(at?.kind, 'protected-name-created', `${rel}: ${JSON.stringify(r.hostRisks)}`)
     }
+  })
+
+  // Found by an attacker's review (rfix23c): with those places already there (a fish user's
+  // ~/.local/share/fish, a browser's NativeMessagingHosts), and after a first run made sandspawn's
+  // state directory in ~/.local, a run wrote into each unreported. Each is read-only now.
+  test('cwd = $HOME: fish\'s vendor_conf.d, lxsession\'s autostart, native messaging hosts and xfce\'s shortcuts that exist are read-only', (t) => {
+    const tree = tempTree(t)
+    const home = path.join(tree.root, 'home')
+    for (const rel of HOMEDATA) fs.mkdirSync(path.join(home, path.dirname(rel)), { recursive: true })
+    const first = runAs({ HOME: home }, 'echo first > notes.txt', home, 'workspace-write')
+    assert.equal(first.error, undefined, first.message)
+    const r = runAs({ HOME: home }, HOMEDATA.map((rel) => `(echo x > ~/${q(rel)}) 2>/dev/null && echo "WROTE ${rel}"`).join('; ') + '; echo ran', home, 'workspace-write')
+    assert.equal(r.error, undefined, r.message)
+    assert.equal(r.stdout, 'ran\n', show(r))
+    for (const rel of HOMEDATA) assert.equal(fs.existsSync(path.join(home, rel)), false, `${rel} landed\n${JSON.stringify(r.hostRisks)}`)
   })
 
   // Found by a later attacker's review (later16): the home's files that host tools run beside

@@ -141,21 +141,30 @@ fn home_config(baseline: &Baseline, index: &scan::Index, risks: &mut Listed) {
     if w.homes.is_empty() && w.config.is_empty() {
         return;
     }
-    let held: Vec<PathBuf> = baseline.home.paths().map(|(p, _, _)| p).chain(baseline.held_caches.iter().map(|c| c.path.clone())).collect();
+    // Sets, asked by each ancestor: thousands of directories are looked at against hundreds of
+    // held paths (a list scanned for each took over a second on a home with a full `~/.config`).
+    let held: HashSet<PathBuf> = baseline.home.paths().map(|(p, _, _)| p).chain(baseline.held_caches.iter().map(|c| c.path.clone())).collect();
+    let under = |set: &HashSet<PathBuf>, p: &Path| p.ancestors().any(|a| set.contains(a));
     let named = |p: &Path| p.parent().is_some_and(|d| w.homes.iter().any(|h| h == d)) && p.file_name().is_some_and(|n| baseline.protected_names.contains(&*n.to_string_lossy()));
     // sandspawn's own directories (its state, made in the home on a first run: `~/.local`).
     let env = |k: &str| std::env::var_os(k).map(PathBuf::from).filter(|p| p.is_absolute());
     let own: Vec<PathBuf> = [crate::state_dir::base(env), env("SANDSPAWN_TOOL_CACHE_DIR"), env("SANDSPAWN_CHANGE_SET_DIR")].into_iter().flatten().collect();
     let ours = |p: &Path| own.iter().any(|o| o.starts_with(p));
-    let skip = |p: &Path| named(p) || ours(p) || held.iter().any(|h| p.starts_with(h)) || risks.names(p);
-    let after = super::home_config::after_run(w, &baseline.index, index, baseline.taken_at_ns, &skip);
-    for p in after.made {
+    // Only a risk naming the very path stands for an entry (`Listed::names`): one above it, or a
+    // `scan-incomplete`, does not (rfix23c); so only held paths and sandspawn's own directories
+    // are not looked into.
+    let skip = |p: &Path| named(p) || ours(p) || under(&held, p) || risks.names(p);
+    let not_below = |p: &Path| own.iter().any(|o| p.starts_with(o)) || under(&held, p);
+    let found = super::home_config::after_run(w, &baseline.index, index, baseline.taken_at_ns, &skip, &not_below);
+    for p in found.entries {
         let detail = super::home_config::detail(&p, w);
         risks.keep(HostRisk { path: p.to_string_lossy().into_owned(), kind: RiskKind::ProtectedNameCreated, detail });
     }
-    for dir in after.unjudged {
-        let detail = super::home_config::unjudged_detail();
-        risks.push(HostRisk { path: dir.to_string_lossy().into_owned(), kind: RiskKind::ScanIncomplete, detail });
+    for dir in found.unjudged {
+        risks.push(HostRisk { path: dir.to_string_lossy().into_owned(), kind: RiskKind::ScanIncomplete, detail: super::home_config::unjudged_detail() });
+    }
+    if let Some(at) = found.cut {
+        risks.push(HostRisk { path: at.to_string_lossy().into_owned(), kind: RiskKind::ScanIncomplete, detail: super::home_config::cut_detail() });
     }
 }
 

@@ -1,9 +1,16 @@
 //! The host user's home in a directly written root, beyond the held list (`home`): a list of the
 //! tools whose configuration runs code always lags (an attacker's review, rfix23b, found fourteen
-//! more after fifty were added). So whatever a run creates or renames into place directly in the
-//! XDG configuration directory (`~/.config/*`), one level below it (`~/.config/<tool>/*`), or as
-//! a dot-entry at the home's top is reported after the run. Not blocked: sandboxed tools save
-//! their own settings there. A change set holds the same back (`review::risks`).
+//! more after fifty were added; rfix23c lxsession's `LXDE-pi/autostart`, the browsers' native
+//! messaging hosts and fish's `vendor_conf.d`, each deeper than this looked then). So whatever a
+//! run creates or renames into place is reported after the run when it lies
+//! - in the XDG configuration directory (`~/.config`) or data directory (`~/.local/share`), up to
+//!   three levels below it (`~/.config/<tool>/<dir>/*`),
+//! - as a dot-entry at the home's top, or up to two levels below one of its dot-directories
+//!   (`~/.mozilla/native-messaging-hosts/*`), but not in `~/.cache` (tools regenerate it all the
+//!   time: reporting there would flood every run that builds anything).
+//!
+//! Not blocked: sandboxed tools save their own settings there. A change set holds the same back
+//! (`review::home_config`).
 //!
 //! Cheap on warm runs: a directory is listed only when the walk after the run read it again (an
 //! entry was added, removed or renamed in it); one whose listing the walk kept is not looked at.
@@ -11,8 +18,10 @@
 //! with the same inode (a directory's ctime moves with its content), any other entry when its
 //! ctime is not older than the baseline (made, renamed into place, or written). A directory no
 //! walk lists (the top of `/tmp`, which the walk skips) is listed every run, by ctime alone.
-//! A file rewritten in place in a directory that took no new entry is not seen (README).
+//! A file rewritten in place in a directory that took no new entry is not seen (README). Bounded:
+//! past `MAX_DIRS` directories or `MAX_LISTED` entries read, the rest is said (`Found::cut`).
 
+use std::collections::HashSet;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
@@ -22,12 +31,24 @@ use super::scan::{Index, Seen};
 /// Entries of one directory judged; past it the directory itself is reported (a run that makes a
 /// hundred thousand files there costs the host no more than this).
 pub const MAX_ENTRIES: usize = 10_000;
+/// Directories looked at per run (a few hash look-ups each, when the walk kept their listing).
+pub const MAX_DIRS: usize = 10_000;
+/// Entries read per run, over all the directories the walk read again (or did not list).
+pub const MAX_LISTED: usize = 100_000;
 
-/// The homes and XDG configuration directories a directly written root holds.
+/// Levels of directories looked in: the XDG directories and the `<tool>` and `<tool>/<dir>` below.
+const XDG_LEVELS: usize = 3;
+/// A dot-directory at the home's top and the directories in it.
+const DOT_DIR_LEVELS: usize = 2;
+/// Not looked in (see the module comment).
+const UNWATCHED: &[&str] = &[".cache"];
+
+/// The homes and XDG configuration and data directories a directly written root holds.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Watched {
     pub homes: Vec<PathBuf>,
     pub config: Vec<PathBuf>,
+    pub data: Vec<PathBuf>,
 }
 
 impl Watched {
@@ -35,61 +56,125 @@ impl Watched {
     pub fn of(bases: &super::home::Bases, direct: &[PathBuf]) -> Watched {
         let held = |p: &Path| direct.iter().any(|r| p.starts_with(r));
         let config = bases.config.iter().map(|c| std::fs::canonicalize(c).unwrap_or_else(|_| c.clone()));
-        Watched { homes: bases.homes.iter().filter(|h| held(h)).cloned().collect(), config: config.filter(|c| held(c)).collect() }
+        let homes: Vec<PathBuf> = bases.homes.iter().filter(|h| held(h)).cloned().collect();
+        let data = homes.iter().map(|h| h.join(".local/share")).collect();
+        Watched { homes, config: config.filter(|c| held(c)).collect(), data }
     }
 }
 
-/// What `after_run` found.
+/// What `after_run` found: the entries made or changed, each the topmost such, and where it
+/// stopped past its bounds.
 #[derive(Debug, Default)]
-pub struct After {
-    /// Each the topmost entry made or changed.
-    pub made: Vec<PathBuf>,
-    /// Directories holding more than `MAX_ENTRIES` candidates: not judged entry by entry.
+pub struct Found {
+    pub entries: Vec<PathBuf>,
+    /// Where the look stopped past `MAX_DIRS` or `MAX_LISTED`.
+    pub cut: Option<PathBuf>,
+    /// Directories holding more than `MAX_ENTRIES` candidates: not judged entry by entry. Said
+    /// apart, never as an entry made: such a directory names none of what it holds, so it neither
+    /// passes for one (the home is an ancestor of sandspawn's own state, which `skip` passes over)
+    /// nor stands in for the XDG directories below it (found by an attacker's review, rfix23c:
+    /// 10,001 links at the home's top).
     pub unjudged: Vec<PathBuf>,
 }
 
 /// The entries made or changed since `since_ns` (the baseline), as above, that `skip` does not
-/// rule out (held paths, reported already). A directory past the bound is said apart, never as an
-/// entry made: it names none of what it holds, so it neither passes for one (the home is an
-/// ancestor of sandspawn's own state, which `skip` passes over) nor stands in for the XDG
-/// directory below it (found by an attacker's review, rfix23c: 10,001 links at the home's top).
-pub fn after_run(w: &Watched, prior: &Index, now: &Index, since_ns: i64, skip: &dyn Fn(&Path) -> bool) -> After {
-    let mut out = After::default();
-    let look = |dir: &Path, dots_only: bool, out: &mut After| {
-        let seen = now.seen(prior, dir);
-        if seen != Seen::Kept {
-            match new_entries(dir, &seen, since_ns, dots_only) {
-                Some(made) => out.made.extend(made.into_iter().filter(|p| !skip(p))),
-                None => out.unjudged.push(dir.to_path_buf()),
-            }
-        }
-    };
+/// rule out (held paths, reported already); `not_below`: directories not looked into (held
+/// paths, sandspawn's own state).
+pub fn after_run(w: &Watched, prior: &Index, now: &Index, since_ns: i64, skip: &dyn Fn(&Path) -> bool, not_below: &dyn Fn(&Path) -> bool) -> Found {
+    let mut walk = Walk { prior, now, since_ns, skip, not_below, looked: HashSet::new(), reported: HashSet::new(), listed: 0, found: Found::default() };
+    // The XDG directories before the dot-directories holding them: a directory is looked at once,
+    // with the most levels any base gives it.
     for h in &w.homes {
-        look(h, true, &mut out);
+        walk.below(h, 1, true);
     }
-    for c in &w.config {
-        if out.made.iter().any(|f| c.starts_with(f)) || skip(c) {
-            continue;
+    for base in w.config.iter().chain(&w.data) {
+        walk.below(base, XDG_LEVELS, false);
+    }
+    for h in &w.homes {
+        let dot_dirs = walk.subdirs(h).into_iter().filter(|d| d.file_name().is_some_and(|n| n.as_encoded_bytes().starts_with(b".") && !UNWATCHED.iter().any(|u| n == *u)));
+        for d in dot_dirs.collect::<Vec<_>>() {
+            walk.below(&d, DOT_DIR_LEVELS, false);
         }
-        look(c, false, &mut out);
-        let subdirs = now.subdirs(c).unwrap_or_else(|| real_subdirs(c));
-        for s in subdirs {
-            if !out.made.contains(&s) && !skip(&s) {
-                look(&s, false, &mut out);
-            }
+    }
+    walk.found.entries = topmost(walk.found.entries);
+    walk.found
+}
+
+/// `found` without those below another of them (a dot-directory's look and an XDG directory's
+/// find the same new directory at two depths).
+fn topmost(mut found: Vec<PathBuf>) -> Vec<PathBuf> {
+    found.sort();
+    found.dedup();
+    let mut out: Vec<PathBuf> = Vec::new();
+    for p in found {
+        if !out.last().is_some_and(|q| p.starts_with(q)) {
+            out.push(p);
         }
     }
     out
 }
 
+/// One run's look (`after_run`), with its bounds.
+struct Walk<'a> {
+    prior: &'a Index,
+    now: &'a Index,
+    since_ns: i64,
+    skip: &'a dyn Fn(&Path) -> bool,
+    not_below: &'a dyn Fn(&Path) -> bool,
+    looked: HashSet<PathBuf>,
+    /// `found.entries`, asked by each ancestor of a directory (a run may make thousands).
+    reported: HashSet<PathBuf>,
+    listed: usize,
+    found: Found,
+}
+
+impl Walk<'_> {
+    /// Looks in `dir` and, for `levels` above one, in the directories below it.
+    fn below(&mut self, dir: &Path, levels: usize, dots_only: bool) {
+        let reported = dir.ancestors().any(|a| self.reported.contains(a));
+        if levels == 0 || self.found.cut.is_some() || reported || (self.not_below)(dir) || self.looked.contains(dir) {
+            return;
+        }
+        if self.looked.len() >= MAX_DIRS || self.listed >= MAX_LISTED {
+            self.found.cut = Some(dir.to_path_buf());
+            return;
+        }
+        self.looked.insert(dir.to_path_buf());
+        let seen = self.now.seen(self.prior, dir);
+        if seen != Seen::Kept {
+            match new_entries(dir, &seen, self.since_ns, dots_only, &mut self.listed) {
+                Some(new) => {
+                    for p in new.into_iter().filter(|p| !(self.skip)(p)) {
+                        self.reported.insert(p.clone());
+                        self.found.entries.push(p);
+                    }
+                }
+                None => self.found.unjudged.push(dir.to_path_buf()),
+            }
+        }
+        if levels > 1 {
+            for s in self.subdirs(dir) {
+                self.below(&s, levels - 1, false);
+            }
+        }
+    }
+
+    /// The subdirectories of `dir`: the walk's, else read (counted against `MAX_LISTED`).
+    fn subdirs(&mut self, dir: &Path) -> Vec<PathBuf> {
+        self.now.subdirs(dir).unwrap_or_else(|| real_subdirs(dir, &mut self.listed))
+    }
+}
+
 /// The entries of `dir` made or changed during the run (see the module comment); `None` past
 /// `MAX_ENTRIES` candidates. Only those counted that are looked at (a dot-entry at the home's top):
-/// the names alone cost what the walk after the run paid already to list the directory.
-fn new_entries(dir: &Path, seen: &Seen, since_ns: i64, dots_only: bool) -> Option<Vec<PathBuf>> {
+/// the names alone cost what the walk after the run paid already to list the directory (each
+/// read counts against `MAX_LISTED` all the same).
+fn new_entries(dir: &Path, seen: &Seen, since_ns: i64, dots_only: bool, listed: &mut usize) -> Option<Vec<PathBuf>> {
     let Ok(entries) = std::fs::read_dir(dir) else { return Some(Vec::new()) };
     let mut out = Vec::new();
     let mut looked = 0;
     for e in entries.flatten() {
+        *listed += 1;
         let name = e.file_name();
         let bytes = name.as_encoded_bytes();
         if (dots_only && !bytes.starts_with(b".")) || super::undo::is_held_aside(bytes) {
@@ -113,15 +198,25 @@ fn new_entries(dir: &Path, seen: &Seen, since_ns: i64, dots_only: bool) -> Optio
 }
 
 /// The real directories in `dir` (no walk listed it).
-fn real_subdirs(dir: &Path) -> Vec<PathBuf> {
+fn real_subdirs(dir: &Path, listed: &mut usize) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
-    entries.flatten().take(MAX_ENTRIES).filter(|e| e.file_type().is_ok_and(|t| t.is_dir())).map(|e| e.path()).collect()
+    let entries: Vec<_> = entries.flatten().take(MAX_ENTRIES).collect();
+    *listed += entries.len();
+    entries.into_iter().filter(|e| e.file_type().is_ok_and(|t| t.is_dir())).map(|e| e.path()).collect()
 }
 
 /// What the host may do with such an entry, for its `hostRisks` detail.
 pub fn detail(p: &Path, w: &Watched) -> String {
     let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let place = if p.parent().is_some_and(|d| w.homes.iter().any(|h| h == d)) { "at the top of the host user's home" } else { "in the XDG configuration directory of the host user's home" };
+    let place = if p.parent().is_some_and(|d| w.homes.iter().any(|h| h == d)) {
+        "at the top of the host user's home"
+    } else if w.config.iter().any(|c| p.starts_with(c)) {
+        "in the XDG configuration directory of the host user's home"
+    } else if w.data.iter().any(|d| p.starts_with(d)) {
+        "in the XDG data directory of the host user's home"
+    } else {
+        "in a dot-directory at the top of the host user's home"
+    };
     format!(
         "{name} was created or changed during the run {place}, which a writable root holds: tools read their configuration there, \
          and many run what it names when they start (an init script, a plugin, an exec line); it is not on sandspawn's list of \
@@ -133,8 +228,17 @@ pub fn detail(p: &Path, w: &Watched) -> String {
 pub fn unjudged_detail() -> String {
     format!(
         "holds more than {MAX_ENTRIES} entries that may be the configuration of a host tool (dot-entries at the top of the host user's \
-         home, or entries in its XDG configuration directory): those the run created or changed were not told apart and are not \
+         home, or entries in its XDG configuration or data directory or a dot-directory): those the run created or changed were not told apart and are not \
          named: look at them before running host tools"
+    )
+}
+
+/// The `scan-incomplete` detail of a look cut short at `at`.
+pub fn cut_detail() -> String {
+    format!(
+        "looking for entries a run made in the host user's home (its XDG configuration and data directories and its dot-directories) \
+         stopped past {MAX_DIRS} directories or {MAX_LISTED} entries read: this directory and those after it were not looked at; \
+         look at what the run made there before running host tools"
     )
 }
 
@@ -157,16 +261,16 @@ mod tests {
         }
         std::fs::write(home.join(".evilrc"), "x").unwrap();
         std::fs::create_dir(config.join("newtool")).unwrap();
-        let w = Watched { homes: vec![home.clone()], config: vec![config.clone()] };
-        let (none, skip) = (Index::default(), |_: &Path| false);
-        let after = after_run(&w, &none, &none, 0, &skip);
+        let w = Watched { homes: vec![home.clone()], config: vec![config.clone()], data: Vec::new() };
+        let (none, skip, not_below) = (Index::default(), |_: &Path| false, |_: &Path| false);
+        let after = after_run(&w, &none, &none, 0, &skip, &not_below);
         assert!(after.unjudged.is_empty(), "links are not dot-entries: {:?}", after.unjudged);
-        assert!(after.made.contains(&home.join(".evilrc")) && after.made.contains(&config.join("newtool")), "{:?}", after.made);
+        assert!(after.entries.contains(&home.join(".evilrc")) && after.entries.contains(&config.join("newtool")), "{:?}", after.entries);
         for i in 0..=MAX_ENTRIES {
             std::fs::write(home.join(format!(".d{i}")), "").unwrap();
         }
-        let after = after_run(&w, &none, &none, 0, &skip);
+        let after = after_run(&w, &none, &none, 0, &skip, &not_below);
         assert_eq!(after.unjudged, [home.clone()]);
-        assert!(after.made.contains(&config.join("newtool")), "{:?}", after.made);
+        assert!(after.entries.contains(&config.join("newtool")), "{:?}", after.entries);
     }
 }

@@ -221,3 +221,27 @@ fn a_link_on_the_way_of_a_home_link_is_guarded() {
     apply(&f.set, &f.lock, &Request { paths: None, force: false }).unwrap();
     assert_eq!(std::fs::read_link(f.ws.join("active/bashrc")).unwrap(), PathBuf::from("../pkgs/bash/bashrc"));
 }
+
+/// An attacker's review (rfix23c): entries made two levels below the home's `.config` (lxsession's
+/// `LXDE-pi/autostart`), one below a dot-directory at its top (`.mozilla/native-messaging-hosts`)
+/// and two below `.local/share` (fish's `vendor_conf.d`) were not risks. Those on the held list
+/// are; the rest within those depths are too (not deeper, not in `.cache`).
+#[test]
+fn entries_two_levels_down_in_a_homes_config_and_data_are_risks() {
+    let dirs = [".config/lxsession/LXDE-pi", ".mozilla/native-messaging-hosts", ".local/share/fish/vendor_conf.d", ".config/tool/a/b", ".olddot/sub/deeper", ".local/share/app/sub/deeper", ".cache/tool/sub"];
+    let (f, _home) = home_in_workspace(|_, home| dirs.iter().for_each(|d| std::fs::create_dir_all(home.join(d)).unwrap()));
+    let up = f.set.upper(0);
+    let reported = [".config/lxsession/LXDE-pi/autostart", ".mozilla/native-messaging-hosts/x.json", ".local/share/fish/vendor_conf.d/x.fish", ".config/tool/a/x", ".olddot/sub/x", ".local/share/app/sub/x"];
+    let quiet = [".config/tool/a/b/x", ".olddot/sub/deeper/x", ".local/share/app/sub/deeper/x", ".cache/tool/sub/x", ".cache/new/x"];
+    for p in reported.iter().chain(quiet.iter()) {
+        put(&up, &format!("home/{p}"), "x\n");
+    }
+    let risks = risks_of(&f);
+    let near = |p: &str| risks.iter().any(|(r, k)| *k == RiskKind::ProtectedNameCreated && Path::new(&format!("/home/{p}")).starts_with(r) && r.len() > "/home/.x".len());
+    for p in reported {
+        assert!(near(p), "{p}: {risks:?}");
+    }
+    for p in quiet {
+        assert!(!near(p), "{p}: {risks:?}");
+    }
+}
