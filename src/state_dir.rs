@@ -17,6 +17,12 @@ pub fn base(var: impl Fn(&str) -> Option<PathBuf>) -> Option<PathBuf> {
     Some(state.join("sandspawn"))
 }
 
+/// `home`'s default `STATE/sandspawn` (`~/.local/state/sandspawn`), where a process of this user
+/// without `XDG_STATE_HOME` keeps its state; `None` for a relative or missing home.
+pub fn home_base(home: Option<PathBuf>) -> Option<PathBuf> {
+    Some(home.filter(|h| h.is_absolute())?.join(".local/state/sandspawn"))
+}
+
 /// A directory of this user's that nobody else may write: whoever else could write one of these
 /// would choose what the host keeps, runs or applies from it.
 pub fn is_private(meta: &std::fs::Metadata) -> bool {

@@ -27,6 +27,7 @@ mod seatbelt_case;
 mod seatbelt_planted;
 pub mod pins;
 pub mod stores;
+pub mod known_stores;
 
 pub(crate) use child_env::child_env;
 pub use launch_plan::{BwrapInfo, LaunchPlan, PlanRequest};

@@ -14,6 +14,10 @@
 //! placeholder a plan has mounted over, and one that could lock it would stall such plans (in a
 //! Landlock run, which restricts no reads, it can, for at most the helper's patience: README).
 //!
+//! So is every other place a sandspawn process of this user keeps its state (`state_dirs`, and the
+//! others' own in `known_stores`): a run that reached another process's pending change set could
+//! choose where that process's `applyChangeSet` writes (found by an attacker's review).
+//!
 //! Each existing store is covered with an empty read-only directory by the helper, after it has
 //! mounted the run's own caches and change set from them and detached those binds.
 
@@ -39,24 +43,45 @@ pub fn to_cover(policy: &ResolvedPolicy, env: &std::collections::BTreeMap<String
     let runs = if linux { runs_root() } else { None };
     // The lock files of the directories plans hold, where plans make placeholders (see the module).
     let held = if linux { crate::placeholders::locks_root() } else { None };
-    let host_stores = [crate::tool_caches::store::host_root(), crate::review::store::root(), runs, held];
+    let (host_state, other_state) = state_dirs(env);
+    let host_stores: Vec<Option<PathBuf>> = [crate::tool_caches::store::host_root(), crate::review::store::root(), runs, held].into_iter().chain(host_state).collect();
     for store in host_stores.iter().flatten().filter(|s| !s.exists()) {
         use std::os::unix::fs::DirBuilderExt;
         // A failure leaves nothing to cover (a home that cannot be written holds no store either).
         let _ = std::fs::DirBuilder::new().recursive(true).mode(0o700).create(store);
     }
-    let candidates = [policy.tool_caches.root.clone(), crate::tool_caches::store::root(env)].into_iter().chain(host_stores);
-    let mut out: Vec<PathBuf> = candidates
-        .into_iter()
-        .flatten()
-        .filter_map(|p| p.canonicalize().ok())
-        .filter(|p| p.is_dir())
-        .collect();
-    out.sort();
-    out.dedup();
-    let all = out.clone();
-    out.retain(|p| !all.iter().any(|o| o != p && p.starts_with(o)));
-    out
+    let candidates = [policy.tool_caches.root.clone(), crate::tool_caches::store::root(env)].into_iter().chain(host_stores).chain(other_state);
+    let out = outermost(candidates.into_iter().flatten().filter_map(|p| p.canonicalize().ok()).filter(|p| p.is_dir()).collect());
+    // With those this user's other processes keep, wherever their environments put them.
+    let known = super::known_stores::record_and_list(&out);
+    outermost(out.into_iter().chain(known).collect())
+}
+
+/// `dirs` sorted, without duplicates and without those inside another.
+fn outermost(mut dirs: Vec<PathBuf>) -> Vec<PathBuf> {
+    dirs.sort();
+    dirs.dedup();
+    let all = dirs.clone();
+    dirs.retain(|p| !all.iter().any(|o| o != p && p.starts_with(o)));
+    dirs
+}
+
+/// sandspawn's whole state directories, besides the stores this process uses: where another
+/// sandspawn process of this user keeps its own (found by an attacker's review: a process with
+/// `SANDSPAWN_CHANGE_SET_DIR` set covered only that store, and its run, with the cwd at `$HOME`,
+/// rewrote a pending set in `~/.local/state/sandspawn/change-sets`, whose `applyChangeSet` then
+/// wrote outside its workspace). The host process's (`$XDG_STATE_HOME/sandspawn`, and its home's
+/// default `~/.local/state/sandspawn`, which a process without `XDG_STATE_HOME` uses), made where
+/// missing like its stores, and the user database's home's default, which holds the list of the
+/// others (`known_stores`); then the run's environment's (the same, and its change sets'
+/// override), covered where they exist.
+fn state_dirs(env: &std::collections::BTreeMap<String, String>) -> ([Option<PathBuf>; 3], [Option<PathBuf>; 3]) {
+    use crate::state_dir::{base, home_base};
+    let host = |k: &str| std::env::var_os(k).map(PathBuf::from);
+    let run = |k: &str| env.get(k).map(PathBuf::from);
+    let run_sets = run("SANDSPAWN_CHANGE_SET_DIR").filter(|p| p.is_absolute());
+    let database = home_base(crate::planted::home::database_home());
+    ([base(host), home_base(host("HOME")), database], [base(run), home_base(run("HOME")), run_sets])
 }
 
 /// Where the Landlock mode makes each run's own directory (`runner::scratch`), from the host

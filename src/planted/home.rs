@@ -431,7 +431,7 @@ pub mod test_home {
 
 /// The current user's home in the user database, looked up once per process (a lookup may ask a
 /// directory service).
-fn database_home() -> Option<PathBuf> {
+pub fn database_home() -> Option<PathBuf> {
     static HOME: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
     HOME.get_or_init(look_up_home).clone()
 }

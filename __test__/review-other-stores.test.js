@@ -1,0 +1,68 @@
+'use strict'
+// Found by an attacker's review (apply24): another sandspawn process of the same user keeps its
+// change sets elsewhere (the default ~/.local/state/sandspawn/change-sets, or $XDG_STATE_HOME's)
+// than this one (SANDSPAWN_CHANGE_SET_DIR). A run of this process whose writable root held that
+// other store (cwd = $HOME) read its pending sets and rewrote one: its meta.json's roots to another
+// directory and a file into its upper layer. The other process's applyChangeSet then wrote the
+// run's file outside its workspace. Every store a process of this user could use must stay out of
+// reach, whichever store this process uses. Both processes are this one, with its environment
+// switched between them (the stores are read from the host process's environment).
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const { sandspawn, tempTree, show } = require('./security/helpers')
+
+const { spawnSandboxed, applyChangeSet } = sandspawn
+const linux = process.platform === 'linux'
+
+/** Sets (or, for `undefined`, removes) these variables of this process. */
+function as(vars) {
+  for (const [k, v] of Object.entries(vars)) {
+    if (v === undefined) delete process.env[k]
+    else process.env[k] = v
+  }
+}
+
+/** A pending set of the process `a` (in `ws`), its directory, and the process `b` attacking it. */
+async function attack(t, { a, b, allow }) {
+  const { root, ws, out } = tempTree(t)
+  const home = path.join(root, 'home')
+  fs.mkdirSync(home)
+  const vars = (v) => ({ HOME: home, XDG_STATE_HOME: undefined, SANDSPAWN_CHANGE_SET_DIR: undefined, ...v(root) })
+  const saved = { HOME: process.env.HOME, XDG_STATE_HOME: process.env.XDG_STATE_HOME, SANDSPAWN_CHANGE_SET_DIR: process.env.SANDSPAWN_CHANGE_SET_DIR }
+  t.after(() => as(saved))
+  as(vars(a))
+  const r = await spawnSandboxed(['sh', '-c', 'echo benign > notes.txt'], { cwd: ws, timeout: 60000, sandbox: { mode: 'workspace-write', workspace: 'review' } })
+  assert.equal(r.exitCode, 0, show(r))
+  const sets = path.join(process.env.XDG_STATE_HOME || path.join(home, '.local/state'), 'sandspawn/change-sets')
+  const set = path.join(sets, r.changeSet.id)
+  assert.ok(fs.existsSync(path.join(set, 'meta.json')), set)
+  as(vars(b))
+  const script = `cat ${set}/meta.json; sed -i 's#"${ws}"#"${out}"#g' ${set}/meta.json; printf planted > ${set}/roots/0/upper/evil.sh; true`
+  const linuxOpt = allow ? { linux: { allow } } : {}
+  const run = await spawnSandboxed(['sh', '-c', script], { cwd: home, timeout: 60000, sandbox: 'workspace-write', ...linuxOpt })
+  as(vars(a))
+  const applied = await applyChangeSet(r.changeSet.id).catch((e) => e)
+  return { run, applied, ws, out, set }
+}
+
+const cases = [
+  ['SANDSPAWN_CHANGE_SET_DIR set in the attacking process', () => ({}), (root) => ({ SANDSPAWN_CHANGE_SET_DIR: path.join(root, 'other-store') })],
+  ['XDG_STATE_HOME set in the attacking process', () => ({}), (root) => ({ XDG_STATE_HOME: path.join(root, 'xdg-state') })],
+  ['XDG_STATE_HOME set in the process whose set it is', (root) => ({ XDG_STATE_HOME: path.join(root, 'home/.xdg-state') }), () => ({})],
+]
+
+for (const [name, a, b] of cases) {
+  for (const allow of [undefined, ['landlock']]) {
+    test(`another process's pending change set stays out of a run's reach (${name}${allow ? ', Landlock' : ''})`, { skip: !linux }, async (t) => {
+      const { run, applied, ws, out, set } = await attack(t, { a, b, allow })
+      assert.ok(!fs.existsSync(path.join(out, 'evil.sh')), `the apply wrote outside its workspace: ${JSON.stringify(applied)} ${show(run)}`)
+      assert.ok(!fs.existsSync(path.join(set, 'roots/0/upper/evil.sh')) || applied instanceof Error, show(run))
+      // Landlock restricts no reads (README, "Limits"); bwrap covers the store.
+      if (!allow) assert.ok(!run.stdout.includes('roots'), `the run read the set: ${run.stdout}`)
+      if (!(applied instanceof Error)) assert.equal(fs.readFileSync(path.join(ws, 'notes.txt'), 'utf8'), 'benign\n')
+    })
+  }
+}

@@ -1,0 +1,145 @@
+//! The list of the state directories and stores this user's sandspawn processes keep, in the one
+//! place no environment variable moves: `known-stores` in the default state directory of the user
+//! database's home (`~/.local/state/sandspawn`). Each process records its own there, and every
+//! process covers what is listed (`stores::to_cover`). Found by an attacker's review: a process
+//! with `XDG_STATE_HOME` set kept its change sets where another process of the user, without it,
+//! could not know to cover them, and that one's run (cwd at `$HOME`) rewrote a pending set, whose
+//! `applyChangeSet` then wrote the run's file outside its workspace.
+//!
+//! Only appended to (one `O_APPEND` write per process and change), never locked: a Landlock run,
+//! which restricts no reads, could hold a lock on a file it may open. Past `PRUNE_AT` bytes, a
+//! process rewrites it with what still exists; an entry another process appends meanwhile is lost
+//! until that process's next run records it again.
+
+use std::io::{Read, Write};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+const FILE: &str = "known-stores";
+const PRUNE_AT: u64 = 64 * 1024;
+
+/// Where the list is: `None` when the user database names no absolute home.
+pub fn file() -> Option<PathBuf> {
+    Some(crate::state_dir::home_base(crate::planted::home::database_home())?.join(FILE))
+}
+
+/// Records those of `own` (this process's directories) not listed yet, and returns every listed
+/// directory: each canonical, existing, and this user's that nobody else may write (what another
+/// process of the user would keep its state in); nothing when the list cannot be read.
+pub fn record_and_list(own: &[PathBuf]) -> Vec<PathBuf> {
+    file().map(|path| at(&path, own)).unwrap_or_default()
+}
+
+/// `record_and_list` with the list at `path`.
+fn at(path: &Path, own: &[PathBuf]) -> Vec<PathBuf> {
+    let (listed, size) = read(path);
+    let mut new: Vec<PathBuf> = own.iter().filter_map(|p| private(p)).filter(|p| !listed.contains(p)).collect();
+    new.sort();
+    new.dedup();
+    let mut out: Vec<PathBuf> = listed.iter().filter_map(|p| private(p)).collect();
+    if size > PRUNE_AT {
+        // What still exists, with ours: written beside, then renamed over the list.
+        let keep: Vec<PathBuf> = out.iter().chain(&new).cloned().collect();
+        let tmp = path.with_file_name(format!("{FILE}.{}", std::process::id()));
+        let _ = std::fs::remove_file(&tmp);
+        if write(&tmp, &keep, false).is_ok() && std::fs::rename(&tmp, path).is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+    } else if !new.is_empty() {
+        let _ = write(path, &new, true);
+    }
+    out.extend(new);
+    out
+}
+
+/// `p`'s real path when it is a private directory (`state_dir::is_private`).
+fn private(p: &Path) -> Option<PathBuf> {
+    let real = p.canonicalize().ok()?;
+    crate::state_dir::is_private(&std::fs::symlink_metadata(&real).ok()?).then_some(real)
+}
+
+/// The listed absolute paths and the list's size; nothing from a file that is not this user's
+/// alone (another user could name what this one's runs lose).
+fn read(path: &Path) -> (Vec<PathBuf>, u64) {
+    let Ok(mut f) = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC).open(path) else { return (Vec::new(), 0) };
+    let Ok(meta) = f.metadata() else { return (Vec::new(), 0) };
+    // SAFETY: geteuid has no preconditions.
+    if !meta.is_file() || meta.uid() != unsafe { libc::geteuid() } || meta.mode() & 0o022 != 0 {
+        return (Vec::new(), 0);
+    }
+    let mut bytes = Vec::new();
+    // Bounded: a list past `PRUNE_AT` is pruned by this call.
+    let _ = (&mut f).take(4 * PRUNE_AT).read_to_end(&mut bytes);
+    let lines = bytes.split(|b| *b == b'\n').filter(|l| l.first() == Some(&b'/'));
+    (lines.map(|l| PathBuf::from(std::ffi::OsStr::from_bytes(l))).collect(), meta.len())
+}
+
+/// Writes `paths` (one a line; one holding a newline cannot be listed) in one write, appended to
+/// the list or into a new file.
+fn write(path: &Path, paths: &[PathBuf], append: bool) -> std::io::Result<()> {
+    let mut buf = Vec::new();
+    for p in paths.iter().map(|p| p.as_os_str().as_bytes()).filter(|p| !p.contains(&b'\n')) {
+        buf.extend_from_slice(p);
+        buf.push(b'\n');
+    }
+    let mut o = std::fs::OpenOptions::new();
+    o.mode(0o600).custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC);
+    if append { o.append(true).create(true) } else { o.write(true).create_new(true) };
+    o.open(path)?.write_all(&buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn a_process_records_its_stores_and_another_lists_them() {
+        let t = tempfile::tempdir().unwrap();
+        let list = t.path().join(FILE);
+        let (mine, theirs) = (t.path().join("xdg/sandspawn"), t.path().join("sets"));
+        for d in [&mine, &theirs] {
+            std::fs::create_dir_all(d).unwrap();
+            std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o700)).unwrap();
+        }
+        assert_eq!(at(&list, &[theirs.clone()]), [theirs.canonicalize().unwrap()]);
+        let both = at(&list, &[mine.clone(), mine.clone()]);
+        assert_eq!(both, [theirs.canonicalize().unwrap(), mine.canonicalize().unwrap()]);
+        // Recorded once each; a store since removed is no longer listed.
+        assert_eq!(std::fs::read_to_string(&list).unwrap().lines().count(), 2);
+        std::fs::remove_dir(&theirs).unwrap();
+        assert_eq!(at(&list, &[]), [mine.canonicalize().unwrap()]);
+    }
+
+    #[test]
+    fn only_private_directories_are_listed_and_only_from_a_private_list() {
+        let t = tempfile::tempdir().unwrap();
+        let list = t.path().join(FILE);
+        let open = t.path().join("open");
+        std::fs::create_dir(&open).unwrap();
+        std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
+        assert!(at(&list, &[open]).is_empty());
+        let private = t.path().join("private");
+        std::fs::create_dir(&private).unwrap();
+        std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o700)).unwrap();
+        assert_eq!(at(&list, &[private.clone()]).len(), 1);
+        std::fs::set_permissions(&list, std::fs::Permissions::from_mode(0o622)).unwrap();
+        assert!(read(&list).0.is_empty(), "a list others may write names nothing");
+    }
+
+    #[test]
+    fn a_long_list_is_pruned_to_what_exists() {
+        let t = tempfile::tempdir().unwrap();
+        let list = t.path().join(FILE);
+        let gone: String = (0..=PRUNE_AT / 16).map(|i| format!("/gone/{i:09}\n")).collect();
+        std::fs::write(&list, gone).unwrap();
+        std::fs::set_permissions(&list, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let kept = t.path().join("kept");
+        std::fs::create_dir(&kept).unwrap();
+        std::fs::set_permissions(&kept, std::fs::Permissions::from_mode(0o700)).unwrap();
+        assert_eq!(at(&list, &[kept.clone()]), [kept.canonicalize().unwrap()]);
+        let left = std::fs::read_to_string(&list).unwrap();
+        assert!(left == format!("{}\n", kept.canonicalize().unwrap().display()), "{} bytes left", left.len());
+    }
+}
