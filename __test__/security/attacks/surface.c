@@ -2,6 +2,7 @@
 // prints "<name> <result>": "ok" or the errno's name. Without the filter each gives a result other
 // than the filter's (EPERM, or ENOSYS for clone3), so a missing rule shows.
 #define _GNU_SOURCE
+#include <linux/aio_abi.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -106,6 +107,9 @@ int main(void) {
   // A flag no kernel knows: EINVAL (or ENOSYS where secretmem is off) without the filter, and
   // nothing made, so the probe never splits the host's direct map itself.
   report("memfd_secret", syscall(SYS_memfd_secret, 0x40000000));
+  // Zero events: EINVAL without the filter, and no context taken from the machine's aio-max-nr.
+  aio_context_t aio = 0;
+  report("io_setup", syscall(SYS_io_setup, 0, &aio));
   int null = open("/dev/null", O_RDONLY);
   char c = 'x';
   report("ioctl-tiocsti", ioctl(null, TIOCSTI, &c));           // ENOTTY on /dev/null

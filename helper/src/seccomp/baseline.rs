@@ -28,6 +28,7 @@ pub const BASELINE: &[(Sys, Check, &str)] = &[
     (Sys::IoUringSetup, Check::Ret(RET_EPERM), "io_uring performs socket, open and more past this filter, and has been a rich source of kernel escapes"),
     (Sys::IoUringEnter, Check::Ret(RET_EPERM), "io_uring (as io_uring_setup)"),
     (Sys::IoUringRegister, Check::Ret(RET_EPERM), "io_uring (as io_uring_setup)"),
+    (Sys::IoSetup, Check::Ret(RET_ENOSYS), "native AIO contexts are charged to ONE machine-wide budget, fs.aio-max-nr (65,536 events by default), with no exemption for root or a user namespace: found by an attacker's review, one io_setup(65536) took all of it, and while the run lived every process of every user (root's too, and every other run) got EAGAIN from io_setup: InnoDB, qemu's aio=native, libaio and fio fail. A bound on the argument would not do (the command calls it again). ENOSYS is what a kernel without AIO gives: libaio's users fall back to threads, and io_submit and the rest need a context from here"),
     (Sys::Bpf, Check::Ret(RET_EPERM), "eBPF verifier bugs are a recurring privilege escalation; no build or test tool needs it"),
     (Sys::PerfEventOpen, Check::Ret(RET_EPERM), "a long history of kernel escapes and side channels; profiling is not sandbox work"),
     (Sys::Userfaultfd, Check::Ret(RET_EPERM), "stalls the kernel in the middle of a copy: the usual way to win a kernel race"),
