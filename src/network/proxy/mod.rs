@@ -246,3 +246,5 @@ mod tests_auth;
 mod tests_chain;
 #[cfg(test)]
 mod tests_lookups;
+#[cfg(test)]
+mod tests_body;

@@ -51,7 +51,7 @@ pub(super) async fn upstream() -> SocketAddr {
     addr
 }
 
-async fn proxy(policy: serde_json::Value, names: &[(&str, &[&str])]) -> (RunProxy, SocketAddr) {
+pub(super) async fn proxy(policy: serde_json::Value, names: &[(&str, &[&str])]) -> (RunProxy, SocketAddr) {
     proxy_idle(policy, names, super::relay::TUNNEL_IDLE).await
 }
 
