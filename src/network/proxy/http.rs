@@ -19,6 +19,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::TcpStream;
 use tokio::sync::OwnedSemaphorePermit;
 
+use super::coalesce::Coalesced;
 use super::dial::{dial, DialError};
 use super::Context;
 use crate::network::denials::Via;
@@ -147,11 +148,13 @@ async fn forward(req: Request<Incoming>, ctx: Arc<Context>) -> Response<Body> {
     ctx.spawn(async move {
         let _ = conn.await;
     });
-    match sender.send_request(Request::from_parts(parts, body)).await {
+    // Both ways in gathered frames: a body of tiny chunks would cost the host a hand-over and a
+    // write per chunk (see coalesce.rs); a hostile allowed server could send one as well.
+    match sender.send_request(Request::from_parts(parts, Coalesced::new(body))).await {
         Ok(resp) => {
             let (mut parts, body) = resp.into_parts();
             strip_hop_by_hop(&mut parts.headers);
-            Response::from_parts(parts, body.boxed())
+            Response::from_parts(parts, Coalesced::new(body).boxed())
         }
         Err(e) => bad_gateway(&host, port, &e.to_string()),
     }

@@ -4,6 +4,7 @@
 //! the run ends, so no socket or task outlives the run.
 
 mod chain;
+mod coalesce;
 mod context;
 mod dial;
 mod http;
