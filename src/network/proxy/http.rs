@@ -6,7 +6,9 @@
 //! `Max-Forwards` dropped: either would let the user's upstream proxy answer, echoing its credential.
 
 use std::convert::Infallible;
+use std::future::Future;
 use std::sync::{Arc, Mutex};
+use std::task::Poll;
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -145,12 +147,34 @@ async fn forward(req: Request<Incoming>, ctx: Arc<Context>) -> Response<Body> {
         Ok(pair) => pair,
         Err(e) => return bad_gateway(&host, port, &e.to_string()),
     };
-    ctx.spawn(async move {
-        let _ = conn.await;
-    });
     // Both ways in gathered frames: a body of tiny chunks would cost the host a hand-over and a
     // write per chunk (see coalesce.rs); a hostile allowed server could send one as well.
-    match sender.send_request(Request::from_parts(parts, Coalesced::new(body))).await {
+    let sent = sender.send_request(Request::from_parts(parts, Coalesced::new(body)));
+    // Until the answer's head, the upstream connection runs in this task, the one that decodes
+    // the request body: a chunk handed over wakes no other task or thread.
+    let mut conn = Box::pin(conn);
+    let mut conn_done = false;
+    let sent = {
+        let mut sent = std::pin::pin!(sent);
+        std::future::poll_fn(|cx| {
+            if let Poll::Ready(r) = sent.as_mut().poll(cx) {
+                return Poll::Ready(r);
+            }
+            // Once ended (the upstream closed), `sent` is ready with the error on its next poll.
+            if !conn_done && conn.as_mut().poll(cx).is_ready() {
+                conn_done = true;
+                cx.waker().wake_by_ref();
+            }
+            Poll::Pending
+        })
+        .await
+    };
+    if !conn_done {
+        ctx.spawn(async move {
+            let _ = conn.await;
+        });
+    }
+    match sent {
         Ok(resp) => {
             let (mut parts, body) = resp.into_parts();
             strip_hop_by_hop(&mut parts.headers);
