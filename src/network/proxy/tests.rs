@@ -17,35 +17,44 @@ use crate::network::policy::{NetworkPolicy, Refusal};
 /// An upstream that answers every HTTP request with its path and Host header, or, after a
 /// `TUNNEL\n` line, echoes bytes back.
 pub(super) async fn upstream() -> SocketAddr {
+    serve_each(|mut s| async move {
+        let mut buf = Vec::new();
+        let mut chunk = [0u8; 4096];
+        loop {
+            let Ok(n) = s.read(&mut chunk).await else { return };
+            if n == 0 {
+                return;
+            }
+            buf.extend_from_slice(&chunk[..n]);
+            if buf.starts_with(b"TUNNEL\n") {
+                let _ = s.write_all(&buf[7..]).await;
+                buf.truncate(7);
+                continue;
+            }
+            while let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                let head = String::from_utf8_lossy(&buf[..end]).into_owned();
+                buf.drain(..end + 4);
+                let path = head.split(' ').nth(1).unwrap_or("").to_string();
+                let host = head.lines().find_map(|l| l.strip_prefix("host: ").or_else(|| l.strip_prefix("Host: "))).unwrap_or("").to_string();
+                let body = format!("path={path} host={host}");
+                let _ = s.write_all(format!("HTTP/1.1 200 OK\r\ncontent-length: {}\r\n\r\n{body}", body.len()).as_bytes()).await;
+            }
+        }
+    })
+    .await
+}
+
+/// A server on 127.0.0.1 running `handle` for each connection it accepts.
+pub(super) async fn serve_each<F, Fut>(handle: F) -> SocketAddr
+where
+    F: Fn(TcpStream) -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = ()> + Send + 'static,
+{
     let l = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = l.local_addr().unwrap();
     tokio::spawn(async move {
-        loop {
-            let Ok((mut s, _)) = l.accept().await else { return };
-            tokio::spawn(async move {
-                let mut buf = Vec::new();
-                let mut chunk = [0u8; 4096];
-                loop {
-                    let Ok(n) = s.read(&mut chunk).await else { return };
-                    if n == 0 {
-                        return;
-                    }
-                    buf.extend_from_slice(&chunk[..n]);
-                    if buf.starts_with(b"TUNNEL\n") {
-                        let _ = s.write_all(&buf[7..]).await;
-                        buf.truncate(7);
-                        continue;
-                    }
-                    while let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-                        let head = String::from_utf8_lossy(&buf[..end]).into_owned();
-                        buf.drain(..end + 4);
-                        let path = head.split(' ').nth(1).unwrap_or("").to_string();
-                        let host = head.lines().find_map(|l| l.strip_prefix("host: ").or_else(|| l.strip_prefix("Host: "))).unwrap_or("").to_string();
-                        let body = format!("path={path} host={host}");
-                        let _ = s.write_all(format!("HTTP/1.1 200 OK\r\ncontent-length: {}\r\n\r\n{body}", body.len()).as_bytes()).await;
-                    }
-                }
-            });
+        while let Ok((s, _)) = l.accept().await {
+            tokio::spawn(handle(s));
         }
     });
     addr

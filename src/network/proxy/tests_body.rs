@@ -8,7 +8,7 @@ use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
-use super::tests::{exchange, proxy};
+use super::tests::{exchange, proxy, serve_each};
 
 const TINY_CHUNKS: usize = 20_000;
 
@@ -43,33 +43,26 @@ async fn read_chunked(s: &mut TcpStream, mut buf: Vec<u8>) -> (usize, usize) {
 /// An upstream that answers a chunked request with the chunks and bytes it got, or, for the path
 /// `/lone`, as soon as the chunk `hello` arrived (that request never ends).
 async fn chunk_counter() -> SocketAddr {
-    let l = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = l.local_addr().unwrap();
-    tokio::spawn(async move {
-        loop {
-            let Ok((mut s, _)) = l.accept().await else { return };
-            tokio::spawn(async move {
-                let mut buf = Vec::new();
-                let mut chunk = [0u8; 4096];
-                let lone = |b: &[u8]| b.starts_with(b"POST /lone ");
-                while !buf.windows(4).any(|w| w == b"\r\n\r\n") || (lone(&buf) && !buf.ends_with(b"hello\r\n")) {
-                    let n = s.read(&mut chunk).await.unwrap_or(0);
-                    if n == 0 {
-                        return;
-                    }
-                    buf.extend_from_slice(&chunk[..n]);
-                }
-                let body = if lone(&buf) {
-                    "lone chunk arrived".to_string()
-                } else {
-                    let (chunks, bytes) = read_chunked(&mut s, buf).await;
-                    format!("chunks={chunks} bytes={bytes}")
-                };
-                let _ = s.write_all(format!("HTTP/1.1 200 OK\r\ncontent-length: {}\r\n\r\n{body}", body.len()).as_bytes()).await;
-            });
+    serve_each(|mut s| async move {
+        let mut buf = Vec::new();
+        let mut chunk = [0u8; 4096];
+        let lone = |b: &[u8]| b.starts_with(b"POST /lone ");
+        while !buf.windows(4).any(|w| w == b"\r\n\r\n") || (lone(&buf) && !buf.ends_with(b"hello\r\n")) {
+            let n = s.read(&mut chunk).await.unwrap_or(0);
+            if n == 0 {
+                return;
+            }
+            buf.extend_from_slice(&chunk[..n]);
         }
-    });
-    addr
+        let body = if lone(&buf) {
+            "lone chunk arrived".to_string()
+        } else {
+            let (chunks, bytes) = read_chunked(&mut s, buf).await;
+            format!("chunks={chunks} bytes={bytes}")
+        };
+        let _ = s.write_all(format!("HTTP/1.1 200 OK\r\ncontent-length: {}\r\n\r\n{body}", body.len()).as_bytes()).await;
+    })
+    .await
 }
 
 #[tokio::test]
