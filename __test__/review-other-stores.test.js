@@ -66,3 +66,23 @@ for (const [name, a, b] of cases) {
     })
   }
 }
+
+// Found by an attacker's review of that fix (rfix24, known_home.sh): a run whose environment's
+// HOME was its own workspace made `.local/state/sandspawn` a symlink to another directory; the
+// next run covered where it led as a store (the real home, in the review: every write failed) and
+// recorded it in known-stores, so every process's later runs covered it too. A store of the run's
+// environment is covered only as named, with no symlink on its way, and never recorded.
+test("a run's environment cannot make a later run cover (and list) a directory through a symlink", { skip: !linux }, async (t) => {
+  const { root, ws } = tempTree(t)
+  const victim = path.join(root, 'victim')
+  fs.mkdirSync(victim, { mode: 0o700 })
+  fs.writeFileSync(path.join(victim, 'kept.txt'), 'ok\n')
+  const opts = { cwd: ws, timeout: 60000, sandbox: 'workspace-write', env: { ...process.env, HOME: ws } }
+  const first = await spawnSandboxed(['sh', '-c', `mkdir -p .local/state && ln -s ${victim} .local/state/sandspawn`], opts)
+  assert.equal(first.exitCode, 0, show(first))
+  const later = await spawnSandboxed(['cat', path.join(victim, 'kept.txt')], opts)
+  assert.equal(later.stdout, 'ok\n', `the link's target was covered: ${show(later)}`)
+  const list = path.join(require('node:os').userInfo().homedir, '.local/state/sandspawn/known-stores')
+  const listed = fs.existsSync(list) ? fs.readFileSync(list, 'utf8') : ''
+  assert.ok(!listed.split('\n').includes(victim), `recorded in ${list}`)
+})

@@ -24,20 +24,23 @@ pub fn file() -> Option<PathBuf> {
     Some(crate::state_dir::home_base(crate::planted::home::database_home())?.join(FILE))
 }
 
-/// Records those of `own` (this process's directories) not listed yet, and returns every listed
-/// directory: each canonical, existing, and this user's that nobody else may write (what another
-/// process of the user would keep its state in); nothing when the list cannot be read.
+/// Records those of `own` (this process's own state directories, never a run's environment's: a
+/// run chose those) not listed yet, and returns every listed directory that is still one
+/// (`unlinked`); nothing when the list cannot be read.
 pub fn record_and_list(own: &[PathBuf]) -> Vec<PathBuf> {
-    file().map(|path| at(&path, own)).unwrap_or_default()
+    let env = |k: &str| std::env::var_os(k).map(PathBuf::from);
+    let homes: Vec<PathBuf> = [env("HOME"), crate::planted::home::database_home()].into_iter().flatten().filter_map(|h| h.canonicalize().ok()).collect();
+    file().map(|path| at_with_homes(&path, own, &homes)).unwrap_or_default()
 }
 
-/// `record_and_list` with the list at `path`.
-fn at(path: &Path, own: &[PathBuf]) -> Vec<PathBuf> {
+/// `record_and_list` with the list at `path`, and `homes` never to list (nor what holds one).
+fn at_with_homes(path: &Path, own: &[PathBuf], homes: &[PathBuf]) -> Vec<PathBuf> {
     let (listed, size) = read(path);
-    let mut new: Vec<PathBuf> = own.iter().filter_map(|p| private(p)).filter(|p| !listed.contains(p)).collect();
+    let keep = |p: &PathBuf| unlinked(p).filter(|p| !homes.iter().any(|h| h.starts_with(p)));
+    let mut new: Vec<PathBuf> = own.iter().filter_map(keep).filter(|p| !listed.contains(p)).collect();
     new.sort();
     new.dedup();
-    let mut out: Vec<PathBuf> = listed.iter().filter_map(|p| private(p)).collect();
+    let mut out: Vec<PathBuf> = listed.iter().filter_map(keep).collect();
     if size > PRUNE_AT {
         // What still exists, with ours: written beside, then renamed over the list.
         let keep: Vec<PathBuf> = out.iter().chain(&new).cloned().collect();
@@ -53,10 +56,19 @@ fn at(path: &Path, own: &[PathBuf]) -> Vec<PathBuf> {
     out
 }
 
-/// `p`'s real path when it is a private directory (`state_dir::is_private`).
-fn private(p: &Path) -> Option<PathBuf> {
-    let real = p.canonicalize().ok()?;
-    crate::state_dir::is_private(&std::fs::symlink_metadata(&real).ok()?).then_some(real)
+#[cfg(test)]
+fn at(path: &Path, own: &[PathBuf]) -> Vec<PathBuf> {
+    at_with_homes(path, own, &[])
+}
+
+/// `p` itself when it is a private directory (`state_dir::is_private`) that no symlink leads to:
+/// none at it, none on its way. Found by an attacker's review (rfix24): an entry whose directory
+/// had gone (a test's temporary home in `/tmp`) was made again by a run as a symlink to the home,
+/// and every later run of every process of the user covered the whole home. A listed path names
+/// the real directory that was recorded, or nothing.
+fn unlinked(p: &Path) -> Option<PathBuf> {
+    let meta = std::fs::symlink_metadata(p).ok()?;
+    (crate::state_dir::is_private(&meta) && p.canonicalize().ok()? == p).then(|| p.to_path_buf())
 }
 
 /// The listed absolute paths and the list's size; nothing from a file that is not this user's
@@ -126,6 +138,47 @@ mod tests {
         assert_eq!(at(&list, &[private.clone()]).len(), 1);
         std::fs::set_permissions(&list, std::fs::Permissions::from_mode(0o622)).unwrap();
         assert!(read(&list).0.is_empty(), "a list others may write names nothing");
+    }
+
+    /// Found by an attacker's review (rfix24, known_stale.sh): an entry whose directory was
+    /// removed (a test's temporary home) was made again by a run as a symlink to the home, and
+    /// every later run of every process covered the whole home. A listed path counts only as the
+    /// real directory it named: no symlink at it or on its way.
+    #[test]
+    fn a_listed_path_made_a_symlink_names_nothing() {
+        let t = tempfile::tempdir().unwrap();
+        let base = t.path().canonicalize().unwrap();
+        let list = base.join(FILE);
+        let (gone, home) = (base.join("tmp-home/state"), base.join("home"));
+        for d in [&gone, &home] {
+            std::fs::create_dir_all(d).unwrap();
+            std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o700)).unwrap();
+        }
+        assert_eq!(at(&list, &[gone.clone()]), [gone.clone()]);
+        std::fs::remove_dir(&gone).unwrap();
+        std::os::unix::fs::symlink(&home, &gone).unwrap();
+        assert!(at(&list, &[]).is_empty(), "the link at the listed path is not followed");
+        std::fs::remove_file(&gone).unwrap();
+        std::fs::remove_dir(base.join("tmp-home")).unwrap();
+        std::os::unix::fs::symlink(&home, base.join("tmp-home")).unwrap();
+        std::fs::create_dir_all(home.join("state")).unwrap();
+        assert!(at(&list, &[]).is_empty(), "nor one on its way");
+    }
+
+    /// What holds a home (a store set to `$HOME` by mistake, or a run's) is never recorded: every
+    /// later run of every process would cover the workspaces in it.
+    #[test]
+    fn a_directory_holding_a_home_is_not_recorded() {
+        let t = tempfile::tempdir().unwrap();
+        let base = t.path().canonicalize().unwrap();
+        let list = base.join(FILE);
+        let home = base.join("home");
+        std::fs::create_dir_all(home.join(".local/state/sandspawn")).unwrap();
+        for d in [&base, &home, &home.join(".local"), &home.join(".local/state"), &home.join(".local/state/sandspawn")] {
+            std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o700)).unwrap();
+        }
+        let listed = at_with_homes(&list, &[home.clone(), base.clone(), home.join(".local/state/sandspawn")], &[home.clone()]);
+        assert_eq!(listed, [home.join(".local/state/sandspawn")]);
     }
 
     #[test]

@@ -50,11 +50,19 @@ pub fn to_cover(policy: &ResolvedPolicy, env: &std::collections::BTreeMap<String
         // A failure leaves nothing to cover (a home that cannot be written holds no store either).
         let _ = std::fs::DirBuilder::new().recursive(true).mode(0o700).create(store);
     }
-    let candidates = [policy.tool_caches.root.clone(), crate::tool_caches::store::root(env)].into_iter().chain(host_stores).chain(other_state);
-    let out = outermost(candidates.into_iter().flatten().filter_map(|p| p.canonicalize().ok()).filter(|p| p.is_dir()).collect());
-    // With those this user's other processes keep, wherever their environments put them.
-    let known = super::known_stores::record_and_list(&out);
-    outermost(out.into_iter().chain(known).collect())
+    let own: Vec<PathBuf> = host_stores.into_iter().flatten().filter_map(|p| p.canonicalize().ok()).filter(|p| p.is_dir()).collect();
+    // The run's environment's (and the caches' root resolved for the run) only as named, with no
+    // symlink at or on the way: found by an attacker's review (rfix24), a run whose `HOME` was its
+    // workspace made `.local/state/sandspawn` a link to the real home, and every later run of that
+    // workspace covered the home (and recorded it: every process's did).
+    let run = [crate::tool_caches::store::root(env)].into_iter().chain(other_state);
+    let run = run.flatten().filter(|p| p.is_absolute() && p.is_dir() && p.canonicalize().is_ok_and(|c| c == *p));
+    // The caches' root the policy resolved (the caller's choice, as the host's environment is).
+    let resolved = policy.tool_caches.root.as_ref().and_then(|p| p.canonicalize().ok()).filter(|p| p.is_dir());
+    // With those this user's other processes keep, wherever their environments put them; only
+    // this process's own are recorded (a run's environment is the caller's, or a run's, choice).
+    let known = super::known_stores::record_and_list(&own);
+    outermost(own.into_iter().chain(resolved).chain(run).chain(known).collect())
 }
 
 /// `dirs` sorted, without duplicates and without those inside another.
