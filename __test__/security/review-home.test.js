@@ -168,16 +168,35 @@ describe("the host user's home inside a reviewed root: what the host runs from i
     await discardChangeSet(r.changeSet.id)
   })
 
+  // Since every run covers the home's default state directory (made where missing: another
+  // process may use it), a home holding it cannot be removed or renamed at all (the next test).
+  // Here `.local` is a file, so no state directory is made, and the swap is held back instead.
   test('the home itself replaced by a link to a planted copy', async (t) => {
     const { ws } = tempTree(t)
     const home = path.join(ws, 'home')
     makeHome(home)
+    fs.writeFileSync(path.join(home, '.local'), '')
     const script = `cp -a ~ ${ws}/copy && echo "ssh-ed25519 AAAAattacker" >> ${ws}/copy/.ssh/authorized_keys && rm -rf ~ && ln -s copy ${home} && echo swapped`
     const r = reviewAs(home, script, ws)
     assert.equal(r.stdout, 'swapped\n', show(r))
     assert.ok(r.changeSet.hostRisks.some((h) => h.path === home), JSON.stringify(r.changeSet.hostRisks))
     const applied = await applyChangeSet(r.changeSet.id)
     assert.ok(applied.heldBack.some((h) => h.path === home), JSON.stringify(applied))
+    assertHomeKept(home)
+    await discardChangeSet(r.changeSet.id)
+  })
+
+  test("a home holding sandspawn's state directory cannot be swapped at all", async (t) => {
+    const { ws } = tempTree(t)
+    const home = path.join(ws, 'home')
+    makeHome(home)
+    const script = `cp -a ~ ${ws}/copy && echo "ssh-ed25519 AAAAattacker" >> ${ws}/copy/.ssh/authorized_keys && perl -e 'rename($ARGV[0], $ARGV[1]) or die "$!\\n"' ~ ${ws}/home.old && ln -s copy ${home} && echo swapped`
+    const r = reviewAs(home, script, ws)
+    assert.equal(r.stdout, '', show(r))
+    // The home is pinned (bound onto itself, a mount point): renaming it is EXDEV or EBUSY.
+    assert.match(r.stderr, /Device or resource busy|Invalid cross-device link/, show(r))
+    const applied = await applyChangeSet(r.changeSet.id)
+    assert.ok(fs.lstatSync(home).isDirectory(), JSON.stringify(applied))
     assertHomeKept(home)
     await discardChangeSet(r.changeSet.id)
   })
