@@ -500,6 +500,41 @@ mod tests {
         assert_eq!(after.cut, None);
     }
 
+    /// Found by an attacker's review (rfix24, chain_dos.js): `a0 -> .`, `a1 -> a0` ... `a9 -> a8`,
+    /// and `l0 -> a9/a9/a9/a9/a9/a9/a9/x0`, more than `path_walk::MAX_LINKS` hops. The walk stopped
+    /// at the hop bound and appended the rest as written: `ws/a9/a9/a9/.git` (symlinks on it) was
+    /// taken for a repository to keep read-only, and every later run's setup refused it. A way
+    /// that stops on the hop bound is not followed, as one too long: said, reported, never carved.
+    #[test]
+    fn a_link_whose_way_takes_more_hops_than_the_kernel_s_is_unfollowed_not_taken_as_written() {
+        let t = tempfile::tempdir_in(concat!(env!("CARGO_MANIFEST_DIR"), "/target")).unwrap();
+        let w = t.path().canonicalize().unwrap();
+        for d in [".git/objects", ".git/refs"] {
+            std::fs::create_dir_all(w.join(d)).unwrap();
+        }
+        std::fs::write(w.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
+        std::os::unix::fs::symlink(".", w.join("a0")).unwrap();
+        for i in 1..10 {
+            std::os::unix::fs::symlink(format!("a{}", i - 1), w.join(format!("a{i}"))).unwrap();
+        }
+        let link = w.join("l0");
+        std::os::unix::fs::symlink(format!("{}/node_modules/x0", ["a9"; 7].join("/")), &link).unwrap();
+        let kept = Kept::of(std::slice::from_ref(&link), scan::Unkept::default());
+        let gits: Vec<_> = kept.repositories().collect();
+        assert!(gits.is_empty(), "nothing to carve through symlinks: {gits:?}");
+        let said = kept.not_enforced().join("\n");
+        assert!(said.contains(&link.display().to_string()) && said.contains("more than 40 symlinks"), "{said}");
+        let after = kept.after_run(i64::MAX, &[w.clone()], &|_| false, &|_| false, &[]);
+        assert_eq!(after.unfollowed, vec![(link.clone(), path_walk::Unjudged::TooManyLinks)]);
+        assert!(after.found.is_empty());
+        // The same link whose text names no node_modules (`links_via`): kept, as one not followed.
+        std::fs::remove_file(&link).unwrap();
+        std::os::unix::fs::symlink(format!("{}/x0", ["a9"; 7].join("/")), &link).unwrap();
+        let sorted = super::links_via::sort(std::slice::from_ref(&link), MAX_LOOK_STEPS, &|_| false);
+        assert_eq!(sorted.into, [link.clone()]);
+        assert!(Kept::of(&sorted.into, scan::Unkept::default()).repositories().next().is_none());
+    }
+
     /// Found by an attacker's review (rfix23, nm_deep_links.js, again after the budget): a look
     /// resolved each link's way from `/` (the key of its cache, the link's directory and its
     /// target's, differed for every link), and each step cost time in the depth of the way. Now

@@ -66,6 +66,10 @@ pub(crate) fn left() -> Option<usize> {
 pub enum Unjudged {
     /// Past `MAX_STEPS`, or past the run's budget (`RunBudget`).
     TooLong,
+    /// Through more than `MAX_LINKS` symlinks, where the kernel stops (`ELOOP`): the rest of the
+    /// way is not looked up, and taking it as written names a "canonical" path through symlinks
+    /// (found by an attacker's review, rfix24, chain_dos.js).
+    TooManyLinks,
     /// Through a symlink on procfs (`/proc/self`, `/proc/<pid>/cwd`, `/dev/fd` on the way to them):
     /// each leads wherever the process following it is (`procfs`), so where this process's walk
     /// ends is not where a host tool's, from its own cwd, root and descriptors, does.
@@ -77,6 +81,7 @@ impl Unjudged {
     pub fn why(self) -> String {
         match self {
             Unjudged::TooLong => format!("is longer than {MAX_STEPS} components (its target and the symlinks on it)"),
+            Unjudged::TooManyLinks => format!("goes through more than {MAX_LINKS} symlinks, where the kernel stops following them"),
             Unjudged::ThroughProc => "goes through a symlink of /proc (/proc/self, /proc/<pid>/cwd, root or fd/N, /dev/fd, /dev/stdin), \
                                       which leads wherever the process following it is (its own working directory, root and open files)"
                 .to_string(),
@@ -102,7 +107,8 @@ pub(crate) fn longest_resolving(p: &Path) -> Result<Prefix, Unjudged> {
 }
 
 /// As `longest_resolving`, each step also spent from the run's budget (`RunBudget`): `TooLong` once
-/// it has run out. For what a run can multiply (hooks' ways), not for the policy's own paths.
+/// it has run out, and `TooManyLinks` past `MAX_LINKS` symlinks (not the prefix before them). For
+/// what a run can multiply (hooks' ways), not for the policy's own paths.
 pub(crate) fn longest_resolving_within_budget(p: &Path) -> Result<Prefix, Unjudged> {
     walk(p, true)
 }
@@ -112,7 +118,8 @@ pub(crate) fn longest_resolving_within_budget(p: &Path) -> Result<Prefix, Unjudg
 /// nm_deep_links.js: a thousand links of one directory each had its way resolved from `/`). Each
 /// directory entered is shown to `visit` with a descriptor of it, for what it looks at there by
 /// `*at` calls (a lookup from `/` per name cost time in the depth of the way); `false` from it
-/// stops the walk (`TooLong`). `resolved` counts `rel`'s components.
+/// stops the walk (`TooLong`). `resolved` counts `rel`'s components. Past `MAX_LINKS` symlinks:
+/// `TooManyLinks`, as `longest_resolving_within_budget`.
 pub(crate) fn longest_resolving_from(start: &Path, rel: &Path, visit: &mut Visit) -> Result<Prefix, Unjudged> {
     let parts: Vec<Component> = rel.components().collect();
     let at = if rel.is_absolute() { Place::root() } else { Place::at(start) };
@@ -175,6 +182,12 @@ fn walk_on(mut at: Place, parts: &[Component], from_cwd: bool, budgeted: bool, v
                     before = at.path.clone();
                 }
                 links += 1;
+                if links > MAX_LINKS && budgeted {
+                    // What follows was not looked up: a caller taking it as written (`link_looks`,
+                    // `hook_links::resolve`) names a path through symlinks. `realpath` fails the
+                    // same; the policy's own paths keep the prefix (`longest_resolving`).
+                    return Err(Unjudged::TooManyLinks);
+                }
                 pending.extend(target_parts(&target));
                 match target.starts_with(b"/") {
                     true => Place::root().map(|root| at = root).is_none() || links > MAX_LINKS,
@@ -373,6 +386,26 @@ mod tests {
         std::os::unix::fs::symlink(format!("{winding}l1"), r.join("l2")).unwrap();
         assert_eq!(longest_resolving(&r.join("l1")), Ok(Prefix { canonical: r.clone(), resolved: r.components().count() + 1 }));
         assert_eq!(longest_resolving(&r.join("l2")), Err(Unjudged::TooLong));
+    }
+
+    /// Found by an attacker's review (rfix24, chain_dos.js): past `MAX_LINKS` symlinks the walks
+    /// that judge what a run planted gave the prefix before the link, and their callers appended
+    /// the rest as written, symlinks and all. They say `TooManyLinks`; the policy's own walk, as
+    /// `realpath`, keeps the prefix.
+    #[test]
+    fn past_the_kernel_s_symlinks_a_judging_walk_says_so() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        std::os::unix::fs::symlink(".", r.join("a0")).unwrap();
+        for i in 1..10 {
+            std::os::unix::fs::symlink(format!("a{}", i - 1), r.join(format!("a{i}"))).unwrap();
+        }
+        let within = "a9/a9/a9/a9/x";
+        assert_eq!(longest_resolving_within_budget(&r.join(within)), longest_resolving(&r.join(within)), "40 hops");
+        let past = "a9/a9/a9/a9/a9/x";
+        assert_eq!(longest_resolving(&r.join(past)).unwrap().canonical, r);
+        assert_eq!(longest_resolving_within_budget(&r.join(past)), Err(Unjudged::TooManyLinks));
+        assert_eq!(longest_resolving_from(&r, Path::new(past), &mut |_, _| true), Err(Unjudged::TooManyLinks));
     }
 
     /// Found by an attacker's review: `lib -> /proc/self/cwd/../../tmp/x` was resolved from this
