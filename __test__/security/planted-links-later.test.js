@@ -186,3 +186,24 @@ test('nested workspaces: a repository a run in the package plants where the mono
     assert.match(risk.detail, /core\.fsmonitor/)
   }
 })
+
+// Found by an attacker's review (rfix24, chain_dos.js): a run made `a0 -> .`, `a1 -> a0` ... `a9 ->
+// a8` and `l0 -> a9/a9/a9/a9/a9/a9/a9/x0`, more hops than the kernel follows (40). The look at it
+// took the part past the hops as written, kept `ws/a9/a9/a9/.git` (symlinks on it) read-only, and
+// every later run failed (ERR_SANDBOX_SETUP_FAILED). Such a way is not followed: later runs run,
+// and say so before (notEnforced) and after (scan-incomplete) each.
+for (const via of ['', 'node_modules/']) {
+  test(`a link whose way takes more than 40 symlinks${via ? ' into node_modules' : ''}: later runs run and say it`, { skip: NO_GIT }, async (t) => {
+    const { ws } = workspace(t)
+    const plant = `ln -s . a0; for i in 1 2 3 4 5 6 7 8 9; do ln -s a$((i-1)) a$i; done; ln -s a9/a9/a9/a9/a9/a9/a9/${via}x0 l0 && echo planted`
+    const r1 = await sh(plant, { cwd: ws, sandbox: WW })
+    assert.equal(r1.stdout, 'planted\n', show(r1))
+    for (const run of [1, 2]) {
+      const r = await sh('echo hi > f && echo ok', { cwd: ws, sandbox: WW })
+      assert.equal(r.stdout, 'ok\n', `run ${run} after it: ${show(r)}`)
+      assert.match(r.sandboxDetails.notEnforced.join('\n'), /l0 .*more than 40 symlinks/, show(r))
+      const risk = r.hostRisks.find((h) => h.path === path.join(ws, 'l0'))
+      assert.equal(risk?.kind, 'scan-incomplete', JSON.stringify(r.hostRisks, null, 1))
+    }
+  })
+}
