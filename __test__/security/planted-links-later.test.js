@@ -207,3 +207,21 @@ for (const via of ['', 'node_modules/']) {
     }
   })
 }
+
+// Found fixing the above: the part of a way past a missing name was taken as written, `..` taken
+// away lexically, so `l -> missing/../sub` named `ws/sub`, a link to a repository, and the
+// repository "at" `ws/sub/.git` failed every later run's setup in the same way.
+test('a link through a missing name and `..` to a link to a repository: later runs run', { skip: NO_GIT }, async (t) => {
+  const { ws } = workspace(t)
+  const plant = [
+    'mkdir -p node_modules/p/.git/objects node_modules/p/.git/refs',
+    "echo 'ref: refs/heads/main' > node_modules/p/.git/HEAD",
+    'ln -s node_modules/p sub && ln -s missing/../sub l && echo planted',
+  ].join(' && ')
+  const r1 = await sh(plant, { cwd: ws, sandbox: WW })
+  assert.equal(r1.stdout, 'planted\n', show(r1))
+  for (const run of [1, 2]) {
+    const r = await sh('echo ok', { cwd: ws, sandbox: WW })
+    assert.equal(r.stdout, 'ok\n', `run ${run} after it: ${show(r)}`)
+  }
+})

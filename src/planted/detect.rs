@@ -254,6 +254,9 @@ fn unwalked_links(baseline: &Baseline, found: &scan::Found, all: &scan::Found, r
                             "is not kept read-only (past the first {} repositories behind such links),",
                             super::unwalked_links::MAX_CARVED
                         ),
+                        super::unwalked_links::Unjudged::NotCanonical => {
+                            "is named through a symlink, so it is not kept read-only,".to_string()
+                        }
                         super::unwalked_links::Unjudged::Elsewhere => "lies outside the run's roots, in a node_modules other runs write,".to_string(),
                         super::unwalked_links::Unjudged::OtherRuns => "lies in a node_modules that a run in another working directory (a \
                             package of a monorepo, the package itself) writes unseen by this workspace's runs,"

@@ -119,13 +119,15 @@ impl Dirs {
     }
 }
 
-/// `base` and the components of a way past what resolved, as written (`..` taken away lexically).
+/// `base` and the components of a way past what resolved, as written, up to its first `..`: the
+/// first of them did not resolve, so neither does a `..` after it, and taking it away lexically
+/// named what lies beside, a symlink too (`missing/../sub` gave `ws/sub`, `sub` a link): found
+/// fixing rfix24 (chain_dos.js), a repository "at" `ws/sub/.git` the carver could not bind, and
+/// every later run refused. What is missing now is looked at again after the run, as it is then.
 fn append<'a>(mut base: PathBuf, rest: impl Iterator<Item = Component<'a>>) -> PathBuf {
     for c in rest {
         match c {
-            Component::ParentDir => {
-                base.pop();
-            }
+            Component::ParentDir => break,
             Component::Normal(n) => base.push(n),
             _ => {}
         }

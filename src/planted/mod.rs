@@ -708,7 +708,7 @@ impl<'a> Carver<'a> {
         let git_dirs: HashSet<&Path> = found.git_dirs.iter().map(|(d, _)| d.as_path()).collect();
         let walked = |g: &Path| found.git_inodes.contains_key(g.as_os_str()) || git_dirs.contains(g);
         let mut carved = HashSet::new();
-        let mut uncarved = HashSet::new();
+        let (mut uncarved, mut unbound) = (HashSet::new(), HashSet::new());
         for git in links.repositories() {
             if ended() {
                 return Err(());
@@ -716,8 +716,13 @@ impl<'a> Carver<'a> {
             if walked(git) || self.is_covered(git) || self.root_of(git).is_none() || carved.contains(git) {
                 continue;
             }
-            if carved.len() >= unwalked_links::MAX_CARVED {
+            if carved.len() + unbound.len() >= unwalked_links::MAX_CARVED {
                 uncarved.insert(git.to_path_buf());
+                continue;
+            }
+            // A `realpath` each, `MAX_CARVED` at most.
+            if !named_canonically(git) {
+                unbound.insert(git.to_path_buf());
                 continue;
             }
             carved.insert(git.to_path_buf());
@@ -728,6 +733,7 @@ impl<'a> Carver<'a> {
             }
         }
         links.uncarved = uncarved;
+        links.unbound = unbound;
         Ok(())
     }
 
@@ -1013,6 +1019,16 @@ fn can_create_in(dir: &Path) -> bool {
     let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else { return false };
     // SAFETY: a valid C string.
     unsafe { libc::faccessat(libc::AT_FDCWD, c.as_ptr(), libc::W_OK | libc::X_OK, libc::AT_EACCESS) == 0 }
+}
+
+/// Whether the repository `git` (a `.git` entry or a git directory) is named canonically, as the
+/// run's setup binds it: a look gives such paths (`link_looks`), but one named through a symlink
+/// all the same would have setup refuse it on every later run (found by an attacker's review,
+/// rfix24, chain_dos.js: `ws/a9/a9/a9/.git`). A `.git` may be a symlink (a `gitdir` elsewhere):
+/// the directory holding it is what is named.
+fn named_canonically(git: &Path) -> bool {
+    let named = if git.file_name().is_some_and(|n| n == ".git") { git.parent() } else { Some(git) };
+    named.is_some_and(|d| std::fs::canonicalize(d).is_ok_and(|c| c == d))
 }
 
 #[cfg(test)]

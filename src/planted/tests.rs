@@ -1194,3 +1194,22 @@ fn with_shared_place(f: impl FnOnce(&Path, &Path)) {
     assert!(links::in_shared_place(&g, &[ws.clone()]), "tempfile's directory is the host's temporary one");
     f(&ws, &g);
 }
+
+/// Found by an attacker's review (rfix24, chain_dos.js): a repository named through a symlink
+/// (`ws/a9/a9/a9/.git`, `a9` a link) was given to the carver, and setup refused it on every later
+/// run. The carver keeps only those named canonically, and reports the others.
+#[test]
+fn a_repository_named_through_a_symlink_is_not_carved() {
+    let t = tempfile::tempdir().unwrap();
+    let r = t.path().canonicalize().unwrap();
+    std::fs::create_dir_all(r.join("ws/.git")).unwrap();
+    std::fs::create_dir_all(r.join("elsewhere")).unwrap();
+    std::os::unix::fs::symlink(".", r.join("ws/a0")).unwrap();
+    std::os::unix::fs::symlink("../elsewhere", r.join("ws/.git-link")).unwrap();
+    assert!(named_canonically(&r.join("ws/.git")));
+    assert!(!named_canonically(&r.join("ws/a0/.git")));
+    assert!(!named_canonically(&r.join("ws/a0/a0")), "a git directory itself, through a link");
+    assert!(!named_canonically(&r.join("ws/.git-link")), "a link, not a `.git`");
+    std::os::unix::fs::symlink("../elsewhere", r.join("elsewhere/.git")).unwrap_or(());
+    assert!(named_canonically(&r.join("elsewhere/.git")), "a `.git` that is a link: its directory is named");
+}

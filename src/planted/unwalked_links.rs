@@ -34,6 +34,10 @@ pub struct Kept {
     /// The repositories past `MAX_CARVED` (`Carver::unwalked_repositories` lists them): not kept
     /// read-only during the run; said in `notEnforced`, and reported after every run.
     pub uncarved: HashSet<PathBuf>,
+    /// The repositories the carver found named through a symlink (`Carver::unwalked_repositories`):
+    /// not kept read-only, whose setup would refuse them on every run; said, and reported after
+    /// every run, as those past `MAX_CARVED`.
+    pub unbound: HashSet<PathBuf>,
     /// Those the look before the run left out, past its budget: not judged after the run either,
     /// said in `notEnforced`.
     unlooked: Option<Cut>,
@@ -95,6 +99,8 @@ pub struct Found {
 pub enum Unjudged {
     /// Past `MAX_CARVED` repositories behind such links.
     PastTheBound,
+    /// Named through a symlink, which the run's setup cannot bind (`Kept::unbound`).
+    NotCanonical,
     /// In a `node_modules` outside the run's roots (another workspace's): its runs write it.
     Elsewhere,
     /// In a `node_modules` inside the run's roots, unchanged by this run: a run with another cwd
@@ -157,7 +163,7 @@ impl Kept {
             };
             looked.push(Before { link: link.clone(), git: git.iter().filter_map(|g| with_id(g)).collect() });
         }
-        Kept { links: looked, unkept, uncarved: HashSet::new(), unlooked, unfollowed, via_unkept: scan::Unkept::default(), unsorted: None, steps }
+        Kept { links: looked, unkept, uncarved: HashSet::new(), unbound: HashSet::new(), unlooked, unfollowed, via_unkept: scan::Unkept::default(), unsorted: None, steps }
     }
 
     #[cfg(test)]
@@ -184,6 +190,15 @@ impl Kept {
                  find; the {} past them are not kept read-only during the run, and each is reported after every run \
                  (scan-incomplete): what git runs there may have been changed",
                 self.uncarved.len()
+            ));
+        }
+        if let Some(git) = self.unbound.iter().min() {
+            said.push(format!(
+                "planted configuration: a symlink leads to a repository the walk does not find, named {} through a symlink \
+                 (and {} other such): it is not kept read-only during the run, and is reported after every run \
+                 (scan-incomplete): what git runs there may have been changed",
+                git.display(),
+                self.unbound.len() - 1
             ));
         }
         said.extend(self.unkept_said());
@@ -260,7 +275,7 @@ impl Kept {
     pub fn after_run(&self, since_ns: i64, roots: &[PathBuf], known: &dyn Fn(&Path) -> bool, judged: &dyn Fn(&Path) -> bool, via: &[PathBuf]) -> AfterRun {
         // The shared places found once for every link (each look is a few `lstat`s).
         let shared = links::SharedPlaces::now();
-        let judge = Judge { since_ns, roots, shared, uncarved: &self.uncarved };
+        let judge = Judge { since_ns, roots, shared, uncarved: &self.uncarved, unbound: &self.unbound };
         let mut after = AfterRun::default();
         let mut dirs = Dirs::new(self.steps);
         let kept: HashSet<&Path> = self.links.iter().map(|b| b.link.as_path()).collect();
@@ -297,6 +312,7 @@ struct Judge<'a> {
     roots: &'a [PathBuf],
     shared: links::SharedPlaces,
     uncarved: &'a HashSet<PathBuf>,
+    unbound: &'a HashSet<PathBuf>,
 }
 
 impl Judge<'_> {
@@ -309,6 +325,9 @@ impl Judge<'_> {
         }
         if self.uncarved.contains(git) {
             return Some(Some(Unjudged::PastTheBound));
+        }
+        if self.unbound.contains(git) {
+            return Some(Some(Unjudged::NotCanonical));
         }
         let same = before.git.iter().any(|(g, id)| g == git && with_id(git).is_some_and(|(_, now)| now == *id));
         if !same || changed_since(git, self.since_ns) {
@@ -533,6 +552,35 @@ mod tests {
         let sorted = super::links_via::sort(std::slice::from_ref(&link), MAX_LOOK_STEPS, &|_| false);
         assert_eq!(sorted.into, [link.clone()]);
         assert!(Kept::of(&sorted.into, scan::Unkept::default()).repositories().next().is_none());
+    }
+
+    /// Found fixing rfix24 (chain_dos.js): the part of a way past a missing name was appended as
+    /// written, `..` taken away lexically, so `missing/../sub` named `ws/sub`, a symlink, and
+    /// discovery through it a "repository" at `ws/sub/.git` whose setup fails on every later run.
+    /// Every repository a look gives the carver is canonical.
+    #[test]
+    fn a_way_past_a_missing_name_never_gives_a_repository_through_a_symlink() {
+        let t = tempfile::tempdir_in(concat!(env!("CARGO_MANIFEST_DIR"), "/target")).unwrap();
+        let w = t.path().canonicalize().unwrap();
+        let g = w.join("node_modules/p/.git");
+        for d in ["objects", "refs"] {
+            std::fs::create_dir_all(g.join(d)).unwrap();
+        }
+        std::fs::write(g.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+        std::os::unix::fs::symlink("node_modules/p", w.join("sub")).unwrap();
+        let links: Vec<PathBuf> = ["missing/../sub", "missing/../sub/node_modules/x", "sub/missing/../../sub"]
+            .iter()
+            .enumerate()
+            .map(|(i, to)| {
+                let l = w.join(format!("l{i}"));
+                std::os::unix::fs::symlink(to, &l).unwrap();
+                l
+            })
+            .collect();
+        let kept = Kept::of(&links, scan::Unkept::default());
+        for git in kept.repositories() {
+            assert_eq!(git.canonicalize().ok().as_deref(), Some(git), "canonical");
+        }
     }
 
     /// Found by an attacker's review (rfix23, nm_deep_links.js, again after the budget): a look
