@@ -48,6 +48,11 @@ pub struct Kept {
     pub via_unkept: scan::Unkept,
     /// The other links past the budget of following their ways (`links_via`), said in `notEnforced`.
     unsorted: Option<Cut>,
+    /// The other links that lead into a `node_modules`, or may (`links_via::Sorted::into`), past
+    /// `scan::MAX_LINKS_OUT` with those whose text names one: not judged after the run, said in
+    /// `notEnforced` as what they are (found by an attacker's review, rfix24, links_cost.js: 4,000
+    /// dangling links were said as "symlinks into node_modules").
+    via_unroomed: scan::Unkept,
     /// The budget of each look (`MAX_LOOK_STEPS`).
     steps: usize,
 }
@@ -132,17 +137,17 @@ impl Kept {
     /// `scan::MAX_LINKS_OUT`.
     pub fn of_walk(found: &scan::Found) -> Kept {
         let mut links = found.links_out.clone();
-        let mut unkept = found.links_out_unkept.clone();
+        let mut via_unroomed = scan::Unkept::default();
         let sorted = links_via::sort(&found.links_via, MAX_LOOK_STEPS, &|_| false);
         let room = scan::MAX_LINKS_OUT.saturating_sub(links.len());
         for (i, link) in sorted.into.iter().enumerate() {
             match i < room {
                 true => links.push(link.clone()),
-                false => unkept.add(link.parent().unwrap_or(Path::new("/")), 1),
+                false => via_unroomed.add(link.parent().unwrap_or(Path::new("/")), 1),
             }
         }
-        let kept = Kept::within(&links, unkept, MAX_LOOK_STEPS);
-        Kept { via_unkept: found.links_via_unkept.clone(), unsorted: sorted.cut, ..kept }
+        let kept = Kept::within(&links, found.links_out_unkept.clone(), MAX_LOOK_STEPS);
+        Kept { via_unkept: found.links_via_unkept.clone(), unsorted: sorted.cut, via_unroomed, ..kept }
     }
 
     /// `of`, each look taking at most `steps`.
@@ -163,7 +168,7 @@ impl Kept {
             };
             looked.push(Before { link: link.clone(), git: git.iter().filter_map(|g| with_id(g)).collect() });
         }
-        Kept { links: looked, unkept, uncarved: HashSet::new(), unbound: HashSet::new(), unlooked, unfollowed, via_unkept: scan::Unkept::default(), unsorted: None, steps }
+        Kept { links: looked, unkept, uncarved: HashSet::new(), unbound: HashSet::new(), unlooked, unfollowed, via_unkept: scan::Unkept::default(), unsorted: None, via_unroomed: scan::Unkept::default(), steps }
     }
 
     #[cfg(test)]
@@ -233,6 +238,17 @@ impl Kept {
                  are not judged after the run: a repository a run plants where one leads is not reported",
                 scan::MAX_LINKS_VIA,
                 self.via_unkept.count,
+                area.display()
+            ));
+        }
+        if let Some(area) = &self.via_unroomed.first_dir {
+            said.push(format!(
+                "planted configuration: more than {} symlinks are judged after every run; past them, {} whose text names no \
+                 node_modules but whose way leads into one now, does not exist whole (a link or directory made later on its missing \
+                 part may lead into one) or cannot be followed, the first in {}, are not judged after the run: a repository a \
+                 run plants where one leads is not reported",
+                scan::MAX_LINKS_OUT,
+                self.via_unroomed.count,
                 area.display()
             ));
         }
@@ -581,6 +597,25 @@ mod tests {
         for git in kept.repositories() {
             assert_eq!(git.canonicalize().ok().as_deref(), Some(git), "canonical");
         }
+    }
+
+    /// Found by an attacker's review (rfix24, links_cost.js): 4,000 dangling links (`l$i ->
+    /// nothing/here/$i`), kept because their way does not exist whole, made `notEnforced` say "more
+    /// than 1000 symlinks into node_modules": none names or leads into one. Said as what they are.
+    #[test]
+    fn links_past_the_bound_whose_text_names_no_node_modules_are_said_as_what_they_are() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        let n = scan::MAX_LINKS_OUT + 3;
+        let links_via: Vec<PathBuf> = (0..n).map(|i| r.join(format!("l{i}"))).collect();
+        for (i, l) in links_via.iter().enumerate() {
+            std::os::unix::fs::symlink(format!("nothing/here/{i}"), l).unwrap();
+        }
+        let found = scan::Found { links_via, ..Default::default() };
+        let kept = Kept::of_walk(&found);
+        let said = kept.not_enforced().join("\n");
+        assert!(!said.contains("symlinks into node_modules"), "{said}");
+        assert!(said.contains("whose text names no node_modules") && said.contains("past them, 3 whose") && said.contains("does not exist whole"), "{said}");
     }
 
     /// Found by an attacker's review (rfix23, nm_deep_links.js, again after the budget): a look
