@@ -62,6 +62,22 @@ pub fn cover(dirs: &[PathBuf], files: &[PathBuf]) -> Result<(), Failure> {
     Ok(())
 }
 
+/// `dirs` and those of `if_there` that are still directories: one gone (`ENOENT`), or no longer a
+/// directory (`ENOTDIR`: it, or a directory on its way, replaced by a file or a symlink, which no
+/// cover follows), holds no store to protect and is passed over; any other error fails as a
+/// placeholder's would.
+pub fn with_those_there(dirs: &[PathBuf], if_there: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
+    let mut out = dirs.to_vec();
+    for p in if_there {
+        match Target::open(p, Kind::Dir, "the store") {
+            Ok(_) => out.push(p.clone()),
+            Err(f) if f.errno == libc::ENOENT || f.errno == libc::ENOTDIR => {}
+            Err(f) => return Err(f),
+        }
+    }
+    Ok(out)
+}
+
 /// Bind the read-only cover now at `first` over each of `rest` (the clone keeps its flags).
 fn bind_rest(first: &Path, dirs: bool, rest: &[PathBuf]) -> Result<(), Failure> {
     // Open (and kept open) while its `/proc/self/fd` path is the source of the binds.
@@ -74,3 +90,4 @@ fn bind_rest(first: &Path, dirs: bool, rest: &[PathBuf]) -> Result<(), Failure> 
     }
     Ok(())
 }
+

@@ -6,7 +6,7 @@
 //! sandspawn-helper v1 [--null-fds=N,...] [--offline-nsswitch-fd=N]
 //!     [--held-locks=DIR --hold-dir=N:DIR [--placeholder-dir=N:NAME | --placeholder-file=N:NAME]...]...
 //!     [--await-init-locks=K] [--close-fds=N,...] [--writable-at=DEV:INO:PATH]... [--cwd-at=DEV:INO:PATH]
-//!     [--tmpfs-inodes=N:PATH]... [--devpts-max=N] [--stdio-devices=DIR] [--review ROOT UPPER WORK]... [--read-only=PATH]... [--overlay TARGET UPPER WORK]... [--cover-dir=PATH]... [--cover-file=PATH]... [--unmount=PATH]...
+//!     [--tmpfs-inodes=N:PATH]... [--devpts-max=N] [--stdio-devices=DIR] [--review ROOT UPPER WORK]... [--read-only=PATH]... [--overlay TARGET UPPER WORK]... [--cover-dir=PATH]... [--cover-file=PATH]... [--cover-dir-if-there=PATH]... [--unmount=PATH]...
 //!     [--own-userns [--limit-userns] [--map-ids=UID:GID]] [--controlling-tty] [--rlimit=NAME:SOFT:HARD]...
 //!     [--exec-after=NS] [--filter=none|unix|inet|inet-unix]
 //!     [--report-fd=N] [--net-listen=N]
@@ -96,6 +96,10 @@ pub struct Steps {
     /// CAP_SYS_ADMIN, so `own_userns` must be set too.
     pub cover_dirs: Vec<PathBuf>,
     pub cover_files: Vec<PathBuf>,
+    /// Directories covered as `cover_dirs` when they exist as the sandbox starts, passed over when
+    /// they are gone: other processes' stores (`known-stores`), which their processes may remove at
+    /// any moment (a test's temporary home), while nothing is left there to protect.
+    pub cover_dirs_if_there: Vec<PathBuf>,
     /// Bind mounts bwrap made only so that the overlays could be mounted (the writable store),
     /// detached after them so the command cannot reach the store directly.
     pub unmount: Vec<String>,
@@ -284,7 +288,7 @@ pub struct Overlay {
 impl Steps {
     /// Whether the helper covers placeholders.
     pub fn covers(&self) -> bool {
-        !self.cover_dirs.is_empty() || !self.cover_files.is_empty()
+        !self.cover_dirs.is_empty() || !self.cover_files.is_empty() || !self.cover_dirs_if_there.is_empty()
     }
 
     /// Whether the helper mounts anything (with the capabilities bwrap kept for it).
@@ -311,6 +315,7 @@ impl Steps {
             (!self.overlays.is_empty(), "--overlay"),
             (!self.cover_dirs.is_empty(), "--cover-dir"),
             (!self.cover_files.is_empty(), "--cover-file"),
+            (!self.cover_dirs_if_there.is_empty(), "--cover-dir-if-there"),
             (!self.unmount.is_empty(), "--unmount"),
             (self.own_userns, "--own-userns"),
             (self.net_listen_fd.is_some(), "--net-listen"),
@@ -367,6 +372,7 @@ impl Steps {
         }
         args.extend(self.cover_dirs.iter().map(|p| format!("--cover-dir={}", path_word(p))));
         args.extend(self.cover_files.iter().map(|p| format!("--cover-file={}", path_word(p))));
+        args.extend(self.cover_dirs_if_there.iter().map(|p| format!("--cover-dir-if-there={}", path_word(p))));
         for p in &self.unmount {
             args.push(format!("--unmount={p}"));
         }
@@ -447,7 +453,7 @@ impl Steps {
                         // The Landlock mode runs without bwrap: no private mount namespace to mount
                         // overlays in, no store to detach, no sandbox user namespace to close.
                         if steps.mounts() || !steps.unmount.is_empty() || steps.own_userns || steps.filter.is_some() || !steps.writable.is_empty() || steps.cwd.is_some() {
-                            return Err("--tmpfs-inodes, --devpts-max, --stdio-devices, --review, --read-only, --overlay, --cover-dir, --cover-file, --unmount, --own-userns, --writable-at, --cwd-at and --filter cannot be combined with --landlock (it has its own filter)".into());
+                            return Err("--tmpfs-inodes, --devpts-max, --stdio-devices, --review, --read-only, --overlay, --cover-dir, --cover-file, --cover-dir-if-there, --unmount, --own-userns, --writable-at, --cwd-at and --filter cannot be combined with --landlock (it has its own filter)".into());
                         }
                     } else if landlock_only {
                         return Err("--ll-list, --ll-read, --ll-write, --sockets and --control-fd need --landlock".into());
@@ -580,6 +586,8 @@ impl Steps {
                         steps.cover_dirs.push(parse_path_word(p).ok_or_else(bad)?);
                     } else if let Some(p) = text.strip_prefix("--cover-file=") {
                         steps.cover_files.push(parse_path_word(p).ok_or_else(bad)?);
+                    } else if let Some(p) = text.strip_prefix("--cover-dir-if-there=") {
+                        steps.cover_dirs_if_there.push(parse_path_word(p).ok_or_else(bad)?);
                     } else if let Some(p) = text.strip_prefix("--unmount=").filter(|p| p.starts_with('/')) {
                         steps.unmount.push(p.to_string());
                     } else {

@@ -188,10 +188,10 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         }
     }
     // sandspawn's stores, covered after the helper has mounted this run's caches and change set
-    // from them (see `stores`).
-    for store in req.stores.iter().filter(|p| !matches!(views.of(p).0, View::Hidden | View::PrivateTmp)) {
-        cover_dirs.push(store.clone());
-    }
+    // from them (see `stores`), where they still are then: another process's store (`known-stores`)
+    // may go at any moment (a test's temporary home removed: CI's runs failed setup when one went
+    // between plan and helper), and what is gone needs no cover.
+    let cover_dirs_if_there: Vec<PathBuf> = req.stores.iter().filter(|p| !matches!(views.of(p).0, View::Hidden | View::PrivateTmp)).cloned().collect();
     let review = review_mounts(policy)?;
     // The sandbox's memory-backed filesystems are as large as `limits.memory`, or a fixed cap: a
     // write to them takes the host's memory, which no rlimit counts. bwrap bounds their bytes; the
@@ -363,6 +363,7 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         overlays: caches.overlays,
         cover_dirs,
         cover_files,
+        cover_dirs_if_there,
         await_init_locks: held_dirs.len(),
         close_fds: held_dirs.iter().map(|h| h.fd).collect(),
         unmount: caches.unmount.into_iter().chain(review.as_ref().map(|m| path_arg(&m.set_dir)).transpose()?).collect(),

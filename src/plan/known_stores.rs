@@ -30,7 +30,14 @@ pub fn file() -> Option<PathBuf> {
 pub fn record_and_list(own: &[PathBuf]) -> Vec<PathBuf> {
     let env = |k: &str| std::env::var_os(k).map(PathBuf::from);
     let homes: Vec<PathBuf> = [env("HOME"), crate::planted::home::database_home()].into_iter().flatten().filter_map(|h| h.canonicalize().ok()).collect();
-    file().map(|path| at_with_homes(&path, own, &homes)).unwrap_or_default()
+    // Not a store in the shared temporary directories, which every workspace-write run of any
+    // process may write (`tmp: 'writable'`): a cover in other runs guards nothing there that the
+    // next run without it could not reach, and its pins changed every plan with `/tmp` writable
+    // (`HOME=/tmp` made `/tmp/.local/state/sandspawn`, and every later plan bound its way).
+    let shared: Vec<PathBuf> = [Some(PathBuf::from("/tmp")), env("TMPDIR")].into_iter().flatten().filter_map(|t| t.canonicalize().ok()).collect();
+    let own: Vec<PathBuf> = own.iter().filter(|p| !shared.iter().any(|t| p.starts_with(t))).cloned().collect();
+    let listed = file().map(|path| at_with_homes(&path, &own, &homes)).unwrap_or_default();
+    listed.into_iter().filter(|p| !shared.iter().any(|t| p.starts_with(t))).collect()
 }
 
 /// `record_and_list` with the list at `path`, and `homes` never to list (nor what holds one).
