@@ -37,15 +37,15 @@ pub fn record_and_list(own: &[PathBuf]) -> Vec<PathBuf> {
     // next run without it could not reach, and its pins changed every plan with `/tmp` writable
     // (`HOME=/tmp` made `/tmp/.local/state/sandspawn`, and every later plan bound its way).
     let shared: Vec<PathBuf> = [Some(PathBuf::from("/tmp")), env("TMPDIR")].into_iter().flatten().filter_map(|t| t.canonicalize().ok()).collect();
-    let own: Vec<PathBuf> = own.iter().filter(|p| !shared.iter().any(|t| p.starts_with(t))).cloned().collect();
-    let listed = file().map(|path| at_with_homes(&path, &own, &homes)).unwrap_or_default();
-    listed.into_iter().filter(|p| !shared.iter().any(|t| p.starts_with(t))).collect()
+    let excluded = |p: &Path| homes.iter().any(|h| h.starts_with(p)) || shared.iter().any(|t| p.starts_with(t));
+    file().map(|path| at_excluding(&path, own, &excluded)).unwrap_or_default()
 }
 
-/// `record_and_list` with the list at `path`, and `homes` never to list (nor what holds one).
-fn at_with_homes(path: &Path, own: &[PathBuf], homes: &[PathBuf]) -> Vec<PathBuf> {
+/// `record_and_list` with the list at `path`, and what `excluded` names (a directory holding a
+/// home, one in a shared temporary directory) neither recorded nor listed, and pruned with the gone.
+fn at_excluding(path: &Path, own: &[PathBuf], excluded: &dyn Fn(&Path) -> bool) -> Vec<PathBuf> {
     let (listed, size) = read(path);
-    let keep = |p: &PathBuf| unlinked(p).filter(|p| !homes.iter().any(|h| h.starts_with(p)));
+    let keep = |p: &PathBuf| unlinked(p).filter(|p| !excluded(p));
     let mut new: Vec<PathBuf> = own.iter().filter_map(keep).filter(|p| !listed.contains(p)).collect();
     new.sort();
     new.dedup();
@@ -70,7 +70,7 @@ fn at_with_homes(path: &Path, own: &[PathBuf], homes: &[PathBuf]) -> Vec<PathBuf
 
 #[cfg(test)]
 fn at(path: &Path, own: &[PathBuf]) -> Vec<PathBuf> {
-    at_with_homes(path, own, &[])
+    at_excluding(path, own, &|_| false)
 }
 
 /// `p` itself when it is a private directory (`state_dir::is_private`) that no symlink leads to:
@@ -189,7 +189,8 @@ mod tests {
         for d in [&base, &home, &home.join(".local"), &home.join(".local/state"), &home.join(".local/state/sandspawn")] {
             std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o700)).unwrap();
         }
-        let listed = at_with_homes(&list, &[home.clone(), base.clone(), home.join(".local/state/sandspawn")], &[home.clone()]);
+        let holds_home = |p: &Path| home.starts_with(p);
+        let listed = at_excluding(&list, &[home.clone(), base.clone(), home.join(".local/state/sandspawn")], &holds_home);
         assert_eq!(listed, [home.join(".local/state/sandspawn")]);
     }
 
