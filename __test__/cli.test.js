@@ -363,6 +363,20 @@ test('--ask: what the command printed cannot hide the question to run again with
   }
 })
 
+test('explain quotes an argument with invisible or C1 characters as a word bash reads back byte for byte, in any locale', () => {
+  // Found by an attacker's review: U+0085 was printed as $'...\\x85...', which bash reads as the
+  // single byte 0x85, not the character: the printed command named another path.
+  const arg = 'dir\u0085name\u00ad\u200b\u009b\u{e0041}end\u001b'
+  const r = cli(['explain', '--mode', 'read-only', '--', 'printf', '%s', arg])
+  assert.equal(r.status, 0, ctx(r))
+  const word = r.stdout.split(/\s+/).find((w) => w.startsWith("$'") && w.includes('dir'))
+  assert.ok(word, r.stdout)
+  for (const locale of ['C', 'C.UTF-8']) {
+    const back = require('node:child_process').execFileSync('bash', ['-c', `printf %s ${word}`], { env: { ...process.env, LC_ALL: locale } })
+    assert.equal(back.toString('hex'), Buffer.from(arg, 'utf8').toString('hex'), `${locale}: ${word}`)
+  }
+})
+
 test('explain and errors show names from the workspace escaped: no sequence of theirs reaches the terminal', () => {
   // A nested repository whose directory name moves the cursor up and erases: the plan names its
   // .git (kept read-only), and explain printed the name raw.

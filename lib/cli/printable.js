@@ -29,4 +29,18 @@ function printable(text) {
   })
 }
 
-module.exports = { printable }
+/**
+ * `text` as the inside of a bash `$'...'` word that reads back as exactly its UTF-8 bytes: each
+ * unsafe character as the `\xHH` escapes of its bytes. Not `printable`'s `\xHH`/`\uHHHH`:
+ * bash reads `\xHH` as one raw byte (so U+0085 would come back as the byte 0x85, another name),
+ * and `\u` only in a UTF-8 locale (in the C locale it stays six characters). Found by an
+ * attacker's review: `explain` printed `dir\u0085name` as a word naming a different path.
+ */
+function shellEscaped(text) {
+  return String(text).replace(UNSAFE, (c) => {
+    if (NAMED[c]) return NAMED[c]
+    return [...Buffer.from(c, 'utf8')].map((b) => `\\x${b.toString(16).padStart(2, '0')}`).join('')
+  })
+}
+
+module.exports = { printable, shellEscaped }
