@@ -20,9 +20,13 @@ process.env.SANDSPAWN_CHANGE_SET_DIR = STORE
 process.on('exit', () => rmrf(STORE))
 
 /** Kept absent at the workspace's top (moved aside and reported), as `.claude` and `.nvim.lua` are. */
-const KEPT = ['.clinerules/hooks/TaskStart', '.lazy.lua', '.dir-locals.el', '.dir-locals-2.el', '.amp/settings.json', '.github/hooks/session.json']
+const KEPT = ['.clinerules/hooks/TaskStart', '.lazy.lua', '.dir-locals.el', '.dir-locals-2.el', '.amp/settings.json', '.github/hooks/session.json',
+  // host25 (names_probe.js): more agents, RVM, rbenv-vars, Theia, Pants, sbt, jj.
+  '.openhands/setup.sh', '.pi/settings.json', '.continuerc.json', '.rvmrc', '.rbenv-vars', '.versions.conf', '.theia/tasks.json', '.pants.bootstrap', '.sbtrc', '.jj/repo/config.toml']
 /** Report-only, as `.env` and lefthook's files are: created, and reported. */
-const REPORTED = ['.env.local', '.env.development', '.env.test', '.env.production', '.env.development.local', '.env.test.local', '.env.production.local', 'hk.pkl', 'hk.local.pkl', '.config/hk.pkl', '.config/hk.local.pkl', 'proj.code-workspace', 'sub/x.code-workspace']
+const REPORTED = ['.env.local', '.env.development', '.env.test', '.env.production', '.env.development.local', '.env.test.local', '.env.production.local', 'hk.pkl', 'hk.local.pkl', '.config/hk.pkl', '.config/hk.local.pkl', 'proj.code-workspace', 'sub/x.code-workspace',
+  // host25: hook managers' and language/build servers' files, and bazelisk's wrapper.
+  '.lintstagedrc.json', 'lint-staged.config.mjs', '.huskyrc', '.overcommit.yml', '.rusty-hook.toml', 'hie.yaml', '.bsp/sbt.json', '.lsp/config.edn', '.luarc.json', 'tools/bazel', 'sub/tools/bazel']
 const MODES = { bwrap: {}, landlock: { linux: { allow: ['landlock'] } } }
 
 function plant(list) {

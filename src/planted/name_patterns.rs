@@ -1,7 +1,8 @@
 //! Files host tools act on that no single name in `names` can stand for, found by an attacker's
 //! review (tools23): VS Code's `*.code-workspace` (settings, and tasks with `runOn: folderOpen`,
 //! the counterpart of `.vscode`) and GitHub Copilot CLI's `.github/hooks` (it runs the `bash`
-//! commands of each `*.json` there; `.github` itself is the project's, workflows). They are
+//! commands of each `*.json` there; `.github` itself is the project's, workflows); and (host25)
+//! bazelisk's `tools/bazel` wrapper (`tools` is the project's own). They are
 //! matched beside the names by the walk and review mode (a suffix and a parent compared per entry,
 //! no lookup of its own), so a run that creates or replaces one says so in `hostRisks` and
 //! review's apply holds it back. `.github/hooks` at a root's or repository's top is also kept as a
@@ -22,6 +23,9 @@ const WORKSPACE: &str = "VS Code applies its settings and runs its tasks (`runOn
 pub const NESTED_PARENT: &str = ".github";
 
 const COPILOT_HOOKS_LINK: &str = "it is a symlink: GitHub Copilot CLI runs the commands of the hooks (*.json) in the hooks directory of what it leads to when a session starts here";
+/// Found by an attacker's review (host25): bazelisk runs a workspace's `tools/bazel` in place of
+/// Bazel, so `bazel build` there runs what a run put in it.
+const BAZEL_WRAPPER: &str = "bazelisk (and Bazel's own launcher) runs it in place of bazel for every bazel command in the workspace";
 const COPILOT_HOOKS: &str = "GitHub Copilot CLI runs the commands of the hooks (*.json) in it when a session starts here";
 
 /// What the entry `name` in a directory named `parent` can make the host do, when it is one of the
@@ -30,6 +34,9 @@ pub fn what_it_does(parent: Option<&OsStr>, name: &OsStr) -> Option<&'static str
     let bytes = name.as_encoded_bytes();
     if bytes.len() > ".code-workspace".len() && bytes.ends_with(b".code-workspace") {
         return Some(WORKSPACE);
+    }
+    if name == "bazel" && parent.is_some_and(|p| p == "tools") {
+        return Some(BAZEL_WRAPPER);
     }
     (name == "hooks" && parent.is_some_and(|p| p == ".github")).then_some(COPILOT_HOOKS)
 }
@@ -53,6 +60,8 @@ mod tests {
     fn matches_the_patterns_only() {
         assert!(of_path("w/proj.code-workspace".as_ref()).is_some());
         assert!(of_path("w/.github/hooks".as_ref()).is_some());
+        assert!(of_path("w/tools/bazel".as_ref()).is_some());
+        assert!(of_path("w/tool/bazel".as_ref()).is_none() && of_path("w/tools/bazelisk".as_ref()).is_none());
         for not in ["w/.code-workspace", "w/proj.code-workspace.bak", "w/hooks", "w/.github", "w/.github/workflows", "w/x/.githubx/hooks"] {
             assert!(of_path(not.as_ref()).is_none(), "{not}");
         }

@@ -125,6 +125,29 @@ const DEFAULTS: &[(&str, &str)] = &[
     (".lazy.lua", "lazy.nvim runs it as a local plugin spec when Neovim starts here"),
     (".dir-locals.el", "Emacs applies its variables to files opened below it (`eval` runs Lisp, after asking unless marked safe)"),
     (".dir-locals-2.el", "Emacs applies its variables to files opened below it (`eval` runs Lisp, after asking unless marked safe)"),
+    // Found by an attacker's review (host25), each planted unflagged: more coding agents whose
+    // project settings start MCP servers, hooks or setup scripts; RVM's and rbenv-vars' files
+    // (run, or set RUBYOPT, when a shell enters or ruby starts); Theia's tasks; Pants' and sbt's
+    // start-up files; version-control directories whose configuration runs hooks, as `.hg`'s does.
+    (".iflow", "iFlow CLI starts the MCP servers and hooks its settings.json lists"),
+    (".codebuddy", "CodeBuddy Code starts the MCP servers and hooks its settings list"),
+    (".pi", "the pi coding agent loads the extensions and runs the settings it holds"),
+    (".continuerc.json", "Continue applies it over its configuration: MCP servers and commands it starts"),
+    (".tabnine", "Tabnine starts the MCP servers its mcp_servers.json lists"),
+    (".trae", "Trae starts the MCP servers its settings list"),
+    (".vibe", "Mistral Vibe starts the MCP servers its config.toml lists"),
+    (".grok", "Grok CLI starts the MCP servers its settings.json lists"),
+    (".augment", "Augment's agent starts the MCP servers and hooks its settings list"),
+    (".openhands", "OpenHands runs its setup.sh and pre-commit script when a session starts here"),
+    (".theia", "the Theia IDE runs its tasks and applies its settings"),
+    (".rvmrc", "RVM runs it when a shell enters the directory (once trusted; `rvm_trust_rvmrcs_flag` trusts every one)"),
+    (".versions.conf", "RVM sets the variables it lists (RUBYOPT: code ruby loads) when a shell enters the directory"),
+    (".rbenv-vars", "rbenv-vars sets the variables it lists (RUBYOPT: code ruby loads) for every ruby command here"),
+    (".pants.bootstrap", "Pants runs it (a bash script) on every command here"),
+    (".sbtrc", "sbt runs the commands it lists when it starts here"),
+    (".sl", "Sapling runs the hooks and extensions of a repository's .sl/config"),
+    (".jj", "jj (before 0.38) applies a repository's .jj/repo/config.toml: aliases, pager and diff tools it runs"),
+    (".pijul", "Pijul runs the hooks of a repository's .pijul/config"),
 ];
 
 /// The report-only tier (`sandbox.reportedNames`): files tools run that commands legitimately
@@ -197,7 +220,39 @@ const REPORTED: &[(&str, &str)] = &[
     (".env.production.local", ENV_MODE),
     ("hk.pkl", "hk runs the steps it lists on git hooks"),
     ("hk.local.pkl", "hk runs the steps it lists on git hooks (in place of hk.pkl)"),
+    // Found by an attacker's review (host25): hook managers beside pre-commit and lefthook
+    // (lint-staged's and husky 4's configurations in each format, rusty-hook, overcommit), and
+    // language servers' and build servers' project files naming programs they start; tools write
+    // most of them (sbt and mill write `.bsp`, clojure-lsp its `.lsp/.cache`): reported, not kept.
+    (".lintstagedrc", LINT_STAGED),
+    (".lintstagedrc.json", LINT_STAGED),
+    (".lintstagedrc.yaml", LINT_STAGED),
+    (".lintstagedrc.yml", LINT_STAGED),
+    (".lintstagedrc.js", LINT_STAGED),
+    (".lintstagedrc.mjs", LINT_STAGED),
+    (".lintstagedrc.cjs", LINT_STAGED),
+    (".lintstagedrc.ts", LINT_STAGED),
+    ("lint-staged.config.js", LINT_STAGED),
+    ("lint-staged.config.mjs", LINT_STAGED),
+    ("lint-staged.config.cjs", LINT_STAGED),
+    ("lint-staged.config.ts", LINT_STAGED),
+    (".huskyrc", HUSKY4),
+    (".huskyrc.json", HUSKY4),
+    (".huskyrc.yaml", HUSKY4),
+    (".huskyrc.yml", HUSKY4),
+    (".huskyrc.js", HUSKY4),
+    ("husky.config.js", HUSKY4),
+    (".rusty-hook.toml", "rusty-hook runs the commands it lists on git hooks"),
+    (".overcommit.yml", "overcommit runs the hooks it lists on git hooks"),
+    ("hie.yaml", "the Haskell language server runs its cradle's shell command when a file is opened"),
+    (".lsp", "clojure-lsp runs the classpath command its config.edn names when it starts"),
+    (".bsp", "IDEs and Metals start the build server each connection file's argv names"),
+    (".merlin", "Merlin runs the preprocessors it names (-pp) when a file is opened"),
+    (".luarc.json", "the Lua language server runs the plugin its runtime.plugin names"),
 ];
+
+const LINT_STAGED: &str = "lint-staged runs the commands it lists on commit (through a git hook)";
+const HUSKY4: &str = "husky 4 runs the commands it lists on git hooks";
 
 const ENV_MODE: &str = "Bun loads its variables as it loads .env: NODE_OPTIONS or LD_PRELOAD there run code in every program it starts";
 
@@ -235,7 +290,8 @@ pub fn what_at(path: &std::path::Path) -> &'static str {
 const DIRECTORIES: &[&str] = &[
     ".git", ".vscode", ".idea", ".devcontainer", ".claude", ".codex", ".agents", ".cursor", ".gemini", ".continue", ".windsurf",
     ".roo", ".amazonq", ".opencode", ".zed", ".helix", ".cargo", ".mvn", ".hg", ".qwen", ".kiro", ".kilocode", ".junie", ".factory",
-    ".clinerules", ".amp",
+    ".clinerules", ".amp", ".iflow", ".codebuddy", ".pi", ".tabnine", ".trae", ".vibe", ".grok", ".augment", ".openhands", ".theia",
+    ".sl", ".jj", ".pijul",
 ];
 
 /// What the placeholder of a missing protected name is. Files by convention get an empty file
@@ -341,7 +397,7 @@ mod tests {
     #[test]
     fn every_name_a_tool_reads_is_in_its_tools_tier() {
         let (protected, reported) = (defaults(), reported_defaults());
-        let tools: [(&str, Vec<String>, &Vec<String>); 16] = [
+        let tools: [(&str, Vec<String>, &Vec<String>); 18] = [
             // zsh loads FILE.zwc (compiled) in place of FILE when it is newer (zshmisc, "Autoloading
             // Functions" and zcompile): the compiled form is as much a startup file.
             ("zsh", [".zshenv", ".zprofile", ".zshrc", ".zlogin", ".zlogout"].into_iter().flat_map(|n| [n.to_string(), format!("{n}.zwc")]).collect(), &protected),
@@ -367,6 +423,10 @@ mod tests {
             ("bun", ["", ".local"].iter().flat_map(|l| ["development", "test", "production"].map(|m| format!(".env.{m}{l}"))).chain([".env.local".to_string()]).collect(), &reported),
             ("hk", ["hk.pkl", "hk.local.pkl"].map(String::from).to_vec(), &reported),
             ("agents and editors", [".clinerules", ".amp", ".lazy.lua", ".dir-locals.el", ".dir-locals-2.el"].map(String::from).to_vec(), &protected),
+            // host25: more agents, Ruby's per-directory files, Theia, Pants, sbt, version control;
+            // hook managers' and language servers' files, reported.
+            ("host25 kept", [".iflow", ".codebuddy", ".pi", ".continuerc.json", ".tabnine", ".trae", ".vibe", ".grok", ".augment", ".openhands", ".theia", ".rvmrc", ".versions.conf", ".rbenv-vars", ".pants.bootstrap", ".sbtrc", ".sl", ".jj", ".pijul"].map(String::from).to_vec(), &protected),
+            ("host25 reported", [".lintstagedrc", ".lintstagedrc.json", ".lintstagedrc.yml", "lint-staged.config.js", ".huskyrc", ".huskyrc.js", "husky.config.js", ".rusty-hook.toml", ".overcommit.yml", "hie.yaml", ".lsp", ".bsp", ".merlin", ".luarc.json"].map(String::from).to_vec(), &reported),
         ];
         for (tool, names, tier) in tools {
             for n in names {
@@ -375,7 +435,7 @@ mod tests {
             }
         }
         assert_eq!(placeholder_kind(".opencode"), PlaceholderKind::Dir);
-        for dir in [".qwen", ".kiro", ".kilocode", ".junie", ".factory", ".clinerules", ".amp"] {
+        for dir in [".qwen", ".kiro", ".kilocode", ".junie", ".factory", ".clinerules", ".amp", ".iflow", ".pi", ".openhands", ".theia", ".sl", ".jj", ".pijul"] {
             assert_eq!(placeholder_kind(dir), PlaceholderKind::Dir, "{dir}");
         }
         for file in [".lazy.lua", ".dir-locals.el", ".dir-locals-2.el", ".perldb", ".ghci", ".ocamlinit", ".octaverc", ".erlang", ".zlogout", ".zshrc.zwc", "_exrc", ".vimrc", "_vimrc", "_gvimrc", ".devcontainer.json", "opencode.jsonc", "irb.rc", "_irbrc", "$irbrc"] {
