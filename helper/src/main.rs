@@ -95,6 +95,8 @@ mod tmpfs_inodes;
 #[cfg(target_os = "linux")]
 mod userns;
 #[cfg(target_os = "linux")]
+mod user_budgets;
+#[cfg(target_os = "linux")]
 mod write_guard;
 
 /// Keeps the marker in the binary, where the addon looks for it (see `protocol::MARKER`).

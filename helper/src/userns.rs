@@ -55,7 +55,8 @@ pub fn enter_own(map_ids: Option<(u32, u32)>, limit: bool) -> Result<(), Failure
     Ok(())
 }
 
-/// `user.max_user_namespaces` set to 1 for this namespace, every mount of the plan's left as it is.
+/// `user.max_user_namespaces` set to 1 for this namespace, and its share of the per-user budgets
+/// (`user_budgets`), every mount of the plan's left as it is.
 ///
 /// The plan covers `/proc/sys` with a read-only bind, and a `denyRead` mask may lie on it or below
 /// it (`/proc/sys`, `/proc/sys/kernel/hostname`). This step once detached `/proc/sys` for the write
@@ -68,7 +69,7 @@ fn limit_user_namespaces() -> Result<(), Failure> {
     const OVER: &str = "/proc/sys";
     let proc = Target::open("/proc", Kind::Dir, "the sandbox's proc")?;
     mount(Some(&proc.proc_path()), &c(OVER)?, None, libc::MS_BIND, None, "binding the sandbox's proc over /proc/sys")?;
-    let written = write_file(&format!("{OVER}/sys/user/max_user_namespaces"), "1");
+    let written = write_file(&format!("{OVER}/sys/user/max_user_namespaces"), "1").and_then(|()| crate::user_budgets::limit(&format!("{OVER}/sys")));
     unmount(OVER)?;
     written
 }
