@@ -475,7 +475,7 @@ impl Index {
     /// waits until a change gets a later ctime than any recorded: filesystems stamp changes with
     /// the kernel's coarse clock (a few milliseconds on tmpfs and ext4), so a change made at once
     /// could carry the very ctime the walk saw, which after a real walk's second cannot happen.
-    fn age(&mut self) {
+    pub(crate) fn age(&mut self) {
         let newest = self.dirs.values().map(|d| d.stamp.ctime).max().unwrap_or((0, 0));
         for d in Arc::make_mut(&mut self.dirs).values_mut() {
             d.walk_started = now_secs() + 2;

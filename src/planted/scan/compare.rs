@@ -31,6 +31,23 @@ impl Index {
         }
     }
 
+    /// The directories this walk read whose listing is not `prior`'s (`Seen::ReadAgain`), and those
+    /// it could not list: what a caller that follows only changes must look at. None when this is
+    /// `prior` itself (the watcher heard nothing: no walk).
+    pub fn read_again(&self, prior: &Index) -> Vec<PathBuf> {
+        if Arc::ptr_eq(&self.dirs, &prior.dirs) && Arc::ptr_eq(&self.unlisted, &prior.unlisted) {
+            return Vec::new();
+        }
+        let same = |k: &DirKey, now: &Arc<_>| prior.dirs.get(k).is_some_and(|old| Arc::ptr_eq(&old.listing, now));
+        let read = self.dirs.iter().filter(|(k, d)| !same(k, &d.listing)).map(|(k, _)| k.to_path_buf());
+        read.chain(self.unlisted.iter().map(|u| u.path.to_path_buf())).collect()
+    }
+
+    /// Whether the walk stopped at its bound (directories past it are in no listing).
+    pub fn truncated(&self) -> bool {
+        self.totals.truncated
+    }
+
     /// The subdirectories this walk entered below `dir`, if it listed `dir`.
     pub fn subdirs(&self, dir: &Path) -> Option<Vec<PathBuf>> {
         self.dirs.get(&self.key_of(dir)?).map(|d| d.listing.subdirs.iter().map(|(k, _)| k.to_path_buf()).collect())
