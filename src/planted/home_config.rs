@@ -13,7 +13,8 @@
 //! (`review::home_config`).
 //!
 //! Cheap on warm runs: a directory is listed only when the walk after the run read it again (an
-//! entry was added, removed or renamed in it); one whose listing the walk kept is not looked at.
+//! entry was added, removed or renamed in it); one whose listing the walk kept is not even visited
+//! (`Walk::changed_only` starts from `Index::read_again`), but past the walk's bound.
 //! In a directory read again, a subdirectory is new when the walk before the run did not list it
 //! with the same inode (a directory's ctime moves with its content), any other entry when its
 //! ctime is not older than the baseline (made, renamed into place, or written). A directory no
@@ -31,7 +32,7 @@ use super::scan::{Index, Seen};
 /// Entries of one directory judged; past it the directory itself is reported (a run that makes a
 /// hundred thousand files there costs the host no more than this).
 pub const MAX_ENTRIES: usize = 10_000;
-/// Directories looked at per run (a few hash look-ups each, when the walk kept their listing).
+/// Directories looked at per run (those the walk read again, and those it did not list).
 pub const MAX_DIRS: usize = 10_000;
 /// Entries read per run, over all the directories the walk read again (or did not list).
 pub const MAX_LISTED: usize = 100_000;
