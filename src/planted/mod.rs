@@ -59,6 +59,7 @@ pub mod small_file;
 mod unreadable;
 pub mod unwalked_links;
 mod links_via;
+mod dangling_memo;
 pub mod venv;
 pub mod venv_way;
 #[cfg(target_os = "linux")]
