@@ -323,3 +323,52 @@ describe('a run\'s end does not flush the host\'s filesystem (issue 32, issue 36
     })
   }
 })
+
+describe('one run takes a bounded share of the user\'s queued signals and message-queue bytes (attacker review)', () => {
+  // Found by an attacker's review: a run made POSIX timers until the kernel refused, 96,368, each
+  // reserving a queued signal against the user's RLIMIT_SIGPENDING; while it lived no other program
+  // of the user (root included) could make a timer or `sigqueue`. Likewise its POSIX message
+  // queues took the user's whole RLIMIT_MSGQUEUE. The helper now lowers both inside the sandbox's
+  // user namespace, whose count the kernel charges to the user's as a whole (README, "Per-user
+  // kernel budgets"). The run takes until refused; the host then makes one more while it holds them.
+  const fs = require('node:fs')
+  const path = require('node:path')
+  const { spawnSync } = require('node:child_process')
+  const FIXTURE = path.join(__dirname, '..', 'fixtures', 'user-budget.py')
+  const SIGPENDING_PER_RUN = 4096
+  // Default-sized queues (10 messages of 8 KiB, about 82 KiB each with the kernel's bookkeeping)
+  // within 256 KiB.
+  const QUEUES_PER_RUN = 3
+  // The host's soft limit, from a line like "Max pending signals  96369  96369  signals".
+  const hostLimit = (name) => {
+    const line = fs.readFileSync('/proc/self/limits', 'utf8').split('\n').find((l) => l.startsWith(name))
+    const soft = line.slice(name.length).trim().split(/\s+/)[0]
+    return soft === 'unlimited' ? Infinity : Number(soft)
+  }
+
+  for (const [kind, one, limit, bound] of [
+    ['timers', 'timer', 'Max pending signals', SIGPENDING_PER_RUN],
+    ['queues', 'queue', 'Max msgqueue size', QUEUES_PER_RUN],
+  ]) {
+    test(`${kind}: a run takes at most ${bound}, and the host still makes one while it holds them`, { timeout: 120000 }, async (t) => {
+      if (process.platform !== 'linux') return t.skip('Linux only')
+      if (kind === 'timers' && hostLimit(limit) < 2 * SIGPENDING_PER_RUN) return t.skip(`the host's own ${limit} is not above the run's bound`)
+      if (kind === 'queues' && hostLimit(limit) < 3 * 262144) return t.skip(`the host's own ${limit} is not above the run's bound`)
+      const tree = tempTree(t)
+      const ready = path.join(tree.ws, 'ready')
+      const ac = new AbortController()
+      const held = run(['python3', FIXTURE, kind, ready], { cwd: tree.ws, sandbox: 'workspace-write', signal: ac.signal, timeout: 100000 }).catch((e) => e)
+      for (let waited = 0; !fs.existsSync(ready) && waited < 90000; waited += 100) await new Promise((r) => setTimeout(r, 100))
+      const made = fs.existsSync(ready) ? fs.readFileSync(ready, 'utf8') : 'no ready file'
+      const host = spawnSync('python3', [FIXTURE, one], { encoding: 'utf8' })
+      ac.abort()
+      const r = await held
+      t.diagnostic(`the run: ${made}; the host's one more: ${host.status === 0 ? 'made' : host.stdout.trim()}`)
+      const m = /^made (\d+) (\w+)$/.exec(made)
+      assert.ok(m, `${made}\n${show(r.result || r)}`)
+      assert.ok(Number(m[1]) <= bound && Number(m[1]) >= bound * 0.9, `the run made ${m[1]}, bound ${bound}`)
+      assert.equal(m[2], kind === 'timers' ? 'EAGAIN' : 'EMFILE')
+      assert.equal(host.status, 0, `the host made no ${one} while the run held its ${kind}: ${host.stdout}${host.stderr}`)
+    })
+  }
+})
