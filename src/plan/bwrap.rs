@@ -352,7 +352,8 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         report_fd,
         net_listen_fd: net_ctl_fd,
         controlling_tty: req.terminal,
-        rlimits: req.rlimits.to_vec(),
+        // Every bwrap run, limits or not: the per-user budgets the sandbox's user namespace counts.
+        rlimits: req.rlimits.iter().chain(&sandspawn_helper::rlimit::PER_USER_BUDGETS).copied().collect(),
         own_userns: true,
         limit_userns: true,
         map_ids,

@@ -10,6 +10,9 @@ use super::test_support::{policy, userns_steps};
 use super::{build, LaunchPlan, PlanRequest};
 use crate::platform::Platform;
 
+/// What every bwrap run sets besides the limits asked for (`rlimit::PER_USER_BUDGETS`).
+const BUDGETS: [&str; 2] = ["--rlimit=sigpending:4096:4096", "--rlimit=msgqueue:262144:262144"];
+
 const HELPER: &str = "/opt/sandspawn/sandspawn-helper";
 
 fn limits() -> Vec<Rlimit> {
@@ -58,10 +61,10 @@ fn bwrap_plans_pass_the_limits_to_the_helper_inside() {
     // The sandbox's /dev/shm is as large as `memory`; none is set here.
     let steps = |rest: &[&str]| -> Vec<String> { [vec!["v1".to_string(), "--tmpfs-inodes=131072:/dev/shm".to_string(), "--devpts-max=256".to_string(), "--stdio-devices=/dev/sandspawn-host-dev".to_string()], userns_steps(true), rest.iter().map(|s| s.to_string()).collect()].concat() };
     let limits = ["--rlimit=cpu:2:3", "--rlimit=fsize:1048576:1048576", "--rlimit=core:0:0"];
-    assert_eq!(after_helper(&online.args), steps(&[&limits[..], &["--filter=inet-unix", "--report-fd=4", "--", "ls", "-l"]].concat()));
-    assert_eq!(after_helper(&p.args), steps(&[&limits[..], &["--filter=inet", "--report-fd=4", "--", "ls", "-l"]].concat()));
+    assert_eq!(after_helper(&online.args), steps(&[&limits[..], &BUDGETS[..], &["--filter=inet-unix", "--report-fd=4", "--", "ls", "-l"]].concat()));
+    assert_eq!(after_helper(&p.args), steps(&[&limits[..], &BUDGETS[..], &["--filter=inet", "--report-fd=4", "--", "ls", "-l"]].concat()));
     let unlimited = plan(json!("read-only"), Platform::Linux, &[], true);
-    assert_eq!(after_helper(&unlimited.args), steps(&["--filter=inet", "--report-fd=4", "--", "ls", "-l"]));
+    assert_eq!(after_helper(&unlimited.args), steps(&[&BUDGETS[..], &["--filter=inet", "--report-fd=4", "--", "ls", "-l"]].concat()));
 }
 
 #[test]
