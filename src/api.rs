@@ -202,7 +202,7 @@ mod tests {
     #[test]
     fn the_commands_own_malformed_or_excess_requests_are_no_network_denial() {
         // An allowed host asked for on port 0: the command's error, which no allowedDomains entry fixes.
-        for own in ["malformed", "connection_limit", "unauthenticated"] {
+        for own in ["malformed", "connection_limit", "unauthenticated", "tiny_chunks"] {
             let d = classify_sandbox_denial(&failed_run(json!([refusal("registry.npmjs.org", own)])), None).unwrap();
             assert_ne!(d.get("reason").and_then(Value::as_str), Some("network_denied"), "{own}: {d}");
         }

@@ -68,6 +68,8 @@ function networkRemedy(denial) {
       return ` (connection_limit): the command held 256 proxy connections at once, the most a run may; no flag changes that`
     case 'unauthenticated':
       return ` (unauthenticated): the request lacked the run's proxy credential; no flag changes that`
+    case 'tiny_chunks':
+      return ` (tiny_chunks): a plain-HTTP chunked body of tiny chunks was cut off, past the run's allowance of them; no flag changes that`
     case 'method_refused':
       return ` (method_refused): TRACE and TRACK are never forwarded; no flag changes that`
     default:

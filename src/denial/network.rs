@@ -72,7 +72,7 @@ mod tests {
 
     #[test]
     fn the_policy_refusal_decides_not_the_commands_own_faults() {
-        let own = [("registry.npmjs.org", Refusal::Malformed), ("", Refusal::ConnectionLimit), ("x", Refusal::Unauthenticated)];
+        let own = [("registry.npmjs.org", Refusal::Malformed), ("", Refusal::ConnectionLimit), ("x", Refusal::Unauthenticated), ("127.0.0.1", Refusal::TinyChunks)];
         assert_eq!(deciding_refusal(own), None);
         let then = own.into_iter().chain([("evil.test", Refusal::NotAllowed), ("10.0.0.1", Refusal::PrivateAddress)]);
         assert_eq!(deciding_refusal(then), Some(("evil.test", Refusal::NotAllowed)));

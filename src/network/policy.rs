@@ -96,10 +96,14 @@ pub enum Refusal {
     /// On neither list, and `ask::MAX_WAITING` questions of the run were already open (or
     /// `ask::MAX_ALLOWS` allows were listed, none for this host): refused without asking.
     QuestionLimit,
+    /// A plain-HTTP chunked body (the request's, or an answer's) cut off once the run had spent
+    /// its allowance of small chunks (`proxy::budget`): each costs the host's proxy far more
+    /// than writing it cost the command.
+    TinyChunks,
 }
 
 impl Refusal {
-    const ALL: [Refusal; 10] = [
+    const ALL: [Refusal; 11] = [
         Refusal::NotAllowed,
         Refusal::Denied,
         Refusal::PrivateAddress,
@@ -110,6 +114,7 @@ impl Refusal {
         Refusal::LookupFailed,
         Refusal::MethodRefused,
         Refusal::QuestionLimit,
+        Refusal::TinyChunks,
     ];
 
     /// The refusal `as_str` names (a result's `networkDenials[].reason`).
@@ -129,6 +134,7 @@ impl Refusal {
             Refusal::LookupFailed => "lookup_failed",
             Refusal::MethodRefused => "method_refused",
             Refusal::QuestionLimit => "question_limit",
+            Refusal::TinyChunks => "tiny_chunks",
         }
     }
 
@@ -136,12 +142,12 @@ impl Refusal {
     /// answer or bounds, a method never forwarded): a refusal a failed run is `network_denied` for.
     /// Not the command's own faults, which no option of the policy would change: a request naming
     /// no valid host and port (`malformed`, e.g. an allowed host on port 0), one past the run's
-    /// connections (`connection_limit`), or one without the run's proxy credential
+    /// connections (`connection_limit`), a body of too many tiny chunks (`tiny_chunks`), or one without the run's proxy credential
     /// (`unauthenticated`, another local process's or a tool's that dropped it). Reporting those as
     /// the policy's refusal of the host would advise allowing a host already allowed, and offer an
     /// unsandboxed rerun (`runWithEscalation`, the CLI's `--ask`) for a command that failed itself.
     pub fn is_policy_refusal(self) -> bool {
-        !matches!(self, Refusal::Malformed | Refusal::ConnectionLimit | Refusal::Unauthenticated)
+        !matches!(self, Refusal::Malformed | Refusal::ConnectionLimit | Refusal::Unauthenticated | Refusal::TinyChunks)
     }
 
     /// The sentence a 403 body gives, so an agent can tell a policy block from an outage.
@@ -170,6 +176,10 @@ impl Refusal {
                  callback (CLI: --ask), or it had already allowed 4,096 requests of this run (the most networkDecisions lists), so it \
                  was refused without asking"
             }
+            Refusal::TinyChunks => {
+                "this run sent (or was sent) more plain-HTTP chunked bodies of tiny chunks than one run may (100,000 chunks under 1 KiB \
+                 beyond 64 a request): each costs the host's proxy far more than writing it cost the command"
+            }
             Refusal::MethodRefused => {
                 "TRACE and TRACK are never forwarded: a proxy on the way answers them by echoing the request, with the credentials \
                  the run's proxy adds for the user's own proxy"
@@ -197,6 +207,7 @@ impl Refusal {
             Refusal::QuestionLimit => format!(
                 "answer the questions already waiting, or add '{host}' to sandbox.network.allowedDomains (CLI: --allow-domain {host}), and retry"
             ),
+            Refusal::TinyChunks => "nothing: send chunked bodies in chunks of 1 KiB or more (or with a Content-Length), or use HTTPS".into(),
             Refusal::MethodRefused => "nothing: no option forwards TRACE or TRACK; use another method".into(),
             Refusal::LookupFailed => format!("check that '{host}' exists and that the host's name servers answer, then retry; a lookup that timed out is not passed on unchecked"),
         }

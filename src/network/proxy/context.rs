@@ -51,6 +51,8 @@ pub struct Context {
     pub questions: Option<Arc<crate::network::ask::Questions>>,
     /// The proxy requests are forwarded through (`upstreamProxy`); `None`: direct connections.
     pub upstream: Option<crate::network::upstream::Upstream>,
+    /// Small chunks of plain-HTTP bodies this run may still send or be sent (`budget`).
+    pub(super) chunks: super::budget::ChunkBudget,
     /// This run's splice pipes (Linux: `splice::PIPES_PER_RUN`, taken by tunnels moving bytes).
     pub(super) pipes: Arc<Semaphore>,
     pub(super) token: CancellationToken,

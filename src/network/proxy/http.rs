@@ -14,13 +14,14 @@ use std::time::Duration;
 use bytes::Bytes;
 use http_body_util::{combinators::BoxBody, BodyExt, Empty, Full};
 use hyper::body::Incoming;
-use hyper::header::{HeaderMap, HeaderName, HeaderValue, CONNECTION, CONTENT_TYPE, HOST, MAX_FORWARDS, PROXY_AUTHENTICATE, PROXY_AUTHORIZATION};
+use hyper::header::{HeaderMap, HeaderName, HeaderValue, CONNECTION, CONTENT_TYPE, HOST, MAX_FORWARDS, TRANSFER_ENCODING, PROXY_AUTHENTICATE, PROXY_AUTHORIZATION};
 use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode, Uri};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::TcpStream;
 use tokio::sync::OwnedSemaphorePermit;
 
+use super::metered::{BoxError, Metered, Payer};
 use super::coalesce::Coalesced;
 use super::dial::{dial, DialError};
 use super::Context;
@@ -33,7 +34,7 @@ const MAX_HEADER_BYTES: usize = 64 * 1024;
 /// A client that sends its headers slower than this is disconnected (slowloris).
 const HEADER_TIMEOUT: Duration = Duration::from_secs(30);
 
-type Body = BoxBody<Bytes, hyper::Error>;
+type Body = BoxBody<Bytes, BoxError>;
 
 /// Serve one client connection, which holds `slot` of the run's connections; a CONNECT that dials
 /// takes the slot over to its tunnel, which outlives this function.
@@ -125,6 +126,11 @@ async fn forward(req: Request<Incoming>, ctx: Arc<Context>) -> Response<Body> {
         Err(e) => return dial_failure(&ctx, &host, port, Via::Http, e),
     };
     let (mut parts, body) = req.into_parts();
+    // Chunked bodies, both ways, are paid for from the run's allowance of chunks (budget.rs).
+    ctx.chunks.request();
+    let payer = Payer::new(ctx.clone(), host.display(), port);
+    let pays = |headers: &HeaderMap| headers.contains_key(TRANSFER_ENCODING).then(|| payer.clone());
+    let body = Metered::new(body, pays(&parts.headers));
     strip_hop_by_hop(&mut parts.headers);
     // `Max-Forwards: 0` makes the next proxy answer an OPTIONS (or TRACE) itself: the command
     // would be talking to the user's upstream proxy, not the host the policy checked.
@@ -177,9 +183,12 @@ async fn forward(req: Request<Incoming>, ctx: Arc<Context>) -> Response<Body> {
     match sent {
         Ok(resp) => {
             let (mut parts, body) = resp.into_parts();
+            let body = Metered::new(body, pays(&parts.headers));
             strip_hop_by_hop(&mut parts.headers);
             Response::from_parts(parts, Coalesced::new(body).boxed())
         }
+        // The request's body was cut off: the denial is recorded, the 403 says why.
+        Err(_) if payer.refused() => refused(&host.display(), port, Refusal::TinyChunks),
         Err(e) => bad_gateway(&host, port, &e.to_string()),
     }
 }
@@ -219,7 +228,13 @@ fn dial_failure(ctx: &Context, host: &Host, port: u16, via: Via, e: DialError) -
 /// A denial: recorded for the run, and a 403 whose body and header say it was the policy.
 fn refusal(ctx: &Context, host: &str, port: u16, via: Via, reason: Refusal) -> Response<Body> {
     ctx.denials.record(host, port, via, reason);
-    let body = format!("sandspawn: {host}:{port} blocked by the network policy ({}): {}. To allow it: {}.\n", reason.as_str(), reason.explain(), reason.remedy(host));
+    refused(host, port, reason)
+}
+
+/// The 403 of a refusal already recorded.
+fn refused(host: &str, port: u16, reason: Refusal) -> Response<Body> {
+    let by = if reason == Refusal::TinyChunks { "refused by the run's proxy" } else { "blocked by the network policy" };
+    let body = format!("sandspawn: {host}:{port} {by} ({}): {}. To allow it: {}.\n", reason.as_str(), reason.explain(), reason.remedy(host));
     text(StatusCode::FORBIDDEN, body, Some(reason.as_str()))
 }
 

@@ -3,12 +3,14 @@
 //! Every task it starts (connections, tunnels, upstream connections) is tracked and cancelled when
 //! the run ends, so no socket or task outlives the run.
 
+mod budget;
 mod chain;
 mod coalesce;
 mod context;
 mod dial;
 mod http;
 mod local_names;
+mod metered;
 mod relay;
 mod resolver;
 mod socks5;
@@ -85,6 +87,7 @@ impl RunProxy {
                 credential,
                 questions: extras.questions,
                 upstream: extras.upstream,
+                chunks: budget::ChunkBudget::default(),
                 pipes: Arc::new(Semaphore::new(PIPES)),
                 token: CancellationToken::new(),
                 tracker: TaskTracker::new(),
@@ -249,3 +252,7 @@ mod tests_chain;
 mod tests_lookups;
 #[cfg(test)]
 mod tests_body;
+#[cfg(all(test, target_os = "linux"))]
+mod tests_chunk_cost;
+#[cfg(test)]
+mod tests_budget;

@@ -42,7 +42,7 @@ async fn read_chunked(s: &mut TcpStream, mut buf: Vec<u8>) -> (usize, usize) {
 
 /// An upstream that answers a chunked request with the chunks and bytes it got, or, for the path
 /// `/lone`, as soon as the chunk `hello` arrived (that request never ends).
-async fn chunk_counter() -> SocketAddr {
+pub(super) async fn chunk_counter() -> SocketAddr {
     serve_each(|mut s| async move {
         let mut buf = Vec::new();
         let mut chunk = [0u8; 4096];

@@ -1,0 +1,108 @@
+//! Chunked bodies on the plain-HTTP path, paid for frame by frame from the run's allowance of
+//! chunks (budget.rs); one that runs out is cut off, and the run's denials say so.
+
+use std::error::Error;
+use std::fmt;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::task::{Context as TaskContext, Poll};
+
+use bytes::Bytes;
+use hyper::body::{Body, Frame, SizeHint};
+
+use super::Context;
+use crate::network::denials::Via;
+use crate::network::policy::Refusal;
+
+pub type BoxError = Box<dyn Error + Send + Sync>;
+
+/// The error a body cut off for its chunks ends with.
+#[derive(Debug)]
+pub struct TinyChunks;
+
+impl fmt::Display for TinyChunks {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(Refusal::TinyChunks.explain())
+    }
+}
+
+impl Error for TinyChunks {}
+
+/// Who pays for a forwarded exchange's chunked bodies, and whether one was cut off (its denial
+/// then recorded, once).
+pub struct Payer {
+    ctx: Arc<Context>,
+    host: String,
+    port: u16,
+    refused: AtomicBool,
+}
+
+impl Payer {
+    pub fn new(ctx: Arc<Context>, host: String, port: u16) -> Arc<Payer> {
+        Arc::new(Payer { ctx, host, port, refused: AtomicBool::new(false) })
+    }
+
+    pub fn refused(&self) -> bool {
+        self.refused.load(Ordering::Relaxed)
+    }
+
+    fn pay(&self, len: usize) -> bool {
+        if self.refused() {
+            return false;
+        }
+        if self.ctx.chunks.pay(len) {
+            return true;
+        }
+        if !self.refused.swap(true, Ordering::Relaxed) {
+            self.ctx.denials.record(&self.host, self.port, Via::Http, Refusal::TinyChunks);
+        }
+        false
+    }
+}
+
+/// A body paid for frame by frame when it is chunked (`payer`); otherwise passed through (a
+/// `Content-Length` body comes in frames of what one read brought, each a write of the sender's).
+pub struct Metered<B> {
+    inner: B,
+    payer: Option<Arc<Payer>>,
+}
+
+impl<B> Metered<B> {
+    pub fn new(inner: B, payer: Option<Arc<Payer>>) -> Self {
+        Metered { inner, payer }
+    }
+}
+
+impl<B> Body for Metered<B>
+where
+    B: Body<Data = Bytes> + Unpin,
+    B::Error: Into<BoxError>,
+{
+    type Data = Bytes;
+    type Error = BoxError;
+
+    fn poll_frame(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
+        let frame = match Pin::new(&mut self.inner).poll_frame(cx) {
+            Poll::Ready(Some(Ok(frame))) => frame,
+            Poll::Ready(Some(Err(e))) => return Poll::Ready(Some(Err(e.into()))),
+            Poll::Ready(None) => return Poll::Ready(None),
+            Poll::Pending => return Poll::Pending,
+        };
+        if let (Some(payer), Some(data)) = (&self.payer, frame.data_ref()) {
+            if !payer.pay(data.len()) {
+                return Poll::Ready(Some(Err(Box::new(TinyChunks))));
+            }
+        }
+        Poll::Ready(Some(Ok(frame)))
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
+    }
+}
+
