@@ -88,8 +88,8 @@ async fn a_lone_small_chunk_is_forwarded_without_waiting_for_more() {
     assert!(got.contains("lone chunk arrived"), "{got}");
 }
 
-#[tokio::test]
-async fn a_response_of_tiny_chunks_comes_back_in_few_chunks() {
+/// A server on 127.0.0.1 (its port) that answers one request with `body`, chunked as it is.
+pub(super) async fn answers_chunked(body: Vec<u8>) -> u16 {
     let l = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = l.local_addr().unwrap().port();
     tokio::spawn(async move {
@@ -97,10 +97,16 @@ async fn a_response_of_tiny_chunks_comes_back_in_few_chunks() {
         let mut chunk = [0u8; 4096];
         let _ = s.read(&mut chunk).await;
         let mut resp = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".to_vec();
-        resp.extend_from_slice(&tiny_chunks());
+        resp.extend_from_slice(&body);
         let _ = s.write_all(&resp).await;
         let _ = s.read(&mut chunk).await;
     });
+    port
+}
+
+#[tokio::test]
+async fn a_response_of_tiny_chunks_comes_back_in_few_chunks() {
+    let port = answers_chunked(tiny_chunks()).await;
     let (_p, addr) = proxy(json!({"allowedDomains": ["127.0.0.1"], "allowPrivateAddresses": ["127.0.0.1"]}), &[]).await;
     let mut c = TcpStream::connect(addr).await.unwrap();
     c.write_all(format!("GET http://127.0.0.1:{port}/ HTTP/1.1\r\nHost: x\r\n\r\n").as_bytes()).await.unwrap();

@@ -6,11 +6,11 @@ use std::time::Duration;
 
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpStream;
 
 use super::budget::{BYTES_PER_CHUNK, GRACE, PER_REQUEST};
 use super::tests::proxy;
-use super::tests_body::chunk_counter;
+use super::tests_body::{answers_chunked, chunk_counter};
 use crate::network::denials::Via;
 use crate::network::policy::Refusal;
 
@@ -69,17 +69,7 @@ async fn opening_connections_buys_no_more_tiny_chunks() {
 
 #[tokio::test]
 async fn a_response_of_too_many_tiny_chunks_is_cut_off_and_reported() {
-    let l = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = l.local_addr().unwrap().port();
-    tokio::spawn(async move {
-        let Ok((mut s, _)) = l.accept().await else { return };
-        let mut chunk = [0u8; 4096];
-        let _ = s.read(&mut chunk).await;
-        let mut resp = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".to_vec();
-        resp.extend_from_slice(&tiny_chunks(ALLOWED + ALLOWED / 2));
-        let _ = s.write_all(&resp).await;
-        let _ = s.read(&mut chunk).await;
-    });
+    let port = answers_chunked(tiny_chunks(ALLOWED + ALLOWED / 2)).await;
     let (p, addr) = proxy(json!({"allowedDomains": ["127.0.0.1"], "allowPrivateAddresses": ["127.0.0.1"]}), &[]).await;
     let mut c = TcpStream::connect(addr).await.unwrap();
     c.write_all(format!("GET http://127.0.0.1:{port}/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").as_bytes()).await.unwrap();
