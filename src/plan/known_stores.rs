@@ -28,8 +28,9 @@ pub fn file() -> Option<PathBuf> {
 
 /// Records those of `own` (this process's own state directories, never a run's environment's: a
 /// run chose those) not listed yet, and returns every listed directory that is still one
-/// (`unlinked`); nothing when the list cannot be read.
-pub fn record_and_list(own: &[PathBuf]) -> Vec<PathBuf> {
+/// (`unlinked`); nothing when the list cannot be read. An entry that cannot be looked up for
+/// anything but absence refuses the run (`store_lookup`).
+pub fn record_and_list(own: &[PathBuf]) -> crate::error::Result<Vec<PathBuf>> {
     let env = |k: &str| std::env::var_os(k).map(PathBuf::from);
     let homes: Vec<PathBuf> = [env("HOME"), crate::planted::home::database_home()].into_iter().flatten().filter_map(|h| h.canonicalize().ok()).collect();
     // Not a store in the shared temporary directories, which every workspace-write run of any
@@ -38,18 +39,21 @@ pub fn record_and_list(own: &[PathBuf]) -> Vec<PathBuf> {
     // (`HOME=/tmp` made `/tmp/.local/state/sandspawn`, and every later plan bound its way).
     let shared: Vec<PathBuf> = [Some(PathBuf::from("/tmp")), env("TMPDIR")].into_iter().flatten().filter_map(|t| t.canonicalize().ok()).collect();
     let excluded = |p: &Path| homes.iter().any(|h| h.starts_with(p)) || shared.iter().any(|t| p.starts_with(t));
-    file().map(|path| at_excluding(&path, own, &excluded)).unwrap_or_default()
+    file().map(|path| at_excluding(&path, own, &excluded)).unwrap_or(Ok(Vec::new()))
 }
 
 /// `record_and_list` with the list at `path`, and what `excluded` names (a directory holding a
 /// home, one in a shared temporary directory) neither recorded nor listed, and pruned with the gone.
-fn at_excluding(path: &Path, own: &[PathBuf], excluded: &dyn Fn(&Path) -> bool) -> Vec<PathBuf> {
+fn at_excluding(path: &Path, own: &[PathBuf], excluded: &dyn Fn(&Path) -> bool) -> crate::error::Result<Vec<PathBuf>> {
     let (listed, size) = read(path);
-    let keep = |p: &PathBuf| unlinked(p).filter(|p| !excluded(p));
-    let mut new: Vec<PathBuf> = own.iter().filter_map(keep).filter(|p| !listed.contains(p)).collect();
+    let keep = |ps: &[PathBuf]| -> crate::error::Result<Vec<PathBuf>> {
+        let found = ps.iter().map(|p| unlinked(p)).collect::<crate::error::Result<Vec<_>>>()?;
+        Ok(found.into_iter().flatten().filter(|p| !excluded(p)).collect())
+    };
+    let mut new: Vec<PathBuf> = keep(own)?.into_iter().filter(|p| !listed.contains(p)).collect();
     new.sort();
     new.dedup();
-    let mut out: Vec<PathBuf> = listed.iter().filter_map(keep).collect();
+    let mut out: Vec<PathBuf> = keep(&listed)?;
     // Every run looks at every entry (an `lstat` each): a list mostly of stores gone (tests'
     // temporary homes: 453 entries after one CI run, 0.3 ms a run) is pruned as a long one is.
     let mostly_gone = listed.len() > PRUNE_FEW && out.len() * 2 < listed.len();
@@ -65,12 +69,18 @@ fn at_excluding(path: &Path, own: &[PathBuf], excluded: &dyn Fn(&Path) -> bool) 
         let _ = write(path, &new, true);
     }
     out.extend(new);
-    out
+    Ok(out)
+}
+
+/// The listed paths as they are written, looked up by nobody (the after-run check of the
+/// directories above them, `runner::store_modes`).
+pub fn listed() -> Vec<PathBuf> {
+    file().map(|path| read(&path).0).unwrap_or_default()
 }
 
 #[cfg(test)]
 fn at(path: &Path, own: &[PathBuf]) -> Vec<PathBuf> {
-    at_excluding(path, own, &|_| false)
+    at_excluding(path, own, &|_| false).unwrap()
 }
 
 /// `p` itself when it is a private directory (`state_dir::is_private`) that no symlink leads to:
@@ -78,9 +88,14 @@ fn at(path: &Path, own: &[PathBuf]) -> Vec<PathBuf> {
 /// had gone (a test's temporary home in `/tmp`) was made again by a run as a symlink to the home,
 /// and every later run of every process of the user covered the whole home. A listed path names
 /// the real directory that was recorded, or nothing.
-fn unlinked(p: &Path) -> Option<PathBuf> {
-    let meta = std::fs::symlink_metadata(p).ok()?;
-    (crate::state_dir::is_private(&meta) && p.canonicalize().ok()? == p).then(|| p.to_path_buf())
+/// A lookup that fails for anything but absence refuses (found by an attacker's review, rfix25: a
+/// run's `chmod 000` above a listed store dropped it from every later run's cover).
+fn unlinked(p: &Path) -> crate::error::Result<Option<PathBuf>> {
+    if super::store_lookup::lookup(p)?.as_deref() != Some(p) {
+        return Ok(None);
+    }
+    let private = std::fs::symlink_metadata(p).is_ok_and(|m| crate::state_dir::is_private(&m));
+    Ok(private.then(|| p.to_path_buf()))
 }
 
 /// The listed absolute paths and the list's size; nothing from a file that is not this user's
@@ -190,7 +205,7 @@ mod tests {
             std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o700)).unwrap();
         }
         let holds_home = |p: &Path| home.starts_with(p);
-        let listed = at_excluding(&list, &[home.clone(), base.clone(), home.join(".local/state/sandspawn")], &holds_home);
+        let listed = at_excluding(&list, &[home.clone(), base.clone(), home.join(".local/state/sandspawn")], &holds_home).unwrap();
         assert_eq!(listed, [home.join(".local/state/sandspawn")]);
     }
 

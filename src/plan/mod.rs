@@ -28,6 +28,7 @@ mod seatbelt_planted;
 pub mod pins;
 pub mod stores;
 pub mod known_stores;
+pub mod store_lookup;
 
 pub(crate) use child_env::child_env;
 pub use launch_plan::{BwrapInfo, LaunchPlan, PlanRequest};

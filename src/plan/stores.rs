@@ -21,8 +21,9 @@
 //! Each existing store is covered with an empty read-only directory by the helper, after it has
 //! mounted the run's own caches and change set from them and detached those binds.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use crate::error::Result;
 use crate::policy::ResolvedPolicy;
 
 /// The stores to cover in a sandbox for `policy`, whose command gets `env`: canonical, not inside
@@ -34,35 +35,57 @@ use crate::policy::ResolvedPolicy;
 /// exist yet: a run planned before the first review run made the change sets' store read the sets
 /// that run wrote while it lived (found by a review of this cover). Another environment's store is
 /// covered when it exists.
-pub fn to_cover(policy: &ResolvedPolicy, env: &std::collections::BTreeMap<String, String>) -> Vec<PathBuf> {
-    // The caches' root as resolved for the run, as the run's environment names it, and as the
-    // host process's does (where this process's other runs keep theirs); the change sets' root is
-    // the host process's.
-    // The run directories only where the Landlock mode makes them (a store nobody uses elsewhere).
-    let linux = crate::platform::Platform::host() == crate::platform::Platform::Linux;
-    let runs = if linux { runs_root() } else { None };
-    // The lock files of the directories plans hold, where plans make placeholders (see the module).
-    let held = if linux { crate::placeholders::locks_root() } else { None };
-    let (host_state, other_state) = state_dirs(env);
-    let host_stores: Vec<Option<PathBuf>> = [crate::tool_caches::store::host_root(), crate::review::store::root(), runs, held].into_iter().chain(host_state).collect();
-    for store in host_stores.iter().flatten().filter(|s| !s.exists()) {
-        use std::os::unix::fs::DirBuilderExt;
-        // A failure leaves nothing to cover (a home that cannot be written holds no store either).
-        let _ = std::fs::DirBuilder::new().recursive(true).mode(0o700).create(store);
-    }
-    let own: Vec<PathBuf> = host_stores.into_iter().flatten().filter_map(|p| p.canonicalize().ok()).filter(|p| p.is_dir()).collect();
+pub fn to_cover(policy: &ResolvedPolicy, env: &std::collections::BTreeMap<String, String>) -> Result<Vec<PathBuf>> {
+    use super::store_lookup::lookup;
+    // A lookup that fails for anything but absence refuses the run (`store_lookup`): found by an
+    // attacker's review (rfix25), a run's `chmod 000 ~/.local/state` made every store here drop
+    // out of the next run's cover.
+    let own = host_stores(env).into_iter().map(|p| own_store(&p)).collect::<Result<Vec<_>>>()?;
+    let own: Vec<PathBuf> = own.into_iter().flatten().filter(|p| p.is_dir()).collect();
     // The run's environment's (and the caches' root resolved for the run) only as named, with no
     // symlink at or on the way: found by an attacker's review (rfix24), a run whose `HOME` was its
     // workspace made `.local/state/sandspawn` a link to the real home, and every later run of that
     // workspace covered the home (and recorded it: every process's did).
-    let run = [crate::tool_caches::store::root(env)].into_iter().chain(other_state);
-    let run = run.flatten().filter(|p| p.is_absolute() && p.is_dir() && p.canonicalize().is_ok_and(|c| c == *p));
+    let (_, other_state) = state_dirs(env);
+    let mut run = Vec::new();
+    for p in [crate::tool_caches::store::root(env)].into_iter().chain(other_state).flatten().filter(|p| p.is_absolute()) {
+        if lookup(&p)?.is_some_and(|c| c == p) && p.is_dir() {
+            run.push(p);
+        }
+    }
     // The caches' root the policy resolved (the caller's choice, as the host's environment is).
-    let resolved = policy.tool_caches.root.as_ref().and_then(|p| p.canonicalize().ok()).filter(|p| p.is_dir());
+    let resolved = match policy.tool_caches.root.as_ref() {
+        Some(r) => lookup(r)?.filter(|p| p.is_dir()),
+        None => None,
+    };
     // With those this user's other processes keep, wherever their environments put them; only
     // this process's own are recorded (a run's environment is the caller's, or a run's, choice).
-    let known = super::known_stores::record_and_list(&own);
-    outermost(own.into_iter().chain(resolved).chain(run).chain(known).collect())
+    let known = super::known_stores::record_and_list(&own)?;
+    Ok(outermost(own.into_iter().chain(resolved).chain(run).chain(known).collect()))
+}
+
+/// The host process's own stores, as its environment names them (not looked up): the caches' root
+/// as the host process's environment resolves it (where this process's other runs keep theirs),
+/// the change sets' root, the run directories only where the Landlock mode makes them (a store
+/// nobody uses elsewhere), the lock files of the directories plans hold where plans make
+/// placeholders (see the module), and its state directories (`state_dirs`).
+pub fn host_stores(env: &std::collections::BTreeMap<String, String>) -> Vec<PathBuf> {
+    let linux = crate::platform::Platform::host() == crate::platform::Platform::Linux;
+    let runs = if linux { runs_root() } else { None };
+    let held = if linux { crate::placeholders::locks_root() } else { None };
+    let (host_state, _) = state_dirs(env);
+    [crate::tool_caches::store::host_root(), crate::review::store::root(), runs, held].into_iter().chain(host_state).flatten().collect()
+}
+
+/// One of the host process's stores, made (mode 0700) when missing; `None` when it cannot be
+/// (a home that cannot be written holds no store either).
+fn own_store(store: &Path) -> Result<Option<PathBuf>> {
+    use std::os::unix::fs::DirBuilderExt;
+    if let Some(c) = super::store_lookup::lookup(store)? {
+        return Ok(Some(c));
+    }
+    let _ = std::fs::DirBuilder::new().recursive(true).mode(0o700).create(store);
+    super::store_lookup::lookup(store)
 }
 
 /// `dirs` sorted, without duplicates and without those inside another.

@@ -213,7 +213,7 @@ fn build_landlock_plan(req: &mut SpawnRequest, abi: u32, resolved: &Path, limits
     // cwd of $HOME) let the command rewrite a pending change set, which the host's applyChangeSet
     // then followed (found by an attacker's review). Reads cannot be taken away in this mode.
     let mut kept = own.clone();
-    kept.extend(plan::stores::to_cover(&req.policy, &req.env));
+    kept.extend(plan::stores::to_cover(&req.policy, &req.env)?);
     let grants = plan::landlock_grants::grants(&req.policy, &kept, scratch_path.as_slice())?;
     req.policy.landlock_writable_dirs = Some(grants.dirs.clone());
     let plan = plan::landlock::build(
@@ -269,7 +269,7 @@ pub fn build_plan(
         None
     };
     let own_files = crate::own_files::list(req.package_dir.as_deref());
-    let stores = if req.platform == Platform::host() { plan::stores::to_cover(&req.policy, &req.env) } else { Vec::new() };
+    let stores = if req.platform == Platform::host() { plan::stores::to_cover(&req.policy, &req.env)? } else { Vec::new() };
     plan::build(&PlanRequest {
         command: &req.command,
         cwd: &req.cwd,

@@ -1,0 +1,116 @@
+//! Looking up a store to cover (`stores::to_cover`, `known_stores`), failing closed. Found by an
+//! attacker's review (rfix25, chmod_apply.js): a run with the cwd at `$HOME` did `chmod 000
+//! ~/.local/state` (the directories above a store are pinned against a rename, not a mode change);
+//! the next plan's lookups of the host's own stores failed with EACCES and every store was dropped
+//! as if missing, so that run covered none, chmodded the directory back and rewrote a pending
+//! change set, whose `applyChangeSet` wrote the run's file outside its workspace.
+//!
+//! So a lookup that fails for anything but absence refuses the run, naming the directory and the
+//! fix, unless the directory that denies the search is another user's: the run (this user, also
+//! inside its user namespace, where another's inode is not mapped) can neither change its mode nor
+//! pass it, and the store behind it is out of its reach as it is out of the host's.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::{Result, SandboxError};
+
+/// `p`'s canonical path; `None` when nothing is there (or a non-directory is on its way), or when
+/// a directory of another user's keeps it out of this user's reach. Any other failure refuses.
+pub fn lookup(p: &Path) -> Result<Option<PathBuf>> {
+    let err = match p.canonicalize() {
+        Ok(c) => return Ok(Some(c)),
+        Err(e) => e,
+    };
+    if absent(&err) {
+        return Ok(None);
+    }
+    match blocker(p) {
+        Some(b) if !b.owned => Ok(None),
+        Some(b) => Err(refusal(p, &b.describe())),
+        None => Err(refusal(p, &format!("{err}"))),
+    }
+}
+
+/// An error that says nothing is there: a missing entry, or a non-directory on the way.
+fn absent(e: &std::io::Error) -> bool {
+    matches!(e.raw_os_error(), Some(libc::ENOENT) | Some(libc::ENOTDIR))
+}
+
+/// A directory this user may not search (or read, where `need_read`).
+pub struct Blocker {
+    pub dir: PathBuf,
+    pub mode: u32,
+    /// This user's: a run (the same user) may have changed its mode, and may change it back.
+    pub owned: bool,
+}
+
+impl Blocker {
+    pub fn describe(&self) -> String {
+        format!("{} (mode {:03o}) denies this user search permission", self.dir.display(), self.mode & 0o7777)
+    }
+}
+
+/// The shallowest directory strictly above `p` that this user (the effective one) may not search.
+pub fn blocker(p: &Path) -> Option<Blocker> {
+    let mut above: Vec<&Path> = p.ancestors().skip(1).collect();
+    above.reverse();
+    above.into_iter().find_map(|dir| {
+        use std::os::unix::fs::MetadataExt;
+        let meta = std::fs::metadata(dir).ok()?;
+        (meta.is_dir() && !searchable(dir)).then(|| Blocker {
+            dir: dir.to_path_buf(),
+            mode: meta.mode(),
+            // SAFETY: geteuid has no preconditions.
+            owned: meta.uid() == unsafe { libc::geteuid() },
+        })
+    })
+}
+
+fn searchable(dir: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else { return false };
+    // SAFETY: a valid NUL-terminated path; faccessat has no other preconditions.
+    unsafe { libc::faccessat(libc::AT_FDCWD, c.as_ptr(), libc::X_OK, libc::AT_EACCESS) == 0 }
+}
+
+/// The run is refused: the store cannot be covered, and a run could reach it.
+fn refusal(store: &Path, why: &str) -> SandboxError {
+    let fix = match blocker(store) {
+        Some(b) => format!("chmod u+rwx {}", b.dir.display()),
+        None => format!("make {} reachable by this user again", store.display()),
+    };
+    SandboxError::setup_failed_for(
+        format!(
+            "sandspawn's state store {} cannot be looked up: {why}; an earlier sandboxed run (with the home writable) \
+             may have changed it, and a store that cannot be found cannot be covered, so no run starts until it is reachable",
+            store.display()
+        ),
+        fix,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    /// As root every directory is searchable: the refusal is seen by an ordinary user only (the JS
+    /// test runs one as such).
+    #[test]
+    fn a_missing_store_is_absent_and_an_unsearchable_own_directory_refuses() {
+        let t = tempfile::tempdir().unwrap();
+        let state = t.path().join("state");
+        std::fs::create_dir_all(state.join("sandspawn")).unwrap();
+        assert_eq!(lookup(&state.join("gone")).unwrap(), None);
+        assert_eq!(lookup(&state.join("sandspawn")).unwrap(), Some(state.join("sandspawn").canonicalize().unwrap()));
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } == 0 {
+            return;
+        }
+        std::fs::set_permissions(&state, std::fs::Permissions::from_mode(0o000)).unwrap();
+        let got = lookup(&state.join("sandspawn"));
+        std::fs::set_permissions(&state, std::fs::Permissions::from_mode(0o700)).unwrap();
+        let msg = got.unwrap_err().to_string();
+        assert!(msg.contains("mode 000") && msg.contains(&format!("chmod u+rwx {}", state.display())), "{msg}");
+    }
+}
