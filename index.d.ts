@@ -183,7 +183,8 @@ export interface HostRisk {
    * tool caches), which any later run can fill in; `permissions-changed` (review mode): a change
    * set's directory mode that adds group or other write without the sticky bit (any local user could
    * replace what is in it after apply), or the workspace root's that takes read, search or write
-   * from its owner;
+   * from its owner; or (any run) a directory above sandspawn's state stores this user can no
+   * longer search (`chmod 000 ~/.local/state`): every later run is refused until it is fixed;
    * `scan-incomplete`: the walk after the run stopped at its bound, and `path` names the area it
    * did not examine; or `path` is a symlink the run made whose way could not be judged (through a
    * symlink of `/proc`, such as `/proc/self/cwd`, which leads wherever the process following it is;

@@ -26,7 +26,8 @@ pub enum RiskKind {
     /// A symlink the run made that leads into a shared temporary directory (`links`).
     LinkToSharedDirectory,
     /// A change set's directory mode that opens it to other users, or takes the workspace root
-    /// from its owner (`review::dir_modes`; review mode only).
+    /// from its owner (`review::dir_modes`; review mode only); or a directory above sandspawn's
+    /// stores this user can no longer search (`runner::store_modes`).
     PermissionsChanged,
 }
 

@@ -60,10 +60,13 @@ impl SideServices {
         let baseline = req.policy.planted.clone();
         let keep_absent = req.policy.missing_read_only();
         let caches = req.policy.tool_caches.caches.clone();
+        let env = req.env.clone();
         tokio::task::spawn_blocking(move || {
             let mut risks = after_run(&baseline, keeper, &keep_absent);
             // A held home's cache a private copy covered, moved from under it (`tool_caches::moved`).
             risks.extend(crate::tool_caches::moved::moved(&caches));
+            // A directory above a store this user can no longer search (`store_modes`).
+            risks.extend(super::store_modes::unsearchable_above_stores(&env));
             risks
         })
             .await

@@ -1,0 +1,72 @@
+'use strict'
+// Found by an attacker's review (rfix25, chmod_apply.js): the directories above sandspawn's stores
+// are pinned against a rename, not a mode change. A run with the cwd at $HOME did `chmod 000
+// ~/.local/state`; the next plan's lookups of the stores failed with EACCES and dropped them all,
+// so that run covered none, made the directory searchable again and rewrote a pending change set,
+// whose applyChangeSet wrote the run's file outside the set's workspace. Now the run that hides
+// them is reported (`hostRisks`, with the fix) and the next one is refused until it is fixed.
+// Only an ordinary user sees this (root searches any directory): as root the test switches to one.
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const { execFile } = require('node:child_process')
+
+const { stagedCheckout, cannotRunAs, asUser } = require('./fixtures/other-user')
+
+const UID = 64131 // a uid no other test uses
+const isRoot = process.getuid() === 0
+const skip = isRoot ? cannotRunAs(UID) ?? false : false
+
+/** The fixture's findings, run as UID (as root) or as this user, with cwd = HOME = a fresh home. */
+async function attack(t, env = {}) {
+  const home = fs.realpathSync(fs.mkdtempSync('/var/tmp/sandspawn-store-modes-'))
+  t.after(() => {
+    fs.chmodSync(path.join(home, '.local', 'state'), 0o700)
+    fs.rmSync(home, { recursive: true, force: true })
+  })
+  fs.mkdirSync(path.join(home, '.local', 'state'), { recursive: true, mode: 0o700 })
+  if (isRoot) {
+    for (const p of [home, path.join(home, '.local'), path.join(home, '.local', 'state')]) fs.chownSync(p, UID, UID)
+  }
+  fs.chmodSync(home, 0o755)
+  const script = isRoot ? path.join(stagedCheckout(), '__test__', 'fixtures', 'store-modes.js') : path.join(__dirname, 'fixtures', 'store-modes.js')
+  const [cmd, args] = isRoot ? asUser(UID, [script, home]) : [process.execPath, [script, home]]
+  const out = await new Promise((resolve, reject) => {
+    execFile(cmd, args, { cwd: home, env: { PATH: process.env.PATH, HOME: home, ...env }, timeout: 240_000 }, (err, stdout, stderr) => {
+      if (err) return reject(new Error(`${err.message}\n${stderr}`))
+      resolve(JSON.parse(stdout))
+    })
+  })
+  return { home, out }
+}
+
+/** The run that hid the stores is told so; the next is refused, naming the directory and the fix. */
+function assertReportedAndRefused(home, out) {
+  const state = path.join(home, '.local', 'state')
+  assert.equal(out.modeAfterHide, 0, JSON.stringify(out.hide))
+  // (The walk after the run also says it could not look inside: `scan-incomplete`.)
+  const risk = (out.hide.hostRisks || []).find((r) => r.path === state && r.kind === 'permissions-changed')
+  assert.ok(risk, `the hiding run reports ${state}: ${JSON.stringify(out.hide)}`)
+  assert.match(risk.detail, new RegExp(`chmod u\\+rwx ${state}`))
+  assert.equal(out.attack.error, 'ERR_SANDBOX_SETUP_FAILED', JSON.stringify(out.attack))
+  assert.match(out.attack.message, /mode 000/)
+  assert.match(out.attack.message, new RegExp(`chmod u\\+rwx ${state}`))
+  assert.equal(out.modeAfterAttack, 0, 'the refused run ran nothing')
+  assert.equal(out.after.exitCode, 0, `once fixed, runs start again: ${JSON.stringify(out.after)}`)
+}
+
+test('a run that makes ~/.local/state unsearchable is reported, and the next run is refused, not left without a cover over the stores (bwrap)', { skip }, async (t) => {
+  const { home, out } = await attack(t)
+  if (out.after.sandboxType !== 'bwrap') return t.skip(`bwrap does not run here (${out.after.sandboxType || out.after.message})`)
+  assertReportedAndRefused(home, out)
+  assert.equal(out.evil, false, 'nothing landed outside the change set\'s workspace')
+  assert.equal(out.notes, true, JSON.stringify(out.applied))
+})
+
+test('the same under Landlock (SANDSPAWN_LINUX_ALLOW=landlock)', { skip }, async (t) => {
+  const { home, out } = await attack(t, { SANDSPAWN_LINUX_ALLOW: 'landlock' })
+  if (out.after.sandboxType !== 'landlock') return t.skip(`the Landlock mode does not run here (${out.after.sandboxType || out.after.message})`)
+  assertReportedAndRefused(home, out)
+})
