@@ -28,6 +28,7 @@ use crate::policy::paths::{canonical_lenient, walk_links, Lenient, WalkEnd};
 use crate::policy::{MissingReadOnly, PlaceholderKind, WritableRoot};
 
 mod above;
+mod between;
 mod armed;
 mod baseline;
 pub mod changed;
@@ -78,6 +79,9 @@ pub struct Request<'a> {
     /// The roots walked for repositories: the cwd and `writableRoots`, not the shared temporary
     /// directories (`tmp: 'writable'`), which every other process on the host writes too.
     pub scan_roots: &'a [PathBuf],
+    /// Every writable root, reviewed ones too (canonical): the directories between a root and one
+    /// nested below it get the protected names (`between`).
+    pub all_roots: &'a [PathBuf],
     /// Denied paths: nothing to protect in them (the command cannot see them).
     pub deny_read: &'a [PathBuf],
     /// The symlinks in directly written roots that `denyRead` paths are resolved through: put back
@@ -109,6 +113,13 @@ pub fn protect(roots: &mut [WritableRoot], req: &Request) -> Baseline {
         // The shared temporary directories too (`tmp: 'writable'`): some hosts run with HOME=/tmp,
         // and then /tmp/.bashrc is the user's.
         c.names(top, req.names);
+    }
+    // The directories between a root and a root nested below it (a workspace below the writable
+    // `/tmp`): tools search the parents of their cwd too, and no walk looks there (`between`).
+    let inside = |d: &Path| c.root_of(d).is_some() && !c.is_covered(d);
+    let between = between::directories_between(req.all_roots, &inside);
+    for dir in &between {
+        c.names(dir, req.names);
     }
     // Repositories are looked for when their git dirs are protected or their tops get names.
     let repositories = req.protect_git || !req.names.is_empty();

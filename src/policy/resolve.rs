@@ -84,9 +84,10 @@ pub fn resolve_policy(value: Option<&Value>, ctx: &PolicyContext) -> Result<Reso
     // After readOnlyPaths: nothing is walked or created inside them. Reviewed roots are judged on
     // their change set instead (`review::risks`): their `.git` is writable for the run.
     let (mut direct, mut under_review): (Vec<WritableRoot>, Vec<WritableRoot>) = roots.into_iter().partition(|r| !reviewed.contains(&r.root));
+    let all_roots: Vec<PathBuf> = direct.iter().chain(&under_review).map(|r| r.root.clone()).collect();
     let planted = crate::planted::protect(
         &mut direct,
-        &crate::planted::Request { scan_roots: &scan_roots, deny_read: &deny_read, deny_links, protect_git, names: &protected_names, reported: &reported_names, macos: ctx.platform == Platform::Darwin },
+        &crate::planted::Request { scan_roots: &scan_roots, all_roots: &all_roots, deny_read: &deny_read, deny_links, protect_git, names: &protected_names, reported: &reported_names, macos: ctx.platform == Platform::Darwin },
     );
     let held: Vec<PathBuf> = under_review.iter_mut().flat_map(|r| std::mem::take(&mut r.missing_read_only)).map(|m| m.path).collect();
     let mut roots: Vec<WritableRoot> = direct.into_iter().chain(under_review).collect();

@@ -1,0 +1,47 @@
+//! The directories between a writable root and a root nested below it: `/tmp/x` and
+//! `/tmp/x/outer` for a cwd `/tmp/x/outer/proj` in the writable `/tmp` (a harness's `mktemp -d`).
+//! Tools search every parent of their cwd for their configuration (cargo's `.cargo/config.toml`,
+//! rustup's `rust-toolchain.toml`, direnv's `.envrc`, npm's `.npmrc`), and a shared temporary
+//! directory is not walked (`planted::Request::scan_roots`): a run wrote
+//! `../.cargo/config.toml` with a `rustc-wrapper` there, unreported, and the host's next
+//! `cargo build` in the workspace ran it (found by an attacker's review, host25). So those
+//! directories get the protected names a root's top gets (`protect`). They are few (the levels
+//! between two roots), and already mount points (`plan::pins`): a run cannot rename them away.
+
+use std::path::{Path, PathBuf};
+
+/// The directories strictly between each of `roots` (canonical: every writable root, reviewed ones
+/// too) and the nearest other root above it, for those of them that `inside` says a root holds,
+/// each once, nearest first per root. A root with no other root above it has none.
+pub fn directories_between(roots: &[PathBuf], inside: &dyn Fn(&Path) -> bool) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for root in roots {
+        // Only a root nested in another has directories between: none up to `/` otherwise.
+        if !roots.iter().any(|o| o != root && root.starts_with(o)) {
+            continue;
+        }
+        for dir in root.ancestors().skip(1) {
+            if roots.iter().any(|r| r == dir) {
+                break;
+            }
+            if inside(dir) && !out.iter().any(|d| d == dir) {
+                out.push(dir.to_path_buf());
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_directories_between_nested_roots() {
+        let p = |s: &str| PathBuf::from(s);
+        let roots = [p("/tmp"), p("/tmp/x/outer/proj"), p("/tmp/x/outer/other"), p("/tmp/t"), p("/work/ws"), p("/work/ws/a/b")];
+        let got = directories_between(&roots, &|_| true);
+        assert_eq!(got, vec![p("/tmp/x/outer"), p("/tmp/x"), p("/work/ws/a")]);
+        assert!(directories_between(&[p("/work/ws")], &|_| true).is_empty(), "nothing above an outermost root");
+    }
+}
