@@ -4,7 +4,8 @@
 //! Prevented (carve-outs in the policy, enforced by bwrap mounts and Seatbelt rules): the git
 //! directories of every repository the bounded walk finds (`scan`), their configured hooks
 //! directories, those a repository above a writable root names inside it (`above`), and
-//! `protectedNames` at the top of each writable root and of each repository found
+//! `protectedNames` at the top of each writable root, of each repository found and of each
+//! directory between a root and a root nested below it (`between`)
 //! (read-only when they exist, an empty read-only placeholder when they do not). Detected after the
 //! run on Linux (`detect`), because a mount can only cover a path that exists: a `.git` or a
 //! protected name created deeper during the run. On macOS Seatbelt regex rules deny creating them
