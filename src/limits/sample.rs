@@ -9,25 +9,33 @@
 //! largest resident set is the largest `VmHWM`. Samples come after 10, 30, 70, 150 ms and then
 //! every 100 ms, so up to one interval of CPU at the very end is missed, and a process living
 //! shorter than an interval may not count towards `maxRssBytes`.
+//!
+//! The host pays for every process of every sample, however idle (found by an attacker's review:
+//! at five /proc files a process every 100 ms, 4,000 sleeping processes kept a host core busy for
+//! the run's life). So a sample reads little per process (its stat, its status, its children;
+//! the tree is followed through the parent pid each stat names), and the pause after a sample
+//! grows with the processes it read: `PROCESSES_PER_SECOND` at most, whatever the tree's size.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::ResourceUsage;
 
-/// Sample the sandbox (`init`'s tree, limited to the PID namespace `ns`) until aborted, keeping
+/// Sample the sandbox (`init`'s tree, `init` checked to be in the PID namespace `ns`) until aborted, keeping
 /// the largest totals in `into`. `sandbox` says `(init, ns)` once bwrap reported them.
 pub async fn sample_sandbox(sandbox: impl Fn() -> Option<(i32, u64)>, into: Arc<Mutex<ResourceUsage>>) {
     let mut delay = Duration::from_millis(10);
+    let mut processes = 0;
     loop {
         tokio::time::sleep(delay).await;
-        delay = (delay * 2).min(Duration::from_millis(100));
+        delay = next_delay(delay, processes);
         let Some((init, ns)) = sandbox() else { continue };
         // Reading /proc for a whole tree (thousands of processes, by the command's choice) is
         // blocking work: on the runtime's two workers it delayed every other run's timers (found by
         // an attacker's review: three trees of 5,000 processes made other runs' 2 s timeouts fire
         // at 2.7 s). When the sampler is aborted, the reading in progress ends on its own.
-        if let Ok(Some(now)) = tokio::task::spawn_blocking(move || sample(init, ns)).await {
+        if let Ok(Some(Reading { usage: now, processes: read })) = tokio::task::spawn_blocking(move || sample(init, ns)).await {
+            processes = read;
             let mut best = into.lock().unwrap();
             // Totals only grow; a process caught both as a zombie and in its reaper's total is
             // counted twice for one sample at most, and a later sample corrects nothing downwards.
@@ -38,69 +46,128 @@ pub async fn sample_sandbox(sandbox: impl Fn() -> Option<(i32, u64)>, into: Arc<
     }
 }
 
+/// How many /proc files this thread opened or listed for sampling: the tests count the work a
+/// sample costs the host per process.
+#[cfg(test)]
+thread_local! {
+    pub(super) static PROC_READS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+#[cfg(target_os = "linux")]
+fn counted() {
+    #[cfg(test)]
+    PROC_READS.with(|n| n.set(n.get() + 1));
+}
+
+/// The host's budget for one run's sampling: processes read per second. A process costs about
+/// 25 us to read (most of it the kernel formatting its stat, status and children), so a run's
+/// sampling takes at most ~3% of a host core. A run of up to 100 processes is sampled every
+/// 100 ms; a larger one less often (1,000 processes: every second).
+pub(super) const PROCESSES_PER_SECOND: usize = 1_000;
+
+/// The pause before the next sample, after one that read `processes` processes.
+pub(super) fn next_delay(delay: Duration, processes: usize) -> Duration {
+    let paced = Duration::from_secs_f64(processes as f64 / PROCESSES_PER_SECOND as f64);
+    (delay * 2).min(Duration::from_millis(100)).max(paced)
+}
+
+/// One sample: what the tree used, and how many processes were read for it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Reading {
+    pub usage: ResourceUsage,
+    pub processes: usize,
+}
+
 /// One reading of the tree below `init` (itself included), or None when `init` is gone.
 #[cfg(target_os = "linux")]
-pub fn sample(init: i32, ns: u64) -> Option<ResourceUsage> {
+pub fn sample(init: i32, ns: u64) -> Option<Reading> {
+    // A recycled init pid outside the sandbox is never read. Below it, a listed child whose pid
+    // was recycled since has another parent, so it is neither counted nor followed.
+    counted();
+    if crate::pidns::ns_of(init) != Some(ns) {
+        return None;
+    }
     let tick_ms = 1000.0 / (unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64);
     let mut total = ResourceUsage::default();
     let mut seen_init = false;
-    let mut stack = vec![init];
+    let mut stack = vec![(init, None)];
     let mut visited = 0;
-    while let Some(pid) = stack.pop() {
-        // A recycled pid outside the sandbox is never counted (nor its children followed).
-        if crate::pidns::ns_of(pid) != Some(ns) {
+    while let Some((pid, parent)) = stack.pop() {
+        let Some(stat) = read_stat(pid) else { continue };
+        if parent.is_some_and(|p| p != stat.ppid) {
             continue;
         }
-        let Some((user, system)) = cpu_ticks(pid) else { continue };
         seen_init |= pid == init;
-        total.user_cpu_ms += user as f64 * tick_ms;
-        total.system_cpu_ms += system as f64 * tick_ms;
+        total.user_cpu_ms += stat.user as f64 * tick_ms;
+        total.system_cpu_ms += stat.system as f64 * tick_ms;
         total.max_rss_bytes = total.max_rss_bytes.max(peak_rss_bytes(pid).unwrap_or(0.0));
         visited += 1;
         // A fork bomb cannot make one reading unbounded: PID_MAX_LIMIT processes at most.
         if visited < 4_194_304 {
-            stack.extend(children(pid));
+            stack.extend(children(pid, &stat).into_iter().map(|c| (c, Some(pid))));
         }
     }
-    seen_init.then_some(total)
+    seen_init.then_some(Reading { usage: total, processes: visited })
 }
 
 #[cfg(not(target_os = "linux"))]
-pub fn sample(_init: i32, _ns: u64) -> Option<ResourceUsage> {
+pub fn sample(_init: i32, _ns: u64) -> Option<Reading> {
     None
 }
 
-/// `(utime + cutime, stime + cstime)` in clock ticks, from /proc/PID/stat.
+/// What a sample needs of /proc/PID/stat.
 #[cfg(target_os = "linux")]
-fn cpu_ticks(pid: i32) -> Option<(u64, u64)> {
-    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    parse_stat(&text)
+#[derive(Debug, PartialEq)]
+pub(super) struct Stat {
+    pub state: u8,
+    pub ppid: i32,
+    /// `utime + cutime` and `stime + cstime`, in clock ticks.
+    pub user: u64,
+    pub system: u64,
+    pub threads: u64,
 }
 
-/// Fields 14..=17 of /proc/PID/stat (the 12th to 15th after the command's name).
 #[cfg(target_os = "linux")]
-pub(super) fn parse_stat(text: &str) -> Option<(u64, u64)> {
-    let f: Vec<u64> = sandspawn_helper::proc_stat::fields(text)?.skip(11).take(4).map(|s| s.parse().unwrap_or(0)).collect();
-    (f.len() == 4).then(|| (f[0] + f[2], f[1] + f[3]))
+fn read_stat(pid: i32) -> Option<Stat> {
+    counted();
+    parse_stat(&std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
+}
+
+/// Fields 3 (state), 4 (ppid), 14..=17 (times) and 20 (threads) of /proc/PID/stat.
+#[cfg(target_os = "linux")]
+pub(super) fn parse_stat(text: &str) -> Option<Stat> {
+    let f: Vec<&str> = sandspawn_helper::proc_stat::fields(text)?.take(18).collect();
+    if f.len() < 18 {
+        return None;
+    }
+    let n = |i: usize| f[i].parse::<u64>().unwrap_or(0);
+    Some(Stat { state: *f[0].as_bytes().first()?, ppid: f[1].parse().ok()?, user: n(11) + n(13), system: n(12) + n(14), threads: n(17) })
 }
 
 #[cfg(target_os = "linux")]
 fn peak_rss_bytes(pid: i32) -> Option<f64> {
+    counted();
     let text = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     let line = text.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib * 1024.0)
 }
 
-/// The children of every thread of `pid`.
+/// The children of every thread of `pid`. A live process of one thread has them all on that
+/// thread (a thread's children move to another of its group when it exits), read without listing
+/// its tasks; a zombie leader's live threads are listed.
 #[cfg(target_os = "linux")]
-fn children(pid: i32) -> Vec<i32> {
+fn children(pid: i32, stat: &Stat) -> Vec<i32> {
+    let parse = |list: String| list.split_whitespace().filter_map(|c| c.parse::<i32>().ok()).collect::<Vec<_>>();
+    counted();
+    if stat.threads == 1 && stat.state != b'Z' {
+        return std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).map(parse).unwrap_or_default();
+    }
     let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { return Vec::new() };
     let mut out = Vec::new();
     for task in tasks.flatten() {
-        if let Ok(list) = std::fs::read_to_string(task.path().join("children")) {
-            out.extend(list.split_whitespace().filter_map(|c| c.parse::<i32>().ok()));
-        }
+        counted();
+        out.extend(std::fs::read_to_string(task.path().join("children")).map(parse).unwrap_or_default());
     }
     out
 }

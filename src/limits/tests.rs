@@ -130,8 +130,10 @@ fn usage_from_rusage() {
 #[test]
 fn stat_fields_survive_odd_command_names() {
     let line = "4242 (a) b (c) S 1 4242 4242 0 -1 4194560 100 0 0 0 25 7 30 11 20 0 1 0 12345 1000 50 0 0";
-    assert_eq!(super::sample::parse_stat(line), Some((25 + 30, 7 + 11)));
+    let stat = super::sample::parse_stat(line).unwrap();
+    assert_eq!((stat.state, stat.ppid, stat.user, stat.system, stat.threads), (b'S', 1, 25 + 30, 7 + 11, 1));
     assert_eq!(super::sample::parse_stat("garbage"), None);
+    assert_eq!(super::sample::parse_stat("1 (a) S 0 1 1 0 -1 0 0"), None, "too short");
 }
 
 #[cfg(target_os = "linux")]
@@ -145,7 +147,7 @@ fn sampling_sees_a_busy_child_and_its_reaped_grandchildren() {
     let mut usage = None;
     for _ in 0..600 {
         std::thread::sleep(std::time::Duration::from_millis(20));
-        let u = super::sample::sample(pid, ns).unwrap();
+        let u = super::sample::sample(pid, ns).unwrap().usage;
         if u.user_cpu_ms + u.system_cpu_ms >= 100.0 {
             usage = Some(u);
             break;
@@ -176,4 +178,53 @@ fn own_usage_drops_the_peak_the_child_inherited() {
     let direct = own_usage(reaped(1e6), sampled, false, host);
     assert_eq!((direct.user_cpu_ms, direct.system_cpu_ms), (10.0, 5.0), "without a sandbox apart, CPU is the rusage's alone");
     assert!(super::host_peak_rss_bytes() > 1e6);
+}
+
+/// Found by an attacker's review: every 100 ms the host read five /proc files for each process of
+/// the tree, however idle, so 4,000 sleeping processes kept a host core busy for the whole run.
+/// Counted, not timed: the processes a run's sampling reads per second stay within a fixed budget
+/// whatever the tree's size, and a small tree is still sampled every 100 ms.
+#[test]
+fn sampling_work_per_second_is_bounded_however_many_processes() {
+    use super::sample::{next_delay, PROCESSES_PER_SECOND};
+    use std::time::Duration;
+    // Each sample's reading is paid for by the pause after it, from the first sample on.
+    for processes in [1, 50, 100, 101, 250, 4_000, 100_000, 4_194_304] {
+        let mut delay = Duration::from_millis(10);
+        for _ in 0..20 {
+            delay = next_delay(delay, processes);
+            let per_second = processes as f64 / delay.as_secs_f64();
+            assert!(per_second <= PROCESSES_PER_SECOND as f64, "{processes} processes: {per_second} read per second");
+        }
+        if processes <= 100 {
+            assert_eq!(delay, Duration::from_millis(100), "a small tree keeps its 100 ms interval");
+        }
+    }
+}
+
+/// A sample reads at most three /proc files per single-threaded process (its stat, its status for
+/// the peak resident set, its children), plus the namespace of the sandbox's init.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_sample_reads_three_files_per_idle_process() {
+    use std::os::unix::process::CommandExt;
+    use std::process::Command;
+    let script = "for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do sleep 60 & done; wait";
+    let mut child = Command::new("sh").args(["-c", script]).process_group(0).spawn().unwrap();
+    let pid = child.id() as i32;
+    let ns = crate::pidns::ns_of(pid).unwrap();
+    let mut seen = None;
+    for _ in 0..1000 {
+        super::sample::PROC_READS.with(|n| n.set(0));
+        let reading = super::sample::sample(pid, ns).unwrap();
+        if reading.processes == 21 {
+            seen = Some((reading.processes, super::sample::PROC_READS.with(|n| n.get())));
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    unsafe { libc::kill(-pid, libc::SIGKILL) };
+    let _ = child.wait();
+    let (processes, reads) = seen.expect("the shell and its 20 sleeps show up within 20 s");
+    assert!(reads <= 3 * processes + 1, "{reads} /proc files read for {processes} processes");
 }
