@@ -190,10 +190,19 @@ fn links_made(baseline: &Baseline, found: &scan::Found, risks: &mut Listed) {
     }
     let known = |g: &Path| baseline.entry_id(g).is_some_and(|id| g.symlink_metadata().is_ok_and(|m| (m.dev(), m.ino()) == id));
     let places = links::Places { roots: &baseline.spec.roots, known: &known };
+    // Names inside `node_modules` are neither protected nor reported: a link into one is said
+    // when they are elsewhere (`links_into_nm`).
+    let names = !baseline.spec.names.is_empty();
     for (link, target) in links::made_since(&found.links, baseline.taken_at_ns) {
+        let resolved = links::resolve(link, &target);
         // Repositories are reported with `protectGit` only, as above. Each within the bound, an
         // unjudged one too: a run makes thousands of links through /proc cheaply.
-        if let Some(r) = judge_link(link, &target, &places).filter(|r| baseline.report_repositories || r.kind != RiskKind::GitDirectoryCreated) {
+        let judged = judge_resolved_link(link, &target, resolved.clone(), &places).filter(|r| baseline.report_repositories || r.kind != RiskKind::GitDirectoryCreated);
+        let into_nm = || {
+            let detail = names.then(|| super::links_into_nm::said(&target, resolved.as_deref().ok())).flatten()?;
+            Some(HostRisk { path: link.to_string_lossy().into_owned(), kind: RiskKind::ScanIncomplete, detail })
+        };
+        if let Some(r) = judged.or_else(into_nm) {
             risks.keep(r);
         }
     }
@@ -296,9 +305,14 @@ fn links_via_unjudged(after: &super::unwalked_links::AfterRun, found: &scan::Fou
 /// The host risk of the symlink at `link` (holding `target`) a run made, if any (`links::judge`):
 /// after a direct run and on a change set alike.
 pub fn judge_link(link: &Path, target: &Path, places: &links::Places) -> Option<HostRisk> {
+    judge_resolved_link(link, target, links::resolve(link, target), places)
+}
+
+/// `judge_link`, given where the link leads (`links::resolve`'s answer).
+fn judge_resolved_link(link: &Path, target: &Path, resolved: Result<PathBuf, crate::policy::path_walk::Unjudged>, places: &links::Places) -> Option<HostRisk> {
     let path = link.to_string_lossy().into_owned();
     let shown = target.display();
-    Some(match links::judge(link, target, places)? {
+    Some(match links::judge_resolved(resolved, places)? {
         links::Verdict::Repository { git, config } => {
             let mut detail = format!(
                 "is a symlink made during the run, to {shown}, where git run on the host (`cd` there, then `git status`) uses the \

@@ -51,7 +51,13 @@ pub enum Verdict {
 /// known, or in a shared place), or it leads into a shared place (`shared_places`: `/tmp`, the
 /// host's `$TMPDIR`, sandspawn's state), which any later run, or any process on the host, can fill in.
 pub fn judge(link: &Path, target: &Path, places: &Places) -> Option<Verdict> {
-    let resolved = match resolve(link, target) {
+    judge_resolved(resolve(link, target), places)
+}
+
+/// `judge`, given where the link leads (`resolve`'s answer): the walk after a run resolves each
+/// link it judges once, for this and for `links_into_nm`.
+pub fn judge_resolved(resolved: Result<PathBuf, Unjudged>, places: &Places) -> Option<Verdict> {
+    let resolved = match resolved {
         Ok(resolved) => resolved,
         Err(why) => return Some(Verdict::Unjudged(why)),
     };

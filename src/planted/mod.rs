@@ -48,6 +48,7 @@ pub mod hook_links;
 pub mod hook_risks;
 pub mod keeper;
 pub mod links;
+mod links_into_nm;
 mod link_looks;
 mod listing;
 mod named_stamp;

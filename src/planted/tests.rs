@@ -1131,6 +1131,41 @@ fn planted_behind_src_lib(before: &dyn Fn(&Path), lib_to: &str, during: &dyn Fn(
     at[0].clone()
 }
 
+/// Found by an attacker's review (host25, nm_dirlink.js): a run put `.cargo/config.toml` (a
+/// `rustc-wrapper`) and `.envrc` in `node_modules/y`, where names are neither protected nor
+/// reported, and made `tools -> node_modules/y` (and `src/tools`): the host's `cd tools && cargo
+/// build` ran the wrapper, with no risk said. A link the run makes outside `node_modules` to a
+/// directory inside one is said, whatever is there (a later run may fill it); one to a file is not.
+#[test]
+fn a_link_the_run_makes_into_a_directory_in_node_modules_is_reported() {
+    let t = tempfile::tempdir().unwrap();
+    let r = t.path().canonicalize().unwrap();
+    init_repo(&r);
+    std::fs::create_dir_all(r.join("src")).unwrap();
+    std::fs::create_dir_all(r.join("node_modules/.bin")).unwrap();
+    std::fs::write(r.join("node_modules/.bin/tool"), "#!/bin/sh\n").unwrap();
+    std::fs::create_dir_all(r.join("node_modules/old")).unwrap();
+    std::os::unix::fs::symlink("node_modules/old", r.join("old")).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    let p = policy(&r, json!({}));
+    let y = r.join("node_modules/y");
+    std::fs::create_dir_all(y.join(".cargo")).unwrap();
+    std::fs::write(y.join(".cargo/config.toml"), "[build]\nrustc-wrapper = \"./w.sh\"\n").unwrap();
+    std::fs::write(y.join(".envrc"), "touch /tmp/pwn\n").unwrap();
+    std::os::unix::fs::symlink("node_modules/y", r.join("tools")).unwrap();
+    std::os::unix::fs::symlink("../node_modules/y", r.join("src/tools")).unwrap();
+    std::os::unix::fs::symlink("node_modules/later", r.join("empty")).unwrap();
+    std::os::unix::fs::symlink("node_modules/.bin/tool", r.join("tool")).unwrap();
+    let risks = detect(&p.planted);
+    let at = |l: &str| risks.iter().filter(|h| h.path == r.join(l).to_string_lossy()).collect::<Vec<_>>();
+    for link in ["tools", "src/tools", "empty"] {
+        let said = at(link);
+        assert_eq!(said.len(), 1, "{link}: {risks:#?}");
+        assert!(said[0].detail.contains("node_modules") && said[0].detail.contains("not protected"), "{}", said[0].detail);
+    }
+    assert!(at("tool").is_empty() && at("old").is_empty(), "a link to a file, an old link: {risks:#?}");
+}
+
 /// A whole repository at `d` (git takes it: `links::discover`) whose configuration runs a program.
 fn plant_fsmonitor(d: &Path) {
     init_repo(d);
