@@ -397,6 +397,28 @@ describe("the host user's home inside a writable root keeps what the host runs f
     assert.deepEqual(again.hostRisks.filter((h) => h.path.startsWith(home + '/.')), [], JSON.stringify(again.hostRisks))
   })
 
+  // Found by an attacker's review (rfix25, config_nm.js): the walk never lists a node_modules, and
+  // the look above only entered what the walk listed, so a package a run put in an existing
+  // ~/.config/<tool>/node_modules or ~/.<tool>/node_modules (Node-RED's, yarn's global dir, coc's
+  // extensions: tools load them) went unreported. Its own listing is looked at, not the packages.
+  test('cwd = $HOME: a package made in a node_modules within those levels is reported', (t) => {
+    const tree = tempTree(t)
+    const home = path.join(tree.root, 'home')
+    const dirs = ['.config/tool25/node_modules', '.tool25/node_modules', '.config/node_modules']
+    for (const d of dirs) fs.mkdirSync(path.join(home, d, 'old'), { recursive: true })
+    const script = dirs.map((d) => `mkdir -p ~/${d}/evil && echo x > ~/${d}/evil/index.js && echo x > ~/${d}/old/deeper.js`).join(' && ') + ' && echo ran'
+    const r = runAs({ HOME: home }, script, home, 'workspace-write')
+    assert.equal(r.error, undefined, r.message)
+    assert.equal(r.stdout, 'ran\n', show(r))
+    const at = (rel) => r.hostRisks.find((h) => h.path === path.join(home, rel))
+    for (const d of dirs) {
+      assert.equal(at(d + '/evil')?.kind, 'protected-name-created', `${d}/evil: ${JSON.stringify(r.hostRisks)}`)
+      assert.equal(at(d), undefined, `${d} itself is not: ${JSON.stringify(r.hostRisks)}`)
+    }
+    const again = runAs({ HOME: home }, 'echo x > notes2.txt && echo ran', home, 'workspace-write')
+    assert.deepEqual(again.hostRisks.filter((h) => h.path.startsWith(home + '/.')), [], JSON.stringify(again.hostRisks))
+  })
+
   // Found by an attacker's review (rfix23c): 10,001 links at the home's top put the walk's link
   // bound behind one scan-incomplete at $HOME, which was taken as having reported every entry
   // below it already: ~/.config/newtool and ~/.evilrc went unnamed.

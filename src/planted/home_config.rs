@@ -88,7 +88,10 @@ pub fn after_run(w: &Watched, prior: &Index, now: &Index, since_ns: i64, skip: &
     // Past the walk's bound directories lie in no listing, changed or not: each is looked at.
     match prior.truncated() || now.truncated() {
         true => walk.everywhere(w),
-        false => walk.changed_only(w),
+        false => {
+            walk.changed_only(w);
+            walk.all_node_modules(w);
+        }
     }
     walk.found.entries = topmost(walk.found.entries);
     walk.found.looked = walk.looked.len();
@@ -199,6 +202,39 @@ impl Walk<'_> {
             for s in self.subdirs(dir) {
                 self.below(&s, levels - 1, false);
             }
+            self.node_modules(dir);
+        }
+    }
+
+    /// Every `node_modules` within the levels, changed or not the directory holding it: one
+    /// `lstat` per directory that can hold one (the bases, the `<tool>` directories in them, the
+    /// dot-directories), through the walk's listings. `changed_only` visits only directories the
+    /// walk read again, and a package added to an existing `node_modules` changes no listing the
+    /// walk keeps (it never lists one).
+    fn all_node_modules(&mut self, w: &Watched) {
+        let bases: Vec<PathBuf> = w.config.iter().chain(&w.data).cloned().collect();
+        for base in bases {
+            self.node_modules(&base);
+            for tool in self.subdirs(&base) {
+                self.node_modules(&tool);
+            }
+        }
+        for d in self.dot_dirs(w) {
+            self.node_modules(&d);
+        }
+    }
+
+    /// `dir/node_modules`, which the walk never lists (`scan`), so `subdirs` never gives it. Found
+    /// by an attacker's review (rfix25, config_nm.js): a package a run put in an existing
+    /// `~/.config/<tool>/node_modules` or `~/.<tool>/node_modules` (Node-RED's, yarn's global
+    /// directory, coc's extensions: tools load them) was never reported. Its own listing only (its
+    /// packages, by ctime), not what they hold, and only when an entry was added, removed or
+    /// renamed in it since the baseline (its ctime): a big one costs a warm run one `lstat`.
+    fn node_modules(&mut self, dir: &Path) {
+        let nm = dir.join("node_modules");
+        let Ok(m) = nm.symlink_metadata() else { return };
+        if m.is_dir() && changed_since((m.ctime(), m.ctime_nsec()), self.since_ns) {
+            self.below(&nm, 1, false);
         }
     }
 
