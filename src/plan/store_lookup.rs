@@ -13,6 +13,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::error::{Result, SandboxError};
+use crate::search_blocker::{absent, blocker};
 
 /// `p`'s canonical path; `None` when nothing is there (or a non-directory is on its way), or when
 /// a directory of another user's keeps it out of this user's reach. Any other failure refuses.
@@ -29,48 +30,6 @@ pub fn lookup(p: &Path) -> Result<Option<PathBuf>> {
         Some(b) => Err(refusal(p, &b.describe())),
         None => Err(refusal(p, &format!("{err}"))),
     }
-}
-
-/// An error that says nothing is there: a missing entry, or a non-directory on the way.
-fn absent(e: &std::io::Error) -> bool {
-    matches!(e.raw_os_error(), Some(libc::ENOENT) | Some(libc::ENOTDIR))
-}
-
-/// A directory this user may not search (or read, where `need_read`).
-pub struct Blocker {
-    pub dir: PathBuf,
-    pub mode: u32,
-    /// This user's: a run (the same user) may have changed its mode, and may change it back.
-    pub owned: bool,
-}
-
-impl Blocker {
-    pub fn describe(&self) -> String {
-        format!("{} (mode {:03o}) denies this user search permission", self.dir.display(), self.mode & 0o7777)
-    }
-}
-
-/// The shallowest directory strictly above `p` that this user (the effective one) may not search.
-pub fn blocker(p: &Path) -> Option<Blocker> {
-    let mut above: Vec<&Path> = p.ancestors().skip(1).collect();
-    above.reverse();
-    above.into_iter().find_map(|dir| {
-        use std::os::unix::fs::MetadataExt;
-        let meta = std::fs::metadata(dir).ok()?;
-        (meta.is_dir() && !searchable(dir)).then(|| Blocker {
-            dir: dir.to_path_buf(),
-            mode: meta.mode(),
-            // SAFETY: geteuid has no preconditions.
-            owned: meta.uid() == unsafe { libc::geteuid() },
-        })
-    })
-}
-
-fn searchable(dir: &Path) -> bool {
-    use std::os::unix::ffi::OsStrExt;
-    let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else { return false };
-    // SAFETY: a valid NUL-terminated path; faccessat has no other preconditions.
-    unsafe { libc::faccessat(libc::AT_FDCWD, c.as_ptr(), libc::X_OK, libc::AT_EACCESS) == 0 }
 }
 
 /// The run is refused: the store cannot be covered, and a run could reach it.

@@ -17,7 +17,7 @@ pub fn unsearchable_above_stores(env: &BTreeMap<String, String>) -> Vec<HostRisk
     let stores = crate::plan::stores::host_stores(env).into_iter().chain(crate::plan::known_stores::listed());
     let mut blockers: BTreeMap<PathBuf, u32> = BTreeMap::new();
     for store in stores {
-        if let Some(b) = crate::plan::store_lookup::blocker(&store).filter(|b| b.owned) {
+        if let Some(b) = crate::search_blocker::blocker(&store).filter(|b| b.owned) {
             blockers.insert(b.dir, b.mode);
         }
     }
