@@ -3,6 +3,7 @@
 //! `ResolvedPolicy` only, so every check happens once, here.
 
 pub(crate) mod held_links;
+mod hidden;
 mod host_code;
 mod kernel_fs;
 mod parse;

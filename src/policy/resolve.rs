@@ -68,7 +68,9 @@ pub fn resolve_policy(value: Option<&Value>, ctx: &PolicyContext) -> Result<Reso
         match (deepest_root(&roots, &lenient.path), lenient.first_missing) {
             (Some(r), None) => roots[r].read_only.push(lenient.path),
             // A placeholder at the first missing component blocks creating the path and its parents.
+            // Unless it is hidden, not missing: a run may have made its directory unsearchable.
             (Some(r), Some(first)) => {
+                super::hidden::refuse_if_hidden(&option, &lenient.path)?;
                 roots[r].missing_read_only.push(MissingReadOnly { path: first, kind: PlaceholderKind::File })
             }
             // Outside every writable root it is read-only anyway; kept for the denial classifier.
@@ -79,6 +81,9 @@ pub fn resolve_policy(value: Option<&Value>, ctx: &PolicyContext) -> Result<Reso
         super::host_code::keep_host_code(&mut roots);
         super::host_code::refuse_roots_inside(&roots, &ctx.cwd)?;
         super::host_code::refuse_system_roots(&roots, &ctx.cwd, &mounts)?;
+    }
+    for r in &roots {
+        super::hidden::refuse_unsearchable_top(&r.root)?;
     }
     let (deny_read, deny_links, reviewed_deny_links) = deny_read(&raw, &mut roots, &reviewed)?;
     // After readOnlyPaths: nothing is walked or created inside them. Reviewed roots are judged on
@@ -153,7 +158,14 @@ fn deny_read(raw: &RawPolicy, roots: &mut [WritableRoot], reviewed: &[PathBuf]) 
         links.extend(met);
         match std::fs::canonicalize(&p) {
             Ok(c) => deny_read.push(c),
-            Err(_) => missing.extend(canonical_lenient(&option, &p)?.first_missing),
+            Err(_) => {
+                let first = canonical_lenient(&option, &p)?.first_missing;
+                // Held absent inside a root only if missing, not hidden by a run (`hidden`).
+                if first.as_ref().is_some_and(|f| deepest_root(roots, f).is_some()) {
+                    super::hidden::refuse_if_hidden(&option, &p)?;
+                }
+                missing.extend(first);
+            }
         }
     }
     sort_shallowest_first(&mut missing);
