@@ -184,7 +184,9 @@ export interface HostRisk {
    * set's directory mode that adds group or other write without the sticky bit (any local user could
    * replace what is in it after apply), or the workspace root's that takes read, search or write
    * from its owner; or (any run) a directory above sandspawn's state stores this user can no
-   * longer search (`chmod 000 ~/.local/state`): every later run is refused until it is fixed;
+   * longer search (`chmod 000 ~/.local/state`): every later run is refused until it is fixed; or
+   * one inside a writable root, or a root itself, above a `readOnlyPaths` or `denyRead` path or a
+   * root's `.git` (`chmod 000 ws/cfg`): every later run with that policy is refused until it is fixed;
    * `scan-incomplete`: the walk after the run stopped at its bound, and `path` names the area it
    * did not examine; or `path` is a symlink the run made whose way could not be judged (through a
    * symlink of `/proc`, such as `/proc/self/cwd`, which leads wherever the process following it is;

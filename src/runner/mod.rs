@@ -17,6 +17,7 @@ pub mod reap;
 pub mod result;
 mod shared;
 mod side_services;
+mod path_modes;
 mod store_modes;
 mod scratch;
 mod scratch_sweep;

@@ -61,12 +61,15 @@ impl SideServices {
         let keep_absent = req.policy.missing_read_only();
         let caches = req.policy.tool_caches.caches.clone();
         let env = req.env.clone();
+        let ruled = super::path_modes::Ruled::of(&req.policy);
         tokio::task::spawn_blocking(move || {
             let mut risks = after_run(&baseline, keeper, &keep_absent);
             // A held home's cache a private copy covered, moved from under it (`tool_caches::moved`).
             risks.extend(crate::tool_caches::moved::moved(&caches));
             // A directory above a store this user can no longer search (`store_modes`).
             risks.extend(super::store_modes::unsearchable_above_stores(&env));
+            // One above a path the policy keeps read-only or masks (`path_modes`).
+            risks.extend(super::path_modes::unsearchable_above_rules(&ruled));
             risks
         })
             .await

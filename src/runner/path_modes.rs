@@ -1,0 +1,60 @@
+//! After the run: the directories inside the writable roots, above a `readOnlyPaths` or `denyRead`
+//! path (or a name held absent), that this user can no longer search. Found by a fixer's review
+//! (stmode25): a run's `chmod 000 ws/cfg` hid the read-only ws/cfg/settings.json from the next
+//! plan, which took it for missing and let that run overwrite it. That plan is refused now
+//! (`policy::hidden`); the run that did it is reported here, in its own result, with the fix, as
+//! `store_modes` does for the state stores. Nothing is restored silently: the mode may be the
+//! user's choice, and the host cannot tell.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::planted::{HostRisk, RiskKind};
+
+/// The paths to check: those the policy keeps read-only, masks or holds absent inside a root, and
+/// each root's `.git`.
+pub struct Ruled {
+    pub roots: Vec<PathBuf>,
+    pub paths: Vec<PathBuf>,
+}
+
+impl Ruled {
+    pub fn of(policy: &crate::policy::ResolvedPolicy) -> Ruled {
+        let roots = policy.writable_roots.iter().map(|r| r.root.clone()).collect();
+        let in_roots = policy.writable_roots.iter().flat_map(|r| r.read_only.iter().cloned());
+        let held = policy.missing_read_only().into_iter().map(|m| m.path);
+        // A root's own `.git`: its top made unsearchable hides it and the protected names.
+        let tops = policy.writable_roots.iter().map(|r| r.root.join(".git"));
+        let paths = in_roots.chain(held).chain(policy.deny_read.iter().cloned()).chain(tops).collect();
+        Ruled { roots, paths }
+    }
+}
+
+/// One entry per directory of this user's, inside a writable root, that denies it the search of
+/// such a path. A root host searches every directory and sees none.
+pub fn unsearchable_above_rules(ruled: &Ruled) -> Vec<HostRisk> {
+    let in_a_root = |d: &Path| ruled.roots.iter().any(|r| d.starts_with(r));
+    let mut blockers: BTreeMap<PathBuf, (u32, &Path)> = BTreeMap::new();
+    for p in &ruled.paths {
+        if let Some(b) = crate::search_blocker::blocker(p).filter(|b| b.owned && in_a_root(&b.dir)) {
+            blockers.entry(b.dir).or_insert((b.mode, p));
+        }
+    }
+    blockers.into_iter().map(|(dir, (mode, p))| risk(dir, mode, p)).collect()
+}
+
+fn risk(dir: PathBuf, mode: u32, ruled: &Path) -> HostRisk {
+    let shown = dir.display().to_string();
+    HostRisk {
+        detail: format!(
+            "{shown} (mode {:03o}) no longer lets this user search it, and it holds {}, which the policy keeps \
+             read-only, masks or holds absent (readOnlyPaths, denyRead, protected names): a later run could not \
+             look it up, so every later sandboxed run with this policy is refused (ERR_SANDBOX_SETUP_FAILED) until \
+             it is reachable again. If you did not change it yourself: chmod u+rwx {shown}",
+            mode & 0o7777,
+            ruled.display()
+        ),
+        path: shown,
+        kind: RiskKind::PermissionsChanged,
+    }
+}
