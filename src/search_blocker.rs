@@ -27,6 +27,16 @@ impl Blocker {
 
 /// The shallowest directory strictly above `p` that this user (the effective one) may not search.
 pub fn blocker(p: &Path) -> Option<Blocker> {
+    // The usual case in one call. The directory holding `p` can be searched: so could every one on
+    // its way (a lookup needs search permission at each). Or a name on its way is missing: the
+    // lookup found that out past every directory above it, each searched (a directory denying the
+    // search fails a lookup with EACCES before anything below it is looked for). Nothing blocks.
+    if let Some(parent) = p.parent() {
+        match search_errno(parent) {
+            0 | libc::ENOENT | libc::ENOTDIR => return None,
+            _ => {}
+        }
+    }
     let mut above: Vec<&Path> = p.ancestors().skip(1).collect();
     above.reverse();
     above.into_iter().find_map(|dir| {
@@ -42,8 +52,16 @@ pub fn blocker(p: &Path) -> Option<Blocker> {
 }
 
 fn searchable(dir: &Path) -> bool {
+    search_errno(dir) == 0
+}
+
+/// 0 when this user may search `dir`, else the errno of `faccessat(X_OK)`.
+fn search_errno(dir: &Path) -> i32 {
     use std::os::unix::ffi::OsStrExt;
-    let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else { return false };
+    let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else { return libc::EINVAL };
     // SAFETY: a valid NUL-terminated path; faccessat has no other preconditions.
-    unsafe { libc::faccessat(libc::AT_FDCWD, c.as_ptr(), libc::X_OK, libc::AT_EACCESS) == 0 }
+    match unsafe { libc::faccessat(libc::AT_FDCWD, c.as_ptr(), libc::X_OK, libc::AT_EACCESS) } {
+        0 => 0,
+        _ => std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EINVAL),
+    }
 }

@@ -35,7 +35,14 @@ impl Ruled {
 pub fn unsearchable_above_rules(ruled: &Ruled) -> Vec<HostRisk> {
     let in_a_root = |d: &Path| ruled.roots.iter().any(|r| d.starts_with(r));
     let mut blockers: BTreeMap<PathBuf, (u32, &Path)> = BTreeMap::new();
+    // What blocks a path depends on its directory alone, and the paths (every name held absent at
+    // each root's top) share a few: one look per directory, not a `stat` and an `access` of every
+    // ancestor per path (some 1,500 system calls after each run, about 1 ms).
+    let mut by_dir: BTreeMap<&Path, &Path> = BTreeMap::new();
     for p in &ruled.paths {
+        by_dir.entry(p.parent().unwrap_or(p)).or_insert(p);
+    }
+    for p in by_dir.into_values() {
         if let Some(b) = crate::search_blocker::blocker(p).filter(|b| b.owned && in_a_root(&b.dir)) {
             blockers.entry(b.dir).or_insert((b.mode, p));
         }

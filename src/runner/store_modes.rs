@@ -17,6 +17,7 @@ pub fn unsearchable_above_stores(env: &BTreeMap<String, String>) -> Vec<HostRisk
     let stores = crate::plan::stores::host_stores(env).into_iter().chain(crate::plan::known_stores::listed());
     let mut blockers: BTreeMap<PathBuf, u32> = BTreeMap::new();
     for store in stores {
+        // After every run, for every store: one `access` each while nothing blocks (`blocker`).
         if let Some(b) = crate::search_blocker::blocker(&store).filter(|b| b.owned) {
             blockers.insert(b.dir, b.mode);
         }
