@@ -25,6 +25,21 @@ impl Blocker {
     }
 }
 
+/// Why `p`, whose lookup failed with `err`, is out of sight and what makes it reachable again, as
+/// `(why, fix)`; `None` when nothing is there (`absent`), or when the directory that denies the
+/// search is another user's: a run can neither change its mode nor pass it. The one judgment of
+/// both lookups that fail closed (`plan::store_lookup`, `policy::hidden`).
+pub fn hidden(p: &Path, err: &std::io::Error) -> Option<(String, String)> {
+    if absent(err) {
+        return None;
+    }
+    match blocker(p) {
+        Some(b) if !b.owned => None,
+        Some(b) => Some((b.describe(), format!("chmod u+rwx {}", b.dir.display()))),
+        None => Some((format!("{err}"), format!("make {} reachable by this user again", p.display()))),
+    }
+}
+
 /// The shallowest directory strictly above `p` that this user (the effective one) may not search.
 pub fn blocker(p: &Path) -> Option<Blocker> {
     // The usual case in one call. The directory holding `p` can be searched: so could every one on

@@ -13,7 +13,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::error::{Result, SandboxError};
-use crate::search_blocker::{absent, blocker};
+use crate::search_blocker::hidden;
 
 /// `p`'s canonical path; `None` when nothing is there (or a non-directory is on its way), or when
 /// a directory of another user's keeps it out of this user's reach. Any other failure refuses.
@@ -22,22 +22,14 @@ pub fn lookup(p: &Path) -> Result<Option<PathBuf>> {
         Ok(c) => return Ok(Some(c)),
         Err(e) => e,
     };
-    if absent(&err) {
-        return Ok(None);
-    }
-    match blocker(p) {
-        Some(b) if !b.owned => Ok(None),
-        Some(b) => Err(refusal(p, &b.describe())),
-        None => Err(refusal(p, &format!("{err}"))),
+    match hidden(p, &err) {
+        None => Ok(None),
+        Some((why, fix)) => Err(refusal(p, &why, fix)),
     }
 }
 
 /// The run is refused: the store cannot be covered, and a run could reach it.
-fn refusal(store: &Path, why: &str) -> SandboxError {
-    let fix = match blocker(store) {
-        Some(b) => format!("chmod u+rwx {}", b.dir.display()),
-        None => format!("make {} reachable by this user again", store.display()),
-    };
+fn refusal(store: &Path, why: &str, fix: String) -> SandboxError {
     SandboxError::setup_failed_for(
         format!(
             "sandspawn's state store {} cannot be looked up: {why}; an earlier sandboxed run (with the home writable) \

@@ -10,7 +10,7 @@
 use std::path::Path;
 
 use crate::error::{Result, SandboxError};
-use crate::search_blocker::{absent, blocker};
+use crate::search_blocker::{blocker, hidden};
 
 /// Ok when `p` (of `option`, not resolving) is missing, or out of this user's reach behind another
 /// user's directory; a refusal when something this user (a run) could make reachable hides it.
@@ -20,14 +20,10 @@ pub(crate) fn refuse_if_hidden(option: &str, p: &Path) -> Result<()> {
         Err(e) => e,
     };
     // A symlink loop is a dangling link: there is nothing behind it to keep.
-    if absent(&err) || err.raw_os_error() == Some(libc::ELOOP) {
+    if err.raw_os_error() == Some(libc::ELOOP) {
         return Ok(());
     }
-    let (why, fix) = match blocker(p) {
-        Some(b) if !b.owned => return Ok(()),
-        Some(b) => (b.describe(), format!("chmod u+rwx {}", b.dir.display())),
-        None => (format!("{err}"), format!("make {} reachable by this user again", p.display())),
-    };
+    let Some((why, fix)) = hidden(p, &err) else { return Ok(()) };
     Err(SandboxError::setup_failed_for(
         format!(
             "{option} {} cannot be looked up: {why}; an earlier sandboxed run may have changed it, and a path that \
