@@ -67,6 +67,9 @@ function assertReportedAndRefused(ws, out) {
   assert.match(out.topAttack.message, new RegExp(`mode 000.*chmod u\\+rwx ${ws2}`))
   assert.equal(out.modeTopAfterAttack, 0, 'the refused run ran nothing')
   assert.equal(out.hook, null, 'no hook planted')
+  // A read-only run's cwd so hidden: refused naming the cwd and the fix, not a broken install.
+  assert.equal(out.cwdAttack.error, 'ERR_SANDBOX_SETUP_FAILED', JSON.stringify(out.cwdAttack))
+  assert.match(out.cwdAttack.message, new RegExp(`working directory ${out.inner} cannot be entered: .*mode 000.*chmod u\\+rwx ${out.inner}`))
 }
 
 test('a run that makes the directory of a readOnlyPaths / denyRead path unsearchable is reported, and the next run is refused, not planned as if the path were missing (bwrap)', { skip }, async (t) => {

@@ -39,6 +39,35 @@ pub(super) fn spawn_error(e: io::Error, command: &str, sandbox: SandboxType, pro
     }
 }
 
+/// A spawn that failed because the working directory cannot be entered (the spawn's `chdir` runs
+/// before the program's exec, and its EACCES or ENOENT reads as the program's own): say so, with
+/// the directory that blocks and the fix, not "reinstall the sandbox tool" or "command not found".
+/// An earlier run (the same user) may have made the cwd, or a directory above it, mode 000; the
+/// policy's own lookups (`policy::hidden`, `runner::path_modes`) cover the writable roots, but a
+/// read-only run's cwd is no root. Looked up only after a failed spawn: nothing on the hot path.
+pub(super) fn cwd_unusable(cwd: &std::path::Path, e: &io::Error) -> Option<SandboxError> {
+    if !matches!(e.raw_os_error(), Some(libc::EACCES | libc::ENOENT | libc::ENOTDIR | libc::ELOOP)) {
+        return None;
+    }
+    let why = match std::fs::metadata(cwd) {
+        Err(gone) => format!("it cannot be looked up any more ({gone})"),
+        Ok(m) if !m.is_dir() => "it is no longer a directory".to_string(),
+        // `blocker` looks at the directories strictly above a path: ask about an entry in `cwd`
+        // so that `cwd` itself is one of them.
+        Ok(_) => match crate::search_blocker::blocker(&cwd.join("entry")) {
+            Some(b) if b.owned => {
+                return Some(SandboxError::setup_failed_for(
+                    format!("the working directory {} cannot be entered: {}; an earlier sandboxed run may have changed it", cwd.display(), b.describe()),
+                    format!("chmod u+rwx {}", b.dir.display()),
+                ))
+            }
+            Some(b) => format!("{}, a directory of another user", b.describe()),
+            None => return None,
+        },
+    };
+    Some(SandboxError::setup_failed_for(format!("the working directory {} cannot be entered: {why}", cwd.display()), "pass a cwd this user can enter"))
+}
+
 /// What the helper wrote on its report descriptor: present only when the command never ran.
 pub(super) fn read_report(fd: &OwnedFd) -> Option<Failure> {
     use std::os::fd::AsRawFd;
@@ -102,6 +131,30 @@ mod helper_failure_tests {
         // A tool that is not there stays unavailable.
         let e = spawn_error(io::Error::from_raw_os_error(libc::ENOENT), "echo", SandboxType::Bwrap, helper);
         assert_eq!(e.code, ErrorCode::Unavailable);
+    }
+
+    #[test]
+    fn a_cwd_that_cannot_be_entered_is_named_with_its_fix_not_taken_for_a_broken_install() {
+        use std::os::unix::fs::PermissionsExt;
+        let d = tempfile::tempdir().unwrap();
+        let cwd = d.path().join("ws");
+        std::fs::create_dir(&cwd).unwrap();
+        let eacces = io::Error::from_raw_os_error(libc::EACCES);
+        // Enterable: the failure is the program's, judged as before.
+        assert!(cwd_unusable(&cwd, &eacces).is_none());
+        std::fs::set_permissions(&cwd, std::fs::Permissions::from_mode(0o000)).unwrap();
+        let blocked = cwd_unusable(&cwd, &eacces);
+        std::fs::set_permissions(&cwd, std::fs::Permissions::from_mode(0o700)).unwrap();
+        // Root searches any directory: only an ordinary user sees the mode refuse it.
+        if unsafe { libc::geteuid() } != 0 {
+            let e = blocked.expect("a mode-000 cwd is named");
+            assert_eq!(e.code, ErrorCode::SetupFailed);
+            assert!(e.message.contains("working directory") && e.message.contains("mode 000") && e.message.contains("chmod u+rwx"), "{}", e.message);
+        }
+        std::fs::remove_dir(&cwd).unwrap();
+        let e = cwd_unusable(&cwd, &io::Error::from_raw_os_error(libc::ENOENT)).expect("a cwd removed since the options were checked is named");
+        assert!(e.message.contains("cannot be looked up"), "{}", e.message);
+        assert!(cwd_unusable(&cwd, &io::Error::from_raw_os_error(libc::EAGAIN)).is_none());
     }
 
     fn failure(stage: Stage, errno: i32) -> Failure {

@@ -41,7 +41,7 @@ pub(super) async fn launch_child(plan: &LaunchPlan, fds: ChildSide, bwrap: Optio
     let (started, exited) = spawn_owned(spawn_closure, kind, setup_programs).map_err(|e| internal("starting the owner thread failed", &e))?;
     match started.await {
         Ok(Ok(child)) => Ok((child, exited)),
-        Ok(Err(e)) => Err(super::failure::spawn_error(e, command, plan.sandbox_type, &plan.program)),
+        Ok(Err(e)) => Err(super::failure::cwd_unusable(&plan.cwd, &e).unwrap_or_else(|| super::failure::spawn_error(e, command, plan.sandbox_type, &plan.program))),
         Err(e) => Err(internal("spawning failed", &e)),
     }
 }
