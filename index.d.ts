@@ -336,7 +336,8 @@ export interface SandboxDetails {
    * host kernel's files every bwrap plan hides, such as tracefs, `/proc/kpageflags` and
    * `/sys/class/zram-control`, are readable by a command running as root), and below ABI 5 `'device-ioctl'`,
    * below ABI 6 `'signal-scope'` (and on a run with the network off but `allowUnixSockets: true`,
-   * `'abstract-unix-socket-scope'`). Read-only paths inside writable directories are enforced in
+   * `'abstract-unix-socket-scope'`; and at every ABI `'abstract-unix-socket-bind'`: a host program
+   * connecting to an abstract name the command bound reaches the command). Read-only paths inside writable directories are enforced in
    * every mode (in the Landlock mode by granting the directories that hold one entry by entry:
    * they take no new entries; see the README). */
   notEnforced: string[]

@@ -69,10 +69,22 @@ fn readable() -> Result<Vec<String>> {
 
 /// What this policy loses at `abi` beyond `sandspawn_helper::landlock::not_enforced` (which depends
 /// on the ABI alone): with the network off but Unix sockets allowed, bwrap's network namespace keeps
-/// the host's abstract sockets out of reach; Landlock scopes them only from ABI 6.
+/// the host's abstract sockets out of reach, and the command's own out of the host's reach.
+/// Landlock scopes the command's connections to the host's names only from ABI 6, and at no ABI
+/// the other way: a name the command binds there is one a host program connecting to it reaches
+/// (an attacker's review, land26: a host client of `@/tmp/.X11-unix/X97` sent its cookie to the
+/// command and took its reply). A filter cannot tell an abstract address from a path (`bind` passes
+/// a pointer), so it is said, not prevented.
 pub fn policy_not_enforced(policy: &ResolvedPolicy, abi: u32) -> Vec<String> {
-    let abstract_reachable = abi < 6 && !policy.network && policy.unix_sockets == UnixSockets::All;
-    abstract_reachable.then(|| "abstract-unix-socket-scope".to_string()).into_iter().collect()
+    let sockets = !policy.network && policy.unix_sockets == UnixSockets::All;
+    let mut out = Vec::new();
+    if sockets && abi < 6 {
+        out.push("abstract-unix-socket-scope".to_string());
+    }
+    if sockets {
+        out.push("abstract-unix-socket-bind".to_string());
+    }
+    out
 }
 
 /// The plan, given the run's write grants and its own directory (`scratch`, granted in `grants`).
@@ -218,8 +230,8 @@ mod tests {
         let mut p = policy(&std::fs::canonicalize(dir.path()).unwrap());
         assert!(policy_not_enforced(&p, 5).is_empty(), "no Unix socket at all: nothing to scope");
         p.unix_sockets = UnixSockets::All;
-        assert_eq!(policy_not_enforced(&p, 5), ["abstract-unix-socket-scope"]);
-        assert!(policy_not_enforced(&p, 6).is_empty(), "Landlock scopes them from ABI 6");
+        assert_eq!(policy_not_enforced(&p, 5), ["abstract-unix-socket-scope", "abstract-unix-socket-bind"]);
+        assert_eq!(policy_not_enforced(&p, 7), ["abstract-unix-socket-bind"], "Landlock scopes the host's names from ABI 6, never the command's");
         p.network = true;
         assert!(policy_not_enforced(&p, 5).is_empty(), "with the network on bwrap shares them too");
     }
