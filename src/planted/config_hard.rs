@@ -83,7 +83,7 @@ fn detail(path: &Path, what: What) -> String {
                 super::small_file::Read::Text(text) => super::gitconfig::risky_keys(&text),
                 _ => Vec::new(),
             };
-            let named = if keys.is_empty() { String::new() } else { format!(" (it names {})", keys.join(", ")) };
+            let named = if keys.is_empty() { String::new() } else { format!(" (it names {})", super::few_named::listed(&keys)) };
             // A `.git` file or a `commondir` names where git takes the configuration from.
             match path.file_name().and_then(|n| n.to_str()) {
                 Some(".git" | "commondir") => "git on the host takes the repository's configuration (and the programs it names) from where this file points".to_string(),

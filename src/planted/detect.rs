@@ -829,24 +829,23 @@ fn new_repository(dot_git: &Path, since: i64, risks: &mut Listed) {
             risks.push(HostRisk {
                 path: hooks.to_string_lossy().into_owned(),
                 kind: RiskKind::HooksWritten,
-                detail: format!("hooks {} were written during the run: git on the host runs them (e.g. on commit, checkout, merge)", planted.join(", ")),
+                detail: format!("hooks {} were written during the run: git on the host runs them (e.g. on commit, checkout, merge)", planted.said()),
             });
         }
     }
 }
 
 /// The hook files in `dir` changed since `since` (unix seconds) that git would run (git ignores the
-/// `*.sample` files `git init` writes). A new repository may name an existing hooks directory.
-fn hook_scripts(dir: &Path, since: i64) -> Vec<String> {
-    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
-    let mut names: Vec<String> = entries
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| !n.ends_with(".sample"))
-        .filter(|n| can_act(&dir.join(n)) && dir.join(n).symlink_metadata().is_ok_and(|m| m.ctime() >= since))
-        .collect();
-    names.sort();
-    names
+/// `*.sample` files `git init` writes): the first few by name and how many. A new repository may
+/// name an existing hooks directory, of any size (many repositories the same one: `few_named`).
+fn hook_scripts(dir: &Path, since: i64) -> super::few_named::Fewest {
+    let mut found = super::few_named::Fewest::default();
+    let Ok(entries) = std::fs::read_dir(dir) else { return found };
+    let names = entries.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).filter(|n| !n.ends_with(".sample"));
+    for n in names.filter(|n| can_act(&dir.join(n)) && dir.join(n).symlink_metadata().is_ok_and(|m| m.ctime() >= since)) {
+        found.add(n);
+    }
+    found
 }
 
 
@@ -910,6 +909,36 @@ mod cap_tests {
         // Every protected name was moved aside, listed or not.
         let left: Vec<usize> = (0..N).filter(|i| r.join(format!("old/o{i}/.envrc")).exists()).collect();
         assert!(left.is_empty(), "{} left in place, e.g. o{}", left.len(), left[0]);
+    }
+
+    /// Found by an attacker's review (cross26): a new repository's `hooks-written` entry named every
+    /// hook in its hooks directory, and a run made 40 repositories whose `core.hooksPath` named one
+    /// directory of 20,000 links with 247-byte names: 199 MB of `hostRisks`. Its configuration's keys
+    /// were few but each as long as the config file let it be. Each list names a few, then how many more.
+    #[test]
+    fn a_new_repository_s_entries_name_a_few_hooks_and_keys_and_count_the_rest() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        let v = json!({"mode": "workspace-write", "tmp": "read-only", "reportedNames": []});
+        let mut p = resolve_policy(Some(&v), &PolicyContext { cwd: r.clone(), tmpdir: None, platform: Platform::Linux, env: Default::default() }).unwrap();
+        p.walk_and_protect(crate::planted::Absent::UndoneAfter);
+        const N: usize = 300;
+        let long = "h".repeat(240);
+        std::fs::create_dir(r.join("H")).unwrap();
+        for i in 0..N {
+            std::os::unix::fs::symlink("t", r.join(format!("H/{long}{i:07}"))).unwrap();
+        }
+        repo(&r.join("new"));
+        let driver = "d".repeat(100_000);
+        std::fs::write(r.join("new/.git/config"), format!("[core]\n\thooksPath = ../H\n[filter \"{driver}\"]\n\tclean = /bin/x\n")).unwrap();
+        let risks = detect(&p.planted);
+        let hooks = risks.iter().find(|h| h.kind == RiskKind::HooksWritten).expect("the hooks are reported");
+        assert!(hooks.detail.contains(&format!("{long}0000000, ")), "the first by name are named: {}", &hooks.detail[..300]);
+        let more = N - crate::planted::few_named::MAX_NAMED;
+        assert!(hooks.detail.contains(&format!(" and {more} more were written during the run")), "the rest counted: {}", hooks.detail.len());
+        assert!(hooks.detail.len() < 8 * 1024, "{} bytes", hooks.detail.len());
+        let made = risks.iter().find(|h| h.kind == RiskKind::RepositoryCreated).expect("the repository is reported");
+        assert!(made.detail.contains("filter.ddd") && made.detail.len() < 8 * 1024, "{} bytes", made.detail.len());
     }
 
     /// Links a run made that could not be judged (through /proc: cheap to make by the thousand)

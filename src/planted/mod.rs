@@ -34,6 +34,7 @@ mod armed;
 mod baseline;
 pub mod changed;
 pub mod config_hard;
+pub mod few_named;
 mod detect;
 pub mod git_paths;
 pub mod gitconfig;

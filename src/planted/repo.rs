@@ -173,16 +173,13 @@ pub struct Configured {
 
 /// At most this many keys are named in a report (`Configured::keys_named`): a run-written config
 /// named thousands, and 300 such repositories made 57 MB of `hostRisks` (found by an attacker's review).
-pub const MAX_KEYS_NAMED: usize = 16;
+pub const MAX_KEYS_NAMED: usize = super::few_named::MAX_NAMED;
 
 impl Configured {
-    /// The keys, the first `MAX_KEYS_NAMED` by name and how many more.
+    /// The keys, the first `MAX_KEYS_NAMED` and how many more, each cut to a bound (`few_named`):
+    /// a key's subsection is as long as the config file lets it be.
     pub fn keys_named(&self) -> String {
-        let named = self.keys[..self.keys.len().min(MAX_KEYS_NAMED)].join(", ");
-        match self.keys.len().saturating_sub(MAX_KEYS_NAMED) {
-            0 => named,
-            more => format!("{named} and {more} more"),
-        }
+        super::few_named::listed(&self.keys)
     }
 
     /// What a report adds of the files not judged (empty when every one was): the user must hear of

@@ -137,7 +137,8 @@ fn keys_detail(keys: &[String]) -> String {
     if keys.is_empty() {
         String::new()
     } else {
-        format!("; its configuration sets {}, each of which makes git run a program", keys.join(", "))
+        // A few, each cut to a bound (`few_named`): a run writes the config, keys and all.
+        format!("; its configuration sets {}, each of which makes git run a program", crate::planted::few_named::listed(keys))
     }
 }
 
