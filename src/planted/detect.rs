@@ -2,7 +2,7 @@
 //! walking the same area as before the run and comparing. Only entries that can do something are reported: an empty file
 //! or directory runs nothing (and is what a concurrent run's placeholder looks like).
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
@@ -73,9 +73,10 @@ pub fn detect_after(baseline: &Baseline, during_run: Vec<HostRisk>) -> Vec<HostR
     if baseline.report_repositories {
         // New, or another inode than before at the same path (a directory above it was swapped).
         let new = |p: &&PathBuf| !absent.contains(*p) && baseline.git.get(p.as_os_str()).is_none_or(|ino| found.git_inodes.get(p.as_os_str()) != Some(ino));
+        let mut hooks_read = HooksRead::default();
         for dot_git in found.git_entries.iter().filter(new) {
             if can_act(dot_git) {
-                new_repository(dot_git, baseline.taken_at, &mut risks);
+                new_repository(dot_git, baseline.taken_at, &mut hooks_read, &mut risks);
             }
         }
         // New, or another directory than before at the same path (one above it was swapped).
@@ -810,7 +811,13 @@ fn can_act(p: &Path) -> bool {
     }
 }
 
-fn new_repository(dot_git: &Path, since: i64, risks: &mut Listed) {
+/// What each hooks directory held, by device and inode, read once per report: many new
+/// repositories may name one directory (`core.hooksPath = ../H`), and one of 20,000 entries read
+/// again for each of 40 repositories cost the host 7.4 s after the run (an attacker's review,
+/// cross26). The names said, or `None` when none was written during the run.
+type HooksRead = HashMap<(u64, u64), Option<String>>;
+
+fn new_repository(dot_git: &Path, since: i64, hooks_read: &mut HooksRead, risks: &mut Listed) {
     let top = dot_git.parent().unwrap_or(Path::new("/"));
     let dirs = repo::git_dirs(dot_git);
     let config = repo::configured(&dirs);
@@ -824,12 +831,16 @@ fn new_repository(dot_git: &Path, since: i64, risks: &mut Listed) {
     risks.push(HostRisk { path: dot_git.to_string_lossy().into_owned(), kind: RiskKind::RepositoryCreated, detail });
     let hooks_dirs = dirs.iter().map(|d| d.join("hooks")).chain(repo::hooks_dirs(top, &dirs, &super::global_git::hooks_paths()));
     for hooks in hooks_dirs {
-        let planted = hook_scripts(&hooks, since);
-        if !planted.is_empty() {
+        let Ok(meta) = hooks.metadata() else { continue };
+        let said = hooks_read.entry((meta.dev(), meta.ino())).or_insert_with(|| {
+            let planted = hook_scripts(&hooks, since);
+            (!planted.is_empty()).then(|| planted.said())
+        });
+        if let Some(said) = said {
             risks.push(HostRisk {
                 path: hooks.to_string_lossy().into_owned(),
                 kind: RiskKind::HooksWritten,
-                detail: format!("hooks {} were written during the run: git on the host runs them (e.g. on commit, checkout, merge)", planted.said()),
+                detail: format!("hooks {said} were written during the run: git on the host runs them (e.g. on commit, checkout, merge)"),
             });
         }
     }
@@ -839,6 +850,8 @@ fn new_repository(dot_git: &Path, since: i64, risks: &mut Listed) {
 /// `*.sample` files `git init` writes): the first few by name and how many. A new repository may
 /// name an existing hooks directory, of any size (many repositories the same one: `few_named`).
 fn hook_scripts(dir: &Path, since: i64) -> super::few_named::Fewest {
+    #[cfg(test)]
+    HOOK_DIRS_READ.with(|r| r.borrow_mut().push(dir.to_path_buf()));
     let mut found = super::few_named::Fewest::default();
     let Ok(entries) = std::fs::read_dir(dir) else { return found };
     let names = entries.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).filter(|n| !n.ends_with(".sample"));
@@ -848,6 +861,11 @@ fn hook_scripts(dir: &Path, since: i64) -> super::few_named::Fewest {
     found
 }
 
+#[cfg(test)]
+thread_local! {
+    /// The hooks directories `hook_scripts` listed on this thread, for the test that each is read once.
+    static HOOK_DIRS_READ: std::cell::RefCell<Vec<PathBuf>> = const { std::cell::RefCell::new(Vec::new()) };
+}
 
 #[cfg(test)]
 mod cap_tests {
@@ -939,6 +957,30 @@ mod cap_tests {
         assert!(hooks.detail.len() < 8 * 1024, "{} bytes", hooks.detail.len());
         let made = risks.iter().find(|h| h.kind == RiskKind::RepositoryCreated).expect("the repository is reported");
         assert!(made.detail.contains("alias.ddd") && made.detail.len() < 8 * 1024, "{} bytes", made.detail.len());
+    }
+
+    /// Found by an attacker's review (cross26): 40 new repositories naming one hooks directory of
+    /// 20,000 entries had it listed (and each entry stat'ed) 40 times after the run, 7.4 s of the
+    /// host's time. Each is listed once; every repository still gets its entry.
+    #[test]
+    fn a_hooks_directory_many_new_repositories_name_is_read_once() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        let v = json!({"mode": "workspace-write", "tmp": "read-only", "reportedNames": []});
+        let mut p = resolve_policy(Some(&v), &PolicyContext { cwd: r.clone(), tmpdir: None, platform: Platform::Linux, env: Default::default() }).unwrap();
+        p.walk_and_protect(crate::planted::Absent::UndoneAfter);
+        std::fs::create_dir(r.join("H")).unwrap();
+        std::fs::write(r.join("H/pre-commit"), "#!/bin/sh\n").unwrap();
+        for i in 0..3 {
+            repo(&r.join(format!("new{i}")));
+            std::fs::write(r.join(format!("new{i}/.git/config")), "[core]\n\thooksPath = ../H\n").unwrap();
+        }
+        HOOK_DIRS_READ.with(|d| d.borrow_mut().clear());
+        let risks = detect(&p.planted);
+        let shared: Vec<&HostRisk> = risks.iter().filter(|h| h.kind == RiskKind::HooksWritten && h.detail.contains("pre-commit")).collect();
+        assert_eq!(shared.len(), 3, "each repository says its hooks: {risks:?}");
+        let reads = HOOK_DIRS_READ.with(|d| d.borrow().iter().filter(|p| p.canonicalize().ok() == Some(r.join("H"))).count());
+        assert_eq!(reads, 1, "the shared hooks directory is listed once");
     }
 
     /// Links a run made that could not be judged (through /proc: cheap to make by the thousand)
