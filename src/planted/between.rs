@@ -32,6 +32,12 @@ pub fn directories_between(roots: &[PathBuf], inside: &dyn Fn(&Path) -> bool) ->
     out
 }
 
+/// The roots of `roots` (canonical) holding another root strictly below them: `/tmp` for a cwd
+/// below it, the home for a cwd below a writable home. Their tops are above a workspace too.
+pub fn roots_above(roots: &[PathBuf]) -> Vec<PathBuf> {
+    roots.iter().filter(|r| roots.iter().any(|o| o != *r && o.starts_with(r))).cloned().collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -43,5 +49,7 @@ mod tests {
         let got = directories_between(&roots, &|_| true);
         assert_eq!(got, vec![p("/tmp/x/outer"), p("/tmp/x"), p("/work/ws/a")]);
         assert!(directories_between(&[p("/work/ws")], &|_| true).is_empty(), "nothing above an outermost root");
+        assert_eq!(roots_above(&roots), vec![p("/tmp"), p("/work/ws")]);
+        assert!(roots_above(&[p("/work/ws"), p("/tmp")]).is_empty());
     }
 }

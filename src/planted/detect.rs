@@ -571,6 +571,8 @@ fn undo_created(baseline: &Baseline, found: &scan::Found, risks: &mut Listed) {
             format!("{name} was created during the run where it is a protected name: {}", names::what_it_does(&name))
         } else if let Some(what) = super::name_patterns::of_path(p) {
             format!("{name} was created during the run where it is kept as a protected name is: {what}")
+        } else if let Some(what) = super::upward::what_it_does(&name) {
+            format!("{name} was created during the run in a directory above a workspace, where tools search for it: {what}")
         } else if let Some(what) = baseline.home.what_it_does(p) {
             format!("{name} was created during the run in the host user's home, which a writable root holds: {what}")
         } else {

@@ -5,7 +5,8 @@
 //! directories of every repository the bounded walk finds (`scan`), their configured hooks
 //! directories, those a repository above a writable root names inside it (`above`), and
 //! `protectedNames` at the top of each writable root, of each repository found and of each
-//! directory between a root and a root nested below it (`between`)
+//! directory between a root and a root nested below it (`between`), there and at a root's top
+//! above another root with the names tools search upward for (`upward`)
 //! (read-only when they exist, an empty read-only placeholder when they do not). Detected after the
 //! run on Linux (`detect`), because a mount can only cover a path that exists: a `.git` or a
 //! protected name created deeper during the run. On macOS Seatbelt regex rules deny creating them
@@ -30,6 +31,7 @@ use crate::policy::{MissingReadOnly, PlaceholderKind, WritableRoot};
 
 mod above;
 mod between;
+mod upward;
 mod armed;
 mod baseline;
 pub mod changed;
@@ -109,20 +111,24 @@ pub fn protect(roots: &mut [WritableRoot], req: &Request) -> Baseline {
     let mut skip: Vec<PathBuf> = req.deny_read.to_vec();
     skip.extend(c.roots.iter().flat_map(|r| r.read_only.iter().cloned()));
     let tops: Vec<PathBuf> = c.roots.iter().map(|r| r.root.clone()).collect();
+    // Above a workspace, the names tools search upward for too (`upward`): one list per directory,
+    // so that each is listed once (`presence`).
+    let above_names: Vec<String> = req.names.iter().cloned().chain(upward_names(req.names)).collect();
+    let tops_above = tops_above_a_root(req);
     for top in &tops {
         if req.protect_git {
             c.repository(&top.join(".git"), true, None);
         }
         // The shared temporary directories too (`tmp: 'writable'`): some hosts run with HOME=/tmp,
         // and then /tmp/.bashrc is the user's.
-        c.names(top, req.names);
+        c.names(top, if tops_above.contains(top) { &above_names } else { req.names });
     }
     // The directories between a root and a root nested below it (a workspace below the writable
     // `/tmp`): tools search the parents of their cwd too, and no walk looks there (`between`).
     let inside = |d: &Path| c.root_of(d).is_some() && !c.is_covered(d);
     let between = between::directories_between(req.all_roots, &inside);
     for dir in &between {
-        c.names(dir, req.names);
+        c.names(dir, &above_names);
     }
     // Repositories are looked for when their git dirs are protected or their tops get names.
     let repositories = req.protect_git || !req.names.is_empty();
@@ -144,6 +150,29 @@ pub fn protect(roots: &mut [WritableRoot], req: &Request) -> Baseline {
         config_hard,
         ..Baseline::default()
     }
+}
+
+/// The upward-searched names (`upward`) not among `names`; none when protected names are off
+/// (`protectedNames: []`: nothing is kept by name).
+fn upward_names(names: &[String]) -> Vec<String> {
+    if names.is_empty() {
+        return Vec::new();
+    }
+    upward::names().into_iter().filter(|n| !names.contains(n)).collect()
+}
+
+/// The roots whose tops are above a workspace and get the upward-searched names: those holding
+/// another root (`between::roots_above`) that are no project of the caller's, the shared temporary
+/// directories (`/tmp`, `$TMPDIR`: not walked) and the host user's home. A `writableRoots` entry
+/// holding the cwd (a monorepo's root for a package's run) is the project's: npm workspaces write
+/// its `node_modules` and `package-lock.json` from a package.
+fn tops_above_a_root(req: &Request) -> Vec<PathBuf> {
+    let above = between::roots_above(req.all_roots);
+    if above.iter().all(|r| !req.scan_roots.contains(r)) {
+        return above; // no `stat` for the home: the usual case (`/tmp` above the cwd)
+    }
+    let homes: Vec<PathBuf> = [std::env::var_os("HOME").map(PathBuf::from), home::database_home()].into_iter().flatten().filter_map(|h| std::fs::canonicalize(h).ok()).collect();
+    above.into_iter().filter(|r| !req.scan_roots.contains(r) || homes.contains(r)).collect()
 }
 
 /// The `.git` entries below `roots` (canonical), found by the same bounded walk as direct runs' (and

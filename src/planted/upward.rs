@@ -1,0 +1,93 @@
+//! The names tools search for in every parent of their cwd, and then run or trust: legitimate at
+//! a workspace's own top (the project's `package.json`, `node_modules`, `Cargo.toml`), planted
+//! in a directory ABOVE it that a writable root covers (between `/tmp` and a cwd `/tmp/x/outer/proj`,
+//! or `/tmp`'s top itself) they act on the host's next command in that workspace, or in any other
+//! workspace below the same directory. Found by an attacker's review (rfix26): a run wrote
+//! `../node_modules/.bin/sh` (npm puts every ancestor's `node_modules/.bin` on PATH, and the host's
+//! `npm test` ran it), `/tmp/node_modules/.bin/sh` (another workspace's `npm test` ran it), and
+//! `../package.json` listing the workspace in `workspaces` (npm 7+ took the parent as the project's
+//! root, and the host's `npm install` ran its postinstall). `protect` gives these names, in those
+//! directories only (`between`), what the protected names get there.
+
+/// Each name with what it can make the host do, for `hostRisks` details.
+const UPWARD: &[(&str, &str)] = &[
+    ("node_modules", "npm puts every ancestor's node_modules/.bin first on PATH for scripts, and Node resolves require() from every ancestor's node_modules: its programs and packages run in the workspaces below"),
+    ("package.json", "npm 7+ takes an ancestor whose `workspaces` list a directory below as the project's root, and runs its lifecycle scripts on `npm install` there"),
+    ("pnpm-workspace.yaml", "pnpm takes an ancestor holding it as the workspace's root (its `pnpmfile` and scripts run)"),
+    ("deno.json", "deno takes the nearest ancestor's as the configuration (its import map redirects the modules run, its tasks run)"),
+    ("deno.jsonc", "deno takes the nearest ancestor's as the configuration (its import map redirects the modules run, its tasks run)"),
+    ("tsconfig.json", "tsc and editors' TypeScript server take the nearest ancestor's as the project's (its `plugins` load code)"),
+    ("jsconfig.json", "editors' TypeScript server takes the nearest ancestor's as the project's (its `plugins` load code)"),
+    ("Cargo.toml", "cargo takes an ancestor's `[workspace]` holding the package as its workspace (`[patch]` replaces dependencies, whose build scripts run)"),
+    ("go.work", "go takes the nearest ancestor's as the workspace (its `use` and `replace` choose the code built and run)"),
+    ("go.mod", "go takes the nearest ancestor's as the module of a directory with none (its `replace` chooses the code built and run)"),
+    ("conftest.py", "pytest imports the conftest.py of every directory from its rootdir down (an ancestor's ini file makes that the rootdir)"),
+    ("pytest.ini", "pytest takes the nearest ancestor's as its rootdir and configuration (`addopts -p` loads plugins, conftest.py there is imported)"),
+    (".pytest.ini", "pytest takes the nearest ancestor's as its rootdir and configuration (`addopts -p` loads plugins, conftest.py there is imported)"),
+    ("pytest.toml", "pytest takes the nearest ancestor's as its rootdir and configuration (`addopts -p` loads plugins, conftest.py there is imported)"),
+    (".pytest.toml", "pytest takes the nearest ancestor's as its rootdir and configuration (`addopts -p` loads plugins, conftest.py there is imported)"),
+    ("pyproject.toml", "pytest and uv search ancestors for it (pytest's rootdir and plugins; uv's workspace, whose members' build backends run)"),
+    ("tox.ini", "pytest takes the nearest ancestor's with a [pytest] section as its rootdir and configuration"),
+    ("setup.cfg", "pytest takes the nearest ancestor's with a [tool:pytest] section as its rootdir and configuration"),
+    ("uv.toml", "uv applies the nearest ancestor's settings (indexes, build settings, the Python it runs)"),
+    ("settings.gradle", "Gradle searches ancestors for a settings script and runs it (a build that includes the directory below)"),
+    ("settings.gradle.kts", "Gradle searches ancestors for a settings script and runs it (a build that includes the directory below)"),
+    ("MODULE.bazel", "bazel takes the nearest ancestor holding it as the workspace (its repositories and rules run)"),
+    ("WORKSPACE", "bazel takes the nearest ancestor holding it as the workspace (its repositories and rules run)"),
+    ("WORKSPACE.bazel", "bazel takes the nearest ancestor holding it as the workspace (its repositories and rules run)"),
+    ("REPO.bazel", "bazel takes the nearest ancestor holding it as the workspace's root"),
+];
+
+/// JavaScript tools whose configuration is searched for from the cwd upward (ESLint's flat and
+/// legacy configs, cosmiconfig's and lilconfig's users: Prettier, stylelint, PostCSS; Babel's and
+/// Jest's), each a stem and the extensions it is read with: a `.js` one runs as it is loaded, and
+/// the JSON and YAML ones name plugins and parsers by path, which are loaded.
+const JS_CONFIGS: &[(&str, &[&str], &str)] = &[
+    ("eslint.config", &["js", "mjs", "cjs", "ts", "mts", "cts"], "ESLint loads the nearest ancestor's config: it runs as JavaScript"),
+    (".eslintrc", &["", "js", "cjs", "json", "yaml", "yml"], "ESLint (eslintrc) merges every ancestor's config: its plugins and parser load code"),
+    (".prettierrc", &["", "json", "json5", "yaml", "yml", "toml", "js", "cjs", "mjs", "ts", "cts", "mts"], "Prettier loads the nearest ancestor's config: its plugins load code"),
+    ("prettier.config", &["js", "cjs", "mjs", "ts", "cts", "mts"], "Prettier loads the nearest ancestor's config: it runs as JavaScript"),
+    (".stylelintrc", &["", "json", "yaml", "yml", "js", "cjs", "mjs", "ts", "cts", "mts"], "stylelint loads the nearest ancestor's config: its plugins load code"),
+    ("stylelint.config", &["js", "cjs", "mjs", "ts", "cts", "mts"], "stylelint loads the nearest ancestor's config: it runs as JavaScript"),
+    (".postcssrc", &["", "json", "yaml", "yml", "js", "cjs", "mjs", "ts", "cts", "mts"], "PostCSS loads the nearest ancestor's config: its plugins load code"),
+    ("postcss.config", &["js", "cjs", "mjs", "ts", "cts", "mts"], "PostCSS loads the nearest ancestor's config: it runs as JavaScript"),
+    ("babel.config", &["js", "cjs", "mjs", "cts", "json"], "Babel loads it from an ancestor (`rootMode: upward`): it runs as JavaScript, its plugins load code"),
+    (".babelrc", &["", "js", "cjs", "mjs", "cts", "json"], "Babel loads the nearest ancestor's for files with no package.json between: its plugins load code"),
+    ("jest.config", &["js", "ts", "mjs", "cjs", "cts", "json"], "Jest takes the nearest ancestor's config for a directory with no package.json: it runs as JavaScript"),
+];
+
+/// Every upward-searched name.
+pub fn names() -> Vec<String> {
+    let configs = JS_CONFIGS.iter().flat_map(|(stem, exts, _)| exts.iter().map(move |e| if e.is_empty() { stem.to_string() } else { format!("{stem}.{e}") }));
+    UPWARD.iter().map(|(n, _)| n.to_string()).chain(configs).collect()
+}
+
+/// What the upward-searched `name` can make the host do, if it is one.
+pub fn what_it_does(name: &str) -> Option<&'static str> {
+    if let Some((_, what)) = UPWARD.iter().find(|(n, _)| *n == name) {
+        return Some(what);
+    }
+    let (stem, ext) = name.rsplit_once('.').filter(|(s, _)| !s.is_empty()).unwrap_or((name, ""));
+    let of = |stem: &str, ext: &str| JS_CONFIGS.iter().find(|(s, exts, _)| *s == stem && exts.contains(&ext)).map(|(_, _, what)| *what);
+    of(stem, ext).or_else(|| of(name, ""))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_name_says_what_it_does() {
+        let all = names();
+        assert!(all.len() > 80, "{}", all.len());
+        for n in &all {
+            assert!(what_it_does(n).is_some(), "{n}");
+            assert!(!n.contains('/') && !n.is_empty(), "{n}");
+        }
+        for n in ["node_modules", "package.json", ".eslintrc", ".eslintrc.js", "eslint.config.mjs", ".prettierrc", "conftest.py", "go.work", "Cargo.toml"] {
+            assert!(all.iter().any(|a| a == n), "{n}");
+        }
+        assert_eq!(what_it_does("README.md"), None);
+        assert_eq!(what_it_does("eslint.config"), None, "a stem alone is no config");
+    }
+}
