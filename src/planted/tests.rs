@@ -1248,3 +1248,33 @@ fn a_repository_named_through_a_symlink_is_not_carved() {
     std::os::unix::fs::symlink("../elsewhere", r.join("elsewhere/.git")).unwrap_or(());
     assert!(named_canonically(&r.join("elsewhere/.git")), "a `.git` that is a link: its directory is named");
 }
+
+/// An attacker's review (rfix26): tools search upward from their cwd (npm's `node_modules/.bin`
+/// and `workspaces`, ESLint, pytest, cargo, go): those names are kept in the directories above a
+/// workspace that a shared temporary directory covers, and at its top, not at the workspace's own
+/// top, nor at the top of a `writableRoots` entry of the caller's holding the cwd (a monorepo's).
+#[test]
+fn upward_searched_names_are_kept_above_the_workspace_only() {
+    let t = tempfile::tempdir().unwrap();
+    let base = t.path().canonicalize().unwrap();
+    let (ws, mono) = (base.join("tmp/outer/proj"), base.join("mono"));
+    std::fs::create_dir_all(&ws).unwrap();
+    std::fs::create_dir_all(mono.join("packages/a")).unwrap();
+    std::fs::write(base.join("tmp/outer/package.json"), "{}").unwrap();
+    let v = json!({"mode": "workspace-write", "tmp": "writable"});
+    let ctx = PolicyContext { cwd: ws.clone(), tmpdir: Some(base.join("tmp").to_string_lossy().into_owned()), platform: Platform::Linux, env: Default::default() };
+    let p = resolve_policy(Some(&v), &ctx).unwrap();
+    let kept = missing(&p.writable_roots);
+    let absent = |path: PathBuf| kept.iter().any(|(m, _)| *m == path);
+    assert!(absent(base.join("tmp/outer/node_modules")) && absent(base.join("tmp/outer/eslint.config.js")), "between: {kept:?}");
+    assert!(absent(base.join("tmp/node_modules")) && absent(base.join("tmp/package.json")), "TMPDIR's top, above the cwd: {kept:?}");
+    assert!(p.writable_roots.iter().any(|r| r.read_only.contains(&base.join("tmp/outer/package.json"))), "there before: read-only");
+    assert!(!kept.iter().any(|(m, _)| m.starts_with(&ws) && m.file_name().is_some_and(|n| n == "node_modules" || n == "package.json")), "the workspace's own top: {kept:?}");
+
+    let v = json!({"mode": "workspace-write", "tmp": "read-only", "writableRoots": [mono.to_str().unwrap()]});
+    let ctx = PolicyContext { cwd: mono.join("packages/a"), tmpdir: None, platform: Platform::Linux, env: Default::default() };
+    let kept = missing(&resolve_policy(Some(&v), &ctx).unwrap().writable_roots);
+    assert!(kept.iter().any(|(m, _)| *m == mono.join(".envrc")), "protected names stay: {kept:?}");
+    assert!(!kept.iter().any(|(m, _)| *m == mono.join("node_modules") || *m == mono.join("package.json")), "the caller's monorepo root is the project's: {kept:?}");
+    assert!(kept.iter().any(|(m, _)| *m == mono.join("packages/node_modules")), "between the roots: {kept:?}");
+}
