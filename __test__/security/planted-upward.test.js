@@ -15,6 +15,7 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
 const { sandspawn, show, sh, q, BASE, rmrf } = require('./helpers')
+const { MODES, nested, plant, riskFor, options, assertKeptOff } = require('./above-tmp')
 
 const STORE = fs.mkdtempSync(path.join(BASE, 'sandspawn-upward-'))
 process.env.SANDSPAWN_CHANGE_SET_DIR = STORE
@@ -22,35 +23,11 @@ process.on('exit', () => rmrf(STORE))
 
 /** Relative to the workspace: in the directories between /tmp and it. */
 const PLANTED = ['../node_modules/.bin/sh', '../package.json', '../../eslint.config.js', '../Cargo.toml', '../../go.work', '../conftest.py', '../pytest.ini', '../settings.gradle.kts']
-const MODES = { bwrap: {}, landlock: { linux: { allow: ['landlock'] } }, review: { review: true } }
-
-function nested(t) {
-  // The real /tmp: the gap is the shared temporary directory as a writable root (`tmp: 'writable'`).
-  const base = fs.mkdtempSync('/tmp/sandspawn-upward-')
-  t.after(() => rmrf(base))
-  const ws = path.join(base, 'outer', 'proj')
-  fs.mkdirSync(ws, { recursive: true })
-  return { base, ws }
-}
-
-function plant(list) {
-  return list.map((rel) => `mkdir -p ${q(path.dirname(rel))} 2>/dev/null; echo planted > ${q(rel)}`).join('; ') + '; true'
-}
-
-/** The hostRisks entry naming `file` or a directory above it. */
-function riskFor(risks, file) {
-  return risks.find((h) => h.path === file || file.startsWith(h.path + '/'))
-}
-
-function options(ws, extra) {
-  const sandbox = { mode: 'workspace-write', ...(extra.review ? { workspace: 'review' } : {}) }
-  return { cwd: ws, sandbox, timeout: 60000, ...(extra.linux ? { linux: extra.linux } : {}) }
-}
 
 describe('upward-searched names above a workspace nested below /tmp', () => {
   for (const [mode, extra] of Object.entries(MODES)) {
     test(`${mode}: kept absent and reported, or read-only where they exist; the workspace's own are its own`, async (t) => {
-      const { base, ws } = nested(t)
+      const { base, ws } = nested(t, 'sandspawn-upward-')
       // There before the run (the user's own monorepo root): read-only for it.
       const parentPkg = JSON.stringify({ name: 'root', private: true })
       fs.writeFileSync(path.join(base, 'package.json'), parentPkg)
@@ -59,13 +36,7 @@ describe('upward-searched names above a workspace nested below /tmp', () => {
       const r = await sh(`${plant(PLANTED)}; printf '%s' ${q(evil)} > ../../package.json; ${own}`, options(ws, extra))
       assert.equal(r.exitCode, 0, show(r))
       const risks = r.hostRisks || []
-      for (const rel of PLANTED) {
-        const file = path.resolve(ws, rel)
-        assert.ok(!fs.existsSync(file) || riskFor(risks, file), `${rel} landed unreported: ${JSON.stringify(risks)}`)
-        assert.equal(fs.existsSync(file), false, `${rel} stayed: ${JSON.stringify(risks)}`)
-        // Landlock may refuse the creation outright: nothing landed, nothing to report.
-        if (!extra.linux) assert.ok(riskFor(risks, file), `${rel} unreported: ${JSON.stringify(risks)}`)
-      }
+      assertKeptOff(risks, ws, PLANTED, extra)
       assert.equal(fs.readFileSync(path.join(base, 'package.json'), 'utf8'), parentPkg)
       // The workspace's own top is the project's: nothing of it is reported.
       for (const rel of ['node_modules', 'package.json', 'eslint.config.js']) {
@@ -83,7 +54,7 @@ describe('upward-searched names above a workspace nested below /tmp', () => {
   // Another workspace below /tmp runs what one run leaves at /tmp's top (`npm test` there puts
   // /tmp/node_modules/.bin on PATH). Only where /tmp/node_modules does not exist already.
   test('bwrap: /tmp/node_modules planted from a nested workspace is kept absent and reported', { skip: fs.existsSync('/tmp/node_modules') && '/tmp/node_modules exists' }, async (t) => {
-    const { ws } = nested(t)
+    const { ws } = nested(t, 'sandspawn-upward-')
     t.after(() => {
       for (const e of fs.readdirSync('/tmp').filter((n) => n === 'node_modules' || n.startsWith('node_modules.sandspawn-held-'))) rmrf(path.join('/tmp', e))
     })
