@@ -20,7 +20,8 @@ pub struct Baseline {
     /// Each writable root's top and its `.git`, as `(device, inode)` before the run: after it, the
     /// same paths must still be the same directories (`workspace-replaced`).
     pub identities: Vec<(PathBuf, (u64, u64))>,
-    /// The symlinks in directly written roots that `denyRead` paths are resolved through, as they
+    /// The symlinks in directly written roots that `denyRead`, `readOnlyPaths` and `writableRoots`
+    /// paths are resolved through (named for the first: `policy::policy_links`), as they
     /// were, held while the run lives (`policy::held_links`): one the run replaced or removed is
     /// put back after it (`detect`), so that the next run's mask lands where the caller meant it.
     pub deny_links: Vec<crate::policy::held_links::HeldLink>,

@@ -634,7 +634,8 @@ fn undo_created_caches(baseline: &Baseline, risks: &mut Listed) {
     }
 }
 
-/// The symlinks `denyRead` paths are resolved through that the run replaced or removed: what is
+/// The symlinks policy paths (`denyRead`, `readOnlyPaths`, `writableRoots`: `policy::policy_links`)
+/// are resolved through that the run replaced or removed: what is
 /// there is moved aside and the link made again as it was, so that the next run's mask lands where
 /// the caller meant it (a link swapped for one to another directory moved the mask there, and left
 /// the directory it had hidden readable to the next run). "As it was": the same inode, ctime and
@@ -642,8 +643,8 @@ fn undo_created_caches(baseline: &Baseline, risks: &mut Listed) {
 /// started (both targets were masked), and one a concurrent run put back during this run's life.
 fn restore_deny_links(baseline: &Baseline, risks: &mut Listed) {
     let held = HeldKind {
-        by: "a concurrent run with a denyRead path resolved through it",
-        why: "a denyRead path is resolved through this symlink, and a run's mask lands where it points (left changed, what it led to would be readable to the next run)",
+        by: "a concurrent run with a denyRead, readOnlyPaths or writableRoots path resolved through it",
+        why: "a denyRead, readOnlyPaths or writableRoots path is resolved through this symlink, and a run's mask, read-only bind or writable root lands where it points (left changed, what it led to would be readable, or writable, to the next run, and where it points writable)",
     };
     restore_held(&baseline.deny_links, &held, baseline, risks);
 }

@@ -89,7 +89,8 @@ pub struct Request<'a> {
     pub all_roots: &'a [PathBuf],
     /// Denied paths: nothing to protect in them (the command cannot see them).
     pub deny_read: &'a [PathBuf],
-    /// The symlinks in directly written roots that `denyRead` paths are resolved through: put back
+    /// The symlinks in directly written roots that `denyRead`, `readOnlyPaths` and `writableRoots`
+    /// paths are resolved through (named for the first; `policy::policy_links`): put back
     /// after a run that changed one (`Baseline::deny_links`).
     pub deny_links: Vec<HeldLink>,
     pub protect_git: bool,

@@ -1,4 +1,5 @@
-//! The symlinks in directly written roots that `denyRead` paths are resolved through, held for as
+//! The symlinks in directly written roots that policy paths are resolved through (`policy_links`:
+//! `denyRead`, `readOnlyPaths`, `writableRoots`), held for as
 //! long as a run whose policy was resolved through them lives: one record per link in this process,
 //! as the first of those runs found it.
 //!
@@ -34,7 +35,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// The held links, locked while a policy's `denyRead` paths are walked and their links held, so
+/// The held links, locked while a policy's paths are walked and their links held, so
 /// that what the walk followed and what is held are the same.
 pub(crate) struct Held(MutexGuard<'static, BTreeMap<PathBuf, Weak<Mutex<Record>>>>);
 

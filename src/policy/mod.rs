@@ -9,6 +9,7 @@ mod kernel_fs;
 mod parse;
 pub(crate) mod path_walk;
 pub(crate) mod paths;
+mod policy_links;
 pub(crate) mod procfs;
 mod resolve;
 mod resolved;

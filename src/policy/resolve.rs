@@ -8,9 +8,10 @@ use serde_json::Value;
 
 use super::terms::{deepest_root, sort_carve_outs};
 use super::parse::{parse, RawPolicy, RawUnixSockets};
-use super::held_links::{Held, HeldLink};
+use super::held_links::HeldLink;
+use super::policy_links::LinkWalks;
 use super::kernel_fs::{refuse_kept_root, refuse_kernel_root, MountTable};
-use super::paths::{absolute, canonical_lenient, sort_shallowest_first, sort_shallowest_first_by, walk_links, LinkOnTheWay, WalkEnd};
+use super::paths::{absolute, canonical_lenient, sort_shallowest_first, sort_shallowest_first_by, WalkEnd};
 use super::{
     MissingReadOnly, PlaceholderKind, PolicyContext, ResolvedPolicy, SandboxMode, TmpMode, UnixSockets,
     WritableRoot,
@@ -59,24 +60,11 @@ pub fn resolve_policy(value: Option<&Value>, ctx: &PolicyContext) -> Result<Reso
     let reported_names: Vec<String> =
         raw.reported_names.clone().unwrap_or_else(crate::planted::names::reported_defaults).into_iter().filter(|n| !protected_names.contains(n)).collect();
     let mounts = MountTable::default();
-    let (mut roots, mut scan_roots) = if workspace { writable_roots(&raw, ctx, tmp, &mounts)? } else { (Vec::new(), Vec::new()) };
+    // Locked from here to the end of `deny_read`: see `policy_links`.
+    let mut walks = LinkWalks::start();
+    let (mut roots, mut scan_roots) = if workspace { writable_roots(&raw, ctx, tmp, &mounts, &mut walks)? } else { (Vec::new(), Vec::new()) };
     let reviewed = review_roots(&raw, workspace, ctx.platform, &mut roots, &mut scan_roots)?;
-    let mut read_only_paths = Vec::new();
-    for (i, raw_path) in raw.read_only_paths.iter().flatten().enumerate() {
-        let option = format!("sandbox.readOnlyPaths[{i}]");
-        let lenient = canonical_lenient(&option, &absolute(&option, raw_path)?)?;
-        match (deepest_root(&roots, &lenient.path), lenient.first_missing) {
-            (Some(r), None) => roots[r].read_only.push(lenient.path),
-            // A placeholder at the first missing component blocks creating the path and its parents.
-            // Unless it is hidden, not missing: a run may have made its directory unsearchable.
-            (Some(r), Some(first)) => {
-                super::hidden::refuse_if_hidden(&option, &lenient.path)?;
-                roots[r].missing_read_only.push(MissingReadOnly { path: first, kind: PlaceholderKind::File })
-            }
-            // Outside every writable root it is read-only anyway; kept for the denial classifier.
-            (None, _) => read_only_paths.push(lenient.path),
-        }
-    }
+    let mut read_only_paths = read_only_paths(&raw, &mut roots, &mut walks)?;
     if ctx.platform == Platform::Linux {
         super::host_code::keep_host_code(&mut roots);
         super::host_code::refuse_roots_inside(&roots, &ctx.cwd)?;
@@ -85,7 +73,7 @@ pub fn resolve_policy(value: Option<&Value>, ctx: &PolicyContext) -> Result<Reso
     for r in &roots {
         super::hidden::refuse_unsearchable_top(&r.root)?;
     }
-    let (deny_read, deny_links, reviewed_deny_links) = deny_read(&raw, &mut roots, &reviewed)?;
+    let (deny_read, deny_links, reviewed_deny_links) = deny_read(&raw, &mut roots, &reviewed, walks)?;
     // After readOnlyPaths: nothing is walked or created inside them. Reviewed roots are judged on
     // their change set instead (`review::risks`): their `.git` is writable for the run.
     let (mut direct, mut under_review): (Vec<WritableRoot>, Vec<WritableRoot>) = roots.into_iter().partition(|r| !reviewed.contains(&r.root));
@@ -135,27 +123,22 @@ pub fn resolve_policy(value: Option<&Value>, ctx: &PolicyContext) -> Result<Reso
 /// Second: the symlinks in a directly written root that a path is resolved through (the host's:
 /// one a run made at a missing path was moved aside after it). A run could replace one, and the next
 /// run's mask would land where it points, leaving the path the caller meant to hide readable; so
-/// each is held for the run (`held_links`) and put back after it if changed (`planted::detect`).
+/// each is held for the run (`held_links`) and put back after it if changed (`planted::detect`),
+/// with those of `writableRoots` and `readOnlyPaths` (`policy_links`, walked by `walks`).
 /// A path whose walk meets a link a live run holds is masked where the recorded link led too: that
 /// run may have swapped it since. Third: those in reviewed roots, by path: a change set that
 /// removes or replaces one is held back (`review::risks`).
-fn deny_read(raw: &RawPolicy, roots: &mut [WritableRoot], reviewed: &[PathBuf]) -> Result<(Vec<PathBuf>, Vec<HeldLink>, Vec<PathBuf>)> {
+fn deny_read(raw: &RawPolicy, roots: &mut [WritableRoot], reviewed: &[PathBuf], mut walks: LinkWalks) -> Result<(Vec<PathBuf>, Vec<HeldLink>, Vec<PathBuf>)> {
     let mut deny_read = Vec::new();
     let mut missing = Vec::new();
-    let mut links = Vec::new();
-    let mut held = Held::lock();
     for (i, raw_path) in raw.deny_read.iter().flatten().enumerate() {
         let option = format!("sandbox.denyRead[{i}]");
         let p = absolute(&option, raw_path)?;
-        let (recorded_end, met) = walk_links(&p, &|l| held.recorded(l));
-        if met.iter().any(|l| held.recorded(&l.path).is_some()) {
-            match recorded_end {
-                WalkEnd::At(c) => deny_read.push(c),
-                WalkEnd::Missing(first) => missing.push(first),
-                WalkEnd::TooManyLinks => {}
-            }
+        match walks.walk(&p) {
+            Some(WalkEnd::At(c)) => deny_read.push(c),
+            Some(WalkEnd::Missing(first)) => missing.push(first),
+            Some(WalkEnd::TooManyLinks) | None => {}
         }
-        links.extend(met);
         match std::fs::canonicalize(&p) {
             Ok(c) => deny_read.push(c),
             Err(_) => {
@@ -175,14 +158,42 @@ fn deny_read(raw: &RawPolicy, roots: &mut [WritableRoot], reviewed: &[PathBuf]) 
         }
     }
     sort_shallowest_first(&mut deny_read);
-    links.retain(|l| !deny_read.iter().any(|d| l.path.starts_with(d)));
-    links.sort_by(|a, b| a.path.cmp(&b.path));
-    links.dedup_by(|a, b| a.path == b.path);
-    let root_of = |l: &LinkOnTheWay| deepest_root(roots, &l.path).map(|r| &roots[r].root);
-    let in_review: Vec<PathBuf> = links.iter().filter(|l| root_of(l).is_some_and(|r| reviewed.contains(r))).map(|l| l.path.clone()).collect();
-    links.retain(|l| root_of(l).is_some_and(|r| !reviewed.contains(r)));
-    let links = links.into_iter().map(|l| held.hold(l)).collect();
+    let (links, in_review) = walks.hold(roots, reviewed, &deny_read);
     Ok((deny_read, links, in_review))
+}
+
+/// The `readOnlyPaths`: each inside a writable root is kept read-only there (`WritableRoot::
+/// read_only`), or, missing, held absent at its first missing component (a placeholder there blocks
+/// creating the path and its parents); unless it is hidden, not missing: a run may have made its
+/// directory unsearchable. The rest, outside every writable root, are read-only anyway: returned,
+/// for the denial classifier. The symlinks on their way are held as `denyRead`'s are (`policy_links`);
+/// a path whose walk meets one a live run holds is kept read-only where the recorded link led too.
+fn read_only_paths(raw: &RawPolicy, roots: &mut [WritableRoot], walks: &mut LinkWalks) -> Result<Vec<PathBuf>> {
+    let mut outside = Vec::new();
+    for (i, raw_path) in raw.read_only_paths.iter().flatten().enumerate() {
+        let option = format!("sandbox.readOnlyPaths[{i}]");
+        let p = absolute(&option, raw_path)?;
+        match walks.walk(&p) {
+            Some(WalkEnd::At(c)) => keep_read_only(roots, &mut outside, c, None),
+            Some(WalkEnd::Missing(first)) => keep_read_only(roots, &mut outside, first.clone(), Some(first)),
+            Some(WalkEnd::TooManyLinks) | None => {}
+        }
+        let lenient = canonical_lenient(&option, &p)?;
+        if lenient.first_missing.is_some() && deepest_root(roots, &lenient.path).is_some() {
+            super::hidden::refuse_if_hidden(&option, &lenient.path)?;
+        }
+        keep_read_only(roots, &mut outside, lenient.path, lenient.first_missing);
+    }
+    Ok(outside)
+}
+
+/// `path` (canonical up to `first_missing`, when a component is missing) kept read-only.
+fn keep_read_only(roots: &mut [WritableRoot], outside: &mut Vec<PathBuf>, path: PathBuf, first_missing: Option<PathBuf>) {
+    match (deepest_root(roots, &path), first_missing) {
+        (Some(r), None) => roots[r].read_only.push(path),
+        (Some(r), Some(first)) => roots[r].missing_read_only.push(MissingReadOnly { path: first, kind: PlaceholderKind::File }),
+        (None, _) => outside.push(path),
+    }
 }
 
 fn mode_name(m: SandboxMode) -> &'static str {
@@ -266,13 +277,16 @@ fn unix_sockets(raw: &RawPolicy, network: bool, platform: Platform) -> Result<Un
 /// cwd, `writableRoots` and (tmp writable) `/tmp` + `$TMPDIR`: canonical, deduplicated, shallowest
 /// first. A nested root stays its own entry so its carve-outs are applied after its own bind.
 /// Second: the roots walked for repositories (cwd and `writableRoots`; see `planted::Request`).
-fn writable_roots(raw: &RawPolicy, ctx: &PolicyContext, tmp: TmpMode, mounts: &MountTable) -> Result<(Vec<WritableRoot>, Vec<PathBuf>)> {
+fn writable_roots(raw: &RawPolicy, ctx: &PolicyContext, tmp: TmpMode, mounts: &MountTable, walks: &mut LinkWalks) -> Result<(Vec<WritableRoot>, Vec<PathBuf>)> {
     // Every root, however named (the cwd, TMPDIR, review mode's), is checked here; see `kernel_fs`.
     refuse_kernel_root("cwd", &ctx.cwd, mounts)?;
     let mut roots = vec![ctx.cwd.clone()];
     for (i, raw_path) in raw.writable_roots.iter().flatten().enumerate() {
         let option = format!("sandbox.writableRoots[{i}]");
         let p = absolute(&option, raw_path)?;
+        // The links on its way are held (`policy_links`); one a live run holds that leads elsewhere
+        // now than as recorded is refused: which of the two the caller meant is not known.
+        let recorded = walks.walk(&p);
         // canonicalize binds a symlinked root's target, which is what bwrap/Seatbelt see anyway.
         let c = match std::fs::canonicalize(&p) {
             Ok(c) => c,
@@ -287,6 +301,12 @@ fn writable_roots(raw: &RawPolicy, ctx: &PolicyContext, tmp: TmpMode, mounts: &M
         // while the check saw the workspace (found by an attacker's review, racing a swap of the
         // link back and forth). Before the directory test: a file under /sys is named for what it is.
         refuse_kept_root(&option, &p, &c, mounts)?;
+        if recorded.is_some_and(|end| end != WalkEnd::At(c.clone())) {
+            return Err(SandboxError::invalid(
+                &option,
+                format!("writable root {} is reached through a symlink that a sandboxed run still going on changed since it started (it is put back when that run ends): refused rather than make writable where the link leads now", p.display()),
+            ));
+        }
         if !c.is_dir() {
             return Err(SandboxError::invalid(&option, format!("writable root {} is not a directory", p.display())));
         }

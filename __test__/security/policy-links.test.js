@@ -1,0 +1,62 @@
+'use strict'
+// Policy paths given through the host's symlink in the workspace (`link -> cfg`). A run may repoint
+// the link; the next run resolved the path through what the run left there. denyRead's links were
+// held (put back and reported after a run that changed them: deny-read.test.js); readOnlyPaths' and
+// writableRoots' were not. Found by an attacker's review (rfix26): run 1 did `rm link; mkdir away;
+// ln -s away link`, run 2's readOnlyPaths entry resolved to the missing `away/settings.json`, and
+// run 2 overwrote the user's `cfg/settings.json` with no hostRisks.
+
+const { describe, test } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const { tempTree, show, sh } = require('./helpers')
+
+/** `ws/cfg/settings.json` holds the user's content; `ws/link -> cfg` is the host's link. */
+function settingsBehindLink(t) {
+  const tree = tempTree(t)
+  fs.mkdirSync(path.join(tree.ws, 'cfg'))
+  const real = path.join(tree.ws, 'cfg/settings.json')
+  fs.writeFileSync(real, 'USER CONTENT\n')
+  fs.symlinkSync('cfg', path.join(tree.ws, 'link'))
+  return { tree, real, link: path.join(tree.ws, 'link') }
+}
+
+describe('policy paths resolved through a symlink in the workspace', { concurrency: 2 }, () => {
+  for (const [what, plant] of [
+    ['repointed to another directory', 'rm link && mkdir away && ln -s away link'],
+    ['made a loop', 'rm link && ln -s link link'],
+    ['removed', 'rm link'],
+  ]) {
+    test(`the host's symlink a readOnlyPaths path is resolved through, ${what} by a run: put back and reported; the next run cannot write the file`, async (t) => {
+      const { tree, real, link } = settingsBehindLink(t)
+      const policy = { mode: 'workspace-write', readOnlyPaths: [path.join(link, 'settings.json')] }
+      const r1 = await sh(`echo x > cfg/settings.json; ${plant} && echo planted`, { cwd: tree.ws, sandbox: policy })
+      assert.equal(r1.stdout, 'planted\n', show(r1))
+      const risk = r1.hostRisks.find((h) => h.path === link)
+      assert.ok(risk && /readOnlyPaths/.test(risk.detail) && /undone: the link was made again/.test(risk.detail), JSON.stringify(r1.hostRisks))
+      assert.equal(fs.readlinkSync(link), 'cfg')
+      const r2 = await sh('echo EVIL > cfg/settings.json; echo EVIL > link/settings.json; echo ran', { cwd: tree.ws, sandbox: policy })
+      assert.match(r2.stdout, /ran\n$/, show(r2))
+      assert.equal(fs.readFileSync(real, 'utf8'), 'USER CONTENT\n', `the read-only file was written\n${show(r2)}`)
+    })
+  }
+
+  // Left open beside it: a writable root given through the link. Repointed by a run, the next
+  // run's writable root was wherever the run pointed the link (here a directory outside the workspace).
+  test("the host's symlink a writableRoots path is resolved through, repointed by a run: put back and reported; the next run writes where the caller meant", async (t) => {
+    const tree = tempTree(t)
+    fs.mkdirSync(path.join(tree.ws, 'cfg/extra'), { recursive: true })
+    fs.mkdirSync(path.join(tree.out, 'extra'))
+    fs.symlinkSync('cfg', path.join(tree.ws, 'link'))
+    const link = path.join(tree.ws, 'link')
+    const policy = { mode: 'workspace-write', writableRoots: [path.join(link, 'extra')] }
+    const r1 = await sh(`rm link && ln -s ${tree.out} link && echo planted`, { cwd: tree.ws, sandbox: policy })
+    assert.equal(r1.stdout, 'planted\n', show(r1))
+    assert.ok(r1.hostRisks.some((h) => h.path === link && /writableRoots/.test(h.detail)), JSON.stringify(r1.hostRisks))
+    assert.equal(fs.readlinkSync(link), 'cfg')
+    const r2 = await sh(`echo EVIL > ${path.join(tree.out, 'extra/f')}; echo ran`, { cwd: tree.ws, sandbox: policy })
+    assert.match(r2.stdout, /ran\n$/, show(r2))
+    assert.ok(!fs.existsSync(path.join(tree.out, 'extra/f')), `the run wrote outside its roots\n${show(r2)}`)
+  })
+})
