@@ -210,6 +210,40 @@ fn deny_read_through_a_link_a_live_run_holds_is_masked_both_ways() {
     assert_eq!(resolve(policy, &w.root).unwrap().deny_read, vec![w.root.join("mine/key")], "nobody holds it: taken as it is");
 }
 
+/// The same for `readOnlyPaths` (kept read-only both ways) and `writableRoots` (refused while the
+/// link a live run holds leads elsewhere). Found by an attacker's review: a run repointed the link
+/// a `readOnlyPaths` entry went through, and the next run wrote the file the caller meant.
+#[test]
+fn read_only_and_writable_paths_through_a_link_a_live_run_holds() {
+    let w = ws();
+    for d in ["real/x", "other/x", "mine/x"] {
+        fs::create_dir_all(w.root.join(d)).unwrap();
+        fs::write(w.root.join(d).join("f"), "").unwrap();
+    }
+    std::os::unix::fs::symlink("real", w.root.join("cfg")).unwrap();
+    let ro = json!({"mode": "workspace-write", "tmp": "read-only", "protectGit": false, "readOnlyPaths": [w.root.join("cfg/x/f")]});
+    let a = resolve(ro.clone(), &w.root).unwrap();
+    assert_eq!(a.writable_roots[0].read_only, vec![w.root.join("real/x/f")]);
+    assert_eq!(a.planted.deny_links.iter().map(|l| l.path.clone()).collect::<Vec<_>>(), vec![w.root.join("cfg")]);
+    let relink = |to: &str| {
+        fs::remove_file(w.root.join("cfg")).unwrap();
+        std::os::unix::fs::symlink(to, w.root.join("cfg")).unwrap();
+    };
+    relink("other");
+    let mut kept = resolve(ro.clone(), &w.root).unwrap().writable_roots[0].read_only.clone();
+    kept.sort();
+    assert_eq!(kept, vec![w.root.join("other/x/f"), w.root.join("real/x/f")]);
+    let wr = json!({"mode": "workspace-write", "tmp": "read-only", "protectGit": false, "writableRoots": [w.root.join("cfg/x")]});
+    let e = resolve(wr.clone(), &w.root).unwrap_err();
+    assert!(e.message.contains("changed since it started"), "{}", e.message);
+    drop(a);
+    relink("mine");
+    assert_eq!(resolve(ro, &w.root).unwrap().writable_roots[0].read_only, vec![w.root.join("mine/x/f")], "nobody holds it: taken as it is");
+    let b = resolve(wr, &w.root).unwrap();
+    assert!(b.writable_roots.iter().any(|r| r.root == w.root.join("mine/x")));
+    assert_eq!(b.planted.deny_links.iter().map(|l| l.path.clone()).collect::<Vec<_>>(), vec![w.root.join("cfg")]);
+}
+
 #[test]
 fn path_errors() {
     let w = ws();
