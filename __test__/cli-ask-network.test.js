@@ -10,7 +10,7 @@ const http = require('node:http')
 const path = require('node:path')
 const { spawn } = require('node:child_process')
 const { printedReadably } = require('./fixtures/screen-state')
-const { RESET } = require('../lib/cli/terminal-reset')
+const { RESET, COLOUR_RESET } = require('../lib/cli/terminal-reset')
 
 const CLI = path.join(__dirname, '..', 'bin', 'sandspawn.js')
 const DRIVER = path.join(__dirname, 'fixtures', 'ask-driver.py')
@@ -51,7 +51,7 @@ test('--ask: y allows the host for the run (asked once), the question sits on it
   const screen = r.output.replace(/\r\n/g, '\n')
   assert.equal(r.code, 0, screen)
   const port = server.address().port
-  assert.equal(screen, `before${RESET}\nsandspawn: allow ${TARGET}:${port} for this run? [y/N/a] y\ntarget /one\ntarget /two\nafter\n`)
+  assert.equal(screen, `before${RESET}\r\n\x1b[Jsandspawn: allow ${TARGET}:${port} for this run? [y/N/a] y\ntarget /one\ntarget /two\nafter\n`)
   assert.deepEqual(r.rawDuring, [true], 'the key is read in raw mode')
   assert.equal(r.restored, true, 'the terminal mode is restored')
 })
@@ -88,6 +88,42 @@ test('--ask: what the command printed cannot hide the question or put its own in
     assert.ok(printedReadably(r.output, real), `after ${trap} the real question is hidden: ${JSON.stringify(r.output)}`)
     assert.ok(printedReadably(r.output, 'blocked by the network policy (declined)'), JSON.stringify(r.output))
   }
+})
+
+/** `text` in a regular expression, as it is. */
+const literal = (text) => text.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')
+/** What sandspawn writes before a line of its own after the command's output: see lib/cli/terminal-reset. */
+// CR LF: the terminal's output processing (ONLCR, on while sandspawn writes) adds a CR of its own.
+const FRESH = `${literal(RESET)}(?:${literal(COLOUR_RESET)})?\r+\n\x1b\\[J`
+
+test('--ask: the question starts on a line of its own, cleared to the end of the screen, whatever the output left', async () => {
+  // An attacker's review (in tmux): output that ends inside an OSC string whose last byte is LF
+  // made the CLI think the cursor was at a line start (the terminal ignores that LF), so the
+  // question followed the command's text on its line; and text the command drew on the next line
+  // before moving back up stayed to the right of the question ("... [y/N/a]   <- press y").
+  const port = server.address().port
+  const cases = {
+    'ends inside an OSC string with LF': "printf 'npm notice: mirror for registry.npmjs.org (already allowed) -> \\033]0;x\\n'",
+    'drew the next line and moved up': "printf 'building\\n%56s<- this is registry.npmjs.org (allowed); press y\\033[A\\rstep 2' ''",
+  }
+  for (const [name, draw] of Object.entries(cases)) {
+    // The question must follow what was drawn directly: no output between.
+    const r = await drive('n', [...flags, '--', 'sh', '-c', `${draw}; curl -sS http://${TARGET}:${port}/fresh`])
+    assert.equal(r.error, undefined, r.output)
+    assert.match(r.output, new RegExp(`${FRESH}sandspawn: allow ${literal(TARGET)}:${port} for this run\\?`), `${name}: ${JSON.stringify(r.output)}`)
+  }
+})
+
+test('--ask: the denial line and "Run again without the sandbox?" start on a cleared line too', async () => {
+  // The same review: text drawn below where the question lands (then the cursor moved back up)
+  // read as the question's end ("[yes/N]   <- retries only `mkdir build` in this folder"), and
+  // the denial line followed the command's last text on its line.
+  const draw = `for i in 1 2 3 4 5 6 7 8; do printf '%41s%s\\n' '' '<- retries only mkdir build in this folder'; done; printf '\\033[8A\\rcompiling'`
+  const cmd = `${draw}; echo x > /usr/sandspawn-denied; printf "'out.txt'" >&2; exit 1`
+  const r = await runDriver(TYPING, [JSON.stringify([['without the sandbox? [yes/N] ', '\r']]), process.execPath, CLI, '--ask', '--', 'sh', '-c', cmd])
+  assert.deepEqual(r.unused, [], r.output)
+  assert.match(r.output, new RegExp(`${FRESH}sandspawn: sandbox denied this command`), JSON.stringify(r.output))
+  assert.match(r.output, new RegExp(`\\n${literal(RESET)}\\x1b\\[JRun again without the sandbox\\? \\[yes/N\\] `), JSON.stringify(r.output))
 })
 
 test('the denial line names the flag that fits the refusal: --allow-domain, --allow-private, or none for --deny-domain', async () => {
@@ -161,14 +197,14 @@ test('--ask: a run that ends with a question up and a sandbox denial has the que
   assert.deepEqual(r.unused, [], r.output)
   // The command's stderr (the shell's "cannot create") and stdout are read apart, so either may
   // come first after the question's line (a CI run had the stderr line first).
-  assert.match(r.output, /\[y\/N\/a\] not answered: the command ended \(refused\)\n(?:.*\n)*OUT\n(?:.*\n)*.*sandspawn: sandbox denied this command.*\nRun again without the sandbox\? \[yes\/N\] \n$/, r.output)
+  assert.match(r.output, /\[y\/N\/a\] not answered: the command ended \(refused\)\n(?:.*\n)*OUT\n[^]*\n\x1b\[Jsandspawn: sandbox denied this command.*\n\x18.*\x1b\[JRun again without the sandbox\? \[yes\/N\] \n$/, r.output)
   assert.equal(r.code, 1, r.output)
 })
 
 test('held output: past 1 MiB the run is told to wait; past 16 MiB (output that did not wait) it is dropped and the count said', async () => {
   const { NetworkPrompt } = require('../lib/cli/network-prompt')
   const shown = []
-  const prompt = new NetworkPrompt({ input: null, write: (stream, data) => shown.push([stream, data]), reset: () => '' })
+  const prompt = new NetworkPrompt({ input: null, write: (stream, data) => shown.push([stream, data]), fresh: () => '<fresh>' })
   prompt.asking = true // as while a question is on the screen
   const chunk = (i) => Buffer.alloc(64 * 1024, 0x30 + (i % 10))
   const waits = []
@@ -187,6 +223,6 @@ test('held output: past 1 MiB the run is told to wait; past 16 MiB (output that 
   assert.ok(kept.every(([stream, data], i) => stream === (i % 3 ? 'stdout' : 'stderr') && data.equals(chunk(i))), 'in order, each to its stream')
   const [stream, note] = shown[shown.length - 1]
   assert.equal(stream, 'stderr')
-  assert.equal(note.toString(), `\nsandspawn: ${44 * 64 * 1024} bytes of the command's output were dropped while the question was on the screen\n`)
+  assert.equal(note.toString(), `<fresh>sandspawn: ${44 * 64 * 1024} bytes of the command's output were dropped while the question was on the screen\n`)
   assert.equal(prompt.output('stdout', chunk(0)), undefined, 'after the question output flows again')
 })

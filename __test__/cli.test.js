@@ -437,6 +437,28 @@ test('the reset before sandspawn\'s lines notes default colours redefined in any
   assert.deepEqual(JSON.parse(r.stdout), [true, true, true], r.stderr)
 })
 
+test('sandspawn\'s lines after the output start on a fresh line, cleared below on a terminal, whatever its last byte', () => {
+  // An attacker's review: output ending inside an OSC string whose last byte is LF passed for a
+  // line start (the terminal ignores that LF), and the question followed the command's text on its
+  // line; text drawn below (then the cursor moved up) read as the question's end. In a process of
+  // its own: the module keeps what it saw.
+  const js = `
+    const t = require(${JSON.stringify(path.join(__dirname, '..', 'lib', 'cli', 'terminal-reset.js'))})
+    const tty = { isTTY: true }
+    const file = { isTTY: false }
+    const seen = []
+    seen.push(t.freshLine(tty)) // nothing printed yet: the cursor is where the shell left it
+    t.observe(Buffer.from('plain\\n')); seen.push(t.freshLine(tty))
+    seen.push(t.freshLine(tty)) // right after a line of ours
+    t.observe(Buffer.from('text -> \\x1b]0;x\\n')); seen.push(t.freshLine(tty))
+    t.observe(Buffer.from('no newline')); seen.push(t.freshLine(file))
+    t.observe('ends\\n'); seen.push(t.freshLine(file))
+    process.stdout.write(JSON.stringify(seen))`
+  const r = spawnSync(process.execPath, ['-e', js], { encoding: 'utf8' })
+  const { RESET, COLOUR_RESET } = require('../lib/cli/terminal-reset')
+  assert.deepEqual(JSON.parse(r.stdout), [`${RESET}\x1b[J`, `${RESET}\r\n\x1b[J`, `${RESET}\x1b[J`, `${RESET}${COLOUR_RESET}\r\n\x1b[J`, '\n', ''], r.stderr)
+})
+
 test('the default colours are set back after any OSC in the output, however its number is written', () => {
   // Terminals read an OSC's number as an integer and tmux skips C0 characters inside it, so
   // ESC ]010; and ESC ]1^A0; set the default foreground as ESC ]10; does: a check of the number's

@@ -6,7 +6,7 @@ const { changesLines } = require('./changes-line')
 const { denialLine } = require('./denial-line')
 const { NetworkPrompt } = require('./network-prompt')
 const { holdingOutput } = require('../output-hold')
-const { terminalReset } = require('./terminal-reset')
+const { freshLine } = require('./terminal-reset')
 const { askLine } = require('./type-ahead')
 
 /**
@@ -44,7 +44,7 @@ async function runAsking(sandspawn, command, options, attach) {
         await finished()
         // The question follows the command's output: nothing it printed may hide or disguise it.
         const lines = [denialLine(denial, options, first.sandboxType), ...changesLines(changes, first.cwd)]
-        process.stderr.write(terminalReset() + lines.join('\n') + '\n')
+        process.stderr.write(freshLine() + lines.join('\n') + '\n')
         announced = true
         // The person refused that host at the question already: not asked again in other words.
         if (denial.networkReason === 'declined') return false

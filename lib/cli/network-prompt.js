@@ -15,7 +15,7 @@
 // ends with a question up (`finish()`) has it ended as refused and its held output shown.
 
 const { printable } = require('./printable')
-const { terminalReset } = require('./terminal-reset')
+const { freshLine } = require('./terminal-reset')
 const { askFresh } = require('./type-ahead')
 
 /** Output held while a question is on the screen before the command's output is made to wait. */
@@ -29,13 +29,13 @@ const DROP_BYTES = 16 * 1024 * 1024
 class NetworkPrompt {
   /**
    * `input`: the terminal (a tty ReadStream); `write(stream, data)`: how output reaches the screen;
-   * `reset()`: what ends any state the command's output left the screen in (see ./terminal-reset),
-   * asked at each question: it depends on what the output did so far.
+   * `fresh()`: what starts a line of ours after the command's output (see ./terminal-reset), asked
+   * at each such line: it depends on what the output did so far.
    */
-  constructor({ input = process.stdin, write, reset = () => terminalReset() }) {
+  constructor({ input = process.stdin, write, fresh = () => freshLine() }) {
     this.input = input
     this.write = write
-    this.reset = reset
+    this.fresh = fresh
     this.queue = Promise.resolve()
     this.asking = false
     this.held = []
@@ -53,8 +53,6 @@ class NetworkPrompt {
     // (an `allow-run` for one is not one for the other), but the question on the screen names only
     // the host and port, so its answer stands for both and the user is not asked twice.
     this.answered = new Map()
-    // Whether the screen's cursor is at the start of a line (a question must start on its own).
-    this.atLineStart = true
     this.onRequest = (req) => {
       const answer = this.queue.then(() => this.ask(req))
       this.queue = answer.catch(() => {})
@@ -86,8 +84,7 @@ class NetworkPrompt {
     this.heldBytes = 0
     for (const [stream, data] of held) this.show(stream, data)
     if (this.dropped > 0) {
-      this.write('stderr', Buffer.from(`${this.reset()}${this.atLineStart ? '' : '\n'}sandspawn: ${this.dropped} bytes of the command's output were dropped while the question was on the screen\n`))
-      this.atLineStart = true
+      this.write('stderr', Buffer.from(`${this.fresh()}sandspawn: ${this.dropped} bytes of the command's output were dropped while the question was on the screen\n`))
       this.dropped = 0
     }
     const wake = this.wake
@@ -106,7 +103,6 @@ class NetworkPrompt {
   }
 
   show(stream, data) {
-    if (data.length > 0) this.atLineStart = data[data.length - 1] === 0x0a
     this.write(stream, data)
   }
 
@@ -117,19 +113,16 @@ class NetworkPrompt {
     if (given) return given
     this.asking = true
     try {
-      const lead = this.atLineStart ? '' : '\n'
-      const question = Buffer.from(`${this.reset()}${lead}sandspawn: allow ${printable(host)}:${port} for this run? [y/N/a] `)
+      const question = Buffer.from(`${this.fresh()}sandspawn: allow ${printable(host)}:${port} for this run? [y/N/a] `)
       // Keys typed before the question appeared (for one the command printed) never answer it.
       await askFresh(this.input, () => this.write('stderr', question))
       const key = this.ended ? null : await this.key()
       if (key === null) {
         this.write('stderr', Buffer.from('not answered: the command ended (refused)\n'))
-        this.atLineStart = true
         return 'deny-run'
       }
       const choice = key === 'y' || key === 'Y' ? 'yes' : key === 'a' || key === 'A' ? 'all' : 'no'
       this.write('stderr', Buffer.from(`${choice === 'no' ? 'n' : choice === 'all' ? 'a' : 'y'}\n`))
-      this.atLineStart = true
       if (key === '\x03') process.kill(process.pid, 'SIGINT')
       if (choice === 'all') this.allowAll = true
       const answer = choice === 'no' ? 'deny-run' : 'allow-run'

@@ -51,7 +51,7 @@ function fail(err, { json = false, values = {}, subcommand = 'run' } = {}) {
     // Messages and the sandbox tool's words carry paths and names from the command and the
     // workspace: each line escaped, so none can move the cursor, erase or hide a line. An error can
     // follow the command's output (a run cut short), so the terminal's state is ended first too.
-    process.stderr.write(`${require('./terminal-reset').terminalReset()}sandspawn: ${lines(internal && err && err.stack ? err.stack : message)}\n`)
+    process.stderr.write(`${require('./terminal-reset').freshLine()}sandspawn: ${lines(internal && err && err.stack ? err.stack : message)}\n`)
     if (err && typeof err.stderr === 'string' && err.stderr.trim() && !message.includes(err.stderr.trim())) {
       process.stderr.write(`sandspawn: the sandbox tool said: ${lines(err.stderr.trim())}\n`)
     }

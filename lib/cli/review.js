@@ -108,7 +108,7 @@ async function afterRun(result, sandspawn, interactive) {
   // After --ask ran it again without the sandbox: the set is the sandboxed attempt's, and the
   // retry's writes are in the workspace already (a path both wrote conflicts on apply).
   const escalated = result.escalated ? 'sandspawn: the command ran again without the sandbox, writing the workspace directly; this change set holds what the sandboxed attempt wrote\n' : ''
-  process.stderr.write(require('./terminal-reset').terminalReset() + escalated + describe(cs, result.cwd))
+  process.stderr.write(require('./terminal-reset').freshLine() + escalated + describe(cs, result.cwd))
   const total = cs.counts.added + cs.counts.modified + cs.counts.deleted
   if (total === 0) {
     await sandspawn.discardChangeSet(cs.id)

@@ -77,10 +77,12 @@ async function runForwardingStdin(sandspawn, command, options, pipeStdin, attach
 
 async function report(result, { json, values, options, announced, stdinIsTerminal }) {
   // sandspawn's lines follow the command's output: nothing it printed may hide or disguise them.
-  let reset = require('./terminal-reset').terminalReset()
+  // Asked only once a line is said: it notes that a line of ours began, and when none is, the
+  // review's lines that follow must still start a fresh one after the output.
+  let first = true
   const say = (line) => {
-    process.stderr.write(reset + line + '\n')
-    reset = ''
+    process.stderr.write((first ? require('./terminal-reset').freshLine() : '') + line + '\n')
+    first = false
   }
   // In every mode, last: what the run left on the host that a tool could run later. Every line
   // before them is escaped too, but nothing printed after a warning can take it back.

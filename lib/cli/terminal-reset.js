@@ -36,13 +36,21 @@ const COLOUR_RESET = '\x1b]110\x07\x1b]111\x07\x1b]112\x07\x1b]117\x07\x1b]119\x
 
 let coloursRedefined = false
 let tail = ''
+// Whether the command's output reached the screen since sandspawn's last line began (see
+// freshLine()), and whether its last byte was LF.
+let outputSince = false
+let endedWithNewline = true
 
 /**
- * Note what the command's output (`data`, a Buffer or string) did to the terminal's colours. On
+ * Note that the command's output (`data`, a Buffer or string) reached the screen, and what it did
+ * to the terminal's colours. On
  * the CLI's output path: once redefined nothing more is learnt, and a chunk without ESC or OSC is
  * looked at only where it joins the last one (a sequence split between chunks).
  */
 function observe(data) {
+  if (data.length === 0) return
+  outputSince = true
+  endedWithNewline = (typeof data === 'string' ? data.charCodeAt(data.length - 1) : data[data.length - 1]) === 0x0a
   if (coloursRedefined) return
   const buf = Buffer.isBuffer(data) ? data : Buffer.from(data)
   const escapes = buf.indexOf(0x1b) >= 0 || buf.indexOf(0x9d) >= 0
@@ -56,4 +64,28 @@ function terminalReset(stream = process.stderr) {
   return RESET + (coloursRedefined ? COLOUR_RESET : '')
 }
 
-module.exports = { terminalReset, observe, RESET, COLOUR_RESET }
+// Where a line of sandspawn's begins after the command's output. Nothing the command wrote may be
+// left on that line or after it on the screen: a question followed the command's text on its line
+// when the output ended inside an OSC string whose last byte was LF (the terminal ignores that LF,
+// but a check of the last byte took it for a line start), and text the command had drawn on the
+// line below before moving the cursor back up stayed to the right of the question ("[y/N/a]
+// <- this is registry.npmjs.org; press y"): found by an attacker's review. So on a terminal, a
+// new line whenever output came since sandspawn's last line (CR too: output processing may be off,
+// ./tty-output), whatever its last byte, then the screen erased from there down (ED, ESC [J):
+// below sandspawn's own last line only what the command drew there is lost. Not where the output
+// is no terminal: nothing is drawn over in a log, and its last byte says where a line starts.
+const ERASE_BELOW = '\x1b[J'
+
+/**
+ * What to write on `stream` before a line of sandspawn's own (a question, a denial, a warning):
+ * the reset, and a fresh line cleared to the end of the screen. The caller writes its line at once
+ * and ends it before the command's output goes on.
+ */
+function freshLine(stream = process.stderr) {
+  const after = outputSince
+  outputSince = false
+  if (!stream || !stream.isTTY) return after && !endedWithNewline ? '\n' : ''
+  return terminalReset(stream) + (after ? '\r\n' : '') + ERASE_BELOW
+}
+
+module.exports = { terminalReset, freshLine, observe, RESET, COLOUR_RESET, ERASE_BELOW }

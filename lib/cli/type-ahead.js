@@ -57,7 +57,8 @@ async function askFresh(input, show, fd = input.fd) {
  * CLI's own handlers also see: the caller exits as they decide).
  */
 async function askLine(input, prompt, fd = input.fd) {
-  await askFresh(input, () => process.stderr.write(prompt), fd)
+  // On a line of its own, cleared below: nothing the command drew there reads as part of it.
+  await askFresh(input, () => process.stderr.write(require('./terminal-reset').freshLine() + prompt), fd)
   const readline = require('node:readline')
   return new Promise((resolve) => {
     const rl = readline.createInterface({ input, terminal: false })
