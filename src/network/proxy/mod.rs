@@ -256,3 +256,5 @@ mod tests_body;
 mod tests_chunk_cost;
 #[cfg(test)]
 mod tests_budget;
+#[cfg(test)]
+mod tests_framing;
