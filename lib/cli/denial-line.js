@@ -69,7 +69,7 @@ function networkRemedy(denial) {
     case 'unauthenticated':
       return ` (unauthenticated): the request lacked the run's proxy credential; no flag changes that`
     case 'tiny_chunks':
-      return ` (tiny_chunks): a plain-HTTP chunked body of tiny chunks was cut off, past the run's allowance of them; no flag changes that`
+      return ` (tiny_chunks): a plain-HTTP chunked body of tiny chunks (or of endless chunk framing) was cut off, past the run's allowance of them; no flag changes that`
     case 'method_refused':
       return ` (method_refused): TRACE and TRACK are never forwarded; no flag changes that`
     default:

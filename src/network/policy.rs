@@ -177,8 +177,9 @@ impl Refusal {
                  was refused without asking"
             }
             Refusal::TinyChunks => {
-                "this run sent (or was sent) more plain-HTTP chunked bodies of tiny chunks than one run may (100,000 chunks under 1 KiB \
-                 beyond 64 a request): each costs the host's proxy far more than writing it cost the command"
+                "this run sent (or was sent) more plain-HTTP chunked bodies of tiny chunks, or more chunk framing (chunk-size lines, \
+                 whitespace, extensions), than one run may (100,000 chunks under 1 KiB beyond 64 a request, or some 6 MB of framing): \
+                 each costs the host's proxy far more than writing it cost the command"
             }
             Refusal::MethodRefused => {
                 "TRACE and TRACK are never forwarded: a proxy on the way answers them by echoing the request, with the credentials \

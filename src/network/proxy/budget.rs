@@ -7,8 +7,9 @@
 //! about what forwarding it costs the host, so bodies of such chunks never run out; a run that
 //! sends smaller ones spends the allowance it was given (`GRACE`, and `PER_REQUEST` a request,
 //! which already costs the host a dial), and then its chunked bodies are cut off and reported
-//! (`tiny_chunks`, metered.rs). The allowance is the run's, not a connection's: opening connections buys
-//! nothing.
+//! (`tiny_chunks`, metered.rs). What a client sends besides a body's data (chunk framing, parsed a
+//! byte at a time) is paid for from the same allowance, byte by byte (`FRAMING_BYTE`, wire.rs).
+//! The allowance is the run's, not a connection's: opening connections buys nothing.
 
 use std::sync::atomic::{AtomicI64, Ordering};
 
@@ -40,6 +41,15 @@ impl Default for ChunkBudget {
 impl ChunkBudget {
     pub fn request(&self) {
         self.left.fetch_add(PER_REQUEST, Ordering::Relaxed);
+    }
+
+    /// Charge (or, negative, pay back) `units` whatever is left (wire.rs).
+    pub(super) fn charge(&self, units: i64) {
+        self.left.fetch_sub(units, Ordering::Relaxed);
+    }
+
+    pub(super) fn overdrawn(&self) -> bool {
+        self.left.load(Ordering::Relaxed) < 0
     }
 
     /// Pay for one frame of `len` bytes: `false` once the run has nothing left.

@@ -22,6 +22,7 @@ use tokio::net::TcpStream;
 use tokio::sync::OwnedSemaphorePermit;
 
 use super::metered::{BoxError, Metered, Payer};
+use super::wire::{Wire, Wired};
 use super::coalesce::Coalesced;
 use super::dial::{dial, DialError};
 use super::Context;
@@ -40,20 +41,23 @@ type Body = BoxBody<Bytes, BoxError>;
 /// takes the slot over to its tunnel, which outlives this function.
 pub async fn serve(stream: TcpStream, ctx: Arc<Context>, slot: OwnedSemaphorePermit) {
     let slot = Arc::new(Mutex::new(Some(slot)));
+    let wire = Wire::new(ctx.clone());
     let svc = {
         let ctx = ctx.clone();
-        service_fn(move |req| handle(req, ctx.clone(), slot.clone()))
+        let wire = wire.clone();
+        service_fn(move |req| handle(req, ctx.clone(), slot.clone(), wire.clone()))
     };
     let conn = hyper::server::conn::http1::Builder::new()
         .timer(TokioTimer::new())
         .header_read_timeout(HEADER_TIMEOUT)
         .max_buf_size(MAX_HEADER_BYTES)
-        .serve_connection(TokioIo::new(stream), svc)
+        .serve_connection(TokioIo::new(Wired::new(stream, wire)), svc)
         .with_upgrades();
     let _ = conn.await;
 }
 
-async fn handle(req: Request<Incoming>, ctx: Arc<Context>, slot: Arc<Mutex<Option<OwnedSemaphorePermit>>>) -> Result<Response<Body>, Infallible> {
+async fn handle(req: Request<Incoming>, ctx: Arc<Context>, slot: Arc<Mutex<Option<OwnedSemaphorePermit>>>, wire: Arc<Wire>) -> Result<Response<Body>, Infallible> {
+    wire.parsed(&req);
     // Before anything else, the CONNECT's slot included: a request without the run's credential
     // (macOS) gets no decision, no lookup and no connection.
     if let Some(c) = &ctx.credential {
@@ -64,7 +68,7 @@ async fn handle(req: Request<Incoming>, ctx: Arc<Context>, slot: Arc<Mutex<Optio
     if req.method() == Method::CONNECT {
         return Ok(connect(req, ctx, &slot).await);
     }
-    Ok(forward(req, ctx).await)
+    Ok(forward(req, ctx, wire).await)
 }
 
 /// `(host, port)` of an authority, or the text to report when it is not valid.
@@ -98,8 +102,11 @@ async fn connect(req: Request<Incoming>, ctx: Arc<Context>, slot: &Mutex<Option<
         if let Ok(upgraded) = hyper::upgrade::on(req).await {
             // The client's own socket again (hyper hands back what it read past the request), so
             // the kernel can move the tunnel's bytes.
-            match upgraded.downcast::<TokioIo<TcpStream>>() {
-                Ok(parts) => super::relay::relay_tcp(parts.io.into_inner(), &parts.read_buf, upstream, &ctx).await,
+            match upgraded.downcast::<TokioIo<Wired>>() {
+                Ok(parts) => {
+                    let client = parts.io.into_inner().into_tunnel(parts.read_buf.len());
+                    super::relay::relay_tcp(client, &parts.read_buf, upstream, &ctx).await
+                }
                 Err(upgraded) => super::relay::relay(TokioIo::new(upgraded), upstream, ctx.tunnel_idle).await,
             }
         }
@@ -109,7 +116,7 @@ async fn connect(req: Request<Incoming>, ctx: Arc<Context>, slot: &Mutex<Option<
     Response::new(empty())
 }
 
-async fn forward(req: Request<Incoming>, ctx: Arc<Context>) -> Response<Body> {
+async fn forward(req: Request<Incoming>, ctx: Arc<Context>, wire: Arc<Wire>) -> Response<Body> {
     if req.uri().scheme_str() != Some("http") {
         let host = req.headers().get(HOST).and_then(|h| h.to_str().ok()).map(sanitize).unwrap_or_default();
         return refusal(&ctx, &host, 0, Via::Http, Refusal::Malformed);
@@ -130,7 +137,9 @@ async fn forward(req: Request<Incoming>, ctx: Arc<Context>) -> Response<Body> {
     ctx.chunks.request();
     let payer = Payer::new(ctx.clone(), host.display(), port);
     let pays = |headers: &HeaderMap| headers.contains_key(TRANSFER_ENCODING).then(|| payer.clone());
-    let body = Metered::new(body, pays(&parts.headers));
+    let reporter = payer.clone();
+    wire.forwarding(move || reporter.refuse());
+    let body = Metered::new(body, pays(&parts.headers)).read_from(wire);
     strip_hop_by_hop(&mut parts.headers);
     // `Max-Forwards: 0` makes the next proxy answer an OPTIONS (or TRACE) itself: the command
     // would be talking to the user's upstream proxy, not the host the policy checked.

@@ -11,6 +11,7 @@ use std::task::{Context as TaskContext, Poll};
 use bytes::Bytes;
 use hyper::body::{Body, Frame, SizeHint};
 
+use super::wire::{Wire, FRAMING_PER_FRAME};
 use super::Context;
 use crate::network::denials::Via;
 use crate::network::policy::Refusal;
@@ -54,23 +55,35 @@ impl Payer {
         if self.ctx.chunks.pay(len) {
             return true;
         }
+        self.refuse();
+        false
+    }
+
+    /// Cut off: the denial is recorded once.
+    pub fn refuse(&self) {
         if !self.refused.swap(true, Ordering::Relaxed) {
             self.ctx.denials.record(&self.host, self.port, Via::Http, Refusal::TinyChunks);
         }
-        false
     }
 }
 
 /// A body paid for frame by frame when it is chunked (`payer`); otherwise passed through (a
 /// `Content-Length` body comes in frames of what one read brought, each a write of the sender's).
+/// A chunked request body's data is also paid back to its client connection's `wire`: what was
+/// read of it is not framing.
 pub struct Metered<B> {
     inner: B,
     payer: Option<Arc<Payer>>,
+    wire: Option<Arc<Wire>>,
 }
 
 impl<B> Metered<B> {
     pub fn new(inner: B, payer: Option<Arc<Payer>>) -> Self {
-        Metered { inner, payer }
+        Metered { inner, payer, wire: None }
+    }
+
+    pub fn read_from(self, wire: Arc<Wire>) -> Self {
+        Metered { wire: Some(wire), ..self }
     }
 }
 
@@ -92,6 +105,9 @@ where
         if let (Some(payer), Some(data)) = (&self.payer, frame.data_ref()) {
             if !payer.pay(data.len()) {
                 return Poll::Ready(Some(Err(Box::new(TinyChunks))));
+            }
+            if let Some(wire) = &self.wire {
+                wire.credit(data.len() as u64 + FRAMING_PER_FRAME);
             }
         }
         Poll::Ready(Some(Ok(frame)))

@@ -17,6 +17,7 @@ mod socks5;
 #[cfg(target_os = "linux")]
 mod splice;
 mod target;
+mod wire;
 
 use std::future::Future;
 use std::sync::Arc;
