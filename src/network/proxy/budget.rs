@@ -2,12 +2,14 @@
 //! time, each costing the host's proxy about a microsecond on the runtime every run shares, while
 //! `1\r\nX\r\n` written in big buffers costs the command next to nothing: without a bound, a run
 //! (or a hostile allowed server) gets 40-60 times its own CPU spent by the host, outside its
-//! `cpuTime`. So every chunk is paid for in payload bytes: each frame of a chunked body costs
-//! `BYTES_PER_CHUNK`, and brings in its own length. A chunk that size or larger costs the command
-//! about what forwarding it costs the host, so bodies of such chunks never run out; a run that
-//! sends smaller ones spends the allowance it was given (`GRACE`, and `PER_REQUEST` a request,
+//! `cpuTime`. So small chunks are paid for: each frame of a chunked body under `BYTES_PER_CHUNK`
+//! costs that much of the run's allowance; a larger one costs nothing, and earns nothing. A run
+//! that sends small ones spends the allowance it was given (`GRACE`, and `PER_REQUEST` a request,
 //! which already costs the host a dial), and then its chunked bodies are cut off and reported
-//! (`tiny_chunks`, metered.rs). What a client sends besides a body's data (chunk framing, parsed a
+//! (`tiny_chunks`, metered.rs). Big frames once brought in their length beyond a chunk's: an
+//! attacker's review (net26) sent 1 MiB chunks each followed by 1,023 one-byte ones, which never
+//! ran out (4 million tiny chunks in 6 s, the host's CPU 6 to 7 times the command's, where big
+//! chunks alone cost 3 times: the command writes them with `sendfile`, the host copies them). What a client sends besides a body's data (chunk framing, parsed a
 //! byte at a time) is paid for from the same allowance, byte by byte (`FRAMING_BYTE`, wire.rs).
 //! The allowance is the run's, not a connection's: opening connections buys nothing.
 
@@ -54,8 +56,10 @@ impl ChunkBudget {
 
     /// Pay for one frame of `len` bytes: `false` once the run has nothing left.
     pub(super) fn pay(&self, len: usize) -> bool {
-        let delta = (len as i64).min(i64::MAX / 4) - BYTES_PER_CHUNK;
-        self.left.fetch_add(delta, Ordering::Relaxed) + delta >= 0
+        if len as i64 >= BYTES_PER_CHUNK {
+            return !self.overdrawn();
+        }
+        self.left.fetch_sub(BYTES_PER_CHUNK, Ordering::Relaxed) - BYTES_PER_CHUNK >= 0
     }
 }
 
@@ -69,14 +73,17 @@ mod tests {
         for _ in 0..1_000_000 {
             assert!(b.pay(BYTES_PER_CHUNK as usize));
         }
-        let tiny = (GRACE / (BYTES_PER_CHUNK - 1)) as usize;
+        let tiny = (GRACE / BYTES_PER_CHUNK) as usize;
         assert!((0..tiny).all(|_| b.pay(1)));
         assert!(!b.pay(1));
         // A request brings its own few, no more.
         b.request();
         let few = (0..PER_REQUEST).take_while(|_| b.pay(1)).count() as i64;
         assert!(few < PER_REQUEST / (BYTES_PER_CHUNK - 1) + 1, "{few}");
-        // A large frame (a big chunk read in pieces) pays for itself and more.
-        assert!(b.pay(1 << 20) && b.pay(1));
+        // A large frame brings nothing in (net26: big chunks bought endless tiny ones).
+        let b = ChunkBudget::default();
+        assert!((0..GRACE / BYTES_PER_CHUNK).all(|_| b.pay(1)));
+        assert!(b.pay(1 << 20), "a big frame is free while the allowance lasts");
+        assert!(!b.pay(1), "and earned no tiny chunk");
     }
 }
