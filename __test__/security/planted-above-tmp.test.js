@@ -36,3 +36,37 @@ describe('protected names between /tmp and a workspace nested below it', () => {
     })
   }
 })
+
+// Found by an attacker's review (host26, above_git.js): the cwd a package of a repository whose top
+// lies in the writable /tmp (`/tmp/<x>/repo`, cwd `repo/pkg` with no `.git` of its own), in review
+// mode. The run appended `core.fsmonitor` to `../.git/config` and wrote `../.git/hooks/pre-commit`:
+// both landed on the host at once (outside the change set: no change, no risk), and the host's next
+// `git status` in the package ran the program. Direct runs kept that `.git` read-only; review mode
+// left the repositories above its roots to the change set's judge, which never sees them.
+describe('the repository above a workspace nested below /tmp', () => {
+  for (const [mode, extra] of Object.entries(MODES)) {
+    test(`${mode}: its .git is read-only for the run and reported as shared`, async (t) => {
+      const { base } = nested(t)
+      const repo = path.join(base, 'repo')
+      const pkg = path.join(repo, 'pkg')
+      fs.mkdirSync(pkg, { recursive: true })
+      fs.writeFileSync(path.join(pkg, 'a.txt'), 'a\n')
+      require('node:child_process').execFileSync('git', ['init', '-q', repo])
+      const config = fs.readFileSync(path.join(repo, '.git/config'), 'utf8')
+      const sandbox = { mode: 'workspace-write', ...(extra.review ? { workspace: 'review' } : {}) }
+      const opts = { cwd: pkg, sandbox, timeout: 60000, ...(extra.linux ? { linux: extra.linux } : {}) }
+      const r = await sh(
+        "printf '[core]\\n\\tfsmonitor = /bin/true\\n' >> ../.git/config; echo evil > ../.git/hooks/pre-commit; true",
+        opts,
+      )
+      assert.equal(r.exitCode, 0, show(r))
+      assert.equal(fs.readFileSync(path.join(repo, '.git/config'), 'utf8'), config, show(r))
+      assert.equal(fs.existsSync(path.join(repo, '.git/hooks/pre-commit')), false, show(r))
+      // Any other run or process can write it there: every run says so, as of a worktree's git
+      // directory in /tmp (`link-to-shared-directory`).
+      const risks = (r.hostRisks || []).filter((h) => h.path === path.join(repo, '.git'))
+      assert.deepEqual(risks.map((h) => h.kind), ['link-to-shared-directory'], JSON.stringify(r.hostRisks))
+      if (r.changeSet) await sandspawn.discardChangeSet(r.changeSet.id)
+    })
+  }
+})

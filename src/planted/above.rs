@@ -3,8 +3,13 @@
 //! repository's `core.hooksPath` to `frontend/.husky/_`, inside the package; the walk (`scan`)
 //! looks only below each root, so that hooks directory was writable and unreported, and the
 //! host's next `git commit` at the monorepo's top ran what a run wrote there (found by an
-//! attacker's review). Their `.git` lies outside the root (read-only already); what matters is
-//! the hooks directories they name inside it, protected as those of a repository inside it.
+//! attacker's review). Their `.git` lies outside the root: read-only already, unless another
+//! writable root holds it (the writable /tmp holding `/tmp/<x>/repo` above a cwd `repo/pkg`), where
+//! it is carved as a nested repository's is. Above a reviewed root too: its change set never sees
+//! that `.git`, and a run there appended `core.fsmonitor` to `../.git/config`, which landed on the
+//! host at once, unreported, and the host's next `git status` ran it (found by an attacker's
+//! review, host26). Only what they name inside a reviewed root is left to the set's judge
+//! (`review::elsewhere`), as that root's own repositories are.
 //!
 //! Every ancestor is looked at, not only the nearest repository, and neither
 //! `GIT_CEILING_DIRECTORIES` nor a filesystem boundary stops the search as they stop git's
@@ -82,5 +87,28 @@ mod tests {
         assert!(missing.contains(&cwd.join("githooks")), "{missing:?}");
         let (ro, missing) = carved(serde_json::json!({ "mode": "workspace-write", "tmp": "read-only", "protectGit": false }));
         assert!(!ro.iter().chain(&missing).any(|p| p.ends_with("githooks")), "nothing without protectGit");
+    }
+
+    /// A reviewed package of a repository whose top lies in a directly written root (the writable
+    /// /tmp or $TMPDIR): its `.git` is read-only there, as above a direct root, while what it names
+    /// inside the reviewed root is left to the set's judge (found by an attacker's review, host26).
+    #[test]
+    fn the_git_above_a_reviewed_root_is_carved_in_the_direct_root() {
+        use crate::policy::{resolve_policy, PolicyContext};
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        let cwd = r.join("mono/frontend");
+        std::fs::create_dir_all(r.join("mono/.git/hooks")).unwrap();
+        std::fs::create_dir_all(cwd.join("githooks")).unwrap();
+        std::fs::write(r.join("mono/.git/config"), "[core]\n\thooksPath = frontend/githooks\n").unwrap();
+        let ctx = PolicyContext { cwd: cwd.clone(), tmpdir: Some(r.to_str().unwrap().to_string()), platform: crate::platform::Platform::Linux, env: Default::default() };
+        let v = serde_json::json!({ "mode": "workspace-write", "workspace": "review" });
+        let mut p = resolve_policy(Some(&v), &ctx).unwrap();
+        p.walk_and_protect(crate::planted::Absent::UndoneAfter);
+        let holder = p.writable_roots.iter().filter(|w| r.starts_with(&w.root)).max_by_key(|w| w.root.as_os_str().len()).unwrap();
+        assert!(holder.read_only.contains(&r.join("mono/.git")), "{:?}", holder.read_only);
+        let reviewed = p.writable_roots.iter().find(|w| w.root == cwd).unwrap();
+        let carved: Vec<&PathBuf> = reviewed.read_only.iter().chain(reviewed.missing_read_only.iter().map(|m| &m.path)).collect();
+        assert!(!carved.iter().any(|p| p.starts_with(cwd.join("githooks"))), "{carved:?}");
     }
 }

@@ -269,17 +269,11 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
         }
     }
     if policy.protect_git {
-        // The repositories above the directly written roots (a package of a monorepo as the cwd):
-        // the hooks directories they name inside a root, as a repository's inside it (`above`).
-        let direct: Vec<PathBuf> = tops.iter().filter(|t| !policy.reviewed.contains(t)).cloned().collect();
-        for dot_git in above::repositories_above(&direct) {
-            if ended() {
-                return Err(carved_before.restore(c.roots));
-            }
-            let top = dot_git.parent().unwrap_or(Path::new("/"));
-            if !tops.iter().any(|t| t == top) && !found.git_entries.contains(&dot_git) {
-                c.repository(&dot_git, false, None);
-            }
+        // The repositories above the roots (a package of a monorepo as the cwd): their `.git` where
+        // a root holds it (the writable /tmp), and the hooks directories they name inside a root,
+        // as a repository's inside it (`above`).
+        if c.repositories_above(&tops, policy.reviewed, &found.git_entries, ended).is_err() {
+            return Err(carved_before.restore(c.roots));
         }
         // Bare repositories (a local remote) and other directories that are git directories
         // themselves, as the `.git` of a repository: rare, so no cost for ordinary workspaces.
@@ -507,17 +501,25 @@ struct Carver<'a> {
     named_from_outside: HashSet<PathBuf>,
     /// The shared places git directories are judged against (`shared_git_dirs`), found once.
     shared_places: std::cell::OnceCell<links::SharedPlaces>,
+    /// Roots nothing is carved in for now: reviewed ones while the repositories above them are
+    /// carved (`repositories_above`; their changes are judged on the set, `review::elsewhere`).
+    spared: Vec<PathBuf>,
 }
 
 impl<'a> Carver<'a> {
     fn new(roots: &'a mut [WritableRoot], deny: &[PathBuf], existing: Option<Existing>) -> Carver<'a> {
         let covered = deny.iter().chain(roots.iter().flat_map(|r| r.read_only.iter())).map(|p| p.as_os_str().to_os_string()).collect();
-        Carver { roots, covered, creatable: HashMap::new(), existing, list_missing: true, hook_links: hook_risks::Kept::default(), config_hard: config_hard::Kept::default(), scan_roots: Vec::new(), global: global_git::now(), includes: Vec::new(), links_on_the_way: Vec::new(), ways: Vec::new(), named_from_outside: HashSet::new(), shared_places: Default::default() }
+        Carver { roots, covered, creatable: HashMap::new(), existing, list_missing: true, hook_links: hook_risks::Kept::default(), config_hard: config_hard::Kept::default(), scan_roots: Vec::new(), global: global_git::now(), includes: Vec::new(), links_on_the_way: Vec::new(), ways: Vec::new(), named_from_outside: HashSet::new(), shared_places: Default::default(), spared: Vec::new() }
     }
 
     fn is_covered(&self, p: &Path) -> bool {
         // By slicing at slashes, not parsing components (`covered` holds canonical paths).
         sandspawn_helper::ancestors::or_self_bytes(p.as_os_str().as_bytes()).any(|a| self.covered.contains(std::ffi::OsStr::from_bytes(a)))
+    }
+
+    /// Whether the root at `i` is one whose carving is left to its change set's judge (`spared`).
+    fn spared(&self, i: usize) -> bool {
+        self.spared.iter().any(|s| *s == self.roots[i].root)
     }
 
     /// The deepest writable root holding `p` (its carve-outs go after that root's bind). Compared
@@ -530,7 +532,7 @@ impl<'a> Carver<'a> {
     }
 
     fn read_only(&mut self, p: PathBuf) {
-        if let Some(i) = self.root_of(&p) {
+        if let Some(i) = self.root_of(&p).filter(|&i| !self.spared(i)) {
             self.covered.insert(p.as_os_str().to_os_string());
             self.roots[i].read_only.push(p);
         }
@@ -539,7 +541,7 @@ impl<'a> Carver<'a> {
     /// A placeholder made on the host for the run, unless `p` lies in a path that is already read-only
     /// or hidden (there it could not be created, and nothing can be planted anyway).
     fn missing(&mut self, p: PathBuf, kind: PlaceholderKind) {
-        let Some(i) = self.root_of(&p) else { return };
+        let Some(i) = self.root_of(&p).filter(|&i| !self.spared(i)) else { return };
         let parent = p.parent().unwrap_or(Path::new("/"));
         if !self.is_covered(parent) {
             self.roots[i].missing_read_only.push(MissingReadOnly { path: p, kind });
@@ -587,6 +589,31 @@ impl<'a> Carver<'a> {
         if let (Some(kind), true) = (missing, creatable) {
             self.missing(p.to_path_buf(), kind);
         }
+    }
+
+    /// Carve the repositories above `tops` (every writable root, canonical) that neither is a root's
+    /// own nor the walk found (`walked`): those above a directly written root fully, the others
+    /// with nothing carved in the `reviewed` roots. `Err` once `ended` says the run was cut.
+    fn repositories_above(&mut self, tops: &[PathBuf], reviewed: &[PathBuf], walked: &[PathBuf], ended: &dyn Fn() -> bool) -> Result<(), ()> {
+        let (direct, under_review): (Vec<PathBuf>, Vec<PathBuf>) = tops.iter().cloned().partition(|t| !reviewed.contains(t));
+        let of_direct = above::repositories_above(&direct);
+        let of_reviewed: Vec<PathBuf> = above::repositories_above(&under_review).into_iter().filter(|g| !of_direct.contains(g)).collect();
+        let all = of_direct.into_iter().map(|g| (g, false)).chain(of_reviewed.into_iter().map(|g| (g, true)));
+        let mut out = Ok(());
+        for (dot_git, above_reviewed_only) in all {
+            if ended() {
+                out = Err(());
+                break;
+            }
+            let top = dot_git.parent().unwrap_or(Path::new("/"));
+            if tops.iter().any(|t| t == top) || walked.contains(&dot_git) {
+                continue;
+            }
+            self.spared = if above_reviewed_only { reviewed.to_vec() } else { Vec::new() };
+            self.repository(&dot_git, false, None);
+        }
+        self.spared.clear();
+        out
     }
 
     /// A repository's `.git` entry, the git directories it leads to and its hooks directories. At
