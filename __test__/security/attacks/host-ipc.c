@@ -34,7 +34,16 @@ static int host(key_t key, const char *mq, const char *secret) {
   int sem = semget(key + 2, 1, IPC_CREAT | IPC_EXCL | 0600);
   struct mq_attr attr = { .mq_maxmsg = 4, .mq_msgsize = 64 };
   mqd_t q = mq_open(mq, O_CREAT | O_EXCL | O_RDWR, 0600, &attr);
-  if (shm < 0 || msq < 0 || sem < 0 || q == (mqd_t)-1) { perror("host-ipc host"); return 1; }
+  if (shm < 0 || msq < 0 || sem < 0 || q == (mqd_t)-1) {
+    // Say which, and leave none of the others behind on the host (they outlive this process).
+    fprintf(stderr, "host-ipc host: shm %d msg %d sem %d mq %d: ", shm, msq, sem, q == (mqd_t)-1 ? -1 : 0);
+    perror("");
+    if (shm >= 0) shmctl(shm, IPC_RMID, NULL);
+    if (msq >= 0) msgctl(msq, IPC_RMID, NULL);
+    if (sem >= 0) semctl(sem, 0, IPC_RMID);
+    if (q != (mqd_t)-1) mq_unlink(mq);
+    return 1;
+  }
   char *p = shmat(shm, NULL, 0);
   snprintf(p, 4096, "%s", secret);
   struct msg m = { .type = 1 };
