@@ -46,18 +46,16 @@ describe('protected names between /tmp and a workspace nested below it', () => {
 describe('the repository above a workspace nested below /tmp', () => {
   for (const [mode, extra] of Object.entries(MODES)) {
     test(`${mode}: its .git is read-only for the run and reported as shared`, async (t) => {
-      const { base } = nested(t)
+      const { base } = nested(t, 'sandspawn-above-git-')
       const repo = path.join(base, 'repo')
       const pkg = path.join(repo, 'pkg')
       fs.mkdirSync(pkg, { recursive: true })
       fs.writeFileSync(path.join(pkg, 'a.txt'), 'a\n')
       require('node:child_process').execFileSync('git', ['init', '-q', repo])
       const config = fs.readFileSync(path.join(repo, '.git/config'), 'utf8')
-      const sandbox = { mode: 'workspace-write', ...(extra.review ? { workspace: 'review' } : {}) }
-      const opts = { cwd: pkg, sandbox, timeout: 60000, ...(extra.linux ? { linux: extra.linux } : {}) }
       const r = await sh(
         "printf '[core]\\n\\tfsmonitor = /bin/true\\n' >> ../.git/config; echo evil > ../.git/hooks/pre-commit; true",
-        opts,
+        options(pkg, extra),
       )
       assert.equal(r.exitCode, 0, show(r))
       assert.equal(fs.readFileSync(path.join(repo, '.git/config'), 'utf8'), config, show(r))
