@@ -11,11 +11,11 @@
 
 use sandspawn_helper::report::{Failure, Stage};
 
-use crate::{describe, last_errno};
+use crate::last_errno;
 
 fn failure(what: &str) -> Failure {
     let e = last_errno();
-    Failure { stage: Stage::Setup, errno: e, message: format!("network bridge: {what} failed: {}", describe(e)) }
+    Failure { stage: Stage::Setup, errno: e, message: format!("network bridge: {what} failed: {}", sandspawn_helper::report::scm_rights_refused(e)) }
 }
 
 /// Bind, listen, hand the listeners to the host; returns the port the command must use.
@@ -104,6 +104,7 @@ fn send(ctl: i32, port: u16, fds: &[i32]) -> Result<(), Failure> {
         (*cmsg).cmsg_len = libc::CMSG_LEN(data_len) as _;
         std::ptr::copy_nonoverlapping(fds.as_ptr().cast::<u8>(), libc::CMSG_DATA(cmsg), data_len as usize);
     }
+    let _full = FullNofile::raise();
     loop {
         let n = unsafe { libc::sendmsg(ctl, &msg, libc::MSG_NOSIGNAL) };
         if n >= 0 {
@@ -111,6 +112,33 @@ fn send(ctl: i32, port: u16, fds: &[i32]) -> Result<(), Failure> {
         }
         if last_errno() != libc::EINTR {
             return Err(failure("sending the listener to the host"));
+        }
+    }
+}
+
+/// The soft `RLIMIT_NOFILE` raised to the hard one while it lives, restored after: the kernel
+/// refuses the send when the user's descriptors in flight exceed the soft limit, and every run's
+/// command has a hard limit well below this one (`rlimit::nofile_share`), so no run can fill the
+/// count to here. Restored so the command keeps the soft limit it was given. Best effort: if the
+/// limit cannot be read or raised, the send is tried as it is, and a refusal says why (`report::scm_rights_refused`).
+struct FullNofile(Option<libc::rlimit>);
+
+impl FullNofile {
+    fn raise() -> FullNofile {
+        let mut was = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+        if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut was) } != 0 || was.rlim_cur == was.rlim_max {
+            return FullNofile(None);
+        }
+        let full = libc::rlimit { rlim_cur: was.rlim_max, rlim_max: was.rlim_max };
+        FullNofile((unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &full) } == 0).then_some(was))
+    }
+}
+
+impl Drop for FullNofile {
+    fn drop(&mut self) {
+        if let Some(was) = self.0 {
+            // Lowering a soft limit never fails.
+            unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &was) };
         }
     }
 }

@@ -97,6 +97,8 @@ mod userns;
 #[cfg(target_os = "linux")]
 mod user_budgets;
 #[cfg(target_os = "linux")]
+mod rlimit_shares;
+#[cfg(target_os = "linux")]
 mod write_guard;
 
 /// Keeps the marker in the binary, where the addon looks for it (see `protocol::MARKER`).
@@ -193,6 +195,14 @@ fn run(args: Vec<OsString>) {
         // (found by an attacker's review: `openFiles: 6` left it no descriptor for its /proc
         // reads, and the command's grandchildren outlived the run).
         supervisor::run(ll, steps.report_fd, &steps.rlimits, command);
+    }
+    // Every bwrap run (its own user namespace), after the network bridge's send (`listen`), which
+    // needs the inherited descriptor limit; before the plan's limits, which may lower these further.
+    #[cfg(target_os = "linux")]
+    if steps.own_userns {
+        if let Err(failure) = rlimit_shares::lower() {
+            fail(steps.report_fd, failure);
+        }
     }
     if let Err(failure) = set_rlimits(&steps.rlimits) {
         fail(steps.report_fd, failure);

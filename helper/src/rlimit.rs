@@ -30,9 +30,12 @@ pub enum Resource {
     Sigpending,
     /// Bytes of POSIX message queues of this uid in this user namespace: likewise. Linux only.
     Msgqueue,
+    /// Bytes of locked memory: per process for `mlock`, per user for what `SHM_LOCK`, zerocopy
+    /// sends and io_uring buffers pin (`shares`).
+    Memlock,
 }
 
-const ALL: [(Resource, &str); 8] = [
+const ALL: [(Resource, &str); 9] = [
     (Resource::Cpu, "cpu"),
     (Resource::Fsize, "fsize"),
     (Resource::Data, "data"),
@@ -41,6 +44,7 @@ const ALL: [(Resource, &str); 8] = [
     (Resource::Core, "core"),
     (Resource::Sigpending, "sigpending"),
     (Resource::Msgqueue, "msgqueue"),
+    (Resource::Memlock, "memlock"),
 ];
 
 impl Resource {
@@ -61,6 +65,7 @@ impl Resource {
             Resource::Nproc => libc::RLIMIT_NPROC,
             Resource::Nofile => libc::RLIMIT_NOFILE,
             Resource::Core => libc::RLIMIT_CORE,
+            Resource::Memlock => libc::RLIMIT_MEMLOCK,
             #[cfg(target_os = "linux")]
             Resource::Sigpending => libc::RLIMIT_SIGPENDING,
             #[cfg(target_os = "linux")]
@@ -90,6 +95,40 @@ pub const PER_USER_BUDGETS: [Rlimit; 2] = [
     Rlimit { resource: Resource::Sigpending, soft: 4096, hard: 4096 },
     Rlimit { resource: Resource::Msgqueue, soft: 256 * 1024, hard: 256 * 1024 },
 ];
+
+/// What every bwrap run's command may take of its user's locked memory: a quarter of the limit
+/// the helper inherited (found by an attacker's review: a run `SHM_LOCK`ed the user's whole 8 MiB,
+/// and its `MSG_ZEROCOPY` sends on the sandbox's loopback pinned 7.4 MB of the user's `locked_vm`;
+/// the user's own `SHM_LOCK` and zerocopy sends failed while it lived). `SHM_LOCK` is counted per
+/// user namespace like the message queues; zerocopy sends, io_uring buffers and perf buffers add
+/// to one count of the user's, checked against the sender's own limit, so every run together
+/// stays within one run's quarter. `mlock` is counted per process: 2 MiB of the usual 8 MiB is far
+/// above the tens of KiB gpg or ssh-agent lock. Unlimited stays unlimited (nothing to share).
+pub fn memlock_share(inherited_hard: u64) -> u64 {
+    if inherited_hard == u64::MAX {
+        return inherited_hard;
+    }
+    inherited_hard / 4
+}
+
+/// Descriptors kept below the helper's own `RLIMIT_NOFILE` for the command's hard limit.
+pub const NOFILE_RESERVE: u64 = 512;
+
+/// The command's hard `RLIMIT_NOFILE` in every bwrap run: `NOFILE_RESERVE` below the limit the
+/// helper inherited (half of it when that is small). Why: the kernel refuses an SCM_RIGHTS send
+/// when the user's count of descriptors in flight (one count per real uid, across every namespace)
+/// exceeds the sender's soft `RLIMIT_NOFILE`, unless the sender is privileged in the host's
+/// namespace, which no helper is. A command can raise that count to its own limit plus one
+/// message's 253: found by an attacker's review, a run filled it to 20,240 and every other run's
+/// network bridge (`listen.rs`, which hands its listener to the host that way) failed while it
+/// lived. With every command's limit this far below, a helper sending at its inherited hard limit
+/// is never refused by another run (the 512 cover one more message and many helpers' sends at once).
+pub fn nofile_share(inherited_hard: u64) -> u64 {
+    if inherited_hard < 2 * NOFILE_RESERVE {
+        return inherited_hard / 2;
+    }
+    inherited_hard - NOFILE_RESERVE
+}
 
 /// The type `getrlimit`/`setrlimit` take the resource as: glibc has its own enum type.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
@@ -150,6 +189,19 @@ mod tests {
         assert_eq!(Rlimit::parse("cpu:2:3"), Some(l));
         for bad in ["", "cpu", "cpu:2", "cpu:3:2", "cpu:2:3:4", "cpu:-1:3", "cpu:x:3", "stack:1:1"] {
             assert_eq!(Rlimit::parse(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn shares_of_the_inherited_limits() {
+        assert_eq!(memlock_share(8 << 20), 2 << 20);
+        assert_eq!(memlock_share(64 << 10), 16 << 10);
+        assert_eq!(memlock_share(u64::MAX), u64::MAX, "unlimited: nothing to share");
+        // One message of 253 descriptors more than the command's limit still leaves room for helpers.
+        for hard in [20_000, 1024, 524_288, 1_048_576, 600] {
+            let command = nofile_share(hard);
+            assert!(command + 253 < hard, "{hard}: {command}");
+            assert!(command >= hard / 2, "{hard}: {command}");
         }
     }
 
