@@ -11,7 +11,7 @@ const { describe, test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
-const { sandspawn, show, sh, BASE, rmrf } = require('./helpers')
+const { sandspawn, show, sh, q, BASE, rmrf } = require('./helpers')
 const { MODES, nested, plant, options, assertKeptOff } = require('./above-tmp')
 
 const STORE = fs.mkdtempSync(path.join(BASE, 'sandspawn-above-tmp-'))
@@ -64,6 +64,63 @@ describe('the repository above a workspace nested below /tmp', () => {
       // directory in /tmp (`link-to-shared-directory`).
       const risks = (r.hostRisks || []).filter((h) => h.path === path.join(repo, '.git'))
       assert.deepEqual(risks.map((h) => h.kind), ['link-to-shared-directory'], JSON.stringify(r.hostRisks))
+      if (r.changeSet) await sandspawn.discardChangeSet(r.changeSet.id)
+    })
+  }
+})
+
+// Found by an attacker's review (gitabove26, between_git.js): the cwd `/tmp/<x>/outer/proj` with no
+// `.git` of its own. The run did `git init ..` and set `core.fsmonitor` in `../.git/config`: the
+// repository landed in `outer` with `hostRisks: []`, and the host's next `git status` in the
+// workspace (git's discovery walks up to `outer/.git`) ran the program. At /tmp's own top protectGit
+// kept it off already; now the directories between /tmp and the workspace get the same.
+describe('a repository created between /tmp and a workspace nested below it', () => {
+  for (const [mode, extra] of Object.entries(MODES)) {
+    test(`${mode}: kept absent and reported, so the host's git status runs nothing`, async (t) => {
+      const { base, ws } = nested(t, 'sandspawn-above-git-')
+      const pwned = path.join(base, 'PWNED')
+      const cmd = [
+        'git init -q ..',
+        `git -C .. config core.fsmonitor ${q(`touch ${pwned}; false`)}`,
+        // A symlink one level up, which git's discovery follows as well.
+        'ln -s outer/.git ../../.git',
+        'true',
+      ].join('; ')
+      const r = await sh(cmd, options(ws, extra))
+      assert.equal(r.exitCode, 0, show(r))
+      const risks = r.hostRisks || []
+      for (const rel of ['../.git', '../../.git']) {
+        const at = path.resolve(ws, rel)
+        const risk = risks.find((h) => h.path === at)
+        // lstat: a symlink left dangling is still a `.git` for git's discovery.
+        const there = (() => { try { return !!fs.lstatSync(at) } catch { return false } })()
+        assert.ok(!there || risk, `${rel} landed unreported: ${JSON.stringify(risks)}`)
+        assert.equal(there, false, `${rel} stayed: ${JSON.stringify(risks)}`)
+        // Landlock may refuse the creation outright: nothing landed, nothing to report.
+        if (!extra.linux) assert.equal(risk && risk.kind, 'repository-created', `${rel}: ${JSON.stringify(risks)}`)
+      }
+      try {
+        require('node:child_process').execFileSync('git', ['status'], { cwd: ws, stdio: 'ignore' })
+      } catch {}
+      assert.equal(fs.existsSync(pwned), false, `the host's git status ran the planted fsmonitor: ${JSON.stringify(risks)}`)
+      if (r.changeSet) await sandspawn.discardChangeSet(r.changeSet.id)
+    })
+  }
+})
+
+// The host's shell prompt or editor runs `git status` in the workspace during the run too: the
+// `.git` is moved aside as soon as it is made there, as at a root's top (the keeper).
+describe('a repository created between /tmp and a workspace, during the run', () => {
+  for (const [mode, extra] of Object.entries(MODES).filter(([m]) => m !== 'landlock')) {
+    test(`${mode}: moved aside at once`, async (t) => {
+      const { ws } = nested(t, 'sandspawn-above-git-')
+      // A generous bound that only catches a keeper that never moves it.
+      const wait = 'for i in $(seq 300); do [ -e ../.git ] || { echo gone; break; }; sleep 0.1; done'
+      const r = await sh(`git init -q ..; ${wait}; true`, options(ws, extra))
+      assert.equal(r.exitCode, 0, show(r))
+      assert.equal(r.stdout.trim(), 'gone', show(r))
+      const risk = (r.hostRisks || []).find((h) => h.path === path.resolve(ws, '../.git'))
+      assert.ok(risk && risk.kind === 'repository-created' && risk.detail.includes('at once'), JSON.stringify(r.hostRisks))
       if (r.changeSet) await sandspawn.discardChangeSet(r.changeSet.id)
     })
   }

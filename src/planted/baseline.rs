@@ -37,6 +37,10 @@ pub struct Baseline {
     /// Paths that must stay absent (the policy's `missing_read_only`): what a run creates there is
     /// moved aside after it (`undo`) and reported.
     pub absent: Vec<PathBuf>,
+    /// The directories between a writable root and a root nested below it (`between`): the keeper
+    /// watches them as it watches the roots' tops, since git's discovery from the workspace finds a
+    /// `.git` made there (the host's prompt or editor runs `git status` during the run).
+    pub between: Vec<PathBuf>,
     /// Tops of nested repositories whose missing protected names are not listed in `absent` (the
     /// runner's own runs, `Absent::UndoneAfter`): a protected name that appears at one of these
     /// during the run is moved aside after it all the same. A set, not hundreds of repositories

@@ -32,6 +32,13 @@ pub fn directories_between(roots: &[PathBuf], inside: &dyn Fn(&Path) -> bool) ->
     out
 }
 
+/// `names` for the directories between roots, with `.git` when `protect_git`: kept from being
+/// created there as at a root's top (git's discovery walks up from a workspace to the first `.git`),
+/// by the same listing as the names (`presence`), so at no extra system call.
+pub fn with_git(names: &[String], protect_git: bool) -> Vec<String> {
+    names.iter().cloned().chain(protect_git.then(|| ".git".to_string())).collect()
+}
+
 /// The roots of `roots` (canonical) holding another root strictly below them: `/tmp` for a cwd
 /// below it, the home for a cwd below a writable home. Their tops are above a workspace too.
 pub fn roots_above(roots: &[PathBuf]) -> Vec<PathBuf> {
@@ -51,5 +58,12 @@ mod tests {
         assert!(directories_between(&[p("/work/ws")], &|_| true).is_empty(), "nothing above an outermost root");
         assert_eq!(roots_above(&roots), vec![p("/tmp"), p("/work/ws")]);
         assert!(roots_above(&[p("/work/ws"), p("/tmp")]).is_empty());
+    }
+
+    #[test]
+    fn git_only_with_protect_git() {
+        let names = vec![".envrc".to_string()];
+        assert_eq!(with_git(&names, true), vec![".envrc".to_string(), ".git".to_string()]);
+        assert_eq!(with_git(&names, false), names);
     }
 }

@@ -537,6 +537,10 @@ pub(super) const KEPT_ABSENT_BY_PATH: &str =
 pub(super) const GONE: &str = "; gone before this run could move it aside: moved aside by a concurrent run with the same writable root (and reported there too), or removed by the command";
 
 /// Move `p` aside (`undo`), and say how that went, for a report's detail.
+/// Where protectGit keeps a missing `.git` absent: a root's top, and the directories between a
+/// root and one nested below it, where git's discovery from the workspace finds it (`between`).
+pub(crate) const WHERE_GIT_KEPT: &str = "at the top of a writable root or in a directory between one and a workspace below it";
+
 fn moved_aside(p: &Path) -> String {
     match undo::move_aside(p) {
         undo::Undone::MovedTo(to) => format!("; undone: moved aside to {}", to.display()),
@@ -566,7 +570,7 @@ fn undo_created(baseline: &Baseline, found: &scan::Found, risks: &mut Listed) {
         let what = if name == ".git" {
             let config = repo::configured(&repo::git_dirs(p));
             let keys = if config.keys.is_empty() { String::new() } else { format!(" (its configuration set {})", config.keys_named()) };
-            format!("a git repository was created at the top of a writable root{keys}, where protectGit keeps .git from being created{}", config.unjudged_detail())
+            format!("a git repository was created {WHERE_GIT_KEPT}{keys}, where protectGit keeps .git from being created{}", config.unjudged_detail())
         } else if baseline.spec.names.contains(&name) {
             format!("{name} was created during the run where it is a protected name: {}", names::what_it_does(&name))
         } else if let Some(what) = super::name_patterns::of_path(p) {

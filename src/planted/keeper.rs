@@ -489,11 +489,13 @@ fn read_events(ino: &OwnedFd, buf: &mut [u8]) -> Vec<(i32, u32, OsString)> {
 fn risk(path: &Path, outcome: &str, said: &Said) -> HostRisk {
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let (kind, what) = if name == ".git" {
-        (RiskKind::RepositoryCreated, "a git repository was created at the top of a writable root, where protectGit keeps .git from being created".to_string())
+        (RiskKind::RepositoryCreated, format!("a git repository was created {}, where protectGit keeps .git from being created", super::detect::WHERE_GIT_KEPT))
     } else if let Some(what) = said.home.what_it_does(path) {
         (RiskKind::ProtectedNameCreated, format!("{name} was created during the run in the host user's home, which a writable root holds: {what}"))
     } else if said.names.contains(&name) {
         (RiskKind::ProtectedNameCreated, format!("{name} was created during the run where it must stay absent: {}", super::names::what_it_does(&name)))
+    } else if let Some(what) = super::upward::what_it_does(&name) {
+        (RiskKind::ProtectedNameCreated, format!("{name} was created during the run in a directory above a workspace, where tools search for it: {what}"))
     } else {
         (RiskKind::ProtectedNameCreated, super::detect::KEPT_ABSENT_BY_PATH.to_string())
     };

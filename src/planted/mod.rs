@@ -128,8 +128,12 @@ pub fn protect(roots: &mut [WritableRoot], req: &Request) -> Baseline {
     // `/tmp`): tools search the parents of their cwd too, and no walk looks there (`between`).
     let inside = |d: &Path| c.root_of(d).is_some() && !c.is_covered(d);
     let between = between::directories_between(req.all_roots, &inside);
+    // A `.git` there too, as at a root's top: git's discovery walks up from the workspace (a run's
+    // `git init ..` with a `core.fsmonitor` ran on the host's next `git status`, found by an
+    // attacker's review, gitabove26). In the same list, so the same listing answers for it.
+    let between_names = between::with_git(&above_names, req.protect_git);
     for dir in &between {
-        c.names(dir, &above_names);
+        c.names(dir, &between_names);
     }
     // Repositories are looked for when their git dirs are protected or their tops get names.
     let repositories = req.protect_git || !req.names.is_empty();
@@ -149,6 +153,7 @@ pub fn protect(roots: &mut [WritableRoot], req: &Request) -> Baseline {
         identities,
         hook_links,
         config_hard,
+        between,
         ..Baseline::default()
     }
 }
@@ -361,6 +366,7 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
     let absent = policy.writable_roots.iter().flat_map(|r| r.missing_read_only.iter().map(|m| m.path.clone())).collect();
     *policy.planted = Arc::new(Baseline {
         absent,
+        between: policy.planted.between.clone(),
         protected_tops,
         protected_names: names.iter().cloned().collect(),
         spec,
@@ -1025,6 +1031,13 @@ impl<'a> Carver<'a> {
                 }
             } else if !presence.may_exist(&p) {
                 self.absent(&p, Some(kind)); // as `entry_seen` does when its `lstat` fails
+            } else if n == ".git" {
+                // Only between roots (`between::with_git`): an existing repository there is carved
+                // whole, its hooks and the files its configuration names too, by
+                // `repositories_above`; here only a missing one is kept absent.
+                if p.symlink_metadata().is_err() {
+                    self.absent(&p, Some(kind));
+                }
             } else {
                 self.named_entry(&p, kind);
             }
@@ -1038,7 +1051,8 @@ impl<'a> Carver<'a> {
     /// is missing too it cannot be kept absent without keeping `.github` (workflows, the project's)
     /// absent: the walk reports it after the run. Only while any name is protected.
     fn nested_name(&mut self, top: &Path, names: &[String]) {
-        if names.is_empty() {
+        // `.git` alone is protectGit's (`between::with_git`), no protected name.
+        if names.iter().all(|n| n == ".git") {
             return;
         }
         // A `.github` that is a symlink: its hooks lie where it leads, which no plan follows (a

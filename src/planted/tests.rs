@@ -1278,3 +1278,24 @@ fn upward_searched_names_are_kept_above_the_workspace_only() {
     assert!(!kept.iter().any(|(m, _)| *m == mono.join("node_modules") || *m == mono.join("package.json")), "the caller's monorepo root is the project's: {kept:?}");
     assert!(kept.iter().any(|(m, _)| *m == mono.join("packages/node_modules")), "between the roots: {kept:?}");
 }
+
+/// An attacker's review (gitabove26): a run in `/tmp/<x>/outer/proj` made `outer/.git` with a
+/// `core.fsmonitor`, which the host's `git status` in the workspace found by walking up. With
+/// protectGit a missing `.git` is kept absent in the directories between the roots, as at a root's
+/// top; an existing one there is left to `repositories_above` (read-only, carved once); without
+/// protectGit nothing of it is kept.
+#[test]
+fn a_missing_git_is_kept_absent_between_roots() {
+    let t = tempfile::tempdir().unwrap();
+    let base = t.path().canonicalize().unwrap();
+    let ws = base.join("tmp/x/outer/proj");
+    std::fs::create_dir_all(&ws).unwrap();
+    std::fs::create_dir_all(base.join("tmp/x/.git")).unwrap();
+    let ctx = PolicyContext { cwd: ws.clone(), tmpdir: Some(base.join("tmp").to_string_lossy().into_owned()), platform: Platform::Linux, env: Default::default() };
+    let p = resolve_policy(Some(&json!({"mode": "workspace-write", "tmp": "writable"})), &ctx).unwrap();
+    let kept = missing(&p.writable_roots);
+    assert!(kept.contains(&(base.join("tmp/x/outer/.git"), PlaceholderKind::Dir)), "between: {kept:?}");
+    assert!(!kept.iter().any(|(m, _)| *m == base.join("tmp/x/.git")), "there already: {kept:?}");
+    let p = resolve_policy(Some(&json!({"mode": "workspace-write", "tmp": "writable", "protectGit": false})), &ctx).unwrap();
+    assert!(!missing(&p.writable_roots).iter().any(|(m, _)| m.ends_with(".git")), "protectGit off");
+}

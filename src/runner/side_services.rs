@@ -29,7 +29,11 @@ impl SideServices {
             SandboxType::Bwrap | SandboxType::Landlock => {
                 // A reviewed root's writes go to its change set, never to the host's top.
                 let direct = req.policy.writable_roots.iter().filter(|r| !req.policy.is_reviewed(&r.root));
-                let tops: Vec<std::path::PathBuf> = direct.map(|r| r.root.clone()).collect();
+                let mut tops: Vec<std::path::PathBuf> = direct.map(|r| r.root.clone()).collect();
+                // The directories between a root and one nested below it, where a directly written
+                // root holds them: a `.git` made there is found by git's discovery from below.
+                let reviewed = |d: &std::path::Path| req.policy.writable_roots.iter().any(|r| req.policy.is_reviewed(&r.root) && d.starts_with(&r.root));
+                tops.extend(req.policy.planted.between.iter().filter(|d| !reviewed(d)).cloned());
                 crate::planted::keeper::start(&req.policy.planted.absent, &tops, &req.policy.planted.home, &req.policy.planted.protected_names, end_run).unwrap_or_else(|why| {
                     not_enforced.push(keeper_not_enforced(&why));
                     None
