@@ -824,6 +824,9 @@ fn can_act(p: &Path) -> bool {
 /// cross26). The names said, or `None` when none was written during the run.
 type HooksRead = HashMap<(u64, u64), Option<String>>;
 
+/// Entries of one hooks directory looked at after a run; past them it is reported all the same.
+const MAX_HOOK_ENTRIES: usize = 100_000;
+
 fn new_repository(dot_git: &Path, since: i64, hooks_read: &mut HooksRead, risks: &mut Listed) {
     let top = dot_git.parent().unwrap_or(Path::new("/"));
     let dirs = repo::git_dirs(dot_git);
@@ -860,10 +863,26 @@ fn hook_scripts(dir: &Path, since: i64) -> super::few_named::Fewest {
     #[cfg(test)]
     HOOK_DIRS_READ.with(|r| r.borrow_mut().push(dir.to_path_buf()));
     let mut found = super::few_named::Fewest::default();
-    let Ok(entries) = std::fs::read_dir(dir) else { return found };
-    let names = entries.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).filter(|n| !n.ends_with(".sample"));
-    for n in names.filter(|n| can_act(&dir.join(n)) && dir.join(n).symlink_metadata().is_ok_and(|m| m.ctime() >= since)) {
-        found.add(n);
+    // Resolved once: `core.hooksPath` is the run's to write, and a way through 40 symlinks of 4 KB
+    // each looked up again for each of 20,000 entries (twice) cost the host 49 s of CPU after the
+    // run (an attacker's review, rfix26b). Each entry is then looked at from the directory itself.
+    let Ok(dir) = std::fs::canonicalize(dir) else { return found };
+    let Ok(entries) = std::fs::read_dir(&dir) else { return found };
+    for (looked, e) in entries.flatten().enumerate() {
+        if looked == MAX_HOOK_ENTRIES {
+            found.add(format!("(past {MAX_HOOK_ENTRIES} entries, not looked at)"));
+            break;
+        }
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".sample") {
+            continue;
+        }
+        // `DirEntry::metadata` is an `fstatat` in the open directory, not following a link.
+        let Ok(m) = e.metadata() else { continue };
+        let acts = if m.file_type().is_symlink() { true } else if m.is_dir() { can_act(&e.path()) } else { m.len() > 0 };
+        if acts && m.ctime() >= since {
+            found.add(name);
+        }
     }
     found
 }
@@ -988,6 +1007,29 @@ mod cap_tests {
         assert_eq!(shared.len(), 3, "each repository says its hooks: {risks:?}");
         let reads = HOOK_DIRS_READ.with(|d| d.borrow().iter().filter(|p| p.canonicalize().ok() == Some(r.join("H"))).count());
         assert_eq!(reads, 1, "the shared hooks directory is listed once");
+    }
+
+    /// A hooks path through a chain of symlinks (rfix26b made 40 of 4 KB each, which every entry's
+    /// lookup walked again): resolved once, its hooks still said.
+    #[test]
+    fn a_hooks_path_through_symlinks_is_resolved_once_and_its_hooks_said() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        let v = json!({"mode": "workspace-write", "tmp": "read-only", "reportedNames": []});
+        let mut p = resolve_policy(Some(&v), &PolicyContext { cwd: r.clone(), tmpdir: None, platform: Platform::Linux, env: Default::default() }).unwrap();
+        p.walk_and_protect(crate::planted::Absent::UndoneAfter);
+        std::fs::create_dir(r.join("H")).unwrap();
+        std::fs::write(r.join("H/pre-commit"), "#!/bin/sh\n").unwrap();
+        std::fs::write(r.join("H/empty"), "").unwrap();
+        std::os::unix::fs::symlink("H", r.join("c1")).unwrap();
+        std::os::unix::fs::symlink("x/../c1", r.join("c0")).unwrap();
+        std::fs::create_dir(r.join("x")).unwrap();
+        repo(&r.join("new"));
+        std::fs::write(r.join("new/.git/config"), "[core]\n\thooksPath = ../c0\n").unwrap();
+        let risks = detect(&p.planted);
+        let hooks: Vec<&HostRisk> = risks.iter().filter(|h| h.kind == RiskKind::HooksWritten && h.path.ends_with("c0")).collect();
+        assert_eq!(hooks.len(), 1, "{risks:?}");
+        assert!(hooks[0].detail.contains("pre-commit") && !hooks[0].detail.contains("empty"), "{}", hooks[0].detail);
     }
 
     /// Links a run made that could not be judged (through /proc: cheap to make by the thousand)

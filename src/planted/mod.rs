@@ -115,7 +115,12 @@ pub fn protect(roots: &mut [WritableRoot], req: &Request) -> Baseline {
     // Above a workspace, the names tools search upward for too (`upward`): one list per directory,
     // so that each is listed once (`presence`).
     let above_names: Vec<String> = req.names.iter().cloned().chain(upward_names(req.names)).collect();
-    let tops_above = tops_above_a_root(req);
+    let mut tops_above = tops_above_a_root(req);
+    // The shared temporary directories (`/tmp`, `$TMPDIR`: the roots not walked) are above every
+    // workspace nested in them, this run's or not: a run elsewhere wrote `/tmp/package.json` with
+    // `workspaces` and a `postinstall`, and `/tmp/node_modules/.bin/jest`, for the host's `npm` in
+    // a project below `/tmp` (an attacker's review, rfix26b).
+    tops_above.extend(tops.iter().filter(|t| !req.scan_roots.contains(t) && !tops_above.contains(t)).cloned().collect::<Vec<_>>());
     for top in &tops {
         if req.protect_git {
             c.repository(&top.join(".git"), true, None);

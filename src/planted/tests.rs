@@ -1277,6 +1277,15 @@ fn upward_searched_names_are_kept_above_the_workspace_only() {
     assert!(kept.iter().any(|(m, _)| *m == mono.join(".envrc")), "protected names stay: {kept:?}");
     assert!(!kept.iter().any(|(m, _)| *m == mono.join("node_modules") || *m == mono.join("package.json")), "the caller's monorepo root is the project's: {kept:?}");
     assert!(kept.iter().any(|(m, _)| *m == mono.join("packages/node_modules")), "between the roots: {kept:?}");
+
+    // A cwd elsewhere: the shared temporary directory's top is above the workspaces nested in it
+    // all the same (an attacker's review, rfix26b: `$TMPDIR/package.json` with `workspaces` and a
+    // `postinstall`, written by a run in another workspace).
+    let v = json!({"mode": "workspace-write", "tmp": "writable"});
+    let ctx = PolicyContext { cwd: mono.clone(), tmpdir: Some(base.join("tmp").to_string_lossy().into_owned()), platform: Platform::Linux, env: Default::default() };
+    let kept = missing(&resolve_policy(Some(&v), &ctx).unwrap().writable_roots);
+    assert!(kept.iter().any(|(m, _)| *m == base.join("tmp/package.json")) && kept.iter().any(|(m, _)| *m == base.join("tmp/go.work")), "TMPDIR's top: {kept:?}");
+    assert!(!kept.iter().any(|(m, _)| *m == mono.join("package.json")), "the workspace's own top: {kept:?}");
 }
 
 /// An attacker's review (gitabove26): a run in `/tmp/<x>/outer/proj` made `outer/.git` with a
