@@ -55,3 +55,18 @@ test('the ground floor importing the crate is refused', (t) => {
   assert.equal(r.status, 1, r.out)
   assert.match(r.out, /src\/error\.rs is the ground floor but imports crate::capabilities/)
 })
+
+// Found merging this session's fixes: stripped kind by kind, the `r"` ending `"... looked for",`
+// was taken for a raw string's start, and what followed for string: a circle through a later
+// `super::` call went unseen (tool_caches::store -> tool_caches::settle), and a test string with
+// `\"` kept a test module in (a circle that was not there).
+test('literals are read left to right: a word ending in r before a quote, and // in a string, hide no code', (t) => {
+  const r = crate(t, {
+    'lib.rs': 'pub mod error;\npub mod caches;\n',
+    'error.rs': 'pub struct Error;\n',
+    'caches/mod.rs': 'pub mod store;\npub fn settle() {}\npub fn f() { store::g() }\n',
+    'caches/store.rs': 'pub fn g() { let _ = ("not looked for", "https://x.invalid/"); super::settle() }\n#[cfg(test)]\nmod tests { const T: &str = "a \\" b"; }\n',
+  })
+  assert.equal(r.status, 1, r.out)
+  assert.match(r.out, /import circle of 2 modules: src\/caches\/mod\.rs -> src\/caches\/store\.rs -> src\/caches\/mod\.rs/)
+})

@@ -40,6 +40,7 @@ pub mod locations;
 pub mod macos;
 pub mod macos_run;
 mod merge;
+mod releasing;
 pub mod moved;
 mod owner_access;
 mod seed;
@@ -87,14 +88,10 @@ impl RunGuard {
         for run in &mut self.0 {
             run.publish();
         }
-        *RELEASING.0.lock().unwrap_or_else(|e| e.into_inner()) += 1;
+        releasing::began();
         Releasing(Some(self))
     }
 }
-
-/// Runs of this process whose directories are still being removed and folded, and a signal when
-/// that count changes.
-static RELEASING: (std::sync::Mutex<usize>, std::sync::Condvar) = (std::sync::Mutex::new(0), std::sync::Condvar::new());
 
 /// A published run's hold on the store until it has let go (see `RunGuard::publish`).
 pub struct Releasing(Option<RunGuard>);
@@ -102,21 +99,11 @@ pub struct Releasing(Option<RunGuard>);
 impl Drop for Releasing {
     fn drop(&mut self) {
         drop(self.0.take());
-        *RELEASING.0.lock().unwrap_or_else(|e| e.into_inner()) -= 1;
-        RELEASING.1.notify_all();
+        releasing::ended();
     }
 }
 
-/// Wait (10 s at most) until this process's runs have let go of the store: what `toolCacheStore`
-/// measures or cleans is then what they left, not a fold half done.
-pub fn settle() {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    let mut n = RELEASING.0.lock().unwrap_or_else(|e| e.into_inner());
-    while *n > 0 {
-        let Some(left) = deadline.checked_duration_since(std::time::Instant::now()) else { return };
-        n = RELEASING.1.wait_timeout(n, left).unwrap_or_else(|e| e.into_inner()).0;
-    }
-}
+pub use releasing::settle;
 
 impl Drop for RunGuard {
     fn drop(&mut self) {

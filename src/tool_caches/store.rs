@@ -282,7 +282,7 @@ pub fn report(env: &BTreeMap<String, String>, clean: bool) -> Result<Report> {
     let Some(root) = self::root(env) else {
         return Ok(Report { path: None, bytes: 0, workspaces: 0, removed: false });
     };
-    super::settle();
+    super::releasing::settle();
     let removed = if clean { self::clean(&root)? } else { false };
     let workspaces = std::fs::read_dir(root.join("workspaces")).map(|d| d.flatten().count()).unwrap_or(0);
     Ok(Report { bytes: size(&root), workspaces, removed, path: Some(root) })
