@@ -903,6 +903,16 @@ mod cap_tests {
 
     use super::super::tests::init_repo as repo;
 
+    /// A fresh workspace (canonical), its policy resolved (no report-only names) and walked.
+    fn walked_workspace() -> (tempfile::TempDir, std::path::PathBuf, crate::policy::ResolvedPolicy) {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        let v = json!({"mode": "workspace-write", "tmp": "read-only", "reportedNames": []});
+        let mut p = resolve_policy(Some(&v), &PolicyContext { cwd: r.clone(), tmpdir: None, platform: Platform::Linux, env: Default::default() }).unwrap();
+        p.walk_and_protect(crate::planted::Absent::UndoneAfter);
+        (t, r, p)
+    }
+
     /// Found by an attacker's review (rfix23c): a `scan-incomplete` at the home (the walk's link
     /// bound) stood in for every entry below it, which then went unnamed.
     #[test]
@@ -961,11 +971,7 @@ mod cap_tests {
     /// were few but each as long as the config file let it be. Each list names a few, then how many more.
     #[test]
     fn a_new_repository_s_entries_name_a_few_hooks_and_keys_and_count_the_rest() {
-        let t = tempfile::tempdir().unwrap();
-        let r = t.path().canonicalize().unwrap();
-        let v = json!({"mode": "workspace-write", "tmp": "read-only", "reportedNames": []});
-        let mut p = resolve_policy(Some(&v), &PolicyContext { cwd: r.clone(), tmpdir: None, platform: Platform::Linux, env: Default::default() }).unwrap();
-        p.walk_and_protect(crate::planted::Absent::UndoneAfter);
+        let (t, r, p) = walked_workspace();
         const N: usize = 300;
         let long = "h".repeat(240);
         std::fs::create_dir(r.join("H")).unwrap();
@@ -990,11 +996,7 @@ mod cap_tests {
     /// host's time. Each is listed once; every repository still gets its entry.
     #[test]
     fn a_hooks_directory_many_new_repositories_name_is_read_once() {
-        let t = tempfile::tempdir().unwrap();
-        let r = t.path().canonicalize().unwrap();
-        let v = json!({"mode": "workspace-write", "tmp": "read-only", "reportedNames": []});
-        let mut p = resolve_policy(Some(&v), &PolicyContext { cwd: r.clone(), tmpdir: None, platform: Platform::Linux, env: Default::default() }).unwrap();
-        p.walk_and_protect(crate::planted::Absent::UndoneAfter);
+        let (t, r, p) = walked_workspace();
         std::fs::create_dir(r.join("H")).unwrap();
         std::fs::write(r.join("H/pre-commit"), "#!/bin/sh\n").unwrap();
         for i in 0..3 {
@@ -1013,11 +1015,7 @@ mod cap_tests {
     /// lookup walked again): resolved once, its hooks still said.
     #[test]
     fn a_hooks_path_through_symlinks_is_resolved_once_and_its_hooks_said() {
-        let t = tempfile::tempdir().unwrap();
-        let r = t.path().canonicalize().unwrap();
-        let v = json!({"mode": "workspace-write", "tmp": "read-only", "reportedNames": []});
-        let mut p = resolve_policy(Some(&v), &PolicyContext { cwd: r.clone(), tmpdir: None, platform: Platform::Linux, env: Default::default() }).unwrap();
-        p.walk_and_protect(crate::planted::Absent::UndoneAfter);
+        let (t, r, p) = walked_workspace();
         std::fs::create_dir(r.join("H")).unwrap();
         std::fs::write(r.join("H/pre-commit"), "#!/bin/sh\n").unwrap();
         std::fs::write(r.join("H/empty"), "").unwrap();
@@ -1039,11 +1037,7 @@ mod cap_tests {
     #[cfg(target_os = "linux")]
     #[test]
     fn links_that_could_not_be_judged_are_counted_past_the_bound() {
-        let t = tempfile::tempdir().unwrap();
-        let r = t.path().canonicalize().unwrap();
-        let v = json!({"mode": "workspace-write", "tmp": "read-only", "reportedNames": []});
-        let mut p = resolve_policy(Some(&v), &PolicyContext { cwd: r.clone(), tmpdir: None, platform: Platform::Linux, env: Default::default() }).unwrap();
-        p.walk_and_protect(crate::planted::Absent::UndoneAfter);
+        let (t, r, p) = walked_workspace();
         const N: usize = 1_500;
         std::fs::create_dir(r.join("l")).unwrap();
         for i in 0..N {
