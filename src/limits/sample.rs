@@ -46,10 +46,10 @@ pub async fn sample_sandbox(sandbox: impl Fn() -> Option<(i32, u64)>, into: Arc<
     }
 }
 
-/// How many /proc files this thread opened or listed for sampling: the tests count the work a
-/// sample costs the host per process.
 #[cfg(all(test, target_os = "linux"))]
 thread_local! {
+    /// How many /proc files this thread opened or listed for sampling: the tests count the work a
+    /// sample costs the host per process.
     pub(super) static PROC_READS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 

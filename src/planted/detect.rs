@@ -971,7 +971,7 @@ mod cap_tests {
     /// were few but each as long as the config file let it be. Each list names a few, then how many more.
     #[test]
     fn a_new_repository_s_entries_name_a_few_hooks_and_keys_and_count_the_rest() {
-        let (t, r, p) = walked_workspace();
+        let (_t, r, p) = walked_workspace();
         const N: usize = 300;
         let long = "h".repeat(240);
         std::fs::create_dir(r.join("H")).unwrap();
@@ -996,7 +996,7 @@ mod cap_tests {
     /// host's time. Each is listed once; every repository still gets its entry.
     #[test]
     fn a_hooks_directory_many_new_repositories_name_is_read_once() {
-        let (t, r, p) = walked_workspace();
+        let (_t, r, p) = walked_workspace();
         std::fs::create_dir(r.join("H")).unwrap();
         std::fs::write(r.join("H/pre-commit"), "#!/bin/sh\n").unwrap();
         for i in 0..3 {
@@ -1015,7 +1015,7 @@ mod cap_tests {
     /// lookup walked again): resolved once, its hooks still said.
     #[test]
     fn a_hooks_path_through_symlinks_is_resolved_once_and_its_hooks_said() {
-        let (t, r, p) = walked_workspace();
+        let (_t, r, p) = walked_workspace();
         std::fs::create_dir(r.join("H")).unwrap();
         std::fs::write(r.join("H/pre-commit"), "#!/bin/sh\n").unwrap();
         std::fs::write(r.join("H/empty"), "").unwrap();
@@ -1037,7 +1037,7 @@ mod cap_tests {
     #[cfg(target_os = "linux")]
     #[test]
     fn links_that_could_not_be_judged_are_counted_past_the_bound() {
-        let (t, r, p) = walked_workspace();
+        let (_t, r, p) = walked_workspace();
         const N: usize = 1_500;
         std::fs::create_dir(r.join("l")).unwrap();
         for i in 0..N {
