@@ -15,7 +15,7 @@ use crate::network::denials::Via;
 use crate::network::policy::Refusal;
 
 /// The chunks of 1 byte a run may send in one request before it is cut off.
-const ALLOWED: usize = ((GRACE + PER_REQUEST) / (BYTES_PER_CHUNK - 1)) as usize;
+pub(super) const ALLOWED: usize = ((GRACE + PER_REQUEST) / (BYTES_PER_CHUNK - 1)) as usize;
 
 fn tiny_chunks(n: usize) -> Vec<u8> {
     let mut body = b"1\r\nX\r\n".repeat(n);
@@ -25,7 +25,7 @@ fn tiny_chunks(n: usize) -> Vec<u8> {
 
 /// Send a chunked POST of `chunks` 1-byte chunks to the upstream at `port` (ignoring a write cut
 /// short by the proxy closing), and read what comes back until the proxy closes.
-async fn post_tiny(proxy: std::net::SocketAddr, port: u16, chunks: usize) -> String {
+pub(super) async fn post_tiny(proxy: std::net::SocketAddr, port: u16, chunks: usize) -> String {
     let c = TcpStream::connect(proxy).await.unwrap();
     let (mut r, mut w) = c.into_split();
     let mut req = format!("POST http://127.0.0.1:{port}/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\nTransfer-Encoding: chunked\r\n\r\n").into_bytes();

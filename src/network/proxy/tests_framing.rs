@@ -13,7 +13,8 @@ use tokio::net::TcpStream;
 
 use super::budget::{FRAMING_BYTE, GRACE, PER_REQUEST};
 use super::tests::{proxy, serve_each};
-use super::tests_body::chunk_counter;
+use super::tests_body::{answers_chunked, chunk_counter};
+use super::tests_budget::{post_tiny, ALLOWED};
 use crate::network::policy::Refusal;
 
 /// Twice what the allowance of a run's first request pays for, had it only framing to pay.
@@ -116,4 +117,42 @@ async fn a_large_upload_is_never_cut_off() {
     let got = post(addr, length.port(), &format!("Content-Length: {big}\r\n"), b"", 0, b'X', big).await;
     assert!(got.ends_with(&format!("bytes={big}")), "{got}");
     assert_eq!(tiny_chunk_denials(&p.finish().await.denials), 0);
+}
+
+#[tokio::test]
+async fn an_answer_with_an_endless_chunk_size_line_is_cut_off_and_reported() {
+    // A hostile allowed server: the proxy's client side parses its answer a byte at a time too.
+    let mut body = vec![b'0'; PAST_THE_ALLOWANCE];
+    body.extend_from_slice(b"1\r\nX\r\n0\r\n\r\n");
+    let port = answers_chunked(body).await;
+    let (p, addr) = proxy(json!({"allowedDomains": ["127.0.0.1"], "allowPrivateAddresses": ["127.0.0.1"]}), &[]).await;
+    let mut c = TcpStream::connect(addr).await.unwrap();
+    c.write_all(format!("GET http://127.0.0.1:{port}/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").as_bytes()).await.unwrap();
+    let mut got = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(120), c.read_to_end(&mut got)).await.expect("the proxy closed the connection");
+    assert!(!got.ends_with(b"X\r\n0\r\n\r\n"), "the whole answer came back");
+    let denials = p.finish().await.denials;
+    assert_eq!(tiny_chunk_denials(&denials), 1);
+    assert!(denials.iter().any(|d| d.reason == Refusal::TinyChunks && d.host == "127.0.0.1" && d.port == port), "{denials:?}");
+}
+
+#[tokio::test]
+async fn an_upload_in_big_chunks_goes_through_once_the_allowance_is_overdrawn() {
+    let up = chunk_counter().await;
+    let (p, addr) = proxy(json!({"allowedDomains": ["127.0.0.1"], "allowPrivateAddresses": ["127.0.0.1"]}), &[]).await;
+    // A line-at-a-time streamer spends the run's allowance and is cut off, as documented.
+    let got = post_tiny(addr, up.port(), ALLOWED + ALLOWED / 2).await;
+    assert!(!got.contains("bytes="), "the streamer was not cut off: {got}");
+    // Then 8 MiB in 64 KiB chunks on a new connection: data, not framing, and big chunks.
+    let piece = 64 * 1024;
+    let mut body = Vec::new();
+    for _ in 0..128 {
+        body.extend_from_slice(format!("{piece:x}\r\n").as_bytes());
+        body.resize(body.len() + piece, b'X');
+        body.extend_from_slice(b"\r\n");
+    }
+    body.extend_from_slice(b"0\r\n\r\n");
+    let got = post(addr, up.port(), "Transfer-Encoding: chunked\r\n", &body, body.len(), b'X', 0).await;
+    assert!(got.ends_with(&format!(" bytes={}", 128 * piece)), "{}", &got[..got.len().min(300)]);
+    assert_eq!(tiny_chunk_denials(&p.finish().await.denials), 1, "only the streamer's");
 }
