@@ -465,7 +465,7 @@ export interface NetworkDenial {
    * (sent, or an allowed server's answer) cut off once the run had spent its allowance of chunks
    * under 1 KiB (100,000, plus 64 a request), or of chunk framing (chunk-size lines, whitespace,
    * extensions: some 6 MB), which cost the host's proxy far more than they cost the sender; a
-   * connection that sent such framing past the allowance is closed, with this reason. The command's own faults (`malformed`, `connection_limit`, `unauthenticated`,
+   * connection (the command's, or an allowed server's answer) that sent such framing past the allowance is closed, with this reason. The command's own faults (`malformed`, `connection_limit`, `unauthenticated`,
    * `tiny_chunks`) never make a run `network_denied`. */
   reason: 'not_allowed' | 'denied' | 'private_address' | 'malformed' | 'connection_limit' | 'unauthenticated' | 'declined' | 'lookup_failed' | 'method_refused' | 'question_limit' | 'tiny_chunks'
   count: number

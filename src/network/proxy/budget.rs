@@ -3,13 +3,14 @@
 //! `1\r\nX\r\n` written in big buffers costs the command next to nothing: without a bound, a run
 //! (or a hostile allowed server) gets 40-60 times its own CPU spent by the host, outside its
 //! `cpuTime`. So small chunks are paid for: each frame of a chunked body under `BYTES_PER_CHUNK`
-//! costs that much of the run's allowance; a larger one costs nothing, and earns nothing. A run
+//! costs that much of the run's allowance; a larger one costs nothing (even once the allowance is
+//! spent), and earns nothing. A run
 //! that sends small ones spends the allowance it was given (`GRACE`, and `PER_REQUEST` a request,
 //! which already costs the host a dial), and then its chunked bodies are cut off and reported
 //! (`tiny_chunks`, metered.rs). Big frames once brought in their length beyond a chunk's: an
 //! attacker's review (net26) sent 1 MiB chunks each followed by 1,023 one-byte ones, which never
 //! ran out (4 million tiny chunks in 6 s, the host's CPU 6 to 7 times the command's, where big
-//! chunks alone cost 3 times: the command writes them with `sendfile`, the host copies them). What a client sends besides a body's data (chunk framing, parsed a
+//! chunks alone cost 3 times: the command writes them with `sendfile`, the host copies them). What a client or an allowed server sends besides a body's data (chunk framing, parsed a
 //! byte at a time) is paid for from the same allowance, byte by byte (`FRAMING_BYTE`, wire.rs).
 //! The allowance is the run's, not a connection's: opening connections buys nothing.
 
@@ -54,10 +55,12 @@ impl ChunkBudget {
         self.left.load(Ordering::Relaxed) < 0
     }
 
-    /// Pay for one frame of `len` bytes: `false` once the run has nothing left.
+    /// Pay for one frame of `len` bytes: `false` once the run has nothing left. A big frame is
+    /// free even then: it is never the reason a body is cut off (rfix26c: a run that had spent
+    /// its allowance on a streamer had every later upload in 64 KiB chunks refused).
     pub(super) fn pay(&self, len: usize) -> bool {
         if len as i64 >= BYTES_PER_CHUNK {
-            return !self.overdrawn();
+            return true;
         }
         self.left.fetch_sub(BYTES_PER_CHUNK, Ordering::Relaxed) - BYTES_PER_CHUNK >= 0
     }
@@ -83,7 +86,8 @@ mod tests {
         // A large frame brings nothing in (net26: big chunks bought endless tiny ones).
         let b = ChunkBudget::default();
         assert!((0..GRACE / BYTES_PER_CHUNK).all(|_| b.pay(1)));
-        assert!(b.pay(1 << 20), "a big frame is free while the allowance lasts");
+        assert!(b.pay(1 << 20), "a big frame is free");
         assert!(!b.pay(1), "and earned no tiny chunk");
+        assert!(b.pay(1 << 20), "even once the allowance is spent");
     }
 }

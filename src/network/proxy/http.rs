@@ -139,6 +139,11 @@ async fn forward(req: Request<Incoming>, ctx: Arc<Context>, wire: Arc<Wire>) -> 
     let pays = |headers: &HeaderMap| headers.contains_key(TRANSFER_ENCODING).then(|| payer.clone());
     let reporter = payer.clone();
     wire.forwarding(move || reporter.refuse());
+    // The answer's reads are paid for as the request's are: an allowed server's endless
+    // chunk-size line costs the host as much (rfix26c: 42 times the command's CPU).
+    let upstream = Wire::new(ctx.clone());
+    let reporter = payer.clone();
+    upstream.forwarding(move || reporter.refuse());
     let body = Metered::new(body, pays(&parts.headers)).read_from(wire);
     strip_hop_by_hop(&mut parts.headers);
     // `Max-Forwards: 0` makes the next proxy answer an OPTIONS (or TRACE) itself: the command
@@ -158,7 +163,7 @@ async fn forward(req: Request<Incoming>, ctx: Arc<Context>, wire: Arc<Wire>) -> 
         }
         None => path.parse().unwrap_or_else(|_| Uri::from_static("/")),
     };
-    let (mut sender, conn) = match hyper::client::conn::http1::handshake(TokioIo::new(dialed.stream)).await {
+    let (mut sender, conn) = match hyper::client::conn::http1::handshake(TokioIo::new(Wired::new(dialed.stream, upstream.clone()))).await {
         Ok(pair) => pair,
         Err(e) => return bad_gateway(&host, port, &e.to_string()),
     };
@@ -191,8 +196,9 @@ async fn forward(req: Request<Incoming>, ctx: Arc<Context>, wire: Arc<Wire>) -> 
     }
     match sent {
         Ok(resp) => {
+            upstream.answered(&resp);
             let (mut parts, body) = resp.into_parts();
-            let body = Metered::new(body, pays(&parts.headers));
+            let body = Metered::new(body, pays(&parts.headers)).read_from(upstream);
             strip_hop_by_hop(&mut parts.headers);
             Response::from_parts(parts, Coalesced::new(body).boxed())
         }

@@ -11,6 +11,7 @@ use std::task::{Context as TaskContext, Poll};
 use bytes::Bytes;
 use hyper::body::{Body, Frame, SizeHint};
 
+use super::budget::BYTES_PER_CHUNK;
 use super::wire::{Wire, FRAMING_PER_FRAME};
 use super::Context;
 use crate::network::denials::Via;
@@ -48,11 +49,12 @@ impl Payer {
         self.refused.load(Ordering::Relaxed)
     }
 
-    fn pay(&self, len: usize) -> bool {
+    /// Pay for a frame of `len` bytes, or take it `free`.
+    fn pay(&self, len: usize, free: bool) -> bool {
         if self.refused() {
             return false;
         }
-        if self.ctx.chunks.pay(len) {
+        if free || self.ctx.chunks.pay(len) {
             return true;
         }
         self.refuse();
@@ -69,21 +71,26 @@ impl Payer {
 
 /// A body paid for frame by frame when it is chunked (`payer`); otherwise passed through (a
 /// `Content-Length` body comes in frames of what one read brought, each a write of the sender's).
-/// A chunked request body's data is also paid back to its client connection's `wire`: what was
-/// read of it is not framing.
+/// What was read of a body whose length its head did not give (chunked, or an answer read until
+/// the upstream closes) is also paid back to its connection's `wire`: it is not framing.
 pub struct Metered<B> {
     inner: B,
     payer: Option<Arc<Payer>>,
     wire: Option<Arc<Wire>>,
+    /// The last frame was 1 KiB or more: a small one right after it is the rest of a chunk that
+    /// one read cut in two, free (a big chunk is never the reason for a cut).
+    after_big: bool,
 }
 
-impl<B> Metered<B> {
+impl<B: Body> Metered<B> {
     pub fn new(inner: B, payer: Option<Arc<Payer>>) -> Self {
-        Metered { inner, payer, wire: None }
+        Metered { inner, payer, wire: None, after_big: false }
     }
 
+    /// Pay back to `wire` what is read of the body, unless its head already did (wire.rs).
     pub fn read_from(self, wire: Arc<Wire>) -> Self {
-        Metered { wire: Some(wire), ..self }
+        let wire = self.inner.size_hint().exact().is_none().then_some(wire);
+        Metered { wire, ..self }
     }
 }
 
@@ -102,13 +109,18 @@ where
             Poll::Ready(None) => return Poll::Ready(None),
             Poll::Pending => return Poll::Pending,
         };
-        if let (Some(payer), Some(data)) = (&self.payer, frame.data_ref()) {
-            if !payer.pay(data.len()) {
+        let Some(len) = frame.data_ref().map(|d| d.len()) else {
+            return Poll::Ready(Some(Ok(frame)));
+        };
+        let free = std::mem::replace(&mut self.after_big, len >= BYTES_PER_CHUNK as usize);
+        if let Some(payer) = &self.payer {
+            if !payer.pay(len, free) {
                 return Poll::Ready(Some(Err(Box::new(TinyChunks))));
             }
-            if let Some(wire) = &self.wire {
-                wire.credit(data.len() as u64 + FRAMING_PER_FRAME);
-            }
+        }
+        if let Some(wire) = &self.wire {
+            let framing = if self.payer.is_some() { FRAMING_PER_FRAME } else { 0 };
+            wire.credit(len as u64 + framing);
         }
         Poll::Ready(Some(Ok(frame)))
     }

@@ -156,3 +156,29 @@ async fn an_upload_in_big_chunks_goes_through_once_the_allowance_is_overdrawn() 
     assert!(got.ends_with(&format!(" bytes={}", 128 * piece)), "{}", &got[..got.len().min(300)]);
     assert_eq!(tiny_chunk_denials(&p.finish().await.denials), 1, "only the streamer's");
 }
+
+#[tokio::test]
+async fn a_large_answer_read_until_the_server_closes_is_never_cut_off() {
+    // No length, no chunks: its data is paid back frame by frame, as a chunked body's is.
+    let big = 3 * PAST_THE_ALLOWANCE;
+    let port = serve_each(move |mut s| async move {
+        let mut chunk = [0u8; 4096];
+        let _ = s.read(&mut chunk).await;
+        let _ = s.write_all(b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n").await;
+        let piece = vec![b'X'; 1 << 20];
+        for n in (0..big).step_by(piece.len()) {
+            let _ = s.write_all(&piece[..piece.len().min(big - n)]).await;
+        }
+    })
+    .await
+    .port();
+    let (p, addr) = proxy(json!({"allowedDomains": ["127.0.0.1"], "allowPrivateAddresses": ["127.0.0.1"]}), &[]).await;
+    let mut c = TcpStream::connect(addr).await.unwrap();
+    c.write_all(format!("GET http://127.0.0.1:{port}/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").as_bytes()).await.unwrap();
+    let mut got = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(120), c.read_to_end(&mut got)).await.expect("the proxy closed the connection");
+    // The proxy sends it on chunked: its data is the `X`s, whole to the last chunk.
+    assert!(got.ends_with(b"\r\n0\r\n\r\n"), "the answer ended early");
+    assert_eq!(got.iter().filter(|&&b| b == b'X').count(), big);
+    assert_eq!(tiny_chunk_denials(&p.finish().await.denials), 0);
+}

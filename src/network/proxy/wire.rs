@@ -1,23 +1,28 @@
-//! What a plain-HTTP client connection's reads bring in, paid for from the run's allowance
-//! (budget.rs). hyper parses a chunked body's framing (chunk-size lines, whitespace after them,
-//! extensions, trailers) a byte at a time, and an endless chunk-size line (`000…`, or `1` and
-//! endless spaces) makes no data frame at all: paying per frame (metered.rs) would let a command
-//! spend 30-40 times its own CPU on the host for nothing. So every byte read off the client costs
-//! `FRAMING_BYTE` as it is read, and is paid back once the proxy knows what it was: a request head
-//! (estimated from the parsed request), a `Content-Length` body (cheap to move: the whole declared
-//! length is paid back at once), a chunked body's data (with a chunk-size line's worth of framing
-//! per frame), or bytes a CONNECT hands to its tunnel. What stays unpaid back is framing. Once the
-//! run's allowance is overdrawn, a connection owing more than `LAG` (more than a head read before
-//! it is parsed) is cut off and reported (`tiny_chunks`).
+//! What a plain-HTTP connection's reads bring in, the client's and the upstream's (an allowed
+//! server's answer), paid for from the run's allowance (budget.rs). hyper parses a chunked body's
+//! framing (chunk-size lines, whitespace after them, extensions, trailers) a byte at a time, and an
+//! endless chunk-size line (`000…`, or `1` and endless spaces) makes no data frame at all: paying
+//! per frame (metered.rs) would let a command (or a hostile server) spend 30-40 times the
+//! command's CPU on the host for nothing. So every byte read costs `FRAMING_BYTE` as it is read,
+//! and is paid back once the proxy knows what it was: a head (estimated from the parsed request or
+//! answer), a body of known length (the whole length is paid back at once), a chunked body's data
+//! (with a chunk-size line's worth of framing per frame), an answer's data read until the
+//! upstream closes, or bytes a CONNECT hands to its tunnel. What stays unpaid back is framing.
+//! Once the run's allowance is overdrawn, a connection that still owes more than `LAG` (more than
+//! a head read before it is parsed) when it reads again is cut off and reported (`tiny_chunks`).
+//! Judged then, not as the bytes arrive: hyper reads again only once it has parsed what it read
+//! and handed its data frames on (metered.rs pays them back as it takes them), so a big read of
+//! body data is never the reason (an attacker's review, rfix26c: an 8 MiB upload in 64 KiB chunks
+//! was cut off because its reads were charged before hyper made them frames).
 
 use std::io;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{ready, Context as TaskContext, Poll};
 
-use hyper::body::Incoming;
-use hyper::header::{CONTENT_LENGTH, TRANSFER_ENCODING};
-use hyper::Request;
+use hyper::body::{Body, Incoming};
+use hyper::header::HeaderMap;
+use hyper::{Request, Response};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 
@@ -33,7 +38,7 @@ pub const FRAMING_PER_FRAME: u64 = 24;
 
 type Report = Box<dyn Fn() + Send + Sync>;
 
-/// One client connection's account.
+/// One connection's account: a client's, or an upstream's for one forwarded exchange.
 pub struct Wire {
     ctx: Arc<Context>,
     state: Mutex<State>,
@@ -61,9 +66,11 @@ impl Wire {
         if s.cut {
             return false;
         }
+        // What earlier reads left unpaid, hyper having had the chance to make them frames.
+        let unpaid = s.owed;
         s.read += n as u64;
         self.settle(&mut s);
-        if s.owed <= LAG || !self.ctx.chunks.overdrawn() {
+        if unpaid <= LAG || !self.ctx.chunks.overdrawn() {
             return true;
         }
         s.cut = true;
@@ -81,16 +88,17 @@ impl Wire {
         self.settle(&mut s);
     }
 
-    /// A request was parsed: its head, and a `Content-Length` body, are paid back.
+    /// A request was parsed: its head, and a body of known length, are paid back.
     pub fn parsed(&self, req: &Request<Incoming>) {
-        let h = req.headers();
-        let line = req.method().as_str().len() + req.uri().to_string().len() + "  HTTP/1.1\r\n\r\n".len();
-        let fields: usize = h.iter().map(|(n, v)| n.as_str().len() + v.len() + ": \r\n".len()).sum();
-        let length = match h.contains_key(TRANSFER_ENCODING) {
-            true => 0,
-            false => h.get(CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok()).unwrap_or(0),
-        };
-        self.credit((line + fields) as u64 + length);
+        let line = req.method().as_str().len() + req.uri().to_string().len() + "  HTTP/1.1\r\n".len();
+        self.credit(line as u64 + head_and_length(req.headers(), req.body()));
+    }
+
+    /// An answer's head was parsed (on an upstream connection): the same.
+    pub fn answered(&self, resp: &Response<Incoming>) {
+        let reason = resp.status().canonical_reason().unwrap_or("").len();
+        let line = "HTTP/1.1 200 \r\n".len() + reason;
+        self.credit(line as u64 + head_and_length(resp.headers(), resp.body()));
     }
 
     /// A request is forwarded: a cut off from now on is reported by `report` (for its host).
@@ -106,7 +114,14 @@ impl Wire {
     }
 }
 
-/// The client's socket, reads counted on its `Wire`.
+/// A head's fields and the blank line after them, and its body's length when hyper knows it from
+/// the head (`Content-Length`, or none at all, as for an answer to HEAD; not a chunked body).
+fn head_and_length(headers: &HeaderMap, body: &Incoming) -> u64 {
+    let fields: usize = headers.iter().map(|(n, v)| n.as_str().len() + v.len() + ": \r\n".len()).sum();
+    (fields + "\r\n".len()) as u64 + body.size_hint().exact().unwrap_or(0)
+}
+
+/// A socket, its reads counted on a `Wire`.
 pub struct Wired {
     inner: TcpStream,
     wire: Arc<Wire>,
