@@ -19,11 +19,6 @@ const UPWARD: &[(&str, &str)] = &[
     ("tsconfig.json", "tsc and editors' TypeScript server take the nearest ancestor's as the project's (its `plugins` load code)"),
     ("jsconfig.json", "editors' TypeScript server takes the nearest ancestor's as the project's (its `plugins` load code)"),
     ("Cargo.toml", "cargo takes an ancestor's `[workspace]` holding the package as its workspace (`[patch]` replaces dependencies, whose build scripts run)"),
-    // An attacker's review (rfix26b): a run wrote `HEAD`, `objects/`, `refs/` and a `config` with
-    // `core.worktree` and `core.fsmonitor` into `..`, and the host's `git status` in the workspace,
-    // during the run, ran it (`.git` alone was kept out). Without `HEAD` nothing there is a git
-    // directory, so that one name is enough.
-    ("HEAD", "git's discovery takes an ancestor holding HEAD, objects and refs for a git directory, and its configuration's core.worktree and core.fsmonitor then apply to the workspace below"),
     ("go.work", "go takes the nearest ancestor's as the workspace (its `use` and `replace` choose the code built and run)"),
     ("go.mod", "go takes the nearest ancestor's as the module of a directory with none (its `replace` chooses the code built and run)"),
     ("conftest.py", "pytest imports the conftest.py of every directory from its rootdir down (an ancestor's ini file makes that the rootdir)"),
