@@ -30,6 +30,7 @@ pub mod pty;
 pub mod remove_tree;
 pub mod review;
 pub mod runner;
+pub mod presence;
 pub mod search_blocker;
 pub mod tool_caches;
 #[cfg(all(test, target_os = "linux"))]

@@ -93,8 +93,12 @@ pub fn remove_leftovers_with(locks: &Path, targets: &[MissingReadOnly]) {
     for (dir, names) in by_directory(targets) {
         let Ok(c) = CString::new(dir.as_os_str().as_bytes()) else { continue };
         let Ok(fd) = placeholder::open_dir(&c, false) else { continue };
-        let listed = present(dir, names.len());
-        let names = names.into_iter().filter(|(name, _)| listed.as_ref().is_none_or(|l| l.contains(name.as_bytes())));
+        // At `/tmp`'s top a run keeps some 250 names absent (protected and upward-searched ones):
+        // one listing says which may be there, not an `fstatat` of each after every run. A name
+        // the listing misses was made after it: a running plan's placeholder, which it keeps anyway.
+        let paths: Vec<std::path::PathBuf> = names.iter().map(|(name, _)| dir.join(name)).collect();
+        let presence = crate::presence::Presence::of(paths.iter().map(|p| p.as_path()));
+        let names = names.into_iter().zip(&paths).filter(|(_, p)| presence.may_exist(p)).map(|(n, _)| n);
         // Looked at first without a lock, which only removing needs: nearly every directory holds
         // none, and locking made a lock file per directory per run (they piled up in the state
         // directory, and cost each run system calls per repository). One made meanwhile is a
@@ -121,25 +125,6 @@ pub fn remove_leftovers_with(locks: &Path, targets: &[MissingReadOnly]) {
             placeholder::remove_if_placeholder(&fd, &name, kind);
         }
     }
-}
-
-/// The names in `dir`, when a listing is cheaper than looking for each of `wanted` names: at
-/// `/tmp`'s top a run keeps some 250 names absent (protected and upward-searched ones), and an
-/// `fstatat` of each after every run cost more than one listing. `None` (look at each) for a few
-/// names, a directory that cannot be listed, or one holding more than 16 entries a name. A name
-/// the listing misses was made after it: a running plan's placeholder, which it keeps anyway.
-fn present(dir: &Path, wanted: usize) -> Option<std::collections::HashSet<Vec<u8>>> {
-    if wanted < 8 {
-        return None;
-    }
-    let mut names = std::collections::HashSet::new();
-    for (read, e) in std::fs::read_dir(dir).ok()?.enumerate() {
-        if read == wanted * 16 {
-            return None;
-        }
-        names.insert(e.ok()?.file_name().as_bytes().to_vec());
-    }
-    Some(names)
 }
 
 /// Whether the entry at `path` (`meta` its `lstat`) is a placeholder of a plan another program
@@ -399,12 +384,10 @@ pub(crate) mod tests {
         make_placeholder(t.path(), ".envrc", placeholder::Kind::File);
         make_placeholder(t.path(), ".vscode", placeholder::Kind::Dir);
         let names: Vec<String> = (0..20).map(|i| format!("name{i}")).chain([".envrc".to_string(), ".vscode".to_string()]).collect();
-        assert!(present(t.path(), names.len()).is_some_and(|l| l.len() == 2), "listed");
         let kind = |n: &str| if n == ".vscode" { PlaceholderKind::Dir } else { PlaceholderKind::File };
         let all: Vec<MissingReadOnly> = names.iter().flat_map(|n| target(&t.path().join(n), kind(n))).collect();
         remove_leftovers_with(held_locks.path(), &all);
         assert!(t.path().join(".envrc").symlink_metadata().is_err() && t.path().join(".vscode").symlink_metadata().is_err(), "both removed");
-        assert!(present(t.path(), 3).is_none(), "a few names are looked at one by one");
     }
 
     #[test]

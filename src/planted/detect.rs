@@ -559,7 +559,7 @@ fn undo_created(baseline: &Baseline, found: &scan::Found, risks: &mut Listed) {
     let all_seen = found.named_unkept.count == 0;
     let by_walk = |p: &Path| all_seen && walked(baseline, p);
     // The others (a hundred names at `/tmp`'s top): one listing says which may exist.
-    let presence = super::presence::Presence::of(baseline.absent.iter().map(|p| p.as_path()).filter(|p| !by_walk(p)));
+    let presence = crate::presence::Presence::of(baseline.absent.iter().map(|p| p.as_path()).filter(|p| !by_walk(p)));
     for p in &baseline.absent {
         let meta = if by_walk(p) { seen.contains(p).then(|| p.symlink_metadata().ok()).flatten() } else { presence.symlink_metadata(p) };
         let Some(meta) = meta else { continue };

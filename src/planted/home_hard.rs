@@ -54,7 +54,7 @@ impl Kept {
             return Kept::default();
         }
         // Most are missing (a hundred names at the home's top): one listing of each directory.
-        let presence = super::presence::Presence::of(paths.iter().map(|p| p.as_path()));
+        let presence = crate::presence::Presence::of(paths.iter().map(|p| p.as_path()));
         let shared = paths.iter().filter_map(|p| {
             let m = presence.may_exist(p).then(|| std::fs::metadata(p).ok()).flatten()?;
             let shared = m.is_file() && m.nlink() > 1 && devices.contains(&m.dev());

@@ -213,7 +213,7 @@ impl Sight {
     /// it does not hold needs no `lstat`).
     fn existing(&self) -> Vec<(PathBuf, std::fs::Metadata)> {
         let paths: Vec<PathBuf> = self.paths().collect();
-        let presence = super::presence::Presence::of(paths.iter().map(|p| p.as_path()));
+        let presence = crate::presence::Presence::of(paths.iter().map(|p| p.as_path()));
         paths.into_iter().filter_map(|p| presence.symlink_metadata(&p).map(|m| (p, m))).collect()
     }
 }

@@ -58,7 +58,6 @@ mod named_stamp;
 mod vouch;
 pub(crate) mod undo;
 pub mod names;
-mod presence;
 pub mod repo;
 pub mod scan;
 pub mod small_file;
@@ -115,12 +114,7 @@ pub fn protect(roots: &mut [WritableRoot], req: &Request) -> Baseline {
     // Above a workspace, the names tools search upward for too (`upward`): one list per directory,
     // so that each is listed once (`presence`).
     let above_names: Vec<String> = req.names.iter().cloned().chain(upward_names(req.names)).collect();
-    let mut tops_above = tops_above_a_root(req);
-    // The shared temporary directories (`/tmp`, `$TMPDIR`: the roots not walked) are above every
-    // workspace nested in them, this run's or not: a run elsewhere wrote `/tmp/package.json` with
-    // `workspaces` and a `postinstall`, and `/tmp/node_modules/.bin/jest`, for the host's `npm` in
-    // a project below `/tmp` (an attacker's review, rfix26b).
-    tops_above.extend(tops.iter().filter(|t| !req.scan_roots.contains(t) && !tops_above.contains(t)).cloned().collect::<Vec<_>>());
+    let tops_above = tops_above_a_root(req, &tops);
     for top in &tops {
         if req.protect_git {
             c.repository(&top.join(".git"), true, None);
@@ -172,18 +166,23 @@ fn upward_names(names: &[String]) -> Vec<String> {
     upward::names().into_iter().filter(|n| !names.contains(n)).collect()
 }
 
-/// The roots whose tops are above a workspace and get the upward-searched names: those holding
-/// another root (`between::roots_above`) that are no project of the caller's, the shared temporary
-/// directories (`/tmp`, `$TMPDIR`: not walked) and the host user's home. A `writableRoots` entry
-/// holding the cwd (a monorepo's root for a package's run) is the project's: npm workspaces write
-/// its `node_modules` and `package-lock.json` from a package.
-fn tops_above_a_root(req: &Request) -> Vec<PathBuf> {
-    let above = between::roots_above(req.all_roots);
-    if above.iter().all(|r| !req.scan_roots.contains(r)) {
-        return above; // no `stat` for the home: the usual case (`/tmp` above the cwd)
-    }
-    let homes: Vec<PathBuf> = [std::env::var_os("HOME").map(PathBuf::from), home::database_home()].into_iter().flatten().filter_map(|h| std::fs::canonicalize(h).ok()).collect();
-    above.into_iter().filter(|r| !req.scan_roots.contains(r) || homes.contains(r)).collect()
+/// Of the directly written roots' `tops`, those above a workspace, which get the upward-searched
+/// names: the shared temporary directories (`/tmp`, `$TMPDIR`: the roots not walked), above every
+/// workspace nested in them, this run's or not (an attacker's review, rfix26b: a run elsewhere
+/// wrote `/tmp/package.json` with `workspaces` and a `postinstall`, and `/tmp/node_modules/.bin/jest`,
+/// for the host's `npm` in a project below `/tmp`); and the host user's home when it holds another
+/// root (`between::roots_above`). A `writableRoots` entry holding the cwd (a monorepo's root for a
+/// package's run) is the project's: npm workspaces write its `node_modules` and `package-lock.json`
+/// from a package.
+fn tops_above_a_root(req: &Request, tops: &[PathBuf]) -> Vec<PathBuf> {
+    let holding = between::roots_above(req.all_roots);
+    let walked_holding: Vec<&PathBuf> = tops.iter().filter(|t| req.scan_roots.contains(t) && holding.contains(t)).collect();
+    // No `stat` for the home unless a walked root holds another: the usual case.
+    let homes: Vec<PathBuf> = match walked_holding.is_empty() {
+        true => Vec::new(),
+        false => [std::env::var_os("HOME").map(PathBuf::from), home::database_home()].into_iter().flatten().filter_map(|h| std::fs::canonicalize(h).ok()).collect(),
+    };
+    tops.iter().filter(|t| !req.scan_roots.contains(t) || (walked_holding.contains(t) && homes.contains(t))).cloned().collect()
 }
 
 /// The `.git` entries below `roots` (canonical), found by the same bounded walk as direct runs' (and
@@ -1026,7 +1025,7 @@ impl<'a> Carver<'a> {
         }
         let paths: Vec<PathBuf> = names.iter().map(|n| top.join(n)).collect();
         // Unwalked (a root's top before the walk, `/tmp`): one listing says which may exist.
-        let presence = if self.existing.is_none() { presence::Presence::of(paths.iter().map(|p| p.as_path())) } else { presence::Presence::default() };
+        let presence = if self.existing.is_none() { crate::presence::Presence::of(paths.iter().map(|p| p.as_path())) } else { crate::presence::Presence::default() };
         for (n, p) in names.iter().zip(paths) {
             let kind = names::placeholder_kind(n);
             // What the walk did not find there does not exist: no `lstat` for it.

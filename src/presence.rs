@@ -2,6 +2,7 @@
 //! Every run looks for the hundred-odd protected names at each writable root's top (the workspace,
 //! `/tmp`), in the host user's home and again after the run: about 600 failed `lstat`s a run, each a
 //! path walk from `/` (1.1 to 1.3 µs here), where a listing of `/tmp` costs about what 30 of them do.
+//! So does the cleanup of plans' placeholders after every run (`placeholders`).
 //!
 //! A name the listing does not hold cannot exist, so it needs no `lstat`; one it holds is looked at
 //! as before. Listings are compared the way a lookup may be: in any ASCII case, and not at all when
