@@ -125,3 +125,35 @@ describe('a repository created between /tmp and a workspace, during the run', ()
     })
   }
 })
+
+// Found by an attacker's review (rfix26b): a directory between /tmp and the workspace made a bare
+// git directory (`HEAD`, `objects/`, `refs/`, and a `config` whose `core.worktree` is the workspace
+// and whose `core.fsmonitor` a program): with `.git` alone kept absent, git's discovery from the
+// workspace took `..` for its repository, and the host's `git status` there during the run ran the
+// program (the report came after the run). `HEAD` is now kept absent there as `.git` is: moved
+// aside at once, and the report after the run still names the configuration.
+describe('a directory between /tmp and a workspace made a bare git directory, during the run', () => {
+  for (const [mode, extra] of Object.entries(MODES).filter(([m]) => m !== 'landlock')) {
+    test(`${mode}: its HEAD is moved aside at once, and the report names the configuration`, async (t) => {
+      const { base, ws } = nested(t, 'sandspawn-above-bare-')
+      const pwned = path.join(base, 'PWNED')
+      const config = `[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = proj\n\tfsmonitor = "touch ${pwned}; false"\n`
+      // A generous bound that only catches a keeper that never moves it.
+      const wait = 'for i in $(seq 300); do [ -e ../HEAD ] || { echo gone; break; }; sleep 0.1; done'
+      const cmd = `mkdir ../objects ../refs && printf ${q(config)} > ../config && echo 'ref: refs/heads/main' > ../HEAD; ${wait}; true`
+      const r = await sh(cmd, options(ws, extra))
+      assert.equal(r.exitCode, 0, show(r))
+      assert.equal(r.stdout.trim(), 'gone', `HEAD stayed during the run: ${show(r)}`)
+      const outer = path.resolve(ws, '..')
+      const risk = (r.hostRisks || []).find((h) => h.path === outer && h.kind === 'git-directory-created')
+      assert.ok(risk, `not reported: ${JSON.stringify(r.hostRisks)}`)
+      assert.match(risk.detail, /core\.fsmonitor/)
+      assert.match(risk.detail, /moved aside/)
+      try {
+        require('node:child_process').execFileSync('git', ['status'], { cwd: ws, stdio: 'ignore', env: { ...process.env, GIT_CEILING_DIRECTORIES: path.dirname(base) } })
+      } catch {}
+      assert.equal(fs.existsSync(pwned), false, `the host's git status ran the planted fsmonitor: ${JSON.stringify(r.hostRisks)}`)
+      if (r.changeSet) await sandspawn.discardChangeSet(r.changeSet.id)
+    })
+  }
+})
