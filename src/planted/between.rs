@@ -32,11 +32,18 @@ pub fn directories_between(roots: &[PathBuf], inside: &dyn Fn(&Path) -> bool) ->
     out
 }
 
-/// `names` for the directories between roots, with `.git` when `protect_git`: kept from being
-/// created there as at a root's top (git's discovery walks up from a workspace to the first `.git`),
-/// by the same listing as the names (`presence`), so at no extra system call.
+/// `names` for the directories between roots, with `.git` and `HEAD` when `protect_git`: kept
+/// from being created there as at a root's top (git's discovery walks up from a workspace to the
+/// first `.git`, or the first directory that is a git directory itself: `with_head`), by the same
+/// listing as the names (`presence`), so at no extra system call.
 pub fn with_git(names: &[String], protect_git: bool) -> Vec<String> {
-    names.iter().cloned().chain(protect_git.then(|| ".git".to_string())).collect()
+    with_head(names, protect_git).into_iter().chain(protect_git.then(|| ".git".to_string())).collect()
+}
+
+/// `names` with git's `HEAD` when `protect_git` (`upward::GIT_HEAD`), for the tops above a
+/// workspace, whose `.git` the carver keeps already (`Carver::repository`).
+pub fn with_head(names: &[String], protect_git: bool) -> Vec<String> {
+    names.iter().cloned().chain(protect_git.then(|| super::upward::GIT_HEAD.0.to_string())).collect()
 }
 
 /// The roots of `roots` (canonical) holding another root strictly below them: `/tmp` for a cwd
@@ -63,7 +70,9 @@ mod tests {
     #[test]
     fn git_only_with_protect_git() {
         let names = vec![".envrc".to_string()];
-        assert_eq!(with_git(&names, true), vec![".envrc".to_string(), ".git".to_string()]);
+        assert_eq!(with_git(&names, true), vec![".envrc".to_string(), "HEAD".to_string(), ".git".to_string()]);
         assert_eq!(with_git(&names, false), names);
+        assert_eq!(with_head(&names, true), vec![".envrc".to_string(), "HEAD".to_string()]);
+        assert_eq!(with_head(&names, false), names);
     }
 }

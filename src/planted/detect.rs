@@ -607,12 +607,26 @@ fn walked(baseline: &Baseline, p: &Path) -> bool {
 /// it was made: a host that exited during the run that made it (`process.exit()`, a crash) never
 /// ran this check, and one that looked only at what changed during each run left it for good
 /// (found by a review of this fix). One `lstat` per top when nothing is there.
+///
+/// Where `HEAD` is kept absent too (`upward::GIT_HEAD`), the keeper moved it aside at once, or
+/// `undo_created` just did: such a top is no git directory any more, but what the run made there
+/// is said as of one, its configuration's keys named (`headless`).
 fn unwalked_tops_made_git_dirs(baseline: &Baseline, risks: &mut Listed) {
     let tops = baseline.absent.iter().filter(|p| p.file_name() == Some(std::ffi::OsStr::new(".git")) && !walked(baseline, p)).filter_map(|p| p.parent());
-    for top in tops.filter(|top| repo::is_git_dir(top)) {
-        let made = if repo::git_dir_changed_since(top, baseline.taken_at) { Made::DuringRun } else { Made::Before };
-        let mut risk = git_directory_risk(top, made);
-        risk.detail.push_str(&moved_aside(&top.join("HEAD")));
+    for top in tops {
+        let head = top.join(super::upward::GIT_HEAD.0);
+        let risk = if repo::is_git_dir(top) {
+            let made = if repo::git_dir_changed_since(top, baseline.taken_at) { Made::DuringRun } else { Made::Before };
+            let mut risk = git_directory_risk(top, made);
+            risk.detail.push_str(&moved_aside(&head));
+            risk
+        } else if baseline.absent.contains(&head) && risks.names(&head) && repo::is_git_dir_but_head(top) {
+            let mut risk = git_directory_risk(top, Made::DuringRun);
+            risk.detail.push_str(&format!("; its HEAD was moved aside during the run (reported at {}), so git takes it for none", head.display()));
+            risk
+        } else {
+            continue;
+        };
         risks.push(risk);
     }
 }

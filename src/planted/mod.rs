@@ -115,13 +115,15 @@ pub fn protect(roots: &mut [WritableRoot], req: &Request) -> Baseline {
     // so that each is listed once (`presence`).
     let above_names: Vec<String> = req.names.iter().cloned().chain(upward_names(req.names)).collect();
     let tops_above = tops_above_a_root(req, &tops);
+    // And git's `HEAD` there, which would make the top a git directory for the workspaces below.
+    let top_above_names = between::with_head(&above_names, req.protect_git);
     for top in &tops {
         if req.protect_git {
             c.repository(&top.join(".git"), true, None);
         }
         // The shared temporary directories too (`tmp: 'writable'`): some hosts run with HOME=/tmp,
         // and then /tmp/.bashrc is the user's.
-        c.names(top, if tops_above.contains(top) { &above_names } else { req.names });
+        c.names(top, if tops_above.contains(top) { &top_above_names } else { req.names });
     }
     // The directories between a root and a root nested below it (a workspace below the writable
     // `/tmp`): tools search the parents of their cwd too, and no walk looks there (`between`).

@@ -435,6 +435,13 @@ pub fn is_git_dir(d: &Path) -> bool {
     d.join("HEAD").symlink_metadata().is_ok_and(|m| !m.is_dir()) && ((has("objects") && has("refs")) || has("commondir"))
 }
 
+/// Whether `d` holds all that makes a git directory but `HEAD` (`is_git_dir`): one whose `HEAD`
+/// was moved aside.
+pub fn is_git_dir_but_head(d: &Path) -> bool {
+    let has = |n: &str| d.join(n).symlink_metadata().is_ok();
+    (has("objects") && has("refs")) || has("commondir")
+}
+
 /// Whether one of the entries that make `dir` a git directory (`is_git_dir`, which the caller has
 /// found it is), or its `config`, changed at or after `since` (unix seconds).
 pub fn git_dir_changed_since(dir: &Path, since: i64) -> bool {

@@ -62,8 +62,21 @@ pub fn names() -> Vec<String> {
     UPWARD.iter().map(|(n, _)| n.to_string()).chain(configs).collect()
 }
 
+/// git's own upward-searched name besides `.git`, kept with it (protectGit, `between::with_git`):
+/// git's discovery takes an ancestor holding `HEAD` with `objects/` and `refs/` (or `commondir`)
+/// for a git directory. An attacker's review (rfix26b): a run wrote those and a `config` with
+/// `core.worktree` and `core.fsmonitor` into `..`, and the host's `git status` in the workspace,
+/// during the run, ran it (`.git` alone was kept out). Without `HEAD` nothing there is one.
+pub const GIT_HEAD: (&str, &str) = (
+    "HEAD",
+    "git's discovery takes an ancestor holding HEAD, objects and refs for a git directory, and its configuration's core.worktree and core.fsmonitor then apply to the workspace below",
+);
+
 /// What the upward-searched `name` can make the host do, if it is one.
 pub fn what_it_does(name: &str) -> Option<&'static str> {
+    if name == GIT_HEAD.0 {
+        return Some(GIT_HEAD.1);
+    }
     if let Some((_, what)) = UPWARD.iter().find(|(n, _)| *n == name) {
         return Some(what);
     }
