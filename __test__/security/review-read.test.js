@@ -165,3 +165,54 @@ describe('what readChange and diffChange make is bounded', () => {
     await discardChangeSet(r.changeSet.id)
   })
 })
+
+// Found by an attacker's review (land27): the diff, what a user reads before applying, showed
+// nothing of a change its lines cannot carry, and apply landed it all the same. `chmod +x`,
+// `chmod 644` of a 0600 secret, a host symlink replaced by a file holding its target's text (or a
+// file by a symlink whose target is its text), `rm -rf src` (a deleted directory, one change) and a
+// directory replaced by a file each diffed as '' or as a plain new file; `sandspawn review diff`
+// skipped directories altogether. Each is now said in a line above the diff's header.
+describe('the diff says what lands that its lines do not show', () => {
+  const SCRIPT = `chmod +x plain; chmod 644 .env; rm sl && printf other > sl; rm lnk && ln -s target lnk
+rm -rf src; rm -rf cfg && printf 'x\\n' > cfg; printf 'y\\n' > run.sh && chmod 755 run.sh`
+  const setup = (ws) => {
+    fs.writeFileSync(path.join(ws, 'plain'), 'abc\n')
+    fs.writeFileSync(path.join(ws, '.env'), 'SECRET=1\n', { mode: 0o600 })
+    fs.chmodSync(path.join(ws, '.env'), 0o600)
+    fs.symlinkSync('other', path.join(ws, 'sl'))
+    fs.writeFileSync(path.join(ws, 'lnk'), 'target')
+    fs.mkdirSync(path.join(ws, 'src'))
+    fs.writeFileSync(path.join(ws, 'src/main.c'), 'int main;\n')
+    fs.mkdirSync(path.join(ws, 'cfg'))
+    fs.writeFileSync(path.join(ws, 'cfg/a'), 'a\n')
+  }
+
+  test('diffChange names a mode change, a type change, a deleted or replaced directory, an executable new file', async (t) => {
+    const { ws } = tempTree(t)
+    setup(ws)
+    const r = await review(SCRIPT, ws)
+    const id = r.changeSet.id
+    const diff = (name) => diffChange(id, path.join(ws, name))
+    assert.match(await diff('plain'), /\/plain: mode 0644 on the host, 0755 in the change set$/m)
+    assert.match(await diff('.env'), /\/\.env: mode 0600 on the host, 0644 in the change set$/m)
+    assert.match(await diff('sl'), /\/sl: a symlink on the host, a regular file in the change set$/m)
+    assert.match(await diff('lnk'), /\/lnk: a regular file on the host, a symlink in the change set$/m)
+    assert.match(await diff('src'), /\/src: a directory deleted with everything in it$/m)
+    assert.match(await diff('cfg'), /\/cfg: a directory on the host, a regular file in the change set \(the directory deleted with everything in it\)$/m)
+    assert.match(await diff('run.sh'), /\/run\.sh: new, mode 0755$/m)
+    assert.match(await diff('run.sh'), /^\+y$/m, 'the content still follows')
+    await discardChangeSet(id)
+  })
+
+  test('sandspawn review diff shows them all, directories included', async (t) => {
+    const { ws } = tempTree(t)
+    setup(ws)
+    const r = await review(SCRIPT, ws)
+    const shown = cli(['review', 'diff', r.changeSet.id], ws)
+    assert.equal(shown.status, 0, shown.stderr)
+    for (const line of ['plain: mode 0644 on the host, 0755', '.env: mode 0600 on the host, 0644', 'sl: a symlink on the host', 'lnk: a regular file on the host', 'src: a directory deleted with everything in it']) {
+      assert.ok(shown.stdout.includes(line), `${line} missing from:\n${shown.stdout}`)
+    }
+    await discardChangeSet(r.changeSet.id)
+  })
+})
