@@ -67,7 +67,9 @@ async function printDiffs(sandspawn, cs, paths) {
     for (const p of paths) out.writeStdout(printableDiff(await sandspawn.diffChange(cs.id, p)))
     return
   }
-  const wanted = [...new Set(cs.changes.filter((c) => c.type !== 'directory').map((c) => c.path))]
+  // Directories too: their diff is a line saying what the set does to one (its mode, deleted with
+  // everything in it), which a user reading only files' lines never saw (an attacker's review).
+  const wanted = [...new Set(cs.changes.map((c) => c.path))]
   for (const p of wanted) {
     let text
     try {

@@ -178,8 +178,9 @@ fn not_listed(set: &ChangeSet, path: &Path) -> SandboxError {
     )
 }
 
-/// `path` resolved, and what the set makes of it; a path it does not list is refused.
-fn find(set: &ChangeSet, path: &Path) -> Result<(Resolved, New)> {
+/// `path` resolved, what the set makes of it, and the listing's changes there; a path it does not
+/// list is refused.
+fn find(set: &ChangeSet, path: &Path) -> Result<(Resolved, New, Vec<Change>)> {
     let r = resolve(set, path, "path")?;
     let listed = listed(set, r.root, &r.rel).map_err(|e| read_failed(path, e))?;
     let new = match listed.changes.last() {
@@ -189,7 +190,7 @@ fn find(set: &ChangeSet, path: &Path) -> Result<(Resolved, New)> {
         None if listed.below_deleted => New::Gone,
         None => return Err(not_listed(set, path)),
     };
-    Ok((r, new))
+    Ok((r, new, listed.changes))
 }
 
 /// The directory holding `rel`, from `top` down, never through a symlink; and `rel`'s name.
@@ -266,9 +267,9 @@ pub(crate) fn header_path(prefix: &str, path: &Path) -> String {
 /// The file's content in the set's view (a symlink: its target), `None` when deleted.
 pub fn read(set: &ChangeSet, path: &Path) -> Result<Option<Vec<u8>>> {
     match find(set, path)? {
-        (_, New::Gone) => Ok(None),
-        (_, New::Dir) => Err(SandboxError::invalid("path", format!("{} is a directory", path.display()))),
-        (r, New::Entry) => match upper_content(set, &r, path, MAX_READ_BYTES)? {
+        (_, New::Gone, _) => Ok(None),
+        (_, New::Dir, _) => Err(SandboxError::invalid("path", format!("{} is a directory", path.display()))),
+        (r, New::Entry, _) => match upper_content(set, &r, path, MAX_READ_BYTES)? {
             Content::Bytes(b) => Ok(Some(b)),
             Content::Large(size) => Err(too_large_to_read(path, size)),
         },
@@ -282,22 +283,31 @@ fn too_large_to_read(path: &Path, size: u64) -> SandboxError {
     ))
 }
 
-/// A unified diff from the host's current `path` to the set's (empty when they are the same).
+/// A unified diff from the host's current `path` to the set's (empty when they are the same),
+/// below a line for each change its lines cannot show (`unseen`: a mode, a type, a directory
+/// deleted whole).
 pub fn diff(set: &ChangeSet, path: &Path) -> Result<String> {
+    let (r, new, changes) = find(set, path)?;
+    // The host's side where it is reached without a symlink (one on the way is what the set
+    // replaces, never a way to read elsewhere).
+    let host_dir = || Dir::open_root(&set.meta.roots[r.root]).and_then(|top| if r.rel.as_os_str().is_empty() { Ok((top, OsStr::new("."))) } else { parent_of(top, &r.rel) });
+    let host_stat = host_dir().and_then(|(dir, name)| dir.stat(name)).ok().flatten();
+    let note = super::unseen::note(&changes, host_stat, &header_path("", path));
+    Ok(note + &content_diff(set, &r, new, path, || host_dir().and_then(|(dir, name)| content(&dir, name, MAX_DIFF_BYTES)))?)
+}
+
+/// The diff of the lines: from the host's content (`host`) to the set's.
+fn content_diff(set: &ChangeSet, r: &Resolved, new: New, path: &Path, host: impl FnOnce() -> std::io::Result<Option<Content>>) -> Result<String> {
     let large = || Ok(format!("Binary or large file {} differs\n", header_path("", path)));
-    let (r, new) = find(set, path)?;
     let new = match new {
         New::Dir => return Ok(String::new()),
         New::Gone => None,
-        New::Entry => match upper_content(set, &r, path, MAX_DIFF_BYTES)? {
+        New::Entry => match upper_content(set, r, path, MAX_DIFF_BYTES)? {
             Content::Bytes(b) => Some(b),
             Content::Large(_) => return large(),
         },
     };
-    // The host's side where it is reached without a symlink (one on the way is what the set
-    // replaces, never a way to read elsewhere).
-    let host = Dir::open_root(&set.meta.roots[r.root]).and_then(|top| parent_of(top, &r.rel)).and_then(|(dir, name)| content(&dir, name, MAX_DIFF_BYTES));
-    let old = match host {
+    let old = match host() {
         Ok(Some(Content::Large(_))) => return large(),
         Ok(Some(Content::Bytes(b))) => Some(b),
         Ok(None) | Err(_) => None,

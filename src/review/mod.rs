@@ -18,7 +18,7 @@
 //! locks, expiry), `spare` (a new set's directories made ahead of time), `run` (one run's share:
 //! open or create, the mounts, the result), `entries` (walking an upper directory), `changes` (an
 //! entry against the host), `risks` (with `elsewhere`: what repositories run from outside their top), `summary`, `apply` (with `links`: a file under several names lands as one), `host_fs`, `sparse` (a file's data
-//! without its holes, for comparing and applying), `content` (one file's new content, a diff), `api`
+//! without its holes, for comparing and applying), `content` (one file's new content, a diff, with `unseen`: what its lines cannot show), `api`
 //! (the JSON entry points).
 
 pub mod api;
@@ -40,6 +40,7 @@ pub mod risks;
 pub mod run;
 pub mod spare;
 pub mod sparse;
+pub mod unseen;
 pub mod store;
 pub mod summary;
 
