@@ -30,8 +30,8 @@ async function attack(t, { a, b, allow }) {
   const { root, ws, out } = tempTree(t)
   const home = path.join(root, 'home')
   fs.mkdirSync(home)
-  const vars = (v) => ({ HOME: home, XDG_STATE_HOME: undefined, SANDSPAWN_CHANGE_SET_DIR: undefined, ...v(root) })
-  const saved = { HOME: process.env.HOME, XDG_STATE_HOME: process.env.XDG_STATE_HOME, SANDSPAWN_CHANGE_SET_DIR: process.env.SANDSPAWN_CHANGE_SET_DIR }
+  const vars = (v) => ({ HOME: home, XDG_STATE_HOME: undefined, SANDSPAWN_CHANGE_SET_DIR: undefined, TMPDIR: undefined, ...v(root) })
+  const saved = { HOME: process.env.HOME, XDG_STATE_HOME: process.env.XDG_STATE_HOME, SANDSPAWN_CHANGE_SET_DIR: process.env.SANDSPAWN_CHANGE_SET_DIR, TMPDIR: process.env.TMPDIR }
   t.after(() => as(saved))
   as(vars(a))
   const r = await spawnSandboxed(['sh', '-c', 'echo benign > notes.txt'], { cwd: ws, timeout: 60000, sandbox: { mode: 'workspace-write', workspace: 'review' } })
@@ -52,6 +52,10 @@ const cases = [
   ['SANDSPAWN_CHANGE_SET_DIR set in the attacking process', () => ({}), (root) => ({ SANDSPAWN_CHANGE_SET_DIR: path.join(root, 'other-store') })],
   ['XDG_STATE_HOME set in the attacking process', () => ({}), (root) => ({ XDG_STATE_HOME: path.join(root, 'xdg-state') })],
   ['XDG_STATE_HOME set in the process whose set it is', (root) => ({ XDG_STATE_HOME: path.join(root, 'home/.xdg-state') }), () => ({})],
+  // Found by an attacker's review (land27): a store under the attacking process's TMPDIR (a
+  // writable root of its runs) was neither covered nor kept listed there, although for the process
+  // whose store it is (TMPDIR unset: /var/tmp is no root of its runs) it lay out of every run's reach.
+  ['the store under the attacking process\'s TMPDIR', (root) => ({ XDG_STATE_HOME: path.join(root, 'state') }), (root) => ({ TMPDIR: path.join(root, 'state') })],
 ]
 
 for (const [name, a, b] of cases) {
@@ -85,4 +89,26 @@ test("a run's environment cannot make a later run cover (and list) a directory t
   const list = path.join(require('node:os').userInfo().homedir, '.local/state/sandspawn/known-stores')
   const listed = fs.existsSync(list) ? fs.readFileSync(list, 'utf8') : ''
   assert.ok(!listed.split('\n').includes(victim), `recorded in ${list}`)
+})
+
+// Found by an attacker's review (land27): a review run with `tmp: 'read-only'` took a store under
+// /tmp (SANDSPAWN_CHANGE_SET_DIR=/tmp/...), outside its own writable roots; but /tmp is a writable
+// root of every other run (`tmp: 'writable'`, the default), and no run covers a store there. Another
+// process's run rewrote the set's recorded workspace and a file in it, and the apply wrote that file
+// outside the workspace. Refused in every tmp mode, as under a private /tmp.
+test('a change set store under /tmp is refused whatever the run does with /tmp', { skip: !linux }, async (t) => {
+  const { ws } = tempTree(t)
+  const store = fs.mkdtempSync('/tmp/sandspawn-store-in-tmp-')
+  t.after(() => fs.rmSync(store, { recursive: true, force: true }))
+  const saved = process.env.SANDSPAWN_CHANGE_SET_DIR
+  t.after(() => as({ SANDSPAWN_CHANGE_SET_DIR: saved }))
+  as({ SANDSPAWN_CHANGE_SET_DIR: store })
+  for (const tmp of ['read-only', 'writable']) {
+    await assert.rejects(
+      spawnSandboxed(['sh', '-c', 'echo x > notes.txt'], { cwd: ws, timeout: 60000, sandbox: { mode: 'workspace-write', workspace: 'review', tmp } }),
+      { code: 'ERR_SANDBOX_INVALID_OPTIONS', message: /under \/tmp|overlaps the writable root/ },
+      `tmp: ${tmp}`,
+    )
+  }
+  assert.deepEqual(fs.readdirSync(store).filter((n) => n.startsWith('cs-')), [], 'no set was begun')
 })
