@@ -93,11 +93,12 @@ fn a_set_without_the_root_s_kept_mode_lists_none() {
     assert_eq!(mode(&f.ws), 0o755);
 }
 
-/// Read and diffed like any directory's mode change (`''`); refused when the root did not change.
+/// Read and diffed like any directory's mode change (a line saying it: `unseen`); refused when the
+/// root did not change.
 #[test]
 fn the_root_s_mode_change_is_read_as_a_directory() {
     let f = chmodded(0o700);
-    assert_eq!(crate::review::content::diff(&f.set, &f.ws).unwrap(), "");
+    assert_eq!(crate::review::content::diff(&f.set, &f.ws).unwrap(), format!("{}: mode 0755 on the host, 0700 in the change set\n", f.ws.display()));
     let f = over_0755();
     assert!(crate::review::content::diff(&f.set, &f.ws).is_err(), "not a change of the set");
 }
