@@ -172,8 +172,14 @@ fn check_store_place(store: &Path, ctx: &Context) -> Result<()> {
     if let Some(d) = ctx.deny_read.iter().find(|d| store.starts_with(d)) {
         return Err(place(format!("is hidden by the denyRead entry {}", d.display())));
     }
-    if ctx.private_tmp && store.starts_with("/tmp") {
-        return Err(place("is under /tmp, which the run replaces with a private one".into()));
+    // Whatever this run does with /tmp: every other run with `tmp: 'writable'` (the default), of
+    // any process, may write there, and none covers a store there (`known_stores`). A store under
+    // it taken by a run with `tmp: 'read-only'` was rewritten by another process's run, which
+    // chose where the apply wrote (found by an attacker's review, land27).
+    let tmp = std::fs::canonicalize("/tmp").unwrap_or_else(|_| PathBuf::from("/tmp"));
+    if store.starts_with(&tmp) || store.starts_with("/tmp") {
+        let why = if ctx.private_tmp { "which the run replaces with a private one" } else { "which every other run with tmp: 'writable' may write: one could rewrite the set and where it lands" };
+        return Err(place(format!("is under /tmp, {why}")));
     }
     Ok(())
 }
