@@ -182,3 +182,26 @@ test('--review on a terminal that hangs up at the question: the set stays pendin
   assert.equal(pending.length, 1, seen.output)
   assert.equal(cli(['review', 'discard', pending[0].id], ws).status, 0)
 })
+
+// Found by an attacker's review (land27): `sandspawn review diff ID` diffed the changes
+// `showChangeSet` lists by default, the first 10,000, and exited 0 saying nothing of the rest; a
+// run that wrote 10,000 files in `a/` and then `zz-evil.sh` had its script never shown, and `review
+// apply ID` landed it. The library here is a stand-in (the real one took 2 minutes for such a set
+// on the shared machine): a set of 10,002 changes, listed as `showChangeSet` lists them.
+test('review diff shows every change of a set longer than one listing', () => {
+  const lib = path.join(__dirname, '..', 'lib', 'cli')
+  const script = `
+    const paths = Array.from({ length: 10002 }, (_, i) => '/ws/f' + String(i).padStart(5, '0'))
+    const counts = { added: paths.length, modified: 0, deleted: 0 }
+    const fake = {
+      showChangeSet: async (id, o = {}) => ({ id, cwd: '/ws', counts, truncated: false, hostRisks: [], changes: paths.slice(0, o.maxChanges ?? 10000).map((p) => ({ path: p, kind: 'added', type: 'file' })) }),
+      diffChange: async (id, p) => '+++ b' + p + '\\n',
+    }
+    require(${JSON.stringify(path.join(lib, 'library.js'))}).loadSandspawn = () => fake
+    require(${JSON.stringify(path.join(lib, 'review.js'))}).review(['diff', 'cs-0123456789abcdef'], {}).catch((e) => { console.error(e); process.exit(3) })
+  `
+  const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: HANG_MS, killSignal: 'SIGKILL', maxBuffer: 64 << 20 })
+  assert.equal(r.status, 0, ctx(r))
+  assert.match(r.stdout, /^\+\+\+ b\/ws\/f10001$/m, `the last change is diffed: ${r.stdout.slice(-200)}${r.stderr}`)
+  assert.equal(r.stdout.split('\n').filter((l) => l.startsWith('+++ ')).length, 10002)
+})
