@@ -193,8 +193,9 @@ test('review diff shows every change of a set longer than one listing', () => {
   const script = `
     const paths = Array.from({ length: 10002 }, (_, i) => '/ws/f' + String(i).padStart(5, '0'))
     const counts = { added: paths.length, modified: 0, deleted: 0 }
+    const max = (o) => o.maxChanges ?? 10000
     const fake = {
-      showChangeSet: async (id, o = {}) => ({ id, cwd: '/ws', counts, truncated: false, hostRisks: [], changes: paths.slice(0, o.maxChanges ?? 10000).map((p) => ({ path: p, kind: 'added', type: 'file' })) }),
+      showChangeSet: async (id, o = {}) => ({ id, cwd: '/ws', counts, truncated: paths.length > max(o), hostRisks: [], changes: paths.slice(0, max(o)).map((p) => ({ path: p, kind: 'added', type: 'file' })) }),
       diffChange: async (id, p) => '+++ b' + p + '\\n',
     }
     require(${JSON.stringify(path.join(lib, 'library.js'))}).loadSandspawn = () => fake

@@ -67,6 +67,11 @@ async function printDiffs(sandspawn, cs, paths) {
     for (const p of paths) out.writeStdout(printableDiff(await sandspawn.diffChange(cs.id, p)))
     return
   }
+  // Every change, not the first `maxChanges` a listing holds (10,000 by default): the rest was
+  // skipped without a word, and `review apply` landed it (an attacker's review: 10,000 files in
+  // `a/`, then `zz-evil.sh`). A listing holds at most what the set has (bounded by its scan), and
+  // is `truncated` while it holds less.
+  if (cs.truncated) cs = await sandspawn.showChangeSet(cs.id, { maxChanges: 0xffffffff })
   // Directories too: their diff is a line saying what the set does to one (its mode, deleted with
   // everything in it), which a user reading only files' lines never saw (an attacker's review).
   const wanted = [...new Set(cs.changes.map((c) => c.path))]
@@ -80,6 +85,7 @@ async function printDiffs(sandspawn, cs, paths) {
     }
     out.writeStdout(printableDiff(text))
   }
+  if (cs.truncated) process.stderr.write(`sandspawn: ${cs.id} holds more than its scan reads (see its scan-incomplete host risks): what lies past that is not diffed, and is held back by review apply\n`)
 }
 
 /**
