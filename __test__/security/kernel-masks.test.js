@@ -16,7 +16,11 @@ const { run, show, tempTree, which } = require('./helpers')
 // makes the host kernel add a zram block device, one per read, outliving the run; a read of
 // `/proc/sys/vm/stat_refresh` queues work on every host CPU and waits for it (and reads empty, so
 // the probe tells the mask by the file's type: the sandbox's /dev/null, a character device).
-const DIRS = ['/sys/kernel/tracing', '/sys/kernel/debug', '/sys/devices/virtual/powercap', '/sys/class/zram-control']
+// Found by an attacker's review (kern27, root host user): `/sys/kernel/slab` showed every slab
+// cache's object and slab counts, the same state `/proc/slabinfo` (hidden) shows, root-only on the
+// host for the same reasons; `objects` and `objects_partial` count each node's whole partial list
+// holding its list lock with interrupts off, the walk Linux 6.10 bounded for slabinfo alone.
+const DIRS = ['/sys/kernel/tracing', '/sys/kernel/debug', '/sys/devices/virtual/powercap', '/sys/class/zram-control', '/sys/kernel/slab']
 // Found by an attacker's review (root host user): `/proc/pagetypeinfo` (root-only on the host since
 // Linux 5.4) walks every free list holding the zone lock with interrupts off, each read; so do
 // `/proc/slabinfo` and `/proc/vmallocinfo` with their global locks (and the latter shows kernel
@@ -137,6 +141,7 @@ print('pipe', 'regular' if stat.S_ISREG(os.stat(${JSON.stringify(at('pipe'))}).s
     assert.match(got['/proc/timer_list'], /^read [1-9]/)
     for (const p of ['/proc/pagetypeinfo', '/proc/slabinfo', '/proc/vmallocinfo']) if (fs.existsSync(p)) assert.match(got[p], /^read [1-9]\d* file$/, p)
     if (fs.existsSync('/sys/kernel/tracing/trace_pipe')) assert.match(got['/sys/kernel/tracing'], /^entries [1-9]\d* \w+ trace_pipe$/)
+    if (fs.existsSync('/sys/kernel/slab')) assert.match(got['/sys/kernel/slab'], /^entries [1-9]\d* \w+ -$/)
   })
 })
 
