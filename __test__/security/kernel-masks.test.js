@@ -19,8 +19,10 @@ const { run, show, tempTree, which } = require('./helpers')
 // Found by an attacker's review (kern27, root host user): `/sys/kernel/slab` showed every slab
 // cache's object and slab counts, the same state `/proc/slabinfo` (hidden) shows, root-only on the
 // host for the same reasons; `objects` and `objects_partial` count each node's whole partial list
-// holding its list lock with interrupts off, the walk Linux 6.10 bounded for slabinfo alone.
-const DIRS = ['/sys/kernel/tracing', '/sys/kernel/debug', '/sys/devices/virtual/powercap', '/sys/class/zram-control', '/sys/kernel/slab']
+// holding its list lock with interrupts off, the walk Linux 6.10 bounded for slabinfo alone. Idle
+// page tracking's bitmap, root-only, is kpageflags' twin, and a read of it clears the accessed bits
+// of the host's page tables (absent on kernels without CONFIG_IDLE_PAGE_TRACKING).
+const DIRS = ['/sys/kernel/tracing', '/sys/kernel/debug', '/sys/devices/virtual/powercap', '/sys/class/zram-control', '/sys/kernel/slab', '/sys/kernel/mm/page_idle']
 // Found by an attacker's review (root host user): `/proc/pagetypeinfo` (root-only on the host since
 // Linux 5.4) walks every free list holding the zone lock with interrupts off, each read; so do
 // `/proc/slabinfo` and `/proc/vmallocinfo` with their global locks (and the latter shows kernel

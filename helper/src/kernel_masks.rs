@@ -31,8 +31,22 @@ use crate::mount_target::{c, mount, Kind, Target};
 /// `energy_uj`, root-only since the Platypus side channel: it tells instructions apart), zram's
 /// control (a READ of `hot_add` makes the host kernel add a block device, `/dev/zramN` and a
 /// uevent, one per read, outliving the run: found by an attacker's review; a real directory of
-/// the class, not a link into `/sys/devices`).
-const DIRS: [&str; 4] = ["/sys/kernel/tracing", "/sys/kernel/debug", "/sys/devices/virtual/powercap", "/sys/class/zram-control"];
+/// the class, not a link into `/sys/devices`), and SLUB's caches (`/sys/kernel/slab`: every
+/// cache's object and slab counts, what `slabinfo` below shows, root-only on the host as it is;
+/// a read of `objects` or `objects_partial` walks each node's whole partial list holding its list
+/// lock with interrupts off, the walk Linux 6.10 bounded for `slabinfo` alone, and the command can
+/// make that list long: found by an attacker's review), and idle page tracking
+/// (`/sys/kernel/mm/page_idle/bitmap`, root-only: the twin of `/proc/kpageflags` below, by physical
+/// page, and a read clears the accessed bits of the host processes' page tables that map each page
+/// it looks at; absent where the kernel lacks `CONFIG_IDLE_PAGE_TRACKING`).
+const DIRS: [&str; 6] = [
+    "/sys/kernel/tracing",
+    "/sys/kernel/debug",
+    "/sys/devices/virtual/powercap",
+    "/sys/class/zram-control",
+    "/sys/kernel/slab",
+    "/sys/kernel/mm/page_idle",
+];
 
 /// Each read empty: the physical page map (flags, use counts, cgroups of every page of the host),
 /// the keys the caller may view, the host's timers (with the comm and pid of each owner), the
