@@ -1,6 +1,7 @@
 //! The covers over the placeholders of missing protected names, mounted inside the sandbox: an
 //! empty read-only directory over each directory placeholder, an empty read-only file over each
-//! file placeholder (see the addon's `plan::mount_targets` for the placeholders themselves).
+//! file placeholder (see the addon's `plan::mount_targets` for the placeholders themselves); and
+//! the same empty directory over sandspawn's stores, those still there (`cover_store`).
 //!
 //! Why here and not in bwrap: every bwrap bind or remount rereads the whole mount table (about
 //! 0.17 ms each here), and a repository-rich workspace has dozens of placeholders. The helper mounts
@@ -12,10 +13,10 @@
 //! the mount goes onto that descriptor (`/proc/self/fd/N`): a placeholder replaced by a symlink is
 //! refused, never followed.
 
-
+use std::ffi::CString;
 use std::path::{Path, PathBuf};
 
-use sandspawn_helper::report::{Failure, setup};
+use sandspawn_helper::report::{changed, setup, Failure};
 
 use crate::mount_target::{c, mount, Kind, Target};
 use crate::{describe, last_errno};
@@ -28,15 +29,10 @@ const COVER_FLAGS: libc::c_ulong = libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_
 /// trace of it.
 const SCRATCH_FILE: &str = "/dev/shm/.sandspawn-cover";
 
-/// Cover every directory placeholder in `dirs` and every file placeholder in `files`.
-pub fn cover(dirs: &[PathBuf], files: &[PathBuf]) -> Result<(), Failure> {
-    if let Some((first, rest)) = dirs.split_first() {
-        // An empty tmpfs, read-only from the start: `mkdir` inside reports a read-only file system.
-        let t = Target::open(first, Kind::Dir, "the placeholder")?;
-        let (tmpfs, mode) = (c("tmpfs")?, c("mode=0555")?);
-        mount(Some(&tmpfs), &t.proc_path(), Some(&tmpfs), COVER_FLAGS, Some(&mode), &format!("covering the placeholder {}", first.display()))?;
-        bind_rest(first, true, rest)?;
-    }
+/// Cover every directory placeholder in `dirs`, every store of `stores` that is still a directory
+/// (see `cover_store`), and every file placeholder in `files`.
+pub fn cover(dirs: &[PathBuf], stores: &[PathBuf], files: &[PathBuf]) -> Result<(), Failure> {
+    cover_dirs(dirs, stores)?;
     if let Some((first, rest)) = files.split_first() {
         let scratch = c(SCRATCH_FILE)?;
         // SAFETY: a valid C string; the descriptor is closed at once.
@@ -53,7 +49,9 @@ pub fn cover(dirs: &[PathBuf], files: &[PathBuf]) -> Result<(), Failure> {
             let root = Target::open(first, Kind::File, "the placeholder")?;
             mount(None, &root.proc_path(), None, libc::MS_REMOUNT | libc::MS_BIND | COVER_FLAGS, None, &format!("making the cover of {} read-only", first.display()))?;
             // Before the name goes: a file with no name left cannot be the source of a bind.
-            bind_rest(first, false, rest)
+            // Open (and kept open) while its `/proc/self/fd` path is the source of the binds.
+            let source = Target::open(first, Kind::File, "the placeholder")?;
+            bind_rest(&source.proc_path(), Kind::File, rest)
         });
         // SAFETY: a valid C string. The mounts keep the file; its name goes either way.
         unsafe { libc::unlink(scratch.as_ptr()) };
@@ -62,32 +60,101 @@ pub fn cover(dirs: &[PathBuf], files: &[PathBuf]) -> Result<(), Failure> {
     Ok(())
 }
 
-/// `dirs` and those of `if_there` that are still directories: one gone (`ENOENT`), or no longer a
-/// directory (`ENOTDIR`: it, or a directory on its way, replaced by a file or a symlink, which no
-/// cover follows), holds no store to protect and is passed over; any other error fails as a
-/// placeholder's would.
-pub fn with_those_there(dirs: &[PathBuf], if_there: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
-    let mut out = dirs.to_vec();
-    for p in if_there {
-        match Target::open(p, Kind::Dir, "the store") {
-            Ok(_) => out.push(p.clone()),
-            Err(f) if f.errno == libc::ENOENT || f.errno == libc::ENOTDIR => {}
-            Err(f) => return Err(f),
-        }
+/// The directory covers: an empty read-only tmpfs mounted on the first placeholder, bound over the
+/// other placeholders and the stores. With no placeholder, the tmpfs is mounted on a directory of
+/// the sandbox's own (`SCRATCH_DIR`), detached and removed once bound: never on a store, which its
+/// process may remove at any moment (its removal on the host detaches every mount on it, and a
+/// bind from a detached mount fails).
+fn cover_dirs(dirs: &[PathBuf], stores: &[PathBuf]) -> Result<(), Failure> {
+    if dirs.is_empty() && stores.is_empty() {
+        return Ok(());
     }
-    Ok(out)
+    let scratch = if dirs.is_empty() { Some(ScratchDir::make()?) } else { None };
+    let first = dirs.first().map_or(Path::new(SCRATCH_DIR), PathBuf::as_path);
+    let what = if scratch.is_some() { "the stores' cover" } else { "the placeholder" };
+    let t = Target::open(first, Kind::Dir, what)?;
+    // An empty tmpfs, read-only from the start: `mkdir` inside reports a read-only file system.
+    let (tmpfs, mode) = (c("tmpfs")?, c("mode=0555")?);
+    mount(Some(&tmpfs), &t.proc_path(), Some(&tmpfs), COVER_FLAGS, Some(&mode), &format!("covering {what} {}", first.display()))?;
+    // Open (and kept open) while its `/proc/self/fd` path is the source of the binds.
+    let source = Target::open(first, Kind::Dir, what)?;
+    let from = source.proc_path();
+    bind_rest(&from, Kind::Dir, &dirs[dirs.len().min(1)..])?;
+    for p in stores {
+        cover_store(&from, p)?;
+    }
+    drop(source);
+    scratch.map_or(Ok(()), ScratchDir::remove)
 }
 
-/// Bind the read-only cover now at `first` over each of `rest` (the clone keeps its flags).
-fn bind_rest(first: &Path, dirs: bool, rest: &[PathBuf]) -> Result<(), Failure> {
-    // Open (and kept open) while its `/proc/self/fd` path is the source of the binds.
-    let kind = if dirs { Kind::Dir } else { Kind::File };
-    let source = Target::open(first, kind, "the placeholder")?;
-    let from = source.proc_path();
+/// How often a store the kernel refuses to cover as removed is looked at before the run is planned
+/// again (`Stage::Changed`): a directory made again at its path each time.
+const STORE_LOOKS: usize = 3;
+
+/// Bind the cover at `from` over the store at `p` while a directory is there. Another process may
+/// remove its store at any moment (found last session: another agent's temporary tool cache, listed
+/// in `known-stores`, went while a run started, whose setup failed with "covering the placeholder
+/// ...: No such file or directory": the kernel refuses a mount onto a removed directory with
+/// ENOENT). What is gone holds nothing to protect: no path (`ENOENT`), or no longer a directory
+/// (`ENOTDIR`: it, or a directory on its way, replaced by a file or a symlink, which no cover
+/// follows: a link planted there leads nowhere a cover goes). Refused with ENOENT, the path is
+/// looked at again: a directory made there since is covered; the same directory, removed (its
+/// link count 0: no entry can be made in it, and a path leads to it only through a process's
+/// working directory or descriptor), is passed over. Any other error fails as a placeholder's
+/// would, and a store refused every look has the run planned again.
+fn cover_store(from: &CString, p: &Path) -> Result<(), Failure> {
+    let mut refused = None;
+    for _ in 0..STORE_LOOKS {
+        let t = match Target::open(p, Kind::Dir, "the store") {
+            Ok(t) => t,
+            Err(f) if f.errno == libc::ENOENT || f.errno == libc::ENOTDIR => return Ok(()),
+            Err(f) => return Err(f),
+        };
+        if refused == Some(t.id) && t.is_removed() {
+            return Ok(());
+        }
+        match mount(Some(from), &t.proc_path(), None, libc::MS_BIND, None, &format!("covering the store {}", p.display())) {
+            Err(f) if f.errno == libc::ENOENT => refused = Some(t.id),
+            done => return done,
+        }
+    }
+    Err(changed(libc::ENOENT, format!("the store {} was refused as removed at each of {STORE_LOOKS} looks while the sandbox was set up", p.display())))
+}
+
+/// Where the directory covers' tmpfs is mounted when there is no placeholder: in the sandbox's own
+/// `/dev/shm` tmpfs, as the file covers' `SCRATCH_FILE`.
+const SCRATCH_DIR: &str = "/dev/shm/.sandspawn-cover-dir";
+
+/// `SCRATCH_DIR`, made; detached and removed by `remove`, so the command finds no trace of it.
+struct ScratchDir(CString);
+
+impl ScratchDir {
+    fn make() -> Result<ScratchDir, Failure> {
+        let path = c(SCRATCH_DIR)?;
+        // SAFETY: a valid C string.
+        if unsafe { libc::mkdir(path.as_ptr(), 0o500) } != 0 {
+            let e = last_errno();
+            return Err(setup(e, format!("creating the directory for the stores' cover ({SCRATCH_DIR}) failed: {}", describe(e))));
+        }
+        Ok(ScratchDir(path))
+    }
+
+    fn remove(self) -> Result<(), Failure> {
+        // SAFETY: a valid C string. The binds made from the mount keep their own.
+        if unsafe { libc::umount2(self.0.as_ptr(), libc::MNT_DETACH) } != 0 || unsafe { libc::rmdir(self.0.as_ptr()) } != 0 {
+            let e = last_errno();
+            return Err(setup(e, format!("removing the directory of the stores' cover ({SCRATCH_DIR}) failed: {}", describe(e))));
+        }
+        Ok(())
+    }
+}
+
+/// Bind the read-only cover at `from` (a source's `/proc/self/fd` path) over each of `rest`, each
+/// of `kind` (the clone keeps the source mount's flags).
+fn bind_rest(from: &CString, kind: Kind, rest: &[PathBuf]) -> Result<(), Failure> {
     for p in rest {
         let t = Target::open(p, kind, "the placeholder")?;
-        mount(Some(&from), &t.proc_path(), None, libc::MS_BIND, None, &format!("covering the placeholder {}", p.display()))?;
+        mount(Some(from), &t.proc_path(), None, libc::MS_BIND, None, &format!("covering the placeholder {}", p.display()))?;
     }
     Ok(())
 }
-

@@ -291,8 +291,7 @@ fn in_namespaces(steps: &Steps) {
             fail(steps.report_fd, failure);
         }
     }
-    let dirs = covers::with_those_there(&steps.cover_dirs, &steps.cover_dirs_if_there);
-    if let Err(failure) = dirs.and_then(|dirs| covers::cover(&dirs, &steps.cover_files)) {
+    if let Err(failure) = covers::cover(&steps.cover_dirs, &steps.cover_dirs_if_there, &steps.cover_files) {
         fail(steps.report_fd, failure);
     }
     // While the capabilities last (see `write_guard::prepare_message_queues`).

@@ -37,6 +37,8 @@ pub(crate) struct Target {
     pub id: (u64, u64),
     /// Its type (`S_IFMT` bits of its mode).
     fmt: libc::mode_t,
+    /// Its link count when opened: 0 for a directory removed meanwhile (`rmdir` clears it).
+    links: u64,
 }
 
 impl Target {
@@ -63,7 +65,7 @@ impl Target {
             return Err(setup(e, format!("reading {what} {path} failed: {}", describe(e))));
         }
         let fmt = st.st_mode & libc::S_IFMT;
-        let t = Target { fd, id: (st.st_dev, st.st_ino), fmt };
+        let t = Target { fd, id: (st.st_dev, st.st_ino), fmt, links: u64::from(st.st_nlink) };
         let (dir, file) = (fmt == libc::S_IFDIR, fmt == libc::S_IFREG);
         let fits = match kind {
             Kind::Dir => dir,
@@ -93,6 +95,14 @@ impl Target {
     /// A directory.
     pub fn is_dir(&self) -> bool {
         self.fmt == libc::S_IFDIR
+    }
+
+    /// Removed from its directory by the time it was opened (a directory `rmdir` cleared, reached
+    /// through the descriptor or the working directory of a process that held it): no entry can
+    /// be made in it any more, and the kernel refuses a mount onto it. Only a hint where the
+    /// kernel has refused already: a file system may count a directory's links as it likes.
+    pub fn is_removed(&self) -> bool {
+        self.links == 0
     }
 
     /// A character or block device.

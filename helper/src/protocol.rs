@@ -96,9 +96,10 @@ pub struct Steps {
     /// CAP_SYS_ADMIN, so `own_userns` must be set too.
     pub cover_dirs: Vec<PathBuf>,
     pub cover_files: Vec<PathBuf>,
-    /// Directories covered as `cover_dirs` when they exist as the sandbox starts, passed over when
-    /// they are gone: other processes' stores (`known-stores`), which their processes may remove at
-    /// any moment (a test's temporary home), while nothing is left there to protect.
+    /// Directories covered as `cover_dirs` while they are directories, passed over when they are
+    /// gone, also in the middle of the helper's mount (`covers::cover_store`): other processes'
+    /// stores (`known-stores`), which their processes may remove at any moment (a test's temporary
+    /// home), while nothing is left there to protect.
     pub cover_dirs_if_there: Vec<PathBuf>,
     /// Bind mounts bwrap made only so that the overlays could be mounted (the writable store),
     /// detached after them so the command cannot reach the store directly.
