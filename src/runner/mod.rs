@@ -31,6 +31,8 @@ pub mod terminal_io;
 pub mod test_hooks;
 #[cfg(test)]
 mod tests_changed;
+#[cfg(test)]
+mod tests_stores_gone;
 mod until_exit;
 mod wiring;
 

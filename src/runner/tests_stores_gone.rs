@@ -1,0 +1,71 @@
+//! A store another process owns removed between the host's plan and the sandbox's start: the run
+//! goes on without it (there is nothing left to cover), whether the store lies outside the run's
+//! writable roots (covered by the helper where it is still a directory) or inside one (the
+//! directories above it pinned: see `plan::pins`). Found last session: another agent's temporary
+//! store, listed in `known-stores`, was deleted while a run started, whose setup failed. The store
+//! here is the run's environment's (`HOME`), covered as a listed one is, and removed by the
+//! runner's hook after each plan (`test_hooks`), so the race is hit every time.
+
+use std::collections::BTreeMap;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use serde_json::json;
+
+use super::{launch, test_hooks};
+use crate::options::{parse_spawn_options, Entry, HostContext};
+
+/// A directory under the target directory (not the shared /tmp, whose top every run protects).
+fn scratch(prefix: &str) -> (tempfile::TempDir, PathBuf) {
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("target");
+    let t = tempfile::Builder::new().prefix(prefix).tempdir_in(base).unwrap();
+    let p = t.path().canonicalize().unwrap();
+    (t, p)
+}
+
+/// A home at `home` holding sandspawn's state directory (private, as a store must be).
+fn home_with_a_store(home: &Path) {
+    let state = home.join(".local/state/sandspawn");
+    std::fs::create_dir_all(&state).unwrap();
+    std::fs::set_permissions(&state, std::fs::Permissions::from_mode(0o700)).unwrap();
+    std::fs::write(state.join("kept"), "x").unwrap();
+}
+
+/// `true` run in `ws` in workspace-write with `HOME=home`, whose whole tree is removed after each
+/// plan; the exit code or the error, and the count of plans.
+async fn run_with_home_removed(ws: &Path, home: &Path) -> (std::result::Result<Option<i32>, String>, usize) {
+    home_with_a_store(home);
+    let plans = Arc::new(AtomicUsize::new(0));
+    let (counted, gone) = (plans.clone(), home.to_path_buf());
+    test_hooks::after_plan(ws, move || {
+        counted.fetch_add(1, Ordering::SeqCst);
+        let _ = std::fs::remove_dir_all(&gone);
+    });
+    let env = BTreeMap::from([("PATH".to_string(), "/usr/bin:/bin".to_string())]);
+    let host = HostContext { cwd: ws.to_path_buf(), env, package_dir: None };
+    let opts = json!({ "sandbox": "workspace-write", "env": { "PATH": "/usr/bin:/bin", "HOME": home } });
+    let req = parse_spawn_options(&json!(["true"]), &opts, &host, Entry::Start, None).expect("valid options");
+    let (handle, driver) = launch(req, None);
+    tokio::spawn(driver);
+    let r = handle.wait().await;
+    test_hooks::clear(ws);
+    (r.map(|r| r.exit_code).map_err(|e| e.message), plans.load(Ordering::SeqCst))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_store_outside_the_workspace_removed_after_the_plan_fails_no_run() {
+    let (_w, ws) = scratch("stores-gone-ws-");
+    let (_h, homes) = scratch("stores-gone-home-");
+    let (r, plans) = run_with_home_removed(&ws, &homes.join("home")).await;
+    assert_eq!(r, Ok(Some(0)));
+    assert_eq!(plans, 1, "nothing changed that the run protects");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_store_inside_the_workspace_removed_after_the_plan_fails_no_run() {
+    let (_w, ws) = scratch("stores-gone-in-");
+    let (r, _) = run_with_home_removed(&ws, &ws.join("tmp-home")).await;
+    assert_eq!(r, Ok(Some(0)));
+}
