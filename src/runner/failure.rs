@@ -100,6 +100,22 @@ pub(super) fn helper_failure(f: &Failure, command: &str, stderr: &str) -> Sandbo
     SandboxError::new(code, message).with_stderr(stderr)
 }
 
+/// bwrap exited without running the command because a path it was to bind was not there
+/// (`Can't find source path P`), and `P` is gone now too: another process removed it after the
+/// plan, which saw it. The error of a changed workspace (the run is planned again); `None` for any
+/// other failure, or a path that is there (bwrap's words are the only source of `P`, and a run is
+/// planned again only for what the host sees gone).
+pub(super) fn source_removed(stderr: &str) -> Option<SandboxError> {
+    const SAID: &str = "Can't find source path ";
+    let line = stderr.lines().find_map(|l| l.split_once(SAID).map(|(_, rest)| rest))?;
+    let (path, _) = line.rsplit_once(": ")?;
+    let gone = std::fs::symlink_metadata(path).is_err_and(|e| e.kind() == io::ErrorKind::NotFound);
+    gone.then(|| {
+        let why = format!("the workspace changed while the sandbox was set up (another process renamed or removed what it protects): {path} was removed since the sandbox was planned");
+        SandboxError::setup_failed(format!("sandbox setup failed before the command ran: {why}"), stderr.trim())
+    })
+}
+
 /// bwrap exited without running the command: say why, in its own words and ours.
 pub(super) fn setup_failure(stderr: &str) -> SandboxError {
     let trimmed = stderr.trim();

@@ -228,6 +228,16 @@ async fn run(
         let e = super::failure::helper_failure(f, &req.command[0], setup_words);
         return Ok(Attempt::Changed(e, Box::new(req)));
     }
+    // bwrap stopped before the helper at a path the plan bound that another process has removed
+    // since (the directories pinned above a store in a writable root: found when a test's
+    // temporary home holding a listed store was removed while another run started, and that
+    // run failed with "Can't find source path"): planned again from what is there now.
+    let bwrap_stopped = failure.is_none() && sandbox_type == SandboxType::Bwrap && bwrap_status.exit_code.is_none() && matches!(ending.status, super::child::ExitStatus::Exited(_));
+    if bwrap_stopped && nothing_reached_the_caller(&ending, shared, &req) {
+        if let Some(e) = super::failure::source_removed(setup_words) {
+            return Ok(Attempt::Changed(e, Box::new(req)));
+        }
+    }
     let (exit_code, signal) = exit_of(sandbox_type, &ending, bwrap_status.exit_code, failure.as_ref(), &req.command[0], setup_words)?;
     let host_risks = services.host_risks(&req, sandbox_type).await?;
     let change_set = describe_change_set(review_run).await?;
@@ -385,12 +395,12 @@ impl Unspawned {
 /// the caller: not after a kill or the timeout (the request was for this run), not with a terminal
 /// or a stdin the caller writes.
 fn may_plan_again(failure: &sandspawn_helper::report::Failure, sandbox: SandboxType, ending: &Ending, shared: &Shared, req: &SpawnRequest) -> bool {
-    failure.stage == sandspawn_helper::report::Stage::Changed
-        && matches!(sandbox, SandboxType::Bwrap | SandboxType::Landlock)
-        && !ending.killed
-        && !ending.timed_out
-        && shared.terminal.is_none()
-        && req.stdin != crate::options::StdinMode::Pipe
+    failure.stage == sandspawn_helper::report::Stage::Changed && matches!(sandbox, SandboxType::Bwrap | SandboxType::Landlock) && nothing_reached_the_caller(ending, shared, req)
+}
+
+/// Whether nothing of an attempt that never ran its command reached the caller (see `may_plan_again`).
+fn nothing_reached_the_caller(ending: &Ending, shared: &Shared, req: &SpawnRequest) -> bool {
+    !ending.killed && !ending.timed_out && shared.terminal.is_none() && req.stdin != crate::options::StdinMode::Pipe
 }
 
 /// The sandbox is gone: what the run's change set holds now (review mode), read on a blocking thread.
