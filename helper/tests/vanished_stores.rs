@@ -150,3 +150,29 @@ fn a_store_replaced_is_covered_only_where_it_is_a_directory() {
     let (code, out, err) = run(&cwd, &args, &remade, || ());
     assert_eq!((code, out.as_str()), (Some(0), "listed\n"), "the store made again is covered: {err}");
 }
+
+/// A placeholder (a missing protected name's, held for the run) removed while the sandbox starts:
+/// the name is uncovered, so the command never runs; the helper says the workspace changed, and the
+/// runner plans the run again (which makes the placeholder anew), as for a removed read-only path,
+/// rather than failing it.
+#[test]
+fn a_placeholder_removed_while_the_sandbox_starts_has_the_run_planned_again() {
+    if !bwrap_works() {
+        eprintln!("skipped: bwrap cannot make a sandbox here");
+        return;
+    }
+    for first in [true, false] {
+        let s = Scratch::new(if first { "ph-first" } else { "ph-second" });
+        let (placeholder, other) = (s.dir("placeholder"), s.dir("other"));
+        let mut args = vec!["--cover-dir=/proc/self/cwd/.".to_string()];
+        if first {
+            args.push(format!("--cover-dir={}", other.display()));
+        } else {
+            args.insert(0, format!("--cover-dir={}", other.display()));
+        }
+        let (code, out, err) = run(&placeholder, &args, &other, || std::fs::remove_dir(&placeholder).unwrap());
+        assert_eq!(out, "", "the command ran: {err}");
+        assert_ne!(code, Some(0));
+        assert!(err.contains("removed since the sandbox was planned"), "first: {first}: {err}");
+    }
+}
