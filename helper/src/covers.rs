@@ -16,7 +16,7 @@
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
 
-use sandspawn_helper::report::{changed, setup, Failure};
+use sandspawn_helper::report::{changed, setup, Failure, Stage};
 
 use crate::mount_target::{c, mount, Kind, Target};
 use crate::{describe, last_errno};
@@ -43,8 +43,8 @@ pub fn cover(dirs: &[PathBuf], stores: &[PathBuf], files: &[PathBuf]) -> Result<
         }
         // SAFETY: our own descriptor.
         unsafe { libc::close(fd) };
-        let bound = Target::open(first, Kind::File, "the placeholder").and_then(|t| {
-            mount(Some(&scratch), &t.proc_path(), None, libc::MS_BIND, None, &format!("covering the placeholder {}", first.display()))?;
+        let bound = Target::open(first, Kind::File, "the placeholder").map_err(removed_is_changed).and_then(|t| {
+            mount(Some(&scratch), &t.proc_path(), None, libc::MS_BIND, None, &format!("covering the placeholder {}", first.display())).map_err(removed_is_changed)?;
             // The mount now at `first`, made read-only.
             let root = Target::open(first, Kind::File, "the placeholder")?;
             mount(None, &root.proc_path(), None, libc::MS_REMOUNT | libc::MS_BIND | COVER_FLAGS, None, &format!("making the cover of {} read-only", first.display()))?;
@@ -72,10 +72,10 @@ fn cover_dirs(dirs: &[PathBuf], stores: &[PathBuf]) -> Result<(), Failure> {
     let scratch = if dirs.is_empty() { Some(ScratchDir::make()?) } else { None };
     let first = dirs.first().map_or(Path::new(SCRATCH_DIR), PathBuf::as_path);
     let what = if scratch.is_some() { "the stores' cover" } else { "the placeholder" };
-    let t = Target::open(first, Kind::Dir, what)?;
+    let t = Target::open(first, Kind::Dir, what).map_err(removed_is_changed)?;
     // An empty tmpfs, read-only from the start: `mkdir` inside reports a read-only file system.
     let (tmpfs, mode) = (c("tmpfs")?, c("mode=0555")?);
-    mount(Some(&tmpfs), &t.proc_path(), Some(&tmpfs), COVER_FLAGS, Some(&mode), &format!("covering {what} {}", first.display()))?;
+    mount(Some(&tmpfs), &t.proc_path(), Some(&tmpfs), COVER_FLAGS, Some(&mode), &format!("covering {what} {}", first.display())).map_err(removed_is_changed)?;
     // Open (and kept open) while its `/proc/self/fd` path is the source of the binds.
     let source = Target::open(first, Kind::Dir, what)?;
     let from = source.proc_path();
@@ -153,8 +153,19 @@ impl ScratchDir {
 /// of `kind` (the clone keeps the source mount's flags).
 fn bind_rest(from: &CString, kind: Kind, rest: &[PathBuf]) -> Result<(), Failure> {
     for p in rest {
-        let t = Target::open(p, kind, "the placeholder")?;
-        mount(Some(from), &t.proc_path(), None, libc::MS_BIND, None, &format!("covering the placeholder {}", p.display()))?;
+        let t = Target::open(p, kind, "the placeholder").map_err(removed_is_changed)?;
+        mount(Some(from), &t.proc_path(), None, libc::MS_BIND, None, &format!("covering the placeholder {}", p.display())).map_err(removed_is_changed)?;
     }
     Ok(())
+}
+
+/// A placeholder gone (ENOENT: removed before its open, or under its mount) leaves its name
+/// uncovered, so the command must not run; but it is a workspace changed since the plan (another
+/// process removed it: a user's `git clean -fdx`), not a broken setup: the run is planned again,
+/// which makes it anew, as for a read-only path removed (see `read_only`).
+fn removed_is_changed(f: Failure) -> Failure {
+    match f.stage {
+        Stage::Setup if f.errno == libc::ENOENT => changed(f.errno, format!("{} (removed since the sandbox was planned)", f.message)),
+        _ => f,
+    }
 }
