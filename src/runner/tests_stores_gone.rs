@@ -1,5 +1,5 @@
-//! A store another process owns removed between the host's plan and the sandbox's start: the run
-//! goes on without it (there is nothing left to cover), whether the store lies outside the run's
+//! A store another process owns (or a `denyRead` path) removed between the host's plan and the
+//! sandbox's start: the run goes on without it (there is nothing left to cover), whether the store lies outside the run's
 //! writable roots (covered by the helper where it is still a directory) or inside one (the
 //! directories above it pinned: see `plan::pins`). Found last session: another agent's temporary
 //! store, listed in `known-stores`, was deleted while a run started, whose setup failed. The store
@@ -68,4 +68,30 @@ async fn a_store_inside_the_workspace_removed_after_the_plan_fails_no_run() {
     let (_w, ws) = scratch("stores-gone-in-");
     let (r, _) = run_with_home_removed(&ws, &ws.join("tmp-home")).await;
     assert_eq!(r, Ok(Some(0)));
+}
+
+/// The same for a `denyRead` directory outside the writable roots removed after the plan: bwrap
+/// cannot make the mask's mount point in the read-only view ("Can't mkdir"), and the run failed.
+/// Planned again, the path is missing, which has nothing to hide (as documented for a `denyRead`
+/// path that does not exist).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_denied_directory_removed_after_the_plan_fails_no_run() {
+    let (_w, ws) = scratch("deny-gone-ws-");
+    let (_d, outside) = scratch("deny-gone-");
+    let (denied, file) = (outside.join("secret"), outside.join("secret-file"));
+    std::fs::create_dir(&denied).unwrap();
+    std::fs::write(&file, "x").unwrap();
+    let (gone, gone_file) = (denied.clone(), file.clone());
+    test_hooks::after_plan(&ws, move || {
+        let _ = std::fs::remove_dir_all(&gone);
+        let _ = std::fs::remove_file(&gone_file);
+    });
+    let host = HostContext { cwd: ws.to_path_buf(), env: BTreeMap::from([("PATH".to_string(), "/usr/bin:/bin".to_string())]), package_dir: None };
+    let opts = json!({ "sandbox": { "mode": "workspace-write", "denyRead": [denied, file] } });
+    let req = parse_spawn_options(&json!(["true"]), &opts, &host, Entry::Start, None).expect("valid options");
+    let (handle, driver) = launch(req, None);
+    tokio::spawn(driver);
+    let r = handle.wait().await;
+    test_hooks::clear(&ws);
+    assert_eq!(r.map(|r| r.exit_code).map_err(|e| e.message), Ok(Some(0)));
 }
