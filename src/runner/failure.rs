@@ -100,14 +100,16 @@ pub(super) fn helper_failure(f: &Failure, command: &str, stderr: &str) -> Sandbo
     SandboxError::new(code, message).with_stderr(stderr)
 }
 
-/// bwrap exited without running the command because a path it was to bind was not there
-/// (`Can't find source path P`), and `P` is gone now too: another process removed it after the
-/// plan, which saw it. The error of a changed workspace (the run is planned again); `None` for any
-/// other failure, or a path that is there (bwrap's words are the only source of `P`, and a run is
-/// planned again only for what the host sees gone).
+/// bwrap exited without running the command at a path the plan named that is gone now (another
+/// process removed it after the plan, which saw it): one it was to bind (`Can't find source path
+/// P`: the directories pinned above a store), or a mask's mount point it could not make again in
+/// the read-only view (`Can't mkdir P`, `Can't create file at P`: a `denyRead` path). The error of
+/// a changed workspace (the run is planned again, from what is there then); `None` for any other
+/// failure, or a path that is there (bwrap's words are only a hint: a run is planned again only
+/// for what the host sees gone).
 pub(super) fn source_removed(stderr: &str) -> Option<SandboxError> {
-    const SAID: &str = "Can't find source path ";
-    let line = stderr.lines().find_map(|l| l.split_once(SAID).map(|(_, rest)| rest))?;
+    const SAID: [&str; 3] = ["Can't find source path ", "Can't mkdir ", "Can't create file at "];
+    let line = stderr.lines().find_map(|l| SAID.iter().find_map(|said| l.split_once(said).map(|(_, rest)| rest)))?;
     let (path, _) = line.rsplit_once(": ")?;
     let gone = std::fs::symlink_metadata(path).is_err_and(|e| e.kind() == io::ErrorKind::NotFound);
     gone.then(|| {

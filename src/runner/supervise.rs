@@ -228,10 +228,11 @@ async fn run(
         let e = super::failure::helper_failure(f, &req.command[0], setup_words);
         return Ok(Attempt::Changed(e, Box::new(req)));
     }
-    // bwrap stopped before the helper at a path the plan bound that another process has removed
+    // bwrap stopped before the helper at a path the plan named that another process has removed
     // since (the directories pinned above a store in a writable root: found when a test's
     // temporary home holding a listed store was removed while another run started, and that
-    // run failed with "Can't find source path"): planned again from what is there now.
+    // run failed with "Can't find source path"; a `denyRead` path): planned again from what is
+    // there now.
     let bwrap_stopped = failure.is_none() && sandbox_type == SandboxType::Bwrap && bwrap_status.exit_code.is_none() && matches!(ending.status, super::child::ExitStatus::Exited(_));
     if bwrap_stopped && nothing_reached_the_caller(&ending, shared, &req) {
         if let Some(e) = super::failure::source_removed(setup_words) {
