@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use sandspawn_helper::report::{changed, setup, Failure, Stage};
 
-use crate::mount_target::{c, mount, Kind, Target};
+use crate::mount_target::{c, c_path, mount, Kind, Target};
 use crate::{describe, last_errno};
 
 /// The flags every cover ends up with.
@@ -70,7 +70,7 @@ fn cover_dirs(dirs: &[PathBuf], stores: &[PathBuf]) -> Result<(), Failure> {
         return Ok(());
     }
     let scratch = if dirs.is_empty() { Some(ScratchDir::make()?) } else { None };
-    let first = dirs.first().map_or(Path::new(SCRATCH_DIR), PathBuf::as_path);
+    let first = dirs.first().or(scratch.as_ref().map(|s| &s.0)).expect("a placeholder or the scratch directory");
     let what = if scratch.is_some() { "the stores' cover" } else { "the placeholder" };
     let t = Target::open(first, Kind::Dir, what).map_err(removed_is_changed)?;
     // An empty tmpfs, read-only from the start: `mkdir` inside reports a read-only file system.
@@ -122,28 +122,34 @@ fn cover_store(from: &CString, p: &Path) -> Result<(), Failure> {
 }
 
 /// Where the directory covers' tmpfs is mounted when there is no placeholder: in the sandbox's own
-/// `/dev/shm` tmpfs, as the file covers' `SCRATCH_FILE`.
-const SCRATCH_DIR: &str = "/dev/shm/.sandspawn-cover-dir";
+/// `/dev/shm` tmpfs, as the file covers' `SCRATCH_FILE`, under a name of its own (a writable root
+/// at `/dev/shm` brings the host's there, which concurrent runs share).
+const SCRATCH_DIR: &str = "/dev/shm/.sandspawn-cover-";
 
-/// `SCRATCH_DIR`, made; detached and removed by `remove`, so the command finds no trace of it.
-struct ScratchDir(CString);
+/// A directory under `SCRATCH_DIR`, made; detached and removed by `remove`, so the command finds
+/// no trace of it.
+struct ScratchDir(PathBuf);
 
 impl ScratchDir {
     fn make() -> Result<ScratchDir, Failure> {
-        let path = c(SCRATCH_DIR)?;
+        let mut random = [0u8; 8];
+        // SAFETY: a buffer of the length given. Short or failed, the name is only less unique.
+        unsafe { libc::getrandom(random.as_mut_ptr().cast(), random.len(), libc::GRND_NONBLOCK) };
+        let path = PathBuf::from(format!("{SCRATCH_DIR}{:016x}", u64::from_ne_bytes(random)));
         // SAFETY: a valid C string.
-        if unsafe { libc::mkdir(path.as_ptr(), 0o500) } != 0 {
+        if unsafe { libc::mkdir(c_path(&path)?.as_ptr(), 0o500) } != 0 {
             let e = last_errno();
-            return Err(setup(e, format!("creating the directory for the stores' cover ({SCRATCH_DIR}) failed: {}", describe(e))));
+            return Err(setup(e, format!("creating the directory for the stores' cover ({}) failed: {}", path.display(), describe(e))));
         }
         Ok(ScratchDir(path))
     }
 
     fn remove(self) -> Result<(), Failure> {
+        let p = c_path(&self.0)?;
         // SAFETY: a valid C string. The binds made from the mount keep their own.
-        if unsafe { libc::umount2(self.0.as_ptr(), libc::MNT_DETACH) } != 0 || unsafe { libc::rmdir(self.0.as_ptr()) } != 0 {
+        if unsafe { libc::umount2(p.as_ptr(), libc::MNT_DETACH) } != 0 || unsafe { libc::rmdir(p.as_ptr()) } != 0 {
             let e = last_errno();
-            return Err(setup(e, format!("removing the directory of the stores' cover ({SCRATCH_DIR}) failed: {}", describe(e))));
+            return Err(setup(e, format!("removing the directory of the stores' cover ({}) failed: {}", self.0.display(), describe(e))));
         }
         Ok(())
     }
