@@ -106,10 +106,13 @@ pub(super) fn helper_failure(f: &Failure, command: &str, stderr: &str) -> Sandbo
 /// the read-only view (`Can't mkdir P`, `Can't create file at P`: a `denyRead` path). The error of
 /// a changed workspace (the run is planned again, from what is there then); `None` for any other
 /// failure, or a path that is there (bwrap's words are only a hint: a run is planned again only
-/// for what the host sees gone).
+/// for what the host sees gone). Only when bwrap's one line is all the run printed: a command
+/// that ran could print the same words, and planning again would run it twice.
 pub(super) fn source_removed(stderr: &str) -> Option<SandboxError> {
     const SAID: [&str; 3] = ["Can't find source path ", "Can't mkdir ", "Can't create file at "];
-    let line = stderr.lines().find_map(|l| SAID.iter().find_map(|said| l.split_once(said).map(|(_, rest)| rest)))?;
+    let mut lines = stderr.trim().lines();
+    let (only, None) = (lines.next()?, lines.next()) else { return None };
+    let line = only.strip_prefix("bwrap: ").and_then(|l| SAID.iter().find_map(|said| l.strip_prefix(said)))?;
     let (path, _) = line.rsplit_once(": ")?;
     let gone = std::fs::symlink_metadata(path).is_err_and(|e| e.kind() == io::ErrorKind::NotFound);
     gone.then(|| {
@@ -191,5 +194,22 @@ mod helper_failure_tests {
         assert_eq!(setup.code, ErrorCode::SetupFailed);
         assert!(setup.message.starts_with("sandbox setup failed before the command ran: sandspawn-helper: "), "{}", setup.message);
         assert_eq!(setup.stderr.as_deref(), Some("words"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::source_removed;
+
+    #[test]
+    fn only_bwrap_s_one_line_about_a_path_that_is_gone_plans_again() {
+        let gone = "/nonexistent/sandspawn-gone/store";
+        assert!(source_removed(&format!("bwrap: Can't find source path {gone}: No such file or directory\n")).is_some());
+        assert!(source_removed(&format!("bwrap: Can't mkdir {gone}: Read-only file system")).is_some());
+        // A path that is there: bwrap failed for another reason.
+        assert!(source_removed("bwrap: Can't find source path /: Permission denied").is_none());
+        // Anything else printed: a command may have run and said the same words.
+        assert!(source_removed(&format!("hello\nbwrap: Can't find source path {gone}: No such file or directory")).is_none());
+        assert!(source_removed(&format!("Can't find source path {gone}: No such file or directory")).is_none());
     }
 }

@@ -234,7 +234,7 @@ async fn run(
     // run failed with "Can't find source path"; a `denyRead` path): planned again from what is
     // there now.
     let bwrap_stopped = failure.is_none() && sandbox_type == SandboxType::Bwrap && bwrap_status.exit_code.is_none() && matches!(ending.status, super::child::ExitStatus::Exited(_));
-    if bwrap_stopped && nothing_reached_the_caller(&ending, shared, &req) {
+    if bwrap_stopped && text.stdout.is_empty() && nothing_reached_the_caller(&ending, shared, &req) {
         if let Some(e) = super::failure::source_removed(setup_words) {
             return Ok(Attempt::Changed(e, Box::new(req)));
         }
