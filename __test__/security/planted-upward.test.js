@@ -63,4 +63,21 @@ describe('upward-searched names above a workspace nested below /tmp', () => {
     assert.ok(riskFor(r.hostRisks || [], '/tmp/node_modules/.bin/sh'), `unreported: ${JSON.stringify(r.hostRisks)}`)
     assert.equal(fs.existsSync('/tmp/node_modules'), false, 'it stayed')
   })
+
+  // Found by an attacker's review (rfix27): more tools search every parent of their cwd for a file
+  // they run or load code from, and those names landed above the workspace with hostRisks []:
+  // mocha's rc files (find-up; `require` loads modules), Vitest's and Vite's configs (find-up; they
+  // run as JavaScript), Bundler's Gemfile and rake's Rakefile (Ruby), docker compose's files (it
+  // walks up; a service can mount the host), MSBuild's Directory.Build.props (imported into every
+  // project below; `Exec` runs), RuboCop's `require`, flake8's local plugins, golangci-lint's
+  // plugins, dune's outermost project, stack's and cabal's projects (their packages' Setup runs).
+  const MORE = ['../.mocharc.yml', '../../vitest.config.mjs', '../vite.config.ts', '../Gemfile', '../../Rakefile', '../compose.yaml', '../Directory.Build.props', '../.rubocop.yml', '../.flake8', '../.golangci.yml', '../../dune-project', '../stack.yaml', '../cabal.project', '../justfile', '../Taskfile.yml', '../nuget.config']
+  for (const [mode, extra] of Object.entries(MODES)) {
+    test(`${mode}: more upward-searched names (mocha, vitest, bundler, compose, MSBuild, ...) are kept off above the workspace`, async (t) => {
+      const { ws } = nested(t, 'sandspawn-upward-')
+      const r = await sh(plant(MORE), options(ws, extra))
+      assert.equal(r.exitCode, 0, show(r))
+      assertKeptOff(r.hostRisks || [], ws, MORE, extra)
+    })
+  }
 })
