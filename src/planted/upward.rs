@@ -36,6 +36,51 @@ const UPWARD: &[(&str, &str)] = &[
     ("WORKSPACE", "bazel takes the nearest ancestor holding it as the workspace (its repositories and rules run)"),
     ("WORKSPACE.bazel", "bazel takes the nearest ancestor holding it as the workspace (its repositories and rules run)"),
     ("REPO.bazel", "bazel takes the nearest ancestor holding it as the workspace's root"),
+    // Found by an attacker's review (rfix27), each planted above a workspace with hostRisks []:
+    // more tools that take the nearest ancestor's file for a directory with none of its own, and
+    // run what it says (or the code it names).
+    ("Gemfile", "Bundler takes the nearest ancestor's for a directory with none: it runs as Ruby on every bundle command"),
+    ("gems.rb", "Bundler takes the nearest ancestor's for a directory with none: it runs as Ruby on every bundle command"),
+    ("Rakefile", "rake runs the nearest ancestor's (Ruby) for a directory with none"),
+    ("rakefile", "rake runs the nearest ancestor's (Ruby) for a directory with none"),
+    ("Rakefile.rb", "rake runs the nearest ancestor's (Ruby) for a directory with none"),
+    ("rakefile.rb", "rake runs the nearest ancestor's (Ruby) for a directory with none"),
+    (".rubocop.yml", "RuboCop takes the nearest ancestor's: its `require` and `plugins` load Ruby"),
+    ("Vagrantfile", "Vagrant takes the nearest ancestor's (Ruby) for a directory with none"),
+    ("compose.yaml", "docker compose takes the nearest ancestor's for a directory with none: its services run, with the host paths they mount"),
+    ("compose.yml", "docker compose takes the nearest ancestor's for a directory with none: its services run, with the host paths they mount"),
+    ("docker-compose.yaml", "docker compose takes the nearest ancestor's for a directory with none: its services run, with the host paths they mount"),
+    ("docker-compose.yml", "docker compose takes the nearest ancestor's for a directory with none: its services run, with the host paths they mount"),
+    ("Directory.Build.props", "MSBuild imports the nearest ancestor's into every project below: its targets run (`Exec`) on dotnet build"),
+    ("Directory.Build.targets", "MSBuild imports the nearest ancestor's into every project below: its targets run (`Exec`) on dotnet build"),
+    ("Directory.Packages.props", "MSBuild imports the nearest ancestor's into every project below that manages its packages centrally: its targets run"),
+    ("Directory.Build.rsp", "MSBuild takes the nearest ancestor's as command-line switches (loggers and properties that load code)"),
+    ("nuget.config", "NuGet applies every ancestor's: its package sources choose the packages restored, whose build files run"),
+    ("NuGet.config", "NuGet applies every ancestor's: its package sources choose the packages restored, whose build files run"),
+    ("NuGet.Config", "NuGet applies every ancestor's: its package sources choose the packages restored, whose build files run"),
+    (".flake8", "flake8 takes the nearest ancestor's with a [flake8] section: its local-plugins `paths` load Python code"),
+    ("mypy.ini", "mypy takes the nearest ancestor's (up to a repository's top): its `plugins` load Python code"),
+    (".mypy.ini", "mypy takes the nearest ancestor's (up to a repository's top): its `plugins` load Python code"),
+    ("pixi.toml", "pixi takes the nearest ancestor's as the project: its activation scripts run on pixi run and pixi shell"),
+    (".golangci.yml", "golangci-lint takes the nearest ancestor's: its custom linters load plugins"),
+    (".golangci.yaml", "golangci-lint takes the nearest ancestor's: its custom linters load plugins"),
+    (".golangci.toml", "golangci-lint takes the nearest ancestor's: its custom linters load plugins"),
+    (".golangci.json", "golangci-lint takes the nearest ancestor's: its custom linters load plugins"),
+    ("dune-project", "dune takes the outermost ancestor holding it as the root: the rules of the dune files there run on dune build"),
+    ("dune-workspace", "dune takes the outermost ancestor holding it as the root: the rules of the dune files there run on dune build"),
+    ("stack.yaml", "stack takes the nearest ancestor's as the project: the packages it lists are built (their Setup.hs and Template Haskell run)"),
+    ("cabal.project", "cabal takes the nearest ancestor's as the project: the packages it lists are built (their Setup.hs runs)"),
+    ("justfile", "just runs the recipes of the nearest ancestor's for a directory with none"),
+    ("Justfile", "just runs the recipes of the nearest ancestor's for a directory with none"),
+    (".justfile", "just runs the recipes of the nearest ancestor's for a directory with none"),
+    ("Taskfile.yml", "Task runs the tasks of the nearest ancestor's for a directory with none"),
+    ("taskfile.yml", "Task runs the tasks of the nearest ancestor's for a directory with none"),
+    ("Taskfile.yaml", "Task runs the tasks of the nearest ancestor's for a directory with none"),
+    ("taskfile.yaml", "Task runs the tasks of the nearest ancestor's for a directory with none"),
+    ("Taskfile.dist.yml", "Task runs the tasks of the nearest ancestor's for a directory with none"),
+    ("taskfile.dist.yml", "Task runs the tasks of the nearest ancestor's for a directory with none"),
+    ("Taskfile.dist.yaml", "Task runs the tasks of the nearest ancestor's for a directory with none"),
+    ("taskfile.dist.yaml", "Task runs the tasks of the nearest ancestor's for a directory with none"),
 ];
 
 /// JavaScript tools whose configuration is searched for from the cwd upward (ESLint's flat and
@@ -54,6 +99,11 @@ const JS_CONFIGS: &[(&str, &[&str], &str)] = &[
     ("babel.config", &["js", "cjs", "mjs", "cts", "json"], "Babel loads it from an ancestor (`rootMode: upward`): it runs as JavaScript, its plugins load code"),
     (".babelrc", &["", "js", "cjs", "mjs", "cts", "json"], "Babel loads the nearest ancestor's for files with no package.json between: its plugins load code"),
     ("jest.config", &["js", "ts", "mjs", "cjs", "cts", "json"], "Jest takes the nearest ancestor's config for a directory with no package.json: it runs as JavaScript"),
+    // Found by an attacker's review (rfix27): mocha's rc file and Vitest's config are found up
+    // from the cwd too (find-up), and landed above a workspace with hostRisks [].
+    (".mocharc", &["cjs", "js", "yaml", "yml", "jsonc", "json"], "mocha loads the nearest ancestor's rc file: a JavaScript one runs, and its `require` loads modules"),
+    ("vitest.config", &["ts", "mts", "cts", "js", "mjs", "cjs"], "Vitest loads the nearest ancestor's config (find-up from its root): it runs as JavaScript"),
+    ("vite.config", &["ts", "mts", "cts", "js", "mjs", "cjs"], "Vitest loads the nearest ancestor's vite.config where it finds no vitest.config: it runs as JavaScript"),
 ];
 
 /// Every upward-searched name.
@@ -97,7 +147,7 @@ mod tests {
             assert!(what_it_does(n).is_some(), "{n}");
             assert!(!n.contains('/') && !n.is_empty(), "{n}");
         }
-        for n in ["node_modules", "package.json", ".eslintrc", ".eslintrc.js", "eslint.config.mjs", ".prettierrc", "conftest.py", "go.work", "Cargo.toml"] {
+        for n in ["node_modules", "package.json", ".eslintrc", ".eslintrc.js", "eslint.config.mjs", ".prettierrc", "conftest.py", "go.work", "Cargo.toml", ".mocharc.yml", "vitest.config.mjs", "Gemfile", "compose.yaml", "Directory.Build.props"] {
             assert!(all.iter().any(|a| a == n), "{n}");
         }
         assert_eq!(what_it_does("README.md"), None);
