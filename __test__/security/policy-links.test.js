@@ -59,4 +59,26 @@ describe('policy paths resolved through a symlink in the workspace', { concurren
     assert.match(r2.stdout, /ran\n$/, show(r2))
     assert.ok(!fs.existsSync(path.join(tree.out, 'extra/f')), `the run wrote outside its roots\n${show(r2)}`)
   })
+
+  // Found by an attacker's review (rfix27): the host's link dangles (`link -> cfg`, `cfg` not made
+  // yet). The path's first missing component was taken to be the link itself, which exists: after
+  // every run, even one that did nothing, the link was reported created and moved aside, then
+  // reported removed and made again (a `link.sandspawn-held-*` left per run); and a run that made
+  // `cfg/settings.json` kept it, the path the caller named, while the report said "undone".
+  for (const kind of ['readOnlyPaths', 'denyRead']) {
+    test(`${kind} through the host's dangling symlink: where it leads is kept absent, and a run that does nothing is not reported`, async (t) => {
+      const tree = tempTree(t)
+      const link = path.join(tree.ws, 'link')
+      fs.symlinkSync('cfg', link)
+      const policy = { mode: 'workspace-write', [kind]: [path.join(link, 'settings.json')] }
+      const r0 = await sh('echo ran', { cwd: tree.ws, sandbox: policy })
+      assert.equal(r0.stdout, 'ran\n', show(r0))
+      assert.deepEqual(r0.hostRisks, [], 'a run that did nothing')
+      assert.deepEqual(fs.readdirSync(tree.ws).filter((n) => n.startsWith('link')), ['link'])
+      const r1 = await sh('mkdir -p cfg && echo PLANTED > cfg/settings.json; echo ran', { cwd: tree.ws, sandbox: policy })
+      assert.match(r1.stdout, /ran\n$/, show(r1))
+      assert.equal(fs.existsSync(path.join(tree.ws, 'cfg/settings.json')), false, `the path the caller named was made\n${JSON.stringify(r1.hostRisks)}`)
+      assert.equal(fs.readlinkSync(link), 'cfg')
+    })
+  }
 })
