@@ -22,11 +22,13 @@ use super::WritableRoot;
 pub(super) struct LinkWalks {
     held: Held,
     links: Vec<LinkOnTheWay>,
+    /// Where the last walk ended following the links as they are now (`past_dangling`).
+    last_missing: Option<PathBuf>,
 }
 
 impl LinkWalks {
     pub(super) fn start() -> LinkWalks {
-        LinkWalks { held: Held::lock(), links: Vec::new() }
+        LinkWalks { held: Held::lock(), links: Vec::new(), last_missing: None }
     }
 
     /// Walks `p` and keeps the links met. When one of them is held by a live run, where the walk
@@ -34,16 +36,35 @@ impl LinkWalks {
     pub(super) fn walk(&mut self, p: &Path) -> Option<WalkEnd> {
         let held = &self.held;
         let (recorded_end, met) = walk_links(p, &|l| held.recorded(l));
-        let recorded = met.iter().any(|l| held.recorded(&l.path).is_some()).then_some(recorded_end);
+        let recorded = met.iter().any(|l| held.recorded(&l.path).is_some());
+        self.last_missing = match (&recorded_end, recorded) {
+            (WalkEnd::Missing(first), false) => Some(first.clone()),
+            _ => None,
+        };
         self.links.extend(met);
-        recorded
+        recorded.then_some(recorded_end)
+    }
+
+    /// The first missing component to keep absent for the path last walked, given `first`, the one
+    /// `canonical_lenient` found: where that is a dangling symlink (the host's `link -> cfg`, `cfg`
+    /// not made yet), the missing place it leads to, which the walk found. The link itself exists:
+    /// kept absent, it was moved aside after every run, even one that did nothing, then put back as
+    /// a held link (a `link.sandspawn-held-*` and two risks a run), while a run that made
+    /// `cfg/settings.json` kept the path the caller named (found by an attacker's review, rfix27).
+    /// The link is held as every link on the way is.
+    pub(super) fn past_dangling(&self, first: Option<PathBuf>) -> Option<PathBuf> {
+        let dangling = first.as_deref().is_some_and(|f| f.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink()));
+        match (dangling, &self.last_missing) {
+            (true, Some(missing)) => Some(missing.clone()),
+            _ => first,
+        }
     }
 
     /// Holds the links met inside directly written roots, except those under a path in `covered`
     /// (masked whole: nothing reaches them). Second: those in `reviewed` roots, by path (a change
     /// set that removes or replaces one is held back: `review::risks`). Lets go of the lock.
     pub(super) fn hold(self, roots: &[WritableRoot], reviewed: &[PathBuf], covered: &[PathBuf]) -> (Vec<HeldLink>, Vec<PathBuf>) {
-        let LinkWalks { mut held, mut links } = self;
+        let LinkWalks { mut held, mut links, .. } = self;
         links.retain(|l| !covered.iter().any(|d| l.path.starts_with(d)));
         links.sort_by(|a, b| a.path.cmp(&b.path));
         links.dedup_by(|a, b| a.path == b.path);

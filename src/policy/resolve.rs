@@ -142,7 +142,7 @@ fn deny_read(raw: &RawPolicy, roots: &mut [WritableRoot], reviewed: &[PathBuf], 
         match std::fs::canonicalize(&p) {
             Ok(c) => deny_read.push(c),
             Err(_) => {
-                let first = canonical_lenient(&option, &p)?.first_missing;
+                let first = walks.past_dangling(canonical_lenient(&option, &p)?.first_missing);
                 // Held absent inside a root only if missing, not hidden by a run (`hidden`).
                 if first.as_ref().is_some_and(|f| deepest_root(roots, f).is_some()) {
                     super::hidden::refuse_if_hidden(&option, &p)?;
@@ -182,7 +182,8 @@ fn read_only_paths(raw: &RawPolicy, roots: &mut [WritableRoot], walks: &mut Link
         if lenient.first_missing.is_some() && deepest_root(roots, &lenient.path).is_some() {
             super::hidden::refuse_if_hidden(&option, &lenient.path)?;
         }
-        keep_read_only(roots, &mut outside, lenient.path, lenient.first_missing);
+        let first_missing = walks.past_dangling(lenient.first_missing);
+        keep_read_only(roots, &mut outside, lenient.path, first_missing);
     }
     Ok(outside)
 }
