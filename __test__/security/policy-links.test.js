@@ -81,4 +81,30 @@ describe('policy paths resolved through a symlink in the workspace', { concurren
       assert.equal(fs.readlinkSync(link), 'cfg')
     })
   }
+
+  // Found by an attacker's review (rfix27): the links were held per process. A run in another
+  // process (a second agent session, the CLI in another terminal) repointed the link while a run
+  // here started: this run's writable root was where that run pointed it (it wrote `out/extra/f`,
+  // hostRisks []), and, outliving the other run, it "put back" the repointed link after the other
+  // had restored the user's: the link stayed on `out`, the writable root of every later run.
+  test("a writableRoots link repointed by a run in another process: a run started here meanwhile is refused, and the user's link is what stays", async (t) => {
+    const tree = tempTree(t)
+    fs.mkdirSync(path.join(tree.ws, 'cfg/extra'), { recursive: true })
+    fs.mkdirSync(path.join(tree.out, 'extra'))
+    const link = path.join(tree.ws, 'link')
+    fs.symlinkSync('cfg', link)
+    const policy = { mode: 'workspace-write', writableRoots: [path.join(link, 'extra')] }
+    const other = `const s = require(${JSON.stringify(path.resolve(__dirname, '../..'))});
+      s.spawnSandboxed(['bash', '-c', 'rm link && ln -s ${tree.out} link && sleep 3'], { cwd: ${JSON.stringify(tree.ws)}, sandbox: ${JSON.stringify(policy)}, timeout: 20000 })
+        .then((r) => console.log(r.exitCode), (e) => console.log(e.message))`
+    const child = require('node:child_process').spawn(process.execPath, ['-e', other], { stdio: ['ignore', 'pipe', 'inherit'] })
+    const exited = new Promise((resolve) => child.on('exit', resolve))
+    const deadline = Date.now() + 10000
+    while (fs.readlinkSync(link) === 'cfg' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+    assert.equal(fs.readlinkSync(link), tree.out, 'the other run repointed the link')
+    const here = await sh(`echo EVIL > ${path.join(tree.out, 'extra/f')}; sleep 5; echo ran`, { cwd: tree.ws, sandbox: policy, timeout: 20000 }).catch((e) => e)
+    await exited
+    assert.ok(!fs.existsSync(path.join(tree.out, 'extra/f')), `the run here wrote where the other run pointed the link: ${JSON.stringify(here.hostRisks || here.message)}`)
+    assert.equal(fs.readlinkSync(link), 'cfg', `the link stayed repointed: ${JSON.stringify(here.hostRisks || here.message)}`)
+  })
 })
