@@ -13,10 +13,11 @@
 //! While no run holds a link, nothing is recorded: a link the user changes then is taken as it is
 //! by the next run. One changed while a run holds it is taken for that run's doing.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
+use super::held_links_shared::{self as shared, Shared};
 use super::paths::LinkOnTheWay;
 
 /// A link as recorded, shared by the runs that hold it.
@@ -26,6 +27,8 @@ struct Record {
     /// How many times a holder put it back: a holder that finds it as recorded after its run, but
     /// this count moved since it started, was alive while it was changed.
     put_back: u64,
+    /// This process's hold on the record shared with its user's other processes (`held_links_shared`).
+    shared: Option<Shared>,
 }
 
 /// The records of the links held now (a record whose holders all ended is gone).
@@ -37,16 +40,21 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 /// The held links, locked while a policy's paths are walked and their links held, so
 /// that what the walk followed and what is held are the same.
-pub(crate) struct Held(MutexGuard<'static, BTreeMap<PathBuf, Weak<Mutex<Record>>>>);
+pub(crate) struct Held(MutexGuard<'static, BTreeMap<PathBuf, Weak<Mutex<Record>>>>, HashSet<String>);
 
 impl Held {
+    /// Second: the shared records' names, listed once (`held_links_shared`).
     pub(crate) fn lock() -> Held {
-        Held(lock(&HELD))
+        Held(lock(&HELD), shared::listed())
     }
 
-    /// The link at `path` as its record has it, if a run holds it.
+    /// The link at `path` as its record has it, if a run holds it: one of this process, or of
+    /// another process of this user's.
     pub(crate) fn recorded(&self, path: &Path) -> Option<LinkOnTheWay> {
-        self.0.get(path)?.upgrade().map(|r| lock(&r).link.clone())
+        match self.0.get(path).and_then(Weak::upgrade) {
+            Some(r) => Some(lock(&r).link.clone()),
+            None => shared::recorded(&self.1, path),
+        }
     }
 
     /// Hold `link` (as the walk met it: a held one as recorded) for a run, until it ends.
@@ -55,7 +63,10 @@ impl Held {
         let record = match self.0.get(&link.path).and_then(Weak::upgrade) {
             Some(record) => record,
             None => {
-                let record = Arc::new(Mutex::new(Record { link, put_back: 0 }));
+                // Held by another process too: as its record has it (the walk met it so already).
+                let (shared, theirs) = Shared::hold(&link).map_or((None, None), |(s, t)| (Some(s), t));
+                let link = theirs.unwrap_or(link);
+                let record = Arc::new(Mutex::new(Record { link, put_back: 0, shared }));
                 let path = lock(&record).link.path.clone();
                 self.0.insert(path, Arc::downgrade(&record));
                 record
@@ -117,9 +128,19 @@ impl HeldLink {
             settled.put_back_by_another = record.put_back != hold.seen;
             return Some(settled);
         }
+        // Put back by a holder in another process: made again, as its record now says.
+        let target = record.link.target.clone();
+        if let Some(now) = record.shared.as_mut().and_then(Shared::reread).filter(|l| l.target == target && l.is_still_there()) {
+            record.link = now;
+            settled.put_back_by_another = true;
+            return Some(settled);
+        }
         settled.put_back = Some(put_back(&record.link));
         // Made again: a new inode and ctime, the same target. The other holders compare with this.
         if let Some(now) = LinkOnTheWay::read(&record.link.path).filter(|now| now.target == record.link.target) {
+            if let Some(s) = record.shared.as_mut() {
+                s.rewrite(&now);
+            }
             record.link = now;
             record.put_back += 1;
         }

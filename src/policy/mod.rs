@@ -3,6 +3,7 @@
 //! `ResolvedPolicy` only, so every check happens once, here.
 
 pub(crate) mod held_links;
+mod held_links_shared;
 mod hidden;
 mod host_code;
 mod kernel_fs;

@@ -1,0 +1,231 @@
+//! The held links' records shared with this user's other processes (`held_links` keeps them per
+//! process): one file per link in sandspawn's state directory (`STATE/sandspawn/held-links`), which
+//! each process holding the link keeps open under a shared `flock` for as long as it holds it.
+//!
+//! Why: a run in another process (a second agent session, the CLI in another terminal) repointed a
+//! `writableRoots` link while a run here started; this run's writable root was where that run
+//! pointed it (it wrote there, `hostRisks: []`), and, outliving the other run, it "put back" the
+//! repointed link after the other had restored the user's: the link stayed repointed, the writable
+//! root of every later run (found by an attacker's review, rfix27). Now the first holder of a link
+//! on the host writes the link as it found it; a process that starts holding it while the file is
+//! locked takes the record from the file, as a run of the same process takes the in-process one.
+//! A file nobody holds a lock on is a record of the past: the next holder writes it anew.
+
+use std::collections::HashSet;
+use std::ffi::OsString;
+use std::fs::File;
+use std::io::{Read, Seek, Write};
+use std::os::fd::AsRawFd;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+use super::paths::LinkOnTheWay;
+
+/// The records' directory, from the host process's environment.
+fn dir() -> Option<PathBuf> {
+    crate::state_dir::path(|k| std::env::var_os(k).map(PathBuf::from), "held-links")
+}
+
+/// A link's record file name: FNV-1a of its path (the path is in the file too, and compared).
+fn file_name(link: &Path) -> String {
+    let mut h: u64 = 0xcbf29ce484222325;
+    for b in link.as_os_str().as_bytes() {
+        h = (h ^ u64::from(*b)).wrapping_mul(0x100000001b3);
+    }
+    format!("{h:016x}")
+}
+
+/// The names in the records' directory: one listing per policy resolved, so that the walk of its
+/// paths opens a record only where one may exist (none, nearly always).
+pub(crate) fn listed() -> HashSet<String> {
+    dir().map(|d| listed_in(&d)).unwrap_or_default()
+}
+
+fn listed_in(d: &Path) -> HashSet<String> {
+    if !d.symlink_metadata().is_ok_and(|m| crate::state_dir::is_private(&m)) {
+        return HashSet::new();
+    }
+    let Ok(entries) = std::fs::read_dir(d) else { return HashSet::new() };
+    entries.filter_map(|e| e.ok()?.file_name().into_string().ok()).collect()
+}
+
+/// The records' directory, made (mode 0700) when missing; one this user does not own, or that
+/// others may write, is not used (whoever could write it could forge a record).
+fn private_dir(d: PathBuf) -> Option<PathBuf> {
+    use std::os::unix::fs::DirBuilderExt;
+    let _ = std::fs::DirBuilder::new().recursive(true).mode(0o700).create(&d);
+    d.symlink_metadata().ok().filter(crate::state_dir::is_private).map(|_| d)
+}
+
+fn flock(f: &File, op: libc::c_int) -> bool {
+    // SAFETY: a valid descriptor.
+    unsafe { libc::flock(f.as_raw_fd(), op) == 0 }
+}
+
+fn encode(l: &LinkOnTheWay) -> Vec<u8> {
+    let mut out = l.path.as_os_str().as_bytes().to_vec();
+    out.push(0);
+    out.extend_from_slice(l.target.as_os_str().as_bytes());
+    out.push(0);
+    out.extend_from_slice(format!("{} {} {} {}", l.id.0, l.id.1, l.changed_at.0, l.changed_at.1).as_bytes());
+    out
+}
+
+fn decode(bytes: &[u8], path: &Path) -> Option<LinkOnTheWay> {
+    let mut parts = bytes.splitn(3, |b| *b == 0);
+    let (p, target, nums) = (parts.next()?, parts.next()?, parts.next()?);
+    if p != path.as_os_str().as_bytes() {
+        return None;
+    }
+    let n: Vec<i128> = std::str::from_utf8(nums).ok()?.split(' ').map(|s| s.parse().ok()).collect::<Option<_>>()?;
+    let [dev, ino, s, ns] = n[..] else { return None };
+    let target = PathBuf::from(OsString::from_vec(target.to_vec()));
+    Some(LinkOnTheWay { path: path.to_path_buf(), target, id: (dev as u64, ino as u64), changed_at: (s as i64, ns as i64) })
+}
+
+fn read_record(f: &mut File, path: &Path) -> Option<LinkOnTheWay> {
+    let mut bytes = Vec::new();
+    f.rewind().ok()?;
+    f.take(2 * libc::PATH_MAX as u64 + 128).read_to_end(&mut bytes).ok()?;
+    decode(&bytes, path)
+}
+
+/// The record of `link` another process keeps while it holds it; `None` when none does.
+pub(crate) fn recorded(listed: &HashSet<String>, link: &Path) -> Option<LinkOnTheWay> {
+    recorded_in(&dir()?, listed, link)
+}
+
+fn recorded_in(d: &Path, listed: &HashSet<String>, link: &Path) -> Option<LinkOnTheWay> {
+    let name = file_name(link);
+    if !listed.contains(&name) {
+        return None;
+    }
+    let mut f = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW).open(d.join(name)).ok()?;
+    // Taken at once: nobody holds it (a lock of this process's own is on another description).
+    if flock(&f, libc::LOCK_EX | libc::LOCK_NB) {
+        return None;
+    }
+    read_record(&mut f, link)
+}
+
+/// This process's hold on a link's shared record: the file, locked shared until dropped.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    file: File,
+    /// The link's path, and the record file's.
+    path: PathBuf,
+    at: PathBuf,
+}
+
+impl Shared {
+    /// Hold `link`'s record: the first holder on the host writes `found` (the link as this process
+    /// found it); a later one joins it. Second: the record another process wrote, if it did.
+    /// `None` where the state directory cannot be used (held per process then, as before).
+    pub(crate) fn hold(found: &LinkOnTheWay) -> Option<(Shared, Option<LinkOnTheWay>)> {
+        Shared::hold_in(dir()?, found)
+    }
+
+    fn hold_in(d: PathBuf, found: &LinkOnTheWay) -> Option<(Shared, Option<LinkOnTheWay>)> {
+        let d = private_dir(d)?;
+        let at = d.join(file_name(&found.path));
+        // A file removed or replaced between the open and the lock is not the record: again.
+        for _ in 0..4 {
+            let mut file = std::fs::OpenOptions::new().read(true).write(true).create(true).mode(0o600).custom_flags(libc::O_NOFOLLOW).open(&at).ok()?;
+            // Exclusive at once: the first holder. Else after a shared lock, once more: another
+            // process's `recorded` takes it exclusive for a moment to learn that nobody holds it.
+            let first = flock(&file, libc::LOCK_EX | libc::LOCK_NB) || (flock(&file, libc::LOCK_SH) && flock(&file, libc::LOCK_EX | libc::LOCK_NB));
+            if !first && !flock(&file, libc::LOCK_SH) {
+                return None;
+            }
+            let same = match (file.metadata(), at.symlink_metadata()) {
+                (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
+                _ => false,
+            };
+            if !same {
+                continue;
+            }
+            let theirs = match first {
+                true => {
+                    let written = file.set_len(0).is_ok() && file.rewind().is_ok() && file.write_all(&encode(found)).is_ok();
+                    // Shared from here: other holders join; none may write it while this one holds.
+                    if !written || !flock(&file, libc::LOCK_SH) {
+                        return None;
+                    }
+                    None
+                }
+                false => read_record(&mut file, &found.path),
+            };
+            return Some((Shared { file, path: found.path.clone(), at }, theirs));
+        }
+        None
+    }
+
+    /// The record as it is in the file now: another process that put the link back wrote the link
+    /// it made again there (`rewrite`).
+    pub(crate) fn reread(&mut self) -> Option<LinkOnTheWay> {
+        read_record(&mut self.file, &self.path)
+    }
+
+    /// After this process put the link back: the link made again (a new inode and ctime), for the
+    /// other holders to compare with.
+    pub(crate) fn rewrite(&mut self, now: &LinkOnTheWay) {
+        let _ = self.file.set_len(0).is_ok() && self.file.rewind().is_ok() && self.file.write_all(&encode(now)).is_ok();
+    }
+}
+
+/// The last holder on the host removes the record (one file per link ever held piled up in the
+/// state directory): only when no other process holds it, and only the file it holds (a holder
+/// that opened it meanwhile finds it gone from its path after its lock, and makes it anew: `hold`).
+impl Drop for Shared {
+    fn drop(&mut self) {
+        if !flock(&self.file, libc::LOCK_EX | libc::LOCK_NB) {
+            return;
+        }
+        let ours = match (self.file.metadata(), self.at.symlink_metadata()) {
+            (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
+            _ => false,
+        };
+        if ours {
+            let _ = std::fs::remove_file(&self.at);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_record_round_trips_and_names_its_path() {
+        let l = LinkOnTheWay { path: PathBuf::from("/w/li\nnk"), target: PathBuf::from("c f\0g".split('\0').next().unwrap()), id: (64769, 12), changed_at: (1_700_000_000, 999) };
+        assert_eq!(decode(&encode(&l), &l.path), Some(l.clone()));
+        assert_eq!(decode(&encode(&l), Path::new("/w/other")), None, "another path's record (a name's collision)");
+        assert_ne!(file_name(Path::new("/w/a")), file_name(Path::new("/w/b")));
+    }
+
+    /// Two holds are two open file descriptions, as two processes' are: the second takes the
+    /// first's record, `recorded` finds it while held, and the last holder removes the file.
+    #[test]
+    fn the_first_holder_writes_the_record_and_the_last_removes_it() {
+        let state = tempfile::tempdir().unwrap();
+        let d = state.path().join("held-links");
+        let t = tempfile::tempdir().unwrap();
+        let link = t.path().canonicalize().unwrap().join("cfg");
+        std::os::unix::fs::symlink("real", &link).unwrap();
+        let found = LinkOnTheWay::read(&link).unwrap();
+        let (first, theirs) = Shared::hold_in(d.clone(), &found).unwrap();
+        assert_eq!(theirs, None, "the first holder");
+        std::fs::remove_file(&link).unwrap();
+        std::os::unix::fs::symlink("other", &link).unwrap();
+        let now = LinkOnTheWay::read(&link).unwrap();
+        assert_eq!(recorded_in(&d, &listed_in(&d), &link).map(|l| l.target), Some(PathBuf::from("real")));
+        let (second, theirs) = Shared::hold_in(d.clone(), &now).unwrap();
+        assert_eq!(theirs.map(|l| l.target), Some(PathBuf::from("real")), "joined the first's record");
+        drop(first);
+        assert!(recorded_in(&d, &listed_in(&d), &link).is_some(), "still held by the second");
+        drop(second);
+        assert_eq!(recorded_in(&d, &listed_in(&d), &link), None);
+        assert!(listed_in(&d).is_empty(), "the last holder removed it");
+    }
+}
