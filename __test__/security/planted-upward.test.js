@@ -81,3 +81,34 @@ describe('upward-searched names above a workspace nested below /tmp', () => {
     })
   }
 })
+
+// Found by an attacker's review (host27): the upward list named npm's, cargo's, go's, pytest's,
+// gradle's and bazel's files but not those of other tools that search every parent of their cwd
+// and run what they find there: MSBuild imports the nearest ancestor's `Directory.Build.props` and
+// `.targets` (and reads `Directory.Build.rsp`: `-logger` loads an assembly) on every `dotnet build`
+// and an IDE's design-time build when the folder opens; mypy's `plugins`, flake8's local plugins
+// and pylint's `init-hook` load code from the nearest ancestor's config; invoke's `tasks.py`,
+// rake's `Rakefile`, just's `justfile`, go-task's `Taskfile.yml`, grunt's and gulp's files,
+// Bundler's `Gemfile`, SwiftPM's `Package.swift`, pixi's, cabal's and stack's project files run
+// from an ancestor too; golangci-lint loads the plugins its nearest config names; asdf takes each
+// tool's version from the nearest `.tool-versions` that names it (`path:` runs that directory's
+// programs). Each landed above the workspace with `hostRisks: []`.
+const BUILD_TOOLS = ['../Directory.Build.props', '../../Directory.Build.targets', '../Directory.Build.rsp', '../Directory.Packages.props', '../nuget.config', '../mypy.ini', '../../.mypy.ini', '../.flake8', '../.pylintrc', '../tasks.py', '../../fabfile.py', '../Rakefile', '../justfile', '../../Taskfile.yml', '../Gruntfile.js', '../gulpfile.js', '../Gemfile', '../gems.rb', '../.golangci.yml', '../Package.swift', '../pixi.toml', '../cabal.project', '../stack.yaml', '../.tool-versions', '../nx.json', '../pyrightconfig.json']
+
+describe("other build and task tools' upward-searched files above a workspace nested below /tmp", () => {
+  for (const [mode, extra] of Object.entries(MODES)) {
+    test(`${mode}: kept absent and reported; the workspace's own are its own`, async (t) => {
+      const { ws } = nested(t, 'sandspawn-upward-')
+      const own = 'echo x > Directory.Build.props && echo x > Rakefile && echo x > mypy.ini'
+      const r = await sh(`${plant(BUILD_TOOLS)}; ${own}`, options(ws, extra))
+      assert.equal(r.exitCode, 0, show(r))
+      const risks = r.hostRisks || []
+      assertKeptOff(risks, ws, BUILD_TOOLS, extra)
+      for (const rel of ['Directory.Build.props', 'Rakefile', 'mypy.ini']) {
+        assert.ok(!risks.some((h) => h.path === path.join(ws, rel)), `${rel} at the workspace's top reported: ${JSON.stringify(risks)}`)
+      }
+      if (r.changeSet) await sandspawn.applyChangeSet(r.changeSet.id)
+      assert.ok(fs.existsSync(path.join(ws, 'Directory.Build.props')))
+    })
+  }
+})
