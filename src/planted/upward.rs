@@ -81,6 +81,20 @@ const UPWARD: &[(&str, &str)] = &[
     ("taskfile.dist.yml", "Task runs the tasks of the nearest ancestor's for a directory with none"),
     ("Taskfile.dist.yaml", "Task runs the tasks of the nearest ancestor's for a directory with none"),
     ("taskfile.dist.yaml", "Task runs the tasks of the nearest ancestor's for a directory with none"),
+    // Found by an attacker's review (host27), each planted above a nested workspace unreported:
+    // more tools that search every parent of their cwd and run, load or build what they find.
+    ("pylintrc", "pylint takes an ancestor's inside a package as its configuration: `init-hook` runs Python, `load-plugins` imports it"),
+    (".pylintrc", "pylint takes an ancestor's inside a package as its configuration: `init-hook` runs Python, `load-plugins` imports it"),
+    ("pylintrc.toml", "pylint takes an ancestor's inside a package as its configuration: `init-hook` runs Python, `load-plugins` imports it"),
+    (".pylintrc.toml", "pylint takes an ancestor's inside a package as its configuration: `init-hook` runs Python, `load-plugins` imports it"),
+    ("pyrightconfig.json", "pyright takes the nearest ancestor's as its configuration: it runs the Python interpreter of the environment it names"),
+    ("tasks.py", "invoke imports the nearest ancestor's on every `invoke` command (`inv --list` too)"),
+    ("fabfile.py", "Fabric imports the nearest ancestor's on every `fab` command"),
+    ("gulpfile.babel.js", "gulp runs the nearest ancestor's on every gulp command"),
+    ("Package.swift", "SwiftPM takes the nearest ancestor holding it as the package and runs it (Swift) on every `swift build`"),
+    ("nx.json", "Nx takes the nearest ancestor holding it as the workspace's root: its `plugins` load code"),
+    (".tool-versions", "asdf and mise take each tool's version from the nearest ancestor's naming it: `path:` runs the tools of any directory"),
+    (".python-version", "uv and pyenv take the nearest ancestor's: uv also takes an interpreter's path, and `uv run` runs it"),
 ];
 
 /// JavaScript tools whose configuration is searched for from the cwd upward (ESLint's flat and
@@ -104,6 +118,11 @@ const JS_CONFIGS: &[(&str, &[&str], &str)] = &[
     (".mocharc", &["cjs", "js", "yaml", "yml", "jsonc", "json"], "mocha loads the nearest ancestor's rc file: a JavaScript one runs, and its `require` loads modules"),
     ("vitest.config", &["ts", "mts", "cts", "js", "mjs", "cjs"], "Vitest loads the nearest ancestor's config (find-up from its root): it runs as JavaScript"),
     ("vite.config", &["ts", "mts", "cts", "js", "mjs", "cjs"], "Vitest loads the nearest ancestor's vite.config where it finds no vitest.config: it runs as JavaScript"),
+    // host27: grunt-cli and gulp (Liftoff) search every parent for their file and run it.
+    ("Gruntfile", &["js", "cjs", "coffee", "ts"], "grunt runs the nearest ancestor's on every grunt command"),
+    ("gruntfile", &["js", "cjs", "coffee", "ts"], "grunt runs the nearest ancestor's on every grunt command"),
+    ("gulpfile", &["js", "cjs", "mjs", "ts", "cts", "mts", "coffee"], "gulp runs the nearest ancestor's on every gulp command"),
+    ("Gulpfile", &["js", "cjs", "mjs", "ts"], "gulp runs the nearest ancestor's on every gulp command"),
 ];
 
 /// Every upward-searched name.
@@ -148,6 +167,9 @@ mod tests {
             assert!(!n.contains('/') && !n.is_empty(), "{n}");
         }
         for n in ["node_modules", "package.json", ".eslintrc", ".eslintrc.js", "eslint.config.mjs", ".prettierrc", "conftest.py", "go.work", "Cargo.toml", ".mocharc.yml", "vitest.config.mjs", "Gemfile", "compose.yaml", "Directory.Build.props"] {
+            assert!(all.iter().any(|a| a == n), "{n}");
+        }
+        for n in ["Directory.Build.props", "mypy.ini", ".flake8", "tasks.py", "Rakefile", "justfile", "Taskfile.yml", "Gemfile", ".golangci.yml", ".tool-versions", "gulpfile.js", "Gruntfile.js", "gulpfile.babel.js"] {
             assert!(all.iter().any(|a| a == n), "{n}");
         }
         assert_eq!(what_it_does("README.md"), None);
