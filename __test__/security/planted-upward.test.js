@@ -112,3 +112,47 @@ describe("other build and task tools' upward-searched files above a workspace ne
     })
   }
 })
+
+// Found by an attacker's review (host27): coding agents read their instruction files from every
+// ancestor of the cwd (Claude Code's `CLAUDE.md` and `CLAUDE.local.md` up to `/`, Gemini CLI's
+// `GEMINI.md` up to the project's top, opencode's `AGENTS.md`), as the user's own standing
+// instructions: `/tmp/CLAUDE.md`, planted from one run, steers the host's agent in every workspace
+// below /tmp (it then runs what it was told, with the user's approval or its own). They landed
+// above a nested workspace with `hostRisks: []`; the workspace's own are its own.
+const INSTRUCTIONS = ['../CLAUDE.md', '../../CLAUDE.local.md', '../GEMINI.md', '../AGENTS.md']
+
+describe("coding agents' instruction files above a workspace nested below /tmp", () => {
+  for (const [mode, extra] of Object.entries(MODES)) {
+    test(`${mode}: kept absent and reported; the workspace's own are its own`, async (t) => {
+      const { ws } = nested(t, 'sandspawn-upward-')
+      const r = await sh(`${plant(INSTRUCTIONS)}; echo own > CLAUDE.md; echo own > AGENTS.md`, options(ws, extra))
+      assert.equal(r.exitCode, 0, show(r))
+      const risks = r.hostRisks || []
+      assertKeptOff(risks, ws, INSTRUCTIONS, extra)
+      assert.ok(!risks.some((h) => h.path === path.join(ws, 'CLAUDE.md') || h.path === path.join(ws, 'AGENTS.md')), JSON.stringify(risks))
+      if (r.changeSet) await sandspawn.applyChangeSet(r.changeSet.id)
+      assert.equal(fs.readFileSync(path.join(ws, 'CLAUDE.md'), 'utf8'), 'own\n')
+    })
+  }
+})
+
+// The same review (host27): more tools that take the nearest ancestor's file as their project:
+// `docker compose` (a compose file's bind of `/` into a privileged container), Vagrant's
+// `Vagrantfile` (Ruby), `zig build`'s `build.zig`, uv's `.venv` (its `bin/python` is what `uv run`
+// runs), pipenv's `Pipfile`, Rush's `rush.json` (its event hooks), devbox's `devbox.json` (its
+// init hook), a Nix `flake.nix` (`nix develop`'s shell hook), Mocha's and nyc's configurations
+// (`require` loads modules; `.mocharc.js` runs as JavaScript).
+const MORE_TOOLS = ['../compose.yaml', '../../docker-compose.yml', '../Vagrantfile', '../build.zig', '../.venv/bin/python', '../Pipfile', '../rush.json', '../devbox.json', '../flake.nix', '../.mocharc.js', '../../.mocharc.yml', '../.nycrc', '../nyc.config.js']
+
+describe("more tools' upward-searched files above a workspace nested below /tmp", () => {
+  for (const [mode, extra] of Object.entries(MODES)) {
+    test(`${mode}: kept absent and reported`, async (t) => {
+      const { ws } = nested(t, 'sandspawn-upward-')
+      const r = await sh(`${plant(MORE_TOOLS)}; echo own > compose.yaml`, options(ws, extra))
+      assert.equal(r.exitCode, 0, show(r))
+      const risks = r.hostRisks || []
+      assertKeptOff(risks, ws, MORE_TOOLS, extra)
+      assert.ok(!risks.some((h) => h.path === path.join(ws, 'compose.yaml')), JSON.stringify(risks))
+    })
+  }
+})
