@@ -95,6 +95,23 @@ const UPWARD: &[(&str, &str)] = &[
     ("nx.json", "Nx takes the nearest ancestor holding it as the workspace's root: its `plugins` load code"),
     (".tool-versions", "asdf and mise take each tool's version from the nearest ancestor's naming it: `path:` runs the tools of any directory"),
     (".python-version", "uv and pyenv take the nearest ancestor's: uv also takes an interpreter's path, and `uv run` runs it"),
+    // The same review: more tools taking the nearest ancestor's file as their project, and coding
+    // agents' instruction files, which they read from every ancestor as the user's standing word.
+    ("compose.yaml", "docker compose takes the nearest ancestor's: its containers, with the host paths it binds into them, start on `docker compose up`"),
+    ("compose.yml", "docker compose takes the nearest ancestor's: its containers, with the host paths it binds into them, start on `docker compose up`"),
+    ("docker-compose.yaml", "docker compose takes the nearest ancestor's: its containers, with the host paths it binds into them, start on `docker compose up`"),
+    ("docker-compose.yml", "docker compose takes the nearest ancestor's: its containers, with the host paths it binds into them, start on `docker compose up`"),
+    ("Vagrantfile", "Vagrant runs the nearest ancestor's (Ruby) on every vagrant command"),
+    ("build.zig", "`zig build` runs the nearest ancestor's build script"),
+    (".venv", "uv takes the nearest ancestor's virtual environment: `uv run` and `uv pip` run its python"),
+    ("Pipfile", "pipenv takes an ancestor's (up to three levels) as the project: its scripts run, the .env beside it is loaded"),
+    ("rush.json", "Rush takes the nearest ancestor's as the repository's: its event hooks run on install and build"),
+    ("devbox.json", "devbox takes the nearest ancestor's as the project: its init hook and scripts run"),
+    ("flake.nix", "nix takes the nearest ancestor's (up to a repository's top) as the flake: `nix develop` runs its shell hook"),
+    ("CLAUDE.md", "Claude Code reads every ancestor's as the user's standing instructions (up to /), and acts on them"),
+    ("CLAUDE.local.md", "Claude Code reads every ancestor's as the user's standing instructions (up to /), and acts on them"),
+    ("GEMINI.md", "Gemini CLI reads every ancestor's up to the project's top as standing instructions, and acts on them"),
+    ("AGENTS.md", "coding agents (opencode, Codex up to the repository's top) read an ancestor's as standing instructions, and act on them"),
 ];
 
 /// JavaScript tools whose configuration is searched for from the cwd upward (ESLint's flat and
@@ -123,6 +140,10 @@ const JS_CONFIGS: &[(&str, &[&str], &str)] = &[
     ("gruntfile", &["js", "cjs", "coffee", "ts"], "grunt runs the nearest ancestor's on every grunt command"),
     ("gulpfile", &["js", "cjs", "mjs", "ts", "cts", "mts", "coffee"], "gulp runs the nearest ancestor's on every gulp command"),
     ("Gulpfile", &["js", "cjs", "mjs", "ts"], "gulp runs the nearest ancestor's on every gulp command"),
+    // Mocha and nyc find their configuration with find-up: `require` loads modules, `.js` runs.
+    (".mocharc", &["cjs", "js", "yaml", "yml", "jsonc", "json"], "Mocha takes the nearest ancestor's configuration: its `require` loads modules (a .js one runs)"),
+    (".nycrc", &["", "json", "yml", "yaml"], "nyc takes the nearest ancestor's configuration: its `require` loads modules"),
+    ("nyc.config", &["js", "cjs", "mjs"], "nyc takes the nearest ancestor's configuration: it runs as JavaScript"),
 ];
 
 /// Every upward-searched name.
@@ -169,7 +190,7 @@ mod tests {
         for n in ["node_modules", "package.json", ".eslintrc", ".eslintrc.js", "eslint.config.mjs", ".prettierrc", "conftest.py", "go.work", "Cargo.toml", ".mocharc.yml", "vitest.config.mjs", "Gemfile", "compose.yaml", "Directory.Build.props"] {
             assert!(all.iter().any(|a| a == n), "{n}");
         }
-        for n in ["Directory.Build.props", "mypy.ini", ".flake8", "tasks.py", "Rakefile", "justfile", "Taskfile.yml", "Gemfile", ".golangci.yml", ".tool-versions", "gulpfile.js", "Gruntfile.js", "gulpfile.babel.js"] {
+        for n in ["Directory.Build.props", "mypy.ini", ".flake8", "tasks.py", "Rakefile", "justfile", "Taskfile.yml", "Gemfile", ".golangci.yml", ".tool-versions", "gulpfile.js", "Gruntfile.js", "gulpfile.babel.js", "compose.yaml", ".venv", "CLAUDE.md", ".mocharc.yml", ".nycrc"] {
             assert!(all.iter().any(|a| a == n), "{n}");
         }
         assert_eq!(what_it_does("README.md"), None);
