@@ -157,3 +157,40 @@ describe('a directory between /tmp and a workspace made a bare git directory, du
     })
   }
 })
+
+// Found by an attacker's review (rfix26b), left open then, taken by host27: a directory between
+// /tmp and the workspace made a git directory itself (`HEAD`, `objects/`, `refs/` and a `config`
+// with `core.worktree` and `core.fsmonitor` written into `..`, no `.git`): the check after the run
+// reported it and moved its `HEAD` aside, but during the run the host's `git status` in the
+// workspace (a shell prompt's, an editor's), whose discovery takes such a parent for a bare
+// repository, ran the fsmonitor. `HEAD` is kept absent there at once, as `.git` is.
+describe('a directory between /tmp and a workspace made a git directory, during the run', () => {
+  for (const [mode, extra] of Object.entries(MODES).filter(([m]) => m !== 'landlock')) {
+    test(`${mode}: its HEAD is moved aside at once, so the host's git status meanwhile runs nothing`, { skip: !fs.existsSync('/usr/bin/git') && 'no git' }, async (t) => {
+      const { base, ws } = nested(t, 'sandspawn-above-git-')
+      const pwned = path.join(base, 'PWNED')
+      const config = `[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = proj\n\tfsmonitor = "touch ${pwned}; false"\n`
+      const plantGitDir = `mkdir ../objects ../refs; printf %s ${q(config)} > ../config; echo 'ref: refs/heads/main' > ../HEAD`
+      // READY once the keeper has moved HEAD aside (a generous bound that only catches a keeper that
+      // never does): the host's git status then runs while the run goes on, not in the instant
+      // between the write and the move.
+      const gone = 'for i in $(seq 300); do [ -e ../HEAD ] || break; sleep 0.1; done'
+      const running = sh(`${plantGitDir}; ${gone}; touch ../READY; for i in $(seq 100); do [ -e ../DONE ] && break; sleep 0.1; done; true`, options(ws, extra))
+      // Beside the workspace: review mode's run writes the workspace into its change set.
+      const ready = path.join(base, 'outer', 'READY')
+      for (let i = 0; i < 200 && !fs.existsSync(ready); i++) await new Promise((res) => setTimeout(res, 50))
+      assert.ok(fs.existsSync(ready), 'the command never got there')
+      // The host's git in the workspace while the run goes on (not above /tmp's entries).
+      require('node:child_process').spawnSync('git', ['status'], { cwd: ws, stdio: 'ignore', env: { ...process.env, GIT_CEILING_DIRECTORIES: '/tmp' } })
+      fs.writeFileSync(path.join(base, 'outer', 'DONE'), '')
+      const r = await running
+      assert.equal(r.exitCode, 0, show(r))
+      assert.equal(fs.existsSync(pwned), false, `the host's git status during the run ran the planted fsmonitor: ${JSON.stringify(r.hostRisks)}`)
+      const head = path.join(base, 'outer', 'HEAD')
+      assert.equal(fs.existsSync(head), false, 'HEAD stayed')
+      const risk = (r.hostRisks || []).find((h) => h.path === head || h.path === path.join(base, 'outer'))
+      assert.ok(risk && /core\.fsmonitor/.test(risk.detail), JSON.stringify(r.hostRisks))
+      if (r.changeSet) await sandspawn.discardChangeSet(r.changeSet.id)
+    })
+  }
+})
