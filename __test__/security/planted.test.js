@@ -961,6 +961,36 @@ test("a temporary directory's top made a git directory is reported and taken out
   assert.equal(fs.existsSync(mark), false, 'the host\'s git ran the planted fsmonitor')
 })
 
+// Found by an attacker's review (host27): that check runs after the run. During it, the host's
+// `git status` in a folder below the temporary directory's top that is no repository of its own (a
+// build directory, another workspace; any cwd's run can write /tmp's top) took the top for a git
+// directory and ran the planted core.fsmonitor. Its HEAD is kept absent at once now, and the check
+// after the run still names the configuration written beside it.
+test("a temporary directory's top made a git directory is out of git's sight during the run too", { skip: NO_GIT }, async (t) => {
+  const tree = tempTree(t)
+  const tmpdir = path.join(tree.root, 'tmpdir')
+  const build = path.join(tmpdir, 'build')
+  fs.mkdirSync(build, { recursive: true })
+  const mark = path.join(tree.out, 'FSMONITOR-RAN')
+  const config = `[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = .\n\tfsmonitor = "touch ${mark}; false"\n`
+  // READY once the keeper has moved HEAD aside, then the run waits for the host's git status (both
+  // with generous bounds that only catch a keeper that never moves it): the host's git runs during
+  // the run, not in the instant between the write and the move.
+  const gone = 'for i in $(seq 300); do [ -e HEAD ] || break; sleep 0.1; done'
+  const done = 'for i in $(seq 300); do [ -e DONE ] && break; sleep 0.1; done'
+  const script = `cd "$TMPDIR" && printf ${q(config)} > config && mkdir objects refs && echo 'ref: refs/heads/main' > HEAD; ${gone}; touch READY; ${done}; rm -f READY DONE`
+  const running = sh(script, { cwd: tree.ws, sandbox: WW, env: { PATH: process.env.PATH, TMPDIR: tmpdir } })
+  await waitFor(() => fs.existsSync(path.join(tmpdir, 'READY')), 30000)
+  spawnSync('git', ['status'], { cwd: build, stdio: 'ignore', env: { ...process.env, GIT_CEILING_DIRECTORIES: tree.root } })
+  fs.writeFileSync(path.join(tmpdir, 'DONE'), '')
+  const r = await running
+  assert.equal(r.exitCode, 0, show(r))
+  assert.equal(fs.existsSync(mark), false, `the host's git status during the run ran the planted fsmonitor: ${JSON.stringify(r.hostRisks)}`)
+  const risk = r.hostRisks.find((h) => h.path === tmpdir && h.kind === 'git-directory-created')
+  assert.ok(risk && /core\.fsmonitor/.test(risk.detail) && /moved aside/.test(risk.detail), JSON.stringify(r.hostRisks))
+  assert.equal(fs.existsSync(path.join(tmpdir, 'HEAD')), false)
+})
+
 // Found by a review of that fix: a host that exited mid-run (process.exit, a crash) never ran the
 // check after it, and the check looked only at what changed during a run: the git directory stayed
 // at the top for good, unreported by every later run. A later run reports it whenever it was made.
