@@ -109,6 +109,11 @@ export interface ChangeSet {
   /** Planted configuration in the set (a new repository, hooks, a changed git config that runs a
    * program, a protected name, a folder made a git directory): held back by `applyChangeSet`. */
   hostRisks: HostRisk[]
+  /** What the set holds, as a token (opaque; compare it only for equality): pass it to
+   * `applyChangeSet(id, { revision })` to land only what was shown. It changes with every run that
+   * continues the set (one that wrote nothing too) and with any change of its files (a rewrite of
+   * the same size and mtime too: the kernel's ctime and inode numbers are part of it). */
+  revision: string
 }
 
 /** What `applyChangeSet` did. */
@@ -119,6 +124,9 @@ export interface ApplyResult {
   conflicts: Array<{ path: string; reason: string }>
   /** Paths with a host risk: not applied. */
   heldBack: Array<{ path: string; risk: HostRisk }>
+  /** The revision of what is still pending (held back, conflicts, paths not selected), for the
+   * next apply; `null` when nothing is left and the set is gone. */
+  revision: string | null
 }
 
 /** Apply a change set to the workspace: every change (or those at or below `paths`), each file
@@ -126,8 +134,23 @@ export interface ApplyResult {
  * dropped), deletions applied, never following a symlink. A path the host changed since the set
  * began is a conflict unless `force`; a path with a host risk is held back unless `force` and a
  * listed path lies at or below the risky entry. What lands leaves the set; a set with nothing left
- * (applied whole, or piece by piece with `paths`) is removed. */
-export declare function applyChangeSet(id: string, options?: { paths?: string[]; force?: boolean }): Promise<ApplyResult>
+ * (applied whole, or piece by piece with `paths`) is removed. With `revision`, only the revision
+ * shown lands (see `ApplyOptions.revision`); the apply holds the set, so no run continues it
+ * meanwhile. */
+export declare function applyChangeSet(id: string, options?: ApplyOptions): Promise<ApplyResult>
+
+/** `applyChangeSet`'s options. */
+export interface ApplyOptions {
+  /** Only what is at or below these paths. */
+  paths?: string[]
+  /** Land conflicts, and held-back entries named in `paths`. */
+  force?: boolean
+  /** The revision shown (`ChangeSet.revision`, from `showChangeSet` or a run's result): when the
+   * set is no longer that revision (a run continued it meanwhile), nothing lands and the call
+   * rejects with `ERR_SANDBOX_CHANGE_SET_CHANGED`: show it again. Without it, whatever the set holds
+   * when the apply takes it lands. */
+  revision?: string
+}
 /** Drop a pending change set. */
 export declare function discardChangeSet(id: string): Promise<void>
 /** A listed path's content in the change set (a symlink: its target, never followed); `null` when
@@ -788,6 +811,8 @@ export type SandboxErrorCode =
   | 'ERR_SANDBOX_UNAVAILABLE'
   | 'ERR_SANDBOX_SETUP_FAILED'
   | 'ERR_SANDBOX_UNSUPPORTED'
+  /** `applyChangeSet(id, { revision })` of a set that is no longer that revision. */
+  | 'ERR_SANDBOX_CHANGE_SET_CHANGED'
   | 'ENOENT'
   | 'EACCES'
   | 'EPIPE'

@@ -12,6 +12,7 @@ const { spawnSync } = require('node:child_process')
 
 const CLI = path.join(__dirname, '..', 'bin', 'sandspawn.js')
 const DRIVER = path.join(__dirname, 'fixtures', 'review-driver.py')
+const CONTINUE = path.join(__dirname, 'fixtures', 'continue-change-set.js')
 // Generous hang bound for one CLI run (never a speed assertion).
 const HANG_MS = 60_000
 // Not /tmp: the CLI's runs see a private one with some policies; the store lies outside every root.
@@ -21,8 +22,8 @@ process.on('exit', () => fs.rmSync(BASE, { recursive: true, force: true }))
 
 const cli = (args, cwd) => spawnSync(process.execPath, [CLI, ...args], { cwd, env, encoding: 'utf8', timeout: HANG_MS, killSignal: 'SIGKILL', stdio: ['ignore', 'pipe', 'pipe'] })
 const ctx = (r) => `status ${r.status} signal ${r.signal}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`
-const drive = (answers, args, cwd) => {
-  const r = spawnSync('python3', [DRIVER, answers, process.execPath, CLI, ...args], { cwd, env, encoding: 'utf8', timeout: HANG_MS, killSignal: 'SIGKILL' })
+const drive = (answers, args, cwd, extraEnv = {}) => {
+  const r = spawnSync('python3', [DRIVER, answers, process.execPath, CLI, ...args], { cwd, env: { ...env, ...extraEnv }, encoding: 'utf8', timeout: HANG_MS, killSignal: 'SIGKILL' })
   assert.equal(r.status, 0, ctx(r))
   return JSON.parse(r.stdout)
 }
@@ -64,16 +65,18 @@ test('--review --json prints the change set and keeps it pending; review list|sh
   assert.equal(show.stdout, [
     `sandspawn: change set ${cs.id}: 3 added, 1 modified, 1 deleted`,
     '  A! .vscode/', '  A! .vscode/tasks.json', '  M  a.txt', '  A  b.txt', '  D  gone.txt',
-    `  ! protected-name-created: .vscode: ${cs.hostRisks[0].detail} (held back)`, '',
+    `  ! protected-name-created: .vscode: ${cs.hostRisks[0].detail} (held back)`, `  revision ${cs.revision}`, '',
   ].join('\n'))
   const diff = cli(['review', 'diff', cs.id, 'a.txt'], ws)
   assert.equal(diff.status, 0, ctx(diff))
   assert.match(diff.stdout, /^--- a\S*\/a\.txt\n\+\+\+ b\S*\/a\.txt\n@@ -1 \+1 @@\n-old\n\+new\n$/)
 
   // One path (relative to the cwd), then the rest: the risky entry is held back (exit 1) until named with --force.
-  const one = cli(['review', 'apply', cs.id, 'b.txt', '--json'], ws)
+  const one = cli(['review', 'apply', cs.id, 'b.txt', '--json', '--revision', cs.revision], ws)
   assert.equal(one.status, 0, ctx(one))
-  assert.deepEqual(JSON.parse(one.stdout), { applied: [path.join(ws, 'b.txt')], conflicts: [], heldBack: [] })
+  const oneOut = JSON.parse(one.stdout)
+  assert.match(oneOut.revision, /^\d+-[0-9a-f]{32}$/, 'the revision of what is left')
+  assert.deepEqual(oneOut, { applied: [path.join(ws, 'b.txt')], conflicts: [], heldBack: [], revision: oneOut.revision })
   const rest = cli(['review', 'apply', cs.id], ws)
   assert.equal(rest.status, 1, ctx(rest))
   assert.match(rest.stderr, /applied 2 change\(s\)[^]*held back: .*\.vscode: protected-name-created[^]*still pending/)
@@ -94,7 +97,7 @@ test('--review without a terminal prints the set and keeps it pending; review di
   assert.equal(run.status, 0, ctx(run))
   const id = /change set (cs-[0-9a-f]{16}): 3 added, 1 modified, 1 deleted/.exec(run.stderr)?.[1]
   assert.ok(id, ctx(run))
-  assert.match(run.stderr, new RegExp(`pending: sandspawn review apply ${id} \\| sandspawn review diff ${id} \\| sandspawn review discard ${id}`))
+  assert.match(run.stderr, new RegExp(`pending: sandspawn review apply ${id} --revision \\d+-[0-9a-f]{32} \\| sandspawn review diff ${id} \\| sandspawn review discard ${id}`))
   assert.deepEqual(hostView(ws), ['a.txt:old\n', 'gone.txt:g\n'])
   const discard = cli(['review', 'discard', id], ws)
   assert.equal(discard.status, 0, ctx(discard))
@@ -205,4 +208,43 @@ test('review diff shows every change of a set longer than one listing', () => {
   assert.equal(r.status, 0, ctx(r))
   assert.match(r.stdout, /^\+\+\+ b\/ws\/f10001$/m, `the last change is diffed: ${r.stdout.slice(-200)}${r.stderr}`)
   assert.equal(r.stdout.split('\n').filter((l) => l.startsWith('+++ ')).length, 10002)
+})
+
+test('review apply --revision lands only the revision shown: a run that continued the set since makes it refuse, landing nothing', (t) => {
+  const ws = workspace(t)
+  const run = cli(['--review', '--json', '--', 'sh', '-c', 'echo new > a.txt'], ws)
+  assert.equal(run.status, 0, ctx(run))
+  const cs = JSON.parse(run.stdout).changeSet
+  const show = cli(['review', 'show', cs.id], ws)
+  const shown = /^  revision (\S+)$/m.exec(show.stdout)?.[1]
+  assert.equal(shown, cs.revision, ctx(show))
+  const diff = cli(['review', 'diff', cs.id], ws)
+  assert.match(diff.stderr, new RegExp(`diffed revision ${shown} of ${cs.id}: sandspawn review apply ${cs.id} --revision ${shown}`))
+  // Another agent's step continues the set (the library, as an agent would).
+  const cont = spawnSync(process.execPath, [CONTINUE, cs.id, 'echo evil > evil.sh'], { cwd: ws, env, encoding: 'utf8', timeout: HANG_MS })
+  assert.equal(cont.status, 0, ctx(cont))
+  const stale = cli(['review', 'apply', cs.id, '--revision', shown], ws)
+  assert.equal(stale.status, 1, ctx(stale))
+  assert.match(stale.stderr, /changed since revision[^]*[Ss]how it again/)
+  assert.deepEqual(hostView(ws), ['a.txt:old\n', 'gone.txt:g\n'], 'nothing landed')
+  const json = cli(['review', 'apply', cs.id, '--revision', shown, '--json'], ws)
+  assert.equal(JSON.parse(json.stdout).error.code, 'ERR_SANDBOX_CHANGE_SET_CHANGED')
+  assert.equal(cli(['review', 'show', cs.id, '--revision', shown], ws).status, 2, '--revision only with apply')
+  const now = /^  revision (\S+)$/m.exec(cli(['review', 'show', cs.id], ws).stdout)?.[1]
+  const applied = cli(['review', 'apply', cs.id, '--revision', now], ws)
+  assert.equal(applied.status, 0, ctx(applied))
+  assert.deepEqual(hostView(ws), ['a.txt:new\n', 'evil.sh:evil\n', 'gone.txt:g\n'])
+})
+
+test('--review on a terminal: a run that continues the set while the question waits makes [a]pply refuse; the set is shown again and asked about', { skip: !hasPython() && 'no python3 for the pty driver' }, (t) => {
+  const ws = workspace(t)
+  const before = `'${process.execPath}' '${CONTINUE}' "$1" 'echo evil > evil.sh'`
+  const r = drive('a,k', ['--review', '--', 'sh', '-c', 'echo new > a.txt'], ws, { REVIEW_DRIVER_BEFORE_FIRST: before })
+  assert.equal(r.asked, 2, r.output)
+  assert.match(r.output, /changed since revision[^]*[Ss]how it again/)
+  assert.match(r.output, /change set cs-[0-9a-f]{16}: 1 added, 1 modified, 0 deleted[^]*A  evil\.sh/, 'shown again, evil.sh with it')
+  assert.deepEqual(hostView(ws), ['a.txt:old\n', 'gone.txt:g\n'], 'nothing landed')
+  const [pending] = pendingIn(ws)
+  assert.deepEqual(pending.counts, { added: 1, modified: 1, deleted: 0 })
+  assert.equal(cli(['review', 'discard', pending.id], ws).status, 0)
 })

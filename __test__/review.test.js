@@ -71,7 +71,7 @@ describe('review mode: the host sees nothing until apply', () => {
     assert.equal(r.changeSet.truncated, false)
     assert.deepEqual(r.changeSet.hostRisks, [])
     const out = await applyChangeSet(r.changeSet.id)
-    assert.deepEqual(out, { applied: [path.join(ws, 'src')], conflicts: [], heldBack: [] })
+    assert.deepEqual(out, { applied: [path.join(ws, 'src')], conflicts: [], heldBack: [], revision: null }, 'applied whole: nothing is left')
     assert.ok(!fs.existsSync(path.join(ws, 'src')))
     assert.equal(fs.readFileSync(path.join(ws, 'keep.txt'), 'utf8'), 'k')
     await assert.rejects(applyChangeSet(r.changeSet.id), { code: 'ERR_SANDBOX_INVALID_OPTIONS' }, 'a set applied whole is gone')

@@ -27,10 +27,14 @@ function settle(tagged) {
   return tagged.value
 }
 
-/** Apply the set (or `paths` of it); returns `{ applied, conflicts, heldBack }`. */
+/**
+ * Apply the set (or `paths` of it); returns `{ applied, conflicts, heldBack, revision }` (the
+ * revision of what is left, null when nothing is). With `revision` (a shown set's), nothing lands
+ * when the set is no longer that revision: ERR_SANDBOX_CHANGE_SET_CHANGED.
+ */
 async function applyChangeSet(id, options) {
   checkId(id)
-  return settle(await native.applyChangeSet(id, checkOptions(options, '{ paths: [...], force: true }')))
+  return settle(await native.applyChangeSet(id, checkOptions(options, '{ paths: [...], force: true, revision: shown.revision }')))
 }
 
 /** Drop the set and everything in it. */

@@ -20,6 +20,8 @@ pub enum ErrorCode {
     NotExecutable,
     /// Writing to a stdin the command has closed (`EPIPE`).
     BrokenPipe,
+    /// A change set is no longer the revision the caller showed (a run continued it meanwhile).
+    ChangeSetChanged,
 }
 
 impl ErrorCode {
@@ -32,6 +34,7 @@ impl ErrorCode {
             ErrorCode::NotFound => "ENOENT",
             ErrorCode::NotExecutable => "EACCES",
             ErrorCode::BrokenPipe => "EPIPE",
+            ErrorCode::ChangeSetChanged => "ERR_SANDBOX_CHANGE_SET_CHANGED",
         }
     }
 }

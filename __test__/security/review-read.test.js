@@ -96,7 +96,8 @@ mkdir "d$(printf '\\376')" && printf 'evil payload\\n' > "d$(printf '\\376')/run
     assert.match(await diffChange(cs.id, path.join(ws, 'hook\\xff.pth')), /^\+import evil$/m)
     // The path shown is the one apply takes: only that entry lands.
     const one = await applyChangeSet(cs.id, { paths: [path.join(ws, 'hook\\xff.pth')] })
-    assert.deepEqual(one, { applied: [path.join(ws, 'hook\\xff.pth')], conflicts: [], heldBack: [] })
+    assert.deepEqual(one, { applied: [path.join(ws, 'hook\\xff.pth')], conflicts: [], heldBack: [], revision: one.revision })
+    assert.equal(typeof one.revision, 'string', 'the revision of what is left')
     assert.deepEqual(fs.readdirSync(ws, { encoding: 'buffer' }).map((n) => n.toString('latin1')), ['hook\xff.pth'])
     assert.equal(fs.readFileSync(rawPath(ws, Buffer.from([...Buffer.from('hook'), 0xff, ...Buffer.from('.pth')])), 'utf8'), 'import evil\n')
     await discardChangeSet(cs.id)

@@ -40,7 +40,7 @@ test('a set shown, then continued by a run that adds evil.sh: the apply of the s
 
   await assert.rejects(applyChangeSet(id, { revision: shown.revision }), (e) => {
     assert.equal(e.code, 'ERR_SANDBOX_CHANGE_SET_CHANGED', e.message)
-    assert.match(e.message, new RegExp(`${id}[^]*changed since[^]*show it again`))
+    assert.match(e.message, new RegExp(`${id}[^]*changed since[^]*show it again`, 'i'))
     return true
   })
   assert.deepEqual(fs.readdirSync(ws).filter((n) => n !== '.git').sort(), [], 'nothing of the set landed')

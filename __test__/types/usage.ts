@@ -121,7 +121,16 @@ async function main(): Promise<void> {
     const diff: string = await diffChange(cs.id, shown.changes[0].path)
     const pending = await listChangeSets({ cwd: shown.cwd })
     const counted: number | undefined = pending[0].counts?.added
-    const applied: ApplyResult = await applyChangeSet(cs.id, { paths: shown.hostRisks.map((h) => h.path), force: false })
+    const applied: ApplyResult = await applyChangeSet(cs.id, { paths: shown.hostRisks.map((h) => h.path), force: false, revision: shown.revision })
+    // Only what was shown lands: a run that continued the set meanwhile makes the apply refuse.
+    const left: string | null = applied.revision
+    if (left !== null) {
+      try {
+        await applyChangeSet(cs.id, { revision: left })
+      } catch (e) {
+        if (e instanceof SandboxError && e.code === 'ERR_SANDBOX_CHANGE_SET_CHANGED') console.log('show it again')
+      }
+    }
     console.log(kinds, content, diff, counted, applied.conflicts[0]?.reason, applied.heldBack[0]?.risk.kind, shown.truncated, caps.review.available, caps.review.reason)
     await discardChangeSet(cs.id)
   }

@@ -25,6 +25,7 @@ const FLAGS = {
   // The reviewable workspace (see review.js).
   review: { type: 'boolean' },
   force: { type: 'boolean' },
+  revision: { type: 'string' },
   tmp: { type: 'string' },
   cwd: { type: 'string' },
   timeout: { type: 'string' },
@@ -44,9 +45,9 @@ const FLAGS = {
 
 /** The flags each subcommand accepts (a run takes everything but --platform; explain all but --ask). */
 const ALLOWED = {
-  run: Object.keys(FLAGS).filter((f) => f !== 'platform' && f !== 'force'),
-  explain: Object.keys(FLAGS).filter((f) => f !== 'ask' && f !== 'no-pty' && f !== 'force'),
-  review: ['json', 'force', 'help', 'version'],
+  run: Object.keys(FLAGS).filter((f) => f !== 'platform' && f !== 'force' && f !== 'revision'),
+  explain: Object.keys(FLAGS).filter((f) => f !== 'ask' && f !== 'no-pty' && f !== 'force' && f !== 'revision'),
+  review: ['json', 'force', 'revision', 'help', 'version'],
   doctor: ['json', 'help', 'version'],
   help: ['json', 'help', 'version'],
 }

@@ -43,13 +43,15 @@ Says whether this host can sandbox, and if not, why and how to fix it. Exits 1 w
 const REVIEW = `Usage: sandspawn review list [--json]            the pending change sets
        sandspawn review show ID [--json]         what one holds (host risks marked with !)
        sandspawn review diff ID [PATH...]        its changes as a unified diff
-       sandspawn review apply ID [PATH...] [--force] [--json]
+       sandspawn review apply ID [PATH...] [--force] [--revision REV] [--json]
        sandspawn review discard ID
 
 A run with --review writes the workspace's changes to a change set instead of the workspace.
 apply lands them (only PATHs and what is below them, when given); a path the host changed since
 the set began is a conflict and stays as it is, and one with a host risk (a git hook, a protected
-name, a new repository) is held back: --force lands conflicts, and held-back paths listed by name.`
+name, a new repository) is held back: --force lands conflicts, and held-back paths listed by name.
+--revision REV (printed by show, diff and a --review run) applies only that revision: when a run
+continued the set since, nothing lands and apply says to show it again.`
 
 const TEXTS = { run: RUN, explain: EXPLAIN, doctor: DOCTOR, review: REVIEW, help: RUN }
 

@@ -78,6 +78,9 @@ function exitCodeForError(err) {
       return 126
     case 'ERR_SANDBOX_INVALID_OPTIONS':
       return 2
+    // `review apply --revision` of a set a run continued since: nothing landed, the set is pending.
+    case 'ERR_SANDBOX_CHANGE_SET_CHANGED':
+      return 1
     default:
       return 125
   }

@@ -28,6 +28,8 @@ function describe(cs, cwd) {
   const total = added + modified + deleted
   if (total > Math.min(SHOWN, cs.changes.length)) lines.push(`  ... and ${total - Math.min(SHOWN, cs.changes.length)} more`)
   for (const r of cs.hostRisks) lines.push(`  ! ${printable(r.kind)}: ${printable(rel(r.path))}: ${printable(String(r.detail).replace(/\s+/g, ' '))} (held back)`)
+  // The token `review apply --revision` takes: what is applied then is what was shown here.
+  lines.push(`  revision ${printable(cs.revision)}`)
   return lines.join('\n') + '\n'
 }
 
@@ -36,7 +38,7 @@ function outcomeText(id, res) {
   const lines = [`sandspawn: applied ${res.applied.length} change(s) of ${id}`]
   for (const c of res.conflicts) lines.push(`  conflict: ${printable(c.path)}: ${printable(c.reason)}`)
   for (const h of res.heldBack) lines.push(`  held back: ${printable(h.path)}: ${printable(h.risk.kind)}`)
-  if (res.conflicts.length || res.heldBack.length) lines.push(`sandspawn: still pending: sandspawn review apply ${id} [PATH...] --force | sandspawn review discard ${id}`)
+  if (res.conflicts.length || res.heldBack.length) lines.push(`sandspawn: still pending: sandspawn review apply ${id} [PATH...] --force${res.revision ? ` --revision ${printable(res.revision)}` : ''} | sandspawn review discard ${id}`)
   return lines.join('\n') + '\n'
 }
 
@@ -71,7 +73,12 @@ async function printDiffs(sandspawn, cs, paths) {
   // skipped without a word, and `review apply` landed it (an attacker's review: 10,000 files in
   // `a/`, then `zz-evil.sh`). A listing holds at most what the set has (bounded by its scan), and
   // is `truncated` while it holds less.
-  if (cs.truncated) cs = await sandspawn.showChangeSet(cs.id, { maxChanges: 0xffffffff })
+  if (cs.truncated) {
+    const whole = await sandspawn.showChangeSet(cs.id, { maxChanges: 0xffffffff })
+    // Diffs of another revision than the one listed: said, and an apply of the listed one refuses.
+    if (whole.revision !== cs.revision) process.stderr.write(`sandspawn: ${cs.id} changed since it was listed (now revision ${printable(whole.revision)}): these diffs show it as it is now\n`)
+    cs = whole
+  }
   // Directories too: their diff is a line saying what the set does to one (its mode, deleted with
   // everything in it), which a user reading only files' lines never saw (an attacker's review).
   const wanted = [...new Set(cs.changes.map((c) => c.path))]
@@ -112,7 +119,7 @@ async function question(prompt) {
 
 /** After a `--review` run (not --json): show the set, then ask on a terminal; else keep it pending. */
 async function afterRun(result, sandspawn, interactive) {
-  const cs = result.changeSet
+  let cs = result.changeSet
   // After --ask ran it again without the sandbox: the set is the sandboxed attempt's, and the
   // retry's writes are in the workspace already (a path both wrote conflicts on apply).
   const escalated = result.escalated ? 'sandspawn: the command ran again without the sandbox, writing the workspace directly; this change set holds what the sandboxed attempt wrote\n' : ''
@@ -123,7 +130,7 @@ async function afterRun(result, sandspawn, interactive) {
     return
   }
   if (!interactive) {
-    process.stderr.write(`sandspawn: pending: sandspawn review apply ${cs.id} | sandspawn review diff ${cs.id} | sandspawn review discard ${cs.id}\n`)
+    process.stderr.write(`sandspawn: pending: sandspawn review apply ${cs.id} --revision ${cs.revision} | sandspawn review diff ${cs.id} | sandspawn review discard ${cs.id}\n`)
     return
   }
   for (;;) {
@@ -131,7 +138,19 @@ async function afterRun(result, sandspawn, interactive) {
     // null: no terminal any more (hung up, end of input, Ctrl-C): kept pending, never asked again.
     const answer = line === null ? null : line.trim().toLowerCase()
     if (answer === 'a' || answer === 'apply') {
-      process.stderr.write(outcomeText(cs.id, await sandspawn.applyChangeSet(cs.id)))
+      // The revision shown (the listing above, the diffs): a run that continued the set meanwhile
+      // (another agent's step) makes the apply refuse, landing nothing the user did not see.
+      let res
+      try {
+        res = await sandspawn.applyChangeSet(cs.id, { revision: cs.revision })
+      } catch (e) {
+        if (!e || e.code !== 'ERR_SANDBOX_CHANGE_SET_CHANGED') throw e
+        // Nothing landed: show the set as it is now, and ask about that.
+        cs = await sandspawn.showChangeSet(cs.id)
+        process.stderr.write(`sandspawn: ${printable(e.message)}\n` + describe(cs, result.cwd))
+        continue
+      }
+      process.stderr.write(outcomeText(cs.id, res))
       return
     }
     if (answer === 'd' || answer === 'discard') {
@@ -157,6 +176,7 @@ async function review(words, values) {
   }
   const paths = rest.map((p) => path.resolve(p))
   if (values.force && action !== 'apply') throw new UsageError('--force is allowed only with `review apply`', 'review', json)
+  if (values.revision !== undefined && action !== 'apply') throw new UsageError('--revision is allowed only with `review apply`', 'review', json)
   switch (action) {
     case 'list': {
       const sets = await sandspawn.listChangeSets()
@@ -173,12 +193,16 @@ async function review(words, values) {
     }
     case 'diff': {
       need(1)
-      await printDiffs(sandspawn, await sandspawn.showChangeSet(id), paths)
+      const cs = await sandspawn.showChangeSet(id)
+      await printDiffs(sandspawn, cs, paths)
+      // The revision diffed, for `review apply --revision` (stderr: stdout is the diff itself).
+      process.stderr.write(`sandspawn: diffed revision ${printable(cs.revision)} of ${id}: sandspawn review apply ${id} --revision ${printable(cs.revision)}\n`)
       return out.exit(0)
     }
     case 'apply': {
       need(1)
-      const res = await sandspawn.applyChangeSet(id, { paths: paths.length ? paths : undefined, force: Boolean(values.force) })
+      // With --revision (what review show, diff and a --review run print), only that revision lands.
+      const res = await sandspawn.applyChangeSet(id, { paths: paths.length ? paths : undefined, force: Boolean(values.force), revision: values.revision })
       if (json) out.printJson(res)
       else process.stderr.write(outcomeText(id, res))
       return out.exit(res.conflicts.length || res.heldBack.length ? 1 : 0)

@@ -30,9 +30,10 @@ fn absolute(option: &str, v: &Value) -> Result<PathBuf> {
     }
 }
 
-/// `applyChangeSet(id, { paths?, force? })`.
+/// `applyChangeSet(id, { paths?, force?, revision? })`: with `revision`, only while the set is still
+/// what was shown; returns what was done and the revision of what is left (`null`: nothing is).
 pub fn apply_change_set(id: &str, options: &Value) -> Result<Value> {
-    let m = object(options, &["paths", "force"])?;
+    let m = object(options, &["paths", "force", "revision"])?;
     let field = |k: &str| m.and_then(|m| m.get(k)).filter(|v| !v.is_null());
     let paths = match field("paths") {
         None => None,
@@ -44,13 +45,27 @@ pub fn apply_change_set(id: &str, options: &Value) -> Result<Value> {
         Some(Value::Bool(b)) => *b,
         Some(v) => return Err(SandboxError::invalid("force", format!("must be a boolean, got {}", describe(v)))),
     };
+    let revision = match field("revision") {
+        None => None,
+        Some(Value::String(r)) if !r.is_empty() => Some(r.as_str()),
+        Some(v) => return Err(SandboxError::invalid("revision", format!("must be the revision showChangeSet (or a run's changeSet) gave, a non-empty string, got {}", describe(v)))),
+    };
     let (set, lock) = store::open_locked(id)?;
+    // Checked under the lock, held to the end of the apply: no run continues the set in between.
+    if let Some(shown) = revision {
+        super::revision::check(&set, &lock, shown)?;
+    }
     let paths = match paths {
         None => None,
         Some(ps) => Some(ps.iter().enumerate().map(|(i, p)| pending_at(&set, p, &format!("paths[{i}]"))).collect::<Result<Vec<_>>>()?),
     };
     let outcome = apply(&set, &lock, &Request { paths: paths.as_deref(), force })?;
-    Ok(serde_json::to_value(outcome).unwrap_or(Value::Null))
+    let mut v = serde_json::to_value(outcome).unwrap_or(Value::Null);
+    let left = set.dir.join("meta.json").exists().then(|| super::revision::of(&set, &lock));
+    if let Value::Object(m) = &mut v {
+        m.insert("revision".into(), json!(left));
+    }
+    Ok(v)
 }
 
 /// A path `applyChangeSet` was given (shown, as a change's `path`), by its real names: refused when
@@ -88,8 +103,8 @@ pub fn diff_change(id: &str, path: &Value) -> Result<String> {
 
 /// `sandspawn review show ID`: the set described, as in a result.
 pub fn show_change_set(id: &str, max_changes: usize) -> Result<Value> {
-    let (set, _lock) = store::open_locked(id)?;
-    let mut v = serde_json::to_value(super::summary::summarize(&set, max_changes)?).unwrap_or(Value::Null);
+    let (set, lock) = store::open_locked(id)?;
+    let mut v = serde_json::to_value(super::summary::summarize(&set, &lock, max_changes)?).unwrap_or(Value::Null);
     if let Value::Object(m) = &mut v {
         m.insert("cwd".into(), json!(set.meta.cwd));
         m.insert("created".into(), json!(set.meta.created));
@@ -122,8 +137,8 @@ pub fn list_change_sets(options: &Value) -> Result<Value> {
         }
         let mut entry = json!({ "id": set.meta.id, "cwd": set.meta.cwd, "created": set.meta.created, "counts": null });
         // A set a run holds right now is listed without counts (its upper is mounted).
-        if let Ok(_l) = store::lock(&set) {
-            match super::summary::summarize(&set, 0) {
+        if let Ok(l) = store::lock(&set) {
+            match super::summary::summarize(&set, &l, 0) {
                 Ok(s) => {
                     entry["counts"] = serde_json::to_value(&s.counts).unwrap_or(Value::Null);
                     if let Some(r) = s.host_risks.iter().find(|r| r.kind == crate::planted::RiskKind::ScanIncomplete) {

@@ -35,6 +35,9 @@ pub struct Entry {
     pub mode: u32,
     pub size: u64,
     pub mtime: (i64, i64),
+    /// Its change time: set by the kernel on every change of the entry, never by a command (what
+    /// a set's `revision` rests on, where a rewrite keeps the size and puts the mtime back).
+    pub ctime: (i64, i64),
     /// Its device and inode, and how many names the inode had when read: a file the command linked
     /// under several names lands as one file with those names (`apply`, `links`).
     pub inode: (u64, u64),
@@ -98,7 +101,7 @@ pub fn read(path: &Path, rel: PathBuf) -> std::io::Result<Entry> {
     } else {
         Kind::Special("device")
     };
-    Ok(Entry { rel, kind, mode: m.mode() & 0o7777, size: m.len(), mtime: (m.mtime(), m.mtime_nsec()), inode: (m.dev(), m.ino()), nlink: m.nlink() })
+    Ok(Entry { rel, kind, mode: m.mode() & 0o7777, size: m.len(), mtime: (m.mtime(), m.mtime_nsec()), ctime: (m.ctime(), m.ctime_nsec()), inode: (m.dev(), m.ino()), nlink: m.nlink() })
 }
 
 /// The names in a directory, sorted.
@@ -122,7 +125,7 @@ struct Frame {
 /// (found by an attacker's review: a run's `chmod 000 locked` made `applyChangeSet` of a user's
 /// set reject after landing the entries before it).
 pub fn walk<E: From<std::io::Error>>(upper: &Path, host_root: &Path, mut visit: impl FnMut(Event) -> Result<bool, E>) -> Result<(), E> {
-    let top = Entry { rel: PathBuf::new(), kind: Kind::Dir { opaque: false }, mode: 0, size: 0, mtime: (0, 0), inode: (0, 0), nlink: 0 };
+    let top = Entry { rel: PathBuf::new(), kind: Kind::Dir { opaque: false }, mode: 0, size: 0, mtime: (0, 0), ctime: (0, 0), inode: (0, 0), nlink: 0 };
     let budget = PATH_MAX.saturating_sub(upper.as_os_str().len().max(host_root.as_os_str().len()) + 1);
     let top_names = match names(upper) {
         Ok(n) => n,

@@ -15,7 +15,7 @@
 //! directory, so a set of 10,000 files is never held in memory at once.
 //!
 //! Module map: `option` (the policy fields), `id`, `store` (where sets live, their metadata,
-//! locks, expiry), `spare` (a new set's directories made ahead of time), `run` (one run's share:
+//! locks, expiry), `revision` (what a set holds, as a token an apply checks), `spare` (a new set's directories made ahead of time), `run` (one run's share:
 //! open or create, the mounts, the result), `entries` (walking an upper directory), `changes` (an
 //! entry against the host), `risks` (with `elsewhere`: what repositories run from outside their top), `summary`, `apply` (with `links`: a file under several names lands as one), `host_fs`, `sparse` (a file's data
 //! without its holes, for comparing and applying), `content` (one file's new content, a diff, with `unseen`: what its lines cannot show), `api`
@@ -36,6 +36,7 @@ pub mod host_fs;
 pub mod id;
 pub mod links;
 pub mod option;
+pub mod revision;
 pub mod risks;
 pub mod run;
 pub mod spare;

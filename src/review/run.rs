@@ -114,6 +114,8 @@ impl ReviewRun {
                 (set, lock, true)
             }
         };
+        // Before the overlay is mounted: every revision shown before this run is stale after it.
+        lock.count_a_write(&set)?;
         set.touch();
         let overlays = (0..set.meta.roots.len())
             .map(|i| Ok(ReviewOverlay { root: path_text(&set.meta.roots[i])?, upper: path_text(&set.upper(i))?, work: path_text(&set.work(i))? }))
@@ -132,7 +134,10 @@ impl ReviewRun {
     /// The sandbox is gone: describe the set and let it go.
     pub fn finish(mut self) -> Result<Summary> {
         self.begun = false;
-        let summary = summarize(&self.set, self.max_changes);
+        let summary = match &self.lock {
+            Some(lock) => summarize(&self.set, lock, self.max_changes),
+            None => Err(SandboxError::setup_failed(format!("change set {} is no longer held", self.set.meta.id), "")),
+        };
         self.lock.take();
         summary
     }

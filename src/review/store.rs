@@ -324,8 +324,34 @@ pub fn names(root: &Path) -> Vec<String> {
 
 /// Exclusive hold on a set: one run (which has its upper directory mounted), apply or discard at
 /// a time. Released when dropped.
+///
+/// The lock file also holds how many runs have written the set (8 bytes, little-endian; empty: 0),
+/// which its `revision` names: a run that continues a set, whatever it writes and whenever the
+/// kernel's coarse clock stamps it, makes every revision shown before it stale.
 #[derive(Debug)]
-pub struct Lock(#[allow(dead_code)] OwnedFd);
+pub struct Lock(OwnedFd);
+
+impl Lock {
+    /// How many runs have written the set.
+    pub fn writes(&self) -> u64 {
+        let mut buf = [0u8; 8];
+        // SAFETY: reading into our own buffer from our own descriptor.
+        let n = unsafe { libc::pread(self.0.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len(), 0) };
+        if n == buf.len() as isize { u64::from_le_bytes(buf) } else { 0 }
+    }
+
+    /// Count one more run writing the set, before its overlay is mounted. A count that cannot be
+    /// written refuses the run: a revision shown before it must not stay valid after it.
+    pub fn count_a_write(&self, set: &ChangeSet) -> Result<()> {
+        let buf = self.writes().wrapping_add(1).to_le_bytes();
+        // SAFETY: writing our own buffer to our own descriptor.
+        let n = unsafe { libc::pwrite(self.0.as_raw_fd(), buf.as_ptr().cast(), buf.len(), 0) };
+        if n != buf.len() as isize {
+            return Err(io("counting a run in", &set.dir.join(LOCK), std::io::Error::last_os_error()));
+        }
+        Ok(())
+    }
+}
 
 pub fn lock(set: &ChangeSet) -> Result<Lock> {
     use std::os::unix::fs::OpenOptionsExt;

@@ -7,8 +7,9 @@ use serde::Serialize;
 
 use super::changes::{Change, ChangeKind, Differ};
 use super::entries;
+use super::revision::Revision;
 use super::risks::Judge;
-use super::store::ChangeSet;
+use super::store::{ChangeSet, Lock};
 use crate::error::Result;
 use crate::planted::{HostRisk, RiskKind};
 
@@ -27,6 +28,8 @@ pub struct Summary {
     pub changes: Vec<Change>,
     pub truncated: bool,
     pub host_risks: Vec<HostRisk>,
+    /// What `applyChangeSet({ revision })` checks the set still is (`revision`).
+    pub revision: String,
 }
 
 /// The risk of what a description or an apply could not examine: `rel` below `root` (the root:
@@ -59,11 +62,14 @@ pub fn special(root: &std::path::Path, rel: &std::path::Path, what: &str) -> Hos
     }
 }
 
-/// Describe `set`, listing at most `max` changes (and as many risks). What cannot be read is
-/// reported (`scan-incomplete`, `truncated`), never an error: a run's result must not be lost
-/// because its change set could not be described.
-pub fn summarize(set: &ChangeSet, max: usize) -> Result<Summary> {
-    let mut s = Summary { id: set.meta.id.clone(), counts: Counts::default(), changes: Vec::new(), truncated: false, host_risks: Vec::new() };
+/// Describe `set` (held by `lock`), listing at most `max` changes (and as many risks), with its
+/// revision read in the same walk. What cannot be read is reported (`scan-incomplete`,
+/// `truncated`), never an error: a run's result must not be lost because its change set could not
+/// be described.
+pub fn summarize(set: &ChangeSet, lock: &Lock, max: usize) -> Result<Summary> {
+    let mut s = Summary { id: set.meta.id.clone(), counts: Counts::default(), changes: Vec::new(), truncated: false, host_risks: Vec::new(), revision: String::new() };
+    let mut revision = Revision::new(set, lock.writes());
+    let mut walked_whole = true;
     let mut risks: BTreeMap<(String, u8), HostRisk> = BTreeMap::new();
     let elsewhere = super::elsewhere::hooks_elsewhere(&set.meta);
     for (i, root) in set.meta.roots.iter().enumerate() {
@@ -91,7 +97,9 @@ pub fn summarize(set: &ChangeSet, max: usize) -> Result<Summary> {
         if let Some(c) = differ.root_change(&upper, set.meta.root_modes.get(i).copied()) {
             emit(c);
         }
+        revision.root(i, &upper);
         let walked = entries::walk(&upper, root, |ev| {
+            revision.event(&ev);
             match &ev {
                 entries::Event::Beyond(rel, unread) => beyond.push(incomplete(root, rel, &beyond_why(rel, *unread))),
                 entries::Event::Leaf(e) => {
@@ -104,6 +112,7 @@ pub fn summarize(set: &ChangeSet, max: usize) -> Result<Summary> {
             differ.event(&ev, &upper, &mut emit)
         });
         if let Err(e) = walked {
+            walked_whole = false;
             beyond.push(incomplete(root, std::path::Path::new(""), &format!("reading the change set failed ({})", sandspawn_helper::report::os_words(&e))));
         }
         s.truncated |= !beyond.is_empty();
@@ -114,5 +123,7 @@ pub fn summarize(set: &ChangeSet, max: usize) -> Result<Summary> {
         }
     }
     s.host_risks = risks.into_values().collect();
+    // A walk the description stopped early did not see the whole set: its own walk does.
+    s.revision = if walked_whole { revision.finish() } else { super::revision::of(set, lock) };
     Ok(s)
 }

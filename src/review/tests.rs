@@ -79,7 +79,7 @@ fn describes_and_applies_adds_modifications_deletions_and_replaced_directories()
     put(&up, "opaque/fresh", "f");
     xattr(&up.join("opaque"), c"user.overlay.opaque", b"y");
     std::os::unix::fs::symlink("new", up.join("link")).unwrap();
-    let s = summarize(&f.set, 100).unwrap();
+    let s = summarize(&f.set, &f.lock, 100).unwrap();
     let kinds: Vec<(String, ChangeKind)> = s.changes.iter().map(|c| (c.path.strip_prefix(&*f.ws.to_string_lossy()).unwrap().to_string(), c.kind)).collect();
     assert_eq!(
         kinds,
@@ -137,7 +137,7 @@ fn a_thousand_files_apply_streamed() {
             put(&up, &format!("node_modules/p{d}/lib/f{i}.js"), "x");
         }
     }
-    let s = summarize(&f.set, 10).unwrap();
+    let s = summarize(&f.set, &f.lock, 10).unwrap();
     assert_eq!((s.counts.added, s.changes.len(), s.truncated), (1201, 10, true));
     let out = apply(&f.set, &f.lock, &Request { paths: None, force: false }).unwrap();
     assert_eq!(out.applied.len(), 1201);
@@ -165,7 +165,7 @@ fn a_set_applied_piece_by_piece_is_removed_once_nothing_is_left() {
 
 /// The host risks of `f`'s set, as `(path below the workspace, kind)`.
 fn risks_of(f: &Fixture) -> Vec<(String, crate::planted::RiskKind)> {
-    let s = summarize(&f.set, 100).unwrap();
+    let s = summarize(&f.set, &f.lock, 100).unwrap();
     let ws = f.ws.to_string_lossy().into_owned();
     s.host_risks.iter().map(|r| (r.path.strip_prefix(&ws).unwrap_or(&r.path).to_string(), r.kind)).collect()
 }
@@ -361,7 +361,7 @@ fn a_selected_path_does_not_apply_its_parents_own_change() {
     assert_eq!(std::fs::metadata(f.ws.join("sub")).unwrap().permissions().mode() & 0o7777, 0o755, "sub's own change was not asked for");
     assert_eq!(std::fs::metadata(f.ws.join("fresh")).unwrap().permissions().mode() & 0o7022, 0, "a directory made only to pass through is writable by its owner alone");
     assert!(f.set.dir.exists(), "sub's mode change is still pending");
-    let s = summarize(&f.set, 100).unwrap();
+    let s = summarize(&f.set, &f.lock, 100).unwrap();
     assert!(s.changes.iter().any(|c| c.path.ends_with("/sub")), "{s:?}");
 }
 
@@ -375,7 +375,7 @@ fn a_tree_deeper_than_path_max_is_reported_held_and_removable() {
     // Deep but within PATH_MAX: stops at the depth bound.
     std::fs::create_dir(up.join("d")).unwrap();
     crate::remove_tree::tests::deep_chain(&up.join("d"), super::entries::MAX_DEPTH + 20, "d");
-    let s = summarize(&f.set, 1000).unwrap();
+    let s = summarize(&f.set, &f.lock, 1000).unwrap();
     assert!(s.truncated);
     let incomplete: Vec<&String> = s.host_risks.iter().filter(|r| r.kind == crate::planted::RiskKind::ScanIncomplete).map(|r| &r.path).collect();
     assert_eq!(incomplete.len(), 2, "{:?}", s.host_risks);
@@ -401,3 +401,4 @@ mod special_files;
 mod unreadable;
 mod held_view;
 mod swapped_frames;
+mod revision;

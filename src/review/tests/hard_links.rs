@@ -93,7 +93,7 @@ fn a_linked_file_over_a_linked_host_file_is_compared_once() {
     }
     begin_now(&mut f);
     let before = crate::review::changes::tests::bytes_read_by_this_thread();
-    let s = summarize(&f.set, 100).unwrap();
+    let s = summarize(&f.set, &f.lock, 100).unwrap();
     let read = crate::review::changes::tests::bytes_read_by_this_thread() - before;
     assert!(s.changes.is_empty(), "{:?}", s.changes);
     assert!(read < 4 * len as u64, "{read} bytes read to compare {} names of one file", names.len());

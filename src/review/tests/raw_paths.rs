@@ -45,7 +45,7 @@ fn names_that_are_not_utf8_are_applied_as_their_bytes() {
     whiteout(&up.join(raw(b"gone\xfd")));
     put(&up, "op/keep", "k");
     xattr(&up.join("op"), c"user.overlay.opaque", b"y");
-    let s = summarize(&f.set, 100).unwrap();
+    let s = summarize(&f.set, &f.lock, 100).unwrap();
     assert_eq!((s.counts.added, s.counts.deleted), (1, 2), "{s:?}");
     let out = apply(&f.set, &f.lock, &Request { paths: None, force: false }).unwrap();
     assert!(out.conflicts.is_empty() && out.held_back.is_empty(), "{out:?}");
@@ -67,7 +67,7 @@ fn a_name_that_is_not_utf8_is_shown_escaped_and_read_and_applied_as_itself() {
     std::fs::create_dir(up.join(raw(b"d\xFE"))).unwrap();
     std::fs::write(up.join(raw(b"d\xFE/run.sh")), "payload").unwrap();
     let ws = f.ws.to_string_lossy().into_owned();
-    let mut paths: Vec<String> = summarize(&f.set, 100).unwrap().changes.into_iter().map(|c| c.path).collect();
+    let mut paths: Vec<String> = summarize(&f.set, &f.lock, 100).unwrap().changes.into_iter().map(|c| c.path).collect();
     paths.sort();
     assert_eq!(paths, [format!("{ws}/d\\xfe"), format!("{ws}/d\\xfe/run.sh"), format!("{ws}/hook\\xff.pth"), format!("{ws}/hook\u{FFFD}.pth")]);
     let read = |p: &str| crate::review::content::read(&f.set, Path::new(&format!("{ws}/{p}"))).unwrap().unwrap();

@@ -25,7 +25,7 @@ fn replaced(symlink: bool) -> Fixture {
 fn the_directory_a_file_replaces_is_shown_deleted() {
     for symlink in [false, true] {
         let f = replaced(symlink);
-        let s = summarize(&f.set, 100).unwrap();
+        let s = summarize(&f.set, &f.lock, 100).unwrap();
         let ws = f.ws.to_string_lossy().into_owned();
         let seen: Vec<(&str, ChangeKind, EntryType)> = s.changes.iter().map(|c| (c.path.strip_prefix(&ws).unwrap(), c.kind, c.entry_type)).collect();
         let new = if symlink { EntryType::Symlink } else { EntryType::File };

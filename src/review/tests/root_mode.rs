@@ -37,7 +37,7 @@ fn chmodded(to: u32) -> Fixture {
 fn the_set_begins_with_the_root_s_mode() {
     let f = over_0755();
     assert_eq!(mode(&f.set.upper(0)), 0o755, "the run sees the root as the host has it");
-    let s = summarize(&f.set, 100).unwrap();
+    let s = summarize(&f.set, &f.lock, 100).unwrap();
     assert_eq!(s.changes.len(), 1, "only new.txt: {:?}", s.changes);
 }
 
@@ -45,7 +45,7 @@ fn the_set_begins_with_the_root_s_mode() {
 fn a_mode_change_of_the_root_is_listed_and_applied() {
     for to in [0o700, 0o711] {
         let f = chmodded(to);
-        let s = summarize(&f.set, 100).unwrap();
+        let s = summarize(&f.set, &f.lock, 100).unwrap();
         let ws = f.ws.to_string_lossy().into_owned();
         let root: Vec<_> = s.changes.iter().filter(|c| c.path == ws).map(|c| (c.kind, c.entry_type, c.mode)).collect();
         assert_eq!(root, [(ChangeKind::Modified, EntryType::Directory, Some(to))], "{:?}", s.changes);
@@ -67,7 +67,7 @@ fn a_path_below_the_root_does_not_apply_the_root_s_mode() {
     assert_eq!(out.applied, [f.ws.join("new.txt").to_string_lossy()]);
     assert_eq!(mode(&f.ws), 0o755);
     assert!(f.set.dir.exists(), "the root's mode is still pending");
-    let s = summarize(&f.set, 100).unwrap();
+    let s = summarize(&f.set, &f.lock, 100).unwrap();
     assert_eq!(s.changes.iter().map(|c| c.path.clone()).collect::<Vec<_>>(), [f.ws.to_string_lossy()]);
 }
 
@@ -87,7 +87,7 @@ fn a_root_the_host_changed_since_the_set_began_conflicts() {
 fn a_set_without_the_root_s_kept_mode_lists_none() {
     let mut f = chmodded(0o700);
     f.set.meta.root_modes.clear();
-    let s = summarize(&f.set, 100).unwrap();
+    let s = summarize(&f.set, &f.lock, 100).unwrap();
     assert!(!s.changes.iter().any(|c| c.path == f.ws.to_string_lossy()), "{:?}", s.changes);
     apply(&f.set, &f.lock, &Request { paths: None, force: false }).unwrap();
     assert_eq!(mode(&f.ws), 0o755);
@@ -109,7 +109,7 @@ fn kind(r: &crate::planted::HostRisk) -> String {
 
 /// The host risks of `f`'s set at `path`, by kind.
 fn risks_at(f: &Fixture, path: &Path) -> Vec<String> {
-    let s = summarize(&f.set, 100).unwrap();
+    let s = summarize(&f.set, &f.lock, 100).unwrap();
     s.host_risks.iter().filter(|r| r.path == path.to_string_lossy()).map(kind).collect()
 }
 
@@ -194,7 +194,7 @@ fn a_directory_opened_to_other_users_is_held_back() {
     assert_eq!(mode(&f.ws.join("open")), 0o755, "{out:?}");
     assert_eq!(mode(&f.ws.join("group")), 0o775);
     assert!(f.ws.join("sub/in.txt").exists(), "{out:?}");
-    let s = summarize(&f.set, 100).unwrap();
+    let s = summarize(&f.set, &f.lock, 100).unwrap();
     let mut pending: Vec<_> = s.changes.iter().map(|c| c.path.clone()).collect();
     pending.sort();
     assert_eq!(pending, [f.ws.join("open").to_string_lossy(), f.ws.join("shared").to_string_lossy(), f.ws.join("sub").to_string_lossy()]);

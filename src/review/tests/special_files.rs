@@ -31,7 +31,7 @@ fn fifos() -> Fixture {
 #[test]
 fn a_fifo_over_a_deleted_entry_lists_the_deletion_and_itself() {
     let f = fifos();
-    let s = summarize(&f.set, 100).unwrap();
+    let s = summarize(&f.set, &f.lock, 100).unwrap();
     let ws = f.ws.to_string_lossy().into_owned();
     let seen: Vec<(&str, ChangeKind, EntryType)> = s.changes.iter().map(|c| (c.path.strip_prefix(&ws).unwrap(), c.kind, c.entry_type)).collect();
     assert_eq!(seen, [("/notes.txt", ChangeKind::Deleted, EntryType::File), ("/plain.txt", ChangeKind::Added, EntryType::File), ("/src", ChangeKind::Deleted, EntryType::Directory)]);

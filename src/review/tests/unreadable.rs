@@ -31,7 +31,7 @@ fn an_unreadable_directory_is_held_back_and_the_rest_lands() {
     for mode in [0o000, 0o300, 0o400] {
         let f = locked(mode);
         let ws = f.ws.to_string_lossy().into_owned();
-        let s = without_dac_override(|| summarize(&f.set, 100).unwrap());
+        let s = without_dac_override(|| summarize(&f.set, &f.lock, 100).unwrap());
         assert!(s.changes.iter().any(|c| c.path.ends_with("/after.txt")), "{mode:o}: {:?}", s.changes);
         let unread: Vec<&str> = s.host_risks.iter().filter(|r| r.kind == RiskKind::ScanIncomplete).map(|r| r.path.strip_prefix(&ws).unwrap()).collect();
         assert!(!unread.is_empty() && unread.iter().all(|p| p.starts_with("/locked")), "{mode:o}: {:?}", s.host_risks);
