@@ -273,11 +273,13 @@ test('the filter has the bwrap modes\' baseline; the supervisor cannot be traced
 
 // Found by an attacker's review: the Landlock mode shares the host's IPC namespace (SysV and POSIX
 // message queues reached by key, name and id), socketpair(AF_UNIX, SOCK_DGRAM) reached host
-// datagram sockets with every socket refused, and AF_VSOCK passed with the network on.
-test("the host's IPC objects, its Unix datagram sockets and socket families beyond the Internet ones stay out of reach", { skip: noOuter || (!hasCc() && 'no C compiler to build the attacks') }, (t) => {
+// datagram sockets with every socket refused, and AF_VSOCK passed with the network on; and any
+// protocol of the allowed families, which on a host that autoloads modules loads SCTP's, DCCP's,
+// nfnetlink's... for good (kern27).
+test("the host's IPC objects, its Unix datagram sockets and socket families and protocols beyond the Internet ones stay out of reach", { skip: noOuter || (!hasCc() && 'no C compiler to build the attacks') }, (t) => {
   const bin = fs.mkdtempSync(path.join('/var/tmp', 'sandspawn-ll-attacks-'))
   t.after(() => fs.rmSync(bin, { recursive: true, force: true }))
-  for (const name of ['host-ipc', 'unix-dgram', 'families']) {
+  for (const name of ['host-ipc', 'unix-dgram', 'families', 'protocols']) {
     execFileSync('cc', ['-O1', '-o', path.join(bin, name), path.join(__dirname, 'security', 'attacks', `${name}.c`), '-lrt'])
   }
   const { result: r } = scenario('hostReach', { env: { SANDSPAWN_ATTACKS: bin } })
@@ -294,6 +296,10 @@ test("the host's IPC objects, its Unix datagram sockets and socket families beyo
   assert.deepStrictEqual(lines(r.familiesOff), Object.fromEntries(families.map((n) => [n, 'EPERM'])), `network off: no socket at all\n${r.familiesOff}`)
   const on = new Set(['unix', 'inet', 'inet6', 'netlink', 'tcp-loopback', 'udp-loopback'])
   assert.deepStrictEqual(lines(r.familiesOn), Object.fromEntries(families.map((n) => [n, on.has(n) ? 'ok' : 'EPERM'])), `network: true\n${r.familiesOn}`)
+  const protocols = lines(r.protocolsOn)
+  const refused = ['sctp', 'dccp', 'l2tp', 'udplite', 'udplite6', 'netlink-sock-diag', 'netlink-audit', 'netlink-netfilter', 'netlink-generic', 'netlink-crypto', 'netlink-audit-high']
+  for (const name of refused) assert.strictEqual(protocols[name], 'EPROTONOSUPPORT', `network: true, ${name}\n${r.protocolsOn}`)
+  for (const name of ['tcp-0', 'tcp', 'tcp6', 'udp', 'udp6', 'mptcp', 'netlink-route', 'netlink-uevent']) assert.strictEqual(protocols[name], 'ok', `network: true, ${name}\n${r.protocolsOn}`)
 })
 
 // Found by an attacker's review: the command lowered the scheduling of the host program that

@@ -16,6 +16,8 @@
 //   Unix sockets blocked.
 // - families.c: socket families outside the Internet ones, netlink and Unix (AF_VSOCK reaches a VM
 //   host's hypervisor whatever the network namespace).
+// - protocols.c: protocols of the allowed families beyond what programs ask for (a protocol not yet
+//   registered makes a host that autoloads modules load its module for good: SCTP, DCCP...).
 
 const { describe, test, before, after } = require('node:test')
 const assert = require('node:assert/strict')
@@ -45,7 +47,7 @@ before(() => {
   if (!HAS_CC) return
   bin = fs.mkdtempSync(path.join(BASE, 'sandspawn-attacks-'))
   fs.chmodSync(bin, 0o755)
-  for (const name of ['borrow-init', 'keyring', 'surface', 'host-ipc', 'unix-dgram', 'families']) {
+  for (const name of ['borrow-init', 'keyring', 'surface', 'host-ipc', 'unix-dgram', 'families', 'protocols']) {
     execFileSync('cc', ['-O1', '-o', path.join(bin, name), path.join(__dirname, 'attacks', `${name}.c`), '-lrt'], { stdio: 'pipe' })
   }
 })
@@ -237,5 +239,42 @@ describe('socket families outside the Internet ones, netlink and Unix are refuse
     const got = results(execFileSync(path.join(bin, 'families'), ['vsock'], { encoding: 'utf8' }))
     if (got.vsock === 'EAFNOSUPPORT') return t.skip('no vsock in this kernel')
     assert.equal(got.vsock, 'ok')
+  })
+})
+
+// Found by an attacker's review (kern27): socket() of an allowed family took any protocol, and on a
+// host that autoloads kernel modules (every distribution kernel; not this one) a protocol not yet
+// registered makes the kernel load its module, with no capability check, for the host's life:
+// socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP) loads sctp, (AF_INET, SOCK_DCCP, IPPROTO_DCCP) dccp
+// (CVE-2017-6074), IPPROTO_L2TP l2tp_ip, (AF_NETLINK, SOCK_RAW, NETLINK_CRYPTO) crypto_user,
+// NETLINK_NETFILTER nfnetlink, and NETLINK_GENERIC's family lookup by name any module with a genl
+// alias (tipc, wireguard, openvswitch...). Only the protocols programs ask for are created; the rest
+// get EPROTONOSUPPORT, what a kernel without them answers. The ones built into this kernel (UDP-Lite,
+// netlink's audit, netfilter, generic...) are created without a sandbox, so the test can tell.
+const PROTOCOLS_REFUSED = ['sctp', 'sctp6', 'sctp-high', 'dccp', 'l2tp', 'smc-inet', 'udplite', 'udplite6', 'netlink-sock-diag', 'netlink-xfrm', 'netlink-audit', 'netlink-netfilter', 'netlink-generic', 'netlink-rdma', 'netlink-crypto', 'netlink-audit-high']
+const PROTOCOLS_ALLOWED = ['tcp-0', 'tcp', 'tcp6', 'tcp-high', 'udp', 'udp6', 'mptcp', 'netlink-route', 'netlink-route-dgram', 'netlink-uevent']
+/** The protocols' results expected under the filter (ping sockets are the kernel's to refuse:
+ * net.ipv4.ping_group_range, EACCES by default). */
+function expectedProtocols(got) {
+  const expect = { ping: /^(ok|EACCES)$/.test(got.ping) ? got.ping : 'ok or EACCES', ping6: /^(ok|EACCES)$/.test(got.ping6) ? got.ping6 : 'ok or EACCES' }
+  for (const name of PROTOCOLS_REFUSED) expect[name] = 'EPROTONOSUPPORT'
+  for (const name of PROTOCOLS_ALLOWED) expect[name] = 'ok'
+  return expect
+}
+describe('socket protocols beyond what programs ask for are refused (no module autoloading)', { concurrency: 2 }, () => {
+  for (const [name, sandbox] of Object.entries(MODES)) {
+    test(`${name}: ${PROTOCOLS_REFUSED.length} protocols refused with EPROTONOSUPPORT; TCP, UDP, MPTCP, ping, netlink route and uevent created`, { skip }, async (t) => {
+      const tree = tempTree(t)
+      const r = await run([path.join(bin, 'protocols')], { cwd: tree.ws, sandbox })
+      assert.equal(r.exitCode, 0, show(r))
+      const got = results(r.stdout)
+      assert.deepEqual(got, expectedProtocols(got), show(r))
+    })
+  }
+
+  test('without a sandbox the protocols built into this kernel are created (the test can tell)', { skip }, () => {
+    const got = results(execFileSync(path.join(bin, 'protocols'), { encoding: 'utf8' }))
+    const builtIn = ['udplite', 'netlink-audit', 'netlink-netfilter', 'netlink-generic', 'netlink-sock-diag', 'netlink-audit-high'].filter((n) => got[n] === 'ok')
+    assert.ok(builtIn.length > 0, `none of the refused protocols is built in here: ${JSON.stringify(got)}`)
   })
 })

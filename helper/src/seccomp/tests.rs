@@ -189,6 +189,63 @@ fn socket_rules() {
     }
 }
 
+/// The protocols `socket()` may ask for in the families it may create (found by an attacker's
+/// review, kern27: any protocol passed, and on a host that autoloads modules an unregistered one
+/// makes the kernel load its module for good, SCTP's, DCCP's, nfnetlink's...). The rest get
+/// EPROTONOSUPPORT, what a kernel without them answers; the high half of the protocol is ignored as
+/// the kernel ignores it (an `int`), and so are the type's flags.
+#[test]
+fn socket_protocols() {
+    const EPROTONOSUPPORT: u32 = 0x0005_0000 | 93;
+    const INET_ALLOWED: [u64; 6] = [0, 6, 17, 1, 58, 262];
+    const NETLINK_ALLOWED: [u64; 2] = [0, 15];
+    const FLAGS: u64 = 0x800 | 0x8_0000; // SOCK_NONBLOCK | SOCK_CLOEXEC
+    for (arch, audit) in ARCHES {
+        let nr = Sys::Socket.number(arch);
+        for f in filters() {
+            let p = program(arch, f);
+            let v = |family: u64, kind: u64, protocol: u64| run3(&p, audit, nr, [family, kind, protocol]);
+            let inet = matches!(f.sockets, Sockets::Inet | Sockets::InetAndUnix);
+            for family in [2, 10, 0x1_0000_0002, 0xffff_ffff_0000_000a] {
+                for protocol in 0..300u64 {
+                    for high in [0, 0x1_0000_0000, 0xffff_ffff_0000_0000] {
+                        let expect = match (inet, INET_ALLOWED.contains(&protocol)) {
+                            (false, _) => RET_EPERM,
+                            (true, true) => RET_ALLOW,
+                            (true, false) => EPROTONOSUPPORT,
+                        };
+                        for kind in [1, 2, 3, 5, 6, 1 | FLAGS] {
+                            assert_eq!(v(family, kind, high | protocol), expect, "{f:?} family {family:#x} type {kind:#x} protocol {:#x}", high | protocol);
+                        }
+                    }
+                }
+                assert_eq!(v(family, 1, 0x8000_0000), if inet { EPROTONOSUPPORT } else { RET_EPERM }, "{f:?} a negative protocol");
+            }
+            for family in [16, 0x1_0000_0010] {
+                for protocol in (0..40u64).chain([0x1_0000_0009, 0xffff_ffff_0000_0015, 0x1_0000_0000, 0xffff_ffff]) {
+                    let expect = match (inet, NETLINK_ALLOWED.contains(&(protocol & 0xffff_ffff))) {
+                        (false, _) => RET_EPERM,
+                        (true, true) => RET_ALLOW,
+                        (true, false) => EPROTONOSUPPORT,
+                    };
+                    for kind in [3, 2, 3 | FLAGS] {
+                        assert_eq!(v(family, kind, protocol), expect, "{f:?} netlink type {kind:#x} protocol {protocol:#x}");
+                    }
+                }
+            }
+            // AF_UNIX: its protocol is the kernel's to judge (0 or PF_UNIX); it loads no module.
+            let unix = matches!(f.sockets, Sockets::UnixOnly | Sockets::InetAndUnix);
+            for protocol in [0, 1, 132] {
+                assert_eq!(v(1, 1, protocol), if unix { RET_ALLOW } else { RET_EPERM }, "{f:?} AF_UNIX protocol {protocol}");
+            }
+            // Other families stay EPERM whatever the protocol.
+            for protocol in [0, 6, 132] {
+                assert_eq!(v(40, 1, protocol), RET_EPERM, "{f:?} AF_VSOCK protocol {protocol}");
+            }
+        }
+    }
+}
+
 /// Found by an attacker's review: with Unix sockets refused, `socketpair(AF_UNIX, SOCK_DGRAM)` was
 /// allowed, and its sockets sent to any datagram socket of the host by path. Stream and seqpacket
 /// pairs stay allowed (connected to each other, they reach nobody); with Unix sockets allowed,
