@@ -1,7 +1,7 @@
 //! What the filters refuse: the reviewed baseline every plan gets, the socket rule of the
 //! policy, and the tracing rules of the Landlock mode. Each baseline entry says why it is there.
 
-use super::filter::{Check, Filter, Sockets, Tracing, AF_INET, AF_INET6, AF_NETLINK, AF_UNIX, CLONE_NEW_MASK, EXT4_IOC_SETVERSION, FIOSETOWN, FS_IOC32_SETFLAGS, FS_IOC_ENABLE_VERITY, FS_IOC_ADD_ENCRYPTION_KEY, FS_IOC_FSSETXATTR, FS_IOC_REMOVE_ENCRYPTION_KEY, FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS, FS_IOC_SETFLAGS, FS_IOC_SETVERSION, FS_IOC_SET_ENCRYPTION_POLICY, F_SETLEASE, F_SETOWN, F_SETOWN_EX, IOPRIO_WHO_PROCESS, OFF_ARG0_LO, OFF_ARG1_LO, OFF_ARG2_LO, OFF_ARG3_LO, CREATING_FLAGS, PRIO_PROCESS, RET_ENOSYS, RET_EPERM, SET_ID_BITS, SIOCSPGRP, SOL_SOCKET, SO_ATTACH_BPF, SO_ATTACH_FILTER, SO_ATTACH_REUSEPORT_CBPF, SO_ATTACH_REUSEPORT_EBPF, SOCK_DGRAM, SOCK_RAW, SOCK_SEQPACKET, SOCK_STREAM, TCXONC, TIOCEXCL, TIOCLINUX, TIOCSETD, TIOCSTI};
+use super::filter::{Check, Family, Filter, Sockets, Tracing, AF_INET, AF_INET6, AF_NETLINK, AF_UNIX, CLONE_NEW_MASK, EXT4_IOC_SETVERSION, FIOSETOWN, FS_IOC32_SETFLAGS, FS_IOC_ENABLE_VERITY, FS_IOC_ADD_ENCRYPTION_KEY, FS_IOC_FSSETXATTR, FS_IOC_REMOVE_ENCRYPTION_KEY, FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS, FS_IOC_SETFLAGS, FS_IOC_SETVERSION, FS_IOC_SET_ENCRYPTION_POLICY, F_SETLEASE, IPPROTO_ICMP, IPPROTO_ICMPV6, IPPROTO_IP, IPPROTO_MPTCP, IPPROTO_TCP, IPPROTO_UDP, NETLINK_KOBJECT_UEVENT, NETLINK_ROUTE, F_SETOWN, F_SETOWN_EX, IOPRIO_WHO_PROCESS, OFF_ARG0_LO, OFF_ARG1_LO, OFF_ARG2_LO, OFF_ARG3_LO, CREATING_FLAGS, PRIO_PROCESS, RET_ENOSYS, RET_EPERM, SET_ID_BITS, SIOCSPGRP, SOL_SOCKET, SO_ATTACH_BPF, SO_ATTACH_FILTER, SO_ATTACH_REUSEPORT_CBPF, SO_ATTACH_REUSEPORT_EBPF, SOCK_DGRAM, SOCK_RAW, SOCK_SEQPACKET, SOCK_STREAM, TCXONC, TIOCEXCL, TIOCLINUX, TIOCSETD, TIOCSTI};
 use super::syscalls::Sys;
 
 /// The `ioctl`s on a terminal whose effect outlives the run on a terminal the caller shares.
@@ -206,21 +206,44 @@ const fn join<const A: usize, const B: usize, const N: usize>(a: [u32; A], b: [u
     out
 }
 
+/// The protocols an Internet socket may ask for, the commonest first: what ordinary programs ask
+/// for by number, all built into every kernel that has the family (MPTCP is never a module). Any
+/// other is refused because a protocol the kernel has not registered yet makes it load the module
+/// behind it (`request_module("net-pf-2-proto-132")` in `inet_create`), with no capability check,
+/// on every host that autoloads modules, and the module stays loaded for every later run and the
+/// host (found by an attacker's review, kern27): SCTP, DCCP (CVE-2017-6074's), L2TP, IPPROTO_SMC,
+/// the kernel surface distributions blacklist for this reason. UDP-Lite is built in but refused:
+/// deprecated, unused, and unlike the rest kernel code no build or test reaches. Raw sockets of
+/// other protocols go too (they need CAP_NET_RAW, which the command lacks under bwrap).
+const INET_PROTOCOLS: [u32; 6] = [IPPROTO_IP, IPPROTO_TCP, IPPROTO_UDP, IPPROTO_ICMP, IPPROTO_ICMPV6, IPPROTO_MPTCP];
+
+/// The protocols a netlink socket may ask for: `NETLINK_ROUTE`, whatever the C libraries use
+/// (glibc's and musl's `getifaddrs`, `if_nameindex`, `getaddrinfo`'s AI_ADDRCONFIG; Node's, Go's,
+/// Python's and the JDK's interface lists through them or on their own; `ip`), and the kernel's
+/// device events (`NETLINK_KOBJECT_UEVENT`: libudev's monitors, Chromium's), both always built in.
+/// The rest load modules as the Internet ones do (`net-pf-16-proto-N`: nfnetlink, xfrm_user,
+/// crypto_user, the RDMA and iSCSI cores...), or lead to them: `NETLINK_GENERIC`'s family lookup by
+/// name loads any module with a family alias (tipc, wireguard, openvswitch, l2tp, nbd...), and
+/// `NETLINK_SOCK_DIAG` each family's `*_diag` module; no build or test tool uses them (`ss` falls
+/// back to `/proc/net`, `ethtool` to its ioctls). Audit, SELinux and the connector are built in
+/// but refused with them: libaudit's callers take EPROTONOSUPPORT as "no audit in this kernel".
+const NETLINK_PROTOCOLS: [u32; 2] = [NETLINK_ROUTE, NETLINK_KOBJECT_UEVENT];
+
 /// The families `socket()` may create (see `Sockets`), and the pairs `socketpair()` may make: with
 /// Unix sockets refused, no datagram pair, whose ends reach any socket path of the host. With no
 /// `socket()` at all (the Landlock mode, network off), no `bind` either: a pair's end needs no
 /// name, and one bound in the host's abstract namespace (shared in that mode) took the name from a
 /// host program for the run's life (found by an attacker's review).
 fn socket_rules(sockets: Sockets) -> Vec<(Sys, Check)> {
-    const INET: &[u32] = &[AF_INET, AF_INET6, AF_NETLINK];
-    const INET_AND_UNIX: &[u32] = &[AF_INET, AF_INET6, AF_NETLINK, AF_UNIX];
+    const INET: &[Family] = &[(AF_INET, Some(&INET_PROTOCOLS)), (AF_INET6, Some(&INET_PROTOCOLS)), (AF_NETLINK, Some(&NETLINK_PROTOCOLS))];
+    const INET_AND_UNIX: &[Family] = &[(AF_INET, Some(&INET_PROTOCOLS)), (AF_INET6, Some(&INET_PROTOCOLS)), (AF_NETLINK, Some(&NETLINK_PROTOCOLS)), (AF_UNIX, None)];
     const CONNECTED_PAIRS: &[u32] = &[SOCK_STREAM, SOCK_SEQPACKET];
     const ANY_PAIR: &[u32] = &[SOCK_STREAM, SOCK_DGRAM, SOCK_RAW, SOCK_SEQPACKET];
     let (socket, pairs) = match sockets {
         Sockets::None => (Check::Ret(RET_EPERM), CONNECTED_PAIRS),
         Sockets::UnixOnly => (Check::ArgNot(OFF_ARG0_LO, AF_UNIX), ANY_PAIR),
-        Sockets::Inet => (Check::ArgOutside(OFF_ARG0_LO, INET), CONNECTED_PAIRS),
-        Sockets::InetAndUnix => (Check::ArgOutside(OFF_ARG0_LO, INET_AND_UNIX), ANY_PAIR),
+        Sockets::Inet => (Check::SocketOf(INET), CONNECTED_PAIRS),
+        Sockets::InetAndUnix => (Check::SocketOf(INET_AND_UNIX), ANY_PAIR),
     };
     let mut rules = vec![(Sys::Socket, socket), (Sys::Socketpair, Check::UnixPairOf(pairs))];
     if sockets == Sockets::None {

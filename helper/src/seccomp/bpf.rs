@@ -70,8 +70,8 @@ pub(super) fn check_block(check: Check) -> Vec<Insn> {
         Check::ArgMask(off, mask) => vec![(LD_W_ABS, 0, 0, off), (JSET_K, 0, 1, mask), (RET_K, 0, 0, RET_EPERM), (RET_K, 0, 0, RET_ALLOW)],
         Check::ArgAmong(off, values) => arg_in(off, &values, RET_EPERM, RET_ALLOW),
         Check::ArgIn(off, values) => arg_in(off, values, RET_EPERM, RET_ALLOW),
-        Check::ArgOutside(off, values) => arg_in(off, values, RET_ALLOW, RET_EPERM),
         Check::UnixPairOf(types) => unix_pair_of(types),
+        Check::SocketOf(families) => socket_of(families),
         // The first differs: jump over the second's load and its tests, to arg_in's allow.
         Check::ArgIsThenIn((off_a, a), (off_b, values)) => {
             let mut b = vec![(LD_W_ABS, 0, 0, off_a), (JEQ_K, 0, u8::try_from(values.len() + 1).expect("short"), a)];
@@ -119,6 +119,25 @@ fn unix_pair_of(types: &[u32]) -> Vec<Insn> {
     }
     b.push((RET_K, 0, 0, RET_EPERM));
     b.push((RET_K, 0, 0, RET_ALLOW));
+    b
+}
+
+/// `socket(domain, type, protocol)`: for a domain among `families`, allowed, or, when the family
+/// lists its protocols, allowed for one of them and EPROTONOSUPPORT for any other; EPERM for every
+/// other domain. The type (and its flags) is the kernel's to judge.
+fn socket_of(families: &[Family]) -> Vec<Insn> {
+    let mut b = vec![(LD_W_ABS, 0, 0, OFF_ARG0_LO)];
+    for (domain, protocols) in families {
+        let block = match protocols {
+            None => vec![(RET_K, 0, 0, RET_ALLOW)],
+            Some(listed) => arg_in(OFF_ARG2_LO, listed, RET_ALLOW, RET_EPROTONOSUPPORT),
+        };
+        // Another domain: jump over this family's block, which ends in a return (so the
+        // accumulator still holds the domain at the next test).
+        b.push((JEQ_K, 0, u8::try_from(block.len()).expect("short block"), *domain));
+        b.extend(block);
+    }
+    b.push((RET_K, 0, 0, RET_EPERM));
     b
 }
 

@@ -109,8 +109,6 @@ pub enum Check {
     ArgIs(u32, u32),
     /// EPERM unless the argument equals this.
     ArgNot(u32, u32),
-    /// EPERM unless the argument equals one of these.
-    ArgOutside(u32, &'static [u32]),
     /// EPERM unless both arguments, each `(offset, value)`, equal their values.
     ArgsNot([(u32, u32); 2]),
     /// EPERM when both arguments, each `(offset, mask)`, have a bit of their mask set (`open`'s
@@ -122,11 +120,21 @@ pub enum Check {
     /// `socketpair`: EPERM unless the domain is `AF_UNIX` and the type, without its flags
     /// (`SOCK_TYPE_MASK`), is one of these.
     UnixPairOf(&'static [u32]),
+    /// `socket`: EPERM unless the domain is one of these families; EPROTONOSUPPORT when the family
+    /// lists its protocols and the protocol is not among them.
+    SocketOf(&'static [Family]),
 }
+
+/// A family `socket()` may create: its domain and the protocols it may ask for, or `None` for any
+/// (`AF_UNIX`, whose protocol names no module).
+pub type Family = (u32, Option<&'static [u32]>);
 
 pub const RET_ALLOW: u32 = 0x7fff_0000; // SECCOMP_RET_ALLOW
 pub const RET_EPERM: u32 = 0x0005_0000 | 1; // SECCOMP_RET_ERRNO | EPERM
 pub const RET_ENOSYS: u32 = 0x0005_0000 | 38; // SECCOMP_RET_ERRNO | ENOSYS
+/// What a kernel without a protocol answers `socket()` (the same number on x86_64 and aarch64):
+/// programs that probe for one (Go's MPTCP, libaudit's callers) take it as "not here" and go on.
+pub const RET_EPROTONOSUPPORT: u32 = 0x0005_0000 | 93; // SECCOMP_RET_ERRNO | EPROTONOSUPPORT
 
 // Offsets in `struct seccomp_data { int nr; u32 arch; u64 ip; u64 args[6]; }`.
 pub(crate) const OFF_NR: u32 = 0;
@@ -137,9 +145,9 @@ pub(crate) const OFF_ARCH: u32 = 4;
 pub(crate) const OFF_ARG0_LO: u32 = 16;
 /// Low 32 bits of args[1] (`ioctl`'s request is an `unsigned int` to the kernel).
 pub(crate) const OFF_ARG1_LO: u32 = 24;
-/// Low 32 bits of args[2] (`fchmodat`'s mode is a `umode_t` to the kernel). The scheduling calls'
-/// arguments (`setpriority`'s and `ioprio_set`'s `which` and `who`, the `sched_*` calls' pid) are
-/// `int`s to the kernel too: their low halves are what it acts on.
+/// Low 32 bits of args[2] (`fchmodat`'s mode is a `umode_t` to the kernel, `socket`'s protocol an
+/// `int`). The scheduling calls' arguments (`setpriority`'s and `ioprio_set`'s `which` and `who`,
+/// the `sched_*` calls' pid) are `int`s to the kernel too: their low halves are what it acts on.
 pub(crate) const OFF_ARG2_LO: u32 = 32;
 /// Low 32 bits of args[3] (`openat`'s mode, a `umode_t` to the kernel).
 pub(crate) const OFF_ARG3_LO: u32 = 40;
@@ -154,6 +162,19 @@ pub(crate) const AF_UNIX: u32 = 1;
 pub(crate) const AF_INET: u32 = 2;
 pub(crate) const AF_INET6: u32 = 10;
 pub(crate) const AF_NETLINK: u32 = 16;
+/// The protocols of the Internet families programs ask for by number (`netinet/in.h`): ICMP (ping
+/// sockets), TCP, UDP, ICMPv6 and MPTCP. Zero is each type's default (TCP for a stream, UDP for a
+/// datagram).
+pub(crate) const IPPROTO_IP: u32 = 0;
+pub(crate) const IPPROTO_ICMP: u32 = 1;
+pub(crate) const IPPROTO_TCP: u32 = 6;
+pub(crate) const IPPROTO_UDP: u32 = 17;
+pub(crate) const IPPROTO_ICMPV6: u32 = 58;
+pub(crate) const IPPROTO_MPTCP: u32 = 262;
+/// Netlink's protocols: routes, addresses and links (`linux/netlink.h`), and the kernel's device
+/// events.
+pub(crate) const NETLINK_ROUTE: u32 = 0;
+pub(crate) const NETLINK_KOBJECT_UEVENT: u32 = 15;
 /// A socket type without `SOCK_NONBLOCK` and `SOCK_CLOEXEC` (the kernel's mask).
 pub(crate) const SOCK_TYPE_MASK: u32 = 0xf;
 pub(crate) const SOCK_STREAM: u32 = 1;
