@@ -297,8 +297,8 @@ test("the host's IPC objects, its Unix datagram sockets and socket families and 
   const on = new Set(['unix', 'inet', 'inet6', 'netlink', 'tcp-loopback', 'udp-loopback'])
   assert.deepStrictEqual(lines(r.familiesOn), Object.fromEntries(families.map((n) => [n, on.has(n) ? 'ok' : 'EPERM'])), `network: true\n${r.familiesOn}`)
   const protocols = lines(r.protocolsOn)
-  const refused = ['sctp', 'dccp', 'l2tp', 'udplite', 'udplite6', 'netlink-sock-diag', 'netlink-audit', 'netlink-netfilter', 'netlink-generic', 'netlink-crypto', 'netlink-audit-high']
-  for (const name of refused) assert.strictEqual(protocols[name], 'EPROTONOSUPPORT', `network: true, ${name}\n${r.protocolsOn}`)
+  const protocolsRefused = ['sctp', 'dccp', 'l2tp', 'udplite', 'udplite6', 'netlink-sock-diag', 'netlink-audit', 'netlink-netfilter', 'netlink-generic', 'netlink-crypto', 'netlink-audit-high']
+  for (const name of protocolsRefused) assert.strictEqual(protocols[name], 'EPROTONOSUPPORT', `network: true, ${name}\n${r.protocolsOn}`)
   for (const name of ['tcp-0', 'tcp', 'tcp6', 'udp', 'udp6', 'mptcp', 'netlink-route', 'netlink-uevent']) assert.strictEqual(protocols[name], 'ok', `network: true, ${name}\n${r.protocolsOn}`)
 })
 
