@@ -122,6 +122,14 @@ int main(void) {
   report("so-attach-bpf", attach(SO_ATTACH_BPF, 0));          // EBADF
   report("so-attach-reuseport-ebpf", attach(SO_ATTACH_REUSEPORT_EBPF, 1));  // EBADF
   report("ipv6-v6only", v6only());                             // ok (allowed: not a rule)
+  // The bridge's and 802.1Q's socket ioctls load `bridge` and `8021q` when absent, with no
+  // capability check. Zeroed arguments: BRCTL_GET_VERSION, ADD_VLAN_CMD of the device "" (ENODEV
+  // before its capability check), so never EPERM without the filter: ok, ENODEV or ENOPKG.
+  unsigned long zeros[16] = { 0 };
+  int any = socket(AF_UNIX, SOCK_STREAM, 0);
+  if (any < 0) any = socket(AF_INET, SOCK_DGRAM, 0);  // Unix sockets refused
+  report("ioctl-siocgifbr", ioctl(any, 0x8940 /* SIOCGIFBR */, zeros));
+  report("ioctl-siocgifvlan", ioctl(any, 0x8982 /* SIOCGIFVLAN */, zeros));
   report("fork", (long)({ pid_t p = fork(); if (p == 0) _exit(0); if (p > 0) waitpid(p, NULL, 0); p; }));
   return 0;
 }

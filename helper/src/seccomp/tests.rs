@@ -579,6 +579,30 @@ fn every_filter_refuses_fscrypt_key_ioctls() {
     }
 }
 
+/// Found while closing kern27's protocols: a socket `ioctl` of the bridge's or 802.1Q's makes the
+/// kernel load `bridge` or `8021q` when absent (`request_module` in `sock_ioctl`, with no capability
+/// check), on any socket, a Unix one included, and the module stays loaded. Every filter refuses the
+/// six requests; the interface ioctls programs make (SIOCGIFCONF, SIOCGIFFLAGS...) stay allowed.
+#[test]
+fn every_filter_refuses_module_loading_socket_ioctls() {
+    const BRIDGE_AND_VLAN: [u64; 6] = [0x8940, 0x8941, 0x89a0, 0x89a1, 0x8982, 0x8983];
+    const ALLOWED: [u64; 4] = [0x8912, 0x8913, 0x8933, 0x541b]; // SIOCGIFCONF, SIOCGIFFLAGS, SIOCGIFINDEX, FIONREAD
+    let shielded = Filter { sockets: Sockets::InetAndUnix, tracing: Tracing::Denied, shield: Some(4242) };
+    for (arch, audit) in ARCHES {
+        for f in filters().into_iter().chain([shielded]) {
+            let p = program(arch, f);
+            let ioctl = |request: u64| run(&p, audit, Sys::Ioctl.number(arch), [3, request]);
+            for request in BRIDGE_AND_VLAN {
+                assert_eq!(ioctl(request), RET_EPERM, "{request:#x} in {f:?}");
+                assert_eq!(ioctl(0xffff_ffff_0000_0000 | request), RET_EPERM, "{request:#x}, high bits ignored, in {f:?}");
+            }
+            for request in ALLOWED {
+                assert_eq!(ioctl(request), RET_ALLOW, "{request:#x} in {f:?}");
+            }
+        }
+    }
+}
+
 /// The search obeys one rule per syscall number (the first block it reaches returns), so a rule
 /// added for a syscall another already judges (the Landlock mode's ioctl requests, the shield's)
 /// must be merged into it, never listed beside it.
