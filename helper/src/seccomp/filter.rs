@@ -209,6 +209,15 @@ pub(crate) const TCXONC: u32 = 0x540a;
 /// Who gets SIGIO/SIGURG for a socket (the ioctl forms of `F_SETOWN`).
 pub(crate) const FIOSETOWN: u32 = 0x8901;
 pub(crate) const SIOCSPGRP: u32 = 0x8902;
+/// The socket ioctls of the bridge (`brctl`'s old interface: get and set, add and delete a bridge)
+/// and of 802.1Q VLANs (`vconfig`'s), which `sock_ioctl` hands to the module's hook, loading the
+/// module first when it is absent.
+pub(crate) const SIOCGIFBR: u32 = 0x8940;
+pub(crate) const SIOCSIFBR: u32 = 0x8941;
+pub(crate) const SIOCBRADDBR: u32 = 0x89a0;
+pub(crate) const SIOCBRDELBR: u32 = 0x89a1;
+pub(crate) const SIOCGIFVLAN: u32 = 0x8982;
+pub(crate) const SIOCSIFVLAN: u32 = 0x8983;
 /// `fcntl` commands naming the process the kernel signals when a descriptor is ready.
 pub(crate) const F_SETOWN: u32 = 8;
 pub(crate) const F_SETOWN_EX: u32 = 15;
