@@ -308,6 +308,65 @@ mod tests {
         assert_eq!(left_behind(&cache), Vec::<PathBuf>::new(), "no write left in a run directory");
     }
 
+    /// A child that another thread of the host forks (Node's `child_process`, another run's spawn)
+    /// holds a copy of every descriptor the host has open from its fork to its exec, which closes
+    /// them (CLOEXEC); under load that is milliseconds. A run's locks are OFD locks, held while any
+    /// copy of their descriptor is open: a run that let go of the cache by closing its descriptor
+    /// still held it in such a child, and its fold (which needs the cache alone) did not happen;
+    /// nor could the next run take its slot. Seen as a flaky
+    /// `a_run_that_comes_during_a_fold_gets_in_at_once_and_mounts_the_rest_of_the_layer` in a
+    /// full `cargo test --lib`. This child is stopped between its fork and its exec for as long as
+    /// the test needs.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_child_forked_while_a_run_holds_the_cache_holds_up_no_fold_and_no_slot() {
+        let t = tempfile::tempdir().unwrap();
+        let cache = t.path().join("npm");
+        let a = open(&cache, "a");
+        std::fs::write(a.upper.join("from-a"), "a").unwrap();
+        let upper = a.upper.clone();
+        let child = Forked::new();
+        a.finish();
+        assert!(pending(&cache).is_empty(), "a folded its writes at once, whatever a forked child holds: {:?}", pending(&cache));
+        assert_eq!(std::fs::read_to_string(cache.join("base/from-a")).unwrap(), "a");
+        let b = open(&cache, "b");
+        assert_eq!(b.upper, upper, "a's slot is free again");
+        drop(child);
+        b.finish();
+    }
+
+    /// A child forked from this process that stays between its fork and an exec (holding a copy of
+    /// every descriptor) until dropped.
+    #[cfg(target_os = "linux")]
+    struct Forked(libc::pid_t);
+
+    #[cfg(target_os = "linux")]
+    impl Forked {
+        fn new() -> Forked {
+            // SAFETY: the child calls only an async-signal-safe function (pause) until killed.
+            let pid = unsafe { libc::fork() };
+            assert!(pid >= 0, "fork");
+            if pid == 0 {
+                loop {
+                    // SAFETY: as above.
+                    unsafe { libc::pause() };
+                }
+            }
+            Forked(pid)
+        }
+    }
+
+    #[cfg(target_os = "linux")]
+    impl Drop for Forked {
+        fn drop(&mut self) {
+            // SAFETY: our own child, killed and reaped.
+            unsafe {
+                libc::kill(self.0, libc::SIGKILL);
+                libc::waitpid(self.0, std::ptr::null_mut(), 0);
+            }
+        }
+    }
+
     #[test]
     fn a_run_that_never_started_leaves_nothing() {
         let t = tempfile::tempdir().unwrap();
