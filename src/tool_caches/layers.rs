@@ -37,7 +37,6 @@
 //! held every other workspace's runs in their setup for as long as it lived (found by an attacker's
 //! review).
 
-use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 
 use super::dir::Dir;
@@ -50,7 +49,7 @@ pub struct CacheRun {
     cache: Dir,
     run: String,
     /// Shared lock (`lock::set`) on `CACHE/lock` for the run's life.
-    lock: Option<OwnedFd>,
+    lock: Option<super::lock::Held>,
     /// Whether what it wrote was published already (`publish`).
     published: bool,
     /// The run's directories, held until the run is over.
@@ -118,7 +117,7 @@ fn layer_names(pending: &Dir) -> Vec<std::ffi::OsString> {
 /// The cache's lock, shared. Taken by a fold, it is waited for with `waiting` held, which makes the
 /// fold stop at its next entry (`fold_if_alone`); both waits end when the run does (`ended`), and
 /// after `lock::MOST_WAIT` in all.
-fn lock_shared(cache: &Dir, ended: &dyn Fn() -> bool) -> std::io::Result<OwnedFd> {
+fn lock_shared(cache: &Dir, ended: &dyn Fn() -> bool) -> std::io::Result<super::lock::Held> {
     use super::lock::{is_held, lock_file, wait_for, MOST_WAIT};
     match lock_file(cache, libc::LOCK_SH | libc::LOCK_NB) {
         Err(e) if is_held(&e) => {
@@ -140,7 +139,7 @@ const LOOK_EVERY: std::time::Duration = std::time::Duration::from_millis(2);
 /// Whether a run waits for the cache (holds `waiting` shared, `lock_shared`), looked at every
 /// `LOOK_EVERY` at most.
 struct Waiters {
-    file: Option<OwnedFd>,
+    file: Option<std::os::fd::OwnedFd>,
     last: std::time::Instant,
 }
 
@@ -247,19 +246,6 @@ mod tests {
         CacheRun::open(&scope, cache.file_name().unwrap().to_str().unwrap(), run, ended)
     }
 
-    /// After the last run's `finish`: its fold, done again while a layer is left. The fold runs
-    /// only when no run holds the cache's lock, and a child another test forks holds a copy of a
-    /// finished run's locked descriptor from its fork to its exec (CLOEXEC): then the last run
-    /// leaves its fold to the next (as in use, where a later run folds), which this stands in for.
-    /// Failed once each under load in a full `cargo test --lib`; 5 s at most.
-    fn fold_settled(cache: &Path) {
-        let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
-        while !pending(cache).is_empty() && std::time::Instant::now() < until {
-            fold_if_alone(&Dir::at(cache));
-            std::thread::sleep(std::time::Duration::from_millis(5));
-        }
-    }
-
     /// The pending layers of the cache at `cache`, oldest first.
     fn pending(cache: &Path) -> Vec<PathBuf> {
         layer_names(&Dir::at(&cache.join("pending"))).into_iter().map(|n| cache.join("pending").join(n)).collect()
@@ -283,7 +269,6 @@ mod tests {
         b.finish();
         assert_eq!(pending(&cache).len(), 2, "c still holds it");
         c.finish();
-        fold_settled(&cache);
         assert!(pending(&cache).is_empty(), "the last run folded them");
         assert_eq!(std::fs::read_to_string(cache.join("base/from-a")).unwrap(), "a");
         assert_eq!(std::fs::read_to_string(cache.join("base/from-b")).unwrap(), "b");
@@ -303,7 +288,6 @@ mod tests {
         a.finish();
         assert_eq!(pending(&cache).len(), 1, "one layer, published once; b still holds the cache");
         b.finish();
-        fold_settled(&cache);
         assert_eq!(std::fs::read_to_string(cache.join("base/from-a")).unwrap(), "a");
         assert_eq!(left_behind(&cache), Vec::<PathBuf>::new(), "no write left in a run directory");
     }
@@ -464,7 +448,6 @@ mod tests {
             run.finish();
             assert!(!upper.exists() || std::fs::read_dir(&upper).unwrap().next().is_none(), "the run's writes were published");
         });
-        fold_settled(&cache);
         let later = open(&cache, "later");
         assert_eq!(later.lowers, vec![cache.join("base")], "every layer folded: {:?}", pending(&cache));
         for version in ["v1.0.0", "v1.1.0", "v1.2.0"] {
@@ -501,19 +484,10 @@ mod tests {
         let held: Vec<std::fs::File> = ["lock", "waiting", "slots/0/lock"]
             .iter()
             .map(|name| {
-                // Made if missing: `waiting` is made by the fold after a run, which does not begin
-                // when a child another test forked still holds a copy of the run's descriptor (and
-                // its lock) for a moment (CI, once).
-                std::fs::OpenOptions::new().append(true).create(true).open(cache.join(name)).unwrap();
+                // The run's fold made `waiting` (it began: the run let go of its locks whatever
+                // copies of its descriptors children forked by other tests held, `lock::Held`).
                 let f = std::fs::File::open(cache.join(name)).unwrap();
-                // The lock of the run above can still be held for a moment by a copy of its
-                // descriptor in a child another test forked (from fork to exec, until CLOEXEC
-                // closes it; seen in a full `cargo test --lib`): wait that out, a few seconds at most.
-                let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
                 // SAFETY: flock and fcntl on a descriptor this test owns; a zeroed flock is valid.
-                while unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 && std::time::Instant::now() < until {
-                    std::thread::sleep(std::time::Duration::from_millis(5));
-                }
                 assert_eq!(unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) }, 0, "{name}: flock -x");
                 let mut l: libc::flock = unsafe { std::mem::zeroed() };
                 l.l_type = libc::F_RDLCK as libc::c_short;

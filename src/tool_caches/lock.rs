@@ -8,23 +8,40 @@
 //! which no sandbox gets on the store (bwrap and Seatbelt runs do not see it, Landlock runs read
 //! it only); the shared lock it can take is one a run's setup shares. What a run still waits for
 //! (a fold past `MOST_PENDING` layers) it waits for step by step (`wait_for`), hearing its end.
+//!
+//! A lock taken here is let go of explicitly (`Held`), never by closing its descriptor alone: an
+//! OFD lock (and a `flock`) belongs to the open file description, which every copy of the
+//! descriptor shares, and a child that another thread of the host forks (Node's `child_process`,
+//! another run's spawn: CLOEXEC closes the copy only at its exec) holds a copy from its fork to its
+//! exec. A run that let go by closing still held the cache for that while, under load milliseconds:
+//! its fold did not happen (left to a later run) and its slot looked taken (found as a flaky test).
 
 use std::os::fd::OwnedFd;
 use std::time::{Duration, Instant};
 
 use super::dir::Dir;
 
+/// A lock taken on a file, let go of (`LOCK_UN`) when dropped, before its descriptor is closed,
+/// whatever copies of the descriptor forked children hold (see the module comment).
+pub(super) struct Held(OwnedFd);
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        let _ = set(&self.0, libc::LOCK_UN);
+    }
+}
+
 /// `DIR/lock` (made if missing, never followed if a symlink), locked with `op` (`LOCK_SH`,
-/// `LOCK_EX`, with `LOCK_NB`, or `LOCK_UN`: see `set`): the cache's lock, and each run slot's (`slots`).
-pub(super) fn lock_file(dir: &Dir, op: libc::c_int) -> std::io::Result<OwnedFd> {
+/// `LOCK_EX`, with `LOCK_NB`: see `set`): the cache's lock, and each run slot's (`slots`).
+pub(super) fn lock_file(dir: &Dir, op: libc::c_int) -> std::io::Result<Held> {
     lock_named(dir, "lock", op)
 }
 
 /// `DIR/NAME`, made and locked as `lock_file` does.
-pub(super) fn lock_named(dir: &Dir, name: &str, op: libc::c_int) -> std::io::Result<OwnedFd> {
+pub(super) fn lock_named(dir: &Dir, name: &str, op: libc::c_int) -> std::io::Result<Held> {
     let fd = open(dir, name)?;
     set(&fd, op)?;
-    Ok(fd)
+    Ok(Held(fd))
 }
 
 /// `DIR/NAME` opened for reading and writing (made if missing, never followed if a symlink), not
@@ -54,13 +71,13 @@ const MOST_PAUSE: Duration = Duration::from_millis(50);
 /// `DIR/NAME` locked with `op` (without `LOCK_NB`), looked at again and again with growing pauses
 /// (1 ms up to `MOST_PAUSE`) rather than waited for in the kernel, where nothing is heard: until
 /// `ended()` (the run's deadline passed, it was killed or aborted) or `until`, then an error.
-pub(super) fn wait_for(dir: &Dir, name: &str, op: libc::c_int, ended: &dyn Fn() -> bool, until: Instant) -> std::io::Result<OwnedFd> {
+pub(super) fn wait_for(dir: &Dir, name: &str, op: libc::c_int, ended: &dyn Fn() -> bool, until: Instant) -> std::io::Result<Held> {
     let fd = open(dir, name)?;
     let mut pause = Duration::from_millis(1);
     loop {
         match set(&fd, op | libc::LOCK_NB) {
             Err(e) if is_held(&e) => {}
-            taken => return taken.map(|()| fd),
+            taken => return taken.map(|()| Held(fd)),
         }
         if ended() {
             return Err(std::io::Error::other(format!("{name}: the run ended while it waited for another process's lock")));

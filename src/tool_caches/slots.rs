@@ -18,7 +18,7 @@
 //! made again. What a run can still leave for the next one there is the upper directory's times,
 //! less than it leaves in the cache's contents, which that next run mounts anyway.
 
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::AsRawFd;
 use std::path::PathBuf;
 
 use super::dir::Dir;
@@ -36,7 +36,7 @@ pub struct Slot {
     pub upper: PathBuf,
     pub work: PathBuf,
     /// Exclusive lock (`lock::set`) on the slot's `lock`, for the run's life.
-    _lock: OwnedFd,
+    _lock: super::lock::Held,
 }
 
 /// Take the first free slot in `slots`, or make one, with a clean upper directory.
@@ -54,7 +54,7 @@ pub fn claim(slots: &Dir) -> std::io::Result<Slot> {
 
 /// The slot `name` (made if missing) and its lock (`lock::lock_file`), taken without waiting
 /// (`None`: another run holds it).
-fn try_lock(slots: &Dir, name: &str) -> std::io::Result<Option<(Dir, OwnedFd)>> {
+fn try_lock(slots: &Dir, name: &str) -> std::io::Result<Option<(Dir, super::lock::Held)>> {
     let dir = slots.dir(name)?;
     match super::lock::lock_file(&dir, libc::LOCK_EX | libc::LOCK_NB) {
         Err(e) if super::lock::is_held(&e) => Ok(None),
@@ -133,33 +133,9 @@ mod tests {
         Dir::at(&dir.join("slots"))
     }
 
-    const ALONE: &str = "SANDSPAWN_TEST_SLOTS_ALONE";
-
-    /// The tests below expect a lock let go of to be free at once. In this process other tests
-    /// spawn children all the time, and one forked while a lock's descriptor is open holds the lock
-    /// until it execs; so they run in a process of their own (this test binary, run again).
+    /// A lock let go of is free at once, whatever copies of its descriptor the children that other
+    /// tests fork all the time hold (`lock::Held`): before, these tests ran in a process of their own.
     #[test]
-    fn slots_in_a_process_of_their_own() {
-        let out = std::process::Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", "tool_caches::slots::tests::alone", "--nocapture", "--test-threads=1"])
-            .env(ALONE, "1")
-            .output()
-            .unwrap();
-        let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-        assert!(out.status.success() && text.contains("slots: 3 passed"), "{text}");
-    }
-
-    #[test]
-    fn alone() {
-        if std::env::var_os(ALONE).is_none() {
-            return;
-        }
-        a_free_slot_is_taken_again_and_a_held_one_never();
-        a_used_upper_directory_is_made_again();
-        trim_keeps_the_first_slots();
-        println!("slots: 3 passed");
-    }
-
     fn a_free_slot_is_taken_again_and_a_held_one_never() {
         let t = tempfile::tempdir().unwrap();
         let slots = slots_in(t.path());
@@ -172,6 +148,7 @@ mod tests {
         assert_eq!((c.upper.clone(), std::fs::metadata(&c.upper).unwrap().ino()), (upper, ino), "the same directory, not made again");
     }
 
+    #[test]
     fn a_used_upper_directory_is_made_again() {
         let t = tempfile::tempdir().unwrap();
         let slots = slots_in(t.path());
@@ -207,6 +184,7 @@ mod tests {
         assert!(t.path().join("slots").exists(), "and its target untouched");
     }
 
+    #[test]
     fn trim_keeps_the_first_slots() {
         let t = tempfile::tempdir().unwrap();
         let slots = slots_in(t.path());
