@@ -380,7 +380,7 @@ mod tests {
             (0..FILES).for_each(|f| std::fs::hard_link(b.upper.join("one"), b.upper.join(format!("d{d}/{f}"))).unwrap());
         }
         let folding = std::thread::spawn(move || b.finish());
-        let held = || matches!(super::super::lock::lock_file(&Dir::at(&cache), libc::LOCK_SH | libc::LOCK_NB), Err(e) if super::super::lock::is_held(&e));
+        let held = || held_exclusively(&cache);
         let begun = std::time::Instant::now();
         while !held() {
             assert!(!folding.is_finished() && begun.elapsed() < std::time::Duration::from_secs(10), "the fold was over before it was seen");
@@ -402,6 +402,27 @@ mod tests {
         assert!(pending(&cache).is_empty(), "the last run folded the rest");
         (0..DIRS).for_each(|d| assert_eq!(std::fs::read_dir(cache.join(format!("base/d{d}"))).unwrap().count(), FILES));
         assert_eq!(std::fs::read_dir(cache.join("discard")).unwrap().count(), 0, "what the fold set aside is gone");
+    }
+
+    /// Whether something holds the cache's lock exclusively (a fold), asked without taking the lock
+    /// (`F_OFD_GETLK`): a probe that took it shared for a moment, as this test's did, turned the
+    /// fold it looked for away when the fold came to the lock in that moment (1 in 20 runs of
+    /// `cargo test --lib tool_caches -- --test-threads=8`: "the fold was over before it was seen").
+    #[cfg(target_os = "linux")]
+    fn held_exclusively(cache: &Path) -> bool {
+        use std::os::fd::AsRawFd;
+        let fd = super::super::lock::open(&Dir::at(cache), "lock").unwrap();
+        // SAFETY: a zeroed flock is valid (the whole file); fcntl on our own descriptor.
+        let mut l: libc::flock = unsafe { std::mem::zeroed() };
+        l.l_type = libc::F_RDLCK as libc::c_short;
+        assert_eq!(unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_OFD_GETLK, &mut l) }, 0);
+        l.l_type != libc::F_UNLCK as libc::c_short
+    }
+
+    /// Where there are no OFD locks (macOS, `flock`): by taking the lock shared for a moment.
+    #[cfg(not(target_os = "linux"))]
+    fn held_exclusively(cache: &Path) -> bool {
+        matches!(super::super::lock::lock_file(&Dir::at(cache), libc::LOCK_SH | libc::LOCK_NB), Err(e) if super::super::lock::is_held(&e))
     }
 
     /// Found by a review (/work/atk/fixes17b/gomod.js): as a user other than root, Go's read-only
