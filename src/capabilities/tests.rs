@@ -28,7 +28,11 @@ fn working_bwrap() -> WorkingBwrap {
     let found = caps.bwrap.clone().filter(|_| caps.available && caps.sandbox_type == SandboxType::Bwrap);
     let found = found.unwrap_or_else(|| panic!("no bwrap works here, neither the system's nor the bundled one: {caps:?}"));
     let dir = tempfile::tempdir().unwrap();
-    fs::copy(&found.path, dir.path().join("bwrap")).unwrap();
+    // Copied by `cp`, not by this process: a child another test thread forked while this process
+    // had the copy open for writing holds that descriptor until it execs, and the copy's exec
+    // failed with ETXTBSY ("Text file busy", once in a full `cargo test --lib --test-threads=8`).
+    let copied = Command::new("cp").arg(&found.path).arg(dir.path().join("bwrap")).status().unwrap();
+    assert!(copied.success(), "cp {}", found.path.display());
     fs::set_permissions(dir.path().join("bwrap"), fs::Permissions::from_mode(0o755)).unwrap();
     trust_for_test(dir.path());
     let path = fs::canonicalize(dir.path().join("bwrap")).unwrap();
