@@ -69,9 +69,13 @@ fn cover_dirs(dirs: &[PathBuf], stores: &[PathBuf]) -> Result<(), Failure> {
     if dirs.is_empty() && stores.is_empty() {
         return Ok(());
     }
-    let scratch = if dirs.is_empty() { Some(ScratchDir::make()?) } else { None };
-    let first = dirs.first().or(scratch.as_ref().map(|s| &s.0)).expect("a placeholder or the scratch directory");
-    let what = if scratch.is_some() { "the stores' cover" } else { "the placeholder" };
+    let scratch = if dirs.is_empty() { ScratchDir::make()? } else { None };
+    // No placeholder and no `/dev/shm` (a `denyRead` mask over `/dev`): the first store still there
+    // carries the tmpfs, as before the scratch directory (its removal meanwhile fails the binds
+    // from it: the run fails, never runs uncovered).
+    let carrier = if dirs.is_empty() && scratch.is_none() { first_store_there(stores)? } else { None };
+    let Some(first) = dirs.first().or(scratch.as_ref().map(|s| &s.0)).or(carrier.as_ref()) else { return Ok(()) };
+    let what = if dirs.is_empty() { "the stores' cover" } else { "the placeholder" };
     let t = Target::open(first, Kind::Dir, what).map_err(removed_is_changed)?;
     // An empty tmpfs, read-only from the start: `mkdir` inside reports a read-only file system.
     let (tmpfs, mode) = (c("tmpfs")?, c("mode=0555")?);
@@ -80,11 +84,23 @@ fn cover_dirs(dirs: &[PathBuf], stores: &[PathBuf]) -> Result<(), Failure> {
     let source = Target::open(first, Kind::Dir, what)?;
     let from = source.proc_path();
     bind_rest(&from, Kind::Dir, &dirs[dirs.len().min(1)..])?;
-    for p in stores {
+    for p in stores.iter().filter(|p| Some(*p) != carrier.as_ref()) {
         cover_store(&from, p)?;
     }
     drop(source);
     scratch.map_or(Ok(()), ScratchDir::remove)
+}
+
+/// The first of `stores` that is still a directory (see `cover_store` for what is passed over).
+fn first_store_there(stores: &[PathBuf]) -> Result<Option<PathBuf>, Failure> {
+    for p in stores {
+        match Target::open(p, Kind::Dir, "the store") {
+            Ok(_) => return Ok(Some(p.clone())),
+            Err(f) if f.errno == libc::ENOENT || f.errno == libc::ENOTDIR => {}
+            Err(f) => return Err(f),
+        }
+    }
+    Ok(None)
 }
 
 /// How often a store the kernel refuses to cover as removed is looked at before the run is planned
@@ -131,7 +147,8 @@ const SCRATCH_DIR: &str = "/dev/shm/.sandspawn-cover-";
 struct ScratchDir(PathBuf);
 
 impl ScratchDir {
-    fn make() -> Result<ScratchDir, Failure> {
+    /// `None` where the sandbox has no `/dev/shm` to make it in (a `denyRead` mask over `/dev`).
+    fn make() -> Result<Option<ScratchDir>, Failure> {
         let mut random = [0u8; 8];
         // SAFETY: a buffer of the length given. Short or failed, the name is only less unique.
         unsafe { libc::getrandom(random.as_mut_ptr().cast(), random.len(), libc::GRND_NONBLOCK) };
@@ -139,9 +156,12 @@ impl ScratchDir {
         // SAFETY: a valid C string.
         if unsafe { libc::mkdir(c_path(&path)?.as_ptr(), 0o500) } != 0 {
             let e = last_errno();
+            if e == libc::ENOENT || e == libc::EROFS || e == libc::ENOTDIR {
+                return Ok(None);
+            }
             return Err(setup(e, format!("creating the directory for the stores' cover ({}) failed: {}", path.display(), describe(e))));
         }
-        Ok(ScratchDir(path))
+        Ok(Some(ScratchDir(path)))
     }
 
     fn remove(self) -> Result<(), Failure> {
