@@ -109,7 +109,8 @@ pub(super) fn helper_failure(f: &Failure, command: &str, stderr: &str) -> Sandbo
 /// for what the host sees gone). Only when bwrap's one line is all the run printed: a command
 /// that ran could print the same words, and planning again would run it twice.
 pub(super) fn source_removed(stderr: &str) -> Option<SandboxError> {
-    const SAID: [&str; 3] = ["Can't find source path ", "Can't mkdir ", "Can't create file at "];
+    // bwrap 0.8 says "Can't create file at P", later ones (the bundled 0.12) "Can't create file P".
+    const SAID: [&str; 4] = ["Can't find source path ", "Can't mkdir ", "Can't create file at ", "Can't create file "];
     let mut lines = stderr.trim().lines();
     let (only, None) = (lines.next()?, lines.next()) else { return None };
     let line = only.strip_prefix("bwrap: ").and_then(|l| SAID.iter().find_map(|said| l.strip_prefix(said)))?;
@@ -206,6 +207,8 @@ mod tests {
         let gone = "/nonexistent/sandspawn-gone/store";
         assert!(source_removed(&format!("bwrap: Can't find source path {gone}: No such file or directory\n")).is_some());
         assert!(source_removed(&format!("bwrap: Can't mkdir {gone}: Read-only file system")).is_some());
+        assert!(source_removed(&format!("bwrap: Can't create file at {gone}: Read-only file system")).is_some());
+        assert!(source_removed(&format!("bwrap: Can't create file {gone}: Read-only file system")).is_some(), "bwrap 0.12's words");
         // A path that is there: bwrap failed for another reason.
         assert!(source_removed("bwrap: Can't find source path /: Permission denied").is_none());
         // Anything else printed: a command may have run and said the same words.
