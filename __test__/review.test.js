@@ -9,14 +9,12 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
 const { execFileSync } = require('node:child_process')
-const { sandspawn, tempTree, show, BASE } = require('./security/helpers')
+const { sandspawn, tempTree, changeSetStore, show } = require('./security/helpers')
 
 const { spawnSandboxed, applyChangeSet, discardChangeSet, readChange, listChangeSets, diffChange } = sandspawn
 
 // Change sets of this file's runs live apart from the user's (and outside every writable root).
-const STORE = fs.mkdtempSync(path.join(BASE, 'sandspawn-review-store-'))
-process.env.SANDSPAWN_CHANGE_SET_DIR = STORE
-process.on('exit', () => fs.rmSync(STORE, { recursive: true, force: true }))
+const STORE = changeSetStore('sandspawn-review-store-')
 
 const REVIEW = { mode: 'workspace-write', workspace: 'review' }
 

@@ -148,6 +148,18 @@ function ownerRwx(p) {
   for (const name of names) ownerRwx(path.join(p, name))
 }
 
+/**
+ * A change-set store of this test file's own (SANDSPAWN_CHANGE_SET_DIR), removed at exit with
+ * `rmrf`: a review run's set holds overlayfs' work directory (mode 000), which an ordinary user
+ * (the suite's second pass) removes only once it is writable again.
+ */
+function changeSetStore(prefix) {
+  const store = fs.mkdtempSync(path.join(BASE, prefix))
+  process.env.SANDSPAWN_CHANGE_SET_DIR = store
+  process.on('exit', () => rmrf(store))
+  return store
+}
+
 function rmrf(p) {
   try {
     fs.rmSync(p, { recursive: true, force: true })
@@ -316,6 +328,7 @@ module.exports = {
   BASE,
   token,
   tempTree,
+  changeSetStore,
   rmrf,
   ownerRwx,
   snapshot,

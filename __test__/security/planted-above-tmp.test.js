@@ -11,12 +11,10 @@ const { describe, test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
-const { sandspawn, show, sh, q, BASE, rmrf } = require('./helpers')
+const { changeSetStore, sandspawn, show, sh, q } = require('./helpers')
 const { MODES, nested, plant, options, assertKeptOff } = require('./above-tmp')
 
-const STORE = fs.mkdtempSync(path.join(BASE, 'sandspawn-above-tmp-'))
-process.env.SANDSPAWN_CHANGE_SET_DIR = STORE
-process.on('exit', () => rmrf(STORE))
+const STORE = changeSetStore('sandspawn-above-tmp-')
 
 /** Relative to the workspace: in the directories between /tmp and it. */
 const PLANTED = ['../.cargo/config.toml', '../.envrc', '../../rust-toolchain.toml', '../.claude/settings.json']
@@ -126,44 +124,13 @@ describe('a repository created between /tmp and a workspace, during the run', ()
   }
 })
 
-// Found by an attacker's review (rfix26b): a directory between /tmp and the workspace made a bare
-// git directory (`HEAD`, `objects/`, `refs/`, and a `config` whose `core.worktree` is the workspace
-// and whose `core.fsmonitor` a program): with `.git` alone kept absent, git's discovery from the
-// workspace took `..` for its repository, and the host's `git status` there during the run ran the
-// program (the report came after the run). `HEAD` is now kept absent there as `.git` is: moved
-// aside at once, and the report after the run still names the configuration.
-describe('a directory between /tmp and a workspace made a bare git directory, during the run', () => {
-  for (const [mode, extra] of Object.entries(MODES).filter(([m]) => m !== 'landlock')) {
-    test(`${mode}: its HEAD is moved aside at once, and the report names the configuration`, async (t) => {
-      const { base, ws } = nested(t, 'sandspawn-above-bare-')
-      const pwned = path.join(base, 'PWNED')
-      const config = `[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = proj\n\tfsmonitor = "touch ${pwned}; false"\n`
-      // A generous bound that only catches a keeper that never moves it.
-      const wait = 'for i in $(seq 300); do [ -e ../HEAD ] || { echo gone; break; }; sleep 0.1; done'
-      const cmd = `mkdir ../objects ../refs && printf ${q(config)} > ../config && echo 'ref: refs/heads/main' > ../HEAD; ${wait}; true`
-      const r = await sh(cmd, options(ws, extra))
-      assert.equal(r.exitCode, 0, show(r))
-      assert.equal(r.stdout.trim(), 'gone', `HEAD stayed during the run: ${show(r)}`)
-      const outer = path.resolve(ws, '..')
-      const risk = (r.hostRisks || []).find((h) => h.path === outer && h.kind === 'git-directory-created')
-      assert.ok(risk, `not reported: ${JSON.stringify(r.hostRisks)}`)
-      assert.match(risk.detail, /core\.fsmonitor/)
-      assert.match(risk.detail, /moved aside/)
-      try {
-        require('node:child_process').execFileSync('git', ['status'], { cwd: ws, stdio: 'ignore', env: { ...process.env, GIT_CEILING_DIRECTORIES: path.dirname(base) } })
-      } catch {}
-      assert.equal(fs.existsSync(pwned), false, `the host's git status ran the planted fsmonitor: ${JSON.stringify(r.hostRisks)}`)
-      if (r.changeSet) await sandspawn.discardChangeSet(r.changeSet.id)
-    })
-  }
-})
-
-// Found by an attacker's review (rfix26b), left open then, taken by host27: a directory between
-// /tmp and the workspace made a git directory itself (`HEAD`, `objects/`, `refs/` and a `config`
-// with `core.worktree` and `core.fsmonitor` written into `..`, no `.git`): the check after the run
-// reported it and moved its `HEAD` aside, but during the run the host's `git status` in the
+// Found by an attacker's review (rfix26b), left open then, closed by host27 and me: a directory
+// between /tmp and the workspace made a git directory itself (`HEAD`, `objects/`, `refs/` and a
+// `config` with `core.worktree` and `core.fsmonitor` written into `..`, no `.git`): the check after
+// the run reported it and moved its `HEAD` aside, but during the run the host's `git status` in the
 // workspace (a shell prompt's, an editor's), whose discovery takes such a parent for a bare
-// repository, ran the fsmonitor. `HEAD` is kept absent there at once, as `.git` is.
+// repository, ran the fsmonitor. `HEAD` is kept absent there at once, as `.git` is, and the report
+// after the run still names the configuration; the host's git after the run runs nothing either.
 describe('a directory between /tmp and a workspace made a git directory, during the run', () => {
   for (const [mode, extra] of Object.entries(MODES).filter(([m]) => m !== 'landlock')) {
     test(`${mode}: its HEAD is moved aside at once, so the host's git status meanwhile runs nothing`, { skip: !fs.existsSync('/usr/bin/git') && 'no git' }, async (t) => {
@@ -188,8 +155,10 @@ describe('a directory between /tmp and a workspace made a git directory, during 
       assert.equal(fs.existsSync(pwned), false, `the host's git status during the run ran the planted fsmonitor: ${JSON.stringify(r.hostRisks)}`)
       const head = path.join(base, 'outer', 'HEAD')
       assert.equal(fs.existsSync(head), false, 'HEAD stayed')
-      const risk = (r.hostRisks || []).find((h) => h.path === head || h.path === path.join(base, 'outer'))
-      assert.ok(risk && /core\.fsmonitor/.test(risk.detail), JSON.stringify(r.hostRisks))
+      const risk = (r.hostRisks || []).find((h) => h.path === path.join(base, 'outer') && h.kind === 'git-directory-created')
+      assert.ok(risk && /core\.fsmonitor/.test(risk.detail) && /moved aside/.test(risk.detail), JSON.stringify(r.hostRisks))
+      require('node:child_process').spawnSync('git', ['status'], { cwd: ws, stdio: 'ignore', env: { ...process.env, GIT_CEILING_DIRECTORIES: '/tmp' } })
+      assert.equal(fs.existsSync(pwned), false, `the host's git status after the run ran the planted fsmonitor: ${JSON.stringify(r.hostRisks)}`)
       if (r.changeSet) await sandspawn.discardChangeSet(r.changeSet.id)
     })
   }

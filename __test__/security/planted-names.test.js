@@ -11,13 +11,9 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
 const { execFileSync } = require('node:child_process')
-const { sandspawn, tempTree, show, sh, q, BASE, rmrf } = require('./helpers')
+const { changeSetStore, sandspawn, tempTree, show, sh, q } = require('./helpers')
 
-const STORE = fs.mkdtempSync(path.join(BASE, 'sandspawn-planted-names-'))
-process.env.SANDSPAWN_CHANGE_SET_DIR = STORE
-// A change set left by a review run holds overlayfs' work directory (mode 000): `rmrf` makes it
-// removable for an ordinary user (the suite's second pass) first.
-process.on('exit', () => rmrf(STORE))
+const STORE = changeSetStore('sandspawn-planted-names-')
 
 /** Kept absent at the workspace's top (moved aside and reported), as `.claude` and `.nvim.lua` are. */
 const KEPT = ['.clinerules/hooks/TaskStart', '.lazy.lua', '.dir-locals.el', '.dir-locals-2.el', '.amp/settings.json', '.github/hooks/session.json',

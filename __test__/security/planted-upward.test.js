@@ -14,12 +14,10 @@ const { describe, test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
-const { sandspawn, show, sh, q, BASE, rmrf } = require('./helpers')
+const { changeSetStore, sandspawn, show, sh, q, rmrf } = require('./helpers')
 const { MODES, nested, plant, riskFor, options, assertKeptOff } = require('./above-tmp')
 
-const STORE = fs.mkdtempSync(path.join(BASE, 'sandspawn-upward-'))
-process.env.SANDSPAWN_CHANGE_SET_DIR = STORE
-process.on('exit', () => rmrf(STORE))
+const STORE = changeSetStore('sandspawn-upward-')
 
 /** Relative to the workspace: in the directories between /tmp and it. */
 const PLANTED = ['../node_modules/.bin/sh', '../package.json', '../../eslint.config.js', '../Cargo.toml', '../../go.work', '../conftest.py', '../pytest.ini', '../settings.gradle.kts']

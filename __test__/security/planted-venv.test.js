@@ -12,13 +12,9 @@ const { describe, test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
-const { sandspawn, tempTree, sh, show, BASE, rmrf } = require('./helpers')
+const { changeSetStore, sandspawn, tempTree, sh, show } = require('./helpers')
 
-const STORE = fs.mkdtempSync(path.join(BASE, 'sandspawn-venv-store-'))
-process.env.SANDSPAWN_CHANGE_SET_DIR = STORE
-// A change set left by a review run holds overlayfs' work directory (mode 000): `rmrf` makes it
-// removable for an ordinary user (the suite's second pass) first.
-process.on('exit', () => rmrf(STORE))
+const STORE = changeSetStore('sandspawn-venv-store-')
 
 const SITE = '.venv/lib/python3.12/site-packages'
 

@@ -939,33 +939,12 @@ describe('/tmp keeps its missing names absent', () => {
   })
 })
 
-// Found by an attacker's review: /tmp's top made a git directory itself (HEAD, objects/, refs/,
-// config written there, no .git): git run on the host in any folder below it that is no repository
-// of its own (a build directory in /tmp) used it, and ran its core.fsmonitor. Shown with $TMPDIR,
-// the same kind of root (the walk skips both), so the shared /tmp is left alone.
-test("a temporary directory's top made a git directory is reported and taken out of git's sight", { skip: NO_GIT }, async (t) => {
-  const tree = tempTree(t)
-  const tmpdir = path.join(tree.root, 'tmpdir')
-  const build = path.join(tmpdir, 'build')
-  fs.mkdirSync(build, { recursive: true })
-  const mark = path.join(tree.out, 'FSMONITOR-RAN')
-  const config = `[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = .\n\tfsmonitor = "touch ${mark}; false"\n`
-  const script = `cd "$TMPDIR" && echo 'ref: refs/heads/main' > HEAD && mkdir objects refs && printf ${q(config)} > config`
-  const r = await sh(script, { cwd: tree.ws, sandbox: WW, env: { PATH: process.env.PATH, TMPDIR: tmpdir } })
-  assert.equal(r.exitCode, 0, show(r))
-  const risk = r.hostRisks.find((h) => h.path === tmpdir && h.kind === 'git-directory-created')
-  assert.ok(risk, `not reported\n${JSON.stringify(r.hostRisks)}`)
-  assert.match(risk.detail, /core\.fsmonitor/)
-  assert.match(risk.detail, /moved aside/)
-  spawnSync('git', ['status'], { cwd: build, stdio: 'ignore', env: { ...process.env, GIT_CEILING_DIRECTORIES: tree.root } })
-  assert.equal(fs.existsSync(mark), false, 'the host\'s git ran the planted fsmonitor')
-})
-
-// Found by an attacker's review (host27): that check runs after the run. During it, the host's
-// `git status` in a folder below the temporary directory's top that is no repository of its own (a
-// build directory, another workspace; any cwd's run can write /tmp's top) took the top for a git
-// directory and ran the planted core.fsmonitor. Its HEAD is kept absent at once now, and the check
-// after the run still names the configuration written beside it.
+// Found by attackers' reviews: /tmp's top made a git directory itself (HEAD, objects/, refs/, config
+// written there, no .git): git run on the host in any folder below it that is no repository of its
+// own (a build directory in /tmp) used it, and ran its core.fsmonitor, after the run and (host27)
+// during it (any cwd's run can write /tmp's top). Its HEAD is kept absent at once now, and the check
+// after the run still names the configuration written beside it. Shown with $TMPDIR, the same kind
+// of root (the walk skips both), so the shared /tmp is left alone.
 test("a temporary directory's top made a git directory is out of git's sight during the run too", { skip: NO_GIT }, async (t) => {
   const tree = tempTree(t)
   const tmpdir = path.join(tree.root, 'tmpdir')
@@ -989,6 +968,8 @@ test("a temporary directory's top made a git directory is out of git's sight dur
   const risk = r.hostRisks.find((h) => h.path === tmpdir && h.kind === 'git-directory-created')
   assert.ok(risk && /core\.fsmonitor/.test(risk.detail) && /moved aside/.test(risk.detail), JSON.stringify(r.hostRisks))
   assert.equal(fs.existsSync(path.join(tmpdir, 'HEAD')), false)
+  spawnSync('git', ['status'], { cwd: build, stdio: 'ignore', env: { ...process.env, GIT_CEILING_DIRECTORIES: tree.root } })
+  assert.equal(fs.existsSync(mark), false, "the host's git status after the run ran the planted fsmonitor")
 })
 
 // Found by a review of that fix: a host that exited mid-run (process.exit, a crash) never ran the

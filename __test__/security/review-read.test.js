@@ -11,12 +11,10 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
 const { spawnSync } = require('node:child_process')
-const { sandspawn, tempTree, show, BASE } = require('./helpers')
+const { changeSetStore, sandspawn, tempTree, show } = require('./helpers')
 
 const { spawnSandboxed, applyChangeSet, discardChangeSet, readChange, diffChange } = sandspawn
-const STORE = fs.mkdtempSync(path.join(BASE, 'sandspawn-review-read-'))
-process.env.SANDSPAWN_CHANGE_SET_DIR = STORE
-process.on('exit', () => fs.rmSync(STORE, { recursive: true, force: true }))
+const STORE = changeSetStore('sandspawn-review-read-')
 const REVIEW = { mode: 'workspace-write', workspace: 'review' }
 const CLI = path.join(__dirname, '..', '..', 'bin', 'sandspawn.js')
 const cli = (args, cwd) => spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8', timeout: 60_000, killSignal: 'SIGKILL', stdio: ['ignore', 'pipe', 'pipe'] })

@@ -9,12 +9,10 @@ const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
-const { sandspawn, tempTree, show, BASE } = require('./helpers')
+const { changeSetStore, sandspawn, tempTree, show } = require('./helpers')
 
 const { spawnSandboxed, applyChangeSet, discardChangeSet, readChange, diffChange, showChangeSet } = sandspawn
-const STORE = fs.mkdtempSync(path.join(BASE, 'sandspawn-review-revision-'))
-process.env.SANDSPAWN_CHANGE_SET_DIR = STORE
-process.on('exit', () => fs.rmSync(STORE, { recursive: true, force: true }))
+const STORE = changeSetStore('sandspawn-review-revision-')
 const REVIEW = { mode: 'workspace-write', workspace: 'review' }
 
 async function review(script, ws, extra = {}) {

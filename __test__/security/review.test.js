@@ -8,12 +8,10 @@ const { describe, test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
-const { sandspawn, tempTree, show, BASE, q } = require('./helpers')
+const { changeSetStore, sandspawn, tempTree, show, q } = require('./helpers')
 
 const { spawnSandboxed, applyChangeSet, discardChangeSet, readChange, diffChange } = sandspawn
-const STORE = fs.mkdtempSync(path.join(BASE, 'sandspawn-review-attacks-'))
-process.env.SANDSPAWN_CHANGE_SET_DIR = STORE
-process.on('exit', () => fs.rmSync(STORE, { recursive: true, force: true }))
+const STORE = changeSetStore('sandspawn-review-attacks-')
 const REVIEW = { mode: 'workspace-write', workspace: 'review' }
 
 async function review(script, ws, extra = {}) {

@@ -431,8 +431,7 @@ fn normalize(p: &Path) -> PathBuf {
 /// `access` follows symlinks, so a link or a file counts): what git takes for a git directory (as
 /// `scan::GitDirParts` says of a listing).
 pub fn is_git_dir(d: &Path) -> bool {
-    let has = |n: &str| d.join(n).symlink_metadata().is_ok();
-    d.join("HEAD").symlink_metadata().is_ok_and(|m| !m.is_dir()) && ((has("objects") && has("refs")) || has("commondir"))
+    d.join("HEAD").symlink_metadata().is_ok_and(|m| !m.is_dir()) && is_git_dir_but_head(d)
 }
 
 /// Whether `d` holds all that makes a git directory but `HEAD` (`is_git_dir`): one whose `HEAD`
