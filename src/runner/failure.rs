@@ -101,20 +101,21 @@ pub(super) fn helper_failure(f: &Failure, command: &str, stderr: &str) -> Sandbo
 }
 
 /// bwrap exited without running the command at a path the plan named that is gone now (another
-/// process removed it after the plan, which saw it): one it was to bind (`Can't find source path
-/// P`: the directories pinned above a store), or a mask's mount point it could not make again in
-/// the read-only view (`Can't mkdir P`, `Can't create file at P`: a `denyRead` path). The error of
-/// a changed workspace (the run is planned again, from what is there then); `None` for any other
-/// failure, or a path that is there (bwrap's words are only a hint: a run is planned again only
-/// for what the host sees gone). Only when bwrap's one line is all the run printed: a command
-/// that ran could print the same words, and planning again would run it twice.
-pub(super) fn source_removed(stderr: &str) -> Option<SandboxError> {
-    // bwrap 0.8 says "Can't create file at P", later ones (the bundled 0.12) "Can't create file P".
-    const SAID: [&str; 4] = ["Can't find source path ", "Can't mkdir ", "Can't create file at ", "Can't create file "];
+/// process removed it after the plan, which saw it): one it was to bind (the directories pinned
+/// above a store), or a mask's mount point it could not make again in the read-only view (a
+/// `denyRead` path). The error of a changed workspace (the run is planned again, from what is there
+/// then); `None` for any other failure, or a path that is there (a run is planned again only for
+/// what the host sees gone). bwrap's words differ between versions ("Can't create file at P" in
+/// 0.8, "Can't create file P" in 0.12; "Can't find source path P", "Can't mkdir P"), so they are
+/// not read: its setup errors end in "P: strerror", and P must be one of the plan's own arguments.
+/// Only when bwrap's one line is all the run printed: a command that ran could print the same
+/// words, and planning again would run it twice.
+pub(super) fn source_removed(stderr: &str, planned: &[String]) -> Option<SandboxError> {
     let mut lines = stderr.trim().lines();
     let (only, None) = (lines.next()?, lines.next()) else { return None };
-    let line = only.strip_prefix("bwrap: ").and_then(|l| SAID.iter().find_map(|said| l.strip_prefix(said)))?;
-    let (path, _) = line.rsplit_once(": ")?;
+    let (said, _strerror) = only.strip_prefix("bwrap: ")?.rsplit_once(": ")?;
+    let named = |arg: &&String| arg.starts_with('/') && said.strip_suffix(arg.as_str()).is_some_and(|words| words.ends_with(' '));
+    let path = planned.iter().filter(named).max_by_key(|arg| arg.len())?;
     let gone = std::fs::symlink_metadata(path).is_err_and(|e| e.kind() == io::ErrorKind::NotFound);
     gone.then(|| {
         let why = format!("the workspace changed while the sandbox was set up (another process renamed or removed what it protects): {path} was removed since the sandbox was planned");
@@ -203,16 +204,22 @@ mod tests {
     use super::source_removed;
 
     #[test]
-    fn only_bwrap_s_one_line_about_a_path_that_is_gone_plans_again() {
+    fn only_bwrap_s_one_line_about_a_path_the_plan_named_that_is_gone_plans_again() {
         let gone = "/nonexistent/sandspawn-gone/store";
-        assert!(source_removed(&format!("bwrap: Can't find source path {gone}: No such file or directory\n")).is_some());
-        assert!(source_removed(&format!("bwrap: Can't mkdir {gone}: Read-only file system")).is_some());
-        assert!(source_removed(&format!("bwrap: Can't create file at {gone}: Read-only file system")).is_some());
-        assert!(source_removed(&format!("bwrap: Can't create file {gone}: Read-only file system")).is_some(), "bwrap 0.12's words");
+        let plan = |p: &str| vec!["--ro-bind".to_string(), "/".to_string(), "/".to_string(), "--bind".to_string(), p.to_string(), p.to_string()];
+        let planned = plan(gone);
+        assert!(source_removed(&format!("bwrap: Can't find source path {gone}: No such file or directory\n"), &planned).is_some());
+        assert!(source_removed(&format!("bwrap: Can't mkdir {gone}: Read-only file system"), &planned).is_some());
+        assert!(source_removed(&format!("bwrap: Can't create file at {gone}: Read-only file system"), &planned).is_some());
+        assert!(source_removed(&format!("bwrap: Can't create file {gone}: Read-only file system"), &planned).is_some(), "bwrap 0.12's words");
+        assert!(source_removed(&format!("bwrap: Cannot make the mount point {gone}: Read-only file system"), &planned).is_some(), "other words before the path");
         // A path that is there: bwrap failed for another reason.
-        assert!(source_removed("bwrap: Can't find source path /: Permission denied").is_none());
+        assert!(source_removed("bwrap: Can't find source path /: Permission denied", &planned).is_none());
+        // A path the plan did not name, or only the end of one it named.
+        assert!(source_removed(&format!("bwrap: Can't find source path {gone}/x: No such file or directory"), &planned).is_none());
+        assert!(source_removed("bwrap: Can't mkdir /nonexistent/x/store: Read-only file system", &plan("/store")).is_none());
         // Anything else printed: a command may have run and said the same words.
-        assert!(source_removed(&format!("hello\nbwrap: Can't find source path {gone}: No such file or directory")).is_none());
-        assert!(source_removed(&format!("Can't find source path {gone}: No such file or directory")).is_none());
+        assert!(source_removed(&format!("hello\nbwrap: Can't find source path {gone}: No such file or directory"), &planned).is_none());
+        assert!(source_removed(&format!("Can't find source path {gone}: No such file or directory"), &planned).is_none());
     }
 }

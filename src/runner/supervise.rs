@@ -235,7 +235,7 @@ async fn run(
     // there now.
     let bwrap_stopped = failure.is_none() && sandbox_type == SandboxType::Bwrap && bwrap_status.exit_code.is_none() && matches!(ending.status, super::child::ExitStatus::Exited(_));
     if bwrap_stopped && text.stdout.is_empty() && nothing_reached_the_caller(&ending, shared, &req) {
-        if let Some(e) = super::failure::source_removed(setup_words) {
+        if let Some(e) = super::failure::source_removed(setup_words, &plan.args) {
             return Ok(Attempt::Changed(e, Box::new(req)));
         }
     }
