@@ -33,31 +33,51 @@ const SCRATCH_FILE: &str = "/dev/shm/.sandspawn-cover";
 /// (see `cover_store`), and every file placeholder in `files`.
 pub fn cover(dirs: &[PathBuf], stores: &[PathBuf], files: &[PathBuf]) -> Result<(), Failure> {
     cover_dirs(dirs, stores)?;
-    if let Some((first, rest)) = files.split_first() {
-        let scratch = c(SCRATCH_FILE)?;
-        // SAFETY: a valid C string; the descriptor is closed at once.
-        let fd = unsafe { libc::open(scratch.as_ptr(), libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_CLOEXEC, 0o444) };
-        if fd < 0 {
-            let e = last_errno();
-            return Err(setup(e, format!("creating the empty file for the placeholders ({SCRATCH_FILE}) failed: {}", describe(e))));
-        }
-        // SAFETY: our own descriptor.
-        unsafe { libc::close(fd) };
-        let bound = Target::open(first, Kind::File, "the placeholder").map_err(removed_is_changed).and_then(|t| {
-            mount(Some(&scratch), &t.proc_path(), None, libc::MS_BIND, None, &format!("covering the placeholder {}", first.display())).map_err(removed_is_changed)?;
-            // The mount now at `first`, made read-only.
-            let root = Target::open(first, Kind::File, "the placeholder")?;
-            mount(None, &root.proc_path(), None, libc::MS_REMOUNT | libc::MS_BIND | COVER_FLAGS, None, &format!("making the cover of {} read-only", first.display()))?;
-            // Before the name goes: a file with no name left cannot be the source of a bind.
-            // Open (and kept open) while its `/proc/self/fd` path is the source of the binds.
-            let source = Target::open(first, Kind::File, "the placeholder")?;
-            bind_rest(&source.proc_path(), Kind::File, rest)
-        });
-        // SAFETY: a valid C string. The mounts keep the file; its name goes either way.
+    let Some((first, rest)) = files.split_first() else { return Ok(()) };
+    let scratch = scratch_file()?;
+    let bound = cover_first(scratch.as_ref(), first).and_then(|source| bind_rest(&source.proc_path(), Kind::File, rest));
+    if let Some(scratch) = scratch {
+        // SAFETY: a valid C string. The mounts keep the file; its name goes either way (only now:
+        // a file with no name left cannot be the source of a bind).
         unsafe { libc::unlink(scratch.as_ptr()) };
-        bound?;
     }
-    Ok(())
+    bound
+}
+
+/// The empty file the file covers show, made at `SCRATCH_FILE`; `None` where the sandbox has no
+/// `/dev/shm` to make it in (a `denyRead` mask over `/dev`: every plan with file placeholders
+/// failed setup so, found in the twenty-seventh session).
+fn scratch_file() -> Result<Option<CString>, Failure> {
+    let scratch = c(SCRATCH_FILE)?;
+    // SAFETY: a valid C string; the descriptor is closed at once.
+    let fd = unsafe { libc::open(scratch.as_ptr(), libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_CLOEXEC, 0o444) };
+    if fd < 0 {
+        let e = last_errno();
+        if e == libc::ENOENT {
+            return Ok(None);
+        }
+        return Err(setup(e, format!("creating the empty file for the placeholders ({SCRATCH_FILE}) failed: {}", describe(e))));
+    }
+    // SAFETY: our own descriptor.
+    unsafe { libc::close(fd) };
+    Ok(Some(scratch))
+}
+
+/// Bind `scratch` over the placeholder `first`, or, without one, the placeholder over itself (its
+/// plan made it empty; one written since is a workspace changed, planned again), and make that
+/// mount read-only. Returns the cover, open: the source of the other placeholders' binds.
+fn cover_first(scratch: Option<&CString>, first: &Path) -> Result<Target, Failure> {
+    let t = Target::open(first, Kind::File, "the placeholder").map_err(removed_is_changed)?;
+    let from = match scratch {
+        Some(s) => s.clone(),
+        None if t.is_empty() => t.proc_path(),
+        None => return Err(changed(libc::EEXIST, format!("the placeholder {} was written since the sandbox was planned", first.display()))),
+    };
+    mount(Some(&from), &t.proc_path(), None, libc::MS_BIND, None, &format!("covering the placeholder {}", first.display())).map_err(removed_is_changed)?;
+    // The mount now at `first`, made read-only.
+    let root = Target::open(first, Kind::File, "the placeholder")?;
+    mount(None, &root.proc_path(), None, libc::MS_REMOUNT | libc::MS_BIND | COVER_FLAGS, None, &format!("making the cover of {} read-only", first.display()))?;
+    Target::open(first, Kind::File, "the placeholder")
 }
 
 /// The directory covers: an empty read-only tmpfs mounted on the first placeholder, bound over the

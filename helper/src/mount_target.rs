@@ -39,6 +39,8 @@ pub(crate) struct Target {
     fmt: libc::mode_t,
     /// Its link count when opened: 0 for a directory removed meanwhile (`rmdir` clears it).
     links: u64,
+    /// Its size when opened.
+    size: i64,
 }
 
 impl Target {
@@ -65,7 +67,7 @@ impl Target {
             return Err(setup(e, format!("reading {what} {path} failed: {}", describe(e))));
         }
         let fmt = st.st_mode & libc::S_IFMT;
-        let t = Target { fd, id: (st.st_dev, st.st_ino), fmt, links: u64::from(st.st_nlink) };
+        let t = Target { fd, id: (st.st_dev, st.st_ino), fmt, links: u64::from(st.st_nlink), size: st.st_size };
         let (dir, file) = (fmt == libc::S_IFDIR, fmt == libc::S_IFREG);
         let fits = match kind {
             Kind::Dir => dir,
@@ -103,6 +105,11 @@ impl Target {
     /// kernel has refused already: a file system may count a directory's links as it likes.
     pub fn is_removed(&self) -> bool {
         self.links == 0
+    }
+
+    /// Of size 0 when opened.
+    pub fn is_empty(&self) -> bool {
+        self.size == 0
     }
 
     /// A character or block device.
