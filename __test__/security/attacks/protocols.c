@@ -33,6 +33,14 @@ static const struct { const char *name; long family, type, protocol; } PROTOCOLS
   { "netlink-rdma", AF_NETLINK, SOCK_RAW, 20 },
   { "netlink-crypto", AF_NETLINK, SOCK_RAW, 21 },
   { "netlink-audit-high", AF_NETLINK, SOCK_RAW, HIGH | 9 },
+  // Types no Internet socket of an allowed protocol has (kern28): SOCK_PACKET under AF_INET is a
+  // packet socket (the kernel remaps the family to PF_PACKET, loading af_packet where it is a
+  // module), and SOCK_DCCP with protocol 0 asks for `net-pf-2-proto-0-type-6`, dccp's alias.
+  { "packet-compat", AF_INET, 10 /* SOCK_PACKET */, 0 },
+  { "packet-compat-flags", AF_INET, 10 | SOCK_CLOEXEC, 0 },
+  { "dccp-0", AF_INET, 6 /* SOCK_DCCP */, 0 },
+  { "dccp6-0", AF_INET6, 6, 0 },
+  { "seqpacket-0", AF_INET, SOCK_SEQPACKET, 0 },
   // Allowed: what ordinary programs ask for.
   { "tcp-0", AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0 },
   { "tcp", AF_INET, SOCK_STREAM, IPPROTO_TCP },

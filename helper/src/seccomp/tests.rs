@@ -246,6 +246,50 @@ fn socket_protocols() {
     }
 }
 
+/// The types an Internet socket may be of (found by an attacker's review, kern28): the kernel turns
+/// `socket(AF_INET, SOCK_PACKET, p)` into a packet socket (`__sock_create`'s "compatibility"
+/// remap to `PF_PACKET`, before the family's module is looked up), so the family allow-list was
+/// passed with protocol 0: the kernel reached `packet_create` (its EPERM for want of CAP_NET_RAW
+/// was all that answered) and, where `af_packet` is a module, loaded it first, for good. And
+/// `socket(AF_INET or AF_INET6, SOCK_DCCP, 0)` asks for `net-pf-2-proto-0-type-6`, an alias of the
+/// `dccp` module (CVE-2017-6074's), which the protocol rule never saw. Only stream, datagram and raw
+/// sockets pass; every other type gets ESOCKTNOSUPPORT, the kernel's answer for a type it lacks.
+/// The type's flags and its high half are ignored as the kernel ignores them.
+#[test]
+fn socket_types() {
+    const ESOCKTNOSUPPORT: u32 = 0x0005_0000 | 94;
+    const FLAGS: u64 = 0x800 | 0x8_0000; // SOCK_NONBLOCK | SOCK_CLOEXEC
+    for (arch, audit) in ARCHES {
+        let nr = Sys::Socket.number(arch);
+        for f in filters().into_iter().filter(|f| matches!(f.sockets, Sockets::Inet | Sockets::InetAndUnix)) {
+            let p = program(arch, f);
+            let v = |family: u64, kind: u64, protocol: u64| run3(&p, audit, nr, [family, kind, protocol]);
+            for family in [2, 10, 0x1_0000_0002] {
+                for high in [0, 0x1_0000_0000] {
+                    for kind in [1, 2, 3] {
+                        for flags in [0, FLAGS] {
+                            assert_eq!(v(family, high | kind | flags, 0), RET_ALLOW, "{f:?} family {family:#x} type {:#x}", high | kind | flags);
+                        }
+                    }
+                    // SOCK_RDM, SOCK_SEQPACKET (SCTP), SOCK_DCCP, SOCK_PACKET (a packet socket).
+                    for kind in [4, 5, 6, 10, 0] {
+                        for flags in [0, FLAGS] {
+                            for protocol in [0, 6] {
+                                assert_eq!(v(family, high | kind | flags, protocol), ESOCKTNOSUPPORT, "{f:?} family {family:#x} type {:#x} protocol {protocol}", high | kind | flags);
+                            }
+                        }
+                    }
+                }
+            }
+            // Netlink's and Unix's types are their own kernel code's to judge; they load nothing.
+            assert_eq!(v(16, 2, 0), RET_ALLOW, "{f:?} netlink datagram");
+            if f.sockets == Sockets::InetAndUnix {
+                assert_eq!(v(1, 5, 0), RET_ALLOW, "{f:?} Unix seqpacket");
+            }
+        }
+    }
+}
+
 /// Found by an attacker's review: with Unix sockets refused, `socketpair(AF_UNIX, SOCK_DGRAM)` was
 /// allowed, and its sockets sent to any datagram socket of the host by path. Stream and seqpacket
 /// pairs stay allowed (connected to each other, they reach nobody); with Unix sockets allowed,
