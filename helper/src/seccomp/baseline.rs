@@ -223,6 +223,16 @@ const fn join<const A: usize, const B: usize, const N: usize>(a: [u32; A], b: [u
 /// other protocols go too (they need CAP_NET_RAW, which the command lacks under bwrap).
 const INET_PROTOCOLS: [u32; 6] = [IPPROTO_IP, IPPROTO_TCP, IPPROTO_UDP, IPPROTO_ICMP, IPPROTO_ICMPV6, IPPROTO_MPTCP];
 
+/// The types an Internet socket may be of: stream, datagram and raw, the only ones of the protocols
+/// above. Any other is refused (found by an attacker's review, kern28): `SOCK_PACKET` under
+/// `AF_INET` is a packet socket to the kernel, which remaps the family to `PF_PACKET` in
+/// `__sock_create` before it looks the family up, so the family list was passed (`packet_create`
+/// ran, and on a host where `af_packet` is a module it was loaded first, for good); and
+/// `SOCK_DCCP` with protocol 0 asks for `net-pf-2-proto-0-type-6` (and `net-pf-10-...`), aliases of
+/// the `dccp` module, which the protocol rule never sees. `SOCK_SEQPACKET` (SCTP) and `SOCK_RDM`
+/// have no protocol left above.
+const INET_TYPES: [u32; 3] = [SOCK_STREAM, SOCK_DGRAM, SOCK_RAW];
+
 /// The protocols a netlink socket may ask for: `NETLINK_ROUTE`, whatever the C libraries use
 /// (glibc's and musl's `getifaddrs`, `if_nameindex`, `getaddrinfo`'s AI_ADDRCONFIG; Node's, Go's,
 /// Python's and the JDK's interface lists through them or on their own; `ip`), and the kernel's
@@ -241,8 +251,8 @@ const NETLINK_PROTOCOLS: [u32; 2] = [NETLINK_ROUTE, NETLINK_KOBJECT_UEVENT];
 /// name, and one bound in the host's abstract namespace (shared in that mode) took the name from a
 /// host program for the run's life (found by an attacker's review).
 fn socket_rules(sockets: Sockets) -> Vec<(Sys, Check)> {
-    const INET: &[Family] = &[(AF_INET, Some(&INET_PROTOCOLS)), (AF_INET6, Some(&INET_PROTOCOLS)), (AF_NETLINK, Some(&NETLINK_PROTOCOLS))];
-    const INET_AND_UNIX: &[Family] = &[(AF_INET, Some(&INET_PROTOCOLS)), (AF_INET6, Some(&INET_PROTOCOLS)), (AF_NETLINK, Some(&NETLINK_PROTOCOLS)), (AF_UNIX, None)];
+    const INET: &[Family] = &[(AF_INET, Some(&INET_PROTOCOLS), Some(&INET_TYPES)), (AF_INET6, Some(&INET_PROTOCOLS), Some(&INET_TYPES)), (AF_NETLINK, Some(&NETLINK_PROTOCOLS), None)];
+    const INET_AND_UNIX: &[Family] = &[(AF_INET, Some(&INET_PROTOCOLS), Some(&INET_TYPES)), (AF_INET6, Some(&INET_PROTOCOLS), Some(&INET_TYPES)), (AF_NETLINK, Some(&NETLINK_PROTOCOLS), None), (AF_UNIX, None, None)];
     const CONNECTED_PAIRS: &[u32] = &[SOCK_STREAM, SOCK_SEQPACKET];
     const ANY_PAIR: &[u32] = &[SOCK_STREAM, SOCK_DGRAM, SOCK_RAW, SOCK_SEQPACKET];
     let (socket, pairs) = match sockets {

@@ -11,6 +11,7 @@ const JSET_K: u16 = 0x45; // BPF_JMP | BPF_JSET | BPF_K
 const JGE_K: u16 = 0x35; // BPF_JMP | BPF_JGE | BPF_K
 const AND_K: u16 = 0x54; // BPF_ALU | BPF_AND | BPF_K
 const RET_K: u16 = 0x06; // BPF_RET | BPF_K
+const JA: u16 = 0x05; // BPF_JMP | BPF_JA: an unconditional jump by k, which may exceed 255
 
 /// One instruction: `(code, jt, jf, k)`.
 pub type Insn = (u16, u8, u8, u32);
@@ -56,8 +57,14 @@ fn tree(rules: &[(u32, Check)]) -> Vec<Insn> {
     }
     let (low, high) = rules.split_at(rules.len() / 2);
     let left = tree(low);
-    // At or above the first number of the upper half: jump over the lower half's code.
-    let mut p = vec![(JGE_K, u8::try_from(left.len()).expect("filter under 256 instructions a side"), 0, high[0].0)];
+    // At or above the first number of the upper half: jump over the lower half's code. A
+    // conditional jump reaches 255 instructions; past that (the Landlock mode's filter with its
+    // shield, once the socket rule checked types) it lands on an unconditional one, which reaches
+    // any length.
+    let mut p = match u8::try_from(left.len()) {
+        Ok(short) => vec![(JGE_K, short, 0, high[0].0)],
+        Err(_) => vec![(JGE_K, 0, 1, high[0].0), (JA, 0, 0, u32::try_from(left.len()).expect("filter under 2^32 instructions"))],
+    };
     p.extend(left);
     p.extend(tree(high));
     p
@@ -123,21 +130,39 @@ fn unix_pair_of(types: &[u32]) -> Vec<Insn> {
 }
 
 /// `socket(domain, type, protocol)`: for a domain among `families`, allowed, or, when the family
-/// lists its protocols, allowed for one of them and EPROTONOSUPPORT for any other; EPERM for every
-/// other domain. The type (and its flags) is the kernel's to judge.
+/// lists its types, ESOCKTNOSUPPORT for a type (without its flags) not among them, and when it
+/// lists its protocols, EPROTONOSUPPORT for a protocol not among them; EPERM for every other
+/// domain. An unlisted family's type (and every type's flags) is the kernel's to judge.
 fn socket_of(families: &[Family]) -> Vec<Insn> {
     let mut b = vec![(LD_W_ABS, 0, 0, OFF_ARG0_LO)];
-    for (domain, protocols) in families {
-        let block = match protocols {
+    for (domain, protocols, types) in families {
+        let mut block = match types {
+            None => Vec::new(),
+            Some(listed) => type_among(listed),
+        };
+        block.extend(match protocols {
             None => vec![(RET_K, 0, 0, RET_ALLOW)],
             Some(listed) => arg_in(OFF_ARG2_LO, listed, RET_ALLOW, RET_EPROTONOSUPPORT),
-        };
+        });
         // Another domain: jump over this family's block, which ends in a return (so the
         // accumulator still holds the domain at the next test).
         b.push((JEQ_K, 0, u8::try_from(block.len()).expect("short block"), *domain));
         b.extend(block);
     }
     b.push((RET_K, 0, 0, RET_EPERM));
+    b
+}
+
+/// ESOCKTNOSUPPORT unless `socket()`'s type without its flags (`SOCK_TYPE_MASK`, as the kernel
+/// masks it) is one of `types`; a listed type falls through to the instructions that follow.
+fn type_among(types: &[u32]) -> Vec<Insn> {
+    let count = types.len();
+    let mut b = vec![(LD_W_ABS, 0, 0, OFF_ARG1_LO), (AND_K, 0, 0, SOCK_TYPE_MASK)];
+    for (i, t) in types.iter().enumerate() {
+        // Matched: jump over the remaining tests and the refusal, to what follows.
+        b.push((JEQ_K, u8::try_from(count - i).expect("short"), 0, *t));
+    }
+    b.push((RET_K, 0, 0, RET_ESOCKTNOSUPPORT));
     b
 }
 
@@ -188,6 +213,7 @@ pub fn run4(prog: &[Insn], arch: u32, nr: u32, args: [u64; 4]) -> u32 {
             JEQ_K => pc += if acc == k { jt } else { jf } as usize,
             JSET_K => pc += if acc & k != 0 { jt } else { jf } as usize,
             JGE_K => pc += if acc >= k { jt } else { jf } as usize,
+            JA => pc += k as usize,
             AND_K => acc &= k,
             RET_K => return k,
             _ => panic!("unexpected opcode {code:#x}"),

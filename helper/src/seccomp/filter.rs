@@ -120,14 +120,15 @@ pub enum Check {
     /// `socketpair`: EPERM unless the domain is `AF_UNIX` and the type, without its flags
     /// (`SOCK_TYPE_MASK`), is one of these.
     UnixPairOf(&'static [u32]),
-    /// `socket`: EPERM unless the domain is one of these families; EPROTONOSUPPORT when the family
-    /// lists its protocols and the protocol is not among them.
+    /// `socket`: EPERM unless the domain is one of these families; ESOCKTNOSUPPORT when the family
+    /// lists its types and the type (without its flags) is not among them; EPROTONOSUPPORT when
+    /// the family lists its protocols and the protocol is not among them.
     SocketOf(&'static [Family]),
 }
 
-/// A family `socket()` may create: its domain and the protocols it may ask for, or `None` for any
-/// (`AF_UNIX`, whose protocol names no module).
-pub type Family = (u32, Option<&'static [u32]>);
+/// A family `socket()` may create: its domain, the protocols it may ask for and the types it may
+/// be of, each `None` for any (`AF_UNIX`, whose protocol and type name no module; netlink's types).
+pub type Family = (u32, Option<&'static [u32]>, Option<&'static [u32]>);
 
 pub const RET_ALLOW: u32 = 0x7fff_0000; // SECCOMP_RET_ALLOW
 pub const RET_EPERM: u32 = 0x0005_0000 | 1; // SECCOMP_RET_ERRNO | EPERM
@@ -135,6 +136,9 @@ pub const RET_ENOSYS: u32 = 0x0005_0000 | 38; // SECCOMP_RET_ERRNO | ENOSYS
 /// What a kernel without a protocol answers `socket()` (the same number on x86_64 and aarch64):
 /// programs that probe for one (Go's MPTCP, libaudit's callers) take it as "not here" and go on.
 pub const RET_EPROTONOSUPPORT: u32 = 0x0005_0000 | 93; // SECCOMP_RET_ERRNO | EPROTONOSUPPORT
+/// What a kernel answers `socket()` for a type its family lacks (the same number on x86_64 and
+/// aarch64).
+pub const RET_ESOCKTNOSUPPORT: u32 = 0x0005_0000 | 94; // SECCOMP_RET_ERRNO | ESOCKTNOSUPPORT
 
 // Offsets in `struct seccomp_data { int nr; u32 arch; u64 ip; u64 args[6]; }`.
 pub(crate) const OFF_NR: u32 = 0;
