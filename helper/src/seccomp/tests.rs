@@ -783,3 +783,39 @@ fn every_filter_refuses_changing_a_terminals_discipline_or_flow() {
         }
     }
 }
+
+/// The kernel takes the longest filter, whose lower half is jumped over with BPF_JA (the Landlock
+/// mode's with its shield), and it answers as the interpreter does: installed in a child, a packet
+/// socket through AF_INET gets ESOCKTNOSUPPORT and a TCP socket is made.
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+#[test]
+fn the_kernel_takes_the_long_jump() {
+    let filter = Filter { sockets: Sockets::InetAndUnix, tracing: Tracing::Denied, shield: Some(4_000_000) };
+    let prog = program(Arch::X86_64, filter);
+    assert!(prog.iter().any(|i| i.0 == 0x05), "no long jump in a filter of {} instructions", prog.len());
+    let insns: Vec<libc::sock_filter> = prog.iter().map(|&(code, jt, jf, k)| libc::sock_filter { code, jt, jf, k }).collect();
+    let fprog = libc::sock_fprog { len: u16::try_from(insns.len()).expect("short"), filter: insns.as_ptr().cast_mut() };
+    // SAFETY: the child makes only raw system calls and leaves with _exit.
+    let pid = unsafe { libc::fork() };
+    assert!(pid >= 0, "fork");
+    if pid == 0 {
+        // SAFETY: as above; fprog outlives the calls.
+        unsafe {
+            let code = if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || libc::prctl(libc::PR_SET_SECCOMP, libc::SECCOMP_MODE_FILTER, &fprog as *const libc::sock_fprog) != 0 {
+                10
+            } else if libc::socket(libc::AF_INET, 10, 0) != -1 || *libc::__errno_location() != libc::ESOCKTNOSUPPORT {
+                11
+            } else if libc::socket(libc::AF_INET, libc::SOCK_STREAM, 0) < 0 {
+                12
+            } else {
+                0
+            };
+            libc::_exit(code);
+        }
+    }
+    let mut status = 0;
+    // SAFETY: waiting for our own child.
+    assert_eq!(unsafe { libc::waitpid(pid, &mut status, 0) }, pid);
+    assert!(libc::WIFEXITED(status), "the child died: {status:#x}");
+    assert_eq!(libc::WEXITSTATUS(status), 0, "10: the kernel refused the filter; 11: the packet socket was not refused as planned; 12: TCP was refused");
+}
