@@ -297,8 +297,10 @@ test("the host's IPC objects, its Unix datagram sockets and socket families and 
   const on = new Set(['unix', 'inet', 'inet6', 'netlink', 'tcp-loopback', 'udp-loopback'])
   assert.deepStrictEqual(lines(r.familiesOn), Object.fromEntries(families.map((n) => [n, on.has(n) ? 'ok' : 'EPERM'])), `network: true\n${r.familiesOn}`)
   const protocols = lines(r.protocolsOn)
-  const protocolsRefused = ['sctp', 'dccp', 'l2tp', 'udplite', 'udplite6', 'netlink-sock-diag', 'netlink-audit', 'netlink-netfilter', 'netlink-generic', 'netlink-crypto', 'netlink-audit-high']
+  const protocolsRefused = ['sctp', 'l2tp', 'udplite', 'udplite6', 'netlink-sock-diag', 'netlink-audit', 'netlink-netfilter', 'netlink-generic', 'netlink-crypto', 'netlink-audit-high']
   for (const name of protocolsRefused) assert.strictEqual(protocols[name], 'EPROTONOSUPPORT', `network: true, ${name}\n${r.protocolsOn}`)
+  // Types no allowed protocol has (kern28): a packet socket through AF_INET, DCCP's and SCTP's seqpacket.
+  for (const name of ['packet-compat', 'packet-compat-flags', 'dccp', 'dccp-0', 'dccp6-0', 'seqpacket-0', 'sctp6']) assert.strictEqual(protocols[name], 'ESOCKTNOSUPPORT', `network: true, ${name}\n${r.protocolsOn}`)
   for (const name of ['tcp-0', 'tcp', 'tcp6', 'udp', 'udp6', 'mptcp', 'netlink-route', 'netlink-uevent']) assert.strictEqual(protocols[name], 'ok', `network: true, ${name}\n${r.protocolsOn}`)
 })
 
