@@ -154,3 +154,32 @@ describe("more tools' upward-searched files above a workspace nested below /tmp"
     })
   }
 })
+
+// Found by an attacker's review (host28): more tools that search every parent of their cwd and
+// run, load or trust what they find, each planted above a nested workspace with `hostRisks: []`:
+// Leiningen's `lein` cds up to the nearest `project.clj` (Clojure, evaluated: `~(...)`, plugins,
+// `:injections`), opam selects the nearest ancestor's local switch `_opam` (`opam env`, `opam exec`
+// and its shell hook put its `bin` first on PATH), haskell-language-server (hie-bios) takes the
+// nearest `hie.yaml` when the editor opens a file (its bios `program` runs), Pants takes the nearest
+// `pants.toml` as its build root (`pythonpath` and `backend_packages` import Python), buck2 takes
+// `.buckconfig`/`.buckroot` as its project's root, Composer offers an ancestor's `composer.json`
+// (its scripts run), remark's/rehype's/retext's engine loads the nearest `.remarkrc*` (a `.js`
+// one runs, plugins load), Merlin the nearest `.merlin` (its `-pp` preprocessors run when a file
+// opens), and more coding agents' instruction files read from every ancestor:
+// Qwen Code's `QWEN.md`, iFlow's `IFLOW.md`, Amp's `AGENT.md`, goose's `.goosehints`.
+const HOST28 = ['../project.clj', '../../_opam/bin/git', '../hie.yaml', '../pants.toml', '../.buckconfig', '../../.buckroot', '../composer.json', '../.remarkrc.mjs', '../../.remarkrc.yml', '../.rehyperc.js', '../QWEN.md', '../../IFLOW.md', '../AGENT.md', '../.goosehints', '../.merlin']
+
+describe("host28: more tools' upward-searched files above a workspace nested below /tmp", () => {
+  for (const [mode, extra] of Object.entries(MODES)) {
+    test(`${mode}: kept absent and reported; the workspace's own are its own`, async (t) => {
+      const { ws } = nested(t, 'sandspawn-upward-')
+      const r = await sh(`${plant(HOST28)}; echo own > project.clj; echo own > pants.toml`, options(ws, extra))
+      assert.equal(r.exitCode, 0, show(r))
+      const risks = r.hostRisks || []
+      assertKeptOff(risks, ws, HOST28, extra)
+      assert.ok(!risks.some((h) => h.path === path.join(ws, 'project.clj') || h.path === path.join(ws, 'pants.toml')), JSON.stringify(risks))
+      if (r.changeSet) await sandspawn.applyChangeSet(r.changeSet.id)
+      assert.equal(fs.readFileSync(path.join(ws, 'project.clj'), 'utf8'), 'own\n')
+    })
+  }
+})
