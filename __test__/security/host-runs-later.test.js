@@ -141,6 +141,40 @@ describe("sandspawn's own package cannot be changed by a run (issue 28)", () => 
     assert.equal(again.stdout, 'ok\n', show(again))
   })
 
+  // Found by an attacker's review (host28): the package was kept whole, but not the package
+  // manager's link to its command line beside it, `node_modules/.bin/sandspawn`, which `npx
+  // sandspawn` runs: `npx sandspawn --mode workspace-write ...` in a project that installs sandspawn
+  // let the command repoint it (or write a script over it, or into pnpm's shim, a file), with
+  // `hostRisks: []`, and the host's next `npx sandspawn echo hi` ran the planted script as the
+  // user, with no sandbox at all.
+  for (const [name, layout, attack] of [
+    ['repointed', 'link', 'printf "#!/bin/sh\\ntouch /var/tmp/pwned-npx\\n" > node_modules/.evil; chmod +x node_modules/.evil; ln -sfn ../.evil node_modules/.bin/sandspawn'],
+    ['replaced by a script', 'link', 'rm -f node_modules/.bin/sandspawn; printf "#!/bin/sh\\ntouch /var/tmp/pwned-npx\\n" > node_modules/.bin/sandspawn; chmod +x node_modules/.bin/sandspawn'],
+    ["pnpm's shim rewritten in place", 'shim', 'echo "touch /var/tmp/pwned-npx" >> node_modules/.bin/sandspawn'],
+    ['made a directory', 'link', 'rm -f node_modules/.bin/sandspawn; mkdir -p node_modules/.bin/sandspawn/x'],
+  ]) {
+    test(`the bin link npx runs (node_modules/.bin/sandspawn), ${name}: put back and reported; the next npx sandspawn runs sandspawn`, (t) => {
+      const tree = tempTree(t)
+      const pkg = path.join(tree.ws, 'node_modules', 'sandspawn')
+      install(pkg)
+      const bin = path.join(tree.ws, 'node_modules', '.bin', 'sandspawn')
+      fs.mkdirSync(path.dirname(bin))
+      if (layout === 'link') fs.symlinkSync('../sandspawn/bin/sandspawn.js', bin)
+      else fs.writeFileSync(bin, `#!/bin/sh\nexec node "$(dirname "$0")/../sandspawn/bin/sandspawn.js" "$@"\n`, { mode: 0o755 })
+      const before = layout === 'link' ? fs.readlinkSync(bin) : fs.readFileSync(bin, 'utf8')
+      const r = runWith(pkg, `${attack}; echo ran`, tree.ws, 'workspace-write')
+      assert.equal(r.error, undefined, r.message)
+      assert.equal(r.stdout, 'ran\n', show(r))
+      const now = layout === 'link' ? fs.readlinkSync(bin) : fs.readFileSync(bin, 'utf8')
+      assert.equal(now, before, `the bin link is as installed: ${JSON.stringify(r.hostRisks)}`)
+      assert.ok((r.hostRisks || []).some((h) => h.path === bin), `unreported: ${JSON.stringify(r.hostRisks)}`)
+      // The host's next `npx sandspawn` (what npx runs: the bin link) runs sandspawn.
+      const next = spawnSync(bin, ['--mode', 'read-only', 'echo', 'hi'], { cwd: tree.ws, encoding: 'utf8', timeout: 60000 })
+      assert.equal(next.stdout, 'hi\n', next.stderr)
+      assert.ok(!fs.existsSync('/var/tmp/pwned-npx'))
+    })
+  }
+
   test('a writable root inside the package is refused, naming it', (t) => {
     const tree = tempTree(t)
     const pkg = path.join(tree.ws, 'node_modules', 'sandspawn')
