@@ -112,6 +112,21 @@ const UPWARD: &[(&str, &str)] = &[
     ("CLAUDE.local.md", "Claude Code reads every ancestor's as the user's standing instructions (up to /), and acts on them"),
     ("GEMINI.md", "Gemini CLI reads every ancestor's up to the project's top as standing instructions, and acts on them"),
     ("AGENTS.md", "coding agents (opencode, Codex up to the repository's top) read an ancestor's as standing instructions, and act on them"),
+    // Found by an attacker's review (host28), each planted above a nested workspace unreported:
+    // more build tools, language servers and package managers that take the nearest (or
+    // outermost) ancestor's file as their project's, and more agents' instruction files.
+    ("project.clj", "Leiningen's lein changes to the nearest ancestor holding it for a directory with none: it is evaluated as Clojure, its plugins, hooks and :injections load code"),
+    ("_opam", "opam selects the nearest ancestor's local switch: `opam env` (its shell hook) and `opam exec` put its bin first on PATH"),
+    ("hie.yaml", "the Haskell language server (hie-bios) takes the nearest ancestor's when a file below opens: its cradle's program runs"),
+    (".merlin", "Merlin takes the nearest ancestor's when a file below opens: the preprocessors it names (-pp) run"),
+    ("pants.toml", "Pants takes the nearest ancestor holding it as the build root: its pythonpath and backend_packages import Python code on every pants command"),
+    (".buckconfig", "buck2 takes the outermost ancestor holding one as the project's root: its cells and build files decide what every buck2 command runs"),
+    (".buckroot", "buck2 takes the nearest ancestor holding it as the project's root: the .buckconfig and build files there decide what runs"),
+    ("composer.json", "Composer offers the nearest ancestor's for a directory with none (asks, Y by default): its scripts and plugins run on composer install"),
+    ("QWEN.md", "Qwen Code reads every ancestor's up to the project's top as standing instructions, and acts on them"),
+    ("IFLOW.md", "iFlow CLI reads every ancestor's up to the project's top as standing instructions, and acts on them"),
+    ("AGENT.md", "Amp (and agents taking the older name) read an ancestor's as standing instructions, and act on them"),
+    (".goosehints", "goose reads the ancestors' as standing instructions, and acts on them"),
 ];
 
 /// JavaScript tools whose configuration is searched for from the cwd upward (ESLint's flat and
@@ -144,6 +159,11 @@ const JS_CONFIGS: &[(&str, &[&str], &str)] = &[
     (".mocharc", &["cjs", "js", "yaml", "yml", "jsonc", "json"], "Mocha takes the nearest ancestor's configuration: its `require` loads modules (a .js one runs)"),
     (".nycrc", &["", "json", "yml", "yaml"], "nyc takes the nearest ancestor's configuration: its `require` loads modules"),
     ("nyc.config", &["js", "cjs", "mjs"], "nyc takes the nearest ancestor's configuration: it runs as JavaScript"),
+    // host28: unified-engine (remark-cli, rehype-cli, retext, the remark language server in
+    // editors) merges the nearest ancestor's rc file: a JavaScript one runs, its plugins load.
+    (".remarkrc", &["", "json", "js", "cjs", "mjs", "yml", "yaml"], "remark loads the nearest ancestor's configuration: a .js one runs, its plugins load code"),
+    (".rehyperc", &["", "json", "js", "cjs", "mjs", "yml", "yaml"], "rehype loads the nearest ancestor's configuration: a .js one runs, its plugins load code"),
+    (".retextrc", &["", "json", "js", "cjs", "mjs", "yml", "yaml"], "retext loads the nearest ancestor's configuration: a .js one runs, its plugins load code"),
 ];
 
 /// Every upward-searched name.
@@ -191,6 +211,9 @@ mod tests {
             assert!(all.iter().any(|a| a == n), "{n}");
         }
         for n in ["Directory.Build.props", "mypy.ini", ".flake8", "tasks.py", "Rakefile", "justfile", "Taskfile.yml", "Gemfile", ".golangci.yml", ".tool-versions", "gulpfile.js", "Gruntfile.js", "gulpfile.babel.js", "compose.yaml", ".venv", "CLAUDE.md", ".mocharc.yml", ".nycrc"] {
+            assert!(all.iter().any(|a| a == n), "{n}");
+        }
+        for n in ["project.clj", "_opam", "hie.yaml", ".merlin", "pants.toml", ".buckconfig", ".buckroot", "composer.json", "QWEN.md", "IFLOW.md", "AGENT.md", ".goosehints", ".remarkrc", ".remarkrc.mjs", ".rehyperc.js", ".retextrc.yml"] {
             assert!(all.iter().any(|a| a == n), "{n}");
         }
         assert_eq!(what_it_does("README.md"), None);
