@@ -183,3 +183,23 @@ describe("host28: more tools' upward-searched files above a workspace nested bel
     })
   }
 })
+
+// The same review (host28): Nim reads `config.nims` (NimScript, whose `exec` runs commands) and
+// `nim.cfg` (`gcc.exe` names the C compiler it runs) from EVERY parent directory of the project
+// file, not only the nearest, on each `nim c` and in nimsuggest when an editor opens a file: the
+// workspace's own configuration does not keep an ancestor's out. Both landed above a nested
+// workspace with `hostRisks: []`.
+const NIM = ['../config.nims', '../../nim.cfg']
+
+describe("Nim's configuration files above a workspace nested below /tmp", () => {
+  for (const [mode, extra] of Object.entries(MODES)) {
+    test(`${mode}: kept absent and reported; the workspace's own are its own`, async (t) => {
+      const { ws } = nested(t, 'sandspawn-upward-')
+      const r = await sh(`${plant(NIM)}; echo own > config.nims`, options(ws, extra))
+      assert.equal(r.exitCode, 0, show(r))
+      const risks = r.hostRisks || []
+      assertKeptOff(risks, ws, NIM, extra)
+      assert.ok(!risks.some((h) => h.path === path.join(ws, 'config.nims')), JSON.stringify(risks))
+    })
+  }
+})
