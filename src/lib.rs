@@ -17,6 +17,7 @@ pub mod no_symlinks;
 pub mod limits;
 pub mod options;
 pub mod own_files;
+pub mod own_links;
 pub mod pidns;
 pub mod placeholders;
 pub mod plan;

@@ -15,6 +15,8 @@ use crate::platform::SandboxType;
 pub(super) struct SideServices {
     keeper: Option<Keeper>,
     proxy: Option<RunProxy>,
+    /// sandspawn's bin link as it was before the command started (`own_links`).
+    own_links: Vec<crate::own_links::Recorded>,
 }
 
 impl SideServices {
@@ -42,7 +44,8 @@ impl SideServices {
             _ => None,
         };
         let proxy = crate::network::for_run::start(&req.policy, bridge, loopback, req.network_ask.as_ref())?;
-        Ok(SideServices { keeper, proxy })
+        let own_links = crate::own_links::record(req.package_dir.as_deref());
+        Ok(SideServices { keeper, proxy, own_links })
     }
 
     /// The run is over: close the proxy's listeners and every connection it holds; what it refused
@@ -66,8 +69,11 @@ impl SideServices {
         let caches = req.policy.tool_caches.caches.clone();
         let env = req.env.clone();
         let ruled = super::path_modes::Ruled::of(&req.policy);
+        let own_links = std::mem::take(&mut self.own_links);
         tokio::task::spawn_blocking(move || {
             let mut risks = after_run(&baseline, keeper, &keep_absent);
+            // sandspawn's bin link (`npx sandspawn`) the run changed, put back (`own_links`).
+            risks.extend(crate::own_links::put_back(&own_links));
             // A held home's cache a private copy covered, moved from under it (`tool_caches::moved`).
             risks.extend(crate::tool_caches::moved::moved(&caches));
             // A directory above a store this user can no longer search (`store_modes`).

@@ -1,0 +1,204 @@
+//! The package manager's link to sandspawn's command line: `node_modules/.bin/sandspawn` above
+//! the installed package the host loaded (`own_files`), which `npx sandspawn` (and a `package.json`
+//! script naming `sandspawn`) runs. Found by an attacker's review (host28): the package itself was
+//! kept whole, but a run in a project that installs it repointed that link (`ln -sfn ../.evil`),
+//! wrote a script over it, or appended to pnpm's shim (a file), all with `hostRisks: []`, and the
+//! host's next `npx sandspawn echo hi` ran the planted script as the user, with no sandbox at all.
+//!
+//! A symlink cannot be a mount point, and `.bin` is the package manager's to write (every
+//! `npm install` in the workspace adds links to it), so neither is kept read-only: the entry is
+//! taken before the run (`record`: its symlink target, or a shim's bytes and mode) and looked at
+//! after it (`put_back`). One the run changed, removed or replaced (`.bin` itself included) is made
+//! again as it was, and reported. What the run left in its place is removed (a file or a link) or,
+//! a directory, renamed aside beside it. Equal content is no change: `npm install` in the run makes
+//! the same link again.
+
+use std::ffi::OsStr;
+use std::fs;
+use std::io::Write;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use crate::planted::{HostRisk, RiskKind};
+
+/// The command's name in the package's `bin`.
+const BIN: &str = "sandspawn";
+/// A shim larger than this is no package manager's: not taken.
+const MAX_SHIM: u64 = 64 * 1024;
+
+/// One bin entry as it was before the run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Recorded {
+    path: PathBuf,
+    was: Entry,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Entry {
+    Link(PathBuf),
+    Shim { bytes: Vec<u8>, mode: u32 },
+}
+
+/// The bin entries of the installed package `package_dir` (canonical) that exist now.
+pub fn record(package_dir: Option<&Path>) -> Vec<Recorded> {
+    let Some(pkg) = package_dir else { return Vec::new() };
+    bin_paths(pkg).into_iter().filter_map(|path| Some(Recorded { was: take(&path)?, path })).collect()
+}
+
+/// `NM/.bin/sandspawn` for each `node_modules` directory `NM` above the package: npm's layout has
+/// one; pnpm's two (its store's, and the project's, where its shim is).
+fn bin_paths(pkg: &Path) -> Vec<PathBuf> {
+    pkg.ancestors().skip(1).filter(|a| a.file_name() == Some(OsStr::new("node_modules"))).map(|nm| nm.join(".bin").join(BIN)).collect()
+}
+
+/// What `path` is, when it is a symlink or a small regular file in a real `.bin` directory.
+fn take(path: &Path) -> Option<Entry> {
+    if !real_dir(path.parent()?) {
+        return None;
+    }
+    let meta = fs::symlink_metadata(path).ok()?;
+    if meta.file_type().is_symlink() {
+        return Some(Entry::Link(fs::read_link(path).ok()?));
+    }
+    if meta.file_type().is_file() && meta.len() <= MAX_SHIM {
+        return Some(Entry::Shim { bytes: fs::read(path).ok()?, mode: meta.permissions().mode() & 0o7777 });
+    }
+    None
+}
+
+/// Whether `dir` is a directory itself, not a symlink to one.
+fn real_dir(dir: &Path) -> bool {
+    fs::symlink_metadata(dir).map(|m| m.file_type().is_dir()).unwrap_or(false)
+}
+
+/// After the run: each entry the run changed, made again as it was, and reported.
+pub fn put_back(recorded: &[Recorded]) -> Vec<HostRisk> {
+    recorded.iter().filter(|r| take(&r.path).as_ref() != Some(&r.was)).map(restore).collect()
+}
+
+fn restore(r: &Recorded) -> HostRisk {
+    let outcome = clear_dir(r.path.parent().unwrap_or(Path::new("/"))).and_then(|()| clear(&r.path)).and_then(|()| make(r));
+    let detail = match outcome {
+        Ok(()) => "sandspawn's command line as the package manager installed it (what `npx sandspawn` runs) was changed during the run: put back as it was".to_string(),
+        Err(e) => format!("sandspawn's command line as the package manager installed it (what `npx sandspawn` runs) was changed during the run and could not be put back ({e}): `npx sandspawn` there runs what the command left"),
+    };
+    HostRisk { path: r.path.to_string_lossy().into_owned(), kind: RiskKind::ProtectedNameCreated, detail }
+}
+
+/// `.bin` made a directory again where the run replaced it (a symlink to elsewhere, a file).
+fn clear_dir(dir: &Path) -> std::io::Result<()> {
+    if real_dir(dir) {
+        return Ok(());
+    }
+    if fs::symlink_metadata(dir).is_ok() {
+        fs::rename(dir, aside(dir))?;
+    }
+    fs::create_dir(dir)
+}
+
+/// What the run left at the entry's path: a file or link removed, a directory renamed aside.
+fn clear(path: &Path) -> std::io::Result<()> {
+    match fs::symlink_metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+        Ok(m) if m.file_type().is_dir() => fs::rename(path, aside(path)),
+        Ok(_) => fs::remove_file(path),
+    }
+}
+
+fn aside(path: &Path) -> PathBuf {
+    let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".sandspawn-held-{}-{stamp}", std::process::id()));
+    path.with_file_name(name)
+}
+
+fn make(r: &Recorded) -> std::io::Result<()> {
+    match &r.was {
+        Entry::Link(target) => std::os::unix::fs::symlink(target, &r.path),
+        Entry::Shim { bytes, mode } => {
+            // create_new: nothing the run left is written through; the mode as it was.
+            let mut f = fs::OpenOptions::new().write(true).create_new(true).mode(*mode).open(&r.path)?;
+            f.write_all(bytes)?;
+            f.set_permissions(fs::Permissions::from_mode(*mode))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn installed() -> (tempfile::TempDir, PathBuf, PathBuf) {
+        let t = tempfile::tempdir().unwrap();
+        let nm = t.path().canonicalize().unwrap().join("node_modules");
+        let pkg = nm.join("sandspawn");
+        fs::create_dir_all(pkg.join("bin")).unwrap();
+        fs::create_dir_all(nm.join(".bin")).unwrap();
+        let bin = nm.join(".bin").join(BIN);
+        (t, pkg, bin)
+    }
+
+    #[test]
+    fn a_repointed_link_is_put_back_and_reported_an_unchanged_one_is_not() {
+        let (_t, pkg, bin) = installed();
+        std::os::unix::fs::symlink("../sandspawn/bin/sandspawn.js", &bin).unwrap();
+        let rec = record(Some(&pkg));
+        assert_eq!(rec.len(), 1);
+        assert!(put_back(&rec).is_empty(), "unchanged");
+        // The same link made again (npm install): no change.
+        fs::remove_file(&bin).unwrap();
+        std::os::unix::fs::symlink("../sandspawn/bin/sandspawn.js", &bin).unwrap();
+        assert!(put_back(&rec).is_empty(), "the same link again");
+        fs::remove_file(&bin).unwrap();
+        std::os::unix::fs::symlink("../.evil", &bin).unwrap();
+        let risks = put_back(&rec);
+        assert_eq!(risks.len(), 1);
+        assert_eq!(risks[0].path, bin.to_string_lossy());
+        assert!(risks[0].detail.contains("put back as it was"), "{}", risks[0].detail);
+        assert_eq!(fs::read_link(&bin).unwrap(), PathBuf::from("../sandspawn/bin/sandspawn.js"));
+    }
+
+    #[test]
+    fn a_shim_rewritten_a_directory_in_its_place_and_bin_replaced_are_put_back() {
+        let (_t, pkg, bin) = installed();
+        fs::write(&bin, "#!/bin/sh\nexec node sandspawn.js \"$@\"\n").unwrap();
+        fs::set_permissions(&bin, fs::Permissions::from_mode(0o755)).unwrap();
+        let rec = record(Some(&pkg));
+        let mut f = fs::OpenOptions::new().append(true).open(&bin).unwrap();
+        f.write_all(b"touch /tmp/pwned\n").unwrap();
+        drop(f);
+        assert_eq!(put_back(&rec).len(), 1);
+        assert_eq!(fs::read_to_string(&bin).unwrap(), "#!/bin/sh\nexec node sandspawn.js \"$@\"\n");
+        assert_eq!(fs::symlink_metadata(&bin).unwrap().permissions().mode() & 0o777, 0o755);
+        // A directory in its place: renamed aside.
+        fs::remove_file(&bin).unwrap();
+        fs::create_dir_all(bin.join("x")).unwrap();
+        assert_eq!(put_back(&rec).len(), 1);
+        assert!(fs::symlink_metadata(&bin).unwrap().is_file());
+        // `.bin` made a symlink to a directory of the run's: nothing is written through it.
+        let dotbin = bin.parent().unwrap().to_path_buf();
+        let elsewhere = dotbin.with_file_name("elsewhere");
+        fs::create_dir(&elsewhere).unwrap();
+        fs::write(elsewhere.join(BIN), "evil").unwrap();
+        fs::rename(&dotbin, dotbin.with_file_name("old-bin")).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, &dotbin).unwrap();
+        assert_eq!(put_back(&rec).len(), 1);
+        assert!(real_dir(&dotbin));
+        assert_eq!(fs::read_to_string(elsewhere.join(BIN)).unwrap(), "evil", "not written through the link");
+        assert!(fs::read_to_string(&bin).unwrap().starts_with("#!/bin/sh"));
+        // Removed: made again.
+        fs::remove_file(&bin).unwrap();
+        assert_eq!(put_back(&rec).len(), 1);
+        assert!(bin.exists());
+    }
+
+    #[test]
+    fn a_checkout_or_no_bin_entry_records_nothing() {
+        let t = tempfile::tempdir().unwrap();
+        assert!(record(Some(&t.path().canonicalize().unwrap().join("sandspawn"))).is_empty());
+        assert!(record(None).is_empty());
+        let (_t, pkg, _bin) = installed();
+        assert!(record(Some(&pkg)).is_empty(), "no .bin/sandspawn");
+    }
+}
