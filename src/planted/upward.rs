@@ -127,6 +127,10 @@ const UPWARD: &[(&str, &str)] = &[
     ("IFLOW.md", "iFlow CLI reads every ancestor's up to the project's top as standing instructions, and acts on them"),
     ("AGENT.md", "Amp (and agents taking the older name) read an ancestor's as standing instructions, and act on them"),
     (".goosehints", "goose reads the ancestors' as standing instructions, and acts on them"),
+    // Nim reads these from EVERY parent of the project file (not the nearest only), on each
+    // `nim c` and in nimsuggest when an editor opens a file: the workspace's own keep none out.
+    ("config.nims", "nim and nimsuggest run every ancestor's (NimScript: `exec` runs commands) on each build and when an editor opens a file below"),
+    ("nim.cfg", "nim and nimsuggest apply every ancestor's on each build and when an editor opens a file below: `gcc.exe` names the compiler they run"),
 ];
 
 /// JavaScript tools whose configuration is searched for from the cwd upward (ESLint's flat and
@@ -213,7 +217,7 @@ mod tests {
         for n in ["Directory.Build.props", "mypy.ini", ".flake8", "tasks.py", "Rakefile", "justfile", "Taskfile.yml", "Gemfile", ".golangci.yml", ".tool-versions", "gulpfile.js", "Gruntfile.js", "gulpfile.babel.js", "compose.yaml", ".venv", "CLAUDE.md", ".mocharc.yml", ".nycrc"] {
             assert!(all.iter().any(|a| a == n), "{n}");
         }
-        for n in ["project.clj", "_opam", "hie.yaml", ".merlin", "pants.toml", ".buckconfig", ".buckroot", "composer.json", "QWEN.md", "IFLOW.md", "AGENT.md", ".goosehints", ".remarkrc", ".remarkrc.mjs", ".rehyperc.js", ".retextrc.yml"] {
+        for n in ["project.clj", "_opam", "hie.yaml", ".merlin", "pants.toml", ".buckconfig", ".buckroot", "composer.json", "QWEN.md", "IFLOW.md", "AGENT.md", ".goosehints", "config.nims", "nim.cfg", ".remarkrc", ".remarkrc.mjs", ".rehyperc.js", ".retextrc.yml"] {
             assert!(all.iter().any(|a| a == n), "{n}");
         }
         assert_eq!(what_it_does("README.md"), None);
