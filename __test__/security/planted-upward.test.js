@@ -203,3 +203,25 @@ describe("Nim's configuration files above a workspace nested below /tmp", () => 
     })
   }
 })
+
+// The same review (host28): JavaScript and C++ tools that take the nearest ancestor's file as
+// their project's: Hardhat "searches for the closest hardhat.config file starting from the cwd"
+// (it runs as JavaScript on every `npx hardhat`), Truffle finds `truffle-config.js` up, the Angular
+// CLI takes the nearest `angular.json` as the workspace (its builders are modules it loads), the
+// Svelte language server loads the nearest `svelte.config.js` when an editor opens a `.svelte`
+// file, and vcpkg takes the nearest `vcpkg.json` (with `vcpkg-configuration.json`'s overlay ports,
+// whose portfiles run) on `vcpkg install`. Each landed above a nested workspace unreported.
+const JS_AND_CPP = ['../hardhat.config.js', '../../hardhat.config.ts', '../truffle-config.js', '../angular.json', '../../.angular.json', '../svelte.config.js', '../vcpkg.json', '../vcpkg-configuration.json']
+
+describe('more project files (Hardhat, Truffle, Angular, Svelte, vcpkg) above a workspace nested below /tmp', () => {
+  for (const [mode, extra] of Object.entries(MODES)) {
+    test(`${mode}: kept absent and reported; the workspace's own are its own`, async (t) => {
+      const { ws } = nested(t, 'sandspawn-upward-')
+      const r = await sh(`${plant(JS_AND_CPP)}; echo own > hardhat.config.js; echo own > angular.json`, options(ws, extra))
+      assert.equal(r.exitCode, 0, show(r))
+      const risks = r.hostRisks || []
+      assertKeptOff(risks, ws, JS_AND_CPP, extra)
+      assert.ok(!risks.some((h) => h.path === path.join(ws, 'hardhat.config.js') || h.path === path.join(ws, 'angular.json')), JSON.stringify(risks))
+    })
+  }
+})
