@@ -131,6 +131,12 @@ const UPWARD: &[(&str, &str)] = &[
     // `nim c` and in nimsuggest when an editor opens a file: the workspace's own keep none out.
     ("config.nims", "nim and nimsuggest run every ancestor's (NimScript: `exec` runs commands) on each build and when an editor opens a file below"),
     ("nim.cfg", "nim and nimsuggest apply every ancestor's on each build and when an editor opens a file below: `gcc.exe` names the compiler they run"),
+    ("truffle-config.js", "Truffle takes the nearest ancestor's as the project's configuration: it runs as JavaScript on every truffle command"),
+    ("truffle.js", "Truffle takes the nearest ancestor's as the project's configuration: it runs as JavaScript on every truffle command"),
+    ("angular.json", "the Angular CLI takes the nearest ancestor's as the workspace: the builders it names are modules ng loads"),
+    (".angular.json", "the Angular CLI takes the nearest ancestor's as the workspace: the builders it names are modules ng loads"),
+    ("vcpkg.json", "vcpkg takes the nearest ancestor's manifest on `vcpkg install`: the ports it builds run their portfiles"),
+    ("vcpkg-configuration.json", "vcpkg applies the one beside the manifest it takes: its overlay ports' portfiles run"),
 ];
 
 /// JavaScript tools whose configuration is searched for from the cwd upward (ESLint's flat and
@@ -168,6 +174,10 @@ const JS_CONFIGS: &[(&str, &[&str], &str)] = &[
     (".remarkrc", &["", "json", "js", "cjs", "mjs", "yml", "yaml"], "remark loads the nearest ancestor's configuration: a .js one runs, its plugins load code"),
     (".rehyperc", &["", "json", "js", "cjs", "mjs", "yml", "yaml"], "rehype loads the nearest ancestor's configuration: a .js one runs, its plugins load code"),
     (".retextrc", &["", "json", "js", "cjs", "mjs", "yml", "yaml"], "retext loads the nearest ancestor's configuration: a .js one runs, its plugins load code"),
+    // host28: Hardhat searches for the closest config from the cwd up; the Svelte language server
+    // loads the nearest svelte.config when an editor opens a .svelte file below it.
+    ("hardhat.config", &["js", "ts", "cjs", "mjs", "cts", "mts"], "Hardhat takes the nearest ancestor's config: it runs as JavaScript on every hardhat command"),
+    ("svelte.config", &["js", "mjs", "cjs", "ts"], "the Svelte language server loads the nearest ancestor's config when a file below opens: it runs as JavaScript"),
 ];
 
 /// Every upward-searched name.
@@ -217,7 +227,7 @@ mod tests {
         for n in ["Directory.Build.props", "mypy.ini", ".flake8", "tasks.py", "Rakefile", "justfile", "Taskfile.yml", "Gemfile", ".golangci.yml", ".tool-versions", "gulpfile.js", "Gruntfile.js", "gulpfile.babel.js", "compose.yaml", ".venv", "CLAUDE.md", ".mocharc.yml", ".nycrc"] {
             assert!(all.iter().any(|a| a == n), "{n}");
         }
-        for n in ["project.clj", "_opam", "hie.yaml", ".merlin", "pants.toml", ".buckconfig", ".buckroot", "composer.json", "QWEN.md", "IFLOW.md", "AGENT.md", ".goosehints", "config.nims", "nim.cfg", ".remarkrc", ".remarkrc.mjs", ".rehyperc.js", ".retextrc.yml"] {
+        for n in ["project.clj", "_opam", "hie.yaml", ".merlin", "pants.toml", ".buckconfig", ".buckroot", "composer.json", "QWEN.md", "IFLOW.md", "AGENT.md", ".goosehints", "config.nims", "nim.cfg", "hardhat.config.ts", "truffle-config.js", "angular.json", ".angular.json", "svelte.config.js", "vcpkg.json", "vcpkg-configuration.json", ".remarkrc", ".remarkrc.mjs", ".rehyperc.js", ".retextrc.yml"] {
             assert!(all.iter().any(|a| a == n), "{n}");
         }
         assert_eq!(what_it_does("README.md"), None);
