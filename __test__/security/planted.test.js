@@ -932,6 +932,42 @@ test("a .git made again and again at the workspace's top ends the run rather tha
   assert.ok(held.length >= 16 && held.length <= 17, `moved copies: ${held.length}`)
 })
 
+// Found by an attacker's review (fix28): the workspace's top made a git directory itself
+// (`HEAD`, `objects/`, `refs/` and a `config` with `core.worktree = .` and `core.fsmonitor`, no
+// `.git`): git's discovery takes a directory holding `HEAD`, `objects` and `refs` for a bare
+// repository when it has no `.git`, and its `core.worktree` makes it the work tree. The check
+// after the run reported it, but during the run the host's `git status` in the workspace (a
+// shell prompt's, an editor's) ran the fsmonitor: `.git` was kept absent there, `HEAD` was not.
+describe("the workspace's top made a git directory (HEAD, objects, refs, config), during the run", () => {
+  // Review mode writes the workspace into its change set: nothing lands there during the run.
+  const MODES = { bwrap: {}, landlock: { linux: { allow: ['landlock'] } } }
+  for (const [mode, extra] of Object.entries(MODES)) {
+    test(`${mode}: the host's git status meanwhile runs nothing`, { skip: NO_GIT }, async (t) => {
+      const tree = tempTree(t)
+      const marker = path.join(tree.out, 'PWNED')
+      const config = `[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = .\n\tfsmonitor = "touch ${marker}; false"\n`
+      const script = [
+        `mkdir objects refs 2>/dev/null; printf %s ${q(config)} > config; echo 'ref: refs/heads/main' > HEAD 2>/dev/null`,
+        // READY once the keeper moved HEAD aside (a generous bound that catches only a keeper that
+        // never does), beside the workspace: review mode's writes land in its change set.
+        'for i in $(seq 300); do [ -e HEAD ] || break; sleep 0.1; done',
+        `touch ${q(path.join(tree.out, 'READY'))}`,
+        `for i in $(seq 100); do [ -e ${q(path.join(tree.out, 'DONE'))} ] && break; sleep 0.1; done; true`,
+      ].join('\n')
+      const running = sh(script, { cwd: tree.ws, sandbox: { ...WW, writableRoots: [tree.out] }, timeout: 60_000, ...(extra.linux ? { linux: extra.linux } : {}) })
+      await waitFor(() => fs.existsSync(path.join(tree.out, 'READY')), 30_000, 50)
+      spawnSync('git', ['status'], { cwd: tree.ws, stdio: 'ignore', timeout: 20_000, env: { ...process.env, GIT_CEILING_DIRECTORIES: tree.root } })
+      fs.writeFileSync(path.join(tree.out, 'DONE'), '')
+      const r = await running
+      assert.equal(r.exitCode, 0, show(r))
+      assert.equal(fs.existsSync(marker), false, `the host's git status during the run ran the planted fsmonitor: ${JSON.stringify(r.hostRisks)}`)
+      assert.equal(fs.existsSync(path.join(tree.ws, 'HEAD')), false, 'HEAD stayed')
+      const risk = (r.hostRisks || []).find((h) => h.path === path.join(tree.ws, 'HEAD') || h.path === tree.ws)
+      assert.ok(extra.linux || (risk && /core\.fsmonitor|git/.test(risk.detail)), JSON.stringify(r.hostRisks))
+    })
+  }
+})
+
 // Alone and last: /tmp is a writable root too.
 describe('/tmp keeps its missing names absent', () => {
   test('.git and a protected name created at the top of /tmp are moved aside at once and reported; nothing is left in their place', async (t) => {
