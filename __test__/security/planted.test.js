@@ -950,7 +950,7 @@ describe("the workspace's top made a git directory (HEAD, objects, refs, config)
         `mkdir objects refs 2>/dev/null; printf %s ${q(config)} > config; echo 'ref: refs/heads/main' > HEAD 2>/dev/null`,
         // READY once the keeper moved HEAD aside (a generous bound that catches only a keeper that
         // never does), beside the workspace: review mode's writes land in its change set.
-        'for i in $(seq 300); do [ -e HEAD ] || break; sleep 0.1; done',
+        'for i in $(seq 300); do [ -s HEAD ] || break; sleep 0.1; done',
         `touch ${q(path.join(tree.out, 'READY'))}`,
         `for i in $(seq 100); do [ -e ${q(path.join(tree.out, 'DONE'))} ] && break; sleep 0.1; done; true`,
       ].join('\n')
@@ -1004,7 +1004,7 @@ test("a temporary directory's top made a git directory is out of git's sight dur
   // READY once the keeper has moved HEAD aside, then the run waits for the host's git status (both
   // with generous bounds that only catch a keeper that never moves it): the host's git runs during
   // the run, not in the instant between the write and the move.
-  const gone = 'for i in $(seq 300); do [ -e HEAD ] || break; sleep 0.1; done'
+  const gone = 'for i in $(seq 300); do [ -s HEAD ] || break; sleep 0.1; done'
   const done = 'for i in $(seq 300); do [ -e DONE ] && break; sleep 0.1; done'
   const script = `cd "$TMPDIR" && printf ${q(config)} > config && mkdir objects refs && echo 'ref: refs/heads/main' > HEAD; ${gone}; touch READY; ${done}; rm -f READY DONE`
   const running = sh(script, { cwd: tree.ws, sandbox: WW, env: { PATH: process.env.PATH, TMPDIR: tmpdir } })

@@ -174,7 +174,7 @@ fn workspace_write_nested_roots_and_git() {
     let inner_git = s(&w.join("sub/inner/.git"));
     let expect = cat(vec![
         // a plan for another spawner: the helper in front locks the directory and creates the placeholder
-        v(&["v1", "--offline-nsswitch-fd=3", &held_locks(), &format!("--hold-dir=4:{inner}"), "--placeholder-dir=4:.git", "--", "/usr/bin/bwrap"]),
+        v(&["v1", "--offline-nsswitch-fd=3", &held_locks(), &format!("--hold-dir=4:{inner}"), "--placeholder-dir=4:.git", "--placeholder-dir=4:HEAD", "--", "/usr/bin/bwrap"]),
         head(false),
         v(&["--bind", &root, &root, "--bind", &sub, &sub, "--bind", &inner, &inner]),
         offline(3),
@@ -183,7 +183,7 @@ fn workspace_write_nested_roots_and_git() {
         // gitdir, w/.git, again: harmless, and keeps the rule simple); the placeholder is covered
         v(&["v1", "--await-init-locks=1", "--close-fds=4"]),
         checked(&[&w, &w.join("sub"), &w.join("sub/inner")], Some(&w)),
-        v(&[SHM_INODES, PTS_MAX, STDIO_DEVICES, &ro_at(&git), &ro_at(&sub_git), &format!("--cover-dir={inner_git}")]),
+        v(&[SHM_INODES, PTS_MAX, STDIO_DEVICES, &ro_at(&git), &ro_at(&sub_git), &format!("--cover-dir={inner_git}"), &format!("--cover-dir={}", s(&w.join("sub/inner/HEAD")))]),
         userns_steps(true),
         v(&["--rlimit=sigpending:4096:4096", "--rlimit=msgqueue:262144:262144", "--filter=inet", "--", "make"]),
     ]);

@@ -541,6 +541,11 @@ pub(super) const GONE: &str = "; gone before this run could move it aside: moved
 /// root and one nested below it, where git's discovery from the workspace finds it (`between`).
 pub(crate) const WHERE_GIT_KEPT: &str = "at the top of a writable root or in a directory between one and a workspace below it";
 
+/// What is said of git's `HEAD` created where protectGit keeps it absent (`upward::GIT_HEAD`).
+pub(super) fn head_created() -> String {
+    format!("git's HEAD was created during the run {WHERE_GIT_KEPT}, where protectGit keeps it absent: {}", super::upward::GIT_HEAD.1)
+}
+
 fn moved_aside(p: &Path) -> String {
     match undo::move_aside(p) {
         undo::Undone::MovedTo(to) => format!("; undone: moved aside to {}", to.display()),
@@ -575,6 +580,8 @@ fn undo_created(baseline: &Baseline, found: &scan::Found, risks: &mut Listed) {
             format!("{name} was created during the run where it is a protected name: {}", names::what_it_does(&name))
         } else if let Some(what) = super::name_patterns::of_path(p) {
             format!("{name} was created during the run where it is kept as a protected name is: {what}")
+        } else if name == super::upward::GIT_HEAD.0 {
+            head_created()
         } else if let Some(what) = super::upward::what_it_does(&name) {
             format!("{name} was created during the run in a directory above a workspace, where tools search for it: {what}")
         } else if let Some(what) = baseline.home.what_it_does(p) {
@@ -586,7 +593,11 @@ fn undo_created(baseline: &Baseline, found: &scan::Found, risks: &mut Listed) {
             Some(link) => format!("; a symlink made during the run on its way, {}{}", link.display(), moved_aside(&link)),
             None => moved_aside(p),
         };
-        let kind = if name == ".git" { RiskKind::RepositoryCreated } else { RiskKind::ProtectedNameCreated };
+        let kind = match name.as_str() {
+            ".git" => RiskKind::RepositoryCreated,
+            n if n == super::upward::GIT_HEAD.0 && !baseline.spec.names.contains(&name) => RiskKind::GitDirectoryCreated,
+            _ => RiskKind::ProtectedNameCreated,
+        };
         risks.push(HostRisk { path: p.to_string_lossy().into_owned(), kind, detail: format!("{what}{outcome}") });
     }
 }

@@ -494,6 +494,8 @@ fn risk(path: &Path, outcome: &str, said: &Said) -> HostRisk {
         (RiskKind::ProtectedNameCreated, format!("{name} was created during the run in the host user's home, which a writable root holds: {what}"))
     } else if said.names.contains(&name) {
         (RiskKind::ProtectedNameCreated, format!("{name} was created during the run where it must stay absent: {}", super::names::what_it_does(&name)))
+    } else if name == super::upward::GIT_HEAD.0 {
+        (RiskKind::GitDirectoryCreated, super::detect::head_created())
     } else if let Some(what) = super::upward::what_it_does(&name) {
         (RiskKind::ProtectedNameCreated, format!("{name} was created during the run in a directory above a workspace, where tools search for it: {what}"))
     } else {

@@ -120,6 +120,11 @@ pub fn protect(roots: &mut [WritableRoot], req: &Request) -> Baseline {
     for top in &tops {
         if req.protect_git {
             c.repository(&top.join(".git"), true, None);
+            // git's `HEAD` too where no `.git` comes first (`repo::head_would_count`): with it the
+            // top is a git directory itself. The tops above a workspace get it with their names.
+            if !tops_above.contains(top) && repo::head_would_count(top) {
+                c.absent(&top.join(upward::GIT_HEAD.0), Some(names::placeholder_kind(upward::GIT_HEAD.0)));
+            }
         }
         // The shared temporary directories too (`tmp: 'writable'`): some hosts run with HOME=/tmp,
         // and then /tmp/.bashrc is the user's.

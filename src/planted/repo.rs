@@ -441,6 +441,24 @@ pub fn is_git_dir_but_head(d: &Path) -> bool {
     (has("objects") && has("refs")) || has("commondir")
 }
 
+/// Whether git's discovery from `top` would take `top` itself for a git directory were its missing
+/// `HEAD` made (`is_git_dir_but_head`, with `objects` and `refs` made too): no `HEAD` there, and no
+/// `.git` that git takes first: any `.git` but a placeholder (a `gitdir:` file, valid or not: an
+/// invalid one stops the discovery; a repository's directory). An attacker's review (fix28): a run
+/// wrote `HEAD`, `objects/`, `refs/` and a `config` with `core.worktree = .` and `core.fsmonitor`
+/// at its workspace's top, which had no `.git`, and the host's `git status` there during the run
+/// ran it (`.git` alone was kept absent). A `.git` directory that is no git directory (an empty or
+/// broken one) does not stop git either, which then looks at `top` itself; that is the host's own
+/// state, which the run cannot make, and is left out so that a repository's plan stays as it was.
+///
+/// A `HEAD` in a placeholder's shape (a plan another program runs left it) counts as missing, as a
+/// protected name's does: the next run adopts and removes it.
+pub fn head_would_count(top: &Path) -> bool {
+    let placeholder = |p: &Path| p.symlink_metadata().map(|m| crate::placeholders::is_placeholder(p, &m));
+    let git_first = placeholder(&top.join(".git")).is_ok_and(|is| !is);
+    !git_first && placeholder(&top.join("HEAD")).unwrap_or(true)
+}
+
 /// Whether one of the entries that make `dir` a git directory (`is_git_dir`, which the caller has
 /// found it is), or its `config`, changed at or after `since` (unix seconds).
 pub fn git_dir_changed_since(dir: &Path, since: i64) -> bool {
@@ -452,6 +470,28 @@ pub fn git_dir_changed_since(dir: &Path, since: i64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn head_counts_where_no_dot_git_comes_first() {
+        use std::os::unix::fs::PermissionsExt;
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        assert!(head_would_count(&r), "no .git, no HEAD");
+        std::fs::create_dir(r.join("HEAD")).unwrap();
+        std::fs::set_permissions(r.join("HEAD"), std::fs::Permissions::from_mode(0o1500)).unwrap();
+        assert!(head_would_count(&r), "a placeholder HEAD counts as missing");
+        std::fs::set_permissions(r.join("HEAD"), std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert!(!head_would_count(&r), "the user's own HEAD");
+        std::fs::remove_dir(r.join("HEAD")).unwrap();
+        std::fs::create_dir(r.join(".git")).unwrap();
+        std::fs::set_permissions(r.join(".git"), std::fs::Permissions::from_mode(0o1500)).unwrap();
+        assert!(head_would_count(&r), "a placeholder .git is none");
+        std::fs::set_permissions(r.join(".git"), std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert!(!head_would_count(&r), "a repository's .git comes first");
+        std::fs::remove_dir(r.join(".git")).unwrap();
+        std::fs::write(r.join(".git"), "gitdir: elsewhere\n").unwrap();
+        assert!(!head_would_count(&r), "a gitdir: file comes first");
+    }
 
     #[test]
     fn worktree_gitdir_and_commondir() {

@@ -193,7 +193,7 @@ pub fn names() -> Vec<String> {
 /// during the run, ran it (`.git` alone was kept out). Without `HEAD` nothing there is one.
 pub const GIT_HEAD: (&str, &str) = (
     "HEAD",
-    "git's discovery takes an ancestor holding HEAD, objects and refs for a git directory, and its configuration's core.worktree and core.fsmonitor then apply to the workspace below",
+    "git's discovery takes a directory holding HEAD, objects and refs (and no .git) for a git directory, the workspace's top or an ancestor, and its configuration's core.worktree and core.fsmonitor then apply to the workspace",
 );
 
 /// What the upward-searched `name` can make the host do, if it is one.

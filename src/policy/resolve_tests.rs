@@ -47,7 +47,8 @@ fn workspace_write_defaults_and_git_missing() {
     let roots: Vec<_> = p.writable_roots.iter().map(|r| r.root.clone()).collect();
     assert!(roots.contains(&PathBuf::from("/tmp")));
     let cwd_root = p.writable_roots.iter().find(|r| r.root == w.root).unwrap();
-    assert_eq!(cwd_root.missing_read_only, vec![missing(w.root.join(".git"), PlaceholderKind::Dir)]);
+    // git's HEAD too, with no .git there (`repo::head_would_count`)
+    assert_eq!(cwd_root.missing_read_only, vec![missing(w.root.join(".git"), PlaceholderKind::Dir), missing(w.root.join("HEAD"), PlaceholderKind::Dir)]);
     assert!(cwd_root.read_only.is_empty());
 }
 
@@ -60,9 +61,9 @@ fn nested_roots_shallowest_first_and_deduped() {
     let p = resolve(json!({"mode": "workspace-write", "tmp": "read-only", "writableRoots": wr}), &w.root).unwrap();
     let roots: Vec<_> = p.writable_roots.iter().map(|r| r.root.clone()).collect();
     assert_eq!(roots, vec![w.root.clone(), w.root.join("a"), w.root.join("a/b")]);
-    // each root gets its own .git carve-out
+    // each root gets its own .git carve-out (and HEAD's, with no .git)
     for r in &p.writable_roots {
-        assert_eq!(r.missing_read_only, vec![missing(r.root.join(".git"), PlaceholderKind::Dir)]);
+        assert_eq!(r.missing_read_only, vec![missing(r.root.join(".git"), PlaceholderKind::Dir), missing(r.root.join("HEAD"), PlaceholderKind::Dir)]);
     }
 }
 
@@ -100,12 +101,12 @@ fn placeholders_count_as_missing_and_the_users_empty_entries_stay_read_only() {
     assert_eq!(ro(&p), vec![w.root.join(".git")], "the user's own empty .git");
     fs::set_permissions(w.root.join(".git"), fs::Permissions::from_mode(0o1500)).unwrap();
     let p = resolve(json!({"mode": "workspace-write", "tmp": "read-only"}), &w.root).unwrap();
-    assert_eq!(p.writable_roots[0].missing_read_only, vec![missing(w.root.join(".git"), PlaceholderKind::Dir)], "a placeholder");
+    assert_eq!(p.writable_roots[0].missing_read_only, vec![missing(w.root.join(".git"), PlaceholderKind::Dir), missing(w.root.join("HEAD"), PlaceholderKind::Dir)], "a placeholder");
     fs::remove_dir(w.root.join(".git")).unwrap();
     fs::write(w.root.join(".git"), "").unwrap();
     fs::set_permissions(w.root.join(".git"), fs::Permissions::from_mode(0o1400)).unwrap();
     let p = resolve(json!({"mode": "workspace-write", "tmp": "read-only"}), &w.root).unwrap();
-    assert_eq!(p.writable_roots[0].missing_read_only, vec![missing(w.root.join(".git"), PlaceholderKind::File)]);
+    assert_eq!(p.writable_roots[0].missing_read_only, vec![missing(w.root.join(".git"), PlaceholderKind::File), missing(w.root.join("HEAD"), PlaceholderKind::Dir)]);
 }
 
 #[test]
@@ -348,12 +349,12 @@ fn protected_names_default_and_disabled() {
     assert_eq!(p.protected_names, crate::planted::names::defaults());
     let r = &p.writable_roots[0];
     assert_eq!(r.read_only, vec![w.root.join(".envrc")]);
-    // every other default name (and .git) is kept absent at the top
-    assert_eq!(r.missing_read_only.len(), crate::planted::names::defaults().len());
+    // every other default name (and .git, and git's HEAD with it) is kept absent at the top
+    assert_eq!(r.missing_read_only.len(), crate::planted::names::defaults().len() + 1);
     assert!(r.missing_read_only.contains(&missing(w.root.join(".vscode"), PlaceholderKind::Dir)));
     let p = resolve_policy(Some(&json!({"mode": "workspace-write", "tmp": "read-only", "protectedNames": []})), &ctx(&w.root, Platform::Linux)).unwrap();
     assert!(p.writable_roots[0].read_only.is_empty());
-    assert_eq!(p.writable_roots[0].missing_read_only, vec![missing(w.root.join(".git"), PlaceholderKind::Dir)]);
+    assert_eq!(p.writable_roots[0].missing_read_only, vec![missing(w.root.join(".git"), PlaceholderKind::Dir), missing(w.root.join("HEAD"), PlaceholderKind::Dir)]);
     // read-only mode: nothing is writable, nothing to carve; the names are kept as given
     let p = resolve_policy(Some(&json!({"protectedNames": [".x"]})), &ctx(&w.root, Platform::Linux)).unwrap();
     assert_eq!(p.protected_names, vec![".x"]);
