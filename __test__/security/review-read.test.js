@@ -215,3 +215,24 @@ rm -rf src; rm -rf cfg && printf 'x\\n' > cfg; printf 'y\\n' > run.sh && chmod 7
     await discardChangeSet(r.changeSet.id)
   })
 })
+
+// Found by an attacker's review (fix28): what lands where the host has nothing was said only for an
+// executable file. A new symlink diffed as a plain new file whose one line is its target (`+/home/
+// u/.bashrc`, no newline), and apply made the link: the user's next build writing `build.log`
+// writes where it leads. A new file or directory others may write (0666, 0777: any local user then
+// rewrites what the host runs or reads) diffed as an ordinary one. Each is said above the header
+// now, as git's `new file mode 120000` says a link.
+describe('the diff says what lands where the host has nothing', () => {
+  test('diffChange names a new symlink and a new entry others may write', async (t) => {
+    const { root, ws } = tempTree(t)
+    const target = path.join(root, 'victim.txt')
+    const r = await review(`ln -s ${target} build.log; ln -s ../victim.txt notes.md; printf 'a\\n' > shared.txt && chmod 666 shared.txt; mkdir open && chmod 777 open`, ws)
+    const id = r.changeSet.id
+    const diff = (name) => diffChange(id, path.join(ws, name))
+    assert.match(await diff('build.log'), new RegExp(`/build\\.log: new, a symlink to ${target.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`, 'm'))
+    assert.match(await diff('notes.md'), /\/notes\.md: new, a symlink to \.\.\/victim\.txt$/m)
+    assert.match(await diff('shared.txt'), /\/shared\.txt: new, mode 0666$/m)
+    assert.match(await diff('open'), /\/open: new, a directory of mode 0777$/m)
+    await discardChangeSet(id)
+  })
+})
