@@ -22,10 +22,7 @@ pub fn note(changes: &[Change], host: Option<Stat>, p: &str) -> String {
         };
     }
     let new_mode = last.mode.unwrap_or(0) & 0o7777;
-    let Some(host) = host else {
-        let executable = last.entry_type == EntryType::File && new_mode & 0o111 != 0;
-        return if executable { format!("{p}: new, mode {new_mode:04o}\n") } else { String::new() };
-    };
+    let Some(host) = host else { return new_entry(last, new_mode, p) };
     let host_type = type_of(&host);
     if host_type != Some(last.entry_type) {
         let gone = if host.is_dir() { " (the directory deleted with everything in it)" } else { "" };
@@ -36,6 +33,30 @@ pub fn note(changes: &[Change], host: Option<Stat>, p: &str) -> String {
         return format!("{p}: mode {host_mode:04o} on the host, {new_mode:04o} in the change set\n");
     }
     String::new()
+}
+
+/// What the diff of `last`, made where the host has nothing, cannot show: a symlink (its lines are
+/// its target's text, as a one-line file's would be; apply makes the link, and what the host writes
+/// at that name later lands where it leads), an executable file, and a file or directory others may
+/// write (any local user then rewrites what the host runs or reads) or with a special bit. Found by
+/// an attacker's review (fix28): each diffed as an ordinary new file, or as nothing.
+fn new_entry(last: &Change, new_mode: u32, p: &str) -> String {
+    match last.entry_type {
+        EntryType::Symlink => format!("{p}: new, a symlink to {}\n", quoted(last.target.as_deref().unwrap_or(""))),
+        EntryType::File if new_mode & (0o7000 | 0o111 | 0o002) != 0 => format!("{p}: new, mode {new_mode:04o}\n"),
+        EntryType::Directory if new_mode & (0o7000 | 0o002) != 0 => format!("{p}: new, a directory of mode {new_mode:04o}\n"),
+        _ => String::new(),
+    }
+}
+
+/// A symlink's target as a line shows it: as it is, or, with a control character or a double quote
+/// in it (the run's to choose: a newline would begin a line of the diff's own), quoted and escaped.
+fn quoted(target: &str) -> String {
+    if target.chars().any(|c| c.is_control() || c == '"') {
+        format!("{target:?}")
+    } else {
+        target.to_string()
+    }
 }
 
 fn type_of(st: &Stat) -> Option<EntryType> {
@@ -82,5 +103,19 @@ mod tests {
         assert_eq!(note(&[change(ChangeKind::Added, EntryType::File, 0o100644)], None, "/ws/x"), "");
         assert_eq!(note(&[change(ChangeKind::Modified, EntryType::Symlink, 0o120777)], stat(0o120777), "/ws/x"), "", "a symlink's mode is no change");
         assert_eq!(note(&[], stat(0o100644), "/ws/x"), "");
+    }
+
+    #[test]
+    fn says_a_new_symlink_and_a_new_entry_others_may_write() {
+        let mut link = change(ChangeKind::Added, EntryType::Symlink, 0o120777);
+        link.target = Some("/home/u/.bashrc".into());
+        assert_eq!(note(&[link.clone()], None, "/ws/x"), "/ws/x: new, a symlink to /home/u/.bashrc\n");
+        link.target = Some("a\n+b".into());
+        assert_eq!(note(&[link], None, "/ws/x"), "/ws/x: new, a symlink to \"a\\n+b\"\n", "a newline cannot begin a line");
+        assert_eq!(note(&[change(ChangeKind::Added, EntryType::File, 0o100666)], None, "/ws/x"), "/ws/x: new, mode 0666\n");
+        assert_eq!(note(&[change(ChangeKind::Added, EntryType::File, 0o104644)], None, "/ws/x"), "/ws/x: new, mode 4644\n");
+        assert_eq!(note(&[change(ChangeKind::Added, EntryType::File, 0o100664)], None, "/ws/x"), "", "a group's write is a umask's");
+        assert_eq!(note(&[change(ChangeKind::Added, EntryType::Directory, 0o40777)], None, "/ws/x"), "/ws/x: new, a directory of mode 0777\n");
+        assert_eq!(note(&[change(ChangeKind::Added, EntryType::Directory, 0o40755)], None, "/ws/x"), "");
     }
 }
