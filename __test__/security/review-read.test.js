@@ -236,3 +236,15 @@ describe('the diff says what lands where the host has nothing', () => {
     await discardChangeSet(id)
   })
 })
+
+// Found by an attacker's review (fix28): a host symlink whose target the set changes diffed as a
+// one-line file's change (`-config.dev.json`, `+/home/u/.ssh/authorized_keys`), nothing saying
+// that the lines are a link's target, where what the host writes through it then lands.
+test('diffChange says a changed symlink is one', async (t) => {
+  const { root, ws } = tempTree(t)
+  fs.symlinkSync('config.dev.json', path.join(ws, 'config'))
+  const r = await review(`ln -sfn ${path.join(root, 'victim.txt')} config`, ws)
+  const d = await diffChange(r.changeSet.id, path.join(ws, 'config'))
+  assert.match(d, /\/config: a symlink on the host and in the change set \(its lines are its target, not a file's content\)$/m, d)
+  await discardChangeSet(r.changeSet.id)
+})
