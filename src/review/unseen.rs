@@ -28,8 +28,14 @@ pub fn note(changes: &[Change], host: Option<Stat>, p: &str) -> String {
         let gone = if host.is_dir() { " (the directory deleted with everything in it)" } else { "" };
         return format!("{p}: {} on the host, {} in the change set{gone}\n", words(host_type), words(Some(last.entry_type)));
     }
+    // A link's lines are its target's text, as a one-line file's would be (found by an attacker's
+    // review, fix28: `config -> config.dev.json` made `-> ~/.ssh/authorized_keys` read as a
+    // file's change). Its mode is no change.
+    if last.entry_type == EntryType::Symlink {
+        return format!("{p}: a symlink on the host and in the change set (its lines are its target, not a file's content)\n");
+    }
     let host_mode = host.mode & 0o7777;
-    if last.entry_type != EntryType::Symlink && host_mode != new_mode {
+    if host_mode != new_mode {
         return format!("{p}: mode {host_mode:04o} on the host, {new_mode:04o} in the change set\n");
     }
     String::new()
@@ -101,7 +107,8 @@ mod tests {
         assert_eq!(note(&[change(ChangeKind::Deleted, EntryType::Directory, 0o40755)], stat(0o40755), "/ws/x"), "/ws/x: a directory deleted with everything in it\n");
         assert_eq!(note(&[change(ChangeKind::Added, EntryType::File, 0o100755)], None, "/ws/x"), "/ws/x: new, mode 0755\n");
         assert_eq!(note(&[change(ChangeKind::Added, EntryType::File, 0o100644)], None, "/ws/x"), "");
-        assert_eq!(note(&[change(ChangeKind::Modified, EntryType::Symlink, 0o120777)], stat(0o120777), "/ws/x"), "", "a symlink's mode is no change");
+        let relinked = "/ws/x: a symlink on the host and in the change set (its lines are its target, not a file's content)\n";
+        assert_eq!(note(&[change(ChangeKind::Modified, EntryType::Symlink, 0o120777)], stat(0o120777), "/ws/x"), relinked, "a symlink's mode is no change");
         assert_eq!(note(&[], stat(0o100644), "/ws/x"), "");
     }
 
