@@ -63,7 +63,9 @@ async fn background_children_do_not_hold_the_run_open() {
         let t = Instant::now();
         let r = run(json!(["bash", "-c", "sleep 30.5151 & echo started"]), json!({ "sandbox": sandbox })).await.unwrap();
         assert_eq!(r.stdout, "started\n");
-        assert!(t.elapsed() < Duration::from_secs(2), "{sandbox}: took {:?}", t.elapsed());
+        // Well under the 30 s a held-open run would take: 2 s failed once on a loaded machine
+        // (load 10 and more on 2 cores), where one run's setup alone can take that long.
+        assert!(t.elapsed() < Duration::from_secs(15), "{sandbox}: took {:?}", t.elapsed());
     }
     tokio::time::sleep(Duration::from_millis(300)).await;
     let leftover = std::fs::read_dir("/proc").unwrap().flatten().any(|e| {
