@@ -625,18 +625,20 @@ fn every_filter_refuses_fscrypt_key_ioctls() {
 
 /// Found while closing kern27's protocols: a socket `ioctl` of the bridge's or 802.1Q's makes the
 /// kernel load `bridge` or `8021q` when absent (`request_module` in `sock_ioctl`, with no capability
-/// check), on any socket, a Unix one included, and the module stays loaded. Every filter refuses the
-/// six requests; the interface ioctls programs make (SIOCGIFCONF, SIOCGIFFLAGS...) stay allowed.
+/// check), on any socket, a Unix one included, and the module stays loaded; so do Frame Relay's
+/// SIOCADDDLCI and SIOCDELDLCI (`dlci`, on kernels before 6.0: found by an attacker's review, fix28).
+/// Every filter refuses the eight requests; the interface ioctls programs make (SIOCGIFCONF,
+/// SIOCGIFFLAGS...) stay allowed.
 #[test]
 fn every_filter_refuses_module_loading_socket_ioctls() {
-    const BRIDGE_AND_VLAN: [u64; 6] = [0x8940, 0x8941, 0x89a0, 0x89a1, 0x8982, 0x8983];
+    const BRIDGE_VLAN_AND_DLCI: [u64; 8] = [0x8940, 0x8941, 0x89a0, 0x89a1, 0x8982, 0x8983, 0x8980, 0x8981];
     const ALLOWED: [u64; 4] = [0x8912, 0x8913, 0x8933, 0x541b]; // SIOCGIFCONF, SIOCGIFFLAGS, SIOCGIFINDEX, FIONREAD
     let shielded = Filter { sockets: Sockets::InetAndUnix, tracing: Tracing::Denied, shield: Some(4242) };
     for (arch, audit) in ARCHES {
         for f in filters().into_iter().chain([shielded]) {
             let p = program(arch, f);
             let ioctl = |request: u64| run(&p, audit, Sys::Ioctl.number(arch), [3, request]);
-            for request in BRIDGE_AND_VLAN {
+            for request in BRIDGE_VLAN_AND_DLCI {
                 assert_eq!(ioctl(request), RET_EPERM, "{request:#x} in {f:?}");
                 assert_eq!(ioctl(0xffff_ffff_0000_0000 | request), RET_EPERM, "{request:#x}, high bits ignored, in {f:?}");
             }
