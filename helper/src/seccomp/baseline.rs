@@ -1,7 +1,7 @@
 //! What the filters refuse: the reviewed baseline every plan gets, the socket rule of the
 //! policy, and the tracing rules of the Landlock mode. Each baseline entry says why it is there.
 
-use super::filter::{Check, Family, Filter, Sockets, Tracing, AF_INET, AF_INET6, AF_NETLINK, AF_UNIX, CLONE_NEW_MASK, EXT4_IOC_SETVERSION, FIOSETOWN, FS_IOC32_SETFLAGS, FS_IOC_ENABLE_VERITY, FS_IOC_ADD_ENCRYPTION_KEY, FS_IOC_FSSETXATTR, FS_IOC_REMOVE_ENCRYPTION_KEY, FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS, FS_IOC_SETFLAGS, FS_IOC_SETVERSION, FS_IOC_SET_ENCRYPTION_POLICY, F_SETLEASE, IPPROTO_ICMP, IPPROTO_ICMPV6, IPPROTO_IP, IPPROTO_MPTCP, IPPROTO_TCP, IPPROTO_UDP, NETLINK_KOBJECT_UEVENT, NETLINK_ROUTE, F_SETOWN, F_SETOWN_EX, IOPRIO_WHO_PROCESS, OFF_ARG0_LO, OFF_ARG1_LO, OFF_ARG2_LO, OFF_ARG3_LO, CREATING_FLAGS, PRIO_PROCESS, RET_ENOSYS, RET_EPERM, SET_ID_BITS, SIOCBRADDBR, SIOCBRDELBR, SIOCGIFBR, SIOCGIFVLAN, SIOCSIFBR, SIOCSIFVLAN, SIOCSPGRP, SOL_SOCKET, SO_ATTACH_BPF, SO_ATTACH_FILTER, SO_ATTACH_REUSEPORT_CBPF, SO_ATTACH_REUSEPORT_EBPF, SOCK_DGRAM, SOCK_RAW, SOCK_SEQPACKET, SOCK_STREAM, TCXONC, TIOCEXCL, TIOCLINUX, TIOCSETD, TIOCSTI};
+use super::filter::{Check, Family, Filter, Sockets, Tracing, AF_INET, AF_INET6, AF_NETLINK, AF_UNIX, CLONE_NEW_MASK, EXT4_IOC_SETVERSION, FIOSETOWN, FS_IOC32_SETFLAGS, FS_IOC_ENABLE_VERITY, FS_IOC_ADD_ENCRYPTION_KEY, FS_IOC_FSSETXATTR, FS_IOC_REMOVE_ENCRYPTION_KEY, FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS, FS_IOC_SETFLAGS, FS_IOC_SETVERSION, FS_IOC_SET_ENCRYPTION_POLICY, F_SETLEASE, IPPROTO_ICMP, IPPROTO_ICMPV6, IPPROTO_IP, IPPROTO_MPTCP, IPPROTO_TCP, IPPROTO_UDP, NETLINK_KOBJECT_UEVENT, NETLINK_ROUTE, F_SETOWN, F_SETOWN_EX, IOPRIO_WHO_PROCESS, OFF_ARG0_LO, OFF_ARG1_LO, OFF_ARG2_LO, OFF_ARG3_LO, CREATING_FLAGS, PRIO_PROCESS, RET_ENOSYS, RET_EPERM, SET_ID_BITS, SIOCADDDLCI, SIOCBRADDBR, SIOCBRDELBR, SIOCDELDLCI, SIOCGIFBR, SIOCGIFVLAN, SIOCSIFBR, SIOCSIFVLAN, SIOCSPGRP, SOL_SOCKET, SO_ATTACH_BPF, SO_ATTACH_FILTER, SO_ATTACH_REUSEPORT_CBPF, SO_ATTACH_REUSEPORT_EBPF, SOCK_DGRAM, SOCK_RAW, SOCK_SEQPACKET, SOCK_STREAM, TCXONC, TIOCEXCL, TIOCLINUX, TIOCSETD, TIOCSTI};
 use super::syscalls::Sys;
 
 /// The `ioctl`s on a terminal whose effect outlives the run on a terminal the caller shares.
@@ -154,9 +154,11 @@ const ENCRYPTION_KEYS: [u32; 3] = [FS_IOC_ADD_ENCRYPTION_KEY, FS_IOC_REMOVE_ENCR
 /// The socket `ioctl` requests that load a module (see `filter.rs`), refused in every mode: on any
 /// socket, a Unix one included, `sock_ioctl` calls `request_module("bridge")` or `("8021q")` when
 /// the module is absent, with no capability check, and it stays loaded for every later run and the
-/// host (found while closing kern27's protocols, `INET_PROTOCOLS`). Only `brctl`'s and `vconfig`'s
-/// old interfaces use them (`ip` speaks netlink); the interface queries programs make stay allowed.
-const MODULE_LOADING: [u32; 6] = [SIOCGIFBR, SIOCSIFBR, SIOCBRADDBR, SIOCBRDELBR, SIOCGIFVLAN, SIOCSIFVLAN];
+/// host (found while closing kern27's protocols, `INET_PROTOCOLS`); `("dlci")` for Frame Relay's
+/// two, on kernels before 6.0 (found by an attacker's review, fix28). Only `brctl`'s, `vconfig`'s and
+/// `dlcicfg`'s old interfaces use them (`ip` speaks netlink); the interface queries programs make
+/// stay allowed.
+const MODULE_LOADING: [u32; 8] = [SIOCGIFBR, SIOCSIFBR, SIOCBRADDBR, SIOCBRDELBR, SIOCGIFVLAN, SIOCSIFVLAN, SIOCADDDLCI, SIOCDELDLCI];
 
 /// The rules of a filter: the socket rule, the baseline and its set-ID modes, and the tracing rules
 /// when denied.
@@ -188,10 +190,10 @@ pub fn rules(f: Filter) -> Vec<(Sys, Check)> {
 /// that load a module, with a shield the ones naming a descriptor's owner, in the Landlock mode the
 /// inode attributes. A rule's list is static, so each case is one constant, joined at compile time.
 pub(super) fn ioctl_requests(f: Filter) -> &'static [u32] {
-    const EVERY_MODE: [u32; 14] = join(join::<5, 3, 8>(TERMINAL_STATE, ENCRYPTION_KEYS), MODULE_LOADING);
-    const SHIELDED: [u32; 16] = join(EVERY_MODE, [FIOSETOWN, SIOCSPGRP]);
-    const LANDLOCK: [u32; 21] = join(EVERY_MODE, INODE_ATTRIBUTES);
-    const LANDLOCK_SHIELDED: [u32; 23] = join(SHIELDED, INODE_ATTRIBUTES);
+    const EVERY_MODE: [u32; 16] = join(join::<5, 3, 8>(TERMINAL_STATE, ENCRYPTION_KEYS), MODULE_LOADING);
+    const SHIELDED: [u32; 18] = join(EVERY_MODE, [FIOSETOWN, SIOCSPGRP]);
+    const LANDLOCK: [u32; 23] = join(EVERY_MODE, INODE_ATTRIBUTES);
+    const LANDLOCK_SHIELDED: [u32; 25] = join(SHIELDED, INODE_ATTRIBUTES);
     match (f.shield.is_some(), f.tracing == Tracing::Denied) {
         (false, false) => &EVERY_MODE,
         (true, false) => &SHIELDED,

@@ -222,6 +222,9 @@ pub(crate) const SIOCBRADDBR: u32 = 0x89a0;
 pub(crate) const SIOCBRDELBR: u32 = 0x89a1;
 pub(crate) const SIOCGIFVLAN: u32 = 0x8982;
 pub(crate) const SIOCSIFVLAN: u32 = 0x8983;
+/// Frame Relay's (`dlci`, removed in Linux 6.0): `sock_ioctl` loads the module for them the same way.
+pub(crate) const SIOCADDDLCI: u32 = 0x8980;
+pub(crate) const SIOCDELDLCI: u32 = 0x8981;
 /// `fcntl` commands naming the process the kernel signals when a descriptor is ready.
 pub(crate) const F_SETOWN: u32 = 8;
 pub(crate) const F_SETOWN_EX: u32 = 15;
