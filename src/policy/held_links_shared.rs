@@ -179,16 +179,18 @@ impl Shared {
 /// that opened it meanwhile finds it gone from its path after its lock, and makes it anew: `hold`).
 impl Drop for Shared {
     fn drop(&mut self) {
-        if !flock(&self.file, libc::LOCK_EX | libc::LOCK_NB) {
-            return;
+        if flock(&self.file, libc::LOCK_EX | libc::LOCK_NB) {
+            let ours = match (self.file.metadata(), self.at.symlink_metadata()) {
+                (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
+                _ => false,
+            };
+            if ours {
+                let _ = std::fs::remove_file(&self.at);
+            }
         }
-        let ours = match (self.file.metadata(), self.at.symlink_metadata()) {
-            (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
-            _ => false,
-        };
-        if ours {
-            let _ = std::fs::remove_file(&self.at);
-        }
+        // Unlocked before the close: a child another thread forked meanwhile keeps a copy of the
+        // descriptor until its exec, and the lock with it (as the tool caches' locks, `lock::Held`).
+        flock(&self.file, libc::LOCK_UN);
     }
 }
 

@@ -331,6 +331,16 @@ pub fn names(root: &Path) -> Vec<String> {
 #[derive(Debug)]
 pub struct Lock(OwnedFd);
 
+/// Unlocked before the descriptor closes: a child another thread forked meanwhile holds a copy of
+/// it until its exec, and a lock released only by the close stayed held with that copy (the next
+/// run or apply of the set was refused as "in use"; as the tool caches' locks, `lock::Held`).
+impl Drop for Lock {
+    fn drop(&mut self) {
+        // SAFETY: flock on our own descriptor.
+        unsafe { libc::flock(self.0.as_raw_fd(), libc::LOCK_UN) };
+    }
+}
+
 impl Lock {
     /// How many runs have written the set.
     pub fn writes(&self) -> u64 {
@@ -453,6 +463,32 @@ mod tests {
         std::fs::File::open(&spare).unwrap().set_modified(old).unwrap();
         evict_now(&root, UNUSED_FOR);
         assert!(!spare.exists(), "a spare nobody took for as long as an unused set is removed");
+    }
+
+    /// A set's lock is free once its holder drops it, even while a child another thread forked
+    /// (and has not yet exec'd) holds a copy of the descriptor: found by an attacker's review
+    /// (fix28) from the tool caches' like bug; a lock released by the close alone stayed held.
+    #[test]
+    fn a_lock_dropped_is_free_while_a_forked_child_keeps_a_copy() {
+        let t = tempfile::tempdir().unwrap();
+        let (set, l) = create(&t.path().join("cs"), meta(vec!["/w".into()])).unwrap();
+        // SAFETY: the child only sleeps and exits (async-signal-safe calls).
+        let child = unsafe { libc::fork() };
+        if child == 0 {
+            unsafe {
+                libc::sleep(30);
+                libc::_exit(0);
+            }
+        }
+        assert!(child > 0);
+        drop(l);
+        let again = lock(&set);
+        // SAFETY: our own child.
+        unsafe {
+            libc::kill(child, libc::SIGKILL);
+            libc::waitpid(child, std::ptr::null_mut(), 0);
+        }
+        assert!(again.is_ok(), "the dropped lock stayed held by the child's copy: {again:?}");
     }
 
     /// `(name, inode)` of everything under `dir`, by path relative to it, sorted.
