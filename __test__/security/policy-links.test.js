@@ -10,7 +10,7 @@ const { describe, test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
-const { tempTree, show, sh } = require('./helpers')
+const { tempTree, show, sh, run, which, waitFor } = require('./helpers')
 
 /** `ws/cfg/settings.json` holds the user's content; `ws/link -> cfg` is the host's link. */
 function settingsBehindLink(t) {
@@ -108,5 +108,62 @@ describe('policy paths resolved through a symlink in the workspace', { concurren
     await exited
     assert.ok(!fs.existsSync(path.join(tree.out, 'extra/f')), `the run here wrote where the other run pointed the link: ${JSON.stringify(here.hostRisks || here.message)}`)
     assert.equal(target(), 'cfg', `the link stayed repointed: ${JSON.stringify(here.hostRisks || here.message)}`)
+  })
+
+  // Found by an attacker's review (cross28): the shared records (`held-links`) were locked with
+  // flock(2), which a descriptor opened for reading takes exclusive too, and the Landlock mode
+  // restricts no reads. A Landlock command took a record shared while another run held the link
+  // (so the holder, ending, left the file), then exclusive: the next run with that policy waited in
+  // its policy's resolution, on the host's main thread and holding the process's lock on the held
+  // links, for as long as the command lived: the host's event loop stood still (a 2 s timeout did
+  // nothing), every run of the process with it.
+  test('a Landlock command that locks a held link\'s shared record cannot hold up the next run through that link, nor the host\'s event loop', { skip: !which('python3') && 'no python3' }, async (t) => {
+    const tree = tempTree(t)
+    fs.mkdirSync(path.join(tree.ws, 'cfg'))
+    fs.writeFileSync(path.join(tree.ws, 'cfg/settings.json'), 'USER\n')
+    const link = path.join(tree.ws, 'link')
+    fs.symlinkSync('cfg', link)
+    const policy = { mode: 'workspace-write', readOnlyPaths: [path.join(link, 'settings.json')] }
+    const state = path.join(process.env.XDG_STATE_HOME || path.join(require('node:os').homedir(), '.local/state'), 'sandspawn/held-links')
+    const records = () => { try { return fs.readdirSync(state).filter((n) => fs.readFileSync(path.join(state, n)).includes(link)) } catch { return [] } }
+    const first = sh('sleep 3', { cwd: tree.ws, sandbox: policy, timeout: 20000 })
+    assert.ok(await waitFor(() => records().length > 0, 2500), 'the first run holds the link')
+    const done = path.join(tree.out, 'first-done')
+    // Every lock a read-only descriptor can take: flock shared, then exclusive once the holder is
+    // gone; a POSIX read lock too (the kind that meets open file description locks).
+    const attack = `
+import fcntl, os, sys, time
+d, link, done = sys.argv[1:4]
+held = []
+for n in os.listdir(d):
+    f = open(os.path.join(d, n), 'rb')
+    if link.encode() in f.read():
+        fcntl.flock(f, fcntl.LOCK_SH)
+        try: fcntl.lockf(f, fcntl.LOCK_SH)
+        except OSError as e: print('lockf', e, flush=True)
+        held.append(f)
+print('shared', len(held), flush=True)
+while not os.path.exists(done): time.sleep(0.05)
+for f in held:
+    try: fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB); print('exclusive', flush=True)
+    except OSError as e: print('flock -x', e, flush=True)
+time.sleep(25)
+`
+    const landlock = run(['python3', '-c', attack, state, link, done], { cwd: tree.out, linux: { allow: ['landlock'] }, timeout: 30000 })
+    const r1 = await first
+    assert.equal(r1.exitCode, 0, show(r1))
+    await new Promise((r) => setTimeout(r, 1000))
+    fs.writeFileSync(done, '')
+    await new Promise((r) => setTimeout(r, 1000))
+    let ticks = 0
+    const ticker = setInterval(() => ticks++, 100)
+    const t0 = Date.now()
+    const next = await sh('cat link/settings.json', { cwd: tree.ws, sandbox: policy, timeout: 3000 }).catch((e) => e)
+    const took = Date.now() - t0
+    clearInterval(ticker)
+    const l = await landlock
+    assert.match(l.stdout, /shared 1/, show(l))
+    assert.ok(took < 8000, `the next run through the link took ${took} ms (the host's loop ticked ${ticks} times in it; the Landlock command said ${JSON.stringify(l.stdout)})`)
+    assert.equal(next.stdout, 'USER\n', show(next))
   })
 })
