@@ -120,3 +120,37 @@ test('a run continuing a set while it is applied does not interleave: one of the
   }
   assert.ok(!fs.existsSync(path.join(ws, 'evil.sh')), 'nothing of the run landed')
 })
+
+// Found by an attacker's review (cross28): a set's lock was a flock(2), which a descriptor opened
+// for reading takes too, and the Landlock mode restricts no reads: a Landlock command in another
+// workspace that locked every set's `lock` file in the store made every pending set refuse its
+// apply, its discard and a run continuing it ("in use by another run") for as long as it lived.
+test('a Landlock command in another workspace that locks every file of the store it can open (flock, a POSIX read lock) neither refuses an apply nor a run continuing the set', { skip: !require('./helpers').which('python3') && 'no python3' }, async (t) => {
+  const { ws, out } = tempTree(t)
+  const first = await review('echo one > a.txt', ws)
+  const id = first.changeSet.id
+  const ready = path.join(out, 'locked')
+  const attack = `
+import fcntl, glob, os, sys, time
+held, keep = [], []
+for p in glob.glob(sys.argv[1] + '/**/*', recursive=True):
+    try: f = open(p, 'rb')
+    except OSError: continue
+    try: fcntl.flock(f, fcntl.LOCK_SH); fcntl.lockf(f, fcntl.LOCK_SH)
+    except OSError: continue
+    held.append(os.path.basename(p)); keep.append(f)
+open(sys.argv[2], 'w').write(' '.join(held))
+time.sleep(20)
+`
+  const landlock = spawnSandboxed(['python3', '-c', attack, STORE, ready], { cwd: out, sandbox: { mode: 'workspace-write' }, linux: { allow: ['landlock'] }, timeout: 30000 })
+  const deadline = Date.now() + 10000
+  while (!fs.existsSync(ready) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+  if (!fs.existsSync(ready)) assert.fail(`the command did not lock: ${show(await landlock)}`)
+  assert.ok(fs.readFileSync(ready, 'utf8').split(' ').includes('lock'), 'the command locked the set')
+  const again = await spawnSandboxed(['bash', '-c', 'echo two > b.txt'], { cwd: ws, timeout: 30000, sandbox: { ...REVIEW, changeSet: id } }).catch((e) => e)
+  assert.ok(again.changeSet, `the run continuing the set was refused: ${again.message}`)
+  const applied = await applyChangeSet(id, { revision: again.changeSet.revision }).catch((e) => e)
+  assert.ok(!(applied instanceof Error), `the apply was refused: ${applied.message}`)
+  assert.equal(fs.readFileSync(path.join(ws, 'b.txt'), 'utf8'), 'two\n')
+  await landlock
+})
