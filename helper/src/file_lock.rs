@@ -1,11 +1,11 @@
 //! `flock` on a descriptor, retried when a signal interrupts it (the Landlock mode's run
 //! directories), and a whole-file OFD lock with `flock`'s operations (`whole_file`: the tool
-//! caches' lock files and run slots, the placeholders' lock files).
+//! caches' lock files and run slots, the placeholders' lock files, the held links' shared records).
 
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::AsRawFd;
 
 /// `flock(fd, op)`; `EINTR` is retried, any other error returned (`EWOULDBLOCK` with `LOCK_NB`).
-pub fn flock(fd: &OwnedFd, op: libc::c_int) -> std::io::Result<()> {
+pub fn flock(fd: &impl AsRawFd, op: libc::c_int) -> std::io::Result<()> {
     loop {
         // SAFETY: flock on a descriptor the caller owns.
         if unsafe { libc::flock(fd.as_raw_fd(), op) } == 0 {
@@ -26,7 +26,7 @@ pub fn flock(fd: &OwnedFd, op: libc::c_int) -> std::io::Result<()> {
 /// reviews: `flock -x` on such files stalled other runs' setup and plans). A conflict with
 /// `LOCK_NB` is `EWOULDBLOCK`; `EINTR` is retried.
 #[cfg(target_os = "linux")]
-pub fn whole_file(fd: &OwnedFd, op: libc::c_int) -> std::io::Result<()> {
+pub fn whole_file(fd: &impl AsRawFd, op: libc::c_int) -> std::io::Result<()> {
     // SAFETY: a zeroed flock is valid: the whole file (start 0, length 0), l_pid 0 as OFD locks need.
     let mut l: libc::flock = unsafe { std::mem::zeroed() };
     l.l_whence = libc::SEEK_SET as libc::c_short;
@@ -53,6 +53,6 @@ pub fn whole_file(fd: &OwnedFd, op: libc::c_int) -> std::io::Result<()> {
 
 /// `flock` where there are no OFD locks (macOS: no sandbox there reads sandspawn's state).
 #[cfg(not(target_os = "linux"))]
-pub fn whole_file(fd: &OwnedFd, op: libc::c_int) -> std::io::Result<()> {
+pub fn whole_file(fd: &impl AsRawFd, op: libc::c_int) -> std::io::Result<()> {
     flock(fd, op)
 }

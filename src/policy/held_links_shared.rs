@@ -10,12 +10,23 @@
 //! on the host writes the link as it found it; a process that starts holding it while the file is
 //! locked takes the record from the file, as a run of the same process takes the in-process one.
 //! A file nobody holds a lock on is a record of the past: the next holder writes it anew.
+//!
+//! The locks are open file description locks (`file_lock::whole_file`), not `flock`, and each is let
+//! go of explicitly, not by closing: the Landlock mode restricts no reads, and its command opened a
+//! record for reading, took it shared with `flock` while another run held the link (so that run,
+//! ending, left the file) and then exclusive: the next run through the link waited in its policy's
+//! resolution, on the host's main thread and holding the process's lock on the held links, for as
+//! long as the command lived (found by an attacker's review, cross28). An exclusive OFD lock needs a
+//! descriptor open for writing, which only this user's processes outside a sandbox get (the state
+//! directory is covered in bwrap runs and read-only in Landlock runs); the read lock such a command
+//! can still take waits for nobody, and the exclusive locks here are only tried (`LOCK_NB`). What it
+//! can do is make a record look held while it lives: the file stays, and a run started meanwhile
+//! takes the link as that record has it (the user's link as a holder found it), not as it is.
 
 use std::collections::HashSet;
 use std::ffi::OsString;
 use std::fs::File;
 use std::io::{Read, Seek, Write};
-use std::os::fd::AsRawFd;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
@@ -58,9 +69,9 @@ fn private_dir(d: PathBuf) -> Option<PathBuf> {
     d.symlink_metadata().ok().filter(crate::state_dir::is_private).map(|_| d)
 }
 
+/// Lock or unlock the whole record as `flock(op)` would, with an OFD lock (see the module comment).
 fn flock(f: &File, op: libc::c_int) -> bool {
-    // SAFETY: a valid descriptor.
-    unsafe { libc::flock(f.as_raw_fd(), op) == 0 }
+    sandspawn_helper::file_lock::whole_file(f, op).is_ok()
 }
 
 fn encode(l: &LinkOnTheWay) -> Vec<u8> {
@@ -101,9 +112,11 @@ fn recorded_in(d: &Path, listed: &HashSet<String>, link: &Path) -> Option<LinkOn
     if !listed.contains(&name) {
         return None;
     }
-    let mut f = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW).open(d.join(name)).ok()?;
+    // For writing too: the exclusive OFD lock that tells whether anyone holds it needs it.
+    let mut f = std::fs::OpenOptions::new().read(true).write(true).custom_flags(libc::O_NOFOLLOW).open(d.join(name)).ok()?;
     // Taken at once: nobody holds it (a lock of this process's own is on another description).
     if flock(&f, libc::LOCK_EX | libc::LOCK_NB) {
+        flock(&f, libc::LOCK_UN);
         return None;
     }
     read_record(&mut f, link)
@@ -143,6 +156,7 @@ impl Shared {
                 _ => false,
             };
             if !same {
+                flock(&file, libc::LOCK_UN);
                 continue;
             }
             let theirs = match first {
@@ -150,6 +164,7 @@ impl Shared {
                     let written = file.set_len(0).is_ok() && file.rewind().is_ok() && file.write_all(&encode(found)).is_ok();
                     // Shared from here: other holders join; none may write it while this one holds.
                     if !written || !flock(&file, libc::LOCK_SH) {
+                        flock(&file, libc::LOCK_UN);
                         return None;
                     }
                     None
@@ -188,8 +203,8 @@ impl Drop for Shared {
                 let _ = std::fs::remove_file(&self.at);
             }
         }
-        // Unlocked before the close: a child another thread forked meanwhile keeps a copy of the
-        // descriptor until its exec, and the lock with it (as the tool caches' locks, `lock::Held`).
+        // Let go of explicitly: a child another thread forked holds a copy of the descriptor (and
+        // so the lock) until its exec.
         flock(&self.file, libc::LOCK_UN);
     }
 }
