@@ -111,8 +111,10 @@ fn add_new<T: Clone + PartialEq>(to: &mut Vec<T>, items: &[T]) {
 
 /// The file whose mtime says when a set was last used (and which `clock_floor` probes).
 pub const LAST_USED: &str = "last-used";
-/// The file a run, an apply or a discard holds locked (`Lock`).
+/// The file that counts the runs that wrote the set (`Lock::writes`); held by `EXCLUSIVE`, not locked itself.
 const LOCK: &str = "lock";
+/// What a run, apply or discard holds a set by (`exclusive_file`).
+const EXCLUSIVE: &str = "lock.exclusive";
 /// The metadata is written here, then renamed to `meta.json`.
 const META_TMP: &str = "meta.json.tmp";
 
@@ -159,8 +161,8 @@ pub fn skeleton(dir: &Path) -> std::io::Result<()> {
     for d in [first.join("upper"), first.join("work")] {
         std::fs::DirBuilder::new().recursive(true).mode(0o700).create(d)?;
     }
-    for f in [LOCK, LAST_USED, META_TMP] {
-        std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC).open(dir.join(f))?;
+    for (f, mode) in [(LOCK, 0o600), (EXCLUSIVE, 0o200), (LAST_USED, 0o600), (META_TMP, 0o600)] {
+        std::fs::OpenOptions::new().write(true).create_new(true).mode(mode).custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC).open(dir.join(f))?;
     }
     Ok(())
 }
@@ -328,8 +330,16 @@ pub fn names(root: &Path) -> Vec<String> {
 /// The lock file also holds how many runs have written the set (8 bytes, little-endian; empty: 0),
 /// which its `revision` names: a run that continues a set, whatever it writes and whenever the
 /// kernel's coarse clock stamps it, makes every revision shown before it stale.
+/// Second: the `EXCLUSIVE` file the hold is on, let go of explicitly when dropped (a child another
+/// thread of the host forked holds a copy of the descriptor, and the lock, until its exec).
 #[derive(Debug)]
-pub struct Lock(OwnedFd);
+pub struct Lock(OwnedFd, OwnedFd);
+
+impl Drop for Lock {
+    fn drop(&mut self) {
+        let _ = sandspawn_helper::file_lock::whole_file(&self.1, libc::LOCK_UN);
+    }
+}
 
 /// Unlocked before the descriptor closes: a child another thread forked meanwhile holds a copy of
 /// it until its exec, and a lock released only by the close stayed held with that copy (the next
@@ -368,14 +378,34 @@ pub fn lock(set: &ChangeSet) -> Result<Lock> {
     let path = set.dir.join(LOCK);
     let f = std::fs::OpenOptions::new().read(true).write(true).create(true).mode(0o600).custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC).open(&path).map_err(|e| io("opening", &path, e))?;
     let fd: OwnedFd = f.into();
-    // SAFETY: flock on our own descriptor.
-    if unsafe { libc::flock(fd.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+    let exclusive = exclusive_file(&set.dir)?;
+    if sandspawn_helper::file_lock::whole_file(&exclusive, libc::LOCK_EX | libc::LOCK_NB).is_err() {
         return Err(SandboxError::new(
             ErrorCode::InvalidOptions,
             format!("options.changeSet: change set {} is in use by another run, apply or discard; one at a time", set.meta.id),
         ));
     }
-    Ok(Lock(fd))
+    Ok(Lock(fd, exclusive))
+}
+
+/// The set's `EXCLUSIVE` file, open for writing only (made if missing, never followed if a symlink),
+/// its mode 0200. What one run, apply or discard at a time holds is an open file description lock
+/// on it, not a `flock` of `LOCK`: the Landlock mode restricts no reads, and a command in another
+/// workspace that `flock`ed every set's lock file through a descriptor opened for reading made each
+/// pending set refuse its apply, its discard and a run continuing it for as long as it lived (found
+/// by an attacker's review, cross28). A lock that a reader cannot take needs a file it cannot
+/// open: an OFD write lock needs a descriptor open for writing, which no sandbox gets on the store
+/// (bwrap covers it, the Landlock mode reads it only), and a read lock (which would refuse the write
+/// lock) one open for reading, which mode 0200 gives nobody (the Landlock mode's command has no
+/// capability that passes over a mode, root's neither).
+fn exclusive_file(dir: &Path) -> Result<OwnedFd> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let path = dir.join(EXCLUSIVE);
+    let f = std::fs::OpenOptions::new().write(true).create(true).mode(0o200).custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC).open(&path).map_err(|e| io("opening", &path, e))?;
+    if f.metadata().map_err(|e| io("opening", &path, e))?.permissions().mode() & 0o777 != 0o200 {
+        f.set_permissions(std::fs::Permissions::from_mode(0o200)).map_err(|e| io("opening", &path, e))?;
+    }
+    Ok(f.into())
 }
 
 /// Remove a set (held by `_lock`).
