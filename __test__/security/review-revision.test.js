@@ -139,14 +139,15 @@ for p in glob.glob(sys.argv[1] + '/**/*', recursive=True):
     try: fcntl.flock(f, fcntl.LOCK_SH); fcntl.lockf(f, fcntl.LOCK_SH)
     except OSError: continue
     held.append(os.path.basename(p)); keep.append(f)
-open(sys.argv[2], 'w').write(' '.join(held))
+open(sys.argv[2] + '.part', 'w').write(' '.join(held))
+os.replace(sys.argv[2] + '.part', sys.argv[2])
 time.sleep(20)
 `
   const landlock = spawnSandboxed(['python3', '-c', attack, STORE, ready], { cwd: out, sandbox: { mode: 'workspace-write' }, linux: { allow: ['landlock'] }, timeout: 30000 })
   const deadline = Date.now() + 10000
   while (!fs.existsSync(ready) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
   if (!fs.existsSync(ready)) assert.fail(`the command did not lock: ${show(await landlock)}`)
-  assert.ok(fs.readFileSync(ready, 'utf8').split(' ').includes('lock'), 'the command locked the set')
+  assert.ok(fs.readFileSync(ready, 'utf8').split(' ').includes('lock'), `the command locked the set: ${fs.readFileSync(ready, 'utf8')}`)
   const again = await spawnSandboxed(['bash', '-c', 'echo two > b.txt'], { cwd: ws, timeout: 30000, sandbox: { ...REVIEW, changeSet: id } }).catch((e) => e)
   assert.ok(again.changeSet, `the run continuing the set was refused: ${again.message}`)
   const applied = await applyChangeSet(id, { revision: again.changeSet.revision }).catch((e) => e)
