@@ -504,9 +504,16 @@ mod tests {
         open(&cache, "a").finish();
         let held: Vec<std::fs::File> = ["lock", "waiting", "slots/0/lock"]
             .iter()
+            .filter(|name| {
+                // A command of this user without capabilities (the Landlock mode's) opens for reading
+                // only what the owner may read (mode 0200 on Linux: none of these; this test may run
+                // as root, whom no mode stops). The run's fold made `waiting` (it began: the run let
+                // go of its locks whatever copies of its descriptors children forked by other tests
+                // held, `lock::Held`).
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::metadata(cache.join(name)).unwrap().permissions().mode() & 0o400 != 0
+            })
             .map(|name| {
-                // The run's fold made `waiting` (it began: the run let go of its locks whatever
-                // copies of its descriptors children forked by other tests held, `lock::Held`).
                 let f = std::fs::File::open(cache.join(name)).unwrap();
                 // SAFETY: flock and fcntl on a descriptor this test owns; a zeroed flock is valid.
                 assert_eq!(unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) }, 0, "{name}: flock -x");
@@ -523,6 +530,43 @@ mod tests {
         assert!(begun.elapsed() < std::time::Duration::from_millis(500), "waited {:?}", begun.elapsed());
         drop(held);
         run.finish();
+    }
+
+    /// Found by an attacker's review (cross28): what a descriptor opened for reading could still
+    /// take, a read lock on a cache's `lock` (or `waiting`), kept every fold from happening for as
+    /// long as the reader (a Landlock-mode command, which reads the whole store) lived. Runs still
+    /// started, each mounting every pending layer, until the overlay's options no longer fit in a
+    /// page (some 200 layers) and every run of the workspace failed its setup; meanwhile each slot
+    /// a run let go was read-locked too, and every run made one more (4,096 at most, then failed).
+    #[test]
+    fn a_command_that_can_only_read_the_cache_holds_up_no_fold() {
+        use std::os::fd::AsRawFd;
+        let t = tempfile::tempdir().unwrap();
+        let cache = t.path().join("npm");
+        open(&cache, "a").finish();
+        // A command of this user without capabilities (the Landlock mode's): it opens for reading
+        // only what the owner may read (this test may run as root, whom no mode stops).
+        let read_lock = |name: &str| -> Option<std::fs::File> {
+            use std::os::unix::fs::PermissionsExt;
+            if std::fs::metadata(cache.join(name)).ok()?.permissions().mode() & 0o400 == 0 {
+                return None;
+            }
+            let f = std::fs::File::open(cache.join(name)).ok()?;
+            // SAFETY: fcntl on a descriptor this test owns; a zeroed flock is valid (whole file).
+            let mut l: libc::flock = unsafe { std::mem::zeroed() };
+            l.l_type = libc::F_RDLCK as libc::c_short;
+            // SAFETY: as above.
+            (unsafe { libc::fcntl(f.as_raw_fd(), libc::F_OFD_SETLK, &l) } == 0).then_some(f)
+        };
+        let held: Vec<std::fs::File> = ["lock", "waiting", "slots/0/lock"].iter().filter_map(|n| read_lock(n)).collect();
+        let b = open(&cache, "b");
+        std::fs::write(b.upper.join("from-b"), "b").unwrap();
+        b.finish();
+        assert!(pending(&cache).is_empty(), "the fold did not happen while a reader held the cache's files: {:?} ({} of them read-locked)", pending(&cache), held.len());
+        assert_eq!(std::fs::read_to_string(cache.join("base/from-b")).unwrap(), "b");
+        let slots: Vec<_> = std::fs::read_dir(cache.join("slots")).unwrap().flatten().map(|e| e.file_name()).collect();
+        assert_eq!(slots, vec![std::ffi::OsString::from("0")], "the run took the slot a reader locked, made no other");
+        drop(held);
     }
 
     /// A run that waits for the cache (a fold past `MOST_PENDING` layers does not stop for it)
