@@ -366,9 +366,10 @@ test('a Landlock-mode run that locks every tool cache of the store holds up no o
   const script = `for l in ${locks}; do [ -f "$l" ] && flock -x -w 10 "$l" sleep 30 & done; sleep 0.3; echo held >&2; wait`
   const hostile = await startSandboxed(['sh', '-c', script], { cwd: other.ws, env: { ...s.env, TMPDIR: path.join(other.ws, '.tmp') }, sandbox: 'workspace-write', linux: { allow: ['landlock'] }, timeout: 40000 })
   try {
+    // Since cross28 the lock files are mode 0200: the command cannot open them to lock them (its
+    // flock fails); before, it held them (flock -x, and any read lock a reader can take).
     const holds = () => { try { execFileSync('flock', ['-n', '-s', path.join(scope, 'npm', 'lock'), 'true']); return false } catch { return true } }
-    for (let waited = 0; !holds() && waited < 5000; waited += 50) await new Promise((r) => setTimeout(r, 50))
-    assert.ok(holds(), 'the Landlock-mode command holds the cache\'s lock (flock -x)')
+    for (let waited = 0; !holds() && waited < 1000; waited += 50) await new Promise((r) => setTimeout(r, 50))
     const started = Date.now()
     const bound = new Promise((resolve) => setTimeout(() => resolve('still waiting after 8 s'), 8000))
     // No timeout: before, it waited as long as the holder lived.
@@ -376,7 +377,6 @@ test('a Landlock-mode run that locks every tool cache of the store holds up no o
     const ms = Date.now() - started
     assert.equal(b.stdout, 'B ran\n', `the other workspace's run: ${b.stdout === undefined ? b : JSON.stringify(b)}`)
     assert.ok(ms < 3000, `it settled after ${ms} ms`)
-    assert.ok(holds(), 'the hostile holder still held the lock while B ran')
   } finally {
     hostile.kill('SIGKILL')
     await hostile.wait()

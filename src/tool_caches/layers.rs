@@ -32,7 +32,7 @@
 //! (the overlay stacks at most 500): runs wait then, until their own end (`runner::supervise`) and
 //! `lock::MOST_WAIT` at most, looking at the lock again and again rather than waiting in the kernel.
 //!
-//! No sandbox can hold a run up: the locks are OFD locks, and the exclusive kind needs a descriptor
+//! No sandbox can hold a run or a fold up: the locks are write locks on files of mode 0200 (`lock::set`), and they need a descriptor
 //! no sandbox can open (`lock`). A Landlock-mode command's `flock -x` on every cache of the store
 //! held every other workspace's runs in their setup for as long as it lived (found by an attacker's
 //! review).
@@ -410,13 +410,8 @@ mod tests {
     /// `cargo test --lib tool_caches -- --test-threads=8`: "the fold was over before it was seen").
     #[cfg(target_os = "linux")]
     fn held_exclusively(cache: &Path) -> bool {
-        use std::os::fd::AsRawFd;
         let fd = super::super::lock::open(&Dir::at(cache), "lock").unwrap();
-        // SAFETY: a zeroed flock is valid (the whole file); fcntl on our own descriptor.
-        let mut l: libc::flock = unsafe { std::mem::zeroed() };
-        l.l_type = libc::F_RDLCK as libc::c_short;
-        assert_eq!(unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_OFD_GETLK, &mut l) }, 0);
-        l.l_type != libc::F_UNLCK as libc::c_short
+        super::super::lock::exclusive_held(&fd).unwrap()
     }
 
     /// Where there are no OFD locks (macOS, `flock`): by taking the lock shared for a moment.

@@ -6,7 +6,8 @@
 //! `flock -x` on a descriptor opened for reading held every other workspace's runs in their setup
 //! (found by an attacker's review). An exclusive OFD lock needs a descriptor open for writing,
 //! which no sandbox gets on the store (bwrap and Seatbelt runs do not see it, Landlock runs read
-//! it only); the shared lock it can take is one a run's setup shares. What a run still waits for
+//! it only). Nor does any take a read lock: the files are mode 0200, and a shared hold is a write
+//! lock on a byte of its own (`set`; a reader's read lock kept every fold away, cross28). What a run still waits for
 //! (a fold past `MOST_PENDING` layers) it waits for step by step (`wait_for`), hearing its end.
 //!
 //! A lock taken here is let go of explicitly (`Held`), never by closing its descriptor alone: an
@@ -44,8 +45,26 @@ pub(super) fn lock_named(dir: &Dir, name: &str, op: libc::c_int) -> std::io::Res
     Ok(Held(fd))
 }
 
+/// `DIR/NAME` opened for writing only (made if missing, never followed if a symlink), its mode
+/// made 0200 on Linux, not locked yet (see `set`).
+#[cfg(target_os = "linux")]
+pub(super) fn open(dir: &Dir, name: &str) -> std::io::Result<OwnedFd> {
+    use std::os::fd::AsRawFd;
+    let fd = dir.file(name, libc::O_WRONLY | libc::O_CREAT)?;
+    // SAFETY: fstat and fchmod on our own descriptor; a zeroed stat is valid.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    if st.st_mode & 0o777 != 0o200 && unsafe { libc::fchmod(fd.as_raw_fd(), 0o200) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(fd)
+}
+
 /// `DIR/NAME` opened for reading and writing (made if missing, never followed if a symlink), not
 /// locked yet.
+#[cfg(not(target_os = "linux"))]
 pub(super) fn open(dir: &Dir, name: &str) -> std::io::Result<OwnedFd> {
     dir.file(name, libc::O_RDWR | libc::O_CREAT)
 }
@@ -55,10 +74,99 @@ pub(super) fn is_held(e: &std::io::Error) -> bool {
     e.raw_os_error() == Some(libc::EWOULDBLOCK)
 }
 
-/// Lock or unlock the whole file as `flock(fd, op)` would, with an OFD lock on Linux (see the
-/// module comment and `sandspawn_helper::file_lock::whole_file`).
+/// Lock or unlock the file as `flock(fd, op)` would, with write locks only (Linux: OFD locks on
+/// a file of mode 0200; elsewhere `flock`).
+///
+/// Why no read lock: a shared lock taken as a read lock is one a reader can take too, and the
+/// Landlock mode reads the whole store. Found by an attacker's review (cross28): a Landlock command's
+/// read lock on a cache's `lock` (or `waiting`) kept every fold from happening while it lived; runs
+/// went on stacking every pending layer until the overlay's options no longer fit in a page (some
+/// 200 layers) and every run of the workspace failed its setup, and its read lock on each slot a
+/// run let go had every later run make one more. Now nobody but this user's processes outside a
+/// sandbox can open the file at all (mode 0200: the Landlock command has no capability that passes
+/// over a mode, root's neither, and no sandbox gets the store for writing), and a shared hold is a
+/// write lock on one byte of its own (`SHARED_FROM` on, at random), which the exclusive hold, a write
+/// lock on the whole file, meets, and other shared holds do not.
+#[cfg(target_os = "linux")]
+pub(super) fn set(fd: &OwnedFd, op: libc::c_int) -> std::io::Result<()> {
+    let wait = op & libc::LOCK_NB == 0;
+    match op & !libc::LOCK_NB {
+        libc::LOCK_SH => shared(fd, wait),
+        libc::LOCK_EX => range(fd, libc::F_WRLCK, 0, 0, wait),
+        _ => range(fd, libc::F_UNLCK, 0, 0, false),
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
 pub(super) fn set(fd: &OwnedFd, op: libc::c_int) -> std::io::Result<()> {
     sandspawn_helper::file_lock::whole_file(fd, op)
+}
+
+/// The first byte a shared hold may lock: byte 0 is the exclusive hold's alone (`exclusive_held`).
+#[cfg(target_os = "linux")]
+const SHARED_FROM: u64 = 1;
+
+/// A shared hold: a write lock on one byte of its own. A byte another shared holder took (a chance
+/// in 2^62) is passed over for another; the exclusive hold (which covers byte 0) refuses it.
+#[cfg(target_os = "linux")]
+fn shared(fd: &OwnedFd, wait: bool) -> std::io::Result<()> {
+    use std::hash::{BuildHasher, Hasher};
+    loop {
+        let at = SHARED_FROM + (std::collections::hash_map::RandomState::new().build_hasher().finish() >> 2);
+        match range(fd, libc::F_WRLCK, at as i64, 1, false) {
+            Err(e) if is_held(&e) => {
+                if !exclusive_held(fd)? {
+                    continue;
+                }
+                if !wait {
+                    return Err(e);
+                }
+                return range(fd, libc::F_WRLCK, at as i64, 1, true);
+            }
+            other => return other,
+        }
+    }
+}
+
+/// Whether another description holds the file exclusively (a write lock over byte 0).
+#[cfg(target_os = "linux")]
+pub(super) fn exclusive_held(fd: &OwnedFd) -> std::io::Result<bool> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: a zeroed flock is valid; fcntl on our own descriptor.
+    let mut l: libc::flock = unsafe { std::mem::zeroed() };
+    l.l_type = libc::F_WRLCK as libc::c_short;
+    l.l_whence = libc::SEEK_SET as libc::c_short;
+    l.l_len = 1;
+    if unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_OFD_GETLK, &mut l) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(l.l_type != libc::F_UNLCK as libc::c_short)
+}
+
+/// An OFD lock of `kind` on `len` bytes from `start` (0: to the end, and beyond); a conflict
+/// without `wait` is `EWOULDBLOCK`; `EINTR` is retried.
+#[cfg(target_os = "linux")]
+fn range(fd: &OwnedFd, kind: libc::c_int, start: i64, len: i64, wait: bool) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: a zeroed flock is valid (l_pid 0, as OFD locks need).
+    let mut l: libc::flock = unsafe { std::mem::zeroed() };
+    l.l_type = kind as libc::c_short;
+    l.l_whence = libc::SEEK_SET as libc::c_short;
+    l.l_start = start;
+    l.l_len = len;
+    let cmd = if wait { libc::F_OFD_SETLKW } else { libc::F_OFD_SETLK };
+    loop {
+        // SAFETY: fcntl on our own descriptor with a valid flock.
+        if unsafe { libc::fcntl(fd.as_raw_fd(), cmd, &l) } == 0 {
+            return Ok(());
+        }
+        let e = std::io::Error::last_os_error();
+        match e.raw_os_error() {
+            Some(libc::EINTR) => continue,
+            Some(libc::EAGAIN | libc::EACCES) => return Err(std::io::Error::from_raw_os_error(libc::EWOULDBLOCK)),
+            _ => return Err(e),
+        }
+    }
 }
 
 /// How long a run waits for a cache's lock at most, when its own end does not come first: only a
