@@ -246,3 +246,47 @@ mod tests {
         assert!(listed_in(&d).is_empty(), "the last holder removed it");
     }
 }
+#[cfg(test)]
+mod tests_readers {
+    use super::*;
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::PermissionsExt;
+
+    /// Found by an attacker's review (cross28): the Landlock mode's command reads the state
+    /// directory, and a lock it took on a record through a descriptor opened for reading (a read
+    /// lock, a `flock`) kept the record looking held after its last holder let go: the file stayed,
+    /// and a run started later took the link as that stale record had it, not as the user had made
+    /// it since. It opens what the owner may read only (no capability; this test may run as root).
+    #[test]
+    fn a_reader_s_lock_keeps_no_record_held() {
+        let state = tempfile::tempdir().unwrap();
+        let d = state.path().join("held-links");
+        let t = tempfile::tempdir().unwrap();
+        let link = t.path().canonicalize().unwrap().join("cfg");
+        std::os::unix::fs::symlink("real", &link).unwrap();
+        let (first, _) = Shared::hold_in(d.clone(), &LinkOnTheWay::read(&link).unwrap()).unwrap();
+        let readers: Vec<File> = std::fs::read_dir(&d)
+            .unwrap()
+            .flatten()
+            .filter(|e| e.metadata().unwrap().permissions().mode() & 0o400 != 0)
+            .filter_map(|e| {
+                let f = File::open(e.path()).ok()?;
+                // SAFETY: fcntl and flock on a descriptor this test owns; a zeroed flock is valid.
+                let mut l: libc::flock = unsafe { std::mem::zeroed() };
+                l.l_type = libc::F_RDLCK as libc::c_short;
+                assert_eq!(unsafe { libc::fcntl(f.as_raw_fd(), libc::F_OFD_SETLK, &l) }, 0);
+                assert_eq!(unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_SH) }, 0);
+                Some(f)
+            })
+            .collect();
+        assert!(!readers.is_empty(), "the reader opened the record");
+        drop(first);
+        assert!(listed_in(&d).is_empty(), "the last holder left the record: {:?}", listed_in(&d));
+        std::fs::remove_file(&link).unwrap();
+        std::os::unix::fs::symlink("other", &link).unwrap();
+        assert_eq!(recorded_in(&d, &listed_in(&d), &link), None, "a record nobody holds looked held");
+        let (again, theirs) = Shared::hold_in(d.clone(), &LinkOnTheWay::read(&link).unwrap()).unwrap();
+        assert_eq!(theirs, None, "the link taken as the stale record had it");
+        drop((again, readers));
+    }
+}
