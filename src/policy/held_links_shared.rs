@@ -11,17 +11,16 @@
 //! locked takes the record from the file, as a run of the same process takes the in-process one.
 //! A file nobody holds a lock on is a record of the past: the next holder writes it anew.
 //!
-//! The locks are open file description locks (`file_lock::whole_file`), not `flock`, and each is let
-//! go of explicitly, not by closing: the Landlock mode restricts no reads, and its command opened a
-//! record for reading, took it shared with `flock` while another run held the link (so that run,
-//! ending, left the file) and then exclusive: the next run through the link waited in its policy's
-//! resolution, on the host's main thread and holding the process's lock on the held links, for as
-//! long as the command lived (found by an attacker's review, cross28). An exclusive OFD lock needs a
-//! descriptor open for writing, which only this user's processes outside a sandbox get (the state
-//! directory is covered in bwrap runs and read-only in Landlock runs); the read lock such a command
-//! can still take waits for nobody, and the exclusive locks here are only tried (`LOCK_NB`). What it
-//! can do is make a record look held while it lives: the file stays, and a run started meanwhile
-//! takes the link as that record has it (the user's link as a holder found it), not as it is.
+//! The locks are on a file of their own beside the record (`NAME.lock`, mode 0200), write locks
+//! only (`file_lock::writers_only`: a shared hold is a write lock on one byte of the holder's own),
+//! let go of explicitly, not by closing. Found by an attacker's review (cross28): the Landlock mode
+//! restricts no reads, and its command opened a record for reading, took it shared with `flock`
+//! while another run held the link (so that run, ending, left the file) and then exclusive: the next
+//! run through the link waited in its policy's resolution, on the host's main thread and holding
+//! the process's lock on the held links, for as long as the command lived. Any lock a reader can
+//! take (a read lock) would still make a record look held, so that it stayed and a later run took
+//! the link as it recorded; a file of mode 0200 it cannot open at all (the Landlock command has no
+//! capability that passes over a mode, root's neither; bwrap runs do not see the state directory).
 
 use std::collections::HashSet;
 use std::ffi::OsString;
@@ -69,9 +68,25 @@ fn private_dir(d: PathBuf) -> Option<PathBuf> {
     d.symlink_metadata().ok().filter(crate::state_dir::is_private).map(|_| d)
 }
 
-/// Lock or unlock the whole record as `flock(op)` would, with an OFD lock (see the module comment).
+/// Lock or unlock a record's lock file as `flock(op)` would, with write locks only (see the module
+/// comment).
 fn flock(f: &File, op: libc::c_int) -> bool {
-    sandspawn_helper::file_lock::whole_file(f, op).is_ok()
+    sandspawn_helper::file_lock::writers_only(f, op).is_ok()
+}
+
+/// The lock file of the record at `at` (`NAME.lock`).
+fn lock_path(at: &Path) -> PathBuf {
+    let mut name = at.as_os_str().to_owned();
+    name.push(".lock");
+    PathBuf::from(name)
+}
+
+/// Whether `f` is the file at `p` (not one removed or replaced since it was opened).
+fn is_at(f: &File, p: &Path) -> bool {
+    match (f.metadata(), p.symlink_metadata()) {
+        (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
+        _ => false,
+    }
 }
 
 fn encode(l: &LinkOnTheWay) -> Vec<u8> {
@@ -112,11 +127,13 @@ fn recorded_in(d: &Path, listed: &HashSet<String>, link: &Path) -> Option<LinkOn
     if !listed.contains(&name) {
         return None;
     }
-    // For writing too: the exclusive OFD lock that tells whether anyone holds it needs it.
-    let mut f = std::fs::OpenOptions::new().read(true).write(true).custom_flags(libc::O_NOFOLLOW).open(d.join(name)).ok()?;
+    let at = d.join(name);
+    let mut f = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW).open(&at).ok()?;
+    // No lock file: nobody holds it (a holder makes it before it writes the record).
+    let lock = sandspawn_helper::file_lock::open_write_only(&lock_path(&at), false).ok()?;
     // Taken at once: nobody holds it (a lock of this process's own is on another description).
-    if flock(&f, libc::LOCK_EX | libc::LOCK_NB) {
-        flock(&f, libc::LOCK_UN);
+    if flock(&lock, libc::LOCK_EX | libc::LOCK_NB) {
+        flock(&lock, libc::LOCK_UN);
         return None;
     }
     read_record(&mut f, link)
@@ -126,6 +143,8 @@ fn recorded_in(d: &Path, listed: &HashSet<String>, link: &Path) -> Option<LinkOn
 #[derive(Debug)]
 pub(crate) struct Shared {
     file: File,
+    /// The record's lock file (`lock_path`), held shared (`file_lock::writers_only`).
+    lock: File,
     /// The link's path, and the record file's.
     path: PathBuf,
     at: PathBuf,
@@ -144,34 +163,32 @@ impl Shared {
         let at = d.join(file_name(&found.path));
         // A file removed or replaced between the open and the lock is not the record: again.
         for _ in 0..4 {
+            let lock_at = lock_path(&at);
+            let lock = sandspawn_helper::file_lock::open_write_only(&lock_at, true).ok()?;
             let mut file = std::fs::OpenOptions::new().read(true).write(true).create(true).mode(0o600).custom_flags(libc::O_NOFOLLOW).open(&at).ok()?;
             // Exclusive at once: the first holder. Else after a shared lock, once more: another
             // process's `recorded` takes it exclusive for a moment to learn that nobody holds it.
-            let first = flock(&file, libc::LOCK_EX | libc::LOCK_NB) || (flock(&file, libc::LOCK_SH) && flock(&file, libc::LOCK_EX | libc::LOCK_NB));
-            if !first && !flock(&file, libc::LOCK_SH) {
+            let first = flock(&lock, libc::LOCK_EX | libc::LOCK_NB) || (flock(&lock, libc::LOCK_SH) && flock(&lock, libc::LOCK_EX | libc::LOCK_NB));
+            if !first && !flock(&lock, libc::LOCK_SH) {
                 return None;
             }
-            let same = match (file.metadata(), at.symlink_metadata()) {
-                (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
-                _ => false,
-            };
-            if !same {
-                flock(&file, libc::LOCK_UN);
+            if !is_at(&file, &at) || !is_at(&lock, &lock_at) {
+                flock(&lock, libc::LOCK_UN);
                 continue;
             }
             let theirs = match first {
                 true => {
                     let written = file.set_len(0).is_ok() && file.rewind().is_ok() && file.write_all(&encode(found)).is_ok();
                     // Shared from here: other holders join; none may write it while this one holds.
-                    if !written || !flock(&file, libc::LOCK_SH) {
-                        flock(&file, libc::LOCK_UN);
+                    if !written || sandspawn_helper::file_lock::exclusive_to_shared(&lock).is_err() {
+                        flock(&lock, libc::LOCK_UN);
                         return None;
                     }
                     None
                 }
                 false => read_record(&mut file, &found.path),
             };
-            return Some((Shared { file, path: found.path.clone(), at }, theirs));
+            return Some((Shared { file, lock, path: found.path.clone(), at }, theirs));
         }
         None
     }
@@ -194,18 +211,16 @@ impl Shared {
 /// that opened it meanwhile finds it gone from its path after its lock, and makes it anew: `hold`).
 impl Drop for Shared {
     fn drop(&mut self) {
-        if flock(&self.file, libc::LOCK_EX | libc::LOCK_NB) {
-            let ours = match (self.file.metadata(), self.at.symlink_metadata()) {
-                (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
-                _ => false,
-            };
-            if ours {
+        if flock(&self.lock, libc::LOCK_EX | libc::LOCK_NB) {
+            let lock_at = lock_path(&self.at);
+            if is_at(&self.file, &self.at) && is_at(&self.lock, &lock_at) {
                 let _ = std::fs::remove_file(&self.at);
+                let _ = std::fs::remove_file(&lock_at);
             }
         }
         // Let go of explicitly: a child another thread forked holds a copy of the descriptor (and
         // so the lock) until its exec.
-        flock(&self.file, libc::LOCK_UN);
+        flock(&self.lock, libc::LOCK_UN);
     }
 }
 
@@ -246,6 +261,7 @@ mod tests {
         assert!(listed_in(&d).is_empty(), "the last holder removed it");
     }
 }
+
 #[cfg(test)]
 mod tests_readers {
     use super::*;

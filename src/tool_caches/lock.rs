@@ -74,99 +74,22 @@ pub(super) fn is_held(e: &std::io::Error) -> bool {
     e.raw_os_error() == Some(libc::EWOULDBLOCK)
 }
 
-/// Lock or unlock the file as `flock(fd, op)` would, with write locks only (Linux: OFD locks on
-/// a file of mode 0200; elsewhere `flock`).
-///
-/// Why no read lock: a shared lock taken as a read lock is one a reader can take too, and the
-/// Landlock mode reads the whole store. Found by an attacker's review (cross28): a Landlock command's
-/// read lock on a cache's `lock` (or `waiting`) kept every fold from happening while it lived; runs
-/// went on stacking every pending layer until the overlay's options no longer fit in a page (some
-/// 200 layers) and every run of the workspace failed its setup, and its read lock on each slot a
-/// run let go had every later run make one more. Now nobody but this user's processes outside a
-/// sandbox can open the file at all (mode 0200: the Landlock command has no capability that passes
-/// over a mode, root's neither, and no sandbox gets the store for writing), and a shared hold is a
-/// write lock on one byte of its own (`SHARED_FROM` on, at random), which the exclusive hold, a write
-/// lock on the whole file, meets, and other shared holds do not.
-#[cfg(target_os = "linux")]
+/// Lock or unlock the file as `flock(fd, op)` would, with write locks only (Linux; see
+/// `sandspawn_helper::file_lock::writers_only`): a shared lock taken as a read lock is one a reader
+/// can take too, and the Landlock mode reads the whole store. Found by an attacker's review
+/// (cross28): a Landlock command's read lock on a cache's `lock` (or `waiting`) kept every fold from
+/// happening while it lived; runs went on stacking every pending layer until the overlay's options
+/// no longer fit in a page (some 200 layers) and every run of the workspace failed its setup, and
+/// its read lock on each slot a run let go had every later run make one more. Now nobody but this
+/// user's processes outside a sandbox can open the file at all (mode 0200, `open`).
 pub(super) fn set(fd: &OwnedFd, op: libc::c_int) -> std::io::Result<()> {
-    let wait = op & libc::LOCK_NB == 0;
-    match op & !libc::LOCK_NB {
-        libc::LOCK_SH => shared(fd, wait),
-        libc::LOCK_EX => range(fd, libc::F_WRLCK, 0, 0, wait),
-        _ => range(fd, libc::F_UNLCK, 0, 0, false),
-    }
+    sandspawn_helper::file_lock::writers_only(fd, op)
 }
 
-#[cfg(not(target_os = "linux"))]
-pub(super) fn set(fd: &OwnedFd, op: libc::c_int) -> std::io::Result<()> {
-    sandspawn_helper::file_lock::whole_file(fd, op)
-}
-
-/// The first byte a shared hold may lock: byte 0 is the exclusive hold's alone (`exclusive_held`).
-#[cfg(target_os = "linux")]
-const SHARED_FROM: u64 = 1;
-
-/// A shared hold: a write lock on one byte of its own. A byte another shared holder took (a chance
-/// in 2^62) is passed over for another; the exclusive hold (which covers byte 0) refuses it.
-#[cfg(target_os = "linux")]
-fn shared(fd: &OwnedFd, wait: bool) -> std::io::Result<()> {
-    use std::hash::{BuildHasher, Hasher};
-    loop {
-        let at = SHARED_FROM + (std::collections::hash_map::RandomState::new().build_hasher().finish() >> 2);
-        match range(fd, libc::F_WRLCK, at as i64, 1, false) {
-            Err(e) if is_held(&e) => {
-                if !exclusive_held(fd)? {
-                    continue;
-                }
-                if !wait {
-                    return Err(e);
-                }
-                return range(fd, libc::F_WRLCK, at as i64, 1, true);
-            }
-            other => return other,
-        }
-    }
-}
-
-/// Whether another description holds the file exclusively (a write lock over byte 0).
-#[cfg(target_os = "linux")]
+/// Whether another description holds the file exclusively (a fold).
+#[cfg(all(test, target_os = "linux"))]
 pub(super) fn exclusive_held(fd: &OwnedFd) -> std::io::Result<bool> {
-    use std::os::fd::AsRawFd;
-    // SAFETY: a zeroed flock is valid; fcntl on our own descriptor.
-    let mut l: libc::flock = unsafe { std::mem::zeroed() };
-    l.l_type = libc::F_WRLCK as libc::c_short;
-    l.l_whence = libc::SEEK_SET as libc::c_short;
-    l.l_len = 1;
-    if unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_OFD_GETLK, &mut l) } != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok(l.l_type != libc::F_UNLCK as libc::c_short)
-}
-
-/// An OFD lock of `kind` on `len` bytes from `start` (0: to the end, and beyond); a conflict
-/// without `wait` is `EWOULDBLOCK`; `EINTR` is retried.
-#[cfg(target_os = "linux")]
-fn range(fd: &OwnedFd, kind: libc::c_int, start: i64, len: i64, wait: bool) -> std::io::Result<()> {
-    use std::os::fd::AsRawFd;
-    // SAFETY: a zeroed flock is valid (l_pid 0, as OFD locks need).
-    let mut l: libc::flock = unsafe { std::mem::zeroed() };
-    l.l_type = kind as libc::c_short;
-    l.l_whence = libc::SEEK_SET as libc::c_short;
-    l.l_start = start;
-    l.l_len = len;
-    let cmd = if wait { libc::F_OFD_SETLKW } else { libc::F_OFD_SETLK };
-    loop {
-        // SAFETY: fcntl on our own descriptor with a valid flock.
-        if unsafe { libc::fcntl(fd.as_raw_fd(), cmd, &l) } == 0 {
-            return Ok(());
-        }
-        let e = std::io::Error::last_os_error();
-        match e.raw_os_error() {
-            Some(libc::EINTR) => continue,
-            Some(libc::EAGAIN | libc::EACCES) => return Err(std::io::Error::from_raw_os_error(libc::EWOULDBLOCK)),
-            _ => return Err(e),
-        }
-    }
+    sandspawn_helper::file_lock::exclusive_held(fd)
 }
 
 /// How long a run waits for a cache's lock at most, when its own end does not come first: only a
