@@ -136,7 +136,8 @@ import fcntl, os, sys, time
 d, link, done = sys.argv[1:4]
 held = []
 for n in os.listdir(d):
-    f = open(os.path.join(d, n), 'rb')
+    try: f = open(os.path.join(d, n), 'rb')
+    except OSError: continue
     if link.encode() in f.read():
         fcntl.flock(f, fcntl.LOCK_SH)
         try: fcntl.lockf(f, fcntl.LOCK_SH)
