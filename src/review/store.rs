@@ -335,19 +335,12 @@ pub fn names(root: &Path) -> Vec<String> {
 #[derive(Debug)]
 pub struct Lock(OwnedFd, OwnedFd);
 
-impl Drop for Lock {
-    fn drop(&mut self) {
-        let _ = sandspawn_helper::file_lock::whole_file(&self.1, libc::LOCK_UN);
-    }
-}
-
 /// Unlocked before the descriptor closes: a child another thread forked meanwhile holds a copy of
 /// it until its exec, and a lock released only by the close stayed held with that copy (the next
 /// run or apply of the set was refused as "in use"; as the tool caches' locks, `lock::Held`).
 impl Drop for Lock {
     fn drop(&mut self) {
-        // SAFETY: flock on our own descriptor.
-        unsafe { libc::flock(self.0.as_raw_fd(), libc::LOCK_UN) };
+        let _ = sandspawn_helper::file_lock::whole_file(&self.1, libc::LOCK_UN);
     }
 }
 
