@@ -4,7 +4,7 @@
 const { loadSandspawn } = require('./library')
 const { toSpawnOptions } = require('./options')
 const out = require('./output')
-const { printable, shellEscaped } = require('./printable')
+const { printable, shellWord: quote } = require('./printable')
 
 function explain(command, values) {
   const plan = loadSandspawn().buildSandboxCommand(command, toSpawnOptions(values))
@@ -66,14 +66,6 @@ function planAsJson(plan) {
     extraFds: [],
     profile: plan.profile,
   }
-}
-
-/** `s` as a shell word; one with control or invisible characters as bash's $'...' of its escapes. */
-function quote(s) {
-  if (/^[\w@%+=:,./-]+$/.test(s)) return s
-  const escaped = shellEscaped(s)
-  if (escaped !== s) return `$'${escaped.replace(/'/g, "\\'")}'`
-  return `'${s.replace(/'/g, `'\\''`)}'`
 }
 
 module.exports = { explain }

@@ -43,4 +43,14 @@ function shellEscaped(text) {
   })
 }
 
-module.exports = { printable, shellEscaped }
+/** `s` as one shell word: bare when plain, else single-quoted, or as bash's `$'...'` of its escapes
+ * when it holds control or invisible characters (so a word printed for the user to run can
+ * neither redraw the line nor name another path). */
+function shellWord(s) {
+  if (/^[\w@%+=:,./-]+$/.test(s)) return s
+  const escaped = shellEscaped(s)
+  if (escaped !== s) return `$'${escaped.replace(/'/g, "\\'")}'`
+  return `'${s.replace(/'/g, `'\\''`)}'`
+}
+
+module.exports = { printable, shellEscaped, shellWord }

@@ -5,7 +5,7 @@
 
 const path = require('node:path')
 const { loadSandspawn } = require('./library')
-const { printable } = require('./printable')
+const { printable, shellWord } = require('./printable')
 const { askLine } = require('./type-ahead')
 const { UsageError } = require('./args')
 const out = require('./output')
@@ -60,15 +60,16 @@ function printableDiff(text) {
 }
 
 /**
- * Diffs of the set's file changes, on stdout. Diffing the whole set, a change that cannot be diffed
- * (its path names two entries alike: one not UTF-8, shown escaped, and one spelling that escape)
- * is said on stderr and the rest still shown; a path the user named fails the command.
+ * Diffs of the set's changes, on stdout: of all of them, or (`paths`) of every change at or below
+ * each named path, which is what `review apply ID PATH...` lands. Before, a named path was diffed
+ * alone: a directory the set adds diffed as nothing, one it adds to was no change of the set, and
+ * apply landed what was below them all the same (an attacker's review, mode28). A change that
+ * cannot be diffed (its path names two entries alike: one not UTF-8, shown escaped, and one
+ * spelling that escape) is said on stderr and the rest still shown; a named path that is none of
+ * the set's changes nor above one fails the command, unless it lies below a directory the set
+ * deletes (whose diff says so).
  */
 async function printDiffs(sandspawn, cs, paths) {
-  if (paths.length) {
-    for (const p of paths) out.writeStdout(printableDiff(await sandspawn.diffChange(cs.id, p)))
-    return
-  }
   // Every change, not the first `maxChanges` a listing holds (10,000 by default): the rest was
   // skipped without a word, and `review apply` landed it (an attacker's review: 10,000 files in
   // `a/`, then `zz-evil.sh`). A listing holds at most what the set has (bounded by its scan), and
@@ -81,18 +82,33 @@ async function printDiffs(sandspawn, cs, paths) {
   }
   // Directories too: their diff is a line saying what the set does to one (its mode, deleted with
   // everything in it), which a user reading only files' lines never saw (an attacker's review).
-  const wanted = [...new Set(cs.changes.map((c) => c.path))]
-  for (const p of wanted) {
+  const listed = [...new Set(cs.changes.map((c) => c.path))]
+  if (!paths.length) await diffEach(sandspawn, cs.id, listed)
+  for (const p of paths) {
+    const below = listed.filter((c) => atOrBelow(c, p))
+    if (below.length) await diffEach(sandspawn, cs.id, below)
+    else out.writeStdout(printableDiff(await sandspawn.diffChange(cs.id, p)))
+  }
+  if (cs.truncated) process.stderr.write(`sandspawn: ${cs.id} holds more than its scan reads (see its scan-incomplete host risks): what lies past that is not diffed, and is held back by review apply\n`)
+}
+
+/** `change` (a listed path) is `p` or lies below it, as `applyChangeSet`'s `paths` select. */
+function atOrBelow(change, p) {
+  return change === p || change.startsWith(p.endsWith('/') ? p : `${p}/`)
+}
+
+/** The diff of each of `changes`, on stdout; one that cannot be diffed is said on stderr. */
+async function diffEach(sandspawn, id, changes) {
+  for (const p of changes) {
     let text
     try {
-      text = await sandspawn.diffChange(cs.id, p)
+      text = await sandspawn.diffChange(id, p)
     } catch (e) {
       process.stderr.write(`sandspawn: no diff of ${printable(p)}: ${printable(e.message)}\n`)
       continue
     }
     out.writeStdout(printableDiff(text))
   }
-  if (cs.truncated) process.stderr.write(`sandspawn: ${cs.id} holds more than its scan reads (see its scan-incomplete host risks): what lies past that is not diffed, and is held back by review apply\n`)
 }
 
 /**
@@ -195,8 +211,11 @@ async function review(words, values) {
       need(1)
       const cs = await sandspawn.showChangeSet(id)
       await printDiffs(sandspawn, cs, paths)
-      // The revision diffed, for `review apply --revision` (stderr: stdout is the diff itself).
-      process.stderr.write(`sandspawn: diffed revision ${printable(cs.revision)} of ${id}: sandspawn review apply ${id} --revision ${printable(cs.revision)}\n`)
+      // The revision diffed, for `review apply --revision` (stderr: stdout is the diff itself), and
+      // the paths diffed: without them the apply suggested here landed the whole set, all but
+      // those paths unseen (an attacker's review, mode28).
+      const named = paths.map((p) => ` ${shellWord(p)}`).join('')
+      process.stderr.write(`sandspawn: diffed revision ${printable(cs.revision)} of ${id}: sandspawn review apply ${id}${named} --revision ${printable(cs.revision)}\n`)
       return out.exit(0)
     }
     case 'apply': {
