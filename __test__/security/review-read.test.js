@@ -249,6 +249,21 @@ test('diffChange says a changed symlink is one', async (t) => {
   await discardChangeSet(r.changeSet.id)
 })
 
+// Found by an attacker's review (mode28): a new empty file diffed as '' (no header, no line), in
+// diffChange and in `sandspawn review diff`, and apply landed it: an empty `.npmignore` makes npm
+// ignore `.gitignore`, so the next `npm publish` ships the `.env` it kept out.
+test('the diff says a new empty file is there', async (t) => {
+  const { ws } = tempTree(t)
+  fs.writeFileSync(path.join(ws, '.gitignore'), '.env\n')
+  const r = await review(': > .npmignore', ws)
+  const id = r.changeSet.id
+  assert.match(await diffChange(id, path.join(ws, '.npmignore')), /\/\.npmignore: new, empty$/m)
+  const shown = cli(['review', 'diff', id], ws)
+  assert.equal(shown.status, 0, shown.stderr)
+  assert.ok(shown.stdout.includes('.npmignore: new, empty'), shown.stdout)
+  await discardChangeSet(id)
+})
+
 // Found by an attacker's review (mode28): `sandspawn review diff ID PATH` diffed PATH alone, while
 // `review apply ID PATH` lands everything at or below it. A directory the set adds diffed as
 // nothing at all (exit 0), one it only adds to was refused as no change, and the line after the
