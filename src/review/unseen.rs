@@ -49,9 +49,23 @@ pub fn note(changes: &[Change], host: Option<Stat>, p: &str) -> String {
 fn new_entry(last: &Change, new_mode: u32, p: &str) -> String {
     match last.entry_type {
         EntryType::Symlink => format!("{p}: new, a symlink to {}\n", quoted(last.target.as_deref().unwrap_or(""))),
-        EntryType::File if new_mode & (0o7000 | 0o111 | 0o002) != 0 => format!("{p}: new, mode {new_mode:04o}\n"),
+        EntryType::File => new_file(last, new_mode, p),
         EntryType::Directory if new_mode & (0o7000 | 0o002) != 0 => format!("{p}: new, a directory of mode {new_mode:04o}\n"),
         _ => String::new(),
+    }
+}
+
+/// A new file's line: its mode when executable, writable by others or with a special bit, and
+/// `empty` when it is (an empty file has no line to diff, so it showed nothing at all while apply
+/// landed it: an empty `.npmignore` makes `npm publish` ignore `.gitignore` and ship `.env`; found
+/// by an attacker's review, mode28).
+fn new_file(c: &Change, mode: u32, p: &str) -> String {
+    let odd_mode = mode & (0o7000 | 0o111 | 0o002) != 0;
+    let says: Vec<String> = [odd_mode.then(|| format!("mode {mode:04o}")), (c.size == Some(0)).then(|| "empty".to_string())].into_iter().flatten().collect();
+    if says.is_empty() {
+        String::new()
+    } else {
+        format!("{p}: new, {}\n", says.join(", "))
     }
 }
 
@@ -109,6 +123,9 @@ mod tests {
         assert_eq!(note(&[change(ChangeKind::Added, EntryType::File, 0o100644)], None, "/ws/x"), "");
         let relinked = "/ws/x: a symlink on the host and in the change set (its lines are its target, not a file's content)\n";
         assert_eq!(note(&[change(ChangeKind::Modified, EntryType::Symlink, 0o120777)], stat(0o120777), "/ws/x"), relinked, "a symlink's mode is no change");
+        let empty = |m| Change { size: Some(0), ..change(ChangeKind::Added, EntryType::File, m) };
+        assert_eq!(note(&[empty(0o100644)], None, "/ws/x"), "/ws/x: new, empty\n");
+        assert_eq!(note(&[empty(0o100755)], None, "/ws/x"), "/ws/x: new, mode 0755, empty\n");
         assert_eq!(note(&[], stat(0o100644), "/ws/x"), "");
     }
 
