@@ -535,3 +535,22 @@ describe('a change apply holds back does not make the rest look harmless', () =>
     assert.equal(hostGit(ws, 'config', 'core.hooksPath').toString().trim(), 'githooks')
   })
 })
+
+test('a link in a directory the set makes, whose way goes back up through a host symlink into the writable /tmp: held back', async (t) => {
+  // Found by an attacker's review (mode28): `sub/b.sh -> ../cache/b.sh`, with `sub` new in the
+  // set and `cache` the host's link to a directory in /tmp. Where the link leads was worked out
+  // from `sub`'s parent lexically (`sub` is not on the host yet), so `cache` was not followed:
+  // judged as ws/cache/b.sh, the link landed with no risk, while a direct run reports it. After
+  // apply it leads to /tmp, which every later run and process can write, and the host runs it.
+  const { ws } = tempTree(t)
+  const shared = fs.mkdtempSync('/tmp/sandspawn-via-')
+  t.after(() => fs.rmSync(shared, { recursive: true, force: true }))
+  fs.symlinkSync(shared, path.join(ws, 'cache'))
+  const r = await review('mkdir -p sub/deeper && ln -s ../cache/b.sh sub/b.sh && ln -s ../../cache/c.sh sub/deeper/c.sh && echo fine > ok.txt', ws)
+  const risks = Object.fromEntries(r.changeSet.hostRisks.map((h) => [path.relative(ws, h.path), h.kind]))
+  assert.equal(risks['sub/b.sh'], 'link-to-shared-directory', JSON.stringify(r.changeSet.hostRisks))
+  assert.equal(risks['sub/deeper/c.sh'], 'link-to-shared-directory', JSON.stringify(r.changeSet.hostRisks))
+  const applied = await applyChangeSet(r.changeSet.id)
+  assert.ok(!fs.existsSync(path.join(ws, 'sub/b.sh')) && fs.existsSync(path.join(ws, 'ok.txt')), JSON.stringify(applied))
+  await discardChangeSet(r.changeSet.id)
+})
