@@ -899,3 +899,17 @@ describe('a repository disguised as a placeholder is still undone (found merging
     assert.match(risk.detail, /core\.fsmonitor/)
   })
 })
+
+test('a link whose way goes out of a directory not made yet and back through the host\'s link into /tmp is reported (found by an attacker\'s review, mode28)', async (t) => {
+  // `b.sh -> later/../cache/b.sh`, `cache` the host's link into /tmp, `later` missing: judged by
+  // taking `later/..` away lexically, the way was `ws/cache/b.sh`, in the workspace, and nothing
+  // was said. Once a later run (or the host) makes `later`, the link leads into /tmp.
+  const tree = tempTree(t)
+  const shared = fs.mkdtempSync('/tmp/sandspawn-via-')
+  t.after(() => fs.rmSync(shared, { recursive: true, force: true }))
+  fs.symlinkSync(shared, path.join(tree.ws, 'cache'))
+  const r = await sh('ln -s later/../cache/b.sh b.sh', { cwd: tree.ws, sandbox: 'workspace-write' })
+  assert.equal(r.exitCode, 0, show(r))
+  const at = (p) => r.hostRisks.find((h) => h.path === path.join(tree.ws, p))
+  assert.equal(at('b.sh')?.kind, 'link-to-shared-directory', JSON.stringify(r.hostRisks))
+})
