@@ -115,29 +115,71 @@ pub fn led_to(link: &Path, target: &Path) -> Option<PathBuf> {
 /// does not exist yet is judged by where it will lead (`links`), a hook by where it will run from.
 /// An error past `path_walk`'s bounds (a way thousands of components deep, a hostile one), or
 /// through a symlink of /proc (`/proc/self/cwd/...`), which this process would follow for itself.
+///
+/// A `..` that takes the way back out of what does not exist yet returns to a directory that does:
+/// what follows is resolved again from there, so a host symlink on it is followed (found by an
+/// attacker's review, mode28: a change set's `sub/b.sh -> ../cache/b.sh`, `sub` new in the set and
+/// `cache` the host's link into /tmp, was judged as `cache/b.sh` in the workspace and landed).
 pub fn resolve(link: &Path, target: &Path) -> Result<PathBuf, Unjudged> {
-    let joined = match link.parent() {
+    let mut way = match link.parent() {
         Some(dir) if target.is_relative() => dir.join(target),
         _ => target.to_path_buf(),
     };
-    // One walk, not one `realpath` per missing component (each reading every prefix again).
-    let prefix = crate::policy::path_walk::longest_resolving_within_budget(&joined)?;
-    let mut out = prefix.canonical;
-    for c in joined.components().skip(prefix.resolved) {
+    // Each round takes at least one missing component and its `..` off the way's tail, so the
+    // rounds are bounded by the target's length (and each walk by `path_walk`'s budget).
+    loop {
+        // One walk, not one `realpath` per missing component (each reading every prefix again).
+        let prefix = crate::policy::path_walk::longest_resolving_within_budget(&way)?;
+        let rest: Vec<Component> = way.components().skip(prefix.resolved).collect();
+        match lexical_until_back(prefix.canonical, &rest) {
+            (out, Some(after)) => way = rest[after..].iter().fold(out, |p, c| p.join(c)),
+            (out, None) => return Ok(out),
+        }
+    }
+}
+
+/// `rest` (what does not resolve) appended to `out` as written, each `..` taking one component
+/// off; stopped, with the index of what follows, where a `..` has taken off every missing
+/// component and more of the way is left: from there on it leads through what exists again.
+fn lexical_until_back(mut out: PathBuf, rest: &[Component]) -> (PathBuf, Option<usize>) {
+    let mut missing = 0usize;
+    for (i, c) in rest.iter().enumerate() {
         match c {
             Component::ParentDir => {
                 out.pop();
+                if missing > 0 {
+                    missing -= 1;
+                    if missing == 0 && i + 1 < rest.len() {
+                        return (out, Some(i + 1));
+                    }
+                }
             }
-            Component::Normal(n) => out.push(n),
+            Component::Normal(n) => {
+                out.push(n);
+                missing += 1;
+            }
             _ => {}
         }
     }
-    Ok(out)
+    (out, None)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_way_back_out_of_what_is_missing_follows_the_links_after_it() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        std::fs::create_dir_all(r.join("elsewhere")).unwrap();
+        std::os::unix::fs::symlink(r.join("elsewhere"), r.join("cache")).unwrap();
+        assert_eq!(resolve(&r.join("sub/b.sh"), Path::new("../cache/b.sh")), Ok(r.join("elsewhere/b.sh")));
+        assert_eq!(resolve(&r.join("sub/deeper/c.sh"), Path::new("../../cache/c.sh")), Ok(r.join("elsewhere/c.sh")));
+        assert_eq!(resolve(&r.join("l"), Path::new("no/such/../../cache/x")), Ok(r.join("elsewhere/x")));
+        assert_eq!(resolve(&r.join("l"), Path::new("no/such/../x")), Ok(r.join("no/x")), "still missing: appended");
+        assert_eq!(resolve(&r.join("l"), Path::new("no/../../x")), Ok(t.path().canonicalize().unwrap().parent().unwrap().join("x")));
+    }
 
     #[test]
     fn symlinks_hard_links_and_samples() {
