@@ -554,3 +554,26 @@ test('a link in a directory the set makes, whose way goes back up through a host
   assert.ok(!fs.existsSync(path.join(ws, 'sub/b.sh')) && fs.existsSync(path.join(ws, 'ok.txt')), JSON.stringify(applied))
   await discardChangeSet(r.changeSet.id)
 })
+
+test('a link the set makes to a repository planted in node_modules: held back, as a direct run reports it', async (t) => {
+  // Found by an attacker's review (mode28): no walk enters node_modules, so a git directory an
+  // earlier direct run planted there (core.worktree=., core.fsmonitor) is seen by no one; a direct
+  // run that then makes `lib -> node_modules/pkg` reports git-directory-created at lib, but a change
+  // set's same link took the repository for the host's (it lies in a reviewed root) and landed,
+  // and the host's `cd lib && git status` ran the fsmonitor.
+  const { ws, out } = tempTree(t, { git: true })
+  const git = (...args) => require('node:child_process').execFileSync('git', args, { stdio: 'pipe' })
+  const pkg = path.join(ws, 'node_modules', 'pkg')
+  fs.mkdirSync(pkg, { recursive: true })
+  const mark = path.join(out, 'pwned')
+  git('init', '-q', '--bare', pkg)
+  git('-C', pkg, 'config', 'core.bare', 'false')
+  git('-C', pkg, 'config', 'core.worktree', '.')
+  git('-C', pkg, 'config', 'core.fsmonitor', `touch ${mark}; false`)
+  const r = await review('ln -s node_modules/pkg lib && echo fine > ok.txt', ws)
+  const risks = Object.fromEntries(r.changeSet.hostRisks.map((h) => [path.relative(ws, h.path), h.kind]))
+  assert.equal(risks.lib, 'git-directory-created', JSON.stringify(r.changeSet.hostRisks))
+  const applied = await applyChangeSet(r.changeSet.id)
+  assert.ok(!fs.existsSync(path.join(ws, 'lib')) && fs.existsSync(path.join(ws, 'ok.txt')), JSON.stringify(applied))
+  await discardChangeSet(r.changeSet.id)
+})
