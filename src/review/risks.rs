@@ -247,7 +247,12 @@ impl<'a> Judge<'a> {
         }
         let target = std::fs::read_link(self.upper.join(&change.rel)).ok()?;
         let roots = &self.meta.roots;
-        let known = |g: &Path| roots.iter().any(|r| g.starts_with(r));
+        // A repository in a reviewed root is the host's (what the set makes there is judged on
+        // the set), but not one inside a `node_modules`: no walk enters one, so an earlier direct
+        // run could have planted it unseen there, and a direct run making this link reports it
+        // (found by an attacker's review, mode28: `lib -> node_modules/pkg` landed, and the host's
+        // `cd lib && git status` ran the planted `core.fsmonitor`).
+        let known = |g: &Path| roots.iter().any(|r| g.strip_prefix(r).is_ok_and(|rel| !rel.components().any(|c| c.as_os_str() == "node_modules")));
         let risk = crate::planted::judge_link(&link, &target, &crate::planted::links::Places { roots, known: &known });
         risk.filter(|r| self.meta.protect_git || r.kind != RiskKind::GitDirectoryCreated)
     }
