@@ -347,7 +347,9 @@ test('--ask: what the command printed cannot hide the question to run again with
   // A fake question, then conceal (or a window-title string left open, or line drawing): the real
   // question was invisible, and the "y" meant for the fake one ran the command unsandboxed.
   const { printedReadably } = require('./fixtures/screen-state')
-  for (const trap of ['\\033[8m', '\\033]2;', '\\033(0', '\\033]10;#000000\\007\\033]11;#000000\\007']) {
+  // Left and right margins one column apart (DECLRMM on, then DECSLRM): found by an attacker's
+  // review (mode28), each line of sandspawn's then came one character a row on xterm.
+  for (const trap of ['\\033[8m', '\\033]2;', '\\033(0', '\\033]10;#000000\\007\\033]11;#000000\\007', '\\033[?69h\\033[3;3s']) {
     const out = tmp('ask-spoof')
     try {
       const cmd = `printf 'Re-run the failed tests? [y/N] ${trap}'; echo x > ${out}/f`
