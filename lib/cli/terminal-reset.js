@@ -12,14 +12,16 @@
 // and G0 = ASCII invoked into GL undoes a line-drawing character set. Two modes are set back to
 // what every terminal starts with: autowrap (with it off, the end of a long line is cut at the
 // screen's edge: the domain at the end of a long host name, the `[y/N/a]`, the file a warning names)
-// and a visible cursor (it shows where the real question is). Last, the scroll region is made the
+// and a visible cursor (it shows where the real question is); left and right margins are turned
+// off (DECLRMM, mode 69: with it on, a command's DECSLRM one column wide squeezed each of
+// sandspawn's lines into that column on xterm, WezTerm and iTerm2; found by an attacker's review). Last, the scroll region is made the
 // whole screen again: confined to two rows (DECSTBM), each of sandspawn's lines scrolled the one
 // before out of sight, and a review listing or the host-risk warnings were lost but for their last
 // line (found by a review of this reset). Setting the region homes the cursor, so it is saved
 // before and put back after (DECSC, DECRC). Nothing here moves the cursor (a soft reset, DECSTR,
 // would also turn autowrap off).
 
-const RESET = '\x18\x1b\\\x1b[0m\x1b(B\x0f\x1b[?7h\x1b[?25h\x1b7\x1b[r\x1b8'
+const RESET = '\x18\x1b\\\x1b[0m\x1b(B\x0f\x1b[?7h\x1b[?25h\x1b[?69l\x1b7\x1b[r\x1b8'
 
 // The default colours themselves can be redefined (OSC 10/11: foreground and background, 12 the
 // cursor's, 17/19 the selection's, 4/5 palette entries, which are the default colours on some
