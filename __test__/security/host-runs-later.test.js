@@ -175,6 +175,39 @@ describe("sandspawn's own package cannot be changed by a run (issue 28)", () => 
     })
   }
 
+  // Found by an attacker's review (rfix28): the link itself was put back, but not the programs
+  // `npx sandspawn` runs from the same `.bin` before sandspawn's code: npm runs a bin through `sh
+  // -c` with `node_modules/.bin` first on PATH (so `.bin/sh` is the shell), the link's target
+  // starts `#!/usr/bin/env node` (so `.bin/node` is the interpreter), and pnpm's shim runs
+  // `$basedir/node` and `dirname` from there too. A run that planted one left the link as it was,
+  // `hostRisks` said nothing, and the host's next `npx sandspawn` (checked with npm 11) ran the
+  // planted program as the user, with no sandbox.
+  for (const [name, layout] of [['node', 'link'], ['sh', 'link'], ['dirname', 'shim']]) {
+    test(`a ${name} planted in the bin link's .bin (${layout}), which npx sandspawn runs first: removed and reported; the next npx sandspawn runs sandspawn`, (t) => {
+      const tree = tempTree(t)
+      const pkg = path.join(tree.ws, 'node_modules', 'sandspawn')
+      install(pkg)
+      const dotBin = path.join(tree.ws, 'node_modules', '.bin')
+      const bin = path.join(dotBin, 'sandspawn')
+      fs.mkdirSync(dotBin)
+      if (layout === 'link') fs.symlinkSync('../sandspawn/bin/sandspawn.js', bin)
+      else fs.writeFileSync(bin, `#!/bin/sh\nexec node "$(dirname "$0")/../sandspawn/bin/sandspawn.js" "$@"\n`, { mode: 0o755 })
+      const mark = `/var/tmp/pwned-npx-${name}`
+      fs.rmSync(mark, { force: true })
+      t.after(() => fs.rmSync(mark, { force: true }))
+      const planted = path.join(dotBin, name)
+      const attack = `printf '#!/bin/sh\\ntouch ${mark}\\nexec /usr/bin/${name} "$@"\\n' > ${q(planted)}; chmod +x ${q(planted)}; echo ran`
+      const r = runWith(pkg, attack, tree.ws, 'workspace-write')
+      assert.equal(r.error, undefined, r.message)
+      assert.equal(r.stdout, 'ran\n', show(r))
+      assert.ok((r.hostRisks || []).some((h) => h.path === planted), `unreported: ${JSON.stringify(r.hostRisks)}`)
+      // What npm's run-script does for `npx sandspawn ...`: `sh -c` with `.bin` first on PATH.
+      const next = spawnSync('sh', ['-c', 'sandspawn --mode read-only echo hi'], { cwd: tree.ws, encoding: 'utf8', timeout: 60000, env: { ...process.env, PATH: `${dotBin}:${process.env.PATH}` } })
+      assert.equal(next.stdout, 'hi\n', next.stderr)
+      assert.ok(!fs.existsSync(mark), `the host ran the planted ${name}`)
+    })
+  }
+
   test('a writable root inside the package is refused, naming it', (t) => {
     const tree = tempTree(t)
     const pkg = path.join(tree.ws, 'node_modules', 'sandspawn')
