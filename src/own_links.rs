@@ -12,6 +12,13 @@
 //! again as it was, and reported. What the run left in its place is removed (a file or a link) or,
 //! a directory, renamed aside beside it. Equal content is no change: `npm install` in the run makes
 //! the same link again.
+//!
+//! The programs `npx sandspawn` runs from the same `.bin` before sandspawn's code are taken with it
+//! (`RUN_FIRST`), absent ones as absent: found by an attacker's review (rfix28), the link was put
+//! back but a run planted `.bin/node` (the link's target starts `#!/usr/bin/env node`, and npm puts
+//! `.bin` first on PATH) or `.bin/sh` (npm runs a bin through `sh -c`), with `hostRisks: []`, and
+//! the host's next `npx sandspawn` ran it with no sandbox. One the run made is removed (a file or a
+//! link; a directory renamed aside), one it changed put back, and each reported.
 
 use std::ffi::OsStr;
 use std::fs;
@@ -23,6 +30,12 @@ use crate::planted::{HostRisk, RiskKind};
 
 /// The command's name in the package's `bin`.
 const BIN: &str = "sandspawn";
+/// What `npx sandspawn` runs from the `.bin` that holds sandspawn's link before sandspawn's own
+/// code, each found there first: npm's run-script runs the bin with `sh -c` and `.bin` first on
+/// `PATH` (`sh`), the link's target starts `#!/usr/bin/env node` and pnpm's shim runs
+/// `$basedir/node` when it is executable (`node`), and the shim runs `dirname`, `sed` and `uname`
+/// (cmd-shim's `basedir=$(dirname "$(echo "$0" | sed ...)")`, `case `uname``).
+const RUN_FIRST: [&str; 5] = ["node", "sh", "dirname", "sed", "uname"];
 /// A shim larger than this is no package manager's: not taken.
 const MAX_SHIM: u64 = 64 * 1024;
 
@@ -35,14 +48,34 @@ pub struct Recorded {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Entry {
+    /// Nothing there (one of `RUN_FIRST`, which must stay absent).
+    Absent,
     Link(PathBuf),
     Shim { bytes: Vec<u8>, mode: u32 },
 }
 
-/// The bin entries of the installed package `package_dir` (canonical) that exist now.
+/// The bin entries of the installed package `package_dir` (canonical) that exist now, each with
+/// the `RUN_FIRST` names of its `.bin` as they are (absent, as a rule; one that is neither a link
+/// nor a small file is not taken, as sandspawn's own link is not).
 pub fn record(package_dir: Option<&Path>) -> Vec<Recorded> {
     let Some(pkg) = package_dir else { return Vec::new() };
-    bin_paths(pkg).into_iter().filter_map(|path| Some(Recorded { was: take(&path)?, path })).collect()
+    let mut out = Vec::new();
+    for path in bin_paths(pkg) {
+        let Some(was) = take(&path) else { continue };
+        let run_first: Vec<PathBuf> = RUN_FIRST.iter().map(|n| path.with_file_name(n)).collect();
+        // sandspawn's own first: a `.bin` the run replaced is made again, and said, at it.
+        out.push(Recorded { path, was });
+        out.extend(run_first.into_iter().filter_map(|p| Some(Recorded { was: look(&p)?, path: p })));
+    }
+    out
+}
+
+/// `take`, with nothing there (in a real `.bin`) taken as `Absent`.
+fn look(path: &Path) -> Option<Entry> {
+    match fs::symlink_metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && real_dir(path.parent()?) => Some(Entry::Absent),
+        _ => take(path),
+    }
 }
 
 /// `NM/.bin/sandspawn` for each `node_modules` directory `NM` above the package: npm's layout has
@@ -73,14 +106,21 @@ fn real_dir(dir: &Path) -> bool {
 
 /// After the run: each entry the run changed, made again as it was, and reported.
 pub fn put_back(recorded: &[Recorded]) -> Vec<HostRisk> {
-    recorded.iter().filter(|r| take(&r.path).as_ref() != Some(&r.was)).map(restore).collect()
+    recorded.iter().filter(|r| look(&r.path).as_ref() != Some(&r.was)).map(restore).collect()
 }
 
 fn restore(r: &Recorded) -> HostRisk {
     let outcome = clear_dir(r.path.parent().unwrap_or(Path::new("/"))).and_then(|()| clear(&r.path)).and_then(|()| make(r));
-    let detail = match outcome {
-        Ok(()) => "sandspawn's command line as the package manager installed it (what `npx sandspawn` runs) was changed during the run: put back as it was".to_string(),
-        Err(e) => format!("sandspawn's command line as the package manager installed it (what `npx sandspawn` runs) was changed during the run and could not be put back ({e}): `npx sandspawn` there runs what the command left"),
+    let what = if r.path.file_name() == Some(OsStr::new(BIN)) {
+        "sandspawn's command line as the package manager installed it (what `npx sandspawn` runs)".to_string()
+    } else {
+        let name = r.path.file_name().unwrap_or_default().to_string_lossy();
+        format!("{name} beside sandspawn's command line in node_modules/.bin (`npx sandspawn` puts .bin first on PATH and runs {name} from there before sandspawn)")
+    };
+    let detail = match (outcome, &r.was) {
+        (Ok(()), Entry::Absent) => format!("{what} was created during the run: removed (a directory renamed aside)"),
+        (Ok(()), _) => format!("{what} was changed during the run: put back as it was"),
+        (Err(e), _) => format!("{what} was changed during the run and could not be put back ({e}): `npx sandspawn` there runs what the command left"),
     };
     HostRisk { path: r.path.to_string_lossy().into_owned(), kind: RiskKind::ProtectedNameCreated, detail }
 }
@@ -115,6 +155,7 @@ fn aside(path: &Path) -> PathBuf {
 
 fn make(r: &Recorded) -> std::io::Result<()> {
     match &r.was {
+        Entry::Absent => Ok(()),
         Entry::Link(target) => std::os::unix::fs::symlink(target, &r.path),
         Entry::Shim { bytes, mode } => {
             // create_new: nothing the run left is written through; the mode as it was.
@@ -144,7 +185,7 @@ mod tests {
         let (_t, pkg, bin) = installed();
         std::os::unix::fs::symlink("../sandspawn/bin/sandspawn.js", &bin).unwrap();
         let rec = record(Some(&pkg));
-        assert_eq!(rec.len(), 1);
+        assert_eq!(rec.len(), 1 + RUN_FIRST.len(), "the link, and what npx runs first from its .bin");
         assert!(put_back(&rec).is_empty(), "unchanged");
         // The same link made again (npm install): no change.
         fs::remove_file(&bin).unwrap();
@@ -191,6 +232,34 @@ mod tests {
         fs::remove_file(&bin).unwrap();
         assert_eq!(put_back(&rec).len(), 1);
         assert!(bin.exists());
+    }
+
+    /// Found by an attacker's review (rfix28): `.bin/node` or `.bin/sh` planted beside the link,
+    /// which `npx sandspawn` runs before sandspawn's code, was not looked at.
+    #[test]
+    fn what_npx_runs_first_from_bin_is_kept_absent_or_put_back() {
+        let (_t, pkg, bin) = installed();
+        std::os::unix::fs::symlink("../sandspawn/bin/sandspawn.js", &bin).unwrap();
+        let dotbin = bin.parent().unwrap().to_path_buf();
+        std::os::unix::fs::symlink("../node/bin/node", dotbin.join("node")).unwrap();
+        let rec = record(Some(&pkg));
+        assert_eq!(rec.len(), 1 + RUN_FIRST.len());
+        assert!(put_back(&rec).is_empty(), "unchanged");
+        fs::write(dotbin.join("sh"), "#!/bin/sh\ntouch /tmp/pwned\n").unwrap();
+        fs::create_dir_all(dotbin.join("sed/x")).unwrap();
+        fs::remove_file(dotbin.join("node")).unwrap();
+        std::os::unix::fs::symlink("../.evil", dotbin.join("node")).unwrap();
+        let risks = put_back(&rec);
+        let paths: Vec<&str> = risks.iter().map(|r| r.path.as_str()).collect();
+        let at = |n: &str| dotbin.join(n).to_string_lossy().into_owned();
+        assert_eq!(paths, [at("node"), at("sh"), at("sed")]);
+        assert!(risks[1].detail.contains("was created during the run: removed"), "{}", risks[1].detail);
+        assert!(!dotbin.join("sh").exists() && !dotbin.join("sed").exists());
+        assert_eq!(fs::read_link(dotbin.join("node")).unwrap(), PathBuf::from("../node/bin/node"), "the user's own, put back");
+        assert_eq!(fs::read_dir(&dotbin).unwrap().filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().starts_with("sed.sandspawn-held-")).count(), 1, "a directory renamed aside");
+        // Without sandspawn's link in that .bin, nothing there is npx sandspawn's.
+        fs::remove_file(&bin).unwrap();
+        assert!(record(Some(&pkg)).is_empty());
     }
 
     #[test]
