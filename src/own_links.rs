@@ -262,6 +262,45 @@ mod tests {
         assert!(record(Some(&pkg)).is_empty());
     }
 
+    /// Found by an attacker's review (rfix28): a concurrent run in the same project swapped a FIFO
+    /// (or a link to /dev/zero) with the shim between its `lstat` and its reading, and the host's
+    /// reading of it before or after another run blocked in `open` for good (or read forever).
+    #[test]
+    fn a_shim_swapped_for_a_fifo_while_it_is_read_stalls_nothing() {
+        let (_t, _pkg, bin) = installed();
+        fs::write(&bin, "#!/bin/sh\n").unwrap();
+        let swap = bin.with_file_name("swap");
+        let c = |p: &Path| std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid C string.
+        assert_eq!(unsafe { libc::mkfifo(c(&swap).as_ptr(), 0o644) }, 0);
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (a, b, halt) = (c(&bin), c(&swap), stop.clone());
+        let swapper = std::thread::spawn(move || {
+            while !halt.load(std::sync::atomic::Ordering::Relaxed) {
+                // SAFETY: valid C strings; RENAME_EXCHANGE swaps the two names atomically.
+                unsafe { libc::syscall(libc::SYS_renameat2, libc::AT_FDCWD, a.as_ptr(), libc::AT_FDCWD, b.as_ptr(), libc::RENAME_EXCHANGE) };
+            }
+        });
+        let (tx, rx) = std::sync::mpsc::channel();
+        let path = bin.clone();
+        std::thread::spawn(move || {
+            let until = std::time::Instant::now() + std::time::Duration::from_secs(3);
+            while std::time::Instant::now() < until {
+                let _ = take(&path);
+            }
+            let _ = tx.send(());
+        });
+        let done = rx.recv_timeout(std::time::Duration::from_secs(20));
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        swapper.join().unwrap();
+        if done.is_err() {
+            // Free the reader blocked in open (a writer appears) before failing.
+            let _ = fs::OpenOptions::new().write(true).custom_flags(libc::O_NONBLOCK).open(&bin);
+            let _ = fs::OpenOptions::new().write(true).custom_flags(libc::O_NONBLOCK).open(&swap);
+        }
+        assert!(done.is_ok(), "the reading of the shim blocked in open on a FIFO swapped in after its lstat");
+    }
+
     #[test]
     fn a_checkout_or_no_bin_entry_records_nothing() {
         let t = tempfile::tempdir().unwrap();
