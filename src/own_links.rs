@@ -94,10 +94,28 @@ fn take(path: &Path) -> Option<Entry> {
         return Some(Entry::Link(fs::read_link(path).ok()?));
     }
     if meta.file_type().is_file() && meta.len() <= MAX_SHIM {
-        return Some(Entry::Shim { bytes: fs::read(path).ok()?, mode: meta.permissions().mode() & 0o7777 });
+        return read_shim(path);
     }
     None
 }
+
+/// A shim's bytes and mode, read from what the open finds (not from the `lstat` before it: a run
+/// going on at the same time in the project swapped in a FIFO, whose open blocked the host for
+/// good, or a link to /dev/zero, read forever; found by an attacker's review, rfix28): not
+/// following a link, not waiting on a FIFO, a regular file of at most `MAX_SHIM` bytes read no
+/// further than that.
+fn read_shim(path: &Path) -> Option<Entry> {
+    use std::io::Read;
+    let f = fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK).open(path).ok()?;
+    let meta = f.metadata().ok()?;
+    if !meta.file_type().is_file() || meta.len() > MAX_SHIM {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    f.take(MAX_SHIM + 1).read_to_end(&mut bytes).ok()?;
+    (bytes.len() as u64 <= MAX_SHIM).then(|| Entry::Shim { bytes, mode: meta.permissions().mode() & 0o7777 })
+}
+
 
 /// Whether `dir` is a directory itself, not a symlink to one.
 fn real_dir(dir: &Path) -> bool {
