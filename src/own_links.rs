@@ -319,6 +319,54 @@ mod tests {
         assert!(done.is_ok(), "the reading of the shim blocked in open on a FIFO swapped in after its lstat");
     }
 
+    /// Found by an attacker's review (rfix28): the put-back removed what a run left by its path, so
+    /// a concurrent run that swapped `.bin` for a link to another directory between the look and
+    /// the removal had the host remove that directory's `sh` (any name taken: `node`, `sandspawn`).
+    #[test]
+    fn a_bin_swapped_for_a_link_during_the_put_back_removes_nothing_elsewhere() {
+        let (t, pkg, bin) = installed();
+        std::os::unix::fs::symlink("../sandspawn/bin/sandspawn.js", &bin).unwrap();
+        let rec = record(Some(&pkg));
+        let dotbin = bin.parent().unwrap().to_path_buf();
+        let outside = t.path().canonicalize().unwrap().join("outside");
+        fs::create_dir(&outside).unwrap();
+        fs::write(outside.join("sh"), "the host's own").unwrap();
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (from, halt, to) = (dotbin.clone(), stop.clone(), outside.clone());
+        let swapper = std::thread::spawn(move || {
+            let c = |p: &Path| std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).unwrap();
+            let a = c(&from);
+            for i in 0.. {
+                if halt.load(std::sync::atomic::Ordering::Relaxed) {
+                    break;
+                }
+                // A fresh link to `outside` swapped in for `.bin` and back (RENAME_EXCHANGE:
+                // atomic); removed after, unless the put-back renamed it aside meanwhile.
+                let link = from.with_file_name(format!("l{i}"));
+                std::os::unix::fs::symlink(&to, &link).unwrap();
+                let b = c(&link);
+                for _ in 0..2 {
+                    // SAFETY: valid C strings.
+                    unsafe { libc::syscall(libc::SYS_renameat2, libc::AT_FDCWD, a.as_ptr(), libc::AT_FDCWD, b.as_ptr(), libc::RENAME_EXCHANGE) };
+                    (0..2000).for_each(|_| std::hint::spin_loop());
+                }
+                if fs::symlink_metadata(&link).is_ok_and(|m| m.file_type().is_symlink()) {
+                    let _ = fs::remove_file(&link);
+                }
+            }
+        });
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(3);
+        let mut removed = false;
+        while std::time::Instant::now() < until && !removed {
+            let _ = fs::write(dotbin.join("sh"), "planted");
+            let _ = put_back(&rec);
+            removed = !outside.join("sh").exists();
+        }
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        swapper.join().unwrap();
+        assert!(!removed, "the put-back removed {} through a .bin swapped for a link", outside.join("sh").display());
+    }
+
     #[test]
     fn a_checkout_or_no_bin_entry_records_nothing() {
         let t = tempfile::tempdir().unwrap();
