@@ -116,7 +116,6 @@ fn read_shim(path: &Path) -> Option<Entry> {
     (bytes.len() as u64 <= MAX_SHIM).then(|| Entry::Shim { bytes, mode: meta.permissions().mode() & 0o7777 })
 }
 
-
 /// Whether `dir` is a directory itself, not a symlink to one.
 fn real_dir(dir: &Path) -> bool {
     fs::symlink_metadata(dir).map(|m| m.file_type().is_dir()).unwrap_or(false)
@@ -128,11 +127,13 @@ pub fn put_back(recorded: &[Recorded]) -> Vec<HostRisk> {
 }
 
 fn restore(r: &Recorded) -> HostRisk {
-    let outcome = clear_dir(r.path.parent().unwrap_or(Path::new("/"))).and_then(|()| clear(&r.path)).and_then(|()| make(r));
-    let what = if r.path.file_name() == Some(OsStr::new(BIN)) {
+    let dir = r.path.parent().unwrap_or(Path::new("/"));
+    let name = r.path.file_name().unwrap_or_default();
+    let outcome = clear_dir(dir).and_then(|()| In::open(dir)).and_then(|d| d.clear(name).and_then(|()| d.make(name, &r.was)));
+    let what = if name == OsStr::new(BIN) {
         "sandspawn's command line as the package manager installed it (what `npx sandspawn` runs)".to_string()
     } else {
-        let name = r.path.file_name().unwrap_or_default().to_string_lossy();
+        let name = name.to_string_lossy();
         format!("{name} beside sandspawn's command line in node_modules/.bin (`npx sandspawn` puts .bin first on PATH and runs {name} from there before sandspawn)")
     };
     let detail = match (outcome, &r.was) {
@@ -143,45 +144,98 @@ fn restore(r: &Recorded) -> HostRisk {
     HostRisk { path: r.path.to_string_lossy().into_owned(), kind: RiskKind::ProtectedNameCreated, detail }
 }
 
-/// `.bin` made a directory again where the run replaced it (a symlink to elsewhere, a file).
+/// `.bin` made a directory again where the run replaced it (a symlink to elsewhere, a file). What
+/// is renamed is the entry itself, a link never followed.
 fn clear_dir(dir: &Path) -> std::io::Result<()> {
     if real_dir(dir) {
         return Ok(());
     }
     if fs::symlink_metadata(dir).is_ok() {
-        fs::rename(dir, aside(dir))?;
+        fs::rename(dir, dir.with_file_name(aside(dir.file_name().unwrap_or_default())))?;
     }
     fs::create_dir(dir)
 }
 
-/// What the run left at the entry's path: a file or link removed, a directory renamed aside.
-fn clear(path: &Path) -> std::io::Result<()> {
-    match fs::symlink_metadata(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(e),
-        Ok(m) if m.file_type().is_dir() => fs::rename(path, aside(path)),
-        Ok(_) => fs::remove_file(path),
+/// The `.bin` directory, opened with no symlink anywhere on its path, and everything done in it
+/// through that descriptor: found by an attacker's review (rfix28), the put-back removed what the
+/// run left by its path, and a concurrent run that swapped `.bin` for a link to another directory
+/// between the look and the removal had the host remove that directory's `sh` (or `sandspawn`).
+/// Swapped after the open, the descriptor is still the directory looked at.
+struct In(std::os::fd::OwnedFd);
+
+impl In {
+    fn open(dir: &Path) -> std::io::Result<In> {
+        crate::no_symlinks::open_dir(dir).map(In)
     }
-}
 
-fn aside(path: &Path) -> PathBuf {
-    let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(format!(".sandspawn-held-{}-{stamp}", std::process::id()));
-    path.with_file_name(name)
-}
+    fn fd(&self) -> i32 {
+        std::os::fd::AsRawFd::as_raw_fd(&self.0)
+    }
 
-fn make(r: &Recorded) -> std::io::Result<()> {
-    match &r.was {
-        Entry::Absent => Ok(()),
-        Entry::Link(target) => std::os::unix::fs::symlink(target, &r.path),
-        Entry::Shim { bytes, mode } => {
-            // create_new: nothing the run left is written through; the mode as it was.
-            let mut f = fs::OpenOptions::new().write(true).create_new(true).mode(*mode).open(&r.path)?;
-            f.write_all(bytes)?;
-            f.set_permissions(fs::Permissions::from_mode(*mode))
+    /// What the run left at `name`: a file or link removed, a directory renamed aside.
+    fn clear(&self, name: &OsStr) -> std::io::Result<()> {
+        let c = c_name(name)?;
+        // SAFETY: a zeroed stat is a valid out-buffer.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        // SAFETY: our descriptor, a valid C string and out-buffer.
+        if unsafe { libc::fstatat(self.fd(), c.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) } != 0 {
+            let e = std::io::Error::last_os_error();
+            return if e.kind() == std::io::ErrorKind::NotFound { Ok(()) } else { Err(e) };
+        }
+        let rc = if st.st_mode & libc::S_IFMT == libc::S_IFDIR {
+            let to = c_name(&aside(name))?;
+            // SAFETY: our descriptor and valid C strings.
+            unsafe { libc::renameat(self.fd(), c.as_ptr(), self.fd(), to.as_ptr()) }
+        } else {
+            // SAFETY: our descriptor and a valid C string.
+            unsafe { libc::unlinkat(self.fd(), c.as_ptr(), 0) }
+        };
+        if rc != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(())
+    }
+
+    /// `name` made again as it `was`.
+    fn make(&self, name: &OsStr, was: &Entry) -> std::io::Result<()> {
+        let c = c_name(name)?;
+        match was {
+            Entry::Absent => Ok(()),
+            Entry::Link(target) => {
+                let t = c_name(target.as_os_str())?;
+                // SAFETY: valid C strings and our descriptor.
+                if unsafe { libc::symlinkat(t.as_ptr(), self.fd(), c.as_ptr()) } != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            }
+            Entry::Shim { bytes, mode } => {
+                // O_EXCL: nothing the run left is written through; the mode as it was.
+                let flags = libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+                // SAFETY: our descriptor and a valid C string.
+                let fd = unsafe { libc::openat(self.fd(), c.as_ptr(), flags, *mode as libc::c_uint) };
+                if fd < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                // SAFETY: a descriptor just opened, ours alone.
+                let mut f = unsafe { <fs::File as std::os::fd::FromRawFd>::from_raw_fd(fd) };
+                f.write_all(bytes)?;
+                f.set_permissions(fs::Permissions::from_mode(*mode))
+            }
         }
     }
+}
+
+fn c_name(name: &OsStr) -> std::io::Result<std::ffi::CString> {
+    std::ffi::CString::new(name.as_encoded_bytes()).map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))
+}
+
+/// The name a directory the run left at `name` is renamed to, beside it.
+fn aside(name: &OsStr) -> std::ffi::OsString {
+    let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+    let mut to = name.to_os_string();
+    to.push(format!(".sandspawn-held-{}-{stamp}", std::process::id()));
+    to
 }
 
 #[cfg(test)]
