@@ -338,6 +338,7 @@ mod tests {
     /// (or a link to /dev/zero) with the shim between its `lstat` and its reading, and the host's
     /// reading of it before or after another run blocked in `open` for good (or read forever).
     #[test]
+    #[cfg(target_os = "linux")] // renameat2's RENAME_EXCHANGE
     fn a_shim_swapped_for_a_fifo_while_it_is_read_stalls_nothing() {
         let (_t, _pkg, bin) = installed();
         fs::write(&bin, "#!/bin/sh\n").unwrap();
@@ -377,6 +378,7 @@ mod tests {
     /// a concurrent run that swapped `.bin` for a link to another directory between the look and
     /// the removal had the host remove that directory's `sh` (any name taken: `node`, `sandspawn`).
     #[test]
+    #[cfg(target_os = "linux")] // renameat2's RENAME_EXCHANGE
     fn a_bin_swapped_for_a_link_during_the_put_back_removes_nothing_elsewhere() {
         let (t, pkg, bin) = installed();
         std::os::unix::fs::symlink("../sandspawn/bin/sandspawn.js", &bin).unwrap();
