@@ -10,7 +10,7 @@ const path = require('node:path')
 const os = require('node:os')
 const crypto = require('node:crypto')
 const { execFileSync, spawnSync } = require('node:child_process')
-const { sh, show, tempTree, treeSnapshot, q } = require('./helpers')
+const { sh, show, tempTree, treeSnapshot, q, changeSetStore, sandspawn } = require('./helpers')
 
 const ROOT = path.resolve(__dirname, '../..')
 const ADDON = fs.readdirSync(ROOT).find((f) => /^sandspawn\..+\.node$/.test(f))
@@ -205,6 +205,44 @@ describe("sandspawn's own package cannot be changed by a run (issue 28)", () => 
       const next = spawnSync('sh', ['-c', 'sandspawn --mode read-only echo hi'], { cwd: tree.ws, encoding: 'utf8', timeout: 60000, env: { ...process.env, PATH: `${dotBin}:${process.env.PATH}` } })
       assert.equal(next.stdout, 'hi\n', next.stderr)
       assert.ok(!fs.existsSync(mark), `the host ran the planted ${name}`)
+    })
+  }
+
+  // Left open by host28's fix (README): in review mode a change to that bin link was an ordinary
+  // entry of the change set, not a host risk and not held back, so `applyChangeSet` (here by
+  // another copy of sandspawn than the one that ran: a global CLI's `review apply`) landed the
+  // planted link, and the host's next `npx sandspawn` ran the planted script with no sandbox.
+  for (const [name, attack] of [
+    ['repointed', 'printf "#!/bin/sh\\ntouch $MARK\\n" > node_modules/.evil; chmod +x node_modules/.evil; ln -sfn ../.evil node_modules/.bin/sandspawn'],
+    ['replaced by a script', 'rm -f node_modules/.bin/sandspawn; printf "#!/bin/sh\\ntouch $MARK\\n" > node_modules/.bin/sandspawn; chmod +x node_modules/.bin/sandspawn'],
+    ['.bin swapped for a link to a directory of the run\'s', 'mkdir evil-bin; printf "#!/bin/sh\\ntouch $MARK\\n" > evil-bin/sandspawn; chmod +x evil-bin/sandspawn; mv node_modules/.bin node_modules/.bin-old; ln -s ../evil-bin node_modules/.bin'],
+  ]) {
+    test(`review mode: the bin link npx runs, ${name}: a host risk of the change set, held back by apply; the next npx sandspawn runs sandspawn`, async (t) => {
+      const saved = process.env.SANDSPAWN_CHANGE_SET_DIR
+      changeSetStore('sandspawn-own-link-')
+      t.after(() => (saved === undefined ? delete process.env.SANDSPAWN_CHANGE_SET_DIR : (process.env.SANDSPAWN_CHANGE_SET_DIR = saved)))
+      const tree = tempTree(t)
+      const pkg = path.join(tree.ws, 'node_modules', 'sandspawn')
+      install(pkg)
+      const bin = path.join(tree.ws, 'node_modules', '.bin', 'sandspawn')
+      fs.mkdirSync(path.dirname(bin))
+      fs.symlinkSync('../sandspawn/bin/sandspawn.js', bin)
+      const mark = path.join(tree.out, 'PWNED-npx')
+      const r = runWith(pkg, `MARK=${q(mark)}; ${attack}; echo ran`, tree.ws, { mode: 'workspace-write', workspace: 'review' })
+      assert.equal(r.error, undefined, r.message)
+      assert.equal(r.stdout, 'ran\n', show(r))
+      assert.ok(r.changeSet, show(r))
+      const out = await sandspawn.applyChangeSet(r.changeSet.id)
+      // The host's next `npx sandspawn` runs sandspawn, not what the set planted.
+      const next = spawnSync(bin, ['--mode', 'read-only', 'echo', 'hi'], { cwd: tree.ws, encoding: 'utf8', timeout: 60000 })
+      assert.ok(!fs.existsSync(mark), `the host ran the planted script; applied: ${JSON.stringify(out.applied)}`)
+      assert.equal(next.stdout, 'hi\n', next.stderr)
+      assert.ok(fs.lstatSync(path.dirname(bin)).isDirectory(), '.bin is a directory')
+      assert.equal(fs.readlinkSync(bin), '../sandspawn/bin/sandspawn.js')
+      const risky = (risks) => (risks || []).filter((h) => h.path === bin || h.path === path.dirname(bin))
+      assert.ok(risky(r.changeSet.hostRisks).length > 0, `not a host risk of the set: ${JSON.stringify(r.changeSet.hostRisks)}`)
+      assert.ok(out.heldBack.some((h) => risky([h.risk]).length > 0), `not held back: ${JSON.stringify(out)}`)
+      await sandspawn.discardChangeSet(r.changeSet.id)
     })
   }
 
