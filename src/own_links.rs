@@ -78,6 +78,13 @@ fn look(path: &Path) -> Option<Entry> {
     }
 }
 
+/// The bin entries of the installed package `package_dir` (canonical), whether they exist or not:
+/// what a review-mode run's change set must not land (`review::store::Meta::own_links`), judged
+/// by path, with no system call.
+pub fn entries(package_dir: Option<&Path>) -> Vec<PathBuf> {
+    package_dir.map(bin_paths).unwrap_or_default()
+}
+
 /// `NM/.bin/sandspawn` for each `node_modules` directory `NM` above the package: npm's layout has
 /// one; pnpm's two (its store's, and the project's, where its shim is).
 fn bin_paths(pkg: &Path) -> Vec<PathBuf> {

@@ -17,7 +17,7 @@
 //! Module map: `option` (the policy fields), `id`, `store` (where sets live, their metadata,
 //! locks, expiry), `revision` (what a set holds, as a token an apply checks), `spare` (a new set's directories made ahead of time), `run` (one run's share:
 //! open or create, the mounts, the result), `entries` (walking an upper directory), `changes` (an
-//! entry against the host), `risks` (with `elsewhere`: what repositories run from outside their top), `summary`, `apply` (with `links`: a file under several names lands as one), `host_fs`, `sparse` (a file's data
+//! entry against the host), `risks` (with `elsewhere`: what repositories run from outside their top, and `npx_bin`: what `npx sandspawn` runs), `summary`, `apply` (with `links`: a file under several names lands as one), `host_fs`, `sparse` (a file's data
 //! without its holes, for comparing and applying), `content` (one file's new content, a diff, with `unseen`: what its lines cannot show), `api`
 //! (the JSON entry points).
 
@@ -35,6 +35,7 @@ pub mod home_links;
 pub mod host_fs;
 pub mod id;
 pub mod links;
+pub mod npx_bin;
 pub mod option;
 pub mod revision;
 pub mod risks;

@@ -97,6 +97,9 @@ enum Guard {
     /// A file a repository's configuration includes or names as a program (`elsewhere`), guarded from the root: any
     /// change, a deletion too, as a direct run finds it read-only.
     Included,
+    /// sandspawn's bin link beside the installed package that ran the set (`Meta::own_links`),
+    /// guarded from the root: any change, a deletion too, as a direct run puts it back (`npx_bin`).
+    OwnLink,
 }
 
 /// A guarded path below a top: as written (`.husky`), or where it leads in the set's view
@@ -217,6 +220,9 @@ impl<'a> Judge<'a> {
             if let Some(r) = self.at_top(i, &parts[i..], change) {
                 return Some(r);
             }
+        }
+        if let Some(r) = super::npx_bin::by_name(&self.root, &parts, change) {
+            return Some(r);
         }
         if let Some(r) = self.reported_below(&parts, change) {
             return Some(r);
@@ -572,6 +578,10 @@ impl<'a> Judge<'a> {
                     let detail = "was created, changed, removed or swapped in the change set: a repository's configuration includes it (include.path), and git on the host reads it as that configuration (core.fsmonitor and aliases run commands), or names it as a program git runs (core.fsmonitor, core.pager, ...)";
                     (if within { g.path.clone() } else { below.clone() }, RiskKind::ProtectedNameCreated, detail.into())
                 }
+                Guard::OwnLink if within || (above && self.swaps(change)) => {
+                    let how = if within { "was created, changed or removed in the change set" } else { "was replaced or removed in the change set, above it" };
+                    (if within { g.path.clone() } else { below.clone() }, RiskKind::ProtectedNameCreated, format!("{how}: {}", super::npx_bin::WHAT_IT_DOES))
+                }
                 Guard::Home(what) if above && self.swaps(change) => {
                     let detail = format!("was replaced or removed in the change set, above {} in the host user's home: after apply that would lead to what the change set put there ({what})", g.path.display());
                     (below.clone(), RiskKind::ProtectedNameCreated, detail)
@@ -636,6 +646,7 @@ impl<'a> Judge<'a> {
             guarded.extend(under_root(&self.elsewhere.dirs, Guard::Hooks));
             guarded.extend(under_root(&self.elsewhere.hooks, Guard::Hook));
             guarded.extend(under_root(&self.elsewhere.configs, Guard::Included));
+            guarded.extend(under_root(&self.meta.own_links, Guard::OwnLink));
         }
         // Where each leads on the host as it is and in the set's view: a set applied in part
         // (`paths`) may leave the host's links and land the rest.

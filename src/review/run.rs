@@ -24,6 +24,9 @@ pub struct Context<'a> {
     /// When the run was asked for (`store::realtime_now_ns`, read before the walk): a set this run
     /// begins begins then, after every host change its caller made before asking.
     pub asked_ns: i64,
+    /// The bin entries of the installed sandspawn that runs (`own_links::entries`): those in the
+    /// reviewed roots are kept in the set's metadata (`Meta::own_links`).
+    pub own_links: Vec<PathBuf>,
 }
 
 /// Why no change set can be mounted here (`None`: it can): what `sandboxCapabilities().review`
@@ -77,6 +80,7 @@ impl ReviewRun {
         check_masks(&review.roots, ctx.deny_read)?;
         // The host's homes as this process sees them: a later apply may run with another `HOME`.
         let home = crate::planted::home::Bases::of_host();
+        let own_links: Vec<PathBuf> = ctx.own_links.iter().filter(|l| review.roots.iter().any(|r| l.starts_with(r))).cloned().collect();
         let (set, lock, begun) = match &review.option.change_set {
             Some(id) => {
                 let (mut set, lock) = store::open_locked(id)?;
@@ -88,7 +92,7 @@ impl ReviewRun {
                 }
                 // Written before the run: the set, this run's writes and the earlier ones, is
                 // judged from now on (its result, show, apply) as strictly as its strictest run.
-                if set.meta.tighten(ctx.protect_git, ctx.protected_names, ctx.reported_names, &review.held, &home, &review.deny_links) {
+                if set.meta.tighten(ctx.protect_git, ctx.protected_names, ctx.reported_names, &review.held, &home, &review.deny_links, &own_links) {
                     store::write_meta(&set, &lock)?;
                 }
                 (set, lock, false)
@@ -109,6 +113,7 @@ impl ReviewRun {
                     deny_links: review.deny_links.clone(),
                     // Filled in as the upper directories are made.
                     root_modes: Vec::new(),
+                    own_links,
                 };
                 let (set, lock) = store::create(&root, meta)?;
                 (set, lock, true)

@@ -77,6 +77,15 @@ pub struct Meta {
     /// uppers were made `0700` whatever the root's mode): no change of the root's mode is listed.
     #[serde(default)]
     pub root_modes: Vec<u32>,
+    /// The package manager's links to sandspawn's command line (`node_modules/.bin/sandspawn`,
+    /// `own_links::entries`) of each installed sandspawn that ran the set, those in its roots:
+    /// what `npx sandspawn` runs, which a direct run puts back (`own_links`). Recorded by the host
+    /// process that ran, before the command starts: the apply may be made by another copy of
+    /// sandspawn (a global CLI's `review apply`), which knows nothing of the package that ran, and
+    /// the metadata is out of the command's reach. Absent in sets made before they were kept: none
+    /// (a `.bin/sandspawn` anywhere is still judged by name: `npx_bin`).
+    #[serde(default)]
+    pub own_links: Vec<PathBuf>,
 }
 
 impl Meta {
@@ -85,7 +94,7 @@ impl Meta {
     /// run with `protectGit: false` (or a plain `true` with the defaults) kept that policy, so a
     /// strict run continuing it planted `core.fsmonitor`, a hook and its own `readOnlyPaths`
     /// entry, none of them a risk, and apply landed them. Whether anything changed.
-    pub fn tighten(&mut self, protect_git: bool, protected_names: &[String], reported_names: &[String], held: &[PathBuf], home: &Bases, deny_links: &[PathBuf]) -> bool {
+    pub fn tighten(&mut self, protect_git: bool, protected_names: &[String], reported_names: &[String], held: &[PathBuf], home: &Bases, deny_links: &[PathBuf], own_links: &[PathBuf]) -> bool {
         let before = self.clone();
         add_new(&mut self.homes, &home.homes);
         add_new(&mut self.config_homes, &home.config);
@@ -97,6 +106,7 @@ impl Meta {
         self.reported_names.retain(|n| !protected.contains(n));
         add_new(&mut self.held, held);
         add_new(&mut self.deny_links, deny_links);
+        add_new(&mut self.own_links, own_links);
         *self != before
     }
 }
@@ -423,7 +433,7 @@ pub(crate) fn evict_now(root: &Path, max_age: std::time::Duration) {
         if !used.is_some_and(|t| t.elapsed().is_ok_and(|age| age > max_age)) {
             continue;
         }
-        let set = ChangeSet { dir: dir.clone(), meta: Meta { id, cwd: PathBuf::new(), created: 0, begin_ns: 0, roots: Vec::new(), held: Vec::new(), protect_git: true, protected_names: Vec::new(), reported_names: Vec::new(), homes: Vec::new(), config_homes: Vec::new(), deny_links: Vec::new(), root_modes: Vec::new() } };
+        let set = ChangeSet { dir: dir.clone(), meta: Meta { id, cwd: PathBuf::new(), created: 0, begin_ns: 0, roots: Vec::new(), held: Vec::new(), protect_git: true, protected_names: Vec::new(), reported_names: Vec::new(), homes: Vec::new(), config_homes: Vec::new(), deny_links: Vec::new(), root_modes: Vec::new(), own_links: Vec::new() } };
         if let Ok(l) = lock(&set) {
             let _ = remove(&set, &l);
         }
@@ -438,7 +448,7 @@ mod tests {
     use std::os::unix::fs::MetadataExt;
 
     fn meta(roots: Vec<PathBuf>) -> Meta {
-        Meta { id: String::new(), cwd: "/w".into(), created: 0, begin_ns: 0, roots, held: Vec::new(), protect_git: true, protected_names: Vec::new(), reported_names: Vec::new(), homes: Vec::new(), config_homes: Vec::new(), deny_links: Vec::new(), root_modes: Vec::new() }
+        Meta { id: String::new(), cwd: "/w".into(), created: 0, begin_ns: 0, roots, held: Vec::new(), protect_git: true, protected_names: Vec::new(), reported_names: Vec::new(), homes: Vec::new(), config_homes: Vec::new(), deny_links: Vec::new(), root_modes: Vec::new(), own_links: Vec::new() }
     }
 
     #[test]
@@ -448,14 +458,16 @@ mod tests {
         let (held, links) = ([PathBuf::from("/w/prod.cfg")], [PathBuf::from("/w/cfg")]);
         m.homes = vec!["/h".into()];
         let home = Bases { homes: vec!["/w/home".into()], config: vec!["/w/home/.config".into()], macos: false };
-        assert!(m.tighten(true, &[".vscode".into(), "mise.toml".into()], &[".envrc".into(), ".bazelrc".into()], &held, &home, &links));
+        let bins = [PathBuf::from("/w/node_modules/.bin/sandspawn")];
+        assert!(m.tighten(true, &[".vscode".into(), "mise.toml".into()], &[".envrc".into(), ".bazelrc".into()], &held, &home, &links, &bins));
+        assert_eq!(m.own_links, bins, "the bin links of each package that ran it");
         assert!(m.protect_git);
         assert_eq!(m.protected_names, [".envrc", ".vscode", "mise.toml"]);
         assert_eq!(m.reported_names, [".bazelrc"], "a name protected by one run is protected");
         assert_eq!((&m.held[..], &m.deny_links[..]), (&held[..], &links[..]));
         assert_eq!((&m.homes[..], &m.config_homes[..]), (&[PathBuf::from("/h"), "/w/home".into()][..], &[PathBuf::from("/w/home/.config")][..]), "the homes of both");
         let strict = m.clone();
-        assert!(!m.tighten(false, &[], &[], &[], &Bases::default(), &[]), "a laxer run changes nothing");
+        assert!(!m.tighten(false, &[], &[], &[], &Bases::default(), &[], &[]), "a laxer run changes nothing");
         assert_eq!(m, strict);
     }
 

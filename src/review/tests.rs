@@ -22,7 +22,7 @@ fn fixture() -> Fixture {
     let base = t.path().canonicalize().unwrap();
     let ws = base.join("ws");
     std::fs::create_dir(&ws).unwrap();
-    let meta = Meta { id: String::new(), cwd: ws.clone(), created: 0, begin_ns: 0, roots: vec![ws.clone()], held: Vec::new(), protect_git: true, protected_names: vec![".envrc".into()], reported_names: Vec::new(), homes: Vec::new(), config_homes: Vec::new(), deny_links: Vec::new(), root_modes: Vec::new() };
+    let meta = Meta { id: String::new(), cwd: ws.clone(), created: 0, begin_ns: 0, roots: vec![ws.clone()], held: Vec::new(), protect_git: true, protected_names: vec![".envrc".into()], reported_names: Vec::new(), homes: Vec::new(), config_homes: Vec::new(), deny_links: Vec::new(), root_modes: Vec::new(), own_links: Vec::new() };
     let (set, lock) = store::create(&base.join("store"), meta).unwrap();
     Fixture { _t: t, ws, set, lock }
 }
@@ -390,6 +390,7 @@ fn a_tree_deeper_than_path_max_is_reported_held_and_removable() {
 
 mod home;
 mod deny_links;
+mod npx_bin;
 mod hard_links;
 mod hooks_elsewhere;
 mod raw_paths;

@@ -170,6 +170,8 @@ fn prepare_review(req: &mut SpawnRequest, landlock: bool, asked_ns: i64) -> Resu
         // The walk's names: the protected ones and the report-only tier.
         reported_names: &p.planted.spec.names,
         asked_ns,
+        // `npx sandspawn` beside the package that runs: the set must not land a change to it.
+        own_links: crate::own_links::entries(req.package_dir.as_deref()),
     };
     crate::review::run::ReviewRun::prepare(review, &ctx).map(Some)
 }
