@@ -208,6 +208,41 @@ describe("sandspawn's own package cannot be changed by a run (issue 28)", () => 
     })
   }
 
+  // Left open by host28's fix (README): the link was put back after the run, but a host `npx
+  // sandspawn` started while the run went on (agents run several things at once) ran the script
+  // the command had put there, with no sandbox.
+  test('the bin link npx runs, repointed while the run goes on: put back at once; a host npx sandspawn meanwhile runs sandspawn', async (t) => {
+    const tree = tempTree(t)
+    const pkg = path.join(tree.ws, 'node_modules', 'sandspawn')
+    install(pkg)
+    const bin = path.join(tree.ws, 'node_modules', '.bin', 'sandspawn')
+    fs.mkdirSync(path.dirname(bin))
+    fs.symlinkSync('../sandspawn/bin/sandspawn.js', bin)
+    const mark = path.join(tree.out, 'PWNED-npx')
+    const planted = path.join(tree.ws, 'PLANTED')
+    const attack = `printf '#!/bin/sh\\ntouch ${mark}\\n' > node_modules/.evil; chmod +x node_modules/.evil; ln -s ../.evil node_modules/.tmp-link && mv -T node_modules/.tmp-link node_modules/.bin/sandspawn && touch PLANTED; sleep 4; echo ran`
+    const js = `require(${JSON.stringify(pkg)}).spawnSandboxed(['bash', '-c', ${JSON.stringify(attack)}], { cwd: ${JSON.stringify(tree.ws)}, timeout: 30000, sandbox: 'workspace-write' })
+      .then((r) => process.stdout.write(JSON.stringify(r)), (e) => process.stdout.write(JSON.stringify({ error: e.code, message: e.message })))`
+    const child = require('node:child_process').spawn(process.execPath, ['-e', js], { stdio: ['ignore', 'pipe', 'inherit'] })
+    let out = ''
+    child.stdout.on('data', (d) => (out += d))
+    const exited = new Promise((resolve) => child.on('exit', resolve))
+    const until = Date.now() + 20000
+    while (!fs.existsSync(planted) && Date.now() < until) await new Promise((r) => setTimeout(r, 20))
+    assert.ok(fs.existsSync(planted), 'the command planted nothing')
+    await new Promise((r) => setTimeout(r, 300))
+    // The host's `npx sandspawn` (the bin link) while the run goes on.
+    const during = spawnSync(bin, ['--mode', 'read-only', 'echo', 'hi'], { cwd: tree.ws, encoding: 'utf8', timeout: 60000 })
+    const stillRunning = child.exitCode === null
+    await exited
+    assert.ok(stillRunning, 'the run was still going on')
+    assert.ok(!fs.existsSync(mark), 'the host ran the planted script during the run')
+    assert.equal(during.stdout, 'hi\n', during.stderr)
+    const r = JSON.parse(out)
+    assert.equal(r.stdout, 'ran\n', show(r))
+    assert.ok((r.hostRisks || []).some((h) => h.path === bin), `unreported: ${JSON.stringify(r.hostRisks)}`)
+  })
+
   // Left open by host28's fix (README): in review mode a change to that bin link was an ordinary
   // entry of the change set, not a host risk and not held back, so `applyChangeSet` (here by
   // another copy of sandspawn than the one that ran: a global CLI's `review apply`) landed the
