@@ -29,7 +29,7 @@ use std::path::{Path, PathBuf};
 use crate::planted::{HostRisk, RiskKind};
 
 /// The command's name in the package's `bin`.
-const BIN: &str = "sandspawn";
+pub const BIN: &str = "sandspawn";
 /// What `npx sandspawn` runs from the `.bin` that holds sandspawn's link before sandspawn's own
 /// code, each found there first: npm's run-script runs the bin with `sh -c` and `.bin` first on
 /// `PATH` (`sh`), the link's target starts `#!/usr/bin/env node` and pnpm's shim runs
@@ -130,7 +130,27 @@ fn real_dir(dir: &Path) -> bool {
 
 /// After the run: each entry the run changed, made again as it was, and reported.
 pub fn put_back(recorded: &[Recorded]) -> Vec<HostRisk> {
-    recorded.iter().filter(|r| look(&r.path).as_ref() != Some(&r.was)).map(restore).collect()
+    recorded.iter().filter_map(check).collect()
+}
+
+/// The entry made again as it was and reported, if it changed; what the keeper calls during the run
+/// (`planted::keeper`), at once on an event of `.bin`, of its parent or of the entry (`watched`).
+pub fn check(r: &Recorded) -> Option<HostRisk> {
+    (look(&r.path).as_ref() != Some(&r.was)).then(|| restore(r))
+}
+
+/// What the keeper watches for `r`: its `.bin` (entries made, removed, moved), the `node_modules`
+/// above (`.bin` itself replaced), and, for a shim, the file (rewritten in place).
+pub fn watched(r: &Recorded) -> (PathBuf, PathBuf, Option<&Path>) {
+    let dotbin = r.path.parent().unwrap_or(Path::new("/")).to_path_buf();
+    let nm = dotbin.parent().unwrap_or(Path::new("/")).to_path_buf();
+    (dotbin, nm, matches!(r.was, Entry::Shim { .. }).then_some(r.path.as_path()))
+}
+
+/// Whether an event in a watched directory that names `name` (none: of the watched entry itself)
+/// may be of `r`: its own name, or its `.bin`'s (made, removed or replaced in `node_modules`).
+pub fn named_by(r: &Recorded, name: &OsStr) -> bool {
+    name.is_empty() || Some(name) == r.path.file_name() || name == OsStr::new(".bin")
 }
 
 fn restore(r: &Recorded) -> HostRisk {

@@ -28,6 +28,11 @@
 //! (`fsnotify_set_children_dentry_flags`), at every run. Measured on the shared `/tmp` of a busy
 //! machine, a writable root of the default policy: 2.5 ms of every run's host CPU.
 //!
+//! sandspawn's own bin link (`own_links`: what `npx sandspawn` runs) is kept the other way round:
+//! not absent but as it was, put back at once on an event of its `.bin`, of the `node_modules`
+//! above or of a shim file (watched with `IN_MASK_ADD`, in case one is a top as well), each
+//! put-back counted as a move.
+//!
 //! The moves are bounded, so that a loop cannot fill the directories with moved copies: one path is
 //! moved aside at most `MAX_MOVES` times, and a run's paths `MAX_MOVES_PER_RUN` times in all. The
 //! move that reaches a bound also ends the run (`EndRun`: the runner SIGKILLs its whole tree at
@@ -103,7 +108,11 @@ struct Said {
 /// `Err(why)` when no keeper could be started. `home`: what the host does with the paths of its
 /// home (`home::Bases`), and `names` the protected names, for the reports (any other name kept
 /// absent is a missing `readOnlyPaths` or `denyRead` entry). `end_run` ends the run (see `EndRun`).
-pub fn start(absent: &[PathBuf], roots: &[PathBuf], home: &Bases, names: &HashSet<String>, end_run: EndRun) -> Result<Option<Keeper>, String> {
+///
+/// `own`: sandspawn's bin links as they were before the run (`own_links`), put back at once when
+/// an event says one may have changed (found while closing host28's hole: a host `npx sandspawn`
+/// started while the run went on ran the script the command had put there), within the same bounds.
+pub fn start(absent: &[PathBuf], roots: &[PathBuf], home: &Bases, names: &HashSet<String>, own: &[crate::own_links::Recorded], end_run: EndRun) -> Result<Option<Keeper>, String> {
     let mut by_dir: HashMap<PathBuf, HashSet<OsString>> = HashMap::new();
     for p in absent {
         let (Some(dir), Some(name)) = (p.parent(), p.file_name()) else { continue };
@@ -111,16 +120,16 @@ pub fn start(absent: &[PathBuf], roots: &[PathBuf], home: &Bases, names: &HashSe
             by_dir.entry(dir.to_path_buf()).or_default().insert(name.to_os_string());
         }
     }
-    if by_dir.is_empty() {
+    if by_dir.is_empty() && own.is_empty() {
         return Ok(None);
     }
-    watch(by_dir, Said { home: home.clone(), names: names.clone() }, end_run)
+    watch(by_dir, own.to_vec(), Said { home: home.clone(), names: names.clone() }, end_run)
 }
 
 /// inotify is Linux's. Elsewhere the walk after the run remains (on macOS the Seatbelt profile
 /// denies creating these names in the first place).
 #[cfg(not(target_os = "linux"))]
-fn watch(_by_dir: HashMap<PathBuf, HashSet<OsString>>, _said: Said, _end_run: EndRun) -> Result<Option<Keeper>, String> {
+fn watch(_by_dir: HashMap<PathBuf, HashSet<OsString>>, _own: Vec<crate::own_links::Recorded>, _said: Said, _end_run: EndRun) -> Result<Option<Keeper>, String> {
     Ok(None)
 }
 
@@ -180,7 +189,7 @@ struct Sight {
 impl Sight {
     /// A watch on each top where inotify can be had (an instance of the user's budget, a watch of
     /// its watches); the rest polled.
-    fn of(by_dir: HashMap<PathBuf, HashSet<OsString>>, inotify_fails: bool) -> Sight {
+    fn of(by_dir: HashMap<PathBuf, HashSet<OsString>>, own: bool, inotify_fails: bool) -> Sight {
         // SAFETY: inotify_init1 with plain flags; the descriptor is owned below.
         let ino = if inotify_fails { -1 } else { unsafe { libc::inotify_init1(libc::IN_CLOEXEC | libc::IN_NONBLOCK) } };
         let ino = (ino >= 0).then(|| unsafe { OwnedFd::from_raw_fd(ino) });
@@ -191,7 +200,7 @@ impl Sight {
                 None => sight.polled.extend(names.iter().map(|n| dir.join(n))),
             }
         }
-        if sight.watched.is_empty() {
+        if sight.watched.is_empty() && !own {
             sight.ino = None;
         }
         sight
@@ -238,15 +247,15 @@ const TOP_EVENTS: u32 = libc::IN_CREATE | libc::IN_MOVED_TO | libc::IN_ONLYDIR |
 const PLACEHOLDER_EVENTS: u32 = libc::IN_ATTRIB | libc::IN_DONT_FOLLOW;
 
 #[cfg(target_os = "linux")]
-fn watch(by_dir: HashMap<PathBuf, HashSet<OsString>>, said: Said, end_run: EndRun) -> Result<Option<Keeper>, String> {
+fn watch(by_dir: HashMap<PathBuf, HashSet<OsString>>, own: Vec<crate::own_links::Recorded>, said: Said, end_run: EndRun) -> Result<Option<Keeper>, String> {
     let fails = failing::of(by_dir.keys());
-    let sight = Sight::of(by_dir, fails.is_some());
+    let sight = Sight::of(by_dir, !own.is_empty(), fails.is_some());
     let (stop_r, stop_w) = stop_pipe(fails == Some(failing::Fails::Everything)).map_err(|e| format!("no pipe to stop its thread: {}", sandspawn_helper::report::os_words(&e)))?;
     let (tx, risks) = std::sync::mpsc::channel();
     let thread = std::thread::Builder::new()
         .name("sandspawn-keeper".into())
         .spawn(move || {
-            let _ = tx.send(keep(&sight, stop_r, &said, end_run));
+            let _ = tx.send(keep(&sight, own, stop_r, &said, end_run));
             // The instance is closed here, after the result went out (see `Keeper::risks`).
             drop(sight);
         })
@@ -280,8 +289,14 @@ impl Keeper {
 }
 
 #[cfg(target_os = "linux")]
-fn keep(sight: &Sight, stop: OwnedFd, said: &Said, end_run: EndRun) -> Vec<HostRisk> {
+fn keep(sight: &Sight, own: Vec<crate::own_links::Recorded>, stop: OwnedFd, said: &Said, end_run: EndRun) -> Vec<HostRisk> {
     let mut undoing = Undoing::new(said, sight.ino.as_ref(), end_run);
+    undoing.own = own;
+    // Watched, then looked at: a change between the record and the watch is not missed.
+    for i in 0..undoing.own.len() {
+        undoing.own_watch(i);
+        undoing.own_changed(i);
+    }
     let mut buf = vec![0u8; 64 * 1024];
     // The placeholders there already (a plan's, or one made before the watches began): no event of
     // their making will come. Anything else made since the watches began has its event queued.
@@ -292,12 +307,17 @@ fn keep(sight: &Sight, stop: OwnedFd, said: &Said, end_run: EndRun) -> Vec<HostR
     }
     let mut next_poll = Instant::now();
     loop {
-        let every = sight.poll_every(undoing.placeholders.len());
+        // Without inotify the bin links are polled too.
+        let own_polled = if sight.ino.is_none() { undoing.own.len() } else { 0 };
+        let every = sight.poll_every(undoing.placeholders.len() + own_polled);
         if let Some(every) = every.filter(|_| Instant::now() >= next_poll) {
             for path in sight.polled.iter().filter(|p| p.symlink_metadata().is_ok()) {
                 undoing.undo(path);
             }
             undoing.look_again();
+            for i in 0..own_polled {
+                undoing.own_changed(i);
+            }
             next_poll = Instant::now() + every;
         }
         // Until the next poll (rounded up: never a busy loop), or for good.
@@ -337,8 +357,23 @@ fn on_events(sight: &Sight, undoing: &mut Undoing, events: Vec<(i32, u32, OsStri
         } else if let Some(path) = undoing.attrib.get(&wd).filter(|_| mask & libc::IN_ATTRIB != 0).cloned() {
             undoing.changed(&path);
         }
+        // Also when the directory is a top as well (its watch's mask was added to: IN_MASK_ADD).
+        // Only an event of the entry's name (or of the watched entry itself: no name): `npm install`
+        // in the run makes thousands of entries in `node_modules`, each an event.
+        // A `.bin` holds several recorded entries (the link and what npx runs before it, `node`,
+        // `sh`...), and inotify gives one watch per directory: each entry the name may be of.
+        if undoing.own_wds.contains(&wd) {
+            for i in 0..undoing.own.len() {
+                if crate::own_links::named_by(&undoing.own[i], &name) {
+                    undoing.own_changed(i);
+                }
+            }
+        }
     }
     if lost {
+        for i in 0..undoing.own.len() {
+            undoing.own_changed(i);
+        }
         // A placeholder is kept in sight again (`undo` -> `track`), its lost `IN_ATTRIB` with it.
         for (p, _) in sight.existing() {
             undoing.undo(&p);
@@ -362,12 +397,49 @@ struct Undoing<'a> {
     ino: Option<&'a OwnedFd>,
     /// Those watches: the path each was asked for.
     attrib: HashMap<i32, PathBuf>,
+    /// sandspawn's bin links as they were before the run (`own_links`), and the watches whose
+    /// events say one may have changed (`own_watch`): the index of its link.
+    own: Vec<crate::own_links::Recorded>,
+    own_wds: HashSet<i32>,
 }
 
 #[cfg(target_os = "linux")]
 impl<'a> Undoing<'a> {
     fn new(said: &'a Said, ino: Option<&'a OwnedFd>, end_run: EndRun) -> Undoing<'a> {
-        Undoing { said, risks: Vec::new(), moves: HashMap::new(), moved: 0, end_run: Some(end_run), placeholders: HashSet::new(), ino, attrib: HashMap::new() }
+        Undoing { said, risks: Vec::new(), moves: HashMap::new(), moved: 0, end_run: Some(end_run), placeholders: HashSet::new(), ino, attrib: HashMap::new(), own: Vec::new(), own_wds: HashSet::new() }
+    }
+
+    /// The bin link `own[i]` put back if the command changed it, within the bounds of the moves
+    /// (a put-back counts as one), and watched again: after a put-back `.bin` or the entry may be
+    /// another inode.
+    fn own_changed(&mut self, i: usize) {
+        if self.end_run.is_none() {
+            return; // the run is being ended: the check after it puts the link back
+        }
+        if let Some(r) = crate::own_links::check(&self.own[i]) {
+            let path = PathBuf::from(&r.path);
+            self.risks.push(r);
+            self.count(&path);
+            self.own_watch(i);
+        }
+    }
+
+    /// Watches for `own[i]`: its `.bin` and the `node_modules` above for entries made, removed or
+    /// moved (no event of their children: see the module comment), a shim for being rewritten.
+    fn own_watch(&mut self, i: usize) {
+        let Some(ino) = self.ino else { return };
+        let (dotbin, nm, shim) = crate::own_links::watched(&self.own[i]);
+        let dir = libc::IN_CREATE | libc::IN_DELETE | libc::IN_MOVED_FROM | libc::IN_MOVED_TO | libc::IN_ONLYDIR | libc::IN_DONT_FOLLOW | libc::IN_MASK_ADD;
+        let watches = [
+            (Some(dotbin.as_path()), dir | libc::IN_DELETE_SELF | libc::IN_MOVE_SELF),
+            (Some(nm.as_path()), dir),
+            (shim, libc::IN_MODIFY | libc::IN_ATTRIB | libc::IN_DONT_FOLLOW | libc::IN_MASK_ADD),
+        ];
+        for (path, mask) in watches {
+            if let Some(wd) = path.and_then(|p| add_watch(ino, p, mask)) {
+                self.own_wds.insert(wd);
+            }
+        }
     }
 
     /// Move aside `path`, which the command created (an event named it, or the poll found it),
@@ -437,6 +509,11 @@ impl<'a> Undoing<'a> {
             undo::Undone::Left(_) => return,
         };
         self.risks.push(risk(path, &outcome, self.said));
+        self.count(path);
+    }
+
+    /// One more move (or put-back) of `path`: the one that reaches a bound ends the run (`end`).
+    fn count(&mut self, path: &Path) {
         let n = self.moves.entry(path.to_path_buf()).or_default();
         *n += 1;
         self.moved += 1;
@@ -514,7 +591,7 @@ mod tests {
 
     /// A keeper whose run nothing ends (the tests of what it moves).
     fn start(absent: &[PathBuf], roots: &[PathBuf], home: &Bases, names: &HashSet<String>) -> Result<Option<Keeper>, String> {
-        super::start(absent, roots, home, names, Box::new(|| {}))
+        super::start(absent, roots, home, names, &[], Box::new(|| {}))
     }
 
     /// A keeper of the names `absent` at the top of `r`, and how often it ended its run.
@@ -525,7 +602,7 @@ mod tests {
             seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         });
         let absent: Vec<PathBuf> = absent.iter().map(|n| r.join(n)).collect();
-        (super::start(&absent, &[r.to_path_buf()], &Bases::default(), &HashSet::new(), end_run).unwrap().expect("inotify"), ended)
+        (super::start(&absent, &[r.to_path_buf()], &Bases::default(), &HashSet::new(), &[], end_run).unwrap().expect("inotify"), ended)
     }
 
     /// Makes `name` in `r` (a filled directory for `.git`, else a file), once the last one is gone:
@@ -730,7 +807,7 @@ mod tests {
         std::fs::write(r.join(".git/config"), "[core]\n\tfsmonitor = evil\n").unwrap();
         let dir = sandspawn_helper::placeholder::open_dir(&std::ffi::CString::new(r.as_os_str().as_bytes()).unwrap(), false).unwrap();
         sandspawn_helper::placeholder::create(&dir, c".vscode", sandspawn_helper::placeholder::Kind::Dir);
-        let sight = Sight::of(by_dir, false);
+        let sight = Sight::of(by_dir, false, false);
         assert_eq!(sight.watched.len(), 1, "inotify");
         let said = Said { home: Bases::default(), names: HashSet::new() };
         let mut undoing = Undoing::new(&said, sight.ino.as_ref(), Box::new(|| {}));
@@ -793,6 +870,47 @@ mod tests {
         let k = start(&[r.join(".git")], &[r.clone()], &Bases::default(), &HashSet::new());
         failing::clear(&r);
         assert!(matches!(k, Err(ref why) if !why.is_empty()), "{:?}", k.as_ref().map(|k| k.is_some()));
+    }
+
+    /// sandspawn's bin link (`own_links`), changed by the command while the run goes on: put back at
+    /// once, not only after the run. Found while closing host28's hole: a host `npx sandspawn`
+    /// started meanwhile ran the command's script.
+    #[test]
+    fn the_bin_link_changed_during_the_run_is_put_back_at_once() {
+        let t = tempfile::tempdir().unwrap();
+        let nm = t.path().canonicalize().unwrap().join("node_modules");
+        std::fs::create_dir_all(nm.join("sandspawn")).unwrap();
+        std::fs::create_dir_all(nm.join(".bin")).unwrap();
+        let bin = nm.join(".bin/sandspawn");
+        std::os::unix::fs::symlink("../sandspawn/bin/sandspawn.js", &bin).unwrap();
+        let own = crate::own_links::record(Some(&nm.join("sandspawn")));
+        let k = super::start(&[], &[], &Bases::default(), &HashSet::new(), &own, Box::new(|| {})).unwrap().expect("a keeper of the bin link alone");
+        let restored = |what: &str| {
+            let until = Instant::now() + Duration::from_secs(5);
+            while std::fs::read_link(&bin).ok().as_deref() != Some(Path::new("../sandspawn/bin/sandspawn.js")) {
+                assert!(Instant::now() < until, "{what}: not put back during the run");
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        };
+        // Repointed in one step (a rename over it; a removal alone is put back before any symlink).
+        std::os::unix::fs::symlink("../.evil", nm.join("tmp-link")).unwrap();
+        std::fs::rename(nm.join("tmp-link"), &bin).unwrap();
+        restored("repointed");
+        // `.bin` swapped for a link to a directory of the command's: nothing written through it.
+        let evil = nm.join("evil");
+        std::fs::create_dir(&evil).unwrap();
+        std::fs::write(evil.join("sandspawn"), "evil").unwrap();
+        // In one step (RENAME_EXCHANGE): `.bin` moved away alone is made again before any link.
+        std::os::unix::fs::symlink(&evil, nm.join("old-bin")).unwrap();
+        let c = |p: &Path| std::ffi::CString::new(p.as_os_str().as_bytes()).unwrap();
+        let (a, b) = (c(&nm.join("old-bin")), c(&nm.join(".bin")));
+        // SAFETY: valid C strings.
+        assert_eq!(unsafe { libc::renameat2(libc::AT_FDCWD, a.as_ptr(), libc::AT_FDCWD, b.as_ptr(), libc::RENAME_EXCHANGE) }, 0, "{}", std::io::Error::last_os_error());
+        restored(".bin swapped");
+        assert!(std::fs::symlink_metadata(nm.join(".bin")).unwrap().is_dir());
+        assert_eq!(std::fs::read_to_string(evil.join("sandspawn")).unwrap(), "evil", "not written through the link");
+        let risks = k.finish();
+        assert!(risks.iter().filter(|r| r.path == bin.to_string_lossy()).count() >= 2, "{risks:?}");
     }
 
     #[test]

@@ -26,6 +26,9 @@ impl SideServices {
     /// cannot start is said in `not_enforced` (the result's `sandboxDetails.notEnforced`); one whose
     /// moves reach their bound ends the run through `end_run` (`keeper::EndRun`).
     pub fn start(req: &SpawnRequest, sandbox: SandboxType, bridge: Option<OwnedFd>, loopback: Option<Loopback>, end_run: EndRun, not_enforced: &mut Vec<String>) -> Result<SideServices> {
+        // Taken before the command starts; the keeper puts it back at once during the run, the
+        // check after the run what is left (`own_links`).
+        let own_links = crate::own_links::record(req.package_dir.as_deref());
         // The Landlock mode too: its roots' tops stay creatable (`plan::landlock_grants`).
         let keeper = match sandbox {
             SandboxType::Bwrap | SandboxType::Landlock => {
@@ -36,7 +39,7 @@ impl SideServices {
                 // root holds them: a `.git` made there is found by git's discovery from below.
                 let reviewed = |d: &std::path::Path| req.policy.writable_roots.iter().any(|r| req.policy.is_reviewed(&r.root) && d.starts_with(&r.root));
                 tops.extend(req.policy.planted.between.iter().filter(|d| !reviewed(d)).cloned());
-                crate::planted::keeper::start(&req.policy.planted.absent, &tops, &req.policy.planted.home, &req.policy.planted.protected_names, end_run).unwrap_or_else(|why| {
+                crate::planted::keeper::start(&req.policy.planted.absent, &tops, &req.policy.planted.home, &req.policy.planted.protected_names, &own_links, end_run).unwrap_or_else(|why| {
                     not_enforced.push(keeper_not_enforced(&why));
                     None
                 })
@@ -44,7 +47,6 @@ impl SideServices {
             _ => None,
         };
         let proxy = crate::network::for_run::start(&req.policy, bridge, loopback, req.network_ask.as_ref())?;
-        let own_links = crate::own_links::record(req.package_dir.as_deref());
         Ok(SideServices { keeper, proxy, own_links })
     }
 
