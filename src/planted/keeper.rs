@@ -534,7 +534,14 @@ impl<'a> Undoing<'a> {
             "{bound} (so that a loop cannot fill the directory with moved copies): the run was ended for it, every process of it \
              killed at once, and what it made after is moved aside after the run"
         );
-        self.risks.insert(0, risk(path, &why, self.said));
+        // sandspawn's bin link is no name kept absent: said as what it is (`own_links`).
+        let risk = if self.own.iter().any(|r| crate::own_links::path(r) == path) {
+            let what = "sandspawn's command line as the package manager installed it (what `npx sandspawn` runs) was changed during the run, and put back";
+            HostRisk { path: path.to_string_lossy().into_owned(), kind: RiskKind::ProtectedNameCreated, detail: format!("{what}{bound}{}", why.trim_start_matches(bound)) }
+        } else {
+            risk(path, &why, self.said)
+        };
+        self.risks.insert(0, risk);
     }
 }
 
@@ -911,6 +918,19 @@ mod tests {
         assert_eq!(std::fs::read_to_string(evil.join("sandspawn")).unwrap(), "evil", "not written through the link");
         let risks = k.finish();
         assert!(risks.iter().filter(|r| r.path == bin.to_string_lossy()).count() >= 2, "{risks:?}");
+        // Repointed again and again: the put-back that reaches the bound ends the run.
+        let own = crate::own_links::record(Some(&nm.join("sandspawn")));
+        let ended = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let seen = ended.clone();
+        let k = super::start(&[], &[], &Bases::default(), &HashSet::new(), &own, Box::new(move || drop(seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst)))).unwrap().unwrap();
+        for n in 0..MAX_MOVES {
+            restored(&format!("loop {n}"));
+            std::os::unix::fs::symlink("../.evil", nm.join("tmp-link")).unwrap();
+            std::fs::rename(nm.join("tmp-link"), &bin).unwrap();
+        }
+        assert!(ends(&ended), "the run is ended at the bound");
+        let risks = k.finish();
+        assert!(risks[0].detail.contains("npx sandspawn") && risks[0].detail.contains("the run was ended"), "{risks:?}");
     }
 
     #[test]
