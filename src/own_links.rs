@@ -82,7 +82,9 @@ fn look(path: &Path) -> Option<Entry> {
 /// what a review-mode run's change set must not land (`review::store::Meta::own_links`), judged
 /// by path, with no system call.
 pub fn entries(package_dir: Option<&Path>) -> Vec<PathBuf> {
-    package_dir.map(bin_paths).unwrap_or_default()
+    let links = package_dir.map(bin_paths).unwrap_or_default();
+    // With what npx runs from the same `.bin` first (`RUN_FIRST`): held back as the link is.
+    links.iter().flat_map(|link| std::iter::once(link.clone()).chain(RUN_FIRST.iter().map(|n| link.with_file_name(n)))).collect()
 }
 
 /// `NM/.bin/sandspawn` for each `node_modules` directory `NM` above the package: npm's layout has
@@ -145,6 +147,11 @@ pub fn watched(r: &Recorded) -> (PathBuf, PathBuf, Option<&Path>) {
     let dotbin = r.path.parent().unwrap_or(Path::new("/")).to_path_buf();
     let nm = dotbin.parent().unwrap_or(Path::new("/")).to_path_buf();
     (dotbin, nm, matches!(r.was, Entry::Shim { .. }).then_some(r.path.as_path()))
+}
+
+/// Where `r` is.
+pub fn path(r: &Recorded) -> &Path {
+    &r.path
 }
 
 /// Whether an event in a watched directory that names `name` (none: of the watched entry itself)
