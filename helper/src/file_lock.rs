@@ -28,28 +28,13 @@ pub fn flock(fd: &impl AsRawFd, op: libc::c_int) -> std::io::Result<()> {
 /// `LOCK_NB` is `EWOULDBLOCK`; `EINTR` is retried.
 #[cfg(target_os = "linux")]
 pub fn whole_file(fd: &impl AsRawFd, op: libc::c_int) -> std::io::Result<()> {
-    // SAFETY: a zeroed flock is valid: the whole file (start 0, length 0), l_pid 0 as OFD locks need.
-    let mut l: libc::flock = unsafe { std::mem::zeroed() };
-    l.l_whence = libc::SEEK_SET as libc::c_short;
-    l.l_type = match op & !libc::LOCK_NB {
+    let kind = match op & !libc::LOCK_NB {
         libc::LOCK_SH => libc::F_RDLCK,
         libc::LOCK_EX => libc::F_WRLCK,
         _ => libc::F_UNLCK,
-    } as libc::c_short;
-    let cmd = if op & libc::LOCK_NB != 0 { libc::F_OFD_SETLK } else { libc::F_OFD_SETLKW };
-    loop {
-        // SAFETY: fcntl on a descriptor the caller owns, with a valid flock.
-        if unsafe { libc::fcntl(fd.as_raw_fd(), cmd, &l) } == 0 {
-            return Ok(());
-        }
-        let e = std::io::Error::last_os_error();
-        match e.raw_os_error() {
-            Some(libc::EINTR) => continue,
-            // F_OFD_SETLK says a conflict with either.
-            Some(libc::EAGAIN | libc::EACCES) => return Err(std::io::Error::from_raw_os_error(libc::EWOULDBLOCK)),
-            _ => return Err(e),
-        }
-    }
+    };
+    // The whole file: from byte 0, length 0 (to the end, and beyond).
+    range(fd, kind as libc::c_int, 0, 0, op & libc::LOCK_NB == 0)
 }
 
 /// `flock` where there are no OFD locks (macOS: no sandbox there reads sandspawn's state).
