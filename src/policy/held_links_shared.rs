@@ -306,3 +306,68 @@ mod tests_readers {
         drop((again, readers));
     }
 }
+#[cfg(test)]
+mod tests_chmod_readers {
+    use super::*;
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::PermissionsExt;
+
+    /// Found by an attacker's review (lock28): `NAME.lock`'s mode 0200 keeps no reader out for good.
+    /// It is the user's own file, and the Landlock mode does not govern modes (`file-modes`): its
+    /// command gives it the read bit back, opens it for reading and read-locks all of it but the
+    /// holder's byte (`F_OFD_GETLK` names it). The next hold through the link then waited in the
+    /// kernel for as long as the command lived (on the host's main thread, in its policy's
+    /// resolution), and once the holder let go the record stayed, looking held.
+    #[test]
+    fn a_reader_that_chmods_the_lock_file_neither_stalls_a_hold_nor_keeps_the_record() {
+        let state = tempfile::tempdir().unwrap();
+        let d = state.path().join("held-links");
+        let t = tempfile::tempdir().unwrap();
+        let link = t.path().canonicalize().unwrap().join("cfg");
+        std::os::unix::fs::symlink("real", &link).unwrap();
+        let (first, _) = Shared::hold_in(d.clone(), &LinkOnTheWay::read(&link).unwrap()).unwrap();
+        let readers: Vec<File> = std::fs::read_dir(&d)
+            .unwrap()
+            .flatten()
+            .filter_map(|e| {
+                let mode = e.metadata().unwrap().permissions().mode();
+                std::fs::set_permissions(e.path(), std::fs::Permissions::from_mode((mode & 0o777) | 0o400)).unwrap();
+                let f = File::open(e.path()).ok()?;
+                // SAFETY: fcntl on a descriptor this test owns; a zeroed flock is valid.
+                let mut l: libc::flock = unsafe { std::mem::zeroed() };
+                l.l_type = libc::F_WRLCK as libc::c_short;
+                assert_eq!(unsafe { libc::fcntl(f.as_raw_fd(), libc::F_OFD_GETLK, &mut l) }, 0);
+                let held = (l.l_type != libc::F_UNLCK as libc::c_short).then_some(l.l_start);
+                let ranges = match held {
+                    Some(at) => vec![(0, at), (at + 1, 0)],
+                    None => vec![(0, 0)],
+                };
+                for (start, len) in ranges {
+                    let mut l: libc::flock = unsafe { std::mem::zeroed() };
+                    l.l_type = libc::F_RDLCK as libc::c_short;
+                    (l.l_start, l.l_len) = (start, len);
+                    assert_eq!(unsafe { libc::fcntl(f.as_raw_fd(), libc::F_OFD_SETLK, &l) }, 0, "{:?}", std::io::Error::last_os_error());
+                }
+                Some(f)
+            })
+            .collect();
+        assert!(readers.len() >= 2, "the reader opened the record and its lock file");
+        let found = LinkOnTheWay::read(&link).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let d2 = d.clone();
+        std::thread::spawn(move || {
+            let _ = tx.send(Shared::hold_in(d2, &found).map(|(s, theirs)| {
+                drop(s);
+                theirs
+            }));
+        });
+        let second = rx.recv_timeout(std::time::Duration::from_secs(5));
+        assert!(second.is_ok(), "the next hold waited in the kernel for the reader's lock");
+        drop(first);
+        assert!(listed_in(&d).is_empty(), "the last holder left the record: {:?}", listed_in(&d));
+        std::fs::remove_file(&link).unwrap();
+        std::os::unix::fs::symlink("other", &link).unwrap();
+        assert_eq!(recorded_in(&d, &listed_in(&d), &link), None, "a record nobody holds looked held");
+        drop(readers);
+    }
+}
