@@ -564,6 +564,41 @@ mod tests {
         drop(held);
     }
 
+    /// Found by an attacker's review (lock28): mode 0200 keeps no reader out for good. The files are
+    /// the user's own and the Landlock mode does not govern modes (`file-modes`): its command gives
+    /// each its read bit back, opens it for reading and read-locks it. The fold did not happen,
+    /// another slot was made, and a run's shared hold on the cache was refused (it waited its 60 s
+    /// and failed).
+    #[test]
+    fn a_reader_that_chmods_the_cache_s_files_holds_up_no_fold_nor_run() {
+        use std::os::fd::AsRawFd;
+        use std::os::unix::fs::PermissionsExt;
+        let t = tempfile::tempdir().unwrap();
+        let cache = t.path().join("npm");
+        open(&cache, "a").finish();
+        let read_lock = |name: &str| -> Option<std::fs::File> {
+            let mode = std::fs::metadata(cache.join(name)).ok()?.permissions().mode();
+            std::fs::set_permissions(cache.join(name), std::fs::Permissions::from_mode((mode & 0o777) | 0o400)).ok()?;
+            let f = std::fs::File::open(cache.join(name)).ok()?;
+            // SAFETY: fcntl on a descriptor this test owns; a zeroed flock is valid (whole file).
+            let mut l: libc::flock = unsafe { std::mem::zeroed() };
+            l.l_type = libc::F_RDLCK as libc::c_short;
+            // SAFETY: as above.
+            (unsafe { libc::fcntl(f.as_raw_fd(), libc::F_OFD_SETLK, &l) } == 0).then_some(f)
+        };
+        let held: Vec<std::fs::File> = ["lock", "waiting", "slots/0/lock"].iter().filter_map(|n| read_lock(n)).collect();
+        assert_eq!(held.len(), 3, "the reader read-locked the cache's files");
+        assert!(super::super::lock::lock_file(&Dir::at(&cache), libc::LOCK_SH | libc::LOCK_NB).is_ok(), "a run's shared hold was refused");
+        let b = open(&cache, "b");
+        std::fs::write(b.upper.join("from-b"), "b").unwrap();
+        b.finish();
+        assert!(pending(&cache).is_empty(), "the fold did not happen while a reader held the cache's files: {:?}", pending(&cache));
+        assert_eq!(std::fs::read_to_string(cache.join("base/from-b")).unwrap(), "b");
+        let slots: Vec<_> = std::fs::read_dir(cache.join("slots")).unwrap().flatten().map(|e| e.file_name()).filter(|n| !n.to_string_lossy().contains(".new-")).collect();
+        assert_eq!(slots, vec![std::ffi::OsString::from("0")], "the run took the slot a reader locked, made no other");
+        drop(held);
+    }
+
     /// A run that waits for the cache (a fold past `MOST_PENDING` layers does not stop for it)
     /// stops waiting when the run ends (its deadline, a kill, an abort): before, its thread waited
     /// in `flock` for as long as the holder held on.
