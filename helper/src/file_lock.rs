@@ -94,6 +94,13 @@ fn shared(fd: &impl AsRawFd, wait: bool) -> std::io::Result<()> {
         let at = SHARED_FROM + (std::collections::hash_map::RandomState::new().build_hasher().finish() >> 2);
         match range(fd, libc::F_WRLCK, at as i64, 1, false) {
             Err(e) if e.raw_os_error() == Some(libc::EWOULDBLOCK) => {
+                // A read lock is a reader's (no holder takes one): never waited for in the kernel,
+                // the reader decides how long that would be (found by an attacker's review, lock28:
+                // a reader that gave the file its read bit back, `chmod`, read-locked the gaps
+                // between the holders' bytes, and the next shared hold waited as long as it lived).
+                if read_locked_at(fd, at as i64)? {
+                    return Err(e);
+                }
                 if !exclusive_held(fd)? {
                     continue;
                 }
@@ -108,7 +115,7 @@ fn shared(fd: &impl AsRawFd, wait: bool) -> std::io::Result<()> {
 }
 
 /// Whether another description holds the file exclusively under `writers_only` (a write lock
-/// over byte 0).
+/// over byte 0; a reader's read lock there is no holder's).
 #[cfg(target_os = "linux")]
 pub fn exclusive_held(fd: &impl AsRawFd) -> std::io::Result<bool> {
     // SAFETY: a zeroed flock is valid; fcntl on the caller's descriptor.
@@ -119,7 +126,22 @@ pub fn exclusive_held(fd: &impl AsRawFd) -> std::io::Result<bool> {
     if unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_OFD_GETLK, &mut l) } != 0 {
         return Err(std::io::Error::last_os_error());
     }
-    Ok(l.l_type != libc::F_UNLCK as libc::c_short)
+    Ok(l.l_type == libc::F_WRLCK as libc::c_short)
+}
+
+/// Whether what refuses a write lock on byte `at` is a read lock.
+#[cfg(target_os = "linux")]
+fn read_locked_at(fd: &impl AsRawFd, at: i64) -> std::io::Result<bool> {
+    // SAFETY: a zeroed flock is valid; fcntl on the caller's descriptor.
+    let mut l: libc::flock = unsafe { std::mem::zeroed() };
+    l.l_type = libc::F_WRLCK as libc::c_short;
+    l.l_whence = libc::SEEK_SET as libc::c_short;
+    l.l_start = at;
+    l.l_len = 1;
+    if unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_OFD_GETLK, &mut l) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(l.l_type == libc::F_RDLCK as libc::c_short)
 }
 
 /// An OFD lock of `kind` on `len` bytes from `start` (0: to the end, and beyond); a conflict
@@ -157,4 +179,182 @@ pub fn open_write_only(path: &std::path::Path, create: bool) -> std::io::Result<
         f.set_permissions(std::fs::Permissions::from_mode(0o200))?;
     }
     Ok(f)
+}
+
+/// `DIR/NAME` held exclusively under write locks only (a write lock on the whole file), made (mode
+/// 0200) if missing: `Ok(Some(descriptor))` held, `Ok(None)` held by another holder's write lock.
+///
+/// Mode 0200 does not keep a reader out for good: the file is the user's own, and the Landlock mode
+/// does not govern permission bits (`file-modes`, not enforced), so its command can `chmod u+r` the
+/// file, open it for reading and take a read lock, which refuses every write lock on that inode
+/// for as long as it lives (or `chmod 0` it, which refuses the open). Found by an attacker's review
+/// (lock28): cross28's change set hold was refused so ("in use by another run"). No holder here
+/// ever takes a read lock, so a file whose write lock is refused while no write lock is on it is
+/// spoiled by a reader: it is replaced, under this holder's lock, by a new file swapped in with
+/// `RENAME_EXCHANGE` (which the Landlock mode cannot do: no entries made or removed in the store),
+/// and the swap is undone if what came out was not the spoiled file or a holder took it meanwhile.
+/// Every holder checks after locking that the name still leads to what it locked.
+#[cfg(target_os = "linux")]
+pub fn exclusive_at(dir: &impl AsRawFd, name: &std::ffi::CStr) -> std::io::Result<Option<std::os::fd::OwnedFd>> {
+    for _ in 0..16 {
+        let fd = match open_at(dir, name, libc::O_CREAT) {
+            Ok(fd) => fd,
+            Err(e) if e.raw_os_error() == Some(libc::EACCES) => {
+                give_back_write(dir, name)?;
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        match whole_file(&fd, libc::LOCK_EX | libc::LOCK_NB) {
+            Ok(()) if named(dir, name, &fd)? => return Ok(Some(fd)),
+            Ok(()) => {
+                whole_file(&fd, libc::LOCK_UN)?;
+            }
+            Err(e) if e.raw_os_error() == Some(libc::EWOULDBLOCK) => {
+                if write_locked(&fd)? {
+                    return Ok(None);
+                }
+                // Spoiled by a reader: replaced.
+                if let Some(new) = replace_spoiled(dir, name, &fd)? {
+                    return Ok(Some(new));
+                }
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(None)
+}
+
+/// `DIR/NAME` opened for writing only with `flags` (`O_CREAT`: made, mode 0200), never followed if
+/// a symlink, its mode made 0200 if it was not.
+#[cfg(target_os = "linux")]
+fn open_at(dir: &impl AsRawFd, name: &std::ffi::CStr, flags: libc::c_int) -> std::io::Result<std::os::fd::OwnedFd> {
+    use std::os::fd::FromRawFd;
+    // SAFETY: openat with a valid name; the descriptor returned is ours.
+    let raw = unsafe { libc::openat(dir.as_raw_fd(), name.as_ptr(), libc::O_WRONLY | libc::O_NOFOLLOW | libc::O_CLOEXEC | flags, 0o200 as libc::c_uint) };
+    if raw < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let fd = unsafe { std::os::fd::OwnedFd::from_raw_fd(raw) };
+    let st = fstat(&fd)?;
+    if st.st_mode & 0o777 != 0o200 && unsafe { libc::fchmod(fd.as_raw_fd(), 0o200) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(fd)
+}
+
+#[cfg(target_os = "linux")]
+fn fstat(fd: &impl AsRawFd) -> std::io::Result<libc::stat> {
+    // SAFETY: a zeroed stat is valid; fstat on the caller's descriptor.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(st)
+}
+
+/// What `DIR/NAME` is (not followed), `None` if nothing.
+#[cfg(target_os = "linux")]
+fn lstat_at(dir: &impl AsRawFd, name: &std::ffi::CStr) -> std::io::Result<Option<libc::stat>> {
+    // SAFETY: a zeroed stat is valid; fstatat with a valid name.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstatat(dir.as_raw_fd(), name.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) } != 0 {
+        let e = std::io::Error::last_os_error();
+        return if e.raw_os_error() == Some(libc::ENOENT) { Ok(None) } else { Err(e) };
+    }
+    Ok(Some(st))
+}
+
+/// Whether `DIR/NAME` is the file `fd` is open on.
+#[cfg(target_os = "linux")]
+fn named(dir: &impl AsRawFd, name: &std::ffi::CStr, fd: &impl AsRawFd) -> std::io::Result<bool> {
+    let held = fstat(fd)?;
+    Ok(lstat_at(dir, name)?.is_some_and(|st| st.st_dev == held.st_dev && st.st_ino == held.st_ino))
+}
+
+/// Whether any description holds a write lock anywhere on the file (a test read lock meets write
+/// locks only).
+#[cfg(target_os = "linux")]
+pub fn write_locked(fd: &impl AsRawFd) -> std::io::Result<bool> {
+    // SAFETY: a zeroed flock is valid (the whole file); fcntl on the caller's descriptor.
+    let mut l: libc::flock = unsafe { std::mem::zeroed() };
+    l.l_type = libc::F_RDLCK as libc::c_short;
+    l.l_whence = libc::SEEK_SET as libc::c_short;
+    if unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_OFD_GETLK, &mut l) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(l.l_type != libc::F_UNLCK as libc::c_short)
+}
+
+/// A lock file whose owner write bit a reader took (`chmod 0`, `chmod 400`): given back, if it is a
+/// regular file (the user's own: no holder's file ever lacks it).
+#[cfg(target_os = "linux")]
+fn give_back_write(dir: &impl AsRawFd, name: &std::ffi::CStr) -> std::io::Result<()> {
+    match lstat_at(dir, name)? {
+        Some(st) if st.st_mode & libc::S_IFMT == libc::S_IFREG => {
+            // SAFETY: fchmodat with a valid name; a regular file, not followed anywhere.
+            if unsafe { libc::fchmodat(dir.as_raw_fd(), name.as_ptr(), 0o200, 0) } != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        }
+        _ => Err(std::io::Error::from_raw_os_error(libc::EACCES)),
+    }
+}
+
+/// `DIR/NAME`, spoiled (`spoiled` is open on it, read-locked by a reader, write-locked by nobody),
+/// replaced by a new file this holder holds exclusively; `None` if another holder came first.
+#[cfg(target_os = "linux")]
+fn replace_spoiled(dir: &impl AsRawFd, name: &std::ffi::CStr, spoiled: &impl AsRawFd) -> std::io::Result<Option<std::os::fd::OwnedFd>> {
+    use std::hash::{BuildHasher, Hasher};
+    let aside = format!("{}.new-{:016x}", name.to_string_lossy(), std::collections::hash_map::RandomState::new().build_hasher().finish());
+    let aside = std::ffi::CString::new(aside).map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))?;
+    let new = open_at(dir, &aside, libc::O_CREAT | libc::O_EXCL)?;
+    let swapped = whole_file(&new, libc::LOCK_EX | libc::LOCK_NB).and_then(|()| exchange(dir, &aside, name));
+    if let Err(e) = swapped {
+        unsafe { libc::unlinkat(dir.as_raw_fd(), aside.as_ptr(), 0) };
+        return Err(e);
+    }
+    // What came out is the spoiled file, and no holder took it meanwhile: ours stays in.
+    let was = fstat(spoiled)?;
+    let out = lstat_at(dir, &aside)?;
+    let ours = out.is_some_and(|st| st.st_dev == was.st_dev && st.st_ino == was.st_ino) && !write_locked(spoiled)?;
+    if !ours {
+        exchange(dir, &aside, name)?;
+    }
+    // SAFETY: unlinkat with a valid name: the spoiled file, or ours swapped back out.
+    unsafe { libc::unlinkat(dir.as_raw_fd(), aside.as_ptr(), 0) };
+    Ok(ours.then_some(new))
+}
+
+#[cfg(target_os = "linux")]
+fn exchange(dir: &impl AsRawFd, a: &std::ffi::CStr, b: &std::ffi::CStr) -> std::io::Result<()> {
+    // SAFETY: renameat2 with valid names in the caller's directory.
+    if unsafe { libc::renameat2(dir.as_raw_fd(), a.as_ptr(), dir.as_raw_fd(), b.as_ptr(), libc::RENAME_EXCHANGE) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Where no sandbox reads sandspawn's state (macOS): `DIR/NAME` made if missing and `flock`ed.
+#[cfg(not(target_os = "linux"))]
+pub fn exclusive_at(dir: &impl AsRawFd, name: &std::ffi::CStr) -> std::io::Result<Option<std::os::fd::OwnedFd>> {
+    use std::os::fd::FromRawFd;
+    // SAFETY: openat with a valid name; the descriptor returned is ours.
+    let raw = unsafe { libc::openat(dir.as_raw_fd(), name.as_ptr(), libc::O_RDWR | libc::O_CREAT | libc::O_NOFOLLOW | libc::O_CLOEXEC, 0o600 as libc::c_uint) };
+    if raw < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let fd = unsafe { std::os::fd::OwnedFd::from_raw_fd(raw) };
+    match flock(&fd, libc::LOCK_EX | libc::LOCK_NB) {
+        Ok(()) => Ok(Some(fd)),
+        Err(e) if e.raw_os_error() == Some(libc::EWOULDBLOCK) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Where no sandbox reads sandspawn's state (macOS, `flock`): any lock is a holder's.
+#[cfg(not(target_os = "linux"))]
+pub fn write_locked(_fd: &impl AsRawFd) -> std::io::Result<bool> {
+    Ok(true)
 }

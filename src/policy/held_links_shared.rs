@@ -81,6 +81,20 @@ fn lock_path(at: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
+/// The lock file at `lock_at` held exclusively (`Some(Some)`), held by another holder
+/// (`Some(None)`); `None` if it cannot be used.
+fn exclusive(lock_at: &Path) -> Option<Option<File>> {
+    let dir = File::open(lock_at.parent()?).ok()?;
+    let name = std::ffi::CString::new(lock_at.file_name()?.as_bytes()).ok()?;
+    Some(sandspawn_helper::file_lock::exclusive_at(&dir, &name).ok()?.map(File::from))
+}
+
+/// Whether the exclusive hold `flock` refused is refused by a reader's lock alone (no holder's):
+/// nobody holds the record (lock28).
+fn readers_only(lock: &File) -> bool {
+    sandspawn_helper::file_lock::write_locked(lock).is_ok_and(|held| !held)
+}
+
 /// Whether `f` is the file at `p` (not one removed or replaced since it was opened).
 fn is_at(f: &File, p: &Path) -> bool {
     match (f.metadata(), p.symlink_metadata()) {
@@ -136,6 +150,9 @@ fn recorded_in(d: &Path, listed: &HashSet<String>, link: &Path) -> Option<LinkOn
         flock(&lock, libc::LOCK_UN);
         return None;
     }
+    if readers_only(&lock) {
+        return None;
+    }
     read_record(&mut f, link)
 }
 
@@ -164,14 +181,22 @@ impl Shared {
         // A file removed or replaced between the open and the lock is not the record: again.
         for _ in 0..4 {
             let lock_at = lock_path(&at);
-            let lock = sandspawn_helper::file_lock::open_write_only(&lock_at, true).ok()?;
+            // Exclusive at once: the first holder (a lock file a reader spoiled, `chmod u+r` and a
+            // read lock, replaced: `file_lock::exclusive_at`, lock28). Else after a shared lock,
+            // once more: another process's `recorded` takes it exclusive for a moment to learn
+            // that nobody holds it.
+            let (lock, first) = match exclusive(&lock_at)? {
+                Some(lock) => (lock, true),
+                None => {
+                    let lock = sandspawn_helper::file_lock::open_write_only(&lock_at, true).ok()?;
+                    if !flock(&lock, libc::LOCK_SH) {
+                        return None;
+                    }
+                    let first = flock(&lock, libc::LOCK_EX | libc::LOCK_NB);
+                    (lock, first)
+                }
+            };
             let mut file = std::fs::OpenOptions::new().read(true).write(true).create(true).mode(0o600).custom_flags(libc::O_NOFOLLOW).open(&at).ok()?;
-            // Exclusive at once: the first holder. Else after a shared lock, once more: another
-            // process's `recorded` takes it exclusive for a moment to learn that nobody holds it.
-            let first = flock(&lock, libc::LOCK_EX | libc::LOCK_NB) || (flock(&lock, libc::LOCK_SH) && flock(&lock, libc::LOCK_EX | libc::LOCK_NB));
-            if !first && !flock(&lock, libc::LOCK_SH) {
-                return None;
-            }
             if !is_at(&file, &at) || !is_at(&lock, &lock_at) {
                 flock(&lock, libc::LOCK_UN);
                 continue;
@@ -211,7 +236,8 @@ impl Shared {
 /// that opened it meanwhile finds it gone from its path after its lock, and makes it anew: `hold`).
 impl Drop for Shared {
     fn drop(&mut self) {
-        if flock(&self.lock, libc::LOCK_EX | libc::LOCK_NB) {
+        // The last holder, also when a reader's read lock refuses it the exclusive hold (lock28).
+        if flock(&self.lock, libc::LOCK_EX | libc::LOCK_NB) || readers_only(&self.lock) {
             let lock_at = lock_path(&self.at);
             if is_at(&self.file, &self.at) && is_at(&self.lock, &lock_at) {
                 let _ = std::fs::remove_file(&self.at);

@@ -381,13 +381,12 @@ pub fn lock(set: &ChangeSet) -> Result<Lock> {
     let path = set.dir.join(LOCK);
     let f = std::fs::OpenOptions::new().read(true).write(true).create(true).mode(0o600).custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC).open(&path).map_err(|e| io("opening", &path, e))?;
     let fd: OwnedFd = f.into();
-    let exclusive = exclusive_file(&set.dir)?;
-    if sandspawn_helper::file_lock::whole_file(&exclusive, libc::LOCK_EX | libc::LOCK_NB).is_err() {
+    let Some(exclusive) = exclusive_file(&set.dir)? else {
         return Err(SandboxError::new(
             ErrorCode::InvalidOptions,
             format!("options.changeSet: change set {} is in use by another run, apply or discard; one at a time", set.meta.id),
         ));
-    }
+    };
     Ok(Lock(fd, exclusive))
 }
 
@@ -400,15 +399,29 @@ pub fn lock(set: &ChangeSet) -> Result<Lock> {
 /// open: an OFD write lock needs a descriptor open for writing, which no sandbox gets on the store
 /// (bwrap covers it, the Landlock mode reads it only), and a read lock (which would refuse the write
 /// lock) one open for reading, which mode 0200 gives nobody (the Landlock mode's command has no
-/// capability that passes over a mode, root's neither).
-fn exclusive_file(dir: &Path) -> Result<OwnedFd> {
-    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+/// capability that passes over a mode, root's neither) until the file's owner gives it back: the
+/// Landlock mode does not govern modes, and its command could `chmod u+r` the file and read-lock it
+/// (lock28), so a file read-locked with no holder's write lock on it is replaced (`exclusive_at`).
+fn exclusive_file(dir: &Path) -> Result<Option<OwnedFd>> {
+    let d = std::fs::File::open(dir).map_err(|e| io("opening", dir, e))?;
+    exclusive_held_at(&d, dir)
+}
+
+/// `EXCLUSIVE` held in `d` (`file_lock::exclusive_at`: a file a reader spoiled, its read bit given
+/// back by a `chmod` the Landlock mode does not govern and read-locked, is replaced; found by an
+/// attacker's review, lock28); `None`: another holder has it.
+#[cfg(target_os = "linux")]
+fn exclusive_held_at(d: &std::fs::File, dir: &Path) -> Result<Option<OwnedFd>> {
+    sandspawn_helper::file_lock::exclusive_at(d, c"lock.exclusive").map_err(|e| io("locking", &dir.join(EXCLUSIVE), e))
+}
+
+/// Elsewhere (macOS: no sandbox reads the store) a `flock` of the file.
+#[cfg(not(target_os = "linux"))]
+fn exclusive_held_at(_d: &std::fs::File, dir: &Path) -> Result<Option<OwnedFd>> {
+    use std::os::unix::fs::OpenOptionsExt;
     let path = dir.join(EXCLUSIVE);
     let f = std::fs::OpenOptions::new().write(true).create(true).mode(0o200).custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC).open(&path).map_err(|e| io("opening", &path, e))?;
-    if f.metadata().map_err(|e| io("opening", &path, e))?.permissions().mode() & 0o777 != 0o200 {
-        f.set_permissions(std::fs::Permissions::from_mode(0o200)).map_err(|e| io("opening", &path, e))?;
-    }
-    Ok(f.into())
+    Ok(sandspawn_helper::file_lock::whole_file(&f, libc::LOCK_EX | libc::LOCK_NB).is_ok().then(|| f.into()))
 }
 
 /// Remove a set (held by `_lock`).

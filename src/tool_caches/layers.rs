@@ -161,7 +161,8 @@ impl Waiters {
                 let _ = set(file, libc::LOCK_UN);
                 false
             }
-            Err(e) => super::lock::is_held(&e),
+            // A reader's read lock (lock28: `chmod u+r` first) is nobody waiting.
+            Err(e) => super::lock::is_held(&e) && super::lock::holders(file),
         }
     }
 }

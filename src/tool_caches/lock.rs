@@ -7,7 +7,8 @@
 //! (found by an attacker's review). An exclusive OFD lock needs a descriptor open for writing,
 //! which no sandbox gets on the store (bwrap and Seatbelt runs do not see it, Landlock runs read
 //! it only). Nor does any take a read lock: the files are mode 0200, and a shared hold is a write
-//! lock on a byte of its own (`set`; a reader's read lock kept every fold away, cross28). What a run still waits for
+//! lock on a byte of its own (`set`; a reader's read lock kept every fold away, cross28; one that gave the file its read bit
+//! back first, `chmod`, spoils it, and it is replaced: `lock_named`, lock28). What a run still waits for
 //! (a fold past `MOST_PENDING` layers) it waits for step by step (`wait_for`), hearing its end.
 //!
 //! A lock taken here is let go of explicitly (`Held`), never by closing its descriptor alone: an
@@ -41,8 +42,61 @@ pub(super) fn lock_file(dir: &Dir, op: libc::c_int) -> std::io::Result<Held> {
 /// `DIR/NAME`, made and locked as `lock_file` does.
 pub(super) fn lock_named(dir: &Dir, name: &str, op: libc::c_int) -> std::io::Result<Held> {
     let fd = open(dir, name)?;
-    set(&fd, op)?;
+    match set(&fd, op) {
+        Ok(()) if still_named(dir, name, &fd) => Ok(Held(fd)),
+        Ok(()) => {
+            let _ = set(&fd, libc::LOCK_UN);
+            Err(std::io::Error::from_raw_os_error(libc::EWOULDBLOCK))
+        }
+        Err(e) if is_held(&e) && readers_only(&fd) => replaced(dir, name, op),
+        Err(e) => Err(e),
+    }
+}
+
+/// Mode 0200 keeps no reader out for good: the file is the user's own and the Landlock mode does
+/// not govern modes (`file-modes`), so its command could `chmod u+r` a lock file, open it and
+/// read-lock it, which kept the folds away again and had every run of the cache wait its 60 s
+/// and fail (found by an attacker's review, lock28). No holder takes a read lock: a file whose lock
+/// is refused by read locks alone is spoiled, and replaced (`file_lock::exclusive_at`); every
+/// holder checks after its lock that the name still leads to the file it locked (`still_named`).
+#[cfg(target_os = "linux")]
+fn readers_only(fd: &OwnedFd) -> bool {
+    sandspawn_helper::file_lock::write_locked(fd).is_ok_and(|held| !held)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn readers_only(_fd: &OwnedFd) -> bool {
+    false
+}
+
+/// Whether a holder's lock is what refused a lock on `fd` (not a reader's alone).
+pub(super) fn holders(fd: &OwnedFd) -> bool {
+    !readers_only(fd)
+}
+
+/// `DIR/NAME`, spoiled by a reader, replaced by a file held with `op`; held by another if a holder
+/// came first.
+fn replaced(dir: &Dir, name: &str, op: libc::c_int) -> std::io::Result<Held> {
+    let c = std::ffi::CString::new(name).map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))?;
+    let Some(fd) = sandspawn_helper::file_lock::exclusive_at(dir.fd(), &c)? else {
+        return Err(std::io::Error::from_raw_os_error(libc::EWOULDBLOCK));
+    };
+    if op & !libc::LOCK_NB == libc::LOCK_SH {
+        sandspawn_helper::file_lock::exclusive_to_shared(&fd)?;
+    }
     Ok(Held(fd))
+}
+
+/// Whether `DIR/NAME` is still the file `fd` is open on (not one a spoiled file's replacement put
+/// in its place since it was opened).
+fn still_named(dir: &Dir, name: &str, fd: &OwnedFd) -> bool {
+    use std::os::fd::AsRawFd;
+    // SAFETY: a zeroed stat is valid; fstat on our own descriptor.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } != 0 {
+        return false;
+    }
+    matches!(dir.stat(name), Ok(Some(now)) if (now.st_dev, now.st_ino) == (st.st_dev, st.st_ino))
 }
 
 /// `DIR/NAME` opened for writing only (made if missing, never followed if a symlink), its mode
@@ -103,12 +157,12 @@ const MOST_PAUSE: Duration = Duration::from_millis(50);
 /// (1 ms up to `MOST_PAUSE`) rather than waited for in the kernel, where nothing is heard: until
 /// `ended()` (the run's deadline passed, it was killed or aborted) or `until`, then an error.
 pub(super) fn wait_for(dir: &Dir, name: &str, op: libc::c_int, ended: &dyn Fn() -> bool, until: Instant) -> std::io::Result<Held> {
-    let fd = open(dir, name)?;
     let mut pause = Duration::from_millis(1);
     loop {
-        match set(&fd, op | libc::LOCK_NB) {
+        // Opened each time: the file may have been replaced (`lock_named`).
+        match lock_named(dir, name, op | libc::LOCK_NB) {
             Err(e) if is_held(&e) => {}
-            taken => return taken.map(|()| Held(fd)),
+            taken => return taken,
         }
         if ended() {
             return Err(std::io::Error::other(format!("{name}: the run ended while it waited for another process's lock")));
