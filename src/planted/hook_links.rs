@@ -323,3 +323,22 @@ mod deep_chain_tests {
         assert!(said.iter().any(|s| s.contains("pre-commit") && s.contains("/proc") && s.contains("could not be judged")), "{said:?}");
     }
 }
+#[cfg(test)]
+mod tests_rounds {
+    use super::*;
+
+    /// Found by an attacker's review (lock28): each `..` out of a missing component restarted the
+    /// walk with the whole rest of the way (mode28's change), a round per pair: a target of 800
+    /// `x/../` (4 KiB) took 800 walks of up to 1,600 components, 73 ms of the host's CPU per link,
+    /// spent from no budget; a run that made 2,000 such links cost the host 161 s of CPU (174 s
+    /// before its result came), with hostRisks []. The rounds are bounded by the components they
+    /// take up in all (`MAX_STEPS`), past which the link is unjudged.
+    #[test]
+    fn a_way_back_out_of_what_is_missing_again_and_again_is_not_walked_again_and_again() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        let target = "x/../".repeat(800) + "y";
+        assert_eq!(resolve(&r.join("l"), Path::new(&target)), Err(Unjudged::TooLong));
+        assert_eq!(resolve(&r.join("l"), Path::new(&("x/../".repeat(8) + "y"))), Ok(r.join("y")), "a few rounds are still walked");
+    }
+}
