@@ -125,7 +125,11 @@ describe('policy paths resolved through a symlink in the workspace', { concurren
     fs.symlinkSync('cfg', link)
     const policy = { mode: 'workspace-write', readOnlyPaths: [path.join(link, 'settings.json')] }
     const state = path.join(process.env.XDG_STATE_HOME || path.join(require('node:os').homedir(), '.local/state'), 'sandspawn/held-links')
-    const records = () => { try { return fs.readdirSync(state).filter((n) => fs.readFileSync(path.join(state, n)).includes(link)) } catch { return [] } }
+    // Each record's lock file (NAME.lock, mode 0200) is no reader's: an ordinary user cannot read
+    // it (root can), so it is passed over, not taken for the end of the listing (CI's pass as an
+    // ordinary user failed here: every record was missed).
+    const holds = (n) => { try { return fs.readFileSync(path.join(state, n)).includes(link) } catch { return false } }
+    const records = () => { try { return fs.readdirSync(state).filter(holds) } catch { return [] } }
     const first = sh('sleep 3', { cwd: tree.ws, sandbox: policy, timeout: 20000 })
     assert.ok(await waitFor(() => records().length > 0, 2500), 'the first run holds the link')
     const done = path.join(tree.out, 'first-done')
