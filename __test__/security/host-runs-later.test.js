@@ -24,6 +24,21 @@ function install(dir) {
   }
 }
 
+/**
+ * A workspace with sandspawn installed in its `node_modules`, and the package manager's bin link
+ * to its command line: npm's symlink (`link`) or pnpm's shim file (`shim`).
+ */
+function installedWithBin(t, layout = 'link') {
+  const tree = tempTree(t)
+  const pkg = path.join(tree.ws, 'node_modules', 'sandspawn')
+  install(pkg)
+  const bin = path.join(tree.ws, 'node_modules', '.bin', 'sandspawn')
+  fs.mkdirSync(path.dirname(bin))
+  if (layout === 'link') fs.symlinkSync('../sandspawn/bin/sandspawn.js', bin)
+  else fs.writeFileSync(bin, `#!/bin/sh\nexec node "$(dirname "$0")/../sandspawn/bin/sandspawn.js" "$@"\n`, { mode: 0o755 })
+  return { tree, pkg, bin }
+}
+
 function digestTree(dir) {
   const h = crypto.createHash('sha256')
   for (const [rel, s] of Object.entries(treeSnapshot(dir)).sort(([a], [b]) => a.localeCompare(b))) h.update(`${rel} ${s.type} ${s.sha || ''} ${s.mode}\n`)
@@ -154,13 +169,7 @@ describe("sandspawn's own package cannot be changed by a run (issue 28)", () => 
     ['made a directory', 'link', 'rm -f node_modules/.bin/sandspawn; mkdir -p node_modules/.bin/sandspawn/x'],
   ]) {
     test(`the bin link npx runs (node_modules/.bin/sandspawn), ${name}: put back and reported; the next npx sandspawn runs sandspawn`, (t) => {
-      const tree = tempTree(t)
-      const pkg = path.join(tree.ws, 'node_modules', 'sandspawn')
-      install(pkg)
-      const bin = path.join(tree.ws, 'node_modules', '.bin', 'sandspawn')
-      fs.mkdirSync(path.dirname(bin))
-      if (layout === 'link') fs.symlinkSync('../sandspawn/bin/sandspawn.js', bin)
-      else fs.writeFileSync(bin, `#!/bin/sh\nexec node "$(dirname "$0")/../sandspawn/bin/sandspawn.js" "$@"\n`, { mode: 0o755 })
+      const { tree, pkg, bin } = installedWithBin(t, layout)
       const before = layout === 'link' ? fs.readlinkSync(bin) : fs.readFileSync(bin, 'utf8')
       const r = runWith(pkg, `${attack}; echo ran`, tree.ws, 'workspace-write')
       assert.equal(r.error, undefined, r.message)
@@ -184,14 +193,8 @@ describe("sandspawn's own package cannot be changed by a run (issue 28)", () => 
   // planted program as the user, with no sandbox.
   for (const [name, layout] of [['node', 'link'], ['sh', 'link'], ['dirname', 'shim']]) {
     test(`a ${name} planted in the bin link's .bin (${layout}), which npx sandspawn runs first: removed and reported; the next npx sandspawn runs sandspawn`, (t) => {
-      const tree = tempTree(t)
-      const pkg = path.join(tree.ws, 'node_modules', 'sandspawn')
-      install(pkg)
-      const dotBin = path.join(tree.ws, 'node_modules', '.bin')
-      const bin = path.join(dotBin, 'sandspawn')
-      fs.mkdirSync(dotBin)
-      if (layout === 'link') fs.symlinkSync('../sandspawn/bin/sandspawn.js', bin)
-      else fs.writeFileSync(bin, `#!/bin/sh\nexec node "$(dirname "$0")/../sandspawn/bin/sandspawn.js" "$@"\n`, { mode: 0o755 })
+      const { tree, pkg, bin } = installedWithBin(t, layout)
+      const dotBin = path.dirname(bin)
       const mark = `/var/tmp/pwned-npx-${name}`
       fs.rmSync(mark, { force: true })
       t.after(() => fs.rmSync(mark, { force: true }))
@@ -212,12 +215,7 @@ describe("sandspawn's own package cannot be changed by a run (issue 28)", () => 
   // sandspawn` started while the run went on (agents run several things at once) ran the script
   // the command had put there, with no sandbox.
   test('the bin link npx runs, repointed while the run goes on: put back at once; a host npx sandspawn meanwhile runs sandspawn', async (t) => {
-    const tree = tempTree(t)
-    const pkg = path.join(tree.ws, 'node_modules', 'sandspawn')
-    install(pkg)
-    const bin = path.join(tree.ws, 'node_modules', '.bin', 'sandspawn')
-    fs.mkdirSync(path.dirname(bin))
-    fs.symlinkSync('../sandspawn/bin/sandspawn.js', bin)
+    const { tree, pkg, bin } = installedWithBin(t)
     const mark = path.join(tree.out, 'PWNED-npx')
     const planted = path.join(tree.ws, 'PLANTED')
     const attack = `printf '#!/bin/sh\\ntouch ${mark}\\n' > node_modules/.evil; chmod +x node_modules/.evil; ln -s ../.evil node_modules/.tmp-link && mv -T node_modules/.tmp-link node_modules/.bin/sandspawn && touch PLANTED; sleep 4; echo ran`
@@ -256,12 +254,7 @@ describe("sandspawn's own package cannot be changed by a run (issue 28)", () => 
       const saved = process.env.SANDSPAWN_CHANGE_SET_DIR
       changeSetStore('sandspawn-own-link-')
       t.after(() => (saved === undefined ? delete process.env.SANDSPAWN_CHANGE_SET_DIR : (process.env.SANDSPAWN_CHANGE_SET_DIR = saved)))
-      const tree = tempTree(t)
-      const pkg = path.join(tree.ws, 'node_modules', 'sandspawn')
-      install(pkg)
-      const bin = path.join(tree.ws, 'node_modules', '.bin', 'sandspawn')
-      fs.mkdirSync(path.dirname(bin))
-      fs.symlinkSync('../sandspawn/bin/sandspawn.js', bin)
+      const { tree, pkg, bin } = installedWithBin(t)
       const mark = path.join(tree.out, 'PWNED-npx')
       const r = runWith(pkg, `MARK=${q(mark)}; ${attack}; echo ran`, tree.ws, { mode: 'workspace-write', workspace: 'review' })
       assert.equal(r.error, undefined, r.message)
