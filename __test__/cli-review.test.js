@@ -248,3 +248,26 @@ test('--review on a terminal: a run that continues the set while the question wa
   assert.deepEqual(pending.counts, { added: 1, modified: 1, deleted: 0 })
   assert.equal(cli(['review', 'discard', pending.id], ws).status, 0)
 })
+
+// Found by an attacker's review (mode29): kept pending at the question ([k]eep, or no answer: a
+// hang-up, Ctrl-C), the CLI suggested `sandspawn review apply ID` with no revision. The user had
+// seen the set (its listing, maybe its diffs); another agent's step that continued it meanwhile
+// (evil.sh) landed with that apply, unseen. Every other line that suggests an apply names the
+// revision shown.
+test('--review on a terminal, kept pending: the apply it suggests lands only the revision shown, not what a run added since', { skip: !hasPython() && 'no python3 for the pty driver' }, (t) => {
+  const ws = workspace(t)
+  const r = drive('k', ['--review', '--', 'sh', '-c', 'echo new > a.txt'], ws)
+  const suggested = /kept pending: sandspawn (review apply [^\n|]*?)\s*(?:\||\n|$)/.exec(r.output)
+  assert.ok(suggested, r.output)
+  const id = /change set (cs-[0-9a-f]{16})/.exec(r.output)[1]
+  const shown = /^  revision (\S+)$/m.exec(r.output)?.[1]
+  assert.ok(shown, r.output)
+  const cont = spawnSync(process.execPath, [CONTINUE, id, 'echo evil > evil.sh'], { cwd: ws, env, encoding: 'utf8', timeout: HANG_MS })
+  assert.equal(cont.status, 0, ctx(cont))
+  // The command as printed, run as the user would paste it.
+  const applied = cli(suggested[1].trim().split(/\s+/), ws)
+  assert.deepEqual(hostView(ws), ['a.txt:old\n', 'gone.txt:g\n'], `the suggested '${suggested[1]}' landed what was never shown:\n${ctx(applied)}`)
+  assert.equal(applied.status, 1, ctx(applied))
+  assert.match(applied.stderr, /changed since revision/)
+  assert.equal(cli(['review', 'discard', id], ws).status, 0)
+})
