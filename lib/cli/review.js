@@ -133,6 +133,15 @@ async function question(prompt) {
   }
 }
 
+/**
+ * What to run later on a set left pending, the apply naming the revision shown: without it, a run
+ * that continued the set meanwhile (another agent's step) landed with the apply, never shown (an
+ * attacker's review, mode29: the [k]eep answer's line named no revision).
+ */
+function pendingCommands(cs) {
+  return `sandspawn review apply ${cs.id} --revision ${printable(cs.revision)} | sandspawn review diff ${cs.id} | sandspawn review discard ${cs.id}`
+}
+
 /** After a `--review` run (not --json): show the set, then ask on a terminal; else keep it pending. */
 async function afterRun(result, sandspawn, interactive) {
   let cs = result.changeSet
@@ -146,7 +155,7 @@ async function afterRun(result, sandspawn, interactive) {
     return
   }
   if (!interactive) {
-    process.stderr.write(`sandspawn: pending: sandspawn review apply ${cs.id} --revision ${cs.revision} | sandspawn review diff ${cs.id} | sandspawn review discard ${cs.id}\n`)
+    process.stderr.write(`sandspawn: pending: ${pendingCommands(cs)}\n`)
     return
   }
   for (;;) {
@@ -176,7 +185,7 @@ async function afterRun(result, sandspawn, interactive) {
     }
     if (answer === 'v' || answer === 'diff') await printDiffs(sandspawn, cs, [])
     else if (answer === null || answer === 'k' || answer === 'keep') {
-      process.stderr.write(`sandspawn: kept pending: sandspawn review apply ${cs.id}\n`)
+      process.stderr.write(`sandspawn: kept pending: ${pendingCommands(cs)}\n`)
       return
     }
   }
