@@ -155,6 +155,17 @@ test('--ask: a key typed for the command\'s own question does not answer the net
   assert.match(answered.output, /\[y\/N\/a\] y\ntarget \/typed-ahead\n/, `"y" typed at the question allows it:\n${answered.output}`)
 })
 
+// Found by an attacker's review (mode29): with stderr not the terminal (`2>/dev/null`, a log) the
+// question about a host was written there, unseen, while its key was still read from the
+// terminal: the command printed its own "Continue? [y/N]" on stdout, then asked for a host, and
+// the "y" typed for its prompt allowed that host for the run.
+test('--ask with stderr not on the terminal: no question is asked where nobody sees it; a "y" for the command\'s own prompt allows no host', async () => {
+  const cmd = `printf 'Continue? [y/N] '; ${script(['/hidden'])}`
+  const argv = ['sh', '-c', 'exec "$0" "$@" 2>/dev/null', process.execPath, CLI, ...flags, '--', 'sh', '-c', cmd]
+  const r = await runDriver(TYPING, [JSON.stringify([['Continue? [y/N] ', 'y\r']]), ...argv])
+  assert.doesNotMatch(r.output, /target \/hidden/, `the "y" typed for the command's prompt allowed the host, its question never on the screen:\n${r.output}`)
+})
+
 test('--ask: output held while a question waits stays bounded in memory (the command waits for it), and all of it follows the answer', async () => {
   // An attacker's review: the command asked about a host, then wrote without pause; nobody
   // answered, and the CLI kept every byte (961 MiB after 13 s). 200 MiB here, in 64-byte lines.

@@ -271,3 +271,21 @@ test('--review on a terminal, kept pending: the apply it suggests lands only the
   assert.match(applied.stderr, /changed since revision/)
   assert.equal(cli(['review', 'discard', id], ws).status, 0)
 })
+
+// Found by an attacker's review (mode29): with stderr not the terminal (`2>/dev/null`, a log) the
+// change set's listing and the question were written there, unseen, while the answer was still
+// read from the terminal: the command ended on its own prompt on stdout ("[a]rchive the build
+// or [d]elete it?"), and the "a" typed for it applied the set nobody had been shown.
+test('--review with stderr not on the terminal: the set is not asked about where nobody sees it; an "a" typed for the command\'s own prompt applies nothing', { skip: !hasPython() && 'no python3 for the pty driver' }, (t) => {
+  const ws = workspace(t)
+  const TYPING = path.join(__dirname, 'fixtures', 'typing-driver.py')
+  const cmd = "echo new > a.txt; printf '[a]rchive the build or [d]elete it? '"
+  const argv = ['sh', '-c', 'exec "$0" "$@" 2>/dev/null', process.execPath, CLI, '--review', '--', 'sh', '-c', cmd]
+  const r = spawnSync('python3', [TYPING, JSON.stringify([['[d]elete it? ', 'a\r']]), ...argv], { cwd: ws, env, encoding: 'utf8', timeout: HANG_MS, killSignal: 'SIGKILL' })
+  assert.equal(r.status, 0, ctx(r))
+  const seen = JSON.parse(r.stdout)
+  assert.deepEqual(hostView(ws), ['a.txt:old\n', 'gone.txt:g\n'], `the "a" typed for the command's prompt applied the set, never shown:\n${seen.output}`)
+  const pending = pendingIn(ws)
+  assert.equal(pending.length, 1, seen.output)
+  assert.equal(cli(['review', 'discard', pending[0].id], ws).status, 0)
+})

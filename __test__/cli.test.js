@@ -365,6 +365,35 @@ test('--ask: what the command printed cannot hide the question to run again with
   }
 })
 
+// Found by an attacker's review (mode29): with stderr not the terminal (`2>/dev/null`, `2>err.log`)
+// the CLI still asked "Run again without the sandbox?" on the terminal, its question and the
+// denial line written where nobody saw them: the "yes" a user typed for the command's own prompt
+// ("Type yes to continue:") on that terminal ran the command without the sandbox.
+test('--ask with stderr not on the terminal: the question nobody sees is not asked, and "yes" typed for the command\'s own prompt runs nothing unsandboxed', () => {
+  const out = tmp('ask-hidden')
+  try {
+    const script = [
+      `if touch ${out}/ran 2>/dev/null; then echo RAN-UNSANDBOXED; exit 0; fi`,
+      "printf 'Type yes to continue: '",
+      `echo "touch: cannot touch '${out}/ran': Read-only file system" >&2`,
+      'exit 1',
+    ].join('\n')
+    fs.writeFileSync(path.join(out, 'job.sh'), script)
+    for (const err of ['/dev/null', path.join(out, 'err.log')]) {
+      const driver = path.join(__dirname, 'fixtures', 'typing-driver.py')
+      const argv = ['sh', '-c', `exec "$0" "$@" 2>'${err}'`, process.execPath, CLI, '--ask', 'sh', path.join(out, 'job.sh')]
+      const r = spawnSync('python3', [driver, JSON.stringify([['continue: ', 'yes\r']]), ...argv], { encoding: 'utf8', timeout: HANG_MS, killSignal: 'SIGKILL' })
+      assert.equal(r.status, 0, ctx(r))
+      const seen = JSON.parse(r.stdout)
+      assert.equal(fs.existsSync(path.join(out, 'ran')), false, `stderr to ${err}: the command ran again without the sandbox, its question never on the screen:\n${seen.output}`)
+      assert.doesNotMatch(seen.output, /RAN-UNSANDBOXED/)
+      if (err !== '/dev/null') assert.match(fs.readFileSync(err, 'utf8'), /--ask: not asking to run again without the sandbox: stderr is not the terminal/)
+    }
+  } finally {
+    fs.rmSync(out, { recursive: true, force: true })
+  }
+})
+
 test('explain quotes an argument with invisible or C1 characters as a word bash reads back byte for byte, in any locale', () => {
   // Found by an attacker's review: U+0085 was printed as $'...\\x85...', which bash reads as the
   // single byte 0x85, not the character: the printed command named another path.
