@@ -126,6 +126,11 @@ async function question(prompt) {
   } catch {
     return null
   }
+  // Asked only on the terminal stderr shows the question on (./asking-terminal).
+  if (!require('./asking-terminal').controllingShowsOnStderr()) {
+    input.destroy()
+    return null
+  }
   try {
     return await askLine(input, prompt, fd)
   } finally {

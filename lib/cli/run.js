@@ -36,12 +36,13 @@ async function run(command, values) {
     }
   }
   const sandspawn = loadSandspawn()
-  const stdinIsTerminal = isatty(0)
+  // Questions (--ask, --review) are asked only where they are seen: stdin and stderr one terminal.
+  const notAsking = require('./asking-terminal').whyNotAsking()
   const terminal = require('./terminal')
   let result
   let announced = false
   try {
-    if (values.ask && stdinIsTerminal) {
+    if (values.ask && notAsking === null) {
       // The terminal stays with the CLI, which asks on it; the command gets /dev/null.
       ;({ result, announced } = await require('./ask').runAsking(sandspawn, command, options, attach))
     } else if (terminal.wantsTerminal(values, isatty)) {
@@ -58,9 +59,9 @@ async function run(command, values) {
     if (signals.received !== null) return out.exit(signals.exitCode())
     return out.fail(err, { json, values })
   }
-  await report(result, { json, values, options, announced, stdinIsTerminal })
+  await report(result, { json, values, options, announced, notAsking })
   // --review: what the run wrote is a change set; ask what to do with it (with --json: pending).
-  if (result.changeSet && !json) await require('./review').afterRun(result, sandspawn, stdinIsTerminal)
+  if (result.changeSet && !json) await require('./review').afterRun(result, sandspawn, notAsking === null)
   out.exit(signals.exitCode() ?? exitStatus(result))
 }
 
@@ -75,7 +76,7 @@ async function runForwardingStdin(sandspawn, command, options, pipeStdin, attach
   }
 }
 
-async function report(result, { json, values, options, announced, stdinIsTerminal }) {
+async function report(result, { json, values, options, announced, notAsking }) {
   // sandspawn's lines follow the command's output: nothing it printed may hide or disguise them.
   // Asked only once a line is said: it notes that a line of ours began, and when none is, the
   // review's lines that follow must still start a fresh one after the output.
@@ -96,7 +97,7 @@ async function report(result, { json, values, options, announced, stdinIsTermina
   }
   if (result.denial && !announced && !result.escalated) {
     say(require('./denial-line').denialLine(result.denial, options, result.sandboxType))
-    if (values.ask && !stdinIsTerminal) say('sandspawn: --ask: not asking to run again without the sandbox: stdin is not a terminal')
+    if (values.ask && notAsking !== null) say(`sandspawn: --ask: not asking to run again without the sandbox: ${notAsking}`)
   }
   // A path the command printed that is really in sandspawn's store (npm's log of a failed run).
   for (const note of await require('./cache-paths').cachePathNotes(result)) say(note)
