@@ -389,6 +389,13 @@ test('--ask with stderr not on the terminal: the question nobody sees is not ask
       assert.doesNotMatch(seen.output, /RAN-UNSANDBOXED/)
       if (err !== '/dev/null') assert.match(fs.readFileSync(err, 'utf8'), /--ask: not asking to run again without the sandbox: stderr is not the terminal/)
     }
+    // Stderr on the terminal by /dev/tty (whose descriptor names no terminal itself) is asked on.
+    const driver = path.join(__dirname, 'fixtures', 'typing-driver.py')
+    const argv = ['sh', '-c', 'exec "$0" "$@" 2>/dev/tty', process.execPath, CLI, '--ask', 'sh', path.join(out, 'job.sh')]
+    const asked = spawnSync('python3', [driver, JSON.stringify([[QUESTION, 'no\r']]), ...argv], { encoding: 'utf8', timeout: HANG_MS, killSignal: 'SIGKILL' })
+    assert.equal(asked.status, 0, ctx(asked))
+    assert.deepEqual(JSON.parse(asked.stdout).unused, [], asked.stdout)
+    assert.equal(fs.existsSync(path.join(out, 'ran')), false)
   } finally {
     fs.rmSync(out, { recursive: true, force: true })
   }

@@ -13,38 +13,33 @@
 const fs = require('node:fs')
 const { isatty } = require('node:tty')
 
-/** The terminal device behind descriptor `fd` (its rdev), or null when it cannot be told. */
-function terminalOf(fd) {
+/** `/dev/tty`'s device number (5, 0) as fstat gives it: a descriptor of it names no terminal itself. */
+const DEV_TTY = 5 << 8
+
+/**
+ * The controlling terminal's device number, as fstat gives a terminal's: Linux says it in
+ * /proc/self/stat (`tty_nr`, after the command's name, which is in parentheses and may hold any
+ * character). Null where that cannot be read, or there is none.
+ */
+function controllingTerminal() {
   try {
-    const st = fs.fstatSync(fd)
-    return st.isCharacterDevice() ? st.rdev : null
+    const stat = fs.readFileSync('/proc/self/stat', 'utf8')
+    const ttyNr = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[4])
+    return ttyNr > 0 ? ttyNr : null
   } catch {
     return null
   }
 }
 
-/** Whether descriptor `fd` (the terminal the answer is read from) is the terminal stderr shows. */
-function showsOnStderr(fd) {
-  const here = terminalOf(fd)
-  return here !== null && isatty(2) && here === terminalOf(2)
-}
-
-/**
- * Whether the controlling terminal (what /dev/tty opens: a descriptor of it stats as /dev/tty
- * itself, 5:0) is the terminal stderr shows. Linux tells it in /proc/self/stat (`tty_nr`, the
- * device number as fstat gives it); where that cannot be read, stdin's terminal stands for it
- * (`whyNotAsking` checked that one).
- */
-function controllingShowsOnStderr() {
-  let stat
+/** The terminal behind descriptor `fd` (its device number; /dev/tty's is the controlling one), or null. */
+function terminalOf(fd) {
   try {
-    stat = fs.readFileSync('/proc/self/stat', 'utf8')
+    const st = fs.fstatSync(fd)
+    if (!st.isCharacterDevice()) return null
+    return st.rdev === DEV_TTY ? controllingTerminal() : st.rdev
   } catch {
-    return showsOnStderr(0)
+    return null
   }
-  // The fields after the command's name, which is in parentheses and may hold any character.
-  const ttyNr = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[4])
-  return isatty(2) && ttyNr !== 0 && ttyNr === terminalOf(2)
 }
 
 /**
@@ -54,8 +49,20 @@ function controllingShowsOnStderr() {
 function whyNotAsking() {
   if (!isatty(0)) return 'stdin is not a terminal'
   if (!isatty(2)) return 'stderr is not the terminal, so its question would not be seen'
-  if (!showsOnStderr(0)) return 'stderr is not the terminal stdin is, so its question would not be seen there'
+  const shown = terminalOf(2)
+  if (shown === null || terminalOf(0) !== shown) return 'stderr is not the terminal stdin is, so its question would not be seen there'
   return null
+}
+
+/**
+ * Whether /dev/tty (where `--review`'s question reads its answer: stdin is gone by then) opens the
+ * terminal stderr shows. Where the controlling terminal cannot be told (no /proc), stdin's
+ * terminal stands for it (`whyNotAsking` checked that one).
+ */
+function controllingShowsOnStderr() {
+  if (!isatty(2)) return false
+  const ctty = controllingTerminal()
+  return ctty === null ? whyNotAsking() === null : ctty === terminalOf(2)
 }
 
 module.exports = { whyNotAsking, controllingShowsOnStderr }
