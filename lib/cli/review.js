@@ -67,9 +67,12 @@ function printableDiff(text) {
  * cannot be diffed (its path names two entries alike: one not UTF-8, shown escaped, and one
  * spelling that escape) is said on stderr and the rest still shown; a named path that is none of
  * the set's changes nor above one fails the command, unless it lies below a directory the set
- * deletes (whose diff says so).
+ * deletes (whose diff says so). `write` puts a diff's text where it is read: stdout for `review
+ * diff`; the terminal's stderr, where the question is, for a run's [v] (on stdout, redirected to a
+ * build log, the diffs never reached the screen and the set looked like one with nothing to see:
+ * an attacker's review, mode29).
  */
-async function printDiffs(sandspawn, cs, paths) {
+async function printDiffs(sandspawn, cs, paths, write = out.writeStdout) {
   // Every change, not the first `maxChanges` a listing holds (10,000 by default): the rest was
   // skipped without a word, and `review apply` landed it (an attacker's review: 10,000 files in
   // `a/`, then `zz-evil.sh`). A listing holds at most what the set has (bounded by its scan), and
@@ -83,11 +86,11 @@ async function printDiffs(sandspawn, cs, paths) {
   // Directories too: their diff is a line saying what the set does to one (its mode, deleted with
   // everything in it), which a user reading only files' lines never saw (an attacker's review).
   const listed = [...new Set(cs.changes.map((c) => c.path))]
-  if (!paths.length) await diffEach(sandspawn, cs.id, listed)
+  if (!paths.length) await diffEach(sandspawn, cs.id, listed, write)
   for (const p of paths) {
     const below = listed.filter((c) => atOrBelow(c, p))
-    if (below.length) await diffEach(sandspawn, cs.id, below)
-    else out.writeStdout(printableDiff(await sandspawn.diffChange(cs.id, p)))
+    if (below.length) await diffEach(sandspawn, cs.id, below, write)
+    else write(printableDiff(await sandspawn.diffChange(cs.id, p)))
   }
   if (cs.truncated) process.stderr.write(`sandspawn: ${cs.id} holds more than its scan reads (see its scan-incomplete host risks): what lies past that is not diffed, and is held back by review apply\n`)
 }
@@ -97,8 +100,8 @@ function atOrBelow(change, p) {
   return change === p || change.startsWith(p.endsWith('/') ? p : `${p}/`)
 }
 
-/** The diff of each of `changes`, on stdout; one that cannot be diffed is said on stderr. */
-async function diffEach(sandspawn, id, changes) {
+/** The diff of each of `changes`, by `write`; one that cannot be diffed is said on stderr. */
+async function diffEach(sandspawn, id, changes, write) {
   for (const p of changes) {
     let text
     try {
@@ -107,7 +110,7 @@ async function diffEach(sandspawn, id, changes) {
       process.stderr.write(`sandspawn: no diff of ${printable(p)}: ${printable(e.message)}\n`)
       continue
     }
-    out.writeStdout(printableDiff(text))
+    write(printableDiff(text))
   }
 }
 
@@ -188,7 +191,7 @@ async function afterRun(result, sandspawn, interactive) {
       process.stderr.write(`sandspawn: discarded ${cs.id}\n`)
       return
     }
-    if (answer === 'v' || answer === 'diff') await printDiffs(sandspawn, cs, [])
+    if (answer === 'v' || answer === 'diff') await printDiffs(sandspawn, cs, [], (text) => process.stderr.write(text))
     else if (answer === null || answer === 'k' || answer === 'keep') {
       process.stderr.write(`sandspawn: kept pending: ${pendingCommands(cs)}\n`)
       return
