@@ -228,3 +228,54 @@ fn a_sample_reads_three_files_per_idle_process() {
     let (processes, reads) = seen.expect("the shell and its 20 sleeps show up within 20 s");
     assert!(reads <= 3 * processes + 1, "{reads} /proc files read for {processes} processes");
 }
+
+/// When re-executed with this variable set to N, `many_threads_child` starts N threads that sleep,
+/// says so, and sleeps itself: a tree of one process and many threads for the sampling test.
+#[cfg(target_os = "linux")]
+const THREADS_CHILD_ENV: &str = "SANDSPAWN_TEST_SAMPLED_THREADS";
+
+/// Not a test on its own: the child of `a_sample_pays_for_every_thread_it_reads`.
+#[cfg(target_os = "linux")]
+#[test]
+fn many_threads_child() {
+    let Some(n) = std::env::var(THREADS_CHILD_ENV).ok().and_then(|n| n.parse::<usize>().ok()) else { return };
+    for _ in 0..n {
+        std::thread::Builder::new().stack_size(64 * 1024).spawn(|| std::thread::sleep(std::time::Duration::from_secs(60))).unwrap();
+    }
+    println!("threads started");
+    std::thread::sleep(std::time::Duration::from_secs(60));
+}
+
+/// Found by an attacker's review (kern29): the pause after a sample grew with the processes read,
+/// but a process of many threads counted as one while the sample listed its tasks and read every
+/// thread's children file. One process of 10,000 sleeping threads (a workspace-write run, no
+/// options) cost the host 5.4 s of CPU in 30 s, 18% of a core, for a run that used 0.4 s. The
+/// work of a sample is paid for by the pause after it: at most three files per task it counts.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_sample_pays_for_every_thread_it_reads() {
+    use std::io::{BufRead, BufReader};
+    use std::os::unix::process::CommandExt;
+    use std::process::{Command, Stdio};
+    const THREADS: usize = 64;
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "limits::tests::many_threads_child", "--nocapture", "--test-threads=1"])
+        .env(THREADS_CHILD_ENV, THREADS.to_string())
+        .stdout(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let pid = child.id() as i32;
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let started = lines.any(|l| l.is_ok_and(|l| l.contains("threads started")));
+    let ns = crate::pidns::ns_of(pid).unwrap();
+    super::sample::PROC_READS.with(|n| n.set(0));
+    let reading = super::sample::sample(pid, ns);
+    let reads = super::sample::PROC_READS.with(|n| n.get());
+    unsafe { libc::kill(-pid, libc::SIGKILL) };
+    let _ = child.wait();
+    assert!(started, "the child started its threads");
+    let reading = reading.expect("the child is sampled");
+    assert!(reads > THREADS, "every thread's children file was read ({reads} files)");
+    assert!(reads <= 3 * reading.processes + 1, "{reads} /proc files read for {} processes counted", reading.processes);
+}
