@@ -14,7 +14,11 @@
 //! at five /proc files a process every 100 ms, 4,000 sleeping processes kept a host core busy for
 //! the run's life). So a sample reads little per process (its stat, its status, its children;
 //! the tree is followed through the parent pid each stat names), and the pause after a sample
-//! grows with the processes it read: `PROCESSES_PER_SECOND` at most, whatever the tree's size.
+//! grows with the tasks it read: `TASKS_PER_SECOND` at most, whatever the tree's size. A task is
+//! a process or a thread: a process of many threads has its children on each of them, so the
+//! sample reads one file per thread, and the kernel walks every thread to format its stat (found
+//! by an attacker's review, kern29: counted as one process, one of 10,000 sleeping threads cost
+//! the host 18% of a core for the run's life).
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -25,17 +29,17 @@ use super::ResourceUsage;
 /// the largest totals in `into`. `sandbox` says `(init, ns)` once bwrap reported them.
 pub async fn sample_sandbox(sandbox: impl Fn() -> Option<(i32, u64)>, into: Arc<Mutex<ResourceUsage>>) {
     let mut delay = Duration::from_millis(10);
-    let mut processes = 0;
+    let mut tasks = 0;
     loop {
         tokio::time::sleep(delay).await;
-        delay = next_delay(delay, processes);
+        delay = next_delay(delay, tasks);
         let Some((init, ns)) = sandbox() else { continue };
         // Reading /proc for a whole tree (thousands of processes, by the command's choice) is
         // blocking work: on the runtime's two workers it delayed every other run's timers (found by
         // an attacker's review: three trees of 5,000 processes made other runs' 2 s timeouts fire
         // at 2.7 s). When the sampler is aborted, the reading in progress ends on its own.
-        if let Ok(Some(Reading { usage: now, processes: read })) = tokio::task::spawn_blocking(move || sample(init, ns)).await {
-            processes = read;
+        if let Ok(Some(Reading { usage: now, tasks: read })) = tokio::task::spawn_blocking(move || sample(init, ns)).await {
+            tasks = read;
             let mut best = into.lock().unwrap();
             // Totals only grow; a process caught both as a zombie and in its reaper's total is
             // counted twice for one sample at most, and a later sample corrects nothing downwards.
@@ -59,23 +63,25 @@ fn counted() {
     PROC_READS.with(|n| n.set(n.get() + 1));
 }
 
-/// The host's budget for one run's sampling: processes read per second. A process costs about
-/// 25 us to read (most of it the kernel formatting its stat, status and children), so a run's
-/// sampling takes at most ~3% of a host core. A run of up to 100 processes is sampled every
-/// 100 ms; a larger one less often (1,000 processes: every second).
-pub(super) const PROCESSES_PER_SECOND: usize = 1_000;
+/// The host's budget for one run's sampling: tasks read per second. A one-thread process costs
+/// about 25 us to read (most of it the kernel formatting its stat, status and children), so a
+/// run's sampling takes at most ~3% of a host core. A run of up to 100 tasks is sampled every
+/// 100 ms; a larger one less often (1,000 processes, or one process of 1,000 threads: every
+/// second).
+pub(super) const TASKS_PER_SECOND: usize = 1_000;
 
-/// The pause before the next sample, after one that read `processes` processes.
-pub(super) fn next_delay(delay: Duration, processes: usize) -> Duration {
-    let paced = Duration::from_secs_f64(processes as f64 / PROCESSES_PER_SECOND as f64);
+/// The pause before the next sample, after one that read `tasks` tasks.
+pub(super) fn next_delay(delay: Duration, tasks: usize) -> Duration {
+    let paced = Duration::from_secs_f64(tasks as f64 / TASKS_PER_SECOND as f64);
     (delay * 2).min(Duration::from_millis(100)).max(paced)
 }
 
-/// One sample: what the tree used, and how many processes were read for it.
+/// One sample: what the tree used, and how many tasks were read for it: each process, and each
+/// thread of a process of more than one (whose children file was read).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Reading {
     pub usage: ResourceUsage,
-    pub processes: usize,
+    pub tasks: usize,
 }
 
 /// One reading of the tree below `init` (itself included), or None when `init` is gone.
@@ -91,8 +97,11 @@ pub fn sample(init: i32, ns: u64) -> Option<Reading> {
     let mut total = ResourceUsage::default();
     let mut seen_init = false;
     let mut stack = vec![(init, None)];
-    let mut visited = 0;
+    let mut tasks = 0;
     while let Some((pid, parent)) = stack.pop() {
+        // Every pid taken is paid for, read or not: a listed child reaped before its stat was read
+        // still cost that read.
+        tasks += 1;
         let Some(stat) = read_stat(pid) else { continue };
         if parent.is_some_and(|p| p != stat.ppid) {
             continue;
@@ -101,13 +110,15 @@ pub fn sample(init: i32, ns: u64) -> Option<Reading> {
         total.user_cpu_ms += stat.user as f64 * tick_ms;
         total.system_cpu_ms += stat.system as f64 * tick_ms;
         total.max_rss_bytes = total.max_rss_bytes.max(peak_rss_bytes(pid).unwrap_or(0.0));
-        visited += 1;
-        // A fork bomb cannot make one reading unbounded: PID_MAX_LIMIT processes at most.
-        if visited < 4_194_304 {
-            stack.extend(children(pid, &stat).into_iter().map(|c| (c, Some(pid))));
+        // A fork bomb cannot make one reading unbounded: PID_MAX_LIMIT tasks at most.
+        if tasks < 4_194_304 {
+            let (found, threads) = children(pid, &stat);
+            // Its other threads, whose children files were read too.
+            tasks += threads - 1;
+            stack.extend(found.into_iter().map(|c| (c, Some(pid))));
         }
     }
-    seen_init.then_some(Reading { usage: total, processes: visited })
+    seen_init.then_some(Reading { usage: total, tasks })
 }
 
 #[cfg(not(target_os = "linux"))]
@@ -153,21 +164,24 @@ fn peak_rss_bytes(pid: i32) -> Option<f64> {
     Some(kib * 1024.0)
 }
 
-/// The children of every thread of `pid`. A live process of one thread has them all on that
-/// thread (a thread's children move to another of its group when it exits), read without listing
-/// its tasks; a zombie leader's live threads are listed.
+/// The children of every thread of `pid`, and the tasks the sample pays for: 1 for a process of
+/// one thread, else every task listed (at least 1), whose children files were each read. A live
+/// process of one thread has them all on that thread (a thread's children move to another of its
+/// group when it exits), read without listing its tasks; a zombie leader's live threads are listed.
 #[cfg(target_os = "linux")]
-fn children(pid: i32, stat: &Stat) -> Vec<i32> {
+fn children(pid: i32, stat: &Stat) -> (Vec<i32>, usize) {
     let parse = |list: String| list.split_whitespace().filter_map(|c| c.parse::<i32>().ok()).collect::<Vec<_>>();
     counted();
     if stat.threads == 1 && stat.state != b'Z' {
-        return std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).map(parse).unwrap_or_default();
+        return (std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).map(parse).unwrap_or_default(), 1);
     }
-    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { return Vec::new() };
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { return (Vec::new(), 1) };
     let mut out = Vec::new();
+    let mut listed = 0;
     for task in tasks.flatten() {
         counted();
+        listed += 1;
         out.extend(std::fs::read_to_string(task.path().join("children")).map(parse).unwrap_or_default());
     }
-    out
+    (out, listed.max(1))
 }

@@ -186,7 +186,7 @@ fn own_usage_drops_the_peak_the_child_inherited() {
 /// whatever the tree's size, and a small tree is still sampled every 100 ms.
 #[test]
 fn sampling_work_per_second_is_bounded_however_many_processes() {
-    use super::sample::{next_delay, PROCESSES_PER_SECOND};
+    use super::sample::{next_delay, TASKS_PER_SECOND};
     use std::time::Duration;
     // Each sample's reading is paid for by the pause after it, from the first sample on.
     for processes in [1, 50, 100, 101, 250, 4_000, 100_000, 4_194_304] {
@@ -194,7 +194,7 @@ fn sampling_work_per_second_is_bounded_however_many_processes() {
         for _ in 0..20 {
             delay = next_delay(delay, processes);
             let per_second = processes as f64 / delay.as_secs_f64();
-            assert!(per_second <= PROCESSES_PER_SECOND as f64, "{processes} processes: {per_second} read per second");
+            assert!(per_second <= TASKS_PER_SECOND as f64, "{processes} processes: {per_second} read per second");
         }
         if processes <= 100 {
             assert_eq!(delay, Duration::from_millis(100), "a small tree keeps its 100 ms interval");
@@ -217,8 +217,8 @@ fn a_sample_reads_three_files_per_idle_process() {
     for _ in 0..1000 {
         super::sample::PROC_READS.with(|n| n.set(0));
         let reading = super::sample::sample(pid, ns).unwrap();
-        if reading.processes == 21 {
-            seen = Some((reading.processes, super::sample::PROC_READS.with(|n| n.get())));
+        if reading.tasks == 21 {
+            seen = Some((reading.tasks, super::sample::PROC_READS.with(|n| n.get())));
             break;
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
@@ -277,5 +277,5 @@ fn a_sample_pays_for_every_thread_it_reads() {
     assert!(started, "the child started its threads");
     let reading = reading.expect("the child is sampled");
     assert!(reads > THREADS, "every thread's children file was read ({reads} files)");
-    assert!(reads <= 3 * reading.processes + 1, "{reads} /proc files read for {} processes counted", reading.processes);
+    assert!(reads <= 3 * reading.tasks + 1, "{reads} /proc files read for {} tasks counted", reading.tasks);
 }
