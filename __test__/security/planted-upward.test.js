@@ -225,3 +225,32 @@ describe('more project files (Hardhat, Truffle, Angular, Svelte, vcpkg) above a 
     })
   }
 })
+
+// Found by an attacker's review (host29), each planted above a nested workspace with
+// `hostRisks: []`: Gemini CLI (and its fork Qwen Code) loads the first `.env` found from the
+// workspace up to `/` into its own environment (`findEnvFile`: NODE_OPTIONS or BASH_ENV there reach
+// every MCP server and shell command it starts), and `.env` was kept nowhere above a workspace;
+// Codex reads `AGENTS.override.md` in place of `AGENTS.md` in each directory from the project's
+// root down to the cwd (the user's `AGENTS.md` there, kept read-only, was overridden); Psalm
+// takes the nearest ancestor's `psalm.xml` or `psalm.xml.dist` (`locateConfigFile`: its plugins
+// and autoloader are PHP it loads); lintr (the R language server lints each file an editor opens
+// with it) takes the nearest ancestor's `.lintr` (`find_config2`, up to `/`), whose values it
+// evaluates as R; Pulumi takes the nearest ancestor's `Pulumi.yaml` as the project and runs its
+// program on `pulumi preview`; Capistrano's `cap` (a Rake application) runs the nearest
+// ancestor's `Capfile`, as rake does a `Rakefile`.
+const HOST29 = ['../.env', '../../AGENTS.override.md', '../psalm.xml', '../../psalm.xml.dist', '../.lintr', '../Pulumi.yaml', '../../Pulumi.yml', '../Capfile', '../../capfile']
+
+describe("host29: Gemini CLI's .env, Codex's AGENTS.override.md, Psalm, lintr, Pulumi and Capistrano above a workspace nested below /tmp", () => {
+  for (const [mode, extra] of Object.entries(MODES)) {
+    test(`${mode}: kept absent and reported; the workspace's own are its own`, async (t) => {
+      const { ws } = nested(t, 'sandspawn-upward-')
+      const r = await sh(`${plant(HOST29)}; echo own > AGENTS.override.md; echo own > psalm.xml`, options(ws, extra))
+      assert.equal(r.exitCode, 0, show(r))
+      const risks = r.hostRisks || []
+      assertKeptOff(risks, ws, HOST29, extra)
+      assert.ok(!risks.some((h) => h.path === path.join(ws, 'AGENTS.override.md') || h.path === path.join(ws, 'psalm.xml')), JSON.stringify(risks))
+      if (r.changeSet) await sandspawn.applyChangeSet(r.changeSet.id)
+      assert.equal(fs.readFileSync(path.join(ws, 'psalm.xml'), 'utf8'), 'own\n')
+    })
+  }
+})
