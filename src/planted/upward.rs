@@ -137,6 +137,20 @@ const UPWARD: &[(&str, &str)] = &[
     (".angular.json", "the Angular CLI takes the nearest ancestor's as the workspace: the builders it names are modules ng loads"),
     ("vcpkg.json", "vcpkg takes the nearest ancestor's manifest on `vcpkg install`: the ports it builds run their portfiles"),
     ("vcpkg-configuration.json", "vcpkg applies the one beside the manifest it takes: its overlay ports' portfiles run"),
+    // Found by an attacker's review (host29), each planted above a nested workspace unreported.
+    // `.env` is a reported name in a root (tools write it), but above a workspace it is no file of
+    // the project's: Gemini CLI's `findEnvFile` (Qwen Code's too) walks from the workspace to `/`.
+    (".env", "Gemini CLI and Qwen Code load the first .env they find from the workspace up to / into their environment: NODE_OPTIONS or BASH_ENV there run code in every MCP server and shell command they start"),
+    ("AGENTS.override.md", "Codex reads it in place of AGENTS.md in each directory from the project's root down to the cwd, as standing instructions it acts on"),
+    ("psalm.xml", "Psalm takes the nearest ancestor's as its configuration: the plugins and autoloader it names are PHP it loads"),
+    ("psalm.xml.dist", "Psalm takes the nearest ancestor's as its configuration: the plugins and autoloader it names are PHP it loads"),
+    (".lintr", "lintr (run by the R language server on each file an editor opens) takes the nearest ancestor's, up to /: its values are evaluated as R"),
+    ("Pulumi.yaml", "Pulumi takes the nearest ancestor's as the project: its program runs on pulumi preview and pulumi up"),
+    ("Pulumi.yml", "Pulumi takes the nearest ancestor's as the project: its program runs on pulumi preview and pulumi up"),
+    ("Capfile", "Capistrano's cap (a Rake application) runs the nearest ancestor's (Ruby) for a directory with none"),
+    ("capfile", "Capistrano's cap (a Rake application) runs the nearest ancestor's (Ruby) for a directory with none"),
+    ("Capfile.rb", "Capistrano's cap (a Rake application) runs the nearest ancestor's (Ruby) for a directory with none"),
+    ("capfile.rb", "Capistrano's cap (a Rake application) runs the nearest ancestor's (Ruby) for a directory with none"),
 ];
 
 /// JavaScript tools whose configuration is searched for from the cwd upward (ESLint's flat and
@@ -225,6 +239,9 @@ mod tests {
             assert!(all.iter().any(|a| a == n), "{n}");
         }
         for n in ["Directory.Build.props", "mypy.ini", ".flake8", "tasks.py", "Rakefile", "justfile", "Taskfile.yml", "Gemfile", ".golangci.yml", ".tool-versions", "gulpfile.js", "Gruntfile.js", "gulpfile.babel.js", "compose.yaml", ".venv", "CLAUDE.md", ".mocharc.yml", ".nycrc"] {
+            assert!(all.iter().any(|a| a == n), "{n}");
+        }
+        for n in [".env", "AGENTS.override.md", "psalm.xml", "psalm.xml.dist", ".lintr", "Pulumi.yaml", "Pulumi.yml", "Capfile", "capfile.rb"] {
             assert!(all.iter().any(|a| a == n), "{n}");
         }
         for n in ["project.clj", "_opam", "hie.yaml", ".merlin", "pants.toml", ".buckconfig", ".buckroot", "composer.json", "QWEN.md", "IFLOW.md", "AGENT.md", ".goosehints", "config.nims", "nim.cfg", "hardhat.config.ts", "truffle-config.js", "angular.json", ".angular.json", "svelte.config.js", "vcpkg.json", "vcpkg-configuration.json", ".remarkrc", ".remarkrc.mjs", ".rehyperc.js", ".retextrc.yml"] {
