@@ -10,6 +10,7 @@ const { describe, test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
+const { spawnSync } = require('node:child_process')
 const { tempTree, show, sh, run, which, waitFor } = require('./helpers')
 
 /** `ws/cfg/settings.json` holds the user's content; `ws/link -> cfg` is the host's link. */
@@ -59,6 +60,34 @@ describe('policy paths resolved through a symlink in the workspace', { concurren
     assert.match(r2.stdout, /ran\n$/, show(r2))
     assert.ok(!fs.existsSync(path.join(tree.out, 'extra/f')), `the run wrote outside its roots\n${show(r2)}`)
   })
+
+  // Found by an attacker's review (host29): the cwd's own way was never held. A workspace the
+  // caller names through its link in the writable /tmp (`/tmp/x/link/proj`, `link -> real`): the
+  // run made `evil/proj` a repository with `core.fsmonitor` (nothing walks /tmp) and repointed
+  // `link` there, hostRisks []. The host's next `git status` in the cwd it named (an agent's diff
+  // after each command) ran the planted program, unsandboxed; every later run in that cwd worked in
+  // the run's tree. Each mode: Landlock's /tmp is writable there too.
+  for (const [mode, extra] of Object.entries(require('./above-tmp').MODES)) {
+    test(`${mode}: the host's symlink the cwd is named through, repointed by a run to a repository it planted in /tmp: put back and reported; the host's git status in that cwd runs nothing`, async (t) => {
+      const base = fs.mkdtempSync(path.join('/tmp', 'sandspawn-cwdlink-'))
+      t.after(() => fs.rmSync(base, { recursive: true, force: true }))
+      fs.mkdirSync(path.join(base, 'real', 'proj'), { recursive: true })
+      const link = path.join(base, 'link')
+      fs.symlinkSync('real', link)
+      const cwd = path.join(link, 'proj')
+      const marker = path.join(base, 'PWNED')
+      const plant = `cd ${base} && git init -q evil/proj && git -C evil/proj config core.fsmonitor 'touch ${marker}; false' && ln -sfn evil link && echo planted`
+      const sandbox = { mode: 'workspace-write', ...(extra.review ? { workspace: 'review' } : {}) }
+      const r = await sh(plant, { cwd, sandbox, ...(extra.linux ? { linux: extra.linux } : {}) })
+      const risks = r.hostRisks || []
+      const target = fs.readlinkSync(link)
+      spawnSync('git', ['status', '--short'], { cwd, stdio: 'ignore' })
+      assert.equal(fs.existsSync(marker), false, `the host's git status in ${cwd} ran the planted core.fsmonitor (link -> ${target}, hostRisks ${JSON.stringify(risks)})\n${show(r)}`)
+      assert.equal(target, 'real', show(r))
+      if (r.stdout === 'planted\n') assert.ok(risks.some((h) => h.path === link), `the repointed link unreported: ${JSON.stringify(risks)}`)
+      if (r.changeSet) await require('./helpers').sandspawn.discardChangeSet(r.changeSet.id).catch(() => {})
+    })
+  }
 
   // Found by an attacker's review (rfix27): the host's link dangles (`link -> cfg`, `cfg` not made
   // yet). The path's first missing component was taken to be the link itself, which exists: after
