@@ -89,6 +89,32 @@ describe('policy paths resolved through a symlink in the workspace', { concurren
     })
   }
 
+  // The same review (host29), across processes: while the run that repointed the cwd's link
+  // lives, a run started in another process with the same cwd worked in the run's tree.
+  test("a cwd's link repointed by a run in another process: a run started here meanwhile is refused, and the user's link is what stays", async (t) => {
+    const base = fs.mkdtempSync(path.join('/tmp', 'sandspawn-cwdlink-'))
+    t.after(() => fs.rmSync(base, { recursive: true, force: true }))
+    fs.mkdirSync(path.join(base, 'real', 'proj'), { recursive: true })
+    fs.mkdirSync(path.join(base, 'evil', 'proj'), { recursive: true })
+    const link = path.join(base, 'link')
+    fs.symlinkSync('real', link)
+    const cwd = path.join(link, 'proj')
+    const other = `const s = require(${JSON.stringify(path.resolve(__dirname, '../..'))});
+      s.spawnSandboxed(['bash', '-c', 'ln -sfn evil ${link} && sleep 3'], { cwd: ${JSON.stringify(cwd)}, sandbox: { mode: 'workspace-write' }, timeout: 20000 })
+        .then((r) => console.log(r.exitCode), (e) => console.log(e.message))`
+    const child = require('node:child_process').spawn(process.execPath, ['-e', other], { stdio: ['ignore', 'pipe', 'inherit'] })
+    const exited = new Promise((resolve) => child.on('exit', resolve))
+    const target = () => { try { return fs.readlinkSync(link) } catch { return null } }
+    const deadline = Date.now() + 10000
+    while (target() !== 'evil' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+    assert.equal(target(), 'evil', 'the other run repointed the link')
+    const here = await sh('echo EVIL > planted; echo ran', { cwd, sandbox: { mode: 'workspace-write' }, timeout: 20000 }).catch((e) => e)
+    await exited
+    assert.ok(!fs.existsSync(path.join(base, 'evil', 'proj', 'planted')), `the run here worked where the other run pointed the link: ${JSON.stringify(here.hostRisks || here.message)}`)
+    assert.equal(here.code, 'ERR_SANDBOX_INVALID_OPTIONS', JSON.stringify(here.message || here.stdout))
+    assert.equal(target(), 'real', `the link stayed repointed: ${JSON.stringify(here.hostRisks || here.message)}`)
+  })
+
   // Found by an attacker's review (rfix27): the host's link dangles (`link -> cfg`, `cfg` not made
   // yet). The path's first missing component was taken to be the link itself, which exists: after
   // every run, even one that did nothing, the link was reported created and moved aside, then
