@@ -14,7 +14,7 @@ use crate::capabilities::LinuxOptions;
 use crate::error::{Result, SandboxError};
 use crate::describe::describe;
 use crate::platform::Platform;
-use crate::policy::{resolve_policy, PolicyContext, ResolvedPolicy};
+use crate::policy::{resolve_policy_named, PolicyContext, ResolvedPolicy};
 use crate::signals::parse_signal;
 
 pub const DEFAULT_MAX_BUFFER: usize = 1024 * 1024;
@@ -79,6 +79,9 @@ pub struct SpawnRequest {
     /// The `sandbox` option as given, to resolve the policy again when the workspace changed
     /// while the sandbox was set up (`resolve_policy_again`).
     pub sandbox_option: Option<Value>,
+    /// The cwd as the caller named it (absolute), when its way went through a symlink (or `..`):
+    /// the links on it are held as a `writableRoots` path's are (`policy_links::walk_cwd`).
+    pub named_cwd: Option<PathBuf>,
 }
 
 pub fn parse_command(value: &Value) -> Result<Vec<String>> {
@@ -159,7 +162,10 @@ pub fn parse_spawn_options(command: &Value, options: &Value, host: &HostContext,
         }
         Some(v) => return Err(SandboxError::invalid("cwd", format!("must be a string, got {}", describe(v)))),
     };
-    let cwd = std::fs::canonicalize(&cwd).map_err(|e| SandboxError::invalid("cwd", format!("{} cannot be used: {e}", cwd.display())))?;
+    let named = cwd;
+    let cwd = std::fs::canonicalize(&named).map_err(|e| SandboxError::invalid("cwd", format!("{} cannot be used: {e}", named.display())))?;
+    // Kept only when it differs: the symlinks on its way are then held (`resolve_policy_named`).
+    let named_cwd = Some(named).filter(|n| *n != cwd);
     if !cwd.is_dir() {
         return Err(SandboxError::invalid("cwd", format!("{} is not a directory", cwd.display())));
     }
@@ -242,12 +248,12 @@ pub fn parse_spawn_options(command: &Value, options: &Value, host: &HostContext,
     let limits = crate::limits::parse(get("limits"))?;
 
     let sandbox_option = get("sandbox").cloned();
-    let policy = resolve_policy(sandbox_option.as_ref(), &policy_context(&cwd, &env, platform))?;
+    let policy = resolve_policy_named(sandbox_option.as_ref(), &policy_context(&cwd, &env, platform), named_cwd.as_deref())?;
 
     // With a terminal, `write()` goes to the terminal: stdin is always a "pipe".
     let stdin = if pty.is_some() { StdinMode::Pipe } else { stdin };
     let package_dir = host.package_dir.clone();
-    Ok(SpawnRequest { command, cwd, env, policy, platform, timeout, kill_signal, force_kill_after, max_buffer, stdin, linux, pty, limits, package_dir, network_ask: None, sandbox_option })
+    Ok(SpawnRequest { command, cwd, env, policy, platform, timeout, kill_signal, force_kill_after, max_buffer, stdin, linux, pty, limits, package_dir, network_ask: None, sandbox_option, named_cwd })
 }
 
 fn policy_context(cwd: &std::path::Path, env: &BTreeMap<String, String>, platform: Platform) -> PolicyContext {
@@ -258,7 +264,7 @@ fn policy_context(cwd: &std::path::Path, env: &BTreeMap<String, String>, platfor
 /// The request's policy resolved again from its `sandbox` option, as a new call would resolve it
 /// now: the paths it protects are looked at again.
 pub fn resolve_policy_again(req: &SpawnRequest) -> Result<ResolvedPolicy> {
-    resolve_policy(req.sandbox_option.as_ref(), &policy_context(&req.cwd, &req.env, req.platform))
+    resolve_policy_named(req.sandbox_option.as_ref(), &policy_context(&req.cwd, &req.env, req.platform), req.named_cwd.as_deref())
 }
 
 /// `linux: { allow?: Array<'bwrap' | 'landlock'>, bundledBwrap?: boolean }`. Accepted on every

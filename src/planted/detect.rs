@@ -663,8 +663,8 @@ fn undo_created_caches(baseline: &Baseline, risks: &mut Listed) {
     }
 }
 
-/// The symlinks policy paths (`denyRead`, `readOnlyPaths`, `writableRoots`: `policy::policy_links`)
-/// are resolved through that the run replaced or removed: what is
+/// The symlinks policy paths (`denyRead`, `readOnlyPaths`, `writableRoots`, the cwd as named:
+/// `policy::policy_links`) are resolved through that the run replaced or removed: what is
 /// there is moved aside and the link made again as it was, so that the next run's mask lands where
 /// the caller meant it (a link swapped for one to another directory moved the mask there, and left
 /// the directory it had hidden readable to the next run). "As it was": the same inode, ctime and
@@ -672,8 +672,8 @@ fn undo_created_caches(baseline: &Baseline, risks: &mut Listed) {
 /// started (both targets were masked), and one a concurrent run put back during this run's life.
 fn restore_deny_links(baseline: &Baseline, risks: &mut Listed) {
     let held = HeldKind {
-        by: "a concurrent run with a denyRead, readOnlyPaths or writableRoots path resolved through it",
-        why: "a denyRead, readOnlyPaths or writableRoots path is resolved through this symlink, and a run's mask, read-only bind or writable root lands where it points (left changed, what it led to would be readable, or writable, to the next run, and where it points writable)",
+        by: "a concurrent run with a denyRead, readOnlyPaths or writableRoots path, or its cwd, resolved through it",
+        why: "a denyRead, readOnlyPaths or writableRoots path, or the cwd, is resolved through this symlink, and a run's mask, read-only bind or writable root lands where it points (left changed, what it led to would be readable, or writable, to the next run, and where it points writable; a cwd named through it would be the run's tree, whose .git the host's git there obeys)",
     };
     restore_held(&baseline.deny_links, &held, baseline, risks);
 }

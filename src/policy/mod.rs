@@ -18,7 +18,7 @@ mod terms;
 #[cfg(target_os = "linux")]
 mod tree_identity;
 
-pub use resolve::{planned_identity, resolve_policy};
+pub use resolve::{planned_identity, resolve_policy, resolve_policy_named};
 pub use resolved::{PolicyContext, ResolvedPolicy};
 pub use terms::{MissingReadOnly, PlaceholderKind, SandboxMode, TmpMode, UnixSockets, WritableRoot};
 pub(crate) use terms::sort_carve_outs;

@@ -45,6 +45,25 @@ impl LinkWalks {
         recorded.then_some(recorded_end)
     }
 
+    /// Walks the cwd as the caller `named` it, when that was not `canonical` (where it leads), and
+    /// keeps the links met, to be held with the others: found by an attacker's review (host29),
+    /// the cwd's own way was not held. Named `/tmp/x/link/proj` (`link -> real`, in the writable
+    /// `/tmp`), a run planted `evil/proj` with a `core.fsmonitor` and repointed `link` there, with
+    /// `hostRisks: []`; the host's next `git status` in the cwd it named ran the planted program,
+    /// and every later run there worked in the run's tree. When a live run holds one of those
+    /// links and the way it recorded leads elsewhere than `canonical`, the run is refused, as a
+    /// `writableRoots` entry is: which of the two the caller meant is not known.
+    pub(super) fn walk_cwd(&mut self, named: Option<&Path>, canonical: &Path) -> crate::error::Result<()> {
+        let Some(named) = named else { return Ok(()) };
+        match self.walk(named) {
+            Some(end) if end != WalkEnd::At(canonical.to_path_buf()) => Err(crate::error::SandboxError::invalid(
+                "cwd",
+                format!("{} is reached through a symlink that a sandboxed run still going on changed since it started (it is put back when that run ends): refused rather than work where the link leads now", named.display()),
+            )),
+            _ => Ok(()),
+        }
+    }
+
     /// The first missing component to keep absent for the path last walked, given `first`, the one
     /// `canonical_lenient` found: where that is a dangling symlink (the host's `link -> cfg`, `cfg`
     /// not made yet), the missing place it leads to, which the walk found. The link itself exists:

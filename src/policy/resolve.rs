@@ -21,6 +21,13 @@ use crate::platform::Platform;
 
 /// Validate the user's `sandbox` option (`None`/null = read-only) and resolve it for one run.
 pub fn resolve_policy(value: Option<&Value>, ctx: &PolicyContext) -> Result<ResolvedPolicy> {
+    resolve_policy_named(value, ctx, None)
+}
+
+/// `resolve_policy` for a run whose cwd the caller named as `named_cwd` (absolute, its links not
+/// resolved; `ctx.cwd` is where it led): the symlinks on that way are held as a `writableRoots`
+/// path's are (`policy_links::walk_cwd`).
+pub fn resolve_policy_named(value: Option<&Value>, ctx: &PolicyContext, named_cwd: Option<&Path>) -> Result<ResolvedPolicy> {
     let raw = parse(value)?;
     if raw.mode == SandboxMode::DangerFullAccess {
         return danger_full_access(&raw, ctx);
@@ -62,6 +69,9 @@ pub fn resolve_policy(value: Option<&Value>, ctx: &PolicyContext) -> Result<Reso
     let mounts = MountTable::default();
     // Locked from here to the end of `deny_read`: see `policy_links`.
     let mut walks = LinkWalks::start();
+    if workspace {
+        walks.walk_cwd(named_cwd, &ctx.cwd)?;
+    }
     let (mut roots, mut scan_roots) = if workspace { writable_roots(&raw, ctx, tmp, &mounts, &mut walks)? } else { (Vec::new(), Vec::new()) };
     let reviewed = review_roots(&raw, workspace, ctx.platform, &mut roots, &mut scan_roots)?;
     let mut read_only_paths = read_only_paths(&raw, &mut roots, &mut walks)?;
