@@ -541,3 +541,97 @@ test('after a scroll region the command set, sandspawn\'s lines all stay on the 
     fs.rmSync(dir, { recursive: true, force: true })
   }
 })
+
+/**
+ * Run `js` (a node script; RESET_MODULE names lib/cli/terminal-reset.js in it) in a detached tmux
+ * pane of 60x12, a real terminal emulator, and call `look(tmux)` with a runner of tmux commands
+ * once `ready` is on the screen. Skips where tmux is not installed.
+ */
+function inTmux(t, tag, js, ready, look) {
+  const tmux = spawnSync('tmux', ['-V'], { encoding: 'utf8' })
+  if (tmux.status !== 0) return t.skip('tmux is not installed: no terminal emulator to look at')
+  const dir = tmp(tag)
+  const env = { ...process.env, TMUX_TMPDIR: dir }
+  const run = (args) => spawnSync('tmux', ['-f', '/dev/null', ...args], { encoding: 'utf8', env, timeout: HANG_MS })
+  const screen = () => run(['capture-pane', '-p', '-S', '-200', '-t', tag]).stdout
+  try {
+    const script = path.join(dir, 'show.js')
+    const resetModule = JSON.stringify(path.join(__dirname, '..', 'lib', 'cli', 'terminal-reset.js'))
+    fs.writeFileSync(script, js.replaceAll('RESET_MODULE', resetModule).replaceAll('DIR', JSON.stringify(dir)))
+    assert.equal(run(['new-session', '-d', '-s', tag, '-x', '60', '-y', '12', `${process.execPath} ${script}`]).status, 0)
+    for (let i = 0; i < 200 && !screen().includes(ready); i++) spawnSync('sleep', ['0.05'])
+    look({ run, screen, dir })
+  } finally {
+    run(['kill-server'])
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+test('a command that leaves the terminal on the alternate screen: sandspawn\'s lines are all shown on the main screen, and nothing of the user\'s is erased (in tmux)', (t) => {
+  // The alternate screen has no scrollback: a review listing or host-risk warnings longer than the
+  // screen scrolled off its top, and all of them vanished when the terminal left it later (found by
+  // a review of the terminal reset). The second case guards against leaving it blindly: ESC [?1049l
+  // also puts the cursor where an earlier full-screen program (here at the top) entered it, and the
+  // erase below sandspawn's fresh line then wiped the user's screen.
+  const cases = {
+    'left on': '\\x1b[?1049h\\x1b[Hfull-screen app\\r\\nits row 2',
+    'never used (an earlier one at the top)': '\\x1b[H\\x1b[?1049h\\x1b[?1049l\\x1b[12;1Hcommand output\\r\\nmore',
+  }
+  for (const [name, output] of Object.entries(cases)) {
+    const js = `
+      const t = require(RESET_MODULE)
+      let user = ''
+      for (let i = 1; i <= 20; i++) user += 'user history ' + i + '\\r\\n'
+      const output = ${JSON.stringify(output)}.replace(/\\\\x1b/g, '\\x1b').replace(/\\\\r\\\\n/g, '\\r\\n')
+      process.stdout.write(user + output)
+      t.observe(Buffer.from(output))
+      let ours = []
+      for (let i = 1; i <= 20; i++) ours.push('sandspawn line ' + i)
+      process.stdout.write(t.freshLine(process.stdout) + ours.join('\\n') + '\\nquestion? [y/N]', () => setTimeout(() => {}, 20_000))`
+    inTmux(t, 'alt', js, 'question?', ({ run, screen }) => {
+      const lines = screen().split('\n')
+      const alternate = run(['display', '-p', '-t', 'alt', '#{alternate_on}']).stdout.trim()
+      for (let i = 1; i <= 20; i++) {
+        assert.ok(lines.includes(`sandspawn line ${i}`), `${name}: sandspawn line ${i} lost (alternate screen: ${alternate})\n${lines.join('\n')}`)
+        assert.ok(lines.includes(`user history ${i}`), `${name}: user history ${i} erased\n${lines.join('\n')}`)
+      }
+      assert.equal(alternate, '0', name)
+    })
+  }
+})
+
+test('after the command turned on bracketed paste, the application keypad, mouse reporting and insert mode, the answer typed or pasted at sandspawn\'s question is read as typed (in tmux)', (t) => {
+  // Left on by the command, each changed what the user's keys send or how their echo looks
+  // (found by a review of the terminal reset): "yes" pasted arrived as ESC[200~yes ESC[201~ (not
+  // "yes": a refusal), the keypad's Enter sent ESC O M and ended no line, any mouse move sent
+  // ESC[<35;... (the network question takes the first byte: refused), and with insert mode a
+  // Backspace's echo (BS SP BS) pushed the erased letter right instead of blanking it, so the line
+  // on the screen was not the answer read.
+  const js = `
+    const t = require(RESET_MODULE)
+    const output = 'command output \\x1b[?2004h\\x1b=\\x1b[?1003h\\x1b[?1006h\\x1b[4h'
+    process.stdout.write(output)
+    t.observe(Buffer.from(output))
+    process.stdout.write(t.freshLine(process.stdout) + 'question? ')
+    const lines = []
+    process.stdin.on('data', (d) => { lines.push(String(d)); require('fs').writeFileSync(require('path').join(DIR, 'answer'), JSON.stringify(lines)) })`
+  inTmux(t, 'modes', js, 'question?', ({ run, screen, dir }) => {
+    const flags = run(['display', '-p', '-t', 'modes', '#{keypad_flag} #{mouse_any_flag} #{mouse_sgr_flag} #{insert_flag}']).stdout.trim()
+    run(['send-keys', '-t', 'modes', '-l', 'yesx'])
+    run(['send-keys', '-t', 'modes', 'BSpace'])
+    // The line as shown once the Backspace's echo is on the screen.
+    const line = () => screen().split('\n').find((l) => l.startsWith('question?')) || ''
+    for (let i = 0; i < 100 && !(line().includes('yes') && !line().includes('yesx')); i++) spawnSync('sleep', ['0.05'])
+    const shown = line()
+    run(['send-keys', '-t', 'modes', 'C-u'])
+    run(['set-buffer', 'yes'])
+    run(['paste-buffer', '-p', '-t', 'modes'])
+    run(['send-keys', '-t', 'modes', 'Enter'])
+    run(['send-keys', '-t', 'modes', '-l', 'no'])
+    run(['send-keys', '-t', 'modes', 'KPEnter'])
+    const file = path.join(dir, 'answer')
+    const read = () => (fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : [])
+    for (let i = 0; i < 60 && read().length < 2; i++) spawnSync('sleep', ['0.05'])
+    assert.deepEqual({ flags, shown, answers: read() }, { flags: '0 0 0 0', shown: 'question? yes', answers: ['yes\n', 'no\n'] })
+  })
+})
