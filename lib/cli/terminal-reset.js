@@ -19,9 +19,29 @@
 // before out of sight, and a review listing or the host-risk warnings were lost but for their last
 // line (found by a review of this reset). Setting the region homes the cursor, so it is saved
 // before and put back after (DECSC, DECRC). Nothing here moves the cursor (a soft reset, DECSTR,
-// would also turn autowrap off).
+// would also turn autowrap off), but for leaving the alternate screen (below).
+//
+// The alternate screen (ESC [?1049h, ?1047h, ?47h) has no scrollback: a review listing or warnings
+// longer than the screen were lost above its top, and all of them vanished when the terminal left
+// it later (found by a review of this reset). Leaving it blindly is not safe: ESC [?1049l also
+// puts the cursor back where it was saved, on tmux the place an earlier full-screen program (long
+// gone) entered it even when the terminal is not on the alternate screen now, and the erase below
+// sandspawn's fresh line then wiped the user's screen. Entering it first makes the pair leave
+// nothing changed when it is off (the cursor saved is where it is), and when it is on leave it for
+// the place the command entered it (tmux and xterm.js: enter is a no-op there); checked in both
+// for each of ?1049l, ?1047l, ?47l and the pair, and only the pair lost nothing in every case.
+// It comes first: leaving restores the attributes and character set saved on entering.
+const LEAVE_ALTERNATE_SCREEN = '\x1b[?1049h\x1b[?1049l'
+// What the user's keys send and how their echo looks, as every terminal starts (found by a review
+// of this reset): bracketed paste off (2004; "yes" pasted at the question was read as ESC[200~yes
+// ESC[201~), mouse reporting off in every protocol and encoding (9, 1000-1003, 1005, 1006, 1015,
+// 1016; a mouse move sent bytes that answered the network question, which takes the first key),
+// focus reports off (1004; clicking the terminal to answer sent ESC [I, the same), the keypad
+// numeric (DECKPNM; its Enter sent ESC O M and ended no line) and insert mode off (IRM; the echo
+// of a Backspace, BS SP BS, pushed the erased letter right instead of blanking it).
+const INPUT_MODES = '\x1b[?9;1000;1001;1002;1003;1004;1005;1006;1015;1016;2004l\x1b>\x1b[4l'
 
-const RESET = '\x18\x1b\\\x1b[0m\x1b(B\x0f\x1b[?7h\x1b[?25h\x1b[?69l\x1b7\x1b[r\x1b8'
+const RESET = `\x18\x1b\\${LEAVE_ALTERNATE_SCREEN}\x1b[0m\x1b(B\x0f\x1b[?7h\x1b[?25h\x1b[?69l${INPUT_MODES}\x1b7\x1b[r\x1b8`
 
 // The default colours themselves can be redefined (OSC 10/11: foreground and background, 12 the
 // cursor's, 17/19 the selection's, 4/5 palette entries, which are the default colours on some
