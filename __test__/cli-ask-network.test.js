@@ -56,6 +56,15 @@ test('--ask: y allows the host for the run (asked once), the question sits on it
   assert.equal(r.restored, true, 'the terminal mode is restored')
 })
 
+test('--ask: the question says what its a does (this host and every later one, no more questions)', async () => {
+  // An `a` allowed every host the run asked about later, without a word of that on the screen: the
+  // question showed only [y/N/a] (found by a review of the CLI, cli29).
+  const r = await drive('a', [...flags, '--', 'sh', '-c', script(['/one'])])
+  const screen = r.output.replace(/\r\n/g, '\n')
+  assert.equal(r.code, 0, screen)
+  assert.match(screen, new RegExp(`sandspawn: allow ${TARGET}:\\d+ for this run\\? \\[y/N/a\\] \\(a = this and every later host, no more questions\\) a\n`), screen)
+})
+
 test('--ask: one answer covers the host and port for plain HTTP and for a tunnel (the proxy asks about them apart)', async () => {
   const port = server.address().port
   const both = `curl -sS http://${TARGET}:${port}/plain; echo; curl -sS -p http://${TARGET}:${port}/tunnel; echo`
