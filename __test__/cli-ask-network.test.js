@@ -246,3 +246,14 @@ test('held output: past 1 MiB the run is told to wait; past 16 MiB (output that 
   assert.equal(note.toString(), `<fresh>sandspawn: ${44 * 64 * 1024} bytes of the command's output were dropped while the question was on the screen\n`)
   assert.equal(prompt.output('stdout', chunk(0)), undefined, 'after the question output flows again')
 })
+
+test('an a at the question allows later hosts, not one refused at its own question before', async () => {
+  // The question says a is for "every later host"; the proxy asks about a refused host again once
+  // it keeps too many refusals (MAX_DENIED_FOR_RUN), and the a given since allowed it unasked.
+  const { NetworkPrompt } = require('../lib/cli/network-prompt')
+  const prompt = new NetworkPrompt({ input: null, write: () => {}, fresh: () => '' })
+  prompt.answered.set('refused.test:443', 'deny-run') // answered n at its question
+  prompt.allowAll = true // then a at another host's
+  assert.equal(await prompt.ask({ host: 'refused.test', port: 443 }), 'deny-run')
+  assert.equal(await prompt.ask({ host: 'later.test', port: 443 }), 'allow-run')
+})
