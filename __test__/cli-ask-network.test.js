@@ -51,7 +51,7 @@ test('--ask: y allows the host for the run (asked once), the question sits on it
   const screen = r.output.replace(/\r\n/g, '\n')
   assert.equal(r.code, 0, screen)
   const port = server.address().port
-  assert.equal(screen, `before${RESET}\r\n\x1b[Jsandspawn: allow ${TARGET}:${port} for this run? [y/N/a] y\ntarget /one\ntarget /two\nafter\n`)
+  assert.equal(screen, `before${RESET}\r\n\x1b[Jsandspawn: allow ${TARGET}:${port} for this run? [y/N/a] (a = this and every later host, no more questions) y\ntarget /one\ntarget /two\nafter\n`)
   assert.deepEqual(r.rawDuring, [true], 'the key is read in raw mode')
   assert.equal(r.restored, true, 'the terminal mode is restored')
 })
@@ -80,7 +80,7 @@ test('--ask: Enter refuses; the command sees the refusal (403 naming the flag) a
   assert.equal(r.error, undefined, r.output)
   const screen = r.output.replace(/\r\n/g, '\n')
   assert.equal(r.code, 3, screen)
-  assert.match(screen, new RegExp(`for this run\\? \\[y/N/a\\] n\nsandspawn: ${TARGET}:\\d+ blocked by the network policy \\(declined\\)`))
+  assert.match(screen, new RegExp(`for this run\\? \\[y/N/a\\] \\(a = this and every later host, no more questions\\) n\nsandspawn: ${TARGET}:\\d+ blocked by the network policy \\(declined\\)`))
   assert.match(screen, new RegExp(`--allow-domain ${TARGET}`))
   assert.equal(r.restored, true)
 })
@@ -154,14 +154,14 @@ test('--ask: a key typed for the command\'s own question does not answer the net
   // the terminal's queue), then makes the request sandspawn asks about: that "y" must not allow it.
   const typed = (steps, cmd) => runDriver(TYPING, [JSON.stringify(steps), process.execPath, CLI, ...flags, '--', 'sh', '-c', cmd])
   const cmd = `printf 'Continue? [y/N] '; sleep 1; echo; ${script(['/typed-ahead'])}`
-  const real = 'for this run? [y/N/a] '
+  const real = 'for this run? [y/N/a] (a = this and every later host, no more questions) '
   const ahead = await typed([['Continue? [y/N] ', 'y\r'], [real, 'n']], cmd)
   assert.doesNotMatch(ahead.output, /target \/typed-ahead/, `the "y" typed before the question allowed the host:\n${ahead.output}`)
-  assert.match(ahead.output, /\[y\/N\/a\] n\nsandspawn: .*blocked by the network policy \(declined\)/, ahead.output)
+  assert.match(ahead.output, /\[y\/N\/a\] \(a = this and every later host, no more questions\) n\nsandspawn: .*blocked by the network policy \(declined\)/, ahead.output)
   assert.deepEqual(ahead.unused, [], ahead.output)
 
   const answered = await typed([['Continue? [y/N] ', 'y\r'], [real, 'y']], cmd)
-  assert.match(answered.output, /\[y\/N\/a\] y\ntarget \/typed-ahead\n/, `"y" typed at the question allows it:\n${answered.output}`)
+  assert.match(answered.output, /\[y\/N\/a\] \(a = this and every later host, no more questions\) y\ntarget \/typed-ahead\n/, `"y" typed at the question allows it:\n${answered.output}`)
 })
 
 // Found by an attacker's review (mode29): with stderr not the terminal (`2>/dev/null`, a log) the
@@ -190,7 +190,7 @@ test('--ask: output held while a question waits stays bounded in memory (the com
   // collected); what the question held must not come on top of that.
   assert.ok(r.peakMiB < 400, `the CLI's peak RSS was ${r.peakMiB} MiB`)
   assert.equal(r.marks, lines * 63, 'the output after the answer is complete')
-  assert.match(r.screen, /\[y\/N\/a\] n\n(?:.*\n)*END\n/, r.screen)
+  assert.match(r.screen, /\[y\/N\/a\] \(a = this and every later host, no more questions\) n\n(?:.*\n)*END\n/, r.screen)
   assert.equal(r.code, 0, r.screen)
 })
 
@@ -202,7 +202,7 @@ test('--ask: output written while a question is up is shown, in order, when the 
   assert.equal(r.killed, false, r.output)
   assert.equal(r.code, 7, r.output)
   // Each stream in its order after the question's line (the two streams are read apart).
-  const after = r.output.split('for this run? [y/N/a] not answered: the command ended (refused)\n')
+  const after = r.output.split('for this run? [y/N/a] (a = this and every later host, no more questions) not answered: the command ended (refused)\n')
   assert.equal(after.length, 2, r.output)
   assert.match(after[1], /IMPORTANT-OUTPUT\n(?:.*\n)*LAST\n/, r.output)
   assert.match(after[1], /ERROR-LINE\n/, r.output)
@@ -217,7 +217,7 @@ test('--ask: a run that ends with a question up and a sandbox denial has the que
   assert.deepEqual(r.unused, [], r.output)
   // The command's stderr (the shell's "cannot create") and stdout are read apart, so either may
   // come first after the question's line (a CI run had the stderr line first).
-  assert.match(r.output, /\[y\/N\/a\] not answered: the command ended \(refused\)\n(?:.*\n)*OUT\n[^]*\n\x1b\[Jsandspawn: sandbox denied this command.*\n\x18.*\x1b\[JRun again without the sandbox\? \[yes\/N\] \n$/, r.output)
+  assert.match(r.output, /\[y\/N\/a\] \(a = this and every later host, no more questions\) not answered: the command ended \(refused\)\n(?:.*\n)*OUT\n[^]*\n\x1b\[Jsandspawn: sandbox denied this command.*\n\x18.*\x1b\[JRun again without the sandbox\? \[yes\/N\] \n$/, r.output)
   assert.equal(r.code, 1, r.output)
 })
 

@@ -1,7 +1,7 @@
 'use strict'
 // `--ask` on a terminal with an allow-list: the proxy's questions about hosts on neither list,
 // asked on the terminal while the command runs and its request waits:
-//   sandspawn: allow registry.example.org:443 for this run? [y/N/a]
+//   sandspawn: allow registry.example.org:443 for this run? [y/N/a] (a = this and every later host, no more questions)
 // y: this host and port for the rest of the run; a: this one and every host asked about later in
 // the run; anything else (n, Enter): refused for the rest of the run; Ctrl-C: refused, and the CLI
 // is interrupted like any Ctrl-C. One question at a time; the command's output is held while a
@@ -17,6 +17,11 @@
 const { printable } = require('./printable')
 const { freshLine } = require('./terminal-reset')
 const { askFresh } = require('./type-ahead')
+
+// What each key does, said on the question itself: an `a` allows every host the run asks about
+// later, without asking, and a bare `[y/N/a]` left that to be guessed (found by a review of the
+// CLI). A host refused already (at its question, or on the deny list) stays refused.
+const CHOICES = '[y/N/a] (a = this and every later host, no more questions) '
 
 /** Output held while a question is on the screen before the command's output is made to wait. */
 const HOLD_BYTES = 1024 * 1024
@@ -107,13 +112,15 @@ class NetworkPrompt {
   }
 
   async ask({ host, port }) {
-    if (this.allowAll) return 'allow-run'
-    if (this.ended) return 'deny-run'
+    // A host refused at its question stays refused after an `a` (which the question says is for
+    // later hosts): the proxy asks about one again once it keeps too many refusals.
     const given = this.answered.get(`${host}:${port}`)
     if (given) return given
+    if (this.allowAll) return 'allow-run'
+    if (this.ended) return 'deny-run'
     this.asking = true
     try {
-      const question = Buffer.from(`${this.fresh()}sandspawn: allow ${printable(host)}:${port} for this run? [y/N/a] `)
+      const question = Buffer.from(`${this.fresh()}sandspawn: allow ${printable(host)}:${port} for this run? ${CHOICES}`)
       // Keys typed before the question appeared (for one the command printed) never answer it.
       await askFresh(this.input, () => this.write('stderr', question))
       const key = this.ended ? null : await this.key()
