@@ -408,4 +408,62 @@ mod tests {
         let again = r.get(t0 + RETRY_AFTER * 2, || panic!("made once")).unwrap();
         assert!(Arc::ptr_eq(w, again));
     }
+
+
+    /// Found by an attacker's review (cross29): the process's cap was half of the user's budget
+    /// whoever else held watches, and a watch stays as long as the walk that made it is kept, after
+    /// its run: one run making 100,000 directories left the host process holding 96,273 of the
+    /// user's 192,546 watches, and two such processes (two agents of one user) held all of them,
+    /// so the user's editors and every other run's file watchers got `ENOSPC`. Here, in a user
+    /// namespace of its own with a budget of 4,000 (its `user.max_inotify_watches`, writable
+    /// there), another program holds 1,900 watches when sandspawn walks 3,000 directories: the
+    /// user's editor must still be able to add its 1,000.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_watches_leave_the_user_half_of_the_budget_whoever_holds_the_rest() {
+        const NAME: &str = "planted::watch::tests::the_watches_leave_the_user_half_of_the_budget_whoever_holds_the_rest";
+        if std::env::var_os("SANDSPAWN_WATCH_BUDGET_INNER").is_none() {
+            let exe = std::env::current_exe().unwrap();
+            let run = std::process::Command::new("unshare")
+                .args(["--user", "--map-root-user"])
+                .arg(exe)
+                .args(["--exact", NAME, "--nocapture", "--test-threads=1"])
+                .env("SANDSPAWN_WATCH_BUDGET_INNER", "1")
+                .output();
+            let Ok(out) = run else { return eprintln!("skipped: no unshare(1) here") };
+            let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+            if !out.status.success() && text.contains("unshare failed") {
+                return eprintln!("skipped: no user namespaces here: {text}");
+            }
+            assert!(out.status.success() && text.contains("1 passed"), "in its own user namespace:\n{text}");
+            return;
+        }
+        std::fs::write("/proc/sys/user/max_inotify_watches", "4000").expect("the namespace's own budget is writable there");
+        let t = tempfile::tempdir().unwrap();
+        let dirs: Vec<File> = (0..3_000)
+            .map(|i| {
+                let d = t.path().join(format!("d{i}"));
+                std::fs::create_dir(&d).unwrap();
+                File::open(&d).unwrap()
+            })
+            .collect();
+        let instance = || {
+            // SAFETY: plain syscall; the descriptor is owned from here.
+            let fd = unsafe { libc::inotify_init1(libc::IN_CLOEXEC) };
+            assert!(fd >= 0, "an inotify instance: {}", io::Error::last_os_error());
+            unsafe { OwnedFd::from_raw_fd(fd) }
+        };
+        let add = |to: &OwnedFd, d: &File| {
+            let path = CString::new(format!("/proc/self/fd/{}", d.as_raw_fd())).unwrap();
+            // SAFETY: valid descriptor and path.
+            unsafe { libc::inotify_add_watch(to.as_raw_fd(), path.as_ptr(), MASK) >= 0 }
+        };
+        let other = instance();
+        assert!(dirs[..1_900].iter().all(|d| add(&other, d)), "another program's 1,900 watches");
+        let w = Watcher::new(default_cap()).unwrap();
+        let held: Vec<Watch> = dirs.iter().filter_map(|d| w.watch(d.as_raw_fd(), None).1).collect();
+        let editor = instance();
+        let added = dirs[..1_000].iter().filter(|d| add(&editor, d)).count();
+        assert_eq!(added, 1_000, "sandspawn took {} watches; the user's editor could add {added} of 1,000", held.len());
+    }
 }
