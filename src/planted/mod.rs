@@ -69,6 +69,8 @@ pub mod venv;
 pub mod venv_way;
 #[cfg(target_os = "linux")]
 mod watch;
+#[cfg(target_os = "linux")]
+mod watch_budget;
 #[cfg(not(target_os = "linux"))]
 #[path = "watch_none.rs"]
 mod watch;

@@ -31,7 +31,9 @@
 //!
 //! The user's watch budget is shared with editors and file watchers: this process never holds more
 //! than `min(262144, max_user_watches / 2)` watches (a 60,000-directory workspace fits in the
-//! budgets of current kernels, which scale `max_user_watches` with memory). A watch is removed as soon as no index of any
+//! budgets of current kernels, which scale `max_user_watches` with memory), and past a floor it
+//! adds more only while the user's watches in all, every other process's counted (`watch_budget`),
+//! stay within half of the budget. A watch is removed as soon as no index of any
 //! walk holds a listing that relies on it (`Watch` is reference-counted per watch descriptor:
 //! inotify gives the same descriptor for the same inode).
 
@@ -62,12 +64,24 @@ const FILE_MASK: u32 = libc::IN_MODIFY | libc::IN_ATTRIB | libc::IN_DELETE_SELF 
 
 /// The most watches this process holds, whatever `max_user_watches` allows.
 const MAX_WATCHES: usize = 262_144;
+/// The watches a process holds before it counts what the user's other processes hold: a small
+/// workspace never pays for the count.
+const FLOOR: usize = 4_096;
+/// The watches added between two counts of the user's other processes' watches.
+const STEP: usize = 2_048;
+/// How long a watcher refused more watches waits before it counts again (another process may have
+/// let go of some meanwhile).
+const RECOUNT_AFTER: Duration = Duration::from_secs(10);
 
 pub struct Watcher {
     inotify: OwnedFd,
     /// Polled for changes of the mount table (`POLLPRI`); the poll itself rearms it.
     mounts: File,
     cap: usize,
+    /// The user's whole watch budget (`watch_budget::budget`), when it can be read: past
+    /// `floor` this process adds watches only while the user's, in all, stay within half of it.
+    budget: Option<usize>,
+    floor: usize,
     state: Mutex<State>,
 }
 
@@ -83,6 +97,10 @@ struct State {
     watches: HashMap<i32, Entry>,
     /// Tells a watch from a later one that got the same descriptor.
     generations: u64,
+    /// Watches may be added without counting again until this many are held (`has_room`).
+    room_until: usize,
+    /// When the last count found the user's half of the budget spent.
+    refused_at: Option<Instant>,
 }
 
 struct Entry {
@@ -161,8 +179,7 @@ impl Retried {
 }
 
 fn default_cap() -> usize {
-    let max_user = std::fs::read_to_string("/proc/sys/fs/inotify/max_user_watches").ok().and_then(|s| s.trim().parse::<usize>().ok());
-    max_user.map_or(8192, |m| MAX_WATCHES.min(m / 2))
+    super::watch_budget::budget().map_or(8192, |m| MAX_WATCHES.min(m / 2))
 }
 
 impl Watcher {
@@ -175,7 +192,32 @@ impl Watcher {
         }
         // SAFETY: `fd` is a fresh descriptor that nothing else owns.
         let inotify = unsafe { OwnedFd::from_raw_fd(fd) };
-        Ok(Arc::new(Watcher { inotify, mounts, cap, state: Mutex::new(State::default()) }))
+        let budget = super::watch_budget::budget();
+        let floor = budget.map_or(FLOOR, |b| FLOOR.min(b / 16));
+        Ok(Arc::new(Watcher { inotify, mounts, cap, budget, floor, state: Mutex::new(State::default()) }))
+    }
+
+    /// Whether one more watch keeps the user's watches, this process's and every other's, within
+    /// half of the budget: below the floor always; past it counted once per `STEP` watches added,
+    /// and not again for `RECOUNT_AFTER` once refused.
+    fn has_room(&self, s: &mut State) -> bool {
+        let held = s.watches.len();
+        let Some(budget) = self.budget else { return true };
+        if held < self.floor || held < s.room_until {
+            return true;
+        }
+        if s.refused_at.is_some_and(|at| at.elapsed() < RECOUNT_AFTER) {
+            return false;
+        }
+        let elsewhere = super::watch_budget::held_elsewhere(self.inotify.as_raw_fd());
+        if elsewhere + held + STEP <= budget / 2 {
+            s.room_until = held + STEP;
+            s.refused_at = None;
+            true
+        } else {
+            s.refused_at = Some(Instant::now());
+            false
+        }
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -267,7 +309,7 @@ impl Watcher {
         let sees_all = sees_every_change(dir);
         let mut s = self.lock();
         let read_at = s.counter;
-        let at_cap = s.watches.len() >= self.cap;
+        let at_cap = s.watches.len() >= self.cap || !self.has_room(&mut *s);
         let held = known.filter(|k| Arc::ptr_eq(&k.watcher, self) && s.watches.get(&k.wd).is_some_and(|e| e.generation == k.generation));
         if s.broken || !sees_all || (at_cap && held.is_none()) {
             return (read_at, None);
