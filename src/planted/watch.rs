@@ -67,7 +67,11 @@ const MAX_WATCHES: usize = 262_144;
 /// The watches a process holds before it counts what the user's other processes hold: a small
 /// workspace never pays for the count.
 const FLOOR: usize = 4_096;
-/// The watches added between two counts of the user's other processes' watches.
+/// The fewest watches added between two counts of the user's other processes' watches. A count
+/// grants half of the room it finds (at least this): a count reads every descriptor of the user's
+/// processes (tens of thousands on a desktop with an editor and a browser, ~100 ms), so counts
+/// come a logarithmic number of times in a large walk, not once per `STEP` watches (a 100,000-
+/// directory walk: about 6, not 47).
 const STEP: usize = 2_048;
 /// How long a watcher refused more watches waits before it counts again (another process may have
 /// let go of some meanwhile).
@@ -178,6 +182,14 @@ impl Retried {
     }
 }
 
+/// How many watches this process may hold before it counts again, after a count found `elsewhere`
+/// held by the user's other processes while it holds `held`: half of the room left within half of
+/// `budget`, `STEP` at least; `None` when not even `STEP` is left.
+fn room_until(budget: usize, elsewhere: usize, held: usize) -> Option<usize> {
+    let room = (budget / 2).checked_sub(elsewhere + held).filter(|&r| r >= STEP)?;
+    Some(held + (room / 2).max(STEP))
+}
+
 fn default_cap() -> usize {
     super::watch_budget::budget().map_or(8192, |m| MAX_WATCHES.min(m / 2))
 }
@@ -198,8 +210,8 @@ impl Watcher {
     }
 
     /// Whether one more watch keeps the user's watches, this process's and every other's, within
-    /// half of the budget: below the floor always; past it counted once per `STEP` watches added,
-    /// and not again for `RECOUNT_AFTER` once refused.
+    /// half of the budget: below the floor always; past it counted again once half of the room the
+    /// last count found is taken, and not again for `RECOUNT_AFTER` once refused.
     fn has_room(&self, s: &mut State) -> bool {
         let held = s.watches.len();
         let Some(budget) = self.budget else { return true };
@@ -210,8 +222,8 @@ impl Watcher {
             return false;
         }
         let elsewhere = super::watch_budget::held_elsewhere(self.inotify.as_raw_fd());
-        if elsewhere + held + STEP <= budget / 2 {
-            s.room_until = held + STEP;
+        if let Some(until) = room_until(budget, elsewhere, held) {
+            s.room_until = until;
             s.refused_at = None;
             true
         } else {
@@ -451,6 +463,20 @@ mod tests {
         assert!(Arc::ptr_eq(w, again));
     }
 
+
+    /// Each count grants half of the room it finds: the counts in a walk that fills the room are
+    /// logarithmic in it (a count reads every descriptor of the user's processes).
+    #[test]
+    fn counts_grant_half_of_the_room_they_find() {
+        assert_eq!(room_until(4_000, 1_900, 250), None, "not a STEP left");
+        assert_eq!(room_until(200_000, 0, 4_096), Some(4_096 + 47_952));
+        let (mut held, mut counts) = (4_096, 0);
+        while let Some(until) = room_until(200_000, 0, held) {
+            (held, counts) = (until, counts + 1);
+        }
+        assert!(held <= 100_000 && held > 100_000 - STEP, "filled the half: {held}");
+        assert!(counts <= 8, "{counts} counts to fill 96,000 watches");
+    }
 
     /// Found by an attacker's review (cross29): the process's cap was half of the user's budget
     /// whoever else held watches, and a watch stays as long as the walk that made it is kept, after
