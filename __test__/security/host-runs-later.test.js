@@ -241,6 +241,68 @@ describe("sandspawn's own package cannot be changed by a run (issue 28)", () => 
     assert.ok((r.hostRisks || []).some((h) => h.path === bin), `unreported: ${JSON.stringify(r.hostRisks)}`)
   })
 
+  /**
+   * `attack` (a bash script run in the workspace by a workspace-write run of the installed
+   * package, `layout` its bin link's) plants, then touches PLANTED and goes on for 4 s; the host's
+   * `npx sandspawn` (the bin link) while it goes on must run sandspawn, and the run must report
+   * the bin link. `MARK` in the script's environment is what the planted script touches.
+   */
+  async function plantedWhileTheRunGoesOn(t, layout, attack) {
+    const { tree, pkg, bin } = installedWithBin(t, layout)
+    const mark = path.join(tree.out, 'PWNED-npx')
+    const planted = path.join(tree.ws, 'PLANTED')
+    const script = `export MARK=${q(mark)}; ${attack} && touch PLANTED; sleep 4; echo ran`
+    const js = `require(${JSON.stringify(pkg)}).spawnSandboxed(['bash', '-c', ${JSON.stringify(script)}], { cwd: ${JSON.stringify(tree.ws)}, timeout: 30000, sandbox: 'workspace-write' })
+      .then((r) => process.stdout.write(JSON.stringify(r)), (e) => process.stdout.write(JSON.stringify({ error: e.code, message: e.message })))`
+    const child = require('node:child_process').spawn(process.execPath, ['-e', js], { stdio: ['ignore', 'pipe', 'inherit'] })
+    let out = ''
+    child.stdout.on('data', (d) => (out += d))
+    const exited = new Promise((resolve) => child.on('exit', resolve))
+    const until = Date.now() + 20000
+    while (!fs.existsSync(planted) && Date.now() < until && child.exitCode === null) await new Promise((r) => setTimeout(r, 20))
+    await new Promise((r) => setTimeout(r, 300))
+    const during = spawnSync(bin, ['--mode', 'read-only', 'echo', 'hi'], { cwd: tree.ws, encoding: 'utf8', timeout: 60000 })
+    const stillRunning = child.exitCode === null
+    await exited
+    const r = JSON.parse(out)
+    assert.ok(fs.existsSync(planted), `the command planted nothing: ${show(r)}`)
+    assert.ok(stillRunning, 'the run was still going on')
+    assert.ok(!fs.existsSync(mark), `the host ran the planted script during the run: ${JSON.stringify(r.hostRisks)}`)
+    assert.equal(during.stdout, 'hi\n', during.stderr)
+    assert.equal(r.stdout, 'ran\n', show(r))
+    assert.ok((r.hostRisks || []).some((h) => h.path === bin), `unreported: ${JSON.stringify(r.hostRisks)}`)
+  }
+
+  // Found by an attacker's review (fix29): the keeper watched `.bin` by its inode and watched it
+  // again only after a put-back. A command that swapped `.bin` for a copy of it holding the same
+  // link (RENAME_EXCHANGE: nothing to put back) left the watch on the old directory, then
+  // repointed the link in the new one: no event came, and the host's `npx sandspawn` meanwhile ran
+  // the planted script with no sandbox (the link was put back only after the run).
+  test('the bin link npx runs, repointed in a copy of .bin swapped in first: put back at once; a host npx sandspawn meanwhile runs sandspawn', { skip: !require('./helpers').which('python3') && 'no python3' }, async (t) => {
+    const py = [
+      'import ctypes, os, time',
+      "os.mkdir('node_modules/.bin2'); os.symlink('../sandspawn/bin/sandspawn.js', 'node_modules/.bin2/sandspawn')",
+      "assert ctypes.CDLL(None).renameat2(-100, b'node_modules/.bin', -100, b'node_modules/.bin2', 2) == 0",
+      'time.sleep(0.5)',
+      "open('node_modules/.evil', 'w').write('#!/bin/sh\\ntouch ' + os.environ['MARK'] + '\\n'); os.chmod('node_modules/.evil', 0o755)",
+      "os.symlink('../.evil', 'node_modules/.tmp-link'); os.rename('node_modules/.tmp-link', 'node_modules/.bin/sandspawn')",
+    ].join('\n')
+    await plantedWhileTheRunGoesOn(t, 'link', `python3 -c ${q(py)}`)
+  })
+
+  // Found by an attacker's review (fix29): a write through a shared mapping raises no inotify event
+  // (IN_MODIFY comes from write(2) and its kin only), so pnpm's shim rewritten so in place was put
+  // back only after the run, and the host's `npx sandspawn` meanwhile ran the planted script.
+  test("pnpm's shim rewritten in place through a shared mapping while the run goes on: put back at once; a host npx sandspawn meanwhile runs sandspawn", { skip: !require('./helpers').which('python3') && 'no python3' }, async (t) => {
+    const py = [
+      'import mmap, os',
+      "f = open('node_modules/.bin/sandspawn', 'r+b'); m = mmap.mmap(f.fileno(), 0)",
+      "evil = b'#!/bin/sh\\ntouch ' + os.environ['MARK'].encode() + b'\\n#'",
+      "m[:] = evil + b'x' * (len(m) - len(evil) - 1) + b'\\n'; m.flush()",
+    ].join('\n')
+    await plantedWhileTheRunGoesOn(t, 'shim', `python3 -c ${q(py)}`)
+  })
+
   // Left open by host28's fix (README): in review mode a change to that bin link was an ordinary
   // entry of the change set, not a host risk and not held back, so `applyChangeSet` (here by
   // another copy of sandspawn than the one that ran: a global CLI's `review apply`) landed the
