@@ -141,6 +141,15 @@ pub fn check(r: &Recorded) -> Option<HostRisk> {
     (look(&r.path).as_ref() != Some(&r.was)).then(|| restore(r))
 }
 
+/// Whether `r` can change with no inotify event, so that the keeper looks at it every poll too: a
+/// shim (a file) written through a shared mapping raises none (`IN_MODIFY` comes from `write(2)`
+/// and its kin): found by an attacker's review (fix29), pnpm's shim rewritten so was put back only
+/// after the run, and the host's `npx sandspawn` meanwhile ran the planted script. A link, or a
+/// name kept absent, changes only by entries made, removed or moved in `.bin`, each an event.
+pub fn changes_unheard(r: &Recorded) -> bool {
+    matches!(r.was, Entry::Shim { .. })
+}
+
 /// What the keeper watches for `r`: its `.bin` (entries made, removed, moved), the `node_modules`
 /// above (`.bin` itself replaced), and, for a shim, the file (rewritten in place).
 pub fn watched(r: &Recorded) -> (PathBuf, PathBuf, Option<&Path>) {

@@ -291,12 +291,13 @@ impl Keeper {
 #[cfg(target_os = "linux")]
 fn keep(sight: &Sight, own: Vec<crate::own_links::Recorded>, stop: OwnedFd, said: &Said, end_run: EndRun) -> Vec<HostRisk> {
     let mut undoing = Undoing::new(said, sight.ino.as_ref(), end_run);
+    undoing.tops = sight.watched.keys().copied().collect();
     undoing.own = own;
     // Watched, then looked at: a change between the record and the watch is not missed.
-    for i in 0..undoing.own.len() {
-        undoing.own_watch(i);
-        undoing.own_changed(i);
-    }
+    undoing.own_heard(0..undoing.own.len());
+    // Looked at every poll: all of them without inotify, else those that can change unheard (a
+    // shim written through a shared mapping, `own_links::changes_unheard`).
+    let own_polled: Vec<usize> = (0..undoing.own.len()).filter(|&i| sight.ino.is_none() || crate::own_links::changes_unheard(&undoing.own[i])).collect();
     let mut buf = vec![0u8; 64 * 1024];
     // The placeholders there already (a plan's, or one made before the watches began): no event of
     // their making will come. Anything else made since the watches began has its event queued.
@@ -307,15 +308,13 @@ fn keep(sight: &Sight, own: Vec<crate::own_links::Recorded>, stop: OwnedFd, said
     }
     let mut next_poll = Instant::now();
     loop {
-        // Without inotify the bin links are polled too.
-        let own_polled = if sight.ino.is_none() { undoing.own.len() } else { 0 };
-        let every = sight.poll_every(undoing.placeholders.len() + own_polled);
+        let every = sight.poll_every(undoing.placeholders.len() + own_polled.len());
         if let Some(every) = every.filter(|_| Instant::now() >= next_poll) {
             for path in sight.polled.iter().filter(|p| p.symlink_metadata().is_ok()) {
                 undoing.undo(path);
             }
             undoing.look_again();
-            for i in 0..own_polled {
+            for &i in &own_polled {
                 undoing.own_changed(i);
             }
             next_poll = Instant::now() + every;
@@ -363,17 +362,12 @@ fn on_events(sight: &Sight, undoing: &mut Undoing, events: Vec<(i32, u32, OsStri
         // A `.bin` holds several recorded entries (the link and what npx runs before it, `node`,
         // `sh`...), and inotify gives one watch per directory: each entry the name may be of.
         if undoing.own_wds.contains(&wd) {
-            for i in 0..undoing.own.len() {
-                if crate::own_links::named_by(&undoing.own[i], &name) {
-                    undoing.own_changed(i);
-                }
-            }
+            let named: Vec<usize> = (0..undoing.own.len()).filter(|&i| crate::own_links::named_by(&undoing.own[i], &name)).collect();
+            undoing.own_heard(named.into_iter());
         }
     }
     if lost {
-        for i in 0..undoing.own.len() {
-            undoing.own_changed(i);
-        }
+        undoing.own_heard(0..undoing.own.len());
         // A placeholder is kept in sight again (`undo` -> `track`), its lost `IN_ATTRIB` with it.
         for (p, _) in sight.existing() {
             undoing.undo(&p);
@@ -398,20 +392,39 @@ struct Undoing<'a> {
     /// Those watches: the path each was asked for.
     attrib: HashMap<i32, PathBuf>,
     /// sandspawn's bin links as they were before the run (`own_links`), and the watches whose
-    /// events say one may have changed (`own_watch`): the index of its link.
+    /// events say one may have changed (`own_watch_all`): the index of its link.
     own: Vec<crate::own_links::Recorded>,
     own_wds: HashSet<i32>,
+    /// The tops' watches (`Sight::watched`): never removed with a bin entry's.
+    tops: HashSet<i32>,
 }
 
 #[cfg(target_os = "linux")]
 impl<'a> Undoing<'a> {
     fn new(said: &'a Said, ino: Option<&'a OwnedFd>, end_run: EndRun) -> Undoing<'a> {
-        Undoing { said, risks: Vec::new(), moves: HashMap::new(), moved: 0, end_run: Some(end_run), placeholders: HashSet::new(), ino, attrib: HashMap::new(), own: Vec::new(), own_wds: HashSet::new() }
+        Undoing { said, risks: Vec::new(), moves: HashMap::new(), moved: 0, end_run: Some(end_run), placeholders: HashSet::new(), ino, attrib: HashMap::new(), own: Vec::new(), own_wds: HashSet::new(), tops: HashSet::new() }
+    }
+
+    /// An event that may be of the bin entries `which` (or none heard: the first look, a lost
+    /// queue): every entry watched again first, then those looked at. Not only after a put-back:
+    /// found by an attacker's review (fix29), a command swapped `.bin` for a copy holding the same
+    /// link (nothing to put back), so the watch stayed on the old directory, and the link it then
+    /// repointed in the new one raised no event until after the run (the same for a shim replaced
+    /// by an equal file, then rewritten).
+    fn own_heard(&mut self, which: impl Iterator<Item = usize>) {
+        let which: Vec<usize> = which.collect();
+        if which.is_empty() || self.end_run.is_none() {
+            return;
+        }
+        self.own_watch_all();
+        for i in which {
+            self.own_changed(i);
+        }
     }
 
     /// The bin link `own[i]` put back if the command changed it, within the bounds of the moves
-    /// (a put-back counts as one), and watched again: after a put-back `.bin` or the entry may be
-    /// another inode.
+    /// (a put-back counts as one), and every entry watched again: after a put-back `.bin` or the
+    /// entry may be another inode.
     fn own_changed(&mut self, i: usize) {
         if self.end_run.is_none() {
             return; // the run is being ended: the check after it puts the link back
@@ -420,26 +433,33 @@ impl<'a> Undoing<'a> {
             let path = PathBuf::from(&r.path);
             self.risks.push(r);
             self.count(&path);
-            self.own_watch(i);
+            self.own_watch_all();
         }
     }
 
-    /// Watches for `own[i]`: its `.bin` and the `node_modules` above for entries made, removed or
-    /// moved (no event of their children: see the module comment), a shim for being rewritten.
-    fn own_watch(&mut self, i: usize) {
+    /// Watches for each bin entry: its `.bin` and the `node_modules` above for entries made,
+    /// removed or moved (no event of their children: see the module comment), a shim for being
+    /// rewritten. A watch left on what is no longer there (a `.bin` swapped away) is removed,
+    /// unless it is a top's or a placeholder's too: a command that swapped `.bin` again and again
+    /// would otherwise spend the user's inotify watches, which editors' file watchers need.
+    fn own_watch_all(&mut self) {
         let Some(ino) = self.ino else { return };
-        let (dotbin, nm, shim) = crate::own_links::watched(&self.own[i]);
         let dir = libc::IN_CREATE | libc::IN_DELETE | libc::IN_MOVED_FROM | libc::IN_MOVED_TO | libc::IN_ONLYDIR | libc::IN_DONT_FOLLOW | libc::IN_MASK_ADD;
-        let watches = [
-            (Some(dotbin.as_path()), dir | libc::IN_DELETE_SELF | libc::IN_MOVE_SELF),
-            (Some(nm.as_path()), dir),
-            (shim, libc::IN_MODIFY | libc::IN_ATTRIB | libc::IN_DONT_FOLLOW | libc::IN_MASK_ADD),
-        ];
-        for (path, mask) in watches {
-            if let Some(wd) = path.and_then(|p| add_watch(ino, p, mask)) {
-                self.own_wds.insert(wd);
-            }
+        let mut now = HashSet::new();
+        for r in &self.own {
+            let (dotbin, nm, shim) = crate::own_links::watched(r);
+            let watches = [
+                (Some(dotbin.as_path()), dir | libc::IN_DELETE_SELF | libc::IN_MOVE_SELF),
+                (Some(nm.as_path()), dir),
+                (shim, libc::IN_MODIFY | libc::IN_ATTRIB | libc::IN_DONT_FOLLOW | libc::IN_MASK_ADD),
+            ];
+            now.extend(watches.into_iter().filter_map(|(path, mask)| path.and_then(|p| add_watch(ino, p, mask))));
         }
+        for stale in self.own_wds.difference(&now).filter(|wd| !self.attrib.contains_key(wd) && !self.tops.contains(wd)) {
+            // SAFETY: a watch descriptor of this instance.
+            unsafe { libc::inotify_rm_watch(ino.as_raw_fd(), *stale) };
+        }
+        self.own_wds = now;
     }
 
     /// Move aside `path`, which the command created (an event named it, or the poll found it),
