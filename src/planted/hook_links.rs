@@ -349,4 +349,27 @@ mod tests_rounds {
         assert_eq!(resolve(&r.join("l"), Path::new(&target)), Err(Unjudged::TooLong));
         assert_eq!(resolve(&r.join("l"), Path::new(&("x/../".repeat(8) + "y"))), Ok(r.join("y")), "a few rounds are still walked");
     }
+
+    /// Found by an attacker's review (fix29): the bound counted the way's own components only, not
+    /// what each round's walk took up following the symlinks on it. A link through `L`, a symlink
+    /// whose target is 600 `d/../` pairs (1,200 steps), then `x/../` again and again, walked `L`
+    /// once a round: 40 rounds of 3,600 steps (`L` three links deep) were judged whole, 110 ms of
+    /// the host's CPU per link from no budget; a workspace-write run making 200 such links had
+    /// its result 56 s late (22 s of CPU), hostRisks [], where the README says 4,096 components in
+    /// all.
+    #[test]
+    fn the_links_on_a_way_walked_again_and_again_count_toward_the_bound() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        std::fs::create_dir(r.join("d")).unwrap();
+        std::os::unix::fs::symlink("d/../".repeat(600), r.join("L")).unwrap();
+        assert_eq!(resolve(&r.join("l"), Path::new("L/y")), Ok(r.join("y")), "one walk through L is judged");
+        let target = "L/x/../".repeat(10) + "y";
+        assert_eq!(resolve(&r.join("l"), Path::new(&target)), Err(Unjudged::TooLong), "ten walks through L, 12,000 steps");
+        // The budget of a caller that has one is spent as before (`RunBudget`).
+        let _budget = crate::policy::path_walk::RunBudget::set(100_000);
+        assert_eq!(resolve(&r.join("l"), Path::new("L/y")), Ok(r.join("y")));
+        let left = crate::policy::path_walk::left().unwrap();
+        assert!(left < 100_000 - 1_200, "the caller's budget was spent: {left} left");
+    }
 }
