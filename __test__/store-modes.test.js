@@ -70,3 +70,37 @@ test('the same under Landlock (SANDSPAWN_LINUX_ALLOW=landlock)', { skip }, async
   if (out.after.sandboxType !== 'landlock') return t.skip(`the Landlock mode does not run here (${out.after.sandboxType || out.after.message})`)
   assertReportedAndRefused(home, out)
 })
+
+// Found by an attacker's review (fix29): lock28 replaced a lock file a reader spoiled and gave the
+// write bit back to a change set's lock.exclusive, but every other lock file was opened first:
+// a Landlock command in another workspace that did `chmod 0` on each lock file of the stores (the
+// user's own files; that mode does not govern modes) made every later run of a workspace with tool
+// caches fail ("locking the tool cache ... Permission denied") and a pending change set refuse a
+// run continuing it and its apply, for good, hostRisks []. Only an ordinary user sees this (root
+// opens any file).
+const LOCKS_UID = 64133 // a uid no other test uses
+test('a Landlock command that takes the owner\'s write bit from every lock file of the stores fails no later run, continuation or apply', { skip: isRoot ? cannotRunAs(LOCKS_UID) ?? false : false }, async (t) => {
+  const home = fs.realpathSync(fs.mkdtempSync('/var/tmp/sandspawn-lock-modes-'))
+  t.after(() => {
+    require('node:child_process').spawnSync('chmod', ['-R', 'u+rwx', home])
+    fs.rmSync(home, { recursive: true, force: true })
+  })
+  if (isRoot) fs.chownSync(home, LOCKS_UID, LOCKS_UID)
+  fs.chmodSync(home, 0o755)
+  const script = isRoot ? path.join(stagedCheckout(), '__test__', 'fixtures', 'chmodded-locks.js') : path.join(__dirname, 'fixtures', 'chmodded-locks.js')
+  const [cmd, args] = isRoot ? asUser(LOCKS_UID, [script, home]) : [process.execPath, [script, home]]
+  const out = await new Promise((resolve, reject) => {
+    execFile(cmd, args, { cwd: home, env: { PATH: process.env.PATH, HOME: home }, timeout: 400_000 }, (err, stdout, stderr) => {
+      if (err) return reject(new Error(`${err.message}\n${stderr}`))
+      resolve(JSON.parse(stdout))
+    })
+  })
+  assert.equal(out.first.exitCode, 0, JSON.stringify(out.first))
+  assert.ok(out.first.caches.length > 0, `the workspace has tool caches: ${JSON.stringify(out.first)}`)
+  assert.ok(out.set.changeSet, JSON.stringify(out.set))
+  assert.equal(out.chmod.sandboxType, 'landlock', JSON.stringify(out.chmod))
+  for (const name of ['/lock', '/waiting', '/lock.exclusive']) assert.ok(out.chmod.stdout.split('\n').some((l) => l.endsWith(name)), `the command took the write bit from a ${name}: ${out.chmod.stdout}`)
+  assert.equal(out.next.exitCode, 0, `the next run of the workspace: ${JSON.stringify(out.next)}`)
+  assert.ok(out.continued.changeSet, `the run continuing the set: ${JSON.stringify(out.continued)}`)
+  assert.equal(out.applied.error, undefined, `the apply: ${JSON.stringify(out.applied)}`)
+})
