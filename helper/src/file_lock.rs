@@ -171,14 +171,74 @@ fn range(fd: &impl AsRawFd, kind: libc::c_int, start: i64, len: i64, wait: bool)
 
 /// `path` opened for writing only, made (mode 0200) if missing and `create`, never followed if a
 /// symlink, its mode made 0200 if it was not: a lock file for `writers_only`, which nobody opens for
-/// reading (a sandboxed command has no capability that passes over a mode, root's neither).
+/// reading (a sandboxed command has no capability that passes over a mode, root's neither). One
+/// whose owner write bit a reader took is given it back (`open_own`).
 pub fn open_write_only(path: &std::path::Path, create: bool) -> std::io::Result<std::fs::File> {
-    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-    let f = std::fs::OpenOptions::new().write(true).create(create).mode(0o200).custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC).open(path)?;
+    use std::os::unix::fs::PermissionsExt;
+    let f = open_own(path, libc::O_WRONLY | if create { libc::O_CREAT } else { 0 }, 0o200)?;
     if f.metadata()?.permissions().mode() & 0o777 != 0o200 {
         f.set_permissions(std::fs::Permissions::from_mode(0o200))?;
     }
     Ok(f)
+}
+
+/// `path`, a file of sandspawn's own state of mode `mode`, opened with `flags` (`O_NOFOLLOW` and
+/// `O_CLOEXEC` added; made with `mode` under `O_CREAT`), its owner's bits given back first when a
+/// reader took them (`open_own_at`).
+pub fn open_own(path: &std::path::Path, flags: libc::c_int, mode: u32) -> std::io::Result<std::fs::File> {
+    use std::os::unix::ffi::OsStrExt;
+    let invalid = || std::io::Error::from_raw_os_error(libc::EINVAL);
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => std::path::Path::new("."),
+    };
+    let name = std::ffi::CString::new(path.file_name().ok_or_else(invalid)?.as_bytes()).map_err(|_| invalid())?;
+    let dir = std::fs::File::open(parent)?;
+    open_own_at(&dir, &name, flags, mode).map(std::fs::File::from)
+}
+
+/// `DIR/NAME`, a file of sandspawn's own state of mode `mode` (a lock file's 0200, a record's 0600),
+/// opened with `flags` (`O_NOFOLLOW` and `O_CLOEXEC` added). Refused for want of the owner's bits
+/// (`EACCES`), they are given back to it (a regular file) and it is opened again. Found by
+/// attackers' reviews (lock28, fix29): the files are the user's own and the Landlock mode does not
+/// govern modes (`file-modes`), so its command, which reads the whole state directory, could
+/// `chmod 0` every lock file of the stores: every later run of a workspace with tool caches failed
+/// ("locking the tool cache ... Permission denied"), a pending change set refused its runs and its
+/// apply, and a held link's record was held per process, for good. A reader doing it again and
+/// again between the two steps is outlasted 16 times, then the refusal stands.
+pub fn open_own_at(dir: &impl AsRawFd, name: &std::ffi::CStr, flags: libc::c_int, mode: u32) -> std::io::Result<std::os::fd::OwnedFd> {
+    use std::os::fd::FromRawFd;
+    let mut given_back = 0;
+    loop {
+        // SAFETY: openat with a valid name; the descriptor returned is ours.
+        let raw = unsafe { libc::openat(dir.as_raw_fd(), name.as_ptr(), flags | libc::O_NOFOLLOW | libc::O_CLOEXEC, mode as libc::c_uint) };
+        if raw >= 0 {
+            return Ok(unsafe { std::os::fd::OwnedFd::from_raw_fd(raw) });
+        }
+        let e = std::io::Error::last_os_error();
+        if e.raw_os_error() != Some(libc::EACCES) || given_back == 16 {
+            return Err(e);
+        }
+        give_back(dir, name, mode, e)?;
+        given_back += 1;
+    }
+}
+
+/// A file of sandspawn's own whose owner's bits a reader took (`chmod 0`, `chmod 400`): `mode`
+/// given back, if it is a regular file of this user (the refusal `why` stands otherwise).
+fn give_back(dir: &impl AsRawFd, name: &std::ffi::CStr, mode: u32, why: std::io::Error) -> std::io::Result<()> {
+    // SAFETY: a zeroed stat is valid; fstatat with a valid name, not followed.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    let found = unsafe { libc::fstatat(dir.as_raw_fd(), name.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) } == 0;
+    // SAFETY: geteuid cannot fail.
+    if !found || st.st_mode & libc::S_IFMT != libc::S_IFREG || st.st_uid != unsafe { libc::geteuid() } {
+        return Err(why);
+    }
+    // SAFETY: fchmodat with a valid name: a regular file of this user's, found so just now.
+    if unsafe { libc::fchmodat(dir.as_raw_fd(), name.as_ptr(), mode as libc::mode_t, 0) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 /// `DIR/NAME` held exclusively under write locks only (a write lock on the whole file), made (mode
@@ -197,14 +257,7 @@ pub fn open_write_only(path: &std::path::Path, create: bool) -> std::io::Result<
 #[cfg(target_os = "linux")]
 pub fn exclusive_at(dir: &impl AsRawFd, name: &std::ffi::CStr) -> std::io::Result<Option<std::os::fd::OwnedFd>> {
     for _ in 0..16 {
-        let fd = match open_at(dir, name, libc::O_CREAT) {
-            Ok(fd) => fd,
-            Err(e) if e.raw_os_error() == Some(libc::EACCES) => {
-                give_back_write(dir, name)?;
-                continue;
-            }
-            Err(e) => return Err(e),
-        };
+        let fd = open_at(dir, name, libc::O_CREAT)?;
         match whole_file(&fd, libc::LOCK_EX | libc::LOCK_NB) {
             Ok(()) if named(dir, name, &fd)? => return Ok(Some(fd)),
             Ok(()) => {
@@ -226,16 +279,11 @@ pub fn exclusive_at(dir: &impl AsRawFd, name: &std::ffi::CStr) -> std::io::Resul
 }
 
 /// `DIR/NAME` opened for writing only with `flags` (`O_CREAT`: made, mode 0200), never followed if
-/// a symlink, its mode made 0200 if it was not.
+/// a symlink, its owner's write bit given back if a reader took it (`open_own_at`), its mode made
+/// 0200 if it was not.
 #[cfg(target_os = "linux")]
-fn open_at(dir: &impl AsRawFd, name: &std::ffi::CStr, flags: libc::c_int) -> std::io::Result<std::os::fd::OwnedFd> {
-    use std::os::fd::FromRawFd;
-    // SAFETY: openat with a valid name; the descriptor returned is ours.
-    let raw = unsafe { libc::openat(dir.as_raw_fd(), name.as_ptr(), libc::O_WRONLY | libc::O_NOFOLLOW | libc::O_CLOEXEC | flags, 0o200 as libc::c_uint) };
-    if raw < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    let fd = unsafe { std::os::fd::OwnedFd::from_raw_fd(raw) };
+pub fn open_at(dir: &impl AsRawFd, name: &std::ffi::CStr, flags: libc::c_int) -> std::io::Result<std::os::fd::OwnedFd> {
+    let fd = open_own_at(dir, name, libc::O_WRONLY | flags, 0o200)?;
     let st = fstat(&fd)?;
     if st.st_mode & 0o777 != 0o200 && unsafe { libc::fchmod(fd.as_raw_fd(), 0o200) } != 0 {
         return Err(std::io::Error::last_os_error());
@@ -284,22 +332,6 @@ pub fn write_locked(fd: &impl AsRawFd) -> std::io::Result<bool> {
         return Err(std::io::Error::last_os_error());
     }
     Ok(l.l_type != libc::F_UNLCK as libc::c_short)
-}
-
-/// A lock file whose owner write bit a reader took (`chmod 0`, `chmod 400`): given back, if it is a
-/// regular file (the user's own: no holder's file ever lacks it).
-#[cfg(target_os = "linux")]
-fn give_back_write(dir: &impl AsRawFd, name: &std::ffi::CStr) -> std::io::Result<()> {
-    match lstat_at(dir, name)? {
-        Some(st) if st.st_mode & libc::S_IFMT == libc::S_IFREG => {
-            // SAFETY: fchmodat with a valid name; a regular file, not followed anywhere.
-            if unsafe { libc::fchmodat(dir.as_raw_fd(), name.as_ptr(), 0o200, 0) } != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        }
-        _ => Err(std::io::Error::from_raw_os_error(libc::EACCES)),
-    }
 }
 
 /// `DIR/NAME`, spoiled (`spoiled` is open on it, read-locked by a reader, write-locked by nobody),

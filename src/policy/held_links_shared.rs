@@ -27,7 +27,7 @@ use std::ffi::OsString;
 use std::fs::File;
 use std::io::{Read, Seek, Write};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use super::paths::LinkOnTheWay;
@@ -142,7 +142,8 @@ fn recorded_in(d: &Path, listed: &HashSet<String>, link: &Path) -> Option<LinkOn
         return None;
     }
     let at = d.join(name);
-    let mut f = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW).open(&at).ok()?;
+    // Its owner's bits given back if a reader took them (`chmod 0`, fix29), as the lock file's.
+    let mut f = sandspawn_helper::file_lock::open_own(&at, libc::O_RDONLY, 0o600).ok()?;
     // No lock file: nobody holds it (a holder makes it before it writes the record).
     let lock = sandspawn_helper::file_lock::open_write_only(&lock_path(&at), false).ok()?;
     // Taken at once: nobody holds it (a lock of this process's own is on another description).
@@ -196,7 +197,9 @@ impl Shared {
                     (lock, first)
                 }
             };
-            let mut file = std::fs::OpenOptions::new().read(true).write(true).create(true).mode(0o600).custom_flags(libc::O_NOFOLLOW).open(&at).ok()?;
+            // Its owner's bits given back if a reader took them (`chmod 0`: the record was held per
+            // process then, for good; found by an attacker's review, fix29), as the lock file's.
+            let mut file = sandspawn_helper::file_lock::open_own(&at, libc::O_RDWR | libc::O_CREAT, 0o600).ok()?;
             if !is_at(&file, &at) || !is_at(&lock, &lock_at) {
                 flock(&lock, libc::LOCK_UN);
                 continue;

@@ -377,9 +377,10 @@ impl Lock {
 }
 
 pub fn lock(set: &ChangeSet) -> Result<Lock> {
-    use std::os::unix::fs::OpenOptionsExt;
     let path = set.dir.join(LOCK);
-    let f = std::fs::OpenOptions::new().read(true).write(true).create(true).mode(0o600).custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC).open(&path).map_err(|e| io("opening", &path, e))?;
+    // Its owner's bits given back if a reader took them: a Landlock command's `chmod 0` of it made
+    // the set refuse its runs and its apply for good (found by an attacker's review, fix29).
+    let f = sandspawn_helper::file_lock::open_own(&path, libc::O_RDWR | libc::O_CREAT, 0o600).map_err(|e| io("opening", &path, e))?;
     let fd: OwnedFd = f.into();
     let Some(exclusive) = exclusive_file(&set.dir)? else {
         return Err(SandboxError::new(

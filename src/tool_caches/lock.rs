@@ -100,20 +100,13 @@ fn still_named(dir: &Dir, name: &str, fd: &OwnedFd) -> bool {
 }
 
 /// `DIR/NAME` opened for writing only (made if missing, never followed if a symlink), its mode
-/// made 0200 on Linux, not locked yet (see `set`).
+/// made 0200 on Linux, not locked yet (see `set`). One whose owner write bit a reader took is given
+/// it back (`file_lock::open_at`): a Landlock command's `chmod 0` of a cache's `lock` failed every
+/// later run of the workspace for good (found by an attacker's review, fix29).
 #[cfg(target_os = "linux")]
 pub(super) fn open(dir: &Dir, name: &str) -> std::io::Result<OwnedFd> {
-    use std::os::fd::AsRawFd;
-    let fd = dir.file(name, libc::O_WRONLY | libc::O_CREAT)?;
-    // SAFETY: fstat and fchmod on our own descriptor; a zeroed stat is valid.
-    let mut st: libc::stat = unsafe { std::mem::zeroed() };
-    if unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    if st.st_mode & 0o777 != 0o200 && unsafe { libc::fchmod(fd.as_raw_fd(), 0o200) } != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok(fd)
+    let c = std::ffi::CString::new(name).map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))?;
+    sandspawn_helper::file_lock::open_at(dir.fd(), &c, libc::O_CREAT)
 }
 
 /// `DIR/NAME` opened for reading and writing (made if missing, never followed if a symlink), not
