@@ -336,6 +336,36 @@ describe("sandspawn's own package cannot be changed by a run (issue 28)", () => 
     })
   }
 
+  // Found by an attacker's review (fix29): a `sandspawn` written into any `node_modules/.bin` was
+  // judged by name (what ran the set may be another copy, a global CLI), but not what `npx
+  // sandspawn` runs from that `.bin` before sandspawn's code (`node`, `sh`, the shim's `dirname`,
+  // `sed`, `uname`): guarded only beside the copy that ran the set. A set made by another copy
+  // planted `.bin/sh` beside the project's bin link with hostRisks [], apply landed it, and the
+  // host's next `npx sandspawn` there ran it with no sandbox.
+  for (const name of ['sh', 'node']) {
+    test(`review mode by another copy: a ${name} planted beside the project's bin link is a host risk held back by apply; the next npx sandspawn runs sandspawn`, async (t) => {
+      const saved = process.env.SANDSPAWN_CHANGE_SET_DIR
+      changeSetStore('sandspawn-own-link-')
+      t.after(() => (saved === undefined ? delete process.env.SANDSPAWN_CHANGE_SET_DIR : (process.env.SANDSPAWN_CHANGE_SET_DIR = saved)))
+      const { tree, bin } = installedWithBin(t)
+      const dotBin = path.dirname(bin)
+      const mark = path.join(tree.out, `PWNED-npx-${name}`)
+      const planted = path.join(dotBin, name)
+      const attack = `printf '#!/bin/sh\\ntouch ${mark}\\nexec /usr/bin/${name} "$@"\\n' > ${q(planted)}; chmod +x ${q(planted)}; echo ran`
+      // This checkout is the other copy: its own bin entries are none of the workspace's.
+      const r = await sandspawn.spawnSandboxed(['bash', '-c', attack], { cwd: tree.ws, timeout: 30000, sandbox: { mode: 'workspace-write', workspace: 'review' } })
+      assert.equal(r.stdout, 'ran\n', show(r))
+      assert.ok(r.changeSet, show(r))
+      const out = await sandspawn.applyChangeSet(r.changeSet.id)
+      t.after(() => sandspawn.discardChangeSet(r.changeSet.id).catch(() => {}))
+      const next = spawnSync('sh', ['-c', 'sandspawn --mode read-only echo hi'], { cwd: tree.ws, encoding: 'utf8', timeout: 60000, env: { ...process.env, PATH: `${dotBin}:${process.env.PATH}` } })
+      assert.ok(!fs.existsSync(mark), `the host ran the planted ${name}; applied: ${JSON.stringify(out.applied)}, set's risks: ${JSON.stringify(r.changeSet.hostRisks)}`)
+      assert.equal(next.stdout, 'hi\n', next.stderr)
+      assert.ok((r.changeSet.hostRisks || []).some((h) => h.path === planted), `not a host risk of the set: ${JSON.stringify(r.changeSet.hostRisks)}`)
+      assert.ok(out.heldBack.some((h) => h.path === planted || (h.risk && h.risk.path === planted)), `not held back: ${JSON.stringify(out)}`)
+    })
+  }
+
   test('a writable root inside the package is refused, naming it', (t) => {
     const tree = tempTree(t)
     const pkg = path.join(tree.ws, 'node_modules', 'sandspawn')
