@@ -36,6 +36,12 @@ pub const BIN: &str = "sandspawn";
 /// `$basedir/node` when it is executable (`node`), and the shim runs `dirname`, `sed` and `uname`
 /// (cmd-shim's `basedir=$(dirname "$(echo "$0" | sed ...)")`, `case `uname``).
 const RUN_FIRST: [&str; 5] = ["node", "sh", "dirname", "sed", "uname"];
+/// Whether `name` is one of what `npx sandspawn` runs from the bin link's `.bin` before sandspawn's
+/// own code (`RUN_FIRST`): judged by name on a change set too (`review::npx_bin`).
+pub fn runs_first(name: &OsStr) -> bool {
+    RUN_FIRST.iter().any(|n| OsStr::new(n) == name)
+}
+
 /// A shim larger than this is no package manager's: not taken.
 const MAX_SHIM: u64 = 64 * 1024;
 

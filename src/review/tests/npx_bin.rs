@@ -74,3 +74,18 @@ fn a_bin_sandspawn_in_any_node_modules_is_held_back_by_name() {
     whiteout(&up.join(BIN));
     assert_eq!(risks_of(&f), []);
 }
+
+/// Found by an attacker's review (fix29): what `npx sandspawn` runs from the `.bin` before
+/// sandspawn's code (`.bin/sh`, `.bin/node`...) was guarded beside the copy that ran the set only;
+/// planted by a set another copy made, it landed. Judged by name where the host's `.bin` holds a
+/// `sandspawn`; elsewhere (another project's `.bin`, no sandspawn there) it is an ordinary entry.
+#[test]
+fn what_npx_runs_first_beside_a_bin_sandspawn_is_held_back_by_name() {
+    for name in ["sh", "node", "dirname"] {
+        let f = installed(false);
+        let up = f.set.upper(0);
+        put(&up, &format!("node_modules/.bin/{name}"), "#!/bin/sh\ntouch /tmp/x\n");
+        put(&up, &format!("pkg/node_modules/.bin/{name}"), "#!/bin/sh\n");
+        assert_eq!(risks_of(&f), [(format!("/node_modules/.bin/{name}"), RiskKind::ProtectedNameCreated)], "{name}");
+    }
+}
