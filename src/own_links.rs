@@ -472,6 +472,28 @@ mod tests {
         assert!(!removed, "the put-back removed {} through a .bin swapped for a link", outside.join("sh").display());
     }
 
+    /// Found by an attacker's review (fix29): `.bin` made again where a run replaced it was done by
+    /// path: with `node_modules` swapped for a link to another directory (by a run of another copy,
+    /// which pins nothing there), the put-back renamed that directory's `.bin` aside and made an
+    /// empty one in its place, elsewhere than the workspace.
+    #[test]
+    fn node_modules_swapped_for_a_link_leads_the_put_back_nowhere_else() {
+        let (t, pkg, bin) = installed();
+        std::os::unix::fs::symlink("../sandspawn/bin/sandspawn.js", &bin).unwrap();
+        let rec = record(Some(&pkg));
+        let nm = pkg.parent().unwrap().to_path_buf();
+        let outside = t.path().canonicalize().unwrap().join("outside");
+        fs::create_dir(&outside).unwrap();
+        std::os::unix::fs::symlink("the-host's-own", outside.join(".bin")).unwrap();
+        fs::rename(&nm, nm.with_file_name("nm.real")).unwrap();
+        std::os::unix::fs::symlink(&outside, &nm).unwrap();
+        let risks = put_back(&rec);
+        assert!(!risks.is_empty(), "the change is reported");
+        assert_eq!(fs::read_link(outside.join(".bin")).ok().as_deref(), Some(Path::new("the-host's-own")), "the put-back moved {}: {risks:?}", outside.join(".bin").display());
+        let names: Vec<_> = fs::read_dir(&outside).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names, [std::ffi::OsString::from(".bin")], "nothing made or moved there");
+    }
+
     #[test]
     fn a_checkout_or_no_bin_entry_records_nothing() {
         let t = tempfile::tempdir().unwrap();
