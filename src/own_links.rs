@@ -178,7 +178,7 @@ pub fn named_by(r: &Recorded, name: &OsStr) -> bool {
 fn restore(r: &Recorded) -> HostRisk {
     let dir = r.path.parent().unwrap_or(Path::new("/"));
     let name = r.path.file_name().unwrap_or_default();
-    let outcome = clear_dir(dir).and_then(|()| In::open(dir)).and_then(|d| d.clear(name).and_then(|()| d.make(name, &r.was)));
+    let outcome = remade(dir).and_then(|d| d.clear(name).and_then(|()| d.make(name, &r.was)));
     let what = if name == OsStr::new(BIN) {
         "sandspawn's command line as the package manager installed it (what `npx sandspawn` runs)".to_string()
     } else {
@@ -193,16 +193,34 @@ fn restore(r: &Recorded) -> HostRisk {
     HostRisk { path: r.path.to_string_lossy().into_owned(), kind: RiskKind::ProtectedNameCreated, detail }
 }
 
-/// `.bin` made a directory again where the run replaced it (a symlink to elsewhere, a file). What
-/// is renamed is the entry itself, a link never followed.
-fn clear_dir(dir: &Path) -> std::io::Result<()> {
-    if real_dir(dir) {
-        return Ok(());
+/// `.bin` (`dir`), made a directory again where the run replaced it (a symlink to elsewhere, a
+/// file), and opened. What is renamed is the entry itself, a link never followed, and everything is
+/// done from `node_modules` opened with no symlink on its path: found by an attacker's review
+/// (fix29), by path a `node_modules` swapped for a link (a run of another copy pins nothing there)
+/// had the put-back rename another directory's `.bin` aside and make an empty one there.
+fn remade(dir: &Path) -> std::io::Result<In> {
+    let (Some(nm), Some(name)) = (dir.parent(), dir.file_name()) else { return Err(std::io::ErrorKind::InvalidInput.into()) };
+    let nm = In::open(nm)?;
+    let c = c_name(name)?;
+    // SAFETY: a zeroed stat is a valid out-buffer.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: our descriptor, a valid C string and out-buffer.
+    let found = unsafe { libc::fstatat(nm.fd(), c.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) } == 0;
+    if !found || st.st_mode & libc::S_IFMT != libc::S_IFDIR {
+        if found {
+            let to = c_name(&aside(name))?;
+            // SAFETY: our descriptor and valid C strings.
+            if unsafe { libc::renameat(nm.fd(), c.as_ptr(), nm.fd(), to.as_ptr()) } != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+        }
+        // SAFETY: our descriptor and a valid C string.
+        if unsafe { libc::mkdirat(nm.fd(), c.as_ptr(), 0o777) } != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
     }
-    if fs::symlink_metadata(dir).is_ok() {
-        fs::rename(dir, dir.with_file_name(aside(dir.file_name().unwrap_or_default())))?;
-    }
-    fs::create_dir(dir)
+    let fd = crate::no_symlinks::open_at(nm.fd(), &c)?;
+    Ok(In(fd))
 }
 
 /// The `.bin` directory, opened with no symlink anywhere on its path, and everything done in it
