@@ -14,6 +14,8 @@ function denialLine(denial, options, sandboxType) {
 
 function remedy(denial, options, sandboxType) {
   const policy = options.sandbox
+  // The cwd as named may go through a link (the shell's $PWD: `shell-cwd`); denials name it resolved.
+  options = { ...options, cwd: resolved(options.cwd) }
   if (denial.reason === 'network_denied' && denial.host) return `the network policy refused ${denial.host}${networkRemedy(denial)}`
   if (denial.kind === 'network') {
     if (policy.network === true) return 'the network is already allowed (--network), so something else refused it'
@@ -44,6 +46,14 @@ function remedy(denial, options, sandboxType) {
     return `to allow it, add --mode workspace-write (makes ${options.cwd} writable) or --writable ${dir}`
   }
   return `to allow it, add --writable ${dir}`
+}
+
+function resolved(p) {
+  try {
+    return fs.realpathSync(p)
+  } catch {
+    return p
+  }
 }
 
 /** What would allow a refused host, by why the proxy refused it (CLI flags, not API fields). */

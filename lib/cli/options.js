@@ -1,6 +1,9 @@
 'use strict'
 // CLI flags → spawnSandboxed options. Relative paths resolve against --cwd (the directory the
-// command runs in), not against the shell's: `--cwd proj --writable out` means proj/out.
+// command runs in), not against the shell's: `--cwd proj --writable out` means proj/out. Without
+// --cwd, the command runs where the shell is, named as the shell names it (`shellCwd`: the links
+// on that way are held for the run); relative paths resolve against that directory's resolved
+// path, as the kernel resolves them (`..` of a link's target, not of the link).
 
 const path = require('node:path')
 const { UsageError } = require('./args')
@@ -10,6 +13,7 @@ const { checkModeFlags } = require('./mode-rules')
 function toSpawnOptions(values) {
   const cwd = path.resolve(values.cwd ?? '.')
   const abs = (p) => path.resolve(cwd, p)
+  const named = values.cwd === undefined ? require('./shell-cwd').shellCwd() : cwd
   const writable = values.writable ?? []
   // --review implies workspace-write, as --writable does: it reviews what a run writes.
   const policy = { mode: values.mode ?? (writable.length > 0 || values.review ? 'workspace-write' : 'read-only') }
@@ -32,7 +36,7 @@ function toSpawnOptions(values) {
   if (names) policy.protectedNames = names
   if (values['tool-caches'] !== undefined) policy.toolCaches = values['tool-caches']
   if (values.review) policy.workspace = 'review'
-  const options = { cwd, sandbox: policy }
+  const options = { cwd: named, sandbox: policy }
   if (values.timeout !== undefined) {
     const ms = values.timeout.trim() === '' ? NaN : Number(values.timeout)
     if (!Number.isFinite(ms) || ms < 0) throw new UsageError(`--timeout must be a number of milliseconds (0 or more), got '${values.timeout}'`)
