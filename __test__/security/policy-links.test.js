@@ -95,25 +95,28 @@ describe('policy paths resolved through a symlink in the workspace', { concurren
   // in `/tmp/x/link/proj`, `sandspawn --mode workspace-write -- ...` held no link, the run
   // repointed `link` to its planted repository with nothing said, and the next `cd
   // /tmp/x/link/proj && git status` (an agent's next command) ran the planted program.
-  test("CLI run from a shell in a cwd named through the host's symlink (PWD): the link a run repointed is put back and reported; the host's git status there runs nothing", (t) => {
-    const base = fs.mkdtempSync(path.join('/tmp', 'sandspawn-cwdlink-'))
-    t.after(() => fs.rmSync(base, { recursive: true, force: true }))
-    fs.mkdirSync(path.join(base, 'real', 'proj'), { recursive: true })
-    const link = path.join(base, 'link')
-    fs.symlinkSync('real', link)
-    const cwd = path.join(link, 'proj')
-    const marker = path.join(base, 'PWNED')
-    const plant = `cd ${base} && git init -q evil/proj && git -C evil/proj config core.fsmonitor 'touch ${marker}; false' && ln -sfn evil link && echo planted`
-    const bin = path.join(__dirname, '..', '..', 'bin', 'sandspawn.js')
-    // As a shell started there runs it: the process's cwd resolved, PWD the way the user named it.
-    const r = spawnSync(process.execPath, [bin, '--mode', 'workspace-write', '--', 'sh', '-c', plant], { cwd, env: { ...process.env, PWD: cwd }, encoding: 'utf8', timeout: 60000 })
-    const target = fs.readlinkSync(link)
-    spawnSync('git', ['status', '--short'], { cwd, stdio: 'ignore' })
-    const said = `status ${r.status}\nstdout ${r.stdout}\nstderr ${r.stderr}`
-    assert.equal(fs.existsSync(marker), false, `the host's git status in ${cwd} ran the planted core.fsmonitor (link -> ${target})\n${said}`)
-    assert.equal(target, 'real', said)
-    assert.match(r.stderr, new RegExp(link.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')), `the repointed link unreported\n${said}`)
-  })
+  for (const [how, from, args] of [['no --cwd', 'link/proj', []], ['a relative --cwd', 'link', ['--cwd', 'proj']]]) {
+    test(`CLI run from a shell in a cwd named through the host's symlink (PWD), ${how}: the link a run repointed is put back and reported; the host's git status there runs nothing`, (t) => {
+      const base = fs.mkdtempSync(path.join('/tmp', 'sandspawn-cwdlink-'))
+      t.after(() => fs.rmSync(base, { recursive: true, force: true }))
+      fs.mkdirSync(path.join(base, 'real', 'proj'), { recursive: true })
+      const link = path.join(base, 'link')
+      fs.symlinkSync('real', link)
+      const cwd = path.join(link, 'proj')
+      const marker = path.join(base, 'PWNED')
+      const plant = `cd ${base} && git init -q evil/proj && git -C evil/proj config core.fsmonitor 'touch ${marker}; false' && ln -sfn evil link && echo planted`
+      const bin = path.join(__dirname, '..', '..', 'bin', 'sandspawn.js')
+      // As a shell started there runs it: the process's cwd resolved, PWD the way the user named it.
+      const shell = path.join(base, from)
+      const r = spawnSync(process.execPath, [bin, ...args, '--mode', 'workspace-write', '--', 'sh', '-c', plant], { cwd: shell, env: { ...process.env, PWD: shell }, encoding: 'utf8', timeout: 60000 })
+      const target = fs.readlinkSync(link)
+      spawnSync('git', ['status', '--short'], { cwd, stdio: 'ignore' })
+      const said = `status ${r.status}\nstdout ${r.stdout}\nstderr ${r.stderr}`
+      assert.equal(fs.existsSync(marker), false, `the host's git status in ${cwd} ran the planted core.fsmonitor (link -> ${target})\n${said}`)
+      assert.equal(target, 'real', said)
+      assert.match(r.stderr, new RegExp(link.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')), `the repointed link unreported\n${said}`)
+    })
+  }
 
   // The same review (host29), across processes: while the run that repointed the cwd's link
   // lives, a run started in another process with the same cwd worked in the run's tree.
