@@ -1,9 +1,10 @@
 'use strict'
 // CLI flags → spawnSandboxed options. Relative paths resolve against --cwd (the directory the
 // command runs in), not against the shell's: `--cwd proj --writable out` means proj/out. Without
-// --cwd, the command runs where the shell is, named as the shell names it (`shellCwd`: the links
-// on that way are held for the run); relative paths resolve against that directory's resolved
-// path, as the kernel resolves them (`..` of a link's target, not of the link).
+// --cwd, the command runs where the shell is, named as the shell names it (`shell-cwd`: the links
+// on that way are held for the run; a relative --cwd is named from there when it leads to the
+// same directory); relative paths resolve against that directory's resolved path, as the kernel
+// resolves them (`..` of a link's target, not of the link).
 
 const path = require('node:path')
 const { UsageError } = require('./args')
@@ -13,7 +14,7 @@ const { checkModeFlags } = require('./mode-rules')
 function toSpawnOptions(values) {
   const cwd = path.resolve(values.cwd ?? '.')
   const abs = (p) => path.resolve(cwd, p)
-  const named = values.cwd === undefined ? require('./shell-cwd').shellCwd() : cwd
+  const named = require('./shell-cwd').namedCwd(values.cwd)
   const writable = values.writable ?? []
   // --review implies workspace-write, as --writable does: it reviews what a run writes.
   const policy = { mode: values.mode ?? (writable.length > 0 || values.review ? 'workspace-write' : 'read-only') }

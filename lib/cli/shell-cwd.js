@@ -1,7 +1,8 @@
 'use strict'
 // The directory the CLI runs in, named as the user's shell names it: `$PWD` (`pwd -L`) when that
 // is an absolute path without `.` or `..` that leads to the process's own cwd, else the process's
-// cwd (`process.cwd()`, which the kernel gives with every symlink resolved).
+// cwd (`process.cwd()`, which the kernel gives with every symlink resolved). A relative --cwd is
+// named from there too, when that way leads where the kernel's does.
 //
 // Why: the library holds the symlinks on the way to a cwd as the caller named it (a run that
 // repoints one has it put back and reported, host29), and a cwd named by its resolved path has
@@ -13,17 +14,35 @@
 const fs = require('node:fs')
 const path = require('node:path')
 
+/** Whether `a` and `b` are the same directory (false if either cannot be looked at). */
+function same(a, b) {
+  try {
+    const [x, y] = [fs.statSync(a), fs.statSync(b)]
+    return x.dev === y.dev && x.ino === y.ino
+  } catch {
+    return false
+  }
+}
+
 function shellCwd(env = process.env) {
   const physical = process.cwd()
   const named = env.PWD
   if (typeof named !== 'string' || !path.isAbsolute(named) || named === physical) return physical
   if (named.split('/').some((part) => part === '.' || part === '..')) return physical
-  try {
-    const [a, b] = [fs.statSync(named), fs.statSync('.')]
-    return a.dev === b.dev && a.ino === b.ino ? named : physical
-  } catch {
-    return physical
-  }
+  return same(named, physical) ? named : physical
 }
 
-module.exports = { shellCwd }
+/**
+ * The cwd to name for `--cwd` (undefined: none given): absolute as given; relative, from the
+ * shell's cwd (`shellCwd`) when that leads to the directory the kernel resolves it to (a `..`
+ * after a link goes up from its target there, not from the link), else as the kernel resolves it.
+ */
+function namedCwd(given, env = process.env) {
+  if (given === undefined) return shellCwd(env)
+  const resolved = path.resolve(given)
+  if (path.isAbsolute(given)) return resolved
+  const named = path.resolve(shellCwd(env), given)
+  return named !== resolved && same(named, resolved) ? named : resolved
+}
+
+module.exports = { shellCwd, namedCwd }
