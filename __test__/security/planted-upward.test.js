@@ -254,3 +254,28 @@ describe("host29: Gemini CLI's .env, Codex's AGENTS.override.md, Psalm, lintr, P
     })
   }
 })
+
+// Found by an attacker's review (host29b), each planted above a nested workspace with
+// `hostRisks: []`: luacheck loads `.luacheckrc` from the cwd or the nearest parent up to `/`
+// ("Config is simply a Lua script executed by luacheck": `os.execute` runs); Thor's runner takes
+// the nearest ancestor holding a `Thorfile` (`Thor::Runner#thorfiles`, `Pathname.pwd.ascend`) and
+// loads it as Ruby on every `thor` command; Standard Ruby takes the nearest ancestor's
+// `.standard.yml` (`FileFinder`, ascending) and `require`s each plugin's `require_path`.
+const HOST29B = ['../.luacheckrc', '../../Thorfile', '../.standard.yml']
+
+describe("host29b: luacheck's .luacheckrc, Thor's Thorfile and Standard Ruby's .standard.yml above a workspace nested below /tmp", () => {
+  for (const [mode, extra] of Object.entries(MODES)) {
+    test(`${mode}: kept absent and reported; the workspace's own are its own`, async (t) => {
+      const { ws } = nested(t, 'sandspawn-upward-')
+      const r = await sh(`${plant(HOST29B)}; echo own > .luacheckrc; echo own > Thorfile; echo own > .standard.yml`, options(ws, extra))
+      assert.equal(r.exitCode, 0, show(r))
+      const risks = r.hostRisks || []
+      assertKeptOff(risks, ws, HOST29B, extra)
+      for (const own of ['.luacheckrc', 'Thorfile', '.standard.yml']) {
+        assert.ok(!risks.some((h) => h.path === path.join(ws, own)), `${own} at the workspace's top reported: ${JSON.stringify(risks)}`)
+      }
+      if (r.changeSet) await sandspawn.applyChangeSet(r.changeSet.id)
+      assert.equal(fs.readFileSync(path.join(ws, 'Thorfile'), 'utf8'), 'own\n')
+    })
+  }
+})
