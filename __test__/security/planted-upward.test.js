@@ -279,3 +279,26 @@ describe("host29b: luacheck's .luacheckrc, Thor's Thorfile and Standard Ruby's .
     })
   }
 })
+
+// The same review (host29b): commitlint (run by a commit-msg hook on the host's `git commit`)
+// searches from the cwd upward for its configuration (`@commitlint/load`: cosmiconfig with
+// `searchStrategy: 'global'`), and lint-staged (run by a pre-commit hook) lists the configuration
+// files of the cwd and then of each parent up to `/` when git lists none (`listConfigFilesFromFs`);
+// a JavaScript one runs as it is loaded, the others name plugins and commands. In a root
+// lint-staged's are reported names; above a workspace they are no file of the project's.
+const HOST29B_HOOKS = ['../commitlint.config.js', '../../.commitlintrc.yml', '../.commitlintrc', '../.lintstagedrc.js', '../../lint-staged.config.mjs', '../.lintstagedrc.json']
+
+describe('host29b: commitlint and lint-staged configurations above a workspace nested below /tmp', () => {
+  for (const [mode, extra] of Object.entries(MODES)) {
+    test(`${mode}: kept absent and reported`, async (t) => {
+      const { ws } = nested(t, 'sandspawn-upward-')
+      const r = await sh(`${plant(HOST29B_HOOKS)}; echo own > commitlint.config.js`, options(ws, extra))
+      assert.equal(r.exitCode, 0, show(r))
+      const risks = r.hostRisks || []
+      assertKeptOff(risks, ws, HOST29B_HOOKS, extra)
+      assert.ok(!risks.some((h) => h.path === path.join(ws, 'commitlint.config.js')), JSON.stringify(risks))
+      if (r.changeSet) await sandspawn.applyChangeSet(r.changeSet.id)
+      assert.equal(fs.readFileSync(path.join(ws, 'commitlint.config.js'), 'utf8'), 'own\n')
+    })
+  }
+})
