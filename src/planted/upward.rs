@@ -151,6 +151,13 @@ const UPWARD: &[(&str, &str)] = &[
     ("capfile", "Capistrano's cap (a Rake application) runs the nearest ancestor's (Ruby) for a directory with none"),
     ("Capfile.rb", "Capistrano's cap (a Rake application) runs the nearest ancestor's (Ruby) for a directory with none"),
     ("capfile.rb", "Capistrano's cap (a Rake application) runs the nearest ancestor's (Ruby) for a directory with none"),
+    // Found by an attacker's review (host29b), each planted above a nested workspace unreported:
+    // luacheck's configuration is a Lua script it executes, found from the cwd up to `/`; Thor's
+    // runner ascends from the cwd to the first directory holding its files (`Thor::Runner#thorfiles`;
+    // its `*.thor` globs there are no one name: not kept); Standard Ruby's `FileFinder` ascends too.
+    (".luacheckrc", "luacheck takes the nearest ancestor's (up to /): it executes it as Lua (`os.execute` runs programs), in editors' linting of each file too"),
+    ("Thorfile", "Thor's runner loads the nearest ancestor's as Ruby on every thor command"),
+    (".standard.yml", "Standard Ruby takes the nearest ancestor's: each plugin's `require_path` is Ruby it requires"),
 ];
 
 /// JavaScript tools whose configuration is searched for from the cwd upward (ESLint's flat and
@@ -192,6 +199,13 @@ const JS_CONFIGS: &[(&str, &[&str], &str)] = &[
     // loads the nearest svelte.config when an editor opens a .svelte file below it.
     ("hardhat.config", &["js", "ts", "cjs", "mjs", "cts", "mts"], "Hardhat takes the nearest ancestor's config: it runs as JavaScript on every hardhat command"),
     ("svelte.config", &["js", "mjs", "cjs", "ts"], "the Svelte language server loads the nearest ancestor's config when a file below opens: it runs as JavaScript"),
+    // host29b: commitlint searches from the cwd up (cosmiconfig with `searchStrategy: 'global'`);
+    // lint-staged lists each parent's files up to `/` when git lists none of the repository's. Both
+    // run from the hooks of the host's `git commit` (in a root lint-staged's are reported names).
+    (".commitlintrc", &["", "json", "yaml", "yml", "js", "cjs", "mjs", "ts", "cts", "mts"], "commitlint (run by a commit-msg hook on git commit) takes the nearest ancestor's configuration: a .js or .ts one runs, its plugins and parser preset load code"),
+    ("commitlint.config", &["js", "cjs", "mjs", "ts", "cts", "mts"], "commitlint (run by a commit-msg hook on git commit) takes the nearest ancestor's configuration: it runs as JavaScript"),
+    (".lintstagedrc", &["", "json", "yaml", "yml", "js", "mjs", "cjs", "ts"], "lint-staged (run by a pre-commit hook on git commit) takes the nearest ancestor's configuration where the repository has none: a .js one runs, the commands it lists run"),
+    ("lint-staged.config", &["js", "mjs", "cjs", "ts"], "lint-staged (run by a pre-commit hook on git commit) takes the nearest ancestor's configuration where the repository has none: it runs as JavaScript"),
 ];
 
 /// Every upward-searched name.
@@ -241,7 +255,7 @@ mod tests {
         for n in ["Directory.Build.props", "mypy.ini", ".flake8", "tasks.py", "Rakefile", "justfile", "Taskfile.yml", "Gemfile", ".golangci.yml", ".tool-versions", "gulpfile.js", "Gruntfile.js", "gulpfile.babel.js", "compose.yaml", ".venv", "CLAUDE.md", ".mocharc.yml", ".nycrc"] {
             assert!(all.iter().any(|a| a == n), "{n}");
         }
-        for n in [".env", "AGENTS.override.md", "psalm.xml", "psalm.xml.dist", ".lintr", "Pulumi.yaml", "Pulumi.yml", "Capfile", "capfile.rb"] {
+        for n in [".env", "AGENTS.override.md", "psalm.xml", "psalm.xml.dist", ".lintr", "Pulumi.yaml", "Pulumi.yml", "Capfile", "capfile.rb", ".luacheckrc", "Thorfile", ".standard.yml", ".commitlintrc", ".commitlintrc.yml", "commitlint.config.js", ".lintstagedrc", ".lintstagedrc.js", "lint-staged.config.mjs"] {
             assert!(all.iter().any(|a| a == n), "{n}");
         }
         for n in ["project.clj", "_opam", "hie.yaml", ".merlin", "pants.toml", ".buckconfig", ".buckroot", "composer.json", "QWEN.md", "IFLOW.md", "AGENT.md", ".goosehints", "config.nims", "nim.cfg", "hardhat.config.ts", "truffle-config.js", "angular.json", ".angular.json", "svelte.config.js", "vcpkg.json", "vcpkg-configuration.json", ".remarkrc", ".remarkrc.mjs", ".rehyperc.js", ".retextrc.yml"] {
