@@ -104,3 +104,46 @@ test('a Landlock command that takes the owner\'s write bit from every lock file 
   assert.ok(out.continued.changeSet, `the run continuing the set: ${JSON.stringify(out.continued)}`)
   assert.equal(out.applied.error, undefined, `the apply: ${JSON.stringify(out.applied)}`)
 })
+
+// Found by an attacker's review (fix29; store29): fix29 gave the lock files their owner bits
+// back, but a Landlock command in another workspace can `chmod 0` any of sandspawn's own
+// directories and files too (the user's own; that mode does not govern modes): with
+// `tool-caches/workspaces` at mode 0 every later workspace-write run of the user failed ("cannot
+// create the private tool cache store ... Permission denied"); with a change set's directory at
+// mode 0 the pending set was "no change set" (its continuation and apply refused, as if
+// discarded); with `change-sets` at mode 0 no change set could be made; all with hostRisks [].
+// Only an ordinary user sees this (root opens any directory).
+const STORES_UID = 64134 // a uid no other test uses
+const STORE_ATTACKS = {
+  'the tool caches\' directories and files': 'find tool-caches -depth -mindepth 1 ! -name lock ! -name waiting -exec chmod 0 {} +',
+  'a change set\'s directory, meta.json and roots': 'for d in change-sets/cs-*; do chmod 0 $d/meta.json $d/last-used $d/roots/0 $d/roots; done; chmod 0 change-sets/cs-*',
+  'the stores\' tops': 'chmod 0 tool-caches change-sets held-dirs runs',
+}
+for (const [what, attackCmd] of Object.entries(STORE_ATTACKS)) {
+  test(`a Landlock command that takes the owner's bits from ${what} fails no later run, continuation, apply or new set`, { skip: isRoot ? cannotRunAs(STORES_UID) ?? false : false }, async (t) => {
+    const home = fs.realpathSync(fs.mkdtempSync('/var/tmp/sandspawn-store-dirs-'))
+    t.after(() => {
+      require('node:child_process').spawnSync('chmod', ['-R', 'u+rwx', home])
+      fs.rmSync(home, { recursive: true, force: true })
+    })
+    if (isRoot) fs.chownSync(home, STORES_UID, STORES_UID)
+    fs.chmodSync(home, 0o755)
+    const script = isRoot ? path.join(stagedCheckout(), '__test__', 'fixtures', 'chmodded-stores.js') : path.join(__dirname, 'fixtures', 'chmodded-stores.js')
+    const [cmd, args] = isRoot ? asUser(STORES_UID, [script, home, `${attackCmd}; echo done`]) : [process.execPath, [script, home, `${attackCmd}; echo done`]]
+    const out = await new Promise((resolve, reject) => {
+      execFile(cmd, args, { cwd: home, env: { PATH: process.env.PATH, HOME: home }, timeout: 400_000 }, (err, stdout, stderr) => {
+        if (err) return reject(new Error(`${err.message}\n${stderr}`))
+        resolve(JSON.parse(stdout))
+      })
+    })
+    assert.equal(out.first.exitCode, 0, JSON.stringify(out.first))
+    assert.ok(out.set.changeSet, JSON.stringify(out.set))
+    assert.equal(out.chmod.sandboxType, 'landlock', JSON.stringify(out.chmod))
+    assert.equal(out.chmod.stdout, 'done\n', JSON.stringify(out.chmod))
+    assert.equal(out.next.exitCode, 0, `the next run of the workspace: ${JSON.stringify(out.next)}`)
+    assert.ok(out.continued.changeSet, `the run continuing the set: ${JSON.stringify(out.continued)}`)
+    assert.equal(out.applied.error, undefined, `the apply: ${JSON.stringify(out.applied)}`)
+    assert.ok(out.newSet.changeSet, `a new change set: ${JSON.stringify(out.newSet)}`)
+    assert.deepEqual(out.modes.filter((l) => l.startsWith('0 ')), [], 'no entry of the stores is left at mode 0')
+  })
+}
