@@ -43,6 +43,8 @@ pub fn ensure_locks_root() -> crate::error::Result<std::path::PathBuf> {
     let root = locks_root().ok_or_else(|| refused("neither XDG_STATE_HOME nor HOME is an absolute path".into()))?;
     let _ = std::fs::DirBuilder::new().recursive(true).mode(0o700).create(&root);
     let meta = root.symlink_metadata().map_err(|e| refused(format!("{}: {e}", root.display())))?;
+    // The owner's bits a sandboxed command took (`chmod 0`), given back.
+    crate::state_dir::give_back_if_taken(&root, &meta);
     if !crate::state_dir::is_private(&meta) {
         return Err(refused(format!("{} is not a directory of this user's that only it may write", root.display())));
     }

@@ -23,6 +23,24 @@ pub fn home_base(home: Option<PathBuf>) -> Option<PathBuf> {
     Some(home.filter(|h| h.is_absolute())?.join(".local/state/sandspawn"))
 }
 
+/// `dir`, one of sandspawn's directories in the state directory (`held-dirs`, `held-links`,
+/// `runs`, a store's root), whose metadata `meta` shows it is this user's and lacks the owner's
+/// bits: given them back through a handle from its parent, opened with no symlink on the way
+/// (`sandspawn_helper::own_mode`). Found by an attacker's review (store29): the Landlock mode does
+/// not govern modes, and its command, which reads the state directory, could `chmod 0` them, and
+/// every later run that needed one failed or went without it. Whether they were given back.
+pub fn give_back_if_taken(dir: &std::path::Path, meta: &std::fs::Metadata) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::fs::MetadataExt;
+    // SAFETY: geteuid has no preconditions.
+    if !meta.is_dir() || meta.uid() != unsafe { libc::geteuid() } || meta.mode() & 0o700 == 0o700 {
+        return false;
+    }
+    let (Some(parent), Some(name)) = (dir.parent(), dir.file_name()) else { return false };
+    let (Ok(parent), Ok(name)) = (crate::no_symlinks::open_dir(parent), std::ffi::CString::new(name.as_bytes())) else { return false };
+    sandspawn_helper::own_mode::give_back_at(&parent, &name, sandspawn_helper::own_mode::Kind::Dir, 0o700).unwrap_or(false)
+}
+
 /// A directory of this user's that nobody else may write: whoever else could write one of these
 /// would choose what the host keeps, runs or applies from it.
 pub fn is_private(meta: &std::fs::Metadata) -> bool {

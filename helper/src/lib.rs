@@ -28,6 +28,7 @@ pub mod mountinfo;
 pub mod mount_root;
 pub mod no_symlinks;
 pub mod offline_names;
+pub mod own_mode;
 #[cfg(target_os = "linux")]
 pub mod pid_signal;
 pub mod placeholder;

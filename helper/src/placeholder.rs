@@ -102,7 +102,13 @@ pub fn lock_of(locks: &OwnedFd, dir: &OwnedFd, op: libc::c_int, inheritable: boo
 fn open_lock_file(locks: &OwnedFd, name: &CStr, extra: libc::c_int) -> std::io::Result<OwnedFd> {
     let flags = libc::O_RDWR | libc::O_NOFOLLOW | libc::O_NONBLOCK | extra;
     // SAFETY: a valid descriptor and C string; the descriptor is owned below.
-    let raw = unsafe { libc::openat(locks.as_raw_fd(), name.as_ptr(), flags, 0o600 as libc::c_uint) };
+    let open = || unsafe { libc::openat(locks.as_raw_fd(), name.as_ptr(), flags, 0o600 as libc::c_uint) };
+    let mut raw = open();
+    // A lock file a sandboxed command took the owner's bits from (`chmod 0`; the Landlock mode
+    // does not govern modes) is given them back, through a handle (`own_mode`), and opened again.
+    if raw < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EACCES) && crate::own_mode::give_back_at(locks, name, crate::own_mode::Kind::File, 0o600)? {
+        raw = open();
+    }
     if raw < 0 {
         return Err(std::io::Error::last_os_error());
     }

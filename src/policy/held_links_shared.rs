@@ -53,9 +53,10 @@ pub(crate) fn listed() -> HashSet<String> {
 }
 
 fn listed_in(d: &Path) -> HashSet<String> {
-    if !d.symlink_metadata().is_ok_and(|m| crate::state_dir::is_private(&m)) {
-        return HashSet::new();
-    }
+    // The owner's bits a sandboxed command took (`chmod 0`: the listing failed, and no record was
+    // looked at) are given back first.
+    let Some(meta) = d.symlink_metadata().ok().filter(crate::state_dir::is_private) else { return HashSet::new() };
+    crate::state_dir::give_back_if_taken(d, &meta);
     let Ok(entries) = std::fs::read_dir(d) else { return HashSet::new() };
     entries.filter_map(|e| e.ok()?.file_name().into_string().ok()).collect()
 }
@@ -65,7 +66,9 @@ fn listed_in(d: &Path) -> HashSet<String> {
 fn private_dir(d: PathBuf) -> Option<PathBuf> {
     use std::os::unix::fs::DirBuilderExt;
     let _ = std::fs::DirBuilder::new().recursive(true).mode(0o700).create(&d);
-    d.symlink_metadata().ok().filter(crate::state_dir::is_private).map(|_| d)
+    let meta = d.symlink_metadata().ok().filter(crate::state_dir::is_private)?;
+    crate::state_dir::give_back_if_taken(&d, &meta);
+    Some(d)
 }
 
 /// Lock or unlock a record's lock file as `flock(op)` would, with write locks only (see the module

@@ -37,6 +37,7 @@ pub mod id;
 pub mod links;
 pub mod npx_bin;
 pub mod option;
+pub mod own_modes;
 pub mod revision;
 pub mod risks;
 pub mod run;

@@ -303,6 +303,8 @@ pub fn open(id: &str) -> Result<ChangeSet> {
     let root = require_root()?;
     let dir = root.join(id);
     check_root(&root)?;
+    // Its directories' and files' owner bits, if a sandboxed command took them (`own_modes`).
+    super::own_modes::give_back(&root, Some(id));
     if std::fs::symlink_metadata(&dir).is_err() {
         return Err(unknown(id));
     }
@@ -329,8 +331,10 @@ pub fn ids(root: &Path) -> Vec<String> {
     ids
 }
 
-/// Every entry name in the store's root (sets, spares, anything else), unsorted.
+/// Every entry name in the store's root (sets, spares, anything else), unsorted; the root given
+/// its owner's bits back first if a sandboxed command took them (`own_modes`).
 pub fn names(root: &Path) -> Vec<String> {
+    super::own_modes::give_back(root, None);
     std::fs::read_dir(root).into_iter().flatten().flatten().filter_map(|e| e.file_name().into_string().ok()).collect()
 }
 

@@ -93,6 +93,8 @@ fn runs_dir() -> std::result::Result<PathBuf, String> {
         return refused(&format!("cannot be made: {}", sandspawn_helper::report::os_words(&e)));
     }
     let meta = std::fs::symlink_metadata(&dir).map_err(|e| format!("{}: {}", dir.display(), sandspawn_helper::report::os_words(&e)))?;
+    // The owner's bits a sandboxed command took (`chmod 0`), given back.
+    crate::state_dir::give_back_if_taken(&dir, &meta);
     if !crate::state_dir::is_private(&meta) {
         return refused("is not a directory of this user's that nobody else may write");
     }

@@ -18,6 +18,8 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Component, Path, PathBuf};
 
+use sandspawn_helper::own_mode;
+
 /// A directory of the store: its descriptor, and the path it was reached by (for the plan's
 /// mounts and for messages; never opened again by the host).
 #[derive(Debug)]
@@ -53,7 +55,11 @@ impl Dir {
     /// are resolved first).
     pub fn root(root: &Path) -> io::Result<Dir> {
         let real = root.canonicalize()?;
-        Ok(Dir { fd: crate::no_symlinks::open_dir(&real)?, path: root.to_path_buf() })
+        let fd = match crate::no_symlinks::open_dir(&real) {
+            Err(e) if e.raw_os_error() == Some(libc::EACCES) && give_back_root(&real)? => crate::no_symlinks::open_dir(&real)?,
+            other => other?,
+        };
+        Ok(Dir { fd, path: root.to_path_buf() })
     }
 
     /// The path this directory was reached by.
@@ -72,9 +78,19 @@ impl Dir {
 
     /// The subdirectory `name`, never through a symlink (`ENOTDIR` or `ELOOP` on one, `NotFound`
     /// when missing).
+    ///
+    /// One of this user's directories that a sandboxed command took the owner's bits from (the
+    /// Landlock mode does not govern modes: `chmod 0 tool-caches/workspaces` failed every later run)
+    /// is given them back first (`own_mode`, through a handle, never a path).
     pub fn open(&self, name: impl AsRef<OsStr>) -> io::Result<Dir> {
         let name = name.as_ref();
-        let fd = crate::no_symlinks::open_at(self.fd.as_raw_fd(), &entry(name)?)?;
+        let c = entry(name)?;
+        let fd = match crate::no_symlinks::open_at(self.fd.as_raw_fd(), &c) {
+            Err(e) if e.raw_os_error() == Some(libc::EACCES) && own_mode::give_back_at(&self.fd, &c, own_mode::Kind::Dir, 0o700)? => {
+                crate::no_symlinks::open_at(self.fd.as_raw_fd(), &c)?
+            }
+            other => other?,
+        };
         Ok(Dir { fd, path: self.path.join(name) })
     }
 
@@ -220,13 +236,20 @@ impl Dir {
     }
 
     /// The file `name` opened with `flags` (`O_NOFOLLOW` added: never a link's target; mode 0600
-    /// when made).
+    /// when made). A file of this user's that a sandboxed command took the owner's read and write
+    /// bits from (`workspace`, `roots`, `last-used`) is given them back first (`own_mode`).
     pub fn file(&self, name: impl AsRef<OsStr>, flags: libc::c_int) -> io::Result<OwnedFd> {
         let c = entry(name.as_ref())?;
-        // SAFETY: our descriptor and a valid C string.
-        let fd = check(unsafe { libc::openat(self.fd.as_raw_fd(), c.as_ptr(), flags | libc::O_NOFOLLOW | libc::O_CLOEXEC, 0o600 as libc::c_uint) })?;
-        // SAFETY: the descriptor openat just returned, owned by nobody else.
-        Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+        let open = || -> io::Result<OwnedFd> {
+            // SAFETY: our descriptor and a valid C string.
+            let fd = check(unsafe { libc::openat(self.fd.as_raw_fd(), c.as_ptr(), flags | libc::O_NOFOLLOW | libc::O_CLOEXEC, 0o600 as libc::c_uint) })?;
+            // SAFETY: the descriptor openat just returned, owned by nobody else.
+            Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+        };
+        match open() {
+            Err(e) if e.raw_os_error() == Some(libc::EACCES) && own_mode::give_back_at(&self.fd, &c, own_mode::Kind::File, 0o600)? => open(),
+            other => other,
+        }
     }
 
     /// Write `bytes` as the whole file `name` (made if missing). A link at that name is removed
@@ -256,6 +279,15 @@ impl Dir {
     pub fn at(path: &Path) -> Dir {
         Dir { fd: crate::no_symlinks::open_dir(path).unwrap(), path: path.to_path_buf() }
     }
+}
+
+/// The store's root `real` (canonical), one of this user's directories a sandboxed command took
+/// the owner's bits from, given them back (`own_mode`) from its parent's descriptor, opened with no
+/// symlink on the way: whether they were.
+fn give_back_root(real: &Path) -> io::Result<bool> {
+    let (Some(parent), Some(name)) = (real.parent(), real.file_name()) else { return Ok(false) };
+    let parent = crate::no_symlinks::open_dir(parent)?;
+    own_mode::give_back_at(&parent, &entry(name)?, own_mode::Kind::Dir, 0o700)
 }
 
 #[cfg(test)]
@@ -295,5 +327,34 @@ mod tests {
         std::fs::write(t.path().join("f"), "").unwrap();
         let d = Dir::at(&t.path().canonicalize().unwrap());
         assert_eq!((d.names().unwrap().len(), d.names().unwrap().len()), (1, 1));
+    }
+
+    /// `own_mode` gives this user's entries the owner's bits back (other bits as they were), through
+    /// a handle: a link's target, an entry of another kind, a missing one are left alone (the
+    /// Landlock mode's command took them with `chmod 0`; root passes over modes, so this checks
+    /// the modes themselves).
+    #[test]
+    fn own_entries_get_the_owners_bits_back_and_links_are_left_alone() {
+        use std::os::unix::fs::PermissionsExt;
+        use sandspawn_helper::own_mode::{give_back_at, Kind};
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path();
+        std::fs::create_dir(d.join("workspaces")).unwrap();
+        std::fs::write(d.join("roots"), b"").unwrap();
+        std::fs::write(d.join("target"), b"").unwrap();
+        std::os::unix::fs::symlink(d.join("target"), d.join("link")).unwrap();
+        for (p, m) in [("workspaces", 0), ("roots", 0o044), ("target", 0)] {
+            std::fs::set_permissions(d.join(p), std::fs::Permissions::from_mode(m)).unwrap();
+        }
+        let mode = |p: &str| std::fs::symlink_metadata(d.join(p)).unwrap().permissions().mode() & 0o7777;
+        let dir = std::fs::File::open(d).unwrap();
+        assert!(give_back_at(&dir, c"workspaces", Kind::Dir, 0o700).unwrap());
+        assert!(give_back_at(&dir, c"roots", Kind::File, 0o600).unwrap());
+        assert!(!give_back_at(&dir, c"workspaces", Kind::Dir, 0o700).unwrap(), "it has them now");
+        assert!(!give_back_at(&dir, c"link", Kind::File, 0o600).unwrap(), "a link is not followed");
+        assert!(!give_back_at(&dir, c"roots", Kind::Dir, 0o700).unwrap(), "another kind is left alone");
+        assert!(!give_back_at(&dir, c"missing", Kind::Dir, 0o700).unwrap());
+        assert_eq!((mode("workspaces"), mode("roots"), mode("target")), (0o700, 0o644, 0));
+        std::fs::set_permissions(d.join("target"), std::fs::Permissions::from_mode(0o600)).unwrap();
     }
 }
