@@ -152,3 +152,32 @@ for (const [what, attackCmd] of Object.entries(STORE_ATTACKS)) {
     assert.deepEqual(out.modes.filter((l) => l.startsWith('0 ') && used(l)), [], 'no entry of the stores the later steps used is left at mode 0')
   })
 }
+
+// Found by an attacker's review (store29): the same command can make sandspawn's state directory
+// writable by everyone (`chmod 0777 ~/.local/state/sandspawn`): the stores are refused only when
+// their own roots are, so every later run went on with hostRisks [], and another user's process
+// could rename or replace what sandspawn keeps there (`held-links`, `known-stores`, a store's
+// root). The run that did it reports it now, with the fix.
+test('a Landlock command that makes the state directory writable by others is reported in its own result, with the fix', { skip: isRoot ? cannotRunAs(STORES_UID) ?? false : false }, async (t) => {
+  const home = fs.realpathSync(fs.mkdtempSync('/var/tmp/sandspawn-store-open-'))
+  t.after(() => {
+    require('node:child_process').spawnSync('chmod', ['-R', 'u+rwx,go-w', home])
+    fs.rmSync(home, { recursive: true, force: true })
+  })
+  if (isRoot) fs.chownSync(home, STORES_UID, STORES_UID)
+  fs.chmodSync(home, 0o755)
+  const script = isRoot ? path.join(stagedCheckout(), '__test__', 'fixtures', 'chmodded-stores.js') : path.join(__dirname, 'fixtures', 'chmodded-stores.js')
+  const attackCmd = 'chmod 0777 . && echo done'
+  const [cmd, args] = isRoot ? asUser(STORES_UID, [script, home, attackCmd]) : [process.execPath, [script, home, attackCmd]]
+  const out = await new Promise((resolve, reject) => {
+    execFile(cmd, args, { cwd: home, env: { PATH: process.env.PATH, HOME: home }, timeout: 400_000 }, (err, stdout, stderr) => {
+      if (err) return reject(new Error(`${err.message}\n${stderr}`))
+      resolve(JSON.parse(stdout))
+    })
+  })
+  const state = path.join(home, '.local', 'state', 'sandspawn')
+  assert.equal(out.chmod.stdout, 'done\n', JSON.stringify(out.chmod))
+  const risk = (out.chmod.hostRisks || []).find((r) => r.path === state && r.kind === 'permissions-changed')
+  assert.ok(risk, `the run that opened ${state} to others reports it: ${JSON.stringify(out.chmod)}`)
+  assert.match(risk.detail, new RegExp(`chmod go-w ${state}`))
+})
