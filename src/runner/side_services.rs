@@ -80,6 +80,8 @@ impl SideServices {
             risks.extend(crate::tool_caches::moved::moved(&caches));
             // A directory above a store this user can no longer search (`store_modes`).
             risks.extend(super::store_modes::unsearchable_above_stores(&env));
+            // A store, or the state directory, that others may now write (`store_modes`).
+            risks.extend(super::store_modes::open_to_others(&env));
             // One above a path the policy keeps read-only or masks (`path_modes`).
             risks.extend(super::path_modes::unsearchable_above_rules(&ruled));
             risks

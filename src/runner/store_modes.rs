@@ -39,3 +39,40 @@ fn risk(dir: PathBuf, mode: u32) -> HostRisk {
         kind: RiskKind::PermissionsChanged,
     }
 }
+
+/// One entry per store of this user's (the host process's own, the state directories that hold
+/// them, and those `known_stores` lists) that a group or others may write. Found by an attacker's
+/// review (store29): the Landlock mode does not govern modes, and its command's `chmod 0777
+/// ~/.local/state/sandspawn` went unsaid while every later run went on: another user's process
+/// could then rename or replace what sandspawn keeps there (a store's root of its own is refused as
+/// not private, but `held-links` and `known-stores` are looked up by name). Reported, not
+/// restored: the mode may be the user's choice, and what was put there meanwhile cannot be told.
+pub fn open_to_others(env: &BTreeMap<String, String>) -> Vec<HostRisk> {
+    use std::os::unix::fs::MetadataExt;
+    let stores = crate::plan::stores::host_stores(env).into_iter().chain(crate::plan::known_stores::listed());
+    let mut open: BTreeMap<PathBuf, u32> = BTreeMap::new();
+    for store in stores {
+        // One `lstat` per store after every run.
+        let Ok(meta) = std::fs::symlink_metadata(&store) else { continue };
+        // SAFETY: geteuid has no preconditions.
+        if meta.is_dir() && meta.uid() == unsafe { libc::geteuid() } && meta.mode() & 0o022 != 0 {
+            open.insert(store, meta.mode());
+        }
+    }
+    open.into_iter().map(|(dir, mode)| open_risk(dir, mode)).collect()
+}
+
+fn open_risk(dir: PathBuf, mode: u32) -> HostRisk {
+    let shown = dir.display().to_string();
+    HostRisk {
+        detail: format!(
+            "{shown} (mode {:03o}) lets other users write it, and it holds sandspawn's state (change sets, tool caches, \
+             its records): another user's process could rename or replace what sandspawn keeps there, and a store \
+             others may write is refused (ERR_SANDBOX_SETUP_FAILED). If you did not change it yourself: chmod go-w {shown}, \
+             and look at what it holds",
+            mode & 0o7777
+        ),
+        path: shown,
+        kind: RiskKind::PermissionsChanged,
+    }
+}
