@@ -224,21 +224,15 @@ pub fn open_own_at(dir: &impl AsRawFd, name: &std::ffi::CStr, flags: libc::c_int
     }
 }
 
-/// A file of sandspawn's own whose owner's bits a reader took (`chmod 0`, `chmod 400`): `mode`
-/// given back, if it is a regular file of this user (the refusal `why` stands otherwise).
+/// A file of sandspawn's own whose owner's bits a reader took (`chmod 0`, `chmod 400`): `mode`'s
+/// owner bits given back, if it is a regular file of this user (the refusal `why` stands
+/// otherwise), through a handle, never by its name, which could lead through a link by then
+/// (`own_mode`; found by a fixer's review, store29: this was `fchmodat` by name after `fstatat`).
 fn give_back(dir: &impl AsRawFd, name: &std::ffi::CStr, mode: u32, why: std::io::Error) -> std::io::Result<()> {
-    // SAFETY: a zeroed stat is valid; fstatat with a valid name, not followed.
-    let mut st: libc::stat = unsafe { std::mem::zeroed() };
-    let found = unsafe { libc::fstatat(dir.as_raw_fd(), name.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) } == 0;
-    // SAFETY: geteuid cannot fail.
-    if !found || st.st_mode & libc::S_IFMT != libc::S_IFREG || st.st_uid != unsafe { libc::geteuid() } {
-        return Err(why);
+    match crate::own_mode::give_back_at(dir, name, crate::own_mode::Kind::File, mode & 0o700)? {
+        true => Ok(()),
+        false => Err(why),
     }
-    // SAFETY: fchmodat with a valid name: a regular file of this user's, found so just now.
-    if unsafe { libc::fchmodat(dir.as_raw_fd(), name.as_ptr(), mode as libc::mode_t, 0) } != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok(())
 }
 
 /// `DIR/NAME` held exclusively under write locks only (a write lock on the whole file), made (mode

@@ -70,10 +70,29 @@ pub fn give_back_at(dir: &impl AsRawFd, name: &CStr, kind: Kind, need: u32) -> s
     Ok(true)
 }
 
-/// Where no sandbox reaches sandspawn's state (macOS): nothing to give back.
+/// Elsewhere (macOS): `fchmodat(AT_SYMLINK_NOFOLLOW)`, which changes a link itself, never its
+/// target, after `fstatat` found this user's entry of that kind.
 #[cfg(not(target_os = "linux"))]
-pub fn give_back_at(_dir: &impl AsRawFd, _name: &CStr, _kind: Kind, _need: u32) -> std::io::Result<bool> {
-    Ok(false)
+pub fn give_back_at(dir: &impl AsRawFd, name: &CStr, kind: Kind, need: u32) -> std::io::Result<bool> {
+    let format = match kind {
+        Kind::Dir => libc::S_IFDIR,
+        Kind::File => libc::S_IFREG,
+    };
+    // SAFETY: a zeroed stat is valid; fstatat with a valid name, not followed.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstatat(dir.as_raw_fd(), name.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) } != 0 {
+        let e = std::io::Error::last_os_error();
+        return if e.kind() == std::io::ErrorKind::NotFound { Ok(false) } else { Err(e) };
+    }
+    // SAFETY: geteuid cannot fail.
+    if st.st_mode & libc::S_IFMT != format || st.st_uid != unsafe { libc::geteuid() } || st.st_mode as u32 & need == need {
+        return Ok(false);
+    }
+    // SAFETY: fchmodat with a valid name, a link itself never followed.
+    if unsafe { libc::fchmodat(dir.as_raw_fd(), name.as_ptr(), (st.st_mode as u32 & 0o7777 | need) as libc::mode_t, libc::AT_SYMLINK_NOFOLLOW) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(true)
 }
 
 /// `give_back_at` for each of `entries` (a name, its kind and bits) in `dir`, stopping at none:
