@@ -71,6 +71,30 @@ test('the same under Landlock (SANDSPAWN_LINUX_ALLOW=landlock)', { skip }, async
   assertReportedAndRefused(home, out)
 })
 
+/**
+ * What `fixtures/chmodded-stores.js` saw, run as `uid` (as root) or as this user with cwd = HOME =
+ * a fresh home under /var/tmp named `prefix`: a Landlock command in another workspace runs `attack`
+ * in sandspawn's state directory, then the later steps. `withHome`: `{ out, home }`.
+ */
+async function chmodded(t, uid, prefix, attack, { withHome = false } = {}) {
+  const home = fs.realpathSync(fs.mkdtempSync(path.join('/var/tmp', prefix)))
+  t.after(() => {
+    require('node:child_process').spawnSync('chmod', ['-R', 'u+rwx,go-w', home])
+    fs.rmSync(home, { recursive: true, force: true })
+  })
+  if (isRoot) fs.chownSync(home, uid, uid)
+  fs.chmodSync(home, 0o755)
+  const script = isRoot ? path.join(stagedCheckout(), '__test__', 'fixtures', 'chmodded-stores.js') : path.join(__dirname, 'fixtures', 'chmodded-stores.js')
+  const [cmd, args] = isRoot ? asUser(uid, [script, home, attack]) : [process.execPath, [script, home, attack]]
+  const out = await new Promise((resolve, reject) => {
+    execFile(cmd, args, { cwd: home, env: { PATH: process.env.PATH, HOME: home }, timeout: 400_000 }, (err, stdout, stderr) => {
+      if (err) return reject(new Error(`${err.message}\n${stderr}`))
+      resolve(JSON.parse(stdout))
+    })
+  })
+  return withHome ? { out, home } : out
+}
+
 // Found by an attacker's review (fix29): lock28 replaced a lock file a reader spoiled and gave the
 // write bit back to a change set's lock.exclusive, but every other lock file was opened first:
 // a Landlock command in another workspace that did `chmod 0` on each lock file of the stores (the
@@ -80,21 +104,8 @@ test('the same under Landlock (SANDSPAWN_LINUX_ALLOW=landlock)', { skip }, async
 // opens any file).
 const LOCKS_UID = 64133 // a uid no other test uses
 test('a Landlock command that takes the owner\'s write bit from every lock file of the stores fails no later run, continuation or apply', { skip: isRoot ? cannotRunAs(LOCKS_UID) ?? false : false }, async (t) => {
-  const home = fs.realpathSync(fs.mkdtempSync('/var/tmp/sandspawn-lock-modes-'))
-  t.after(() => {
-    require('node:child_process').spawnSync('chmod', ['-R', 'u+rwx', home])
-    fs.rmSync(home, { recursive: true, force: true })
-  })
-  if (isRoot) fs.chownSync(home, LOCKS_UID, LOCKS_UID)
-  fs.chmodSync(home, 0o755)
-  const script = isRoot ? path.join(stagedCheckout(), '__test__', 'fixtures', 'chmodded-locks.js') : path.join(__dirname, 'fixtures', 'chmodded-locks.js')
-  const [cmd, args] = isRoot ? asUser(LOCKS_UID, [script, home]) : [process.execPath, [script, home]]
-  const out = await new Promise((resolve, reject) => {
-    execFile(cmd, args, { cwd: home, env: { PATH: process.env.PATH, HOME: home }, timeout: 400_000 }, (err, stdout, stderr) => {
-      if (err) return reject(new Error(`${err.message}\n${stderr}`))
-      resolve(JSON.parse(stdout))
-    })
-  })
+  const locks = 'find "$HOME" -type f \\( -name lock -o -name waiting -o -name lock.exclusive \\) -print -exec chmod 0 {} + | sed "s#^$HOME/##"'
+  const out = await chmodded(t, LOCKS_UID, 'sandspawn-lock-modes-', locks)
   assert.equal(out.first.exitCode, 0, JSON.stringify(out.first))
   assert.ok(out.first.caches.length > 0, `the workspace has tool caches: ${JSON.stringify(out.first)}`)
   assert.ok(out.set.changeSet, JSON.stringify(out.set))
@@ -121,21 +132,7 @@ const STORE_ATTACKS = {
 }
 for (const [what, attackCmd] of Object.entries(STORE_ATTACKS)) {
   test(`a Landlock command that takes the owner's bits from ${what} fails no later run, continuation, apply or new set`, { skip: isRoot ? cannotRunAs(STORES_UID) ?? false : false }, async (t) => {
-    const home = fs.realpathSync(fs.mkdtempSync('/var/tmp/sandspawn-store-dirs-'))
-    t.after(() => {
-      require('node:child_process').spawnSync('chmod', ['-R', 'u+rwx', home])
-      fs.rmSync(home, { recursive: true, force: true })
-    })
-    if (isRoot) fs.chownSync(home, STORES_UID, STORES_UID)
-    fs.chmodSync(home, 0o755)
-    const script = isRoot ? path.join(stagedCheckout(), '__test__', 'fixtures', 'chmodded-stores.js') : path.join(__dirname, 'fixtures', 'chmodded-stores.js')
-    const [cmd, args] = isRoot ? asUser(STORES_UID, [script, home, `${attackCmd}; echo done`]) : [process.execPath, [script, home, `${attackCmd}; echo done`]]
-    const out = await new Promise((resolve, reject) => {
-      execFile(cmd, args, { cwd: home, env: { PATH: process.env.PATH, HOME: home }, timeout: 400_000 }, (err, stdout, stderr) => {
-        if (err) return reject(new Error(`${err.message}\n${stderr}`))
-        resolve(JSON.parse(stdout))
-      })
-    })
+    const out = await chmodded(t, STORES_UID, 'sandspawn-store-dirs-', `${attackCmd}; echo done`)
     assert.equal(out.first.exitCode, 0, JSON.stringify(out.first))
     assert.ok(out.set.changeSet, JSON.stringify(out.set))
     assert.equal(out.chmod.sandboxType, 'landlock', JSON.stringify(out.chmod))
@@ -159,22 +156,7 @@ for (const [what, attackCmd] of Object.entries(STORE_ATTACKS)) {
 // could rename or replace what sandspawn keeps there (`held-links`, `known-stores`, a store's
 // root). The run that did it reports it now, with the fix.
 test('a Landlock command that makes the state directory writable by others is reported in its own result, with the fix', { skip: isRoot ? cannotRunAs(STORES_UID) ?? false : false }, async (t) => {
-  const home = fs.realpathSync(fs.mkdtempSync('/var/tmp/sandspawn-store-open-'))
-  t.after(() => {
-    require('node:child_process').spawnSync('chmod', ['-R', 'u+rwx,go-w', home])
-    fs.rmSync(home, { recursive: true, force: true })
-  })
-  if (isRoot) fs.chownSync(home, STORES_UID, STORES_UID)
-  fs.chmodSync(home, 0o755)
-  const script = isRoot ? path.join(stagedCheckout(), '__test__', 'fixtures', 'chmodded-stores.js') : path.join(__dirname, 'fixtures', 'chmodded-stores.js')
-  const attackCmd = 'chmod 0777 . && echo done'
-  const [cmd, args] = isRoot ? asUser(STORES_UID, [script, home, attackCmd]) : [process.execPath, [script, home, attackCmd]]
-  const out = await new Promise((resolve, reject) => {
-    execFile(cmd, args, { cwd: home, env: { PATH: process.env.PATH, HOME: home }, timeout: 400_000 }, (err, stdout, stderr) => {
-      if (err) return reject(new Error(`${err.message}\n${stderr}`))
-      resolve(JSON.parse(stdout))
-    })
-  })
+  const { out, home } = await chmodded(t, STORES_UID, 'sandspawn-store-open-', 'chmod 0777 . && echo done', { withHome: true })
   const state = path.join(home, '.local', 'state', 'sandspawn')
   assert.equal(out.chmod.stdout, 'done\n', JSON.stringify(out.chmod))
   const risk = (out.chmod.hostRisks || []).find((r) => r.path === state && r.kind === 'permissions-changed')

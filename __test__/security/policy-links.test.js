@@ -23,6 +23,22 @@ function settingsBehindLink(t) {
   return { tree, real, link: path.join(tree.ws, 'link') }
 }
 
+/**
+ * A cwd named through the host's symlink in the writable /tmp (`BASE/link/proj`, `link -> real`),
+ * and the command that plants a repository whose core.fsmonitor touches `marker` in `BASE/evil/proj`
+ * and repoints `link` there (printing `planted`).
+ */
+function linkedCwd(t) {
+  const base = fs.mkdtempSync(path.join('/tmp', 'sandspawn-cwdlink-'))
+  t.after(() => fs.rmSync(base, { recursive: true, force: true }))
+  fs.mkdirSync(path.join(base, 'real', 'proj'), { recursive: true })
+  const link = path.join(base, 'link')
+  fs.symlinkSync('real', link)
+  const marker = path.join(base, 'PWNED')
+  const plant = `cd ${base} && git init -q evil/proj && git -C evil/proj config core.fsmonitor 'touch ${marker}; false' && ln -sfn evil link && echo planted`
+  return { base, link, cwd: path.join(link, 'proj'), marker, plant }
+}
+
 describe('policy paths resolved through a symlink in the workspace', { concurrency: 2 }, () => {
   for (const [what, plant] of [
     ['repointed to another directory', 'rm link && mkdir away && ln -s away link'],
@@ -69,14 +85,7 @@ describe('policy paths resolved through a symlink in the workspace', { concurren
   // the run's tree. Each mode: Landlock's /tmp is writable there too.
   for (const [mode, extra] of Object.entries(require('./above-tmp').MODES)) {
     test(`${mode}: the host's symlink the cwd is named through, repointed by a run to a repository it planted in /tmp: put back and reported; the host's git status in that cwd runs nothing`, async (t) => {
-      const base = fs.mkdtempSync(path.join('/tmp', 'sandspawn-cwdlink-'))
-      t.after(() => fs.rmSync(base, { recursive: true, force: true }))
-      fs.mkdirSync(path.join(base, 'real', 'proj'), { recursive: true })
-      const link = path.join(base, 'link')
-      fs.symlinkSync('real', link)
-      const cwd = path.join(link, 'proj')
-      const marker = path.join(base, 'PWNED')
-      const plant = `cd ${base} && git init -q evil/proj && git -C evil/proj config core.fsmonitor 'touch ${marker}; false' && ln -sfn evil link && echo planted`
+      const { base, link, cwd, marker, plant } = linkedCwd(t)
       const sandbox = { mode: 'workspace-write', ...(extra.review ? { workspace: 'review' } : {}) }
       const r = await sh(plant, { cwd, sandbox, ...(extra.linux ? { linux: extra.linux } : {}) })
       // Whatever the assertions say: a pending set would stay in the default store.
@@ -97,14 +106,7 @@ describe('policy paths resolved through a symlink in the workspace', { concurren
   // /tmp/x/link/proj && git status` (an agent's next command) ran the planted program.
   for (const [how, from, args] of [['no --cwd', 'link/proj', []], ['a relative --cwd', 'link', ['--cwd', 'proj']]]) {
     test(`CLI run from a shell in a cwd named through the host's symlink (PWD), ${how}: the link a run repointed is put back and reported; the host's git status there runs nothing`, (t) => {
-      const base = fs.mkdtempSync(path.join('/tmp', 'sandspawn-cwdlink-'))
-      t.after(() => fs.rmSync(base, { recursive: true, force: true }))
-      fs.mkdirSync(path.join(base, 'real', 'proj'), { recursive: true })
-      const link = path.join(base, 'link')
-      fs.symlinkSync('real', link)
-      const cwd = path.join(link, 'proj')
-      const marker = path.join(base, 'PWNED')
-      const plant = `cd ${base} && git init -q evil/proj && git -C evil/proj config core.fsmonitor 'touch ${marker}; false' && ln -sfn evil link && echo planted`
+      const { base, link, cwd, marker, plant } = linkedCwd(t)
       const bin = path.join(__dirname, '..', '..', 'bin', 'sandspawn.js')
       // As a shell started there runs it: the process's cwd resolved, PWD the way the user named it.
       const shell = path.join(base, from)
