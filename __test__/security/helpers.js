@@ -163,18 +163,30 @@ function changeSetStore(prefix) {
 function rmrf(p) {
   try {
     fs.rmSync(p, { recursive: true, force: true })
-  } catch {
-    // Tests leave directories without write permission (a placeholder's mode 1500, a filled
-    // `.git` chmodded to it): root removes them anyway, an ordinary user (the suite's second
-    // pass) only once they are writable again. Else litter piled up in /var/tmp.
+    return
+  } catch {}
+  // Tests leave directories without write permission (a placeholder's mode 1500, a filled `.git`
+  // chmodded to it): root removes them anyway, an ordinary user (the suite's second pass) only
+  // once they are writable again. A sandbox that is still being torn down may also hold a moment
+  // longer. Tried again here, synchronously, for up to 2 s: a retry on an unref'd timer never ran
+  // when the process exited first, and litter piled up in /var/tmp unexplained. What is still left
+  // then is said on stderr, with the error and the entries, so it can be traced.
+  let last
+  for (let i = 0; i < 10; i++) {
     ownerRwx(p)
     try {
       fs.rmSync(p, { recursive: true, force: true })
-    } catch {
-      // a placeholder still mounted by a dying sandbox; try once more a bit later
-      setTimeout(() => fs.rmSync(p, { recursive: true, force: true }), 500).unref()
+      return
+    } catch (err) {
+      last = err
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200)
     }
   }
+  let left = []
+  try {
+    left = fs.readdirSync(p, { recursive: true }).slice(0, 20)
+  } catch {}
+  process.stderr.write(`# litter: could not remove ${p}: ${last && last.message}; left: ${JSON.stringify(left)}\n`)
 }
 
 /** lstat + content hash of one path (or `{ exists: false }`). */
