@@ -368,6 +368,34 @@ fn protected_names_are_rejected_without_a_sandbox() {
     assert!(resolve_policy(Some(&json!({"mode": "danger-full-access", "protectedNames": []})), &ctx(&w.root, Platform::Linux)).is_ok());
 }
 
+/// An attacker's review (mode30): with no sandbox, a restriction asked for by name was taken and
+/// dropped: `protectGit: true` (the git directory read-only) and `allowUnixSockets: false` or `[]`
+/// (no Unix socket of the host reachable) ran with `.git` writable and every socket reachable,
+/// nothing in the result saying so, while `network: false` and a `denyRead` entry were refused.
+/// Leaving them out, or asking for no restriction (`protectGit: false`, `allowUnixSockets: true`),
+/// is still fine.
+#[test]
+fn restrictions_asked_for_by_name_are_rejected_without_a_sandbox() {
+    let w = ws();
+    let run = |extra: serde_json::Value| {
+        let mut policy = json!({"mode": "danger-full-access"});
+        policy.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        resolve_policy(Some(&policy), &ctx(&w.root, Platform::Linux))
+    };
+    for (extra, field) in [
+        (json!({"protectGit": true}), "protectGit"),
+        (json!({"allowUnixSockets": false}), "allowUnixSockets"),
+        (json!({"allowUnixSockets": []}), "allowUnixSockets"),
+    ] {
+        let e = run(extra.clone()).expect_err(&format!("{extra} was taken with no sandbox"));
+        assert_eq!(e.code.as_str(), "ERR_SANDBOX_INVALID_OPTIONS");
+        assert!(e.message.starts_with(&format!("options.sandbox.{field}:")), "{}", e.message);
+    }
+    for extra in [json!({}), json!({"protectGit": false}), json!({"allowUnixSockets": true})] {
+        assert!(run(extra.clone()).is_ok(), "{extra}");
+    }
+}
+
 /// An attacker's review: as root, a writable root of `/usr/local` (or `/usr`, `/`) let a run write
 /// `/usr/local/bin/bwrap`, which bwrap discovery trusts. The system program directories a writable
 /// root holds are read-only in it, a missing one uncreatable.
