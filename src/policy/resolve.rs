@@ -216,9 +216,12 @@ fn mode_name(m: SandboxMode) -> &'static str {
 }
 
 /// No sandbox at all. Fields that ask for a restriction are errors rather than ignored, because
-/// sandspawn never runs a command with less isolation than was asked for.
+/// sandspawn never runs a command with less isolation than was asked for. A restriction given by
+/// name counts even where it is another mode's default: `protectGit: true`, `allowUnixSockets:
+/// false` or `[]`, like `network: false` (found by an attacker's review, mode30: they were taken
+/// and dropped, `.git` writable and every Unix socket of the host reachable, nothing said).
 fn danger_full_access(raw: &RawPolicy, ctx: &PolicyContext) -> Result<ResolvedPolicy> {
-    let restricting: [(&str, bool); 10] = [
+    let restricting: [(&str, bool); 11] = [
         ("workspace", raw.review.is_some()),
         ("network", raw.network_proxy.is_some()),
         ("protectedNames", raw.protected_names.as_ref().is_some_and(|v| !v.is_empty())),
@@ -228,7 +231,8 @@ fn danger_full_access(raw: &RawPolicy, ctx: &PolicyContext) -> Result<ResolvedPo
         ("denyRead", raw.deny_read.as_ref().is_some_and(|v| !v.is_empty())),
         ("network", raw.network == Some(false)),
         ("tmp", raw.tmp.is_some_and(|t| t != TmpMode::Writable)),
-        ("allowUnixSockets", matches!(&raw.allow_unix_sockets, Some(RawUnixSockets::List(l)) if !l.is_empty())),
+        ("protectGit", raw.protect_git == Some(true)),
+        ("allowUnixSockets", matches!(&raw.allow_unix_sockets, Some(RawUnixSockets::List(_)) | Some(RawUnixSockets::Bool(false)))),
     ];
     if let Some((name, _)) = restricting.iter().find(|(_, set)| *set) {
         return Err(SandboxError::invalid(
