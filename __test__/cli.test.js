@@ -438,6 +438,33 @@ test('explain and errors show names from the workspace escaped: no sequence of t
   }
 })
 
+test('--json on a terminal: nothing of the command reaches it raw, C1 controls and format characters included', () => {
+  // An attacker's review (mode30): JSON.stringify escapes C0 controls but writes C1 controls
+  // (U+0080-U+009F), bidi overrides and the other invisible characters as they are. xterm.js (VS
+  // Code's terminal) acts on U+009B as on ESC [: a command whose output held
+  // CSI H, CSI 2J, CSI 3J, a fake result, then CSI 8m erased the host-risk warning printed just
+  // before the JSON and the screen, drew 'hostRisks: []' and concealed the real result below it.
+  const ws = tmp('json-c1')
+  try {
+    const shown = '\u009b0m\u009bH\u009b2J\u009b3J{ "hostRisks": [] }\u0085\u202e\u200b\u2028\u{e0041}\u009b8m\u009dend'
+    const script = `git init -q sub; printf '%s' '${shown}'; mkdir -p 'n\u009b2J'`
+    const r = cli(['--json', '--mode', 'workspace-write', '--', 'sh', '-c', script], { cwd: ws })
+    assert.equal(r.status, 0, ctx(r))
+    const raw = [...r.stdout].filter((c) => /[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}\p{Zl}\p{Zp}\p{Cn}\p{Cs}]/u.test(c) && c !== '\n')
+    assert.deepEqual(raw.map((c) => `U+${c.codePointAt(0).toString(16)}`), [], 'written raw on the terminal')
+    const result = JSON.parse(r.stdout)
+    assert.equal(result.stdout, shown, 'the JSON still holds the command\'s output exactly')
+    assert.ok(result.hostRisks.some((h) => h.kind === 'repository-created'), r.stdout)
+    // Errors too: a cwd the workspace named.
+    const missing = cli(['--json', '--cwd', path.join(ws, 'n\u009b2J', 'missing'), '--', 'true'], { cwd: ws })
+    assert.notEqual(missing.status, 0, ctx(missing))
+    assert.equal(/[\u0080-\u009f]/.test(missing.stdout), false, JSON.stringify(missing.stdout))
+    assert.match(JSON.parse(missing.stdout).error.message, /n\u009b2J/)
+  } finally {
+    fs.rmSync(ws, { recursive: true, force: true })
+  }
+})
+
 /** Poll `condition` every 20 ms; fails after the hang bound. */
 async function until(condition) {
   const deadline = Date.now() + HANG_MS
