@@ -3,7 +3,7 @@
 // stdout has been flushed.
 
 const { cliMessage, exitCodeForError } = require('./messages')
-const { printable } = require('./printable')
+const { printable, jsonText } = require('./printable')
 
 /** Multi-line text with each line escaped (`printable`), the line breaks kept. */
 function lines(text) {
@@ -32,8 +32,9 @@ function writeStdout(data) {
   if (!stdoutBroken) process.stdout.write(data)
 }
 
+/** `value` as JSON on stdout, nothing in it a terminal acts on (see printable.js jsonText). */
 function printJson(value) {
-  writeStdout(JSON.stringify(value, null, 2) + '\n')
+  writeStdout(jsonText(value) + '\n')
 }
 
 function exit(code) {

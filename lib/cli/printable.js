@@ -11,7 +11,10 @@
 // default-ignorable code points (drawn as nothing: fillers, variation selectors, U+034F); the line
 // and paragraph separators; unassigned code points (no terminal knows how wide to draw them) and
 // lone surrogates (not text at all); and the backslash, so an escape cannot be forged.
-const UNSAFE = /[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}\p{Zl}\p{Zp}\p{Cn}\p{Cs}\\]/gu
+const ACTED_ON = '\\p{Cc}\\p{Cf}\\p{Default_Ignorable_Code_Point}\\p{Zl}\\p{Zp}\\p{Cn}\\p{Cs}'
+const UNSAFE = new RegExp(`[${ACTED_ON}\\\\]`, 'gu')
+// In JSON text: the same characters but the backslash, which JSON.stringify escapes itself.
+const UNSAFE_IN_JSON = new RegExp(`[${ACTED_ON}]`, 'gu')
 
 const NAMED = { '\n': '\\n', '\r': '\\r', '\t': '\\t', '\\': '\\\\', '\u001b': '\\e' }
 
@@ -53,4 +56,22 @@ function shellWord(s) {
   return `'${s.replace(/'/g, `'\\''`)}'`
 }
 
-module.exports = { printable, shellEscaped, shellWord }
+/**
+ * `value` as `--json` prints it (`JSON.stringify(value, null, 2)`), with every unsafe character
+ * written as a JSON escape (`\u009b`; a surrogate pair's two past U+FFFF): parsed, the same value;
+ * on a terminal, nothing it acts on or hides. JSON.stringify escapes only the C0 controls, and
+ * xterm.js (VS Code's terminal) takes U+009B for ESC [: a command whose output held CSI
+ * H, CSI 2J, CSI 3J, a fake result and CSI 8m erased the host-risk warning printed just before
+ * the JSON, drew `"hostRisks": []` and concealed the real result (found by an attacker's review,
+ * mode30). A raw line break is the layout's: inside a string JSON.stringify writes `\n`.
+ */
+function jsonText(value) {
+  return JSON.stringify(value, null, 2).replace(UNSAFE_IN_JSON, (c) => {
+    if (c === '\n') return c
+    let escaped = ''
+    for (let i = 0; i < c.length; i++) escaped += `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`
+    return escaped
+  })
+}
+
+module.exports = { printable, shellEscaped, shellWord, jsonText }
