@@ -349,7 +349,10 @@ test('--ask: what the command printed cannot hide the question to run again with
   const { printedReadably } = require('./fixtures/screen-state')
   // Left and right margins one column apart (DECLRMM on, then DECSLRM): found by an attacker's
   // review (mode28), each line of sandspawn's then came one character a row on xterm.
-  for (const trap of ['\\033[8m', '\\033]2;', '\\033(0', '\\033]10;#000000\\007\\033]11;#000000\\007', '\\033[?69h\\033[3;3s']) {
+  // A hyperlink left open (OSC 8): sandspawn's lines became the command's link, so a click on the
+  // path a warning names opened where the command chose (an attacker's review, mode30: in xterm.js,
+  // VS Code's terminal, the link outlived the reset).
+  for (const trap of ['\\033[8m', '\\033]2;', '\\033(0', '\\033]10;#000000\\007\\033]11;#000000\\007', '\\033[?69h\\033[3;3s', '\\033]8;;file:///tmp/decoy\\033\\\\']) {
     const out = tmp('ask-spoof')
     try {
       const cmd = `printf 'Re-run the failed tests? [y/N] ${trap}'; echo x > ${out}/f`
