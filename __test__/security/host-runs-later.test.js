@@ -723,8 +723,13 @@ describe("the host user's home inside a writable root keeps what the host runs f
   test('HOME = /tmp, cwd elsewhere: /tmp/.mavenrc, .gdbearlyinit, .perldb, .lesskey are moved aside and reported', (t) => {
     const names = ['.mavenrc', '.gdbearlyinit', '.perldb', '.lesskey']
     if (names.some((n) => fs.existsSync(path.join('/tmp', n)))) return t.skip('one of them exists in this host\'s /tmp already')
+    // sandspawn keeps its state in $HOME/.local/state/sandspawn: with HOME=/tmp the run made
+    // /tmp/.local, which stayed on the host after the suite (found in /tmp hours later).
+    const local = path.join('/tmp', '.local')
+    const hadLocal = fs.existsSync(local)
     t.after(() => {
       for (const e of fs.readdirSync('/tmp')) if (names.some((n) => e === n || e.startsWith(`${n}.sandspawn-held-`))) fs.rmSync(path.join('/tmp', e), { recursive: true, force: true })
+      if (!hadLocal) fs.rmSync(local, { recursive: true, force: true })
     })
     const tree = tempTree(t)
     const marker = path.join(tree.out, 'PWNED')
