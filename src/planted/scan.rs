@@ -651,6 +651,43 @@ mod tests {
         assert_eq!((after.dirs_read, after.named.len(), after.named_unkept.count), (dirs, MAX_NAMED, past));
     }
 
+    /// An attacker's review (cross30): a listing kept every symlink's name (and every protected
+    /// name's) of its directory, however many, for the host process's life, where a walk reports at
+    /// most `MAX_LINKS_VIA` (`MAX_LINKS_OUT`, `MAX_NAMED`) of them: a run that made 1,000,000 links
+    /// with 250-byte names left the host holding 295 MB after it ended. Now the index keeps no more
+    /// names than a walk reports, the rest counted; and a kept listing that holds fewer than a later
+    /// walk could report (the names before it went) is read again.
+    #[test]
+    fn the_names_the_index_keeps_are_no_more_than_a_walk_reports() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        let (top, below) = (MAX_LINKS_VIA + 1_500, 1_000);
+        for i in 0..top {
+            std::os::unix::fs::symlink("t", r.join(format!("{i:06}{}", "l".repeat(100)))).unwrap();
+        }
+        std::fs::create_dir(r.join("sub")).unwrap();
+        for i in 0..below {
+            std::os::unix::fs::symlink("t", r.join(format!("sub/{i:06}"))).unwrap();
+        }
+        let s = spec(&r, &[".envrc"]);
+        let (f, mut index) = stat_reusing(&s, None);
+        assert_eq!((f.links_via.len(), f.links_via_unkept.count), (MAX_LINKS_VIA, top + below - MAX_LINKS_VIA));
+        let kept: usize = index.dirs.values().map(|d| d.listing.links_via.iter().count()).sum();
+        assert!(kept <= MAX_LINKS_VIA, "{kept} names of symlinks kept in the listings, {MAX_LINKS_VIA} reported at most");
+        // Reused as it is: the same report.
+        index.age();
+        let (again, mut index) = stat_reusing(&s, Some(&index));
+        assert_eq!((again.dirs_read, again.links_via.len(), again.links_via_unkept.count), (0, MAX_LINKS_VIA, top + below - MAX_LINKS_VIA));
+        // The top's links gone but 100: `sub`, unchanged, is reported whole again.
+        index.age();
+        for i in 100..top {
+            std::fs::remove_file(r.join(format!("{i:06}{}", "l".repeat(100)))).unwrap();
+        }
+        let (fewer, _) = stat_reusing(&s, Some(&index));
+        assert_eq!((fewer.links_via.len(), fewer.links_via_unkept.count), (100 + below, 0));
+        assert!(fewer.links_via.contains(&r.join("sub/000999")));
+    }
+
     /// An attacker's review (bounds17, links_memory.sh): the walk after a run kept the path of every
     /// symlink in the directories it read (100,000 at a ~3.6 KB path: 700 MB in the host), where at
     /// most `MAX_LINKS_JUDGED` of those the run made are judged.
