@@ -188,14 +188,18 @@ fn walk_until(
             break;
         }
         let old = prior.and_then(|p| p.dirs.get(&q.path));
-        let state = match old.and_then(|old| walk.keep(&q, old)) {
+        let kept = old.and_then(|old| walk.keep(&q, old));
+        // Unchanged, but holding fewer names than this walk reports from here: read again, and
+        // reported as a kept one would be (the walk after a run reports what changed).
+        let report_read = kept.is_none() || report_reused;
+        let state = match kept.and_then(|state| walk.fitted(state, report_reused)) {
             Some(state) => {
                 walk.report(&state, &q.path, report_reused);
                 state
             }
-            None => match walk.read(&q, old) {
+            None => match walk.read(&q, old, report_read) {
                 Read::Listed(state) => {
-                    walk.report(&state, &q.path, true);
+                    walk.report(&state, &q.path, report_read);
                     state
                 }
                 Read::Unreadable => {
@@ -237,6 +241,41 @@ fn walk_until(
 }
 
 impl Walk<'_> {
+    /// How many more names of each kind (protected, symlinks into a `node_modules`, other
+    /// symlinks) a listing reported now (to what this walk reports too when `report`) is taken
+    /// from: what a listing keeps (`KeptNames`). What this walk reports holds no more than the
+    /// totals, so its room is the larger.
+    fn rooms(&self, report: bool) -> [usize; 3] {
+        let f = if report { &self.found } else { &self.totals };
+        [MAX_NAMED.saturating_sub(f.named.len()), MAX_LINKS_OUT.saturating_sub(f.links_out.len()), MAX_LINKS_VIA.saturating_sub(f.links_via.len())]
+    }
+
+    /// `state`, kept, as this walk reports it from here: `None` when its listing holds fewer names
+    /// than that (it was read where less room was left: read it again); with a copy of its listing
+    /// that keeps no more than that when it holds more, so that the index keeps no more names than
+    /// a walk reports, however the areas before a kept listing change from walk to walk.
+    fn fitted(&self, state: DirState, report: bool) -> Option<DirState> {
+        let rooms = self.rooms(report);
+        let l = &state.listing;
+        let names = [&l.named, &l.links_out, &l.links_via];
+        if names.iter().zip(rooms).any(|(n, room)| n.short_of(room)) {
+            return None;
+        }
+        if !names.iter().zip(rooms).any(|(n, room)| n.over(room)) {
+            return Some(state);
+        }
+        let listing = Listing {
+            subdirs: l.subdirs.clone(),
+            git: l.git.clone(),
+            named: l.named.trimmed(rooms[0]),
+            links_out: l.links_out.trimmed(rooms[1]),
+            links_via: l.links_via.trimmed(rooms[2]),
+            git_dir: l.git_dir,
+            too_deep: l.too_deep,
+        };
+        Some(DirState { listing: Arc::new(listing), ..state })
+    }
+
     /// Add what `state`'s listing holds to the totals, and to what this walk reports when `report`.
     fn report(&mut self, state: &DirState, key: &DirKey, report: bool) {
         let listing = &state.listing;
@@ -255,14 +294,17 @@ impl Walk<'_> {
             }
             // Joined to the directory's path only within the bound (see `MAX_NAMED`).
             let room = MAX_NAMED.saturating_sub(found.named.len());
+            let before = found.named.len();
             found.named.extend(listing.named.iter().take(room).map(|n| dir.join(n)));
-            found.named_unkept.add(dir, listing.named.len().saturating_sub(room));
+            found.named_unkept.add(dir, listing.named.len() - (found.named.len() - before));
             let room = MAX_LINKS_OUT.saturating_sub(found.links_out.len());
+            let before = found.links_out.len();
             found.links_out.extend(listing.links_out.iter().take(room).map(|n| dir.join(n)));
-            found.links_out_unkept.add(dir, listing.links_out.len().saturating_sub(room));
+            found.links_out_unkept.add(dir, listing.links_out.len() - (found.links_out.len() - before));
             let room = MAX_LINKS_VIA.saturating_sub(found.links_via.len());
+            let before = found.links_via.len();
             found.links_via.extend(listing.links_via.iter().take(room).map(|n| dir.join(n)));
-            found.links_via_unkept.add(dir, listing.links_via.len().saturating_sub(room));
+            found.links_via_unkept.add(dir, listing.links_via.len() - (found.links_via.len() - before));
         }
     }
 
@@ -318,8 +360,10 @@ impl Walk<'_> {
     }
 
     /// Read `q`'s directory (`old`: its prior state, whose watch may serve again).
-    fn read(&mut self, q: &Queued, old: Option<&DirState>) -> Read {
+    fn read(&mut self, q: &Queued, old: Option<&DirState>, report: bool) -> Read {
         let path = q.path.to_path_buf();
+        // The names kept of each kind: as many as the walk reports from here (`KeptNames`).
+        let [named_room, out_room, via_room] = self.rooms(report);
         let dir = match listing::open(&path) {
             Ok(dir) => dir,
             Err(e) if listing::is_gone(&e) => return Read::Gone,
@@ -367,13 +411,13 @@ impl Walk<'_> {
                 !names.is_empty() && (link || super::name_patterns::what_it_does(path.file_name(), name).is_some())
             };
             if names.contains(name) || (fold && names.contains(&name.to_ascii_lowercase())) || patterned() || super::venv::walked(&path, name) {
-                listing.named.push(name.to_os_string());
+                listing.named.push(name, named_room);
             }
             if kind == listing::EntryKind::Symlink {
                 // By its text (one `readlinkat`), else by its way, followed later (`unwalked_links`).
                 match listing::link_into_node_modules(fd, name, fold) {
-                    true => listing.links_out.push(name.to_os_string()),
-                    false => listing.links_via.push(name.to_os_string()),
+                    true => listing.links_out.push(name, out_room),
+                    false => listing.links_via.push(name, via_room),
                 }
             }
             if kind == listing::EntryKind::Symlink && links_since.is_some_and(|since| listing::link_made_since(fd, name, since)) {
@@ -456,6 +500,7 @@ mod hooks;
 mod compare;
 mod dir_key;
 mod index;
+mod kept_names;
 mod quiet;
 
 #[cfg(test)]

@@ -2,13 +2,13 @@
 //! of the same area (`Index`: each directory's listing and what tells whether it still holds).
 
 use std::collections::HashMap;
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::super::listing::Stamp;
 use super::super::watch::Watch;
 use super::dir_key::DirKey;
+use super::kept_names::KeptNames;
 
 /// What to walk and what to look for.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
@@ -106,12 +106,13 @@ pub(super) struct Listing {
     pub(super) git: Vec<(PathBuf, (u64, u64))>,
     /// The names alone: the directory's path is the index's key, and a name is joined to it only
     /// when it is reported (`Found::named`, bounded). A full path each cost the host 1.6 GB for
-    /// 115,000 empty names a run wrote at a 3.6 KB path (an attacker's review).
-    pub(super) named: Vec<OsString>,
+    /// 115,000 empty names a run wrote at a 3.6 KB path (an attacker's review). Only as many as
+    /// the walk could report from here, the rest counted (`KeptNames`).
+    pub(super) named: KeptNames,
     /// Its symlinks that lead into a `node_modules` (`Found::links_out`), names alone as `named`.
-    pub(super) links_out: Vec<OsString>,
+    pub(super) links_out: KeptNames,
     /// Its other symlinks (`Found::links_via`), names alone.
-    pub(super) links_via: Vec<OsString>,
+    pub(super) links_via: KeptNames,
     /// It is a git directory itself (see `Found::git_dirs`).
     pub(super) git_dir: bool,
     /// A subdirectory was not entered: it lies deeper than `MAX_DEPTH`.
