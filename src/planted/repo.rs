@@ -493,6 +493,39 @@ mod tests {
         assert!(!head_would_count(&r), "a gitdir: file comes first");
     }
 
+    /// The bytes of path the remembered facts hold: each key, each path stat'ed, each of the facts'.
+    fn known_path_bytes() -> usize {
+        let known = known();
+        let Some(map) = known.as_ref() else { return 0 };
+        map.iter().map(|(key, k)| key.len() + k.seen.iter().map(|s| s.path.as_os_str().len()).sum::<usize>() + k.facts.dirs.iter().chain(&k.facts.hooks).map(|p| p.as_os_str().len()).sum::<usize>()).sum()
+    }
+
+    /// An attacker's review (cross30): a workspace-write run made 20,000 directories holding an
+    /// empty `.git` each at a 3.3 KB path, and the host kept about 14 KB for each in the facts it
+    /// remembers (its key and every path it stat'ed, whole), for its life: 280 MB, the bound being
+    /// 20,000 repositories, not their bytes. Now what they hold is bounded in bytes too (16 MiB).
+    #[test]
+    fn the_remembered_facts_are_bounded_in_bytes() {
+        let t = tempfile::tempdir().unwrap();
+        let mut deep = t.path().canonicalize().unwrap();
+        for i in 0..13 {
+            deep.push(format!("{i:02}{}", "d".repeat(250)));
+        }
+        let n = 2_000;
+        for i in 0..n {
+            let d = deep.join(format!("r{i:05}"));
+            std::fs::create_dir_all(&d).unwrap();
+            std::fs::write(d.join(".git"), "").unwrap();
+        }
+        // Facts are remembered once their files are older than the second they are read in.
+        std::thread::sleep(std::time::Duration::from_millis(1_100));
+        for i in 0..n {
+            facts(&deep.join(format!("r{i:05}/.git")), None, None, &[]);
+        }
+        let bytes = known_path_bytes();
+        assert!(bytes <= 16 << 20, "{} MB of paths remembered for {n} repositories", bytes >> 20);
+    }
+
     #[test]
     fn worktree_gitdir_and_commondir() {
         let t = tempfile::tempdir().unwrap();
