@@ -252,9 +252,31 @@ struct Known {
 /// Keyed by bytes: std hashes a `Path` component by component, several times slower, and the
 /// paths here are the walk's (canonical), so equal paths are equal bytes.
 static KNOWN: Mutex<Option<HashMap<OsString, Known>>> = Mutex::new(None);
+/// The bytes of path `KNOWN` holds (`Known::path_bytes`), kept with it under its lock.
+static KNOWN_BYTES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Repositories remembered at most, and the bytes of path they hold at most: a process that
+/// walked very many starts over. In bytes too (found by an attacker's review, cross30): a run made
+/// 20,000 directories holding an empty `.git` each at a 3.3 KB path, and the host kept about 14 KB
+/// for each, whole paths, for its life (280 MB). 16 MiB holds some 16,000 repositories of
+/// ordinary paths.
+const MAX_KNOWN: usize = 20_000;
+const MAX_KNOWN_BYTES: usize = 16 << 20;
 
 fn known() -> std::sync::MutexGuard<'static, Option<HashMap<OsString, Known>>> {
     KNOWN.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Known {
+    /// The bytes of the paths it holds, its key's included.
+    fn path_bytes(&self, key: &OsString) -> usize {
+        let f = &self.facts;
+        let l = &f.links;
+        let paths = f.dirs.iter().chain(&f.hooks).chain(&f.includes).chain(&f.programs).chain(&f.ways).chain(&l.linked_dirs).chain(&l.unjudged).chain(&l.unlisted).chain(&l.entries);
+        let pairs = l.symlinks.iter().flat_map(|(a, b)| [a, b]).chain(l.hard.iter().map(|(p, _)| p)).chain(f.hard.iter().map(|h| &h.path));
+        let seen = self.seen.iter().map(|s| &s.path);
+        key.len() + paths.chain(pairs).chain(seen).map(|p| p.as_os_str().len()).sum::<usize>()
+    }
 }
 
 /// The facts of the repository at `dot_git` (`.git` seen by the walk as inode `walk_ino`), when its
@@ -385,12 +407,23 @@ pub fn facts(dot_git: &Path, dot_git_now: Option<&std::fs::Metadata>, walk_ino: 
     }
     let mut known = known();
     let map = known.get_or_insert_with(Default::default);
-    // Bounded: a process that walked very many repositories starts over.
-    if map.len() >= 20_000 {
-        map.clear();
-    }
+    let key = dot_git.as_os_str().to_os_string();
     let unarmable = walk_ino.is_some() && armed.is_none();
-    map.insert(dot_git.as_os_str().to_os_string(), Known { seen, facts: Arc::clone(&facts), global: global.to_vec(), armed, unarmable });
+    let k = Known { seen, facts: Arc::clone(&facts), global: global.to_vec(), armed, unarmable };
+    let bytes = k.path_bytes(&key);
+    use std::sync::atomic::Ordering::Relaxed;
+    if let Some(old) = map.remove(&key) {
+        KNOWN_BYTES.fetch_sub(old.path_bytes(&key), Relaxed);
+    }
+    // Bounded: a process that walked very many repositories, or very long paths, starts over.
+    if map.len() >= MAX_KNOWN || KNOWN_BYTES.load(Relaxed) + bytes > MAX_KNOWN_BYTES {
+        map.clear();
+        KNOWN_BYTES.store(0, Relaxed);
+    }
+    if bytes <= MAX_KNOWN_BYTES {
+        KNOWN_BYTES.fetch_add(bytes, Relaxed);
+        map.insert(key, k);
+    }
     facts
 }
 
@@ -523,7 +556,7 @@ mod tests {
             facts(&deep.join(format!("r{i:05}/.git")), None, None, &[]);
         }
         let bytes = known_path_bytes();
-        assert!(bytes <= 16 << 20, "{} MB of paths remembered for {n} repositories", bytes >> 20);
+        assert!(bytes <= MAX_KNOWN_BYTES, "{} MB of paths remembered for {n} repositories", bytes >> 20);
     }
 
     #[test]
