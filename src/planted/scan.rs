@@ -763,6 +763,33 @@ mod tests {
         assert!(before.links.is_empty() && before.links_unkept.count == 0);
     }
 
+    /// An attacker's review (cross30): a workspace-write run made 20,000 directories holding an
+    /// empty `.git` each at a 3.3 KB path, and the index kept each one's path in its directory's
+    /// listing (twice its length, as `join` grew it) besides the totals' two: 13.8 KB a `.git`
+    /// entry, some 276 MB in the host for its life. The listing keeps the entry's name.
+    #[test]
+    fn a_listing_keeps_the_name_of_its_git_entry_not_its_path() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        let mut deep = r.clone();
+        for i in 0..13 {
+            deep.push(format!("{i:02}{}", "d".repeat(250)));
+        }
+        for i in 0..20 {
+            let d = deep.join(format!("r{i:02}"));
+            std::fs::create_dir_all(&d).unwrap();
+            std::fs::write(d.join(".git"), "").unwrap();
+        }
+        let (f, index) = stat_reusing(&spec(&r, &[]), None);
+        assert_eq!(f.git_entries.len(), 20);
+        assert!(f.git_entries.contains(&deep.join("r07/.git")) && f.git_inodes.contains_key(deep.join("r07/.git").as_os_str()));
+        let kept: usize = index.dirs.values().flat_map(|d| d.listing.git.iter()).map(|(p, _)| p.as_os_str().len()).sum();
+        assert!(kept <= 20 * ".git".len(), "{kept} bytes of .git entries' paths in the listings");
+        // Reused, the same entries at the same paths.
+        let (again, _) = stat_reusing(&spec(&r, &[]), Some(&index));
+        assert_eq!((again.git_entries, again.git_inodes), (f.git_entries, f.git_inodes));
+    }
+
     /// An attacker's review (res23, deepdirs_mem.js): the index kept each directory's full path, for
     /// every later run: 60,000 directories a run made at the bottom of a chain of long names, at a
     /// 3.5 KB path each, cost the host 246 MB (300,000 allowed, in each of 8 kept areas). What it
