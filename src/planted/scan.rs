@@ -280,14 +280,18 @@ impl Walk<'_> {
     fn report(&mut self, state: &DirState, key: &DirKey, report: bool) {
         let listing = &state.listing;
         // Built only for a listing that holds something reported by its directory's path.
-        let needs_path = listing.git_dir || !listing.named.is_empty() || !listing.links_out.is_empty() || !listing.links_via.is_empty();
+        let needs_path = listing.git_dir || !listing.git.is_empty() || !listing.named.is_empty() || !listing.links_out.is_empty() || !listing.links_via.is_empty();
         let dir = if needs_path { key.to_path_buf() } else { PathBuf::new() };
         let dir = dir.as_path();
         let targets: &mut [&mut Found] = if report { &mut [&mut self.found, &mut self.totals] } else { &mut [&mut self.totals] };
         for found in targets.iter_mut() {
-            for (path, ino) in &listing.git {
+            for (name, ino) in &listing.git {
+                // Of its own length (`join` may leave twice that).
+                let mut path = PathBuf::with_capacity(dir.as_os_str().len() + 1 + name.len());
+                path.push(dir);
+                path.push(name);
                 found.git_entries.push(path.clone());
-                found.git_inodes.insert(path.clone().into_os_string(), *ino);
+                found.git_inodes.insert(path.into_os_string(), *ino);
             }
             if listing.git_dir {
                 found.git_dirs.push((dir.to_path_buf(), (state.stamp.dev, state.stamp.ino)));
@@ -398,7 +402,7 @@ impl Walk<'_> {
             if name == ".git" || (fold && name.as_encoded_bytes().eq_ignore_ascii_case(b".git")) {
                 // Gone since the listing: not listed (its parent's change is seen next time).
                 if let Some(id) = spec.repositories.then(|| super::listing::id_at(fd, name)).flatten() {
-                    listing.git.push((path.join(name), id));
+                    listing.git.push((name.to_os_string(), id));
                 }
                 return;
             }
