@@ -302,3 +302,30 @@ describe('host29b: commitlint and lint-staged configurations above a workspace n
     })
   }
 })
+
+// Found by an attacker's review (host30), each planted above a workspace nested below /tmp with
+// hostRisks []: mise reads its configuration and file tasks from the cwd and every parent
+// (a `[tasks]`-only file needs no `mise trust`; in a root these are reported names, above it they
+// were nothing), treefmt takes the nearest ancestor's treefmt.toml and runs each formatter's
+// command, AVA imports an ancestor's ava.config.* (up to the repository's top, `/` with none), c8
+// finds `.c8rc*` up from the cwd and require()s the reporters it names, and Lerna's cosmiconfig
+// search (`searchStrategy: 'global'`) takes an ancestor's lerna.json, whose `extends` it require()s
+// on every lerna command.
+const HOST30 = ['../mise.toml', '../../.mise.toml', '../mise.local.toml', '../mise-tasks/lint', '../.mise/tasks/lint', '../treefmt.toml', '../../.treefmt.toml', '../ava.config.mjs', '../../ava.config.js', '../.c8rc.json', '../.c8rc', '../lerna.json']
+
+describe('host30: mise, treefmt, AVA, c8 and Lerna configurations above a workspace nested below /tmp', () => {
+  for (const [mode, extra] of Object.entries(MODES)) {
+    test(`${mode}: kept absent and reported; the workspace's own are its own`, async (t) => {
+      const { ws } = nested(t, 'sandspawn-upward-')
+      const r = await sh(`${plant(HOST30)}; echo own > lerna.json; echo own > treefmt.toml`, options(ws, extra))
+      assert.equal(r.exitCode, 0, show(r))
+      const risks = r.hostRisks || []
+      assertKeptOff(risks, ws, HOST30, extra)
+      for (const own of ['lerna.json', 'treefmt.toml']) {
+        assert.ok(!risks.some((h) => h.path === path.join(ws, own)), JSON.stringify(risks))
+      }
+      if (r.changeSet) await sandspawn.applyChangeSet(r.changeSet.id)
+      assert.equal(fs.readFileSync(path.join(ws, 'lerna.json'), 'utf8'), 'own\n')
+    })
+  }
+})
