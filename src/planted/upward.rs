@@ -158,7 +158,38 @@ const UPWARD: &[(&str, &str)] = &[
     (".luacheckrc", "luacheck takes the nearest ancestor's (up to /): it executes it as Lua (`os.execute` runs programs), in editors' linting of each file too"),
     ("Thorfile", "Thor's runner loads the nearest ancestor's as Ruby on every thor command"),
     (".standard.yml", "Standard Ruby takes the nearest ancestor's: each plugin's `require_path` is Ruby it requires"),
+    // Found by an attacker's review (host30), each planted above a nested workspace unreported.
+    // mise reads its configuration files and file tasks from the cwd and EVERY parent, merged
+    // (its docs, "Task discovery"); a file of `[tasks]` alone needs no `mise trust`. In a root
+    // these are reported names (commands write them); above a workspace they are no file of the
+    // project's. Its `.config/mise.toml` and `.config/mise/` are left: keeping `.config` above a
+    // workspace would keep the home's `~/.config` for runs nested below a writable home.
+    ("mise.toml", MISE),
+    (".mise.toml", MISE),
+    ("mise.local.toml", MISE),
+    (".mise.local.toml", MISE),
+    (".rtx.toml", MISE),
+    (".rtx.local.toml", MISE),
+    ("mise", MISE_DIR),
+    (".mise", MISE_DIR),
+    ("mise-tasks", MISE_TASKS),
+    (".mise-tasks", MISE_TASKS),
+    // treefmt's `config::lookup` ("from the current folder, and up") takes the nearest ancestor's.
+    ("treefmt.toml", TREEFMT),
+    (".treefmt.toml", TREEFMT),
+    // c8 finds its rc file with find-up from the cwd (`.nycrc*`, which it reads too, is kept
+    // already); istanbul-reports' `create` require()s a reporter name that is not built in.
+    (".c8rc", C8),
+    (".c8rc.json", C8),
+    // Lerna's cosmiconfig search (`searchStrategy: 'global'`, from the cwd up to `/`).
+    ("lerna.json", "Lerna takes the nearest ancestor's on every lerna command: the module its `extends` names is require()d, and `npmClient` is the program `lerna run` runs"),
 ];
+
+const MISE: &str = "mise reads every ancestor's configuration: its tasks run on `mise run` in the workspaces below (a file of tasks alone needs no `mise trust`), its hooks and env scripts, once trusted, when a shell enters them";
+const MISE_DIR: &str = "mise reads every ancestor's config.toml and tasks/ directory here: its tasks run on `mise run` in the workspaces below, its hooks and env scripts, once trusted, when a shell enters them";
+const MISE_TASKS: &str = "mise takes each executable file in every ancestor's task directory as a task: it runs on `mise run` in the workspaces below";
+const TREEFMT: &str = "treefmt takes the nearest ancestor's: the command of each formatter it lists runs on every `treefmt` (and `nix fmt` through treefmt-nix)";
+const C8: &str = "c8 takes the nearest ancestor's configuration: each `reporter` that is no built-in one is a module it require()s";
 
 /// JavaScript tools whose configuration is searched for from the cwd upward (ESLint's flat and
 /// legacy configs, cosmiconfig's and lilconfig's users: Prettier, stylelint, PostCSS; Babel's and
@@ -206,6 +237,9 @@ const JS_CONFIGS: &[(&str, &[&str], &str)] = &[
     ("commitlint.config", &["js", "cjs", "mjs", "ts", "cts", "mts"], "commitlint (run by a commit-msg hook on git commit) takes the nearest ancestor's configuration: it runs as JavaScript"),
     (".lintstagedrc", &["", "json", "yaml", "yml", "js", "mjs", "cjs", "ts"], "lint-staged (run by a pre-commit hook on git commit) takes the nearest ancestor's configuration where the repository has none: a .js one runs, the commands it lists run"),
     ("lint-staged.config", &["js", "mjs", "cjs", "ts"], "lint-staged (run by a pre-commit hook on git commit) takes the nearest ancestor's configuration where the repository has none: it runs as JavaScript"),
+    // host30: AVA searches the project's directory and each parent up to the repository's top
+    // (the first ancestor holding `.git`, else `/`) and import()s a JavaScript one.
+    ("ava.config", &["js", "cjs", "mjs", "json"], "AVA takes the nearest ancestor's configuration (up to a repository's top, / with none): a JavaScript one runs as it is loaded, its `require` loads modules"),
 ];
 
 /// Every upward-searched name.
@@ -259,6 +293,9 @@ mod tests {
             assert!(all.iter().any(|a| a == n), "{n}");
         }
         for n in ["project.clj", "_opam", "hie.yaml", ".merlin", "pants.toml", ".buckconfig", ".buckroot", "composer.json", "QWEN.md", "IFLOW.md", "AGENT.md", ".goosehints", "config.nims", "nim.cfg", "hardhat.config.ts", "truffle-config.js", "angular.json", ".angular.json", "svelte.config.js", "vcpkg.json", "vcpkg-configuration.json", ".remarkrc", ".remarkrc.mjs", ".rehyperc.js", ".retextrc.yml"] {
+            assert!(all.iter().any(|a| a == n), "{n}");
+        }
+        for n in ["mise.toml", ".mise.toml", "mise.local.toml", ".mise", "mise", "mise-tasks", ".mise-tasks", "treefmt.toml", ".treefmt.toml", ".c8rc", ".c8rc.json", "lerna.json", "ava.config.js", "ava.config.mjs", "ava.config.cjs", "ava.config.json"] {
             assert!(all.iter().any(|a| a == n), "{n}");
         }
         assert_eq!(what_it_does("README.md"), None);
