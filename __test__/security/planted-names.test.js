@@ -180,3 +180,40 @@ describe('.github/hooks reached through a .github symlink there before the run',
     for (const l of LINKS) assert.equal(fs.existsSync(path.join(tree.ws, l.rel)), false, `${l.rel} landed: ${JSON.stringify(res)}`)
   })
 })
+
+// Found by an attacker's review (host30): GitHub Copilot CLI loads `.github/lsp.json` of the
+// repository as its project configuration of language servers, and "once the working directory
+// is trusted ... automatically starts any LSP servers that are relevant to your project, in the
+// background" (docs.github.com, Copilot CLI "Using LSP servers"): each server's `command` runs on
+// the host when a session starts there, as `.github/hooks` does. A run wrote one (and rewrote the
+// project's own in place) with hostRisks [], and review's apply landed it. Projects commit it
+// (the lsp-setup skill writes it), so it is report-only, as `tools/bazel` is.
+const LSP = ['.github/lsp.json', 'sub/.github/lsp.json']
+const LSP_JSON = JSON.stringify({ lspServers: { x: { command: '/tmp/evil', fileExtensions: { '.js': 'javascript' } } } })
+
+describe("host30: Copilot CLI's .github/lsp.json", () => {
+  for (const [mode, extra] of Object.entries(MODES)) {
+    test(`${mode}: created, or changed in place, it is reported; the workflows stay quiet`, async (t) => {
+      const tree = tempTree(t)
+      fs.mkdirSync(path.join(tree.ws, '.github/workflows'), { recursive: true })
+      const made = await sh(`${plant(LSP)}; echo "on: push" > .github/workflows/ci.yml`, { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+      assert.equal(made.exitCode, 0, show(made))
+      for (const rel of LSP) assert.ok(riskFor(made.hostRisks, tree.ws, rel), `${rel}: ${JSON.stringify(made.hostRisks)}`)
+      assert.ok(!made.hostRisks.some((h) => h.path.includes('workflows')), JSON.stringify(made.hostRisks))
+      // The project's own, rewritten in place (same inode).
+      const changed = await sh(`printf '%s' ${q(LSP_JSON)} 1<> .github/lsp.json`, { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+      assert.equal(changed.exitCode, 0, show(changed))
+      assert.ok(riskFor(changed.hostRisks, tree.ws, '.github/lsp.json'), JSON.stringify(changed.hostRisks))
+    })
+  }
+
+  test('review: a risk of the change set, held back by apply', async (t) => {
+    const tree = tempTree(t)
+    const r = await sandspawn.spawnSandboxed(['sh', '-c', `${plant(LSP)}; mkdir -p .github/workflows && echo x > .github/workflows/ci.yml`], { cwd: tree.ws, timeout: 60000, sandbox: { mode: 'workspace-write', workspace: 'review' } })
+    assert.ok(r.changeSet, show(r))
+    for (const rel of LSP) assert.ok(riskFor(r.changeSet.hostRisks, tree.ws, rel), `${rel}: ${JSON.stringify(r.changeSet.hostRisks)}`)
+    const res = await sandspawn.applyChangeSet(r.changeSet.id, {})
+    for (const rel of LSP) assert.equal(fs.existsSync(path.join(tree.ws, rel)), false, `${rel} landed`)
+    assert.equal(fs.readFileSync(path.join(tree.ws, '.github/workflows/ci.yml'), 'utf8'), 'x\n', JSON.stringify(res))
+  })
+})
