@@ -2,7 +2,8 @@
 //! review (tools23): VS Code's `*.code-workspace` (settings, and tasks with `runOn: folderOpen`,
 //! the counterpart of `.vscode`) and GitHub Copilot CLI's `.github/hooks` (it runs the `bash`
 //! commands of each `*.json` there; `.github` itself is the project's, workflows); and (host25)
-//! bazelisk's `tools/bazel` wrapper (`tools` is the project's own). They are
+//! bazelisk's `tools/bazel` wrapper (`tools` is the project's own); and (host30) Copilot CLI's
+//! `.github/lsp.json` (it starts the language servers listed there). They are
 //! matched beside the names by the walk and review mode (a suffix and a parent compared per entry,
 //! no lookup of its own), so a run that creates or replaces one says so in `hostRisks` and
 //! review's apply holds it back. `.github/hooks` at a root's or repository's top is also kept as a
@@ -27,6 +28,11 @@ const COPILOT_HOOKS_LINK: &str = "it is a symlink: GitHub Copilot CLI runs the c
 /// Bazel, so `bazel build` there runs what a run put in it.
 const BAZEL_WRAPPER: &str = "bazelisk (and Bazel's own launcher) runs it in place of bazel for every bazel command in the workspace";
 const COPILOT_HOOKS: &str = "GitHub Copilot CLI runs the commands of the hooks (*.json) in it when a session starts here";
+/// Found by an attacker's review (host30): Copilot CLI takes a repository's `.github/lsp.json` as
+/// its project configuration of language servers and, once the directory is trusted (as for its
+/// hooks), starts each relevant one's `command` in the background when a session starts. Projects
+/// commit it (Copilot's lsp-setup skill writes it): report-only, as `tools/bazel` is.
+const COPILOT_LSP: &str = "GitHub Copilot CLI starts the command of each language server it lists, in the background, when a session starts here";
 
 /// What the entry `name` in a directory named `parent` can make the host do, when it is one of the
 /// patterns. Only when names are looked for at all (`protectedNames` or `reportedNames` not empty).
@@ -38,7 +44,10 @@ pub fn what_it_does(parent: Option<&OsStr>, name: &OsStr) -> Option<&'static str
     if name == "bazel" && parent.is_some_and(|p| p == "tools") {
         return Some(BAZEL_WRAPPER);
     }
-    (name == "hooks" && parent.is_some_and(|p| p == ".github")).then_some(COPILOT_HOOKS)
+    if name == "lsp.json" && parent.is_some_and(|p| p == NESTED_PARENT) {
+        return Some(COPILOT_LSP);
+    }
+    (name == "hooks" && parent.is_some_and(|p| p == NESTED_PARENT)).then_some(COPILOT_HOOKS)
 }
 
 /// What an entry `name` that is a symlink can make the host do beside `what_it_does`: a `.github`
@@ -61,6 +70,7 @@ mod tests {
         assert!(of_path("w/proj.code-workspace".as_ref()).is_some());
         assert!(of_path("w/.github/hooks".as_ref()).is_some());
         assert!(of_path("w/tools/bazel".as_ref()).is_some());
+        assert!(of_path("w/.github/lsp.json".as_ref()).is_some() && of_path("w/lsp.json".as_ref()).is_none());
         assert!(of_path("w/tool/bazel".as_ref()).is_none() && of_path("w/tools/bazelisk".as_ref()).is_none());
         for not in ["w/.code-workspace", "w/proj.code-workspace.bak", "w/hooks", "w/.github", "w/.github/workflows", "w/x/.githubx/hooks"] {
             assert!(of_path(not.as_ref()).is_none(), "{not}");
