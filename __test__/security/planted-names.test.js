@@ -188,10 +188,13 @@ describe('.github/hooks reached through a .github symlink there before the run',
 // the host when a session starts there, as `.github/hooks` does. A run wrote one (and rewrote the
 // project's own in place) with hostRisks [], and review's apply landed it. Projects commit it
 // (the lsp-setup skill writes it), so it is report-only, as `tools/bazel` is.
-const LSP = ['.github/lsp.json', 'sub/.github/lsp.json']
+// Copilot CLI (1.0.61 on) also auto-loads a trusted repository's `.github/mcp.json` as its
+// workspace MCP configuration (beside `.mcp.json`, a protected name): each local server's command
+// starts with the session.
+const LSP = ['.github/lsp.json', 'sub/.github/lsp.json', '.github/mcp.json', 'sub/.github/mcp.json']
 const LSP_JSON = JSON.stringify({ lspServers: { x: { command: '/tmp/evil', fileExtensions: { '.js': 'javascript' } } } })
 
-describe("host30: Copilot CLI's .github/lsp.json", () => {
+describe("host30: Copilot CLI's .github/lsp.json and .github/mcp.json", () => {
   for (const [mode, extra] of Object.entries(MODES)) {
     test(`${mode}: created, or changed in place, it is reported; the workflows stay quiet`, async (t) => {
       const tree = tempTree(t)
