@@ -3,7 +3,7 @@
 //! the counterpart of `.vscode`) and GitHub Copilot CLI's `.github/hooks` (it runs the `bash`
 //! commands of each `*.json` there; `.github` itself is the project's, workflows); and (host25)
 //! bazelisk's `tools/bazel` wrapper (`tools` is the project's own); and (host30) Copilot CLI's
-//! `.github/lsp.json` (it starts the language servers listed there). They are
+//! `.github/lsp.json` and `.github/mcp.json` (it starts the servers listed there). They are
 //! matched beside the names by the walk and review mode (a suffix and a parent compared per entry,
 //! no lookup of its own), so a run that creates or replaces one says so in `hostRisks` and
 //! review's apply holds it back. `.github/hooks` at a root's or repository's top is also kept as a
@@ -33,6 +33,10 @@ const COPILOT_HOOKS: &str = "GitHub Copilot CLI runs the commands of the hooks (
 /// hooks), starts each relevant one's `command` in the background when a session starts. Projects
 /// commit it (Copilot's lsp-setup skill writes it): report-only, as `tools/bazel` is.
 const COPILOT_LSP: &str = "GitHub Copilot CLI starts the command of each language server it lists, in the background, when a session starts here";
+/// The same review: Copilot CLI (1.0.61 on) also loads a trusted repository's `.github/mcp.json`
+/// as its workspace MCP configuration, beside `.mcp.json` (a protected name), and starts each
+/// local server's command with the session. VS Code's Copilot writes it too: report-only.
+const COPILOT_MCP: &str = "GitHub Copilot CLI starts the command of each local MCP server it lists when a session starts here";
 
 /// What the entry `name` in a directory named `parent` can make the host do, when it is one of the
 /// patterns. Only when names are looked for at all (`protectedNames` or `reportedNames` not empty).
@@ -44,8 +48,13 @@ pub fn what_it_does(parent: Option<&OsStr>, name: &OsStr) -> Option<&'static str
     if name == "bazel" && parent.is_some_and(|p| p == "tools") {
         return Some(BAZEL_WRAPPER);
     }
-    if name == "lsp.json" && parent.is_some_and(|p| p == NESTED_PARENT) {
-        return Some(COPILOT_LSP);
+    if parent.is_some_and(|p| p == NESTED_PARENT) {
+        if name == "lsp.json" {
+            return Some(COPILOT_LSP);
+        }
+        if name == "mcp.json" {
+            return Some(COPILOT_MCP);
+        }
     }
     (name == "hooks" && parent.is_some_and(|p| p == NESTED_PARENT)).then_some(COPILOT_HOOKS)
 }
@@ -71,6 +80,7 @@ mod tests {
         assert!(of_path("w/.github/hooks".as_ref()).is_some());
         assert!(of_path("w/tools/bazel".as_ref()).is_some());
         assert!(of_path("w/.github/lsp.json".as_ref()).is_some() && of_path("w/lsp.json".as_ref()).is_none());
+        assert!(of_path("w/.github/mcp.json".as_ref()).is_some() && of_path("w/mcp.json".as_ref()).is_none());
         assert!(of_path("w/tool/bazel".as_ref()).is_none() && of_path("w/tools/bazelisk".as_ref()).is_none());
         for not in ["w/.code-workspace", "w/proj.code-workspace.bak", "w/hooks", "w/.github", "w/.github/workflows", "w/x/.githubx/hooks"] {
             assert!(of_path(not.as_ref()).is_none(), "{not}");
