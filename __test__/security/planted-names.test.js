@@ -220,3 +220,33 @@ describe("host30: Copilot CLI's .github/lsp.json and .github/mcp.json", () => {
     assert.equal(fs.readFileSync(path.join(tree.ws, '.github/workflows/ci.yml'), 'utf8'), 'x\n', JSON.stringify(res))
   })
 })
+
+// Found by an attacker's review (host30): two more coding agents read project settings that start
+// commands by themselves, as Claude Code's `.claude` does: Letta Code's `.letta/settings.json` and
+// `.letta/settings.local.json` (hooks: SessionStart, PreToolUse ... run their `command`), and Qoder
+// CLI's (and the Qoder IDE's) `.qoder/settings.json` and `.qoder/settings.local.json` (hooks and
+// `mcpServers`, applied once the directory is trusted). Each landed with hostRisks [].
+const AGENTS30 = ['.letta/settings.json', '.qoder/settings.json']
+
+describe('host30: Letta Code and Qoder project settings', () => {
+  for (const [mode, extra] of Object.entries(MODES)) {
+    test(`${mode}: kept absent at the workspace's top and reported`, async (t) => {
+      const tree = tempTree(t)
+      const r = await sh(plant(AGENTS30), { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+      assert.equal(r.exitCode, 0, show(r))
+      for (const rel of AGENTS30) {
+        assert.equal(fs.existsSync(path.join(tree.ws, rel)), false, `${rel} stayed\n${JSON.stringify(r.hostRisks)}`)
+        assert.ok(riskFor(r.hostRisks, tree.ws, rel), `${rel}: ${JSON.stringify(r.hostRisks)}`)
+      }
+    })
+  }
+
+  test('review: a risk of the change set, held back by apply', async (t) => {
+    const tree = tempTree(t)
+    const r = await sandspawn.spawnSandboxed(['sh', '-c', plant(AGENTS30)], { cwd: tree.ws, timeout: 60000, sandbox: { mode: 'workspace-write', workspace: 'review' } })
+    assert.ok(r.changeSet, show(r))
+    for (const rel of AGENTS30) assert.ok(riskFor(r.changeSet.hostRisks, tree.ws, rel), `${rel}: ${JSON.stringify(r.changeSet.hostRisks)}`)
+    await sandspawn.applyChangeSet(r.changeSet.id, {})
+    for (const rel of AGENTS30) assert.equal(fs.existsSync(path.join(tree.ws, rel)), false, `${rel} landed`)
+  })
+})
