@@ -148,6 +148,11 @@ const DEFAULTS: &[(&str, &str)] = &[
     (".sl", "Sapling runs the hooks and extensions of a repository's .sl/config"),
     (".jj", "jj (before 0.38) applies a repository's .jj/repo/config.toml: aliases, pager and diff tools it runs"),
     (".pijul", "Pijul runs the hooks of a repository's .pijul/config"),
+    // Found by an attacker's review (host30), each planted unflagged: more coding agents whose
+    // project settings run hooks' commands (and start MCP servers) when a session starts there,
+    // as Claude Code's `.claude` does.
+    (".letta", "Letta Code runs the hooks (SessionStart, PreToolUse, ...) of its settings.json and settings.local.json"),
+    (".qoder", "Qoder CLI and the Qoder IDE run the hooks and start the MCP servers of its settings.json and settings.local.json (once the folder is trusted)"),
 ];
 
 /// The report-only tier (`sandbox.reportedNames`): files tools run that commands legitimately
@@ -291,7 +296,7 @@ const DIRECTORIES: &[&str] = &[
     ".git", ".vscode", ".idea", ".devcontainer", ".claude", ".codex", ".agents", ".cursor", ".gemini", ".continue", ".windsurf",
     ".roo", ".amazonq", ".opencode", ".zed", ".helix", ".cargo", ".mvn", ".hg", ".qwen", ".kiro", ".kilocode", ".junie", ".factory",
     ".clinerules", ".amp", ".iflow", ".codebuddy", ".pi", ".tabnine", ".trae", ".vibe", ".grok", ".augment", ".openhands", ".theia",
-    ".sl", ".jj", ".pijul",
+    ".sl", ".jj", ".pijul", ".letta", ".qoder",
 ];
 
 /// What the placeholder of a missing protected name is. Files by convention get an empty file
