@@ -139,8 +139,11 @@ fn a_memory_backed_filesystem_a_later_mount_hides_is_left_alone() {
     assert!(masked.windows(5).any(|w| w == ["--remount-ro", "/dev", "--ro-bind", "/dev", "/dev"]), "{masked:?}");
     assert!(masked.contains(&"--stdio-devices=/dev".to_string()), "{masked:?}");
     // A workspace of its own: a real directory (the plan takes each writable root's identity).
+    // The shared /tmp as a writable root is walked: with another process's thousands of planted
+    // repositories there (another session's tests left 10,000), the plan passed bwrap's argument
+    // bound and was refused. What is looked at here is the inode bound, not the carve-outs.
     let ws = workspace();
-    let tmp = at(json!({"mode": "workspace-write", "tmp": "private", "writableRoots": ["/tmp"]}), ws.path());
+    let tmp = at(json!({"mode": "workspace-write", "tmp": "private", "writableRoots": ["/tmp"], "protectGit": false, "protectedNames": [], "reportedNames": []}), ws.path());
     assert_eq!(inode_steps(&tmp), ["--tmpfs-inodes=131072:/dev/shm"], "a writable root at /tmp");
 }
 
