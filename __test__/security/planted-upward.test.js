@@ -329,3 +329,24 @@ describe('host30: mise, treefmt, AVA, c8 and Lerna configurations above a worksp
     })
   }
 })
+
+// The same review (host30): JavaScript bundlers' and CSS engines' configurations found from the
+// cwd up to `/` and run as they are loaded: tsup (JoyCon, `stopDir` the filesystem's root; a
+// package.json counts only with a `tsup` key), tsdown and UnoCSS (unconfig: each source searched
+// up to `/` before the next, so a parent's config comes before the workspace's own package.json).
+const HOST30_JS = ['../tsup.config.ts', '../../tsup.config.mjs', '../tsdown.config.ts', '../../tsdown.config.mjs', '../uno.config.ts', '../unocss.config.js']
+
+describe('host30: tsup, tsdown and UnoCSS configurations above a workspace nested below /tmp', () => {
+  for (const [mode, extra] of Object.entries(MODES)) {
+    test(`${mode}: kept absent and reported; the workspace's own are its own`, async (t) => {
+      const { ws } = nested(t, 'sandspawn-upward-')
+      const r = await sh(`${plant(HOST30_JS)}; echo own > tsup.config.ts`, options(ws, extra))
+      assert.equal(r.exitCode, 0, show(r))
+      const risks = r.hostRisks || []
+      assertKeptOff(risks, ws, HOST30_JS, extra)
+      assert.ok(!risks.some((h) => h.path === path.join(ws, 'tsup.config.ts')), JSON.stringify(risks))
+      if (r.changeSet) await sandspawn.applyChangeSet(r.changeSet.id)
+      assert.equal(fs.readFileSync(path.join(ws, 'tsup.config.ts'), 'utf8'), 'own\n')
+    })
+  }
+})
