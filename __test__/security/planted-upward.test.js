@@ -334,9 +334,12 @@ describe('host30: mise, treefmt, AVA, c8 and Lerna configurations above a worksp
 // cwd up to `/` and run as they are loaded: tsup (JoyCon, `stopDir` the filesystem's root; a
 // package.json counts only with a `tsup` key), tsdown and UnoCSS (unconfig: each source searched
 // up to `/` before the next, so a parent's config comes before the workspace's own package.json).
-const HOST30_JS = ['../tsup.config.ts', '../../tsup.config.mjs', '../tsdown.config.ts', '../../tsdown.config.mjs', '../uno.config.ts', '../unocss.config.js']
+// And Cloudflare's wrangler, which finds wrangler.json, wrangler.jsonc or wrangler.toml (and a
+// `.wrangler/deploy/config.json` redirect) from the cwd up (find-up): its `[build] command` runs in
+// sh before every `wrangler dev` and `wrangler deploy`.
+const HOST30_JS = ['../tsup.config.ts', '../../tsup.config.mjs', '../tsdown.config.ts', '../../tsdown.config.mjs', '../uno.config.ts', '../unocss.config.js', '../wrangler.toml', '../../wrangler.jsonc', '../wrangler.json', '../.wrangler/deploy/config.json']
 
-describe('host30: tsup, tsdown and UnoCSS configurations above a workspace nested below /tmp', () => {
+describe('host30: tsup, tsdown, UnoCSS and wrangler configurations above a workspace nested below /tmp', () => {
   for (const [mode, extra] of Object.entries(MODES)) {
     test(`${mode}: kept absent and reported; the workspace's own are its own`, async (t) => {
       const { ws } = nested(t, 'sandspawn-upward-')
