@@ -183,7 +183,14 @@ const UPWARD: &[(&str, &str)] = &[
     (".c8rc.json", C8),
     // Lerna's cosmiconfig search (`searchStrategy: 'global'`, from the cwd up to `/`).
     ("lerna.json", "Lerna takes the nearest ancestor's on every lerna command: the module its `extends` names is require()d, and `npmClient` is the program `lerna run` runs"),
+    // Cloudflare's wrangler find-ups its configuration (and a deploy redirect in `.wrangler`).
+    ("wrangler.toml", WRANGLER),
+    ("wrangler.json", WRANGLER),
+    ("wrangler.jsonc", WRANGLER),
+    (".wrangler", "wrangler takes the nearest ancestor's deploy/config.json as a redirect to the configuration it uses: its `[build] command` runs in sh before every wrangler dev and deploy"),
 ];
+
+const WRANGLER: &str = "wrangler takes the nearest ancestor's configuration: its `[build] command` runs in sh before every wrangler dev and deploy";
 
 const MISE: &str = "mise reads every ancestor's configuration: its tasks run on `mise run` in the workspaces below (a file of tasks alone needs no `mise trust`), its hooks and env scripts, once trusted, when a shell enters them";
 const MISE_DIR: &str = "mise reads every ancestor's config.toml and tasks/ directory here: its tasks run on `mise run` in the workspaces below, its hooks and env scripts, once trusted, when a shell enters them";
@@ -240,6 +247,13 @@ const JS_CONFIGS: &[(&str, &[&str], &str)] = &[
     // host30: AVA searches the project's directory and each parent up to the repository's top
     // (the first ancestor holding `.git`, else `/`) and import()s a JavaScript one.
     ("ava.config", &["js", "cjs", "mjs", "json"], "AVA takes the nearest ancestor's configuration (up to a repository's top, / with none): a JavaScript one runs as it is loaded, its `require` loads modules"),
+    // host30: tsup's JoyCon search stops at the filesystem's root (a package.json counts only
+    // with a `tsup` key); unconfig (tsdown's and UnoCSS's loader) searches each source up to `/`
+    // before the next, so a parent's config comes before the workspace's own package.json.
+    ("tsup.config", &["ts", "cts", "mts", "js", "cjs", "mjs", "json"], "tsup takes the nearest ancestor's config for a project with none: it is bundled and run as JavaScript on every tsup build"),
+    ("tsdown.config", &["ts", "mts", "cts", "js", "mjs", "cjs", "json"], "tsdown takes the nearest ancestor's config (up to /) for a project with none: it runs as JavaScript on every tsdown build"),
+    ("uno.config", &["ts", "mts", "cts", "js", "mjs", "cjs", "json"], "UnoCSS (its Vite plugin, CLI and editor extension) takes the nearest ancestor's config up to /: it runs as JavaScript"),
+    ("unocss.config", &["ts", "mts", "cts", "js", "mjs", "cjs", "json"], "UnoCSS (its Vite plugin, CLI and editor extension) takes the nearest ancestor's config up to /: it runs as JavaScript"),
 ];
 
 /// Every upward-searched name.
@@ -293,6 +307,9 @@ mod tests {
             assert!(all.iter().any(|a| a == n), "{n}");
         }
         for n in ["project.clj", "_opam", "hie.yaml", ".merlin", "pants.toml", ".buckconfig", ".buckroot", "composer.json", "QWEN.md", "IFLOW.md", "AGENT.md", ".goosehints", "config.nims", "nim.cfg", "hardhat.config.ts", "truffle-config.js", "angular.json", ".angular.json", "svelte.config.js", "vcpkg.json", "vcpkg-configuration.json", ".remarkrc", ".remarkrc.mjs", ".rehyperc.js", ".retextrc.yml"] {
+            assert!(all.iter().any(|a| a == n), "{n}");
+        }
+        for n in ["wrangler.toml", "wrangler.json", "wrangler.jsonc", ".wrangler", "tsup.config.ts", "tsup.config.mjs", "tsdown.config.ts", "uno.config.ts", "unocss.config.js"] {
             assert!(all.iter().any(|a| a == n), "{n}");
         }
         for n in ["mise.toml", ".mise.toml", "mise.local.toml", ".mise", "mise", "mise-tasks", ".mise-tasks", "treefmt.toml", ".treefmt.toml", ".c8rc", ".c8rc.json", "lerna.json", "ava.config.js", "ava.config.mjs", "ava.config.cjs", "ava.config.json"] {
