@@ -353,3 +353,17 @@ describe('host30: tsup, tsdown, UnoCSS and wrangler configurations above a works
     })
   }
 })
+
+// mise's bare `mise` directory is no upward name: `$TMPDIR/mise` is mise's own temporary
+// directory, and keeping it absent at /tmp's top moved mise's files aside in every sandboxed run
+// that used mise (and reported it). Only where /tmp/mise does not exist already.
+test('host30: /tmp/mise (mise\'s own temporary directory) stays writable at /tmp\'s top', { skip: fs.existsSync('/tmp/mise') && '/tmp/mise exists' }, async (t) => {
+  const { ws } = nested(t, 'sandspawn-upward-')
+  t.after(() => {
+    for (const e of fs.readdirSync('/tmp').filter((n) => n === 'mise' || n.startsWith('mise.sandspawn-held-'))) rmrf(path.join('/tmp', e))
+  })
+  const r = await sh('mkdir -p /tmp/mise && echo x > /tmp/mise/lock && sleep 0.3 && cat /tmp/mise/lock', options(ws, {}))
+  assert.equal(r.exitCode, 0, show(r))
+  assert.ok(!(r.hostRisks || []).some((h) => h.path.startsWith('/tmp/mise')), JSON.stringify(r.hostRisks))
+  assert.ok(fs.existsSync('/tmp/mise/lock'))
+})
