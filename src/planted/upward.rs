@@ -163,14 +163,15 @@ const UPWARD: &[(&str, &str)] = &[
     // (its docs, "Task discovery"); a file of `[tasks]` alone needs no `mise trust`. In a root
     // these are reported names (commands write them); above a workspace they are no file of the
     // project's. Its `.config/mise.toml` and `.config/mise/` are left: keeping `.config` above a
-    // workspace would keep the home's `~/.config` for runs nested below a writable home.
+    // workspace would keep the home's `~/.config` for runs nested below a writable home; so is
+    // its bare `mise` directory (`mise/config.toml`, `mise/tasks`): `$TMPDIR/mise` is mise's own
+    // temporary directory, and keeping it at `/tmp`'s top would break every sandboxed mise.
     ("mise.toml", MISE),
     (".mise.toml", MISE),
     ("mise.local.toml", MISE),
     (".mise.local.toml", MISE),
     (".rtx.toml", MISE),
     (".rtx.local.toml", MISE),
-    ("mise", MISE_DIR),
     (".mise", MISE_DIR),
     ("mise-tasks", MISE_TASKS),
     (".mise-tasks", MISE_TASKS),
@@ -193,7 +194,7 @@ const UPWARD: &[(&str, &str)] = &[
 const WRANGLER: &str = "wrangler takes the nearest ancestor's configuration: its `[build] command` runs in sh before every wrangler dev and deploy";
 
 const MISE: &str = "mise reads every ancestor's configuration: its tasks run on `mise run` in the workspaces below (a file of tasks alone needs no `mise trust`), its hooks and env scripts, once trusted, when a shell enters them";
-const MISE_DIR: &str = "mise reads every ancestor's config.toml and tasks/ directory here: its tasks run on `mise run` in the workspaces below, its hooks and env scripts, once trusted, when a shell enters them";
+const MISE_DIR: &str = "mise reads every ancestor's .mise/config.toml and .mise/tasks/ directory: its tasks run on `mise run` in the workspaces below, its hooks and env scripts, once trusted, when a shell enters them";
 const MISE_TASKS: &str = "mise takes each executable file in every ancestor's task directory as a task: it runs on `mise run` in the workspaces below";
 const TREEFMT: &str = "treefmt takes the nearest ancestor's: the command of each formatter it lists runs on every `treefmt` (and `nix fmt` through treefmt-nix)";
 const C8: &str = "c8 takes the nearest ancestor's configuration: each `reporter` that is no built-in one is a module it require()s";
@@ -312,7 +313,8 @@ mod tests {
         for n in ["wrangler.toml", "wrangler.json", "wrangler.jsonc", ".wrangler", "tsup.config.ts", "tsup.config.mjs", "tsdown.config.ts", "uno.config.ts", "unocss.config.js"] {
             assert!(all.iter().any(|a| a == n), "{n}");
         }
-        for n in ["mise.toml", ".mise.toml", "mise.local.toml", ".mise", "mise", "mise-tasks", ".mise-tasks", "treefmt.toml", ".treefmt.toml", ".c8rc", ".c8rc.json", "lerna.json", "ava.config.js", "ava.config.mjs", "ava.config.cjs", "ava.config.json"] {
+        assert!(!all.iter().any(|a| a == "mise"), "$TMPDIR/mise is mise's own temporary directory");
+        for n in ["mise.toml", ".mise.toml", "mise.local.toml", ".mise", "mise-tasks", ".mise-tasks", "treefmt.toml", ".treefmt.toml", ".c8rc", ".c8rc.json", "lerna.json", "ava.config.js", "ava.config.mjs", "ava.config.cjs", "ava.config.json"] {
             assert!(all.iter().any(|a| a == n), "{n}");
         }
         assert_eq!(what_it_does("README.md"), None);
