@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <linux/seccomp.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <linux/filter.h>
@@ -130,6 +132,13 @@ int main(void) {
   if (any < 0) any = socket(AF_INET, SOCK_DGRAM, 0);  // Unix sockets refused
   report("ioctl-siocgifbr", ioctl(any, 0x8940 /* SIOCGIFBR */, zeros));
   report("ioctl-siocgifvlan", ioctl(any, 0x8982 /* SIOCGIFVLAN */, zeros));
+  // Installing a seccomp filter (found by an attacker's review, kern30: each is compiled into the
+  // BPF JIT's packs, whose pages split the host's direct map for good). No program: EFAULT
+  // without the filter, and nothing is compiled. Asking what an action does is no rule.
+  report("seccomp-filter", syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, NULL));
+  report("prctl-seccomp-filter", prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, NULL, 0, 0));
+  unsigned int action = SECCOMP_RET_ALLOW;
+  report("seccomp-action-avail", syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action));
   report("fork", (long)({ pid_t p = fork(); if (p == 0) _exit(0); if (p > 0) waitpid(p, NULL, 0); p; }));
   return 0;
 }
