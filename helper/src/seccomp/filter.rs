@@ -225,6 +225,12 @@ pub(crate) const SIOCSIFVLAN: u32 = 0x8983;
 /// Frame Relay's (`dlci`, removed in Linux 6.0): `sock_ioctl` loads the module for them the same way.
 pub(crate) const SIOCADDDLCI: u32 = 0x8980;
 pub(crate) const SIOCDELDLCI: u32 = 0x8981;
+/// Installing a seccomp filter: `seccomp()`'s operation, and `prctl()`'s option with its mode (the
+/// same numbers on x86_64 and aarch64). Strict mode and the queries install nothing the JIT
+/// compiles.
+pub(crate) const SECCOMP_SET_MODE_FILTER: u32 = 1;
+pub(crate) const PR_SET_SECCOMP: u32 = 22;
+pub(crate) const SECCOMP_MODE_FILTER: u32 = 2;
 /// `fcntl` commands naming the process the kernel signals when a descriptor is ready.
 pub(crate) const F_SETOWN: u32 = 8;
 pub(crate) const F_SETOWN_EX: u32 = 15;
