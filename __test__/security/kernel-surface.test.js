@@ -18,6 +18,8 @@
 //   host's hypervisor whatever the network namespace).
 // - protocols.c: protocols of the allowed families beyond what programs ask for (a protocol not yet
 //   registered makes a host that autoloads modules load its module for good: SCTP, DCCP...).
+// - host-futex.c: a host process's waiters on a shared futex in a file the command can only read,
+//   requeued onto a word of the command's, where nobody wakes them.
 
 const { describe, test, before, after } = require('node:test')
 const assert = require('node:assert/strict')
@@ -47,8 +49,8 @@ before(() => {
   if (!HAS_CC) return
   bin = fs.mkdtempSync(path.join(BASE, 'sandspawn-attacks-'))
   fs.chmodSync(bin, 0o755)
-  for (const name of ['borrow-init', 'keyring', 'surface', 'host-ipc', 'unix-dgram', 'families', 'protocols']) {
-    execFileSync('cc', ['-O1', '-o', path.join(bin, name), path.join(__dirname, 'attacks', `${name}.c`), '-lrt'], { stdio: 'pipe' })
+  for (const name of ['borrow-init', 'keyring', 'surface', 'host-ipc', 'unix-dgram', 'families', 'protocols', 'host-futex']) {
+    execFileSync('cc', ['-O1', '-o', path.join(bin, name), path.join(__dirname, 'attacks', `${name}.c`), '-lrt', '-lpthread'], { stdio: 'pipe' })
   }
 })
 after(() => bin && fs.rmSync(bin, { recursive: true, force: true }))
@@ -193,6 +195,40 @@ describe("the host's IPC objects stay out of reach", { concurrency: 2 }, () => {
     for (const name of ['stole-shm', 'stole-msg', 'stole-mq']) assert.equal(got[name], secret, name)
     assert.equal(after['host-left-shm'], 'ok')
     assert.equal(after['host-left-mq'], 'ok')
+  })
+})
+
+// Found by an attacker's review (kern30): a process-shared futex in a mapped file is keyed by the
+// file's inode, and FUTEX_CMP_REQUEUE asks only read access of it: from a read-only run the command
+// moved a host thread waiting there onto a word of its own, the host's wake found no one, and the
+// thread slept for good (a process-shared mutex or condition variable in a file: LMDB's lock file,
+// Berkeley DB's regions). The shared requeues are refused; the private ones stay.
+describe("a host process's futex waiters stay its own", { concurrency: 2 }, () => {
+  const EXPECT = {
+    'futex-requeue-shared': 'EPERM', 'futex-cmp-requeue-shared': 'EPERM', futex_requeue: 'ENOSYS',
+    // Not rules: the C libraries' private requeue, and a wake (spurious wakes are every waiter's to expect).
+    'futex-cmp-requeue-private': 'ok', 'futex-wake-shared': 'ok',
+  }
+  /** Runs `attempt(probe argv)` beside a host thread waiting on a shared futex in `file`. */
+  const withHostFutex = (file, attempt) => {
+    const program = path.join(bin, 'host-futex')
+    return withHost(program, ['host', file], () => attempt([program, 'probe', file]))
+  }
+  for (const [name, sandbox] of Object.entries(MODES)) {
+    test(`${name}: the host's waiter cannot be requeued from a file the command can read; its wake still finds it`, { skip }, async (t) => {
+      const tree = tempTree(t)
+      const [r, after] = await withHostFutex(path.join(tree.ws, 'lock.mdb'), (probe) => run(probe, { cwd: tree.ws, sandbox }))
+      assert.equal(r.exitCode, 0, show(r))
+      assert.deepEqual(results(r.stdout), EXPECT, show(r))
+      assert.deepEqual(after, { got: [], 'host-woken': '1', 'host-waiter': 'woke' })
+    })
+  }
+
+  test('without a sandbox the probe takes the waiter, and the host never wakes it (the test can tell)', { skip }, async (t) => {
+    const tree = tempTree(t)
+    const [out, after] = await withHostFutex(path.join(tree.ws, 'lock.mdb'), ([program, ...args]) => execFileSync(program, args, { encoding: 'utf8' }))
+    assert.equal(results(out)['futex-requeued'], '1', out)
+    assert.deepEqual(after, { got: [], 'host-woken': '0', 'host-waiter': 'stuck' })
   })
 })
 

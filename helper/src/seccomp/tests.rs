@@ -864,3 +864,39 @@ fn every_filter_refuses_installing_a_seccomp_filter() {
         }
     }
 }
+
+/// Found by an attacker's review (kern30): a process-shared futex in a mapped file is keyed by the
+/// file's inode, and the requeues ask only read access of it, so a command that could read the file
+/// moved a host thread waiting there onto a word of its own: the host's wake found no one and the
+/// thread slept for good. The shared `FUTEX_REQUEUE` and `FUTEX_CMP_REQUEUE` are refused (the
+/// operation an `int`, judged on its low half), futex2's `futex_requeue` (flags in memory) gets
+/// ENOSYS; the private forms, the waits, the wakes and the PI calls (which need write access)
+/// stay allowed.
+#[test]
+fn every_filter_refuses_requeueing_shared_futexes() {
+    const HIGH: u64 = 0xffff_ffff_0000_0000;
+    const PRIVATE: u64 = 128;
+    let shielded = Filter { sockets: Sockets::None, tracing: Tracing::Denied, shield: Some(4242) };
+    for (arch, audit) in ARCHES {
+        let futex_nr = if arch == Arch::X86_64 { 202 } else { 98 };
+        for f in filters().into_iter().chain([shielded]) {
+            let p = program(arch, f);
+            let futex = |op: u64| run(&p, audit, futex_nr, [0x1000, op]);
+            for (op, name) in [(3, "FUTEX_REQUEUE"), (4, "FUTEX_CMP_REQUEUE")] {
+                assert_eq!(futex(op), RET_EPERM, "{f:?}: {name}");
+                assert_eq!(futex(HIGH | op), RET_EPERM, "{f:?}: {name}, high half ignored as the kernel's int");
+                assert_eq!(futex(PRIVATE | op), RET_ALLOW, "{f:?}: {name}_PRIVATE");
+            }
+            // WAIT, WAKE, FD, WAKE_OP, LOCK_PI, UNLOCK_PI, TRYLOCK_PI, WAIT_BITSET, WAKE_BITSET,
+            // WAIT_REQUEUE_PI, CMP_REQUEUE_PI, LOCK_PI2, shared and private.
+            for op in [0, 1, 2, 5, 6, 7, 8, 9, 10, 11, 12, 13] {
+                assert_eq!(futex(op), RET_ALLOW, "{f:?}: futex op {op}");
+                assert_eq!(futex(PRIVATE | op), RET_ALLOW, "{f:?}: futex op {op} private");
+            }
+            assert_eq!(run(&p, audit, 456, [0x1000, 0]), RET_ENOSYS, "{f:?}: futex_requeue");
+            for nr in [449, 454, 455] {
+                assert_eq!(run(&p, audit, nr, [0x1000, 0]), RET_ALLOW, "{f:?}: futex_waitv, futex_wake, futex_wait ({nr})");
+            }
+        }
+    }
+}
