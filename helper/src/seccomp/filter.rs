@@ -231,6 +231,10 @@ pub(crate) const SIOCDELDLCI: u32 = 0x8981;
 pub(crate) const SECCOMP_SET_MODE_FILTER: u32 = 1;
 pub(crate) const PR_SET_SECCOMP: u32 = 22;
 pub(crate) const SECCOMP_MODE_FILTER: u32 = 2;
+/// `futex`'s requeues, in their shared forms (without `FUTEX_PRIVATE_FLAG`, 128): they move the
+/// waiters of a word to another, asking read access alone of both.
+pub(crate) const FUTEX_REQUEUE: u32 = 3;
+pub(crate) const FUTEX_CMP_REQUEUE: u32 = 4;
 /// `fcntl` commands naming the process the kernel signals when a descriptor is ready.
 pub(crate) const F_SETOWN: u32 = 8;
 pub(crate) const F_SETOWN_EX: u32 = 15;
