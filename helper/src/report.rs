@@ -52,6 +52,9 @@ pub fn seccomp_refused(errno: i32) -> String {
     let words = os_words(&std::io::Error::from_raw_os_error(errno));
     match errno {
         ENOTSUPP => format!("{words}: the kernel refused to compile the filter: its machine-wide BPF JIT budget (net.core.bpf_jit_limit) may be exhausted"),
+        // The kernel itself never answers EPERM here (no_new_privs is set first): a filter above
+        // this process refuses filters, as sandspawn's own does for the commands it runs.
+        libc::EPERM => format!("{words}: this process runs inside a sandbox that refuses seccomp filters (sandspawn's does), so sandspawn cannot run a sandbox from inside it"),
         _ => words,
     }
 }
@@ -158,5 +161,13 @@ mod tests {
         assert!(why.starts_with("ENOTSUPP (524): the kernel refused to compile the filter"), "{why}");
         assert!(why.contains("machine-wide BPF JIT budget (net.core.bpf_jit_limit) may be exhausted"), "{why}");
         assert_eq!(seccomp_refused(libc::EINVAL), os_words(&std::io::Error::from_raw_os_error(libc::EINVAL)));
+    }
+
+    /// A run from inside a sandspawn sandbox (the Landlock mode, where bwrap has no user namespace
+    /// to make) is refused its filter by the outer one's (kern30): the words say why.
+    #[test]
+    fn eperm_names_the_sandbox_around() {
+        let why = seccomp_refused(libc::EPERM);
+        assert!(why.contains("inside a sandbox that refuses seccomp filters"), "{why}");
     }
 }
