@@ -107,6 +107,35 @@ describe("the host's devices given as stdio keep their mode", { skip: !linux && 
     assert.match(out, /after 6[02]0/, out + r.stderr)
   })
 
+  // Found by an attacker's review (kern30): a pipe among the inherited stdio was left as given, so
+  // its status flags were the caller's open file, which the caller shares with its other processes
+  // (a shell pipeline's next command, a CI log pipe): the command's fcntl(1, F_SETFL, O_NONBLOCK)
+  // outlived the run, and the next host writer into that pipe lost its output to EAGAIN once the
+  // pipe was full (`cat` wrote 61,485 of 3,000,000 bytes). Spawned from Python, which, unlike
+  // Node, does not put its descriptors' flags back when it exits.
+  test("buildSandboxCommand with a pipe as stdio: the command's O_NONBLOCK (and O_APPEND) stay its own; what it writes and reads goes through", { skip: !which('python3') && 'no python3' }, (t) => {
+    const tree = tempTree(t)
+    const command = ['python3', '-c', 'import fcntl, os, sys\nfor fd in (0, 1):\n    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_NONBLOCK | os.O_APPEND)\nprint("read", sys.stdin.readline().strip(), flush=True)']
+    const { buildSandboxCommand } = require(ROOT)
+    const plan = buildSandboxCommand(command, { cwd: tree.ws })
+    const driver = `
+import fcntl, json, os, subprocess, sys
+plan = json.loads(sys.argv[1])
+r_in, w_in = os.pipe()
+r_out, w_out = os.pipe()
+os.write(w_in, b"given\\n")
+p = subprocess.Popen([plan["program"]] + plan["args"], cwd=plan["cwd"], env=plan["env"], stdin=r_in, stdout=w_out)
+p.wait()
+flags = lambda fd: fcntl.fcntl(fd, fcntl.F_GETFL)
+print("stdin-nonblock", bool(flags(r_in) & os.O_NONBLOCK), "stdout-nonblock", bool(flags(w_out) & os.O_NONBLOCK), "stdout-append", bool(flags(w_out) & os.O_APPEND))
+os.close(w_out)
+print("got", os.read(r_out, 4096).decode().strip())
+`
+    const r = spawnSync('python3', ['-c', driver, JSON.stringify(plan)], { encoding: 'utf8', timeout: 30000 })
+    assert.match(r.stdout, /^got read given$/m, `the command read its stdin and wrote its stdout through the pipes\n${r.stdout}${r.stderr}`)
+    assert.match(r.stdout, /^stdin-nonblock False stdout-nonblock False stdout-append False$/m, r.stdout + r.stderr)
+  })
+
   // A review of the step above: failing every run whose stdin is a device the command cannot
   // change anyway broke ordinary setups (a git hook's `exec < /dev/tty`, a terminal `su` left to
   // another uid); and a device given read-only could be opened again for writing through
