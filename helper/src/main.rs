@@ -85,6 +85,8 @@ mod device_copy;
 #[cfg(target_os = "linux")]
 mod stdio_devices;
 #[cfg(target_os = "linux")]
+mod stdio_pipes;
+#[cfg(target_os = "linux")]
 mod stdio_terminals;
 #[cfg(target_os = "linux")]
 mod supervisor;

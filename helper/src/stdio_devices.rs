@@ -38,10 +38,15 @@ use crate::describe;
 use crate::device_copy::{fstat, open_again, put_over};
 
 /// Reopen each inherited descriptor on a character device through a read-only mount of the
-/// host's `/dev` bound at `dir`, then detach `dir`.
+/// host's `/dev` bound at `dir`, and each pipe as an open file of its own (`stdio_pipes`), then
+/// detach `dir`.
 pub fn reopen_all(dir: &str) -> Result<(), Failure> {
     for fd in inherited()? {
         let Some(st) = fstat(fd) else { continue };
+        if st.st_mode & libc::S_IFMT == libc::S_IFIFO {
+            crate::stdio_pipes::reopen(fd, &st);
+            continue;
+        }
         if !matches!(st.st_mode & libc::S_IFMT, libc::S_IFCHR | libc::S_IFBLK) {
             continue;
         }

@@ -1,0 +1,49 @@
+//! Pipes among the command's stdio, each opened again as an open file of its own, for
+//! `stdio_devices`: left as given, a pipe's status flags are those of the caller's open file, which
+//! the caller shares with its other processes (a shell pipeline's next command, a CI log pipe,
+//! `buildSandboxCommand` spawned with `stdio: 'inherit'`). The command's `fcntl(1, F_SETFL,
+//! O_NONBLOCK)` outlived the run, and the next host writer into that pipe lost its output to EAGAIN
+//! once the pipe was full (found by an attacker's review, kern30: `cat` wrote 61,485 of 3,000,000
+//! bytes). Opened through `/proc/self/fd`, a pipe (or a FIFO) is the same pipe as a new open file,
+//! whose status flags are the command's own; it starts with those the caller gave (not `O_ASYNC`,
+//! whose signals go to an owner outside the sandbox, as for devices).
+//!
+//! One that cannot be opened again is left as given: a write end whose readers are all gone
+//! (opening it would wait for one; the command's writes fail with EPIPE anyway), one of a user the
+//! helper may not open it as. A socket cannot be opened again at all (README: not covered).
+
+use std::ffi::CString;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+
+use crate::device_copy::{fstat, put_over};
+
+/// The status flags `F_SETFL` changes that the caller may have chosen (`O_DIRECT` is a pipe's
+/// packet mode).
+const GIVEN: i32 = libc::O_APPEND | libc::O_NONBLOCK | libc::O_DIRECT;
+
+/// Opens the pipe at `fd` (of `st`) again and puts the new open file at `fd`, with the status
+/// flags it was given; leaves it as given where it cannot.
+pub fn reopen(fd: i32, st: &libc::stat) {
+    // SAFETY: F_GETFL on an open descriptor.
+    let fl = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    if fl < 0 || fl & libc::O_PATH != 0 {
+        return;
+    }
+    let Some(new) = open_again(fd, fl & libc::O_ACCMODE) else { return };
+    let same = fstat(new.as_raw_fd()).is_some_and(|s| (s.st_dev, s.st_ino) == (st.st_dev, st.st_ino));
+    // SAFETY: F_SETFL on the descriptor just opened.
+    if same && unsafe { libc::fcntl(new.as_raw_fd(), libc::F_SETFL, fl & GIVEN) } == 0 {
+        // A failed dup2 leaves `fd` as given (nothing is lost but the separation).
+        let _ = put_over(new, fd);
+    }
+}
+
+/// `/proc/self/fd/FD` opened with `access`, never waiting (a FIFO's open waits for the other end
+/// otherwise: a write end with no reader fails with ENXIO instead).
+fn open_again(fd: i32, access: i32) -> Option<OwnedFd> {
+    let path = CString::new(format!("/proc/self/fd/{fd}")).ok()?;
+    // SAFETY: a valid C string.
+    let new = unsafe { libc::open(path.as_ptr(), access | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC) };
+    // SAFETY: a descriptor open just returned, owned from here.
+    (new >= 0).then(|| unsafe { OwnedFd::from_raw_fd(new) })
+}
