@@ -25,15 +25,18 @@ impl ResourceUsage {
     }
 }
 
-/// This process's peak resident set (`VmHWM`), in bytes, or 0 when unknown.
+/// This process's peak resident set, in bytes, or 0 when unknown: `getrusage(RUSAGE_SELF)`'s
+/// `ru_maxrss`, the kernel's `VmHWM` of this process (or a larger peak it had before), one system
+/// call on every run's path where reading and parsing `/proc/self/status` cost tens of
+/// microseconds in a process of many threads.
 pub fn host_peak_rss_bytes() -> f64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
-        .map(|kib| kib * 1024.0)
-        .unwrap_or(0.0)
+    // SAFETY: an all-zero rusage is a valid value, and getrusage only writes to it.
+    let mut r: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `r` is a valid, writable rusage.
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut r) } != 0 {
+        return 0.0;
+    }
+    ResourceUsage::from_rusage(&r).max_rss_bytes
 }
 
 /// The run's usage from the spawned process's `wait4` rusage (`reaped`) and what sampling /proc

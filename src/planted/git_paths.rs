@@ -67,7 +67,14 @@ pub fn system_files() -> Vec<PathBuf> {
 pub fn prefixes() -> Vec<PathBuf> {
     let mut out = Vec::new();
     for dir in std::env::var_os("PATH").map(|p| std::env::split_paths(&p).collect::<Vec<_>>()).unwrap_or_default() {
-        let Ok(git) = std::fs::canonicalize(dir.join("git")) else { continue };
+        // One `lstat` tells most directories have no `git` (every run looks, twice): resolving the
+        // missing name cost a `readlink` per component of the directory's path. Where `lstat`
+        // fails, so would the resolution.
+        let candidate = dir.join("git");
+        if std::fs::symlink_metadata(&candidate).is_err() {
+            continue;
+        }
+        let Ok(git) = std::fs::canonicalize(candidate) else { continue };
         if let Some(pre) = git.parent().and_then(Path::parent).map(Path::to_path_buf).filter(|p| !out.contains(p)) {
             out.push(pre);
         }

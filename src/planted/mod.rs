@@ -325,7 +325,12 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
     let devices = home_hard::devices(&policy.planted.identities, &direct);
     // The home's config directory and dot-entries beyond the held list: reported after the run.
     let home_config = home_config::Watched::of(&home, &direct);
-    let mut home_hard = home_hard::Kept::of(&home_hard::candidates(&home, names, &c.global), &devices);
+    // Listed only when a directly written root's device may hold another of their names: a
+    // read-only run (no such device) lists none of the home's directories for it.
+    let mut home_hard = match devices.is_empty() {
+        true => home_hard::Kept::default(),
+        false => home_hard::Kept::of(&home_hard::candidates(&home, names, &c.global), &devices),
+    };
     // Listed home directories past the listing's bound, said whatever the devices (a link there
     // may lead into any root).
     home_hard.cut = home_links::cut_short(&home, names);

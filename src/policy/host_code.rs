@@ -48,6 +48,10 @@ const SYSTEM_TREES: [(&str, &str, &[&str]); 6] = [
 
 /// Keep all of them read-only in the writable roots that hold them.
 pub(super) fn keep_host_code(roots: &mut [WritableRoot]) {
+    // No writable root (read-only): nothing to keep, and no system path resolved on every run.
+    if roots.is_empty() {
+        return;
+    }
     keep(roots, &crate::capabilities::discover::SYSTEM_PROGRAM_DIRS, PlaceholderKind::Dir);
     keep_usr(roots);
     // A root holding `/etc`, `/boot`, ... (`/var` holds `/var/spool/cron`): whole, as `/usr`'s entries.
@@ -86,6 +90,9 @@ fn keep_usr(roots: &mut [WritableRoot]) {
 /// is read-only whole, but one inside it would be a writable part of where the host loads code from
 /// (found by a fixer's review). `cwd`: which option to name.
 pub(super) fn refuse_roots_inside(roots: &[WritableRoot], cwd: &Path) -> Result<()> {
+    if roots.is_empty() {
+        return Ok(());
+    }
     let dirs = crate::capabilities::discover::SYSTEM_PROGRAM_DIRS.iter().chain(LIBRARY_DIRS.iter()).chain(LOADER_DIRS.iter());
     let dirs: Vec<std::path::PathBuf> = dirs.filter_map(|d| std::fs::canonicalize(d).ok()).collect();
     for r in roots {
