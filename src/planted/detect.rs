@@ -194,19 +194,38 @@ fn links_made(baseline: &Baseline, found: &scan::Found, risks: &mut Listed) {
     // Names inside `node_modules` are neither protected nor reported: a link into one is said
     // when they are elsewhere (`links_into_nm`).
     let names = !baseline.spec.names.is_empty();
-    for (link, target) in links::made_since(&found.links, baseline.taken_at_ns) {
-        let resolved = links::resolve(link, &target);
+    // All of them judged within one budget (`links_budget`): past it, the rest is said once.
+    let mut budget = super::links_budget::LinksBudget::after_run();
+    let made: Vec<(&PathBuf, PathBuf)> = links::made_since(&found.links, baseline.taken_at_ns).collect();
+    for (i, (link, target)) in made.iter().enumerate() {
+        if budget.spent() {
+            risks.push(past_the_budget(link, made.len() - i - 1));
+            break;
+        }
+        let resolved = budget.resolve(link, target);
         // Repositories are reported with `protectGit` only, as above. Each within the bound, an
         // unjudged one too: a run makes thousands of links through /proc cheaply.
-        let judged = judge_resolved_link(link, &target, resolved.clone(), &places).filter(|r| baseline.report_repositories || r.kind != RiskKind::GitDirectoryCreated);
+        let judged = judge_resolved_link(link, target, resolved.clone(), &places, &mut budget).filter(|r| baseline.report_repositories || r.kind != RiskKind::GitDirectoryCreated);
         let into_nm = || {
-            let detail = names.then(|| super::links_into_nm::said(&target, resolved.as_deref().ok())).flatten()?;
+            let detail = names.then(|| super::links_into_nm::said(target, resolved.as_deref().ok())).flatten()?;
             Some(HostRisk { path: link.to_string_lossy().into_owned(), kind: RiskKind::ScanIncomplete, detail })
         };
         if let Some(r) = judged.or_else(into_nm) {
             risks.keep(r);
         }
     }
+}
+
+/// The `scan-incomplete` at `link`, the first link the run made met past the budget for judging
+/// them all (`links_budget`), with the `more` after it.
+fn past_the_budget(link: &Path, more: usize) -> HostRisk {
+    let detail = format!(
+        "is a symlink made during the run; the symlinks it made before it took up all the steps judging them may take ({} components of \
+         their ways and directories git's discovery looks at), so this one and the {more} after it were not judged by where they lead: \
+         look at them before running host tools through them",
+        super::links_budget::STEPS
+    );
+    HostRisk { path: link.to_string_lossy().into_owned(), kind: RiskKind::ScanIncomplete, detail }
 }
 
 /// The symlinks into `node_modules` that existed before the run (`unwalked_links`): one that leads
@@ -305,15 +324,17 @@ fn links_via_unjudged(after: &super::unwalked_links::AfterRun, found: &scan::Fou
 
 /// The host risk of the symlink at `link` (holding `target`) a run made, if any (`links::judge`):
 /// after a direct run and on a change set alike.
-pub fn judge_link(link: &Path, target: &Path, places: &links::Places) -> Option<HostRisk> {
-    judge_resolved_link(link, target, links::resolve(link, target), places)
+/// Its way and git's discovery spend from `budget`, the judgement's (`links_budget`).
+pub fn judge_link(link: &Path, target: &Path, places: &links::Places, budget: &mut super::links_budget::LinksBudget) -> Option<HostRisk> {
+    let resolved = budget.resolve(link, target);
+    judge_resolved_link(link, target, resolved, places, budget)
 }
 
 /// `judge_link`, given where the link leads (`links::resolve`'s answer).
-fn judge_resolved_link(link: &Path, target: &Path, resolved: Result<PathBuf, crate::policy::path_walk::Unjudged>, places: &links::Places) -> Option<HostRisk> {
+fn judge_resolved_link(link: &Path, target: &Path, resolved: Result<PathBuf, crate::policy::path_walk::Unjudged>, places: &links::Places, budget: &mut super::links_budget::LinksBudget) -> Option<HostRisk> {
     let path = link.to_string_lossy().into_owned();
     let shown = target.display();
-    Some(match links::judge_resolved(resolved, places)? {
+    Some(match links::judge_resolved(resolved, places, &mut |d| budget.discover(d))? {
         links::Verdict::Repository { git, config } => {
             let mut detail = format!(
                 "is a symlink made during the run, to {shown}, where git run on the host (`cd` there, then `git status`) uses the \

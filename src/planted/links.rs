@@ -51,12 +51,14 @@ pub enum Verdict {
 /// known, or in a shared place), or it leads into a shared place (`shared_places`: `/tmp`, the
 /// host's `$TMPDIR`, sandspawn's state), which any later run, or any process on the host, can fill in.
 pub fn judge(link: &Path, target: &Path, places: &Places) -> Option<Verdict> {
-    judge_resolved(resolve(link, target), places)
+    judge_resolved(resolve(link, target), places, &mut |d| Some(discover(d)))
 }
 
 /// `judge`, given where the link leads (`resolve`'s answer): the walk after a run resolves each
 /// link it judges once, for this and for `links_into_nm`.
-pub fn judge_resolved(resolved: Result<PathBuf, Unjudged>, places: &Places) -> Option<Verdict> {
+/// Git's discovery is `discover`'s (`links_budget::LinksBudget::discover`, from the judgement's
+/// budget): `None`, past it, leaves the link unjudged.
+pub fn judge_resolved(resolved: Result<PathBuf, Unjudged>, places: &Places, discover: &mut dyn FnMut(&Path) -> Option<Vec<PathBuf>>) -> Option<Verdict> {
     let resolved = match resolved {
         Ok(resolved) => resolved,
         Err(why) => return Some(Verdict::Unjudged(why)),
@@ -67,7 +69,8 @@ pub fn judge_resolved(resolved: Result<PathBuf, Unjudged>, places: &Places) -> O
     // sandspawn's state counts wherever it is: inside a root too (a cwd of $HOME), where the walk
     // does not read it and runs find it covered.
     let shared = |p: &Path| (!inside(p) && under(&temporary, p)) || under(&state, p);
-    if let Some(git) = discover(&resolved).into_iter().find(|g| !(places.known)(g) && (inside(g) || shared(g))) {
+    let Some(found) = discover(&resolved) else { return Some(Verdict::Unjudged(Unjudged::Spent)) };
+    if let Some(git) = found.into_iter().find(|g| !(places.known)(g) && (inside(g) || shared(g))) {
         // Possibly in a shared place, which any process fills in: read as bounded as the run's own.
         let config = super::repo::configured(&git_dirs_of(&git));
         return Some(Verdict::Repository { git, config });

@@ -51,6 +51,7 @@ pub mod hook_links;
 pub mod hook_risks;
 pub mod keeper;
 pub mod links;
+pub mod links_budget;
 mod links_into_nm;
 mod link_looks;
 mod listing;

@@ -74,6 +74,9 @@ pub enum Unjudged {
     /// each leads wherever the process following it is (`procfs`), so where this process's walk
     /// ends is not where a host tool's, from its own cwd, root and descriptors, does.
     ThroughProc,
+    /// Not followed: the links judged before it took up the steps all the links of one judgement
+    /// may take (`planted::links_budget`: a run's links made, a change set's).
+    Spent,
 }
 
 impl Unjudged {
@@ -85,6 +88,7 @@ impl Unjudged {
             Unjudged::ThroughProc => "goes through a symlink of /proc (/proc/self, /proc/<pid>/cwd, root or fd/N, /dev/fd, /dev/stdin), \
                                       which leads wherever the process following it is (its own working directory, root and open files)"
                 .to_string(),
+            Unjudged::Spent => "was not followed: the symlinks judged before it took up all the steps those of one run (or change set) may take".to_string(),
         }
     }
 }

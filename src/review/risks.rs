@@ -54,8 +54,9 @@ pub struct Judge<'a> {
     levels: Vec<Level>,
     /// A new `.git` (below the root) → the keys of its configuration that run programs.
     new_repo_keys: HashMap<PathBuf, Vec<String>>,
-    /// Symlinks judged by where they lead (`link_out`).
+    /// Symlinks judged by where they lead (`link_out`), and the steps all of them may take.
     links_judged: usize,
+    links_budget: crate::planted::links_budget::LinksBudget,
     /// The hooks directories repositories of the set's roots run from outside their top, and the
     /// hooks the host's hooks directories link to (`elsewhere::hooks_elsewhere`), absolute:
     /// guarded from the root.
@@ -169,7 +170,7 @@ fn kind_of_stat(s: &super::host_fs::Stat) -> Kind {
 impl<'a> Judge<'a> {
     /// `elsewhere`: `elsewhere::hooks_elsewhere` of the set (found once for all its roots).
     pub fn new(meta: &'a Meta, root: &Path, upper: &Path, elsewhere: &'a Elsewhere) -> Judge<'a> {
-        Judge { meta, root: root.to_path_buf(), upper: upper.to_path_buf(), levels: Vec::new(), new_repo_keys: HashMap::new(), links_judged: 0, elsewhere, global_git: crate::planted::global_git::now(), home_places: None }
+        Judge { meta, root: root.to_path_buf(), upper: upper.to_path_buf(), levels: Vec::new(), new_repo_keys: HashMap::new(), links_judged: 0, links_budget: crate::planted::links_budget::LinksBudget::on_a_set(), elsewhere, global_git: crate::planted::global_git::now(), home_places: None }
     }
 
     /// The risk a change carries, if any.
@@ -251,6 +252,12 @@ impl<'a> Judge<'a> {
             let detail = format!("the change set makes more than {} symlinks; this one was not judged by where it leads", crate::planted::MAX_LINKS_JUDGED);
             return Some(risk(link, RiskKind::ScanIncomplete, detail));
         }
+        // Past the steps all the set's links may take (found by an attacker's review, fix30: 2,000
+        // links of 3,200 steps each cost every later `listChangeSets` 5 s of CPU), held back unjudged.
+        if self.links_budget.spent() {
+            let detail = format!("the change set's symlinks judged before this one took up all the steps judging them may take ({}); this one was not judged by where it leads", crate::planted::links_budget::STEPS);
+            return Some(risk(link, RiskKind::ScanIncomplete, detail));
+        }
         let target = std::fs::read_link(self.upper.join(&change.rel)).ok()?;
         let roots = &self.meta.roots;
         // A repository in a reviewed root is the host's (what the set makes there is judged on
@@ -259,7 +266,7 @@ impl<'a> Judge<'a> {
         // (found by an attacker's review, mode28: `lib -> node_modules/pkg` landed, and the host's
         // `cd lib && git status` ran the planted `core.fsmonitor`).
         let known = |g: &Path| roots.iter().any(|r| g.strip_prefix(r).is_ok_and(|rel| !rel.components().any(|c| c.as_os_str() == "node_modules")));
-        let risk = crate::planted::judge_link(&link, &target, &crate::planted::links::Places { roots, known: &known });
+        let risk = crate::planted::judge_link(&link, &target, &crate::planted::links::Places { roots, known: &known }, &mut self.links_budget);
         risk.filter(|r| self.meta.protect_git || r.kind != RiskKind::GitDirectoryCreated)
     }
 
