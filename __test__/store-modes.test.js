@@ -163,3 +163,25 @@ test('a Landlock command that makes the state directory writable by others is re
   assert.ok(risk, `the run that opened ${state} to others reports it: ${JSON.stringify(out.chmod)}`)
   assert.match(risk.detail, new RegExp(`chmod go-w ${state}`))
 })
+
+// Found by an attacker's review (fix30): the report of a store opened to others (store29) looked
+// at the stores' roots and the state directory only. The same Landlock command's `chmod 0777
+// held-links` turned the records shared with the user's other processes off for every later run
+// (a directory others may write is not used: each run then held its links per process, as before
+// rfix27, when a run in another process repointed a writableRoots link and a run here wrote where
+// it led), and `chmod 0777 change-sets/<id>` had the pending set refused for good (its
+// continuation and apply: not private), both with hostRisks []. Each is reported now, with the fix,
+// in that run's result and every later one while it stays so.
+test('a Landlock command that makes held-links or a pending change set\'s directory writable by others is reported, with the fix', { skip: isRoot ? cannotRunAs(STORES_UID) ?? false : false }, async (t) => {
+  const { out, home } = await chmodded(t, STORES_UID, 'sandspawn-store-open-', 'chmod 0777 held-links change-sets/cs-* && echo done', { withHome: true })
+  const state = path.join(home, '.local', 'state', 'sandspawn')
+  assert.equal(out.chmod.stdout, 'done\n', JSON.stringify(out.chmod))
+  const set = path.join(state, 'change-sets', out.set.changeSet.id)
+  for (const [step, r] of [['the run that did it', out.chmod], ['the next run', out.next]]) {
+    for (const dir of [path.join(state, 'held-links'), set]) {
+      const risk = (r.hostRisks || []).find((h) => h.path === dir && h.kind === 'permissions-changed')
+      assert.ok(risk, `${step} reports ${dir}: ${JSON.stringify(r.hostRisks)}`)
+      assert.match(risk.detail, new RegExp(`chmod go-w ${dir}`))
+    }
+  }
+})
