@@ -41,7 +41,8 @@ fn risk(dir: PathBuf, mode: u32) -> HostRisk {
 }
 
 /// One entry per store of this user's (the host process's own, the state directories that hold
-/// them, and those `known_stores` lists) that a group or others may write. Found by an attacker's
+/// them, and those `known_stores` lists), and per directory in them used only while private
+/// (`kept_inside`), that a group or others may write. Found by an attacker's
 /// review (store29): the Landlock mode does not govern modes, and its command's `chmod 0777
 /// ~/.local/state/sandspawn` went unsaid while every later run went on: another user's process
 /// could then rename or replace what sandspawn keeps there (a store's root of its own is refused as
@@ -49,9 +50,10 @@ fn risk(dir: PathBuf, mode: u32) -> HostRisk {
 /// restored: the mode may be the user's choice, and what was put there meanwhile cannot be told.
 pub fn open_to_others(env: &BTreeMap<String, String>) -> Vec<HostRisk> {
     use std::os::unix::fs::MetadataExt;
-    let stores = crate::plan::stores::host_stores(env).into_iter().chain(crate::plan::known_stores::listed());
+    let stores: Vec<PathBuf> = crate::plan::stores::host_stores(env).into_iter().chain(crate::plan::known_stores::listed()).collect();
+    let inside = kept_inside(&stores);
     let mut open: BTreeMap<PathBuf, u32> = BTreeMap::new();
-    for store in stores {
+    for store in stores.into_iter().chain(inside) {
         // One `lstat` per store after every run.
         let Ok(meta) = std::fs::symlink_metadata(&store) else { continue };
         // SAFETY: geteuid has no preconditions.
@@ -60,6 +62,31 @@ pub fn open_to_others(env: &BTreeMap<String, String>) -> Vec<HostRisk> {
         }
     }
     open.into_iter().map(|(dir, mode)| open_risk(dir, mode)).collect()
+}
+
+/// The directories in the stores that are refused, or passed over, where they are used when others
+/// may write them: `held-links` (its records are then not used, and every run holds its links per
+/// process, as before rfix27: a run in another process repointed a `writableRoots` link and a run
+/// here wrote where it led) and each change set's directory (the set is refused, its continuation
+/// and apply with it). Found by an attacker's review (fix30): a Landlock command's `chmod 0777` of
+/// either went unsaid, for good. One listing per store that may hold sets (`may_hold_sets`), one
+/// `lstat` per set, after each run.
+fn kept_inside(stores: &[PathBuf]) -> Vec<PathBuf> {
+    let held = crate::state_dir::path(|k| std::env::var_os(k).map(PathBuf::from), "held-links");
+    let stores: std::collections::BTreeSet<&PathBuf> = stores.iter().filter(|s| may_hold_sets(s)).collect();
+    let sets = stores.into_iter().flat_map(|store| {
+        let names = std::fs::read_dir(store).into_iter().flatten().flatten().filter_map(|e| e.file_name().into_string().ok());
+        names.filter(|n| crate::review::id::check(n).is_ok()).map(|n| store.join(n)).collect::<Vec<_>>()
+    });
+    held.into_iter().chain(sets).collect()
+}
+
+/// Whether `store` may be a change set store: not one of the state directory's other stores by
+/// their names (tool caches, run directories, held directories, the state directory itself), which
+/// the host's stores and most of those `known_stores` lists are; a store of another name
+/// (`SANDSPAWN_CHANGE_SET_DIR`, `SANDSPAWN_TOOL_CACHE_DIR`) is listed.
+fn may_hold_sets(store: &std::path::Path) -> bool {
+    !store.file_name().is_some_and(|n| ["tool-caches", "runs", "held-dirs", "held-links", "sandspawn"].iter().any(|o| n == *o))
 }
 
 fn open_risk(dir: PathBuf, mode: u32) -> HostRisk {
