@@ -303,6 +303,24 @@ describe("sandspawn's own package cannot be changed by a run (issue 28)", () => 
     await plantedWhileTheRunGoesOn(t, 'shim', `python3 -c ${q(py)}`)
   })
 
+  // Found by an attacker's review (fix30): each event of a bin entry npx runs had the keeper look at
+  // every entry and watch every one again (a2a58e2), and pnpm's shim touched in a loop (IN_ATTRIB,
+  // its content unchanged: nothing to put back, no move counted) raised one per touch: a 5 s run
+  // cost the host 1.0 s of CPU, 20% of a core for the run's life, against 0.035 s for a file of
+  // no entry. CPU time, not wall time (the machine is shared).
+  test("pnpm's shim touched in a loop for the run's life costs the host little CPU", { skip: !require('./helpers').which('python3') && 'no python3' }, async (t) => {
+    const { tree, pkg } = installedWithBin(t, 'shim')
+    const py = ['import os, time', 't = time.time() + 4', 'n = 0', 'while time.time() < t:', "  os.utime('node_modules/.bin/sandspawn'); n += 1", 'print(n)'].join('\n')
+    const js = `const before = process.cpuUsage()
+      require(${JSON.stringify(pkg)}).spawnSandboxed(['python3', '-c', ${JSON.stringify(py)}], { cwd: ${JSON.stringify(tree.ws)}, timeout: 30000, sandbox: 'workspace-write' })
+      .then((r) => { const u = process.cpuUsage(before); process.stdout.write(JSON.stringify({ ...r, hostCpuMs: (u.user + u.system) / 1000 })) }, (e) => process.stdout.write(JSON.stringify({ error: e.code, message: e.message })))`
+    const out = spawnSync(process.execPath, ['-e', js], { encoding: 'utf8', timeout: 60000 })
+    const r = JSON.parse(out.stdout)
+    assert.equal(r.exitCode, 0, show(r))
+    assert.ok(Number(r.stdout) > 10000, `the command touched the shim ${r.stdout} times`)
+    assert.ok(r.hostCpuMs < 250, `the host process spent ${r.hostCpuMs} ms of CPU on a 4 s run touching the shim ${r.stdout.trim()} times`)
+  })
+
   // Left open by host28's fix (README): in review mode a change to that bin link was an ordinary
   // entry of the change set, not a host risk and not held back, so `applyChangeSet` (here by
   // another copy of sandspawn than the one that ran: a global CLI's `review apply`) landed the
