@@ -74,6 +74,13 @@ const MAX_MOVES_PER_RUN: usize = 128;
 /// before the host's tools may meet it, as the event's latency is with inotify.
 #[cfg(target_os = "linux")]
 const POLL_EVERY: Duration = Duration::from_millis(50);
+/// After events of the bin entries were handled, the keeper reads no more for this long (the stop
+/// still heard at once): meanwhile the kernel merges a repeated event into one. Found by an
+/// attacker's review (fix30): pnpm's shim touched in a loop (`IN_ATTRIB`, content unchanged:
+/// nothing to put back, no move counted) had every entry looked at and watched again for each
+/// touch, 20% of a host core for the run's life; now at most 200 rounds a second, each a few
+/// dozen system calls. A change is still put back within this much of its event.
+const OWN_PACE: Duration = Duration::from_millis(5);
 
 /// The time one `lstat` of the poll may take on average, at most: with more names the poll is
 /// spaced out (a thousand names every 50 ms, four thousand every 200 ms), so that it never takes
@@ -333,10 +340,18 @@ fn keep(sight: &Sight, own: Vec<crate::own_links::Recorded>, stop: OwnedFd, said
         if let Some(ino) = sight.ino.as_ref().filter(|_| fds[0].revents & libc::POLLIN != 0) {
             on_events(sight, &mut undoing, read_events(ino, &mut buf));
         }
-        if fds[1].revents != 0 {
+        if fds[1].revents != 0 || (std::mem::take(&mut undoing.own_were_heard) && stopped_within(&stop, OWN_PACE)) {
             return undoing.risks;
         }
     }
+}
+
+/// Whether `stop` is readable within `pace` (the keeper pausing: `OWN_PACE`).
+#[cfg(target_os = "linux")]
+fn stopped_within(stop: &OwnedFd, pace: Duration) -> bool {
+    let mut fd = libc::pollfd { fd: stop.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+    // SAFETY: one valid pollfd. Interrupted: taken for not stopped (the loop polls it again).
+    unsafe { libc::poll(&mut fd, 1, pace.as_millis() as i32) > 0 && fd.revents != 0 }
 }
 
 /// What the events read (`read_events`) say: an entry made at a top under a name kept absent is
@@ -348,6 +363,8 @@ fn keep(sight: &Sight, own: Vec<crate::own_links::Recorded>, stop: OwnedFd, said
 #[cfg(target_os = "linux")]
 fn on_events(sight: &Sight, undoing: &mut Undoing, events: Vec<(i32, u32, OsString)>) {
     let lost = events.iter().any(|(_, mask, _)| mask & libc::IN_Q_OVERFLOW != 0);
+    // The bin entries the events may be of, handled once for the whole read (`OWN_PACE`).
+    let mut heard = std::collections::BTreeSet::new();
     for (wd, mask, name) in events {
         if let Some((dir, names)) = sight.watched.get(&wd) {
             if names.contains(&name) {
@@ -362,10 +379,10 @@ fn on_events(sight: &Sight, undoing: &mut Undoing, events: Vec<(i32, u32, OsStri
         // A `.bin` holds several recorded entries (the link and what npx runs before it, `node`,
         // `sh`...), and inotify gives one watch per directory: each entry the name may be of.
         if undoing.own_wds.contains(&wd) {
-            let named: Vec<usize> = (0..undoing.own.len()).filter(|&i| crate::own_links::named_by(&undoing.own[i], &name)).collect();
-            undoing.own_heard(named.into_iter());
+            heard.extend((0..undoing.own.len()).filter(|&i| crate::own_links::named_by(&undoing.own[i], &name)));
         }
     }
+    undoing.own_heard(heard.into_iter());
     if lost {
         undoing.own_heard(0..undoing.own.len());
         // A placeholder is kept in sight again (`undo` -> `track`), its lost `IN_ATTRIB` with it.
@@ -397,12 +414,14 @@ struct Undoing<'a> {
     own_wds: HashSet<i32>,
     /// The tops' watches (`Sight::watched`): never removed with a bin entry's.
     tops: HashSet<i32>,
+    /// Whether events of the bin entries were handled since the keeper last paused (`OWN_PACE`).
+    own_were_heard: bool,
 }
 
 #[cfg(target_os = "linux")]
 impl<'a> Undoing<'a> {
     fn new(said: &'a Said, ino: Option<&'a OwnedFd>, end_run: EndRun) -> Undoing<'a> {
-        Undoing { said, risks: Vec::new(), moves: HashMap::new(), moved: 0, end_run: Some(end_run), placeholders: HashSet::new(), ino, attrib: HashMap::new(), own: Vec::new(), own_wds: HashSet::new(), tops: HashSet::new() }
+        Undoing { said, risks: Vec::new(), moves: HashMap::new(), moved: 0, end_run: Some(end_run), placeholders: HashSet::new(), ino, attrib: HashMap::new(), own: Vec::new(), own_wds: HashSet::new(), tops: HashSet::new(), own_were_heard: false }
     }
 
     /// An event that may be of the bin entries `which` (or none heard: the first look, a lost
@@ -416,6 +435,7 @@ impl<'a> Undoing<'a> {
         if which.is_empty() || self.end_run.is_none() {
             return;
         }
+        self.own_were_heard = true;
         self.own_watch_all();
         for i in which {
             self.own_changed(i);
