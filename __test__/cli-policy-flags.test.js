@@ -162,6 +162,9 @@ test('flags that make no sense for the mode are usage errors, naming the flag an
 test('errors about these flags name the flag and what was typed, never an API field', () => {
   const cases = [
     [['--allow-domain', '*'], /^sandspawn: --allow-domain \*: /],
+    // A wildcard on a public suffix (every site of every owner under it): found by an attacker's
+    // review (mode30), it was taken.
+    [['--allow-domain', 'ok.example', '--allow-domain', '*.github.io'], /^sandspawn: --allow-domain \*\.github\.io: .*public suffix.*registrable domain/],
     [['--allow-domain', 'ok.example', '--deny-domain', 'http://x.example'], /^sandspawn: --deny-domain http:\/\/x\.example: /],
     [['--allow-domain', 'ok.example', '--allow-private', 'bogus'], /^sandspawn: --allow-private bogus: /],
     [['--mode', 'workspace-write', '--protected-name', 'a/b'], /^sandspawn: --protected-name a\/b: /],

@@ -430,6 +430,27 @@ mod tests {
         assert!(err(json!("yes")).contains("boolean or a NetworkPolicy"));
     }
 
+    /// Found by an attacker's review (mode30): `*.co.uk`, `*.github.io`, `*.s3.amazonaws.com` and
+    /// `*.com.au` passed the "at least two labels" rule, though each allows every site of every
+    /// owner under a public suffix (any GitHub Pages site of any user, any S3 bucket).
+    #[test]
+    fn wildcards_on_a_public_suffix_are_refused() {
+        for (i, entry) in ["*.co.uk", "*.github.io", "*.s3.amazonaws.com", "*.com.au", "*.CO.UK.", "*.foo.ck"].into_iter().enumerate() {
+            let m = err(json!({"allowedDomains": ["ok.example.com", "*.example.co.uk", entry]}));
+            let field = "options.sandbox.network.allowedDomains[2]: ";
+            assert!(m.starts_with(field) && m.contains("public suffix") && m.contains("registrable domain"), "{i} {entry}: {m}");
+        }
+        // A public suffix named exactly is one host; a denied wildcard on one only refuses more.
+        let p = policy(json!({"allowedDomains": ["co.uk", "github.io", "*.example.co.uk", "*.user.github.io", "*.sandspawn.internal", "*.example.test"], "deniedDomains": ["*.co.uk", "*.github.io"]}));
+        assert_eq!(check(&p, "co.uk"), None);
+        assert_eq!(check(&p, "github.io"), None);
+        assert_eq!(check(&p, "www.example.co.uk"), Some(Refusal::Denied), "deniedDomains still wins");
+        let p = policy(json!({"allowedDomains": ["*.example.co.uk", "*.user.github.io"]}));
+        assert_eq!(check(&p, "www.example.co.uk"), None);
+        assert_eq!(check(&p, "a.user.github.io"), None);
+        assert_eq!(check(&p, "other.co.uk"), Some(Refusal::NotAllowed));
+    }
+
     #[test]
     fn private_address_carve_outs() {
         let p = policy(json!({"allowedDomains": [], "allowPrivateAddresses": ["127.0.0.2", "10.1.0.0/16", "[::1]", "::ffff:192.168.1.0/120"]}));
