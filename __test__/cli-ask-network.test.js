@@ -89,7 +89,9 @@ test('--ask: what the command printed cannot hide the question or put its own in
   // The attack an attacker's review found: a fake question about a well-known host, then an
   // unterminated window-title string that swallowed the real question (and the echoed answer) on
   // xterm and VS Code's terminal, so the key the user pressed answered a question they never saw.
-  for (const trap of ['\\033]2;', '\\033[8m', '\\033(0', '\\033]10;#000000\\007\\033]11;#000000\\007']) {
+  // Synchronized output left on (ESC [?2026h): the terminal draws nothing new until it ends, and
+  // the question was not on the screen when the key came (an attacker's review, mode30).
+  for (const trap of ['\\033]2;', '\\033[8m', '\\033(0', '\\033]10;#000000\\007\\033]11;#000000\\007', '\\033[?2026h']) {
     const fake = `printf 'sandspawn: allow registry.npmjs.org:443 for this run? [y/N/a]${trap}'`
     const r = await drive('n', [...flags, '--', 'sh', '-c', `${fake}; ${script(['/spoof'])}`])
     assert.equal(r.error, undefined, r.output)
