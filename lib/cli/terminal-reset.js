@@ -49,7 +49,15 @@ const INPUT_MODES = '\x1b[?9;1000;1001;1002;1003;1004;1005;1006;1015;1016;2004l\
 // alternate screen, which may restore attributes saved when the command entered it.
 const END_HYPERLINK = '\x1b]8;;\x1b\\'
 
-const RESET = `\x18\x1b\\${LEAVE_ALTERNATE_SCREEN}${END_HYPERLINK}\x1b[0m\x1b(B\x0f\x1b[?7h\x1b[?25h\x1b[?69l${INPUT_MODES}\x1b7\x1b[r\x1b8`
+// Synchronized output (mode 2026, "begin synchronized update") left on by the command: the
+// terminal draws nothing new until it is turned off, so sandspawn's question was not on the screen
+// when the user's key came, and a key pressed for what was last drawn answered it; found by an
+// attacker's review (mode30). xterm.js (VS Code's terminal) gives up after a second, other
+// terminals (kitty, WezTerm, foot, Windows Terminal...) after their own timeout. Ended first of the
+// modes, so what follows is drawn as it comes; a terminal without the mode ignores it.
+const END_SYNCHRONIZED_OUTPUT = '\x1b[?2026l'
+
+const RESET = `\x18\x1b\\${END_SYNCHRONIZED_OUTPUT}${LEAVE_ALTERNATE_SCREEN}${END_HYPERLINK}\x1b[0m\x1b(B\x0f\x1b[?7h\x1b[?25h\x1b[?69l${INPUT_MODES}\x1b7\x1b[r\x1b8`
 
 // The default colours themselves can be redefined (OSC 10/11: foreground and background, 12 the
 // cursor's, 17/19 the selection's, 4/5 palette entries, which are the default colours on some
