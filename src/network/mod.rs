@@ -4,7 +4,8 @@
 //! that brings the proxy's listener out of the sandbox (`bridge`; the in-sandbox half is the
 //! helper's `--net-listen` step), on macOS the host's loopback with a per-run credential
 //! (`loopback`, `credential`). `for_run` is what the runner calls; `command_env` keeps the user's
-//! own proxy and its password out of the command's environment.
+//! own proxy and its password out of the command's environment. `public_suffix` says when a
+//! wildcard of the allow-list would span owners (`*.co.uk`).
 
 pub mod ask;
 pub mod bridge;
@@ -17,6 +18,7 @@ pub mod host;
 pub mod loopback;
 pub mod policy;
 pub mod proxy;
+pub mod public_suffix;
 pub mod upstream;
 
 pub use denials::NetworkDenial;

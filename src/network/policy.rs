@@ -3,7 +3,8 @@
 //!
 //! Matching (API.md): case-insensitive, trailing dot ignored; `*.x.y` matches strict subdomains
 //! only; IP literals only by exact entry; `deniedDomains` is checked first and wins. Entries that
-//! would mean more than the user probably wants (`*`, `*.com`), that cannot match what clients send
+//! would mean more than the user probably wants (`*`, `*.com`, and in `allowedDomains` a wildcard on
+//! a public suffix, `*.co.uk`: `public_suffix`), that cannot match what clients send
 //! (non-ASCII: clients send punycode) or that carry a port or scheme are errors, not guesses.
 
 use std::net::IpAddr;
@@ -13,6 +14,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::host::{canonical_ip, valid_label, Host};
+use super::public_suffix::{spans_owners, SpansOwners};
 use super::upstream::{ProxyUrl, UpstreamSetting};
 use crate::error::{Result, SandboxError};
 use crate::describe::describe;
@@ -266,12 +268,14 @@ impl NetworkPolicy {
                 Some(v) => Err(SandboxError::invalid(&field, format!("must be an array of strings, got {}", describe(v)))),
             }
         };
-        let patterns = |name: &str, required: bool| -> Result<Vec<Pattern>> {
-            list(name, required)?.iter().map(|(field, s)| parse_pattern(s).map_err(|m| SandboxError::invalid(field, m))).collect()
+        // A wildcard on a public suffix is refused in the allow-list only: in deniedDomains it
+        // refuses more, which is what the user asked for.
+        let patterns = |name: &str, required: bool, allowing: bool| -> Result<Vec<Pattern>> {
+            list(name, required)?.iter().map(|(field, s)| parse_pattern(s, allowing).map_err(|m| SandboxError::invalid(field, m))).collect()
         };
         Ok(NetworkPolicy {
-            allowed_domains: patterns("allowedDomains", true)?,
-            denied_domains: patterns("deniedDomains", false)?,
+            allowed_domains: patterns("allowedDomains", true, true)?,
+            denied_domains: patterns("deniedDomains", false, false)?,
             allow_private_addresses: list("allowPrivateAddresses", false)?
                 .iter()
                 .map(|(field, s)| parse_net(s).map_err(|m| SandboxError::invalid(field, m)))
@@ -304,7 +308,8 @@ fn upstream_setting(option: &str, v: Option<&Value>) -> Result<UpstreamSetting> 
     }
 }
 
-fn parse_pattern(s: &str) -> std::result::Result<Pattern, String> {
+/// One entry of a list; `allowing` when it is `allowedDomains`'s.
+fn parse_pattern(s: &str, allowing: bool) -> std::result::Result<Pattern, String> {
     let shown = describe(&Value::String(s.to_string()));
     if s.is_empty() {
         return Err("is an empty string".into());
@@ -330,6 +335,9 @@ fn parse_pattern(s: &str) -> std::result::Result<Pattern, String> {
         if matches!(Host::parse(&host), Some(Host::Ip(_))) {
             return Err(format!("{shown}: IP addresses are matched only by exact entry, never by wildcard"));
         }
+        if let Some(spans) = spans_owners(&host).filter(|_| allowing) {
+            return Err(spanning_owners(&shown, &host, spans));
+        }
         return Ok(Pattern::Subdomains(host));
     }
     if s.contains('*') {
@@ -344,6 +352,22 @@ fn parse_pattern(s: &str) -> std::result::Result<Pattern, String> {
         Some(Host::Ip(a)) => Ok(Pattern::Ip(a)),
         None => Err(format!("{shown} is not a valid host name or IP address")),
     }
+}
+
+/// Why a wildcard on a public suffix is refused, and what to write instead: the registrable domain
+/// (one owner's name under the suffix). The suffix alone, without `*.`, is one host and is taken.
+fn spanning_owners(shown: &str, base: &str, spans: SpansOwners) -> String {
+    let SpansOwners { section, itself } = spans;
+    let (what, e_g) = if itself {
+        (format!("'{base}' is a public suffix"), format!(" (e.g. '*.example.{base}')"))
+    } else {
+        (format!("every name directly under '{base}' is a public suffix"), String::new())
+    };
+    format!(
+        "{shown} is too broad: {what} (Public Suffix List, {section} section), so the names under it belong to different owners and \
+         the wildcard would allow every site of every one of them; name the registrable domain instead, one owner's name under the \
+         suffix{e_g}, or list the hosts you need exactly"
+    )
 }
 
 fn parse_net(s: &str) -> std::result::Result<IpNet, String> {
