@@ -400,7 +400,8 @@ export interface StartOptions extends SpawnOptions {
  * that runs the command. */
 export interface NetworkPolicy {
   /** `'registry.npmjs.org'`, `'*.github.com'` (strict subdomains, not the apex), `'1.2.3.4'`,
-   * `'[2001:db8::1]'`. Case-insensitive, trailing dot ignored. `*`, `*.com`, non-ASCII names (write
+   * `'[2001:db8::1]'`. Case-insensitive, trailing dot ignored. `*`, `*.com`, a wildcard on a public
+   * suffix (`*.co.uk`, `*.github.io`: Public Suffix List, ICANN and PRIVATE), non-ASCII names (write
    * punycode), ports and schemes are `ERR_SANDBOX_INVALID_OPTIONS`. `[]` allows nothing but still
    * reports every attempt by host name. `'host.sandspawn.internal'`, listed exactly (never by a
    * wildcard or an `onRequest` answer), reaches the host's own loopback on any port. */
