@@ -401,7 +401,7 @@ export interface StartOptions extends SpawnOptions {
 export interface NetworkPolicy {
   /** `'registry.npmjs.org'`, `'*.github.com'` (strict subdomains, not the apex), `'1.2.3.4'`,
    * `'[2001:db8::1]'`. Case-insensitive, trailing dot ignored. `*`, `*.com`, a wildcard on a public
-   * suffix (`*.co.uk`, `*.github.io`: Public Suffix List, ICANN and PRIVATE), non-ASCII names (write
+   * suffix of the Public Suffix List's ICANN section (`*.co.uk`; one of its PRIVATE section, `*.github.io`, is taken and said in notEnforced), non-ASCII names (write
    * punycode), ports and schemes are `ERR_SANDBOX_INVALID_OPTIONS`. `[]` allows nothing but still
    * reports every attempt by host name. `'host.sandspawn.internal'`, listed exactly (never by a
    * wildcard or an `onRequest` answer), reaches the host's own loopback on any port. */

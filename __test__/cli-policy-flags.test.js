@@ -164,7 +164,7 @@ test('errors about these flags name the flag and what was typed, never an API fi
     [['--allow-domain', '*'], /^sandspawn: --allow-domain \*: /],
     // A wildcard on a public suffix (every site of every owner under it): found by an attacker's
     // review (mode30), it was taken.
-    [['--allow-domain', 'ok.example', '--allow-domain', '*.github.io'], /^sandspawn: --allow-domain \*\.github\.io: .*public suffix.*registrable domain/],
+    [['--allow-domain', 'ok.example', '--allow-domain', '*.co.uk'], /^sandspawn: --allow-domain \*\.co\.uk: .*public suffix.*registrable domain/],
     [['--allow-domain', 'ok.example', '--deny-domain', 'http://x.example'], /^sandspawn: --deny-domain http:\/\/x\.example: /],
     [['--allow-domain', 'ok.example', '--allow-private', 'bogus'], /^sandspawn: --allow-private bogus: /],
     [['--mode', 'workspace-write', '--protected-name', 'a/b'], /^sandspawn: --protected-name a\/b: /],

@@ -303,3 +303,15 @@ test('CLI: --allow-domain / --deny-domain', () => {
   }
   assert.match(out, /the network policy refused evil.test/)
 })
+
+// A wildcard on a suffix of the Public Suffix List's PRIVATE section is taken (it is usually meant:
+// every raw.githubusercontent.com-like host of a service), and every run says it lets in every
+// owner's hosts under it; one on an ICANN suffix is refused (network/policy.rs's own tests).
+test('an allowed wildcard on a private public suffix (*.github.io) is taken and said in notEnforced; *.co.uk is refused', async () => {
+  const r = await spawnSandboxed(['true'], { sandbox: { mode: 'workspace-write', network: { allowedDomains: ['*.github.io', '*.example.com'] } } })
+  assert.equal(r.exitCode, 0)
+  const said = r.sandboxDetails.notEnforced.filter((l) => l.startsWith('network: allowedDomains'))
+  assert.equal(said.length, 1, JSON.stringify(r.sandboxDetails.notEnforced))
+  assert.match(said[0], /'\*\.github\.io' lets in every owner's hosts under it.*PRIVATE/)
+  await assert.rejects(spawnSandboxed(['true'], { sandbox: { mode: 'workspace-write', network: { allowedDomains: ['*.co.uk'] } } }), (e) => e.code === 'ERR_SANDBOX_INVALID_OPTIONS' && /public suffix/.test(e.message))
+})

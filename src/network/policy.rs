@@ -14,7 +14,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::host::{canonical_ip, valid_label, Host};
-use super::public_suffix::{spans_owners, SpansOwners};
+use super::public_suffix::{spans_owners, SpansOwners, ICANN};
 use super::upstream::{ProxyUrl, UpstreamSetting};
 use crate::error::{Result, SandboxError};
 use crate::describe::describe;
@@ -218,6 +218,26 @@ impl Refusal {
 }
 
 impl NetworkPolicy {
+    /// What each run says in `sandboxDetails.notEnforced` of the allowed wildcards on a suffix of
+    /// the Public Suffix List's PRIVATE section (`*.github.io`, `*.githubusercontent.com`): taken,
+    /// but they let in every owner's names under it, which the user may not know.
+    pub fn spanning_private(&self) -> Vec<String> {
+        let spanning = self.allowed_domains.iter().filter_map(|p| match p {
+            Pattern::Subdomains(base) => spans_owners(base).map(|s| (base, s)),
+            _ => None,
+        });
+        spanning
+            .map(|(base, s)| {
+                let what = if s.itself { format!("'{base}' is a public suffix") } else { format!("every name directly under '{base}' is a public suffix") };
+                format!(
+                    "network: allowedDomains '*.{base}' lets in every owner's hosts under it, not one owner's: {what} (Public Suffix \
+                     List, {} section: each name under it is another user's); list the hosts you need to allow fewer",
+                    s.section
+                )
+            })
+            .collect()
+    }
+
     /// `None` when the policy allows `host` (before the address guard), else why not.
     pub fn check(&self, host: &Host) -> Option<Refusal> {
         if self.denied_domains.iter().any(|p| p.matches(host)) {
@@ -335,7 +355,11 @@ fn parse_pattern(s: &str, allowing: bool) -> std::result::Result<Pattern, String
         if matches!(Host::parse(&host), Some(Host::Ip(_))) {
             return Err(format!("{shown}: IP addresses are matched only by exact entry, never by wildcard"));
         }
-        if let Some(spans) = spans_owners(&host).filter(|_| allowing) {
+        // The ICANN section's suffixes are countries' and registries' (`co.uk`): a wildcard on one
+        // is never one owner's. The PRIVATE section's are companies' that serve their users'
+        // content (`githubusercontent.com`, `googleapis.com`), where a wildcard is common and
+        // usually meant: taken, and said in each run's notEnforced (`spanning_private`).
+        if let Some(spans) = spans_owners(&host).filter(|s| allowing && s.section == ICANN) {
             return Err(spanning_owners(&shown, &host, spans));
         }
         return Ok(Pattern::Subdomains(host));
@@ -459,7 +483,7 @@ mod tests {
     /// owner under a public suffix (any GitHub Pages site of any user, any S3 bucket).
     #[test]
     fn wildcards_on_a_public_suffix_are_refused() {
-        for (i, entry) in ["*.co.uk", "*.github.io", "*.s3.amazonaws.com", "*.com.au", "*.CO.UK.", "*.foo.ck"].into_iter().enumerate() {
+        for (i, entry) in ["*.co.uk", "*.com.au", "*.CO.UK.", "*.foo.ck", "*.kawasaki.jp"].into_iter().enumerate() {
             let m = err(json!({"allowedDomains": ["ok.example.com", "*.example.co.uk", entry]}));
             let field = "options.sandbox.network.allowedDomains[2]: ";
             assert!(m.starts_with(field) && m.contains("public suffix") && m.contains("registrable domain"), "{i} {entry}: {m}");
@@ -473,6 +497,18 @@ mod tests {
         assert_eq!(check(&p, "www.example.co.uk"), None);
         assert_eq!(check(&p, "a.user.github.io"), None);
         assert_eq!(check(&p, "other.co.uk"), Some(Refusal::NotAllowed));
+        assert!(p.spanning_private().is_empty(), "one owner's wildcards are said nowhere");
+    }
+
+    #[test]
+    fn wildcards_on_a_private_public_suffix_are_taken_and_said() {
+        let p = policy(json!({"allowedDomains": ["*.github.io", "*.S3.amazonaws.com.", "*.githubusercontent.com", "*.compute.amazonaws.com", "*.example.com"]}));
+        assert_eq!(check(&p, "anyone.github.io"), None);
+        let said = p.spanning_private();
+        assert_eq!(said.len(), 4, "{said:?}");
+        for (line, base) in said.iter().zip(["github.io", "s3.amazonaws.com", "githubusercontent.com", "compute.amazonaws.com"]) {
+            assert!(line.starts_with(&format!("network: allowedDomains '*.{base}' lets in every owner's hosts")) && line.contains("PRIVATE"), "{line}");
+        }
     }
 
     #[test]

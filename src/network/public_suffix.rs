@@ -15,6 +15,9 @@ pub struct SpansOwners {
     pub itself: bool,
 }
 
+/// The section whose suffixes are countries' and registries': a wildcard on one is refused.
+pub const ICANN: &str = "ICANN";
+
 /// A label no exception rule of the list names: exceptions (`!city.kawasaki.jp`) are real hosts,
 /// and asking about this one tells whether the list's wildcard rule covers every child of a base.
 const PROBE: &str = "sandspawn-wildcard-probe";
@@ -35,7 +38,7 @@ fn public_suffix(name: &str) -> Option<&'static str> {
         return None;
     }
     match suffix.typ()? {
-        psl::Type::Icann => Some("ICANN"),
+        psl::Type::Icann => Some(ICANN),
         psl::Type::Private => Some("PRIVATE"),
     }
 }

@@ -81,6 +81,8 @@ pub fn prepare(req: &mut SpawnRequest, ended: &dyn Fn() -> bool) -> Result<Prepa
     details.not_enforced.extend(req.policy.tool_caches.not_enforced.iter().cloned());
     // Installs that are hard links into a package manager's store (`tool_caches::linked`).
     details.not_enforced.extend(linked_stores(req));
+    // Allowed wildcards that let in every owner's hosts under a suffix (`network::policy`).
+    details.not_enforced.extend(req.policy.network_proxy.iter().flat_map(|n| n.spanning_private()));
     // The store's layers are listed (and held) before the plan that mounts them is built.
     let landlock = details.landlock_abi.is_some() && sandbox.landlock;
     let review_run = prepare_review(req, landlock, asked_ns)?;
