@@ -29,6 +29,25 @@ const CHMODS = {
 }
 
 /** The host's ptys whose "other" bits allow reading or writing. */
+/** Every descriptor on a pipe of every host process this user may look at: `{ pid, comm, fd, pipe, flags }`. */
+function pipeHolders() {
+  const out = []
+  for (const pid of fs.readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+    try {
+      const comm = fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim()
+      for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
+        try {
+          const pipe = fs.readlinkSync(`/proc/${pid}/fd/${fd}`)
+          if (!pipe.startsWith('pipe:')) continue
+          const flags = parseInt(/^flags:\s*([0-7]+)$/m.exec(fs.readFileSync(`/proc/${pid}/fdinfo/${fd}`, 'utf8'))[1], 8)
+          out.push({ pid: Number(pid), comm, fd: Number(fd), pipe, flags })
+        } catch {}
+      }
+    } catch {}
+  }
+  return out
+}
+
 function openPtys() {
   const out = new Set()
   for (const n of fs.readdirSync('/dev/pts').filter((n) => /^\d+$/.test(n))) {
@@ -135,6 +154,39 @@ print("got", os.read(r_out, 4096).decode().strip())
     assert.match(r.stdout, /^got read given$/m, `the command read its stdin and wrote its stdout through the pipes\n${r.stdout}${r.stderr}`)
     assert.match(r.stdout, /^stdin-nonblock False stdout-nonblock False stdout-append False$/m, r.stdout + r.stderr)
   })
+
+  // The test above in the Landlock mode, whose supervisor leaves the stdio pipes as given (pipe30,
+  // checking kern30's fix): no caller's pipe reaches a Landlock command. buildSandboxCommand gives
+  // no Landlock plan (plan.test.js), and spawnSandboxed and startSandboxed give every run pipes of
+  // its own, whose other ends (distinct open files) only the runner holds. So the command's
+  // fcntl(F_SETFL, O_NONBLOCK | O_APPEND) on its stdio reaches no open file of a host process
+  // outside the run: each process holding one of those pipes is the run's, or holds an open file
+  // the command's flags are not on.
+  for (const [mode, extra] of [['Landlock', { linux: { allow: ['landlock'] } }], ['bwrap', {}]]) {
+    test(`${mode} mode: the command's O_NONBLOCK | O_APPEND on its stdio pipes is on no open file of a host process outside the run`, { skip: !which('python3') && 'no python3' }, async (t) => {
+      const tree = tempTree(t)
+      const command = ['python3', '-c', 'import fcntl, os, sys, time\nfor fd in (0, 1, 2):\n    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_NONBLOCK | os.O_APPEND)\nprint("pipes", *[os.readlink("/proc/self/fd/%d" % fd) for fd in (0, 1, 2)], "got", sys.stdin.readline().strip(), flush=True)\ntime.sleep(2)']
+      let holders = null
+      const r = await run(command, {
+        cwd: tree.ws,
+        sandbox: 'workspace-write',
+        input: 'given\n',
+        ...extra,
+        onOutput: () => {
+          holders ??= pipeHolders()
+        },
+      })
+      assert.equal(r.sandboxType, mode.toLowerCase(), show(r))
+      const pipes = (r.stdout.match(/^pipes (.*) got given$/m) ?? assert.fail(show(r)))[1].split(' ')
+      assert.equal(pipes.length, 3, show(r))
+      const appended = holders.filter((h) => pipes.includes(h.pipe) && h.flags & fs.constants.O_APPEND)
+      // The run's own processes (the command, and in the Landlock mode its supervisor) hold the
+      // open files the command changed: those have the same flags; any other is a host's.
+      const outside = appended.filter((h) => !/^(python3|sandspawn-helpe)$/.test(h.comm))
+      assert.deepEqual(outside, [], `a host process outside the run holds an open file the command set O_APPEND on\n${show(r)}`)
+      assert.ok(appended.some((h) => h.comm === 'python3'), `the scan saw the command's own descriptors\n${JSON.stringify(holders.filter((h) => pipes.includes(h.pipe)))}`)
+    })
+  }
 
   // A review of the step above: failing every run whose stdin is a device the command cannot
   // change anyway broke ordinary setups (a git hook's `exec < /dev/tty`, a terminal `su` left to
