@@ -11,6 +11,11 @@
 //! One that cannot be opened again is left as given: a write end whose readers are all gone
 //! (opening it would wait for one; the command's writes fail with EPIPE anyway), one of a user the
 //! helper may not open it as. A socket cannot be opened again at all (README: not covered).
+//!
+//! The bwrap plans only (`--stdio-devices`): the Landlock supervisor leaves its stdio as given, as
+//! no pipe of a caller's reaches it. `buildSandboxCommand` gives no Landlock plan, and the runner
+//! gives each run pipes of its own whose other ends are open files of their own (checked by pipe30,
+//! stdio-devices.test.js); reopening them there would cost three opens a run for nothing.
 
 use std::ffi::CString;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
