@@ -206,6 +206,10 @@ describe("the host's IPC objects stay out of reach", { concurrency: 2 }, () => {
 describe("a host process's futex waiters stay its own", { concurrency: 2 }, () => {
   const EXPECT = {
     'futex-requeue-shared': 'EPERM', 'futex-cmp-requeue-shared': 'EPERM', futex_requeue: 'ENOSYS',
+    // Found by an attacker's review (rfix30): a requeue-PI waiter of the command's on the host's
+    // word made every wake there fail (EINVAL) and wake no one queued past it, the host's waiter
+    // asleep for good (its wake of INT_MAX too). Refused; the host's wake finds its waiter.
+    'futex-wait-requeue-pi-shared': 'EPERM', 'futex-wake-host-word': 'ok',
     // Not rules: the C libraries' private requeue, and a wake (spurious wakes are every waiter's to expect).
     'futex-cmp-requeue-private': 'ok', 'futex-wake-shared': 'ok',
   }

@@ -9,7 +9,9 @@
 //       "host-woken N" (waiters the wake found) and "host-waiter woke" or "host-waiter stuck" (not
 //       awake 2 s later; the process exits anyway, which ends the thread).
 //   host-futex probe FILE  the command: map FILE read-only and requeue the word's waiters to a
-//       word of its own ("<name> <result>" lines; "futex-requeued N" when it moved some).
+//       word of its own ("<name> <result>" lines; "futex-requeued N" when it moved some); then
+//       wait on the word as a requeue-PI waiter (rfix30), and wake it as the host would: a queue
+//       holding such a waiter makes every FUTEX_WAKE there fail (EINVAL) and wake no one past it.
 #include "report.h"  // first: it defines _GNU_SOURCE
 
 #include <fcntl.h>
@@ -33,6 +35,9 @@
 static volatile uint32_t *word;
 static volatile int woke;
 static volatile pid_t waiter_tid;
+static uint32_t *pi_target;
+static volatile long pi_waited;
+static volatile int pi_errno;
 
 static void *waiter(void *arg) {
   (void)arg;
@@ -74,6 +79,17 @@ static int host(const char *file) {
   _exit(0);
 }
 
+// The command's thread: a requeue-PI waiter on the host's word (read access of it alone; the PI
+// target is the command's own), for a second at most.
+static void *requeue_pi_waiter(void *arg) {
+  struct timespec until;
+  clock_gettime(CLOCK_MONOTONIC, &until);
+  until.tv_sec += 1;
+  pi_waited = syscall(SYS_futex, arg, FUTEX_WAIT_REQUEUE_PI, 0, &until, pi_target, 0);
+  pi_errno = errno;
+  return NULL;
+}
+
 static int probe(const char *file) {
   int fd = open(file, O_RDONLY);
   uint32_t *theirs = fd < 0 ? MAP_FAILED : mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
@@ -96,6 +112,17 @@ static int probe(const char *file) {
   // Not rules: the private forms, on its own memory (condition variables of the C libraries).
   report("futex-cmp-requeue-private", syscall(SYS_futex, own, FUTEX_CMP_REQUEUE_PRIVATE, 0, (void *)(long)INT_MAX, own + 1, 0));
   report("futex-wake-shared", syscall(SYS_futex, mine + 1, FUTEX_WAKE, 1, NULL, NULL, 0));
+  // Found by an attacker's review (rfix30): a requeue-PI waiter of the command's on the host's word.
+  pi_target = mine + 2;
+  pthread_t t;
+  pthread_create(&t, NULL, requeue_pi_waiter, theirs);
+  usleep(200000);
+  // What the host's own wake (an unlock, a post) meets while the command waits there: "ok", or
+  // EINVAL when the command's waiter made it wake no one.
+  report("futex-wake-host-word", syscall(SYS_futex, theirs, FUTEX_WAKE, INT_MAX, NULL, NULL, 0));
+  pthread_join(t, NULL);
+  errno = pi_errno;
+  report("futex-wait-requeue-pi-shared", pi_waited);
   return 0;
 }
 

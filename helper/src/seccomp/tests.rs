@@ -870,7 +870,8 @@ fn every_filter_refuses_installing_a_seccomp_filter() {
 /// Found by an attacker's review (kern30): a process-shared futex in a mapped file is keyed by the
 /// file's inode, and the requeues ask only read access of it, so a command that could read the file
 /// moved a host thread waiting there onto a word of its own: the host's wake found no one and the
-/// thread slept for good. The shared `FUTEX_REQUEUE` and `FUTEX_CMP_REQUEUE` are refused (the
+/// thread slept for good. The shared `FUTEX_REQUEUE` and `FUTEX_CMP_REQUEUE` (and, rfix30, the
+/// requeue-PI pair) are refused (the
 /// operation an `int`, judged on its low half), futex2's `futex_requeue` (flags in memory) gets
 /// ENOSYS; the private forms, the waits, the wakes and the PI calls (which need write access)
 /// stay allowed.
@@ -889,9 +890,18 @@ fn every_filter_refuses_requeueing_shared_futexes() {
                 assert_eq!(futex(HIGH | op), RET_EPERM, "{f:?}: {name}, high half ignored as the kernel's int");
                 assert_eq!(futex(PRIVATE | op), RET_ALLOW, "{f:?}: {name}_PRIVATE");
             }
+            // Found by an attacker's review (rfix30): a requeue-PI waiter asks write access of its
+            // PI target only, and a queue holding one makes every FUTEX_WAKE of the host's word
+            // fail (EINVAL) and wake no one past it. Its CLOCK_REALTIME form (256) is accepted by
+            // the kernel too; the requeue to PI moves requeue-PI waiters.
+            for (op, name) in [(11, "FUTEX_WAIT_REQUEUE_PI"), (256 | 11, "FUTEX_WAIT_REQUEUE_PI | FUTEX_CLOCK_REALTIME"), (12, "FUTEX_CMP_REQUEUE_PI")] {
+                assert_eq!(futex(op), RET_EPERM, "{f:?}: {name}");
+                assert_eq!(futex(HIGH | op), RET_EPERM, "{f:?}: {name}, high half ignored as the kernel's int");
+                assert_eq!(futex(PRIVATE | op), RET_ALLOW, "{f:?}: {name} private");
+            }
             // WAIT, WAKE, FD, WAKE_OP, LOCK_PI, UNLOCK_PI, TRYLOCK_PI, WAIT_BITSET, WAKE_BITSET,
-            // WAIT_REQUEUE_PI, CMP_REQUEUE_PI, LOCK_PI2, shared and private.
-            for op in [0, 1, 2, 5, 6, 7, 8, 9, 10, 11, 12, 13] {
+            // LOCK_PI2, shared and private.
+            for op in [0, 1, 2, 5, 6, 7, 8, 9, 10, 13] {
                 assert_eq!(futex(op), RET_ALLOW, "{f:?}: futex op {op}");
                 assert_eq!(futex(PRIVATE | op), RET_ALLOW, "{f:?}: futex op {op} private");
             }
