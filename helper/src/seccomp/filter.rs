@@ -235,6 +235,13 @@ pub(crate) const SECCOMP_MODE_FILTER: u32 = 2;
 /// waiters of a word to another, asking read access alone of both.
 pub(crate) const FUTEX_REQUEUE: u32 = 3;
 pub(crate) const FUTEX_CMP_REQUEUE: u32 = 4;
+/// The requeue-PI pair, shared: a `FUTEX_WAIT_REQUEUE_PI` waiter asks read access alone of the word
+/// it waits on (write access of its PI target only), and the kernel's `FUTEX_WAKE` of a word whose
+/// queue holds one fails (`EINVAL`) and wakes no one queued past it. Its `FUTEX_CLOCK_REALTIME`
+/// form (256) is one the kernel accepts; `FUTEX_CMP_REQUEUE_PI`'s would be refused (`ENOSYS`).
+pub(crate) const FUTEX_WAIT_REQUEUE_PI: u32 = 11;
+pub(crate) const FUTEX_WAIT_REQUEUE_PI_REALTIME: u32 = 256 | 11;
+pub(crate) const FUTEX_CMP_REQUEUE_PI: u32 = 12;
 /// `fcntl` commands naming the process the kernel signals when a descriptor is ready.
 pub(crate) const F_SETOWN: u32 = 8;
 pub(crate) const F_SETOWN_EX: u32 = 15;
