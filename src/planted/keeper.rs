@@ -80,6 +80,7 @@ const POLL_EVERY: Duration = Duration::from_millis(50);
 /// nothing to put back, no move counted) had every entry looked at and watched again for each
 /// touch, 20% of a host core for the run's life; now at most 200 rounds a second, each a few
 /// dozen system calls. A change is still put back within this much of its event.
+#[cfg(target_os = "linux")]
 const OWN_PACE: Duration = Duration::from_millis(5);
 
 /// The time one `lstat` of the poll may take on average, at most: with more names the poll is
