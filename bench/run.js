@@ -122,6 +122,11 @@ async function latencyCases() {
   } else {
     out.c1 = latencyRow('1', 'sequential `/bin/true`, read-only bwrap (latency)', base.bwrap, 'child_process, same bwrap argv')
     out.c2 = latencyRow('2', 'sequential `/bin/true`, unsandboxed (latency)', base.none, 'child_process.spawn(`/bin/true`)')
+    // The host's own work per run, the part of case 1 and 2 that is sandspawn's code: grew from
+    // 1.2-1.3 ms to 2.5-2.6 ms between 2026-12-02 and 2026-12-05 unseen by the latency rows, which
+    // a loaded machine blurs (README, Performance). Informational: no target.
+    latencyRow('1c', 'host process CPU per sequential `/bin/true`, read-only bwrap', base.bwrap.cpu, 'child_process, same bwrap argv', 'node', null)
+    latencyRow('2c', 'host process CPU per sequential `/bin/true`, unsandboxed', base.none.cpu, 'child_process.spawn(`/bin/true`)', 'node', null)
   }
   if (heap.error) {
     errorRow('3', `heap independence (${N.heapMiB} MiB held)`, heap.error, '<= +25%')
@@ -433,6 +438,9 @@ How each case is measured:
   alternates) in one dedicated Node process. Not run by run: a child_process \`fork\` of a process holding
   gigabytes write-protects all its pages, and the parent's next run pays the page faults, which ABAB
   charged to sandspawn's side in case 3 (+31 % "growth" that a sandspawn-only loop does not show).
+- **1c, 2c**: the same runs as 1 and 2, the host process's CPU time (\`process.cpuUsage()\`, user +
+  system, every thread's) around each run: sandspawn's own work on the host, which the latency rows
+  blur on a loaded machine (informational, no target).
 - **3**: cases 1 and 2 again in another Node process that first allocates ${N.heapMiB} × 1 MiB \`Buffer.alloc\`,
   keeps them referenced and writes every page. Growth = median(3x) / median(1 or 2) − 1, per side.
 - **4**: 64 lanes, each awaiting one run after another, ${N.parTotal} runs per round, ${N.parRounds} rounds per side

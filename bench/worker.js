@@ -62,16 +62,25 @@ async function interleaved(sides, warmup, iterations) {
  */
 async function blockwise(sides, warmup, iterations, block = 20, settle = 3) {
   const out = Object.fromEntries(Object.keys(sides).map((k) => [k, []]))
+  // The host process's CPU per run (every thread's: sandspawn's own work runs off the JavaScript
+  // thread too), kept for the same runs as the times: under load a latency ratio mostly measures
+  // the scheduler, while this grows only with the work each side does on the host.
+  out.cpu = Object.fromEntries(Object.keys(sides).map((k) => [k, []]))
   const names = Object.keys(sides)
   for (let i = 0; i < warmup; i++) for (const name of names) await sides[name]()
   for (let round = 0; out[names[0]].length < iterations; round++) {
     const order = round % 2 === 0 ? names : [...names].reverse()
     for (const name of order) {
       for (let j = 0; j < settle + block; j++) {
+        const c0 = process.cpuUsage()
         const t0 = process.hrtime.bigint()
         await sides[name]()
         const ms = Number(process.hrtime.bigint() - t0) / 1e6
-        if (j >= settle && out[name].length < iterations) out[name].push(ms)
+        const c = process.cpuUsage(c0)
+        if (j >= settle && out[name].length < iterations) {
+          out[name].push(ms)
+          out.cpu[name].push((c.user + c.system) / 1000)
+        }
       }
     }
   }
