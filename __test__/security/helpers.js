@@ -160,6 +160,34 @@ function changeSetStore(prefix) {
   return store
 }
 
+/**
+ * Paths `rmrf` could not remove yet: tried again when the process exits, after every test's hooks
+ * (a tracefs test unmounts in a hook of its own that runs after the tree's removal, a sandbox may
+ * still be torn down), and what is still there then is said on stderr, with the error and the
+ * entries, so litter in /var/tmp can be traced. A retry on an unref'd timer never ran when the
+ * process exited first (last session's litter, unexplained), and one spinning here for seconds
+ * only waited for hooks that run after it.
+ */
+const removeAtExit = new Set()
+let exiting = false
+process.on('exit', () => {
+  exiting = true
+  for (const p of removeAtExit) removeOrSay(p)
+})
+
+function removeOrSay(p) {
+  ownerRwx(p)
+  try {
+    fs.rmSync(p, { recursive: true, force: true })
+  } catch (err) {
+    let left = []
+    try {
+      left = fs.readdirSync(p).slice(0, 20)
+    } catch {}
+    process.stderr.write(`# litter: could not remove ${p}: ${err.message}; left: ${JSON.stringify(left)}\n`)
+  }
+}
+
 function rmrf(p) {
   try {
     fs.rmSync(p, { recursive: true, force: true })
@@ -167,26 +195,14 @@ function rmrf(p) {
   } catch {}
   // Tests leave directories without write permission (a placeholder's mode 1500, a filled `.git`
   // chmodded to it): root removes them anyway, an ordinary user (the suite's second pass) only
-  // once they are writable again. A sandbox that is still being torn down may also hold a moment
-  // longer. Tried again here, synchronously, for up to 2 s: a retry on an unref'd timer never ran
-  // when the process exited first, and litter piled up in /var/tmp unexplained. What is still left
-  // then is said on stderr, with the error and the entries, so it can be traced.
-  let last
-  for (let i = 0; i < 10; i++) {
-    ownerRwx(p)
-    try {
-      fs.rmSync(p, { recursive: true, force: true })
-      return
-    } catch (err) {
-      last = err
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200)
-    }
-  }
-  let left = []
+  // once they are writable again.
+  if (exiting) return removeOrSay(p)
+  ownerRwx(p)
   try {
-    left = fs.readdirSync(p, { recursive: true }).slice(0, 20)
-  } catch {}
-  process.stderr.write(`# litter: could not remove ${p}: ${last && last.message}; left: ${JSON.stringify(left)}\n`)
+    fs.rmSync(p, { recursive: true, force: true })
+  } catch {
+    removeAtExit.add(p)
+  }
 }
 
 /** lstat + content hash of one path (or `{ exists: false }`). */
