@@ -17,6 +17,28 @@ const path = require('node:path')
 const { changeSetStore, sandspawn, show, sh, q, rmrf } = require('./helpers')
 const { MODES, nested, plant, riskFor, options, assertKeptOff } = require('./above-tmp')
 
+/**
+ * One describe of names planted above a workspace nested below /tmp, in every mode: `planted` kept
+ * absent and reported, the workspace's `own` files (written `own`) not reported, and after review's
+ * apply `kept` (one of them) still the workspace's own content.
+ */
+function keptAboveWithOwn(title, planted, own, kept) {
+  describe(title, () => {
+    for (const [mode, extra] of Object.entries(MODES)) {
+      test(`${mode}: kept absent and reported; the workspace's own are its own`, async (t) => {
+        const { ws } = nested(t, 'sandspawn-upward-')
+        const r = await sh(`${plant(planted)}; ${own.map((n) => `echo own > ${n}`).join('; ')}`, options(ws, extra))
+        assert.equal(r.exitCode, 0, show(r))
+        const risks = r.hostRisks || []
+        assertKeptOff(risks, ws, planted, extra)
+        assert.ok(!risks.some((h) => own.some((n) => h.path === path.join(ws, n))), JSON.stringify(risks))
+        if (r.changeSet) await sandspawn.applyChangeSet(r.changeSet.id)
+        assert.equal(fs.readFileSync(path.join(ws, kept), 'utf8'), 'own\n')
+      })
+    }
+  })
+}
+
 const STORE = changeSetStore('sandspawn-upward-')
 
 /** Relative to the workspace: in the directories between /tmp and it. */
@@ -119,20 +141,7 @@ describe("other build and task tools' upward-searched files above a workspace ne
 // above a nested workspace with `hostRisks: []`; the workspace's own are its own.
 const INSTRUCTIONS = ['../CLAUDE.md', '../../CLAUDE.local.md', '../GEMINI.md', '../AGENTS.md']
 
-describe("coding agents' instruction files above a workspace nested below /tmp", () => {
-  for (const [mode, extra] of Object.entries(MODES)) {
-    test(`${mode}: kept absent and reported; the workspace's own are its own`, async (t) => {
-      const { ws } = nested(t, 'sandspawn-upward-')
-      const r = await sh(`${plant(INSTRUCTIONS)}; echo own > CLAUDE.md; echo own > AGENTS.md`, options(ws, extra))
-      assert.equal(r.exitCode, 0, show(r))
-      const risks = r.hostRisks || []
-      assertKeptOff(risks, ws, INSTRUCTIONS, extra)
-      assert.ok(!risks.some((h) => h.path === path.join(ws, 'CLAUDE.md') || h.path === path.join(ws, 'AGENTS.md')), JSON.stringify(risks))
-      if (r.changeSet) await sandspawn.applyChangeSet(r.changeSet.id)
-      assert.equal(fs.readFileSync(path.join(ws, 'CLAUDE.md'), 'utf8'), 'own\n')
-    })
-  }
-})
+keptAboveWithOwn("coding agents' instruction files above a workspace nested below /tmp", INSTRUCTIONS, ['CLAUDE.md', 'AGENTS.md'], 'CLAUDE.md')
 
 // The same review (host27): more tools that take the nearest ancestor's file as their project:
 // `docker compose` (a compose file's bind of `/` into a privileged container), Vagrant's
@@ -240,20 +249,7 @@ describe('more project files (Hardhat, Truffle, Angular, Svelte, vcpkg) above a 
 // ancestor's `Capfile`, as rake does a `Rakefile`.
 const HOST29 = ['../.env', '../../AGENTS.override.md', '../psalm.xml', '../../psalm.xml.dist', '../.lintr', '../Pulumi.yaml', '../../Pulumi.yml', '../Capfile', '../../capfile']
 
-describe("host29: Gemini CLI's .env, Codex's AGENTS.override.md, Psalm, lintr, Pulumi and Capistrano above a workspace nested below /tmp", () => {
-  for (const [mode, extra] of Object.entries(MODES)) {
-    test(`${mode}: kept absent and reported; the workspace's own are its own`, async (t) => {
-      const { ws } = nested(t, 'sandspawn-upward-')
-      const r = await sh(`${plant(HOST29)}; echo own > AGENTS.override.md; echo own > psalm.xml`, options(ws, extra))
-      assert.equal(r.exitCode, 0, show(r))
-      const risks = r.hostRisks || []
-      assertKeptOff(risks, ws, HOST29, extra)
-      assert.ok(!risks.some((h) => h.path === path.join(ws, 'AGENTS.override.md') || h.path === path.join(ws, 'psalm.xml')), JSON.stringify(risks))
-      if (r.changeSet) await sandspawn.applyChangeSet(r.changeSet.id)
-      assert.equal(fs.readFileSync(path.join(ws, 'psalm.xml'), 'utf8'), 'own\n')
-    })
-  }
-})
+keptAboveWithOwn("host29: Gemini CLI's .env, Codex's AGENTS.override.md, Psalm, lintr, Pulumi and Capistrano above a workspace nested below /tmp", HOST29, ['AGENTS.override.md', 'psalm.xml'], 'psalm.xml')
 
 // Found by an attacker's review (host29b), each planted above a nested workspace with
 // `hostRisks: []`: luacheck loads `.luacheckrc` from the cwd or the nearest parent up to `/`
@@ -313,22 +309,7 @@ describe('host29b: commitlint and lint-staged configurations above a workspace n
 // on every lerna command.
 const HOST30 = ['../mise.toml', '../../.mise.toml', '../mise.local.toml', '../mise-tasks/lint', '../.mise/tasks/lint', '../treefmt.toml', '../../.treefmt.toml', '../ava.config.mjs', '../../ava.config.js', '../.c8rc.json', '../.c8rc', '../lerna.json']
 
-describe('host30: mise, treefmt, AVA, c8 and Lerna configurations above a workspace nested below /tmp', () => {
-  for (const [mode, extra] of Object.entries(MODES)) {
-    test(`${mode}: kept absent and reported; the workspace's own are its own`, async (t) => {
-      const { ws } = nested(t, 'sandspawn-upward-')
-      const r = await sh(`${plant(HOST30)}; echo own > lerna.json; echo own > treefmt.toml`, options(ws, extra))
-      assert.equal(r.exitCode, 0, show(r))
-      const risks = r.hostRisks || []
-      assertKeptOff(risks, ws, HOST30, extra)
-      for (const own of ['lerna.json', 'treefmt.toml']) {
-        assert.ok(!risks.some((h) => h.path === path.join(ws, own)), JSON.stringify(risks))
-      }
-      if (r.changeSet) await sandspawn.applyChangeSet(r.changeSet.id)
-      assert.equal(fs.readFileSync(path.join(ws, 'lerna.json'), 'utf8'), 'own\n')
-    })
-  }
-})
+keptAboveWithOwn('host30: mise, treefmt, AVA, c8 and Lerna configurations above a workspace nested below /tmp', HOST30, ['lerna.json', 'treefmt.toml'], 'lerna.json')
 
 // The same review (host30): JavaScript bundlers' and CSS engines' configurations found from the
 // cwd up to `/` and run as they are loaded: tsup (JoyCon, `stopDir` the filesystem's root; a
@@ -339,20 +320,7 @@ describe('host30: mise, treefmt, AVA, c8 and Lerna configurations above a worksp
 // sh before every `wrangler dev` and `wrangler deploy`.
 const HOST30_JS = ['../tsup.config.ts', '../../tsup.config.mjs', '../tsdown.config.ts', '../../tsdown.config.mjs', '../uno.config.ts', '../unocss.config.js', '../wrangler.toml', '../../wrangler.jsonc', '../wrangler.json', '../.wrangler/deploy/config.json']
 
-describe('host30: tsup, tsdown, UnoCSS and wrangler configurations above a workspace nested below /tmp', () => {
-  for (const [mode, extra] of Object.entries(MODES)) {
-    test(`${mode}: kept absent and reported; the workspace's own are its own`, async (t) => {
-      const { ws } = nested(t, 'sandspawn-upward-')
-      const r = await sh(`${plant(HOST30_JS)}; echo own > tsup.config.ts`, options(ws, extra))
-      assert.equal(r.exitCode, 0, show(r))
-      const risks = r.hostRisks || []
-      assertKeptOff(risks, ws, HOST30_JS, extra)
-      assert.ok(!risks.some((h) => h.path === path.join(ws, 'tsup.config.ts')), JSON.stringify(risks))
-      if (r.changeSet) await sandspawn.applyChangeSet(r.changeSet.id)
-      assert.equal(fs.readFileSync(path.join(ws, 'tsup.config.ts'), 'utf8'), 'own\n')
-    })
-  }
-})
+keptAboveWithOwn('host30: tsup, tsdown, UnoCSS and wrangler configurations above a workspace nested below /tmp', HOST30_JS, ['tsup.config.ts'], 'tsup.config.ts')
 
 // mise's bare `mise` directory is no upward name: `$TMPDIR/mise` is mise's own temporary
 // directory, and keeping it absent at /tmp's top moved mise's files aside in every sandboxed run
