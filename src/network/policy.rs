@@ -359,7 +359,7 @@ fn parse_pattern(s: &str, allowing: bool) -> std::result::Result<Pattern, String
         // is never one owner's. The PRIVATE section's are companies' that serve their users'
         // content (`githubusercontent.com`, `googleapis.com`), where a wildcard is common and
         // usually meant: taken, and said in each run's notEnforced (`spanning_private`).
-        if let Some(spans) = spans_owners(&host).filter(|s| allowing && s.section == ICANN) {
+        if let Some(spans) = allowing.then(|| spans_owners(&host)).flatten().filter(|s| s.section == ICANN) {
             return Err(spanning_owners(&shown, &host, spans));
         }
         return Ok(Pattern::Subdomains(host));
