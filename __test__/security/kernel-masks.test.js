@@ -22,12 +22,24 @@ const { run, show, tempTree, which } = require('./helpers')
 // holding its list lock with interrupts off, the walk Linux 6.10 bounded for slabinfo alone. Idle
 // page tracking's bitmap, root-only, is kpageflags' twin, and a read of it clears the accessed bits
 // of the host's page tables (absent on kernels without CONFIG_IDLE_PAGE_TRACKING).
-const DIRS = ['/sys/kernel/tracing', '/sys/kernel/debug', '/sys/devices/virtual/powercap', '/sys/class/zram-control', '/sys/kernel/slab', '/sys/kernel/mm/page_idle']
+// Found by an attacker's review (kern31): `/proc/fs` (bwrap binds the host's read-only, which stops
+// no read) holds the filesystems' own state, and ext4's `es_shrinker_info` walks every in-memory
+// inode of the filesystem with cached extents holding its spinlock (154,000 here: host processes
+// pinned to a CPU woke up to 25 ms late from a 1 ms sleep while one idle-priority reader looped),
+// a list the command lengthens by reading files of its own there; `mb_groups` loads every block
+// group's bitmaps from the disk.
+const DIRS = ['/sys/kernel/tracing', '/sys/kernel/debug', '/sys/devices/virtual/powercap', '/sys/class/zram-control', '/sys/kernel/slab', '/sys/kernel/mm/page_idle', '/proc/fs']
 // Found by an attacker's review (root host user): `/proc/pagetypeinfo` (root-only on the host since
 // Linux 5.4) walks every free list holding the zone lock with interrupts off, each read; so do
 // `/proc/slabinfo` and `/proc/vmallocinfo` with their global locks (and the latter shows kernel
 // addresses).
-const FILES = ['/proc/kpageflags', '/proc/kpagecount', '/proc/kpagecgroup', '/proc/keys', '/proc/timer_list', '/proc/sched_debug', '/proc/kcore', '/proc/sys/vm/stat_refresh', '/proc/pagetypeinfo', '/proc/slabinfo', '/proc/vmallocinfo']
+// Found by an attacker's review (kern31): `/proc/locks`, world-readable, takes the machine's file-lock
+// lock for writing (every flock and fcntl lock of every process takes it to read) and a spinlock, and
+// walks every lock of the machine from the first to where the read starts, inside one hold: a run
+// that took 1,000,000 byte-range locks on its own files and read at a deep offset, at idle priority,
+// held it 0.55 s a read; host lock calls waited up to 622 ms and host processes pinned to either CPU
+// woke up to 327 ms late. It also lists the host processes' locks (device and inode of each file).
+const FILES = ['/proc/kpageflags', '/proc/kpagecount', '/proc/kpagecgroup', '/proc/keys', '/proc/timer_list', '/proc/sched_debug', '/proc/kcore', '/proc/sys/vm/stat_refresh', '/proc/pagetypeinfo', '/proc/slabinfo', '/proc/vmallocinfo', '/proc/locks']
 
 // Per path one line: a directory's entry count and whether a file can be made in it; a file's
 // bytes read (at most 4 KiB), or the errno's name.
@@ -134,6 +146,26 @@ print('pipe', 'regular' if stat.S_ISREG(os.stat(${JSON.stringify(at('pipe'))}).s
         if (/^\d+$/.test(made)) removeZram(ZRAM, made)
       }
     }
+  })
+
+  // kern31's /proc/locks: each read walks the machine's whole lock list, to which the command adds
+  // as many byte-range locks of its own as it likes (the kernel prints only the locks of processes
+  // the reader's pid namespace shows, but walks them all holding the global locks). The command
+  // takes 2,000 here and reads the file: nothing is walked, nothing listed. /proc/fs: nothing of
+  // the host filesystem's extent-cache walk.
+  test('the command\'s reads of /proc/locks and /proc/fs walk nothing of the host', { skip: !which('python3') && 'no python3' }, async (t) => {
+    const tree = tempTree(t)
+    const probe = `
+import fcntl, glob, os
+fd = os.open('locks.dat', os.O_RDWR | os.O_CREAT, 0o600)
+for i in range(2000):
+    fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, 2 * i)
+print('locks listed', sum(1 for line in open('/proc/locks') if 'POSIX' in line))
+print('extent walks', sum(1 for p in glob.glob('/proc/fs/*/*/es_shrinker_info') if 'inodes on list' in open(p).read()))
+`
+    const r = await run(['python3', '-c', probe], { cwd: tree.ws, sandbox: 'workspace-write' })
+    assert.equal(r.exitCode, 0, show(r))
+    assert.equal(r.stdout, 'locks listed 0\nextent walks 0\n', show(r))
   })
 
   // The probe can tell: on the host, as root, the page map reads (and the tracefs lists).
