@@ -793,6 +793,38 @@ time.sleep(20)`
     const risk = r.hostRisks.find((h) => h.path === path.join(tree.ws, '.git'))
     assert.ok(risk && !/NOT undone/.test(risk.detail), JSON.stringify(r.hostRisks))
   })
+
+  // Found by an attacker's review (kern31): to tell whether a read lock on the directory is a
+  // plan's, the host read /proc/locks whole, and each read(2) of it walks the machine's lock list
+  // from its head (a page of text a call): quadratic in the locks of the whole machine, which the
+  // command makes as many of as it likes. A run that read-locked its workspace's top and took
+  // 200,000 byte-range locks on files of its own kept the keeper in that read: a planted .envrc
+  // stayed in the workspace for over a minute, and the run cost the host 19 s of CPU.
+  test('a run holding a read lock on its top and 200,000 byte-range locks does not keep the keeper in /proc/locks', { skip: which('python3') === null && 'python3 is not installed' }, async (t) => {
+    const tree = tempTree(t)
+    const script = `import fcntl, os, time
+d = os.open('.', os.O_RDONLY | os.O_DIRECTORY)
+fcntl.lockf(d, fcntl.LOCK_SH)
+os.mkdir('lk')
+for f in range(200):
+    fd = os.open('lk/%d' % f, os.O_RDWR | os.O_CREAT, 0o600)
+    for i in range(1000):
+        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, 2 * i)
+open('.envrc', 'w').write('echo planted')
+start = time.time()
+while os.path.exists('.envrc') and time.time() - start < 20:
+    time.sleep(0.01)
+print('moved aside after %.1f s' % (time.time() - start) if not os.path.exists('.envrc') else 'still there after 20 s', flush=True)
+`
+    const before = process.cpuUsage()
+    const r = await sandspawn.spawnSandboxed(['python3', '-c', script], { cwd: tree.ws, sandbox: WW, timeout: 60_000 })
+    const used = process.cpuUsage(before)
+    const hostMs = (used.user + used.system) / 1000
+    assert.equal(r.exitCode, 0, show(r))
+    const took = /moved aside after ([\d.]+) s/.exec(r.stdout)
+    assert.ok(took && Number(took[1]) < 5, `the keeper moved the planted .envrc aside at once: ${r.stdout.trim()}`)
+    assert.ok(hostMs < 5_000, `the host's CPU for the run: ${hostMs.toFixed(0)} ms`)
+  })
 })
 
 // Found by an attacker's review: the keeper (what moves a planted .git aside at once while the run
