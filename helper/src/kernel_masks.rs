@@ -38,14 +38,21 @@ use crate::mount_target::{c, mount, Kind, Target};
 /// make that list long: found by an attacker's review), and idle page tracking
 /// (`/sys/kernel/mm/page_idle/bitmap`, root-only: the twin of `/proc/kpageflags` below, by physical
 /// page, and a read clears the accessed bits of the host processes' page tables that map each page
-/// it looks at; absent where the kernel lacks `CONFIG_IDLE_PAGE_TRACKING`).
-const DIRS: [&str; 6] = [
+/// it looks at; absent where the kernel lacks `CONFIG_IDLE_PAGE_TRACKING`), and the filesystems'
+/// own state (`/proc/fs`, which bwrap binds read-only: ext4's `es_shrinker_info` walks every
+/// in-memory inode of the filesystem that has cached extents holding the filesystem's spinlock,
+/// which each first extent lookup of an inode and memory reclaim take, on a list the command
+/// lengthens by reading files of its own there: found by an attacker's review, kern31, with 154,000
+/// on the list host processes pinned to a CPU woke up to 25 ms late while one idle-priority reader
+/// looped; `mb_groups` loads every block group's bitmaps from the disk; no build reads them).
+const DIRS: [&str; 7] = [
     "/sys/kernel/tracing",
     "/sys/kernel/debug",
     "/sys/devices/virtual/powercap",
     "/sys/class/zram-control",
     "/sys/kernel/slab",
     "/sys/kernel/mm/page_idle",
+    "/proc/fs",
 ];
 
 /// Each read empty: the physical page map (flags, use counts, cgroups of every page of the host),
@@ -57,8 +64,14 @@ const DIRS: [&str; 6] = [
 /// `pagetypeinfo` walks every zone's free lists with the zone lock held and interrupts off (made
 /// root-only in Linux 5.4; 2.3 to 2.7 ms a read here, found by an attacker's review), `slabinfo`
 /// every slab cache under the slab mutex, `vmallocinfo` every vmalloc area under its lock (and it
-/// shows kernel addresses). No build reads them.
-const FILES: [&str; 11] = [
+/// shows kernel addresses). And `locks`, world-readable: each read takes the machine's file-lock
+/// lock for writing (every `flock` and `fcntl` lock of every process takes it to read) and a
+/// spinlock, and walks every lock of the machine from the first to where the read starts in one
+/// hold, on a list the command lengthens as it likes with byte-range locks of its own (found by an
+/// attacker's review, kern31: 1,000,000 of them and reads at a deep offset, at idle priority, held
+/// it 0.55 s a read; host lock calls waited up to 622 ms, and host processes pinned to either CPU
+/// woke up to 327 ms late). `lslocks` lists nothing inside. No build reads them.
+const FILES: [&str; 12] = [
     "/proc/kpageflags",
     "/proc/kpagecount",
     "/proc/kpagecgroup",
@@ -70,6 +83,7 @@ const FILES: [&str; 11] = [
     "/proc/pagetypeinfo",
     "/proc/slabinfo",
     "/proc/vmallocinfo",
+    "/proc/locks",
 ];
 
 /// The filesystems hidden wherever they are mounted: reading tracefs consumes the host's trace

@@ -92,8 +92,9 @@ pub fn not_enforced(abi: u32) -> Vec<&'static str> {
     // `host-kernel-files` (found by an attacker's review): the files every bwrap plan hides
     // (`kernel_masks`: tracefs and debugfs, whose `trace_pipe` read consumes the host's trace
     // buffer; `/proc/kpageflags`; `zram-control/hot_add`, whose read adds a host block device;
-    // `vm/stat_refresh`; `pagetypeinfo`, `slabinfo`, `vmallocinfo` and `/sys/kernel/slab`, whose
-    // reads hold global locks; `/sys/kernel/mm/page_idle`) are read here, as root. Landlock grants reads by inode, beneath a granted
+    // `vm/stat_refresh`; `pagetypeinfo`, `slabinfo`, `vmallocinfo`, `locks`, `/proc/fs` and
+    // `/sys/kernel/slab`, whose reads hold global locks; `/sys/kernel/mm/page_idle`) are read here
+    // (`locks` and `/proc/fs` by every user, the rest as root). Landlock grants reads by inode, beneath a granted
     // directory: `/proc` cannot be granted entry by entry (the pid directories of the command and
     // its children are new inodes, so `/proc/self` would go), and granting `/proc` grants all of it.
     let mut out = vec!["pid-isolation", "private-proc", "file-modes", "file-times", "host-kernel-files"];
