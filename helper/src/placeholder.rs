@@ -219,12 +219,21 @@ pub fn remove_if_placeholder(dir: &OwnedFd, name: &CStr, kind: Kind) {
 
 /// Whether a sandbox still running a plan another program started uses `dir`: its bwrap's pid 1
 /// holds a POSIX read lock on it for the sandbox's life (`--lock-file`, see the addon's
-/// `plan::bwrap`). Told by the lock's owner, not by its presence: any process that can open the
-/// directory can take such a lock. The owner must be the init of a pid namespace below this
-/// process's (no sandboxed command can be one: every plan's filter refuses new namespaces, and
-/// bwrap's pid 1 is its sandbox's), run from a bwrap, and hold the directory itself open. A lock
-/// this process cannot see the owner of (one held in a pid namespace beside its own) is not a
-/// plan's that this process's runs could meet.
+/// `plan::bwrap`), and keeps the directory open to hold it. Told by who holds it, not by the lock's
+/// presence: any process that can open the directory can take such a lock. Only when the kernel
+/// says a read lock is there, a plan's init must hold the directory itself open: the init of a pid
+/// namespace below this process's (no sandboxed command can be one: every plan's filter refuses new
+/// namespaces, and bwrap's pid 1 is its sandbox's), run from a bwrap. One this process cannot see
+/// (in a pid namespace beside its own) is not a plan's that this process's runs could meet.
+///
+/// The inits are found among the processes, not among the locks' owners in `/proc/locks`: each
+/// read(2) of that file walks the machine's whole lock list from its head (a page of text a call,
+/// under the kernel's global file-lock lock), quadratic in the locks of the machine, which a command
+/// makes as many of as it likes (found by an attacker's review, kern31: a run that read-locked its
+/// workspace's top and took 200,000 byte-range locks of its own kept this in one read of it, the
+/// keeper's move of a planted `.envrc` for over a minute, at 19 s of the host's CPU). A process
+/// costs one `readlink` of its `exe` here, and the bwraps among them a `status` and their few
+/// descriptors.
 #[cfg(target_os = "linux")]
 pub fn held_by_a_plan(dir: &OwnedFd) -> bool {
     // SAFETY: a zeroed `struct flock` is valid; F_OFD_GETLK fills it in.
@@ -240,12 +249,13 @@ pub fn held_by_a_plan(dir: &OwnedFd) -> bool {
     if l.l_type == libc::F_UNLCK as libc::c_short {
         return false;
     }
-    let (Ok(st), Ok(locks)) = (fstat(dir), std::fs::read_to_string("/proc/locks")) else { return true };
+    let (Ok(st), Ok(procs)) = (fstat(dir), std::fs::read_dir("/proc")) else { return true };
     #[allow(clippy::unnecessary_cast)]
     let (dev, ino) = (st.st_dev as u64, st.st_ino as u64);
-    // /proc/locks names the device as the filesystem's, which `fstat` need not (btrfs' subvolumes):
-    // the inode number finds the candidates, the owner's open descriptor confirms the directory.
-    posix_read_lock_holders(&locks, ino).into_iter().any(|pid| is_a_plan_s_init(pid) && holds_open(pid, dev, ino))
+    procs
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()))
+        .any(|pid| is_a_plan_s_init(pid) && holds_open(pid, dev, ino))
 }
 
 /// Plans hold no directory where placeholders are not made (macOS: the profile denies instead).
@@ -254,27 +264,16 @@ pub fn held_by_a_plan(_dir: &OwnedFd) -> bool {
     false
 }
 
-/// The owners of the POSIX read locks on inode `ino` (any device) in `/proc/locks`, as this
-/// process's pid namespace shows them; waiters (`->`) hold nothing.
-pub fn posix_read_lock_holders(locks: &str, ino: u64) -> Vec<u32> {
-    locks
-        .lines()
-        .filter(|l| !l.contains("->"))
-        .filter_map(|l| {
-            let f: Vec<&str> = l.split_whitespace().collect();
-            let on = f.get(5)?.rsplit(':').next()?.parse::<u64>().ok()?;
-            (f.len() >= 6 && f[1] == "POSIX" && f[3] == "READ" && on == ino).then(|| f[4].parse::<u32>().ok()).flatten()
-        })
-        .collect()
-}
-
 /// Whether `pid` is the init of a pid namespace below this process's (its `NSpid` has more than one
 /// level and ends in 1) and runs a bwrap (the system's `bwrap` or the bundled `sandspawn-bwrap`).
+/// The program first: one `readlink`, and most processes are no bwrap.
 #[cfg(target_os = "linux")]
 fn is_a_plan_s_init(pid: u32) -> bool {
-    let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) else { return false };
     let Ok(exe) = std::fs::read_link(format!("/proc/{pid}/exe")) else { return false };
-    ns_init(&status) && exe.file_name().is_some_and(|n| n.as_encoded_bytes().ends_with(b"bwrap"))
+    if !exe.file_name().is_some_and(|n| n.as_encoded_bytes().ends_with(b"bwrap")) {
+        return false;
+    }
+    std::fs::read_to_string(format!("/proc/{pid}/status")).is_ok_and(|status| ns_init(&status))
 }
 
 /// From a `/proc/<pid>/status`: the process is pid 1 of a pid namespace nested in the reader's.
@@ -328,19 +327,6 @@ mod tests {
         assert_eq!(posix_read_locks_of(locks, 1), 2);
         assert_eq!(posix_read_locks_of(locks, 12), 1);
         assert_eq!(posix_read_locks_of("", 1), 0);
-    }
-
-    #[test]
-    fn the_owners_of_posix_read_locks_on_an_inode() {
-        let locks = "1: POSIX  ADVISORY  READ 4242 fe:00:77 0 EOF\n\
-                     2: FLOCK  ADVISORY  READ 17 fe:00:77 0 EOF\n\
-                     3: OFDLCK ADVISORY  READ -1 fe:00:77 0 EOF\n\
-                     4: POSIX  ADVISORY  READ 99 00:1f:77 0 EOF\n\
-                     4: -> POSIX  ADVISORY  READ 100 00:1f:77 0 EOF\n\
-                     5: POSIX  ADVISORY  READ 8 fe:00:770 0 EOF\n\
-                     6: POSIX  ADVISORY  WRITE 9 fe:00:77 0 EOF\n";
-        assert_eq!(posix_read_lock_holders(locks, 77), [4242, 99]);
-        assert!(posix_read_lock_holders("", 77).is_empty());
     }
 
     #[test]
