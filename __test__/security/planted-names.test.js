@@ -250,3 +250,69 @@ describe('host30: Letta Code and Qoder project settings', () => {
     for (const rel of AGENTS30) assert.equal(fs.existsSync(path.join(tree.ws, rel)), false, `${rel} landed`)
   })
 })
+
+// Found by an attacker's review (host31), each planted with `hostRisks: []` in every mode (review's
+// apply landed it): coc.nvim's `.vim/coc-settings.json` (coc finds the nearest `.vim` directory up
+// from each file opened and starts the `command` of each `languageserver` listed there), Ansible's
+// `ansible.cfg` (every ansible command takes the cwd's: an executable `vault_password_file` or
+// `inventory` is run, `callback_plugins` and `vars_plugins` load Python) and PDM's `.pdm-python`
+// (the interpreter every later pdm command runs).
+const HOST31_KEPT = ['.vim/coc-settings.json']
+const HOST31_REPORTED = ['ansible.cfg', 'sub/ansible.cfg', '.pdm-python', 'sub/.pdm-python', 'sub/.vim/coc-settings.json']
+
+describe('host31: coc.nvim, Ansible and PDM files a run plants', () => {
+  for (const [mode, extra] of Object.entries(MODES)) {
+    test(`${mode}: each is kept absent or reported`, async (t) => {
+      const tree = tempTree(t)
+      const r = await sh(plant([...HOST31_KEPT, ...HOST31_REPORTED]), { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+      assert.equal(r.exitCode, 0, show(r))
+      for (const rel of HOST31_KEPT) {
+        assert.equal(fs.existsSync(path.join(tree.ws, rel)), false, `${rel} stayed\n${JSON.stringify(r.hostRisks)}`)
+        assert.ok(riskFor(r.hostRisks, tree.ws, rel), `${rel}: ${JSON.stringify(r.hostRisks)}`)
+      }
+      for (const rel of HOST31_REPORTED) assert.ok(riskFor(r.hostRisks, tree.ws, rel), `${rel}: ${JSON.stringify(r.hostRisks)}`)
+    })
+  }
+
+  test('review: each is a risk of the change set and held back by apply', async (t) => {
+    const tree = tempTree(t)
+    const all = [...HOST31_KEPT, ...HOST31_REPORTED]
+    const r = await sandspawn.spawnSandboxed(['sh', '-c', plant(all)], { cwd: tree.ws, timeout: 60000, sandbox: { mode: 'workspace-write', workspace: 'review' } })
+    assert.ok(r.changeSet, show(r))
+    for (const rel of all) assert.ok(riskFor(r.changeSet.hostRisks, tree.ws, rel), `${rel}: ${JSON.stringify(r.changeSet.hostRisks)}`)
+    await sandspawn.applyChangeSet(r.changeSet.id, {})
+    for (const rel of all) assert.equal(fs.existsSync(path.join(tree.ws, rel)), false, `${rel} landed`)
+  })
+})
+
+// Found by an attacker's review (host31): a protected name that already exists below the tops (a
+// package of a monorepo with its own `.cargo/config.toml`, `.vscode`, `.claude` or `.mcp.json`) is
+// neither read-only there nor looked at after the run: rewritten in place, or given a new file
+// inside, it landed with `hostRisks: []` in bwrap and Landlock mode (only one created or replaced
+// was reported), and the host's next `cargo build` in `sub` ran the `rustc-wrapper` the run wrote
+// (checked with cargo 1.x: cargo reads `.cargo/config.toml` from the cwd and every parent).
+const DEEPER = { 'sub/.cargo/config.toml': '[build]\n', 'sub/.vscode/settings.json': '{}\n', 'sub/.claude/settings.json': '{}\n', 'sub/.mcp.json': '{}\n' }
+
+describe('host31: an existing protected name below the tops, changed in place', () => {
+  for (const [mode, extra] of Object.entries(MODES)) {
+    test(`${mode}: a rewrite in place, or a new file inside, is reported; reading them is not`, async (t) => {
+      const tree = tempTree(t)
+      for (const [rel, text] of Object.entries(DEEPER)) {
+        fs.mkdirSync(path.dirname(path.join(tree.ws, rel)), { recursive: true })
+        fs.writeFileSync(path.join(tree.ws, rel), text)
+      }
+      const quiet = await sh(`cat ${Object.keys(DEEPER).map(q).join(' ')} >/dev/null`, { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+      assert.equal(quiet.exitCode, 0, show(quiet))
+      assert.deepEqual(quiet.hostRisks, [], JSON.stringify(quiet.hostRisks))
+      const r = await sh(
+        `printf '[build]\\nrustc-wrapper = "/var/tmp/w"\\n' > sub/.cargo/config.toml && echo '{"tasks":[]}' > sub/.vscode/tasks.json && ` +
+          `echo '{"hooks":{}}' > sub/.claude/settings.json && echo '{"mcpServers":{}}' > sub/.mcp.json`,
+        { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra },
+      )
+      assert.equal(r.exitCode, 0, show(r))
+      for (const rel of ['sub/.cargo/config.toml', 'sub/.vscode/tasks.json', 'sub/.claude/settings.json', 'sub/.mcp.json']) {
+        assert.ok(riskFor(r.hostRisks, tree.ws, rel), `${rel}: ${JSON.stringify(r.hostRisks)}`)
+      }
+    })
+  }
+})

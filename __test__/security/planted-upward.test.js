@@ -322,6 +322,12 @@ const HOST30_JS = ['../tsup.config.ts', '../../tsup.config.mjs', '../tsdown.conf
 
 keptAboveWithOwn('host30: tsup, tsdown, UnoCSS and wrangler configurations above a workspace nested below /tmp', HOST30_JS, ['tsup.config.ts'], 'tsup.config.ts')
 
+// Found by an attacker's review (host31): coc.nvim finds the nearest `.vim` directory up from each
+// file opened (`findUp('.vim', ...)`, configuration/index.ts) and starts the `command` of each
+// `languageserver` its `coc-settings.json` lists; one planted above a workspace nested below /tmp
+// landed with `hostRisks: []` in every mode.
+keptAboveWithOwn("host31: coc.nvim's .vim above a workspace nested below /tmp", ['../.vim/coc-settings.json', '../../.vim/coc-settings.json'], ['package.json'], 'package.json')
+
 // mise's bare `mise` directory is no upward name: `$TMPDIR/mise` is mise's own temporary
 // directory, and keeping it absent at /tmp's top moved mise's files aside in every sandboxed run
 // that used mise (and reported it). Only where /tmp/mise does not exist already.
