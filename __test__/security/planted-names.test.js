@@ -256,8 +256,12 @@ describe('host30: Letta Code and Qoder project settings', () => {
 // from each file opened and starts the `command` of each `languageserver` listed there), Ansible's
 // `ansible.cfg` (every ansible command takes the cwd's: an executable `vault_password_file` or
 // `inventory` is run, `callback_plugins` and `vars_plugins` load Python) and PDM's `.pdm-python`
-// (the interpreter every later pdm command runs).
-const HOST31_KEPT = ['.vim/coc-settings.json']
+// (the interpreter every later pdm command runs). And act's `.actrc` (act, which runs a repository's
+// GitHub workflows locally, takes its flags from the cwd's `.actrc`: `-P ubuntu-latest=-self-hosted`
+// runs every step on the host itself, `--privileged` and `--container-daemon-socket` hand the
+// containers the host's Docker) and DDEV's `.ddev` (its `config.yaml` hooks' `exec-host` tasks run
+// on the host at every `ddev start`, as `.devcontainer`'s `initializeCommand` does).
+const HOST31_KEPT = ['.vim/coc-settings.json', '.actrc', '.ddev/config.yaml']
 const HOST31_REPORTED = ['ansible.cfg', 'sub/ansible.cfg', '.pdm-python', 'sub/.pdm-python', 'sub/.vim/coc-settings.json']
 
 describe('host31: coc.nvim, Ansible and PDM files a run plants', () => {
