@@ -153,6 +153,17 @@ const DEFAULTS: &[(&str, &str)] = &[
     // as Claude Code's `.claude` does.
     (".letta", "Letta Code runs the hooks (SessionStart, PreToolUse, ...) of its settings.json and settings.local.json"),
     (".qoder", "Qoder CLI and the Qoder IDE run the hooks and start the MCP servers of its settings.json and settings.local.json (once the folder is trusted)"),
+    // Found by an attacker's review (host31), planted unflagged at a workspace's top and above a
+    // nested one: coc.nvim takes the nearest `.vim` directory up from each file opened
+    // (`findUp('.vim', ...)`) as that folder's configuration, and starts the `command` of each
+    // `languageserver` its `coc-settings.json` lists. Vim itself reads no `.vim` of a project's.
+    (".vim", "coc.nvim starts the language servers its coc-settings.json lists (`languageserver` commands) when Vim or Neovim opens a file below it"),
+    // The same review: act (GitHub workflows run locally) appends the cwd's `.actrc` to its
+    // arguments (`-P ubuntu-latest=-self-hosted` runs every step on the host itself); DDEV runs
+    // the `exec-host` tasks of `.ddev/config.yaml`'s hooks on the host at every `ddev start`, as
+    // dev-container tools run `initializeCommand`.
+    (".actrc", "act takes its flags from it: `-P <platform>=-self-hosted` runs the workflows' steps on the host, `--privileged` and `--container-daemon-socket` give their containers the host's Docker"),
+    (".ddev", "DDEV runs the `exec-host` tasks of its config.yaml hooks (and its commands/host scripts) on the host, at every `ddev start`"),
 ];
 
 /// The report-only tier (`sandbox.reportedNames`): files tools run that commands legitimately
@@ -254,6 +265,12 @@ const REPORTED: &[(&str, &str)] = &[
     (".bsp", "IDEs and Metals start the build server each connection file's argv names"),
     (".merlin", "Merlin runs the preprocessors it names (-pp) when a file is opened"),
     (".luarc.json", "the Lua language server runs the plugin its runtime.plugin names"),
+    // Found by an attacker's review (host31), each planted unflagged. Ansible takes the cwd's
+    // `ansible.cfg` on every command (its documentation refuses one in a world-writable cwd for
+    // this reason); PDM runs the interpreter `.pdm-python` names on every later command, as uv does
+    // a path in `.python-version`. `ansible-config init` and `pdm use` write them: reported.
+    ("ansible.cfg", "every ansible command here applies it: an executable `vault_password_file` or `inventory` is run, `callback_plugins`, `vars_plugins` and the other plugin paths load Python"),
+    (".pdm-python", "PDM runs the interpreter it names on every pdm command here (`pdm run`, `pdm install`)"),
 ];
 
 const LINT_STAGED: &str = "lint-staged runs the commands it lists on commit (through a git hook)";
@@ -296,7 +313,7 @@ const DIRECTORIES: &[&str] = &[
     ".git", ".vscode", ".idea", ".devcontainer", ".claude", ".codex", ".agents", ".cursor", ".gemini", ".continue", ".windsurf",
     ".roo", ".amazonq", ".opencode", ".zed", ".helix", ".cargo", ".mvn", ".hg", ".qwen", ".kiro", ".kilocode", ".junie", ".factory",
     ".clinerules", ".amp", ".iflow", ".codebuddy", ".pi", ".tabnine", ".trae", ".vibe", ".grok", ".augment", ".openhands", ".theia",
-    ".sl", ".jj", ".pijul", ".letta", ".qoder",
+    ".sl", ".jj", ".pijul", ".letta", ".qoder", ".vim", ".ddev",
 ];
 
 /// What the placeholder of a missing protected name is. Files by convention get an empty file
