@@ -56,6 +56,7 @@ mod links_into_nm;
 mod link_looks;
 mod listing;
 mod named_stamp;
+mod stamped_names;
 mod vouch;
 pub(crate) mod undo;
 pub mod names;
@@ -359,17 +360,19 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
     crate::policy::sort_carve_outs(policy.writable_roots);
     let (mut named, mut named_changed_at) = (HashMap::new(), HashMap::new());
     let mut report_only = Vec::new();
+    let kept_tops = stamped_names::kept_tops(&tops, &found.git_entries);
     for p in &found.named {
         if let Ok(m) = p.symlink_metadata() {
             named.insert(p.clone(), (m.dev(), m.ino()));
-            // Report-only names only: the protected ones are read-only in the sandbox.
+            // Report-only names, and protected ones below the tops: those at a top are read-only
+            // in the sandbox (`stamped_names`).
             // A virtual environment's files: those of the environments kept only (the read-only
             // ones too: the Landlock mode grants `bin`'s, `venv_bin`).
             let reported = match venvs.files.get(p.as_path()) {
                 Some(_) => true,
                 None => !venv::walked(p.parent().unwrap_or(Path::new("/")), p.file_name().unwrap_or_default()),
             };
-            if reported && p.file_name().is_some_and(|n| !names.iter().any(|x| x.as_bytes() == n.as_bytes())) {
+            if reported && stamped_names::stamped(p, names, &kept_tops) {
                 report_only.push((p, m));
             }
         }
