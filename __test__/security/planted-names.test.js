@@ -320,3 +320,38 @@ describe('host31: an existing protected name below the tops, changed in place', 
     })
   }
 })
+// Found by an attacker's review (fix31) of host30's fix: Copilot CLI's project configuration of
+// language servers is `lsp.json` at the repository's root as well as `.github/lsp.json` (GitHub's
+// own lsp-setup skill and Copilot CLI's reference: "Repo-level: `lsp.json` (repo root) or
+// `.github/lsp.json`"); host30's pattern matched `.github/lsp.json` only, and a run that wrote
+// `lsp.json` at the workspace's top (or a repository's below it) had hostRisks [] and review's
+// apply landed it: Copilot CLI starts the `command` of each server it lists when a session starts.
+const ROOT_LSP = ['lsp.json', 'sub/lsp.json']
+
+describe("fix31: Copilot CLI's lsp.json at a repository's top", () => {
+  for (const [mode, extra] of Object.entries(MODES)) {
+    test(`${mode}: created, or changed in place, it is reported`, async (t) => {
+      const tree = tempTree(t)
+      // A repository below the workspace's top (bwrap only: in the Landlock mode a root holding a
+      // repository's .git takes no new entries at its top).
+      const planted = mode === 'bwrap' ? ROOT_LSP : ROOT_LSP.slice(0, 1)
+      if (mode === 'bwrap') fs.mkdirSync(path.join(tree.ws, 'sub/.git'), { recursive: true })
+      const made = await sh(planted.map((rel) => `printf '%s' ${q(LSP_JSON)} > ${rel}`).join('; '), { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+      assert.equal(made.exitCode, 0, show(made))
+      for (const rel of planted) assert.ok(riskFor(made.hostRisks, tree.ws, rel), `${rel}: ${JSON.stringify(made.hostRisks)}`)
+      const changed = await sh(`printf '%s' ${q(LSP_JSON)} 1<> lsp.json`, { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+      assert.equal(changed.exitCode, 0, show(changed))
+      assert.ok(riskFor(changed.hostRisks, tree.ws, 'lsp.json'), JSON.stringify(changed.hostRisks))
+    })
+  }
+
+  test('review: a risk of the change set, held back by apply', async (t) => {
+    const tree = tempTree(t)
+    const r = await sandspawn.spawnSandboxed(['sh', '-c', `printf '%s' ${q(LSP_JSON)} > lsp.json; echo x > notes.txt`], { cwd: tree.ws, timeout: 60000, sandbox: { mode: 'workspace-write', workspace: 'review' } })
+    assert.ok(r.changeSet, show(r))
+    assert.ok(riskFor(r.changeSet.hostRisks, tree.ws, 'lsp.json'), JSON.stringify(r.changeSet.hostRisks))
+    const res = await sandspawn.applyChangeSet(r.changeSet.id, {})
+    assert.equal(fs.existsSync(path.join(tree.ws, 'lsp.json')), false, `lsp.json landed: ${JSON.stringify(res)}`)
+    assert.equal(fs.readFileSync(path.join(tree.ws, 'notes.txt'), 'utf8'), 'x\n', JSON.stringify(res))
+  })
+})
