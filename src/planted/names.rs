@@ -271,6 +271,12 @@ const REPORTED: &[(&str, &str)] = &[
     // a path in `.python-version`. `ansible-config init` and `pdm use` write them: reported.
     ("ansible.cfg", "every ansible command here applies it: an executable `vault_password_file` or `inventory` is run, `callback_plugins`, `vars_plugins` and the other plugin paths load Python"),
     (".pdm-python", "PDM runs the interpreter it names on every pdm command here (`pdm run`, `pdm install`)"),
+    // Found by an attacker's review (fix31) of host30's `.github/lsp.json` pattern: Copilot CLI's
+    // project configuration of language servers is also `lsp.json` at the repository's root
+    // (GitHub's lsp-setup skill and the CLI's reference: "Repo-level: `lsp.json` (repo root) or
+    // `.github/lsp.json`"). A name of the top, not a pattern: a repository's own (the skill writes
+    // it), so reported, not kept, as `.github/lsp.json` is.
+    ("lsp.json", "GitHub Copilot CLI starts the command of each language server it lists, in the background, when a session starts in the repository"),
 ];
 
 const LINT_STAGED: &str = "lint-staged runs the commands it lists on commit (through a git hook)";
@@ -419,7 +425,7 @@ mod tests {
     #[test]
     fn every_name_a_tool_reads_is_in_its_tools_tier() {
         let (protected, reported) = (defaults(), reported_defaults());
-        let tools: [(&str, Vec<String>, &Vec<String>); 18] = [
+        let tools: [(&str, Vec<String>, &Vec<String>); 19] = [
             // zsh loads FILE.zwc (compiled) in place of FILE when it is newer (zshmisc, "Autoloading
             // Functions" and zcompile): the compiled form is as much a startup file.
             ("zsh", [".zshenv", ".zprofile", ".zshrc", ".zlogin", ".zlogout"].into_iter().flat_map(|n| [n.to_string(), format!("{n}.zwc")]).collect(), &protected),
@@ -449,6 +455,8 @@ mod tests {
             // hook managers' and language servers' files, reported.
             ("host25 kept", [".iflow", ".codebuddy", ".pi", ".continuerc.json", ".tabnine", ".trae", ".vibe", ".grok", ".augment", ".openhands", ".theia", ".rvmrc", ".versions.conf", ".rbenv-vars", ".pants.bootstrap", ".sbtrc", ".sl", ".jj", ".pijul"].map(String::from).to_vec(), &protected),
             ("host25 reported", [".lintstagedrc", ".lintstagedrc.json", ".lintstagedrc.yml", "lint-staged.config.js", ".huskyrc", ".huskyrc.js", "husky.config.js", ".rusty-hook.toml", ".overcommit.yml", "hie.yaml", ".lsp", ".bsp", ".merlin", ".luarc.json"].map(String::from).to_vec(), &reported),
+            // fix31: Copilot CLI's root-level language servers' configuration.
+            ("copilot cli", ["lsp.json"].map(String::from).to_vec(), &reported),
         ];
         for (tool, names, tier) in tools {
             for n in names {
