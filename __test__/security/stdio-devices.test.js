@@ -155,6 +155,39 @@ print("got", os.read(r_out, 4096).decode().strip())
     assert.match(r.stdout, /^stdin-nonblock False stdout-nonblock False stdout-append False$/m, r.stdout + r.stderr)
   })
 
+  // Found by an attacker's review (fix31) of kern30's fix: a pipe the helper may not open again
+  // (another user's: its inode is its creator's, mode 0600) was left as given, its status flags
+  // still the caller's open file. A root process (a CI agent) that ran a plan as another user with
+  // its own pipes as stdio (setpriv, sudo -u, su) had the command's O_NONBLOCK on both after the
+  // run, its next writer into that pipe losing its output to EAGAIN, nothing said. Now such a pipe
+  // fails setup, naming the descriptor, as a device that cannot be opened again does.
+  test(`root: pipes of root's given to a plan run as uid ${MASTER_UID} keep the caller's status flags`, { skip: (!IS_ROOT && 'needs root (setpriv)') || (!fs.existsSync('/usr/bin/python3') && 'no /usr/bin/python3') || (IS_ROOT && otherUser.cannotRunAs(MASTER_UID)) || false }, (t) => {
+    const tree = tempTree(t)
+    fs.chownSync(tree.ws, MASTER_UID, MASTER_UID)
+    fs.chmodSync(tree.root, 0o755)
+    const command = ['/usr/bin/python3', '-c', 'import fcntl, os\nfor fd in (0, 1):\n    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_NONBLOCK)\nprint("ran", flush=True)']
+    const build = `console.log(JSON.stringify(require(${JSON.stringify(otherUser.stagedCheckout())}).buildSandboxCommand(${JSON.stringify(command)}, { cwd: ${JSON.stringify(tree.ws)} })))`
+    const [cmd, args] = otherUser.asUser(MASTER_UID, ['-e', build])
+    const built = spawnSync(cmd, args, { cwd: tree.ws, env: { PATH: process.env.PATH, HOME: tree.ws }, encoding: 'utf8', timeout: 60000 })
+    assert.equal(built.status, 0, built.stdout + built.stderr)
+    // Python, not Node: Node puts its stdio's flags back when it exits.
+    const driver = `
+import fcntl, json, os, subprocess, sys
+plan = json.loads(sys.argv[1])
+r_in, w_in = os.pipe()
+r_out, w_out = os.pipe()
+os.write(w_in, b"given\\n")
+p = subprocess.Popen([plan["program"]] + plan["args"], cwd=plan["cwd"], env=plan["env"], stdin=r_in, stdout=w_out, stderr=subprocess.PIPE, user=${MASTER_UID}, group=${MASTER_UID}, extra_groups=[])
+err = p.communicate()[1].decode()
+flags = lambda fd: fcntl.fcntl(fd, fcntl.F_GETFL)
+print("stdin-nonblock", bool(flags(r_in) & os.O_NONBLOCK), "stdout-nonblock", bool(flags(w_out) & os.O_NONBLOCK))
+print("exit", p.returncode, json.dumps(err))
+`
+    const r = spawnSync('/usr/bin/python3', ['-c', driver, built.stdout.trim()], { encoding: 'utf8', timeout: 60000 })
+    assert.match(r.stdout, /^stdin-nonblock False stdout-nonblock False$/m, `the command's O_NONBLOCK is on the caller's open files\n${r.stdout}${r.stderr}`)
+    assert.match(r.stdout, /^exit 125 .*descriptor 0 is a pipe/m, r.stdout + r.stderr)
+  })
+
   // The test above in the Landlock mode, whose supervisor leaves the stdio pipes as given (pipe30,
   // checking kern30's fix): no caller's pipe reaches a Landlock command. buildSandboxCommand gives
   // no Landlock plan (plan.test.js), and spawnSandboxed and startSandboxed give every run pipes of
