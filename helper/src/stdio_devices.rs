@@ -44,7 +44,7 @@ pub fn reopen_all(dir: &str) -> Result<(), Failure> {
     for fd in inherited()? {
         let Some(st) = fstat(fd) else { continue };
         if st.st_mode & libc::S_IFMT == libc::S_IFIFO {
-            crate::stdio_pipes::reopen(fd, &st);
+            crate::stdio_pipes::reopen(fd, &st)?;
             continue;
         }
         if !matches!(st.st_mode & libc::S_IFMT, libc::S_IFCHR | libc::S_IFBLK) {
