@@ -7,7 +7,7 @@ const assert = require('node:assert/strict')
 const net = require('node:net')
 const dgram = require('node:dgram')
 const os = require('node:os')
-const { show, run, sh, token, which, sleep, rmrf, tempTree } = require('./helpers')
+const { sandspawn, show, run, sh, token, which, sleep, rmrf, tempTree } = require('./helpers')
 
 const HAS_CURL = which('curl') !== null
 
@@ -217,15 +217,10 @@ except OSError as e:
     const name = `\0${token('sandspawn-sec')}`
     const server = await unixServer(name)
     try {
-      const code = `
-import socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-try:
-    s.connect(${JSON.stringify(name)}); s.sendall(b'LEAK'); print('CONNECTED')
-except OSError as e:
-    print('failed', e.errno, e.strerror, file=sys.stderr); sys.exit(1)
-`
-      const r = await py(code)
+      // A Node client: Node binds an abstract name padded with NULs to the whole of sun_path, so a
+      // python client's short name never met this server, and the test passed with the socket
+      // reachable (found by an attacker's review, mode31; the control with the network on is below).
+      const r = await run([process.execPath, '-e', `const s = require('net').connect(${JSON.stringify(name)}, () => { console.log('CONNECTED'); s.end('LEAK') }); s.on('error', (e) => { console.error(e.code); process.exit(1) })`])
       assert.equal(r.exitCode, 1, show(r))
       await sleep(100)
       assert.equal(server.connections, 0, 'the abstract socket server got a connection')
@@ -247,5 +242,70 @@ except OSError as e:
     assert.equal(r.exitCode, 0, show(r))
     assert.ok(tcp4.connections > before)
     tcp4.connections = before // the other cases must still see 0
+  })
+})
+
+// `allowUnixSockets: false` given by name with `network: true`: the host's network is asked for,
+// its Unix sockets are refused. Taken and dropped before (found by an attacker's review, mode31):
+// the command reached Docker's, ssh-agent's or the user's D-Bus socket file and, sharing the host's
+// network namespace, its abstract sockets, with nothing in `notEnforced`, as mode30 found for
+// `danger-full-access`. Left out, the network on allows them (documented).
+describe('network: true with allowUnixSockets: false given', () => {
+  // Node as the client: its abstract address is the name padded with NULs to the whole of
+  // sun_path, as the Node server's is (a python client's short name never meets it).
+  const connect = (address, options) =>
+    run([process.execPath, '-e', `const s = require('net').connect(${JSON.stringify(address)}, () => { console.log('CONNECTED'); s.end('LEAK') }); s.on('error', (e) => { console.error(e.code); process.exit(1) })`], options)
+  for (const mechanism of ['bwrap', 'landlock']) {
+    for (const unix of [false, []]) {
+      test(`${mechanism}, allowUnixSockets ${JSON.stringify(unix)}: neither a socket file nor an abstract socket of the host is reached; TCP is`, async (t) => {
+        const file = `/tmp/${token('sandspawn-sec')}.sock`
+        t.after(() => rmrf(file))
+        const servers = [await unixServer(file), await unixServer(`\0${token('sandspawn-sec')}`)]
+        const options = { cwd: tempTree(t).ws, sandbox: { mode: 'workspace-write', network: true, allowUnixSockets: unix } }
+        if (mechanism === 'landlock') options.linux = { allow: ['landlock'] }
+        try {
+          for (const server of servers) {
+            const r = await connect(server.address(), options)
+            assert.equal(r.exitCode, 1, `${JSON.stringify(server.address())}: ${show(r)}`)
+            assert.doesNotMatch(r.stdout, /CONNECTED/)
+            await sleep(100)
+            assert.equal(server.connections, 0, `the host's Unix socket ${JSON.stringify(server.address())} got a connection`)
+          }
+          const before = tcp4.connections
+          const code = `import socket; s = socket.create_connection(('127.0.0.1', ${tcp4.address().port}), timeout=3); print(s.recv(100)[:15])`
+          const tcp = await run(['python3', '-c', code], options)
+          assert.equal(tcp.exitCode, 0, `the network is on: ${show(tcp)}`)
+          tcp4.connections = before
+          const pair = await run(['python3', '-c', "import socket; a, b = socket.socketpair(); a.sendall(b'pair'); print(b.recv(4).decode())"], options)
+          assert.equal(pair.stdout, 'pair\n', show(pair))
+        } finally {
+          for (const server of servers) await close(server)
+        }
+      })
+    }
+  }
+
+  test('control: left out, the network on reaches both (documented), so the client above can', async (t) => {
+    const file = `/tmp/${token('sandspawn-sec')}.sock`
+    t.after(() => rmrf(file))
+    const servers = [await unixServer(file), await unixServer(`\0${token('sandspawn-sec')}`)]
+    try {
+      for (const server of servers) {
+        const r = await connect(server.address(), { cwd: tempTree(t).ws, sandbox: { mode: 'workspace-write', network: true } })
+        assert.equal(r.exitCode, 0, `${JSON.stringify(server.address())}: ${show(r)}`)
+        assert.equal(r.stdout, 'CONNECTED\n')
+      }
+    } finally {
+      for (const server of servers) await close(server)
+    }
+  })
+
+  test('a macOS plan refuses it: Seatbelt cannot keep name lookups (mDNSResponder) without Unix sockets', () => {
+    for (const unix of [false, []]) {
+      assert.throws(
+        () => sandspawn.buildSandboxCommand(['true'], { platform: 'darwin', sandbox: { mode: 'read-only', network: true, allowUnixSockets: unix } }),
+        (e) => e.code === 'ERR_SANDBOX_UNSUPPORTED' && /allowUnixSockets/.test(e.message),
+      )
+    }
   })
 })
