@@ -300,8 +300,8 @@ describe('network: true with allowUnixSockets: false given', () => {
     }
   })
 
-  test('a macOS plan refuses it: Seatbelt cannot keep name lookups (mDNSResponder) without Unix sockets', () => {
-    for (const unix of [false, []]) {
+  test('a macOS plan refuses it, and a list of socket paths with the network on: its profile allowed every socket', () => {
+    for (const unix of [false, [], ['/tmp/sandspawn-sec-agent.sock']]) {
       assert.throws(
         () => sandspawn.buildSandboxCommand(['true'], { platform: 'darwin', sandbox: { mode: 'read-only', network: true, allowUnixSockets: unix } }),
         (e) => e.code === 'ERR_SANDBOX_UNSUPPORTED' && /allowUnixSockets/.test(e.message),
