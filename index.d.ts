@@ -26,7 +26,9 @@ export interface SandboxPolicy {
   network?: boolean | NetworkPolicy
   /** With the network off: `false` (default) blocks connecting to any Unix socket of the host;
    * `true` allows all; a list allows only those paths (macOS only; Linux rejects a list with
-   * `ERR_SANDBOX_UNSUPPORTED`). */
+   * `ERR_SANDBOX_UNSUPPORTED`). With `network: true` they are allowed when this is left out;
+   * `false` or `[]` given refuses them on Linux (no `AF_UNIX` socket), and macOS rejects it, and
+   * a list, with `ERR_SANDBOX_UNSUPPORTED`. */
   allowUnixSockets?: boolean | string[]
   /** `writable` (default in workspace-write): host `/tmp` and `$TMPDIR` are writable roots.
    * `private`: an empty `/tmp` of the command's own (Linux only). `read-only`: default otherwise. */

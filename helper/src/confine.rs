@@ -53,7 +53,9 @@ pub fn prepare(ll: &LandlockSteps) -> Result<Prepared, Failure> {
         return Err(setup(0, format!("the kernel's Landlock ABI is {kernel}, the plan needs {}", ll.abi)));
     }
     let abi = ll.abi.min(landlock::MAX_KNOWN_ABI);
-    let network = ll.sockets == seccomp::Sockets::InetAndUnix;
+    // The network on: the Internet families (with `AF_UNIX`, or without it when the policy
+    // refused Unix sockets by name); the Landlock mode's other plans have none of them.
+    let network = matches!(ll.sockets, seccomp::Sockets::InetAndUnix | seccomp::Sockets::Inet);
     let Handled { fs, net, scoped } = landlock::handled(abi, network);
     let attr = RulesetAttr { fs, net, scoped };
     let fd = unsafe { libc::syscall(SYS_CREATE_RULESET, &attr as *const RulesetAttr, landlock::ruleset_attr_size(abi), 0u32) };

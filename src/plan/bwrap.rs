@@ -308,7 +308,8 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         a.push(&["--bind", &path_arg(upper)?, &path_arg(target)?]);
     }
     // Every plan gets the filter's baseline; only the socket rule follows the policy.
-    let sockets = if !policy.network && policy.unix_sockets == UnixSockets::Blocked { Sockets::Inet } else { Sockets::InetAndUnix };
+    // Blocked with the network on too, when asked by name (policy::resolve::refused_by_name).
+    let sockets = if policy.unix_sockets == UnixSockets::Blocked { Sockets::Inet } else { Sockets::InetAndUnix };
     if sandspawn_helper::seccomp::Arch::native().is_none() {
         return Err(SandboxError::unsupported(format!(
             "the sandbox needs its seccomp filter, which sandspawn has only for x86_64 and aarch64 (this is {})",

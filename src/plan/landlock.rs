@@ -110,7 +110,11 @@ pub fn build(req: &PlanRequest, abi: u32, grants: &Grants, scratch: Option<&Path
         write.push(Planned { path: p.clone(), id: grants.ids.get(p).copied() });
     }
     write.extend(DEVICES.iter().filter(|d| Path::new(d).exists()).map(|d| Planned::new(d)));
-    let sockets = if policy.network {
+    // The network on with Unix sockets refused by name: the Internet families alone (the helper
+    // takes `Inet` as the network on, its Landlock rules governing no TCP port).
+    let sockets = if policy.network && policy.unix_sockets == UnixSockets::Blocked {
+        Sockets::Inet
+    } else if policy.network {
         Sockets::InetAndUnix
     } else if policy.unix_sockets == UnixSockets::All {
         Sockets::UnixOnly

@@ -263,12 +263,12 @@ fn danger_full_access(raw: &RawPolicy, ctx: &PolicyContext) -> Result<ResolvedPo
 
 fn unix_sockets(raw: &RawPolicy, network: bool, platform: Platform) -> Result<UnixSockets> {
     let list = match &raw.allow_unix_sockets {
-        None | Some(RawUnixSockets::Bool(false)) => return Ok(if network { UnixSockets::All } else { UnixSockets::Blocked }),
+        // Left out, the network on allows them (the host's whole network, README).
+        None => return Ok(if network { UnixSockets::All } else { UnixSockets::Blocked }),
         Some(RawUnixSockets::Bool(true)) => return Ok(UnixSockets::All),
         // An empty list allows nothing: the same as `false`.
-        Some(RawUnixSockets::List(l)) if l.is_empty() => {
-            return Ok(if network { UnixSockets::All } else { UnixSockets::Blocked })
-        }
+        Some(RawUnixSockets::Bool(false)) => return refused_by_name(network, platform),
+        Some(RawUnixSockets::List(l)) if l.is_empty() => return refused_by_name(network, platform),
         Some(RawUnixSockets::List(l)) => l,
     };
     let mut paths = Vec::new();
@@ -283,10 +283,32 @@ fn unix_sockets(raw: &RawPolicy, network: bool, platform: Platform) -> Result<Un
         ));
     }
     if network {
-        return Ok(UnixSockets::All);
+        // The network-on profile allows every socket: the list was dropped (mode31).
+        return Err(SandboxError::unsupported(
+            "sandbox.allowUnixSockets: a list of socket paths with network: true cannot be enforced on macOS (the \
+             network-on profile allows every socket, and name lookups go through mDNSResponder's Unix socket); \
+             leave allowUnixSockets out to allow Unix sockets, or use a network allow-list",
+        ));
     }
     sort_shallowest_first(&mut paths);
     Ok(UnixSockets::Only(paths))
+}
+
+/// `allowUnixSockets: false` (or `[]`) given by name: refused even with the network on, where
+/// leaving it out allows them. Taken and dropped before (found by an attacker's review, mode31):
+/// with `network: true` the command reached Docker's, ssh-agent's or the user's D-Bus socket file
+/// and the host's abstract sockets, nothing said; the filter's `inet` socket rule (the Internet
+/// families and netlink, no `AF_UNIX`) enforces it on Linux. Seatbelt cannot: with the network on
+/// its name lookups go through mDNSResponder's Unix socket.
+fn refused_by_name(network: bool, platform: Platform) -> Result<UnixSockets> {
+    if network && platform == Platform::Darwin {
+        return Err(SandboxError::unsupported(
+            "sandbox.allowUnixSockets: false with network: true cannot be enforced on macOS (with the network on, \
+             name lookups go through mDNSResponder's Unix socket); leave allowUnixSockets out to allow Unix sockets, \
+             or use a network allow-list, which refuses them",
+        ));
+    }
+    Ok(UnixSockets::Blocked)
 }
 
 /// cwd, `writableRoots` and (tmp writable) `/tmp` + `$TMPDIR`: canonical, deduplicated, shallowest

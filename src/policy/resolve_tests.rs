@@ -329,8 +329,15 @@ fn unsupported_combinations() {
     assert_eq!(on(json!({"network": true}), Platform::Linux).unwrap().unix_sockets, UnixSockets::All);
     let p = on(json!({"allowUnixSockets": [w.root.join("s.sock")]}), Platform::Darwin).unwrap();
     assert_eq!(p.unix_sockets, UnixSockets::Only(vec![w.root.join("s.sock")]));
-    let p = on(json!({"network": true, "allowUnixSockets": [w.root.join("s.sock")]}), Platform::Darwin).unwrap();
-    assert_eq!(p.unix_sockets, UnixSockets::All);
+    // With the network on, what is given by name is kept or refused, never dropped (mode31).
+    for given in [json!(false), json!([])] {
+        let v = json!({"network": true, "allowUnixSockets": given});
+        assert_eq!(on(v.clone(), Platform::Linux).unwrap().unix_sockets, UnixSockets::Blocked, "{v}");
+        assert_eq!(on(v.clone(), Platform::Darwin).unwrap_err().code.as_str(), "ERR_SANDBOX_UNSUPPORTED", "{v}");
+    }
+    let e = on(json!({"network": true, "allowUnixSockets": [w.root.join("s.sock")]}), Platform::Darwin).unwrap_err();
+    assert_eq!(e.code.as_str(), "ERR_SANDBOX_UNSUPPORTED", "a list with the network on allowed every socket");
+    assert_eq!(on(json!({"network": true}), Platform::Darwin).unwrap().unix_sockets, UnixSockets::All);
 }
 
 #[test]
