@@ -1137,3 +1137,35 @@ test('every directory the walk after the run could not list is counted and repor
   assert.ok(out.pre000.hostRisks.some((h) => h.kind === 'scan-incomplete' && h.path === out.D), `the directory unreadable before the run: ${brief(out.pre000)}`)
   assert.ok(!fs.existsSync(path.join(ws, 'PWNED')), 'nothing planted ran')
 })
+
+// A direct run that opens the workspace's top to other users (`chmod 777 .`, `chmod -R o+w .`):
+// review mode holds that back (permissions-changed), a direct run reported nothing (found by an
+// attacker's review, mode31): after it any local user could create an `.envrc`, a
+// `.vscode/tasks.json` or a `.mcp.json` there, which the host's tools run as the workspace's owner.
+describe("a writable root's top opened to other users by a direct run", () => {
+  for (const mechanism of ['bwrap', 'landlock']) {
+    for (const [label, cmd, mode] of [['chmod 777 .', 'chmod 777 .', 0o777], ['chmod -R g+w .', 'chmod -R g+w .', 0o775]]) {
+      test(`${mechanism}: ${label} is a permissions-changed host risk naming the fix; a top already so, or made stricter, is not`, async (t) => {
+        const tree = tempTree(t)
+        fs.chmodSync(tree.ws, 0o755)
+        fs.writeFileSync(path.join(tree.ws, 'build.sh'), 'echo hi\n')
+        const options = { cwd: tree.ws, sandbox: WW }
+        if (mechanism === 'landlock') options.linux = { allow: ['landlock'] }
+        const r = await sh(cmd, options)
+        assert.equal(r.exitCode, 0, show(r))
+        assert.equal(fs.statSync(tree.ws).mode & 0o777, mode)
+        const risks = r.hostRisks.filter((h) => h.kind === 'permissions-changed' && h.path === tree.ws)
+        assert.equal(risks.length, 1, `hostRisks: ${JSON.stringify(r.hostRisks)}`)
+        assert.match(risks[0].detail, /chmod go-w/)
+        // Nothing restored silently: the mode is the user's to judge.
+        assert.equal(fs.statSync(tree.ws).mode & 0o777, mode)
+        const again = await sh('chmod 700 .', options)
+        assert.deepEqual(again.hostRisks.filter((h) => h.kind === 'permissions-changed'), [], 'made stricter, or already open before the run')
+        fs.chmodSync(tree.ws, 0o777)
+        const open = await sh('true', options)
+        assert.deepEqual(open.hostRisks.filter((h) => h.kind === 'permissions-changed'), [], JSON.stringify(open.hostRisks))
+        fs.chmodSync(tree.ws, 0o755)
+      })
+    }
+  }
+})
