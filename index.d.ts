@@ -212,6 +212,8 @@ export interface HostRisk {
    * longer search (`chmod 000 ~/.local/state`): every later run is refused until it is fixed; or
    * one inside a writable root, or a root itself, above a `readOnlyPaths` or `denyRead` path or a
    * root's `.git` (`chmod 000 ws/cfg`): every later run with that policy is refused until it is fixed;
+   * or (a direct run) a writable root's top or its `.git` the run gave group or other write
+   * (`chmod 777 .`): any local user could then create an `.envrc` or a `.mcp.json` there;
    * `scan-incomplete`: the walk after the run stopped at its bound, and `path` names the area it
    * did not examine; or `path` is a symlink the run made whose way could not be judged (through a
    * symlink of `/proc`, such as `/proc/self/cwd`, which leads wherever the process following it is;

@@ -20,6 +20,9 @@ pub struct Baseline {
     /// Each writable root's top and its `.git`, as `(device, inode)` before the run: after it, the
     /// same paths must still be the same directories (`workspace-replaced`).
     pub identities: Vec<(PathBuf, (u64, u64))>,
+    /// The same entries with their permission bits: one the run opened to others is reported
+    /// (`opened_tops`).
+    pub top_modes: super::opened_tops::TopModes,
     /// The symlinks in directly written roots that `denyRead`, `readOnlyPaths` and `writableRoots`
     /// paths are resolved through (named for the first: `policy::policy_links`), as they
     /// were, held while the run lives (`policy::held_links`): one the run replaced or removed is

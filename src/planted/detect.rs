@@ -27,7 +27,8 @@ pub enum RiskKind {
     LinkToSharedDirectory,
     /// A change set's directory mode that opens it to other users, or takes the workspace root
     /// from its owner (`review::dir_modes`; review mode only); or a directory above sandspawn's
-    /// stores this user can no longer search (`runner::store_modes`).
+    /// stores this user can no longer search (`runner::store_modes`); or a writable root's top a
+    /// direct run opened to others (`opened_tops`).
     PermissionsChanged,
 }
 
@@ -61,6 +62,11 @@ pub fn detect_after(baseline: &Baseline, during_run: Vec<HostRisk>) -> Vec<HostR
     super::baseline::remember(&baseline.spec, std::sync::Arc::clone(&index));
     let mut risks = Listed::default();
     risks.extend(replaced_roots(baseline));
+    risks.extend(super::opened_tops::opened(&baseline.top_modes).into_iter().map(|o| HostRisk {
+        path: o.path.to_string_lossy().into_owned(),
+        kind: RiskKind::PermissionsChanged,
+        detail: o.detail(),
+    }));
     risks.extend(during_run);
     let absent: HashSet<&PathBuf> = baseline.absent.iter().collect();
     undo_created(baseline, &found, &mut risks);

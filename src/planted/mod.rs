@@ -56,6 +56,7 @@ mod links_into_nm;
 mod link_looks;
 mod listing;
 mod named_stamp;
+mod opened_tops;
 mod stamped_names;
 mod vouch;
 pub(crate) mod undo;
@@ -147,11 +148,8 @@ pub fn protect(roots: &mut [WritableRoot], req: &Request) -> Baseline {
     }
     // Repositories are looked for when their git dirs are protected or their tops get names.
     let repositories = req.protect_git || !req.names.is_empty();
-    let identities = tops
-        .iter()
-        .flat_map(|t| [t.clone(), t.join(".git")])
-        .filter_map(|p| p.symlink_metadata().ok().map(|m| (p, (m.dev(), m.ino()))))
-        .collect();
+    let top_modes = opened_tops::taken(tops.iter().flat_map(|t| [t.clone(), t.join(".git")]));
+    let identities = top_modes.iter().map(|(p, id, _)| (p.clone(), *id)).collect();
     let walked_names = req.names.iter().chain(req.reported).cloned().collect();
     let hook_links = c.hook_links;
     let config_hard = c.config_hard;
@@ -161,6 +159,7 @@ pub fn protect(roots: &mut [WritableRoot], req: &Request) -> Baseline {
         report_repositories: req.protect_git,
         macos: req.macos,
         identities,
+        top_modes,
         hook_links,
         config_hard,
         between,
@@ -384,6 +383,7 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
         named_changed_at.insert(p.clone(), named_stamp::of(p, &m, &mut budget));
     }
     let identities = policy.planted.identities.clone();
+    let top_modes = policy.planted.top_modes.clone();
     let deny_links = policy.planted.deny_links.clone();
     let absent = policy.writable_roots.iter().flat_map(|r| r.missing_read_only.iter().map(|m| m.path.clone())).collect();
     *policy.planted = Arc::new(Baseline {
@@ -399,6 +399,7 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
         macos: policy.planted.macos,
         held_caches,
         identities,
+        top_modes,
         deny_links,
         hook_links,
         global_git_unresolved,
