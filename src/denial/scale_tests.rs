@@ -71,3 +71,28 @@ fn keywords_in_one_long_token_still_classify_as_before() {
     assert_eq!(d.map(|d| d.reason.as_str()), Some("policy_denied"));
 }
 
+
+/// A run's resolved policy carries hundreds of read-only paths (every protected name at each
+/// root's top, present or a placeholder: ~550 in an ordinary workspace-write run), and each line
+/// naming a path inside a writable root was compared with every one of them (two `PathBuf`s made
+/// per comparison): a command printing `a/: Permission denied` lines, 1 MiB on each stream (the
+/// default `maxBuffer`), cost the host 19 s of CPU after a 134 ms run, its result a minute late
+/// (found by an attacker's review, cross31). The cost must not grow with the policy's paths.
+#[test]
+fn a_policy_of_many_paths_costs_no_more_per_line() {
+    let many = |n: usize, prefix: &str| (0..n).map(|i| format!("/ws/{prefix}-{i}")).collect::<Vec<_>>();
+    let ctx = DenialContext::from_json(&json!({
+        "mode": "workspace-write", "cwd": "/ws", "network": false,
+        "writableRoots": [{ "root": "/ws", "readOnly": many(2_000, ".protected"), "missingReadOnly": many(2_000, ".absent").iter().map(|p| json!({ "path": p, "kind": "dir" })).collect::<Vec<_>>() }],
+        "denyRead": many(2_000, "secret"), "readOnlyPaths": many(2_000, "kept"),
+    }))
+    .unwrap();
+    for unit in ["a/: Permission denied\n", "sh: 1: cannot create a/b: Is a directory\n", "ls: cannot access 'a/b': No such file or directory\n", "error: could not write index\n", "error: cannot rehash: a/b isn't writable\n", "Error: ENOENT: no such file or directory, mkdir 'a/b'\n"] {
+        let text = unit.repeat(MIB / unit.len());
+        let out = CommandOutput { exit_code: Some(1), signal: None, stdout: &text, stderr: &text, aggregated: &text, cwd: None };
+        let t = thread_cpu();
+        let _ = classify_sandbox_denial(Bwrap, &out, Some(&ctx.clone().with_cwd("/ws")));
+        let took = thread_cpu() - t;
+        assert!(took < BOUND, "{unit:?} x 256 KiB against 8,000 paths took {took:?}");
+    }
+}
