@@ -23,6 +23,7 @@
 
 pub mod api;
 pub mod apply;
+pub mod changed_at;
 pub mod changes;
 pub mod clock_floor;
 pub mod content;

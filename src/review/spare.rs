@@ -49,7 +49,7 @@ pub fn take(root: &Path, spares: &[&str], dir: &Path, private: impl Fn(&Path) ->
 pub fn make(root: &Path, names: &[String], skeleton: impl Fn(&Path) -> std::io::Result<()>) {
     let (ready, partial) = in_listing(names);
     // Partial spares older than an hour: their maker died.
-    remove_older(root, &partial, Duration::from_secs(3600));
+    remove_older(root, &partial, Duration::from_secs(3600), std::time::SystemTime::now());
     if ready.len() >= MAX_SPARES {
         return;
     }
@@ -60,12 +60,13 @@ pub fn make(root: &Path, names: &[String], skeleton: impl Fn(&Path) -> std::io::
     }
 }
 
-/// Remove the spares (entry names in `root`) last changed more than `age` ago.
-pub fn remove_older(root: &Path, spares: &[&str], age: Duration) {
+/// Remove the spares (entry names in `root`) last changed more than `age` before `now` (by their
+/// ctime: `changed_at`).
+pub fn remove_older(root: &Path, spares: &[&str], age: Duration, now: std::time::SystemTime) {
     for name in spares {
         let p = root.join(name);
-        let made = std::fs::symlink_metadata(&p).and_then(|m| m.modified()).ok();
-        if made.is_some_and(|t| t.elapsed().is_ok_and(|a| a > age)) {
+        let made = std::fs::symlink_metadata(&p).ok().map(|m| super::changed_at::changed_at(&m));
+        if made.is_some_and(|t| now.duration_since(t).is_ok_and(|a| a > age)) {
             let _ = crate::tool_caches::store::remove_tree(&p);
         }
     }

@@ -444,11 +444,20 @@ pub fn evict_unused(root: &Path, max_age: std::time::Duration) {
 }
 
 pub(crate) fn evict_now(root: &Path, max_age: std::time::Duration) {
+    evict_at(root, max_age, std::time::SystemTime::now());
+}
+
+/// `evict_now` as if it were `now`. A set's use is the last change of its `last-used` file (of
+/// its directory, without one): the ctime, which no process can set, not the mtime, which any
+/// process of the user can (`touch -d`): a Landlock command in another workspace (the mode does
+/// not govern file times) set a pending set's back to 2000, and the next process to list the sets
+/// removed it, the agent's work in it gone (found by an attacker's review, cross31).
+pub(crate) fn evict_at(root: &Path, max_age: std::time::Duration, now: std::time::SystemTime) {
     let names = names(root);
     for id in names.iter().filter(|n| super::id::check(n).is_ok()).cloned() {
         let dir = root.join(&id);
-        let used = std::fs::metadata(dir.join(LAST_USED)).or_else(|_| std::fs::metadata(&dir)).and_then(|m| m.modified()).ok();
-        if !used.is_some_and(|t| t.elapsed().is_ok_and(|age| age > max_age)) {
+        let used = std::fs::metadata(dir.join(LAST_USED)).or_else(|_| std::fs::metadata(&dir)).ok().map(|m| super::changed_at::changed_at(&m));
+        if !used.is_some_and(|t| now.duration_since(t).is_ok_and(|age| age > max_age)) {
             continue;
         }
         let set = ChangeSet { dir: dir.clone(), meta: Meta { id, cwd: PathBuf::new(), created: 0, begin_ns: 0, roots: Vec::new(), held: Vec::new(), protect_git: true, protected_names: Vec::new(), reported_names: Vec::new(), homes: Vec::new(), config_homes: Vec::new(), deny_links: Vec::new(), root_modes: Vec::new(), own_links: Vec::new() } };
@@ -457,7 +466,7 @@ pub(crate) fn evict_now(root: &Path, max_age: std::time::Duration) {
         }
     }
     // Spares nobody took for as long (review mode no longer used here): nothing to keep them for.
-    super::spare::remove_older(root, &super::spare::in_listing(&names).0, max_age);
+    super::spare::remove_older(root, &super::spare::in_listing(&names).0, max_age, now);
 }
 
 #[cfg(test)]
@@ -501,20 +510,26 @@ mod tests {
         let l = lock(&set).unwrap();
         drop(l);
         assert_eq!(ids(&root), vec![set.meta.id.clone()]);
+        // A `last-used` whose mtime was set back (a Landlock command's `touch -d`) is still in use.
         let old = std::time::SystemTime::now() - std::time::Duration::from_secs(30 * 86400);
         std::fs::File::options().write(true).open(set.dir.join("last-used")).unwrap().set_modified(old).unwrap();
-        let held = lock(&set).unwrap();
+        std::fs::File::open(&set.dir).unwrap().set_modified(old).unwrap();
         evict_now(&root, UNUSED_FOR);
+        assert!(set.dir.exists(), "an mtime set back is no sign of disuse");
+        let month_on = std::time::SystemTime::now() + std::time::Duration::from_secs(30 * 86400);
+        let held = lock(&set).unwrap();
+        evict_at(&root, UNUSED_FOR, month_on);
         assert!(set.dir.exists(), "a set in use stays");
         drop(held);
+        evict_at(&root, UNUSED_FOR, month_on);
+        assert!(!set.dir.exists());
         super::super::spare::make(&root, &names(&root), skeleton);
         let listing = names(&root);
         let spare = root.join(super::super::spare::in_listing(&listing).0[0]);
-        evict_now(&root, UNUSED_FOR);
-        assert!(!set.dir.exists());
-        assert!(spare.exists(), "a fresh spare stays");
         std::fs::File::open(&spare).unwrap().set_modified(old).unwrap();
         evict_now(&root, UNUSED_FOR);
+        assert!(spare.exists(), "a fresh spare stays, whatever its mtime says");
+        evict_at(&root, UNUSED_FOR, month_on);
         assert!(!spare.exists(), "a spare nobody took for as long as an unused set is removed");
     }
 

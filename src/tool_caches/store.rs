@@ -156,15 +156,23 @@ pub fn hour_passed(last: &std::sync::Mutex<Option<std::time::Instant>>) -> bool 
     true
 }
 
-/// `evict_unused` without its hourly throttle. Also removes the caches of the earlier layout
-/// (`<root>/<cache>/upper`, one store shared by every workspace): what they hold may have been
-/// planted by a run in any workspace, so they are dropped, not migrated. From the root's
-/// descriptor, through no link (`Dir`).
+/// `evict_unused` without its hourly throttle, as of now.
 pub(super) fn evict_now(root: &Dir, max_age: std::time::Duration) {
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64);
+    evict_at(root, max_age, now);
+}
+
+/// `evict_now` as if it were `now` (unix seconds). Also removes the caches of the earlier layout
+/// (`<root>/<cache>/upper`, one store shared by every workspace): what they hold may have been
+/// planted by a run in any workspace, so they are dropped, not migrated. From the root's
+/// descriptor, through no link (`Dir`). A scope's use is the last change of its `last-used`: the
+/// ctime, which no process sets, not the mtime, which a Landlock command in another workspace set
+/// back (`touch -d`: the mode does not govern file times) to have the next run drop the scope
+/// (found by an attacker's review, cross31; `review::store::evict_at` likewise).
+pub(super) fn evict_at(root: &Dir, max_age: std::time::Duration, now: i64) {
     if let Ok(scopes) = root.open("workspaces") {
         for name in scopes.names().unwrap_or_default() {
-            let used = scopes.open(&name).ok().and_then(|s| s.stat("last-used").ok().flatten()).map(|st| st.st_mtime as i64);
+            let used = scopes.open(&name).ok().and_then(|s| s.stat("last-used").ok().flatten()).map(|st| st.st_ctime as i64);
             if used.is_some_and(|t| now - t > max_age.as_secs() as i64) {
                 let _ = scopes.remove(&name);
             }
@@ -353,12 +361,17 @@ mod tests {
         create(&r, &old).unwrap();
         let (top, _) = create(&r, &new).unwrap();
         let month_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(40 * 86400);
+        // An mtime set back (`touch -d`) is no sign of disuse: the ctime says when it was used.
         std::fs::File::options().write(true).open(old.join("last-used")).unwrap().set_modified(month_ago).unwrap();
         std::fs::create_dir_all(r.join("npm/upper/_cacache")).unwrap();
         std::fs::create_dir_all(r.join("npm/work")).unwrap();
         evict_now(&top, std::time::Duration::from_secs(30 * 86400));
-        assert!(!old.exists() && new.exists());
+        assert!(old.exists() && new.exists(), "an mtime set back keeps a scope in use");
         assert!(!r.join("npm").exists(), "the earlier layout's shared caches go");
+        // Forty days on, the scopes not used since go (a scope is used at every run's start).
+        let later = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64 + 40 * 86400;
+        evict_at(&top, std::time::Duration::from_secs(30 * 86400), later);
+        assert!(!old.exists() && top.has_dir("workspaces"));
     }
 }
 

@@ -146,6 +146,7 @@ fn eviction_removes_nothing_through_a_link() {
     std::fs::File::options().write(true).open(old.join("last-used")).unwrap().set_modified(month_ago).unwrap();
     std::fs::remove_dir_all(f.store.join("workspaces")).unwrap();
     std::os::unix::fs::symlink(&f.data, f.store.join("workspaces")).unwrap();
-    super::store::evict_now(&Dir::root(&f.store).unwrap(), std::time::Duration::from_secs(30 * 86400));
+    let later = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64 + 40 * 86400;
+    super::store::evict_at(&Dir::root(&f.store).unwrap(), std::time::Duration::from_secs(30 * 86400), later);
     assert!(old.join("more.txt").exists(), "the host removed host data through a link");
 }
