@@ -201,7 +201,8 @@ impl DenialContext {
     }
 
     /// The command could write `p` (absolute): inside a writable root, outside every read-only
-    /// carve-out and deny-read path.
+    /// carve-out and deny-read path. For one question: a classification asks its `PathIndex`
+    /// (built once, the same rule), whose cost does not grow with the policy's paths.
     pub fn is_writable(&self, p: &Path) -> bool {
         if self.mode == SandboxMode::DangerFullAccess {
             return true;

@@ -11,6 +11,7 @@ mod context;
 mod verdict;
 mod network;
 mod path;
+mod path_index;
 mod text;
 mod tools;
 
@@ -24,6 +25,7 @@ mod scale_tests;
 
 pub use context::DenialContext;
 use path::{absolutize, extract_path};
+use path_index::PathIndex;
 pub use network::{deciding_refusal, network_denial};
 pub use verdict::{CommandOutput, DenialKind, DenialReason, SandboxDenial};
 use text::{contains_ci, find_all_ci, find_ci, find_word_ci, lines_with_offsets, snippet};
@@ -162,6 +164,9 @@ pub fn classify_sandbox_denial(
     let sections = distinct_sections(out);
     let sections = sections.as_slice();
     let cwd = ctx.and_then(|c| c.cwd.as_deref()).or(out.cwd);
+    // Every line's path is looked up in it: built once, not compared with each of the policy's paths.
+    let index = ctx.map(PathIndex::of);
+    let index = index.as_ref();
 
     // 1. Codex's keywords.
     for &section in sections {
@@ -173,8 +178,8 @@ pub fn classify_sandbox_denial(
                 if !contains_ci(line, keyword) || keyword_only_in_names(line, keyword) {
                     continue;
                 }
-                if let Some(ctx) = ctx {
-                    if is_test_title(line) || !keyword_line_is_denial(keyword, line, ctx) {
+                if let Some(index) = index {
+                    if is_test_title(line) || !keyword_line_is_denial(keyword, line, index) {
                         continue;
                     }
                 }
@@ -227,9 +232,9 @@ pub fn classify_sandbox_denial(
     }
 
     // 1c. Tool-specific words for a write the policy refused (git's index, pyenv's shims).
-    if let Some(ctx) = ctx {
+    if let Some(index) = index {
         for &section in sections {
-            if let Some(t) = tools::find(section, ctx) {
+            if let Some(t) = tools::find(section, index) {
                 return Some(SandboxDenial {
                     reason: DenialReason::ReadOnlyFileSystem,
                     kind: DenialKind::Filesystem,
@@ -244,7 +249,7 @@ pub fn classify_sandbox_denial(
     }
 
     // 2. A deny-read path reads as missing.
-    if let Some(ctx) = ctx.filter(|c| !c.deny_read.is_empty()) {
+    if let Some(index) = index.filter(|i| !i.ctx.deny_read.is_empty()) {
         for &section in sections {
             for (start, line) in lines_with_offsets(section) {
                 for phrase in NOT_FOUND_PHRASES {
@@ -256,7 +261,7 @@ pub fn classify_sandbox_denial(
                     let Some(abs) = absolutize(&raw, cwd) else {
                         continue;
                     };
-                    if ctx.is_deny_read(&abs) {
+                    if index.is_deny_read(&abs) {
                         return Some(SandboxDenial {
                             host: None,
                             network_reason: None,
@@ -389,7 +394,7 @@ fn keyword_only_in_names(line: &str, keyword: &str) -> bool {
 }
 
 /// The precision rules a context enables, for one line holding `keyword`.
-fn keyword_line_is_denial(keyword: &str, line: &str, ctx: &DenialContext) -> bool {
+fn keyword_line_is_denial(keyword: &str, line: &str, index: &PathIndex) -> bool {
     // `file:LINE:` followed by text that names no path: a grep hit or a test title quoted in a
     // diagnostic, not an error of this run.
     if location_prefix_len(line) > 0 && extract_path(line, keyword).is_none() {
@@ -403,9 +408,9 @@ fn keyword_line_is_denial(keyword: &str, line: &str, ctx: &DenialContext) -> boo
             {
                 return false;
             }
-            match extract_path(line, keyword).and_then(|p| absolutize(&p, ctx.cwd.as_deref())) {
+            match extract_path(line, keyword).and_then(|p| absolutize(&p, index.ctx.cwd.as_deref())) {
                 // A path the command could write: an ordinary permission error.
-                Some(abs) => !ctx.is_writable(&abs),
+                Some(abs) => !index.is_writable(&abs),
                 None => true,
             }
         }

@@ -205,7 +205,7 @@ pub(crate) fn normalize(p: &Path) -> PathBuf {
 }
 
 /// macOS prints `/tmp/x` for what is canonically `/private/tmp/x`; compare both spellings alike.
-fn without_private(p: &Path) -> PathBuf {
+pub(crate) fn without_private(p: &Path) -> PathBuf {
     for alias in ["/private/tmp", "/private/var", "/private/etc"] {
         if p.starts_with(alias) {
             if let Ok(rest) = p.strip_prefix("/private") {

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use super::context::DenialContext;
 use super::path::absolutize;
+use super::path_index::PathIndex;
 use super::text::{find_ci, lines_with_offsets};
 use crate::policy::SandboxMode;
 
@@ -27,10 +28,13 @@ const IS_A_DIRECTORY: [&str; 2] = ["is a directory", "illegal operation on a dir
 /// `pyenv: cannot rehash: /root/.pyenv/shims isn't writable` (and tools phrased alike).
 const NOT_WRITABLE: [&str; 2] = [" isn't writable", " is not writable"];
 
-pub(crate) fn find(section: &str, ctx: &DenialContext) -> Option<ToolDenial> {
+pub(crate) fn find(section: &str, index: &PathIndex) -> Option<ToolDenial> {
+    let ctx = index.ctx;
+    // The same for every line (it looks at each read-only path): decided once.
+    let mut git_index = None;
     for (start, line) in lines_with_offsets(section) {
         if GIT_INDEX.iter().any(|p| find_ci(line, p).is_some()) {
-            if let Some(path) = git_index_denied(ctx) {
+            if let Some(path) = git_index.get_or_insert_with(|| git_index_denied(index)).clone() {
                 return Some(ToolDenial { path, line_start: start });
             }
         }
@@ -39,7 +43,7 @@ pub(crate) fn find(section: &str, ctx: &DenialContext) -> Option<ToolDenial> {
             let rest = &line[at + "no such file or directory, mkdir ".len()..];
             let raw = rest.trim().trim_matches(|c| c == '\'' || c == '"');
             if let Some(abs) = absolutize(raw, ctx.cwd.as_deref()) {
-                if !ctx.is_writable(&abs) && !ctx.is_deny_read(&abs) {
+                if !index.is_writable(&abs) && !index.is_deny_read(&abs) {
                     return Some(ToolDenial { path: Some(abs), line_start: start });
                 }
             }
@@ -49,7 +53,7 @@ pub(crate) fn find(section: &str, ctx: &DenialContext) -> Option<ToolDenial> {
                 continue;
             }
             let named = is_a_directory_paths(line, phrase).into_iter().filter_map(|raw| absolutize(&raw, ctx.cwd.as_deref()));
-            if let Some(abs) = named.into_iter().find(|p| ctx.placeholders.contains(p)) {
+            if let Some(abs) = named.into_iter().find(|p| index.is_placeholder(p)) {
                 return Some(ToolDenial { path: Some(abs), line_start: start });
             }
         }
@@ -63,7 +67,7 @@ pub(crate) fn find(section: &str, ctx: &DenialContext) -> Option<ToolDenial> {
             }
             let raw = head.rsplit([' ', '\'', '"', '`']).next().unwrap_or("");
             let Some(abs) = absolutize(raw, ctx.cwd.as_deref()) else { continue };
-            if raw.contains('/') && !ctx.is_writable(&abs) {
+            if raw.contains('/') && !index.is_writable(&abs) {
                 return Some(ToolDenial { path: Some(abs), line_start: start });
             }
         }
@@ -95,7 +99,8 @@ fn is_a_directory_paths(line: &str, phrase: &str) -> Vec<String> {
 /// root holding the cwd is read-only (`Some(Some(<root>/.git/index))`), or nothing is writable at
 /// the cwd (read-only mode, or a cwd outside every writable root: `Some(None)`, the repository's
 /// top is not known without reading the filesystem).
-fn git_index_denied(ctx: &DenialContext) -> Option<Option<PathBuf>> {
+fn git_index_denied(index: &PathIndex) -> Option<Option<PathBuf>> {
+    let ctx: &DenialContext = index.ctx;
     let cwd = ctx.cwd.as_deref()?;
     if ctx.mode == SandboxMode::DangerFullAccess {
         return None;
@@ -110,5 +115,5 @@ fn git_index_denied(ctx: &DenialContext) -> Option<Option<PathBuf>> {
     if let Some((git, _)) = protected_git {
         return Some(Some(git.join("index")));
     }
-    (!ctx.is_writable(cwd)).then_some(None)
+    (!index.is_writable(cwd)).then_some(None)
 }
