@@ -164,7 +164,7 @@ pub fn classify_sandbox_denial(
     let sections = distinct_sections(out);
     let sections = sections.as_slice();
     let cwd = ctx.and_then(|c| c.cwd.as_deref()).or(out.cwd);
-    // Every line's path is looked up in it: built once, not compared with each of the policy's paths.
+    // Every line's path is looked up in it (made at the first): not compared with each of the policy's paths.
     let index = ctx.map(PathIndex::of);
     let index = index.as_ref();
 

@@ -44,9 +44,14 @@ impl PathSet {
     }
 }
 
-/// One classification's view of a `DenialContext`'s paths (built once per classification).
+/// One classification's view of a `DenialContext`'s paths, its sets made at the first question (a
+/// run that printed no path asks none, and pays nothing).
 pub(crate) struct PathIndex<'a> {
     pub ctx: &'a DenialContext,
+    sets: std::cell::OnceCell<Sets<'a>>,
+}
+
+struct Sets<'a> {
     roots: PathSet,
     read_only: PathSet,
     deny_read: PathSet,
@@ -56,14 +61,18 @@ pub(crate) struct PathIndex<'a> {
 
 impl<'a> PathIndex<'a> {
     pub fn of(ctx: &'a DenialContext) -> PathIndex<'a> {
-        PathIndex {
-            ctx,
+        PathIndex { ctx, sets: std::cell::OnceCell::new() }
+    }
+
+    fn sets(&self) -> &Sets<'a> {
+        let ctx = self.ctx;
+        self.sets.get_or_init(|| Sets {
             roots: PathSet::of(&ctx.writable_roots),
             read_only: PathSet::of(&ctx.read_only),
             deny_read: PathSet::of(&ctx.deny_read),
             landlock_dirs: ctx.landlock_dirs.as_ref().map(PathSet::of),
             placeholders: ctx.placeholders.iter().map(PathBuf::as_path).collect(),
-        }
+        })
     }
 
     /// `DenialContext::is_writable`.
@@ -71,21 +80,22 @@ impl<'a> PathIndex<'a> {
         if self.ctx.mode == SandboxMode::DangerFullAccess {
             return true;
         }
-        let granted = match &self.landlock_dirs {
+        let sets = self.sets();
+        let granted = match &sets.landlock_dirs {
             Some(dirs) => dirs.strictly_above(p),
-            None => self.roots.at_or_above(p),
+            None => sets.roots.at_or_above(p),
         };
-        granted && !self.read_only.at_or_above(p) && !self.is_deny_read(p)
+        granted && !sets.read_only.at_or_above(p) && !self.is_deny_read(p)
     }
 
     /// `DenialContext::is_deny_read`.
     pub fn is_deny_read(&self, p: &Path) -> bool {
-        self.deny_read.at_or_above(p)
+        self.sets().deny_read.at_or_above(p)
     }
 
     /// `p` is one of the placeholders over missing protected names.
     pub fn is_placeholder(&self, p: &Path) -> bool {
-        self.placeholders.contains(p)
+        self.sets().placeholders.contains(p)
     }
 }
 
