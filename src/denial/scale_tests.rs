@@ -87,7 +87,9 @@ fn a_policy_of_many_paths_costs_no_more_per_line() {
         "denyRead": many(2_000, "secret"), "readOnlyPaths": many(2_000, "kept"),
     }))
     .unwrap();
-    for unit in ["a/: Permission denied\n", "sh: 1: cannot create a/b: Is a directory\n", "ls: cannot access 'a/b': No such file or directory\n", "error: could not write index\n", "error: cannot rehash: a/b isn't writable\n", "Error: ENOENT: no such file or directory, mkdir 'a/b'\n"] {
+    // And not with a path's depth: one 32 KiB path a line (looking each ancestor up hashed it whole).
+    let deep = format!("cannot open '/ws/{}': Permission denied\n", "a/".repeat(16_000));
+    for unit in [deep.as_str(), "a/: Permission denied\n", "sh: 1: cannot create a/b: Is a directory\n", "ls: cannot access 'a/b': No such file or directory\n", "error: could not write index\n", "error: cannot rehash: a/b isn't writable\n", "Error: ENOENT: no such file or directory, mkdir 'a/b'\n"] {
         let text = unit.repeat(MIB / unit.len());
         let out = CommandOutput { exit_code: Some(1), signal: None, stdout: &text, stderr: &text, aggregated: &text, cwd: None };
         let t = thread_cpu();
