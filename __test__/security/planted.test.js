@@ -1169,3 +1169,44 @@ describe("a writable root's top opened to other users by a direct run", () => {
     }
   }
 })
+
+// Found by an attacker's review (rfix31) of mode31's opened tops: the modes were compared, not the
+// ACLs. A direct run set a default ACL on the workspace's top (`setfacl -d -m o::rwx .`, here as
+// its raw xattr) and the top's mode stayed 0755, hostRisks []: every name the host's tools made
+// there afterwards (an .envrc the user writes, npm's node_modules) was open to other users' writes
+// (the umask is not applied under a default ACL: .envrc 0646, node_modules 0757), and any local
+// user could then change what those tools run as the workspace's owner. An access ACL naming
+// another user keeps a 0775 top's mode as it was, too.
+describe("a writable root's top opened to other users through an ACL by a direct run", () => {
+  const script = `import os, struct
+def acl(entries):
+    return struct.pack('<I', 2) + b''.join(struct.pack('<HHI', t, p, 0xffffffff) for t, p in entries)
+os.setxattr('.', 'system.posix_acl_default', acl([(0x01, 7), (0x04, 5), (0x20, 7)]))
+print('set', flush=True)
+`
+  for (const mechanism of ['bwrap', 'landlock']) {
+    test(`${mechanism}: a default ACL giving other users write on the top is a permissions-changed host risk`, { skip: which('python3') === null && 'python3 is not installed' }, async (t) => {
+      const tree = tempTree(t)
+      fs.chmodSync(tree.ws, 0o755)
+      const options = { cwd: tree.ws, sandbox: WW }
+      if (mechanism === 'landlock') options.linux = { allow: ['landlock'] }
+      const r = await sandspawn.spawnSandboxed(['python3', '-c', script], options)
+      if (r.exitCode !== 0 && /Operation not supported/.test(r.stderr)) return t.skip('no ACLs on this filesystem')
+      if (r.exitCode !== 0 && /Operation not permitted/.test(r.stderr)) {
+        // Refused (the Landlock mode's filter): nothing opened.
+        fs.mkdirSync(path.join(tree.ws, 'node_modules'))
+        assert.equal(fs.statSync(path.join(tree.ws, 'node_modules')).mode & 0o022, 0, 'refused: no ACL there')
+        return
+      }
+      assert.equal(r.exitCode, 0, show(r))
+      assert.equal(fs.statSync(tree.ws).mode & 0o777, 0o755, 'the mode bits say nothing')
+      fs.mkdirSync(path.join(tree.ws, 'node_modules'))
+      assert.equal(fs.statSync(path.join(tree.ws, 'node_modules')).mode & 0o002, 0o002, "the host's next directory there is open to other users")
+      const risks = r.hostRisks.filter((h) => h.kind === 'permissions-changed' && h.path === tree.ws)
+      assert.equal(risks.length, 1, `hostRisks: ${JSON.stringify(r.hostRisks)}`)
+      assert.match(risks[0].detail, /setfacl -b/)
+      const again = await sh('true', options)
+      assert.deepEqual(again.hostRisks.filter((h) => h.kind === 'permissions-changed'), [], 'an ACL already there before the run')
+    })
+  }
+})
