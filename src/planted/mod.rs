@@ -57,6 +57,7 @@ mod link_looks;
 mod listing;
 mod named_stamp;
 mod opened_tops;
+mod top_acls;
 mod stamped_names;
 mod vouch;
 pub(crate) mod undo;
@@ -149,7 +150,7 @@ pub fn protect(roots: &mut [WritableRoot], req: &Request) -> Baseline {
     // Repositories are looked for when their git dirs are protected or their tops get names.
     let repositories = req.protect_git || !req.names.is_empty();
     let top_modes = opened_tops::taken(tops.iter().flat_map(|t| [t.clone(), t.join(".git")]));
-    let identities = top_modes.iter().map(|(p, id, _)| (p.clone(), *id)).collect();
+    let identities = top_modes.iter().map(|(p, id, _, _)| (p.clone(), *id)).collect();
     let walked_names = req.names.iter().chain(req.reported).cloned().collect();
     let hook_links = c.hook_links;
     let config_hard = c.config_hard;

@@ -7,20 +7,30 @@
 //! (`detect` makes each a `permissions-changed` host risk);
 //! nothing is restored silently (the mode may be the user's choice). Only the tops (where the
 //! protected names are kept) are looked at: a deeper directory's mode is not (the walk after the
-//! run reads listings, not every entry's mode).
+//! run reads listings, not every entry's mode). Their ACLs too (`top_acls`): a default ACL
+//! (`setfacl -d -m o::rwx .`) left the top's mode as it was and opened every name the host's tools
+//! made there afterwards (found by an attacker's review, rfix31); one that changed is reported.
 
 use std::os::unix::fs::MetadataExt;
 use std::path::PathBuf;
 
+use super::top_acls::{self, Acls};
+
 /// Group and other write.
 const OTHERS_WRITE: u32 = 0o022;
 
-/// Each top and its `.git` as they were before the run: `(device, inode)` and permission bits.
-pub type TopModes = Vec<(PathBuf, (u64, u64), u32)>;
+/// Each top and its `.git` as they were before the run: `(device, inode)`, permission bits and ACLs.
+pub type TopModes = Vec<(PathBuf, (u64, u64), u32, Acls)>;
 
 /// The entries of `paths` that exist, as `TopModes` records them.
 pub fn taken(paths: impl Iterator<Item = PathBuf>) -> TopModes {
-    paths.filter_map(|p| p.symlink_metadata().ok().map(|m| (p, (m.dev(), m.ino()), m.mode() & 0o7777))).collect()
+    paths
+        .filter_map(|p| {
+            let m = p.symlink_metadata().ok()?;
+            let acls = top_acls::of(&p);
+            Some((p, (m.dev(), m.ino()), m.mode() & 0o7777, acls))
+        })
+        .collect()
 }
 
 /// A top the run opened: its permission bits before and after.
@@ -29,11 +39,26 @@ pub struct Opened {
     pub path: PathBuf,
     pub was: u32,
     pub now: u32,
+    /// An ACL of it set or changed during the run (the mode bits need not say so).
+    pub acl_changed: bool,
 }
 
 impl Opened {
     /// What `detect` says of it (a `permissions-changed` host risk), with the fix.
     pub fn detail(&self) -> String {
+        if self.acl_changed {
+            return format!(
+                "had its ACL set or changed during the run (mode {:04o} before, {:04o} now): an ACL can give other users \
+                 write there, and a default ACL gives it on every name made there later, which the mode does not show \
+                 (getfacl {} shows it). Any local user could then create or change names (an .envrc, a \
+                 .vscode/tasks.json, node_modules) that your tools run as you. If you did not set it yourself: \
+                 setfacl -b -k {}",
+                self.was,
+                self.now,
+                self.path.display(),
+                self.path.display()
+            );
+        }
         format!(
             "was made writable by others during the run (mode {:04o} before, {:04o} now): any local user can now \
              create names there (an .envrc, a .vscode/tasks.json, a .mcp.json) that your tools run as you. If you did \
@@ -50,10 +75,12 @@ impl Opened {
 pub fn opened(before: &TopModes) -> Vec<Opened> {
     before
         .iter()
-        .filter_map(|(p, id, was)| {
+        .filter_map(|(p, id, was, acls)| {
             let now = p.symlink_metadata().ok().filter(|m| m.is_dir() && (m.dev(), m.ino()) == *id)?;
             let mode = now.mode() & 0o7777;
-            (mode & OTHERS_WRITE & !was != 0).then(|| Opened { path: p.clone(), was: *was, now: mode })
+            let now_acls = top_acls::of(p);
+            let acl_changed = now_acls != *acls && now_acls.iter().any(|a| !a.is_empty());
+            (mode & OTHERS_WRITE & !was != 0 || acl_changed).then(|| Opened { path: p.clone(), was: *was, now: mode, acl_changed })
         })
         .collect()
 }
@@ -76,7 +103,7 @@ mod tests {
         std::fs::set_permissions(&top, std::fs::Permissions::from_mode(0o777)).unwrap();
         std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o1777)).unwrap();
         std::fs::set_permissions(&closed, std::fs::Permissions::from_mode(0o755)).unwrap();
-        assert_eq!(opened(&before), [Opened { path: top.clone(), was: 0o755, now: 0o777 }]);
+        assert_eq!(opened(&before), [Opened { path: top.clone(), was: 0o755, now: 0o777, acl_changed: false }]);
         let detail = opened(&before)[0].detail();
         assert!(detail.contains("0755 before, 0777 now") && detail.contains("chmod go-w"), "{detail}");
         // Replaced by another directory: not this check's (workspace-replaced says it). The old one
