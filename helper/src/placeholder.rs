@@ -292,6 +292,19 @@ fn holds_open(pid: u32, dev: u64, ino: u64) -> bool {
     fds.flatten().take(4096).any(|fd| std::fs::metadata(fd.path()).is_ok_and(|m| m.is_dir() && m.dev() == dev && m.ino() == ino))
 }
 
+/// The locks pid 1 (bwrap's init, this process's parent) holds, as `/proc/locks` lines: the
+/// `lock:` lines of its descriptors' `fdinfo` (each lists the locks its owner holds on that open
+/// file's inode, the inode's own list walked, not the machine's). `None` where they cannot be read.
+#[cfg(target_os = "linux")]
+pub fn init_s_locks() -> Option<String> {
+    let mut locks = String::new();
+    for entry in std::fs::read_dir("/proc/1/fdinfo").ok()?.flatten() {
+        let Ok(info) = std::fs::read_to_string(entry.path()) else { continue };
+        locks.extend(info.lines().filter_map(|l| l.strip_prefix("lock:")).flat_map(|l| [l.trim_start(), "\n"]));
+    }
+    Some(locks)
+}
+
 /// How many POSIX read locks the process with this pid holds, from `/proc/locks` as this process's
 /// pid namespace shows it: the helper inside waits until bwrap's pid 1 holds all of them before it
 /// lets go of the directories' `flock`s (see the helper's `--await-init-locks`).
@@ -327,6 +340,8 @@ mod tests {
         assert_eq!(posix_read_locks_of(locks, 1), 2);
         assert_eq!(posix_read_locks_of(locks, 12), 1);
         assert_eq!(posix_read_locks_of("", 1), 0);
+        // As pid 1's fdinfo shows them, past the `lock:` prefix.
+        assert_eq!(posix_read_locks_of("1: POSIX  ADVISORY  READ 1 fe:00:10064546 0 EOF\n", 1), 1);
     }
 
     #[test]
