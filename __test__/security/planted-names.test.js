@@ -34,6 +34,15 @@ function riskFor(risks, ws, rel) {
   return risks.find((h) => h.kind === 'protected-name-created' && (h.path === path.join(ws, rel) || path.join(ws, rel).startsWith(h.path + '/')))
 }
 
+/** `kept` are kept absent and each reported, `reported` each reported, in a direct run's result `r`. */
+function assertKeptAndReported(r, ws, kept, reported = []) {
+  for (const rel of kept) {
+    assert.equal(fs.existsSync(path.join(ws, rel)), false, `${rel} stayed\n${JSON.stringify(r.hostRisks)}`)
+    assert.ok(riskFor(r.hostRisks, ws, rel), `${rel}: ${JSON.stringify(r.hostRisks)}`)
+  }
+  for (const rel of reported) assert.ok(riskFor(r.hostRisks, ws, rel), `${rel}: ${JSON.stringify(r.hostRisks)}`)
+}
+
 describe('names host tools act on beside the listed ones', () => {
   for (const [mode, extra] of Object.entries(MODES)) {
     test(`${mode}: each is kept absent or reported`, async (t) => {
@@ -41,11 +50,7 @@ describe('names host tools act on beside the listed ones', () => {
       fs.mkdirSync(path.join(tree.ws, '.github/workflows'), { recursive: true })
       const r = await sh(plant([...KEPT, ...REPORTED]), { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
       assert.equal(r.exitCode, 0, show(r))
-      for (const rel of KEPT) {
-        assert.equal(fs.existsSync(path.join(tree.ws, rel)), false, `${rel} stayed\n${JSON.stringify(r.hostRisks)}`)
-        assert.ok(riskFor(r.hostRisks, tree.ws, rel), `${rel}: ${JSON.stringify(r.hostRisks)}`)
-      }
-      for (const rel of REPORTED) assert.ok(riskFor(r.hostRisks, tree.ws, rel), `${rel}: ${JSON.stringify(r.hostRisks)}`)
+      assertKeptAndReported(r, tree.ws, KEPT, REPORTED)
       // `.github` itself is the project's (workflows): writing there is no risk.
       const quiet = await sh('echo "on: push" > .github/workflows/ci.yml', { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
       assert.equal(quiet.exitCode, 0, show(quiet))
@@ -234,10 +239,7 @@ describe('host30: Letta Code and Qoder project settings', () => {
       const tree = tempTree(t)
       const r = await sh(plant(AGENTS30), { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
       assert.equal(r.exitCode, 0, show(r))
-      for (const rel of AGENTS30) {
-        assert.equal(fs.existsSync(path.join(tree.ws, rel)), false, `${rel} stayed\n${JSON.stringify(r.hostRisks)}`)
-        assert.ok(riskFor(r.hostRisks, tree.ws, rel), `${rel}: ${JSON.stringify(r.hostRisks)}`)
-      }
+      assertKeptAndReported(r, tree.ws, AGENTS30)
     })
   }
 
@@ -270,11 +272,7 @@ describe('host31: coc.nvim, Ansible and PDM files a run plants', () => {
       const tree = tempTree(t)
       const r = await sh(plant([...HOST31_KEPT, ...HOST31_REPORTED]), { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
       assert.equal(r.exitCode, 0, show(r))
-      for (const rel of HOST31_KEPT) {
-        assert.equal(fs.existsSync(path.join(tree.ws, rel)), false, `${rel} stayed\n${JSON.stringify(r.hostRisks)}`)
-        assert.ok(riskFor(r.hostRisks, tree.ws, rel), `${rel}: ${JSON.stringify(r.hostRisks)}`)
-      }
-      for (const rel of HOST31_REPORTED) assert.ok(riskFor(r.hostRisks, tree.ws, rel), `${rel}: ${JSON.stringify(r.hostRisks)}`)
+      assertKeptAndReported(r, tree.ws, HOST31_KEPT, HOST31_REPORTED)
     })
   }
 
