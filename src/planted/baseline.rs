@@ -17,11 +17,9 @@ pub struct Baseline {
     /// Directories that were git directories themselves (`scan::Found::git_dirs`), with their
     /// `(device, inode)`.
     pub git_dirs: HashMap<PathBuf, (u64, u64)>,
-    /// Each writable root's top and its `.git`, as `(device, inode)` before the run: after it, the
-    /// same paths must still be the same directories (`workspace-replaced`).
-    pub identities: Vec<(PathBuf, (u64, u64))>,
-    /// The same entries with their permission bits: one the run opened to others is reported
-    /// (`opened_tops`).
+    /// Each writable root's top and its `.git` before the run: their `(device, inode)` (after it, the
+    /// same paths must still be the same directories: `workspace-replaced`; see `identities`), and
+    /// their permission bits and ACLs (one the run opened to others is reported: `opened_tops`).
     pub top_modes: super::opened_tops::TopModes,
     /// The symlinks in directly written roots that `denyRead`, `readOnlyPaths` and `writableRoots`
     /// paths are resolved through (named for the first: `policy::policy_links`), as they
@@ -135,8 +133,13 @@ impl Baseline {
     /// sandbox is set up, or a rename since could have put a decoy there (see the helper's
     /// `ReadOnly`); `detect` compares against the same numbers after the run.
     pub fn entry_id(&self, p: &std::path::Path) -> Option<(u64, u64)> {
-        let top = || self.identities.iter().find(|(q, _)| q == p).map(|(_, id)| id);
-        self.git.get(p.as_os_str()).or_else(|| self.named.get(p)).or_else(|| self.git_dirs.get(p)).or_else(top).copied()
+        let top = || self.identities().find(|(q, _)| *q == p).map(|(_, id)| id);
+        self.git.get(p.as_os_str()).or_else(|| self.named.get(p)).or_else(|| self.git_dirs.get(p)).copied().or_else(top)
+    }
+
+    /// Each writable root's top and its `.git` that existed before the run, with its `(device, inode)`.
+    pub fn identities(&self) -> impl Iterator<Item = (&std::path::Path, (u64, u64))> {
+        self.top_modes.iter().map(|(p, id, _, _)| (p.as_path(), *id))
     }
 }
 

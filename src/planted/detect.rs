@@ -779,8 +779,7 @@ fn put_back(l: &crate::policy::paths::LinkOnTheWay, baseline: &Baseline) -> Stri
 fn replaced_roots(baseline: &Baseline) -> Vec<HostRisk> {
     let now = |p: &Path| p.symlink_metadata().ok().map(|m| (m.dev(), m.ino()));
     baseline
-        .identities
-        .iter()
+        .identities()
         .filter(|(p, id)| now(p) != Some(*id))
         .map(|(p, _)| HostRisk {
             path: p.to_string_lossy().into_owned(),

@@ -14,7 +14,7 @@
 
 use std::collections::HashSet;
 use std::os::unix::fs::MetadataExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::global_git::Global;
 use super::home::Bases;
@@ -100,8 +100,8 @@ impl Kept {
 
 /// The devices of the roots in `direct` (the directly written ones), from `identities` (the
 /// baseline's `(path, (device, inode))` of each root's top and `.git`).
-pub fn devices(identities: &[(PathBuf, (u64, u64))], direct: &[PathBuf]) -> Vec<u64> {
-    let mut devices: Vec<u64> = identities.iter().filter(|(r, _)| direct.contains(r)).map(|(_, (dev, _))| *dev).collect();
+pub fn devices<'a>(identities: impl Iterator<Item = (&'a Path, (u64, u64))>, direct: &[PathBuf]) -> Vec<u64> {
+    let mut devices: Vec<u64> = identities.filter(|(r, _)| direct.iter().any(|d| d == *r)).map(|(_, (dev, _))| dev).collect();
     devices.sort_unstable();
     devices.dedup();
     devices

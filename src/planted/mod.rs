@@ -155,7 +155,6 @@ pub fn protect(roots: &mut [WritableRoot], req: &Request) -> Baseline {
     // Repositories are looked for when their git dirs are protected or their tops get names.
     let repositories = req.protect_git || !req.names.is_empty();
     let top_modes = opened_tops::taken(tops.iter().flat_map(|t| [t.clone(), t.join(".git")]));
-    let identities = top_modes.iter().map(|(p, id, _, _)| (p.clone(), *id)).collect();
     let walked_names = req.names.iter().chain(req.reported).cloned().collect();
     let hook_links = c.hook_links;
     let config_hard = c.config_hard;
@@ -164,7 +163,6 @@ pub fn protect(roots: &mut [WritableRoot], req: &Request) -> Baseline {
         deny_links: req.deny_links.clone(),
         report_repositories: req.protect_git,
         macos: req.macos,
-        identities,
         top_modes,
         hook_links,
         config_hard,
@@ -329,7 +327,7 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
     // Those of the home's files and the global git configuration's that are hard links, which no
     // carve-out covers through their other names (`home_hard`): a `stat` each.
     let direct: Vec<PathBuf> = tops.iter().filter(|t| !policy.reviewed.contains(t)).cloned().collect();
-    let devices = home_hard::devices(&policy.planted.identities, &direct);
+    let devices = home_hard::devices(policy.planted.identities(), &direct);
     // The home's config directory and dot-entries beyond the held list: reported after the run.
     let home_config = home_config::Watched::of(&home, &direct);
     // Listed only when a directly written root's device may hold another of their names: a
@@ -388,7 +386,6 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
     for (p, m) in report_only {
         named_changed_at.insert(p.clone(), named_stamp::of(p, &m, &mut budget));
     }
-    let identities = policy.planted.identities.clone();
     let top_modes = policy.planted.top_modes.clone();
     let deny_links = policy.planted.deny_links.clone();
     let absent = policy.writable_roots.iter().flat_map(|r| r.missing_read_only.iter().map(|m| m.path.clone())).collect();
@@ -404,7 +401,6 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
         home_config,
         macos: policy.planted.macos,
         held_caches,
-        identities,
         top_modes,
         deny_links,
         hook_links,
