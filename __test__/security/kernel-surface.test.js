@@ -20,6 +20,8 @@
 //   registered makes a host that autoloads modules load its module for good: SCTP, DCCP...).
 // - host-futex.c: a host process's waiters on a shared futex in a file the command can only read,
 //   requeued onto a word of the command's, where nobody wakes them.
+// - multicast.c: multicast group joins (IPv4 and IPv6, any-source and source-specific), whose lists
+//   the kernel walks under the machine's one networking lock (RTNL) when a socket closes.
 
 const { describe, test, before, after } = require('node:test')
 const assert = require('node:assert/strict')
@@ -49,7 +51,7 @@ before(() => {
   if (!HAS_CC) return
   bin = fs.mkdtempSync(path.join(BASE, 'sandspawn-attacks-'))
   fs.chmodSync(bin, 0o755)
-  for (const name of ['borrow-init', 'keyring', 'surface', 'host-ipc', 'unix-dgram', 'families', 'protocols', 'host-futex']) {
+  for (const name of ['borrow-init', 'keyring', 'surface', 'host-ipc', 'unix-dgram', 'families', 'protocols', 'host-futex', 'multicast']) {
     execFileSync('cc', ['-O1', '-o', path.join(bin, name), path.join(__dirname, 'attacks', `${name}.c`), '-lrt', '-lpthread'], { stdio: 'pipe' })
   }
 })
@@ -332,5 +334,32 @@ describe('socket protocols beyond what programs ask for are refused (no module a
     const builtIn = ['udplite', 'netlink-audit', 'netlink-netfilter', 'netlink-generic', 'netlink-sock-diag', 'netlink-audit-high'].filter((n) => got[n] === 'ok')
     assert.ok(builtIn.length > 0, `none of the refused protocols is built in here: ${JSON.stringify(got)}`)
     if (process.getuid() === 0) assert.equal(got['packet-compat'], 'ok', 'root makes a packet socket through AF_INET without a sandbox')
+  })
+})
+
+// Found by an attacker's review (kern32): a multicast join adds the group to the interface's list
+// (the sandbox's own loopback with the network off), and closing a socket leaves its groups with
+// the machine's one networking lock (RTNL) held, each leave walking that whole list twice
+// (ip_mc_drop_socket: ip_mc_del_src, __ip_mc_dec_group). 20 groups a socket, unbounded sockets:
+// 3,000 sockets' 60,000 groups (2.5 s to join) held RTNL 90 to 190 ms for each socket closed, a host
+// process's RTNL call (its own join) waited 154 ms; 1,000 sockets took 35 to 40 s to close, and a
+// killed process's descriptors close oldest first, the worst order, so the run's end waited too. The
+// joins are refused in every filter (EPERM); sending to a group, and its options, stay allowed.
+describe('multicast group joins are refused', { concurrency: 2 }, () => {
+  const JOINS = ['ip-add-membership', 'ip-add-membership-on-inet6', 'ip-add-source-membership', 'mcast-join-group', 'mcast-join-source-group', 'ipv6-add-membership', 'mcast6-join-group', 'mcast6-join-source-group']
+  const ALLOWED = ['ip-multicast-ttl', 'ip-multicast-loop', 'ipv6-multicast-hops', 'so-reuseaddr']
+  for (const [name, sandbox] of Object.entries(MODES)) {
+    test(`${name}: ${JOINS.length} ways to join a group get EPERM; the sending options do not`, { skip }, async (t) => {
+      const tree = tempTree(t)
+      const r = await run([path.join(bin, 'multicast')], { cwd: tree.ws, sandbox })
+      assert.equal(r.exitCode, 0, show(r))
+      const expect = Object.fromEntries([...JOINS.map((j) => [j, 'EPERM']), ...ALLOWED.map((a) => [a, 'ok'])])
+      assert.deepEqual(results(r.stdout), expect, show(r))
+    })
+  }
+
+  test('without a sandbox every join works here (the test can tell)', { skip }, () => {
+    const got = results(execFileSync(path.join(bin, 'multicast'), { encoding: 'utf8' }))
+    for (const j of JOINS) assert.equal(got[j], 'ok', `${j}: ${JSON.stringify(got)}`)
   })
 })
