@@ -79,6 +79,7 @@ pub(super) fn check_block(check: Check) -> Vec<Insn> {
         Check::ArgIn(off, values) => arg_in(off, values, RET_EPERM, RET_ALLOW),
         Check::UnixPairOf(types) => unix_pair_of(types),
         Check::SocketOf(families) => socket_of(families),
+        Check::OptionsIn(levels) => options_in(levels),
         // The first differs: jump over the second's load and its tests, to arg_in's allow.
         Check::ArgIsThenIn((off_a, a), (off_b, values)) => {
             let mut b = vec![(LD_W_ABS, 0, 0, off_a), (JEQ_K, 0, u8::try_from(values.len() + 1).expect("short"), a)];
@@ -109,6 +110,21 @@ fn arg_in(off: u32, values: &[u32], hit: u32, miss: u32) -> Vec<Insn> {
     }
     b.push((RET_K, 0, 0, miss));
     b.push((RET_K, 0, 0, hit));
+    b
+}
+
+/// `setsockopt(fd, level, option, ...)`: EPERM when the level is one of `levels` and the option
+/// among that level's, else allowed.
+fn options_in(levels: &[(u32, &[u32])]) -> Vec<Insn> {
+    let mut b = vec![(LD_W_ABS, 0, 0, OFF_ARG1_LO)];
+    for (level, options) in levels {
+        let block = arg_in(OFF_ARG2_LO, options, RET_EPERM, RET_ALLOW);
+        // Another level: jump over this level's block, which ends in a return (so the accumulator
+        // still holds the level at the next test).
+        b.push((JEQ_K, 0, u8::try_from(block.len()).expect("short block"), *level));
+        b.extend(block);
+    }
+    b.push((RET_K, 0, 0, RET_ALLOW));
     b
 }
 

@@ -117,6 +117,9 @@ pub enum Check {
     /// EPERM when the first argument `(offset, value)` equals its value and the second, at its
     /// offset, is one of these (`setsockopt`'s level and option).
     ArgIsThenIn((u32, u32), (u32, &'static [u32])),
+    /// `setsockopt`: EPERM when the level (the second argument) is one of these levels and the
+    /// option (the third) is among that level's options.
+    OptionsIn(&'static [(u32, &'static [u32])]),
     /// `socketpair`: EPERM unless the domain is `AF_UNIX` and the type, without its flags
     /// (`SOCK_TYPE_MASK`), is one of these.
     UnixPairOf(&'static [u32]),
@@ -194,6 +197,18 @@ pub(crate) const SO_ATTACH_FILTER: u32 = 26;
 pub(crate) const SO_ATTACH_BPF: u32 = 50;
 pub(crate) const SO_ATTACH_REUSEPORT_CBPF: u32 = 51;
 pub(crate) const SO_ATTACH_REUSEPORT_EBPF: u32 = 52;
+/// The `setsockopt` options that join a multicast group (`linux/in.h`, `linux/in6.h`; the same
+/// numbers on x86_64 and aarch64): at `IPPROTO_IP`, any-source and source-specific, in the old
+/// forms and the protocol-independent `MCAST_*` ones; at `IPPROTO_IPV6`, `IPV6_ADD_MEMBERSHIP`
+/// (`IPV6_JOIN_GROUP`) and the same `MCAST_*` numbers. The options that only change an existing
+/// membership's sources (`IP_MSFILTER`, `MCAST_MSFILTER`, the block and unblock ones) need a join
+/// first.
+pub(crate) const IPPROTO_IPV6: u32 = 41;
+pub(crate) const IP_ADD_MEMBERSHIP: u32 = 35;
+pub(crate) const IP_ADD_SOURCE_MEMBERSHIP: u32 = 39;
+pub(crate) const MCAST_JOIN_GROUP: u32 = 42;
+pub(crate) const MCAST_JOIN_SOURCE_GROUP: u32 = 46;
+pub(crate) const IPV6_ADD_MEMBERSHIP: u32 = 20;
 /// The highest syscall number the filter's rules were written against (Linux 6.15's
 /// `open_tree_attr`, the same number on x86_64 and aarch64): every higher one gets ENOSYS.
 pub(crate) const NEWEST_JUDGED: u32 = 467;
