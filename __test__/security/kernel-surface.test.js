@@ -20,6 +20,8 @@
 //   registered makes a host that autoloads modules load its module for good: SCTP, DCCP...).
 // - host-futex.c: a host process's waiters on a shared futex in a file the command can only read,
 //   requeued onto a word of the command's, where nobody wakes them.
+// - hugetlb.c: the host's huge page pool (MAP_HUGETLB, MFD_HUGETLB, SHM_HUGETLB), one budget for
+//   the whole machine that no per-run bound, memory cgroup included, counts.
 // - multicast.c: multicast group joins (IPv4 and IPv6, any-source and source-specific), whose lists
 //   the kernel walks under the machine's one networking lock (RTNL) when a socket closes.
 
@@ -51,7 +53,7 @@ before(() => {
   if (!HAS_CC) return
   bin = fs.mkdtempSync(path.join(BASE, 'sandspawn-attacks-'))
   fs.chmodSync(bin, 0o755)
-  for (const name of ['borrow-init', 'keyring', 'surface', 'host-ipc', 'unix-dgram', 'families', 'protocols', 'host-futex', 'multicast']) {
+  for (const name of ['borrow-init', 'keyring', 'surface', 'host-ipc', 'unix-dgram', 'families', 'protocols', 'host-futex', 'multicast', 'hugetlb']) {
     execFileSync('cc', ['-O1', '-o', path.join(bin, name), path.join(__dirname, 'attacks', `${name}.c`), '-lrt', '-lpthread'], { stdio: 'pipe' })
   }
 })
@@ -361,5 +363,43 @@ describe('multicast group joins are refused', { concurrency: 2 }, () => {
   test('without a sandbox every join works here (the test can tell)', { skip }, () => {
     const got = results(execFileSync(path.join(bin, 'multicast'), { encoding: 'utf8' }))
     for (const j of JOINS) assert.equal(got[j], 'ok', `${j}: ${JSON.stringify(got)}`)
+  })
+})
+
+// Found by an attacker's review (kern32): the host's huge page pool (vm.nr_hugepages: a database's
+// or DPDK's, reserved at boot) is one budget for the whole machine, and MAP_HUGETLB, MFD_HUGETLB
+// and SHM_HUGETLB (root's group is hugetlb_shm_group) take from it with no capability, no rlimit
+// and, by default, no memory cgroup counting it: a default workspace-write run took the whole pool
+// (2 pages here) and the host's own mmap(MAP_HUGETLB) got ENOMEM while it lived. Refused with ENOMEM,
+// what a host without a pool answers (the JVM's large pages, DPDK's EAL fall back or say so).
+describe("the host's huge page pool stays the host's", { concurrency: 2 }, () => {
+  const EXPECT = { 'mmap-hugetlb': 'ENOMEM', 'memfd-hugetlb': 'ENOMEM', 'shmget-hugetlb': 'ENOMEM', mmap: 'ok', memfd: 'ok', shmget: 'ok' }
+  for (const [name, sandbox] of Object.entries(MODES)) {
+    test(`${name}: huge pages are refused with ENOMEM; ordinary mappings, memfds and segments are not`, { skip }, async (t) => {
+      const tree = tempTree(t)
+      const r = await run([path.join(bin, 'hugetlb')], { cwd: tree.ws, sandbox })
+      assert.equal(r.exitCode, 0, show(r))
+      assert.deepEqual(results(r.stdout), EXPECT, show(r))
+    })
+  }
+
+  const POOL = '/proc/sys/vm/nr_hugepages'
+  const poolSkip = skip || (process.getuid() !== 0 && 'root only (sets a pool of two huge pages for the test)') ||
+    (fs.readFileSync(POOL, 'utf8').trim() !== '0' && 'the host has a huge page pool of its own: not touched')
+  test('with a pool of two huge pages, a default run takes none and the host still maps one (root only)', { skip: poolSkip, timeout: 60000 }, async (t) => {
+    const tree = tempTree(t)
+    fs.writeFileSync(POOL, '2')
+    t.after(() => fs.writeFileSync(POOL, '0'))
+    if (fs.readFileSync(POOL, 'utf8').trim() !== '2') return t.skip('the kernel gave no pool')
+    const hostProbe = () => results(execFileSync(path.join(bin, 'hugetlb'), { encoding: 'utf8' }))['mmap-hugetlb']
+    assert.equal(hostProbe(), 'ok', 'the host maps a huge page from the pool (the test can tell)')
+    let host = 'not reached'
+    const r = await run([path.join(bin, 'hugetlb'), 'hold', '2'], {
+      cwd: tree.ws, sandbox: 'workspace-write', timeout: 5000,
+      onOutput: ({ data }) => { if (/^held$/m.test(data.toString()) && host === 'not reached') host = hostProbe() },
+    })
+    assert.match(r.stdout, /^held$/m, show(r))
+    assert.match(r.stdout, /^hold ENOMEM$/m, show(r))
+    assert.equal(host, 'ok', `the host's own huge page while the run held what it could\n${show(r)}`)
   })
 })

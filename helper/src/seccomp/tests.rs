@@ -190,6 +190,35 @@ fn multicast_joins_refused_in_every_filter() {
     }
 }
 
+/// The host's huge page pool (found by an attacker's review, kern32): one budget for the whole
+/// machine that no rlimit or memory cgroup counts; a default run took all of it. MAP_HUGETLB (in
+/// mmap's flags), MFD_HUGETLB and SHM_HUGETLB get ENOMEM, what a host without a pool answers, in
+/// every filter (the Landlock mode refuses shmget whole, EPERM); the same calls without them pass.
+#[test]
+fn huge_pages_refused_in_every_filter() {
+    const ENOMEM: u32 = 0x0005_0000 | 12;
+    const MAP_HUGETLB: u64 = 0x40000;
+    const MAP_PRIVATE_ANON: u64 = 0x02 | 0x20;
+    const MFD_HUGETLB: u64 = 4;
+    const SHM_HUGETLB: u64 = 0o4000;
+    let (mmap, memfd, shmget) = (libc::SYS_mmap as u32, libc::SYS_memfd_create as u32, libc::SYS_shmget as u32);
+    let native = Arch::native().expect("a filtered arch");
+    let audit = ARCHES.iter().find(|(a, _)| *a == native).map(|(_, audit)| *audit).unwrap();
+    for f in filters() {
+        let p = program(native, f);
+        assert_eq!(run4(&p, audit, mmap, [0, 2 << 20, 3, MAP_PRIVATE_ANON | MAP_HUGETLB]), ENOMEM, "mmap MAP_HUGETLB in {f:?}");
+        assert_eq!(run4(&p, audit, mmap, [0, 2 << 20, 3, 0xffff_ffff_0000_0000 | MAP_PRIVATE_ANON | MAP_HUGETLB | (21 << 26)]), ENOMEM, "with a size in the flags, in {f:?}");
+        assert_eq!(run4(&p, audit, mmap, [0, 2 << 20, 3, MAP_PRIVATE_ANON]), RET_ALLOW, "an ordinary mmap in {f:?}");
+        assert_eq!(run(&p, audit, memfd, [0, MFD_HUGETLB | 1]), ENOMEM, "memfd_create MFD_HUGETLB in {f:?}");
+        assert_eq!(run(&p, audit, memfd, [0, 1]), RET_ALLOW, "memfd_create in {f:?}");
+        let (huge, plain) = (run3(&p, audit, shmget, [0, 2 << 20, 0o1000 | SHM_HUGETLB | 0o600]), run3(&p, audit, shmget, [0, 4096, 0o1000 | 0o600]));
+        match f.tracing {
+            Tracing::OwnTree => assert_eq!((huge, plain), (ENOMEM, RET_ALLOW), "shmget in {f:?}"),
+            Tracing::Denied => assert_eq!((huge, plain), (RET_EPERM, RET_EPERM), "the Landlock mode refuses shmget whole"),
+        }
+    }
+}
+
 /// The families `socket()` may create in each mode (found by an attacker's review: AF_VSOCK passed
 /// with the network off and with an allow-list): an allow-list, the high half of the domain ignored
 /// as the kernel ignores it.
