@@ -101,6 +101,8 @@ pub enum Check {
     Ret(u32),
     /// EPERM when `arg & mask != 0`.
     ArgMask(u32, u32),
+    /// This return value (not EPERM) when `arg & mask != 0`: `(offset, mask, return)`.
+    ArgMaskAnswers(u32, u32, u32),
     /// EPERM when the argument equals one of these.
     ArgIn(u32, &'static [u32]),
     /// EPERM when the argument equals one of these three (values known when the filter is made).
@@ -136,6 +138,9 @@ pub type Family = (u32, Option<&'static [u32]>, Option<&'static [u32]>);
 pub const RET_ALLOW: u32 = 0x7fff_0000; // SECCOMP_RET_ALLOW
 pub const RET_EPERM: u32 = 0x0005_0000 | 1; // SECCOMP_RET_ERRNO | EPERM
 pub const RET_ENOSYS: u32 = 0x0005_0000 | 38; // SECCOMP_RET_ERRNO | ENOSYS
+/// What a host without huge pages in its pool answers a request for one (the same number on x86_64
+/// and aarch64).
+pub const RET_ENOMEM: u32 = 0x0005_0000 | 12; // SECCOMP_RET_ERRNO | ENOMEM
 /// What a kernel without a protocol answers `socket()` (the same number on x86_64 and aarch64):
 /// programs that probe for one (Go's MPTCP, libaudit's callers) take it as "not here" and go on.
 pub const RET_EPROTONOSUPPORT: u32 = 0x0005_0000 | 93; // SECCOMP_RET_ERRNO | EPROTONOSUPPORT
@@ -204,6 +209,13 @@ pub(crate) const SO_ATTACH_REUSEPORT_EBPF: u32 = 52;
 /// membership's sources (`IP_MSFILTER`, `MCAST_MSFILTER`, the block and unblock ones) need a join
 /// first.
 pub(crate) const IPPROTO_IPV6: u32 = 41;
+/// The flags that take pages from the machine's huge page pool (`vm.nr_hugepages`): `mmap`'s
+/// `MAP_HUGETLB` (its flags are an `unsigned long`; the page size lies in bits 26 to 31, the flag
+/// below them), `memfd_create`'s `MFD_HUGETLB` and `shmget`'s `SHM_HUGETLB`; the same numbers on
+/// x86_64 and aarch64.
+pub(crate) const MAP_HUGETLB: u32 = 0x40000;
+pub(crate) const MFD_HUGETLB: u32 = 4;
+pub(crate) const SHM_HUGETLB: u32 = 0o4000;
 pub(crate) const IP_ADD_MEMBERSHIP: u32 = 35;
 pub(crate) const IP_ADD_SOURCE_MEMBERSHIP: u32 = 39;
 pub(crate) const MCAST_JOIN_GROUP: u32 = 42;
