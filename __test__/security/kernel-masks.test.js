@@ -130,6 +130,53 @@ print('pipe', 'regular' if stat.S_ISREG(os.stat(${JSON.stringify(at('pipe'))}).s
     }
   })
 
+  // Found by an attacker's review (fix32) of kern31's masks: they were fixed paths below /proc and
+  // /sys, and a procfs or sysfs the host has mounted elsewhere (a build chroot's /proc and /sys, as
+  // schroot, pbuilder and debootstrap set up; bwrap's read-only `/` carries them in) showed every
+  // masked file again: /proc/locks there walked the machine's whole lock list under the global
+  // file-lock lock, /proc/fs the extent caches, /sys/kernel/slab the slab caches, /proc/timer_list
+  // the host's timers. Mounted here as root outside the workspace, whole and in parts (a bind of
+  // /proc/locks alone, of /proc/sys/vm): each masked file reads empty as the sandbox's /dev/null,
+  // each masked directory is empty.
+  test('a procfs or sysfs mounted elsewhere, whole or in parts, shows no masked file (root only)', { skip: mountSkip }, async (t) => {
+    const tree = tempTree(t)
+    const at = (n) => `${tree.root}/${n}`
+    const mounted = []
+    try {
+      for (const [args, dir, file] of [[['-t', 'proc', 'proc'], 'proc'], [['-t', 'sysfs', 'sysfs'], 'sys'], [['--bind', '/proc/locks'], 'locks', true], [['--bind', '/proc/sys/vm'], 'vm']]) {
+        if (file) fs.writeFileSync(at(dir), '')
+        else fs.mkdirSync(at(dir))
+        execFileSync('mount', [...args, at(dir)])
+        mounted.push(at(dir))
+      }
+      const probe = `
+import os, stat
+def show(p):
+    try:
+        if os.path.isdir(p):
+            return 'entries %d' % len(os.listdir(p))
+        with open(p, 'rb') as f:
+            return 'read %d %s' % (len(f.read(4096)), 'chr' if stat.S_ISCHR(os.fstat(f.fileno()).st_mode) else 'file')
+    except OSError as e:
+        return 'error %d' % e.errno
+r = ${JSON.stringify(tree.root)}
+for p in ('proc/locks', 'proc/timer_list', 'proc/fs', 'sys/kernel/slab', 'locks', 'vm/stat_refresh'):
+    print(p, show(r + '/' + p))
+`
+      const outside = lines(execFileSync('python3', ['-c', probe], { encoding: 'utf8' }))
+      assert.match(outside['proc/timer_list'], /^read [1-9]\d* file$/, 'the probe reads the procfs unsandboxed')
+      assert.match(outside['proc/fs'], /^entries [1-9]/, 'and lists its fs')
+      const hidden = { 'proc/locks': 'read 0 chr', 'proc/timer_list': 'read 0 chr', 'proc/fs': 'entries 0', 'sys/kernel/slab': 'entries 0', locks: 'read 0 chr', 'vm/stat_refresh': 'read 0 chr' }
+      for (const sandbox of ['workspace-write', 'read-only']) {
+        const r = await run(['python3', '-c', probe], { cwd: tree.ws, sandbox })
+        assert.equal(r.exitCode, 0, show(r))
+        assert.deepEqual(lines(r.stdout), hidden, `${sandbox}\n${show(r)}`)
+      }
+    } finally {
+      for (const m of mounted.reverse()) execFileSync('umount', ['-l', m])
+    }
+  })
+
   // Found by an attacker's review: each read of hot_add made the host kernel add a block device
   // (zramN, /dev/zramN, a uevent), which outlived the run. The read is refused or empty now; a
   // device a failing run made is removed again (by the number it read), so none is left behind.
