@@ -1249,3 +1249,43 @@ print('set', flush=True)
     })
   }
 })
+
+// Found by an attacker's review (fix32) of rfix31's top ACLs: they were read into a 4 KiB buffer,
+// and an ACL longer than that (ext4 keeps one within a block, but tmpfs, XFS and btrfs take up to
+// 64 KiB: a workspace in a tmpfs /tmp, as Fedora and Arch mount it) read as none. A bwrap run set
+// a default ACL of 4,836 bytes on a tmpfs workspace's top (600 entries naming its own user, the
+// only one its user namespace maps, and o::rwx) and hostRisks was [], while the host's next
+// node_modules and .envrc there were 0777 and 0666. Root only: the workspace is a tmpfs mounted
+// here (mode 0755).
+describe("a writable root's top opened to other users through an ACL past 4 KiB", () => {
+  const script = `import os, struct
+def entry(t, p, i=0xffffffff):
+    return struct.pack('<HHI', t, p, i)
+named = b''.join(entry(0x02, 7, os.getuid()) for _ in range(600))
+acl = struct.pack('<I', 2) + entry(0x01, 7) + named + entry(0x04, 5) + entry(0x10, 7) + entry(0x20, 7)
+os.setxattr('.', 'system.posix_acl_default', acl)
+print('set', len(acl), flush=True)
+`
+  const skip = which('python3') === null ? 'python3 is not installed' : process.getuid() !== 0 && 'mounting a tmpfs needs root'
+  test('bwrap: a default ACL of 4,836 bytes on a tmpfs top is a permissions-changed host risk', { skip }, async (t) => {
+    const tree = tempTree(t)
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m,mode=0755', 'tmpfs', tree.ws])
+    try {
+      const options = { cwd: tree.ws, sandbox: WW }
+      const r = await sandspawn.spawnSandboxed(['python3', '-c', script], options)
+      if (r.exitCode !== 0 && /Operation not supported/.test(r.stderr)) return t.skip('no ACLs on this tmpfs')
+      assert.equal(r.exitCode, 0, show(r))
+      assert.equal(r.stdout, 'set 4836\n', show(r))
+      assert.equal(fs.statSync(tree.ws).mode & 0o777, 0o755, 'the mode bits say nothing')
+      fs.mkdirSync(path.join(tree.ws, 'node_modules'))
+      assert.equal(fs.statSync(path.join(tree.ws, 'node_modules')).mode & 0o002, 0o002, "the host's next directory there is open to other users")
+      const risks = r.hostRisks.filter((h) => h.kind === 'permissions-changed' && h.path === tree.ws)
+      assert.equal(risks.length, 1, `hostRisks: ${JSON.stringify(r.hostRisks)}`)
+      assert.match(risks[0].detail, /setfacl -b/)
+      const again = await sh('true', options)
+      assert.deepEqual(again.hostRisks.filter((h) => h.kind === 'permissions-changed'), [], 'an ACL already there before the run')
+    } finally {
+      execFileSync('umount', ['-l', tree.ws])
+    }
+  })
+})
