@@ -104,6 +104,20 @@ pub fn points_and_types(table: &[u8]) -> Vec<(Vec<u8>, String)> {
     table.split(|b| *b == b'\n').filter_map(parsed).collect()
 }
 
+/// Every mount of `table` as `points_and_types` gives it, with the directory of its filesystem
+/// that is mounted (`/` for its whole, `/locks` for a bind of `/proc/locks` alone), as bytes: the
+/// helper hides a kernel file wherever a procfs or sysfs shows it (`kernel_masks`).
+pub fn points_types_and_roots(table: &[u8]) -> Vec<(Vec<u8>, String, Vec<u8>)> {
+    let parsed = |line: &[u8]| {
+        let text = String::from_utf8_lossy(line);
+        let fstype = Mount::parse(&text)?.fstype.to_string();
+        let mut fields = line.split(|b| *b == b' ');
+        let root = unescape_bytes(fields.nth(3)?);
+        Some((unescape_bytes(fields.next()?), fstype, root))
+    };
+    table.split(|b| *b == b'\n').filter_map(parsed).collect()
+}
+
 /// The mount points of `table` with a mount whose own options include `rw`, each once, as their
 /// bytes (see `points_and_types`): where the write guard (`write_guard`) looks further. A point
 /// whose visible mount is read-only may be among them (a stack); the caller asks the mount itself.
@@ -225,6 +239,13 @@ mod tests {
         // A point that is not UTF-8 keeps its bytes, and hides no other line.
         let table: &[u8] = b"1 0 8:1 / /m\xff\\134 rw - ext4 /dev/sda rw\n2 0 0:5 / /s\xfe rw - sysfs sysfs rw\n";
         assert_eq!(points_and_types(table), vec![(b"/m\xff\\".to_vec(), "ext4".to_string()), (b"/s\xfe".to_vec(), "sysfs".to_string())]);
+    }
+
+    #[test]
+    fn lists_each_mount_point_with_its_type_and_root() {
+        let table: &[u8] = b"22 1 0:21 / /proc rw,nosuid - proc proc rw\n40 1 0:21 /locks /srv/ch\\040r/l\xff ro shared:3 - proc proc rw\nnot a table\n";
+        let got = points_types_and_roots(table);
+        assert_eq!(got, vec![(b"/proc".to_vec(), "proc".to_string(), b"/".to_vec()), (b"/srv/ch r/l\xff".to_vec(), "proc".to_string(), b"/locks".to_vec())]);
     }
 
     #[test]
