@@ -124,6 +124,42 @@ fn a_running_plan_s_placeholders_are_neither_removed_nor_moved_aside() {
     assert!(!git.exists(), "removed once the plan has ended");
 }
 
+/// Found by an attacker's review (fix32) of kern31's process scan (`placeholder::held_by_a_plan`):
+/// a plan's init was told by its program's name, and once that file was replaced while the plan
+/// ran (a package upgrade of bubblewrap, or of sandspawn's bundled copy) its `/proc/PID/exe` read
+/// `.../bwrap (deleted)`: the plan's held directory counted as held by nobody, and a runner's
+/// cleanup removed or moved aside placeholders mounted over in that live sandbox, which detaches
+/// the cover there. A copy of bwrap run here as a plan's is (`--unshare-pid`, `--lock-file`),
+/// its file removed while it runs.
+#[test]
+fn a_plan_whose_bwrap_file_was_replaced_still_holds_its_directory() {
+    use std::os::unix::fs::PermissionsExt;
+    let Some(bwrap) = ladder_bwrap() else { return };
+    let (_t, w) = tmp();
+    let bin = tempfile::tempdir().unwrap();
+    let copy = bin.path().join("bwrap");
+    fs::copy(&bwrap.path, &copy).unwrap();
+    fs::set_permissions(&copy, fs::Permissions::from_mode(0o755)).unwrap();
+    let mut child = std::process::Command::new(&copy)
+        .args(["--unshare-user", "--unshare-pid", "--die-with-parent", "--ro-bind", "/", "/", "--lock-file"])
+        .arg(&w)
+        .args(["--", "/bin/sleep", "30"])
+        .spawn()
+        .unwrap();
+    let fd = crate::no_symlinks::open_dir(&w).unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !sandspawn_helper::placeholder::held_by_a_plan(&fd) && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let held_before = sandspawn_helper::placeholder::held_by_a_plan(&fd);
+    fs::remove_file(&copy).unwrap();
+    let held_after = sandspawn_helper::placeholder::held_by_a_plan(&fd);
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(held_before, "the plan's init holds the directory");
+    assert!(held_after, "and still does once its program's file is gone");
+}
+
 #[test]
 fn deny_read_file_and_dir() {
     if !bwrap_works() { return; }
