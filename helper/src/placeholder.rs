@@ -266,14 +266,23 @@ pub fn held_by_a_plan(_dir: &OwnedFd) -> bool {
 
 /// Whether `pid` is the init of a pid namespace below this process's (its `NSpid` has more than one
 /// level and ends in 1) and runs a bwrap (the system's `bwrap` or the bundled `sandspawn-bwrap`).
-/// The program first: one `readlink`, and most processes are no bwrap.
+/// The program first: one `readlink`, and most processes are no bwrap. A program whose file was
+/// replaced while it runs (a package upgrade of bubblewrap, or of sandspawn's bundled copy) reads
+/// `.../bwrap (deleted)` there: still a plan's (found by an attacker's review, fix32: the live
+/// sandbox's directory counted as held by nobody, and a cleanup detached its placeholders' covers).
 #[cfg(target_os = "linux")]
 fn is_a_plan_s_init(pid: u32) -> bool {
     let Ok(exe) = std::fs::read_link(format!("/proc/{pid}/exe")) else { return false };
-    if !exe.file_name().is_some_and(|n| n.as_encoded_bytes().ends_with(b"bwrap")) {
+    if !exe.file_name().is_some_and(|n| runs_a_bwrap(n.as_encoded_bytes())) {
         return false;
     }
     std::fs::read_to_string(format!("/proc/{pid}/status")).is_ok_and(|status| ns_init(&status))
+}
+
+/// Whether a program's file name, as `/proc/PID/exe` ends, is a bwrap's (the system's `bwrap`, the
+/// bundled `sandspawn-bwrap`), its file removed or replaced since it started or not.
+pub fn runs_a_bwrap(name: &[u8]) -> bool {
+    name.strip_suffix(b" (deleted)").unwrap_or(name).ends_with(b"bwrap")
 }
 
 /// From a `/proc/<pid>/status`: the process is pid 1 of a pid namespace nested in the reader's.
@@ -342,6 +351,13 @@ mod tests {
         assert_eq!(posix_read_locks_of("", 1), 0);
         // As pid 1's fdinfo shows them, past the `lock:` prefix.
         assert_eq!(posix_read_locks_of("1: POSIX  ADVISORY  READ 1 fe:00:10064546 0 EOF\n", 1), 1);
+    }
+
+    #[test]
+    fn a_bwrap_is_told_by_its_program_s_name_replaced_or_not() {
+        assert!(runs_a_bwrap(b"bwrap") && runs_a_bwrap(b"sandspawn-bwrap"));
+        assert!(runs_a_bwrap(b"bwrap (deleted)"), "its file replaced by an upgrade");
+        assert!(!runs_a_bwrap(b"sh") && !runs_a_bwrap(b"bwrap.sh") && !runs_a_bwrap(b"sh (deleted)"));
     }
 
     #[test]
