@@ -21,7 +21,7 @@ use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
-use sandspawn_helper::mountinfo::{points_and_types, points_types_and_roots};
+use sandspawn_helper::mountinfo::{points_and_types, shown_elsewhere};
 use sandspawn_helper::report::Failure;
 
 use crate::mount_target::{c, mount, Kind, Target};
@@ -157,40 +157,12 @@ fn elsewhere(table: &[u8]) -> Vec<Vec<u8>> {
 /// chroot's `/proc` and `/sys`, as schroot, pbuilder and debootstrap set up, which bwrap's
 /// read-only `/` carries in) showed each of them again (found by an attacker's review, fix32: its
 /// `locks` walked the machine's whole lock list, its `sys/vm/stat_refresh` queued work on every
-/// host CPU). Each mount of one is looked at by the directory of the filesystem it shows (`/` for
-/// the whole, `/sys/vm` or `/locks` for a bind of a part): a masked path inside it is hidden at
-/// its place there, and the mount point itself when the mount lies inside a masked path. What the
-/// fixed masks hid already (the sandbox's own `/proc`, the covered host one at the same place, the
-/// read-only binds of `/proc/sys` below it) is left; a path missing there is skipped (`reachable`).
+/// host CPU). See `mountinfo::shown_elsewhere`; a path missing there is skipped (`reachable`).
 fn mirrored(table: &[u8]) -> Vec<Vec<u8>> {
-    let mut paths: Vec<Vec<u8>> = Vec::new();
-    for (point, kind, root) in points_types_and_roots(table) {
-        let prefix: &[u8] = match kind.as_str() {
-            "proc" => b"/proc",
-            "sysfs" => b"/sys",
-            _ => continue,
-        };
-        for fixed in DIRS.iter().chain(FILES.iter()).map(|f| f.as_bytes()) {
-            let Some(rel) = fixed.strip_prefix(prefix).filter(|r| r.starts_with(b"/")) else { continue };
-            let Some(at) = shown_at(&point, &root, rel) else { continue };
-            if at != fixed && !paths.contains(&at) {
-                paths.push(at);
-            }
-        }
-    }
+    let fixed: Vec<&str> = DIRS.iter().chain(FILES.iter()).copied().collect();
+    let mut paths = shown_elsewhere(table, "proc", "/proc", &fixed);
+    paths.extend(shown_elsewhere(table, "sysfs", "/sys", &fixed));
     paths
-}
-
-/// Where a mount at `point` of a filesystem's directory `root` shows that filesystem's path `rel`
-/// (or the part of it the mount holds: the point itself, when `root` lies inside `rel`).
-fn shown_at(point: &[u8], root: &[u8], rel: &[u8]) -> Option<Vec<u8>> {
-    let root = root.strip_suffix(b"/").unwrap_or(root);
-    let inside = |outer: &[u8], inner: &[u8]| inner.strip_prefix(outer).is_some_and(|r| r.is_empty() || r.starts_with(b"/"));
-    let point = point.strip_suffix(b"/").unwrap_or(point);
-    if inside(root, rel) {
-        return Some([point, &rel[root.len()..]].concat());
-    }
-    inside(rel, root).then(|| point.to_vec())
 }
 
 /// A mount point of the table opened; None when it is gone from sight (below a mask above) or
@@ -215,21 +187,3 @@ fn present(path: &str, kind: Kind) -> Result<Option<Target>, Failure> {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_masked_path_is_found_wherever_a_procfs_or_sysfs_shows_it() {
-        assert_eq!(shown_at(b"/srv/ch/proc", b"/", b"/locks"), Some(b"/srv/ch/proc/locks".to_vec()));
-        assert_eq!(shown_at(b"/x", b"/sys/vm", b"/sys/vm/stat_refresh"), Some(b"/x/stat_refresh".to_vec()));
-        assert_eq!(shown_at(b"/x", b"/locks", b"/locks"), Some(b"/x".to_vec()), "a file bound alone");
-        assert_eq!(shown_at(b"/x", b"/fs/ext4", b"/fs"), Some(b"/x".to_vec()), "a mount inside a masked directory");
-        assert_eq!(shown_at(b"/x", b"/sys", b"/locks"), None);
-        assert_eq!(shown_at(b"/x", b"/lo", b"/locks"), None, "a prefix of a name is no parent");
-        let table = b"22 1 0:21 / /proc rw - proc proc rw\n23 22 0:21 /sys /proc/sys ro - proc proc rw\n24 1 0:21 / /srv/ch/proc rw - proc proc rw\n25 1 0:22 / /srv/ch/sys rw - sysfs sysfs rw\n";
-        let got = mirrored(table);
-        assert!(got.contains(&b"/srv/ch/proc/locks".to_vec()) && got.contains(&b"/srv/ch/proc/fs".to_vec()) && got.contains(&b"/srv/ch/sys/kernel/slab".to_vec()), "{got:?}");
-        assert!(!got.iter().any(|p| p.starts_with(b"/proc/") || p.starts_with(b"/sys/")), "the fixed masks' own: {got:?}");
-    }
-}

@@ -118,6 +118,42 @@ pub fn points_types_and_roots(table: &[u8]) -> Vec<(Vec<u8>, String, Vec<u8>)> {
     table.split(|b| *b == b'\n').filter_map(parsed).collect()
 }
 
+/// Where the mounts of `table` of type `fstype` show the paths of `fixed` that lie below `prefix`
+/// (the place that filesystem has: `/proc` for procfs), other than at those paths themselves, each
+/// once: a mount is looked at by the directory of its filesystem it shows (`/` for the whole,
+/// `/sys/vm` or `/locks` for a bind of a part). A path inside the mount is given at its place
+/// below the mount point, and the mount point itself when the mount lies inside a path (a bind of
+/// `/proc/fs/ext4` for `/proc/fs`). For the helper's kernel masks (`kernel_masks`): a build
+/// chroot's `/proc` showed every file they hide at `/proc` (found by an attacker's review, fix32).
+pub fn shown_elsewhere(table: &[u8], fstype: &str, prefix: &str, fixed: &[&str]) -> Vec<Vec<u8>> {
+    let mut paths: Vec<Vec<u8>> = Vec::new();
+    for (point, kind, root) in points_types_and_roots(table) {
+        if kind != fstype {
+            continue;
+        }
+        for path in fixed.iter().map(|f| f.as_bytes()) {
+            let Some(rel) = path.strip_prefix(prefix.as_bytes()).filter(|r| r.starts_with(b"/")) else { continue };
+            let Some(at) = shown_at(&point, &root, rel) else { continue };
+            if at != path && !paths.contains(&at) {
+                paths.push(at);
+            }
+        }
+    }
+    paths
+}
+
+/// Where a mount at `point` of a filesystem's directory `root` shows that filesystem's path `rel`
+/// (or the part of it the mount holds: the point itself, when `root` lies inside `rel`).
+fn shown_at(point: &[u8], root: &[u8], rel: &[u8]) -> Option<Vec<u8>> {
+    let inside = |outer: &[u8], inner: &[u8]| inner.strip_prefix(outer).is_some_and(|r| r.is_empty() || r.starts_with(b"/"));
+    let root = root.strip_suffix(b"/").unwrap_or(root);
+    let point = point.strip_suffix(b"/").unwrap_or(point);
+    if inside(root, rel) {
+        return Some([point, &rel[root.len()..]].concat());
+    }
+    inside(rel, root).then(|| point.to_vec())
+}
+
 /// The mount points of `table` with a mount whose own options include `rw`, each once, as their
 /// bytes (see `points_and_types`): where the write guard (`write_guard`) looks further. A point
 /// whose visible mount is read-only may be among them (a stack); the caller asks the mount itself.
@@ -246,6 +282,21 @@ mod tests {
         let table: &[u8] = b"22 1 0:21 / /proc rw,nosuid - proc proc rw\n40 1 0:21 /locks /srv/ch\\040r/l\xff ro shared:3 - proc proc rw\nnot a table\n";
         let got = points_types_and_roots(table);
         assert_eq!(got, vec![(b"/proc".to_vec(), "proc".to_string(), b"/".to_vec()), (b"/srv/ch r/l\xff".to_vec(), "proc".to_string(), b"/locks".to_vec())]);
+    }
+
+    #[test]
+    fn a_path_is_found_wherever_a_mount_of_its_filesystem_shows_it() {
+        assert_eq!(shown_at(b"/srv/ch/proc", b"/", b"/locks"), Some(b"/srv/ch/proc/locks".to_vec()));
+        assert_eq!(shown_at(b"/x", b"/sys/vm", b"/sys/vm/stat_refresh"), Some(b"/x/stat_refresh".to_vec()));
+        assert_eq!(shown_at(b"/x", b"/locks", b"/locks"), Some(b"/x".to_vec()), "a file bound alone");
+        assert_eq!(shown_at(b"/x", b"/fs/ext4", b"/fs"), Some(b"/x".to_vec()), "a mount inside a path");
+        assert_eq!(shown_at(b"/x", b"/sys", b"/locks"), None);
+        assert_eq!(shown_at(b"/x", b"/lo", b"/locks"), None, "a prefix of a name is no parent");
+        let table = b"22 1 0:21 / /proc rw - proc proc rw\n23 22 0:21 /sys /proc/sys ro - proc proc rw\n24 1 0:21 / /srv/ch/proc rw - proc proc rw\n25 1 0:22 / /srv/ch/sys rw - sysfs sysfs rw\n26 1 0:21 /fs/ext4 /e rw - proc proc rw\n";
+        let fixed = ["/proc/locks", "/proc/fs", "/proc/sys/vm/stat_refresh", "/sys/kernel/slab"];
+        let procs = shown_elsewhere(table, "proc", "/proc", &fixed);
+        assert_eq!(procs, [b"/srv/ch/proc/locks".to_vec(), b"/srv/ch/proc/fs".to_vec(), b"/srv/ch/proc/sys/vm/stat_refresh".to_vec(), b"/e".to_vec()], "not the fixed paths themselves");
+        assert_eq!(shown_elsewhere(table, "sysfs", "/sys", &fixed), [b"/srv/ch/sys/kernel/slab".to_vec()]);
     }
 
     #[test]
