@@ -318,6 +318,46 @@ describe('host31: an existing protected name below the tops, changed in place', 
     })
   }
 })
+// Found by an attacker's review (host32): a version-control store below the tops (`sub/.hg` of a
+// Mercurial repository inside the workspace, Sapling's `.sl`, jj's `.jj`, Pijul's `.pijul`) is as
+// writable as the rest of the workspace and was not stamped (host31's stamp of protected names
+// below the tops leaves stores out: each holds its whole history), so a run that appended
+// `[hooks] pre-status = ...` to an existing `sub/.hg/hgrc`, or wrote `.sl/config`, jj's
+// `.jj/repo/config.toml` or `.pijul/config` into an existing store, had `hostRisks: []` in bwrap
+// and Landlock mode; the host's next `hg status` in `sub` ran the hook (checked with Mercurial 7.2).
+// A jj workspace's `.jj/repo` file (the path of the repository it shares) repointed is the same.
+const STORES = { 'sub/.hg/hgrc': '[paths]\ndefault = ../up\n', 'sub/.hg/requires': 'store\n', 'sub/.hg/store/data/x': 'x\n', 'sl/.sl/requires': 'store\n', 'jj/.jj/repo/store/x': 'x\n', 'jjw/.jj/repo': '../../jj/.jj/repo\n', 'pj/.pijul/pristine/db': 'x\n' }
+
+describe('host32: the configuration files of a version-control store below the tops', () => {
+  for (const [mode, extra] of Object.entries(MODES)) {
+    test(`${mode}: rewritten in place, created or repointed, each is reported; the store's own work is not`, async (t) => {
+      const tree = tempTree(t)
+      for (const [rel, text] of Object.entries(STORES)) {
+        fs.mkdirSync(path.dirname(path.join(tree.ws, rel)), { recursive: true })
+        fs.writeFileSync(path.join(tree.ws, rel), text)
+      }
+      // What hg, sl, jj and pijul do to their stores as they work (a commit's files, the dirstate
+      // renamed into place) and reading the configuration: nothing said.
+      const quiet = await sh(
+        'cat sub/.hg/hgrc jjw/.jj/repo >/dev/null && echo d > sub/.hg/dirstate.tmp && mv sub/.hg/dirstate.tmp sub/.hg/dirstate && ' +
+          'echo y > sub/.hg/store/data/x && echo y > jj/.jj/repo/store/y && echo y > pj/.pijul/pristine/db && mkdir -p sl/.sl/store',
+        { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra },
+      )
+      assert.equal(quiet.exitCode, 0, show(quiet))
+      assert.deepEqual(quiet.hostRisks, [], JSON.stringify(quiet.hostRisks))
+      const r = await sh(
+        `printf '[hooks]\\npre-status = touch /var/tmp/w\\n' >> sub/.hg/hgrc && printf '[hooks]\\npre-status = x\\n' > sl/.sl/config && ` +
+          `printf '[aliases]\\nst = ["util","exec","--","x"]\\n' > jj/.jj/repo/config.toml && echo ../../elsewhere/.jj/repo > jjw/.jj/repo && ` +
+          `printf '[hooks]\\nrecord = ["x"]\\n' > pj/.pijul/config`,
+        { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra },
+      )
+      assert.equal(r.exitCode, 0, show(r))
+      for (const rel of ['sub/.hg/hgrc', 'sl/.sl/config', 'jj/.jj/repo/config.toml', 'jjw/.jj/repo', 'pj/.pijul/config']) {
+        assert.ok(riskFor(r.hostRisks, tree.ws, rel), `${rel}: ${JSON.stringify(r.hostRisks)}`)
+      }
+    })
+  }
+})
 // Found by an attacker's review (fix31) of host30's fix: Copilot CLI's project configuration of
 // language servers is `lsp.json` at the repository's root as well as `.github/lsp.json` (GitHub's
 // own lsp-setup skill and Copilot CLI's reference: "Repo-level: `lsp.json` (repo root) or
