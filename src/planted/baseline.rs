@@ -54,6 +54,9 @@ pub struct Baseline {
     /// The report-only ones among them, with their newest ctime (`named_stamp`): one rewritten in
     /// place keeps its inode, but not its ctime, which no command can set back.
     pub named_changed_at: HashMap<PathBuf, super::named_stamp::Stamp>,
+    /// The configuration files of the version-control stores below the tops (`store_configs`):
+    /// one created, replaced or rewritten during the run is reported.
+    pub store_configs: super::store_configs::Kept,
     /// The virtual environments one level below a top (`venv`): their files the walk after the
     /// run finds are judged, those of other directories are not.
     pub venvs: HashSet<PathBuf>,

@@ -114,6 +114,7 @@ pub fn detect_after(baseline: &Baseline, during_run: Vec<HostRisk>) -> Vec<HostR
         }
     }
     changed_in_place(baseline, &mut risks);
+    store_configs(baseline, &mut risks);
     venv_ways(baseline, &mut risks);
     // Hooks written through another name (`hook_risks`).
     let hooks_budget = crate::policy::path_walk::RunBudget::set(super::hook_risks::RUN_HOOK_STEPS);
@@ -425,6 +426,29 @@ fn changed_in_place(baseline: &Baseline, risks: &mut Listed) {
             );
             risks.push(HostRisk { path, kind: RiskKind::ScanIncomplete, detail });
         }
+    }
+}
+
+/// A version-control store's configuration below the tops created, replaced or rewritten during the
+/// run (`store_configs`), and the first store past the bound, each run while it is there.
+fn store_configs(baseline: &Baseline, risks: &mut Listed) {
+    for c in baseline.store_configs.changed().into_iter().filter(|c| can_act(c.path)) {
+        let name = &c.shown;
+        let (kind, detail) = match c.judged {
+            true => (RiskKind::ProtectedNameCreated, format!("{name} was created or changed during the run: {}", c.what)),
+            false => (
+                RiskKind::ScanIncomplete,
+                format!("{name} is a symlink through /proc (it leads wherever the process following it is): a change where it leads would not be seen ({})", c.what),
+            ),
+        };
+        risks.push(HostRisk { path: c.path.to_string_lossy().into_owned(), kind, detail });
+    }
+    if let Some((first, count)) = baseline.store_configs.unexamined() {
+        let detail = format!(
+            "{count} version-control stores (.hg, .sl, .jj, .pijul) below the tops, this one first, lie past the {} configuration files looked at per run: one whose hgrc or config was changed during the run would not be seen",
+            super::store_configs::MAX_PATHS
+        );
+        risks.push(HostRisk { path: first.to_string_lossy().into_owned(), kind: RiskKind::ScanIncomplete, detail });
     }
 }
 

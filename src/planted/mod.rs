@@ -59,6 +59,7 @@ mod named_stamp;
 mod opened_tops;
 mod top_acls;
 mod stamped_names;
+mod store_configs;
 mod vouch;
 pub(crate) mod undo;
 pub mod names;
@@ -380,6 +381,8 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
             }
         }
     }
+    let stores = found.named.iter().filter(|p| stamped_names::store_below_tops(p, names, &kept_tops));
+    let store_configs = store_configs::Kept::of(stores.map(PathBuf::as_path));
     // By path, as the check after the run takes them, so a shared budget runs out at the same ones.
     report_only.sort_by(|a, b| a.0.cmp(b.0));
     let mut budget = named_stamp::Budget::default();
@@ -411,6 +414,7 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
         named_from_outside,
         named,
         named_changed_at,
+        store_configs,
         venv_ways: venvs.envs.iter().map(|e| (e.clone(), venv_way::of(e))).collect(),
         venvs: venvs.envs,
         venv_bin,

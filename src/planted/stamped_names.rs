@@ -8,14 +8,12 @@
 //! `cargo build` in that package ran the `rustc-wrapper` the run wrote there.
 //!
 //! Version-control directories (`.hg`, `.sl`, `.jj`, `.pijul`) below the tops are not stamped: each
-//! holds its whole store, past the stamp's bound, and every run would say so (`scan-incomplete`).
+//! holds its whole store, past the stamp's bound, and every run would say so (`scan-incomplete`);
+//! their configuration files are looked at instead (`store_configs`, `store_below_tops`).
 
 use std::collections::HashSet;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-
-/// Protected names that hold a repository's store: not stamped below the tops.
-const STORES: &[&str] = &[".hg", ".sl", ".jj", ".pijul"];
 
 /// The directories where protected names are read-only or kept absent: the writable roots' tops
 /// and the tops of the repositories the walk found (the parents of their `.git` entries).
@@ -32,7 +30,16 @@ pub fn stamped(p: &Path, protected: &[String], kept_tops: &HashSet<&OsStr>) -> b
         return true;
     }
     let below_tops = p.parent().is_some_and(|dir| !kept_tops.contains(dir.as_os_str()));
-    below_tops && !STORES.iter().any(|s| s.as_bytes() == name.as_encoded_bytes())
+    below_tops && !super::store_configs::is_store(name.as_encoded_bytes())
+}
+
+/// Whether the named entry `p` is a store (a protected name of `protected`) below the tops: its
+/// configuration files are looked at instead (`store_configs`).
+pub fn store_below_tops(p: &Path, protected: &[String], kept_tops: &HashSet<&OsStr>) -> bool {
+    let Some(name) = p.file_name() else { return false };
+    let listed = protected.iter().any(|x| x.as_bytes() == name.as_encoded_bytes());
+    let below_tops = p.parent().is_some_and(|dir| !kept_tops.contains(dir.as_os_str()));
+    listed && below_tops && super::store_configs::is_store(name.as_encoded_bytes())
 }
 
 #[cfg(test)]
@@ -53,5 +60,9 @@ mod tests {
         assert!(stamped(&p("/w/sub/.cargo"), &protected, &tops), "writable below them");
         assert!(stamped(&p("/w/repo/pkg/.vscode"), &protected, &tops));
         assert!(!stamped(&p("/w/sub/.hg"), &protected, &tops), "a store is not stamped");
+        assert!(store_below_tops(&p("/w/sub/.hg"), &protected, &tops), "its configuration is looked at");
+        assert!(!store_below_tops(&p("/w/repo/.hg"), &protected, &tops), "read-only at a repository's top");
+        assert!(!store_below_tops(&p("/w/sub/.cargo"), &protected, &tops));
+        assert!(!store_below_tops(&p("/w/sub/.sl"), &protected, &tops), "not a protected name here");
     }
 }
