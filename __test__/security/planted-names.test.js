@@ -358,6 +358,68 @@ describe('host32: the configuration files of a version-control store below the t
     })
   }
 })
+// Found by an attacker's review (host32): nix-direnv (the usual `use flake` / `use nix` of an
+// `.envrc` the user allowed) evals its cached `.direnv/flake-profile-<sha1>.rc` (and
+// `nix-profile-*.rc`) whenever it is newer than flake.nix, and puts `.direnv/bin` first on PATH;
+// direnv watches the .rc, so the host's shell reloads at its next prompt. A run that appended a
+// command to the rc and wrote `.direnv/bin/git` had `hostRisks: []`, and the host's
+// `direnv exec . git --version` (direnv 2.32.1, nix-direnv 3.2.0's direnvrc) ran both; direnv's
+// allow list is of the `.envrc` alone. Report-only: direnv writes them on the host.
+const DIRENV = ['.direnv/nix-profile-2.24-x.rc', '.direnv/bin/git', 'sub/.direnv/bin/git', 'sub/.direnv/flake-profile-y.rc']
+
+describe("host32: direnv's layout directory (.direnv/*.rc, .direnv/bin)", () => {
+  for (const [mode, extra] of Object.entries(MODES)) {
+    test(`${mode}: created, changed in place or made a link, each is reported; its other entries are not`, async (t) => {
+      const tree = tempTree(t)
+      fs.mkdirSync(path.join(tree.ws, '.direnv/bin'), { recursive: true })
+      fs.mkdirSync(path.join(tree.ws, '.direnv/python-3.12/lib'), { recursive: true })
+      fs.writeFileSync(path.join(tree.ws, '.direnv/flake-profile-a.rc'), 'export A=1\n')
+      fs.writeFileSync(path.join(tree.ws, '.direnv/bin/nix-direnv-reload'), '#!/bin/sh\n')
+      const quiet = await sh('cat .direnv/flake-profile-a.rc >/dev/null && echo x > .direnv/python-3.12/lib/x && mkdir -p .direnv/flake-inputs', { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+      assert.equal(quiet.exitCode, 0, show(quiet))
+      assert.deepEqual(quiet.hostRisks, [], JSON.stringify(quiet.hostRisks))
+      const r = await sh(`${plant(DIRENV)}; echo 'touch /var/tmp/w' >> .direnv/flake-profile-a.rc; mkdir -p other/d/bin sub2 && ln -s ../other/d sub2/.direnv`, { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+      assert.equal(r.exitCode, 0, show(r))
+      for (const rel of [...DIRENV, '.direnv/flake-profile-a.rc', 'sub2/.direnv']) assert.ok(riskFor(r.hostRisks, tree.ws, rel), `${rel}: ${JSON.stringify(r.hostRisks)}`)
+    })
+  }
+
+  test('review: a risk of the change set, held back by apply', async (t) => {
+    const tree = tempTree(t)
+    const r = await sandspawn.spawnSandboxed(['sh', '-c', `${plant(DIRENV)}; mkdir -p .direnv/python-3.12 && echo x > .direnv/python-3.12/x`], { cwd: tree.ws, timeout: 60000, sandbox: { mode: 'workspace-write', workspace: 'review' } })
+    assert.ok(r.changeSet, show(r))
+    for (const rel of DIRENV) assert.ok(riskFor(r.changeSet.hostRisks, tree.ws, rel), `${rel}: ${JSON.stringify(r.changeSet.hostRisks)}`)
+    const res = await sandspawn.applyChangeSet(r.changeSet.id, {})
+    for (const rel of DIRENV) assert.equal(fs.existsSync(path.join(tree.ws, rel)), false, `${rel} landed`)
+    assert.equal(fs.readFileSync(path.join(tree.ws, '.direnv/python-3.12/x'), 'utf8'), 'x\n', JSON.stringify(res))
+  })
+})
+// Found by an attacker's review (host32): direnv's convention for a user's own additions is
+// `source_env_if_exists .envrc.local` in the `.envrc` (direnv's wiki; many projects commit it), and
+// direnv's allow list is of the `.envrc` alone: a run that wrote `.envrc.local` had
+// `hostRisks: []`, and the host's next `direnv exec .` (or cd, or the next prompt: direnv watches
+// it) ran it (direnv 2.32.1). Protected, as `.envrc` is.
+const ENVRC_LOCAL = ['.envrc.local', 'repo/.envrc.local']
+
+describe("host32: direnv's .envrc.local", () => {
+  for (const [mode, extra] of Object.entries(MODES)) {
+    test(`${mode}: kept absent at a top and reported`, async (t) => {
+      const tree = tempTree(t)
+      execFileSync('git', ['init', '-q', path.join(tree.ws, 'repo')])
+      const r = await sh(plant(ENVRC_LOCAL), { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+      assertKeptAndReported(r, tree.ws, ENVRC_LOCAL)
+    })
+  }
+
+  test('review: a risk of the change set, held back by apply', async (t) => {
+    const tree = tempTree(t)
+    const r = await sandspawn.spawnSandboxed(['sh', '-c', plant(['.envrc.local', 'sub/.envrc.local'])], { cwd: tree.ws, timeout: 60000, sandbox: { mode: 'workspace-write', workspace: 'review' } })
+    assert.ok(r.changeSet, show(r))
+    for (const rel of ['.envrc.local', 'sub/.envrc.local']) assert.ok(riskFor(r.changeSet.hostRisks, tree.ws, rel), `${rel}: ${JSON.stringify(r.changeSet.hostRisks)}`)
+    await sandspawn.applyChangeSet(r.changeSet.id, {})
+    assert.equal(fs.existsSync(path.join(tree.ws, '.envrc.local')), false, '.envrc.local landed')
+  })
+})
 // Found by an attacker's review (fix31) of host30's fix: Copilot CLI's project configuration of
 // language servers is `lsp.json` at the repository's root as well as `.github/lsp.json` (GitHub's
 // own lsp-setup skill and Copilot CLI's reference: "Repo-level: `lsp.json` (repo root) or
