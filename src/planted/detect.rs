@@ -384,7 +384,7 @@ fn judge_resolved_link(link: &Path, target: &Path, resolved: Result<PathBuf, cra
 fn hooks_link_at_top(baseline: &Baseline, p: &Path) -> bool {
     let (Some(top), Some(name)) = (p.parent(), p.file_name()) else { return false };
     let at_top = baseline.protected_tops.contains(top.as_os_str()) || baseline.spec.roots.iter().any(|r| r == top);
-    !baseline.protected_names.is_empty() && at_top && super::name_patterns::of_link(name).is_some()
+    !baseline.protected_names.is_empty() && at_top && name == super::name_patterns::NESTED_PARENT
 }
 
 /// Report-only names that existed and were rewritten in place (`cat > .pre-commit-config.yaml`,

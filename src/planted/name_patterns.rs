@@ -9,6 +9,13 @@
 //! review's apply holds it back. `.github/hooks` at a root's or repository's top is also kept as a
 //! protected directory (`NESTED`); a pattern cannot be (placeholders and the keeper work by path).
 //!
+//! And (host32) direnv's layout directory: nix-direnv evals its cached `.direnv/*.rc` (the dev
+//! shell of `use flake` and `use nix`) whenever it is newer than the flake, and puts `.direnv/bin`
+//! first on PATH, for every `.envrc` the user allowed that uses it: matched as `*.rc` and `bin` in
+//! a `.direnv` directory, and a `.direnv` that is a symlink (`of_link`). Report-only: direnv
+//! writes them on the host. Its layouts' environments (`.direnv/python-3.12/bin`, on PATH under
+//! `layout python`) are not matched.
+//!
 //! A `.github` that is a symlink is matched too (`of_link`): found by an attacker's review, a run
 //! made `.github` a link to a directory of its own holding `hooks/evil.json`, and neither the walk
 //! (it follows no link, and that `hooks`'s parent is named otherwise) nor review's parent compare
@@ -38,6 +45,12 @@ const COPILOT_LSP: &str = "GitHub Copilot CLI starts the command of each languag
 /// local server's command with the session. VS Code's Copilot writes it too: report-only.
 const COPILOT_MCP: &str = "GitHub Copilot CLI starts the command of each local MCP server it lists when a session starts here";
 
+/// direnv's layout directory (`.direnv`) and what in it the host runs (the module's comment).
+pub const DIRENV: &str = ".direnv";
+const DIRENV_RC: &str = "nix-direnv evals it (its cached dev shell) in the host's shell whenever direnv loads the .envrc here (`use flake`, `use nix`): direnv reloads when it changes, at the shell's next prompt";
+const DIRENV_BIN: &str = "nix-direnv puts it first on PATH in the host's shell here: its programs run in place of the host's (git at every prompt)";
+const DIRENV_LINK: &str = "it is a symlink: nix-direnv evals the *.rc and puts bin first on PATH of what it leads to, in the host's shell here";
+
 /// What the entry `name` in a directory named `parent` can make the host do, when it is one of the
 /// patterns. Only when names are looked for at all (`protectedNames` or `reportedNames` not empty).
 pub fn what_it_does(parent: Option<&OsStr>, name: &OsStr) -> Option<&'static str> {
@@ -47,6 +60,14 @@ pub fn what_it_does(parent: Option<&OsStr>, name: &OsStr) -> Option<&'static str
     }
     if name == "bazel" && parent.is_some_and(|p| p == "tools") {
         return Some(BAZEL_WRAPPER);
+    }
+    if parent.is_some_and(|p| p == DIRENV) {
+        if name == "bin" {
+            return Some(DIRENV_BIN);
+        }
+        if bytes.len() > ".rc".len() && bytes.ends_with(b".rc") {
+            return Some(DIRENV_RC);
+        }
     }
     if parent.is_some_and(|p| p == NESTED_PARENT) {
         if name == "lsp.json" {
@@ -62,7 +83,11 @@ pub fn what_it_does(parent: Option<&OsStr>, name: &OsStr) -> Option<&'static str
 /// What an entry `name` that is a symlink can make the host do beside `what_it_does`: a `.github`
 /// one leads Copilot CLI to the `hooks` of its target, as `.github/hooks` itself would.
 pub fn of_link(name: &OsStr) -> Option<&'static str> {
-    (name == NESTED_PARENT).then_some(COPILOT_HOOKS_LINK)
+    match () {
+        _ if name == NESTED_PARENT => Some(COPILOT_HOOKS_LINK),
+        _ if name == DIRENV => Some(DIRENV_LINK),
+        _ => None,
+    }
 }
 
 /// The same for the last component of `path`.
@@ -85,6 +110,11 @@ mod tests {
         for not in ["w/.code-workspace", "w/proj.code-workspace.bak", "w/hooks", "w/.github", "w/.github/workflows", "w/x/.githubx/hooks"] {
             assert!(of_path(not.as_ref()).is_none(), "{not}");
         }
+        assert!(of_path("w/.direnv/flake-profile-0a1b.rc".as_ref()).is_some() && of_path("w/.direnv/bin".as_ref()).is_some());
+        for not in ["w/.direnv/.rc", "w/.direnv/flake-profile-0a1b", "w/.direnv/python-3.12", "w/x.rc", "w/bin", "w/.direnv/bin/git"] {
+            assert!(of_path(not.as_ref()).is_none(), "{not}");
+        }
+        assert!(of_link(".direnv".as_ref()).is_some());
         assert!(of_link(".github".as_ref()).is_some());
         assert!(of_link("hooks".as_ref()).is_none() && of_link(".githubx".as_ref()).is_none());
     }
