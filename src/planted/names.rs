@@ -164,6 +164,11 @@ const DEFAULTS: &[(&str, &str)] = &[
     // dev-container tools run `initializeCommand`.
     (".actrc", "act takes its flags from it: `-P <platform>=-self-hosted` runs the workflows' steps on the host, `--privileged` and `--container-daemon-socket` give their containers the host's Docker"),
     (".ddev", "DDEV runs the `exec-host` tasks of its config.yaml hooks (and its commands/host scripts) on the host, at every `ddev start`"),
+    // Found by an attacker's review (host32): direnv's convention for a user's own additions is
+    // `source_env_if_exists .envrc.local` in the `.envrc` (its wiki; many projects commit that
+    // line), and direnv's allow list is of the `.envrc` alone: a run that wrote `.envrc.local`
+    // had the host's next `direnv exec .` (a cd, the next prompt) run it (direnv 2.32.1).
+    (".envrc.local", "direnv runs it when a shell enters the directory, wherever the .envrc sources it (`source_env_if_exists .envrc.local`): allowing the .envrc does not cover it"),
 ];
 
 /// The report-only tier (`sandbox.reportedNames`): files tools run that commands legitimately
