@@ -103,3 +103,30 @@ test('a cache path the command printed cannot erase the host-risk warning: notes
   const screen = screenLines(r.stdout + r.stderr)
   assert.ok(screen.some((l) => /^sandspawn: warning: .*sub\/\.git\b/.test(l)), screen.join('\n'))
 })
+
+test('a cache path printed back to back for 1 MiB costs the CLI a bounded time and memory, and the host-risk warning still comes', (t) => {
+  // The attacker's run: stdout is the private npm cache's path, `$HOME/.npm/`, written back to back
+  // 1 MiB long with nothing that ends a path, then an .envrc planted (a host risk the CLI warns
+  // about, after the notes). Each of the ~60,000 places the path begins at was looked at with all
+  // the output after it (a search to its end, a normalized copy kept in a Set): quadratic, 160 KB
+  // of it took the CLI 30 s of CPU and 1.1 GB, and 1 MiB ran it out of memory before the warning.
+  const home = tmp(t, 'note-cost')
+  const ws = path.join(home, 'ws')
+  fs.mkdirSync(ws)
+  fs.mkdirSync(path.join(home, '.npm'))
+  const script = 'yes "$HOME/.npm/" | tr -d "\\n" | head -c 1048576; echo; : > .envrc'
+  const started = Date.now()
+  const r = spawnSync(process.execPath, ['--max-old-space-size=256', CLI, '--mode', 'workspace-write', 'sh', '-c', script], {
+    cwd: ws,
+    encoding: 'utf8',
+    maxBuffer: 8 * 1024 * 1024,
+    env: { ...process.env, HOME: home, SANDSPAWN_TOOL_CACHE_DIR: path.join(home, 'store') },
+    timeout: HANG_MS,
+    killSignal: 'SIGKILL',
+  })
+  const took = Date.now() - started
+  const shown = { status: r.status, signal: r.signal, stdout: `${(r.stdout || '').length} chars`, stderr: (r.stderr || '').slice(-2000) }
+  assert.equal(r.status, 0, ctx(shown))
+  assert.match(r.stderr.split('\n').filter((l) => l.startsWith('sandspawn: ')).at(-1) || '', /^sandspawn: warning: protected-name-created: .*\.envrc/, ctx(shown))
+  assert.ok(took < 20_000, `the CLI took ${took} ms`)
+})
