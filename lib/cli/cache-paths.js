@@ -15,6 +15,10 @@ const { printable } = require('./printable')
 
 /** Characters that end a path a tool quoted or put at the end of a sentence. */
 const PATH_END = /[\s'"`)\]}>,;]|\.(?=\s|$)|:(?=\s|$)/
+/** The longest path looked for after a cache's prefix (Linux's PATH_MAX): no file has a longer one. */
+const PATH_MAX = 4096
+/** Paths looked up on the host at most (each a few stats and a listing of the pending layers). */
+const MOST_LOOKED = 64
 
 /** `sandspawn: note: ...` lines for `result` (a SpawnResult), at most `max`. */
 async function cachePathNotes(result, max = 5) {
@@ -26,14 +30,24 @@ async function cachePathNotes(result, max = 5) {
   await require('../../binding.js').toolCachesSettled()
   const notes = []
   const seen = new Set()
+  let looked = 0
   for (const cache of tc.caches) {
     const prefix = prefixOf(cache)
-    for (let at = text.indexOf(prefix); at >= 0 && notes.length < max; at = text.indexOf(prefix, at + prefix.length)) {
-      const rest = text.slice(at + prefix.length)
+    // The output is the command's: each path is read from a window of at most PATH_MAX characters,
+    // and the next search starts where it ended, so the work is linear in the output. Before, each
+    // place the prefix began at was looked at with all the output after it (searched to its end,
+    // a normalized copy kept): the prefix printed back to back for 1 MiB ran the CLI out of memory
+    // before the host-risk warnings (found by an attacker's review, cross32).
+    for (let at = text.indexOf(prefix); at >= 0 && notes.length < max && looked < MOST_LOOKED; ) {
+      const from = at + prefix.length
+      const rest = text.slice(from, from + PATH_MAX)
       const end = rest.search(PATH_END)
+      at = text.indexOf(prefix, from + (end < 0 ? rest.length : end))
+      if (end < 0 && rest.length === PATH_MAX) continue // longer than any path: none
       const rel = path.normalize(end < 0 ? rest : rest.slice(0, end))
       if (!rel || rel.startsWith('..') || seen.has(prefix + rel)) continue
       seen.add(prefix + rel)
+      looked += 1
       const stored = where(path.join(tc.store, cache.name), rel)
       if (!stored) continue
       // Both paths hold a name the command chose: escaped, so it cannot move the cursor or erase.
