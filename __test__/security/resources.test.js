@@ -149,6 +149,37 @@ for i in range(1500):
   })
 })
 
+describe('the host\'s reading of the git configuration a run made is bounded (attacker review, cross32)', () => {
+  // Repositories whose config is one file of entries, hard-linked (no disk for the command): the host
+  // read every entry of each after the run (a Vec of all of them, however many; only then the
+  // 10,000-entry bound applied), and again at the next run's setup. 40 repositories of a 16 MiB
+  // config cost the host 12 s of CPU after the run and 12 s before the next `true`, the command
+  // 0.15 s; 100 of a 1 MiB config 4.3 s and 2.1 s.
+  test('40 repositories sharing a 16 MiB config and 100 sharing a 1 MiB one: a few seconds of host CPU, not tens', { timeout: 300000 }, async (t) => {
+    const tree = tempTree(t)
+    const fs = require('node:fs')
+    const path = require('node:path')
+    const unit = '[core]\n\tfsmonitor = x\n'
+    fs.writeFileSync(path.join(tree.ws, 'big'), unit.repeat(Math.floor((16 << 20) / unit.length) - 1))
+    fs.writeFileSync(path.join(tree.ws, 'small'), unit.repeat(Math.floor((1 << 20) / unit.length) - 1))
+    fs.writeFileSync(path.join(tree.ws, 'head'), 'ref: refs/heads/main\n')
+    const make = (n, cfg) => `for i in $(seq ${n}); do d=${cfg}$i/.git; mkdir -p $d/refs $d/objects; ln ${cfg} $d/config; ln head $d/HEAD; done`
+    const hostCpu = async (script) => {
+      const before = process.cpuUsage()
+      const r = await sh(script, { cwd: tree.ws, sandbox: 'workspace-write', timeout: 200000 })
+      const used = process.cpuUsage(before)
+      return { r, ms: (used.user + used.system) / 1000 }
+    }
+    const made = await hostCpu(`${make(40, 'big')}; ${make(100, 'small')}`)
+    assert.equal(made.r.exitCode, 0, show(made.r))
+    assert.equal(made.r.hostRisks.filter((h) => h.kind === 'repository-created').length, 140, show(made.r))
+    const next = await hostCpu('true')
+    assert.equal(next.r.exitCode, 0, show(next.r))
+    assert.ok(made.ms < 5000, `the run that made them cost the host ${made.ms} ms of CPU`)
+    assert.ok(next.ms < 5000, `the next run cost the host ${next.ms} ms of CPU`)
+  })
+})
+
 describe('one run\'s proxy takes a bounded share of the host\'s descriptors (issue 29)', () => {
   // The command opens 10,000 CONNECT tunnels to an allowed upstream (at most 1,000 in flight) and
   // keeps every one that opens. The run's limit is 256 connections, each two host descriptors
