@@ -242,3 +242,38 @@ describe("a symlink on the way to a repository's git directory", () => {
     }
   }
 })
+
+describe('many repositories whose configuration and hooks are hard links (attacker review, cross32)', () => {
+  // Run 1 made 6,000 repositories, each `.git/config` and `.git/hooks/pre-commit` a name of one
+  // file. Every later run of the workspace listed each in notEnforced (6,000 lines, 2.2 MB of
+  // every result) and kept each once by comparing it with every one kept before: 2.4 s of host CPU
+  // and 9 s of latency for each `true` (3,000: 0.57 s), quadratic, for as long as they are there.
+  test('6,000 of them: every later run says a bounded notEnforced and costs the host little', { timeout: 300000 }, async (t) => {
+    const { sh } = require('./helpers')
+    const tree = tempTree(t)
+    fs.writeFileSync(path.join(tree.ws, 'cfg'), '[core]\n\tbare = false\n')
+    fs.writeFileSync(path.join(tree.ws, 'hook'), '#!/bin/sh\n')
+    fs.writeFileSync(path.join(tree.ws, 'head'), 'ref: refs/heads/main\n')
+    const py = `import os
+for i in range(6000):
+    d = "r%d/.git" % i
+    for sub in ("refs", "objects", "hooks"):
+        os.makedirs(d + "/" + sub)
+    os.link("cfg", d + "/config")
+    os.link("hook", d + "/hooks/pre-commit")
+    os.link("head", d + "/HEAD")`
+    const made = await sh(`python3 -c '${py}'`, { cwd: tree.ws, sandbox: 'workspace-write', timeout: 200000 })
+    assert.equal(made.exitCode, 0, made.stderr)
+    for (const which of ['first', 'second']) {
+      const before = process.cpuUsage()
+      const r = await sh('true', { cwd: tree.ws, sandbox: 'workspace-write', timeout: 200000 })
+      const used = process.cpuUsage(before)
+      const ms = (used.user + used.system) / 1000
+      assert.equal(r.exitCode, 0, r.stderr)
+      const hard = r.sandboxDetails.notEnforced.filter((n) => /hard links/.test(n))
+      assert.ok(hard.length > 0 && hard.length <= 40, `the ${which} later run said ${hard.length} notEnforced lines of hard links`)
+      assert.ok(hard.some((n) => /\b\d+ more\b/.test(n)), 'the rest are counted')
+      assert.ok(ms < 1500, `the ${which} later run cost the host ${ms} ms of CPU`)
+    }
+  })
+})
