@@ -188,6 +188,41 @@ sys.exit(0 if rc == 0 else 1)
     await assertNoneLeft(a)
   })
 
+  // Found by an attacker's review (mode32): buildSandboxCommand "accepts the same options", took
+  // `timeout` (and an AbortSignal) and returned a plan that carries neither: run as the README
+  // shows (spawn(plan.program, plan.args)), the command outlived its timeout for good, nothing
+  // said. A bound the plan cannot keep is refused, as a NetworkPolicy or toolCaches 'private' is.
+  test('a buildSandboxCommand plan with a timeout (or an AbortSignal) it cannot keep is refused, not run unbounded', async (t) => {
+    const a = marker()
+    const controller = new AbortController()
+    for (const [option, extra] of [['options.timeout', { timeout: 500 }], ['options.signal', { signal: controller.signal }]]) {
+      let plan = null
+      let err = null
+      try {
+        plan = sandspawn.buildSandboxCommand(['sleep', a], { sandbox: 'read-only', ...extra })
+      } catch (e) {
+        err = e
+      }
+      if (plan) {
+        // What the README says a caller does with a plan: the timeout must still end it.
+        const child = spawn(plan.program, plan.args, { cwd: plan.cwd, env: plan.env, stdio: 'ignore' })
+        t.after(() => child.kill('SIGKILL'))
+        if (extra.signal) controller.abort()
+        const ended = await waitFor(() => child.exitCode !== null || child.signalCode !== null, 3000)
+        child.kill('SIGKILL')
+        await waitFor(() => processesMatching(a).length === 0, 10000)
+        assert.ok(ended, `${option}: the plan ran on past its ${extra.timeout ? `${extra.timeout} ms timeout` : 'abort'}, nothing said`)
+        continue
+      }
+      assert.ok(err instanceof sandspawn.SandboxError, String(err && err.stack))
+      assert.equal(err.code, 'ERR_SANDBOX_UNSUPPORTED', err.message)
+      assert.match(err.message, new RegExp(`^${option.replace('.', '\\.')}: `))
+    }
+    // A timeout of 0 is none: nothing to keep.
+    assert.equal(sandspawn.buildSandboxCommand(['true'], { sandbox: 'read-only', timeout: 0 }).sandboxType, 'bwrap')
+    await assertNoneLeft(a)
+  })
+
   test('the command runs in a session of its own', async () => {
     // A bound that only catches a hang: the sleep shows up within milliseconds when the machine is
     // idle, but a CI run beside a release build once took more than the 3 s this waited.
