@@ -737,7 +737,10 @@ export interface LaunchPlan {
 
 /** Builds, without running anything, what `spawnSandboxed` would run. On Linux a bwrap plan: a
  * request that rules bwrap out (`linux.allow: ['landlock']`, `SANDSPAWN_LINUX_ALLOW=landlock`)
- * rejects with `ERR_SANDBOX_UNSUPPORTED` (the Landlock mode needs spawnSandboxed's supervisor). */
+ * rejects with `ERR_SANDBOX_UNSUPPORTED` (the Landlock mode needs spawnSandboxed's supervisor). A
+ * `timeout` (other than 0) or a `signal` rejects with `ERR_SANDBOX_UNSUPPORTED` too: a plan has no
+ * timer and hears no abort; give them to the spawner that runs it. `input`, `onOutput`,
+ * `maxBuffer`, `killSignal` and `forceKillAfterDelay` are the spawner's business and not in the plan. */
 export declare function buildSandboxCommand(
   command: readonly string[],
   options?: SpawnOptions & { platform?: 'linux' | 'darwin' },

@@ -41,6 +41,14 @@ function classifySandboxDenial(result, policy) {
 
 function buildSandboxCommand(command, options) {
   const opts = normalizeOptions(options)
+  // An AbortSignal is kept by the runner, as a timeout is (refused by the core for a plan): taken,
+  // it was dropped, and aborting ended nothing (found by an attacker's review, mode32).
+  if (opts.signal !== undefined) {
+    throw new SandboxError(
+      'ERR_SANDBOX_UNSUPPORTED',
+      "options.signal: a launch plan cannot be aborted (spawnSandboxed and startSandboxed listen to the signal in their own process); leave it out and give it to the spawner that runs the plan (child_process's signal, or kill the plan's program: the whole sandbox ends with it), or run the command with spawnSandboxed",
+    )
+  }
   const argv = ownData(command, 'command')
   let plan
   try {

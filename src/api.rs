@@ -17,6 +17,9 @@ use crate::program::resolve_program;
 pub fn build_sandbox_command(command: &Value, options: &Value, host: &HostContext) -> Result<Value> {
     let mut req = parse_spawn_options(command, options, host, Entry::Build, None)?;
     refuse_without_bwrap(&req)?;
+    if req.timeout.is_some() {
+        return Err(crate::plan::timeout_needs_runner());
+    }
     // The spawner that runs the plan runs this bwrap: one the run could re-point is refused alike.
     crate::runner::prepare::refuse_override_run_may_write(&req)?;
     let resolved = resolve_program(&req.command[0], req.env.get("PATH").map(String::as_str), &req.cwd).ok();

@@ -7,7 +7,10 @@ const out = require('./output')
 const { printable, shellWord: quote } = require('./printable')
 
 function explain(command, values) {
-  const plan = loadSandspawn().buildSandboxCommand(command, toSpawnOptions(values))
+  // A plan carries no timer (buildSandboxCommand refuses a timeout): the CLI's own run keeps
+  // --timeout, so the plan it explains is the one without it, and the text says so.
+  const { timeout, ...options } = toSpawnOptions(values)
+  const plan = loadSandspawn().buildSandboxCommand(command, options)
   if (values.json) {
     out.printJson(planAsJson(plan))
     return out.exit(0)
@@ -41,6 +44,7 @@ function explain(command, values) {
   }
   const marks = Object.keys(plan.env).filter((k) => k.startsWith('SANDSPAWN_'))
   if (marks.length) lines.push(`env:      ${marks.map((k) => `${k}=${quote(plan.env[k])}`).join(' ')}`)
+  if (timeout) lines.push(`timeout:  ${timeout} ms, kept by sandspawn's own run; this plan has no timer (give the timeout to what runs it)`)
   if (plan.profile) lines.push('profile:', ...plan.profile.split('\n').map(printable))
   out.writeStdout(lines.join('\n') + '\n')
   out.exit(0)

@@ -32,7 +32,7 @@ pub mod store_lookup;
 
 pub(crate) use child_env::child_env;
 pub use launch_plan::{BwrapInfo, LaunchPlan, PlanRequest};
-pub(crate) use needs_runner::proxy_needs_runner;
+pub(crate) use needs_runner::{proxy_needs_runner, timeout_needs_runner};
 pub(crate) use path_arg::path_arg;
 
 /// Build the launch plan for one command: direct for danger-full-access, bwrap on Linux, Seatbelt
