@@ -95,3 +95,37 @@ test('the CLI says on stderr, in one line, that a run was weaker than bwrap and 
   const json = child([CLI, '--json', '--', 'true'], ONLY_LANDLOCK, cwd)
   assert.equal(JSON.parse(json.stdout).sandboxType, 'landlock', ctx(json))
 })
+
+// Found by an attacker's review (mode32): where only the Landlock mode may run, the CLI's refusals
+// named API fields and functions ("sandbox.workspace 'review'", "sandbox.tmp: 'private'",
+// "sandbox.denyRead entry", "a NetworkPolicy", "run ... without pty", "Run the command with
+// spawnSandboxed"), so a CLI user on a terminal, whose every run gets a pty there, was told to run
+// "without pty" and not that --no-pty does it. Errors name CLI flags (API.md, the CLI's second round).
+test('where only the Landlock mode may run, the CLI refusals name its flags, never API fields', { skip }, (t) => {
+  const cwd = workspace()
+  t.after(() => fs.rmSync(cwd, { recursive: true, force: true }))
+  const API_WORDS = /options\.|sandbox\.[a-zA-Z]|NetworkPolicy|spawnSandboxed|startSandboxed|linux\.allow|without pty/
+  const cases = [
+    [['--mode', 'workspace-write', '--review'], /--review/],
+    [['--mode', 'workspace-write', '--tmp', 'private'], /--tmp private/],
+    [['--deny-read', '/etc'], /--deny-read \/etc/],
+    [['--allow-domain', 'x.test'], /--allow-domain/],
+    [['explain'], /sandspawn explain/],
+  ]
+  for (const [flags, names] of cases) {
+    const r = child([CLI, ...flags, '--', 'true'], ONLY_LANDLOCK, cwd)
+    assert.notEqual(r.status, 0, `${flags.join(' ')}\n${ctx(r)}`)
+    assert.match(r.stderr, names, `${flags.join(' ')}\n${ctx(r)}`)
+    assert.doesNotMatch(r.stderr, API_WORDS, `${flags.join(' ')}\n${ctx(r)}`)
+  }
+  // On a terminal every run asks for a pty, which this mode refuses: the way out is --no-pty.
+  const tty = spawnSync('script', ['-qec', `${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} -- true`, '/dev/null'], {
+    cwd,
+    env: { ...process.env, ...ONLY_LANDLOCK },
+    encoding: 'utf8',
+    timeout: HANG_MS,
+    killSignal: 'SIGKILL',
+  })
+  assert.match(tty.stdout, /--no-pty/, ctx(tty))
+  assert.doesNotMatch(tty.stdout, API_WORDS, ctx(tty))
+})
