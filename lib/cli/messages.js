@@ -33,11 +33,33 @@ const FIELDS = [
 
 const MODES = /\bmode '(read-only|workspace-write|danger-full-access)'/g
 
+/**
+ * The API's words inside a message (not at its start, where FIELDS renames them) → the flag that
+ * set them: the Landlock mode's refusals list each rule it cannot keep, a plan's refusal names the
+ * functions that could run it, and a terminal's pty is asked for by the CLI itself (found by an
+ * attacker's review, mode32: on a host where only the Landlock mode may run, every run on a
+ * terminal was told to go "without pty", with no word of --no-pty).
+ */
+const PHRASES = [
+  [/\bsandbox\.workspace 'review'/g, '--review'],
+  [/\bsandbox\.tmp: 'private'/g, '--tmp private'],
+  [/\bsandbox\.toolCaches: 'private'/g, '--tool-caches private'],
+  [/\bsandbox\.denyRead entry /g, '--deny-read '],
+  [/\bsandbox\.network as a NetworkPolicy/g, '--allow-domain or --deny-domain (the allow-list)'],
+  [/\bsandbox\.allowUnixSockets as a list of paths/g, '--allow-unix-sockets with socket paths'],
+  [/\bpty is not supported in the Landlock mode yet: run where bwrap works, or without pty/, 'a terminal (pty) is not supported in the Landlock mode yet: run where bwrap works, or give --no-pty'],
+  [
+    /SANDSPAWN_LINUX_ALLOW \(in this process's environment\) rules bwrap out, and a launch plan is a bwrap plan: the Landlock mode needs the supervisor that spawnSandboxed and startSandboxed run in this process\. Run the command with spawnSandboxed, or allow 'bwrap'/,
+    "SANDSPAWN_LINUX_ALLOW rules bwrap out, and `sandspawn explain` prints bwrap plans only: the Landlock mode's run needs sandspawn's own supervisor. Run the command with `sandspawn` instead, or add bwrap to SANDSPAWN_LINUX_ALLOW",
+  ],
+]
+
 /** The message of `err` (a SandboxError or anything thrown) for a CLI user. */
 function cliMessage(err, values = {}) {
   let message = err && typeof err.message === 'string' ? err.message : String(err)
   message = renameField(message, values)
   message = message.replace(MODES, '--mode $1')
+  for (const [api, flag] of PHRASES) message = message.replace(api, flag)
   // `spawn ls ENOENT: command not found` is Node's wording for an API; a shell says `ls: ...`.
   message = message.replace(/^spawn (.+?) (ENOENT|EACCES): /, '$1: ')
   return osErrorText(message)
