@@ -249,6 +249,29 @@ describe('policy boundaries inside the writable set', { concurrency: 4 }, () => 
     assert.equal(fs.existsSync(hostTmp), false)
   })
 
+  // Found by an attacker's review (mode32): the caller's TMPDIR elsewhere (a CI's _temp, a
+  // per-user /run/user/N, /var/tmp/x) was left as the command's TMPDIR, read-only there (or, under
+  // /tmp, absent from the private /tmp), so mktemp and every tool using TMPDIR failed, and the way
+  // to make them work was the shared, writable /tmp.
+  test("tmp: 'private' points a TMPDIR the command cannot write at its private /tmp; one in the workspace stays", async (t) => {
+    const tree = tempTree(t)
+    const elsewhere = fs.mkdtempSync('/var/tmp/ss-tmpdir-')
+    t.after(() => rmrf(elsewhere))
+    const script = 'echo "TMPDIR=$TMPDIR"; f=$(mktemp) && echo made "$f"'
+    for (const tmpdir of [elsewhere, '/tmp/ss-not-in-the-private-tmp']) {
+      const r = await sh(script, { cwd: tree.ws, env: { TMPDIR: tmpdir }, sandbox: { mode: 'workspace-write', tmp: 'private' } })
+      assert.equal(r.exitCode, 0, `TMPDIR=${tmpdir}: ${show(r)}`)
+      assert.match(r.stdout, /^TMPDIR=\/tmp\nmade \/tmp\/tmp\.\w+\n$/, show(r))
+    }
+    assert.deepEqual(fs.readdirSync(elsewhere), [])
+    // A TMPDIR the command may write (in the workspace) is the caller's choice, kept.
+    const own = path.join(tree.ws, 'tmp')
+    fs.mkdirSync(own)
+    const r = await sh(script, { cwd: tree.ws, env: { TMPDIR: own }, sandbox: { mode: 'workspace-write', tmp: 'private' } })
+    assert.equal(r.exitCode, 0, show(r))
+    assert.equal(r.stdout.split('\n')[0], `TMPDIR=${own}`, show(r))
+  })
+
   test('readOnlyPaths inside the workspace stay read-only (write, rename, rm, symlink swap)', async (t) => {
     const tree = tempTree(t)
     const locked = path.join(tree.ws, 'locked')
