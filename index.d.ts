@@ -31,7 +31,8 @@ export interface SandboxPolicy {
    * a list, with `ERR_SANDBOX_UNSUPPORTED`. */
   allowUnixSockets?: boolean | string[]
   /** `writable` (default in workspace-write): host `/tmp` and `$TMPDIR` are writable roots.
-   * `private`: an empty `/tmp` of the command's own (Linux only). `read-only`: default otherwise. */
+   * `private`: an empty `/tmp` of the command's own (Linux only), also its `TMPDIR` unless yours
+   * lies in a writable root. `read-only`: default otherwise. */
   tmp?: 'writable' | 'private' | 'read-only'
   /** File names host tools read and act on by themselves, kept read-only where they exist and
    * absent where they do not (what a run creates is moved aside and reported in `hostRisks`), at

@@ -320,6 +320,7 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     // The dynamic loader variables must not reach bwrap itself (it may be setuid, and a caller's
     // LD_PRELOAD has no business running inside the sandbox tool); they are set for the command.
     let mut env = child_env(req, SandboxType::Bwrap);
+    super::child_env::private_tmpdir(req, &mut env);
     let loader: Vec<String> = env.keys().filter(|k| k.starts_with("LD_")).cloned().collect();
     for name in loader {
         let value = env.remove(&name).unwrap_or_default();

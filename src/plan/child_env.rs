@@ -38,6 +38,23 @@ pub(crate) fn child_env(req: &PlanRequest, sandbox: SandboxType) -> BTreeMap<Str
     env
 }
 
+/// With `tmp: 'private'` the command's `TMPDIR` is its private `/tmp` unless the caller's lies in
+/// a writable root: one elsewhere is read-only in the sandbox (or, under `/tmp`, not there at all),
+/// and mktemp and every tool that uses it failed, leaving the shared, writable `/tmp` as the way to
+/// make them work (found by an attacker's review, mode32). Linux: macOS refuses `'private'`.
+pub(crate) fn private_tmpdir(req: &PlanRequest, env: &mut BTreeMap<String, String>) {
+    if req.policy.tmp != crate::policy::TmpMode::Private {
+        return;
+    }
+    let Some(given) = env.get("TMPDIR").filter(|t| !t.is_empty()) else { return };
+    let path = std::path::Path::new(given);
+    let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let writable = real == std::path::Path::new("/tmp") || req.policy.writable_roots.iter().any(|r| real.starts_with(&r.root));
+    if !(path.is_absolute() && writable) {
+        env.insert("TMPDIR".into(), "/tmp".into());
+    }
+}
+
 /// Remove every variable naming the user's own proxy, or carrying its password, unless the run
 /// has the full network: then the command connects through that proxy itself. With the network
 /// off it has no use for them, and with the allow-list its proxy is the run's; either way the
