@@ -33,9 +33,14 @@ pub enum Resource {
     /// Bytes of locked memory: per process for `mlock`, per user for what `SHM_LOCK`, zerocopy
     /// sends and io_uring buffers pin (`shares`).
     Memlock,
+    /// The highest real-time priority an unprivileged process may take (`NO_PRIORITY_RAISE`).
+    /// Linux only.
+    Rtprio,
+    /// The ceiling on lowering one's nice value, as `20 - nice` (`NO_PRIORITY_RAISE`). Linux only.
+    Nice,
 }
 
-const ALL: [(Resource, &str); 9] = [
+const ALL: [(Resource, &str); 11] = [
     (Resource::Cpu, "cpu"),
     (Resource::Fsize, "fsize"),
     (Resource::Data, "data"),
@@ -45,6 +50,8 @@ const ALL: [(Resource, &str); 9] = [
     (Resource::Sigpending, "sigpending"),
     (Resource::Msgqueue, "msgqueue"),
     (Resource::Memlock, "memlock"),
+    (Resource::Rtprio, "rtprio"),
+    (Resource::Nice, "nice"),
 ];
 
 impl Resource {
@@ -70,10 +77,15 @@ impl Resource {
             Resource::Sigpending => libc::RLIMIT_SIGPENDING,
             #[cfg(target_os = "linux")]
             Resource::Msgqueue => libc::RLIMIT_MSGQUEUE,
+            #[cfg(target_os = "linux")]
+            Resource::Rtprio => libc::RLIMIT_RTPRIO,
+            #[cfg(target_os = "linux")]
+            Resource::Nice => libc::RLIMIT_NICE,
             // No such limits elsewhere: a number no resource has, so the helper's `getrlimit`
-            // fails with EINVAL and the run with it (never sent there: `per_user_budgets`).
+            // fails with EINVAL and the run with it (never sent there: `per_user_budgets`,
+            // `NO_PRIORITY_RAISE` are Linux plans' only).
             #[cfg(not(target_os = "linux"))]
-            Resource::Sigpending | Resource::Msgqueue => RawResource::MAX,
+            Resource::Sigpending | Resource::Msgqueue | Resource::Rtprio | Resource::Nice => RawResource::MAX,
         }
     }
 }
@@ -94,6 +106,19 @@ impl Resource {
 pub const PER_USER_BUDGETS: [Rlimit; 2] = [
     Rlimit { resource: Resource::Sigpending, soft: 4096, hard: 4096 },
     Rlimit { resource: Resource::Msgqueue, soft: 256 * 1024, hard: 256 * 1024 },
+];
+
+/// No real-time scheduling and no nice value below the one the command starts with, in every
+/// bwrap and Landlock run (reported by an attacker's review, kern32): the helper's limits were
+/// the caller's, and where the user has an `RLIMIT_RTPRIO` (limits.d for an `audio` or `pipewire`
+/// group, systemd's `LimitRTPRIO`, `docker --ulimit rtprio=`) `sched_setscheduler(SCHED_FIFO)`
+/// needs no capability: a spinning FIFO thread per CPU leaves the host's own processes about 5%
+/// of each CPU (`sched_rt_runtime_us`) for as long as the run lives; an `RLIMIT_NICE` above 0
+/// lets it rank itself above them. Both 0 (most systems' defaults): the command may still raise
+/// its nice value and use `SCHED_IDLE`/`SCHED_BATCH`. Lowering a limit needs no privilege.
+pub const NO_PRIORITY_RAISE: [Rlimit; 2] = [
+    Rlimit { resource: Resource::Rtprio, soft: 0, hard: 0 },
+    Rlimit { resource: Resource::Nice, soft: 0, hard: 0 },
 ];
 
 /// What every bwrap run's command may take of its user's locked memory: a quarter of the limit

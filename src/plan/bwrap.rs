@@ -354,8 +354,15 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         report_fd,
         net_listen_fd: net_ctl_fd,
         controlling_tty: req.terminal,
-        // Every bwrap run, limits or not: the per-user budgets the sandbox's user namespace counts.
-        rlimits: req.rlimits.iter().chain(&sandspawn_helper::rlimit::PER_USER_BUDGETS).copied().collect(),
+        // Every bwrap run, limits or not: the per-user budgets the sandbox's user namespace counts,
+        // and no scheduling priority above the host's processes.
+        rlimits: req
+            .rlimits
+            .iter()
+            .chain(&sandspawn_helper::rlimit::PER_USER_BUDGETS)
+            .chain(&sandspawn_helper::rlimit::NO_PRIORITY_RAISE)
+            .copied()
+            .collect(),
         own_userns: true,
         limit_userns: true,
         map_ids,

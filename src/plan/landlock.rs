@@ -123,7 +123,10 @@ pub fn build(req: &PlanRequest, abi: u32, grants: &Grants, scratch: Option<&Path
     };
     let runner = req.runner_fds;
     let landlock = LandlockSteps { abi, list: vec!["/".into()], read: readable()?, write, sockets, control_fd: runner.then_some(CONTROL_FD) };
-    let steps = Steps { report_fd: runner.then_some(REPORT_FD), rlimits: req.rlimits.to_vec(), landlock: Some(landlock), ..Steps::default() };
+    // The command's limits, and no scheduling priority above the host's processes (the command
+    // runs as the host's user here: its limits are the caller's).
+    let rlimits = req.rlimits.iter().chain(&sandspawn_helper::rlimit::NO_PRIORITY_RAISE).copied().collect();
+    let steps = Steps { report_fd: runner.then_some(REPORT_FD), rlimits, landlock: Some(landlock), ..Steps::default() };
     let mut args = steps.to_args();
     args.extend(req.command.iter().cloned());
     Ok(LaunchPlan {

@@ -10,8 +10,8 @@ use super::test_support::{policy, userns_steps};
 use super::{build, LaunchPlan, PlanRequest};
 use crate::platform::Platform;
 
-/// What every bwrap run sets besides the limits asked for (`rlimit::PER_USER_BUDGETS`).
-const BUDGETS: [&str; 2] = ["--rlimit=sigpending:4096:4096", "--rlimit=msgqueue:262144:262144"];
+/// What every bwrap run sets besides the limits asked for (`rlimit::PER_USER_BUDGETS`, `NO_PRIORITY_RAISE`).
+const BUDGETS: [&str; 4] = ["--rlimit=sigpending:4096:4096", "--rlimit=msgqueue:262144:262144", "--rlimit=rtprio:0:0", "--rlimit=nice:0:0"];
 
 const HELPER: &str = "/opt/sandspawn/sandspawn-helper";
 

@@ -963,7 +963,9 @@ mod tests {
         let own = crate::own_links::record(Some(&nm.join("sandspawn")));
         let ended = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let seen = ended.clone();
-        let k = super::start(&[], &[], &Bases::default(), &HashSet::new(), &own, Box::new(move || drop(seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst)))).unwrap().unwrap();
+        let k = super::start(&[], &[], &Bases::default(), &HashSet::new(), &own, Box::new(move || {
+            seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        })).unwrap().unwrap();
         for n in 0..MAX_MOVES {
             restored(&format!("loop {n}"));
             std::os::unix::fs::symlink("../.evil", nm.join("tmp-link")).unwrap();
