@@ -3,6 +3,7 @@
 //! it (`hostRisks`: a hard-linked hook written, a symlinked one whose target path changed, one that
 //! leads into a shared temporary directory).
 
+use std::collections::HashSet;
 use std::os::unix::fs::MetadataExt;
 use std::path::PathBuf;
 
@@ -47,19 +48,33 @@ pub struct Kept {
     /// place: a file it includes (or a configuration file that is a link there), a hooks
     /// directory, a program git runs. Reported on every run, as their git directories are.
     pub shared_refs: Vec<(PathBuf, PathBuf)>,
+    met: Met,
+}
+
+/// What each list of `Kept` holds already, to keep an entry once without comparing it with every
+/// one before: a run made 6,000 repositories whose hook was one file's names, and every later
+/// run's plan spent seconds of host CPU in those comparisons (found by an attacker's review, cross32).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+struct Met {
+    symlinks: HashSet<PathBuf>,
+    unjudged: HashSet<PathBuf>,
+    hard: HashSet<PathBuf>,
+    unlisted: HashSet<PathBuf>,
+    configs_capped: HashSet<PathBuf>,
+    shared_git_dirs: HashSet<(PathBuf, PathBuf)>,
 }
 
 impl Kept {
     /// `at`'s configuration was `capped`: said once in the result.
     pub fn capped(&mut self, at: &std::path::Path, capped: bool) {
-        if capped && !self.configs_capped.iter().any(|p| p == at) {
+        if capped && self.met.configs_capped.insert(at.to_path_buf()) {
             self.configs_capped.push(at.to_path_buf());
         }
     }
 
     /// `repository`'s git directory `dir` lies in a shared place: said once after the run.
     pub fn git_dir_shared(&mut self, repository: &std::path::Path, dir: &std::path::Path) {
-        if !self.shared_git_dirs.iter().any(|(r, d)| r == repository && d == dir) {
+        if self.met.shared_git_dirs.insert((repository.to_path_buf(), dir.to_path_buf())) {
             self.shared_git_dirs.push((repository.to_path_buf(), dir.to_path_buf()));
         }
     }
@@ -77,7 +92,7 @@ impl Kept {
     /// One repository's findings, once (a repository's hooks directory may be another's too).
     pub fn add(&mut self, links: &HookLinks, roots: &[PathBuf]) {
         for (link, to) in &links.symlinks {
-            if !self.symlinks.iter().any(|(l, _)| l == link) {
+            if self.met.symlinks.insert(link.clone()) {
                 self.symlinks.push((link.clone(), to.clone()));
                 if super::links::in_shared_place(to, roots) {
                     self.shared.push((link.clone(), to.clone()));
@@ -85,22 +100,23 @@ impl Kept {
             }
         }
         for link in &links.unjudged {
-            if !self.unjudged.contains(link) {
+            if self.met.unjudged.insert(link.clone()) {
                 self.unjudged.push(link.clone());
             }
         }
         for (path, id) in &links.hard {
-            if self.hard.iter().any(|h| h.path == *path) {
+            if self.met.hard.contains(path) {
                 continue;
             }
             // Read now, for this run: the facts are remembered across runs.
             let Ok(m) = path.symlink_metadata() else { continue };
             if (m.dev(), m.ino()) == *id {
+                self.met.hard.insert(path.clone());
                 self.hard.push(HardLinked::of(path, &m));
             }
         }
         for d in &links.unlisted {
-            if !self.unlisted.contains(d) {
+            if self.met.unlisted.insert(d.clone()) {
                 self.unlisted.push(d.clone());
             }
         }
@@ -108,7 +124,7 @@ impl Kept {
 
     /// What the run's result says in `sandboxDetails.notEnforced`.
     pub fn not_enforced(&self) -> Vec<String> {
-        let hard = self.hard.iter().map(|h| {
+        let mut hard = self.hard.iter().map(|h| {
             format!(
                 "planted configuration: the hook {} has {} names (hard links): its other names, which the run may write, \
                  could not be made read-only (finding them needs a walk); a write during the run is reported as hooks-written",
@@ -116,7 +132,7 @@ impl Kept {
                 h.names
             )
         });
-        let unlisted = self.unlisted.iter().map(|d| {
+        let mut unlisted = self.unlisted.iter().map(|d| {
             format!(
                 "planted configuration: the hooks directory {} has more than {MAX_ENTRIES} entries, or the run's budget for \
                  looking at hooks ({} entries and path components in all) ran out; those past it were not looked at for \
@@ -125,7 +141,7 @@ impl Kept {
                 RUN_HOOK_STEPS
             )
         });
-        let unjudged = self.unjudged.iter().map(|l| {
+        let mut unjudged = self.unjudged.iter().map(|l| {
             format!(
                 "planted configuration: the hook {} is a symlink whose way (its target and the symlinks on it) is longer than {} \
                  components, or goes through a symlink of /proc (/proc/self/cwd, /dev/fd: it leads wherever the process following \
@@ -136,7 +152,7 @@ impl Kept {
                 RUN_HOOK_STEPS
             )
         });
-        let capped = self.configs_capped.iter().map(|c| {
+        let mut capped = self.configs_capped.iter().map(|c| {
             format!(
                 "planted configuration: the git configuration of {} (its files and what they include) has more than {} files, \
                  {} MiB or {} entries, names more than {} programs by path, or has a file that is not a regular one: what lies \
@@ -149,7 +165,15 @@ impl Kept {
                 super::global_git::MAX_PROGRAMS
             )
         });
-        hard.chain(unlisted).chain(unjudged).chain(capped).collect()
+        // A few of each named, the rest counted (`few_named::lines`): the run chooses how many there are.
+        let few = |said: &mut dyn Iterator<Item = String>, count: usize, what: &str| {
+            super::few_named::lines(said, count, |more| format!("planted configuration: {more} more {what}, as the ones above"))
+        };
+        let mut lines = few(&mut hard, self.hard.len(), "hooks have other names (hard links) that could not be made read-only");
+        lines.extend(few(&mut unlisted, self.unlisted.len(), "hooks directories were not looked at whole"));
+        lines.extend(few(&mut unjudged, self.unjudged.len(), "hooks are symlinks whose way could not be judged, not kept read-only"));
+        lines.extend(few(&mut capped, self.configs_capped.len(), "repositories' git configurations were read only up to the bounds, what lies past them not kept read-only"));
+        lines
     }
 
     /// What the run did to hooks through their other names: a hard-linked hook written (its ctime
