@@ -307,18 +307,31 @@ describe("sandspawn's own package cannot be changed by a run (issue 28)", () => 
   // every entry and watch every one again (a2a58e2), and pnpm's shim touched in a loop (IN_ATTRIB,
   // its content unchanged: nothing to put back, no move counted) raised one per touch: a 5 s run
   // cost the host 1.0 s of CPU, 20% of a core for the run's life, against 0.035 s for a file of
-  // no entry. CPU time, not wall time (the machine is shared).
+  // no entry. CPU time, not wall time (the machine is shared), and against the same loop on a file
+  // of no entry in the same process after a warm-up run: the host's CPU for loading the addon and
+  // the first run's walk, and the load of a shared machine, are in both (an absolute bound of
+  // 250 ms on the whole process failed at 301 ms under a load of 10 with the fix in place).
   test("pnpm's shim touched in a loop for the run's life costs the host little CPU", { skip: !require('./helpers').which('python3') && 'no python3' }, async (t) => {
     const { tree, pkg } = installedWithBin(t, 'shim')
-    const py = ['import os, time', 't = time.time() + 4', 'n = 0', 'while time.time() < t:', "  os.utime('node_modules/.bin/sandspawn'); n += 1", 'print(n)'].join('\n')
-    const js = `const before = process.cpuUsage()
-      require(${JSON.stringify(pkg)}).spawnSandboxed(['python3', '-c', ${JSON.stringify(py)}], { cwd: ${JSON.stringify(tree.ws)}, timeout: 30000, sandbox: 'workspace-write' })
-      .then((r) => { const u = process.cpuUsage(before); process.stdout.write(JSON.stringify({ ...r, hostCpuMs: (u.user + u.system) / 1000 })) }, (e) => process.stdout.write(JSON.stringify({ error: e.code, message: e.message })))`
-    const out = spawnSync(process.execPath, ['-e', js], { encoding: 'utf8', timeout: 60000 })
-    const r = JSON.parse(out.stdout)
-    assert.equal(r.exitCode, 0, show(r))
-    assert.ok(Number(r.stdout) > 10000, `the command touched the shim ${r.stdout} times`)
-    assert.ok(r.hostCpuMs < 250, `the host process spent ${r.hostCpuMs} ms of CPU on a 4 s run touching the shim ${r.stdout.trim()} times`)
+    const py = (file) => ['import os, time', `f = ${JSON.stringify(file)}`, "open(f, 'a').close() if f == 'plain' else None", 't = time.time() + 4', 'n = 0', 'while time.time() < t:', '  os.utime(f); n += 1', 'print(n)'].join('\n')
+    const js = `const s = require(${JSON.stringify(pkg)})
+      const opts = { cwd: ${JSON.stringify(tree.ws)}, timeout: 30000, sandbox: 'workspace-write' }
+      const cpu = async (code) => { const before = process.cpuUsage(); const r = await s.spawnSandboxed(['python3', '-c', code], opts); const u = process.cpuUsage(before); return { ...r, hostCpuMs: (u.user + u.system) / 1000 } }
+      ;(async () => {
+        await s.spawnSandboxed(['true'], opts)
+        const control = await cpu(${JSON.stringify(py('plain'))})
+        const shim = await cpu(${JSON.stringify(py('node_modules/.bin/sandspawn'))})
+        process.stdout.write(JSON.stringify({ control, shim }))
+      })().catch((e) => process.stdout.write(JSON.stringify({ error: e.code, message: e.message })))`
+    const out = spawnSync(process.execPath, ['-e', js], { encoding: 'utf8', timeout: 90000 })
+    const { control, shim, error, message } = JSON.parse(out.stdout)
+    assert.equal(error, undefined, message)
+    for (const r of [control, shim]) {
+      assert.equal(r.exitCode, 0, show(r))
+      assert.ok(Number(r.stdout) > 10000, `the command touched its file ${r.stdout} times`)
+    }
+    const extra = shim.hostCpuMs - control.hostCpuMs
+    assert.ok(extra < 150, `the host process spent ${shim.hostCpuMs} ms of CPU on a 4 s run touching the shim ${shim.stdout.trim()} times, against ${control.hostCpuMs} ms for a file of no entry touched ${control.stdout.trim()} times`)
   })
 
   // Left open by host28's fix (README): in review mode a change to that bin link was an ordinary
