@@ -47,13 +47,20 @@ impl Target {
     /// Open `path`; `what` names it in errors ("the placeholder", "the read-only path").
     pub fn open(path: impl AsRef<Path>, kind: Kind, what: &str) -> Result<Target, Failure> {
         let path = path.as_ref();
-        let p = c_path(path)?;
+        Target::open_at(libc::AT_FDCWD, &c_path(path)?, path, kind, what)
+    }
+
+    /// `open`, with `name` looked up from the directory `dir` (an `O_PATH` descriptor, or
+    /// `AT_FDCWD`): `path` is the whole path, for errors. The caller makes sure `name` below `dir`
+    /// is where `path` leads (`read_only`'s anchors); as with `open`, a symlink at the end is
+    /// refused and those on the way are followed.
+    pub fn open_at(dir: i32, name: &std::ffi::CStr, path: &Path, kind: Kind, what: &str) -> Result<Target, Failure> {
         let path = path.display();
         // `openat`, not `open`: musl's `open` follows an `O_CLOEXEC` open with an `fcntl` (for
         // kernels that ignored the flag, before 2.6.23), one more system call per read-only path of
         // every run; its `openat` passes the flag as it is.
-        // SAFETY: a valid C string.
-        let fd = unsafe { libc::openat(libc::AT_FDCWD, p.as_ptr(), libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC) };
+        // SAFETY: a valid C string; `dir` is open or AT_FDCWD.
+        let fd = unsafe { libc::openat(dir, name.as_ptr(), libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC) };
         if fd < 0 {
             let e = last_errno();
             return Err(setup(e, format!("opening {what} {path} failed: {}", describe(e))));
