@@ -403,3 +403,33 @@ describe("the host's huge page pool stays the host's", { concurrency: 2 }, () =>
     assert.equal(host, 'ok', `the host's own huge page while the run held what it could\n${show(r)}`)
   })
 })
+
+// Found by an attacker's review (rfix32) of kern32's huge pages: the flags are refused, but a file
+// of a hugetlbfs mounted outside /dev (DPDK's /mnt/huge, Kubernetes' /hugepages-2Mi, an admin's),
+// which bwrap's read-only / carries in, is mapped with no flag at all: a MAP_PRIVATE, PROT_WRITE
+// mapping of a file the command can only read reserves the whole range from the pool (its writes
+// are copies from it). With a pool of two pages a read-only run's Python mmap(ACCESS_COPY) of such
+// a file took both, and the host's own mmap(MAP_HUGETLB) got ENOMEM while it lived, nothing said.
+// Each hugetlbfs of the sandbox's mount table is hidden, as tracefs and debugfs are. Root only: the
+// hugetlbfs is mounted at /mnt in a mount namespace of the test's own (unshare -m).
+describe('a hugetlbfs mounted on the host is hidden inside', () => {
+  const unshareSkip = (process.getuid() !== 0 && 'root only (mounts a hugetlbfs in a mount namespace of its own)') || (which('unshare') === null && 'no unshare')
+  test('read-only and workspace-write: its files are not there', { skip: unshareSkip, timeout: 120000 }, async (t) => {
+    const tree = tempTree(t)
+    const child = `
+      const ss = require(${JSON.stringify(ROOT)}); const fs = require('node:fs'); const { execFileSync } = require('node:child_process')
+      ;(async () => {
+        execFileSync('mount', ['-t', 'hugetlbfs', '-o', 'mode=0755', 'none', '/mnt'])
+        fs.writeFileSync('/mnt/rtemap_0', '')
+        const out = {}
+        for (const mode of ['read-only', 'workspace-write']) {
+          const r = await ss.spawnSandboxed(['sh', '-c', 'test -e /mnt/rtemap_0 && echo shown || echo hidden'], { cwd: ${JSON.stringify(tree.ws)}, timeout: 30000, sandbox: { mode } })
+          out[mode] = r.stdout.toString().trim() || r.stderr.toString()
+        }
+        out.host = fs.existsSync('/mnt/rtemap_0') ? 'shown' : 'hidden'
+        console.log(JSON.stringify(out))
+      })()`
+    const got = JSON.parse(execFileSync('unshare', ['-m', '--propagation', 'private', process.execPath, '-e', child], { encoding: 'utf8', env: process.env }).trim().split('\n').pop())
+    assert.deepEqual(got, { 'read-only': 'hidden', 'workspace-write': 'hidden', host: 'shown' })
+  })
+})
