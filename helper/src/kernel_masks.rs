@@ -89,8 +89,12 @@ const FILES: [&str; 12] = [
 /// The filesystems hidden wherever they are mounted: reading tracefs consumes the host's trace
 /// buffer, debugfs holds tracefs again and the drivers' state. (securityfs and bpf are left where
 /// they are: their reads take nothing from the host, and `/sys/kernel/security` is shown at its
-/// own place too.)
-const KINDS: [&str; 2] = ["tracefs", "debugfs"];
+/// own place too.) And hugetlbfs (found by an attacker's review, rfix32): a file of one mounted
+/// outside `/dev` (DPDK's `/mnt/huge`, Kubernetes' `/hugepages-2Mi`) mapped private and writable,
+/// from a descriptor opened only for reading, reserves its range from the machine's huge page pool
+/// with no flag the seccomp filter could refuse (`MAP_HUGETLB`): a read-only run took a pool of two
+/// pages and the host's own `mmap(MAP_HUGETLB)` got ENOMEM while it lived.
+const KINDS: [&str; 3] = ["tracefs", "debugfs", "hugetlbfs"];
 
 /// The masks; after `host_objects::read_only` (the `/dev/null` bound here is read-only by then,
 /// and the proc entries' read-only binds lie below the masks). `table`: the sandbox's mount table
