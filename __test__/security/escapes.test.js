@@ -272,6 +272,21 @@ describe('policy boundaries inside the writable set', { concurrency: 4 }, () => 
     assert.equal(r.stdout.split('\n')[0], `TMPDIR=${own}`, show(r))
   })
 
+  // Found by an attacker's review (rfix32) of mode32's fix: a TMPDIR that is a symlink under /tmp
+  // into the workspace (/tmp/x -> ws/tmp) was kept, its real path being in a writable root, but
+  // the private /tmp has no such link: mktemp failed as before the fix.
+  test("tmp: 'private' keeps a TMPDIR reached through a symlink under /tmp into the workspace usable", async (t) => {
+    const tree = tempTree(t)
+    const own = path.join(tree.ws, 'tmp')
+    fs.mkdirSync(own)
+    const link = path.join('/tmp', `ss-tmpdir-link-${process.pid}-${Date.now()}`)
+    fs.symlinkSync(own, link)
+    t.after(() => fs.rmSync(link, { force: true }))
+    const r = await sh('f=$(mktemp) && echo made "$f"', { cwd: tree.ws, env: { TMPDIR: link }, sandbox: { mode: 'workspace-write', tmp: 'private' } })
+    assert.equal(r.exitCode, 0, show(r))
+    assert.equal(fs.readdirSync(own).length, 1, show(r))
+  })
+
   test('readOnlyPaths inside the workspace stay read-only (write, rename, rm, symlink swap)', async (t) => {
     const tree = tempTree(t)
     const locked = path.join(tree.ws, 'locked')
