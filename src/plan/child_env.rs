@@ -52,6 +52,10 @@ pub(crate) fn private_tmpdir(req: &PlanRequest, env: &mut BTreeMap<String, Strin
     let writable = real == std::path::Path::new("/tmp") || req.policy.writable_roots.iter().any(|r| real.starts_with(&r.root));
     if !(path.is_absolute() && writable) {
         env.insert("TMPDIR".into(), "/tmp".into());
+    } else if real != path {
+        // Its real path: a symlink on the way may not be there (one under the shared /tmp is not
+        // in the private one; found by an attacker's review, rfix32: mktemp failed).
+        env.insert("TMPDIR".into(), real.to_string_lossy().into_owned());
     }
 }
 
