@@ -52,7 +52,9 @@ for (const [key, name, cmd, args, env, skip] of steps) {
     continue
   }
   console.log(`\n=== ${name} ===`)
-  const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: { ...process.env, SANDSPAWN_TOOL_CACHE_DIR: cacheStore, ...env } })
+  const report = args[0] === '--test' ? path.join(root, 'target', `test-report-${key}.tap`) : null
+  const r = spawnSync(cmd, report ? withReport(args, report) : args, { cwd: root, stdio: 'inherit', env: { ...process.env, SANDSPAWN_TOOL_CACHE_DIR: cacheStore, ...env } })
+  if (report) summarizeFailures(report)
   if (r.status !== 0) {
     removeStore()
     console.error(`\nnpm test: step "${name}" failed (${r.error ? r.error.message : `exit ${r.status}`})`)
@@ -62,6 +64,43 @@ for (const [key, name, cmd, args, env, skip] of steps) {
 removeStore()
 if (wanted('unprivileged')) unprivilegedPass()
 console.log(`\nnpm test: all steps passed${only.length ? ` (${only.join(', ')})` : ''}`)
+
+/**
+ * `node --test` ARGS with a second TAP reporter writing to FILE, besides the one on standard output:
+ * CI keeps only the tail of a long log, which never names a failure that happened early.
+ */
+function withReport(args, file) {
+  fs.rmSync(file, { force: true })
+  return ['--test-reporter=tap', '--test-reporter-destination=stdout', '--test-reporter=tap', `--test-reporter-destination=${file}`, ...args]
+}
+
+/**
+ * Prints, last, each failed test of the TAP report FILE (not the suites failing only because of
+ * them) with the first lines of its diagnostics, then removes the file. Says nothing when all passed.
+ */
+function summarizeFailures(file) {
+  let lines
+  try {
+    lines = fs.readFileSync(file, 'utf8').split('\n')
+  } catch {
+    return
+  } finally {
+    fs.rmSync(file, { force: true })
+  }
+  const failed = []
+  const names = [] // names[depth]: the test being reported at that depth (4 spaces a level)
+  lines.forEach((line, i) => {
+    const depth = (line.match(/^ */)[0].length / 4) | 0
+    const subtest = line.match(/^\s*# Subtest: (.*)/)
+    if (subtest) names[depth] = subtest[1]
+    if (!/^\s*not ok \d+ - /.test(line)) return
+    const end = lines.indexOf(line.replace(/not ok.*/, '  ...'), i + 1)
+    const block = lines.slice(i + 1, end < 0 ? i + 1 : end + 1)
+    if (block.some((l) => /failureType: 'subtestsFailed'/.test(l))) return
+    failed.push([names.slice(0, depth + 1).join(' > '), ...block.slice(0, 40)].join('\n'))
+  })
+  if (failed.length) console.log(`\n--- ${failed.length} failed test(s), again in short ---\n${failed.join('\n')}`)
+}
 
 /** Why a pass of its own on the bundled bwrap would repeat the first one, or null. */
 function withoutSystemBwrap() {
@@ -98,8 +137,10 @@ function unprivilegedPass() {
   let r
   try {
     console.log(`\n=== ${name}, in a copy it can read: ${copy} ===`)
-    const [cmd, args] = otherUser.asUser(uid, ['--test', '--test-concurrency=1', '__test__/security/'])
+    const report = path.join(home, 'test-report.tap')
+    const [cmd, args] = otherUser.asUser(uid, withReport(['--test', '--test-concurrency=1', '__test__/security/'], report))
     r = spawnSync(cmd, args, { cwd: copy, stdio: 'inherit', env })
+    summarizeFailures(report)
   } finally {
     // Also when the step failed: process.exit would skip a finally, and the home stayed behind.
     spawnSync('chmod', ['-R', 'u+rwx', home])
