@@ -105,6 +105,8 @@ for (const mode of MODES) {
     assert.deepEqual(r.pty, { cols: 132, rows: 50 })
     assert.throws(() => proc.resize(0, 10), (e) => e instanceof SandboxError && e.code === 'ERR_SANDBOX_INVALID_OPTIONS' && /cols/.test(e.message))
     proc.resize(10, 10) // after the end: nothing to resize, not an error
+    // A misspelt option was taken silently (read({ waitMS: 100 }) waited 0 ms).
+    await assert.rejects(proc.read({ waitMS: 100 }), (e) => e instanceof SandboxError && e.code === 'ERR_SANDBOX_INVALID_OPTIONS' && /read\.waitMS: unknown option \(accepted: waitMs, maxBytes\)/.test(e.message))
   })
 
   test(`${mode.name}: onData streams what the result holds; read() reports the end; end() is Ctrl-D`, async () => {

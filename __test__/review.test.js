@@ -299,6 +299,14 @@ describe('review mode: options', () => {
     await discardChangeSet(r.changeSet.id)
   })
 
+  // A misspelt option was taken silently (showChangeSet({ maxChange: 5 }) listed 10,000; a number
+  // for the options listed them too): refused as every other option bag of sandspawn refuses it.
+  test('showChangeSet refuses an unknown option and options that are not an object', async () => {
+    const refused = (re) => (e) => e.code === 'ERR_SANDBOX_INVALID_OPTIONS' && re.test(e.message)
+    await assert.rejects(sandspawn.showChangeSet('any', { maxChange: 5 }), refused(/options\.maxChange: unknown option \(accepted: maxChanges\)/))
+    await assert.rejects(sandspawn.showChangeSet('any', 5), refused(/options/))
+  })
+
   test('refused where it cannot be honoured, and reported by sandboxCapabilities', async (t) => {
     const { ws } = tempTree(t)
     await assert.rejects(spawnSandboxed(['true'], { cwd: ws, sandbox: { mode: 'read-only', workspace: 'review' } }), { code: 'ERR_SANDBOX_INVALID_OPTIONS' })
