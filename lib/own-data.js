@@ -148,4 +148,14 @@ function copy(value, where, depth, state) {
   }
 }
 
-module.exports = { ownData, ownProperties, describe }
+/**
+ * Refuse a key of `own` (from ownProperties) that `known` does not list: sandspawn does not ignore
+ * options it does not know, here as in the options the core parses (a misspelt `waitMS` would
+ * otherwise wait 0 ms unsaid).
+ */
+function onlyKnownKeys(own, where, known) {
+  const unknown = Object.keys(own).find((key) => !known.includes(key))
+  if (unknown !== undefined) throw invalid(`${where}.${unknown}`, `unknown option (accepted: ${known.join(', ')})`)
+}
+
+module.exports = { ownData, ownProperties, onlyKnownKeys, describe }

@@ -3,7 +3,7 @@
 const native = require('../binding.js')
 const { SandboxError, AbortError, invalid, fromRecord, fromThrown } = require('./errors')
 const { normalizeOptions, hostInfo, safeCallback } = require('./normalize')
-const { ownData, ownProperties } = require('./own-data')
+const { ownData, ownProperties, onlyKnownKeys } = require('./own-data')
 const { TerminalListeners } = require('./terminal-listeners')
 const { asker } = require('./network-ask')
 
@@ -227,6 +227,7 @@ class SandboxedProcess {
     this.#needsTerminal('read')
     if (options !== undefined && (options === null || typeof options !== 'object')) throw invalid('read', 'expects an object like { waitMs: 100 }')
     const own = options === undefined ? Object.create(null) : ownProperties(options, 'read')
+    onlyKnownKeys(own, 'read', ['waitMs', 'maxBytes'])
     const waitMs = nonNegative('waitMs', own.waitMs, 0)
     const maxBytes = nonNegative('maxBytes', own.maxBytes, Number.MAX_SAFE_INTEGER)
     if (maxBytes < 1) throw invalid('maxBytes', 'must be at least 1')

@@ -7,7 +7,7 @@
 
 const native = require('../binding.js')
 const { fromRecord, invalid } = require('./errors')
-const { ownData, ownProperties } = require('./own-data')
+const { ownData, onlyKnownKeys } = require('./own-data')
 
 function checkId(id) {
   if (typeof id !== 'string') throw invalid('id', `must be a change set id (a string), got ${id === null ? 'null' : typeof id}`)
@@ -65,7 +65,8 @@ async function listChangeSets(options) {
 /** One set described like `SpawnResult.changeSet`, plus its `cwd` and `created` (the CLI's `review show`). */
 async function showChangeSet(id, options) {
   checkId(id)
-  const own = options == null || typeof options !== 'object' ? Object.create(null) : ownProperties(options, 'options')
+  const own = checkOptions(options, '{ maxChanges: 100 }') || Object.create(null)
+  onlyKnownKeys(own, 'options', ['maxChanges'])
   const max = own.maxChanges ?? 10000
   if (!Number.isSafeInteger(max) || max < 0 || max > 0xffffffff) throw invalid('maxChanges', `must be a non-negative integer, got ${max}`)
   return settle(await native.showChangeSet(id, max))
