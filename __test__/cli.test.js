@@ -124,6 +124,40 @@ test('relative --writable, --read-only and --deny-read resolve against --cwd, no
   fs.rmSync(elsewhere, { recursive: true })
 })
 
+test('a path flag written with = keeps its ~ (no shell expands it there): refused, never a path below the cwd that denies nothing', () => {
+  // `--deny-read=~/.ssh` reached the CLI as `~/.ssh` (bash and zsh expand a tilde only at the start
+  // of a word or in an assignment), was resolved against the cwd to `<cwd>/~/.ssh`, which does not
+  // exist and so masks nothing: the command read ~/.ssh/id_x, nothing said (found by an attacker's
+  // review, mode33).
+  const ws = tmp('tilde')
+  const home = tmp('tilde-home')
+  fs.mkdirSync(path.join(home, '.ssh'))
+  fs.writeFileSync(path.join(home, '.ssh', 'id_x'), 'PRIVATE KEY\n')
+  const env = { ...process.env, HOME: home }
+  const shell = spawnSync('bash', ['-c', 'printf %s --deny-read=~/.ssh'], { encoding: 'utf8', env })
+  assert.equal(shell.stdout, '--deny-read=~/.ssh', 'bash leaves the tilde after = as it is')
+  for (const flag of ['--deny-read', '--read-only', '--writable', '--cwd']) {
+    const r = cli(['--no-pty', `${flag}=~/.ssh`, 'cat', path.join(home, '.ssh', 'id_x')], { cwd: ws, env })
+    assert.doesNotMatch(r.stdout, /PRIVATE KEY/, `${flag}: ${ctx(r)}`)
+    assert.equal(r.status, 2, `${flag}: ${ctx(r)}`)
+    assert.match(r.stderr, new RegExp(`^sandspawn: ${flag} ~/\\.ssh: `), `${flag}: ${ctx(r)}`)
+    assert.match(r.stderr, /\$HOME|expand/, `${flag}: ${ctx(r)}`)
+  }
+  // `~user` too; a path that only holds a ~ later on is a path like any other.
+  const other = cli(['--no-pty', '--deny-read=~root/.ssh', 'true'], { cwd: ws, env })
+  assert.equal(other.status, 2, ctx(other))
+  fs.mkdirSync(path.join(ws, 'a~b'))
+  const plain = cli(['--no-pty', '--deny-read=a~b', 'true'], { cwd: ws, env })
+  assert.equal(plain.status, 0, ctx(plain))
+  // A directory really named ~ is still reachable as ./~.
+  fs.mkdirSync(path.join(ws, '~'))
+  fs.writeFileSync(path.join(ws, '~', 'f'), 'tilde dir\n')
+  const dotted = cli(['--no-pty', '--deny-read=./~', 'cat', path.join(ws, '~', 'f')], { cwd: ws, env })
+  assert.doesNotMatch(dotted.stdout, /tilde dir/, ctx(dotted))
+  fs.rmSync(ws, { recursive: true })
+  fs.rmSync(home, { recursive: true })
+})
+
 // ---- --json for every outcome ---------------------------------------------------------------
 
 test('--json: errors are { error: { code, message } } on stdout; doctor and explain print JSON', () => {
