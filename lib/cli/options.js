@@ -12,6 +12,7 @@ const { checkModeFlags } = require('./mode-rules')
 
 
 function toSpawnOptions(values) {
+  require('./unexpanded-tilde').refuseUnexpandedTilde(values)
   const cwd = path.resolve(values.cwd ?? '.')
   const abs = (p) => path.resolve(cwd, p)
   const named = require('./shell-cwd').namedCwd(values.cwd)
