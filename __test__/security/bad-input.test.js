@@ -249,3 +249,17 @@ describe('bad input rejects with SandboxError and runs nothing', { concurrency: 
     await expectRejection(spawnSandboxed([path.join(tree.root, 'file')], { cwd: tree.ws }), 'EACCES', /file/)
   })
 })
+
+test('showChangeSet: a maxChanges that is an object rejects with a SandboxError, not a TypeError of its message', async () => {
+  // `${max}` of a null-prototype object (or one whose toString throws) threw a TypeError from the
+  // very line meant to refuse it (found by an attacker's review, mode33, fuzzing the typed paths).
+  for (const maxChanges of [Object.create(null), { toString() { throw new Error('boom') } }, Symbol('n')]) {
+    const err = await sandspawn.showChangeSet('cs-0000000000000000', { maxChanges }).then(
+      () => assert.fail('resolved'),
+      (e) => e,
+    )
+    assert.ok(err instanceof SandboxError, `${err && err.constructor.name}: ${err && err.message}`)
+    assert.equal(err.code, INVALID)
+    assert.match(err.message, /maxChanges/)
+  }
+})
