@@ -7,7 +7,7 @@
 
 const native = require('../binding.js')
 const { fromRecord, invalid } = require('./errors')
-const { ownData, onlyKnownKeys } = require('./own-data')
+const { ownData, onlyKnownKeys, describe } = require('./own-data')
 
 function checkId(id) {
   if (typeof id !== 'string') throw invalid('id', `must be a change set id (a string), got ${id === null ? 'null' : typeof id}`)
@@ -68,7 +68,9 @@ async function showChangeSet(id, options) {
   const own = checkOptions(options, '{ maxChanges: 100 }') || Object.create(null)
   onlyKnownKeys(own, 'options', ['maxChanges'])
   const max = own.maxChanges ?? 10000
-  if (!Number.isSafeInteger(max) || max < 0 || max > 0xffffffff) throw invalid('maxChanges', `must be a non-negative integer, got ${max}`)
+  // A number is shown as it is, anything else by its kind: `${max}` of a null-prototype object or a
+  // Symbol threw a TypeError from this very refusal (found by an attacker's review, mode33).
+  if (!Number.isSafeInteger(max) || max < 0 || max > 0xffffffff) throw invalid('maxChanges', `must be a non-negative integer, got ${typeof max === 'number' ? max : describe(max)}`)
   return settle(await native.showChangeSet(id, max))
 }
 
