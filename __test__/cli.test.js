@@ -158,6 +158,34 @@ test('a path flag written with = keeps its ~ (no shell expands it there): refuse
   fs.rmSync(home, { recursive: true })
 })
 
+test('a path flag with .. after a symlink names what the kernel finds there, as the command does, not the lexical path', () => {
+  // `--deny-read link/../secret` (link -> other/dir) was resolved by path.resolve, which drops
+  // `link/..` as text: the CLI denied ws/secret, while the command's `cat link/../secret` (the
+  // kernel going up from the link's target) read other/secret, nothing said; the same with the
+  // absolute spelling and --read-only. The library resolves `..` as the kernel does (found by an
+  // attacker's review, mode33).
+  const root = tmp('dotdot')
+  const ws = path.join(root, 'ws')
+  const other = path.join(root, 'other')
+  fs.mkdirSync(path.join(other, 'dir'), { recursive: true })
+  fs.mkdirSync(ws)
+  fs.writeFileSync(path.join(other, 'secret'), 'OTHER SECRET\n')
+  fs.writeFileSync(path.join(ws, 'secret'), 'ws secret\n')
+  fs.symlinkSync(path.join(other, 'dir'), path.join(ws, 'link'))
+  for (const spelled of ['link/../secret', `${ws}/link/../secret`]) {
+    const r = cli(['--no-pty', '--deny-read', spelled, 'cat', 'link/../secret'], { cwd: ws })
+    assert.doesNotMatch(r.stdout, /OTHER SECRET/, `${spelled}: ${ctx(r)}`)
+    assert.notEqual(r.status, 0, `${spelled}: ${ctx(r)}`)
+  }
+  const ro = cli(['--no-pty', '--writable', other, '--read-only', 'link/../secret', 'sh', '-c', 'echo changed > link/../secret'], { cwd: ws })
+  assert.notEqual(ro.status, 0, ctx(ro))
+  assert.equal(fs.readFileSync(path.join(other, 'secret'), 'utf8'), 'OTHER SECRET\n', ctx(ro))
+  // Plain relative paths are as before.
+  const plain = cli(['--no-pty', '--deny-read', './secret', 'cat', 'secret'], { cwd: ws })
+  assert.doesNotMatch(plain.stdout, /ws secret/, ctx(plain))
+  fs.rmSync(root, { recursive: true })
+})
+
 // ---- --json for every outcome ---------------------------------------------------------------
 
 test('--json: errors are { error: { code, message } } on stdout; doctor and explain print JSON', () => {
