@@ -14,7 +14,7 @@ const { checkModeFlags } = require('./mode-rules')
 function toSpawnOptions(values) {
   require('./unexpanded-tilde').refuseUnexpandedTilde(values)
   const cwd = path.resolve(values.cwd ?? '.')
-  const abs = (p) => path.resolve(cwd, p)
+  const abs = (p) => underCwd(cwd, p)
   const named = require('./shell-cwd').namedCwd(values.cwd)
   const writable = values.writable ?? []
   // --review implies workspace-write, as --writable does: it reviews what a run writes.
@@ -50,6 +50,17 @@ function toSpawnOptions(values) {
   // Linux: may fall back to the Landlock mode (no PID isolation) where bwrap cannot run.
   if (values['allow-landlock']) options.linux = { allow: ['bwrap', 'landlock'] }
   return options
+}
+
+/**
+ * A path flag's value as an absolute path, its `.` and `..` left for the library, which resolves
+ * them as the kernel does (the command's `cat link/../secret` goes up from the link's target).
+ * path.resolve dropped `link/..` as text: `--deny-read link/../secret` denied `<cwd>/secret` while
+ * the command read the other one (found by an attacker's review, mode33). `cwd` is absolute.
+ */
+function underCwd(cwd, p) {
+  if (path.isAbsolute(p)) return p
+  return cwd.endsWith('/') ? cwd + p : `${cwd}/${p}`
 }
 
 /**
