@@ -130,3 +130,28 @@ test('a cache path printed back to back for 1 MiB costs the CLI a bounded time a
   assert.match(r.stderr.split('\n').filter((l) => l.startsWith('sandspawn: ')).at(-1) || '', /^sandspawn: warning: protected-name-created: .*\.envrc/, ctx(shown))
   assert.ok(took < 20_000, `the CLI took ${took} ms`)
 })
+
+// Found by an attacker's review (mode33): mode32 renamed the Landlock mode's refusals, but
+// `sandspawn explain`'s refusals of what a plan cannot keep, `--protected-name .git`'s and `review`'s
+// unknown id still named API fields and functions ("--network as a NetworkPolicy" for
+// --allow-domain, "spawnSandboxed or startSandboxed", "build the plan with network: true",
+// "Leave toolCaches out", "sandbox.protectGit", "options.changeSet"): errors name CLI flags
+// (API.md, the CLI's second round).
+test("explain's, --protected-name's and review's refusals name the CLI's flags and commands, never API fields", (t) => {
+  const cwd = tmp(t, 'api-words')
+  const API_WORDS = /options\.|sandbox\.[a-zA-Z]|NetworkPolicy|spawnSandboxed|startSandboxed|toolCaches|network: true|changeSet/
+  const cases = [
+    [['explain', '--allow-domain', 'x.test', 'true'], /--allow-domain/],
+    [['explain', '--review', 'true'], /--review/],
+    [['explain', '--mode', 'workspace-write', '--tool-caches', 'private', 'true'], /--tool-caches/],
+    [['--mode', 'workspace-write', '--protected-name', '.git', 'true'], /--no-protect-git/],
+    [['review', 'apply', 'cs-nope'], /cs-nope/],
+    [['review', 'show', 'nope'], /nope/],
+  ]
+  for (const [args, names] of cases) {
+    const r = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8', timeout: HANG_MS, killSignal: 'SIGKILL' })
+    assert.notEqual(r.status, 0, `${args.join(' ')}\n${ctx(r)}`)
+    assert.match(r.stderr, names, `${args.join(' ')}\n${ctx(r)}`)
+    assert.doesNotMatch(r.stderr, API_WORDS, `${args.join(' ')}\n${ctx(r)}`)
+  }
+})
