@@ -27,6 +27,8 @@ const FIELDS = [
   ['options.timeout', '--timeout'],
   ...require('./limits').MESSAGE_FIELDS,
   ['options.platform', '--platform'],
+  // `sandspawn review ACTION ID`: the id the user typed.
+  ['options.changeSet', 'review'],
   ['options.env', 'the environment'],
   ['command', 'COMMAND'],
 ]
@@ -48,6 +50,19 @@ const PHRASES = [
   [/\bsandbox\.network as a NetworkPolicy/g, '--allow-domain or --deny-domain (the allow-list)'],
   [/\bsandbox\.allowUnixSockets as a list of paths/g, '--allow-unix-sockets with socket paths'],
   [/\bpty is not supported in the Landlock mode yet: run where bwrap works, or without pty/, 'a terminal (pty) is not supported in the Landlock mode yet: run where bwrap works, or give --no-pty'],
+  [/`\.git` is governed by sandbox\.protectGit/g, '`.git` is governed by --protect-git and --no-protect-git'],
+  // `sandspawn explain`'s refusals of what a plan for another spawner cannot keep (found by an
+  // attacker's review, mode33: they named the API's functions and fields, --allow-domain's as
+  // "--network as a NetworkPolicy ... build the plan with network: true or false").
+  [
+    /^--network as a NetworkPolicy \(allow-list\) needs the proxy that spawnSandboxed\/startSandboxed run in their own process; a launch plan for another spawner cannot include it\. Run the command with spawnSandboxed or startSandboxed, or build the plan with network: true or false/,
+    "--allow-domain and --deny-domain (the allow-list) need the proxy that sandspawn's own run keeps in its process; the plan `sandspawn explain` prints is for another spawner, and cannot include it. Run the command with `sandspawn` instead, or explain it with --network or with the network off",
+  ],
+  [/ needs spawnSandboxed or startSandboxed, which keep the run's change set; a launch plan for another spawner cannot/, " needs sandspawn's own run, which keeps the run's change set; the plan `sandspawn explain` prints is for another spawner, and cannot: run the command with `sandspawn` instead"],
+  [
+    / need spawnSandboxed or startSandboxed, which keep what each run wrote once its sandbox is gone; a launch plan for another spawner cannot\. Leave toolCaches out \(the caches stay read-only\) or run the command with spawnSandboxed/,
+    " need sandspawn's own run, which keeps what each run wrote once its sandbox is gone; the plan `sandspawn explain` prints is for another spawner, and cannot. Leave --tool-caches out (the caches stay read-only) or run the command with `sandspawn` instead",
+  ],
   [
     /SANDSPAWN_LINUX_ALLOW \(in this process's environment\) rules bwrap out, and a launch plan is a bwrap plan: the Landlock mode needs the supervisor that spawnSandboxed and startSandboxed run in this process\. Run the command with spawnSandboxed, or allow 'bwrap'/,
     "SANDSPAWN_LINUX_ALLOW rules bwrap out, and `sandspawn explain` prints bwrap plans only: the Landlock mode's run needs sandspawn's own supervisor. Run the command with `sandspawn` instead, or add bwrap to SANDSPAWN_LINUX_ALLOW",
