@@ -186,6 +186,22 @@ test('a path flag with .. after a symlink names what the kernel finds there, as 
   fs.rmSync(root, { recursive: true })
 })
 
+test('an empty path flag (a variable the shell left empty: --cwd "$PROJECT") is refused, never the shell\'s directory', () => {
+  // `--cwd ''` ran the command in the shell's own directory, writable in workspace-write (an
+  // agent's `--cwd "$PROJECT"` with PROJECT unset: its home); the API refuses an empty path, the
+  // CLI took it for `.` (found by an attacker's review, mode33).
+  const shellDir = tmp('empty-cwd')
+  for (const flag of ['--cwd', '--writable', '--read-only', '--deny-read']) {
+    for (const args of [[flag, ''], [`${flag}=`]]) {
+      const r = cli(['--no-pty', '--mode', 'workspace-write', ...args, 'sh', '-c', 'echo planted > marker'], { cwd: shellDir })
+      assert.equal(r.status, 2, `${args.join(' ')}: ${ctx(r)}`)
+      assert.match(r.stderr, new RegExp(`^sandspawn: ${flag}: an empty path`), `${args.join(' ')}: ${ctx(r)}`)
+      assert.equal(fs.existsSync(path.join(shellDir, 'marker')), false, `${args.join(' ')}: ${ctx(r)}`)
+    }
+  }
+  fs.rmSync(shellDir, { recursive: true })
+})
+
 // ---- --json for every outcome ---------------------------------------------------------------
 
 test('--json: errors are { error: { code, message } } on stdout; doctor and explain print JSON', () => {
