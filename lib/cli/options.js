@@ -12,7 +12,7 @@ const { checkModeFlags } = require('./mode-rules')
 
 
 function toSpawnOptions(values) {
-  require('./unexpanded-tilde').refuseUnexpandedTilde(values)
+  require('./path-flag-values').refuseShellLeftovers(values)
   const cwd = path.resolve(values.cwd ?? '.')
   const abs = (p) => underCwd(cwd, p)
   const named = require('./shell-cwd').namedCwd(values.cwd)
