@@ -306,3 +306,20 @@ test('--review on a terminal with stdout elsewhere: [v] shows the diff on the te
   const [pending] = pendingIn(ws)
   assert.equal(cli(['review', 'discard', pending.id], ws).status, 0)
 })
+
+test('review apply and diff refuse an empty path (a variable the shell left empty), never taking it for the whole shell directory', (t) => {
+  // `sandspawn review apply ID "$FILE"` with FILE unset: the empty word resolved to the shell's
+  // directory, the workspace, and the whole set landed where one file was asked for (found by an
+  // attacker's review, mode33).
+  const ws = workspace(t)
+  const run = cli(['--review', '--json', '--', 'sh', '-c', 'echo new > a.txt && echo b > b.txt'], ws)
+  assert.equal(run.status, 0, ctx(run))
+  const { id } = JSON.parse(run.stdout).changeSet
+  t.after(() => cli(['review', 'discard', id], ws))
+  for (const action of ['apply', 'diff']) {
+    const r = cli(['review', action, id, ''], ws)
+    assert.equal(r.status, 2, `${action}: ${ctx(r)}`)
+    assert.match(r.stderr, /empty path/, `${action}: ${ctx(r)}`)
+  }
+  assert.deepEqual(hostView(ws), ['a.txt:old\n', 'gone.txt:g\n'], 'nothing landed')
+})
