@@ -207,6 +207,9 @@ async function review(words, values) {
   const need = (n) => {
     if (!id && n > 0) throw new UsageError(`review ${action} needs a change set id (sandspawn review list shows them)`, 'review', json)
   }
+  // An empty word (`review apply ID "$FILE"` with FILE unset) resolved to the shell's directory,
+  // and the whole set landed where one file was asked for (found by an attacker's review, mode33).
+  if (rest.includes('')) throw new UsageError(`review ${action}: an empty path (a variable the shell left empty?); name the changed path, or give none for the whole set`, 'review', json)
   const paths = rest.map((p) => path.resolve(p))
   if (values.force && action !== 'apply') throw new UsageError('--force is allowed only with `review apply`', 'review', json)
   if (values.revision !== undefined && action !== 'apply') throw new UsageError('--revision is allowed only with `review apply`', 'review', json)
