@@ -395,6 +395,7 @@ mod tests {
             (json!({"maxBuffer": -5}), "options.maxBuffer"),
             (json!({"cwd": "/etc/passwd"}), "options.cwd"),
             (json!({"cwd": "/does/not/exist"}), "options.cwd"),
+            (json!({"cwd": ""}), "options.cwd: is empty"),
             (json!({"env": {"A": 1}}), "options.env"),
             (json!({"env": {"A\u{0}": "x"}}), "options.env"),
             (json!({"env": {"A": "x\u{0}"}}), "options.env"),
