@@ -156,6 +156,11 @@ pub fn parse_spawn_options(command: &Value, options: &Value, host: &HostContext,
 
     let cwd = match get("cwd") {
         None => host.cwd.clone(),
+        // An empty cwd is what a variable left unset gives; taken for the host's own directory, a
+        // workspace-write run would make that writable, so it is refused as the CLI refuses `--cwd ''`.
+        Some(Value::String(s)) if s.is_empty() => {
+            return Err(SandboxError::invalid("cwd", "is empty (omit cwd for the host process's current directory, or give a path)"))
+        }
         Some(Value::String(s)) => {
             no_nul("cwd", s)?;
             host.cwd.join(s)
