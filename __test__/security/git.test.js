@@ -7,6 +7,7 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
 const { execFileSync, spawnSync } = require('node:child_process')
+const sandspawn = require('../..')
 const { tempTree, snapshot, treeSnapshot, show, sh, q, which, waitFor } = require('./helpers')
 
 const HAS_GIT = which('git') !== null
@@ -179,6 +180,53 @@ test('a repository behind a directory only another user can enter: the run works
   assert.match(r.stdout, /Permission denied[\s\S]*rc=1/, show(r))
   assert.equal(fs.readFileSync(path.join(tree.ws, 'ok.txt'), 'utf8'), 'ok\n')
   assert.deepEqual(treeSnapshot(path.join(locked, 'repo', '.git')), before)
+})
+
+// Found by an attacker's review (fix33): the helper took EACCES on a carve-out as "behind a
+// directory the sandbox may not enter, nothing to protect" (the test above) and skipped it before
+// the check of its device and inode. A run in the same workspace that, between another run's plan
+// and its helper's setup, made a directory on the way a link to a directory the sandbox cannot
+// search (`/root` for a user other than root), then put it back, left that run's command every
+// repository below it writable: it wrote a hook the host's next `git commit` runs, hostRisks [].
+// A plan built first and run after the swap shows it without a race.
+test('a carve-out whose path another run points through a link to a directory the sandbox cannot enter is not skipped', { skip: !HAS_GIT && 'needs git' }, async (t) => {
+  const tree = tempTree(t)
+  const deps = path.join(tree.ws, 'deps')
+  fs.mkdirSync(path.join(deps, 'r1'), { recursive: true })
+  makeRepo(path.join(deps, 'r1'))
+  let blocked = '/root'
+  if (process.getuid() === 0) {
+    blocked = path.join(tree.root, 'blocked')
+    fs.mkdirSync(blocked)
+    execFileSync('chown', ['64126:64126', blocked])
+    fs.chmodSync(blocked, 0o700)
+  } else {
+    try {
+      fs.readdirSync(blocked)
+      return t.skip('no directory here this user cannot search')
+    } catch {}
+  }
+  const hook = path.join(deps, 'r1', '.git', 'hooks', 'pre-commit')
+  const script = `while [ -L deps ]; do sleep 0.05; done; echo 'touch /tmp/x' > deps/r1/.git/hooks/pre-commit 2>/dev/null && echo WROTE; true`
+  // No protected names: their placeholders, made in front of bwrap, would fail on the swap first.
+  const plan = sandspawn.buildSandboxCommand(['bash', '-c', script], { cwd: tree.ws, sandbox: { ...WW, protectedNames: [] } })
+  // The other run's swap, after the plan and before its helper's setup.
+  fs.renameSync(deps, `${deps}x`)
+  fs.symlinkSync(blocked, deps)
+  const child = require('node:child_process').spawn(plan.program, plan.args, { cwd: plan.cwd, env: plan.env, stdio: ['ignore', 'pipe', 'pipe'] })
+  t.after(() => child.kill('SIGKILL'))
+  let out = ''
+  let err = ''
+  child.stdout.on('data', (d) => (out += d))
+  child.stderr.on('data', (d) => (err += d))
+  const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)))
+  await new Promise((resolve) => setTimeout(resolve, 1500))
+  fs.unlinkSync(deps)
+  fs.renameSync(`${deps}x`, deps)
+  const code = await exited
+  assert.equal(fs.existsSync(hook), false, `the command wrote a hook into deps/r1/.git (exit ${code}):\n${out}\n${err}`)
+  assert.doesNotMatch(out, /WROTE/)
+  assert.notEqual(code, 0, 'setup fails: the path changed since the plan')
 })
 
 test('a repository a run created under a name that is not UTF-8: later runs work, and keep it read-only', async (t) => {
