@@ -12,7 +12,7 @@
 //! retried on a signal (`file_lock`), which both take, a thread's capability sets (`capability_sets`,
 //! Linux only), which the helper drops and the addon's tests lower, and signalling a process met in `/proc`
 //! through a pidfd (`pid_signal`, Linux only), a process's state from its threads (`threads`,
-//! Linux only) and telling terminals apart (`terminal_identity`, Linux only), kept here so that a unit test can reach them; and `getaddrinfo`, which the helper
+//! Linux only), reading a user namespace's id map (`id_map`) and telling terminals apart (`terminal_identity`, Linux only), kept here so that a unit test can reach them; and `getaddrinfo`, which the helper
 //! calls for the addon's proxy (`--resolve`) and whose answer format both sides read.
 
 pub mod ancestors;
@@ -21,6 +21,7 @@ pub mod capability_sets;
 pub mod devpts;
 pub mod file_lock;
 pub mod getaddrinfo;
+pub mod id_map;
 pub mod kernel_fs;
 pub mod landlock;
 pub mod mountinfo;

@@ -49,6 +49,8 @@ static ALLOC: sandspawn_helper::setup_alloc::SetupAlloc = sandspawn_helper::setu
 #[cfg(target_os = "linux")]
 mod clock_wait;
 #[cfg(target_os = "linux")]
+mod blocked_carve_out;
+#[cfg(target_os = "linux")]
 mod confine;
 #[cfg(target_os = "linux")]
 mod capabilities;

@@ -155,8 +155,15 @@ fn judged(r: &ReadOnly, opened: Result<Target, Failure>) -> Result<Option<Target
         // Found by the host's walk (which may run as root) behind a directory the sandbox may not
         // enter: an owner outside the user namespace, so no capability here reaches it. The
         // command, with no more rights than this process and unable to chmod what it does not
-        // own, cannot reach the path either: there is nothing to make read-only.
-        Err(f) if f.errno == libc::EACCES => return Ok(None),
+        // own, cannot reach the path either: there is nothing to make read-only. Unless the path
+        // was made to lead there since the plan (`blocked_carve_out`: a link on the way, or a host
+        // user who is not root): then it changed, and skipping it left it writable once put back.
+        Err(f) if f.errno == libc::EACCES => {
+            if crate::blocked_carve_out::as_planned(&r.path) {
+                return Ok(None);
+            }
+            return Err(changed(f.errno, format!("{} (a directory on its way was replaced since the sandbox was planned)", f.message)));
+        }
         // Gone, or no longer a directory or a file (`Target::open` says ENOTDIR then), unless it
         // is the planned entry all along, of a kind no run makes read-only (a fifo, a socket, a
         // device): planning again would find the same.
