@@ -394,6 +394,35 @@ describe("host32: direnv's layout directory (.direnv/*.rc, .direnv/bin)", () => 
     assert.equal(fs.readFileSync(path.join(tree.ws, '.direnv/python-3.12/x'), 'utf8'), 'x\n', JSON.stringify(res))
   })
 })
+// Found by an attacker's review (fix33) of host32's .direnv patterns: nix-direnv's `use flake`
+// watches flake.nix and flake.lock (`use nix` shell.nix), and when one is newer than its cached
+// .direnv/*.rc it builds the dev shell again on the host and evals `nix print-dev-env`, which ends
+// in the dev shell's `shellHook`, in the host's shell at its next prompt. A run that gave
+// flake.nix a shellHook (or a flake.lock pointing an input elsewhere, or a shell.nix) had
+// `hostRisks: []`: the .rc it reports is then written by the host itself. Reported, not kept:
+// commands edit them legitimately.
+const NIX_SHELLS = ['flake.nix', 'flake.lock', 'sub/shell.nix']
+
+describe("fix33: the files nix-direnv's dev shell is built from (flake.nix, flake.lock, shell.nix)", () => {
+  for (const [mode, extra] of Object.entries(MODES)) {
+    test(`${mode}: created or changed in place, each is reported`, async (t) => {
+      const tree = tempTree(t)
+      fs.writeFileSync(path.join(tree.ws, '.envrc'), 'use flake\n')
+      fs.writeFileSync(path.join(tree.ws, 'flake.nix'), '{ outputs = _: { }; }\n')
+      fs.writeFileSync(path.join(tree.ws, 'flake.lock'), '{ "nodes": { } }\n')
+      const quiet = await sh('cat flake.nix flake.lock >/dev/null', { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+      assert.equal(quiet.exitCode, 0, show(quiet))
+      assert.deepEqual(quiet.hostRisks, [], JSON.stringify(quiet.hostRisks))
+      const r = await sh(
+        `echo '{ outputs = _: { devShells.x86_64-linux.default = { shellHook = "touch /var/tmp/w"; }; }; }' > flake.nix && ` +
+          `echo '{ "nodes": { "x": { "locked": { "url": "file:///tmp/x" } } } }' >> flake.lock && mkdir -p sub && echo '{ shellHook = "x"; }' > sub/shell.nix`,
+        { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra },
+      )
+      assert.equal(r.exitCode, 0, show(r))
+      for (const rel of NIX_SHELLS) assert.ok(riskFor(r.hostRisks, tree.ws, rel), `${rel}: ${JSON.stringify(r.hostRisks)}`)
+    })
+  }
+})
 // Found by an attacker's review (host32): direnv's convention for a user's own additions is
 // `source_env_if_exists .envrc.local` in the `.envrc` (direnv's wiki; many projects commit it), and
 // direnv's allow list is of the `.envrc` alone: a run that wrote `.envrc.local` had
