@@ -232,6 +232,13 @@ const REPORTED: &[(&str, &str)] = &[
     // Found by an attacker's review (tools23): Bun loads these as it loads `.env` (by NODE_ENV,
     // development by default, test under `bun test`), and hk, a hook manager like lefthook, runs
     // the steps of its configuration on git hooks (`.config/hk.pkl` is matched at depth by name).
+    // Found by an attacker's review (fix33): nix-direnv's `use flake` (`use nix`) watches these and,
+    // when one is newer than its cached `.direnv/*.rc` (reported, host32), builds the dev shell
+    // again on the host and evals it, its `shellHook` included, in the host's shell at the next
+    // prompt; the .rc is then the host's own writing. Commands edit them: reported, not kept.
+    ("flake.nix", NIX_SHELL),
+    ("flake.lock", NIX_SHELL),
+    ("shell.nix", NIX_SHELL),
     (".env.local", ENV_MODE),
     (".env.development", ENV_MODE),
     (".env.test", ENV_MODE),
@@ -288,6 +295,8 @@ const LINT_STAGED: &str = "lint-staged runs the commands it lists on commit (thr
 const HUSKY4: &str = "husky 4 runs the commands it lists on git hooks";
 
 const ENV_MODE: &str = "Bun loads its variables as it loads .env: NODE_OPTIONS or LD_PRELOAD there run code in every program it starts";
+/// What nix-direnv does with the files its dev shell is built from (`REPORTED`).
+const NIX_SHELL: &str = "nix-direnv (`use flake`, `use nix` in an allowed .envrc) builds the dev shell again when it changes and evals it, its shellHook included, in the host's shell here at the next prompt";
 
 /// The default `reportedNames`.
 pub fn reported_defaults() -> Vec<String> {
