@@ -1,0 +1,99 @@
+'use strict'
+// What judging a change set costs the host (attacker review, cross33). Every change a set holds
+// is judged (`review::risks::Judge`) after the run that wrote it and again by every
+// `listChangeSets`, `showChangeSet` and apply; a repository's configuration is what the command
+// chooses, up to 1 MiB, read and parsed for the keys that run programs. Read once per
+// repository, that cost is the repository's; read once per change inside it, or kept whole for
+// every repository until the judging ends, it is the command's to multiply.
+
+const { describe, test } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const { execFileSync } = require('node:child_process')
+const { changeSetStore, sandspawn, tempTree, show } = require('./helpers')
+
+const { spawnSandboxed, discardChangeSet, listChangeSets } = sandspawn
+changeSetStore('sandspawn-review-cost-')
+const REVIEW = { mode: 'workspace-write', workspace: 'review' }
+
+async function hostCpu(work) {
+  const before = process.cpuUsage()
+  const value = await work()
+  const used = process.cpuUsage(before)
+  return { value, ms: (used.user + used.system) / 1000 }
+}
+
+describe('judging a change set reads a repository\'s configuration once (attacker review, cross33)', () => {
+  // A directory the set makes a git directory without naming it `.git` (`g`: HEAD, objects, refs
+  // and a 1 MiB config of `fsmonitor` entries), with 3,000 empty files in g/objects: each of
+  // them read and parsed g/config again (`Judge::in_git_dir`), 5.8 s of host CPU after the run
+  // for 2,000 files (0.2 s of the command's) and as much for every later listChangeSets; with a
+  // config of one line, 44 ms.
+  test('3,000 files in a made git directory with a 1 MiB config: well under 2 s of host CPU for the run and for a listing', { timeout: 300000 }, async (t) => {
+    const { ws } = tempTree(t)
+    const py = `import os
+os.makedirs("g/objects/aa"); os.makedirs("g/refs/heads")
+open("g/HEAD", "w").write("ref: refs/heads/main\\n")
+line = "\\tfsmonitor = x\\n"
+open("g/config", "w").write("[core]\\n" + line * ((1 << 20) // len(line) - 1))
+for i in range(3000): open("g/objects/aa/%d" % i, "w").close()`
+    const run = await hostCpu(() => spawnSandboxed(['python3', '-c', py], { cwd: ws, timeout: 250000, sandbox: REVIEW }))
+    const r = run.value
+    assert.equal(r.exitCode, 0, show(r))
+    t.after(() => discardChangeSet(r.changeSet.id))
+    assert.ok(r.changeSet.counts.added > 3000, show(r))
+    assert.ok(r.changeSet.hostRisks.some((h) => h.kind === 'git-directory-created' && h.path === path.join(ws, 'g') && /core\.fsmonitor/.test(h.detail)), show(r))
+    const listed = await hostCpu(() => listChangeSets({ cwd: ws }))
+    assert.equal(listed.value.length, 1)
+    assert.ok(run.ms < 2000, `the run cost the host ${run.ms} ms of CPU`)
+    assert.ok(listed.ms < 2000, `listing the set cost the host ${listed.ms} ms of CPU`)
+  })
+
+  // One new repository (`r/.git`) whose config names 10,000 distinct keys that run programs
+  // (`alias.aN = !x`), and 20,000 files in its objects: each change inside it cloned the
+  // repository's whole list of keys to name a few of them, 8.5 s of host CPU after the run (0.55 s
+  // of the command's) and as much for every later listing.
+  test('20,000 files in a new repository whose config names 10,000 program keys: well under 2 s of host CPU', { timeout: 300000 }, async (t) => {
+    const { ws } = tempTree(t)
+    const py = `import os
+os.makedirs("r/.git/objects/aa")
+open("r/.git/config", "w").write("[alias]\\n" + "".join("\\ta%d = !x\\n" % i for i in range(10000)))
+for i in range(20000): open("r/.git/objects/aa/%d" % i, "w").close()`
+    const run = await hostCpu(() => spawnSandboxed(['python3', '-c', py], { cwd: ws, timeout: 250000, sandbox: REVIEW }))
+    const r = run.value
+    assert.equal(r.exitCode, 0, show(r))
+    t.after(() => discardChangeSet(r.changeSet.id))
+    assert.ok(r.changeSet.hostRisks.some((h) => h.kind === 'repository-created' && h.path === path.join(ws, 'r/.git') && /alias\.a0/.test(h.detail)), show(r))
+    assert.ok(run.ms < 2000, `the run cost the host ${run.ms} ms of CPU`)
+  })
+
+  // 1,000 new repositories whose config is one file of 10,000 distinct program keys, hard-linked
+  // (no disk for the command, 0.15 s of its CPU): every repository's whole list of keys was kept
+  // until the judging ended, and the host process grew by 570 MB (10,000 of them: ~6 GB), after
+  // the run and again in every listing. Measured in a process of its own, by its peak RSS.
+  test('1,000 repositories sharing a config of 10,000 program keys: the host does not keep every key of each', { timeout: 300000 }, (t) => {
+    const { ws } = tempTree(t)
+    const script = `
+const s = require(${JSON.stringify(path.resolve(__dirname, '../..'))})
+const peak = () => Number(require('node:fs').readFileSync('/proc/self/status', 'utf8').match(/VmHWM:\\s+(\\d+)/)[1]) * 1024
+const py = ${JSON.stringify(`import os
+open("c", "w").write("[alias]\\n" + "".join("\\ta%d = !x\\n" % i for i in range(10000)))
+for i in range(1000):
+    os.makedirs("r%d/.git" % i)
+    os.link("c", "r%d/.git/config" % i)`)}
+;(async () => {
+  await s.spawnSandboxed(['true'], { cwd: process.argv[1], sandbox: 'read-only' })
+  const before = peak()
+  const r = await s.spawnSandboxed(['python3', '-c', py], { cwd: process.argv[1], timeout: 250000, sandbox: { mode: 'workspace-write', workspace: 'review' } })
+  const risks = r.changeSet ? r.changeSet.hostRisks.filter((h) => h.kind === 'repository-created').length : -1
+  if (r.changeSet) await s.discardChangeSet(r.changeSet.id)
+  console.log(JSON.stringify({ exitCode: r.exitCode, risks, grew: peak() - before }))
+})()`
+    const out = JSON.parse(execFileSync(process.execPath, ['-e', script, ws], { encoding: 'utf8', env: process.env, timeout: 280000 }).trim().split('\n').pop())
+    assert.equal(out.exitCode, 0, JSON.stringify(out))
+    assert.ok(out.risks > 0, JSON.stringify(out))
+    assert.ok(out.grew < 200 * 1024 * 1024, `the host process grew by ${Math.round(out.grew / 1048576)} MB`)
+    assert.ok(fs.existsSync(ws))
+  })
+})
