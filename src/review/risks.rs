@@ -52,8 +52,12 @@ pub struct Judge<'a> {
     upper: PathBuf,
     /// The directories above the last change judged: the root first.
     levels: Vec<Level>,
-    /// A new `.git` (below the root) → the keys of its configuration that run programs.
-    new_repo_keys: HashMap<PathBuf, Vec<String>>,
+    /// The new `.git` (below the root) whose changes are being judged, and what its risk says of
+    /// the keys of its configuration that run programs (`config_detail`). One: the walk is depth
+    /// first, so every change below a `.git` comes in a row. Not every repository's keys until
+    /// the judging ends: 1,000 sharing a config of 10,000 such keys (hard links) grew the host by
+    /// 544 MB, and each change in one cloned all of them (found by an attacker's review, cross33).
+    new_repo: Option<(PathBuf, Rc<str>)>,
     /// Symlinks judged by where they lead (`link_out`), and the steps all of them may take.
     links_judged: usize,
     links_budget: crate::planted::links_budget::LinksBudget,
@@ -81,6 +85,9 @@ struct Level {
     git: GitDir,
     /// For a top: what is guarded below it (computed when first needed).
     guarded: Option<Rc<[Guarded]>>,
+    /// For a directory made a git directory: what its risk says of its configuration's keys
+    /// (`config_detail`), read when first needed and then kept for every change below it.
+    config_detail: Option<Rc<str>>,
 }
 
 /// What the judge guards at a top.
@@ -170,7 +177,7 @@ fn kind_of_stat(s: &super::host_fs::Stat) -> Kind {
 impl<'a> Judge<'a> {
     /// `elsewhere`: `elsewhere::hooks_elsewhere` of the set (found once for all its roots).
     pub fn new(meta: &'a Meta, root: &Path, upper: &Path, elsewhere: &'a Elsewhere) -> Judge<'a> {
-        Judge { meta, root: root.to_path_buf(), upper: upper.to_path_buf(), levels: Vec::new(), new_repo_keys: HashMap::new(), links_judged: 0, links_budget: crate::planted::links_budget::LinksBudget::on_a_set(), elsewhere, global_git: crate::planted::global_git::now(), home_places: None }
+        Judge { meta, root: root.to_path_buf(), upper: upper.to_path_buf(), levels: Vec::new(), new_repo: None, links_judged: 0, links_budget: crate::planted::links_budget::LinksBudget::on_a_set(), elsewhere, global_git: crate::planted::global_git::now(), home_places: None }
     }
 
     /// The risk a change carries, if any.
@@ -379,7 +386,7 @@ impl<'a> Judge<'a> {
         } else {
             GitDir::No
         };
-        Level { name, rel, host_visible, top, git, guarded: None }
+        Level { name, rel, host_visible, top, git, guarded: None, config_detail: None }
     }
 
     /// What is at `rel` in the set's view, its parent's host side showing through or not.
@@ -402,8 +409,8 @@ impl<'a> Judge<'a> {
             if change.kind == ChangeKind::Deleted {
                 return None;
             }
-            let keys = self.new_repo_keys(&dot_git);
-            let detail = format!("a git repository was created in the change set; git run in this directory on the host would use its configuration and hooks{}", keys_detail(&keys));
+            let keys = self.new_repo_detail(&dot_git);
+            let detail = format!("a git repository was created in the change set; git run in this directory on the host would use its configuration and hooks{keys}");
             return Some(risk(self.root.join(dot_git), RiskKind::RepositoryCreated, detail));
         }
         let file: PathBuf = parts.iter().collect();
@@ -458,8 +465,8 @@ impl<'a> Judge<'a> {
             let known = parts[i].to_str().is_some_and(|n| git_layout::GIT_READS.contains(&n));
             match git {
                 GitDir::Made if known && change.kind != ChangeKind::Deleted => {
-                    let keys = self.read_view(&dir.join("config")).map(|t| gitconfig::risky_keys(&t)).unwrap_or_default();
-                    let detail = format!("became a git directory in the change set: git run in it on the host uses its configuration and hooks{}", keys_detail(&keys));
+                    let keys = self.made_git_dir_detail(i);
+                    let detail = format!("became a git directory in the change set: git run in it on the host uses its configuration and hooks{keys}");
                     // The root itself, not `root/`.
                     let at = if dir.as_os_str().is_empty() { self.root.clone() } else { self.root.join(dir) };
                     return Some(risk(at, RiskKind::GitDirectoryCreated, detail));
@@ -788,13 +795,35 @@ impl<'a> Judge<'a> {
         }
     }
 
-    fn new_repo_keys(&mut self, dot_git: &Path) -> Vec<String> {
-        if let Some(k) = self.new_repo_keys.get(dot_git) {
-            return k.clone();
+    /// `config_detail` of the new `.git` at `dot_git`, read once for the changes below it.
+    fn new_repo_detail(&mut self, dot_git: &Path) -> Rc<str> {
+        if let Some((at, detail)) = &self.new_repo {
+            if at == dot_git {
+                return detail.clone();
+            }
         }
-        let keys = self.read_view(&dot_git.join("config")).map(|t| gitconfig::risky_keys(&t)).unwrap_or_default();
-        self.new_repo_keys.insert(dot_git.to_path_buf(), keys.clone());
-        keys
+        let detail = self.config_detail(&dot_git.join("config"));
+        self.new_repo = Some((dot_git.to_path_buf(), detail.clone()));
+        detail
+    }
+
+    /// `config_detail` of the directory `levels[i]`, made a git directory, read once for the
+    /// changes below it. Found by an attacker's review (cross33): its 1 MiB config was read and
+    /// parsed again for each of them, and 3,000 empty files in its `objects` cost the host 8 s.
+    fn made_git_dir_detail(&mut self, i: usize) -> Rc<str> {
+        if let Some(detail) = &self.levels[i].config_detail {
+            return detail.clone();
+        }
+        let detail = self.config_detail(&self.levels[i].rel.join("config"));
+        self.levels[i].config_detail = Some(detail.clone());
+        detail
+    }
+
+    /// What a risk says of the keys of the configuration at `config` (in the set's view) that make
+    /// git run a program: a few of them named (`keys_detail`), never all of them kept.
+    fn config_detail(&self, config: &Path) -> Rc<str> {
+        let keys = self.read_view(config).map(|t| gitconfig::risky_keys(&t)).unwrap_or_default();
+        keys_detail(&keys).into()
     }
 
     /// The kind of what is at `rel` in the set's view (the upper's entry, else the host's where
