@@ -68,6 +68,28 @@ for i in range(20000): open("r/.git/objects/aa/%d" % i, "w").close()`
     assert.ok(run.ms < 2000, `the run cost the host ${run.ms} ms of CPU`)
   })
 
+  // An existing repository's `.git` (review mode lets the run write it; apply holds it back) given
+  // 2,000 names `x/configN` of one 1 MiB config, hard links (no disk): each name was read and
+  // parsed (`Judge::git_dir_content`), 5.7 s of host CPU after the run (0.12 s of the command's)
+  // and as much for every later listing.
+  test('2,000 hard links of a 1 MiB config in an existing .git: well under 2 s of host CPU for the run and for a listing', { timeout: 300000 }, async (t) => {
+    const { ws } = tempTree(t, { git: true })
+    const py = `import os
+line = "\\tfsmonitor = x\\n"
+open("c", "w").write("[core]\\n" + line * ((1 << 20) // len(line) - 1))
+os.makedirs(".git/x")
+for i in range(2000): os.link("c", ".git/x/config%d" % i)`
+    const run = await hostCpu(() => spawnSandboxed(['python3', '-c', py], { cwd: ws, timeout: 250000, sandbox: REVIEW }))
+    const r = run.value
+    assert.equal(r.exitCode, 0, show(r))
+    t.after(() => discardChangeSet(r.changeSet.id))
+    assert.ok(r.changeSet.hostRisks.some((h) => h.path === path.join(ws, '.git/x/config0') && /core\.fsmonitor/.test(h.detail)), show(r))
+    const listed = await hostCpu(() => listChangeSets({ cwd: ws }))
+    assert.equal(listed.value.length, 1)
+    assert.ok(run.ms < 2000, `the run cost the host ${run.ms} ms of CPU`)
+    assert.ok(listed.ms < 2000, `listing the set cost the host ${listed.ms} ms of CPU`)
+  })
+
   // 1,000 new repositories whose config is one file of 10,000 distinct program keys, hard-linked
   // (no disk for the command, 0.15 s of its CPU): every repository's whole list of keys was kept
   // until the judging ended, and the host process grew by 570 MB (10,000 of them: ~6 GB), after
