@@ -36,6 +36,7 @@ pub mod home_links;
 pub mod host_fs;
 pub mod id;
 pub mod links;
+pub mod linked_configs;
 pub mod npx_bin;
 pub mod option;
 pub mod own_modes;

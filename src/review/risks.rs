@@ -58,6 +58,8 @@ pub struct Judge<'a> {
     /// the judging ends: 1,000 sharing a config of 10,000 such keys (hard links) grew the host by
     /// 544 MB, and each change in one cloned all of them (found by an attacker's review, cross33).
     new_repo: Option<(PathBuf, Rc<str>)>,
+    /// What was made of the upper's configuration files that have other names (`linked_configs`).
+    linked_configs: super::linked_configs::LinkedConfigs,
     /// Symlinks judged by where they lead (`link_out`), and the steps all of them may take.
     links_judged: usize,
     links_budget: crate::planted::links_budget::LinksBudget,
@@ -177,7 +179,7 @@ fn kind_of_stat(s: &super::host_fs::Stat) -> Kind {
 impl<'a> Judge<'a> {
     /// `elsewhere`: `elsewhere::hooks_elsewhere` of the set (found once for all its roots).
     pub fn new(meta: &'a Meta, root: &Path, upper: &Path, elsewhere: &'a Elsewhere) -> Judge<'a> {
-        Judge { meta, root: root.to_path_buf(), upper: upper.to_path_buf(), levels: Vec::new(), new_repo: None, links_judged: 0, links_budget: crate::planted::links_budget::LinksBudget::on_a_set(), elsewhere, global_git: crate::planted::global_git::now(), home_places: None }
+        Judge { meta, root: root.to_path_buf(), upper: upper.to_path_buf(), levels: Vec::new(), new_repo: None, linked_configs: Default::default(), links_judged: 0, links_budget: crate::planted::links_budget::LinksBudget::on_a_set(), elsewhere, global_git: crate::planted::global_git::now(), home_places: None }
     }
 
     /// The risk a change carries, if any.
@@ -446,8 +448,8 @@ impl<'a> Judge<'a> {
         let detail = if change.entry_type == EntryType::Symlink {
             "a symlink in a git directory was made in the change set: git on the host follows it (to configuration, hooks or objects of the link's choosing)".to_string()
         } else if name.starts_with("config") && change.kind != ChangeKind::Deleted {
-            let keys = self.read_upper(file).map(|t| gitconfig::risky_keys(&t)).unwrap_or_default();
-            format!("the repository's configuration was changed in the change set: much of git's configuration makes it run programs{}", keys_detail(&keys))
+            let keys = self.upper_config_detail(file).unwrap_or_else(|| "".into());
+            format!("the repository's configuration was changed in the change set: much of git's configuration makes it run programs{keys}")
         } else {
             format!("{} in a git directory was {} in the change set: git on the host reads it (configuration, hooks, or where to find other files), it is not plain data", name, match change.kind {
                 ChangeKind::Deleted => "deleted",
@@ -820,10 +822,25 @@ impl<'a> Judge<'a> {
     }
 
     /// What a risk says of the keys of the configuration at `config` (in the set's view) that make
-    /// git run a program: a few of them named (`keys_detail`), never all of them kept.
-    fn config_detail(&self, config: &Path) -> Rc<str> {
-        let keys = self.read_view(config).map(|t| gitconfig::risky_keys(&t)).unwrap_or_default();
+    /// git run a program: a few of them named (`keys_detail`), never all of them kept. Read as
+    /// `read_view` reads it: the upper's file (one of several names of it judged once,
+    /// `upper_config_detail`), else the host's.
+    fn config_detail(&mut self, config: &Path) -> Rc<str> {
+        if self.merged(config) != Some(Kind::File) {
+            return "".into();
+        }
+        if let Some(detail) = self.upper_config_detail(config) {
+            return detail;
+        }
+        let keys = small_text(&self.root.join(config)).map(|t| gitconfig::risky_keys(&t)).unwrap_or_default();
         keys_detail(&keys).into()
+    }
+
+    /// `config_detail` of the upper's file at `rel` (`None` when it cannot be read there), judged
+    /// once for all its names (`linked_configs`).
+    fn upper_config_detail(&mut self, rel: &Path) -> Option<Rc<str>> {
+        let path = self.upper.join(rel);
+        self.linked_configs.judged(&path, || small_text(&path).map(|t| keys_detail(&gitconfig::risky_keys(&t)).into()))
     }
 
     /// The kind of what is at `rel` in the set's view (the upper's entry, else the host's where
