@@ -58,8 +58,10 @@ pub struct Judge<'a> {
     /// the judging ends: 1,000 sharing a config of 10,000 such keys (hard links) grew the host by
     /// 544 MB, and each change in one cloned all of them (found by an attacker's review, cross33).
     new_repo: Option<(PathBuf, Rc<str>)>,
-    /// What was made of the upper's configuration files that have other names (`linked_configs`).
+    /// What was made of the upper's configuration files that have other names (`linked_configs`):
+    /// the keys that run programs, and `core.hooksPath`.
     linked_configs: super::linked_configs::LinkedConfigs,
+    linked_hooks_paths: super::linked_configs::LinkedConfigs,
     /// Symlinks judged by where they lead (`link_out`), and the steps all of them may take.
     links_judged: usize,
     links_budget: crate::planted::links_budget::LinksBudget,
@@ -179,7 +181,7 @@ fn kind_of_stat(s: &super::host_fs::Stat) -> Kind {
 impl<'a> Judge<'a> {
     /// `elsewhere`: `elsewhere::hooks_elsewhere` of the set (found once for all its roots).
     pub fn new(meta: &'a Meta, root: &Path, upper: &Path, elsewhere: &'a Elsewhere) -> Judge<'a> {
-        Judge { meta, root: root.to_path_buf(), upper: upper.to_path_buf(), levels: Vec::new(), new_repo: None, linked_configs: Default::default(), links_judged: 0, links_budget: crate::planted::links_budget::LinksBudget::on_a_set(), elsewhere, global_git: crate::planted::global_git::now(), home_places: None }
+        Judge { meta, root: root.to_path_buf(), upper: upper.to_path_buf(), levels: Vec::new(), new_repo: None, linked_configs: Default::default(), linked_hooks_paths: Default::default(), links_judged: 0, links_budget: crate::planted::links_budget::LinksBudget::on_a_set(), elsewhere, global_git: crate::planted::global_git::now(), home_places: None }
     }
 
     /// The risk a change carries, if any.
@@ -640,7 +642,7 @@ impl<'a> Judge<'a> {
             // directory that never lands, where the global one would win). Found by an
             // attacker's review: the set named `decoy-hooks` and wrote into the host's `githooks`.
             let config = top.join(".git/config");
-            let view = self.read_view(&config).and_then(|t| gitconfig::hooks_path(&t));
+            let view = self.view_hooks_path(&config);
             let host = small_file::text(&self.root.join(&config)).and_then(|t| gitconfig::hooks_path(&t));
             // The repository's own setting wins over the global one, as in git: that one counts
             // where either config sets none.
@@ -822,9 +824,9 @@ impl<'a> Judge<'a> {
     }
 
     /// What a risk says of the keys of the configuration at `config` (in the set's view) that make
-    /// git run a program: a few of them named (`keys_detail`), never all of them kept. Read as
-    /// `read_view` reads it: the upper's file (one of several names of it judged once,
-    /// `upper_config_detail`), else the host's.
+    /// git run a program: a few of them named (`keys_detail`), never all of them kept. Read from
+    /// the set's view: where that holds a file, the upper's (one of several names of it judged
+    /// once, `upper_config_detail`), else the host's; at most 1 MiB (`small_text`).
     fn config_detail(&mut self, config: &Path) -> Rc<str> {
         if self.merged(config) != Some(Kind::File) {
             return "".into();
@@ -843,6 +845,24 @@ impl<'a> Judge<'a> {
         self.linked_configs.judged(&path, || small_text(&path).map(|t| keys_detail(&gitconfig::risky_keys(&t)).into()))
     }
 
+    /// The `core.hooksPath` of the configuration at `config` in the set's view, read as
+    /// `config_detail` reads it, from an earlier name of the upper's file when it has others (`linked_configs`):
+    /// found by an attacker's review (cross33), 1,000 repositories sharing a 1 MiB config by hard
+    /// links, each with an `.envrc` at its top, had every entry of it looked at for each, 13 s of
+    /// host CPU.
+    fn view_hooks_path(&mut self, config: &Path) -> Option<String> {
+        if self.merged(config) != Some(Kind::File) {
+            return None;
+        }
+        let path = self.upper.join(config);
+        // Kept as text, none as "" (`hooks_path` never gives an empty value).
+        let upper = self.linked_hooks_paths.judged(&path, || small_text(&path).map(|t| gitconfig::hooks_path(&t).unwrap_or_default().into()));
+        match upper {
+            Some(found) => (!found.is_empty()).then(|| found.to_string()),
+            None => small_text(&self.root.join(config)).and_then(|t| gitconfig::hooks_path(&t)),
+        }
+    }
+
     /// The kind of what is at `rel` in the set's view (the upper's entry, else the host's where
     /// nothing above hides it), or `None`. For the few lookups off the walk's path.
     fn merged(&self, rel: &Path) -> Option<Kind> {
@@ -853,14 +873,6 @@ impl<'a> Judge<'a> {
             }
         }
         self.in_view(rel, true)
-    }
-
-    /// A small text file of the set's view (a git config), at most 1 MiB.
-    fn read_view(&self, rel: &Path) -> Option<String> {
-        match self.merged(rel)? {
-            Kind::File => self.read_upper(rel).or_else(|| small_text(&self.root.join(rel))),
-            _ => None,
-        }
     }
 
     /// The upper's file at `rel`, at most 1 MiB.
