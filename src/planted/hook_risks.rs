@@ -153,6 +153,16 @@ impl Kept {
             )
         });
         let mut capped = self.configs_capped.iter().map(|c| {
+            // A `.cargo` directory's configuration (`cargo_programs`), capped as a git one is.
+            if c.file_name().is_some_and(|n| n == super::cargo_programs::DIR) {
+                return format!(
+                    "planted configuration: the cargo configuration in {} names more than {} programs by path in a file, or has a \
+                     file that could not be read (not a regular one, or over {} MiB): the programs past that were not kept read-only",
+                    c.display(),
+                    super::cargo_programs::MAX_PROGRAMS,
+                    super::small_file::MAX_BYTES >> 20
+                );
+            }
             format!(
                 "planted configuration: the git configuration of {} (its files and what they include) has more than {} files, \
                  {} MiB or {} entries, names more than {} programs by path, or has a file that is not a regular one: what lies \

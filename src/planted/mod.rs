@@ -30,6 +30,7 @@ use crate::policy::paths::{canonical_lenient, walk_links, Lenient, WalkEnd};
 use crate::policy::{MissingReadOnly, PlaceholderKind, WritableRoot};
 
 mod above;
+mod cargo_programs;
 mod between;
 mod upward;
 mod armed;
@@ -340,6 +341,9 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
     // Listed home directories past the listing's bound, said whatever the devices (a link there
     // may lead into any root).
     home_hard.cut = home_links::cut_short(&home, names);
+    // The programs each `.cargo` the walk found names by path (`cargo_programs`), kept with the
+    // programs the repositories' git configurations name.
+    c.cargo_programs(&found.named);
     c.repo_includes(at_first_missing, policy.reviewed);
     c.repo_ways(policy.reviewed);
     let held_caches = c.held_caches(&policy.planted.held_caches, policy.absent == Absent::Placeholders);
@@ -712,6 +716,19 @@ impl<'a> Carver<'a> {
             if let Some(at) = self.host_path(&f, false, placeholders, &skipped) {
                 self.shared_ref(&repository, &at);
             }
+        }
+    }
+
+    /// The programs the configuration of each `.cargo` directory among `named` (the walk's protected
+    /// names, at the tops and below them) names by path (`cargo_programs`: found by an attacker's
+    /// review, host33, a run rewrote the `rustc-wrapper` a project's `.cargo/config.toml` named and
+    /// the host's next `cargo metadata` ran it), kept by `repo_includes` as a repository's programs
+    /// are. Two small reads per `.cargo` a run; none in a workspace without one.
+    fn cargo_programs(&mut self, named: &[PathBuf]) {
+        for dot_cargo in named.iter().filter(|p| p.file_name().is_some_and(|n| n == cargo_programs::DIR)) {
+            let found = cargo_programs::named(dot_cargo);
+            self.hook_links.capped(dot_cargo, found.capped);
+            self.includes.extend(found.programs.into_iter().map(|p| (dot_cargo.clone(), p)));
         }
     }
 

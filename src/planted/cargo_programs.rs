@@ -1,0 +1,184 @@
+//! The programs a `.cargo` directory's configuration names by path, kept as the programs a
+//! repository's git configuration names are (`repo::Facts::programs`). Found by an attacker's
+//! review (host33): `.cargo` is a protected name because its `config.toml`'s `rustc-wrapper`,
+//! `runner` and linkers run programs, but a project's committed `rustc-wrapper = "tools/wrap.sh"`
+//! left `tools/wrap.sh` writable and unreported: a run rewrote it, and the host's next
+//! `cargo metadata` (what rust-analyzer runs when an editor opens the folder; no build script, no
+//! project code) ran it.
+//!
+//! cargo takes a value with a `/` as a path relative to the directory holding `.cargo` (a bare name
+//! is looked up on `PATH`, as git's are: not kept). The files are read as `small_file` reads a run's
+//! file (a FIFO, a device or a huge one is not read); the TOML is not parsed whole: each line's
+//! keys among `KEYS` (bare, dotted as `build.rustc-wrapper`, or inside an inline table) give every
+//! string of their value, an array's too over several lines, and each word of a string (cargo splits
+//! a `runner` on blanks). That is the safe side: a string kept that cargo takes otherwise costs a
+//! read-only path. At most `MAX_PROGRAMS` per file, then `capped`.
+
+use std::path::{Path, PathBuf};
+
+use super::small_file;
+
+/// The directory whose configuration this reads.
+pub const DIR: &str = ".cargo";
+
+/// The configuration files cargo reads in a `.cargo` directory.
+const FILES: &[&str] = &["config.toml", "config"];
+
+/// The keys whose value names a program cargo runs (`[build]`, `[target.<triple>]`,
+/// `[target.<cfg>]`, `[host]`, `[registry]`/`[registries.<name>]`), and `rustflags`, whose
+/// `linker=` (as `-C linker=tools/ld`) names one too.
+const KEYS: &[&str] = &["rustc", "rustc-wrapper", "rustc-workspace-wrapper", "rustdoc", "linker", "runner", "credential-provider", "global-credential-providers", "rustflags"];
+
+/// The most program paths kept of one configuration file (a run may write one below the tops).
+pub const MAX_PROGRAMS: usize = 256;
+
+/// What `named` found.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Named {
+    pub programs: Vec<PathBuf>,
+    /// A file named more than `MAX_PROGRAMS`, or could not be read (a FIFO, a device, too large).
+    pub capped: bool,
+}
+
+/// The programs the configuration of `dot_cargo` (a `.cargo` directory) names by path, resolved
+/// from the directory holding it.
+pub fn named(dot_cargo: &Path) -> Named {
+    let base = dot_cargo.parent().unwrap_or(Path::new("/"));
+    let mut out = Named::default();
+    for f in FILES {
+        let text = match small_file::read(&dot_cargo.join(f)) {
+            small_file::Read::Text(t) => t,
+            small_file::Read::Absent => continue,
+            small_file::Read::Unjudged { .. } => {
+                out.capped = true;
+                continue;
+            }
+        };
+        let words = program_words(&text);
+        out.capped |= words.len() > MAX_PROGRAMS;
+        for w in words.into_iter().take(MAX_PROGRAMS) {
+            let p = Path::new(&w);
+            let p = if p.is_absolute() { p.to_path_buf() } else { base.join(p) };
+            // A relative one is kept where its directory exists, as git's are (`runner =
+            // "target/debug/r"` before a first build names no place yet).
+            if !w.starts_with('/') && !p.parent().is_some_and(Path::is_dir) {
+                continue;
+            }
+            if !out.programs.contains(&p) {
+                out.programs.push(p);
+            }
+        }
+    }
+    out
+}
+
+/// Each word of the values of `KEYS` in `text` that is a path (holds a `/`), in order, once.
+fn program_words(text: &str) -> Vec<String> {
+    let mut words: Vec<String> = Vec::new();
+    let mut push = |s: &str| {
+        let s = s.strip_prefix("linker=").or_else(|| s.split_once("linker=").map(|(_, l)| l)).unwrap_or(s);
+        // cargo splits a runner's string on blanks; a path with blanks elsewhere is rare, and
+        // each of its words is kept then (the safe side).
+        for w in s.split_whitespace() {
+            if w.contains('/') && !words.iter().any(|x| x == w) {
+                words.push(w.to_string());
+            }
+        }
+    };
+    // An array value left open on its line: its strings on the next lines up to `]`.
+    let mut open_array = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with('#') {
+            continue;
+        }
+        if open_array {
+            let (strings, closed) = strings_of(line, true);
+            strings.iter().for_each(|s| push(s));
+            open_array = !closed;
+            continue;
+        }
+        for value in values_of_keys(line) {
+            let (strings, closed) = strings_of(value, false);
+            strings.iter().for_each(|s| push(s));
+            open_array |= !closed;
+        }
+    }
+    words
+}
+
+/// The text after `KEY =` for each of `KEYS` that `line` assigns (bare, the last part of a dotted
+/// key, or a key of an inline table).
+fn values_of_keys(line: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    for key in KEYS {
+        let mut from = 0;
+        while let Some(i) = line[from..].find(key).map(|i| i + from) {
+            from = i + key.len();
+            let before = line[..i].chars().next_back();
+            if before.is_some_and(|c| !(c.is_whitespace() || c == '.' || c == '{' || c == ',')) {
+                continue;
+            }
+            let rest = line[from..].trim_start();
+            if let Some(value) = rest.strip_prefix('=') {
+                out.push(value);
+            }
+        }
+    }
+    out
+}
+
+/// The string literals at the start of `value` (one, or an array's), and whether an array begun
+/// there was closed on this line (`in_array`: the line continues one).
+fn strings_of(value: &str, in_array: bool) -> (Vec<String>, bool) {
+    let v = value.trim_start();
+    let (mut rest, array) = match v.strip_prefix('[') {
+        Some(r) => (r, true),
+        None => (v, in_array),
+    };
+    let mut out = Vec::new();
+    loop {
+        rest = rest.trim_start_matches(|c: char| c.is_whitespace() || c == ',');
+        let Some(q) = rest.chars().next().filter(|c| *c == '"' || *c == '\'') else { break };
+        let body = &rest[1..];
+        let Some(end) = body.find(q) else { break };
+        out.push(body[..end].replace("\\\\", "\\"));
+        rest = &body[end + 1..];
+        if !array {
+            return (out, true);
+        }
+    }
+    (out, !array || rest.trim_start().starts_with(']'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_program_paths_cargo_runs() {
+        let text = "[build]\nrustc-wrapper = \"tools/wrap.sh\"\nrustc = 'bin/rustc'\n# rustdoc = \"x/no\"\n\
+            [target.x86_64-unknown-linux-gnu]\nrunner = \"tools/run.sh --flag\"\nlinker = \"/opt/ld\"\nrustflags = [\"-C\", \"linker=tools/ld2\"]\n\
+            [target.'cfg(unix)']\nrunner = [\n  \"scripts/qemu\",\n  \"-x\",\n]\n\
+            build.rustdoc = \"tools/rustdoc\"\nhost = { linker = \"tools/hostld\" }\n\
+            [registry]\nglobal-credential-providers = [\"cargo:token\", \"tools/cred\"]\n\
+            [alias]\nb = \"build --target-dir x/y\"\n[env]\nFOO = \"a/b\"\n";
+        let w = program_words(text);
+        assert_eq!(w, ["tools/wrap.sh", "bin/rustc", "tools/run.sh", "/opt/ld", "tools/ld2", "scripts/qemu", "tools/rustdoc", "tools/hostld", "tools/cred"]);
+    }
+
+    #[test]
+    fn resolves_from_the_directory_holding_dot_cargo_and_bounds_the_count() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path().join(".cargo");
+        std::fs::create_dir(&d).unwrap();
+        std::fs::write(d.join("config.toml"), "[build]\nrustc-wrapper = \"tools/w\"\nrustc = \"sccache\"\n").unwrap();
+        std::fs::write(d.join("config"), "[build]\nrustdoc = \"/abs/rd\"\nrunner = \"target/debug/r\"\n").unwrap();
+        std::fs::create_dir(t.path().join("tools")).unwrap();
+        assert_eq!(named(&d), Named { programs: vec![t.path().join("tools/w"), PathBuf::from("/abs/rd")], capped: false });
+        std::fs::create_dir(t.path().join("r")).unwrap();
+        let many: String = (0..MAX_PROGRAMS + 1).map(|i| format!("target.t{i}.runner = \"r/{i}\"\n")).collect();
+        std::fs::write(d.join("config"), many).unwrap();
+        let n = named(&d);
+        assert!(n.capped && n.programs.len() == MAX_PROGRAMS + 1, "{}", n.programs.len());
+    }
+}
