@@ -491,3 +491,39 @@ describe("fix31: Copilot CLI's lsp.json at a repository's top", () => {
     assert.equal(fs.readFileSync(path.join(tree.ws, 'notes.txt'), 'utf8'), 'x\n', JSON.stringify(res))
   })
 })
+
+// Found by an attacker's review (host33): editor-independent configuration of language servers
+// that names commands run when an editor opens the folder. rust-analyzer reads a workspace's
+// `rust-analyzer.toml` (its "workspace" settings: `cargo.buildScripts.overrideCommand` runs at
+// once when the folder opens, `check.overrideCommand` on each save, `cargo.extraEnv`), the same
+// settings `.vscode/settings.json` gives it under `rust-analyzer.*`; neoconf.nvim hands a
+// project's `.neoconf.json` (`lspconfig.<server>` settings, `rust-analyzer.check.overrideCommand`
+// there too) to every language server Neovim starts. `.vscode`, `.zed` and `.helix` are protected
+// names; these two had hostRisks [] and review's apply landed them. (Neither tool is installed on
+// this machine: read from rust-analyzer's config.rs, the `workspace` group, and neoconf's README.)
+const LSP_CONFIGS = ['rust-analyzer.toml', 'repo/rust-analyzer.toml', '.neoconf.json', 'repo/.neoconf.json']
+
+describe("host33: rust-analyzer.toml and neoconf's .neoconf.json", () => {
+  for (const [mode, extra] of Object.entries(MODES)) {
+    test(`${mode}: kept absent at a top and reported`, async (t) => {
+      const tree = tempTree(t)
+      execFileSync('git', ['init', '-q', path.join(tree.ws, 'repo')])
+      const r = await sh(plant(LSP_CONFIGS), { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+      for (const rel of LSP_CONFIGS) {
+        assert.equal(fs.existsSync(path.join(tree.ws, rel)), false, `${rel} stayed\n${JSON.stringify(r.hostRisks)}`)
+        const refused = r.stderr.includes(`${rel}: Permission denied`)
+        assert.ok(riskFor(r.hostRisks, tree.ws, rel) || (mode === 'landlock' && refused), `${rel}: ${JSON.stringify(r.hostRisks)}\n${show(r)}`)
+      }
+    })
+  }
+
+  test('review: a risk of the change set, held back by apply', async (t) => {
+    const tree = tempTree(t)
+    const rels = ['rust-analyzer.toml', 'sub/rust-analyzer.toml', '.neoconf.json']
+    const r = await sandspawn.spawnSandboxed(['sh', '-c', plant(rels)], { cwd: tree.ws, timeout: 60000, sandbox: { mode: 'workspace-write', workspace: 'review' } })
+    assert.ok(r.changeSet, show(r))
+    for (const rel of rels) assert.ok(riskFor(r.changeSet.hostRisks, tree.ws, rel), `${rel}: ${JSON.stringify(r.changeSet.hostRisks)}`)
+    await sandspawn.applyChangeSet(r.changeSet.id, {})
+    for (const rel of ['rust-analyzer.toml', '.neoconf.json']) assert.equal(fs.existsSync(path.join(tree.ws, rel)), false, `${rel} landed`)
+  })
+})
