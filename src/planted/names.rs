@@ -169,6 +169,15 @@ const DEFAULTS: &[(&str, &str)] = &[
     // line), and direnv's allow list is of the `.envrc` alone: a run that wrote `.envrc.local`
     // had the host's next `direnv exec .` (a cd, the next prompt) run it (direnv 2.32.1).
     (".envrc.local", "direnv runs it when a shell enters the directory, wherever the .envrc sources it (`source_env_if_exists .envrc.local`): allowing the .envrc does not cover it"),
+    // Found by an attacker's review (host33): language-server configuration of the project that
+    // names commands run when an editor opens the folder, outside `.vscode`, `.zed` and `.helix`.
+    // rust-analyzer reads a workspace's `rust-analyzer.toml` (its "workspace" settings:
+    // `cargo.buildScripts.overrideCommand` runs as the folder opens, `check.overrideCommand` on
+    // each save, `cargo.extraEnv`), whatever the editor; neoconf.nvim hands a project's
+    // `.neoconf.json` to each language server Neovim starts (`lspconfig.rust_analyzer` there
+    // carries the same overrides).
+    ("rust-analyzer.toml", "rust-analyzer runs the commands its settings name (`cargo.buildScripts.overrideCommand` when an editor opens the folder, `check.overrideCommand` on each save)"),
+    (".neoconf.json", "neoconf.nvim hands its settings to every language server Neovim starts here (rust-analyzer's `check.overrideCommand` and the like run commands)"),
 ];
 
 /// The report-only tier (`sandbox.reportedNames`): files tools run that commands legitimately
