@@ -14,7 +14,9 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
 const { spawnSync } = require('node:child_process')
-const { sh, show, tempTree, which } = require('./helpers')
+const { sh, show, tempTree, which, sandspawn, changeSetStore } = require('./helpers')
+
+changeSetStore('sandspawn-tool-programs-')
 
 const MODES = { bwrap: {}, landlock: { linux: { allow: ['landlock'] } } }
 
@@ -63,3 +65,16 @@ for (const [mode, extra] of Object.entries(MODES)) {
     }
   })
 }
+
+test("review: a change set that rewrites a program a project's .cargo/config.toml names is a risk, held back by apply", async (t) => {
+  const tree = tempTree(t, { git: true })
+  const programs = project(tree.ws)
+  const before = programs.map((p) => fs.readFileSync(p, 'utf8'))
+  const script = programs.map((p) => `echo 'echo planted' >> ${p}`).join('; ') + '; echo ok > src/lib.rs'
+  const r = await sandspawn.spawnSandboxed(['sh', '-c', script], { cwd: tree.ws, timeout: 60000, sandbox: { mode: 'workspace-write', workspace: 'review' } })
+  assert.ok(r.changeSet, show(r))
+  for (const p of programs) assert.ok(r.changeSet.hostRisks.some((h) => h.path === p), `${p}: ${JSON.stringify(r.changeSet.hostRisks)}`)
+  await sandspawn.applyChangeSet(r.changeSet.id, {})
+  programs.forEach((p, i) => assert.equal(fs.readFileSync(p, 'utf8'), before[i], `${p} landed`))
+  assert.equal(fs.readFileSync(path.join(tree.ws, 'src/lib.rs'), 'utf8'), 'ok\n', 'the rest of the set landed')
+})
