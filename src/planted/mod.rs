@@ -30,7 +30,7 @@ use crate::policy::paths::{canonical_lenient, walk_links, Lenient, WalkEnd};
 use crate::policy::{MissingReadOnly, PlaceholderKind, WritableRoot};
 
 mod above;
-mod cargo_programs;
+pub mod cargo_programs;
 mod between;
 mod upward;
 mod armed;

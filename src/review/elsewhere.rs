@@ -19,6 +19,11 @@
 //! there, apply landed it unflagged, and the host's next `git status` in the repository ran it.
 //! And the programs that configuration names by path (`repo::Facts::programs`): found by an
 //! attacker's review, `core.fsmonitor = <top>/tools/fsmon`, rewritten by the set and applied.
+//! And the programs a `.cargo` at a root's or a repository's top names by path
+//! (`planted::cargo_programs`): found by an attacker's review (host33), a set rewrote the
+//! `rustc-wrapper = "tools/wrap.sh"` a project's `.cargo/config.toml` named, apply landed it, and
+//! the host's next `cargo metadata` ran it. A `.cargo` deeper than a top is not read here (direct
+//! runs read every one their walk finds).
 
 use std::path::{Path, PathBuf};
 
@@ -45,6 +50,7 @@ pub struct Elsewhere {
 pub fn hooks_elsewhere(meta: &Meta) -> Elsewhere {
     let mut out = Elsewhere::default();
     if !meta.protect_git {
+        cargo_programs(&meta.roots, &mut out.configs);
         return out;
     }
     let push = |list: &mut Vec<PathBuf>, p: PathBuf| {
@@ -57,8 +63,12 @@ pub fn hooks_elsewhere(meta: &Meta) -> Elsewhere {
     // meets no top of it in the root, so every hooks directory it names is guarded from the root.
     let above = crate::planted::repositories_above(&meta.roots).into_iter().map(|g| (g, true));
     let global = crate::planted::global_git::hooks_paths();
+    let mut tops = meta.roots.clone();
     for (dot_git, is_above) in below.chain(above) {
         let Some(top) = dot_git.parent() else { continue };
+        if !tops.iter().any(|t| t == top) {
+            tops.push(top.to_path_buf());
+        }
         let facts = crate::planted::repo::facts(&dot_git, None, None, &global);
         let outside = facts.hooks.iter().filter(|h| is_above || !h.starts_with(top) || through_a_link(top, h));
         for h in outside.chain(&facts.links.linked_dirs) {
@@ -78,7 +88,24 @@ pub fn hooks_elsewhere(meta: &Meta) -> Elsewhere {
             }
         }
     }
+    cargo_programs(&tops, &mut out.configs);
     out
+}
+
+/// The programs the `.cargo` at each of `tops` names by path, as named and where the host's links
+/// lead them, into `configs`: an `lstat` per top, two small reads per `.cargo`.
+fn cargo_programs(tops: &[PathBuf], configs: &mut Vec<PathBuf>) {
+    use crate::planted::cargo_programs::{named, DIR};
+    for dot_cargo in tops.iter().map(|t| t.join(DIR)).filter(|d| d.symlink_metadata().is_ok_and(|m| m.is_dir())) {
+        for f in named(&dot_cargo).programs {
+            let led = crate::policy::paths::canonical_lenient(DIR, &f).ok().map(|l| l.path);
+            for p in std::iter::once(f).chain(led) {
+                if !configs.contains(&p) {
+                    configs.push(p);
+                }
+            }
+        }
+    }
 }
 
 /// Whether a directory on the host's way from `top` down to `dir` (below it) is a symlink.
