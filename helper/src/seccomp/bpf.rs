@@ -78,6 +78,7 @@ pub(super) fn check_block(check: Check) -> Vec<Insn> {
         Check::ArgMaskAnswers(off, mask, ret) => vec![(LD_W_ABS, 0, 0, off), (JSET_K, 0, 1, mask), (RET_K, 0, 0, ret), (RET_K, 0, 0, RET_ALLOW)],
         Check::ArgAmong(off, values) => arg_in(off, &values, RET_EPERM, RET_ALLOW),
         Check::ArgIn(off, values) => arg_in(off, values, RET_EPERM, RET_ALLOW),
+        Check::ArgInAnswers(off, values, ret) => arg_in(off, values, ret, RET_ALLOW),
         Check::UnixPairOf(types) => unix_pair_of(types),
         Check::SocketOf(families) => socket_of(families),
         Check::OptionsIn(levels) => options_in(levels),

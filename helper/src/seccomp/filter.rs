@@ -105,6 +105,9 @@ pub enum Check {
     ArgMaskAnswers(u32, u32, u32),
     /// EPERM when the argument equals one of these.
     ArgIn(u32, &'static [u32]),
+    /// This return value (not EPERM) when the argument equals one of these: `(offset, values,
+    /// return)`.
+    ArgInAnswers(u32, &'static [u32], u32),
     /// EPERM when the argument equals one of these three (values known when the filter is made).
     ArgAmong(u32, [u32; 3]),
     /// EPERM when the argument equals this.
@@ -141,6 +144,10 @@ pub const RET_ENOSYS: u32 = 0x0005_0000 | 38; // SECCOMP_RET_ERRNO | ENOSYS
 /// What a host without huge pages in its pool answers a request for one (the same number on x86_64
 /// and aarch64).
 pub const RET_ENOMEM: u32 = 0x0005_0000 | 12; // SECCOMP_RET_ERRNO | ENOMEM
+/// Done, without the call: 0, the answer of a call that did what it was asked (`SECCOMP_RET_ERRNO`
+/// with no errno returns 0). For advice a kernel is free to ignore (`posix_fadvise`, `madvise`),
+/// whose callers go on as if it had been taken.
+pub const RET_DONE: u32 = 0x0005_0000; // SECCOMP_RET_ERRNO | 0
 /// What a kernel without a protocol answers `socket()` (the same number on x86_64 and aarch64):
 /// programs that probe for one (Go's MPTCP, libaudit's callers) take it as "not here" and go on.
 pub const RET_EPROTONOSUPPORT: u32 = 0x0005_0000 | 93; // SECCOMP_RET_ERRNO | EPROTONOSUPPORT
@@ -216,6 +223,14 @@ pub(crate) const IPPROTO_IPV6: u32 = 41;
 pub(crate) const MAP_HUGETLB: u32 = 0x40000;
 pub(crate) const MFD_HUGETLB: u32 = 4;
 pub(crate) const SHM_HUGETLB: u32 = 0o4000;
+/// The advice that drops a file's cached pages, which are the machine's, not the caller's:
+/// `posix_fadvise`'s `POSIX_FADV_DONTNEED` (clean, unmapped pages of any file the caller can read)
+/// and `madvise`'s (and `process_madvise`'s) `MADV_COLD` (moved to the first to be reclaimed) and
+/// `MADV_PAGEOUT` (reclaimed at once) of a mapped file the caller owns or could write by its mode;
+/// the same numbers on x86_64 and aarch64 (`POSIX_FADV_DONTNEED` is 6 on s390x alone).
+pub(crate) const POSIX_FADV_DONTNEED: u32 = 4;
+pub(crate) const MADV_COLD: u32 = 20;
+pub(crate) const MADV_PAGEOUT: u32 = 21;
 pub(crate) const IP_ADD_MEMBERSHIP: u32 = 35;
 pub(crate) const IP_ADD_SOURCE_MEMBERSHIP: u32 = 39;
 pub(crate) const MCAST_JOIN_GROUP: u32 = 42;
