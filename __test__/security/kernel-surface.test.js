@@ -33,7 +33,7 @@ const crypto = require('node:crypto')
 const fs = require('node:fs')
 const net = require('node:net')
 const path = require('node:path')
-const { execFileSync } = require('node:child_process')
+const { execFileSync, spawnSync } = require('node:child_process')
 const { run, show, tempTree, token, which, BASE } = require('./helpers')
 const { withHost } = require('../fixtures/host-attack')
 
@@ -484,5 +484,64 @@ describe("the host's page cache of files the command can only read stays cached"
       assert.equal(execFileSync(path.join(bin, 'page-cache'), ['drop', way, file], { encoding: 'utf8' }).trim(), `${way} ok`)
       assert.equal(Number(execFileSync(path.join(bin, 'page-cache'), ['resident', file], { encoding: 'utf8' }).trim()), 0, `${way}: dropped`)
     }
+  })
+})
+
+// Found by an attacker's review (kern33): where the host's kernel.core_pattern is a pipe (systemd-
+// coredump's and apport's, the default of most distributions), every crash of a process is handed to
+// that program, which the kernel starts as root in the host's namespaces and streams the whole
+// core into, whatever RLIMIT_CORE says unless it is exactly 1 (the kernel's sign for a core
+// helper's own crash; 0 stops a core file, never the pipe). A default workspace-write run's 20
+// crashing shells and one Python of 256 MiB started 21 host root processes and streamed 273 MB
+// into them, bounded by no per-run limit; a crash loop is as many as the command likes. Every run's
+// RLIMIT_CORE is 1 (no core file either: below one page), and the command may not lower it
+// (setrlimit and prlimit64 of RLIMIT_CORE are answered 0 without the call, or EPERM when the old
+// value is asked for too).
+describe("a crash inside starts no host core helper", { concurrency: 2 }, () => {
+  const PROBE = [
+    'import resource, ctypes, os',
+    'print("core", *resource.getrlimit(resource.RLIMIT_CORE))',
+    'resource.setrlimit(resource.RLIMIT_CORE, (0, 0))',
+    'print("after setrlimit", *resource.getrlimit(resource.RLIMIT_CORE))',
+    'libc = ctypes.CDLL(None, use_errno=True)',
+    'new = (ctypes.c_ulong * 2)(0, 0); old = (ctypes.c_ulong * 2)(7, 7)',
+    'r = libc.prlimit(0, resource.RLIMIT_CORE, new, None); print("prlimit", r, ctypes.get_errno() if r else "")',
+    'r = libc.prlimit(0, resource.RLIMIT_CORE, new, old); print("prlimit with old", r, os.strerror(ctypes.get_errno()) if r else "")',
+    'print("after prlimit", *resource.getrlimit(resource.RLIMIT_CORE))',
+    'r = libc.prlimit(0, resource.RLIMIT_NOFILE, None, old); print("nofile read", r)',
+  ].join('\n')
+  const hardCore = () => execFileSync('bash', ['-c', 'ulimit -Hc'], { encoding: 'utf8' }).trim()
+  const pySkip = which('python3') === null && 'no python3'
+  for (const [name, sandbox] of Object.entries(MODES)) {
+    test(`${name}: RLIMIT_CORE is 1 and stays 1`, { skip: pySkip || (hardCore() === '0' && 'the host\'s hard RLIMIT_CORE is 0') }, async (t) => {
+      const tree = tempTree(t)
+      const r = await run(['python3', '-c', PROBE], { cwd: tree.ws, sandbox })
+      assert.equal(r.exitCode, 0, show(r))
+      assert.equal(r.stdout, 'core 1 1\nafter setrlimit 1 1\nprlimit 0 \nprlimit with old -1 Operation not permitted\nafter prlimit 1 1\nnofile read 0\n', show(r))
+    })
+  }
+
+  const PATTERN = '/proc/sys/kernel/core_pattern'
+  const patternSkip = (process.getuid() !== 0 && 'root only (sets kernel.core_pattern to a pipe for the test, and back)') ||
+    (fs.readFileSync(PATTERN, 'utf8').startsWith('|') && 'the host has a core helper of its own: not touched') ||
+    (hardCore() === '0' && 'the host\'s hard RLIMIT_CORE is 0')
+  test('with a piped core_pattern, crashes in a default run (RLIMIT_CORE lowered to 0 first) start no host helper (root only)', { skip: patternSkip, timeout: 60000 }, async (t) => {
+    const tree = tempTree(t)
+    const log = path.join(tree.out, 'helper.log')
+    const helper = path.join(tree.out, 'core-helper.sh')
+    fs.writeFileSync(helper, `#!/bin/sh\nn=$(/usr/bin/wc -c)\necho "pid=$1 limit=$2 bytes=$n" >> ${log}\n`, { mode: 0o755 })
+    const before = fs.readFileSync(PATTERN, 'utf8')
+    fs.writeFileSync(PATTERN, `|${helper} %P %c`)
+    t.after(() => fs.writeFileSync(PATTERN, before))
+    // The host's own crash reaches the helper (the test can tell).
+    spawnSync('sh', ['-c', 'kill -SEGV $$'])
+    const seen = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8') : '')
+    for (let i = 0; i < 50 && seen() === ''; i++) await new Promise((res) => setTimeout(res, 100))
+    assert.match(seen(), /^pid=\d+ limit=\d+ bytes=\d+$/m, 'the host\'s own crash reached the helper')
+    fs.writeFileSync(log, '')
+    const r = await run(['bash', '-c', 'ulimit -c 0; for i in 1 2 3 4 5; do sh -c "kill -SEGV \\$\\$"; done; python3 -c "import os; os.abort()"; true'], { cwd: tree.ws, sandbox: 'workspace-write', timeout: 30000 })
+    assert.equal(r.exitCode, 0, show(r))
+    await new Promise((res) => setTimeout(res, 1000))
+    assert.equal(seen(), '', `host core helper runs for the run's crashes\n${show(r)}`)
   })
 })
