@@ -103,7 +103,7 @@ test('`sandspawn explain --mode workspace-write -- ls` prints the plan readably'
   // The placeholders' locks and covers, the checks of the writable binds (/tmp and the workspace)
   // and of the cwd, /dev/shm's inode bound and (if the home has caches) the private tool caches'
   // overlays are among the helper's steps.
-  assert.match(r.stdout, /^ {2}-- \/\S+\/sandspawn-helper v1 --await-init-locks=2 --close-fds=4,5 --writable-at=\d+:\d+:\/tmp --writable-at=\d+:\d+:\S+ --cwd-at=\d+:\d+:\S+ --tmpfs-inodes=131072:\/dev\/shm --devpts-max=256 --stdio-devices=\/dev\/sandspawn-host-dev (--overlay .* )?('?--cover-dir=\S+ )+('?--cover-file=\S+ )+.*--own-userns --limit-userns --rlimit=sigpending:\d+:\d+ --rlimit=msgqueue:\d+:\d+ --rlimit=rtprio:0:0 --rlimit=nice:0:0 --filter=inet$/m)
+  assert.match(r.stdout, /^ {2}-- \/\S+\/sandspawn-helper v1 --await-init-locks=2 --close-fds=4,5 --writable-at=\d+:\d+:\/tmp --writable-at=\d+:\d+:\S+ --cwd-at=\d+:\d+:\S+ --tmpfs-inodes=131072:\/dev\/shm --devpts-max=256 --stdio-devices=\/dev\/sandspawn-host-dev (--overlay .* )?('?--cover-dir=\S+ )+('?--cover-file=\S+ )+.*--own-userns --limit-userns --rlimit=sigpending:\d+:\d+ --rlimit=msgqueue:\d+:\d+ --rlimit=rtprio:0:0 --rlimit=nice:0:0 --rlimit=core:1:1 --filter=inet$/m)
   // The helper in front of bwrap: the offline nsswitch.conf (network off), and the placeholders of
   // /tmp and of the workspace (.git and the 50 default names; a plan for another spawner creates
   // its own), locked through their lock files in sandspawn's state directory.

@@ -121,6 +121,25 @@ pub const NO_PRIORITY_RAISE: [Rlimit; 2] = [
     Rlimit { resource: Resource::Nice, soft: 0, hard: 0 },
 ];
 
+/// No core dump of any kind from the command's processes, in every bwrap and Landlock run: an
+/// `RLIMIT_CORE` of one byte, soft and hard (found by an attacker's review, kern33). Where the
+/// host's `kernel.core_pattern` is a pipe (systemd-coredump's, apport's: most distributions'), the
+/// kernel hands each crash to that program, started as root in the host's namespaces, and streams
+/// the whole core into it whatever the limit says, unless it is exactly 1, the kernel's sign for a
+/// core helper's own crash: 0 stops a core file, never the pipe. A default run's crashes started
+/// a host root process each and streamed 273 MB into them for one 256 MiB Python. One byte is
+/// also below a core file's smallest (one page): none is written. The command cannot lower it to
+/// 0 again: the filter answers its `setrlimit` and `prlimit64` of `RLIMIT_CORE` (`seccomp`). A host
+/// whose hard limit is 0 cannot be raised to 1 (`within`): the pipe stays there (README).
+/// `limits`' own `RLIMIT_CORE` of 0 (against a core file in the cwd) gives way to it on Linux.
+pub const NO_CORE_DUMP: Rlimit = Rlimit { resource: Resource::Core, soft: 1, hard: 1 };
+
+/// The limits of a Linux run: those asked for, but `RLIMIT_CORE` (`NO_CORE_DUMP` stands for it,
+/// last), then `every_run`'s.
+pub fn linux_run(asked: &[Rlimit], every_run: &[Rlimit]) -> Vec<Rlimit> {
+    asked.iter().filter(|l| l.resource != Resource::Core).chain(every_run).chain([&NO_CORE_DUMP]).copied().collect()
+}
+
 /// What every bwrap run's command may take of its user's locked memory: a quarter of the limit
 /// the helper inherited (found by an attacker's review: a run `SHM_LOCK`ed the user's whole 8 MiB,
 /// and its `MSG_ZEROCOPY` sends on the sandbox's loopback pinned 7.4 MB of the user's `locked_vm`;

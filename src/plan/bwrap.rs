@@ -355,14 +355,8 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         net_listen_fd: net_ctl_fd,
         controlling_tty: req.terminal,
         // Every bwrap run, limits or not: the per-user budgets the sandbox's user namespace counts,
-        // and no scheduling priority above the host's processes.
-        rlimits: req
-            .rlimits
-            .iter()
-            .chain(&sandspawn_helper::rlimit::PER_USER_BUDGETS)
-            .chain(&sandspawn_helper::rlimit::NO_PRIORITY_RAISE)
-            .copied()
-            .collect(),
+        // no scheduling priority above the host's processes, and no core dump (`linux_run`).
+        rlimits: sandspawn_helper::rlimit::linux_run(req.rlimits, &[sandspawn_helper::rlimit::PER_USER_BUDGETS, sandspawn_helper::rlimit::NO_PRIORITY_RAISE].concat()),
         own_userns: true,
         limit_userns: true,
         map_ids,

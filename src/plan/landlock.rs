@@ -125,7 +125,7 @@ pub fn build(req: &PlanRequest, abi: u32, grants: &Grants, scratch: Option<&Path
     let landlock = LandlockSteps { abi, list: vec!["/".into()], read: readable()?, write, sockets, control_fd: runner.then_some(CONTROL_FD) };
     // The command's limits, and no scheduling priority above the host's processes (the command
     // runs as the host's user here: its limits are the caller's).
-    let rlimits = req.rlimits.iter().chain(&sandspawn_helper::rlimit::NO_PRIORITY_RAISE).copied().collect();
+    let rlimits = sandspawn_helper::rlimit::linux_run(req.rlimits, &sandspawn_helper::rlimit::NO_PRIORITY_RAISE);
     let steps = Steps { report_fd: runner.then_some(REPORT_FD), rlimits, landlock: Some(landlock), ..Steps::default() };
     let mut args = steps.to_args();
     args.extend(req.command.iter().cloned());

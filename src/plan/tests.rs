@@ -93,7 +93,7 @@ fn tail_bounding(inodes: &[&str], checks: Vec<String>, block_unix: bool, cwd: &P
     a.push(PTS_MAX.into());
     a.push(STDIO_DEVICES.into());
     a.extend(userns_steps(true));
-    a.extend(v(&["--rlimit=sigpending:4096:4096", "--rlimit=msgqueue:262144:262144", "--rlimit=rtprio:0:0", "--rlimit=nice:0:0"]));
+    a.extend(v(&["--rlimit=sigpending:4096:4096", "--rlimit=msgqueue:262144:262144", "--rlimit=rtprio:0:0", "--rlimit=nice:0:0", "--rlimit=core:1:1"]));
     a.push(format!("--filter={}", if block_unix { "inet" } else { "inet-unix" }));
     a.push("--".into());
     a.extend(v(cmd));
@@ -147,7 +147,7 @@ fn runner_fds_and_bwrap_info_are_used() {
     assert!(!bwrap_args.contains(&"--disable-userns".to_string()), "bwrap never nests pid 1 with the command");
     assert_eq!((plan.status_fd, plan.report_fd), (Some(3), Some(4)));
     let helper_args = &bwrap_args[bwrap_args.iter().position(|a| a == "v1").unwrap()..];
-    let expect = cat(vec![v(&["v1", SHM_INODES, PTS_MAX, STDIO_DEVICES]), userns_steps(true), v(&["--rlimit=sigpending:4096:4096", "--rlimit=msgqueue:262144:262144", "--rlimit=rtprio:0:0", "--rlimit=nice:0:0", "--filter=inet", "--report-fd=4", "--"])]);
+    let expect = cat(vec![v(&["v1", SHM_INODES, PTS_MAX, STDIO_DEVICES]), userns_steps(true), v(&["--rlimit=sigpending:4096:4096", "--rlimit=msgqueue:262144:262144", "--rlimit=rtprio:0:0", "--rlimit=nice:0:0", "--rlimit=core:1:1", "--filter=inet", "--report-fd=4", "--"])]);
     assert_eq!(&helper_args[..expect.len()], &expect[..]);
     req.helper = None;
     assert_eq!(build(&req).unwrap_err().code.as_str(), "ERR_SANDBOX_UNAVAILABLE", "no bwrap plan without the helper");
@@ -185,7 +185,7 @@ fn workspace_write_nested_roots_and_git() {
         checked(&[&w, &w.join("sub"), &w.join("sub/inner")], Some(&w)),
         v(&[SHM_INODES, PTS_MAX, STDIO_DEVICES, &ro_at(&git), &ro_at(&sub_git), &format!("--cover-dir={inner_git}"), &format!("--cover-dir={}", s(&w.join("sub/inner/HEAD")))]),
         userns_steps(true),
-        v(&["--rlimit=sigpending:4096:4096", "--rlimit=msgqueue:262144:262144", "--rlimit=rtprio:0:0", "--rlimit=nice:0:0", "--filter=inet", "--", "make"]),
+        v(&["--rlimit=sigpending:4096:4096", "--rlimit=msgqueue:262144:262144", "--rlimit=rtprio:0:0", "--rlimit=nice:0:0", "--rlimit=core:1:1", "--filter=inet", "--", "make"]),
     ]);
     assert_eq!(plan.args, expect);
 }
@@ -208,7 +208,7 @@ fn gitdir_file_in_a_workspace() {
         checked(&[&w.join("main"), &wt], Some(&wt)),
         v(&[SHM_INODES, PTS_MAX, STDIO_DEVICES, &ro_at(&mg), &ro_at(&mgw), &ro_at(&wtg)]),
         userns_steps(true),
-        v(&["--rlimit=sigpending:4096:4096", "--rlimit=msgqueue:262144:262144", "--rlimit=rtprio:0:0", "--rlimit=nice:0:0", "--filter=inet-unix", "--", "git", "status"]),
+        v(&["--rlimit=sigpending:4096:4096", "--rlimit=msgqueue:262144:262144", "--rlimit=rtprio:0:0", "--rlimit=nice:0:0", "--rlimit=core:1:1", "--filter=inet-unix", "--", "git", "status"]),
     ]);
     assert_eq!(plan.args, expect);
 }
@@ -248,7 +248,7 @@ fn read_only_paths_and_deny_read() {
         checked(&[&ws], Some(&ws)),
         v(&[SHM_INODES, PTS_MAX, STDIO_DEVICES, &ro_at(&env_), &ro_at(&git), &format!("--cover-file={dist}")]),
         userns_steps(true),
-        v(&["--rlimit=sigpending:4096:4096", "--rlimit=msgqueue:262144:262144", "--rlimit=rtprio:0:0", "--rlimit=nice:0:0", "--filter=inet-unix", "--", "cat"]),
+        v(&["--rlimit=sigpending:4096:4096", "--rlimit=msgqueue:262144:262144", "--rlimit=rtprio:0:0", "--rlimit=nice:0:0", "--rlimit=core:1:1", "--filter=inet-unix", "--", "cat"]),
     ]);
     assert_eq!(plan.args, expect);
     assert_eq!((plan.program.as_path(), plan.argv0.as_str()), (helper_path(), "sandspawn-helper"));

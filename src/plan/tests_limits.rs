@@ -10,8 +10,9 @@ use super::test_support::{policy, userns_steps};
 use super::{build, LaunchPlan, PlanRequest};
 use crate::platform::Platform;
 
-/// What every bwrap run sets besides the limits asked for (`rlimit::PER_USER_BUDGETS`, `NO_PRIORITY_RAISE`).
-const BUDGETS: [&str; 4] = ["--rlimit=sigpending:4096:4096", "--rlimit=msgqueue:262144:262144", "--rlimit=rtprio:0:0", "--rlimit=nice:0:0"];
+/// What every bwrap run sets besides the limits asked for (`rlimit::PER_USER_BUDGETS`, `NO_PRIORITY_RAISE`,
+/// `NO_CORE_DUMP` last, which stands for the limits' own RLIMIT_CORE).
+const BUDGETS: [&str; 5] = ["--rlimit=sigpending:4096:4096", "--rlimit=msgqueue:262144:262144", "--rlimit=rtprio:0:0", "--rlimit=nice:0:0", "--rlimit=core:1:1"];
 
 const HELPER: &str = "/opt/sandspawn/sandspawn-helper";
 
@@ -60,7 +61,8 @@ fn bwrap_plans_pass_the_limits_to_the_helper_inside() {
     assert_eq!(online.program, PathBuf::from("/usr/bin/bwrap"), "no extra process in front of bwrap for the limits");
     // The sandbox's /dev/shm is as large as `memory`; none is set here.
     let steps = |rest: &[&str]| -> Vec<String> { [vec!["v1".to_string(), "--tmpfs-inodes=131072:/dev/shm".to_string(), "--devpts-max=256".to_string(), "--stdio-devices=/dev/sandspawn-host-dev".to_string()], userns_steps(true), rest.iter().map(|s| s.to_string()).collect()].concat() };
-    let limits = ["--rlimit=cpu:2:3", "--rlimit=fsize:1048576:1048576", "--rlimit=core:0:0"];
+    // The limits' RLIMIT_CORE of 0 gives way to every Linux run's 1 (`NO_CORE_DUMP`, in BUDGETS).
+    let limits = ["--rlimit=cpu:2:3", "--rlimit=fsize:1048576:1048576"];
     assert_eq!(after_helper(&online.args), steps(&[&limits[..], &BUDGETS[..], &["--filter=inet-unix", "--report-fd=4", "--", "ls", "-l"]].concat()));
     assert_eq!(after_helper(&p.args), steps(&[&limits[..], &BUDGETS[..], &["--filter=inet", "--report-fd=4", "--", "ls", "-l"]].concat()));
     let unlimited = plan(json!("read-only"), Platform::Linux, &[], true);

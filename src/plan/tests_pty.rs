@@ -30,7 +30,7 @@ fn bwrap_keeps_new_session_and_the_helper_takes_the_terminal() {
     assert_eq!(plan.args[4], "--new-session", "the sandbox keeps its own session (TIOCSTI, CVE-2017-5226)");
     let helper = s(helper_path());
     let at = plan.args.iter().position(|a| *a == helper).unwrap();
-    let expect = [v(&[&helper, "v1", "--tmpfs-inodes=131072:/dev/shm", "--devpts-max=256", "--stdio-devices=/dev/sandspawn-host-dev"]), userns_steps(true), v(&["--controlling-tty", "--rlimit=sigpending:4096:4096", "--rlimit=msgqueue:262144:262144", "--rlimit=rtprio:0:0", "--rlimit=nice:0:0", "--filter=inet", "--", "python3", "-i"])].concat();
+    let expect = [v(&[&helper, "v1", "--tmpfs-inodes=131072:/dev/shm", "--devpts-max=256", "--stdio-devices=/dev/sandspawn-host-dev"]), userns_steps(true), v(&["--controlling-tty", "--rlimit=sigpending:4096:4096", "--rlimit=msgqueue:262144:262144", "--rlimit=rtprio:0:0", "--rlimit=nice:0:0", "--rlimit=core:1:1", "--filter=inet", "--", "python3", "-i"])].concat();
     assert_eq!(&plan.args[at..], &expect[..]);
     let plain = plan_with_env(&p, &w, Platform::Linux, &["python3", "-i"], &BTreeMap::new());
     assert!(!plain.args.contains(&"--controlling-tty".to_string()), "only pty runs take a terminal");

@@ -255,7 +255,7 @@ fn bwrap_plan_with_every_other_feature() {
         steps,
         [
             "v1", &writable_at, &cwd_at, "--tmpfs-inodes=131072:/dev/shm", "--devpts-max=256", "--stdio-devices=/dev/sandspawn-host-dev", "--overlay", "--overlay", "--overlay", &format!("--unmount={store}"), "--own-userns", "--limit-userns", "--controlling-tty",
-            "--rlimit=cpu:2:3", "--rlimit=sigpending:4096:4096", "--rlimit=msgqueue:262144:262144", "--rlimit=rtprio:0:0", "--rlimit=nice:0:0", "--filter=inet", "--report-fd=4", "--net-listen=5", "--"
+            "--rlimit=cpu:2:3", "--rlimit=sigpending:4096:4096", "--rlimit=msgqueue:262144:262144", "--rlimit=rtprio:0:0", "--rlimit=nice:0:0", "--rlimit=core:1:1", "--filter=inet", "--report-fd=4", "--net-listen=5", "--"
         ]
     );
     assert_eq!(&inner[inner.len() - 2..], ["npm", "ci"]);

@@ -82,6 +82,7 @@ pub(super) fn check_block(check: Check) -> Vec<Insn> {
         Check::UnixPairOf(types) => unix_pair_of(types),
         Check::SocketOf(families) => socket_of(families),
         Check::OptionsIn(levels) => options_in(levels),
+        Check::OwnLimitsKeeping(resource, others_refused) => own_limits_keeping(resource, others_refused),
         // The first differs: jump over the second's load and its tests, to arg_in's allow.
         Check::ArgIsThenIn((off_a, a), (off_b, values)) => {
             let mut b = vec![(LD_W_ABS, 0, 0, off_a), (JEQ_K, 0, u8::try_from(values.len() + 1).expect("short"), a)];
@@ -113,6 +114,29 @@ fn arg_in(off: u32, values: &[u32], hit: u32, miss: u32) -> Vec<Insn> {
     b.push((RET_K, 0, 0, miss));
     b.push((RET_K, 0, 0, hit));
     b
+}
+
+/// `prlimit64(pid, resource, new, old)`: see `Check::OwnLimitsKeeping`. Each jump counts from the
+/// instruction after it: 12 to the EPERM at the end, 10, 8 and 4 to the allow, 2 to the setting's
+/// test of the old pointer, 1 to the answer.
+fn own_limits_keeping(resource: u32, others_refused: bool) -> Vec<Insn> {
+    vec![
+        (LD_W_ABS, 0, 0, OFF_ARG0_LO),
+        (JEQ_K, 0, if others_refused { 12 } else { 10 }, 0), // another process: EPERM or allowed
+        (LD_W_ABS, 0, 0, OFF_ARG1_LO),
+        (JEQ_K, 0, 8, resource), // another resource: allowed
+        (LD_W_ABS, 0, 0, OFF_ARG2_LO),
+        (JEQ_K, 0, 2, 0), // a new limit: the setting's test
+        (LD_W_ABS, 0, 0, OFF_ARG2_HI),
+        (JEQ_K, 4, 0, 0), // no new limit: a read, allowed
+        (LD_W_ABS, 0, 0, OFF_ARG3_LO),
+        (JEQ_K, 0, 4, 0), // the old one asked for too: EPERM
+        (LD_W_ABS, 0, 0, OFF_ARG3_HI),
+        (JEQ_K, 1, 2, 0),
+        (RET_K, 0, 0, RET_ALLOW),
+        (RET_K, 0, 0, RET_DONE),
+        (RET_K, 0, 0, RET_EPERM),
+    ]
 }
 
 /// `setsockopt(fd, level, option, ...)`: EPERM when the level is one of `levels` and the option
@@ -225,6 +249,8 @@ pub fn run4(prog: &[Insn], arch: u32, nr: u32, args: [u64; 4]) -> u32 {
                     OFF_ARG1_LO => args[1] as u32,
                     OFF_ARG2_LO => args[2] as u32,
                     OFF_ARG3_LO => args[3] as u32,
+                    OFF_ARG2_HI => (args[2] >> 32) as u32,
+                    OFF_ARG3_HI => (args[3] >> 32) as u32,
                     _ => panic!("unexpected load"),
                 }
             }

@@ -122,6 +122,12 @@ pub enum Check {
     /// EPERM when the first argument `(offset, value)` equals its value and the second, at its
     /// offset, is one of these (`setsockopt`'s level and option).
     ArgIsThenIn((u32, u32), (u32, &'static [u32])),
+    /// `prlimit64`: when the pid (the first argument) is not 0, the caller, EPERM if `true`, else
+    /// allowed; then, when the resource is this one and a new limit is given (the third argument,
+    /// a pointer: both halves), `RET_DONE` without the call, or EPERM when the old limit is asked
+    /// for too (the fourth: it could not be written). Reading any limit, and setting the others,
+    /// pass.
+    OwnLimitsKeeping(u32, bool),
     /// `setsockopt`: EPERM when the level (the second argument) is one of these levels and the
     /// option (the third) is among that level's options.
     OptionsIn(&'static [(u32, &'static [u32])]),
@@ -170,6 +176,11 @@ pub(crate) const OFF_ARG1_LO: u32 = 24;
 pub(crate) const OFF_ARG2_LO: u32 = 32;
 /// Low 32 bits of args[3] (`openat`'s mode, a `umode_t` to the kernel).
 pub(crate) const OFF_ARG3_LO: u32 = 40;
+/// High 32 bits of args[2] and args[3]: a pointer is NULL only when both halves are 0.
+pub(crate) const OFF_ARG2_HI: u32 = 36;
+pub(crate) const OFF_ARG3_HI: u32 = 44;
+/// `RLIMIT_CORE`'s number (the same on x86_64 and aarch64).
+pub(crate) const RLIMIT_CORE: u32 = 4;
 /// The set-user-ID and set-group-ID bits of a mode.
 pub(crate) const SET_ID_BITS: u32 = 0o6000;
 /// The `open` flags with which the kernel reads the mode argument (its `WILL_CREATE`): `O_CREAT`

@@ -7,8 +7,8 @@ const X86: u32 = 0xc000_003e;
 const ARM: u32 = 0xc000_00b7;
 const ARCHES: [(Arch, u32); 2] = [(Arch::X86_64, X86), (Arch::Aarch64, ARM)];
 const ALL_SOCKETS: [Sockets; 4] = [Sockets::None, Sockets::UnixOnly, Sockets::Inet, Sockets::InetAndUnix];
-const ALL_SYS: [Sys; 107] = [
-    Sys::Mmap, Sys::MemfdCreate, Sys::Fadvise64, Sys::Madvise, Sys::ProcessMadvise,
+const ALL_SYS: [Sys; 108] = [
+    Sys::Mmap, Sys::MemfdCreate, Sys::Fadvise64, Sys::Madvise, Sys::ProcessMadvise, Sys::Setrlimit,
     Sys::Socket, Sys::Socketpair, Sys::Bind, Sys::Setsockopt, Sys::Ioctl, Sys::Clone, Sys::Clone3, Sys::Unshare, Sys::Setns, Sys::Keyctl, Sys::AddKey, Sys::RequestKey,
     Sys::Bpf, Sys::PerfEventOpen, Sys::Userfaultfd, Sys::IoSetup, Sys::IoUringSetup, Sys::IoUringEnter, Sys::IoUringRegister,
     Sys::NameToHandleAt, Sys::OpenByHandleAt, Sys::Mount, Sys::Umount2, Sys::PivotRoot, Sys::OpenTree, Sys::OpenTreeAttr, Sys::MoveMount,
@@ -42,8 +42,8 @@ fn encoding_is_8_bytes_native_endian() {
 #[test]
 fn native_numbers_are_the_c_librarys() {
     let Some(arch) = Arch::native() else { return };
-    let libc_numbers: [(Sys, libc::c_long); 84] = [
-        (Sys::Mmap, libc::SYS_mmap), (Sys::MemfdCreate, libc::SYS_memfd_create), (Sys::Fadvise64, libc::SYS_fadvise64), (Sys::Madvise, libc::SYS_madvise), (Sys::ProcessMadvise, libc::SYS_process_madvise),
+    let libc_numbers: [(Sys, libc::c_long); 85] = [
+        (Sys::Setrlimit, libc::SYS_setrlimit), (Sys::Mmap, libc::SYS_mmap), (Sys::MemfdCreate, libc::SYS_memfd_create), (Sys::Fadvise64, libc::SYS_fadvise64), (Sys::Madvise, libc::SYS_madvise), (Sys::ProcessMadvise, libc::SYS_process_madvise),
         (Sys::Socket, libc::SYS_socket), (Sys::Socketpair, libc::SYS_socketpair), (Sys::Bind, libc::SYS_bind), (Sys::Setsockopt, libc::SYS_setsockopt), (Sys::Ioctl, libc::SYS_ioctl), (Sys::Clone, libc::SYS_clone), (Sys::Clone3, libc::SYS_clone3),
         (Sys::Unshare, libc::SYS_unshare), (Sys::Setns, libc::SYS_setns), (Sys::Keyctl, libc::SYS_keyctl), (Sys::AddKey, libc::SYS_add_key),
         (Sys::RequestKey, libc::SYS_request_key), (Sys::Bpf, libc::SYS_bpf), (Sys::PerfEventOpen, libc::SYS_perf_event_open),
@@ -245,6 +245,39 @@ fn page_cache_drops_answered_done_in_every_filter() {
         }
         for advice in [4, 8, 14, 25] {
             assert_eq!(run3(&p, audit, madvise, [0x1000, 4096, advice]), RET_ALLOW, "madvise {advice} in {f:?}");
+        }
+    }
+}
+
+/// The host's core helper (found by an attacker's review, kern33): RLIMIT_CORE stays the 1 byte every
+/// run sets, which alone keeps the kernel from piping a crash to a root program of the host.
+/// setrlimit of it is answered 0 without the call; prlimit64 of the caller's, given a new limit,
+/// too (both halves of the pointer judged), or EPERM when the old one is asked for as well;
+/// reading it and every other limit pass; another process's pass in the bwrap modes and are
+/// refused in the Landlock mode, as before.
+#[test]
+fn core_limit_kept_in_every_filter() {
+    const DONE: u32 = 0x0005_0000;
+    const CORE: u64 = 4;
+    let native = Arch::native().expect("a filtered arch");
+    let audit = ARCHES.iter().find(|(a, _)| *a == native).map(|(_, audit)| *audit).unwrap();
+    let (setrlimit, prlimit) = (libc::SYS_setrlimit as u32, libc::SYS_prlimit64 as u32);
+    for f in filters() {
+        let p = program(native, f);
+        assert_eq!(run(&p, audit, setrlimit, [CORE, 0x7fff_0000_1000]), DONE, "setrlimit(RLIMIT_CORE) in {f:?}");
+        assert_eq!(run(&p, audit, setrlimit, [0xffff_ffff_0000_0000 | CORE, 0x1000]), DONE, "the resource's high half ignored, in {f:?}");
+        assert_eq!(run(&p, audit, setrlimit, [7, 0x1000]), RET_ALLOW, "setrlimit(RLIMIT_NOFILE) in {f:?}");
+        for new in [0x1000, 0x7f00_0000_0000] {
+            assert_eq!(run4(&p, audit, prlimit, [0, CORE, new, 0]), DONE, "prlimit64 setting RLIMIT_CORE at {new:#x} in {f:?}");
+            assert_eq!(run4(&p, audit, prlimit, [0, CORE, new, 0x7f00_0000_0000]), RET_EPERM, "with the old one asked for, in {f:?}");
+            assert_eq!(run4(&p, audit, prlimit, [0, CORE, new, 0x2000]), RET_EPERM, "with the old one asked for, in {f:?}");
+        }
+        assert_eq!(run4(&p, audit, prlimit, [0, CORE, 0, 0x2000]), RET_ALLOW, "reading RLIMIT_CORE in {f:?}");
+        assert_eq!(run4(&p, audit, prlimit, [0, 7, 0x1000, 0x2000]), RET_ALLOW, "another limit of its own in {f:?}");
+        let other = run4(&p, audit, prlimit, [42, 7, 0x1000, 0]);
+        match f.tracing {
+            Tracing::OwnTree => assert_eq!(other, RET_ALLOW, "another process's limits under bwrap"),
+            Tracing::Denied => assert_eq!(other, RET_EPERM, "another process's limits in the Landlock mode"),
         }
     }
 }
