@@ -521,6 +521,18 @@ describe("a crash inside starts no host core helper", { concurrency: 2 }, () => 
     })
   }
 
+  // A caller whose hard RLIMIT_CORE is 0 (a hardened host's `* hard core 0`) cannot give the
+  // command 1: the run keeps 0, under which a piped core_pattern still runs, and says so.
+  test('a caller with a hard RLIMIT_CORE of 0: the run says the core helper is not kept out', { skip: (which('prlimit') === null && 'no prlimit') }, (t) => {
+    const tree = tempTree(t)
+    const js = `require(${JSON.stringify(ROOT)}).spawnSandboxed(['true'], { cwd: ${JSON.stringify(tree.ws)}, sandbox: 'workspace-write' }).then((r) => console.log(JSON.stringify(r.sandboxDetails.notEnforced)))`
+    const out = execFileSync('prlimit', ['--core=0:0', process.execPath, '-e', js], { encoding: 'utf8', timeout: 60000 })
+    const notEnforced = JSON.parse(out)
+    assert.ok(notEnforced.some((line) => /RLIMIT_CORE/.test(line) && /core_pattern/.test(line)), out)
+    const normal = execFileSync(process.execPath, ['-e', js], { encoding: 'utf8', timeout: 60000 })
+    assert.ok(!JSON.parse(normal).some((line) => /RLIMIT_CORE/.test(line)), normal)
+  })
+
   const PATTERN = '/proc/sys/kernel/core_pattern'
   const patternSkip = (process.getuid() !== 0 && 'root only (sets kernel.core_pattern to a pipe for the test, and back)') ||
     (fs.readFileSync(PATTERN, 'utf8').startsWith('|') && 'the host has a core helper of its own: not touched') ||
