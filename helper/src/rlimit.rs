@@ -130,7 +130,8 @@ pub const NO_PRIORITY_RAISE: [Rlimit; 2] = [
 /// a host root process each and streamed 273 MB into them for one 256 MiB Python. One byte is
 /// also below a core file's smallest (one page): none is written. The command cannot lower it to
 /// 0 again: the filter answers its `setrlimit` and `prlimit64` of `RLIMIT_CORE` (`seccomp`). A host
-/// whose hard limit is 0 cannot be raised to 1 (`within`): the pipe stays there (README).
+/// whose hard limit is 0 cannot be raised to 1 (`within`): the pipe stays there, and the run says so
+/// (the runner's `limits::core_dump`).
 /// `limits`' own `RLIMIT_CORE` of 0 (against a core file in the cwd) gives way to it on Linux.
 pub const NO_CORE_DUMP: Rlimit = Rlimit { resource: Resource::Core, soft: 1, hard: 1 };
 

@@ -7,6 +7,7 @@
 //! process count for root, memory and processes on macOS) is `ERR_SANDBOX_UNSUPPORTED`, never a
 //! weaker stand-in.
 
+pub mod core_dump;
 mod decide;
 mod kinds;
 mod parse;

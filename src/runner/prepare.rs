@@ -95,6 +95,11 @@ pub fn prepare(req: &mut SpawnRequest, ended: &dyn Fn() -> bool) -> Result<Prepa
         }
         None
     };
+    // Every Linux run sets the command's RLIMIT_CORE to 1 (no piped core): not where the caller's
+    // hard limit is 0 (`limits::core_dump`).
+    if req.platform == Platform::Linux && req.policy.mode != SandboxMode::DangerFullAccess {
+        details.not_enforced.extend(crate::limits::core_dump::not_enforced());
+    }
     let mut proxy_listener = None;
     let mut scratch = None;
     let plan = match details.landlock_abi {
