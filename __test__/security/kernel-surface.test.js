@@ -521,6 +521,30 @@ describe("a crash inside starts no host core helper", { concurrency: 2 }, () => 
     })
   }
 
+  // Found by an attacker's review (rfix33): prlimit64 with the command's own pid (not 0), or a
+  // child's, passed the filter's pid-0 rule as "another process" (allowed under bwrap, the
+  // sandbox's own pid namespace): lowered to 0 that way, the next crash was piped to the host's
+  // core helper (8.7 MB of a Python's core streamed into a root process).
+  const BY_PID = [
+    'import resource, ctypes, os',
+    'libc = ctypes.CDLL(None, use_errno=True)',
+    'new = (ctypes.c_ulong * 2)(0, 0)',
+    'r = libc.prlimit(os.getpid(), resource.RLIMIT_CORE, new, None); print("own pid", r, ctypes.get_errno() if r else "", *resource.getrlimit(resource.RLIMIT_CORE))',
+    'rd, wr = os.pipe(); pid = os.fork()',
+    'if pid == 0:',
+    '    os.read(rd, 1); print("child", *resource.getrlimit(resource.RLIMIT_CORE), flush=True); os._exit(0)',
+    'r = libc.prlimit(pid, resource.RLIMIT_CORE, new, None); print("child pid", r, ctypes.get_errno() if r else "", flush=True)',
+    'os.write(wr, b"x"); os.waitpid(pid, 0)',
+  ].join('\n')
+  for (const [name, sandbox] of Object.entries(MODES)) {
+    test(`${name}: RLIMIT_CORE stays 1 through prlimit64 of the command's own pid or a child's`, { skip: pySkip || (hardCore() === '0' && 'the host\'s hard RLIMIT_CORE is 0') }, async (t) => {
+      const tree = tempTree(t)
+      const r = await run(['python3', '-c', BY_PID], { cwd: tree.ws, sandbox })
+      assert.equal(r.exitCode, 0, show(r))
+      assert.equal(r.stdout, 'own pid -1 1 1 1\nchild pid -1 1\nchild 1 1\n', show(r))
+    })
+  }
+
   // A caller whose hard RLIMIT_CORE is 0 (a hardened host's `* hard core 0`) cannot give the
   // command 1: the run keeps 0, under which a piped core_pattern still runs, and says so.
   test('a caller with a hard RLIMIT_CORE of 0: the run says the core helper is not kept out', { skip: (which('prlimit') === null && 'no prlimit') }, (t) => {
@@ -533,6 +557,8 @@ describe("a crash inside starts no host core helper", { concurrency: 2 }, () => 
     assert.ok(!JSON.parse(normal).some((line) => /RLIMIT_CORE/.test(line)), normal)
   })
 
+  // The same as a crash: RLIMIT_CORE lowered to 0 through prlimit64 of its own pid (rfix33).
+  const BY_PID_ABORT = 'import ctypes, os\nnew = (ctypes.c_ulong * 2)(0, 0)\nctypes.CDLL(None).prlimit(os.getpid(), 4, new, None)\nos.abort()'
   const PATTERN = '/proc/sys/kernel/core_pattern'
   const patternSkip = (process.getuid() !== 0 && 'root only (sets kernel.core_pattern to a pipe for the test, and back)') ||
     (fs.readFileSync(PATTERN, 'utf8').startsWith('|') && 'the host has a core helper of its own: not touched') ||
@@ -551,7 +577,7 @@ describe("a crash inside starts no host core helper", { concurrency: 2 }, () => 
     for (let i = 0; i < 50 && seen() === ''; i++) await new Promise((res) => setTimeout(res, 100))
     assert.match(seen(), /^pid=\d+ limit=\d+ bytes=\d+$/m, 'the host\'s own crash reached the helper')
     fs.writeFileSync(log, '')
-    const r = await run(['bash', '-c', 'ulimit -c 0; for i in 1 2 3 4 5; do sh -c "kill -SEGV \\$\\$"; done; python3 -c "import os; os.abort()"; true'], { cwd: tree.ws, sandbox: 'workspace-write', timeout: 30000 })
+    const r = await run(['bash', '-c', 'ulimit -c 0; for i in 1 2 3 4 5; do sh -c "kill -SEGV \\$\\$"; done; python3 -c "import os; os.abort()"; python3 -c "$0"; true', BY_PID_ABORT], { cwd: tree.ws, sandbox: 'workspace-write', timeout: 30000 })
     assert.equal(r.exitCode, 0, show(r))
     await new Promise((res) => setTimeout(res, 1000))
     assert.equal(seen(), '', `host core helper runs for the run's crashes\n${show(r)}`)

@@ -282,6 +282,32 @@ fn core_limit_kept_in_every_filter() {
     }
 }
 
+/// RLIMIT_CORE set through prlimit64 with a pid that is not 0 (found by an attacker's review,
+/// rfix33): the command's own pid (`prlimit(getpid(), ...)`) or a child's names the same process
+/// tree a pid of 0 does, and the filter cannot tell them from another's; lowered to 0 that way, the
+/// next crash was piped to the host's core helper (8.7 MB of a Python's core streamed into a root
+/// process). Setting it for any pid but 0 is refused; reading it and every other limit's setting of
+/// another process pass under bwrap as before.
+#[test]
+fn core_limit_kept_through_a_pid() {
+    const CORE: u64 = 4;
+    let native = Arch::native().expect("a filtered arch");
+    let audit = ARCHES.iter().find(|(a, _)| *a == native).map(|(_, audit)| *audit).unwrap();
+    let prlimit = libc::SYS_prlimit64 as u32;
+    for f in filters() {
+        let p = program(native, f);
+        for pid in [1, 42, 0xffff_ffff] {
+            assert_eq!(run4(&p, audit, prlimit, [pid, CORE, 0x1000, 0]), RET_EPERM, "prlimit64({pid}, RLIMIT_CORE, new, NULL) in {f:?}");
+            assert_eq!(run4(&p, audit, prlimit, [pid, CORE, 0x7f00_0000_0000, 0x2000]), RET_EPERM, "prlimit64({pid}, RLIMIT_CORE, new, old) in {f:?}");
+        }
+        let read = run4(&p, audit, prlimit, [42, CORE, 0, 0x2000]);
+        match f.tracing {
+            Tracing::OwnTree => assert_eq!(read, RET_ALLOW, "reading another process's RLIMIT_CORE under bwrap"),
+            Tracing::Denied => assert_eq!(read, RET_EPERM, "another process's limits in the Landlock mode"),
+        }
+    }
+}
+
 /// The families `socket()` may create in each mode (found by an attacker's review: AF_VSOCK passed
 /// with the network off and with an allow-list): an allow-list, the high half of the domain ignored
 /// as the kernel ignores it.
