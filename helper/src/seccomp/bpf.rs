@@ -116,19 +116,27 @@ fn arg_in(off: u32, values: &[u32], hit: u32, miss: u32) -> Vec<Insn> {
     b
 }
 
-/// `prlimit64(pid, resource, new, old)`: see `Check::OwnLimitsKeeping`. Each jump counts from the
-/// instruction after it: 12 to the EPERM at the end, 10, 8 and 4 to the allow, 2 to the setting's
-/// test of the old pointer, 1 to the answer.
+/// `prlimit64(pid, resource, new, old)`: see `Check::OwnLimitsKeeping`. `resource` is set only
+/// through pid 0 (answered without the call, or EPERM when the old one is asked for too): a pid
+/// that is not 0 may be the caller's own (`prlimit(getpid(), ...)`) or its child's, which the filter
+/// cannot tell from another's, so setting it there is EPERM (found by an attacker's review, rfix33:
+/// RLIMIT_CORE lowered to 0 through the command's own pid let its crash reach the host's core
+/// helper). Each jump counts from the instruction after it.
 fn own_limits_keeping(resource: u32, others_refused: bool) -> Vec<Insn> {
-    vec![
-        (LD_W_ABS, 0, 0, OFF_ARG0_LO),
-        (JEQ_K, 0, if others_refused { 12 } else { 10 }, 0), // another process: EPERM or allowed
+    let mut b = Vec::new();
+    if others_refused {
+        // Another process, whatever the resource: jump over the 15 that follow, to the EPERM.
+        b.extend([(LD_W_ABS, 0, 0, OFF_ARG0_LO), (JEQ_K, 0, 14, 0)]);
+    }
+    b.extend([
         (LD_W_ABS, 0, 0, OFF_ARG1_LO),
-        (JEQ_K, 0, 8, resource), // another resource: allowed
+        (JEQ_K, 0, 10, resource), // another resource: allowed
         (LD_W_ABS, 0, 0, OFF_ARG2_LO),
-        (JEQ_K, 0, 2, 0), // a new limit: the setting's test
+        (JEQ_K, 0, 2, 0), // a new limit: the pid's test
         (LD_W_ABS, 0, 0, OFF_ARG2_HI),
-        (JEQ_K, 4, 0, 0), // no new limit: a read, allowed
+        (JEQ_K, 6, 0, 0), // no new limit: a read, allowed
+        (LD_W_ABS, 0, 0, OFF_ARG0_LO),
+        (JEQ_K, 0, 6, 0), // set through a pid that is not 0: EPERM
         (LD_W_ABS, 0, 0, OFF_ARG3_LO),
         (JEQ_K, 0, 4, 0), // the old one asked for too: EPERM
         (LD_W_ABS, 0, 0, OFF_ARG3_HI),
@@ -136,7 +144,8 @@ fn own_limits_keeping(resource: u32, others_refused: bool) -> Vec<Insn> {
         (RET_K, 0, 0, RET_ALLOW),
         (RET_K, 0, 0, RET_DONE),
         (RET_K, 0, 0, RET_EPERM),
-    ]
+    ]);
+    b
 }
 
 /// `setsockopt(fd, level, option, ...)`: EPERM when the level is one of `levels` and the option

@@ -125,7 +125,8 @@ pub enum Check {
     /// `prlimit64`: when the pid (the first argument) is not 0, the caller, EPERM if `true`, else
     /// allowed; then, when the resource is this one and a new limit is given (the third argument,
     /// a pointer: both halves), `RET_DONE` without the call, or EPERM when the old limit is asked
-    /// for too (the fourth: it could not be written). Reading any limit, and setting the others,
+    /// for too (the fourth: it could not be written), or when the pid is not 0 (the caller's own
+    /// pid or a child's cannot be told from another's). Reading any limit, and setting the others,
     /// pass.
     OwnLimitsKeeping(u32, bool),
     /// `setsockopt`: EPERM when the level (the second argument) is one of these levels and the
