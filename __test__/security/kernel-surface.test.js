@@ -582,4 +582,27 @@ describe("a crash inside starts no host core helper", { concurrency: 2 }, () => 
     await new Promise((res) => setTimeout(res, 1000))
     assert.equal(seen(), '', `host core helper runs for the run's crashes\n${show(r)}`)
   })
+
+  // Found by an attacker's review (rfix33): a core_pattern of `@/path` (`@@` too; kernel 6.16+, what
+  // systemd's socket-activated coredump takes) hands each crash to the host process listening on
+  // that AF_UNIX socket, and the kernel streams the whole core into it whatever RLIMIT_CORE says
+  // (1 stops a pipe's helper only): a default run's Python at RLIMIT_CORE 1 streamed 8.7 MB into
+  // the host's listener, nothing said. No filter can keep a crash from it, so the run says so.
+  const socketSkip = (process.getuid() !== 0 && 'root only (sets kernel.core_pattern to a socket for the test, and back)') ||
+    (/^[|@]/.test(fs.readFileSync(PATTERN, 'utf8')) && 'the host has a core helper of its own: not touched')
+  test('with a socket core_pattern (@), a run says a crash\'s core reaches it (root only)', { skip: socketSkip, timeout: 60000 }, async (t) => {
+    const tree = tempTree(t)
+    const before = fs.readFileSync(PATTERN, 'utf8')
+    fs.writeFileSync(PATTERN, `@${path.join(tree.out, 'core.sock')}`)
+    let r
+    try {
+      r = await run(['true'], { cwd: tree.ws, sandbox: 'workspace-write' })
+    } finally {
+      fs.writeFileSync(PATTERN, before)
+    }
+    assert.equal(r.exitCode, 0, show(r))
+    assert.ok(r.sandboxDetails.notEnforced.some((line) => /core_pattern/.test(line) && /socket/.test(line)), show(r))
+    const normal = await run(['true'], { cwd: tree.ws, sandbox: 'workspace-write' })
+    assert.ok(!normal.sandboxDetails.notEnforced.some((line) => /core_pattern/.test(line)), show(normal))
+  })
 })
