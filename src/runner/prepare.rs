@@ -96,7 +96,7 @@ pub fn prepare(req: &mut SpawnRequest, ended: &dyn Fn() -> bool) -> Result<Prepa
         None
     };
     // Every Linux run sets the command's RLIMIT_CORE to 1 (no piped core): not where the caller's
-    // hard limit is 0 (`limits::core_dump`).
+    // hard limit is 0, and a socket core_pattern takes cores whatever the limit (`limits::core_dump`).
     if req.platform == Platform::Linux && req.policy.mode != SandboxMode::DangerFullAccess {
         details.not_enforced.extend(crate::limits::core_dump::not_enforced());
     }
