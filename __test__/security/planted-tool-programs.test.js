@@ -78,3 +78,46 @@ test("review: a change set that rewrites a program a project's .cargo/config.tom
   programs.forEach((p, i) => assert.equal(fs.readFileSync(p, 'utf8'), before[i], `${p} landed`))
   assert.equal(fs.readFileSync(path.join(tree.ws, 'src/lib.rs'), 'utf8'), 'ok\n', 'the rest of the set landed')
 })
+
+// Found by an attacker's review (rfix33), over-blocking: every word with a `/` in a `rustflags`
+// value was kept as a program, so `rustflags = ["-L", "vendor/lib"]` (a native library directory)
+// made vendor/lib read-only and a run could not put the library it built there. Only what a
+// `linker=` (or a `link-arg=-fuse-ld=`) names is a program in rustflags.
+for (const [mode, extra] of Object.entries(MODES)) {
+  test(`${mode}: a rustflags -L directory stays writable; its linker= program is kept`, async (t) => {
+    const tree = tempTree(t, { git: true })
+    fs.mkdirSync(path.join(tree.ws, '.cargo'))
+    fs.mkdirSync(path.join(tree.ws, 'vendor/lib'), { recursive: true })
+    fs.mkdirSync(path.join(tree.ws, 'tools'))
+    fs.writeFileSync(path.join(tree.ws, 'tools/ld'), '#!/bin/sh\nexec cc "$@"\n', { mode: 0o755 })
+    fs.writeFileSync(path.join(tree.ws, '.cargo/config.toml'), '[build]\nrustflags = ["-L", "vendor/lib", "-C", "linker=tools/ld"]\n')
+    const r = await sh('echo lib > vendor/lib/libfoo.a && echo built; echo evil > tools/ld 2>/dev/null; true', { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+    assert.equal(r.exitCode, 0, show(r))
+    assert.equal(r.stdout, 'built\n', show(r))
+    const ld = path.join(tree.ws, 'tools/ld')
+    assert.ok(fs.readFileSync(ld, 'utf8') !== 'evil\n' || r.hostRisks.some((h) => h.path === ld), show(r))
+  })
+}
+
+// Found by an attacker's review (rfix33): rust-toolchain.toml is a protected name because its
+// `path` runs the programs of a directory (rustup runs <path>/bin/cargo, rustc, ... for every
+// cargo and rustc below it), but the directory it names was not kept: with `path` naming a
+// toolchain inside the workspace (rustup takes an absolute path only), a default run rewrote
+// tc/bin/cargo with hostRisks [], and the host's next `cargo --version` there ran it.
+for (const [mode, extra] of Object.entries(MODES)) {
+  test(`${mode}: the toolchain directory a rust-toolchain.toml's path names cannot be rewritten unsaid`, async (t) => {
+    const tree = tempTree(t, { git: true })
+    const bin = path.join(tree.ws, 'tc/bin')
+    fs.mkdirSync(bin, { recursive: true })
+    fs.mkdirSync(path.join(tree.ws, 'tc/lib'))
+    fs.writeFileSync(path.join(bin, 'cargo'), '#!/bin/sh\necho cargo 0.0.0\n', { mode: 0o755 })
+    fs.writeFileSync(path.join(bin, 'rustc'), '#!/bin/sh\necho rustc 0.0.0\n', { mode: 0o755 })
+    fs.writeFileSync(path.join(tree.ws, 'rust-toolchain.toml'), `[toolchain]\npath = "${path.join(tree.ws, 'tc')}"\n`)
+    const cargo = path.join(bin, 'cargo')
+    const r = await sh(`printf '#!/bin/sh\\necho RAN-RUNS-CARGO\\n' > ${cargo} 2>/dev/null; echo x > ${bin}/cargo-evil 2>/dev/null; true`, { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+    assert.equal(r.exitCode, 0, show(r))
+    const kept = fs.readFileSync(cargo, 'utf8') === '#!/bin/sh\necho cargo 0.0.0\n' && !fs.existsSync(path.join(bin, 'cargo-evil'))
+    const said = r.hostRisks.some((h) => h.path.startsWith(path.join(tree.ws, 'tc')))
+    assert.ok(kept || said, `the toolchain rewritten with nothing said: ${JSON.stringify(r.hostRisks)}\n${show(r)}`)
+  })
+}

@@ -166,6 +166,16 @@ mod tests {
         assert_eq!(w, ["tools/wrap.sh", "bin/rustc", "tools/run.sh", "/opt/ld", "tools/ld2", "scripts/qemu", "tools/rustdoc", "tools/hostld", "tools/cred"]);
     }
 
+    /// Found by an attacker's review (rfix33), over-blocking: every word with a `/` of a rustflags
+    /// value was kept, so `-L vendor/lib` made a native library directory read-only. Only what a
+    /// `linker=` or a `-fuse-ld=` names runs.
+    #[test]
+    fn rustflags_keep_only_their_linkers() {
+        let text = "[build]\nrustflags = [\"-L\", \"vendor/lib\", \"-C\", \"linker=tools/ld\", \"-C\", \"link-arg=-fuse-ld=tools/mold\", \"--remap-path-prefix\", \"src/=x\"]\n\
+            [target.x86_64-unknown-linux-gnu]\nrustflags = \"-L target/native -Clinker=tools/ld3\"\n";
+        assert_eq!(program_words(text), ["tools/ld", "tools/mold", "tools/ld3"]);
+    }
+
     #[test]
     fn resolves_from_the_directory_holding_dot_cargo_and_bounds_the_count() {
         let t = tempfile::tempdir().unwrap();
