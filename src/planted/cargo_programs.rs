@@ -26,7 +26,7 @@ const FILES: &[&str] = &["config.toml", "config"];
 
 /// The keys whose value names a program cargo runs (`[build]`, `[target.<triple>]`,
 /// `[target.<cfg>]`, `[host]`, `[registry]`/`[registries.<name>]`), and `rustflags`, whose
-/// `linker=` (as `-C linker=tools/ld`) names one too.
+/// `linker=` (as `-C linker=tools/ld`) and `-fuse-ld=` name one too (its other words do not).
 const KEYS: &[&str] = &["rustc", "rustc-wrapper", "rustc-workspace-wrapper", "rustdoc", "linker", "runner", "credential-provider", "global-credential-providers", "rustflags"];
 
 /// The most program paths kept of one configuration file (a run may write one below the tops).
@@ -72,43 +72,56 @@ pub fn named(dot_cargo: &Path) -> Named {
     out
 }
 
-/// Each word of the values of `KEYS` in `text` that is a path (holds a `/`), in order, once.
+/// Each word of the values of `KEYS` in `text` that is a path (holds a `/`), in order, once; of
+/// `rustflags`, only what a `linker=` or a `-fuse-ld=` names (its other words are arguments to
+/// rustc: `-L vendor/lib` kept a library directory read-only, found by an attacker's review, rfix33).
 fn program_words(text: &str) -> Vec<String> {
     let mut words: Vec<String> = Vec::new();
-    let mut push = |s: &str| {
-        let s = s.strip_prefix("linker=").or_else(|| s.split_once("linker=").map(|(_, l)| l)).unwrap_or(s);
+    let mut push = |s: &str, flags: bool| {
         // cargo splits a runner's string on blanks; a path with blanks elsewhere is rare, and
         // each of its words is kept then (the safe side).
         for w in s.split_whitespace() {
+            let w = match (["linker=", "-fuse-ld="].iter().find_map(|k| w.split_once(k).map(|(_, l)| l)), flags) {
+                (Some(named), _) => named,
+                (None, true) => continue,
+                (None, false) => w,
+            };
             if w.contains('/') && !words.iter().any(|x| x == w) {
                 words.push(w.to_string());
             }
         }
     };
-    // An array value left open on its line: its strings on the next lines up to `]`.
-    let mut open_array = false;
+    // An array value left open on its line (and whether it is rustflags'): its strings on the
+    // next lines up to `]`.
+    let mut open_array: Option<bool> = None;
     for line in text.lines() {
         if line.trim_start().starts_with('#') {
             continue;
         }
-        if open_array {
+        if let Some(flags) = open_array {
             let (strings, closed) = strings_of(line, true);
-            strings.iter().for_each(|s| push(s));
-            open_array = !closed;
+            strings.iter().for_each(|s| push(s, flags));
+            open_array = (!closed).then_some(flags);
             continue;
         }
-        for value in values_of_keys(line) {
+        for (key, value) in values_of_keys(line) {
+            let flags = key == RUSTFLAGS;
             let (strings, closed) = strings_of(value, false);
-            strings.iter().for_each(|s| push(s));
-            open_array |= !closed;
+            strings.iter().for_each(|s| push(s, flags));
+            if !closed {
+                open_array = Some(flags);
+            }
         }
     }
     words
 }
 
-/// The text after `KEY =` for each of `KEYS` that `line` assigns (bare, the last part of a dotted
-/// key, or a key of an inline table).
-fn values_of_keys(line: &str) -> Vec<&str> {
+/// The key whose value is rustc's arguments: only its `linker=` names a program.
+const RUSTFLAGS: &str = "rustflags";
+
+/// Each of `KEYS` that `line` assigns (bare, the last part of a dotted key, or a key of an inline
+/// table), with the text after its `=`.
+fn values_of_keys(line: &str) -> Vec<(&'static str, &str)> {
     let mut out = Vec::new();
     for key in KEYS {
         let mut from = 0;
@@ -120,7 +133,7 @@ fn values_of_keys(line: &str) -> Vec<&str> {
             }
             let rest = line[from..].trim_start();
             if let Some(value) = rest.strip_prefix('=') {
-                out.push(value);
+                out.push((*key, value));
             }
         }
     }
