@@ -163,6 +163,15 @@ impl Kept {
                     super::small_file::MAX_BYTES >> 20
                 );
             }
+            // A rust-toolchain file (`toolchain_path`) that could not be read.
+            if c.file_name().is_some_and(|n| super::toolchain_path::FILES.iter().any(|f| n == *f)) {
+                return format!(
+                    "planted configuration: {} could not be read (not a regular file, or over {} MiB): the toolchain directory \
+                     its path names, whose programs rustup runs, was not kept read-only",
+                    c.display(),
+                    super::small_file::MAX_BYTES >> 20
+                );
+            }
             format!(
                 "planted configuration: the git configuration of {} (its files and what they include) has more than {} files, \
                  {} MiB or {} entries, names more than {} programs by path, or has a file that is not a regular one: what lies \

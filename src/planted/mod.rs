@@ -67,6 +67,7 @@ pub mod names;
 pub mod repo;
 pub mod scan;
 pub mod small_file;
+mod toolchain_path;
 mod unreadable;
 pub mod unwalked_links;
 mod links_via;
@@ -344,6 +345,8 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
     // The programs each `.cargo` the walk found names by path (`cargo_programs`), kept with the
     // programs the repositories' git configurations name.
     c.cargo_programs(&found.named);
+    // The toolchain directory each rust-toolchain file names (`toolchain_path`), kept likewise.
+    c.toolchain_paths(&found.named);
     c.repo_includes(at_first_missing, policy.reviewed);
     c.repo_ways(policy.reviewed);
     let held_caches = c.held_caches(&policy.planted.held_caches, policy.absent == Absent::Placeholders);
@@ -729,6 +732,20 @@ impl<'a> Carver<'a> {
             let found = cargo_programs::named(dot_cargo);
             self.hook_links.capped(dot_cargo, found.capped);
             self.includes.extend(found.programs.into_iter().map(|p| (dot_cargo.clone(), p)));
+        }
+    }
+
+    /// The toolchain directory each rust-toolchain file among `named` (the walk's protected names)
+    /// names by an absolute `path` (`toolchain_path`: found by an attacker's review, rfix33, a run
+    /// rewrote `tc/bin/cargo` and the host's next `cargo --version` ran it), kept by
+    /// `repo_includes` as a `.cargo`'s programs are: read-only where a writable root holds it. One
+    /// small read per such file; none in a workspace without one.
+    fn toolchain_paths(&mut self, named: &[PathBuf]) {
+        for file in named.iter().filter(|p| p.file_name().is_some_and(|n| toolchain_path::FILES.iter().any(|f| n == *f))) {
+            match toolchain_path::named(file) {
+                Ok(dir) => self.includes.extend(dir.map(|d| (file.clone(), d))),
+                Err(()) => self.hook_links.capped(file, true),
+            }
         }
     }
 
