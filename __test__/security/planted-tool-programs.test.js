@@ -121,3 +121,20 @@ for (const [mode, extra] of Object.entries(MODES)) {
     assert.ok(kept || said, `the toolchain rewritten with nothing said: ${JSON.stringify(r.hostRisks)}\n${show(r)}`)
   })
 }
+
+// The same in review mode (rfix33): a change set that rewrites the toolchain a rust-toolchain.toml
+// at the top names by path landed with apply, no risk.
+test("review: a change set that rewrites the toolchain a rust-toolchain.toml's path names is a risk, held back by apply", async (t) => {
+  const tree = tempTree(t, { git: true })
+  const bin = path.join(tree.ws, 'tc/bin')
+  fs.mkdirSync(bin, { recursive: true })
+  const cargo = path.join(bin, 'cargo')
+  fs.writeFileSync(cargo, '#!/bin/sh\necho cargo 0.0.0\n', { mode: 0o755 })
+  fs.writeFileSync(path.join(tree.ws, 'rust-toolchain.toml'), `[toolchain]\npath = "${path.join(tree.ws, 'tc')}"\n`)
+  const r = await sandspawn.spawnSandboxed(['sh', '-c', `echo 'echo planted' >> ${cargo}; echo ok > lib.txt`], { cwd: tree.ws, timeout: 60000, sandbox: { mode: 'workspace-write', workspace: 'review' } })
+  assert.ok(r.changeSet, show(r))
+  assert.ok(r.changeSet.hostRisks.some((h) => h.path === cargo), JSON.stringify(r.changeSet.hostRisks))
+  await sandspawn.applyChangeSet(r.changeSet.id, {})
+  assert.equal(fs.readFileSync(cargo, 'utf8'), '#!/bin/sh\necho cargo 0.0.0\n', 'the toolchain\'s cargo landed')
+  assert.equal(fs.readFileSync(path.join(tree.ws, 'lib.txt'), 'utf8'), 'ok\n', 'the rest of the set landed')
+})
