@@ -67,7 +67,7 @@ pub mod names;
 pub mod repo;
 pub mod scan;
 pub mod small_file;
-mod toolchain_path;
+pub mod toolchain_path;
 mod unreadable;
 pub mod unwalked_links;
 mod links_via;

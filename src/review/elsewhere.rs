@@ -51,6 +51,7 @@ pub fn hooks_elsewhere(meta: &Meta) -> Elsewhere {
     let mut out = Elsewhere::default();
     if !meta.protect_git {
         cargo_programs(&meta.roots, &mut out.configs);
+        toolchain_paths(&meta.roots, &mut out.configs);
         return out;
     }
     let push = |list: &mut Vec<PathBuf>, p: PathBuf| {
@@ -89,6 +90,7 @@ pub fn hooks_elsewhere(meta: &Meta) -> Elsewhere {
         }
     }
     cargo_programs(&tops, &mut out.configs);
+    toolchain_paths(&tops, &mut out.configs);
     out
 }
 
@@ -103,6 +105,23 @@ fn cargo_programs(tops: &[PathBuf], configs: &mut Vec<PathBuf>) {
                 if !configs.contains(&p) {
                     configs.push(p);
                 }
+            }
+        }
+    }
+}
+
+/// The toolchain directory a rust-toolchain file at each of `tops` names by path
+/// (`planted::toolchain_path`: found by an attacker's review, rfix33), as named and where the
+/// host's links lead it, into `configs`, which guard what lies below them too: an `lstat` per name
+/// and top, a small read per file.
+fn toolchain_paths(tops: &[PathBuf], configs: &mut Vec<PathBuf>) {
+    use crate::planted::toolchain_path::{named, FILES};
+    for file in tops.iter().flat_map(|t| FILES.iter().map(move |f| t.join(f))).filter(|f| f.symlink_metadata().is_ok()) {
+        let Ok(Some(dir)) = named(&file) else { continue };
+        let led = crate::policy::paths::canonical_lenient("rust-toolchain", &dir).ok().map(|l| l.path);
+        for p in std::iter::once(dir).chain(led) {
+            if !configs.contains(&p) {
+                configs.push(p);
             }
         }
     }

@@ -593,7 +593,7 @@ impl<'a> Judge<'a> {
                     (g.path.clone(), RiskKind::ProtectedNameCreated, format!("was created, changed or removed in the change set in the host user's home, which a reviewed root holds: {what}"))
                 }
                 Guard::Included if within || (above && self.swaps(change)) => {
-                    let detail = "was created, changed, removed or swapped in the change set: a repository's configuration includes it (include.path), and git on the host reads it as that configuration (core.fsmonitor and aliases run commands), or names it as a program git runs (core.fsmonitor, core.pager, ...); or a .cargo configuration names it as a program cargo runs (rustc-wrapper, runner, linker: the host's next cargo metadata or build runs it)";
+                    let detail = "was created, changed, removed or swapped in the change set: a repository's configuration includes it (include.path), and git on the host reads it as that configuration (core.fsmonitor and aliases run commands), or names it as a program git runs (core.fsmonitor, core.pager, ...); or a .cargo configuration names it as a program cargo runs (rustc-wrapper, runner, linker: the host's next cargo metadata or build runs it), or it lies in the toolchain a rust-toolchain file's path names (rustup runs its programs for every cargo and rustc there)";
                     (if within { g.path.clone() } else { below.clone() }, RiskKind::ProtectedNameCreated, detail.into())
                 }
                 Guard::OwnLink if within || (above && self.swaps(change)) => {
