@@ -71,6 +71,12 @@ static int host(const char *file) {
   fflush(stdout);
   char c;
   while (read(0, &c, 1) > 0) {}
+  // The probe's own wake of this word (a spurious wake, allowed) sends the waiter round its loop;
+  // under load it may not be asleep again yet, and the wake below would then find no one although
+  // nothing was taken ("host-woken 0", a flaky failure seen at load 18). Wait until it sleeps in
+  // futex(2) again, 2 s at most: a waiter requeued elsewhere sleeps there too, so the wake below
+  // still finds none and it stays stuck.
+  for (int i = 0; i < 200 && !sleeps_in_futex(waiter_tid); i++) usleep(10000);
   __atomic_store_n(word, 1, __ATOMIC_SEQ_CST);
   long found = syscall(SYS_futex, word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
   for (int i = 0; i < 200 && !woke; i++) usleep(10000);
