@@ -401,6 +401,22 @@ test('the denial line never suggests --writable for a kernel filesystem (/sys, /
   fs.rmSync(ws, { recursive: true })
 })
 
+// Found by an attacker's review (mode33): the path comes from the command's output, and a faked
+// "Read-only file system" for /root/.ssh/authorized_keys got "to allow it, add --writable /root".
+test('the denial line never suggests --writable for the home, a directory holding it, or its keys', () => {
+  const { denialLine } = require('../lib/cli/denial-line')
+  const ws = tmp('denial-home')
+  const home = fs.realpathSync(os.homedir())
+  const options = { cwd: ws, sandbox: { mode: 'read-only' } }
+  const line = (p) => denialLine({ kind: 'filesystem', reason: 'read_only_file_system', path: p }, options, 'bwrap')
+  for (const p of [path.join(home, '.ssh', 'authorized_keys'), path.join(home, '.bashrc'), path.join(home, '.sandspawn-missing', 'x'), '/sandspawn-missing', path.join(home, '.gnupg', 'x', 'y')]) {
+    assert.doesNotMatch(line(p), /to allow it, add --writable/, p)
+    assert.match(line(p), /not suggesting --writable .*(your home|holds your home|lies in your home's)/, p)
+  }
+  assert.match(line('/etc/x'), /to allow it, add --writable \/etc$/, 'elsewhere the flag is still suggested')
+  fs.rmSync(ws, { recursive: true })
+})
+
 const QUESTION = 'Run again without the sandbox? [yes/N] '
 /** The CLI on a terminal that types as `steps` say (fixtures/typing-driver.py): `{ stdout }` is the screen. */
 function typing(steps, args) {
