@@ -3,6 +3,7 @@
 // it. Loaded only when a denial happened.
 
 const fs = require('node:fs')
+const os = require('node:os')
 const path = require('node:path')
 const { printable } = require('./printable')
 
@@ -45,7 +46,25 @@ function remedy(denial, options, sandboxType) {
   if (policy.mode !== 'workspace-write' && inside(dir, options.cwd)) {
     return `to allow it, add --mode workspace-write (makes ${options.cwd} writable) or --writable ${dir}`
   }
+  const unsafe = notToSuggest(dir)
+  if (unsafe) return `not suggesting --writable ${dir}: ${unsafe}, where the command could change what the host runs later (shell startup files, ssh keys and configuration, git's); if it must write there, give it a directory of its own with --writable`
   return `to allow it, add --writable ${dir}`
+}
+
+/** Credential and configuration directories of a home whose files other programs trust. */
+const HOME_KEYS = ['.ssh', '.gnupg', '.aws', '.kube', '.docker']
+
+/**
+ * Why `--writable DIR` is not to be suggested, or null. The path comes from the command's own
+ * output, which the command chooses: a faked "Read-only file system" line for
+ * `/root/.ssh/authorized_keys` got "to allow it, add --writable /root" (found by an attacker's
+ * review, mode33), advice an agent may follow as it is.
+ */
+function notToSuggest(dir) {
+  const home = resolved(os.homedir())
+  if (inside(home, dir)) return dir === home ? 'it is your home' : 'it holds your home'
+  const keys = HOME_KEYS.find((d) => inside(dir, path.join(home, d)))
+  return keys ? `it lies in your home's ${keys}` : null
 }
 
 function resolved(p) {
