@@ -529,7 +529,7 @@ describe("a crash inside starts no host core helper", { concurrency: 2 }, () => 
     'import resource, ctypes, os',
     'libc = ctypes.CDLL(None, use_errno=True)',
     'new = (ctypes.c_ulong * 2)(0, 0)',
-    'r = libc.prlimit(os.getpid(), resource.RLIMIT_CORE, new, None); print("own pid", r, ctypes.get_errno() if r else "", *resource.getrlimit(resource.RLIMIT_CORE))',
+    'r = libc.prlimit(os.getpid(), resource.RLIMIT_CORE, new, None); print("own pid", r, ctypes.get_errno() if r else "", *resource.getrlimit(resource.RLIMIT_CORE), flush=True)',
     'rd, wr = os.pipe(); pid = os.fork()',
     'if pid == 0:',
     '    os.read(rd, 1); print("child", *resource.getrlimit(resource.RLIMIT_CORE), flush=True); os._exit(0)',
