@@ -593,7 +593,14 @@ describe("a crash inside starts no host core helper", { concurrency: 2 }, () => 
   test('with a socket core_pattern (@), a run says a crash\'s core reaches it (root only)', { skip: socketSkip, timeout: 60000 }, async (t) => {
     const tree = tempTree(t)
     const before = fs.readFileSync(PATTERN, 'utf8')
-    fs.writeFileSync(PATTERN, `@${path.join(tree.out, 'core.sock')}`)
+    try {
+      fs.writeFileSync(PATTERN, `@${path.join(tree.out, 'core.sock')}`)
+    } catch (err) {
+      // Outside the initial mount namespace (.ci/run's pass without a system bwrap runs in one of
+      // its own) the kernel refuses a socket core_pattern: nothing was changed, nothing to show.
+      if (err.code === 'EINVAL') return t.skip('the kernel refuses a socket core_pattern from this mount namespace (EINVAL)')
+      throw err
+    }
     let r
     try {
       r = await run(['true'], { cwd: tree.ws, sandbox: 'workspace-write' })
