@@ -55,6 +55,8 @@ mod confine;
 #[cfg(target_os = "linux")]
 mod capabilities;
 #[cfg(target_os = "linux")]
+mod close_batch;
+#[cfg(target_os = "linux")]
 mod covers;
 #[cfg(target_os = "linux")]
 mod mount_target;

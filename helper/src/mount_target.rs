@@ -135,6 +135,13 @@ impl Target {
         Ok(st)
     }
 
+    /// The descriptor, no longer closed on drop: the caller closes it (`close_batch`).
+    pub fn into_raw(self) -> i32 {
+        let fd = self.fd;
+        std::mem::forget(self);
+        fd
+    }
+
     pub fn proc_path(&self) -> CString {
         CString::new(format!("/proc/self/fd/{}", self.fd)).expect("no NUL in a number")
     }

@@ -51,15 +51,31 @@ pub fn bind_all(paths: &[ReadOnly]) -> Result<(), Failure> {
                     // A kernel before 5.12 (no `open_tree`, or no `mount_setattr`): this path and
                     // the rest the old way, after the copies made so far (none: the first copy
                     // finds out).
-                    attach_all(copies)?;
+                    attach_all(&copies)?;
+                    release(copies, anchors);
                     return paths[b * per_batch + i..].iter().try_for_each(bind);
                 }
                 Err(f) => return Err(f),
             }
         }
-        attach_all(copies)?;
+        attach_all(&copies)?;
+        release(copies, anchors);
     }
     Ok(())
+}
+
+/// The descriptors a batch held (each copy's entry and tree, the anchors), closed together once
+/// its copies are attached (`close_batch`: a `close_range` for each run of numbers, not two
+/// `close`s a carve-out). On a failure they are dropped one by one, as before.
+fn release(copies: Vec<Copy>, anchors: Anchors) {
+    use std::os::fd::IntoRawFd;
+    let mut fds = Vec::with_capacity(copies.len() * 2 + anchors.dirs.len());
+    for c in copies {
+        fds.push(c.below.into_raw());
+        fds.push(c.tree.into_raw_fd());
+    }
+    fds.extend(anchors.dirs.into_values().flatten().map(IntoRawFd::into_raw_fd));
+    crate::close_batch::close_all(fds);
 }
 
 /// Copies held at once (two descriptors each, and at most one anchor each): what the descriptor
@@ -216,10 +232,10 @@ fn copy<'p>(carve: &'p ReadOnly, anchors: &mut Anchors) -> Result<Option<Copy<'p
 /// Attach each copy over its path, in order. Over the entry it was copied from, unless a copy
 /// attached before in this batch lies over that entry (a shallower carve-out, or the same path
 /// twice): then over what the path leads to now, which must be the same entry.
-fn attach_all(copies: Vec<Copy>) -> Result<(), Failure> {
+fn attach_all(copies: &[Copy]) -> Result<(), Failure> {
     use std::os::unix::ffi::OsStrExt;
     let mut attached: std::collections::HashSet<&[u8]> = std::collections::HashSet::with_capacity(copies.len());
-    for c in &copies {
+    for c in copies {
         // As bytes: a carve-out's name need not be UTF-8.
         let bytes = c.carve.path.as_os_str().as_bytes();
         let path = c.carve.path.display();
