@@ -377,6 +377,45 @@ describe('denyRead (workspace-write, secrets outside and inside the workspace)',
     assert.ok(r.stdout.startsWith('public\nref: refs/heads/main\nref: refs/heads/main\n'), `control: the carve-outs stay readable\n${show(r)}`)
   })
 
+  test('a writable root inside a read-only carve-out stays writable, a carve-out without mounts below is read-only whole, among many carve-outs', async (t) => {
+    // Linux 6.15+: a carve-out with no mount below it is copied read-only in one call
+    // (open_tree_attr), whose attribute goes to every mount of the copy; one with a mount below
+    // (a writable root, a denyRead mask) is made read-only at its top alone, so what lies below
+    // keeps its flags.
+    const s = secrets(t)
+    const ws = s.tree.ws
+    const gitDir = (top) => {
+      fs.mkdirSync(path.join(top, '.git', 'refs'), { recursive: true })
+      fs.writeFileSync(path.join(top, '.git', 'HEAD'), 'ref: refs/heads/main\n')
+      fs.writeFileSync(path.join(top, '.git', 'config'), '[core]\n\trepositoryformatversion = 0\n')
+    }
+    for (let i = 0; i < 20; i++) gitDir(path.join(ws, 'deps', `r${i}`))
+    const ro = path.join(ws, 'frozen')
+    fs.mkdirSync(path.join(ro, 'out'), { recursive: true })
+    fs.mkdirSync(path.join(ws, 'deps', 'r4', '.git', 'hooks', 'out'), { recursive: true })
+    const tok = token('M1')
+    fs.writeFileSync(path.join(ws, 'deps', 'r9', '.git', 'secret'), `${tok}\n`)
+    const policy = {
+      mode: 'workspace-write',
+      readOnlyPaths: [ro],
+      writableRoots: [path.join(ro, 'out')],
+      denyRead: [path.join(ws, 'deps', 'r9', '.git', 'secret')],
+    }
+    const list = [
+      ['write in the readOnlyPaths dir', 'echo x > frozen/f'],
+      ['write in a nested .git', 'echo x > deps/r3/.git/config'],
+      ['write in the .git with a mask', 'echo x > deps/r9/.git/config'],
+      ['read the mask', 'cat deps/r9/.git/secret'],
+      ['write below a .git', 'echo x > deps/r4/.git/hooks/out/pre-commit'],
+    ]
+    const r = await sh(`echo w > frozen/out/w && echo wrote-out\n${attempts(list)}`, { cwd: ws, sandbox: policy })
+    assert.ok(r.stdout.startsWith('wrote-out\n'), `the writable root inside the carve-out was not writable\n${show(r)}`)
+    for (const [label] of list) assert.ok(r.stdout.includes(`failed ${label}\n`), `"${label}" did not fail\n${show(r)}`)
+    assert.ok(!r.aggregatedOutput.includes(tok), `the masked file was read\n${show(r)}`)
+    assert.equal(fs.readFileSync(path.join(ro, 'out', 'w'), 'utf8'), 'w\n')
+    assert.ok(!fs.existsSync(path.join(ws, 'deps', 'r4', '.git', 'hooks', 'out', 'pre-commit')))
+  })
+
   test('denyRead in read-only mode (a secret in $HOME-like dir)', async (t) => {
     const s = secrets(t)
     const policy = { mode: 'read-only', denyRead: [s.outFile, s.inDir] }

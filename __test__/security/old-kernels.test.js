@@ -7,7 +7,10 @@
 //     reviewable workspace works, but refuses (fails closed, saying why) a workspace with a mount
 //     inside, which it could not put back on top of its overlay;
 //   - 5.2 to 5.11: open_tree and move_mount, but no mount_setattr: carve-outs as before 5.2, and
-//     the reviewable workspace keeps a denyRead mask inside the workspace.
+//     the reviewable workspace keeps a denyRead mask inside the workspace;
+//   - 5.12 to 6.14: no open_tree_attr: each carve-out copied, then made read-only (two calls);
+//     from 6.15 one without mounts below it is copied read-only in one call.
+// Before 5.9 (no close_range) the carve-outs' descriptors are closed one by one.
 // And before 5.3/5.4 (no pidfd_open, pidfd_send_signal, clone3): runs are reaped and their whole
 // tree killed at a timeout without pidfds.
 
@@ -44,8 +47,9 @@ function gitDir(top) {
 }
 
 const KERNELS = [
-  { name: 'before 5.2 (no open_tree, move_mount, mount_setattr)', calls: ['open_tree', 'move_mount', 'mount_setattr', 'fsopen', 'fsmount', 'fspick', 'fsconfig'] },
-  { name: '5.2 to 5.11 (no mount_setattr)', calls: ['mount_setattr'] },
+  { name: 'before 5.2 (no open_tree, move_mount, mount_setattr, close_range)', calls: ['open_tree', 'move_mount', 'mount_setattr', 'fsopen', 'fsmount', 'fspick', 'fsconfig', 'close_range', 'open_tree_attr'] },
+  { name: '5.2 to 5.11 (no mount_setattr)', calls: ['mount_setattr', 'open_tree_attr'] },
+  { name: '5.12 to 6.14 (no open_tree_attr)', calls: ['open_tree_attr'] },
 ]
 
 describe('carve-outs on kernels without the new mount API', { concurrency: 2 }, () => {

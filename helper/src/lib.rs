@@ -25,6 +25,7 @@ pub mod id_map;
 pub mod kernel_fs;
 pub mod landlock;
 pub mod mountinfo;
+pub mod mount_points;
 #[cfg(target_os = "linux")]
 pub mod mount_root;
 pub mod no_symlinks;

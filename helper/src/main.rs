@@ -73,6 +73,8 @@ mod private_mounts;
 #[cfg(target_os = "linux")]
 mod kernel_mounts;
 #[cfg(target_os = "linux")]
+mod known_mounts;
+#[cfg(target_os = "linux")]
 mod host_objects;
 #[cfg(target_os = "linux")]
 mod kernel_masks;
@@ -245,6 +247,7 @@ fn in_namespaces(steps: &Steps) {
             .and_then(|()| sandspawn_helper::mountinfo::read("checking the sandbox's mounts"))
             .and_then(|table| {
                 write_guard::note_table(&table);
+                known_mounts::note_table(&table);
                 kernel_mounts::refuse_writable(&table)
                     .and_then(|()| planned_mounts::check(&steps.writable, steps.cwd.as_ref(), &table))
                     .and_then(|()| host_objects::read_only(&table))
@@ -280,6 +283,7 @@ fn in_namespaces(steps: &Steps) {
     }
     for o in &steps.review {
         write_guard::note_writable(&o.root);
+        known_mounts::note(o.root.as_bytes());
     }
     if let Err(failure) = read_only::bind_all(&steps.read_only) {
         fail(steps.report_fd, failure);
