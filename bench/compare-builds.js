@@ -4,12 +4,13 @@
  * What a change costs per run: two builds of sandspawn side by side in one process, `/bin/true` in
  * each mode, the two builds alternating in blocks (the first runs of each block dropped), medians.
  *
- *   node bench/compare-builds.js BASE_PKG_DIR [NEW_PKG_DIR=.] [--iterations N] [--mode M]...
+ *   node bench/compare-builds.js BASE_PKG_DIR [NEW_PKG_DIR=.] [--iterations N] [--repos N] [--mode M]...
  *
  * BASE_PKG_DIR is a built checkout of the revision to compare against, e.g.
  *   git worktree add /var/tmp/base HEAD~1 && (cd /var/tmp/base && npm install)
- * Each mode runs in a fresh workspace under /var/tmp holding an empty git repository. Prints a
- * markdown table; asserts nothing.
+ * Each mode runs in a fresh workspace under /var/tmp holding an empty git repository, and with
+ * `--repos N` N nested ones besides (`deps/rI`, as bench/scale.js makes them). Prints a markdown
+ * table; asserts nothing.
  */
 
 const fs = require('node:fs')
@@ -25,12 +26,13 @@ const flag = (name, fallback) => {
   return value
 }
 const iterations = Number(flag('--iterations', '200'))
+const repos = Number(flag('--repos', '0'))
 const modes = []
 for (let m; (m = flag('--mode', null)); ) modes.push(m)
 if (modes.length === 0) modes.push('read-only', 'workspace-write')
 const [baseDir, newDir = path.resolve(__dirname, '..')] = argv
 if (!baseDir) {
-  console.error('usage: node bench/compare-builds.js BASE_PKG_DIR [NEW_PKG_DIR] [--iterations N] [--mode M]...')
+  console.error('usage: node bench/compare-builds.js BASE_PKG_DIR [NEW_PKG_DIR] [--iterations N] [--repos N] [--mode M]...')
   process.exit(2)
 }
 
@@ -54,6 +56,12 @@ async function timeOne(pkg, options) {
 async function compare(mode) {
   const ws = fs.mkdtempSync(path.join('/var/tmp', 'sandspawn-compare-'))
   execFileSync('git', ['init', '-q', ws])
+  for (let i = 0; i < repos; i++) {
+    const git = path.join(ws, 'deps', `r${i}`, '.git')
+    for (const d of ['objects', 'refs/heads', 'hooks']) fs.mkdirSync(path.join(git, d), { recursive: true })
+    fs.writeFileSync(path.join(git, 'HEAD'), 'ref: refs/heads/main\n')
+    fs.writeFileSync(path.join(git, 'config'), '[core]\n\trepositoryformatversion = 0\n')
+  }
   const options = { cwd: ws, sandbox: mode }
   const times = { base: [], new: [] }
   try {
@@ -74,7 +82,7 @@ async function compare(mode) {
 }
 
 async function main() {
-  console.log(`${os.cpus().length} cores, load ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}; base ${path.resolve(baseDir)}, new ${path.resolve(newDir)}\n`)
+  console.log(`${os.cpus().length} cores, load ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}; base ${path.resolve(baseDir)}, new ${path.resolve(newDir)}; ${repos} nested repositories\n`)
   console.log('| mode | base median | new median | difference | runs each |')
   console.log('|---|---:|---:|---:|---:|')
   for (const mode of modes) {
