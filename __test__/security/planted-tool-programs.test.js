@@ -138,3 +138,68 @@ test("review: a change set that rewrites the toolchain a rust-toolchain.toml's p
   assert.equal(fs.readFileSync(cargo, 'utf8'), '#!/bin/sh\necho cargo 0.0.0\n', 'the toolchain\'s cargo landed')
   assert.equal(fs.readFileSync(path.join(tree.ws, 'lib.txt'), 'utf8'), 'ok\n', 'the rest of the set landed')
 })
+
+// Found by an attacker's review (host34): `.yarnrc.yml` and `.yarnrc` are protected names because
+// `yarnPath` (yarn 1's `yarn-path`) makes every yarn command run that file and `plugins` load code,
+// but the files they name were left writable: yarn berry projects commit `yarnPath:
+// .yarn/releases/yarn-4.x.cjs` and their plugins under `.yarn/plugins`, and a default
+// workspace-write run rewrote both with hostRisks [] (bwrap and the Landlock mode). yarn (berry's
+// lib.ts, runYarnPath: `execFileSync(process.execPath, [yarnPath, ...argv])`, before any command,
+// `yarn --version` too; yarn 1 likewise for its `yarn-path`) then ran the run's code on the host's
+// next yarn in that folder, through corepack's shim as well. yarn is not installed here: the test
+// runs what yarn runs, `node <yarnPath> --version`.
+/** A yarn berry project at `dir` (and yarn 1's rc below it); returns the files yarn runs. */
+function yarnProject(dir) {
+  fs.mkdirSync(path.join(dir, '.yarn/releases'), { recursive: true })
+  fs.mkdirSync(path.join(dir, '.yarn/plugins/@yarnpkg'), { recursive: true })
+  fs.mkdirSync(path.join(dir, 'legacy/tools'), { recursive: true })
+  fs.writeFileSync(path.join(dir, 'package.json'), '{"name":"y","packageManager":"yarn@4.5.0"}\n')
+  fs.writeFileSync(path.join(dir, '.yarnrc.yml'), [
+    'nodeLinker: node-modules',
+    'plugins:',
+    '  - path: .yarn/plugins/@yarnpkg/plugin-workspace-tools.cjs',
+    '    spec: "@yarnpkg/plugin-workspace-tools"',
+    "  - '.yarn/plugins/local.cjs'",
+    'yarnPath: .yarn/releases/yarn-4.5.0.cjs',
+    '',
+  ].join('\n'))
+  fs.writeFileSync(path.join(dir, 'legacy/.yarnrc'), 'yarn-path "./tools/yarn-1.22.22.js"\n')
+  const files = ['.yarn/releases/yarn-4.5.0.cjs', '.yarn/plugins/@yarnpkg/plugin-workspace-tools.cjs', '.yarn/plugins/local.cjs', 'legacy/tools/yarn-1.22.22.js'].map((p) => path.join(dir, p))
+  for (const f of files) fs.writeFileSync(f, 'console.log("yarn " + process.argv.slice(2).join(" "))\n')
+  return files
+}
+
+for (const [mode, extra] of Object.entries(MODES)) {
+  test(`${mode}: the yarn release and plugins a .yarnrc.yml (and a .yarnrc's yarn-path) names cannot be rewritten unsaid; the host's next yarn runs none of the run's`, async (t) => {
+    const tree = tempTree(t, { git: true })
+    const marker = path.join(tree.out, 'RAN')
+    const files = yarnProject(tree.ws)
+    const before = files.map((p) => fs.readFileSync(p, 'utf8'))
+    const evil = `require("fs").appendFileSync(${JSON.stringify(marker)}, __filename + "\\n")\n`
+    const script = files.map((p) => `printf '%s' ${JSON.stringify(evil).replace(/\$/g, '\\$')} > ${p} 2>/dev/null`).join('; ') + '; true'
+    const r = await sh(script, { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+    assert.equal(r.exitCode, 0, show(r))
+    files.forEach((p, i) => {
+      const kept = fs.readFileSync(p, 'utf8') === before[i]
+      const said = r.hostRisks.some((h) => h.path === p)
+      assert.ok(kept || said, `${p} rewritten with nothing said: ${JSON.stringify(r.hostRisks)}`)
+    })
+    // What the host's next `yarn --version` there runs: node with the yarnPath (and the plugins).
+    for (const f of files) spawnSync(process.execPath, [f, '--version'], { cwd: tree.ws })
+    const ran = fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8') : ''
+    assert.ok(ran === '' || r.hostRisks.length > 0, `the host's yarn ran the run's code with nothing said:\n${ran}`)
+  })
+}
+
+test("review: a change set that rewrites the yarn release or a plugin a .yarnrc.yml names is a risk, held back by apply", async (t) => {
+  const tree = tempTree(t, { git: true })
+  const files = yarnProject(tree.ws).slice(0, 3)
+  const before = files.map((p) => fs.readFileSync(p, 'utf8'))
+  const script = files.map((p) => `echo 'require("child_process").execSync("id")' >> ${p}`).join('; ') + '; echo ok > lib.txt'
+  const r = await sandspawn.spawnSandboxed(['sh', '-c', script], { cwd: tree.ws, timeout: 60000, sandbox: { mode: 'workspace-write', workspace: 'review' } })
+  assert.ok(r.changeSet, show(r))
+  for (const p of files) assert.ok(r.changeSet.hostRisks.some((h) => h.path === p), `${p}: ${JSON.stringify(r.changeSet.hostRisks)}`)
+  await sandspawn.applyChangeSet(r.changeSet.id, {})
+  files.forEach((p, i) => assert.equal(fs.readFileSync(p, 'utf8'), before[i], `${p} landed`))
+  assert.equal(fs.readFileSync(path.join(tree.ws, 'lib.txt'), 'utf8'), 'ok\n', 'the rest of the set landed')
+})
