@@ -163,6 +163,16 @@ impl Kept {
                     super::small_file::MAX_BYTES >> 20
                 );
             }
+            // A yarn configuration (`yarn_programs`), capped as a `.cargo`'s is.
+            if c.file_name().is_some_and(|n| super::yarn_programs::FILES.iter().any(|f| n == *f)) {
+                return format!(
+                    "planted configuration: the yarn configuration {} names more than {} files to run (yarnPath, plugins), or could \
+                     not be read (not a regular file, or over {} MiB): the files past that were not kept read-only",
+                    c.display(),
+                    super::yarn_programs::MAX_PROGRAMS,
+                    super::small_file::MAX_BYTES >> 20
+                );
+            }
             // A rust-toolchain file (`toolchain_path`) that could not be read.
             if c.file_name().is_some_and(|n| super::toolchain_path::FILES.iter().any(|f| n == *f)) {
                 return format!(

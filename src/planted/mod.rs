@@ -68,6 +68,7 @@ pub mod repo;
 pub mod scan;
 pub mod small_file;
 pub mod toolchain_path;
+pub mod yarn_programs;
 mod unreadable;
 pub mod unwalked_links;
 mod links_via;
@@ -347,6 +348,8 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
     c.cargo_programs(&found.named);
     // The toolchain directory each rust-toolchain file names (`toolchain_path`), kept likewise.
     c.toolchain_paths(&found.named);
+    // The yarn release and plugins each yarn configuration names (`yarn_programs`), kept likewise.
+    c.yarn_programs(&found.named);
     c.repo_includes(at_first_missing, policy.reviewed);
     c.repo_ways(policy.reviewed);
     let held_caches = c.held_caches(&policy.planted.held_caches, policy.absent == Absent::Placeholders);
@@ -746,6 +749,19 @@ impl<'a> Carver<'a> {
                 Ok(dir) => self.includes.extend(dir.map(|d| (file.clone(), d))),
                 Err(()) => self.hook_links.capped(file, true),
             }
+        }
+    }
+
+    /// The files each yarn configuration among `named` (the walk's protected names) names to run,
+    /// its `yarnPath` and `plugins` (`yarn_programs`: found by an attacker's review, host34, a run
+    /// rewrote the committed `.yarn/releases/yarn-4.5.0.cjs` and the host's next yarn ran it), kept
+    /// by `repo_includes` as a `.cargo`'s programs are. One small read per such file; none in a
+    /// workspace without one.
+    fn yarn_programs(&mut self, named: &[PathBuf]) {
+        for file in named.iter().filter(|p| p.file_name().is_some_and(|n| yarn_programs::FILES.iter().any(|f| n == *f))) {
+            let found = yarn_programs::named(file);
+            self.hook_links.capped(file, found.capped);
+            self.includes.extend(found.programs.into_iter().map(|p| (file.clone(), p)));
         }
     }
 

@@ -24,6 +24,9 @@
 //! `rustc-wrapper = "tools/wrap.sh"` a project's `.cargo/config.toml` named, apply landed it, and
 //! the host's next `cargo metadata` ran it. A `.cargo` deeper than a top is not read here (direct
 //! runs read every one their walk finds).
+//! And the files a `.yarnrc.yml` or `.yarnrc` at a top names to run, its `yarnPath` and `plugins`
+//! (`planted::yarn_programs`): found by an attacker's review (host34), a set rewrote the committed
+//! `.yarn/releases/yarn-4.5.0.cjs` and apply landed it; the host's next yarn there ran it.
 
 use std::path::{Path, PathBuf};
 
@@ -52,6 +55,7 @@ pub fn hooks_elsewhere(meta: &Meta) -> Elsewhere {
     if !meta.protect_git {
         cargo_programs(&meta.roots, &mut out.configs);
         toolchain_paths(&meta.roots, &mut out.configs);
+        yarn_programs(&meta.roots, &mut out.configs);
         return out;
     }
     let push = |list: &mut Vec<PathBuf>, p: PathBuf| {
@@ -91,6 +95,7 @@ pub fn hooks_elsewhere(meta: &Meta) -> Elsewhere {
     }
     cargo_programs(&tops, &mut out.configs);
     toolchain_paths(&tops, &mut out.configs);
+    yarn_programs(&tops, &mut out.configs);
     out
 }
 
@@ -122,6 +127,24 @@ fn toolchain_paths(tops: &[PathBuf], configs: &mut Vec<PathBuf>) {
         for p in std::iter::once(dir).chain(led) {
             if !configs.contains(&p) {
                 configs.push(p);
+            }
+        }
+    }
+}
+
+/// The files a yarn configuration at each of `tops` names to run (`planted::yarn_programs`: found
+/// by an attacker's review, host34, a set rewrote the `yarnPath` release and apply landed it), as
+/// named and where the host's links lead them, into `configs`: an `lstat` per name and top, a
+/// small read per file.
+fn yarn_programs(tops: &[PathBuf], configs: &mut Vec<PathBuf>) {
+    use crate::planted::yarn_programs::{named, FILES};
+    for file in tops.iter().flat_map(|t| FILES.iter().map(move |f| t.join(f))).filter(|f| f.symlink_metadata().is_ok()) {
+        for f in named(&file).programs {
+            let led = crate::policy::paths::canonical_lenient("yarnPath", &f).ok().map(|l| l.path);
+            for p in std::iter::once(f).chain(led) {
+                if !configs.contains(&p) {
+                    configs.push(p);
+                }
             }
         }
     }

@@ -1,0 +1,176 @@
+//! The files a yarn configuration names to run, kept as the programs a `.cargo` configuration
+//! names are (`cargo_programs`). Found by an attacker's review (host34): `.yarnrc.yml` and
+//! `.yarnrc` are protected names because `yarnPath` (yarn 1's `yarn-path`) makes every yarn
+//! command run that file and `plugins` load code, but the files they name were left writable and
+//! unreported: yarn berry projects commit `yarnPath: .yarn/releases/yarn-4.x.cjs` and their plugins
+//! under `.yarn/plugins`, a run rewrote them, and the host's next yarn in that folder (any command,
+//! `yarn --version` too, through corepack's shim as well) ran the run's code: berry's `runYarnPath`
+//! runs `node <yarnPath> ...argv` before looking at the command, and every plugin is `require`d.
+//!
+//! yarn resolves a relative path from the directory holding the file (berry's path settings and
+//! plugin paths; yarn 1's `yarn-path`, a `*-path` key of its rc). The files are read as
+//! `small_file` reads a run's file; the YAML is not parsed whole: a line's `yarnPath:` (or yarn 1's
+//! `yarn-path`) gives its value, and within `plugins:` each item's `path:` or a bare item, block or
+//! flow style. That is the safe side: a value kept that yarn takes otherwise costs a read-only
+//! path. At most `MAX_PROGRAMS` per file, then `capped`.
+
+use std::path::{Path, PathBuf};
+
+use super::small_file;
+
+/// The configuration files whose named programs yarn runs (berry's, yarn 1's).
+pub const FILES: &[&str] = &[".yarnrc.yml", ".yarnrc"];
+
+/// The keys whose value is the file yarn runs in its own place (berry's, yarn 1's).
+const YARN_PATH_KEYS: &[&str] = &["yarnPath", "yarn-path"];
+
+/// The key whose list names the plugins yarn berry loads.
+const PLUGINS: &str = "plugins";
+
+/// The most program paths kept of one configuration file (a run may write one below the tops).
+pub const MAX_PROGRAMS: usize = 256;
+
+/// What `named` found.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Named {
+    pub programs: Vec<PathBuf>,
+    /// The file named more than `MAX_PROGRAMS`, or could not be read (a FIFO, a device, too large).
+    pub capped: bool,
+}
+
+/// The files the yarn configuration `file` (one of `FILES`) names to run, resolved from the
+/// directory holding it; a relative one only where its directory exists, as `cargo_programs` does.
+pub fn named(file: &Path) -> Named {
+    let base = file.parent().unwrap_or(Path::new("/"));
+    let text = match small_file::read(file) {
+        small_file::Read::Text(t) => t,
+        small_file::Read::Absent => return Named::default(),
+        small_file::Read::Unjudged { .. } => return Named { programs: Vec::new(), capped: true },
+    };
+    let words = program_words(&text);
+    let mut out = Named { programs: Vec::new(), capped: words.len() > MAX_PROGRAMS };
+    for w in words.into_iter().take(MAX_PROGRAMS) {
+        let p = Path::new(&w);
+        let p = if p.is_absolute() { p.to_path_buf() } else { base.join(p) };
+        if !w.starts_with('/') && !p.parent().is_some_and(Path::is_dir) {
+            continue;
+        }
+        if !out.programs.contains(&p) {
+            out.programs.push(p);
+        }
+    }
+    out
+}
+
+/// The values in `text` that name a file yarn runs: each `yarnPath`/`yarn-path`, and each plugin
+/// of a `plugins` list (an item's `path:`, or the item itself), in order, once.
+fn program_words(text: &str) -> Vec<String> {
+    let mut words: Vec<String> = Vec::new();
+    let mut push = |w: String| {
+        if !w.is_empty() && !w.contains("${") && !words.contains(&w) {
+            words.push(w);
+        }
+    };
+    // The indentation of the `plugins:` line whose block list is being read.
+    let mut plugins_at: Option<usize> = None;
+    for line in text.lines() {
+        let body = line.trim_start();
+        if body.is_empty() || body.starts_with('#') {
+            continue;
+        }
+        let indent = line.len() - body.len();
+        if plugins_at.is_some_and(|at| indent < at || (indent == at && !body.starts_with('-'))) {
+            plugins_at = None;
+        }
+        let item = body.trim_start_matches(|c: char| c == '-' || c.is_whitespace());
+        match key_and_value(item) {
+            Some((key, value)) if YARN_PATH_KEYS.contains(&key) => push(scalar(value)),
+            Some((PLUGINS, value)) if value.trim().is_empty() => plugins_at = Some(indent),
+            Some((PLUGINS, value)) => flow_items(value).into_iter().for_each(&mut push),
+            Some(("path", value)) if plugins_at.is_some() => push(scalar(value)),
+            Some(_) => {}
+            None if plugins_at.is_some() && body.starts_with('-') => push(scalar(item)),
+            None => {}
+        }
+    }
+    words
+}
+
+/// A line's key (unquoted; yarn 1's `--scope.key` and a key without a colon, `yarn-path "x"`, as
+/// its rc takes them) and what follows it; `None` for a line that assigns no key.
+fn key_and_value(item: &str) -> Option<(&str, &str)> {
+    let (key, value) = match item.chars().next()? {
+        q @ ('"' | '\'') => {
+            let end = item[1..].find(q)? + 1;
+            (&item[1..end], item[end + 1..].trim_start().strip_prefix(':')?)
+        }
+        _ => {
+            let end = item.find(|c: char| c == ':' || c.is_whitespace()).unwrap_or(item.len());
+            let rest = item[end..].trim_start();
+            (&item[..end], rest.strip_prefix(':').unwrap_or(rest))
+        }
+    };
+    // yarn 1 takes `--install.yarn-path` as `yarn-path` for that command.
+    let key = key.trim_start_matches("--");
+    let key = key.rsplit('.').next().unwrap_or(key);
+    (!key.is_empty() && (item.contains(':') || YARN_PATH_KEYS.contains(&key))).then_some((key, value))
+}
+
+/// One YAML scalar: unquoted, its trailing comment dropped.
+fn scalar(value: &str) -> String {
+    let v = value.trim();
+    if let Some(q) = v.chars().next().filter(|c| *c == '"' || *c == '\'') {
+        return v[1..].find(q).map(|end| v[1..1 + end].to_string()).unwrap_or_default();
+    }
+    v.split(" #").next().unwrap_or_default().trim().to_string()
+}
+
+/// The plugins of a flow list on the `plugins:` line (`[a.cjs, {path: b.cjs, spec: x}]`).
+fn flow_items(value: &str) -> Vec<String> {
+    let inner = value.trim().trim_start_matches('[').split(']').next().unwrap_or_default();
+    let mut out = Vec::new();
+    for part in inner.split(',') {
+        let part = part.trim().trim_start_matches('{').trim_end_matches('}').trim();
+        match key_and_value(part) {
+            Some(("path", v)) => out.push(scalar(v)),
+            Some(_) => {}
+            None => out.push(scalar(part)),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_release_and_the_plugins_yarn_runs() {
+        let text = "nodeLinker: node-modules\n# yarnPath: no/1.cjs\nplugins:\n  - path: .yarn/plugins/@yarnpkg/a.cjs\n    spec: \"@yarnpkg/a\"\n\
+            - '.yarn/plugins/b.cjs' # a comment\n  -   path: \"c/c.cjs\"\nnpmScopes:\n  x:\n    npmRegistryServer: \"https://r.test/x\"\n\
+            unsafeHttpWhitelist:\n  - no/2\n\"yarnPath\": \".yarn/releases/yarn-4.5.0.cjs\"\n";
+        assert_eq!(program_words(text), [".yarn/plugins/@yarnpkg/a.cjs", ".yarn/plugins/b.cjs", "c/c.cjs", ".yarn/releases/yarn-4.5.0.cjs"]);
+        assert_eq!(program_words("plugins: [d.cjs, {path: e/e.cjs, spec: x}, 'f.cjs']\nyarnPath: /abs/y.cjs\n"), ["d.cjs", "e/e.cjs", "f.cjs", "/abs/y.cjs"]);
+        assert_eq!(program_words("plugins:\n- g.cjs\nyarnPath: ${HOME}/y.cjs\n"), ["g.cjs"]);
+    }
+
+    #[test]
+    fn reads_yarn_ones_rc() {
+        assert_eq!(program_words("# comment\nyarn-path \"./tools/yarn-1.22.js\"\nregistry \"https://r.test\"\n"), ["./tools/yarn-1.22.js"]);
+        assert_eq!(program_words("--install.yarn-path tools/y.js\nyarnPath: z.js\n"), ["tools/y.js", "z.js"]);
+    }
+
+    #[test]
+    fn resolves_from_the_directory_holding_the_file_and_bounds_the_count() {
+        let t = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(t.path().join(".yarn/releases")).unwrap();
+        let f = t.path().join(FILES[0]);
+        std::fs::write(&f, "yarnPath: .yarn/releases/y.cjs\nplugins:\n  - path: missing/p.cjs\n  - /abs/p.cjs\n").unwrap();
+        assert_eq!(named(&f), Named { programs: vec![t.path().join(".yarn/releases/y.cjs"), PathBuf::from("/abs/p.cjs")], capped: false });
+        let many: String = std::iter::once("plugins:\n".to_string()).chain((0..MAX_PROGRAMS + 1).map(|i| format!("  - .yarn/{i}.cjs\n"))).collect();
+        std::fs::write(&f, many).unwrap();
+        let n = named(&f);
+        assert!(n.capped && n.programs.len() == MAX_PROGRAMS, "{}", n.programs.len());
+        assert_eq!(named(&t.path().join(FILES[1])), Named::default());
+    }
+}
