@@ -203,3 +203,67 @@ test("review: a change set that rewrites the yarn release or a plugin a .yarnrc.
   files.forEach((p, i) => assert.equal(fs.readFileSync(p, 'utf8'), before[i], `${p} landed`))
   assert.equal(fs.readFileSync(path.join(tree.ws, 'lib.txt'), 'utf8'), 'ok\n', 'the rest of the set landed')
 })
+
+// Found by an attacker's review (host34): `.mvn` is a protected name because its jvm.config and
+// extensions load code into every Maven run, but what jvm.config names was left writable: with a
+// project's committed `-javaagent:tools/agent.jar`, a default run replaced tools/agent.jar with
+// hostRisks [] (bwrap and the Landlock mode), and the host's next `mvn -v` there (no goal, no
+// project code: the mvn script hands jvm.config's words to java before Maven starts) ran the
+// run's agent (Maven 3.8.7, OpenJDK 17). The same for maven.config's -Dmaven.ext.class.path jars.
+/** A Maven project at `dir` whose .mvn names an agent, a boot class path jar and an extension jar. */
+function mvnProject(dir) {
+  fs.mkdirSync(path.join(dir, '.mvn'), { recursive: true })
+  fs.mkdirSync(path.join(dir, 'tools'))
+  fs.writeFileSync(path.join(dir, 'pom.xml'), '<project><modelVersion>4.0.0</modelVersion><groupId>x</groupId><artifactId>y</artifactId><version>1</version></project>\n')
+  fs.writeFileSync(path.join(dir, '.mvn/jvm.config'), '-Xmx512m\n-javaagent:tools/agent.jar=verbose\n-Xbootclasspath/a:tools/boot.jar\n')
+  fs.writeFileSync(path.join(dir, '.mvn/maven.config'), '-B\n-Dmaven.ext.class.path=tools/ext.jar\n')
+  return ['tools/agent.jar', 'tools/boot.jar', 'tools/ext.jar'].map((p) => path.join(dir, p))
+}
+
+/** Jars of an agent class whose premain does `body` (Java), or null without a JDK. */
+function agentJar(dir, name, body) {
+  if (!which('javac') || !which('jar')) return null
+  fs.mkdirSync(dir, { recursive: true })
+  fs.writeFileSync(path.join(dir, `${name}.java`), `public class ${name} { public static void premain(String a) throws Exception { ${body} } }\n`)
+  fs.writeFileSync(path.join(dir, `${name}.mf`), `Premain-Class: ${name}\n`)
+  spawnSync('javac', [`${name}.java`], { cwd: dir })
+  spawnSync('jar', ['cfm', `${name}.jar`, `${name}.mf`, `${name}.class`], { cwd: dir })
+  return path.join(dir, `${name}.jar`)
+}
+
+for (const [mode, extra] of Object.entries(MODES)) {
+  test(`${mode}: the agent and jars a project's .mvn/jvm.config and maven.config name cannot be replaced unsaid; the host's mvn -v runs none of the run's`, async (t) => {
+    const tree = tempTree(t, { git: true })
+    const marker = path.join(tree.out, 'RAN')
+    const files = mvnProject(tree.ws)
+    const good = agentJar(path.join(tree.out, 'good'), 'Good', '')
+    const evil = agentJar(path.join(tree.out, 'evil'), 'Evil', `java.nio.file.Files.writeString(java.nio.file.Path.of(${JSON.stringify(marker)}), "agent ran");`)
+    for (const f of files) fs.writeFileSync(f, good ? fs.readFileSync(good) : 'jar\n')
+    const before = files.map((p) => fs.readFileSync(p))
+    const script = files.map((p) => (evil ? `cp ${evil} ${p}` : `echo evil > ${p}`) + ' 2>/dev/null').join('; ') + '; true'
+    const r = await sh(script, { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+    assert.equal(r.exitCode, 0, show(r))
+    files.forEach((p, i) => {
+      const kept = fs.readFileSync(p).equals(before[i])
+      const said = r.hostRisks.some((h) => h.path === p)
+      assert.ok(kept || said, `${p} replaced with nothing said: ${JSON.stringify(r.hostRisks)}`)
+    })
+    if (good && which('mvn')) {
+      spawnSync('mvn', ['-v', '-q'], { cwd: tree.ws, encoding: 'utf8' })
+      assert.ok(!fs.existsSync(marker) || r.hostRisks.length > 0, `the host's mvn -v ran the run's agent with nothing said: ${JSON.stringify(r.hostRisks)}`)
+    }
+  })
+}
+
+test("review: a change set that replaces the agent a project's .mvn/jvm.config names is a risk, held back by apply", async (t) => {
+  const tree = tempTree(t, { git: true })
+  const files = mvnProject(tree.ws)
+  for (const f of files) fs.writeFileSync(f, 'jar\n')
+  const script = files.map((p) => `echo evil > ${p}`).join('; ') + '; echo ok > lib.txt'
+  const r = await sandspawn.spawnSandboxed(['sh', '-c', script], { cwd: tree.ws, timeout: 60000, sandbox: { mode: 'workspace-write', workspace: 'review' } })
+  assert.ok(r.changeSet, show(r))
+  for (const p of files) assert.ok(r.changeSet.hostRisks.some((h) => h.path === p), `${p}: ${JSON.stringify(r.changeSet.hostRisks)}`)
+  await sandspawn.applyChangeSet(r.changeSet.id, {})
+  for (const p of files) assert.equal(fs.readFileSync(p, 'utf8'), 'jar\n', `${p} landed`)
+  assert.equal(fs.readFileSync(path.join(tree.ws, 'lib.txt'), 'utf8'), 'ok\n', 'the rest of the set landed')
+})
