@@ -173,6 +173,17 @@ impl Kept {
                     super::small_file::MAX_BYTES >> 20
                 );
             }
+            // A `.mvn` directory's configuration (`mvn_programs`), capped as a `.cargo`'s is.
+            if c.file_name().is_some_and(|n| n == super::mvn_programs::DIR) {
+                return format!(
+                    "planted configuration: the Maven configuration in {} (jvm.config, maven.config) names more than {} files its \
+                     JVM loads, or has a file that could not be read (not a regular one, or over {} MiB): the files past that were \
+                     not kept read-only",
+                    c.display(),
+                    super::mvn_programs::MAX_PROGRAMS,
+                    super::small_file::MAX_BYTES >> 20
+                );
+            }
             // A rust-toolchain file (`toolchain_path`) that could not be read.
             if c.file_name().is_some_and(|n| super::toolchain_path::FILES.iter().any(|f| n == *f)) {
                 return format!(

@@ -69,6 +69,7 @@ pub mod scan;
 pub mod small_file;
 pub mod toolchain_path;
 pub mod yarn_programs;
+pub mod mvn_programs;
 mod unreadable;
 pub mod unwalked_links;
 mod links_via;
@@ -350,6 +351,8 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
     c.toolchain_paths(&found.named);
     // The yarn release and plugins each yarn configuration names (`yarn_programs`), kept likewise.
     c.yarn_programs(&found.named);
+    // What each `.mvn`'s configuration has Maven's JVM load (`mvn_programs`), kept likewise.
+    c.mvn_programs(&found.named);
     c.repo_includes(at_first_missing, policy.reviewed);
     c.repo_ways(policy.reviewed);
     let held_caches = c.held_caches(&policy.planted.held_caches, policy.absent == Absent::Placeholders);
@@ -762,6 +765,18 @@ impl<'a> Carver<'a> {
             let found = yarn_programs::named(file);
             self.hook_links.capped(file, found.capped);
             self.includes.extend(found.programs.into_iter().map(|p| (file.clone(), p)));
+        }
+    }
+
+    /// What the configuration of each `.mvn` directory among `named` has Maven's JVM load, its
+    /// agents and jars (`mvn_programs`: found by an attacker's review, host34, a run replaced the
+    /// `-javaagent:tools/agent.jar` a project's jvm.config named and the host's next `mvn -v` ran
+    /// it), kept by `repo_includes` as a `.cargo`'s programs are. Two small reads per `.mvn`.
+    fn mvn_programs(&mut self, named: &[PathBuf]) {
+        for dot_mvn in named.iter().filter(|p| p.file_name().is_some_and(|n| n == mvn_programs::DIR)) {
+            let found = mvn_programs::named(dot_mvn);
+            self.hook_links.capped(dot_mvn, found.capped);
+            self.includes.extend(found.programs.into_iter().map(|p| (dot_mvn.clone(), p)));
         }
     }
 

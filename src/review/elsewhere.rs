@@ -27,6 +27,8 @@
 //! And the files a `.yarnrc.yml` or `.yarnrc` at a top names to run, its `yarnPath` and `plugins`
 //! (`planted::yarn_programs`): found by an attacker's review (host34), a set rewrote the committed
 //! `.yarn/releases/yarn-4.5.0.cjs` and apply landed it; the host's next yarn there ran it.
+//! And what a `.mvn` at a top has Maven's JVM load (`planted::mvn_programs`): the same review, a
+//! set replaced the `-javaagent:tools/agent.jar` of its jvm.config; the host's next `mvn -v` ran it.
 
 use std::path::{Path, PathBuf};
 
@@ -56,6 +58,7 @@ pub fn hooks_elsewhere(meta: &Meta) -> Elsewhere {
         cargo_programs(&meta.roots, &mut out.configs);
         toolchain_paths(&meta.roots, &mut out.configs);
         yarn_programs(&meta.roots, &mut out.configs);
+        mvn_programs(&meta.roots, &mut out.configs);
         return out;
     }
     let push = |list: &mut Vec<PathBuf>, p: PathBuf| {
@@ -96,6 +99,7 @@ pub fn hooks_elsewhere(meta: &Meta) -> Elsewhere {
     cargo_programs(&tops, &mut out.configs);
     toolchain_paths(&tops, &mut out.configs);
     yarn_programs(&tops, &mut out.configs);
+    mvn_programs(&tops, &mut out.configs);
     out
 }
 
@@ -141,6 +145,24 @@ fn yarn_programs(tops: &[PathBuf], configs: &mut Vec<PathBuf>) {
     for file in tops.iter().flat_map(|t| FILES.iter().map(move |f| t.join(f))).filter(|f| f.symlink_metadata().is_ok()) {
         for f in named(&file).programs {
             let led = crate::policy::paths::canonical_lenient("yarnPath", &f).ok().map(|l| l.path);
+            for p in std::iter::once(f).chain(led) {
+                if !configs.contains(&p) {
+                    configs.push(p);
+                }
+            }
+        }
+    }
+}
+
+/// What the `.mvn` at each of `tops` has Maven's JVM load (`planted::mvn_programs`: found by an
+/// attacker's review, host34, a set replaced the `-javaagent` jar and apply landed it), as named
+/// and where the host's links lead them, into `configs`: an `lstat` per top, two small reads per
+/// `.mvn`.
+fn mvn_programs(tops: &[PathBuf], configs: &mut Vec<PathBuf>) {
+    use crate::planted::mvn_programs::{named, DIR};
+    for dot_mvn in tops.iter().map(|t| t.join(DIR)).filter(|d| d.symlink_metadata().is_ok_and(|m| m.is_dir())) {
+        for f in named(&dot_mvn).programs {
+            let led = crate::policy::paths::canonical_lenient(DIR, &f).ok().map(|l| l.path);
             for p in std::iter::once(f).chain(led) {
                 if !configs.contains(&p) {
                     configs.push(p);

@@ -1,0 +1,163 @@
+//! The code a `.mvn` directory's configuration has Maven's JVM load, kept as the programs a
+//! `.cargo` configuration names are (`cargo_programs`). Found by an attacker's review (host34):
+//! `.mvn` is a protected name because its `jvm.config` and `extensions.xml` load code into every
+//! Maven run, but what `jvm.config` names was left writable: with a project's committed
+//! `-javaagent:tools/agent.jar`, a default run replaced `tools/agent.jar` with `hostRisks: []`
+//! (bwrap and the Landlock mode), and the host's next `mvn -v` there (no goal, no project code)
+//! ran the run's agent: the `mvn` script splits `jvm.config` into words and gives them to `java`
+//! before Maven starts (Maven 3.8.7's `bin/mvn`, `concat_lines`).
+//!
+//! What is kept: in `jvm.config`, the files of `-javaagent:`, `-agentpath:`, `-Xbootclasspath/a:`
+//! (and `/p:`), `--patch-module`, `-XX:VMOptionsFile=`, an `@argfile`, and the first word of
+//! `-XX:OnError=` and `-XX:OnOutOfMemoryError=`; in `maven.config` (Maven's own arguments), the jars
+//! of `-Dmaven.ext.class.path=` (core extensions loaded before the build). `java` resolves a
+//! relative path from its cwd: taken from the project's base, the directory holding `.mvn` (where
+//! `mvn` is usually run; `${MAVEN_PROJECTBASEDIR}` stands for it), and kept where its directory
+//! exists. What an argument file or an options file lists in turn is not read. At most
+//! `MAX_PROGRAMS` per file, then `capped`.
+
+use std::path::{Path, PathBuf};
+
+use super::small_file;
+
+/// The directory whose configuration this reads.
+pub const DIR: &str = ".mvn";
+
+/// The files read in it: the JVM's options, Maven's arguments.
+const JVM_CONFIG: &str = "jvm.config";
+const MAVEN_CONFIG: &str = "maven.config";
+
+/// JVM options whose value (after the prefix, up to a `=` of the agent's options) is a file loaded.
+const AGENT_PREFIXES: &[&str] = &["-javaagent:", "-agentpath:"];
+/// JVM options whose value is a list of paths (`:`-separated) or one file read or run.
+const LIST_PREFIXES: &[&str] = &["-Xbootclasspath/a:", "-Xbootclasspath/p:", "-XX:VMOptionsFile=", "-XX:OnError=", "-XX:OnOutOfMemoryError=", "@"];
+/// Maven's property naming the jars of its core extensions, loaded before the build.
+const EXT_CLASS_PATH: &str = "maven.ext.class.path=";
+
+/// The most program paths kept of one configuration file (a run may write one below the tops).
+pub const MAX_PROGRAMS: usize = 256;
+
+/// What `named` found.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Named {
+    pub programs: Vec<PathBuf>,
+    /// A file named more than `MAX_PROGRAMS`, or could not be read (a FIFO, a device, too large).
+    pub capped: bool,
+}
+
+/// The files the configuration of `dot_mvn` (a `.mvn` directory) has Maven's JVM load, resolved
+/// from the directory holding it.
+pub fn named(dot_mvn: &Path) -> Named {
+    let base = dot_mvn.parent().unwrap_or(Path::new("/"));
+    let mut out = Named::default();
+    for (file, words_of) in [(JVM_CONFIG, jvm_words as fn(&str) -> Vec<String>), (MAVEN_CONFIG, maven_words)] {
+        let text = match small_file::read(&dot_mvn.join(file)) {
+            small_file::Read::Text(t) => t,
+            small_file::Read::Absent => continue,
+            small_file::Read::Unjudged { .. } => {
+                out.capped = true;
+                continue;
+            }
+        };
+        let words = words_of(&with_base(&text, base));
+        out.capped |= words.len() > MAX_PROGRAMS;
+        for w in words.into_iter().take(MAX_PROGRAMS) {
+            let p = Path::new(&w);
+            let p = if p.is_absolute() { p.to_path_buf() } else { base.join(p) };
+            if !w.starts_with('/') && !p.parent().is_some_and(Path::is_dir) {
+                continue;
+            }
+            if !out.programs.contains(&p) {
+                out.programs.push(p);
+            }
+        }
+    }
+    out
+}
+
+/// `text` with the project's base directory in place of `${MAVEN_PROJECTBASEDIR}`.
+fn with_base(text: &str, base: &Path) -> String {
+    let b = base.to_string_lossy();
+    text.replace("${MAVEN_PROJECTBASEDIR}", &b).replace("$MAVEN_PROJECTBASEDIR", &b)
+}
+
+/// The words of a Maven configuration file as its launcher takes them: split on blanks, a line
+/// beginning with `#` dropped, quotes around a word removed.
+fn words(text: &str) -> impl Iterator<Item = &str> {
+    text.lines().filter(|l| !l.trim_start().starts_with('#')).flat_map(str::split_whitespace).map(|w| w.trim_matches(|c| c == '"' || c == '\''))
+}
+
+/// The paths `jvm.config`'s options load or run, in order, once (`AGENT_PREFIXES`,
+/// `LIST_PREFIXES`, `--patch-module`'s `module=paths`).
+fn jvm_words(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut push = |s: &str| {
+        for p in s.split(':').filter(|p| !p.is_empty()) {
+            if !out.iter().any(|x| x == p) {
+                out.push(p.to_string());
+            }
+        }
+    };
+    let mut patch_next = false;
+    for w in words(text) {
+        if std::mem::take(&mut patch_next) {
+            push(w.split_once('=').map_or("", |(_, p)| p));
+            continue;
+        }
+        if let Some(v) = AGENT_PREFIXES.iter().find_map(|p| w.strip_prefix(p)) {
+            // An agent's own options follow its path after a `=` (a `:` in the path splits it in
+            // two kept paths: the safe side).
+            push(v.split('=').next().unwrap_or_default());
+        } else if let Some(v) = LIST_PREFIXES.iter().find_map(|p| w.strip_prefix(p)) {
+            push(v);
+        } else if w == "--patch-module" {
+            patch_next = true;
+        } else if let Some(v) = w.strip_prefix("--patch-module=") {
+            push(v.split_once('=').map_or("", |(_, p)| p));
+        }
+    }
+    out
+}
+
+/// The jars `maven.config`'s `-Dmaven.ext.class.path=` names (`-D` joined to it or the word
+/// before it), in order, once.
+fn maven_words(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for w in words(text) {
+        let Some(v) = w.strip_prefix("-D").unwrap_or(w).strip_prefix(EXT_CLASS_PATH) else { continue };
+        for p in v.split(':').filter(|p| !p.is_empty()) {
+            if !out.iter().any(|x| x == p) {
+                out.push(p.to_string());
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_what_the_jvm_loads() {
+        let text = "-Xmx1g --add-opens java.base/java.lang=ALL-UNNAMED\n# -javaagent:no/a.jar\n-javaagent:tools/agent.jar=opt=1 \"-agentpath:/opt/lib.so\"\n\
+            -Xbootclasspath/a:boot/a.jar:boot/b.jar -XX:VMOptionsFile=opts/vm.txt @args/more\n--patch-module java.base=patch/base -XX:OnError=tools/err.sh\n";
+        assert_eq!(jvm_words(text), ["tools/agent.jar", "/opt/lib.so", "boot/a.jar", "boot/b.jar", "opts/vm.txt", "args/more", "patch/base", "tools/err.sh"]);
+        assert_eq!(maven_words("-T 4 -Dmaven.ext.class.path=ext/a.jar:ext/b.jar\n-D maven.ext.class.path=ext/c.jar -Dother=x/y\n"), ["ext/a.jar", "ext/b.jar", "ext/c.jar"]);
+    }
+
+    #[test]
+    fn resolves_from_the_project_base_and_bounds_the_count() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path().join(DIR);
+        std::fs::create_dir(&d).unwrap();
+        std::fs::create_dir(t.path().join("tools")).unwrap();
+        std::fs::write(d.join(JVM_CONFIG), "-javaagent:tools/a.jar -javaagent:${MAVEN_PROJECTBASEDIR}/tools/b.jar -javaagent:missing/c.jar\n").unwrap();
+        std::fs::write(d.join(MAVEN_CONFIG), "-Dmaven.ext.class.path=/abs/ext.jar\n").unwrap();
+        assert_eq!(named(&d), Named { programs: vec![t.path().join("tools/a.jar"), t.path().join("tools/b.jar"), PathBuf::from("/abs/ext.jar")], capped: false });
+        let many: String = (0..MAX_PROGRAMS + 1).map(|i| format!("-javaagent:tools/{i}.jar\n")).collect();
+        std::fs::write(d.join(JVM_CONFIG), many).unwrap();
+        let n = named(&d);
+        assert!(n.capped && n.programs.len() == MAX_PROGRAMS + 1, "{}", n.programs.len());
+    }
+}
