@@ -267,3 +267,56 @@ test("review: a change set that replaces the agent a project's .mvn/jvm.config n
   for (const p of files) assert.equal(fs.readFileSync(p, 'utf8'), 'jar\n', `${p} landed`)
   assert.equal(fs.readFileSync(path.join(tree.ws, 'lib.txt'), 'utf8'), 'ok\n', 'the rest of the set landed')
 })
+
+// Found by an attacker's review (host34): `.envrc` (and `.envrc.local`) are protected names
+// because direnv runs them when a shell enters the directory, but the files an `.envrc` sources
+// were left writable: direnv's allow list is of the `.envrc` alone (host32 showed it for
+// `.envrc.local` with direnv 2.32.1), and a project's committed `source_env scripts/dev-env.sh`,
+// `source ./env/common.sh` or `dotenv .env.shared` had a default workspace-write run rewrite the
+// sourced file with hostRisks [] (bwrap and the Landlock mode); the host's shell ran it at its
+// next prompt there (direnv's stdlib: `source_env` sources the file in the .envrc's bash, from
+// the .envrc's directory; `dotenv` exports its variables, PROMPT_COMMAND and BASH_ENV included).
+/** A project at `dir` whose `.envrc` sources and loads files of its own; returns them. */
+function envrcProject(dir) {
+  fs.mkdirSync(path.join(dir, 'scripts'), { recursive: true })
+  fs.mkdirSync(path.join(dir, 'env'))
+  fs.writeFileSync(path.join(dir, '.envrc'), [
+    '# direnv',
+    'source_env scripts/dev-env.sh',
+    '[[ -f env/common.sh ]] && source "./env/common.sh"',
+    'source_env_if_exists env/optional.sh; dotenv .env.shared',
+    'layout node',
+    '',
+  ].join('\n'))
+  const files = ['scripts/dev-env.sh', 'env/common.sh', 'env/optional.sh', '.env.shared'].map((p) => path.join(dir, p))
+  for (const f of files) fs.writeFileSync(f, 'export X=1\n')
+  return files
+}
+
+for (const [mode, extra] of Object.entries(MODES)) {
+  test(`${mode}: the files a project's .envrc sources (source_env, source, dotenv) cannot be rewritten unsaid`, async (t) => {
+    const tree = tempTree(t, { git: true })
+    const files = envrcProject(tree.ws)
+    const script = files.map((p) => `echo 'touch /tmp/pwned' >> ${p} 2>/dev/null`).join('; ') + '; mkdir -p node_modules/.bin && echo ok > node_modules/.bin/tool; true'
+    const r = await sh(script, { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+    assert.equal(r.exitCode, 0, show(r))
+    for (const p of files) {
+      const kept = fs.readFileSync(p, 'utf8') === 'export X=1\n'
+      const said = r.hostRisks.some((h) => h.path === p)
+      assert.ok(kept || said, `${p} rewritten with nothing said: ${JSON.stringify(r.hostRisks)}`)
+    }
+    assert.equal(fs.readFileSync(path.join(tree.ws, 'node_modules/.bin/tool'), 'utf8'), 'ok\n', 'a PATH_add directory (layout node) stays writable')
+  })
+}
+
+test("review: a change set that rewrites a file the .envrc sources is a risk, held back by apply", async (t) => {
+  const tree = tempTree(t, { git: true })
+  const files = envrcProject(tree.ws)
+  const script = files.map((p) => `echo 'touch /tmp/pwned' >> ${p}`).join('; ') + '; echo ok > lib.txt'
+  const r = await sandspawn.spawnSandboxed(['sh', '-c', script], { cwd: tree.ws, timeout: 60000, sandbox: { mode: 'workspace-write', workspace: 'review' } })
+  assert.ok(r.changeSet, show(r))
+  for (const p of files) assert.ok(r.changeSet.hostRisks.some((h) => h.path === p), `${p}: ${JSON.stringify(r.changeSet.hostRisks)}`)
+  await sandspawn.applyChangeSet(r.changeSet.id, {})
+  for (const p of files) assert.equal(fs.readFileSync(p, 'utf8'), 'export X=1\n', `${p} landed`)
+  assert.equal(fs.readFileSync(path.join(tree.ws, 'lib.txt'), 'utf8'), 'ok\n', 'the rest of the set landed')
+})
