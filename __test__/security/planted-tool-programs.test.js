@@ -280,6 +280,8 @@ test("review: a change set that replaces the agent a project's .mvn/jvm.config n
 function envrcProject(dir) {
   fs.mkdirSync(path.join(dir, 'scripts'), { recursive: true })
   fs.mkdirSync(path.join(dir, 'env'))
+  // Made here: the Landlock mode's top takes no new entries where a repository's is kept.
+  fs.mkdirSync(path.join(dir, 'node_modules/.bin'), { recursive: true })
   fs.writeFileSync(path.join(dir, '.envrc'), [
     '# direnv',
     'source_env scripts/dev-env.sh',
@@ -297,7 +299,7 @@ for (const [mode, extra] of Object.entries(MODES)) {
   test(`${mode}: the files a project's .envrc sources (source_env, source, dotenv) cannot be rewritten unsaid`, async (t) => {
     const tree = tempTree(t, { git: true })
     const files = envrcProject(tree.ws)
-    const script = files.map((p) => `echo 'touch /tmp/pwned' >> ${p} 2>/dev/null`).join('; ') + '; mkdir -p node_modules/.bin && echo ok > node_modules/.bin/tool; true'
+    const script = files.map((p) => `echo 'touch /tmp/pwned' >> ${p} 2>/dev/null`).join('; ') + '; echo ok > node_modules/.bin/tool; true'
     const r = await sh(script, { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
     assert.equal(r.exitCode, 0, show(r))
     for (const p of files) {

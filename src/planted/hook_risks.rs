@@ -184,6 +184,16 @@ impl Kept {
                     super::small_file::MAX_BYTES >> 20
                 );
             }
+            // An `.envrc` (`envrc_sources`), capped as a `.cargo`'s is.
+            if c.file_name().is_some_and(|n| super::envrc_sources::FILES.iter().any(|f| n == *f)) {
+                return format!(
+                    "planted configuration: {} sources more than {} files, or could not be read (not a regular file, or over {} \
+                     MiB): the files past that, which direnv runs at the host shell's next prompt, were not kept read-only",
+                    c.display(),
+                    super::envrc_sources::MAX_PROGRAMS,
+                    super::small_file::MAX_BYTES >> 20
+                );
+            }
             // A rust-toolchain file (`toolchain_path`) that could not be read.
             if c.file_name().is_some_and(|n| super::toolchain_path::FILES.iter().any(|f| n == *f)) {
                 return format!(

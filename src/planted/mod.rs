@@ -70,6 +70,7 @@ pub mod small_file;
 pub mod toolchain_path;
 pub mod yarn_programs;
 pub mod mvn_programs;
+pub mod envrc_sources;
 mod unreadable;
 pub mod unwalked_links;
 mod links_via;
@@ -349,10 +350,8 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
     c.cargo_programs(&found.named);
     // The toolchain directory each rust-toolchain file names (`toolchain_path`), kept likewise.
     c.toolchain_paths(&found.named);
-    // The yarn release and plugins each yarn configuration names (`yarn_programs`), kept likewise.
-    c.yarn_programs(&found.named);
-    // What each `.mvn`'s configuration has Maven's JVM load (`mvn_programs`), kept likewise.
-    c.mvn_programs(&found.named);
+    // What each yarn configuration, `.mvn` and `.envrc` has its tool run (`tool_programs`), likewise.
+    c.tool_programs(&found.named);
     c.repo_includes(at_first_missing, policy.reviewed);
     c.repo_ways(policy.reviewed);
     let held_caches = c.held_caches(&policy.planted.held_caches, policy.absent == Absent::Placeholders);
@@ -755,28 +754,30 @@ impl<'a> Carver<'a> {
         }
     }
 
-    /// The files each yarn configuration among `named` (the walk's protected names) names to run,
-    /// its `yarnPath` and `plugins` (`yarn_programs`: found by an attacker's review, host34, a run
-    /// rewrote the committed `.yarn/releases/yarn-4.5.0.cjs` and the host's next yarn ran it), kept
-    /// by `repo_includes` as a `.cargo`'s programs are. One small read per such file; none in a
-    /// workspace without one.
-    fn yarn_programs(&mut self, named: &[PathBuf]) {
-        for file in named.iter().filter(|p| p.file_name().is_some_and(|n| yarn_programs::FILES.iter().any(|f| n == *f))) {
-            let found = yarn_programs::named(file);
-            self.hook_links.capped(file, found.capped);
-            self.includes.extend(found.programs.into_iter().map(|p| (file.clone(), p)));
-        }
-    }
-
-    /// What the configuration of each `.mvn` directory among `named` has Maven's JVM load, its
-    /// agents and jars (`mvn_programs`: found by an attacker's review, host34, a run replaced the
-    /// `-javaagent:tools/agent.jar` a project's jvm.config named and the host's next `mvn -v` ran
-    /// it), kept by `repo_includes` as a `.cargo`'s programs are. Two small reads per `.mvn`.
-    fn mvn_programs(&mut self, named: &[PathBuf]) {
-        for dot_mvn in named.iter().filter(|p| p.file_name().is_some_and(|n| n == mvn_programs::DIR)) {
-            let found = mvn_programs::named(dot_mvn);
-            self.hook_links.capped(dot_mvn, found.capped);
-            self.includes.extend(found.programs.into_iter().map(|p| (dot_mvn.clone(), p)));
+    /// The files each yarn configuration, `.mvn` directory and `.envrc` among `named` (the walk's
+    /// protected names) has its tool run or load, kept by `repo_includes` as a `.cargo`'s programs
+    /// are. Found by an attacker's review (host34): a run rewrote the committed `yarnPath` release
+    /// (`yarn_programs`; the host's next yarn ran it), the `-javaagent` jar of a `.mvn/jvm.config`
+    /// (`mvn_programs`; the host's next `mvn -v` ran it) and the script an `.envrc` sources
+    /// (`envrc_sources`; direnv's allow list covers the `.envrc` alone). One or two small reads
+    /// per such entry; none in a workspace without one.
+    fn tool_programs(&mut self, named: &[PathBuf]) {
+        let is = |p: &Path, names: &[&str]| p.file_name().is_some_and(|n| names.iter().any(|f| n == *f));
+        for entry in named {
+            let (programs, capped) = if is(entry, yarn_programs::FILES) {
+                let n = yarn_programs::named(entry);
+                (n.programs, n.capped)
+            } else if is(entry, &[mvn_programs::DIR]) {
+                let n = mvn_programs::named(entry);
+                (n.programs, n.capped)
+            } else if is(entry, envrc_sources::FILES) {
+                let n = envrc_sources::named(entry);
+                (n.programs, n.capped)
+            } else {
+                continue;
+            };
+            self.hook_links.capped(entry, capped);
+            self.includes.extend(programs.into_iter().map(|p| (entry.clone(), p)));
         }
     }
 

@@ -29,6 +29,8 @@
 //! `.yarn/releases/yarn-4.5.0.cjs` and apply landed it; the host's next yarn there ran it.
 //! And what a `.mvn` at a top has Maven's JVM load (`planted::mvn_programs`): the same review, a
 //! set replaced the `-javaagent:tools/agent.jar` of its jvm.config; the host's next `mvn -v` ran it.
+//! And what an `.envrc` at a top sources (`planted::envrc_sources`): the same review, a set
+//! rewrote the `scripts/dev-env.sh` it sourced; direnv's allow list covers the `.envrc` alone.
 
 use std::path::{Path, PathBuf};
 
@@ -59,6 +61,7 @@ pub fn hooks_elsewhere(meta: &Meta) -> Elsewhere {
         toolchain_paths(&meta.roots, &mut out.configs);
         yarn_programs(&meta.roots, &mut out.configs);
         mvn_programs(&meta.roots, &mut out.configs);
+        envrc_sources(&meta.roots, &mut out.configs);
         return out;
     }
     let push = |list: &mut Vec<PathBuf>, p: PathBuf| {
@@ -100,6 +103,7 @@ pub fn hooks_elsewhere(meta: &Meta) -> Elsewhere {
     toolchain_paths(&tops, &mut out.configs);
     yarn_programs(&tops, &mut out.configs);
     mvn_programs(&tops, &mut out.configs);
+    envrc_sources(&tops, &mut out.configs);
     out
 }
 
@@ -144,12 +148,7 @@ fn yarn_programs(tops: &[PathBuf], configs: &mut Vec<PathBuf>) {
     use crate::planted::yarn_programs::{named, FILES};
     for file in tops.iter().flat_map(|t| FILES.iter().map(move |f| t.join(f))).filter(|f| f.symlink_metadata().is_ok()) {
         for f in named(&file).programs {
-            let led = crate::policy::paths::canonical_lenient("yarnPath", &f).ok().map(|l| l.path);
-            for p in std::iter::once(f).chain(led) {
-                if !configs.contains(&p) {
-                    configs.push(p);
-                }
-            }
+            guard_as_named(configs, "yarnPath", f);
         }
     }
 }
@@ -162,12 +161,31 @@ fn mvn_programs(tops: &[PathBuf], configs: &mut Vec<PathBuf>) {
     use crate::planted::mvn_programs::{named, DIR};
     for dot_mvn in tops.iter().map(|t| t.join(DIR)).filter(|d| d.symlink_metadata().is_ok_and(|m| m.is_dir())) {
         for f in named(&dot_mvn).programs {
-            let led = crate::policy::paths::canonical_lenient(DIR, &f).ok().map(|l| l.path);
-            for p in std::iter::once(f).chain(led) {
-                if !configs.contains(&p) {
-                    configs.push(p);
-                }
-            }
+            guard_as_named(configs, DIR, f);
+        }
+    }
+}
+
+/// The files an `.envrc` (or `.envrc.local`) at each of `tops` sources or loads
+/// (`planted::envrc_sources`: found by an attacker's review, host34, a set rewrote the
+/// `scripts/dev-env.sh` an `.envrc` sourced and apply landed it), as named and where the host's
+/// links lead them, into `configs`: an `lstat` per name and top, a small read per file.
+fn envrc_sources(tops: &[PathBuf], configs: &mut Vec<PathBuf>) {
+    use crate::planted::envrc_sources::{named, FILES};
+    for file in tops.iter().flat_map(|t| FILES.iter().map(move |f| t.join(f))).filter(|f| f.symlink_metadata().is_ok()) {
+        for f in named(&file).programs {
+            guard_as_named(configs, ".envrc", f);
+        }
+    }
+}
+
+/// `f` as named and where the host's links lead it (`what` names the setting in a refusal), into
+/// `configs`, once.
+fn guard_as_named(configs: &mut Vec<PathBuf>, what: &str, f: PathBuf) {
+    let led = crate::policy::paths::canonical_lenient(what, &f).ok().map(|l| l.path);
+    for p in std::iter::once(f).chain(led) {
+        if !configs.contains(&p) {
+            configs.push(p);
         }
     }
 }

@@ -1,0 +1,135 @@
+//! The files an `.envrc` has direnv source or load, kept as the programs a `.cargo` configuration
+//! names are (`cargo_programs`). Found by an attacker's review (host34): `.envrc` and
+//! `.envrc.local` are protected names because direnv runs them when a shell enters the directory,
+//! but what they source was left writable: direnv's allow list is of the `.envrc` alone (host32
+//! showed it for `.envrc.local`), and a project's committed `source_env scripts/dev-env.sh` (or
+//! `source ./env/common.sh`, `dotenv .env.shared`) had a run rewrite the sourced file with
+//! `hostRisks: []`; the host's shell ran it at its next prompt there.
+//!
+//! direnv evaluates the file with bash from the directory holding it, so a relative path is taken
+//! from there (`$PWD` stands for it). What is read: the word after `source_env`,
+//! `source_env_if_exists`, `source`, `.`, `dotenv` and `dotenv_if_exists` wherever it stands on a
+//! line (after `&&`, `;`, `then`); `source_env` of a directory names its `.envrc`. A bare `dotenv`
+//! loads `.env`, a reported name already. A word with another expansion (`$HOME`, `$(...)`) is not
+//! resolved, and what `PATH_add` puts on the shell's `PATH` is not kept (a run writes there:
+//! `layout node`'s `node_modules/.bin`). At most `MAX_PROGRAMS` per file, then `capped`.
+
+use std::path::{Path, PathBuf};
+
+use super::small_file;
+
+/// The files direnv evaluates (each a protected name).
+pub const FILES: &[&str] = &[".envrc", ".envrc.local"];
+
+/// The commands whose next word is a file sourced (or, for `dotenv`, loaded into the environment).
+const COMMANDS: &[&str] = &["source_env", "source_env_if_exists", "source", ".", "dotenv", "dotenv_if_exists"];
+
+/// The most paths kept of one file (a run may write one below the tops).
+pub const MAX_PROGRAMS: usize = 256;
+
+/// What `named` found.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Named {
+    pub programs: Vec<PathBuf>,
+    /// The file named more than `MAX_PROGRAMS`, or could not be read (a FIFO, a device, too large).
+    pub capped: bool,
+}
+
+/// The files the `.envrc` `file` sources or loads, resolved from the directory holding it; a
+/// relative one only where its directory exists, as `cargo_programs` does.
+pub fn named(file: &Path) -> Named {
+    let base = file.parent().unwrap_or(Path::new("/"));
+    let text = match small_file::read(file) {
+        small_file::Read::Text(t) => t,
+        small_file::Read::Absent => return Named::default(),
+        small_file::Read::Unjudged { .. } => return Named { programs: Vec::new(), capped: true },
+    };
+    let words = sourced_words(&text);
+    let mut out = Named { programs: Vec::new(), capped: words.len() > MAX_PROGRAMS };
+    for w in words.into_iter().take(MAX_PROGRAMS) {
+        let w = w.replace("${PWD}", &base.to_string_lossy()).replace("$PWD", &base.to_string_lossy());
+        if w.contains('$') || w.contains('`') {
+            continue;
+        }
+        let p = Path::new(&w);
+        let mut p = if p.is_absolute() { p.to_path_buf() } else { base.join(p) };
+        // `source_env DIR` sources DIR/.envrc.
+        if p.is_dir() {
+            p.push(FILES[0]);
+        }
+        if !w.starts_with('/') && !p.parent().is_some_and(Path::is_dir) {
+            continue;
+        }
+        if !out.programs.contains(&p) {
+            out.programs.push(p);
+        }
+    }
+    out
+}
+
+/// The word after each of `COMMANDS` in `text` (unquoted), in order, once.
+fn sourced_words(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for line in text.lines() {
+        let mut next_is_file = false;
+        for word in shell_words(line) {
+            if word.starts_with('#') && !next_is_file {
+                break;
+            }
+            if std::mem::take(&mut next_is_file) && !word.is_empty() && !out.contains(&word) {
+                out.push(word.clone());
+            }
+            next_is_file = COMMANDS.contains(&word.as_str());
+        }
+    }
+    out
+}
+
+/// `line` split into words as bash would at its simplest: blanks and `;`, `&`, `|`, `(`, `)`
+/// separate words, quotes ('...', "...") are removed and keep what they hold in one word.
+fn shell_words(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut quote: Option<char> = None;
+    for c in line.chars() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => word.push(c),
+            None if c == '"' || c == '\'' => quote = Some(c),
+            None if c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')') => {
+                if !word.is_empty() {
+                    words.push(std::mem::take(&mut word));
+                }
+            }
+            None => word.push(c),
+        }
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    words
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_what_an_envrc_sources_and_loads() {
+        let text = "# source_env no/1.sh\nsource_env scripts/dev-env.sh\n[[ -f env/common.sh ]] && source \"./env/common.sh\"\n\
+            source_env_if_exists env/optional.sh; dotenv .env.shared # dotenv no/2\nif true; then . 'lib/x.sh'; fi\nPATH_add bin\nlayout node\ndotenv\n";
+        assert_eq!(sourced_words(text), ["scripts/dev-env.sh", "./env/common.sh", "env/optional.sh", ".env.shared", "lib/x.sh"]);
+    }
+
+    #[test]
+    fn resolves_from_the_envrc_directory() {
+        let t = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(t.path().join("scripts")).unwrap();
+        std::fs::create_dir_all(t.path().join("sub")).unwrap();
+        let f = t.path().join(FILES[0]);
+        std::fs::write(&f, "source_env scripts/a.sh\nsource_env sub\nsource $PWD/scripts/b.sh\nsource $HOME/x.sh\nsource missing/c.sh\n").unwrap();
+        let want = vec![t.path().join("scripts/a.sh"), t.path().join("sub/.envrc"), t.path().join("scripts/b.sh")];
+        assert_eq!(named(&f), Named { programs: want, capped: false });
+        assert_eq!(named(&t.path().join(FILES[1])), Named::default());
+    }
+}
