@@ -10,7 +10,9 @@
 //! from there (`$PWD` stands for it). What is read: the word after `source_env`,
 //! `source_env_if_exists`, `source`, `.`, `dotenv` and `dotenv_if_exists` wherever it stands on a
 //! line (after `&&`, `;`, `then`); `source_env` of a directory names its `.envrc`. A bare `dotenv`
-//! loads `.env`, a reported name already. A word with another expansion (`$HOME`, `$(...)`) is not
+//! loads `.env`, a reported name already, and a `dotenv` of a reported name (`dotenv .env`,
+//! `dotenv_if_exists .env.local`) is left to its report: commands write those (`cp .env.example
+//! .env`), which is why they are reported, not kept. A word with another expansion (`$HOME`, `$(...)`) is not
 //! resolved, and what `PATH_add` puts on the shell's `PATH` is not kept (a run writes there:
 //! `layout node`'s `node_modules/.bin`). At most `MAX_PROGRAMS` per file, then `capped`.
 
@@ -21,8 +23,10 @@ use super::small_file;
 /// The files direnv evaluates (each a protected name).
 pub const FILES: &[&str] = &[".envrc", ".envrc.local"];
 
-/// The commands whose next word is a file sourced (or, for `dotenv`, loaded into the environment).
+/// The commands whose next word is a file sourced (or, for `DOTENV`'s, loaded into the environment).
 const COMMANDS: &[&str] = &["source_env", "source_env_if_exists", "source", ".", "dotenv", "dotenv_if_exists"];
+/// The commands of `COMMANDS` that load variables, not a script.
+const DOTENV: &[&str] = &["dotenv", "dotenv_if_exists"];
 
 /// The most paths kept of one file (a run may write one below the tops).
 pub const MAX_PROGRAMS: usize = 256;
@@ -46,7 +50,11 @@ pub fn named(file: &Path) -> Named {
     };
     let words = sourced_words(&text);
     let mut out = Named { programs: Vec::new(), capped: words.len() > MAX_PROGRAMS };
-    for w in words.into_iter().take(MAX_PROGRAMS) {
+    let reported = super::names::reported_defaults();
+    for (w, dotenv) in words.into_iter().take(MAX_PROGRAMS) {
+        if dotenv && reported.iter().any(|r| Path::new(&w).file_name().is_some_and(|n| n == r.as_str())) {
+            continue;
+        }
         let w = w.replace("${PWD}", &base.to_string_lossy()).replace("$PWD", &base.to_string_lossy());
         if w.contains('$') || w.contains('`') {
             continue;
@@ -67,19 +75,22 @@ pub fn named(file: &Path) -> Named {
     out
 }
 
-/// The word after each of `COMMANDS` in `text` (unquoted), in order, once.
-fn sourced_words(text: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
+/// The word after each of `COMMANDS` in `text` (unquoted), and whether a `DOTENV` command named
+/// it, in order, once.
+fn sourced_words(text: &str) -> Vec<(String, bool)> {
+    let mut out: Vec<(String, bool)> = Vec::new();
     for line in text.lines() {
-        let mut next_is_file = false;
+        let mut after: Option<bool> = None;
         for word in shell_words(line) {
-            if word.starts_with('#') && !next_is_file {
+            if word.starts_with('#') && after.is_none() {
                 break;
             }
-            if std::mem::take(&mut next_is_file) && !word.is_empty() && !out.contains(&word) {
-                out.push(word.clone());
+            if let Some(dotenv) = after.take() {
+                if !word.is_empty() && !out.iter().any(|(w, _)| *w == word) {
+                    out.push((word.clone(), dotenv));
+                }
             }
-            next_is_file = COMMANDS.contains(&word.as_str());
+            after = COMMANDS.contains(&word.as_str()).then(|| DOTENV.contains(&word.as_str()));
         }
     }
     out
@@ -118,7 +129,9 @@ mod tests {
     fn finds_what_an_envrc_sources_and_loads() {
         let text = "# source_env no/1.sh\nsource_env scripts/dev-env.sh\n[[ -f env/common.sh ]] && source \"./env/common.sh\"\n\
             source_env_if_exists env/optional.sh; dotenv .env.shared # dotenv no/2\nif true; then . 'lib/x.sh'; fi\nPATH_add bin\nlayout node\ndotenv\n";
-        assert_eq!(sourced_words(text), ["scripts/dev-env.sh", "./env/common.sh", "env/optional.sh", ".env.shared", "lib/x.sh"]);
+        let words: Vec<String> = sourced_words(text).into_iter().map(|(w, _)| w).collect();
+        assert_eq!(words, ["scripts/dev-env.sh", "./env/common.sh", "env/optional.sh", ".env.shared", "lib/x.sh"]);
+        assert_eq!(sourced_words("dotenv .env.x\n")[0], (".env.x".to_string(), true));
     }
 
     #[test]
@@ -127,7 +140,7 @@ mod tests {
         std::fs::create_dir_all(t.path().join("scripts")).unwrap();
         std::fs::create_dir_all(t.path().join("sub")).unwrap();
         let f = t.path().join(FILES[0]);
-        std::fs::write(&f, "source_env scripts/a.sh\nsource_env sub\nsource $PWD/scripts/b.sh\nsource $HOME/x.sh\nsource missing/c.sh\n").unwrap();
+        std::fs::write(&f, "source_env scripts/a.sh\nsource_env sub\nsource $PWD/scripts/b.sh\nsource $HOME/x.sh\nsource missing/c.sh\ndotenv .env\ndotenv_if_exists sub/.env.local\n").unwrap();
         let want = vec![t.path().join("scripts/a.sh"), t.path().join("sub/.envrc"), t.path().join("scripts/b.sh")];
         assert_eq!(named(&f), Named { programs: want, capped: false });
         assert_eq!(named(&t.path().join(FILES[1])), Named::default());
