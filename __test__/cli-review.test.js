@@ -323,3 +323,37 @@ test('review apply and diff refuse an empty path (a variable the shell left empt
   }
   assert.deepEqual(hostView(ws), ['a.txt:old\n', 'gone.txt:g\n'], 'nothing landed')
 })
+
+test('review apply and diff resolve a path\'s .. as the kernel does (up from a link\'s target), never as text; a .. the host cannot resolve is refused', (t) => {
+  // `review apply ID link/../notes.txt` with link -> sub/deeper names sub/notes.txt to the kernel
+  // (and to `cat`, `ls`, the user's editor), but path.resolve dropped `link/..` as text: the diff
+  // showed, and the apply landed, the workspace's top notes.txt, never named (found by an
+  // attacker's review, mode34).
+  const ws = workspace(t)
+  fs.mkdirSync(path.join(ws, 'sub', 'deeper'), { recursive: true })
+  fs.symlinkSync('sub/deeper', path.join(ws, 'link'))
+  const run = cli(['--review', '--json', '--', 'sh', '-c', 'echo top > notes.txt && echo sub > sub/notes.txt && ln -s sub/deeper newlink'], ws)
+  assert.equal(run.status, 0, ctx(run))
+  const { id } = JSON.parse(run.stdout).changeSet
+  t.after(() => cli(['review', 'discard', id], ws))
+
+  // A `..` below what the host does not have (here the set's own link) cannot be resolved until
+  // the set lands: refused, nothing diffed or landed.
+  for (const action of ['diff', 'apply']) {
+    const r = cli(['review', action, id, 'newlink/../notes.txt'], ws)
+    assert.equal(r.status, 2, `${action} through the set's own link: ${ctx(r)}`)
+    assert.match(r.stderr, /newlink/, `${action}: ${ctx(r)}`)
+  }
+  assert.ok(!fs.existsSync(path.join(ws, 'notes.txt')) && !fs.existsSync(path.join(ws, 'sub', 'notes.txt')), 'nothing landed')
+
+  for (const named of ['link/../notes.txt', `${ws}/link/../notes.txt`, './link/./../notes.txt']) {
+    const diff = cli(['review', 'diff', id, named], ws)
+    assert.equal(diff.status, 0, `${named}: ${ctx(diff)}`)
+    assert.match(diff.stdout, /\+sub\n/, `${named}: the kernel's sub/notes.txt is diffed: ${ctx(diff)}`)
+    assert.doesNotMatch(diff.stdout, /\+top\n/, `${named}: the top notes.txt, never named, is diffed: ${ctx(diff)}`)
+  }
+  const apply = cli(['review', 'apply', id, 'link/../notes.txt'], ws)
+  assert.equal(apply.status, 0, ctx(apply))
+  assert.equal(fs.readFileSync(path.join(ws, 'sub', 'notes.txt'), 'utf8'), 'sub\n', 'the file named landed')
+  assert.ok(!fs.existsSync(path.join(ws, 'notes.txt')), 'the top notes.txt, never named, landed')
+})
