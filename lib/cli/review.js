@@ -9,6 +9,7 @@ const { printable, shellWord } = require('./printable')
 const { askLine } = require('./type-ahead')
 const { UsageError } = require('./args')
 const out = require('./output')
+const { reviewPaths } = require('./review-paths')
 
 /** How many changed paths the text output lists (the counts cover all). */
 const SHOWN = 50
@@ -210,7 +211,8 @@ async function review(words, values) {
   // An empty word (`review apply ID "$FILE"` with FILE unset) resolved to the shell's directory,
   // and the whole set landed where one file was asked for (found by an attacker's review, mode33).
   if (rest.includes('')) throw new UsageError(`review ${action}: an empty path (a variable the shell left empty?); name the changed path, or give none for the whole set`, 'review', json)
-  const paths = rest.map((p) => path.resolve(p))
+  // Each `..` as the kernel resolves it (./review-paths): path.resolve dropped `link/..` as text.
+  const paths = reviewPaths(rest, action, json)
   if (values.force && action !== 'apply') throw new UsageError('--force is allowed only with `review apply`', 'review', json)
   if (values.revision !== undefined && action !== 'apply') throw new UsageError('--revision is allowed only with `review apply`', 'review', json)
   switch (action) {
