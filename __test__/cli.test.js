@@ -186,6 +186,28 @@ test('a path flag with .. after a symlink names what the kernel finds there, as 
   fs.rmSync(root, { recursive: true })
 })
 
+test('--cwd with .. after a symlink runs the command where the kernel (and the API\'s cwd) finds it, and relative flags resolve from there', () => {
+  // `--cwd link/..` (link -> sub/deeper) is ws/sub to the kernel, to `ls link/..` and to the API's
+  // `cwd`, but the CLI's path.resolve dropped `link/..` as text: a workspace-write run got ws
+  // writable instead of ws/sub and planted a file at its top, and `--deny-read secret` denied
+  // ws/secret while the command read ws/sub/secret there (found by an attacker's review, mode34).
+  const ws = tmp('cwd-dotdot')
+  const sub = path.join(ws, 'sub')
+  fs.mkdirSync(path.join(sub, 'deeper'), { recursive: true })
+  fs.symlinkSync('sub/deeper', path.join(ws, 'link'))
+  fs.writeFileSync(path.join(sub, 'secret'), 'SUB SECRET\n')
+  for (const spelled of ['link/..', `${ws}/link/..`, './link/./..']) {
+    const r = cli(['--no-pty', '--mode', 'workspace-write', '--tmp', 'read-only', '--cwd', spelled, 'sh', '-c', 'pwd -P; echo p > planted'], { cwd: ws })
+    assert.equal(r.status, 0, `${spelled}: ${ctx(r)}`)
+    assert.equal(r.stdout.trim(), sub, `${spelled}: the command runs where the kernel's ${spelled} is: ${ctx(r)}`)
+    assert.ok(!fs.existsSync(path.join(ws, 'planted')), `${spelled}: the workspace's top, never named, was writable: ${ctx(r)}`)
+    fs.rmSync(path.join(sub, 'planted'), { force: true })
+    const denied = cli(['--no-pty', '--cwd', spelled, '--deny-read', 'secret', 'cat', 'secret'], { cwd: ws })
+    assert.doesNotMatch(denied.stdout, /SUB SECRET/, `${spelled}: --deny-read secret names another file than the command's secret: ${ctx(denied)}`)
+  }
+  fs.rmSync(ws, { recursive: true })
+})
+
 test('an empty path flag (a variable the shell left empty: --cwd "$PROJECT") is refused, never the shell\'s directory', () => {
   // `--cwd ''` ran the command in the shell's own directory, writable in workspace-write (an
   // agent's `--cwd "$PROJECT"` with PROJECT unset: its home); the API refuses an empty path, the
