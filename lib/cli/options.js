@@ -13,7 +13,8 @@ const { checkModeFlags } = require('./mode-rules')
 
 function toSpawnOptions(values) {
   require('./path-flag-values').refuseShellLeftovers(values)
-  const cwd = path.resolve(values.cwd ?? '.')
+  // As the kernel names --cwd (`..` after a link from its target), never path.resolve's text.
+  const cwd = require('./shell-cwd').kernelCwd(values.cwd)
   const abs = (p) => underCwd(cwd, p)
   const named = require('./shell-cwd').namedCwd(values.cwd)
   const writable = values.writable ?? []

@@ -33,16 +33,30 @@ function shellCwd(env = process.env) {
 }
 
 /**
+ * `--cwd`'s value as the kernel names it: absolute as given, relative joined to the process's own
+ * cwd, its `.` and `..` left for the library, which resolves them as the kernel does (a `..` after
+ * a link goes up from the link's target). path.resolve dropped `link/..` as text: `--cwd link/..`
+ * (link -> sub/deeper) ran a workspace-write command in the directory above, writable, where the
+ * kernel and the API's `cwd` name sub (found by an attacker's review, mode34).
+ */
+function kernelCwd(given) {
+  if (given === undefined) return process.cwd()
+  if (path.isAbsolute(given)) return given
+  const here = process.cwd()
+  return here.endsWith('/') ? here + given : `${here}/${given}`
+}
+
+/**
  * The cwd to name for `--cwd` (undefined: none given): absolute as given; relative, from the
- * shell's cwd (`shellCwd`) when that leads to the directory the kernel resolves it to (a `..`
- * after a link goes up from its target there, not from the link), else as the kernel resolves it.
+ * shell's cwd (`shellCwd`) when that leads to the directory the kernel resolves it to, else as the
+ * kernel resolves it (`kernelCwd`).
  */
 function namedCwd(given, env = process.env) {
   if (given === undefined) return shellCwd(env)
-  const resolved = path.resolve(given)
+  const resolved = kernelCwd(given)
   if (path.isAbsolute(given)) return resolved
   const named = path.resolve(shellCwd(env), given)
-  return named !== resolved && same(named, resolved) ? named : resolved
+  return same(named, resolved) ? named : resolved
 }
 
-module.exports = { shellCwd, namedCwd }
+module.exports = { shellCwd, namedCwd, kernelCwd }
