@@ -146,6 +146,29 @@ describe('escalation', { concurrency: 4 }, () => {
     assert.equal(fs.existsSync(marker), false)
   })
 
+  // Found by an attacker's review (mode34): `sh link/../build.sh` (link -> sub/deeper) runs
+  // sub/build.sh, but the argv path was made absolute by path.resolve, which drops `link/..` as
+  // text: the command's file was taken to be ws/build.sh, so approve (and the CLI's warning) was not
+  // told that the command runs the sub/build.sh the attempt rewrote.
+  test('approve is told that the command runs a file it changed, named with .. after a symlink', async (t) => {
+    const tree = tempTree(t)
+    const marker = path.join(tree.out, 'ran-unsandboxed')
+    const sub = path.join(tree.ws, 'sub')
+    fs.mkdirSync(path.join(sub, 'deeper'), { recursive: true })
+    fs.symlinkSync('sub/deeper', path.join(tree.ws, 'link'))
+    const target = path.join(sub, 'build.sh')
+    fs.writeFileSync(target, [
+      '#!/bin/sh', `printf '#!/bin/sh\nid > ${marker}\n' > sub/build.sh`,
+      "echo \"cp: cannot create regular file '/usr/local/lib/libfoo.so': Permission denied\" >&2", 'exit 1', '',
+    ].join('\n'))
+    // A plain ws/build.sh the attempt leaves alone: what the text's path names.
+    fs.writeFileSync(path.join(tree.ws, 'build.sh'), 'echo top\n')
+    const changes = await changesRefused(['sh', 'link/../build.sh'], tree.ws)
+    assert.deepEqual(changes.paths, [target], JSON.stringify(changes))
+    assert.deepEqual(changes.commandFiles, [target], JSON.stringify(changes))
+    assert.equal(fs.existsSync(marker), false)
+  })
+
   // Found by an attacker's review: a directory made unreadable to the user (root reads any) hid
   // what changed below it, and approve was told nothing changed.
   test('approve is told of a directory the attempt made unreadable, and that the list is incomplete', { skip: process.getuid() === 0 && 'root lists any directory: needs an ordinary user (the CI runs this suite as one)' }, async (t) => {
