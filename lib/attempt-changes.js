@@ -47,7 +47,10 @@ function commandFiles(command, cwd, writable) {
   const inWritable = (p) => writable.some((r) => p === r || p.startsWith(r + path.sep))
   for (const arg of command) {
     if (typeof arg !== 'string' || arg === '' || arg.startsWith('-')) continue
-    const p = path.resolve(cwd, arg)
+    // Joined as written, its `.` and `..` left for realpath(3), which goes up from a link's
+    // target as the command's `sh link/../build.sh` does; path.resolve dropped `link/..` as text
+    // and named another file than the one the command runs (found by an attacker's review, mode34).
+    const p = path.isAbsolute(arg) ? arg : `${cwd}/${arg}`
     const target = realNative(p)
     if (target === null || !isFile(target)) continue
     const dir = realNative(path.dirname(p))
