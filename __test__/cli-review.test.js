@@ -357,3 +357,39 @@ test('review apply and diff resolve a path\'s .. as the kernel does (up from a l
   assert.equal(fs.readFileSync(path.join(ws, 'sub', 'notes.txt'), 'utf8'), 'sub\n', 'the file named landed')
   assert.ok(!fs.existsSync(path.join(ws, 'notes.txt')), 'the top notes.txt, never named, landed')
 })
+
+test('review errors name the CLI\'s words (PATH, --revision, review show), never API fields or functions', (t) => {
+  // API.md: the CLI's errors name CLI flags, not API fields. `review apply ID /etc/x` said
+  // `options.paths[0]: ...`, `review diff ID zz` `options.path: ...`, `--revision ''`
+  // `options.revision: ...`, and a stale --revision told the user to call showChangeSet (found by
+  // an attacker's review, mode34).
+  const ws = workspace(t)
+  const run = cli(['--review', '--json', '--', 'sh', '-c', 'echo new > a.txt'], ws)
+  assert.equal(run.status, 0, ctx(run))
+  const { id } = JSON.parse(run.stdout).changeSet
+  t.after(() => cli(['review', 'discard', id], ws))
+  for (const args of [['apply', id, '/etc/x'], ['apply', id, 'zz'], ['diff', id, 'zz'], ['apply', id, '--revision', ''], ['apply', id, '--revision', 'nope']]) {
+    const r = cli(['review', ...args], ws)
+    assert.notEqual(r.status, 0, `${args.join(' ')}: ${ctx(r)}`)
+    assert.doesNotMatch(r.stderr, /options\.|showChangeSet|applyChangeSet/, `${args.join(' ')}: ${ctx(r)}`)
+  }
+  assert.deepEqual(hostView(ws), ['a.txt:old\n', 'gone.txt:g\n'], 'nothing landed')
+})
+
+test('review list, show and discard refuse words they do not take: discard A B discarded A alone, B left without a word', (t) => {
+  // `sandspawn review discard ID1 ID2` discarded ID1 and ignored ID2 (status 0): the user believes
+  // both gone (found by an attacker's review, mode34). Likewise `review show ID extra`, `review
+  // list extra`.
+  const ws = workspace(t)
+  const ids = ['echo 1 > a.txt', 'echo 2 > b.txt'].map((task) => {
+    const run = cli(['--review', '--json', '--', 'sh', '-c', task], ws)
+    assert.equal(run.status, 0, ctx(run))
+    return JSON.parse(run.stdout).changeSet.id
+  })
+  t.after(() => ids.forEach((id) => cli(['review', 'discard', id], ws)))
+  for (const args of [['discard', ...ids], ['show', ids[0], 'extra'], ['list', 'extra']]) {
+    const r = cli(['review', ...args], ws)
+    assert.equal(r.status, 2, `${args.join(' ')}: ${ctx(r)}`)
+  }
+  assert.deepEqual(pendingIn(ws).map((s) => s.id).sort(), [...ids].sort(), 'both sets are still pending: nothing was half done')
+})
