@@ -29,6 +29,11 @@ const FIELDS = [
   ['options.platform', '--platform'],
   // `sandspawn review ACTION ID`: the id the user typed.
   ['options.changeSet', 'review'],
+  // `review apply|diff ID PATH...` and `--revision`: the paths the user named (the message says
+  // which), not applyChangeSet's fields (found by an attacker's review, mode34).
+  ['options.paths', 'PATH'],
+  ['options.path', 'PATH'],
+  ['options.revision', '--revision'],
   ['options.env', 'the environment'],
   ['command', 'COMMAND'],
 ]
@@ -51,6 +56,9 @@ const PHRASES = [
   [/\bsandbox\.allowUnixSockets as a list of paths/g, '--allow-unix-sockets with socket paths'],
   [/\bpty is not supported in the Landlock mode yet: run where bwrap works, or without pty/, 'a terminal (pty) is not supported in the Landlock mode yet: run where bwrap works, or give --no-pty'],
   [/`\.git` is governed by sandbox\.protectGit/g, '`.git` is governed by --protect-git and --no-protect-git'],
+  // A stale `review apply --revision` (mode34: it sent the user to the API's showChangeSet).
+  [/\(showChangeSet, sandspawn review show\)/, '(sandspawn review show)'],
+  [/^--revision: must be the revision showChangeSet \(or a run's changeSet\) gave/, '--revision: must be the revision sandspawn review show (or a --review run) printed'],
   // `sandspawn explain`'s refusals of what a plan for another spawner cannot keep (found by an
   // attacker's review, mode33: they named the API's functions and fields, --allow-domain's as
   // "--network as a NetworkPolicy ... build the plan with network: true or false").
