@@ -208,6 +208,10 @@ async function review(words, values) {
   const need = (n) => {
     if (!id && n > 0) throw new UsageError(`review ${action} needs a change set id (sandspawn review list shows them)`, 'review', json)
   }
+  // Only apply and diff take paths: `review discard A B` discarded A and ignored B, status 0, the
+  // user believing both gone (found by an attacker's review, mode34).
+  const takes = { list: 0, show: 1, discard: 1 }[action]
+  if (takes !== undefined && words.length > takes + 1) throw new UsageError(`review ${action} takes ${takes ? 'one change set id' : 'no words'}, got also '${words.slice(takes + 1).join(' ')}'${action === 'discard' ? ' (discard one set at a time: nothing was discarded)' : ''}`, 'review', json)
   // An empty word (`review apply ID "$FILE"` with FILE unset) resolved to the shell's directory,
   // and the whole set landed where one file was asked for (found by an attacker's review, mode33).
   if (rest.includes('')) throw new UsageError(`review ${action}: an empty path (a variable the shell left empty?); name the changed path, or give none for the whole set`, 'review', json)
