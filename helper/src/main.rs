@@ -59,6 +59,8 @@ mod close_batch;
 #[cfg(target_os = "linux")]
 mod covers;
 #[cfg(target_os = "linux")]
+mod cwd_on_top;
+#[cfg(target_os = "linux")]
 mod mount_target;
 #[cfg(target_os = "linux")]
 mod overlay;
@@ -285,7 +287,7 @@ fn in_namespaces(steps: &Steps) {
         write_guard::note_writable(&o.root);
         known_mounts::note(o.root.as_bytes());
     }
-    if let Err(failure) = read_only::bind_all(&steps.read_only) {
+    if let Err(failure) = read_only::bind_all(&steps.read_only).and_then(|()| cwd_on_top::reenter_below(&steps.read_only)) {
         fail(steps.report_fd, failure);
     }
     for overlay in &steps.overlays {

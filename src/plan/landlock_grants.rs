@@ -46,9 +46,10 @@ pub struct Grants {
 }
 
 impl Grants {
-    /// `dir` (a writable root) takes new entries at its top.
+    /// `dir` (a writable root) takes new entries at its top: it lies in a directory granted whole
+    /// (not split, and not a read-only root left ungranted).
     pub fn creatable(&self, dir: &Path) -> bool {
-        !self.split.iter().any(|s| s == dir)
+        self.dirs.iter().any(|d| dir.starts_with(d))
     }
 }
 
@@ -104,6 +105,13 @@ pub fn grants(policy: &ResolvedPolicy, own: &[PathBuf], extra: &[&Path]) -> Resu
     // same way (none: one behind an administrator's link, which the helper then follows).
     let ids = policy.writable_roots.iter().map(|r| r.id.or_else(|| crate::no_symlinks::identity(&r.root).ok()));
     for (dir, id) in roots.iter().copied().zip(ids).chain(extra.iter().map(|e| (*e, crate::no_symlinks::identity(e).ok()))) {
+        // A root that is itself a read-only path (`readOnlyPaths: [cwd]`, "only out/ may change"):
+        // not granted at all, as bwrap's read-only copy of it; a root deeper in it is, by its own
+        // rule. `inside` counts only what lies below a directory, so such a root was granted whole
+        // and the entry dropped: every write landed (found by an attacker's review, mode34).
+        if keep.read_only.contains(&dir) {
+            continue;
+        }
         grant(dir, id, &keep, &mut g)?;
     }
     for list in [&mut g.dirs, &mut g.files, &mut g.split] {
@@ -238,6 +246,20 @@ mod tests {
         p.planted = std::sync::Arc::new(baseline);
         let g = grants(&p, &[], &[]).unwrap();
         assert!(!g.files.contains(&ws.join("notes.txt")), "not notes.txt ({})", m.ino());
+    }
+
+    #[test]
+    fn a_root_that_is_a_read_only_path_is_not_granted_but_a_root_in_it_is() {
+        let (_t, top) = tree();
+        let ws = top.join("ws");
+        let out = ws.join("out");
+        std::fs::create_dir_all(&out).unwrap();
+        let mut cwd = root(&ws, &[]);
+        cwd.read_only.push(ws.clone());
+        let g = grants(&policy(vec![cwd, root(&out, &[])]), &[], &[]).unwrap();
+        assert!(!g.dirs.contains(&ws) && !g.split.contains(&ws) && !g.files.iter().any(|f| f.starts_with(&ws) && !f.starts_with(&out)), "{g:?}");
+        assert!(g.dirs.contains(&out), "{g:?}");
+        assert!(!g.creatable(&ws) && g.creatable(&out));
     }
 
     #[test]
