@@ -133,6 +133,20 @@ impl Argv {
     }
 }
 
+/// A working directory in one of sandspawn's stores is refused: the store is covered in every
+/// sandbox, and a cwd is the directory the command was put in before the cover came (the helper
+/// enters it first), so through `.` a read-only run read every pending change set and a run whose
+/// cwd was a set's upper directory wrote into that set (found by an attacker's review, mode34).
+fn refuse_cwd_in_store(cwd: &Path, covered: &[PathBuf]) -> Result<()> {
+    match covered.iter().find(|store| cwd.starts_with(store)) {
+        Some(store) => Err(SandboxError::invalid(
+            "cwd",
+            format!("{} lies in {}, one of sandspawn's own stores (change sets, tool caches, runs), which every sandbox hides; run the command in another directory", cwd.display(), store.display()),
+        )),
+        None => Ok(()),
+    }
+}
+
 pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     let policy = req.policy;
     if req.bwrap.is_some_and(|b| b.proc_unmountable) {
@@ -192,6 +206,7 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     // may go at any moment (a test's temporary home removed: CI's runs failed setup when one went
     // between plan and helper), and what is gone needs no cover.
     let cover_dirs_if_there: Vec<PathBuf> = req.stores.iter().filter(|p| !matches!(views.of(p).0, View::Hidden | View::PrivateTmp)).cloned().collect();
+    refuse_cwd_in_store(req.cwd, &cover_dirs_if_there)?;
     let review = review_mounts(policy)?;
     // The sandbox's memory-backed filesystems are as large as `limits.memory`, or a fixed cap: a
     // write to them takes the host's memory, which no rlimit counts. bwrap bounds their bytes; the
