@@ -1,0 +1,71 @@
+'use strict'
+// What reading the tool configurations the walk finds costs every later run (attacker review,
+// cross34). Every `.cargo` directory the walk finds, at a top or below it, has its config.toml and
+// config read (up to 1 MiB each) and scanned for the programs they name, and every
+// rust-toolchain.toml for its toolchain path, in the setup of every run of the workspace
+// (`planted::cargo_programs`, `planted::toolchain_path`). What is there is the command's choice:
+// a run that makes them costs the host that much again before each later command starts.
+
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const { tempTree, sandspawn, show } = require('./helpers')
+
+const { spawnSandboxed } = sandspawn
+
+async function hostCpu(work) {
+  const before = process.cpuUsage()
+  const value = await work()
+  const used = process.cpuUsage(before)
+  return { value, ms: (used.user + used.system) / 1000 }
+}
+
+const opts = (ws) => ({ cwd: ws, timeout: 600000, sandbox: { mode: 'workspace-write' } })
+
+// 200 directories below the top, each with a .cargo whose config.toml and config are names of one
+// 1 MiB file (hard links: no disk for the command, 0.1 s of its CPU), and 200 rust-toolchain.toml
+// names of another: each later 'true' read and scanned 400 MiB of .cargo configuration and 200 MiB
+// of toolchain files again, ~25 s of host CPU before the command started (500 .cargo: 38 s of CPU,
+// 90 s late), for as long as they were there.
+test('200 .cargo and 200 rust-toolchain.toml hard-linked to 1 MiB files: a later run costs the host well under 3 s, and what was not read is said', { timeout: 600000 }, async (t) => {
+  const { ws } = tempTree(t)
+  const py = `import os
+line = "x = 1\\n"
+os.makedirs("seed")
+open("seed/c", "w").write(line * ((1 << 20) // len(line) - 1))
+open("seed/t", "w").write("[toolchain]\\n" + line * ((1 << 20) // len(line) - 4))
+for i in range(200):
+  os.makedirs("p%d/.cargo" % i)
+  os.link("seed/c", "p%d/.cargo/config.toml" % i)
+  os.link("seed/c", "p%d/.cargo/config" % i)
+  os.link("seed/t", "p%d/rust-toolchain.toml" % i)
+`
+  const made = await spawnSandboxed(['python3', '-c', py], opts(ws))
+  assert.equal(made.exitCode, 0, show(made))
+  const later = await hostCpu(() => spawnSandboxed(['true'], opts(ws)))
+  assert.equal(later.value.exitCode, 0, show(later.value))
+  assert.ok(later.ms < 3000, `a later 'true' cost the host ${Math.round(later.ms)} ms of CPU`)
+  const ne = later.value.sandboxDetails.notEnforced
+  assert.ok(ne.some((l) => /cargo configuration/.test(l)), `the .cargo configurations not read are said: ${JSON.stringify(ne).slice(0, 2000)}`)
+})
+
+// One .cargo below the top whose config.toml and config each name ~58,000 distinct program paths
+// (`runner = "t/N"` lines, 1 MiB): each word was compared with every one kept before it
+// (quadratic), 1.8 s of host CPU a file in the setup of every later run, though only the first
+// 256 are kept.
+test('a .cargo naming 58,000 distinct programs: a later run costs the host well under 1 s', { timeout: 600000 }, async (t) => {
+  const { ws } = tempTree(t)
+  const py = `import os
+os.makedirs("sub/.cargo")
+out = []; n = 0; size = 0
+while size < (1 << 20) - 64:
+  l = 'runner = "t/%d"\\n' % n; n += 1; size += len(l); out.append(l)
+open("sub/.cargo/config.toml", "w").write("".join(out))
+open("sub/.cargo/config", "w").write("".join(out))
+`
+  const made = await spawnSandboxed(['python3', '-c', py], opts(ws))
+  assert.equal(made.exitCode, 0, show(made))
+  const later = await hostCpu(() => spawnSandboxed(['true'], opts(ws)))
+  assert.equal(later.value.exitCode, 0, show(later.value))
+  assert.ok(later.ms < 1000, `a later 'true' cost the host ${Math.round(later.ms)} ms of CPU`)
+  assert.ok(later.value.sandboxDetails.notEnforced.some((l) => /more than 256 programs/.test(l)), show(later.value))
+})
