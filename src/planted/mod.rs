@@ -31,6 +31,7 @@ use crate::policy::{MissingReadOnly, PlaceholderKind, WritableRoot};
 
 mod above;
 pub mod cargo_programs;
+pub mod config_reads;
 mod between;
 mod upward;
 mod armed;
@@ -732,9 +733,15 @@ impl<'a> Carver<'a> {
     /// review, host33, a run rewrote the `rustc-wrapper` a project's `.cargo/config.toml` named and
     /// the host's next `cargo metadata` ran it), kept by `repo_includes` as a repository's programs
     /// are. Two small reads per `.cargo` a run; none in a workspace without one.
+    /// Each file is read once for all its names, within a budget for all, and the programs kept
+    /// are bounded in all (found by an attacker's review, cross34: 200 `.cargo` sharing one 1 MiB
+    /// file cost every later run 16 s of the host's CPU here).
     fn cargo_programs(&mut self, named: &[PathBuf]) {
+        let mut reads = config_reads::Reads::new(config_reads::BUDGET);
+        let mut left = cargo_programs::MAX_IN_ALL;
         for dot_cargo in named.iter().filter(|p| p.file_name().is_some_and(|n| n == cargo_programs::DIR)) {
-            let found = cargo_programs::named(dot_cargo);
+            let found = cargo_programs::named_within(dot_cargo, &mut reads, left);
+            left -= found.programs.len();
             self.hook_links.capped(dot_cargo, found.capped);
             self.includes.extend(found.programs.into_iter().map(|p| (dot_cargo.clone(), p)));
         }
@@ -744,11 +751,15 @@ impl<'a> Carver<'a> {
     /// names by an absolute `path` (`toolchain_path`: found by an attacker's review, rfix33, a run
     /// rewrote `tc/bin/cargo` and the host's next `cargo --version` ran it), kept by
     /// `repo_includes` as a `.cargo`'s programs are: read-only where a writable root holds it. One
-    /// small read per such file; none in a workspace without one.
+    /// small read per such file, once for all its names and within a budget for all (found by an
+    /// attacker's review, cross34: 200 names of one 1 MiB file were read before every later run);
+    /// a directory named by several files is kept once. None in a workspace without one.
     fn toolchain_paths(&mut self, named: &[PathBuf]) {
+        let mut reads = config_reads::Reads::new(config_reads::BUDGET);
+        let mut kept = std::collections::HashSet::new();
         for file in named.iter().filter(|p| p.file_name().is_some_and(|n| toolchain_path::FILES.iter().any(|f| n == *f))) {
-            match toolchain_path::named(file) {
-                Ok(dir) => self.includes.extend(dir.map(|d| (file.clone(), d))),
+            match toolchain_path::named_within(file, &mut reads) {
+                Ok(dir) => self.includes.extend(dir.filter(|d| kept.insert(d.clone())).map(|d| (file.clone(), d))),
                 Err(()) => self.hook_links.capped(file, true),
             }
         }
