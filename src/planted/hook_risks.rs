@@ -209,14 +209,15 @@ impl Kept {
             }
             format!(
                 "planted configuration: the git configuration of {} (its files and what they include) has more than {} files, \
-                 {} MiB or {} entries, names more than {} programs by path, or has a file that is not a regular one: what lies \
-                 past that was not read, and the hooks directories, the files it includes and the programs it names there \
-                 were not kept read-only",
+                 {} MiB or {} entries, names more than {} programs by path (or the run's {} included files and programs of all \
+                 the repositories were kept), or has a file that is not a regular one: what lies past that was not read, and \
+                 the hooks directories, the files it includes and the programs it names there were not kept read-only",
                 c.display(),
                 super::global_git::MAX_FILES,
                 super::global_git::MAX_BYTES >> 20,
                 super::global_git::MAX_ENTRIES,
-                super::global_git::MAX_PROGRAMS
+                super::global_git::MAX_PROGRAMS,
+                super::repo::PATHS_IN_ALL
             )
         });
         // A few of each named, the rest counted (`few_named::lines`): the run chooses how many there are.

@@ -538,6 +538,9 @@ struct Carver<'a> {
     /// kept by `repo_includes` at the end of the walk, with the repository naming each (where one
     /// in a shared place is reported: `shared_ref`).
     includes: Vec<(PathBuf, PathBuf)>,
+    /// How many more of the repositories' included files and programs `includes` may take
+    /// (`repo::PATHS_IN_ALL` in a carving: `repo_paths`).
+    repo_paths_left: usize,
     /// The symlinks in directly written roots on the way to a host path kept by `host_path`
     /// (`hold_links_on_the_way`), held for the run and put back after it (`detect`).
     links_on_the_way: Vec<HeldLink>,
@@ -557,7 +560,7 @@ struct Carver<'a> {
 impl<'a> Carver<'a> {
     fn new(roots: &'a mut [WritableRoot], deny: &[PathBuf], existing: Option<Existing>) -> Carver<'a> {
         let covered = deny.iter().chain(roots.iter().flat_map(|r| r.read_only.iter())).map(|p| p.as_os_str().to_os_string()).collect();
-        Carver { roots, covered, creatable: HashMap::new(), existing, list_missing: true, hook_links: hook_risks::Kept::default(), config_hard: config_hard::Kept::default(), scan_roots: Vec::new(), global: global_git::now(), includes: Vec::new(), links_on_the_way: Vec::new(), ways: Vec::new(), named_from_outside: HashSet::new(), shared_places: Default::default(), spared: Vec::new() }
+        Carver { roots, covered, creatable: HashMap::new(), existing, list_missing: true, hook_links: hook_risks::Kept::default(), config_hard: config_hard::Kept::default(), scan_roots: Vec::new(), global: global_git::now(), includes: Vec::new(), repo_paths_left: repo::PATHS_IN_ALL, links_on_the_way: Vec::new(), ways: Vec::new(), named_from_outside: HashSet::new(), shared_places: Default::default(), spared: Vec::new() }
     }
 
     fn is_covered(&self, p: &Path) -> bool {
@@ -689,9 +692,8 @@ impl<'a> Carver<'a> {
         self.shared_git_dirs(dot_git, &facts.dirs);
         self.hooks(dot_git, facts.hooks.iter().cloned());
         self.hook_links(dot_git, &facts.links);
-        self.includes.extend(facts.includes.iter().chain(&facts.programs).map(|f| (dot_git.to_path_buf(), f.clone())));
+        self.repo_paths(dot_git, &facts);
         self.ways.extend(facts.ways.iter().cloned());
-        self.hook_links.capped(dot_git, facts.capped);
         for h in &facts.hard {
             self.config_hard.add(h.clone(), config_hard::What::GitConfig);
         }
@@ -703,12 +705,26 @@ impl<'a> Carver<'a> {
         let global = self.global.hooks.clone();
         let vouched = walk_ino.and_then(|ino| repo::vouched(dot_git, ino, &global));
         let facts = vouched.unwrap_or_else(|| repo::facts(dot_git, None, walk_ino, &global));
-        self.includes.extend(facts.includes.iter().chain(&facts.programs).map(|f| (dot_git.to_path_buf(), f.clone())));
+        self.repo_paths(dot_git, &facts);
         self.ways.extend(facts.ways.iter().cloned());
-        self.hook_links.capped(dot_git, facts.capped);
         for h in &facts.hard {
             self.config_hard.add(h.clone(), config_hard::What::GitConfig);
         }
+    }
+
+    /// The files the configuration of the repository at `dot_git` includes and the programs it
+    /// names, into `includes` for `repo_includes`, at most `repo::PATHS_IN_ALL` of all the
+    /// repositories of a carving; past that the repository is `capped` (said in `notEnforced`).
+    /// Found by an attacker's review (cross34): each repository may name 256 programs, and a run
+    /// made 1,500 repositories of 5 KB configurations naming 256 each: every later run kept
+    /// 384,000 paths, took 8 s of the host's CPU and 27 s, and then failed, its result past what
+    /// napi converts ("Exceeded maximum JSON value count").
+    fn repo_paths(&mut self, dot_git: &Path, facts: &repo::Facts) {
+        let all = facts.includes.len() + facts.programs.len();
+        let taken = all.min(self.repo_paths_left);
+        self.repo_paths_left -= taken;
+        self.includes.extend(facts.includes.iter().chain(&facts.programs).take(taken).map(|f| (dot_git.to_path_buf(), f.clone())));
+        self.hook_links.capped(dot_git, facts.capped || taken < all);
     }
 
     /// The files the repositories' own configuration includes (`repo::Facts::includes`) and the

@@ -261,6 +261,12 @@ static KNOWN_BYTES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUs
 /// for each, whole paths, for its life (280 MB). 16 MiB holds some 16,000 repositories of
 /// ordinary paths.
 const MAX_KNOWN: usize = 20_000;
+
+/// The most files included and programs named, of all the repositories' configurations, that one
+/// carving keeps (`Carver::repo_paths`): each repository may name `global_git::MAX_PROGRAMS`, and
+/// a run that made 1,500 such repositories had every later run keep 384,000 paths (found by an
+/// attacker's review, cross34). A project's repositories name a few each.
+pub const PATHS_IN_ALL: usize = 4_096;
 const MAX_KNOWN_BYTES: usize = 16 << 20;
 
 fn known() -> std::sync::MutexGuard<'static, Option<HashMap<OsString, Known>>> {
