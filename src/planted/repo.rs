@@ -266,7 +266,7 @@ const MAX_KNOWN: usize = 20_000;
 /// carving keeps (`Carver::repo_paths`): each repository may name `global_git::MAX_PROGRAMS`, and
 /// a run that made 1,500 such repositories had every later run keep 384,000 paths (found by an
 /// attacker's review, cross34). A project's repositories name a few each.
-pub const PATHS_IN_ALL: usize = 4_096;
+pub const PATHS_IN_ALL: usize = 1_024;
 const MAX_KNOWN_BYTES: usize = 16 << 20;
 
 fn known() -> std::sync::MutexGuard<'static, Option<HashMap<OsString, Known>>> {
