@@ -63,6 +63,8 @@ mod cwd_on_top;
 #[cfg(target_os = "linux")]
 mod mount_target;
 #[cfg(target_os = "linux")]
+mod oom_first;
+#[cfg(target_os = "linux")]
 mod overlay;
 #[cfg(target_os = "linux")]
 mod read_only;
@@ -308,8 +310,10 @@ fn in_namespaces(steps: &Steps) {
     }
     // While the capabilities last (see `write_guard::prepare_message_queues`).
     write_guard::prepare_message_queues();
+    // Last of the steps that mount: the sandbox's proc is read-only after it (`oom_first`).
     if steps.own_userns {
-        if let Err(failure) = userns::enter_own(steps.map_ids, steps.limit_userns) {
+        let entered = oom_first::keep_the_command_first().and_then(|proc| userns::enter_own(&proc, steps.map_ids, steps.limit_userns));
+        if let Err(failure) = entered {
             fail(steps.report_fd, failure);
         }
     }

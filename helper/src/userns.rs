@@ -17,8 +17,8 @@
 
 use sandspawn_helper::report::{Failure, setup};
 
-use crate::mount_target::{c, mount, Kind, Target};
-use crate::private_mounts::{unmount, write_file};
+use crate::oom_first::WritableProc;
+use crate::private_mounts::write_file;
 use crate::{describe, last_errno};
 
 /// Enter a new user namespace, map the command's ids, drop every capability.
@@ -30,23 +30,26 @@ use crate::{describe, last_errno};
 ///
 /// Mapping uid 0 (a root host user) needs CAP_SETFCAP in the parent namespace, which the plan keeps
 /// for the helper alone (see the addon's `plan::bwrap::helper_identity`).
-pub fn enter_own(map_ids: Option<(u32, u32)>, limit: bool) -> Result<(), Failure> {
+///
+/// Its writes in proc go through `proc`, a writable copy: the sandbox's own is read-only by now
+/// (`oom_first`).
+pub fn enter_own(proc: &WritableProc, map_ids: Option<(u32, u32)>, limit: bool) -> Result<(), Failure> {
     // SAFETY: getuid and getgid have no preconditions.
     let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
     let (inner_uid, inner_gid) = map_ids.unwrap_or((uid, gid));
     if limit {
         // The count of user namespaces is charged to every ancestor: with a limit of 1 here, the
         // one created next uses it up and none can be created below it.
-        limit_user_namespaces()?;
+        limit_user_namespaces(proc)?;
     }
     // SAFETY: unshare with a plain flag.
     if unsafe { libc::unshare(libc::CLONE_NEWUSER) } != 0 {
         let e = last_errno();
         return Err(setup(e, format!("entering the command's own user namespace failed: {}", describe(e))));
     }
-    write_file("/proc/self/uid_map", &format!("{inner_uid} {uid} 1"))?;
-    write_file("/proc/self/setgroups", "deny")?;
-    write_file("/proc/self/gid_map", &format!("{inner_gid} {gid} 1"))?;
+    write_file(&proc.path("self/uid_map"), &format!("{inner_uid} {uid} 1"))?;
+    write_file(&proc.path("self/setgroups"), "deny")?;
+    write_file(&proc.path("self/gid_map"), &format!("{inner_gid} {gid} 1"))?;
     crate::capabilities::drop_all()?;
     // SAFETY: as above.
     if limit && unsafe { libc::unshare(libc::CLONE_NEWUSER) } == 0 {
@@ -62,16 +65,12 @@ pub fn enter_own(map_ids: Option<(u32, u32)>, limit: bool) -> Result<(), Failure
 /// it (`/proc/sys`, `/proc/sys/kernel/hostname`). This step once detached `/proc/sys` for the write
 /// and bound it again, which took every such mask with it: the command read what they hid (found
 /// by an attacker's review), and a mask on `/proc/sys` itself failed every run (the cover under it
-/// is read-only). Instead the sandbox's own proc alone (bwrap's `--proc`, writable, without the
-/// mounts on it) is bound on top of `/proc/sys` for the one write, then that bind alone is
-/// detached: what lies below it is as it was. Nothing else runs in the sandbox yet.
-fn limit_user_namespaces() -> Result<(), Failure> {
-    const OVER: &str = "/proc/sys";
-    let proc = Target::open("/proc", Kind::Dir, "the sandbox's proc")?;
-    mount(Some(&proc.proc_path()), &c(OVER)?, None, libc::MS_BIND, None, "binding the sandbox's proc over /proc/sys")?;
-    let written = write_file(&format!("{OVER}/sys/user/max_user_namespaces"), "1").and_then(|()| crate::user_budgets::limit(&format!("{OVER}/sys")));
-    unmount(OVER)?;
-    written
+/// is read-only). Then the sandbox's own proc was bound over `/proc/sys` for the one write; now the
+/// writes go through `proc`, such a copy detached from the tree (`oom_first`): every mount of the
+/// plan's is left as it is. Nothing else runs in the sandbox yet.
+fn limit_user_namespaces(proc: &WritableProc) -> Result<(), Failure> {
+    write_file(&proc.path("sys/user/max_user_namespaces"), "1")?;
+    crate::user_budgets::limit(&proc.path("sys"))
 }
 
 /// A new anonymous session keyring for the command: keyrings are not namespaced, and the session

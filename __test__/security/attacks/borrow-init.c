@@ -97,6 +97,9 @@ int main(int argc, char **argv) {
   char mempath[64];
   snprintf(mempath, sizeof mempath, "/proc/%d/mem", pid);
   report("proc-mem-open", open(mempath, O_RDWR));
+  // Under bwrap the sandbox's proc is read-only (the OOM adjustment it keeps): the write open above
+  // is refused by the mount first, so the kernel's own check is seen through a read.
+  report("proc-mem-read-open", open(mempath, O_RDONLY));
   char buf[8];
   struct iovec local = {buf, sizeof buf}, remote = {(void *)0x400000, sizeof buf};
   report("process-vm-readv", (int)process_vm_readv(pid, &local, 1, &remote, 1, 0));
