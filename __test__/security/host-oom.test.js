@@ -6,9 +6,10 @@
 // each smaller than a host process made the kernel kill the host process: a default
 // workspace-write run's six 150 MiB processes, in a 700 MiB memory cgroup with a 350 MiB host
 // process (the agent's Node, an editor, a database), got the host process killed first, and the
-// run went on. Every bwrap plan now gives the command the largest adjustment (1000: the first
-// victim, before any host process of the default 0) and keeps it there: the sandbox's /proc is
-// read-only, so neither `/proc/self/oom_score_adj` nor `oom_adj` can be written back down.
+// run went on. Every bwrap plan and the Landlock mode now give the command the largest
+// adjustment (1000: the first victim, before any host process of the default 0) and keep it there:
+// the sandbox's /proc is read-only under bwrap, and Landlock refuses writes to the host's, so
+// neither `/proc/self/oom_score_adj` nor `oom_adj` can be written back down.
 
 const { describe, test } = require('node:test')
 const assert = require('node:assert/strict')
@@ -46,6 +47,18 @@ describe('the OOM killer takes a run\'s processes before the host\'s (attacker r
       assert.match(r.stdout, /^stdout reopened$/m, `writing through /proc/self/fd still works\n${show(r)}`)
     })
   }
+
+  // The Landlock mode shares the host's /proc, where Landlock refuses the command every write
+  // (no writable root holds it): the supervisor's forked command sets 1000 before it is confined.
+  test('the Landlock mode: the command\'s oom_score_adj is 1000, its children\'s too, and cannot be lowered', async (t) => {
+    const tree = tempTree(t)
+    const r = await sh(PROBE, { cwd: tree.ws, sandbox: 'workspace-write', linux: { allow: ['landlock'] } })
+    if (r.sandboxType !== 'landlock') return t.skip(`the Landlock mode does not run here (${r.sandboxType})`)
+    assert.equal(r.exitCode, 0, show(r))
+    for (const line of ['adj 1000', 'child 1000', 'kept oom_score_adj', 'kept oom_adj', 'after 1000', 'stdout reopened']) {
+      assert.match(r.stdout, new RegExp(`^${line}$`, 'm'), show(r))
+    }
+  })
 
   // The real thing, where a memory cgroup can be made (root, cgroup v1 or v2 with the memory
   // controller): a host process of 350 MiB and a run of six 150 MiB processes share a 700 MiB
