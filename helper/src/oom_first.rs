@@ -15,6 +15,9 @@
 //! written back down (EROFS), nor any other file of the command's processes there. Reopening a
 //! descriptor through `/proc/self/fd` is not affected (the link leads to the file's own mount).
 //!
+//! In the Landlock mode the command's process sets it before it is confined (`supervisor`), and
+//! Landlock keeps it: the command may write nowhere in the host's proc.
+//!
 //! The helper's own writes in proc after this step (the command's user namespace's maps and
 //! budgets, `userns`) go through `WritableProc`: the sandbox's proc bound once more, writable, and
 //! detached from the mount tree at once, reachable only through the helper's close-on-exec
@@ -45,10 +48,17 @@ impl WritableProc {
     }
 }
 
+/// This process's adjustment set to the first victim's (raising it needs no capability); what it
+/// starts inherits it. The Landlock mode's command process calls it before it is confined:
+/// Landlock then refuses its writes to the host's proc (no writable root holds it), so it stays.
+pub fn prefer_this_process() -> Result<(), Failure> {
+    write_file("/proc/self/oom_score_adj", FIRST_VICTIM)
+}
+
 /// Set the helper's adjustment (the command's to be), keep a writable copy of proc for the
 /// helper, and make the sandbox's proc read-only. With the capabilities bwrap kept for the helper.
 pub fn keep_the_command_first() -> Result<WritableProc, Failure> {
-    write_file("/proc/self/oom_score_adj", FIRST_VICTIM)?;
+    prefer_this_process()?;
     let proc = Target::open("/proc", Kind::Dir, "the sandbox's proc")?;
     let writable = detached_copy(&proc)?;
     let flags = proc.mount_flags("/proc")?;

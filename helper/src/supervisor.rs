@@ -66,6 +66,17 @@ pub fn run(ll: &LandlockSteps, report_fd: Option<i32>, rlimits: &[Rlimit], comma
         if let Some(fd) = ll.control_fd {
             unsafe { libc::close(fd) };
         }
+        // The OOM killer's first victim, not the supervisor (see `oom_first`); before the limits
+        // (`openFiles` may leave no descriptor for the write) and Landlock, which then keeps it.
+        // This process is undumpable as the supervisor made itself, so its /proc files are root's,
+        // which a user other than root may not write: dumpable for the one write (the exec makes
+        // it dumpable anyway), then as it was.
+        unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 1, 0, 0, 0) };
+        let preferred = crate::oom_first::prefer_this_process();
+        unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0) };
+        if let Err(f) = preferred {
+            crate::fail(report_fd, f);
+        }
         // The run's limits, here and not in the supervisor: a few descriptors (`openFiles`) left it
         // none for the /proc reads and pidfds that end the tree, and `cpuTime` (SIGXCPU),
         // `memory` and `fileSize` would bound what must outlast the command's tree.
