@@ -62,6 +62,8 @@ pub enum Sys {
     Mmap,
     MemfdCreate,
     Fadvise64,
+    Sync,
+    Syncfs,
     Madvise,
     ProcessMadvise,
     Seccomp,
@@ -181,6 +183,8 @@ impl Sys {
             Sys::MemfdCreate => (319, 279),
             // aarch64 has fadvise64_64 alone, with the same arguments in the same order.
             Sys::Fadvise64 => (221, 223),
+            Sys::Sync => (162, 81),
+            Sys::Syncfs => (306, 267),
             Sys::Madvise => (28, 233),
             Sys::ProcessMadvise => (440, 440),
             Sys::Seccomp => (317, 277),

@@ -7,8 +7,8 @@ const X86: u32 = 0xc000_003e;
 const ARM: u32 = 0xc000_00b7;
 const ARCHES: [(Arch, u32); 2] = [(Arch::X86_64, X86), (Arch::Aarch64, ARM)];
 const ALL_SOCKETS: [Sockets; 4] = [Sockets::None, Sockets::UnixOnly, Sockets::Inet, Sockets::InetAndUnix];
-const ALL_SYS: [Sys; 108] = [
-    Sys::Mmap, Sys::MemfdCreate, Sys::Fadvise64, Sys::Madvise, Sys::ProcessMadvise, Sys::Setrlimit,
+const ALL_SYS: [Sys; 110] = [
+    Sys::Mmap, Sys::MemfdCreate, Sys::Fadvise64, Sys::Sync, Sys::Syncfs, Sys::Madvise, Sys::ProcessMadvise, Sys::Setrlimit,
     Sys::Socket, Sys::Socketpair, Sys::Bind, Sys::Setsockopt, Sys::Ioctl, Sys::Clone, Sys::Clone3, Sys::Unshare, Sys::Setns, Sys::Keyctl, Sys::AddKey, Sys::RequestKey,
     Sys::Bpf, Sys::PerfEventOpen, Sys::Userfaultfd, Sys::IoSetup, Sys::IoUringSetup, Sys::IoUringEnter, Sys::IoUringRegister,
     Sys::NameToHandleAt, Sys::OpenByHandleAt, Sys::Mount, Sys::Umount2, Sys::PivotRoot, Sys::OpenTree, Sys::OpenTreeAttr, Sys::MoveMount,
@@ -42,8 +42,8 @@ fn encoding_is_8_bytes_native_endian() {
 #[test]
 fn native_numbers_are_the_c_librarys() {
     let Some(arch) = Arch::native() else { return };
-    let libc_numbers: [(Sys, libc::c_long); 85] = [
-        (Sys::Setrlimit, libc::SYS_setrlimit), (Sys::Mmap, libc::SYS_mmap), (Sys::MemfdCreate, libc::SYS_memfd_create), (Sys::Fadvise64, libc::SYS_fadvise64), (Sys::Madvise, libc::SYS_madvise), (Sys::ProcessMadvise, libc::SYS_process_madvise),
+    let libc_numbers: [(Sys, libc::c_long); 87] = [
+        (Sys::Setrlimit, libc::SYS_setrlimit), (Sys::Mmap, libc::SYS_mmap), (Sys::MemfdCreate, libc::SYS_memfd_create), (Sys::Fadvise64, libc::SYS_fadvise64), (Sys::Sync, libc::SYS_sync), (Sys::Syncfs, libc::SYS_syncfs), (Sys::Madvise, libc::SYS_madvise), (Sys::ProcessMadvise, libc::SYS_process_madvise),
         (Sys::Socket, libc::SYS_socket), (Sys::Socketpair, libc::SYS_socketpair), (Sys::Bind, libc::SYS_bind), (Sys::Setsockopt, libc::SYS_setsockopt), (Sys::Ioctl, libc::SYS_ioctl), (Sys::Clone, libc::SYS_clone), (Sys::Clone3, libc::SYS_clone3),
         (Sys::Unshare, libc::SYS_unshare), (Sys::Setns, libc::SYS_setns), (Sys::Keyctl, libc::SYS_keyctl), (Sys::AddKey, libc::SYS_add_key),
         (Sys::RequestKey, libc::SYS_request_key), (Sys::Bpf, libc::SYS_bpf), (Sys::PerfEventOpen, libc::SYS_perf_event_open),
@@ -552,7 +552,7 @@ fn the_search_agrees_with_the_rules_for_every_number() {
     // scheduling and inode-attribute ones, 388 with the socket filters', 419 with the network on
     // and its sockets' protocols, 438 with their types (and a long jump past the lower half), 456
     // with the seccomp filters' two rules, 468 with the futex requeues' (kern30), 484 with the
-    // multicast joins' and 501 with the huge pages' (kern32), 524 with the page cache's three (kern33). Whatever its length, a syscall costs the binary search's few
+    // multicast joins' and 501 with the huge pages' (kern32), 524 with the page cache's three (kern33), and sync's and syncfs' (kern34). Whatever its length, a syscall costs the binary search's few
     // comparisons; what grows is the kernel's emulation of it for every number when it is
     // installed. The bound catches a runaway rule.
     assert!(longest < 560, "{longest} instructions");
