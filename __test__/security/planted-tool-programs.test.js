@@ -322,3 +322,62 @@ test("review: a change set that rewrites a file the .envrc sources is a risk, he
   for (const p of files) assert.equal(fs.readFileSync(p, 'utf8'), 'export X=1\n', `${p} landed`)
   assert.equal(fs.readFileSync(path.join(tree.ws, 'lib.txt'), 'utf8'), 'ok\n', 'the rest of the set landed')
 })
+
+// Found by the fixer (fix34) attacking rfix33's and host33's readers: the TOML was scanned line by
+// line for `path =` (and the `.cargo` keys) bare or dotted, with the string's text taken as
+// written. rustup and cargo parse TOML: a quoted key ("path" = ..., "rustc-wrapper" = ...), a
+// multi-line string ("""<newline>/ws/tc"""), an escape ("\u002Fws/tc", "tools\u002Fwrap.sh") name
+// the same program and were not kept; and a plain `rust-toolchain` file of one line is the
+// toolchain itself (rustup 1.29 runs <that line>/bin/cargo when it is an absolute path). Each: a
+// default run rewrote the program with hostRisks [], and the host's next cargo ran it.
+const TOOLCHAIN_SPELLINGS = {
+  'a plain rust-toolchain line': (tc) => ['rust-toolchain', `${tc}\n`],
+  'a quoted key': (tc) => ['rust-toolchain.toml', `[toolchain]\n"path" = "${tc}"\n`],
+  'a multi-line string': (tc) => ['rust-toolchain.toml', `[toolchain]\npath = """\n${tc}"""\n`],
+  'an escaped slash': (tc) => ['rust-toolchain.toml', `[toolchain]\npath = "\\u002F${tc.slice(1)}"\n`],
+}
+for (const [mode, extra] of Object.entries(MODES)) {
+  for (const [spelling, file] of Object.entries(TOOLCHAIN_SPELLINGS)) {
+    test(`${mode}: the toolchain directory ${spelling} names cannot be rewritten unsaid`, async (t) => {
+      const tree = tempTree(t, { git: true })
+      const tc = path.join(tree.ws, 'tc')
+      fs.mkdirSync(path.join(tc, 'bin'), { recursive: true })
+      fs.mkdirSync(path.join(tc, 'lib'))
+      const cargo = path.join(tc, 'bin/cargo')
+      fs.writeFileSync(cargo, '#!/bin/sh\necho cargo 0.0.0\n', { mode: 0o755 })
+      fs.writeFileSync(path.join(tc, 'bin/rustc'), '#!/bin/sh\necho rustc 0.0.0\n', { mode: 0o755 })
+      const [name, text] = file(tc)
+      fs.writeFileSync(path.join(tree.ws, name), text)
+      const r = await sh(`printf '#!/bin/sh\\necho RAN-RUNS-CARGO\\n' > ${cargo} 2>/dev/null; true`, { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+      assert.equal(r.exitCode, 0, show(r))
+      const kept = fs.readFileSync(cargo, 'utf8') === '#!/bin/sh\necho cargo 0.0.0\n'
+      const said = r.hostRisks.some((h) => h.path.startsWith(tc)) || r.sandboxDetails.notEnforced.some((n) => n.includes(name))
+      assert.ok(kept || said, `the toolchain rewritten with nothing said: ${JSON.stringify(r.hostRisks)}\n${show(r)}`)
+    })
+  }
+}
+
+const CARGO_SPELLINGS = {
+  'a quoted key': '[build]\n"rustc-wrapper" = "tools/wrap.sh"\n',
+  'a quoted key in an inline table': "build = { 'rustc-wrapper' = 'tools/wrap.sh' }\n",
+  'a multi-line string': '[build]\nrustc-wrapper = """\ntools/wrap.sh"""\n',
+  'an escaped slash': '[build]\nrustc-wrapper = "tools\\u002Fwrap.sh"\n',
+  'a credential alias': '[credential-alias]\nmine = ["tools/wrap.sh", "--arg"]\n[registry]\nglobal-credential-providers = ["mine"]\n',
+}
+for (const [mode, extra] of Object.entries(MODES)) {
+  for (const [spelling, config] of Object.entries(CARGO_SPELLINGS)) {
+    test(`${mode}: the rustc-wrapper a .cargo/config.toml names through ${spelling} cannot be rewritten unsaid`, async (t) => {
+      const tree = tempTree(t, { git: true })
+      fs.mkdirSync(path.join(tree.ws, '.cargo'))
+      fs.mkdirSync(path.join(tree.ws, 'tools'))
+      const wrap = path.join(tree.ws, 'tools/wrap.sh')
+      fs.writeFileSync(wrap, '#!/bin/sh\nexec "$@"\n', { mode: 0o755 })
+      fs.writeFileSync(path.join(tree.ws, '.cargo/config.toml'), config)
+      const r = await sh(`printf '#!/bin/sh\\necho RAN\\n' > ${wrap} 2>/dev/null; true`, { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+      assert.equal(r.exitCode, 0, show(r))
+      const kept = fs.readFileSync(wrap, 'utf8') === '#!/bin/sh\nexec "$@"\n'
+      const said = r.hostRisks.some((h) => h.path === wrap) || r.sandboxDetails.notEnforced.some((n) => n.includes('.cargo'))
+      assert.ok(kept || said, `${wrap} rewritten with nothing said: ${JSON.stringify(r.hostRisks)}\n${show(r)}`)
+    })
+  }
+}
