@@ -157,8 +157,8 @@ impl Kept {
             if c.file_name().is_some_and(|n| n == super::cargo_programs::DIR) {
                 return format!(
                     "planted configuration: the cargo configuration in {} names more than {} programs by path in a file (or the \
-                     run's {} in all were kept), or has a file that could not be read (not a regular one, over {} MiB, or past the {} MiB \
-                     of such files one run reads): the programs past that were not kept read-only",
+                     run's {} in all were kept), or has a file that could not be read (not a regular one, over {} MiB, not TOML it \
+                     could read, or past the {} MiB of such files one run reads): the programs past that were not kept read-only",
                     c.display(),
                     super::cargo_programs::MAX_PROGRAMS,
                     super::cargo_programs::MAX_IN_ALL,
@@ -200,8 +200,9 @@ impl Kept {
             // A rust-toolchain file (`toolchain_path`) that could not be read.
             if c.file_name().is_some_and(|n| super::toolchain_path::FILES.iter().any(|f| n == *f)) {
                 return format!(
-                    "planted configuration: {} could not be read (not a regular file, over {} MiB, or past the {} MiB of such files \
-                     one run reads): the toolchain directory its path names, whose programs rustup runs, was not kept read-only",
+                    "planted configuration: {} could not be read (not a regular file, over {} MiB, not TOML it could read, or past \
+                     the {} MiB of such files one run reads): the toolchain directory its path names, whose programs rustup runs, \
+                     was not kept read-only",
                     c.display(),
                     super::small_file::MAX_BYTES >> 20,
                     super::config_reads::BUDGET >> 20

@@ -68,6 +68,7 @@ pub mod names;
 pub mod repo;
 pub mod scan;
 pub mod small_file;
+pub mod toml_strings;
 pub mod toolchain_path;
 pub mod yarn_programs;
 pub mod mvn_programs;

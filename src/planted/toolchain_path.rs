@@ -7,59 +7,58 @@
 //! `hostRisks: []`, and the host's next `cargo --version` there ran it.
 //!
 //! rustup takes an absolute `path` only ("relative path toolchain" is refused, rustup 1.29), so
-//! only an absolute one is kept. The file is read as `small_file` reads a run's file; the TOML is
-//! not parsed whole: a line assigning `path` (bare, dotted as `toolchain.path`, or in an inline
-//! table) gives its string. Each file is read once however many names it has, within a budget of
-//! bytes for all of a plan's (`config_reads`: found by an attacker's review, cross34, 200 names of
-//! one 1 MiB file were read in the setup of every later run).
+//! only an absolute one is kept. The file is read as `small_file` reads a run's file, and as TOML
+//! (`toml_strings`): `toolchain.path`, bare, dotted, quoted or in an inline table, its string
+//! decoded. A `rust-toolchain` of one line is no TOML: rustup takes the line, trimmed, as the
+//! toolchain, and an absolute one as the toolchain's directory (found by the fixer, fix34: such a
+//! file naming `/ws/tc` made rustup run `/ws/tc/bin/cargo`, and it was not kept, nor were a quoted
+//! `"path"`, a multi-line string or an escaped `/`). A file that is not TOML this reads is
+//! `Err(())`, said in the result as one that could not be read.
 
 use std::path::{Path, PathBuf};
 
-use super::config_reads::{self, Judged, Reads};
+use super::{small_file, toml_strings};
 
 /// The file names rustup reads a toolchain override from.
 pub const FILES: &[&str] = &["rust-toolchain.toml", "rust-toolchain"];
 
 /// The toolchain directory `file` names, if any; `Err(())` when it could not be read (a FIFO, a
-/// device, too large).
+/// device, too large, not TOML `toml_strings` reads).
 pub fn named(file: &Path) -> Result<Option<PathBuf>, ()> {
-    named_within(file, &mut Reads::new(config_reads::BUDGET))
+    let text = match small_file::read(file) {
+        small_file::Read::Text(t) => t,
+        small_file::Read::Absent => return Ok(None),
+        small_file::Read::Unjudged { .. } => return Err(()),
+    };
+    let plain = file.file_name().is_some_and(|n| n == PLAIN);
+    Ok(toolchain_value(&text, plain)?.filter(|p| p.starts_with('/')).map(PathBuf::from))
 }
 
-/// `named`, reading through `reads` (each file once, within its budget): `Err(())` past it too.
-pub fn named_within(file: &Path, reads: &mut Reads<Option<String>>) -> Result<Option<PathBuf>, ()> {
-    match reads.judge(file, |text| path_value(text).filter(|p| p.starts_with('/'))) {
-        Judged::Judged(path) => Ok(path.map(PathBuf::from)),
-        Judged::Absent => Ok(None),
-        Judged::Unjudged => Err(()),
-    }
-}
+/// The name whose one line is the toolchain itself (rustup's legacy form).
+const PLAIN: &str = "rust-toolchain";
 
-/// The string assigned to `path` in `text`, the first one.
-fn path_value(text: &str) -> Option<String> {
-    const KEY: &str = "path";
-    for line in text.lines().filter(|l| !l.trim_start().starts_with('#')) {
-        let mut from = 0;
-        while let Some(i) = line[from..].find(KEY).map(|i| i + from) {
-            from = i + KEY.len();
-            let before = line[..i].chars().next_back();
-            if before.is_some_and(|c| !(c.is_whitespace() || c == '.' || c == '{' || c == ',')) {
-                continue;
-            }
-            let Some(value) = line[from..].trim_start().strip_prefix('=') else { continue };
-            let v = value.trim_start();
-            let Some(q) = v.chars().next().filter(|c| *c == '"' || *c == '\'') else { continue };
-            if let Some(end) = v[1..].find(q) {
-                return Some(v[1..1 + end].to_string());
-            }
-        }
+/// The toolchain (`plain` and one line) or the string assigned to `toolchain.path` (the first
+/// absolute one of any key ending in `path`, the safe side) in `text`; `Err(())` when `text` is not
+/// TOML this reads.
+fn toolchain_value(text: &str, plain: bool) -> Result<Option<String>, ()> {
+    // rustup's own test: one line (`lines`: a last newline ends it, `\r\n` too), trimmed.
+    if plain && text.lines().count() == 1 {
+        return Ok(Some(text.trim().to_string()));
     }
-    None
+    let read = toml_strings::strings(text);
+    if read.unread {
+        return Err(());
+    }
+    Ok(read.found.into_iter().find(|(key, s)| key.last().is_some_and(|k| k == "path") && s.starts_with('/')).map(|(_, s)| s))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn path_value(text: &str) -> Option<String> {
+        toolchain_value(text, false).unwrap()
+    }
 
     #[test]
     fn finds_an_absolute_path_in_each_spelling() {
@@ -67,12 +66,24 @@ mod tests {
         assert_eq!(path_value("toolchain.path='/w/tc'\n").as_deref(), Some("/w/tc"));
         assert_eq!(path_value("toolchain = { channel = \"x\", path = \"/w/tc\" }\n").as_deref(), Some("/w/tc"));
         assert_eq!(path_value("[toolchain]\n# path = \"/no\"\nchannel = \"stable\"\nxpath = \"/no\"\n"), None);
+        // Found by the fixer (fix34): what the line scan missed.
+        assert_eq!(path_value("[toolchain]\n\"path\" = \"/w/tc\"\n").as_deref(), Some("/w/tc"));
+        assert_eq!(path_value("[toolchain]\npath = \"\"\"\n/w/tc\"\"\"\n").as_deref(), Some("/w/tc"));
+        assert_eq!(path_value("[toolchain]\npath = \"\\u002Fw/tc\"\n").as_deref(), Some("/w/tc"));
+        assert_eq!(toolchain_value("  /w/tc \r\n", true), Ok(Some("/w/tc".into())), "a plain one-line rust-toolchain");
+        assert_eq!(toolchain_value("toolchain.path = \"/w/tc\"\n", true), Ok(Some("toolchain.path = \"/w/tc\"".into())), "one line is the toolchain's name");
+        assert_eq!(toolchain_value("\n/w/tc\n", true), Err(()), "two lines: TOML, which this is not");
         let t = tempfile::tempdir().unwrap();
         let f = t.path().join(FILES[0]);
         std::fs::write(&f, "[toolchain]\npath = \"tc\"\n").unwrap();
         assert_eq!(named(&f), Ok(None), "relative: rustup refuses it");
         std::fs::write(&f, "[toolchain]\npath = \"/w/tc\"\n").unwrap();
         assert_eq!(named(&f), Ok(Some(PathBuf::from("/w/tc"))));
+        let plain = t.path().join(PLAIN);
+        std::fs::write(&plain, "/w/tc\n").unwrap();
+        assert_eq!(named(&plain), Ok(Some(PathBuf::from("/w/tc"))));
+        std::fs::write(&f, "/w/tc\n").unwrap();
+        assert_eq!(named(&f), Err(()), "rust-toolchain.toml is TOML only");
         assert_eq!(named(&t.path().join("none")), Ok(None));
     }
 }
