@@ -527,3 +527,35 @@ describe("host33: rust-analyzer.toml and neoconf's .neoconf.json", () => {
     for (const rel of ['rust-analyzer.toml', '.neoconf.json']) assert.equal(fs.existsSync(path.join(tree.ws, rel)), false, `${rel} landed`)
   })
 })
+
+// Found by the fixer (fix34), attacking host33's .cargo programs: a file inside a protected
+// directory at a top that is a symlink out of it (a project sharing `.cargo/config.toml ->
+// ../cfg/cargo.toml`, `.vscode/settings.json -> ../cfg/settings.json`, `.vscode/tasks.json` to a
+// file not there yet) was read-only as the link only: the directory is mounted read-only, the
+// kernel follows the link to the writable root, and a default run wrote a `rustc-wrapper` into
+// cfg/cargo.toml (the host's next `cargo metadata` ran it) and VS Code settings, hostRisks [],
+// while the same link as the top's own name (`.npmrc -> cfg/npmrc`) has its target kept read-only.
+for (const [mode, extra] of Object.entries(MODES)) {
+  test(`${mode}: a file a protected directory's symlink leads to elsewhere in the workspace cannot be rewritten unsaid`, async (t) => {
+    const tree = tempTree(t, { git: true })
+    const ws = (p) => path.join(tree.ws, p)
+    fs.mkdirSync(ws('.cargo'))
+    fs.mkdirSync(ws('.vscode'))
+    fs.mkdirSync(ws('cfg'))
+    fs.mkdirSync(ws('cfg/later'))
+    fs.writeFileSync(ws('cfg/cargo.toml'), '[build]\njobs = 2\n')
+    fs.writeFileSync(ws('cfg/settings.json'), '{}\n')
+    fs.symlinkSync('../cfg/cargo.toml', ws('.cargo/config.toml'))
+    fs.symlinkSync(ws('cfg/settings.json'), ws('.vscode/settings.json'))
+    fs.symlinkSync('../cfg/later/tasks.json', ws('.vscode/tasks.json'))
+    const script = `printf '[build]\\nrustc-wrapper = "/x/evil"\\n' > cfg/cargo.toml; echo '{"evil":1}' > cfg/settings.json; echo '{"evil":1}' > cfg/later/tasks.json; true`
+    const r = await sh(script, { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+    assert.equal(r.exitCode, 0, show(r))
+    const before = { 'cfg/cargo.toml': '[build]\njobs = 2\n', 'cfg/settings.json': '{}\n', 'cfg/later/tasks.json': null }
+    for (const [rel, was] of Object.entries(before)) {
+      const now = fs.existsSync(ws(rel)) ? fs.readFileSync(ws(rel), 'utf8') : null
+      const said = r.hostRisks.some((h) => h.path === ws(rel) || ws(rel).startsWith(h.path + '/'))
+      assert.ok(now === was || said, `${rel} rewritten with nothing said: ${JSON.stringify(r.hostRisks)}\n${show(r)}`)
+    }
+  })
+}
