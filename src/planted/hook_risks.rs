@@ -48,6 +48,8 @@ pub struct Kept {
     /// place: a file it includes (or a configuration file that is a link there), a hooks
     /// directory, a program git runs. Reported on every run, as their git directories are.
     pub shared_refs: Vec<(PathBuf, PathBuf)>,
+    /// Protected directories whose symlinks were not all looked at (`dir_links::MAX_ENTRIES`).
+    pub dir_links_cut: Vec<PathBuf>,
     met: Met,
 }
 
@@ -70,6 +72,12 @@ impl Kept {
         if capped && self.met.configs_capped.insert(at.to_path_buf()) {
             self.configs_capped.push(at.to_path_buf());
         }
+    }
+
+    /// The protected directory `dir`'s symlinks were not all looked at (`dir_links`): said in the
+    /// result.
+    pub fn dir_links_cut(&mut self, dir: &std::path::Path) {
+        self.dir_links_cut.push(dir.to_path_buf());
     }
 
     /// `repository`'s git directory `dir` lies in a shared place: said once after the run.
@@ -229,6 +237,15 @@ impl Kept {
         lines.extend(few(&mut unlisted, self.unlisted.len(), "hooks directories were not looked at whole"));
         lines.extend(few(&mut unjudged, self.unjudged.len(), "hooks are symlinks whose way could not be judged, not kept read-only"));
         lines.extend(few(&mut capped, self.configs_capped.len(), "repositories' git configurations were read only up to the bounds, what lies past them not kept read-only"));
+        let mut cut = self.dir_links_cut.iter().map(|d| {
+            format!(
+                "planted configuration: the entries of the protected directory {} were not all looked at (past {} in a run): \
+                 where its symlinks lead (a linked .cargo/config.toml's or .vscode/settings.json's file) was not kept read-only",
+                d.display(),
+                super::dir_links::MAX_ENTRIES
+            )
+        });
+        lines.extend(few(&mut cut, self.dir_links_cut.len(), "protected directories' symlinks were not all looked at"));
         lines
     }
 

@@ -32,6 +32,7 @@ use crate::policy::{MissingReadOnly, PlaceholderKind, WritableRoot};
 mod above;
 pub mod cargo_programs;
 pub mod config_reads;
+pub mod dir_links;
 mod between;
 mod upward;
 mod armed;
@@ -354,6 +355,8 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
     c.toolchain_paths(&found.named);
     // What each yarn configuration, `.mvn` and `.envrc` has its tool run (`tool_programs`), likewise.
     c.tool_programs(&found.named);
+    // Where the symlinks inside each protected directory lead (`dir_links`), kept likewise.
+    c.dir_links(&found.named);
     c.repo_includes(at_first_missing, policy.reviewed);
     c.repo_ways(policy.reviewed);
     let held_caches = c.held_caches(&policy.planted.held_caches, policy.absent == Absent::Placeholders);
@@ -806,6 +809,18 @@ impl<'a> Carver<'a> {
             };
             self.hook_links.capped(entry, capped);
             self.includes.extend(programs.into_iter().map(|p| (entry.clone(), p)));
+        }
+    }
+
+    /// Where the symlinks among the entries of each protected directory of `named` lead
+    /// (`dir_links`: found by the fixer, fix34, a run wrote a `rustc-wrapper` into the file
+    /// `.cargo/config.toml` linked to, and the host's next `cargo metadata` ran it), kept by
+    /// `repo_includes` as a `.cargo`'s programs are. A listing per protected directory a run.
+    fn dir_links(&mut self, named: &[PathBuf]) {
+        let found = dir_links::of(named.iter());
+        self.includes.extend(found.targets);
+        for d in &found.cut {
+            self.hook_links.dir_links_cut(d);
         }
     }
 
