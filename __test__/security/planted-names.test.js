@@ -559,3 +559,20 @@ for (const [mode, extra] of Object.entries(MODES)) {
     }
   })
 }
+
+// The same in review mode (fix34): a change set that rewrote the file a top's
+// .cargo/config.toml links to had no risk, and apply landed it.
+test("review: a change set that rewrites the file a protected directory's symlink leads to is a risk, held back by apply", async (t) => {
+  const tree = tempTree(t, { git: true })
+  const ws = (p) => path.join(tree.ws, p)
+  fs.mkdirSync(ws('.cargo'))
+  fs.mkdirSync(ws('cfg'))
+  fs.writeFileSync(ws('cfg/cargo.toml'), '[build]\njobs = 2\n')
+  fs.symlinkSync('../cfg/cargo.toml', ws('.cargo/config.toml'))
+  const r = await sandspawn.spawnSandboxed(['sh', '-c', `printf '[build]\\nrustc-wrapper = "/x/evil"\\n' > cfg/cargo.toml; echo ok > lib.txt`], { cwd: tree.ws, timeout: 60000, sandbox: { mode: 'workspace-write', workspace: 'review' } })
+  assert.ok(r.changeSet, show(r))
+  assert.ok(r.changeSet.hostRisks.some((h) => h.path === ws('cfg/cargo.toml')), JSON.stringify(r.changeSet.hostRisks))
+  await sandspawn.applyChangeSet(r.changeSet.id, {})
+  assert.equal(fs.readFileSync(ws('cfg/cargo.toml'), 'utf8'), '[build]\njobs = 2\n', 'the linked cargo configuration landed')
+  assert.equal(fs.readFileSync(ws('lib.txt'), 'utf8'), 'ok\n', 'the rest of the set landed')
+})
