@@ -31,6 +31,9 @@
 //! set replaced the `-javaagent:tools/agent.jar` of its jvm.config; the host's next `mvn -v` ran it.
 //! And what an `.envrc` at a top sources (`planted::envrc_sources`): the same review, a set
 //! rewrote the `scripts/dev-env.sh` it sourced; direnv's allow list covers the `.envrc` alone.
+//! And where the symlinks among a protected directory's entries at a top lead
+//! (`planted::dir_links`): found by the fixer (fix34), a set rewrote the file
+//! `.cargo/config.toml` linked to, and apply landed it.
 
 use std::path::{Path, PathBuf};
 
@@ -62,6 +65,7 @@ pub fn hooks_elsewhere(meta: &Meta) -> Elsewhere {
         yarn_programs(&meta.roots, &mut out.configs);
         mvn_programs(&meta.roots, &mut out.configs);
         envrc_sources(&meta.roots, &mut out.configs);
+        dir_links(&meta.roots, &meta.protected_names, &mut out.configs);
         return out;
     }
     let push = |list: &mut Vec<PathBuf>, p: PathBuf| {
@@ -104,7 +108,23 @@ pub fn hooks_elsewhere(meta: &Meta) -> Elsewhere {
     yarn_programs(&tops, &mut out.configs);
     mvn_programs(&tops, &mut out.configs);
     envrc_sources(&tops, &mut out.configs);
+    dir_links(&tops, &meta.protected_names, &mut out.configs);
     out
+}
+
+/// Where the symlinks among the entries of each protected directory at each of `tops` lead
+/// (`planted::dir_links`), as named and where the host's links lead them, into `configs`: an
+/// `lstat` per name and top, a listing per such directory.
+fn dir_links(tops: &[PathBuf], names: &[String], configs: &mut Vec<PathBuf>) {
+    let dirs: Vec<PathBuf> = tops.iter().flat_map(|t| names.iter().map(move |n| t.join(n))).filter(|d| d.symlink_metadata().is_ok_and(|m| m.is_dir())).collect();
+    for (_, to) in crate::planted::dir_links::of(dirs.iter()).targets {
+        let led = crate::policy::paths::canonical_lenient("protectedNames", &to).ok().map(|l| l.path);
+        for p in std::iter::once(to).chain(led) {
+            if !configs.contains(&p) {
+                configs.push(p);
+            }
+        }
+    }
 }
 
 /// The programs the `.cargo` at each of `tops` names by path, as named and where the host's links
