@@ -381,3 +381,28 @@ for (const [mode, extra] of Object.entries(MODES)) {
     })
   }
 }
+
+// Found by the fixer (fix34): cargo (1.95) loads the files a configuration's `include` names
+// (`include = ["../cfg/extra.toml"]`, or tables with `path`), relative to that file, and takes
+// their keys as its own; neither the included file nor the programs it names were kept: a default
+// run wrote a rustc-wrapper into cfg/extra.toml, or rewrote the tools/wrap.sh it named, with
+// hostRisks [], and the host's next cargo metadata ran it.
+for (const [mode, extra] of Object.entries(MODES)) {
+  test(`${mode}: the files a .cargo configuration includes, and the programs they name, cannot be rewritten unsaid`, async (t) => {
+    const tree = tempTree(t, { git: true })
+    const ws = (p) => path.join(tree.ws, p)
+    for (const d of ['.cargo', 'cfg', 'tools']) fs.mkdirSync(ws(d))
+    fs.writeFileSync(ws('.cargo/config.toml'), 'include = ["../cfg/extra.toml", { path = "../cfg/more.toml", optional = true }]\n')
+    fs.writeFileSync(ws('cfg/extra.toml'), '[build]\njobs = 2\n')
+    fs.writeFileSync(ws('cfg/more.toml'), '[build]\nrustc-wrapper = "tools/wrap.sh"\n')
+    fs.writeFileSync(ws('tools/wrap.sh'), '#!/bin/sh\nexec "$@"\n', { mode: 0o755 })
+    const before = Object.fromEntries(['cfg/extra.toml', 'cfg/more.toml', 'tools/wrap.sh'].map((p) => [p, fs.readFileSync(ws(p), 'utf8')]))
+    const script = `printf '[build]\\nrustc-wrapper = "/x/evil"\\n' > cfg/extra.toml; echo 'echo evil' >> tools/wrap.sh; true`
+    const r = await sh(script, { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+    assert.equal(r.exitCode, 0, show(r))
+    for (const [rel, was] of Object.entries(before)) {
+      const said = r.hostRisks.some((h) => h.path === ws(rel))
+      assert.ok(fs.readFileSync(ws(rel), 'utf8') === was || said, `${rel} rewritten with nothing said: ${JSON.stringify(r.hostRisks)}\n${show(r)}`)
+    }
+  })
+}
