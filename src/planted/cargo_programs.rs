@@ -41,13 +41,26 @@ pub struct Named {
     pub capped: bool,
 }
 
+/// The most files one `.cargo`'s configuration reads, its own and those they include.
+const MAX_FILES: usize = 16;
+
 /// The programs the configuration of `dot_cargo` (a `.cargo` directory) names by path, resolved
-/// from the directory holding it.
+/// from the directory holding it, and the files it includes (`include`, relative to the file
+/// naming them: cargo takes their keys as its own, their paths from the directory above theirs;
+/// found by the fixer, fix34, a run wrote a `rustc-wrapper` into an included file), which are
+/// kept as its programs are. At most `MAX_FILES` files read, past them `capped`.
 pub fn named(dot_cargo: &Path) -> Named {
     let base = dot_cargo.parent().unwrap_or(Path::new("/"));
     let mut out = Named::default();
-    for f in FILES {
-        let text = match small_file::read(&dot_cargo.join(f)) {
+    let mut files: Vec<(PathBuf, PathBuf)> = FILES.iter().map(|f| (dot_cargo.join(f), base.to_path_buf())).collect();
+    let mut next = 0;
+    while let Some((file, base)) = files.get(next).cloned() {
+        next += 1;
+        if next > MAX_FILES {
+            out.capped = true;
+            break;
+        }
+        let text = match small_file::read(&file) {
             small_file::Read::Text(t) => t,
             small_file::Read::Absent => continue,
             small_file::Read::Unjudged { .. } => {
@@ -55,29 +68,47 @@ pub fn named(dot_cargo: &Path) -> Named {
                 continue;
             }
         };
-        let (words, unread) = program_words(&text);
+        let (words, includes, unread) = program_words(&text);
         out.capped |= unread || words.len() > MAX_PROGRAMS;
         for w in words.into_iter().take(MAX_PROGRAMS) {
-            let p = Path::new(&w);
-            let p = if p.is_absolute() { p.to_path_buf() } else { base.join(p) };
-            // A relative one is kept where its directory exists, as git's are (`runner =
-            // "target/debug/r"` before a first build names no place yet).
-            if !w.starts_with('/') && !p.parent().is_some_and(Path::is_dir) {
-                continue;
-            }
-            if !out.programs.contains(&p) {
-                out.programs.push(p);
+            out.keep(&w, &base);
+        }
+        let from = file.parent().unwrap_or(Path::new("/"));
+        for inc in includes {
+            if let Some(p) = out.keep(&inc, from) {
+                let above = p.parent().and_then(Path::parent).unwrap_or(Path::new("/")).to_path_buf();
+                if !files.iter().any(|(f, _)| *f == p) {
+                    files.push((p, above));
+                }
             }
         }
     }
     out
 }
 
+impl Named {
+    /// Keep the path `w` names from `base` (returned): an absolute one, a relative one where its
+    /// directory exists, as git's are (`runner = "target/debug/r"` before a first build names no
+    /// place yet). Its `..` taken off as the kernel would (`dir_links::without_dots`), so a
+    /// missing one can be kept absent.
+    fn keep(&mut self, w: &str, base: &Path) -> Option<PathBuf> {
+        let p = super::dir_links::without_dots(base, Path::new(w));
+        if !w.starts_with('/') && !p.parent().is_some_and(Path::is_dir) {
+            return None;
+        }
+        if !self.programs.contains(&p) {
+            self.programs.push(p.clone());
+        }
+        Some(p)
+    }
+}
+
 /// Each word of the strings of `KEYS` in `text` that is a path (holds a `/`), and each such whole
 /// string, in order, once; of `rustflags`, only what a `linker=` or a `-fuse-ld=` names (its other
 /// words are arguments to rustc: `-L vendor/lib` kept a library directory read-only, found by an
-/// attacker's review, rfix33). With whether the text is TOML `toml_strings` could not read.
-fn program_words(text: &str) -> (Vec<String>, bool) {
+/// attacker's review, rfix33). With the files its `include` names (a string, or a table's `path`),
+/// and whether the text is TOML `toml_strings` could not read.
+fn program_words(text: &str) -> (Vec<String>, Vec<String>, bool) {
     let mut words: Vec<String> = Vec::new();
     let mut push = |w: &str| {
         if w.contains('/') && !words.iter().any(|x| x == w) {
@@ -85,6 +116,7 @@ fn program_words(text: &str) -> (Vec<String>, bool) {
         }
     };
     let read = toml_strings::strings(text);
+    let includes = read.found.iter().filter(|(key, _)| key.first().is_some_and(|k| k == INCLUDE) && (key.len() == 1 || key[1..] == ["path"])).map(|(_, s)| s.clone()).collect();
     for (key, s) in &read.found {
         let last = key.last().map(String::as_str).unwrap_or("");
         let alias = key.first().is_some_and(|k| k == CREDENTIAL_ALIAS);
@@ -105,8 +137,11 @@ fn program_words(text: &str) -> (Vec<String>, bool) {
             }
         }
     }
-    (words, read.unread)
+    (words, includes, read.unread)
 }
+
+/// The top-level key naming the files a configuration includes.
+const INCLUDE: &str = "include";
 
 /// The keys whose string cargo takes as one path, blanks and all.
 const WHOLE_PATH_KEYS: &[&str] = &["rustc", "rustc-wrapper", "rustc-workspace-wrapper", "rustdoc", "linker"];
@@ -130,7 +165,7 @@ mod tests {
             build.rustdoc = \"tools/rustdoc\"\nhost = { linker = \"tools/hostld\" }\n\
             [registry]\nglobal-credential-providers = [\"cargo:token\", \"tools/cred\"]\n\
             [alias]\nb = \"build --target-dir x/y\"\n[env]\nFOO = \"a/b\"\n";
-        let (w, unread) = program_words(text);
+        let (w, _, unread) = program_words(text);
         assert!(!unread);
         assert_eq!(w, ["tools/wrap.sh", "bin/rustc", "tools/run.sh", "/opt/ld", "tools/ld2", "scripts/qemu", "tools/rustdoc", "tools/hostld", "tools/cred"]);
     }
@@ -142,7 +177,7 @@ mod tests {
     fn rustflags_keep_only_their_linkers() {
         let text = "[build]\nrustflags = [\"-L\", \"vendor/lib\", \"-C\", \"linker=tools/ld\", \"-C\", \"link-arg=-fuse-ld=tools/mold\", \"--remap-path-prefix\", \"src/=x\"]\n\
             [target.x86_64-unknown-linux-gnu]\nrustflags = \"-L target/native -Clinker=tools/ld3\"\n";
-        assert_eq!(program_words(text), (vec!["tools/ld".to_string(), "tools/mold".into(), "tools/ld3".into()], false));
+        assert_eq!(program_words(text), (vec!["tools/ld".to_string(), "tools/mold".into(), "tools/ld3".into()], vec![], false));
     }
 
     /// Found by the fixer (fix34): the line scan missed a quoted key, a multi-line string, an
@@ -153,7 +188,32 @@ mod tests {
             target.x.runner = { }\nhost = { 'linker' = 'tools/d' }\n[credential-alias]\nmine = [\"tools/e\", \"--x\"]\n\
             [target.y]\nlinker = \"tools/my ld\"\n";
         assert_eq!(program_words(text).0, ["tools/a", "tools/b", "tools/c", "tools/d", "tools/e", "tools/my ld", "tools/my"]);
-        assert!(program_words("[build]\nrustc-wrapper = \"tools/a\" x\n").1, "not TOML: said");
+        assert!(program_words("[build]\nrustc-wrapper = \"tools/a\" x\n").2, "not TOML: said");
+    }
+
+    /// Found by the fixer (fix34): cargo loads what `include` names, relative to the file, and
+    /// takes its paths from the directory above the included file's.
+    #[test]
+    fn follows_includes_and_keeps_them() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path().join(".cargo");
+        for sub in [".cargo", "cfg", "tools"] {
+            std::fs::create_dir(t.path().join(sub)).unwrap();
+        }
+        std::fs::write(d.join("config.toml"), "include = [\"../cfg/a.toml\", { path = \"../cfg/b.toml\", optional = true }, \"../cfg/none.toml\"]\n").unwrap();
+        std::fs::write(t.path().join("cfg/a.toml"), "include = [\"b.toml\", \"a.toml\"]\n").unwrap();
+        std::fs::write(t.path().join("cfg/b.toml"), "[build]\nrustc-wrapper = \"tools/w\"\n").unwrap();
+        let n = named(&d);
+        let want: Vec<PathBuf> = ["cfg/a.toml", "cfg/b.toml", "cfg/none.toml", "tools/w"].iter().map(|p| t.path().join(p)).collect();
+        let mut got = n.programs.clone();
+        got.sort();
+        assert_eq!((got, n.capped), (want, false));
+        let many: String = (0..MAX_FILES + 1).map(|i| format!("include = [\"c{i}.toml\"]\n")).collect();
+        std::fs::write(d.join("config.toml"), "include = [\"c0.toml\"]\n").unwrap();
+        for i in 0..=MAX_FILES {
+            std::fs::write(d.join(format!("c{i}.toml")), format!("include = [\"c{}.toml\"]\n", i + 1)).unwrap();
+        }
+        assert!(!many.is_empty() && named(&d).capped, "a chain past the bound is said");
     }
 
     #[test]

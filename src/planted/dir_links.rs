@@ -68,7 +68,7 @@ fn links_in(dir: &Path, left: &mut usize, targets: &mut Vec<(PathBuf, PathBuf)>)
 /// (as the kernel resolves it): `canonical_lenient` refuses a `..` in a path whose end is missing,
 /// and `.vscode/tasks.json -> ../cfg/tasks.json`, its target not there yet, must be kept absent.
 /// A `..` after a symlink stays, for `canonical_lenient` to resolve from where the link leads.
-fn without_dots(dir: &Path, text: &Path) -> PathBuf {
+pub fn without_dots(dir: &Path, text: &Path) -> PathBuf {
     let mut out = if text.is_absolute() { PathBuf::from("/") } else { dir.to_path_buf() };
     for c in text.components() {
         match c {
