@@ -356,7 +356,7 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
     // What each yarn configuration, `.mvn` and `.envrc` has its tool run (`tool_programs`), likewise.
     c.tool_programs(&found.named);
     // Where the symlinks inside each protected directory lead (`dir_links`), kept likewise.
-    c.dir_links(&found.named);
+    c.dir_links(&found.named, names);
     c.repo_includes(at_first_missing, policy.reviewed);
     c.repo_ways(policy.reviewed);
     let held_caches = c.held_caches(&policy.planted.held_caches, policy.absent == Absent::Placeholders);
@@ -815,9 +815,11 @@ impl<'a> Carver<'a> {
     /// Where the symlinks among the entries of each protected directory of `named` lead
     /// (`dir_links`: found by the fixer, fix34, a run wrote a `rustc-wrapper` into the file
     /// `.cargo/config.toml` linked to, and the host's next `cargo metadata` ran it), kept by
-    /// `repo_includes` as a `.cargo`'s programs are. A listing per protected directory a run.
-    fn dir_links(&mut self, named: &[PathBuf]) {
-        let found = dir_links::of(named.iter());
+    /// `repo_includes` as a `.cargo`'s programs are. A listing per protected directory a run. Not
+    /// a report-only name's (`.bundle/config -> ../shared/bcfg`): a run may write those, and
+    /// their links' targets are stamped for the report after it.
+    fn dir_links(&mut self, named: &[PathBuf], names: &[String]) {
+        let found = dir_links::of(named.iter().filter(|p| names.iter().any(|n| p.ends_with(n))));
         self.includes.extend(found.targets);
         for d in &found.cut {
             self.hook_links.dir_links_cut(d);
