@@ -13,11 +13,16 @@
 //! `KEYS` in any table, inline or dotted, and of a `[credential-alias]`, give each of their words
 //! (cargo splits a `runner` on blanks) and, of a key cargo takes as one path, the whole string.
 //! That is the safe side: a string kept that cargo takes otherwise costs a read-only path. At most
-//! `MAX_PROGRAMS` per file, then `capped`, as a file that is not TOML this reads is.
+//! `MAX_PROGRAMS` per file, then `capped`, as a file that is not TOML this reads is, and
+//! `MAX_IN_ALL` in one plan. Each file is read once however many names it has, within a budget of
+//! bytes for all of them (`config_reads`: found by an attacker's review, cross34, 200 `.cargo`
+//! sharing one 1 MiB file cost every later run 16 s of the host's CPU in its setup).
 
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
-use super::{small_file, toml_strings};
+use super::config_reads::{self, Judged, Reads};
+use super::toml_strings;
 
 /// The directory whose configuration this reads.
 pub const DIR: &str = ".cargo";
@@ -32,6 +37,15 @@ const KEYS: &[&str] = &["rustc", "rustc-wrapper", "rustc-workspace-wrapper", "ru
 
 /// The most program paths kept of one configuration file (a run may write one below the tops).
 pub const MAX_PROGRAMS: usize = 256;
+
+/// The most program paths kept of all the `.cargo` directories of one plan: each is a path the
+/// host looks up and keeps. Found by an attacker's review (cross34): 200 `.cargo` whose
+/// configuration was one file naming 256 programs (51,200 paths) cost every later run 1 s of the
+/// host's CPU, 2,000 of them ten times that.
+pub const MAX_IN_ALL: usize = 4 * MAX_PROGRAMS;
+
+/// What one configuration file gave (`program_words`), shared by its other names.
+pub type Words = Rc<(Vec<String>, Vec<String>, bool)>;
 
 /// What `named` found.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -48,8 +62,15 @@ const MAX_FILES: usize = 16;
 /// from the directory holding it, and the files it includes (`include`, relative to the file
 /// naming them: cargo takes their keys as its own, their paths from the directory above theirs;
 /// found by the fixer, fix34, a run wrote a `rustc-wrapper` into an included file), which are
-/// kept as its programs are. At most `MAX_FILES` files read, past them `capped`.
+/// kept as its programs are. At most `MAX_FILES` files read, past them `capped` (its own budget:
+/// `named_within` shares one among many).
 pub fn named(dot_cargo: &Path) -> Named {
+    named_within(dot_cargo, &mut Reads::new(config_reads::BUDGET), MAX_IN_ALL)
+}
+
+/// `named`, reading through `reads` (each file once, within its budget), keeping at most `most`
+/// programs (what is left of `MAX_IN_ALL`); `capped` when there were more, or a file was not read.
+pub fn named_within(dot_cargo: &Path, reads: &mut Reads<Words>, most: usize) -> Named {
     let base = dot_cargo.parent().unwrap_or(Path::new("/"));
     let mut out = Named::default();
     let mut files: Vec<(PathBuf, PathBuf)> = FILES.iter().map(|f| (dot_cargo.join(f), base.to_path_buf())).collect();
@@ -60,22 +81,22 @@ pub fn named(dot_cargo: &Path) -> Named {
             out.capped = true;
             break;
         }
-        let text = match small_file::read(&file) {
-            small_file::Read::Text(t) => t,
-            small_file::Read::Absent => continue,
-            small_file::Read::Unjudged { .. } => {
+        let read = match reads.judge(&file, |text| Rc::new(program_words(text))) {
+            Judged::Judged(read) => read,
+            Judged::Absent => continue,
+            Judged::Unjudged => {
                 out.capped = true;
                 continue;
             }
         };
-        let (words, includes, unread) = program_words(&text);
-        out.capped |= unread || words.len() > MAX_PROGRAMS;
-        for w in words.into_iter().take(MAX_PROGRAMS) {
-            out.keep(&w, &base);
+        let (words, includes, unread) = &*read;
+        out.capped |= *unread || words.len() > MAX_PROGRAMS;
+        for w in words.iter().take(MAX_PROGRAMS) {
+            out.keep(w, &base, most);
         }
         let from = file.parent().unwrap_or(Path::new("/"));
         for inc in includes {
-            if let Some(p) = out.keep(&inc, from) {
+            if let Some(p) = out.keep(inc, from, most) {
                 let above = p.parent().and_then(Path::parent).unwrap_or(Path::new("/")).to_path_buf();
                 if !files.iter().any(|(f, _)| *f == p) {
                     files.push((p, above));
@@ -90,8 +111,12 @@ impl Named {
     /// Keep the path `w` names from `base` (returned): an absolute one, a relative one where its
     /// directory exists, as git's are (`runner = "target/debug/r"` before a first build names no
     /// place yet). Its `..` taken off as the kernel would (`dir_links::without_dots`), so a
-    /// missing one can be kept absent.
-    fn keep(&mut self, w: &str, base: &Path) -> Option<PathBuf> {
+    /// missing one can be kept absent. None kept past `most` in all (then `capped`).
+    fn keep(&mut self, w: &str, base: &Path, most: usize) -> Option<PathBuf> {
+        if self.programs.len() >= most {
+            self.capped = true;
+            return None;
+        }
         let p = super::dir_links::without_dots(base, Path::new(w));
         if !w.starts_with('/') && !p.parent().is_some_and(Path::is_dir) {
             return None;
@@ -108,15 +133,19 @@ impl Named {
 /// words are arguments to rustc: `-L vendor/lib` kept a library directory read-only, found by an
 /// attacker's review, rfix33). With the files its `include` names (a string, or a table's `path`),
 /// and whether the text is TOML `toml_strings` could not read.
+///
+/// At most `MAX_PROGRAMS` + 1 words (the caller keeps `MAX_PROGRAMS`; one more says there were
+/// more): each word is compared with those kept, and a file of 58,000 distinct ones took 1.8 s of
+/// the host's CPU in the setup of every run (found by an attacker's review, cross34).
 fn program_words(text: &str) -> (Vec<String>, Vec<String>, bool) {
     let mut words: Vec<String> = Vec::new();
     let mut push = |w: &str| {
-        if w.contains('/') && !words.iter().any(|x| x == w) {
+        if words.len() <= MAX_PROGRAMS && w.contains('/') && !words.iter().any(|x| x == w) {
             words.push(w.to_string());
         }
     };
     let read = toml_strings::strings(text);
-    let includes = read.found.iter().filter(|(key, _)| key.first().is_some_and(|k| k == INCLUDE) && (key.len() == 1 || key[1..] == ["path"])).map(|(_, s)| s.clone()).collect();
+    let includes = read.found.iter().filter(|(key, _)| key.first().is_some_and(|k| k == INCLUDE) && (key.len() == 1 || key[1..] == ["path"])).map(|(_, s)| s.clone()).take(MAX_FILES + 1).collect();
     for (key, s) in &read.found {
         let last = key.last().map(String::as_str).unwrap_or("");
         let alias = key.first().is_some_and(|k| k == CREDENTIAL_ALIAS);
@@ -189,6 +218,37 @@ mod tests {
             [target.y]\nlinker = \"tools/my ld\"\n";
         assert_eq!(program_words(text).0, ["tools/a", "tools/b", "tools/c", "tools/d", "tools/e", "tools/my ld", "tools/my"]);
         assert!(program_words("[build]\nrustc-wrapper = \"tools/a\" x\n").2, "not TOML: said");
+    }
+
+    /// Found by an attacker's review (cross34): every distinct word was kept and compared with
+    /// all those before it, 58,000 of them in a 1 MiB file (1.8 s of the host's CPU every run).
+    #[test]
+    fn stops_one_word_past_what_is_kept() {
+        let text: String = (0..5 * MAX_PROGRAMS).map(|i| format!("[target.t{i}]\nrunner = \"t/{i}\"\n")).collect();
+        assert_eq!(program_words(&text).0.len(), MAX_PROGRAMS + 1);
+    }
+
+    /// Found by the same review: the programs of all the `.cargo` of a plan are bounded in all, and
+    /// a file read once for all its names (hard links).
+    #[test]
+    fn many_names_of_one_configuration_are_read_once_and_bounded_in_all() {
+        let t = tempfile::tempdir().unwrap();
+        let seed = t.path().join("seed");
+        std::fs::write(&seed, (0..MAX_PROGRAMS).map(|i| format!("[target.t{i}]\nrunner = \"t/{i}\"\n")).collect::<String>()).unwrap();
+        let mut reads = Reads::new(config_reads::BUDGET);
+        let mut left = MAX_IN_ALL;
+        let mut capped = 0;
+        for i in 0..10 {
+            let p = t.path().join(format!("p{i}"));
+            std::fs::create_dir_all(p.join(".cargo")).unwrap();
+            std::fs::create_dir(p.join("t")).unwrap();
+            std::fs::hard_link(&seed, p.join(".cargo/config.toml")).unwrap();
+            let n = named_within(&p.join(".cargo"), &mut reads, left);
+            left -= n.programs.len();
+            capped += usize::from(n.capped);
+        }
+        assert_eq!(left, 0, "MAX_IN_ALL kept in all");
+        assert_eq!(capped, 10 - MAX_IN_ALL / MAX_PROGRAMS, "the rest said");
     }
 
     /// Found by the fixer (fix34): cargo loads what `include` names, relative to the file, and
