@@ -95,3 +95,81 @@ for i in range(1500):
   assert.ok(later.ms < 3000, `a later 'true' cost the host ${Math.round(later.ms)} ms of CPU`)
   assert.ok(later.value.sandboxDetails.notEnforced.some((l) => /git configuration of .* not kept read-only/.test(l)), JSON.stringify(later.value.sandboxDetails.notEnforced).slice(0, 2000))
 })
+
+// The same shapes for the tool configurations host34 began to read (`planted::yarn_programs`,
+// `mvn_programs`, `envrc_sources`), found by an attacker's review (rfix34): 200 directories below
+// the top whose .yarnrc.yml, .yarnrc, .envrc, .envrc.local, .mvn/jvm.config and .mvn/maven.config
+// are names of one 1 MiB file (hard links: no disk, 0.1 s of the command's CPU) were each read and
+// scanned again in the setup of every later run, whatever their number; three more distinct 1 MiB
+// ones are past what one run reads, and that is said.
+test('200 dirs whose yarn, .envrc and .mvn configurations are hard links of 1 MiB files: a later run costs the host well under 3 s, and what was not read is said', { timeout: 600000 }, async (t) => {
+  const { ws } = tempTree(t)
+  const py = `import os
+line = "x = 1\\n"
+os.makedirs("seed")
+open("seed/c", "w").write(line * ((1 << 20) // len(line) - 1))
+for i in range(200):
+  os.makedirs("p%d/.mvn" % i)
+  for n in (".yarnrc.yml", ".yarnrc", ".envrc", ".envrc.local", ".mvn/jvm.config", ".mvn/maven.config"):
+    os.link("seed/c", "p%d/%s" % (i, n))
+for i in range(3):
+  os.makedirs("q%d/.mvn" % i)
+  for n in (".yarnrc.yml", ".envrc", ".mvn/jvm.config"):
+    open("q%d/%s" % (i, n), "w").write(line * ((1 << 20) // len(line) - 1 - i))
+`
+  const made = await spawnSandboxed(['python3', '-c', py], opts(ws))
+  assert.equal(made.exitCode, 0, show(made))
+  const later = await hostCpu(() => spawnSandboxed(['true'], opts(ws)))
+  assert.equal(later.value.exitCode, 0, show(later.value))
+  assert.ok(later.ms < 3000, `a later 'true' cost the host ${Math.round(later.ms)} ms of CPU`)
+  const ne = JSON.stringify(later.value.sandboxDetails.notEnforced)
+  for (const kind of [/yarn configuration/, /Maven configuration/, /\.envrc sources/]) {
+    assert.ok(kind.test(ne), `what was not read is said (${kind}): ${ne.slice(0, 2000)}`)
+  }
+})
+
+// One directory whose .yarnrc.yml, .envrc and .mvn/jvm.config each name ~50,000 distinct files
+// (1 MiB each): each word was compared with every one kept before it, though only 256 are kept.
+test('yarn, .envrc and .mvn configurations naming 50,000 distinct files each: a later run costs the host well under 1 s', { timeout: 600000 }, async (t) => {
+  const { ws } = tempTree(t)
+  const py = `import os
+os.makedirs("sub/.mvn"); os.makedirs("sub/t")
+def fill(path, head, fmt):
+  out = [head]; n = 0; size = len(head)
+  while size < (1 << 20) - 64:
+    l = fmt % n; n += 1; size += len(l); out.append(l)
+  open(path, "w").write("".join(out))
+fill("sub/.yarnrc.yml", "plugins:\\n", "  - t/%d.cjs\\n")
+fill("sub/.envrc", "", "source t/%d.sh\\n")
+fill("sub/.mvn/jvm.config", "", "-javaagent:t/%d.jar\\n")
+`
+  const made = await spawnSandboxed(['python3', '-c', py], opts(ws))
+  assert.equal(made.exitCode, 0, show(made))
+  const later = await hostCpu(() => spawnSandboxed(['true'], opts(ws)))
+  assert.equal(later.value.exitCode, 0, show(later.value))
+  assert.ok(later.ms < 1000, `a later 'true' cost the host ${Math.round(later.ms)} ms of CPU`)
+  const ne = JSON.stringify(later.value.sandboxDetails.notEnforced)
+  for (const kind of [/yarn configuration .* names more than 256/, /Maven configuration .* names more than 256/, /\.envrc sources more than 256/]) {
+    assert.ok(kind.test(ne), `${kind}: ${ne.slice(0, 2000)}`)
+  }
+})
+
+// 300 directories, each with its own .envrc (2 KB, distinct files) sourcing 256 files in an
+// existing t/: 76,800 paths kept read-only by every later run, with no bound in all (the .cargo's
+// is cargo_programs::MAX_IN_ALL, 1,024): each a carve-out, the host's lookups and the sandbox's
+// argument list growing without end. Past a bound in all, the rest must be said.
+test('300 .envrc each sourcing 256 files: the paths kept are bounded in all, and what was not kept is said', { timeout: 600000 }, async (t) => {
+  const { ws } = tempTree(t)
+  const py = `import os
+for i in range(300):
+  os.makedirs("e%d/t" % i)
+  open("e%d/.envrc" % i, "w").write("".join("source_env_if_exists t/%d.sh\\n" % n for n in range(256)) + "# %d\\n" % i)
+`
+  const made = await spawnSandboxed(['python3', '-c', py], opts(ws))
+  assert.equal(made.exitCode, 0, show(made))
+  const later = await hostCpu(() => spawnSandboxed(['true'], opts(ws)))
+  assert.equal(later.value.exitCode, 0, show(later.value))
+  const ne = JSON.stringify(later.value.sandboxDetails.notEnforced)
+  assert.ok(/\.envrc sources more than 256 files, .*in all/.test(ne), `the bound in all is said: ${ne.slice(0, 2000)}`)
+  assert.ok(later.ms < 3000, `a later 'true' cost the host ${Math.round(later.ms)} ms of CPU`)
+})
