@@ -22,6 +22,12 @@ use super::small_file;
 /// configuration or toolchain file is a few KiB; this is two of the largest one file may be.
 pub const BUDGET: u64 = 2 * small_file::MAX_BYTES;
 
+/// The files kept of all the yarn configurations, `.mvn` directories and `.envrc` files of one
+/// plan together (`Carver::tool_programs`), as `cargo_programs::MAX_IN_ALL` bounds the `.cargo`'s:
+/// each is a path the host looks up and a carve-out of the sandbox. Found by an attacker's review
+/// (rfix34): 300 `.envrc` sourcing 256 files each had every later run keep 76,800 paths.
+pub const TOOL_PROGRAMS_IN_ALL: usize = 1024;
+
 /// What became of one file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Judged<T> {

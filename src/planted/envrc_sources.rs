@@ -17,8 +17,13 @@
 //! `layout node`'s `node_modules/.bin`). At most `MAX_PROGRAMS` per file, then `capped`.
 
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
-use super::small_file;
+use super::config_reads::{self, Judged, Reads};
+
+/// What one file gave: the words it sources and whether a dotenv named each (at most
+/// `MAX_PROGRAMS` + 1: one more tells that it names too many), shared by its other names.
+pub type Words = Rc<Vec<(String, bool)>>;
 
 /// The files direnv evaluates (each a protected name).
 pub const FILES: &[&str] = &[".envrc", ".envrc.local"];
@@ -42,16 +47,28 @@ pub struct Named {
 /// The files the `.envrc` `file` sources or loads, resolved from the directory holding it; a
 /// relative one only where its directory exists, as `cargo_programs` does.
 pub fn named(file: &Path) -> Named {
+    named_within(file, &mut Reads::new(config_reads::BUDGET), config_reads::TOOL_PROGRAMS_IN_ALL)
+}
+
+/// `named`, reading through `reads` (each file once for all its names, within the plan's budget:
+/// found by an attacker's review, rfix34, 200 names of one 1 MiB file were read before every
+/// later run), keeping at most `most` files (what is left of `config_reads::TOOL_PROGRAMS_IN_ALL`);
+/// `capped` when there were more, or the file was not read.
+pub fn named_within(file: &Path, reads: &mut Reads<Words>, most: usize) -> Named {
     let base = file.parent().unwrap_or(Path::new("/"));
-    let text = match small_file::read(file) {
-        small_file::Read::Text(t) => t,
-        small_file::Read::Absent => return Named::default(),
-        small_file::Read::Unjudged { .. } => return Named { programs: Vec::new(), capped: true },
+    let words = match reads.judge(file, |text| Rc::new(sourced_words(text))) {
+        Judged::Judged(words) => words,
+        Judged::Absent => return Named::default(),
+        Judged::Unjudged => return Named { programs: Vec::new(), capped: true },
     };
-    let words = sourced_words(&text);
     let mut out = Named { programs: Vec::new(), capped: words.len() > MAX_PROGRAMS };
     let reported = super::names::reported_defaults();
-    for (w, dotenv) in words.into_iter().take(MAX_PROGRAMS) {
+    for (w, dotenv) in words.iter().take(MAX_PROGRAMS) {
+        if out.programs.len() == most {
+            out.capped = true;
+            break;
+        }
+        let dotenv = *dotenv;
         if dotenv && reported.iter().any(|r| Path::new(&w).file_name().is_some_and(|n| n == r.as_str())) {
             continue;
         }
@@ -76,17 +93,22 @@ pub fn named(file: &Path) -> Named {
 }
 
 /// The word after each of `COMMANDS` in `text` (unquoted), and whether a `DOTENV` command named
-/// it, in order, once.
+/// it, in order, once; at most `MAX_PROGRAMS` + 1 (each word is compared with those kept: 50,000
+/// distinct ones cost seconds of the host's CPU before every run, found by an attacker's review,
+/// rfix34).
 fn sourced_words(text: &str) -> Vec<(String, bool)> {
     let mut out: Vec<(String, bool)> = Vec::new();
     for line in text.lines() {
+        if out.len() > MAX_PROGRAMS {
+            break;
+        }
         let mut after: Option<bool> = None;
         for word in shell_words(line) {
             if word.starts_with('#') && after.is_none() {
                 break;
             }
             if let Some(dotenv) = after.take() {
-                if !word.is_empty() && !out.iter().any(|(w, _)| *w == word) {
+                if !word.is_empty() && out.len() <= MAX_PROGRAMS && !out.iter().any(|(w, _)| *w == word) {
                     out.push((word.clone(), dotenv));
                 }
             }

@@ -177,32 +177,42 @@ impl Kept {
             // A yarn configuration (`yarn_programs`), capped as a `.cargo`'s is.
             if c.file_name().is_some_and(|n| super::yarn_programs::FILES.iter().any(|f| n == *f)) {
                 return format!(
-                    "planted configuration: the yarn configuration {} names more than {} files to run (yarnPath, plugins), or could \
-                     not be read (not a regular file, or over {} MiB): the files past that were not kept read-only",
+                    "planted configuration: the yarn configuration {} names more than {} files to run (yarnPath, plugins) (or the \
+                     run's {} in all of yarn, Maven and .envrc configurations were kept), or could not be read (not a regular file, \
+                     over {} MiB, or past the {} MiB of such files one run reads): the files past that were not kept read-only",
                     c.display(),
                     super::yarn_programs::MAX_PROGRAMS,
-                    super::small_file::MAX_BYTES >> 20
+                    super::config_reads::TOOL_PROGRAMS_IN_ALL,
+                    super::small_file::MAX_BYTES >> 20,
+                    super::config_reads::BUDGET >> 20
                 );
             }
             // A `.mvn` directory's configuration (`mvn_programs`), capped as a `.cargo`'s is.
             if c.file_name().is_some_and(|n| n == super::mvn_programs::DIR) {
                 return format!(
                     "planted configuration: the Maven configuration in {} (jvm.config, maven.config) names more than {} files its \
-                     JVM loads, or has a file that could not be read (not a regular one, or over {} MiB): the files past that were \
-                     not kept read-only",
+                     JVM loads (or the run's {} in all of yarn, Maven and .envrc configurations were kept), or has a file that could \
+                     not be read (not a regular one, over {} MiB, or past the {} MiB of such files one run reads): the files past \
+                     that were not kept read-only",
                     c.display(),
                     super::mvn_programs::MAX_PROGRAMS,
-                    super::small_file::MAX_BYTES >> 20
+                    super::config_reads::TOOL_PROGRAMS_IN_ALL,
+                    super::small_file::MAX_BYTES >> 20,
+                    super::config_reads::BUDGET >> 20
                 );
             }
             // An `.envrc` (`envrc_sources`), capped as a `.cargo`'s is.
             if c.file_name().is_some_and(|n| super::envrc_sources::FILES.iter().any(|f| n == *f)) {
                 return format!(
-                    "planted configuration: {} sources more than {} files, or could not be read (not a regular file, or over {} \
-                     MiB): the files past that, which direnv runs at the host shell's next prompt, were not kept read-only",
+                    "planted configuration: {} sources more than {} files (or the run's {} in all of yarn, Maven and .envrc \
+                     configurations were kept), or could not be read (not a regular file, over {} MiB, or past the {} MiB of such \
+                     files one run reads): the files past that, which direnv runs at the host shell's next prompt, were not kept \
+                     read-only",
                     c.display(),
                     super::envrc_sources::MAX_PROGRAMS,
-                    super::small_file::MAX_BYTES >> 20
+                    super::config_reads::TOOL_PROGRAMS_IN_ALL,
+                    super::small_file::MAX_BYTES >> 20,
+                    super::config_reads::BUDGET >> 20
                 );
             }
             // A rust-toolchain file (`toolchain_path`) that could not be read.

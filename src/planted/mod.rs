@@ -792,21 +792,28 @@ impl<'a> Carver<'a> {
     /// (`mvn_programs`; the host's next `mvn -v` ran it) and the script an `.envrc` sources
     /// (`envrc_sources`; direnv's allow list covers the `.envrc` alone). One or two small reads
     /// per such entry; none in a workspace without one.
+    /// Each file is read once for all its names, within a budget for each kind, and the files kept
+    /// of all three kinds are bounded in all (`config_reads::TOOL_PROGRAMS_IN_ALL`), as the
+    /// `.cargo`'s are (found by an attacker's review, rfix34: 200 directories whose six such
+    /// files were names of one 1 MiB file cost every later run 10.7 s of the host's CPU here).
     fn tool_programs(&mut self, named: &[PathBuf]) {
         let is = |p: &Path, names: &[&str]| p.file_name().is_some_and(|n| names.iter().any(|f| n == *f));
+        let (mut yarn, mut mvn, mut envrc) = (config_reads::Reads::new(config_reads::BUDGET), config_reads::Reads::new(config_reads::BUDGET), config_reads::Reads::new(config_reads::BUDGET));
+        let mut left = config_reads::TOOL_PROGRAMS_IN_ALL;
         for entry in named {
             let (programs, capped) = if is(entry, yarn_programs::FILES) {
-                let n = yarn_programs::named(entry);
+                let n = yarn_programs::named_within(entry, &mut yarn, left);
                 (n.programs, n.capped)
             } else if is(entry, &[mvn_programs::DIR]) {
-                let n = mvn_programs::named(entry);
+                let n = mvn_programs::named_within(entry, &mut mvn, left);
                 (n.programs, n.capped)
             } else if is(entry, envrc_sources::FILES) {
-                let n = envrc_sources::named(entry);
+                let n = envrc_sources::named_within(entry, &mut envrc, left);
                 (n.programs, n.capped)
             } else {
                 continue;
             };
+            left -= programs.len();
             self.hook_links.capped(entry, capped);
             self.includes.extend(programs.into_iter().map(|p| (entry.clone(), p)));
         }

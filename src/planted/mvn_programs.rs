@@ -17,8 +17,14 @@
 //! `MAX_PROGRAMS` per file, then `capped`.
 
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
-use super::small_file;
+use super::config_reads::{self, Judged, Reads};
+
+/// What one file gave, read as a `jvm.config` and as a `maven.config` (a file may be both, by
+/// hard links): each at most `MAX_PROGRAMS` + 1 words (one more tells that it names too many),
+/// shared by its other names.
+pub type Words = Rc<(Vec<String>, Vec<String>)>;
 
 /// The directory whose configuration this reads.
 pub const DIR: &str = ".mvn";
@@ -48,20 +54,34 @@ pub struct Named {
 /// The files the configuration of `dot_mvn` (a `.mvn` directory) has Maven's JVM load, resolved
 /// from the directory holding it.
 pub fn named(dot_mvn: &Path) -> Named {
+    named_within(dot_mvn, &mut Reads::new(config_reads::BUDGET), config_reads::TOOL_PROGRAMS_IN_ALL)
+}
+
+/// `named`, reading through `reads` (each file once for all its names, within the plan's budget:
+/// found by an attacker's review, rfix34, 200 `.mvn` whose files were names of one 1 MiB file were
+/// read before every later run), keeping at most `most` files (what is left of
+/// `config_reads::TOOL_PROGRAMS_IN_ALL`); `capped` when there were more, or a file was not read.
+/// `${MAVEN_PROJECTBASEDIR}` is put in after the reading (the words are shared by other `.mvn`).
+pub fn named_within(dot_mvn: &Path, reads: &mut Reads<Words>, most: usize) -> Named {
     let base = dot_mvn.parent().unwrap_or(Path::new("/"));
     let mut out = Named::default();
-    for (file, words_of) in [(JVM_CONFIG, jvm_words as fn(&str) -> Vec<String>), (MAVEN_CONFIG, maven_words)] {
-        let text = match small_file::read(&dot_mvn.join(file)) {
-            small_file::Read::Text(t) => t,
-            small_file::Read::Absent => continue,
-            small_file::Read::Unjudged { .. } => {
+    for (file, jvm) in [(JVM_CONFIG, true), (MAVEN_CONFIG, false)] {
+        let words = match reads.judge(&dot_mvn.join(file), |text| Rc::new((jvm_words(text), maven_words(text)))) {
+            Judged::Judged(words) => words,
+            Judged::Absent => continue,
+            Judged::Unjudged => {
                 out.capped = true;
                 continue;
             }
         };
-        let words = words_of(&with_base(&text, base));
+        let words = if jvm { &words.0 } else { &words.1 };
         out.capped |= words.len() > MAX_PROGRAMS;
-        for w in words.into_iter().take(MAX_PROGRAMS) {
+        for w in words.iter().take(MAX_PROGRAMS) {
+            if out.programs.len() == most {
+                out.capped = true;
+                break;
+            }
+            let w = with_base(w, base);
             let p = Path::new(&w);
             let p = if p.is_absolute() { p.to_path_buf() } else { base.join(p) };
             if !w.starts_with('/') && !p.parent().is_some_and(Path::is_dir) {
@@ -91,29 +111,32 @@ fn words(text: &str) -> impl Iterator<Item = &str> {
 /// `LIST_PREFIXES`, `--patch-module`'s `module=paths`).
 fn jvm_words(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    let mut push = |s: &str| {
+    let push = |out: &mut Vec<String>, s: &str| {
         for p in s.split(':').filter(|p| !p.is_empty()) {
-            if !out.iter().any(|x| x == p) {
+            if out.len() <= MAX_PROGRAMS && !out.iter().any(|x| x == p) {
                 out.push(p.to_string());
             }
         }
     };
     let mut patch_next = false;
     for w in words(text) {
+        if out.len() > MAX_PROGRAMS {
+            break;
+        }
         if std::mem::take(&mut patch_next) {
-            push(w.split_once('=').map_or("", |(_, p)| p));
+            push(&mut out, w.split_once('=').map_or("", |(_, p)| p));
             continue;
         }
         if let Some(v) = AGENT_PREFIXES.iter().find_map(|p| w.strip_prefix(p)) {
             // An agent's own options follow its path after a `=` (a `:` in the path splits it in
             // two kept paths: the safe side).
-            push(v.split('=').next().unwrap_or_default());
+            push(&mut out, v.split('=').next().unwrap_or_default());
         } else if let Some(v) = LIST_PREFIXES.iter().find_map(|p| w.strip_prefix(p)) {
-            push(v);
+            push(&mut out, v);
         } else if w == "--patch-module" {
             patch_next = true;
         } else if let Some(v) = w.strip_prefix("--patch-module=") {
-            push(v.split_once('=').map_or("", |(_, p)| p));
+            push(&mut out, v.split_once('=').map_or("", |(_, p)| p));
         }
     }
     out
@@ -124,9 +147,12 @@ fn jvm_words(text: &str) -> Vec<String> {
 fn maven_words(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for w in words(text) {
+        if out.len() > MAX_PROGRAMS {
+            break;
+        }
         let Some(v) = w.strip_prefix("-D").unwrap_or(w).strip_prefix(EXT_CLASS_PATH) else { continue };
         for p in v.split(':').filter(|p| !p.is_empty()) {
-            if !out.iter().any(|x| x == p) {
+            if out.len() <= MAX_PROGRAMS && !out.iter().any(|x| x == p) {
                 out.push(p.to_string());
             }
         }
@@ -159,5 +185,19 @@ mod tests {
         std::fs::write(d.join(JVM_CONFIG), many).unwrap();
         let n = named(&d);
         assert!(n.capped && n.programs.len() == MAX_PROGRAMS + 1, "{}", n.programs.len());
+    }
+
+    #[test]
+    fn one_file_as_both_jvm_config_and_maven_config_is_read_once_and_judged_as_each() {
+        let t = tempfile::tempdir().unwrap();
+        let m = t.path().join(DIR);
+        std::fs::create_dir_all(m.join("../tools")).unwrap();
+        std::fs::write(m.join(JVM_CONFIG), "-javaagent:tools/a.jar -Dmaven.ext.class.path=tools/e.jar\n").unwrap();
+        std::fs::hard_link(m.join(JVM_CONFIG), m.join(MAVEN_CONFIG)).unwrap();
+        let mut reads = Reads::new(config_reads::BUDGET);
+        let n = named_within(&m, &mut reads, 1);
+        assert_eq!(n, Named { programs: vec![t.path().join("tools/a.jar")], capped: true }, "one kept of two: capped");
+        let n = named_within(&m, &mut reads, config_reads::TOOL_PROGRAMS_IN_ALL);
+        assert_eq!(n, Named { programs: vec![t.path().join("tools/a.jar"), t.path().join("tools/e.jar")], capped: false });
     }
 }

@@ -15,8 +15,13 @@
 //! path. At most `MAX_PROGRAMS` per file, then `capped`.
 
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
-use super::small_file;
+use super::config_reads::{self, Judged, Reads};
+
+/// What one configuration file gave: its program words (at most `MAX_PROGRAMS` + 1: one more
+/// tells that it names too many), shared by its other names.
+pub type Words = Rc<Vec<String>>;
 
 /// The configuration files whose named programs yarn runs (berry's, yarn 1's).
 pub const FILES: &[&str] = &[".yarnrc.yml", ".yarnrc"];
@@ -41,16 +46,27 @@ pub struct Named {
 /// The files the yarn configuration `file` (one of `FILES`) names to run, resolved from the
 /// directory holding it; a relative one only where its directory exists, as `cargo_programs` does.
 pub fn named(file: &Path) -> Named {
+    named_within(file, &mut Reads::new(config_reads::BUDGET), config_reads::TOOL_PROGRAMS_IN_ALL)
+}
+
+/// `named`, reading through `reads` (each file once for all its names, within the plan's budget:
+/// found by an attacker's review, rfix34, 200 names of one 1 MiB file were read before every
+/// later run), keeping at most `most` files (what is left of `config_reads::TOOL_PROGRAMS_IN_ALL`);
+/// `capped` when there were more, or the file was not read.
+pub fn named_within(file: &Path, reads: &mut Reads<Words>, most: usize) -> Named {
     let base = file.parent().unwrap_or(Path::new("/"));
-    let text = match small_file::read(file) {
-        small_file::Read::Text(t) => t,
-        small_file::Read::Absent => return Named::default(),
-        small_file::Read::Unjudged { .. } => return Named { programs: Vec::new(), capped: true },
+    let words = match reads.judge(file, |text| Rc::new(program_words(text))) {
+        Judged::Judged(words) => words,
+        Judged::Absent => return Named::default(),
+        Judged::Unjudged => return Named { programs: Vec::new(), capped: true },
     };
-    let words = program_words(&text);
     let mut out = Named { programs: Vec::new(), capped: words.len() > MAX_PROGRAMS };
-    for w in words.into_iter().take(MAX_PROGRAMS) {
-        let p = Path::new(&w);
+    for w in words.iter().take(MAX_PROGRAMS) {
+        if out.programs.len() == most {
+            out.capped = true;
+            break;
+        }
+        let p = Path::new(w);
         let p = if p.is_absolute() { p.to_path_buf() } else { base.join(p) };
         if !w.starts_with('/') && !p.parent().is_some_and(Path::is_dir) {
             continue;
@@ -63,17 +79,23 @@ pub fn named(file: &Path) -> Named {
 }
 
 /// The values in `text` that name a file yarn runs: each `yarnPath`/`yarn-path`, and each plugin
-/// of a `plugins` list (an item's `path:`, or the item itself), in order, once.
+/// of a `plugins` list (an item's `path:`, or the item itself), in order, once; at most
+/// `MAX_PROGRAMS` + 1 (each word is compared with those kept: 50,000 distinct ones in a file cost
+/// seconds of the host's CPU before every run, found by an attacker's review, rfix34).
 fn program_words(text: &str) -> Vec<String> {
     let mut words: Vec<String> = Vec::new();
-    let mut push = |w: String| {
-        if !w.is_empty() && !w.contains("${") && !words.contains(&w) {
+    // Past `MAX_PROGRAMS` + 1 nothing more is compared (a flow list on one line may hold many).
+    let push = |words: &mut Vec<String>, w: String| {
+        if words.len() <= MAX_PROGRAMS && !w.is_empty() && !w.contains("${") && !words.contains(&w) {
             words.push(w);
         }
     };
     // The indentation of the `plugins:` line whose block list is being read.
     let mut plugins_at: Option<usize> = None;
     for line in text.lines() {
+        if words.len() > MAX_PROGRAMS {
+            break;
+        }
         let body = line.trim_start();
         if body.is_empty() || body.starts_with('#') {
             continue;
@@ -84,12 +106,12 @@ fn program_words(text: &str) -> Vec<String> {
         }
         let item = body.trim_start_matches(|c: char| c == '-' || c.is_whitespace());
         match key_and_value(item) {
-            Some((key, value)) if YARN_PATH_KEYS.contains(&key) => push(scalar(value)),
+            Some((key, value)) if YARN_PATH_KEYS.contains(&key) => push(&mut words, scalar(value)),
             Some((PLUGINS, value)) if value.trim().is_empty() => plugins_at = Some(indent),
-            Some((PLUGINS, value)) => flow_items(value).into_iter().for_each(&mut push),
-            Some(("path", value)) if plugins_at.is_some() => push(scalar(value)),
+            Some((PLUGINS, value)) => flow_items(value).into_iter().for_each(|w| push(&mut words, w)),
+            Some(("path", value)) if plugins_at.is_some() => push(&mut words, scalar(value)),
             Some(_) => {}
-            None if plugins_at.is_some() && body.starts_with('-') => push(scalar(item)),
+            None if plugins_at.is_some() && body.starts_with('-') => push(&mut words, scalar(item)),
             None => {}
         }
     }
