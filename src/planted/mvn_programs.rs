@@ -172,6 +172,15 @@ mod tests {
         assert_eq!(maven_words("-T 4 -Dmaven.ext.class.path=ext/a.jar:ext/b.jar\n-D maven.ext.class.path=ext/c.jar -Dother=x/y\n"), ["ext/a.jar", "ext/b.jar", "ext/c.jar"]);
     }
 
+    /// Found by an attacker's review (rfix34): Maven takes `maven.ext.class.path` from the JVM's
+    /// system properties too (MavenCli reads the user properties, then the system ones), so
+    /// `-Dmaven.ext.class.path=tools/ext.jar` in `jvm.config` loads that jar as a core extension
+    /// before every build, as in `maven.config`; it was not kept.
+    #[test]
+    fn the_jvm_configs_ext_class_path_property_is_kept_too() {
+        assert_eq!(jvm_words("-Xmx1g -Dmaven.ext.class.path=tools/ext.jar:tools/b.jar\n"), ["tools/ext.jar", "tools/b.jar"]);
+    }
+
     #[test]
     fn resolves_from_the_project_base_and_bounds_the_count() {
         let t = tempfile::tempdir().unwrap();
