@@ -10,7 +10,8 @@
 //! What is kept: in `jvm.config`, the files of `-javaagent:`, `-agentpath:`, `-Xbootclasspath/a:`
 //! (and `/p:`), `--patch-module`, `-XX:VMOptionsFile=`, an `@argfile`, and the first word of
 //! `-XX:OnError=` and `-XX:OnOutOfMemoryError=`; in `maven.config` (Maven's own arguments), the jars
-//! of `-Dmaven.ext.class.path=` (core extensions loaded before the build). `java` resolves a
+//! of `-Dmaven.ext.class.path=` (core extensions loaded before the build; in `jvm.config` too, a
+//! system property Maven reads likewise: found by an attacker's review, rfix34). `java` resolves a
 //! relative path from its cwd: taken from the project's base, the directory holding `.mvn` (where
 //! `mvn` is usually run; `${MAVEN_PROJECTBASEDIR}` stands for it), and kept where its directory
 //! exists. What an argument file or an options file lists in turn is not read. At most
@@ -108,7 +109,7 @@ fn words(text: &str) -> impl Iterator<Item = &str> {
 }
 
 /// The paths `jvm.config`'s options load or run, in order, once (`AGENT_PREFIXES`,
-/// `LIST_PREFIXES`, `--patch-module`'s `module=paths`).
+/// `LIST_PREFIXES`, `--patch-module`'s `module=paths`, a `-Dmaven.ext.class.path=`'s jars).
 fn jvm_words(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let push = |out: &mut Vec<String>, s: &str| {
@@ -137,6 +138,11 @@ fn jvm_words(text: &str) -> Vec<String> {
             patch_next = true;
         } else if let Some(v) = w.strip_prefix("--patch-module=") {
             push(&mut out, v.split_once('=').map_or("", |(_, p)| p));
+        } else if let Some(v) = w.strip_prefix("-D").and_then(|v| v.strip_prefix(EXT_CLASS_PATH)) {
+            // Maven reads `maven.ext.class.path` from the JVM's system properties when its own
+            // arguments do not give it (MavenCli.parseExtClasspath; found by an attacker's review,
+            // rfix34): as `maven.config`'s, its jars load before every build.
+            push(&mut out, v);
         }
     }
     out
@@ -206,6 +212,8 @@ mod tests {
         let mut reads = Reads::new(config_reads::BUDGET);
         let n = named_within(&m, &mut reads, 1);
         assert_eq!(n, Named { programs: vec![t.path().join("tools/a.jar")], capped: true }, "one kept of two: capped");
+        std::fs::write(m.join(JVM_CONFIG), "-javaagent:tools/a.jar -Dmaven.ext.class.path=tools/e.jar -Dx=tools/no.jar\n").unwrap();
+        let mut reads = Reads::new(config_reads::BUDGET);
         let n = named_within(&m, &mut reads, config_reads::TOOL_PROGRAMS_IN_ALL);
         assert_eq!(n, Named { programs: vec![t.path().join("tools/a.jar"), t.path().join("tools/e.jar")], capped: false });
     }
