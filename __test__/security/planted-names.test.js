@@ -22,7 +22,9 @@ const KEPT = ['.clinerules/hooks/TaskStart', '.lazy.lua', '.dir-locals.el', '.di
 /** Report-only, as `.env` and lefthook's files are: created, and reported. */
 const REPORTED = ['.env.local', '.env.development', '.env.test', '.env.production', '.env.development.local', '.env.test.local', '.env.production.local', 'hk.pkl', 'hk.local.pkl', '.config/hk.pkl', '.config/hk.local.pkl', 'proj.code-workspace', 'sub/x.code-workspace',
   // host25: hook managers' and language/build servers' files, and bazelisk's wrapper.
-  '.lintstagedrc.json', 'lint-staged.config.mjs', '.huskyrc', '.overcommit.yml', '.rusty-hook.toml', 'hie.yaml', '.bsp/sbt.json', '.lsp/config.edn', '.luarc.json', 'tools/bazel', 'sub/tools/bazel']
+  '.lintstagedrc.json', 'lint-staged.config.mjs', '.huskyrc', '.overcommit.yml', '.rusty-hook.toml', 'hie.yaml', '.bsp/sbt.json', '.lsp/config.edn', '.luarc.json', 'tools/bazel', 'sub/tools/bazel',
+  // rfix34: yarn berry (4) injects .env.yarn (injectEnvironmentFiles' default) into every script it runs.
+  '.env.yarn']
 const MODES = { bwrap: {}, landlock: { linux: { allow: ['landlock'] } } }
 
 function plant(list) {
