@@ -255,6 +255,10 @@ const REPORTED: &[(&str, &str)] = &[
     (".env.development.local", ENV_MODE),
     (".env.test.local", ENV_MODE),
     (".env.production.local", ENV_MODE),
+    // Found by an attacker's review (rfix34): yarn berry 4 loads `.env.yarn` (the default of its
+    // `injectEnvironmentFiles`, `.env.yarn?`) into the environment of every script it runs, as
+    // Bun loads `.env`; users write it by hand and scripts may: reported, not kept.
+    (".env.yarn", "yarn (berry 4) injects its variables into every script it runs: NODE_OPTIONS there runs code in each"),
     ("hk.pkl", "hk runs the steps it lists on git hooks"),
     ("hk.local.pkl", "hk runs the steps it lists on git hooks (in place of hk.pkl)"),
     // Found by an attacker's review (host25): hook managers beside pre-commit and lefthook
@@ -448,7 +452,7 @@ mod tests {
     #[test]
     fn every_name_a_tool_reads_is_in_its_tools_tier() {
         let (protected, reported) = (defaults(), reported_defaults());
-        let tools: [(&str, Vec<String>, &Vec<String>); 19] = [
+        let tools: [(&str, Vec<String>, &Vec<String>); 20] = [
             // zsh loads FILE.zwc (compiled) in place of FILE when it is newer (zshmisc, "Autoloading
             // Functions" and zcompile): the compiled form is as much a startup file.
             ("zsh", [".zshenv", ".zprofile", ".zshrc", ".zlogin", ".zlogout"].into_iter().flat_map(|n| [n.to_string(), format!("{n}.zwc")]).collect(), &protected),
@@ -471,6 +475,7 @@ mod tests {
             ("tools that load .env", [".env"].map(String::from).to_vec(), &reported),
             // tools23: Bun's per-mode env files, hk's configuration, and the agents' and editors'
             // counterparts of listed names (Cline, Amp, lazy.nvim, Emacs).
+            ("yarn env", [".env.yarn"].map(String::from).to_vec(), &reported),
             ("bun", ["", ".local"].iter().flat_map(|l| ["development", "test", "production"].map(|m| format!(".env.{m}{l}"))).chain([".env.local".to_string()]).collect(), &reported),
             ("hk", ["hk.pkl", "hk.local.pkl"].map(String::from).to_vec(), &reported),
             ("agents and editors", [".clinerules", ".amp", ".lazy.lua", ".dir-locals.el", ".dir-locals-2.el"].map(String::from).to_vec(), &protected),
