@@ -406,3 +406,43 @@ for (const [mode, extra] of Object.entries(MODES)) {
     }
   })
 }
+
+// Found by an attacker's review (rfix34): an .envrc also runs programs of the project (not
+// sourced: run), as direnv evaluates it in bash at the host shell's next prompt there:
+// `eval "$(./scripts/env.sh)"`, `./scripts/check-tools`, `bash tools/setup.sh`, a backquoted
+// `tools/ver.sh`. host34's reading kept only what source_env, source, . and dotenv name: a run
+// rewrote each, hostRisks []. What watch_file names and what PATH_add puts on PATH stay writable.
+function envrcRunsProject(dir) {
+  fs.mkdirSync(path.join(dir, 'scripts'), { recursive: true })
+  fs.mkdirSync(path.join(dir, 'tools'))
+  fs.mkdirSync(path.join(dir, 'bin'))
+  fs.writeFileSync(path.join(dir, '.envrc'), [
+    'eval "$(./scripts/env.sh)"',
+    'if true; then ./scripts/check-tools --quiet; fi',
+    'bash -e tools/setup.sh && export V=`tools/ver.sh`',
+    'watch_file package-lock.json data/list.txt',
+    'PATH_add bin',
+    '',
+  ].join('\n'))
+  const files = ['scripts/env.sh', 'scripts/check-tools', 'tools/setup.sh', 'tools/ver.sh'].map((p) => path.join(dir, p))
+  for (const f of files) fs.writeFileSync(f, 'true\n')
+  fs.writeFileSync(path.join(dir, 'package-lock.json'), '{}\n')
+  return files
+}
+
+for (const [mode, extra] of Object.entries(MODES)) {
+  test(`${mode}: the programs a project's .envrc runs (eval "$(./x)", ./x, bash x, \`x\`) cannot be rewritten unsaid`, async (t) => {
+    const tree = tempTree(t, { git: true })
+    const files = envrcRunsProject(tree.ws)
+    const script = files.map((p) => `echo 'touch /tmp/pwned' >> ${p} 2>/dev/null`).join('; ') + '; echo x > package-lock.json; echo ok > bin/tool; true'
+    const r = await sh(script, { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+    assert.equal(r.exitCode, 0, show(r))
+    for (const p of files) {
+      const kept = fs.readFileSync(p, 'utf8') === 'true\n'
+      const said = r.hostRisks.some((h) => h.path === p)
+      assert.ok(kept || said, `${p} rewritten with nothing said: ${JSON.stringify(r.hostRisks)}`)
+    }
+    assert.equal(fs.readFileSync(path.join(tree.ws, 'package-lock.json'), 'utf8'), 'x\n', 'a watch_file stays writable')
+    assert.equal(fs.readFileSync(path.join(tree.ws, 'bin/tool'), 'utf8'), 'ok\n', 'a PATH_add directory stays writable')
+  })
+}
