@@ -9,8 +9,9 @@
 //! direnv evaluates the file with bash from the directory holding it, so a relative path is taken
 //! from there (`$PWD` stands for it). What is read: the word after `source_env`,
 //! `source_env_if_exists`, `source`, `.`, `dotenv` and `dotenv_if_exists` wherever it stands on a
-//! line (after `&&`, `;`, `then`); `source_env` of a directory names its `.envrc`. A bare `dotenv`
-//! loads `.env`, a reported name already, and a `dotenv` of a reported name (`dotenv .env`,
+//! line (after `&&`, `;`, `then`); `source_env` of a directory names its `.envrc`. And the
+//! programs of the project a line runs (`envrc_runs`: `./scripts/check`, `eval "$(./x.sh)"`).
+//! A bare `dotenv` loads `.env`, a reported name already, and a `dotenv` of a reported name (`dotenv .env`,
 //! `dotenv_if_exists .env.local`) is left to its report: commands write those (`cp .env.example
 //! .env`), which is why they are reported, not kept. A word with another expansion (`$HOME`, `$(...)`) is not
 //! resolved, and what `PATH_add` puts on the shell's `PATH` is not kept (a run writes there:
@@ -113,6 +114,13 @@ fn sourced_words(text: &str) -> Vec<(String, bool)> {
                 }
             }
             after = COMMANDS.contains(&word.as_str()).then(|| DOTENV.contains(&word.as_str()));
+        }
+        // And the programs of the project the line runs (`envrc_runs`: found by an attacker's
+        // review, rfix34, `eval "$(./scripts/env.sh)"` was rewritten unsaid).
+        for word in super::envrc_runs::run_words(line) {
+            if out.len() <= MAX_PROGRAMS && !out.iter().any(|(w, _)| *w == word) {
+                out.push((word, false));
+            }
         }
     }
     out

@@ -74,6 +74,7 @@ pub mod toolchain_path;
 pub mod yarn_programs;
 pub mod mvn_programs;
 pub mod envrc_sources;
+pub mod envrc_runs;
 mod unreadable;
 pub mod unwalked_links;
 mod links_via;

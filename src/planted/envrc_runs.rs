@@ -1,0 +1,136 @@
+//! The programs of a project an `.envrc` line runs (not sources): found by an attacker's review
+//! (rfix34), a project's committed `eval "$(./scripts/env.sh)"`, `./scripts/check-tools`,
+//! `bash -e tools/setup.sh` or a backquoted `tools/ver.sh` had a run rewrite the program with
+//! `hostRisks: []`, and direnv runs it at the host shell's next prompt there (its allow list
+//! covers the `.envrc` alone), as it sources what `envrc_sources` keeps.
+//!
+//! A word in a command's place (a line's first, after `;`, `&`, `|`, `(`, `$(`, a backquote, a
+//! keyword such as `then` or `eval`, and an assignment before it), or the first word after an
+//! interpreter's options (`bash -e x.sh`), that holds a `/`: a bare name is looked up on `PATH`,
+//! and a word with an expansion (`$HOME/x`) is not resolved here. The arguments of other commands
+//! (`watch_file`, `PATH_add`, `layout`) are not taken: direnv only watches or puts them on `PATH`
+//! (what `PATH_add` adds stays writable, README). Quotes are removed; `$(` opens a command's place
+//! inside double quotes too. The safe side: a word kept that is no program costs a read-only path.
+
+/// Words after which a command's place continues.
+const KEYWORDS: &[&str] = &["if", "then", "else", "elif", "do", "while", "until", "!", "{", "eval", "exec", "command", "builtin", "time", "nohup", "env"];
+
+/// Commands whose first word past their options is a script they run.
+const INTERPRETERS: &[&str] = &["bash", "sh", "zsh", "dash", "ksh", "python", "python3", "node", "ruby", "perl", "php", "deno", "bun"];
+
+/// Where the next word stands.
+#[derive(Clone, Copy, PartialEq)]
+enum Place {
+    /// A command's place.
+    Command,
+    /// An interpreter's script (after its options).
+    Script,
+    /// An argument.
+    Argument,
+}
+
+/// The words of `line` in a command's (or an interpreter's script's) place that hold a `/` and no
+/// expansion, in order.
+pub fn run_words(line: &str) -> Vec<String> {
+    let mut s = Scan { out: Vec::new(), word: String::new(), place: Place::Command };
+    let mut quote: Option<char> = None;
+    let mut subst = 0usize;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        let in_double_subst = quote == Some('"') && subst > 0;
+        match (quote, c) {
+            (Some('\''), '\'') => quote = None,
+            (Some('\''), _) => s.word.push(c),
+            (None | Some('"'), '$') if chars.peek() == Some(&'(') => {
+                chars.next();
+                s.end(Place::Command);
+                subst += 1;
+            }
+            (None | Some('"'), '`') => {
+                let opening = s.place != Place::Argument || !s.word.is_empty() || subst == 0;
+                s.end(if opening { Place::Command } else { Place::Argument });
+            }
+            (Some('"'), '"') if !in_double_subst => quote = None,
+            (Some('"'), ')') if in_double_subst => {
+                subst -= 1;
+                s.end(Place::Argument);
+            }
+            (Some('"'), w) if in_double_subst && w.is_whitespace() => s.end(s.after_word()),
+            (Some('"'), ';' | '&' | '|' | '(') if in_double_subst => s.end(Place::Command),
+            (Some('"'), _) => s.word.push(c),
+            (None, '#') if s.word.is_empty() => break,
+            (None, '"' | '\'') => quote = Some(c),
+            (None, ';' | '&' | '|' | '(') => s.end(Place::Command),
+            (None, ')') => {
+                subst = subst.saturating_sub(1);
+                s.end(Place::Argument);
+            }
+            (None, w) if w.is_whitespace() => s.end(s.after_word()),
+            _ => s.word.push(c),
+        }
+    }
+    let next = s.after_word();
+    s.end(next);
+    s.out
+}
+
+/// The words read so far of one line.
+struct Scan {
+    out: Vec<String>,
+    word: String,
+    place: Place,
+}
+
+impl Scan {
+    /// Where the word after the current one stands (judging the current one).
+    fn after_word(&self) -> Place {
+        let w = self.word.as_str();
+        match self.place {
+            _ if w.is_empty() => self.place,
+            Place::Command if KEYWORDS.contains(&w) || is_assignment(w) => Place::Command,
+            Place::Command if INTERPRETERS.contains(&w) => Place::Script,
+            Place::Script if w.starts_with('-') => Place::Script,
+            _ => Place::Argument,
+        }
+    }
+
+    /// The current word ends (kept when it is a program's path in a command's or script's place);
+    /// the next stands at `next`.
+    fn end(&mut self, next: Place) {
+        let w = std::mem::take(&mut self.word);
+        let runs = self.place != Place::Argument && !is_assignment(&w) && w.contains('/') && !w.contains('$') && !w.contains('`');
+        if runs {
+            self.out.push(w);
+        }
+        self.place = next;
+    }
+}
+
+/// `NAME=value`, an assignment before a command (or alone).
+fn is_assignment(w: &str) -> bool {
+    w.split_once('=').is_some_and(|(name, _)| !name.is_empty() && name.chars().all(|c| c == '_' || c.is_ascii_alphanumeric()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::run_words;
+
+    #[test]
+    fn the_programs_a_line_runs() {
+        assert_eq!(run_words(r#"eval "$(./scripts/env.sh)""#), ["./scripts/env.sh"]);
+        assert_eq!(run_words("if true; then ./scripts/check-tools --quiet; fi"), ["./scripts/check-tools"]);
+        assert_eq!(run_words("bash -e tools/setup.sh && export V=`tools/ver.sh` # ./no/1"), ["tools/setup.sh", "tools/ver.sh"]);
+        assert_eq!(run_words(r#"export A="$(cd sub && bin/x --y a/b)" B=1 FOO=bar/baz ./run/me"#), ["bin/x"]);
+        assert_eq!(run_words("FOO=1 ./with/assign arg/x"), ["./with/assign"]);
+        assert_eq!(run_words("source_env scripts/a.sh"), Vec::<String>::new(), "envrc_sources' own");
+    }
+
+    #[test]
+    fn what_is_only_watched_or_put_on_path_is_not_taken() {
+        assert!(run_words("watch_file package-lock.json data/list.txt").is_empty());
+        assert!(run_words("PATH_add bin ./node_modules/.bin").is_empty());
+        assert!(run_words("layout node; use flake . --impure").is_empty());
+        assert!(run_words("$HOME/bin/x; ls -l a/b").is_empty());
+        assert!(run_words("'./quoted/no' # a comment").len() == 1);
+    }
+}
