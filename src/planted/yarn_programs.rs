@@ -195,4 +195,19 @@ mod tests {
         assert!(n.capped && n.programs.len() == MAX_PROGRAMS, "{}", n.programs.len());
         assert_eq!(named(&t.path().join(FILES[1])), Named::default());
     }
+
+    /// Found by an attacker's review (rfix34): yarn berry 4 loads the files `injectEnvironmentFiles`
+    /// lists (a trailing `?`: optional) into the environment of every script it runs, so one a
+    /// project names (`[tools/yarn.env]`) with NODE_OPTIONS runs code in each; a run rewrote it
+    /// unsaid. A reported name there (`.env`, `.env.yarn`) is left to its report.
+    #[test]
+    fn the_environment_files_yarn_injects() {
+        assert_eq!(program_words("injectEnvironmentFiles:\n  - tools/yarn.env\n  - \"ci/extra.env?\"\nyarnPath: y.cjs\n"), ["tools/yarn.env", "ci/extra.env", "y.cjs"]);
+        assert_eq!(program_words("injectEnvironmentFiles: [tools/a.env, b.env?]\n"), ["tools/a.env", "b.env"]);
+        let t = tempfile::tempdir().unwrap();
+        std::fs::create_dir(t.path().join("tools")).unwrap();
+        let f = t.path().join(FILES[0]);
+        std::fs::write(&f, "injectEnvironmentFiles: [tools/a.env, .env, .env.yarn?]\n").unwrap();
+        assert_eq!(named(&f), Named { programs: vec![t.path().join("tools/a.env")], capped: false });
+    }
 }
