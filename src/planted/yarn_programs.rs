@@ -7,6 +7,10 @@
 //! `yarn --version` too, through corepack's shim as well) ran the run's code: berry's `runYarnPath`
 //! runs `node <yarnPath> ...argv` before looking at the command, and every plugin is `require`d.
 //!
+//! And the environment files a `.yarnrc.yml`'s `injectEnvironmentFiles` lists (yarn 4 loads each
+//! into every script it runs; found by an attacker's review, rfix34), but for a reported name
+//! (`.env`, `.env.yarn`, its default), left to that name's report.
+//!
 //! yarn resolves a relative path from the directory holding the file (berry's path settings and
 //! plugin paths; yarn 1's `yarn-path`, a `*-path` key of its rc). The files are read as
 //! `small_file` reads a run's file; the YAML is not parsed whole: a line's `yarnPath:` (or yarn 1's
@@ -29,8 +33,10 @@ pub const FILES: &[&str] = &[".yarnrc.yml", ".yarnrc"];
 /// The keys whose value is the file yarn runs in its own place (berry's, yarn 1's).
 const YARN_PATH_KEYS: &[&str] = &["yarnPath", "yarn-path"];
 
-/// The key whose list names the plugins yarn berry loads.
-const PLUGINS: &str = "plugins";
+/// The keys whose list names files yarn berry loads: its plugins (code), and the environment files
+/// it injects into every script it runs (`injectEnvironmentFiles`, yarn 4: NODE_OPTIONS there runs
+/// code in each; found by an attacker's review, rfix34).
+const LISTS: &[&str] = &["plugins", "injectEnvironmentFiles"];
 
 /// The most program paths kept of one configuration file (a run may write one below the tops).
 pub const MAX_PROGRAMS: usize = 256;
@@ -61,10 +67,16 @@ pub fn named_within(file: &Path, reads: &mut Reads<Words>, most: usize) -> Named
         Judged::Unjudged => return Named { programs: Vec::new(), capped: true },
     };
     let mut out = Named { programs: Vec::new(), capped: words.len() > MAX_PROGRAMS };
+    let reported = super::names::reported_defaults();
     for w in words.iter().take(MAX_PROGRAMS) {
         if out.programs.len() == most {
             out.capped = true;
             break;
+        }
+        // An environment file of a reported name (`.env`, `.env.yarn`) is left to its report, as
+        // an .envrc's dotenv of one is: commands write those.
+        if Path::new(w).file_name().is_some_and(|n| reported.iter().any(|r| n == r.as_str())) {
+            continue;
         }
         let p = Path::new(w);
         let p = if p.is_absolute() { p.to_path_buf() } else { base.join(p) };
@@ -86,6 +98,8 @@ fn program_words(text: &str) -> Vec<String> {
     let mut words: Vec<String> = Vec::new();
     // Past `MAX_PROGRAMS` + 1 nothing more is compared (a flow list on one line may hold many).
     let push = |words: &mut Vec<String>, w: String| {
+        // An environment file's trailing `?`: optional (yarn reads it when it is there).
+        let w = w.strip_suffix('?').map(str::to_string).unwrap_or(w);
         if words.len() <= MAX_PROGRAMS && !w.is_empty() && !w.contains("${") && !words.contains(&w) {
             words.push(w);
         }
@@ -107,8 +121,8 @@ fn program_words(text: &str) -> Vec<String> {
         let item = body.trim_start_matches(|c: char| c == '-' || c.is_whitespace());
         match key_and_value(item) {
             Some((key, value)) if YARN_PATH_KEYS.contains(&key) => push(&mut words, scalar(value)),
-            Some((PLUGINS, value)) if value.trim().is_empty() => plugins_at = Some(indent),
-            Some((PLUGINS, value)) => flow_items(value).into_iter().for_each(|w| push(&mut words, w)),
+            Some((key, value)) if LISTS.contains(&key) && value.trim().is_empty() => plugins_at = Some(indent),
+            Some((key, value)) if LISTS.contains(&key) => flow_items(value).into_iter().for_each(|w| push(&mut words, w)),
             Some(("path", value)) if plugins_at.is_some() => push(&mut words, scalar(value)),
             Some(_) => {}
             None if plugins_at.is_some() && body.starts_with('-') => push(&mut words, scalar(item)),
