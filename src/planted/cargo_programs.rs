@@ -23,6 +23,7 @@ use std::rc::Rc;
 
 use super::config_reads::{self, Judged, Reads};
 use super::toml_strings;
+pub use super::named_files::{Named, MAX_PROGRAMS};
 
 /// The directory whose configuration this reads.
 pub const DIR: &str = ".cargo";
@@ -35,9 +36,6 @@ const FILES: &[&str] = &["config.toml", "config"];
 /// `linker=` (as `-C linker=tools/ld`) and `-fuse-ld=` name one too (its other words do not).
 const KEYS: &[&str] = &["rustc", "rustc-wrapper", "rustc-workspace-wrapper", "rustdoc", "linker", "runner", "credential-provider", "global-credential-providers", "rustflags"];
 
-/// The most program paths kept of one configuration file (a run may write one below the tops).
-pub const MAX_PROGRAMS: usize = 256;
-
 /// The most program paths kept of all the `.cargo` directories of one plan: each is a path the
 /// host looks up and keeps. Found by an attacker's review (cross34): 200 `.cargo` whose
 /// configuration was one file naming 256 programs (51,200 paths) cost every later run 1 s of the
@@ -46,14 +44,6 @@ pub const MAX_IN_ALL: usize = 4 * MAX_PROGRAMS;
 
 /// What one configuration file gave (`program_words`), shared by its other names.
 pub type Words = Rc<(Vec<String>, Vec<String>, bool)>;
-
-/// What `named` found.
-#[derive(Debug, Default, PartialEq, Eq)]
-pub struct Named {
-    pub programs: Vec<PathBuf>,
-    /// A file named more than `MAX_PROGRAMS`, or could not be read (a FIFO, a device, too large).
-    pub capped: bool,
-}
 
 /// The most files one `.cargo`'s configuration reads, its own and those they include.
 const MAX_FILES: usize = 16;
@@ -92,11 +82,11 @@ pub fn named_within(dot_cargo: &Path, reads: &mut Reads<Words>, most: usize) -> 
         let (words, includes, unread) = &*read;
         out.capped |= *unread || words.len() > MAX_PROGRAMS;
         for w in words.iter().take(MAX_PROGRAMS) {
-            out.keep(w, &base, most);
+            keep(&mut out, w, &base, most);
         }
         let from = file.parent().unwrap_or(Path::new("/"));
         for inc in includes {
-            if let Some(p) = out.keep(inc, from, most) {
+            if let Some(p) = keep(&mut out, inc, from, most) {
                 let above = p.parent().and_then(Path::parent).unwrap_or(Path::new("/")).to_path_buf();
                 if !files.iter().any(|(f, _)| *f == p) {
                     files.push((p, above));
@@ -107,25 +97,14 @@ pub fn named_within(dot_cargo: &Path, reads: &mut Reads<Words>, most: usize) -> 
     out
 }
 
-impl Named {
-    /// Keep the path `w` names from `base` (returned): an absolute one, a relative one where its
-    /// directory exists, as git's are (`runner = "target/debug/r"` before a first build names no
-    /// place yet). Its `..` taken off as the kernel would (`dir_links::without_dots`), so a
-    /// missing one can be kept absent. None kept past `most` in all (then `capped`).
-    fn keep(&mut self, w: &str, base: &Path, most: usize) -> Option<PathBuf> {
-        if self.programs.len() >= most {
-            self.capped = true;
-            return None;
-        }
-        let p = super::dir_links::without_dots(base, Path::new(w));
-        if !w.starts_with('/') && !p.parent().is_some_and(Path::is_dir) {
-            return None;
-        }
-        if !self.programs.contains(&p) {
-            self.programs.push(p.clone());
-        }
-        Some(p)
+/// Keep in `out` the path `w` names from `base` (returned), as `named_files` keeps one, its `..`
+/// taken off as the kernel would (`dir_links::without_dots`), so a missing one can be kept
+/// absent. None kept past `most` in all (then `capped`).
+fn keep(out: &mut Named, w: &str, base: &Path, most: usize) -> Option<PathBuf> {
+    if out.full(most) {
+        return None;
     }
+    out.keep(w, super::dir_links::without_dots(base, Path::new(w)))
 }
 
 /// Each word of the strings of `KEYS` in `text` that is a path (holds a `/`), and each such whole

@@ -17,10 +17,12 @@
 //! resolved, and what `PATH_add` puts on the shell's `PATH` is not kept (a run writes there:
 //! `layout node`'s `node_modules/.bin`). At most `MAX_PROGRAMS` per file, then `capped`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::rc::Rc;
 
 use super::config_reads::{self, Judged, Reads};
+pub use super::named_files::{Named, MAX_PROGRAMS};
+use super::named_files::from_base;
 
 /// What one file gave: the words it sources and whether a dotenv named each (at most
 /// `MAX_PROGRAMS` + 1: one more tells that it names too many), shared by its other names.
@@ -34,16 +36,6 @@ const COMMANDS: &[&str] = &["source_env", "source_env_if_exists", "source", ".",
 /// The commands of `COMMANDS` that load variables, not a script.
 const DOTENV: &[&str] = &["dotenv", "dotenv_if_exists"];
 
-/// The most paths kept of one file (a run may write one below the tops).
-pub const MAX_PROGRAMS: usize = 256;
-
-/// What `named` found.
-#[derive(Debug, Default, PartialEq, Eq)]
-pub struct Named {
-    pub programs: Vec<PathBuf>,
-    /// The file named more than `MAX_PROGRAMS`, or could not be read (a FIFO, a device, too large).
-    pub capped: bool,
-}
 
 /// The files the `.envrc` `file` sources or loads, resolved from the directory holding it; a
 /// relative one only where its directory exists, as `cargo_programs` does.
@@ -60,13 +52,12 @@ pub fn named_within(file: &Path, reads: &mut Reads<Words>, most: usize) -> Named
     let words = match reads.judge(file, |text| Rc::new(sourced_words(text))) {
         Judged::Judged(words) => words,
         Judged::Absent => return Named::default(),
-        Judged::Unjudged => return Named { programs: Vec::new(), capped: true },
+        Judged::Unjudged => return Named::unread(),
     };
     let mut out = Named { programs: Vec::new(), capped: words.len() > MAX_PROGRAMS };
     let reported = super::names::reported_defaults();
     for (w, dotenv) in words.iter().take(MAX_PROGRAMS) {
-        if out.programs.len() == most {
-            out.capped = true;
+        if out.full(most) {
             break;
         }
         let dotenv = *dotenv;
@@ -77,18 +68,12 @@ pub fn named_within(file: &Path, reads: &mut Reads<Words>, most: usize) -> Named
         if w.contains('$') || w.contains('`') {
             continue;
         }
-        let p = Path::new(&w);
-        let mut p = if p.is_absolute() { p.to_path_buf() } else { base.join(p) };
+        let mut p = from_base(&w, base);
         // `source_env DIR` sources DIR/.envrc.
         if p.is_dir() {
             p.push(FILES[0]);
         }
-        if !w.starts_with('/') && !p.parent().is_some_and(Path::is_dir) {
-            continue;
-        }
-        if !out.programs.contains(&p) {
-            out.programs.push(p);
-        }
+        out.keep(&w, p);
     }
     out
 }

@@ -32,6 +32,7 @@ use crate::policy::{MissingReadOnly, PlaceholderKind, WritableRoot};
 mod above;
 pub mod cargo_programs;
 pub mod config_reads;
+pub mod named_files;
 pub mod dir_links;
 mod between;
 mod upward;

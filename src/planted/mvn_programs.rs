@@ -17,10 +17,12 @@
 //! exists. What an argument file or an options file lists in turn is not read. At most
 //! `MAX_PROGRAMS` per file, then `capped`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::rc::Rc;
 
 use super::config_reads::{self, Judged, Reads};
+pub use super::named_files::{Named, MAX_PROGRAMS};
+use super::named_files::from_base;
 
 /// What one file gave, read as a `jvm.config` and as a `maven.config` (a file may be both, by
 /// hard links): each at most `MAX_PROGRAMS` + 1 words (one more tells that it names too many),
@@ -41,16 +43,6 @@ const LIST_PREFIXES: &[&str] = &["-Xbootclasspath/a:", "-Xbootclasspath/p:", "-X
 /// Maven's property naming the jars of its core extensions, loaded before the build.
 const EXT_CLASS_PATH: &str = "maven.ext.class.path=";
 
-/// The most program paths kept of one configuration file (a run may write one below the tops).
-pub const MAX_PROGRAMS: usize = 256;
-
-/// What `named` found.
-#[derive(Debug, Default, PartialEq, Eq)]
-pub struct Named {
-    pub programs: Vec<PathBuf>,
-    /// A file named more than `MAX_PROGRAMS`, or could not be read (a FIFO, a device, too large).
-    pub capped: bool,
-}
 
 /// The files the configuration of `dot_mvn` (a `.mvn` directory) has Maven's JVM load, resolved
 /// from the directory holding it.
@@ -78,19 +70,11 @@ pub fn named_within(dot_mvn: &Path, reads: &mut Reads<Words>, most: usize) -> Na
         let words = if jvm { &words.0 } else { &words.1 };
         out.capped |= words.len() > MAX_PROGRAMS;
         for w in words.iter().take(MAX_PROGRAMS) {
-            if out.programs.len() == most {
-                out.capped = true;
+            if out.full(most) {
                 break;
             }
             let w = with_base(w, base);
-            let p = Path::new(&w);
-            let p = if p.is_absolute() { p.to_path_buf() } else { base.join(p) };
-            if !w.starts_with('/') && !p.parent().is_some_and(Path::is_dir) {
-                continue;
-            }
-            if !out.programs.contains(&p) {
-                out.programs.push(p);
-            }
+            out.keep(&w, from_base(&w, base));
         }
     }
     out
@@ -169,6 +153,7 @@ fn maven_words(text: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
 
     #[test]
     fn finds_what_the_jvm_loads() {

@@ -18,10 +18,12 @@
 //! flow style. That is the safe side: a value kept that yarn takes otherwise costs a read-only
 //! path. At most `MAX_PROGRAMS` per file, then `capped`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::rc::Rc;
 
 use super::config_reads::{self, Judged, Reads};
+pub use super::named_files::{Named, MAX_PROGRAMS};
+use super::named_files::from_base;
 
 /// What one configuration file gave: its program words (at most `MAX_PROGRAMS` + 1: one more
 /// tells that it names too many), shared by its other names.
@@ -38,16 +40,6 @@ const YARN_PATH_KEYS: &[&str] = &["yarnPath", "yarn-path"];
 /// code in each; found by an attacker's review, rfix34).
 const LISTS: &[&str] = &["plugins", "injectEnvironmentFiles"];
 
-/// The most program paths kept of one configuration file (a run may write one below the tops).
-pub const MAX_PROGRAMS: usize = 256;
-
-/// What `named` found.
-#[derive(Debug, Default, PartialEq, Eq)]
-pub struct Named {
-    pub programs: Vec<PathBuf>,
-    /// The file named more than `MAX_PROGRAMS`, or could not be read (a FIFO, a device, too large).
-    pub capped: bool,
-}
 
 /// The files the yarn configuration `file` (one of `FILES`) names to run, resolved from the
 /// directory holding it; a relative one only where its directory exists, as `cargo_programs` does.
@@ -64,13 +56,12 @@ pub fn named_within(file: &Path, reads: &mut Reads<Words>, most: usize) -> Named
     let words = match reads.judge(file, |text| Rc::new(program_words(text))) {
         Judged::Judged(words) => words,
         Judged::Absent => return Named::default(),
-        Judged::Unjudged => return Named { programs: Vec::new(), capped: true },
+        Judged::Unjudged => return Named::unread(),
     };
     let mut out = Named { programs: Vec::new(), capped: words.len() > MAX_PROGRAMS };
     let reported = super::names::reported_defaults();
     for w in words.iter().take(MAX_PROGRAMS) {
-        if out.programs.len() == most {
-            out.capped = true;
+        if out.full(most) {
             break;
         }
         // An environment file of a reported name (`.env`, `.env.yarn`) is left to its report, as
@@ -78,14 +69,7 @@ pub fn named_within(file: &Path, reads: &mut Reads<Words>, most: usize) -> Named
         if Path::new(w).file_name().is_some_and(|n| reported.iter().any(|r| n == r.as_str())) {
             continue;
         }
-        let p = Path::new(w);
-        let p = if p.is_absolute() { p.to_path_buf() } else { base.join(p) };
-        if !w.starts_with('/') && !p.parent().is_some_and(Path::is_dir) {
-            continue;
-        }
-        if !out.programs.contains(&p) {
-            out.programs.push(p);
-        }
+        out.keep(w, from_base(w, base));
     }
     out
 }
@@ -179,6 +163,7 @@ fn flow_items(value: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
 
     #[test]
     fn finds_the_release_and_the_plugins_yarn_runs() {
