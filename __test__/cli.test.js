@@ -763,7 +763,10 @@ test('after the command turned on bracketed paste, the application keypad, mouse
     t.observe(Buffer.from(output))
     process.stdout.write(t.freshLine(process.stdout) + 'question? ')
     const lines = []
-    process.stdin.on('data', (d) => { lines.push(String(d)); require('fs').writeFileSync(require('path').join(DIR, 'answer'), JSON.stringify(lines)) })`
+    // Written whole, then renamed: the test reads it while this writes, and a file being rewritten
+    // in place is empty for a moment (CI read 'Unexpected end of JSON input' once).
+    const fs = require('fs'), path = require('path')
+    process.stdin.on('data', (d) => { lines.push(String(d)); fs.writeFileSync(path.join(DIR, 'answer.new'), JSON.stringify(lines)); fs.renameSync(path.join(DIR, 'answer.new'), path.join(DIR, 'answer')) })`
   inTmux(t, 'modes', js, 'question?', ({ run, screen, dir }) => {
     const flags = run(['display', '-p', '-t', 'modes', '#{keypad_flag} #{mouse_any_flag} #{mouse_sgr_flag} #{insert_flag}']).stdout.trim()
     run(['send-keys', '-t', 'modes', '-l', 'yesx'])
