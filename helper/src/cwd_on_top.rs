@@ -22,6 +22,7 @@ use sandspawn_helper::no_symlinks;
 use sandspawn_helper::protocol::ReadOnly;
 use sandspawn_helper::report::{changed, setup, Failure};
 
+use crate::planned_mounts::identity;
 use crate::{describe, last_errno};
 
 /// After `read_only::bind_all(paths)`: enter the working directory again when one of `paths` is it
@@ -61,14 +62,4 @@ fn open(p: &Path, flags: i32) -> Result<OwnedFd, Failure> {
     }
     // SAFETY: just opened, owned by nothing else.
     Ok(unsafe { std::os::fd::FromRawFd::from_raw_fd(fd) })
-}
-
-fn identity(fd: &OwnedFd, path: &impl std::fmt::Display) -> Result<(u64, u64), Failure> {
-    // SAFETY: a zeroed stat buffer is valid; `fd` is open.
-    let mut st: libc::stat = unsafe { std::mem::zeroed() };
-    if unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } != 0 {
-        let e = last_errno();
-        return Err(setup(e, format!("reading {path} failed: {}", describe(e))));
-    }
-    Ok((st.st_dev, st.st_ino))
 }

@@ -94,7 +94,8 @@ fn open(p: &Planned, what: &str) -> Result<OwnedFd, Failure> {
     })
 }
 
-fn identity(fd: &OwnedFd, path: &impl std::fmt::Display) -> Result<(u64, u64), Failure> {
+/// The device and inode of `fd` (`path` names it in a failure).
+pub(crate) fn identity(fd: &OwnedFd, path: &impl std::fmt::Display) -> Result<(u64, u64), Failure> {
     // SAFETY: a zeroed stat buffer is valid; `fd` is open.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
     if unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } != 0 {
