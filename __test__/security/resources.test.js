@@ -9,6 +9,18 @@ const { sh, show, run, tempTree } = require('./helpers')
 
 const MiB = 1024 * 1024
 
+/** The dirty pages of `file` in the page cache (fixtures/dirty-pages.py, cachestat(2)); null where
+ * the kernel has none (Linux before 6.5). */
+function dirtyPages(file) {
+  const probe = require('node:path').join(__dirname, '..', 'fixtures', 'dirty-pages.py')
+  try {
+    return Number(require('node:child_process').execFileSync('python3', [probe, file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }))
+  } catch (e) {
+    if (e.status === 3) return null
+    throw e
+  }
+}
+
 describe('the sandbox\'s memory-backed filesystems are bounded (issue 29)', () => {
   for (const [where, sandbox] of [['/dev/shm', 'read-only'], ['/tmp', { mode: 'workspace-write', tmp: 'private' }]]) {
     test(`256 MiB into ${where} under limits.memory 64 MiB fails; 32 MiB works`, async (t) => {
@@ -313,18 +325,8 @@ describe('a run\'s end does not flush the host\'s filesystem (issue 32, issue 36
   // run mounts the private tool caches' overlays; review mode one more). The probe: a fresh file
   // written beside the overlays' upper directories keeps its dirty pages through a run, as it does
   // through any 30 s without a sync (`vm.dirty_expire_centisecs`).
-  const { execFileSync } = require('node:child_process')
   const fs = require('node:fs')
   const path = require('node:path')
-  const PROBE = path.join(__dirname, '..', 'fixtures', 'dirty-pages.py')
-  const dirtyPages = (file) => {
-    try {
-      return Number(execFileSync('python3', [PROBE, file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }))
-    } catch (e) {
-      if (e.status === 3) return null
-      throw e
-    }
-  }
 
   for (const [what, sandbox] of [
     ['workspace-write with the private tool caches', { mode: 'workspace-write', toolCaches: 'private' }],
@@ -363,18 +365,8 @@ describe('a command\'s sync() and syncfs() write back none of the host\'s dirty 
   // ten times a second made the host's disk write 2,608 MiB in 10 s, against 73 MiB without it: each
   // rewrite written out instead of the last one after 30 s (vm.dirty_expire_centisecs). Both are
   // answered 0 without the call now; fsync of a file the command opens still writes that file.
-  const { execFileSync } = require('node:child_process')
   const fs = require('node:fs')
   const path = require('node:path')
-  const PROBE = path.join(__dirname, '..', 'fixtures', 'dirty-pages.py')
-  const dirtyPages = (file) => {
-    try {
-      return Number(execFileSync('python3', [PROBE, file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }))
-    } catch (e) {
-      if (e.status === 3) return null
-      throw e
-    }
-  }
   for (const [what, script] of [
     ['sync', 'sync'],
     ['syncfs (sync -f)', 'sync -f /'],
