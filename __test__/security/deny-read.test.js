@@ -65,6 +65,14 @@ function assertNoCopies(s) {
 }
 
 /** Each attempt must fail or print nothing secret; reads of a denied file must fail outright. */
+/** A minimal git directory at `top` (`.git` with refs, HEAD and config): a repository the plan
+ * carves out read-only. */
+function gitDir(top) {
+  fs.mkdirSync(path.join(top, '.git', 'refs'), { recursive: true })
+  fs.writeFileSync(path.join(top, '.git', 'HEAD'), 'ref: refs/heads/main\n')
+  fs.writeFileSync(path.join(top, '.git', 'config'), '[core]\n\trepositoryformatversion = 0\n')
+}
+
 function attempts(list) {
   return list.map(([label, cmd]) => `if ( ${cmd} ); then echo ${q(`SUCCEEDED ${label}`)}; else echo ${q(`failed ${label}`)}; fi`).join('\n')
 }
@@ -338,11 +346,6 @@ describe('denyRead (workspace-write, secrets outside and inside the workspace)',
     // Twenty repositories beside it make the other carve-outs the copies could be confused with.
     const s = secrets(t)
     const ws = s.tree.ws
-    const gitDir = (top) => {
-      fs.mkdirSync(path.join(top, '.git', 'refs'), { recursive: true })
-      fs.writeFileSync(path.join(top, '.git', 'HEAD'), 'ref: refs/heads/main\n')
-      fs.writeFileSync(path.join(top, '.git', 'config'), '[core]\n\trepositoryformatversion = 0\n')
-    }
     for (let i = 0; i < 20; i++) gitDir(path.join(ws, 'deps', `r${i}`))
     const nested = path.join(ws, 'deps', 'r7', '.git')
     const tokens = [token('G1'), token('G2'), token('R1')]
@@ -384,11 +387,6 @@ describe('denyRead (workspace-write, secrets outside and inside the workspace)',
     // keeps its flags.
     const s = secrets(t)
     const ws = s.tree.ws
-    const gitDir = (top) => {
-      fs.mkdirSync(path.join(top, '.git', 'refs'), { recursive: true })
-      fs.writeFileSync(path.join(top, '.git', 'HEAD'), 'ref: refs/heads/main\n')
-      fs.writeFileSync(path.join(top, '.git', 'config'), '[core]\n\trepositoryformatversion = 0\n')
-    }
     for (let i = 0; i < 20; i++) gitDir(path.join(ws, 'deps', `r${i}`))
     const ro = path.join(ws, 'frozen')
     fs.mkdirSync(path.join(ro, 'out'), { recursive: true })
