@@ -30,9 +30,12 @@ async function run(command, values) {
   })
   if (!json) {
     const { observe } = require('./terminal-reset')
+    // What reaches a terminal loses its OSC 52 strings (the host's clipboard: ./clipboard-guard).
+    const guard = new (require('./clipboard-guard').ClipboardGuard)()
+    const shown = (stream, data) => (stream.isTTY ? guard.filter(data) : data)
     options.onOutput = (chunk) => {
       observe(chunk.data)
-      return chunk.stream === 'stdout' ? out.writeStdout(chunk.data) : process.stderr.write(chunk.data)
+      return chunk.stream === 'stdout' ? out.writeStdout(shown(process.stdout, chunk.data)) : process.stderr.write(shown(process.stderr, chunk.data))
     }
   }
   const sandspawn = loadSandspawn()

@@ -1,0 +1,108 @@
+'use strict'
+// The command's output on the way to a terminal, without its OSC 52 strings: OSC 52 sets the
+// terminal's clipboard (kitty, WezTerm, Alacritty, foot, Windows Terminal and tmux's set-clipboard
+// honour it by default), and with `?` for its data asks the terminal to type the clipboard into
+// the command's input where that is allowed. A sandboxed command must not leave text on the
+// host's clipboard for the user's next paste into a shell, nor read it (found by an attacker's
+// review, mode35: a read-only run's printf '\033]52;c;<base64>\a' reached the terminal as written).
+//
+// One state for everything written to the terminal (stdout and stderr reach one parser there), so
+// a string split between chunks or streams is recognized. The number is read as terminals read it:
+// an integer (leading zeros taken), C0 characters inside it skipped as tmux skips them; the string
+// starts with ESC ] or the 8-bit OSC (U+009D, C2 9D in UTF-8, or a lone 9D after ASCII) and ends at
+// BEL, ESC \, ST (9C), or is cut off by CAN, SUB or ESC, as a terminal's parser does. Every other
+// byte passes unchanged and in order.
+
+const ESC = 0x1b
+const BEL = 0x07
+const CAN = 0x18
+const SUB = 0x1a
+const OSC8 = 0x9d
+const ST8 = 0x9c
+// Past this many bytes of a number, the string is taken for one to drop (a terminal reads 0…052).
+const MAX_NUMBER_BYTES = 256
+
+const GROUND = 0
+const AFTER_ESC = 1
+const NUMBER = 2
+const DROPPING = 3
+
+class ClipboardGuard {
+  constructor() {
+    this.state = GROUND
+    // The bytes of an OSC whose number is not known yet, held back until it is.
+    this.held = []
+    this.value = 0
+    this.prev = 0x0a
+  }
+
+  /** `data` (Buffer or string) as it may reach the terminal. */
+  filter(data) {
+    const buf = Buffer.isBuffer(data) ? data : Buffer.from(String(data))
+    if (this.state === GROUND && buf.indexOf(ESC) < 0 && buf.indexOf(OSC8) < 0) {
+      if (buf.length) this.prev = buf[buf.length - 1]
+      return buf
+    }
+    const out = []
+    for (const b of buf) {
+      this.step(b, out)
+      this.prev = b
+    }
+    return Buffer.from(out)
+  }
+
+  step(b, out) {
+    switch (this.state) {
+      case GROUND:
+        if (b === ESC) {
+          this.state = AFTER_ESC
+          this.held = [b]
+        } else if (b === OSC8 && (this.prev === 0xc2 || this.prev < 0x80)) this.beginNumber([b])
+        else out.push(b)
+        return
+      case AFTER_ESC:
+        if (b === 0x5d) return this.beginNumber([...this.held, b])
+        out.push(...this.held)
+        this.held = []
+        this.state = GROUND
+        return this.step(b, out)
+      case NUMBER:
+        return this.number(b, out)
+      default:
+        // Dropping an OSC 52 string up to its end; an ESC may begin what follows it.
+        if (b === ESC) {
+          this.state = AFTER_ESC
+          this.held = [b]
+        } else if (b === BEL || b === ST8 || b === CAN || b === SUB) this.state = GROUND
+    }
+  }
+
+  beginNumber(held) {
+    this.state = NUMBER
+    this.held = held
+    this.value = 0
+  }
+
+  number(b, out) {
+    if (b >= 0x30 && b <= 0x39) {
+      this.value = Math.min(this.value * 10 + (b - 0x30), 1e6)
+      this.held.push(b)
+    } else if (b < 0x20 && b !== BEL && b !== ESC && b !== CAN && b !== SUB) {
+      this.held.push(b) // skipped inside the number, as tmux does
+    } else {
+      if (b === 0x3b && this.value === 52) return this.drop()
+      out.push(...this.held)
+      this.held = []
+      this.state = GROUND
+      return this.step(b, out)
+    }
+    if (this.held.length > MAX_NUMBER_BYTES) this.drop()
+  }
+
+  drop() {
+    this.held = []
+    this.state = DROPPING
+  }
+}
+
+module.exports = { ClipboardGuard }
