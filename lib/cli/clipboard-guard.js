@@ -1,8 +1,10 @@
 'use strict'
-// The command's output on the way to a terminal, without its OSC 52 strings: OSC 52 sets the
-// terminal's clipboard (kitty, WezTerm, Alacritty, foot, Windows Terminal and tmux's set-clipboard
-// honour it by default), and with `?` for its data asks the terminal to type the clipboard into
-// the command's input where that is allowed. A sandboxed command must not leave text on the
+// The command's output on the way to a terminal, without the OSC strings that reach the host's
+// clipboard or files: OSC 52 sets the terminal's clipboard (kitty, WezTerm, Alacritty, foot,
+// Windows Terminal and tmux's set-clipboard honour it by default), and with `?` for its data asks
+// the terminal to type the clipboard into the command's input where that is allowed; kitty's OSC
+// 5522 is its newer clipboard protocol; iTerm2's OSC 1337 copies to the clipboard (Copy=,
+// CopyToClipboard) and saves files to the host's Downloads (File= with inline=0). A sandboxed command must not leave text on the
 // host's clipboard for the user's next paste into a shell, nor read it (found by an attacker's
 // review, mode35: a read-only run's printf '\033]52;c;<base64>\a' reached the terminal as written).
 //
@@ -21,6 +23,8 @@ const OSC8 = 0x9d
 const ST8 = 0x9c
 // Past this many bytes of a number, the string is taken for one to drop (a terminal reads 0…052).
 const MAX_NUMBER_BYTES = 256
+/** The OSC numbers dropped (see above). */
+const DROPPED = new Set([52, 1337, 5522])
 
 const GROUND = 0
 const AFTER_ESC = 1
@@ -85,12 +89,12 @@ class ClipboardGuard {
 
   number(b, out) {
     if (b >= 0x30 && b <= 0x39) {
-      this.value = Math.min(this.value * 10 + (b - 0x30), 1e6)
+      this.value = Math.min(this.value * 10 + (b - 0x30), 1e9)
       this.held.push(b)
     } else if (b < 0x20 && b !== BEL && b !== ESC && b !== CAN && b !== SUB) {
       this.held.push(b) // skipped inside the number, as tmux does
     } else {
-      if (b === 0x3b && this.value === 52) return this.drop()
+      if (b === 0x3b && DROPPED.has(this.value)) return this.drop()
       out.push(...this.held)
       this.held = []
       this.state = GROUND
