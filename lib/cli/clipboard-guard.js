@@ -21,6 +21,7 @@ const CAN = 0x18
 const SUB = 0x1a
 const OSC8 = 0x9d
 const ST8 = 0x9c
+const OSC_7BIT = Buffer.from([0x1b, 0x5d])
 // Past this many bytes of a number, the string is taken for one to drop (a terminal reads 0…052).
 const MAX_NUMBER_BYTES = 256
 /** The OSC numbers dropped (see above). */
@@ -43,16 +44,33 @@ class ClipboardGuard {
   /** `data` (Buffer or string) as it may reach the terminal. */
   filter(data) {
     const buf = Buffer.isBuffer(data) ? data : Buffer.from(String(data))
-    if (this.state === GROUND && buf.indexOf(ESC) < 0 && buf.indexOf(OSC8) < 0) {
+    // No OSC begins in it and none is being read: as it is (coloured output, ESC [ only, included).
+    if (this.state === GROUND && buf.indexOf(OSC_7BIT) < 0 && buf.indexOf(OSC8) < 0 && buf[buf.length - 1] !== ESC) {
       if (buf.length) this.prev = buf[buf.length - 1]
       return buf
     }
-    const out = []
-    for (const b of buf) {
-      this.step(b, out)
-      this.prev = b
+    const parts = []
+    let i = 0
+    while (i < buf.length) {
+      if (this.state === GROUND) {
+        // Plain text up to the next byte that may begin an OSC is copied whole.
+        const next = nextIntroducer(buf, i)
+        if (next > i) parts.push(buf.subarray(i, next))
+        if (next === buf.length) break
+        this.prev = next > 0 ? buf[next - 1] : this.prev
+        i = next
+      }
+      const out = []
+      // Byte by byte while a sequence is being read: no more than that sequence (or a dropped string).
+      do {
+        this.step(buf[i], out)
+        this.prev = buf[i]
+        i++
+      } while (i < buf.length && this.state !== GROUND)
+      if (out.length) parts.push(Buffer.from(out))
     }
-    return Buffer.from(out)
+    if (buf.length) this.prev = buf[buf.length - 1]
+    return parts.length === 1 ? parts[0] : Buffer.concat(parts)
   }
 
   step(b, out) {
@@ -107,6 +125,15 @@ class ClipboardGuard {
     this.held = []
     this.state = DROPPING
   }
+}
+
+/** The index of the next ESC or 0x9D in `buf` from `from`, else its length. */
+function nextIntroducer(buf, from) {
+  const esc = buf.indexOf(ESC, from)
+  const osc = buf.indexOf(OSC8, from)
+  if (esc < 0 && osc < 0) return buf.length
+  if (esc < 0) return osc
+  return osc < 0 ? esc : Math.min(esc, osc)
 }
 
 module.exports = { ClipboardGuard }
