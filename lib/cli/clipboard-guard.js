@@ -51,25 +51,37 @@ class ClipboardGuard {
     }
     const parts = []
     let i = 0
+    // Bytes from here up to i pass as they came: copied as one slice when something is cut.
+    let copyFrom = 0
+    // Where the next ESC and 0x9D are: each looked for again only once passed (a search from every
+    // sequence to the end of a chunk with no 0x9D made the loop quadratic).
+    const seen = { esc: -1, osc: -1 }
     while (i < buf.length) {
       if (this.state === GROUND) {
-        // Plain text up to the next byte that may begin an OSC is copied whole.
-        const next = nextIntroducer(buf, i)
-        if (next > i) parts.push(buf.subarray(i, next))
+        // Plain text up to the next byte that may begin an OSC passes whole.
+        const next = nextIntroducer(buf, i, seen)
         if (next === buf.length) break
         this.prev = next > 0 ? buf[next - 1] : this.prev
         i = next
       }
       const out = []
+      const start = i
+      const fresh = this.state === GROUND
       // Byte by byte while a sequence is being read: no more than that sequence (or a dropped string).
       do {
         this.step(buf[i], out)
         this.prev = buf[i]
         i++
       } while (i < buf.length && this.state !== GROUND)
+      // Begun here and nothing dropped or held back: the bytes as they came, left in the slice.
+      if (fresh && out.length === i - start) continue
+      if (start > copyFrom) parts.push(buf.subarray(copyFrom, start))
       if (out.length) parts.push(Buffer.from(out))
+      copyFrom = i
     }
     if (buf.length) this.prev = buf[buf.length - 1]
+    if (parts.length === 0 && copyFrom === 0) return buf
+    if (copyFrom < buf.length) parts.push(buf.subarray(copyFrom))
     return parts.length === 1 ? parts[0] : Buffer.concat(parts)
   }
 
@@ -127,13 +139,16 @@ class ClipboardGuard {
   }
 }
 
-/** The index of the next ESC or 0x9D in `buf` from `from`, else its length. */
-function nextIntroducer(buf, from) {
-  const esc = buf.indexOf(ESC, from)
-  const osc = buf.indexOf(OSC8, from)
-  if (esc < 0 && osc < 0) return buf.length
-  if (esc < 0) return osc
-  return osc < 0 ? esc : Math.min(esc, osc)
+/** The index of the next ESC or 0x9D in `buf` from `from`, else its length; `seen` caches both. */
+function nextIntroducer(buf, from, seen) {
+  if (seen.esc !== buf.length && seen.esc < from) seen.esc = indexOr(buf, ESC, from)
+  if (seen.osc !== buf.length && seen.osc < from) seen.osc = indexOr(buf, OSC8, from)
+  return Math.min(seen.esc, seen.osc)
+}
+
+function indexOr(buf, byte, from) {
+  const at = buf.indexOf(byte, from)
+  return at < 0 ? buf.length : at
 }
 
 module.exports = { ClipboardGuard }

@@ -1,0 +1,46 @@
+'use strict'
+// lib/cli/clipboard-guard.js without a terminal: which OSC strings are dropped, that everything
+// else passes unchanged and in order, and that a string cut anywhere between chunks is found.
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const { ClipboardGuard } = require('../lib/cli/clipboard-guard')
+
+const bytes = (s) => Buffer.from(s, 'latin1')
+const through = (chunks) => {
+  const g = new ClipboardGuard()
+  return Buffer.concat(chunks.map((c) => g.filter(bytes(c)))).toString('latin1')
+}
+
+test('OSC 52, 1337 and 5522 are dropped up to their end; other sequences and text pass as they are', () => {
+  const cases = [
+    ['a\x1b]52;c;Zm9v\x07b', 'ab'],
+    ['\x1b]0;title\x07x', '\x1b]0;title\x07x'],
+    ['\x1b[1m\x1b]052;c;x\x1b\\y', '\x1b[1m\x1b\\y'], // leading zero; ESC \ ends it (a bare ST is left)
+    ['\x1b]1337;Copy=:x\x07q\x1b]5522;type=write\x18w', 'qw'], // CAN cuts a string off
+    ['\x1b]5\x012;c;x\x07z', 'z'], // a C0 inside the number, as tmux skips it
+    ['\x1b[31mred\x1b[0m', '\x1b[31mred\x1b[0m'],
+    ['\x1bPtmux;\x1b\x1b]52;c;x\x07\x1b\\', '\x1bPtmux;\x1b\x1b\\'], // tmux passthrough's doubled ESC
+    ['a\xc2\x9d52;c;x\x07b', 'a\xc2b'], // the 8-bit OSC as UTF-8 (U+009D)
+    ['\xe2\x9d\x9d52;', '\xe2\x9d\x9d52;'], // 9D inside a UTF-8 character (U+275D) is no OSC
+    ['\x1b]8;;https://x.test\x1b\\link\x1b]8;;\x1b\\', '\x1b]8;;https://x.test\x1b\\link\x1b]8;;\x1b\\'],
+    ['\x1b]' + '0'.repeat(300) + '52;c;x\x07k', 'k'], // a number past the bound is dropped
+  ]
+  for (const [input, want] of cases) assert.equal(through([input]), want, JSON.stringify(input))
+})
+
+test('a string cut between chunks at any byte is found, and the output is the same', () => {
+  const s = 'A\x1b]52;c;Zm9v\x07B\x1b]2;ti\x07C\x1b[0mD\x1b]1337;x\x1b\\E\x1b]05\x012;q\x18F\xc2\x9d5522;z\x07G'
+  const want = 'AB\x1b]2;ti\x07C\x1b[0mD\x1b\\EF\xc2G'
+  for (const size of [1, 2, 3, 5, 7, 64]) {
+    const chunks = []
+    for (let k = 0; k < s.length; k += size) chunks.push(s.slice(k, k + size))
+    assert.equal(through(chunks), want, `chunks of ${size}`)
+  }
+})
+
+test('a chunk with no OSC is returned as it is (no copy)', () => {
+  const g = new ClipboardGuard()
+  const buf = bytes('\x1b[32mok\x1b[0m plain\n')
+  assert.equal(g.filter(buf), buf)
+})
