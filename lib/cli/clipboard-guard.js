@@ -4,9 +4,10 @@
 // Windows Terminal and tmux's set-clipboard honour it by default), and with `?` for its data asks
 // the terminal to type the clipboard into the command's input where that is allowed; kitty's OSC
 // 5522 is its newer clipboard protocol; iTerm2's OSC 1337 copies to the clipboard (Copy=,
-// CopyToClipboard) and saves files to the host's Downloads (File= with inline=0). A sandboxed command must not leave text on the
-// host's clipboard for the user's next paste into a shell, nor read it (found by an attacker's
-// review, mode35: a read-only run's printf '\033]52;c;<base64>\a' reached the terminal as written).
+// CopyToClipboard) and saves files to the host's Downloads (File= with inline=0). A sandboxed
+// command must not leave text on the host's clipboard for the user's next paste into a shell, nor
+// read it (found by an attacker's review, mode35: a read-only run's printf '\033]52;c;<base64>\a'
+// reached the terminal as written).
 //
 // One state for everything written to the terminal (stdout and stderr reach one parser there), so
 // a string split between chunks or streams is recognized. The number is read as terminals read it:
