@@ -29,6 +29,16 @@ test('OSC 52, 1337 and 5522 are dropped up to their end; other sequences and tex
   for (const [input, want] of cases) assert.equal(through([input]), want, JSON.stringify(input))
 })
 
+test("APC strings (kitty's graphics protocol: t=f reads a host file by path, t=s reads and unlinks a host shared memory object) are dropped, 7-bit and 8-bit", () => {
+  const cases = [
+    ['a\x1b_Ga=T,t=s,f=24,s=1,v=1;L2RiLXNobQ==\x1b\\b', 'a\x1b\\b'],
+    ['a\x1b_Ga=T,t=f;L2V0Yy9wYXNzd2Q=\x1b\\b', 'a\x1b\\b'],
+    ['a\xc2\x9fGa=T,t=s;eA==\x9cb', 'a\xc2b'],
+    ['\x1b[1mx\x1b[0m', '\x1b[1mx\x1b[0m'],
+  ]
+  for (const [input, want] of cases) assert.equal(through([input]), want, JSON.stringify(input))
+})
+
 test('a string cut between chunks at any byte is found, and the output is the same', () => {
   const s = 'A\x1b]52;c;Zm9v\x07B\x1b]2;ti\x07C\x1b[0mD\x1b]1337;x\x1b\\E\x1b]05\x012;q\x18F\xc2\x9d5522;z\x07G'
   const want = 'AB\x1b]2;ti\x07C\x1b[0mD\x1b\\EF\xc2G'

@@ -160,7 +160,7 @@ function oscNumbers(text) {
   return numbers
 }
 
-test("a command's OSC 52, 1337 and 5522 (the host's clipboard, iTerm2's downloads) never reach the terminal; other OSC strings do", () => {
+test("a command's OSC 52, 1337 and 5522 and its APC strings (the host's clipboard, iTerm2's downloads, kitty's graphics from host files and shared memory) never reach the terminal; other OSC strings do", () => {
   // Found by an attacker's review (mode35): a read-only run's printf '\033]52;c;<base64>\a' went to
   // the terminal as it was, and kitty, WezTerm, Alacritty, foot, Windows Terminal and tmux
   // (set-clipboard) put its text on the host's clipboard, for the user's next paste into a shell;
@@ -174,6 +174,7 @@ test("a command's OSC 52, 1337 and 5522 (the host's clipboard, iTerm2's download
     '\\033]1337;Copy=:Y3VybCBldmlsfHNo\\007', // iTerm2's own clipboard copy
     '\\033]1337;File=name=eA==;size=1;inline=0:eA==\\007', // iTerm2's download to ~/Downloads
     '\\033]5522;type=write;Y3VybCBldmlsfHNo\\033\\\\', // kitty's clipboard protocol
+    '\\033_Ga=T,t=s,f=24,s=1,v=1;L2RiLXNobQ==\\033\\\\', // kitty graphics: reads and unlinks a host shm object
   ]
   const fs = require('node:fs')
   const dir = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'ss-osc52-'))
@@ -185,7 +186,7 @@ test("a command's OSC 52, 1337 and 5522 (the host's clipboard, iTerm2's download
     assert.deepEqual(oscNumbers(r.stdout).filter((n) => [52, 1337, 5522].includes(n)), [], `${flags}: ${JSON.stringify(r.stdout)}`)
     // What the test wrote as one string reached the terminal as one (when not split between writes
     // to stdout and stderr, which the CLI reads apart: then the terminal saw a cut-off string and text).
-    assert.doesNotMatch(r.stdout, /Copy=|File=|type=write/, `${flags}: ${JSON.stringify(r.stdout)}`)
+    assert.doesNotMatch(r.stdout, /Copy=|File=|type=write|\x1b_|t=s/, `${flags}: ${JSON.stringify(r.stdout)}`)
     assert.match(r.stdout, /A\x1b\]0;kept-title\x07B/, `${flags}: other OSC strings pass: ${JSON.stringify(r.stdout)}`)
     for (const c of ['C', 'D']) assert.ok(r.stdout.includes(c), `${flags}: ${c}: ${JSON.stringify(r.stdout)}`)
   }
