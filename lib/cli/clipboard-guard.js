@@ -7,7 +7,10 @@
 // CopyToClipboard) and saves files to the host's Downloads (File= with inline=0). A sandboxed
 // command must not leave text on the host's clipboard for the user's next paste into a shell, nor
 // read it (found by an attacker's review, mode35: a read-only run's printf '\033]52;c;<base64>\a'
-// reached the terminal as written).
+// reached the terminal as written). And every APC string (ESC _, 8-bit 9F): kitty's graphics
+// protocol has kitty, a host process, read a file the command names by path (t=f, a denyRead one
+// included, its reply saying whether it opened) or read and unlink a shared memory object of the
+// host's by name (t=s).
 //
 // One state for everything written to the terminal (stdout and stderr reach one parser there), so
 // a string split between chunks or streams is recognized. The number is read as terminals read it:
@@ -22,7 +25,9 @@ const CAN = 0x18
 const SUB = 0x1a
 const OSC8 = 0x9d
 const ST8 = 0x9c
+const APC8 = 0x9f
 const OSC_7BIT = Buffer.from([0x1b, 0x5d])
+const APC_7BIT = Buffer.from([0x1b, 0x5f])
 // Past this many bytes of a number, the string is taken for one to drop (a terminal reads 0…052).
 const MAX_NUMBER_BYTES = 256
 /** The OSC numbers dropped (see above). */
@@ -46,7 +51,8 @@ class ClipboardGuard {
   filter(data) {
     const buf = Buffer.isBuffer(data) ? data : Buffer.from(String(data))
     // No OSC begins in it and none is being read: as it is (coloured output, ESC [ only, included).
-    if (this.state === GROUND && buf.indexOf(OSC_7BIT) < 0 && buf.indexOf(OSC8) < 0 && buf[buf.length - 1] !== ESC) {
+    const none = (seq) => buf.indexOf(seq) < 0
+    if (this.state === GROUND && none(OSC_7BIT) && none(APC_7BIT) && none(OSC8) && none(APC8) && buf[buf.length - 1] !== ESC) {
       if (buf.length) this.prev = buf[buf.length - 1]
       return buf
     }
@@ -54,9 +60,9 @@ class ClipboardGuard {
     let i = 0
     // Bytes from here up to i pass as they came: copied as one slice when something is cut.
     let copyFrom = 0
-    // Where the next ESC and 0x9D are: each looked for again only once passed (a search from every
+    // Where the next ESC, 0x9D and 0x9F are: each looked for again only once passed (a search from every
     // sequence to the end of a chunk with no 0x9D made the loop quadratic).
-    const seen = { esc: -1, osc: -1 }
+    const seen = { esc: -1, osc: -1, apc: -1 }
     while (i < buf.length) {
       if (this.state === GROUND) {
         // Plain text up to the next byte that may begin an OSC passes whole.
@@ -92,11 +98,15 @@ class ClipboardGuard {
         if (b === ESC) {
           this.state = AFTER_ESC
           this.held = [b]
-        } else if (b === OSC8 && (this.prev === 0xc2 || this.prev < 0x80)) this.beginNumber([b])
+        } else if ((b === OSC8 || b === APC8) && (this.prev === 0xc2 || this.prev < 0x80)) {
+          if (b === OSC8) this.beginNumber([b])
+          else this.drop()
+        }
         else out.push(b)
         return
       case AFTER_ESC:
         if (b === 0x5d) return this.beginNumber([...this.held, b])
+        if (b === 0x5f) return this.drop()
         out.push(...this.held)
         this.held = []
         this.state = GROUND
@@ -140,11 +150,12 @@ class ClipboardGuard {
   }
 }
 
-/** The index of the next ESC or 0x9D in `buf` from `from`, else its length; `seen` caches both. */
+/** The index of the next ESC, 0x9D or 0x9F in `buf` from `from`, else its length; `seen` caches each. */
 function nextIntroducer(buf, from, seen) {
   if (seen.esc !== buf.length && seen.esc < from) seen.esc = indexOr(buf, ESC, from)
   if (seen.osc !== buf.length && seen.osc < from) seen.osc = indexOr(buf, OSC8, from)
-  return Math.min(seen.esc, seen.osc)
+  if (seen.apc !== buf.length && seen.apc < from) seen.apc = indexOr(buf, APC8, from)
+  return Math.min(seen.esc, seen.osc, seen.apc)
 }
 
 function indexOr(buf, byte, from) {
