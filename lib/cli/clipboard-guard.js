@@ -50,7 +50,7 @@ class ClipboardGuard {
   /** `data` (Buffer or string) as it may reach the terminal. */
   filter(data) {
     const buf = Buffer.isBuffer(data) ? data : Buffer.from(String(data))
-    // No OSC begins in it and none is being read: as it is (coloured output, ESC [ only, included).
+    // No OSC or APC begins in it and none is being read: as it is (coloured output, ESC [ only).
     const none = (seq) => buf.indexOf(seq) < 0
     if (this.state === GROUND && none(OSC_7BIT) && none(APC_7BIT) && none(OSC8) && none(APC8) && buf[buf.length - 1] !== ESC) {
       if (buf.length) this.prev = buf[buf.length - 1]
@@ -60,12 +60,12 @@ class ClipboardGuard {
     let i = 0
     // Bytes from here up to i pass as they came: copied as one slice when something is cut.
     let copyFrom = 0
-    // Where the next ESC, 0x9D and 0x9F are: each looked for again only once passed (a search from every
-    // sequence to the end of a chunk with no 0x9D made the loop quadratic).
+    // Where the next ESC, 0x9D and 0x9F are: each looked for again only once passed (a search
+    // from every sequence to the end of a chunk with no 0x9D made the loop quadratic).
     const seen = { esc: -1, osc: -1, apc: -1 }
     while (i < buf.length) {
       if (this.state === GROUND) {
-        // Plain text up to the next byte that may begin an OSC passes whole.
+        // Plain text up to the next byte that may begin an OSC or APC passes whole.
         const next = nextIntroducer(buf, i, seen)
         if (next === buf.length) break
         this.prev = next > 0 ? buf[next - 1] : this.prev
@@ -101,8 +101,7 @@ class ClipboardGuard {
         } else if ((b === OSC8 || b === APC8) && (this.prev === 0xc2 || this.prev < 0x80)) {
           if (b === OSC8) this.beginNumber([b])
           else this.drop()
-        }
-        else out.push(b)
+        } else out.push(b)
         return
       case AFTER_ESC:
         if (b === 0x5d) return this.beginNumber([...this.held, b])
@@ -114,7 +113,7 @@ class ClipboardGuard {
       case NUMBER:
         return this.number(b, out)
       default:
-        // Dropping an OSC 52 string up to its end; an ESC may begin what follows it.
+        // Dropping a string up to its end (an OSC of DROPPED, an APC); an ESC may begin what follows.
         if (b === ESC) {
           this.state = AFTER_ESC
           this.held = [b]
