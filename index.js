@@ -8,7 +8,7 @@
 
 const native = require('./binding.js')
 const { SandboxError, AbortError, fromThrown, fromRecord, invalid } = require('./lib/errors')
-const { spawnSandboxed, startSandboxed, SandboxedProcess, resolvedPolicies } = require('./lib/process')
+const { spawnSandboxed, startSandboxed, SandboxedProcess, resolvedPolicies, policyOf } = require('./lib/process')
 const { runWithEscalation } = require('./lib/escalation')
 const { hostInfo, normalizeOptions, ownOptions } = require('./lib/normalize')
 const { ownData } = require('./lib/own-data')
@@ -29,7 +29,7 @@ function isLikelySandboxDenied(sandboxType, output) {
 function classifySandboxDenial(result, policy) {
   const payload = ownData(result, 'result')
   if (policy === undefined && result !== null && typeof result === 'object' && resolvedPolicies.has(result)) {
-    payload.policy = ownData(resolvedPolicies.get(result), 'result.policy')
+    payload.policy = ownData(policyOf(result), 'result.policy')
   }
   const given = policy === undefined || policy === null ? null : ownData(policy, 'policy')
   try {

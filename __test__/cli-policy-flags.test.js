@@ -84,9 +84,9 @@ test('--protected-name adds to the defaults; --no-protected-names drops them; bo
 test('the defaults --protected-name adds to are the library\'s', async (t) => {
   const { defaultProtectedNames } = require('../lib/cli/options')
   const { spawnSandboxed } = require('..')
-  const { resolvedPolicies } = require('../lib/process')
+  const { policyOf } = require('../lib/process')
   const r = await spawnSandboxed(['true'], { sandbox: { mode: 'workspace-write', tmp: 'read-only' }, cwd: tmp(t, 'names') })
-  assert.deepEqual(defaultProtectedNames(), resolvedPolicies.get(r).protectedNames)
+  assert.deepEqual(defaultProtectedNames(), policyOf(r).protectedNames)
   assert.ok(defaultProtectedNames().includes('.envrc'), defaultProtectedNames().join(' '))
 })
 

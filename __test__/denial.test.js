@@ -144,6 +144,32 @@ test('results of real runs carry their denial, using the run\'s own policy', asy
   fs.rmSync(ws, { recursive: true })
 })
 
+// The result carries its policy as JSON text, parsed only when asked (lib/process.js policyOf):
+// what classifySandboxDenial(result) judges by must be the run's whole policy all the same, its
+// held-absent names at the roots' tops included, and the same object however often it is asked.
+test('classifySandboxDenial(result) judges by the run\'s whole policy, parsed once when first asked', async () => {
+  const { policyOf } = require('../lib/process')
+  const ws = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ss-deny-')))
+  try {
+    spawnSync('git', ['init', '-q', ws])
+    const r = await spawnSandboxed(['sh', '-c', 'echo x >> .git/config'], { cwd: ws, sandbox: 'workspace-write' })
+    assert.notEqual(r.exitCode, 0, 'the repository\'s .git is read-only')
+    const policy = policyOf(r)
+    assert.equal(policy.mode, 'workspace-write')
+    assert.equal(policyOf(r), policy, 'parsed once')
+    const root = policy.writableRoots.find((w) => w.root === ws)
+    assert.ok(root, JSON.stringify(policy.writableRoots.map((w) => w.root)))
+    assert.ok(root.readOnly.includes(path.join(ws, '.git')), JSON.stringify(root.readOnly))
+    assert.ok(root.missingReadOnly.some((m) => m.path === path.join(ws, '.envrc')), 'the names held absent at the top are in it')
+    assert.deepEqual(r.toolCaches, policy.toolCaches, 'result.toolCaches is the policy\'s')
+    assert.ok(r.denial, r.stderr)
+    assert.deepEqual(classifySandboxDenial(r), r.denial)
+    assert.equal(classifySandboxDenial(r).path, path.join(ws, '.git', 'config'))
+  } finally {
+    fs.rmSync(ws, { recursive: true, force: true })
+  }
+})
+
 // The misses and the false alarm of issue 22, each with the words the real tool prints (corpus ids
 // git-stash-protectgit, pyenv-rehash-ro, python-socket-refused-nonet, cargo-dep-home-ro,
 // npm-view-timeout-*).

@@ -1,7 +1,7 @@
 'use strict'
 
 const { invalid } = require('./errors')
-const { spawnSandboxed, resolvedPolicies, abortError } = require('./process')
+const { spawnSandboxed, resolvedPolicies, policyOf, abortError } = require('./process')
 const { ownOptions } = require('./normalize')
 const { ownData } = require('./own-data')
 const { attemptChanges } = require('./attempt-changes')
@@ -54,8 +54,9 @@ async function runWithEscalation(command, options) {
     resolvedPolicies.set(out, resolvedPolicies.get(result))
     return out
   }
-  const policy = resolvedPolicies.get(first)
   if (first.timedOut || !first.denial || first.sandboxType === 'none') return keep(first, false)
+  // Parsed only for a denial (`policyOf`).
+  const policy = policyOf(first)
   if (policy && Array.isArray(policy.denyRead) && policy.denyRead.length > 0) return keep(first, false)
 
   let approved = false

@@ -7,8 +7,21 @@ const { ownData, ownProperties, onlyKnownKeys } = require('./own-data')
 const { TerminalListeners } = require('./terminal-listeners')
 const { asker } = require('./network-ask')
 
-/** Each result's resolved policy, for `classifySandboxDenial(result)` and escalation rules. */
+/**
+ * Each result's resolved policy, for `classifySandboxDenial(result)` and escalation rules: the
+ * binding's JSON text, parsed the first time it is asked for (`policyOf`), since most results never
+ * are (a workspace-write policy is some 30 KB: made an object for every result, 0.7 ms a run).
+ */
 const resolvedPolicies = new WeakMap()
+
+/** The resolved policy of `result` (a SpawnResult this module made), or undefined. */
+function policyOf(result) {
+  const held = resolvedPolicies.get(result)
+  if (typeof held !== 'string') return held
+  const policy = JSON.parse(held)
+  resolvedPolicies.set(result, policy)
+  return policy
+}
 
 /** The native result record, shaped as the public SpawnResult. */
 function toSpawnResult(record) {
@@ -32,7 +45,7 @@ function toSpawnResult(record) {
     sandboxDenied: raw.sandboxDenied,
     denial: raw.denial ?? null,
     sandboxDetails: raw.sandboxDetails,
-    toolCaches: raw.policy && raw.policy.toolCaches ? raw.policy.toolCaches : { mode: 'none', store: null, hostContent: null, caches: [] },
+    toolCaches: raw.toolCaches ? raw.toolCaches : { mode: 'none', store: null, hostContent: null, caches: [] },
     hostRisks: raw.hostRisks ?? [],
     changeSet: raw.changeSet ?? null,
     networkDenials: raw.networkDenials ?? [],
@@ -258,4 +271,4 @@ async function startSandboxed(command, options) {
   return new SandboxedProcess(handle, started.value, settled, terminal)
 }
 
-module.exports = { spawnSandboxed, startSandboxed, SandboxedProcess, resolvedPolicies, abortError, SandboxError }
+module.exports = { spawnSandboxed, startSandboxed, SandboxedProcess, resolvedPolicies, policyOf, abortError, SandboxError }
