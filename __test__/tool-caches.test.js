@@ -522,6 +522,30 @@ test("no run reads sandspawn's stores: another workspace's cache writes, or a ch
   assert.equal(fs.readFileSync(path.join(sets, 'planted-set', 'content'), 'utf8'), 'CHANGE-SET-CONTENT\n', 'the host still has it')
 })
 
+// The store is bound writable for the helper to mount the overlays from, then moved into the
+// covers' scratch directory and detached with it in one umount2 (each detach waits for an RCU grace
+// period): the command must find no trace of either, and no way to write the store.
+test('the writable bind of the store the overlays came from, and the covers\' scratch directory, are gone before the command runs', { skip: !linux }, async () => {
+  const s = setup()
+  const first = await run(['true'], s)
+  assert.equal(first.exitCode, 0, first.stderr)
+  // The store the run used (the host process's SANDSPAWN_TOOL_CACHE_DIR, when it has one).
+  const scope = first.toolCaches.store
+  const store = path.dirname(path.dirname(scope))
+  const look = [
+    `grep -F -e ${JSON.stringify(store)} -e .sandspawn-cover /proc/self/mountinfo | grep -v -F ' - overlay ' | grep -v -F ' - tmpfs ' || true`,
+    'echo "shm: $(ls -A /dev/shm)"',
+    `touch ${scope}/planted 2>/dev/null && echo WROTE-THE-STORE || true`,
+    // Covered: gone, or an empty directory.
+    `ls -A ${store} 2>/dev/null; true`,
+  ].join('; ')
+  const r = await run(['sh', '-c', look], s)
+  assert.equal(r.exitCode, 0, r.stderr)
+  assert.equal(r.stdout, 'shm: \n', 'no bind of the store, no scratch directory, the store covered (empty) and not writable')
+  assert.ok(!fs.existsSync(path.join(scope, 'planted')))
+  assert.ok(r.toolCaches.caches.length > 0, JSON.stringify(r.toolCaches))
+})
+
 test('a store that does not exist yet when a run starts is covered all the same', { skip: !linux }, async (t) => {
   // Found by a review of the cover: only stores that existed were covered, so a run planned before
   // the first review run made the change sets' store read the sets written while it lived.

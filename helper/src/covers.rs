@@ -31,8 +31,14 @@ const SCRATCH_FILE: &str = "/dev/shm/.sandspawn-cover";
 
 /// Cover every directory placeholder in `dirs`, every store of `stores` that is still a directory
 /// (see `cover_store`), and every file placeholder in `files`.
-pub fn cover(dirs: &[PathBuf], stores: &[PathBuf], files: &[PathBuf]) -> Result<(), Failure> {
-    cover_dirs(dirs, stores)?;
+///
+/// `detach`: the binds the overlays were mounted from (`Steps::unmount`), still attached. Each is
+/// moved into the scratch directory's tmpfs before any cover is bound (gone from its path, as a
+/// detach would leave it) and detached with it, in one `umount2`: every detach waits for an RCU
+/// grace period (`synchronize_rcu_expedited`), a move none. Where there is no scratch directory,
+/// or a move fails, each is detached on its own first, as before.
+pub fn cover(dirs: &[PathBuf], stores: &[PathBuf], files: &[PathBuf], detach: &[String]) -> Result<(), Failure> {
+    cover_dirs(dirs, stores, detach)?;
     let Some((first, rest)) = files.split_first() else { return Ok(()) };
     let scratch = scratch_file()?;
     let bound = cover_first(scratch.as_ref(), first).and_then(|source| bind_rest(&source.proc_path(), Kind::File, rest));
@@ -85,16 +91,20 @@ fn cover_first(scratch: Option<&CString>, first: &Path) -> Result<Target, Failur
 /// the sandbox's own (`SCRATCH_DIR`), detached and removed once bound: never on a store, which its
 /// process may remove at any moment (its removal on the host detaches every mount on it, and a
 /// bind from a detached mount fails).
-fn cover_dirs(dirs: &[PathBuf], stores: &[PathBuf]) -> Result<(), Failure> {
+fn cover_dirs(dirs: &[PathBuf], stores: &[PathBuf], detach: &[String]) -> Result<(), Failure> {
     if dirs.is_empty() && stores.is_empty() {
-        return Ok(());
+        return detach.iter().try_for_each(|p| crate::private_mounts::unmount(p));
     }
-    let scratch = if dirs.is_empty() { ScratchDir::make()? } else { None };
+    let (scratch, moved) = match dirs.is_empty() {
+        true => ScratchDir::make(detach)?.map_or((None, 0), |(s, moved)| (Some(s), moved)),
+        false => (None, 0),
+    };
+    detach[moved..].iter().try_for_each(|p| crate::private_mounts::unmount(p))?;
     // No placeholder and no `/dev/shm` (a `denyRead` mask over `/dev`): the first store still there
     // carries the tmpfs, as before the scratch directory (its removal meanwhile fails the binds
     // from it: the run fails, never runs uncovered).
     let carrier = if dirs.is_empty() && scratch.is_none() { first_store_there(stores)? } else { None };
-    let Some(first) = dirs.first().or(scratch.as_ref().map(|s| &s.0)).or(carrier.as_ref()) else { return Ok(()) };
+    let Some(first) = dirs.first().or(scratch.as_ref().map(|s| &s.cover)).or(carrier.as_ref()) else { return Ok(()) };
     let what = if dirs.is_empty() { "the stores' cover" } else { "the placeholder" };
     let t = Target::open(first, Kind::Dir, what).map_err(removed_is_changed)?;
     // An empty tmpfs, read-only from the start: `mkdir` inside reports a read-only file system.
@@ -163,12 +173,20 @@ fn cover_store(from: &CString, p: &Path) -> Result<(), Failure> {
 const SCRATCH_DIR: &str = "/dev/shm/.sandspawn-cover-";
 
 /// A directory under `SCRATCH_DIR`, made; detached and removed by `remove`, so the command finds
-/// no trace of it.
-struct ScratchDir(PathBuf);
+/// no trace of it. With binds to detach, a writable tmpfs is mounted there holding the cover's
+/// directory (`cover/`, which the covers' tmpfs is mounted on: it stays empty) and each bind moved
+/// in (`0/`, `1/`, ...), so that `remove`'s one detach takes them all.
+struct ScratchDir {
+    path: PathBuf,
+    /// Where the covers' tmpfs goes: `path` itself, or `path/cover`.
+    cover: PathBuf,
+}
 
 impl ScratchDir {
     /// `None` where the sandbox has no `/dev/shm` to make it in (a `denyRead` mask over `/dev`).
-    fn make() -> Result<Option<ScratchDir>, Failure> {
+    /// Otherwise with how many of `detach` it took in (the first ones); the caller detaches the
+    /// rest one by one (none where the kernel lets each be moved).
+    fn make(detach: &[String]) -> Result<Option<(ScratchDir, usize)>, Failure> {
         let mut random = [0u8; 8];
         // SAFETY: a buffer of the length given. Short or failed, the name is only less unique.
         unsafe { libc::getrandom(random.as_mut_ptr().cast(), random.len(), libc::GRND_NONBLOCK) };
@@ -181,18 +199,54 @@ impl ScratchDir {
             }
             return Err(setup(e, format!("creating the directory for the stores' cover ({}) failed: {}", path.display(), describe(e))));
         }
-        Ok(Some(ScratchDir(path)))
+        let plain = ScratchDir { cover: path.clone(), path: path.clone() };
+        if detach.is_empty() || holding(&path).is_err() {
+            return Ok(Some((plain, 0)));
+        }
+        let scratch = ScratchDir { cover: path.join("cover"), path };
+        let moved = detach.iter().enumerate().take_while(|(n, bind)| scratch.take_in(*n, bind).is_ok()).count();
+        Ok(Some((scratch, moved)))
+    }
+
+    /// Move the bind at `bind` into `path/n`.
+    fn take_in(&self, n: usize, bind: &str) -> Result<(), Failure> {
+        let to = self.path.join(n.to_string());
+        made(&to)?;
+        mount(Some(&c(bind)?), &c_path(&to)?, None, libc::MS_MOVE, None, &format!("moving {bind} aside to detach it"))
     }
 
     fn remove(self) -> Result<(), Failure> {
-        let p = c_path(&self.0)?;
-        // SAFETY: a valid C string. The binds made from the mount keep their own.
+        let p = c_path(&self.path)?;
+        // SAFETY: a valid C string. The binds made from the mount keep their own; what is mounted
+        // below it (the covers' tmpfs, the binds moved in) is detached with it.
         if unsafe { libc::umount2(p.as_ptr(), libc::MNT_DETACH) } != 0 || unsafe { libc::rmdir(p.as_ptr()) } != 0 {
             let e = last_errno();
-            return Err(setup(e, format!("removing the directory of the stores' cover ({}) failed: {}", self.0.display(), describe(e))));
+            return Err(setup(e, format!("removing the directory of the stores' cover ({}) failed: {}", self.path.display(), describe(e))));
         }
         Ok(())
     }
+}
+
+/// A writable tmpfs mounted at the scratch directory `path`, holding `path/cover` (for the covers'
+/// tmpfs, which stays empty). Undone where it fails midway: the plain layout is used then.
+fn holding(path: &Path) -> Result<(), Failure> {
+    let (tmpfs, mode, at) = (c("tmpfs")?, c("mode=0700")?, c_path(path)?);
+    let flags = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
+    mount(Some(&tmpfs), &at, Some(&tmpfs), flags, Some(&mode), "mounting the stores' cover's scratch directory")?;
+    made(&path.join("cover")).inspect_err(|_| {
+        // SAFETY: a valid C string; what was just mounted there, empty.
+        unsafe { libc::umount2(at.as_ptr(), libc::MNT_DETACH) };
+    })
+}
+
+/// `mkdir(p, 0500)`.
+fn made(p: &Path) -> Result<(), Failure> {
+    // SAFETY: a valid C string.
+    if unsafe { libc::mkdir(c_path(p)?.as_ptr(), 0o500) } != 0 {
+        let e = last_errno();
+        return Err(setup(e, format!("creating {} failed: {}", p.display(), describe(e))));
+    }
+    Ok(())
 }
 
 /// Bind the read-only cover at `from` (a source's `/proc/self/fd` path) over each of `rest`, each

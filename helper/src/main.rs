@@ -298,14 +298,10 @@ fn in_namespaces(steps: &Steps) {
         }
         write_guard::note_writable(&overlay.target);
     }
-    // The binds the caches and the change set were mounted from are detached before the covers:
-    // sandspawn's stores they lie in are among the directories covered.
-    for path in &steps.unmount {
-        if let Err(failure) = private_mounts::unmount(path) {
-            fail(steps.report_fd, failure);
-        }
-    }
-    if let Err(failure) = covers::cover(&steps.cover_dirs, &steps.cover_dirs_if_there, &steps.cover_files) {
+    // The binds the caches and the change set were mounted from are gone from their paths before
+    // the covers (sandspawn's stores they lie in are among the directories covered): moved into
+    // the covers' scratch directory and detached with it, or each detached (`covers::cover`).
+    if let Err(failure) = covers::cover(&steps.cover_dirs, &steps.cover_dirs_if_there, &steps.cover_files, &steps.unmount) {
         fail(steps.report_fd, failure);
     }
     // While the capabilities last (see `write_guard::prepare_message_queues`).
