@@ -53,6 +53,8 @@ mod blocked_carve_out;
 #[cfg(target_os = "linux")]
 mod confine;
 #[cfg(target_os = "linux")]
+mod core_memory;
+#[cfg(target_os = "linux")]
 mod capabilities;
 #[cfg(target_os = "linux")]
 mod close_batch;
@@ -306,9 +308,9 @@ fn in_namespaces(steps: &Steps) {
     }
     // While the capabilities last (see `write_guard::prepare_message_queues`).
     write_guard::prepare_message_queues();
-    // Last of the steps that mount: the sandbox's proc is read-only after it (`oom_first`).
+    // Last of the steps that mount: proc is read-only after it (`oom_first`), `core_memory` first.
     if steps.own_userns {
-        let entered = oom_first::keep_the_command_first().and_then(|proc| userns::enter_own(&proc, steps.map_ids, steps.limit_userns));
+        let entered = core_memory::keep_memory_out().and_then(|()| oom_first::keep_the_command_first()).and_then(|proc| userns::enter_own(&proc, steps.map_ids, steps.limit_userns));
         if let Err(failure) = entered {
             fail(steps.report_fd, failure);
         }

@@ -66,13 +66,13 @@ pub fn run(ll: &LandlockSteps, report_fd: Option<i32>, rlimits: &[Rlimit], comma
         if let Some(fd) = ll.control_fd {
             unsafe { libc::close(fd) };
         }
-        // The OOM killer's first victim, not the supervisor (see `oom_first`); before the limits
+        // The OOM killer's first victim with no memory in its cores (`oom_first`, `core_memory`); before the limits
         // (`openFiles` may leave no descriptor for the write) and Landlock, which then keeps it.
         // This process is undumpable as the supervisor made itself, so its /proc files are root's,
         // which a user other than root may not write: dumpable for the one write (the exec makes
         // it dumpable anyway), then as it was.
         unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 1, 0, 0, 0) };
-        let preferred = crate::oom_first::prefer_this_process();
+        let preferred = crate::oom_first::prefer_this_process().and_then(|()| crate::core_memory::keep_memory_out());
         unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0) };
         if let Err(f) = preferred {
             crate::fail(report_fd, f);

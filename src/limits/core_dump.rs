@@ -9,14 +9,17 @@
 //! socket-activated coredump): the kernel connects to that AF_UNIX socket, whose listener is a host
 //! process, and streams the whole core into it whatever the limit (found by an attacker's review,
 //! rfix33: 8.7 MB of a Python's core at RLIMIT_CORE 1). No filter keeps a crash from it, so a run
-//! says so in `notEnforced`.
+//! says so in `notEnforced`. What reaches it is a core without the run's memory: the helper gives
+//! the command a `coredump_filter` of 0 (`sandspawn_helper`'s `core_memory`; kern35: 64 KiB of
+//! registers and notes where a 32 MiB Python streamed 42 MB), which a pipe's program under a hard
+//! limit of 0 gets too.
 
 /// The `notEnforced` line for a caller's hard `RLIMIT_CORE`, or none when 1 can be given.
 pub fn not_enforced_for(hard: u64) -> Option<String> {
     (hard == 0).then(|| {
         "core dumps: this process's hard RLIMIT_CORE is 0, so the command's cannot be the 1 byte that keeps the kernel \
-         from piping each crash to a core_pattern program (systemd-coredump, apport), which runs as root on the host; \
-         start this process with a hard core limit of 1 or more (systemd's LimitCORE=, limits.conf's hard core)"
+         from piping each crash to a core_pattern program (systemd-coredump, apport), which runs as root on the host \
+         for each crash (it is given a core without the run's memory, some 64 KiB); start this process with a hard core limit of 1 or more (systemd's LimitCORE=, limits.conf's hard core)"
             .to_string()
     })
 }
@@ -24,9 +27,9 @@ pub fn not_enforced_for(hard: u64) -> Option<String> {
 /// The `notEnforced` line for the host's `kernel.core_pattern`, or none unless it is a socket.
 pub fn not_enforced_for_pattern(pattern: &str) -> Option<String> {
     pattern.starts_with('@').then(|| {
-        "core dumps: the host's kernel.core_pattern is a socket (@), and the kernel streams each crash's whole core into \
-         the host process listening there whatever the command's RLIMIT_CORE (the 1 byte keeps a piped core_pattern's \
-         program out only)"
+        "core dumps: the host's kernel.core_pattern is a socket (@), and the kernel hands each crash to the host process \
+         listening there whatever the command's RLIMIT_CORE (the 1 byte keeps a piped core_pattern's program out only): \
+         a core without the run's memory (its coredump_filter is 0), some 64 KiB of registers and notes a crash"
             .to_string()
     })
 }
