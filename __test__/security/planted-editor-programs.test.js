@@ -1,0 +1,86 @@
+'use strict'
+// Found by an attacker's review (host35): the programs an editor's project settings name by path.
+// `.vscode`, `.zed`, coc.nvim's `.vim`, `rust-analyzer.toml` and `.neoconf.json` are protected
+// names because the language servers and tools they configure start when the folder (or a file)
+// opens, but the programs they name by path were left writable: a project's committed
+// `.vscode/settings.json` with `"clangd.path": "${workspaceFolder}/tools/clangd"`,
+// `"rust-analyzer.cargo.buildScripts.overrideCommand": ["tools/ra-check.sh", "--json"]` (run by
+// rust-analyzer when the folder opens, no build of the project's code asked for),
+// `"python.defaultInterpreterPath": "./tools/py"` or a terminal profile's `path`, and a
+// `rust-analyzer.toml`'s `cargo.buildScripts.overrideCommand`, had a default workspace-write run
+// rewrite each with hostRisks [] (bwrap and the Landlock mode). VS Code is not installed here: the
+// test runs what the extensions run, the program at that path (vscode-clangd substitutes
+// ${workspaceFolder} and spawns `clangd.path`; rust-analyzer spawns the command's first word in the
+// workspace folder).
+
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const { spawnSync } = require('node:child_process')
+const { sh, show, tempTree, sandspawn, changeSetStore } = require('./helpers')
+
+changeSetStore('sandspawn-editor-programs-')
+
+const MODES = { bwrap: {}, landlock: { linux: { allow: ['landlock'] } } }
+
+/** A project at `dir` whose editor settings name `tools/*` programs; returns them. */
+function editorProject(dir) {
+  fs.mkdirSync(path.join(dir, '.vscode'), { recursive: true })
+  fs.mkdirSync(path.join(dir, 'tools'))
+  fs.mkdirSync(path.join(dir, 'build'))
+  fs.writeFileSync(path.join(dir, '.vscode/settings.json'), [
+    '{',
+    '  // the project\'s language servers',
+    '  "clangd.path": "${workspaceFolder}/tools/clangd",',
+    '  "rust-analyzer.cargo.buildScripts.overrideCommand": ["tools/ra-check.sh", "--json"],',
+    '  "python.defaultInterpreterPath": "./tools/py", /* a wrapper */',
+    '  "terminal.integrated.profiles.linux": { "dev": { "path": "tools/devshell" } },',
+    '  "C_Cpp.default.compileCommands": "${workspaceFolder}/build/compile_commands.json",',
+    '  "search.exclude": { "build/**": true },',
+    '}',
+    '',
+  ].join('\n'))
+  fs.writeFileSync(path.join(dir, 'rust-analyzer.toml'), '[cargo.buildScripts]\noverrideCommand = ["tools/ra-toml-check.sh", "--json"]\n')
+  const programs = ['tools/clangd', 'tools/ra-check.sh', 'tools/py', 'tools/devshell', 'tools/ra-toml-check.sh'].map((p) => path.join(dir, p))
+  for (const p of programs) fs.writeFileSync(p, '#!/bin/sh\nexit 0\n', { mode: 0o755 })
+  fs.writeFileSync(path.join(dir, 'build/compile_commands.json'), '[]\n')
+  return programs
+}
+
+for (const [mode, extra] of Object.entries(MODES)) {
+  test(`${mode}: the programs a project's .vscode/settings.json and rust-analyzer.toml name by path cannot be rewritten unsaid; what the editor starts runs none of the run's`, async (t) => {
+    const tree = tempTree(t, { git: true })
+    const marker = path.join(tree.out, 'RAN')
+    const programs = editorProject(tree.ws)
+    const before = programs.map((p) => fs.readFileSync(p, 'utf8'))
+    const evil = `#!/bin/sh\necho "$0" >> ${marker}\n`
+    const script = programs.map((p) => `printf '%s' '${evil}' > ${p} 2>/dev/null`).join('; ') +
+      '; echo "[{}]" > build/compile_commands.json'
+    const r = await sh(script, { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+    assert.equal(r.exitCode, 0, `a settings value that is no program (the compile database a build writes) stays writable: ${show(r)}`)
+    assert.equal(fs.readFileSync(path.join(tree.ws, 'build/compile_commands.json'), 'utf8'), '[{}]\n')
+    programs.forEach((p, i) => {
+      const kept = fs.readFileSync(p, 'utf8') === before[i]
+      const said = r.hostRisks.some((h) => h.path === p)
+      assert.ok(kept || said, `${p} rewritten with nothing said: ${JSON.stringify(r.hostRisks)}`)
+    })
+    // What the editor starts when the folder opens: each program at its path, in the folder.
+    for (const p of programs) spawnSync(p, ['--version'], { cwd: tree.ws })
+    const ran = fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8') : ''
+    assert.ok(ran === '' || r.hostRisks.length > 0, `the editor's servers ran the run's code with nothing said:\n${ran}`)
+  })
+}
+
+test("review: a change set that rewrites a program .vscode/settings.json names is a risk, held back by apply", async (t) => {
+  const tree = tempTree(t, { git: true })
+  const programs = editorProject(tree.ws)
+  const before = programs.map((p) => fs.readFileSync(p, 'utf8'))
+  const script = programs.map((p) => `echo 'id' >> ${p}`).join('; ') + '; echo ok > lib.txt'
+  const r = await sandspawn.spawnSandboxed(['sh', '-c', script], { cwd: tree.ws, timeout: 60000, sandbox: { mode: 'workspace-write', workspace: 'review' } })
+  assert.ok(r.changeSet, show(r))
+  for (const p of programs) assert.ok(r.changeSet.hostRisks.some((h) => h.path === p), `${p}: ${JSON.stringify(r.changeSet.hostRisks)}`)
+  await sandspawn.applyChangeSet(r.changeSet.id, {})
+  programs.forEach((p, i) => assert.equal(fs.readFileSync(p, 'utf8'), before[i], `${p} landed`))
+  assert.equal(fs.readFileSync(path.join(tree.ws, 'lib.txt'), 'utf8'), 'ok\n', 'the rest of the set landed')
+})
