@@ -215,6 +215,20 @@ impl Kept {
                     super::config_reads::BUDGET >> 20
                 );
             }
+            // An editor's settings (`editor_programs`), capped as a `.cargo`'s is.
+            if super::editor_programs::is_entry(c) {
+                return format!(
+                    "planted configuration: the editor settings of {} name more than {} programs by path (or the run's {} in all \
+                     of yarn, Maven, .envrc and editor configurations were kept), or could not be read whole (not a regular file, \
+                     over {} MiB, not JSON or TOML it could read, or past the {} MiB of such files one run reads): the programs \
+                     past that, which the editor's language servers and tools start, were not kept read-only",
+                    c.display(),
+                    super::editor_programs::MAX_PROGRAMS,
+                    super::config_reads::TOOL_PROGRAMS_IN_ALL,
+                    super::small_file::MAX_BYTES >> 20,
+                    super::config_reads::BUDGET >> 20
+                );
+            }
             // A rust-toolchain file (`toolchain_path`) that could not be read.
             if c.file_name().is_some_and(|n| super::toolchain_path::FILES.iter().any(|f| n == *f)) {
                 return format!(

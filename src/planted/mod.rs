@@ -75,6 +75,8 @@ pub mod toolchain_path;
 pub mod yarn_programs;
 pub mod mvn_programs;
 pub mod envrc_sources;
+pub mod editor_programs;
+pub mod jsonc;
 pub mod envrc_runs;
 mod unreadable;
 pub mod unwalked_links;
@@ -792,7 +794,9 @@ impl<'a> Carver<'a> {
     /// are. Found by an attacker's review (host34): a run rewrote the committed `yarnPath` release
     /// (`yarn_programs`; the host's next yarn ran it), the `-javaagent` jar of a `.mvn/jvm.config`
     /// (`mvn_programs`; the host's next `mvn -v` ran it) and the script an `.envrc` sources
-    /// (`envrc_sources`; direnv's allow list covers the `.envrc` alone). One or two small reads
+    /// (`envrc_sources`; direnv's allow list covers the `.envrc` alone), and the programs an
+    /// editor's settings name (`editor_programs`: found by an attacker's review, host35, a run
+    /// rewrote the `clangd.path` a `.vscode/settings.json` named). One or two small reads
     /// per such entry; none in a workspace without one.
     /// Each file is read once for all its names, within a budget for each kind, and the files kept
     /// of all three kinds are bounded in all (`config_reads::TOOL_PROGRAMS_IN_ALL`), as the
@@ -801,6 +805,7 @@ impl<'a> Carver<'a> {
     fn tool_programs(&mut self, named: &[PathBuf]) {
         let is = |p: &Path, names: &[&str]| p.file_name().is_some_and(|n| names.iter().any(|f| n == *f));
         let (mut yarn, mut mvn, mut envrc) = (config_reads::Reads::new(config_reads::BUDGET), config_reads::Reads::new(config_reads::BUDGET), config_reads::Reads::new(config_reads::BUDGET));
+        let mut editor = (config_reads::Reads::new(config_reads::BUDGET), config_reads::Reads::new(config_reads::BUDGET));
         let mut left = config_reads::TOOL_PROGRAMS_IN_ALL;
         for entry in named {
             let (programs, capped) = if is(entry, yarn_programs::FILES) {
@@ -811,6 +816,9 @@ impl<'a> Carver<'a> {
                 (n.programs, n.capped)
             } else if is(entry, envrc_sources::FILES) {
                 let n = envrc_sources::named_within(entry, &mut envrc, left);
+                (n.programs, n.capped)
+            } else if editor_programs::is_entry(entry) {
+                let n = editor_programs::named_within(entry, &mut editor, left);
                 (n.programs, n.capped)
             } else {
                 continue;

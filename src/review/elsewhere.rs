@@ -31,6 +31,9 @@
 //! set replaced the `-javaagent:tools/agent.jar` of its jvm.config; the host's next `mvn -v` ran it.
 //! And what an `.envrc` at a top sources (`planted::envrc_sources`): the same review, a set
 //! rewrote the `scripts/dev-env.sh` it sourced; direnv's allow list covers the `.envrc` alone.
+//! And the programs an editor's settings at a top name by path (`planted::editor_programs`):
+//! found by an attacker's review (host35), a set rewrote the `clangd.path` a `.vscode/settings.json`
+//! named; the editor's next start there ran it.
 //! And where the symlinks among a protected directory's entries at a top lead
 //! (`planted::dir_links`): found by the fixer (fix34), a set rewrote the file
 //! `.cargo/config.toml` linked to, and apply landed it.
@@ -65,6 +68,7 @@ pub fn hooks_elsewhere(meta: &Meta) -> Elsewhere {
         yarn_programs(&meta.roots, &mut out.configs);
         mvn_programs(&meta.roots, &mut out.configs);
         envrc_sources(&meta.roots, &mut out.configs);
+        editor_programs(&meta.roots, &mut out.configs);
         dir_links(&meta.roots, &meta.protected_names, &mut out.configs);
         return out;
     }
@@ -108,6 +112,7 @@ pub fn hooks_elsewhere(meta: &Meta) -> Elsewhere {
     yarn_programs(&tops, &mut out.configs);
     mvn_programs(&tops, &mut out.configs);
     envrc_sources(&tops, &mut out.configs);
+    editor_programs(&tops, &mut out.configs);
     dir_links(&tops, &meta.protected_names, &mut out.configs);
     out
 }
@@ -195,6 +200,19 @@ fn envrc_sources(tops: &[PathBuf], configs: &mut Vec<PathBuf>) {
     for file in tops.iter().flat_map(|t| FILES.iter().map(move |f| t.join(f))).filter(|f| f.symlink_metadata().is_ok()) {
         for f in named(&file).programs {
             guard_as_named(configs, ".envrc", f);
+        }
+    }
+}
+
+/// The programs the editor settings at each of `tops` name by path (`planted::editor_programs`:
+/// found by an attacker's review, host35, a set rewrote the `clangd.path` a `.vscode/settings.json`
+/// named and apply landed it), as named and where the host's links lead them, into `configs`: an
+/// `lstat` per name and top, a small read per file.
+fn editor_programs(tops: &[PathBuf], configs: &mut Vec<PathBuf>) {
+    use crate::planted::editor_programs::{named, ENTRIES};
+    for entry in tops.iter().flat_map(|t| ENTRIES.iter().map(move |(e, _, _)| t.join(e))).filter(|f| f.symlink_metadata().is_ok()) {
+        for f in named(&entry).programs {
+            guard_as_named(configs, "editor settings", f);
         }
     }
 }

@@ -1,0 +1,244 @@
+//! The programs an editor's project settings name by path, kept as the programs a `.cargo`
+//! configuration names are (`cargo_programs`). Found by an attacker's review (host35): `.vscode`,
+//! `.zed`, `.helix`, coc.nvim's `.vim`, `rust-analyzer.toml` and `.neoconf.json` are protected
+//! names because the language servers and tools they configure start when the folder or a file
+//! opens, but the programs they name were left writable: with a project's committed
+//! `"clangd.path": "${workspaceFolder}/tools/clangd"` or
+//! `"rust-analyzer.cargo.buildScripts.overrideCommand": ["tools/ra-check.sh", "--json"]`
+//! (rust-analyzer runs it when the folder opens), a default run rewrote the program with
+//! `hostRisks: []` (bwrap and the Landlock mode), and the editor's next start there ran it.
+//!
+//! Settings are open-ended (every extension adds its own), so a value is taken by its key: a
+//! string (or each string of an array) under a key whose last part ends in one of `SUFFIXES`
+//! (`clangd.path`, `overrideCommand`, `C_Cpp.default.compilerPath`, `ruff.interpreter`, a terminal
+//! profile's `path`), or below a key ending in `tools` (`go.alternateTools`) or `env`
+//! (`rust-analyzer.cargo.extraEnv`, `terminal.integrated.env.linux`: `RUSTC_WRAPPER`,
+//! `NODE_OPTIONS=--require ./x.js`). Of such a value, the whole string and each word holding a `/`
+//! (and what follows a word's `=`) is a path, `${workspaceFolder}` and `${workspaceRoot}` put in,
+//! a relative one from the folder the settings belong to (the directory holding `.vscode`).
+//!
+//! Only a path that **exists and is no directory** is kept: settings name directories too
+//! (`python.analysis.stubPath`, `jest.rootPath`) and files a build writes
+//! (`C_Cpp.default.compileCommands`, whose key ends in `commands`), which must stay the run's to
+//! write; a file inside `node_modules` is the project's dependencies, as everywhere, and a
+//! reported name (`python.envFile`'s `.env`) is left to its report. A missing program is not kept
+//! absent (a run may create it; see the README).
+
+use std::path::Path;
+use std::rc::Rc;
+
+use super::config_reads::{self, Judged, Reads};
+pub use super::named_files::{Named, MAX_PROGRAMS};
+
+/// How a settings file is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Syntax {
+    /// JSON with comments and trailing commas, as VS Code, Zed, coc.nvim and neoconf read it.
+    Jsonc,
+    Toml,
+}
+
+/// Each protected name whose settings this reads: the name, the file in it (for a directory), and
+/// its syntax. The settings' folder is the directory holding the name.
+pub const ENTRIES: &[(&str, Option<&str>, Syntax)] = &[
+    (".vscode", Some("settings.json"), Syntax::Jsonc),
+    (".zed", Some("settings.json"), Syntax::Jsonc),
+    (".vim", Some("coc-settings.json"), Syntax::Jsonc),
+    (".helix", Some("languages.toml"), Syntax::Toml),
+    (".neoconf.json", None, Syntax::Jsonc),
+    ("rust-analyzer.toml", None, Syntax::Toml),
+];
+
+/// A key's last part ending in one of these names a program (or a file a program is given).
+const SUFFIXES: &[&str] = &["path", "command", "cmd", "executable", "exe", "bin", "binary", "interpreter", "runtime", "shell"];
+
+/// A key part ending in one of these holds, below it, programs (`go.alternateTools`) or an
+/// environment (`extraEnv`: `RUSTC_WRAPPER`, `NODE_OPTIONS`).
+const HOLDERS: &[&str] = &["tools", "env"];
+
+/// The strings under a program's key read of one file, at most: each is split and its words
+/// compared with those kept (`MAX_PROGRAMS`), so a file of many repeated ones costs no more than
+/// this (the file is said to be capped past it).
+const MAX_STRINGS: usize = 4096;
+
+/// What one settings file gave: its path words (at most `MAX_PROGRAMS` + 1), and whether it could
+/// not be read whole (not the syntax it should be), shared by its other names.
+pub type Words = Rc<(Vec<String>, bool)>;
+
+/// The files of `entry` (one of `ENTRIES`' names, a directory or a file) the settings in it name,
+/// resolved from the folder holding it.
+pub fn named(entry: &Path) -> Named {
+    let mut reads = (Reads::new(config_reads::BUDGET), Reads::new(config_reads::BUDGET));
+    named_within(entry, &mut reads, config_reads::TOOL_PROGRAMS_IN_ALL)
+}
+
+/// Whether `entry` is one whose settings this reads.
+pub fn is_entry(entry: &Path) -> bool {
+    entry.file_name().is_some_and(|n| ENTRIES.iter().any(|(e, _, _)| n == *e))
+}
+
+/// `named`, reading through `reads` (JSON's and TOML's: each file once for all its names, within
+/// the plan's budget), keeping at most `most` files; `capped` when there were more, or a file was
+/// not read or not read whole.
+pub fn named_within(entry: &Path, reads: &mut (Reads<Words>, Reads<Words>), most: usize) -> Named {
+    let Some((_, inner, syntax)) = ENTRIES.iter().find(|(e, _, _)| entry.file_name().is_some_and(|n| n == *e)) else {
+        return Named::default();
+    };
+    let folder = entry.parent().unwrap_or(Path::new("/"));
+    let file = inner.map(|f| entry.join(f)).unwrap_or_else(|| entry.to_path_buf());
+    let judged = match syntax {
+        Syntax::Jsonc => reads.0.judge(&file, |text| Rc::new(json_words(text))),
+        Syntax::Toml => reads.1.judge(&file, |text| Rc::new(toml_words(text))),
+    };
+    let words = match judged {
+        Judged::Judged(words) => words,
+        Judged::Absent => return Named::default(),
+        Judged::Unjudged => return Named::unread(),
+    };
+    let (words, unread) = &*words;
+    let mut out = Named { programs: Vec::new(), capped: *unread || words.len() > MAX_PROGRAMS };
+    let reported = super::names::reported_defaults();
+    for w in words.iter().take(MAX_PROGRAMS) {
+        if out.full(most) {
+            break;
+        }
+        let w = w.replace("${workspaceFolder}", &folder.to_string_lossy()).replace("${workspaceRoot}", &folder.to_string_lossy());
+        if w.contains("${") || w.starts_with('~') {
+            continue;
+        }
+        let p = super::dir_links::without_dots(folder, Path::new(&w));
+        if kept_as_program(&p, &reported) {
+            out.keep(&w, p);
+        }
+    }
+    out
+}
+
+/// Whether `p` is kept: a file there now (a directory, a missing path, a file in `node_modules`
+/// or of a reported name are not, see the module's comment).
+fn kept_as_program(p: &Path, reported: &[String]) -> bool {
+    std::fs::metadata(p).is_ok_and(|m| !m.is_dir())
+        && !p.components().any(|c| c.as_os_str() == "node_modules")
+        && !p.file_name().is_some_and(|n| reported.iter().any(|r| n == r.as_str()))
+}
+
+/// Whether a string under `key` (its parts as written: `rust-analyzer.cargo.extraEnv` is one
+/// part of three words) is taken for a program.
+fn runs(key: &[String]) -> bool {
+    let parts: Vec<String> = key.iter().flat_map(|k| k.split('.')).map(str::to_ascii_lowercase).collect();
+    let last = parts.last().map(String::as_str).unwrap_or("");
+    SUFFIXES.iter().any(|s| last.ends_with(s)) || parts.iter().any(|p| HOLDERS.iter().any(|h| p.ends_with(h)))
+}
+
+/// The path words of the strings `found` (each with its key) that `runs` takes, in order, once;
+/// at most `MAX_PROGRAMS` + 1.
+fn path_words<'a>(found: impl Iterator<Item = (&'a [String], &'a str)>) -> Vec<String> {
+    let mut words: Vec<String> = Vec::new();
+    let mut push = |w: &str| {
+        if words.len() <= MAX_PROGRAMS && w.contains('/') && !words.iter().any(|x| x == w) {
+            words.push(w.to_string());
+        }
+    };
+    for (_, s) in found.filter(|(key, _)| runs(key)) {
+        // `"tools/my server"` is one path; `"tools/run.sh --flag"` a program and its arguments;
+        // `--require=./x.js`, `-fuse-ld=tools/ld` name a file after the `=`.
+        push(s.trim());
+        for w in s.split_whitespace() {
+            push(w);
+            if let Some((_, after)) = w.split_once('=') {
+                push(after);
+            }
+        }
+    }
+    words
+}
+
+/// The path words of a JSON settings file (comments and trailing commas allowed), and whether it
+/// could not be read.
+fn json_words(text: &str) -> (Vec<String>, bool) {
+    let Ok(value) = serde_json::from_str::<serde_json::Value>(&super::jsonc::plain(text)) else {
+        return (Vec::new(), true);
+    };
+    let mut found: Vec<(Vec<String>, String)> = Vec::new();
+    strings(&value, &mut Vec::new(), &mut found);
+    (path_words(found.iter().map(|(k, s)| (k.as_slice(), s.as_str()))), found.len() > MAX_STRINGS)
+}
+
+/// Each string of `value` with the keys on its way (an array's items under its key); stops once
+/// there are more than enough to fill a file's bound.
+fn strings(value: &serde_json::Value, key: &mut Vec<String>, out: &mut Vec<(Vec<String>, String)>) {
+    use serde_json::Value;
+    match value {
+        _ if out.len() > MAX_STRINGS => {}
+        Value::String(s) if runs(key) => out.push((key.clone(), s.clone())),
+        Value::Array(items) => items.iter().for_each(|v| strings(v, key, out)),
+        Value::Object(map) => {
+            for (k, v) in map {
+                key.push(k.clone());
+                strings(v, key, out);
+                key.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The path words of a TOML settings file, and whether it could not be read whole.
+fn toml_words(text: &str) -> (Vec<String>, bool) {
+    let read = super::toml_strings::strings(text);
+    let taken = read.found.iter().filter(|(k, _)| runs(k)).take(MAX_STRINGS + 1);
+    (path_words(taken.map(|(k, s)| (k.as_slice(), s.as_str()))), read.unread || read.found.iter().filter(|(k, _)| runs(k)).nth(MAX_STRINGS).is_some())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn takes_the_values_of_keys_that_name_programs() {
+        let text = r#"{
+  // the project's servers
+  "clangd.path": "${workspaceFolder}/tools/clangd", /* and its arguments */
+  "clangd.arguments": ["--compile-commands-dir=build/x"],
+  "rust-analyzer.cargo.buildScripts.overrideCommand": ["tools/ra-check.sh", "--json"],
+  "rust-analyzer.cargo.extraEnv": { "RUSTC_WRAPPER": "tools/wrap", "CARGO_TARGET_DIR": "target/ra" },
+  "[python]": { "python.defaultInterpreterPath": "./tools/py" },
+  "terminal.integrated.profiles.linux": { "dev": { "path": "tools/devshell", "args": ["-l", "no/args"] } },
+  "go.alternateTools": { "gopls": "tools/gopls" },
+  "C_Cpp.default.compileCommands": "build/compile_commands.json",
+  "json.schemas": [{ "url": "./schemas/x.json" }],
+  "url": "http://x.test/a",
+}"#;
+        let (mut words, unread) = json_words(text);
+        assert!(!unread);
+        // serde_json's map keeps its keys sorted: the order is not the file's.
+        words.sort();
+        assert_eq!(words, ["${workspaceFolder}/tools/clangd", "./tools/py", "target/ra", "tools/devshell", "tools/gopls", "tools/ra-check.sh", "tools/wrap"]);
+        assert_eq!(json_words("{ \"clangd.path\": ").1, true, "not JSON: said");
+        let (words, unread) = toml_words("[cargo.buildScripts]\noverrideCommand = [\"tools/a.sh\", \"--json\"]\n[language-server.x]\ncommand = \"tools/ls --stdio\"\n");
+        assert!(!unread);
+        assert_eq!(words, ["tools/a.sh", "tools/ls --stdio", "tools/ls"]);
+    }
+
+    #[test]
+    fn keeps_only_files_there_outside_node_modules() {
+        let t = tempfile::tempdir().unwrap();
+        let w = t.path();
+        for d in [".vscode", "tools", "build/dir", "node_modules/.bin"] {
+            std::fs::create_dir_all(w.join(d)).unwrap();
+        }
+        for f in ["tools/clangd", "node_modules/.bin/eslint", ".env"] {
+            std::fs::write(w.join(f), "x").unwrap();
+        }
+        std::fs::write(
+            w.join(".vscode/settings.json"),
+            "{\"clangd.path\": \"${workspaceRoot}/tools/../tools/clangd\", \"x.path\": \"build/dir\", \"y.path\": \"tools/missing\",\n\
+             \"eslint.runtime\": \"node_modules/.bin/eslint\", \"python.envFilePath\": \".env\", \"z.path\": \"${env:HOME}/x\", \"abs.path\": \"/nonexistent/x\"}",
+        )
+        .unwrap();
+        assert_eq!(named(&w.join(".vscode")), Named { programs: vec![w.join("tools/clangd")], capped: false });
+        std::fs::write(w.join("rust-analyzer.toml"), "check.overrideCommand = [\"tools/clangd\"]\nx = \"unclosed\n").unwrap();
+        assert_eq!(named(&w.join("rust-analyzer.toml")), Named { programs: vec![w.join("tools/clangd")], capped: true }, "not TOML whole: capped");
+        assert_eq!(named(&w.join(".zed")), Named::default());
+    }
+}
