@@ -446,3 +446,58 @@ for (const [mode, extra] of Object.entries(MODES)) {
     assert.equal(fs.readFileSync(path.join(tree.ws, 'bin/tool'), 'utf8'), 'ok\n', 'a PATH_add directory stays writable')
   })
 }
+
+// Found by an attacker's review (host35): yarn berry reads .yarnrc.yml with js-yaml
+// (@yarnpkg/parsers' parseSyml: safeLoad, FAILSAFE_SCHEMA), which takes `yarnPath` from a block
+// scalar (`>-`, `|-`), a value on the line below its key, a tag (`!!str`), an anchor's alias
+// (`*r`), a double-quoted escape (`"\x2Eyarn/..."`), an explicit key (`? yarnPath`) or a flow
+// mapping; host34's line reader took the value as written on the key's line, so a project's
+// committed file in any of those forms left its release writable, hostRisks [].
+const YAML_FORMS = {
+  'block/.yarnrc.yml': 'yarnPath: >-\n  .yarn/releases/yarn.cjs\n',
+  'literal/.yarnrc.yml': 'yarnPath: |-\n  .yarn/releases/yarn.cjs\n',
+  'below/.yarnrc.yml': 'nodeLinker: node-modules\nyarnPath:\n  .yarn/releases/yarn.cjs\n',
+  'tag/.yarnrc.yml': 'yarnPath: !!str .yarn/releases/yarn.cjs\n',
+  'alias/.yarnrc.yml': 'release: &r .yarn/releases/yarn.cjs\nyarnPath: *r\n',
+  'escaped/.yarnrc.yml': 'yarnPath: "\\x2Eyarn/releases/yarn.cjs"\n',
+  'explicit/.yarnrc.yml': '? yarnPath\n: .yarn/releases/yarn.cjs\n',
+  'flow/.yarnrc.yml': '{yarnPath: .yarn/releases/yarn.cjs, nodeLinker: pnp}\n',
+  'plugin/.yarnrc.yml': 'plugins:\n  - path: >-\n      .yarn/releases/yarn.cjs\n',
+}
+
+for (const [mode, extra] of Object.entries(MODES)) {
+  test(`${mode}: the yarn release a .yarnrc.yml names in any YAML form (block scalar, next line, tag, alias, escape, explicit key, flow) cannot be rewritten unsaid`, async (t) => {
+    const tree = tempTree(t, { git: true })
+    const marker = path.join(tree.out, 'RAN')
+    let yaml = null
+    try { yaml = require('js-yaml') } catch {}
+    const files = []
+    for (const [rc, text] of Object.entries(YAML_FORMS)) {
+      const dir = path.join(tree.ws, path.dirname(rc))
+      fs.mkdirSync(path.join(dir, '.yarn/releases'), { recursive: true })
+      fs.writeFileSync(path.join(tree.ws, rc), text)
+      const release = path.join(dir, '.yarn/releases/yarn.cjs')
+      fs.writeFileSync(release, 'console.log("yarn")\n')
+      files.push(release)
+      // What yarn takes (where js-yaml, which it parses with, is installed).
+      if (yaml) {
+        const cfg = (yaml.safeLoad || yaml.load)(text, { schema: yaml.FAILSAFE_SCHEMA, json: true })
+        const named = cfg.yarnPath ?? cfg.plugins?.[0]?.path
+        assert.equal(named, '.yarn/releases/yarn.cjs', `${rc}: js-yaml gives ${JSON.stringify(cfg)}`)
+      }
+    }
+    const evil = `require("fs").appendFileSync(${JSON.stringify(marker)}, __filename + "\\n")\n`
+    const script = files.map((p) => `printf '%s' ${JSON.stringify(evil).replace(/\$/g, '\\$')} > ${p} 2>/dev/null`).join('; ') + '; true'
+    const r = await sh(script, { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+    assert.equal(r.exitCode, 0, show(r))
+    for (const p of files) {
+      const kept = fs.readFileSync(p, 'utf8') === 'console.log("yarn")\n'
+      const said = r.hostRisks.some((h) => h.path === p)
+      assert.ok(kept || said, `${p} rewritten with nothing said: ${JSON.stringify(r.hostRisks)}`)
+    }
+    // What the host's next `yarn --version` there runs: node with the yarnPath.
+    for (const f of files) spawnSync(process.execPath, [f, '--version'], { cwd: path.dirname(path.dirname(path.dirname(f))) })
+    const ran = fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8') : ''
+    assert.ok(ran === '' || r.hostRisks.length > 0, `the host's yarn ran the run's code with nothing said:\n${ran}`)
+  })
+}
