@@ -77,6 +77,7 @@ pub mod mvn_programs;
 pub mod envrc_sources;
 pub mod editor_programs;
 pub mod jsonc;
+pub mod yaml_scalars;
 pub mod envrc_runs;
 mod unreadable;
 pub mod unwalked_links;

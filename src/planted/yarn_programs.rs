@@ -15,7 +15,7 @@
 //! plugin paths; yarn 1's `yarn-path`, a `*-path` key of its rc). The files are read as
 //! `small_file` reads a run's file; the YAML is not parsed whole: a line's `yarnPath:` (or yarn 1's
 //! `yarn-path`) gives its value, and within `plugins:` each item's `path:` or a bare item, block or
-//! flow style. That is the safe side: a value kept that yarn takes otherwise costs a read-only
+//! flow style, each value in any form js-yaml (which yarn berry parses with) takes it (`yaml_scalars`: a block scalar, the next line, a tag, an alias, an escape; found by an attacker's review, host35). That is the safe side: a value kept that yarn takes otherwise costs a read-only
 //! path. At most `MAX_PROGRAMS` per file, then `capped`.
 
 use std::path::Path;
@@ -24,6 +24,7 @@ use std::rc::Rc;
 use super::config_reads::{self, Judged, Reads};
 pub use super::named_files::{Named, MAX_PROGRAMS};
 use super::named_files::from_base;
+use super::yaml_scalars;
 
 /// What one configuration file gave: its program words (at most `MAX_PROGRAMS` + 1: one more
 /// tells that it names too many), shared by its other names.
@@ -90,7 +91,11 @@ fn program_words(text: &str) -> Vec<String> {
     };
     // The indentation of the `plugins:` line whose block list is being read.
     let mut plugins_at: Option<usize> = None;
-    for line in text.lines() {
+    // An explicit key (`? yarnPath`) waiting for its `: value` line, and the anchors seen.
+    let mut explicit: Option<String> = None;
+    let mut anchors = Vec::new();
+    let lines: Vec<&str> = text.lines().collect();
+    for (i, line) in lines.iter().enumerate() {
         if words.len() > MAX_PROGRAMS {
             break;
         }
@@ -103,13 +108,34 @@ fn program_words(text: &str) -> Vec<String> {
             plugins_at = None;
         }
         let item = body.trim_start_matches(|c: char| c == '-' || c.is_whitespace());
-        match key_and_value(item) {
-            Some((key, value)) if YARN_PATH_KEYS.contains(&key) => push(&mut words, scalar(value)),
-            Some((key, value)) if LISTS.contains(&key) && value.trim().is_empty() => plugins_at = Some(indent),
-            Some((key, value)) if LISTS.contains(&key) => flow_items(value).into_iter().for_each(|w| push(&mut words, w)),
-            Some(("path", value)) if plugins_at.is_some() => push(&mut words, scalar(value)),
+        // The value's candidates, read from the rest of the line and the lines below it.
+        let mut value_of = |v: &str| yaml_scalars::candidates(v, &lines[i + 1..], indent, &mut anchors);
+        if let Some(key) = item.strip_prefix("? ") {
+            explicit = Some(yaml_scalars::scalar(key));
+            continue;
+        }
+        let key_value = match (explicit.take(), item.strip_prefix(':')) {
+            (Some(key), Some(value)) => Some((key, value)),
+            _ => key_and_value(item).map(|(k, v)| (k.to_string(), v)),
+        };
+        match key_value {
+            Some((key, value)) if YARN_PATH_KEYS.contains(&key.as_str()) => value_of(value).into_iter().for_each(|w| push(&mut words, w)),
+            Some((key, value)) if LISTS.contains(&key.as_str()) && value.trim().is_empty() => plugins_at = Some(indent),
+            Some((key, value)) if LISTS.contains(&key.as_str()) => flow_items(value).into_iter().for_each(|w| push(&mut words, w)),
+            Some((key, value)) if key == "path" && plugins_at.is_some() => value_of(value).into_iter().for_each(|w| push(&mut words, w)),
+            // A mapping in flow style (`{yarnPath: x, nodeLinker: pnp}`): its pairs as lines.
+            Some(_) | None if item.starts_with('{') => {
+                for part in item.trim_start_matches('{').split(',') {
+                    let part = part.trim().trim_end_matches('}');
+                    if let Some((_, value)) = key_and_value(part).filter(|(k, _)| YARN_PATH_KEYS.contains(k)) {
+                        push(&mut words, yaml_scalars::scalar(value));
+                    }
+                }
+            }
+            // Another key's anchor (`x: &r .yarn/r.cjs`), which a later `yarnPath: *r` takes.
+            Some((_, value)) if value.trim_start().starts_with(['&', '!']) => drop(value_of(value)),
             Some(_) => {}
-            None if plugins_at.is_some() && body.starts_with('-') => push(&mut words, scalar(item)),
+            None if plugins_at.is_some() && body.starts_with('-') => value_of(item).into_iter().for_each(|w| push(&mut words, w)),
             None => {}
         }
     }
@@ -136,15 +162,6 @@ fn key_and_value(item: &str) -> Option<(&str, &str)> {
     (!key.is_empty() && (item.contains(':') || YARN_PATH_KEYS.contains(&key))).then_some((key, value))
 }
 
-/// One YAML scalar: unquoted, its trailing comment dropped.
-fn scalar(value: &str) -> String {
-    let v = value.trim();
-    if let Some(q) = v.chars().next().filter(|c| *c == '"' || *c == '\'') {
-        return v[1..].find(q).map(|end| v[1..1 + end].to_string()).unwrap_or_default();
-    }
-    v.split(" #").next().unwrap_or_default().trim().to_string()
-}
-
 /// The plugins of a flow list on the `plugins:` line (`[a.cjs, {path: b.cjs, spec: x}]`).
 fn flow_items(value: &str) -> Vec<String> {
     let inner = value.trim().trim_start_matches('[').split(']').next().unwrap_or_default();
@@ -152,9 +169,9 @@ fn flow_items(value: &str) -> Vec<String> {
     for part in inner.split(',') {
         let part = part.trim().trim_start_matches('{').trim_end_matches('}').trim();
         match key_and_value(part) {
-            Some(("path", v)) => out.push(scalar(v)),
+            Some(("path", v)) => out.push(yaml_scalars::scalar(v)),
             Some(_) => {}
-            None => out.push(scalar(part)),
+            None => out.push(yaml_scalars::scalar(part)),
         }
     }
     out
@@ -193,6 +210,21 @@ mod tests {
         let n = named(&f);
         assert!(n.capped && n.programs.len() == MAX_PROGRAMS, "{}", n.programs.len());
         assert_eq!(named(&t.path().join(FILES[1])), Named::default());
+    }
+
+    /// Found by an attacker's review (host35): yarn berry reads `.yarnrc.yml` with js-yaml, which
+    /// takes the same `yarnPath` from a value on the lines below its key, a block scalar, a tag,
+    /// an anchor's alias, a double-quoted escape, an explicit key and a flow mapping; the line
+    /// reader took none of them.
+    #[test]
+    fn reads_each_yaml_form_of_a_value() {
+        let text = "yarnPath: >-\n  .yarn/releases/a.cjs\nplugins:\n  - !!str .yarn/plugins/i.cjs\n  - path: |-\n      .yarn/plugins/j.cjs\n";
+        assert_eq!(program_words(text), [".yarn/releases/a.cjs", ".yarn/plugins/i.cjs", ".yarn/plugins/j.cjs"]);
+        assert_eq!(program_words("x: &r .yarn/d.cjs\nyarnPath: *r\n"), [".yarn/d.cjs"]);
+        assert_eq!(program_words("yarnPath:\n  .yarn/c.cjs\nnodeLinker: pnp\n"), [".yarn/c.cjs"]);
+        assert_eq!(program_words("yarnPath: \"\\x2Eyarn/g.cjs\"\n"), [".yarn/g.cjs"]);
+        assert_eq!(program_words("? yarnPath\n: .yarn/h.cjs\n"), [".yarn/h.cjs"]);
+        assert_eq!(program_words("{yarnPath: .yarn/f.cjs, nodeLinker: pnp}\n"), [".yarn/f.cjs"]);
     }
 
     /// Found by an attacker's review (rfix34): yarn berry 4 loads the files `injectEnvironmentFiles`
