@@ -11,9 +11,9 @@
 //! Settings are open-ended (every extension adds its own), so a value is taken by its key: a
 //! string (or each string of an array) under a key whose last part ends in one of `SUFFIXES`
 //! (`clangd.path`, `overrideCommand`, `C_Cpp.default.compilerPath`, `ruff.interpreter`, a terminal
-//! profile's `path`), or below a key ending in `tools` (`go.alternateTools`) or `env`
-//! (`rust-analyzer.cargo.extraEnv`, `terminal.integrated.env.linux`: `RUSTC_WRAPPER`,
-//! `NODE_OPTIONS=--require ./x.js`). Of such a value, the whole string and each word holding a `/`
+//! profile's `path`), or below a key ending in `tools` (`go.alternateTools`), `shell`
+//! (`automationShell.linux`) or `env` (`rust-analyzer.cargo.extraEnv`,
+//! `terminal.integrated.env.linux`: `RUSTC_WRAPPER`, `NODE_OPTIONS=--require ./x.js`). Of such a value, the whole string and each word holding a `/`
 //! (and what follows a word's `=`) is a path, `${workspaceFolder}` and `${workspaceRoot}` put in,
 //! a relative one from the folder the settings belong to (the directory holding `.vscode`).
 //!
@@ -52,9 +52,10 @@ pub const ENTRIES: &[(&str, Option<&str>, Syntax)] = &[
 /// A key's last part ending in one of these names a program (or a file a program is given).
 const SUFFIXES: &[&str] = &["path", "command", "cmd", "executable", "exe", "bin", "binary", "interpreter", "runtime", "shell"];
 
-/// A key part ending in one of these holds, below it, programs (`go.alternateTools`) or an
-/// environment (`extraEnv`: `RUSTC_WRAPPER`, `NODE_OPTIONS`).
-const HOLDERS: &[&str] = &["tools", "env"];
+/// A key part ending in one of these holds, below it, programs (`go.alternateTools`, a shell per
+/// platform: `terminal.integrated.automationShell.linux`) or an environment (`extraEnv`:
+/// `RUSTC_WRAPPER`, `NODE_OPTIONS`).
+const HOLDERS: &[&str] = &["tools", "shell", "env"];
 
 /// The strings under a program's key read of one file, at most: each is split and its words
 /// compared with those kept (`MAX_PROGRAMS`), so a file of many repeated ones costs no more than
@@ -205,6 +206,7 @@ mod tests {
   "[python]": { "python.defaultInterpreterPath": "./tools/py" },
   "terminal.integrated.profiles.linux": { "dev": { "path": "tools/devshell", "args": ["-l", "no/args"] } },
   "go.alternateTools": { "gopls": "tools/gopls" },
+  "terminal.integrated.automationShell.linux": "tools/autosh",
   "C_Cpp.default.compileCommands": "build/compile_commands.json",
   "json.schemas": [{ "url": "./schemas/x.json" }],
   "url": "http://x.test/a",
@@ -213,7 +215,7 @@ mod tests {
         assert!(!unread);
         // serde_json's map keeps its keys sorted: the order is not the file's.
         words.sort();
-        assert_eq!(words, ["${workspaceFolder}/tools/clangd", "./tools/py", "target/ra", "tools/devshell", "tools/gopls", "tools/ra-check.sh", "tools/wrap"]);
+        assert_eq!(words, ["${workspaceFolder}/tools/clangd", "./tools/py", "target/ra", "tools/autosh", "tools/devshell", "tools/gopls", "tools/ra-check.sh", "tools/wrap"]);
         assert_eq!(json_words("{ \"clangd.path\": ").1, true, "not JSON: said");
         let (words, unread) = toml_words("[cargo.buildScripts]\noverrideCommand = [\"tools/a.sh\", \"--json\"]\n[language-server.x]\ncommand = \"tools/ls --stdio\"\n");
         assert!(!unread);
