@@ -74,7 +74,13 @@ pub fn host_stores(env: &std::collections::BTreeMap<String, String>) -> Vec<Path
     let runs = if linux { runs_root() } else { None };
     let held = if linux { crate::placeholders::locks_root() } else { None };
     let (host_state, _) = state_dirs(env);
-    [crate::tool_caches::store::host_root(), crate::review::store::root(), runs, held].into_iter().chain(host_state).flatten().collect()
+    let mut stores: Vec<PathBuf> = [crate::tool_caches::store::host_root(), crate::review::store::root(), runs, held].into_iter().chain(host_state).flatten().collect();
+    // Each once: without `XDG_STATE_HOME` the three state directories are one (`$HOME`'s default is
+    // the user database's), and each copy was looked up, checked and listed again, before and
+    // after every run (ro35).
+    let mut seen = std::collections::HashSet::new();
+    stores.retain(|p| seen.insert(p.clone()));
+    stores
 }
 
 /// One of the host process's stores, made (mode 0700) when missing; `None` when it cannot be
@@ -121,4 +127,19 @@ fn state_dirs(env: &std::collections::BTreeMap<String, String>) -> ([Option<Path
 /// run whose writable root holds it, and in no other writable root by default.
 pub fn runs_root() -> Option<PathBuf> {
     crate::state_dir::path(|k| std::env::var_os(k).map(PathBuf::from), "runs")
+}
+
+#[cfg(test)]
+mod tests {
+    /// The host's stores are each named once: without `XDG_STATE_HOME`, `$HOME`'s default state
+    /// directory and the user database's home's are one directory, and each copy was looked up
+    /// and checked again, before and after every run (ro35).
+    #[test]
+    fn the_host_stores_are_each_named_once() {
+        let stores = super::host_stores(&Default::default());
+        let mut unique = stores.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(stores.len(), unique.len(), "{stores:?}");
+    }
 }

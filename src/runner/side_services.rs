@@ -78,10 +78,11 @@ impl SideServices {
             risks.extend(crate::own_links::put_back(&own_links));
             // A held home's cache a private copy covered, moved from under it (`tool_caches::moved`).
             risks.extend(crate::tool_caches::moved::moved(&caches));
+            let stores = super::store_modes::stores(&env);
             // A directory above a store this user can no longer search (`store_modes`).
-            risks.extend(super::store_modes::unsearchable_above_stores(&env));
+            risks.extend(super::store_modes::unsearchable_above_stores(&stores));
             // A store, or the state directory, that others may now write (`store_modes`).
-            risks.extend(super::store_modes::open_to_others(&env));
+            risks.extend(super::store_modes::open_to_others(&stores));
             // One above a path the policy keeps read-only or masks (`path_modes`).
             risks.extend(super::path_modes::unsearchable_above_rules(&ruled));
             risks

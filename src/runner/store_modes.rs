@@ -10,15 +10,24 @@ use std::path::PathBuf;
 
 use crate::planted::{HostRisk, RiskKind};
 
-/// One entry per directory that denies this user the search of a store it holds (the host
-/// process's own, and those `known_stores` lists), when the user owns it (a run may have changed
-/// it). A root host searches every directory and sees none.
-pub fn unsearchable_above_stores(env: &BTreeMap<String, String>) -> Vec<HostRisk> {
-    let stores = crate::plan::stores::host_stores(env).into_iter().chain(crate::plan::known_stores::listed());
+/// The stores both checks look at: the host process's own, and those `known_stores` lists. Listed
+/// once after a run for both (each listed them: two reads of the list and of the environment's
+/// state directories a run, ro35).
+pub fn stores(env: &BTreeMap<String, String>) -> Vec<PathBuf> {
+    // The list names the host's own stores too (this process recorded them): each is checked once.
+    let mut stores: Vec<PathBuf> = crate::plan::stores::host_stores(env).into_iter().chain(crate::plan::known_stores::listed()).collect();
+    stores.sort();
+    stores.dedup();
+    stores
+}
+
+/// One entry per directory that denies this user the search of a store it holds (`stores`), when
+/// the user owns it (a run may have changed it). A root host searches every directory and sees none.
+pub fn unsearchable_above_stores(stores: &[PathBuf]) -> Vec<HostRisk> {
     let mut blockers: BTreeMap<PathBuf, u32> = BTreeMap::new();
     for store in stores {
         // After every run, for every store: one `access` each while nothing blocks (`blocker`).
-        if let Some(b) = crate::search_blocker::blocker(&store).filter(|b| b.owned) {
+        if let Some(b) = crate::search_blocker::blocker(store).filter(|b| b.owned) {
             blockers.insert(b.dir, b.mode);
         }
     }
@@ -40,20 +49,19 @@ fn risk(dir: PathBuf, mode: u32) -> HostRisk {
     }
 }
 
-/// One entry per store of this user's (the host process's own, the state directories that hold
-/// them, and those `known_stores` lists), and per directory in them used only while private
+/// One entry per store of this user's (`stores`: the host process's own, the state directories
+/// that hold them, and those `known_stores` lists), and per directory in them used only while private
 /// (`kept_inside`), that a group or others may write. Found by an attacker's
 /// review (store29): the Landlock mode does not govern modes, and its command's `chmod 0777
 /// ~/.local/state/sandspawn` went unsaid while every later run went on: another user's process
 /// could then rename or replace what sandspawn keeps there (a store's root of its own is refused as
 /// not private, but `held-links` and `known-stores` are looked up by name). Reported, not
 /// restored: the mode may be the user's choice, and what was put there meanwhile cannot be told.
-pub fn open_to_others(env: &BTreeMap<String, String>) -> Vec<HostRisk> {
+pub fn open_to_others(stores: &[PathBuf]) -> Vec<HostRisk> {
     use std::os::unix::fs::MetadataExt;
-    let stores: Vec<PathBuf> = crate::plan::stores::host_stores(env).into_iter().chain(crate::plan::known_stores::listed()).collect();
-    let inside = kept_inside(&stores);
+    let inside = kept_inside(stores);
     let mut open: BTreeMap<PathBuf, u32> = BTreeMap::new();
-    for store in stores.into_iter().chain(inside) {
+    for store in stores.iter().cloned().chain(inside) {
         // One `lstat` per store after every run.
         let Ok(meta) = std::fs::symlink_metadata(&store) else { continue };
         // SAFETY: geteuid has no preconditions.
