@@ -501,3 +501,34 @@ for (const [mode, extra] of Object.entries(MODES)) {
     assert.ok(ran === '' || r.hostRisks.length > 0, `the host's yarn ran the run's code with nothing said:\n${ran}`)
   })
 }
+
+// Found by an attacker's review (fix35), attacking rfix34's envrc_runs: direnv evaluates the
+// .envrc from the directory holding it, where `$PWD` is that directory, and envrc_sources says so
+// for what is sourced (`$PWD` stands for it); but a program run by `$PWD` (`eval "$("$PWD"/x)"`,
+// `${PWD}/x`, `"$PWD/x"`), or a script an interpreter reads from its input (`bash < tools/x.sh`),
+// was not kept: a run rewrote each, hostRisks [], and the host shell's next prompt there ran it.
+for (const [mode, extra] of Object.entries(MODES)) {
+  test(`${mode}: the programs an .envrc runs by $PWD, or feeds to an interpreter, cannot be rewritten unsaid`, async (t) => {
+    const tree = tempTree(t, { git: true })
+    const dir = tree.ws
+    for (const d of ['scripts', 'tools', 'bin']) fs.mkdirSync(path.join(dir, d))
+    fs.writeFileSync(path.join(dir, '.envrc'), [
+      'eval "$("$PWD"/scripts/env.sh)"',
+      '${PWD}/scripts/check-tools --quiet',
+      'export V="$($PWD/tools/ver.sh)"',
+      'bash < tools/setup.sh',
+      'sh -e <bin/init.sh',
+      '',
+    ].join('\n'))
+    const files = ['scripts/env.sh', 'scripts/check-tools', 'tools/ver.sh', 'tools/setup.sh', 'bin/init.sh'].map((p) => path.join(dir, p))
+    for (const f of files) fs.writeFileSync(f, 'true\n')
+    const script = files.map((p) => `echo 'touch /tmp/pwned' >> ${p} 2>/dev/null`).join('; ') + '; true'
+    const r = await sh(script, { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+    assert.equal(r.exitCode, 0, show(r))
+    for (const p of files) {
+      const kept = fs.readFileSync(p, 'utf8') === 'true\n'
+      const said = r.hostRisks.some((h) => h.path === p)
+      assert.ok(kept || said, `${p} rewritten with nothing said: ${JSON.stringify(r.hostRisks)}`)
+    }
+  })
+}
