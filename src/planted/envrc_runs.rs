@@ -6,8 +6,11 @@
 //!
 //! A word in a command's place (a line's first, after `;`, `&`, `|`, `(`, `$(`, a backquote, a
 //! keyword such as `then` or `eval`, and an assignment before it), or the first word after an
-//! interpreter's options (`bash -e x.sh`), that holds a `/`: a bare name is looked up on `PATH`,
-//! and a word with an expansion (`$HOME/x`) is not resolved here. The arguments of other commands
+//! interpreter's options (`bash -e x.sh`) or read from its input (`bash < x.sh`), that holds a
+//! `/`: a bare name is looked up on `PATH`, and a word with an expansion (`$HOME/x`) is not
+//! resolved here, but for `$PWD` (`${PWD}`), the directory direnv evaluates the file in, which
+//! `envrc_sources` puts in (found by an attacker's review, fix35: `eval "$("$PWD"/x.sh)"`,
+//! `${PWD}/x`, `bash < tools/x.sh` were rewritten by a run with `hostRisks: []`). The arguments of other commands
 //! (`watch_file`, `PATH_add`, `layout`) are not taken: direnv only watches or puts them on `PATH`
 //! (what `PATH_add` adds stays writable, README). Quotes are removed; `$(` opens a command's place
 //! inside double quotes too. The safe side: a word kept that is no program costs a read-only path.
@@ -51,6 +54,9 @@ pub fn run_words(line: &str) -> Vec<String> {
                 s.end(if opening { Place::Command } else { Place::Argument });
             }
             (Some('"'), '"') if !in_double_subst => quote = None,
+            // A quote inside `"$(...)"` is the command's own (`"$("$PWD"/x)"`): dropped, as bash
+            // removes it, the word going on.
+            (Some('"'), '"') => {}
             (Some('"'), ')') if in_double_subst => {
                 subst -= 1;
                 s.end(Place::Argument);
@@ -61,6 +67,21 @@ pub fn run_words(line: &str) -> Vec<String> {
             (None, '#') if s.word.is_empty() => break,
             (None, '"' | '\'') => quote = Some(c),
             (None, ';' | '&' | '|' | '(') => s.end(Place::Command),
+            // An input redirection: an interpreter reads its script there (`bash < x.sh`, `sh -e
+            // <x.sh`); a here-document's (`<<`, `<<<`) and a process substitution's (`<(`) are not.
+            (None, '<') if !matches!(chars.peek(), Some('<' | '(')) => {
+                let next = s.after_word();
+                s.end(next);
+                s.place = if next == Place::Script { Place::Script } else { Place::Argument };
+            }
+            (None, '<') => {
+                while chars.next_if_eq(&'<').is_some() {}
+                let next = s.after_word();
+                s.end(next);
+                if chars.peek() != Some(&'(') {
+                    s.place = Place::Argument;
+                }
+            }
             (None, ')') => {
                 subst = subst.saturating_sub(1);
                 s.end(Place::Argument);
@@ -98,12 +119,22 @@ impl Scan {
     /// the next stands at `next`.
     fn end(&mut self, next: Place) {
         let w = std::mem::take(&mut self.word);
-        let runs = self.place != Place::Argument && !is_assignment(&w) && w.contains('/') && !w.contains('$') && !w.contains('`');
+        let plain = without_pwd(&w);
+        let runs = self.place != Place::Argument && !is_assignment(&w) && w.contains('/') && !plain.contains('$') && !w.contains('`');
         if runs {
             self.out.push(w);
         }
         self.place = next;
     }
+}
+
+/// `w` without its `$PWD` and `${PWD}` (not `$PWDX`): what is left holds another expansion or not.
+fn without_pwd(w: &str) -> String {
+    let mut out = w.replace("${PWD}", "");
+    while let Some(at) = out.find("$PWD").filter(|at| !out[at + 4..].starts_with(|c: char| c == '_' || c.is_ascii_alphanumeric())) {
+        out.replace_range(at..at + 4, "");
+    }
+    out
 }
 
 /// `NAME=value`, an assignment before a command (or alone).
@@ -123,6 +154,17 @@ mod tests {
         assert_eq!(run_words(r#"export A="$(cd sub && bin/x --y a/b)" B=1 FOO=bar/baz ./run/me"#), ["bin/x"]);
         assert_eq!(run_words("FOO=1 ./with/assign arg/x"), ["./with/assign"]);
         assert_eq!(run_words("source_env scripts/a.sh"), Vec::<String>::new(), "envrc_sources' own");
+    }
+
+    /// Found by an attacker's review (fix35): a program run by `$PWD` (direnv's directory, which
+    /// `envrc_sources` puts in) and a script an interpreter reads from its input were not taken.
+    #[test]
+    fn programs_run_by_pwd_and_scripts_read_from_input() {
+        assert_eq!(run_words(r#"eval "$("$PWD"/scripts/env.sh)""#), ["$PWD/scripts/env.sh"]);
+        assert_eq!(run_words("${PWD}/scripts/check --quiet; export V=\"$($PWD/tools/ver.sh)\""), ["${PWD}/scripts/check", "$PWD/tools/ver.sh"]);
+        assert_eq!(run_words("bash < tools/setup.sh; sh -e <bin/init.sh arg/x"), ["tools/setup.sh", "bin/init.sh"]);
+        assert!(run_words("cat < data/in.txt; $HOME/bin/x; $PWDX/y; ./ok <<EOF").iter().eq(["./ok"].iter()));
+        assert_eq!(run_words("source <(./gen/env.sh)"), ["./gen/env.sh"]);
     }
 
     #[test]
