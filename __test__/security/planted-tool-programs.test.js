@@ -363,6 +363,10 @@ const CARGO_SPELLINGS = {
   'a multi-line string': '[build]\nrustc-wrapper = """\ntools/wrap.sh"""\n',
   'an escaped slash': '[build]\nrustc-wrapper = "tools\\u002Fwrap.sh"\n',
   'a credential alias': '[credential-alias]\nmine = ["tools/wrap.sh", "--arg"]\n[registry]\nglobal-credential-providers = ["mine"]\n',
+  // Found by an attacker's review (fix35): cargo 1.95's `cargo doc --open` runs `doc.browser` (a
+  // path from the directory holding .cargo, its arguments after it), no build script needed.
+  'doc.browser': '[doc]\nbrowser = "tools/wrap.sh --new-window"\n',
+  'doc.browser as a list': 'doc.browser = ["tools/wrap.sh", "--new-window"]\n',
 }
 for (const [mode, extra] of Object.entries(MODES)) {
   for (const [spelling, config] of Object.entries(CARGO_SPELLINGS)) {
