@@ -32,9 +32,10 @@ pub const DIR: &str = ".cargo";
 const FILES: &[&str] = &["config.toml", "config"];
 
 /// The keys whose value names a program cargo runs (`[build]`, `[target.<triple>]`,
-/// `[target.<cfg>]`, `[host]`, `[registry]`/`[registries.<name>]`), and `rustflags`, whose
+/// `[target.<cfg>]`, `[host]`, `[registry]`/`[registries.<name>]`, `[doc]`'s `browser`, which
+/// `cargo doc --open` runs: found by an attacker's review, fix35), and `rustflags`, whose
 /// `linker=` (as `-C linker=tools/ld`) and `-fuse-ld=` name one too (its other words do not).
-const KEYS: &[&str] = &["rustc", "rustc-wrapper", "rustc-workspace-wrapper", "rustdoc", "linker", "runner", "credential-provider", "global-credential-providers", "rustflags"];
+const KEYS: &[&str] = &["rustc", "rustc-wrapper", "rustc-workspace-wrapper", "rustdoc", "linker", "runner", "credential-provider", "global-credential-providers", "browser", "rustflags"];
 
 /// The most program paths kept of all the `.cargo` directories of one plan: each is a path the
 /// host looks up and keeps. Found by an attacker's review (cross34): 200 `.cargo` whose
@@ -172,10 +173,10 @@ mod tests {
             [target.'cfg(unix)']\nrunner = [\n  \"scripts/qemu\",\n  \"-x\",\n]\n\
             build.rustdoc = \"tools/rustdoc\"\nhost = { linker = \"tools/hostld\" }\n\
             [registry]\nglobal-credential-providers = [\"cargo:token\", \"tools/cred\"]\n\
-            [alias]\nb = \"build --target-dir x/y\"\n[env]\nFOO = \"a/b\"\n";
+            [alias]\nb = \"build --target-dir x/y\"\n[env]\nFOO = \"a/b\"\n[doc]\nbrowser = \"tools/open.sh --new\"\n";
         let (w, _, unread) = program_words(text);
         assert!(!unread);
-        assert_eq!(w, ["tools/wrap.sh", "bin/rustc", "tools/run.sh", "/opt/ld", "tools/ld2", "scripts/qemu", "tools/rustdoc", "tools/hostld", "tools/cred"]);
+        assert_eq!(w, ["tools/wrap.sh", "bin/rustc", "tools/run.sh", "/opt/ld", "tools/ld2", "scripts/qemu", "tools/rustdoc", "tools/hostld", "tools/cred", "tools/open.sh"]);
     }
 
     /// Found by an attacker's review (rfix33), over-blocking: every word with a `/` of a rustflags
