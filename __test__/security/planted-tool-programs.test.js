@@ -536,3 +536,34 @@ for (const [mode, extra] of Object.entries(MODES)) {
     }
   })
 }
+
+// Found by an attacker's review (fix35), attacking host34's yarn_programs: yarn berry reads
+// .yarnrc.yml with js-yaml (FAILSAFE_SCHEMA), which takes the same yarnPath through a value on the
+// next line, a folded or literal block, a tag, an escape in double quotes, a UTF-8 BOM before the
+// first key, or a flow mapping (checked with js-yaml 4 here: each gives `.yarn/releases/yarn.cjs`).
+// host34's line reader took none of them: a run rewrote the release with hostRisks [], and yarn runs
+// it with node before any command. Kept now, or (the flow mapping) named in notEnforced.
+const YARN_SPELLINGS = {
+  'a value on the next line': 'yarnPath:\n  .yarn/releases/yarn.cjs\n',
+  'a folded block': 'yarnPath: >-\n  .yarn/releases/yarn.cjs\n',
+  'a tag': 'yarnPath: !!str .yarn/releases/yarn.cjs\n',
+  'an escape': 'yarnPath: "\\x2eyarn/releases/yarn.cjs"\n',
+  'a byte order mark': '\ufeffyarnPath: .yarn/releases/yarn.cjs\n',
+  'a flow mapping': '{yarnPath: .yarn/releases/yarn.cjs}\n',
+}
+for (const [mode, extra] of Object.entries(MODES)) {
+  for (const [spelling, config] of Object.entries(YARN_SPELLINGS)) {
+    test(`${mode}: the yarnPath a .yarnrc.yml names through ${spelling} cannot be rewritten unsaid`, async (t) => {
+      const tree = tempTree(t, { git: true })
+      fs.mkdirSync(path.join(tree.ws, '.yarn/releases'), { recursive: true })
+      const release = path.join(tree.ws, '.yarn/releases/yarn.cjs')
+      fs.writeFileSync(release, 'console.log("yarn")\n')
+      fs.writeFileSync(path.join(tree.ws, '.yarnrc.yml'), config)
+      const r = await sh(`echo 'console.log("RAN")' > ${release} 2>/dev/null; true`, { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+      assert.equal(r.exitCode, 0, show(r))
+      const kept = fs.readFileSync(release, 'utf8') === 'console.log("yarn")\n'
+      const said = r.hostRisks.some((h) => h.path === release) || r.sandboxDetails.notEnforced.some((n) => n.includes('.yarnrc.yml'))
+      assert.ok(kept || said, `${release} rewritten with nothing said: ${JSON.stringify(r.hostRisks)}\n${show(r)}`)
+    })
+  }
+}
