@@ -295,18 +295,27 @@ function envrcProject(dir) {
   return files
 }
 
+/**
+ * A default workspace-write run (in `extra`'s mode) at `ws` appends to each of `files` (each held
+ * `was`), then runs `more`; each must be as it was or named by a hostRisk. The run's result.
+ */
+async function appendsKeptOrSaid(ws, extra, files, was, more = 'true') {
+  const script = files.map((p) => `echo 'touch /tmp/pwned' >> ${p} 2>/dev/null`).join('; ') + `; ${more}`
+  const r = await sh(script, { cwd: ws, sandbox: { mode: 'workspace-write' }, ...extra })
+  assert.equal(r.exitCode, 0, show(r))
+  for (const p of files) {
+    const kept = fs.readFileSync(p, 'utf8') === was
+    const said = r.hostRisks.some((h) => h.path === p)
+    assert.ok(kept || said, `${p} rewritten with nothing said: ${JSON.stringify(r.hostRisks)}`)
+  }
+  return r
+}
+
 for (const [mode, extra] of Object.entries(MODES)) {
   test(`${mode}: the files a project's .envrc sources (source_env, source, dotenv) cannot be rewritten unsaid`, async (t) => {
     const tree = tempTree(t, { git: true })
     const files = envrcProject(tree.ws)
-    const script = files.map((p) => `echo 'touch /tmp/pwned' >> ${p} 2>/dev/null`).join('; ') + '; echo ok > node_modules/.bin/tool; true'
-    const r = await sh(script, { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
-    assert.equal(r.exitCode, 0, show(r))
-    for (const p of files) {
-      const kept = fs.readFileSync(p, 'utf8') === 'export X=1\n'
-      const said = r.hostRisks.some((h) => h.path === p)
-      assert.ok(kept || said, `${p} rewritten with nothing said: ${JSON.stringify(r.hostRisks)}`)
-    }
+    await appendsKeptOrSaid(tree.ws, extra, files, 'export X=1\n', 'echo ok > node_modules/.bin/tool; true')
     assert.equal(fs.readFileSync(path.join(tree.ws, 'node_modules/.bin/tool'), 'utf8'), 'ok\n', 'a PATH_add directory (layout node) stays writable')
   })
 }
@@ -368,23 +377,31 @@ const CARGO_SPELLINGS = {
   'doc.browser': '[doc]\nbrowser = "tools/wrap.sh --new-window"\n',
   'doc.browser as a list': 'doc.browser = ["tools/wrap.sh", "--new-window"]\n',
 }
-for (const [mode, extra] of Object.entries(MODES)) {
-  for (const [spelling, config] of Object.entries(CARGO_SPELLINGS)) {
-    test(`${mode}: the rustc-wrapper a .cargo/config.toml names through ${spelling} cannot be rewritten unsaid`, async (t) => {
-      const tree = tempTree(t, { git: true })
-      fs.mkdirSync(path.join(tree.ws, '.cargo'))
-      fs.mkdirSync(path.join(tree.ws, 'tools'))
-      const wrap = path.join(tree.ws, 'tools/wrap.sh')
-      fs.writeFileSync(wrap, '#!/bin/sh\nexec "$@"\n', { mode: 0o755 })
-      fs.writeFileSync(path.join(tree.ws, '.cargo/config.toml'), config)
-      const r = await sh(`printf '#!/bin/sh\\necho RAN\\n' > ${wrap} 2>/dev/null; true`, { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
-      assert.equal(r.exitCode, 0, show(r))
-      const kept = fs.readFileSync(wrap, 'utf8') === '#!/bin/sh\nexec "$@"\n'
-      const said = r.hostRisks.some((h) => h.path === wrap) || r.sandboxDetails.notEnforced.some((n) => n.includes('.cargo'))
-      assert.ok(kept || said, `${wrap} rewritten with nothing said: ${JSON.stringify(r.hostRisks)}\n${show(r)}`)
-    })
+/**
+ * Each spelling of `spellings` written as the configuration `config` (relative to a fresh
+ * workspace) that names `program` (holding `was`): a default workspace-write run that rewrites the
+ * program must leave it as it was, or name it in hostRisks, or name the configuration in notEnforced.
+ */
+function eachSpellingKeepsIt(what, config, spellings, program, was) {
+  for (const [mode, extra] of Object.entries(MODES)) {
+    for (const [spelling, text] of Object.entries(spellings)) {
+      test(`${mode}: the ${what} a ${config} names through ${spelling} cannot be rewritten unsaid`, async (t) => {
+        const tree = tempTree(t, { git: true })
+        const ws = (p) => path.join(tree.ws, p)
+        fs.mkdirSync(path.dirname(ws(program)), { recursive: true })
+        fs.mkdirSync(path.dirname(ws(config)), { recursive: true })
+        fs.writeFileSync(ws(program), was, { mode: 0o755 })
+        fs.writeFileSync(ws(config), text)
+        const r = await sh(`echo 'echo RAN' > ${ws(program)} 2>/dev/null; true`, { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+        assert.equal(r.exitCode, 0, show(r))
+        const kept = fs.readFileSync(ws(program), 'utf8') === was
+        const said = r.hostRisks.some((h) => h.path === ws(program)) || r.sandboxDetails.notEnforced.some((n) => n.includes(config.split('/')[0]))
+        assert.ok(kept || said, `${program} rewritten with nothing said: ${JSON.stringify(r.hostRisks)}\n${show(r)}`)
+      })
+    }
   }
 }
+eachSpellingKeepsIt('rustc-wrapper', '.cargo/config.toml', CARGO_SPELLINGS, 'tools/wrap.sh', '#!/bin/sh\nexec "$@"\n')
 
 // Found by the fixer (fix34): cargo (1.95) loads the files a configuration's `include` names
 // (`include = ["../cfg/extra.toml"]`, or tables with `path`), relative to that file, and takes
@@ -438,14 +455,7 @@ for (const [mode, extra] of Object.entries(MODES)) {
   test(`${mode}: the programs a project's .envrc runs (eval "$(./x)", ./x, bash x, \`x\`) cannot be rewritten unsaid`, async (t) => {
     const tree = tempTree(t, { git: true })
     const files = envrcRunsProject(tree.ws)
-    const script = files.map((p) => `echo 'touch /tmp/pwned' >> ${p} 2>/dev/null`).join('; ') + '; echo x > package-lock.json; echo ok > bin/tool; true'
-    const r = await sh(script, { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
-    assert.equal(r.exitCode, 0, show(r))
-    for (const p of files) {
-      const kept = fs.readFileSync(p, 'utf8') === 'true\n'
-      const said = r.hostRisks.some((h) => h.path === p)
-      assert.ok(kept || said, `${p} rewritten with nothing said: ${JSON.stringify(r.hostRisks)}`)
-    }
+    await appendsKeptOrSaid(tree.ws, extra, files, 'true\n', 'echo x > package-lock.json; echo ok > bin/tool; true')
     assert.equal(fs.readFileSync(path.join(tree.ws, 'package-lock.json'), 'utf8'), 'x\n', 'a watch_file stays writable')
     assert.equal(fs.readFileSync(path.join(tree.ws, 'bin/tool'), 'utf8'), 'ok\n', 'a PATH_add directory stays writable')
   })
@@ -526,14 +536,7 @@ for (const [mode, extra] of Object.entries(MODES)) {
     ].join('\n'))
     const files = ['scripts/env.sh', 'scripts/check-tools', 'tools/ver.sh', 'tools/setup.sh', 'bin/init.sh'].map((p) => path.join(dir, p))
     for (const f of files) fs.writeFileSync(f, 'true\n')
-    const script = files.map((p) => `echo 'touch /tmp/pwned' >> ${p} 2>/dev/null`).join('; ') + '; true'
-    const r = await sh(script, { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
-    assert.equal(r.exitCode, 0, show(r))
-    for (const p of files) {
-      const kept = fs.readFileSync(p, 'utf8') === 'true\n'
-      const said = r.hostRisks.some((h) => h.path === p)
-      assert.ok(kept || said, `${p} rewritten with nothing said: ${JSON.stringify(r.hostRisks)}`)
-    }
+    await appendsKeptOrSaid(tree.ws, extra, files, 'true\n')
   })
 }
 
@@ -551,19 +554,4 @@ const YARN_SPELLINGS = {
   'a byte order mark': '\ufeffyarnPath: .yarn/releases/yarn.cjs\n',
   'a flow mapping': '{yarnPath: .yarn/releases/yarn.cjs}\n',
 }
-for (const [mode, extra] of Object.entries(MODES)) {
-  for (const [spelling, config] of Object.entries(YARN_SPELLINGS)) {
-    test(`${mode}: the yarnPath a .yarnrc.yml names through ${spelling} cannot be rewritten unsaid`, async (t) => {
-      const tree = tempTree(t, { git: true })
-      fs.mkdirSync(path.join(tree.ws, '.yarn/releases'), { recursive: true })
-      const release = path.join(tree.ws, '.yarn/releases/yarn.cjs')
-      fs.writeFileSync(release, 'console.log("yarn")\n')
-      fs.writeFileSync(path.join(tree.ws, '.yarnrc.yml'), config)
-      const r = await sh(`echo 'console.log("RAN")' > ${release} 2>/dev/null; true`, { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
-      assert.equal(r.exitCode, 0, show(r))
-      const kept = fs.readFileSync(release, 'utf8') === 'console.log("yarn")\n'
-      const said = r.hostRisks.some((h) => h.path === release) || r.sandboxDetails.notEnforced.some((n) => n.includes('.yarnrc.yml'))
-      assert.ok(kept || said, `${release} rewritten with nothing said: ${JSON.stringify(r.hostRisks)}\n${show(r)}`)
-    })
-  }
-}
+eachSpellingKeepsIt('yarnPath', '.yarnrc.yml', YARN_SPELLINGS, '.yarn/releases/yarn.cjs', 'console.log("yarn")\n')
