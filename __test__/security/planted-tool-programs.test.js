@@ -402,6 +402,14 @@ function eachSpellingKeepsIt(what, config, spellings, program, was) {
   }
 }
 eachSpellingKeepsIt('rustc-wrapper', '.cargo/config.toml', CARGO_SPELLINGS, 'tools/wrap.sh', '#!/bin/sh\nexec "$@"\n')
+// Found by an attacker's review (fix35): cargo 1.95 sets `[env]` in the environment of the rustc
+// it runs on `cargo build` and `cargo check` (rust-analyzer's check on save), so an LD_PRELOAD
+// there (checked: ld.so named the workspace's file) loads a library of the workspace into the
+// host's rustc, with no build script in the crate.
+eachSpellingKeepsIt('library', '.cargo/config.toml', {
+  '[env] LD_PRELOAD': '[env]\nLD_PRELOAD = { value = "tools/wrap.sh", relative = true }\n',
+  '[env] LD_PRELOAD as a string': '[env]\nLD_PRELOAD = "tools/wrap.sh"\n',
+}, 'tools/wrap.sh', 'x\n')
 
 // Found by the fixer (fix34): cargo (1.95) loads the files a configuration's `include` names
 // (`include = ["../cfg/extra.toml"]`, or tables with `path`), relative to that file, and takes
