@@ -127,6 +127,11 @@ fn program_words(text: &str) -> (Vec<String>, Vec<String>, bool) {
     let read = toml_strings::strings(text);
     let includes = read.found.iter().filter(|(key, _)| key.first().is_some_and(|k| k == INCLUDE) && (key.len() == 1 || key[1..] == ["path"])).map(|(_, s)| s.clone()).take(MAX_FILES + 1).collect();
     for (key, s) in &read.found {
+        if loader_variable(key) {
+            // `[env]`'s library paths: each `:`- or blank-separated path with a `/`.
+            s.split([':', ' ']).for_each(&mut push);
+            continue;
+        }
         let last = key.last().map(String::as_str).unwrap_or("");
         let alias = key.first().is_some_and(|k| k == CREDENTIAL_ALIAS);
         if !alias && !KEYS.contains(&last) {
@@ -147,6 +152,17 @@ fn program_words(text: &str) -> (Vec<String>, Vec<String>, bool) {
         }
     }
     (words, includes, read.unread)
+}
+
+/// The dynamic loader's variables cargo sets from `[env]` in the rustc (and build scripts) it runs
+/// on `cargo build` and `cargo check`: the libraries they name load into the host's rustc. Found
+/// by an attacker's review (fix35): checked with cargo 1.95, `[env] LD_PRELOAD = { value =
+/// "tools/x.so", relative = true }` had ld.so load the workspace's file into rustc.
+const LOADER_VARIABLES: &[&str] = &["LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT"];
+
+/// Whether `key` is `env.<one of LOADER_VARIABLES>` (a string) or its table's `value`.
+fn loader_variable(key: &[String]) -> bool {
+    key.first().is_some_and(|k| k == "env") && key.get(1).is_some_and(|n| LOADER_VARIABLES.contains(&n.as_str())) && (key.len() == 2 || key[2..] == ["value"])
 }
 
 /// The top-level key naming the files a configuration includes.
@@ -173,10 +189,10 @@ mod tests {
             [target.'cfg(unix)']\nrunner = [\n  \"scripts/qemu\",\n  \"-x\",\n]\n\
             build.rustdoc = \"tools/rustdoc\"\nhost = { linker = \"tools/hostld\" }\n\
             [registry]\nglobal-credential-providers = [\"cargo:token\", \"tools/cred\"]\n\
-            [alias]\nb = \"build --target-dir x/y\"\n[env]\nFOO = \"a/b\"\n[doc]\nbrowser = \"tools/open.sh --new\"\n";
+            [alias]\nb = \"build --target-dir x/y\"\n[env]\nFOO = \"a/b\"\nLD_PRELOAD = { value = \"tools/p.so\", relative = true }\nLD_LIBRARY_PATH = \"vendor/lib:/opt/l\"\n[doc]\nbrowser = \"tools/open.sh --new\"\n";
         let (w, _, unread) = program_words(text);
         assert!(!unread);
-        assert_eq!(w, ["tools/wrap.sh", "bin/rustc", "tools/run.sh", "/opt/ld", "tools/ld2", "scripts/qemu", "tools/rustdoc", "tools/hostld", "tools/cred", "tools/open.sh"]);
+        assert_eq!(w, ["tools/wrap.sh", "bin/rustc", "tools/run.sh", "/opt/ld", "tools/ld2", "scripts/qemu", "tools/rustdoc", "tools/hostld", "tools/cred", "tools/p.so", "vendor/lib", "/opt/l", "tools/open.sh"]);
     }
 
     /// Found by an attacker's review (rfix33), over-blocking: every word with a `/` of a rustflags
