@@ -73,7 +73,7 @@ pub fn lines(lines: &mut dyn Iterator<Item = String>, count: usize, rest: impl F
 }
 
 /// `name`, or its first `MAX_NAME_BYTES` (less, to end on a character) and `…` when longer.
-fn shown(name: &str) -> String {
+pub fn shown(name: &str) -> String {
     if name.len() <= MAX_NAME_BYTES {
         return name.to_string();
     }

@@ -323,6 +323,11 @@ fn read(file: &Path, depth: usize, seen: &mut Vec<(PathBuf, Stat)>, value: &mut 
             "init.templatedir" => value.template = expand(&v, dir).into_iter().next(),
             _ if (include_if || e.key == "include.path") && depth < MAX_DEPTH => {
                 for inc in expand(&v, dir) {
+                    // Not followed (`deep_paths`): looked up again on every run, at a cost its depth sets.
+                    if super::deep_paths::too_deep(&inc) {
+                        named.capped = true;
+                        continue;
+                    }
                     read(&inc, depth + 1, seen, value, conditional || include_if, named);
                 }
             }
@@ -412,6 +417,24 @@ mod tests {
         assert_eq!(hooks_paths(), vec![".included"], "an include, relative to its file");
         std::fs::write(home.join("d/inc"), "[include]\n\tpath = ~/d/inc\n").unwrap();
         assert_eq!(hooks_paths(), vec![".home"], "an include of itself ends at git's depth");
+    }
+
+    /// An attacker's review (cross35): includes at the bottom of a chain 1,500 directories deep were
+    /// stat'ed per repository on every later run. One deeper than `deep_paths::MAX_COMPONENTS` is
+    /// not followed, and the configuration is capped (said); one as deep as the bound is followed.
+    #[test]
+    fn an_include_past_the_depth_bound_is_not_followed_and_caps_the_configuration() {
+        let t = tempfile::tempdir().unwrap();
+        let top = t.path().canonicalize().unwrap();
+        let deep = |n: usize| PathBuf::from(format!("/{}", vec!["a"; n].join("/")));
+        let (ok, far) = (deep(super::super::deep_paths::MAX_COMPONENTS - 1), deep(super::super::deep_paths::MAX_COMPONENTS));
+        let config = top.join("config");
+        std::fs::write(&config, format!("[include]\n\tpath = {}\n", ok.display())).unwrap();
+        let own = repository(std::slice::from_ref(&config), &top);
+        assert!(!own.capped && own.includes.contains(&ok), "{:?} {}", own.includes, own.capped);
+        std::fs::write(&config, format!("[include]\n\tpath = {}\n[include]\n\tpath = {}\n", far.display(), ok.display())).unwrap();
+        let own = repository(std::slice::from_ref(&config), &top);
+        assert!(own.capped && !own.includes.contains(&far) && own.includes.contains(&ok), "{:?} {}", own.includes, own.capped);
     }
 
     /// An attacker's review: a file the global configuration includes (`~/.gitconfig.local`,

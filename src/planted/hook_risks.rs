@@ -50,6 +50,10 @@ pub struct Kept {
     pub shared_refs: Vec<(PathBuf, PathBuf)>,
     /// Protected directories whose symlinks were not all looked at (`dir_links::MAX_ENTRIES`).
     pub dir_links_cut: Vec<PathBuf>,
+    /// What named a path deeper than `deep_paths::MAX_COMPONENTS` (a repository, a `.cargo`, a yarn,
+    /// Maven or `.envrc` configuration, a rust-toolchain file, a protected directory), and the first
+    /// such path: not kept (`deep_paths`).
+    pub too_deep: Vec<(PathBuf, PathBuf)>,
     met: Met,
 }
 
@@ -63,6 +67,7 @@ struct Met {
     hard: HashSet<PathBuf>,
     unlisted: HashSet<PathBuf>,
     configs_capped: HashSet<PathBuf>,
+    too_deep: HashSet<PathBuf>,
     shared_git_dirs: HashSet<(PathBuf, PathBuf)>,
 }
 
@@ -71,6 +76,14 @@ impl Kept {
     pub fn capped(&mut self, at: &std::path::Path, capped: bool) {
         if capped && self.met.configs_capped.insert(at.to_path_buf()) {
             self.configs_capped.push(at.to_path_buf());
+        }
+    }
+
+    /// `at` names `path`, deeper than `deep_paths::MAX_COMPONENTS`, which is not kept: said once
+    /// for `at` in the result.
+    pub fn too_deep(&mut self, at: &std::path::Path, path: &std::path::Path) {
+        if self.met.too_deep.insert(at.to_path_buf()) {
+            self.too_deep.push((at.to_path_buf(), path.to_path_buf()));
         }
     }
 
@@ -243,14 +256,16 @@ impl Kept {
             format!(
                 "planted configuration: the git configuration of {} (its files and what they include) has more than {} files, \
                  {} MiB or {} entries, names more than {} programs by path (or the run's {} included files and programs of all \
-                 the repositories were kept), or has a file that is not a regular one: what lies past that was not read, and \
+                 the repositories were kept), includes a file by a path deeper than {} components, or has a file that is not a \
+                 regular one: what lies past that was not read, and \
                  the hooks directories, the files it includes and the programs it names there were not kept read-only",
                 c.display(),
                 super::global_git::MAX_FILES,
                 super::global_git::MAX_BYTES >> 20,
                 super::global_git::MAX_ENTRIES,
                 super::global_git::MAX_PROGRAMS,
-                super::repo::PATHS_IN_ALL
+                super::repo::PATHS_IN_ALL,
+                super::deep_paths::MAX_COMPONENTS
             )
         });
         // A few of each named, the rest counted (`few_named::lines`): the run chooses how many there are.
@@ -270,6 +285,16 @@ impl Kept {
             )
         });
         lines.extend(few(&mut cut, self.dir_links_cut.len(), "protected directories' symlinks were not all looked at"));
+        let mut deep = self.too_deep.iter().map(|(at, path)| {
+            format!(
+                "planted configuration: {} names a path deeper than {} components ({}): it was not kept read-only, nor any \
+                 other such path it names (following them cost every run time in proportion to their depth)",
+                at.display(),
+                super::deep_paths::MAX_COMPONENTS,
+                super::few_named::shown(&path.to_string_lossy())
+            )
+        });
+        lines.extend(few(&mut deep, self.too_deep.len(), "configurations name paths too deep to follow, not kept read-only"));
         lines
     }
 

@@ -34,6 +34,7 @@ pub mod cargo_programs;
 pub mod config_reads;
 pub mod named_files;
 pub mod dir_links;
+pub mod deep_paths;
 mod between;
 mod upward;
 mod armed;
@@ -747,6 +748,10 @@ impl<'a> Carver<'a> {
     fn repo_includes(&mut self, placeholders: bool, skip: &[PathBuf]) {
         let skipped = |c: &Carver, p: &Path| c.root_of(p).is_none_or(|i| skip.contains(&c.roots[i].root)) || c.is_covered(p);
         for (repository, f) in std::mem::take(&mut self.includes) {
+            if deep_paths::too_deep(&f) {
+                self.hook_links.too_deep(&repository, &f);
+                continue;
+            }
             if let Some(at) = self.host_path(&f, false, placeholders, &skipped) {
                 self.shared_ref(&repository, &at);
             }
