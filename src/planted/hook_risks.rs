@@ -256,7 +256,7 @@ impl Kept {
             format!(
                 "planted configuration: the git configuration of {} (its files and what they include) has more than {} files, \
                  {} MiB or {} entries, names more than {} programs by path (or the run's {} included files and programs of all \
-                 the repositories were kept), includes a file by a path deeper than {} components, or has a file that is not a \
+                 the repositories were kept), includes a file or names a hooks directory by a path deeper than {} components, or has a file that is not a \
                  regular one: what lies past that was not read, and \
                  the hooks directories, the files it includes and the programs it names there were not kept read-only",
                 c.display(),
