@@ -94,6 +94,8 @@ fn program_words(text: &str) -> Vec<String> {
     // An explicit key (`? yarnPath`) waiting for its `: value` line, and the anchors seen.
     let mut explicit: Option<String> = None;
     let mut anchors = Vec::new();
+    // js-yaml drops a byte order mark at the start, so the first key is read as written after it.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let lines: Vec<&str> = text.lines().collect();
     for (i, line) in lines.iter().enumerate() {
         if words.len() > MAX_PROGRAMS {
@@ -225,6 +227,8 @@ mod tests {
         assert_eq!(program_words("yarnPath: \"\\x2Eyarn/g.cjs\"\n"), [".yarn/g.cjs"]);
         assert_eq!(program_words("? yarnPath\n: .yarn/h.cjs\n"), [".yarn/h.cjs"]);
         assert_eq!(program_words("{yarnPath: .yarn/f.cjs, nodeLinker: pnp}\n"), [".yarn/f.cjs"]);
+        // A byte order mark before the first key (js-yaml drops it; fix35's spelling).
+        assert_eq!(program_words("\u{feff}yarnPath: .yarn/b.cjs\n"), [".yarn/b.cjs"]);
     }
 
     /// Found by an attacker's review (rfix34): yarn berry 4 loads the files `injectEnvironmentFiles`
