@@ -14,6 +14,7 @@ use std::path::Path;
 use sandspawn_helper::placeholder;
 
 use crate::policy::MissingReadOnly;
+use crate::presence::Presence;
 
 /// The placeholders by the directory they are made in, each as its name there and its kind (the
 /// runner locks and fills each directory once; so does the helper for a plan another program runs).
@@ -55,8 +56,16 @@ pub fn ensure_locks_root() -> crate::error::Result<std::path::PathBuf> {
 /// program ran (`buildSandboxCommand`), or by a run of an earlier version that was killed (see
 /// `remove_leftovers_with`). Without the lock files' directory nothing is removed.
 pub fn remove_leftovers(targets: &[MissingReadOnly]) {
+    remove_leftovers_listed(targets, &mut Presence::default());
+}
+
+/// `remove_leftovers`, with the listings the check after the run took of the same directories
+/// (`planted::detect_after_listed`) standing in for its own: a name such a listing misses was made
+/// after it, by a running plan, which keeps its placeholder anyway (as one made after a listing of
+/// its own would be). A directory not listed yet is listed here.
+pub fn remove_leftovers_listed(targets: &[MissingReadOnly], presence: &mut Presence) {
     if let Some(root) = locks_root() {
-        remove_leftovers_with(&root, targets);
+        remove_leftovers_in(&root, targets, presence);
         sweep_locks_now_and_then(&root);
     }
 }
@@ -90,6 +99,11 @@ pub fn sweep_locks_in(root: &Path) -> usize {
 /// `--lock-file`): removing a placeholder a sandbox has mounted over would detach the cover there.
 /// Another process's lock on the directory itself keeps nothing: any process may take one.
 pub fn remove_leftovers_with(locks: &Path, targets: &[MissingReadOnly]) {
+    remove_leftovers_in(locks, targets, &mut Presence::default());
+}
+
+/// `remove_leftovers_with`, the directories' listings taken from or added to `presence`.
+fn remove_leftovers_in(locks: &Path, targets: &[MissingReadOnly], presence: &mut Presence) {
     let Ok(locks) = CString::new(locks.as_os_str().as_bytes()) else { return };
     let Ok(locks) = placeholder::open_locks(&locks) else { return };
     for (dir, names) in by_directory(targets) {
@@ -98,9 +112,9 @@ pub fn remove_leftovers_with(locks: &Path, targets: &[MissingReadOnly]) {
         // At `/tmp`'s top a run keeps some 250 names absent (protected and upward-searched ones):
         // one listing says which may be there, not an `fstatat` of each after every run. A name
         // the listing misses was made after it: a running plan's placeholder, which it keeps anyway.
-        let paths: Vec<std::path::PathBuf> = names.iter().map(|(name, _)| dir.join(name)).collect();
-        let presence = crate::presence::Presence::of(paths.iter().map(|p| p.as_path()));
-        let names = names.into_iter().zip(&paths).filter(|(_, p)| presence.may_exist(p)).map(|(n, _)| n);
+        // No path made per name.
+        presence.list_dir(dir, names.len());
+        let names = names.into_iter().filter(|(name, _)| presence.may_hold(dir, name));
         // Looked at first without a lock, which only removing needs: nearly every directory holds
         // none, and locking made a lock file per directory per run (they piled up in the state
         // directory, and cost each run system calls per repository). One made meanwhile is a
@@ -390,6 +404,25 @@ pub(crate) mod tests {
         let all: Vec<MissingReadOnly> = names.iter().flat_map(|n| target(&t.path().join(n), kind(n))).collect();
         remove_leftovers_with(held_locks.path(), &all);
         assert!(t.path().join(".envrc").symlink_metadata().is_err() && t.path().join(".vscode").symlink_metadata().is_err(), "both removed");
+    }
+
+    /// The cleanup after a run takes the listing the check after the run made of the same
+    /// directory (`remove_leftovers_listed`): the leftovers there at that listing are removed, with
+    /// no listing of its own; a directory it was not given is listed here.
+    #[test]
+    fn a_listing_taken_after_the_run_serves_the_cleanup_too() {
+        let (t, other, held_locks) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap(), locks());
+        make_placeholder(t.path(), ".envrc", placeholder::Kind::File);
+        make_placeholder(other.path(), ".idea", placeholder::Kind::Dir);
+        let names: Vec<String> = (0..20).map(|i| format!("name{i}")).chain([".envrc".to_string(), ".idea".to_string()]).collect();
+        let kind = |n: &str| if n == ".idea" { PlaceholderKind::Dir } else { PlaceholderKind::File };
+        let at = |dir: &Path| -> Vec<MissingReadOnly> { names.iter().flat_map(|n| target(&dir.join(n), kind(n))).collect() };
+        let mut listed = Presence::of(at(t.path()).iter().map(|m| m.path.as_path()));
+        let all: Vec<MissingReadOnly> = at(t.path()).into_iter().chain(at(other.path())).collect();
+        remove_leftovers_in(held_locks.path(), &all, &mut listed);
+        assert!(t.path().join(".envrc").symlink_metadata().is_err(), "there at the shared listing: removed");
+        assert!(other.path().join(".idea").symlink_metadata().is_err(), "a directory not listed before: listed and cleaned");
+        assert!(!listed.may_exist(&other.path().join(".git")), "and its listing kept");
     }
 
     #[test]

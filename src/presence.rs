@@ -31,20 +31,53 @@ pub struct Presence {
 impl Presence {
     /// Lists each directory holding at least `MIN_PATHS` of `paths`.
     pub fn of<'a>(paths: impl IntoIterator<Item = &'a Path>) -> Presence {
+        let mut presence = Presence::default();
+        presence.more(paths);
+        presence
+    }
+
+    /// Lists each directory holding at least `MIN_PATHS` of `paths` that is not listed yet. A
+    /// listing already held is kept: only for a caller that looks at the same moment, or one for
+    /// which a name made since the listing needs no look (see `placeholders::remove_leftovers_with`).
+    pub fn more<'a>(&mut self, paths: impl IntoIterator<Item = &'a Path>) {
         let mut by_dir: HashMap<&Path, usize> = HashMap::new();
         for p in paths {
             if let Some(dir) = p.parent() {
                 *by_dir.entry(dir).or_default() += 1;
             }
         }
-        let listed = by_dir.into_iter().filter(|(_, n)| *n >= MIN_PATHS).filter_map(|(dir, n)| Some((dir.to_path_buf(), list(dir, n * ENTRIES_PER_PATH)?))).collect();
-        Presence { listed }
+        for (dir, n) in by_dir {
+            self.list_dir(dir, n);
+        }
+    }
+
+    /// Lists `dir`, which holds `n` of the paths asked about, unless it is listed already or `n` is
+    /// too few for a listing to be worth it.
+    pub fn list_dir(&mut self, dir: &Path, n: usize) {
+        if n >= MIN_PATHS && !self.listed.contains_key(dir) {
+            if let Some(names) = list(dir, n * ENTRIES_PER_PATH) {
+                self.listed.insert(dir.to_path_buf(), names);
+            }
+        }
     }
 
     /// Whether `p` may exist: false only when its directory's listing holds no such name.
     pub fn may_exist(&self, p: &Path) -> bool {
         let (Some(dir), Some(name)) = (p.parent(), p.file_name()) else { return true };
-        self.listed.get(dir).is_none_or(|names| names.contains(&name.as_bytes().to_ascii_lowercase()))
+        self.may_hold(dir, name)
+    }
+
+    /// Whether `dir/name` may exist, without a path made for it (hundreds of names a run): false
+    /// only when `dir`'s listing holds no such name in any ASCII case.
+    pub fn may_hold(&self, dir: &Path, name: &OsStr) -> bool {
+        let Some(names) = self.listed.get(dir) else { return true };
+        let name = name.as_bytes();
+        let mut folded = [0u8; 256];
+        // No name in a directory is longer (NAME_MAX): such a one is looked at, never ruled out.
+        let Some(folded) = folded.get_mut(..name.len()) else { return true };
+        folded.copy_from_slice(name);
+        folded.make_ascii_lowercase();
+        names.contains(&*folded)
     }
 
     /// `p`'s `lstat`, skipped when the listing says it does not exist.
@@ -128,6 +161,27 @@ mod tests {
         // Too few paths in a directory to list it: each is looked at.
         let presence = Presence::of(paths(t.path(), &NAMES[..MIN_PATHS - 1]).iter().map(|p| p.as_path()));
         assert!(presence.may_exist(&t.path().join(".git")));
+    }
+
+    /// A name is looked up in a listing without a path made for it, in any ASCII case as
+    /// `may_exist` does; a directory already listed is not listed again by `more` (its caller
+    /// shares a listing of one moment), one not listed yet is.
+    #[test]
+    fn a_name_is_looked_up_without_a_path_and_more_lists_only_new_directories() {
+        let (t, u) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        std::fs::write(t.path().join(".Envrc"), "").unwrap();
+        let mut presence = Presence::of(paths(t.path(), &NAMES).iter().map(|p| p.as_path()));
+        for n in NAMES {
+            assert_eq!(presence.may_hold(t.path(), OsStr::new(n)), presence.may_exist(&t.path().join(n)), "{n}");
+        }
+        assert!(presence.may_hold(t.path(), OsStr::new(".envrc")) && !presence.may_hold(t.path(), OsStr::new(".git")));
+        assert!(presence.may_hold(t.path(), OsStr::new(&"x".repeat(300))), "longer than any name: looked at");
+        assert!(presence.may_hold(u.path(), OsStr::new(".git")), "not listed: looked at");
+        std::fs::write(t.path().join(".git"), "").unwrap();
+        std::fs::write(u.path().join(".idea"), "").unwrap();
+        presence.more(paths(t.path(), &NAMES).iter().chain(&paths(u.path(), &NAMES)).map(|p| p.as_path()));
+        assert!(!presence.may_hold(t.path(), OsStr::new(".git")), "the listing held is the one used");
+        assert!(presence.may_hold(u.path(), OsStr::new(".idea")) && !presence.may_hold(u.path(), OsStr::new(".git")), "a new directory listed");
     }
 
     /// Found by an attacker's review: the bound counted distinct lowercased names, so the case

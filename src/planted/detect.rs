@@ -56,6 +56,13 @@ pub fn detect(baseline: &Baseline) -> Vec<HostRisk> {
 /// `MAX_REPORTED` entries in path order, then one `scan-incomplete` entry for the rest, if any.
 /// Whatever is found is undone all the same, listed or not.
 pub fn detect_after(baseline: &Baseline, during_run: Vec<HostRisk>) -> Vec<HostRisk> {
+    detect_after_listed(baseline, during_run, &mut crate::presence::Presence::default())
+}
+
+/// `detect_after`, the listings it takes of the tops the walk does not cover (`/tmp`'s) left in
+/// `presence`, for the cleanup of placeholders right after it (`placeholders::remove_leftovers_listed`):
+/// the same moment, after the run, so one listing of each top instead of two.
+pub fn detect_after_listed(baseline: &Baseline, during_run: Vec<HostRisk>, presence: &mut crate::presence::Presence) -> Vec<HostRisk> {
     let (found, index) = scan::walk_indexed(&baseline.spec, Some(&baseline.index), baseline.taken_at_ns);
     let index = std::sync::Arc::new(index);
     // The next run in this area starts from this walk: what this run changed is read once, here.
@@ -69,7 +76,7 @@ pub fn detect_after(baseline: &Baseline, during_run: Vec<HostRisk>) -> Vec<HostR
     }));
     risks.extend(during_run);
     let absent: HashSet<&PathBuf> = baseline.absent.iter().collect();
-    undo_created(baseline, &found, &mut risks);
+    undo_created(baseline, &found, presence, &mut risks);
     if baseline.report_repositories {
         unwalked_tops_made_git_dirs(baseline, &mut risks);
     }
@@ -609,13 +616,14 @@ fn moved_aside(p: &Path) -> String {
 /// is known without a syscall where the walk after the run covers its directory (read again only
 /// if an entry was added there); elsewhere (the tops of `/tmp` and `$TMPDIR`, names the walk does
 /// not look for) it is `lstat`ed.
-fn undo_created(baseline: &Baseline, found: &scan::Found, risks: &mut Listed) {
+fn undo_created(baseline: &Baseline, found: &scan::Found, presence: &mut crate::presence::Presence, risks: &mut Listed) {
     let seen: HashSet<&PathBuf> = found.named.iter().chain(&found.git_entries).collect();
     // Past its bound the walk did not keep every name it found (`Found::named_unkept`): each looked at.
     let all_seen = found.named_unkept.count == 0;
     let by_walk = |p: &Path| all_seen && walked(baseline, p);
     // The others (a hundred names at `/tmp`'s top): one listing says which may exist.
-    let presence = crate::presence::Presence::of(baseline.absent.iter().map(|p| p.as_path()).filter(|p| !by_walk(p)));
+    // Listed now, after the run (a listing held from before it would miss what the run made).
+    presence.more(baseline.absent.iter().map(|p| p.as_path()).filter(|p| !by_walk(p)));
     for p in &baseline.absent {
         let meta = if by_walk(p) { seen.contains(p).then(|| p.symlink_metadata().ok()).flatten() } else { presence.symlink_metadata(p) };
         let Some(meta) = meta else { continue };

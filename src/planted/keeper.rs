@@ -220,18 +220,23 @@ impl Sight {
         (n > 0).then(|| POLL_EVERY.max(POLL_BUDGET_PER_NAME.saturating_mul(n)))
     }
 
-    /// Every path the thread keeps absent, watched or polled.
-    fn paths(&self) -> impl Iterator<Item = PathBuf> + '_ {
-        let watched = self.watched.values().flat_map(|(dir, names)| names.iter().map(|n| dir.join(n)));
-        watched.chain(self.polled.iter().cloned())
-    }
-
     /// The paths kept absent that exist now, with their `lstat`: one listing of each top (a name
     /// it does not hold needs no `lstat`).
+    /// A path is made only for a name the listing holds (hundreds of names at `/tmp`'s top).
     fn existing(&self) -> Vec<(PathBuf, std::fs::Metadata)> {
-        let paths: Vec<PathBuf> = self.paths().collect();
-        let presence = crate::presence::Presence::of(paths.iter().map(|p| p.as_path()));
-        paths.into_iter().filter_map(|p| presence.symlink_metadata(&p).map(|m| (p, m))).collect()
+        let mut presence = crate::presence::Presence::default();
+        presence.more(self.polled.iter().map(|p| p.as_path()));
+        let mut found: Vec<(PathBuf, std::fs::Metadata)> = self.polled.iter().filter_map(|p| presence.symlink_metadata(p).map(|m| (p.clone(), m))).collect();
+        for (dir, names) in self.watched.values() {
+            presence.list_dir(dir, names.len());
+            for name in names.iter().filter(|n| presence.may_hold(dir, n)) {
+                let p = dir.join(name);
+                if let Ok(m) = p.symlink_metadata() {
+                    found.push((p, m));
+                }
+            }
+        }
+        found
     }
 }
 

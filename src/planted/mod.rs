@@ -97,7 +97,7 @@ mod watch;
 pub use above::repositories_above;
 pub use baseline::{forget as forget_walk, Baseline, HeldCache};
 use baseline::walk_with_cache;
-pub use detect::{detect, detect_after, judge_link, HostRisk, RiskKind, MAX_LINKS_JUDGED};
+pub use detect::{detect, detect_after, detect_after_listed, judge_link, HostRisk, RiskKind, MAX_LINKS_JUDGED};
 
 /// What to protect, from the policy.
 pub struct Request<'a> {

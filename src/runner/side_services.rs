@@ -116,8 +116,11 @@ fn checked_after_run(sandbox: SandboxType) -> bool {
 /// run kept absent.
 fn after_run(baseline: &crate::planted::Baseline, keeper: Option<Keeper>, keep_absent: &[crate::policy::MissingReadOnly]) -> Vec<HostRisk> {
     let during_run = keeper.map(|k| k.finish()).unwrap_or_default();
-    let risks = crate::planted::detect_after(baseline, during_run);
-    crate::placeholders::remove_leftovers(keep_absent);
+    // One listing of each top the two look at, taken after the run by the first (see
+    // `placeholders::remove_leftovers_listed`).
+    let mut listed = crate::presence::Presence::default();
+    let risks = crate::planted::detect_after_listed(baseline, during_run, &mut listed);
+    crate::placeholders::remove_leftovers_listed(keep_absent, &mut listed);
     risks
 }
 
@@ -134,6 +137,35 @@ mod tests {
             assert!(checked_after_run(s), "{s:?}");
         }
         assert!(!checked_after_run(SandboxType::None), "danger-full-access: nothing was kept from the command");
+    }
+
+    /// The check after the run and the cleanup of placeholders share one listing of each top the
+    /// walk does not cover (`$TMPDIR`'s), taken after the run: a protected name the run made there
+    /// (and at the workspace's top) is still moved aside and reported, one there before is left.
+    #[test]
+    fn one_listing_after_the_run_still_sees_what_the_run_made_at_the_tops() {
+        let t = tempfile::tempdir().unwrap();
+        let base = t.path().canonicalize().unwrap();
+        let (ws, tmp) = (base.join("ws"), base.join("tmp"));
+        std::fs::create_dir_all(&ws).unwrap();
+        std::fs::create_dir_all(&tmp).unwrap();
+        std::fs::write(tmp.join(".envrc"), "there before").unwrap();
+        let v = serde_json::json!({"mode": "workspace-write", "tmp": "writable"});
+        let ctx = PolicyContext { cwd: ws.clone(), tmpdir: Some(tmp.to_string_lossy().into_owned()), platform: Platform::Linux, env: Default::default() };
+        let mut p = resolve_policy(Some(&v), &ctx).unwrap();
+        p.walk_and_protect(crate::planted::Absent::UndoneAfter);
+        // What the command makes during the run.
+        std::fs::create_dir(tmp.join(".vscode")).unwrap();
+        std::fs::write(tmp.join(".bashrc"), "planted").unwrap();
+        std::fs::write(ws.join(".envrc"), "planted").unwrap();
+        let risks = after_run(&p.planted, None, &p.missing_read_only());
+        let created = |path: std::path::PathBuf| risks.iter().any(|h| h.path == path.to_string_lossy() && h.kind == RiskKind::ProtectedNameCreated);
+        for made in [tmp.join(".vscode"), tmp.join(".bashrc"), ws.join(".envrc")] {
+            assert!(created(made.clone()), "{}: {risks:#?}", made.display());
+            assert!(made.symlink_metadata().is_err(), "moved aside: {}", made.display());
+        }
+        assert!(!risks.iter().any(|h| h.path == tmp.join(".envrc").to_string_lossy()), "there before: {risks:#?}");
+        assert_eq!(std::fs::read_to_string(tmp.join(".envrc")).unwrap(), "there before");
     }
 
     /// A Seatbelt run's check, as the runner makes it on macOS: a folder turned into a git
