@@ -29,6 +29,33 @@ test('OSC 52, 1337 and 5522 are dropped up to their end; other sequences and tex
   for (const [input, want] of cases) assert.equal(through([input]), want, JSON.stringify(input))
 })
 
+test('a C0 control or DEL between ESC and ] or _ still begins the string, as terminals parse it', () => {
+  // Found by an attacker's review (rfix35): in the escape state of the DEC parser terminals follow
+  // (vt100.net/emu/dec_ansi_parser; xterm, tmux's input.c, Alacritty's vte, WezTerm, foot) a C0
+  // control other than CAN, SUB and ESC is executed and DEL ignored, the state kept: ESC NUL ] 52 is
+  // OSC 52, and the guard passed it (and ESC ENQ _ G, kitty's graphics) as plain text.
+  const cases = [
+    ['a\x1b\x00]52;c;Zm9v\x07b', 'ab'],
+    ['a\x1b\x05\x7f\r]1337;Copy=:x\x07b', 'ab'],
+    ['a\x1b\x01_Ga=T,t=f;eA==\x1b\\b', 'a\x1b\\b'],
+    ['\x1bPtmux;\x1b\x1b\x05]52;c;eA==\x07\x1b\\', '\x1bPtmux;\x1b\x1b\\'], // through tmux's passthrough
+    // What is no string passes as it came, the C0 controls in place.
+    ['a\x1b\x05[1mb\x1b\n\x1b\x7fMc\x1b\x00', 'a\x1b\x05[1mb\x1b\n\x1b\x7fMc'],
+    ['a\x1b\x05\x18]52;c;x\x07', 'a\x1b\x05\x18]52;c;x\x07'], // CAN cancels the escape
+  ]
+  for (const [input, want] of cases) assert.equal(through([input]), want, JSON.stringify(input))
+  // Past the bound the controls go ahead of the ESC (executed the same there; those still held are
+  // dropped with the string): what is held stays bounded, and the string is still found.
+  const long = through(['\x1b' + '\x00'.repeat(1000) + ']52;c;x\x07z'])
+  assert.match(long, /^\x00{256,}z$/)
+  for (const size of [1, 2, 3]) {
+    const s = 'A\x1b\x00\x7f]52;c;Zm9v\x07B\x1b\x01_Gx\x9cC'
+    const chunks = []
+    for (let k = 0; k < s.length; k += size) chunks.push(s.slice(k, k + size))
+    assert.equal(through(chunks), 'ABC', `chunks of ${size}`)
+  }
+})
+
 test("APC strings (kitty's graphics protocol: t=f reads a host file by path, t=s reads and unlinks a host shared memory object) are dropped, 7-bit and 8-bit", () => {
   const cases = [
     ['a\x1b_Ga=T,t=s,f=24,s=1,v=1;L2RiLXNobQ==\x1b\\b', 'a\x1b\\b'],

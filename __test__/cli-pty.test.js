@@ -153,10 +153,13 @@ test('--review --ask: after a run again without the sandbox, the sandboxed attem
   assert.deepEqual(fs.readdirSync(path.join(base, 'store')).filter((n) => n.startsWith('cs-')), [], 'nothing left pending')
 })
 
-/** The number of each OSC string in `text` as a terminal reads it (C0 characters inside skipped, as tmux does). */
+/**
+ * The number of each OSC string in `text` as a terminal reads it (C0 characters inside skipped, as
+ * tmux does; between ESC and ] a C0 control other than CAN and SUB is executed and DEL ignored).
+ */
 function oscNumbers(text) {
   const numbers = []
-  for (const m of text.matchAll(/(?:\x1b\]|\x9d)([0-9\x00-\x06\x08-\x17\x19\x1c-\x1f]*);/g)) numbers.push(Number(m[1].replace(/[^0-9]/g, '')))
+  for (const m of text.matchAll(/(?:\x1b[\x00-\x17\x19\x1c-\x1f\x7f]*\]|\x9d)([0-9\x00-\x06\x08-\x17\x19\x1c-\x1f]*);/g)) numbers.push(Number(m[1].replace(/[^0-9]/g, '')))
   return numbers
 }
 
@@ -170,6 +173,8 @@ test("a command's OSC 52, 1337 and 5522 and its APC strings (the host's clipboar
     '\\033]052;p;Y3VybCBldmlsfHNo\\033\\\\', // leading zero, ESC \ terminated
     '\\302\\23552;c;Y3VybCBldmlsfHNo\\007', // 8-bit OSC as UTF-8 (U+009D)
     '\\033]5\\0012;c;Y3VybCBldmlsfHNo\\007', // a C0 inside the number (tmux skips it)
+    '\\033\\005\\177]52;c;Y3VybCBldmlsfHNo\\007', // ENQ and DEL between ESC and ] (executed, ignored: rfix35)
+    '\\033\\001_Ga=T,t=f;L2V0Yy9wYXNzd2Q=\\033\\\\', // the same before an APC
     '\\033]52;c;?\\007', // a query
     '\\033]1337;Copy=:Y3VybCBldmlsfHNo\\007', // iTerm2's own clipboard copy
     '\\033]1337;File=name=eA==;size=1;inline=0:eA==\\007', // iTerm2's download to ~/Downloads
@@ -187,7 +192,7 @@ test("a command's OSC 52, 1337 and 5522 and its APC strings (the host's clipboar
     assert.deepEqual(oscNumbers(r.stdout).filter((n) => [52, 1337, 5522].includes(n)), [], `${flags}: ${JSON.stringify(r.stdout)}`)
     // What the test wrote as one string reached the terminal as one (when not split between writes
     // to stdout and stderr, which the CLI reads apart: then the terminal saw a cut-off string and text).
-    assert.doesNotMatch(r.stdout, /Copy=|File=|type=write|\x1b_|t=s/, `${flags}: ${JSON.stringify(r.stdout)}`)
+    assert.doesNotMatch(r.stdout, /Copy=|File=|type=write|\x1b_|t=s|t=f/, `${flags}: ${JSON.stringify(r.stdout)}`)
     assert.match(r.stdout, /A\x1b\]0;kept-title\x07B/, `${flags}: other OSC strings pass: ${JSON.stringify(r.stdout)}`)
     for (const c of ['C', 'D']) assert.ok(r.stdout.includes(c), `${flags}: ${c}: ${JSON.stringify(r.stdout)}`)
   }
