@@ -56,6 +56,18 @@ test('a C0 control or DEL between ESC and ] or _ still begins the string, as ter
   }
 })
 
+test("iTerm2's OSC 50, its older number for 1337, is dropped as 1337 is", () => {
+  // Found by an attacker's review (rfix35): iTerm2's VT100XtermParser maps 50 and 1337 both to its
+  // key=value command (Copy= and File= read alike), so ESC ]50;Copy=:<base64> set the host's
+  // clipboard and ESC ]50;File=...;inline=0:... saved a file in the host's Downloads.
+  const cases = [
+    ['a\x1b]50;Copy=:Zm9v\x07b', 'ab'],
+    ['a\x1b]050;File=name=eA==;size=1;inline=0:eA==\x1b\\b', 'a\x1b\\b'],
+    ['a\x1b]50;CopyToClipboard=\x07text\x1b]50;EndCopy\x07b', 'atextb'],
+  ]
+  for (const [input, want] of cases) assert.equal(through([input]), want, JSON.stringify(input))
+})
+
 test("APC strings (kitty's graphics protocol: t=f reads a host file by path, t=s reads and unlinks a host shared memory object) are dropped, 7-bit and 8-bit", () => {
   const cases = [
     ['a\x1b_Ga=T,t=s,f=24,s=1,v=1;L2RiLXNobQ==\x1b\\b', 'a\x1b\\b'],

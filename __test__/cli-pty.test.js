@@ -178,6 +178,7 @@ test("a command's OSC 52, 1337 and 5522 and its APC strings (the host's clipboar
     '\\033]52;c;?\\007', // a query
     '\\033]1337;Copy=:Y3VybCBldmlsfHNo\\007', // iTerm2's own clipboard copy
     '\\033]1337;File=name=eA==;size=1;inline=0:eA==\\007', // iTerm2's download to ~/Downloads
+    '\\033]50;Copy=:Y3VybCBldmlsfHNo\\007', // iTerm2's older number for 1337 (rfix35)
     '\\033]5522;type=write;Y3VybCBldmlsfHNo\\033\\\\', // kitty's clipboard protocol
     '\\033_Ga=T,t=s,f=24,s=1,v=1;L2RiLXNobQ==\\033\\\\', // kitty graphics: reads and unlinks a host shm object
   ]
@@ -189,7 +190,7 @@ test("a command's OSC 52, 1337 and 5522 and its APC strings (the host's clipboar
   for (const flags of ['', '--no-pty']) {
     const r = scriptRun(`"${process.execPath}" "${CLI}" ${flags} -- sh ${file}`)
     assert.equal(r.status, 0, ctx(r))
-    assert.deepEqual(oscNumbers(r.stdout).filter((n) => [52, 1337, 5522].includes(n)), [], `${flags}: ${JSON.stringify(r.stdout)}`)
+    assert.deepEqual(oscNumbers(r.stdout).filter((n) => [50, 52, 1337, 5522].includes(n)), [], `${flags}: ${JSON.stringify(r.stdout)}`)
     // What the test wrote as one string reached the terminal as one (when not split between writes
     // to stdout and stderr, which the CLI reads apart: then the terminal saw a cut-off string and text).
     assert.doesNotMatch(r.stdout, /Copy=|File=|type=write|\x1b_|t=s|t=f/, `${flags}: ${JSON.stringify(r.stdout)}`)
