@@ -4,7 +4,8 @@
 // Windows Terminal and tmux's set-clipboard honour it by default), and with `?` for its data asks
 // the terminal to type the clipboard into the command's input where that is allowed; kitty's OSC
 // 5522 is its newer clipboard protocol; iTerm2's OSC 1337 copies to the clipboard (Copy=,
-// CopyToClipboard) and saves files to the host's Downloads (File= with inline=0). A sandboxed
+// CopyToClipboard) and saves files to the host's Downloads (File= with inline=0), and takes OSC 50,
+// its older number, for the same (xterm's font change is lost with it). A sandboxed
 // command must not leave text on the host's clipboard for the user's next paste into a shell, nor
 // read it (found by an attacker's review, mode35: a read-only run's printf '\033]52;c;<base64>\a'
 // reached the terminal as written). And every APC string (ESC _, 8-bit 9F): kitty's graphics
@@ -16,7 +17,9 @@
 // a string split between chunks or streams is recognized. The number is read as terminals read it:
 // an integer (leading zeros taken), C0 characters inside it skipped as tmux skips them; the string
 // starts with ESC ] or the 8-bit OSC (U+009D, C2 9D in UTF-8, or a lone 9D after ASCII) and ends at
-// BEL, ESC \, ST (9C), or is cut off by CAN, SUB or ESC, as a terminal's parser does. Every other
+// BEL, ESC \, ST (9C), or is cut off by CAN, SUB or ESC, as a terminal's parser does. A C0 control
+// or DEL between ESC and ] or _ leaves the terminal in its escape state (vt100.net's DEC parser, as
+// xterm, tmux, vte, WezTerm and foot follow it), so ESC NUL ] 52 is OSC 52 too. Every other
 // byte passes unchanged and in order.
 
 const ESC = 0x1b
@@ -31,7 +34,7 @@ const APC_7BIT = Buffer.from([0x1b, 0x5f])
 // Past this many bytes of a number, the string is taken for one to drop (a terminal reads 0…052).
 const MAX_NUMBER_BYTES = 256
 /** The OSC numbers dropped (see above). */
-const DROPPED = new Set([52, 1337, 5522])
+const DROPPED = new Set([50, 52, 1337, 5522])
 
 const GROUND = 0
 const AFTER_ESC = 1
@@ -52,7 +55,8 @@ class ClipboardGuard {
     const buf = Buffer.isBuffer(data) ? data : Buffer.from(String(data))
     // No OSC or APC begins in it and none is being read: as it is (coloured output, ESC [ only).
     const none = (seq) => buf.indexOf(seq) < 0
-    if (this.state === GROUND && none(OSC_7BIT) && none(APC_7BIT) && none(OSC8) && none(APC8) && buf[buf.length - 1] !== ESC) {
+    const quiet = none(OSC_7BIT) && none(APC_7BIT) && none(OSC8) && none(APC8) && buf[buf.length - 1] !== ESC
+    if (this.state === GROUND && quiet && !escapeKeptGoing(buf)) {
       if (buf.length) this.prev = buf[buf.length - 1]
       return buf
     }
@@ -106,6 +110,7 @@ class ClipboardGuard {
       case AFTER_ESC:
         if (b === 0x5d) return this.beginNumber([...this.held, b])
         if (b === 0x5f) return this.drop()
+        if (insideEscape(b)) return this.holdInsideEscape(b, out)
         out.push(...this.held)
         this.held = []
         this.state = GROUND
@@ -119,6 +124,18 @@ class ClipboardGuard {
           this.held = [b]
         } else if (b === BEL || b === ST8 || b === CAN || b === SUB) this.state = GROUND
     }
+  }
+
+  /**
+   * A C0 control (executed) or DEL (ignored) after ESC: the terminal stays in its escape state, so
+   * ESC NUL ] is an OSC. Held with the ESC; past the bound the controls go out ahead of the ESC
+   * (the terminal executes them the same there), so what is held stays bounded.
+   */
+  holdInsideEscape(b, out) {
+    this.held.push(b)
+    if (this.held.length <= MAX_NUMBER_BYTES) return
+    out.push(...this.held.slice(1))
+    this.held = [ESC]
   }
 
   beginNumber(held) {
@@ -147,6 +164,19 @@ class ClipboardGuard {
     this.held = []
     this.state = DROPPING
   }
+}
+
+/** A byte that leaves a terminal's parser in its escape state: a C0 control but CAN, SUB, ESC; or DEL. */
+function insideEscape(b) {
+  return (b < 0x20 && b !== CAN && b !== SUB && b !== ESC) || b === 0x7f
+}
+
+/** Whether an ESC in `buf` is followed by a byte that keeps the escape going (ESC NUL ] is an OSC). */
+function escapeKeptGoing(buf) {
+  for (let at = buf.indexOf(ESC); at >= 0 && at + 1 < buf.length; at = buf.indexOf(ESC, at + 1)) {
+    if (insideEscape(buf[at + 1])) return true
+  }
+  return false
 }
 
 /** The index of the next ESC, 0x9D or 0x9F in `buf` from `from`, else its length; `seen` caches each. */
