@@ -410,6 +410,23 @@ eachSpellingKeepsIt('library', '.cargo/config.toml', {
   '[env] LD_PRELOAD': '[env]\nLD_PRELOAD = { value = "tools/wrap.sh", relative = true }\n',
   '[env] LD_PRELOAD as a string': '[env]\nLD_PRELOAD = "tools/wrap.sh"\n',
 }, 'tools/wrap.sh', 'x\n')
+// Found by an attacker's review (rfix35, attacking fix35's LOADER_VARIABLES): a `{ value, relative =
+// true }` table is joined to the directory holding .cargo by cargo, a bare name too, so LD_PRELOAD =
+// { value = "wrap.so", relative = true } loads the workspace's wrap.so into the host's rustc, and
+// LD_LIBRARY_PATH = { value = "lib", relative = true } has ld.so look in the workspace's lib first
+// (before rustc's RUNPATH: its libgcc_s.so.1, librustc_driver); and PATH = { value = "tools",
+// relative = true, force = true } had cargo 1.95's cargo build, on a crate with no build script,
+// run the workspace's tools/cc as rustc's linker (checked on the host).
+eachSpellingKeepsIt('library', '.cargo/config.toml', {
+  '[env] LD_PRELOAD, a bare name relative': '[env]\nLD_PRELOAD = { value = "wrap.so", relative = true }\n',
+}, 'wrap.so', 'x\n')
+eachSpellingKeepsIt('library', '.cargo/config.toml', {
+  '[env] LD_LIBRARY_PATH, a bare directory relative': '[env]\nLD_LIBRARY_PATH = { value = "lib", relative = true }\n',
+}, 'lib/libgcc_s.so.1', 'x\n')
+eachSpellingKeepsIt('linker', '.cargo/config.toml', {
+  '[env] PATH, relative and forced': '[env]\nPATH = { value = "tools", relative = true, force = true }\n',
+  '[env] PATH with a slash, forced': '[env]\nPATH = { value = "/usr/bin:./tools", force = true }\n',
+}, 'tools/cc', '#!/bin/sh\nexec /usr/bin/cc "$@"\n')
 
 // Found by the fixer (fix34): cargo (1.95) loads the files a configuration's `include` names
 // (`include = ["../cfg/extra.toml"]`, or tables with `path`), relative to that file, and takes
