@@ -128,8 +128,18 @@ fn program_words(text: &str) -> (Vec<String>, Vec<String>, bool) {
     let includes = read.found.iter().filter(|(key, _)| key.first().is_some_and(|k| k == INCLUDE) && (key.len() == 1 || key[1..] == ["path"])).map(|(_, s)| s.clone()).take(MAX_FILES + 1).collect();
     for (key, s) in &read.found {
         if loader_variable(key) {
-            // `[env]`'s library paths: each `:`- or blank-separated path with a `/`.
-            s.split([':', ' ']).for_each(&mut push);
+            // `[env]`'s paths: each `:`- or blank-separated one with a `/`; of a table's value, a
+            // bare name too, from the directory holding .cargo, where `relative = true` has cargo
+            // join it (`"wrap.so"`, `"lib"`, `"tools"`). Not `.` or `..`: a directory a program
+            // cannot be kept in whole (see the README's Limits).
+            let table = key.len() == 3;
+            for w in s.split([':', ' ']) {
+                if table && !w.contains('/') && !matches!(w, "" | "." | "..") {
+                    push(&format!("./{w}"));
+                } else {
+                    push(w);
+                }
+            }
             continue;
         }
         let last = key.last().map(String::as_str).unwrap_or("");
@@ -157,8 +167,11 @@ fn program_words(text: &str) -> (Vec<String>, Vec<String>, bool) {
 /// The dynamic loader's variables cargo sets from `[env]` in the rustc (and build scripts) it runs
 /// on `cargo build` and `cargo check`: the libraries they name load into the host's rustc. Found
 /// by an attacker's review (fix35): checked with cargo 1.95, `[env] LD_PRELOAD = { value =
-/// "tools/x.so", relative = true }` had ld.so load the workspace's file into rustc.
-const LOADER_VARIABLES: &[&str] = &["LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT"];
+/// "tools/x.so", relative = true }` had ld.so load the workspace's file into rustc. And `PATH`
+/// (with `force = true`, as it is always set): rustc finds its linker `cc` there (found by an
+/// attacker's review, rfix35: `PATH = { value = "tools", relative = true, force = true }` had
+/// cargo build, on a crate with no build script, run the workspace's tools/cc).
+const LOADER_VARIABLES: &[&str] = &["LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "PATH"];
 
 /// Whether `key` is `env.<one of LOADER_VARIABLES>` (a string) or its table's `value`.
 fn loader_variable(key: &[String]) -> bool {
@@ -189,10 +202,11 @@ mod tests {
             [target.'cfg(unix)']\nrunner = [\n  \"scripts/qemu\",\n  \"-x\",\n]\n\
             build.rustdoc = \"tools/rustdoc\"\nhost = { linker = \"tools/hostld\" }\n\
             [registry]\nglobal-credential-providers = [\"cargo:token\", \"tools/cred\"]\n\
-            [alias]\nb = \"build --target-dir x/y\"\n[env]\nFOO = \"a/b\"\nLD_PRELOAD = { value = \"tools/p.so\", relative = true }\nLD_LIBRARY_PATH = \"vendor/lib:/opt/l\"\n[doc]\nbrowser = \"tools/open.sh --new\"\n";
+            [alias]\nb = \"build --target-dir x/y\"\n[env]\nFOO = \"a/b\"\nLD_PRELOAD = { value = \"tools/p.so\", relative = true }\nLD_LIBRARY_PATH = \"vendor/lib:/opt/l\"\n[doc]\nbrowser = \"tools/open.sh --new\"\n\
+            [env.PATH]\nvalue = \"tools:.:/usr/bin\"\nrelative = true\nforce = true\n";
         let (w, _, unread) = program_words(text);
         assert!(!unread);
-        assert_eq!(w, ["tools/wrap.sh", "bin/rustc", "tools/run.sh", "/opt/ld", "tools/ld2", "scripts/qemu", "tools/rustdoc", "tools/hostld", "tools/cred", "tools/p.so", "vendor/lib", "/opt/l", "tools/open.sh"]);
+        assert_eq!(w, ["tools/wrap.sh", "bin/rustc", "tools/run.sh", "/opt/ld", "tools/ld2", "scripts/qemu", "tools/rustdoc", "tools/hostld", "tools/cred", "tools/p.so", "vendor/lib", "/opt/l", "tools/open.sh", "./tools", "/usr/bin"]);
     }
 
     /// Found by an attacker's review (rfix33), over-blocking: every word with a `/` of a rustflags
