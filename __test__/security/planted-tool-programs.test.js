@@ -564,6 +564,19 @@ for (const [mode, extra] of Object.entries(MODES)) {
     await appendsKeptOrSaid(tree.ws, extra, files, 'true\n')
   })
 }
+// Found by an attacker's review (rfix35, attacking fix35's $PWD): `$(pwd)` is the same directory
+// (direnv evaluates the .envrc there), the spelling many .envrc files use.
+for (const [mode, extra] of Object.entries(MODES)) {
+  test(`${mode}: the programs an .envrc runs by $(pwd) cannot be rewritten unsaid`, async (t) => {
+    const tree = tempTree(t, { git: true })
+    const dir = tree.ws
+    for (const d of ['scripts', 'tools']) fs.mkdirSync(path.join(dir, d))
+    fs.writeFileSync(path.join(dir, '.envrc'), ['eval "$("$(pwd)"/scripts/env.sh)"', '$(pwd)/scripts/check-tools --quiet', 'export V="$(`pwd`/tools/ver.sh)"', ''].join('\n'))
+    const files = ['scripts/env.sh', 'scripts/check-tools', 'tools/ver.sh'].map((p) => path.join(dir, p))
+    for (const f of files) fs.writeFileSync(f, 'true\n')
+    await appendsKeptOrSaid(tree.ws, extra, files, 'true\n')
+  })
+}
 
 // Found by an attacker's review (fix35), attacking host34's yarn_programs: yarn berry reads
 // .yarnrc.yml with js-yaml (FAILSAFE_SCHEMA), which takes the same yarnPath through a value on the
