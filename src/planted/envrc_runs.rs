@@ -10,7 +10,8 @@
 //! `/`: a bare name is looked up on `PATH`, and a word with an expansion (`$HOME/x`) is not
 //! resolved here, but for `$PWD` (`${PWD}`), the directory direnv evaluates the file in, which
 //! `envrc_sources` puts in (found by an attacker's review, fix35: `eval "$("$PWD"/x.sh)"`,
-//! `${PWD}/x`, `bash < tools/x.sh` were rewritten by a run with `hostRisks: []`). The arguments of other commands
+//! `${PWD}/x`, `bash < tools/x.sh` were rewritten by a run with `hostRisks: []`), and `$(pwd)`,
+//! the same directory (rfix35). The arguments of other commands
 //! (`watch_file`, `PATH_add`, `layout`) are not taken: direnv only watches or puts them on `PATH`
 //! (what `PATH_add` adds stays writable, README). Quotes are removed; `$(` opens a command's place
 //! inside double quotes too. The safe side: a word kept that is no program costs a read-only path.
@@ -35,6 +36,7 @@ enum Place {
 /// The words of `line` in a command's (or an interpreter's script's) place that hold a `/` and no
 /// expansion, in order.
 pub fn run_words(line: &str) -> Vec<String> {
+    let line = &pwd_as_variable(line);
     let mut s = Scan { out: Vec::new(), word: String::new(), place: Place::Command };
     let mut quote: Option<char> = None;
     let mut subst = 0usize;
@@ -128,6 +130,13 @@ impl Scan {
     }
 }
 
+/// `line` with `$(pwd)` (and `$(pwd -P)`, `$(pwd -L)`, a backquoted `pwd`) written `$PWD`: direnv
+/// evaluates the file in its directory, so each is the same directory (found by an attacker's
+/// review, rfix35: `eval "$("$(pwd)"/scripts/env.sh)"` was rewritten by a run with `hostRisks: []`).
+fn pwd_as_variable(line: &str) -> String {
+    ["$(pwd)", "$(pwd -P)", "$(pwd -L)", "`pwd`"].iter().fold(line.to_string(), |l, spelling| l.replace(spelling, "$PWD"))
+}
+
 /// `w` without its `$PWD` and `${PWD}` (not `$PWDX`): what is left holds another expansion or not.
 fn without_pwd(w: &str) -> String {
     let mut out = w.replace("${PWD}", "");
@@ -154,6 +163,7 @@ mod tests {
         assert_eq!(run_words(r#"export A="$(cd sub && bin/x --y a/b)" B=1 FOO=bar/baz ./run/me"#), ["bin/x"]);
         assert_eq!(run_words("FOO=1 ./with/assign arg/x"), ["./with/assign"]);
         assert_eq!(run_words("source_env scripts/a.sh"), Vec::<String>::new(), "envrc_sources' own");
+        assert_eq!(run_words(r#"eval "$("$(pwd)"/scripts/env.sh)"; `pwd`/x/y; $(pwd -P)/a/b"#), ["$PWD/scripts/env.sh", "$PWD/x/y", "$PWD/a/b"]);
     }
 
     /// Found by an attacker's review (fix35): a program run by `$PWD` (direnv's directory, which
