@@ -571,8 +571,8 @@ for (const [mode, extra] of Object.entries(MODES)) {
     const tree = tempTree(t, { git: true })
     const dir = tree.ws
     for (const d of ['scripts', 'tools']) fs.mkdirSync(path.join(dir, d))
-    fs.writeFileSync(path.join(dir, '.envrc'), ['eval "$("$(pwd)"/scripts/env.sh)"', '$(pwd)/scripts/check-tools --quiet', 'export V="$(`pwd`/tools/ver.sh)"', ''].join('\n'))
-    const files = ['scripts/env.sh', 'scripts/check-tools', 'tools/ver.sh'].map((p) => path.join(dir, p))
+    fs.writeFileSync(path.join(dir, '.envrc'), ['eval "$("$(pwd)"/scripts/env.sh)"', '$(pwd)/scripts/check-tools --quiet', 'export V="$(`pwd`/tools/ver.sh)"', 'source "$(pwd)/tools/lib.sh"', ''].join('\n'))
+    const files = ['scripts/env.sh', 'scripts/check-tools', 'tools/ver.sh', 'tools/lib.sh'].map((p) => path.join(dir, p))
     for (const f of files) fs.writeFileSync(f, 'true\n')
     await appendsKeptOrSaid(tree.ws, extra, files, 'true\n')
   })
