@@ -133,7 +133,7 @@ impl Scan {
 /// `line` with `$(pwd)` (and `$(pwd -P)`, `$(pwd -L)`, a backquoted `pwd`) written `$PWD`: direnv
 /// evaluates the file in its directory, so each is the same directory (found by an attacker's
 /// review, rfix35: `eval "$("$(pwd)"/scripts/env.sh)"` was rewritten by a run with `hostRisks: []`).
-fn pwd_as_variable(line: &str) -> String {
+pub(super) fn pwd_as_variable(line: &str) -> String {
     ["$(pwd)", "$(pwd -P)", "$(pwd -L)", "`pwd`"].iter().fold(line.to_string(), |l, spelling| l.replace(spelling, "$PWD"))
 }
 

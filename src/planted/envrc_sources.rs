@@ -64,6 +64,8 @@ pub fn named_within(file: &Path, reads: &mut Reads<Words>, most: usize) -> Named
         if dotenv && reported.iter().any(|r| Path::new(&w).file_name().is_some_and(|n| n == r.as_str())) {
             continue;
         }
+        // `$(pwd)` is `$PWD` there too (found by an attacker's review, rfix35: `source "$(pwd)/x"`).
+        let w = super::envrc_runs::pwd_as_variable(w);
         let w = w.replace("${PWD}", &base.to_string_lossy()).replace("$PWD", &base.to_string_lossy());
         if w.contains('$') || w.contains('`') {
             continue;
