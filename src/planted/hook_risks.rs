@@ -191,7 +191,7 @@ impl Kept {
             if c.file_name().is_some_and(|n| super::yarn_programs::FILES.iter().any(|f| n == *f)) {
                 return format!(
                     "planted configuration: the yarn configuration {} names more than {} files to run (yarnPath, plugins) (or the \
-                     run's {} in all of yarn, Maven and .envrc configurations were kept), or could not be read (not a regular file, \
+                     run's {} in all of yarn, Maven, .envrc and editor configurations were kept), or could not be read (not a regular file, \
                      over {} MiB, or past the {} MiB of such files one run reads): the files past that were not kept read-only",
                     c.display(),
                     super::yarn_programs::MAX_PROGRAMS,
@@ -204,7 +204,7 @@ impl Kept {
             if c.file_name().is_some_and(|n| n == super::mvn_programs::DIR) {
                 return format!(
                     "planted configuration: the Maven configuration in {} (jvm.config, maven.config) names more than {} files its \
-                     JVM loads (or the run's {} in all of yarn, Maven and .envrc configurations were kept), or has a file that could \
+                     JVM loads (or the run's {} in all of yarn, Maven, .envrc and editor configurations were kept), or has a file that could \
                      not be read (not a regular one, over {} MiB, or past the {} MiB of such files one run reads): the files past \
                      that were not kept read-only",
                     c.display(),
@@ -217,7 +217,7 @@ impl Kept {
             // An `.envrc` (`envrc_sources`), capped as a `.cargo`'s is.
             if c.file_name().is_some_and(|n| super::envrc_sources::FILES.iter().any(|f| n == *f)) {
                 return format!(
-                    "planted configuration: {} sources more than {} files (or the run's {} in all of yarn, Maven and .envrc \
+                    "planted configuration: {} sources more than {} files (or the run's {} in all of yarn, Maven, .envrc and editor \
                      configurations were kept), or could not be read (not a regular file, over {} MiB, or past the {} MiB of such \
                      files one run reads): the files past that, which direnv runs at the host shell's next prompt, were not kept \
                      read-only",

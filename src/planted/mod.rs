@@ -805,7 +805,7 @@ impl<'a> Carver<'a> {
     /// rewrote the `clangd.path` a `.vscode/settings.json` named). One or two small reads
     /// per such entry; none in a workspace without one.
     /// Each file is read once for all its names, within a budget for each kind, and the files kept
-    /// of all three kinds are bounded in all (`config_reads::TOOL_PROGRAMS_IN_ALL`), as the
+    /// of all four kinds (yarn, Maven, `.envrc`, editor settings) are bounded in all (`config_reads::TOOL_PROGRAMS_IN_ALL`), as the
     /// `.cargo`'s are (found by an attacker's review, rfix34: 200 directories whose six such
     /// files were names of one 1 MiB file cost every later run 10.7 s of the host's CPU here).
     fn tool_programs(&mut self, named: &[PathBuf]) {
