@@ -120,7 +120,7 @@ pub fn named_within(entry: &Path, reads: &mut (Reads<Words>, Reads<Words>), most
 fn kept_as_program(p: &Path, reported: &[String]) -> bool {
     std::fs::metadata(p).is_ok_and(|m| !m.is_dir())
         && !p.components().any(|c| c.as_os_str() == "node_modules")
-        && !p.file_name().is_some_and(|n| reported.iter().any(|r| n == r.as_str()))
+        && !super::named_files::is_reported(p, reported)
 }
 
 /// Whether a string under `key` (its parts as written: `rust-analyzer.cargo.extraEnv` is one

@@ -61,7 +61,7 @@ pub fn named_within(file: &Path, reads: &mut Reads<Words>, most: usize) -> Named
             break;
         }
         let dotenv = *dotenv;
-        if dotenv && reported.iter().any(|r| Path::new(&w).file_name().is_some_and(|n| n == r.as_str())) {
+        if dotenv && super::named_files::is_reported(Path::new(w), &reported) {
             continue;
         }
         // `$(pwd)` is `$PWD` there too (found by an attacker's review, rfix35: `source "$(pwd)/x"`).

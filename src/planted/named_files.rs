@@ -1,8 +1,8 @@
 //! What a reader of a tool's configuration found (`cargo_programs`, `yarn_programs`,
-//! `mvn_programs`, `envrc_sources`): the files it names by path, which `repo_includes` keeps
-//! read-only (a missing one absent), and whether it named more than it keeps or could not be read,
-//! which `hook_risks` names in `notEnforced`. One type and one rule of keeping for the four, so a
-//! path is kept the same way whichever tool names it.
+//! `mvn_programs`, `envrc_sources`, `editor_programs`): the files it names by path, which
+//! `repo_includes` keeps read-only (a missing one absent), and whether it named more than it keeps
+//! or could not be read, which `hook_risks` names in `notEnforced`. One type and one rule of
+//! keeping for all of them, so a path is kept the same way whichever tool names it.
 
 use std::path::{Path, PathBuf};
 
@@ -42,6 +42,12 @@ impl Named {
         }
         Some(p)
     }
+}
+
+/// Whether `p` bears one of the `reported` names (`names::reported_defaults`): a file of such a
+/// name is left to its report, not kept (commands write those: `.env`, `.env.yarn`).
+pub fn is_reported(p: &Path, reported: &[String]) -> bool {
+    p.file_name().is_some_and(|n| reported.iter().any(|r| n == r.as_str()))
 }
 
 /// The path the word `w` names from `base` (an absolute one as it is).

@@ -67,7 +67,7 @@ pub fn named_within(file: &Path, reads: &mut Reads<Words>, most: usize) -> Named
         }
         // An environment file of a reported name (`.env`, `.env.yarn`) is left to its report, as
         // an .envrc's dotenv of one is: commands write those.
-        if Path::new(w).file_name().is_some_and(|n| reported.iter().any(|r| n == r.as_str())) {
+        if super::named_files::is_reported(Path::new(w), &reported) {
             continue;
         }
         out.keep(w, from_base(w, base));
