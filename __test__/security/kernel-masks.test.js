@@ -63,6 +63,14 @@ for p in ${JSON.stringify(FILES)}:
             print(p, 'read', len(f.read(4096)), 'chr' if stat.S_ISCHR(os.fstat(f.fileno()).st_mode) else 'file')
     except OSError as e:
         print(p, errno.errorcode[e.errno])
+# The files' masks as mounts: the last (topmost) mount at each path, its own options' first (rw/ro).
+tops = {}
+for line in open('/proc/self/mountinfo'):
+    f = line.split()
+    tops[f[4]] = f[5].split(',')[0]
+for p in ${JSON.stringify(FILES)}:
+    if p in tops:
+        print('mount:' + p, tops[p])
 `
 
 const MODES = {
@@ -90,6 +98,12 @@ describe("the host kernel's tracefs, debugfs and page map are hidden", { concurr
       for (const p of FILES) {
         assert.match(got[p], /^(read 0 chr|ENOENT|EACCES|EPERM)$/, `${p}\n${show(r)}`)
       }
+      // Each file's mask is a read-only mount (the helper leaves out a remount when the bind of the
+      // read-only /dev/null is read-only already: kernel_masks::hide_file). /proc/keys is in every
+      // kernel here, so at least one mask is seen.
+      const masks = FILES.filter((p) => got[`mount:${p}`] !== undefined)
+      assert.ok(masks.includes('/proc/keys'), show(r))
+      for (const p of masks) assert.equal(got[`mount:${p}`], 'ro', `${p}\n${show(r)}`)
     })
   }
 

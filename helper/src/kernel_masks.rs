@@ -136,9 +136,18 @@ fn hide_dir(dir: &Target, path: &str) -> Result<(), Failure> {
 }
 
 /// The sandbox's `/dev/null` (`null`) bound read-only over `file` (at `path`).
+///
+/// A bind mount copies its source mount's flags, and `host_objects::read_only` made `/dev/null`'s
+/// read-only before: the fresh bind is read-only already and the remount changed nothing, one mount
+/// call a file (a dozen a run, each taking the kernel's mount locks that every sandbox on the
+/// machine takes). The bind's own flags are read, not assumed: one that is not read-only (a plan
+/// whose `/dev/null` is writable) is still remounted.
 fn hide_file(null: &Target, file: &Target, path: &str) -> Result<(), Failure> {
     mount(Some(&null.proc_path()), &file.proc_path(), None, libc::MS_BIND, None, &format!("hiding {path}"))?;
     let bound = Target::open(path, Kind::Any, "the hidden file")?;
+    if bound.is_read_only(path)? {
+        return Ok(());
+    }
     let flags = bound.mount_flags(path)?;
     mount(None, &bound.proc_path(), None, libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | flags, None, &format!("making {path}'s mask read-only"))
 }

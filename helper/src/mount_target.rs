@@ -101,6 +101,11 @@ impl Target {
         mount_flags_of(self.fd, path)
     }
 
+    /// Whether the mount this is on is read-only (`statvfs`'s `ST_RDONLY`).
+    pub fn is_read_only(&self, path: impl std::fmt::Display) -> Result<bool, Failure> {
+        statvfs_of(self.fd, path).map(|st| st.f_flag & libc::ST_RDONLY != 0)
+    }
+
     /// A directory.
     pub fn is_dir(&self) -> bool {
         self.fmt == libc::S_IFDIR
@@ -156,12 +161,7 @@ impl Drop for Target {
 
 /// `Target::mount_flags` of any open descriptor `fd`.
 pub(crate) fn mount_flags_of(fd: i32, path: impl std::fmt::Display) -> Result<libc::c_ulong, Failure> {
-    // SAFETY: a zeroed statvfs is valid; `fd` is open.
-    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
-    if unsafe { libc::fstatvfs(fd, &mut st) } != 0 {
-        let e = last_errno();
-        return Err(setup(e, format!("reading the mount flags of {path} failed: {}", describe(e))));
-    }
+    let st = statvfs_of(fd, path)?;
     let map = [
         (libc::ST_NOSUID, libc::MS_NOSUID),
         (libc::ST_NODEV, libc::MS_NODEV),
@@ -171,6 +171,17 @@ pub(crate) fn mount_flags_of(fd: i32, path: impl std::fmt::Display) -> Result<li
         (ST_RELATIME, libc::MS_RELATIME),
     ];
     Ok(map.iter().filter(|(st_flag, _)| st.f_flag & st_flag != 0).fold(0, |acc, (_, ms)| acc | ms))
+}
+
+/// `fstatvfs` of `fd` (at `path`, for the error).
+fn statvfs_of(fd: i32, path: impl std::fmt::Display) -> Result<libc::statvfs, Failure> {
+    // SAFETY: a zeroed statvfs is valid; `fd` is open.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstatvfs(fd, &mut st) } != 0 {
+        let e = last_errno();
+        return Err(setup(e, format!("reading the mount flags of {path} failed: {}", describe(e))));
+    }
+    Ok(st)
 }
 
 /// `statvfs`'s relatime flag: the libc crate defines it for glibc only, and the helper is built for
