@@ -136,10 +136,15 @@ async function main() {
     const [data, marks] = [path.join(tmp, 'perf.data'), path.join(tmp, 'marks.json')]
     const self = [__filename, '--runs', marks, '--iterations', String(iterations), '--cwd', cwd, ...(base ? ['--base', base] : [])]
     const events_ = ['sched_process_exec', 'sched_process_fork', 'sched_process_exit'].flatMap((e) => ['-e', `sched:${e}`])
-    const rec = spawnSync('perf', ['record', '-N', '-q', '-k', 'CLOCK_MONOTONIC', ...events_, '-o', data, '--', process.execPath, ...self], { stdio: 'inherit' })
+    // The tool caches' store in the temporary directory too, removed with it: no store is left
+    // behind for a workspace that is gone.
+    const env = { ...process.env, SANDSPAWN_TOOL_CACHE_DIR: path.join(tmp, 'caches') }
+    const rec = spawnSync('perf', ['record', '-N', '-q', '-k', 'CLOCK_MONOTONIC', ...events_, '-o', data, '--', process.execPath, ...self], { stdio: 'inherit', env })
     if (rec.status !== 0) throw new Error(`perf record failed (${rec.status ?? rec.signal})`)
     report(JSON.parse(fs.readFileSync(marks, 'utf8')), moments(events(data)))
   } finally {
+    // overlayfs leaves mode-000 work directories in the store.
+    spawnSync('chmod', ['-R', 'u+rwx', tmp])
     fs.rmSync(tmp, { recursive: true, force: true })
   }
 }
