@@ -29,6 +29,9 @@ const COVER_FLAGS: libc::c_ulong = libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_
 /// trace of it.
 const SCRATCH_FILE: &str = "/dev/shm/.sandspawn-cover";
 
+/// The sandbox's memory-backed directory the scratch entries are made in, where it is its own.
+pub const SHM: &str = "/dev/shm";
+
 /// Cover every directory placeholder in `dirs`, every store of `stores` that is still a directory
 /// (see `cover_store`), and every file placeholder in `files`.
 ///
@@ -37,10 +40,18 @@ const SCRATCH_FILE: &str = "/dev/shm/.sandspawn-cover";
 /// detach would leave it) and detached with it, in one `umount2`: every detach waits for an RCU
 /// grace period (`synchronize_rcu_expedited`), a move none. Where there is no scratch directory,
 /// or a move fails, each is detached on its own first, as before.
-pub fn cover(dirs: &[PathBuf], stores: &[PathBuf], files: &[PathBuf], detach: &[String]) -> Result<(), Failure> {
-    cover_dirs(dirs, stores, detach)?;
+///
+/// `own_shm`: whether `/dev/shm` is the sandbox's own tmpfs (the plan bounds its inodes), the one
+/// place the scratch entries are made. Otherwise (a writable root at `/dev/shm` or above it, a
+/// `denyRead` mask, a read-only cwd there) there are none, as without a `/dev/shm`: the host's,
+/// which a writable root brings, is shared by every process of the machine (1777), and any of them
+/// could hold the scratch file's name (every plan with file placeholders failed setup, `File
+/// exists`) or replace either entry by its name while the sandbox was set up (found by an
+/// attacker's review, kern36).
+pub fn cover(dirs: &[PathBuf], stores: &[PathBuf], files: &[PathBuf], detach: &[String], own_shm: bool) -> Result<(), Failure> {
+    cover_dirs(dirs, stores, detach, own_shm)?;
     let Some((first, rest)) = files.split_first() else { return Ok(()) };
-    let scratch = scratch_file()?;
+    let scratch = if own_shm { scratch_file()? } else { None };
     let bound = cover_first(scratch.as_ref(), first).and_then(|source| bind_rest(&source.proc_path(), Kind::File, rest));
     if let Some(scratch) = scratch {
         // SAFETY: a valid C string. The mounts keep the file; its name goes either way (only now:
@@ -91,16 +102,17 @@ fn cover_first(scratch: Option<&CString>, first: &Path) -> Result<Target, Failur
 /// the sandbox's own (`SCRATCH_DIR`), detached and removed once bound: never on a store, which its
 /// process may remove at any moment (its removal on the host detaches every mount on it, and a
 /// bind from a detached mount fails).
-fn cover_dirs(dirs: &[PathBuf], stores: &[PathBuf], detach: &[String]) -> Result<(), Failure> {
+fn cover_dirs(dirs: &[PathBuf], stores: &[PathBuf], detach: &[String], own_shm: bool) -> Result<(), Failure> {
     if dirs.is_empty() && stores.is_empty() {
         return detach.iter().try_for_each(|p| crate::private_mounts::unmount(p));
     }
-    let (scratch, moved) = match dirs.is_empty() {
+    let (scratch, moved) = match dirs.is_empty() && own_shm {
         true => ScratchDir::make(detach)?.map_or((None, 0), |(s, moved)| (Some(s), moved)),
         false => (None, 0),
     };
     detach[moved..].iter().try_for_each(|p| crate::private_mounts::unmount(p))?;
-    // No placeholder and no `/dev/shm` (a `denyRead` mask over `/dev`): the first store still there
+    // No placeholder and no `/dev/shm` of the sandbox's own (a `denyRead` mask over `/dev`, the
+    // host's at a writable root): the first store still there
     // carries the tmpfs, as before the scratch directory (its removal meanwhile fails the binds
     // from it: the run fails, never runs uncovered).
     let carrier = if dirs.is_empty() && scratch.is_none() { first_store_there(stores)? } else { None };
@@ -168,8 +180,8 @@ fn cover_store(from: &CString, p: &Path) -> Result<(), Failure> {
 }
 
 /// Where the directory covers' tmpfs is mounted when there is no placeholder: in the sandbox's own
-/// `/dev/shm` tmpfs, as the file covers' `SCRATCH_FILE`, under a name of its own (a writable root
-/// at `/dev/shm` brings the host's there, which concurrent runs share).
+/// `/dev/shm` tmpfs, as the file covers' `SCRATCH_FILE`, under a name of its own (never the host's,
+/// which a writable root brings: see `cover`'s `own_shm`).
 const SCRATCH_DIR: &str = "/dev/shm/.sandspawn-cover-";
 
 /// A directory under `SCRATCH_DIR`, made; detached and removed by `remove`, so the command finds

@@ -303,7 +303,8 @@ fn in_namespaces(steps: &Steps) {
     // The binds the caches and the change set were mounted from are gone from their paths before
     // the covers (sandspawn's stores they lie in are among the directories covered): moved into
     // the covers' scratch directory and detached with it, or each detached (`covers::cover`).
-    if let Err(failure) = covers::cover(&steps.cover_dirs, &steps.cover_dirs_if_there, &steps.cover_files, &steps.unmount) {
+    let own_shm = steps.tmpfs_inodes.iter().any(|t| t.path == covers::SHM);
+    if let Err(failure) = covers::cover(&steps.cover_dirs, &steps.cover_dirs_if_there, &steps.cover_files, &steps.unmount, own_shm) {
         fail(steps.report_fd, failure);
     }
     // While the capabilities last (see `write_guard::prepare_message_queues`).
