@@ -734,6 +734,10 @@ export interface LaunchPlan {
   argv0: string
   /** Always `[]`: kept for code written against plans that needed extra descriptors. */
   extraFds: ExtraFd[]
+  /** What the policy leaves unguarded, the lines a run's `sandboxDetails.notEnforced` would hold
+   * (a repository past the walk's bound, hard-linked configuration, ...): the spawner that runs
+   * the plan gets no result, so check them here. */
+  notEnforced: string[]
 }
 
 /** Builds, without running anything, what `spawnSandboxed` would run. On Linux a bwrap plan: a

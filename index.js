@@ -64,6 +64,9 @@ function buildSandboxCommand(command, options) {
     sandboxType: plan.sandboxType,
     profile: plan.profile ?? null,
     argv0: plan.argv0,
+    // What the policy leaves unguarded, as a run's sandboxDetails.notEnforced says it: the spawner
+    // that runs a plan gets no result.
+    notEnforced: plan.notEnforced,
     // Plans are self-contained since sandspawn-helper applies seccomp inside the sandbox; the field
     // stays for code written against earlier versions.
     extraFds: [],

@@ -30,6 +30,9 @@ test('a plan for a workspace past the walk\'s bound says so in notEnforced, as t
   const cmd = ['sh', '-c', `printf '\\tfsmonitor = /tmp/planted\\n' >> ${rel}/.git/config`]
   const options = { cwd: ws, sandbox: 'workspace-write' }
   const plan = buildSandboxCommand(cmd, options)
+  // Before the plan runs: what its placeholders leave behind is the next run's to remove.
+  const run = await spawnSandboxed(['true'], options)
+  assert.deepEqual(plan.notEnforced, run.sandboxDetails.notEnforced, 'the plan says what the run says')
   // Found by an attacker's review (mode36): the plan carried no notEnforced, and run by hand it let
   // the command write the deep repository's config (core.fsmonitor, which the host's next
   // `git status` there runs) with nothing said, where spawnSandboxed's result names the bound.
@@ -38,9 +41,6 @@ test('a plan for a workspace past the walk\'s bound says so in notEnforced, as t
   assert.match(fs.readFileSync(config, 'utf8'), /fsmonitor/, 'the bound is real: the plan does not keep the repository')
   assert.ok(Array.isArray(plan.notEnforced), 'a plan carries notEnforced')
   assert.ok(plan.notEnforced.some((l) => /stopped at its bound/.test(l) && /not protected/.test(l)), JSON.stringify(plan.notEnforced))
-
-  const run = await spawnSandboxed(['true'], options)
-  assert.deepEqual(plan.notEnforced, run.sandboxDetails.notEnforced, 'the plan says what the run says')
 })
 
 test('a plan with nothing left unenforced says so with an empty list', (t) => {

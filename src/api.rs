@@ -48,7 +48,16 @@ pub fn build_sandbox_command(command: &Value, options: &Value, host: &HostContex
     // Limits go into the plan as the helper's rlimits, so the plan stays self-contained.
     let limits = crate::runner::prepare::decide_limits(&req)?;
     let plan = crate::runner::prepare::build_plan(&mut req, bwrap.as_ref(), resolved.as_deref(), false, &limits, None)?;
+    // What a run's result would say it leaves unguarded: a plan has no result of its own, so it
+    // carries the lines (found by an attacker's review, mode36: a repository past the walk's bound
+    // was writable from a plan, with nothing said, where spawnSandboxed's result named the bound).
+    let mut not_enforced = crate::runner::prepare::policy_not_enforced(&req);
+    not_enforced.extend(crate::runner::prepare::core_dump_not_enforced(&req));
+    if plan.sandbox_type == SandboxType::Bwrap {
+        not_enforced.extend(crate::runner::prepare::write_guard_not_enforced(&req));
+    }
     Ok(json!({
+        "notEnforced": not_enforced,
         "program": plan.program,
         "argv0": plan.argv0,
         "args": plan.args,

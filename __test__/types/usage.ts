@@ -73,7 +73,9 @@ async function main(): Promise<void> {
   }
   const plan: LaunchPlan = buildSandboxCommand(['echo'], { platform: 'darwin', sandbox: 'read-only' })
   const profile: string | null = plan.profile
+  const planNotEnforced: string[] = plan.notEnforced
   void profile
+  void planNotEnforced
   const caps = await sandboxCapabilities()
   if (!caps.available) console.log(caps.reason, caps.fix, caps.cause, caps.stderr)
   if (caps.bwrap) console.log(caps.bwrap.version, caps.bwrap.disableUserns, caps.bwrap.procUnmountable)

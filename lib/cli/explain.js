@@ -46,6 +46,8 @@ function explain(command, values) {
   if (marks.length) lines.push(`env:      ${marks.map((k) => `${k}=${quote(plan.env[k])}`).join(' ')}`)
   if (timeout) lines.push(`timeout:  ${timeout} ms, kept by sandspawn's own run; this plan has no timer (give the timeout to what runs it)`)
   if (plan.profile) lines.push('profile:', ...plan.profile.split('\n').map(printable))
+  // What a run's result would list in notEnforced: whoever runs the plan gets no result.
+  if (plan.notEnforced.length) lines.push('not enforced:', ...plan.notEnforced.map((l) => `  ${printable(l)}`))
   out.writeStdout(lines.join('\n') + '\n')
   out.exit(0)
 }
@@ -69,6 +71,7 @@ function planAsJson(plan) {
     envUnset,
     extraFds: [],
     profile: plan.profile,
+    notEnforced: plan.notEnforced,
   }
 }
 

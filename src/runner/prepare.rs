@@ -57,32 +57,7 @@ pub fn prepare(req: &mut SpawnRequest, ended: &dyn Fn() -> bool) -> Result<Prepa
     // Stopped when the run is cut: nothing after it (a plan, placeholders, caches) is made for it.
     req.policy.walk_and_protect_until(crate::planted::Absent::UndoneAfter, ended).map_err(|_| cut_while_preparing())?;
     let mut details = sandbox.details;
-    if req.policy.planted.truncated {
-        details.not_enforced.push(format!(
-            "planted configuration: the walk for repositories and protected names stopped at its bound ({} directories, {} levels); \
-             repositories beyond it are not protected",
-            crate::planted::scan::MAX_DIRS,
-            crate::planted::scan::MAX_DEPTH
-        ));
-    }
-    // Entries named like protected names past the walk's bound: not recorded before the run.
-    details.not_enforced.extend(req.policy.planted.not_enforced());
-    // Symlinks into node_modules past the bound: not judged after the run (`planted::unwalked_links`).
-    details.not_enforced.extend(req.policy.planted.unwalked_links.not_enforced());
-    // Hooks git runs through another name that no carve-out covers (`planted::hook_links`).
-    details.not_enforced.extend(req.policy.planted.hook_links.not_enforced());
-    // Programs the host's git configuration names through the shell (`global_git::Global::unresolved`).
-    details.not_enforced.extend(req.policy.planted.global_git_unresolved.iter().cloned());
-    // The host's configuration files that are hard links (`planted::home_hard`): the same.
-    details.not_enforced.extend(req.policy.planted.home_hard.not_enforced());
-    // The workspace's files the host runs that are hard links (`planted::config_hard`): the same.
-    details.not_enforced.extend(req.policy.planted.config_hard.not_enforced());
-    // A store the run could write, which it keeps no caches in (`tool_caches::resolve`).
-    details.not_enforced.extend(req.policy.tool_caches.not_enforced.iter().cloned());
-    // Installs that are hard links into a package manager's store (`tool_caches::linked`).
-    details.not_enforced.extend(linked_stores(req));
-    // Allowed wildcards that let in every owner's hosts under a suffix (`network::policy`).
-    details.not_enforced.extend(req.policy.network_proxy.iter().flat_map(|n| n.spanning_private()));
+    details.not_enforced.extend(policy_not_enforced(req));
     // The store's layers are listed (and held) before the plan that mounts them is built.
     let landlock = details.landlock_abi.is_some() && sandbox.landlock;
     let review_run = prepare_review(req, landlock, asked_ns)?;
@@ -95,11 +70,7 @@ pub fn prepare(req: &mut SpawnRequest, ended: &dyn Fn() -> bool) -> Result<Prepa
         }
         None
     };
-    // Every Linux run sets the command's RLIMIT_CORE to 1 (no piped core): not where the caller's
-    // hard limit is 0, and a socket core_pattern takes cores whatever the limit (`limits::core_dump`).
-    if req.platform == Platform::Linux && req.policy.mode != SandboxMode::DangerFullAccess {
-        details.not_enforced.extend(crate::limits::core_dump::not_enforced());
-    }
+    details.not_enforced.extend(core_dump_not_enforced(req));
     let mut proxy_listener = None;
     let mut scratch = None;
     let plan = match details.landlock_abi {
@@ -109,16 +80,65 @@ pub fn prepare(req: &mut SpawnRequest, ended: &dyn Fn() -> bool) -> Result<Prepa
             plan
         }
         _ => {
-            if req.platform == Platform::Linux && req.policy.mode != SandboxMode::DangerFullAccess && capabilities::landlock_rung::kernel_abi() < sandspawn_helper::landlock::WRITE_GUARD_MIN_ABI {
-                // Below it the helper skips its guard (`write_guard`).
-                details.not_enforced.push(plan::bwrap::WRITE_GUARD_NOT_ENFORCED.to_string());
-            }
+            details.not_enforced.extend(write_guard_not_enforced(req));
             proxy_listener = crate::network::for_run::before_plan(&req.policy, req.platform)?;
             let endpoint = proxy_listener.as_ref().map(|l| &l.endpoint);
             build_plan(req, bwrap.as_ref(), Some(Path::new(&resolved)), true, &limits, endpoint)?
         }
     };
     Ok(Prepared { plan, details, limits, cache_run, bwrap_path: bwrap.map(|b| b.path), proxy_listener, scratch, review_run })
+}
+
+/// What the policy leaves unguarded that a run says in `sandboxDetails.notEnforced`, whatever runs
+/// it: the runner's result and a launch plan for another spawner (`api::build_sandbox_command`)
+/// carry the same lines. Read once the walk is done (`walk_and_protect_until`).
+pub(crate) fn policy_not_enforced(req: &SpawnRequest) -> Vec<String> {
+    let mut out = Vec::new();
+    if req.policy.planted.truncated {
+        out.push(format!(
+            "planted configuration: the walk for repositories and protected names stopped at its bound ({} directories, {} levels); \
+             repositories beyond it are not protected",
+            crate::planted::scan::MAX_DIRS,
+            crate::planted::scan::MAX_DEPTH
+        ));
+    }
+    // Entries named like protected names past the walk's bound: not recorded before the run.
+    out.extend(req.policy.planted.not_enforced());
+    // Symlinks into node_modules past the bound: not judged after the run (`planted::unwalked_links`).
+    out.extend(req.policy.planted.unwalked_links.not_enforced());
+    // Hooks git runs through another name that no carve-out covers (`planted::hook_links`).
+    out.extend(req.policy.planted.hook_links.not_enforced());
+    // Programs the host's git configuration names through the shell (`global_git::Global::unresolved`).
+    out.extend(req.policy.planted.global_git_unresolved.iter().cloned());
+    // The host's configuration files that are hard links (`planted::home_hard`): the same.
+    out.extend(req.policy.planted.home_hard.not_enforced());
+    // The workspace's files the host runs that are hard links (`planted::config_hard`): the same.
+    out.extend(req.policy.planted.config_hard.not_enforced());
+    // A store the run could write, which it keeps no caches in (`tool_caches::resolve`).
+    out.extend(req.policy.tool_caches.not_enforced.iter().cloned());
+    // Installs that are hard links into a package manager's store (`tool_caches::linked`).
+    out.extend(linked_stores(req));
+    // Allowed wildcards that let in every owner's hosts under a suffix (`network::policy`).
+    out.extend(req.policy.network_proxy.iter().flat_map(|n| n.spanning_private()));
+    out
+}
+
+/// Every Linux run sets the command's RLIMIT_CORE to 1 (no piped core): not where the caller's
+/// hard limit is 0, and a socket core_pattern takes cores whatever the limit (`limits::core_dump`).
+pub(crate) fn core_dump_not_enforced(req: &SpawnRequest) -> Vec<String> {
+    match req.platform == Platform::Linux && req.policy.mode != SandboxMode::DangerFullAccess {
+        true => crate::limits::core_dump::not_enforced(),
+        false => Vec::new(),
+    }
+}
+
+/// A bwrap run on a kernel below the helper's write guard's Landlock ABI (it skips the guard).
+pub(crate) fn write_guard_not_enforced(req: &SpawnRequest) -> Vec<String> {
+    let below = capabilities::landlock_rung::kernel_abi() < sandspawn_helper::landlock::WRITE_GUARD_MIN_ABI;
+    match req.platform == Platform::Linux && req.policy.mode != SandboxMode::DangerFullAccess && below {
+        true => vec![plan::bwrap::WRITE_GUARD_NOT_ENFORCED.to_string()],
+        false => Vec::new(),
+    }
 }
 
 /// Linux: a `SANDSPAWN_BWRAP` this run could re-point or replace (see
