@@ -217,6 +217,12 @@ mod tests {
         words.sort();
         assert_eq!(words, ["${workspaceFolder}/tools/clangd", "./tools/py", "target/ra", "tools/autosh", "tools/devshell", "tools/gopls", "tools/ra-check.sh", "tools/wrap"]);
         assert_eq!(json_words("{ \"clangd.path\": ").1, true, "not JSON: said");
+        // An empty file (what a launch plan's placeholder leaves, a project's empty settings.json)
+        // or one of comments only is no settings to editors, not a file they cannot read: it was
+        // said as unreadable in every run's notEnforced (found by an attacker's review, mode36).
+        for nothing in ["", " \n", "\u{feff}", "// nothing yet\n", "/* */"] {
+            assert_eq!(json_words(nothing), (Vec::new(), false), "{nothing:?}");
+        }
         let (words, unread) = toml_words("[cargo.buildScripts]\noverrideCommand = [\"tools/a.sh\", \"--json\"]\n[language-server.x]\ncommand = \"tools/ls --stdio\"\n");
         assert!(!unread);
         assert_eq!(words, ["tools/a.sh", "tools/ls --stdio", "tools/ls"]);
