@@ -157,7 +157,13 @@ fn path_words<'a>(found: impl Iterator<Item = (&'a [String], &'a str)>) -> Vec<S
 /// The path words of a JSON settings file (comments and trailing commas allowed), and whether it
 /// could not be read.
 fn json_words(text: &str) -> (Vec<String>, bool) {
-    let Ok(value) = serde_json::from_str::<serde_json::Value>(&super::jsonc::plain(text)) else {
+    let plain = super::jsonc::plain(text);
+    // Empty, or comments only: VS Code, Zed and coc.nvim take it as no settings (an empty
+    // settings.json is common, and a launch plan leaves an empty .neoconf.json as a placeholder).
+    if plain.trim().is_empty() {
+        return (Vec::new(), false);
+    }
+    let Ok(value) = serde_json::from_str::<serde_json::Value>(&plain) else {
         return (Vec::new(), true);
     };
     let mut found: Vec<(Vec<String>, String)> = Vec::new();
