@@ -41,6 +41,9 @@ test('a plan for a workspace past the walk\'s bound says so in notEnforced, as t
   assert.match(fs.readFileSync(config, 'utf8'), /fsmonitor/, 'the bound is real: the plan does not keep the repository')
   assert.ok(Array.isArray(plan.notEnforced), 'a plan carries notEnforced')
   assert.ok(plan.notEnforced.some((l) => /stopped at its bound/.test(l) && /not protected/.test(l)), JSON.stringify(plan.notEnforced))
+  // A Seatbelt plan rests on the same walk and says the same.
+  const mac = buildSandboxCommand(cmd, { ...options, platform: 'darwin' })
+  assert.ok(mac.notEnforced.some((l) => /stopped at its bound/.test(l)), JSON.stringify(mac.notEnforced))
 })
 
 test('a plan with nothing left unenforced says so with an empty list', (t) => {
