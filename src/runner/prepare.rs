@@ -125,20 +125,26 @@ pub(crate) fn policy_not_enforced(req: &SpawnRequest) -> Vec<String> {
 
 /// Every Linux run sets the command's RLIMIT_CORE to 1 (no piped core): not where the caller's
 /// hard limit is 0, and a socket core_pattern takes cores whatever the limit (`limits::core_dump`).
+/// Read from this host: a Linux plan built on macOS says nothing of the host it will run on.
 pub(crate) fn core_dump_not_enforced(req: &SpawnRequest) -> Vec<String> {
-    match req.platform == Platform::Linux && req.policy.mode != SandboxMode::DangerFullAccess {
+    match linux_sandbox_here(req) {
         true => crate::limits::core_dump::not_enforced(),
         false => Vec::new(),
     }
 }
 
 /// A bwrap run on a kernel below the helper's write guard's Landlock ABI (it skips the guard).
+/// The kernel's ABI is asked only on Linux (the number is another system call elsewhere).
 pub(crate) fn write_guard_not_enforced(req: &SpawnRequest) -> Vec<String> {
-    let below = capabilities::landlock_rung::kernel_abi() < sandspawn_helper::landlock::WRITE_GUARD_MIN_ABI;
-    match req.platform == Platform::Linux && req.policy.mode != SandboxMode::DangerFullAccess && below {
+    match linux_sandbox_here(req) && capabilities::landlock_rung::kernel_abi() < sandspawn_helper::landlock::WRITE_GUARD_MIN_ABI {
         true => vec![plan::bwrap::WRITE_GUARD_NOT_ENFORCED.to_string()],
         false => Vec::new(),
     }
+}
+
+/// A sandboxed Linux run, and this host is Linux (a plan can be built for Linux on macOS).
+fn linux_sandbox_here(req: &SpawnRequest) -> bool {
+    req.platform == Platform::Linux && Platform::host() == Platform::Linux && req.policy.mode != SandboxMode::DangerFullAccess
 }
 
 /// Linux: a `SANDSPAWN_BWRAP` this run could re-point or replace (see
