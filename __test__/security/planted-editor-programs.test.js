@@ -84,3 +84,30 @@ test("review: a change set that rewrites a program .vscode/settings.json names i
   programs.forEach((p, i) => assert.equal(fs.readFileSync(p, 'utf8'), before[i], `${p} landed`))
   assert.equal(fs.readFileSync(path.join(tree.ws, 'lib.txt'), 'utf8'), 'ok\n', 'the rest of the set landed')
 })
+
+// Found by an attacker's review (rfix36): spellings the settings' readers missed while reading the
+// rest of the file. VS Code and coc.nvim read settings with jsonc-parser, whose `//` comment ends at
+// a carriage return as at a newline (scanner.ts: isLineBreak is LF or CR), so in a file with CR
+// line ends (or one stray CR) the key after the comment is a setting; planted::jsonc ran the
+// comment on to the next LF and read the rest as JSON without the key, nothing said. And
+// rust-analyzer's procMacro.server ("path to proc-macro server executable", spawned when the folder
+// opens and a crate uses a procedural macro) ends in none of the program keys' suffixes.
+for (const [mode, extra] of Object.entries(MODES)) {
+  test(`${mode}: a program named after a comment ended by a carriage return, or as rust-analyzer's procMacro.server, cannot be rewritten unsaid`, async (t) => {
+    const tree = tempTree(t, { git: true })
+    fs.mkdirSync(path.join(tree.ws, '.vscode'))
+    fs.mkdirSync(path.join(tree.ws, 'tools'))
+    fs.writeFileSync(path.join(tree.ws, '.vscode/settings.json'),
+      '{\r  // the project\'s pinned clangd\r  "clangd.path": "${workspaceFolder}/tools/clangd",\r' +
+      '  "rust-analyzer.procMacro.server": "tools/pm-srv",\r  "editor.tabSize": 2\r}\r')
+    const programs = ['tools/clangd', 'tools/pm-srv'].map((p) => path.join(tree.ws, p))
+    for (const p of programs) fs.writeFileSync(p, '#!/bin/sh\nexit 0\n', { mode: 0o755 })
+    const script = programs.map((p) => `echo 'echo ran >> /tmp/x' >> ${p} 2>/dev/null`).join('; ') + '; true'
+    const r = await sh(script, { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+    assert.equal(r.exitCode, 0, show(r))
+    for (const p of programs) {
+      const kept = fs.readFileSync(p, 'utf8') === '#!/bin/sh\nexit 0\n'
+      assert.ok(kept || r.hostRisks.some((h) => h.path === p), `${p} rewritten with nothing said: ${JSON.stringify(r.hostRisks)}`)
+    }
+  })
+}
