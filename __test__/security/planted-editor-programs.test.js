@@ -91,7 +91,9 @@ test("review: a change set that rewrites a program .vscode/settings.json names i
 // line ends (or one stray CR) the key after the comment is a setting; planted::jsonc ran the
 // comment on to the next LF and read the rest as JSON without the key, nothing said. And
 // rust-analyzer's procMacro.server ("path to proc-macro server executable", spawned when the folder
-// opens and a crate uses a procedural macro) ends in none of the program keys' suffixes.
+// opens and a crate uses a procedural macro; rust-lang/rust's `x setup vscode` writes it as
+// ${workspaceFolder}/build/host/stage0/libexec/rust-analyzer-proc-macro-srv) ends in none of the
+// program keys' suffixes.
 for (const [mode, extra] of Object.entries(MODES)) {
   test(`${mode}: a program named after a comment ended by a carriage return, or as rust-analyzer's procMacro.server, cannot be rewritten unsaid`, async (t) => {
     const tree = tempTree(t, { git: true })

@@ -50,7 +50,8 @@ pub const ENTRIES: &[(&str, Option<&str>, Syntax)] = &[
 ];
 
 /// A key's last part ending in one of these names a program (or a file a program is given).
-const SUFFIXES: &[&str] = &["path", "command", "cmd", "executable", "exe", "bin", "binary", "interpreter", "runtime", "shell"];
+/// `server`: rust-analyzer's `procMacro.server`, the proc-macro server it spawns (rfix36).
+const SUFFIXES: &[&str] = &["path", "command", "cmd", "executable", "exe", "bin", "binary", "interpreter", "runtime", "shell", "server"];
 
 /// A key part ending in one of these holds, below it, programs (`go.alternateTools`, a shell per
 /// platform: `terminal.integrated.automationShell.linux`) or an environment (`extraEnv`:
@@ -212,6 +213,7 @@ mod tests {
   "[python]": { "python.defaultInterpreterPath": "./tools/py" },
   "terminal.integrated.profiles.linux": { "dev": { "path": "tools/devshell", "args": ["-l", "no/args"] } },
   "go.alternateTools": { "gopls": "tools/gopls" },
+  "rust-analyzer.procMacro.server": "tools/pm-srv",
   "terminal.integrated.automationShell.linux": "tools/autosh",
   "C_Cpp.default.compileCommands": "build/compile_commands.json",
   "json.schemas": [{ "url": "./schemas/x.json" }],
@@ -221,7 +223,7 @@ mod tests {
         assert!(!unread);
         // serde_json's map keeps its keys sorted: the order is not the file's.
         words.sort();
-        assert_eq!(words, ["${workspaceFolder}/tools/clangd", "./tools/py", "target/ra", "tools/autosh", "tools/devshell", "tools/gopls", "tools/ra-check.sh", "tools/wrap"]);
+        assert_eq!(words, ["${workspaceFolder}/tools/clangd", "./tools/py", "target/ra", "tools/autosh", "tools/devshell", "tools/gopls", "tools/pm-srv", "tools/ra-check.sh", "tools/wrap"]);
         assert_eq!(json_words("{ \"clangd.path\": ").1, true, "not JSON: said");
         // An empty file (what a launch plan's placeholder leaves, a project's empty settings.json)
         // or one of comments only is no settings to editors, not a file they cannot read: it was

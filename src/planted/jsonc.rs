@@ -23,7 +23,9 @@ pub fn plain(text: &str) -> String {
                 continue;
             }
             b'/' if s.get(i + 1) == Some(&b'/') => {
-                while i < s.len() && s[i] != b'\n' {
+                // Ended by a CR as by an LF: jsonc-parser's (VS Code's, coc.nvim's) scanner does,
+                // so in a file with CR line ends the next line is a setting (rfix36).
+                while i < s.len() && !matches!(s[i], b'\n' | b'\r') {
                     i += 1;
                 }
                 continue;
@@ -61,5 +63,7 @@ mod tests {
         assert_eq!(v, serde_json::json!({ "a//b": "c/*d*/", "e": [1, 2], "f": "\",}" }));
         assert_eq!(plain("{\"a\": 1 /* x\ny */}").lines().count(), 2, "a newline of a comment stays");
         assert!(serde_json::from_str::<serde_json::Value>(&plain("{\"a\": 1,, }")).is_err(), "two commas: not forgiven");
+        let v: serde_json::Value = serde_json::from_str(&plain("{\r// c\r\"a\": 1 // d\r\n}\r")).unwrap();
+        assert_eq!(v, serde_json::json!({ "a": 1 }), "a CR ends a line comment, as in jsonc-parser");
     }
 }
