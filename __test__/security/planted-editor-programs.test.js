@@ -113,3 +113,27 @@ for (const [mode, extra] of Object.entries(MODES)) {
     }
   })
 }
+
+// Found by an attacker's review (rfix36): an environment given to a language server under a key
+// that does not end in env. Helix's languages.toml gives a server's process `environment`
+// (`[language-server.ts] environment = { NODE_OPTIONS = "--require ./tools/hook.js" }`: node loads
+// the file when Helix starts the server for a file it opens), vscode-go gives gopls and the go
+// command it runs `go.toolsEnvVars` (`CC`, run by the cgo step of gopls' `go list -compiled`), and
+// CMake Tools its configure (on open) `cmake.configureEnvironment`; none was read.
+for (const [mode, extra] of Object.entries(MODES)) {
+  test(`${mode}: a program in a server's environment (Helix's environment, go.toolsEnvVars, cmake.configureEnvironment) cannot be rewritten unsaid`, async (t) => {
+    const tree = tempTree(t, { git: true })
+    for (const d of ['.vscode', '.helix', 'tools']) fs.mkdirSync(path.join(tree.ws, d))
+    fs.writeFileSync(path.join(tree.ws, '.helix/languages.toml'),
+      '[language-server.ts]\ncommand = "typescript-language-server"\nargs = ["--stdio"]\nenvironment = { NODE_OPTIONS = "--require ./tools/hook.js" }\n')
+    fs.writeFileSync(path.join(tree.ws, '.vscode/settings.json'),
+      '{\n  "go.toolsEnvVars": { "CC": "${workspaceFolder}/tools/cc" },\n  "cmake.configureEnvironment": { "CXX": "tools/cxx" }\n}\n')
+    const programs = ['tools/hook.js', 'tools/cc', 'tools/cxx'].map((p) => path.join(tree.ws, p))
+    for (const p of programs) fs.writeFileSync(p, '#!/bin/sh\nexit 0\n', { mode: 0o755 })
+    const script = programs.map((p) => `echo 'echo ran >> /tmp/x' >> ${p} 2>/dev/null`).join('; ') + '; true'
+    const r = await sh(script, { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+    assert.equal(r.exitCode, 0, show(r))
+    const rewritten = programs.filter((p) => fs.readFileSync(p, 'utf8') !== '#!/bin/sh\nexit 0\n' && !r.hostRisks.some((h) => h.path === p))
+    assert.deepEqual(rewritten, [], `rewritten with nothing said: ${JSON.stringify(r.hostRisks)}`)
+  })
+}
