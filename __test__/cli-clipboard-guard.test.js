@@ -93,3 +93,25 @@ test('a chunk with no OSC is returned as it is (no copy)', () => {
   const buf = bytes('\x1b[32mok\x1b[0m plain\n')
   assert.equal(g.filter(buf), buf)
 })
+
+test('a bare 8-bit OSC or APC after a whole UTF-8 character begins the string, as UTF-8 terminals on a DEC parser read it', () => {
+  // Found by an attacker's review (rfix36): WezTerm's vtparse decodes a UTF-8 character and returns
+  // to its ground state after it, where a bare 9D is the 8-bit OSC and 9F the APC
+  // (transitions.rs: anywhere_or). The guard took a 9D or 9F for one only after ASCII or C2, so
+  // 'é' (C3 A9) then 9D 52;c;<base64> BEL reached the terminal as written: OSC 52 there.
+  const cases = [
+    ['a\xc3\xa9\x9d52;c;Zm9v\x07b', 'a\xc3\xa9b'],
+    ['\xe2\x82\xac\x9d1337;Copy=:x\x07z', '\xe2\x82\xacz'], // after a 3-byte character
+    ['\xf0\x9f\x98\x80\x9fGa=T,t=f;eA==\x9cq', '\xf0\x9f\x98\x80q'], // APC after a 4-byte one
+    ['\xa9\x9d52;c;x\x07w', '\xa9w'], // after a stray continuation byte
+    ['\xc3\x9d52;', '\xc3\x9d52;'], // inside a character (U+00DD) it is none
+    ['\xf0\x9f\x9d52;', '\xf0\x9f\x9d52;'], // nor inside a 4-byte one
+  ]
+  for (const [input, want] of cases) assert.equal(through([input]), want, JSON.stringify(input))
+  for (const size of [1, 2, 3]) {
+    const s = 'A\xc3\xa9\x9d52;c;Zm9v\x07B\xe2\x82\xac\x9f_Gx\x9cC\xc3\x9d52;D'
+    const chunks = []
+    for (let k = 0; k < s.length; k += size) chunks.push(s.slice(k, k + size))
+    assert.equal(through(chunks), 'A\xc3\xa9B\xe2\x82\xacC\xc3\x9d52;D', `chunks of ${size}`)
+  }
+})
