@@ -16,7 +16,7 @@
 // One state for everything written to the terminal (stdout and stderr reach one parser there), so
 // a string split between chunks or streams is recognized. The number is read as terminals read it:
 // an integer (leading zeros taken), C0 characters inside it skipped as tmux skips them; the string
-// starts with ESC ] or the 8-bit OSC (U+009D, C2 9D in UTF-8, or a lone 9D after ASCII) and ends at
+// starts with ESC ] or the 8-bit OSC (U+009D, C2 9D in UTF-8, or a 9D inside no UTF-8 character) and ends at
 // BEL, ESC \, ST (9C), or is cut off by CAN, SUB or ESC, as a terminal's parser does. A C0 control
 // or DEL between ESC and ] or _ leaves the terminal in its escape state (vt100.net's DEC parser, as
 // xterm, tmux, vte, WezTerm and foot follow it), so ESC NUL ] 52 is OSC 52 too. Every other
@@ -47,7 +47,9 @@ class ClipboardGuard {
     // The bytes of an OSC whose number is not known yet, held back until it is.
     this.held = []
     this.value = 0
-    this.prev = 0x0a
+    // The last three bytes that went by (the latest last): whether a 9D or 9F is inside a UTF-8
+    // character is read from them.
+    this.tail = [0x0a, 0x0a, 0x0a]
   }
 
   /** `data` (Buffer or string) as it may reach the terminal. */
@@ -57,7 +59,7 @@ class ClipboardGuard {
     const none = (seq) => buf.indexOf(seq) < 0
     const quiet = none(OSC_7BIT) && none(APC_7BIT) && none(OSC8) && none(APC8) && buf[buf.length - 1] !== ESC
     if (this.state === GROUND && quiet && !escapeKeptGoing(buf)) {
-      if (buf.length) this.prev = buf[buf.length - 1]
+      this.remember(buf, buf.length)
       return buf
     }
     const parts = []
@@ -72,7 +74,7 @@ class ClipboardGuard {
         // Plain text up to the next byte that may begin an OSC or APC passes whole.
         const next = nextIntroducer(buf, i, seen)
         if (next === buf.length) break
-        this.prev = next > 0 ? buf[next - 1] : this.prev
+        this.remember(buf, next)
         i = next
       }
       const out = []
@@ -81,7 +83,7 @@ class ClipboardGuard {
       // Byte by byte while a sequence is being read: no more than that sequence (or a dropped string).
       do {
         this.step(buf[i], out)
-        this.prev = buf[i]
+        this.tail = [this.tail[1], this.tail[2], buf[i]]
         i++
       } while (i < buf.length && this.state !== GROUND)
       // Begun here and nothing dropped or held back: the bytes as they came, left in the slice.
@@ -90,7 +92,7 @@ class ClipboardGuard {
       if (out.length) parts.push(Buffer.from(out))
       copyFrom = i
     }
-    if (buf.length) this.prev = buf[buf.length - 1]
+    this.remember(buf, buf.length)
     if (parts.length === 0 && copyFrom === 0) return buf
     if (copyFrom < buf.length) parts.push(buf.subarray(copyFrom))
     return parts.length === 1 ? parts[0] : Buffer.concat(parts)
@@ -102,7 +104,7 @@ class ClipboardGuard {
         if (b === ESC) {
           this.state = AFTER_ESC
           this.held = [b]
-        } else if ((b === OSC8 || b === APC8) && (this.prev === 0xc2 || this.prev < 0x80)) {
+        } else if ((b === OSC8 || b === APC8) && !insideCharacter(this.tail)) {
           if (b === OSC8) this.beginNumber([b])
           else this.drop()
         } else out.push(b)
@@ -138,6 +140,12 @@ class ClipboardGuard {
     this.held = [ESC]
   }
 
+  /** The bytes of `buf` before `end` as the last that went by. */
+  remember(buf, end) {
+    const t = this.tail
+    this.tail = [end > 2 ? buf[end - 3] : t[end], end > 1 ? buf[end - 2] : t[end + 1], end > 0 ? buf[end - 1] : t[2]]
+  }
+
   beginNumber(held) {
     this.state = NUMBER
     this.held = held
@@ -164,6 +172,25 @@ class ClipboardGuard {
     this.held = []
     this.state = DROPPING
   }
+}
+
+/**
+ * Whether a 9D or 9F after `tail` (the last three bytes, the latest last) continues a UTF-8
+ * character: after a lead byte (C3..F4) that still waits for it. Not after ASCII, a whole
+ * character or a stray continuation byte, where a UTF-8 terminal on a DEC parser (WezTerm's
+ * vtparse: ground again after each character) reads the bare byte as the 8-bit OSC or APC (found
+ * by an attacker's review, rfix36: 'é' 9D 52;c;... passed); and C2 9D is U+009D, the OSC itself.
+ */
+function insideCharacter(tail) {
+  for (let k = 1; k <= 3; k++) {
+    const p = tail[3 - k]
+    if (p < 0x80) return false
+    if (p < 0xc0) continue
+    if (p < 0xc3 || p > 0xf4) return false
+    const continuations = p >= 0xf0 ? 3 : p >= 0xe0 ? 2 : 1
+    return k - 1 < continuations
+  }
+  return false
 }
 
 /** A byte that leaves a terminal's parser in its escape state: a C0 control but CAN, SUB, ESC; or DEL. */
