@@ -55,8 +55,10 @@ const SUFFIXES: &[&str] = &["path", "command", "cmd", "executable", "exe", "bin"
 
 /// A key part ending in one of these holds, below it, programs (`go.alternateTools`, a shell per
 /// platform: `terminal.integrated.automationShell.linux`) or an environment (`extraEnv`:
-/// `RUSTC_WRAPPER`, `NODE_OPTIONS`).
-const HOLDERS: &[&str] = &["tools", "shell", "env"];
+/// `RUSTC_WRAPPER`, `NODE_OPTIONS`; Helix's `environment` of a language server, CMake Tools'
+/// `cmake.configureEnvironment`, vscode-go's `go.toolsEnvVars`: found by an attacker's review,
+/// rfix36, `CC` and `NODE_OPTIONS` there were not read).
+const HOLDERS: &[&str] = &["tools", "shell", "env", "environment", "envvars"];
 
 /// The strings under a program's key read of one file, at most: each is split and its words
 /// compared with those kept (`MAX_PROGRAMS`), so a file of many repeated ones costs no more than
@@ -214,6 +216,8 @@ mod tests {
   "terminal.integrated.profiles.linux": { "dev": { "path": "tools/devshell", "args": ["-l", "no/args"] } },
   "go.alternateTools": { "gopls": "tools/gopls" },
   "rust-analyzer.procMacro.server": "tools/pm-srv",
+  "go.toolsEnvVars": { "CC": "tools/cc" },
+  "cmake.configureEnvironment": { "CXX": "tools/cxx" },
   "terminal.integrated.automationShell.linux": "tools/autosh",
   "C_Cpp.default.compileCommands": "build/compile_commands.json",
   "json.schemas": [{ "url": "./schemas/x.json" }],
@@ -223,7 +227,7 @@ mod tests {
         assert!(!unread);
         // serde_json's map keeps its keys sorted: the order is not the file's.
         words.sort();
-        assert_eq!(words, ["${workspaceFolder}/tools/clangd", "./tools/py", "target/ra", "tools/autosh", "tools/devshell", "tools/gopls", "tools/pm-srv", "tools/ra-check.sh", "tools/wrap"]);
+        assert_eq!(words, ["${workspaceFolder}/tools/clangd", "./tools/py", "target/ra", "tools/autosh", "tools/cc", "tools/cxx", "tools/devshell", "tools/gopls", "tools/pm-srv", "tools/ra-check.sh", "tools/wrap"]);
         assert_eq!(json_words("{ \"clangd.path\": ").1, true, "not JSON: said");
         // An empty file (what a launch plan's placeholder leaves, a project's empty settings.json)
         // or one of comments only is no settings to editors, not a file they cannot read: it was
@@ -231,9 +235,25 @@ mod tests {
         for nothing in ["", " \n", "\u{feff}", "// nothing yet\n", "/* */"] {
             assert_eq!(json_words(nothing), (Vec::new(), false), "{nothing:?}");
         }
-        let (words, unread) = toml_words("[cargo.buildScripts]\noverrideCommand = [\"tools/a.sh\", \"--json\"]\n[language-server.x]\ncommand = \"tools/ls --stdio\"\n");
+        let (words, unread) = toml_words("[cargo.buildScripts]\noverrideCommand = [\"tools/a.sh\", \"--json\"]\n[language-server.x]\ncommand = \"tools/ls --stdio\"\nenvironment = { NODE_OPTIONS = \"--require ./tools/h.js\" }\n");
         assert!(!unread);
-        assert_eq!(words, ["tools/a.sh", "tools/ls --stdio", "tools/ls"]);
+        assert_eq!(words, ["tools/a.sh", "tools/ls --stdio", "tools/ls", "--require ./tools/h.js", "./tools/h.js"]);
+    }
+
+    /// Checked by an attacker's review (rfix36), holding: spellings jsonc-parser (VS Code, coc.nvim)
+    /// reads as this does: escapes in keys and values, a repeated key (the last wins in both), a
+    /// language's block, an object below a dotted key; a file nested past serde_json's depth is
+    /// said (unread), not read in part.
+    #[test]
+    fn escapes_repeats_and_nesting_read_as_the_editor_reads_them() {
+        let text = "{\"clangd.p\\u0061th\": \"tools\\u002fa\", \"x.path\": \"tools/first\", \"x.path\": \"tools/last\",\n\
+                    \"[rust]\": { \"rust-analyzer\": { \"server\": { \"path\": \"tools/ra\" } } } }";
+        let (mut words, unread) = json_words(text);
+        words.sort();
+        assert!(!unread);
+        assert_eq!(words, ["tools/a", "tools/last", "tools/ra"]);
+        let deep = format!("{{\"clangd.path\": \"tools/a\", \"x\": {}1{}}}", "[".repeat(200), "]".repeat(200));
+        assert_eq!(json_words(&deep), (Vec::new(), true), "past serde_json's depth: unread, said");
     }
 
     #[test]
