@@ -137,3 +137,24 @@ for (const [mode, extra] of Object.entries(MODES)) {
     assert.deepEqual(rewritten, [], `rewritten with nothing said: ${JSON.stringify(r.hostRisks)}`)
   })
 }
+
+// Found by an attacker's review (rfix36): a toolchain directory named by settings, whose programs
+// the editor runs from below it: rust-analyzer's cargo.sysroot (it runs <sysroot>/bin/rustc and
+// <sysroot>/libexec/rust-analyzer-proc-macro-srv, Sysroot::tool and discover_proc_macro_srv) and
+// vscode-go's go.goroot (<goroot>/bin/go). Only an existing file was kept, never what is below a
+// directory.
+for (const [mode, extra] of Object.entries(MODES)) {
+  test(`${mode}: the programs below a toolchain directory settings name (cargo.sysroot, go.goroot) cannot be rewritten unsaid`, async (t) => {
+    const tree = tempTree(t, { git: true })
+    for (const d of ['.vscode', 'toolchain/bin', 'toolchain/libexec', 'go/bin']) fs.mkdirSync(path.join(tree.ws, d), { recursive: true })
+    fs.writeFileSync(path.join(tree.ws, '.vscode/settings.json'),
+      '{\n  "rust-analyzer.cargo.sysroot": "${workspaceFolder}/toolchain",\n  "go.goroot": "./go/"\n}\n')
+    const programs = ['toolchain/bin/rustc', 'toolchain/libexec/rust-analyzer-proc-macro-srv', 'go/bin/go'].map((p) => path.join(tree.ws, p))
+    for (const p of programs) fs.writeFileSync(p, '#!/bin/sh\nexit 0\n', { mode: 0o755 })
+    const script = programs.map((p) => `echo 'echo ran >> /tmp/x' >> ${p} 2>/dev/null`).join('; ') + '; true'
+    const r = await sh(script, { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+    assert.equal(r.exitCode, 0, show(r))
+    const rewritten = programs.filter((p) => fs.readFileSync(p, 'utf8') !== '#!/bin/sh\nexit 0\n' && !r.hostRisks.some((h) => h.path === p))
+    assert.deepEqual(rewritten, [], `rewritten with nothing said: ${JSON.stringify(r.hostRisks)}`)
+  })
+}
