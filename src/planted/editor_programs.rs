@@ -60,6 +60,24 @@ const SUFFIXES: &[&str] = &["path", "command", "cmd", "executable", "exe", "bin"
 /// rfix36, `CC` and `NODE_OPTIONS` there were not read).
 const HOLDERS: &[&str] = &["tools", "shell", "env", "environment", "envvars"];
 
+/// A key (its last part) naming a toolchain's directory, and the programs the editor runs from
+/// below it: rust-analyzer's `cargo.sysroot` (`Sysroot::tool` runs `bin/rustc`, its proc-macro
+/// server is found in `libexec`), vscode-go's `go.goroot` (`bin/go`) and `go.toolsGopath`
+/// (`bin/gopls`, `bin/dlv`), vscode-java's `java.jdt.ls.java.home` (`bin/java`). Found by an
+/// attacker's review (rfix36): only a file a value names was kept, never one below a directory.
+const TOOLCHAIN_DIRS: &[(&str, &[&str])] = &[
+    ("sysroot", &["bin/rustc", "bin/cargo", "libexec/rust-analyzer-proc-macro-srv"]),
+    ("goroot", &["bin/go", "bin/gofmt"]),
+    ("toolsgopath", &["bin/gopls", "bin/dlv", "bin/staticcheck"]),
+    ("home", &["bin/java"]),
+];
+
+/// The programs below the toolchain directory a string under `key` names (`TOOLCHAIN_DIRS`).
+fn below_toolchain(key: &[String]) -> &'static [&'static str] {
+    let last = key.last().and_then(|k| k.rsplit('.').next()).map(str::to_ascii_lowercase).unwrap_or_default();
+    TOOLCHAIN_DIRS.iter().find(|(k, _)| *k == last).map_or(&[], |(_, below)| below)
+}
+
 /// The strings under a program's key read of one file, at most: each is split and its words
 /// compared with those kept (`MAX_PROGRAMS`), so a file of many repeated ones costs no more than
 /// this (the file is said to be capped past it).
@@ -131,7 +149,7 @@ fn kept_as_program(p: &Path, reported: &[String]) -> bool {
 fn runs(key: &[String]) -> bool {
     let parts: Vec<String> = key.iter().flat_map(|k| k.split('.')).map(str::to_ascii_lowercase).collect();
     let last = parts.last().map(String::as_str).unwrap_or("");
-    SUFFIXES.iter().any(|s| last.ends_with(s)) || parts.iter().any(|p| HOLDERS.iter().any(|h| p.ends_with(h)))
+    SUFFIXES.iter().any(|s| last.ends_with(s)) || parts.iter().any(|p| HOLDERS.iter().any(|h| p.ends_with(h))) || !below_toolchain(key).is_empty()
 }
 
 /// The path words of the strings `found` (each with its key) that `runs` takes, in order, once;
@@ -143,7 +161,10 @@ fn path_words<'a>(found: impl Iterator<Item = (&'a [String], &'a str)>) -> Vec<S
             words.push(w.to_string());
         }
     };
-    for (_, s) in found.filter(|(key, _)| runs(key)) {
+    for (key, s) in found.filter(|(key, _)| runs(key)) {
+        for program in below_toolchain(key) {
+            push(&format!("{}/{program}", s.trim().trim_end_matches('/')));
+        }
         // `"tools/my server"` is one path; `"tools/run.sh --flag"` a program and its arguments;
         // `--require=./x.js`, `-fuse-ld=tools/ld` name a file after the `=`.
         push(s.trim());
@@ -218,6 +239,7 @@ mod tests {
   "rust-analyzer.procMacro.server": "tools/pm-srv",
   "go.toolsEnvVars": { "CC": "tools/cc" },
   "cmake.configureEnvironment": { "CXX": "tools/cxx" },
+  "rust-analyzer.cargo.sysroot": "./tc/",
   "terminal.integrated.automationShell.linux": "tools/autosh",
   "C_Cpp.default.compileCommands": "build/compile_commands.json",
   "json.schemas": [{ "url": "./schemas/x.json" }],
@@ -227,7 +249,7 @@ mod tests {
         assert!(!unread);
         // serde_json's map keeps its keys sorted: the order is not the file's.
         words.sort();
-        assert_eq!(words, ["${workspaceFolder}/tools/clangd", "./tools/py", "target/ra", "tools/autosh", "tools/cc", "tools/cxx", "tools/devshell", "tools/gopls", "tools/pm-srv", "tools/ra-check.sh", "tools/wrap"]);
+        assert_eq!(words, ["${workspaceFolder}/tools/clangd", "./tc/", "./tc/bin/cargo", "./tc/bin/rustc", "./tc/libexec/rust-analyzer-proc-macro-srv", "./tools/py", "target/ra", "tools/autosh", "tools/cc", "tools/cxx", "tools/devshell", "tools/gopls", "tools/pm-srv", "tools/ra-check.sh", "tools/wrap"]);
         assert_eq!(json_words("{ \"clangd.path\": ").1, true, "not JSON: said");
         // An empty file (what a launch plan's placeholder leaves, a project's empty settings.json)
         // or one of comments only is no settings to editors, not a file they cannot read: it was
