@@ -85,6 +85,30 @@ test("review: a change set that rewrites a program .vscode/settings.json names i
   assert.equal(fs.readFileSync(path.join(tree.ws, 'lib.txt'), 'utf8'), 'ok\n', 'the rest of the set landed')
 })
 
+/**
+ * rfix36's cases: a project whose settings (`files`, path -> text) name `programs` (made, each
+ * `exit 0`); a default workspace-write run appends to each, and none may be rewritten unsaid.
+ */
+function eachKeptOrSaid(files, programs, extra) {
+  return async (t) => {
+    const tree = tempTree(t, { git: true })
+    for (const [f, text] of Object.entries(files)) {
+      fs.mkdirSync(path.dirname(path.join(tree.ws, f)), { recursive: true })
+      fs.writeFileSync(path.join(tree.ws, f), text)
+    }
+    const paths = programs.map((p) => path.join(tree.ws, p))
+    for (const p of paths) {
+      fs.mkdirSync(path.dirname(p), { recursive: true })
+      fs.writeFileSync(p, '#!/bin/sh\nexit 0\n', { mode: 0o755 })
+    }
+    const script = paths.map((p) => `echo 'echo ran >> /tmp/x' >> ${p} 2>/dev/null`).join('; ') + '; true'
+    const r = await sh(script, { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+    assert.equal(r.exitCode, 0, show(r))
+    const rewritten = paths.filter((p) => fs.readFileSync(p, 'utf8') !== '#!/bin/sh\nexit 0\n' && !r.hostRisks.some((h) => h.path === p))
+    assert.deepEqual(rewritten, [], `rewritten with nothing said: ${JSON.stringify(r.hostRisks)}`)
+  }
+}
+
 // Found by an attacker's review (rfix36): spellings the settings' readers missed while reading the
 // rest of the file. VS Code and coc.nvim read settings with jsonc-parser, whose `//` comment ends at
 // a carriage return as at a newline (scanner.ts: isLineBreak is LF or CR), so in a file with CR
@@ -95,23 +119,10 @@ test("review: a change set that rewrites a program .vscode/settings.json names i
 // ${workspaceFolder}/build/host/stage0/libexec/rust-analyzer-proc-macro-srv) ends in none of the
 // program keys' suffixes.
 for (const [mode, extra] of Object.entries(MODES)) {
-  test(`${mode}: a program named after a comment ended by a carriage return, or as rust-analyzer's procMacro.server, cannot be rewritten unsaid`, async (t) => {
-    const tree = tempTree(t, { git: true })
-    fs.mkdirSync(path.join(tree.ws, '.vscode'))
-    fs.mkdirSync(path.join(tree.ws, 'tools'))
-    fs.writeFileSync(path.join(tree.ws, '.vscode/settings.json'),
-      '{\r  // the project\'s pinned clangd\r  "clangd.path": "${workspaceFolder}/tools/clangd",\r' +
-      '  "rust-analyzer.procMacro.server": "tools/pm-srv",\r  "editor.tabSize": 2\r}\r')
-    const programs = ['tools/clangd', 'tools/pm-srv'].map((p) => path.join(tree.ws, p))
-    for (const p of programs) fs.writeFileSync(p, '#!/bin/sh\nexit 0\n', { mode: 0o755 })
-    const script = programs.map((p) => `echo 'echo ran >> /tmp/x' >> ${p} 2>/dev/null`).join('; ') + '; true'
-    const r = await sh(script, { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
-    assert.equal(r.exitCode, 0, show(r))
-    for (const p of programs) {
-      const kept = fs.readFileSync(p, 'utf8') === '#!/bin/sh\nexit 0\n'
-      assert.ok(kept || r.hostRisks.some((h) => h.path === p), `${p} rewritten with nothing said: ${JSON.stringify(r.hostRisks)}`)
-    }
-  })
+  test(`${mode}: a program named after a comment ended by a carriage return, or as rust-analyzer's procMacro.server, cannot be rewritten unsaid`, eachKeptOrSaid({
+    '.vscode/settings.json': '{\r  // the project\'s pinned clangd\r  "clangd.path": "${workspaceFolder}/tools/clangd",\r' +
+      '  "rust-analyzer.procMacro.server": "tools/pm-srv",\r  "editor.tabSize": 2\r}\r',
+  }, ['tools/clangd', 'tools/pm-srv'], extra))
 }
 
 // Found by an attacker's review (rfix36): an environment given to a language server under a key
@@ -121,21 +132,10 @@ for (const [mode, extra] of Object.entries(MODES)) {
 // command it runs `go.toolsEnvVars` (`CC`, run by the cgo step of gopls' `go list -compiled`), and
 // CMake Tools its configure (on open) `cmake.configureEnvironment`; none was read.
 for (const [mode, extra] of Object.entries(MODES)) {
-  test(`${mode}: a program in a server's environment (Helix's environment, go.toolsEnvVars, cmake.configureEnvironment) cannot be rewritten unsaid`, async (t) => {
-    const tree = tempTree(t, { git: true })
-    for (const d of ['.vscode', '.helix', 'tools']) fs.mkdirSync(path.join(tree.ws, d))
-    fs.writeFileSync(path.join(tree.ws, '.helix/languages.toml'),
-      '[language-server.ts]\ncommand = "typescript-language-server"\nargs = ["--stdio"]\nenvironment = { NODE_OPTIONS = "--require ./tools/hook.js" }\n')
-    fs.writeFileSync(path.join(tree.ws, '.vscode/settings.json'),
-      '{\n  "go.toolsEnvVars": { "CC": "${workspaceFolder}/tools/cc" },\n  "cmake.configureEnvironment": { "CXX": "tools/cxx" }\n}\n')
-    const programs = ['tools/hook.js', 'tools/cc', 'tools/cxx'].map((p) => path.join(tree.ws, p))
-    for (const p of programs) fs.writeFileSync(p, '#!/bin/sh\nexit 0\n', { mode: 0o755 })
-    const script = programs.map((p) => `echo 'echo ran >> /tmp/x' >> ${p} 2>/dev/null`).join('; ') + '; true'
-    const r = await sh(script, { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
-    assert.equal(r.exitCode, 0, show(r))
-    const rewritten = programs.filter((p) => fs.readFileSync(p, 'utf8') !== '#!/bin/sh\nexit 0\n' && !r.hostRisks.some((h) => h.path === p))
-    assert.deepEqual(rewritten, [], `rewritten with nothing said: ${JSON.stringify(r.hostRisks)}`)
-  })
+  test(`${mode}: a program in a server's environment (Helix's environment, go.toolsEnvVars, cmake.configureEnvironment) cannot be rewritten unsaid`, eachKeptOrSaid({
+    '.helix/languages.toml': '[language-server.ts]\ncommand = "typescript-language-server"\nargs = ["--stdio"]\nenvironment = { NODE_OPTIONS = "--require ./tools/hook.js" }\n',
+    '.vscode/settings.json': '{\n  "go.toolsEnvVars": { "CC": "${workspaceFolder}/tools/cc" },\n  "cmake.configureEnvironment": { "CXX": "tools/cxx" }\n}\n',
+  }, ['tools/hook.js', 'tools/cc', 'tools/cxx'], extra))
 }
 
 // Found by an attacker's review (rfix36): a toolchain directory named by settings, whose programs
@@ -144,17 +144,7 @@ for (const [mode, extra] of Object.entries(MODES)) {
 // vscode-go's go.goroot (<goroot>/bin/go). Only an existing file was kept, never what is below a
 // directory.
 for (const [mode, extra] of Object.entries(MODES)) {
-  test(`${mode}: the programs below a toolchain directory settings name (cargo.sysroot, go.goroot) cannot be rewritten unsaid`, async (t) => {
-    const tree = tempTree(t, { git: true })
-    for (const d of ['.vscode', 'toolchain/bin', 'toolchain/libexec', 'go/bin']) fs.mkdirSync(path.join(tree.ws, d), { recursive: true })
-    fs.writeFileSync(path.join(tree.ws, '.vscode/settings.json'),
-      '{\n  "rust-analyzer.cargo.sysroot": "${workspaceFolder}/toolchain",\n  "go.goroot": "./go/"\n}\n')
-    const programs = ['toolchain/bin/rustc', 'toolchain/libexec/rust-analyzer-proc-macro-srv', 'go/bin/go'].map((p) => path.join(tree.ws, p))
-    for (const p of programs) fs.writeFileSync(p, '#!/bin/sh\nexit 0\n', { mode: 0o755 })
-    const script = programs.map((p) => `echo 'echo ran >> /tmp/x' >> ${p} 2>/dev/null`).join('; ') + '; true'
-    const r = await sh(script, { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
-    assert.equal(r.exitCode, 0, show(r))
-    const rewritten = programs.filter((p) => fs.readFileSync(p, 'utf8') !== '#!/bin/sh\nexit 0\n' && !r.hostRisks.some((h) => h.path === p))
-    assert.deepEqual(rewritten, [], `rewritten with nothing said: ${JSON.stringify(r.hostRisks)}`)
-  })
+  test(`${mode}: the programs below a toolchain directory settings name (cargo.sysroot, go.goroot) cannot be rewritten unsaid`, eachKeptOrSaid({
+    '.vscode/settings.json': '{\n  "rust-analyzer.cargo.sysroot": "${workspaceFolder}/toolchain",\n  "go.goroot": "./go/"\n}\n',
+  }, ['toolchain/bin/rustc', 'toolchain/libexec/rust-analyzer-proc-macro-srv', 'go/bin/go'], extra))
 }
