@@ -47,9 +47,9 @@ class ClipboardGuard {
     // The bytes of an OSC whose number is not known yet, held back until it is.
     this.held = []
     this.value = 0
-    // The last three bytes that went by (the latest last): whether a 9D or 9F is inside a UTF-8
-    // character is read from them.
-    this.tail = [0x0a, 0x0a, 0x0a]
+    // The last three bytes that went by, packed (the latest lowest): whether a 9D or 9F is inside
+    // a UTF-8 character is read from them.
+    this.tail = 0x0a0a0a
   }
 
   /** `data` (Buffer or string) as it may reach the terminal. */
@@ -83,7 +83,7 @@ class ClipboardGuard {
       // Byte by byte while a sequence is being read: no more than that sequence (or a dropped string).
       do {
         this.step(buf[i], out)
-        this.tail = [this.tail[1], this.tail[2], buf[i]]
+        this.tail = ((this.tail << 8) | buf[i]) & 0xffffff
         i++
       } while (i < buf.length && this.state !== GROUND)
       // Begun here and nothing dropped or held back: the bytes as they came, left in the slice.
@@ -142,8 +142,7 @@ class ClipboardGuard {
 
   /** The bytes of `buf` before `end` as the last that went by. */
   remember(buf, end) {
-    const t = this.tail
-    this.tail = [end > 2 ? buf[end - 3] : t[end], end > 1 ? buf[end - 2] : t[end + 1], end > 0 ? buf[end - 1] : t[2]]
+    for (let k = Math.max(0, end - 3); k < end; k++) this.tail = ((this.tail << 8) | buf[k]) & 0xffffff
   }
 
   beginNumber(held) {
@@ -175,7 +174,7 @@ class ClipboardGuard {
 }
 
 /**
- * Whether a 9D or 9F after `tail` (the last three bytes, the latest last) continues a UTF-8
+ * Whether a 9D or 9F after `tail` (the last three bytes, packed, the latest lowest) continues a UTF-8
  * character: after a lead byte (C3..F4) that still waits for it. Not after ASCII, a whole
  * character or a stray continuation byte, where a UTF-8 terminal on a DEC parser (WezTerm's
  * vtparse: ground again after each character) reads the bare byte as the 8-bit OSC or APC (found
@@ -183,7 +182,7 @@ class ClipboardGuard {
  */
 function insideCharacter(tail) {
   for (let k = 1; k <= 3; k++) {
-    const p = tail[3 - k]
+    const p = (tail >> (8 * (k - 1))) & 0xff
     if (p < 0x80) return false
     if (p < 0xc0) continue
     if (p < 0xc3 || p > 0xf4) return false
