@@ -23,6 +23,16 @@
 //! write; a file inside `node_modules` is the project's dependencies, as everywhere, and a
 //! reported name (`python.envFile`'s `.env`) is left to its report. A missing program is not kept
 //! absent (a run may create it; see the README).
+//!
+//! And the programs a `.vscode/tasks.json` has VS Code run **when the folder opens** (found by an
+//! attacker's review, host36): a task with `"runOptions": { "runOn": "folderOpen" }` starts as soon
+//! as the trusted folder opens, with no prompt (Cursor and Windsurf read the same file), and so do
+//! the tasks it `dependsOn`; a run rewrote the `tools/bootstrap.sh` such a task named, or the
+//! `scripts/watch.sh` its `args` gave `sh`, with `hostRisks: []`. Of those tasks, every string of
+//! `command` and `args` (and of their `linux`, `osx` and `windows` forms) is taken as settings'
+//! values are, with the programs of `options` (`shell.executable`, `env`) and the file's own.
+//! A task run on demand (`Run Task`, a build task) is the project's code as the user runs it, as
+//! `package.json`'s scripts are: its programs stay writable.
 
 use std::path::Path;
 use std::rc::Rc;
@@ -36,12 +46,15 @@ pub enum Syntax {
     /// JSON with comments and trailing commas, as VS Code, Zed, coc.nvim and neoconf read it.
     Jsonc,
     Toml,
+    /// VS Code's `tasks.json` (JSON with comments): the tasks run when the folder opens.
+    Tasks,
 }
 
 /// Each protected name whose settings this reads: the name, the file in it (for a directory), and
 /// its syntax. The settings' folder is the directory holding the name.
 pub const ENTRIES: &[(&str, Option<&str>, Syntax)] = &[
     (".vscode", Some("settings.json"), Syntax::Jsonc),
+    (".vscode", Some("tasks.json"), Syntax::Tasks),
     (".zed", Some("settings.json"), Syntax::Jsonc),
     (".vim", Some("coc-settings.json"), Syntax::Jsonc),
     (".helix", Some("languages.toml"), Syntax::Toml),
@@ -87,11 +100,19 @@ const MAX_STRINGS: usize = 4096;
 /// not be read whole (not the syntax it should be), shared by its other names.
 pub type Words = Rc<(Vec<String>, bool)>;
 
+/// The reads of one plan's settings files, one per `Syntax` (a file is judged once per syntax:
+/// the same file read as settings and as tasks names other strings).
+pub type EditorReads = [Reads<Words>; 3];
+
+/// Reads for one plan, each within the plan's budget.
+pub fn reads() -> EditorReads {
+    std::array::from_fn(|_| Reads::new(config_reads::BUDGET))
+}
+
 /// The files of `entry` (one of `ENTRIES`' names, a directory or a file) the settings in it name,
 /// resolved from the folder holding it.
 pub fn named(entry: &Path) -> Named {
-    let mut reads = (Reads::new(config_reads::BUDGET), Reads::new(config_reads::BUDGET));
-    named_within(entry, &mut reads, config_reads::TOOL_PROGRAMS_IN_ALL)
+    named_within(entry, &mut reads(), config_reads::TOOL_PROGRAMS_IN_ALL)
 }
 
 /// Whether `entry` is one whose settings this reads.
@@ -99,26 +120,32 @@ pub fn is_entry(entry: &Path) -> bool {
     entry.file_name().is_some_and(|n| ENTRIES.iter().any(|(e, _, _)| n == *e))
 }
 
-/// `named`, reading through `reads` (JSON's and TOML's: each file once for all its names, within
-/// the plan's budget), keeping at most `most` files; `capped` when there were more, or a file was
-/// not read or not read whole.
-pub fn named_within(entry: &Path, reads: &mut (Reads<Words>, Reads<Words>), most: usize) -> Named {
-    let Some((_, inner, syntax)) = ENTRIES.iter().find(|(e, _, _)| entry.file_name().is_some_and(|n| n == *e)) else {
-        return Named::default();
-    };
+/// `named`, reading through `reads` (each file once for all its names, within the plan's budget),
+/// keeping at most `most` files; `capped` when there were more, or a file was not read or not read
+/// whole. Each of `ENTRIES`' files of that name is read (`.vscode`'s settings and tasks).
+pub fn named_within(entry: &Path, reads: &mut EditorReads, most: usize) -> Named {
+    let mut out = Named::default();
     let folder = entry.parent().unwrap_or(Path::new("/"));
-    let file = inner.map(|f| entry.join(f)).unwrap_or_else(|| entry.to_path_buf());
-    let judged = match syntax {
-        Syntax::Jsonc => reads.0.judge(&file, |text| Rc::new(json_words(text))),
-        Syntax::Toml => reads.1.judge(&file, |text| Rc::new(toml_words(text))),
-    };
-    let words = match judged {
-        Judged::Judged(words) => words,
-        Judged::Absent => return Named::default(),
-        Judged::Unjudged => return Named::unread(),
-    };
-    let (words, unread) = &*words;
-    let mut out = Named { programs: Vec::new(), capped: *unread || words.len() > MAX_PROGRAMS };
+    for (_, inner, syntax) in ENTRIES.iter().filter(|(e, _, _)| entry.file_name().is_some_and(|n| n == *e)) {
+        let file = inner.map(|f| entry.join(f)).unwrap_or_else(|| entry.to_path_buf());
+        let judged = match syntax {
+            Syntax::Jsonc => reads[0].judge(&file, |text| Rc::new(json_words(text))),
+            Syntax::Toml => reads[1].judge(&file, |text| Rc::new(toml_words(text))),
+            Syntax::Tasks => reads[2].judge(&file, |text| Rc::new(tasks_words(text))),
+        };
+        match judged {
+            Judged::Judged(words) => keep_words(&words, folder, most, &mut out),
+            Judged::Absent => {}
+            Judged::Unjudged => out.capped = true,
+        }
+    }
+    out
+}
+
+/// Keep into `out` the files `words` (one file's) name from `folder`, within `most` in all.
+fn keep_words(words: &(Vec<String>, bool), folder: &Path, most: usize, out: &mut Named) {
+    let (words, unread) = words;
+    out.capped |= *unread || words.len() > MAX_PROGRAMS;
     let reported = super::names::reported_defaults();
     for w in words.iter().take(MAX_PROGRAMS) {
         if out.full(most) {
@@ -133,7 +160,6 @@ pub fn named_within(entry: &Path, reads: &mut (Reads<Words>, Reads<Words>), most
             out.keep(&w, p);
         }
     }
-    out
 }
 
 /// Whether `p` is kept: a file there now (a directory, a missing path, a file in `node_modules`
@@ -193,6 +219,37 @@ fn json_words(text: &str) -> (Vec<String>, bool) {
     let mut found: Vec<(Vec<String>, String)> = Vec::new();
     strings(&value, &mut Vec::new(), &mut found);
     (path_words(found.iter().map(|(k, s)| (k.as_slice(), s.as_str()))), found.len() > MAX_STRINGS)
+}
+
+/// The path words of a VS Code `tasks.json`'s tasks run when the folder opens
+/// (`editor_tasks::parts`): each string of their command lines whole, their options' programs as
+/// settings' are; and whether it could not be read.
+fn tasks_words(text: &str) -> (Vec<String>, bool) {
+    use super::editor_tasks::Part;
+    let Ok(value) = serde_json::from_str::<serde_json::Value>(&super::jsonc::plain(text)) else {
+        return (Vec::new(), true);
+    };
+    let mut found: Vec<(Vec<String>, String)> = Vec::new();
+    for part in super::editor_tasks::parts(&value) {
+        match part {
+            Part::CommandLine(v) => command_strings(v, &mut found),
+            Part::Options(v) => strings(v, &mut vec!["options".to_string()], &mut found),
+        }
+    }
+    (path_words(found.iter().map(|(k, s)| (k.as_slice(), s.as_str()))), found.len() > MAX_STRINGS)
+}
+
+/// Each string of a task's command line (a string, a list, `{ "value": ..., "quoting": ... }`),
+/// as a program's, up to the bound.
+fn command_strings(v: &serde_json::Value, out: &mut Vec<(Vec<String>, String)>) {
+    use serde_json::Value;
+    match v {
+        _ if out.len() > MAX_STRINGS => {}
+        Value::String(s) => out.push((vec!["command".to_string()], s.clone())),
+        Value::Array(items) => items.iter().for_each(|i| command_strings(i, out)),
+        Value::Object(map) => map.get("value").into_iter().for_each(|i| command_strings(i, out)),
+        _ => {}
+    }
 }
 
 /// Each string of `value` with the keys on its way (an array's items under its key); stops once
@@ -276,6 +333,29 @@ mod tests {
         assert_eq!(words, ["tools/a", "tools/last", "tools/ra"]);
         let deep = format!("{{\"clangd.path\": \"tools/a\", \"x\": {}1{}}}", "[".repeat(200), "]".repeat(200));
         assert_eq!(json_words(&deep), (Vec::new(), true), "past serde_json's depth: unread, said");
+    }
+
+    #[test]
+    fn takes_what_the_tasks_run_on_open_run() {
+        let text = r#"{
+  // tasks
+  "version": "2.0.0",
+  "options": { "env": { "NODE_OPTIONS": "--require=./tools/hook.js" }, "cwd": "sub/dir" },
+  "tasks": [
+    { "label": "up", "type": "shell", "command": "${workspaceFolder}/tools/up.sh --quiet", "dependsOn": "dep",
+      "runOptions": { "runOn": "folderOpen" }, "options": { "shell": { "executable": "tools/mysh" } } },
+    { "label": "dep", "command": "sh", "args": ["scripts/dep.sh", { "value": "scripts/q d.sh", "quoting": "strong" }] },
+    { "label": "deploy", "command": "./tools/deploy.sh" },
+  ],
+}"#;
+        let (mut words, unread) = tasks_words(text);
+        assert!(!unread);
+        words.sort();
+        assert_eq!(
+            words,
+            ["${workspaceFolder}/tools/up.sh", "${workspaceFolder}/tools/up.sh --quiet", "--require=./tools/hook.js", "./tools/hook.js", "scripts/dep.sh", "scripts/q", "scripts/q d.sh", "tools/mysh"]
+        );
+        assert!(tasks_words("{ \"tasks\": [").1, "not JSON: said");
     }
 
     #[test]

@@ -77,6 +77,7 @@ pub mod yarn_programs;
 pub mod mvn_programs;
 pub mod envrc_sources;
 pub mod editor_programs;
+mod editor_tasks;
 pub mod jsonc;
 pub mod yaml_scalars;
 pub mod envrc_runs;
@@ -811,7 +812,7 @@ impl<'a> Carver<'a> {
     fn tool_programs(&mut self, named: &[PathBuf]) {
         let is = |p: &Path, names: &[&str]| p.file_name().is_some_and(|n| names.iter().any(|f| n == *f));
         let (mut yarn, mut mvn, mut envrc) = (config_reads::Reads::new(config_reads::BUDGET), config_reads::Reads::new(config_reads::BUDGET), config_reads::Reads::new(config_reads::BUDGET));
-        let mut editor = (config_reads::Reads::new(config_reads::BUDGET), config_reads::Reads::new(config_reads::BUDGET));
+        let mut editor = editor_programs::reads();
         let mut left = config_reads::TOOL_PROGRAMS_IN_ALL;
         for entry in named {
             let (programs, capped) = if is(entry, yarn_programs::FILES) {

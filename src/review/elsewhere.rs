@@ -210,7 +210,10 @@ fn envrc_sources(tops: &[PathBuf], configs: &mut Vec<PathBuf>) {
 /// `lstat` per name and top, a small read per file.
 fn editor_programs(tops: &[PathBuf], configs: &mut Vec<PathBuf>) {
     use crate::planted::editor_programs::{named, ENTRIES};
-    for entry in tops.iter().flat_map(|t| ENTRIES.iter().map(move |(e, _, _)| t.join(e))).filter(|f| f.symlink_metadata().is_ok()) {
+    // `.vscode` is two rows (its settings and its tasks), read by one `named`.
+    let mut names: Vec<&str> = ENTRIES.iter().map(|(e, _, _)| *e).collect();
+    names.dedup();
+    for entry in tops.iter().flat_map(|t| names.iter().map(move |e| t.join(e))).filter(|f| f.symlink_metadata().is_ok()) {
         for f in named(&entry).programs {
             guard_as_named(configs, "editor settings", f);
         }

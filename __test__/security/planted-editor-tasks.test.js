@@ -1,0 +1,85 @@
+'use strict'
+// Found by an attacker's review (host36): the programs a project's `.vscode/tasks.json` has VS Code
+// run when the folder opens. `.vscode` is a protected name, and since host35 the programs its
+// `settings.json` names are kept, but a committed task with `"runOptions": { "runOn": "folderOpen" }`
+// (VS Code starts it as soon as the trusted folder opens, with no prompt; Cursor and Windsurf read
+// the same file) named its program by a path the run could rewrite: `tools/bootstrap.sh`, or the
+// script an interpreter is given in `args` (`"command": "node", "args": ["scripts/watch.js"]`), or
+// a task it `dependsOn`. A default workspace-write run rewrote each with hostRisks [] (bwrap and
+// the Landlock mode), and the editor's next open of the folder ran it. VS Code is not installed
+// here: the test runs what the task runs, the command with its arguments in the folder.
+
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const { spawnSync } = require('node:child_process')
+const { sh, show, tempTree, sandspawn, changeSetStore } = require('./helpers')
+
+changeSetStore('sandspawn-editor-tasks-')
+
+const MODES = { bwrap: {}, landlock: { linux: { allow: ['landlock'] } } }
+
+/** A project whose tasks.json runs programs when the folder opens; returns [run on open, not]. */
+function tasksProject(dir) {
+  fs.mkdirSync(path.join(dir, '.vscode'), { recursive: true })
+  for (const d of ['tools', 'scripts']) fs.mkdirSync(path.join(dir, d))
+  fs.writeFileSync(path.join(dir, '.vscode/tasks.json'), `{
+  // See https://go.microsoft.com/fwlink/?LinkId=733558
+  "version": "2.0.0",
+  "tasks": [
+    {
+      "label": "bootstrap",
+      "type": "shell",
+      "command": "\${workspaceFolder}/tools/bootstrap.sh --quiet",
+      "dependsOn": ["watch"],
+      "runOptions": { "runOn": "folderOpen" },
+    },
+    { "label": "watch", "type": "process", "command": "sh", "args": ["scripts/watch.sh", "--poll"], "isBackground": true },
+    { "label": "env", "type": "shell", "command": "true", "linux": { "command": "./tools/env-check" }, "runOptions": { "runOn": "folderOpen" } },
+    { "label": "deploy", "type": "shell", "command": "./tools/deploy.sh" },
+  ],
+}
+`)
+  const onOpen = ['tools/bootstrap.sh', 'scripts/watch.sh', 'tools/env-check'].map((p) => path.join(dir, p))
+  const other = path.join(dir, 'tools/deploy.sh')
+  for (const p of [...onOpen, other]) fs.writeFileSync(p, '#!/bin/sh\nexit 0\n', { mode: 0o755 })
+  return [onOpen, other]
+}
+
+for (const [mode, extra] of Object.entries(MODES)) {
+  test(`${mode}: the programs a project's .vscode/tasks.json runs when the folder opens cannot be rewritten unsaid; a task run on demand stays the project's`, async (t) => {
+    const tree = tempTree(t, { git: true })
+    const marker = path.join(tree.out, 'RAN')
+    const [onOpen, other] = tasksProject(tree.ws)
+    const before = onOpen.map((p) => fs.readFileSync(p, 'utf8'))
+    const evil = `#!/bin/sh\necho "$0" >> ${marker}\n`
+    const script = onOpen.map((p) => `printf '%s' '${evil}' > ${p} 2>/dev/null`).join('; ') + `; echo 'exit 3' >> ${other}`
+    const r = await sh(script, { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+    assert.equal(r.exitCode, 0, `a task run on demand names the project's own code, which stays writable: ${show(r)}`)
+    assert.match(fs.readFileSync(other, 'utf8'), /exit 3/)
+    onOpen.forEach((p, i) => {
+      const kept = fs.readFileSync(p, 'utf8') === before[i]
+      const said = r.hostRisks.some((h) => h.path === p)
+      assert.ok(kept || said, `${p} rewritten with nothing said: ${JSON.stringify(r.hostRisks)}`)
+    })
+    // What VS Code runs when the folder opens: the folderOpen tasks and what they depend on, in
+    // the folder (a shell task through sh -c, a process task as its argv).
+    for (const cmd of [`${onOpen[0]} --quiet`, 'sh scripts/watch.sh --poll', './tools/env-check']) spawnSync('sh', ['-c', cmd], { cwd: tree.ws })
+    const ran = fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8') : ''
+    assert.ok(ran === '' || r.hostRisks.length > 0, `opening the folder ran the run's code with nothing said:\n${ran}`)
+  })
+}
+
+test('review: a change set that rewrites a program a folder-open task runs is a risk, held back by apply', async (t) => {
+  const tree = tempTree(t, { git: true })
+  const [onOpen] = tasksProject(tree.ws)
+  const before = onOpen.map((p) => fs.readFileSync(p, 'utf8'))
+  const script = onOpen.map((p) => `echo 'id' >> ${p}`).join('; ') + '; echo ok > lib.txt'
+  const r = await sandspawn.spawnSandboxed(['sh', '-c', script], { cwd: tree.ws, timeout: 60000, sandbox: { mode: 'workspace-write', workspace: 'review' } })
+  assert.ok(r.changeSet, show(r))
+  for (const p of onOpen) assert.ok(r.changeSet.hostRisks.some((h) => h.path === p), `${p}: ${JSON.stringify(r.changeSet.hostRisks)}`)
+  await sandspawn.applyChangeSet(r.changeSet.id, {})
+  onOpen.forEach((p, i) => assert.equal(fs.readFileSync(p, 'utf8'), before[i], `${p} landed`))
+  assert.equal(fs.readFileSync(path.join(tree.ws, 'lib.txt'), 'utf8'), 'ok\n', 'the rest of the set landed')
+})
