@@ -71,6 +71,41 @@ for (const [mode, extra] of Object.entries(MODES)) {
   })
 }
 
+/** A project whose committed `proj.code-workspace` names programs in its settings and tasks. */
+function workspaceFileProject(dir) {
+  fs.mkdirSync(path.join(dir, 'tools'))
+  fs.writeFileSync(path.join(dir, 'proj.code-workspace'), `{
+  "folders": [{ "path": "." }],
+  "settings": { "clangd.path": "tools/clangd" },
+  "tasks": { "version": "2.0.0", "tasks": [{ "label": "up", "type": "shell", "command": "./tools/up.sh", "runOptions": { "runOn": "folderOpen" } }] },
+}
+`)
+  const programs = ['tools/clangd', 'tools/up.sh'].map((p) => path.join(dir, p))
+  for (const p of programs) fs.writeFileSync(p, '#!/bin/sh\nexit 0\n', { mode: 0o755 })
+  return programs
+}
+
+// The same review: VS Code's `*.code-workspace` (report-only when it changes) gives settings and
+// folder-open tasks as `.vscode` does; the programs a committed one named were rewritten unsaid.
+for (const [mode, extra] of Object.entries(MODES)) {
+  test(`${mode}: the programs a project's *.code-workspace names in its settings and folder-open tasks cannot be rewritten unsaid`, async (t) => {
+    const tree = tempTree(t, { git: true })
+    const marker = path.join(tree.out, 'RAN')
+    const programs = workspaceFileProject(tree.ws)
+    const before = programs.map((p) => fs.readFileSync(p, 'utf8'))
+    const evil = `#!/bin/sh\necho "$0" >> ${marker}\n`
+    const r = await sh(programs.map((p) => `printf '%s' '${evil}' > ${p} 2>/dev/null`).join('; ') + '; true', { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+    assert.equal(r.exitCode, 0, show(r))
+    programs.forEach((p, i) => {
+      const kept = fs.readFileSync(p, 'utf8') === before[i]
+      assert.ok(kept || r.hostRisks.some((h) => h.path === p), `${p} rewritten with nothing said: ${JSON.stringify(r.hostRisks)}`)
+    })
+    for (const p of programs) spawnSync(p, ['--version'], { cwd: tree.ws })
+    const ran = fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8') : ''
+    assert.ok(ran === '' || r.hostRisks.length > 0, `opening the workspace ran the run's code with nothing said:\n${ran}`)
+  })
+}
+
 test('review: a change set that rewrites a program a folder-open task runs is a risk, held back by apply', async (t) => {
   const tree = tempTree(t, { git: true })
   const [onOpen] = tasksProject(tree.ws)

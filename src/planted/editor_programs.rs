@@ -48,6 +48,9 @@ pub enum Syntax {
     Toml,
     /// VS Code's `tasks.json` (JSON with comments): the tasks run when the folder opens.
     Tasks,
+    /// VS Code's `*.code-workspace`: its `settings` as a `settings.json`'s, its `tasks` as a
+    /// `tasks.json`'s.
+    Workspace,
 }
 
 /// Each protected name whose settings this reads: the name, the file in it (for a directory), and
@@ -102,7 +105,7 @@ pub type Words = Rc<(Vec<String>, bool)>;
 
 /// The reads of one plan's settings files, one per `Syntax` (a file is judged once per syntax:
 /// the same file read as settings and as tasks names other strings).
-pub type EditorReads = [Reads<Words>; 3];
+pub type EditorReads = [Reads<Words>; 4];
 
 /// Reads for one plan, each within the plan's budget.
 pub fn reads() -> EditorReads {
@@ -115,9 +118,25 @@ pub fn named(entry: &Path) -> Named {
     named_within(entry, &mut reads(), config_reads::TOOL_PROGRAMS_IN_ALL)
 }
 
+/// The suffix of VS Code's workspace files (`proj.code-workspace`), read wherever the walk names
+/// one (`name_patterns` matches them; found by an attacker's review, host36: a committed
+/// workspace file's `clangd.path` and folder-open task were rewritten with `hostRisks: []`).
+const WORKSPACE_FILE: &str = ".code-workspace";
+
+/// The files of `entry` read, and how: `ENTRIES`' of its name, or the file itself when it is a
+/// `*.code-workspace`.
+fn rows(entry: &Path) -> Vec<(Option<&'static str>, Syntax)> {
+    let Some(n) = entry.file_name() else { return Vec::new() };
+    let b = n.as_encoded_bytes();
+    if b.len() > WORKSPACE_FILE.len() && b.ends_with(WORKSPACE_FILE.as_bytes()) {
+        return vec![(None, Syntax::Workspace)];
+    }
+    ENTRIES.iter().filter(|(e, _, _)| n == *e).map(|(_, inner, syntax)| (*inner, *syntax)).collect()
+}
+
 /// Whether `entry` is one whose settings this reads.
 pub fn is_entry(entry: &Path) -> bool {
-    entry.file_name().is_some_and(|n| ENTRIES.iter().any(|(e, _, _)| n == *e))
+    !rows(entry).is_empty()
 }
 
 /// `named`, reading through `reads` (each file once for all its names, within the plan's budget),
@@ -126,12 +145,13 @@ pub fn is_entry(entry: &Path) -> bool {
 pub fn named_within(entry: &Path, reads: &mut EditorReads, most: usize) -> Named {
     let mut out = Named::default();
     let folder = entry.parent().unwrap_or(Path::new("/"));
-    for (_, inner, syntax) in ENTRIES.iter().filter(|(e, _, _)| entry.file_name().is_some_and(|n| n == *e)) {
+    for (inner, syntax) in rows(entry) {
         let file = inner.map(|f| entry.join(f)).unwrap_or_else(|| entry.to_path_buf());
         let judged = match syntax {
             Syntax::Jsonc => reads[0].judge(&file, |text| Rc::new(json_words(text))),
             Syntax::Toml => reads[1].judge(&file, |text| Rc::new(toml_words(text))),
             Syntax::Tasks => reads[2].judge(&file, |text| Rc::new(tasks_words(text))),
+            Syntax::Workspace => reads[3].judge(&file, |text| Rc::new(workspace_words(text))),
         };
         match judged {
             Judged::Judged(words) => keep_words(&words, folder, most, &mut out),
@@ -221,22 +241,44 @@ fn json_words(text: &str) -> (Vec<String>, bool) {
     (path_words(found.iter().map(|(k, s)| (k.as_slice(), s.as_str()))), found.len() > MAX_STRINGS)
 }
 
-/// The path words of a VS Code `tasks.json`'s tasks run when the folder opens
-/// (`editor_tasks::parts`): each string of their command lines whole, their options' programs as
-/// settings' are; and whether it could not be read.
+/// The path words of a VS Code `tasks.json`'s tasks run when the folder opens, and whether it
+/// could not be read.
 fn tasks_words(text: &str) -> (Vec<String>, bool) {
-    use super::editor_tasks::Part;
     let Ok(value) = serde_json::from_str::<serde_json::Value>(&super::jsonc::plain(text)) else {
         return (Vec::new(), true);
     };
     let mut found: Vec<(Vec<String>, String)> = Vec::new();
-    for part in super::editor_tasks::parts(&value) {
-        match part {
-            Part::CommandLine(v) => command_strings(v, &mut found),
-            Part::Options(v) => strings(v, &mut vec!["options".to_string()], &mut found),
-        }
+    tasks_strings(&value, &mut found);
+    (path_words(found.iter().map(|(k, s)| (k.as_slice(), s.as_str()))), found.len() > MAX_STRINGS)
+}
+
+/// The path words of a `*.code-workspace`: its `settings` as a `settings.json`'s, its `tasks` as a
+/// `tasks.json`'s; and whether it could not be read.
+fn workspace_words(text: &str) -> (Vec<String>, bool) {
+    let Ok(value) = serde_json::from_str::<serde_json::Value>(&super::jsonc::plain(text)) else {
+        return (Vec::new(), true);
+    };
+    let mut found: Vec<(Vec<String>, String)> = Vec::new();
+    if let Some(settings) = value.get("settings") {
+        strings(settings, &mut Vec::new(), &mut found);
+    }
+    if let Some(tasks) = value.get("tasks") {
+        tasks_strings(tasks, &mut found);
     }
     (path_words(found.iter().map(|(k, s)| (k.as_slice(), s.as_str()))), found.len() > MAX_STRINGS)
+}
+
+/// The strings of the tasks `file` (a `tasks.json`'s whole) runs when the folder opens
+/// (`editor_tasks::parts`): each of their command lines whole, their options' programs as
+/// settings' are.
+fn tasks_strings(file: &serde_json::Value, found: &mut Vec<(Vec<String>, String)>) {
+    use super::editor_tasks::Part;
+    for part in super::editor_tasks::parts(file) {
+        match part {
+            Part::CommandLine(v) => command_strings(v, found),
+            Part::Options(v) => strings(v, &mut vec!["options".to_string()], found),
+        }
+    }
 }
 
 /// Each string of a task's command line (a string, a list, `{ "value": ..., "quoting": ... }`),
@@ -356,6 +398,11 @@ mod tests {
             ["${workspaceFolder}/tools/up.sh", "${workspaceFolder}/tools/up.sh --quiet", "--require=./tools/hook.js", "./tools/hook.js", "scripts/dep.sh", "scripts/q", "scripts/q d.sh", "tools/mysh"]
         );
         assert!(tasks_words("{ \"tasks\": [").1, "not JSON: said");
+        let ws = r#"{ "folders": [{ "path": "." }], "settings": { "clangd.path": "tools/clangd", "folders.path": "no" },
+  "tasks": { "version": "2.0.0", "tasks": [{ "label": "up", "command": "./tools/up.sh", "runOptions": { "runOn": "folderOpen" } }] },
+  "launch": { "configurations": [{ "program": "tools/debugged" }] } }"#;
+        assert_eq!(workspace_words(ws), (vec!["tools/clangd".to_string(), "./tools/up.sh".to_string()], false), "its settings and tasks, not the folders' paths");
+        assert!(is_entry(Path::new("/w/proj.code-workspace")) && !is_entry(Path::new("/w/.code-workspace")));
     }
 
     #[test]
