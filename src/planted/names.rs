@@ -290,6 +290,10 @@ const REPORTED: &[(&str, &str)] = &[
     (".bsp", "IDEs and Metals start the build server each connection file's argv names"),
     (".merlin", "Merlin runs the preprocessors it names (-pp) when a file is opened"),
     (".luarc.json", "the Lua language server runs the plugin its runtime.plugin names"),
+    // Found by an attacker's review (host36): clangd reads every ancestor's `.clangd` of a file it
+    // opens, and runs its `CompileFlags.Compiler` to learn the include paths when the user's own
+    // `--query-driver` glob matches (often `**`); committed and written by tools: reported.
+    (".clangd", "clangd runs the compiler driver its CompileFlags name (Compiler) when a file below is opened, wherever the user's --query-driver glob matches it"),
     // Found by an attacker's review (host31), each planted unflagged. Ansible takes the cwd's
     // `ansible.cfg` on every command (its documentation refuses one in a world-writable cwd for
     // this reason); PDM runs the interpreter `.pdm-python` names on every later command, as uv does
