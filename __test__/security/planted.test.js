@@ -634,6 +634,8 @@ describe('placeholders of a plan another program runs', () => {
   const WWT = { mode: 'workspace-write', tmp: 'private' }
   const entries = (dir) => fs.readdirSync(dir).sort()
   const modeOf = (p) => fs.lstatSync(p).mode & 0o7777
+  // A file placeholder (the helper's placeholder::LINK_TARGET).
+  const LINK_TARGET = '/dev/null/sandspawn-held'
 
   test('are made by the helper with their modes, the lock never reaches the command, and the next run removes them', (t) => {
     const tree = tempTree(t)
@@ -648,11 +650,13 @@ describe('placeholders of a plan another program runs', () => {
     assert.match(r.stdout, /REFUSED\n$/)
     const left = entries(tree.ws)
     for (const n of ['.git', ...DEFAULT_NAMES]) assert.ok(left.includes(n), `${n} left until a run of the runner in this directory: ${left}`)
-    // Directories for .git and the directory-like names, files for the rest (placeholder modes).
+    // Directories for .git and the directory-like names (mode 1500), symlinks that lead nowhere
+    // for the rest (see the test below).
     for (const n of left) {
       const dir = ['.git', '.vscode', '.idea', '.devcontainer', '.claude', '.cargo'].includes(n)
       if (dir || ['.envrc', '.npmrc', '.mcp.json', '.bashrc'].includes(n)) assert.equal(fs.lstatSync(path.join(tree.ws, n)).isDirectory(), dir, n)
-      assert.equal(modeOf(path.join(tree.ws, n)), fs.lstatSync(path.join(tree.ws, n)).isDirectory() ? 0o1500 : 0o1400, n)
+      if (fs.lstatSync(path.join(tree.ws, n)).isDirectory()) assert.equal(modeOf(path.join(tree.ws, n)), 0o1500, n)
+      else assert.equal(fs.readlinkSync(path.join(tree.ws, n)), LINK_TARGET, n)
     }
     return sandspawn.spawnSandboxed(['true'], { cwd: tree.ws, sandbox: WWT }).then((after) => {
       assert.equal(after.exitCode, 0, show(after))
@@ -670,7 +674,33 @@ describe('placeholders of a plan another program runs', () => {
     const r = spawnSync(plan.program, plan.args, { cwd: plan.cwd, env: plan.env, encoding: 'utf8', timeout: 30_000 })
     assert.equal(r.status, 0, r.stderr)
     assert.equal(r.stdout, 'REFUSED\nREFUSED\n', r.stderr)
-    for (const n of ['.envrc', '.npmrc']) assert.equal(fs.readFileSync(path.join(tree.ws, n), 'utf8'), '', `${n} written`)
+    for (const n of ['.envrc', '.npmrc']) assert.equal(fs.readlinkSync(path.join(tree.ws, n)), LINK_TARGET, `${n} replaced`)
+  })
+
+  // Found by an attacker's review (plan36): a plan's file placeholders were empty files of mode
+  // 1400, left after it on the host, where tools took them for the project's files: an empty
+  // package.json above a script made \`node\` fail to parse it (at a shared /tmp's top, every
+  // script under /tmp without a package.json of its own), \`npm\` take that directory for the
+  // project, an empty Cargo.toml stopped \`cargo\`. A symlink that leads nowhere is taken for absent.
+  test('its leftover file placeholders are names the host\'s tools take for absent', (t) => {
+    const tree = tempTree(t)
+    const top = path.join(tree.root, 'top')
+    const between = path.join(top, 'x')
+    fs.mkdirSync(path.join(between, 'e'), { recursive: true })
+    fs.mkdirSync(path.join(between, 's'))
+    fs.writeFileSync(path.join(between, 's', 'a.js'), 'console.log("ran")\n')
+    // `x` lies between a writable root and one nested in it: the names tools search upward for are
+    // kept there (package.json, Cargo.toml), placeholders in a plan.
+    const sandbox = { ...WWT, writableRoots: [top, path.join(between, 'e')] }
+    const plan = sandspawn.buildSandboxCommand(['cat', path.join(between, 'package.json')], { cwd: tree.ws, sandbox })
+    assert.ok(plan.args.includes(`--placeholder-file=${plan.args.find((a) => a.endsWith(`:${between}`)).split('=')[1].split(':')[0]}:package.json`), plan.args.join(' '))
+    const r = spawnSync(plan.program, plan.args, { cwd: plan.cwd, env: plan.env, encoding: 'utf8', timeout: 30_000 })
+    assert.equal(r.status, 0, `covered inside as an empty read-only file: ${r.stderr}`)
+    assert.equal(r.stdout, '')
+    const node = spawnSync(process.execPath, [path.join(between, 's', 'a.js')], { encoding: 'utf8', timeout: 30_000 })
+    assert.equal(node.stdout, 'ran\n', `the host's node beside the leftover package.json: ${node.stderr}`)
+    assert.equal(node.status, 0)
+    assert.equal(fs.readlinkSync(path.join(between, 'package.json')), LINK_TARGET, 'left until a run of the runner there')
   })
 
   test('a run that ends while such a plan is still running leaves its placeholders mounted', async (t) => {
@@ -687,11 +717,11 @@ describe('placeholders of a plan another program runs', () => {
     // the directory in use and leave the placeholders (removing one would detach the mount there).
     const r = await sandspawn.spawnSandboxed(['true'], { cwd: tree.ws, sandbox: WWT })
     assert.equal(r.exitCode, 0, show(r))
-    assert.equal(modeOf(path.join(tree.ws, '.envrc')), 0o1400, 'still there while the plan runs')
+    assert.equal(fs.readlinkSync(path.join(tree.ws, '.envrc')), LINK_TARGET, 'still there while the plan runs')
     child.stdin.end('go\n')
     assert.equal(await exited, 0)
     assert.equal(out, 'READY\nREFUSED\nREFUSED\n')
-    assert.equal(fs.lstatSync(path.join(tree.ws, '.envrc')).size, 0, 'nothing was planted through a detached placeholder')
+    assert.equal(fs.readlinkSync(path.join(tree.ws, '.envrc')), LINK_TARGET, 'nothing was planted through a detached placeholder')
     await new Promise((resolve) => setImmediate(resolve))
     const again = await sandspawn.spawnSandboxed(['true'], { cwd: tree.ws, sandbox: WWT })
     assert.equal(again.exitCode, 0, show(again))
