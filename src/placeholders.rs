@@ -150,6 +150,10 @@ fn remove_leftovers_in(locks: &Path, targets: &[MissingReadOnly], presence: &mut
 pub fn is_placeholder(path: &Path, meta: &std::fs::Metadata) -> bool {
     use std::os::unix::fs::MetadataExt;
     let mode = meta.mode() & 0o7777;
+    // A file-like name's (`placeholder::LINK_TARGET`): it leads nowhere, whoever made it.
+    if meta.file_type().is_symlink() {
+        return std::fs::read_link(path).is_ok_and(|t| placeholder::is_link_target(t.as_os_str().as_bytes()));
+    }
     if meta.is_file() {
         return meta.len() == 0 && mode == placeholder::FILE_MODE;
     }
@@ -428,9 +432,13 @@ pub(crate) mod tests {
     #[test]
     fn changed_placeholders_and_the_users_own_entries_and_symlinks_are_untouched() {
         let (t, held_locks) = (tempfile::tempdir().unwrap(), locks());
+        // An earlier version's file placeholder (empty, mode 1400), written since.
         let f = t.path().join("ro");
-        make_placeholder(t.path(), "ro", placeholder::Kind::File);
         std::fs::write(&f, "data").unwrap();
+        std::fs::set_permissions(&f, std::fs::Permissions::from_mode(placeholder::FILE_MODE)).unwrap();
+        // A symlink that leads anywhere but a placeholder's nowhere.
+        let other = t.path().join(".envrc");
+        std::os::unix::fs::symlink("/dev/null/x", &other).unwrap();
         let d = t.path().join(".vscode");
         std::fs::create_dir(&d).unwrap(); // the user's own empty directory, mode 755
         let elsewhere = t.path().join("elsewhere");
@@ -438,7 +446,7 @@ pub(crate) mod tests {
         std::fs::set_permissions(&elsewhere, std::fs::Permissions::from_mode(placeholder::DIR_MODE)).unwrap();
         let l = t.path().join("link");
         std::os::unix::fs::symlink(&elsewhere, &l).unwrap();
-        let all: Vec<MissingReadOnly> = [(&f, PlaceholderKind::File), (&d, PlaceholderKind::Dir), (&l, PlaceholderKind::Dir)]
+        let all: Vec<MissingReadOnly> = [(&f, PlaceholderKind::File), (&d, PlaceholderKind::Dir), (&l, PlaceholderKind::Dir), (&other, PlaceholderKind::File)]
             .iter()
             .flat_map(|(p, k)| target(p, *k))
             .collect();
@@ -446,5 +454,26 @@ pub(crate) mod tests {
         assert!(f.exists(), "a file with content is never removed");
         assert!(d.exists(), "the user's own empty dir stays");
         assert!(l.symlink_metadata().is_ok() && elsewhere.exists(), "symlinks are never removed or followed");
+        assert!(other.symlink_metadata().is_ok(), "a symlink with another target is no placeholder");
+    }
+
+    /// A file placeholder is a symlink that leads nowhere on the host (`placeholder::LINK_TARGET`):
+    /// the host's tools take the name for absent (an empty file broke node, npm and cargo above
+    /// it). Recognized as a placeholder, and removed by the cleanup, as is an earlier version's.
+    #[test]
+    fn a_file_placeholder_is_a_symlink_that_leads_nowhere_and_is_removed_as_the_old_one() {
+        let (t, held_locks) = (tempfile::tempdir().unwrap(), locks());
+        make_placeholder(t.path(), "package.json", placeholder::Kind::File);
+        let p = t.path().join("package.json");
+        assert_eq!(std::fs::read_link(&p).unwrap(), Path::new("/dev/null/sandspawn-held"));
+        assert_eq!(std::fs::metadata(&p).unwrap_err().raw_os_error(), Some(libc::ENOTDIR), "nothing there for a host tool");
+        assert!(is_placeholder(&p, &p.symlink_metadata().unwrap()));
+        let old = t.path().join("Cargo.toml");
+        std::fs::write(&old, "").unwrap();
+        std::fs::set_permissions(&old, std::fs::Permissions::from_mode(placeholder::FILE_MODE)).unwrap();
+        assert!(is_placeholder(&old, &old.symlink_metadata().unwrap()), "an earlier version's");
+        let all: Vec<MissingReadOnly> = [&p, &old].iter().flat_map(|p| target(p, PlaceholderKind::File)).collect();
+        remove_leftovers_with(held_locks.path(), &all);
+        assert!(p.symlink_metadata().is_err() && old.symlink_metadata().is_err(), "both removed");
     }
 }

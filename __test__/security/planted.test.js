@@ -703,6 +703,22 @@ describe('placeholders of a plan another program runs', () => {
     assert.equal(fs.readlinkSync(path.join(between, 'package.json')), LINK_TARGET, 'left until a run of the runner there')
   })
 
+  // A leftover file placeholder is a symlink: the next run must take the name for missing (kept
+  // absent), not for a symlink whose target it protects (a dangling one has none, and the name was
+  // left unheld: neither kept absent nor removed).
+  test('the next run keeps a leftover file placeholder\'s name absent and removes the placeholder', async (t) => {
+    const tree = tempTree(t)
+    const plan = sandspawn.buildSandboxCommand(['true'], { cwd: tree.ws, sandbox: WWT })
+    const r = spawnSync(plan.program, plan.args, { cwd: plan.cwd, env: plan.env, encoding: 'utf8', timeout: 30_000 })
+    assert.equal(r.status, 0, r.stderr)
+    assert.equal(fs.readlinkSync(path.join(tree.ws, '.envrc')), LINK_TARGET)
+    const after = await sandspawn.spawnSandboxed(['sh', '-c', 'rm -f .envrc && echo "echo planted" > .envrc && sleep 0.3'], { cwd: tree.ws, sandbox: WWT, timeout: 20_000 })
+    assert.equal(after.exitCode, 0, show(after))
+    assert.ok(after.hostRisks.some((h) => h.kind === 'protected-name-created' && h.path === path.join(tree.ws, '.envrc')), show(after))
+    assert.ok(!fs.existsSync(path.join(tree.ws, '.envrc')), 'moved aside')
+    assert.deepEqual(entries(tree.ws).filter((n) => !n.startsWith('.envrc.sandspawn-held-')), [], 'the other placeholders removed')
+  })
+
   test('a run that ends while such a plan is still running leaves its placeholders mounted', async (t) => {
     const tree = tempTree(t)
     const script = 'echo READY; read go; echo planted > .envrc 2>/dev/null || echo REFUSED; echo x > .mcp.json/y 2>/dev/null || echo REFUSED'

@@ -52,7 +52,7 @@ pub fn cover(dirs: &[PathBuf], stores: &[PathBuf], files: &[PathBuf], detach: &[
     cover_dirs(dirs, stores, detach, own_shm)?;
     let Some((first, rest)) = files.split_first() else { return Ok(()) };
     let scratch = if own_shm { scratch_file()? } else { None };
-    let bound = cover_first(scratch.as_ref(), first).and_then(|source| bind_rest(&source.proc_path(), Kind::File, rest));
+    let bound = cover_first(scratch.as_ref(), first).and_then(|source| bind_rest(&source.proc_path(), Kind::FilePlaceholder, rest));
     if let Some(scratch) = scratch {
         // SAFETY: a valid C string. The mounts keep the file; its name goes either way (only now:
         // a file with no name left cannot be the source of a bind).
@@ -84,17 +84,19 @@ fn scratch_file() -> Result<Option<CString>, Failure> {
 /// plan made it empty; one written since is a workspace changed, planned again), and make that
 /// mount read-only. Returns the cover, open: the source of the other placeholders' binds.
 fn cover_first(scratch: Option<&CString>, first: &Path) -> Result<Target, Failure> {
-    let t = Target::open(first, Kind::File, "the placeholder").map_err(removed_is_changed)?;
+    let t = Target::open(first, Kind::FilePlaceholder, "the placeholder").map_err(removed_is_changed)?;
     let from = match scratch {
         Some(s) => s.clone(),
-        None if t.is_empty() => t.proc_path(),
+        // A placeholder's symlink bound over itself stays what it is on the host: a name that
+        // leads nowhere, now a read-only mount point the command can neither remove nor replace.
+        None if t.is_link() || t.is_empty() => t.proc_path(),
         None => return Err(changed(libc::EEXIST, format!("the placeholder {} was written since the sandbox was planned", first.display()))),
     };
     mount(Some(&from), &t.proc_path(), None, libc::MS_BIND, None, &format!("covering the placeholder {}", first.display())).map_err(removed_is_changed)?;
     // The mount now at `first`, made read-only.
-    let root = Target::open(first, Kind::File, "the placeholder")?;
+    let root = Target::open(first, Kind::FilePlaceholder, "the placeholder")?;
     mount(None, &root.proc_path(), None, libc::MS_REMOUNT | libc::MS_BIND | COVER_FLAGS, None, &format!("making the cover of {} read-only", first.display()))?;
-    Target::open(first, Kind::File, "the placeholder")
+    Target::open(first, Kind::FilePlaceholder, "the placeholder")
 }
 
 /// The directory covers: an empty read-only tmpfs mounted on the first placeholder, bound over the

@@ -23,11 +23,13 @@ pub(crate) fn c_path(p: &Path) -> Result<CString, Failure> {
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Kind {
     Dir,
-    File,
     /// A directory or a regular file (anything but a symlink, a device, a socket or a fifo).
     DirOrFile,
     /// Anything but a symlink (the kernel's own objects: device nodes, procfs entries).
     Any,
+    /// A file placeholder: a symlink to `placeholder::LINK_TARGET` (the symlink itself is mounted
+    /// onto, never followed), or a regular file (an earlier version's placeholder, or a cover).
+    FilePlaceholder,
 }
 
 /// An open `O_PATH` descriptor on the target; closed on drop.
@@ -78,20 +80,25 @@ impl Target {
         let (dir, file) = (fmt == libc::S_IFDIR, fmt == libc::S_IFREG);
         let fits = match kind {
             Kind::Dir => dir,
-            Kind::File => file,
             Kind::DirOrFile => dir || file,
             Kind::Any => fmt != libc::S_IFLNK,
+            Kind::FilePlaceholder => file || (fmt == libc::S_IFLNK && links_to_placeholder_target(fd)),
         };
         if !fits {
             let want = match kind {
                 Kind::Dir => "a directory",
-                Kind::File => "a regular file",
                 Kind::DirOrFile => "a directory or a regular file",
                 Kind::Any => "anything but a symlink",
+                Kind::FilePlaceholder => "a placeholder's symlink or a regular file",
             };
             return Err(setup(libc::ENOTDIR, format!("{what} {path} is no longer {want} (replaced during setup?)")));
         }
         Ok(t)
+    }
+
+    /// A placeholder's symlink (see `Kind::FilePlaceholder`).
+    pub fn is_link(&self) -> bool {
+        self.fmt == libc::S_IFLNK
     }
 
     /// The flags of the mount this is on, as `MS_*`, read-only left out: a remount clears those it
@@ -205,4 +212,12 @@ pub(crate) fn mount(source: Option<&CString>, target: &CString, fstype: Option<&
         return Err(setup(e, format!("{what} failed: {}", describe(e))));
     }
     Ok(())
+}
+
+/// Whether the symlink open at `fd` (`O_PATH | O_NOFOLLOW`) leads to `placeholder::LINK_TARGET`.
+fn links_to_placeholder_target(fd: i32) -> bool {
+    let mut buf = [0u8; 64];
+    // SAFETY: an open descriptor, an empty name (the descriptor's own symlink), a buffer of that length.
+    let n = unsafe { libc::readlinkat(fd, c"".as_ptr(), buf.as_mut_ptr().cast(), buf.len()) };
+    usize::try_from(n).is_ok_and(|n| sandspawn_helper::placeholder::is_link_target(&buf[..n]))
 }

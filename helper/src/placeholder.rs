@@ -32,8 +32,16 @@ use std::os::unix::io::{AsRawFd, FromRawFd, OwnedFd};
 
 /// The mode of a placeholder directory: r-x for its owner, and the sticky bit.
 pub const DIR_MODE: u32 = 0o1500;
-/// The mode of a placeholder file.
+/// The mode of a placeholder file left by an earlier version (still recognized and removed).
 pub const FILE_MODE: u32 = 0o1400;
+/// What a placeholder for a file-like name is: a symlink to this path, which never resolves on the
+/// host (`/dev/null` is no directory: `ENOTDIR`), so that the host's tools take the name for absent
+/// while it is left there. An empty file did not: an empty `/tmp/package.json` made every `node`
+/// script under `/tmp` without a `package.json` of its own fail to parse it, and `npm` take `/tmp`
+/// for the project; an empty `/tmp/Cargo.toml` stopped `cargo` (measured, plan36). Inside the
+/// sandbox it is covered as the empty file was (`covers`): read-only, neither removable nor
+/// replaceable, and a write through it cannot reach the host.
+pub const LINK_TARGET: &CStr = c"/dev/null/sandspawn-held";
 
 /// What a placeholder is made of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -171,18 +179,14 @@ pub fn create(dir: &OwnedFd, name: &CStr, kind: Kind) {
     unsafe {
         let created = match kind {
             Kind::Dir => libc::mkdirat(dir.as_raw_fd(), name.as_ptr(), DIR_MODE as libc::mode_t) == 0,
+            // A symlink has no mode to set.
             Kind::File => {
-                let flags = libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC;
-                let fd = libc::openat(dir.as_raw_fd(), name.as_ptr(), flags, FILE_MODE as libc::c_uint);
-                if fd >= 0 {
-                    libc::close(fd);
-                }
-                fd >= 0
+                libc::symlinkat(LINK_TARGET.as_ptr(), dir.as_raw_fd(), name.as_ptr());
+                return;
             }
         };
         if created {
-            let mode = if kind == Kind::Dir { DIR_MODE } else { FILE_MODE };
-            libc::fchmodat(dir.as_raw_fd(), name.as_ptr(), mode as libc::mode_t, 0);
+            libc::fchmodat(dir.as_raw_fd(), name.as_ptr(), DIR_MODE as libc::mode_t, 0);
         }
     }
 }
@@ -195,10 +199,28 @@ pub fn is_placeholder(mode: u32, uid: u32, is_dir: bool, is_file: bool, len: u64
     uid == euid && ((is_dir && mode & 0o7777 == DIR_MODE) || (is_file && len == 0 && mode & 0o7777 == FILE_MODE))
 }
 
-/// The type (`S_IFDIR`, `S_IFREG`) of the placeholder at `name` in `dir`, `None` when there is none.
+/// Whether a symlink's content is a placeholder's (`LINK_TARGET`).
+pub fn is_link_target(target: &[u8]) -> bool {
+    target == LINK_TARGET.to_bytes()
+}
+
+/// Whether the symlink `name` in `dir` leads to `LINK_TARGET`.
+fn links_to_target(dir: &OwnedFd, name: &CStr) -> bool {
+    let mut buf = [0u8; 64];
+    // SAFETY: a valid descriptor, C string and buffer of that length.
+    let n = unsafe { libc::readlinkat(dir.as_raw_fd(), name.as_ptr(), buf.as_mut_ptr().cast(), buf.len()) };
+    usize::try_from(n).is_ok_and(|n| is_link_target(&buf[..n]))
+}
+
+/// The type (`S_IFDIR`, `S_IFREG`, `S_IFLNK`) of the placeholder at `name` in `dir` (this user's),
+/// `None` when there is none.
 pub fn placeholder_at(dir: &OwnedFd, name: &CStr) -> Option<libc::mode_t> {
     let st = crate::stat_at::stat_at(dir.as_raw_fd(), name).ok()?;
     let fmt = st.st_mode & libc::S_IFMT;
+    if fmt == libc::S_IFLNK {
+        // SAFETY: geteuid has no preconditions.
+        return (st.st_uid == unsafe { libc::geteuid() } && links_to_target(dir, name)).then_some(fmt);
+    }
     // `mode_t` is 32 bits on Linux, 16 on macOS.
     #[allow(clippy::unnecessary_cast)]
     is_placeholder(st.st_mode as u32, st.st_uid, fmt == libc::S_IFDIR, fmt == libc::S_IFREG, st.st_size as u64).then_some(fmt)
@@ -210,7 +232,7 @@ pub fn remove_if_placeholder(dir: &OwnedFd, name: &CStr, kind: Kind) {
     let Some(fmt) = placeholder_at(dir, name) else { return };
     let flags = match (kind, fmt) {
         (Kind::Dir, libc::S_IFDIR) => libc::AT_REMOVEDIR,
-        (Kind::File, libc::S_IFREG) => 0,
+        (Kind::File, libc::S_IFREG | libc::S_IFLNK) => 0,
         _ => return,
     };
     // SAFETY: a valid descriptor and C string.

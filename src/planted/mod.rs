@@ -625,21 +625,23 @@ impl<'a> Carver<'a> {
             self.absent(p, missing);
             return None;
         };
+        // A placeholder (of a plan another program runs, or left by a killed run) is recognized by
+        // its mode, or a file's by the symlink that leads nowhere (`placeholders::is_placeholder`):
+        // the name is as good as missing. Looked at before any other symlink, whose target is
+        // protected instead: a placeholder's has none, and the name was left unheld (no cover, not
+        // kept absent) when the link was taken for any other. Anything else, an empty one of the
+        // user's too, is kept read-only.
+        if crate::placeholders::is_placeholder(p, &meta) {
+            self.missing(p.to_path_buf(), if meta.is_dir() { PlaceholderKind::Dir } else { PlaceholderKind::File });
+            return None;
+        }
         if meta.file_type().is_symlink() {
             let target = std::fs::canonicalize(p).ok()?;
             self.read_only(target.clone());
             return Some((target, None));
         }
-        // A placeholder (of a plan another program runs, or left by a killed run) is recognized by
-        // its mode (`placeholders::is_placeholder`): the name is as good as missing. Anything else,
-        // an empty one of the user's too, is kept read-only.
-        if crate::placeholders::is_placeholder(p, &meta) {
-            self.missing(p.to_path_buf(), if meta.is_dir() { PlaceholderKind::Dir } else { PlaceholderKind::File });
-            None
-        } else {
-            self.read_only(p.to_path_buf());
-            Some((p.to_path_buf(), Some(meta)))
-        }
+        self.read_only(p.to_path_buf());
+        Some((p.to_path_buf(), Some(meta)))
     }
 
     /// `p` does not exist: make it uncreatable (`missing`), where this user could create it.
