@@ -1085,8 +1085,9 @@ test('a link into sandspawn\'s own state directory (the tool caches a run writes
 })
 
 describe('a repository disguised as a placeholder is still undone (found merging #31)', () => {
-  // Placeholders (mode 1500 directories, 1400 empty files) are a plan's own and are left alone; a
-  // command can give its own .git that mode (sticky bit and all, as its owner) after filling it.
+  // Placeholders (mode 1500 directories, symlinks to /dev/null/sandspawn-held) are a plan's own and
+  // are left alone; a command can give its own .git that mode (sticky bit and all, as its owner)
+  // after filling it.
   const plant = (top, marker) =>
     [
       `cd ${q(top)}`,

@@ -700,7 +700,15 @@ describe('placeholders of a plan another program runs', () => {
     const node = spawnSync(process.execPath, [path.join(between, 's', 'a.js')], { encoding: 'utf8', timeout: 30_000 })
     assert.equal(node.stdout, 'ran\n', `the host's node beside the leftover package.json: ${node.stderr}`)
     assert.equal(node.status, 0)
-    assert.equal(fs.readlinkSync(path.join(between, 'package.json')), LINK_TARGET, 'left until a run of the runner there')
+    // An empty node_modules directory there made npm take `x` for the project's root, and an
+    // `npm install` in `s` install into the placeholder.
+    const npm = which('npm')
+    if (npm) {
+      const env = { ...process.env, npm_config_update_notifier: 'false', npm_config_offline: 'true' }
+      const prefix = spawnSync(npm, ['prefix'], { cwd: path.join(between, 's'), env, encoding: 'utf8', timeout: 60_000 })
+      assert.equal(prefix.stdout.trim(), path.join(between, 's'), `npm's project root beside the leftover node_modules: ${prefix.stderr}`)
+    }
+    for (const n of ['package.json', 'node_modules']) assert.equal(fs.readlinkSync(path.join(between, n)), LINK_TARGET, `${n} left until a run of the runner there`)
   })
 
   // A leftover file placeholder is a symlink: the next run must take the name for missing (kept
