@@ -359,6 +359,14 @@ const DIRECTORIES: &[&str] = &[
 /// list is a file when it has an extension (`CLAUDE.md`, `.mcp.json`) or ends in `rc`/`profile`,
 /// else a directory. Either kind blocks creating a file and a directory of that name alike.
 pub fn placeholder_kind(name: &str) -> PlaceholderKind {
+    // A directory by nature, but a file placeholder (a symlink that leads nowhere on the host,
+    // covered inside by an empty read-only file: `require` passes over either): an empty
+    // `node_modules` directory made `npm` take its directory for the project's root, and an
+    // `npm install` in a folder below `/tmp` with no `package.json` installed into the placeholder
+    // at `/tmp`'s top (measured, plan36: npm 11.19.1).
+    if name == "node_modules" {
+        return PlaceholderKind::File;
+    }
     if DIRECTORIES.contains(&name) {
         return PlaceholderKind::Dir;
     }
@@ -564,6 +572,8 @@ mod tests {
             ("CLAUDE.md", File), (".npmrc", File), (".claude", Dir), ("hooks", Dir), (".zlogin.local", File),
             // defaults without an extension or an rc ending are files all the same
             ("rust-toolchain", File), ("rust-toolchain.toml", File), (".bazeliskrc", File),
+            // a directory the host's npm must not take for a project's (a symlink on the host)
+            ("node_modules", File), (".venv", Dir),
         ] {
             assert_eq!(placeholder_kind(name), kind, "{name}");
         }
