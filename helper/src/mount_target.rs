@@ -82,7 +82,7 @@ impl Target {
             Kind::Dir => dir,
             Kind::DirOrFile => dir || file,
             Kind::Any => fmt != libc::S_IFLNK,
-            Kind::FilePlaceholder => file || (fmt == libc::S_IFLNK && links_to_placeholder_target(fd)),
+            Kind::FilePlaceholder => file || (fmt == libc::S_IFLNK && sandspawn_helper::placeholder::links_to_target(fd, c"")),
         };
         if !fits {
             let want = match kind {
@@ -212,12 +212,4 @@ pub(crate) fn mount(source: Option<&CString>, target: &CString, fstype: Option<&
         return Err(setup(e, format!("{what} failed: {}", describe(e))));
     }
     Ok(())
-}
-
-/// Whether the symlink open at `fd` (`O_PATH | O_NOFOLLOW`) leads to `placeholder::LINK_TARGET`.
-fn links_to_placeholder_target(fd: i32) -> bool {
-    let mut buf = [0u8; 64];
-    // SAFETY: an open descriptor, an empty name (the descriptor's own symlink), a buffer of that length.
-    let n = unsafe { libc::readlinkat(fd, c"".as_ptr(), buf.as_mut_ptr().cast(), buf.len()) };
-    usize::try_from(n).is_ok_and(|n| sandspawn_helper::placeholder::is_link_target(&buf[..n]))
 }

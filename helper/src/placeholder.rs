@@ -204,11 +204,12 @@ pub fn is_link_target(target: &[u8]) -> bool {
     target == LINK_TARGET.to_bytes()
 }
 
-/// Whether the symlink `name` in `dir` leads to `LINK_TARGET`.
-fn links_to_target(dir: &OwnedFd, name: &CStr) -> bool {
+/// Whether the symlink `name` in the directory `dir` leads to `LINK_TARGET` (or, with an empty
+/// `name`, the symlink an `O_PATH | O_NOFOLLOW` descriptor `dir` is open on).
+pub fn links_to_target(dir: std::os::unix::io::RawFd, name: &CStr) -> bool {
     let mut buf = [0u8; 64];
-    // SAFETY: a valid descriptor, C string and buffer of that length.
-    let n = unsafe { libc::readlinkat(dir.as_raw_fd(), name.as_ptr(), buf.as_mut_ptr().cast(), buf.len()) };
+    // SAFETY: a descriptor of the caller's, a C string and a buffer of that length.
+    let n = unsafe { libc::readlinkat(dir, name.as_ptr(), buf.as_mut_ptr().cast(), buf.len()) };
     usize::try_from(n).is_ok_and(|n| is_link_target(&buf[..n]))
 }
 
@@ -219,7 +220,7 @@ pub fn placeholder_at(dir: &OwnedFd, name: &CStr) -> Option<libc::mode_t> {
     let fmt = st.st_mode & libc::S_IFMT;
     if fmt == libc::S_IFLNK {
         // SAFETY: geteuid has no preconditions.
-        return (st.st_uid == unsafe { libc::geteuid() } && links_to_target(dir, name)).then_some(fmt);
+        return (st.st_uid == unsafe { libc::geteuid() } && links_to_target(dir.as_raw_fd(), name)).then_some(fmt);
     }
     // `mode_t` is 32 bits on Linux, 16 on macOS.
     #[allow(clippy::unnecessary_cast)]
