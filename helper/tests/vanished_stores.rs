@@ -63,7 +63,9 @@ fn sandbox(cwd: &Path, helper_args: &[String], shown: &Path) -> Command {
     c.args(["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]);
     c.args(["--ro-bind", "/proc/sys", "/proc/sys", "--perms", "1777", "--tmpfs", "/dev/shm", "--ro-bind", "/dev", HOST_DEV, "--remount-ro", "/dev"]);
     c.arg("--chdir").arg(cwd);
-    let mut helper: Vec<String> = vec![HELPER.into(), "v1".into(), format!("--stdio-devices={HOST_DEV}")];
+    // `--tmpfs-inodes` at /dev/shm as every plan of the sandbox's own /dev/shm has it: the helper
+    // makes its scratch entries only in a /dev/shm it knows to be the sandbox's (kern36).
+    let mut helper: Vec<String> = vec![HELPER.into(), "v1".into(), "--tmpfs-inodes=131072:/dev/shm".into(), format!("--stdio-devices={HOST_DEV}")];
     helper.extend(helper_args.iter().cloned());
     helper.push("--own-userns".into());
     if (uid, gid) != (0, 0) {
