@@ -528,7 +528,9 @@ struct Carver<'a> {
     /// every path here is canonical (built from canonical roots), so equal paths are equal bytes.
     covered: HashSet<std::ffi::OsString>,
     /// Whether this user can create entries in a directory (see `can_create_in`), per directory.
-    creatable: HashMap<PathBuf, bool>,
+    /// By the directory's bytes (hashed whole, not by component), asked before anything is copied:
+    /// `absent` is asked of each of the ~600 names held at the tops, all in two or three directories.
+    creatable: HashMap<std::ffi::OsString, bool>,
     /// The protected names that exist, when the walk found them all (else each is `lstat`ed).
     existing: Option<Existing>,
     /// Whether `names` lists the missing ones in `missing_read_only` (else `detect` undoes what a
@@ -646,10 +648,13 @@ impl<'a> Carver<'a> {
 
     /// `p` does not exist: make it uncreatable (`missing`), where this user could create it.
     fn absent(&mut self, p: &Path, missing: Option<PlaceholderKind>) {
-        let parent = p.parent().unwrap_or(Path::new("/")).to_path_buf();
+        let parent = p.parent().unwrap_or(Path::new("/"));
         // Where this user cannot create anything, neither can the command (it runs as this
         // user, with fewer rights), and no placeholder could be made either.
-        let creatable = *self.creatable.entry(parent).or_insert_with_key(|d| can_create_in(d));
+        let creatable = match self.creatable.get(parent.as_os_str()) {
+            Some(known) => *known,
+            None => *self.creatable.entry(parent.as_os_str().to_os_string()).or_insert_with(|| can_create_in(parent)),
+        };
         if let (Some(kind), true) = (missing, creatable) {
             self.missing(p.to_path_buf(), kind);
         }

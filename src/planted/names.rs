@@ -367,11 +367,8 @@ pub fn placeholder_kind(name: &str) -> PlaceholderKind {
     if name == "node_modules" {
         return PlaceholderKind::File;
     }
-    if DIRECTORIES.contains(&name) {
-        return PlaceholderKind::Dir;
-    }
-    if DEFAULTS.iter().any(|(n, _)| *n == name) {
-        return PlaceholderKind::File;
+    if let Some(kind) = known_kinds().get(name) {
+        return *kind;
     }
     let stem = name.trim_start_matches('.');
     if stem.contains('.') || stem.ends_with("rc") || stem.ends_with("profile") {
@@ -379,6 +376,18 @@ pub fn placeholder_kind(name: &str) -> PlaceholderKind {
     } else {
         PlaceholderKind::Dir
     }
+}
+
+/// The kinds of `DIRECTORIES` and `DEFAULTS`, made once: asked for each of the ~600 names held at
+/// a workspace-write run's tops, the two lists (about 240 names) were searched in turn each time
+/// (about 0.15 ms of the JavaScript thread a run).
+fn known_kinds() -> &'static std::collections::HashMap<&'static str, PlaceholderKind> {
+    static KINDS: std::sync::OnceLock<std::collections::HashMap<&'static str, PlaceholderKind>> = std::sync::OnceLock::new();
+    KINDS.get_or_init(|| {
+        // The directories last: a name of both lists is a directory, as before.
+        let files = DEFAULTS.iter().map(|(n, _)| (*n, PlaceholderKind::File));
+        files.chain(DIRECTORIES.iter().map(|n| (*n, PlaceholderKind::Dir))).collect()
+    })
 }
 
 /// Longest name accepted (the usual `NAME_MAX`).
