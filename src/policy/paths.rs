@@ -180,13 +180,30 @@ pub(crate) fn sort_shallowest_first_by<T>(items: &mut Vec<T>, path: impl Fn(&T) 
     items.extend(keyed.into_iter().map(|(_, t)| t));
 }
 
+/// The number of components. An absolute path's are counted on its bytes (its root, then each
+/// segment that is neither empty nor `.`, as `components` skips them there): sorting the ~600
+/// paths held absent at a run's tops parsed each into components (0.19 samples/run at 1999 Hz,
+/// about 0.1 ms of the JavaScript thread a workspace-write run). A relative path keeps `components`
+/// (a leading `.` is one there).
 pub(crate) fn depth(p: &Path) -> usize {
-    p.components().count()
+    use std::os::unix::ffi::OsStrExt;
+    let bytes = p.as_os_str().as_bytes();
+    if !bytes.starts_with(b"/") {
+        return p.components().count();
+    }
+    1 + bytes.split(|b| *b == b'/').filter(|s| !s.is_empty() && *s != b".").count()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn depth_counts_as_components_do() {
+        for p in ["/", "//", "/a", "/a/", "/a//b", "/a/./b", "/./a/.", "/a/../b", "/a/b/c/.git", "a", "./a", "a/./b", "../a", ""] {
+            assert_eq!(depth(Path::new(p)), Path::new(p).components().count(), "{p}");
+        }
+    }
 
     #[test]
     fn absolute_rejects_relative_and_nul() {
