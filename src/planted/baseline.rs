@@ -48,7 +48,8 @@ pub struct Baseline {
     /// times dozens of names listed one by one for every run.
     pub protected_tops: HashSet<std::ffi::OsString>,
     /// The protected names (the report-only ones are in `spec.names` too).
-    pub protected_names: HashSet<String>,
+    /// Shared with the run's keeper (`keeper::start`), not copied for it.
+    pub protected_names: std::sync::Arc<HashSet<String>>,
     /// Protected-name entries that existed (any depth), with their `(device, inode)`.
     pub named: HashMap<PathBuf, (u64, u64)>,
     /// The report-only ones among them, with their newest ctime (`named_stamp`): one rewritten in

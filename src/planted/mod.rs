@@ -420,7 +420,7 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
         absent,
         between: policy.planted.between.clone(),
         protected_tops,
-        protected_names: names.iter().cloned().collect(),
+        protected_names: Arc::new(names.iter().cloned().collect()),
         spec,
         git: found.git_inodes,
         git_dirs: found.git_dirs.into_iter().collect(),
