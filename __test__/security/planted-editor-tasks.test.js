@@ -118,3 +118,49 @@ test('review: a change set that rewrites a program a folder-open task runs is a 
   onOpen.forEach((p, i) => assert.equal(fs.readFileSync(p, 'utf8'), before[i], `${p} landed`))
   assert.equal(fs.readFileSync(path.join(tree.ws, 'lib.txt'), 'utf8'), 'ok\n', 'the rest of the set landed')
 })
+
+/** A tasks.json whose folder-open tasks run programs by spellings VS Code's parser accepts (rev36):
+ * a task with no command of its own takes the file's top-level `command` and `args` (VS Code's
+ * CustomTask.fillGlobals, when it has no dependsOn), a `dependsOn` names a task by its
+ * `identifier` (Task.matches: the label or the identifier), and a platform's own `tasks` list
+ * (`linux.tasks`, parsed beside `tasks`). Returns the programs run when the folder opens. */
+function spelledTasksProject(dir) {
+  fs.mkdirSync(path.join(dir, '.vscode'), { recursive: true })
+  fs.mkdirSync(path.join(dir, 'tools'))
+  fs.writeFileSync(path.join(dir, '.vscode/tasks.json'), `{
+  "version": "2.0.0",
+  "command": "./tools/global.sh",
+  "args": ["--fast"],
+  "linux": { "tasks": [{ "label": "l", "type": "shell", "command": "./tools/linux-only.sh", "runOptions": { "runOn": "folderOpen" } }] },
+  "tasks": [
+    { "label": "up", "runOptions": { "runOn": "folderOpen" } },
+    { "label": "chain", "type": "shell", "command": "true", "dependsOn": "prep-id", "runOptions": { "runOn": "folderOpen" } },
+    { "label": "Prepare things", "identifier": "prep-id", "type": "shell", "command": "./tools/prep.sh" },
+  ],
+}
+`)
+  const onOpen = ['tools/global.sh', 'tools/prep.sh', 'tools/linux-only.sh'].map((p) => path.join(dir, p))
+  for (const p of onOpen) fs.writeFileSync(p, '#!/bin/sh\nexit 0\n', { mode: 0o755 })
+  return onOpen
+}
+
+for (const [mode, extra] of Object.entries(MODES)) {
+  test(`${mode}: a folder-open task's program named by the file's global command, a dependsOn by identifier or a platform's tasks list cannot be rewritten unsaid`, async (t) => {
+    const tree = tempTree(t, { git: true })
+    const marker = path.join(tree.out, 'RAN')
+    const onOpen = spelledTasksProject(tree.ws)
+    const before = onOpen.map((p) => fs.readFileSync(p, 'utf8'))
+    const evil = `#!/bin/sh\necho "$0" >> ${marker}\n`
+    const r = await sh(onOpen.map((p) => `printf '%s' '${evil}' > ${p} 2>/dev/null`).join('; ') + '; true', { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+    assert.equal(r.exitCode, 0, show(r))
+    onOpen.forEach((p, i) => {
+      const kept = fs.readFileSync(p, 'utf8') === before[i]
+      assert.ok(kept || r.hostRisks.some((h) => h.path === p), `${p} rewritten with nothing said: ${JSON.stringify(r.hostRisks)}`)
+    })
+    // What VS Code runs when the folder opens: 'up' as the global command with its args, 'chain'
+    // after 'Prepare things', and the Linux list's task.
+    for (const cmd of ['./tools/global.sh --fast', './tools/prep.sh', './tools/linux-only.sh']) spawnSync('sh', ['-c', cmd], { cwd: tree.ws })
+    const ran = fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8') : ''
+    assert.ok(ran === '' || r.hostRisks.length > 0, `opening the folder ran the run's code with nothing said:\n${ran}`)
+  })
+}
