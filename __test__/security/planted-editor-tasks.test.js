@@ -164,3 +164,43 @@ for (const [mode, extra] of Object.entries(MODES)) {
     assert.ok(ran === '' || r.hostRisks.length > 0, `opening the folder ran the run's code with nothing said:\n${ran}`)
   })
 }
+
+/** Folder-open tasks whose programs stand where a shell, not a blank, ends the word (rev36):
+ * after `;` and `&&`, inside `$(...)` and quotes; and one run from the task's `options.cwd`.
+ * Returns the programs run when the folder opens and the command lines VS Code runs (in `dir`). */
+function shellWordsProject(dir) {
+  fs.mkdirSync(path.join(dir, '.vscode'), { recursive: true })
+  fs.mkdirSync(path.join(dir, 'tools'))
+  const open = (label, rest) => ({ label, runOptions: { runOn: 'folderOpen' }, ...rest })
+  fs.writeFileSync(path.join(dir, '.vscode/tasks.json'), JSON.stringify({ version: '2.0.0', tasks: [
+    open('a', { type: 'shell', command: 'true;./tools/semi.sh' }),
+    open('b', { type: 'shell', command: 'test -d .git&&tools/and.sh|cat' }),
+    open('c', { type: 'shell', command: 'echo $(tools/sub.sh)' }),
+    open('d', { type: 'shell', command: "sh -c './tools/quoted.sh'" }),
+    open('e', { type: 'process', command: './in-cwd.sh', options: { cwd: '${workspaceFolder}/tools' } }),
+  ] }, null, 2))
+  const programs = ['semi.sh', 'and.sh', 'sub.sh', 'quoted.sh', 'in-cwd.sh'].map((p) => path.join(dir, 'tools', p))
+  for (const p of programs) fs.writeFileSync(p, '#!/bin/sh\nexit 0\n', { mode: 0o755 })
+  const lines = [['true;./tools/semi.sh', dir], ['test -d .git&&tools/and.sh|cat', dir], ['echo $(tools/sub.sh)', dir], ["sh -c './tools/quoted.sh'", dir], ['./in-cwd.sh', path.join(dir, 'tools')]]
+  return [programs, lines]
+}
+
+for (const [mode, extra] of Object.entries(MODES)) {
+  test(`${mode}: a folder-open task's program after a shell operator, in $(...) or quotes, or run from its options.cwd cannot be rewritten unsaid`, async (t) => {
+    const tree = tempTree(t, { git: true })
+    const marker = path.join(tree.out, 'RAN')
+    const [programs, lines] = shellWordsProject(tree.ws)
+    const before = programs.map((p) => fs.readFileSync(p, 'utf8'))
+    const evil = `#!/bin/sh\necho "$0" >> ${marker}\n`
+    const r = await sh(programs.map((p) => `printf '%s' '${evil}' > ${p} 2>/dev/null`).join('; ') + '; true', { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+    assert.equal(r.exitCode, 0, show(r))
+    programs.forEach((p, i) => {
+      const kept = fs.readFileSync(p, 'utf8') === before[i]
+      assert.ok(kept || r.hostRisks.some((h) => h.path === p), `${p} rewritten with nothing said: ${JSON.stringify(r.hostRisks)}`)
+    })
+    // What VS Code runs when the folder opens: each line through sh -c, from the task's cwd.
+    for (const [line, cwd] of lines) spawnSync('sh', ['-c', line], { cwd })
+    const ran = fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8') : ''
+    assert.ok(ran === '' || r.hostRisks.length > 0, `opening the folder ran the run's code with nothing said:\n${ran}`)
+  })
+}
