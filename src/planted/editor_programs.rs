@@ -198,6 +198,10 @@ fn runs(key: &[String]) -> bool {
     SUFFIXES.iter().any(|s| last.ends_with(s)) || parts.iter().any(|p| HOLDERS.iter().any(|h| p.ends_with(h))) || !below_toolchain(key).is_empty()
 }
 
+/// What ends a word on a shell's command line besides a blank: its operators, subshells,
+/// command substitutions and quotes (`$` and braces stay: `${workspaceFolder}` is read later).
+const SHELL_BREAKS: &[char] = &[';', '&', '|', '(', ')', '<', '>', '`', '\'', '"'];
+
 /// The path words of the strings `found` (each with its key) that `runs` takes, in order, once;
 /// at most `MAX_PROGRAMS` + 1.
 fn path_words<'a>(found: impl Iterator<Item = (&'a [String], &'a str)>) -> Vec<String> {
@@ -214,7 +218,12 @@ fn path_words<'a>(found: impl Iterator<Item = (&'a [String], &'a str)>) -> Vec<S
         // `"tools/my server"` is one path; `"tools/run.sh --flag"` a program and its arguments;
         // `--require=./x.js`, `-fuse-ld=tools/ld` name a file after the `=`.
         push(s.trim());
-        for w in s.split_whitespace() {
+        // A shell runs a task's command line (and settings' values that go through one): a path
+        // after `;`, `&&`, `|`, inside `$(...)`, backquotes or quotes runs as one between spaces
+        // does (found by an attacker's review, rev36: `true;./tools/semi.sh`, `echo $(tools/sub.sh)`
+        // and `sh -c './tools/quoted.sh'` were rewritten unsaid); a quoted one may hold spaces.
+        s.split(['\'', '"']).for_each(|quoted| push(quoted.trim()));
+        for w in s.split(|c: char| c.is_whitespace() || SHELL_BREAKS.contains(&c)) {
             push(w);
             if let Some((_, after)) = w.split_once('=') {
                 push(after);
@@ -248,8 +257,20 @@ fn tasks_words(text: &str) -> (Vec<String>, bool) {
         return (Vec::new(), true);
     };
     let mut found: Vec<(Vec<String>, String)> = Vec::new();
-    tasks_strings(&value, &mut found);
-    (path_words(found.iter().map(|(k, s)| (k.as_slice(), s.as_str()))), found.len() > MAX_STRINGS)
+    let cwds = tasks_strings(&value, &mut found);
+    (in_cwds(path_words(found.iter().map(|(k, s)| (k.as_slice(), s.as_str()))), &cwds), found.len() > MAX_STRINGS)
+}
+
+/// `words` and, for each relative one, the same below each task's `options.cwd` in `cwds`: a
+/// relative program of a task runs from there (found by an attacker's review, rev36: a task with
+/// `"options": { "cwd": "${workspaceFolder}/tools" }` ran `./in-cwd.sh`, rewritten unsaid). Each
+/// with every cwd, the generous side; within the bound the caller keeps.
+fn in_cwds(words: Vec<String>, cwds: &[String]) -> Vec<String> {
+    let relative = |w: &&String| !w.starts_with('/') && !w.starts_with("${") && !w.starts_with('~') && !w.starts_with('-');
+    let below: Vec<String> = cwds.iter().flat_map(|c| words.iter().filter(relative).map(move |w| format!("{}/{w}", c.trim_end_matches('/')))).collect();
+    let mut out = words;
+    out.extend(below.into_iter().take((MAX_PROGRAMS + 1).saturating_sub(out.len())));
+    out
 }
 
 /// The path words of a `*.code-workspace`: its `settings` as a `settings.json`'s, its `tasks` as a
@@ -262,23 +283,27 @@ fn workspace_words(text: &str) -> (Vec<String>, bool) {
     if let Some(settings) = value.get("settings") {
         strings(settings, &mut Vec::new(), &mut found);
     }
-    if let Some(tasks) = value.get("tasks") {
-        tasks_strings(tasks, &mut found);
-    }
-    (path_words(found.iter().map(|(k, s)| (k.as_slice(), s.as_str()))), found.len() > MAX_STRINGS)
+    let cwds = value.get("tasks").map(|tasks| tasks_strings(tasks, &mut found)).unwrap_or_default();
+    (in_cwds(path_words(found.iter().map(|(k, s)| (k.as_slice(), s.as_str()))), &cwds), found.len() > MAX_STRINGS)
 }
 
 /// The strings of the tasks `file` (a `tasks.json`'s whole) runs when the folder opens
 /// (`editor_tasks::parts`): each of their command lines whole, their options' programs as
-/// settings' are.
-fn tasks_strings(file: &serde_json::Value, found: &mut Vec<(Vec<String>, String)>) {
+/// settings' are. Returns their options' `cwd`s.
+fn tasks_strings(file: &serde_json::Value, found: &mut Vec<(Vec<String>, String)>) -> Vec<String> {
     use super::editor_tasks::Part;
+    let mut cwds = Vec::new();
     for part in super::editor_tasks::parts(file) {
         match part {
             Part::CommandLine(v) => command_strings(v, found),
-            Part::Options(v) => strings(v, &mut vec!["options".to_string()], found),
+            Part::Options(v) => {
+                let cwd = v.get("cwd").and_then(serde_json::Value::as_str).map(str::to_string);
+                cwds.extend(cwd.filter(|c| !cwds.contains(c)));
+                strings(v, &mut vec!["options".to_string()], found)
+            }
         }
     }
+    cwds
 }
 
 /// Each string of a task's command line (a string, a list, `{ "value": ..., "quoting": ... }`),
@@ -395,7 +420,11 @@ mod tests {
         words.sort();
         assert_eq!(
             words,
-            ["${workspaceFolder}/tools/up.sh", "${workspaceFolder}/tools/up.sh --quiet", "--require=./tools/hook.js", "./tools/hook.js", "scripts/dep.sh", "scripts/q", "scripts/q d.sh", "tools/mysh"]
+            [
+                "${workspaceFolder}/tools/up.sh", "${workspaceFolder}/tools/up.sh --quiet", "--require=./tools/hook.js", "./tools/hook.js", "scripts/dep.sh", "scripts/q",
+                "scripts/q d.sh", "sub/dir/./tools/hook.js", "sub/dir/scripts/dep.sh", "sub/dir/scripts/q", "sub/dir/scripts/q d.sh", "sub/dir/tools/mysh", "tools/mysh"
+            ],
+            "each relative word from the folder and from the options' cwd"
         );
         assert!(tasks_words("{ \"tasks\": [").1, "not JSON: said");
         let ws = r#"{ "folders": [{ "path": "." }], "settings": { "clangd.path": "tools/clangd", "folders.path": "no" },
@@ -403,6 +432,17 @@ mod tests {
   "launch": { "configurations": [{ "program": "tools/debugged" }] } }"#;
         assert_eq!(workspace_words(ws), (vec!["tools/clangd".to_string(), "./tools/up.sh".to_string()], false), "its settings and tasks, not the folders' paths");
         assert!(is_entry(Path::new("/w/proj.code-workspace")) && !is_entry(Path::new("/w/.code-workspace")));
+    }
+
+    /// A shell ends a word at its operators and quotes too (rev36): each path there is taken.
+    #[test]
+    fn takes_the_paths_a_shell_reads_out_of_a_command_line() {
+        let line = |s: &str| path_words([(&["command".to_string()][..], s)].into_iter());
+        assert_eq!(line("true;./tools/a&&tools/b|cat"), ["true;./tools/a&&tools/b|cat", "./tools/a", "tools/b"]);
+        assert_eq!(line("echo $(tools/c) `tools/d` >out/log"), ["echo $(tools/c) `tools/d` >out/log", "tools/c", "tools/d", "out/log"]);
+        assert_eq!(line("sh -c './tools/g --x'"), ["sh -c './tools/g --x'", "./tools/g --x", "./tools/g"]);
+        assert_eq!(line("'./tools/my h.sh' --x"), ["'./tools/my h.sh' --x", "./tools/my h.sh", "./tools/my"], "a quoted path holds its blank");
+        assert_eq!(line("${workspaceFolder}/tools/f"), ["${workspaceFolder}/tools/f"], "the variable is read later, whole");
     }
 
     #[test]
