@@ -148,3 +148,15 @@ for (const [mode, extra] of Object.entries(MODES)) {
     '.vscode/settings.json': '{\n  "rust-analyzer.cargo.sysroot": "${workspaceFolder}/toolchain",\n  "go.goroot": "./go/"\n}\n',
   }, ['toolchain/bin/rustc', 'toolchain/libexec/rust-analyzer-proc-macro-srv', 'go/bin/go'], extra))
 }
+
+// Found by an attacker's review (rev36): what those programs load and run from below the same
+// directory. rustc's RUNPATH is $ORIGIN/../lib (readelf -d on this machine's rustc: NEEDED
+// librustc_driver-<hash>.so, RUNPATH [$ORIGIN/../lib]), so with bin/rustc kept read-only a run
+// rewrote lib/librustc_driver-*.so beside it, which rust-analyzer's next rustc loads; the JDK's
+// bin/java loads lib/libjli.so and lib/server/libjvm.so; gopls' go list -compiled runs the go
+// command's pkg/tool/<os>_<arch>/cgo.
+for (const [mode, extra] of Object.entries(MODES)) {
+  test(`${mode}: the libraries and tools a toolchain directory's programs load from below it (rustc's lib, the JDK's lib, go's pkg/tool) cannot be rewritten unsaid`, eachKeptOrSaid({
+    '.vscode/settings.json': '{\n  "rust-analyzer.cargo.sysroot": "${workspaceFolder}/toolchain",\n  "go.goroot": "./go/",\n  "java.jdt.ls.java.home": "jdk"\n}\n',
+  }, ['toolchain/bin/rustc', 'toolchain/lib/librustc_driver-0123abcd.so', 'jdk/bin/java', 'jdk/lib/libjli.so', 'jdk/lib/server/libjvm.so', 'go/bin/go', 'go/pkg/tool/linux_amd64/cgo'], extra))
+}
