@@ -88,6 +88,27 @@ const TOOLCHAIN_DIRS: &[(&str, &[&str])] = &[
     ("home", &["bin/java"]),
 ];
 
+/// A key (its last part) naming a toolchain's directory, and the directories below it whose every
+/// file the programs of `TOOLCHAIN_DIRS` load and run: rustc's `$ORIGIN/../lib` (its RUNPATH:
+/// `librustc_driver-*.so`, `libLLVM*.so`), the JDK's `lib` (`libjli.so`, `modules`, the classes)
+/// and `lib/server` (`libjvm.so`), the go command's `pkg/tool/<os>_<arch>` (`cgo`, which gopls'
+/// `go list -compiled` runs; `compile`, `link`). Found by an attacker's review (rev36): with
+/// `bin/rustc` kept, a default run rewrote `lib/librustc_driver-*.so` beside it unsaid.
+const TOOLCHAIN_LIBS: &[(&str, &[&str])] = &[
+    ("sysroot", &["lib"]),
+    ("goroot", &["pkg/tool/linux_amd64", "pkg/tool/linux_arm64", "pkg/tool/darwin_amd64", "pkg/tool/darwin_arm64"]),
+    ("home", &["lib", "lib/server"]),
+];
+
+/// A word naming every file directly in a directory (`TOOLCHAIN_LIBS`): the directory and this.
+const EVERY_FILE: &str = "/*";
+
+/// The directories below the toolchain directory a string under `key` names (`TOOLCHAIN_LIBS`).
+fn libs_below_toolchain(key: &[String]) -> &'static [&'static str] {
+    let last = key.last().and_then(|k| k.rsplit('.').next()).map(str::to_ascii_lowercase).unwrap_or_default();
+    TOOLCHAIN_LIBS.iter().find(|(k, _)| *k == last).map_or(&[], |(_, below)| below)
+}
+
 /// The programs below the toolchain directory a string under `key` names (`TOOLCHAIN_DIRS`).
 fn below_toolchain(key: &[String]) -> &'static [&'static str] {
     let last = key.last().and_then(|k| k.rsplit('.').next()).map(str::to_ascii_lowercase).unwrap_or_default();
@@ -176,8 +197,28 @@ fn keep_words(words: &(Vec<String>, bool), folder: &Path, most: usize, out: &mut
             continue;
         }
         let p = super::dir_links::without_dots(folder, Path::new(&w));
-        if kept_as_program(&p, &reported) {
+        if let Some(dir) = w.strip_suffix(EVERY_FILE) {
+            keep_every_file(dir, &super::dir_links::without_dots(folder, Path::new(dir)), &reported, most, out);
+        } else if kept_as_program(&p, &reported) {
             out.keep(&w, p);
+        }
+    }
+}
+
+/// Keep every file directly in `dir` (the word `word` names it) that `kept_as_program` takes, within
+/// `most` in all and `MAX_PROGRAMS` of the directory (past that: capped, said).
+fn keep_every_file(word: &str, dir: &Path, reported: &[String], most: usize, out: &mut Named) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for (n, entry) in entries.flatten().enumerate() {
+        if n >= MAX_PROGRAMS {
+            out.capped = true;
+        }
+        if n >= MAX_PROGRAMS || out.full(most) {
+            break;
+        }
+        let p = entry.path();
+        if kept_as_program(&p, reported) {
+            out.keep(&format!("{word}/{}", entry.file_name().to_string_lossy()), p);
         }
     }
 }
@@ -214,6 +255,9 @@ fn path_words<'a>(found: impl Iterator<Item = (&'a [String], &'a str)>) -> Vec<S
     for (key, s) in found.filter(|(key, _)| runs(key)) {
         for program in below_toolchain(key) {
             push(&format!("{}/{program}", s.trim().trim_end_matches('/')));
+        }
+        for dir in libs_below_toolchain(key) {
+            push(&format!("{}/{dir}{EVERY_FILE}", s.trim().trim_end_matches('/')));
         }
         // `"tools/my server"` is one path; `"tools/run.sh --flag"` a program and its arguments;
         // `--require=./x.js`, `-fuse-ld=tools/ld` name a file after the `=`.
@@ -373,7 +417,7 @@ mod tests {
         assert!(!unread);
         // serde_json's map keeps its keys sorted: the order is not the file's.
         words.sort();
-        assert_eq!(words, ["${workspaceFolder}/tools/clangd", "./tc/", "./tc/bin/cargo", "./tc/bin/rustc", "./tc/libexec/rust-analyzer-proc-macro-srv", "./tools/py", "target/ra", "tools/autosh", "tools/cc", "tools/cxx", "tools/devshell", "tools/gopls", "tools/pm-srv", "tools/ra-check.sh", "tools/wrap"]);
+        assert_eq!(words, ["${workspaceFolder}/tools/clangd", "./tc/", "./tc/bin/cargo", "./tc/bin/rustc", "./tc/lib/*", "./tc/libexec/rust-analyzer-proc-macro-srv", "./tools/py", "target/ra", "tools/autosh", "tools/cc", "tools/cxx", "tools/devshell", "tools/gopls", "tools/pm-srv", "tools/ra-check.sh", "tools/wrap"]);
         assert_eq!(json_words("{ \"clangd.path\": ").1, true, "not JSON: said");
         // An empty file (what a launch plan's placeholder leaves, a project's empty settings.json)
         // or one of comments only is no settings to editors, not a file they cannot read: it was
@@ -465,5 +509,24 @@ mod tests {
         std::fs::write(w.join("rust-analyzer.toml"), "check.overrideCommand = [\"tools/clangd\"]\nx = \"unclosed\n").unwrap();
         assert_eq!(named(&w.join("rust-analyzer.toml")), Named { programs: vec![w.join("tools/clangd")], capped: true }, "not TOML whole: capped");
         assert_eq!(named(&w.join(".zed")), Named::default());
+    }
+
+    /// What a toolchain directory's programs load from below it (rev36): every file of the
+    /// directories `TOOLCHAIN_LIBS` names, not their subdirectories.
+    #[test]
+    fn keeps_every_file_of_a_toolchain_directorys_libraries() {
+        let t = tempfile::tempdir().unwrap();
+        let w = t.path();
+        for d in [".vscode", "tc/bin", "tc/lib/rustlib", "go/pkg/tool/linux_amd64"] {
+            std::fs::create_dir_all(w.join(d)).unwrap();
+        }
+        for f in ["tc/bin/rustc", "tc/lib/librustc_driver-1.so", "tc/lib/libLLVM.so.22", "go/pkg/tool/linux_amd64/cgo"] {
+            std::fs::write(w.join(f), "x").unwrap();
+        }
+        std::fs::write(w.join(".vscode/settings.json"), "{\"rust-analyzer.cargo.sysroot\": \"tc/\", \"go.goroot\": \"${workspaceFolder}/go\"}").unwrap();
+        let mut kept = named(&w.join(".vscode")).programs;
+        kept.sort();
+        let want: Vec<_> = ["go/pkg/tool/linux_amd64/cgo", "tc/bin/rustc", "tc/lib/libLLVM.so.22", "tc/lib/librustc_driver-1.so"].iter().map(|f| w.join(f)).collect();
+        assert_eq!(kept, want, "the directory rustlib is no program");
     }
 }
