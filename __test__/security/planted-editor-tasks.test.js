@@ -71,6 +71,27 @@ for (const [mode, extra] of Object.entries(MODES)) {
   })
 }
 
+/**
+ * A default workspace-write run (`extra`'s mode) in `tree` rewrites each of `programs` to append
+ * its name to a marker; each must be kept or named in hostRisks, and the command lines `lines`
+ * ([line, cwd], what the editor runs when the folder opens, through sh -c) must run none of the
+ * run's code unsaid.
+ */
+async function rewriteKeptOrSaid(tree, programs, lines, extra) {
+  const marker = path.join(tree.out, 'RAN')
+  const before = programs.map((p) => fs.readFileSync(p, 'utf8'))
+  const evil = `#!/bin/sh\necho "$0" >> ${marker}\n`
+  const r = await sh(programs.map((p) => `printf '%s' '${evil}' > ${p} 2>/dev/null`).join('; ') + '; true', { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+  assert.equal(r.exitCode, 0, show(r))
+  programs.forEach((p, i) => {
+    const kept = fs.readFileSync(p, 'utf8') === before[i]
+    assert.ok(kept || r.hostRisks.some((h) => h.path === p), `${p} rewritten with nothing said: ${JSON.stringify(r.hostRisks)}`)
+  })
+  for (const [line, cwd] of lines) spawnSync('sh', ['-c', line], { cwd })
+  const ran = fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8') : ''
+  assert.ok(ran === '' || r.hostRisks.length > 0, `opening the folder ran the run's code with nothing said:\n${ran}`)
+}
+
 /** A project whose committed `proj.code-workspace` names programs in its settings and tasks. */
 function workspaceFileProject(dir) {
   fs.mkdirSync(path.join(dir, 'tools'))
@@ -90,19 +111,8 @@ function workspaceFileProject(dir) {
 for (const [mode, extra] of Object.entries(MODES)) {
   test(`${mode}: the programs a project's *.code-workspace names in its settings and folder-open tasks cannot be rewritten unsaid`, async (t) => {
     const tree = tempTree(t, { git: true })
-    const marker = path.join(tree.out, 'RAN')
     const programs = workspaceFileProject(tree.ws)
-    const before = programs.map((p) => fs.readFileSync(p, 'utf8'))
-    const evil = `#!/bin/sh\necho "$0" >> ${marker}\n`
-    const r = await sh(programs.map((p) => `printf '%s' '${evil}' > ${p} 2>/dev/null`).join('; ') + '; true', { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
-    assert.equal(r.exitCode, 0, show(r))
-    programs.forEach((p, i) => {
-      const kept = fs.readFileSync(p, 'utf8') === before[i]
-      assert.ok(kept || r.hostRisks.some((h) => h.path === p), `${p} rewritten with nothing said: ${JSON.stringify(r.hostRisks)}`)
-    })
-    for (const p of programs) spawnSync(p, ['--version'], { cwd: tree.ws })
-    const ran = fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8') : ''
-    assert.ok(ran === '' || r.hostRisks.length > 0, `opening the workspace ran the run's code with nothing said:\n${ran}`)
+    await rewriteKeptOrSaid(tree, programs, programs.map((p) => [`${p} --version`, tree.ws]), extra)
   })
 }
 
@@ -147,21 +157,10 @@ function spelledTasksProject(dir) {
 for (const [mode, extra] of Object.entries(MODES)) {
   test(`${mode}: a folder-open task's program named by the file's global command, a dependsOn by identifier or a platform's tasks list cannot be rewritten unsaid`, async (t) => {
     const tree = tempTree(t, { git: true })
-    const marker = path.join(tree.out, 'RAN')
-    const onOpen = spelledTasksProject(tree.ws)
-    const before = onOpen.map((p) => fs.readFileSync(p, 'utf8'))
-    const evil = `#!/bin/sh\necho "$0" >> ${marker}\n`
-    const r = await sh(onOpen.map((p) => `printf '%s' '${evil}' > ${p} 2>/dev/null`).join('; ') + '; true', { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
-    assert.equal(r.exitCode, 0, show(r))
-    onOpen.forEach((p, i) => {
-      const kept = fs.readFileSync(p, 'utf8') === before[i]
-      assert.ok(kept || r.hostRisks.some((h) => h.path === p), `${p} rewritten with nothing said: ${JSON.stringify(r.hostRisks)}`)
-    })
     // What VS Code runs when the folder opens: 'up' as the global command with its args, 'chain'
     // after 'Prepare things', and the Linux list's task.
-    for (const cmd of ['./tools/global.sh --fast', './tools/prep.sh', './tools/linux-only.sh']) spawnSync('sh', ['-c', cmd], { cwd: tree.ws })
-    const ran = fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8') : ''
-    assert.ok(ran === '' || r.hostRisks.length > 0, `opening the folder ran the run's code with nothing said:\n${ran}`)
+    const lines = ['./tools/global.sh --fast', './tools/prep.sh', './tools/linux-only.sh'].map((l) => [l, tree.ws])
+    await rewriteKeptOrSaid(tree, spelledTasksProject(tree.ws), lines, extra)
   })
 }
 
@@ -188,19 +187,7 @@ function shellWordsProject(dir) {
 for (const [mode, extra] of Object.entries(MODES)) {
   test(`${mode}: a folder-open task's program after a shell operator, in $(...) or quotes, or run from its options.cwd cannot be rewritten unsaid`, async (t) => {
     const tree = tempTree(t, { git: true })
-    const marker = path.join(tree.out, 'RAN')
     const [programs, lines] = shellWordsProject(tree.ws)
-    const before = programs.map((p) => fs.readFileSync(p, 'utf8'))
-    const evil = `#!/bin/sh\necho "$0" >> ${marker}\n`
-    const r = await sh(programs.map((p) => `printf '%s' '${evil}' > ${p} 2>/dev/null`).join('; ') + '; true', { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
-    assert.equal(r.exitCode, 0, show(r))
-    programs.forEach((p, i) => {
-      const kept = fs.readFileSync(p, 'utf8') === before[i]
-      assert.ok(kept || r.hostRisks.some((h) => h.path === p), `${p} rewritten with nothing said: ${JSON.stringify(r.hostRisks)}`)
-    })
-    // What VS Code runs when the folder opens: each line through sh -c, from the task's cwd.
-    for (const [line, cwd] of lines) spawnSync('sh', ['-c', line], { cwd })
-    const ran = fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8') : ''
-    assert.ok(ran === '' || r.hostRisks.length > 0, `opening the folder ran the run's code with nothing said:\n${ran}`)
+    await rewriteKeptOrSaid(tree, programs, lines, extra)
   })
 }
