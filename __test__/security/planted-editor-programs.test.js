@@ -160,3 +160,12 @@ for (const [mode, extra] of Object.entries(MODES)) {
     '.vscode/settings.json': '{\n  "rust-analyzer.cargo.sysroot": "${workspaceFolder}/toolchain",\n  "go.goroot": "./go/",\n  "java.jdt.ls.java.home": "jdk"\n}\n',
   }, ['toolchain/bin/rustc', 'toolchain/lib/librustc_driver-0123abcd.so', 'jdk/bin/java', 'jdk/lib/libjli.so', 'jdk/lib/server/libjvm.so', 'go/bin/go', 'go/pkg/tool/linux_amd64/cgo'], extra))
 }
+
+// Found by an attacker's review (rev36): VS Code's ${workspaceFolder:NAME} is the folder of that
+// name (the folder's own name when one is open: the workspace's basename, `ws` here), and the
+// readers skipped every word holding a `${` left after ${workspaceFolder} was put in.
+for (const [mode, extra] of Object.entries(MODES)) {
+  test(`${mode}: a program named through \${workspaceFolder:name} cannot be rewritten unsaid`, eachKeptOrSaid({
+    '.vscode/settings.json': '{\n  "clangd.path": "${workspaceFolder:ws}/tools/clangd"\n}\n',
+  }, ['tools/clangd'], extra))
+}
