@@ -192,7 +192,7 @@ fn keep_words(words: &(Vec<String>, bool), folder: &Path, most: usize, out: &mut
         if out.full(most) {
             break;
         }
-        let w = w.replace("${workspaceFolder}", &folder.to_string_lossy()).replace("${workspaceRoot}", &folder.to_string_lossy());
+        let w = named_folder(&w).replace("${workspaceFolder}", &folder.to_string_lossy()).replace("${workspaceRoot}", &folder.to_string_lossy());
         if w.contains("${") || w.starts_with('~') {
             continue;
         }
@@ -221,6 +221,23 @@ fn keep_every_file(word: &str, dir: &Path, reported: &[String], most: usize, out
             out.keep(&format!("{word}/{}", entry.file_name().to_string_lossy()), p);
         }
     }
+}
+
+/// `w` with VS Code's `${workspaceFolder:NAME}` (the folder of that name: an open folder's own is
+/// its basename, a `*.code-workspace` names its folders) read as `${workspaceFolder}`, the generous
+/// side for any name (found by an attacker's review, rev36: `${workspaceFolder:ws}/tools/clangd`
+/// was skipped as a word holding a variable, and rewritten unsaid).
+fn named_folder(w: &str) -> String {
+    let mut out = String::with_capacity(w.len());
+    let mut rest = w;
+    while let Some(at) = rest.find("${workspaceFolder:") {
+        let Some(end) = rest[at..].find('}') else { break };
+        out.push_str(&rest[..at]);
+        out.push_str("${workspaceFolder}");
+        rest = &rest[at + end + 1..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Whether `p` is kept: a file there now (a directory, a missing path, a file in `node_modules`
@@ -528,5 +545,12 @@ mod tests {
         kept.sort();
         let want: Vec<_> = ["go/pkg/tool/linux_amd64/cgo", "tc/bin/rustc", "tc/lib/libLLVM.so.22", "tc/lib/librustc_driver-1.so"].iter().map(|f| w.join(f)).collect();
         assert_eq!(kept, want, "the directory rustlib is no program");
+    }
+
+    #[test]
+    fn reads_a_named_workspace_folder_as_the_folder() {
+        assert_eq!(named_folder("${workspaceFolder:ws}/tools/a ${workspaceFolder:x y}/b"), "${workspaceFolder}/tools/a ${workspaceFolder}/b");
+        assert_eq!(named_folder("${workspaceFolder:unclosed/x"), "${workspaceFolder:unclosed/x", "no closing brace: as written");
+        assert_eq!(named_folder("${workspaceFolderBasename}/x"), "${workspaceFolderBasename}/x");
     }
 }
