@@ -96,7 +96,12 @@ fn program_words(text: &str) -> Vec<String> {
     let mut anchors = Vec::new();
     // js-yaml drops a byte order mark at the start, so the first key is read as written after it.
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let lines: Vec<&str> = text.lines().collect();
+    let lines = yaml_scalars::lines(text);
+    // The depth of flow collections (`{`, `[`) open at a line's start, and whether the outermost
+    // is a `plugins` (or other `LISTS`) list: a flow collection may run over lines (found by an
+    // attacker's review, left36: `{nodeLinker: pnp,` then `yarnPath: x}` was read as `x}`).
+    let mut depth = 0usize;
+    let mut flow_list = false;
     for (i, line) in lines.iter().enumerate() {
         if words.len() > MAX_PROGRAMS {
             break;
@@ -105,6 +110,13 @@ fn program_words(text: &str) -> Vec<String> {
         if body.is_empty() || body.starts_with('#') {
             continue;
         }
+        let opened = depth;
+        depth = flow_depth(body, depth);
+        if opened > 0 {
+            let found = if flow_list { flow_items(body) } else { flow_pairs(body) };
+            found.into_iter().for_each(|w| push(&mut words, w));
+        }
+        flow_list &= depth > 0;
         let indent = line.len() - body.len();
         if plugins_at.is_some_and(|at| indent < at || (indent == at && !body.starts_with('-'))) {
             plugins_at = None;
@@ -113,27 +125,25 @@ fn program_words(text: &str) -> Vec<String> {
         // The value's candidates, read from the rest of the line and the lines below it.
         let mut value_of = |v: &str| yaml_scalars::candidates(v, &lines[i + 1..], indent, &mut anchors);
         if let Some(key) = item.strip_prefix("? ") {
-            explicit = Some(yaml_scalars::scalar(key));
+            explicit = Some(yaml_scalars::scalar(yaml_scalars::properties(key).1));
             continue;
         }
         let key_value = match (explicit.take(), item.strip_prefix(':')) {
             (Some(key), Some(value)) => Some((key, value)),
-            _ => key_and_value(item).map(|(k, v)| (k.to_string(), v)),
+            _ => key_and_value(item),
         };
         match key_value {
             Some((key, value)) if YARN_PATH_KEYS.contains(&key.as_str()) => value_of(value).into_iter().for_each(|w| push(&mut words, w)),
             Some((key, value)) if LISTS.contains(&key.as_str()) && value.trim().is_empty() => plugins_at = Some(indent),
-            Some((key, value)) if LISTS.contains(&key.as_str()) => flow_items(value).into_iter().for_each(|w| push(&mut words, w)),
+            // A list of plugins through an alias (`plugins: *p`) or a flow list over lines.
+            Some((key, value)) if LISTS.contains(&key.as_str()) && value.trim_start().starts_with('*') => value_of(value).into_iter().for_each(|w| push(&mut words, w)),
+            Some((key, value)) if LISTS.contains(&key.as_str()) => {
+                flow_list = opened == 0 && depth > 0;
+                flow_items(value).into_iter().for_each(|w| push(&mut words, w))
+            }
             Some((key, value)) if key == "path" && plugins_at.is_some() => value_of(value).into_iter().for_each(|w| push(&mut words, w)),
             // A mapping in flow style (`{yarnPath: x, nodeLinker: pnp}`): its pairs as lines.
-            Some(_) | None if item.starts_with('{') => {
-                for part in item.trim_start_matches('{').split(',') {
-                    let part = part.trim().trim_end_matches('}');
-                    if let Some((_, value)) = key_and_value(part).filter(|(k, _)| YARN_PATH_KEYS.contains(k)) {
-                        push(&mut words, yaml_scalars::scalar(value));
-                    }
-                }
-            }
+            Some(_) | None if item.starts_with('{') => flow_pairs(item).into_iter().for_each(|w| push(&mut words, w)),
             // Another key's anchor (`x: &r .yarn/r.cjs`), which a later `yarnPath: *r` takes.
             Some((_, value)) if value.trim_start().starts_with(['&', '!']) => drop(value_of(value)),
             Some(_) => {}
@@ -144,24 +154,57 @@ fn program_words(text: &str) -> Vec<String> {
     words
 }
 
-/// A line's key (unquoted; yarn 1's `--scope.key` and a key without a colon, `yarn-path "x"`, as
-/// its rc takes them) and what follows it; `None` for a line that assigns no key.
-fn key_and_value(item: &str) -> Option<(&str, &str)> {
+/// A line's key (a YAML scalar as a value is: its tag and anchor dropped, a quoted one unquoted
+/// with its escapes read, `"yarn\u0050ath"` being `yarnPath`, found by an attacker's review,
+/// left36; yarn 1's `--scope.key` and a key without a colon, `yarn-path "x"`, as its rc takes
+/// them) and what follows it; `None` for a line that assigns no key.
+fn key_and_value(item: &str) -> Option<(String, &str)> {
+    let (_, item) = yaml_scalars::properties(item);
     let (key, value) = match item.chars().next()? {
-        q @ ('"' | '\'') => {
-            let end = item[1..].find(q)? + 1;
-            (&item[1..end], item[end + 1..].trim_start().strip_prefix(':')?)
+        '"' | '\'' => {
+            let end = yaml_scalars::quoted_len(item)?;
+            (yaml_scalars::scalar(&item[..end]), item[end..].trim_start().strip_prefix(':')?)
         }
         _ => {
             let end = item.find(|c: char| c == ':' || c.is_whitespace()).unwrap_or(item.len());
             let rest = item[end..].trim_start();
-            (&item[..end], rest.strip_prefix(':').unwrap_or(rest))
+            (item[..end].to_string(), rest.strip_prefix(':').unwrap_or(rest))
         }
     };
     // yarn 1 takes `--install.yarn-path` as `yarn-path` for that command.
     let key = key.trim_start_matches("--");
     let key = key.rsplit('.').next().unwrap_or(key);
-    (!key.is_empty() && (item.contains(':') || YARN_PATH_KEYS.contains(&key))).then_some((key, value))
+    (!key.is_empty() && (item.contains(':') || YARN_PATH_KEYS.contains(&key))).then(|| (key.to_string(), value))
+}
+
+/// The `yarnPath` values of a flow mapping's pairs on one line (`{yarnPath: x, nodeLinker: pnp}`,
+/// or a line of one that runs over lines).
+fn flow_pairs(line: &str) -> Vec<String> {
+    let pairs = line.split(',').map(|p| p.trim().trim_start_matches(['{', '[']).trim_end_matches(['}', ']']).trim());
+    pairs.filter_map(key_and_value).filter(|(k, _)| YARN_PATH_KEYS.contains(&k.as_str())).map(|(_, v)| yaml_scalars::scalar(yaml_scalars::properties(v).1)).collect()
+}
+
+/// The depth of flow collections open after `line`, `depth` being open before it: each `{` or `[`
+/// outside a quoted scalar and a comment opens one, each `}` or `]` closes one.
+fn flow_depth(line: &str, mut depth: usize) -> usize {
+    let mut rest = line;
+    let mut before = ' ';
+    while let Some(c) = rest.chars().next() {
+        let starts_token = before.is_whitespace() || matches!(before, '[' | '{' | ',' | ':' | '-');
+        match c {
+            '"' | '\'' if starts_token => match yaml_scalars::quoted_len(rest) {
+                Some(n) => rest = &rest[n - 1..],
+                None => return depth,
+            },
+            '#' if before.is_whitespace() => return depth,
+            '{' | '[' => depth += 1,
+            '}' | ']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        before = c;
+        rest = &rest[c.len_utf8()..];
+    }
+    depth
 }
 
 /// The plugins of a flow list on the `plugins:` line (`[a.cjs, {path: b.cjs, spec: x}]`).
@@ -171,9 +214,9 @@ fn flow_items(value: &str) -> Vec<String> {
     for part in inner.split(',') {
         let part = part.trim().trim_start_matches('{').trim_end_matches('}').trim();
         match key_and_value(part) {
-            Some(("path", v)) => out.push(yaml_scalars::scalar(v)),
+            Some((k, v)) if k == "path" => out.push(yaml_scalars::scalar(yaml_scalars::properties(v).1)),
             Some(_) => {}
-            None => out.push(yaml_scalars::scalar(part)),
+            None => out.push(yaml_scalars::scalar(yaml_scalars::properties(part).1)),
         }
     }
     out
@@ -229,6 +272,35 @@ mod tests {
         assert_eq!(program_words("{yarnPath: .yarn/f.cjs, nodeLinker: pnp}\n"), [".yarn/f.cjs"]);
         // A byte order mark before the first key (js-yaml drops it; fix35's spelling).
         assert_eq!(program_words("\u{feff}yarnPath: .yarn/b.cjs\n"), [".yarn/b.cjs"]);
+    }
+
+    /// Found by an attacker's review (left36), attacking host35's reader: js-yaml takes a key as
+    /// it takes a value (a double-quoted escape, a tag, an anchor before it), ends a line at a
+    /// lone CR, a comment after a tab, and reads a flow collection or a quoted value over lines
+    /// and a list of plugins through an alias; each of these named the release unread.
+    #[test]
+    fn reads_each_yaml_form_of_a_key_and_of_lines() {
+        let want = [".yarn/r.cjs"];
+        for text in [
+            "\"yarn\\u0050ath\": .yarn/r.cjs\n",
+            "'yarnPath' : .yarn/r.cjs\n",
+            "!!str yarnPath: .yarn/r.cjs\n",
+            "&k !!str \"\\x79arnPath\": .yarn/r.cjs\n",
+            "yarnPath: .yarn/r.cjs\t# pinned\n",
+            "nodeLinker: pnp\ryarnPath: .yarn/r.cjs\r",
+            "{nodeLinker: pnp,\n  yarnPath: .yarn/r.cjs}\n",
+            "{\"yarn\\u0050ath\": .yarn/r.cjs}\n",
+            "yarnPath: \".yarn/\\\n  r.cjs\"\n",
+            "plugins: [\n  .yarn/r.cjs\n  ]\n",
+            "plugins: [\n  {spec: x,\n   path: .yarn/r.cjs}]\n",
+            "mine: &p\n  - .yarn/r.cjs\nplugins: *p\n",
+            "mine: &p\n  - path: .yarn/r.cjs\nplugins: *p\n",
+        ] {
+            let got = program_words(text);
+            assert!(got.iter().any(|w| w == want[0]), "{text:?} gave {got:?}");
+        }
+        // Not another key's path: a flow mapping over lines, a quoted value with a brace in it.
+        assert_eq!(program_words("{cacheFolder: .yarn/cache,\n  nodeLinker: pnp}\nx: \"{[\"\nenableGlobalCache: false\n"), Vec::<String>::new());
     }
 
     /// Found by an attacker's review (rfix34): yarn berry 4 loads the files `injectEnvironmentFiles`
