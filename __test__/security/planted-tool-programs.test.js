@@ -589,6 +589,37 @@ for (const [mode, extra] of Object.entries(MODES)) {
   })
 }
 
+// Found by an attacker's review (left36): bash joins a line ending in a backslash with the next
+// (`source \` then `  tools/a.sh`), and direnv sources the .envrc as `. "./.envrc"` from its
+// directory (stdlib's source_env), so `${BASH_SOURCE[0]}` is `./.envrc` and its dirname (or
+// `${BASH_SOURCE%/*}`, or `$(cd "$(dirname ...)" && pwd)`) is that directory: a project's committed
+// `source "$(dirname "${BASH_SOURCE[0]}")/tools/b.sh"` (checked with bash here: each form below
+// sources or runs its file) was rewritten by a run, hostRisks [], and run at the next prompt; so
+// was what `source -- tools/f.sh` sources (bash's builtin takes `--`), and an unquoted
+// `source $(pwd)/tools/g.sh` (its parentheses split the word). The continued lines held.
+for (const [mode, extra] of Object.entries(MODES)) {
+  test(`${mode}: what an .envrc sources or runs over a continued line, after --, or by its own directory (BASH_SOURCE) cannot be rewritten unsaid`, async (t) => {
+    const tree = tempTree(t, { git: true })
+    const dir = tree.ws
+    for (const d of ['scripts', 'tools']) fs.mkdirSync(path.join(dir, d))
+    fs.writeFileSync(path.join(dir, '.envrc'), [
+      'source \\',
+      '  tools/a.sh',
+      'source "$(dirname "${BASH_SOURCE[0]}")/tools/b.sh"',
+      '. "${BASH_SOURCE%/*}/tools/d.sh"',
+      'source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/tools/e.sh"',
+      'eval "$(\\',
+      '  ./scripts/env.sh)"',
+      'source -- tools/f.sh',
+      'source $(pwd)/tools/g.sh',
+      '',
+    ].join('\n'))
+    const files = ['tools/a.sh', 'tools/b.sh', 'tools/d.sh', 'tools/e.sh', 'scripts/env.sh', 'tools/f.sh', 'tools/g.sh'].map((p) => path.join(dir, p))
+    for (const f of files) fs.writeFileSync(f, 'true\n')
+    await appendsKeptOrSaid(tree.ws, extra, files, 'true\n')
+  })
+}
+
 // Found by an attacker's review (fix35), attacking host34's yarn_programs: yarn berry reads
 // .yarnrc.yml with js-yaml (FAILSAFE_SCHEMA), which takes the same yarnPath through a value on the
 // next line, a folded or literal block, a tag, an escape in double quotes, a UTF-8 BOM before the
