@@ -134,8 +134,30 @@ impl Scan {
 /// evaluates the file in its directory, so each is the same directory (found by an attacker's
 /// review, rfix35: `eval "$("$(pwd)"/scripts/env.sh)"` was rewritten by a run with `hostRisks: []`).
 pub(super) fn pwd_as_variable(line: &str) -> String {
-    ["$(pwd)", "$(pwd -P)", "$(pwd -L)", "`pwd`"].iter().fold(line.to_string(), |l, spelling| l.replace(spelling, "$PWD"))
+    let line = if line.contains("BASH_SOURCE") { BASH_SOURCE_DIR.iter().fold(line.to_string(), |l, spelling| l.replace(spelling, "$PWD")) } else { line.to_string() };
+    let line = CD_PWD.iter().fold(line, |l, spelling| l.replace(spelling, "$PWD"));
+    ["$(pwd)", "$(pwd -P)", "$(pwd -L)", "`pwd`"].iter().fold(line, |l, spelling| l.replace(spelling, "$PWD"))
 }
+
+/// The spellings of the `.envrc`'s own directory through `BASH_SOURCE`: direnv's stdlib sources it
+/// as `. "./.envrc"` from its directory (source_env), so `${BASH_SOURCE[0]}` is `./.envrc` and its
+/// dirname is `.`, that directory. Found by an attacker's review (left36): a project's committed
+/// `source "$(dirname "${BASH_SOURCE[0]}")/tools/lib.sh"` (bash sources it) left the file writable.
+const BASH_SOURCE_DIR: &[&str] = &[
+    "$(dirname \"${BASH_SOURCE[0]}\")",
+    "$(dirname \"$BASH_SOURCE\")",
+    "$(dirname \"${BASH_SOURCE}\")",
+    "$(dirname ${BASH_SOURCE[0]})",
+    "$(dirname $BASH_SOURCE)",
+    "$(dirname -- \"${BASH_SOURCE[0]}\")",
+    "$(dirname -- \"$BASH_SOURCE\")",
+    "${BASH_SOURCE%/*}",
+    "${BASH_SOURCE[0]%/*}",
+];
+
+/// The spellings of a directory made absolute by `cd` into it (`$(cd "$(dirname ...)" && pwd)`,
+/// once its dirname reads `$PWD`): `$PWD` itself.
+const CD_PWD: &[&str] = &["$(cd \"$PWD\" && pwd)", "$(cd \"$PWD\" && pwd -P)", "$(cd \"$PWD\"; pwd)", "$(cd $PWD && pwd)", "$(cd -- \"$PWD\" && pwd)", "$(cd -P \"$PWD\" && pwd)", "$(cd \"$PWD\" >/dev/null && pwd)", "$(cd \"$PWD\" >/dev/null 2>&1 && pwd)"];
 
 /// `w` without its `$PWD` and `${PWD}` (not `$PWDX`): what is left holds another expansion or not.
 fn without_pwd(w: &str) -> String {
@@ -164,6 +186,8 @@ mod tests {
         assert_eq!(run_words("FOO=1 ./with/assign arg/x"), ["./with/assign"]);
         assert_eq!(run_words("source_env scripts/a.sh"), Vec::<String>::new(), "envrc_sources' own");
         assert_eq!(run_words(r#"eval "$("$(pwd)"/scripts/env.sh)"; `pwd`/x/y; $(pwd -P)/a/b"#), ["$PWD/scripts/env.sh", "$PWD/x/y", "$PWD/a/b"]);
+        // Found by an attacker's review (left36): the .envrc's own directory through BASH_SOURCE.
+        assert_eq!(run_words(r#"eval "$("$(dirname "${BASH_SOURCE[0]}")"/scripts/env.sh)"; ${BASH_SOURCE%/*}/x/y; "$(cd "$(dirname "$BASH_SOURCE")" && pwd)"/a/b"#), ["$PWD/scripts/env.sh", "$PWD/x/y", "$PWD/a/b"]);
     }
 
     /// Found by an attacker's review (fix35): a program run by `$PWD` (direnv's directory, which

@@ -90,10 +90,19 @@ fn sourced_words(text: &str) -> Vec<(String, bool)> {
         if out.len() > MAX_PROGRAMS {
             break;
         }
+        // The directory's own spellings (`$(pwd)`, `$(dirname "${BASH_SOURCE[0]}")`) read as
+        // `$PWD` before the line is split: unquoted, their parentheses split words (found by an
+        // attacker's review, left36: `source $(pwd)/tools/g.sh` gave the word `$`).
+        let line = &super::envrc_runs::pwd_as_variable(line);
         let mut after: Option<bool> = None;
         for word in shell_words(line) {
             if word.starts_with('#') && after.is_none() {
                 break;
+            }
+            // `source -- x`: bash's builtin takes `--` before the file (found by an attacker's
+            // review, left36: the `--` was taken for the file).
+            if word == "--" && after.is_some() {
+                continue;
             }
             if let Some(dotenv) = after.take() {
                 if !word.is_empty() && out.len() <= MAX_PROGRAMS && !out.iter().any(|(w, _)| *w == word) {
@@ -149,6 +158,11 @@ mod tests {
         let words: Vec<String> = sourced_words(text).into_iter().map(|(w, _)| w).collect();
         assert_eq!(words, ["scripts/dev-env.sh", "./env/common.sh", "env/optional.sh", ".env.shared", "lib/x.sh"]);
         assert_eq!(sourced_words("dotenv .env.x\n")[0], (".env.x".to_string(), true));
+        // Found by an attacker's review (left36): `--` before the file, and the .envrc's own
+        // directory through BASH_SOURCE (direnv sources it as `. "./.envrc"`).
+        let text = "source -- tools/f.sh\n. \"$(dirname \"${BASH_SOURCE[0]}\")/tools/b.sh\"\nsource \"$(cd \"$(dirname \"${BASH_SOURCE[0]}\")\" && pwd)/tools/e.sh\"\nsource $(pwd)/tools/g.sh\n";
+        let words: Vec<String> = sourced_words(text).into_iter().map(|(w, _)| w).collect();
+        assert_eq!(words, ["tools/f.sh", "$PWD/tools/b.sh", "$PWD/tools/e.sh", "$PWD/tools/g.sh"]);
     }
 
     #[test]
