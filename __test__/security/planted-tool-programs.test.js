@@ -99,6 +99,23 @@ for (const [mode, extra] of Object.entries(MODES)) {
   })
 }
 
+// Found by an attacker's review (left36): rustflags' link arguments also name programs the C
+// compiler driver runs: gcc's `-B<prefix>` (it looks for collect2, ld, as there first) and
+// `-wrapper <prog>,<args>` (it runs every subprogram under it). Checked on the host with cargo
+// 1.95 and gcc 12: `rustflags = ["-C", "link-arg=-Btools/"]` had `cargo build` of a crate with no
+// build script run the workspace's tools/collect2, and `link-arg=-wrapper` then
+// `link-arg=tools/w,--x` ran tools/w; a default run rewrote both with hostRisks [].
+for (const [mode, extra] of Object.entries(MODES)) {
+  test(`${mode}: the programs rustflags' link arguments name (-B prefix, -wrapper) cannot be rewritten unsaid`, async (t) => {
+    const tree = tempTree(t, { git: true })
+    for (const d of ['.cargo', 'tools', 'wrap']) fs.mkdirSync(path.join(tree.ws, d))
+    fs.writeFileSync(path.join(tree.ws, '.cargo/config.toml'), '[build]\nrustflags = ["-C", "link-arg=-Btools/", "-C", "link-arg=-wrapper", "-C", "link-arg=wrap/w,--x"]\n')
+    const files = ['tools/collect2', 'wrap/w'].map((p) => path.join(tree.ws, p))
+    for (const f of files) fs.writeFileSync(f, 'true\n', { mode: 0o755 })
+    await appendsKeptOrSaid(tree.ws, extra, files, 'true\n')
+  })
+}
+
 // Found by an attacker's review (rfix33): rust-toolchain.toml is a protected name because its
 // `path` runs the programs of a directory (rustup runs <path>/bin/cargo, rustc, ... for every
 // cargo and rustc below it), but the directory it names was not kept: with `path` naming a
