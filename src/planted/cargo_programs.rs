@@ -125,6 +125,8 @@ fn program_words(text: &str) -> (Vec<String>, Vec<String>, bool) {
         }
     };
     let read = toml_strings::strings(text);
+    // A rustflags link argument (`-B`, `-wrapper`) whose program is the next argument.
+    let mut program_next = false;
     let includes = read.found.iter().filter(|(key, _)| key.first().is_some_and(|k| k == INCLUDE) && (key.len() == 1 || key[1..] == ["path"])).map(|(_, s)| s.clone()).take(MAX_FILES + 1).collect();
     for (key, s) in &read.found {
         if loader_variable(key) {
@@ -154,14 +156,47 @@ fn program_words(text: &str) -> (Vec<String>, Vec<String>, bool) {
             push(s);
         }
         for w in s.split_whitespace() {
-            match (["linker=", "-fuse-ld="].iter().find_map(|k| w.split_once(k).map(|(_, l)| l)), flags) {
-                (Some(named), _) => push(named),
-                (None, true) => {}
-                (None, false) => push(w),
+            if flags {
+                linker_program(w, &mut program_next).iter().for_each(|p| push(p));
+                continue;
             }
+            push(linker_named(w).unwrap_or(w));
         }
     }
     (words, includes, read.unread)
+}
+
+/// The linker a `linker=` or a `-fuse-ld=` in `w` names.
+fn linker_named(w: &str) -> Option<&str> {
+    ["linker=", "-fuse-ld="].iter().find_map(|k| w.split_once(k).map(|(_, l)| l))
+}
+
+/// What the rustflags word `w` names as a program: a `linker=`'s or a `-fuse-ld=`'s, and of a link
+/// argument (`link-arg=`, `link-args=`, after `-C` or in one word) gcc's `-B<prefix>` (it looks for
+/// collect2, ld and as there first: the prefix kept, a bare one from the directory holding .cargo)
+/// and `-wrapper <prog>,<args>` (it runs every subprogram under `prog`), `program_next` carrying
+/// a `-B` or a `-wrapper` alone to the next argument. Found by an attacker's review (left36): with
+/// cargo 1.95 and gcc 12, `link-arg=-Btools/` had `cargo build` of a crate with no build script
+/// run the workspace's tools/collect2, and `-wrapper tools/w,--x` ran tools/w.
+fn linker_program(w: &str, program_next: &mut bool) -> Option<String> {
+    if let Some(named) = linker_named(w) {
+        return Some(named.to_string());
+    }
+    let arg = ["link-args=", "link-arg="].iter().find_map(|k| w.split_once(k).map(|(_, a)| a)).unwrap_or(w);
+    // `-C` before `link-arg=...` is a word of its own: not the argument `program_next` waits for.
+    if arg == "-C" {
+        return None;
+    }
+    if std::mem::take(program_next) {
+        let program = arg.split(',').next().unwrap_or(arg);
+        return Some(if program.contains('/') { program.to_string() } else { format!("./{program}") });
+    }
+    match arg.strip_prefix("-B") {
+        Some("") => *program_next = true,
+        Some(prefix) => return Some(if prefix.contains('/') { prefix.to_string() } else { format!("./{prefix}") }),
+        None => *program_next = arg == "-wrapper",
+    }
+    None
 }
 
 /// The dynamic loader's variables cargo sets from `[env]` in the rustc (and build scripts) it runs
@@ -217,6 +252,15 @@ mod tests {
         let text = "[build]\nrustflags = [\"-L\", \"vendor/lib\", \"-C\", \"linker=tools/ld\", \"-C\", \"link-arg=-fuse-ld=tools/mold\", \"--remap-path-prefix\", \"src/=x\"]\n\
             [target.x86_64-unknown-linux-gnu]\nrustflags = \"-L target/native -Clinker=tools/ld3\"\n";
         assert_eq!(program_words(text), (vec!["tools/ld".to_string(), "tools/mold".into(), "tools/ld3".into()], vec![], false));
+    }
+
+    /// Found by an attacker's review (left36): gcc's `-B<prefix>` and `-wrapper <prog>` in a link
+    /// argument name programs cargo build's link runs (checked with cargo 1.95 and gcc 12).
+    #[test]
+    fn rustflags_keep_the_programs_their_link_arguments_name() {
+        let text = "[build]\nrustflags = [\"-C\", \"link-arg=-Btools/\", \"-C\", \"link-arg=-wrapper\", \"-C\", \"link-arg=wrap/w,--x\", \"-L\", \"vendor/lib\"]\n\
+            [target.x]\nrustflags = \"-Clink-args=-Bgcc-bin -Clink-arg=-B -Clink-arg=/opt/b/ -Copt-level=2\"\n";
+        assert_eq!(program_words(text).0, ["tools/", "wrap/w", "./gcc-bin", "/opt/b/"]);
     }
 
     /// Found by the fixer (fix34): the line scan missed a quoted key, a multi-line string, an
