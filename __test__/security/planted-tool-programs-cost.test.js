@@ -209,6 +209,37 @@ for m in range(4):
   assert.ok(later.value.sandboxDetails.notEnforced.some((l) => /c\d\/\.cargo names .* deeper than \d+ components/.test(l)), said)
 })
 
+// Found by an attacker's review (left36), attacking cross35's bound: it counts a path's components
+// as written, and a link makes a short path deep. The same configurations naming L/xN and
+// L/rM-N, L a link to the bottom of the chain: every later 'true' cost the host 88 s of CPU
+// (97-101 s late), each path walked component by component at its target's depth.
+test('configurations naming files through a link to a directory 1,500 levels deep: a later run costs the host well under a second, and what was not kept is said', { timeout: 900000 }, async (t) => {
+  const { ws } = tempTree(t)
+  const py = `import os
+deep = os.getcwd()
+for _ in range(1500):
+  deep += "/a"; os.mkdir(deep)
+os.symlink(deep, "L")
+short = os.getcwd() + "/L"
+open("cfg", "w").write("".join("[include]\\n\\tpath = %s/x%d\\n" % (short, n) for n in range(255)))
+for i in range(20):
+  for d in ("objects", "refs"): os.makedirs("r%d/.git/%s" % (i, d))
+  open("r%d/.git/HEAD" % i, "w").write("ref: refs/heads/main\\n")
+  os.link("cfg", "r%d/.git/config" % i)
+for m in range(4):
+  os.makedirs("c%d/.cargo" % m)
+  open("c%d/.cargo/config.toml" % m, "w").write("".join('[target.t%d]\\nrunner = "%s/r%d-%d"\\n' % (n, short, m, n) for n in range(256)))
+`
+  const made = await spawnSandboxed(['python3', '-c', py], opts(ws))
+  assert.equal(made.exitCode, 0, show(made))
+  await spawnSandboxed(['true'], opts(ws))
+  const later = await hostCpu(() => spawnSandboxed(['true'], opts(ws)))
+  assert.equal(later.value.exitCode, 0, show(later.value))
+  const said = JSON.stringify(later.value.sandboxDetails.notEnforced).slice(0, 3000)
+  assert.ok(later.ms < 1000, `a later 'true' cost the host ${Math.round(later.ms)} ms of CPU`)
+  assert.ok(later.value.sandboxDetails.notEnforced.some((l) => /c\d\/\.cargo names .* deeper than \d+ components/.test(l)), said)
+})
+
 // One repository whose core.hooksPath names a directory at the bottom of a chain 1,500 levels
 // deep: each directory between the hooks directory and the root was kept in place (README: one
 // bwrap bind each), and every later 'true' took 66 s (28 s of host CPU) and was then refused,
