@@ -324,7 +324,7 @@ fn read(file: &Path, depth: usize, seen: &mut Vec<(PathBuf, Stat)>, value: &mut 
             _ if (include_if || e.key == "include.path") && depth < MAX_DEPTH => {
                 for inc in expand(&v, dir) {
                     // Not followed (`deep_paths`): looked up again on every run, at a cost its depth sets.
-                    if super::deep_paths::too_deep(&inc) {
+                    if super::deep_paths::too_deep(&inc) || super::deep_paths::leads_too_deep(&inc) {
                         named.capped = true;
                         continue;
                     }

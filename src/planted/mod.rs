@@ -756,7 +756,7 @@ impl<'a> Carver<'a> {
     fn repo_includes(&mut self, placeholders: bool, skip: &[PathBuf]) {
         let skipped = |c: &Carver, p: &Path| c.root_of(p).is_none_or(|i| skip.contains(&c.roots[i].root)) || c.is_covered(p);
         for (repository, f) in std::mem::take(&mut self.includes) {
-            if deep_paths::too_deep(&f) {
+            if deep_paths::too_deep(&f) || deep_paths::leads_too_deep(&f) {
                 self.hook_links.too_deep(&repository, &f);
                 continue;
             }

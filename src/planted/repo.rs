@@ -345,7 +345,7 @@ pub fn facts(dot_git: &Path, dot_git_now: Option<&std::fs::Metadata>, walk_ino: 
     let hooks = hooks_at(top, may_apply(own, maybe_hooks, global));
     // A hooks path deeper than `deep_paths` follows is not kept (found by an attacker's review,
     // cross35: one 1,800 levels deep made every later run take a minute and fail, E2BIG): capped, said.
-    let (hooks, deep): (Vec<PathBuf>, Vec<PathBuf>) = hooks.into_iter().partition(|h| !super::deep_paths::too_deep(h));
+    let (hooks, deep): (Vec<PathBuf>, Vec<PathBuf>) = hooks.into_iter().partition(|h| !super::deep_paths::too_deep(h) && !super::deep_paths::leads_too_deep(h));
     let capped = capped || !deep.is_empty();
     if !includes.is_empty() {
         armed = None;
