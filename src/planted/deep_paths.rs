@@ -48,7 +48,7 @@ pub fn leads_too_deep(p: &Path) -> bool {
     }
     let names: Vec<&std::ffi::OsStr> = p.components().skip(1).map(|c| c.as_os_str()).collect();
     // SAFETY: a constant, NUL-terminated path; the fd is owned here and closed below.
-    let mut fd = unsafe { libc::open(c"/".as_ptr(), libc::O_PATH | libc::O_CLOEXEC) };
+    let mut fd = unsafe { libc::open(b"/\0".as_ptr().cast(), libc::O_PATH | libc::O_CLOEXEC) };
     if fd < 0 {
         return false;
     }
