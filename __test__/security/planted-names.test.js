@@ -602,4 +602,13 @@ describe("hostb36: git-lfs's .lfsconfig a run plants", () => {
       assert.ok(riskFor(changed.hostRisks, tree.ws, '.lfsconfig'), JSON.stringify(changed.hostRisks))
     })
   }
+
+  test('review: a risk of the change set, held back by apply', async (t) => {
+    const tree = tempTree(t)
+    const r = await sandspawn.spawnSandboxed(['sh', '-c', plant(LFS_REPORTED)], { cwd: tree.ws, timeout: 60000, sandbox: { mode: 'workspace-write', workspace: 'review' } })
+    assert.ok(r.changeSet, show(r))
+    for (const rel of LFS_REPORTED) assert.ok(riskFor(r.changeSet.hostRisks, tree.ws, rel), `${rel}: ${JSON.stringify(r.changeSet.hostRisks)}`)
+    await sandspawn.applyChangeSet(r.changeSet.id, {})
+    for (const rel of LFS_REPORTED) assert.equal(fs.existsSync(path.join(tree.ws, rel)), false, `${rel} landed`)
+  })
 })
