@@ -45,6 +45,16 @@ function assertKeptAndReported(r, ws, kept, reported = []) {
   for (const rel of reported) assert.ok(riskFor(r.hostRisks, ws, rel), `${rel}: ${JSON.stringify(r.hostRisks)}`)
 }
 
+/** In review mode each of `rels`, planted, is a risk of the change set, and apply holds it back. */
+async function assertHeldBackInReview(t, rels) {
+  const tree = tempTree(t)
+  const r = await sandspawn.spawnSandboxed(['sh', '-c', plant(rels)], { cwd: tree.ws, timeout: 60000, sandbox: { mode: 'workspace-write', workspace: 'review' } })
+  assert.ok(r.changeSet, show(r))
+  for (const rel of rels) assert.ok(riskFor(r.changeSet.hostRisks, tree.ws, rel), `${rel}: ${JSON.stringify(r.changeSet.hostRisks)}`)
+  await sandspawn.applyChangeSet(r.changeSet.id, {})
+  for (const rel of rels) assert.equal(fs.existsSync(path.join(tree.ws, rel)), false, `${rel} landed`)
+}
+
 describe('names host tools act on beside the listed ones', () => {
   for (const [mode, extra] of Object.entries(MODES)) {
     test(`${mode}: each is kept absent or reported`, async (t) => {
@@ -245,14 +255,7 @@ describe('host30: Letta Code and Qoder project settings', () => {
     })
   }
 
-  test('review: a risk of the change set, held back by apply', async (t) => {
-    const tree = tempTree(t)
-    const r = await sandspawn.spawnSandboxed(['sh', '-c', plant(AGENTS30)], { cwd: tree.ws, timeout: 60000, sandbox: { mode: 'workspace-write', workspace: 'review' } })
-    assert.ok(r.changeSet, show(r))
-    for (const rel of AGENTS30) assert.ok(riskFor(r.changeSet.hostRisks, tree.ws, rel), `${rel}: ${JSON.stringify(r.changeSet.hostRisks)}`)
-    await sandspawn.applyChangeSet(r.changeSet.id, {})
-    for (const rel of AGENTS30) assert.equal(fs.existsSync(path.join(tree.ws, rel)), false, `${rel} landed`)
-  })
+  test('review: a risk of the change set, held back by apply', (t) => assertHeldBackInReview(t, AGENTS30))
 })
 
 // Found by an attacker's review (host31), each planted with `hostRisks: []` in every mode (review's
@@ -603,12 +606,5 @@ describe("hostb36: git-lfs's .lfsconfig a run plants", () => {
     })
   }
 
-  test('review: a risk of the change set, held back by apply', async (t) => {
-    const tree = tempTree(t)
-    const r = await sandspawn.spawnSandboxed(['sh', '-c', plant(LFS_REPORTED)], { cwd: tree.ws, timeout: 60000, sandbox: { mode: 'workspace-write', workspace: 'review' } })
-    assert.ok(r.changeSet, show(r))
-    for (const rel of LFS_REPORTED) assert.ok(riskFor(r.changeSet.hostRisks, tree.ws, rel), `${rel}: ${JSON.stringify(r.changeSet.hostRisks)}`)
-    await sandspawn.applyChangeSet(r.changeSet.id, {})
-    for (const rel of LFS_REPORTED) assert.equal(fs.existsSync(path.join(tree.ws, rel)), false, `${rel} landed`)
-  })
+  test('review: a risk of the change set, held back by apply', (t) => assertHeldBackInReview(t, LFS_REPORTED))
 })
