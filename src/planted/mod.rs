@@ -638,12 +638,33 @@ impl<'a> Carver<'a> {
             return None;
         }
         if meta.file_type().is_symlink() {
-            let target = std::fs::canonicalize(p).ok()?;
+            let Ok(target) = std::fs::canonicalize(p) else {
+                self.dangling(p, missing);
+                return None;
+            };
             self.read_only(target.clone());
             return Some((target, None));
         }
         self.read_only(p.to_path_buf());
         Some((p.to_path_buf(), Some(meta)))
+    }
+
+    /// A protected name `p` that is a dangling symlink (the user's `.envrc -> tools/envrc`, `tools`
+    /// not made yet; a gitignored local file linked from the checkout): where it leads is kept
+    /// absent, at its first missing directory when one is missing on the way (a placeholder needs
+    /// an existing directory to be made in). Found by an attacker's review (revb36): the link had
+    /// no target to keep and the name was left unheld; a default workspace-write run made
+    /// `tools/envrc`, and the host's `.envrc` read the run's text with hostRisks [] (bwrap and the
+    /// Landlock mode). A way that cannot be followed (a loop, `..` after a missing name) keeps
+    /// nothing, as before; the link itself is held as any symlink at a protected name is.
+    fn dangling(&mut self, p: &Path, missing: Option<PlaceholderKind>) {
+        let to = home_links::leads_to(p);
+        if to == p {
+            return;
+        }
+        let Ok(Lenient { path, first_missing: Some(first) }) = canonical_lenient("protectedNames", &to) else { return };
+        let kind = if first == path { missing } else { missing.map(|_| PlaceholderKind::Dir) };
+        self.absent(&first, kind);
     }
 
     /// `p` does not exist: make it uncreatable (`missing`), where this user could create it.

@@ -1308,3 +1308,28 @@ fn a_missing_git_is_kept_absent_between_roots() {
     let p = resolve_policy(Some(&json!({"mode": "workspace-write", "tmp": "writable", "protectGit": false})), &ctx).unwrap();
     assert!(!missing(&p.writable_roots).iter().any(|(m, _)| m.ends_with(".git")), "protectGit off");
 }
+
+/// Found by an attacker's review (revb36): a protected name that is a dangling symlink had no
+/// target to keep (`canonicalize` failed) and was left unheld: a run made where it leads
+/// (`tools/envrc`), the host's `.envrc` read it. Where it leads is kept absent, at the first
+/// missing directory on its way, at the top and at a nested repository's.
+#[test]
+fn a_protected_name_that_is_a_dangling_symlink_keeps_where_it_leads_absent() {
+    let t = tempfile::tempdir().unwrap();
+    let r = t.path().canonicalize().unwrap();
+    let sub = r.join("sub");
+    init_repo(&r);
+    init_repo(&sub);
+    std::fs::create_dir(r.join("cfg")).unwrap();
+    std::os::unix::fs::symlink("tools/envrc", r.join(".envrc")).unwrap();
+    std::os::unix::fs::symlink("cfg/mcp.json", r.join(".mcp.json")).unwrap();
+    std::os::unix::fs::symlink("../gone/.vscode", sub.join(".vscode")).unwrap();
+    // A way that cannot be followed keeps nothing (and fails nothing).
+    std::os::unix::fs::symlink("nowhere/../x", sub.join(".envrc")).unwrap();
+    let (roots, _) = run(&r, &[".envrc", ".mcp.json", ".vscode"]);
+    let m = missing(&roots);
+    for (p, kind) in [(r.join("tools"), PlaceholderKind::Dir), (r.join("cfg/mcp.json"), PlaceholderKind::File), (r.join("gone"), PlaceholderKind::Dir)] {
+        assert!(m.contains(&(p.clone(), kind)), "{} not a placeholder in {m:?}", p.display());
+    }
+    assert!(!m.iter().any(|(p, _)| p == &r.join(".envrc") || p == &sub.join(".envrc") || p.ends_with("x")), "no placeholder at a link itself: {m:?}");
+}
