@@ -658,6 +658,13 @@ impl<'a> Carver<'a> {
     /// Landlock mode). A way that cannot be followed (a loop, `..` after a missing name) keeps
     /// nothing, as before; the link itself is held as any symlink at a protected name is.
     fn dangling(&mut self, p: &Path, missing: Option<PlaceholderKind>) {
+        // A chain ending at a placeholder (a plan's or a killed run's, `cfg/mcp.json ->
+        // /dev/null/sandspawn-held`) leads nowhere that can be kept absent: the placeholder is.
+        let on_the_way = home_links::links_on_the_way(p);
+        if let Some(held) = on_the_way.into_iter().find(|l| sandspawn_helper::placeholder::is_link_target(l.target.as_os_str().as_bytes())) {
+            self.missing(held.path, PlaceholderKind::File);
+            return;
+        }
         let to = home_links::leads_to(p);
         if to == p {
             return;

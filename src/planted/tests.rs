@@ -1333,3 +1333,19 @@ fn a_protected_name_that_is_a_dangling_symlink_keeps_where_it_leads_absent() {
     }
     assert!(!m.iter().any(|(p, _)| p == &r.join(".envrc") || p == &sub.join(".envrc") || p.ends_with("x")), "no placeholder at a link itself: {m:?}");
 }
+
+/// The same review: where the dangling link leads is a placeholder a plan or a killed run left
+/// (`cfg/mcp.json -> /dev/null/sandspawn-held`): the chain ends nowhere that can be kept absent
+/// (`/dev/null/...`), so the placeholder itself is the name kept absent, as one at a top is.
+#[test]
+fn a_dangling_protected_name_leading_to_a_leftover_placeholder_keeps_the_placeholder() {
+    let t = tempfile::tempdir().unwrap();
+    let r = t.path().canonicalize().unwrap();
+    init_repo(&r);
+    std::fs::create_dir(r.join("cfg")).unwrap();
+    std::os::unix::fs::symlink("/dev/null/sandspawn-held", r.join("cfg/mcp.json")).unwrap();
+    std::os::unix::fs::symlink("cfg/mcp.json", r.join(".mcp.json")).unwrap();
+    let (roots, _) = run(&r, &[".mcp.json"]);
+    let m = missing(&roots);
+    assert!(m.contains(&(r.join("cfg/mcp.json"), PlaceholderKind::File)), "{m:?}");
+}
