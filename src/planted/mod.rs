@@ -669,8 +669,13 @@ impl<'a> Carver<'a> {
         if to == p {
             return;
         }
-        let Ok(Lenient { path, first_missing: Some(first) }) = canonical_lenient("protectedNames", &to) else { return };
-        let kind = if first == path { missing } else { missing.map(|_| PlaceholderKind::Dir) };
+        let Ok(Lenient { path, first_missing: Some(mut first) }) = canonical_lenient("protectedNames", &to) else { return };
+        let mut kind = if first == path { missing } else { missing.map(|_| PlaceholderKind::Dir) };
+        // A directory placeholder on the way (a plan's `tools`, mode 1500) is what is missing: kept
+        // below it, the leftover stayed for good (the run removes only placeholders it lists).
+        while let Some(up) = first.parent().filter(|d| d.symlink_metadata().is_ok_and(|m| m.is_dir() && crate::placeholders::is_placeholder(d, &m))) {
+            (first, kind) = (up.to_path_buf(), missing.map(|_| PlaceholderKind::Dir));
+        }
         self.absent(&first, kind);
     }
 

@@ -1349,3 +1349,21 @@ fn a_dangling_protected_name_leading_to_a_leftover_placeholder_keeps_the_placeho
     let m = missing(&roots);
     assert!(m.contains(&(r.join("cfg/mcp.json"), PlaceholderKind::File)), "{m:?}");
 }
+
+/// The same review: a plan kept `tools` absent with a directory placeholder (mode 1500); the
+/// next run found `tools` there, kept `tools/envrc` absent below it, and the leftover stayed for
+/// good. A placeholder directory on the way is the name kept absent (and removed after the run).
+#[test]
+fn a_dangling_protected_name_through_a_leftover_placeholder_directory_keeps_that_directory() {
+    use std::os::unix::fs::PermissionsExt;
+    let t = tempfile::tempdir().unwrap();
+    let r = t.path().canonicalize().unwrap();
+    init_repo(&r);
+    std::fs::create_dir(r.join("tools")).unwrap();
+    std::fs::set_permissions(r.join("tools"), std::fs::Permissions::from_mode(0o1500)).unwrap();
+    std::os::unix::fs::symlink("tools/envrc", r.join(".envrc")).unwrap();
+    let (roots, _) = run(&r, &[".envrc"]);
+    let m = missing(&roots);
+    assert!(m.contains(&(r.join("tools"), PlaceholderKind::Dir)), "{m:?}");
+    assert!(!m.iter().any(|(p, _)| p != &r.join("tools") && p.starts_with(r.join("tools"))), "{m:?}");
+}
