@@ -219,7 +219,7 @@ test('a carve-out whose path another run points through a link to a directory th
   let err = ''
   child.stdout.on('data', (d) => (out += d))
   child.stderr.on('data', (d) => (err += d))
-  const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)))
+  const exited = new Promise((resolve) => child.on('close', (code) => resolve(code)))
   await new Promise((resolve) => setTimeout(resolve, 1500))
   fs.unlinkSync(deps)
   fs.renameSync(`${deps}x`, deps)

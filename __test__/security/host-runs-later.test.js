@@ -224,7 +224,7 @@ describe("sandspawn's own package cannot be changed by a run (issue 28)", () => 
     const child = require('node:child_process').spawn(process.execPath, ['-e', js], { stdio: ['ignore', 'pipe', 'inherit'] })
     let out = ''
     child.stdout.on('data', (d) => (out += d))
-    const exited = new Promise((resolve) => child.on('exit', resolve))
+    const exited = new Promise((resolve) => child.on('close', resolve))
     const until = Date.now() + 20000
     while (!fs.existsSync(planted) && Date.now() < until) await new Promise((r) => setTimeout(r, 20))
     assert.ok(fs.existsSync(planted), 'the command planted nothing')
@@ -257,7 +257,7 @@ describe("sandspawn's own package cannot be changed by a run (issue 28)", () => 
     const child = require('node:child_process').spawn(process.execPath, ['-e', js], { stdio: ['ignore', 'pipe', 'inherit'] })
     let out = ''
     child.stdout.on('data', (d) => (out += d))
-    const exited = new Promise((resolve) => child.on('exit', resolve))
+    const exited = new Promise((resolve) => child.on('close', resolve))
     const until = Date.now() + 20000
     while (!fs.existsSync(planted) && Date.now() < until && child.exitCode === null) await new Promise((r) => setTimeout(r, 20))
     await new Promise((r) => setTimeout(r, 300))

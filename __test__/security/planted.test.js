@@ -735,7 +735,7 @@ describe('placeholders of a plan another program runs', () => {
     t.after(() => child.kill('SIGKILL'))
     let out = ''
     child.stdout.on('data', (d) => (out += d))
-    const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)))
+    const exited = new Promise((resolve) => child.on('close', (code) => resolve(code)))
     assert.ok(await waitFor(() => out.includes('READY'), 20_000), 'the plan started')
     // A run of the runner in the same directory starts and ends meanwhile: its cleanup must find
     // the directory in use and leave the placeholders (removing one would detach the mount there).
