@@ -70,3 +70,24 @@ test('literals are read left to right: a word ending in r before a quote, and //
   assert.equal(r.status, 1, r.out)
   assert.match(r.out, /import circle of 2 modules: src\/caches\/mod\.rs -> src\/caches\/store\.rs -> src\/caches\/mod\.rs/)
 })
+
+// Found when deep_paths wrote the root as c"/" (dcb5ecb): a C string literal's quote was not taken
+// for a string's start, so its closing quote opened one that ran to the next literal and hid the
+// code between (or, the other way round, showed a string's words as code).
+test('C string literals (c"..." and cr"...") are literals too: they hide no code', (t) => {
+  const r = crate(t, {
+    'lib.rs': 'pub mod error;\npub mod caches;\n',
+    'error.rs': 'pub struct Error;\n',
+    'caches/mod.rs': 'pub mod store;\npub fn settle() {}\npub fn f() { store::g() }\n',
+    'caches/store.rs': 'pub fn g() { let _ = c"/"; super::settle(); let _ = "x"; }\n',
+  })
+  assert.equal(r.status, 1, r.out)
+  assert.match(r.out, /import circle of 2 modules: src\/caches\/mod\.rs -> src\/caches\/store\.rs -> src\/caches\/mod\.rs/)
+  const raw = crate(t, {
+    'lib.rs': 'pub mod error;\npub mod caches;\n',
+    'error.rs': 'pub struct Error;\n',
+    'caches/mod.rs': 'pub mod store;\npub fn settle() {}\npub fn f() { store::g() }\n',
+    'caches/store.rs': 'pub fn g() { let _ = cr"a"; super::settle(); let _ = "x"; }\n',
+  })
+  assert.equal(raw.status, 1, raw.out)
+})

@@ -44,7 +44,9 @@ function code(text) {
   // One pass, left to right: a `//` inside a string is no comment, and the `r"` ending
   // `"... looked for",` is no raw string (stripped in turn, each kind misread the others: a test
   // string with `\"` in detect.rs showed an import circle that was not there).
-  const literal = /\/\/[^\n]*|\/\*[\s\S]*?\*\/|(?<!\w)b?r(#*)"[\s\S]*?"\1|(?<!\w)b?"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])'/g
+  // Byte and C strings too (b"..", c"..", br#".."#, cr".."): a c"/" read as code made its
+  // closing quote open a string that hid the code up to the next literal.
+  const literal = /\/\/[^\n]*|\/\*[\s\S]*?\*\/|(?<!\w)[bc]?r(#*)"[\s\S]*?"\1|(?<!\w)[bc]?"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])'/g
   let s = text.replace(literal, (m) => (m.startsWith('/') ? ' ' : m.startsWith("'") ? "' '" : '""'))
   // Drop every item under #[cfg(test)] or #[cfg(all(test, ...))]: up to its matching brace, or
   // its semicolon.
