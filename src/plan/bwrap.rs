@@ -271,7 +271,13 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     // alike (found by an attacker's review: with the cwd at $HOME, a run renamed `~/go` above
     // `~/go/pkg/mod` and made a new one, where the host's next `go build` looked).
     let mounted: Vec<PathBuf> = req.stores.iter().chain(&caches.covered).cloned().collect();
-    let pins = super::pins::plan(roots, &own, &policy.deny_read, &super::pins::kept(policy), &mounted)?;
+    // A plan another program runs has no walk after it: what the walk found below the tops is
+    // pinned too (`pins::walked_in_plan`).
+    let mut kept = super::pins::kept(policy);
+    if !req.runner_fds {
+        kept.extend(super::pins::walked_in_plan(policy));
+    }
+    let pins = super::pins::plan(roots, &own, &policy.deny_read, &kept, &mounted)?;
     for d in policy.deny_read.iter().filter(|d| deepest_root(d).is_none()) {
         deny(&mut a, d, &root_paths)?;
     }
@@ -292,7 +298,7 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         // Not in a reviewed root: there a pin would be a writable mount over the overlay, and
         // renaming inside the overlay moves nothing on the host.
         for p in pins.dirs[i].iter().filter(|_| !policy.is_reviewed(&root.root) && !masked) {
-            a.path("--bind", p)?;
+            a.path("--bind", p).map_err(|e| if req.runner_fds { e } else { pin_in_plan_not_utf8(p) })?;
             writable.push(Planned::at(p, planned_identity(p)?));
         }
         for p in pins.own[i].iter().filter(|_| !masked) {
@@ -573,6 +579,18 @@ fn lock_file_arg(dir: &Path) -> Result<String> {
             dir.display()
         ))
     })
+}
+
+/// A directory a plan for another spawner pins (`pins::walked_in_plan`: above a nested repository
+/// or a placeholder) whose name is not UTF-8, which bwrap cannot be given there (its arguments are
+/// JS strings): the plan is refused, never one that leaves it renameable, and said as a held
+/// directory's is (`lock_file_arg`).
+fn pin_in_plan_not_utf8(dir: &Path) -> SandboxError {
+    SandboxError::unsupported(format!(
+        "{} lies above a repository or placeholder a plan for another spawner keeps in place and its name is not UTF-8, \
+         which such a plan cannot give bwrap; run the command with spawnSandboxed, or rename the directory",
+        dir.display()
+    ))
 }
 
 /// With a `NetworkPolicy`, the descriptor of the bridge to the runner's proxy. A self-contained

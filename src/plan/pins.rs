@@ -74,6 +74,26 @@ pub fn kept(policy: &ResolvedPolicy) -> Vec<PathBuf> {
     kept
 }
 
+/// In a plan another program runs, what the walk found below a root's top as well: each carve-out
+/// (a nested repository's `.git`, its hooks, its existing protected names) and each placeholder
+/// (its missing ones), not inside another protected path. `kept` leaves them out because a
+/// spawnSandboxed run's walk after it finds them again wherever a rename put them and reports the
+/// path made anew (`repository-created`); a plan has no walk after it, and nothing looked again
+/// (found by an attacker's review, kern37: a plan's command renamed `lib` above the nested
+/// repository `lib/sub`, made `lib/sub` again with a `.git/config` of its own naming a
+/// `core.fsmonitor` and an `.envrc`, and nothing said so). Pinned, the directories above them
+/// cannot be renamed (`EBUSY`). One bind per directory between a root's top and such a path.
+pub fn walked_in_plan(policy: &ResolvedPolicy) -> Vec<PathBuf> {
+    let roots = &policy.writable_roots;
+    let protected: Vec<&Path> = roots.iter().flat_map(|r| r.read_only.iter()).chain(&policy.deny_read).map(PathBuf::as_path).collect();
+    let below_a_top = |p: &Path| roots.iter().any(|r| p.parent().is_some_and(|d| d != r.root && d.starts_with(&r.root)));
+    let found = roots.iter().flat_map(|r| r.read_only.iter().chain(r.missing_read_only.iter().map(|m| &m.path)));
+    let mut paths: Vec<PathBuf> = found.filter(|p| below_a_top(p) && !protected.iter().any(|c| c != p && p.starts_with(c))).cloned().collect();
+    paths.sort();
+    paths.dedup();
+    paths
+}
+
 /// The symlinks held for the run (`planted::Baseline::links_on_the_way`, `deny_links`) strictly
 /// inside a writable root: put back after the run, through their directories, which must stay
 /// where they are for that (see the module's words). The Landlock mode keeps them unwritten.

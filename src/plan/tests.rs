@@ -535,6 +535,29 @@ fn a_carve_out_whose_name_is_not_utf8_reaches_the_helper_as_its_bytes() {
     assert!(steps.read_only.iter().any(|r| r.path == dot_git && r.id.is_some()), "{helper_args:?}");
 }
 
+/// A plan for another spawner has no walk after it: each directory between the workspace's top and
+/// a nested repository is bound onto itself (a mount point cannot be renamed), so its command cannot
+/// move `lib` above `lib/sub` and make a repository of its own at that path (kern37). The runner's
+/// plan pins none there: its walk after the run reports the path made anew.
+#[test]
+fn a_plan_for_another_spawner_pins_the_directories_above_a_nested_repository() {
+    let (_t, w) = tmp();
+    let repo = w.join("lib/sub");
+    fs::create_dir_all(repo.join(".git/hooks")).unwrap();
+    fs::write(repo.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
+    let p = policy_as_given(json!("workspace-write"), &w, Platform::Linux);
+    let binds = |args: &[String]| -> Vec<String> { args.windows(3).filter(|x| x[0] == "--bind" && x[1] == x[2]).map(|x| x[1].clone()).collect() };
+    let pinned = binds(&plan(&p, &w, &["true"]).args);
+    for d in [w.join("lib"), repo.clone()] {
+        assert!(pinned.contains(&d.to_str().unwrap().to_string()), "{} pinned: {pinned:?}", d.display());
+    }
+    let cmd = vec!["true".to_string()];
+    let env = BTreeMap::new();
+    let req = PlanRequest { command: &cmd, cwd: &w, env: &env, policy: &p, platform: Platform::Linux, bwrap: None, resolved_program: None, helper: Some(helper_path()), runner_fds: true, terminal: false, rlimits: &[], own_files: &[], stores: &[], proxy: None };
+    let runner = binds(&build(&req).unwrap().args);
+    assert!(!runner.iter().any(|b| b.starts_with(w.join("lib").to_str().unwrap())), "{runner:?}");
+}
+
 /// A plan for another spawner holds the directories of its placeholders with bwrap's `--lock-file`,
 /// whose argument is a string there: one whose name is not UTF-8 refuses the plan (typed), never
 /// a plan without the placeholders; the runner's plan holds none and builds.
