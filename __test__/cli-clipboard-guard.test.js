@@ -88,7 +88,7 @@ test("DCS strings are dropped, 7-bit and 8-bit: kitty's remote control launches 
   const cases = [
     ['a\x1bP' + launch + '\x1b\\b', 'a\x1b\\b'],
     ['a\x1bP1000p%begin 1 1 1\n%end 1 1 1\nb', 'a'], // cut at nothing: dropped up to the end
-    ['a\x1bPtmux;\x1b\x1bP' + launch + '\x1b\x1b\\\x1b\\b', 'a\x1b\x1b\\\x1b\\b'],
+    ['a\x1bPtmux;\x1b\x1bP' + launch + '\x1b\x1b\\\x1b\\b', 'a\x1b\x1b\x1b\\\x1b\\b'], // lone ESCs left
     ['a\x1b\x05P' + launch + '\x1b\\b', 'a\x1b\\b'], // a C0 between ESC and P
     ['a\xc2\x90' + launch + '\x9cb', 'a\xc2b'], // the 8-bit DCS as UTF-8 (U+0090)
     ['a\xc3\xa9\x90' + launch + '\x9cb', 'a\xc3\xa9b'], // a bare 90 after a whole character

@@ -11,14 +11,19 @@
 // reached the terminal as written). And every APC string (ESC _, 8-bit 9F): kitty's graphics
 // protocol has kitty, a host process, read a file the command names by path (t=f, a denyRead one
 // included, its reply saying whether it opened) or read and unlink a shared memory object of the
-// host's by name (t=s).
+// host's by name (t=s). And every DCS string (ESC P, 8-bit 90): kitty's remote control (ESC P
+// @kitty-cmd{"cmd":"launch",...}, honoured with allow_remote_control yes, which window-navigation
+// plugins ask for) starts a program on the host or types into the user's other windows (send-text);
+// iTerm2's ESC P 1000p takes what follows for tmux's control mode (CVE-2019-9535 ran commands from
+// it); tmux's passthrough (ESC P tmux;) carries either to the terminal outside; xterm's DECUDK
+// redefines what keys type (found by an attacker's review, mode37). Sixel images go with them.
 //
 // One state for everything written to the terminal (stdout and stderr reach one parser there), so
 // a string split between chunks or streams is recognized. The number is read as terminals read it:
 // an integer (leading zeros taken), C0 characters inside it skipped as tmux skips them; the string
 // starts with ESC ] or the 8-bit OSC (U+009D, C2 9D in UTF-8, or a 9D inside no UTF-8 character) and ends at
 // BEL, ESC \, ST (9C), or is cut off by CAN, SUB or ESC, as a terminal's parser does. A C0 control
-// or DEL between ESC and ] or _ leaves the terminal in its escape state (vt100.net's DEC parser, as
+// or DEL between ESC and ], _ or P leaves the terminal in its escape state (vt100.net's DEC parser, as
 // xterm, tmux, vte, WezTerm and foot follow it), so ESC NUL ] 52 is OSC 52 too. Every other
 // byte passes unchanged and in order.
 
@@ -29,8 +34,10 @@ const SUB = 0x1a
 const OSC8 = 0x9d
 const ST8 = 0x9c
 const APC8 = 0x9f
+const DCS8 = 0x90
 const OSC_7BIT = Buffer.from([0x1b, 0x5d])
 const APC_7BIT = Buffer.from([0x1b, 0x5f])
+const DCS_7BIT = Buffer.from([0x1b, 0x50])
 // Past this many bytes of a number, the string is taken for one to drop (a terminal reads 0…052).
 const MAX_NUMBER_BYTES = 256
 /** The OSC numbers dropped (see above). */
@@ -47,7 +54,7 @@ class ClipboardGuard {
     // The bytes of an OSC whose number is not known yet, held back until it is.
     this.held = []
     this.value = 0
-    // The last three bytes that went by, packed (the latest lowest): whether a 9D or 9F is inside
+    // The last three bytes that went by, packed (the latest lowest): whether a 9D, 9F or 90 is inside
     // a UTF-8 character is read from them.
     this.tail = 0x0a0a0a
   }
@@ -57,7 +64,8 @@ class ClipboardGuard {
     const buf = Buffer.isBuffer(data) ? data : Buffer.from(String(data))
     // No OSC or APC begins in it and none is being read: as it is (coloured output, ESC [ only).
     const none = (seq) => buf.indexOf(seq) < 0
-    const quiet = none(OSC_7BIT) && none(APC_7BIT) && none(OSC8) && none(APC8) && buf[buf.length - 1] !== ESC
+    const quiet =
+      none(OSC_7BIT) && none(APC_7BIT) && none(DCS_7BIT) && none(OSC8) && none(APC8) && none(DCS8) && buf[buf.length - 1] !== ESC
     if (this.state === GROUND && quiet && !escapeKeptGoing(buf)) {
       this.remember(buf, buf.length)
       return buf
@@ -66,9 +74,9 @@ class ClipboardGuard {
     let i = 0
     // Bytes from here up to i pass as they came: copied as one slice when something is cut.
     let copyFrom = 0
-    // Where the next ESC, 0x9D and 0x9F are: each looked for again only once passed (a search
+    // Where the next ESC, 0x9D, 0x9F and 0x90 are: each looked for again only once passed (a search
     // from every sequence to the end of a chunk with no 0x9D made the loop quadratic).
-    const seen = { esc: -1, osc: -1, apc: -1 }
+    const seen = { esc: -1, osc: -1, apc: -1, dcs: -1 }
     while (i < buf.length) {
       if (this.state === GROUND) {
         // Plain text up to the next byte that may begin an OSC or APC passes whole.
@@ -104,14 +112,14 @@ class ClipboardGuard {
         if (b === ESC) {
           this.state = AFTER_ESC
           this.held = [b]
-        } else if ((b === OSC8 || b === APC8) && !insideCharacter(this.tail)) {
+        } else if ((b === OSC8 || b === APC8 || b === DCS8) && !insideCharacter(this.tail)) {
           if (b === OSC8) this.beginNumber([b])
           else this.drop()
         } else out.push(b)
         return
       case AFTER_ESC:
         if (b === 0x5d) return this.beginNumber([...this.held, b])
-        if (b === 0x5f) return this.drop()
+        if (b === 0x5f || b === 0x50) return this.drop()
         if (insideEscape(b)) return this.holdInsideEscape(b, out)
         out.push(...this.held)
         this.held = []
@@ -120,7 +128,8 @@ class ClipboardGuard {
       case NUMBER:
         return this.number(b, out)
       default:
-        // Dropping a string up to its end (an OSC of DROPPED, an APC); an ESC may begin what follows.
+        // Dropping a string up to its end (an OSC of DROPPED, an APC, a DCS); an ESC may begin what
+        // follows (a terminal leaves the string at an ESC too: what comes after is read afresh).
         if (b === ESC) {
           this.state = AFTER_ESC
           this.held = [b]
@@ -174,7 +183,7 @@ class ClipboardGuard {
 }
 
 /**
- * Whether a 9D or 9F after `tail` (the last three bytes, packed, the latest lowest) continues a UTF-8
+ * Whether a 9D, 9F or 90 after `tail` (the last three bytes, packed, the latest lowest) continues a UTF-8
  * character: after a lead byte (C3..F4) that still waits for it. Not after ASCII, a whole
  * character or a stray continuation byte, where a UTF-8 terminal on a DEC parser (WezTerm's
  * vtparse: ground again after each character) reads the bare byte as the 8-bit OSC or APC (found
@@ -205,12 +214,13 @@ function escapeKeptGoing(buf) {
   return false
 }
 
-/** The index of the next ESC, 0x9D or 0x9F in `buf` from `from`, else its length; `seen` caches each. */
+/** The index of the next ESC, 0x9D, 0x9F or 0x90 in `buf` from `from`, else its length; `seen` caches each. */
 function nextIntroducer(buf, from, seen) {
   if (seen.esc !== buf.length && seen.esc < from) seen.esc = indexOr(buf, ESC, from)
   if (seen.osc !== buf.length && seen.osc < from) seen.osc = indexOr(buf, OSC8, from)
   if (seen.apc !== buf.length && seen.apc < from) seen.apc = indexOr(buf, APC8, from)
-  return Math.min(seen.esc, seen.osc, seen.apc)
+  if (seen.dcs !== buf.length && seen.dcs < from) seen.dcs = indexOr(buf, DCS8, from)
+  return Math.min(seen.esc, seen.osc, seen.apc, seen.dcs)
 }
 
 function indexOr(buf, byte, from) {
