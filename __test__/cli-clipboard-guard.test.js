@@ -105,6 +105,18 @@ test("DCS strings are dropped, 7-bit and 8-bit: kitty's remote control launches 
   }
 })
 
+test("kitty's file transfer protocol, OSC 5113, is dropped: it reads and writes the host's files once the user says yes", () => {
+  // Found by an attacker's review (mode37): ESC ]5113;ac=send;... has kitty ask the user to let a
+  // program write (or, ac=receive, read) files on the host, a dialog that appears while the user's
+  // agent is running and reads as the agent's own request.
+  const cases = [
+    ['a\x1b]5113;ac=send;id=x;d=L2hvbWUvdS8uYmFzaHJj\x1b\\b', 'a\x1b\\b'],
+    ['a\x1b]05113;ac=receive;id=y\x07b', 'ab'],
+    ['a\x1b]511;x\x07b', 'a\x1b]511;x\x07b'],
+  ]
+  for (const [input, want] of cases) assert.equal(through([input]), want, JSON.stringify(input))
+})
+
 test('a string cut between chunks at any byte is found, and the output is the same', () => {
   const s = 'A\x1b]52;c;Zm9v\x07B\x1b]2;ti\x07C\x1b[0mD\x1b]1337;x\x1b\\E\x1b]05\x012;q\x18F\xc2\x9d5522;z\x07G'
   const want = 'AB\x1b]2;ti\x07C\x1b[0mD\x1b\\EF\xc2G'
