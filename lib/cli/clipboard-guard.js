@@ -3,9 +3,11 @@
 // clipboard or files: OSC 52 sets the terminal's clipboard (kitty, WezTerm, Alacritty, foot,
 // Windows Terminal and tmux's set-clipboard honour it by default), and with `?` for its data asks
 // the terminal to type the clipboard into the command's input where that is allowed; kitty's OSC
-// 5522 is its newer clipboard protocol; iTerm2's OSC 1337 copies to the clipboard (Copy=,
-// CopyToClipboard) and saves files to the host's Downloads (File= with inline=0), and takes OSC 50,
-// its older number, for the same (xterm's font change is lost with it). A sandboxed
+// 5522 is its newer clipboard protocol, and its OSC 5113 transfers files to and from the host
+// (once the user says yes to a dialog that shows while the agent runs: mode37); iTerm2's OSC 1337
+// copies to the clipboard (Copy=, CopyToClipboard) and saves files to the host's Downloads (File=
+// with inline=0), and takes OSC 50, its older number, for the same (xterm's font change is lost
+// with it). A sandboxed
 // command must not leave text on the host's clipboard for the user's next paste into a shell, nor
 // read it (found by an attacker's review, mode35: a read-only run's printf '\033]52;c;<base64>\a'
 // reached the terminal as written). And every APC string (ESC _, 8-bit 9F): kitty's graphics
@@ -41,7 +43,7 @@ const DCS_7BIT = Buffer.from([0x1b, 0x50])
 // Past this many bytes of a number, the string is taken for one to drop (a terminal reads 0…052).
 const MAX_NUMBER_BYTES = 256
 /** The OSC numbers dropped (see above). */
-const DROPPED = new Set([50, 52, 1337, 5522])
+const DROPPED = new Set([50, 52, 1337, 5113, 5522])
 
 const GROUND = 0
 const AFTER_ESC = 1
