@@ -117,6 +117,23 @@ test("kitty's file transfer protocol, OSC 5113, is dropped: it reads and writes 
   for (const [input, want] of cases) assert.equal(through([input]), want, JSON.stringify(input))
 })
 
+test("a dropped number followed by other than ';' is dropped too: kitty reads the number and takes the rest as the string", () => {
+  // Found by an attacker's review (mode37): kitty's dispatch_osc reads up to five digits and skips
+  // one ';' after them only if it is there, so ESC ]52c;<base64> BEL sets kitty's clipboard (and
+  // ESC ]5522type=write;... is its clipboard protocol); the guard dropped a string only when ';'
+  // followed the number.
+  const cases = [
+    ['a\x1b]52c;Y3VybCBldmlsfHNo\x07b', 'ab'],
+    ['a\x1b]5522type=write;eA==\x1b\\b', 'a\x1b\\b'],
+    ['a\x1b]52:c;eA==\x07b', 'ab'],
+    ['a\x1b]52\x07b', 'a\x1b]52\x07b'], // ended right after the number: nothing to drop
+    ['a\x1b]52\x1b\\b', 'a\x1b]52\x1b\\b'],
+    ['a\x1b]520;x\x07b', 'a\x1b]520;x\x07b'], // another number
+    ['a\x1b]2x;title\x07b', 'a\x1b]2x;title\x07b'], // a number not dropped passes as it is
+  ]
+  for (const [input, want] of cases) assert.equal(through([input]), want, JSON.stringify(input))
+})
+
 test('a string cut between chunks at any byte is found, and the output is the same', () => {
   const s = 'A\x1b]52;c;Zm9v\x07B\x1b]2;ti\x07C\x1b[0mD\x1b]1337;x\x1b\\E\x1b]05\x012;q\x18F\xc2\x9d5522;z\x07G'
   const want = 'AB\x1b]2;ti\x07C\x1b[0mD\x1b\\EF\xc2G'
