@@ -169,7 +169,10 @@ class ClipboardGuard {
     } else if (b < 0x20 && b !== BEL && b !== ESC && b !== CAN && b !== SUB) {
       this.held.push(b) // skipped inside the number, as tmux does
     } else {
-      if (b === 0x3b && DROPPED.has(this.value)) return this.drop()
+      // Whatever follows a dropped number begins its string, ';' or not: kitty skips a ';' after
+      // the digits only when there is one, so ESC ]52c;<base64> sets its clipboard (mode37). A
+      // string that ends right after the number holds nothing, and passes.
+      if (DROPPED.has(this.value) && !endsString(b)) return this.drop()
       out.push(...this.held)
       this.held = []
       this.state = GROUND
@@ -201,6 +204,11 @@ function insideCharacter(tail) {
     return k - 1 < continuations
   }
   return false
+}
+
+/** A byte that ends (BEL, ST, and ESC's ST) or cuts off (CAN, SUB) the string it is in. */
+function endsString(b) {
+  return b === BEL || b === ESC || b === ST8 || b === CAN || b === SUB
 }
 
 /** A byte that leaves a terminal's parser in its escape state: a C0 control but CAN, SUB, ESC; or DEL. */
