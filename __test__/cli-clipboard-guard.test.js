@@ -130,6 +130,11 @@ test("a dropped number followed by other than ';' is dropped too: kitty reads th
     ['a\x1b]52\x1b\\b', 'a\x1b]52\x1b\\b'],
     ['a\x1b]520;x\x07b', 'a\x1b]520;x\x07b'], // another number
     ['a\x1b]2x;title\x07b', 'a\x1b]2x;title\x07b'], // a number not dropped passes as it is
+    // kitty reads five digits at most: 000522 is 00052 to it, and the 2 goes with the string
+    ['a\x1b]000522c;Y3VybCBldmlsfHNo\x07b', 'ab'],
+    ['a\x1b]0005299;c;eA==\x1b\\b', 'a\x1b\\b'],
+    ['a\x1b]5\x012c;eA==\x07b', 'ab'], // tmux skips the C0 (52); kitty stops at it (5): dropped
+    ['a\x1b]000053;x\x07b', 'a\x1b]000053;x\x07b'], // 00005 and 53 are neither
   ]
   for (const [input, want] of cases) assert.equal(through([input]), want, JSON.stringify(input))
 })
