@@ -42,6 +42,9 @@ const APC_7BIT = Buffer.from([0x1b, 0x5f])
 const DCS_7BIT = Buffer.from([0x1b, 0x50])
 // Past this many bytes of a number, the string is taken for one to drop (a terminal reads 0…052).
 const MAX_NUMBER_BYTES = 256
+// kitty reads this many digits at most, up to the first other byte, and takes the rest for the
+// string: 000522c;... is OSC 52 to it (found by an attacker's review, mode37).
+const KITTY_DIGITS = 5
 /** The OSC numbers dropped (see above). */
 const DROPPED = new Set([50, 52, 1337, 5113, 5522])
 
@@ -56,6 +59,9 @@ class ClipboardGuard {
     // The bytes of an OSC whose number is not known yet, held back until it is.
     this.held = []
     this.value = 0
+    // The number as kitty reads it: its first KITTY_DIGITS digits before any other byte.
+    this.kittyValue = 0
+    this.kittyDigits = 0
     // The last three bytes that went by, packed (the latest lowest): whether a 9D, 9F or 90 is inside
     // a UTF-8 character is read from them.
     this.tail = 0x0a0a0a
@@ -160,19 +166,26 @@ class ClipboardGuard {
     this.state = NUMBER
     this.held = held
     this.value = 0
+    this.kittyValue = 0
+    this.kittyDigits = 0
   }
 
   number(b, out) {
     if (b >= 0x30 && b <= 0x39) {
       this.value = Math.min(this.value * 10 + (b - 0x30), 1e9)
+      if (this.kittyDigits < KITTY_DIGITS) {
+        this.kittyValue = this.kittyValue * 10 + (b - 0x30)
+        this.kittyDigits++
+      }
       this.held.push(b)
     } else if (b < 0x20 && b !== BEL && b !== ESC && b !== CAN && b !== SUB) {
-      this.held.push(b) // skipped inside the number, as tmux does
+      this.held.push(b) // skipped inside the number, as tmux does; kitty's number ends there
+      this.kittyDigits = KITTY_DIGITS
     } else {
       // Whatever follows a dropped number begins its string, ';' or not: kitty skips a ';' after
       // the digits only when there is one, so ESC ]52c;<base64> sets its clipboard (mode37). A
       // string that ends right after the number holds nothing, and passes.
-      if (DROPPED.has(this.value) && !endsString(b)) return this.drop()
+      if ((DROPPED.has(this.value) || DROPPED.has(this.kittyValue)) && !endsString(b)) return this.drop()
       out.push(...this.held)
       this.held = []
       this.state = GROUND
