@@ -139,6 +139,30 @@ test("a dropped number followed by other than ';' is dropped too: kitty reads th
   for (const [input, want] of cases) assert.equal(through([input]), want, JSON.stringify(input))
 })
 
+test("any other byte inside the number is skipped, as Windows Terminal skips it: ESC ]5X2; is OSC 52 there", () => {
+  // Found by an attacker's review (mode37): Windows Terminal's parser (the one WSL's terminal runs)
+  // collects digits in its OSC parameter state and ignores every other byte up to ';' or the end
+  // ('_EventOscParam': "Ignore everything else"), so ESC ]5X2;c;<base64> BEL set the clipboard
+  // while the guard read 5 and passed it. An ST byte inside a UTF-8 character ends nothing there.
+  const cases = [
+    ['a\x1b]5X2;c;Zm9v\x07b', 'ab'],
+    ['a\x1b]5 2;c;Zm9v\x1b\\b', 'a\x1b\\b'],
+    ['a\x1b]5\xe2\x80\x9c2;c;Zm9v\x07b', 'ab'], // a 9C inside \u201c
+    ['a\x1b]1x3y3z7;Copy=:eA==\x07b', 'ab'],
+    ['a\x1b]5' + 'x'.repeat(300) + '2;c;Zm9v\x07b', 'b'], // past the bound: dropped
+    ['a\x1b]2x;title\x07b', 'a\x1b]2x;title\x07b'], // 2 all the same: a title
+    ['a\x1b]Lmy title\x07b', 'a\x1b]Lmy title\x07b'], // the Sun form of a title
+    ['a\x1b]0;t\x9cb', 'a\x1b]0;t\x9cb'],
+  ]
+  for (const [input, want] of cases) assert.equal(through([input]), want, JSON.stringify(input))
+  for (const size of [1, 2, 3]) {
+    const s = 'A\x1b]5X2;c;Zm9v\x07B\x1b]0;t\x07C'
+    const chunks = []
+    for (let k = 0; k < s.length; k += size) chunks.push(s.slice(k, k + size))
+    assert.equal(through(chunks), 'AB\x1b]0;t\x07C', `chunks of ${size}`)
+  }
+})
+
 test('a string cut between chunks at any byte is found, and the output is the same', () => {
   const s = 'A\x1b]52;c;Zm9v\x07B\x1b]2;ti\x07C\x1b[0mD\x1b]1337;x\x1b\\E\x1b]05\x012;q\x18F\xc2\x9d5522;z\x07G'
   const want = 'AB\x1b]2;ti\x07C\x1b[0mD\x1b\\EF\xc2G'
