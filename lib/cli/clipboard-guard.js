@@ -178,20 +178,37 @@ class ClipboardGuard {
         this.kittyDigits++
       }
       this.held.push(b)
-    } else if (b < 0x20 && b !== BEL && b !== ESC && b !== CAN && b !== SUB) {
-      this.held.push(b) // skipped inside the number, as tmux does; kitty's number ends there
-      this.kittyDigits = KITTY_DIGITS
-    } else {
-      // Whatever follows a dropped number begins its string, ';' or not: kitty skips a ';' after
-      // the digits only when there is one, so ESC ]52c;<base64> sets its clipboard (mode37). A
-      // string that ends right after the number holds nothing, and passes.
-      if ((DROPPED.has(this.value) || DROPPED.has(this.kittyValue)) && !endsString(b)) return this.drop()
-      out.push(...this.held)
+    } else if (b === 0x3b) {
+      if (this.dropsNumber()) return this.drop()
+      return this.release(b, out)
+    } else if (endsString(b) && !(b === ST8 && insideCharacter(this.tail))) {
+      // Ended right after its number: nothing to drop but the introducer and the number, which
+      // go too when the number is a dropped one (kitty takes ESC ]52c BEL for OSC 52 already).
+      if (!this.dropsNumber()) return this.release(b, out)
       this.held = []
       this.state = GROUND
-      return this.step(b, out)
+      if (b === ESC) this.step(b, out)
+    } else {
+      // Any other byte is skipped inside the number: tmux skips C0 controls, Windows Terminal
+      // every byte up to ';' or the end (its _EventOscParam ignores them), so ESC ]5X2; is OSC 52
+      // there (mode37). kitty's number ends at it, and kitty takes the rest for the string.
+      this.held.push(b)
+      this.kittyDigits = KITTY_DIGITS
     }
     if (this.held.length > MAX_NUMBER_BYTES) this.drop()
+  }
+
+  /** The number read so far is one to drop, as the terminals named above read it. */
+  dropsNumber() {
+    return DROPPED.has(this.value) || DROPPED.has(this.kittyValue)
+  }
+
+  /** Not a string to drop: what was held goes out, and `b` is read from the ground state. */
+  release(b, out) {
+    out.push(...this.held)
+    this.held = []
+    this.state = GROUND
+    return this.step(b, out)
   }
 
   drop() {
