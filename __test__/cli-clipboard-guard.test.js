@@ -11,6 +11,18 @@ const through = (chunks) => {
   const g = new ClipboardGuard()
   return Buffer.concat(chunks.map((c) => g.filter(bytes(c)))).toString('latin1')
 }
+/** Each `[input, want]` of `cases`, written whole, comes through as `want`. */
+const throughEach = (cases) => {
+  for (const [input, want] of cases) assert.equal(through([input]), want, JSON.stringify(input))
+}
+/** `s` cut into chunks of each of `sizes` bytes comes through as `want`. */
+const throughChunked = (s, want, sizes = [1, 2, 3]) => {
+  for (const size of sizes) {
+    const chunks = []
+    for (let k = 0; k < s.length; k += size) chunks.push(s.slice(k, k + size))
+    assert.equal(through(chunks), want, `chunks of ${size}`)
+  }
+}
 
 test('OSC 52, 1337 and 5522 are dropped up to their end; other sequences and text pass as they are', () => {
   const cases = [
@@ -26,7 +38,7 @@ test('OSC 52, 1337 and 5522 are dropped up to their end; other sequences and tex
     ['\x1b]8;;https://x.test\x1b\\link\x1b]8;;\x1b\\', '\x1b]8;;https://x.test\x1b\\link\x1b]8;;\x1b\\'],
     ['\x1b]' + '0'.repeat(300) + '52;c;x\x07k', 'k'], // a number past the bound is dropped
   ]
-  for (const [input, want] of cases) assert.equal(through([input]), want, JSON.stringify(input))
+  throughEach(cases)
 })
 
 test('a C0 control or DEL between ESC and ] or _ still begins the string, as terminals parse it', () => {
@@ -43,17 +55,13 @@ test('a C0 control or DEL between ESC and ] or _ still begins the string, as ter
     ['a\x1b\x05[1mb\x1b\n\x1b\x7fMc\x1b\x00', 'a\x1b\x05[1mb\x1b\n\x1b\x7fMc'],
     ['a\x1b\x05\x18]52;c;x\x07', 'a\x1b\x05\x18]52;c;x\x07'], // CAN cancels the escape
   ]
-  for (const [input, want] of cases) assert.equal(through([input]), want, JSON.stringify(input))
+  throughEach(cases)
   // Past the bound the controls go ahead of the ESC (executed the same there; those still held are
   // dropped with the string): what is held stays bounded, and the string is still found.
   const long = through(['\x1b' + '\x00'.repeat(1000) + ']52;c;x\x07z'])
   assert.match(long, /^\x00{256,}z$/)
-  for (const size of [1, 2, 3]) {
-    const s = 'A\x1b\x00\x7f]52;c;Zm9v\x07B\x1b\x01_Gx\x9cC'
-    const chunks = []
-    for (let k = 0; k < s.length; k += size) chunks.push(s.slice(k, k + size))
-    assert.equal(through(chunks), 'ABC', `chunks of ${size}`)
-  }
+  const s = 'A\x1b\x00\x7f]52;c;Zm9v\x07B\x1b\x01_Gx\x9cC'
+  throughChunked(s, 'ABC')
 })
 
 test("iTerm2's OSC 50, its older number for 1337, is dropped as 1337 is", () => {
@@ -65,7 +73,7 @@ test("iTerm2's OSC 50, its older number for 1337, is dropped as 1337 is", () => 
     ['a\x1b]050;File=name=eA==;size=1;inline=0:eA==\x1b\\b', 'a\x1b\\b'],
     ['a\x1b]50;CopyToClipboard=\x07text\x1b]50;EndCopy\x07b', 'atextb'],
   ]
-  for (const [input, want] of cases) assert.equal(through([input]), want, JSON.stringify(input))
+  throughEach(cases)
 })
 
 test("APC strings (kitty's graphics protocol: t=f reads a host file by path, t=s reads and unlinks a host shared memory object) are dropped, 7-bit and 8-bit", () => {
@@ -75,7 +83,7 @@ test("APC strings (kitty's graphics protocol: t=f reads a host file by path, t=s
     ['a\xc2\x9fGa=T,t=s;eA==\x9cb', 'a\xc2b'],
     ['\x1b[1mx\x1b[0m', '\x1b[1mx\x1b[0m'],
   ]
-  for (const [input, want] of cases) assert.equal(through([input]), want, JSON.stringify(input))
+  throughEach(cases)
 })
 
 test("DCS strings are dropped, 7-bit and 8-bit: kitty's remote control launches host programs, iTerm2's 1000p starts its tmux integration", () => {
@@ -96,13 +104,9 @@ test("DCS strings are dropped, 7-bit and 8-bit: kitty's remote control launches 
     ['a\x1bP0;1|17/73\x1b\\b', 'a\x1b\\b'], // DECUDK
     ['\x1b[1mx\x1bOP\x1b[0m', '\x1b[1mx\x1bOP\x1b[0m'], // SS3 P (F1) is no DCS
   ]
-  for (const [input, want] of cases) assert.equal(through([input]), want, JSON.stringify(input))
-  for (const size of [1, 2, 3]) {
-    const s = 'A\x1bP' + launch + '\x1b\\B\xe2\x82\xac\x90q\x9cC'
-    const chunks = []
-    for (let k = 0; k < s.length; k += size) chunks.push(s.slice(k, k + size))
-    assert.equal(through(chunks), 'A\x1b\\B\xe2\x82\xacC', `chunks of ${size}`)
-  }
+  throughEach(cases)
+  const s = 'A\x1bP' + launch + '\x1b\\B\xe2\x82\xac\x90q\x9cC'
+  throughChunked(s, 'A\x1b\\B\xe2\x82\xacC')
 })
 
 test("kitty's file transfer protocol, OSC 5113, is dropped: it reads and writes the host's files once the user says yes", () => {
@@ -114,7 +118,7 @@ test("kitty's file transfer protocol, OSC 5113, is dropped: it reads and writes 
     ['a\x1b]05113;ac=receive;id=y\x07b', 'ab'],
     ['a\x1b]511;x\x07b', 'a\x1b]511;x\x07b'],
   ]
-  for (const [input, want] of cases) assert.equal(through([input]), want, JSON.stringify(input))
+  throughEach(cases)
 })
 
 test("a dropped number followed by other than ';' is dropped too: kitty reads the number and takes the rest as the string", () => {
@@ -136,7 +140,7 @@ test("a dropped number followed by other than ';' is dropped too: kitty reads th
     ['a\x1b]5\x012c;eA==\x07b', 'ab'], // tmux skips the C0 (52); kitty stops at it (5): dropped
     ['a\x1b]000053;x\x07b', 'a\x1b]000053;x\x07b'], // 00005 and 53 are neither
   ]
-  for (const [input, want] of cases) assert.equal(through([input]), want, JSON.stringify(input))
+  throughEach(cases)
 })
 
 test("any other byte inside the number is skipped, as Windows Terminal skips it: ESC ]5X2; is OSC 52 there", () => {
@@ -154,23 +158,15 @@ test("any other byte inside the number is skipped, as Windows Terminal skips it:
     ['a\x1b]Lmy title\x07b', 'a\x1b]Lmy title\x07b'], // the Sun form of a title
     ['a\x1b]0;t\x9cb', 'a\x1b]0;t\x9cb'],
   ]
-  for (const [input, want] of cases) assert.equal(through([input]), want, JSON.stringify(input))
-  for (const size of [1, 2, 3]) {
-    const s = 'A\x1b]5X2;c;Zm9v\x07B\x1b]0;t\x07C'
-    const chunks = []
-    for (let k = 0; k < s.length; k += size) chunks.push(s.slice(k, k + size))
-    assert.equal(through(chunks), 'AB\x1b]0;t\x07C', `chunks of ${size}`)
-  }
+  throughEach(cases)
+  const s = 'A\x1b]5X2;c;Zm9v\x07B\x1b]0;t\x07C'
+  throughChunked(s, 'AB\x1b]0;t\x07C')
 })
 
 test('a string cut between chunks at any byte is found, and the output is the same', () => {
   const s = 'A\x1b]52;c;Zm9v\x07B\x1b]2;ti\x07C\x1b[0mD\x1b]1337;x\x1b\\E\x1b]05\x012;q\x18F\xc2\x9d5522;z\x07G'
   const want = 'AB\x1b]2;ti\x07C\x1b[0mD\x1b\\EF\xc2G'
-  for (const size of [1, 2, 3, 5, 7, 64]) {
-    const chunks = []
-    for (let k = 0; k < s.length; k += size) chunks.push(s.slice(k, k + size))
-    assert.equal(through(chunks), want, `chunks of ${size}`)
-  }
+  throughChunked(s, want, [1, 2, 3, 5, 7, 64])
 })
 
 test('a chunk with no OSC is returned as it is (no copy)', () => {
@@ -192,11 +188,7 @@ test('a bare 8-bit OSC or APC after a whole UTF-8 character begins the string, a
     ['\xc3\x9d52;', '\xc3\x9d52;'], // inside a character (U+00DD) it is none
     ['\xf0\x9f\x9d52;', '\xf0\x9f\x9d52;'], // nor inside a 4-byte one
   ]
-  for (const [input, want] of cases) assert.equal(through([input]), want, JSON.stringify(input))
-  for (const size of [1, 2, 3]) {
-    const s = 'A\xc3\xa9\x9d52;c;Zm9v\x07B\xe2\x82\xac\x9f_Gx\x9cC\xc3\x9d52;D'
-    const chunks = []
-    for (let k = 0; k < s.length; k += size) chunks.push(s.slice(k, k + size))
-    assert.equal(through(chunks), 'A\xc3\xa9B\xe2\x82\xacC\xc3\x9d52;D', `chunks of ${size}`)
-  }
+  throughEach(cases)
+  const s = 'A\xc3\xa9\x9d52;c;Zm9v\x07B\xe2\x82\xac\x9f_Gx\x9cC\xc3\x9d52;D'
+  throughChunked(s, 'A\xc3\xa9B\xe2\x82\xacC\xc3\x9d52;D')
 })
