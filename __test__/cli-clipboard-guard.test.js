@@ -157,6 +157,12 @@ test("any other byte inside the number is skipped, as Windows Terminal skips it:
     ['a\x1b]2x;title\x07b', 'a\x1b]2x;title\x07b'], // 2 all the same: a title
     ['a\x1b]Lmy title\x07b', 'a\x1b]Lmy title\x07b'], // the Sun form of a title
     ['a\x1b]0;t\x9cb', 'a\x1b]0;t\x9cb'],
+    // A bare 8-bit OSC inside the number begins a string of its own on a DEC parser (WezTerm):
+    // 9D 52;... is OSC 52 there however Windows Terminal would read on.
+    ['a\x1b]5\x9d52;c;Zm9v\x07b', 'ab'],
+    ['a\x1b]5\xc2\x9d52;c;Zm9v\x07b', 'ab'],
+    ['a\x1b]5\x9fGa=T,t=f;eA==\x1b\\b', 'a\x1b\\b'],
+    ['a\x1b]5\xc2\x9d2;c;Zm9v\x07b', 'a\x9d2;c;Zm9v\x07b'], // its own number read afresh
   ]
   throughEach(cases)
   const s = 'A\x1b]5X2;c;Zm9v\x07B\x1b]0;t\x07C'
