@@ -188,6 +188,13 @@ class ClipboardGuard {
       this.held = []
       this.state = GROUND
       if (b === ESC) this.step(b, out)
+    } else if ((b === OSC8 || b === APC8 || b === DCS8) && !insideCharacter(this.tail)) {
+      // A bare 8-bit introducer begins a string of its own on a DEC parser (WezTerm), from any
+      // state; Windows Terminal would skip it and read on. Either way the string so far is never
+      // written (no terminal sees its ESC ]), and the byte is read as the introducer it is.
+      this.held = []
+      this.state = GROUND
+      return this.step(b, out)
     } else {
       // Any other byte is skipped inside the number: tmux skips C0 controls, Windows Terminal
       // every byte up to ';' or the end (its _EventOscParam ignores them), so ESC ]5X2; is OSC 52
