@@ -169,6 +169,27 @@ test("any other byte inside the number is skipped, as Windows Terminal skips it:
   throughChunked(s, 'AB\x1b]0;t\x07C')
 })
 
+test("inside an escape or control sequence a lead byte begins no character: a bare 9D, 9F or 90 after it is the introducer", () => {
+  // Found by an attacker's review (mode37): WezTerm's parser decodes UTF-8 only in its ground and
+  // OSC states; in the escape, CSI and other sequence states a byte from A0 up is ignored and a
+  // bare 9D begins an OSC from any state (vtparse's anywhere_or). So ESC E2 9D 52;c;<base64> BEL
+  // set its clipboard while the guard took the 9D for the end of a character begun by E2.
+  throughEach([
+    ['a\x1b\xe2\x9d52;c;Zm9v\x07b', 'a\x1b\xe2b'],
+    ['a\x1b[\xe2\x9d52;c;Zm9v\x07b', 'a\x1b[\xe2b'],
+    ['a\x1b[1;2\xe2\x80\x9fGa=T,t=f;eA==\x9cb', 'a\x1b[1;2\xe2\x80b'],
+    ['a\x1b(\xc3\x90@kitty-cmd{}\x1b\\b', 'a\x1b(\xc3\x1b\\b'],
+    ['a\x1bX\xe2\x9d52;c;Zm9v\x07b', 'a\x1bX\xe2b'], // SOS
+    ['a\xc2\x9b\xe2\x9d52;c;Zm9v\x07b', 'a\xc2\x9b\xe2b'], // the 8-bit CSI
+    // A sequence that ended leaves text behind it: a character there is one.
+    ['a\x1b[1m\xe2\x9d\x9d b\x1b[0m', 'a\x1b[1m\xe2\x9d\x9d b\x1b[0m'],
+    ['a\x1b7\xe2\x9d\x9d\x1b8', 'a\x1b7\xe2\x9d\x9d\x1b8'],
+    ['a\x1b(B\xe2\x9d\x9d', 'a\x1b(B\xe2\x9d\x9d'],
+  ])
+  assert.equal(through(['x\x1b[', '1;\xe2', '\x9d52;c;Zm9v\x07y']), 'x\x1b[1;\xe2y', 'a sequence open across chunks')
+  assert.equal(through(['x\x1b[1', 'm\xe2\x9d\x9d']), 'x\x1b[1m\xe2\x9d\x9d', 'one closed across chunks')
+})
+
 test('a string cut between chunks at any byte is found, and the output is the same', () => {
   const s = 'A\x1b]52;c;Zm9v\x07B\x1b]2;ti\x07C\x1b[0mD\x1b]1337;x\x1b\\E\x1b]05\x012;q\x18F\xc2\x9d5522;z\x07G'
   const want = 'AB\x1b]2;ti\x07C\x1b[0mD\x1b\\EF\xc2G'
