@@ -29,6 +29,9 @@
 // xterm, tmux, vte, WezTerm and foot follow it), so ESC NUL ] 52 is OSC 52 too. Every other
 // byte passes unchanged and in order.
 
+const { insideCharacter } = require('./utf8-tail')
+const sequence = require('./sequence-state')
+
 const ESC = 0x1b
 const BEL = 0x07
 const CAN = 0x18
@@ -65,6 +68,11 @@ class ClipboardGuard {
     // The last three bytes that went by, packed (the latest lowest): whether a 9D, 9F or 90 is inside
     // a UTF-8 character is read from them.
     this.tail = 0x0a0a0a
+    // Where the terminal's parser stands between strings (./sequence-state): a lead byte begins a
+    // character in text only.
+    this.seq = sequence.TEXT
+    // How many of the last three bytes the terminal read in text (and so in a UTF-8 character).
+    this.textBytes = 0
   }
 
   /** `data` (Buffer or string) as it may reach the terminal. */
@@ -75,6 +83,7 @@ class ClipboardGuard {
     const quiet =
       none(OSC_7BIT) && none(APC_7BIT) && none(DCS_7BIT) && none(OSC8) && none(APC8) && none(DCS8) && buf[buf.length - 1] !== ESC
     if (this.state === GROUND && quiet && !escapeKeptGoing(buf)) {
+      this.advanceText(buf, 0, buf.length)
       this.remember(buf, buf.length)
       return buf
     }
@@ -89,8 +98,9 @@ class ClipboardGuard {
       if (this.state === GROUND) {
         // Plain text up to the next byte that may begin an OSC or APC passes whole.
         const next = nextIntroducer(buf, i, seen)
-        if (next === buf.length) break
+        this.advanceText(buf, i, next)
         this.remember(buf, next)
+        if (next === buf.length) break
         i = next
       }
       const out = []
@@ -100,6 +110,9 @@ class ClipboardGuard {
       do {
         this.step(buf[i], out)
         this.tail = ((this.tail << 8) | buf[i]) & 0xffffff
+        // A byte dropped, or read inside a sequence, begins no character the terminal decodes.
+        const text = this.seq === sequence.TEXT && this.state !== DROPPING && this.state !== AFTER_ESC
+        this.textBytes = text ? Math.min(3, this.textBytes + 1) : 0
         i++
       } while (i < buf.length && this.state !== GROUND)
       // Begun here and nothing dropped or held back: the bytes as they came, left in the slice.
@@ -120,10 +133,13 @@ class ClipboardGuard {
         if (b === ESC) {
           this.state = AFTER_ESC
           this.held = [b]
-        } else if ((b === OSC8 || b === APC8 || b === DCS8) && !insideCharacter(this.tail)) {
+        } else if ((b === OSC8 || b === APC8 || b === DCS8) && !this.continuesCharacter()) {
           if (b === OSC8) this.beginNumber([b])
           else this.drop()
-        } else out.push(b)
+        } else {
+          out.push(b)
+          this.seq = sequence.next(this.seq, b, this.tail)
+        }
         return
       case AFTER_ESC:
         if (b === 0x5d) return this.beginNumber([...this.held, b])
@@ -132,6 +148,7 @@ class ClipboardGuard {
         out.push(...this.held)
         this.held = []
         this.state = GROUND
+        this.seq = sequence.next(this.seq, ESC, this.tail)
         return this.step(b, out)
       case NUMBER:
         return this.number(b, out)
@@ -157,12 +174,27 @@ class ClipboardGuard {
     this.held = [ESC]
   }
 
+  /** Whether the byte being read continues a UTF-8 character: in text, after a lead byte waiting for it. */
+  continuesCharacter() {
+    return this.seq === sequence.TEXT && insideCharacter(sequence.textTail(this.tail, this.textBytes))
+  }
+
+  /** The terminal's state after the plain run `buf[from, to)` (./sequence-state). */
+  advanceText(buf, from, to) {
+    const after = sequence.advance(this.seq, buf, from, to, this.tail, this.textBytes)
+    this.seq = after.s
+    this.textBytes = after.textBytes
+  }
+
   /** The bytes of `buf` before `end` as the last that went by. */
   remember(buf, end) {
     for (let k = Math.max(0, end - 3); k < end; k++) this.tail = ((this.tail << 8) | buf[k]) & 0xffffff
   }
 
   beginNumber(held) {
+    // The terminal reads an OSC string from here (if it gets it): UTF-8 decoded afresh.
+    this.seq = sequence.TEXT
+    this.textBytes = 0
     this.state = NUMBER
     this.held = held
     this.value = 0
@@ -181,14 +213,14 @@ class ClipboardGuard {
     } else if (b === 0x3b) {
       if (this.dropsNumber()) return this.drop()
       return this.release(b, out)
-    } else if (endsString(b) && !(b === ST8 && insideCharacter(this.tail))) {
+    } else if (endsString(b) && !(b === ST8 && this.continuesCharacter())) {
       // Ended right after its number: nothing to drop but the introducer and the number, which
       // go too when the number is a dropped one (kitty takes ESC ]52c BEL for OSC 52 already).
       if (!this.dropsNumber()) return this.release(b, out)
       this.held = []
       this.state = GROUND
       if (b === ESC) this.step(b, out)
-    } else if ((b === OSC8 || b === APC8 || b === DCS8) && !insideCharacter(this.tail)) {
+    } else if ((b === OSC8 || b === APC8 || b === DCS8) && !this.continuesCharacter()) {
       // A bare 8-bit introducer begins a string of its own on a DEC parser (WezTerm), from any
       // state; Windows Terminal would skip it and read on. Either way the string so far is never
       // written (no terminal sees its ESC ]), and the byte is read as the introducer it is.
@@ -215,6 +247,8 @@ class ClipboardGuard {
     out.push(...this.held)
     this.held = []
     this.state = GROUND
+    this.seq = sequence.TEXT // an OSC string, which decodes UTF-8 as text does
+    this.textBytes = 0
     return this.step(b, out)
   }
 
@@ -224,24 +258,6 @@ class ClipboardGuard {
   }
 }
 
-/**
- * Whether a 9D, 9F or 90 after `tail` (the last three bytes, packed, the latest lowest) continues a UTF-8
- * character: after a lead byte (C3..F4) that still waits for it. Not after ASCII, a whole
- * character or a stray continuation byte, where a UTF-8 terminal on a DEC parser (WezTerm's
- * vtparse: ground again after each character) reads the bare byte as the 8-bit OSC or APC (found
- * by an attacker's review, rfix36: 'é' 9D 52;c;... passed); and C2 9D is U+009D, the OSC itself.
- */
-function insideCharacter(tail) {
-  for (let k = 1; k <= 3; k++) {
-    const p = (tail >> (8 * (k - 1))) & 0xff
-    if (p < 0x80) return false
-    if (p < 0xc0) continue
-    if (p < 0xc3 || p > 0xf4) return false
-    const continuations = p >= 0xf0 ? 3 : p >= 0xe0 ? 2 : 1
-    return k - 1 < continuations
-  }
-  return false
-}
 
 /** A byte that ends (BEL, ST, and ESC's ST) or cuts off (CAN, SUB) the string it is in. */
 function endsString(b) {
