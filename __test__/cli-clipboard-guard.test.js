@@ -187,6 +187,14 @@ test("inside an escape or control sequence a lead byte begins no character: a ba
     ['a\x1b(B\xe2\x9d\x9d', 'a\x1b(B\xe2\x9d\x9d'],
   ])
   assert.equal(through(['x\x1b[', '1;\xe2', '\x9d52;c;Zm9v\x07y']), 'x\x1b[1;\xe2y', 'a sequence open across chunks')
+  // And a byte from A0 up right after ESC is ignored there, the escape state kept: ESC A9 _ is an
+  // APC to WezTerm (found by the same fuzzer), ESC C3 ] an OSC, ESC A9 P a DCS.
+  throughEach([
+    ['a\x1b\xa9_Ga=T,t=f;eA==\x1b\\b', 'a\x1b\\b'],
+    ['a\x1b\xc3]52;c;Zm9v\x07b', 'ab'],
+    ['a\x1b\xa9\xc3P@kitty-cmd{}\x1b\\b', 'a\x1b\\b'],
+    ['a\x1b\xa9[1mb', 'a\x1b\xa9[1mb'], // what begins no string passes as it came
+  ])
   assert.equal(through(['x\x1b[1', 'm\xe2\x9d\x9d']), 'x\x1b[1m\xe2\x9d\x9d', 'one closed across chunks')
 })
 
