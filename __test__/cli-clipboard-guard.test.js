@@ -198,6 +198,23 @@ test("inside an escape or control sequence a lead byte begins no character: a ba
   assert.equal(through(['x\x1b[1', 'm\xe2\x9d\x9d']), 'x\x1b[1m\xe2\x9d\x9d', 'one closed across chunks')
 })
 
+test('an ESC the terminal is left holding never meets what follows a dropped string', () => {
+  // Found by an attacker's review (mode37, fuzzing the guard against models of the terminals'
+  // parsers): in ESC ESC ]52;c;x BEL ]52;c;<base64> BEL the guard wrote the first ESC, dropped the
+  // OSC the second began, and wrote ]52;c;<base64> BEL after it: the terminal read ESC ]52;..., an
+  // OSC 52, in every terminal (ESC 9F BEL ]52;... and ESC A9 9D likewise). A terminal drops an ESC
+  // another ESC or a C1 byte follows, so the guard drops it too, keeping the C0 controls between.
+  throughEach([
+    ['a\x1b\x1b]52;c;x\x07]52;c;Zm9v\x07b', 'a]52;c;Zm9v\x07b'],
+    ['a\x1b\x1b]52;c;x\x07_Ga=T,t=f;eA==\x1b\\b', 'a_Ga=T,t=f;eA==\x1b\\b'],
+    ['a\x1b\x9f\x07]52;c;Zm9v\x07b', 'a]52;c;Zm9v\x07b'],
+    ['a\x1b\xc2\x9d52;c;x\x07]52;c;Zm9v\x07b', 'a]52;c;Zm9v\x07b'],
+    ['a\x1b\n\x1b]52;c;x\x07]52;c;Zm9v\x07b', 'a\n]52;c;Zm9v\x07b'], // the LF still executed
+    ['a\x1b\x1b[1mb', 'a\x1b[1mb'], // the same to the terminal: ESC ESC [ is ESC [
+  ])
+  assert.equal(through(['a\x1b', '\x1b]52;c;x\x07]52', ';c;Zm9v\x07b']), 'a]52;c;Zm9v\x07b', 'across chunks')
+})
+
 test('a string cut between chunks at any byte is found, and the output is the same', () => {
   const s = 'A\x1b]52;c;Zm9v\x07B\x1b]2;ti\x07C\x1b[0mD\x1b]1337;x\x1b\\E\x1b]05\x012;q\x18F\xc2\x9d5522;z\x07G'
   const want = 'AB\x1b]2;ti\x07C\x1b[0mD\x1b\\EF\xc2G'

@@ -188,6 +188,7 @@ test("a command's OSC 52, 1337 and 5522 and its APC and DCS strings (the host's 
     '\\033]52c;bm9zZW1pY29sb24=\\007', // no ';' after the number: kitty's clipboard all the same (mode37)
     '\\033]000522c;Zml2ZWRpZ2l0cw==\\007', // 00052 to kitty, which reads five digits (mode37)
     '\\033]5X2;c;d2luZG93c3Rlcm0=\\007', // Windows Terminal skips the X: OSC 52 (mode37)
+    '\\033\\033]52;c;eA==\\007]52;c;ZXNjZXNjam9pbg==\\007', // the first ESC met the second string's ] (mode37)
   ]
   const fs = require('node:fs')
   const dir = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'ss-osc52-'))
@@ -201,6 +202,7 @@ test("a command's OSC 52, 1337 and 5522 and its APC and DCS strings (the host's 
     // What the test wrote as one string reached the terminal as one (when not split between writes
     // to stdout and stderr, which the CLI reads apart: then the terminal saw a cut-off string and text).
     assert.doesNotMatch(r.stdout, /Copy=|File=|type=write|\x1b_|t=s|t=f|kitty-cmd|\x1bP|\x90|bm9zZW1pY29sb24|Zml2ZWRpZ2l0cw|d2luZG93c3Rlcm0/, `${flags}: ${JSON.stringify(r.stdout)}`)
+    assert.doesNotMatch(r.stdout, /\x1b\]52;c;ZXNjZXNjam9pbg/, `${flags}: an ESC left open met ]52: ${JSON.stringify(r.stdout)}`)
     assert.match(r.stdout, /A\x1b\]0;kept-title\x07B/, `${flags}: other OSC strings pass: ${JSON.stringify(r.stdout)}`)
     for (const c of ['C', 'D']) assert.ok(r.stdout.includes(c), `${flags}: ${c}: ${JSON.stringify(r.stdout)}`)
   }
