@@ -32,7 +32,7 @@ test('OSC 52, 1337 and 5522 are dropped up to their end; other sequences and tex
     ['\x1b]1337;Copy=:x\x07q\x1b]5522;type=write\x18w', 'qw'], // CAN cuts a string off
     ['\x1b]5\x012;c;x\x07z', 'z'], // a C0 inside the number, as tmux skips it
     ['\x1b[31mred\x1b[0m', '\x1b[31mred\x1b[0m'],
-    ['\x1bPtmux;\x1b\x1b]52;c;x\x07\x1b\\', '\x1b\x1b\\'], // tmux passthrough (a DCS) and the OSC inside
+    ['\x1bPtmux;\x1b\x1b]52;c;x\x07\x1b\\', '\x1b\\'], // tmux passthrough (a DCS) and the OSC inside
     ['a\xc2\x9d52;c;x\x07b', 'a\xc2b'], // the 8-bit OSC as UTF-8 (U+009D)
     ['\xe2\x9d\x9d52;', '\xe2\x9d\x9d52;'], // 9D inside a UTF-8 character (U+275D) is no OSC
     ['\x1b]8;;https://x.test\x1b\\link\x1b]8;;\x1b\\', '\x1b]8;;https://x.test\x1b\\link\x1b]8;;\x1b\\'],
@@ -50,9 +50,9 @@ test('a C0 control or DEL between ESC and ] or _ still begins the string, as ter
     ['a\x1b\x00]52;c;Zm9v\x07b', 'ab'],
     ['a\x1b\x05\x7f\r]1337;Copy=:x\x07b', 'ab'],
     ['a\x1b\x01_Ga=T,t=f;eA==\x1b\\b', 'a\x1b\\b'],
-    ['\x1bPtmux;\x1b\x1b\x05]52;c;eA==\x07\x1b\\', '\x1b\x1b\\'], // through tmux's passthrough
+    ['\x1bPtmux;\x1b\x1b\x05]52;c;eA==\x07\x1b\\', '\x1b\\'], // through tmux's passthrough
     // What is no string passes as it came, the C0 controls in place.
-    ['a\x1b\x05[1mb\x1b\n\x1b\x7fMc\x1b\x00', 'a\x1b\x05[1mb\x1b\n\x1b\x7fMc'],
+    ['a\x1b\x05[1mb\x1b\n\x1b\x7fMc\x1b\x00', 'a\x1b\x05[1mb\n\x1b\x7fMc'], // ESC LF ESC: the first ESC goes
     ['a\x1b\x05\x18]52;c;x\x07', 'a\x1b\x05\x18]52;c;x\x07'], // CAN cancels the escape
   ]
   throughEach(cases)
@@ -96,7 +96,7 @@ test("DCS strings are dropped, 7-bit and 8-bit: kitty's remote control launches 
   const cases = [
     ['a\x1bP' + launch + '\x1b\\b', 'a\x1b\\b'],
     ['a\x1bP1000p%begin 1 1 1\n%end 1 1 1\nb', 'a'], // cut at nothing: dropped up to the end
-    ['a\x1bPtmux;\x1b\x1bP' + launch + '\x1b\x1b\\\x1b\\b', 'a\x1b\x1b\x1b\\\x1b\\b'], // lone ESCs left
+    ['a\x1bPtmux;\x1b\x1bP' + launch + '\x1b\x1b\\\x1b\\b', 'a\x1b\\\x1b\\b'], // the doubled ESCs go
     ['a\x1b\x05P' + launch + '\x1b\\b', 'a\x1b\\b'], // a C0 between ESC and P
     ['a\xc2\x90' + launch + '\x9cb', 'a\xc2b'], // the 8-bit DCS as UTF-8 (U+0090)
     ['a\xc3\xa9\x90' + launch + '\x9cb', 'a\xc3\xa9b'], // a bare 90 after a whole character
@@ -175,7 +175,7 @@ test("inside an escape or control sequence a lead byte begins no character: a ba
   // bare 9D begins an OSC from any state (vtparse's anywhere_or). So ESC E2 9D 52;c;<base64> BEL
   // set its clipboard while the guard took the 9D for the end of a character begun by E2.
   throughEach([
-    ['a\x1b\xe2\x9d52;c;Zm9v\x07b', 'a\x1b\xe2b'],
+    ['a\x1b\xe2\x9d52;c;Zm9v\x07b', 'ab'], // the ESC and what it held go with the string
     ['a\x1b[\xe2\x9d52;c;Zm9v\x07b', 'a\x1b[\xe2b'],
     ['a\x1b[1;2\xe2\x80\x9fGa=T,t=f;eA==\x9cb', 'a\x1b[1;2\xe2\x80b'],
     ['a\x1b(\xc3\x90@kitty-cmd{}\x1b\\b', 'a\x1b(\xc3\x1b\\b'],
@@ -210,7 +210,7 @@ test('an ESC the terminal is left holding never meets what follows a dropped str
     ['a\x1b\x9f\x07]52;c;Zm9v\x07b', 'a]52;c;Zm9v\x07b'],
     ['a\x1b\xc2\x9d52;c;x\x07]52;c;Zm9v\x07b', 'a]52;c;Zm9v\x07b'],
     ['a\x1b\n\x1b]52;c;x\x07]52;c;Zm9v\x07b', 'a\n]52;c;Zm9v\x07b'], // the LF still executed
-    ['a\x1b\x1b[1mb', 'a\x1b[1mb'], // the same to the terminal: ESC ESC [ is ESC [
+    ['a\x1b\x1b[1mb', 'a\x1b\x1b[1mb'], // nothing dropped after it: as it came
   ])
   assert.equal(through(['a\x1b', '\x1b]52;c;x\x07]52', ';c;Zm9v\x07b']), 'a]52;c;Zm9v\x07b', 'across chunks')
 })

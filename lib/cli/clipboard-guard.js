@@ -145,6 +145,16 @@ class ClipboardGuard {
         if (b === 0x5d) return this.beginNumber([...this.held, b])
         if (b === 0x5f || b === 0x50) return this.drop()
         if (insideEscape(b)) return this.holdInsideEscape(b, out)
+        if (b === ESC || (b >= 0x80 && b <= 0x9f)) {
+          // Another ESC, or a C1 byte (the 8-bit OSC among them), makes a terminal drop the ESC it
+          // holds; written, it would stay open before what may be dropped next and meet the bytes
+          // after that (ESC ESC ]52;c;x BEL ]52;... reached the terminal as ESC ]52;...: mode37).
+          // The C0 controls held with it are executed the same without it.
+          out.push(...this.held.filter((c) => c < 0x20 && c !== ESC))
+          this.held = []
+          this.state = GROUND
+          return this.step(b, out)
+        }
         out.push(...this.held)
         this.held = []
         this.state = GROUND
@@ -264,9 +274,12 @@ function endsString(b) {
   return b === BEL || b === ESC || b === ST8 || b === CAN || b === SUB
 }
 
-/** A byte that leaves a terminal's parser in its escape state: a C0 control but CAN, SUB, ESC; or DEL. */
+/**
+ * A byte that leaves a terminal's parser in its escape state: a C0 control but CAN, SUB, ESC; DEL;
+ * and a byte from A0 up, which WezTerm's escape state ignores (ESC A9 _ is an APC there: mode37).
+ */
 function insideEscape(b) {
-  return (b < 0x20 && b !== CAN && b !== SUB && b !== ESC) || b === 0x7f
+  return (b < 0x20 && b !== CAN && b !== SUB && b !== ESC) || b === 0x7f || b >= 0xa0
 }
 
 /** Whether an ESC in `buf` is followed by a byte that keeps the escape going (ESC NUL ] is an OSC). */
