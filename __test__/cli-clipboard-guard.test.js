@@ -244,3 +244,25 @@ test('a bare 8-bit OSC or APC after a whole UTF-8 character begins the string, a
   const s = 'A\xc3\xa9\x9d52;c;Zm9v\x07B\xe2\x82\xac\x9f_Gx\x9cC\xc3\x9d52;D'
   throughChunked(s, 'A\xc3\xa9B\xe2\x82\xacC\xc3\x9d52;D')
 })
+
+test("random output through the guard makes no modelled terminal dispatch a dropped string (kitty's, WezTerm's, Windows Terminal's parsers)", () => {
+  // Found by an attacker's review (mode37): this fuzzer found ESC ESC ]52;c;x BEL ]52;..., ESC E2 9D
+  // and ESC A9 _ (fixed); the models are in fixtures/terminal-parsers.js. Deterministic: fixed seeds.
+  const parsers = require('./fixtures/terminal-parsers')
+  const alphabet = [0x1b, 0x1b, 0x5b, 0x28, 0x6d, 0x58, 0x9b, 0xc3, 0xa9, 0x5d, 0x5f, 0x50, 0x35, 0x32, 0x30, 0x31, 0x33, 0x37, 0x3b, 0x63, 0x58, 0x5c, 0x07, 0x00, 0x18, 0x9d, 0x9c, 0x9f, 0x90, 0xc2, 0xe2, 0x80, 0x41]
+  for (const start of [1, 2]) {
+    let seed = start
+    const rnd = (n) => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff
+      return seed % n
+    }
+    for (let t = 0; t < 100000; t++) {
+      const input = Buffer.from(Array.from({ length: 3 + rnd(12) }, () => alphabet[rnd(alphabet.length)]))
+      const g = new ClipboardGuard()
+      const cut = rnd(input.length + 1)
+      const out = Buffer.concat([g.filter(input.subarray(0, cut)), g.filter(input.subarray(cut)), g.filter(Buffer.from([0x07, 0x1b, 0x5c]))])
+      const seen = [...parsers.kitty(out), ...parsers.wezterm(out), ...parsers.windowsTerminal(out)]
+      assert.deepEqual(seen, [], `${input.toString('hex')} -> ${out.toString('hex')}`)
+    }
+  }
+})
