@@ -61,7 +61,10 @@ function advance(s, buf, from, to, tail, textBytes) {
       i = n
     }
     const was = s
-    s = next(s, buf[i], textTail(tailAt(buf, i, from, tail), i - textFrom))
+    const b = buf[i]
+    // The bytes before matter only to a C1 byte in text (whether it ends a character).
+    const before = s === TEXT && b >= 0x80 && b <= 0x9f ? textTail(tailAt(buf, i, from, tail), i - textFrom) : 0
+    s = next(s, b, before)
     if (s !== TEXT) textFrom = i + 1
     else if (was !== TEXT) textFrom = i
     i++
@@ -83,8 +86,9 @@ function nextChange(buf, from, to, seen) {
   let min = to
   for (let k = 0; k < CHANGES.length; k++) {
     if (seen[k] !== to && seen[k] < from) {
-      const at = buf.indexOf(CHANGES[k], from)
-      seen[k] = at < 0 || at > to ? to : at
+      // Within the run only: a search to the chunk's end from every run made a chunk quadratic.
+      const at = buf.subarray(from, to).indexOf(CHANGES[k])
+      seen[k] = at < 0 ? to : from + at
     }
     if (seen[k] < min) min = seen[k]
   }
