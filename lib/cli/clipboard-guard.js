@@ -32,14 +32,7 @@
 const { insideCharacter } = require('./utf8-tail')
 const sequence = require('./sequence-state')
 
-const ESC = 0x1b
-const BEL = 0x07
-const CAN = 0x18
-const SUB = 0x1a
-const OSC8 = 0x9d
-const ST8 = 0x9c
-const APC8 = 0x9f
-const DCS8 = 0x90
+const { ESC, BEL, CAN, SUB, ST8, OSC8, APC8, DCS8 } = require('./control-bytes')
 const OSC_7BIT = Buffer.from([0x1b, 0x5d])
 const APC_7BIT = Buffer.from([0x1b, 0x5f])
 const DCS_7BIT = Buffer.from([0x1b, 0x50])

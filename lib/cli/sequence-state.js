@@ -15,9 +15,7 @@ const INTERMEDIATE = 2
 const CSI = 3
 const SOS_PM = 4
 
-const ESC = 0x1b
-const CAN = 0x18
-const SUB = 0x1a
+const { ESC, CAN, SUB } = require('./control-bytes')
 
 /** The state after byte `b` from state `s`; `tail`: the three bytes before `b`, packed. */
 function next(s, b, tail) {
