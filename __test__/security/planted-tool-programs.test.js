@@ -15,6 +15,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { spawnSync } = require('node:child_process')
 const { sh, show, tempTree, which, sandspawn, changeSetStore } = require('./helpers')
+const { appendsKeptOrSaid, reviewHoldsBack } = require('./kept-or-said')
 
 changeSetStore('sandspawn-tool-programs-')
 
@@ -210,15 +211,7 @@ for (const [mode, extra] of Object.entries(MODES)) {
 
 test("review: a change set that rewrites the yarn release or a plugin a .yarnrc.yml names is a risk, held back by apply", async (t) => {
   const tree = tempTree(t, { git: true })
-  const files = yarnProject(tree.ws).slice(0, 3)
-  const before = files.map((p) => fs.readFileSync(p, 'utf8'))
-  const script = files.map((p) => `echo 'require("child_process").execSync("id")' >> ${p}`).join('; ') + '; echo ok > lib.txt'
-  const r = await sandspawn.spawnSandboxed(['sh', '-c', script], { cwd: tree.ws, timeout: 60000, sandbox: { mode: 'workspace-write', workspace: 'review' } })
-  assert.ok(r.changeSet, show(r))
-  for (const p of files) assert.ok(r.changeSet.hostRisks.some((h) => h.path === p), `${p}: ${JSON.stringify(r.changeSet.hostRisks)}`)
-  await sandspawn.applyChangeSet(r.changeSet.id, {})
-  files.forEach((p, i) => assert.equal(fs.readFileSync(p, 'utf8'), before[i], `${p} landed`))
-  assert.equal(fs.readFileSync(path.join(tree.ws, 'lib.txt'), 'utf8'), 'ok\n', 'the rest of the set landed')
+  await reviewHoldsBack(tree.ws, yarnProject(tree.ws).slice(0, 3), 'require("child_process").execSync("id")')
 })
 
 // Found by an attacker's review (host34): `.mvn` is a protected name because its jvm.config and
@@ -312,22 +305,6 @@ function envrcProject(dir) {
   return files
 }
 
-/**
- * A default workspace-write run (in `extra`'s mode) at `ws` appends to each of `files` (each held
- * `was`), then runs `more`; each must be as it was or named by a hostRisk. The run's result.
- */
-async function appendsKeptOrSaid(ws, extra, files, was, more = 'true') {
-  const script = files.map((p) => `echo 'touch /tmp/pwned' >> ${p} 2>/dev/null`).join('; ') + `; ${more}`
-  const r = await sh(script, { cwd: ws, sandbox: { mode: 'workspace-write' }, ...extra })
-  assert.equal(r.exitCode, 0, show(r))
-  for (const p of files) {
-    const kept = fs.readFileSync(p, 'utf8') === was
-    const said = r.hostRisks.some((h) => h.path === p)
-    assert.ok(kept || said, `${p} rewritten with nothing said: ${JSON.stringify(r.hostRisks)}`)
-  }
-  return r
-}
-
 for (const [mode, extra] of Object.entries(MODES)) {
   test(`${mode}: the files a project's .envrc sources (source_env, source, dotenv) cannot be rewritten unsaid`, async (t) => {
     const tree = tempTree(t, { git: true })
@@ -339,14 +316,7 @@ for (const [mode, extra] of Object.entries(MODES)) {
 
 test("review: a change set that rewrites a file the .envrc sources is a risk, held back by apply", async (t) => {
   const tree = tempTree(t, { git: true })
-  const files = envrcProject(tree.ws)
-  const script = files.map((p) => `echo 'touch /tmp/pwned' >> ${p}`).join('; ') + '; echo ok > lib.txt'
-  const r = await sandspawn.spawnSandboxed(['sh', '-c', script], { cwd: tree.ws, timeout: 60000, sandbox: { mode: 'workspace-write', workspace: 'review' } })
-  assert.ok(r.changeSet, show(r))
-  for (const p of files) assert.ok(r.changeSet.hostRisks.some((h) => h.path === p), `${p}: ${JSON.stringify(r.changeSet.hostRisks)}`)
-  await sandspawn.applyChangeSet(r.changeSet.id, {})
-  for (const p of files) assert.equal(fs.readFileSync(p, 'utf8'), 'export X=1\n', `${p} landed`)
-  assert.equal(fs.readFileSync(path.join(tree.ws, 'lib.txt'), 'utf8'), 'ok\n', 'the rest of the set landed')
+  await reviewHoldsBack(tree.ws, envrcProject(tree.ws), 'touch /tmp/pwned')
 })
 
 // Found by the fixer (fix34) attacking rfix33's and host33's readers: the TOML was scanned line by

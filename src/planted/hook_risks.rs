@@ -191,7 +191,7 @@ impl Kept {
             if c.file_name().is_some_and(|n| super::yarn_programs::FILES.iter().any(|f| n == *f)) {
                 return format!(
                     "planted configuration: the yarn configuration {} names more than {} files to run (yarnPath, plugins) (or the \
-                     run's {} in all of yarn, Maven, .envrc and editor configurations were kept), or could not be read (not a regular file, \
+                     run's {} in all of yarn, Maven, .envrc, editor and mise configurations were kept), or could not be read (not a regular file, \
                      over {} MiB, or past the {} MiB of such files one run reads): the files past that were not kept read-only",
                     c.display(),
                     super::yarn_programs::MAX_PROGRAMS,
@@ -204,7 +204,7 @@ impl Kept {
             if c.file_name().is_some_and(|n| n == super::mvn_programs::DIR) {
                 return format!(
                     "planted configuration: the Maven configuration in {} (jvm.config, maven.config) names more than {} files its \
-                     JVM loads (or the run's {} in all of yarn, Maven, .envrc and editor configurations were kept), or has a file that could \
+                     JVM loads (or the run's {} in all of yarn, Maven, .envrc, editor and mise configurations were kept), or has a file that could \
                      not be read (not a regular one, over {} MiB, or past the {} MiB of such files one run reads): the files past \
                      that were not kept read-only",
                     c.display(),
@@ -217,8 +217,8 @@ impl Kept {
             // An `.envrc` (`envrc_sources`), capped as a `.cargo`'s is.
             if c.file_name().is_some_and(|n| super::envrc_sources::FILES.iter().any(|f| n == *f)) {
                 return format!(
-                    "planted configuration: {} sources more than {} files (or the run's {} in all of yarn, Maven, .envrc and editor \
-                     configurations were kept), or could not be read (not a regular file, over {} MiB, or past the {} MiB of such \
+                    "planted configuration: {} sources more than {} files (or the run's {} in all of yarn, Maven, .envrc, editor and \
+                     mise configurations were kept), or could not be read (not a regular file, over {} MiB, or past the {} MiB of such \
                      files one run reads): the files past that, which direnv runs at the host shell's next prompt, were not kept \
                      read-only",
                     c.display(),
@@ -228,11 +228,26 @@ impl Kept {
                     super::config_reads::BUDGET >> 20
                 );
             }
+            // A mise configuration (`mise_programs`), capped as a `.cargo`'s is.
+            if super::mise_programs::is_entry(c) {
+                return format!(
+                    "planted configuration: the mise configuration {} names more than {} files to source, load or run (_.source, \
+                     _.file, hooks) (or the run's {} in all of yarn, Maven, .envrc, editor and mise configurations were kept), \
+                     names them by a glob, or could not be read whole (not a regular file, over {} MiB, not TOML it could read, \
+                     or past the {} MiB of such files one run reads): the files past that, which mise's shell hook runs at the \
+                     host shell's next prompt, were not kept read-only",
+                    c.display(),
+                    super::mise_programs::MAX_PROGRAMS,
+                    super::config_reads::TOOL_PROGRAMS_IN_ALL,
+                    super::small_file::MAX_BYTES >> 20,
+                    super::config_reads::BUDGET >> 20
+                );
+            }
             // An editor's settings (`editor_programs`), capped as a `.cargo`'s is.
             if super::editor_programs::is_entry(c) {
                 return format!(
                     "planted configuration: the editor settings of {} name more than {} programs by path (or the run's {} in all \
-                     of yarn, Maven, .envrc and editor configurations were kept), or could not be read whole (not a regular file, \
+                     of yarn, Maven, .envrc, editor and mise configurations were kept), or could not be read whole (not a regular file, \
                      over {} MiB, not JSON or TOML it could read, or past the {} MiB of such files one run reads): the programs \
                      past that, which the editor's language servers and tools start, were not kept read-only",
                     c.display(),
@@ -375,6 +390,18 @@ mod tests {
         let said = kept.not_enforced();
         assert_eq!(said.len(), 1);
         assert!(said[0].contains("/w/.git") && said[0].contains("10000 entries") && said[0].contains("256 programs"), "{said:?}");
+    }
+
+    /// A mise configuration not read whole (a glob in `_.source`, found by host37) is said as
+    /// mise's, not as a git configuration.
+    #[test]
+    fn a_capped_mise_configuration_is_said_as_mise_s() {
+        let mut kept = Kept::default();
+        kept.capped(std::path::Path::new("/w/.config/mise"), true);
+        kept.capped(std::path::Path::new("/w/mise.toml"), true);
+        let said = kept.not_enforced();
+        assert_eq!(said.len(), 2, "{said:?}");
+        assert!(said.iter().all(|s| s.contains("the mise configuration /w/") && s.contains("glob") && !s.contains("git")), "{said:?}");
     }
 
     #[test]

@@ -76,6 +76,7 @@ pub mod toolchain_path;
 pub mod yarn_programs;
 pub mod mvn_programs;
 pub mod envrc_sources;
+pub mod mise_programs;
 pub mod editor_programs;
 mod editor_tasks;
 pub mod jsonc;
@@ -843,16 +844,19 @@ impl<'a> Carver<'a> {
     /// (`mvn_programs`; the host's next `mvn -v` ran it) and the script an `.envrc` sources
     /// (`envrc_sources`; direnv's allow list covers the `.envrc` alone), and the programs an
     /// editor's settings name (`editor_programs`: found by an attacker's review, host35, a run
-    /// rewrote the `clangd.path` a `.vscode/settings.json` named). One or two small reads
+    /// rewrote the `clangd.path` a `.vscode/settings.json` named), and the files a mise
+    /// configuration sources, loads or hooks (`mise_programs`: found by an attacker's review,
+    /// host37, a run rewrote the `_.source` script mise's shell hook runs). One or two small reads
     /// per such entry; none in a workspace without one.
     /// Each file is read once for all its names, within a budget for each kind, and the files kept
-    /// of all four kinds (yarn, Maven, `.envrc`, editor settings) are bounded in all (`config_reads::TOOL_PROGRAMS_IN_ALL`), as the
+    /// of all five kinds (yarn, Maven, `.envrc`, editor settings, mise) are bounded in all (`config_reads::TOOL_PROGRAMS_IN_ALL`), as the
     /// `.cargo`'s are (found by an attacker's review, rfix34: 200 directories whose six such
     /// files were names of one 1 MiB file cost every later run 10.7 s of the host's CPU here).
     fn tool_programs(&mut self, named: &[PathBuf]) {
         let is = |p: &Path, names: &[&str]| p.file_name().is_some_and(|n| names.iter().any(|f| n == *f));
         let (mut yarn, mut mvn, mut envrc) = (config_reads::Reads::new(config_reads::BUDGET), config_reads::Reads::new(config_reads::BUDGET), config_reads::Reads::new(config_reads::BUDGET));
         let mut editor = editor_programs::reads();
+        let mut mise = config_reads::Reads::new(config_reads::BUDGET);
         let mut left = config_reads::TOOL_PROGRAMS_IN_ALL;
         for entry in named {
             let (programs, capped) = if is(entry, yarn_programs::FILES) {
@@ -866,6 +870,9 @@ impl<'a> Carver<'a> {
                 (n.programs, n.capped)
             } else if editor_programs::is_entry(entry) {
                 let n = editor_programs::named_within(entry, &mut editor, left);
+                (n.programs, n.capped)
+            } else if mise_programs::is_entry(entry) {
+                let n = mise_programs::named_within(entry, &mut mise, left);
                 (n.programs, n.capped)
             } else {
                 continue;

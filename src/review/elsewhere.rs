@@ -69,6 +69,7 @@ pub fn hooks_elsewhere(meta: &Meta) -> Elsewhere {
         mvn_programs(&meta.roots, &mut out.configs);
         envrc_sources(&meta.roots, &mut out.configs);
         editor_programs(&meta.roots, &mut out.configs);
+        mise_programs(&meta.roots, &mut out.configs);
         dir_links(&meta.roots, &meta.protected_names, &mut out.configs);
         return out;
     }
@@ -113,6 +114,7 @@ pub fn hooks_elsewhere(meta: &Meta) -> Elsewhere {
     mvn_programs(&tops, &mut out.configs);
     envrc_sources(&tops, &mut out.configs);
     editor_programs(&tops, &mut out.configs);
+    mise_programs(&tops, &mut out.configs);
     dir_links(&tops, &meta.protected_names, &mut out.configs);
     out
 }
@@ -216,6 +218,22 @@ fn editor_programs(tops: &[PathBuf], configs: &mut Vec<PathBuf>) {
     for entry in tops.iter().flat_map(|t| names.iter().map(move |e| t.join(e))).filter(|f| f.symlink_metadata().is_ok()) {
         for f in named(&entry).programs {
             guard_as_named(configs, "editor settings", f);
+        }
+    }
+}
+
+/// The files the mise configurations at each of `tops` (`mise.toml`, `.config/mise.toml`,
+/// `.mise/config.toml`, ...) have mise run or load (`planted::mise_programs`: found by an
+/// attacker's review, host37, a set rewrote the `_.source` script of a committed `mise.toml` and
+/// apply landed it), as named and where the host's links lead them, into `configs`: an `lstat`
+/// per name and top, a small read per file.
+fn mise_programs(tops: &[PathBuf], configs: &mut Vec<PathBuf>) {
+    use crate::planted::mise_programs::{named, DIRS, FILES};
+    let at_top = FILES.iter().chain(DIRS).flat_map(|f| [PathBuf::from(f), Path::new(".config").join(f)]);
+    let at_top: Vec<PathBuf> = at_top.collect();
+    for entry in tops.iter().flat_map(|t| at_top.iter().map(move |e| t.join(e))).filter(|f| f.symlink_metadata().is_ok()) {
+        for f in named(&entry).programs {
+            guard_as_named(configs, "mise configuration", f);
         }
     }
 }

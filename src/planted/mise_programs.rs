@@ -1,0 +1,178 @@
+//! The files a mise configuration has mise run or load, kept as the files an `.envrc` sources are
+//! (`envrc_sources`). Found by an attacker's review (host37): mise's configuration files are
+//! report-only names (a run that changes one is reported), but what a project's committed one
+//! names was left writable: `[env] _.source = "scripts/env.sh"` (mise runs it with bash and exports
+//! what it sets: `EnvDiff::from_bash_script`), `_.file = "config/dev.env"` (a dotenv, JSON or YAML
+//! file whose variables are exported: `PROMPT_COMMAND`, `BASH_ENV` and `NODE_OPTIONS` run code from
+//! there) and `[hooks] enter = "./scripts/enter.sh"` each had a default run rewrite the file with
+//! `hostRisks: []`, and with mise's shell hook (`mise activate`) the host's shell runs them at its
+//! next prompt in the directory. mise's trust covers the configuration file, not what it names.
+//!
+//! Read as TOML (`toml_strings`): each string under `env._.source` or `env._.file` (a string, an
+//! array, an inline table's `path`), and the programs of each command under `hooks`
+//! (`envrc_runs::run_words`: a word holding a `/` in a command's place). A relative path is taken
+//! from mise's `config_root` (the directory holding the file, or the project above `.config`,
+//! `.mise` or `mise`, as mise's `config_root` takes it), `{{config_root}}` standing for it. A word
+//! with another template (`{{env.HOME}}`), or starting with `~`, is not resolved; a glob (mise
+//! globs `_.source`) cannot be kept and is said as a file not read whole (`capped`). What `_.path`
+//! puts on the shell's `PATH` is not kept (a build writes there, as `PATH_add`'s directory), nor are
+//! tasks (they run when the user asks: the project's code). A `_.file` of a reported name
+//! (`.env`) is left to its report. At most `MAX_PROGRAMS` per file, then `capped`.
+
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+use super::config_reads::{self, Judged, Reads};
+use super::named_files::from_base;
+pub use super::named_files::{Named, MAX_PROGRAMS};
+use super::toml_strings;
+
+/// What one file gave: each word it names and whether a `_.file` named it (at most
+/// `MAX_PROGRAMS` + 1), and whether it could not be read whole (not TOML this reads, or a glob).
+pub type Words = Rc<(Vec<(String, bool)>, bool)>;
+
+/// mise's configuration files that the walk names (`names::REPORTED`), read as they are.
+pub const FILES: &[&str] = &["mise.toml", ".mise.toml", "mise.local.toml", ".mise.local.toml", ".rtx.toml", ".rtx.local.toml"];
+/// mise's configuration directories, read for these files in them.
+pub const DIRS: &[&str] = &["mise", ".mise"];
+const IN_DIRS: &[&str] = &["config.toml", "config.local.toml"];
+
+/// Whether `entry` (a walked name) is a mise configuration this reads.
+pub fn is_entry(entry: &Path) -> bool {
+    entry.file_name().is_some_and(|n| FILES.iter().chain(DIRS).any(|f| n == *f))
+}
+
+/// The files the mise configuration `entry` (one of `FILES`, or one of `DIRS` for the files in it)
+/// names, resolved from its config_root.
+pub fn named(entry: &Path) -> Named {
+    named_within(entry, &mut Reads::new(config_reads::BUDGET), config_reads::TOOL_PROGRAMS_IN_ALL)
+}
+
+/// `named`, reading through `reads` (each file once for all its names, within the plan's budget),
+/// keeping at most `most` files; `capped` when there were more, or a file was not read whole.
+pub fn named_within(entry: &Path, reads: &mut Reads<Words>, most: usize) -> Named {
+    let Some(name) = entry.file_name() else { return Named::default() };
+    let is_dir = DIRS.iter().any(|d| name == *d);
+    let files: Vec<PathBuf> = match is_dir {
+        true => IN_DIRS.iter().map(|f| entry.join(f)).collect(),
+        false => vec![entry.to_path_buf()],
+    };
+    let root = config_root(entry);
+    let mut out = Named::default();
+    for file in files {
+        match reads.judge(&file, |text| Rc::new(mise_words(text))) {
+            Judged::Judged(words) => keep_words(&words, &root, most, &mut out),
+            Judged::Absent => {}
+            Judged::Unjudged => out.capped = true,
+        }
+    }
+    out
+}
+
+/// mise's config_root of `entry` (a file, or a directory of `DIRS`, whose files have the root of
+/// the directory): the directory holding it, or the one above `.config` (`.config/mise.toml`,
+/// `.config/mise/config.toml`).
+fn config_root(entry: &Path) -> PathBuf {
+    let parent = entry.parent().unwrap_or(Path::new("/"));
+    match parent.file_name().is_some_and(|n| n == ".config") {
+        true => parent.parent().unwrap_or(Path::new("/")).to_path_buf(),
+        false => parent.to_path_buf(),
+    }
+}
+
+/// Keep into `out` the files `words` (one file's) name from `root`, within `most` in all.
+fn keep_words(words: &(Vec<(String, bool)>, bool), root: &Path, most: usize, out: &mut Named) {
+    let (words, unread) = words;
+    out.capped |= *unread || words.len() > MAX_PROGRAMS;
+    let reported = super::names::reported_defaults();
+    let root_text = root.to_string_lossy();
+    for (w, dotenv) in words.iter().take(MAX_PROGRAMS) {
+        if out.full(most) {
+            break;
+        }
+        if *dotenv && super::named_files::is_reported(Path::new(w), &reported) {
+            continue;
+        }
+        let w = w.replace("{{config_root}}", &root_text).replace("{{ config_root }}", &root_text);
+        if w.contains("{{") || w.contains("{%") || w.starts_with('~') {
+            continue;
+        }
+        out.keep(&w, from_base(&w, root));
+    }
+}
+
+/// Whether `key` is `env._.source` or `env._.file` (an inline table's `path` below it too); the
+/// second when a `_.file`.
+fn env_file_key(key: &[String]) -> Option<bool> {
+    let k: Vec<&str> = key.iter().map(String::as_str).collect();
+    match k.as_slice() {
+        ["env", "_", d] | ["env", "_", d, "path"] if *d == "source" || *d == "file" => Some(*d == "file"),
+        _ => None,
+    }
+}
+
+/// The words of `text` (a mise configuration) naming files mise runs or loads, and whether it was
+/// not read whole; at most `MAX_PROGRAMS` + 1 words, each once.
+fn mise_words(text: &str) -> (Vec<(String, bool)>, bool) {
+    let read = toml_strings::strings(text);
+    let mut out: Vec<(String, bool)> = Vec::new();
+    let mut unread = read.unread;
+    let mut push = |w: String, dotenv: bool| {
+        if out.len() <= MAX_PROGRAMS && !w.is_empty() && !out.iter().any(|(o, _)| *o == w) {
+            out.push((w, dotenv));
+        }
+    };
+    for (key, value) in read.found {
+        if let Some(dotenv) = env_file_key(&key) {
+            // mise globs these (`xx::file::glob`): a pattern names files a run may make.
+            if value.contains(['*', '?', '[']) {
+                unread = true;
+                continue;
+            }
+            push(value, dotenv);
+        } else if key.first().is_some_and(|k| k == "hooks") {
+            for line in value.lines() {
+                for w in super::envrc_runs::run_words(line) {
+                    push(w, false);
+                }
+            }
+        }
+    }
+    (out, unread)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(text: &str) -> Vec<String> {
+        mise_words(text).0.into_iter().map(|(w, _)| w).collect()
+    }
+
+    #[test]
+    fn finds_what_a_mise_configuration_runs_and_loads() {
+        let text = "[env]\nNODE_ENV = \"x/y\"\n_.source = \"scripts/env.sh\"\n_.file = ['a.env', { path = \"b.json\", redact = true }]\n_.path = [\"./bin\"]\n\
+            [hooks]\nenter = \"./scripts/enter.sh --quiet\"\nleave = [\"echo bye\", \"bash tools/leave.sh\"]\n[tasks.build]\nrun = \"./no/task.sh\"\n";
+        assert_eq!(words(text), ["scripts/env.sh", "a.env", "b.json", "./scripts/enter.sh", "tools/leave.sh"]);
+        assert_eq!(words("env._.source = { path = \"x.sh\" }\n"), ["x.sh"]);
+        assert_eq!(words("[env]\n_ = { source = [\"s.sh\"], file = \"f.env\" }\n"), ["s.sh", "f.env"]);
+        assert!(mise_words("[env]\n_.source = \"scripts/*.sh\"\n").1, "a glob cannot be kept: said");
+        assert!(mise_words("[env\n").1, "not TOML: said");
+    }
+
+    #[test]
+    fn resolves_from_mise_config_root() {
+        let t = tempfile::tempdir().unwrap();
+        let w = t.path();
+        for d in ["scripts", ".config/mise", ".mise"] {
+            std::fs::create_dir_all(w.join(d)).unwrap();
+        }
+        std::fs::write(w.join("mise.toml"), "[env]\n_.source = \"scripts/a.sh\"\n_.file = [\".env\", \"missing/x.env\"]\n[hooks]\nenter = \"{{config_root}}/scripts/b.sh\"\ncd = \"{{env.HOME}}/c.sh\"\n").unwrap();
+        assert_eq!(named(&w.join("mise.toml")), Named { programs: vec![w.join("scripts/a.sh"), w.join("scripts/b.sh")], capped: false });
+        std::fs::write(w.join(".config/mise/config.toml"), "env._.source = \"scripts/c.sh\"\n").unwrap();
+        assert_eq!(named(&w.join(".config/mise")).programs, [w.join("scripts/c.sh")], "the project above .config");
+        std::fs::write(w.join(".mise/config.local.toml"), "env._.source = \"{{ config_root }}/scripts/d.sh\"\n").unwrap();
+        assert_eq!(named(&w.join(".mise")).programs, [w.join("scripts/d.sh")]);
+        assert_eq!(named(&w.join(".mise.toml")), Named::default());
+    }
+}
