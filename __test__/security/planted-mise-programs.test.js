@@ -8,7 +8,9 @@
 // (mise's src/config/env_directive/source.rs: EnvDiff::from_bash_script, relative to the
 // config_root), `_.file` loads a dotenv file into the shell's environment (PROMPT_COMMAND,
 // BASH_ENV and NODE_OPTIONS run code from there), and `[hooks] enter = "./scripts/enter.sh"` runs
-// its command when the shell enters the directory. mise's trust covers the configuration file,
+// its command when the shell enters the directory; a template's exec(command="...") (in any string,
+// and in a .tool-versions, which mise renders whole) runs its command from the configuration's
+// directory (mise's src/tera.rs, tera_exec). mise's trust covers the configuration file,
 // not what it names. A default workspace-write run rewrote each with hostRisks [] (bwrap and the
 // Landlock mode), and review's apply landed them.
 
@@ -25,20 +27,23 @@ const MODES = { bwrap: {}, landlock: { linux: { allow: ['landlock'] } } }
 
 /** A project at `dir` whose mise.toml (and a package's .config/mise/config.toml) name files mise runs; returns them. */
 function miseProject(dir) {
-  for (const d of ['scripts', 'config', 'bin', 'pkg/.config/mise', 'pkg/tools']) fs.mkdirSync(path.join(dir, d), { recursive: true })
+  for (const d of ['scripts', 'config', 'bin', 'tools', 'pkg/.config/mise', 'pkg/tools']) fs.mkdirSync(path.join(dir, d), { recursive: true })
   fs.writeFileSync(path.join(dir, 'mise.toml'), [
     '[env]',
     'NODE_ENV = "development"',
     '_.source = "scripts/env.sh"',
     "_.file = ['.env.shared.json', { path = \"config/dev.env\", redact = false }]",
     '_.path = ["./bin"]',
+    "VERSION = \"{{ exec(command='./scripts/version.sh --short') }}\"",
     '[hooks]',
     'enter = "./scripts/enter.sh --quiet"',
     '',
   ].join('\n'))
+  // mise renders a .tool-versions whole as a template (Tera's exec runs its command).
+  fs.writeFileSync(path.join(dir, '.tool-versions'), 'node {{exec(command="tools/node-version.sh")}}\n')
   // mise's config_root of pkg/.config/mise/config.toml is pkg.
   fs.writeFileSync(path.join(dir, 'pkg/.config/mise/config.toml'), '[env]\n_.source = { path = "{{config_root}}/tools/env.sh" }\n')
-  const files = ['scripts/env.sh', '.env.shared.json', 'config/dev.env', 'scripts/enter.sh', 'pkg/tools/env.sh'].map((p) => path.join(dir, p))
+  const files = ['scripts/env.sh', '.env.shared.json', 'config/dev.env', 'scripts/enter.sh', 'scripts/version.sh', 'tools/node-version.sh', 'pkg/tools/env.sh'].map((p) => path.join(dir, p))
   for (const f of files) fs.writeFileSync(f, 'export X=1\n')
   return files
 }
