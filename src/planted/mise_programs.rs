@@ -10,7 +10,9 @@
 //!
 //! Read as TOML (`toml_strings`): each string under `env._.source` or `env._.file` (a string, an
 //! array, an inline table's `path`), and the programs of each command under `hooks`
-//! (`envrc_runs::run_words`: a word holding a `/` in a command's place). A relative path is taken
+//! (`envrc_runs::run_words`: a word holding a `/` in a command's place), and the programs of each
+//! command a template's `exec(command="...")` runs, in any string and in a `.tool-versions`
+//! (mise renders it whole as a template). A relative path is taken
 //! from mise's `config_root` (the directory holding the file, or the project above `.config`,
 //! `.mise` or `mise`, as mise's `config_root` takes it), `{{config_root}}` standing for it. A word
 //! with another template (`{{env.HOME}}`), or starting with `~`, is not resolved; a glob (mise
@@ -32,7 +34,9 @@ use super::toml_strings;
 pub type Words = Rc<(Vec<(String, bool)>, bool)>;
 
 /// mise's configuration files that the walk names (`names::REPORTED`), read as they are.
-pub const FILES: &[&str] = &["mise.toml", ".mise.toml", "mise.local.toml", ".mise.local.toml", ".rtx.toml", ".rtx.local.toml"];
+pub const FILES: &[&str] = &["mise.toml", ".mise.toml", "mise.local.toml", ".mise.local.toml", ".rtx.toml", ".rtx.local.toml", TOOL_VERSIONS];
+/// asdf's file, which mise reads too: not TOML, but mise renders its whole text as a template.
+const TOOL_VERSIONS: &str = ".tool-versions";
 /// mise's configuration directories, read for these files in them.
 pub const DIRS: &[&str] = &["mise", ".mise"];
 const IN_DIRS: &[&str] = &["config.toml", "config.local.toml"];
@@ -60,7 +64,8 @@ pub fn named_within(entry: &Path, reads: &mut Reads<Words>, most: usize) -> Name
     let root = config_root(entry);
     let mut out = Named::default();
     for file in files {
-        match reads.judge(&file, |text| Rc::new(mise_words(text))) {
+        let plain = file.file_name().is_some_and(|n| n == TOOL_VERSIONS);
+        match reads.judge(&file, |text| Rc::new(if plain { (exec_words(text).into_iter().map(|w| (w, false)).collect(), false) } else { mise_words(text) })) {
             Judged::Judged(words) => keep_words(&words, &root, most, &mut out),
             Judged::Absent => {}
             Judged::Unjudged => out.capped = true,
@@ -123,6 +128,9 @@ fn mise_words(text: &str) -> (Vec<(String, bool)>, bool) {
         }
     };
     for (key, value) in read.found {
+        for w in exec_words(&value) {
+            push(w, false);
+        }
         if let Some(dotenv) = env_file_key(&key) {
             // mise globs these (`xx::file::glob`): a pattern names files a run may make.
             if value.contains(['*', '?', '[']) {
@@ -139,6 +147,32 @@ fn mise_words(text: &str) -> (Vec<(String, bool)>, bool) {
         }
     }
     (out, unread)
+}
+
+/// The programs of the commands `text`'s templates have mise run: mise renders a configuration's
+/// strings (and a `.tool-versions`' whole text) with Tera, whose `exec(command="...")` runs the
+/// command with the shell from the configuration's directory (mise's `tera_exec`), at every
+/// prompt where the environment is resolved (found by an attacker's review, host37:
+/// `VERSION = "{{exec(command='./scripts/version.sh')}}"`). A Tera string is quoted by `"`, `'`
+/// or a backquote and holds no escape.
+fn exec_words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("exec(") {
+        rest = &rest[at + "exec(".len()..];
+        let args = rest.trim_start();
+        let args = args.strip_prefix("command").map(|a| a.trim_start()).and_then(|a| a.strip_prefix('=')).unwrap_or(args).trim_start();
+        let Some(quote) = args.chars().next().filter(|q| matches!(q, '"' | '\'' | '`')) else { continue };
+        let Some(end) = args[1..].find(quote) else { continue };
+        for line in args[1..1 + end].lines() {
+            for w in super::envrc_runs::run_words(line) {
+                if out.len() <= MAX_PROGRAMS && !out.contains(&w) {
+                    out.push(w);
+                }
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -158,6 +192,10 @@ mod tests {
         assert_eq!(words("[env]\n_ = { source = [\"s.sh\"], file = \"f.env\" }\n"), ["s.sh", "f.env"]);
         assert!(mise_words("[env]\n_.source = \"scripts/*.sh\"\n").1, "a glob cannot be kept: said");
         assert!(mise_words("[env\n").1, "not TOML: said");
+        // Tera's exec runs a command: in any string of a configuration, and in a .tool-versions.
+        let text = "[env]\nV = \"{{ exec(command='./scripts/version.sh --short') }}\"\n[tools]\nnode = \"{{exec(command=`tools/nv.sh`)}}\"\n";
+        assert_eq!(words(text), ["./scripts/version.sh", "tools/nv.sh"]);
+        assert_eq!(exec_words("node {{exec(command=\"bash tools/v.sh\")}}\npython 3.12 {{ exec( \"x/y\" ) }} {{exec(command=\"echo\"\n"), ["tools/v.sh", "x/y"]);
     }
 
     #[test]
@@ -174,5 +212,7 @@ mod tests {
         std::fs::write(w.join(".mise/config.local.toml"), "env._.source = \"{{ config_root }}/scripts/d.sh\"\n").unwrap();
         assert_eq!(named(&w.join(".mise")).programs, [w.join("scripts/d.sh")]);
         assert_eq!(named(&w.join(".mise.toml")), Named::default());
+        std::fs::write(w.join(".tool-versions"), "node {{exec(command='scripts/nv.sh')}}\n").unwrap();
+        assert_eq!(named(&w.join(".tool-versions")).programs, [w.join("scripts/nv.sh")]);
     }
 }
