@@ -93,9 +93,10 @@ fn at(path: &Path, own: &[PathBuf]) -> Vec<PathBuf> {
 /// and every later run of every process of the user covered the whole home. A listed path names
 /// the real directory that was recorded, or nothing.
 /// A lookup that fails for anything but absence refuses (found by an attacker's review, rfix25: a
-/// run's `chmod 000` above a listed store dropped it from every later run's cover).
+/// run's `chmod 000` above a listed store dropped it from every later run's cover), unless a
+/// symlink is on its way (cross37: a symlink loop there refused every later run of the user).
 fn unlinked(p: &Path) -> crate::error::Result<Option<PathBuf>> {
-    if super::store_lookup::lookup(p)?.as_deref() != Some(p) {
+    if super::store_lookup::lookup_as_named(p)?.is_none() {
         return Ok(None);
     }
     let private = std::fs::symlink_metadata(p).is_ok_and(|m| crate::state_dir::is_private(&m));
@@ -194,6 +195,29 @@ mod tests {
         std::os::unix::fs::symlink(&home, base.join("tmp-home")).unwrap();
         std::fs::create_dir_all(home.join("state")).unwrap();
         assert!(at(&list, &[]).is_empty(), "nor one on its way");
+    }
+
+    /// Found by an attacker's review (cross37): a listed path whose directory was removed, made a
+    /// symlink loop by a run (at it, or at a directory on its way), failed its lookup with ELOOP,
+    /// and every later run of the user was refused. It names nothing, as any link there does.
+    #[test]
+    fn a_listed_path_made_a_symlink_loop_names_nothing_and_refuses_nothing() {
+        let t = tempfile::tempdir().unwrap();
+        let base = t.path().canonicalize().unwrap();
+        let list = base.join(FILE);
+        let (store, other) = (base.join("ws/ttc/store"), base.join("other"));
+        for d in [&store, &other] {
+            std::fs::create_dir_all(d).unwrap();
+            std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o700)).unwrap();
+        }
+        assert_eq!(at(&list, &[store.clone(), other.clone()]), [other.clone(), store.clone()]);
+        std::fs::remove_dir(&store).unwrap();
+        std::os::unix::fs::symlink("store", &store).unwrap();
+        assert_eq!(at_excluding(&list, &[], &|_| false).map_err(|e| e.message), Ok(vec![other.clone()]), "a loop at the path");
+        std::fs::remove_file(&store).unwrap();
+        std::fs::remove_dir(base.join("ws/ttc")).unwrap();
+        std::os::unix::fs::symlink("ttc", base.join("ws/ttc")).unwrap();
+        assert_eq!(at_excluding(&list, &[], &|_| false).map_err(|e| e.message), Ok(vec![other]), "a loop on its way");
     }
 
     /// What holds a home (a store set to `$HOME` by mistake, or a run's) is never recorded: every

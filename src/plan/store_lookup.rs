@@ -28,6 +28,37 @@ pub fn lookup(p: &Path) -> Result<Option<PathBuf>> {
     }
 }
 
+/// `lookup` of a path that names a store only as written, with no symlink at it or on its way (a
+/// path `known_stores` lists, a store the run's environment names): `None` when it leads elsewhere,
+/// or when its lookup fails and a symlink is at it or on its way. Found by an attacker's review
+/// (cross37): a listed store whose directory was removed (a test's tool cache in a workspace's
+/// `target/`, a benchmark's in `/var/tmp`) was made a symlink loop by a run there (`ln -s store
+/// store`), its lookup failed with ELOOP, which no directory's mode explains, and every later run
+/// of the user, in every workspace, was refused. Such a path names no store (rfix24); one that
+/// fails with no link on its way (a `chmod 000` above it) still refuses.
+pub fn lookup_as_named(p: &Path) -> Result<Option<PathBuf>> {
+    match lookup(p) {
+        Ok(found) => Ok(found.filter(|c| c == p)),
+        Err(_) if link_on_the_way(p) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Whether a symlink is at `p` or at a directory on its way, as far as this user can look (an
+/// `lstat` per component from the root down, none followed; where one fails, no further).
+fn link_on_the_way(p: &Path) -> bool {
+    let mut above: Vec<&Path> = p.ancestors().collect();
+    above.reverse();
+    for at in above {
+        match at.symlink_metadata() {
+            Ok(m) if m.file_type().is_symlink() => return true,
+            Ok(_) => {}
+            Err(_) => return false,
+        }
+    }
+    false
+}
+
 /// The run is refused: the store cannot be covered, and a run could reach it.
 fn refusal(store: &Path, why: &str, fix: String) -> SandboxError {
     SandboxError::setup_failed_for(

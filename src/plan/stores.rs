@@ -49,7 +49,7 @@ pub fn to_cover(policy: &ResolvedPolicy, env: &std::collections::BTreeMap<String
     let (_, other_state) = state_dirs(env);
     let mut run = Vec::new();
     for p in [crate::tool_caches::store::root(env)].into_iter().chain(other_state).flatten().filter(|p| p.is_absolute()) {
-        if lookup(&p)?.is_some_and(|c| c == p) && p.is_dir() {
+        if super::store_lookup::lookup_as_named(&p)?.is_some() && p.is_dir() {
             run.push(p);
         }
     }
