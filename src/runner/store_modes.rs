@@ -93,7 +93,7 @@ pub fn open_to_others(stores: &[PathBuf]) -> Vec<HostRisk> {
 /// `lstat` per set, after each run.
 fn kept_inside(stores: &[PathBuf]) -> (Vec<(PathBuf, bool)>, Vec<PathBuf>) {
     let held = crate::state_dir::path(|k| std::env::var_os(k).map(PathBuf::from), "held-links");
-    let stores: std::collections::BTreeSet<&PathBuf> = stores.iter().filter(|s| may_hold_sets(s)).collect();
+    let stores: std::collections::BTreeSet<&PathBuf> = stores.iter().filter(|s| may_hold_sets(s) && is_own_dir(s)).collect();
     let mut unread = Vec::new();
     let mut sets = Vec::new();
     for store in stores {
@@ -118,6 +118,17 @@ fn kept_inside(stores: &[PathBuf]) -> (Vec<(PathBuf, bool)>, Vec<PathBuf>) {
 /// (`SANDSPAWN_CHANGE_SET_DIR`, `SANDSPAWN_TOOL_CACHE_DIR`) is listed.
 fn may_hold_sets(store: &std::path::Path) -> bool {
     !store.file_name().is_some_and(|n| ["tool-caches", "runs", "held-dirs", "held-links", "sandspawn"].iter().any(|o| n == *o))
+}
+
+/// Whether `store` is a directory of this user's (one `lstat`, no link followed): only such a
+/// directory is ever a store of this user's (used, covered or recorded), so only such a one is
+/// looked in. Found by an attacker's review (cross37): another local user made a listed path in
+/// `/var/tmp` again as a directory of theirs with 4,100 names, and every later run of this user
+/// carried a `scan-incomplete` entry for it.
+fn is_own_dir(store: &std::path::Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    // SAFETY: geteuid has no preconditions.
+    std::fs::symlink_metadata(store).is_ok_and(|m| m.is_dir() && m.uid() == unsafe { libc::geteuid() })
 }
 
 /// The change set directories reported one by one; the rest in one entry.
@@ -221,5 +232,27 @@ mod tests {
         assert_eq!(ours.len(), 1, "{ours:#?}");
         assert_eq!(ours[0].kind, RiskKind::ScanIncomplete);
         assert_eq!(ours[0].path, store.to_string_lossy());
+    }
+
+    /// Found by an attacker's review (cross37): a listed path another user made again (anyone may
+    /// under `/var/tmp`) as a directory of theirs is no store of this user's, and is not looked in.
+    #[test]
+    fn a_directory_of_another_user_at_a_listed_path_is_not_looked_in() {
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } != 0 {
+            return; // only root can give a directory to another user (the JS test does it as root)
+        }
+        let t = tempfile::tempdir().unwrap();
+        let store = store_with_open_sets(t.path(), "ttc-Ef56", 0);
+        for i in 0..NAMES_READ + 10 {
+            std::fs::create_dir(store.join(format!("d{i}"))).unwrap();
+        }
+        let theirs = store_with_open_sets(t.path(), "sets", 3);
+        for d in [&store, &theirs] {
+            let st = std::process::Command::new("chown").args(["-R", "64127:64127"]).arg(d).status().unwrap();
+            assert!(st.success());
+        }
+        let risks = open_to_others(&[store, theirs]);
+        assert_eq!(in_dir(&risks, t.path()), Vec::<&HostRisk>::new());
     }
 }
