@@ -51,3 +51,39 @@ describe("a protected name that is the user's dangling symlink", () => {
     })
   }
 })
+
+// Found by an attacker's review (rev37, attacking revb36's Carver::dangling): a protected name's
+// symlink is followed through other symlinks of the workspace, and only where the chain ends was
+// kept (read-only, or absent when dangling): the links on the way were not held. A default
+// workspace-write run in bwrap replaced `a` of `.envrc -> a -> real` (and of a dangling chain, and
+// of a loop `.envrc -> a -> .envrc`, which a way past 40 links cannot follow) with a file of its
+// own, and `.envrc -> tools/x/../envrc.local` (`..` after a missing name, which leads_to does not
+// follow) let it make `tools/envrc.local`: the host's `.envrc` read the run's text with hostRisks [].
+const CHAINS = [
+  ['through an existing chain', (ws) => { fs.writeFileSync(path.join(ws, 'real'), 'ok'); fs.symlinkSync('a', path.join(ws, '.envrc')); fs.symlinkSync('real', path.join(ws, 'a')) }, 'rm a && echo "touch /tmp/pwned" > a'],
+  ['through a dangling chain', (ws) => { fs.symlinkSync('a', path.join(ws, '.envrc')); fs.symlinkSync('tools/envrc', path.join(ws, 'a')) }, 'rm a && echo "touch /tmp/pwned" > a'],
+  ['in a loop', (ws) => { fs.symlinkSync('a', path.join(ws, '.envrc')); fs.symlinkSync('.envrc', path.join(ws, 'a')) }, 'rm a && echo "touch /tmp/pwned" > a'],
+  ["with '..' after a missing name", (ws) => fs.symlinkSync('tools/x/../envrc.local', path.join(ws, '.envrc')), 'mkdir -p tools/x && echo "touch /tmp/pwned" > tools/envrc.local'],
+]
+
+describe("a protected name's symlink chain", () => {
+  for (const mechanism of ['bwrap', 'landlock']) {
+    test(`${mechanism}: a run cannot change where it leads unsaid`, async (t) => {
+      const unsaid = []
+      for (const [label, setup, script] of CHAINS) {
+        const tree = tempTree(t, { git: true })
+        setup(tree.ws)
+        const options = { cwd: tree.ws, sandbox: { mode: 'workspace-write' } }
+        if (mechanism === 'landlock') options.linux = { allow: ['landlock'] }
+        const r = await sh(`(${script}) 2>/dev/null; true`, options)
+        assert.equal(r.exitCode, 0, show(r))
+        let text = null
+        try {
+          text = fs.readFileSync(path.join(tree.ws, '.envrc'), 'utf8')
+        } catch {}
+        if (text !== null && text.includes('pwned') && r.hostRisks.length === 0) unsaid.push(`${label}: .envrc reads the run's ${JSON.stringify(text)}`)
+      }
+      assert.deepEqual(unsaid, [])
+    })
+  }
+})
