@@ -750,7 +750,7 @@ fn restore_deny_links(baseline: &Baseline, risks: &mut Listed) {
 fn restore_links_on_the_way(baseline: &Baseline, risks: &mut Listed) {
     let held = HeldKind {
         by: "a concurrent run that kept a host path reached through it",
-        why: "the host reaches a file it runs or trusts through this symlink (a home link, the global git configuration: ~/.bashrc, ~/.gitconfig, ~/.ssh/config; a repository's git directory, whose configuration git on the host obeys); left changed, the host would read what it points to now",
+        why: "the host reaches a file it runs or trusts through this symlink (a home link, the global git configuration: ~/.bashrc, ~/.gitconfig, ~/.ssh/config; a repository's git directory, whose configuration git on the host obeys; a protected name such as .envrc); left changed, the host would read what it points to now",
     };
     restore_held(&baseline.links_on_the_way, &held, baseline, risks);
 }

@@ -175,6 +175,9 @@ pub fn protect(roots: &mut [WritableRoot], req: &Request) -> Baseline {
     let walked_names = req.names.iter().chain(req.reported).cloned().collect();
     let hook_links = c.hook_links;
     let config_hard = c.config_hard;
+    // The symlinks past a symlinked protected name at a top (`hold_links_past`), carried to the
+    // walk's carving as `hook_links` are.
+    let links_on_the_way = c.links_on_the_way;
     Baseline {
         spec: scan::WalkSpec { roots: req.scan_roots.to_vec(), skip, names: walked_names, repositories, fold_case: req.macos },
         deny_links: req.deny_links.clone(),
@@ -183,6 +186,7 @@ pub fn protect(roots: &mut [WritableRoot], req: &Request) -> Baseline {
         top_modes,
         hook_links,
         config_hard,
+        links_on_the_way,
         between,
         ..Baseline::default()
     }
@@ -285,6 +289,7 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
     // What `protect` found at the roots' tops, and the scan roots links are judged against.
     c.hook_links = policy.planted.hook_links.clone();
     c.config_hard = policy.planted.config_hard.clone();
+    c.links_on_the_way = policy.planted.links_on_the_way.clone();
     c.scan_roots = spec.roots.clone();
     let mut protected_tops = HashSet::new();
     for dot_git in &found.git_entries {
@@ -639,6 +644,7 @@ impl<'a> Carver<'a> {
             return None;
         }
         if meta.file_type().is_symlink() {
+            self.hold_links_past(p);
             let Ok(target) = std::fs::canonicalize(p) else {
                 self.dangling(p, missing);
                 return None;
@@ -668,6 +674,12 @@ impl<'a> Carver<'a> {
         }
         let to = home_links::leads_to(p);
         if to == p {
+            // Not followed (`..` after a missing name, a loop): its first missing name is kept
+            // absent where the kernel's walk stops (`tools` of `tools/x/../envrc.local`); a loop's
+            // links are held (`hold_links_past`).
+            if let (WalkEnd::Missing(first), _) = walk_links(p, &|_| None) {
+                self.absent(&first, missing.map(|_| PlaceholderKind::Dir));
+            }
             return;
         }
         let Ok(Lenient { path, first_missing: Some(mut first) }) = canonical_lenient("protectedNames", &to) else { return };
@@ -678,6 +690,17 @@ impl<'a> Carver<'a> {
             (first, kind) = (up.to_path_buf(), missing.map(|_| PlaceholderKind::Dir));
         }
         self.absent(&first, kind);
+    }
+
+    /// The symlinks past the protected name `p` (itself a symlink) on its way that a writable root
+    /// holds: held for the run and put back after it (`hold_links_on_the_way`). Found by an
+    /// attacker's review (rev37): of `.envrc -> a -> real` only `real` was kept, and a run in bwrap
+    /// replaced `a` with a file the host's `.envrc` then read, with hostRisks []. The name itself
+    /// is left as before (replaced, it is reported).
+    fn hold_links_past(&mut self, p: &Path) {
+        let name = p.to_path_buf();
+        let skipped = move |c: &Carver, l: &Path| *l == name || c.root_of(l).is_none_or(|i| c.spared(i)) || c.is_covered(l);
+        self.hold_links_on_the_way(p, &skipped);
     }
 
     /// `p` does not exist: make it uncreatable (`missing`), where this user could create it.

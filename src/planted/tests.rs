@@ -1324,14 +1324,34 @@ fn a_protected_name_that_is_a_dangling_symlink_keeps_where_it_leads_absent() {
     std::os::unix::fs::symlink("tools/envrc", r.join(".envrc")).unwrap();
     std::os::unix::fs::symlink("cfg/mcp.json", r.join(".mcp.json")).unwrap();
     std::os::unix::fs::symlink("../gone/.vscode", sub.join(".vscode")).unwrap();
-    // A way that cannot be followed keeps nothing (and fails nothing).
+    // A way with `..` after a missing name: its first missing name is kept absent (rev37: the run
+    // made `nowhere/` and `x`, and the link read the run's file).
     std::os::unix::fs::symlink("nowhere/../x", sub.join(".envrc")).unwrap();
     let (roots, _) = run(&r, &[".envrc", ".mcp.json", ".vscode"]);
     let m = missing(&roots);
-    for (p, kind) in [(r.join("tools"), PlaceholderKind::Dir), (r.join("cfg/mcp.json"), PlaceholderKind::File), (r.join("gone"), PlaceholderKind::Dir)] {
+    for (p, kind) in [(r.join("tools"), PlaceholderKind::Dir), (r.join("cfg/mcp.json"), PlaceholderKind::File), (r.join("gone"), PlaceholderKind::Dir), (sub.join("nowhere"), PlaceholderKind::Dir)] {
         assert!(m.contains(&(p.clone(), kind)), "{} not a placeholder in {m:?}", p.display());
     }
     assert!(!m.iter().any(|(p, _)| p == &r.join(".envrc") || p == &sub.join(".envrc") || p.ends_with("x")), "no placeholder at a link itself: {m:?}");
+}
+
+/// Found by an attacker's review (rev37): the symlinks past a protected name on its way were not
+/// held, and a run replaced `a` of `.envrc -> a -> real` (or of a loop `.envrc -> a -> .envrc`)
+/// with a file of its own. They are held now; the name itself is not (replaced, it is reported).
+#[test]
+fn the_links_past_a_symlinked_protected_name_are_held() {
+    let t = tempfile::tempdir().unwrap();
+    let r = t.path().canonicalize().unwrap();
+    init_repo(&r);
+    std::fs::write(r.join("real"), "ok").unwrap();
+    std::os::unix::fs::symlink("a", r.join(".envrc")).unwrap();
+    std::os::unix::fs::symlink("real", r.join("a")).unwrap();
+    std::os::unix::fs::symlink("b", r.join(".mcp.json")).unwrap();
+    std::os::unix::fs::symlink(".mcp.json", r.join("b")).unwrap();
+    let (_, baseline) = run(&r, &[".envrc", ".mcp.json"]);
+    let mut held: Vec<PathBuf> = baseline.links_on_the_way.iter().map(|h| h.path.clone()).collect();
+    held.sort();
+    assert_eq!(held, vec![r.join("a"), r.join("b")]);
 }
 
 /// The same review: where the dangling link leads is a placeholder a plan or a killed run left
