@@ -191,3 +191,25 @@ for (const [mode, extra] of Object.entries(MODES)) {
     await rewriteKeptOrSaid(tree, programs, lines, extra)
   })
 }
+
+/** Folder-open tasks whose program's path the shell glues from quoted and unquoted parts, or
+ * unescapes (rev37, attacking rev36's word splitting): `./tools/'glued'.sh`, `tools/"dq".sh`,
+ * `tools/bs\.sh` run tools/glued.sh, tools/dq.sh and tools/bs.sh. */
+function gluedWordsProject(dir) {
+  fs.mkdirSync(path.join(dir, '.vscode'), { recursive: true })
+  fs.mkdirSync(path.join(dir, 'tools'))
+  const lines = ["./tools/'glued'.sh", 'tools/"dq".sh --x', 'true && tools/bs\\.sh']
+  const tasks = lines.map((command, i) => ({ label: `t${i}`, type: 'shell', command, runOptions: { runOn: 'folderOpen' } }))
+  fs.writeFileSync(path.join(dir, '.vscode/tasks.json'), JSON.stringify({ version: '2.0.0', tasks }, null, 2))
+  const programs = ['glued.sh', 'dq.sh', 'bs.sh'].map((p) => path.join(dir, 'tools', p))
+  for (const p of programs) fs.writeFileSync(p, '#!/bin/sh\nexit 0\n', { mode: 0o755 })
+  return [programs, lines.map((l) => [l, dir])]
+}
+
+for (const [mode, extra] of Object.entries(MODES)) {
+  test(`${mode}: a folder-open task's program the shell glues from quoted parts or unescapes cannot be rewritten unsaid`, async (t) => {
+    const tree = tempTree(t, { git: true })
+    const [programs, lines] = gluedWordsProject(tree.ws)
+    await rewriteKeptOrSaid(tree, programs, lines, extra)
+  })
+}
