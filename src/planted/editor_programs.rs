@@ -284,10 +284,16 @@ fn path_words<'a>(found: impl Iterator<Item = (&'a [String], &'a str)>) -> Vec<S
         // does (found by an attacker's review, rev36: `true;./tools/semi.sh`, `echo $(tools/sub.sh)`
         // and `sh -c './tools/quoted.sh'` were rewritten unsaid); a quoted one may hold spaces.
         s.split(['\'', '"']).for_each(|quoted| push(quoted.trim()));
-        for w in s.split(|c: char| c.is_whitespace() || SHELL_BREAKS.contains(&c)) {
-            push(w);
-            if let Some((_, after)) = w.split_once('=') {
-                push(after);
+        // And with its quotes and backslashes removed, as the shell removes them before it runs a
+        // word: `./tools/'glued'.sh`, `tools/"dq".sh`, `tools/bs\.sh` (found by an attacker's
+        // review, rev37: split at the quotes, each was read as pieces, and rewritten unsaid).
+        let unquoted: String = s.chars().filter(|c| !matches!(c, '\'' | '"' | '\\')).collect();
+        for text in [s, unquoted.as_str()] {
+            for w in text.split(|c: char| c.is_whitespace() || SHELL_BREAKS.contains(&c)) {
+                push(w);
+                if let Some((_, after)) = w.split_once('=') {
+                    push(after);
+                }
             }
         }
     }
@@ -504,6 +510,10 @@ mod tests {
         assert_eq!(line("sh -c './tools/g --x'"), ["sh -c './tools/g --x'", "./tools/g --x", "./tools/g"]);
         assert_eq!(line("'./tools/my h.sh' --x"), ["'./tools/my h.sh' --x", "./tools/my h.sh", "./tools/my"], "a quoted path holds its blank");
         assert_eq!(line("${workspaceFolder}/tools/f"), ["${workspaceFolder}/tools/f"], "the variable is read later, whole");
+        // Glued from quoted parts, or escaped: the word the shell runs after its quote removal (rev37).
+        assert!(line("./tools/'glued'.sh").contains(&"./tools/glued.sh".to_string()));
+        assert!(line("tools/\"dq\".sh --x").contains(&"tools/dq.sh".to_string()));
+        assert!(line("true && tools/bs\\.sh").contains(&"tools/bs.sh".to_string()));
     }
 
     #[test]
