@@ -117,6 +117,20 @@ for (const [mode, extra] of Object.entries(MODES)) {
   })
 }
 
+// Found by an attacker's review (rev37, attacking left36's -B): gcc takes `--prefix=<dir>` and
+// `--prefix <dir>` for `-B<dir>` (checked on the host with gcc 12: `gcc --prefix=$d/ -c m.c` ran
+// $d/as). A default run rewrote pfx/collect2 and pfx2/collect2 with hostRisks [].
+for (const [mode, extra] of Object.entries(MODES)) {
+  test(`${mode}: the programs rustflags' link arguments name through gcc's --prefix cannot be rewritten unsaid`, async (t) => {
+    const tree = tempTree(t, { git: true })
+    for (const d of ['.cargo', 'pfx', 'pfx2']) fs.mkdirSync(path.join(tree.ws, d))
+    fs.writeFileSync(path.join(tree.ws, '.cargo/config.toml'), '[build]\nrustflags = ["-C", "link-arg=--prefix=pfx/", "-Clink-arg=--prefix", "-Clink-arg=pfx2/"]\n')
+    const files = ['pfx/collect2', 'pfx2/collect2'].map((p) => path.join(tree.ws, p))
+    for (const f of files) fs.writeFileSync(f, 'true\n', { mode: 0o755 })
+    await appendsKeptOrSaid(tree.ws, extra, files, 'true\n')
+  })
+}
+
 // Found by an attacker's review (rfix33): rust-toolchain.toml is a protected name because its
 // `path` runs the programs of a directory (rustup runs <path>/bin/cargo, rustc, ... for every
 // cargo and rustc below it), but the directory it names was not kept: with `path` naming a
