@@ -191,10 +191,12 @@ fn linker_program(w: &str, program_next: &mut bool) -> Option<String> {
         let program = arg.split(',').next().unwrap_or(arg);
         return Some(if program.contains('/') { program.to_string() } else { format!("./{program}") });
     }
-    match arg.strip_prefix("-B") {
+    // gcc's `--prefix=<dir>` and `--prefix <dir>` are its `-B` (found by an attacker's review,
+    // rev37: checked with gcc 12, `gcc --prefix=$d/ -c m.c` ran $d/as).
+    match arg.strip_prefix("-B").or_else(|| arg.strip_prefix("--prefix=")) {
         Some("") => *program_next = true,
         Some(prefix) => return Some(if prefix.contains('/') { prefix.to_string() } else { format!("./{prefix}") }),
-        None => *program_next = arg == "-wrapper",
+        None => *program_next = arg == "-wrapper" || arg == "--prefix",
     }
     None
 }
@@ -261,6 +263,9 @@ mod tests {
         let text = "[build]\nrustflags = [\"-C\", \"link-arg=-Btools/\", \"-C\", \"link-arg=-wrapper\", \"-C\", \"link-arg=wrap/w,--x\", \"-L\", \"vendor/lib\"]\n\
             [target.x]\nrustflags = \"-Clink-args=-Bgcc-bin -Clink-arg=-B -Clink-arg=/opt/b/ -Copt-level=2\"\n";
         assert_eq!(program_words(text).0, ["tools/", "wrap/w", "./gcc-bin", "/opt/b/"]);
+        // gcc's `--prefix` is its `-B` (rev37).
+        let text = "[build]\nrustflags = [\"-C\", \"link-arg=--prefix=pfx/\", \"-Clink-arg=--prefix\", \"-Clink-arg=pfx2/\", \"-Clink-arg=--prefix=bare\"]\n";
+        assert_eq!(program_words(text).0, ["pfx/", "pfx2/", "./bare"]);
     }
 
     /// Found by the fixer (fix34): the line scan missed a quoted key, a multi-line string, an
