@@ -106,30 +106,26 @@ for (const [mode, extra] of Object.entries(MODES)) {
 // 1.95 and gcc 12: `rustflags = ["-C", "link-arg=-Btools/"]` had `cargo build` of a crate with no
 // build script run the workspace's tools/collect2, and `link-arg=-wrapper` then
 // `link-arg=tools/w,--x` ran tools/w; a default run rewrote both with hostRisks [].
-for (const [mode, extra] of Object.entries(MODES)) {
-  test(`${mode}: the programs rustflags' link arguments name (-B prefix, -wrapper) cannot be rewritten unsaid`, async (t) => {
-    const tree = tempTree(t, { git: true })
-    for (const d of ['.cargo', 'tools', 'wrap']) fs.mkdirSync(path.join(tree.ws, d))
-    fs.writeFileSync(path.join(tree.ws, '.cargo/config.toml'), '[build]\nrustflags = ["-C", "link-arg=-Btools/", "-C", "link-arg=-wrapper", "-C", "link-arg=wrap/w,--x"]\n')
-    const files = ['tools/collect2', 'wrap/w'].map((p) => path.join(tree.ws, p))
-    for (const f of files) fs.writeFileSync(f, 'true\n', { mode: 0o755 })
-    await appendsKeptOrSaid(tree.ws, extra, files, 'true\n')
-  })
+/** A workspace whose .cargo's rustflags array holds `rustflags` and whose `files` (in `dirs`) it
+ * names as programs: a default run cannot rewrite them unsaid. */
+function linkArgPrograms(label, dirs, rustflags, files) {
+  for (const [mode, extra] of Object.entries(MODES)) {
+    test(`${mode}: the programs rustflags' link arguments name (${label}) cannot be rewritten unsaid`, async (t) => {
+      const tree = tempTree(t, { git: true })
+      for (const d of ['.cargo', ...dirs]) fs.mkdirSync(path.join(tree.ws, d))
+      fs.writeFileSync(path.join(tree.ws, '.cargo/config.toml'), `[build]\nrustflags = [${rustflags}]\n`)
+      const paths = files.map((p) => path.join(tree.ws, p))
+      for (const f of paths) fs.writeFileSync(f, 'true\n', { mode: 0o755 })
+      await appendsKeptOrSaid(tree.ws, extra, paths, 'true\n')
+    })
+  }
 }
+linkArgPrograms('-B prefix, -wrapper', ['tools', 'wrap'], '"-C", "link-arg=-Btools/", "-C", "link-arg=-wrapper", "-C", "link-arg=wrap/w,--x"', ['tools/collect2', 'wrap/w'])
 
 // Found by an attacker's review (rev37, attacking left36's -B): gcc takes `--prefix=<dir>` and
 // `--prefix <dir>` for `-B<dir>` (checked on the host with gcc 12: `gcc --prefix=$d/ -c m.c` ran
 // $d/as). A default run rewrote pfx/collect2 and pfx2/collect2 with hostRisks [].
-for (const [mode, extra] of Object.entries(MODES)) {
-  test(`${mode}: the programs rustflags' link arguments name through gcc's --prefix cannot be rewritten unsaid`, async (t) => {
-    const tree = tempTree(t, { git: true })
-    for (const d of ['.cargo', 'pfx', 'pfx2']) fs.mkdirSync(path.join(tree.ws, d))
-    fs.writeFileSync(path.join(tree.ws, '.cargo/config.toml'), '[build]\nrustflags = ["-C", "link-arg=--prefix=pfx/", "-Clink-arg=--prefix", "-Clink-arg=pfx2/"]\n')
-    const files = ['pfx/collect2', 'pfx2/collect2'].map((p) => path.join(tree.ws, p))
-    for (const f of files) fs.writeFileSync(f, 'true\n', { mode: 0o755 })
-    await appendsKeptOrSaid(tree.ws, extra, files, 'true\n')
-  })
-}
+linkArgPrograms("gcc's --prefix", ['pfx', 'pfx2'], '"-C", "link-arg=--prefix=pfx/", "-Clink-arg=--prefix", "-Clink-arg=pfx2/"', ['pfx/collect2', 'pfx2/collect2'])
 
 // Found by an attacker's review (rfix33): rust-toolchain.toml is a protected name because its
 // `path` runs the programs of a directory (rustup runs <path>/bin/cargo, rustc, ... for every
