@@ -90,6 +90,21 @@ describe("the host's devices given as stdio keep their mode", { skip: !linux && 
     })
   }
 
+  // The helper no longer closes each read-only copy of a device (and the message queues' mount)
+  // on its own: each close of a detached mount waited for an RCU grace period. They are put inside
+  // the mounts it detaches anyway (the bind of the host's /dev, the copy of proc), and must leave
+  // with them: the command's mount table shows neither, nor any mqueue, and the device it was given
+  // still refuses a mode change, in a pty run (three descriptors on one terminal) and a plain one.
+  for (const pty of [false, true]) {
+    test(`${pty ? 'pty' : 'plain'} run: the copies the helper set aside are gone from the command's mount table`, async (t) => {
+      const tree = tempTree(t)
+      const script = "grep -c -e sandspawn-host-dev -e ' mqueue ' -e ' /proc/sys/sys ' /proc/self/mountinfo; chmod 666 /proc/self/fd/0 && echo changed || echo refused"
+      const r = await run(['sh', '-c', script], { cwd: tree.ws, pty })
+      assert.match(r.stdout, /^0\r?\n/, show(r))
+      assert.match(r.stdout, /refused/, show(r))
+    })
+  }
+
   test('a denyRead mask over /dev: the run works, its pty stays closed to other users', async (t) => {
     const tree = tempTree(t)
     const before = openPtys()

@@ -36,7 +36,10 @@ pub fn open_again(fd: i32, path: &std::path::Path, same: &dyn Fn(&libc::stat) ->
     // only the device's owner may ask for and which means nothing to a device.
     let keep = libc::O_ACCMODE | libc::O_APPEND | libc::O_NONBLOCK | libc::O_SYNC | libc::O_DSYNC | libc::O_DIRECT | libc::O_PATH;
     let flags = (fl & keep) | libc::O_NOCTTY | libc::O_CLOEXEC;
-    let new = read_only_open(&entry, path, flags).map_err(|e| (e, format!("opening it again read-only failed: {}", crate::describe(e))))?;
+    let (new, copy) = read_only_open(&entry, path, flags).map_err(|e| (e, format!("opening it again read-only failed: {}", crate::describe(e))))?;
+    if let Some(copy) = copy {
+        spent(copy, entry);
+    }
     if !fstat(new.as_raw_fd()).is_some_and(|s| same(&s)) {
         return Err((libc::EXDEV, "opened again, it was another entry".into()));
     }
@@ -81,13 +84,51 @@ fn open_path(path: &std::path::Path) -> Result<OwnedFd, i32> {
     if fd < 0 { Err(last_errno()) } else { Ok(unsafe { OwnedFd::from_raw_fd(fd) }) }
 }
 
-/// `entry` opened with `flags` through a copy of its mount that is read-only and allows devices.
-fn read_only_open(entry: &OwnedFd, path: &std::path::Path, flags: i32) -> Result<OwnedFd, i32> {
+/// The detached copies `read_only_open` made, each with the entry it copied, while `collect_spent`
+/// is in force (`stdio_devices::reopen_all`); `None`: each is closed at once.
+static SPENT: std::sync::Mutex<Option<Vec<(OwnedFd, OwnedFd)>>> = std::sync::Mutex::new(None);
+
+/// Keep the copies made from now on until `park_spent`, instead of closing each at once. Why: the
+/// close of a detached copy's last descriptor dissolves it, and every dissolve or detach waits for
+/// an RCU grace period (`synchronize_rcu_expedited`, off the CPU: 1 to 7 ms each at load 6 on the
+/// 2-core VM); attached inside the bind of the host's /dev, the copies go with that bind's one
+/// detach. A move waits for none.
+pub fn collect_spent() {
+    if let Ok(mut s) = SPENT.lock() {
+        *s = Some(Vec::new());
+    }
+}
+
+/// Each copy kept since `collect_spent` put over the entry it was copied from, in the bind of the
+/// host's /dev that the caller detaches next (read-only and refusing devices, as they are; no
+/// process but the helper's exists to see them meanwhile, and no name is looked up there after
+/// this). A copy the kernel does not move is closed, paying its wait, as before.
+pub fn park_spent() {
+    let Some(spent) = SPENT.lock().ok().and_then(|mut s| s.take()) else { return };
+    let how = libc::MOVE_MOUNT_F_EMPTY_PATH | libc::MOVE_MOUNT_T_EMPTY_PATH;
+    for (copy, entry) in spent {
+        // SAFETY: both descriptors are ours, both paths empty.
+        unsafe { libc::syscall(libc::SYS_move_mount, copy.as_raw_fd(), c"".as_ptr(), entry.as_raw_fd(), c"".as_ptr(), how) };
+    }
+}
+
+/// `copy` closed now, or kept with `entry` for `park_spent`.
+fn spent(copy: OwnedFd, entry: OwnedFd) {
+    if let Ok(mut s) = SPENT.lock() {
+        if let Some(list) = s.as_mut() {
+            list.push((copy, entry));
+        }
+    }
+}
+
+/// `entry` opened with `flags` through a copy of its mount that is read-only and allows devices;
+/// with that copy, detached (`None` on the old kernels' way, a bind detached with the host's /dev).
+fn read_only_open(entry: &OwnedFd, path: &std::path::Path, flags: i32) -> Result<(OwnedFd, Option<OwnedFd>), i32> {
     let tree = match detached_copy(entry) {
         Ok(tree) => tree,
         // A kernel before 5.12: the entry bound onto itself, remounted read-only (detached with
         // the whole bind of the host's /dev afterwards).
-        Err(libc::ENOSYS) => return bound_copy(entry, path, flags),
+        Err(libc::ENOSYS) => return bound_copy(entry, path, flags).map(|open| (open, None)),
         Err(e) => return Err(e),
     };
     let open = open_proc(&tree, flags)?;
@@ -95,11 +136,11 @@ fn read_only_open(entry: &OwnedFd, path: &std::path::Path, flags: i32) -> Result
     // with more access through `/proc/self/fd` (a device given read-only, written; found by a
     // review). The open file keeps working.
     set_mount_attrs(tree.as_raw_fd(), libc::MOUNT_ATTR_NODEV, 0)?;
-    Ok(open)
+    Ok((open, Some(tree)))
 }
 
 /// A detached read-only copy of the mount at `entry`, with devices allowed (the bind of the host's
-/// /dev is nodev); closed by the caller once the device is open (the open file keeps the mount).
+/// /dev is nodev); closed or parked (`spent`) once the device is open (the open file keeps the mount).
 fn detached_copy(entry: &OwnedFd) -> Result<OwnedFd, i32> {
     let flags = libc::OPEN_TREE_CLONE | libc::O_CLOEXEC as libc::c_uint | libc::AT_EMPTY_PATH as libc::c_uint;
     // SAFETY: open_tree on our own descriptor with an empty path; returns a descriptor or -1.

@@ -38,6 +38,10 @@ const FIRST_VICTIM: &str = "1000";
 /// its writes): a directory of proc itself, so nothing outside proc is touched.
 const OVER: &str = "/proc/sys";
 
+/// A directory of that copy (proc's own `sys`, there while `OVER` is) where the message queues'
+/// mount is put to be detached with it (`write_guard::park_message_queues`).
+const PARKED: &str = "/proc/sys/sys";
+
 /// A writable copy of the sandbox's proc that no path of the mount tree reaches.
 pub struct WritableProc(OwnedFd);
 
@@ -80,6 +84,8 @@ fn detached_copy(proc: &Target) -> Result<WritableProc, Failure> {
         // SAFETY: just opened, owned by nobody else.
         Ok(WritableProc(unsafe { OwnedFd::from_raw_fd(fd) }))
     };
+    // Detached with the copy, in the one grace period its detach waits for.
+    crate::write_guard::park_message_queues(&c(PARKED)?);
     unmount(OVER)?;
     opened
 }

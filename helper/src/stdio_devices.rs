@@ -41,6 +41,7 @@ use crate::device_copy::{fstat, open_again, put_over};
 /// host's `/dev` bound at `dir`, and each pipe as an open file of its own (`stdio_pipes`), then
 /// detach `dir`.
 pub fn reopen_all(dir: &str) -> Result<(), Failure> {
+    crate::device_copy::collect_spent();
     for fd in inherited()? {
         let Some(st) = fstat(fd) else { continue };
         if st.st_mode & libc::S_IFMT == libc::S_IFIFO {
@@ -67,6 +68,8 @@ pub fn reopen_all(dir: &str) -> Result<(), Failure> {
             Err(failure) => crate::stdio_terminals::instead(fd, &st, dir).unwrap_or(Err(failure))?,
         }
     }
+    // The read-only copies, detached with the bind (one grace period waited for, not one each).
+    crate::device_copy::park_spent();
     crate::private_mounts::unmount(dir)
 }
 
