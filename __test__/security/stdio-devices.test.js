@@ -92,15 +92,16 @@ describe("the host's devices given as stdio keep their mode", { skip: !linux && 
 
   // The helper no longer closes each read-only copy of a device (and the message queues' mount)
   // on its own: each close of a detached mount waited for an RCU grace period. They are put inside
-  // the mounts it detaches anyway (the bind of the host's /dev, the copy of proc), and must leave
-  // with them: the command's mount table shows neither, nor any mqueue, and the device it was given
+  // the mounts it detaches anyway (the bind of the host's /dev, the copy of proc, which takes the
+  // covers' scratch directory along too), and must leave with them: the command's mount table shows
+  // none of them, nor any mqueue, /dev/shm no scratch directory, and the device it was given
   // still refuses a mode change, in a pty run (three descriptors on one terminal) and a plain one.
   for (const pty of [false, true]) {
     test(`${pty ? 'pty' : 'plain'} run: the copies the helper set aside are gone from the command's mount table`, async (t) => {
       const tree = tempTree(t)
-      const script = "grep -c -e sandspawn-host-dev -e ' mqueue ' -e ' /proc/sys/sys ' /proc/self/mountinfo; chmod 666 /proc/self/fd/0 && echo changed || echo refused"
+      const script = "grep -c -e sandspawn-host-dev -e sandspawn-cover -e ' mqueue ' -e ' /proc/sys/sys ' /proc/self/mountinfo; ls -A /dev/shm | grep -c sandspawn-cover; chmod 666 /proc/self/fd/0 && echo changed || echo refused"
       const r = await run(['sh', '-c', script], { cwd: tree.ws, pty })
-      assert.match(r.stdout, /^0\r?\n/, show(r))
+      assert.match(r.stdout, /^0\r?\n0\r?\n/, show(r))
       assert.match(r.stdout, /refused/, show(r))
     })
   }

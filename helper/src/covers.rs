@@ -230,15 +230,59 @@ impl ScratchDir {
     }
 
     fn remove(self) -> Result<(), Failure> {
-        let p = c_path(&self.path)?;
-        // SAFETY: a valid C string. The binds made from the mount keep their own; what is mounted
-        // below it (the covers' tmpfs, the binds moved in) is detached with it.
-        if unsafe { libc::umount2(p.as_ptr(), libc::MNT_DETACH) } != 0 || unsafe { libc::rmdir(p.as_ptr()) } != 0 {
-            let e = last_errno();
-            return Err(setup(e, format!("removing the directory of the stores' cover ({}) failed: {}", self.path.display(), describe(e))));
+        if let Ok(mut later) = LATER.lock() {
+            if let Some(slot) = later.as_mut() {
+                *slot = Some(self.path);
+                return Ok(());
+            }
         }
-        Ok(())
+        detach_and_remove(&self.path)
     }
+}
+
+/// Where `defer_detach` is in force, the scratch directory `ScratchDir::remove` left for
+/// `detach_deferred` (`Some(None)`: none yet); `None`: it is detached at once.
+static LATER: std::sync::Mutex<Option<Option<PathBuf>>> = std::sync::Mutex::new(None);
+
+/// Leave the scratch directory's detach to `detach_deferred` (`oom_first`, which detaches a copy of
+/// proc anyway): moved onto that copy, it leaves with it, in one RCU grace period for both. Every
+/// detach waits for one (`synchronize_rcu_expedited`, off the CPU: 1 to 7 ms each at load 6 on the
+/// 2-core VM), a move none. Only the helper's own process exists meanwhile (the command is not
+/// started), so the binds moved in stay out of any other's reach, as detached ones would be.
+pub fn defer_detach() {
+    if let Ok(mut later) = LATER.lock() {
+        *later = Some(None);
+    }
+}
+
+/// The scratch directory left by `ScratchDir::remove`, if any, moved onto `onto` (a directory of
+/// what the caller detaches next) and its directory removed; where the move is refused, detached
+/// on its own, as before. Either way no longer deferred.
+pub fn detach_deferred(onto: &std::ffi::CStr) -> Result<(), Failure> {
+    let Some(path) = LATER.lock().ok().and_then(|mut l| l.take()).flatten() else { return Ok(()) };
+    let p = c_path(&path)?;
+    // SAFETY: valid C strings.
+    if unsafe { libc::mount(p.as_ptr(), onto.as_ptr(), std::ptr::null(), libc::MS_MOVE, std::ptr::null()) } != 0 {
+        return detach_and_remove(&path);
+    }
+    // SAFETY: a valid C string; the directory the mount was moved from, empty now.
+    if unsafe { libc::rmdir(p.as_ptr()) } != 0 {
+        let e = last_errno();
+        return Err(setup(e, format!("removing the directory of the stores' cover ({}) failed: {}", path.display(), describe(e))));
+    }
+    Ok(())
+}
+
+/// The scratch directory at `path` detached (with what is mounted below it) and removed.
+fn detach_and_remove(path: &Path) -> Result<(), Failure> {
+    let p = c_path(path)?;
+    // SAFETY: a valid C string. The binds made from the mount keep their own; what is mounted
+    // below it (the covers' tmpfs, the binds moved in) is detached with it.
+    if unsafe { libc::umount2(p.as_ptr(), libc::MNT_DETACH) } != 0 || unsafe { libc::rmdir(p.as_ptr()) } != 0 {
+        let e = last_errno();
+        return Err(setup(e, format!("removing the directory of the stores' cover ({}) failed: {}", path.display(), describe(e))));
+    }
+    Ok(())
 }
 
 /// A writable tmpfs mounted at the scratch directory `path`, holding `path/cover` (for the covers'

@@ -304,6 +304,10 @@ fn in_namespaces(steps: &Steps) {
     // the covers (sandspawn's stores they lie in are among the directories covered): moved into
     // the covers' scratch directory and detached with it, or each detached (`covers::cover`).
     let own_shm = steps.tmpfs_inodes.iter().any(|t| t.path == covers::SHM);
+    // Detached with oom_first's copy of proc (below, only with `own_userns`), not on its own.
+    if steps.own_userns {
+        covers::defer_detach();
+    }
     if let Err(failure) = covers::cover(&steps.cover_dirs, &steps.cover_dirs_if_there, &steps.cover_files, &steps.unmount, own_shm) {
         fail(steps.report_fd, failure);
     }

@@ -39,7 +39,8 @@ const FIRST_VICTIM: &str = "1000";
 const OVER: &str = "/proc/sys";
 
 /// A directory of that copy (proc's own `sys`, there while `OVER` is) where the message queues'
-/// mount is put to be detached with it (`write_guard::park_message_queues`).
+/// mount and the covers' scratch directory are put to be detached with it, in its one RCU grace
+/// period (`write_guard::park_message_queues`, `covers::detach_deferred`).
 const PARKED: &str = "/proc/sys/sys";
 
 /// A writable copy of the sandbox's proc that no path of the mount tree reaches.
@@ -85,7 +86,10 @@ fn detached_copy(proc: &Target) -> Result<WritableProc, Failure> {
         Ok(WritableProc(unsafe { OwnedFd::from_raw_fd(fd) }))
     };
     // Detached with the copy, in the one grace period its detach waits for.
-    crate::write_guard::park_message_queues(&c(PARKED)?);
+    let parked = c(PARKED)?;
+    crate::write_guard::park_message_queues(&parked);
+    let moved = crate::covers::detach_deferred(&parked);
     unmount(OVER)?;
+    moved?;
     opened
 }
