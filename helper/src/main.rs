@@ -315,7 +315,12 @@ fn in_namespaces(steps: &Steps) {
     write_guard::prepare_message_queues();
     // Last of the steps that mount: proc is read-only after it (`oom_first`), `core_memory` first.
     if steps.own_userns {
-        let entered = core_memory::keep_memory_out().and_then(|()| oom_first::keep_the_command_first()).and_then(|proc| userns::enter_own(&proc, steps.map_ids, steps.limit_userns));
+        // Detached with oom_first's copy of proc, in its one RCU grace period, not each on its own.
+        let take_along = |at: &std::ffi::CStr| {
+            write_guard::park_message_queues(at);
+            covers::detach_deferred(at)
+        };
+        let entered = core_memory::keep_memory_out().and_then(|()| oom_first::keep_the_command_first(&take_along)).and_then(|proc| userns::enter_own(&proc, steps.map_ids, steps.limit_userns));
         if let Err(failure) = entered {
             fail(steps.report_fd, failure);
         }

@@ -40,7 +40,7 @@ const OVER: &str = "/proc/sys";
 
 /// A directory of that copy (proc's own `sys`, there while `OVER` is) where the message queues'
 /// mount and the covers' scratch directory are put to be detached with it, in its one RCU grace
-/// period (`write_guard::park_message_queues`, `covers::detach_deferred`).
+/// period (`take_along`, from `main`: `write_guard::park_message_queues`, `covers::detach_deferred`).
 const PARKED: &str = "/proc/sys/sys";
 
 /// A writable copy of the sandbox's proc that no path of the mount tree reaches.
@@ -62,10 +62,12 @@ pub fn prefer_this_process() -> Result<(), Failure> {
 
 /// Set the helper's adjustment (the command's to be), keep a writable copy of proc for the
 /// helper, and make the sandbox's proc read-only. With the capabilities bwrap kept for the helper.
-pub fn keep_the_command_first() -> Result<WritableProc, Failure> {
+/// `take_along` is given a directory of the copy of proc (`PARKED`) just before that copy is
+/// detached: what it mounts there leaves with the copy, in the same RCU grace period.
+pub fn keep_the_command_first(take_along: &dyn Fn(&std::ffi::CStr) -> Result<(), Failure>) -> Result<WritableProc, Failure> {
     prefer_this_process()?;
     let proc = Target::open("/proc", Kind::Dir, "the sandbox's proc")?;
-    let writable = detached_copy(&proc)?;
+    let writable = detached_copy(&proc, take_along)?;
     let flags = proc.mount_flags("/proc")?;
     mount(None, &proc.proc_path(), None, libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | flags, None, "making the sandbox's proc read-only")?;
     Ok(writable)
@@ -73,7 +75,7 @@ pub fn keep_the_command_first() -> Result<WritableProc, Failure> {
 
 /// The sandbox's proc (`proc`, bwrap's `--proc`, without the mounts on it) bound over `OVER`,
 /// opened, and detached again: the descriptor keeps the copy.
-fn detached_copy(proc: &Target) -> Result<WritableProc, Failure> {
+fn detached_copy(proc: &Target, take_along: &dyn Fn(&std::ffi::CStr) -> Result<(), Failure>) -> Result<WritableProc, Failure> {
     let over = c(OVER)?;
     mount(Some(&proc.proc_path()), &over, None, libc::MS_BIND, None, "binding the sandbox's proc over /proc/sys")?;
     // SAFETY: a C string; the descriptor returned is owned below.
@@ -86,9 +88,7 @@ fn detached_copy(proc: &Target) -> Result<WritableProc, Failure> {
         Ok(WritableProc(unsafe { OwnedFd::from_raw_fd(fd) }))
     };
     // Detached with the copy, in the one grace period its detach waits for.
-    let parked = c(PARKED)?;
-    crate::write_guard::park_message_queues(&parked);
-    let moved = crate::covers::detach_deferred(&parked);
+    let moved = take_along(&c(PARKED)?);
     unmount(OVER)?;
     moved?;
     opened
