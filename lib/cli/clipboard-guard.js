@@ -28,14 +28,24 @@
 // or DEL between ESC and ], _ or P leaves the terminal in its escape state (vt100.net's DEC parser, as
 // xterm, tmux, vte, WezTerm and foot follow it), so ESC NUL ] 52 is OSC 52 too. Every other
 // byte passes unchanged and in order.
+//
+// Every byte of a command's output comes through here, so bytes that can begin or end nothing are
+// not read one by one: a chunk of text alone (ASCII, whole UTF-8 characters) is judged whole by
+// ./plain-text, runs are found with a table and indexOf (./byte-set), a dropped string is skipped
+// to its end. Each decides as reading byte by byte does (__test__/cli-clipboard-guard-fast.test.js
+// holds this guard to the one before these paths, frozen in a fixture).
 
 const { insideCharacter } = require('./utf8-tail')
 const sequence = require('./sequence-state')
+const { passesAsText } = require('./plain-text')
+const { ByteSet } = require('./byte-set')
+const { isAscii } = require('node:buffer')
 
 const { ESC, BEL, CAN, SUB, ST8, OSC8, APC8, DCS8 } = require('./control-bytes')
-const OSC_7BIT = Buffer.from([0x1b, 0x5d])
-const APC_7BIT = Buffer.from([0x1b, 0x5f])
-const DCS_7BIT = Buffer.from([0x1b, 0x50])
+/** The bytes that may begin a string: ESC and the 8-bit OSC, APC and DCS. */
+const INTRODUCERS = new ByteSet([ESC, OSC8, APC8, DCS8])
+/** The bytes that end a dropped string or may (ESC): see step(). */
+const STRING_ENDS = new ByteSet([ESC, BEL, ST8, CAN, SUB])
 // Past this many bytes of a number, the string is taken for one to drop (a terminal reads 0…052).
 const MAX_NUMBER_BYTES = 256
 // kitty reads this many digits at most, up to the first other byte, and takes the rest for the
@@ -71,12 +81,18 @@ class ClipboardGuard {
   /** `data` (Buffer or string) as it may reach the terminal. */
   filter(data) {
     const buf = Buffer.isBuffer(data) ? data : Buffer.from(String(data))
-    // No OSC or APC begins in it and none is being read: as it is (coloured output, ESC [ only).
-    const none = (seq) => buf.indexOf(seq) < 0
-    const quiet =
-      none(OSC_7BIT) && none(APC_7BIT) && none(DCS_7BIT) && none(OSC8) && none(APC8) && none(DCS8) && buf[buf.length - 1] !== ESC
-    if (this.state === GROUND && quiet && !escapeKeptGoing(buf)) {
-      this.advanceText(buf, 0, buf.length)
+    // Text only (ASCII, whole UTF-8 characters), read in text: as it is, without reading it byte
+    // by byte (./plain-text).
+    if (this.state === GROUND && this.seq === sequence.TEXT && passesAsText(buf, this.tail, this.textBytes)) {
+      this.textBytes = Math.min(3, this.textBytes + buf.length)
+      this.remember(buf, buf.length)
+      return buf
+    }
+    // Where the bytes that change the terminal's state between strings are in this chunk.
+    const changes = sequence.changes()
+    // No OSC, APC or DCS begins in it and none is being read: as it is (coloured output, ESC [ only).
+    if (this.state === GROUND && quiet(buf)) {
+      this.advanceText(buf, 0, buf.length, changes)
       this.remember(buf, buf.length)
       return buf
     }
@@ -84,23 +100,39 @@ class ClipboardGuard {
     let i = 0
     // Bytes from here up to i pass as they came: copied as one slice when something is cut.
     let copyFrom = 0
-    // Where the next ESC, 0x9D, 0x9F and 0x90 are: each looked for again only once passed (a search
-    // from every sequence to the end of a chunk with no 0x9D made the loop quadratic).
-    const seen = { esc: -1, osc: -1, apc: -1, dcs: -1 }
+    const introducers = INTRODUCERS.positions()
+    const stringEnds = STRING_ENDS.positions()
     while (i < buf.length) {
       if (this.state === GROUND) {
-        // Plain text up to the next byte that may begin an OSC or APC passes whole.
-        const next = nextIntroducer(buf, i, seen)
-        this.advanceText(buf, i, next)
+        // Plain text up to the next byte that may begin an OSC, APC or DCS passes whole.
+        const next = INTRODUCERS.next(buf, i, buf.length, introducers)
+        this.advanceText(buf, i, next, changes)
         this.remember(buf, next)
         if (next === buf.length) break
         i = next
+        if (buf[i] !== ESC && this.continuesCharacter()) {
+          // A 9D, 9F or 90 inside a UTF-8 character: text, read as step() reads it (in text still).
+          this.tail = ((this.tail << 8) | buf[i]) & 0xffffff
+          this.textBytes = Math.min(3, this.textBytes + 1)
+          i++
+          continue
+        }
       }
       const out = []
       const start = i
       const fresh = this.state === GROUND
       // Byte by byte while a sequence is being read: no more than that sequence (or a dropped string).
       do {
+        if (this.state === DROPPING) {
+          // A dropped string's bytes up to its end go unread (none is text, none changes a state).
+          const end = STRING_ENDS.next(buf, i, buf.length, stringEnds)
+          if (end > i) {
+            for (let k = Math.max(i, end - 3); k < end; k++) this.tail = ((this.tail << 8) | buf[k]) & 0xffffff
+            this.textBytes = 0
+            i = end
+            if (i === buf.length) break
+          }
+        }
         this.step(buf[i], out)
         this.tail = ((this.tail << 8) | buf[i]) & 0xffffff
         // A byte dropped, or read inside a sequence, begins no character the terminal decodes.
@@ -182,11 +214,11 @@ class ClipboardGuard {
     return this.seq === sequence.TEXT && insideCharacter(sequence.textTail(this.tail, this.textBytes))
   }
 
-  /** The terminal's state after the plain run `buf[from, to)` (./sequence-state). */
-  advanceText(buf, from, to) {
-    const after = sequence.advance(this.seq, buf, from, to, this.tail, this.textBytes)
-    this.seq = after.s
-    this.textBytes = after.textBytes
+  /** The terminal's state after the plain run `buf[from, to)` (./sequence-state); `changes`: this chunk's. */
+  advanceText(buf, from, to, changes) {
+    const after = sequence.advance(this.seq, buf, from, to, this.tail, this.textBytes, changes)
+    this.seq = after >> 2
+    this.textBytes = after & 3
   }
 
   /** The bytes of `buf` before `end` as the last that went by. */
@@ -275,26 +307,18 @@ function insideEscape(b) {
   return (b < 0x20 && b !== CAN && b !== SUB && b !== ESC) || b === 0x7f || b >= 0xa0
 }
 
-/** Whether an ESC in `buf` is followed by a byte that keeps the escape going (ESC NUL ] is an OSC). */
-function escapeKeptGoing(buf) {
+/**
+ * Whether no OSC, APC or DCS can begin in `buf` read from the ground state: no ESC followed by ], _
+ * or P or by a byte that keeps the escape going (ESC NUL ] is an OSC), none at its end, and no
+ * 8-bit introducer.
+ */
+function quiet(buf) {
+  if (buf[buf.length - 1] === ESC) return false
   for (let at = buf.indexOf(ESC); at >= 0 && at + 1 < buf.length; at = buf.indexOf(ESC, at + 1)) {
-    if (insideEscape(buf[at + 1])) return true
+    const b = buf[at + 1]
+    if (b === 0x5d || b === 0x5f || b === 0x50 || insideEscape(b)) return false
   }
-  return false
-}
-
-/** The index of the next ESC, 0x9D, 0x9F or 0x90 in `buf` from `from`, else its length; `seen` caches each. */
-function nextIntroducer(buf, from, seen) {
-  if (seen.esc !== buf.length && seen.esc < from) seen.esc = indexOr(buf, ESC, from)
-  if (seen.osc !== buf.length && seen.osc < from) seen.osc = indexOr(buf, OSC8, from)
-  if (seen.apc !== buf.length && seen.apc < from) seen.apc = indexOr(buf, APC8, from)
-  if (seen.dcs !== buf.length && seen.dcs < from) seen.dcs = indexOr(buf, DCS8, from)
-  return Math.min(seen.esc, seen.osc, seen.apc, seen.dcs)
-}
-
-function indexOr(buf, byte, from) {
-  const at = buf.indexOf(byte, from)
-  return at < 0 ? buf.length : at
+  return isAscii(buf) || (buf.indexOf(OSC8) < 0 && buf.indexOf(APC8) < 0 && buf.indexOf(DCS8) < 0)
 }
 
 module.exports = { ClipboardGuard }

@@ -16,6 +16,7 @@ const CSI = 3
 const SOS_PM = 4
 
 const { ESC, CAN, SUB } = require('./control-bytes')
+const { ByteSet } = require('./byte-set')
 
 /** The state after byte `b` from state `s`; `tail`: the three bytes before `b`, packed. */
 function next(s, b, tail) {
@@ -43,20 +44,20 @@ function next(s, b, tail) {
 
 /**
  * The state after `buf[from, to)` from state `s`, and how many of the bytes last read (up to three)
- * were read in text, which is all a terminal's UTF-8 decoder has seen of a character. `tail`: the
- * three bytes before `from`, packed; `textBytes`: how many of them were read in text.
- * Text is passed over to the next byte that can change it (ESC and the 8-bit CSI, SOS and PM).
+ * were read in text, which is all a terminal's UTF-8 decoder has seen of a character, packed as
+ * `state * 4 + textBytes` (no object per run: the guard calls this once per run of text). `tail`:
+ * the three bytes before `from`, packed; `textBytes`: how many of them were read in text; `found`:
+ * CHANGES.positions() for this chunk. Text is passed over to the next byte that can change it (ESC
+ * and the 8-bit CSI, SOS and PM).
  */
-function advance(s, buf, from, to, tail, textBytes) {
-  const seen = [-1, -1, -1, -1]
+function advance(s, buf, from, to, tail, textBytes, found) {
   // Where the text read last begins (bytes before `from` count as far as `textBytes` says).
   let textFrom = from - textBytes
   let i = from
   while (i < to) {
     if (s === TEXT) {
-      const n = nextChange(buf, i, to, seen)
-      if (n >= to) break
-      i = n
+      i = CHANGES.next(buf, i, to, found)
+      if (i >= to) break
     }
     const was = s
     const b = buf[i]
@@ -67,7 +68,7 @@ function advance(s, buf, from, to, tail, textBytes) {
     else if (was !== TEXT) textFrom = i
     i++
   }
-  return { s, textBytes: s === TEXT ? Math.min(3, to - textFrom) : 0 }
+  return s * 4 + (s === TEXT ? Math.min(3, to - textFrom) : 0)
 }
 
 /** `tail` with the bytes older than the last `n` read in text taken for ASCII. */
@@ -77,21 +78,8 @@ function textTail(tail, n) {
   return (tail & mask) | (0x0a0a0a & ~mask)
 }
 
-const CHANGES = [ESC, 0x9b, 0x98, 0x9e]
-
-/** The first byte of CHANGES in `buf[from, to)`, else `to`; `seen` caches each one's position. */
-function nextChange(buf, from, to, seen) {
-  let min = to
-  for (let k = 0; k < CHANGES.length; k++) {
-    if (seen[k] !== to && seen[k] < from) {
-      // Within the run only: a search to the chunk's end from every run made a chunk quadratic.
-      const at = buf.subarray(from, to).indexOf(CHANGES[k])
-      seen[k] = at < 0 ? to : from + at
-    }
-    if (seen[k] < min) min = seen[k]
-  }
-  return min
-}
+/** The bytes that can take text into another state. */
+const CHANGES = new ByteSet([ESC, 0x9b, 0x98, 0x9e])
 
 /** The three bytes before `buf[i]`, packed, those before `from` taken from `tail`. */
 function tailAt(buf, i, from, tail) {
@@ -100,4 +88,4 @@ function tailAt(buf, i, from, tail) {
   return t
 }
 
-module.exports = { TEXT, next, advance, textTail }
+module.exports = { TEXT, next, advance, textTail, changes: () => CHANGES.positions() }
