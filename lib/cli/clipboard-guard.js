@@ -91,10 +91,15 @@ class ClipboardGuard {
     // Where the bytes that change the terminal's state between strings are in this chunk.
     const changes = sequence.changes()
     // No OSC, APC or DCS begins in it and none is being read: as it is (coloured output, ESC [ only).
-    if (this.state === GROUND && quiet(buf)) {
-      this.advanceText(buf, 0, buf.length, changes)
-      this.remember(buf, buf.length)
-      return buf
+    // Whether an ESC begins one is asked on the way through the chunk's sequences.
+    if (this.state === GROUND && noEightBitIntroducer(buf)) {
+      const after = sequence.advance(this.seq, buf, 0, buf.length, this.tail, this.textBytes, changes, opensString)
+      if (after >= 0) {
+        this.seq = after >> 2
+        this.textBytes = after & 3
+        this.remember(buf, buf.length)
+        return buf
+      }
     }
     const parts = []
     let i = 0
@@ -308,16 +313,17 @@ function insideEscape(b) {
 }
 
 /**
- * Whether no OSC, APC or DCS can begin in `buf` read from the ground state: no ESC followed by ], _
- * or P or by a byte that keeps the escape going (ESC NUL ] is an OSC), none at its end, and no
- * 8-bit introducer.
+ * Whether the ESC at `buf[at]` may begin an OSC, APC or DCS, or be left open: followed by ], _ or P,
+ * by a byte that keeps the escape going (ESC NUL ] is an OSC), or by nothing in this chunk.
  */
-function quiet(buf) {
-  if (buf[buf.length - 1] === ESC) return false
-  for (let at = buf.indexOf(ESC); at >= 0 && at + 1 < buf.length; at = buf.indexOf(ESC, at + 1)) {
-    const b = buf[at + 1]
-    if (b === 0x5d || b === 0x5f || b === 0x50 || insideEscape(b)) return false
-  }
+function opensString(buf, at) {
+  if (at + 1 >= buf.length) return true
+  const b = buf[at + 1]
+  return b === 0x5d || b === 0x5f || b === 0x50 || insideEscape(b)
+}
+
+/** Whether no 8-bit OSC, APC or DCS byte is in `buf`. */
+function noEightBitIntroducer(buf) {
   return isAscii(buf) || (buf.indexOf(OSC8) < 0 && buf.indexOf(APC8) < 0 && buf.indexOf(DCS8) < 0)
 }
 

@@ -47,10 +47,11 @@ function next(s, b, tail) {
  * were read in text, which is all a terminal's UTF-8 decoder has seen of a character, packed as
  * `state * 4 + textBytes` (no object per run: the guard calls this once per run of text). `tail`:
  * the three bytes before `from`, packed; `textBytes`: how many of them were read in text; `found`:
- * CHANGES.positions() for this chunk. Text is passed over to the next byte that can change it (ESC
- * and the 8-bit CSI, SOS and PM).
+ * CHANGES.positions() for this chunk; `stopAtEscape(buf, i)`, when given, is asked at every ESC
+ * read, and -1 returned if it says so (the guard's check that no string begins, made on the way).
+ * Text is passed over to the next byte that can change it (ESC and the 8-bit CSI, SOS and PM).
  */
-function advance(s, buf, from, to, tail, textBytes, found) {
+function advance(s, buf, from, to, tail, textBytes, found, stopAtEscape = null) {
   // Where the text read last begins (bytes before `from` count as far as `textBytes` says).
   let textFrom = from - textBytes
   let i = from
@@ -58,9 +59,17 @@ function advance(s, buf, from, to, tail, textBytes, found) {
     if (s === TEXT) {
       i = CHANGES.next(buf, i, to, found)
       if (i >= to) break
+    } else if (s === CSI) {
+      // A CSI's parameter and intermediate bytes (20 to 3F) leave it a CSI, read outside text.
+      let k = i
+      while (k < to && buf[k] >= 0x20 && buf[k] <= 0x3f) k++
+      if (k > i) textFrom = k
+      i = k
+      if (i >= to) break
     }
     const was = s
     const b = buf[i]
+    if (b === ESC && stopAtEscape !== null && stopAtEscape(buf, i)) return -1
     // The bytes before matter only to a C1 byte in text (whether it ends a character).
     const before = s === TEXT && b >= 0x80 && b <= 0x9f ? textTail(tailAt(buf, i, from, tail), i - textFrom) : 0
     s = next(s, b, before)
