@@ -31,6 +31,25 @@ test('a bare 8-bit CSI, SOS or PM inside an OSC number is read as WezTerm reads 
   }
 })
 
+test('a dropped string leaves the terminal where it was before it: no DCS after an unfinished CSI or an SOS', () => {
+  // Found by gperf37: the guard read the dropped OSC as if written (the terminal in an OSC string,
+  // decoding UTF-8), but no terminal sees a byte of it, its ESC and end included: after ESC [ or
+  // an SOS, WezTerm ignores C3 and begins a DCS at 90 (ESC [ ESC ]52;c;x BEL C3 90 tmux;...).
+  const dcs = '\xc3\x90tmux;\x1b\x1b]52;c;Y3VybCBldmlsfHNo\x07\x1b\\'
+  for (const input of [
+    '\x1b[\x1b]52;c;eA==\x07' + dcs,
+    '\x1b[1;\x1b]52;c;eA==\x1b\\' + dcs,
+    '\x1bX\x1b]52;c;eA==\x07' + dcs,
+    '\x98\x9d52;c;eA==\x07' + dcs,
+    '\x1b[\x1b]5\x9f\x07' + dcs,
+    '\x1b[\x1b]52\x07' + dcs,
+    '\x1b[\x1b_Ga=T\x1b\\' + dcs,
+  ]) {
+    const out = new ClipboardGuard().filter(Buffer.from(input, 'latin1'))
+    assert.deepEqual(dispatched(out), [], `${Buffer.from(input, 'latin1').toString('hex')} -> ${out.toString('hex')}`)
+  }
+})
+
 test('random output through the guard, cut once, makes no modelled terminal dispatch a dropped string (xorshift32)', () => {
   const alphabet = [0x1b, 0x1b, 0x5b, 0x28, 0x6d, 0x58, 0x9b, 0xc3, 0xa9, 0x5d, 0x5f, 0x50, 0x35, 0x32, 0x30, 0x31, 0x33, 0x37, 0x3b, 0x63, 0x58, 0x5c, 0x07, 0x00, 0x18, 0x9d, 0x9c, 0x9f, 0x90, 0xc2, 0xe2, 0x80, 0x41, 0x98, 0x9e]
   for (const start of [7, 8]) {

@@ -74,6 +74,8 @@ class ClipboardGuard {
     // Where the terminal's parser stands between strings (./sequence-state): a lead byte begins a
     // character in text only.
     this.seq = sequence.TEXT
+    // Where it stood before the OSC being read began: where it stays if the OSC goes unwritten.
+    this.seqBefore = sequence.TEXT
     // How many of the last three bytes the terminal read in text (and so in a UTF-8 character).
     this.textBytes = 0
   }
@@ -168,7 +170,9 @@ class ClipboardGuard {
           else this.drop()
         } else {
           out.push(b)
-          this.seq = sequence.next(this.seq, b, this.tail)
+          // The bytes before as the terminal read them in text: ESC E2 9E is a PM to WezTerm, the
+          // E2 ignored in its escape state and dropped here (found by gperf37).
+          this.seq = sequence.next(this.seq, b, sequence.textTail(this.tail, this.textBytes))
         }
         return
       case AFTER_ESC:
@@ -233,6 +237,7 @@ class ClipboardGuard {
 
   beginNumber(held) {
     // The terminal reads an OSC string from here (if it gets it): UTF-8 decoded afresh.
+    this.seqBefore = this.seq
     this.seq = sequence.TEXT
     this.textBytes = 0
     this.state = NUMBER
@@ -257,14 +262,16 @@ class ClipboardGuard {
       // Ended right after its number: nothing to drop but the introducer and the number, which
       // go too when the number is a dropped one (kitty takes ESC ]52c BEL for OSC 52 already).
       if (!this.dropsNumber()) return this.release(b, out)
-      this.held = []
+      this.forget()
       this.state = GROUND
       if (b === ESC) this.step(b, out)
-    } else if ((b === OSC8 || b === APC8 || b === DCS8) && !this.continuesCharacter()) {
+    } else if (leavesString(b) && !this.continuesCharacter()) {
       // A bare 8-bit introducer begins a string of its own on a DEC parser (WezTerm), from any
       // state; Windows Terminal would skip it and read on. Either way the string so far is never
-      // written (no terminal sees its ESC ]), and the byte is read as the introducer it is.
-      this.held = []
+      // written (no terminal sees its ESC ]), and the byte is read as the introducer it is. So is
+      // a bare 8-bit CSI, SOS or PM: WezTerm leaves the OSC for that sequence, where it decodes no
+      // UTF-8 (ESC ]0 9B E2 90 begins a DCS at the 90; found by gperf37).
+      this.forget()
       this.state = GROUND
       return this.step(b, out)
     } else {
@@ -293,11 +300,28 @@ class ClipboardGuard {
   }
 
   drop() {
-    this.held = []
+    this.forget()
     this.state = DROPPING
+  }
+
+  /**
+   * The string read so far goes unwritten, its introducer (and the ESC before it) with it: no
+   * terminal sees a byte of it, so each stays where it was before it. Read as written, an OSC
+   * left the guard in text after it, while a terminal still in the CSI or SOS begun before read
+   * C3 90 there as an ignored byte and a DCS (ESC [ ESC ]52;c;x BEL C3 90tmux;... in WezTerm;
+   * found by gperf37).
+   */
+  forget() {
+    if (this.state === NUMBER) this.seq = this.seqBefore
+    this.held = []
   }
 }
 
+
+/** A bare C1 byte that takes a DEC parser out of an OSC into a string or sequence of its own. */
+function leavesString(b) {
+  return b === OSC8 || b === APC8 || b === DCS8 || b === 0x9b || b === 0x98 || b === 0x9e
+}
 
 /** A byte that ends (BEL, ST, and ESC's ST) or cuts off (CAN, SUB) the string it is in. */
 function endsString(b) {
