@@ -148,7 +148,7 @@ class ClipboardGuard {
         i++
       } while (i < buf.length && this.state !== GROUND)
       // Begun here and nothing dropped or held back: the bytes as they came, left in the slice.
-      if (fresh && out.length === i - start) continue
+      if (fresh && asCame(out, buf, start, i)) continue
       if (start > copyFrom) parts.push(buf.subarray(copyFrom, start))
       if (out.length) parts.push(Buffer.from(out))
       copyFrom = i
@@ -292,6 +292,12 @@ class ClipboardGuard {
   /** Not a string to drop: what was held goes out, and `b` is read from the ground state. */
   release(b, out) {
     out.push(...this.held)
+    // Ended by an ESC, it is closed here with BEL: that ESC may yet be dropped, with a string it
+    // begins (ESC ]0 ESC ]52;c;x BEL) or before another ESC or a C1 byte, and the terminal, never
+    // told the string ended, read the text after as its number (52;c;<base64> BEL: ESC ]052;...,
+    // OSC 52 to kitty, Windows Terminal and xterm; found by gperf37). The ST such an ESC may begin
+    // is then a stray one, which terminals ignore.
+    if (b === ESC) out.push(BEL)
     this.held = []
     this.state = GROUND
     this.seq = sequence.TEXT // an OSC string, which decodes UTF-8 as text does
@@ -317,6 +323,13 @@ class ClipboardGuard {
   }
 }
 
+
+/** Whether `out` is `buf[start, end)` as it came (nothing held back, dropped or added: a BEL). */
+function asCame(out, buf, start, end) {
+  if (out.length !== end - start) return false
+  for (let k = 0; k < out.length; k++) if (out[k] !== buf[start + k]) return false
+  return true
+}
 
 /** A bare C1 byte that takes a DEC parser out of an OSC into a string or sequence of its own. */
 function leavesString(b) {
