@@ -72,6 +72,21 @@ test('an OSC written up to the ESC that ended it is closed, whatever becomes of 
   }
 })
 
+test("a bare ST inside an OSC's number is no end to Windows Terminal: ESC ] 9C 52;c;... is dropped", () => {
+  // Found by gperf37 (on main too): the guard took the 9C for the string's end and wrote the rest;
+  // Windows Terminal decodes UTF-8 first (a lone 9C is U+FFFD) and ignores C1 controls unless asked
+  // to accept them, so its OSC parameter state read on: 52, OSC 52.
+  for (const input of [
+    '\x1b]\x9c52;c;Y3VybCBldmlsfHNo\x07',
+    '\x1b]\xc2\x9c52;c;Y3VybCBldmlsfHNo\x07',
+    '\x9d5\x9c2;c;Y3VybCBldmlsfHNo\x07',
+    '\x1b]52\x9cc;Y3VybCBldmlsfHNo\x07',
+  ]) {
+    const out = new ClipboardGuard().filter(Buffer.from(input, 'latin1'))
+    assert.deepEqual(dispatched(out), [], `${Buffer.from(input, 'latin1').toString('hex')} -> ${out.toString('hex')}`)
+  }
+})
+
 test('random output through the guard, cut once, makes no modelled terminal dispatch a dropped string (xorshift32)', () => {
   const alphabet = [0x1b, 0x1b, 0x5b, 0x28, 0x6d, 0x58, 0x9b, 0xc3, 0xa9, 0x5d, 0x5f, 0x50, 0x35, 0x32, 0x30, 0x31, 0x33, 0x37, 0x3b, 0x63, 0x58, 0x5c, 0x07, 0x00, 0x18, 0x9d, 0x9c, 0x9f, 0x90, 0xc2, 0xe2, 0x80, 0x41, 0x98, 0x9e]
   for (const start of [7, 8]) {
