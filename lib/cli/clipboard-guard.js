@@ -24,7 +24,8 @@
 // a string split between chunks or streams is recognized. The number is read as terminals read it:
 // an integer (leading zeros taken), C0 characters inside it skipped as tmux skips them; the string
 // starts with ESC ] or the 8-bit OSC (U+009D, C2 9D in UTF-8, or a 9D inside no UTF-8 character) and ends at
-// BEL, ESC \, ST (9C), or is cut off by CAN, SUB or ESC, as a terminal's parser does. A C0 control
+// BEL, ESC \, ST (9C; not in the number, where Windows Terminal reads on past it), or is cut off
+// by CAN, SUB or ESC, as a terminal's parser does. A C0 control
 // or DEL between ESC and ], _ or P leaves the terminal in its escape state (vt100.net's DEC parser, as
 // xterm, tmux, vte, WezTerm and foot follow it), so ESC NUL ] 52 is OSC 52 too. Every other
 // byte passes unchanged and in order.
@@ -258,7 +259,15 @@ class ClipboardGuard {
     } else if (b === 0x3b) {
       if (this.dropsNumber()) return this.drop()
       return this.release(b, out)
-    } else if (endsString(b) && !(b === ST8 && this.continuesCharacter())) {
+    } else if (b === ST8) {
+      // A bare ST ends the string for WezTerm, with the number read so far; Windows Terminal
+      // decodes UTF-8 first (a lone 9C is U+FFFD) and ignores C1 controls it is not asked to
+      // accept, and reads on: ESC ] 9C 52;c;... is OSC 52 there (found by gperf37). So the string
+      // is dropped if its number so far is, and read on as Windows Terminal reads it if not.
+      if (!this.continuesCharacter() && this.dropsNumber()) return this.drop()
+      this.held.push(b)
+      this.kittyDigits = KITTY_DIGITS
+    } else if (endsString(b)) {
       // Ended right after its number: nothing to drop but the introducer and the number, which
       // go too when the number is a dropped one (kitty takes ESC ]52c BEL for OSC 52 already).
       if (!this.dropsNumber()) return this.release(b, out)
