@@ -87,6 +87,23 @@ test("a bare ST inside an OSC's number is no end to Windows Terminal: ESC ] 9C 5
   }
 })
 
+test('text cut between chunks anywhere, even inside a character, passes whole', () => {
+  // Found by gperf37: with E2 ending one chunk and 90 9F beginning the next (U+241F), the guard
+  // took the chunk's first byte into its last three twice, lost the E2, took the 9F for an APC and
+  // dropped the text after it up to the next BEL or ESC (a Chinese 材料, E6 9D 90 E6 96 99, alike).
+  for (const text of ['a ␟ symbol, and the rest of the line\n', '材料 吐 束 吝\n', 'ok 🐝 П Н А\n', 'Ý ě Ř\n']) {
+    const bytes = Buffer.from(text)
+    for (let cut = 0; cut <= bytes.length; cut++) {
+      for (const second of [cut, cut + 1, cut + 2]) {
+        const g = new ClipboardGuard()
+        const parts = [bytes.subarray(0, cut), bytes.subarray(cut, Math.min(second, bytes.length)), bytes.subarray(Math.min(second, bytes.length))]
+        const out = Buffer.concat(parts.map((part) => g.filter(part)))
+        assert.equal(out.toString('hex'), bytes.toString('hex'), `${text} cut at ${cut}, ${second}`)
+      }
+    }
+  }
+})
+
 test('random output through the guard, cut once, makes no modelled terminal dispatch a dropped string (xorshift32)', () => {
   const alphabet = [0x1b, 0x1b, 0x5b, 0x28, 0x6d, 0x58, 0x9b, 0xc3, 0xa9, 0x5d, 0x5f, 0x50, 0x35, 0x32, 0x30, 0x31, 0x33, 0x37, 0x3b, 0x63, 0x58, 0x5c, 0x07, 0x00, 0x18, 0x9d, 0x9c, 0x9f, 0x90, 0xc2, 0xe2, 0x80, 0x41, 0x98, 0x9e]
   for (const start of [7, 8]) {
