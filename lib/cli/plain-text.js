@@ -19,7 +19,7 @@ const { ESC } = require('./control-bytes')
  */
 function passesAsText(buf, tail, textBytes) {
   if (isAscii(buf)) return buf.indexOf(ESC) < 0
-  if (buf.indexOf(ESC) >= 0 || rereadsStart(buf)) return false
+  if (buf.indexOf(ESC) >= 0) return false
   // Continuation bytes at the start end a character begun in the chunk before.
   let head = 0
   while (head < 3 && head < buf.length && (buf[head] & 0xc0) === 0x80) head++
@@ -36,20 +36,6 @@ function passesAsText(buf, tail, textBytes) {
   let t = afterHead >>> 2
   for (let k = Math.max(head, end - 3); k < end; k++) t = ((t << 8) | buf[k]) & 0xffffff
   return readAsText(buf, end, buf.length, t, Math.min(3, (afterHead & 3) + end - head)) >= 0
-}
-
-/**
- * Whether the guard, reading `buf` byte by byte, would take its first bytes into its last three
- * twice: where a 9D, 9F or 90 stops its text within the first three bytes after another did, or
- * in a chunk shorter than three (its remember() adds the bytes before a stop again). The tail it
- * then keeps can lose the lead byte of the character the next such byte continues, and that byte
- * is taken for an introducer (E2 | 90 9F: the 9F begins an APC, the text after it is dropped up
- * to the next BEL or ESC). Left to that path so this one decides the same; it only ever drops more.
- */
-function rereadsStart(buf) {
-  let stops = 0
-  for (let k = 0; k < 3 && k < buf.length; k++) if (buf[k] === 0x9d || buf[k] === 0x9f || buf[k] === 0x90) stops++
-  return buf.length < 3 ? stops > 0 : stops > 1
 }
 
 /** Whether `buf[from, to)` is valid UTF-8 holding no C1 character (C2 80 to C2 9F). */
