@@ -25,9 +25,15 @@ function random(start) {
   }
 }
 
-/** `input` cut at up to `cuts` random points, through both guards: each chunk's bytes alike. */
-function sameThroughBoth(input, rnd, cuts) {
-  const points = Array.from({ length: rnd(cuts + 1) }, () => rnd(input.length + 1)).sort((a, b) => a - b)
+/**
+ * `input` cut at up to `cuts` random points (or, with `tiny`, every one to three bytes: a pty's
+ * reads), through both guards: each chunk's bytes alike.
+ */
+function sameThroughBoth(input, rnd, cuts, tiny = false) {
+  const points = []
+  if (tiny) for (let at = 1 + rnd(3); at < input.length; at += 1 + rnd(3)) points.push(at)
+  else for (let n = rnd(cuts + 1); n > 0; n--) points.push(rnd(input.length + 1))
+  points.sort((a, b) => a - b)
   const fast = new ClipboardGuard()
   const reference = new ReferenceGuard()
   let from = 0
@@ -59,6 +65,8 @@ const SEQUENCES = [
   '\x1b\x1b]52;c;x\x07]52;c;eA==\x07', '\x1b\x00]52;c;eA==\x07', '\x1b\xa9_Ga=T\x1b\\', '\x1b\xe2\x9d52;c;eA==\x07',
   '\xc2\x9d52;c;eA==\x07', '\x9d52;c;eA==\x9c', '\x9f_G\x9c', '\x90q\x9c', '\x9b31m', '\xc2\x9b31m', '\x98sos\x9c',
   '\x1b', '\x1b[', '\x1b]', '\x1b]5', '\x18', '\x1a', '\x07', '\x9c', '\xc3', '\xe2\x9d', '\xf0\x9f\x9d', '\x80',
+  // A dropped string ending in a lead byte, and the continuations after it: the lead is no text.
+  '\x1b_G\xf0\x9c', '\x1b]52;c;\xe2\x9c', '\x9f\xc3\x9c', '\x90\xf0\x07', '\x80', '\x80\x80', '\xa9',
 ]
 
 /** Output built of TEXT and SEQUENCES, some pieces long (a dropped string's payload, a run of text). */
@@ -81,7 +89,7 @@ test('random bytes: the fast guard gives every chunk the bytes the byte-by-byte 
     const rnd = random(start)
     for (let t = 0; t < 30000; t++) {
       const input = Buffer.from(Array.from({ length: 1 + rnd(40) }, () => alphabet[rnd(alphabet.length)]))
-      sameThroughBoth(input, rnd, 4)
+      sameThroughBoth(input, rnd, 4, t % 4 === 0)
     }
   }
 })
@@ -97,6 +105,30 @@ test('random text in three scripts: chunks cut inside characters pass alike thro
 test('structured output (colour, titles, dropped strings, 8-bit introducers, open ESCs): alike through both guards', () => {
   for (const start of [31, 32]) {
     const rnd = random(start)
-    for (let t = 0; t < 8000; t++) sameThroughBoth(structured(rnd), rnd, 8)
+    for (let t = 0; t < 8000; t++) sameThroughBoth(structured(rnd), rnd, 8, t % 4 === 0)
+  }
+})
+
+test('strings where a character meets a chunk edge or a dropped string, cut at every pair of points: alike through both guards', () => {
+  // Where the fast text path takes over from the byte-wise one: continuation bytes at a chunk's
+  // start after a dropped string that ended in a lead byte (no text, so no character), and C1
+  // bytes inside characters cut at every point.
+  const inputs = [
+    '\x1b_G\xf0\x9c\x80\x9d52;c;eA==\x07',
+    '\x1b]52;c;\xe2\x9c\x80\x9f_G\x07text',
+    '\x9f\xc3\x9c\x90q\x9c\x80\x80\x9d0;t\x07',
+    'a\xe2\x90\x9f ok \xe6\x9d\x90 ok \xf0\x9f\x90\x9d',
+    '\x1b[\xe2m\x80\x9dx\x07\xc3\x9b1m',
+  ].map((s) => Buffer.from(s, 'latin1'))
+  for (const input of inputs) {
+    for (let a = 0; a <= input.length; a++) {
+      for (let b = a; b <= input.length; b++) {
+        const fast = new ClipboardGuard()
+        const reference = new ReferenceGuard()
+        for (const chunk of [input.subarray(0, a), input.subarray(a, b), input.subarray(b)]) {
+          assert.equal(fast.filter(chunk).toString('hex'), reference.filter(chunk).toString('hex'), `${input.toString('hex')} cut at ${a}, ${b}`)
+        }
+      }
+    }
   }
 })
