@@ -84,26 +84,9 @@ class ClipboardGuard {
   /** `data` (Buffer or string) as it may reach the terminal. */
   filter(data) {
     const buf = Buffer.isBuffer(data) ? data : Buffer.from(String(data))
-    // Text only (ASCII, whole UTF-8 characters), read in text: as it is, without reading it byte
-    // by byte (./plain-text).
-    if (this.state === GROUND && this.seq === sequence.TEXT && passesAsText(buf, this.tail, this.textBytes)) {
-      this.textBytes = Math.min(3, this.textBytes + buf.length)
-      this.remember(buf, 0, buf.length)
-      return buf
-    }
     // Where the bytes that change the terminal's state between strings are in this chunk.
     const changes = sequence.changes()
-    // No OSC, APC or DCS begins in it and none is being read: as it is (coloured output, ESC [ only).
-    // Whether an ESC begins one is asked on the way through the chunk's sequences.
-    if (this.state === GROUND && noEightBitIntroducer(buf)) {
-      const after = sequence.advance(this.seq, buf, 0, buf.length, this.tail, this.textBytes, changes, opensString)
-      if (after >= 0) {
-        this.seq = after >> 2
-        this.textBytes = after & 3
-        this.remember(buf, 0, buf.length)
-        return buf
-      }
-    }
+    if (this.passesWhole(buf, changes)) return buf
     const parts = []
     let i = 0
     // Bytes from here up to i pass as they came: copied as one slice when something is cut.
@@ -135,7 +118,7 @@ class ClipboardGuard {
           // A dropped string's bytes up to its end go unread (none is text, none changes a state).
           const end = STRING_ENDS.next(buf, i, buf.length, stringEnds)
           if (end > i) {
-            for (let k = Math.max(i, end - 3); k < end; k++) this.tail = ((this.tail << 8) | buf[k]) & 0xffffff
+            this.remember(buf, i, end)
             this.textBytes = 0
             i = end
             if (i === buf.length) break
@@ -158,6 +141,28 @@ class ClipboardGuard {
     if (parts.length === 0 && copyFrom === 0) return buf
     if (copyFrom < buf.length) parts.push(buf.subarray(copyFrom))
     return parts.length === 1 ? parts[0] : Buffer.concat(parts)
+  }
+
+  /**
+   * Whether `buf` passes as it is, read from the ground state, the guard's state then taken past
+   * it: text only (ASCII, whole UTF-8 characters) read in text, judged without reading it byte by
+   * byte (./plain-text); or no OSC, APC or DCS begun in it (coloured output, ESC [ only), asked
+   * on the way through its sequences. `changes`: this chunk's (./sequence-state).
+   */
+  passesWhole(buf, changes) {
+    if (this.state !== GROUND) return false
+    if (this.seq === sequence.TEXT && passesAsText(buf, this.tail, this.textBytes)) {
+      this.textBytes = Math.min(3, this.textBytes + buf.length)
+      this.remember(buf, 0, buf.length)
+      return true
+    }
+    if (!noEightBitIntroducer(buf)) return false
+    const after = sequence.advance(this.seq, buf, 0, buf.length, this.tail, this.textBytes, changes, opensString)
+    if (after < 0) return false
+    this.seq = after >> 2
+    this.textBytes = after & 3
+    this.remember(buf, 0, buf.length)
+    return true
   }
 
   step(b, out) {
