@@ -62,3 +62,43 @@ test("review: a change set that rewrites a file a mise configuration has mise ru
   // Review reads the configurations at a top (pkg's below it is the direct runs' case).
   await reviewHoldsBack(tree.ws, miseProject(tree.ws).filter((p) => !p.includes('/pkg/')), 'touch /tmp/pwned')
 })
+
+// Found by an attacker's review (revc37): what mise's hooks run beyond a word holding a '/' in a
+// command's place. A hook may name a task (`enter = { task = "setup" }`, mise's docs/hooks.md
+// "Task hooks"; mise runs `mise --cd <root> run setup`, with its `depends`, at the prompt), a
+// current-shell hook's script is printed into the user's own shell (`shell = "bash"`, `script =
+// "source completions.sh"`, the docs' own example), hooks spell the project's directory
+// `$MISE_PROJECT_ROOT` and `$MISE_CONFIG_ROOT` (set for them), and `[[watch_files]]` runs its
+// command or task at the prompt after a watched file changed (which the run itself can do). Each
+// was left writable: a default run rewrote them with hostRisks [].
+function miseHooksProject(dir) {
+  for (const d of ['scripts', 'mise-tasks', 'target/release', 'src']) fs.mkdirSync(path.join(dir, d), { recursive: true })
+  fs.writeFileSync(path.join(dir, 'mise.toml'), [
+    '[tasks.setup]',
+    'run = "./scripts/setup.sh"',
+    'depends = ["deps"]',
+    '[tasks.deps]',
+    'file = "scripts/deps.sh"',
+    '[tasks.release]',
+    'run = "./target/release/app"',
+    '[hooks]',
+    'enter = [{ task = "setup" }, { task = "gen" }, { shell = "bash", script = "source completions.sh" }]',
+    'cd = "\\"$MISE_PROJECT_ROOT\\"/scripts/cd.sh"',
+    'leave = "${MISE_CONFIG_ROOT}/scripts/leave.sh"',
+    '[[watch_files]]',
+    'patterns = ["src/**/*.rs"]',
+    'run = "./scripts/fmt.sh"',
+    '',
+  ].join('\n'))
+  const files = ['scripts/setup.sh', 'scripts/deps.sh', 'mise-tasks/gen', 'completions.sh', 'scripts/cd.sh', 'scripts/leave.sh', 'scripts/fmt.sh'].map((p) => path.join(dir, p))
+  for (const f of files) fs.writeFileSync(f, 'export X=1\n')
+  return files
+}
+
+for (const [mode, extra] of Object.entries(MODES)) {
+  test(`${mode}: what a mise hook runs through a task, a current-shell script, $MISE_PROJECT_ROOT or watch_files cannot be rewritten unsaid`, async (t) => {
+    const tree = tempTree(t, { git: true })
+    await appendsKeptOrSaid(tree.ws, extra, miseHooksProject(tree.ws), 'export X=1\n', 'echo ok > target/release/app; true')
+    assert.equal(fs.readFileSync(path.join(tree.ws, 'target/release/app'), 'utf8'), 'ok\n', 'a task no hook runs stays writable (a build writes there)')
+  })
+}
