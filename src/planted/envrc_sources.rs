@@ -84,7 +84,7 @@ pub fn named_within(file: &Path, reads: &mut Reads<Words>, most: usize) -> Named
 /// it, in order, once; at most `MAX_PROGRAMS` + 1 (each word is compared with those kept: 50,000
 /// distinct ones cost seconds of the host's CPU before every run, found by an attacker's review,
 /// rfix34).
-fn sourced_words(text: &str) -> Vec<(String, bool)> {
+pub(super) fn sourced_words(text: &str) -> Vec<(String, bool)> {
     let mut out: Vec<(String, bool)> = Vec::new();
     for line in text.lines() {
         if out.len() > MAX_PROGRAMS {

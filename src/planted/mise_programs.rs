@@ -18,7 +18,12 @@
 //! with another template (`{{env.HOME}}`), or starting with `~`, is not resolved; a glob (mise
 //! globs `_.source`) cannot be kept and is said as a file not read whole (`capped`). What `_.path`
 //! puts on the shell's `PATH` is not kept (a build writes there, as `PATH_add`'s directory), nor are
-//! tasks (they run when the user asks: the project's code). A `_.file` of a reported name
+//! tasks no hook names (they run when the user asks: the project's code). Found by an attacker's
+//! review (revc37): a hook naming a task (`enter = { task = "setup" }`, run at the prompt with its
+//! `depends`), a current-shell hook's `source completions.sh` (mise's docs' example, printed into
+//! the user's shell), `$MISE_PROJECT_ROOT/x.sh` and `[[watch_files]]`' `run` had their files
+//! rewritten unsaid: now read too (`command_words`, `task_words`). A relative path in an `enter`,
+//! `leave` or `cd` hook is taken from config_root, though mise runs those hooks in the user's cwd. A `_.file` of a reported name
 //! (`.env`) is left to its report. At most `MAX_PROGRAMS` per file, then `capped`.
 
 use std::path::{Path, PathBuf};
@@ -127,26 +132,93 @@ fn mise_words(text: &str) -> (Vec<(String, bool)>, bool) {
             out.push((w, dotenv));
         }
     };
-    for (key, value) in read.found {
-        for w in exec_words(&value) {
+    let mut hooked: Vec<String> = Vec::new();
+    for (key, value) in &read.found {
+        for w in exec_words(value) {
             push(w, false);
         }
-        if let Some(dotenv) = env_file_key(&key) {
+        if let Some(dotenv) = env_file_key(key) {
             // mise globs these (`xx::file::glob`): a pattern names files a run may make.
             if value.contains(['*', '?', '[']) {
                 unread = true;
                 continue;
             }
-            push(value, dotenv);
-        } else if key.first().is_some_and(|k| k == "hooks") {
-            for line in value.lines() {
-                for w in super::envrc_runs::run_words(line) {
-                    push(w, false);
+            push(value.clone(), dotenv);
+        } else if at_prompt(key) && key.last().is_some_and(|k| k == "task") {
+            hooked.push(value.clone());
+        } else if at_prompt(key) {
+            command_words(value).into_iter().for_each(|w| push(w, false));
+        }
+    }
+    for w in task_words(&read.found, hooked) {
+        push(w, false);
+    }
+    (out, unread)
+}
+
+/// mise's names of the project's directory in what its hooks run (it sets both for them): read as
+/// `{{config_root}}`. Found by an attacker's review (revc37): `cd = "$MISE_PROJECT_ROOT/x.sh"`.
+const ROOT_VARIABLES: &[&str] = &["${MISE_PROJECT_ROOT}", "$MISE_PROJECT_ROOT", "${MISE_CONFIG_ROOT}", "$MISE_CONFIG_ROOT"];
+
+/// The directories mise takes file tasks from (its default `task_config.includes`), from config_root.
+const TASK_DIRS: &[&str] = &["mise-tasks", ".mise-tasks", ".mise/tasks", ".config/mise/tasks", "mise/tasks"];
+
+/// Whether `key` holds what mise runs at the prompt by itself: anything under `hooks` (`enter`,
+/// `leave`, `cd`, and `preinstall`/`postinstall` at installs), and a `[[watch_files]]` entry's
+/// `run` or `task`, which the hook runs after a watched file changed (a run can change one).
+fn at_prompt(key: &[String]) -> bool {
+    match key.first().map(String::as_str) {
+        Some("hooks") => true,
+        Some("watch_files") => key.get(1).is_some_and(|k| k == "run" || k == "task"),
+        _ => false,
+    }
+}
+
+/// The files a command of a hook, a watch or a hooked task runs or has the user's shell source: the
+/// programs of the project it runs (`envrc_runs::run_words`) and the word after `source` or `.`
+/// (a current-shell hook's script is printed into the user's own shell: mise's docs' own example
+/// is `script = "source completions.sh"`), as an `.envrc`'s lines are read.
+fn command_words(text: &str) -> Vec<String> {
+    let text = ROOT_VARIABLES.iter().fold(text.to_string(), |t, v| t.replace(v, "{{config_root}}"));
+    super::envrc_sources::sourced_words(&text).into_iter().map(|(w, _)| w).collect()
+}
+
+/// What the tasks the hooks and watches name (`enter = { task = "setup" }`: mise runs `mise run
+/// setup` at the prompt, its `depends` first) run: each such task's `run` and `shell` commands and
+/// its `file`, those of the tasks it depends on or runs in turn, and its file task in each of
+/// `TASK_DIRS` (`a:b` is `a/b` there). Other tasks run when the user asks (a build's output, such
+/// as `./target/release/app`, stays writable). At most `MAX_PROGRAMS` tasks.
+fn task_words(found: &[(Vec<String>, String)], mut tasks: Vec<String>) -> Vec<String> {
+    let task_of = |key: &[String]| (key.len() >= 2 && key[0] == "tasks").then(|| key[1].clone());
+    let mut words = Vec::new();
+    let mut i = 0;
+    while i < tasks.len() && i < MAX_PROGRAMS {
+        let task = tasks[i].clone();
+        i += 1;
+        if task.split(['/', ':']).any(|part| part == "..") {
+            continue;
+        }
+        words.extend(TASK_DIRS.iter().map(|d| format!("{d}/{}", task.replace(':', "/"))));
+        for (key, value) in found.iter().filter(|(k, _)| task_of(k).as_deref() == Some(task.as_str())) {
+            let more = match key.get(2).map(String::as_str) {
+                Some("depends" | "depends_post" | "wait_for") => value.split_whitespace().next().map(str::to_string),
+                _ if key.len() > 2 && key.last().is_some_and(|k| k == "task") => Some(value.clone()),
+                None | Some("run" | "shell") => {
+                    words.extend(command_words(value));
+                    None
                 }
+                Some("file") => {
+                    words.push(value.clone());
+                    None
+                }
+                _ => None,
+            };
+            if let Some(m) = more.filter(|m| !tasks.contains(m)) {
+                tasks.push(m);
             }
         }
     }
-    (out, unread)
+    words
 }
 
 /// The programs of the commands `text`'s templates have mise run: mise renders a configuration's
@@ -196,6 +268,22 @@ mod tests {
         let text = "[env]\nV = \"{{ exec(command='./scripts/version.sh --short') }}\"\n[tools]\nnode = \"{{exec(command=`tools/nv.sh`)}}\"\n";
         assert_eq!(words(text), ["./scripts/version.sh", "tools/nv.sh"]);
         assert_eq!(exec_words("node {{exec(command=\"bash tools/v.sh\")}}\npython 3.12 {{ exec( \"x/y\" ) }} {{exec(command=\"echo\"\n"), ["tools/v.sh", "x/y"]);
+    }
+
+    /// Found by an attacker's review (revc37): a hooked task (with what it depends on), a
+    /// current-shell hook's `source`, mise's root variables and a watch's command.
+    #[test]
+    fn finds_what_hooked_tasks_shell_hooks_and_watches_run() {
+        let text = "[tasks.setup]\nrun = \"./scripts/setup.sh\"\ndepends = [\"deps --fast\"]\n[tasks.deps]\nfile = \"scripts/deps.sh\"\nrun = [{ task = \"ns:gen\" }]\n\
+            [tasks.release]\nrun = \"./target/release/app\"\n[tasks]\nlint = \"tools/lint\"\n\
+            [hooks]\nenter = [{ task = \"setup\" }, { shell = \"bash\", script = \"source completions.sh\" }]\ncd = \"\\\"$MISE_PROJECT_ROOT\\\"/scripts/cd.sh\"\n\
+            [[watch_files]]\npatterns = [\"src/**/*.rs\"]\nrun = \"${MISE_CONFIG_ROOT}/scripts/fmt.sh\"\n[[watch_files]]\npatterns = [\"uv.lock\"]\ntask = \"lint\"\n";
+        let found = words(text);
+        for w in ["completions.sh", "{{config_root}}/scripts/cd.sh", "{{config_root}}/scripts/fmt.sh", "./scripts/setup.sh", "mise-tasks/setup", ".mise/tasks/setup", "scripts/deps.sh", "mise-tasks/ns/gen", "tools/lint"] {
+            assert!(found.iter().any(|f| f == w), "{w}: {found:?}");
+        }
+        assert!(!found.iter().any(|f| f.contains("target/release") || f.contains("src/")), "{found:?}");
+        assert!(words("[hooks]\nenter = { task = \"../../x\" }\n").is_empty());
     }
 
     #[test]
