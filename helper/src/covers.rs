@@ -61,6 +61,22 @@ pub fn cover(dirs: &[PathBuf], stores: &[PathBuf], files: &[PathBuf], detach: &[
     bound
 }
 
+/// Bind each symlink of `links` over itself and make that mount read-only: a mount point the
+/// command can neither remove, rename nor replace (`EBUSY`), still leading where it led. Found by
+/// an attacker's review (revc37): a run holds these links and puts a changed one back after it,
+/// but a plan another program runs has nobody after it, and its command repointed a nested
+/// repository's `.git -> ../../gitdirs/sub` at a repository of its own. One that is no longer a
+/// symlink fails setup as a workspace changed since it was planned.
+pub fn pin_links(links: &[PathBuf]) -> Result<(), Failure> {
+    for l in links {
+        let t = Target::open(l, Kind::Link, "the held symlink").map_err(removed_is_changed)?;
+        mount(Some(&t.proc_path()), &t.proc_path(), None, libc::MS_BIND, None, &format!("pinning the symlink {}", l.display()))?;
+        let root = Target::open(l, Kind::Link, "the held symlink")?;
+        mount(None, &root.proc_path(), None, libc::MS_REMOUNT | libc::MS_BIND | COVER_FLAGS, None, &format!("making the pin of {} read-only", l.display()))?;
+    }
+    Ok(())
+}
+
 /// The empty file the file covers show, made at `SCRATCH_FILE`; `None` where the sandbox has no
 /// `/dev/shm` to make it in (a `denyRead` mask over `/dev`: every plan with file placeholders
 /// failed setup so, found in the twenty-seventh session).

@@ -308,7 +308,7 @@ fn in_namespaces(steps: &Steps) {
     if steps.own_userns {
         covers::defer_detach();
     }
-    if let Err(failure) = covers::cover(&steps.cover_dirs, &steps.cover_dirs_if_there, &steps.cover_files, &steps.unmount, own_shm) {
+    if let Err(failure) = covers::cover(&steps.cover_dirs, &steps.cover_dirs_if_there, &steps.cover_files, &steps.unmount, own_shm).and_then(|()| covers::pin_links(&steps.pin_links)) {
         fail(steps.report_fd, failure);
     }
     // While the capabilities last (see `write_guard::prepare_message_queues`).

@@ -30,6 +30,8 @@ pub(crate) enum Kind {
     /// A file placeholder: a symlink to `placeholder::LINK_TARGET` (the symlink itself is mounted
     /// onto, never followed), or a regular file (an earlier version's placeholder, or a cover).
     FilePlaceholder,
+    /// A symlink, whatever it leads to (the symlink itself is mounted onto, never followed).
+    Link,
 }
 
 /// An open `O_PATH` descriptor on the target; closed on drop.
@@ -83,6 +85,7 @@ impl Target {
             Kind::DirOrFile => dir || file,
             Kind::Any => fmt != libc::S_IFLNK,
             Kind::FilePlaceholder => file || (fmt == libc::S_IFLNK && sandspawn_helper::placeholder::links_to_target(fd, c"")),
+            Kind::Link => fmt == libc::S_IFLNK,
         };
         if !fits {
             let want = match kind {
@@ -90,6 +93,7 @@ impl Target {
                 Kind::DirOrFile => "a directory or a regular file",
                 Kind::Any => "anything but a symlink",
                 Kind::FilePlaceholder => "a placeholder's symlink or a regular file",
+                Kind::Link => "a symlink",
             };
             return Err(setup(libc::ENOTDIR, format!("{what} {path} is no longer {want} (replaced during setup?)")));
         }

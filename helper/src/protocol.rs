@@ -101,6 +101,11 @@ pub struct Steps {
     /// stores (`known-stores`), which their processes may remove at any moment (a test's temporary
     /// home), while nothing is left there to protect.
     pub cover_dirs_if_there: Vec<PathBuf>,
+    /// Symlinks bound over themselves, read-only (`covers::pin_links`): in a plan another program
+    /// runs, the symlinks a run holds and puts back after it (on the way to a nested repository's
+    /// git directory, a home link's target, a `denyRead` path), which nobody puts back after a
+    /// plan. Needs CAP_SYS_ADMIN, so `own_userns` too.
+    pub pin_links: Vec<PathBuf>,
     /// Bind mounts bwrap made only so that the overlays could be mounted (the writable store),
     /// detached after them so the command cannot reach the store directly.
     pub unmount: Vec<String>,
@@ -289,7 +294,7 @@ pub struct Overlay {
 impl Steps {
     /// Whether the helper covers placeholders.
     pub fn covers(&self) -> bool {
-        !self.cover_dirs.is_empty() || !self.cover_files.is_empty() || !self.cover_dirs_if_there.is_empty()
+        !self.cover_dirs.is_empty() || !self.cover_files.is_empty() || !self.cover_dirs_if_there.is_empty() || !self.pin_links.is_empty()
     }
 
     /// Whether the helper mounts anything (with the capabilities bwrap kept for it).
@@ -317,6 +322,7 @@ impl Steps {
             (!self.cover_dirs.is_empty(), "--cover-dir"),
             (!self.cover_files.is_empty(), "--cover-file"),
             (!self.cover_dirs_if_there.is_empty(), "--cover-dir-if-there"),
+            (!self.pin_links.is_empty(), "--pin-link"),
             (!self.unmount.is_empty(), "--unmount"),
             (self.own_userns, "--own-userns"),
             (self.net_listen_fd.is_some(), "--net-listen"),
@@ -374,6 +380,7 @@ impl Steps {
         args.extend(self.cover_dirs.iter().map(|p| format!("--cover-dir={}", path_word(p))));
         args.extend(self.cover_files.iter().map(|p| format!("--cover-file={}", path_word(p))));
         args.extend(self.cover_dirs_if_there.iter().map(|p| format!("--cover-dir-if-there={}", path_word(p))));
+        args.extend(self.pin_links.iter().map(|p| format!("--pin-link={}", path_word(p))));
         for p in &self.unmount {
             args.push(format!("--unmount={p}"));
         }
@@ -589,6 +596,8 @@ impl Steps {
                         steps.cover_files.push(parse_path_word(p).ok_or_else(bad)?);
                     } else if let Some(p) = text.strip_prefix("--cover-dir-if-there=") {
                         steps.cover_dirs_if_there.push(parse_path_word(p).ok_or_else(bad)?);
+                    } else if let Some(p) = text.strip_prefix("--pin-link=") {
+                        steps.pin_links.push(parse_path_word(p).ok_or_else(bad)?);
                     } else if let Some(p) = text.strip_prefix("--unmount=").filter(|p| p.starts_with('/')) {
                         steps.unmount.push(p.to_string());
                     } else {
@@ -648,6 +657,7 @@ mod tests {
             },
             Steps { filter: Some(crate::seccomp::Sockets::Inet), report_fd: Some(4), net_listen_fd: Some(5), ..Steps::default() },
             Steps { cover_dirs: vec!["/w/.vscode".into(), "/w/a b/.git".into()], cover_files: vec!["/w/.envrc".into()], own_userns: true, map_ids: Some((1000, 100)), await_init_locks: 2, close_fds: vec![7, 8], ..Steps::default() },
+            Steps { pin_links: vec!["/w/lib/sub/.git".into(), "/w/dotfiles/active".into()], own_userns: true, ..Steps::default() },
             Steps {
                 tmpfs_inodes: vec![TmpfsInodes { path: "/dev/shm".into(), inodes: 131072 }, TmpfsInodes { path: "/tmp".into(), inodes: 1 }],
                 devpts_max: Some(256),

@@ -389,6 +389,8 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         cover_dirs,
         cover_files,
         cover_dirs_if_there,
+        // A run puts a held symlink back after it; a plan has nobody after it (revc37): pinned.
+        pin_links: if req.runner_fds { Vec::new() } else { super::pins::held_links_in_plan(policy) },
         await_init_locks: held_dirs.len(),
         close_fds: held_dirs.iter().map(|h| h.fd).collect(),
         unmount: caches.unmount.into_iter().chain(review.as_ref().map(|m| path_arg(&m.set_dir)).transpose()?).collect(),

@@ -106,6 +106,17 @@ pub fn held_links(policy: &ResolvedPolicy) -> Vec<PathBuf> {
     links
 }
 
+/// The held links (`held_links`) a plan another program runs binds over themselves, read-only (the
+/// helper's `--pin-link`): those in no read-only or denied path (one there cannot be changed
+/// anyway). A run puts a changed one back after it (`planted::detect`); a plan has nobody after it
+/// (found by an attacker's review, revc37: a plan's command repointed a nested repository's `.git
+/// -> ../../gitdirs/sub` at a bare repository of its own, whose `core.fsmonitor` the host's next
+/// `git status` there runs, and nothing said so).
+pub fn held_links_in_plan(policy: &ResolvedPolicy) -> Vec<PathBuf> {
+    let protected: Vec<&Path> = policy.writable_roots.iter().flat_map(|r| r.read_only.iter()).chain(&policy.deny_read).map(PathBuf::as_path).collect();
+    held_links(policy).into_iter().filter(|l| !protected.iter().any(|c| l.starts_with(c))).collect()
+}
+
 /// Seatbelt's form of the same (it matches paths when they are used, so a rename above a kept path
 /// moves the path out of its rules within the run): every directory from each kept path's parent up
 /// to the deepest writable root holding it, whose renaming and removal the profile denies.

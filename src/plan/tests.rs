@@ -558,6 +558,26 @@ fn a_plan_for_another_spawner_pins_the_directories_above_a_nested_repository() {
     assert!(!runner.iter().any(|b| b.starts_with(w.join("lib").to_str().unwrap())), "{runner:?}");
 }
 
+/// A plan for another spawner has nobody after it to put back a held symlink (revc37): the helper
+/// binds each over itself read-only (`--pin-link`). The runner's plan puts them back after the run.
+#[test]
+fn a_plan_for_another_spawner_pins_the_held_symlinks() {
+    let (_t, w) = tmp();
+    let git_dir = w.join("gitdirs/sub");
+    fs::create_dir_all(git_dir.join("hooks")).unwrap();
+    fs::write(git_dir.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+    fs::create_dir_all(w.join("lib/sub")).unwrap();
+    std::os::unix::fs::symlink("../../gitdirs/sub", w.join("lib/sub/.git")).unwrap();
+    let p = policy_as_given(json!("workspace-write"), &w, Platform::Linux);
+    let pin = format!("--pin-link={}", w.join("lib/sub/.git").display());
+    let args = plan(&p, &w, &["true"]).args;
+    assert!(args.contains(&pin), "{args:?}");
+    let cmd = vec!["true".to_string()];
+    let env = BTreeMap::new();
+    let req = PlanRequest { command: &cmd, cwd: &w, env: &env, policy: &p, platform: Platform::Linux, bwrap: None, resolved_program: None, helper: Some(helper_path()), runner_fds: true, terminal: false, rlimits: &[], own_files: &[], stores: &[], proxy: None };
+    assert!(!build(&req).unwrap().args.iter().any(|a| a.starts_with("--pin-link")));
+}
+
 /// A plan for another spawner holds the directories of its placeholders with bwrap's `--lock-file`,
 /// whose argument is a string there: one whose name is not UTF-8 refuses the plan (typed), never
 /// a plan without the placeholders; the runner's plan holds none and builds.
