@@ -70,7 +70,8 @@ test("review: a change set that rewrites a file a mise configuration has mise ru
 // "source completions.sh"`, the docs' own example), hooks spell the project's directory
 // `$MISE_PROJECT_ROOT` and `$MISE_CONFIG_ROOT` (set for them), and `[[watch_files]]` runs its
 // command or task at the prompt after a watched file changed (which the run itself can do). Each
-// was left writable: a default run rewrote them with hostRisks [].
+// was left writable: a default run rewrote them with hostRisks []. So were a [vars] _.source
+// (vars take [env]'s directives) and [settings] env_file (a dotenv mise loads at the prompt).
 function miseHooksProject(dir) {
   for (const d of ['scripts', 'mise-tasks', 'target/release', 'src']) fs.mkdirSync(path.join(dir, d), { recursive: true })
   fs.writeFileSync(path.join(dir, 'mise.toml'), [
@@ -88,9 +89,16 @@ function miseHooksProject(dir) {
     '[[watch_files]]',
     'patterns = ["src/**/*.rs"]',
     'run = "./scripts/fmt.sh"',
+    // [vars] takes [env]'s directives (mise's docs/configuration/vars.md): its _.source runs with
+    // bash whenever the configuration loads; [settings] env_file is a dotenv mise loads too.
+    '[vars]',
+    '_.source = "scripts/vars.sh"',
+    '[settings]',
+    'env_file = "config/dev.env"',
     '',
   ].join('\n'))
-  const files = ['scripts/setup.sh', 'scripts/deps.sh', 'mise-tasks/gen', 'completions.sh', 'scripts/cd.sh', 'scripts/leave.sh', 'scripts/fmt.sh'].map((p) => path.join(dir, p))
+  fs.mkdirSync(path.join(dir, 'config'))
+  const files = ['scripts/setup.sh', 'scripts/deps.sh', 'mise-tasks/gen', 'completions.sh', 'scripts/cd.sh', 'scripts/leave.sh', 'scripts/fmt.sh', 'scripts/vars.sh', 'config/dev.env'].map((p) => path.join(dir, p))
   for (const f of files) fs.writeFileSync(f, 'export X=1\n')
   return files
 }
