@@ -111,12 +111,15 @@ fn keep_words(words: &(Vec<(String, bool)>, bool), root: &Path, most: usize, out
     }
 }
 
-/// Whether `key` is `env._.source` or `env._.file` (an inline table's `path` below it too); the
-/// second when a `_.file`.
+/// Whether `key` is `env._.source` or `env._.file` (an inline table's `path` below it too), the
+/// same under `vars` (which take `[env]`'s directives: found by an attacker's review, revc37, a
+/// `[vars] _.source` script runs whenever the configuration loads), or `settings.env_file` (a
+/// dotenv mise loads, found by the same review); the second when a dotenv.
 fn env_file_key(key: &[String]) -> Option<bool> {
     let k: Vec<&str> = key.iter().map(String::as_str).collect();
     match k.as_slice() {
-        ["env", "_", d] | ["env", "_", d, "path"] if *d == "source" || *d == "file" => Some(*d == "file"),
+        ["env" | "vars", "_", d] | ["env" | "vars", "_", d, "path"] if *d == "source" || *d == "file" => Some(*d == "file"),
+        ["settings", "env_file"] => Some(true),
         _ => None,
     }
 }
@@ -284,6 +287,7 @@ mod tests {
         }
         assert!(!found.iter().any(|f| f.contains("target/release") || f.contains("src/")), "{found:?}");
         assert!(words("[hooks]\nenter = { task = \"../../x\" }\n").is_empty());
+        assert_eq!(words("[vars]\n_.source = \"scripts/vars.sh\"\n_.file = { path = \"v.json\" }\n[settings]\nenv_file = \"config/dev.env\"\n"), ["scripts/vars.sh", "v.json", "config/dev.env"]);
     }
 
     #[test]
