@@ -21,7 +21,7 @@ async function appendsKeptOrSaid(ws, extra, files, was, more = 'true') {
   return r
 }
 
-/** A review run in `ws` appends `line` to each of `files` and writes lib.txt: each is a risk, and apply lands lib.txt alone. */
+/** A review run in `ws` appends `line` to each of `files` and writes lib.txt: each is a risk, and apply lands lib.txt alone. Returns the set's risks. */
 async function reviewHoldsBack(ws, files, line) {
   const before = files.map((p) => fs.readFileSync(p, 'utf8'))
   const script = files.map((p) => `echo '${line}' >> ${p}`).join('; ') + '; echo ok > lib.txt'
@@ -31,6 +31,7 @@ async function reviewHoldsBack(ws, files, line) {
   await sandspawn.applyChangeSet(r.changeSet.id, {})
   files.forEach((p, i) => assert.equal(fs.readFileSync(p, 'utf8'), before[i], `${p} landed`))
   assert.equal(fs.readFileSync(path.join(ws, 'lib.txt'), 'utf8'), 'ok\n', 'the rest of the set landed')
+  return r.changeSet.hostRisks
 }
 
 module.exports = { appendsKeptOrSaid, reviewHoldsBack }
