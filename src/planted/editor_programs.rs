@@ -51,6 +51,12 @@ pub enum Syntax {
     /// VS Code's `*.code-workspace`: its `settings` as a `settings.json`'s, its `tasks` as a
     /// `tasks.json`'s.
     Workspace,
+    /// A JetBrains project's `.idea/watcherTasks.xml` (`idea_watchers`): what its File Watchers
+    /// run when a file is saved.
+    Watchers,
+    /// A JetBrains project's `.idea/startup.xml`: when it lists startup tasks, the shared run
+    /// configurations (`.idea/runConfigurations/*.xml`, `.run/*.run.xml`) and what they run.
+    Startup,
 }
 
 /// Each protected name whose settings this reads: the name, the file in it (for a directory), and
@@ -63,6 +69,8 @@ pub const ENTRIES: &[(&str, Option<&str>, Syntax)] = &[
     (".helix", Some("languages.toml"), Syntax::Toml),
     (".neoconf.json", None, Syntax::Jsonc),
     ("rust-analyzer.toml", None, Syntax::Toml),
+    (".idea", Some("watcherTasks.xml"), Syntax::Watchers),
+    (".idea", Some("startup.xml"), Syntax::Startup),
 ];
 
 /// A key's last part ending in one of these names a program (or a file a program is given).
@@ -126,7 +134,7 @@ pub type Words = Rc<(Vec<String>, bool)>;
 
 /// The reads of one plan's settings files, one per `Syntax` (a file is judged once per syntax:
 /// the same file read as settings and as tasks names other strings).
-pub type EditorReads = [Reads<Words>; 4];
+pub type EditorReads = [Reads<Words>; 7];
 
 /// Reads for one plan, each within the plan's budget.
 pub fn reads() -> EditorReads {
@@ -173,8 +181,14 @@ pub fn named_within(entry: &Path, reads: &mut EditorReads, most: usize) -> Named
             Syntax::Toml => reads[1].judge(&file, |text| Rc::new(toml_words(text))),
             Syntax::Tasks => reads[2].judge(&file, |text| Rc::new(tasks_words(text))),
             Syntax::Workspace => reads[3].judge(&file, |text| Rc::new(workspace_words(text))),
+            Syntax::Watchers => reads[4].judge(&file, |text| Rc::new(watchers_words(text))),
+            Syntax::Startup => reads[5].judge(&file, |text| Rc::new(startup_words(text))),
         };
         match judged {
+            Judged::Judged(words) if syntax == Syntax::Startup && !words.0.is_empty() => {
+                keep_words(&words, folder, most, &mut out);
+                run_configurations(entry, folder, reads, most, &mut out);
+            }
             Judged::Judged(words) => keep_words(&words, folder, most, &mut out),
             Judged::Absent => {}
             Judged::Unjudged => out.capped = true,
@@ -338,6 +352,61 @@ fn in_cwds(words: Vec<String>, cwds: &[String]) -> Vec<String> {
     let mut out = words;
     out.extend(below.into_iter().take((MAX_PROGRAMS + 1).saturating_sub(out.len())));
     out
+}
+
+/// The path words of a JetBrains `watcherTasks.xml` (`idea_watchers`): each watcher's program and
+/// arguments as a task's command line, its environment as settings' are, a relative word from
+/// each watcher's `workingDir` too (the IDE starts the program there); and whether it named more
+/// strings than are read.
+fn watchers_words(text: &str) -> (Vec<String>, bool) {
+    let read = super::idea_watchers::strings(text, MAX_STRINGS);
+    let words = path_words(read.strings.iter().map(|(k, s)| (k.as_slice(), s.as_str())));
+    (in_cwds(words, &read.cwds), read.strings.len() > MAX_STRINGS)
+}
+
+/// The shared run configurations' directory beside `.idea` (the IDE's default for one stored as
+/// a project file; one stored elsewhere in the project is not read).
+const RUN_DIR: &str = ".run";
+
+/// What a `.idea/startup.xml` gives: when it lists startup tasks, every file of `RUN_DIR` (their
+/// configurations may be there, a Shell Script's inline `SCRIPT_TEXT` among them: kept whole);
+/// nothing otherwise. Found by an attacker's review (hostb37): the IDE starts the listed
+/// configurations as soon as the trusted project opens (ProjectStartupRunner), with no prompt.
+fn startup_words(text: &str) -> (Vec<String>, bool) {
+    let listed = super::idea_watchers::lists_startup_tasks(text);
+    (if listed { vec![format!("{RUN_DIR}{EVERY_FILE}")] } else { Vec::new() }, false)
+}
+
+/// Keep into `out` what the shared run configurations of the project holding `idea` (its
+/// `runConfigurations` and the folder's `RUN_DIR`) run, as a File Watcher's programs are (every
+/// configuration, not only those a startup task names: the generous side); at most
+/// `MAX_PROGRAMS` files of each directory are read (past that: capped, said).
+fn run_configurations(idea: &Path, folder: &Path, reads: &mut EditorReads, most: usize, out: &mut Named) {
+    for dir in [idea.join("runConfigurations"), folder.join(RUN_DIR)] {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for (n, entry) in entries.flatten().enumerate() {
+            if n >= MAX_PROGRAMS || out.full(most) {
+                out.capped |= n >= MAX_PROGRAMS;
+                break;
+            }
+            let file = entry.path();
+            if !file.extension().is_some_and(|e| e == "xml") {
+                continue;
+            }
+            match reads[6].judge(&file, |text| Rc::new(run_configuration_words(text))) {
+                Judged::Judged(words) => keep_words(&words, folder, most, out),
+                Judged::Absent => {}
+                Judged::Unjudged => out.capped = true,
+            }
+        }
+    }
+}
+
+/// The path words of a run configuration's file, as a File Watcher's.
+fn run_configuration_words(text: &str) -> (Vec<String>, bool) {
+    let read = super::idea_watchers::strings_of(text, &super::idea_watchers::RUN_CONFIGURATION, MAX_STRINGS);
+    let words = path_words(read.strings.iter().map(|(k, s)| (k.as_slice(), s.as_str())));
+    (in_cwds(words, &read.cwds), read.strings.len() > MAX_STRINGS)
 }
 
 /// The path words of a `*.code-workspace`: its `settings` as a `settings.json`'s, its `tasks` as a
@@ -555,6 +624,50 @@ mod tests {
         kept.sort();
         let want: Vec<_> = ["go/pkg/tool/linux_amd64/cgo", "tc/bin/rustc", "tc/lib/libLLVM.so.22", "tc/lib/librustc_driver-1.so"].iter().map(|f| w.join(f)).collect();
         assert_eq!(kept, want, "the directory rustlib is no program");
+    }
+
+    /// A JetBrains watcher's program, its arguments' scripts and a relative program from its
+    /// working directory (hostb37).
+    #[test]
+    fn keeps_what_a_jetbrains_file_watcher_runs() {
+        let t = tempfile::tempdir().unwrap();
+        let w = t.path();
+        for d in [".idea", "tools", "sub/bin"] {
+            std::fs::create_dir_all(w.join(d)).unwrap();
+        }
+        for f in ["tools/fmt.sh", "tools/lint.sh", "sub/bin/gen"] {
+            std::fs::write(w.join(f), "x").unwrap();
+        }
+        let task = |program: &str, args: &str, cwd: &str| format!("<TaskOptions isEnabled=\"true\"><option name=\"arguments\" value=\"{args}\" /><option name=\"program\" value=\"{program}\" /><option name=\"workingDir\" value=\"{cwd}\" /></TaskOptions>");
+        let xml = format!("<project version=\"4\"><component name=\"ProjectTasksOptions\">{}{}</component></project>", task("$ProjectFileDir$/tools/fmt.sh", "-w $FilePath$", "$ProjectFileDir$"), task("sh", "tools/lint.sh", "") + &task("bin/gen", "", "$ProjectFileDir$/sub"));
+        std::fs::write(w.join(".idea/watcherTasks.xml"), xml).unwrap();
+        let mut kept = named(&w.join(".idea")).programs;
+        kept.sort();
+        assert_eq!(kept, ["sub/bin/gen", "tools/fmt.sh", "tools/lint.sh"].map(|f| w.join(f)));
+    }
+
+    /// The run configurations a JetBrains project's startup tasks start (hostb37): the `.run`
+    /// files whole and what each configuration names, only while `startup.xml` lists a task.
+    #[test]
+    fn keeps_what_a_jetbrains_startup_task_runs() {
+        let t = tempfile::tempdir().unwrap();
+        let w = t.path();
+        for d in [".idea/runConfigurations", ".run", "tools", "venv/bin"] {
+            std::fs::create_dir_all(w.join(d)).unwrap();
+        }
+        for f in ["tools/setup.sh", "tools/lint.sh", "venv/bin/python", "tools/main.py"] {
+            std::fs::write(w.join(f), "x").unwrap();
+        }
+        let sh = |script: &str| format!("<component><configuration name=\"x\" type=\"ShConfigurationType\"><option name=\"SCRIPT_PATH\" value=\"{script}\" /><option name=\"INTERPRETER_PATH\" value=\"/bin/bash\" /></configuration></component>");
+        std::fs::write(w.join(".run/setup.run.xml"), sh("$PROJECT_DIR$/tools/setup.sh")).unwrap();
+        std::fs::write(w.join(".idea/runConfigurations/lint.xml"), sh("tools/lint.sh")).unwrap();
+        std::fs::write(w.join(".idea/runConfigurations/py.xml"), "<configuration type=\"PythonConfigurationType\"><option name=\"SDK_HOME\" value=\"$PROJECT_DIR$/venv/bin/python\" /><option name=\"SCRIPT_NAME\" value=\"$PROJECT_DIR$/tools/main.py\" /></configuration>").unwrap();
+        assert_eq!(named(&w.join(".idea")), Named::default(), "no startup.xml: run configurations run on demand only");
+        std::fs::write(w.join(".idea/startup.xml"), "<project version=\"4\"><component name=\"ProjectStartupSharedConfiguration\"><configurations><configuration id=\"Shell Script.x\" name=\"x\" /></configurations></component></project>").unwrap();
+        let mut kept = named(&w.join(".idea")).programs;
+        kept.retain(|p| p.starts_with(w)); // and /bin/bash, outside any root: nothing to keep
+        kept.sort();
+        assert_eq!(kept, [".run/setup.run.xml", "tools/lint.sh", "tools/main.py", "tools/setup.sh", "venv/bin/python"].map(|f| w.join(f)));
     }
 
     #[test]

@@ -79,6 +79,7 @@ pub mod envrc_sources;
 pub mod mise_programs;
 pub mod editor_programs;
 mod editor_tasks;
+mod idea_watchers;
 pub mod jsonc;
 pub mod yaml_scalars;
 pub mod envrc_runs;
