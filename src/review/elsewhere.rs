@@ -49,8 +49,29 @@ pub struct Elsewhere {
     pub dirs: Vec<PathBuf>,
     /// Files git runs as hooks through the host's symlink to them: written, a risk.
     pub hooks: Vec<PathBuf>,
-    /// Files a repository's configuration includes (`repo::Facts::includes`) or names as programs (`repo::Facts::programs`), as named and where the host's links lead them: any change, a risk.
-    pub configs: Vec<PathBuf>,
+    /// Files a repository's configuration includes (`repo::Facts::includes`) or names as programs
+    /// (`repo::Facts::programs`), and those another tool's configuration names (`.cargo`, yarn,
+    /// `.mvn`, `.envrc`, an editor's settings, mise), as named and where the host's links lead
+    /// them, each with what the host does with it (one of `By`'s): any change, a risk.
+    pub configs: Vec<(PathBuf, &'static str)>,
+}
+
+/// What the host does with a file of `Elsewhere::configs`, by the configuration naming it: said in
+/// the risk's detail. Before (found by an attacker's review, hostb37), every such file was said
+/// with git's words ("a repository's configuration includes it (include.path) ...") whichever tool
+/// named it: a reviewer was told git reads the script an `.envrc` sources.
+pub struct By;
+
+impl By {
+    pub const GIT: &'static str = "a repository's configuration includes it (include.path), and git on the host reads it as that configuration (core.fsmonitor and aliases run commands), or names it as a program git runs (core.fsmonitor, core.pager, ...)";
+    pub const CARGO: &'static str = "a .cargo configuration names it as a program cargo runs (rustc-wrapper, runner, linker): the host's next cargo metadata or build runs it";
+    pub const TOOLCHAIN: &'static str = "it lies in the toolchain a rust-toolchain file's path names: rustup runs its programs for every cargo and rustc there";
+    pub const YARN: &'static str = "a yarn configuration names it (.yarnrc.yml's yarnPath or plugins, .yarnrc's yarn-path): the host's next yarn there runs it";
+    pub const MAVEN: &'static str = "a .mvn directory's jvm.config or maven.config names it (-javaagent, an extension): the host's next mvn there has Maven's JVM load it";
+    pub const ENVRC: &'static str = "an .envrc sources or loads it (source_env, dotenv, ...): direnv on the host runs it at the next cd there, its allow list covering the .envrc alone";
+    pub const EDITOR: &'static str = "an editor's project settings name it as a program (.vscode's settings and folder-open tasks, .idea's File Watchers, .zed, .helix, ...): the editor runs it when the folder opens or a file is saved";
+    pub const MISE: &'static str = "a mise configuration names it (env._.source, env._.file, hooks, exec(...)): mise's shell hook on the host runs or loads it at the next prompt there, mise's trust covering the configuration alone";
+    pub const DIR_LINK: &'static str = "a symlink among a protected directory's entries leads to it: the tool that reads that directory reads it as its own configuration";
 }
 
 /// The hooks directories (absolute) that the host's repositories below `meta`'s roots run hooks
@@ -102,10 +123,7 @@ pub fn hooks_elsewhere(meta: &Meta) -> Elsewhere {
         }
         // The programs it names by path (`core.fsmonitor = tools/fsmon`) likewise: git runs them.
         for f in facts.includes.iter().chain(&facts.programs) {
-            let led = crate::policy::paths::canonical_lenient("include.path", f).ok().map(|l| l.path);
-            for p in std::iter::once(f.clone()).chain(led) {
-                push(&mut out.configs, p);
-            }
+            guard_as_named(&mut out.configs, "include.path", By::GIT, f.clone());
         }
     }
     cargo_programs(&tops, &mut out.configs);
@@ -122,30 +140,20 @@ pub fn hooks_elsewhere(meta: &Meta) -> Elsewhere {
 /// Where the symlinks among the entries of each protected directory at each of `tops` lead
 /// (`planted::dir_links`), as named and where the host's links lead them, into `configs`: an
 /// `lstat` per name and top, a listing per such directory.
-fn dir_links(tops: &[PathBuf], names: &[String], configs: &mut Vec<PathBuf>) {
+fn dir_links(tops: &[PathBuf], names: &[String], configs: &mut Vec<(PathBuf, &'static str)>) {
     let dirs: Vec<PathBuf> = tops.iter().flat_map(|t| names.iter().map(move |n| t.join(n))).filter(|d| d.symlink_metadata().is_ok_and(|m| m.is_dir())).collect();
     for (_, to) in crate::planted::dir_links::of(dirs.iter()).targets {
-        let led = crate::policy::paths::canonical_lenient("protectedNames", &to).ok().map(|l| l.path);
-        for p in std::iter::once(to).chain(led) {
-            if !configs.contains(&p) {
-                configs.push(p);
-            }
-        }
+        guard_as_named(configs, "protectedNames", By::DIR_LINK, to);
     }
 }
 
 /// The programs the `.cargo` at each of `tops` names by path, as named and where the host's links
 /// lead them, into `configs`: an `lstat` per top, two small reads per `.cargo`.
-fn cargo_programs(tops: &[PathBuf], configs: &mut Vec<PathBuf>) {
+fn cargo_programs(tops: &[PathBuf], configs: &mut Vec<(PathBuf, &'static str)>) {
     use crate::planted::cargo_programs::{named, DIR};
     for dot_cargo in tops.iter().map(|t| t.join(DIR)).filter(|d| d.symlink_metadata().is_ok_and(|m| m.is_dir())) {
         for f in named(&dot_cargo).programs {
-            let led = crate::policy::paths::canonical_lenient(DIR, &f).ok().map(|l| l.path);
-            for p in std::iter::once(f).chain(led) {
-                if !configs.contains(&p) {
-                    configs.push(p);
-                }
-            }
+            guard_as_named(configs, DIR, By::CARGO, f);
         }
     }
 }
@@ -154,16 +162,11 @@ fn cargo_programs(tops: &[PathBuf], configs: &mut Vec<PathBuf>) {
 /// (`planted::toolchain_path`: found by an attacker's review, rfix33), as named and where the
 /// host's links lead it, into `configs`, which guard what lies below them too: an `lstat` per name
 /// and top, a small read per file.
-fn toolchain_paths(tops: &[PathBuf], configs: &mut Vec<PathBuf>) {
+fn toolchain_paths(tops: &[PathBuf], configs: &mut Vec<(PathBuf, &'static str)>) {
     use crate::planted::toolchain_path::{named, FILES};
     for file in tops.iter().flat_map(|t| FILES.iter().map(move |f| t.join(f))).filter(|f| f.symlink_metadata().is_ok()) {
         let Ok(Some(dir)) = named(&file) else { continue };
-        let led = crate::policy::paths::canonical_lenient("rust-toolchain", &dir).ok().map(|l| l.path);
-        for p in std::iter::once(dir).chain(led) {
-            if !configs.contains(&p) {
-                configs.push(p);
-            }
-        }
+        guard_as_named(configs, "rust-toolchain", By::TOOLCHAIN, dir);
     }
 }
 
@@ -171,11 +174,11 @@ fn toolchain_paths(tops: &[PathBuf], configs: &mut Vec<PathBuf>) {
 /// by an attacker's review, host34, a set rewrote the `yarnPath` release and apply landed it), as
 /// named and where the host's links lead them, into `configs`: an `lstat` per name and top, a
 /// small read per file.
-fn yarn_programs(tops: &[PathBuf], configs: &mut Vec<PathBuf>) {
+fn yarn_programs(tops: &[PathBuf], configs: &mut Vec<(PathBuf, &'static str)>) {
     use crate::planted::yarn_programs::{named, FILES};
     for file in tops.iter().flat_map(|t| FILES.iter().map(move |f| t.join(f))).filter(|f| f.symlink_metadata().is_ok()) {
         for f in named(&file).programs {
-            guard_as_named(configs, "yarnPath", f);
+            guard_as_named(configs, "yarnPath", By::YARN, f);
         }
     }
 }
@@ -184,11 +187,11 @@ fn yarn_programs(tops: &[PathBuf], configs: &mut Vec<PathBuf>) {
 /// attacker's review, host34, a set replaced the `-javaagent` jar and apply landed it), as named
 /// and where the host's links lead them, into `configs`: an `lstat` per top, two small reads per
 /// `.mvn`.
-fn mvn_programs(tops: &[PathBuf], configs: &mut Vec<PathBuf>) {
+fn mvn_programs(tops: &[PathBuf], configs: &mut Vec<(PathBuf, &'static str)>) {
     use crate::planted::mvn_programs::{named, DIR};
     for dot_mvn in tops.iter().map(|t| t.join(DIR)).filter(|d| d.symlink_metadata().is_ok_and(|m| m.is_dir())) {
         for f in named(&dot_mvn).programs {
-            guard_as_named(configs, DIR, f);
+            guard_as_named(configs, DIR, By::MAVEN, f);
         }
     }
 }
@@ -197,11 +200,11 @@ fn mvn_programs(tops: &[PathBuf], configs: &mut Vec<PathBuf>) {
 /// (`planted::envrc_sources`: found by an attacker's review, host34, a set rewrote the
 /// `scripts/dev-env.sh` an `.envrc` sourced and apply landed it), as named and where the host's
 /// links lead them, into `configs`: an `lstat` per name and top, a small read per file.
-fn envrc_sources(tops: &[PathBuf], configs: &mut Vec<PathBuf>) {
+fn envrc_sources(tops: &[PathBuf], configs: &mut Vec<(PathBuf, &'static str)>) {
     use crate::planted::envrc_sources::{named, FILES};
     for file in tops.iter().flat_map(|t| FILES.iter().map(move |f| t.join(f))).filter(|f| f.symlink_metadata().is_ok()) {
         for f in named(&file).programs {
-            guard_as_named(configs, ".envrc", f);
+            guard_as_named(configs, ".envrc", By::ENVRC, f);
         }
     }
 }
@@ -210,14 +213,14 @@ fn envrc_sources(tops: &[PathBuf], configs: &mut Vec<PathBuf>) {
 /// found by an attacker's review, host35, a set rewrote the `clangd.path` a `.vscode/settings.json`
 /// named and apply landed it), as named and where the host's links lead them, into `configs`: an
 /// `lstat` per name and top, a small read per file.
-fn editor_programs(tops: &[PathBuf], configs: &mut Vec<PathBuf>) {
+fn editor_programs(tops: &[PathBuf], configs: &mut Vec<(PathBuf, &'static str)>) {
     use crate::planted::editor_programs::{named, ENTRIES};
     // `.vscode` is two rows (its settings and its tasks), read by one `named`.
     let mut names: Vec<&str> = ENTRIES.iter().map(|(e, _, _)| *e).collect();
     names.dedup();
     for entry in tops.iter().flat_map(|t| names.iter().map(move |e| t.join(e))).filter(|f| f.symlink_metadata().is_ok()) {
         for f in named(&entry).programs {
-            guard_as_named(configs, "editor settings", f);
+            guard_as_named(configs, "editor settings", By::EDITOR, f);
         }
     }
 }
@@ -227,24 +230,24 @@ fn editor_programs(tops: &[PathBuf], configs: &mut Vec<PathBuf>) {
 /// attacker's review, host37, a set rewrote the `_.source` script of a committed `mise.toml` and
 /// apply landed it), as named and where the host's links lead them, into `configs`: an `lstat`
 /// per name and top, a small read per file.
-fn mise_programs(tops: &[PathBuf], configs: &mut Vec<PathBuf>) {
+fn mise_programs(tops: &[PathBuf], configs: &mut Vec<(PathBuf, &'static str)>) {
     use crate::planted::mise_programs::{named, DIRS, FILES};
     let at_top = FILES.iter().chain(DIRS).flat_map(|f| [PathBuf::from(f), Path::new(".config").join(f)]);
     let at_top: Vec<PathBuf> = at_top.collect();
     for entry in tops.iter().flat_map(|t| at_top.iter().map(move |e| t.join(e))).filter(|f| f.symlink_metadata().is_ok()) {
         for f in named(&entry).programs {
-            guard_as_named(configs, "mise configuration", f);
+            guard_as_named(configs, "mise configuration", By::MISE, f);
         }
     }
 }
 
 /// `f` as named and where the host's links lead it (`what` names the setting in a refusal), into
-/// `configs`, once.
-fn guard_as_named(configs: &mut Vec<PathBuf>, what: &str, f: PathBuf) {
+/// `configs` with `by` (one of `By`'s), once: the first tool to name a file says it.
+fn guard_as_named(configs: &mut Vec<(PathBuf, &'static str)>, what: &str, by: &'static str, f: PathBuf) {
     let led = crate::policy::paths::canonical_lenient(what, &f).ok().map(|l| l.path);
     for p in std::iter::once(f).chain(led) {
-        if !configs.contains(&p) {
-            configs.push(p);
+        if !configs.iter().any(|(c, _)| *c == p) {
+            configs.push((p, by));
         }
     }
 }

@@ -106,9 +106,10 @@ enum Guard {
     /// A path of the host user's home that the host runs or trusts (`planted::home`), guarded
     /// from the root: what the host does with it.
     Home(&'static str),
-    /// A file a repository's configuration includes or names as a program (`elsewhere`), guarded from the root: any
-    /// change, a deletion too, as a direct run finds it read-only.
-    Included,
+    /// A file a repository's configuration includes or names as a program, or another tool's
+    /// configuration names (`elsewhere`), guarded from the root: any change, a deletion too, as a
+    /// direct run finds it read-only. What the host does with it (`elsewhere::By`).
+    Included(&'static str),
     /// sandspawn's bin link beside the installed package that ran the set (`Meta::own_links`),
     /// guarded from the root: any change, a deletion too, as a direct run puts it back (`npx_bin`).
     OwnLink,
@@ -592,9 +593,9 @@ impl<'a> Judge<'a> {
                 Guard::Home(what) if within => {
                     (g.path.clone(), RiskKind::ProtectedNameCreated, format!("was created, changed or removed in the change set in the host user's home, which a reviewed root holds: {what}"))
                 }
-                Guard::Included if within || (above && self.swaps(change)) => {
-                    let detail = "was created, changed, removed or swapped in the change set: a repository's configuration includes it (include.path), and git on the host reads it as that configuration (core.fsmonitor and aliases run commands), or names it as a program git runs (core.fsmonitor, core.pager, ...); or a .cargo configuration names it as a program cargo runs (rustc-wrapper, runner, linker: the host's next cargo metadata or build runs it), or it lies in the toolchain a rust-toolchain file's path names (rustup runs its programs for every cargo and rustc there)";
-                    (if within { g.path.clone() } else { below.clone() }, RiskKind::ProtectedNameCreated, detail.into())
+                Guard::Included(by) if within || (above && self.swaps(change)) => {
+                    let detail = format!("was created, changed, removed or swapped in the change set: {by}");
+                    (if within { g.path.clone() } else { below.clone() }, RiskKind::ProtectedNameCreated, detail)
                 }
                 Guard::OwnLink if within || (above && self.swaps(change)) => {
                     let how = if within { "was created, changed or removed in the change set" } else { "was replaced or removed in the change set, above it" };
@@ -663,7 +664,8 @@ impl<'a> Judge<'a> {
             let under_root = |list: &'a [PathBuf], guard: Guard| list.iter().filter_map(|h| h.strip_prefix(&self.root).ok()).map(move |rel| Guarded::new(rel.to_path_buf(), guard.clone()));
             guarded.extend(under_root(&self.elsewhere.dirs, Guard::Hooks));
             guarded.extend(under_root(&self.elsewhere.hooks, Guard::Hook));
-            guarded.extend(under_root(&self.elsewhere.configs, Guard::Included));
+            let configs = self.elsewhere.configs.iter().filter_map(|(c, by)| Some(Guarded::new(c.strip_prefix(&self.root).ok()?.to_path_buf(), Guard::Included(by))));
+            guarded.extend(configs);
             guarded.extend(under_root(&self.meta.own_links, Guard::OwnLink));
         }
         // Where each leads on the host as it is and in the set's view: a set applied in part

@@ -393,6 +393,7 @@ mod deny_links;
 mod npx_bin;
 mod hard_links;
 mod hooks_elsewhere;
+mod elsewhere_wording;
 mod raw_paths;
 mod reading;
 mod replaced_dirs;
