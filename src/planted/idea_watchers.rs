@@ -1,5 +1,5 @@
 //! The strings of a JetBrains project's `.idea/watcherTasks.xml` that name what its File Watchers
-//! run, for `editor_programs` to take as a task's command line. Found by an attacker's review
+//! run (and of its run configurations), for `editor_programs` to take as a task's command line. Found by an attacker's review
 //! (hostb37): `.idea` is a protected name, but a committed watcher's
 //! `<option name="program" value="$ProjectFileDir$/tools/fmt.sh" />` (or `sh` with
 //! `scripts/lint.sh` in its `arguments`) named a program a default run rewrote with
@@ -14,6 +14,9 @@
 //! (`$ProjectFileDir$`, and `$PROJECT_DIR$`, which it writes for a path chosen below the
 //! project) become `${workspaceFolder}`; `$USER_HOME$` becomes `~` (not resolved, as elsewhere).
 //! A disabled watcher is read too, the generous side (one click enables it).
+//!
+//! The same scanner reads the shared run configurations a project's startup tasks start
+//! (`RUN_CONFIGURATION`; `editor_programs` reads them while `.idea/startup.xml` lists a task).
 
 /// The macros standing for the directory holding `.idea`; `$ContentRoot$` and `$ModuleFileDir$`
 /// are that directory in a project of one module, the usual case, and taken as it.
