@@ -59,7 +59,7 @@ pub fn strings_of(text: &str, options: &Options, most: usize) -> Watchers {
     let mut rest = text;
     while let Some(at) = rest.find('<') {
         rest = &rest[at + 1..];
-        let end = rest.find('>').unwrap_or(rest.len());
+        let end = tag_end(rest);
         let tag = &rest[..end];
         rest = &rest[end..];
         if out.strings.len() > most {
@@ -81,6 +81,21 @@ pub fn strings_of(text: &str, options: &Options, most: usize) -> Watchers {
 /// Whether `text` (a `.idea/startup.xml`) lists a run configuration a startup task starts.
 pub fn lists_startup_tasks(text: &str) -> bool {
     text.contains("<configuration ")
+}
+
+/// Where the tag `s` begins ends: its first `>` outside a quoted attribute value (a hand-written
+/// file may hold a raw `>` in one, `value="a>b"`, which XML allows; the IDE writes `&gt;`).
+fn tag_end(s: &str) -> usize {
+    let mut quote = None;
+    for (i, c) in s.char_indices() {
+        match (quote, c) {
+            (None, '>') => return i,
+            (None, '"' | '\'') => quote = Some(c),
+            (Some(q), _) if c == q => quote = None,
+            _ => {}
+        }
+    }
+    s.len()
 }
 
 /// The value of the attribute `name` in a tag's attributes `attrs`, its entities decoded.
@@ -170,6 +185,8 @@ mod tests {
         ];
         assert_eq!(got, Watchers { strings: want, cwds: vec!["${workspaceFolder}/sub".to_string()] });
         assert_eq!(entities("&bogus; &#xZZ; &"), "&bogus; &#xZZ; &", "unknown entities as written");
+        let raw = strings("<option name=\"program\" value=\"tools/a>b.sh --x=1\" /><option name=\"arguments\" value='tools/c.sh' />", 100);
+        assert_eq!(raw.strings.iter().map(|(_, v)| v.as_str()).collect::<Vec<_>>(), ["tools/a>b.sh --x=1", "tools/c.sh"], "a raw > in a value, single quotes");
         assert_eq!(strings("<option name=\"program\" value=\"unclosed", 100), Watchers::default());
         let many = "<option name=\"program\" value=\"a/b\"/>".repeat(50);
         assert_eq!(strings(&many, 10).strings.len(), 11, "stops past the bound, which says the file capped");
