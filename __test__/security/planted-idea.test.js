@@ -123,3 +123,29 @@ for (const [mode, extra] of Object.entries(MODES)) {
     assert.ok(kept || r.hostRisks.some((h) => h.path === config), `${config} rewritten with nothing said: ${JSON.stringify(r.hostRisks)}`)
   })
 }
+
+// The same review: a local startup task lives in `.idea/workspace.xml` (ProjectStartupLocalConfiguration,
+// the IDE's workspace file, which is not committed but is in the working tree), with the local
+// run configuration it starts (RunManager); the script that one names was rewritten unsaid.
+for (const [mode, extra] of Object.entries(MODES)) {
+  test(`${mode}: the script a local startup task of .idea/workspace.xml runs cannot be rewritten unsaid`, async (t) => {
+    const tree = tempTree(t, { git: true })
+    for (const d of ['.idea', 'tools']) fs.mkdirSync(path.join(tree.ws, d))
+    const run = shConfiguration('local', '$PROJECT_DIR$/tools/local.sh').replace('<component name="ProjectRunConfigurationManager">', '<component name="RunManager" selected="Shell Script.local">')
+    fs.writeFileSync(path.join(tree.ws, '.idea/workspace.xml'), `<?xml version="1.0" encoding="UTF-8"?>
+<project version="4">
+  <component name="ChangeListManager">
+    <list default="true" id="0b7c" name="Changes" comment="" />
+  </component>
+  <component name="ProjectStartupLocalConfiguration">
+    <configurations>
+      <configuration id="Shell Script.local" name="local" />
+    </configurations>
+  </component>
+${run}</project>
+`)
+    const script = path.join(tree.ws, 'tools/local.sh')
+    fs.writeFileSync(script, '#!/bin/sh\nexit 0\n', { mode: 0o755 })
+    await appendsKeptOrSaid(tree.ws, extra, [script], '#!/bin/sh\nexit 0\n')
+  })
+}
