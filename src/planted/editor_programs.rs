@@ -54,8 +54,9 @@ pub enum Syntax {
     /// A JetBrains project's `.idea/watcherTasks.xml` (`idea_watchers`): what its File Watchers
     /// run when a file is saved.
     Watchers,
-    /// A JetBrains project's `.idea/startup.xml`: when it lists startup tasks, the shared run
-    /// configurations (`.idea/runConfigurations/*.xml`, `.run/*.run.xml`) and what they run.
+    /// A JetBrains project's `.idea/startup.xml` or `.idea/workspace.xml`: when it lists startup
+    /// tasks, the shared run configurations (`.idea/runConfigurations/*.xml`, `.run/*.run.xml`),
+    /// the file's own (a workspace file's local ones) and what they run.
     Startup,
 }
 
@@ -71,6 +72,7 @@ pub const ENTRIES: &[(&str, Option<&str>, Syntax)] = &[
     ("rust-analyzer.toml", None, Syntax::Toml),
     (".idea", Some("watcherTasks.xml"), Syntax::Watchers),
     (".idea", Some("startup.xml"), Syntax::Startup),
+    (".idea", Some("workspace.xml"), Syntax::Startup),
 ];
 
 /// A key's last part ending in one of these names a program (or a file a program is given).
@@ -368,13 +370,18 @@ fn watchers_words(text: &str) -> (Vec<String>, bool) {
 /// a project file; one stored elsewhere in the project is not read).
 const RUN_DIR: &str = ".run";
 
-/// What a `.idea/startup.xml` gives: when it lists startup tasks, every file of `RUN_DIR` (their
-/// configurations may be there, a Shell Script's inline `SCRIPT_TEXT` among them: kept whole);
-/// nothing otherwise. Found by an attacker's review (hostb37): the IDE starts the listed
+/// What a `.idea/startup.xml` or `.idea/workspace.xml` gives: when it lists startup tasks, every
+/// file of `RUN_DIR` (their configurations may be there, a Shell Script's inline `SCRIPT_TEXT`
+/// among them: kept whole) and what the file's own run configurations run; nothing otherwise. Found by an attacker's review (hostb37): the IDE starts the listed
 /// configurations as soon as the trusted project opens (ProjectStartupRunner), with no prompt.
 fn startup_words(text: &str) -> (Vec<String>, bool) {
-    let listed = super::idea_watchers::lists_startup_tasks(text);
-    (if listed { vec![format!("{RUN_DIR}{EVERY_FILE}")] } else { Vec::new() }, false)
+    if !super::idea_watchers::lists_startup_tasks(text) {
+        return (Vec::new(), false);
+    }
+    // The file's own run configurations (`workspace.xml`'s RunManager holds the local ones).
+    let (mut words, capped) = run_configuration_words(text);
+    words.insert(0, format!("{RUN_DIR}{EVERY_FILE}"));
+    (words, capped)
 }
 
 /// Keep into `out` what the shared run configurations of the project holding `idea` (its

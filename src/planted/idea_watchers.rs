@@ -78,9 +78,19 @@ pub fn strings_of(text: &str, options: &Options, most: usize) -> Watchers {
     out
 }
 
-/// Whether `text` (a `.idea/startup.xml`) lists a run configuration a startup task starts.
+/// The components listing startup tasks: the shared ones' (`.idea/startup.xml`) and the local
+/// ones' (`.idea/workspace.xml`, ProjectStartupLocalConfiguration).
+const STARTUP_COMPONENTS: &[&str] = &["\"ProjectStartupSharedConfiguration\"", "\"ProjectStartupLocalConfiguration\""];
+
+/// Whether `text` (a `.idea/startup.xml` or `.idea/workspace.xml`) lists a run configuration a
+/// startup task starts: a `<configuration` within a startup component.
 pub fn lists_startup_tasks(text: &str) -> bool {
-    text.contains("<configuration ")
+    STARTUP_COMPONENTS.iter().any(|c| {
+        text.match_indices(c).any(|(at, _)| {
+            let within = &text[at..];
+            within[..within.find("</component>").unwrap_or(within.len())].contains("<configuration ")
+        })
+    })
 }
 
 /// Where the tag `s` begins ends: its first `>` outside a quoted attribute value (a hand-written
@@ -185,6 +195,11 @@ mod tests {
         ];
         assert_eq!(got, Watchers { strings: want, cwds: vec!["${workspaceFolder}/sub".to_string()] });
         assert_eq!(entities("&bogus; &#xZZ; &"), "&bogus; &#xZZ; &", "unknown entities as written");
+        let component = |name: &str, inner: &str| format!("<component name=\"{name}\">{inner}</component>");
+        let listed = "<configurations><configuration id=\"Shell Script.x\" name=\"x\" /></configurations>";
+        assert!(lists_startup_tasks(&component("ProjectStartupSharedConfiguration", listed)));
+        assert!(lists_startup_tasks(&(component("RunManager", "") + &component("ProjectStartupLocalConfiguration", listed))));
+        assert!(!lists_startup_tasks(&(component("ProjectStartupLocalConfiguration", "<configurations />") + &component("RunManager", "<configuration name=\"x\" type=\"y\" />"))), "a run configuration is no startup task");
         let raw = strings("<option name=\"program\" value=\"tools/a>b.sh --x=1\" /><option name=\"arguments\" value='tools/c.sh' />", 100);
         assert_eq!(raw.strings.iter().map(|(_, v)| v.as_str()).collect::<Vec<_>>(), ["tools/a>b.sh --x=1", "tools/c.sh"], "a raw > in a value, single quotes");
         assert_eq!(strings("<option name=\"program\" value=\"unclosed", 100), Watchers::default());
