@@ -94,8 +94,13 @@ pub fn lists_startup_tasks(text: &str) -> bool {
 }
 
 /// Where the tag `s` begins ends: its first `>` outside a quoted attribute value (a hand-written
-/// file may hold a raw `>` in one, `value="a>b"`, which XML allows; the IDE writes `&gt;`).
+/// file may hold a raw `>` in one, `value="a>b"`, which XML allows; the IDE writes `&gt;`), or a
+/// comment's `-->`.
 fn tag_end(s: &str) -> usize {
+    // A comment ends at `-->` whatever quotes it holds (`<!-- don't -->`).
+    if let Some(body) = s.strip_prefix("!--") {
+        return body.find("-->").map_or(s.len(), |at| at + 3 + 2);
+    }
     let mut quote = None;
     for (i, c) in s.char_indices() {
         match (quote, c) {
@@ -202,6 +207,8 @@ mod tests {
         assert!(!lists_startup_tasks(&(component("ProjectStartupLocalConfiguration", "<configurations />") + &component("RunManager", "<configuration name=\"x\" type=\"y\" />"))), "a run configuration is no startup task");
         let raw = strings("<option name=\"program\" value=\"tools/a>b.sh --x=1\" /><option name=\"arguments\" value='tools/c.sh' />", 100);
         assert_eq!(raw.strings.iter().map(|(_, v)| v.as_str()).collect::<Vec<_>>(), ["tools/a>b.sh --x=1", "tools/c.sh"], "a raw > in a value, single quotes");
+        let commented = strings("<!-- the team's formatter --><option name=\"program\" value=\"tools/fmt.sh\" />", 100);
+        assert_eq!(commented.strings.len(), 1, "a quote in a comment hides nothing after it");
         assert_eq!(strings("<option name=\"program\" value=\"unclosed", 100), Watchers::default());
         let many = "<option name=\"program\" value=\"a/b\"/>".repeat(50);
         assert_eq!(strings(&many, 10).strings.len(), 11, "stops past the bound, which says the file capped");
