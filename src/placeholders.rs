@@ -132,7 +132,7 @@ fn remove_leftovers_in(locks: &Path, targets: &[MissingReadOnly], presence: &mut
         if placeholder::held_by_a_plan(&fd) {
             continue;
         }
-        let Ok(_lock) = placeholder::lock_of(&locks, &fd, libc::LOCK_EX | libc::LOCK_NB, false) else { continue };
+        let Ok(_lock) = placeholder::lock_of(&locks, &fd, libc::LOCK_EX | libc::LOCK_NB, false).map(Unlocking) else { continue };
         // Again under the lock: a plan that began meanwhile has its sandbox's lock by now.
         if placeholder::held_by_a_plan(&fd) {
             continue;
@@ -140,6 +140,19 @@ fn remove_leftovers_in(locks: &Path, targets: &[MissingReadOnly], presence: &mut
         for (name, kind) in names {
             placeholder::remove_if_placeholder(&fd, &name, kind);
         }
+    }
+}
+
+/// A lock file's exclusive lock, let go of when dropped, not only closed: a child this process forked
+/// meanwhile holds a copy of the descriptor until it execs (or, a test's holder, for good), and an
+/// OFD lock lives as long as any copy does, so the next cleanup or plan would find it held (a
+/// test's cleanup kept a placeholder so, once in CI). The unlock is the description's, shared by
+/// every copy.
+struct Unlocking(std::os::fd::OwnedFd);
+
+impl Drop for Unlocking {
+    fn drop(&mut self) {
+        let _ = sandspawn_helper::file_lock::whole_file(&self.0, libc::LOCK_UN);
     }
 }
 
@@ -243,8 +256,14 @@ pub(crate) mod tests {
         let pid = unsafe { libc::fork() };
         if pid == 0 {
             unsafe {
-                libc::close(ready[0]);
-                libc::close(release[1]);
+                // Every descriptor but its two pipe ends closed: a fork that never execs keeps
+                // the others open (close-on-exec or not), other tests' locks among them.
+                let (keep_low, keep_high) = (ready[1].min(release[0]) as libc::c_uint, ready[1].max(release[0]) as libc::c_uint);
+                for (first, last) in [(0, keep_low.checked_sub(1)), (keep_low + 1, keep_high.checked_sub(1)), (keep_high + 1, Some(libc::c_uint::MAX))] {
+                    if let Some(last) = last.filter(|&last| last >= first) {
+                        libc::syscall(libc::SYS_close_range, first, last, 0);
+                    }
+                }
                 let fd = libc::open(path.as_ptr(), libc::O_RDONLY);
                 let ok = fd >= 0
                     && match how {
@@ -358,6 +377,51 @@ pub(crate) mod tests {
             other.release();
             assert!(!d.exists(), "removed although another process holds the directory ({how:?})");
         }
+    }
+
+    /// Found in CI (a_lock_any_other_process_holds_on_the_directory_keeps_nothing failed once, its
+    /// OfdRead round: the placeholder kept): a holder is a fork that never execs, so it kept a copy
+    /// of every descriptor this test process had open when it forked, another test's OFD lock on a
+    /// lock file among them, and that lock lived on with the holder: the other test's next
+    /// exclusive `lock_of` failed and its cleanup kept the placeholder. A holder keeps only its own.
+    #[test]
+    fn a_holder_keeps_no_lock_this_process_held_when_it_forked() {
+        let (t, l) = (tempfile::tempdir().unwrap(), locks());
+        let open = |p: &Path| placeholder::open_dir(&c(p), false).unwrap();
+        let (locks_fd, dir) = (open(l.path()), open(t.path()));
+        let ours = placeholder::lock_of(&locks_fd, &dir, libc::LOCK_EX | libc::LOCK_NB, false).unwrap();
+        let other = tempfile::tempdir().unwrap();
+        let holder = hold(other.path(), How::OfdRead);
+        drop(ours);
+        let again = placeholder::lock_of(&locks_fd, &dir, libc::LOCK_EX | libc::LOCK_NB, false);
+        holder.release();
+        assert!(again.is_ok(), "released here, but still held through the holder's copy: {again:?}");
+    }
+
+    /// The cleanup's exclusive lock is free once dropped, though a child forked meanwhile (as a
+    /// concurrent spawn's, until it execs) keeps a copy of its descriptor.
+    #[test]
+    fn a_cleanup_s_lock_is_free_once_dropped_while_a_forked_child_keeps_a_copy() {
+        let (t, l) = (tempfile::tempdir().unwrap(), locks());
+        let open = |p: &Path| placeholder::open_dir(&c(p), false).unwrap();
+        let (locks_fd, dir) = (open(l.path()), open(t.path()));
+        let ours = placeholder::lock_of(&locks_fd, &dir, libc::LOCK_EX | libc::LOCK_NB, false).map(Unlocking).unwrap();
+        // SAFETY: the child calls only async-signal-safe functions until killed.
+        let child = unsafe { libc::fork() };
+        if child == 0 {
+            loop {
+                unsafe { libc::pause() };
+            }
+        }
+        assert!(child > 0);
+        drop(ours);
+        let again = placeholder::lock_of(&locks_fd, &dir, libc::LOCK_EX | libc::LOCK_NB, false);
+        // SAFETY: our own child, killed and reaped.
+        unsafe {
+            libc::kill(child, libc::SIGKILL);
+            libc::waitpid(child, std::ptr::null_mut(), 0);
+        }
+        assert!(again.is_ok(), "dropped, but held through the child's copy: {again:?}");
     }
 
     /// Found by a fixer: a Landlock-mode command can read sandspawn's state directory, and its
