@@ -23,6 +23,17 @@ function crate(t, files) {
   return { status: r.status, out: r.stdout + r.stderr }
 }
 
+/** A crate whose caches::store calls super::settle() in `store` (its source) and caches::f calls
+ * store::g(): a circle of two modules, unless a literal hides the call. */
+function cachesCrate(store) {
+  return {
+    'lib.rs': 'pub mod error;\npub mod caches;\n',
+    'error.rs': 'pub struct Error;\n',
+    'caches/mod.rs': 'pub mod store;\npub fn settle() {}\npub fn f() { store::g() }\n',
+    'caches/store.rs': store,
+  }
+}
+
 test('a clean crate passes; what only tests and comments name does not count', (t) => {
   const r = crate(t, {
     'lib.rs': 'pub mod error;\npub mod a;\npub mod b;\npub use error::Error;\n',
@@ -61,12 +72,7 @@ test('the ground floor importing the crate is refused', (t) => {
 // `super::` call went unseen (tool_caches::store -> tool_caches::settle), and a test string with
 // `\"` kept a test module in (a circle that was not there).
 test('literals are read left to right: a word ending in r before a quote, and // in a string, hide no code', (t) => {
-  const r = crate(t, {
-    'lib.rs': 'pub mod error;\npub mod caches;\n',
-    'error.rs': 'pub struct Error;\n',
-    'caches/mod.rs': 'pub mod store;\npub fn settle() {}\npub fn f() { store::g() }\n',
-    'caches/store.rs': 'pub fn g() { let _ = ("not looked for", "https://x.invalid/"); super::settle() }\n#[cfg(test)]\nmod tests { const T: &str = "a \\" b"; }\n',
-  })
+  const r = crate(t, cachesCrate('pub fn g() { let _ = ("not looked for", "https://x.invalid/"); super::settle() }\n#[cfg(test)]\nmod tests { const T: &str = "a \\" b"; }\n'))
   assert.equal(r.status, 1, r.out)
   assert.match(r.out, /import circle of 2 modules: src\/caches\/mod\.rs -> src\/caches\/store\.rs -> src\/caches\/mod\.rs/)
 })
@@ -75,19 +81,9 @@ test('literals are read left to right: a word ending in r before a quote, and //
 // for a string's start, so its closing quote opened one that ran to the next literal and hid the
 // code between (or, the other way round, showed a string's words as code).
 test('C string literals (c"..." and cr"...") are literals too: they hide no code', (t) => {
-  const r = crate(t, {
-    'lib.rs': 'pub mod error;\npub mod caches;\n',
-    'error.rs': 'pub struct Error;\n',
-    'caches/mod.rs': 'pub mod store;\npub fn settle() {}\npub fn f() { store::g() }\n',
-    'caches/store.rs': 'pub fn g() { let _ = c"/"; super::settle(); let _ = "x"; }\n',
-  })
+  const r = crate(t, cachesCrate('pub fn g() { let _ = c"/"; super::settle(); let _ = "x"; }\n'))
   assert.equal(r.status, 1, r.out)
   assert.match(r.out, /import circle of 2 modules: src\/caches\/mod\.rs -> src\/caches\/store\.rs -> src\/caches\/mod\.rs/)
-  const raw = crate(t, {
-    'lib.rs': 'pub mod error;\npub mod caches;\n',
-    'error.rs': 'pub struct Error;\n',
-    'caches/mod.rs': 'pub mod store;\npub fn settle() {}\npub fn f() { store::g() }\n',
-    'caches/store.rs': 'pub fn g() { let _ = cr"a"; super::settle(); let _ = "x"; }\n',
-  })
+  const raw = crate(t, cachesCrate('pub fn g() { let _ = cr"a"; super::settle(); let _ = "x"; }\n'))
   assert.equal(raw.status, 1, raw.out)
 })
