@@ -42,11 +42,23 @@ pub fn own_link_on(path: &Path) -> Option<std::path::PathBuf> {
     use std::os::unix::fs::MetadataExt;
     // SAFETY: geteuid has no preconditions.
     let uid = unsafe { libc::geteuid() };
+    first_link_on(path, |meta| meta.uid() == uid)
+}
+
+/// The first symlink on `path` (a prefix of it, from `/` down), whoever owns it; missing
+/// components end the walk, as in `own_link_on`.
+pub fn any_link_on(path: &Path) -> Option<std::path::PathBuf> {
+    first_link_on(path, |_| true)
+}
+
+/// The first prefix of `path`, from `/` down, that is a symlink `counts` takes: one `lstat` per
+/// component, none followed; the walk ends where one fails.
+fn first_link_on(path: &Path, counts: impl Fn(&std::fs::Metadata) -> bool) -> Option<std::path::PathBuf> {
     let mut prefix = std::path::PathBuf::new();
     for part in path.components() {
         prefix.push(part);
         let Ok(meta) = std::fs::symlink_metadata(&prefix) else { return None };
-        if meta.file_type().is_symlink() && meta.uid() == uid {
+        if meta.file_type().is_symlink() && counts(&meta) {
             return Some(prefix);
         }
     }

@@ -39,24 +39,9 @@ pub fn lookup(p: &Path) -> Result<Option<PathBuf>> {
 pub fn lookup_as_named(p: &Path) -> Result<Option<PathBuf>> {
     match lookup(p) {
         Ok(found) => Ok(found.filter(|c| c == p)),
-        Err(_) if link_on_the_way(p) => Ok(None),
+        Err(_) if crate::no_symlinks::any_link_on(p).is_some() => Ok(None),
         Err(e) => Err(e),
     }
-}
-
-/// Whether a symlink is at `p` or at a directory on its way, as far as this user can look (an
-/// `lstat` per component from the root down, none followed; where one fails, no further).
-fn link_on_the_way(p: &Path) -> bool {
-    let mut above: Vec<&Path> = p.ancestors().collect();
-    above.reverse();
-    for at in above {
-        match at.symlink_metadata() {
-            Ok(m) if m.file_type().is_symlink() => return true,
-            Ok(_) => {}
-            Err(_) => return false,
-        }
-    }
-    false
 }
 
 /// The run is refused: the store cannot be covered, and a run could reach it.
