@@ -132,7 +132,7 @@ fn remove_leftovers_in(locks: &Path, targets: &[MissingReadOnly], presence: &mut
         if placeholder::held_by_a_plan(&fd) {
             continue;
         }
-        let Ok(_lock) = placeholder::lock_of(&locks, &fd, libc::LOCK_EX | libc::LOCK_NB, false).map(Unlocking) else { continue };
+        let Ok(_lock) = placeholder::lock_of(&locks, &fd, libc::LOCK_EX | libc::LOCK_NB, false).map(sandspawn_helper::file_lock::WholeFileHeld) else { continue };
         // Again under the lock: a plan that began meanwhile has its sandbox's lock by now.
         if placeholder::held_by_a_plan(&fd) {
             continue;
@@ -140,19 +140,6 @@ fn remove_leftovers_in(locks: &Path, targets: &[MissingReadOnly], presence: &mut
         for (name, kind) in names {
             placeholder::remove_if_placeholder(&fd, &name, kind);
         }
-    }
-}
-
-/// A lock file's exclusive lock, let go of when dropped, not only closed: a child this process forked
-/// meanwhile holds a copy of the descriptor until it execs (or, a test's holder, for good), and an
-/// OFD lock lives as long as any copy does, so the next cleanup or plan would find it held (a
-/// test's cleanup kept a placeholder so, once in CI). The unlock is the description's, shared by
-/// every copy.
-struct Unlocking(std::os::fd::OwnedFd);
-
-impl Drop for Unlocking {
-    fn drop(&mut self) {
-        let _ = sandspawn_helper::file_lock::whole_file(&self.0, libc::LOCK_UN);
     }
 }
 
@@ -404,7 +391,7 @@ pub(crate) mod tests {
         let (t, l) = (tempfile::tempdir().unwrap(), locks());
         let open = |p: &Path| placeholder::open_dir(&c(p), false).unwrap();
         let (locks_fd, dir) = (open(l.path()), open(t.path()));
-        let ours = placeholder::lock_of(&locks_fd, &dir, libc::LOCK_EX | libc::LOCK_NB, false).map(Unlocking).unwrap();
+        let ours = placeholder::lock_of(&locks_fd, &dir, libc::LOCK_EX | libc::LOCK_NB, false).map(sandspawn_helper::file_lock::WholeFileHeld).unwrap();
         // SAFETY: the child calls only async-signal-safe functions until killed.
         let child = unsafe { libc::fork() };
         if child == 0 {

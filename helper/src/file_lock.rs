@@ -37,6 +37,20 @@ pub fn whole_file(fd: &impl AsRawFd, op: libc::c_int) -> std::io::Result<()> {
     range(fd, kind as libc::c_int, 0, 0, op & libc::LOCK_NB == 0)
 }
 
+/// A `whole_file` lock let go of (`LOCK_UN`) when dropped, before its descriptor closes: an OFD lock
+/// belongs to the open file description, which every copy of the descriptor shares, and a child
+/// another thread of the host forks holds a copy from its fork to its exec (a test's paused child
+/// for good), so a lock let go of by the close alone stayed held that long (a change set's hold,
+/// found as "in use"; a placeholders cleanup's, which kept a placeholder once in CI).
+#[derive(Debug)]
+pub struct WholeFileHeld(pub std::os::fd::OwnedFd);
+
+impl Drop for WholeFileHeld {
+    fn drop(&mut self) {
+        let _ = whole_file(&self.0, libc::LOCK_UN);
+    }
+}
+
 /// `flock` where there are no OFD locks (macOS: no sandbox there reads sandspawn's state).
 #[cfg(not(target_os = "linux"))]
 pub fn whole_file(fd: &impl AsRawFd, op: libc::c_int) -> std::io::Result<()> {

@@ -347,16 +347,7 @@ pub fn names(root: &Path) -> Vec<String> {
 /// Second: the `EXCLUSIVE` file the hold is on, let go of explicitly when dropped (a child another
 /// thread of the host forked holds a copy of the descriptor, and the lock, until its exec).
 #[derive(Debug)]
-pub struct Lock(OwnedFd, OwnedFd);
-
-/// Unlocked before the descriptor closes: a child another thread forked meanwhile holds a copy of
-/// it until its exec, and a lock released only by the close stayed held with that copy (the next
-/// run or apply of the set was refused as "in use"; as the tool caches' locks, `lock::Held`).
-impl Drop for Lock {
-    fn drop(&mut self) {
-        let _ = sandspawn_helper::file_lock::whole_file(&self.1, libc::LOCK_UN);
-    }
-}
+pub struct Lock(OwnedFd, sandspawn_helper::file_lock::WholeFileHeld);
 
 impl Lock {
     /// How many runs have written the set.
@@ -392,7 +383,7 @@ pub fn lock(set: &ChangeSet) -> Result<Lock> {
             format!("options.changeSet: change set {} is in use by another run, apply or discard; one at a time", set.meta.id),
         ));
     };
-    Ok(Lock(fd, exclusive))
+    Ok(Lock(fd, sandspawn_helper::file_lock::WholeFileHeld(exclusive)))
 }
 
 /// The set's `EXCLUSIVE` file, open for writing only (made if missing, never followed if a symlink),
