@@ -276,6 +276,12 @@ pub(crate) const SIOCBRADDBR: u32 = 0x89a0;
 pub(crate) const SIOCBRDELBR: u32 = 0x89a1;
 pub(crate) const SIOCGIFVLAN: u32 = 0x8982;
 pub(crate) const SIOCSIFVLAN: u32 = 0x8983;
+/// btrfs's filesystem syncs (`BTRFS_IOCTL_MAGIC` 0x94): `BTRFS_IOC_SYNC` (`_IO(0x94, 8)`) writes back
+/// every dirty page of the filesystem and commits it, as `syncfs` does, and `BTRFS_IOC_START_SYNC`
+/// (`_IOR(0x94, 24, __u64)`) starts a commit of the whole filesystem; both on any descriptor there,
+/// one opened for reading included, with no capability check. No other driver uses these numbers.
+pub(crate) const BTRFS_IOC_SYNC: u32 = 0x9408;
+pub(crate) const BTRFS_IOC_START_SYNC: u32 = 0x8008_9418;
 /// Frame Relay's (`dlci`, removed in Linux 6.0): `sock_ioctl` loads the module for them the same way.
 pub(crate) const SIOCADDDLCI: u32 = 0x8980;
 pub(crate) const SIOCDELDLCI: u32 = 0x8981;

@@ -774,6 +774,30 @@ fn every_filter_refuses_fscrypt_key_ioctls() {
     }
 }
 
+/// Found by an attacker's review (kern38): btrfs's `BTRFS_IOC_SYNC` writes back every dirty page of
+/// the filesystem from any descriptor on it, as the `syncfs` the baseline answers, and
+/// `BTRFS_IOC_START_SYNC` commits it. Every filter refuses both; btrfs's queries (its space info,
+/// `FICLONE`'s neighbour numbers) and `BTRFS_IOC_WAIT_SYNC`, which only waits, stay allowed.
+#[test]
+fn every_filter_refuses_whole_filesystem_sync_ioctls() {
+    const SYNCS: [u64; 2] = [0x9408, 0x8008_9418];
+    const ALLOWED: [u64; 3] = [0xc010_9414, 0x4004_9409, 0x4008_9416]; // BTRFS_IOC_SPACE_INFO, FICLONE, BTRFS_IOC_WAIT_SYNC
+    let shielded = Filter { sockets: Sockets::None, tracing: Tracing::Denied, shield: Some(4242) };
+    for (arch, audit) in ARCHES {
+        for f in filters().into_iter().chain([shielded]) {
+            let p = program(arch, f);
+            let ioctl = |request: u64| run(&p, audit, Sys::Ioctl.number(arch), [3, request]);
+            for request in SYNCS {
+                assert_eq!(ioctl(request), RET_EPERM, "{request:#x} in {f:?}");
+                assert_eq!(ioctl(0xffff_ffff_0000_0000 | request), RET_EPERM, "{request:#x}, high bits ignored, in {f:?}");
+            }
+            for request in ALLOWED {
+                assert_eq!(ioctl(request), RET_ALLOW, "{request:#x} in {f:?}");
+            }
+        }
+    }
+}
+
 /// Found while closing kern27's protocols: a socket `ioctl` of the bridge's or 802.1Q's makes the
 /// kernel load `bridge` or `8021q` when absent (`request_module` in `sock_ioctl`, with no capability
 /// check), on any socket, a Unix one included, and the module stays loaded; so do Frame Relay's
