@@ -760,16 +760,24 @@ fn the_landlock_filter_refuses_inode_attribute_ioctls() {
 fn every_filter_refuses_fscrypt_key_ioctls() {
     const ADD_AND_REMOVE: [u64; 3] = [0xc050_6617, 0xc040_6618, 0xc040_6619];
     const KEY_STATUS: u64 = 0xc080_661a;
-    let shielded = Filter { sockets: Sockets::None, tracing: Tracing::Denied, shield: Some(4242) };
+    every_filter_refuses_these_ioctls(Sockets::None, &ADD_AND_REMOVE, &[KEY_STATUS]);
+}
+
+/// Every filter, and a shielded Landlock one with `sockets`, refuses each of `refused` (its high
+/// half ignored, as the kernel ignores it) and allows each of `allowed`.
+fn every_filter_refuses_these_ioctls(sockets: Sockets, refused: &[u64], allowed: &[u64]) {
+    let shielded = Filter { sockets, tracing: Tracing::Denied, shield: Some(4242) };
     for (arch, audit) in ARCHES {
         for f in filters().into_iter().chain([shielded]) {
             let p = program(arch, f);
             let ioctl = |request: u64| run(&p, audit, Sys::Ioctl.number(arch), [3, request]);
-            for request in ADD_AND_REMOVE {
+            for &request in refused {
                 assert_eq!(ioctl(request), RET_EPERM, "{request:#x} in {f:?}");
                 assert_eq!(ioctl(0xffff_ffff_0000_0000 | request), RET_EPERM, "{request:#x}, high bits ignored, in {f:?}");
             }
-            assert_eq!(ioctl(KEY_STATUS), RET_ALLOW, "a key's status in {f:?}");
+            for &request in allowed {
+                assert_eq!(ioctl(request), RET_ALLOW, "{request:#x} in {f:?}");
+            }
         }
     }
 }
@@ -782,20 +790,7 @@ fn every_filter_refuses_fscrypt_key_ioctls() {
 fn every_filter_refuses_whole_filesystem_sync_ioctls() {
     const SYNCS: [u64; 2] = [0x9408, 0x8008_9418];
     const ALLOWED: [u64; 3] = [0xc010_9414, 0x4004_9409, 0x4008_9416]; // BTRFS_IOC_SPACE_INFO, FICLONE, BTRFS_IOC_WAIT_SYNC
-    let shielded = Filter { sockets: Sockets::None, tracing: Tracing::Denied, shield: Some(4242) };
-    for (arch, audit) in ARCHES {
-        for f in filters().into_iter().chain([shielded]) {
-            let p = program(arch, f);
-            let ioctl = |request: u64| run(&p, audit, Sys::Ioctl.number(arch), [3, request]);
-            for request in SYNCS {
-                assert_eq!(ioctl(request), RET_EPERM, "{request:#x} in {f:?}");
-                assert_eq!(ioctl(0xffff_ffff_0000_0000 | request), RET_EPERM, "{request:#x}, high bits ignored, in {f:?}");
-            }
-            for request in ALLOWED {
-                assert_eq!(ioctl(request), RET_ALLOW, "{request:#x} in {f:?}");
-            }
-        }
-    }
+    every_filter_refuses_these_ioctls(Sockets::None, &SYNCS, &ALLOWED);
 }
 
 /// Found while closing kern27's protocols: a socket `ioctl` of the bridge's or 802.1Q's makes the
@@ -808,20 +803,7 @@ fn every_filter_refuses_whole_filesystem_sync_ioctls() {
 fn every_filter_refuses_module_loading_socket_ioctls() {
     const BRIDGE_VLAN_AND_DLCI: [u64; 8] = [0x8940, 0x8941, 0x89a0, 0x89a1, 0x8982, 0x8983, 0x8980, 0x8981];
     const ALLOWED: [u64; 4] = [0x8912, 0x8913, 0x8933, 0x541b]; // SIOCGIFCONF, SIOCGIFFLAGS, SIOCGIFINDEX, FIONREAD
-    let shielded = Filter { sockets: Sockets::InetAndUnix, tracing: Tracing::Denied, shield: Some(4242) };
-    for (arch, audit) in ARCHES {
-        for f in filters().into_iter().chain([shielded]) {
-            let p = program(arch, f);
-            let ioctl = |request: u64| run(&p, audit, Sys::Ioctl.number(arch), [3, request]);
-            for request in BRIDGE_VLAN_AND_DLCI {
-                assert_eq!(ioctl(request), RET_EPERM, "{request:#x} in {f:?}");
-                assert_eq!(ioctl(0xffff_ffff_0000_0000 | request), RET_EPERM, "{request:#x}, high bits ignored, in {f:?}");
-            }
-            for request in ALLOWED {
-                assert_eq!(ioctl(request), RET_ALLOW, "{request:#x} in {f:?}");
-            }
-        }
-    }
+    every_filter_refuses_these_ioctls(Sockets::InetAndUnix, &BRIDGE_VLAN_AND_DLCI, &ALLOWED);
 }
 
 /// The search obeys one rule per syscall number (the first block it reaches returns), so a rule
