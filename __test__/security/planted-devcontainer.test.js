@@ -1,0 +1,79 @@
+'use strict'
+// Found by an attacker's review (host38): the programs a project's dev container configuration has
+// run on the host. `.devcontainer` and `.devcontainer.json` are protected names because
+// `initializeCommand` "runs on the host machine during initialization, including during container
+// creation and on subsequent starts" (containers.dev's reference; the Dev Containers extension, the
+// devcontainer CLI's `up`, DevPod and Codespaces' local clients run it from the local workspace
+// folder each time the folder opens in its container, with no prompt), but the script it named by
+// path was left writable: `${localWorkspaceFolder}/tools/init.sh`, a `["bash", "scripts/prep.sh"]`
+// of another configuration in a subfolder of `.devcontainer`, the commands of an object (run in
+// parallel) of a package's `.devcontainer.json`. A default workspace-write run rewrote each with
+// hostRisks [] (bwrap and the Landlock mode), and review's apply landed them. The other lifecycle
+// commands (`postCreateCommand`, ...) run inside the container: the project's code, left writable.
+// No container tool is installed here: the test runs what the host runs, the commands in the folder.
+
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const { spawnSync } = require('node:child_process')
+const { sh, show, tempTree, changeSetStore } = require('./helpers')
+const { reviewHoldsBack } = require('./kept-or-said')
+
+changeSetStore('sandspawn-devcontainer-')
+
+const MODES = { bwrap: {}, landlock: { linux: { allow: ['landlock'] } } }
+
+/**
+ * A project whose dev container configurations run programs on the host. Returns the programs
+ * `initializeCommand` runs, what the host runs ([argv, cwd]: a string through sh -c, an array as
+ * its argv, an object's each) and a program run in the container only.
+ */
+function devcontainerProject(dir) {
+  for (const d of ['.devcontainer/py', 'tools', 'scripts', 'pkg/tools']) fs.mkdirSync(path.join(dir, d), { recursive: true })
+  fs.writeFileSync(path.join(dir, '.devcontainer/devcontainer.json'), `// For format details, see https://aka.ms/devcontainer.json
+{
+  "name": "app",
+  "image": "mcr.microsoft.com/devcontainers/base:bookworm",
+  "initializeCommand": "\${localWorkspaceFolder}/tools/init.sh --quiet",
+  "postCreateCommand": "./scripts/post.sh",
+}
+`)
+  fs.writeFileSync(path.join(dir, '.devcontainer/py/devcontainer.json'), JSON.stringify({ name: 'py', image: 'python:3', initializeCommand: ['bash', 'scripts/prep.sh'] }))
+  fs.writeFileSync(path.join(dir, 'pkg/.devcontainer.json'), JSON.stringify({ image: 'node:22', initializeCommand: { a: './tools/a.sh', b: ['sh', 'tools/b.sh'] } }))
+  const onHost = ['tools/init.sh', 'scripts/prep.sh', 'pkg/tools/a.sh', 'pkg/tools/b.sh'].map((p) => path.join(dir, p))
+  const inContainer = path.join(dir, 'scripts/post.sh')
+  for (const p of [...onHost, inContainer]) fs.writeFileSync(p, '#!/bin/sh\nexit 0\n', { mode: 0o755 })
+  const runs = [[['sh', '-c', `${onHost[0]} --quiet`], dir], [['bash', 'scripts/prep.sh'], dir], [['sh', '-c', './tools/a.sh'], path.join(dir, 'pkg')], [['sh', 'tools/b.sh'], path.join(dir, 'pkg')]]
+  return [onHost, runs, inContainer]
+}
+
+for (const [mode, extra] of Object.entries(MODES)) {
+  test(`${mode}: the programs a dev container's initializeCommand runs on the host cannot be rewritten unsaid; the container's own commands stay the project's`, async (t) => {
+    const tree = tempTree(t, { git: true })
+    const marker = path.join(tree.out, 'RAN')
+    const [onHost, runs, inContainer] = devcontainerProject(tree.ws)
+    const before = onHost.map((p) => fs.readFileSync(p, 'utf8'))
+    const evil = `#!/bin/sh\necho "$0" >> ${marker}\n`
+    const script = onHost.map((p) => `printf '%s' '${evil}' > ${p} 2>/dev/null`).join('; ') + `; echo 'exit 3' >> ${inContainer}`
+    const r = await sh(script, { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+    assert.equal(r.exitCode, 0, `a command run in the container is the project's own code, which stays writable: ${show(r)}`)
+    assert.match(fs.readFileSync(inContainer, 'utf8'), /exit 3/)
+    onHost.forEach((p, i) => {
+      const kept = fs.readFileSync(p, 'utf8') === before[i]
+      assert.ok(kept || r.hostRisks.some((h) => h.path === p), `${p} rewritten with nothing said: ${JSON.stringify(r.hostRisks)}`)
+    })
+    // What the host runs when the folder opens in its container.
+    for (const [[cmd, ...args], cwd] of runs) spawnSync(cmd, args, { cwd })
+    const ran = fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8') : ''
+    assert.ok(ran === '' || r.hostRisks.length > 0, `opening the folder in its container ran the run's code on the host with nothing said:\n${ran}`)
+  })
+}
+
+test('review: a change set that rewrites a program a dev container runs on the host is a risk, held back by apply', async (t) => {
+  const tree = tempTree(t, { git: true })
+  const [onHost] = devcontainerProject(tree.ws)
+  // Review judges the configurations at a root's top (the package's below it is not read there).
+  const risks = await reviewHoldsBack(tree.ws, onHost.slice(0, 2), 'id')
+  assert.ok(risks.some((h) => /editor/.test(h.detail)), JSON.stringify(risks))
+})
