@@ -33,6 +33,11 @@
 //! values are, with the programs of `options` (`shell.executable`, `env`) and the file's own.
 //! A task run on demand (`Run Task`, a build task) is the project's code as the user runs it, as
 //! `package.json`'s scripts are: its programs stay writable.
+//!
+//! And what a dev container's `initializeCommand` runs **on the host** each time the folder opens
+//! in its container (found by an attacker's review, host38: a committed
+//! `"initializeCommand": "${localWorkspaceFolder}/tools/init.sh"` was rewritten with
+//! `hostRisks: []`), taken as a folder-open task's command line (`devcontainer_words`).
 
 use std::path::Path;
 use std::rc::Rc;
@@ -58,6 +63,10 @@ pub enum Syntax {
     /// tasks, the shared run configurations (`.idea/runConfigurations/*.xml`, `.run/*.run.xml`),
     /// the file's own (a workspace file's local ones) and what they run.
     Startup,
+    /// A dev container's configuration (`.devcontainer/devcontainer.json`, the same in each
+    /// subfolder of `.devcontainer`, `.devcontainer.json`): what its `initializeCommand` runs on
+    /// the host (`devcontainer_words`).
+    Devcontainer,
 }
 
 /// Each protected name whose settings this reads: the name, the file in it (for a directory), and
@@ -73,6 +82,8 @@ pub const ENTRIES: &[(&str, Option<&str>, Syntax)] = &[
     (".idea", Some("watcherTasks.xml"), Syntax::Watchers),
     (".idea", Some("startup.xml"), Syntax::Startup),
     (".idea", Some("workspace.xml"), Syntax::Startup),
+    (".devcontainer", Some("devcontainer.json"), Syntax::Devcontainer),
+    (".devcontainer.json", None, Syntax::Devcontainer),
 ];
 
 /// A key's last part ending in one of these names a program (or a file a program is given).
@@ -136,7 +147,7 @@ pub type Words = Rc<(Vec<String>, bool)>;
 
 /// The reads of one plan's settings files, one per `Syntax` (a file is judged once per syntax:
 /// the same file read as settings and as tasks names other strings).
-pub type EditorReads = [Reads<Words>; 7];
+pub type EditorReads = [Reads<Words>; 8];
 
 /// Reads for one plan, each within the plan's budget.
 pub fn reads() -> EditorReads {
@@ -177,6 +188,9 @@ pub fn named_within(entry: &Path, reads: &mut EditorReads, most: usize) -> Named
     let mut out = Named::default();
     let folder = entry.parent().unwrap_or(Path::new("/"));
     for (inner, syntax) in rows(entry) {
+        if syntax == Syntax::Devcontainer && inner.is_some() {
+            devcontainer_subfolders(entry, folder, reads, most, &mut out);
+        }
         let file = inner.map(|f| entry.join(f)).unwrap_or_else(|| entry.to_path_buf());
         let judged = match syntax {
             Syntax::Jsonc => reads[0].judge(&file, |text| Rc::new(json_words(text))),
@@ -185,6 +199,7 @@ pub fn named_within(entry: &Path, reads: &mut EditorReads, most: usize) -> Named
             Syntax::Workspace => reads[3].judge(&file, |text| Rc::new(workspace_words(text))),
             Syntax::Watchers => reads[4].judge(&file, |text| Rc::new(watchers_words(text))),
             Syntax::Startup => reads[5].judge(&file, |text| Rc::new(startup_words(text))),
+            Syntax::Devcontainer => reads[7].judge(&file, |text| Rc::new(devcontainer_words(text))),
         };
         match judged {
             Judged::Judged(words) if syntax == Syntax::Startup && !words.0.is_empty() => {
@@ -318,15 +333,23 @@ fn path_words<'a>(found: impl Iterator<Item = (&'a [String], &'a str)>) -> Vec<S
 
 /// The path words of a JSON settings file (comments and trailing commas allowed), and whether it
 /// could not be read.
-fn json_words(text: &str) -> (Vec<String>, bool) {
+/// A JSON settings file's value (comments and trailing commas allowed): `None` when it is empty or
+/// comments only, which VS Code, Zed and coc.nvim take as no settings (an empty settings.json is
+/// common, and a launch plan leaves an empty .neoconf.json as a placeholder); `Err` when it is not
+/// JSON this reads.
+fn settings_value(text: &str) -> Result<Option<serde_json::Value>, ()> {
     let plain = super::jsonc::plain(text);
-    // Empty, or comments only: VS Code, Zed and coc.nvim take it as no settings (an empty
-    // settings.json is common, and a launch plan leaves an empty .neoconf.json as a placeholder).
     if plain.trim().is_empty() {
-        return (Vec::new(), false);
+        return Ok(None);
     }
-    let Ok(value) = serde_json::from_str::<serde_json::Value>(&plain) else {
-        return (Vec::new(), true);
+    serde_json::from_str(&plain).map(Some).map_err(|_| ())
+}
+
+fn json_words(text: &str) -> (Vec<String>, bool) {
+    let value = match settings_value(text) {
+        Ok(Some(value)) => value,
+        Ok(None) => return (Vec::new(), false),
+        Err(()) => return (Vec::new(), true),
     };
     let mut found: Vec<(Vec<String>, String)> = Vec::new();
     strings(&value, &mut Vec::new(), &mut found);
@@ -389,23 +412,9 @@ fn startup_words(text: &str) -> (Vec<String>, bool) {
 /// configuration, not only those a startup task names: the generous side); at most
 /// `MAX_PROGRAMS` files of each directory are read (past that: capped, said).
 fn run_configurations(idea: &Path, folder: &Path, reads: &mut EditorReads, most: usize, out: &mut Named) {
+    let xml = |e: &std::fs::DirEntry| Some(e.path()).filter(|f| f.extension().is_some_and(|e| e == "xml"));
     for dir in [idea.join("runConfigurations"), folder.join(RUN_DIR)] {
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-        for (n, entry) in entries.flatten().enumerate() {
-            if n >= MAX_PROGRAMS || out.full(most) {
-                out.capped |= n >= MAX_PROGRAMS;
-                break;
-            }
-            let file = entry.path();
-            if !file.extension().is_some_and(|e| e == "xml") {
-                continue;
-            }
-            match reads[6].judge(&file, |text| Rc::new(run_configuration_words(text))) {
-                Judged::Judged(words) => keep_words(&words, folder, most, out),
-                Judged::Absent => {}
-                Judged::Unjudged => out.capped = true,
-            }
-        }
+        keep_from_entries(&dir, xml, &mut reads[6], run_configuration_words, (folder, most), out);
     }
 }
 
@@ -414,6 +423,61 @@ fn run_configuration_words(text: &str) -> (Vec<String>, bool) {
     let read = super::idea_watchers::strings_of(text, &super::idea_watchers::RUN_CONFIGURATION, MAX_STRINGS);
     let words = path_words(read.strings.iter().map(|(k, s)| (k.as_slice(), s.as_str())));
     (in_cwds(words, &read.cwds), read.strings.len() > MAX_STRINGS)
+}
+
+/// The configuration file of a dev container, in `.devcontainer` and in each of its subfolders
+/// (`.devcontainer/python/devcontainer.json`: the tools offer each to pick from).
+const DEVCONTAINER_FILE: &str = "devcontainer.json";
+
+/// Keep into `out` what the configurations in the subfolders of `dir` (a `.devcontainer`) run on
+/// the host, read from `folder` as its own; at most `MAX_PROGRAMS` entries of `dir` are looked at
+/// (past that: capped, said).
+fn devcontainer_subfolders(dir: &Path, folder: &Path, reads: &mut EditorReads, most: usize, out: &mut Named) {
+    let file = |e: &std::fs::DirEntry| e.file_type().is_ok_and(|t| t.is_dir()).then(|| e.path().join(DEVCONTAINER_FILE));
+    keep_from_entries(dir, file, &mut reads[7], devcontainer_words, (folder, most), out);
+}
+
+/// Keep into `out` what the file `file` makes of each of the first `MAX_PROGRAMS` entries of `dir`
+/// names (read through `read` by `words`, from `folder`, within `most` in all; past that: capped,
+/// said).
+fn keep_from_entries(dir: &Path, file: impl Fn(&std::fs::DirEntry) -> Option<std::path::PathBuf>, read: &mut Reads<Words>, words: fn(&str) -> (Vec<String>, bool), (folder, most): (&Path, usize), out: &mut Named) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for (n, entry) in entries.flatten().enumerate() {
+        if n >= MAX_PROGRAMS || out.full(most) {
+            out.capped |= n >= MAX_PROGRAMS;
+            break;
+        }
+        let Some(file) = file(&entry) else { continue };
+        match read.judge(&file, |text| Rc::new(words(text))) {
+            Judged::Judged(words) => keep_words(&words, folder, most, out),
+            Judged::Absent => {}
+            Judged::Unjudged => out.capped = true,
+        }
+    }
+}
+
+/// The path words of a dev container's configuration: of its `initializeCommand`, which the Dev
+/// Containers extension, the devcontainer CLI's `up` and DevPod run **on the host**, from the
+/// local workspace folder, each time the folder opens in its container (found by an attacker's
+/// review, host38: a committed `"initializeCommand": "${localWorkspaceFolder}/tools/init.sh"` was
+/// rewritten with `hostRisks: []`). A string (run by a shell), an array (an argv) or an object of
+/// either (run in parallel): each string as a task's command line, `${localWorkspaceFolder}` read
+/// as the folder. The other lifecycle commands run inside the container (the project's code, as
+/// its `Dockerfile` is): not read. And whether the file could not be read.
+fn devcontainer_words(text: &str) -> (Vec<String>, bool) {
+    let value = match settings_value(text) {
+        Ok(Some(value)) => value,
+        Ok(None) => return (Vec::new(), false),
+        Err(()) => return (Vec::new(), true),
+    };
+    let mut found: Vec<(Vec<String>, String)> = Vec::new();
+    if let Some(command) = value.get("initializeCommand") {
+        command_strings(command, &Objects::EachValue, &mut found);
+    }
+    for (_, s) in found.iter_mut() {
+        *s = s.replace("${localWorkspaceFolder}", "${workspaceFolder}");
+    }
+    (path_words(found.iter().map(|(k, s)| (k.as_slice(), s.as_str()))), found.len() > MAX_STRINGS)
 }
 
 /// The path words of a `*.code-workspace`: its `settings` as a `settings.json`'s, its `tasks` as a
@@ -438,7 +502,7 @@ fn tasks_strings(file: &serde_json::Value, found: &mut Vec<(Vec<String>, String)
     let mut cwds = Vec::new();
     for part in super::editor_tasks::parts(file) {
         match part {
-            Part::CommandLine(v) => command_strings(v, found),
+            Part::CommandLine(v) => command_strings(v, &Objects::Quoted, found),
             Part::Options(v) => {
                 let cwd = v.get("cwd").and_then(serde_json::Value::as_str).map(str::to_string);
                 cwds.extend(cwd.filter(|c| !cwds.contains(c)));
@@ -449,15 +513,26 @@ fn tasks_strings(file: &serde_json::Value, found: &mut Vec<(Vec<String>, String)
     cwds
 }
 
-/// Each string of a task's command line (a string, a list, `{ "value": ..., "quoting": ... }`),
-/// as a program's, up to the bound.
-fn command_strings(v: &serde_json::Value, out: &mut Vec<(Vec<String>, String)>) {
+/// What an object in a command line holds.
+enum Objects {
+    /// A task's `{ "value": ..., "quoting": ... }`: its `value`.
+    Quoted,
+    /// A dev container's `initializeCommand` of commands run in parallel: each value.
+    EachValue,
+}
+
+/// Each string of a command line (a string, a list, an object as `objects` says), as a
+/// program's, up to the bound.
+fn command_strings(v: &serde_json::Value, objects: &Objects, out: &mut Vec<(Vec<String>, String)>) {
     use serde_json::Value;
     match v {
         _ if out.len() > MAX_STRINGS => {}
         Value::String(s) => out.push((vec!["command".to_string()], s.clone())),
-        Value::Array(items) => items.iter().for_each(|i| command_strings(i, out)),
-        Value::Object(map) => map.get("value").into_iter().for_each(|i| command_strings(i, out)),
+        Value::Array(items) => items.iter().for_each(|i| command_strings(i, objects, out)),
+        Value::Object(map) => match objects {
+            Objects::Quoted => map.get("value").into_iter().for_each(|i| command_strings(i, objects, out)),
+            Objects::EachValue => map.values().for_each(|i| command_strings(i, objects, out)),
+        },
         _ => {}
     }
 }
@@ -675,6 +750,32 @@ mod tests {
         kept.retain(|p| p.starts_with(w)); // and /bin/bash, outside any root: nothing to keep
         kept.sort();
         assert_eq!(kept, [".run/setup.run.xml", "tools/lint.sh", "tools/main.py", "tools/setup.sh", "venv/bin/python"].map(|f| w.join(f)));
+    }
+
+    /// Found by an attacker's review (host38): what a dev container's `initializeCommand` runs on
+    /// the host, in each of its forms and each place the tools take a configuration from; the
+    /// container's own commands are not read.
+    #[test]
+    fn keeps_what_a_dev_container_runs_on_the_host() {
+        let t = tempfile::tempdir().unwrap();
+        let w = t.path();
+        for d in [".devcontainer/py", "tools", "scripts", "pkg/tools"] {
+            std::fs::create_dir_all(w.join(d)).unwrap();
+        }
+        for f in ["tools/init.sh", "scripts/prep.sh", "scripts/post.sh", "pkg/tools/a.sh", "pkg/tools/b.sh"] {
+            std::fs::write(w.join(f), "x").unwrap();
+        }
+        std::fs::write(w.join(".devcontainer/devcontainer.json"), "// x\n{ \"initializeCommand\": \"${localWorkspaceFolder}/tools/init.sh --q\", \"postCreateCommand\": \"./scripts/post.sh\", }").unwrap();
+        std::fs::write(w.join(".devcontainer/py/devcontainer.json"), r#"{ "initializeCommand": ["bash", "scripts/prep.sh"] }"#).unwrap();
+        std::fs::write(w.join("pkg/.devcontainer.json"), r#"{ "initializeCommand": { "a": "./tools/a.sh", "b": ["sh", "tools/b.sh"] } }"#).unwrap();
+        let mut kept = named(&w.join(".devcontainer")).programs;
+        kept.sort();
+        assert_eq!(kept, ["scripts/prep.sh", "tools/init.sh"].map(|f| w.join(f)), "not postCreateCommand's, run in the container");
+        let mut kept = named(&w.join("pkg/.devcontainer.json")).programs;
+        kept.sort();
+        assert_eq!(kept, ["pkg/tools/a.sh", "pkg/tools/b.sh"].map(|f| w.join(f)));
+        std::fs::write(w.join(".devcontainer/py/devcontainer.json"), "{ \"initializeCommand\": ").unwrap();
+        assert!(named(&w.join(".devcontainer")).capped, "not JSON: said");
     }
 
     #[test]
