@@ -20,6 +20,8 @@ pub const FS_READ_FILE: u64 = 1 << 2;
 pub const FS_READ_DIR: u64 = 1 << 3;
 const FS_ABI1_ALL: u64 = (1 << 13) - 1; // EXECUTE .. MAKE_SYM
 pub const FS_REFER: u64 = 1 << 13; // ABI 2
+/// Removing and making entries of every kind (`REMOVE_DIR`, `REMOVE_FILE`, `MAKE_CHAR` .. `MAKE_SYM`).
+pub const FS_ENTRIES: u64 = FS_ABI1_ALL & !(FS_EXECUTE | FS_WRITE_FILE | FS_READ_FILE | FS_READ_DIR);
 pub const FS_TRUNCATE: u64 = 1 << 14; // ABI 3
 pub const FS_IOCTL_DEV: u64 = 1 << 15; // ABI 5
 // `LANDLOCK_ACCESS_NET_*` (ABI 4): handled with no rule, so no TCP bind or connect at all (seccomp
@@ -31,6 +33,19 @@ pub const SCOPE_ABSTRACT_UNIX_SOCKET: u64 = 1 << 0;
 pub const SCOPE_SIGNAL: u64 = 1 << 1;
 /// The first ABI with scopes (signals, abstract Unix sockets).
 pub const SIGNAL_SCOPE_ABI: u32 = 6;
+
+/// What bwrap plans' write guard (the helper's `write_guard`) handles at `abi`: every change of
+/// the filesystem Landlock judges (writing a file, making, removing, linking or renaming an entry,
+/// truncating), none of reading or executing.
+pub fn write_guard_rights(abi: u32) -> u64 {
+    let truncate = if abi >= 3 { FS_TRUNCATE } else { 0 };
+    FS_WRITE_FILE | FS_ENTRIES | FS_REFER | truncate
+}
+
+/// Of `write_guard_rights`, those a rule on a file (not a directory) may carry.
+pub fn write_guard_file_rights(abi: u32) -> u64 {
+    write_guard_rights(abi) & (FS_WRITE_FILE | FS_TRUNCATE)
+}
 
 /// What a ruleset handles at `abi` (everything that ABI can restrict).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -127,6 +142,16 @@ mod tests {
         assert_eq!(ruleset_attr_size(3), 8);
         assert_eq!(ruleset_attr_size(5), 16);
         assert_eq!(ruleset_attr_size(7), 24);
+    }
+
+    #[test]
+    fn the_write_guard_handles_every_change_and_no_read() {
+        // Bits 1 and 4..=14: WRITE_FILE, REMOVE_*, MAKE_*, REFER, TRUNCATE.
+        assert_eq!(write_guard_rights(3), 0b111_1111_1111_0010);
+        assert_eq!(write_guard_rights(2), 0b011_1111_1111_0010, "no TRUNCATE before ABI 3");
+        assert_eq!(write_guard_rights(7) & (FS_EXECUTE | FS_READ_FILE | FS_READ_DIR | FS_IOCTL_DEV), 0);
+        assert_eq!(write_guard_file_rights(3), FS_WRITE_FILE | FS_TRUNCATE);
+        assert_eq!(write_guard_file_rights(2), FS_WRITE_FILE);
     }
 
     #[test]

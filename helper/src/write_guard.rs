@@ -1,15 +1,24 @@
-//! Under bwrap, last before the seccomp filter: a Landlock ruleset that handles only
-//! `LANDLOCK_ACCESS_FS_WRITE_FILE`, granted on every writable mount the sandbox has, on `/dev` and
-//! on the descriptors the command inherits for writing.
+//! Under bwrap, last before the seccomp filter: a Landlock ruleset that handles every change of the
+//! filesystem Landlock judges (`landlock::write_guard_rights`: writing a file, making, removing,
+//! linking or renaming an entry, truncating) and none of reading, granted on every writable mount
+//! the sandbox has, on `/dev` and on the descriptors the command inherits for writing.
 //!
-//! Why: a read-only mount refuses writing only regular files (and directories); the kernel's
-//! `may_open` lets a FIFO (or a device) be opened for writing on one all the same. So a host FIFO
-//! outside every writable root (`/run/initctl`, a host program's control pipe) was writable through
-//! the sandbox's read-only view, and `O_RDWR` opened its read side without blocking (found by an
-//! attacker's review). Landlock's `file_open` hook asks WRITE_FILE for opening any non-directory
-//! for writing, FIFOs included; handling that right (and REFER, see `landlock::WRITE_GUARD_MIN_ABI`) alone changes
-//! nothing else (no truncation, no creation rights), and a regular file on a read-only mount stays
-//! refused by the mount first.
+//! Why writing: a read-only mount refuses writing only regular files (and directories); the
+//! kernel's `may_open` lets a FIFO (or a device) be opened for writing on one all the same. So a
+//! host FIFO outside every writable root (`/run/initctl`, a host program's control pipe) was
+//! writable through the sandbox's read-only view, and `O_RDWR` opened its read side without
+//! blocking (found by an attacker's review). Landlock's `file_open` hook asks WRITE_FILE for
+//! opening any non-directory for writing, FIFOs included.
+//!
+//! Why the rest: a mount is the sandbox's only as long as the paths reach it. A descriptor of a
+//! directory keeps the mount it was opened on, and runs that may use Unix sockets (`network: true`,
+//! `allowUnixSockets`) can pass descriptors to each other (SCM_RIGHTS): another run's writable bind
+//! of its workspace, or its review overlay, received by this one, let this run (read-only too)
+//! make, rename, remove and truncate there after that run had ended and been judged (found by an
+//! attacker's review, mode38: `.npmrc` made in the other run's workspace, a symlink added to a
+//! change set nobody held). With every change judged, what the command may change is what lies
+//! beneath its own writable mounts, whatever descriptor it holds. On the mounts it has, nothing
+//! changes: the grants cover them whole, and a read-only carve-out refuses as its mount does.
 //!
 //! The grants are taken from the writable mounts the sandbox has once the helper made its own (see
 //! `NOTED` for how they are known without reading the table again): a mount the
@@ -18,10 +27,11 @@
 //! `/` is never granted (a rule covers everything beneath it). A rule covers what lies beneath its
 //! directory, mounts included, so a FIFO in a read-only carve-out inside a writable root stays
 //! writable (the README says so). Pipes and sockets reached through `/proc/self/fd` live on
-//! internal filesystems Landlock does not judge.
+//! internal filesystems Landlock does not judge. Not covered: a file another run opened for writing
+//! and passed on stays writable through that descriptor (Landlock judges the open, not the write).
 
 use std::ffi::CString;
-use sandspawn_helper::landlock::{FS_REFER, FS_WRITE_FILE, WRITE_GUARD_MIN_ABI};
+use sandspawn_helper::landlock::{write_guard_file_rights, write_guard_rights, WRITE_GUARD_MIN_ABI};
 use sandspawn_helper::report::{setup, Failure};
 
 use crate::{describe, last_errno};
@@ -41,11 +51,12 @@ struct PathBeneath {
 /// addon said so in the run's `notEnforced` when it planned (`plan::bwrap::WRITE_GUARD_NOT_ENFORCED`).
 /// A kernel with it that refuses the ruleset stops the command from running.
 pub fn apply() -> Result<(), Failure> {
-    if crate::confine::kernel_abi() < WRITE_GUARD_MIN_ABI {
+    let abi = crate::confine::kernel_abi();
+    if abi < WRITE_GUARD_MIN_ABI {
         return Ok(());
     }
     // REFER is handled by every domain anyway; naming it lets the writable mounts grant it back.
-    let fs: u64 = FS_WRITE_FILE | FS_REFER;
+    let fs: u64 = write_guard_rights(abi);
     // `struct landlock_ruleset_attr`'s first field alone: every ABI accepts the 8-byte struct.
     let fd = unsafe { libc::syscall(SYS_CREATE_RULESET, &fs as *const u64, 8usize, 0u32) };
     if fd < 0 {
@@ -53,7 +64,7 @@ pub fn apply() -> Result<(), Failure> {
         return Err(setup(e, format!("creating the Landlock ruleset that keeps host FIFOs read-only failed: {}", describe(e))));
     }
     let ruleset = fd as i32;
-    let granted = grant_mounts(ruleset).and_then(|()| grant_inherited(ruleset)).map(|()| grant_message_queues(ruleset));
+    let granted = grant_mounts(ruleset, abi).and_then(|()| grant_inherited(ruleset, abi)).map(|()| grant_message_queues(ruleset, abi));
     // The root `prepare_message_queues` kept: close-on-exec, closed here all the same.
     let queues = MESSAGE_QUEUES.swap(-1, std::sync::atomic::Ordering::Relaxed);
     if queues >= 0 {
@@ -73,7 +84,7 @@ pub fn apply() -> Result<(), Failure> {
 /// as devices) and on every mount point whose visible mount is writable, except `/` (REFER is
 /// checked from a rename's directories up to their mount's top: the rule must be there); a mount table that
 /// cannot be read stops the command.
-fn grant_mounts(ruleset: i32) -> Result<(), Failure> {
+fn grant_mounts(ruleset: i32, abi: u32) -> Result<(), Failure> {
     // Only the points of mounts the table says are writable are opened: every carve-out is a
     // read-only mount point (200 repositories, 200 of them), and an open and `fstatvfs` each
     // cost every run about 1 µs a repository.
@@ -97,7 +108,7 @@ fn grant_mounts(ruleset: i32) -> Result<(), Failure> {
         // A grant refused (a file of an unusual filesystem) only leaves its FIFOs unwritable:
         // stricter, never weaker, so no run is stopped for it.
         if dev || writable {
-            add_rule(ruleset, fd, FS_WRITE_FILE | FS_REFER);
+            add_rule(ruleset, fd, rights_on(fd, abi));
         }
         unsafe { libc::close(fd) };
     }
@@ -165,23 +176,23 @@ pub fn park_message_queues(at: &std::ffi::CStr) {
     }
 }
 
-/// WRITE_FILE on the sandbox's POSIX message queues: `mq_open` opens a file of the IPC namespace's
+/// The guard's rights on the sandbox's POSIX message queues: `mq_open` opens a file of the IPC namespace's
 /// own mqueue filesystem, mounted nowhere the table shows, and Landlock judges that open as any
 /// other (CI found `mq_open(O_CREAT|O_RDWR)` refused once the guard came). A detached mount of that
 /// filesystem (`prepare_message_queues`: no mount point needed) has the same root, one per IPC
 /// namespace, and a rule is the inode's. A kernel that refused the mount only leaves the queues
 /// unwritable: stricter, never weaker.
-fn grant_message_queues(ruleset: i32) {
+fn grant_message_queues(ruleset: i32, abi: u32) {
     let root = MESSAGE_QUEUES.load(std::sync::atomic::Ordering::Relaxed);
     if root >= 0 {
-        add_rule(ruleset, root, FS_WRITE_FILE);
+        add_rule(ruleset, root, write_guard_rights(abi));
     }
 }
 
 /// WRITE_FILE on each non-directory the command inherits open for writing: `/dev/stdout` reopens
 /// it by its own path (a host pty, a log file the caller redirected to), which may lie anywhere.
 /// It could write there already; a pipe or socket (internal filesystems) needs no rule and gets none.
-fn grant_inherited(ruleset: i32) -> Result<(), Failure> {
+fn grant_inherited(ruleset: i32, abi: u32) -> Result<(), Failure> {
     let fds: Vec<i32> = match std::fs::read_dir("/proc/self/fd") {
         Ok(dir) => dir.flatten().filter_map(|e| e.file_name().to_str()?.parse().ok()).collect(),
         Err(e) => return Err(setup(e.raw_os_error().unwrap_or(0), format!("listing the inherited descriptors failed: {}", sandspawn_helper::report::os_words(&e)))),
@@ -197,10 +208,19 @@ fn grant_inherited(ruleset: i32) -> Result<(), Failure> {
             continue;
         }
         // EBADFD for a pipe or socket: nothing to grant. Any other refusal only makes the reopen
-        // stricter, never the guard weaker.
-        add_rule(ruleset, fd, FS_WRITE_FILE);
+        // stricter, never the guard weaker. TRUNCATE too: `> /dev/stdout` opens it with O_TRUNC.
+        add_rule(ruleset, fd, write_guard_file_rights(abi));
     }
     Ok(())
+}
+
+/// The guard's rights for a rule on `fd`: all of them beneath a directory, the file rights alone on
+/// a file (a single file bound writable), where the kernel refuses the rest with the whole rule.
+fn rights_on(fd: i32, abi: u32) -> u64 {
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: our own descriptor and a zeroed stat buffer.
+    let dir = unsafe { libc::fstat(fd, &mut st) } != 0 || st.st_mode & libc::S_IFMT == libc::S_IFDIR;
+    if dir { write_guard_rights(abi) } else { write_guard_file_rights(abi) }
 }
 
 /// `landlock_add_rule` granting `allowed` beneath `fd` (or on it, a file; the kernel refuses

@@ -1,0 +1,109 @@
+'use strict'
+// A descriptor one run passes to another (found by an attacker's review, mode38). Two runs that may
+// use Unix sockets (`network: true` shares the host's abstract socket namespace; `allowUnixSockets`
+// a socket file in a shared /tmp) can hand each other descriptors (SCM_RIGHTS). A descriptor of a
+// directory keeps the mount it was opened on: the writable bind of the sender's workspace, or its
+// review overlay. The sender's run ends and is judged (its hostRisks, its change set's revision);
+// the receiver, still running, any mode, read-only too, then wrote through that descriptor where its
+// own sandbox lets it write nothing: it made `.npmrc` (a protected name, which the sender's run
+// would have had moved aside and reported) in the sender's workspace after that run's checks, and
+// added a symlink to a change set whose run had ended, unlocked, after its revision was shown.
+// bwrap's write guard (a Landlock ruleset of the sandbox's own) judged only opening a file for
+// writing; creating, removing, renaming and truncating outside the run's writable mounts are now
+// judged too, so what a run may change is what its own mounts let it, whatever descriptor it holds.
+
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const { changeSetStore, sandspawn, tempTree, show, token, which } = require('./helpers')
+
+const { spawnSandboxed, startSandboxed, showChangeSet, discardChangeSet } = sandspawn
+changeSetStore('sandspawn-passed-descriptors-')
+const skip = !which('python3') && 'no python3'
+
+// The receiver: binds an abstract socket, takes one descriptor, waits for a line on stdin, then
+// tries every way of changing what lies below that directory and prints what happened.
+const RECEIVER = `
+import socket, array, os, sys, json
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.bind('\\0' + sys.argv[1]); s.listen(1)
+c, _ = s.accept()
+msg, anc, flags, addr = c.recvmsg(16, socket.CMSG_LEN(4))
+fd = array.array('i', anc[0][2][:4])[0]
+sys.stdin.readline()
+out = {}
+def attempt(name, f):
+    try:
+        f(); out[name] = 'done'
+    except OSError as e:
+        out[name] = e.strerror
+attempt('symlink', lambda: os.symlink('notes.txt', '.npmrc', dir_fd=fd))
+attempt('mkdir', lambda: os.mkdir('.vscode', dir_fd=fd))
+attempt('create', lambda: os.close(os.open('.envrc', os.O_CREAT | os.O_EXCL | os.O_RDONLY, 0o644, dir_fd=fd)))
+attempt('rename', lambda: os.rename('notes.txt', '.env', src_dir_fd=fd, dst_dir_fd=fd))
+attempt('truncate', lambda: os.truncate('/proc/self/fd/%d/keep.txt' % fd, 0))
+attempt('write', lambda: os.close(os.open('keep.txt', os.O_WRONLY, dir_fd=fd)))
+attempt('mkfifo', lambda: os.mkfifo('pipe', dir_fd=fd))
+attempt('unlink', lambda: os.unlink('keep.txt', dir_fd=fd))
+print(json.dumps(out), flush=True)
+`
+
+// The sender: hands the receiver its cwd (retrying until the receiver listens) and leaves a payload
+// under a name nothing judges.
+const SENDER = `
+import socket, array, os, sys, time
+for i in range(200):
+    try:
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.connect('\\0' + sys.argv[1]); break
+    except OSError:
+        time.sleep(0.05)
+fd = os.open('.', os.O_RDONLY | os.O_DIRECTORY)
+s.sendmsg([b'x'], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array('i', [fd]))])
+open('notes.txt', 'w').write('node-options=--require=/tmp/evil.js\\n')
+`
+
+const REFUSED = { symlink: 'Permission denied', mkdir: 'Permission denied', create: 'Permission denied', rename: 'Permission denied', unlink: 'Permission denied', truncate: 'Permission denied', write: 'Permission denied', mkfifo: 'Permission denied' }
+
+async function receiver(t, cwd, name) {
+  const p = await startSandboxed(['python3', '-c', RECEIVER, name], { cwd, stdin: 'pipe', timeout: 60000, sandbox: { mode: 'read-only', network: true } })
+  t.after(() => p.kill('SIGKILL'))
+  return p
+}
+
+async function received(p) {
+  await p.write('go\n')
+  const r = await p.wait()
+  assert.equal(r.exitCode, 0, show(r))
+  return JSON.parse(r.stdout)
+}
+
+test('a read-only run given a workspace-write run\'s directory cannot plant .npmrc there after that run was judged', { skip }, async (t) => {
+  const { ws, out } = tempTree(t)
+  fs.writeFileSync(path.join(ws, 'keep.txt'), 'the user\'s\n')
+  const name = token('mode38')
+  const b = await receiver(t, out, name)
+  const a = await spawnSandboxed(['python3', '-c', SENDER, name], { cwd: ws, timeout: 60000, sandbox: { mode: 'workspace-write', network: true } })
+  assert.equal(a.exitCode, 0, show(a))
+  assert.deepEqual(a.hostRisks, [], 'the sender\'s run wrote only notes.txt')
+  const tried = await received(b)
+  assert.deepEqual(tried, REFUSED, 'the receiver wrote through another run\'s mount')
+  assert.deepEqual(fs.readdirSync(ws).sort(), ['keep.txt', 'notes.txt'])
+  assert.equal(fs.readFileSync(path.join(ws, 'keep.txt'), 'utf8'), 'the user\'s\n')
+})
+
+test('a run given a review run\'s overlay cannot change its change set once that run has ended', { skip }, async (t) => {
+  const { ws, out } = tempTree(t)
+  fs.writeFileSync(path.join(ws, 'keep.txt'), 'the user\'s\n')
+  const name = token('mode38')
+  const b = await receiver(t, out, name)
+  const a = await spawnSandboxed(['python3', '-c', SENDER, name], { cwd: ws, timeout: 60000, sandbox: { mode: 'workspace-write', network: true, workspace: 'review' } })
+  assert.equal(a.exitCode, 0, show(a))
+  const id = a.changeSet.id
+  t.after(() => discardChangeSet(id).catch(() => {}))
+  assert.deepEqual(a.changeSet.changes.map((c) => path.basename(c.path)), ['notes.txt'])
+  const tried = await received(b)
+  assert.deepEqual(tried, REFUSED, 'the receiver wrote into a change set no run held')
+  const now = await showChangeSet(id)
+  assert.deepEqual(now.changes.map((c) => path.basename(c.path)), ['notes.txt'])
+  assert.equal(now.revision, a.changeSet.revision, 'the set is what its run left')
+})
