@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use serde_json::{json, Value};
 
-use super::apply::{apply, Request};
+use super::apply::{apply_sealed, Request};
 use super::store;
 use crate::describe::describe;
 use crate::error::{Result, SandboxError};
@@ -51,6 +51,8 @@ pub fn apply_change_set(id: &str, options: &Value) -> Result<Value> {
         Some(v) => return Err(SandboxError::invalid("revision", format!("must be the revision showChangeSet (or a run's changeSet) gave, a non-empty string, got {}", describe(v)))),
     };
     let (set, lock) = store::open_locked(id)?;
+    // Before the check: a file changed after it (through a descriptor a run passed on) never lands.
+    let sealed = super::clock_floor::sealed_now();
     // Checked under the lock, held to the end of the apply: no run continues the set in between.
     if let Some(shown) = revision {
         super::revision::check(&set, &lock, shown)?;
@@ -59,7 +61,7 @@ pub fn apply_change_set(id: &str, options: &Value) -> Result<Value> {
         None => None,
         Some(ps) => Some(ps.iter().enumerate().map(|(i, p)| pending_at(&set, p, &format!("paths[{i}]"))).collect::<Result<Vec<_>>>()?),
     };
-    let outcome = apply(&set, &lock, &Request { paths: paths.as_deref(), force })?;
+    let outcome = apply_sealed(&set, &lock, &Request { paths: paths.as_deref(), force }, sealed)?;
     let mut v = serde_json::to_value(outcome).unwrap_or(Value::Null);
     let left = set.dir.join("meta.json").exists().then(|| super::revision::of(&set, &lock));
     if let Value::Object(m) = &mut v {

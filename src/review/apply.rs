@@ -73,6 +73,14 @@ impl Request<'_> {
 
 /// Apply `req` of `set` (held by `lock`). Returns what landed, what conflicted, what was held back.
 pub fn apply(set: &ChangeSet, lock: &Lock, req: &Request) -> Result<Outcome> {
+    apply_sealed(set, lock, req, super::clock_floor::sealed_now())
+}
+
+/// As `apply`, landing no file of the set changed at or after `sealed_ns` (taken by the caller
+/// before it checked the set's revision: `clock_floor::sealed_now`). The set's lock keeps runs out,
+/// not a descriptor of a file of it that a run opened for writing and passed to a process that
+/// outlived it: what that process wrote after the check was never shown.
+pub fn apply_sealed(set: &ChangeSet, lock: &Lock, req: &Request, sealed_ns: i64) -> Result<Outcome> {
     let mut out = Outcome::default();
     // Whether some root's upper directory still holds something (its top frame not clean).
     let mut left = false;
@@ -87,7 +95,7 @@ pub fn apply(set: &ChangeSet, lock: &Lock, req: &Request) -> Result<Outcome> {
                 continue;
             }
         };
-        let mut root_apply = RootApply { set, req, upper: set.upper(i), differ: Differ::new(root), judge: Judge::new(&set.meta, root, &set.upper(i), &elsewhere), stack: vec![Frame { dir: Some(dir), clean: true }], links: Links::default(), top_unread: false, out: &mut out };
+        let mut root_apply = RootApply { set, req, sealed_ns, upper: set.upper(i), differ: Differ::new(root), judge: Judge::new(&set.meta, root, &set.upper(i), &elsewhere), stack: vec![Frame { dir: Some(dir), clean: true }], links: Links::default(), top_unread: false, out: &mut out };
         let root_mode = root_apply.root_mode_judged(set.meta.root_modes.get(i).copied())?;
         entries::walk(&set.upper(i), root, |ev| root_apply.event(ev)).map_err(|e| SandboxError::setup_failed(format!("applying change set {} failed: {e}", set.meta.id), ""))?;
         if let Some(c) = root_mode {
@@ -135,6 +143,8 @@ struct Frame {
 struct RootApply<'a, 'o> {
     set: &'a ChangeSet,
     req: &'a Request<'a>,
+    /// No file changed at or after this lands (`apply_sealed`).
+    sealed_ns: i64,
     upper: PathBuf,
     differ: Differ,
     judge: Judge<'a>,
@@ -367,8 +377,8 @@ impl RootApply<'_, '_> {
         if matches!(landed, Ok(true)) {
             landed = match &e.kind {
                 Kind::File => {
-                    let (mut links, root) = (std::mem::take(&mut self.links), self.differ.root().to_path_buf());
-                    let landed = self.land(c, |dir, n| links.land(&root, dir, n, &src, e));
+                    let (mut links, root, sealed) = (std::mem::take(&mut self.links), self.differ.root().to_path_buf(), self.sealed_ns);
+                    let landed = self.land(c, |dir, n| links.land(&root, dir, n, &src, e, sealed));
                     self.links = links;
                     landed
                 }

@@ -46,6 +46,36 @@ pub fn floor_reached(probe: &Path, begin_ns: i64, roots: &[PathBuf]) -> bool {
     reached(&m)
 }
 
+/// Longer than any tick the kernel delays; a clock this far behind was set back meanwhile.
+const MAX_SEAL_WAIT_NS: i64 = 2_000_000_000;
+
+fn coarse_now_ns() -> i64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // Only Linux stamps from a coarse clock (and only Linux has review mode).
+    #[cfg(target_os = "linux")]
+    let clock = libc::CLOCK_REALTIME_COARSE;
+    #[cfg(not(target_os = "linux"))]
+    let clock = libc::CLOCK_REALTIME;
+    // SAFETY: a valid timespec to fill.
+    unsafe { libc::clock_gettime(clock, &mut ts) };
+    ts.tv_sec as i64 * 1_000_000_000 + ts.tv_nsec as i64
+}
+
+/// A moment such that every change from now on is stamped at or after it: the fine clock's now,
+/// once the kernel's coarse clock (from which ctimes are stamped, or from a later floor) has
+/// reached it, a tick at most. What an apply reads of the set must be older: a change at or after
+/// it was made while the apply held the set (see `apply`).
+pub fn sealed_now() -> i64 {
+    let sealed = super::store::realtime_now_ns();
+    let began = coarse_now_ns();
+    while coarse_now_ns() < sealed && coarse_now_ns() - began < MAX_SEAL_WAIT_NS && sealed - began < MAX_SEAL_WAIT_NS {
+        let step = libc::timespec { tv_sec: 0, tv_nsec: 250_000 };
+        // SAFETY: a valid timespec; an interrupted sleep just checks the clock again.
+        unsafe { libc::nanosleep(&step, std::ptr::null_mut()) };
+    }
+    sealed
+}
+
 // Linux only: review mode is (and multigrain timestamps are Linux's).
 #[cfg(all(test, target_os = "linux"))]
 mod tests {

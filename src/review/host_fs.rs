@@ -14,6 +14,26 @@ use std::path::Path;
 /// An open directory of the host's workspace.
 pub struct Dir(OwnedFd);
 
+/// What a change set's file must still be when its content has been read: the inode the walk
+/// found, with no change at or after `before_ns`. A descriptor of it that a run opened for writing
+/// and passed to another process outlives the run (found by an attacker's review, mode38): that
+/// process could rewrite the file after its revision was checked, while the apply read it.
+pub struct Unchanged {
+    pub inode: (u64, u64),
+    pub before_ns: i64,
+}
+
+impl Unchanged {
+    fn check(&self, from: &std::fs::File) -> std::io::Result<()> {
+        let m = from.metadata()?;
+        let ctime = m.ctime() * 1_000_000_000 + m.ctime_nsec();
+        if (m.dev(), m.ino()) == self.inode && ctime < self.before_ns {
+            return Ok(());
+        }
+        Err(std::io::Error::other("it changed in the change set while the apply read it (a process outside the set's runs holds it open for writing); it stays in the set"))
+    }
+}
+
 /// Copy `from` into the new, empty `to`, its holes left holes: a file of 16 TiB a run made with
 /// `truncate` (nothing on disk) must not take 16 TiB of the host's disk once applied.
 fn copy_data(from: &std::fs::File, to: &mut std::fs::File) -> std::io::Result<()> {
@@ -173,9 +193,10 @@ impl Dir {
     }
 
     /// Write `src`'s content as `name` with `mode` and `mtime`, atomically. Set-uid and set-gid
-    /// bits are dropped: a sandboxed command must not leave the host a set-id program. Returns the
-    /// device and inode of the file written.
-    pub fn write_file(&self, name: &OsStr, src: &Path, mode: u32, mtime: (i64, i64)) -> std::io::Result<(u64, u64)> {
+    /// bits are dropped: a sandboxed command must not leave the host a set-id program. `src` must
+    /// still be the file `unchanged` names, unchanged since its moment, once its content is read
+    /// (else nothing lands: `Unchanged::check`). Returns the device and inode of the file written.
+    pub fn write_file(&self, name: &OsStr, src: &Path, mode: u32, mtime: (i64, i64), unchanged: &Unchanged) -> std::io::Result<(u64, u64)> {
         use std::os::unix::fs::OpenOptionsExt;
         let from = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW).open(src)?;
         let tmp = Dir::temp_name();
@@ -184,7 +205,7 @@ impl Dir {
         let fd = check(unsafe { libc::openat(self.0.as_raw_fd(), tmp.as_ptr(), flags, 0o600) })?;
         // SAFETY: just opened, ours alone.
         let mut to = std::fs::File::from(unsafe { OwnedFd::from_raw_fd(fd) });
-        let written = copy_data(&from, &mut to).and_then(|_| {
+        let written = copy_data(&from, &mut to).and_then(|_| unchanged.check(&from)).and_then(|_| {
             let times = [libc::timespec { tv_sec: mtime.0 as _, tv_nsec: mtime.1 as _ }; 2];
             // SAFETY: our descriptor; two timespecs.
             check(unsafe { libc::fchmod(to.as_raw_fd(), (mode & 0o1777) as libc::mode_t) })?;
@@ -294,7 +315,7 @@ mod tests {
         f.write_all_at(b"end", len - 3).unwrap();
         drop(f);
         let dir = Dir::open_root(t.path()).unwrap();
-        dir.write_file(OsStr::new("dst"), &src, 0o640, (1, 0)).unwrap();
+        dir.write_file(OsStr::new("dst"), &src, 0o640, (1, 0), &Unchanged { inode: { let m = std::fs::metadata(&src).unwrap(); (m.dev(), m.ino()) }, before_ns: i64::MAX }).unwrap();
         let dst = std::fs::metadata(t.path().join("dst")).unwrap();
         let allocated = dst.blocks() * 512;
         assert_eq!(dst.len(), len);

@@ -13,7 +13,7 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 use super::entries::Entry;
-use super::host_fs::Dir;
+use super::host_fs::{Dir, Unchanged};
 
 /// Where a file of the set landed: its host path below the root, and its device and inode there.
 struct Landed {
@@ -30,10 +30,11 @@ pub struct Links {
 impl Links {
     /// Land the set's file `src` (entry `e`) as `name` in `dir`, at `root`/`e.rel`: linked to where
     /// another name of it landed, else written.
-    pub fn land(&mut self, root: &Path, dir: &Dir, name: &OsStr, src: &Path, e: &Entry) -> std::io::Result<()> {
+    /// Its content must be older than `sealed_ns` (`host_fs::Unchanged`).
+    pub fn land(&mut self, root: &Path, dir: &Dir, name: &OsStr, src: &Path, e: &Entry, sealed_ns: i64) -> std::io::Result<()> {
         let linked = self.landed.get(&e.inode).is_some_and(|l| link(root, dir, name, l).is_ok());
         if !linked {
-            let inode = dir.write_file(name, src, e.mode, e.mtime)?;
+            let inode = dir.write_file(name, src, e.mode, e.mtime, &Unchanged { inode: e.inode, before_ns: sealed_ns })?;
             if e.nlink > 1 {
                 self.landed.insert(e.inode, Landed { rel: e.rel.clone(), inode });
             }

@@ -404,3 +404,4 @@ mod unreadable;
 mod held_view;
 mod swapped_frames;
 mod revision;
+mod written_while_applied;
