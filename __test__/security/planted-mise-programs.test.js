@@ -110,3 +110,40 @@ for (const [mode, extra] of Object.entries(MODES)) {
     assert.equal(fs.readFileSync(path.join(tree.ws, 'target/release/app'), 'utf8'), 'ok\n', 'a task no hook runs stays writable (a build writes there)')
   })
 }
+
+// Found by an attacker's review (rev38): mise's exec takes cache_key and cache_duration beside
+// command (docs/templates.md, "Exec Options"; src/tera.rs, tera_exec), in any order, and Tera
+// allows blanks before a call's '(': exec(cache_key='v', command='./scripts/a.sh') and
+// exec (command='scripts/b.sh') ran their scripts at each prompt, and a default run rewrote both
+// with hostRisks []. A command Tera builds (a variable, '~' joining strings) cannot be read: the
+// configuration is named in notEnforced, as one not read whole.
+function miseExecProject(dir) {
+  fs.mkdirSync(path.join(dir, 'scripts'), { recursive: true })
+  fs.writeFileSync(path.join(dir, 'mise.toml'), [
+    '[env]',
+    "A = \"{{ exec(cache_key='a', cache_duration='1h', command='./scripts/a.sh') }}\"",
+    "B = \"{{ exec (command='scripts/b.sh') }}\"",
+    '',
+  ].join('\n'))
+  fs.writeFileSync(path.join(dir, '.tool-versions'), "node {{ exec(cache_key=\"n\", command='scripts/node.sh') }}\n")
+  const files = ['scripts/a.sh', 'scripts/b.sh', 'scripts/node.sh'].map((p) => path.join(dir, p))
+  for (const f of files) fs.writeFileSync(f, 'export X=1\n')
+  return files
+}
+
+for (const [mode, extra] of Object.entries(MODES)) {
+  test(`${mode}: what a mise template's exec runs, its command after other arguments or a blank, cannot be rewritten unsaid`, async (t) => {
+    const tree = tempTree(t, { git: true })
+    await appendsKeptOrSaid(tree.ws, extra, miseExecProject(tree.ws), 'export X=1\n')
+  })
+}
+
+test('a mise template whose exec command Tera builds names the configuration in notEnforced', async (t) => {
+  const tree = tempTree(t, { git: true })
+  fs.mkdirSync(path.join(tree.ws, 'scripts'))
+  fs.writeFileSync(path.join(tree.ws, 'scripts/c.sh'), 'export X=1\n')
+  fs.writeFileSync(path.join(tree.ws, 'mise.toml'), "[env]\nC = \"{% set c = 'scripts/c.sh' %}{{ exec(command=c) }}\"\n")
+  const r = await appendsKeptOrSaid(tree.ws, {}, [], 'export X=1\n', "echo 'touch /tmp/pwned' >> scripts/c.sh")
+  const kept = fs.readFileSync(path.join(tree.ws, 'scripts/c.sh'), 'utf8') === 'export X=1\n'
+  assert.ok(kept || r.sandboxDetails.notEnforced.some((n) => n.includes('mise.toml')), JSON.stringify(r.sandboxDetails.notEnforced))
+})
