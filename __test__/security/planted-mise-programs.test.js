@@ -18,7 +18,7 @@ const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
-const { tempTree, changeSetStore } = require('./helpers')
+const { tempTree, changeSetStore, sh, show } = require('./helpers')
 const { appendsKeptOrSaid, reviewHoldsBack } = require('./kept-or-said')
 
 changeSetStore('sandspawn-mise-programs-')
@@ -143,7 +143,8 @@ test('a mise template whose exec command Tera builds names the configuration in 
   fs.mkdirSync(path.join(tree.ws, 'scripts'))
   fs.writeFileSync(path.join(tree.ws, 'scripts/c.sh'), 'export X=1\n')
   fs.writeFileSync(path.join(tree.ws, 'mise.toml'), "[env]\nC = \"{% set c = 'scripts/c.sh' %}{{ exec(command=c) }}\"\n")
-  const r = await appendsKeptOrSaid(tree.ws, {}, [], 'export X=1\n', "echo 'touch /tmp/pwned' >> scripts/c.sh")
+  const r = await sh("echo 'touch /tmp/pwned' >> scripts/c.sh", { cwd: tree.ws, sandbox: { mode: 'workspace-write' } })
+  assert.equal(r.exitCode, 0, show(r))
   const kept = fs.readFileSync(path.join(tree.ws, 'scripts/c.sh'), 'utf8') === 'export X=1\n'
   assert.ok(kept || r.sandboxDetails.notEnforced.some((n) => n.includes('mise.toml')), JSON.stringify(r.sandboxDetails.notEnforced))
 })

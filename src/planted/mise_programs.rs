@@ -11,7 +11,7 @@
 //! Read as TOML (`toml_strings`): each string under `env._.source` or `env._.file` (a string, an
 //! array, an inline table's `path`), and the programs of each command under `hooks`
 //! (`envrc_runs::run_words`: a word holding a `/` in a command's place), and the programs of each
-//! command a template's `exec(command="...")` runs, in any string and in a `.tool-versions`
+//! command a template's `exec(command="...")` runs (`mise_exec`), in any string and in a `.tool-versions`
 //! (mise renders it whole as a template). A relative path is taken
 //! from mise's `config_root` (the directory holding the file, or the project above `.config`,
 //! `.mise` or `mise`, as mise's `config_root` takes it), `{{config_root}}` standing for it. A word
@@ -30,6 +30,7 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 use super::config_reads::{self, Judged, Reads};
+use super::mise_exec::exec_words;
 use super::named_files::from_base;
 pub use super::named_files::{Named, MAX_PROGRAMS};
 use super::toml_strings;
@@ -70,13 +71,19 @@ pub fn named_within(entry: &Path, reads: &mut Reads<Words>, most: usize) -> Name
     let mut out = Named::default();
     for file in files {
         let plain = file.file_name().is_some_and(|n| n == TOOL_VERSIONS);
-        match reads.judge(&file, |text| Rc::new(if plain { (exec_words(text).into_iter().map(|w| (w, false)).collect(), false) } else { mise_words(text) })) {
+        match reads.judge(&file, |text| Rc::new(if plain { tool_versions_words(text) } else { mise_words(text) })) {
             Judged::Judged(words) => keep_words(&words, &root, most, &mut out),
             Judged::Absent => {}
             Judged::Unjudged => out.capped = true,
         }
     }
     out
+}
+
+/// The words of a `.tool-versions`, which mise renders whole as a template: what its `exec` calls run.
+fn tool_versions_words(text: &str) -> (Vec<(String, bool)>, bool) {
+    let (words, unread) = exec_words(text);
+    (words.into_iter().map(|w| (w, false)).collect(), unread)
 }
 
 /// mise's config_root of `entry` (a file, or a directory of `DIRS`, whose files have the root of
@@ -137,7 +144,9 @@ fn mise_words(text: &str) -> (Vec<(String, bool)>, bool) {
     };
     let mut hooked: Vec<String> = Vec::new();
     for (key, value) in &read.found {
-        for w in exec_words(value) {
+        let (words, exec_unread) = exec_words(value);
+        unread |= exec_unread;
+        for w in words {
             push(w, false);
         }
         if let Some(dotenv) = env_file_key(key) {
@@ -224,32 +233,6 @@ fn task_words(found: &[(Vec<String>, String)], mut tasks: Vec<String>) -> Vec<St
     words
 }
 
-/// The programs of the commands `text`'s templates have mise run: mise renders a configuration's
-/// strings (and a `.tool-versions`' whole text) with Tera, whose `exec(command="...")` runs the
-/// command with the shell from the configuration's directory (mise's `tera_exec`), at every
-/// prompt where the environment is resolved (found by an attacker's review, host37:
-/// `VERSION = "{{exec(command='./scripts/version.sh')}}"`). A Tera string is quoted by `"`, `'`
-/// or a backquote and holds no escape.
-fn exec_words(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut rest = text;
-    while let Some(at) = rest.find("exec(") {
-        rest = &rest[at + "exec(".len()..];
-        let args = rest.trim_start();
-        let args = args.strip_prefix("command").map(|a| a.trim_start()).and_then(|a| a.strip_prefix('=')).unwrap_or(args).trim_start();
-        let Some(quote) = args.chars().next().filter(|q| matches!(q, '"' | '\'' | '`')) else { continue };
-        let Some(end) = args[1..].find(quote) else { continue };
-        for line in args[1..1 + end].lines() {
-            for w in super::envrc_runs::run_words(line) {
-                if out.len() <= MAX_PROGRAMS && !out.contains(&w) {
-                    out.push(w);
-                }
-            }
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -270,7 +253,6 @@ mod tests {
         // Tera's exec runs a command: in any string of a configuration, and in a .tool-versions.
         let text = "[env]\nV = \"{{ exec(command='./scripts/version.sh --short') }}\"\n[tools]\nnode = \"{{exec(command=`tools/nv.sh`)}}\"\n";
         assert_eq!(words(text), ["./scripts/version.sh", "tools/nv.sh"]);
-        assert_eq!(exec_words("node {{exec(command=\"bash tools/v.sh\")}}\npython 3.12 {{ exec( \"x/y\" ) }} {{exec(command=\"echo\"\n"), ["tools/v.sh", "x/y"]);
     }
 
     /// Found by an attacker's review (revc37): a hooked task (with what it depends on), a

@@ -76,6 +76,7 @@ pub mod toolchain_path;
 pub mod yarn_programs;
 pub mod mvn_programs;
 pub mod envrc_sources;
+mod mise_exec;
 pub mod mise_programs;
 pub mod editor_programs;
 mod editor_tasks;
