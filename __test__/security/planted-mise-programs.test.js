@@ -148,3 +148,44 @@ test('a mise template whose exec command Tera builds names the configuration in 
   const kept = fs.readFileSync(path.join(tree.ws, 'scripts/c.sh'), 'utf8') === 'export X=1\n'
   assert.ok(kept || r.sandboxDetails.notEnforced.some((n) => n.includes('mise.toml')), JSON.stringify(r.sandboxDetails.notEnforced))
 })
+
+// Found by an attacker's review (rev38): a hook, a watch or a hooked task that runs a task through
+// mise's command line (enter = "mise run setup", the way a task is run by hand; `mise r fmt`; a
+// task's run = "mise run gen ::: lint", which runs both) or names a task by its alias
+// (cd = { task = "b" }, [tasks.bootstrap] alias = "b": mise run resolves aliases) ran what that
+// task runs at the prompt, and a default run rewrote it with hostRisks []: only { task = ... }
+// by its own name was read.
+function miseRunProject(dir) {
+  for (const d of ['scripts', 'tools', 'mise-tasks']) fs.mkdirSync(path.join(dir, d), { recursive: true })
+  fs.writeFileSync(path.join(dir, 'mise.toml'), [
+    '[tasks.setup]',
+    'run = "./scripts/setup.sh"',
+    '[tasks.fmt]',
+    'run = "scripts/fmt.sh"',
+    '[tasks.deps]',
+    'run = "mise run gen ::: lint"',
+    '[tasks.lint]',
+    'run = "tools/lint.sh"',
+    '[tasks.bootstrap]',
+    'alias = "b"',
+    'run = "./scripts/boot.sh"',
+    '[hooks]',
+    'enter = "mise run setup"',
+    'leave = "mise run --quiet deps"',
+    'cd = { task = "b" }',
+    '[[watch_files]]',
+    'patterns = ["src/**/*.rs"]',
+    'run = "mise r fmt --check"',
+    '',
+  ].join('\n'))
+  const files = ['scripts/setup.sh', 'scripts/fmt.sh', 'mise-tasks/gen', 'tools/lint.sh', 'scripts/boot.sh'].map((p) => path.join(dir, p))
+  for (const f of files) fs.writeFileSync(f, 'export X=1\n')
+  return files
+}
+
+for (const [mode, extra] of Object.entries(MODES)) {
+  test(`${mode}: what a mise hook runs through 'mise run' or a task's alias cannot be rewritten unsaid`, async (t) => {
+    const tree = tempTree(t, { git: true })
+    await appendsKeptOrSaid(tree.ws, extra, miseRunProject(tree.ws), 'export X=1\n')
+  })
+}
