@@ -157,9 +157,12 @@ fn mise_words(text: &str) -> (Vec<(String, bool)>, bool) {
             }
             push(value.clone(), dotenv);
         } else if at_prompt(key) && key.last().is_some_and(|k| k == "task") {
+            // mise renders a hook's task name as a template: one with a tag cannot be known.
+            unread |= value.contains("{{") || value.contains("{%");
             hooked.push(value.clone());
         } else if at_prompt(key) {
             command_words(value).into_iter().for_each(|w| push(w, false));
+            hooked.extend(super::mise_run::run_tasks(value));
         }
     }
     for w in task_words(&read.found, hooked) {
@@ -198,7 +201,8 @@ fn command_words(text: &str) -> Vec<String> {
 /// What the tasks the hooks and watches name (`enter = { task = "setup" }`: mise runs `mise run
 /// setup` at the prompt, its `depends` first) run: each such task's `run` and `shell` commands and
 /// its `file`, those of the tasks it depends on or runs in turn, and its file task in each of
-/// `TASK_DIRS` (`a:b` is `a/b` there). Other tasks run when the user asks (a build's output, such
+/// `TASK_DIRS` (`a:b` is `a/b` there), and the tasks a command runs with `mise run`
+/// (`mise_run`) or names by their `alias`. Other tasks run when the user asks (a build's output, such
 /// as `./target/release/app`, stays writable). At most `MAX_PROGRAMS` tasks.
 fn task_words(found: &[(Vec<String>, String)], mut tasks: Vec<String>) -> Vec<String> {
     let task_of = |key: &[String]| (key.len() >= 2 && key[0] == "tasks").then(|| key[1].clone());
@@ -210,6 +214,12 @@ fn task_words(found: &[(Vec<String>, String)], mut tasks: Vec<String>) -> Vec<St
         if task.split(['/', ':']).any(|part| part == "..") {
             continue;
         }
+        // `mise run b` runs the task whose `alias` is b (found by an attacker's review, rev38).
+        for (key, _) in found.iter().filter(|(k, v)| k.len() == 3 && k[2] == "alias" && *v == task) {
+            if let Some(named) = task_of(key).filter(|n| !tasks.contains(n)) {
+                tasks.push(named);
+            }
+        }
         words.extend(TASK_DIRS.iter().map(|d| format!("{d}/{}", task.replace(':', "/"))));
         for (key, value) in found.iter().filter(|(k, _)| task_of(k).as_deref() == Some(task.as_str())) {
             let more = match key.get(2).map(String::as_str) {
@@ -217,6 +227,7 @@ fn task_words(found: &[(Vec<String>, String)], mut tasks: Vec<String>) -> Vec<St
                 _ if key.len() > 2 && key.last().is_some_and(|k| k == "task") => Some(value.clone()),
                 None | Some("run" | "shell") => {
                     words.extend(command_words(value));
+                    tasks.extend(super::mise_run::run_tasks(value).into_iter().filter(|t| !tasks.contains(t)).collect::<Vec<_>>());
                     None
                 }
                 Some("file") => {
@@ -270,6 +281,20 @@ mod tests {
         assert!(!found.iter().any(|f| f.contains("target/release") || f.contains("src/")), "{found:?}");
         assert!(words("[hooks]\nenter = { task = \"../../x\" }\n").is_empty());
         assert_eq!(words("[vars]\n_.source = \"scripts/vars.sh\"\n_.file = { path = \"v.json\" }\n[settings]\nenv_file = \"config/dev.env\"\n"), ["scripts/vars.sh", "v.json", "config/dev.env"]);
+    }
+
+    /// Found by an attacker's review (rev38): tasks run through `mise run` or named by an alias.
+    #[test]
+    fn finds_tasks_run_through_mise_run_or_an_alias() {
+        let text = "[tasks.setup]\nrun = \"./scripts/setup.sh\"\n[tasks.deps]\nrun = \"mise run gen ::: lint\"\n[tasks.lint]\nrun = \"tools/lint.sh\"\n\
+            [tasks.boot]\nalias = [\"b\"]\nrun = \"./scripts/boot.sh\"\n[tasks.other]\nrun = \"./target/app\"\n\
+            [hooks]\nenter = \"mise run setup\"\nleave = \"mise r deps\"\ncd = { task = \"b\" }\n";
+        let found = words(text);
+        for w in ["./scripts/setup.sh", "mise-tasks/gen", "tools/lint.sh", "./scripts/boot.sh", "mise-tasks/b", "mise-tasks/boot"] {
+            assert!(found.iter().any(|f| f == w), "{w}: {found:?}");
+        }
+        assert!(!found.iter().any(|f| f.contains("target")), "{found:?}");
+        assert!(mise_words("[hooks]\nenter = { task = \"{{ env.T }}\" }\n").1, "a task name with a template: said");
     }
 
     #[test]

@@ -77,6 +77,7 @@ pub mod yarn_programs;
 pub mod mvn_programs;
 pub mod envrc_sources;
 mod mise_exec;
+mod mise_run;
 pub mod mise_programs;
 pub mod editor_programs;
 mod editor_tasks;
