@@ -189,3 +189,29 @@ for (const [mode, extra] of Object.entries(MODES)) {
     await appendsKeptOrSaid(tree.ws, extra, miseRunProject(tree.ws), 'export X=1\n')
   })
 }
+
+// Found by an attacker's review (rev38): [task_config] includes names the task files and
+// file-task directories mise takes tasks from (docs/tasks/task-configuration.md, its own example:
+// includes = ["tasks.toml", "mytasks"]): a hook's task defined there (enter = { task = "setup" }
+// with tasks.toml's [setup] run = "./scripts/setup.sh", cd = { task = "gen" } as mytasks/gen)
+// ran at the prompt, and a default run rewrote both with hostRisks [].
+function miseIncludesProject(dir) {
+  for (const d of ['scripts', 'mytasks']) fs.mkdirSync(path.join(dir, d), { recursive: true })
+  fs.writeFileSync(path.join(dir, 'mise.toml'), '[task_config]\nincludes = ["tasks.toml", "mytasks"]\n[hooks]\nenter = { task = "setup" }\ncd = { task = "gen" }\n')
+  fs.writeFileSync(path.join(dir, 'tasks.toml'), '[setup]\nrun = "./scripts/setup.sh"\n')
+  const files = ['scripts/setup.sh', 'mytasks/gen'].map((p) => path.join(dir, p))
+  for (const f of files) fs.writeFileSync(f, 'export X=1\n')
+  return files
+}
+
+test("bwrap: what a mise hook's task in a [task_config] includes file or directory runs cannot be rewritten unsaid", async (t) => {
+  const tree = tempTree(t, { git: true })
+  const files = miseIncludesProject(tree.ws)
+  const r = await sh(files.map((p) => `echo 'touch /tmp/pwned' >> ${p}`).join('; '), { cwd: tree.ws, sandbox: { mode: 'workspace-write' } })
+  assert.equal(r.exitCode, 0, show(r))
+  for (const p of files) {
+    const kept = fs.readFileSync(p, 'utf8') === 'export X=1\n'
+    const said = r.hostRisks.some((h) => h.path === p) || r.sandboxDetails.notEnforced.some((n) => n.includes('mise.toml'))
+    assert.ok(kept || said, `${p} rewritten with nothing said: ${JSON.stringify([r.hostRisks, r.sandboxDetails.notEnforced])}`)
+  }
+})
