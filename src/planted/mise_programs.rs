@@ -165,7 +165,10 @@ fn mise_words(text: &str) -> (Vec<(String, bool)>, bool) {
             hooked.extend(super::mise_run::run_tasks(value));
         }
     }
-    for w in task_words(&read.found, hooked) {
+    let includes: Vec<&str> = read.found.iter().filter(|(k, _)| *k == ["task_config", "includes"]).map(|(_, v)| v.as_str()).collect();
+    // A task file it includes is not read here: a hooked task may be defined there (rev38).
+    unread |= !hooked.is_empty() && includes.iter().any(|i| i.ends_with(".toml") || i.contains("{{") || i.contains("{%"));
+    for w in task_words(&read.found, hooked, &includes) {
         push(w, false);
     }
     (out, unread)
@@ -204,7 +207,10 @@ fn command_words(text: &str) -> Vec<String> {
 /// `TASK_DIRS` (`a:b` is `a/b` there), and the tasks a command runs with `mise run`
 /// (`mise_run`) or names by their `alias`. Other tasks run when the user asks (a build's output, such
 /// as `./target/release/app`, stays writable). At most `MAX_PROGRAMS` tasks.
-fn task_words(found: &[(Vec<String>, String)], mut tasks: Vec<String>) -> Vec<String> {
+fn task_words(found: &[(Vec<String>, String)], mut tasks: Vec<String>, includes: &[&str]) -> Vec<String> {
+    // `[task_config] includes`' directories hold file tasks as `TASK_DIRS` do (found by an
+    // attacker's review, rev38: a hooked task's mytasks/gen was rewritten unsaid); not a remote one.
+    let dirs: Vec<&str> = TASK_DIRS.iter().copied().chain(includes.iter().copied().filter(|i| !i.ends_with(".toml") && !i.contains("://"))).collect();
     let task_of = |key: &[String]| (key.len() >= 2 && key[0] == "tasks").then(|| key[1].clone());
     let mut words = Vec::new();
     let mut i = 0;
@@ -220,7 +226,7 @@ fn task_words(found: &[(Vec<String>, String)], mut tasks: Vec<String>) -> Vec<St
                 tasks.push(named);
             }
         }
-        words.extend(TASK_DIRS.iter().map(|d| format!("{d}/{}", task.replace(':', "/"))));
+        words.extend(dirs.iter().map(|d| format!("{}/{}", d.trim_end_matches('/'), task.replace(':', "/"))));
         for (key, value) in found.iter().filter(|(k, _)| task_of(k).as_deref() == Some(task.as_str())) {
             let more = match key.get(2).map(String::as_str) {
                 Some("depends" | "depends_post" | "wait_for") => value.split_whitespace().next().map(str::to_string),
@@ -295,6 +301,10 @@ mod tests {
         }
         assert!(!found.iter().any(|f| f.contains("target")), "{found:?}");
         assert!(mise_words("[hooks]\nenter = { task = \"{{ env.T }}\" }\n").1, "a task name with a template: said");
+        // [task_config] includes: a directory's file tasks are kept, a task file cannot be read here: said.
+        let (found, unread) = mise_words("[task_config]\nincludes = [\"tasks.toml\", \"mytasks/\"]\n[hooks]\nenter = { task = \"gen\" }\n");
+        assert!(unread && found.iter().any(|(w, _)| w == "mytasks/gen"), "{found:?}");
+        assert!(!mise_words("[task_config]\nincludes = [\"tasks.toml\"]\n").1, "no hooked task: nothing to say");
     }
 
     #[test]
