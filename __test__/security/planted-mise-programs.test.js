@@ -117,18 +117,19 @@ for (const [mode, extra] of Object.entries(MODES)) {
 // exec (command='scripts/b.sh') ran their scripts at each prompt, and a default run rewrote both
 // with hostRisks []. A command Tera builds (a variable, '~' joining strings) cannot be read: the
 // configuration is named in notEnforced, as one not read whole.
+/** Writes `texts` (relative name to text) and each of `scripts` (export X=1) below `dir`; returns the scripts' paths. */
+function writeProject(dir, texts, scripts) {
+  for (const [name, text] of Object.entries(texts).concat(scripts.map((f) => [f, 'export X=1\n']))) {
+    fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true })
+    fs.writeFileSync(path.join(dir, name), text)
+  }
+  return scripts.map((p) => path.join(dir, p))
+}
+
 function miseExecProject(dir) {
-  fs.mkdirSync(path.join(dir, 'scripts'), { recursive: true })
-  fs.writeFileSync(path.join(dir, 'mise.toml'), [
-    '[env]',
-    "A = \"{{ exec(cache_key='a', cache_duration='1h', command='./scripts/a.sh') }}\"",
-    "B = \"{{ exec (command='scripts/b.sh') }}\"",
-    '',
-  ].join('\n'))
-  fs.writeFileSync(path.join(dir, '.tool-versions'), "node {{ exec(cache_key=\"n\", command='scripts/node.sh') }}\n")
-  const files = ['scripts/a.sh', 'scripts/b.sh', 'scripts/node.sh'].map((p) => path.join(dir, p))
-  for (const f of files) fs.writeFileSync(f, 'export X=1\n')
-  return files
+  const config = "[env]\nA = \"{{ exec(cache_key='a', cache_duration='1h', command='./scripts/a.sh') }}\"\nB = \"{{ exec (command='scripts/b.sh') }}\"\n"
+  const toolVersions = "node {{ exec(cache_key=\"n\", command='scripts/node.sh') }}\n"
+  return writeProject(dir, { 'mise.toml': config, '.tool-versions': toolVersions }, ['scripts/a.sh', 'scripts/b.sh', 'scripts/node.sh'])
 }
 
 for (const [mode, extra] of Object.entries(MODES)) {
@@ -140,9 +141,7 @@ for (const [mode, extra] of Object.entries(MODES)) {
 
 test('a mise template whose exec command Tera builds names the configuration in notEnforced', async (t) => {
   const tree = tempTree(t, { git: true })
-  fs.mkdirSync(path.join(tree.ws, 'scripts'))
-  fs.writeFileSync(path.join(tree.ws, 'scripts/c.sh'), 'export X=1\n')
-  fs.writeFileSync(path.join(tree.ws, 'mise.toml'), "[env]\nC = \"{% set c = 'scripts/c.sh' %}{{ exec(command=c) }}\"\n")
+  writeProject(tree.ws, { 'mise.toml': "[env]\nC = \"{% set c = 'scripts/c.sh' %}{{ exec(command=c) }}\"\n" }, ['scripts/c.sh'])
   const r = await sh("echo 'touch /tmp/pwned' >> scripts/c.sh", { cwd: tree.ws, sandbox: { mode: 'workspace-write' } })
   assert.equal(r.exitCode, 0, show(r))
   const kept = fs.readFileSync(path.join(tree.ws, 'scripts/c.sh'), 'utf8') === 'export X=1\n'
@@ -156,31 +155,14 @@ test('a mise template whose exec command Tera builds names the configuration in 
 // task runs at the prompt, and a default run rewrote it with hostRisks []: only { task = ... }
 // by its own name was read.
 function miseRunProject(dir) {
-  for (const d of ['scripts', 'tools', 'mise-tasks']) fs.mkdirSync(path.join(dir, d), { recursive: true })
-  fs.writeFileSync(path.join(dir, 'mise.toml'), [
-    '[tasks.setup]',
-    'run = "./scripts/setup.sh"',
-    '[tasks.fmt]',
-    'run = "scripts/fmt.sh"',
-    '[tasks.deps]',
-    'run = "mise run gen ::: lint"',
-    '[tasks.lint]',
-    'run = "tools/lint.sh"',
-    '[tasks.bootstrap]',
-    'alias = "b"',
-    'run = "./scripts/boot.sh"',
-    '[hooks]',
-    'enter = "mise run setup"',
-    'leave = "mise run --quiet deps"',
-    'cd = { task = "b" }',
-    '[[watch_files]]',
-    'patterns = ["src/**/*.rs"]',
-    'run = "mise r fmt --check"',
-    '',
-  ].join('\n'))
-  const files = ['scripts/setup.sh', 'scripts/fmt.sh', 'mise-tasks/gen', 'tools/lint.sh', 'scripts/boot.sh'].map((p) => path.join(dir, p))
-  for (const f of files) fs.writeFileSync(f, 'export X=1\n')
-  return files
+  const config = [
+    '[tasks.setup]', 'run = "./scripts/setup.sh"', '[tasks.fmt]', 'run = "scripts/fmt.sh"',
+    '[tasks.deps]', 'run = "mise run gen ::: lint"', '[tasks.lint]', 'run = "tools/lint.sh"',
+    '[tasks.bootstrap]', 'alias = "b"', 'run = "./scripts/boot.sh"',
+    '[hooks]', 'enter = "mise run setup"', 'leave = "mise run --quiet deps"', 'cd = { task = "b" }',
+    '[[watch_files]]', 'patterns = ["src/**/*.rs"]', 'run = "mise r fmt --check"', '',
+  ].join('\n')
+  return writeProject(dir, { 'mise.toml': config }, ['scripts/setup.sh', 'scripts/fmt.sh', 'mise-tasks/gen', 'tools/lint.sh', 'scripts/boot.sh'])
 }
 
 for (const [mode, extra] of Object.entries(MODES)) {
@@ -196,12 +178,8 @@ for (const [mode, extra] of Object.entries(MODES)) {
 // with tasks.toml's [setup] run = "./scripts/setup.sh", cd = { task = "gen" } as mytasks/gen)
 // ran at the prompt, and a default run rewrote both with hostRisks [].
 function miseIncludesProject(dir) {
-  for (const d of ['scripts', 'mytasks']) fs.mkdirSync(path.join(dir, d), { recursive: true })
-  fs.writeFileSync(path.join(dir, 'mise.toml'), '[task_config]\nincludes = ["tasks.toml", "mytasks"]\n[hooks]\nenter = { task = "setup" }\ncd = { task = "gen" }\n')
-  fs.writeFileSync(path.join(dir, 'tasks.toml'), '[setup]\nrun = "./scripts/setup.sh"\n')
-  const files = ['scripts/setup.sh', 'mytasks/gen'].map((p) => path.join(dir, p))
-  for (const f of files) fs.writeFileSync(f, 'export X=1\n')
-  return files
+  const config = '[task_config]\nincludes = ["tasks.toml", "mytasks"]\n[hooks]\nenter = { task = "setup" }\ncd = { task = "gen" }\n'
+  return writeProject(dir, { 'mise.toml': config, 'tasks.toml': '[setup]\nrun = "./scripts/setup.sh"\n' }, ['scripts/setup.sh', 'mytasks/gen'])
 }
 
 test("bwrap: what a mise hook's task in a [task_config] includes file or directory runs cannot be rewritten unsaid", async (t) => {
