@@ -26,13 +26,12 @@ const MIN_PATHS: usize = 8;
 /// an attacker's review, cross37; 5.5 to 21 ms of host CPU a run).
 const ENTRIES_PER_PATH: usize = 3;
 
-/// Bytes of a directory's size an entry takes at least where the size counts entries (tmpfs: 20
-/// each, `BOGO_DIRENT_SIZE`; ext4: 12 to 263 a name, in whole blocks; btrfs: twice the name). A
-/// directory larger than `max` entries of this, and than one block (`ONE_BLOCK`), is not read at
-/// all: reading its first `max` entries only to give up would cost as much as the `lstat`s after.
-const SIZE_PER_ENTRY: u64 = 20;
-/// The smallest size of a directory on ext4 (one block, however few entries it holds).
-const ONE_BLOCK: u64 = 4096;
+/// Bytes of a tmpfs directory's size each entry takes (`BOGO_DIRENT_SIZE`): there the size counts
+/// the entries, and a directory of more than `max` is not read at all (reading its first `max`
+/// entries only to give up costs as much as the `lstat`s after). Not on other filesystems: an
+/// ext4 directory keeps the blocks it once needed (this machine's `/tmp`: 61,440 bytes for 56
+/// entries), and taking that for a count would `lstat` hundreds of names a listing saves.
+const TMPFS_SIZE_PER_ENTRY: u64 = 20;
 
 /// What the listings said, by directory.
 #[derive(Default)]
@@ -103,9 +102,8 @@ impl Presence {
 /// be below it); `None` when it cannot be listed, holds more than `max` entries (however many
 /// distinct names they fold to) or one that is not ASCII.
 fn list(dir: &Path, max: usize) -> Option<HashSet<Vec<u8>>> {
-    // A hint only (the size is not the count everywhere, and 0 on some filesystems): what it rules
-    // out is looked at path by path, and `max` still bounds what is read.
-    if dir.metadata().is_ok_and(|m| m.is_dir() && m.len() > (max as u64 * SIZE_PER_ENTRY).max(ONE_BLOCK)) {
+    // A hint only: what it rules out is looked at path by path, and `max` still bounds what is read.
+    if tmpfs_entries(dir).is_some_and(|n| n > max as u64) {
         return None;
     }
     let entries = match std::fs::read_dir(dir) {
@@ -124,6 +122,21 @@ fn list(dir: &Path, max: usize) -> Option<HashSet<Vec<u8>>> {
         names.insert(OsStr::as_bytes(&name).to_ascii_lowercase());
     }
     Some(names)
+}
+
+/// How many entries `dir` holds, where its size says so (tmpfs); `None` elsewhere.
+fn tmpfs_entries(dir: &Path) -> Option<u64> {
+    const TMPFS_MAGIC: u32 = 0x0102_1994;
+    let path = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    // SAFETY: an all-zero `statfs` is a valid value for statfs to overwrite.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    // SAFETY: a NUL-terminated path and a writable `statfs`.
+    if unsafe { libc::statfs(path.as_ptr(), &mut st) } != 0 || st.f_type as u32 != TMPFS_MAGIC {
+        return None;
+    }
+    let meta = dir.metadata().ok().filter(|m| m.is_dir())?;
+    // `.` and `..` count too (an empty directory is 40 bytes).
+    Some((meta.len() / TMPFS_SIZE_PER_ENTRY).saturating_sub(2))
 }
 
 #[cfg(test)]
@@ -235,5 +248,23 @@ mod tests {
         }
         let presence = Presence::of(paths(t.path(), &NAMES).iter().map(|p| p.as_path()));
         assert!(presence.may_exist(&t.path().join(".git")), "four entries a path: looked at, not listed");
+    }
+
+    /// A tmpfs directory's size counts its entries, so one of more than a listing would read is
+    /// not read at all; `/dev/shm` is tmpfs on Linux hosts.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_tmpfs_directory_s_entries_are_told_by_its_size() {
+        let Ok(t) = tempfile::tempdir_in("/dev/shm") else { return eprintln!("skipped: no /dev/shm here") };
+        if tmpfs_entries(t.path()).is_none() {
+            return eprintln!("skipped: /dev/shm is no tmpfs here");
+        }
+        assert_eq!(tmpfs_entries(t.path()), Some(0));
+        for i in 0..5 {
+            std::fs::write(t.path().join(format!("f{i}")), "").unwrap();
+        }
+        std::fs::create_dir(t.path().join("d")).unwrap();
+        assert_eq!(tmpfs_entries(t.path()), Some(6));
+        assert_eq!(tmpfs_entries(&t.path().join("f0")), None, "no directory");
     }
 }
