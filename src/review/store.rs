@@ -344,17 +344,21 @@ pub fn names(root: &Path) -> Vec<String> {
 /// The lock file also holds how many runs have written the set (8 bytes, little-endian; empty: 0),
 /// which its `revision` names: a run that continues a set, whatever it writes and whenever the
 /// kernel's coarse clock stamps it, makes every revision shown before it stale.
-/// Second: the `EXCLUSIVE` file the hold is on, let go of explicitly when dropped (a child another
-/// thread of the host forked holds a copy of the descriptor, and the lock, until its exec).
 #[derive(Debug)]
-pub struct Lock(OwnedFd, sandspawn_helper::file_lock::WholeFileHeld);
+pub struct Lock {
+    fd: OwnedFd,
+    /// The `EXCLUSIVE` file the hold is on, let go of explicitly when dropped (a child another
+    /// thread of the host forked holds a copy of the descriptor, and the lock, until its exec);
+    /// never read: held for its drop.
+    _exclusive: sandspawn_helper::file_lock::WholeFileHeld,
+}
 
 impl Lock {
     /// How many runs have written the set.
     pub fn writes(&self) -> u64 {
         let mut buf = [0u8; 8];
         // SAFETY: reading into our own buffer from our own descriptor.
-        let n = unsafe { libc::pread(self.0.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len(), 0) };
+        let n = unsafe { libc::pread(self.fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len(), 0) };
         if n == buf.len() as isize { u64::from_le_bytes(buf) } else { 0 }
     }
 
@@ -363,7 +367,7 @@ impl Lock {
     pub fn count_a_write(&self, set: &ChangeSet) -> Result<()> {
         let buf = self.writes().wrapping_add(1).to_le_bytes();
         // SAFETY: writing our own buffer to our own descriptor.
-        let n = unsafe { libc::pwrite(self.0.as_raw_fd(), buf.as_ptr().cast(), buf.len(), 0) };
+        let n = unsafe { libc::pwrite(self.fd.as_raw_fd(), buf.as_ptr().cast(), buf.len(), 0) };
         if n != buf.len() as isize {
             return Err(io("counting a run in", &set.dir.join(LOCK), std::io::Error::last_os_error()));
         }
@@ -383,7 +387,7 @@ pub fn lock(set: &ChangeSet) -> Result<Lock> {
             format!("options.changeSet: change set {} is in use by another run, apply or discard; one at a time", set.meta.id),
         ));
     };
-    Ok(Lock(fd, sandspawn_helper::file_lock::WholeFileHeld(exclusive)))
+    Ok(Lock { fd, _exclusive: sandspawn_helper::file_lock::WholeFileHeld(exclusive) })
 }
 
 /// The set's `EXCLUSIVE` file, open for writing only (made if missing, never followed if a symlink),
