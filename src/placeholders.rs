@@ -63,7 +63,7 @@ pub fn remove_leftovers(targets: &[MissingReadOnly]) {
 /// (`planted::detect_after_listed`) standing in for its own: a name such a listing misses was made
 /// after it, by a running plan, which keeps its placeholder anyway (as one made after a listing of
 /// its own would be). A directory not listed yet is listed here.
-pub fn remove_leftovers_listed(targets: &[MissingReadOnly], presence: &mut Presence) {
+pub fn remove_leftovers_listed<'a>(targets: impl IntoIterator<Item = &'a MissingReadOnly>, presence: &mut Presence) {
     if let Some(root) = locks_root() {
         remove_leftovers_in(&root, targets, presence);
         sweep_locks_now_and_then(&root);
@@ -103,7 +103,7 @@ pub fn remove_leftovers_with(locks: &Path, targets: &[MissingReadOnly]) {
 }
 
 /// `remove_leftovers_with`, the directories' listings taken from or added to `presence`.
-fn remove_leftovers_in(locks: &Path, targets: &[MissingReadOnly], presence: &mut Presence) {
+fn remove_leftovers_in<'a>(locks: &Path, targets: impl IntoIterator<Item = &'a MissingReadOnly>, presence: &mut Presence) {
     let Ok(locks) = CString::new(locks.as_os_str().as_bytes()) else { return };
     let Ok(locks) = placeholder::open_locks(&locks) else { return };
     for (dir, names) in by_directory(targets) {

@@ -3,7 +3,9 @@
 //! command has exited, the check for what the sandbox could not prevent (`hostRisks`), Seatbelt
 //! runs included.
 
+use std::collections::BTreeMap;
 use std::os::fd::OwnedFd;
+use std::sync::Arc;
 
 use crate::error::{ErrorCode, Result, SandboxError};
 use crate::network::loopback::Loopback;
@@ -11,6 +13,7 @@ use crate::network::proxy::{Finished, RunProxy};
 use crate::options::SpawnRequest;
 use crate::planted::{keeper::{EndRun, Keeper}, HostRisk};
 use crate::platform::SandboxType;
+use crate::policy::ResolvedPolicy;
 
 pub(super) struct SideServices {
     keeper: Option<Keeper>,
@@ -60,35 +63,40 @@ impl SideServices {
     }
 
     /// What the mounts, the Landlock rules or the Seatbelt profile could not prevent, after the
-    /// placeholders are gone: what the keeper moved aside, and the walk's findings.
-    pub async fn host_risks(mut self, req: &SpawnRequest, sandbox: SandboxType) -> Result<Vec<HostRisk>> {
+    /// placeholders are gone: what the keeper moved aside, and the walk's findings. Given the run's
+    /// policy and handing it back for the result: the blocking thread shares it (`Arc`) instead of
+    /// a copy of its parts (the planted baseline, every name held absent, the ruled paths: some
+    /// 1,400 paths cloned and freed a run with 200 nested repositories, about 0.2 ms).
+    pub async fn host_risks(mut self, policy: ResolvedPolicy, env: &BTreeMap<String, String>, sandbox: SandboxType) -> Result<(Vec<HostRisk>, ResolvedPolicy)> {
         if !checked_after_run(sandbox) {
-            return Ok(Vec::new());
+            return Ok((Vec::new(), policy));
         }
         let keeper = self.keeper.take();
-        let baseline = req.policy.planted.clone();
-        let keep_absent = req.policy.missing_read_only();
-        let caches = req.policy.tool_caches.caches.clone();
-        let env = req.env.clone();
-        let ruled = super::path_modes::Ruled::of(&req.policy);
+        let env = env.clone();
         let own_links = std::mem::take(&mut self.own_links);
-        tokio::task::spawn_blocking(move || {
-            let mut risks = after_run(&baseline, keeper, &keep_absent);
+        let policy = Arc::new(policy);
+        let shared = Arc::clone(&policy);
+        let risks = tokio::task::spawn_blocking(move || {
+            let policy = &*shared;
+            let mut risks = after_run(&policy.planted, keeper, policy.writable_roots.iter().flat_map(|r| r.missing_read_only.iter()));
             // sandspawn's bin link (`npx sandspawn`) the run changed, put back (`own_links`).
             risks.extend(crate::own_links::put_back(&own_links));
             // A held home's cache a private copy covered, moved from under it (`tool_caches::moved`).
-            risks.extend(crate::tool_caches::moved::moved(&caches));
+            risks.extend(crate::tool_caches::moved::moved(&policy.tool_caches.caches));
             let stores = super::store_modes::stores(&env);
             // A directory above a store this user can no longer search (`store_modes`).
             risks.extend(super::store_modes::unsearchable_above_stores(&stores));
             // A store, or the state directory, that others may now write (`store_modes`).
             risks.extend(super::store_modes::open_to_others(&stores));
             // One above a path the policy keeps read-only or masks (`path_modes`).
-            risks.extend(super::path_modes::unsearchable_above_rules(&ruled));
+            risks.extend(super::path_modes::unsearchable_above_rules(&super::path_modes::Ruled::of(policy)));
             risks
         })
             .await
-            .map_err(|e| SandboxError::new(ErrorCode::SetupFailed, format!("checking for planted configuration failed: {e}")))
+            .map_err(|e| SandboxError::new(ErrorCode::SetupFailed, format!("checking for planted configuration failed: {e}")))?;
+        // The closure, and its share with it, is gone once its task has returned: no copy made.
+        let policy = Arc::try_unwrap(policy).unwrap_or_else(|shared| (*shared).clone());
+        Ok((risks, policy))
     }
 }
 
@@ -114,7 +122,7 @@ fn checked_after_run(sandbox: SandboxType) -> bool {
 /// The check itself, on a blocking thread: one bounded list (`planted::MAX_REPORTED`), what the
 /// keeper moved aside among it; then the placeholders of plans other programs ran, at paths this
 /// run kept absent.
-fn after_run(baseline: &crate::planted::Baseline, keeper: Option<Keeper>, keep_absent: &[crate::policy::MissingReadOnly]) -> Vec<HostRisk> {
+fn after_run<'a>(baseline: &crate::planted::Baseline, keeper: Option<Keeper>, keep_absent: impl IntoIterator<Item = &'a crate::policy::MissingReadOnly>) -> Vec<HostRisk> {
     let during_run = keeper.map(|k| k.finish()).unwrap_or_default();
     // One listing of each top the two look at, taken after the run by the first (see
     // `placeholders::remove_leftovers_listed`).
