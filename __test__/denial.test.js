@@ -144,6 +144,30 @@ test('results of real runs carry their denial, using the run\'s own policy', asy
   fs.rmSync(ws, { recursive: true })
 })
 
+// A run that exits 0 is classified without reading its output or building the policy's context
+// (runner::result: no copy of every ruled path, no thread hop): its verdict must stay what the
+// classifiers say of it, whatever it printed; a failed run's still judges by the whole policy, a
+// nested repository's `.git` included.
+test('exit 0 is no denial whatever it prints; a failed write to a nested repository\'s .git is one, with its path', async () => {
+  const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'ss-deny-'))
+  spawnSync('git', ['init', '-q', ws])
+  spawnSync('git', ['init', '-q', path.join(ws, 'deps', 'r0')])
+  const quiet = await spawnSandboxed(['sh', '-c', 'echo "x: Permission denied" >&2; echo "Read-only file system"'], { cwd: ws, sandbox: 'workspace-write' })
+  assert.equal(quiet.exitCode, 0)
+  assert.equal(quiet.sandboxDenied, false)
+  assert.equal(quiet.denial, null)
+  assert.equal(classifySandboxDenial(quiet), null)
+  assert.equal(isLikelySandboxDenied(quiet.sandboxType, quiet), false)
+  const config = path.join(fs.realpathSync(ws), 'deps', 'r0', '.git', 'config')
+  const failed = await spawnSandboxed(['sh', '-c', 'echo x >> deps/r0/.git/config'], { cwd: ws, sandbox: 'workspace-write' })
+  assert.notEqual(failed.exitCode, 0)
+  assert.equal(failed.sandboxDenied, true)
+  assert.equal(failed.denial.reason, 'read_only_file_system')
+  assert.equal(failed.denial.path, config)
+  assert.deepEqual(classifySandboxDenial(failed), failed.denial)
+  fs.rmSync(ws, { recursive: true })
+})
+
 // The result carries its policy as JSON text, parsed only when asked (lib/process.js policyOf):
 // what classifySandboxDenial(result) judges by must be the run's whole policy all the same, its
 // held-absent names at the roots' tops included, and the same object however often it is asked.

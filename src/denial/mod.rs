@@ -105,9 +105,16 @@ const ERRORISH: [&str; 17] = [
 
 const NOT_FOUND_PHRASES: [&str; 2] = ["no such file or directory", "enoent"];
 
+/// Whether a run's output is read at all: never for a run that exited 0 or ran in no sandbox. The
+/// first rule of both verdicts below, and what tells a caller that a `DenialContext` (a copy of the
+/// policy's paths) would go unused.
+pub fn output_is_read(sandbox: SandboxType, exit_code: Option<i32>) -> bool {
+    sandbox != SandboxType::None && exit_code != Some(0)
+}
+
 /// Codex's `is_likely_sandbox_denied`, verbatim (API.md `isLikelySandboxDenied`).
 pub fn is_likely_sandbox_denied(sandbox: SandboxType, out: &CommandOutput) -> bool {
-    if sandbox == SandboxType::None || out.exit_code == Some(0) {
+    if !output_is_read(sandbox, out.exit_code) {
         return false;
     }
     if [out.stderr, out.stdout, out.aggregated]
@@ -155,7 +162,7 @@ pub fn classify_sandbox_denial(
     out: &CommandOutput,
     ctx: Option<&DenialContext>,
 ) -> Option<SandboxDenial> {
-    if sandbox == SandboxType::None || out.exit_code == Some(0) {
+    if !output_is_read(sandbox, out.exit_code) {
         return None;
     }
     if ctx.is_some_and(|c| c.mode == SandboxMode::DangerFullAccess) {

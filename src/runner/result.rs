@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use crate::capabilities::SandboxDetails;
-use crate::denial::{classify_sandbox_denial, is_likely_sandbox_denied, CommandOutput, DenialContext, SandboxDenial};
+use crate::denial::{classify_sandbox_denial, is_likely_sandbox_denied, output_is_read, CommandOutput, DenialContext, SandboxDenial};
 use crate::limits::{Limit, Mechanism, ResourceUsage};
 use crate::planted::HostRisk;
 use crate::platform::SandboxType;
@@ -80,10 +80,20 @@ impl RunResult {
         }
     }
 
+    /// Whether `classify` has anything to read: a run that exited 0 is no denial by any of the
+    /// verdicts (`output_is_read`, and the proxy's `network_denial`), whatever it printed.
+    pub fn output_to_classify(&self) -> bool {
+        self.exit_code != Some(0)
+    }
+
     /// Fill `sandbox_denied` and `denial` from the output. A timed-out run is judged by what it
     /// printed before the kill, like any other (a timeout alone is no evidence of a denial), so
     /// both stay equal to what `isLikelySandboxDenied`/`classifySandboxDenial` say of the result.
     pub fn classify(&mut self) {
+        if !self.output_to_classify() {
+            (self.sandbox_denied, self.denial) = (false, None);
+            return;
+        }
         let out = CommandOutput {
             exit_code: self.exit_code,
             signal: self.signal.as_deref(),
@@ -98,6 +108,9 @@ impl RunResult {
         let network = refused.and_then(|(host, why)| crate::denial::network_denial(&out, host, why));
         let (denied, denial) = match network {
             Some(d) => (true, Some(d)),
+            // The policy's context copies every path it rules (a `.git` per nested repository):
+            // made only for output that is read.
+            None if !output_is_read(self.sandbox_type, self.exit_code) => (false, None),
             None => {
                 let ctx = DenialContext::from(&self.policy).with_cwd(self.cwd.clone());
                 (is_likely_sandbox_denied(self.sandbox_type, &out), classify_sandbox_denial(self.sandbox_type, &out, Some(&ctx)))

@@ -281,7 +281,11 @@ async fn run(
         resource_usage: crate::limits::own_usage(child.usage(), *tree_usage.lock().unwrap(), sandbox_type == SandboxType::Bwrap, host_peak),
     };
     // Reading the output (up to maxBuffer per stream) is CPU work: on a blocking thread, so the
-    // addon's two async workers stay free for every other run's timers and pipes.
+    // addon's two async workers stay free for every other run's timers and pipes. A run that
+    // exited 0 has nothing read: no thread hop for it (its verdict is the result's default).
+    if !result.output_to_classify() {
+        return Ok(Attempt::Ran(result));
+    }
     let result = tokio::task::spawn_blocking(move || {
         result.classify();
         result
