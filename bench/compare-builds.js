@@ -10,7 +10,9 @@
  *   git worktree add /var/tmp/base HEAD~1 && (cd /var/tmp/base && npm install)
  * Each mode runs in a fresh workspace under /var/tmp holding an empty git repository, and with
  * `--repos N` N nested ones besides (`deps/rI`, as bench/scale.js makes them). Prints a markdown
- * table; asserts nothing.
+ * table of wall time and of this process's CPU time per run (`process.cpuUsage`: the host's
+ * threads, the addon's included; not bwrap's or the command's), which a loaded machine does not
+ * inflate the way it does wall time; asserts nothing.
  */
 
 const fs = require('node:fs')
@@ -45,12 +47,15 @@ function median(xs) {
   return s[Math.floor(s.length / 2)]
 }
 
+/** `{ ms, cpu }`: wall and this process's CPU time of one run, in ms. */
 async function timeOne(pkg, options) {
+  const c0 = process.cpuUsage()
   const t0 = process.hrtime.bigint()
   const r = await pkg.spawnSandboxed(['/bin/true'], options)
   const ms = Number(process.hrtime.bigint() - t0) / 1e6
+  const c = process.cpuUsage(c0)
   if (r.exitCode !== 0) throw new Error(`run failed: ${r.stderr}`)
-  return ms
+  return { ms, cpu: (c.user + c.system) / 1000 }
 }
 
 async function compare(mode) {
@@ -64,30 +69,32 @@ async function compare(mode) {
   }
   const options = { cwd: ws, sandbox: mode }
   const times = { base: [], new: [] }
+  const cpus = { base: [], new: [] }
   try {
     for (const name of Object.keys(builds)) for (let i = 0; i < 10; i++) await timeOne(builds[name], options)
     for (let done = 0; done < iterations; done += BLOCK - DROP) {
       const order = (done / (BLOCK - DROP)) % 2 === 0 ? ['base', 'new'] : ['new', 'base']
       for (const name of order) {
         for (let i = 0; i < BLOCK; i++) {
-          const ms = await timeOne(builds[name], options)
-          if (i >= DROP) times[name].push(ms)
+          const { ms, cpu } = await timeOne(builds[name], options)
+          if (i >= DROP) times[name].push(ms), cpus[name].push(cpu)
         }
       }
     }
   } finally {
     fs.rmSync(ws, { recursive: true, force: true })
   }
-  return { mode, base: median(times.base), new: median(times.new), n: times.new.length }
+  return { mode, base: median(times.base), new: median(times.new), baseCpu: median(cpus.base), newCpu: median(cpus.new), n: times.new.length }
 }
 
 async function main() {
   console.log(`${os.cpus().length} cores, load ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}; base ${path.resolve(baseDir)}, new ${path.resolve(newDir)}; ${repos} nested repositories\n`)
-  console.log('| mode | base median | new median | difference | runs each |')
-  console.log('|---|---:|---:|---:|---:|')
+  console.log('| mode | base median | new median | difference | base CPU | new CPU | CPU difference | runs each |')
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|')
+  const signed = (x) => (x >= 0 ? '+' : '') + x.toFixed(2)
   for (const mode of modes) {
     const r = await compare(mode)
-    console.log(`| ${r.mode} | ${r.base.toFixed(2)} ms | ${r.new.toFixed(2)} ms | ${(r.new - r.base >= 0 ? '+' : '') + (r.new - r.base).toFixed(2)} ms | ${r.n} |`)
+    console.log(`| ${r.mode} | ${r.base.toFixed(2)} ms | ${r.new.toFixed(2)} ms | ${signed(r.new - r.base)} ms | ${r.baseCpu.toFixed(2)} ms | ${r.newCpu.toFixed(2)} ms | ${signed(r.newCpu - r.baseCpu)} ms | ${r.n} |`)
   }
 }
 
