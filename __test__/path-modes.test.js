@@ -25,7 +25,7 @@ const skip = isRoot ? cannotRunAs(UID) ?? false : false
 async function attack(t, env = {}) {
   const top = fs.realpathSync(fs.mkdtempSync('/var/tmp/sandspawn-path-modes-'))
   t.after(() => {
-    for (const d of ['ws/cfg', 'ws/secret', 'ws2']) fs.existsSync(path.join(top, d)) && fs.chmodSync(path.join(top, d), 0o700)
+    for (const d of ['ws/cfg', 'ws/secret', 'ws2', 'ws3/deps', 'ws3/deps/r7']) fs.existsSync(path.join(top, d)) && fs.chmodSync(path.join(top, d), 0o700)
     fs.rmSync(top, { recursive: true, force: true })
   })
   if (isRoot) fs.chownSync(top, UID, UID)
@@ -70,6 +70,11 @@ function assertReportedAndRefused(ws, out) {
   // A read-only run's cwd so hidden: refused naming the cwd and the fix, not a broken install.
   assert.equal(out.cwdAttack.error, 'ERR_SANDBOX_SETUP_FAILED', JSON.stringify(out.cwdAttack))
   assert.match(out.cwdAttack.message, new RegExp(`working directory ${out.inner} cannot be entered: .*mode 000.*chmod u\\+rwx ${out.inner}`))
+  // Among many nested repositories: the one made unsearchable, then their parent, each reported.
+  const risksAt = (r) => (r.hostRisks || []).filter((h) => h.kind === 'permissions-changed').map((h) => h.path)
+  assert.deepEqual(risksAt(out.repoHide), [path.join(out.ws3, 'deps', 'r7')], JSON.stringify(out.repoHide))
+  assert.deepEqual(risksAt(out.parentHide), [path.join(out.ws3, 'deps')], JSON.stringify(out.parentHide))
+  assert.deepEqual(risksAt(out.repoFine), [], JSON.stringify(out.repoFine))
 }
 
 test('a run that makes the directory of a readOnlyPaths / denyRead path unsearchable is reported, and the next run is refused, not planned as if the path were missing (bwrap)', { skip }, async (t) => {

@@ -66,6 +66,68 @@ pub fn blocker(p: &Path) -> Option<Blocker> {
     })
 }
 
+/// `blocker` of each of `paths` (`None` where nothing blocks), the same answers for paths that share
+/// a grandparent with many others (a workspace's nested repositories, `deps/r0/.git` ..
+/// `deps/r199/.git`): their usual case, the directory holding each searchable, is asked relative to
+/// one descriptor of that grandparent, a lookup of one name instead of a path walk from `/` each.
+/// The descriptor's open walked the grandparent's ancestors, each searched then; each relative
+/// lookup searches the grandparent and the directory itself at its time. Any other answer is asked
+/// again from `/`, by `blocker`.
+pub fn blockers<'p>(paths: &[&'p Path]) -> Vec<(&'p Path, Option<Blocker>)> {
+    use std::collections::HashMap;
+    let mut by_grandparent: HashMap<&Path, usize> = HashMap::new();
+    for p in paths {
+        if let Some(g) = p.parent().and_then(Path::parent) {
+            *by_grandparent.entry(g).or_default() += 1;
+        }
+    }
+    let mut held: Option<(&Path, Option<std::os::fd::OwnedFd>)> = None;
+    paths
+        .iter()
+        .map(|&p| {
+            let (Some(dir), Some(g)) = (p.parent(), p.parent().and_then(Path::parent)) else { return (p, blocker(p)) };
+            if by_grandparent.get(g).is_some_and(|&n| n >= MANY_SIBLINGS) {
+                if held.as_ref().map(|(d, _)| *d) != Some(g) {
+                    held = Some((g, open_path(g)));
+                }
+                if let (Some((_, Some(fd))), Some(name)) = (&held, dir.file_name()) {
+                    if search_errno_at(fd, name) == 0 {
+                        return (p, None);
+                    }
+                }
+            }
+            (p, blocker(p))
+        })
+        .collect()
+}
+
+/// Paths sharing a grandparent below this many are each asked from `/`: one open is not worth it.
+const MANY_SIBLINGS: usize = 8;
+
+/// An `O_PATH` descriptor of the directory `dir`, or `None`.
+fn open_path(dir: &Path) -> Option<std::os::fd::OwnedFd> {
+    use std::os::fd::FromRawFd;
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    // SAFETY: a valid NUL-terminated path; the descriptor is owned below.
+    let fd = unsafe { libc::open(c.as_ptr(), libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC) };
+    // SAFETY: a descriptor just opened, owned by nothing else.
+    (fd >= 0).then(|| unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) })
+}
+
+/// 0 when this user may search the entry `name` of the directory `at` (and so `at` itself), else
+/// the errno of `faccessat(X_OK)`.
+fn search_errno_at(at: &std::os::fd::OwnedFd, name: &std::ffi::OsStr) -> i32 {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(name.as_bytes()) else { return libc::EINVAL };
+    // SAFETY: a valid NUL-terminated name and an open directory descriptor.
+    match unsafe { libc::faccessat(at.as_raw_fd(), c.as_ptr(), libc::X_OK, libc::AT_EACCESS) } {
+        0 => 0,
+        _ => std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EINVAL),
+    }
+}
+
 fn searchable(dir: &Path) -> bool {
     search_errno(dir) == 0
 }

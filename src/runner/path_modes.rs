@@ -42,8 +42,10 @@ pub fn unsearchable_above_rules(ruled: &Ruled) -> Vec<HostRisk> {
     // Per blocker, the path of the first directory (in `Path` order) it blocks, as a map of
     // directories in that order would give: the same report whatever order the paths came in.
     let mut blockers: BTreeMap<PathBuf, (&Path, u32, &Path)> = BTreeMap::new();
-    for (dir, p) in one_per_dir(paths) {
-        if let Some(b) = crate::search_blocker::blocker(p).filter(|b| b.owned && in_a_root(&b.dir)) {
+    let firsts = one_per_dir(paths);
+    let looked = crate::search_blocker::blockers(&firsts.iter().map(|&(_, p)| p).collect::<Vec<_>>());
+    for ((dir, p), (_, b)) in firsts.into_iter().zip(looked) {
+        if let Some(b) = b.filter(|b| b.owned && in_a_root(&b.dir)) {
             let first = blockers.entry(b.dir).or_insert((dir, b.mode, p));
             if dir < first.0 {
                 *first = (dir, b.mode, p);
