@@ -75,36 +75,37 @@ pub fn blocker(p: &Path) -> Option<Blocker> {
 /// again from `/`, by `blocker`.
 pub fn blockers<'p>(paths: &[&'p Path]) -> Vec<(&'p Path, Option<Blocker>)> {
     use std::collections::HashMap;
-    let mut by_grandparent: HashMap<&Path, usize> = HashMap::new();
-    for p in paths {
+    let mut by_grandparent: HashMap<&Path, Vec<usize>> = HashMap::new();
+    for (i, p) in paths.iter().enumerate() {
         if let Some(g) = p.parent().and_then(Path::parent) {
-            *by_grandparent.entry(g).or_default() += 1;
+            by_grandparent.entry(g).or_default().push(i);
         }
     }
-    let mut held: Option<(&Path, Option<std::os::fd::OwnedFd>)> = None;
-    paths
-        .iter()
-        .map(|&p| {
-            let (Some(dir), Some(g)) = (p.parent(), p.parent().and_then(Path::parent)) else { return (p, blocker(p)) };
-            if by_grandparent.get(g).is_some_and(|&n| n >= MANY_SIBLINGS) {
-                if held.as_ref().map(|(d, _)| *d) != Some(g) {
-                    held = Some((g, open_path(g)));
-                }
-                if let (Some((_, Some(fd))), Some(name)) = (&held, dir.file_name()) {
-                    if search_errno_at(fd, name) == 0 {
-                        return (p, None);
-                    }
-                }
-            }
-            (p, blocker(p))
-        })
-        .collect()
+    // Asked group by group, one descriptor open at a time, whatever order the paths came in.
+    let mut nothing_blocks = vec![false; paths.len()];
+    for (g, at) in by_grandparent.into_iter().filter(|(_, at)| at.len() >= MANY_SIBLINGS) {
+        let Some(fd) = open_path(g) else { continue };
+        for i in at {
+            let name = paths[i].parent().and_then(Path::file_name);
+            nothing_blocks[i] = name.is_some_and(|n| search_errno_at(&fd, n) == 0);
+        }
+    }
+    paths.iter().zip(nothing_blocks).map(|(&p, clear)| (p, if clear { None } else { blocker(p) })).collect()
 }
 
 /// Paths sharing a grandparent below this many are each asked from `/`: one open is not worth it.
 const MANY_SIBLINGS: usize = 8;
 
+/// An `O_PATH` descriptor of the directory `dir`, or `None`: always on macOS (no `O_PATH`; an
+/// `O_RDONLY` open would need read permission, which a search does not), where each path is asked
+/// from `/`.
+#[cfg(not(target_os = "linux"))]
+fn open_path(_dir: &Path) -> Option<std::os::fd::OwnedFd> {
+    None
+}
+
 /// An `O_PATH` descriptor of the directory `dir`, or `None`.
+#[cfg(target_os = "linux")]
 fn open_path(dir: &Path) -> Option<std::os::fd::OwnedFd> {
     use std::os::fd::FromRawFd;
     use std::os::unix::ffi::OsStrExt;
@@ -119,13 +120,7 @@ fn open_path(dir: &Path) -> Option<std::os::fd::OwnedFd> {
 /// the errno of `faccessat(X_OK)`.
 fn search_errno_at(at: &std::os::fd::OwnedFd, name: &std::ffi::OsStr) -> i32 {
     use std::os::fd::AsRawFd;
-    use std::os::unix::ffi::OsStrExt;
-    let Ok(c) = std::ffi::CString::new(name.as_bytes()) else { return libc::EINVAL };
-    // SAFETY: a valid NUL-terminated name and an open directory descriptor.
-    match unsafe { libc::faccessat(at.as_raw_fd(), c.as_ptr(), libc::X_OK, libc::AT_EACCESS) } {
-        0 => 0,
-        _ => std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EINVAL),
-    }
+    access_errno(at.as_raw_fd(), name)
 }
 
 fn searchable(dir: &Path) -> bool {
@@ -134,11 +129,39 @@ fn searchable(dir: &Path) -> bool {
 
 /// 0 when this user may search `dir`, else the errno of `faccessat(X_OK)`.
 fn search_errno(dir: &Path) -> i32 {
+    access_errno(libc::AT_FDCWD, dir.as_os_str())
+}
+
+/// `faccessat(at, path, X_OK, AT_EACCESS)`: 0, or its errno.
+fn access_errno(at: std::os::fd::RawFd, path: &std::ffi::OsStr) -> i32 {
     use std::os::unix::ffi::OsStrExt;
-    let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else { return libc::EINVAL };
-    // SAFETY: a valid NUL-terminated path; faccessat has no other preconditions.
-    match unsafe { libc::faccessat(libc::AT_FDCWD, c.as_ptr(), libc::X_OK, libc::AT_EACCESS) } {
+    let Ok(c) = std::ffi::CString::new(path.as_bytes()) else { return libc::EINVAL };
+    // SAFETY: a valid NUL-terminated path, and `at` AT_FDCWD or an open directory descriptor.
+    match unsafe { libc::faccessat(at, c.as_ptr(), libc::X_OK, libc::AT_EACCESS) } {
         0 => 0,
         _ => std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EINVAL),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The grouped answers are `blocker`'s, in the paths' order: for siblings that exist, one that
+    /// does not, and paths without a grandparent. (EACCES needs an ordinary user: path-modes.test.js.)
+    #[test]
+    fn blockers_answer_as_blocker_does_in_order() {
+        let top = tempfile::tempdir().unwrap();
+        let mut owned: Vec<PathBuf> = (0..10).map(|i| top.path().join(format!("r{i}")).join(".git")).collect();
+        for p in &owned {
+            std::fs::create_dir_all(p).unwrap();
+        }
+        owned.insert(3, top.path().join("gone").join(".git"));
+        owned.push(PathBuf::from("/x"));
+        let paths: Vec<&Path> = owned.iter().map(PathBuf::as_path).collect();
+        let got: Vec<(&Path, Option<PathBuf>)> = blockers(&paths).into_iter().map(|(p, b)| (p, b.map(|b| b.dir))).collect();
+        let want: Vec<(&Path, Option<PathBuf>)> = paths.iter().map(|&p| (p, blocker(p).map(|b| b.dir))).collect();
+        assert_eq!(got, want);
+        assert_eq!(got.len(), 12);
     }
 }
