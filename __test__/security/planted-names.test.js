@@ -608,3 +608,35 @@ describe("hostb36: git-lfs's .lfsconfig a run plants", () => {
 
   test('review: a risk of the change set, held back by apply', (t) => assertHeldBackInReview(t, LFS_REPORTED))
 })
+
+// Found by an attacker's review (hostb38), each planted with `hostRisks: []` in every mode (review's
+// apply landed it): what a shell's directory hooks run when the user `cd`s into the workspace.
+// proto's shell activation (`eval "$(proto activate zsh)"`, moonrepo's documented setup) runs
+// `proto activate --export` at every change of directory and evals what it prints: the `[env]`
+// variables (and a dotenv `file`) and `[shell] aliases` of `.prototools` in the cwd and every
+// parent (crates/cli/src/commands/activate.rs, ConfigMode::Upwards), with no trust step at all:
+// `[env] PS1 = "$(./x.sh)"` (bash expands a command substitution in PS1 by default) or an alias of
+// `ls` runs the workspace's code at the next prompt. `proto pin` writes the file: reported.
+// Shopify's shadowenv runs each `.shadowenv.d/*.lisp` on entering a directory it trusts, and the
+// trust is a signature of the directory's path, not of the code ("allowing any code within them
+// to be run"): a rewritten one runs unasked; `dev up` writes them: reported. zsh-autoenv sources
+// `.autoenv.zsh` on entering (and `.autoenv_leave.zsh` on leaving) the nearest directory holding
+// one, up to `/`, once its checksum is authorized, as direnv does the `.envrc`: kept as the
+// `.envrc` is. autoenv's leave file `.env.leave` beside its `.env` (reported): reported.
+const HOSTB38_KEPT = ['.autoenv.zsh', '.autoenv_leave.zsh']
+const HOSTB38_REPORTED = ['.prototools', 'sub/.prototools', '.shadowenv.d/500_env.lisp', 'sub/.shadowenv.d/500_env.lisp', '.env.leave', 'sub/.autoenv.zsh']
+
+describe('hostb38: what shells run on cd (proto, shadowenv, zsh-autoenv, autoenv)', () => {
+  for (const [mode, extra] of Object.entries(MODES)) {
+    test(`${mode}: each is kept absent or reported`, async (t) => {
+      const tree = tempTree(t)
+      const r = await sh(plant([...HOSTB38_KEPT, ...HOSTB38_REPORTED]), { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+      assert.equal(r.exitCode, 0, show(r))
+      assertKeptAndReported(r, tree.ws, HOSTB38_KEPT, HOSTB38_REPORTED)
+    })
+  }
+
+  test('review: each is a risk of the change set and held back by apply', async (t) => {
+    await assertHeldBackInReview(t, [...HOSTB38_KEPT, ...HOSTB38_REPORTED])
+  })
+})

@@ -341,3 +341,10 @@ test('host30: /tmp/mise (mise\'s own temporary directory) stays writable at /tmp
   assert.ok(!(r.hostRisks || []).some((h) => h.path.startsWith('/tmp/mise')), JSON.stringify(r.hostRisks))
   assert.ok(fs.existsSync('/tmp/mise/lock'))
 })
+
+// Found by an attacker's review (hostb38): proto's shell activation reads `.prototools` from the cwd
+// and every parent (ConfigMode::Upwards) at each change of directory and evals its `[env]` and
+// `[shell] aliases` in the user's shell, unasked; one planted above a workspace nested below /tmp
+// landed with `hostRisks: []` in every mode. zsh-autoenv's `.autoenv.zsh` (a protected name now)
+// is kept there as every protected name is.
+keptAboveWithOwn("hostb38: proto's .prototools and zsh-autoenv's .autoenv.zsh above a workspace nested below /tmp", ['../.prototools', '../../.prototools', '../.autoenv.zsh'], ['.prototools'], '.prototools')
