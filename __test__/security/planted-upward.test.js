@@ -346,5 +346,5 @@ test('host30: /tmp/mise (mise\'s own temporary directory) stays writable at /tmp
 // and every parent (ConfigMode::Upwards) at each change of directory and evals its `[env]` and
 // `[shell] aliases` in the user's shell, unasked; one planted above a workspace nested below /tmp
 // landed with `hostRisks: []` in every mode. zsh-autoenv's `.autoenv.zsh` (a protected name now)
-// is kept there as every protected name is.
-keptAboveWithOwn("hostb38: proto's .prototools and zsh-autoenv's .autoenv.zsh above a workspace nested below /tmp", ['../.prototools', '../../.prototools', '../.autoenv.zsh'], ['.prototools'], '.prototools')
+// is kept there as every protected name is. (The workspace's own `.prototools` is a reported name.)
+keptAboveWithOwn("hostb38: proto's .prototools and zsh-autoenv's .autoenv.zsh above a workspace nested below /tmp", ['../.prototools', '../../.prototools', '../.autoenv.zsh'], ['package.json'], 'package.json')

@@ -178,6 +178,11 @@ const DEFAULTS: &[(&str, &str)] = &[
     // carries the same overrides).
     ("rust-analyzer.toml", "rust-analyzer runs the commands its settings name (`cargo.buildScripts.overrideCommand` when an editor opens the folder, `check.overrideCommand` on each save)"),
     (".neoconf.json", "neoconf.nvim hands its settings to every language server Neovim starts here (rust-analyzer's `check.overrideCommand` and the like run commands)"),
+    // Found by an attacker's review (hostb38): zsh-autoenv sources the nearest `.autoenv.zsh` up
+    // from a directory the shell enters (up to `/`), and `.autoenv_leave.zsh` on leaving it, once
+    // the file's checksum is authorized: as direnv's `.envrc`, which no command writes either.
+    (".autoenv.zsh", "zsh-autoenv sources it when a shell enters the directory or one below it (once its checksum is authorized)"),
+    (".autoenv_leave.zsh", "zsh-autoenv sources it when a shell leaves the directory (once its checksum is authorized)"),
 ];
 
 /// The report-only tier (`sandbox.reportedNames`): files tools run that commands legitimately
@@ -311,6 +316,17 @@ const REPORTED: &[(&str, &str)] = &[
     // lfs.pushurl, remote.<name>.lfsurl) runs no program but names where the host's next `git push`
     // uploads the LFS objects, past the run's network policy. Committed and written by commands.
     (".lfsconfig", "git-lfs sends the repository's LFS objects to the server its lfs.url, lfs.pushurl or remote.<name>.lfsurl names on the host's next git push (and fetches from it on checkout)"),
+    // Found by an attacker's review (hostb38), each planted unflagged: what a shell's directory
+    // hook runs on `cd`. proto's activation (`eval "$(proto activate zsh)"`) evals, at every change
+    // of directory, the `[env]` variables (and `[env] file`'s dotenv) and `[shell] aliases` of
+    // `.prototools` in the cwd and every parent, with no trust step (crates/cli/src/commands/
+    // activate.rs): `PS1 = "$(./x.sh)"` or an alias of `ls` runs at the next prompt; `proto pin`
+    // writes it. shadowenv runs `.shadowenv.d/*.lisp` on entering a directory whose path it
+    // trusts (a signature of the path, not of the code); Shopify's `dev up` writes them.
+    // autoenv sources `.env.leave` on leaving (its `.env` is reported already).
+    (".prototools", "proto's shell activation exports its [env] variables and [shell] aliases into the shell at every cd here, unasked (an alias or PS1 runs at the next prompt); its [plugins] are loaded by every proto command"),
+    (".shadowenv.d", "shadowenv runs its *.lisp programs when a shell enters the directory, once the directory is trusted (the trust is of its path, not of the code)"),
+    (".env.leave", "autoenv sources it when a shell leaves the directory (AUTOENV_ENABLE_LEAVE), once its checksum is authorized"),
 ];
 
 const LINT_STAGED: &str = "lint-staged runs the commands it lists on commit (through a git hook)";
@@ -370,6 +386,12 @@ pub fn placeholder_kind(name: &str) -> PlaceholderKind {
     // `npm install` in a folder below `/tmp` with no `package.json` installed into the placeholder
     // at `/tmp`'s top (measured, plan36: npm 11.19.1).
     if name == "node_modules" {
+        return PlaceholderKind::File;
+    }
+    // A file whose shape says directory (no extension, no rc ending), kept above a workspace: proto
+    // reads any `.prototools` that exists and fails on a directory, so an empty-directory
+    // placeholder at `/tmp`'s top would fail its activation at every cd below `/tmp`.
+    if name == ".prototools" {
         return PlaceholderKind::File;
     }
     if let Some(kind) = known_kinds().get(name) {
@@ -478,7 +500,7 @@ mod tests {
     #[test]
     fn every_name_a_tool_reads_is_in_its_tools_tier() {
         let (protected, reported) = (defaults(), reported_defaults());
-        let tools: [(&str, Vec<String>, &Vec<String>); 20] = [
+        let tools: [(&str, Vec<String>, &Vec<String>); 22] = [
             // zsh loads FILE.zwc (compiled) in place of FILE when it is newer (zshmisc, "Autoloading
             // Functions" and zcompile): the compiled form is as much a startup file.
             ("zsh", [".zshenv", ".zprofile", ".zshrc", ".zlogin", ".zlogout"].into_iter().flat_map(|n| [n.to_string(), format!("{n}.zwc")]).collect(), &protected),
@@ -511,6 +533,9 @@ mod tests {
             ("host25 reported", [".lintstagedrc", ".lintstagedrc.json", ".lintstagedrc.yml", "lint-staged.config.js", ".huskyrc", ".huskyrc.js", "husky.config.js", ".rusty-hook.toml", ".overcommit.yml", "hie.yaml", ".lsp", ".bsp", ".merlin", ".luarc.json"].map(String::from).to_vec(), &reported),
             // fix31: Copilot CLI's root-level language servers' configuration.
             ("copilot cli", ["lsp.json"].map(String::from).to_vec(), &reported),
+            // hostb38: what shells' directory hooks run on cd.
+            ("zsh-autoenv", [".autoenv.zsh", ".autoenv_leave.zsh"].map(String::from).to_vec(), &protected),
+            ("proto, shadowenv, autoenv", [".prototools", ".shadowenv.d", ".env.leave"].map(String::from).to_vec(), &reported),
         ];
         for (tool, names, tier) in tools {
             for n in names {
@@ -588,6 +613,8 @@ mod tests {
             ("rust-toolchain", File), ("rust-toolchain.toml", File), (".bazeliskrc", File),
             // a directory the host's npm must not take for a project's (a symlink on the host)
             ("node_modules", File), (".venv", Dir),
+            // an upward name proto reads as a file wherever it exists (hostb38)
+            (".prototools", File),
         ] {
             assert_eq!(placeholder_kind(name), kind, "{name}");
         }

@@ -189,6 +189,11 @@ const UPWARD: &[(&str, &str)] = &[
     ("wrangler.json", WRANGLER),
     ("wrangler.jsonc", WRANGLER),
     (".wrangler", "wrangler takes the nearest ancestor's deploy/config.json as a redirect to the configuration it uses: its `[build] command` runs in sh before every wrangler dev and deploy"),
+    // Found by an attacker's review (hostb38): proto's shell activation reads `.prototools` from
+    // the cwd and every parent (`ConfigMode::Upwards`) at each change of directory and evals its
+    // `[env]` and `[shell] aliases` in the user's shell, with no trust step. In a root it is a
+    // reported name (`proto pin` writes it).
+    (".prototools", "proto's shell activation merges every ancestor's: its [env] variables and [shell] aliases are exported into the shell at every cd in the workspaces below, unasked"),
 ];
 
 const WRANGLER: &str = "wrangler takes the nearest ancestor's configuration: its `[build] command` runs in sh before every wrangler dev and deploy";
@@ -314,7 +319,7 @@ mod tests {
             assert!(all.iter().any(|a| a == n), "{n}");
         }
         assert!(!all.iter().any(|a| a == "mise"), "$TMPDIR/mise is mise's own temporary directory");
-        for n in ["mise.toml", ".mise.toml", "mise.local.toml", ".mise", "mise-tasks", ".mise-tasks", "treefmt.toml", ".treefmt.toml", ".c8rc", ".c8rc.json", "lerna.json", "ava.config.js", "ava.config.mjs", "ava.config.cjs", "ava.config.json"] {
+        for n in ["mise.toml", ".mise.toml", "mise.local.toml", ".mise", "mise-tasks", ".mise-tasks", "treefmt.toml", ".treefmt.toml", ".c8rc", ".c8rc.json", "lerna.json", "ava.config.js", "ava.config.mjs", "ava.config.cjs", "ava.config.json", ".prototools"] {
             assert!(all.iter().any(|a| a == n), "{n}");
         }
         assert_eq!(what_it_does("README.md"), None);
