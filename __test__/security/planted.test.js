@@ -106,6 +106,32 @@ describe('existing repositories inside the workspace', { concurrency: 2 }, () =>
     assert.equal(fs.readFileSync(path.join(tree.ws, 'libs/lib/file.txt'), 'utf8'), 'edited\n')
   })
 
+  // An attacker's review (hostb38): a clone without --recurse-submodules leaves each submodule's
+  // path an empty directory, and the host's `git status` at the superproject's top runs
+  // `git status --porcelain=2` in every submodule whose path holds a `.git` (is_submodule_modified):
+  // a `.git` file a run writes there, naming a repository of its own, has that repository's
+  // `core.fsmonitor` run by the user's next `git status` in the workspace, not only in `libs/lib`
+  // (checked by hand with git 2.47.3, outside any sandbox). Not preventable by a mount (the path is
+  // the project's); it held: the `.git` made is `repository-created`, naming the key.
+  test("an unpopulated submodule's path given a .git of the run's is reported, naming what it runs", { skip: NO_GIT }, async (t) => {
+    const tree = tempTree(t)
+    const upstream = path.join(tree.out, 'lib')
+    const superproject = path.join(tree.out, 'super')
+    makeRepo(upstream)
+    makeRepo(superproject)
+    git(superproject, 'submodule', 'add', '-q', upstream, 'libs/lib')
+    git(superproject, 'commit', '-qm', 'sub')
+    execFileSync('git', ['clone', '-q', superproject, tree.ws], { stdio: 'pipe' })
+    assert.deepEqual(fs.readdirSync(path.join(tree.ws, 'libs/lib')), [], 'the submodule is not checked out')
+    const r = await sh(
+      `git init -q notes/w && git -C notes/w config core.fsmonitor 'touch /var/tmp/never' && echo 'gitdir: ../../notes/w/.git' > libs/lib/.git`,
+      { cwd: tree.ws, sandbox: WW },
+    )
+    assert.equal(r.exitCode, 0, show(r))
+    const risk = r.hostRisks.find((h) => h.path === path.join(tree.ws, 'libs/lib/.git'))
+    assert.ok(risk && risk.kind === 'repository-created' && risk.detail.includes('core.fsmonitor'), JSON.stringify(r.hostRisks))
+  })
+
   // A process remembers each repository's hooks directory between runs, and on Linux stops looking
   // at it at all while inotify says nothing it was read from changed (`planted/armed.rs`). The host
   // then changes it, each way it can; the next run must protect the new one.
