@@ -243,6 +243,20 @@ impl Kept {
                     super::config_reads::BUDGET >> 20
                 );
             }
+            // A proto configuration (`proto_programs`), capped as a `.cargo`'s is.
+            if super::proto_programs::is_entry(c) {
+                return format!(
+                    "planted configuration: the proto configuration {} names more than {} file:// plugins (or the run's {} in all \
+                     of yarn, Maven, .envrc, editor, mise and proto configurations were kept), or could not be read whole (not a \
+                     regular file, over {} MiB, not TOML it could read, or past the {} MiB of such files one run reads): the plugins \
+                     past that, which proto's shell activation loads at the host shell's next cd, were not kept read-only",
+                    c.display(),
+                    super::proto_programs::MAX_PROGRAMS,
+                    super::config_reads::TOOL_PROGRAMS_IN_ALL,
+                    super::small_file::MAX_BYTES >> 20,
+                    super::config_reads::BUDGET >> 20
+                );
+            }
             // An editor's settings (`editor_programs`), capped as a `.cargo`'s is.
             if super::editor_programs::is_entry(c) {
                 return format!(

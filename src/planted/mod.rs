@@ -79,6 +79,7 @@ pub mod envrc_sources;
 mod mise_exec;
 mod mise_run;
 pub mod mise_programs;
+pub mod proto_programs;
 pub mod editor_programs;
 mod editor_tasks;
 mod idea_watchers;
@@ -872,10 +873,12 @@ impl<'a> Carver<'a> {
     /// editor's settings name (`editor_programs`: found by an attacker's review, host35, a run
     /// rewrote the `clangd.path` a `.vscode/settings.json` named), and the files a mise
     /// configuration sources, loads or hooks (`mise_programs`: found by an attacker's review,
-    /// host37, a run rewrote the `_.source` script mise's shell hook runs). One or two small reads
+    /// host37, a run rewrote the `_.source` script mise's shell hook runs), and the `file://`
+    /// plugins a `.prototools` loads (`proto_programs`: found by an attacker's review, hostb38, a
+    /// run rewrote the WASM plugin proto's shell activation loads at every cd). One or two small reads
     /// per such entry; none in a workspace without one.
     /// Each file is read once for all its names, within a budget for each kind, and the files kept
-    /// of all five kinds (yarn, Maven, `.envrc`, editor settings, mise) are bounded in all (`config_reads::TOOL_PROGRAMS_IN_ALL`), as the
+    /// of all six kinds (yarn, Maven, `.envrc`, editor settings, mise, proto) are bounded in all (`config_reads::TOOL_PROGRAMS_IN_ALL`), as the
     /// `.cargo`'s are (found by an attacker's review, rfix34: 200 directories whose six such
     /// files were names of one 1 MiB file cost every later run 10.7 s of the host's CPU here).
     fn tool_programs(&mut self, named: &[PathBuf]) {
@@ -883,6 +886,7 @@ impl<'a> Carver<'a> {
         let (mut yarn, mut mvn, mut envrc) = (config_reads::Reads::new(config_reads::BUDGET), config_reads::Reads::new(config_reads::BUDGET), config_reads::Reads::new(config_reads::BUDGET));
         let mut editor = editor_programs::reads();
         let mut mise = config_reads::Reads::new(config_reads::BUDGET);
+        let mut proto = config_reads::Reads::new(config_reads::BUDGET);
         let mut left = config_reads::TOOL_PROGRAMS_IN_ALL;
         for entry in named {
             let (programs, capped) = if is(entry, yarn_programs::FILES) {
@@ -899,6 +903,11 @@ impl<'a> Carver<'a> {
                 (n.programs, n.capped)
             } else if mise_programs::is_entry(entry) {
                 let n = mise_programs::named_within(entry, &mut mise, left);
+                (n.programs, n.capped)
+            } else if proto_programs::is_entry(entry) {
+                // Found by an attacker's review (hostb38): the `file://` WASM plugins proto's
+                // shell activation loads at each cd (they run programs through a host function).
+                let n = proto_programs::named_within(entry, &mut proto, left);
                 (n.programs, n.capped)
             } else {
                 continue;

@@ -71,6 +71,7 @@ impl By {
     pub const ENVRC: &'static str = "an .envrc sources or loads it (source_env, dotenv, ...): direnv on the host runs it at the next cd there, its allow list covering the .envrc alone";
     pub const EDITOR: &'static str = "an editor's project settings name it as a program (.vscode's settings and folder-open tasks, .idea's File Watchers, .zed, .helix, a dev container's initializeCommand, ...): the editor runs it when the folder opens (on the host, for initializeCommand, when it opens in its container) or a file is saved";
     pub const MISE: &'static str = "a mise configuration names it (env._.source, env._.file, hooks, exec(...)): mise's shell hook on the host runs or loads it at the next prompt there, mise's trust covering the configuration alone";
+    pub const PROTO: &'static str = "a .prototools names it as a file:// plugin: proto's shell activation on the host loads it at the next cd there (a WASM plugin runs programs through proto's exec_command)";
     pub const DIR_LINK: &'static str = "a symlink among a protected directory's entries leads to it: the tool that reads that directory reads it as its own configuration";
 }
 
@@ -91,6 +92,7 @@ pub fn hooks_elsewhere(meta: &Meta) -> Elsewhere {
         envrc_sources(&meta.roots, &mut out.configs);
         editor_programs(&meta.roots, &mut out.configs);
         mise_programs(&meta.roots, &mut out.configs);
+        proto_programs(&meta.roots, &mut out.configs);
         dir_links(&meta.roots, &meta.protected_names, &mut out.configs);
         return out;
     }
@@ -133,6 +135,7 @@ pub fn hooks_elsewhere(meta: &Meta) -> Elsewhere {
     envrc_sources(&tops, &mut out.configs);
     editor_programs(&tops, &mut out.configs);
     mise_programs(&tops, &mut out.configs);
+    proto_programs(&tops, &mut out.configs);
     dir_links(&tops, &meta.protected_names, &mut out.configs);
     out
 }
@@ -237,6 +240,17 @@ fn mise_programs(tops: &[PathBuf], configs: &mut Vec<(PathBuf, &'static str)>) {
     for entry in tops.iter().flat_map(|t| at_top.iter().map(move |e| t.join(e))).filter(|f| f.symlink_metadata().is_ok()) {
         for f in named(&entry).programs {
             guard_as_named(configs, "mise configuration", By::MISE, f);
+        }
+    }
+}
+
+/// The `file://` plugins the `.prototools` at each of `tops` has proto load
+/// (`planted::proto_programs`: found by an attacker's review, hostb38), into `configs`.
+fn proto_programs(tops: &[PathBuf], configs: &mut Vec<(PathBuf, &'static str)>) {
+    use crate::planted::proto_programs::{named, FILE};
+    for entry in tops.iter().map(|t| t.join(FILE)).filter(|f| f.symlink_metadata().is_ok()) {
+        for f in named(&entry).programs {
+            guard_as_named(configs, "proto configuration", By::PROTO, f);
         }
     }
 }
