@@ -408,12 +408,21 @@ pub fn placeholder_kind(name: &str) -> PlaceholderKind {
 /// The kinds of `DIRECTORIES` and `DEFAULTS`, made once: asked for each of the ~600 names held at
 /// a workspace-write run's tops, the two lists (about 240 names) were searched in turn each time
 /// (about 0.15 ms of the JavaScript thread a run).
-fn known_kinds() -> &'static std::collections::HashMap<&'static str, PlaceholderKind> {
-    static KINDS: std::sync::OnceLock<std::collections::HashMap<&'static str, PlaceholderKind>> = std::sync::OnceLock::new();
+///
+/// The upward-searched names first, so that the two lists decide a name they share: each is a file
+/// but for `upward::DIRECTORIES`, whatever its shape (hostb38: `Gemfile`, `Rakefile`, `justfile`,
+/// `.env` were empty-directory placeholders, and a plan's at `/tmp`'s top, left on the host until
+/// the next run, made Bundler, rake or just fail in every folder below it).
+fn known_kinds() -> &'static std::collections::HashMap<String, PlaceholderKind> {
+    static KINDS: std::sync::OnceLock<std::collections::HashMap<String, PlaceholderKind>> = std::sync::OnceLock::new();
     KINDS.get_or_init(|| {
+        let upward = super::upward::names().into_iter().map(|n| {
+            let kind = if super::upward::DIRECTORIES.contains(&n.as_str()) { PlaceholderKind::Dir } else { PlaceholderKind::File };
+            (n, kind)
+        });
         // The directories last: a name of both lists is a directory, as before.
-        let files = DEFAULTS.iter().map(|(n, _)| (*n, PlaceholderKind::File));
-        files.chain(DIRECTORIES.iter().map(|n| (*n, PlaceholderKind::Dir))).collect()
+        let files = DEFAULTS.iter().map(|(n, _)| (n.to_string(), PlaceholderKind::File));
+        upward.chain(files).chain(DIRECTORIES.iter().map(|n| (n.to_string(), PlaceholderKind::Dir))).collect()
     })
 }
 
@@ -615,6 +624,12 @@ mod tests {
             ("node_modules", File), (".venv", Dir),
             // an upward name proto reads as a file wherever it exists (hostb38)
             (".prototools", File),
+            // upward-searched files whose shape says directory: a directory at `/tmp`'s top (a
+            // plan's placeholder, left until the next run) fails Bundler, rake, just, dotenv's
+            // readers in every folder below; the upward directories stay directories
+            ("Gemfile", File), ("Rakefile", File), ("justfile", File), ("Pipfile", File), (".env", File), (".buckroot", File),
+            (".goosehints", File), ("WORKSPACE", File), ("dune-project", File),
+            ("_opam", Dir), (".mise", Dir), ("mise-tasks", Dir), (".wrangler", Dir),
         ] {
             assert_eq!(placeholder_kind(name), kind, "{name}");
         }

@@ -262,6 +262,11 @@ const JS_CONFIGS: &[(&str, &[&str], &str)] = &[
     ("unocss.config", &["ts", "mts", "cts", "js", "mjs", "cjs", "json"], "UnoCSS (its Vite plugin, CLI and editor extension) takes the nearest ancestor's config up to /: it runs as JavaScript"),
 ];
 
+/// The upward-searched names that are directories (their placeholders too; `node_modules` has a
+/// file placeholder of its own); every other one is a file, whatever its shape
+/// (`names::placeholder_kind`).
+pub const DIRECTORIES: &[&str] = &[".venv", "_opam", ".mise", "mise-tasks", ".mise-tasks", ".wrangler"];
+
 /// Every upward-searched name.
 pub fn names() -> Vec<String> {
     let configs = JS_CONFIGS.iter().flat_map(|(stem, exts, _)| exts.iter().map(move |e| if e.is_empty() { stem.to_string() } else { format!("{stem}.{e}") }));
