@@ -31,6 +31,7 @@ pub mod pty;
 pub mod remove_tree;
 pub mod review;
 pub mod runner;
+pub mod path_split;
 pub mod presence;
 pub mod search_blocker;
 pub mod tool_caches;

@@ -21,7 +21,8 @@ use crate::presence::Presence;
 pub fn by_directory<'a>(targets: impl IntoIterator<Item = &'a MissingReadOnly>) -> BTreeMap<&'a Path, Vec<(&'a OsStr, placeholder::Kind)>> {
     let mut by_dir: BTreeMap<&Path, Vec<(&OsStr, placeholder::Kind)>> = BTreeMap::new();
     for t in targets {
-        let (Some(dir), Some(name)) = (t.path.parent(), t.path.file_name()) else { continue };
+        // Hundreds of paths after every run: split from their bytes, not parsed twice (`path_split`).
+        let Some((dir, name)) = crate::path_split::parent_and_name(&t.path) else { continue };
         by_dir.entry(dir).or_default().push((name, t.kind.into()));
     }
     by_dir
@@ -107,19 +108,24 @@ fn remove_leftovers_in<'a>(locks: &Path, targets: impl IntoIterator<Item = &'a M
     let Ok(locks) = CString::new(locks.as_os_str().as_bytes()) else { return };
     let Ok(locks) = placeholder::open_locks(&locks) else { return };
     for (dir, names) in by_directory(targets) {
-        let Ok(c) = CString::new(dir.as_os_str().as_bytes()) else { continue };
-        let Ok(fd) = placeholder::open_dir(&c, false) else { continue };
         // At `/tmp`'s top a run keeps some 250 names absent (protected and upward-searched ones):
         // one listing says which may be there, not an `fstatat` of each after every run. A name
         // the listing misses was made after it: a running plan's placeholder, which it keeps anyway.
         // No path made per name.
         presence.list_dir(dir, names.len());
-        let names = names.into_iter().filter(|(name, _)| presence.may_hold(dir, name));
+        let names: Vec<_> = names.into_iter().filter(|(name, _)| presence.may_hold(dir, name)).collect();
+        // The directory is opened only to look at names that may be there (nearly every run: none).
+        if names.is_empty() {
+            continue;
+        }
+        let Ok(c) = CString::new(dir.as_os_str().as_bytes()) else { continue };
+        let Ok(fd) = placeholder::open_dir(&c, false) else { continue };
         // Looked at first without a lock, which only removing needs: nearly every directory holds
         // none, and locking made a lock file per directory per run (they piled up in the state
         // directory, and cost each run system calls per repository). One made meanwhile is a
         // running plan's, which keeps it anyway.
         let names: Vec<(CString, placeholder::Kind)> = names
+            .into_iter()
             .filter_map(|(name, kind)| CString::new(name.as_bytes()).ok().map(|n| (n, kind)))
             .filter(|(name, _)| placeholder::placeholder_at(&fd, name).is_some())
             .collect();
