@@ -31,6 +31,7 @@ pub mod dir_modes;
 pub mod elsewhere;
 pub mod entries;
 pub mod git_layout;
+pub mod held_open;
 pub mod home_config;
 pub mod home_links;
 pub mod host_fs;

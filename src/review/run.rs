@@ -140,7 +140,14 @@ impl ReviewRun {
     pub fn finish(mut self) -> Result<Summary> {
         self.begun = false;
         let summary = match &self.lock {
-            Some(lock) => summarize(&self.set, lock, self.max_changes),
+            // Before the description: a file dropped is not shown.
+            Some(lock) => {
+                let held_open = super::held_open::drop_held_open(&self.set);
+                summarize(&self.set, lock, self.max_changes).map(|mut s| {
+                    s.host_risks.extend(held_open);
+                    s
+                })
+            }
             None => Err(SandboxError::setup_failed(format!("change set {} is no longer held", self.set.meta.id), "")),
         };
         self.lock.take();

@@ -405,3 +405,4 @@ mod held_view;
 mod swapped_frames;
 mod revision;
 mod written_while_applied;
+mod held_open;
