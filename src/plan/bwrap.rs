@@ -47,7 +47,22 @@ pub const HELPER_MOUNT_CAPS: [&str; 4] = ["CAP_SYS_ADMIN", "CAP_DAC_OVERRIDE", "
 /// FIFOs and devices outside the writable mounts needs (see its `write_guard`): a read-only mount
 /// refuses writing regular files only.
 pub const WRITE_GUARD_NOT_ENFORCED: &str =
-    "host-fifos: the kernel has no Landlock ABI 2 (Linux 5.19; or Landlock is disabled), so FIFOs outside the writable roots (a host program's control pipe) can be opened for writing through the read-only view";
+    "host-fifos: the kernel has no Landlock ABI 2 (Linux 5.19; or Landlock is disabled), so FIFOs outside the writable roots (a host program's control pipe) can be opened for writing through the read-only view, and a directory another run passed over a Unix socket can be changed beneath (entries made, renamed, removed)";
+
+/// Said on ABI 2 (Linux 5.19 to 6.1): the guard handles truncation from ABI 3 only, so a file
+/// beneath a directory another run passed (see the guard's "why the rest") can be truncated by
+/// path (`truncate /proc/self/fd/N/file`); everything else the guard judges is refused.
+pub const PASSED_TRUNCATE_NOT_ENFORCED: &str =
+    "passed-descriptors-truncate: the kernel has Landlock ABI 2 but not 3 (Linux 6.2), so a file beneath a directory another run passed over a Unix socket can be truncated by its path";
+
+/// What bwrap's write guard leaves unjudged at Landlock ABI `abi` (`notEnforced`).
+pub fn write_guard_not_enforced_at(abi: u32) -> Vec<&'static str> {
+    match abi {
+        a if a < sandspawn_helper::landlock::WRITE_GUARD_MIN_ABI => vec![WRITE_GUARD_NOT_ENFORCED],
+        2 => vec![PASSED_TRUNCATE_NOT_ENFORCED],
+        _ => Vec::new(),
+    }
+}
 
 /// Where the helper is bound when a private /tmp hides its real path.
 pub const HELPER_IN_DEV: &str = "/dev/sandspawn-helper";
@@ -710,5 +725,16 @@ mod identity_tests {
         let mut root = Argv { args: Vec::new(), data_fds: Vec::new(), nsswitch_fd: None, first_data_fd: 3 };
         assert_eq!(helper_identity((0, 0), &mut root), None, "root's sandbox is uid 0 already");
         assert!(!root.args.contains(&"--uid".to_string()));
+    }
+
+    #[test]
+    fn the_write_guard_s_gaps_are_said_by_abi() {
+        // Found by an attacker's review (revd38): on ABI 2 truncation through a passed directory
+        // went unjudged and unsaid; below 2 only host FIFOs were named.
+        assert_eq!(write_guard_not_enforced_at(0), [WRITE_GUARD_NOT_ENFORCED]);
+        assert_eq!(write_guard_not_enforced_at(1), [WRITE_GUARD_NOT_ENFORCED]);
+        assert!(WRITE_GUARD_NOT_ENFORCED.contains("passed over a Unix socket"));
+        assert_eq!(write_guard_not_enforced_at(2), [PASSED_TRUNCATE_NOT_ENFORCED]);
+        assert!(write_guard_not_enforced_at(3).is_empty() && write_guard_not_enforced_at(7).is_empty());
     }
 }

@@ -133,11 +133,11 @@ pub(crate) fn core_dump_not_enforced(req: &SpawnRequest) -> Vec<String> {
     }
 }
 
-/// A bwrap run on a kernel below the helper's write guard's Landlock ABI (it skips the guard).
+/// What the helper's write guard leaves unjudged on this kernel's Landlock ABI (below 2 it is skipped).
 /// The kernel's ABI is asked only on Linux (the number is another system call elsewhere).
 pub(crate) fn write_guard_not_enforced(req: &SpawnRequest) -> Vec<String> {
-    match linux_sandbox_here(req) && capabilities::landlock_rung::kernel_abi() < sandspawn_helper::landlock::WRITE_GUARD_MIN_ABI {
-        true => vec![plan::bwrap::WRITE_GUARD_NOT_ENFORCED.to_string()],
+    match linux_sandbox_here(req) {
+        true => plan::bwrap::write_guard_not_enforced_at(capabilities::landlock_rung::kernel_abi()).into_iter().map(String::from).collect(),
         false => Vec::new(),
     }
 }
