@@ -46,8 +46,13 @@ fn held(path: &Path) -> Held {
         Err(_) => return Held::No,
     };
     // SAFETY: our own descriptor; F_SETLEASE takes an int.
-    // Granted: the close that follows gives it back (a lease is its open file's).
-    if unsafe { libc::fcntl(file.as_raw_fd(), libc::F_SETLEASE, libc::F_RDLCK) } == 0 {
+    // Granted: the close that follows gives it back (a lease is its open file's). Only Linux has
+    // leases, and review mode (no set is ever made elsewhere).
+    #[cfg(target_os = "linux")]
+    let leased = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_SETLEASE, libc::F_RDLCK as libc::c_int) } == 0;
+    #[cfg(not(target_os = "linux"))]
+    let leased = file.as_raw_fd() >= 0;
+    if leased {
         return Held::No;
     }
     match std::io::Error::last_os_error().raw_os_error().unwrap_or(0) {
