@@ -388,6 +388,57 @@ describe('a command\'s sync() and syncfs() write back none of the host\'s dirty 
   }
 })
 
+describe('a command\'s quotactl(Q_SYNC) flushes none of the host\'s filesystem (attacker review, kern39)', () => {
+  // Found by an attacker's review (kern39): Q_SYNC needs no privilege, and quotactl_fd asks no write
+  // access for it, so a descriptor opened for reading through a read-only mount will do. On ext4
+  // without its quota feature (mke2fs's default) it runs the filesystem's sync_fs, writes back every
+  // dirty buffer of its block device and flushes the device's cache: the syncfs() the filter answers
+  // 0 (kern34), past it. A read-only run's Q_SYNC loop while a host process touched 2,000 files made
+  // the host's disk write 874 MiB in 10 s, against 0 MiB without it and 21 MiB for a run's fsync loop
+  // on a file of its own. The probe: each call that reaches the filesystem makes the device flush its
+  // cache (the 16th field of its stat); a host whose own calls flush nothing (XFS and btrfs have no
+  // quota_sync, a device without a write-back cache takes no flush) cannot tell, and skips.
+  const fs = require('node:fs')
+  const path = require('node:path')
+  const { execFileSync } = require('node:child_process')
+  const CALLS = 200
+  /** The flushes the block device under `dir` has completed, or null without one (tmpfs, overlayfs). */
+  const flushes = (dir) => {
+    const dev = fs.statSync(dir, { bigint: true }).dev
+    const major = ((dev >> 8n) & 0xfffn) | ((dev >> 32n) & ~0xfffn)
+    const minor = (dev & 0xffn) | ((dev >> 12n) & ~0xffn)
+    try {
+      const fields = fs.readFileSync(`/sys/dev/block/${major}:${minor}/stat`, 'utf8').trim().split(/\s+/)
+      return fields.length >= 17 ? Number(fields[15]) : null
+    } catch {
+      return null
+    }
+  }
+
+  for (const [what, sandbox] of [['read-only', 'read-only'], ['workspace-write', 'workspace-write']]) {
+    test(`${what}: ${CALLS} calls on a descriptor of the host's filesystem make its device flush nothing`, { timeout: 60000 }, async (t) => {
+      const tree = tempTree(t)
+      const attack = path.join(tree.root, 'quota-sync')
+      try {
+        execFileSync('cc', ['-O1', '-o', attack, path.join(__dirname, 'attacks', 'quota-sync.c')], { stdio: 'pipe' })
+      } catch {
+        return t.skip('no C compiler')
+      }
+      const before = flushes(tree.root)
+      if (before === null) return t.skip('the test tree lies on no block device')
+      execFileSync(attack, [tree.root, '40'], { encoding: 'utf8' })
+      const calibrated = flushes(tree.root) - before
+      if (calibrated < 30) return t.skip(`the host's own 40 calls made ${calibrated} flushes: this filesystem's Q_SYNC flushes nothing here`)
+      const start = flushes(tree.root)
+      const r = await run([attack, tree.root, String(CALLS)], { cwd: tree.ws, sandbox })
+      const made = flushes(tree.root) - start
+      assert.equal(r.exitCode, 0, show(r))
+      assert.ok(made < CALLS / 2, `the command's ${CALLS} calls made the host's device flush ${made} times (the host's 40: ${calibrated})\n${show(r)}`)
+      assert.match(r.stdout, /^quotactl_fd-sync EPERM$/m, show(r))
+    })
+  }
+})
+
 describe('one run takes a bounded share of the user\'s queued signals and message-queue bytes (attacker review)', () => {
   // Found by an attacker's review: a run made POSIX timers until the kernel refused, 96,368, each
   // reserving a queued signal against the user's RLIMIT_SIGPENDING; while it lived no other program
