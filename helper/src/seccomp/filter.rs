@@ -282,6 +282,12 @@ pub(crate) const SIOCSIFVLAN: u32 = 0x8983;
 /// one opened for reading included, with no capability check. No other driver uses these numbers.
 pub(crate) const BTRFS_IOC_SYNC: u32 = 0x9408;
 pub(crate) const BTRFS_IOC_START_SYNC: u32 = 0x8008_9418;
+/// `quotactl`'s and `quotactl_fd`'s `Q_SYNC` command, `QCMD(Q_SYNC, type)` (`Q_SYNC` 0x800001 shifted
+/// by `SUBCMDSHIFT` 8, with the quota type, user, group or project, in the low byte: any other type
+/// is `EINVAL` before the command is looked at). It needs no privilege, and `quotactl_fd` asks no
+/// write access for it: on ext4 without its quota feature it runs the filesystem's `sync_fs`, then
+/// `sync_blockdev` and a cache flush (`dquot_quota_sync`).
+pub(crate) const Q_SYNCS: [u32; 3] = [0x8000_0100, 0x8000_0101, 0x8000_0102];
 /// Frame Relay's (`dlci`, removed in Linux 6.0): `sock_ioctl` loads the module for them the same way.
 pub(crate) const SIOCADDDLCI: u32 = 0x8980;
 pub(crate) const SIOCDELDLCI: u32 = 0x8981;
