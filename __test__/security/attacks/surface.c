@@ -15,6 +15,8 @@
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <linux/filter.h>
+#include <linux/fsmap.h>
+#include <stdlib.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -139,6 +141,15 @@ int main(void) {
   unsigned long long transid = 0;
   report("ioctl-btrfs-sync", ioctl(root, 0x9408 /* BTRFS_IOC_SYNC */));
   report("ioctl-btrfs-start-sync", ioctl(root, 0x80089418 /* BTRFS_IOC_START_SYNC */, &transid));
+  // The filesystem's allocation map (FS_IOC_GETFSMAP; kern39): ext4's walks every block group's
+  // bitmap, read from the disk, for the free space and metadata of the whole filesystem. One record
+  // of the first MiB: ok on ext4 and XFS without the filter, ENOTTY or EOPNOTSUPP elsewhere.
+  struct fsmap_head *map = calloc(1, sizeof *map + sizeof(struct fsmap));
+  map->fmh_count = 1;
+  map->fmh_keys[1].fmr_device = ~0U;
+  map->fmh_keys[1].fmr_physical = 1 << 20;
+  report("ioctl-getfsmap", ioctl(root, FS_IOC_GETFSMAP, map));
+  free(map);
   // Quota syncs (found by an attacker's review, kern39: on ext4 without its quota feature Q_SYNC runs
   // the filesystem's sync_fs and writes back its block device, as the syncfs the filter answers).
   // Without the filter: ok on ext4, ENOSYS where the filesystem has no quota_sync (XFS, btrfs).
