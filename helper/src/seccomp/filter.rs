@@ -282,6 +282,9 @@ pub(crate) const SIOCSIFVLAN: u32 = 0x8983;
 /// one opened for reading included, with no capability check. No other driver uses these numbers.
 pub(crate) const BTRFS_IOC_SYNC: u32 = 0x9408;
 pub(crate) const BTRFS_IOC_START_SYNC: u32 = 0x8008_9418;
+/// The filesystem's allocation map (`_IOWR('X', 59, struct fsmap_head)`, 192 bytes): ext4 answers it
+/// on any descriptor, with no capability check, by walking every block group's bitmap.
+pub(crate) const FS_IOC_GETFSMAP: u32 = 0xc0c0_583b;
 /// `quotactl`'s and `quotactl_fd`'s `Q_SYNC` command, `QCMD(Q_SYNC, type)` (`Q_SYNC` 0x800001 shifted
 /// by `SUBCMDSHIFT` 8, with the quota type, user, group or project, in the low byte: any other type
 /// is `EINVAL` before the command is looked at). It needs no privilege, and `quotactl_fd` asks no

@@ -820,6 +820,15 @@ fn every_filter_refuses_quota_syncs() {
     }
 }
 
+/// Left by kern38's review, proved by kern39's: ext4 answers `FS_IOC_GETFSMAP` on any descriptor by
+/// walking every block group's bitmap, the whole filesystem's free space and metadata. Every filter
+/// refuses it; the per-file extent map (`FS_IOC_FIEMAP`) and the filesystem's label and UUID stay.
+#[test]
+fn every_filter_refuses_the_allocation_map() {
+    const ALLOWED: [u64; 3] = [0xc020_660b, 0x8100_9431, 0x8011_1500]; // FS_IOC_FIEMAP, FS_IOC_GETFSLABEL, FS_IOC_GETFSUUID
+    every_filter_refuses_these_ioctls(Sockets::None, &[0xc0c0_583b], &ALLOWED);
+}
+
 /// Found while closing kern27's protocols: a socket `ioctl` of the bridge's or 802.1Q's makes the
 /// kernel load `bridge` or `8021q` when absent (`request_module` in `sock_ioctl`, with no capability
 /// check), on any socket, a Unix one included, and the module stays loaded; so do Frame Relay's
