@@ -696,6 +696,33 @@ for (const where of ['workspace', 'tmp']) {
   })
 }
 
+// Found by an attacker's review (cross39): a host process whose tool cache store lies under /tmp
+// (SANDSPAWN_TOOL_CACHE_DIR=$(mktemp -d), XDG_STATE_HOME or HOME there) used it, covered in its own
+// runs only: known-stores lists no store under /tmp, so another process's default run (a second
+// agent, the CLI), in any workspace, wrote the first one's npm cache of another workspace, and that
+// workspace's next run read what it planted (npx runs from that cache), notEnforced []. The change
+// set store was refused there for the same reason (land27); the tool caches were not.
+test('a tool cache store under /tmp is not used: another process\'s run cannot plant in it', { skip: !linux }, async (t) => {
+  const { home, ws } = setup()
+  const store = fs.mkdtempSync('/tmp/sandspawn-tc-store-')
+  t.after(() => fs.rmSync(store, { recursive: true, force: true }))
+  // The host process of workspace B, with its store under /tmp: a run of its own, as it reports it.
+  const env = { ...process.env, HOME: home, SANDSPAWN_TOOL_CACHE_DIR: store, XDG_STATE_HOME: '' }
+  const host = (script) => {
+    const run = `require(${JSON.stringify(path.join(__dirname, '..'))}).spawnSandboxed(['sh', '-c', ${JSON.stringify(script)}], { cwd: ${JSON.stringify(ws)}, sandbox: 'workspace-write' })
+      .then((r) => console.log(JSON.stringify({ stdout: r.stdout, store: r.toolCaches.store, notEnforced: r.sandboxDetails.notEnforced })))`
+    return JSON.parse(execFileSync(process.execPath, ['-e', run], { env, encoding: 'utf8' }))
+  }
+  const first = host('ls ~/.npm >/dev/null')
+  // Another process's default run (this one's), in another workspace: /tmp is writable to it.
+  const other = setup().ws
+  const plant = await spawnSandboxed(['sh', '-c', `for d in ${store}/workspaces/*/npm/base; do [ -d "$d" ] && echo planted > "$d/planted" && echo wrote; done; true`], { cwd: other, sandbox: { mode: 'workspace-write' } })
+  const second = host('cat ~/.npm/planted 2>/dev/null || echo none')
+  assert.deepEqual([plant.stdout, second.stdout], ['', 'none\n'], `the other run wrote B's cache (${first.store}) and B's next run read it`)
+  assert.equal(first.store, null)
+  assert.ok(first.notEnforced.some((w) => w.includes(store) && /\/tmp/.test(w)), first.notEnforced.join('\n'))
+})
+
 // Found by an attacker's review (race18, cache_rename.js): with the cwd at $HOME, a run renamed the
 // directories above the host's overlaid caches (~/go, ~/.m2, ~/.gradle, ~/.yarn, ~/.local/share)
 // and made new ones at their paths: the host's ~/go/pkg/mod and ~/.m2/repository then led to the
