@@ -17,6 +17,17 @@ pub fn base(var: impl Fn(&str) -> Option<PathBuf>) -> Option<PathBuf> {
     Some(state.join("sandspawn"))
 }
 
+/// Whether `path` lies under `/tmp`, as named or where what exists of it leads: every
+/// workspace-write run of any process may write there (`tmp: 'writable'`, the default), and no
+/// run of another process covers a store there (`plan::known_stores` lists none), so none of
+/// sandspawn's stores is kept there (found by an attacker's review, land27, for the change sets,
+/// and cross39 for the tool caches: another process's run planted in a workspace's npm cache).
+pub fn under_shared_tmp(path: &std::path::Path) -> bool {
+    let tmp = std::fs::canonicalize("/tmp").unwrap_or_else(|_| PathBuf::from("/tmp"));
+    let under = |p: &std::path::Path| p.starts_with(&tmp) || p.starts_with("/tmp");
+    under(path) || path.ancestors().find_map(|a| Some(a.canonicalize().ok()?.join(path.strip_prefix(a).ok()?))).is_some_and(|real| under(&real))
+}
+
 /// `home`'s default `STATE/sandspawn` (`~/.local/state/sandspawn`), where a process of this user
 /// without `XDG_STATE_HOME` keeps its state; `None` for a relative or missing home.
 pub fn home_base(home: Option<PathBuf>) -> Option<PathBuf> {

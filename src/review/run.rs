@@ -193,8 +193,7 @@ fn check_store_place(store: &Path, ctx: &Context) -> Result<()> {
     // any process, may write there, and none covers a store there (`known_stores`). A store under
     // it taken by a run with `tmp: 'read-only'` was rewritten by another process's run, which
     // chose where the apply wrote (found by an attacker's review, land27).
-    let tmp = std::fs::canonicalize("/tmp").unwrap_or_else(|_| PathBuf::from("/tmp"));
-    if store.starts_with(&tmp) || store.starts_with("/tmp") {
+    if crate::state_dir::under_shared_tmp(store) {
         let why = if ctx.private_tmp { "which the run replaces with a private one" } else { "which every other run with tmp: 'writable' may write: one could rewrite the set and where it lands" };
         return Err(place(format!("is under /tmp, {why}")));
     }

@@ -168,7 +168,15 @@ pub(crate) fn resolve(
         return Ok(ToolCaches { mode, explicit, ..ToolCaches::none() });
     };
     if let Some(holder) = store::writable_by_the_run(&root, policy.writable_roots, store::host_root().as_deref()) {
-        return unusable_store(mode, explicit, &root, &holder);
+        let why = format!("lies in the writable root {}, where the command could plant links that the host would follow when it keeps the caches' writes", holder.display());
+        return unusable_store(mode, explicit, &root, &why);
+    }
+    // Even this process's own store, which its runs cover: another process's runs, with the
+    // default writable /tmp, do not (see `state_dir::under_shared_tmp`).
+    if crate::state_dir::under_shared_tmp(&root) {
+        let why = "lies under /tmp, which every workspace-write run of any process may write (tmp: 'writable', the default): \
+                   another process's run could plant what this workspace's next build runs";
+        return unusable_store(mode, explicit, &root, why);
     }
     // 'private': the scope of the run's writable roots (`scope`). Without one (no writable root,
     // or one that cannot be inspected) the run keeps no caches: they stay read-only, as with
@@ -213,23 +221,19 @@ pub(crate) fn resolve(
     })
 }
 
-/// A store the run could write (`store::writable_by_the_run`) keeps nothing: the run gets no private
+/// A store the run could write (`store::writable_by_the_run`), or another process's run
+/// (`state_dir::under_shared_tmp`), keeps nothing: the run gets no private
 /// caches (they stay read-only, as with `'none'`: `held_home`), and says why; an explicit
 /// `'private'` or `'shared'` is refused.
-fn unusable_store(mode: Mode, explicit: bool, root: &Path, holder: &Path) -> Result<ToolCaches> {
-    let why = format!(
-        "the tool cache store {} lies in the writable root {}, where the command could plant links that the host would follow \
-         when it keeps the caches' writes",
-        root.display(),
-        holder.display()
-    );
+fn unusable_store(mode: Mode, explicit: bool, root: &Path, place: &str) -> Result<ToolCaches> {
+    let why = format!("the tool cache store {} {place}", root.display());
     if explicit {
         return Err(SandboxError::invalid(
             "sandbox.toolCaches",
-            format!("{why}; set SANDSPAWN_TOOL_CACHE_DIR (or XDG_STATE_HOME) in the command's environment to a directory outside the writable roots, or use 'none'"),
+            format!("{why}; set SANDSPAWN_TOOL_CACHE_DIR (or XDG_STATE_HOME) in the command's environment to a directory outside the writable roots and /tmp, or use 'none'"),
         ));
     }
-    let note = format!("tool caches: {why}: the run has no private caches (they stay read-only, as with toolCaches: 'none'); set SANDSPAWN_TOOL_CACHE_DIR outside the writable roots to have them");
+    let note = format!("tool caches: {why}: the run has no private caches (they stay read-only, as with toolCaches: 'none'); set SANDSPAWN_TOOL_CACHE_DIR outside the writable roots and /tmp to have them");
     Ok(ToolCaches { mode, explicit, not_enforced: Some(note), ..ToolCaches::none() })
 }
 

@@ -12,8 +12,13 @@ pub(super) struct Home {
     pub work: PathBuf,
 }
 
+/// A temporary directory outside /tmp: a store under /tmp is never used (`state_dir::under_shared_tmp`).
+pub(super) fn outside_tmp() -> tempfile::TempDir {
+    tempfile::Builder::new().prefix("sandspawn-tc-").tempdir_in("/var/tmp").unwrap()
+}
+
 pub(super) fn home() -> Home {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = outside_tmp();
     let home = dir.path().canonicalize().unwrap().join("home");
     for d in [".npm", ".cache", ".cargo/registry", "work"] {
         std::fs::create_dir_all(home.join(d)).unwrap();
@@ -32,9 +37,8 @@ pub(super) fn env(h: &Home) -> BTreeMap<String, String> {
     [("HOME".to_string(), h.home.to_str().unwrap().to_string())].into_iter().collect()
 }
 
-/// `tmp: 'read-only'` unless given: the temporary home lies under /tmp, which would otherwise be
-/// a writable root (and caches inside a writable root are left as the user made them, but for those
-/// of a home the root holds).
+/// `tmp: 'read-only'` unless given, as the runs whose store lay under /tmp had it (before
+/// `state_dir::under_shared_tmp`, the homes were there).
 pub(super) fn resolve(h: &Home, mut sandbox: Value, platform: Platform) -> Result<ResolvedPolicy> {
     if sandbox == json!("workspace-write") {
         sandbox = json!({"mode": "workspace-write"});
@@ -367,7 +371,7 @@ fn the_host_users_held_home_keeps_its_caches_too() {
 /// it; a plan another program runs gets read-only placeholders instead.
 #[test]
 fn a_held_homes_missing_caches_are_moved_aside_after_the_run() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = outside_tmp();
     let home = dir.path().canonicalize().unwrap().join("home");
     std::fs::create_dir_all(home.join("work")).unwrap();
     let h = Home { _dir: dir, work: home.join("work"), home };
@@ -411,4 +415,36 @@ fn a_held_homes_missing_caches_are_moved_aside_after_the_run() {
     for c in [".yarn", "go", ".m2"] {
         assert!(placeholders.contains(&&h.home.join(c)), "{c}: {placeholders:?}");
     }
+}
+
+/// Found by an attacker's review (cross39): a store under /tmp, even the host process's own (which
+/// its runs cover), was used; another process's run, with the default writable /tmp, planted in it
+/// what this workspace's next build ran. It keeps nothing now, said; an explicit mode is refused.
+#[test]
+fn a_store_under_tmp_keeps_nothing() {
+    let h = home();
+    let store = tempfile::Builder::new().prefix("sandspawn-tc-").tempdir_in("/tmp").unwrap();
+    let _host = store::test_host::set(store.path().to_path_buf());
+    let sandbox = |caches: Option<&str>| {
+        let mut o = json!({"mode": "workspace-write", "tmp": "read-only"});
+        if let Some(c) = caches {
+            o["toolCaches"] = json!(c);
+        }
+        let mut env = env(&h);
+        env.insert("SANDSPAWN_TOOL_CACHE_DIR".into(), store.path().to_str().unwrap().into());
+        resolve_policy(Some(&o), &PolicyContext { cwd: h.work.clone(), tmpdir: None, platform: Platform::Linux, env })
+    };
+    let p = sandbox(None).unwrap();
+    assert_eq!((p.tool_caches.store.as_ref(), p.tool_caches.caches.len()), (None, 0));
+    let note = p.tool_caches.not_enforced.unwrap();
+    assert!(note.contains(store.path().to_str().unwrap()) && note.contains("under /tmp"), "{note}");
+    for explicit in ["private", "shared"] {
+        let e = sandbox(Some(explicit)).unwrap_err();
+        assert!(e.message.contains("under /tmp"), "{explicit}: {}", e.message);
+    }
+    // A link to it is the same place.
+    let link = outside_tmp();
+    std::os::unix::fs::symlink(store.path(), link.path().join("store")).unwrap();
+    assert!(crate::state_dir::under_shared_tmp(&link.path().join("store/tool-caches")));
+    assert!(!crate::state_dir::under_shared_tmp(&link.path().join("elsewhere/tool-caches")));
 }
