@@ -32,6 +32,8 @@ pub mod test_hooks;
 #[cfg(test)]
 mod tests_changed;
 #[cfg(test)]
+mod tests_kill_in_setup;
+#[cfg(test)]
 mod tests_stores_gone;
 mod until_exit;
 mod wiring;
