@@ -128,35 +128,11 @@ impl Child {
     }
 
     /// End a sandbox that has not started the command: SIGKILL bwrap's children (the sandbox's
-    /// init, whose death takes the namespace down) and then bwrap. Signalling only bwrap here would
-    /// strand its child forever: it waits for bwrap's go-ahead, and --die-with-parent may not be
-    /// armed yet.
-    ///
-    /// The order matters. bwrap leads its process group (spawned with setsid), and the init it
-    /// cloned stays in that group until `--new-session`'s setsid, after bwrap's go-ahead: one
-    /// killpg takes both while it lasts. Past that setsid only bwrap's list of children finds the
-    /// init, and the init arms --die-with-parent later still (bwrap's `do_init`, after its fork of
-    /// the command, with no check that its parent is still there). So bwrap must still be alive
-    /// when its children are read: killed first (as this did), it could exit before the read,
-    /// orphaning an init between the two onto the host's reaper, where it and its command lived on
-    /// (a `sleep` left after `.ci/run`'s 500 runs: tests_kill_in_setup). Stopped first, bwrap can
-    /// neither exit nor clone nor give the go-ahead: an init not in the list read after the stop
-    /// is one still in bwrap's group, for the killpg after it.
+    /// init, whose death takes the namespace down) and then bwrap, in the order `setup_kill` gives.
+    /// Signalling only bwrap here would strand its child forever: it waits for bwrap's go-ahead,
+    /// and --die-with-parent may not be armed yet.
     fn kill_sandbox_in_setup(&self, state: &State) {
-        let pid = self.pid.as_raw();
-        let _ = nix::sys::signal::kill(self.pid, Signal::SIGSTOP);
-        if let Ok(children) = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")) {
-            for c in children.split_whitespace().filter_map(|c| c.parse::<i32>().ok()) {
-                let _ = nix::sys::signal::kill(Pid::from_raw(c), Signal::SIGKILL);
-            }
-        }
-        if let Some(init) = state.init_pid {
-            let _ = nix::sys::signal::kill(Pid::from_raw(init), Signal::SIGKILL);
-        }
-        let _ = killpg(self.pid, Signal::SIGKILL);
-        #[cfg(test)]
-        group_killed::call(self.pid);
-        let _ = nix::sys::signal::kill(self.pid, Signal::SIGKILL);
+        super::setup_kill::end_sandbox_in_setup(self.pid, state.init_pid);
     }
 
     /// Whether the spawned process has exited (not reaped yet: the owner thread does that).
@@ -273,7 +249,7 @@ pub fn spawn_owned(
             // which nothing else would end when the host exits: it outlived `process.exit()`).
             let tracked = matches!(kind, TreeKind::PidNamespace | TreeKind::ProcessGroup);
             if tracked {
-                super::exit_kill::track(pid.as_raw());
+                super::exit_kill::track(pid.as_raw(), kind == TreeKind::PidNamespace);
             }
             let state = Mutex::new(State { reaped: false, pid_ns: None, init_pid: None, usage: None });
             let child = Arc::new(Child { pid, kind, setup_programs, state, orphans: Mutex::new(Vec::new()), control: Mutex::new(None) });
@@ -334,34 +310,6 @@ fn reap(pid: Pid) -> Option<ResourceUsage> {
         if rc == 0 || io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
             return None;
         }
-    }
-}
-
-/// Test-only: a function called on the killing thread right after `kill_sandbox_in_setup` has
-/// SIGKILLed bwrap's process group (a test makes bwrap's death win the race with what follows).
-#[cfg(test)]
-pub mod group_killed {
-    use std::cell::RefCell;
-
-    thread_local! {
-        static HOOK: RefCell<Option<Box<dyn FnMut(nix::unistd::Pid)>>> = RefCell::new(None);
-    }
-
-    /// Call `hook` (on this thread only) after every group kill, until `clear`.
-    pub fn set(hook: impl FnMut(nix::unistd::Pid) + 'static) {
-        HOOK.with(|h| *h.borrow_mut() = Some(Box::new(hook)));
-    }
-
-    pub fn clear() {
-        HOOK.with(|h| *h.borrow_mut() = None);
-    }
-
-    pub(super) fn call(bwrap: nix::unistd::Pid) {
-        HOOK.with(|h| {
-            if let Some(hook) = h.borrow_mut().as_mut() {
-                hook(bwrap);
-            }
-        });
     }
 }
 

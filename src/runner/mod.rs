@@ -21,6 +21,7 @@ mod path_modes;
 mod store_modes;
 mod scratch;
 mod scratch_sweep;
+mod setup_kill;
 mod sink;
 pub mod spawn;
 pub mod status;

@@ -14,7 +14,8 @@ use std::ffi::CString;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use super::child::{group_killed, spawn_owned, TreeKind};
+use super::child::{spawn_owned, TreeKind};
+use super::setup_kill::group_killed;
 use super::spawn::{spawn, ChildFd, SpawnSpec};
 
 /// Field `n` (1-based, as proc(5) counts) of `/proc/PID/stat`, from field 3 on.
