@@ -269,3 +269,25 @@ test("random output through the guard makes no modelled terminal dispatch a drop
     }
   }
 })
+
+test("the terminal's working directory (OSC 7, Windows Terminal's and ConEmu's OSC 9;9, VS Code's OSC 633;P;Cwd=) is dropped: new tabs and panes open where it says", () => {
+  // Found by an attacker's review (mode39): ESC ]7;file://host/tmp/x BEL tells the terminal its
+  // shell is in /tmp/x, and WezTerm, Ghostty, foot, kitty, GNOME Terminal and Konsole open the
+  // user's next tab, split or window there (Windows Terminal and ConEmu with OSC 9;9, VS Code's
+  // split terminal with OSC 633;P;Cwd=), an unsandboxed shell in a directory the command chose and
+  // filled (a repository whose core.fsmonitor the shell's git prompt runs). It stays after the run
+  // where no shell integration reports the cwd at each prompt. OSC 9 also carries iTerm2's desktop
+  // notifications, which a sandboxed command has no business raising either.
+  const cases = [
+    ['a\x1b]7;file://host/tmp/x\x07b', 'ab'],
+    ['a\x1b]07;file://host/tmp/x\x1b\\b', 'a\x1b\\b'],
+    ['a\x1b]9;9;"/tmp/x"\x07b', 'ab'],
+    ['a\x1b]9;click here to approve\x07b', 'ab'],
+    ['a\x1b]633;P;Cwd=/tmp/x\x07b', 'ab'],
+    ['a\xc2\x9d7;file://host/tmp/x\x07b', 'a\xc2b'], // the 8-bit OSC as UTF-8
+    ['a\x1b]77;x\x07b', 'a\x1b]77;x\x07b'], // another number passes
+    ['a\x1b]133;A\x07b', 'a\x1b]133;A\x07b'], // prompt marks pass
+  ]
+  throughEach(cases)
+  throughChunked('A\x1b]7;file://h/tmp/x\x1b\\B\x1b]633;P;Cwd=/tmp/x\x07C', 'A\x1b\\BC')
+})

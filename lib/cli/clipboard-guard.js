@@ -19,6 +19,12 @@
 // iTerm2's ESC P 1000p takes what follows for tmux's control mode (CVE-2019-9535 ran commands from
 // it); tmux's passthrough (ESC P tmux;) carries either to the terminal outside; xterm's DECUDK
 // redefines what keys type (found by an attacker's review, mode37). Sixel images go with them.
+// And the shell's working directory as the terminal takes it: OSC 7 (WezTerm, Ghostty, foot,
+// kitty, GNOME Terminal, Konsole, iTerm2), OSC 9;9 (Windows Terminal, ConEmu) and VS Code's
+// OSC 633 (P;Cwd=) say where the user's next tab, split or window opens, an unsandboxed shell in
+// a directory the command chose and filled (a repository whose core.fsmonitor a git prompt runs),
+// and where no shell integration reports it at each prompt it lasts past the run (found by an
+// attacker's review, mode39). OSC 9 is iTerm2's desktop notification too, no command's to raise.
 //
 // One state for everything written to the terminal (stdout and stderr reach one parser there), so
 // a string split between chunks or streams is recognized. The number is read as terminals read it:
@@ -53,7 +59,7 @@ const MAX_NUMBER_BYTES = 256
 // string: 000522c;... is OSC 52 to it (found by an attacker's review, mode37).
 const KITTY_DIGITS = 5
 /** The OSC numbers dropped (see above). */
-const DROPPED = new Set([50, 52, 1337, 5113, 5522])
+const DROPPED = new Set([7, 9, 50, 52, 633, 1337, 5113, 5522])
 
 const GROUND = 0
 const AFTER_ESC = 1
