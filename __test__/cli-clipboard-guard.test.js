@@ -291,3 +291,16 @@ test("the terminal's working directory (OSC 7, Windows Terminal's and ConEmu's O
   throughEach(cases)
   throughChunked('A\x1b]7;file://h/tmp/x\x1b\\B\x1b]633;P;Cwd=/tmp/x\x07C', 'A\x1b\\BC')
 })
+
+test("Emacs vterm's OSC 51 is dropped: its directory tracking (A) and its calls (E: find-file, dired) act in the host's Emacs", () => {
+  // Found by an attacker's review (mode39): ESC ]51;Auser@host:/tmp/trap ESC \ sets the vterm
+  // buffer's default-directory, where magit, M-x compile and the next shell of the user's Emacs
+  // run; ESC ]51;E"find-file" "PATH" ESC \ has Emacs open a path the command names (a TRAMP
+  // /ssh:HOST: path is a connection from the host, outside the run's network policy).
+  const cases = [
+    ['a\x1b]51;Aroot@host:/tmp/trap\x1b\\b', 'a\x1b\\b'],
+    ['a\x1b]51;E"find-file" "/ssh:x.invalid:/x"\x07b', 'ab'],
+    ['a\x1b]510;x\x07b', 'a\x1b]510;x\x07b'],
+  ]
+  throughEach(cases)
+})

@@ -208,11 +208,12 @@ test("a command's OSC 52, 1337 and 5522 and its APC and DCS strings (the host's 
   }
 })
 
-test("a command's OSC 7, OSC 9 and OSC 633 (the terminal's idea of the shell's directory, where the user's next tab or pane opens) never reach the terminal", (t) => {
+test("a command's OSC 7, OSC 9, OSC 51 and OSC 633 (the terminal's idea of the shell's directory, where the user's next tab or pane opens) never reach the terminal", (t) => {
   // Found by an attacker's review (mode39): a workspace-write run made `trap/.git` with a
   // core.fsmonitor and printed ESC ]7;file://HOST/.../trap BEL; WezTerm, Ghostty, foot, kitty,
   // GNOME Terminal and Konsole open the next tab, split or window in that directory (Windows
-  // Terminal and ConEmu take OSC 9;9, VS Code's split terminal OSC 633;P;Cwd=), with no sandbox,
+  // Terminal and ConEmu take OSC 9;9, VS Code's split terminal OSC 633;P;Cwd=, Emacs vterm's
+  // buffer OSC 51;A), with no sandbox,
   // and a git prompt there runs the hook. Where no shell integration reports the cwd at each
   // prompt it lasts past the run.
   const fs = require('node:fs')
@@ -222,14 +223,14 @@ test("a command's OSC 7, OSC 9 and OSC 633 (the terminal's idea of the shell's d
   const trap = path.join(dir, 'trap')
   fs.writeFileSync(
     file,
-    `mkdir -p '${trap}' && printf 'A\\033]7;file://%s${trap}\\007B\\033]9;9;"${trap}"\\033\\\\C\\033]633;P;Cwd=${trap}\\007D\\033]2;kept-title\\007E\\n' "$(hostname)"\n`,
+    `mkdir -p '${trap}' && printf 'A\\033]7;file://%s${trap}\\007B\\033]9;9;"${trap}"\\033\\\\C\\033]633;P;Cwd=${trap}\\007D\\033]51;Aroot@h:${trap}\\033\\\\F\\033]2;kept-title\\007E\\n' "$(hostname)"\n`,
   )
   for (const flags of ['', '--no-pty']) {
     const r = scriptRun(`"${process.execPath}" "${CLI}" ${flags} --mode workspace-write --cwd "${dir}" -- sh ${file}`)
     assert.equal(r.status, 0, ctx(r))
     assert.ok(fs.statSync(trap).isDirectory(), 'the command made its directory')
-    assert.deepEqual(oscNumbers(r.stdout).filter((n) => [7, 9, 633].includes(n)), [], `${flags}: ${JSON.stringify(r.stdout)}`)
-    assert.doesNotMatch(r.stdout, /file:\/\/|Cwd=|9;9;/, `${flags}: ${JSON.stringify(r.stdout)}`)
-    assert.match(r.stdout, /D\x1b\]2;kept-title\x07E/, `${flags}: other OSC strings pass: ${JSON.stringify(r.stdout)}`)
+    assert.deepEqual(oscNumbers(r.stdout).filter((n) => [7, 9, 51, 633].includes(n)), [], `${flags}: ${JSON.stringify(r.stdout)}`)
+    assert.doesNotMatch(r.stdout, /file:\/\/|Cwd=|9;9;|Aroot@/, `${flags}: ${JSON.stringify(r.stdout)}`)
+    assert.match(r.stdout, /F\x1b\]2;kept-title\x07E/, `${flags}: other OSC strings pass: ${JSON.stringify(r.stdout)}`)
   }
 })

@@ -25,6 +25,9 @@
 // a directory the command chose and filled (a repository whose core.fsmonitor a git prompt runs),
 // and where no shell integration reports it at each prompt it lasts past the run (found by an
 // attacker's review, mode39). OSC 9 is iTerm2's desktop notification too, no command's to raise.
+// Emacs vterm's OSC 51 likewise: A sets the buffer's default-directory (magit, M-x compile and
+// the user's next shell run there), E calls vterm-eval-cmds (find-file of a path the command
+// names: a TRAMP /ssh:HOST: one is a connection from the host, outside the run's policy).
 //
 // One state for everything written to the terminal (stdout and stderr reach one parser there), so
 // a string split between chunks or streams is recognized. The number is read as terminals read it:
@@ -59,7 +62,7 @@ const MAX_NUMBER_BYTES = 256
 // string: 000522c;... is OSC 52 to it (found by an attacker's review, mode37).
 const KITTY_DIGITS = 5
 /** The OSC numbers dropped (see above). */
-const DROPPED = new Set([7, 9, 50, 52, 633, 1337, 5113, 5522])
+const DROPPED = new Set([7, 9, 50, 51, 52, 633, 1337, 5113, 5522])
 
 const GROUND = 0
 const AFTER_ESC = 1
