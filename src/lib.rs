@@ -15,6 +15,7 @@ pub mod helper;
 pub mod network;
 pub mod no_symlinks;
 pub mod limits;
+pub mod mounts_below;
 pub mod options;
 pub mod own_files;
 pub mod own_links;

@@ -78,6 +78,7 @@ impl ReviewRun {
         let seen = crate::policy::paths::canonical_lenient("SANDSPAWN_CHANGE_SET_DIR", &root).map(|l| l.path).unwrap_or_else(|_| root.clone());
         check_store_place(&seen, ctx)?;
         check_masks(&review.roots, ctx.deny_read)?;
+        check_mounts_below(&review.roots)?;
         // The host's homes as this process sees them: a later apply may run with another `HOME`.
         let home = crate::planted::home::Bases::of_host();
         let own_links: Vec<PathBuf> = ctx.own_links.iter().filter(|l| review.roots.iter().any(|r| l.starts_with(r))).cloned().collect();
@@ -203,6 +204,23 @@ fn check_store_place(store: &Path, ctx: &Context) -> Result<()> {
 /// A denied *file* in a reviewed root cannot be kept hidden: bwrap masks it with a bind of an
 /// unlinked file, which the kernel will not attach again on top of the overlay (a denied
 /// directory's mask is). Refused, never run with the file readable.
+/// A reviewed root with another filesystem mounted below it, which the kernel will not overlay from
+/// the sandbox's user namespace (`crate::mounts_below`): refused before any set is begun, naming the
+/// mount and the way out, where every run failed setup with "Invalid argument" alone.
+fn check_mounts_below(reviewed: &[PathBuf]) -> Result<()> {
+    let table = crate::mounts_below::table();
+    for root in reviewed {
+        if let Some((at, fstype)) = crate::mounts_below::first_below(root, &table) {
+            return Err(SandboxError::unsupported(format!(
+                "sandbox.workspace 'review' cannot cover {}: a filesystem is mounted inside it at {} ({fstype}), and the kernel refuses an overlay from a user namespace over a directory with mounts below it (it would uncover what they hide); unmount it or move it out of the workspace, or run with workspace: 'direct'",
+                root.display(),
+                at.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
 fn check_masks(reviewed: &[PathBuf], deny_read: &[PathBuf]) -> Result<()> {
     let file = deny_read.iter().find(|d| reviewed.iter().any(|r| d.starts_with(r)) && !d.is_dir());
     match file {

@@ -199,10 +199,16 @@ pub(crate) fn resolve(
         _ => locations::existing(env).into_iter().map(|l| (l.name, l.path)).collect(),
     };
     let home = env.get("HOME").and_then(|h| std::fs::canonicalize(h).ok());
+    // A location with another filesystem mounted below it (a container's volume at `~/.cache/pip`)
+    // cannot be overlaid from the sandbox's user namespace (`crate::mounts_below`): every run failed
+    // setup with "Invalid argument" on it. It is left uncovered, read-only as with 'none'.
+    let linux = platform == Platform::Linux && Platform::host() == Platform::Linux && !locations.is_empty() && !hidden;
+    let mounts = if linux { crate::mounts_below::table() } else { Vec::new() };
     let mut caches: Vec<PrivateCache> = locations
         .into_iter()
         .filter(|_| !hidden)
         .filter(|(_, path)| coverable(path, policy, &root, home.as_deref()))
+        .filter(|(_, path)| crate::mounts_below::first_below(path, &mounts).is_none())
         .map(|(name, path)| PrivateCache::new(name, path))
         .collect();
     // Those of a held home: checked after the run (`moved`).
