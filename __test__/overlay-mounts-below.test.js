@@ -61,3 +61,41 @@ s.spawnSandboxed(['sh', '-c', 'echo x > new.txt; touch ~/.cache/made 2>/dev/null
   assert.match(got.stdout, /npm-written/, 'the other caches are still private copies')
   assert.ok(!fs.existsSync(path.join(home, '.cache', 'made')) && !fs.existsSync(path.join(home, '.npm', 'made')), 'the host\'s caches untouched')
 })
+
+test("applyChangeSet never goes into a filesystem mounted in the workspace since the set began (a bind of a directory outside it)", { skip: NEEDS }, async (t) => {
+  // Found by an attacker's review (mode39): the set deleted `data` (rm -rf data) and wrote
+  // `notes/new.txt`; before the apply, the host bind-mounted directories from outside the workspace
+  // at `data` and `notes`. The apply's walk for the newest change went through the mount (its files
+  // were older than the set), and the removal emptied the outside directory, then failed at the
+  // mount point (EBUSY), reported as a conflict; the added file landed in the other one.
+  const { root, ws } = tempTree(t)
+  const store = path.join(root, 'store')
+  const [outside, beside] = [path.join(root, 'outside'), path.join(root, 'beside')]
+  for (const d of [store, outside, beside, path.join(ws, 'data'), path.join(ws, 'notes')]) fs.mkdirSync(d)
+  fs.writeFileSync(path.join(ws, 'data', 'own.txt'), 'the workspace\'s\n')
+  fs.writeFileSync(path.join(outside, 'precious.txt'), 'precious\n')
+  const saved = process.env.SANDSPAWN_CHANGE_SET_DIR
+  process.env.SANDSPAWN_CHANGE_SET_DIR = store
+  t.after(() => (saved === undefined ? delete process.env.SANDSPAWN_CHANGE_SET_DIR : (process.env.SANDSPAWN_CHANGE_SET_DIR = saved)))
+  const { spawnSandboxed } = require(INDEX)
+  const r = await spawnSandboxed(['sh', '-c', 'rm -rf data && echo new > notes/new.txt'], { cwd: ws, timeout: 60000, sandbox: { mode: 'workspace-write', workspace: 'review' } })
+  assert.equal(r.exitCode, 0, r.stderr)
+  assert.deepEqual(r.changeSet.changes.map((c) => [path.relative(ws, c.path), c.kind]), [['data', 'deleted'], ['notes/new.txt', 'added']])
+  const probe = `require(${JSON.stringify(INDEX)}).applyChangeSet(${JSON.stringify(r.changeSet.id)}, { force: ${'${FORCE}'} })
+  .then((a) => console.log(JSON.stringify(a)), (e) => console.log(JSON.stringify({ code: e.code, message: e.message })))`
+  const mounts = `mount --bind '${outside}' '${ws}/data' && mount --bind '${beside}' '${ws}/notes'`
+  for (const force of [false, true]) {
+    const got = inMountNamespace(mounts, probe.replace('${FORCE}', String(force)), { SANDSPAWN_CHANGE_SET_DIR: store })
+    assert.deepEqual(got.applied, [], JSON.stringify(got))
+    // `notes`, where the set's file would land, cannot be entered: nothing below it is written.
+    assert.deepEqual(got.conflicts.map((c) => path.relative(ws, c.path)).sort(), ['data', 'notes'], JSON.stringify(got))
+    for (const c of got.conflicts) assert.match(c.reason, /(data|notes) is a mount point/, JSON.stringify(got))
+    assert.equal(fs.readFileSync(path.join(outside, 'precious.txt'), 'utf8'), 'precious\n', `force ${force}: the outside directory kept`)
+    assert.deepEqual(fs.readdirSync(beside), [], `force ${force}: nothing written into the other`)
+  }
+  // Without the mounts the set lands as it was shown.
+  const { applyChangeSet } = require(INDEX)
+  const done = await applyChangeSet(r.changeSet.id)
+  assert.deepEqual(done.conflicts, [], JSON.stringify(done))
+  assert.ok(!fs.existsSync(path.join(ws, 'data')) && fs.readFileSync(path.join(ws, 'notes', 'new.txt'), 'utf8') === 'new\n')
+})

@@ -28,14 +28,60 @@ fn is_dir_at(dir: &OwnedFd, name: &CStr) -> std::io::Result<Option<bool>> {
     }
 }
 
+/// A directory of the tree that is a mount point (another filesystem, or a bind mount of another
+/// directory, maybe one outside the tree): neither walk goes into it. Found by an attacker's review
+/// (mode39): a change set deleted the workspace's `data`; the host bind-mounted a directory from
+/// outside the workspace there before applying; the apply's walk for the newest change went
+/// through the mount (its files were older than the set), and the removal emptied that outside
+/// directory, then failed at the mount point (EBUSY), reported as a mere conflict.
+#[derive(Debug)]
+pub struct MountPointMet(String);
+
+impl std::fmt::Display for MountPointMet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} is a mount point (another filesystem, or a bind mount, is mounted there): nothing in it is removed", self.0)
+    }
+}
+
+impl std::error::Error for MountPointMet {}
+
+/// `e` is a `MountPointMet`.
+pub fn met_a_mount_point(e: &std::io::Error) -> bool {
+    e.get_ref().is_some_and(|inner| inner.is::<MountPointMet>())
+}
+
+/// The id of the mount `fd` (any descriptor, `O_PATH` too) lies on; `None` where it cannot be told
+/// (before Linux 5.8; macOS, which has no statx).
+#[cfg(target_os = "linux")]
+fn mount_id(fd: &OwnedFd) -> Option<u64> {
+    // SAFETY: a zeroed statx is valid; a valid descriptor and an empty C string (AT_EMPTY_PATH).
+    let mut stx: libc::statx = unsafe { std::mem::zeroed() };
+    let rc = unsafe { libc::statx(fd.as_raw_fd(), c"".as_ptr(), libc::AT_EMPTY_PATH, libc::STATX_MNT_ID, &mut stx) };
+    (rc == 0 && stx.stx_mask & libc::STATX_MNT_ID != 0).then_some(stx.stx_mnt_id)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn mount_id(_fd: &OwnedFd) -> Option<u64> {
+    None
+}
+
+/// `Err(MountPointMet)` when `sub`, opened as `name` in `dir`, lies on another mount than `dir`.
+pub(crate) fn same_mount(dir: &OwnedFd, sub: &OwnedFd, name: &CStr) -> std::io::Result<()> {
+    match (mount_id(dir), mount_id(sub)) {
+        (Some(a), Some(b)) if a != b => Err(std::io::Error::other(MountPointMet(name.to_string_lossy().into_owned()))),
+        _ => Ok(()),
+    }
+}
+
 /// The subdirectory `name` of `dir`, given owner access first where it lacks it. The mode is
 /// changed through a descriptor of exactly that directory (`O_PATH | O_NOFOLLOW`), never by name:
 /// `fchmodat` follows a symlink, and one swapped in for the directory by a run writing the same
-/// tree would have had the host change the mode of whatever it led to.
+/// tree would have had the host change the mode of whatever it led to. Never another mount's.
 fn enter(dir: &OwnedFd, name: &CStr) -> std::io::Result<OwnedFd> {
     match crate::no_symlinks::open_at(dir.as_raw_fd(), name) {
         Err(e) if e.raw_os_error() == Some(libc::EACCES) => {}
         Ok(fd) => {
+            same_mount(dir, &fd, name)?;
             writable(&fd);
             return Ok(fd);
         }
@@ -63,6 +109,7 @@ fn give_access(dir: &OwnedFd, name: &CStr) -> std::io::Result<OwnedFd> {
     let at = check(unsafe { libc::openat(dir.as_raw_fd(), name.as_ptr(), flags) })?;
     // SAFETY: the descriptor openat just returned, owned from here.
     let at = unsafe { OwnedFd::from_raw_fd(at) };
+    same_mount(dir, &at, name)?;
     let by_fd = CString::new(format!("/proc/self/fd/{}", at.as_raw_fd())).expect("no NUL");
     // SAFETY: a valid C string; the magic link leads to exactly the directory opened.
     unsafe { libc::chmod(by_fd.as_ptr(), 0o700) };
@@ -185,7 +232,8 @@ fn ctime_ns(st: &libc::stat) -> i64 {
 /// when it is gone. Walked as `remove_dir_at` walks (one descriptor at a time, no recursion): the
 /// host's tree below a directory a change set replaces can be as deep as a run made it, and a
 /// recursive walk there overflowed the stack of the process applying the set. Unlike removal, it
-/// gives no directory access it lacks: an unreadable one is an error.
+/// gives no directory access it lacks: an unreadable one is an error, and so is a mount point
+/// (`MountPointMet`).
 pub fn newest_ctime_at(parent: &OwnedFd, name: &CStr) -> std::io::Result<Option<i64>> {
     let st = match sandspawn_helper::stat_at::stat_at(parent.as_raw_fd(), name) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -196,13 +244,17 @@ pub fn newest_ctime_at(parent: &OwnedFd, name: &CStr) -> std::io::Result<Option<
         return Ok(Some(newest));
     }
     let mut cur = crate::no_symlinks::open_at(parent.as_raw_fd(), name)?;
+    same_mount(parent, &cur, name)?;
     // Each level: the subdirectories still to look at, and the identity of its parent.
     let mut path = vec![(scan(&cur, &mut newest)?, (0, 0))];
     while let Some((todo, _)) = path.last_mut() {
         if let Some(sub) = todo.pop() {
             let parent = identity(&cur)?;
             match crate::no_symlinks::open_at(cur.as_raw_fd(), &sub) {
-                Ok(fd) => cur = fd,
+                Ok(fd) => {
+                    same_mount(&cur, &fd, &sub)?;
+                    cur = fd
+                }
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
                 Err(e) => return Err(e),
             }

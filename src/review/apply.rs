@@ -236,7 +236,13 @@ impl RootApply<'_, '_> {
             }
             // Else what the host has there goes, a directory with all that is in it: a change
             // anywhere below since the beginning is one to the directory.
-            (ChangeKind::Deleted | ChangeKind::Modified, Some(_)) if dir.newest_ctime(name)? >= begin => Verdict::Conflict(since.into()),
+            (ChangeKind::Deleted | ChangeKind::Modified, Some(_)) => match dir.newest_ctime(name) {
+                Ok(newest) if newest >= begin => Verdict::Conflict(since.into()),
+                Ok(_) => Verdict::Land,
+                // A filesystem mounted there since: what is in it is not the workspace's to remove.
+                Err(e) if crate::remove_tree::met_a_mount_point(&e) => Verdict::Conflict(e.to_string()),
+                Err(e) => return Err(e),
+            },
             _ => Verdict::Land,
         })
     }

@@ -106,9 +106,14 @@ impl Dir {
         crate::no_symlinks::open_at(fd, name).map(Dir)
     }
 
-    /// The subdirectory `name` (never a symlink to one).
+    /// The subdirectory `name` (never a symlink to one, never another mount's top: a filesystem
+    /// the host mounted there since the set began, maybe a bind of a directory outside the
+    /// workspace, is not the workspace's to write or read for the set, `remove_tree::MountPointMet`).
     pub fn child(&self, name: &OsStr) -> std::io::Result<Dir> {
-        Dir::at(self.0.as_raw_fd(), &cstr(name)?)
+        let c = cstr(name)?;
+        let d = Dir::at(self.0.as_raw_fd(), &c)?;
+        crate::remove_tree::same_mount(&self.0, &d.0, &c)?;
+        Ok(d)
     }
 
     /// The entry `name`, not following a symlink; `None` when there is none.
