@@ -227,6 +227,18 @@ describe('the helper is checked at load', () => {
     ['not a helper at all', (p) => fs.copyFileSync('/bin/true', p), /is not a sandspawn helper/],
     // Issue 28: the marker alone proves nothing; the digest baked into the addon does.
     ['a wrapper script that carries the marker', (p) => fs.writeFileSync(p, `#!/bin/sh\nexec "$@"\n#\0sandspawn-helper:protocol=v1:version=${require('../package.json').version}\0\n`, { mode: 0o755 }), /was modified or replaced: its SHA-256 is [0-9a-f]{64}/],
+    // Found by an attacker's review (self39): the helper runs on the host by its path after its
+    // bytes were checked; one another user may change was used, and their rewrite in between ran
+    // as this user (as root: 1 run in 120 against a writer toggling a 0777 helper).
+    ['writable by everyone', (p) => fs.writeFileSync(p, fs.readFileSync(helper), { mode: 0o757 }) || fs.chmodSync(p, 0o757), /is writable by everyone \(mode 757\).*chmod go-w/s],
+    ['in a directory its group may write', (p) => {
+      fs.writeFileSync(p, fs.readFileSync(helper), { mode: 0o755 })
+      fs.chmodSync(path.dirname(p), 0o770)
+    }, /ss-helper-load-[^ ]* is writable by its group \(mode 770\).*chmod go-w/s],
+    ...(process.getuid() === 0 ? [['owned by another user', (p) => {
+      fs.writeFileSync(p, fs.readFileSync(helper), { mode: 0o755 })
+      fs.chownSync(p, 64127, 64127)
+    }, /is owned by uid 64127, not root/]] : []),
   ]
   for (const [name, make, words] of broken) {
     test(`a helper that is ${name} is ERR_SANDBOX_UNAVAILABLE, and nothing runs unsandboxed`, (t) => {

@@ -91,7 +91,12 @@ fn checked() -> std::result::Result<PathBuf, Problem> {
     let mut last = CHECKED.lock().unwrap_or_else(|e| e.into_inner());
     if let Some((seen, result)) = last.as_ref() {
         if *seen == id && id.is_some() {
-            return result.clone();
+            // The file is unchanged, but a directory above it may have been opened to others since
+            // (a few `lstat`s, as `SANDSPAWN_BWRAP`'s every discovery pays).
+            return result.clone().and_then(|canon| match loose_problem(&path) {
+                Some(p) => Err(p),
+                None => Ok(canon),
+            });
         }
     }
     let result = check(&path);
@@ -141,6 +146,11 @@ pub fn check_with(path: &Path, digest: Option<&str>, required: bool) -> std::res
         let fix = format!("make it executable (`chmod 755 {}`), or {FIX_REINSTALL}", path.display());
         return Err(unavailable(format!("is not executable (mode {:04o})", meta.permissions().mode() & 0o7777), &fix));
     }
+    // Checked by its bytes below, executed by its path later: nobody else may be able to swap it
+    // (and what another user controls is refused whatever its bytes are now).
+    if let Some(problem) = loose_problem(path) {
+        return Err(problem);
+    }
     let bytes = std::fs::read(path).map_err(|e| io_problem(path, "cannot be read", &e))?;
     if find(&bytes, MARKER.as_bytes()).is_none() {
         let found = find(&bytes, b"\0sandspawn-helper:protocol=").map(|at| {
@@ -176,6 +186,27 @@ pub fn check_with(path: &Path, digest: Option<&str>, required: bool) -> std::res
         None => {}
     }
     Ok(canon)
+}
+
+/// Why another user could change the helper at `path` (its file, a directory above it, a symlink
+/// on the way), as the problem that refuses it.
+fn loose_problem(path: &Path) -> Option<Problem> {
+    let why = match crate::capabilities::override_path::changeable_by_others(path) {
+        Err(e) => return Some(io_problem(path, "cannot be resolved", &e)),
+        Ok(why) => why?,
+    };
+    Some(Problem {
+        reason: format!(
+            "sandspawn's in-sandbox helper {} is refused: {why}; another user could replace it between its check and its use, \
+             and the host would run their program",
+            path.display()
+        ),
+        fix: format!(
+            "make the helper and every directory above it root's or yours and writable by nobody else (`chmod go-w` the entry \
+             named; `chown` one another user owns), or {FIX_REINSTALL} in a directory that is"
+        ),
+        shortage: false,
+    })
 }
 
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
@@ -239,6 +270,47 @@ mod tests {
 
         write(dir.path(), b"#!/bin/sh\nexec \"$@\"\n", 0o755);
         assert!(check(&p).unwrap_err().message.contains("is not a sandspawn helper"));
+    }
+
+    /// Found by an attacker's review (self39): the helper runs on the host in front of bwrap, by
+    /// its path, after a check of its bytes; a helper (or a directory above it) another user owns
+    /// or may write was used all the same, and that user's rewrite between the check and the exec
+    /// ran as the host's user (as root: 1 run in 120 with a crude writer toggling the file).
+    #[test]
+    fn refuses_a_helper_another_user_could_change() {
+        use std::os::unix::fs::chown;
+        let dir = tempfile::tempdir().unwrap();
+        let real = format!("\x7fELF...{MARKER}...");
+        let p = write(dir.path(), real.as_bytes(), 0o755);
+        assert!(check_with(&p, None, false).is_ok(), "a helper of this user's, in a directory of its own");
+        for (mode, who) in [(0o775, "its group"), (0o757, "everyone")] {
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(mode)).unwrap();
+            let e = check_with(&p, None, false).map_err(Problem::into_error).unwrap_err();
+            assert_eq!(e.code, ErrorCode::Unavailable, "{}", e.message);
+            assert!(e.message.contains(&format!("writable by {who}")) && e.message.contains("chmod go-w"), "{}", e.message);
+        }
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        // A directory on the way another user may write: a new file renamed over the helper.
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+        let e = check_with(&p, None, false).map_err(Problem::into_error).unwrap_err();
+        assert!(e.message.contains(&format!("{} is writable by everyone", dir.path().display())), "{}", e.message);
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+        // Another user's file (only root can give one away: the rule is checked where it can be).
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } == 0 {
+            chown(&p, Some(64127), None).unwrap();
+            let e = check_with(&p, None, false).map_err(Problem::into_error).unwrap_err();
+            assert!(e.message.contains("is owned by uid 64127"), "{}", e.message);
+            chown(&p, Some(0), None).unwrap();
+        }
+        // A symlink on the way is followed: its target's entries count.
+        let other = tempfile::tempdir().unwrap();
+        let link = other.path().join(FILE_NAME);
+        std::os::unix::fs::symlink(&p, &link).unwrap();
+        assert!(check_with(&link, None, false).is_ok());
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o770)).unwrap();
+        let e = check_with(&link, None, false).map_err(Problem::into_error).unwrap_err();
+        assert!(e.message.contains("writable by its group"), "{}", e.message);
     }
 
     #[test]

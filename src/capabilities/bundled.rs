@@ -89,6 +89,7 @@ impl Problem {
     pub fn fix(&self) -> &'static str {
         match self {
             Problem::NotBuilt => "install a sandspawn build that includes its bundled bwrap (the npm linux packages do; from source, `node scripts/build-bwrap.js` before building the addon)",
+            Problem::Unsafe(..) => "make it and every directory above it root's or yours and writable by nobody else (`chmod go-w` the entry named, `chown` one another user owns), or reinstall sandspawn (`npm install` / `npm ci`) where they are",
             _ => "reinstall sandspawn (`npm install` / `npm ci`) to restore its bundled bwrap",
         }
     }
@@ -136,6 +137,13 @@ pub fn verify(b: &BundledBwrap) -> Result<PathBuf, Problem> {
     let euid = unsafe { libc::geteuid() };
     if meta.uid() != 0 && meta.uid() != euid {
         return Err(Problem::Unsafe(canon, format!("it is owned by uid {}, neither root nor this user", meta.uid())));
+    }
+    // Hashed here, executed by its path later: no directory on its way may let another user
+    // rename a program of theirs over it in between (the file's own mode and owner are above).
+    match super::override_path::changeable_by_others(&canon) {
+        Ok(Some(why)) => return Err(Problem::Unsafe(canon, format!("{why}, so another user could replace it between its check and its use"))),
+        Err(e) => return Err(Problem::Unreadable(canon, e.to_string())),
+        Ok(None) => {}
     }
     let actual = crate::digest::sha256(&canon, &mut file, &meta).map_err(|e| Problem::Unreadable(canon.clone(), e.to_string()))?;
     if !actual.eq_ignore_ascii_case(expected) {

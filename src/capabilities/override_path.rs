@@ -108,6 +108,18 @@ pub fn loose_entry(shown: &Path, met: &[(PathBuf, Metadata)]) -> Option<String> 
     ))
 }
 
+/// Why an entry met resolving `path` (the file, every directory above it, each symlink on the way)
+/// could be changed by a user other than root and this one: the first such, in words. For the
+/// programs sandspawn runs from its own install (the helper, the bundled bwrap): each is checked
+/// by its bytes and then executed by its path, so whoever may write the file or rename an entry on
+/// its way can swap it in between (found by an attacker's review, self39: a helper another user
+/// could write ran their program as root).
+pub fn changeable_by_others(path: &Path) -> std::io::Result<Option<String>> {
+    // SAFETY: geteuid has no preconditions.
+    let uid = unsafe { libc::geteuid() };
+    Ok(entries_met(path)?.iter().find_map(|(p, m)| loose(p, m, uid, true)))
+}
+
 /// The temporary directories every sandspawn run on the host may share (canonical): `/tmp` and
 /// `$TMPDIR` are writable by default, `/dev/shm` writable by everyone (the Landlock mode). Not
 /// `/var/tmp`: read-only in every run unless a writable root holds it (as any directory may be for

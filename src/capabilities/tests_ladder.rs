@@ -75,6 +75,29 @@ fn verify_refuses_anything_but_the_exact_binary() {
     assert!(Problem::NotBuilt.message().contains("not available in this build"));
 }
 
+/// Found by an attacker's review (self39): only the file's own mode and owner were checked, and it
+/// is hashed, then executed by its path; a directory above it that another user may write let them
+/// rename their program over it between the two.
+#[test]
+fn verify_refuses_a_directory_on_the_way_that_another_user_may_write() {
+    let d = tempfile::tempdir().unwrap();
+    let pkg = d.path().join("pkg");
+    fs::create_dir(&pkg).unwrap();
+    let f = pkg.join("sandspawn-bwrap");
+    exe(&f, b"abc");
+    assert!(bundled::verify(&at(&f, ABC)).is_ok());
+    fs::set_permissions(&pkg, fs::Permissions::from_mode(0o777)).unwrap();
+    match bundled::verify(&at(&f, ABC)) {
+        Err(Problem::Unsafe(_, w)) => assert!(w.contains(&format!("{} is writable by everyone", pkg.display())), "{w}"),
+        other => panic!("{other:?}"),
+    }
+    // A sticky one lets nobody else rename this user's entries: kept usable (a package in /tmp).
+    fs::set_permissions(&pkg, fs::Permissions::from_mode(0o1777)).unwrap();
+    assert!(bundled::verify(&at(&f, ABC)).is_ok());
+    fs::set_permissions(&pkg, fs::Permissions::from_mode(0o770)).unwrap();
+    assert!(matches!(bundled::verify(&at(&f, ABC)), Err(Problem::Unsafe(_, w)) if w.contains("writable by its group")));
+}
+
 #[test]
 fn the_built_binary_matches_its_baked_digest() {
     let b = real_bundled();
