@@ -1387,3 +1387,36 @@ fn a_dangling_protected_name_through_a_leftover_placeholder_directory_keeps_that
     assert!(m.contains(&(r.join("tools"), PlaceholderKind::Dir)), "{m:?}");
     assert!(!m.iter().any(|(p, _)| p != &r.join("tools") && p.starts_with(r.join("tools"))), "{m:?}");
 }
+
+/// What the walk found at a nested repository's top is what `Carver::names` and `nested_name` carve,
+/// in both kinds of run (the set of found entries is looked up by the path's bytes): an existing
+/// protected name and `.github/hooks` read-only, a missing `.github/hooks` kept absent where
+/// `.github` exists (placeholders), nothing through a `.github` that is a symlink.
+#[test]
+fn a_nested_repositorys_found_names_and_github_hooks_are_carved_in_both_kinds_of_run() {
+    let t = tempfile::tempdir().unwrap();
+    let r = t.path().canonicalize().unwrap();
+    init_repo(&r);
+    let (with_hooks, without, linked) = (r.join("deps/a"), r.join("deps/b"), r.join("deps/c"));
+    for d in [&with_hooks, &without, &linked] {
+        init_repo(d);
+        std::fs::write(d.join(".envrc"), "use nix").unwrap();
+    }
+    std::fs::create_dir_all(with_hooks.join(".github/hooks")).unwrap();
+    std::fs::create_dir_all(without.join(".github")).unwrap();
+    std::fs::create_dir_all(r.join("ci-meta/hooks")).unwrap();
+    std::os::unix::fs::symlink("../../ci-meta", linked.join(".github")).unwrap();
+    for absent in [crate::planted::Absent::Placeholders, crate::planted::Absent::UndoneAfter] {
+        let v = json!({ "mode": "workspace-write", "tmp": "read-only", "protectedNames": [".envrc"] });
+        let mut p = resolve_policy(Some(&v), &PolicyContext { cwd: r.clone(), tmpdir: None, platform: Platform::Linux, env: Default::default() }).unwrap();
+        p.walk_and_protect(absent);
+        let ro = &p.writable_roots[0].read_only;
+        for q in [with_hooks.join(".github/hooks"), with_hooks.join(".envrc"), without.join(".envrc"), linked.join(".envrc")] {
+            assert!(ro.contains(&q), "{absent:?}: {} not read-only in {ro:?}", q.display());
+        }
+        let m = missing(&p.writable_roots);
+        let kept_absent = m.contains(&(without.join(".github/hooks"), PlaceholderKind::Dir));
+        assert_eq!(kept_absent, absent == crate::planted::Absent::Placeholders, "{absent:?}: {m:?}");
+        assert!(!ro.iter().chain(m.iter().map(|(q, _)| q)).any(|q| q.starts_with(linked.join(".github")) || q.starts_with(r.join("ci-meta"))), "{absent:?}: nothing through the linked .github: {ro:?} {m:?}");
+    }
+}
