@@ -169,3 +169,50 @@ test('a file of a change set written through a mapping after it was shown does n
   assert.ok(a.changeSet.hostRisks.some((h) => h.path === path.join(ws, 'run.sh') && /held this file of the change set open for writing/.test(h.detail)), JSON.stringify(a.changeSet))
   assert.deepEqual(a.changeSet.changes, [], 'the file held open is dropped from the set')
 })
+
+// The same, with the file the host could not open when it asked (found by an attacker's review,
+// rev39): the receiver makes the file (or its directory, through a second descriptor) unreadable
+// before the sender's run ends, so the check at that run's end could not open it to ask whether a
+// process held it open for writing, and took it as not held. It then gave the mode back, the set was
+// shown (the file listed, no risk), it rewrote the file through its mapping, and the apply of the
+// shown revision landed what nobody was shown. Root opens any file, so the host side runs as an
+// ordinary user: this test's own uid, or, as root, a uid of its own through `setpriv`.
+const UNASKED_UID = 64139 // a uid no other test uses
+const unaskedSkip = skip || (process.getuid() === 0 && require('../fixtures/other-user').cannotRunAs(UNASKED_UID)) || false
+
+async function unreadableWhenAsked(t, what) {
+  const home = fs.realpathSync(fs.mkdtempSync('/var/tmp/sandspawn-unasked-'))
+  t.after(() => fs.rmSync(home, { recursive: true, force: true }))
+  const [ws, out, store] = ['ws', 'out', 'store'].map((d) => path.join(home, d))
+  for (const d of [ws, out, store]) fs.mkdirSync(d)
+  let [cmd, args] = [process.execPath, [path.join(__dirname, '..', 'fixtures', 'held-unreadable.js')]]
+  if (process.getuid() === 0) {
+    const { stagedCheckout, asUser } = require('../fixtures/other-user')
+    for (const p of [home, ws, out, store]) fs.chownSync(p, UNASKED_UID, UNASKED_UID)
+    fs.chmodSync(home, 0o755)
+    ;[cmd, args] = asUser(UNASKED_UID, [path.join(stagedCheckout(), '__test__', 'fixtures', 'held-unreadable.js')])
+  }
+  const env = { PATH: process.env.PATH, HOME: home, SANDSPAWN_CHANGE_SET_DIR: store }
+  const r = await new Promise((resolve, reject) => {
+    require('node:child_process').execFile(cmd, [...args, ws, out, token('rev39'), what], { cwd: ws, env, timeout: 120_000 }, (err, stdout, stderr) => {
+      if (err) return reject(new Error(`${err.message}\n${stderr}`))
+      resolve(JSON.parse(stdout))
+    })
+  })
+  assert.equal(r.error, undefined, JSON.stringify(r))
+  assert.equal(r.run.exitCode, 0, r.run.stderr)
+  assert.equal(r.evil, false, `what was written after the set was shown landed: ${JSON.stringify(r)}`)
+  return { r, file: path.join(ws, 'd', 'run.sh') }
+}
+
+test('a file of a change set made unreadable before its run ended, written through a mapping after it was shown, does not land', { skip: unaskedSkip }, async (t) => {
+  const { r, file } = await unreadableWhenAsked(t, 'file')
+  assert.ok(r.shown.hostRisks.some((h) => h.path === file && /could not be asked/.test(h.detail)), `show says so: ${JSON.stringify(r.shown)}`)
+  assert.ok(r.applied.conflicts.some((c) => c.path === file), JSON.stringify(r.applied))
+})
+
+test('a file below a directory of a change set made unreadable before its run ended, written through a mapping after it was shown, does not land', { skip: unaskedSkip }, async (t) => {
+  const { r, file } = await unreadableWhenAsked(t, 'dir')
+  assert.ok(r.shown.hostRisks.some((h) => h.path === path.dirname(file) && /could not be asked/.test(h.detail)), `show says so: ${JSON.stringify(r.shown)}`)
+  assert.ok(r.applied.conflicts.some((c) => c.path === path.dirname(file)), JSON.stringify(r.applied))
+})
