@@ -85,7 +85,14 @@ pub fn apply_sealed(set: &ChangeSet, lock: &Lock, req: &Request, sealed_ns: i64)
     // Whether some root's upper directory still holds something (its top frame not clean).
     let mut left = false;
     let elsewhere = super::elsewhere::hooks_elsewhere(&set.meta);
+    // Never applied: what its last run's end could not ask whether it was held open (`unasked`).
+    let unasked = super::unasked::read(set).map_err(|e| SandboxError::setup_failed(format!("applying change set {} failed: {}", set.meta.id, super::unasked::unreadable(&set.meta.cwd, &e).detail), ""))?;
     for (i, root) in set.meta.roots.iter().enumerate() {
+        if super::unasked::id_of(&set.upper(i)).is_ok_and(|id| unasked.contains(&id)) {
+            out.conflicts.push(Conflict { path: shown(root), reason: super::unasked::WHY.into() });
+            left = true;
+            continue;
+        }
         let dir = match Dir::open_root(root) {
             Ok(d) => d,
             Err(e) => {
@@ -95,7 +102,7 @@ pub fn apply_sealed(set: &ChangeSet, lock: &Lock, req: &Request, sealed_ns: i64)
                 continue;
             }
         };
-        let mut root_apply = RootApply { set, req, sealed_ns, upper: set.upper(i), differ: Differ::new(root), judge: Judge::new(&set.meta, root, &set.upper(i), &elsewhere), stack: vec![Frame { dir: Some(dir), clean: true }], links: Links::default(), top_unread: false, out: &mut out };
+        let mut root_apply = RootApply { set, req, sealed_ns, unasked: &unasked, upper: set.upper(i), differ: Differ::new(root), judge: Judge::new(&set.meta, root, &set.upper(i), &elsewhere), stack: vec![Frame { dir: Some(dir), clean: true }], links: Links::default(), top_unread: false, out: &mut out };
         let root_mode = root_apply.root_mode_judged(set.meta.root_modes.get(i).copied())?;
         entries::walk(&set.upper(i), root, |ev| root_apply.event(ev)).map_err(|e| SandboxError::setup_failed(format!("applying change set {} failed: {e}", set.meta.id), ""))?;
         if let Some(c) = root_mode {
@@ -145,6 +152,8 @@ struct RootApply<'a, 'o> {
     req: &'a Request<'a>,
     /// No file changed at or after this lands (`apply_sealed`).
     sealed_ns: i64,
+    /// Nothing these name lands, nor anything below them (`unasked`).
+    unasked: &'a std::collections::HashSet<super::unasked::Id>,
     upper: PathBuf,
     differ: Differ,
     judge: Judge<'a>,
@@ -169,6 +178,7 @@ impl RootApply<'_, '_> {
         let mut changes: Vec<Change> = Vec::new();
         self.differ.event(&ev, &self.upper, &mut |c| changes.push(c))?;
         match ev {
+            Event::Enter(e, _) | Event::Leaf(e) if self.unasked.contains(&e.inode) && !matches!(e.kind, Kind::Symlink(_) | Kind::Whiteout | Kind::Special(_)) => Ok(self.unasked(e)),
             Event::Enter(e, _) => self.enter(e, changes),
             Event::Leave(e) => self.leave(e),
             Event::Leaf(e) => {
@@ -184,6 +194,21 @@ impl RootApply<'_, '_> {
                 Ok(false)
             }
         }
+    }
+
+    /// An entry its set's last run's end could not ask whether it was held open for writing
+    /// (`unasked`): nothing of it lands, nothing below it is entered (the walk's `Leave` follows a
+    /// directory's `Enter` either way).
+    fn unasked(&mut self, e: &entries::Entry) -> bool {
+        let path = self.host_path(&e.rel);
+        if self.req.reaches(&path) {
+            self.out.conflicts.push(Conflict { path: shown(&path), reason: super::unasked::WHY.into() });
+        }
+        if matches!(e.kind, Kind::Dir { .. }) {
+            return self.skip_dir();
+        }
+        self.unclean();
+        true
     }
 
     fn host_path(&self, rel: &Path) -> PathBuf {

@@ -15,7 +15,9 @@
 //! mode refuse an open for writing through a passed directory), and a mapping holds its file
 //! open. The kernel tells whether any process holds an inode open for writing: a read lease is
 //! refused then (`EAGAIN`). Such a file is unlinked from the set (the process keeps an inode no
-//! set names) and reported; a legitimate run never leaves one.
+//! set names) and reported; a legitimate run never leaves one. A file the host cannot open, or
+//! that lies where it cannot look (the command's permissions), cannot be asked: it is recorded
+//! (`unasked`), and never applied.
 
 use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::io::AsRawFd;
@@ -24,6 +26,7 @@ use std::path::{Path, PathBuf};
 
 use super::entries::{self, Event, Kind};
 use super::store::ChangeSet;
+use super::unasked::Id;
 use crate::planted::{HostRisk, RiskKind};
 
 /// What asking the kernel about one file of the set told.
@@ -31,6 +34,8 @@ use crate::planted::{HostRisk, RiskKind};
 enum Held {
     No,
     ForWriting,
+    /// It could not be opened (its permissions, or its directory's): nothing was asked.
+    Unasked,
     /// The read lease was refused for another reason (leases disabled, a filesystem without them).
     Unknown(i32),
 }
@@ -42,8 +47,11 @@ fn held(path: &Path) -> Held {
     let file = match std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY).open(path) {
         Ok(f) => f,
         Err(e) if e.raw_os_error() == Some(libc::EWOULDBLOCK) => return Held::ForWriting,
-        // Gone or unreadable: the apply reads it no better, and says so.
-        Err(_) => return Held::No,
+        // Gone: nothing to apply.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Held::No,
+        // Unreadable now; a holder of a descriptor of it, or of its directory, may give the mode
+        // back once this check has passed (found by an attacker's review, rev39).
+        Err(_) => return Held::Unasked,
     };
     // SAFETY: our own descriptor; F_SETLEASE takes an int.
     // Granted: the close that follows gives it back (a lease is its open file's). Only Linux has
@@ -61,23 +69,36 @@ fn held(path: &Path) -> Held {
     }
 }
 
-/// Unlink every file of `set` some process holds open for writing (see the module); the risks that
-/// say so, and one when the kernel could not tell for some file. Called once the run's sandbox is
-/// gone, under the set's lock, before the set is described.
+/// Unlink every file of `set` some process holds open for writing (see the module) and record
+/// what could not be asked (`unasked`); the risks that say so, and one when the kernel could not
+/// tell for some file. Called once the run's sandbox is gone, under the set's lock, before the set
+/// is described (which says what the record names).
 pub fn drop_held_open(set: &ChangeSet) -> Vec<HostRisk> {
     let mut risks = Vec::new();
+    let mut unasked: Vec<Id> = Vec::new();
     for (i, root) in set.meta.roots.iter().enumerate() {
         let upper = set.upper(i);
         let (mut held_open, mut unknown): (Vec<PathBuf>, Option<i32>) = (Vec::new(), None);
+        // The directories entered, the upper's top first: an entry that cannot be looked at is
+        // recorded by its directory.
+        let mut dirs: Vec<Id> = super::unasked::id_of(&upper).into_iter().collect();
         let _ = entries::walk(&upper, root, |ev| -> std::io::Result<bool> {
-            if let Event::Leaf(e) = &ev {
-                if matches!(e.kind, Kind::File) {
-                    match held(&upper.join(&e.rel)) {
-                        Held::No => {}
-                        Held::ForWriting => held_open.push(e.rel.clone()),
-                        Held::Unknown(errno) => unknown = unknown.or(Some(errno)),
-                    }
+            match &ev {
+                Event::Enter(e, _) => dirs.push(e.inode),
+                Event::Leave(_) => {
+                    dirs.pop();
                 }
+                Event::Leaf(e) if matches!(e.kind, Kind::File) => match held(&upper.join(&e.rel)) {
+                    Held::No => {}
+                    Held::ForWriting => held_open.push(e.rel.clone()),
+                    Held::Unasked => unasked.push(e.inode),
+                    Held::Unknown(errno) => unknown = unknown.or(Some(errno)),
+                },
+                // Unreadable (not past the walk's bounds, which nothing ever applies): the entry
+                // itself when it can be looked at (a directory that cannot be listed), else the
+                // directory it is in (which cannot be searched).
+                Event::Beyond(rel, Some(_)) => unasked.extend(super::unasked::id_of(&upper.join(rel)).ok().or(dirs.last().copied())),
+                _ => {}
             }
             Ok(true)
         });
@@ -91,6 +112,12 @@ pub fn drop_held_open(set: &ChangeSet) -> Vec<HostRisk> {
             let detail = format!("whether a process outside the run holds a file of the change set open for writing could not be told (a read lease was refused: {}): such a file could be rewritten after the set is shown", sandspawn_helper::report::os_words(&e));
             risks.push(HostRisk { path: super::changes::shown(root), kind: RiskKind::ScanIncomplete, detail });
         }
+    }
+    // Said where the set is described (`summary`), and refused by the apply.
+    if let Err(e) = super::unasked::record(set, &unasked) {
+        let root = set.meta.roots.first().map(|r| r.as_path()).unwrap_or(std::path::Path::new("/"));
+        let detail = format!("which entries of the change set could not be asked whether a process held them open for writing could not be recorded ({}): an entry made unreadable could be rewritten after the set is shown", sandspawn_helper::report::os_words(&e));
+        risks.push(HostRisk { path: super::changes::shown(root), kind: RiskKind::ScanIncomplete, detail });
     }
     risks
 }

@@ -46,6 +46,7 @@ pub mod risks;
 pub mod run;
 pub mod spare;
 pub mod sparse;
+pub mod unasked;
 pub mod unseen;
 pub mod store;
 pub mod summary;

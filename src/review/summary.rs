@@ -72,8 +72,16 @@ pub fn summarize(set: &ChangeSet, lock: &Lock, max: usize) -> Result<Summary> {
     let mut walked_whole = true;
     let mut risks: BTreeMap<(String, u8), HostRisk> = BTreeMap::new();
     let elsewhere = super::elsewhere::hooks_elsewhere(&set.meta);
+    // What could not be asked at the last run's end whether it was held open (`unasked`).
+    let unasked = super::unasked::read(set);
     for (i, root) in set.meta.roots.iter().enumerate() {
         let upper = set.upper(i);
+        let unasked_below = |rel: &std::path::Path, id: &super::unasked::Id, to: &mut Vec<HostRisk>| match &unasked {
+            Ok(ids) if ids.contains(id) => to.push(super::unasked::risk(root, rel)),
+            Ok(_) => {}
+            Err(e) if rel.as_os_str().is_empty() => to.push(super::unasked::unreadable(root, e)),
+            Err(_) => {}
+        };
         let mut differ = Differ::new(root);
         let mut judge = Judge::new(&set.meta, root, &upper, &elsewhere);
         let mut emit = |c: Change| {
@@ -97,6 +105,8 @@ pub fn summarize(set: &ChangeSet, lock: &Lock, max: usize) -> Result<Summary> {
         if let Some(c) = differ.root_change(&upper, set.meta.root_modes.get(i).copied()) {
             emit(c);
         }
+        let top = super::unasked::id_of(&upper).unwrap_or_default();
+        unasked_below(std::path::Path::new(""), &top, &mut beyond);
         revision.root(i, &upper);
         let walked = entries::walk(&upper, root, |ev| {
             revision.event(&ev);
@@ -106,7 +116,9 @@ pub fn summarize(set: &ChangeSet, lock: &Lock, max: usize) -> Result<Summary> {
                     if let entries::Kind::Special(what) = e.kind {
                         specials.push(special(root, &e.rel, what));
                     }
+                    unasked_below(&e.rel, &e.inode, &mut beyond);
                 }
+                entries::Event::Enter(e, _) => unasked_below(&e.rel, &e.inode, &mut beyond),
                 _ => {}
             }
             differ.event(&ev, &upper, &mut emit)

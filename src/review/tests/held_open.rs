@@ -26,3 +26,36 @@ fn a_file_held_open_for_writing_is_dropped_and_said() {
     assert!(drop_held_open(&f.set).is_empty(), "nothing held: nothing said");
 }
 
+
+/// What the check could not ask at a run's end (recorded by `unasked`; a user other than root
+/// meets it where the command left a file or a directory unreadable) is said where the set is
+/// described and never applied, whatever its permissions are by then (found by an attacker's
+/// review, rev39: a holder gave the mode back once the check had passed, and the apply landed
+/// what it wrote after the set was shown). The rest lands; a record that cannot be read lands
+/// nothing.
+#[test]
+fn what_could_not_be_asked_is_said_and_never_applied() {
+    let mut f = fixture();
+    begin_now(&mut f);
+    let upper = f.set.upper(0);
+    put(&upper, "d/inside.sh", "below a directory that could not be listed\n");
+    put(&upper, "e/file.sh", "a file that could not be opened\n");
+    put(&upper, "e/free.txt", "asked\n");
+    let id = |rel: &str| crate::review::unasked::id_of(&upper.join(rel)).unwrap();
+    crate::review::unasked::record(&f.set, &[id("d"), id("e/file.sh")]).unwrap();
+    let s = summarize(&f.set, &f.lock, 100).unwrap();
+    let said: Vec<&str> = s.host_risks.iter().filter(|r| r.detail.contains("could not be asked")).map(|r| r.path.as_str()).collect();
+    assert_eq!(said, [f.ws.join("d").to_str().unwrap(), f.ws.join("e/file.sh").to_str().unwrap()], "{s:?}");
+    let out = apply(&f.set, &f.lock, &Request { paths: None, force: true }).unwrap();
+    let refused: Vec<&str> = out.conflicts.iter().filter(|c| c.reason.contains("could not be asked")).map(|c| c.path.as_str()).collect();
+    assert_eq!(refused, [f.ws.join("d").to_str().unwrap(), f.ws.join("e/file.sh").to_str().unwrap()], "{out:?}");
+    assert!(!f.ws.join("d").exists() && !f.ws.join("e/file.sh").exists(), "{out:?}");
+    assert_eq!(std::fs::read_to_string(f.ws.join("e/free.txt")).unwrap(), "asked\n");
+    assert!(upper.join("d/inside.sh").exists() && upper.join("e/file.sh").exists(), "they stay in the set");
+    // A run that leaves nothing unasked clears the record.
+    drop_held_open(&f.set);
+    assert!(crate::review::unasked::read(&f.set).unwrap().is_empty());
+    std::fs::write(f.set.dir.join("unasked"), "not a record\n").unwrap();
+    assert!(apply(&f.set, &f.lock, &Request { paths: None, force: false }).is_err(), "an unreadable record lands nothing");
+    assert!(summarize(&f.set, &f.lock, 100).unwrap().host_risks.iter().any(|r| r.detail.contains("nothing of the set is applied")));
+}
