@@ -49,14 +49,7 @@ print(json.dumps(out), flush=True)
 `
 
 // Connects to the receiver named by argv[1] (retrying until it listens) as s.
-const CONNECT = `
-import socket, array, os, sys, time
-for i in range(200):
-    try:
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.connect('\\0' + sys.argv[1]); break
-    except OSError:
-        time.sleep(0.05)
-`
+const { CONNECT } = require('../fixtures/connect-abstract')
 
 // The sender: hands the receiver its cwd (retrying until the receiver listens) and leaves a payload
 // under a name nothing judges.
