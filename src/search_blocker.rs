@@ -66,14 +66,14 @@ pub fn blocker(p: &Path) -> Option<Blocker> {
     })
 }
 
-/// `blocker` of each of `paths` (`None` where nothing blocks), the same answers for paths that share
+/// `blocker` of each of `paths`, in their order (`None` where nothing blocks), the same answers for paths that share
 /// a grandparent with many others (a workspace's nested repositories, `deps/r0/.git` ..
 /// `deps/r199/.git`): their usual case, the directory holding each searchable, is asked relative to
 /// one descriptor of that grandparent, a lookup of one name instead of a path walk from `/` each.
 /// The descriptor's open walked the grandparent's ancestors, each searched then; each relative
 /// lookup searches the grandparent and the directory itself at its time. Any other answer is asked
 /// again from `/`, by `blocker`.
-pub fn blockers<'p>(paths: &[&'p Path]) -> Vec<(&'p Path, Option<Blocker>)> {
+pub fn blockers(paths: &[&Path]) -> Vec<Option<Blocker>> {
     use std::collections::HashMap;
     let mut by_grandparent: HashMap<&Path, Vec<usize>> = HashMap::new();
     for (i, p) in paths.iter().enumerate() {
@@ -90,7 +90,7 @@ pub fn blockers<'p>(paths: &[&'p Path]) -> Vec<(&'p Path, Option<Blocker>)> {
             nothing_blocks[i] = name.is_some_and(|n| search_errno_at(&fd, n) == 0);
         }
     }
-    paths.iter().zip(nothing_blocks).map(|(&p, clear)| (p, if clear { None } else { blocker(p) })).collect()
+    paths.iter().zip(nothing_blocks).map(|(&p, clear)| if clear { None } else { blocker(p) }).collect()
 }
 
 /// Paths sharing a grandparent below this many are each asked from `/`: one open is not worth it.
@@ -159,8 +159,8 @@ mod tests {
         owned.insert(3, top.path().join("gone").join(".git"));
         owned.push(PathBuf::from("/x"));
         let paths: Vec<&Path> = owned.iter().map(PathBuf::as_path).collect();
-        let got: Vec<(&Path, Option<PathBuf>)> = blockers(&paths).into_iter().map(|(p, b)| (p, b.map(|b| b.dir))).collect();
-        let want: Vec<(&Path, Option<PathBuf>)> = paths.iter().map(|&p| (p, blocker(p).map(|b| b.dir))).collect();
+        let got: Vec<Option<PathBuf>> = blockers(&paths).into_iter().map(|b| b.map(|b| b.dir)).collect();
+        let want: Vec<Option<PathBuf>> = paths.iter().map(|&p| blocker(p).map(|b| b.dir)).collect();
         assert_eq!(got, want);
         assert_eq!(got.len(), 12);
     }

@@ -44,7 +44,7 @@ pub fn unsearchable_above_rules(ruled: &Ruled) -> Vec<HostRisk> {
     let mut blockers: BTreeMap<PathBuf, (&Path, u32, &Path)> = BTreeMap::new();
     let firsts = one_per_dir(paths);
     let looked = crate::search_blocker::blockers(&firsts.iter().map(|&(_, p)| p).collect::<Vec<_>>());
-    for ((dir, p), (_, b)) in firsts.into_iter().zip(looked) {
+    for ((dir, p), b) in firsts.into_iter().zip(looked) {
         if let Some(b) = b.filter(|b| b.owned && in_a_root(&b.dir)) {
             let first = blockers.entry(b.dir).or_insert((dir, b.mode, p));
             if dir < first.0 {
