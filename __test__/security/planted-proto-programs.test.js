@@ -48,3 +48,28 @@ test('review: a change set that rewrites a plugin a .prototools loads is a risk,
   const tree = tempTree(t, { git: true })
   await reviewHoldsBack(tree.ws, protoProject(tree.ws), 'planted')
 })
+
+// Found by an attacker's review (rev39): the dotenv files a committed .prototools loads, `[env]
+// file = "..."` and a tool's `[tools.<id>.env] file = "..."` (crates/core/src/config.rs: the
+// ENV_FILE_KEY, taken from the file's directory by make_absolute, loaded by get_env_vars, which
+// the shell activation exports at every cd as it does [env]'s own variables), were left writable
+// and unreported: a PROMPT_COMMAND or BASH_ENV written there runs at the host's next prompt.
+function protoEnvProject(dir) {
+  fs.mkdirSync(path.join(dir, 'config'), { recursive: true })
+  fs.writeFileSync(path.join(dir, '.prototools'), ['node = "20"', '[env]', 'file = "config/proto.env"', '[tools.node.env]', "file = 'config/node.env'", ''].join('\n'))
+  const files = ['config/proto.env', 'config/node.env'].map((p) => path.join(dir, p))
+  for (const f of files) fs.writeFileSync(f, 'A=1\n')
+  return files
+}
+
+for (const [mode, extra] of Object.entries(MODES)) {
+  test(`${mode}: the env files a project's .prototools loads cannot be rewritten unsaid`, async (t) => {
+    const tree = tempTree(t, { git: true })
+    await appendsKeptOrSaid(tree.ws, extra, protoEnvProject(tree.ws), 'A=1\n')
+  })
+}
+
+test('review: a change set that rewrites an env file a .prototools loads is a risk, held back by apply', async (t) => {
+  const tree = tempTree(t, { git: true })
+  await reviewHoldsBack(tree.ws, protoEnvProject(tree.ws), 'planted')
+})
