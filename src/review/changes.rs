@@ -240,7 +240,7 @@ impl Differ {
     /// the host's links of one file would else be read 65,000 times).
     fn same(&mut self, e: &Entry, m: &std::fs::Metadata, upper_path: &Path) -> std::io::Result<bool> {
         use std::os::unix::fs::MetadataExt;
-        let key = (e.inode, [m.dev() as i64, m.ino() as i64, m.ctime() * 1_000_000_000 + m.ctime_nsec(), m.mtime() * 1_000_000_000 + m.mtime_nsec()]);
+        let key = (e.inode, [m.dev() as i64, m.ino() as i64, super::changed_at::ctime_ns(m), m.mtime() * 1_000_000_000 + m.mtime_nsec()]);
         if let Some(&same) = self.compared.get(&key) {
             return Ok(same);
         }

@@ -28,7 +28,7 @@ pub fn floor_reached(probe: &Path, begin_ns: i64, roots: &[PathBuf]) -> bool {
     if !roots.iter().all(|r| std::fs::metadata(r).is_ok_and(|rm| rm.dev() == m.dev())) {
         return false;
     }
-    let reached = |m: &std::fs::Metadata| m.ctime() * 1_000_000_000 + m.ctime_nsec() >= begin_ns;
+    let reached = |m: &std::fs::Metadata| super::changed_at::ctime_ns(m) >= begin_ns;
     // Two changes at most: one in the tick after the read is stamped coarse; the next is not.
     for _ in 0..2 {
         if reached(&m) {
@@ -113,7 +113,7 @@ mod tests {
             let mut f = std::fs::OpenOptions::new().append(true).open(&edited).unwrap();
             std::io::Write::write_all(&mut f, b"y").unwrap();
             let m = std::fs::metadata(&edited).unwrap();
-            assert!(m.ctime() * 1_000_000_000 + m.ctime_nsec() >= begin, "round {i}: a change after the beginning passed as older");
+            assert!(super::super::changed_at::ctime_ns(&m) >= begin, "round {i}: a change after the beginning passed as older");
         }
         if multigrain_expected(dir.path()) {
             assert_eq!(reached, 100, "Linux 6.13+ on ext4 stamps from a floor");

@@ -26,7 +26,7 @@ pub struct Unchanged {
 impl Unchanged {
     fn check(&self, from: &std::fs::File) -> std::io::Result<()> {
         let m = from.metadata()?;
-        let ctime = m.ctime() * 1_000_000_000 + m.ctime_nsec();
+        let ctime = super::changed_at::ctime_ns(&m);
         if (m.dev(), m.ino()) == self.inode && ctime < self.before_ns {
             return Ok(());
         }
