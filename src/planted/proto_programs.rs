@@ -8,7 +8,8 @@
 //! there run its code, with no trust step and nothing said.
 //!
 //! Read as TOML (`toml_strings`): each string under `plugins` (`[plugins]`, `[plugins.tools]`,
-//! `[plugins.backends]`) that starts with `file://`, its path taken from the directory holding the
+//! `[plugins.backends]`) that starts with `file://`, and each env file (`[env] file`,
+//! `[tools.<id>.env] file`: `env_file`), its path taken from the directory holding the
 //! file, as proto's `make_absolute` takes it (crates/core/src/config.rs). Not TOML this reads is
 //! `capped` (said in `notEnforced`). At most `MAX_PROGRAMS` per file, then `capped`.
 
@@ -54,19 +55,27 @@ pub fn named_within(entry: &Path, reads: &mut Reads<Words>, most: usize) -> Name
     out
 }
 
-/// The paths of the `file://` locators under `plugins`, as written (at most `MAX_PROGRAMS` + 1).
+/// The paths of the `file://` locators under `plugins` and of the env files (`env_file`), as
+/// written (at most `MAX_PROGRAMS` + 1).
 fn plugin_words(text: &str) -> (Vec<String>, bool) {
     let read = toml_strings::strings(text);
     let words = read
         .found
         .iter()
-        .filter(|(key, _)| key.first().is_some_and(|k| k == "plugins"))
-        .filter_map(|(_, v)| v.strip_prefix("file://"))
+        .filter_map(|(key, v)| if env_file(key) { Some(v.as_str()) } else { key.first().filter(|k| *k == "plugins").and(v.strip_prefix("file://")) })
         .filter(|w| !w.is_empty())
         .map(String::from)
         .take(MAX_PROGRAMS + 1)
         .collect();
     (words, read.unread)
+}
+
+/// Whether `key` names a dotenv file proto loads: `[env] file` or a tool's `[tools.<id>.env] file`
+/// (proto's `ENV_FILE_KEY`, taken from the file's directory, loaded by `get_env_vars` with the
+/// variables the shell activation exports at every cd: a `PROMPT_COMMAND` or `BASH_ENV` written
+/// there runs at the host's next prompt; found by an attacker's review, rev39).
+fn env_file(key: &[String]) -> bool {
+    matches!(key, [env, file] if env == "env" && file == "file") || matches!(key, [tools, _, env, file] if tools == "tools" && env == "env" && file == "file")
 }
 
 #[cfg(test)]
@@ -76,7 +85,9 @@ mod tests {
     #[test]
     fn keeps_the_file_plugins_of_every_plugins_table() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join("plugins")).unwrap();
+        for d in ["plugins", "config"] {
+            std::fs::create_dir_all(dir.path().join(d)).unwrap();
+        }
         let file = dir.path().join(FILE);
         std::fs::write(
             &file,
@@ -88,6 +99,8 @@ mod tests {
         let want = [dir.path().join("./plugins/my.wasm"), dir.path().join("plugins/t.wasm"), "/opt/b.wasm".into()];
         assert_eq!(n.programs, want.to_vec(), "{n:?}");
         assert!(!n.capped);
+        std::fs::write(&file, "[env]\nfile = \"config/a.env\"\nB = \"x\"\n[tools.node.env]\nfile = 'b.env'\n[tools.node]\nfile = \"not-an-env\"\n").unwrap();
+        assert_eq!(named(&file).programs, [dir.path().join("config/a.env"), dir.path().join("b.env")], "the env files proto loads");
         std::fs::write(&file, "[plugins\nmy = \"file://./plugins/my.wasm\"\n").unwrap();
         assert!(named(&file).capped, "not TOML it reads: said");
     }
