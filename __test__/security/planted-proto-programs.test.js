@@ -20,34 +20,38 @@ changeSetStore('sandspawn-proto-programs-')
 
 const MODES = { bwrap: {}, landlock: { linux: { allow: ['landlock'] } } }
 
-/** A project at `dir` whose .prototools loads plugins from the workspace (each [plugins] table's form); returns them. */
-function protoProject(dir) {
-  fs.mkdirSync(path.join(dir, 'plugins'), { recursive: true })
-  fs.writeFileSync(path.join(dir, '.prototools'), [
-    'mytool = "1.2.0"',
-    'other = "3"',
-    '[plugins]',
-    'mytool = "file://./plugins/mytool.wasm"',
-    '[plugins.tools]',
-    "other = 'file://plugins/other.wasm'",
-    '',
-  ].join('\n'))
-  const files = ['plugins/mytool.wasm', 'plugins/other.wasm'].map((p) => path.join(dir, p))
-  for (const f of files) fs.writeFileSync(f, 'wasm\n')
+/** A project at `dir`: a .prototools of `lines`, and each of `rels` (in its directory) holding `text`; returns their paths. */
+function writeProto(dir, lines, rels, text) {
+  fs.writeFileSync(path.join(dir, '.prototools'), [...lines, ''].join('\n'))
+  const files = rels.map((p) => path.join(dir, p))
+  for (const f of files) {
+    fs.mkdirSync(path.dirname(f), { recursive: true })
+    fs.writeFileSync(f, text)
+  }
   return files
 }
 
-for (const [mode, extra] of Object.entries(MODES)) {
-  test(`${mode}: the WASM plugins a project's .prototools loads cannot be rewritten unsaid`, async (t) => {
+/** A project at `dir` whose .prototools loads plugins from the workspace (each [plugins] table's form); returns them. */
+function protoProject(dir) {
+  const lines = ['mytool = "1.2.0"', 'other = "3"', '[plugins]', 'mytool = "file://./plugins/mytool.wasm"', '[plugins.tools]', "other = 'file://plugins/other.wasm'"]
+  return writeProto(dir, lines, ['plugins/mytool.wasm', 'plugins/other.wasm'], 'wasm\n')
+}
+
+/** The tests of what `project` writes (`text` in each file): kept or said in direct runs, held back in review. */
+function keptOrSaidTests(what, project, text) {
+  for (const [mode, extra] of Object.entries(MODES)) {
+    test(`${mode}: the ${what} a project's .prototools loads cannot be rewritten unsaid`, async (t) => {
+      const tree = tempTree(t, { git: true })
+      await appendsKeptOrSaid(tree.ws, extra, project(tree.ws), text)
+    })
+  }
+  test(`review: a change set that rewrites the ${what} a .prototools loads is a risk, held back by apply`, async (t) => {
     const tree = tempTree(t, { git: true })
-    await appendsKeptOrSaid(tree.ws, extra, protoProject(tree.ws), 'wasm\n')
+    await reviewHoldsBack(tree.ws, project(tree.ws), 'planted')
   })
 }
 
-test('review: a change set that rewrites a plugin a .prototools loads is a risk, held back by apply', async (t) => {
-  const tree = tempTree(t, { git: true })
-  await reviewHoldsBack(tree.ws, protoProject(tree.ws), 'planted')
-})
+keptOrSaidTests('WASM plugins', protoProject, 'wasm\n')
 
 // Found by an attacker's review (rev39): the dotenv files a committed .prototools loads, `[env]
 // file = "..."` and a tool's `[tools.<id>.env] file = "..."` (crates/core/src/config.rs: the
@@ -55,21 +59,7 @@ test('review: a change set that rewrites a plugin a .prototools loads is a risk,
 // the shell activation exports at every cd as it does [env]'s own variables), were left writable
 // and unreported: a PROMPT_COMMAND or BASH_ENV written there runs at the host's next prompt.
 function protoEnvProject(dir) {
-  fs.mkdirSync(path.join(dir, 'config'), { recursive: true })
-  fs.writeFileSync(path.join(dir, '.prototools'), ['node = "20"', '[env]', 'file = "config/proto.env"', '[tools.node.env]', "file = 'config/node.env'", ''].join('\n'))
-  const files = ['config/proto.env', 'config/node.env'].map((p) => path.join(dir, p))
-  for (const f of files) fs.writeFileSync(f, 'A=1\n')
-  return files
+  return writeProto(dir, ['node = "20"', '[env]', 'file = "config/proto.env"', '[tools.node.env]', "file = 'config/node.env'"], ['config/proto.env', 'config/node.env'], 'A=1\n')
 }
 
-for (const [mode, extra] of Object.entries(MODES)) {
-  test(`${mode}: the env files a project's .prototools loads cannot be rewritten unsaid`, async (t) => {
-    const tree = tempTree(t, { git: true })
-    await appendsKeptOrSaid(tree.ws, extra, protoEnvProject(tree.ws), 'A=1\n')
-  })
-}
-
-test('review: a change set that rewrites an env file a .prototools loads is a risk, held back by apply', async (t) => {
-  const tree = tempTree(t, { git: true })
-  await reviewHoldsBack(tree.ws, protoEnvProject(tree.ws), 'planted')
-})
+keptOrSaidTests('env files', protoEnvProject, 'A=1\n')
