@@ -20,46 +20,70 @@ changeSetStore('sandspawn-proto-programs-')
 
 const MODES = { bwrap: {}, landlock: { linux: { allow: ['landlock'] } } }
 
-/** A project at `dir`: a .prototools of `lines`, and each of `rels` (in its directory) holding `text`; returns their paths. */
-function writeProto(dir, lines, rels, text) {
-  fs.writeFileSync(path.join(dir, '.prototools'), [...lines, ''].join('\n'))
-  const files = rels.map((p) => path.join(dir, p))
-  for (const f of files) {
-    fs.mkdirSync(path.dirname(f), { recursive: true })
-    fs.writeFileSync(f, text)
-  }
+/** A project at `dir` whose .prototools loads plugins from the workspace (each [plugins] table's form); returns them. */
+function protoProject(dir) {
+  fs.mkdirSync(path.join(dir, 'plugins'), { recursive: true })
+  fs.writeFileSync(path.join(dir, '.prototools'), [
+    'mytool = "1.2.0"',
+    'other = "3"',
+    '[plugins]',
+    'mytool = "file://./plugins/mytool.wasm"',
+    '[plugins.tools]',
+    "other = 'file://plugins/other.wasm'",
+    '',
+  ].join('\n'))
+  const files = ['plugins/mytool.wasm', 'plugins/other.wasm'].map((p) => path.join(dir, p))
+  for (const f of files) fs.writeFileSync(f, 'wasm\n')
   return files
 }
 
-/** A project at `dir` whose .prototools loads plugins from the workspace (each [plugins] table's form); returns them. */
-function protoProject(dir) {
-  const lines = ['mytool = "1.2.0"', 'other = "3"', '[plugins]', 'mytool = "file://./plugins/mytool.wasm"', '[plugins.tools]', "other = 'file://plugins/other.wasm'"]
-  return writeProto(dir, lines, ['plugins/mytool.wasm', 'plugins/other.wasm'], 'wasm\n')
-}
-
-/** The tests of what `project` writes (`text` in each file): kept or said in direct runs, held back in review. */
-function keptOrSaidTests(what, project, text) {
-  for (const [mode, extra] of Object.entries(MODES)) {
-    test(`${mode}: the ${what} a project's .prototools loads cannot be rewritten unsaid`, async (t) => {
-      const tree = tempTree(t, { git: true })
-      await appendsKeptOrSaid(tree.ws, extra, project(tree.ws), text)
-    })
-  }
-  test(`review: a change set that rewrites the ${what} a .prototools loads is a risk, held back by apply`, async (t) => {
+for (const [mode, extra] of Object.entries(MODES)) {
+  test(`${mode}: the WASM plugins a project's .prototools loads cannot be rewritten unsaid`, async (t) => {
     const tree = tempTree(t, { git: true })
-    await reviewHoldsBack(tree.ws, project(tree.ws), 'planted')
+    await appendsKeptOrSaid(tree.ws, extra, protoProject(tree.ws), 'wasm\n')
   })
 }
 
-keptOrSaidTests('WASM plugins', protoProject, 'wasm\n')
+test('review: a change set that rewrites a plugin a .prototools loads is a risk, held back by apply', async (t) => {
+  const tree = tempTree(t, { git: true })
+  await reviewHoldsBack(tree.ws, protoProject(tree.ws), 'planted')
+})
 
-// Found by an attacker's review (rev39): the dotenv files a committed .prototools loads, `[env]
-// file = "..."` and a tool's `[tools.<id>.env] file = "..."` (crates/core/src/config.rs: the
-// ENV_FILE_KEY, taken from the file's directory by make_absolute, loaded by get_env_vars, which
-// the shell activation exports at every cd as it does [env]'s own variables), were left writable
-// and unreported: a PROMPT_COMMAND or BASH_ENV written there runs at the host's next prompt.
+// Found by an attacker's review (host39): proto also loads the dotenv file `[env] file` names (and
+// each `[tools.<id>.env]`'s and `[backends.<id>.env]`'s), taken from the file's directory as its
+// plugins are (crates/core/src/config.rs, push_env_file, make_absolute), and the shell activation
+// exports its variables at every cd (exec_workflow.rs, get_env_vars with include_shared): a
+// `PS1='$(./x.sh)'` or `PROMPT_COMMAND` written there runs at the next prompt. Its name is the
+// project's choice (`config/proto.env`), no reported name; a default run rewrote each with
+// hostRisks [] (bwrap and the Landlock mode), and review's apply landed them.
+
+/** A project at `dir` whose .prototools loads dotenv files (the shared [env]'s, a tool's, a backend's); returns them. */
 function protoEnvProject(dir) {
-  return writeProto(dir, ['node = "20"', '[env]', 'file = "config/proto.env"', '[tools.node.env]', "file = 'config/node.env'"], ['config/proto.env', 'config/node.env'], 'A=1\n')
+  fs.mkdirSync(path.join(dir, 'config'), { recursive: true })
+  fs.writeFileSync(path.join(dir, '.prototools'), [
+    'node = "20"',
+    '[env]',
+    'file = "config/proto.env"',
+    'APP_MODE = "dev"',
+    '[tools.node.env]',
+    "file = './config/node.env'",
+    '[backends.asdf]',
+    'env = { file = "config/asdf.env" }',
+    '',
+  ].join('\n'))
+  const files = ['config/proto.env', 'config/node.env', 'config/asdf.env'].map((p) => path.join(dir, p))
+  for (const f of files) fs.writeFileSync(f, 'A=1\n')
+  return files
 }
 
-keptOrSaidTests('env files', protoEnvProject, 'A=1\n')
+for (const [mode, extra] of Object.entries(MODES)) {
+  test(`${mode}: the dotenv files a project's .prototools loads cannot be rewritten unsaid`, async (t) => {
+    const tree = tempTree(t, { git: true })
+    await appendsKeptOrSaid(tree.ws, extra, protoEnvProject(tree.ws), 'A=1\n')
+  })
+}
+
+test('review: a change set that rewrites a dotenv file a .prototools loads is a risk, held back by apply', async (t) => {
+  const tree = tempTree(t, { git: true })
+  await reviewHoldsBack(tree.ws, protoEnvProject(tree.ws), 'PS1=x')
+})
