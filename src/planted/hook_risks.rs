@@ -246,9 +246,9 @@ impl Kept {
             // A proto configuration (`proto_programs`), capped as a `.cargo`'s is.
             if super::proto_programs::is_entry(c) {
                 return format!(
-                    "planted configuration: the proto configuration {} names more than {} file:// plugins (or the run's {} in all \
-                     of yarn, Maven, .envrc, editor, mise and proto configurations were kept), or could not be read whole (not a \
-                     regular file, over {} MiB, not TOML it could read, or past the {} MiB of such files one run reads): the plugins \
+                    "planted configuration: the proto configuration {} names more than {} file:// plugins and [env] files (or the run's \
+                     {} in all of yarn, Maven, .envrc, editor, mise and proto configurations were kept), or could not be read whole (not \
+                     a regular file, over {} MiB, not TOML it could read, or past the {} MiB of such files one run reads): the files \
                      past that, which proto's shell activation loads at the host shell's next cd, were not kept read-only",
                     c.display(),
                     super::proto_programs::MAX_PROGRAMS,

@@ -7,11 +7,18 @@
 //! function (warpgate-api's host_funcs.rs). A run that rewrote the plugin had the host's next `cd`
 //! there run its code, with no trust step and nothing said.
 //!
+//! Found by an attacker's review (host39): proto loads the dotenv file an `[env]` table's `file`
+//! names too (the shared `[env]`'s, each `[tools.<id>.env]`'s and `[backends.<id>.env]`'s;
+//! config.rs `push_env_file`), and the activation exports its variables into the shell at every
+//! cd (exec_workflow.rs, `get_env_vars`): a `PS1='$(./x.sh)'` or `PROMPT_COMMAND` written there
+//! runs at the next prompt. Its name is the project's choice (`config/proto.env`), no reported
+//! name, and a run rewrote it with `hostRisks` `[]`.
+//!
 //! Read as TOML (`toml_strings`): each string under `plugins` (`[plugins]`, `[plugins.tools]`,
-//! `[plugins.backends]`) that starts with `file://`, and each env file (`[env] file`,
-//! `[tools.<id>.env] file`: `env_file`), its path taken from the directory holding the
-//! file, as proto's `make_absolute` takes it (crates/core/src/config.rs). Not TOML this reads is
-//! `capped` (said in `notEnforced`). At most `MAX_PROGRAMS` per file, then `capped`.
+//! `[plugins.backends]`) that starts with `file://`, and the string of each `env.file`,
+//! `tools.<id>.env.file` and `backends.<id>.env.file`, its path taken from the directory holding
+//! the file, as proto's `make_absolute` takes it (crates/core/src/config.rs). Not TOML this reads
+//! is `capped` (said in `notEnforced`). At most `MAX_PROGRAMS` per file, then `capped`.
 
 use std::path::Path;
 use std::rc::Rc;
@@ -21,7 +28,7 @@ use super::named_files::from_base;
 pub use super::named_files::{Named, MAX_PROGRAMS};
 use super::toml_strings;
 
-/// What one file gave: the plugin paths as written, and whether it could not be read whole.
+/// What one file gave: the plugin and dotenv paths as written, and whether it could not be read whole.
 pub type Words = Rc<(Vec<String>, bool)>;
 
 /// proto's configuration file (`names::REPORTED`).
@@ -37,10 +44,10 @@ pub fn named(entry: &Path) -> Named {
     named_within(entry, &mut Reads::new(config_reads::BUDGET), config_reads::TOOL_PROGRAMS_IN_ALL)
 }
 
-/// The plugin files `entry` loads, at most `most` of them (then `capped`).
+/// The plugin and dotenv files `entry` loads, at most `most` of them (then `capped`).
 pub fn named_within(entry: &Path, reads: &mut Reads<Words>, most: usize) -> Named {
     let base = entry.parent().unwrap_or(Path::new("/"));
-    let words = match reads.judge(entry, |text| Rc::new(plugin_words(text))) {
+    let words = match reads.judge(entry, |text| Rc::new(loaded_words(text))) {
         Judged::Judged(words) => words,
         Judged::Absent => return Named::default(),
         Judged::Unjudged => return Named::unread(),
@@ -55,14 +62,18 @@ pub fn named_within(entry: &Path, reads: &mut Reads<Words>, most: usize) -> Name
     out
 }
 
-/// The paths of the `file://` locators under `plugins` and of the env files (`env_file`), as
-/// written (at most `MAX_PROGRAMS` + 1).
-fn plugin_words(text: &str) -> (Vec<String>, bool) {
+/// The paths of the `file://` locators under `plugins` and of the dotenv files the `[env]` tables
+/// name, as written (at most `MAX_PROGRAMS` + 1).
+fn loaded_words(text: &str) -> (Vec<String>, bool) {
     let read = toml_strings::strings(text);
     let words = read
         .found
         .iter()
-        .filter_map(|(key, v)| if env_file(key) { Some(v.as_str()) } else { key.first().filter(|k| *k == "plugins").and(v.strip_prefix("file://")) })
+        .filter_map(|(key, v)| match key.first().map(String::as_str) {
+            Some("plugins") => v.strip_prefix("file://"),
+            _ if is_env_file(key) => Some(v.as_str()),
+            _ => None,
+        })
         .filter(|w| !w.is_empty())
         .map(String::from)
         .take(MAX_PROGRAMS + 1)
@@ -70,12 +81,11 @@ fn plugin_words(text: &str) -> (Vec<String>, bool) {
     (words, read.unread)
 }
 
-/// Whether `key` names a dotenv file proto loads: `[env] file` or a tool's `[tools.<id>.env] file`
-/// (proto's `ENV_FILE_KEY`, taken from the file's directory, loaded by `get_env_vars` with the
-/// variables the shell activation exports at every cd: a `PROMPT_COMMAND` or `BASH_ENV` written
-/// there runs at the host's next prompt; found by an attacker's review, rev39).
-fn env_file(key: &[String]) -> bool {
-    matches!(key, [env, file] if env == "env" && file == "file") || matches!(key, [tools, _, env, file] if tools == "tools" && env == "env" && file == "file")
+/// Whether `key` is an `[env]` table's `file`: the shared one's, a tool's or a backend's
+/// (`env.file`, `tools.<id>.env.file`, `backends.<id>.env.file`), the only ones proto reads.
+fn is_env_file(key: &[String]) -> bool {
+    let k: Vec<&str> = key.iter().map(String::as_str).collect();
+    matches!(k.as_slice(), ["env", "file"] | ["tools" | "backends", _, "env", "file"])
 }
 
 #[cfg(test)]
@@ -85,9 +95,7 @@ mod tests {
     #[test]
     fn keeps_the_file_plugins_of_every_plugins_table() {
         let dir = tempfile::tempdir().unwrap();
-        for d in ["plugins", "config"] {
-            std::fs::create_dir_all(dir.path().join(d)).unwrap();
-        }
+        std::fs::create_dir_all(dir.path().join("plugins")).unwrap();
         let file = dir.path().join(FILE);
         std::fs::write(
             &file,
@@ -99,9 +107,25 @@ mod tests {
         let want = [dir.path().join("./plugins/my.wasm"), dir.path().join("plugins/t.wasm"), "/opt/b.wasm".into()];
         assert_eq!(n.programs, want.to_vec(), "{n:?}");
         assert!(!n.capped);
-        std::fs::write(&file, "[env]\nfile = \"config/a.env\"\nB = \"x\"\n[tools.node.env]\nfile = 'b.env'\n[tools.node]\nfile = \"not-an-env\"\n").unwrap();
-        assert_eq!(named(&file).programs, [dir.path().join("config/a.env"), dir.path().join("b.env")], "the env files proto loads");
         std::fs::write(&file, "[plugins\nmy = \"file://./plugins/my.wasm\"\n").unwrap();
         assert!(named(&file).capped, "not TOML it reads: said");
+    }
+
+    #[test]
+    fn keeps_the_dotenv_files_of_every_env_table() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("config")).unwrap();
+        let file = dir.path().join(FILE);
+        std::fs::write(
+            &file,
+            "node = \"20\"\nfile = \"top.env\"\n[env]\nfile = \"config/proto.env\"\nX = \"y.env\"\n\
+             [tools.node.env]\nfile = './node.env'\n[tools.deno]\nenv.file = \"deno.env\"\n\
+             [backends.asdf]\nenv = { file = \"/opt/asdf.env\" }\n[settings]\nfile = \"s.env\"\n",
+        )
+        .unwrap();
+        let n = named(&file);
+        let want = [dir.path().join("config/proto.env"), dir.path().join("./node.env"), dir.path().join("deno.env"), "/opt/asdf.env".into()];
+        assert_eq!(n.programs, want.to_vec(), "only the env tables' file keys: {n:?}");
+        assert!(!n.capped);
     }
 }

@@ -71,7 +71,7 @@ impl By {
     pub const ENVRC: &'static str = "an .envrc sources or loads it (source_env, dotenv, ...): direnv on the host runs it at the next cd there, its allow list covering the .envrc alone";
     pub const EDITOR: &'static str = "an editor's project settings name it as a program (.vscode's settings and folder-open tasks, .idea's File Watchers, .zed, .helix, a dev container's initializeCommand, ...): the editor runs it when the folder opens (on the host, for initializeCommand, when it opens in its container) or a file is saved";
     pub const MISE: &'static str = "a mise configuration names it (env._.source, env._.file, hooks, exec(...)): mise's shell hook on the host runs or loads it at the next prompt there, mise's trust covering the configuration alone";
-    pub const PROTO: &'static str = "a .prototools names it as a file:// plugin: proto's shell activation on the host loads it at the next cd there (a WASM plugin runs programs through proto's exec_command)";
+    pub const PROTO: &'static str = "a .prototools names it as a file:// plugin or an [env] file: proto's shell activation on the host loads it at the next cd there (a WASM plugin runs programs through proto's exec_command; a dotenv's variables, PS1 or PROMPT_COMMAND among them, are exported into the shell)";
     pub const DIR_LINK: &'static str = "a symlink among a protected directory's entries leads to it: the tool that reads that directory reads it as its own configuration";
 }
 
