@@ -135,6 +135,7 @@ impl Scan {
 /// review, rfix35: `eval "$("$(pwd)"/scripts/env.sh)"` was rewritten by a run with `hostRisks: []`).
 pub(super) fn pwd_as_variable(line: &str) -> String {
     let line = if line.contains("BASH_SOURCE") { BASH_SOURCE_DIR.iter().fold(line.to_string(), |l, spelling| l.replace(spelling, "$PWD")) } else { line.to_string() };
+    let line = if line.contains("0:") || line.contains("autoenv_env_file") { ZSH_SOURCED_DIR.iter().fold(line, |l, spelling| l.replace(spelling, "$PWD")) } else { line };
     let line = CD_PWD.iter().fold(line, |l, spelling| l.replace(spelling, "$PWD"));
     ["$(pwd)", "$(pwd -P)", "$(pwd -L)", "`pwd`"].iter().fold(line, |l, spelling| l.replace(spelling, "$PWD"))
 }
@@ -153,6 +154,17 @@ const BASH_SOURCE_DIR: &[&str] = &[
     "$(dirname -- \"$BASH_SOURCE\")",
     "${BASH_SOURCE%/*}",
     "${BASH_SOURCE[0]%/*}",
+];
+
+/// zsh's spellings of the directory of the file being sourced: zsh sets `$0` to that file (and
+/// zsh-autoenv `$autoenv_env_file`), `:h` its directory, `:a`/`:A` made absolute. Found by an
+/// attacker's review (host39): a project's `.autoenv.zsh` sourcing `"${0:A:h}/tools/common.zsh"`
+/// left the file writable. zsh-autoenv sources the file by its absolute path, so each is the
+/// directory holding it, which `$PWD` stands for here (in an `.envrc`, bash's, they are no spelling
+/// bash takes: keeping what they name costs a read-only path).
+const ZSH_SOURCED_DIR: &[&str] = &[
+    "${0:A:h}", "${0:a:h}", "${0:h}", "$0:A:h", "$0:a:h", "$0:h",
+    "${autoenv_env_file:A:h}", "${autoenv_env_file:a:h}", "${autoenv_env_file:h}", "$autoenv_env_file:A:h", "$autoenv_env_file:a:h", "$autoenv_env_file:h",
 ];
 
 /// The spellings of a directory made absolute by `cd` into it (`$(cd "$(dirname ...)" && pwd)`,

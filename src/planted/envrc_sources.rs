@@ -4,7 +4,11 @@
 //! but what they source was left writable: direnv's allow list is of the `.envrc` alone (host32
 //! showed it for `.envrc.local`), and a project's committed `source_env scripts/dev-env.sh` (or
 //! `source ./env/common.sh`, `dotenv .env.shared`) had a run rewrite the sourced file with
-//! `hostRisks: []`; the host's shell ran it at its next prompt there.
+//! `hostRisks: []`; the host's shell ran it at its next prompt there. zsh-autoenv's `.autoenv.zsh`
+//! and `.autoenv_leave.zsh` are read the same way (host39: zsh sources them in the user's shell at
+//! each cd, the checksum authorized being the file's alone), their relative paths taken from the
+//! directory holding them (zsh-autoenv sources the nearest one up from a directory entered below
+//! it too, where a relative path would be the shell's cwd: the usual spelling is `${0:A:h}`).
 //!
 //! direnv evaluates the file with bash from the directory holding it, so a relative path is taken
 //! from there (`$PWD` stands for it). What is read: the word after `source_env`,
@@ -28,8 +32,11 @@ use super::named_files::from_base;
 /// `MAX_PROGRAMS` + 1: one more tells that it names too many), shared by its other names.
 pub type Words = Rc<Vec<(String, bool)>>;
 
-/// The files direnv evaluates (each a protected name).
-pub const FILES: &[&str] = &[".envrc", ".envrc.local"];
+/// The files direnv evaluates (each a protected name), and zsh-autoenv's, which zsh sources in the
+/// user's shell on entering and leaving (found by an attacker's review, host39: what they source
+/// was rewritten with `hostRisks: []`; zsh-autoenv authorizes the file's checksum alone). `.envrc`
+/// first: `source_env DIR` names it.
+pub const FILES: &[&str] = &[".envrc", ".envrc.local", ".autoenv.zsh", ".autoenv_leave.zsh"];
 
 /// The commands whose next word is a file sourced (or, for `DOTENV`'s, loaded into the environment).
 const COMMANDS: &[&str] = &["source_env", "source_env_if_exists", "source", ".", "dotenv", "dotenv_if_exists"];
@@ -175,5 +182,17 @@ mod tests {
         let want = vec![t.path().join("scripts/a.sh"), t.path().join("sub/.envrc"), t.path().join("scripts/b.sh")];
         assert_eq!(named(&f), Named { programs: want, capped: false });
         assert_eq!(named(&t.path().join(FILES[1])), Named::default());
+    }
+
+    #[test]
+    fn reads_zsh_autoenv_files_with_zsh_s_own_directory() {
+        let t = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(t.path().join("tools")).unwrap();
+        let f = t.path().join(".autoenv.zsh");
+        std::fs::write(&f, "source ./tools/a.zsh\n. \"${0:A:h}/tools/b.zsh\"\nsource $0:a:h/tools/c.zsh\n\
+            source ${autoenv_env_file:h}/tools/d.zsh\n[[ -x tools/e ]] && ./tools/e\nsource ${0:t}/no.zsh\n").unwrap();
+        let want = ["./tools/a.zsh", "tools/b.zsh", "tools/c.zsh", "tools/d.zsh", "./tools/e"].map(|p| t.path().join(p));
+        assert_eq!(named(&f), Named { programs: want.to_vec(), capped: false });
+        assert!(FILES.contains(&".autoenv_leave.zsh"));
     }
 }

@@ -219,8 +219,8 @@ impl Kept {
                 return format!(
                     "planted configuration: {} sources more than {} files (or the run's {} in all of yarn, Maven, .envrc, editor and \
                      mise configurations were kept), or could not be read (not a regular file, over {} MiB, or past the {} MiB of such \
-                     files one run reads): the files past that, which direnv runs at the host shell's next prompt, were not kept \
-                     read-only",
+                     files one run reads): the files past that, which direnv (or zsh-autoenv) runs at the host shell's next prompt, were \
+                     not kept read-only",
                     c.display(),
                     super::envrc_sources::MAX_PROGRAMS,
                     super::config_reads::TOOL_PROGRAMS_IN_ALL,
