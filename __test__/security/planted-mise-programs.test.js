@@ -172,6 +172,25 @@ for (const [mode, extra] of Object.entries(MODES)) {
   })
 }
 
+// Found by an attacker's review (host39): mise's shorthand `mise <task>` (a task name that is no
+// subcommand of mise's: `mise setup`, as mise's docs run tasks) and `mise watch <task>` (`mise w`),
+// which runs the task again on each change, in a hook or a watch ran that task at the prompt, and a
+// default run rewrote what it ran with hostRisks []: only `mise run` (`r`, `tasks run`) was read.
+function miseShorthandProject(dir) {
+  const config = [
+    '[tasks.setup]', 'run = "./scripts/setup.sh"', '[tasks.dev]', 'run = "scripts/dev.sh"',
+    '[hooks]', 'enter = "mise --quiet setup"', 'cd = "mise w dev"', '',
+  ].join('\n')
+  return writeProject(dir, { 'mise.toml': config }, ['scripts/setup.sh', 'scripts/dev.sh'])
+}
+
+for (const [mode, extra] of Object.entries(MODES)) {
+  test(`${mode}: what a mise hook runs through mise's shorthand 'mise <task>' or 'mise watch' cannot be rewritten unsaid`, async (t) => {
+    const tree = tempTree(t, { git: true })
+    await appendsKeptOrSaid(tree.ws, extra, miseShorthandProject(tree.ws), 'export X=1\n')
+  })
+}
+
 // Found by an attacker's review (rev38): [task_config] includes names the task files and
 // file-task directories mise takes tasks from (docs/tasks/task-configuration.md, its own example:
 // includes = ["tasks.toml", "mytasks"]): a hook's task defined there (enter = { task = "setup" }
