@@ -18,7 +18,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { spawnSync } = require('node:child_process')
 const { sh, show, tempTree, changeSetStore } = require('./helpers')
-const { reviewHoldsBack } = require('./kept-or-said')
+const { appendsKeptOrSaid, reviewHoldsBack } = require('./kept-or-said')
 
 changeSetStore('sandspawn-devcontainer-')
 
@@ -76,4 +76,30 @@ test('review: a change set that rewrites a program a dev container runs on the h
   // Review judges the configurations at a root's top (the package's below it is not read there).
   const risks = await reviewHoldsBack(tree.ws, onHost.slice(0, 2), 'id')
   assert.ok(risks.some((h) => /editor/.test(h.detail)), JSON.stringify(risks))
+})
+
+// Found by an attacker's review (host39): an initializeCommand that hands a script of the
+// workspace's top to an interpreter by its bare name (`bash init.sh`, ["sh", "-e", "prep.sh"],
+// `python3 setup_host.py`) runs it on the host from the local workspace folder as one with a `/`
+// does, but only words holding a `/` were kept: a default run rewrote each with hostRisks []
+// (bwrap and the Landlock mode), and review's apply landed them.
+function bareScriptProject(dir) {
+  fs.mkdirSync(path.join(dir, '.devcontainer/py'), { recursive: true })
+  fs.writeFileSync(path.join(dir, '.devcontainer/devcontainer.json'), '{ "image": "debian", "initializeCommand": "bash init.sh && python3 -u setup_host.py" }\n')
+  fs.writeFileSync(path.join(dir, '.devcontainer/py/devcontainer.json'), JSON.stringify({ image: 'python:3', initializeCommand: { a: ['sh', '-e', 'prep.sh'] } }))
+  const files = ['init.sh', 'setup_host.py', 'prep.sh'].map((p) => path.join(dir, p))
+  for (const f of files) fs.writeFileSync(f, 'true\n')
+  return files
+}
+
+for (const [mode, extra] of Object.entries(MODES)) {
+  test(`${mode}: the scripts a dev container's initializeCommand hands an interpreter by a bare name cannot be rewritten unsaid`, async (t) => {
+    const tree = tempTree(t, { git: true })
+    await appendsKeptOrSaid(tree.ws, extra, bareScriptProject(tree.ws), 'true\n')
+  })
+}
+
+test("review: a change set that rewrites a script a dev container's initializeCommand names by a bare name is a risk, held back by apply", async (t) => {
+  const tree = tempTree(t, { git: true })
+  await reviewHoldsBack(tree.ws, bareScriptProject(tree.ws), 'touch /tmp/pwned')
 })
