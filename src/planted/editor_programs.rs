@@ -473,11 +473,45 @@ fn devcontainer_words(text: &str) -> (Vec<String>, bool) {
     let mut found: Vec<(Vec<String>, String)> = Vec::new();
     if let Some(command) = value.get("initializeCommand") {
         command_strings(command, &Objects::EachValue, &mut found);
+        bare_scripts(command, &mut found);
     }
     for (_, s) in found.iter_mut() {
         *s = s.replace("${localWorkspaceFolder}", "${workspaceFolder}");
     }
     (path_words(found.iter().map(|(k, s)| (k.as_slice(), s.as_str()))), found.len() > MAX_STRINGS)
+}
+
+/// The scripts `command` (an `initializeCommand`: a string, an argv, an object of either) hands
+/// an interpreter by a bare name (`bash init.sh`, `["sh", "-e", "prep.sh"]`), written `./name`
+/// into `found`: found by an attacker's review (host39), such a script of the workspace's top ran
+/// on the host as one named with a `/` does, and was rewritten with `hostRisks: []`. The first
+/// word after an interpreter (`envrc_runs::INTERPRETERS`, by its base name) that is no option;
+/// none after `-c` (its word is a command line, read whole already) or `-m` (a module).
+fn bare_scripts(command: &serde_json::Value, found: &mut Vec<(Vec<String>, String)>) {
+    use serde_json::Value;
+    let argv: Vec<String> = match command {
+        Value::String(s) => s.split(|c: char| c.is_whitespace() || SHELL_BREAKS.contains(&c)).filter(|w| !w.is_empty()).map(String::from).collect(),
+        Value::Array(items) => items.iter().filter_map(Value::as_str).map(String::from).collect(),
+        Value::Object(map) => return map.values().for_each(|v| bare_scripts(v, found)),
+        _ => return,
+    };
+    let interpreter = |w: &str| super::envrc_runs::INTERPRETERS.contains(&w.rsplit('/').next().unwrap_or(w));
+    let mut after: Option<usize> = None;
+    for (i, w) in argv.iter().enumerate() {
+        if found.len() > MAX_STRINGS {
+            return;
+        }
+        if interpreter(w) {
+            after = Some(i);
+        } else if after.is_some() && (w == "-c" || w == "-m") {
+            after = None;
+        } else if after.is_some() && !w.starts_with('-') {
+            after = None;
+            if !w.contains('/') && !w.contains('$') {
+                found.push((vec!["command".to_string()], format!("./{w}")));
+            }
+        }
+    }
 }
 
 /// The path words of a `*.code-workspace`: its `settings` as a `settings.json`'s, its `tasks` as a
@@ -776,6 +810,16 @@ mod tests {
         assert_eq!(kept, ["pkg/tools/a.sh", "pkg/tools/b.sh"].map(|f| w.join(f)));
         std::fs::write(w.join(".devcontainer/py/devcontainer.json"), "{ \"initializeCommand\": ").unwrap();
         assert!(named(&w.join(".devcontainer")).capped, "not JSON: said");
+        // Found by an attacker's review (host39): a script handed to an interpreter by a bare name.
+        for f in ["init.sh", "setup.py", "prep.sh", "pipefail.sh"] {
+            std::fs::write(w.join(f), "x").unwrap();
+        }
+        std::fs::write(w.join(".devcontainer/devcontainer.json"), r#"{ "initializeCommand": "bash init.sh && /usr/bin/python3 -u setup.py; sh -c pipefail.sh" }"#).unwrap();
+        std::fs::write(w.join(".devcontainer/py/devcontainer.json"), r#"{ "initializeCommand": { "a": ["sh", "-e", "prep.sh"] } }"#).unwrap();
+        let mut kept = named(&w.join(".devcontainer")).programs;
+        kept.retain(|p| p.starts_with(w)); // and /usr/bin/python3, outside any root
+        kept.sort();
+        assert_eq!(kept, ["init.sh", "prep.sh", "setup.py"].map(|f| w.join(f)), "not -c's word, a command found on PATH");
     }
 
     #[test]

@@ -20,7 +20,7 @@
 const KEYWORDS: &[&str] = &["if", "then", "else", "elif", "do", "while", "until", "!", "{", "eval", "exec", "command", "builtin", "time", "nohup", "env"];
 
 /// Commands whose first word past their options is a script they run.
-const INTERPRETERS: &[&str] = &["bash", "sh", "zsh", "dash", "ksh", "python", "python3", "node", "ruby", "perl", "php", "deno", "bun"];
+pub(super) const INTERPRETERS: &[&str] = &["bash", "sh", "zsh", "dash", "ksh", "python", "python3", "node", "ruby", "perl", "php", "deno", "bun"];
 
 /// Where the next word stands.
 #[derive(Clone, Copy, PartialEq)]
