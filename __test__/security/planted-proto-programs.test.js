@@ -20,34 +20,38 @@ changeSetStore('sandspawn-proto-programs-')
 
 const MODES = { bwrap: {}, landlock: { linux: { allow: ['landlock'] } } }
 
-/** A project at `dir` whose .prototools loads plugins from the workspace (each [plugins] table's form); returns them. */
-function protoProject(dir) {
-  fs.mkdirSync(path.join(dir, 'plugins'), { recursive: true })
-  fs.writeFileSync(path.join(dir, '.prototools'), [
-    'mytool = "1.2.0"',
-    'other = "3"',
-    '[plugins]',
-    'mytool = "file://./plugins/mytool.wasm"',
-    '[plugins.tools]',
-    "other = 'file://plugins/other.wasm'",
-    '',
-  ].join('\n'))
-  const files = ['plugins/mytool.wasm', 'plugins/other.wasm'].map((p) => path.join(dir, p))
-  for (const f of files) fs.writeFileSync(f, 'wasm\n')
-  return files
+/** A project at `dir` whose .prototools (`lines`) loads `files` (each holding `was`); returns their paths. */
+function protoProject(dir, lines, files, was) {
+  for (const f of files) fs.mkdirSync(path.dirname(path.join(dir, f)), { recursive: true })
+  fs.writeFileSync(path.join(dir, '.prototools'), [...lines, ''].join('\n'))
+  const paths = files.map((p) => path.join(dir, p))
+  for (const f of paths) fs.writeFileSync(f, was)
+  return paths
 }
 
-for (const [mode, extra] of Object.entries(MODES)) {
-  test(`${mode}: the WASM plugins a project's .prototools loads cannot be rewritten unsaid`, async (t) => {
+/** The direct runs' (bwrap, Landlock) and review's tests of the files `project(dir)` returns, each holding `was`. */
+function keptOrSaidEverywhere(what, project, was) {
+  for (const [mode, extra] of Object.entries(MODES)) {
+    test(`${mode}: the ${what} a project's .prototools loads cannot be rewritten unsaid`, async (t) => {
+      const tree = tempTree(t, { git: true })
+      await appendsKeptOrSaid(tree.ws, extra, project(tree.ws), was)
+    })
+  }
+  test(`review: a change set that rewrites the ${what} a .prototools loads is a risk, held back by apply`, async (t) => {
     const tree = tempTree(t, { git: true })
-    await appendsKeptOrSaid(tree.ws, extra, protoProject(tree.ws), 'wasm\n')
+    await reviewHoldsBack(tree.ws, project(tree.ws), 'PS1=x')
   })
 }
 
-test('review: a change set that rewrites a plugin a .prototools loads is a risk, held back by apply', async (t) => {
-  const tree = tempTree(t, { git: true })
-  await reviewHoldsBack(tree.ws, protoProject(tree.ws), 'planted')
-})
+// Each [plugins] table's form.
+keptOrSaidEverywhere('WASM plugins', (dir) => protoProject(dir, [
+  'mytool = "1.2.0"',
+  'other = "3"',
+  '[plugins]',
+  'mytool = "file://./plugins/mytool.wasm"',
+  '[plugins.tools]',
+  "other = 'file://plugins/other.wasm'",
+], ['plugins/mytool.wasm', 'plugins/other.wasm'], 'wasm\n'), 'wasm\n')
 
 // Found by an attacker's review (host39): proto also loads the dotenv file `[env] file` names (and
 // each `[tools.<id>.env]`'s and `[backends.<id>.env]`'s), taken from the file's directory as its
@@ -57,33 +61,14 @@ test('review: a change set that rewrites a plugin a .prototools loads is a risk,
 // project's choice (`config/proto.env`), no reported name; a default run rewrote each with
 // hostRisks [] (bwrap and the Landlock mode), and review's apply landed them.
 
-/** A project at `dir` whose .prototools loads dotenv files (the shared [env]'s, a tool's, a backend's); returns them. */
-function protoEnvProject(dir) {
-  fs.mkdirSync(path.join(dir, 'config'), { recursive: true })
-  fs.writeFileSync(path.join(dir, '.prototools'), [
-    'node = "20"',
-    '[env]',
-    'file = "config/proto.env"',
-    'APP_MODE = "dev"',
-    '[tools.node.env]',
-    "file = './config/node.env'",
-    '[backends.asdf]',
-    'env = { file = "config/asdf.env" }',
-    '',
-  ].join('\n'))
-  const files = ['config/proto.env', 'config/node.env', 'config/asdf.env'].map((p) => path.join(dir, p))
-  for (const f of files) fs.writeFileSync(f, 'A=1\n')
-  return files
-}
-
-for (const [mode, extra] of Object.entries(MODES)) {
-  test(`${mode}: the dotenv files a project's .prototools loads cannot be rewritten unsaid`, async (t) => {
-    const tree = tempTree(t, { git: true })
-    await appendsKeptOrSaid(tree.ws, extra, protoEnvProject(tree.ws), 'A=1\n')
-  })
-}
-
-test('review: a change set that rewrites a dotenv file a .prototools loads is a risk, held back by apply', async (t) => {
-  const tree = tempTree(t, { git: true })
-  await reviewHoldsBack(tree.ws, protoEnvProject(tree.ws), 'PS1=x')
-})
+// The shared [env]'s, a tool's, a backend's inline table's.
+keptOrSaidEverywhere('dotenv files', (dir) => protoProject(dir, [
+  'node = "20"',
+  '[env]',
+  'file = "config/proto.env"',
+  'APP_MODE = "dev"',
+  '[tools.node.env]',
+  "file = './config/node.env'",
+  '[backends.asdf]',
+  'env = { file = "config/asdf.env" }',
+], ['config/proto.env', 'config/node.env', 'config/asdf.env'], 'A=1\n'), 'A=1\n')
