@@ -13,7 +13,8 @@
 const { test } = require('node:test')
 const fs = require('node:fs')
 const path = require('node:path')
-const { tempTree, changeSetStore } = require('./helpers')
+const assert = require('node:assert/strict')
+const { sh, show, sandspawn, tempTree, changeSetStore } = require('./helpers')
 const { appendsKeptOrSaid, reviewHoldsBack } = require('./kept-or-said')
 
 changeSetStore('sandspawn-proto-programs-')
@@ -72,3 +73,20 @@ keptOrSaidEverywhere('dotenv files', (dir) => protoProject(dir, [
   '[backends.asdf]',
   'env = { file = "config/asdf.env" }',
 ], ['config/proto.env', 'config/node.env', 'config/asdf.env'], 'A=1\n'), 'A=1\n')
+
+// Found by an attacker's review (host39): with PROTO_ENV set, proto reads `.prototools.<env>`
+// beside each `.prototools` (file_manager.rs) and its activation applies its [env] at every cd: a
+// run that created `.prototools.dev` with `[env] PS1 = "$(./x.sh)"` had nothing said.
+test('a .prototools.<env> a run creates is reported, and held back by review', async (t) => {
+  const tree = tempTree(t, { git: true })
+  fs.writeFileSync(path.join(tree.ws, '.prototools'), 'node = "20"\n')
+  const write = `printf '[env]\\nPS1 = "x"\\n' > .prototools.dev`
+  const r = await sh(write, { cwd: tree.ws, sandbox: { mode: 'workspace-write' } })
+  assert.equal(r.exitCode, 0, show(r))
+  assert.ok(r.hostRisks.some((h) => h.path === path.join(tree.ws, '.prototools.dev')), JSON.stringify(r.hostRisks))
+  fs.rmSync(path.join(tree.ws, '.prototools.dev'))
+  const review = await sandspawn.spawnSandboxed(['sh', '-c', `${write}; echo ok > lib.txt`], { cwd: tree.ws, timeout: 60000, sandbox: { mode: 'workspace-write', workspace: 'review' } })
+  assert.ok(review.changeSet.hostRisks.some((h) => h.path === path.join(tree.ws, '.prototools.dev')), JSON.stringify(review.changeSet.hostRisks))
+  await sandspawn.applyChangeSet(review.changeSet.id, {})
+  assert.ok(!fs.existsSync(path.join(tree.ws, '.prototools.dev')), 'landed')
+})
