@@ -45,6 +45,13 @@ const COPILOT_LSP: &str = "GitHub Copilot CLI starts the command of each languag
 /// local server's command with the session. VS Code's Copilot writes it too: report-only.
 const COPILOT_MCP: &str = "GitHub Copilot CLI starts the command of each local MCP server it lists when a session starts here";
 
+/// Found by an attacker's review (host39): with `PROTO_ENV` set, proto reads `.prototools.<env>`
+/// beside each `.prototools` (a reported name; file_manager.rs) and its shell activation applies
+/// its `[env]` and aliases at every cd: a run created `.prototools.dev` unsaid. Report-only, as
+/// `.prototools` is (`proto pin --env` writes it).
+const PROTO_ENV_FILE: &str = "proto reads it in place of .prototools' own settings when PROTO_ENV names its suffix: its shell activation exports the [env] variables (PS1, PROMPT_COMMAND) and aliases into the shell at every cd";
+const PROTO_ENV_PREFIX: &[u8] = b".prototools.";
+
 /// direnv's layout directory (`.direnv`) and what in it the host runs (the module's comment).
 pub const DIRENV: &str = ".direnv";
 const DIRENV_RC: &str = "nix-direnv evals it (its cached dev shell) in the host's shell whenever direnv loads the .envrc here (`use flake`, `use nix`): direnv reloads when it changes, at the shell's next prompt";
@@ -57,6 +64,9 @@ pub fn what_it_does(parent: Option<&OsStr>, name: &OsStr) -> Option<&'static str
     let bytes = name.as_encoded_bytes();
     if bytes.len() > ".code-workspace".len() && bytes.ends_with(b".code-workspace") {
         return Some(WORKSPACE);
+    }
+    if bytes.len() > PROTO_ENV_PREFIX.len() && bytes.starts_with(PROTO_ENV_PREFIX) {
+        return Some(PROTO_ENV_FILE);
     }
     if name == "bazel" && parent.is_some_and(|p| p == "tools") {
         return Some(BAZEL_WRAPPER);
@@ -102,6 +112,7 @@ mod tests {
     #[test]
     fn matches_the_patterns_only() {
         assert!(of_path("w/proj.code-workspace".as_ref()).is_some());
+        assert!(of_path("w/.prototools.dev".as_ref()).is_some() && of_path("w/.prototools.".as_ref()).is_none());
         assert!(of_path("w/.github/hooks".as_ref()).is_some());
         assert!(of_path("w/tools/bazel".as_ref()).is_some());
         assert!(of_path("w/.github/lsp.json".as_ref()).is_some() && of_path("w/lsp.json".as_ref()).is_none());
