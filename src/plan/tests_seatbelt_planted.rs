@@ -40,6 +40,45 @@ fn case_variants_of_git_and_of_protected_names_are_refused() {
     }
 }
 
+/// APFS compares names case-folded, and Unicode's folding takes some letters outside ASCII to ASCII
+/// ones: U+017F (long s) to `s`, U+212A (Kelvin) to `k`, and in full folding the ligatures U+FB00..
+/// FB06 to `ff`, `fi`, `fl`, `ffi`, `ffl`, `st`, and `ß`/U+1E9E to `ss`. Each such spelling of a
+/// protected name, `.git` or a missing home path must be refused as the ASCII one is; and the
+/// code points HFS+ ignores in names (U+200C..200F, U+202A..202E, U+206A..206F, U+FEFF) inside one.
+#[test]
+fn folded_spellings_of_git_protected_names_and_home_paths_are_refused() {
+    let (_t, top) = tmp();
+    let ws = top.join("ws");
+    fs::create_dir_all(ws.join("sub")).unwrap();
+    fs::create_dir_all(ws.join("node_modules/p")).unwrap();
+    let prof = workspace_write(&ws);
+    for rel in [
+        ".v\u{17f}code/tasks.json", "sub/.V\u{17F}Code/settings.json", ".z\u{17f}hrc", ".gitcon\u{fb01}g", ".gitmodule\u{17f}", ".npmrc\u{200c}",
+        "\u{feff}.git/config", ".g\u{200d}it/HEAD", ".envr\u{202e}c", "sub/.\u{206a}vscode/tasks.json", ".Gitcon\u{FB01}G", ".ZPRO\u{FB01}LE",
+        ".MCP.j\u{17f}on", ".ide\u{200f}a/workspace.xml",
+    ] {
+        assert!(!prof.may_write(&s(&ws.join(rel))), "{rel:?} is refused");
+    }
+    // Only those names: the same letters in another name, and packages' own, stay writable.
+    for rel in [".v\u{17f}codex/x", "node_modules/p/.v\u{17f}code/x", "sub/\u{17f}rc", "caf\u{e9}\u{200c}.txt", "\u{645}\u{200c}\u{6cc}.md"] {
+        assert!(prof.may_write(&s(&ws.join(rel))), "{rel:?} is writable");
+    }
+    let home = top.join("Users/me");
+    fs::create_dir_all(home.join("proj")).unwrap();
+    fs::create_dir_all(home.join("Library")).unwrap();
+    let _home = test_home::set(home.clone());
+    let prof = workspace_write(&home);
+    for rel in [
+        ".s\u{17f}h/authorized_keys", ".\u{df}h/authorized_keys", ".\u{1e9e}H/config", ".con\u{fb01}g/git/config",
+        "Library/LaunchAgent\u{17f}/x.plist", "Library/Launch\u{200c}Agents/x.plist",
+    ] {
+        assert!(!prof.may_write(&s(&home.join(rel))), "~/{rel:?} is refused");
+    }
+    for rel in ["proj/.s\u{17f}h/x", "proj/\u{fb01}le"] {
+        assert!(prof.may_write(&s(&home.join(rel))), "~/{rel:?} is writable");
+    }
+}
+
 #[test]
 fn case_variants_of_missing_home_paths_are_refused_at_their_depth_only() {
     let (_t, top) = tmp();
