@@ -5,32 +5,141 @@
 //! review: `.GIT/config`, `.Envrc`, `~/.SSH/authorized_keys` were writable). SBPL documents no case
 //! flag for its regexes, so each letter is written as both of its cases.
 //!
-//! Not covered: Unicode normalization (APFS also takes a decomposed `u` + U+0308 for `ü`) and the
-//! code points HFS+ ignores in names; every default name is ASCII.
+//! APFS folds names with Unicode's case folding, which takes a few letters outside ASCII to ASCII
+//! ones (found by an attacker's review, seat39: `.vſcode/tasks.json`, `.gitconﬁg`, `~/.ßh` were
+//! writable): those are alternatives of the letters they fold to (`FOLDS_TO_ASCII`), simple and
+//! full folding both, since Apple's table is unverified without a Mac. HFS+ ignores some code
+//! points in names altogether (`IGNORABLE`): `ignorable_spelling` refuses a name made of the
+//! protected names' letters with one of them inside.
+//!
+//! Not covered: Unicode normalization of a name with letters outside ASCII (APFS also takes a
+//! decomposed `u` + U+0308 for `ü`; no normalization table is built in), and the ignorable code
+//! points inside the home's paths when no name is protected (`ignorable_spelling`'s rule takes
+//! them when their letters are the names', as nearly every ASCII name's are); every default name
+//! is ASCII.
 
 use std::fmt::Write;
 use std::path::{Component, Path};
 
-/// `name` as a regex that matches it in any case, every other regex operator escaped. An ASCII
-/// letter becomes a bracket class (`[gG]`); another letter with one other case a group of both
-/// (`(ü|Ü)`: a class of multi-byte characters would mean single bytes to a byte-wise engine).
+/// Letters outside ASCII that Unicode's case folding (CaseFolding.txt: C and S, the simple one; F,
+/// the full one) or a canonical decomposition to one code point takes to ASCII, with what they
+/// become: KELVIN SIGN, LONG S, SHARP S and its capital, the Latin ligatures of U+FB00..FB06. Not İ
+/// (U+0130) nor ı (U+0131), which fold to `i` only in the Turkic mapping (T), not APFS's: they
+/// would add 8 bytes to each of the profile's 766 `i`s (6 KB). GREEK QUESTION MARK and GREEK VARIA are `;` and `` ` ``
+/// in canonical decomposition (APFS compares names decomposed).
+/// `folds_to_ascii_is_complete` checks it against Rust's case tables.
+const FOLDS_TO_ASCII: &[(char, &str)] = &[
+    ('\u{212A}', "k"),
+    ('\u{017F}', "s"),
+    ('\u{00DF}', "ss"),
+    ('\u{1E9E}', "ss"),
+    ('\u{FB00}', "ff"),
+    ('\u{FB01}', "fi"),
+    ('\u{FB02}', "fl"),
+    ('\u{FB03}', "ffi"),
+    ('\u{FB04}', "ffl"),
+    ('\u{FB05}', "st"),
+    ('\u{FB06}', "st"),
+    ('\u{037E}', ";"),
+    ('\u{1FEF}', "`"),
+];
+
+/// The code points HFS+ leaves out when it compares names (Apple's TN1150, FastUnicodeCompare).
+const IGNORABLE: &[(char, char)] = &[('\u{200C}', '\u{200F}'), ('\u{202A}', '\u{202E}'), ('\u{206A}', '\u{206F}'), ('\u{FEFF}', '\u{FEFF}')];
+
+/// At most this many spellings of a run of letters that ligatures overlap (`ffi`: 4); past it the
+/// run is matched as any sequence of its letters and ligatures (wider, never narrower).
+const MAX_SPELLINGS: usize = 16;
+
+/// `name` as a regex that matches it in any case and in any spelling Unicode's case folding takes
+/// to it, every other regex operator escaped. An ASCII letter becomes a bracket class (`[gG]`), or
+/// a group with the letters that fold to it (`([kK]|\u{212A})`); another letter with one other case
+/// a group of both (`(ü|Ü)`: a class of multi-byte characters would mean single bytes to a
+/// byte-wise engine); letters a ligature folds to a group of their spellings (`([fF][iI]|ﬁ)`).
 /// `"`, `\` and control characters, which a `#"..."` literal cannot hold verbatim, match any one
 /// byte (wider, never narrower; `planted::names` rejects them in protected names anyway).
 pub fn any_case(name: &str) -> String {
-    let mut out = String::with_capacity(name.len() * 4);
-    for c in name.chars() {
-        let (lower, upper) = (single(c.to_lowercase()), single(c.to_uppercase()));
-        match (lower, upper) {
-            (Some(l), Some(u)) if l != u && c.is_ascii() => write!(out, "[{l}{u}]").unwrap(),
-            (Some(l), Some(u)) if l != u => write!(out, "({l}|{u})").unwrap(),
-            _ if c == '"' || c == '\\' || c.is_control() => out.push('.'),
-            _ => {
-                if ".+*?()|[]{}^$".contains(c) {
-                    out.push('\\');
+    // A name spelled with such a letter is the name it folds to.
+    let chars: Vec<char> = name.chars().flat_map(|c| match FOLDS_TO_ASCII.iter().find(|f| f.0 == c) {
+        Some(f) => f.1.chars().collect(),
+        None => vec![c],
+    }).collect();
+    let mut out = String::with_capacity(name.len() * 6);
+    let mut at = 0;
+    while at < chars.len() {
+        let end = run_end(&chars, at);
+        if end == at + 1 {
+            out.push_str(&letter(chars[at]));
+        } else {
+            let mut spellings = Vec::new();
+            spell(&chars, at, end, String::new(), &mut spellings);
+            if spellings.len() <= MAX_SPELLINGS {
+                write!(out, "({})", spellings.join("|")).unwrap();
+            } else {
+                let mut pieces: Vec<String> = Vec::new();
+                let ligatures = (at..end).flat_map(|i| ligatures_at(&chars, i)).map(|(c, _)| c.to_string());
+                for piece in (at..end).map(|i| letter(chars[i])).chain(ligatures) {
+                    if !pieces.contains(&piece) {
+                        pieces.push(piece);
+                    }
                 }
-                out.push(c);
+                write!(out, "({})+", pieces.join("|")).unwrap();
             }
         }
+        at = end;
+    }
+    out
+}
+
+/// The ligatures (of more than one letter) whose letters `chars[at..]` begins with, in any case.
+fn ligatures_at(chars: &[char], at: usize) -> impl Iterator<Item = (char, usize)> + '_ {
+    FOLDS_TO_ASCII.iter().filter(|f| f.1.len() > 1).filter_map(move |&(c, to)| {
+        let n = to.len();
+        let here = chars.get(at..at + n)?;
+        here.iter().zip(to.chars()).all(|(a, b)| a.eq_ignore_ascii_case(&b)).then_some((c, n))
+    })
+}
+
+/// Where the run of letters from `at` that ligatures overlap ends (`at + 1` when none starts there).
+fn run_end(chars: &[char], at: usize) -> usize {
+    let mut end = at + 1;
+    let mut i = at;
+    while i < end {
+        end = ligatures_at(chars, i).map(|(_, n)| i + n).fold(end, usize::max);
+        i += 1;
+    }
+    end
+}
+
+/// Every spelling of `chars[at..end]` (letters and ligatures), each after `prefix`, into `out`
+/// (stops adding once past `MAX_SPELLINGS`).
+fn spell(chars: &[char], at: usize, end: usize, prefix: String, out: &mut Vec<String>) {
+    if out.len() > MAX_SPELLINGS {
+        return;
+    }
+    if at == end {
+        out.push(prefix);
+        return;
+    }
+    spell(chars, at + 1, end, prefix.clone() + &letter(chars[at]), out);
+    for (c, n) in ligatures_at(chars, at).filter(|&(_, n)| at + n <= end) {
+        spell(chars, at + n, end, format!("{prefix}{c}"), out);
+    }
+}
+
+/// One letter in any case, with the letters outside ASCII that fold to it.
+fn letter(c: char) -> String {
+    let (lower, upper) = (single(c.to_lowercase()), single(c.to_uppercase()));
+    let folded: Vec<char> = FOLDS_TO_ASCII.iter().filter(|f| f.1.len() == 1 && f.1.chars().all(|a| a.eq_ignore_ascii_case(&c))).map(|f| f.0).collect();
+    let mut out = match (lower, upper) {
+        (Some(l), Some(u)) if l != u && c.is_ascii() => format!("[{l}{u}]"),
+        (Some(l), Some(u)) if l != u => format!("({l}|{u})"),
+        _ if c == '"' || c == '\\' || c.is_control() => ".".to_string(),
+        _ if ".+*?()|[]{}^$".contains(c) => format!("\\{c}"),
+        _ => c.to_string(),
+    };
+    if !folded.is_empty() {
+        out = format!("({out}{})", folded.iter().map(|f| format!("|{f}")).collect::<String>());
     }
     out
 }
@@ -38,6 +147,25 @@ pub fn any_case(name: &str) -> String {
 fn single(mut it: impl Iterator<Item = char>) -> Option<char> {
     let c = it.next()?;
     it.next().is_none().then_some(c)
+}
+
+/// A regex for a path component that holds one of HFS+'s ignorable code points and otherwise only
+/// letters of `names` (in any case, or folded to them): HFS+ compares `.vs\u{200C}code` as `.vscode`.
+/// Wider than the names (`.edocsv` with one is refused too), never narrower; no component without
+/// such a code point matches, and few names hold one (Persian's ZWNJ, among its own letters).
+pub fn ignorable_spelling(names: &[&str]) -> String {
+    let mut letters: Vec<String> = Vec::new();
+    for c in names.iter().flat_map(|n| n.chars()).chain(FOLDS_TO_ASCII.iter().map(|f| f.0)) {
+        for l in [c.to_ascii_lowercase(), c.to_ascii_uppercase()] {
+            let l = letter(l);
+            if !letters.contains(&l) {
+                letters.push(l);
+            }
+        }
+    }
+    let ignorable: Vec<String> = IGNORABLE.iter().flat_map(|&(a, b)| (a..=b).map(String::from)).collect();
+    let (l, i) = (letters.join("|"), ignorable.join("|"));
+    format!("/({l}|{i})*({i})({l}|{i})*(/.*)?$")
 }
 
 /// A regex for `path` and everything below it, in any case below `root`, at exactly its depth:
@@ -71,18 +199,68 @@ mod tests {
     fn any_case_escapes_operators_and_folds_letters() {
         assert_eq!(any_case(".git"), "\\.[gG][iI][tT]");
         assert_eq!(any_case("a+b*c?(d)|[e]{f}^g$"), "[aA]\\+[bB]\\*[cC]\\?\\([dD]\\)\\|\\[[eE]\\]\\{[fF]\\}\\^[gG]\\$");
-        assert_eq!(any_case("Müller 1.json"), "[mM](ü|Ü)[lL][lL][eE][rR] 1\\.[jJ][sS][oO][nN]");
+        assert_eq!(any_case("Müller 1.json"), "[mM](ü|Ü)[lL][lL][eE][rR] 1\\.[jJ]([sS]|\u{17f})[oO][nN]");
         assert_eq!(any_case("a\"b\\c\u{1}"), "[aA].[bB].[cC].");
-        // ß upper-cases to two letters: kept as it is.
-        assert_eq!(any_case("ß"), "ß");
+        // ß folds to `ss`: the name is `ss`, in any of its spellings.
+        assert_eq!(any_case("ß"), "(([sS]|\u{17f})([sS]|\u{17f})|\u{df}|\u{1e9e})");
         let re = format!("^/({})$", any_case(".mcp.json"));
         assert!(m(&re, "/.MCP.json") && m(&re, "/.mcp.JSON") && !m(&re, "/.mcpXjson"));
     }
 
     #[test]
+    fn any_case_takes_the_letters_that_fold_to_ascii() {
+        assert_eq!(any_case("ask"), "[aA]([sS]|\u{17f})([kK]|\u{212a})");
+        assert_eq!(any_case("fi"), "([fF][iI]|\u{fb01})");
+        let re = format!("^/({})$", any_case(".gitconfig"));
+        for yes in [".gitconfig", ".GITCONFIG", ".gitcon\u{fb01}g", ".gitcon\u{fb01}G"] {
+            assert!(m(&re, &format!("/{yes}")), "{yes:?}");
+        }
+        let re = format!("^/({})$", any_case("baffle"));
+        for yes in ["baffle", "ba\u{fb00}le", "baf\u{fb02}e", "ba\u{fb04}e", "BAFFLE"] {
+            assert!(m(&re, &format!("/{yes}")), "{yes:?}");
+        }
+        assert!(!m(&re, "/ba\u{fb03}e") && !m(&re, "/baffe"));
+        // A name given with such a letter is the name it folds to.
+        assert_eq!(any_case("\u{fb01}"), any_case("fi"));
+        // Many overlapping ligatures: any sequence of their letters and ligatures (the wider side).
+        let re = format!("^/{}$", any_case("ssssssss"));
+        assert!(m(&re, "/ss\u{df}\u{17f}sSs\u{17f}") && m(&re, "/s") && !m(&re, "/sx"));
+        // HFS+'s ignorable code points inside a name of those letters, not elsewhere.
+        let re = ignorable_spelling(&[".vscode"]);
+        for yes in ["/.vs\u{200c}code", "/\u{feff}.vscode/x", "/.V\u{17f}C\u{206f}ODE", "/.v\u{202a}"] {
+            assert!(m(&re, yes), "{yes:?}");
+        }
+        for no in ["/.vscode", "/\u{645}\u{200c}\u{6cc}", "/.vs\u{200b}code", "/x\u{200c}"] {
+            assert!(!m(&re, no), "{no:?}");
+        }
+    }
+
+    /// Every code point outside ASCII that Rust's case tables fold (upper, then lower, to a fixed
+    /// point) to ASCII is in `FOLDS_TO_ASCII` with what it folds to.
+    #[test]
+    fn folds_to_ascii_is_complete() {
+        let fold = |s: &str| -> String { s.chars().flat_map(char::to_uppercase).flat_map(char::to_lowercase).collect() };
+        for c in (0x80..=0x10FFFFu32).filter_map(char::from_u32) {
+            let mut f = fold(&c.to_string());
+            loop {
+                let again = fold(&f);
+                if again == f {
+                    break;
+                }
+                f = again;
+            }
+            // Turkic only (see FOLDS_TO_ASCII).
+            if f.is_ascii() && c != '\u{131}' {
+                let entry = FOLDS_TO_ASCII.iter().find(|e| e.0 == c);
+                assert_eq!(entry.map(|e| e.1.to_string()), Some(f), "U+{:04X}", c as u32);
+            }
+        }
+    }
+
+    #[test]
     fn below_root_matches_at_the_path_s_depth_only() {
         let re = below_root(Path::new("/Users/me"), Path::new("/Users/me/.config/git")).unwrap();
-        assert_eq!(re, "^/[^/]+/[^/]+/\\.[cC][oO][nN][fF][iI][gG]/[gG][iI][tT](/.*)?$");
+        assert_eq!(re, "^/[^/]+/[^/]+/\\.[cC][oO][nN]([fF][iI]|\u{fb01})[gG]/[gG][iI][tT](/.*)?$");
         for yes in ["/Users/me/.config/git", "/Users/me/.Config/GIT/config", "/Users/me/.CONFIG/git/"] {
             assert!(m(&re, yes), "{yes}");
         }

@@ -7,9 +7,11 @@
 //! one path component, so no path is written into the profile text. Protected names are not enforced
 //! inside `node_modules`: published packages contain `.vscode` or `.idea` directories, and denying
 //! them would break `npm install` (sandbox-runtime #540); the Linux walk skips `node_modules` too.
-//! Names match in any case (`seatbelt_case`): `.GIT` is `.git` on a case-insensitive volume.
+//! Names match in any case (`seatbelt_case`): `.GIT` is `.git` on a case-insensitive volume, and
+//! `.vſcode` (U+017F) is `.vscode` to APFS's case folding; a name holding a code point HFS+ ignores
+//! is refused when its other letters are those of the names (`ignorable_spelling`).
 
-use super::seatbelt_case::any_case;
+use super::seatbelt_case::{any_case, ignorable_spelling};
 use crate::policy::ResolvedPolicy;
 
 /// Whether `rules` deny `path` below `root` by its name, in any case: `.git` with `protectGit`, a
@@ -26,16 +28,19 @@ pub fn rules(policy: &ResolvedPolicy) -> String {
     let mut s = String::new();
     let names = (!policy.protected_names.is_empty()).then(|| {
         let alternatives: Vec<String> = policy.protected_names.iter().map(|n| any_case(n)).collect();
-        alternatives.join("|")
+        let all: Vec<&str> = policy.protected_names.iter().map(String::as_str).collect();
+        (alternatives.join("|"), ignorable_spelling(&all))
     });
+    let git_ignorable = ignorable_spelling(&[".git"]);
     for (i, _) in policy.writable_roots.iter().enumerate() {
         let root = format!("(subpath (param \"WRITABLE_ROOT_{i}\"))");
         if policy.protect_git {
             s.push_str(&format!("(deny file-write* (require-all {root} (regex #\"/{}(/.*)?$\")))\n", any_case(".git")));
+            s.push_str(&format!("(deny file-write* (require-all {root} (regex #\"{git_ignorable}\")))\n"));
         }
-        if let Some(names) = &names {
+        if let Some((names, ignorable)) = &names {
             s.push_str(&format!(
-                "(deny file-write* (require-all {root} (regex #\"/({names})(/.*)?$\") (require-not (regex #\"/node_modules/\"))))\n"
+                "(deny file-write* (require-all {root} (require-any (regex #\"/({names})(/.*)?$\") (regex #\"{ignorable}\")) (require-not (regex #\"/node_modules/\"))))\n"
             ));
         }
     }

@@ -41,7 +41,7 @@ fn seatbelt_workspace_write_profile_and_params() {
     assert!(prof.starts_with("(version 1)\n(deny default)\n"));
     assert!(prof.contains("(allow file-read*)\n(deny file-read* (literal (param \"DENY_READ_0\")) (subpath (param \"DENY_READ_0\")))"));
     // The missing one in any case too, by its name below the root at its depth (no path written).
-    let missing = format!("^{}/[mM][iI][sS][sS][iI][nN][gG](/.*)?$", "/[^/]+".repeat(odd.components().count() - 1));
+    let missing = format!("^{}/[mM][iI](([sS]|\u{17f})([sS]|\u{17f})|\u{df}|\u{1e9e})[iI][nN][gG](/.*)?$", "/[^/]+".repeat(odd.components().count() - 1));
     assert!(prof.contains(&format!("(allow file-write*\n  (require-all (subpath (param \"WRITABLE_ROOT_0\")) (require-not (literal (param \"WRITABLE_ROOT_0_RO_0\"))) (require-not (subpath (param \"WRITABLE_ROOT_0_RO_0\"))) (require-not (literal (param \"WRITABLE_ROOT_0_RO_1\"))) (require-not (subpath (param \"WRITABLE_ROOT_0_RO_1\"))) (require-not (regex #\"{missing}\"))))")), "{prof}");
     assert!(!prof.contains("network-outbound"), "network off, sockets blocked: (deny default) covers it");
     assert_eq!(plan.env.get("SANDSPAWN_SANDBOX").map(String::as_str), Some("seatbelt"));
@@ -87,9 +87,11 @@ fn seatbelt_denies_planting_git_and_protected_names_at_any_depth() {
     assert!(!prof.contains(&s(&w)), "paths only via -D params");
     // In any case: `.GIT` is `.git` on a case-insensitive volume.
     let git = "(deny file-write* (require-all (subpath (param \"WRITABLE_ROOT_0\")) (regex #\"/\\.[gG][iI][tT](/.*)?$\")))\n";
-    let names = "(deny file-write* (require-all (subpath (param \"WRITABLE_ROOT_0\")) (regex #\"/(\\.[eE][nN][vV][rR][cC]|\\.[mM][cC][pP]\\.[jJ][sS][oO][nN]|[oO][dD][dD]\\([nN][aA][mM][eE]\\))(/.*)?$\") (require-not (regex #\"/node_modules/\"))))\n";
+    // And in the spellings case folding takes to them (`.mcp.jſon`), or with a code point HFS+ ignores.
+    let ignorable = crate::plan::seatbelt_case::ignorable_spelling(&[".envrc", ".mcp.json", "odd(name)"]);
+    let names = format!("(deny file-write* (require-all (subpath (param \"WRITABLE_ROOT_0\")) (require-any (regex #\"/(\\.[eE][nN][vV][rR][cC]|\\.[mM][cC][pP]\\.[jJ]([sS]|\u{17f})[oO][nN]|[oO][dD][dD]\\([nN][aA][mM][eE]\\))(/.*)?$\") (regex #\"{ignorable}\")) (require-not (regex #\"/node_modules/\"))))\n");
     let allow = prof.find("(allow file-write*\n").unwrap();
-    let (gi, ni) = (prof.find(git).expect(&prof), prof.find(names).expect(&prof));
+    let (gi, ni) = (prof.find(git).expect(&prof), prof.find(&names).expect(&prof));
     assert!(allow < gi && gi < ni, "the denies follow the allow they restrict (last match wins)");
     // The nested repository found by the walk and the names at both tops are carved out too.
     let params: Vec<String> = plan.args.iter().filter(|a| a.starts_with("-DWRITABLE_ROOT_0_RO_")).cloned().collect();

@@ -222,7 +222,7 @@ fn the_check_catches_a_profile_that_decides_otherwise() {
     // The same policy's profile with its last rule (the protected names' deny) dropped.
     let mut plan = darwin_plan(&p, &t.ws, None);
     let prof = plan.profile.take().unwrap();
-    let cut = prof.rfind("(deny file-write* (require-all (subpath (param \"WRITABLE_ROOT_0\")) (regex #\"/(").expect("the names rule");
+    let cut = prof.rfind("(deny file-write* (require-all (subpath (param \"WRITABLE_ROOT_0\")) (require-any (regex #\"/(").expect("the names rule");
     let end = cut + prof[cut..].find('\n').unwrap() + 1;
     plan.profile = Some(format!("{}{}", &prof[..cut], &prof[end..]));
     let weakened = Profile::of_plan(&plan);
