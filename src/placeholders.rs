@@ -33,7 +33,7 @@ pub fn by_directory<'a>(targets: impl IntoIterator<Item = &'a MissingReadOnly>) 
 /// placeholders (see `sandspawn_helper::placeholder::lock_of`). Beside sandspawn's stores, so
 /// covered in every bwrap sandbox and kept read-only in a Landlock run (`plan::stores`).
 pub fn locks_root() -> Option<std::path::PathBuf> {
-    crate::state_dir::path(|k| std::env::var_os(k).map(std::path::PathBuf::from), "held-dirs")
+    crate::state_dir::host_path("held-dirs")
 }
 
 /// `locks_root`, made (mode 0700) when missing, for a plan that holds directories: one this user
@@ -42,7 +42,7 @@ pub fn locks_root() -> Option<std::path::PathBuf> {
 pub fn ensure_locks_root() -> crate::error::Result<std::path::PathBuf> {
     use std::os::unix::fs::DirBuilderExt;
     let refused = |why: String| crate::error::SandboxError::unsupported(format!("a plan that keeps placeholders needs sandspawn's state directory for their locks: {why}"));
-    let root = locks_root().ok_or_else(|| refused("neither XDG_STATE_HOME nor HOME is an absolute path".into()))?;
+    let root = locks_root().ok_or_else(|| refused(crate::state_dir::NO_HOST_PATH.into()))?;
     let _ = std::fs::DirBuilder::new().recursive(true).mode(0o700).create(&root);
     let meta = root.symlink_metadata().map_err(|e| refused(format!("{}: {e}", root.display())))?;
     // The owner's bits a sandboxed command took (`chmod 0`), given back.

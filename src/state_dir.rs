@@ -28,6 +28,28 @@ pub fn under_shared_tmp(path: &std::path::Path) -> bool {
     under(path) || path.ancestors().find_map(|a| Some(a.canonicalize().ok()?.join(path.strip_prefix(a).ok()?))).is_some_and(|real| under(&real))
 }
 
+/// Why `host_path` has no directory, for a refusal or a `notEnforced` line.
+pub const NO_HOST_PATH: &str = "neither XDG_STATE_HOME nor HOME is an absolute path outside the shared /tmp, nor is the user database's home";
+
+/// `STATE/sandspawn/name` from the host process's environment, for the state that says what the
+/// host does to the user's files later: the held links' records (`held-links`: the link as it was
+/// found, which the host puts back), the held directories' locks (`held-dirs`) and the Landlock
+/// mode's run directories (`runs`: a run's own `TMPDIR` and npm cache). Where that lies under
+/// `/tmp` (`under_shared_tmp`: `HOME` or `XDG_STATE_HOME` there, as some CI and agent harnesses
+/// run), another process's default run may write it, and no run of another process covers it: a
+/// forged record there had the host "put back" a `writableRoots` link to the forger's target (found
+/// by an attacker's review, crossb39). Then the user database home's default (`home_base`) instead,
+/// which every run of this process covers (`plan::stores`), and where every such process of this
+/// user meets the others (so a link held by two of them stays one record, rfix27's). `None` when
+/// that lies under `/tmp` too, or neither is absolute: the callers refuse or say what they lack.
+pub fn host_path(name: &str) -> Option<PathBuf> {
+    let named = path(|k| std::env::var_os(k).map(PathBuf::from), name)?;
+    if !under_shared_tmp(&named) {
+        return Some(named);
+    }
+    Some(home_base(crate::planted::home::database_home())?.join(name)).filter(|p| !under_shared_tmp(p))
+}
+
 /// `home`'s default `STATE/sandspawn` (`~/.local/state/sandspawn`), where a process of this user
 /// without `XDG_STATE_HOME` keeps its state; `None` for a relative or missing home.
 pub fn home_base(home: Option<PathBuf>) -> Option<PathBuf> {

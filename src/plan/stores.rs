@@ -126,7 +126,7 @@ fn state_dirs(env: &std::collections::BTreeMap<String, String>) -> ([Option<Path
 /// Beside the stores, so covered in every bwrap sandbox, kept read-only (and in place) in a Landlock
 /// run whose writable root holds it, and in no other writable root by default.
 pub fn runs_root() -> Option<PathBuf> {
-    crate::state_dir::path(|k| std::env::var_os(k).map(PathBuf::from), "runs")
+    crate::state_dir::host_path("runs")
 }
 
 #[cfg(test)]

@@ -42,6 +42,12 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 /// that what the walk followed and what is held are the same.
 pub(crate) struct Held(MutexGuard<'static, BTreeMap<PathBuf, Weak<Mutex<Record>>>>, HashSet<String>);
 
+/// Why the held links' records are shared with no other process, for the result's `notEnforced`
+/// (`held_links_shared::unshared_why`).
+pub(crate) fn unshared_why() -> Option<String> {
+    shared::unshared_why()
+}
+
 impl Held {
     /// Second: the shared records' names, listed once (`held_links_shared`).
     pub(crate) fn lock() -> Held {

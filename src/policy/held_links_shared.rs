@@ -32,9 +32,25 @@ use std::path::{Path, PathBuf};
 
 use super::paths::LinkOnTheWay;
 
-/// The records' directory, from the host process's environment.
+/// The records' directory, from the host process's environment; never one under the shared `/tmp`
+/// (`state_dir::host_path`: another process's run forged a record there, crossb39).
 fn dir() -> Option<PathBuf> {
-    crate::state_dir::path(|k| std::env::var_os(k).map(PathBuf::from), "held-links")
+    crate::state_dir::host_path("held-links")
+}
+
+/// Why this process's held links are held per process only (their records shared with no other
+/// process): its state directory lies under the shared `/tmp`, and so does the user database's
+/// home (`state_dir::host_path`). `None` when they are shared, or no state directory is named at all.
+pub(crate) fn unshared_why() -> Option<String> {
+    let named = crate::state_dir::path(|k| std::env::var_os(k).map(PathBuf::from), "held-links")?;
+    dir().is_none().then(|| {
+        format!(
+            "held links: sandspawn's state directory ({}) and the user database's home lie under the shared /tmp, where other processes' runs write, \
+             so the symlinks this run's paths are resolved through are held in this process only: a run of another process that repoints one meanwhile is not seen \
+             (set XDG_STATE_HOME to a directory outside /tmp)",
+            named.parent().unwrap_or(&named).display()
+        )
+    })
 }
 
 /// A link's record file name: FNV-1a of its path (the path is in the file too, and compared).

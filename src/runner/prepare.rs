@@ -114,6 +114,10 @@ pub(crate) fn policy_not_enforced(req: &SpawnRequest) -> Vec<String> {
     out.extend(req.policy.planted.home_hard.not_enforced());
     // The workspace's files the host runs that are hard links (`planted::config_hard`): the same.
     out.extend(req.policy.planted.config_hard.not_enforced());
+    // Links held for the run whose records no other process can see (`held_links::unshared_why`).
+    if !req.policy.planted.links_on_the_way.is_empty() || !req.policy.planted.deny_links.is_empty() {
+        out.extend(crate::policy::held_links::unshared_why());
+    }
     // A store the run could write, which it keeps no caches in (`tool_caches::resolve`).
     out.extend(req.policy.tool_caches.not_enforced.iter().cloned());
     // Installs that are hard links into a package manager's store (`tool_caches::linked`).

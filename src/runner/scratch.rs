@@ -84,7 +84,7 @@ impl Scratch {
 /// have planted one), this user's, and writable by nobody else.
 fn runs_dir() -> std::result::Result<PathBuf, String> {
     use std::os::unix::fs::DirBuilderExt;
-    let dir = crate::plan::stores::runs_root().ok_or("neither XDG_STATE_HOME nor HOME is an absolute path")?;
+    let dir = crate::plan::stores::runs_root().ok_or(crate::state_dir::NO_HOST_PATH)?;
     let refused = |why: &str| Err(format!("{} {why}", dir.display()));
     if let Some(link) = crate::no_symlinks::own_link_on(&dir) {
         return refused(&format!("is reached through the symlink {}", link.display()));

@@ -92,7 +92,7 @@ pub fn open_to_others(stores: &[PathBuf]) -> Vec<HostRisk> {
 /// either went unsaid, for good. One listing per store that may hold sets (`may_hold_sets`), one
 /// `lstat` per set, after each run.
 fn kept_inside(stores: &[PathBuf]) -> (Vec<(PathBuf, bool)>, Vec<PathBuf>) {
-    let held = crate::state_dir::path(|k| std::env::var_os(k).map(PathBuf::from), "held-links");
+    let held = crate::state_dir::host_path("held-links");
     let stores: std::collections::BTreeSet<&PathBuf> = stores.iter().filter(|s| may_hold_sets(s) && is_own_dir(s)).collect();
     let mut unread = Vec::new();
     let mut sets = Vec::new();
