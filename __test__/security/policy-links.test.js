@@ -23,6 +23,16 @@ function settingsBehindLink(t) {
   return { tree, real, link: path.join(tree.ws, 'link') }
 }
 
+/** `writableRoots: ['ws/link/extra']`, `ws/link -> cfg`; `out/extra` is where another run would lead it. */
+function writableRootBehindLink(t) {
+  const tree = tempTree(t)
+  fs.mkdirSync(path.join(tree.ws, 'cfg/extra'), { recursive: true })
+  fs.mkdirSync(path.join(tree.out, 'extra'))
+  const link = path.join(tree.ws, 'link')
+  fs.symlinkSync('cfg', link)
+  return { tree, link, policy: { mode: 'workspace-write', writableRoots: [path.join(link, 'extra')] } }
+}
+
 /**
  * A cwd named through the host's symlink in the writable /tmp (`BASE/link/proj`, `link -> real`),
  * and the command that plants a repository whose core.fsmonitor touches `marker` in `BASE/evil/proj`
@@ -174,12 +184,7 @@ describe('policy paths resolved through a symlink in the workspace', { concurren
   // hostRisks []), and, outliving the other run, it "put back" the repointed link after the other
   // had restored the user's: the link stayed on `out`, the writable root of every later run.
   test("a writableRoots link repointed by a run in another process: a run started here meanwhile is refused, and the user's link is what stays", async (t) => {
-    const tree = tempTree(t)
-    fs.mkdirSync(path.join(tree.ws, 'cfg/extra'), { recursive: true })
-    fs.mkdirSync(path.join(tree.out, 'extra'))
-    const link = path.join(tree.ws, 'link')
-    fs.symlinkSync('cfg', link)
-    const policy = { mode: 'workspace-write', writableRoots: [path.join(link, 'extra')] }
+    const { tree, link, policy } = writableRootBehindLink(t)
     const other = `const s = require(${JSON.stringify(path.resolve(__dirname, '../..'))});
       s.spawnSandboxed(['bash', '-c', 'rm link && ln -s ${tree.out} link && sleep 3'], { cwd: ${JSON.stringify(tree.ws)}, sandbox: ${JSON.stringify(policy)}, timeout: 20000 })
         .then((r) => console.log(r.exitCode), (e) => console.log(e.message))`
@@ -205,12 +210,7 @@ describe('policy paths resolved through a symlink in the workspace', { concurren
   // the forger's, which the hold takes as the link as found: after the run, the host "put back"
   // the user's link to the forger's target, every later run's writable root.
   test('a host process with its state directory under /tmp: another process\'s run cannot forge its held links\' records', { skip: !which('python3') && 'no python3' }, async (t) => {
-    const tree = tempTree(t)
-    fs.mkdirSync(path.join(tree.ws, 'cfg/extra'), { recursive: true })
-    fs.mkdirSync(path.join(tree.out, 'extra'))
-    const link = path.join(tree.ws, 'link')
-    fs.symlinkSync('cfg', link)
-    const policy = { mode: 'workspace-write', writableRoots: [path.join(link, 'extra')] }
+    const { tree, link, policy } = writableRootBehindLink(t)
     const home = fs.mkdtempSync('/tmp/sandspawn-xb39-home-')
     t.after(() => fs.rmSync(home, { recursive: true, force: true }))
     const records = path.join(home, '.local/state/sandspawn/held-links')
