@@ -43,11 +43,16 @@ pub const NO_HOST_PATH: &str = "neither XDG_STATE_HOME nor HOME is an absolute p
 /// user meets the others (so a link held by two of them stays one record, rfix27's). `None` when
 /// that lies under `/tmp` too, or neither is absolute: the callers refuse or say what they lack.
 pub fn host_path(name: &str) -> Option<PathBuf> {
-    let named = path(|k| std::env::var_os(k).map(PathBuf::from), name)?;
+    host_path_with(|k| std::env::var_os(k).map(PathBuf::from), crate::planted::home::database_home, name)
+}
+
+/// `host_path` with the variables `var` reads and the user database's home `database` looks up.
+fn host_path_with(var: impl Fn(&str) -> Option<PathBuf>, database: impl FnOnce() -> Option<PathBuf>, name: &str) -> Option<PathBuf> {
+    let named = path(var, name)?;
     if !under_shared_tmp(&named) {
         return Some(named);
     }
-    Some(home_base(crate::planted::home::database_home())?.join(name)).filter(|p| !under_shared_tmp(p))
+    Some(home_base(database())?.join(name)).filter(|p| !under_shared_tmp(p))
 }
 
 /// `home`'s default `STATE/sandspawn` (`~/.local/state/sandspawn`), where a process of this user
@@ -80,4 +85,23 @@ pub fn is_private(meta: &std::fs::Metadata) -> bool {
     use std::os::unix::fs::MetadataExt;
     // SAFETY: geteuid has no preconditions.
     meta.is_dir() && meta.uid() == unsafe { libc::geteuid() } && meta.mode() & 0o022 == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    /// A state directory under /tmp is not where the held links' records go: the user database's
+    /// home's is, or none when that is under /tmp too (crossb39: another process's run forged a
+    /// record there); one elsewhere is used as named.
+    #[test]
+    fn a_host_state_path_is_never_under_the_shared_tmp() {
+        let env = |home: &'static str| move |k: &str| (k == "HOME").then(|| PathBuf::from(home));
+        let db = |h: &'static str| move || Some(PathBuf::from(h));
+        let at = |p: &str| Some(PathBuf::from(p));
+        assert_eq!(super::host_path_with(env("/var/tmp/h"), db("/home/u"), "held-links"), at("/var/tmp/h/.local/state/sandspawn/held-links"));
+        assert_eq!(super::host_path_with(env("/tmp/h"), db("/home/u"), "held-links"), at("/home/u/.local/state/sandspawn/held-links"));
+        assert_eq!(super::host_path_with(env("/tmp/h"), db("/tmp/u"), "runs"), None);
+        assert_eq!(super::host_path_with(env("/tmp/h"), || None, "held-dirs"), None);
+    }
 }
