@@ -231,11 +231,14 @@ describe('the helper is checked at load', () => {
     // bytes were checked; one another user may change was used, and their rewrite in between ran
     // as this user (as root: 1 run in 120 against a writer toggling a 0777 helper).
     ['writable by everyone', (p) => fs.writeFileSync(p, fs.readFileSync(helper), { mode: 0o757 }) || fs.chmodSync(p, 0o757), /is writable by everyone \(mode 757\).*chmod go-w/s],
-    ['in a directory its group may write', (p) => {
+    // A group with no entry (only root can give one): a user's private group, which holds the
+    // user alone, is no other user (the test after these).
+    ...(process.getuid() === 0 ? [['in a directory its group may write', (p) => {
       fs.writeFileSync(p, fs.readFileSync(helper), { mode: 0o755 })
       fs.chmodSync(path.dirname(p), 0o770)
+      fs.chownSync(path.dirname(p), 0, 64127)
     }, /ss-helper-load-[^ ]* is writable by its group \(mode 770\).*chmod go-w/s],
-    ...(process.getuid() === 0 ? [['owned by another user', (p) => {
+    ['owned by another user', (p) => {
       fs.writeFileSync(p, fs.readFileSync(helper), { mode: 0o755 })
       fs.chownSync(p, 64127, 64127)
     }, /is owned by uid 64127, not root/]] : []),
@@ -257,6 +260,24 @@ describe('the helper is checked at load', () => {
       assert.ok(out.caps.reason && out.sandboxed.message.includes(out.caps.reason), `${out.caps.reason}`)
     })
   }
+
+  // Found by a review of self39's fix: RHEL, Fedora and Debian give each user a private group and
+  // umask 002, so a checkout's directories are 0775; every directory on the helper's way writable
+  // by that group refused every run, though the group holds the user alone. Here as root, whose
+  // group 0 holds root alone when no other user has it (read from the files; skipped otherwise).
+  const rootAlone = process.getuid() === 0 &&
+    !fs.readFileSync('/etc/passwd', 'utf8').split('\n').some((l) => l.split(':')[3] === '0' && l.split(':')[2] !== '0') &&
+    fs.readFileSync('/etc/group', 'utf8').split('\n').filter((l) => l.split(':')[2] === '0').every((l) => ['', 'root'].includes(l.split(':')[3]))
+  test('a helper in a directory writable by its owner\'s private group runs', { skip: !rootAlone && 'root\'s group holds others, or not root' }, (t) => {
+    const dir = addonCopy(t)
+    fs.copyFileSync(helper, path.join(dir, 'sandspawn-helper'))
+    fs.chmodSync(path.join(dir, 'sandspawn-helper'), 0o775)
+    fs.chmodSync(dir, 0o775)
+    fs.chownSync(dir, 0, 0)
+    const out = probe(dir)
+    assert.deepEqual(out.sandboxed, { ok: true, stdout: 'ran\n' }, out.sandboxed.message)
+    assert.equal(out.caps.available, true)
+  })
 })
 
 test('npm pack lists the helper with an executable mode', () => {
