@@ -26,6 +26,7 @@ pub mod discover;
 pub mod ladder;
 pub mod landlock_rung;
 pub mod override_path;
+pub(crate) mod private_group;
 pub mod probe;
 mod report;
 mod timed_run;

@@ -29,13 +29,16 @@ pub const BWRAP_OVERRIDE_ENV: &str = "SANDSPAWN_BWRAP";
 /// owned by another user, or writable by its group or others. A symlink's own mode means nothing (a
 /// link cannot be rewritten, only replaced in its directory, which is checked on its own); a sticky
 /// directory (`sticky_ok`) lets others rename only their own entries, which the owner rule refuses.
+/// Writable by its group alone is no other user when that group is the owner's private group (RHEL,
+/// Fedora, Debian with umask 002: a checkout's 0775 directories refused every run; revd39).
 pub(crate) fn loose(p: &Path, m: &Metadata, uid: u32, sticky_ok: bool) -> Option<String> {
     if m.uid() != 0 && m.uid() != uid {
         let whose = if uid == 0 { "root".to_string() } else { format!("root or uid {uid}") };
         return Some(format!("{} is owned by uid {}, not {whose}", p.display(), m.uid()));
     }
     let sticky = sticky_ok && m.is_dir() && m.mode() & 0o1000 != 0;
-    if m.mode() & 0o022 != 0 && !m.file_type().is_symlink() && !sticky {
+    let owner_s_group = m.mode() & 0o022 == 0o020 && super::private_group::only_member(m.gid(), m.uid());
+    if m.mode() & 0o022 != 0 && !m.file_type().is_symlink() && !sticky && !owner_s_group {
         let who = if m.mode() & 0o002 != 0 { "everyone" } else { "its group" };
         return Some(format!("{} is writable by {who} (mode {:o})", p.display(), m.mode() & 0o7777));
     }

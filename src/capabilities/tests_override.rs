@@ -47,7 +47,14 @@ fn a_loose_entry_is_named_and_a_sticky_directory_is_not_one() {
     assert!(loose(&file).is_some_and(|w| w.contains("writable by everyone") && w.contains("SANDSPAWN_BWRAP")));
     fs::set_permissions(&file, fs::Permissions::from_mode(0o755)).unwrap();
     fs::set_permissions(&top, fs::Permissions::from_mode(0o775)).unwrap();
-    assert!(loose(&file).is_some_and(|w| w.contains("writable by its group")));
+    // As root, a group that has other members (or no entry) can be given; as another user the
+    // tempdir's group is the user's own, which may be private (below).
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        std::os::unix::fs::chown(&top, None, Some(64127)).unwrap();
+        assert!(loose(&file).is_some_and(|w| w.contains("writable by its group")));
+        std::os::unix::fs::chown(&top, None, Some(0)).unwrap();
+    }
     fs::set_permissions(&top, fs::Permissions::from_mode(0o755)).unwrap();
     // A link's own mode (always 0777) is no reason.
     symlink("bwrap", top.join("link")).unwrap();
@@ -87,4 +94,37 @@ fn an_entry_in_a_shared_temporary_directory_or_a_file_with_another_name_is_refus
     assert_eq!(why(&file), None);
     fs::hard_link(&file, t.path().join("other-name")).unwrap();
     assert!(why(&file).is_some_and(|w| w.contains("2 hard links")), "{:?}", why(&file));
+}
+
+/// Found by a review of self39's fix: a directory on the way writable by its group was refused
+/// whatever the group, and with a user private group (RHEL, Fedora and Debian give each user one,
+/// with umask 002: every directory the user makes is 0775) that group is the owner alone: a
+/// checkout in ~/proj made the helper and the bundled bwrap unusable, every run refused. A group
+/// whose only member is the entry's owner (its primary group, named by no one else) is no other
+/// user; one with another member, or no entry in the group database, still is.
+#[test]
+fn a_directory_writable_by_its_owner_s_private_group_is_not_loose() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        return; // only root can give a directory a group whose membership the test knows
+    }
+    let t = tempfile::tempdir().unwrap();
+    let top = t.path().canonicalize().unwrap();
+    let file = top.join("bwrap");
+    fs::write(&file, "").unwrap();
+    fs::set_permissions(&file, fs::Permissions::from_mode(0o755)).unwrap();
+    fs::set_permissions(&top, fs::Permissions::from_mode(0o775)).unwrap();
+    let loose = |p: &Path| loose_entry(p, &entries_met(p).unwrap());
+    let root_alone = super::private_group::only_member(0, 0);
+    std::os::unix::fs::chown(&top, Some(0), Some(0)).unwrap();
+    if root_alone {
+        assert_eq!(loose(&file), None, "root's group holds root alone here");
+    }
+    std::os::unix::fs::chown(&top, Some(0), Some(64127)).unwrap();
+    assert!(loose(&file).is_some_and(|w| w.contains("writable by its group")), "a group with no entry");
+    std::os::unix::fs::chown(&top, Some(0), Some(0)).unwrap();
+    // Everyone's write stays loose whatever the group.
+    fs::set_permissions(&top, fs::Permissions::from_mode(0o777)).unwrap();
+    assert!(loose(&file).is_some_and(|w| w.contains("writable by everyone")));
+    fs::set_permissions(&top, fs::Permissions::from_mode(0o755)).unwrap();
 }
