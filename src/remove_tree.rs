@@ -67,10 +67,30 @@ fn mount_id(_fd: &OwnedFd) -> Option<u64> {
 
 /// `Err(MountPointMet)` when `sub`, opened as `name` in `dir`, lies on another mount than `dir`.
 pub(crate) fn same_mount(dir: &OwnedFd, sub: &OwnedFd, name: &CStr) -> std::io::Result<()> {
-    match (mount_id(dir), mount_id(sub)) {
-        (Some(a), Some(b)) if a != b => Err(std::io::Error::other(MountPointMet(name.to_string_lossy().into_owned()))),
-        _ => Ok(()),
+    let at = |fd: &OwnedFd| (mount_id(fd), device(fd));
+    if other_mount(at(dir), at(sub)) {
+        return Err(std::io::Error::other(MountPointMet(name.to_string_lossy().into_owned())));
     }
+    Ok(())
+}
+
+/// Whether two directories, each as (mount id, device), lie on different mounts: by the ids where
+/// both are given; else (Linux before 5.8, macOS) by the device, which tells another filesystem
+/// but not a bind mount of the same one (found by a review of mode39's fix, revd39: without the
+/// ids every mount point passed). A device that cannot be read tells nothing.
+fn other_mount(a: (Option<u64>, Option<u64>), b: (Option<u64>, Option<u64>)) -> bool {
+    match (a, b) {
+        ((Some(x), _), (Some(y), _)) => x != y,
+        ((_, Some(x)), (_, Some(y))) => x != y,
+        _ => false,
+    }
+}
+
+/// The device `fd`'s file lies on.
+fn device(fd: &OwnedFd) -> Option<u64> {
+    // SAFETY: a zeroed stat buffer is valid; our own descriptor.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    (unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } == 0).then_some(st.st_dev as u64)
 }
 
 /// The subdirectory `name` of `dir`, given owner access first where it lacks it. The mode is
@@ -307,6 +327,19 @@ pub fn remove_tree(p: &Path) -> std::io::Result<()> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    /// Found by a review of mode39's fix (revd39): before Linux 5.8 statx gives no mount id, and
+    /// the check let every mount point pass (apply emptied another filesystem mounted in the
+    /// workspace, as before the fix). The device then tells another filesystem (not a bind mount of
+    /// the same one, which only the id tells).
+    #[test]
+    fn another_device_is_another_mount_when_no_mount_id_is_given() {
+        assert!(other_mount((Some(1), Some(7)), (Some(2), Some(7))), "the ids differ");
+        assert!(!other_mount((Some(1), Some(7)), (Some(1), Some(7))));
+        assert!(!other_mount((Some(1), Some(7)), (Some(1), Some(8))), "the id decides where it is given (a btrfs subvolume)");
+        assert!(other_mount((None, Some(7)), (None, Some(8))), "no id (Linux < 5.8): another device is another filesystem");
+        assert!(!other_mount((None, Some(7)), (None, Some(7))), "a bind mount of the same filesystem: not told without the id");
+    }
 
     type Hook = Box<dyn FnMut(&CStr)>;
     thread_local! {
