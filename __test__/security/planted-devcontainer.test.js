@@ -103,3 +103,37 @@ test("review: a change set that rewrites a script a dev container's initializeCo
   const tree = tempTree(t, { git: true })
   await reviewHoldsBack(tree.ws, bareScriptProject(tree.ws), 'touch /tmp/pwned')
 })
+
+// Found by an attacker's review (hostb39): the compose files a dev container's `dockerComposeFile`
+// names (a string or a list, each from the configuration's own directory: `../docker-compose.yml`
+// is the workspace's top) are what the Dev Containers extension, `devcontainer up` and DevPod hand
+// `docker compose -f` on the host when the folder opens in its container: a service's
+// `privileged: true`, `pid: host` or a volume of `/` is granted by the host's Docker daemon, the
+// configuration's own `privileged`, `runArgs` and `mounts` by another name. Those are kept with
+// the protected `.devcontainer`, but a compose file outside it was left writable: a default run
+// appended to each with hostRisks [] (bwrap and the Landlock mode), and review's apply landed it.
+function composeProject(dir) {
+  for (const d of ['.devcontainer/py', 'deploy', 'pkg']) fs.mkdirSync(path.join(dir, d), { recursive: true })
+  fs.writeFileSync(path.join(dir, '.devcontainer/devcontainer.json'), '{ "name": "app", "dockerComposeFile": ["../docker-compose.yml", "docker-compose.extend.yml"], "service": "app", "workspaceFolder": "/workspaces/${localWorkspaceFolderBasename}" }\n')
+  fs.writeFileSync(path.join(dir, '.devcontainer/py/devcontainer.json'), JSON.stringify({ dockerComposeFile: '../../deploy/compose.yaml', service: 'py' }))
+  fs.writeFileSync(path.join(dir, 'pkg/.devcontainer.json'), JSON.stringify({ dockerComposeFile: 'docker-compose.yml', service: 'pkg' }))
+  const files = ['docker-compose.yml', 'deploy/compose.yaml', 'pkg/docker-compose.yml'].map((p) => path.join(dir, p))
+  for (const f of files) fs.writeFileSync(f, 'services:\n  app:\n    image: debian\n')
+  return files
+}
+
+for (const [mode, extra] of Object.entries(MODES)) {
+  test(`${mode}: the compose files a dev container's dockerComposeFile names cannot be rewritten unsaid`, async (t) => {
+    const tree = tempTree(t, { git: true })
+    // Another compose file no configuration names stays the project's.
+    const other = path.join(tree.ws, 'deploy/compose.prod.yaml')
+    const files = composeProject(tree.ws)
+    await appendsKeptOrSaid(tree.ws, extra, files, 'services:\n  app:\n    image: debian\n', `echo '    privileged: true' >> ${other}`)
+    assert.match(fs.readFileSync(other, 'utf8'), /privileged/, 'a compose file no dev container names stays writable')
+  })
+}
+
+test("review: a change set that rewrites a compose file a dev container's dockerComposeFile names is a risk, held back by apply", async (t) => {
+  const tree = tempTree(t, { git: true })
+  await reviewHoldsBack(tree.ws, composeProject(tree.ws).slice(0, 2), '    privileged: true')
+})
