@@ -640,3 +640,28 @@ describe('hostb38: what shells run on cd (proto, shadowenv, zsh-autoenv, autoenv
     await assertHeldBackInReview(t, [...HOSTB38_KEPT, ...HOSTB38_REPORTED])
   })
 })
+
+// Found by an attacker's review (hostb39), each planted with `hostRisks: []` in every mode (review's
+// apply landed it): pkgx's `dev`. Its shellcode (`eval "$(dev --shellcode)"`, `dev integrate`)
+// hooks every `cd` and, in a directory the user once ran `dev` in (or below it: the hook walks up
+// to `/` for its `dev.pkgx.activated` mark), evals what `dev` prints: the `env` of the
+// directory's `pkgx.yaml`, `pkgx.yml`, `.pkgx.yaml` or `.pkgx.yml` (pkgxdev/dev sniff.ts,
+// exported with no trust step of the file; `$(` is refused there, but `PROMPT_COMMAND: ./x.sh`,
+// a backquoted `PS1` or `BASH_ENV` are not), so the run's code runs at the next prompt. The
+// project writes the file (dependencies): reported, as proto's `.prototools` is.
+const HOSTB39_REPORTED = ['pkgx.yaml', 'pkgx.yml', '.pkgx.yaml', '.pkgx.yml', 'sub/pkgx.yaml']
+
+describe("hostb39: what pkgx's dev exports on cd", () => {
+  for (const [mode, extra] of Object.entries(MODES)) {
+    test(`${mode}: each is reported`, async (t) => {
+      const tree = tempTree(t)
+      const r = await sh(plant(HOSTB39_REPORTED), { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+      assert.equal(r.exitCode, 0, show(r))
+      assertKeptAndReported(r, tree.ws, [], HOSTB39_REPORTED)
+    })
+  }
+
+  test('review: each is a risk of the change set and held back by apply', async (t) => {
+    await assertHeldBackInReview(t, HOSTB39_REPORTED)
+  })
+})
