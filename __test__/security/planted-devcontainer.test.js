@@ -125,9 +125,12 @@ function composeProject(dir) {
 for (const [mode, extra] of Object.entries(MODES)) {
   test(`${mode}: the compose files a dev container's dockerComposeFile names cannot be rewritten unsaid`, async (t) => {
     const tree = tempTree(t, { git: true })
-    // Another compose file no configuration names stays the project's.
-    const other = path.join(tree.ws, 'deploy/compose.prod.yaml')
+    // Another compose file no configuration names stays the project's (in a directory of its
+    // own: in the Landlock mode a directory holding a kept file takes no new entries).
+    const other = path.join(tree.ws, 'ops/compose.prod.yaml')
     const files = composeProject(tree.ws)
+    fs.mkdirSync(path.dirname(other))
+    fs.writeFileSync(other, 'services: {}\n')
     await appendsKeptOrSaid(tree.ws, extra, files, 'services:\n  app:\n    image: debian\n', `echo '    privileged: true' >> ${other}`)
     assert.match(fs.readFileSync(other, 'utf8'), /privileged/, 'a compose file no dev container names stays writable')
   })

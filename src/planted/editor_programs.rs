@@ -199,7 +199,7 @@ pub fn named_within(entry: &Path, reads: &mut EditorReads, most: usize) -> Named
             Syntax::Workspace => reads[3].judge(&file, |text| Rc::new(workspace_words(text))),
             Syntax::Watchers => reads[4].judge(&file, |text| Rc::new(watchers_words(text))),
             Syntax::Startup => reads[5].judge(&file, |text| Rc::new(startup_words(text))),
-            Syntax::Devcontainer => reads[7].judge(&file, |text| Rc::new(devcontainer_words(text))),
+            Syntax::Devcontainer => reads[7].judge(&file, |text| Rc::new(devcontainer_words(&file, folder, text))),
         };
         match judged {
             Judged::Judged(words) if syntax == Syntax::Startup && !words.0.is_empty() => {
@@ -414,7 +414,7 @@ fn startup_words(text: &str) -> (Vec<String>, bool) {
 fn run_configurations(idea: &Path, folder: &Path, reads: &mut EditorReads, most: usize, out: &mut Named) {
     let xml = |e: &std::fs::DirEntry| Some(e.path()).filter(|f| f.extension().is_some_and(|e| e == "xml"));
     for dir in [idea.join("runConfigurations"), folder.join(RUN_DIR)] {
-        keep_from_entries(&dir, xml, &mut reads[6], run_configuration_words, (folder, most), out);
+        keep_from_entries(&dir, xml, &mut reads[6], |_, text| run_configuration_words(text), (folder, most), out);
     }
 }
 
@@ -434,13 +434,13 @@ const DEVCONTAINER_FILE: &str = "devcontainer.json";
 /// (past that: capped, said).
 fn devcontainer_subfolders(dir: &Path, folder: &Path, reads: &mut EditorReads, most: usize, out: &mut Named) {
     let file = |e: &std::fs::DirEntry| e.file_type().is_ok_and(|t| t.is_dir()).then(|| e.path().join(DEVCONTAINER_FILE));
-    keep_from_entries(dir, file, &mut reads[7], devcontainer_words, (folder, most), out);
+    keep_from_entries(dir, file, &mut reads[7], |file, text| devcontainer_words(file, folder, text), (folder, most), out);
 }
 
 /// Keep into `out` what the file `file` makes of each of the first `MAX_PROGRAMS` entries of `dir`
-/// names (read through `read` by `words`, from `folder`, within `most` in all; past that: capped,
-/// said).
-fn keep_from_entries(dir: &Path, file: impl Fn(&std::fs::DirEntry) -> Option<std::path::PathBuf>, read: &mut Reads<Words>, words: fn(&str) -> (Vec<String>, bool), (folder, most): (&Path, usize), out: &mut Named) {
+/// names (read through `read` by `words`, given the file and its text, from `folder`, within
+/// `most` in all; past that: capped, said).
+fn keep_from_entries(dir: &Path, file: impl Fn(&std::fs::DirEntry) -> Option<std::path::PathBuf>, read: &mut Reads<Words>, words: impl Fn(&Path, &str) -> (Vec<String>, bool), (folder, most): (&Path, usize), out: &mut Named) {
     let Ok(entries) = std::fs::read_dir(dir) else { return };
     for (n, entry) in entries.flatten().enumerate() {
         if n >= MAX_PROGRAMS || out.full(most) {
@@ -448,7 +448,7 @@ fn keep_from_entries(dir: &Path, file: impl Fn(&std::fs::DirEntry) -> Option<std
             break;
         }
         let Some(file) = file(&entry) else { continue };
-        match read.judge(&file, |text| Rc::new(words(text))) {
+        match read.judge(&file, |text| Rc::new(words(&file, text))) {
             Judged::Judged(words) => keep_words(&words, folder, most, out),
             Judged::Absent => {}
             Judged::Unjudged => out.capped = true,
@@ -462,9 +462,10 @@ fn keep_from_entries(dir: &Path, file: impl Fn(&std::fs::DirEntry) -> Option<std
 /// review, host38: a committed `"initializeCommand": "${localWorkspaceFolder}/tools/init.sh"` was
 /// rewritten with `hostRisks: []`). A string (run by a shell), an array (an argv) or an object of
 /// either (run in parallel): each string as a task's command line, `${localWorkspaceFolder}` read
-/// as the folder. The other lifecycle commands run inside the container (the project's code, as
-/// its `Dockerfile` is): not read. And whether the file could not be read.
-fn devcontainer_words(text: &str) -> (Vec<String>, bool) {
+/// as the folder. And the compose files its `dockerComposeFile` names (`compose_words`). The other
+/// lifecycle commands run inside the container (the project's code, as its `Dockerfile` is): not
+/// read. And whether the file could not be read. `file` is the configuration, below `folder`.
+fn devcontainer_words(file: &Path, folder: &Path, text: &str) -> (Vec<String>, bool) {
     let value = match settings_value(text) {
         Ok(Some(value)) => value,
         Ok(None) => return (Vec::new(), false),
@@ -478,7 +479,35 @@ fn devcontainer_words(text: &str) -> (Vec<String>, bool) {
     for (_, s) in found.iter_mut() {
         *s = s.replace("${localWorkspaceFolder}", "${workspaceFolder}");
     }
-    (path_words(found.iter().map(|(k, s)| (k.as_slice(), s.as_str()))), found.len() > MAX_STRINGS)
+    let mut words = path_words(found.iter().map(|(k, s)| (k.as_slice(), s.as_str())));
+    if let Some(compose) = value.get("dockerComposeFile") {
+        compose_words(compose, file, folder, &mut words);
+    }
+    (words, found.len() > MAX_STRINGS)
+}
+
+/// The compose files a dev container's `dockerComposeFile` (a string or a list) names, each from
+/// the configuration's own directory (`../docker-compose.yml` of `.devcontainer/devcontainer.json`
+/// is the workspace's top), written as words from `folder` into `words`. Found by an attacker's
+/// review (hostb39): the tools hand each to `docker compose -f` on the host when the folder opens
+/// in its container, and a service's `privileged: true` or a volume of `/` there is granted by the
+/// host's Docker daemon, as the configuration's own `privileged`, `runArgs` and `mounts` (kept
+/// with the protected `.devcontainer`) are; one outside `.devcontainer` was rewritten unsaid. What
+/// a compose file `include`s or `extends` from another file is not read.
+fn compose_words(compose: &serde_json::Value, file: &Path, folder: &Path, words: &mut Vec<String>) {
+    let names: Vec<&str> = match compose {
+        serde_json::Value::String(s) => vec![s.as_str()],
+        serde_json::Value::Array(items) => items.iter().filter_map(serde_json::Value::as_str).collect(),
+        _ => Vec::new(),
+    };
+    let dir = file.parent().and_then(|d| d.strip_prefix(folder).ok()).unwrap_or(Path::new(""));
+    for name in names {
+        let name = name.replace("${localWorkspaceFolder}", "${workspaceFolder}");
+        let word = if name.starts_with('/') || name.starts_with("${") { name } else { format!("./{}", dir.join(&name).to_string_lossy()) };
+        if words.len() <= MAX_PROGRAMS && !words.contains(&word) {
+            words.push(word);
+        }
+    }
 }
 
 /// The scripts `command` (an `initializeCommand`: a string, an argv, an object of either) hands
@@ -820,6 +849,27 @@ mod tests {
         kept.retain(|p| p.starts_with(w)); // and /usr/bin/python3, outside any root
         kept.sort();
         assert_eq!(kept, ["init.sh", "prep.sh", "setup.py"].map(|f| w.join(f)), "not -c's word, a command found on PATH");
+    }
+
+    /// Found by an attacker's review (hostb39): the compose files `dockerComposeFile` names, each
+    /// from the configuration's own directory; not a `Dockerfile` (built in a container).
+    #[test]
+    fn keeps_the_compose_files_a_dev_container_names() {
+        let t = tempfile::tempdir().unwrap();
+        let w = t.path();
+        for d in [".devcontainer/py", "deploy", "pkg"] {
+            std::fs::create_dir_all(w.join(d)).unwrap();
+        }
+        for f in ["docker-compose.yml", "deploy/compose.yaml", "pkg/compose.yaml", "Dockerfile"] {
+            std::fs::write(w.join(f), "x").unwrap();
+        }
+        std::fs::write(w.join(".devcontainer/devcontainer.json"), r#"{ "dockerComposeFile": ["../docker-compose.yml", "absent.yml"], "build": { "dockerfile": "../Dockerfile" } }"#).unwrap();
+        std::fs::write(w.join(".devcontainer/py/devcontainer.json"), r#"{ "dockerComposeFile": "${localWorkspaceFolder}/deploy/compose.yaml" }"#).unwrap();
+        std::fs::write(w.join("pkg/.devcontainer.json"), r#"{ "dockerComposeFile": "compose.yaml" }"#).unwrap();
+        let mut kept = named(&w.join(".devcontainer")).programs;
+        kept.sort();
+        assert_eq!(kept, ["deploy/compose.yaml", "docker-compose.yml"].map(|f| w.join(f)), "a missing one and the Dockerfile not kept");
+        assert_eq!(named(&w.join("pkg/.devcontainer.json")).programs, [w.join("pkg/compose.yaml")], "from the file's own directory");
     }
 
     #[test]
