@@ -327,7 +327,19 @@ const REPORTED: &[(&str, &str)] = &[
     (".prototools", "proto's shell activation exports its [env] variables and [shell] aliases into the shell at every cd here, unasked (an alias or PS1 runs at the next prompt); its [plugins] are loaded by every proto command"),
     (".shadowenv.d", "shadowenv runs its *.lisp programs when a shell enters the directory, once the directory is trusted (the trust is of its path, not of the code)"),
     (".env.leave", "autoenv sources it when a shell leaves the directory (AUTOENV_ENABLE_LEAVE), once its checksum is authorized"),
+    // Found by an attacker's review (hostb39), each planted unflagged: pkgx's `dev` shellcode
+    // evals, at every cd into (or below) a directory the user once ran `dev` in, what `dev`
+    // prints: the `env` of the directory's pkgx file (pkgxdev/dev sniff.ts), with no trust step
+    // of the file. `$(` is refused there, but `PROMPT_COMMAND: ./x.sh` or a backquoted `PS1` run
+    // at the next prompt. The project writes it (its dependencies): reported.
+    ("pkgx.yaml", PKGX_DEV),
+    ("pkgx.yml", PKGX_DEV),
+    (".pkgx.yaml", PKGX_DEV),
+    (".pkgx.yml", PKGX_DEV),
 ];
+
+/// What pkgx's `dev` does with its files (`REPORTED`).
+const PKGX_DEV: &str = "pkgx's dev shellcode exports its env into the shell at every cd here once the directory was activated with `dev` (PROMPT_COMMAND or a PS1 there runs at the next prompt)";
 
 const LINT_STAGED: &str = "lint-staged runs the commands it lists on commit (through a git hook)";
 const HUSKY4: &str = "husky 4 runs the commands it lists on git hooks";
@@ -509,7 +521,7 @@ mod tests {
     #[test]
     fn every_name_a_tool_reads_is_in_its_tools_tier() {
         let (protected, reported) = (defaults(), reported_defaults());
-        let tools: [(&str, Vec<String>, &Vec<String>); 22] = [
+        let tools: [(&str, Vec<String>, &Vec<String>); 23] = [
             // zsh loads FILE.zwc (compiled) in place of FILE when it is newer (zshmisc, "Autoloading
             // Functions" and zcompile): the compiled form is as much a startup file.
             ("zsh", [".zshenv", ".zprofile", ".zshrc", ".zlogin", ".zlogout"].into_iter().flat_map(|n| [n.to_string(), format!("{n}.zwc")]).collect(), &protected),
@@ -545,6 +557,8 @@ mod tests {
             // hostb38: what shells' directory hooks run on cd.
             ("zsh-autoenv", [".autoenv.zsh", ".autoenv_leave.zsh"].map(String::from).to_vec(), &protected),
             ("proto, shadowenv, autoenv", [".prototools", ".shadowenv.d", ".env.leave"].map(String::from).to_vec(), &reported),
+            // hostb39: what pkgx's dev exports on cd.
+            ("pkgx dev", ["pkgx.yaml", "pkgx.yml", ".pkgx.yaml", ".pkgx.yml"].map(String::from).to_vec(), &reported),
         ];
         for (tool, names, tier) in tools {
             for n in names {
