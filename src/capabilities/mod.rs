@@ -30,6 +30,7 @@ pub(crate) mod private_group;
 pub mod probe;
 mod report;
 mod timed_run;
+pub(crate) mod unmapped_owner;
 
 use std::ffi::OsString;
 use std::os::unix::fs::MetadataExt;

@@ -32,7 +32,14 @@ pub const BWRAP_OVERRIDE_ENV: &str = "SANDSPAWN_BWRAP";
 /// Writable by its group alone is no other user when that group is the owner's private group (RHEL,
 /// Fedora, Debian with umask 002: a checkout's 0775 directories refused every run; revd39).
 pub(crate) fn loose(p: &Path, m: &Metadata, uid: u32, sticky_ok: bool) -> Option<String> {
-    if m.uid() != 0 && m.uid() != uid {
+    loose_as(p, m, uid, sticky_ok, false)
+}
+
+/// `loose`, and with `unmapped_ok` an owner from outside this user namespace (shown as the
+/// overflow uid: the host's root inside Flatpak or a rootless container) taken as root is.
+fn loose_as(p: &Path, m: &Metadata, uid: u32, sticky_ok: bool, unmapped_ok: bool) -> Option<String> {
+    let outside = unmapped_ok && super::unmapped_owner::is_unmapped(m.uid());
+    if m.uid() != 0 && m.uid() != uid && !outside {
         let whose = if uid == 0 { "root".to_string() } else { format!("root or uid {uid}") };
         return Some(format!("{} is owned by uid {}, not {whose}", p.display(), m.uid()));
     }
@@ -116,11 +123,12 @@ pub fn loose_entry(shown: &Path, met: &[(PathBuf, Metadata)]) -> Option<String> 
 /// programs sandspawn runs from its own install (the helper, the bundled bwrap): each is checked
 /// by its bytes and then executed by its path, so whoever may write the file or rename an entry on
 /// its way can swap it in between (found by an attacker's review, self39: a helper another user
-/// could write ran their program as root).
+/// could write ran their program as root). An owner from outside this user namespace counts as
+/// root (`unmapped_owner`: inside Flatpak every run was refused).
 pub fn changeable_by_others(path: &Path) -> std::io::Result<Option<String>> {
     // SAFETY: geteuid has no preconditions.
     let uid = unsafe { libc::geteuid() };
-    Ok(entries_met(path)?.iter().find_map(|(p, m)| loose(p, m, uid, true)))
+    Ok(entries_met(path)?.iter().find_map(|(p, m)| loose_as(p, m, uid, true, true)))
 }
 
 /// The temporary directories every sandspawn run on the host may share (canonical): `/tmp` and
