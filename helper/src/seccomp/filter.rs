@@ -282,6 +282,13 @@ pub(crate) const SIOCSIFVLAN: u32 = 0x8983;
 /// one opened for reading included, with no capability check. No other driver uses these numbers.
 pub(crate) const BTRFS_IOC_SYNC: u32 = 0x9408;
 pub(crate) const BTRFS_IOC_START_SYNC: u32 = 0x8008_9418;
+/// btrfs's snapshots: `BTRFS_IOC_SNAP_CREATE` (`_IOW(0x94, 1, struct btrfs_ioctl_vol_args)`) and
+/// `BTRFS_IOC_SNAP_CREATE_V2` (`_IOW(0x94, 23, struct btrfs_ioctl_vol_args_v2)`), both 4,096 bytes on
+/// every architecture: a copy of the subvolume a descriptor names (any descriptor, one opened for
+/// reading included), made in the directory the call is on, asking only that the caller own the
+/// subvolume. Creating an empty subvolume (`BTRFS_IOC_SUBVOL_CREATE`, 14 and 24) copies nothing.
+pub(crate) const BTRFS_IOC_SNAP_CREATE: u32 = 0x5000_9401;
+pub(crate) const BTRFS_IOC_SNAP_CREATE_V2: u32 = 0x5000_9417;
 /// The filesystem's allocation map (`_IOWR('X', 59, struct fsmap_head)`, 192 bytes): ext4 answers it
 /// on any descriptor, with no capability check, by walking every block group's bitmap.
 pub(crate) const FS_IOC_GETFSMAP: u32 = 0xc0c0_583b;

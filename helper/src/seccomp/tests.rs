@@ -552,7 +552,7 @@ fn the_search_agrees_with_the_rules_for_every_number() {
     // scheduling and inode-attribute ones, 388 with the socket filters', 419 with the network on
     // and its sockets' protocols, 438 with their types (and a long jump past the lower half), 456
     // with the seccomp filters' two rules, 468 with the futex requeues' (kern30), 484 with the
-    // multicast joins' and 501 with the huge pages' (kern32), 524 with the page cache's three (kern33), and sync's and syncfs' (kern34), 572 with the quota syncs' two (kern39). Whatever its length, a syscall costs the binary search's few
+    // multicast joins' and 501 with the huge pages' (kern32), 524 with the page cache's three (kern33), and sync's and syncfs' (kern34), 572 with the quota syncs' two (kern39), 575 with the allocation map's and btrfs's two snapshots (kern39, kern40). Whatever its length, a syscall costs the binary search's few
     // comparisons; what grows is the kernel's emulation of it for every number when it is
     // installed. The bound catches a runaway rule.
     assert!(longest < 600, "{longest} instructions");
@@ -827,6 +827,17 @@ fn every_filter_refuses_quota_syncs() {
 fn every_filter_refuses_the_allocation_map() {
     const ALLOWED: [u64; 3] = [0xc020_660b, 0x8100_9431, 0x8011_1500]; // FS_IOC_FIEMAP, FS_IOC_GETFSLABEL, FS_IOC_GETFSUUID
     every_filter_refuses_these_ioctls(Sockets::None, &[0xc0c0_583b], &ALLOWED);
+}
+
+/// Found by an attacker's review (kern40): btrfs's `BTRFS_IOC_SNAP_CREATE` and `_V2` copied a
+/// subvolume the caller owns, named by a descriptor opened for reading, into the workspace, the
+/// files `denyRead` hid included. Every filter refuses both; an empty subvolume's creation
+/// (`BTRFS_IOC_SUBVOL_CREATE`, `_V2`) and the subvolume queries stay allowed.
+#[test]
+fn every_filter_refuses_subvolume_snapshots() {
+    const SNAPSHOTS: [u64; 2] = [0x5000_9401, 0x5000_9417];
+    const ALLOWED: [u64; 3] = [0x5000_940e, 0x5000_9418, 0x81f8_943c]; // BTRFS_IOC_SUBVOL_CREATE, _V2, BTRFS_IOC_GET_SUBVOL_INFO
+    every_filter_refuses_these_ioctls(Sockets::None, &SNAPSHOTS, &ALLOWED);
 }
 
 /// Found while closing kern27's protocols: a socket `ioctl` of the bridge's or 802.1Q's makes the
