@@ -49,10 +49,13 @@ const s = require(${JSON.stringify(INDEX)})
 s.spawnSandboxed(${JSON.stringify(command)}, { cwd: ${JSON.stringify(ws)}, timeout: 60000, sandbox: { mode: 'workspace-write', denyRead: [${JSON.stringify(secretDir)}] } })
   .then((r) => console.log(JSON.stringify({ ran: r.exitCode, stdout: r.stdout, stderr: r.stderr, left: fs.readdirSync(${JSON.stringify(ws)}) })), (e) => console.log(JSON.stringify({ code: e.code, message: e.message })))`
   // mount -o loop frees its loop device when the namespace's last mount of it goes.
-  const mount = `mkfs.btrfs -q ${image} >/dev/null && mount -o loop ${image} ${top} && mkdir -p ${secretDir} ${ws} && echo TOP-SECRET > ${secretDir}/key`
+  // A host whose kernel gives no loop device (a container without /dev/loop*) cannot make the
+  // filesystem at all: that, and only that, ends the probe with 77 and skips the test.
+  const mount = `mkfs.btrfs -q ${image} >/dev/null && { mount -o loop ${image} ${top} || exit 77; } && mkdir -p ${secretDir} ${ws} && echo TOP-SECRET > ${secretDir}/key`
   fs.closeSync(fs.openSync(image, 'w'))
   fs.truncateSync(image, 256 << 20)
   const r = spawnSync('unshare', ['-m', '--propagation', 'private', 'sh', '-c', `${mount} && exec "$0" -e "$1"`, process.execPath, probe], { encoding: 'utf8', timeout: 120000 })
+  if (r.status === 77) return t.skip(`no loop-mounted btrfs on this host: ${r.stderr.trim()}`)
   assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`)
   const got = JSON.parse(r.stdout.trim().split('\n').pop())
   assert.equal(got.ran, 0, JSON.stringify(got))
