@@ -22,3 +22,21 @@ pub fn without_dac_override<T: Send>(f: impl FnOnce() -> T + Send) -> T {
         .unwrap()
     })
 }
+
+/// Run `f` on a thread without CAP_LEASE (28), which lets a process take a lease on a file it does
+/// not own: with it gone, the kernel refuses a read lease on another user's file (`EACCES`), a real
+/// refusal that is not a writer, as a host with `fs.leases-enable` 0 or a filesystem without leases
+/// refuses every one.
+pub fn without_lease<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let mut data = capability_sets::get().unwrap();
+            data[0].effective &= !(1 << 28);
+            data[0].permitted &= !(1 << 28);
+            capability_sets::set(&data).unwrap();
+            f()
+        })
+        .join()
+        .unwrap()
+    })
+}

@@ -16,8 +16,9 @@
 //! open. The kernel tells whether any process holds an inode open for writing: a read lease is
 //! refused then (`EAGAIN`). Such a file is unlinked from the set (the process keeps an inode no
 //! set names) and reported; a legitimate run never leaves one. A file the host cannot open, or
-//! that lies where it cannot look (the command's permissions), cannot be asked: it is recorded
-//! (`unasked`), and never applied.
+//! that lies where it cannot look (the command's permissions), or whose read lease the kernel
+//! refuses for another reason than a writer (`fs.leases-enable` 0, a filesystem without leases),
+//! cannot be asked: it is recorded (`unasked`), and never applied.
 
 use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::io::AsRawFd;
@@ -92,7 +93,13 @@ pub fn drop_held_open(set: &ChangeSet) -> Vec<HostRisk> {
                     Held::No => {}
                     Held::ForWriting => held_open.push(e.rel.clone()),
                     Held::Unasked => unasked.push(e.inode),
-                    Held::Unknown(errno) => unknown = unknown.or(Some(errno)),
+                    // Not asked either (leases disabled, a filesystem without them): recorded
+                    // like a file that could not be opened, never applied (found by an attacker's
+                    // review, left40: only the run's result said it, and the apply landed it).
+                    Held::Unknown(errno) => {
+                        unasked.push(e.inode);
+                        unknown = unknown.or(Some(errno));
+                    }
                 },
                 // Unreadable (not past the walk's bounds, which nothing ever applies): the entry
                 // itself when it can be looked at (a directory that cannot be listed), else the
@@ -109,7 +116,7 @@ pub fn drop_held_open(set: &ChangeSet) -> Vec<HostRisk> {
         }
         if let Some(errno) = unknown {
             let e = std::io::Error::from_raw_os_error(errno);
-            let detail = format!("whether a process outside the run holds a file of the change set open for writing could not be told (a read lease was refused: {}): such a file could be rewritten after the set is shown", sandspawn_helper::report::os_words(&e));
+            let detail = format!("whether a process outside the run holds a file of the change set open for writing could not be told (a read lease was refused: {}): such a file is never applied (a holder could rewrite it through a mapping after the set is shown) and stays in the change set until a later run of the set can ask", sandspawn_helper::report::os_words(&e));
             risks.push(HostRisk { path: super::changes::shown(root), kind: RiskKind::ScanIncomplete, detail });
         }
     }

@@ -1,6 +1,7 @@
 //! The entries of a change set that could not be asked, when its last run ended, whether a process
-//! outside the set's runs held them open for writing (`held_open`): a file the host could not open,
-//! a directory it could not list or search. Kept in the set's directory by their device and inode,
+//! outside the set's runs held them open for writing (`held_open`): a file the host could not open
+//! or whose read lease the kernel refused for another reason than a writer, a directory it could not
+//! list or search. Kept in the set's directory by their device and inode,
 //! so that they are never applied and are said so when the set is described, whatever their
 //! permissions are by then.
 //!
@@ -63,7 +64,7 @@ pub fn read(set: &ChangeSet) -> std::io::Result<HashSet<Id>> {
 }
 
 /// Why an entry the record names is not applied.
-pub const WHY: &str = "when the change set's last run ended, this entry could not be opened (its permissions, as the command left them, or a directory's above it), so whether a process outside the run held it open for writing (a descriptor passed on, which can rewrite it unseen through a mapping) could not be asked: it is never applied, and stays in the change set until a later run of the set leaves it readable, or the set is discarded";
+pub const WHY: &str = "when the change set's last run ended, this entry could not be opened (its permissions, as the command left them, or a directory's above it) or the kernel refused the read lease that asks (leases disabled by fs.leases-enable, or a filesystem without them), so whether a process outside the run held it open for writing (a descriptor passed on, which can rewrite it unseen through a mapping) could not be asked: it is never applied, and stays in the change set until a later run of the set can ask (it leaves it readable, the kernel grants the lease), or the set is discarded";
 
 /// The risk of the entry at `rel` below `root` that the record names.
 pub fn risk(root: &Path, rel: &Path) -> HostRisk {

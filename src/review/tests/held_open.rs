@@ -59,3 +59,35 @@ fn what_could_not_be_asked_is_said_and_never_applied() {
     assert!(apply(&f.set, &f.lock, &Request { paths: None, force: false }).is_err(), "an unreadable record lands nothing");
     assert!(summarize(&f.set, &f.lock, 100).unwrap().host_risks.iter().any(|r| r.detail.contains("nothing of the set is applied")));
 }
+
+/// A file the kernel refused a read lease on for another reason than a writer (here another user's
+/// file without CAP_LEASE, `EACCES`; a host with `fs.leases-enable` 0 or a filesystem without
+/// leases refuses every one) could not be asked: recorded, said where the set is described and
+/// never applied, `force` or not, like a file that could not be opened. Found by an attacker's
+/// review (left40): it was said in the run's result alone, and the apply landed it, so a holder of
+/// its descriptor could rewrite it through a mapping after the set was shown.
+#[test]
+fn a_file_the_kernel_refused_a_lease_on_is_never_applied() {
+    // SAFETY: no arguments.
+    if unsafe { libc::geteuid() } != 0 {
+        // Only root can give a file another owner; CI and the attackers' machine run as root.
+        eprintln!("needs root (to give the set's file another owner); not run");
+        return;
+    }
+    let mut f = fixture();
+    begin_now(&mut f);
+    let upper = f.set.upper(0);
+    put(&upper, "refused.sh", "written by a holder after the set was shown\n");
+    put(&upper, "asked.txt", "asked\n");
+    std::os::unix::fs::chown(upper.join("refused.sh"), Some(12345), None).unwrap();
+    let risks = crate::test_capabilities::without_lease(|| drop_held_open(&f.set));
+    assert!(risks.iter().any(|r| r.detail.contains("read lease was refused")), "{risks:?}");
+    assert!(upper.join("refused.sh").exists(), "not held for writing: kept in the set");
+    let s = summarize(&f.set, &f.lock, 100).unwrap();
+    let said: Vec<&str> = s.host_risks.iter().filter(|r| r.detail.contains("could not be asked")).map(|r| r.path.as_str()).collect();
+    assert_eq!(said, [f.ws.join("refused.sh").to_str().unwrap()], "{s:?}");
+    let out = apply(&f.set, &f.lock, &Request { paths: None, force: true }).unwrap();
+    assert!(out.conflicts.iter().any(|c| c.path == f.ws.join("refused.sh").to_str().unwrap() && c.reason.contains("could not be asked")), "{out:?}");
+    assert!(!f.ws.join("refused.sh").exists(), "never applied: {out:?}");
+    assert_eq!(std::fs::read_to_string(f.ws.join("asked.txt")).unwrap(), "asked\n");
+}
