@@ -260,7 +260,7 @@ test('the filter has the bwrap modes\' baseline; the supervisor cannot be traced
   }
   const { result } = scenario('kernelSurface', { env: { SANDSPAWN_ATTACKS: bin } })
   const surface = lines(result.surface)
-  for (const name of ['keyctl', 'add_key', 'request_key', 'bpf', 'perf_event_open', 'userfaultfd', 'io_uring_setup', 'name_to_handle_at', 'open_by_handle_at', 'unshare-user', 'unshare-ns', 'clone-newuser', 'setns', 'mount', 'open_tree', 'fsopen', 'kexec_load', 'init_module', 'memfd_secret', 'seccomp-filter', 'prctl-seccomp-filter', 'ioctl-tiocsti', 'ioctl-tioclinux', 'ioctl-tiocexcl', 'ioctl-siocgifbr', 'ioctl-siocgifvlan', 'quotactl_fd-sync', 'quotactl-sync', 'ioctl-getfsmap', 'ioctl-btrfs-sync', 'ioctl-btrfs-start-sync', 'ioctl-btrfs-snap-create', 'ioctl-btrfs-snap-create-v2']) {
+  for (const name of ['keyctl', 'add_key', 'request_key', 'bpf', 'perf_event_open', 'userfaultfd', 'io_uring_setup', 'name_to_handle_at', 'open_by_handle_at', 'unshare-user', 'unshare-ns', 'clone-newuser', 'setns', 'mount', 'open_tree', 'fsopen', 'kexec_load', 'init_module', 'memfd_secret', 'seccomp-filter', 'prctl-seccomp-filter', 'ioctl-tiocsti', 'ioctl-tioclinux', 'ioctl-tiocexcl', 'ioctl-siocgifbr', 'ioctl-siocgifvlan', 'quotactl_fd-sync', 'quotactl-sync', 'ioctl-getfsmap', 'ioctl-btrfs-sync', 'ioctl-btrfs-start-sync', 'ioctl-btrfs-snap-create', 'ioctl-btrfs-snap-create-v2', 'ioctl-ext4-clear-es-cache']) {
     assert.strictEqual(surface[name], 'EPERM', `${name}\n${result.surface}${result.stderr}`)
   }
   assert.strictEqual(surface.clone3, 'ENOSYS')

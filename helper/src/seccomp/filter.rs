@@ -292,6 +292,10 @@ pub(crate) const BTRFS_IOC_SNAP_CREATE_V2: u32 = 0x5000_9417;
 /// The filesystem's allocation map (`_IOWR('X', 59, struct fsmap_head)`, 192 bytes): ext4 answers it
 /// on any descriptor, with no capability check, by walking every block group's bitmap.
 pub(crate) const FS_IOC_GETFSMAP: u32 = 0xc0c0_583b;
+/// ext4's `EXT4_IOC_CLEAR_ES_CACHE` (`_IO('f', 40)`): drops the extent status cache of the inode, on
+/// any descriptor of an inode the caller owns, one opened for reading through a read-only mount
+/// included (no write access is asked). Only ext4 answers it (xfstests' `xfs_io` is its one user).
+pub(crate) const EXT4_IOC_CLEAR_ES_CACHE: u32 = 0x6628;
 /// `quotactl`'s and `quotactl_fd`'s `Q_SYNC` command, `QCMD(Q_SYNC, type)` (`Q_SYNC` 0x800001 shifted
 /// by `SUBCMDSHIFT` 8, with the quota type, user, group or project, in the low byte: any other type
 /// is `EINVAL` before the command is looked at). It needs no privilege, and `quotactl_fd` asks no
