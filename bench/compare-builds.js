@@ -19,7 +19,7 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { execFileSync } = require('node:child_process')
-const { pastThisSecond } = require('./lib')
+const { pastThisSecond, scratchToolCaches } = require('./lib')
 
 const argv = process.argv.slice(2)
 const flag = (name, fallback) => {
@@ -39,6 +39,9 @@ if (!baseDir) {
   process.exit(2)
 }
 
+// A store of its own, removed at exit: each mode's fresh workspace is otherwise a store of tool
+// caches left in the user's state directory for 30 days (as bench/lib.js says of the other benches).
+scratchToolCaches()
 const builds = { base: require(path.resolve(baseDir)), new: require(path.resolve(newDir)) }
 const BLOCK = 20
 const DROP = 3

@@ -203,4 +203,4 @@ function machineInfo() {
   }
 }
 
-module.exports = { PKG_DIR, PEERS_DIR, loadSandspawn, stateDir, addonInfo, runPlanWithNode, nowMs, summarize, quantile, vmStatus, machineInfo, sleepSync, pastThisSecond }
+module.exports = { PKG_DIR, PEERS_DIR, loadSandspawn, stateDir, addonInfo, runPlanWithNode, nowMs, summarize, quantile, vmStatus, machineInfo, sleepSync, pastThisSecond, scratchToolCaches }
