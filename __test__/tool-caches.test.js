@@ -476,6 +476,30 @@ test('runs of the same roots confined otherwise (read-only paths, hidden paths, 
   assert.equal(online.stdout, 'absent\n', 'nor a run with the network on')
 })
 
+// Found by an attacker's review (cross40): the environment was no part of the key. A run given a
+// small environment (`extendEnv: false`, as a host gives a model's command) planted a tool in
+// ~/.npm/_npx, and a run of the same roots and confinement given a token in its environment (a
+// publish, a deploy: the host's own command) ran it, the planted code holding the token.
+test('runs of the same roots given other environments do not share caches; the shell\'s own bookkeeping does not count', { skip: !linux }, async () => {
+  const s = setup()
+  const tool = '~/.npm/_npx/h/node_modules/.bin/tool'
+  const small = { ...s.env, PATH: process.env.PATH }
+  const opts = (env) => ({ env, extendEnv: false })
+  const planted = await run(['sh', '-c', `mkdir -p ${path.dirname(tool)} && echo 'echo "$DEPLOY_TOKEN"' > ${tool}`], s, 'workspace-write', opts(small))
+  assert.equal(planted.exitCode, 0, planted.stderr)
+  const look = ['sh', '-c', `cat ${tool} 2>/dev/null || echo absent`]
+  const withToken = await run(look, s, 'workspace-write', opts({ ...small, DEPLOY_TOKEN: 'tok-123' }))
+  assert.equal(withToken.exitCode, 0, withToken.stderr)
+  assert.equal(withToken.stdout, 'absent\n', 'a run given a token does not see what a run without it planted')
+  assert.notEqual(withToken.toolCaches.store, planted.toolCaches.store)
+  const changed = await run(look, s, 'workspace-write', opts({ ...small, PATH: `/opt/planted/bin:${small.PATH}` }))
+  assert.equal(changed.stdout, 'absent\n', 'nor one given another value of a variable')
+  // A shell's cd and nesting change these between any two commands: they name no capability.
+  const shell = await run(look, s, 'workspace-write', opts({ ...small, OLDPWD: '/elsewhere', PWD: s.ws, SHLVL: '3', _: '/usr/bin/env' }))
+  assert.equal(shell.stdout, `echo "$DEPLOY_TOKEN"\n`, 'the same environment but for the shell\'s bookkeeping reuses what it wrote')
+  assert.equal(shell.toolCaches.store, planted.toolCaches.store)
+})
+
 // A scope was the path of its workspace (found by an attacker's review): a project removed and
 // another made at the same path (a CI checkout, a re-cloned repository) inherited, for 30 days,
 // what the old one's runs planted in its caches.
