@@ -116,7 +116,7 @@ pub fn resolve_policy_named(value: Option<&Value>, ctx: &PolicyContext, named_cw
         tool_caches: crate::tool_caches::ToolCaches::none(),
     };
     // Last: a cache is covered only where no other rule of the policy lies (see `tool_caches`).
-    policy.tool_caches = crate::tool_caches::resolve(raw.tool_caches.as_ref(), &cache_rules(&policy, &|| confinement(&policy)), &ctx.env, ctx.platform, &ctx.cwd)?;
+    policy.tool_caches = crate::tool_caches::resolve(raw.tool_caches.as_ref(), &cache_rules(&policy, &|| confinement(&policy, &ctx.env)), &ctx.env, ctx.platform, &ctx.cwd)?;
     // After them: a held home's caches they do not cover stay read-only.
     policy.keep_home_caches(&ctx.env, ctx.platform);
     Ok(policy)
@@ -257,7 +257,7 @@ fn danger_full_access(raw: &RawPolicy, ctx: &PolicyContext) -> Result<ResolvedPo
         tool_caches: crate::tool_caches::ToolCaches::none(),
     };
     // Validates the option ('private' is an error here); always 'none'.
-    policy.tool_caches = crate::tool_caches::resolve(raw.tool_caches.as_ref(), &cache_rules(&policy, &|| confinement(&policy)), &ctx.env, ctx.platform, &ctx.cwd)?;
+    policy.tool_caches = crate::tool_caches::resolve(raw.tool_caches.as_ref(), &cache_rules(&policy, &|| confinement(&policy, &ctx.env)), &ctx.env, ctx.platform, &ctx.cwd)?;
     Ok(policy)
 }
 
@@ -430,8 +430,10 @@ fn cache_rules<'a>(p: &'a ResolvedPolicy, confinement: &'a dyn Fn() -> Vec<u8>) 
 }
 
 /// What bounds a run besides its writable roots, canonically (sorted lists, one JSON text): the
-/// tool caches' scope key (see `tool_caches::scope::of`).
-fn confinement(p: &ResolvedPolicy) -> Vec<u8> {
+/// tool caches' scope key (see `tool_caches::scope::of`). With the command's environment `env`, as
+/// a digest (`tool_caches::env_key`): a run given a token must not run what a run without it
+/// planted in its caches.
+fn confinement(p: &ResolvedPolicy, env: &std::collections::BTreeMap<String, String>) -> Vec<u8> {
     let sorted = |v: &[PathBuf]| {
         let mut v: Vec<String> = v.iter().map(|p| p.to_string_lossy().into_owned()).collect();
         v.sort();
@@ -448,6 +450,7 @@ fn confinement(p: &ResolvedPolicy) -> Vec<u8> {
         "networkProxy": p.network_proxy,
         "unixSockets": format!("{:?}", p.unix_sockets),
         "tmp": format!("{:?}", p.tmp),
+        "environment": crate::tool_caches::env_key::of(env),
     });
     value.to_string().into_bytes()
 }

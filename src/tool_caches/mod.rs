@@ -28,6 +28,7 @@ use crate::policy::{SandboxMode, TmpMode, WritableRoot};
 
 mod bwrap_mounts;
 mod dir;
+pub mod env_key;
 pub(crate) mod held_home;
 mod layers;
 pub mod linked;
