@@ -11,10 +11,11 @@
 use std::collections::BTreeMap;
 
 /// What a shell changes by itself between two commands: its directory before and after a `cd`
-/// (the cwd is the key's already, as a root or inside one), its nesting, the last command's path
-/// and the terminal's size. None names a capability; counted, each `cd` of a CLI user's shell, or a
-/// resized terminal, would have started cold caches of its own.
-const SHELL_BOOKKEEPING: &[&str] = &["PWD", "OLDPWD", "SHLVL", "_", "COLUMNS", "LINES"];
+/// (the cwd is the key's already, as a root or inside one), its nesting, the last command's path,
+/// and the terminal's size and type (`TERM`, which a `pty` run is given: a terminfo entry's name,
+/// not the path of one, `TERMINFO`). None names a capability; counted, each `cd` of a CLI user's
+/// shell, a resized terminal or a run with a `pty` would have started cold caches of its own.
+const SHELL_BOOKKEEPING: &[&str] = &["PWD", "OLDPWD", "SHLVL", "_", "COLUMNS", "LINES", "TERM"];
 
 /// SHA-256 of each name and value of `env` (sorted, the shell's bookkeeping left out), in hex: the
 /// key holds no value itself (it is written in the scope's `roots` file).
@@ -49,7 +50,8 @@ mod tests {
         assert_ne!(super::of(&env(&[("HOME", "/h"), ("PATH", "/opt/x:/usr/bin")])), key, "another value");
         assert_ne!(super::of(&env(&[("HOME", "/h"), ("PATH", "/usr/bin"), ("TOKEN", "")])), key, "an empty one too");
         assert_ne!(super::of(&env(&[("HOME", "/h=PATH"), ("P", "/usr/bin")])), super::of(&env(&[("HOME", "/h"), ("PATH", "/usr/bin")])), "pairs do not run together");
-        let shell = env(&[("HOME", "/h"), ("PATH", "/usr/bin"), ("PWD", "/w"), ("OLDPWD", "/x"), ("SHLVL", "2"), ("_", "/usr/bin/node"), ("COLUMNS", "80"), ("LINES", "24")]);
+        let shell = env(&[("HOME", "/h"), ("PATH", "/usr/bin"), ("PWD", "/w"), ("OLDPWD", "/x"), ("SHLVL", "2"), ("_", "/usr/bin/node"), ("COLUMNS", "80"), ("LINES", "24"), ("TERM", "xterm-256color")]);
         assert_eq!(super::of(&shell), key, "the shell's bookkeeping does not count");
+        assert_ne!(super::of(&env(&[("HOME", "/h"), ("PATH", "/usr/bin"), ("TERMINFO", "/w/ti")])), key, "a terminfo path does");
     }
 }
