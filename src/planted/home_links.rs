@@ -14,8 +14,9 @@
 //! `review::home_links`).
 //!
 //! On every run's path, so what was seen is remembered per directory: vouched for by the
-//! directory watcher (`watch`, Linux) without a system call, else by a `stat` of the directory
-//! (an entry added, removed or renamed changes its times). Of a directory on the way (the home's
+//! directory watcher (`watch`, Linux) and an `lstat` saying the path still names the directory it
+//! read (a directory above renamed away is nothing its watch hears), else by a `stat` of the
+//! directory (an entry added, removed or renamed changes its times). Of a directory on the way (the home's
 //! top, `~/.config`, `~/.local/share`) only the names looked up are kept, each seen by an `lstat`;
 //! only a listed directory is listed, and at most `MAX_ENTRIES` of its entries are read. Found by
 //! an attacker's review: with the home in a writable root, a run made 300,000 names at its top and
@@ -267,6 +268,8 @@ struct Listing {
     watch: Option<(Watch, u64)>,
     /// Its `stat` then, when settled (changed before the current second).
     stat: Option<Stat>,
+    /// The device and inode of the directory it read: what its path must still name (`still`).
+    id: (u64, u64),
 }
 
 /// A listed directory's links and files, sorted, of its first `MAX_ENTRIES` entries.
@@ -405,11 +408,16 @@ fn kind_of(t: std::fs::FileType) -> Option<Kind> {
     }
 }
 
+/// Whether what was seen of `dir` holds: its watch vouches for the directory it read, and the path
+/// still names that directory (an `lstat`); or, without a watch, the `stat` rule. The watch hears
+/// nothing when a directory above is renamed away and another made in its place (found by an
+/// attacker's review, cross40: the user's `mv ~/.config ~/.config.old` and a new `~/.config/git`
+/// whose `config` links into a checkout were answered from the old `git`'s listing, no link).
 fn still(dir: &Path, l: &Listing) -> bool {
     if let (Some(w), Some((watch, read_at))) = (watch::global(), &l.watch) {
         if w.owns(watch) {
             match w.vouch(watch, *read_at) {
-                Vouch::Unchanged => return true,
+                Vouch::Unchanged => return std::fs::symlink_metadata(dir).is_ok_and(|m| (m.dev(), m.ino()) == l.id),
                 Vouch::Changed => return false,
                 Vouch::Unknown => {}
             }
@@ -435,7 +443,7 @@ fn open(dir: &Path, known: Option<&Watch>) -> Option<Listing> {
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
     // Timestamps are coarse: what changed in this very second may change again unseen.
     let stat = (meta.ctime() < now && meta.mtime() < now).then(|| stat_of(&meta));
-    Some(Listing { looked: HashMap::new(), texts: HashMap::new(), whole: None, watch, stat })
+    Some(Listing { looked: HashMap::new(), texts: HashMap::new(), whole: None, watch, stat, id: (meta.dev(), meta.ino()) })
 }
 
 /// The links and files among `dir`'s first `MAX_ENTRIES` entries.
@@ -488,6 +496,30 @@ mod tests {
         std::thread::sleep(std::time::Duration::from_millis(5));
         let found: Vec<PathBuf> = linked(&bases, &names).into_iter().map(|l| l.path).collect();
         assert!(found.contains(&home.join(".kube/config")), "{found:?}");
+    }
+
+    /// Found by an attacker's review (cross40): a listing was kept by its directory's path while
+    /// the watch on the directory it read vouched, and that watch hears nothing when a directory
+    /// above is renamed away. The user's `mv ~/.config ~/.config.old` and a new `~/.config/git`
+    /// whose `config` is a link into a checkout (restored from dotfiles, stow's layout) were
+    /// answered from the old `git`'s listing: no link, so a run in the checkout could rewrite the
+    /// global git configuration the host's git reads.
+    #[test]
+    fn a_directory_above_a_listed_one_renamed_away_is_seen() {
+        let t = tempfile::tempdir().unwrap();
+        let home = t.path().canonicalize().unwrap();
+        std::fs::create_dir_all(home.join(".config/git")).unwrap();
+        std::fs::write(home.join(".config/git/config"), "").unwrap();
+        std::fs::create_dir_all(home.join("dotfiles")).unwrap();
+        let bases = Bases::of([home.clone()].into_iter(), None);
+        let names = vec![".bashrc".to_string()];
+        let link = home.join(".config/git/config");
+        assert!(!linked(&bases, &names).iter().any(|l| l.path == link));
+        std::fs::rename(home.join(".config"), home.join(".config.old")).unwrap();
+        std::fs::create_dir_all(home.join(".config/git")).unwrap();
+        std::os::unix::fs::symlink("../../dotfiles/gitconfig", &link).unwrap();
+        let found: Vec<PathBuf> = linked(&bases, &names).into_iter().map(|l| l.path).collect();
+        assert!(found.contains(&link), "{found:?}");
     }
 
     /// Entries `LISTINGS` keeps for `dir` (what a later run's lookups rely on).
