@@ -238,6 +238,18 @@ describe('the helper is checked at load', () => {
       fs.chmodSync(path.dirname(p), 0o770)
       fs.chownSync(path.dirname(p), 0, 64127)
     }, /ss-helper-load-[^ ]* is writable by its group \(mode 770\).*chmod go-w/s],
+    // Found by an attacker's review of the private-group rule (rev40): a POSIX ACL naming another
+    // user shows in the mode only as the group bits (the ACL's mask), so a 0755 directory of
+    // root:root given user:64127:rwx reads as 0775 of root's private group, and uid 64127 may
+    // rename the helper away and put its own program there between the check and the exec.
+    ...(aclSettable() ? [['in a directory an ACL lets another user write', (p) => {
+      fs.writeFileSync(p, fs.readFileSync(helper), { mode: 0o755 })
+      fs.chmodSync(path.dirname(p), 0o755)
+      fs.chownSync(path.dirname(p), 0, 0)
+      grantWriteByAcl(path.dirname(p), 64127)
+      const planted = spawnSync('touch', [path.join(path.dirname(p), 'planted')], { uid: 64127, gid: 64127 })
+      assert.equal(planted.status, 0, 'the ACL lets uid 64127 write the directory')
+    }, /ss-helper-load-[^ ]* is writable by uid 64127 through its ACL.*chmod go-w/s]] : []),
     ['owned by another user', (p) => {
       fs.writeFileSync(p, fs.readFileSync(helper), { mode: 0o755 })
       fs.chownSync(p, 64127, 64127)
@@ -252,9 +264,10 @@ describe('the helper is checked at load', () => {
       assert.equal(out.sandboxed.code, 'ERR_SANDBOX_UNAVAILABLE')
       // The bundled bwrap beside the helper is held to the same rule: with no system bwrap (CI's
       // pass that hides it) it is refused first, for the same directory, and that is the cause said.
-      const bundledFirst = name === 'in a directory its group may write' && !systemBwrap()
+      const bundledFirst = ['in a directory its group may write', 'in a directory an ACL lets another user write'].includes(name) && !systemBwrap()
       if (bundledFirst) {
-        assert.match(out.sandboxed.message, /sandspawn-bwrap is refused: .*ss-helper-load-[^ ]* is writable by its group \(mode 770\)/s)
+        assert.match(out.sandboxed.message, /sandspawn-bwrap is refused: .*ss-helper-load-[^ ]* is writable by /s)
+        assert.match(out.sandboxed.message, words)
         assert.deepEqual(out.unsandboxed, { ok: true, stdout: 'ran\n' }, 'danger-full-access needs no helper')
         return
       }
@@ -300,4 +313,29 @@ test('npm pack lists the helper with an executable mode', () => {
 /** Whether a bwrap is on PATH (CI's pass without a system bwrap whites it out). */
 function systemBwrap() {
   return (process.env.PATH || '').split(':').some((d) => d && fs.existsSync(path.join(d, 'bwrap')))
+}
+
+/** Whether this test may give a directory a POSIX ACL: root (to chown to root:root and run as uid
+ * 64127), python3 (node has no setxattr) and a filesystem under the temporary directory that takes one. */
+function aclSettable() {
+  if (process.getuid() !== 0) return false
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ss-acl-probe-'))
+  try {
+    grantWriteByAcl(dir, 64127)
+    return true
+  } catch {
+    return false
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/** Give `dir` the access ACL user::rwx user:UID:rwx group::r-x mask::rwx other::r-x (what
+ * `setfacl -m u:UID:rwx` makes of a 0755 directory), written as the xattr the kernel reads. */
+function grantWriteByAcl(dir, uid) {
+  const script = `import os, struct, sys
+entries = [(1, 7, 0xffffffff), (2, 7, int(sys.argv[2])), (4, 5, 0xffffffff), (0x10, 7, 0xffffffff), (0x20, 5, 0xffffffff)]
+os.setxattr(sys.argv[1], 'system.posix_acl_access', struct.pack('<I', 2) + b''.join(struct.pack('<HHI', *e) for e in entries))`
+  execFileSync('python3', ['-c', script, dir, String(uid)], { stdio: 'pipe' })
+  if ((fs.statSync(dir).mode & 0o777) !== 0o775) throw new Error('the ACL did not take')
 }
