@@ -20,6 +20,7 @@
 //! `SANDSPAWN_BWRAP`): a working sandbox for the life of the process, a failure for a few seconds,
 //! and a failure that may pass by itself (another run holding this user's processes) not at all.
 
+pub(crate) mod acl_writers;
 pub mod bundled;
 pub mod diagnose;
 pub mod discover;

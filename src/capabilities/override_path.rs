@@ -30,7 +30,8 @@ pub const BWRAP_OVERRIDE_ENV: &str = "SANDSPAWN_BWRAP";
 /// link cannot be rewritten, only replaced in its directory, which is checked on its own); a sticky
 /// directory (`sticky_ok`) lets others rename only their own entries, which the owner rule refuses.
 /// Writable by its group alone is no other user when that group is the owner's private group (RHEL,
-/// Fedora, Debian with umask 002: a checkout's 0775 directories refused every run; revd39).
+/// Fedora, Debian with umask 002: a checkout's 0775 directories refused every run; revd39), unless
+/// its ACL (whose mask those bits then are) lets another user or group write (rev40).
 pub(crate) fn loose(p: &Path, m: &Metadata, uid: u32, sticky_ok: bool) -> Option<String> {
     loose_as(p, m, uid, sticky_ok, false)
 }
@@ -45,6 +46,12 @@ fn loose_as(p: &Path, m: &Metadata, uid: u32, sticky_ok: bool, unmapped_ok: bool
     }
     let sticky = sticky_ok && m.is_dir() && m.mode() & 0o1000 != 0;
     let owner_s_group = m.mode() & 0o022 == 0o020 && super::private_group::only_member(m.gid(), m.uid());
+    // With an ACL the group bits are its mask: a user or group it names may write too (rev40).
+    if owner_s_group && !m.file_type().is_symlink() {
+        if let Some(who) = super::acl_writers::other_writer(p) {
+            return Some(format!("{} is writable by {who} through its ACL (mode {:o})", p.display(), m.mode() & 0o7777));
+        }
+    }
     if m.mode() & 0o022 != 0 && !m.file_type().is_symlink() && !sticky && !owner_s_group {
         let who = if m.mode() & 0o002 != 0 { "everyone" } else { "its group" };
         return Some(format!("{} is writable by {who} (mode {:o})", p.display(), m.mode() & 0o7777));

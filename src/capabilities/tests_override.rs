@@ -128,3 +128,42 @@ fn a_directory_writable_by_its_owner_s_private_group_is_not_loose() {
     assert!(loose(&file).is_some_and(|w| w.contains("writable by everyone")));
     fs::set_permissions(&top, fs::Permissions::from_mode(0o755)).unwrap();
 }
+
+/// Found by an attacker's review of that rule (rev40): with a POSIX ACL the group bits are its
+/// mask, so a 0755 directory given user:64127:rwx reads as 0775 of the owner's private group, and
+/// uid 64127 could rename entries in it. Such a directory is loose, named with the ACL's user; the
+/// same directory without the named entry is not.
+#[test]
+fn an_acl_naming_another_writer_is_loose_behind_the_private_group() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 || !super::private_group::only_member(0, 0) {
+        return; // the private group the mask hides behind must be one here
+    }
+    let t = tempfile::tempdir().unwrap();
+    let top = t.path().canonicalize().unwrap();
+    let file = top.join("bwrap");
+    fs::write(&file, "").unwrap();
+    fs::set_permissions(&file, fs::Permissions::from_mode(0o755)).unwrap();
+    std::os::unix::fs::chown(&top, Some(0), Some(0)).unwrap();
+    let set_acl = |named: Option<u32>| {
+        let mut acl = 2u32.to_le_bytes().to_vec();
+        let mut entries = vec![(1u16, 7u16, u32::MAX), (4, 5, u32::MAX), (0x10, 7, u32::MAX), (0x20, 5, u32::MAX)];
+        if let Some(uid) = named {
+            entries.insert(1, (2, 7, uid));
+        }
+        for (tag, perm, id) in entries {
+            acl.extend(tag.to_le_bytes().iter().chain(&perm.to_le_bytes()).chain(&id.to_le_bytes()));
+        }
+        let p = std::ffi::CString::new(top.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: NUL-terminated path and name, a buffer of the given length.
+        unsafe { libc::setxattr(p.as_ptr(), c"system.posix_acl_access".as_ptr(), acl.as_ptr().cast(), acl.len(), 0) }
+    };
+    if set_acl(Some(64127)) != 0 {
+        return; // no ACLs on this filesystem
+    }
+    assert_eq!(fs::metadata(&top).unwrap().permissions().mode() & 0o777, 0o775, "the mask shows as the group bits");
+    let loose = |p: &Path| loose_entry(p, &entries_met(p).unwrap());
+    assert!(loose(&file).is_some_and(|w| w.contains("writable by uid 64127 through its ACL")), "{:?}", loose(&file));
+    assert_eq!(set_acl(None), 0);
+    assert_eq!(loose(&file), None, "the owner's group alone, through the ACL's group entry");
+}
