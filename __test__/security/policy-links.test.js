@@ -210,58 +210,21 @@ describe('policy paths resolved through a symlink in the workspace', { concurren
   // the forger's, which the hold takes as the link as found: after the run, the host "put back"
   // the user's link to the forger's target, every later run's writable root.
   test('a host process with its state directory under /tmp: another process\'s run cannot forge its held links\' records', { skip: !which('python3') && 'no python3' }, async (t) => {
-    const { tree, link, policy } = writableRootBehindLink(t)
     const home = fs.mkdtempSync('/tmp/sandspawn-xb39-home-')
     t.after(() => fs.rmSync(home, { recursive: true, force: true }))
-    const records = path.join(home, '.local/state/sandspawn/held-links')
-    const done = path.join(tree.root, 'done')
-    // Another process's default run (this one's): the record of `link` (FNV-1a of its path), its
-    // lock file held (a POSIX write lock meets the holders' OFD locks), rewritten in place again
-    // and again, the two versions of one length.
-    const forge = `
-import fcntl, os, struct, sys
-d, link, target, done = sys.argv[1:5]
-h = 0xcbf29ce484222325
-for b in link.encode(): h = ((h ^ b) * 0x100000001b3) & 0xffffffffffffffff
-name = '%016x' % h
-os.makedirs(d, mode=0o700, exist_ok=True)
-st = os.lstat(link)
-now = lambda t: link.encode() + b'\\0' + t + b'\\0' + ('%d %d %d ' % (st.st_dev, st.st_ino, st.st_ctime_ns // 10**9)).encode()
-ns = str(st.st_ctime_ns % 10**9).encode()
-width = max(len(now(b'cfg')), len(now(target.encode()))) + len(ns) + 1
-as_is, theirs = [now(t) + ns.rjust(width - len(now(t)), b'0') for t in (b'cfg', target.encode())]
-fd = os.open(os.path.join(d, name), os.O_WRONLY | os.O_CREAT, 0o600)
-os.pwrite(fd, as_is, 0)
-lock = os.open(os.path.join(d, name + '.lock'), os.O_WRONLY | os.O_CREAT, 0o600)
-fcntl.lockf(lock, fcntl.LOCK_EX, 1, 1)
-print('forged', flush=True)
-# The host's walk reads the link as it is; its hold (a lock of its own, seen with F_GETLK) the other.
-held = lambda: struct.unpack('hh4xqqi4x', fcntl.fcntl(lock, fcntl.F_GETLK, struct.pack('hh4xqqi4x', fcntl.F_WRLCK, 0, 0, 0, 0)))[0] != fcntl.F_UNLCK
-n = 0
-while n % 1000 or not os.path.exists(done):
-    os.pwrite(fd, theirs if held() else as_is, 0)
-    n += 1
-`
-    const other = run(['python3', '-c', forge, records, link, tree.out, done], { cwd: tree.out, sandbox: { mode: 'workspace-write' }, timeout: 60000 })
-    const forged = () => { try { return fs.readdirSync(records).some((n) => n.endsWith('.lock')) } catch { return false } }
-    assert.ok(await waitFor(forged, 10000), 'the other run wrote the records\' directory')
-    // The host process (HOME under /tmp): runs through the link until one is refused or the link moved.
-    const env = { ...process.env, HOME: home, XDG_STATE_HOME: '' }
-    const script = `const s = require(${JSON.stringify(path.resolve(__dirname, '../..'))}); const fs = require('node:fs');
-      (async () => { const out = []
-        for (let i = 0; i < 12 && fs.readlinkSync(${JSON.stringify(link)}) === 'cfg'; i++) {
-          out.push(await s.spawnSandboxed(['true'], { cwd: ${JSON.stringify(tree.ws)}, sandbox: ${JSON.stringify(policy)}, timeout: 20000 })
-            .then((r) => ({ exitCode: r.exitCode, notEnforced: r.sandboxDetails.notEnforced, hostRisks: r.hostRisks }), (e) => ({ error: e.code, message: e.message })))
-        }
-        console.log(JSON.stringify(out)) })()`
-    const host = JSON.parse(spawnSync(process.execPath, ['-e', script], { env, encoding: 'utf8', timeout: 120000 }).stdout)
-    fs.writeFileSync(done, '')
-    const o = await other
-    assert.match(o.stdout, /forged/, show(o))
-    const target = () => { try { return fs.readlinkSync(link) } catch { return null } }
-    assert.equal(target(), 'cfg', `the host "put back" the link to the forged record's target: ${JSON.stringify(host)}`)
-    assert.deepEqual(host.map((r) => r.exitCode), Array(12).fill(0), `a run through the link was refused: ${JSON.stringify(host)}`)
-    assert.deepEqual(host.flatMap((r) => r.hostRisks), [], JSON.stringify(host))
+    await forgedRecordsHold(t, { home, otherEnv: undefined, hostEnv: { HOME: home, XDG_STATE_HOME: '' } })
+  })
+
+  // Found by an attacker's review of that fix (rev40): only /tmp was taken for shared. A harness
+  // that gives its processes one TMPDIR outside /tmp (CI runners' $RUNNER_TEMP, /var/tmp/build)
+  // and a HOME below it had the records kept there, and every default run of any process with
+  // that TMPDIR may write its TMPDIR: the same forgery put the user's link back to its target.
+  test('a host process with its state directory under its TMPDIR: another process\'s run with that TMPDIR cannot forge its held links\' records', { skip: !which('python3') && 'no python3' }, async (t) => {
+    const tmpdir = fs.mkdtempSync('/var/tmp/sandspawn-xb40-tmp-')
+    t.after(() => fs.rmSync(tmpdir, { recursive: true, force: true }))
+    const home = path.join(tmpdir, 'home')
+    fs.mkdirSync(home)
+    await forgedRecordsHold(t, { home, otherEnv: { ...process.env, TMPDIR: tmpdir }, hostEnv: { HOME: home, XDG_STATE_HOME: '', TMPDIR: tmpdir } })
   })
 
   // Found by an attacker's review (cross28): the shared records (`held-links`) were locked with
@@ -326,3 +289,61 @@ time.sleep(25)
     assert.equal(next.stdout, 'USER\n', show(next))
   })
 })
+
+/**
+ * The host process (`hostEnv` over this one's: its state directory in `home`) runs through a held
+ * writableRoots link while another process's default run (`otherEnv`) forges that link's record in
+ * `home`'s held-links and holds its lock: the link must stay the user's, every run pass, no risk.
+ */
+async function forgedRecordsHold(t, { home, otherEnv, hostEnv }) {
+  const { tree, link, policy } = writableRootBehindLink(t)
+  const records = path.join(home, '.local/state/sandspawn/held-links')
+  const done = path.join(tree.root, 'done')
+  // Another process's default run (this one's): the record of `link` (FNV-1a of its path), its
+  // lock file held (a POSIX write lock meets the holders' OFD locks), rewritten in place again
+  // and again, the two versions of one length.
+  const forge = `
+import fcntl, os, struct, sys
+d, link, target, done = sys.argv[1:5]
+h = 0xcbf29ce484222325
+for b in link.encode(): h = ((h ^ b) * 0x100000001b3) & 0xffffffffffffffff
+name = '%016x' % h
+os.makedirs(d, mode=0o700, exist_ok=True)
+st = os.lstat(link)
+now = lambda t: link.encode() + b'\\0' + t + b'\\0' + ('%d %d %d ' % (st.st_dev, st.st_ino, st.st_ctime_ns // 10**9)).encode()
+ns = str(st.st_ctime_ns % 10**9).encode()
+width = max(len(now(b'cfg')), len(now(target.encode()))) + len(ns) + 1
+as_is, theirs = [now(t) + ns.rjust(width - len(now(t)), b'0') for t in (b'cfg', target.encode())]
+fd = os.open(os.path.join(d, name), os.O_WRONLY | os.O_CREAT, 0o600)
+os.pwrite(fd, as_is, 0)
+lock = os.open(os.path.join(d, name + '.lock'), os.O_WRONLY | os.O_CREAT, 0o600)
+fcntl.lockf(lock, fcntl.LOCK_EX, 1, 1)
+print('forged', flush=True)
+# The host's walk reads the link as it is; its hold (a lock of its own, seen with F_GETLK) the other.
+held = lambda: struct.unpack('hh4xqqi4x', fcntl.fcntl(lock, fcntl.F_GETLK, struct.pack('hh4xqqi4x', fcntl.F_WRLCK, 0, 0, 0, 0)))[0] != fcntl.F_UNLCK
+n = 0
+while n % 1000 or not os.path.exists(done):
+  os.pwrite(fd, theirs if held() else as_is, 0)
+  n += 1
+`
+  const other = run(['python3', '-c', forge, records, link, tree.out, done], { cwd: tree.out, sandbox: { mode: 'workspace-write' }, timeout: 60000, ...(otherEnv ? { env: otherEnv } : {}) })
+  const forged = () => { try { return fs.readdirSync(records).some((n) => n.endsWith('.lock')) } catch { return false } }
+  assert.ok(await waitFor(forged, 10000), 'the other run wrote the records\' directory')
+  // The host process (HOME under /tmp): runs through the link until one is refused or the link moved.
+  const env = { ...process.env, ...hostEnv }
+  const script = `const s = require(${JSON.stringify(path.resolve(__dirname, '../..'))}); const fs = require('node:fs');
+    (async () => { const out = []
+      for (let i = 0; i < 12 && fs.readlinkSync(${JSON.stringify(link)}) === 'cfg'; i++) {
+        out.push(await s.spawnSandboxed(['true'], { cwd: ${JSON.stringify(tree.ws)}, sandbox: ${JSON.stringify(policy)}, timeout: 20000 })
+          .then((r) => ({ exitCode: r.exitCode, notEnforced: r.sandboxDetails.notEnforced, hostRisks: r.hostRisks }), (e) => ({ error: e.code, message: e.message })))
+      }
+      console.log(JSON.stringify(out)) })()`
+  const host = JSON.parse(spawnSync(process.execPath, ['-e', script], { env, encoding: 'utf8', timeout: 120000 }).stdout)
+  fs.writeFileSync(done, '')
+  const o = await other
+  assert.match(o.stdout, /forged/, show(o))
+  const target = () => { try { return fs.readlinkSync(link) } catch { return null } }
+  assert.equal(target(), 'cfg', `the host "put back" the link to the forged record's target: ${JSON.stringify(host)}`)
+  assert.deepEqual(host.map((r) => r.exitCode), Array(12).fill(0), `a run through the link was refused: ${JSON.stringify(host)}`)
+  assert.deepEqual(host.flatMap((r) => r.hostRisks), [], JSON.stringify(host))
+}
