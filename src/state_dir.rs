@@ -28,15 +28,34 @@ pub fn under_shared_tmp(path: &std::path::Path) -> bool {
     under(path) || path.ancestors().find_map(|a| Some(a.canonicalize().ok()?.join(path.strip_prefix(a).ok()?))).is_some_and(|real| under(&real))
 }
 
+/// The temporary directories every sandspawn run on the host may share (canonical), with the
+/// variables `var` reads: `/tmp` and `$TMPDIR` are writable roots of every default run of any
+/// process that has them (`tmp: 'writable'`), `/dev/shm` is writable by everyone in the Landlock
+/// mode. Not `/var/tmp`: read-only in every run unless a writable root holds it (as any directory
+/// may be for some run), and sticky, so no other user replaces this user's entries there.
+pub fn shared_temp_dirs(var: impl Fn(&str) -> Option<PathBuf>) -> Vec<PathBuf> {
+    let tmpdir = var("TMPDIR").filter(|t| !t.as_os_str().is_empty());
+    let named = ["/tmp", "/dev/shm"].iter().map(PathBuf::from).chain(tmpdir);
+    named.filter(|t| t.is_absolute()).map(|t| std::fs::canonicalize(&t).unwrap_or(t)).filter(|t| t != std::path::Path::new("/")).collect()
+}
+
+/// Whether `path` lies in one of `shared` (`shared_temp_dirs`), as named or where what exists of
+/// it leads (as `under_shared_tmp` judges `/tmp`).
+fn under_any(path: &std::path::Path, shared: &[PathBuf]) -> bool {
+    let under = |p: &std::path::Path| shared.iter().any(|s| p.starts_with(s));
+    under(path) || path.ancestors().find_map(|a| Some(a.canonicalize().ok()?.join(path.strip_prefix(a).ok()?))).is_some_and(|real| under(&real))
+}
+
 /// Why `host_path` has no directory, for a refusal or a `notEnforced` line.
-pub const NO_HOST_PATH: &str = "neither XDG_STATE_HOME nor HOME is an absolute path outside the shared /tmp, nor is the user database's home";
+pub const NO_HOST_PATH: &str =
+    "neither XDG_STATE_HOME nor HOME is an absolute path outside the shared temporary directories (/tmp, /dev/shm, $TMPDIR), nor is the user database's home";
 
 /// `STATE/sandspawn/name` from the host process's environment, for the state that says what the
 /// host does to the user's files later: the held links' records (`held-links`: the link as it was
 /// found, which the host puts back), the held directories' locks (`held-dirs`) and the Landlock
 /// mode's run directories (`runs`: a run's own `TMPDIR` and npm cache). Where that lies under
 /// `/tmp` (`under_shared_tmp`: `HOME` or `XDG_STATE_HOME` there, as some CI and agent harnesses
-/// run), another process's default run may write it, and no run of another process covers it: a
+/// run), `/dev/shm` or this process's `$TMPDIR` (`shared_temp_dirs`), another process's default run may write it, and no run of another process covers it: a
 /// forged record there had the host "put back" a `writableRoots` link to the forger's target (found
 /// by an attacker's review, crossb39). Then the user database home's default (`home_base`) instead,
 /// which every run of this process covers (`plan::stores`), and where every such process of this
@@ -48,11 +67,15 @@ pub fn host_path(name: &str) -> Option<PathBuf> {
 
 /// `host_path` with the variables `var` reads and the user database's home `database` looks up.
 fn host_path_with(var: impl Fn(&str) -> Option<PathBuf>, database: impl FnOnce() -> Option<PathBuf>, name: &str) -> Option<PathBuf> {
-    let named = path(var, name)?;
-    if !under_shared_tmp(&named) {
+    // Not only /tmp: a harness's TMPDIR elsewhere (CI runners' temporary directory with HOME below
+    // it) is a writable root of every default run of every process it starts, and the Landlock
+    // mode's runs write /dev/shm (found by an attacker's review of crossb39's fix, rev40).
+    let shared = shared_temp_dirs(&var);
+    let named = path(&var, name)?;
+    if !under_shared_tmp(&named) && !under_any(&named, &shared) {
         return Some(named);
     }
-    Some(home_base(database())?.join(name)).filter(|p| !under_shared_tmp(p))
+    Some(home_base(database())?.join(name)).filter(|p| !under_shared_tmp(p) && !under_any(p, &shared))
 }
 
 /// `home`'s default `STATE/sandspawn` (`~/.local/state/sandspawn`), where a process of this user
@@ -103,5 +126,19 @@ mod tests {
         assert_eq!(super::host_path_with(env("/tmp/h"), db("/home/u"), "held-links"), at("/home/u/.local/state/sandspawn/held-links"));
         assert_eq!(super::host_path_with(env("/tmp/h"), db("/tmp/u"), "runs"), None);
         assert_eq!(super::host_path_with(env("/tmp/h"), || None, "held-dirs"), None);
+        // rev40: a TMPDIR outside /tmp holding the home, and /dev/shm, are shared as /tmp is.
+        let with_tmpdir = |home: &'static str, tmpdir: &'static str| {
+            move |k: &str| match k {
+                "HOME" => Some(PathBuf::from(home)),
+                "TMPDIR" => Some(PathBuf::from(tmpdir)),
+                _ => None,
+            }
+        };
+        let held = with_tmpdir("/var/tmp/ci/home", "/var/tmp/ci");
+        assert_eq!(super::host_path_with(held, db("/home/u"), "held-links"), at("/home/u/.local/state/sandspawn/held-links"));
+        let beside = with_tmpdir("/var/tmp/h", "/var/tmp/ci");
+        assert_eq!(super::host_path_with(beside, db("/home/u"), "held-links"), at("/var/tmp/h/.local/state/sandspawn/held-links"));
+        assert_eq!(super::host_path_with(with_tmpdir("/var/tmp/ci/h", "/var/tmp/ci"), db("/var/tmp/ci/u"), "runs"), None);
+        assert_eq!(super::host_path_with(env("/dev/shm/h"), db("/home/u"), "runs"), at("/home/u/.local/state/sandspawn/runs"));
     }
 }

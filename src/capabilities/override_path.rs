@@ -138,21 +138,11 @@ pub fn changeable_by_others(path: &Path) -> std::io::Result<Option<String>> {
     Ok(entries_met(path)?.iter().find_map(|(p, m)| loose_as(p, m, uid, true, true)))
 }
 
-/// The temporary directories every sandspawn run on the host may share (canonical): `/tmp` and
-/// `$TMPDIR` are writable by default, `/dev/shm` writable by everyone (the Landlock mode). Not
-/// `/var/tmp`: read-only in every run unless a writable root holds it (as any directory may be for
-/// some run), and sticky, so no other user replaces this user's entries there (the owner rule).
-fn shared_temp_dirs() -> Vec<PathBuf> {
-    let tmpdir = std::env::var_os("TMPDIR").filter(|t| !t.is_empty()).map(PathBuf::from);
-    let named = ["/tmp", "/dev/shm"].iter().map(PathBuf::from).chain(tmpdir);
-    named.filter(|t| t.is_absolute()).map(|t| std::fs::canonicalize(&t).unwrap_or(t)).filter(|t| t != Path::new("/")).collect()
-}
-
 /// Why the override `shown` (met as `met`) could be changed by a run whatever this run's policy: an
 /// entry lies in a shared temporary directory, or the file has another hard link (another name a
 /// run may write, found nowhere on the way).
 pub fn shared_or_linked(shown: &Path, met: &[(PathBuf, Metadata)]) -> Option<String> {
-    let temps = shared_temp_dirs();
+    let temps = crate::state_dir::shared_temp_dirs(|k| std::env::var_os(k).map(PathBuf::from));
     let in_temp = met.iter().find_map(|(p, _)| temps.iter().find(|t| p.starts_with(t) && p != *t).map(|t| (p, t)));
     let why = if let Some((p, t)) = in_temp {
         format!(
