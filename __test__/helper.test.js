@@ -301,6 +301,40 @@ describe('the helper is checked at load', () => {
   })
 })
 
+// Found by an attacker's review (rev40): inside a user namespace (Flatpak, a rootless container)
+// a host directory whose owner and group have no id there shows as 65534:65534, the owner taken
+// for root (unmapped_owner), and the group for the owner's private group when the namespace's
+// database has nobody's group hold nobody alone (Fedora's does; here _apt and sync share it, so
+// the test gives the namespace a database without them): a host directory writable by its group
+// (a root:staff 2775 /usr/local) above the helper was used, every member of that group able to
+// swap the helper. Run as root in a user namespace mapping root alone, with bwrap.
+test('in a user namespace, an unmapped directory writable by its group is refused above the helper', { skip: (process.getuid() !== 0 || !systemBwrap()) && 'needs root and a system bwrap' }, (t) => {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ss-helper-unmapped-')))
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
+  const addon = fs.readdirSync(ROOT).find((f) => /^sandspawn\..+\.node$/.test(f))
+  for (const f of [addon, 'sandspawn-helper', 'sandspawn-bwrap']) fs.copyFileSync(path.join(ROOT, f), path.join(dir, f))
+  for (const f of ['sandspawn-helper', 'sandspawn-bwrap']) fs.chmodSync(path.join(dir, f), 0o755)
+  const passwd = path.join(os.tmpdir(), `${path.basename(dir)}.passwd`)
+  t.after(() => fs.rmSync(passwd, { force: true }))
+  fs.writeFileSync(passwd, fs.readFileSync('/etc/passwd', 'utf8').split('\n').filter((l) => l.split(':')[3] !== '65534' || l.split(':')[2] === '65534').join('\n'))
+  fs.chownSync(dir, 64130, 64127)
+  fs.chmodSync(dir, 0o775)
+  const script = `const s = require(${JSON.stringify(ROOT)}); const st = require('node:fs').statSync(${JSON.stringify(dir)})
+    let plan; try { s.buildSandboxCommand(['true']); plan = { ok: true } } catch (e) { plan = { ok: false, code: e.code, message: e.message } }
+    console.log(JSON.stringify({ shown: [st.uid, st.gid], plan }))`
+  const r = spawnSync('bwrap', ['--unshare-user', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--bind', os.tmpdir(), os.tmpdir(), '--ro-bind', passwd, '/etc/passwd', '--', process.execPath, '-e', script], {
+    env: { ...process.env, NAPI_RS_NATIVE_LIBRARY_PATH: path.join(dir, addon) },
+    encoding: 'utf8',
+    timeout: 60_000,
+  })
+  assert.equal(r.status, 0, r.stderr)
+  const out = JSON.parse(r.stdout)
+  assert.deepEqual(out.shown, [65534, 65534], 'the directory shows as the overflow ids')
+  assert.equal(out.plan.ok, false, 'a helper below a directory its host group may write was used')
+  assert.equal(out.plan.code, 'ERR_SANDBOX_UNAVAILABLE')
+  assert.match(out.plan.message, /ss-helper-unmapped-[^ ]* is writable by its group \(mode 775\)/)
+})
+
 test('npm pack lists the helper with an executable mode', () => {
   const r = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 })
   assert.equal(r.status, 0, r.stderr)
