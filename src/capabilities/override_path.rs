@@ -45,7 +45,7 @@ fn loose_as(p: &Path, m: &Metadata, uid: u32, sticky_ok: bool, unmapped_ok: bool
         return Some(format!("{} is owned by uid {}, not {whose}", p.display(), m.uid()));
     }
     let sticky = sticky_ok && m.is_dir() && m.mode() & 0o1000 != 0;
-    let owner_s_group = m.mode() & 0o022 == 0o020 && super::private_group::only_member(m.gid(), m.uid());
+    let owner_s_group = group_write_is_owner_s(m.mode(), outside, || super::private_group::only_member(m.gid(), m.uid()));
     // With an ACL the group bits are its mask: a user or group it names may write too (rev40).
     if owner_s_group && !m.file_type().is_symlink() {
         if let Some(who) = super::acl_writers::other_writer(p) {
@@ -57,6 +57,16 @@ fn loose_as(p: &Path, m: &Metadata, uid: u32, sticky_ok: bool, unmapped_ok: bool
         return Some(format!("{} is writable by {who} (mode {:o})", p.display(), m.mode() & 0o7777));
     }
     None
+}
+
+/// Whether write by the group alone (`mode`) is the owner's: the group is its private group
+/// (`private`, asked only then). Never for an owner from outside this user namespace (`outside`):
+/// the group shown is the overflow gid too, whatever group it is on the host (a `root:staff` 2775
+/// `/usr/local` there), and the namespace's database says nothing of who is in it; its `nobody`
+/// (65534, that group its own alone in Fedora's database) passed as the owner's private group
+/// (found by an attacker's review, rev40).
+fn group_write_is_owner_s(mode: u32, outside: bool, private: impl FnOnce() -> bool) -> bool {
+    mode & 0o022 == 0o020 && !outside && private()
 }
 
 /// Symlinks followed before giving up, as the kernel's limit.
@@ -207,4 +217,19 @@ fn fix() -> String {
         "keep bwrap where no run may write (for instance /usr/local/bin) and point {BWRAP_OVERRIDE_ENV} there, \
          and leave that directory out of the run's writable roots"
     )
+}
+
+#[cfg(test)]
+mod tests {
+    /// An unmapped owner's group write is never taken for its private group's (rev40): inside a
+    /// user namespace the host's `root:staff` 0775 shows as 65534:65534, which the namespace's
+    /// database may show as nobody's group alone. The case is the function's, since this host's
+    /// tests run in the initial namespace, where no owner is unmapped.
+    #[test]
+    fn an_unmapped_owner_s_group_write_is_never_its_private_group_s() {
+        assert!(super::group_write_is_owner_s(0o40775, false, || true), "a mapped owner's private group");
+        assert!(!super::group_write_is_owner_s(0o40775, true, || true), "an unmapped owner: whatever the database says");
+        assert!(!super::group_write_is_owner_s(0o40775, false, || false), "another group");
+        assert!(!super::group_write_is_owner_s(0o40777, false, || true), "everyone's write");
+    }
 }
