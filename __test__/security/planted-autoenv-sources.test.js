@@ -45,3 +45,29 @@ test('review: a change set that rewrites a file the .autoenv.zsh sources is a ri
   const tree = tempTree(t, { git: true })
   await reviewHoldsBack(tree.ws, autoenvProject(tree.ws), 'touch /tmp/pwned')
 })
+
+// Found by an attacker's review (rev40, another spelling of host39's): autoenv (hyperupcall's,
+// formerly kennethreitz's, for bash and zsh) sources `.env` as a shell script when a shell enters
+// the directory and `.env.leave` when it leaves (AUTOENV_ENABLE_LEAVE), each once its checksum is
+// authorized: the file alone. Both are reported names, but what they source was left writable:
+// a project's committed `source ./scripts/env.sh` had a default run rewrite it with hostRisks [].
+function bashAutoenvProject(dir) {
+  fs.mkdirSync(path.join(dir, 'scripts'), { recursive: true })
+  fs.writeFileSync(path.join(dir, '.env'), 'source ./scripts/env.sh\n')
+  fs.writeFileSync(path.join(dir, '.env.leave'), '. scripts/leave.sh\n')
+  const files = ['scripts/env.sh', 'scripts/leave.sh'].map((p) => path.join(dir, p))
+  for (const f of files) fs.writeFileSync(f, 'export A=1\n')
+  return files
+}
+
+for (const [mode, extra] of Object.entries(MODES)) {
+  test(`${mode}: the files a project's autoenv .env and .env.leave source cannot be rewritten unsaid`, async (t) => {
+    const tree = tempTree(t, { git: true })
+    await appendsKeptOrSaid(tree.ws, extra, bashAutoenvProject(tree.ws), 'export A=1\n')
+  })
+}
+
+test('review: a change set that rewrites a file an autoenv .env sources is a risk, held back by apply', async (t) => {
+  const tree = tempTree(t, { git: true })
+  await reviewHoldsBack(tree.ws, bashAutoenvProject(tree.ws), 'touch /tmp/pwned')
+})
