@@ -36,7 +36,10 @@ pub type Words = Rc<Vec<(String, bool)>>;
 /// user's shell on entering and leaving (found by an attacker's review, host39: what they source
 /// was rewritten with `hostRisks: []`; zsh-autoenv authorizes the file's checksum alone). `.envrc`
 /// first: `source_env DIR` names it.
-pub const FILES: &[&str] = &[".envrc", ".envrc.local", ".autoenv.zsh", ".autoenv_leave.zsh"];
+/// autoenv's (hyperupcall's, for bash and zsh) `.env` and `.env.leave` too: it sources them as shell
+/// scripts on entering and leaving, the checksum authorized the file's alone (rev40); both stay
+/// reported names, and a dotenv `.env` (`KEY=value` lines) names nothing here.
+pub const FILES: &[&str] = &[".envrc", ".envrc.local", ".autoenv.zsh", ".autoenv_leave.zsh", ".env", ".env.leave"];
 
 /// The commands whose next word is a file sourced (or, for `DOTENV`'s, loaded into the environment).
 const COMMANDS: &[&str] = &["source_env", "source_env_if_exists", "source", ".", "dotenv", "dotenv_if_exists"];
@@ -55,6 +58,10 @@ pub fn named(file: &Path) -> Named {
 /// later run), keeping at most `most` files (what is left of `config_reads::TOOL_PROGRAMS_IN_ALL`);
 /// `capped` when there were more, or the file was not read.
 pub fn named_within(file: &Path, reads: &mut Reads<Words>, most: usize) -> Named {
+    // `python -m venv .env` makes a directory of that name: no autoenv file, nothing to say.
+    if file.file_name().is_some_and(|n| n == ".env" || n == ".env.leave") && file.is_dir() {
+        return Named::default();
+    }
     let base = file.parent().unwrap_or(Path::new("/"));
     let words = match reads.judge(file, |text| Rc::new(sourced_words(text))) {
         Judged::Judged(words) => words,
@@ -194,5 +201,13 @@ mod tests {
         let want = ["./tools/a.zsh", "tools/b.zsh", "tools/c.zsh", "tools/d.zsh", "./tools/e"].map(|p| t.path().join(p));
         assert_eq!(named(&f), Named { programs: want.to_vec(), capped: false });
         assert!(FILES.contains(&".autoenv_leave.zsh"));
+        // autoenv's (rev40): `.env` sourced as a script names its file; a venv directory named
+        // `.env` is no such file and nothing is said of it.
+        let env = t.path().join(".env");
+        std::fs::write(&env, "API=1\nsource ./tools/a.zsh\n").unwrap();
+        assert_eq!(named(&env).programs, vec![t.path().join("tools/a.zsh")]);
+        std::fs::remove_file(&env).unwrap();
+        std::fs::create_dir(&env).unwrap();
+        assert_eq!(named(&env), Named::default());
     }
 }
