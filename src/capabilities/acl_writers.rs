@@ -8,10 +8,13 @@
 //! its exec (found by an attacker's review, rev40). Only a group-writable mode can hide such a
 //! writer: without the mask's write bit no named entry may write.
 
+#[cfg(target_os = "linux")]
 use std::ffi::CString;
+#[cfg(target_os = "linux")]
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
+#[cfg(target_os = "linux")]
 const NAME: &[u8] = b"system.posix_acl_access\0";
 const HEADER_VERSION: u32 = 2;
 /// `ACL_USER` and `ACL_GROUP` (`linux/posix_acl.h`): entries naming a user or a group.
@@ -22,6 +25,7 @@ const WRITE: u16 = 0x02;
 /// The first user or group `p`'s access ACL lets write (besides its owner and owning group), as
 /// `uid N` or `gid N`; `None` when it has no ACL or none such. An ACL that cannot be read (an
 /// error other than "none", a layout not known) is named as such: the safe side, refused.
+#[cfg(target_os = "linux")]
 pub fn other_writer(p: &Path) -> Option<String> {
     let Ok(path) = CString::new(p.as_os_str().as_bytes()) else { return Some("an ACL that cannot be read".into()) };
     let mut buf = vec![0u8; 4096];
@@ -36,8 +40,15 @@ pub fn other_writer(p: &Path) -> Option<String> {
     named_writer(&buf[..n as usize])
 }
 
+/// Elsewhere (macOS) sandspawn runs none of its own programs by path: nothing is read.
+#[cfg(not(target_os = "linux"))]
+pub fn other_writer(_: &Path) -> Option<String> {
+    None
+}
+
 /// `other_writer` on the xattr's bytes: a little-endian version word, then entries of tag (u16),
 /// permissions (u16) and id (u32).
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 fn named_writer(acl: &[u8]) -> Option<String> {
     let unreadable = || Some("an ACL that cannot be read".to_string());
     if acl.len() < 4 || (acl.len() - 4) % 8 != 0 || u32::from_le_bytes([acl[0], acl[1], acl[2], acl[3]]) != HEADER_VERSION {

@@ -133,6 +133,7 @@ fn a_directory_writable_by_its_owner_s_private_group_is_not_loose() {
 /// mask, so a 0755 directory given user:64127:rwx reads as 0775 of the owner's private group, and
 /// uid 64127 could rename entries in it. Such a directory is loose, named with the ACL's user; the
 /// same directory without the named entry is not.
+#[cfg(target_os = "linux")]
 #[test]
 fn an_acl_naming_another_writer_is_loose_behind_the_private_group() {
     // SAFETY: geteuid has no preconditions.
