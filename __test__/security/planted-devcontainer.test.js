@@ -140,3 +140,51 @@ test("review: a change set that rewrites a compose file a dev container's docker
   const tree = tempTree(t, { git: true })
   await reviewHoldsBack(tree.ws, composeProject(tree.ws).slice(0, 2), '    privileged: true')
 })
+
+// Found by an attacker's review (host40; left by hostb39): what a kept compose file pulls in from
+// other files, its top-level `include` (each entry's `path`, a string or a list, from the
+// including file's directory) and a service's `extends.file`, is merged into the project `docker
+// compose -f` starts on the host when the folder opens in its container: an included service's
+// `privileged: true` or a volume of `/` is granted by the host's Docker daemon as the named file's
+// own is. Only the named files were kept: a default run appended to each file they pull in, through
+// an include of an include too, with hostRisks [] (bwrap and the Landlock mode), review's apply
+// landed them.
+function composeIncludeProject(dir) {
+  for (const d of ['.devcontainer', 'services/db', 'common', 'more']) fs.mkdirSync(path.join(dir, d), { recursive: true })
+  fs.writeFileSync(path.join(dir, '.devcontainer/devcontainer.json'), JSON.stringify({ dockerComposeFile: '../docker-compose.yml', service: 'app' }))
+  fs.writeFileSync(path.join(dir, 'docker-compose.yml'), `include:
+  - services/db/compose.yaml   # the database
+  - path:
+      - "./more/a.yml"
+    project_directory: .
+  - { path: 'more/b.yml' }
+services:
+  app:
+    extends:
+      file: common/base.yml
+      service: base
+  web:
+    extends: { file: ./common/web.yml, service: web }
+    volumes:
+      - ./src:/src
+`)
+  fs.writeFileSync(path.join(dir, 'services/db/compose.yaml'), 'include: [../../common/deep.yaml]\nservices:\n  db:\n    image: postgres\n')
+  const files = ['services/db/compose.yaml', 'more/a.yml', 'more/b.yml', 'common/base.yml', 'common/web.yml', 'common/deep.yaml'].map((p) => path.join(dir, p))
+  for (const f of files.slice(1)) fs.writeFileSync(f, 'services:\n  base:\n    image: debian\n')
+  return files
+}
+
+for (const [mode, extra] of Object.entries(MODES)) {
+  test(`${mode}: the files a dev container's compose file includes or extends cannot be rewritten unsaid`, async (t) => {
+    const tree = tempTree(t, { git: true })
+    const [db, ...rest] = composeIncludeProject(tree.ws)
+    const was = fs.readFileSync(db, 'utf8')
+    const r = await appendsKeptOrSaid(tree.ws, extra, rest, 'services:\n  base:\n    image: debian\n', `echo '    privileged: true' >> ${db} 2>/dev/null`)
+    assert.ok(fs.readFileSync(db, 'utf8') === was || r.hostRisks.some((h) => h.path === db), `${db} rewritten with nothing said: ${JSON.stringify(r.hostRisks)}`)
+  })
+}
+
+test("review: a change set that rewrites a file a dev container's compose file includes is a risk, held back by apply", async (t) => {
+  const tree = tempTree(t, { git: true })
+  await reviewHoldsBack(tree.ws, composeIncludeProject(tree.ws).slice(0, 2), '    privileged: true')
+})
