@@ -179,7 +179,7 @@ for (const [mode, extra] of Object.entries(MODES)) {
     const tree = tempTree(t, { git: true })
     const [db, ...rest] = composeIncludeProject(tree.ws)
     const was = fs.readFileSync(db, 'utf8')
-    const r = await appendsKeptOrSaid(tree.ws, extra, rest, 'services:\n  base:\n    image: debian\n', `echo '    privileged: true' >> ${db} 2>/dev/null`)
+    const r = await appendsKeptOrSaid(tree.ws, extra, rest, 'services:\n  base:\n    image: debian\n', `echo '    privileged: true' >> ${db} 2>/dev/null; true`)
     assert.ok(fs.readFileSync(db, 'utf8') === was || r.hostRisks.some((h) => h.path === db), `${db} rewritten with nothing said: ${JSON.stringify(r.hostRisks)}`)
   })
 }

@@ -39,7 +39,7 @@
 //! `"initializeCommand": "${localWorkspaceFolder}/tools/init.sh"` was rewritten with
 //! `hostRisks: []`), taken as a folder-open task's command line (`devcontainer_words`).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 use super::config_reads::{self, Judged, Reads};
@@ -146,8 +146,9 @@ const MAX_STRINGS: usize = 4096;
 pub type Words = Rc<(Vec<String>, bool)>;
 
 /// The reads of one plan's settings files, one per `Syntax` (a file is judged once per syntax:
-/// the same file read as settings and as tasks names other strings).
-pub type EditorReads = [Reads<Words>; 8];
+/// the same file read as settings and as tasks names other strings; the last, compose files read
+/// for what they pull in).
+pub type EditorReads = [Reads<Words>; 9];
 
 /// Reads for one plan, each within the plan's budget.
 pub fn reads() -> EditorReads {
@@ -187,9 +188,10 @@ pub fn is_entry(entry: &Path) -> bool {
 pub fn named_within(entry: &Path, reads: &mut EditorReads, most: usize) -> Named {
     let mut out = Named::default();
     let folder = entry.parent().unwrap_or(Path::new("/"));
+    let mut compose: Vec<PathBuf> = Vec::new();
     for (inner, syntax) in rows(entry) {
         if syntax == Syntax::Devcontainer && inner.is_some() {
-            devcontainer_subfolders(entry, folder, reads, most, &mut out);
+            compose.extend(devcontainer_subfolders(entry, folder, reads, most, &mut out));
         }
         let file = inner.map(|f| entry.join(f)).unwrap_or_else(|| entry.to_path_buf());
         let judged = match syntax {
@@ -206,24 +208,71 @@ pub fn named_within(entry: &Path, reads: &mut EditorReads, most: usize) -> Named
                 keep_words(&words, folder, most, &mut out);
                 run_configurations(entry, folder, reads, most, &mut out);
             }
-            Judged::Judged(words) => keep_words(&words, folder, most, &mut out),
+            Judged::Judged(words) => compose.extend(keep_words(&words, folder, most, &mut out)),
             Judged::Absent => {}
             Judged::Unjudged => out.capped = true,
         }
     }
+    keep_pulled_in(compose, &mut reads[8], most, &mut out);
     out
 }
 
-/// Keep into `out` the files `words` (one file's) name from `folder`, within `most` in all.
-fn keep_words(words: &(Vec<String>, bool), folder: &Path, most: usize, out: &mut Named) {
+/// The most compose files read for what they pull in, of one entry: each read may name more, and
+/// an include of an include is followed (a cycle too, once per file).
+const MAX_COMPOSE_FILES: usize = 64;
+
+/// Keep into `out` the files the kept compose files `compose` pull in (`compose_files`: their
+/// `include` and `extends.file`, from each file's own directory), and what those pull in in turn,
+/// reading each once through `read`, within `most` in all and `MAX_COMPOSE_FILES` files read (past
+/// that: capped, said). Found by an attacker's review (host40): only the files `dockerComposeFile`
+/// names were kept, and a default run appended a privileged service to a file one of them
+/// included, with `hostRisks: []`.
+fn keep_pulled_in(mut compose: Vec<PathBuf>, read: &mut Reads<Words>, most: usize, out: &mut Named) {
+    let mut done: Vec<PathBuf> = Vec::new();
+    while let Some(file) = compose.pop() {
+        if done.contains(&file) {
+            continue;
+        }
+        if done.len() >= MAX_COMPOSE_FILES || out.full(most) {
+            out.capped = true;
+            return;
+        }
+        done.push(file.clone());
+        let dir = file.parent().unwrap_or(Path::new("/"));
+        match read.judge(&file, |text| Rc::new(super::compose_files::pulled_in(text))) {
+            Judged::Judged(words) => {
+                let marked: Vec<String> = words.0.iter().map(|w| format!("{}{COMPOSE_FILE}", relative_as_word(w))).collect();
+                compose.extend(keep_words(&(marked, words.1), dir, most, out));
+            }
+            Judged::Absent => {}
+            Judged::Unjudged => out.capped = true,
+        }
+    }
+}
+
+/// A compose file's path `w` as a word `keep_words` reads from the file's directory: a relative
+/// one written `./` (a bare name is no program found on `PATH` here), an absolute one as it is.
+fn relative_as_word(w: &str) -> String {
+    if w.starts_with('/') || w.starts_with("./") || w.starts_with("../") { w.to_string() } else { format!("./{w}") }
+}
+
+/// The end of a word that names a compose file (`compose_words`): kept as any word is, and then
+/// read for what it pulls in (`keep_pulled_in`).
+const COMPOSE_FILE: &str = "\0compose";
+
+/// Keep into `out` the files `words` (one file's) name from `folder`, within `most` in all; the
+/// compose files among them (a word ending in `COMPOSE_FILE`) kept are returned.
+fn keep_words(words: &(Vec<String>, bool), folder: &Path, most: usize, out: &mut Named) -> Vec<PathBuf> {
     let (words, unread) = words;
     out.capped |= *unread || words.len() > MAX_PROGRAMS;
     let reported = super::names::reported_defaults();
+    let mut compose = Vec::new();
     for w in words.iter().take(MAX_PROGRAMS) {
         if out.full(most) {
             break;
         }
-        let w = named_folder(&w).replace("${workspaceFolder}", &folder.to_string_lossy()).replace("${workspaceRoot}", &folder.to_string_lossy());
+        let (w, is_compose) = w.strip_suffix(COMPOSE_FILE).map_or((w.as_str(), false), |w| (w, true));
+        let w = named_folder(w).replace("${workspaceFolder}", &folder.to_string_lossy()).replace("${workspaceRoot}", &folder.to_string_lossy());
         if w.contains("${") || w.starts_with('~') {
             continue;
         }
@@ -231,9 +280,12 @@ fn keep_words(words: &(Vec<String>, bool), folder: &Path, most: usize, out: &mut
         if let Some(dir) = w.strip_suffix(EVERY_FILE) {
             keep_every_file(dir, &super::dir_links::without_dots(folder, Path::new(dir)), &reported, most, out);
         } else if kept_as_program(&p, &reported) {
-            out.keep(&w, p);
+            if let Some(kept) = out.keep(&w, p).filter(|_| is_compose) {
+                compose.push(kept);
+            }
         }
     }
+    compose
 }
 
 /// Keep every file directly in `dir` (the word `word` names it) that `kept_as_program` takes, within
@@ -432,16 +484,17 @@ const DEVCONTAINER_FILE: &str = "devcontainer.json";
 /// Keep into `out` what the configurations in the subfolders of `dir` (a `.devcontainer`) run on
 /// the host, read from `folder` as its own; at most `MAX_PROGRAMS` entries of `dir` are looked at
 /// (past that: capped, said).
-fn devcontainer_subfolders(dir: &Path, folder: &Path, reads: &mut EditorReads, most: usize, out: &mut Named) {
+fn devcontainer_subfolders(dir: &Path, folder: &Path, reads: &mut EditorReads, most: usize, out: &mut Named) -> Vec<PathBuf> {
     let file = |e: &std::fs::DirEntry| e.file_type().is_ok_and(|t| t.is_dir()).then(|| e.path().join(DEVCONTAINER_FILE));
-    keep_from_entries(dir, file, &mut reads[7], |file, text| devcontainer_words(file, folder, text), (folder, most), out);
+    keep_from_entries(dir, file, &mut reads[7], |file, text| devcontainer_words(file, folder, text), (folder, most), out)
 }
 
 /// Keep into `out` what the file `file` makes of each of the first `MAX_PROGRAMS` entries of `dir`
 /// names (read through `read` by `words`, given the file and its text, from `folder`, within
-/// `most` in all; past that: capped, said).
-fn keep_from_entries(dir: &Path, file: impl Fn(&std::fs::DirEntry) -> Option<std::path::PathBuf>, read: &mut Reads<Words>, words: impl Fn(&Path, &str) -> (Vec<String>, bool), (folder, most): (&Path, usize), out: &mut Named) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+/// `most` in all; past that: capped, said). The compose files kept are returned.
+fn keep_from_entries(dir: &Path, file: impl Fn(&std::fs::DirEntry) -> Option<std::path::PathBuf>, read: &mut Reads<Words>, words: impl Fn(&Path, &str) -> (Vec<String>, bool), (folder, most): (&Path, usize), out: &mut Named) -> Vec<PathBuf> {
+    let mut compose = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else { return compose };
     for (n, entry) in entries.flatten().enumerate() {
         if n >= MAX_PROGRAMS || out.full(most) {
             out.capped |= n >= MAX_PROGRAMS;
@@ -449,11 +502,12 @@ fn keep_from_entries(dir: &Path, file: impl Fn(&std::fs::DirEntry) -> Option<std
         }
         let Some(file) = file(&entry) else { continue };
         match read.judge(&file, |text| Rc::new(words(&file, text))) {
-            Judged::Judged(words) => keep_words(&words, folder, most, out),
+            Judged::Judged(words) => compose.extend(keep_words(&words, folder, most, out)),
             Judged::Absent => {}
             Judged::Unjudged => out.capped = true,
         }
     }
+    compose
 }
 
 /// The path words of a dev container's configuration: of its `initializeCommand`, which the Dev
@@ -492,8 +546,9 @@ fn devcontainer_words(file: &Path, folder: &Path, text: &str) -> (Vec<String>, b
 /// review (hostb39): the tools hand each to `docker compose -f` on the host when the folder opens
 /// in its container, and a service's `privileged: true` or a volume of `/` there is granted by the
 /// host's Docker daemon, as the configuration's own `privileged`, `runArgs` and `mounts` (kept
-/// with the protected `.devcontainer`) are; one outside `.devcontainer` was rewritten unsaid. What
-/// a compose file `include`s or `extends` from another file is not read.
+/// with the protected `.devcontainer`) are; one outside `.devcontainer` was rewritten unsaid. Each
+/// word ends in `COMPOSE_FILE`: what the file `include`s or `extends` from another file is kept
+/// too (`keep_pulled_in`; host40).
 fn compose_words(compose: &serde_json::Value, file: &Path, folder: &Path, words: &mut Vec<String>) {
     let names: Vec<&str> = match compose {
         serde_json::Value::String(s) => vec![s.as_str()],
@@ -504,6 +559,7 @@ fn compose_words(compose: &serde_json::Value, file: &Path, folder: &Path, words:
     for name in names {
         let name = name.replace("${localWorkspaceFolder}", "${workspaceFolder}");
         let word = if name.starts_with('/') || name.starts_with("${") { name } else { format!("./{}", dir.join(&name).to_string_lossy()) };
+        let word = format!("{word}{COMPOSE_FILE}");
         if words.len() <= MAX_PROGRAMS && !words.contains(&word) {
             words.push(word);
         }

@@ -81,6 +81,7 @@ mod mise_run;
 pub mod mise_programs;
 pub mod proto_programs;
 pub mod editor_programs;
+mod compose_files;
 mod editor_tasks;
 mod idea_watchers;
 pub mod jsonc;
