@@ -665,3 +665,32 @@ describe("hostb39: what pkgx's dev exports on cd", () => {
     await assertHeldBackInReview(t, HOSTB39_REPORTED)
   })
 })
+
+// Found by an attacker's review (host40), each planted with `hostRisks: []` in every mode (review's
+// apply landed it): the dev environments a shell's directory hook builds and evals on `cd`, beside
+// nix-direnv's flake.nix (fix33). devenv's `use devenv` (the `.envrc` `devenv init` writes) watches
+// devenv.nix, devenv.yaml (its `imports`), devenv.lock and the local overrides, and when one
+// changes builds the shell again and evals it, its `enterShell` included, in the host's shell at
+// the next prompt; devbox's `.envrc` (`devbox generate direnv`) runs `devbox shellenv --init-hook`
+// on each change of devbox.json (its `init_hook`, `env`) or devbox.lock; a direnv-activated Flox
+// environment sources the `[hook] on-activate` and `[profile]` of `.flox/env/manifest.toml`.
+// Hermit's shell hooks (`hermit shell-hooks`) source `bin/activate-hermit` on entering a
+// directory that holds one (its text checked against Hermit's known sums only, so a copy of a
+// genuine one is a new environment), which exports `bin/hermit.hcl`'s `env` (PROMPT_COMMAND) and
+// puts that `bin` first on PATH. The projects write all of them: reported, as flake.nix is.
+const HOST40_REPORTED = ['devenv.nix', 'devenv.yaml', 'devenv.lock', 'devenv.local.nix', 'devenv.local.yaml', 'devbox.json', 'devbox.lock', 'sub/devbox.json', '.flox/env/manifest.toml', 'bin/hermit.hcl', 'sub/bin/activate-hermit']
+
+describe('host40: the dev environments shells build and eval on cd (devenv, devbox, Flox, Hermit)', () => {
+  for (const [mode, extra] of Object.entries(MODES)) {
+    test(`${mode}: each is reported`, async (t) => {
+      const tree = tempTree(t)
+      const r = await sh(plant(HOST40_REPORTED), { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+      assert.equal(r.exitCode, 0, show(r))
+      assertKeptAndReported(r, tree.ws, [], HOST40_REPORTED)
+    })
+  }
+
+  test('review: each is a risk of the change set and held back by apply', async (t) => {
+    await assertHeldBackInReview(t, HOST40_REPORTED)
+  })
+})
