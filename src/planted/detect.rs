@@ -480,10 +480,12 @@ fn venv_ways(baseline: &Baseline, risks: &mut Listed) {
 
 /// What the host does with a named entry the walk found; `None` for a virtual environment's file
 /// (`venv::walked`) outside the environments kept (a `bin/python` of a toolchain, an environment
-/// the run made: its own work).
+/// the run made: its own work). A pattern's name first: Hermit's `bin/activate-hermit` has the
+/// shape of an environment's `bin/activate*` (found by the fixer, host40: one made below a new
+/// directory was taken for the run's own environment and not reported).
 fn what_it_does(baseline: &Baseline, p: &Path) -> Option<&'static str> {
     let name = p.file_name()?;
-    if !super::venv::walked(p.parent()?, name) {
+    if !super::venv::walked(p.parent()?, name) || super::name_patterns::of_path(p).is_some() {
         return Some(names::what_at(p));
     }
     super::venv::file_of(p).filter(|(env, _)| baseline.venvs.contains(*env)).map(|_| super::venv::WHAT_IT_DOES)

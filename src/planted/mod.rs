@@ -409,7 +409,8 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
             // ones too: the Landlock mode grants `bin`'s, `venv_bin`).
             let reported = match venvs.files.get(p.as_path()) {
                 Some(_) => true,
-                None => !venv::walked(p.parent().unwrap_or(Path::new("/")), p.file_name().unwrap_or_default()),
+                // A pattern of that shape (Hermit's `bin/activate-hermit`) is a name (host40).
+                None => !venv::walked(p.parent().unwrap_or(Path::new("/")), p.file_name().unwrap_or_default()) || name_patterns::of_path(p).is_some(),
             };
             if reported && stamped_names::stamped(p, names, &kept_tops) {
                 report_only.push((p, m));

@@ -2,7 +2,8 @@
 //! review (tools23): VS Code's `*.code-workspace` (settings, and tasks with `runOn: folderOpen`,
 //! the counterpart of `.vscode`) and GitHub Copilot CLI's `.github/hooks` (it runs the `bash`
 //! commands of each `*.json` there; `.github` itself is the project's, workflows); and (host25)
-//! bazelisk's `tools/bazel` wrapper (`tools` is the project's own); and (host30) Copilot CLI's
+//! bazelisk's `tools/bazel` wrapper (`tools` is the project's own); and (host40) Hermit's
+//! `bin/hermit.hcl` and `bin/activate-hermit` (`bin` is the project's own); and (host30) Copilot CLI's
 //! `.github/lsp.json` and `.github/mcp.json` (it starts the servers listed there). They are
 //! matched beside the names by the walk and review mode (a suffix and a parent compared per entry,
 //! no lookup of its own), so a run that creates or replaces one says so in `hostRisks` and
@@ -52,6 +53,15 @@ const COPILOT_MCP: &str = "GitHub Copilot CLI starts the command of each local M
 const PROTO_ENV_FILE: &str = "proto reads it in place of .prototools' own settings when PROTO_ENV names its suffix: its shell activation exports the [env] variables (PS1, PROMPT_COMMAND) and aliases into the shell at every cd";
 const PROTO_ENV_PREFIX: &[u8] = b".prototools.";
 
+/// Found by an attacker's review (host40): Hermit's shell hooks (`hermit shell-hooks`) source a
+/// directory's `bin/activate-hermit` when a shell enters it (or below it), checking its text and
+/// `bin/hermit`'s against Hermit's known sums only, so a copy of a genuine one is a new
+/// environment; activating exports `bin/hermit.hcl`'s `env` and puts that `bin` first on PATH.
+/// Report-only: `hermit init` writes both, projects commit them.
+const HERMIT_BIN: &str = "bin";
+const HERMIT_CONFIG: &str = "Hermit's shell hooks activate the environment when a shell enters the directory: its env is exported (PROMPT_COMMAND runs at the next prompt), its sources' packages are installed and its bin put first on PATH";
+const HERMIT_ACTIVATE: &str = "Hermit's shell hooks source it when a shell enters the directory (a genuine copy passes their check): the environment's bin goes first on PATH and its hermit.hcl's env is exported";
+
 /// direnv's layout directory (`.direnv`) and what in it the host runs (the module's comment).
 pub const DIRENV: &str = ".direnv";
 const DIRENV_RC: &str = "nix-direnv evals it (its cached dev shell) in the host's shell whenever direnv loads the .envrc here (`use flake`, `use nix`): direnv reloads when it changes, at the shell's next prompt";
@@ -67,6 +77,14 @@ pub fn what_it_does(parent: Option<&OsStr>, name: &OsStr) -> Option<&'static str
     }
     if bytes.len() > PROTO_ENV_PREFIX.len() && bytes.starts_with(PROTO_ENV_PREFIX) {
         return Some(PROTO_ENV_FILE);
+    }
+    if parent.is_some_and(|p| p == HERMIT_BIN) {
+        if name == "hermit.hcl" {
+            return Some(HERMIT_CONFIG);
+        }
+        if name == "activate-hermit" {
+            return Some(HERMIT_ACTIVATE);
+        }
     }
     if name == "bazel" && parent.is_some_and(|p| p == "tools") {
         return Some(BAZEL_WRAPPER);
@@ -115,6 +133,8 @@ mod tests {
         assert!(of_path("w/.prototools.dev".as_ref()).is_some() && of_path("w/.prototools.".as_ref()).is_none());
         assert!(of_path("w/.github/hooks".as_ref()).is_some());
         assert!(of_path("w/tools/bazel".as_ref()).is_some());
+        assert!(of_path("w/bin/hermit.hcl".as_ref()).is_some() && of_path("w/sub/bin/activate-hermit".as_ref()).is_some());
+        assert!(of_path("w/hermit.hcl".as_ref()).is_none() && of_path("w/bin/hermit".as_ref()).is_none() && of_path("w/sbin/activate-hermit".as_ref()).is_none());
         assert!(of_path("w/.github/lsp.json".as_ref()).is_some() && of_path("w/lsp.json".as_ref()).is_none());
         assert!(of_path("w/.github/mcp.json".as_ref()).is_some() && of_path("w/mcp.json".as_ref()).is_none());
         assert!(of_path("w/tool/bazel".as_ref()).is_none() && of_path("w/tools/bazelisk".as_ref()).is_none());

@@ -336,7 +336,28 @@ const REPORTED: &[(&str, &str)] = &[
     ("pkgx.yml", PKGX_DEV),
     (".pkgx.yaml", PKGX_DEV),
     (".pkgx.yml", PKGX_DEV),
+    // Found by an attacker's review (host40), each planted unflagged: the other dev environments a
+    // directory hook builds and evals on `cd`, as nix-direnv's flake.nix (fix33). devenv's `use
+    // devenv` watches these and, when one changes, builds the shell again and evals it (its
+    // `enterShell` included) at the next prompt; devbox's `.envrc` runs `devbox shellenv
+    // --init-hook` (its `init_hook`, `env`) on each change; a direnv-activated Flox environment
+    // sources `.flox/env/manifest.toml`'s `[hook] on-activate` and `[profile]`. Hermit's
+    // `bin/hermit.hcl` and `bin/activate-hermit` are patterns (`name_patterns`). The projects
+    // write them (`devbox add`, `devenv init`, `flox install`): reported.
+    ("devenv.nix", DEVENV),
+    ("devenv.yaml", DEVENV),
+    ("devenv.lock", DEVENV),
+    ("devenv.local.nix", DEVENV),
+    ("devenv.local.yaml", DEVENV),
+    ("devbox.json", DEVBOX),
+    ("devbox.lock", DEVBOX),
+    (".flox", "a Flox environment: `flox activate` (a direnv .envrc's, or the user's) sources its manifest's [hook] on-activate and [profile] scripts in the host's shell"),
 ];
+
+/// What devenv's direnv integration does with its files (`REPORTED`).
+const DEVENV: &str = "devenv's `use devenv` (an allowed .envrc's) builds the shell again when it changes and evals it, its enterShell included, in the host's shell at the next prompt";
+/// What devbox's direnv integration does with its files (`REPORTED`).
+const DEVBOX: &str = "devbox's .envrc (`devbox generate direnv`) runs `devbox shellenv --init-hook` when it changes: its init_hook runs and its env is exported in the host's shell at the next prompt";
 
 /// What pkgx's `dev` does with its files (`REPORTED`).
 const PKGX_DEV: &str = "pkgx's dev shellcode exports its env into the shell at every cd here once the directory was activated with `dev` (PROMPT_COMMAND or a PS1 there runs at the next prompt)";
@@ -521,7 +542,7 @@ mod tests {
     #[test]
     fn every_name_a_tool_reads_is_in_its_tools_tier() {
         let (protected, reported) = (defaults(), reported_defaults());
-        let tools: [(&str, Vec<String>, &Vec<String>); 23] = [
+        let tools: [(&str, Vec<String>, &Vec<String>); 24] = [
             // zsh loads FILE.zwc (compiled) in place of FILE when it is newer (zshmisc, "Autoloading
             // Functions" and zcompile): the compiled form is as much a startup file.
             ("zsh", [".zshenv", ".zprofile", ".zshrc", ".zlogin", ".zlogout"].into_iter().flat_map(|n| [n.to_string(), format!("{n}.zwc")]).collect(), &protected),
@@ -559,6 +580,8 @@ mod tests {
             ("proto, shadowenv, autoenv", [".prototools", ".shadowenv.d", ".env.leave"].map(String::from).to_vec(), &reported),
             // hostb39: what pkgx's dev exports on cd.
             ("pkgx dev", ["pkgx.yaml", "pkgx.yml", ".pkgx.yaml", ".pkgx.yml"].map(String::from).to_vec(), &reported),
+            // host40: the dev environments direnv builds and evals on cd.
+            ("devenv, devbox, flox", ["devenv.nix", "devenv.yaml", "devenv.lock", "devenv.local.nix", "devenv.local.yaml", "devbox.json", "devbox.lock", ".flox"].map(String::from).to_vec(), &reported),
         ];
         for (tool, names, tier) in tools {
             for n in names {
