@@ -90,3 +90,21 @@ test('a .prototools.<env> a run creates is reported, and held back by review', a
   await sandspawn.applyChangeSet(review.changeSet.id, {})
   assert.ok(!fs.existsSync(path.join(tree.ws, '.prototools.dev')), 'landed')
 })
+
+// Found by an attacker's review (host40; left by host39): with PROTO_ENV set, proto reads a
+// committed `.prototools.<env>` beside `.prototools` and loads its `file://` plugins and `[env]
+// file` as it does `.prototools`' (the activation at every cd), but only `.prototools` was read: a
+// default run rewrote the plugin and the dotenv file `.prototools.dev` named with hostRisks []
+// (bwrap and the Landlock mode).
+function protoEnvProject(dir) {
+  const files = protoProject(dir, ['node = "20"'], ['plugins/devtool.wasm', 'config/dev.env'], 'x\n')
+  fs.writeFileSync(path.join(dir, '.prototools.dev'), ['devtool = "1"', '[plugins]', 'devtool = "file://./plugins/devtool.wasm"', '[env]', 'file = "config/dev.env"', ''].join('\n'))
+  return files
+}
+
+for (const [mode, extra] of Object.entries(MODES)) {
+  test(`${mode}: the WASM plugin and dotenv file a committed .prototools.<env> loads cannot be rewritten unsaid`, async (t) => {
+    const tree = tempTree(t, { git: true })
+    await appendsKeptOrSaid(tree.ws, extra, protoEnvProject(tree.ws), 'x\n')
+  })
+}
