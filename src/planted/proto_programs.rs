@@ -34,9 +34,14 @@ pub type Words = Rc<(Vec<String>, bool)>;
 /// proto's configuration file (`names::REPORTED`).
 pub const FILE: &str = ".prototools";
 
-/// Whether `entry` (a walked name) is a proto configuration.
+/// Whether `entry` (a walked name) is a proto configuration: `.prototools`, or a
+/// `.prototools.<PROTO_ENV>` beside it (found by an attacker's review, host40: proto loads its
+/// `file://` plugins and `[env] file` as it does `.prototools`', and they were rewritten unsaid).
 pub fn is_entry(entry: &Path) -> bool {
-    entry.file_name().is_some_and(|n| n == FILE)
+    entry.file_name().is_some_and(|n| {
+        let b = n.as_encoded_bytes();
+        n == FILE || (b.len() > FILE.len() + 1 && b.starts_with(FILE.as_bytes()) && b[FILE.len()] == b'.')
+    })
 }
 
 /// `named_within` with a budget of its own.
@@ -91,6 +96,12 @@ fn is_env_file(key: &[String]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn takes_an_env_file_for_a_configuration() {
+        assert!(is_entry(Path::new("/w/.prototools")) && is_entry(Path::new("/w/.prototools.dev")));
+        assert!(!is_entry(Path::new("/w/.prototools.")) && !is_entry(Path::new("/w/.prototoolsx")) && !is_entry(Path::new("/w/prototools.dev")));
+    }
 
     #[test]
     fn keeps_the_file_plugins_of_every_plugins_table() {
