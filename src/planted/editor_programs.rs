@@ -928,6 +928,29 @@ mod tests {
         assert_eq!(named(&w.join("pkg/.devcontainer.json")).programs, [w.join("pkg/compose.yaml")], "from the file's own directory");
     }
 
+    /// Found by an attacker's review (host40): what a kept compose file includes or extends, from
+    /// its own directory, and in turn; a cycle is read once per file, and a chain longer than
+    /// `MAX_COMPOSE_FILES` is capped (said), not followed.
+    #[test]
+    fn keeps_what_a_compose_file_pulls_in_once_each() {
+        let t = tempfile::tempdir().unwrap();
+        let w = t.path();
+        std::fs::create_dir_all(w.join(".devcontainer")).unwrap();
+        std::fs::create_dir_all(w.join("c")).unwrap();
+        std::fs::write(w.join(".devcontainer/devcontainer.json"), r#"{ "dockerComposeFile": "../a.yml" }"#).unwrap();
+        std::fs::write(w.join("a.yml"), "include:\n  - a.yml\n  - c/b.yml\n").unwrap();
+        std::fs::write(w.join("c/b.yml"), "services:\n  s:\n    extends: { file: ../a.yml, service: s }\n").unwrap();
+        let n = named(&w.join(".devcontainer"));
+        assert_eq!(n.programs, [w.join("a.yml"), w.join("c/b.yml")]);
+        assert!(!n.capped);
+        for i in 0..(MAX_COMPOSE_FILES + 2) {
+            std::fs::write(w.join(format!("c/{i}.yml")), format!("include: [{}.yml]\n", i + 1)).unwrap();
+        }
+        std::fs::write(w.join("c/b.yml"), "include: [0.yml]\n").unwrap();
+        let n = named(&w.join(".devcontainer"));
+        assert!(n.capped && n.programs.len() <= MAX_COMPOSE_FILES + 1, "{}", n.programs.len());
+    }
+
     #[test]
     fn reads_a_named_workspace_folder_as_the_folder() {
         assert_eq!(named_folder("${workspaceFolder:ws}/tools/a ${workspaceFolder:x y}/b"), "${workspaceFolder}/tools/a ${workspaceFolder}/b");
