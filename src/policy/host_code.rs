@@ -71,7 +71,7 @@ pub(super) fn keep_host_code(roots: &mut [WritableRoot]) {
 /// root holds `/usr`: no cost otherwise.
 fn keep_usr(roots: &mut [WritableRoot]) {
     for base in ["/usr", "/usr/local"] {
-        let Ok(real) = std::fs::canonicalize(base) else { continue };
+        let Ok(real) = super::path_walk::canonicalize(Path::new(base)) else { continue };
         if !roots.iter().any(|r| real.starts_with(&r.root)) {
             continue;
         }
@@ -94,7 +94,7 @@ pub(super) fn refuse_roots_inside(roots: &[WritableRoot], cwd: &Path) -> Result<
         return Ok(());
     }
     let dirs = crate::capabilities::discover::SYSTEM_PROGRAM_DIRS.iter().chain(LIBRARY_DIRS.iter()).chain(LOADER_DIRS.iter());
-    let dirs: Vec<std::path::PathBuf> = dirs.filter_map(|d| std::fs::canonicalize(d).ok()).collect();
+    let dirs: Vec<std::path::PathBuf> = dirs.filter_map(|d| super::path_walk::canonicalize(Path::new(d)).ok()).collect();
     for r in roots {
         let Some(dir) = dirs.iter().find(|d| r.root.starts_with(d) && r.root != **d) else { continue };
         let option = if r.root == cwd { "cwd" } else { "sandbox.writableRoots" };
@@ -126,7 +126,7 @@ pub(super) fn refuse_system_roots(roots: &[WritableRoot], cwd: &Path, mounts: &M
     if roots.is_empty() {
         return Ok(());
     }
-    let real = |p: &str| std::fs::canonicalize(p).unwrap_or_else(|_| p.into());
+    let real = |p: &str| super::path_walk::canonicalize(Path::new(p)).unwrap_or_else(|_| p.into());
     let trees: Vec<(PathBuf, Vec<PathBuf>)> = SYSTEM_TREES.iter().map(|(dir, _, allowed)| (real(dir), allowed.iter().map(|a| real(a)).collect())).collect();
     for r in roots {
         let inside = |(tree, allowed): &(PathBuf, Vec<PathBuf>)| r.root.starts_with(tree) && !allowed.iter().any(|a| r.root.starts_with(a));

@@ -39,7 +39,7 @@ pub fn known(env: &BTreeMap<String, String>) -> Vec<Location> {
 pub fn existing(env: &BTreeMap<String, String>) -> Vec<Location> {
     let mut out: Vec<Location> = Vec::new();
     for loc in known(env) {
-        let Ok(path) = std::fs::canonicalize(&loc.path) else { continue };
+        let Ok(path) = crate::policy::path_walk::canonicalize(&loc.path) else { continue };
         if !path.is_dir() {
             continue;
         }
