@@ -386,13 +386,19 @@ mod tests {
         Prefix { canonical: PathBuf::new(), resolved: 0 }
     }
 
-    /// As `realpath` of each prefix, the way the callers did it before.
-    #[test]
-    fn as_realpath_of_each_prefix() {
+    /// A scratch directory (canonical) holding `d/e` and the file `d/file`.
+    fn tree() -> (tempfile::TempDir, PathBuf) {
         let t = tempfile::tempdir().unwrap();
         let r = t.path().canonicalize().unwrap();
         std::fs::create_dir_all(r.join("d/e")).unwrap();
         std::fs::write(r.join("d/file"), "").unwrap();
+        (t, r)
+    }
+
+    /// As `realpath` of each prefix, the way the callers did it before.
+    #[test]
+    fn as_realpath_of_each_prefix() {
+        let (_t, r) = tree();
         let link = |to: &str, at: &str| std::os::unix::fs::symlink(to, r.join(at)).unwrap();
         link("d", "rel");
         link(r.join("d/e").to_str().unwrap(), "abs");
@@ -424,10 +430,7 @@ mod tests {
     /// the walk (measured: the system paths a writable root resolves every run, `host_code`).
     #[test]
     fn the_one_call_way_agrees_with_realpath() {
-        let t = tempfile::tempdir().unwrap();
-        let r = t.path().canonicalize().unwrap();
-        std::fs::create_dir_all(r.join("d/e")).unwrap();
-        std::fs::write(r.join("d/file"), "").unwrap();
+        let (_t, r) = tree();
         let link = |to: &str, at: &str| std::os::unix::fs::symlink(to, r.join(at)).unwrap();
         link("d", "rel");
         link("d/file", "to-file");
