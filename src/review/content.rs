@@ -14,6 +14,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
 
 use super::changes::{shown, Change, ChangeKind, Differ, EntryType};
+use super::diff_text;
 use super::entries::{self, Event, Kind};
 use super::host_fs::Dir;
 use super::store::ChangeSet;
@@ -315,17 +316,18 @@ fn content_diff(set: &ChangeSet, r: &Resolved, new: New, path: &Path, host: impl
     if old == new {
         return Ok(String::new());
     }
-    let text = |b: &Option<Vec<u8>>| b.as_deref().map(|b| std::str::from_utf8(b).map(str::to_string));
-    let (old_text, new_text) = match (text(&old), text(&new)) {
-        (Some(Err(_)), _) | (_, Some(Err(_))) => return Ok(format!("Binary files {} differ\n", header_path("", path))),
-        (o, n) => (o.and_then(|r| r.ok()), n.and_then(|r| r.ok())),
-    };
+    // Both sides escaped alike when either must be (a backslash then reads the same on both).
+    let escaped = [&old, &new].iter().any(|b| b.as_deref().is_some_and(diff_text::needs_escaping));
+    let (old_text, new_text) = (old.as_deref().map(|b| diff_text::text(b, escaped)), new.as_deref().map(|b| diff_text::text(b, escaped)));
     let (a, b) = (if old_text.is_some() { header_path("a", path) } else { "/dev/null".into() }, if new_text.is_some() { header_path("b", path) } else { "/dev/null".into() });
     let (o, n) = (old_text.unwrap_or_default(), new_text.unwrap_or_default());
     let deadline = std::time::Instant::now() + DIFF_TIMEOUT;
     let lines = similar::TextDiff::configure().deadline(deadline).diff_lines(&o, &n);
     // `similar` does not tell whether it stopped early: a diff that took until the deadline may have.
-    let note = if std::time::Instant::now() >= deadline { not_minimal(path) } else { String::new() };
+    let mut note = if std::time::Instant::now() >= deadline { not_minimal(path) } else { String::new() };
+    if escaped {
+        note.push_str(&format!("{}: not UTF-8 text: each byte that is not UTF-8 and each NUL is shown as \\xhh, a backslash as \\\\\n", header_path("", path)));
+    }
     Ok(note + &lines.unified_diff().context_radius(3).header(&a, &b).to_string())
 }
 

@@ -27,6 +27,7 @@ pub mod changed_at;
 pub mod changes;
 pub mod clock_floor;
 pub mod content;
+pub mod diff_text;
 pub mod dir_modes;
 pub mod elsewhere;
 pub mod entries;
