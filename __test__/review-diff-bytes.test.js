@@ -44,3 +44,26 @@ describe('review: a diff shows the lines of a file that is not UTF-8', () => {
     assert.ok(!diff.includes('\x00') && !diff.includes('\xff'), JSON.stringify(diff))
   })
 })
+
+describe('review: a small file put in place of a host file over 4 MiB is shown whole', () => {
+  test('a 5 MiB bundle replaced by a one-line script diffs that line', async (t) => {
+    const { ws } = tempTree(t)
+    fs.mkdirSync(path.join(ws, 'dist'))
+    fs.writeFileSync(path.join(ws, 'dist', 'cli.js'), '// bundle\n'.repeat(500_000))
+    const r = await spawnSandboxed(['bash', '-c', `echo '${EVIL}' > dist/cli.js`], { cwd: ws, timeout: 30000, sandbox: REVIEW })
+    assert.equal(r.exitCode, 0, show(r))
+    t.after(() => discardChangeSet(r.changeSet.id).catch(() => {}))
+    const diff = await diffChange(r.changeSet.id, path.join(ws, 'dist', 'cli.js'))
+    assert.ok(diff.includes(`+${EVIL}`), `the new line is not shown:\n${diff}`)
+    assert.match(diff, /the host's file is 5000000 bytes, over 4 MiB, and not compared/, diff)
+  })
+
+  test('a host file over 4 MiB the set deletes is still said to differ', async (t) => {
+    const { ws } = tempTree(t)
+    fs.writeFileSync(path.join(ws, 'big.txt'), 'x\n'.repeat(3_000_000))
+    const r = await spawnSandboxed(['bash', '-c', 'rm big.txt'], { cwd: ws, timeout: 30000, sandbox: REVIEW })
+    assert.equal(r.exitCode, 0, show(r))
+    t.after(() => discardChangeSet(r.changeSet.id).catch(() => {}))
+    assert.match(await diffChange(r.changeSet.id, path.join(ws, 'big.txt')), /differs/)
+  })
+})
