@@ -308,10 +308,14 @@ fn content_diff(set: &ChangeSet, r: &Resolved, new: New, path: &Path, host: impl
             Content::Large(_) => return large(),
         },
     };
-    let old = match host() {
+    // A host file past the bound is not compared, but a small one the set puts in its place is
+    // shown whole: "differs" alone hid a 5 MiB bundle (dist/cli.js) replaced by a one-line script,
+    // which apply landed (found by an attacker's review, mode40).
+    let (old, host_size) = match host() {
+        Ok(Some(Content::Large(size))) if new.is_some() => (None, Some(size)),
         Ok(Some(Content::Large(_))) => return large(),
-        Ok(Some(Content::Bytes(b))) => Some(b),
-        Ok(None) | Err(_) => None,
+        Ok(Some(Content::Bytes(b))) => (Some(b), None),
+        Ok(None) | Err(_) => (None, None),
     };
     if old == new {
         return Ok(String::new());
@@ -325,6 +329,9 @@ fn content_diff(set: &ChangeSet, r: &Resolved, new: New, path: &Path, host: impl
     let lines = similar::TextDiff::configure().deadline(deadline).diff_lines(&o, &n);
     // `similar` does not tell whether it stopped early: a diff that took until the deadline may have.
     let mut note = if std::time::Instant::now() >= deadline { not_minimal(path) } else { String::new() };
+    if let Some(size) = host_size {
+        note.push_str(&format!("{}: the host's file is {size} bytes, over {} MiB, and not compared: the change set's content is shown whole\n", header_path("", path), MAX_DIFF_BYTES >> 20));
+    }
     if escaped {
         note.push_str(&format!("{}: not UTF-8 text: each byte that is not UTF-8 and each NUL is shown as \\xhh, a backslash as \\\\\n", header_path("", path)));
     }
