@@ -18,7 +18,9 @@ const STORE = changeSetStore('sandspawn-planted-names-')
 /** Kept absent at the workspace's top (moved aside and reported), as `.claude` and `.nvim.lua` are. */
 const KEPT = ['.clinerules/hooks/TaskStart', '.lazy.lua', '.dir-locals.el', '.dir-locals-2.el', '.amp/settings.json', '.github/hooks/session.json',
   // host25 (names_probe.js): more agents, RVM, rbenv-vars, Theia, Pants, sbt, jj.
-  '.openhands/setup.sh', '.pi/settings.json', '.continuerc.json', '.rvmrc', '.rbenv-vars', '.versions.conf', '.theia/tasks.json', '.pants.bootstrap', '.sbtrc', '.jj/repo/config.toml']
+  '.openhands/setup.sh', '.pi/settings.json', '.continuerc.json', '.rvmrc', '.rbenv-vars', '.versions.conf', '.theia/tasks.json', '.pants.bootstrap', '.sbtrc', '.jj/repo/config.toml',
+  // hostb40: YouCompleteMe imports the nearest .ycm_extra_conf.py up from each file Vim opens.
+  '.ycm_extra_conf.py']
 /** Report-only, as `.env` and lefthook's files are: created, and reported. */
 const REPORTED = ['.env.local', '.env.development', '.env.test', '.env.production', '.env.development.local', '.env.test.local', '.env.production.local', 'hk.pkl', 'hk.local.pkl', '.config/hk.pkl', '.config/hk.local.pkl', 'proj.code-workspace', 'sub/x.code-workspace',
   // host25: hook managers' and language/build servers' files, and bazelisk's wrapper.

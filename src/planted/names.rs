@@ -183,6 +183,11 @@ const DEFAULTS: &[(&str, &str)] = &[
     // the file's checksum is authorized: as direnv's `.envrc`, which no command writes either.
     (".autoenv.zsh", "zsh-autoenv sources it when a shell enters the directory or one below it (once its checksum is authorized)"),
     (".autoenv_leave.zsh", "zsh-autoenv sources it when a shell leaves the directory (once its checksum is authorized)"),
+    // Found by an attacker's review (hostb40): YouCompleteMe's ycmd imports the nearest one up from
+    // each file Vim opens (to `/`), unasked where `g:ycm_confirm_extra_conf` is 0 or the path is in
+    // `g:ycm_extra_conf_globlist` (which trusts a path, not the code): planted at the top, in `src/`
+    // and above the workspace with `hostRisks: []`.
+    (".ycm_extra_conf.py", "YouCompleteMe imports it (Python) when Vim opens a file below it, unasked where g:ycm_confirm_extra_conf is 0 or its path is in g:ycm_extra_conf_globlist"),
 ];
 
 /// The report-only tier (`sandbox.reportedNames`): files tools run that commands legitimately
@@ -582,6 +587,8 @@ mod tests {
             ("pkgx dev", ["pkgx.yaml", "pkgx.yml", ".pkgx.yaml", ".pkgx.yml"].map(String::from).to_vec(), &reported),
             // host40: the dev environments direnv builds and evals on cd.
             ("devenv, devbox, flox", ["devenv.nix", "devenv.yaml", "devenv.lock", "devenv.local.nix", "devenv.local.yaml", "devbox.json", "devbox.lock", ".flox"].map(String::from).to_vec(), &reported),
+            // hostb40: what Vim's YouCompleteMe imports when a file below it is opened.
+            ("youcompleteme", [".ycm_extra_conf.py"].map(String::from).to_vec(), &protected),
         ];
         for (tool, names, tier) in tools {
             for n in names {
@@ -593,7 +600,7 @@ mod tests {
         for dir in [".qwen", ".kiro", ".kilocode", ".junie", ".factory", ".clinerules", ".amp", ".iflow", ".pi", ".openhands", ".theia", ".sl", ".jj", ".pijul"] {
             assert_eq!(placeholder_kind(dir), PlaceholderKind::Dir, "{dir}");
         }
-        for file in [".lazy.lua", ".dir-locals.el", ".dir-locals-2.el", ".perldb", ".ghci", ".ocamlinit", ".octaverc", ".erlang", ".zlogout", ".zshrc.zwc", "_exrc", ".vimrc", "_vimrc", "_gvimrc", ".devcontainer.json", "opencode.jsonc", "irb.rc", "_irbrc", "$irbrc"] {
+        for file in [".ycm_extra_conf.py", ".lazy.lua", ".dir-locals.el", ".dir-locals-2.el", ".perldb", ".ghci", ".ocamlinit", ".octaverc", ".erlang", ".zlogout", ".zshrc.zwc", "_exrc", ".vimrc", "_vimrc", "_gvimrc", ".devcontainer.json", "opencode.jsonc", "irb.rc", "_irbrc", "$irbrc"] {
             assert_eq!(placeholder_kind(file), PlaceholderKind::File, "{file}");
         }
     }
