@@ -20,7 +20,8 @@ const KEPT = ['.clinerules/hooks/TaskStart', '.lazy.lua', '.dir-locals.el', '.di
   // host25 (names_probe.js): more agents, RVM, rbenv-vars, Theia, Pants, sbt, jj.
   '.openhands/setup.sh', '.pi/settings.json', '.continuerc.json', '.rvmrc', '.rbenv-vars', '.versions.conf', '.theia/tasks.json', '.pants.bootstrap', '.sbtrc', '.jj/repo/config.toml',
   // hostb40: YouCompleteMe imports the nearest .ycm_extra_conf.py up from each file Vim opens.
-  '.ycm_extra_conf.py']
+  // and localvimrc sources every .lvimrc from the file's directory up to / (whitelisted paths unasked).
+  '.ycm_extra_conf.py', '.lvimrc']
 /** Report-only, as `.env` and lefthook's files are: created, and reported. */
 const REPORTED = ['.env.local', '.env.development', '.env.test', '.env.production', '.env.development.local', '.env.test.local', '.env.production.local', 'hk.pkl', 'hk.local.pkl', '.config/hk.pkl', '.config/hk.local.pkl', 'proj.code-workspace', 'sub/x.code-workspace',
   // host25: hook managers' and language/build servers' files, and bazelisk's wrapper.

@@ -188,6 +188,10 @@ const DEFAULTS: &[(&str, &str)] = &[
     // `g:ycm_extra_conf_globlist` (which trusts a path, not the code): planted at the top, in `src/`
     // and above the workspace with `hostRisks: []`.
     (".ycm_extra_conf.py", "YouCompleteMe imports it (Python) when Vim opens a file below it, unasked where g:ycm_confirm_extra_conf is 0 or its path is in g:ycm_extra_conf_globlist"),
+    // The same review: localvimrc sources every `.lvimrc` from the opened file's directory up to
+    // `/`, unasked for a path in `g:localvimrc_whitelist` (and commonly with `g:localvimrc_sandbox`
+    // off, since `:sandbox` forbids autocommands): planted the same way with `hostRisks: []`.
+    (".lvimrc", "localvimrc sources it when Vim opens a file below it (unasked where its path is whitelisted; shell commands run with g:localvimrc_sandbox off)"),
 ];
 
 /// The report-only tier (`sandbox.reportedNames`): files tools run that commands legitimately
@@ -547,7 +551,7 @@ mod tests {
     #[test]
     fn every_name_a_tool_reads_is_in_its_tools_tier() {
         let (protected, reported) = (defaults(), reported_defaults());
-        let tools: [(&str, Vec<String>, &Vec<String>); 24] = [
+        let tools: [(&str, Vec<String>, &Vec<String>); 25] = [
             // zsh loads FILE.zwc (compiled) in place of FILE when it is newer (zshmisc, "Autoloading
             // Functions" and zcompile): the compiled form is as much a startup file.
             ("zsh", [".zshenv", ".zprofile", ".zshrc", ".zlogin", ".zlogout"].into_iter().flat_map(|n| [n.to_string(), format!("{n}.zwc")]).collect(), &protected),
@@ -589,6 +593,7 @@ mod tests {
             ("devenv, devbox, flox", ["devenv.nix", "devenv.yaml", "devenv.lock", "devenv.local.nix", "devenv.local.yaml", "devbox.json", "devbox.lock", ".flox"].map(String::from).to_vec(), &reported),
             // hostb40: what Vim's YouCompleteMe imports when a file below it is opened.
             ("youcompleteme", [".ycm_extra_conf.py"].map(String::from).to_vec(), &protected),
+            ("localvimrc", [".lvimrc"].map(String::from).to_vec(), &protected),
         ];
         for (tool, names, tier) in tools {
             for n in names {
@@ -600,7 +605,7 @@ mod tests {
         for dir in [".qwen", ".kiro", ".kilocode", ".junie", ".factory", ".clinerules", ".amp", ".iflow", ".pi", ".openhands", ".theia", ".sl", ".jj", ".pijul"] {
             assert_eq!(placeholder_kind(dir), PlaceholderKind::Dir, "{dir}");
         }
-        for file in [".ycm_extra_conf.py", ".lazy.lua", ".dir-locals.el", ".dir-locals-2.el", ".perldb", ".ghci", ".ocamlinit", ".octaverc", ".erlang", ".zlogout", ".zshrc.zwc", "_exrc", ".vimrc", "_vimrc", "_gvimrc", ".devcontainer.json", "opencode.jsonc", "irb.rc", "_irbrc", "$irbrc"] {
+        for file in [".ycm_extra_conf.py", ".lvimrc", ".lazy.lua", ".dir-locals.el", ".dir-locals-2.el", ".perldb", ".ghci", ".ocamlinit", ".octaverc", ".erlang", ".zlogout", ".zshrc.zwc", "_exrc", ".vimrc", "_vimrc", "_gvimrc", ".devcontainer.json", "opencode.jsonc", "irb.rc", "_irbrc", "$irbrc"] {
             assert_eq!(placeholder_kind(file), PlaceholderKind::File, "{file}");
         }
     }
