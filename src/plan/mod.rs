@@ -24,6 +24,7 @@ pub(crate) mod seatbelt_eval;
 mod seatbelt_eval_regex;
 mod seatbelt_network;
 mod seatbelt_case;
+mod seatbelt_nfd_table;
 mod seatbelt_planted;
 pub mod pins;
 pub mod stores;

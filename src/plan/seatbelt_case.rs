@@ -12,14 +12,22 @@
 //! points in names altogether (`IGNORABLE`): `ignorable_spelling` refuses a name made of the
 //! protected names' letters with one of them inside.
 //!
-//! Not covered: Unicode normalization of a name with letters outside ASCII (APFS also takes a
-//! decomposed `u` + U+0308 for `ü`; no normalization table is built in), and the ignorable code
+//! APFS compares names normalization-insensitively too: `u` + U+0308 is `ü` (found by an attacker's
+//! review, seat40: `cafe\u{301}.json` was writable with `café.json` protected, and a missing
+//! `readOnlyPaths` entry `Über` could be created as `U\u{308}ber`). A name is taken decomposed
+//! (`NFD`, Unicode's table, `seatbelt_nfd_table`) and each composed letter is an alternative of
+//! the letters it decomposes to, as a ligature is (`([eE]\u{301}|é|É)`).
+//!
+//! Not covered: marks in another canonical order than the decomposition's (two marks of different
+//! combining classes after one letter), Hangul syllables against their jamo, and the ignorable code
 //! points inside the home's paths when no name is protected (`ignorable_spelling`'s rule takes
 //! them when their letters are the names', as nearly every ASCII name's are); every default name
 //! is ASCII.
 
 use std::fmt::Write;
 use std::path::{Component, Path};
+
+use super::seatbelt_nfd_table::NFD;
 
 /// Letters outside ASCII that Unicode's case folding (CaseFolding.txt: C and S, the simple one; F,
 /// the full one) or a canonical decomposition to one code point takes to ASCII, with what they
@@ -59,8 +67,8 @@ const MAX_SPELLINGS: usize = 16;
 /// `"`, `\` and control characters, which a `#"..."` literal cannot hold verbatim, match any one
 /// byte (wider, never narrower; `planted::names` rejects them in protected names anyway).
 pub fn any_case(name: &str) -> String {
-    // A name spelled with such a letter is the name it folds to.
-    let chars: Vec<char> = name.chars().flat_map(|c| match FOLDS_TO_ASCII.iter().find(|f| f.0 == c) {
+    // A name spelled with such a letter is the name it folds to, decomposed.
+    let chars: Vec<char> = decomposed(name).chars().flat_map(|c| match FOLDS_TO_ASCII.iter().find(|f| f.0 == c) {
         Some(f) => f.1.chars().collect(),
         None => vec![c],
     }).collect();
@@ -91,12 +99,32 @@ pub fn any_case(name: &str) -> String {
     out
 }
 
-/// The ligatures (of more than one letter) whose letters `chars[at..]` begins with, in any case.
+/// The ligatures and composed letters (of more than one letter or mark) whose letters
+/// `chars[at..]` begins with, in any case. A composed letter's decomposition always ends in a
+/// letter outside ASCII (a mark), so a name in ASCII looks at the ligatures only.
 fn ligatures_at(chars: &[char], at: usize) -> impl Iterator<Item = (char, usize)> + '_ {
-    FOLDS_TO_ASCII.iter().filter(|f| f.1.len() > 1).filter_map(move |&(c, to)| {
-        let n = to.len();
+    let composed = if chars.get(at + 1).is_some_and(|c| !c.is_ascii()) { NFD } else { &[] };
+    FOLDS_TO_ASCII.iter().chain(composed).filter(|f| f.1.chars().nth(1).is_some()).filter_map(move |&(c, to)| {
+        let n = to.chars().count();
         let here = chars.get(at..at + n)?;
-        here.iter().zip(to.chars()).all(|(a, b)| a.eq_ignore_ascii_case(&b)).then_some((c, n))
+        here.iter().zip(to.chars()).all(|(&a, b)| same_letter(a, b)).then_some((c, n))
+    })
+}
+
+/// Are `a` and `b` one letter in either case?
+fn same_letter(a: char, b: char) -> bool {
+    a == b || a.to_lowercase().eq(b.to_lowercase())
+}
+
+/// `name` in its canonical decomposition (NFD) as far as `NFD` goes: each composed letter replaced
+/// by its letter and marks. (The marks are not reordered: see the module's comment.)
+pub fn decomposed(name: &str) -> String {
+    name.chars().fold(String::with_capacity(name.len()), |mut out, c| {
+        match NFD.binary_search_by_key(&c, |e| e.0) {
+            Ok(i) => out.push_str(NFD[i].1),
+            Err(_) => out.push(c),
+        }
+        out
     })
 }
 
@@ -130,7 +158,11 @@ fn spell(chars: &[char], at: usize, end: usize, prefix: String, out: &mut Vec<St
 /// One letter in any case, with the letters outside ASCII that fold to it.
 fn letter(c: char) -> String {
     let (lower, upper) = (single(c.to_lowercase()), single(c.to_uppercase()));
-    let folded: Vec<char> = FOLDS_TO_ASCII.iter().filter(|f| f.1.len() == 1 && f.1.chars().all(|a| a.eq_ignore_ascii_case(&c))).map(|f| f.0).collect();
+    // And the code points that decompose to it alone (U+2126 OHM SIGN is `Ω`); those of ASCII
+    // letters are all in FOLDS_TO_ASCII (`ascii_singletons_fold_to_ascii`).
+    let singletons = if c.is_ascii() { &[] } else { NFD };
+    let alone = FOLDS_TO_ASCII.iter().chain(singletons).filter(|f| f.1.chars().nth(1).is_none());
+    let folded: Vec<char> = alone.filter(|f| f.1.chars().all(|a| same_letter(a, c))).map(|f| f.0).collect();
     let mut out = match (lower, upper) {
         (Some(l), Some(u)) if l != u && c.is_ascii() => format!("[{l}{u}]"),
         (Some(l), Some(u)) if l != u => format!("({l}|{u})"),
@@ -155,7 +187,9 @@ fn single(mut it: impl Iterator<Item = char>) -> Option<char> {
 /// such a code point matches, and few names hold one (Persian's ZWNJ, among its own letters).
 pub fn ignorable_spelling(names: &[&str]) -> String {
     let mut letters: Vec<String> = Vec::new();
-    for c in names.iter().flat_map(|n| n.chars()).chain(FOLDS_TO_ASCII.iter().map(|f| f.0)) {
+    let decomposed: Vec<String> = names.iter().map(|n| decomposed(n)).collect();
+    let spelled = names.iter().copied().chain(decomposed.iter().map(String::as_str));
+    for c in spelled.flat_map(str::chars).chain(FOLDS_TO_ASCII.iter().map(|f| f.0)) {
         for l in [c.to_ascii_lowercase(), c.to_ascii_uppercase()] {
             let l = letter(l);
             if !letters.contains(&l) {
@@ -199,7 +233,7 @@ mod tests {
     fn any_case_escapes_operators_and_folds_letters() {
         assert_eq!(any_case(".git"), "\\.[gG][iI][tT]");
         assert_eq!(any_case("a+b*c?(d)|[e]{f}^g$"), "[aA]\\+[bB]\\*[cC]\\?\\([dD]\\)\\|\\[[eE]\\]\\{[fF]\\}\\^[gG]\\$");
-        assert_eq!(any_case("Müller 1.json"), "[mM](ü|Ü)[lL][lL][eE][rR] 1\\.[jJ]([sS]|\u{17f})[oO][nN]");
+        assert_eq!(any_case("Müller 1.json"), "[mM]([uU]\u{308}|Ü|ü)[lL][lL][eE][rR] 1\\.[jJ]([sS]|\u{17f})[oO][nN]");
         assert_eq!(any_case("a\"b\\c\u{1}"), "[aA].[bB].[cC].");
         // ß folds to `ss`: the name is `ss`, in any of its spellings.
         assert_eq!(any_case("ß"), "(([sS]|\u{17f})([sS]|\u{17f})|\u{df}|\u{1e9e})");
@@ -254,6 +288,42 @@ mod tests {
                 let entry = FOLDS_TO_ASCII.iter().find(|e| e.0 == c);
                 assert_eq!(entry.map(|e| e.1.to_string()), Some(f), "U+{:04X}", c as u32);
             }
+        }
+    }
+
+    /// A name given composed or decomposed is one regex, that matches it in both spellings and in
+    /// either case, and the code points that decompose to one letter alone (U+2126 is `Ω`).
+    #[test]
+    fn any_case_takes_both_normalizations() {
+        assert_eq!(any_case("caf\u{e9}"), any_case("cafe\u{301}"));
+        let re = format!("^/{}$", any_case("\u{e9}t\u{e9}-\u{439}-\u{3a9}"));
+        for yes in ["\u{e9}t\u{e9}-\u{439}-\u{3a9}", "e\u{301}TE\u{301}-\u{438}\u{306}-\u{2126}", "\u{c9}t\u{e9}-\u{419}-\u{3c9}", "E\u{301}t\u{c9}-\u{418}\u{306}-\u{3a9}"] {
+            assert!(m(&re, &format!("/{yes}")), "{yes:?}");
+        }
+        for no in ["ete-\u{439}-\u{3a9}", "\u{e8}t\u{e9}-\u{439}-\u{3a9}", "e\u{300}t\u{e9}-\u{439}-\u{3a9}", "\u{e9}t\u{e9}-\u{438}-\u{3a9}"] {
+            assert!(!m(&re, &format!("/{no}")), "{no:?}");
+        }
+        // More than one mark: each prefix composed (U+1E09 is c + U+0327 + U+0301, U+E7 c + U+0327).
+        let re = format!("^/{}$", any_case("\u{1e09}"));
+        for yes in ["\u{1e09}", "\u{1e08}", "c\u{327}\u{301}", "\u{e7}\u{301}", "\u{c7}\u{301}", "C\u{327}\u{301}"] {
+            assert!(m(&re, &format!("/{yes}")), "{yes:?}");
+        }
+        assert!(!m(&re, "/\u{e7}") && !m(&re, "/c\u{301}"));
+    }
+
+    /// The table is sorted (it is searched by halves), fully decomposed, and every code point that
+    /// decomposes to an ASCII character alone is in FOLDS_TO_ASCII (`letter` skips the table for
+    /// ASCII letters).
+    #[test]
+    fn nfd_table_is_sorted_decomposed_and_its_ascii_singletons_fold() {
+        assert!(NFD.len() > 2000 && NFD.windows(2).all(|w| w[0].0 < w[1].0));
+        for &(c, to) in NFD {
+            assert!(to.chars().all(|t| NFD.binary_search_by_key(&t, |e| e.0).is_err()), "U+{:04X}", c as u32);
+            if to.is_ascii() && to.len() == 1 {
+                assert!(FOLDS_TO_ASCII.iter().any(|f| f.0 == c && f.1.eq_ignore_ascii_case(to)), "U+{:04X}", c as u32);
+            }
+            // Multi-letter decompositions end outside ASCII (`ligatures_at` relies on it).
+            assert!(to.chars().count() == 1 || to.chars().skip(1).all(|t| !t.is_ascii()), "U+{:04X}", c as u32);
         }
     }
 

@@ -216,3 +216,32 @@ fn parity17_a_home_link_s_target_stays_read_only_when_the_home_is_a_writable_roo
     // The cwd cannot be renamed out of its rules into the home's clause (as bwrap pins it).
     assert!(!nested.allows("file-write-unlink", Target::Path(&s(&dots))), "~/dotfiles can be renamed away");
 }
+
+/// APFS compares names normalization-insensitively: a name created decomposed (`u` + U+0308) is
+/// the composed `ü` to every later lookup, and the other way round. A protected name or a missing
+/// `readOnlyPaths` entry with a letter outside ASCII must be refused in both spellings (found by an
+/// attacker's review, seat40: only the spelling given was).
+#[test]
+fn decomposed_and_composed_spellings_of_protected_names_and_carve_outs_are_refused() {
+    let (_t, top) = tmp();
+    let ws = top.join("ws");
+    fs::create_dir_all(ws.join("sub")).unwrap();
+    for (given, other) in [("caf\u{e9}.json", "cafe\u{301}.json"), ("cafe\u{301}.json", "caf\u{e9}.json")] {
+        let ro = ws.join(format!("\u{dc}ber-{given}"));
+        let p = policy_as_given(
+            json!({"mode": "workspace-write", "tmp": "read-only", "protectedNames": [given], "readOnlyPaths": [s(&ro)]}),
+            &ws,
+            Platform::Darwin,
+        );
+        let prof = darwin(&p, &ws);
+        for rel in [given.to_string(), other.to_string(), format!("sub/{other}"), "sub/CAFE\u{301}.JSON".into(), "sub/CAF\u{c9}.json".into()] {
+            assert!(!prof.may_write(&s(&ws.join(&rel))), "{given:?}: {rel:?} is refused");
+        }
+        for rel in [format!("\u{dc}ber-{other}"), format!("U\u{308}ber-{other}/x"), format!("u\u{308}BER-{given}"), format!("\u{fc}ber-{given}/x")] {
+            assert!(!prof.may_write(&s(&ws.join(&rel))), "{given:?}: {rel:?} is refused");
+        }
+        for rel in ["sub/cafe.json", "sub/caf\u{e8}.json", "sub/cafe\u{300}.json", "U\u{308}ber-x"] {
+            assert!(prof.may_write(&s(&ws.join(rel))), "{given:?}: {rel:?} is writable");
+        }
+    }
+}
