@@ -81,10 +81,16 @@ pub fn profile(policy: &ResolvedPolicy, proxy_port: Option<u16>, own: &[PathBuf]
     let mut s = String::from(BASE);
 
     s.push_str("(allow file-read*)\n");
+    let mut denied = Vec::new();
     for (i, d) in policy.deny_read.iter().enumerate() {
-        // `literal` for the path itself, `subpath` for everything under it (a file has no subpath).
-        let p = param(format!("DENY_READ_{i}"), d);
-        s.push_str(&format!("(deny file-read* (literal {p}) (subpath {p}))\n"));
+        // `literal` for the path itself, `subpath` for everything under it (a file has no subpath);
+        // in its decomposed spelling too (`decomposed_too`).
+        let filters: String = decomposed_too(format!("DENY_READ_{i}"), d).iter().map(|(n, p)| {
+            let p = param(n.clone(), p);
+            format!(" (literal {p}) (subpath {p})")
+        }).collect();
+        s.push_str(&format!("(deny file-read*{filters})\n"));
+        denied.push(filters);
     }
     // Not the user's other terminals: a pty slave is its owner's to read and write, and one read
     // takes what the user types in another window, passwords included (found by an attacker's
@@ -94,9 +100,8 @@ pub fn profile(policy: &ResolvedPolicy, proxy_port: Option<u16>, own: &[PathBuf]
     if !policy.writable_roots.is_empty() {
         s.push_str(&writable_roots(policy, &mut param));
         // Denied paths under a writable root stay unwritable as well as unreadable.
-        for (i, _) in policy.deny_read.iter().enumerate() {
-            let p = format!("(param \"DENY_READ_{i}\")");
-            s.push_str(&format!("(deny file-write* (literal {p}) (subpath {p}))\n"));
+        for filters in &denied {
+            s.push_str(&format!("(deny file-write*{filters})\n"));
         }
         // sandspawn's own files in a writable root: what the host runs next (the next `require`,
         // the helper in front of sandbox-exec) must not change (found by an attacker's review:
@@ -156,6 +161,17 @@ pub fn profile(policy: &ResolvedPolicy, proxy_port: Option<u16>, own: &[PathBuf]
     (s, params)
 }
 
+/// `path` as `name`, and when it has letters outside ASCII its decomposed spelling as `name_NFD`:
+/// Seatbelt judges an existing entry by the name stored on disk, APFS stores a name as it was
+/// created (Cocoa's file-system representation, so Finder's, is decomposed), and a path given
+/// composed missed it (found by an attacker's review, seat40: `denyRead: [Privé]` left
+/// `Prive\u{301}/key` readable). A path given decomposed is matched as given (no composition table).
+fn decomposed_too(name: String, path: &Path) -> Vec<(String, PathBuf)> {
+    let nfd = path.to_str().map(super::seatbelt_case::decomposed).filter(|d| d.as_str() != path.as_os_str());
+    let other = nfd.map(|d| (format!("{name}_NFD"), PathBuf::from(d)));
+    std::iter::once((name, path.to_path_buf())).chain(other).collect()
+}
+
 /// `(allow file-write* ...)`: one clause per writable root, its subpath minus its carve-outs and
 /// minus those of every root inside it. The clauses are a union, so a root's carve-outs must be
 /// excluded from the clause of each root that holds it too (found by an attacker's review: with
@@ -170,7 +186,8 @@ fn writable_roots(policy: &ResolvedPolicy, param: &mut impl FnMut(String, &Path)
     for (i, root) in roots.iter().enumerate() {
         let r = param(format!("WRITABLE_ROOT_{i}"), &root.root);
         let carve = root.read_only.iter().chain(root.missing_read_only.iter().map(|m| &m.path));
-        named.push((r, carve.enumerate().map(|(j, c)| param(format!("WRITABLE_ROOT_{i}_RO_{j}"), c)).collect()));
+        let spelled = carve.enumerate().flat_map(|(j, c)| decomposed_too(format!("WRITABLE_ROOT_{i}_RO_{j}"), c));
+        named.push((r, spelled.map(|(n, c)| param(n, &c)).collect()));
     }
     let mut s = String::from("(allow file-write*");
     for (i, outer) in roots.iter().enumerate() {

@@ -30,19 +30,23 @@ fn seatbelt_workspace_write_profile_and_params() {
     assert_eq!(plan.args[1], prof);
     assert_eq!(&plan.args[2..], &v(&[
         &format!("-DDENY_READ_0={}", s(&odd.join("secret"))),
+        // Paths with letters outside ASCII in their decomposed spelling too (`decomposed_too`).
+        &format!("-DDENY_READ_0_NFD={}", s(&odd.join("secret")).replace('\u{e9}', "e\u{301}")),
         &format!("-DWRITABLE_ROOT_0={}", s(&odd)),
         &format!("-DWRITABLE_ROOT_0_RO_0={}", s(&odd.join(".git"))),
+        &format!("-DWRITABLE_ROOT_0_RO_0_NFD={}", s(&odd.join(".git")).replace('\u{e9}', "e\u{301}")),
         &format!("-DWRITABLE_ROOT_0_RO_1={}", s(&odd.join("missing"))),
+        &format!("-DWRITABLE_ROOT_0_RO_1_NFD={}", s(&odd.join("missing")).replace('\u{e9}', "e\u{301}")),
         // The denied file is named by path: its root stays where it is (`pins::above_kept`).
         &format!("-DKEEP_IN_PLACE_0={}", s(&odd)),
         "--", "ls", "-a",
     ])[..]);
     assert!(prof.contains("(deny file-write-unlink (literal (param \"KEEP_IN_PLACE_0\")))"));
     assert!(prof.starts_with("(version 1)\n(deny default)\n"));
-    assert!(prof.contains("(allow file-read*)\n(deny file-read* (literal (param \"DENY_READ_0\")) (subpath (param \"DENY_READ_0\")))"));
+    assert!(prof.contains("(allow file-read*)\n(deny file-read* (literal (param \"DENY_READ_0\")) (subpath (param \"DENY_READ_0\")) (literal (param \"DENY_READ_0_NFD\")) (subpath (param \"DENY_READ_0_NFD\")))"));
     // The missing one in any case too, by its name below the root at its depth (no path written).
     let missing = format!("^{}/[mM][iI](([sS]|\u{17f})([sS]|\u{17f})|\u{df}|\u{1e9e})[iI][nN][gG](/.*)?$", "/[^/]+".repeat(odd.components().count() - 1));
-    assert!(prof.contains(&format!("(allow file-write*\n  (require-all (subpath (param \"WRITABLE_ROOT_0\")) (require-not (literal (param \"WRITABLE_ROOT_0_RO_0\"))) (require-not (subpath (param \"WRITABLE_ROOT_0_RO_0\"))) (require-not (literal (param \"WRITABLE_ROOT_0_RO_1\"))) (require-not (subpath (param \"WRITABLE_ROOT_0_RO_1\"))) (require-not (regex #\"{missing}\"))))")), "{prof}");
+    assert!(prof.contains(&format!("(allow file-write*\n  (require-all (subpath (param \"WRITABLE_ROOT_0\")) (require-not (literal (param \"WRITABLE_ROOT_0_RO_0\"))) (require-not (subpath (param \"WRITABLE_ROOT_0_RO_0\"))) (require-not (literal (param \"WRITABLE_ROOT_0_RO_0_NFD\"))) (require-not (subpath (param \"WRITABLE_ROOT_0_RO_0_NFD\"))) (require-not (literal (param \"WRITABLE_ROOT_0_RO_1\"))) (require-not (subpath (param \"WRITABLE_ROOT_0_RO_1\"))) (require-not (literal (param \"WRITABLE_ROOT_0_RO_1_NFD\"))) (require-not (subpath (param \"WRITABLE_ROOT_0_RO_1_NFD\"))) (require-not (regex #\"{missing}\"))))")), "{prof}");
     assert!(!prof.contains("network-outbound"), "network off, sockets blocked: (deny default) covers it");
     assert_eq!(plan.env.get("SANDSPAWN_SANDBOX").map(String::as_str), Some("seatbelt"));
     assert_eq!(plan.env.get("SANDSPAWN_NETWORK_DISABLED").map(String::as_str), Some("1"));

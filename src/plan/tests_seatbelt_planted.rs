@@ -245,3 +245,29 @@ fn decomposed_and_composed_spellings_of_protected_names_and_carve_outs_are_refus
         }
     }
 }
+
+/// Seatbelt judges an existing entry by the name stored on disk, and APFS stores a name in the
+/// normalization it was created with (Finder and Cocoa's file-system representation: decomposed).
+/// A `denyRead` or `readOnlyPaths` entry given composed must hold for the decomposed spelling too
+/// (found by an attacker's review, seat40: `Privé` denied, `Prive\u{301}/key` readable).
+#[test]
+fn deny_read_and_read_only_paths_hold_in_their_decomposed_spelling() {
+    let (_t, top) = tmp();
+    let ws = top.join("ws");
+    let (secret, frozen) = (ws.join("Priv\u{e9}"), ws.join("Ge\u{e4}ndert"));
+    fs::create_dir_all(&secret).unwrap();
+    fs::create_dir_all(&frozen).unwrap();
+    let p = policy_as_given(
+        json!({"mode": "workspace-write", "tmp": "read-only", "denyRead": [s(&secret)], "readOnlyPaths": [s(&frozen)]}),
+        &ws,
+        Platform::Darwin,
+    );
+    let prof = darwin(&p, &ws);
+    for path in [secret.join("key"), ws.join("Prive\u{301}/key"), ws.join("Prive\u{301}")] {
+        assert!(!prof.may_read(&s(&path)) && !prof.may_write(&s(&path)), "{path:?} is denied");
+    }
+    for path in [frozen.join("x"), ws.join("Gea\u{308}ndert/x")] {
+        assert!(prof.may_read(&s(&path)) && !prof.may_write(&s(&path)), "{path:?} is read-only");
+    }
+    assert!(prof.may_read(&s(&ws.join("Prive/key"))) && prof.may_write(&s(&ws.join("Geandert/x"))));
+}
