@@ -84,8 +84,8 @@ pub fn profile(policy: &ResolvedPolicy, proxy_port: Option<u16>, own: &[PathBuf]
     let mut denied = Vec::new();
     for (i, d) in policy.deny_read.iter().enumerate() {
         // `literal` for the path itself, `subpath` for everything under it (a file has no subpath);
-        // in its decomposed spelling too (`decomposed_too`).
-        let filters: String = decomposed_too(format!("DENY_READ_{i}"), d).iter().map(|(n, p)| {
+        // in its decomposed spelling too (`other_spellings`).
+        let filters: String = other_spellings(format!("DENY_READ_{i}"), d).iter().map(|(n, p)| {
             let p = param(n.clone(), p);
             format!(" (literal {p}) (subpath {p})")
         }).collect();
@@ -161,15 +161,27 @@ pub fn profile(policy: &ResolvedPolicy, proxy_port: Option<u16>, own: &[PathBuf]
     (s, params)
 }
 
-/// `path` as `name`, and when it has letters outside ASCII its decomposed spelling as `name_NFD`:
-/// Seatbelt judges an existing entry by the name stored on disk, APFS stores a name as it was
-/// created (Cocoa's file-system representation, so Finder's, is decomposed), and a path given
-/// composed missed it (found by an attacker's review, seat40: `denyRead: [Privé]` left
-/// `Prive\u{301}/key` readable). A path given decomposed is matched as given (no composition table).
-fn decomposed_too(name: String, path: &Path) -> Vec<(String, PathBuf)> {
-    let nfd = path.to_str().map(super::seatbelt_case::decomposed).filter(|d| d.as_str() != path.as_os_str());
-    let other = nfd.map(|d| (format!("{name}_NFD"), PathBuf::from(d)));
-    std::iter::once((name, path.to_path_buf())).chain(other).collect()
+/// `path` as `name`, and the other spellings the kernel may name its entry by: decomposed (as
+/// `name_NFD`) when it has letters outside ASCII, and without `/System/Volumes/Data` (as
+/// `name_FIRMLINKED`, with its own `_NFD`). Seatbelt judges an existing entry by the name stored on
+/// disk, APFS stores a name as it was created (Cocoa's file-system representation, so Finder's, is
+/// decomposed), and a path given composed missed it (found by an attacker's review, seat40:
+/// `denyRead: [Privé]` left `Prive\u{301}/key` readable); and the data volume's folders are
+/// firmlinked at `/` (`/Users`), the path the kernel gives (unverified on a Mac), so a `denyRead`
+/// given through `/System/Volumes/Data` missed `/Users/...`. A path given decomposed is matched as
+/// given (no composition table). Each extra spelling only widens the rule it is in.
+fn other_spellings(name: String, path: &Path) -> Vec<(String, PathBuf)> {
+    let mut out = vec![(name.clone(), path.to_path_buf())];
+    if let Ok(rest) = path.strip_prefix("/System/Volumes/Data") {
+        if rest.components().next().is_some() {
+            out.push((format!("{name}_FIRMLINKED"), Path::new("/").join(rest)));
+        }
+    }
+    for (n, p) in out.clone() {
+        let nfd = p.to_str().map(super::seatbelt_case::decomposed).filter(|d| d.as_str() != p.as_os_str());
+        out.extend(nfd.map(|d| (format!("{n}_NFD"), PathBuf::from(d))));
+    }
+    out
 }
 
 /// `(allow file-write* ...)`: one clause per writable root, its subpath minus its carve-outs and
@@ -186,7 +198,7 @@ fn writable_roots(policy: &ResolvedPolicy, param: &mut impl FnMut(String, &Path)
     for (i, root) in roots.iter().enumerate() {
         let r = param(format!("WRITABLE_ROOT_{i}"), &root.root);
         let carve = root.read_only.iter().chain(root.missing_read_only.iter().map(|m| &m.path));
-        let spelled = carve.enumerate().flat_map(|(j, c)| decomposed_too(format!("WRITABLE_ROOT_{i}_RO_{j}"), c));
+        let spelled = carve.enumerate().flat_map(|(j, c)| other_spellings(format!("WRITABLE_ROOT_{i}_RO_{j}"), c));
         named.push((r, spelled.map(|(n, c)| param(n, &c)).collect()));
     }
     let mut s = String::from("(allow file-write*");

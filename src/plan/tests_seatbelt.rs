@@ -30,7 +30,7 @@ fn seatbelt_workspace_write_profile_and_params() {
     assert_eq!(plan.args[1], prof);
     assert_eq!(&plan.args[2..], &v(&[
         &format!("-DDENY_READ_0={}", s(&odd.join("secret"))),
-        // Paths with letters outside ASCII in their decomposed spelling too (`decomposed_too`).
+        // Paths with letters outside ASCII in their decomposed spelling too (`other_spellings`).
         &format!("-DDENY_READ_0_NFD={}", s(&odd.join("secret")).replace('\u{e9}', "e\u{301}")),
         &format!("-DWRITABLE_ROOT_0={}", s(&odd)),
         &format!("-DWRITABLE_ROOT_0_RO_0={}", s(&odd.join(".git"))),

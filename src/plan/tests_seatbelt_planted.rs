@@ -271,3 +271,22 @@ fn deny_read_and_read_only_paths_hold_in_their_decomposed_spelling() {
     }
     assert!(prof.may_read(&s(&ws.join("Prive/key"))) && prof.may_write(&s(&ws.join("Geandert/x"))));
 }
+
+/// macOS reaches the data volume's firmlinked folders both at `/Users/...` and at
+/// `/System/Volumes/Data/Users/...`; the kernel names an entry by the first (firmlinks resolved).
+/// A `denyRead` entry given by the second spelling must hold for the first (found by an attacker's
+/// review, seat40: only the spelling given was denied; the kernel's spelling is unverified on a Mac).
+#[test]
+fn deny_read_given_through_the_data_volume_holds_at_the_firmlinked_path() {
+    let (_t, top) = tmp();
+    let ws = top.join("ws");
+    fs::create_dir_all(&ws).unwrap();
+    let mut p = policy_as_given(json!({"mode": "workspace-write", "tmp": "read-only"}), &ws, Platform::Darwin);
+    // As resolution keeps it on a Mac, where it exists (a missing denyRead entry is dropped here).
+    p.deny_read.push(PathBuf::from("/System/Volumes/Data/Users/me/.aws"));
+    let prof = darwin(&p, &ws);
+    for path in ["/Users/me/.aws/credentials", "/System/Volumes/Data/Users/me/.aws/credentials"] {
+        assert!(!prof.may_read(path), "{path} is denied");
+    }
+    assert!(prof.may_read("/Users/me/.awsx") && prof.may_read("/System/Volumes/Data/Users/me/x"));
+}
