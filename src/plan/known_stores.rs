@@ -62,18 +62,36 @@ fn at_excluding(path: &Path, own: &[PathBuf], excluded: &dyn Fn(&Path) -> bool) 
     // temporary homes: 453 entries after one CI run, 0.3 ms a run) is pruned as a long one is.
     let mostly_gone = listed.len() > PRUNE_FEW && out.len() * 2 < listed.len();
     if size > PRUNE_AT || mostly_gone {
-        // What still exists, with ours: written beside, then renamed over the list.
         let keep: Vec<PathBuf> = out.iter().chain(&new).cloned().collect();
-        let tmp = path.with_file_name(format!("{FILE}.{}", std::process::id()));
-        let _ = std::fs::remove_file(&tmp);
-        if write(&tmp, &keep, false).is_ok() && std::fs::rename(&tmp, path).is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        }
+        let live = |p: &Path| unlinked(p).ok().flatten().is_some_and(|p| !excluded(&p));
+        prune(path, &keep, &live);
     } else if !new.is_empty() {
-        let _ = write(path, &new, true);
+        let _ = append(path, &new);
     }
     out.extend(new);
     Ok(out)
+}
+
+/// Replaces the list at `path` with `keep` (what still exists, with this process's own).
+fn prune(path: &Path, keep: &[PathBuf], _live: &dyn Fn(&Path) -> bool) {
+    let tmp = path.with_file_name(format!("{FILE}.{}", std::process::id()));
+    let _ = std::fs::remove_file(&tmp);
+    if write_new(&tmp, keep).is_ok() && std::fs::rename(&tmp, path).is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+}
+
+/// Appends `paths` to the list at `path`.
+fn append(path: &Path, paths: &[PathBuf]) -> std::io::Result<()> {
+    append_through(open_to_append(path)?, path, paths)
+}
+
+fn open_to_append(path: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::OpenOptions::new().mode(0o600).custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC).append(true).create(true).open(path)
+}
+
+fn append_through(mut f: std::fs::File, _path: &Path, paths: &[PathBuf]) -> std::io::Result<()> {
+    f.write_all(&lines(paths))
 }
 
 /// The listed paths as they are written, looked up by nobody (the after-run check of the
@@ -119,18 +137,19 @@ fn read(path: &Path) -> (Vec<PathBuf>, u64) {
     (lines.map(|l| PathBuf::from(std::ffi::OsStr::from_bytes(l))).collect(), meta.len())
 }
 
-/// Writes `paths` (one a line; one holding a newline cannot be listed) in one write, appended to
-/// the list or into a new file.
-fn write(path: &Path, paths: &[PathBuf], append: bool) -> std::io::Result<()> {
+/// `paths` one a line (one holding a newline cannot be listed), for one write.
+fn lines(paths: &[PathBuf]) -> Vec<u8> {
     let mut buf = Vec::new();
     for p in paths.iter().map(|p| p.as_os_str().as_bytes()).filter(|p| !p.contains(&b'\n')) {
         buf.extend_from_slice(p);
         buf.push(b'\n');
     }
-    let mut o = std::fs::OpenOptions::new();
-    o.mode(0o600).custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC);
-    if append { o.append(true).create(true) } else { o.write(true).create_new(true) };
-    o.open(path)?.write_all(&buf)
+    buf
+}
+
+/// Writes `paths` into a new file at `path`, in one write.
+fn write_new(path: &Path, paths: &[PathBuf]) -> std::io::Result<()> {
+    std::fs::OpenOptions::new().mode(0o600).custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC).write(true).create_new(true).open(path)?.write_all(&lines(paths))
 }
 
 #[cfg(test)]
@@ -249,6 +268,71 @@ mod tests {
         std::fs::set_permissions(&kept, std::fs::Permissions::from_mode(0o700)).unwrap();
         at(&list, &[kept.clone()]);
         assert_eq!(std::fs::read_to_string(&list).unwrap(), format!("{}\n", kept.canonicalize().unwrap().display()));
+    }
+
+    fn private_dir(p: &Path) -> PathBuf {
+        std::fs::create_dir_all(p).unwrap();
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o700)).unwrap();
+        p.canonicalize().unwrap()
+    }
+
+    fn gone_list(list: &Path) {
+        let gone: String = (0..=PRUNE_FEW).map(|i| format!("/gone/{i:09}\n")).collect();
+        std::fs::write(list, gone).unwrap();
+        std::fs::set_permissions(list, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
+
+    /// The race of a prune with another process recording its store (pstores40): the pruner read
+    /// the list, another process appended its live store, and the rewrite renamed over the list
+    /// without it, so until that process's next run no run of any other process covered it.
+    #[test]
+    fn a_store_appended_while_the_list_is_pruned_stays_listed() {
+        let t = tempfile::tempdir().unwrap();
+        let list = t.path().join(FILE);
+        gone_list(&list);
+        let (kept, theirs) = (private_dir(&t.path().join("kept")), private_dir(&t.path().join("theirs")));
+        let live = |p: &Path| unlinked(p).ok().flatten().is_some();
+        // Read and judged (the pruner's first half), then the other process's append.
+        let (listed, _) = read(&list);
+        assert!(listed.iter().all(|p| !live(p)));
+        append(&list, &[theirs.clone()]).unwrap();
+        prune(&list, &[kept.clone()], &live);
+        let left = read(&list).0;
+        assert!(left.contains(&theirs), "the store appended meanwhile is listed: {left:?}");
+        assert!(left.contains(&kept) && left.len() == 2, "{left:?}");
+    }
+
+    /// The other half: a process opened the list before a prune replaced it and wrote after; its
+    /// entry went into the replaced file, which nobody reads. Its append sees that and writes again.
+    #[test]
+    fn an_append_into_a_list_replaced_meanwhile_is_made_again() {
+        let t = tempfile::tempdir().unwrap();
+        let list = t.path().join(FILE);
+        gone_list(&list);
+        let (kept, theirs) = (private_dir(&t.path().join("kept")), private_dir(&t.path().join("theirs")));
+        let opened = open_to_append(&list).unwrap();
+        prune(&list, &[kept.clone()], &|p: &Path| unlinked(p).ok().flatten().is_some());
+        append_through(opened, &list, &[theirs.clone()]).unwrap();
+        let left = read(&list).0;
+        assert!(left.contains(&theirs) && left.contains(&kept), "{left:?}");
+    }
+
+    /// A listed store judged gone, made again before the prune replaced the list (its process
+    /// read the list then, found it listed, and recorded nothing): still listed after the prune.
+    #[test]
+    fn a_store_made_again_while_the_list_is_pruned_stays_listed() {
+        let t = tempfile::tempdir().unwrap();
+        let list = t.path().join(FILE);
+        let back = t.path().canonicalize().unwrap().join("back");
+        let mut entries: String = (0..=PRUNE_FEW).map(|i| format!("/gone/{i:09}\n")).collect();
+        entries.push_str(&format!("{}\n", back.display()));
+        std::fs::write(&list, entries).unwrap();
+        std::fs::set_permissions(&list, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let live = |p: &Path| unlinked(p).ok().flatten().is_some();
+        assert!(!live(&back), "judged gone");
+        private_dir(&back);
+        prune(&list, &[], &live);
+        assert_eq!(read(&list).0, [back]);
     }
 
     #[test]
