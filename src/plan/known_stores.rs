@@ -7,9 +7,9 @@
 //! `applyChangeSet` then wrote the run's file outside its workspace.
 //!
 //! Only appended to (one `O_APPEND` write per process and change), never locked: a Landlock run,
-//! which restricts no reads, could hold a lock on a file it may open. Past `PRUNE_AT` bytes, a
-//! process rewrites it with what still exists; an entry another process appends meanwhile is lost
-//! until that process's next run records it again.
+//! which restricts no reads, could hold a lock on a file it may open. Past `PRUNE_AT` bytes, or
+//! when mostly of stores gone, a process replaces it with what still exists (`prune`), losing no
+//! live entry another process appends meanwhile.
 
 use std::io::{Read, Write};
 use std::os::unix::ffi::OsStrExt;
@@ -72,13 +72,47 @@ fn at_excluding(path: &Path, own: &[PathBuf], excluded: &dyn Fn(&Path) -> bool) 
     Ok(out)
 }
 
-/// Replaces the list at `path` with `keep` (what still exists, with this process's own).
-fn prune(path: &Path, keep: &[PathBuf], _live: &dyn Fn(&Path) -> bool) {
-    let tmp = path.with_file_name(format!("{FILE}.{}", std::process::id()));
+/// Replaces the list at `path` with `keep` (what still exists, with this process's own), losing no
+/// live store another process recorded meanwhile (pstores40: the rewrite renamed over the list,
+/// and an entry appended between its read and the rename was lost until that process's next run,
+/// while every other process's runs left its store uncovered). The new list is exchanged with the
+/// old one (one atomic `renameat2`), so what it replaced, whoever wrote it last (another pruner's
+/// list too), is read after the exchange: each of its entries not kept that `live` still finds (one
+/// appended meanwhile, one made again since it was judged) is appended again. An append that lands
+/// in the replaced file after that read is made again by its writer (`append_through`). Without
+/// the exchange (a file system that has none) nothing is pruned.
+fn prune(path: &Path, keep: &[PathBuf], live: &dyn Fn(&Path) -> bool) {
+    static TAKEN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    // One name per prune: two threads of this process may prune at once.
+    let n = TAKEN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = path.with_file_name(format!("{FILE}.{}.{n}", std::process::id()));
     let _ = std::fs::remove_file(&tmp);
-    if write_new(&tmp, keep).is_ok() && std::fs::rename(&tmp, path).is_err() {
+    if write_new(&tmp, keep).is_err() || !exchange(&tmp, path) {
         let _ = std::fs::remove_file(&tmp);
+        return;
     }
+    let (replaced, _) = read(&tmp);
+    let _ = std::fs::remove_file(&tmp);
+    let kept: std::collections::HashSet<&PathBuf> = keep.iter().collect();
+    let mut again: Vec<PathBuf> = replaced.into_iter().filter(|p| !kept.contains(p) && live(p)).collect();
+    again.sort();
+    again.dedup();
+    if !again.is_empty() {
+        let _ = append(path, &again);
+    }
+}
+
+/// Swaps the files at `a` and `b`, atomically; false when it cannot.
+fn exchange(a: &Path, b: &Path) -> bool {
+    use std::ffi::CString;
+    let (Ok(a), Ok(b)) = (CString::new(a.as_os_str().as_bytes()), CString::new(b.as_os_str().as_bytes())) else { return false };
+    // SAFETY: both are NUL-terminated paths that outlive the call.
+    #[cfg(target_os = "linux")]
+    let done = unsafe { libc::renameat2(libc::AT_FDCWD, a.as_ptr(), libc::AT_FDCWD, b.as_ptr(), libc::RENAME_EXCHANGE) } == 0;
+    // SAFETY: as above.
+    #[cfg(target_os = "macos")]
+    let done = unsafe { libc::renamex_np(a.as_ptr(), b.as_ptr(), libc::RENAME_SWAP) } == 0;
+    done
 }
 
 /// Appends `paths` to the list at `path`.
@@ -90,8 +124,21 @@ fn open_to_append(path: &Path) -> std::io::Result<std::fs::File> {
     std::fs::OpenOptions::new().mode(0o600).custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC).append(true).create(true).open(path)
 }
 
-fn append_through(mut f: std::fs::File, _path: &Path, paths: &[PathBuf]) -> std::io::Result<()> {
-    f.write_all(&lines(paths))
+/// Appends through `f`, opened at `path` before, and again (a few times at most) while the file
+/// it wrote is no longer the one at `path`: a prune replaced it meanwhile (`prune`), and what was
+/// written after the pruner read it would be lost.
+fn append_through(mut f: std::fs::File, path: &Path, paths: &[PathBuf]) -> std::io::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let buf = lines(paths);
+    for _ in 0..8 {
+        f.write_all(&buf)?;
+        let (wrote, there) = (f.metadata()?, std::fs::symlink_metadata(path)?);
+        if (wrote.dev(), wrote.ino()) == (there.dev(), there.ino()) {
+            return Ok(());
+        }
+        f = open_to_append(path)?;
+    }
+    Ok(())
 }
 
 /// The listed paths as they are written, looked up by nobody (the after-run check of the
