@@ -112,6 +112,8 @@ fn exchange(a: &Path, b: &Path) -> bool {
     // SAFETY: as above.
     #[cfg(target_os = "macos")]
     let done = unsafe { libc::renamex_np(a.as_ptr(), b.as_ptr(), libc::RENAME_SWAP) } == 0;
+    #[cfg(not(any(target_os = "linux", target_os = "macos")))]
+    let done = false;
     done
 }
 
