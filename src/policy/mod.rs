@@ -4,6 +4,8 @@
 
 pub(crate) mod held_links;
 mod held_links_shared;
+#[cfg(target_os = "linux")]
+mod deny_views;
 mod hidden;
 mod host_code;
 mod kernel_fs;

@@ -83,7 +83,14 @@ pub fn resolve_policy_named(value: Option<&Value>, ctx: &PolicyContext, named_cw
     for r in &roots {
         super::hidden::refuse_unsearchable_top(&r.root)?;
     }
-    let (deny_read, deny_links, reviewed_deny_links) = deny_read(&raw, &mut roots, &reviewed, walks)?;
+    let (mut deny_read, deny_links, reviewed_deny_links) = deny_read(&raw, &mut roots, &reviewed, walks)?;
+    // The same files through the host's other mounts of their filesystem (`deny_views`).
+    #[cfg(target_os = "linux")]
+    if ctx.platform == Platform::Linux && !deny_read.is_empty() {
+        let table = mounts.bytes("to find other mounts of a denyRead path's filesystem")?;
+        deny_read.extend(super::deny_views::other_names(&deny_read, table));
+        sort_shallowest_first(&mut deny_read);
+    }
     // After readOnlyPaths: nothing is walked or created inside them. Reviewed roots are judged on
     // their change set instead (`review::risks`): their `.git` is writable for the run.
     let (mut direct, mut under_review): (Vec<WritableRoot>, Vec<WritableRoot>) = roots.into_iter().partition(|r| !reviewed.contains(&r.root));

@@ -67,7 +67,7 @@ impl Trees {
 
 /// The mount `path` (canonical) is reached through: by its id (`statx`), or, before Linux 5.8,
 /// the last mount of the deepest mount point above `path` (the one on top).
-fn mount_of<'t>(table: &'t [Source], path: &Path) -> Option<&'t Source> {
+pub(super) fn mount_of<'t>(table: &'t [Source], path: &Path) -> Option<&'t Source> {
     if let Some(id) = mount_id(path) {
         return table.iter().find(|m| m.id == id);
     }
@@ -89,11 +89,11 @@ fn mount_id(path: &Path) -> Option<u64> {
 
 /// `path` (on `mount`) as a path within its filesystem: the mount's root, then what lies below
 /// the mount point.
-fn within(mount: &Source, path: &Path) -> Option<PathBuf> {
+pub(super) fn within(mount: &Source, path: &Path) -> Option<PathBuf> {
     let below = path.strip_prefix(as_path(&mount.point)).ok()?;
     Some(as_path(&mount.root).join(below))
 }
 
-fn as_path(bytes: &[u8]) -> &Path {
+pub(super) fn as_path(bytes: &[u8]) -> &Path {
     Path::new(OsStr::from_bytes(bytes))
 }
