@@ -12,15 +12,11 @@ const test = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
-const { spawnSync } = require('node:child_process')
 const { tempTree } = require('./helpers')
+const { loopBtrfsNeeds, inLoopBtrfs } = require('./loop-btrfs')
 
 const INDEX = path.join(__dirname, '..', '..', 'index.js')
-const has = (program, args) => spawnSync(program, args).status === 0
-const NEEDS = process.platform !== 'linux' || process.getuid() !== 0 || !has('unshare', ['-m', 'true']) ? "needs root and unshare -m (a mount namespace of the test's own)"
-  : !has('mkfs.btrfs', ['--version']) ? 'needs mkfs.btrfs (btrfs-progs)'
-  : !has('python3', ['-c', '']) ? 'needs python3'
-  : !fs.readFileSync('/proc/filesystems', 'utf8').includes('btrfs') && !has('modprobe', ['-n', 'btrfs']) && 'needs btrfs in the kernel'
+const NEEDS = loopBtrfsNeeds()
 
 // A snapshot of `src` named `name` in the cwd, by the request `request` (the v1 and v2 structures
 // both start with the source's descriptor; the name is at 8 in v1, at 56 in v2). Prints the outcome.
@@ -39,7 +35,7 @@ except OSError as e:
 
 test('a default workspace-write run cannot snapshot a btrfs subvolume into its workspace (denyRead stays hidden, nothing outlives the run)', { skip: NEEDS }, (t) => {
   const { root } = tempTree(t)
-  const [image, top] = [path.join(root, 'btrfs.img'), path.join(root, 'fs')]
+  const top = path.join(root, 'fs')
   const [ws, secretDir] = [path.join(top, 'ws'), path.join(top, 'home', 'secret')]
   fs.mkdirSync(top)
   fs.writeFileSync(path.join(root, 'snapshot.py'), SNAPSHOT)
@@ -48,16 +44,8 @@ test('a default workspace-write run cannot snapshot a btrfs subvolume into its w
 const s = require(${JSON.stringify(INDEX)})
 s.spawnSandboxed(${JSON.stringify(command)}, { cwd: ${JSON.stringify(ws)}, timeout: 60000, sandbox: { mode: 'workspace-write', denyRead: [${JSON.stringify(secretDir)}] } })
   .then((r) => console.log(JSON.stringify({ ran: r.exitCode, stdout: r.stdout, stderr: r.stderr, left: fs.readdirSync(${JSON.stringify(ws)}) })), (e) => console.log(JSON.stringify({ code: e.code, message: e.message })))`
-  // mount -o loop frees its loop device when the namespace's last mount of it goes.
-  // A host whose kernel gives no loop device (a container without /dev/loop*) cannot make the
-  // filesystem at all: that, and only that, ends the probe with 77 and skips the test.
-  const mount = `mkfs.btrfs -q ${image} >/dev/null && { mount -o loop ${image} ${top} || exit 77; } && mkdir -p ${secretDir} ${ws} && echo TOP-SECRET > ${secretDir}/key`
-  fs.closeSync(fs.openSync(image, 'w'))
-  fs.truncateSync(image, 256 << 20)
-  const r = spawnSync('unshare', ['-m', '--propagation', 'private', 'sh', '-c', `${mount} && exec "$0" -e "$1"`, process.execPath, probe], { encoding: 'utf8', timeout: 120000 })
-  if (r.status === 77) return t.skip(`no loop-mounted btrfs on this host: ${r.stderr.trim()}`)
-  assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`)
-  const got = JSON.parse(r.stdout.trim().split('\n').pop())
+  const got = inLoopBtrfs(t, root, top, `mkdir -p ${secretDir} ${ws} && echo TOP-SECRET > ${secretDir}/key`, probe)
+  if (!got) return
   assert.equal(got.ran, 0, JSON.stringify(got))
   assert.doesNotMatch(got.stdout, /TOP-SECRET/, `the file denyRead hides was read through a snapshot: ${got.stdout}`)
   assert.match(got.stdout, /^snap-v1 Operation not permitted$/m, got.stdout)
