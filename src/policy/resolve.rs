@@ -83,14 +83,8 @@ pub fn resolve_policy_named(value: Option<&Value>, ctx: &PolicyContext, named_cw
     for r in &roots {
         super::hidden::refuse_unsearchable_top(&r.root)?;
     }
-    let (mut deny_read, deny_links, reviewed_deny_links) = deny_read(&raw, &mut roots, &reviewed, walks)?;
-    // The same files through the host's other mounts of their filesystem (`deny_views`).
-    #[cfg(target_os = "linux")]
-    if ctx.platform == Platform::Linux && !deny_read.is_empty() {
-        let table = mounts.bytes("to find other mounts of a denyRead path's filesystem")?;
-        deny_read.extend(super::deny_views::other_names(&deny_read, table));
-        sort_shallowest_first(&mut deny_read);
-    }
+    let (deny_read, deny_links, reviewed_deny_links) = deny_read(&raw, &mut roots, &reviewed, walks)?;
+    let deny_read = with_other_mounts(deny_read, ctx.platform, &mounts)?;
     // After readOnlyPaths: nothing is walked or created inside them. Reviewed roots are judged on
     // their change set instead (`review::risks`): their `.git` is writable for the run.
     let (mut direct, mut under_review): (Vec<WritableRoot>, Vec<WritableRoot>) = roots.into_iter().partition(|r| !reviewed.contains(&r.root));
@@ -177,6 +171,21 @@ fn deny_read(raw: &RawPolicy, roots: &mut [WritableRoot], reviewed: &[PathBuf], 
     sort_shallowest_first(&mut deny_read);
     let (links, in_review) = walks.hold(roots, reviewed, &deny_read);
     Ok((deny_read, links, in_review))
+}
+
+/// `deny_read` with the other names the host's other mounts of their filesystems give them
+/// (`deny_views`, Linux): a mask covers a path, not another mount of the same files.
+fn with_other_mounts(deny_read: Vec<PathBuf>, platform: Platform, mounts: &MountTable) -> Result<Vec<PathBuf>> {
+    #[cfg(target_os = "linux")]
+    if platform == Platform::Linux && !deny_read.is_empty() {
+        let mut all = deny_read;
+        let table = mounts.bytes("to find other mounts of a denyRead path's filesystem")?;
+        all.extend(super::deny_views::other_names(&all, table));
+        sort_shallowest_first(&mut all);
+        return Ok(all);
+    }
+    let _ = (platform, mounts);
+    Ok(deny_read)
 }
 
 /// The `readOnlyPaths`: each inside a writable root is kept read-only there (`WritableRoot::
