@@ -7,6 +7,8 @@ mod held_links_shared;
 #[cfg(target_os = "linux")]
 mod deny_views;
 mod hidden;
+#[cfg(target_os = "linux")]
+mod home_views;
 mod host_code;
 mod kernel_fs;
 mod parse;

@@ -79,6 +79,8 @@ pub fn resolve_policy_named(value: Option<&Value>, ctx: &PolicyContext, named_cw
         super::host_code::keep_host_code(&mut roots);
         super::host_code::refuse_roots_inside(&roots, &ctx.cwd)?;
         super::host_code::refuse_system_roots(&roots, &ctx.cwd, &mounts)?;
+        #[cfg(target_os = "linux")]
+        super::home_views::refuse_roots_showing_home(&roots, &ctx.cwd, &mounts)?;
     }
     for r in &roots {
         super::hidden::refuse_unsearchable_top(&r.root)?;

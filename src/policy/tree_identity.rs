@@ -54,14 +54,29 @@ impl Trees {
     /// The index of a tree `root` (canonical, existing) reaches through a mount of its own or one
     /// below it, if any.
     pub(super) fn reached_from(&self, root: &Path) -> Option<usize> {
-        let own = mount_of(&self.table, root)?;
-        let below = self.table.iter().filter(|m| { let at = as_path(&m.point); at != root && at.starts_with(root) });
-        let views: Vec<(&Source, PathBuf)> = within(own, root).map(|w| (own, w)).into_iter().chain(below.map(|m| (m, as_path(&m.root).to_path_buf()))).collect();
+        let views = self.views(root)?;
         let shows = |t: &Tree, (m, shown): &(&Source, PathBuf)| {
             let in_tree = shown.starts_with(&t.within) && !t.allowed.iter().any(|a| shown.starts_with(a));
             m.id != t.mount && m.device == t.device && (in_tree || t.within.starts_with(shown))
         };
         self.found.iter().find(|t| views.iter().any(|v| shows(t, v))).map(|t| t.index)
+    }
+
+    /// The index of a tree `root` (canonical, existing) shows whole, the tree itself or a directory
+    /// above it, through a mount other than the tree's own (of its own or one below it), if any. For
+    /// the home: a place below it reached by another name (a project) holds none of its own files.
+    pub(super) fn shown_whole_from(&self, root: &Path) -> Option<usize> {
+        let views = self.views(root)?;
+        let shows = |t: &Tree, (m, shown): &(&Source, PathBuf)| m.id != t.mount && m.device == t.device && t.within.starts_with(shown);
+        self.found.iter().find(|t| views.iter().any(|v| shows(t, v))).map(|t| t.index)
+    }
+
+    /// What `root` shows of each filesystem: its own mount's view of it, and each mount below it
+    /// whole (its root field).
+    fn views(&self, root: &Path) -> Option<Vec<(&Source, PathBuf)>> {
+        let own = mount_of(&self.table, root)?;
+        let below = self.table.iter().filter(|m| { let at = as_path(&m.point); at != root && at.starts_with(root) });
+        Some(within(own, root).map(|w| (own, w)).into_iter().chain(below.map(|m| (m, as_path(&m.root).to_path_buf()))).collect())
     }
 }
 
