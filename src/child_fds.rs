@@ -10,6 +10,9 @@ pub const REPORT: i32 = 4;
 pub const BRIDGE: i32 = 5;
 /// The Landlock supervisor's control pipe: its end of file kills the tree.
 pub const CONTROL: i32 = 6;
+/// The read end of the pipe the runner sends the in-sandbox helper's arguments on, once its walk
+/// is done (`runner::overlap`; bwrap plans). The number of Landlock's `CONTROL`: no plan has both.
+pub const HELPER_ARGS: i32 = 6;
 /// The first descriptor above the runner's: plans number their data descriptors from here, and the
 /// runner lifts its own ends above it, so no `dup2` in the child clobbers a source before use.
 pub const FIRST_FREE: i32 = 7;

@@ -82,6 +82,9 @@ pub struct SpawnRequest {
     /// The cwd as the caller named it (absolute), when its way went through a symlink (or `..`):
     /// the links on it are held as a `writableRoots` path's are (`policy_links::walk_cwd`).
     pub named_cwd: Option<PathBuf>,
+    /// Walk the workspace before bwrap is spawned, not while it sets up (`runner::overlap`): set
+    /// for the next attempt when the walk changed bwrap's own arguments.
+    pub walk_before_spawn: bool,
 }
 
 pub fn parse_command(value: &Value) -> Result<Vec<String>> {
@@ -258,7 +261,7 @@ pub fn parse_spawn_options(command: &Value, options: &Value, host: &HostContext,
     // With a terminal, `write()` goes to the terminal: stdin is always a "pipe".
     let stdin = if pty.is_some() { StdinMode::Pipe } else { stdin };
     let package_dir = host.package_dir.clone();
-    Ok(SpawnRequest { command, cwd, env, policy, platform, timeout, kill_signal, force_kill_after, max_buffer, stdin, linux, pty, limits, package_dir, network_ask: None, sandbox_option, named_cwd })
+    Ok(SpawnRequest { command, cwd, env, policy, platform, timeout, kill_signal, force_kill_after, max_buffer, stdin, linux, pty, limits, package_dir, network_ask: None, sandbox_option, named_cwd, walk_before_spawn: false })
 }
 
 fn policy_context(cwd: &std::path::Path, env: &BTreeMap<String, String>, platform: Platform) -> PolicyContext {

@@ -16,6 +16,7 @@
 //! calls for the addon's proxy (`--resolve`) and whose answer format both sides read.
 
 pub mod ancestors;
+pub mod args_pipe;
 #[cfg(target_os = "linux")]
 pub mod capability_sets;
 pub mod devpts;

@@ -156,6 +156,16 @@ fn run(args: Vec<OsString>) {
     if args.len() == 2 && args[0] == "--resolve" {
         return resolve(&args[1]);
     }
+    // The runner's bwrap runs: block until the host has walked the workspace and sends the rest
+    // (`args_pipe`); nothing before this, and nothing at all when it never comes.
+    let args = match sandspawn_helper::args_pipe::from_argv(&args) {
+        None => args,
+        Some(Err(message)) => fail(None, Failure { stage: Stage::Setup, errno: 0, message }),
+        Some(Ok((from, report_fd))) => match sandspawn_helper::args_pipe::read_from(from) {
+            Ok(sent) => sent,
+            Err(message) => fail(report_fd, Failure { stage: Stage::Setup, errno: 0, message }),
+        },
+    };
     let (steps, command) = match Steps::parse(&args) {
         Ok(parsed) => parsed,
         Err(message) => fail(None, Failure { stage: Stage::Setup, errno: 0, message }),

@@ -413,6 +413,8 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         review: review.map(|m| m.overlays).unwrap_or_default(),
         ..Steps::default()
     };
+    // What follows is the in-sandbox helper's alone (see `LaunchPlan::inside_args_at`).
+    let mut inside_args_at = a.args.len();
     a.args.extend(steps.to_args());
     // Unchanged: the helper execvp()s it, so a bare name is looked up in the child's PATH.
     a.args.extend(req.command.iter().cloned());
@@ -426,6 +428,7 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         let held_locks = if held_dirs.is_empty() { None } else { Some(crate::placeholders::ensure_locks_root()?) };
         let mut args = Steps { null_fds: a.data_fds, offline_nsswitch_fd: a.nsswitch_fd, held_dirs, held_locks, ..Steps::default() }.to_args();
         args.push(path_arg(&bwrap)?);
+        inside_args_at += args.len();
         args.extend(a.args);
         (helper.to_path_buf(), sandspawn_helper_name(), args)
     };
@@ -442,6 +445,7 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         helper: Some(inside_helper),
         net_ctl_fd,
         control_fd: None,
+        inside_args_at: Some(inside_args_at),
     })
 }
 

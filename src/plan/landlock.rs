@@ -142,6 +142,7 @@ pub fn build(req: &PlanRequest, abi: u32, grants: &Grants, scratch: Option<&Path
         helper: Some(helper.to_path_buf()),
         net_ctl_fd: None,
         control_fd: runner.then_some(CONTROL_FD),
+        inside_args_at: None,
     })
 }
 

@@ -35,6 +35,10 @@ pub struct LaunchPlan {
     pub net_ctl_fd: Option<i32>,
     /// Runner only, Landlock mode: the helper-supervisor's control pipe (EOF kills the tree).
     pub control_fd: Option<i32>,
+    /// bwrap plans: where in `args` the in-sandbox helper's own arguments begin (after bwrap's
+    /// `-- HELPER`), which the runner may send through a pipe instead (`runner::overlap`).
+    #[serde(skip)]
+    pub inside_args_at: Option<usize>,
 }
 
 /// What sandspawn knows about the bwrap binary it will run (found and probed by `capabilities`).

@@ -76,6 +76,7 @@ fn direct(req: &PlanRequest) -> LaunchPlan {
         helper: None,
         net_ctl_fd: None,
         control_fd: None,
+        inside_args_at: None,
     }
 }
 

@@ -279,6 +279,7 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         helper: None,
         net_ctl_fd: None,
         control_fd: None,
+        inside_args_at: None,
     };
     // With a terminal the helper runs in front of sandbox-exec to take it (see `limited`).
     Ok(plan)

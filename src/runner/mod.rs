@@ -10,6 +10,7 @@ pub mod cloexec;
 mod exit_kill;
 mod failure;
 mod launch_child;
+mod overlap;
 pub mod output;
 pub mod pipe_io;
 pub mod prepare;
@@ -34,6 +35,8 @@ pub mod test_hooks;
 mod tests_changed;
 #[cfg(test)]
 mod tests_kill_in_setup;
+#[cfg(test)]
+mod tests_overlap;
 #[cfg(test)]
 mod tests_stores_gone;
 mod until_exit;

@@ -32,6 +32,9 @@ pub struct Prepared {
     pub scratch: Option<Scratch>,
     /// `workspace: 'review'`: the run's hold on its change set, described once the sandbox is gone.
     pub review_run: Option<crate::review::run::ReviewRun>,
+    /// A bwrap run whose walk was left for later (`runner::overlap`): `plan` was built from the
+    /// unwalked policy, and only the in-sandbox helper's arguments may differ once it is walked.
+    pub walk_deferred: Option<super::overlap::Deferred>,
 }
 
 /// `ended`: whether the run ended meanwhile (its deadline passed, it was killed or aborted: see
@@ -53,13 +56,17 @@ pub fn prepare(req: &mut SpawnRequest, ended: &dyn Fn() -> bool) -> Result<Prepa
         sandbox
     };
     let bwrap = sandbox.bwrap;
-    // Here, on a blocking thread, not while the options were parsed on the JavaScript thread.
-    // Stopped when the run is cut: nothing after it (a plan, placeholders, caches) is made for it.
-    req.policy.walk_and_protect_until(crate::planted::Absent::UndoneAfter, ended).map_err(|_| cut_while_preparing())?;
     let mut details = sandbox.details;
-    details.not_enforced.extend(policy_not_enforced(req));
-    // The store's layers are listed (and held) before the plan that mounts them is built.
     let landlock = details.landlock_abi.is_some() && sandbox.landlock;
+    // A bwrap run walks while bwrap sets up (`overlap`): its walk reaches only the helper's arguments.
+    let defer_walk = !landlock && linux_sandbox_here(req) && !req.policy.planted.walked && !req.walk_before_spawn;
+    if !defer_walk {
+        // Here, on a blocking thread, not while the options were parsed on the JavaScript thread.
+        // Stopped when the run is cut: nothing after it (a plan, placeholders, caches) is made for it.
+        req.policy.walk_and_protect_until(crate::planted::Absent::UndoneAfter, ended).map_err(|_| cut_while_preparing())?;
+        details.not_enforced.extend(policy_not_enforced(req));
+    }
+    // The store's layers are listed (and held) before the plan that mounts them is built.
     let review_run = prepare_review(req, landlock, asked_ns)?;
     let cache_run = if !landlock && req.policy.mode == SandboxMode::WorkspaceWrite && req.platform == crate::platform::Platform::Linux {
         Some(crate::tool_caches::RunGuard::prepare(&mut req.policy.tool_caches, ended)?)
@@ -83,10 +90,14 @@ pub fn prepare(req: &mut SpawnRequest, ended: &dyn Fn() -> bool) -> Result<Prepa
             details.not_enforced.extend(write_guard_not_enforced(req));
             proxy_listener = crate::network::for_run::before_plan(&req.policy, req.platform)?;
             let endpoint = proxy_listener.as_ref().map(|l| &l.endpoint);
-            build_plan(req, bwrap.as_ref(), Some(Path::new(&resolved)), true, &limits, endpoint)?
+            match defer_walk {
+                false => build_plan(req, bwrap.as_ref(), Some(Path::new(&resolved)), true, &limits, endpoint)?,
+                true => plan_walked_or_not(req, bwrap.as_ref(), Some(Path::new(&resolved)), true, &limits, endpoint)?,
+            }
         }
     };
-    Ok(Prepared { plan, details, limits, cache_run, bwrap_path: bwrap.map(|b| b.path), proxy_listener, scratch, review_run })
+    let walk_deferred = defer_walk.then(|| super::overlap::Deferred { bwrap: bwrap.clone(), resolved: resolved.clone() });
+    Ok(Prepared { plan, details, limits, cache_run, bwrap_path: bwrap.map(|b| b.path), proxy_listener, scratch, review_run, walk_deferred })
 }
 
 /// What the policy leaves unguarded that a run says in `sandboxDetails.notEnforced`, whatever runs
@@ -184,7 +195,7 @@ fn linked_stores(req: &SpawnRequest) -> Vec<String> {
 
 /// What `prepare` gives for a run cut during its walk: nobody sees it (the run ended already,
 /// `supervise::before_spawn`), but it is an error, not a plan.
-fn cut_while_preparing() -> crate::error::SandboxError {
+pub(super) fn cut_while_preparing() -> crate::error::SandboxError {
     crate::error::SandboxError::new(crate::error::ErrorCode::SetupFailed, "the run ended (its timeout passed, or it was killed) while the sandbox was being prepared")
 }
 
@@ -293,6 +304,19 @@ pub fn build_plan(
 ) -> Result<LaunchPlan> {
     // Once per policy: a run walked already (and undoes after itself what no placeholder keeps).
     req.policy.walk_and_protect(crate::planted::Absent::Placeholders);
+    plan_walked_or_not(req, bwrap, resolved, runner_fds, limits, proxy)
+}
+
+/// `build_plan` without the walk: for a policy walked already, or the runner's bwrap plan built
+/// before its walk (`overlap`), which is built again once walked.
+pub(crate) fn plan_walked_or_not(
+    req: &mut SpawnRequest,
+    bwrap: Option<&crate::plan::BwrapInfo>,
+    resolved: Option<&Path>,
+    runner_fds: bool,
+    limits: &LimitPlan,
+    proxy: Option<&crate::network::loopback::Endpoint>,
+) -> Result<LaunchPlan> {
     // Linux sandbox plans run the helper, and so does every plan that sets resource limits or
     // gives a pty on macOS (the helper runs in front: see `plan::limited`); a missing or
     // mismatched one makes them unavailable. A plan for another host's platform (explain, tests)

@@ -28,29 +28,32 @@ impl SideServices {
     /// bound on the host's loopback for the plan (macOS; see `network::for_run`). A keeper that
     /// cannot start is said in `not_enforced` (the result's `sandboxDetails.notEnforced`); one whose
     /// moves reach their bound ends the run through `end_run` (`keeper::EndRun`).
-    pub fn start(req: &SpawnRequest, sandbox: SandboxType, bridge: Option<OwnedFd>, loopback: Option<Loopback>, end_run: EndRun, not_enforced: &mut Vec<String>) -> Result<SideServices> {
+    /// `end_run` None: a run whose walk comes after its spawn (`overlap`), which starts the keeper
+    /// itself (`start_keeper`) once walked, before the command can run.
+    pub fn start(
+        req: &SpawnRequest,
+        sandbox: SandboxType,
+        bridge: Option<OwnedFd>,
+        loopback: Option<Loopback>,
+        end_run: Option<EndRun>,
+        not_enforced: &mut Vec<String>,
+    ) -> Result<SideServices> {
         // Taken before the command starts; the keeper puts it back at once during the run, the
         // check after the run what is left (`own_links`).
         let own_links = crate::own_links::record(req.package_dir.as_deref());
-        // The Landlock mode too: its roots' tops stay creatable (`plan::landlock_grants`).
-        let keeper = match sandbox {
-            SandboxType::Bwrap | SandboxType::Landlock => {
-                // A reviewed root's writes go to its change set, never to the host's top.
-                let direct = req.policy.writable_roots.iter().filter(|r| !req.policy.is_reviewed(&r.root));
-                let mut tops: Vec<std::path::PathBuf> = direct.map(|r| r.root.clone()).collect();
-                // The directories between a root and one nested below it, where a directly written
-                // root holds them: a `.git` made there is found by git's discovery from below.
-                let reviewed = |d: &std::path::Path| req.policy.writable_roots.iter().any(|r| req.policy.is_reviewed(&r.root) && d.starts_with(&r.root));
-                tops.extend(req.policy.planted.between.iter().filter(|d| !reviewed(d)).cloned());
-                crate::planted::keeper::start(&req.policy.planted.absent, &tops, &req.policy.planted.home, &req.policy.planted.protected_names, &own_links, end_run).unwrap_or_else(|why| {
-                    not_enforced.push(keeper_not_enforced(&why));
-                    None
-                })
-            }
-            _ => None,
-        };
+        let keeper = end_run.and_then(|end_run| start_keeper(req, sandbox, &own_links, end_run, not_enforced));
         let proxy = crate::network::for_run::start(&req.policy, bridge, loopback, req.network_ask.as_ref())?;
         Ok(SideServices { keeper, proxy, own_links })
+    }
+
+    /// sandspawn's bin link as recorded before the command started (for `start_keeper`).
+    pub fn own_links(&self) -> Vec<crate::own_links::Recorded> {
+        self.own_links.clone()
+    }
+
+    /// The keeper `start_keeper` started for a run walked after its spawn (`overlap`).
+    pub fn keep_with(&mut self, keeper: Option<Keeper>) {
+        self.keeper = keeper;
     }
 
     /// The run is over: close the proxy's listeners and every connection it holds; what it refused
@@ -98,6 +101,26 @@ impl SideServices {
         let policy = Arc::try_unwrap(policy).unwrap_or_else(|shared| (*shared).clone());
         Ok((risks, policy))
     }
+}
+
+/// The keeper of the names that must stay absent at the writable roots' tops (bwrap and Landlock
+/// runs), from the walked policy; one that cannot start is said in `not_enforced`.
+pub(super) fn start_keeper(req: &SpawnRequest, sandbox: SandboxType, own_links: &[crate::own_links::Recorded], end_run: EndRun, not_enforced: &mut Vec<String>) -> Option<Keeper> {
+    // The Landlock mode too: its roots' tops stay creatable (`plan::landlock_grants`).
+    if !matches!(sandbox, SandboxType::Bwrap | SandboxType::Landlock) {
+        return None;
+    }
+    // A reviewed root's writes go to its change set, never to the host's top.
+    let direct = req.policy.writable_roots.iter().filter(|r| !req.policy.is_reviewed(&r.root));
+    let mut tops: Vec<std::path::PathBuf> = direct.map(|r| r.root.clone()).collect();
+    // The directories between a root and one nested below it, where a directly written root holds
+    // them: a `.git` made there is found by git's discovery from below.
+    let reviewed = |d: &std::path::Path| req.policy.writable_roots.iter().any(|r| req.policy.is_reviewed(&r.root) && d.starts_with(&r.root));
+    tops.extend(req.policy.planted.between.iter().filter(|d| !reviewed(d)).cloned());
+    crate::planted::keeper::start(&req.policy.planted.absent, &tops, &req.policy.planted.home, &req.policy.planted.protected_names, own_links, end_run).unwrap_or_else(|why| {
+        not_enforced.push(keeper_not_enforced(&why));
+        None
+    })
 }
 
 /// What the result says when the keeper could not start: what it would have moved aside at once

@@ -18,6 +18,7 @@ use crate::options::SpawnRequest;
 use crate::platform::SandboxType;
 
 use super::launch_child::launch_child;
+use super::overlap;
 use super::output::Stream;
 use super::prepare::{prepare, Prepared};
 use super::result::{from_bwrap, from_wait_status, Aggregated, RunResult};
@@ -159,21 +160,81 @@ async fn run(
         Ok(done) => done,
         Err(cut) => return Ok(Attempt::Ran(unspawned.result(cut, requested))),
     };
-    let Prepared { plan, mut details, limits, cache_run, bwrap_path, proxy_listener, scratch, review_run } = prepared?;
-    #[cfg(test)]
-    super::test_hooks::planned(&req.cwd);
+    let Prepared { plan, mut details, limits, cache_run, bwrap_path, proxy_listener, scratch, review_run, walk_deferred } = prepared?;
     let sandbox_type = plan.sandbox_type;
-    let (child_side, ours) = wire(&req, &plan)?;
+    // Walked while bwrap sets up: spawned with the helper's arguments to come (`overlap`).
+    // Never a deferred walk left undone: a plan that cannot be spawned first fails the run.
+    let first = match walk_deferred {
+        None => None,
+        Some(d) => Some((d, overlap::First::of(&plan).ok_or_else(|| internal("planning the sandbox failed", "its walk was deferred but the plan is not bwrap's"))?)),
+    };
+    // (A run walked after its spawn calls it once walked: `overlap::walk_then_send`.)
+    #[cfg(test)]
+    if first.is_none() {
+        super::test_hooks::planned(&req.cwd);
+    }
+    let (mut child_side, ours) = wire(&req, first.as_ref().map_or(&plan, |(_, f)| &f.plan))?;
+    let to_helper = match first {
+        Some(_) => {
+            let (from_host, to_helper) = super::spawn::pipe_above(crate::child_fds::FIRST_FREE).map_err(|e| internal("creating pipes failed", e))?;
+            child_side.give(crate::child_fds::HELPER_ARGS, from_host);
+            Some(to_helper)
+        }
+        None => None,
+    };
     let OurSide { output, stdin, status, report, control: control_end, bridge } = ours;
     // The keeper asks for the end of the run when a name it keeps absent is made again past its
     // bound; the supervisor below kills the tree then (a permit waits if it is not listening yet).
     let end_asked = Arc::new(tokio::sync::Notify::new());
     let asking = end_asked.clone();
-    let end_run = Box::new(move || asking.notify_one());
-    let mut services = SideServices::start(&req, sandbox_type, bridge, proxy_listener, end_run, &mut details.not_enforced)?;
+    let end_run: crate::planted::keeper::EndRun = Box::new(move || asking.notify_one());
+    let (end_run_now, end_run_later) = if first.is_some() { (None, Some(end_run)) } else { (Some(end_run), None) };
+    let mut services = SideServices::start(&req, sandbox_type, bridge, proxy_listener, end_run_now, &mut details.not_enforced)?;
     // What the child inherits as its own peak until it executes (see `limits::own_usage`).
     let host_peak = crate::limits::host_peak_rss_bytes();
-    let (tree, exited) = launch_child(&plan, child_side, bwrap_path, &req.command[0]).await?;
+    let (tree, exited) = launch_child(first.as_ref().map_or(&plan, |(_, f)| &f.plan), child_side, bwrap_path, &req.command[0]).await?;
+    let (req, plan, limits) = match (first, to_helper, end_run_later) {
+        (Some((deferred, first)), Some(to_helper), Some(end_run)) => {
+            let own_links = services.own_links();
+            let ended_seen = ended.clone();
+            let walking = tokio::task::spawn_blocking(move || {
+                let (mut req, limits) = (req, limits);
+                let ended = || ended_seen.load(std::sync::atomic::Ordering::Relaxed);
+                let walked = overlap::walk_then_send(&mut req, &deferred, &limits, &first, &own_links, end_run, &ended, to_helper);
+                (req, limits, walked)
+            });
+            // Cut, failed or not sent: bwrap is killed (its helper got nothing) and reaped.
+            let (req, limits, walked) = match before_spawn(walking, deadline, control, &ended, "walking the workspace failed").await {
+                Ok(Ok(done)) => done,
+                Ok(Err(cut)) => {
+                    end_unsent(tree, exited).await;
+                    return Ok(Attempt::Ran(unspawned.result(cut, requested)));
+                }
+                Err(e) => {
+                    end_unsent(tree, exited).await;
+                    return Err(e);
+                }
+            };
+            let walked = match walked {
+                Ok(w) => w,
+                Err(e) => {
+                    end_unsent(tree, exited).await;
+                    return Err(e);
+                }
+            };
+            details.not_enforced.extend(walked.not_enforced);
+            services.keep_with(walked.keeper);
+            if !walked.sent {
+                end_unsent(tree, exited).await;
+                let mut again = req;
+                again.walk_before_spawn = true;
+                let e = SandboxError::new(ErrorCode::SetupFailed, "the workspace changed while the sandbox was being set up");
+                return Ok(Attempt::Changed(e, Box::new(again)));
+            }
+            (req, walked.plan, limits)
+        }
+        _ => (req, plan, limits),
+    };
     let child = tree.0.clone();
     if let Some(w) = control_end {
         child.hold_control(w);
@@ -300,6 +361,18 @@ async fn run(
 fn supervisor_killed() -> String {
     let after = super::until_exit::SUPERVISOR_EXIT_BOUND.as_secs();
     format!("sandspawn: the Landlock supervisor had not ended the command's processes {after} s after the kill and was killed itself; some of them may outlive the run\n")
+}
+
+/// A bwrap spawned before its walk whose helper was sent nothing (`overlap`): killed (its helper
+/// blocks on the arguments, so nothing of the command ran) and reaped before the run goes on.
+async fn end_unsent(tree: super::child::KillOnDrop, exited: tokio::sync::oneshot::Receiver<super::child::ExitStatus>) {
+    let child = tree.0.clone();
+    drop(tree);
+    let _ = exited.await;
+    let orphans = child.take_orphans();
+    if !orphans.is_empty() {
+        tokio::spawn(super::reap::reap_orphans(orphans));
+    }
 }
 
 /// Why a run ended before its process was spawned.

@@ -160,6 +160,12 @@ async fn a_mount_over_a_git_after_the_plan_is_planned_again_from_a_fresh_walk() 
         return;
     }
     let _table = crate::test_mount_table::changing();
+    // Shared, as a host's `/` is (systemd): the run walks while bwrap sets up (`runner::overlap`),
+    // so the mount below is made once bwrap has its namespace, and reaches the sandbox as it does
+    // on a host, by propagation (until the helper makes the sandbox's mounts private). In this
+    // test's private namespace only.
+    let shared = std::process::Command::new("mount").args(["--make-rshared", "/"]).status().is_ok_and(|s| s.success());
+    assert!(shared, "mount --make-rshared / failed");
     let (_t, ws) = workspace();
     let (_o, other) = workspace();
     repository(&ws.join("repo"));

@@ -107,6 +107,11 @@ fn stdio(req: &SpawnRequest) -> Result<(ChildStdio, Output, Option<OwnedFd>)> {
 }
 
 impl ChildSide {
+    /// One more descriptor of ours for the child, at `number` (the helper's arguments' pipe).
+    pub(super) fn give(&mut self, number: RawFd, fd: OwnedFd) {
+        self.extra.push((number, fd));
+    }
+
     /// The spawn's `(target, source)` pairs.
     pub(super) fn fds(&self) -> Vec<(RawFd, ChildFd<'_>)> {
         let mut fds = match &self.stdio {
