@@ -207,25 +207,25 @@ async fn run(
             let (req, limits, walked) = match before_spawn(walking, deadline, control, &ended, "walking the workspace failed").await {
                 Ok(Ok(done)) => done,
                 Ok(Err(cut)) => {
-                    end_unsent(tree, exited).await;
+                    end_unsent(tree, exited, (cache_run, scratch, review_run)).await;
                     return Ok(Attempt::Ran(unspawned.result(cut, requested)));
                 }
                 Err(e) => {
-                    end_unsent(tree, exited).await;
+                    end_unsent(tree, exited, (cache_run, scratch, review_run)).await;
                     return Err(e);
                 }
             };
             let walked = match walked {
                 Ok(w) => w,
                 Err(e) => {
-                    end_unsent(tree, exited).await;
+                    end_unsent(tree, exited, (cache_run, scratch, review_run)).await;
                     return Err(e);
                 }
             };
             details.not_enforced.extend(walked.not_enforced);
             services.keep_with(walked.keeper);
             if !walked.sent {
-                end_unsent(tree, exited).await;
+                end_unsent(tree, exited, (cache_run, scratch, review_run)).await;
                 let mut again = req;
                 again.walk_before_spawn = true;
                 let e = SandboxError::new(ErrorCode::SetupFailed, "the workspace changed while the sandbox was being set up");
@@ -365,10 +365,13 @@ fn supervisor_killed() -> String {
 
 /// A bwrap spawned before its walk whose helper was sent nothing (`overlap`): killed (its helper
 /// blocks on the arguments, so nothing of the command ran) and reaped before the run goes on.
-async fn end_unsent(tree: super::child::KillOnDrop, exited: tokio::sync::oneshot::Receiver<super::child::ExitStatus>) {
+/// What the run held for its sandbox (`held`: its tool caches' layers, its directory, its change
+/// set) is let go on a blocking thread, as after any run.
+async fn end_unsent<T: Send + 'static>(tree: super::child::KillOnDrop, exited: tokio::sync::oneshot::Receiver<super::child::ExitStatus>, held: T) {
     let child = tree.0.clone();
     drop(tree);
     let _ = exited.await;
+    let _ = tokio::task::spawn_blocking(move || drop(held)).await;
     let orphans = child.take_orphans();
     if !orphans.is_empty() {
         tokio::spawn(super::reap::reap_orphans(orphans));
