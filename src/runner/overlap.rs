@@ -19,20 +19,15 @@
 
 use std::io::Write;
 use std::os::fd::OwnedFd;
-use std::path::PathBuf;
 
 use crate::error::{Result, SandboxError};
 use crate::limits::LimitPlan;
 use crate::options::SpawnRequest;
-use crate::plan::{BwrapInfo, LaunchPlan};
+use crate::plan::LaunchPlan;
 use crate::planted::keeper::{EndRun, Keeper};
 use crate::platform::SandboxType;
 
-/// What the plan built again after the walk needs (`prepare` keeps it when it defers the walk).
-pub struct Deferred {
-    pub bwrap: Option<BwrapInfo>,
-    pub resolved: PathBuf,
-}
+use super::prepare::Deferred;
 
 /// The plan spawned before the walk: bwrap's part as planned, the helper's arguments to come.
 pub(super) struct First {

@@ -34,7 +34,13 @@ pub struct Prepared {
     pub review_run: Option<crate::review::run::ReviewRun>,
     /// A bwrap run whose walk was left for later (`runner::overlap`): `plan` was built from the
     /// unwalked policy, and only the in-sandbox helper's arguments may differ once it is walked.
-    pub walk_deferred: Option<super::overlap::Deferred>,
+    pub walk_deferred: Option<Deferred>,
+}
+
+/// What the plan built again after a deferred walk needs (see `Prepared::walk_deferred`).
+pub struct Deferred {
+    pub bwrap: Option<crate::plan::BwrapInfo>,
+    pub resolved: std::path::PathBuf,
 }
 
 /// `ended`: whether the run ended meanwhile (its deadline passed, it was killed or aborted: see
@@ -96,7 +102,7 @@ pub fn prepare(req: &mut SpawnRequest, ended: &dyn Fn() -> bool) -> Result<Prepa
             }
         }
     };
-    let walk_deferred = defer_walk.then(|| super::overlap::Deferred { bwrap: bwrap.clone(), resolved: resolved.clone() });
+    let walk_deferred = defer_walk.then(|| Deferred { bwrap: bwrap.clone(), resolved: resolved.clone() });
     Ok(Prepared { plan, details, limits, cache_run, bwrap_path: bwrap.map(|b| b.path), proxy_listener, scratch, review_run, walk_deferred })
 }
 
