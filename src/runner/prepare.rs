@@ -98,7 +98,7 @@ pub fn prepare(req: &mut SpawnRequest, ended: &dyn Fn() -> bool) -> Result<Prepa
             let endpoint = proxy_listener.as_ref().map(|l| &l.endpoint);
             match defer_walk {
                 false => build_plan(req, bwrap.as_ref(), Some(Path::new(&resolved)), true, &limits, endpoint)?,
-                true => plan_walked_or_not(req, bwrap.as_ref(), Some(Path::new(&resolved)), true, &limits, endpoint)?,
+                true => plan_walked_or_not(req, &PlanInputs { bwrap: bwrap.as_ref(), resolved: Some(Path::new(&resolved)), runner_fds: true, limits: &limits, proxy: endpoint })?,
             }
         }
     };
@@ -310,19 +310,23 @@ pub fn build_plan(
 ) -> Result<LaunchPlan> {
     // Once per policy: a run walked already (and undoes after itself what no placeholder keeps).
     req.policy.walk_and_protect(crate::planted::Absent::Placeholders);
-    plan_walked_or_not(req, bwrap, resolved, runner_fds, limits, proxy)
+    plan_walked_or_not(req, &PlanInputs { bwrap, resolved, runner_fds, limits, proxy })
+}
+
+/// What `build_plan` takes besides the request.
+#[derive(Clone, Copy)]
+pub(crate) struct PlanInputs<'a> {
+    pub bwrap: Option<&'a crate::plan::BwrapInfo>,
+    pub resolved: Option<&'a Path>,
+    pub runner_fds: bool,
+    pub limits: &'a LimitPlan,
+    pub proxy: Option<&'a crate::network::loopback::Endpoint>,
 }
 
 /// `build_plan` without the walk: for a policy walked already, or the runner's bwrap plan built
 /// before its walk (`overlap`), which is built again once walked.
-pub(crate) fn plan_walked_or_not(
-    req: &mut SpawnRequest,
-    bwrap: Option<&crate::plan::BwrapInfo>,
-    resolved: Option<&Path>,
-    runner_fds: bool,
-    limits: &LimitPlan,
-    proxy: Option<&crate::network::loopback::Endpoint>,
-) -> Result<LaunchPlan> {
+pub(crate) fn plan_walked_or_not(req: &mut SpawnRequest, inputs: &PlanInputs) -> Result<LaunchPlan> {
+    let PlanInputs { bwrap, resolved, runner_fds, limits, proxy } = *inputs;
     // Linux sandbox plans run the helper, and so does every plan that sets resource limits or
     // gives a pty on macOS (the helper runs in front: see `plan::limited`); a missing or
     // mismatched one makes them unavailable. A plan for another host's platform (explain, tests)
