@@ -189,3 +189,23 @@ fn the_helper_runs_nothing_when_its_arguments_never_come_whole() {
         }
     }
 }
+
+/// The command has stdio alone: the pipe of its own arguments is closed before it runs, and the
+/// host end of another run's (held open by a slow walk meanwhile) reaches no other run.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_descriptor_of_the_helper_s_arguments_reaches_a_command() {
+    let (_t, slow) = workspace();
+    let (_u, ws) = workspace();
+    let plans = slow_walk(&slow, Duration::from_millis(1500));
+    let held = start_in(&slow, json!(["ls", "/proc/self/fd"]), json!({ "sandbox": "workspace-write" }));
+    while plans.load(Ordering::SeqCst) == 0 {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    // While the slow run's host end is open and unwritten.
+    let r = start_in(&ws, json!(["ls", "/proc/self/fd"]), json!({ "sandbox": "workspace-write" })).wait().await.unwrap();
+    assert_eq!((r.exit_code, r.stdout.as_str()), (Some(0), "0\n1\n2\n3\n"), "stdio and ls's own listing only: {}", r.stderr);
+    let r = held.wait().await;
+    test_hooks::clear(&slow);
+    let r = r.unwrap();
+    assert_eq!((r.exit_code, r.stdout.as_str()), (Some(0), "0\n1\n2\n3\n"), "{}", r.stderr);
+}
