@@ -672,9 +672,12 @@ describe('5. the probe runs once per bwrap', () => {
     assert.equal(out.caps1.bwrap.path, fake, ctx)
     assert.deepEqual(out.caps1, out.caps2)
     const calls = readLines(log)
-    // A run ends with the command (`-- .../sh -c echo runN`); everything else is discovery and probing.
-    const runs = calls.filter((l) => / -c echo run\d$/.test(l))
-    const probes = calls.filter((l) => !/ -c echo run\d$/.test(l) && !/^--(version|help)$/.test(l))
+    // A run's bwrap ends with the helper waiting for its arguments (`-- .../sandspawn-helper
+    // --args-from=6 --report-fd=4`: the command comes through that pipe, README "The helper's
+    // arguments come after the walk"); everything else is discovery and probing.
+    const isRun = (l) => / -- \S+\/sandspawn-helper --args-from=\d+ --report-fd=\d+$/.test(l)
+    const runs = calls.filter(isRun)
+    const probes = calls.filter((l) => !isRun(l) && !/^--(version|help)$/.test(l))
     assert.equal(runs.length, 5, calls.join('\n'))
     assert.equal(probes.length, 1, `expected one probe, got:\n${calls.join('\n')}`)
     assert.ok(calls.filter((l) => l === '--version').length <= 1, `--version asked more than once:\n${calls.join('\n')}`)
