@@ -87,17 +87,16 @@ pub(super) struct Walked {
     pub keeper: Option<Keeper>,
     /// The walk's lines for `sandboxDetails.notEnforced`, and the keeper's.
     pub not_enforced: Vec<String>,
-    /// Whether the helper was sent its arguments: not when bwrap's part differs, when the run must
-    /// be killed and planned again. (A helper gone already, bwrap having failed its setup, reads
-    /// nothing: the run goes on and reports bwrap's failure as any run does.)
-    pub sent: bool,
+    /// The helper's arguments, framed, to `send` once the run goes on as started: None when bwrap's
+    /// part differs, when the run must be killed and planned again.
+    pub args: Option<Vec<u8>>,
 }
 
-/// On a blocking thread, after the spawn of `first`: walk, plan again, start the keeper, then send
-/// the helper its arguments through `to_helper` (a blocking write: the arguments of hundreds of
-/// repositories exceed a pipe's buffer, and the helper reads them only once bwrap is done).
-#[allow(clippy::too_many_arguments)]
-pub(super) fn walk_then_send(
+/// On a blocking thread, after the spawn of `first`: walk, plan again, start the keeper (its
+/// baseline before the command can write), and frame the helper's arguments. Nothing is sent here:
+/// the run may still be cut while this runs, and a cut run must be one whose helper got nothing
+/// (`send`, once the runner has taken this walk).
+pub(super) fn walk_and_plan(
     req: &mut SpawnRequest,
     deferred: &Deferred,
     limits: &LimitPlan,
@@ -105,7 +104,6 @@ pub(super) fn walk_then_send(
     own_links: &[crate::own_links::Recorded],
     end_run: EndRun,
     ended: &dyn Fn() -> bool,
-    to_helper: OwnedFd,
 ) -> Result<Walked> {
     req.policy.walk_and_protect_until(crate::planted::Absent::UndoneAfter, ended).map_err(|_| super::prepare::cut_while_preparing())?;
     let mut not_enforced = super::prepare::policy_not_enforced(req);
@@ -115,16 +113,25 @@ pub(super) fn walk_then_send(
     super::test_hooks::planned(&req.cwd);
     // Before the command can run: the keeper's baseline is the host as the walk saw it.
     let keeper = super::side_services::start_keeper(req, SandboxType::Bwrap, own_links, end_run, &mut not_enforced);
-    let sent = match first.helper_args(&plan) {
-        Some(args) => {
-            let framed = sandspawn_helper::args_pipe::encode(args).ok_or_else(|| SandboxError::invalid_command("an argument contains a NUL byte"))?;
-            // EPIPE: the helper is gone (bwrap failed its setup); the run reports bwrap's failure.
-            let _ = std::fs::File::from(to_helper).write_all(&framed);
-            true
-        }
-        None => false,
+    let args = match first.helper_args(&plan) {
+        Some(args) => Some(sandspawn_helper::args_pipe::encode(args).ok_or_else(|| SandboxError::invalid_command("an argument contains a NUL byte"))?),
+        None => None,
     };
-    Ok(Walked { plan, keeper, not_enforced, sent })
+    Ok(Walked { plan, keeper, not_enforced, args })
+}
+
+/// Send the helper its arguments, on a blocking thread the run does not wait for: the write blocks
+/// until the helper reads (the arguments of hundreds of repositories exceed a pipe's buffer, and
+/// the helper reads them only once bwrap is done), and ends with the run at the latest (the helper
+/// killed with the tree: EPIPE). Called only once the run goes on as a started one: its kill and
+/// its timeout then end it as any run's, with the check after it. `cwd`: the run's (test hooks).
+pub(super) fn send(to_helper: OwnedFd, framed: Vec<u8>, cwd: std::path::PathBuf) {
+    // EPIPE: the helper is gone (bwrap failed its setup, or the run was ended); the run reports why.
+    let _ = std::fs::File::from(to_helper).write_all(&framed);
+    #[cfg(test)]
+    super::test_hooks::sent(&cwd);
+    #[cfg(not(test))]
+    drop(cwd);
 }
 
 #[cfg(test)]

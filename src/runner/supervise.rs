@@ -168,7 +168,7 @@ async fn run(
         None => None,
         Some(d) => Some((d, overlap::First::of(&plan).ok_or_else(|| internal("planning the sandbox failed", "its walk was deferred but the plan is not bwrap's"))?)),
     };
-    // (A run walked after its spawn calls it once walked: `overlap::walk_then_send`.)
+    // (A run walked after its spawn calls it once walked: `overlap::walk_and_plan`.)
     #[cfg(test)]
     if first.is_none() {
         super::test_hooks::planned(&req.cwd);
@@ -200,7 +200,7 @@ async fn run(
             let walking = tokio::task::spawn_blocking(move || {
                 let (mut req, limits) = (req, limits);
                 let ended = || ended_seen.load(std::sync::atomic::Ordering::Relaxed);
-                let walked = overlap::walk_then_send(&mut req, &deferred, &limits, &first, &own_links, end_run, &ended, to_helper);
+                let walked = overlap::walk_and_plan(&mut req, &deferred, &limits, &first, &own_links, end_run, &ended);
                 (req, limits, walked)
             });
             // Cut, failed or not sent: bwrap is killed (its helper got nothing) and reaped.
@@ -224,13 +224,17 @@ async fn run(
             };
             details.not_enforced.extend(walked.not_enforced);
             services.keep_with(walked.keeper);
-            if !walked.sent {
+            let Some(framed) = walked.args else {
                 end_unsent(tree, exited, (cache_run, scratch, review_run)).await;
                 let mut again = req;
                 again.walk_before_spawn = true;
                 let e = SandboxError::new(ErrorCode::SetupFailed, "the workspace changed while the sandbox was being set up");
                 return Ok(Attempt::Changed(e, Box::new(again)));
-            }
+            };
+            // From here the run is a started one (no cut before its spawn any more): its kill and
+            // its timeout end it below, with the check after it.
+            let cwd = req.cwd.clone();
+            tokio::task::spawn_blocking(move || overlap::send(to_helper, framed, cwd));
             (req, walked.plan, limits)
         }
         _ => (req, plan, limits),

@@ -43,3 +43,23 @@ pub(super) fn preparing(cwd: &Path) {
         hook();
     }
 }
+
+static SENT: Mutex<Option<HashMap<PathBuf, Hook>>> = Mutex::new(None);
+
+/// Call `hook` once a run whose cwd is `cwd` has sent the in-sandbox helper its arguments
+/// (`overlap`), on the thread that sent them, until `clear_sent`.
+pub fn after_send(cwd: &Path, hook: impl FnMut() + Send + 'static) {
+    SENT.lock().unwrap().get_or_insert_with(HashMap::new).insert(cwd.to_path_buf(), Box::new(hook));
+}
+
+pub fn clear_sent(cwd: &Path) {
+    if let Some(m) = SENT.lock().unwrap().as_mut() {
+        m.remove(cwd);
+    }
+}
+
+pub(super) fn sent(cwd: &Path) {
+    if let Some(hook) = SENT.lock().unwrap().as_mut().and_then(|m| m.get_mut(cwd)) {
+        hook();
+    }
+}

@@ -209,3 +209,38 @@ async fn no_descriptor_of_the_helper_s_arguments_reaches_a_command() {
     let r = r.unwrap();
     assert_eq!((r.exit_code, r.stdout.as_str()), (Some(0), "0\n1\n2\n3\n"), "{}", r.stderr);
 }
+
+
+/// Found by an attacker's review (ovl38): a kill (or the timeout) that came once the helper had its
+/// arguments, while the host thread that wrote them had not yet handed the walk back, ended the run
+/// as one cut before its spawn: bwrap killed, `pid` 0, "the command never started", and no check
+/// after the run, though the command had started (here: written its marker). Under load the thread
+/// that wrote is often not the next to run; the hook holds it there. A run whose helper was sent its
+/// arguments is a started run, ended by the kill as any is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_killed_once_its_arguments_are_sent_is_reported_as_a_run_that_started() {
+    let (_t, ws) = workspace();
+    let sent = Arc::new(AtomicUsize::new(0));
+    let counted = sent.clone();
+    test_hooks::after_send(&ws, move || {
+        counted.fetch_add(1, Ordering::SeqCst);
+        std::thread::sleep(Duration::from_millis(2000));
+    });
+    let handle = start_in(&ws, json!(["sh", "-c", "echo ran > marker; sleep 30"]), json!({ "sandbox": "workspace-write" }));
+    for _ in 0..1000 {
+        if sent.load(Ordering::SeqCst) > 0 && ws.join("marker").exists() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(ws.join("marker").exists(), "the command never ran (the test can fail)");
+    handle.kill(None);
+    let started = handle.started().await;
+    let r = handle.wait().await;
+    test_hooks::clear_sent(&ws);
+    let r = r.unwrap();
+    assert!(started.is_ok(), "reported as never started, though it ran: {:?}", started.err());
+    assert_ne!(r.pid, 0, "reported as a run cut before its spawn");
+    assert_eq!((r.exit_code, r.signal.as_deref()), (None, Some("SIGTERM"))); // the default kill signal
+    assert_eq!(processes_naming(&ws), Vec::<String>::new(), "bwrap outlived the run");
+}
