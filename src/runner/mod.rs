@@ -40,6 +40,7 @@ mod tests_overlap;
 #[cfg(test)]
 mod tests_stores_gone;
 mod until_exit;
+mod walk_first;
 mod wiring;
 
 use std::future::Future;

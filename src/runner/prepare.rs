@@ -65,7 +65,8 @@ pub fn prepare(req: &mut SpawnRequest, ended: &dyn Fn() -> bool) -> Result<Prepa
     let mut details = sandbox.details;
     let landlock = details.landlock_abi.is_some() && sandbox.landlock;
     // A bwrap run walks while bwrap sets up (`overlap`): its walk reaches only the helper's arguments.
-    let defer_walk = !landlock && linux_sandbox_here(req) && !req.policy.planted.walked && !req.walk_before_spawn;
+    // Not where the last such walk changed bwrap's own (`walk_first`).
+    let defer_walk = !landlock && linux_sandbox_here(req) && !req.policy.planted.walked && !req.walk_before_spawn && !super::walk_first::take(&req.policy.planted.spec.roots);
     if !defer_walk {
         // Here, on a blocking thread, not while the options were parsed on the JavaScript thread.
         // Stopped when the run is cut: nothing after it (a plan, placeholders, caches) is made for it.

@@ -228,6 +228,7 @@ async fn run(
                 end_unsent(tree, exited, (cache_run, scratch, review_run)).await;
                 let mut again = req;
                 again.walk_before_spawn = true;
+                super::walk_first::remember(&again.policy.planted.spec.roots);
                 let e = SandboxError::new(ErrorCode::SetupFailed, "the workspace changed while the sandbox was being set up");
                 return Ok(Attempt::Changed(e, Box::new(again)));
             };

@@ -244,3 +244,28 @@ async fn a_run_killed_once_its_arguments_are_sent_is_reported_as_a_run_that_star
     assert_eq!((r.exit_code, r.signal.as_deref()), (None, Some("SIGTERM"))); // the default kill signal
     assert_eq!(processes_naming(&ws), Vec::<String>::new(), "bwrap outlived the run");
 }
+
+/// Found by an attacker's review (ovl38): a nested repository set up by husky (`core.hooksPath =
+/// .husky`, pinned above by bwrap once the walk finds it) made every run in its workspace plan
+/// twice, a whole bwrap started and killed each time. The first run still does; the next walk first.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_workspace_whose_walk_changes_bwrap_s_arguments_is_walked_first_by_its_next_runs() {
+    let (_t, ws) = workspace();
+    for d in ["sub/.git/hooks", "sub/.git/objects", "sub/.git/refs", "sub/.husky"] {
+        std::fs::create_dir_all(ws.join(d)).unwrap();
+    }
+    std::fs::write(ws.join("sub/.git/HEAD"), "ref: refs/heads/main\n").unwrap();
+    std::fs::write(ws.join("sub/.git/config"), "[core]\n\thooksPath = .husky\n").unwrap();
+    let plans = slow_walk(&ws, Duration::ZERO);
+    let planting = json!(["sh", "-c", "echo x > sub/.husky/pre-commit || echo refused"]);
+    let mut counts = Vec::new();
+    for _ in 0..3 {
+        let before = plans.load(Ordering::SeqCst);
+        let r = start_in(&ws, planting.clone(), json!({ "sandbox": "workspace-write" })).wait().await.unwrap();
+        assert_eq!((r.exit_code, r.stdout.as_str()), (Some(0), "refused\n"), "{}", r.stderr);
+        counts.push(plans.load(Ordering::SeqCst) - before);
+    }
+    test_hooks::clear(&ws);
+    assert_eq!(counts, [2, 1, 1], "plans per run");
+    assert!(!ws.join("sub/.husky/pre-commit").exists());
+}
