@@ -100,45 +100,6 @@ pub(super) fn helper_failure(f: &Failure, command: &str, stderr: &str) -> Sandbo
     SandboxError::new(code, message).with_stderr(stderr)
 }
 
-/// bwrap exited without running the command at a path the plan named that is gone now (another
-/// process removed it after the plan, which saw it): one it was to bind (the directories pinned
-/// above a store), or a mask's mount point it could not make again in the read-only view (a
-/// `denyRead` path). The error of a changed workspace (the run is planned again, from what is there
-/// then); `None` for any other failure, or a path that is there (a run is planned again only for
-/// what the host sees gone). bwrap's words differ between versions ("Can't create file at P" in
-/// 0.8, "Can't create file P" in 0.12; "Can't find source path P", "Can't mkdir P"), so they are
-/// not read: its setup errors name P as a word (`names`), and P must be one of the plan's own arguments.
-/// Only when bwrap's one line is all the run printed: a command that ran could print the same
-/// words, and planning again would run it twice.
-pub(super) fn source_removed(stderr: &str, planned: &[String]) -> Option<SandboxError> {
-    let mut lines = stderr.trim().lines();
-    let (only, None) = (lines.next()?, lines.next()) else { return None };
-    let said = only.strip_prefix("bwrap: ")?;
-    let named = |arg: &&String| arg.starts_with('/') && names(said, arg);
-    let path = planned.iter().filter(named).max_by_key(|arg| arg.len())?;
-    let gone = std::fs::symlink_metadata(path).is_err_and(|e| e.kind() == io::ErrorKind::NotFound);
-    gone.then(|| {
-        let why = format!("the workspace changed while the sandbox was set up (another process renamed or removed what it protects): {path} was removed since the sandbox was planned");
-        SandboxError::setup_failed(format!("sandbox setup failed before the command ran: {why}"), stderr.trim())
-    })
-}
-
-/// Whether bwrap's line `said` names `path` as a whole word: after a blank, and before ": " or a
-/// blank, as the host's path or inside bwrap's new or old root (`/newroot/P`, `/oldroot/P`: "Can't
-/// remount readonly on /newroot/P: Unable to find ... in mount table", "Can't bind mount
-/// /oldroot/P on /newroot/P: Unable to mount source on destination: No such file or directory",
-/// a path removed on the host while bwrap set up, which the overlap's plan made reachable; found by
-/// CI). A wrong match only plans the run again, from what is there then.
-fn names(said: &str, path: &str) -> bool {
-    ["", "/newroot", "/oldroot"].iter().any(|root| {
-        let whole = format!("{root}{path}");
-        said.match_indices(whole.as_str()).any(|(at, _)| {
-            let after = &said[at + whole.len()..];
-            said[..at].ends_with(' ') && (after.starts_with(": ") || after.starts_with(' '))
-        })
-    })
-}
-
 /// bwrap exited without running the command: say why, in its own words and ours.
 pub(super) fn setup_failure(stderr: &str) -> SandboxError {
     let trimmed = stderr.trim();
@@ -212,35 +173,5 @@ mod helper_failure_tests {
         assert_eq!(setup.code, ErrorCode::SetupFailed);
         assert!(setup.message.starts_with("sandbox setup failed before the command ran: sandspawn-helper: "), "{}", setup.message);
         assert_eq!(setup.stderr.as_deref(), Some("words"));
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::source_removed;
-
-    #[test]
-    fn only_bwrap_s_one_line_about_a_path_the_plan_named_that_is_gone_plans_again() {
-        let gone = "/nonexistent/sandspawn-gone/store";
-        let plan = |p: &str| vec!["--ro-bind".to_string(), "/".to_string(), "/".to_string(), "--bind".to_string(), p.to_string(), p.to_string()];
-        let planned = plan(gone);
-        assert!(source_removed(&format!("bwrap: Can't find source path {gone}: No such file or directory\n"), &planned).is_some());
-        assert!(source_removed(&format!("bwrap: Can't mkdir {gone}: Read-only file system"), &planned).is_some());
-        assert!(source_removed(&format!("bwrap: Can't create file at {gone}: Read-only file system"), &planned).is_some());
-        assert!(source_removed(&format!("bwrap: Can't create file {gone}: Read-only file system"), &planned).is_some(), "bwrap 0.12's words");
-        assert!(source_removed(&format!("bwrap: Cannot make the mount point {gone}: Read-only file system"), &planned).is_some(), "other words before the path");
-        let inside = format!("bwrap: Can't remount readonly on /newroot{gone}: Unable to find \"/newroot{gone}\" in mount table");
-        assert!(source_removed(&inside, &planned).is_some(), "a path inside the new root");
-        let bind = format!("bwrap: Can't bind mount /oldroot{gone} on /newroot{gone}: Unable to mount source on destination: No such file or directory");
-        assert!(source_removed(&bind, &planned).is_some(), "bwrap's three parts");
-        assert!(source_removed(&format!("bwrap: Can't remount readonly on /elsewhere{gone}: No such file or directory"), &planned).is_none());
-        // A path that is there: bwrap failed for another reason.
-        assert!(source_removed("bwrap: Can't find source path /: Permission denied", &planned).is_none());
-        // A path the plan did not name, or only the end of one it named.
-        assert!(source_removed(&format!("bwrap: Can't find source path {gone}/x: No such file or directory"), &planned).is_none());
-        assert!(source_removed("bwrap: Can't mkdir /nonexistent/x/store: Read-only file system", &plan("/store")).is_none());
-        // Anything else printed: a command may have run and said the same words.
-        assert!(source_removed(&format!("hello\nbwrap: Can't find source path {gone}: No such file or directory"), &planned).is_none());
-        assert!(source_removed(&format!("Can't find source path {gone}: No such file or directory"), &planned).is_none());
     }
 }

@@ -16,6 +16,7 @@ pub mod pipe_io;
 pub mod prepare;
 pub mod reap;
 pub mod result;
+mod setup_changed;
 mod shared;
 mod side_services;
 mod path_modes;

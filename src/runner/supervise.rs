@@ -295,13 +295,13 @@ async fn run(
         return Ok(Attempt::Changed(e, Box::new(req)));
     }
     // bwrap stopped before the helper at a path the plan named that another process has removed
-    // since (the directories pinned above a store in a writable root: found when a test's
-    // temporary home holding a listed store was removed while another run started, and that
-    // run failed with "Can't find source path"; a `denyRead` path): planned again from what is
-    // there now.
+    // or swapped since (the directories pinned above a store in a writable root: found when a
+    // test's temporary home holding a listed store was removed while another run started, and
+    // that run failed with "Can't find source path"; a `denyRead` path; a root swapped for a link
+    // while bwrap set up, `overlap`): planned again from what is there now.
     let bwrap_stopped = failure.is_none() && sandbox_type == SandboxType::Bwrap && bwrap_status.exit_code.is_none() && matches!(ending.status, super::child::ExitStatus::Exited(_));
     if bwrap_stopped && text.stdout.is_empty() && nothing_reached_the_caller(&ending, shared, &req) {
-        if let Some(e) = super::failure::source_removed(setup_words, &plan.args) {
+        if let Some(e) = super::setup_changed::changed(setup_words, &plan.args, &req.policy.writable_roots) {
             return Ok(Attempt::Changed(e, Box::new(req)));
         }
     }
