@@ -298,10 +298,14 @@ async fn run(
     // or swapped since (the directories pinned above a store in a writable root: found when a
     // test's temporary home holding a listed store was removed while another run started, and
     // that run failed with "Can't find source path"; a `denyRead` path; a root swapped for a link
-    // while bwrap set up, `overlap`): planned again from what is there now.
+    // while bwrap set up, `overlap`): planned again from what is there now. With stdin a pipe
+    // (what the caller wrote went to this attempt) it fails at once, as a changed workspace.
     let bwrap_stopped = failure.is_none() && sandbox_type == SandboxType::Bwrap && bwrap_status.exit_code.is_none() && matches!(ending.status, super::child::ExitStatus::Exited(_));
-    if bwrap_stopped && text.stdout.is_empty() && nothing_reached_the_caller(&ending, shared, &req) {
+    if bwrap_stopped && text.stdout.is_empty() && !ending.killed && !ending.timed_out && shared.terminal.is_none() {
         if let Some(e) = super::setup_changed::changed(setup_words, &plan.args, &req.policy.writable_roots) {
+            if !nothing_reached_the_caller(&ending, shared, &req) {
+                return Err(e);
+            }
             return Ok(Attempt::Changed(e, Box::new(req)));
         }
     }
