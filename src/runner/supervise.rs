@@ -298,10 +298,12 @@ async fn run(
     // or swapped since (the directories pinned above a store in a writable root: found when a
     // test's temporary home holding a listed store was removed while another run started, and
     // that run failed with "Can't find source path"; a `denyRead` path; a root swapped for a link
-    // while bwrap set up, `overlap`): planned again from what is there now. With stdin a pipe
-    // (what the caller wrote went to this attempt) it fails at once, as a changed workspace.
+    // while bwrap set up, `overlap`): planned again from what is there now. With stdin a pipe or
+    // a terminal (what the caller wrote went to this attempt) it fails at once, as a changed
+    // workspace. bwrap's line must be all the run printed (on a terminal, all it holds).
     let bwrap_stopped = failure.is_none() && sandbox_type == SandboxType::Bwrap && bwrap_status.exit_code.is_none() && matches!(ending.status, super::child::ExitStatus::Exited(_));
-    if bwrap_stopped && text.stdout.is_empty() && !ending.killed && !ending.timed_out && shared.terminal.is_none() {
+    let alone = shared.terminal.is_some() || text.stdout.is_empty();
+    if bwrap_stopped && alone && !ending.killed && !ending.timed_out {
         if let Some(e) = super::setup_changed::changed(setup_words, &plan.args, &req.policy.writable_roots) {
             if !nothing_reached_the_caller(&ending, shared, &req) {
                 return Err(e);

@@ -98,8 +98,9 @@ async fn a_denied_directory_removed_after_the_plan_fails_no_run() {
 
 /// A `denyRead` directory in `outside` removed by a hook after each plan of runs in `ws` started
 /// with their walk before bwrap's spawn (as when the overlap's walk changed bwrap's arguments: the
-/// hook then fires before bwrap starts, so bwrap always meets the removal); `stdin` as given.
-async fn run_walked_first_with_a_denied_directory_removed(ws: &Path, outside: &Path, stdin: &str) -> (crate::Result<super::RunResult>, usize) {
+/// hook then fires before bwrap starts, so bwrap always meets the removal); `io`: the run's
+/// `stdin` and `pty` options.
+async fn run_walked_first_with_a_denied_directory_removed(ws: &Path, outside: &Path, io: serde_json::Value) -> (crate::Result<super::RunResult>, usize) {
     let denied = outside.join("secret");
     std::fs::create_dir(&denied).unwrap();
     let plans = Arc::new(AtomicUsize::new(0));
@@ -109,7 +110,8 @@ async fn run_walked_first_with_a_denied_directory_removed(ws: &Path, outside: &P
         let _ = std::fs::remove_dir_all(&denied);
     });
     let host = HostContext { cwd: ws.to_path_buf(), env: BTreeMap::from([("PATH".to_string(), "/usr/bin:/bin".to_string())]), package_dir: None };
-    let opts = json!({ "sandbox": { "mode": "workspace-write", "denyRead": [outside.join("secret")] }, "stdin": stdin });
+    let mut opts = json!({ "sandbox": { "mode": "workspace-write", "denyRead": [outside.join("secret")] } });
+    opts.as_object_mut().unwrap().extend(io.as_object().unwrap().clone());
     let mut req = parse_spawn_options(&json!(["true"]), &opts, &host, Entry::Start, None).expect("valid options");
     req.walk_before_spawn = true;
     let (handle, driver) = launch(req, None);
@@ -125,21 +127,23 @@ async fn run_walked_first_with_a_denied_directory_removed(ws: &Path, outside: &P
 async fn a_denied_directory_removed_before_bwrap_starts_is_planned_again() {
     let (_w, ws) = scratch("deny-first-ws-");
     let (_d, outside) = scratch("deny-first-");
-    let (r, plans) = run_walked_first_with_a_denied_directory_removed(&ws, &outside, "ignore").await;
+    let (r, plans) = run_walked_first_with_a_denied_directory_removed(&ws, &outside, json!({ "stdin": "ignore" })).await;
     assert_eq!(r.map(|r| r.exit_code).map_err(|e| e.message), Ok(Some(0)));
     assert_eq!(plans, 2, "bwrap met the removal and the run was planned again");
 }
 
-/// The same with stdin a pipe: what the caller wrote went to the attempt that stopped, so the run
-/// is not planned again; it fails at once as a changed workspace, not in bwrap's words alone
-/// (which named a path that is not there and said nothing of why).
+/// The same with stdin a pipe or a terminal: what the caller wrote went to the attempt that
+/// stopped, so the run is not planned again; it fails at once as a changed workspace, not in
+/// bwrap's words alone (which named a path that is not there and said nothing of why).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn with_stdin_a_pipe_a_denied_directory_removed_before_bwrap_starts_fails_as_a_changed_workspace() {
-    let (_w, ws) = scratch("deny-pipe-ws-");
-    let (_d, outside) = scratch("deny-pipe-");
-    let (r, plans) = run_walked_first_with_a_denied_directory_removed(&ws, &outside, "pipe").await;
-    let e = r.expect_err("not planned again");
-    assert_eq!(e.code, crate::error::ErrorCode::SetupFailed);
-    assert!(e.message.contains("the workspace changed") && e.message.contains("was removed") && !e.message.contains("attempts"), "{}", e.message);
-    assert_eq!(plans, 1);
+async fn with_stdin_a_pipe_or_a_terminal_a_denied_directory_removed_before_bwrap_starts_fails_as_a_changed_workspace() {
+    for io in [json!({ "stdin": "pipe" }), json!({ "pty": true })] {
+        let (_w, ws) = scratch("deny-pipe-ws-");
+        let (_d, outside) = scratch("deny-pipe-");
+        let (r, plans) = run_walked_first_with_a_denied_directory_removed(&ws, &outside, io.clone()).await;
+        let e = r.expect_err("not planned again");
+        assert_eq!(e.code, crate::error::ErrorCode::SetupFailed, "{io}");
+        assert!(e.message.contains("the workspace changed") && e.message.contains("was removed") && !e.message.contains("attempts"), "{io}: {}", e.message);
+        assert_eq!(plans, 1, "{io}");
+    }
 }
