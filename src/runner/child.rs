@@ -132,7 +132,10 @@ impl Child {
     /// Signalling only bwrap here would strand its child forever: it waits for bwrap's go-ahead,
     /// and --die-with-parent may not be armed yet.
     fn kill_sandbox_in_setup(&self, state: &State) {
-        super::setup_kill::end_sandbox_in_setup(self.pid, state.init_pid);
+        let pinned = super::setup_kill::end_sandbox_in_setup(self.pid, state.init_pid);
+        if super::reap::host_adopts_orphans() {
+            self.orphans.lock().unwrap().extend(pinned);
+        }
     }
 
     /// Whether the spawned process has exited (not reaped yet: the owner thread does that).

@@ -39,7 +39,8 @@ extern "C" fn at_exit() {
         if let Ok(live) = LIVE.try_lock() {
             for (&g, &sandbox) in live.iter() {
                 if sandbox {
-                    super::setup_kill::end_sandbox_in_setup(nix::unistd::Pid::from_raw(g), None);
+                    // The process is exiting: nothing is left to reap what is pinned.
+                    drop(super::setup_kill::end_sandbox_in_setup(nix::unistd::Pid::from_raw(g), None));
                 } else {
                     // SAFETY: plain syscall on a group id this process still reserves.
                     unsafe { libc::killpg(g, libc::SIGKILL) };

@@ -41,10 +41,15 @@ pub fn host_adopts_orphans() -> bool {
 }
 
 #[cfg(target_os = "linux")]
-fn pidfd_open(pid: i32) -> Option<OwnedFd> {
+pub(super) fn pidfd_open(pid: i32) -> Option<OwnedFd> {
     use std::os::fd::FromRawFd;
     let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
     (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd as i32) })
+}
+
+#[cfg(not(target_os = "linux"))]
+pub(super) fn pidfd_open(_pid: i32) -> Option<OwnedFd> {
+    None
 }
 
 /// A pidfd on the sandbox's init (`child-pid` on bwrap's status descriptor), if `pid` still is
