@@ -429,6 +429,14 @@ pub mod test_home {
     }
 }
 
+/// The host user's homes, canonical and each once: the host process's `HOME` and the user
+/// database's (login shells and sshd use that one). Those that do not resolve are left out.
+pub fn host_homes() -> Vec<PathBuf> {
+    let mut homes: Vec<PathBuf> = [std::env::var_os("HOME").map(PathBuf::from), database_home()].into_iter().flatten().filter_map(|h| std::fs::canonicalize(h).ok()).collect();
+    homes.dedup();
+    homes
+}
+
 /// The current user's home in the user database, looked up once per process (a lookup may ask a
 /// directory service).
 pub fn database_home() -> Option<PathBuf> {

@@ -220,7 +220,7 @@ fn tops_above_a_root(req: &Request, tops: &[PathBuf]) -> Vec<PathBuf> {
     // No `stat` for the home unless a walked root holds another: the usual case.
     let homes: Vec<PathBuf> = match walked_holding.is_empty() {
         true => Vec::new(),
-        false => [std::env::var_os("HOME").map(PathBuf::from), home::database_home()].into_iter().flatten().filter_map(|h| std::fs::canonicalize(h).ok()).collect(),
+        false => home::host_homes(),
     };
     tops.iter().filter(|t| !req.scan_roots.contains(t) || (walked_holding.contains(t) && homes.contains(t))).cloned().collect()
 }

@@ -27,13 +27,8 @@ pub(super) fn refuse_roots_showing_home(roots: &[WritableRoot], cwd: &Path, moun
     if roots.is_empty() {
         return Ok(());
     }
-    let mut homes: Vec<PathBuf> = [std::env::var_os("HOME").map(PathBuf::from), crate::planted::home::database_home()]
-        .into_iter()
-        .flatten()
-        .filter_map(|h| std::fs::canonicalize(h).ok())
-        .filter(|h| h != Path::new("/"))
-        .collect();
-    homes.dedup();
+    let mut homes = crate::planted::home::host_homes();
+    homes.retain(|h| h != Path::new("/"));
     if homes.is_empty() {
         return Ok(());
     }
