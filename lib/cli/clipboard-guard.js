@@ -28,6 +28,10 @@
 // Emacs vterm's OSC 51 likewise: A sets the buffer's default-directory (magit, M-x compile and
 // the user's next shell run there), E calls vterm-eval-cmds (find-file of a path the command
 // names: a TRAMP /ssh:HOST: one is a connection from the host, outside the run's policy).
+// And desktop notifications: OSC 777 (notify; VTE's GNOME Terminal, foot, Ghostty, WezTerm, rxvt's
+// extension) and kitty's OSC 99 show the command's words in the desktop's own dress, outside the
+// terminal and apart from the agent's output (rev41). Window titles (OSC 0, 1, 2) pass: a title
+// starts nothing, and tools show their progress there.
 //
 // One state for everything written to the terminal (stdout and stderr reach one parser there), so
 // a string split between chunks or streams is recognized. The number is read as terminals read it:
@@ -62,7 +66,7 @@ const MAX_NUMBER_BYTES = 256
 // string: 000522c;... is OSC 52 to it (found by an attacker's review, mode37).
 const KITTY_DIGITS = 5
 /** The OSC numbers dropped (see above). */
-const DROPPED = new Set([7, 9, 50, 51, 52, 633, 1337, 5113, 5522])
+const DROPPED = new Set([7, 9, 50, 51, 52, 99, 633, 777, 1337, 5113, 5522])
 
 const GROUND = 0
 const AFTER_ESC = 1
