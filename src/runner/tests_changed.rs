@@ -438,3 +438,53 @@ async fn in_the_landlock_mode_a_directory_above_a_writable_root_swapped_for_a_li
         assert!(r.stdout.starts_with("rc=") && r.stdout != "rc=0\n", "{}", r.stdout);
     }
 }
+
+/// Found by an attacker's review (rev41): a repository another process (a concurrent run's command
+/// in the same workspace) makes after the walk, before the keeper takes its baseline, is neither
+/// kept read-only (the walk did not see it) nor new to the keeper after the run. The run's command
+/// then gives it a `core.fsmonitor` the host's next `git status` there runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_repository_made_after_the_walk_and_written_by_the_run_is_reported() {
+    let (_t, ws) = workspace();
+    let w = ws.clone();
+    let plans = after_each_plan(&ws, move |n| {
+        if n == 1 {
+            repository(&w.join("late"));
+            std::fs::write(w.join("late/.git/config"), "[core]\n\trepositoryformatversion = 0\n").unwrap();
+        }
+    });
+    let write = "printf '[core]\\n\\tfsmonitor = /tmp/x\\n' >> late/.git/config; echo rc=$?";
+    let r = run_in(&ws, json!(["sh", "-c", write]), None).await.expect("ran");
+    assert!(plans.load(Ordering::SeqCst) >= 1);
+    let config = std::fs::read_to_string(ws.join("late/.git/config")).unwrap();
+    let reported = r.host_risks.iter().any(|h| h.path.contains("late"));
+    assert!(!config.contains("fsmonitor") || reported, "written ({}), reported: {:?}", r.stdout.trim(), r.host_risks);
+}
+
+/// rev41: a nested repository whose `.git` is a file (`gitdir:`, a submodule's) is retargeted in
+/// place (same inode, so the helper's check of the entry passes) after the walk, at a git
+/// directory the walk saw as none (no HEAD yet). The run writes a `core.fsmonitor` there.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gitdir_file_retargeted_after_the_walk_is_reported_when_the_run_writes_where_it_leads() {
+    let (_t, ws) = workspace();
+    repository(&ws.join("modules/m"));
+    std::fs::create_dir_all(ws.join("sub")).unwrap();
+    std::fs::write(ws.join("sub/.git"), format!("gitdir: {}\n", ws.join("modules/m").display())).unwrap();
+    std::fs::create_dir_all(ws.join("plain")).unwrap();
+    let w = ws.clone();
+    let plans = after_each_plan(&ws, move |n| {
+        if n == 1 {
+            use std::io::{Seek, Write};
+            let mut f = std::fs::OpenOptions::new().write(true).open(w.join("sub/.git")).unwrap();
+            f.set_len(0).unwrap();
+            f.seek(std::io::SeekFrom::Start(0)).unwrap();
+            write!(f, "gitdir: {}\n", w.join("plain").display()).unwrap();
+        }
+    });
+    let write = "mkdir plain/objects plain/refs && printf 'ref: refs/heads/main\\n' > plain/HEAD && printf '[core]\\n\\tfsmonitor = /tmp/x\\n' > plain/config; echo rc=$?";
+    let r = run_in(&ws, json!(["sh", "-c", write]), None).await.expect("ran");
+    assert!(plans.load(Ordering::SeqCst) >= 1);
+    let config = std::fs::read_to_string(ws.join("plain/config")).unwrap_or_default();
+    let reported = r.host_risks.iter().any(|h| h.path.contains("plain") || h.path.contains("sub"));
+    assert!(!config.contains("fsmonitor") || reported, "written ({}), reported: {:?}", r.stdout.trim(), r.host_risks);
+}
