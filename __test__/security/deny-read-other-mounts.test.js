@@ -34,3 +34,33 @@ s.spawnSandboxed(${JSON.stringify(command)}, { cwd: ${JSON.stringify(ws)}, timeo
   assert.doesNotMatch(got.stdout, /SECRET/, `a file denyRead hides was read through another mount: ${got.stdout}`)
   for (const f of reads) assert.match(got.stdout, new RegExp(`^hidden ${f}$`, 'm'), got.stdout)
 })
+
+const { spawnSync } = require('node:child_process')
+const BIND_NEEDS = process.platform !== 'linux' || process.getuid() !== 0 || spawnSync('unshare', ['-m', 'true']).status !== 0
+  ? "needs root and unshare -m (a mount namespace of the test's own)" : false
+
+test('a denyRead FILE stays hidden through the host\'s other mounts of its filesystem (a bind of its directory, a bind of the file itself)', { skip: BIND_NEEDS }, (t) => {
+  // Found by an attacker's review (rev41): deny_views compared the other name with the denied path
+  // joined to an empty remainder, `key/`, which no file answers (ENOTDIR): every other name of a
+  // denied file was dropped as leading elsewhere, and a read-only run read it there. `/srv/d` bound
+  // from `/data/d`, denyRead `/srv/d/key`: `/data/d/key` was read; so was `/data/f` for a denied
+  // `/srv/f`, a bind of that file.
+  const { root } = tempTree(t)
+  const [data, srv, ws] = ['data', 'srv', 'ws'].map((n) => path.join(root, n))
+  for (const d of [`${data}/d`, `${srv}/d`, ws]) fs.mkdirSync(d, { recursive: true })
+  fs.writeFileSync(`${data}/d/key`, 'DIR-SECRET\n')
+  fs.writeFileSync(`${data}/f`, 'FILE-SECRET\n')
+  fs.writeFileSync(`${srv}/f`, '')
+  const reads = [`${srv}/d/key`, `${data}/d/key`, `${srv}/f`, `${data}/f`]
+  const command = ['sh', '-c', `for f in ${reads.join(' ')}; do cat "$f" 2>/dev/null || echo "hidden $f"; done; true`]
+  const probe = `const s = require(${JSON.stringify(INDEX)})
+s.spawnSandboxed(${JSON.stringify(command)}, { cwd: ${JSON.stringify(ws)}, timeout: 60000, sandbox: { denyRead: [${JSON.stringify(`${srv}/d/key`)}, ${JSON.stringify(`${srv}/f`)}] } })
+  .then((r) => console.log(JSON.stringify({ ran: r.exitCode, stdout: r.stdout, stderr: r.stderr })), (e) => console.log(JSON.stringify({ code: e.code, message: e.message })))`
+  const setup = `mount --bind ${data}/d ${srv}/d && mount --bind ${data}/f ${srv}/f`
+  const r = spawnSync('unshare', ['-m', '--propagation', 'private', 'sh', '-c', `${setup} && exec "$0" -e "$1"`, process.execPath, probe], { encoding: 'utf8', timeout: 120000 })
+  assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`)
+  const got = JSON.parse(r.stdout.trim().split('\n').pop())
+  assert.equal(got.ran, 0, JSON.stringify(got))
+  assert.doesNotMatch(got.stdout, /SECRET/, `a file denyRead hides was read through another mount: ${got.stdout}`)
+  for (const f of reads) assert.match(got.stdout, new RegExp(`^hidden ${f}$`, 'm'), got.stdout)
+})

@@ -37,7 +37,7 @@ pub(super) fn other_names(denied: &[PathBuf], table: &[u8]) -> Vec<PathBuf> {
                 _ => false,
             };
             let canonical = std::fs::canonicalize(&name).is_ok_and(|c| c == name);
-            if canonical && !names.contains(&name) && !denied.contains(&name) && same(&name, &path.join(&inside)) {
+            if canonical && !names.contains(&name) && !denied.contains(&name) && same(&name, &below(path, &inside)) {
                 names.push(name);
             }
         }
@@ -54,13 +54,25 @@ fn candidates(table: &[Source], mount: &Source, shown: &Path) -> Vec<(PathBuf, P
             let (root, point) = (as_path(&m.root), as_path(&m.point));
             match (shown.strip_prefix(root), root.strip_prefix(shown)) {
                 // It shows the denied path (its root at or above it): the same place below its point.
-                (Ok(below), _) => Some((point.join(below), PathBuf::new())),
+                (Ok(inside), _) => Some((below(point, inside), PathBuf::new())),
                 // It shows a directory inside the denied path: that directory, at its point.
                 (_, Ok(inside)) => Some((point.to_path_buf(), inside.to_path_buf())),
                 _ => None,
             }
         })
         .collect()
+}
+
+/// `path` and `rest` below it; `path` itself for an empty `rest`. `Path::join` of an empty path
+/// adds a trailing slash (`key/`), which a file does not answer (`ENOTDIR`): every other name of
+/// a denied file was taken for one leading elsewhere and left readable (found by an attacker's
+/// review, rev41), and a name so written is no file's mask.
+fn below(path: &Path, rest: &Path) -> PathBuf {
+    if rest.as_os_str().is_empty() {
+        path.to_path_buf()
+    } else {
+        path.join(rest)
+    }
 }
 
 #[cfg(test)]
@@ -97,5 +109,17 @@ mod tests {
             ]
         );
         assert_eq!(candidates(&table, &home, Path::new("/home/w")), [(PathBuf::from("/mnt/pool/home/w"), PathBuf::new())], "only the top shows /home/w");
+    }
+
+    /// rev41: a denied file shown whole by another mount (a bind of the file) is named at that
+    /// mount's point as it is, with no trailing slash (`/srv/f/` is no file's name).
+    #[test]
+    fn a_mount_showing_the_denied_path_itself_names_its_point_without_a_trailing_slash() {
+        let table = [source(1, "8:1", "/", "/"), source(2, "8:1", "/data/f", "/srv/f")];
+        let got = candidates(&table, &table[1], Path::new("/data/f"));
+        assert_eq!(got, [(PathBuf::from("/data/f"), PathBuf::new())]);
+        let got = candidates(&table, &table[0], Path::new("/data/f"));
+        assert_eq!(got[0].0.as_os_str(), "/srv/f", "{got:?}");
+        assert_eq!(below(Path::new("/data/f"), Path::new("")).as_os_str(), "/data/f");
     }
 }
