@@ -75,6 +75,7 @@ pub fn resolve_policy_named(value: Option<&Value>, ctx: &PolicyContext, named_cw
     let (mut roots, mut scan_roots) = if workspace { writable_roots(&raw, ctx, tmp, &mounts, &mut walks)? } else { (Vec::new(), Vec::new()) };
     let reviewed = review_roots(&raw, workspace, ctx.platform, &mut roots, &mut scan_roots)?;
     let mut read_only_paths = read_only_paths(&raw, &mut roots, &mut walks)?;
+    read_only_other_mounts(&mut roots, &mut read_only_paths, ctx.platform, &mounts)?;
     if ctx.platform == Platform::Linux {
         super::host_code::keep_host_code(&mut roots);
         super::host_code::refuse_roots_inside(&roots, &ctx.cwd)?;
@@ -188,6 +189,27 @@ fn with_other_mounts(deny_read: Vec<PathBuf>, platform: Platform, mounts: &Mount
     }
     let _ = (platform, mounts);
     Ok(deny_read)
+}
+
+/// The other names the host's other mounts give the existing `readOnlyPaths` (`deny_views`,
+/// Linux), each kept read-only as the path is: a bind is no copy, so with `/ws` bound from
+/// `/data/ws` and `/data` a writable root, `readOnlyPaths: ['/ws/config']` was written as
+/// `/data/ws/config`, unreported (found by an attacker's review, rev41). Nothing without
+/// `readOnlyPaths`.
+fn read_only_other_mounts(roots: &mut [WritableRoot], outside: &mut Vec<PathBuf>, platform: Platform, mounts: &MountTable) -> Result<()> {
+    #[cfg(target_os = "linux")]
+    if platform == Platform::Linux {
+        let kept: Vec<PathBuf> = roots.iter().flat_map(|r| r.read_only.iter()).chain(outside.iter()).filter(|p| p.exists()).cloned().collect();
+        if kept.is_empty() {
+            return Ok(());
+        }
+        let table = mounts.bytes("to find other mounts of a readOnlyPaths entry's filesystem")?;
+        for name in super::deny_views::other_names(&kept, table) {
+            keep_read_only(roots, outside, name, None);
+        }
+    }
+    let _ = (roots, outside, platform, mounts);
+    Ok(())
 }
 
 /// The `readOnlyPaths`: each inside a writable root is kept read-only there (`WritableRoot::
