@@ -61,7 +61,11 @@ fn at_excluding(path: &Path, own: &[PathBuf], excluded: &dyn Fn(&Path) -> bool) 
     // Every run looks at every entry (an `lstat` each): a list mostly of stores gone (tests'
     // temporary homes: 453 entries after one CI run, 0.3 ms a run) is pruned as a long one is.
     let mostly_gone = listed.len() > PRUNE_FEW && out.len() * 2 < listed.len();
-    if size > PRUNE_AT || mostly_gone {
+    // A long list is rewritten only to drop something (a store gone, a line twice): one of live
+    // stores alone (past `PRUNE_AT`: some 1,200 of them) was rewritten by every run, to itself.
+    let distinct = listed.iter().collect::<std::collections::HashSet<_>>().len();
+    let drops = out.len() < listed.len() || distinct < listed.len();
+    if (size > PRUNE_AT && drops) || mostly_gone {
         let keep: Vec<PathBuf> = out.iter().chain(&new).cloned().collect();
         let live = |p: &Path| unlinked(p).ok().flatten().is_some_and(|p| !excluded(&p));
         prune(path, &keep, &live);
@@ -180,10 +184,27 @@ fn read(path: &Path) -> (Vec<PathBuf>, u64) {
         return (Vec::new(), 0);
     }
     let mut bytes = Vec::new();
-    // Bounded: a list past `PRUNE_AT` is pruned by this call.
-    let _ = (&mut f).take(4 * PRUNE_AT).read_to_end(&mut bytes);
-    let lines = bytes.split(|b| *b == b'\n').filter(|l| l.first() == Some(&b'/'));
-    (lines.map(|l| PathBuf::from(std::ffi::OsStr::from_bytes(l))).collect(), meta.len())
+    // Read whole: only this user's processes write it, one line per live store (a prune keeps no
+    // other), and every run covers every one of them anyway. Before, the first 256 KiB were read
+    // (about 5,000 stores), and a prune, which every run made past `PRUNE_AT`, dropped the rest.
+    if (&mut f).take(READ_AT_MOST).read_to_end(&mut bytes).is_err() {
+        return (Vec::new(), 0);
+    }
+    // A list read in part is never pruned (size 0): the prune would drop what was not read.
+    let size = if meta.len() > READ_AT_MOST { 0 } else { meta.len() };
+    (complete_lines(&bytes).map(|l| PathBuf::from(std::ffi::OsStr::from_bytes(l))).collect(), size)
+}
+
+/// The most of a list read: far past what any user's processes record (a million stores of this
+/// machine's paths; the sandbox's argument bound refuses a run long before).
+const READ_AT_MOST: u64 = 64 << 20;
+
+/// The absolute paths of `bytes`, one a line, but a last one without its newline: an append
+/// another process is making (a reader may see part of a write), never a path to cover (a prefix
+/// of a store's path names one of its ancestors).
+fn complete_lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let end = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+    bytes[..end].split(|b| *b == b'\n').filter(|l| l.first() == Some(&b'/'))
 }
 
 /// `paths` one a line (one holding a newline cannot be listed), for one write.
@@ -204,7 +225,7 @@ fn write_new(path: &Path, paths: &[PathBuf]) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
 
     #[test]
     fn a_process_records_its_stores_and_another_lists_them() {
@@ -382,6 +403,45 @@ mod tests {
         private_dir(&back);
         prune(&list, &[], &live);
         assert_eq!(read(&list).0, [back]);
+    }
+
+    /// Past the 256 KiB a run used to read (about 5,000 live stores at this machine's paths), the
+    /// rest of the list was neither listed nor kept: every run pruned (the file is past
+    /// `PRUNE_AT`) and rewrote the list with what it had read, so every store recorded after the
+    /// first 256 KiB went uncovered by every other process's runs; and the line the read cut in two
+    /// was taken for a path, a prefix of a store's (an ancestor directory covered in every run).
+    #[test]
+    fn a_list_of_thousands_of_live_stores_is_read_and_kept_whole() {
+        let t = tempfile::tempdir().unwrap();
+        let base = t.path().canonicalize().unwrap();
+        let list = base.join(FILE);
+        // Long paths, so that fewer stores (1,200) pass the old 256 KiB.
+        let parent = base.join("s".repeat(200));
+        let stores: Vec<PathBuf> = (0..1_200).map(|i| private_dir(&parent.join(format!("ttc-{i:06}")))).collect();
+        std::fs::write(&list, lines(&stores)).unwrap();
+        std::fs::set_permissions(&list, std::fs::Permissions::from_mode(0o600)).unwrap();
+        assert!(std::fs::metadata(&list).unwrap().len() > 4 * PRUNE_AT, "past the old read");
+        let before = std::fs::metadata(&list).unwrap().ino();
+        let listed = at(&list, &[]);
+        assert_eq!(std::fs::metadata(&list).unwrap().ino(), before, "a list of live stores alone is not rewritten");
+        assert_eq!(listed.len(), stores.len(), "every live store is listed");
+        assert!(listed.contains(stores.last().unwrap()));
+        assert_eq!(read(&list).0.len(), stores.len(), "and every one is still in the list after the run");
+    }
+
+    /// A line without its newline is one being written (an append another process has not
+    /// finished) or one a read cut: a prefix of a store's path, which names an ancestor of it.
+    #[test]
+    fn a_line_without_its_newline_names_nothing() {
+        let t = tempfile::tempdir().unwrap();
+        let base = t.path().canonicalize().unwrap();
+        let list = base.join(FILE);
+        let store = private_dir(&base.join("ws/target/ttc-0001/state"));
+        std::fs::write(&list, format!("{}
+{}", store.display(), base.join("ws/target").display())).unwrap();
+        std::fs::set_permissions(&list, std::fs::Permissions::from_mode(0o600)).unwrap();
+        private_dir(&base.join("ws/target"));
+        assert_eq!(read(&list).0, [store]);
     }
 
     #[test]
