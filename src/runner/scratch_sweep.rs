@@ -125,12 +125,17 @@ fn try_lock(fd: &OwnedFd) -> bool {
     sandspawn_helper::file_lock::flock(fd, libc::LOCK_EX | libc::LOCK_NB).is_ok()
 }
 
-/// Whether `st` is this user's and last changed more than `GRACE` ago.
+/// Whether `st` is this user's and last changed more than `GRACE` ago: by the earlier of its mtime
+/// and ctime. The mtime is the command's to set (its run directory is its `TMPDIR`): one dated
+/// into the future (`touch -d 2100-01-01 "$TMPDIR"`) was never swept once its host was killed
+/// (found by an attacker's review, cross41). The ctime no process sets, and it is never before the
+/// mtime a process did not set. Dated into the past, a directory is still kept while its run's
+/// lock is held.
 fn is_mine_and_old(st: &libc::stat) -> bool {
     // SAFETY: no arguments.
     let mine = st.st_uid == unsafe { libc::geteuid() };
-    let age = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_secs() as i64 - st.st_mtime;
-    mine && age >= GRACE.as_secs() as i64
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_secs() as i64;
+    mine && now - st.st_mtime.min(st.st_ctime) >= GRACE.as_secs() as i64
 }
 
 /// `fstat` of `fd`, or `fstatat` of `name` in it without following a link.
@@ -141,4 +146,23 @@ fn stat(fd: &OwnedFd, name: Option<&CStr>) -> Option<libc::stat> {
     // SAFETY: a zeroed stat is valid; a valid descriptor.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
     (unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } == 0).then_some(st)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A run directory whose mtime its command dated into the future ages by its ctime.
+    #[test]
+    fn a_run_directory_dated_into_the_future_still_ages() {
+        let t = tempfile::tempdir().unwrap();
+        let dir = crate::no_symlinks::open_dir(t.path()).unwrap();
+        let mut st = stat(&dir, None).unwrap();
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
+        st.st_mtime = now + 100 * 365 * 86_400;
+        st.st_ctime = now - 3_600;
+        assert!(is_mine_and_old(&st), "changed an hour ago, whatever its mtime says");
+        st.st_ctime = now;
+        assert!(!is_mine_and_old(&st), "changed just now");
+    }
 }
