@@ -334,7 +334,9 @@ describe('host31: an existing protected name below the tops, changed in place', 
 // `.jj/repo/config.toml` or `.pijul/config` into an existing store, had `hostRisks: []` in bwrap
 // and Landlock mode; the host's next `hg status` in `sub` ran the hook (checked with Mercurial 7.2).
 // A jj workspace's `.jj/repo` file (the path of the repository it shares) repointed is the same.
-const STORES = { 'sub/.hg/hgrc': '[paths]\ndefault = ../up\n', 'sub/.hg/requires': 'store\n', 'sub/.hg/store/data/x': 'x\n', 'sl/.sl/requires': 'store\n', 'jj/.jj/repo/store/x': 'x\n', 'jjw/.jj/repo': '../../jj/.jj/repo\n', 'pj/.pijul/pristine/db': 'x\n' }
+const STORES = { 'sub/.hg/hgrc': '[paths]\ndefault = ../up\n', 'sub/.hg/requires': 'store\n', 'sub/.hg/store/data/x': 'x\n', 'sl/.sl/requires': 'store\n', 'jj/.jj/repo/store/x': 'x\n', 'jjw/.jj/repo': '../../jj/.jj/repo\n', 'pj/.pijul/pristine/db': 'x\n',
+  // host41: darcs' `_darcs/prefs/defaults` (a posthook, run-posthook), beside its patches.
+  'dc/_darcs/prefs/defaults': 'ALL verbose\n', 'dc/_darcs/patches/p': 'x\n' }
 
 describe('host32: the configuration files of a version-control store below the tops', () => {
   for (const [mode, extra] of Object.entries(MODES)) {
@@ -348,7 +350,7 @@ describe('host32: the configuration files of a version-control store below the t
       // renamed into place) and reading the configuration: nothing said.
       const quiet = await sh(
         'cat sub/.hg/hgrc jjw/.jj/repo >/dev/null && echo d > sub/.hg/dirstate.tmp && mv sub/.hg/dirstate.tmp sub/.hg/dirstate && ' +
-          'echo y > sub/.hg/store/data/x && echo y > jj/.jj/repo/store/y && echo y > pj/.pijul/pristine/db && mkdir -p sl/.sl/store',
+          'echo y > sub/.hg/store/data/x && echo y > jj/.jj/repo/store/y && echo y > pj/.pijul/pristine/db && mkdir -p sl/.sl/store && echo y > dc/_darcs/patches/q',
         { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra },
       )
       assert.equal(quiet.exitCode, 0, show(quiet))
@@ -356,11 +358,11 @@ describe('host32: the configuration files of a version-control store below the t
       const r = await sh(
         `printf '[hooks]\\npre-status = touch /var/tmp/w\\n' >> sub/.hg/hgrc && printf '[hooks]\\npre-status = x\\n' > sl/.sl/config && ` +
           `printf '[aliases]\\nst = ["util","exec","--","x"]\\n' > jj/.jj/repo/config.toml && echo ../../elsewhere/.jj/repo > jjw/.jj/repo && ` +
-          `printf '[hooks]\\nrecord = ["x"]\\n' > pj/.pijul/config`,
+          `printf '[hooks]\\nrecord = ["x"]\\n' > pj/.pijul/config && printf 'ALL posthook touch /var/tmp/w\\nALL run-posthook\\n' >> dc/_darcs/prefs/defaults`,
         { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra },
       )
       assert.equal(r.exitCode, 0, show(r))
-      for (const rel of ['sub/.hg/hgrc', 'sl/.sl/config', 'jj/.jj/repo/config.toml', 'jjw/.jj/repo', 'pj/.pijul/config']) {
+      for (const rel of ['sub/.hg/hgrc', 'sl/.sl/config', 'jj/.jj/repo/config.toml', 'jjw/.jj/repo', 'pj/.pijul/config', 'dc/_darcs/prefs/defaults']) {
         assert.ok(riskFor(r.hostRisks, tree.ws, rel), `${rel}: ${JSON.stringify(r.hostRisks)}`)
       }
     })
@@ -695,5 +697,48 @@ describe('host40: the dev environments shells build and eval on cd (devenv, devb
 
   test('review: each is a risk of the change set and held back by apply', async (t) => {
     await assertHeldBackInReview(t, HOST40_REPORTED)
+  })
+})
+
+// Found by an attacker's review (host41; left open by host40), each planted with `hostRisks: []` in
+// every mode (review's apply landed it): a conda environment's activation files, which `conda
+// activate`, `pixi shell`, every `pixi run` and `pixi shell-hook` (an `.envrc`'s, at each cd)
+// source or export in the host's shell (`etc/conda/activate.d/*`, `deactivate.d/*`,
+// `env_vars.d/*.json`, `conda-meta/state`'s `env_vars`), in pixi's `.pixi/envs/default` and VS
+// Code's `.conda`; and Sublime Text's `*.sublime-project` (its LSP settings' servers start as a file
+// of the opened project opens). Packages and Sublime write them: reported, as `.pth` files and
+// `*.code-workspace` are. And darcs' `_darcs` (its `prefs/defaults` sets a posthook of any command
+// and `run-posthook`, which runs it unasked): kept absent at the top, as `.hg` is.
+const HOST41_KEPT = ['_darcs/prefs/defaults']
+const HOST41_REPORTED = ['.pixi/envs/default/etc/conda/activate.d/evil.sh', '.pixi/envs/default/etc/conda/deactivate.d/evil.sh', '.pixi/envs/default/etc/conda/env_vars.d/x.json', '.pixi/envs/default/conda-meta/state', '.conda/etc/conda/activate.d/e.sh', 'proj.sublime-project', 'sub/x.sublime-project']
+
+function condaEnv(ws) {
+  fs.mkdirSync(path.join(ws, '.pixi/envs/default/conda-meta'), { recursive: true })
+  fs.mkdirSync(path.join(ws, '.pixi/envs/default/etc/conda/activate.d'), { recursive: true })
+  fs.writeFileSync(path.join(ws, '.pixi/envs/default/etc/conda/activate.d/libfoo.sh'), 'export FOO=1\n')
+}
+
+describe('host41: a conda environment\'s activation files, Sublime Text project files and darcs\' _darcs', () => {
+  for (const [mode, extra] of Object.entries(MODES)) {
+    test(`${mode}: each is reported, and an activation script changed in place too`, async (t) => {
+      const tree = tempTree(t)
+      condaEnv(tree.ws)
+      const r = await sh(plant(HOST41_REPORTED), { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+      assert.equal(r.exitCode, 0, show(r))
+      assertKeptAndReported(r, tree.ws, [], HOST41_REPORTED)
+      // A darcs repository's directory at the top is kept absent, as `.hg` is.
+      const darcs = await sh(plant(HOST41_KEPT), { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+      assertKeptAndReported(darcs, tree.ws, HOST41_KEPT)
+      const inPlace = await sh('echo "touch /tmp/pwned" >> .pixi/envs/default/etc/conda/activate.d/libfoo.sh', { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+      assert.equal(inPlace.exitCode, 0, show(inPlace))
+      assertKeptAndReported(inPlace, tree.ws, [], ['.pixi/envs/default/etc/conda/activate.d/libfoo.sh'])
+      // The environment's other files are the packages': no risk.
+      const quiet = await sh('mkdir -p .pixi/envs/default/lib && echo x > .pixi/envs/default/lib/libfoo.so && echo x > .pixi/envs/default/conda-meta/history', { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+      assert.deepEqual(quiet.hostRisks, [], show(quiet))
+    })
+  }
+
+  test('review: each is a risk of the change set and held back by apply', async (t) => {
+    await assertHeldBackInReview(t, [...HOST41_REPORTED, ...HOST41_KEPT])
   })
 })

@@ -452,7 +452,7 @@ fn store_configs(baseline: &Baseline, risks: &mut Listed) {
     }
     if let Some((first, count)) = baseline.store_configs.unexamined() {
         let detail = format!(
-            "{count} version-control stores (.hg, .sl, .jj, .pijul) below the tops, this one first, lie past the {} configuration files looked at per run: one whose hgrc or config was changed during the run would not be seen",
+            "{count} version-control stores (.hg, .sl, .jj, .pijul, _darcs) below the tops, this one first, lie past the {} configuration files looked at per run: one whose hgrc or config was changed during the run would not be seen",
             super::store_configs::MAX_PATHS
         );
         risks.push(HostRisk { path: first.to_string_lossy().into_owned(), kind: RiskKind::ScanIncomplete, detail });

@@ -16,7 +16,7 @@
 use std::path::{Component, Path, PathBuf};
 
 /// The stores whose links are judged by their own readers (`hook_links`, `store_configs`).
-const STORES: &[&str] = &[".git", ".hg", ".sl", ".jj", ".pijul"];
+const STORES: &[&str] = &[".git", ".hg", ".sl", ".jj", ".pijul", "_darcs"];
 
 /// The most entries of protected directories looked at in a run.
 pub const MAX_ENTRIES: usize = 8192;

@@ -68,12 +68,40 @@ const DIRENV_RC: &str = "nix-direnv evals it (its cached dev shell) in the host'
 const DIRENV_BIN: &str = "nix-direnv puts it first on PATH in the host's shell here: its programs run in place of the host's (git at every prompt)";
 const DIRENV_LINK: &str = "it is a symlink: nix-direnv evals the *.rc and puts bin first on PATH of what it leads to, in the host's shell here";
 
+/// Found by an attacker's review (host41; left by host40): Sublime Text applies a project file's
+/// `settings` when the user opens it (`subl --project`, the recent projects), and its LSP package
+/// starts the language server a project's `LSP` settings define (`command`) as soon as a file of
+/// the project is opened; its `build_systems` run on the build key. A run wrote one with
+/// `hostRisks` `[]`. The project's own file, written by Sublime itself: report-only, as
+/// `*.code-workspace` is.
+const SUBLIME_PROJECT: &str = "Sublime Text applies its settings when the project is opened: its LSP settings' language servers start (their command runs) as a file is opened, its build systems run on the build key";
+const SUBLIME_SUFFIX: &[u8] = b".sublime-project";
+
+/// Found by an attacker's review (host41; left by host40): a conda environment (pixi's
+/// `.pixi/envs/<name>`, VS Code's `.conda`, `conda create -p ./env`) is activated on the host by
+/// `conda activate`, `pixi shell`, every `pixi run`, `pixi shell-hook` in an `.envrc` at each cd,
+/// and editors' terminals: activation sources each script of its `etc/conda/activate.d` (and
+/// `deactivate.d` on leaving) in the host's shell and exports the variables of
+/// `etc/conda/env_vars.d/*.json` and of `conda-meta/state`'s `env_vars` (`LD_PRELOAD`,
+/// `PROMPT_COMMAND`). A run wrote or appended to each with `hostRisks` `[]`. Packages install
+/// them (`pixi install`): report-only, as a virtual environment's `.pth` files are.
+const CONDA_ACTIVATE: &str = "conda activate, pixi run, pixi shell and pixi shell-hook (a direnv .envrc's, at each cd) source it in the host's shell when the conda environment holding it is activated";
+const CONDA_ENV_VARS: &str = "conda activate, pixi run and pixi shell(-hook) export the variables it sets (env_vars: LD_PRELOAD, PROMPT_COMMAND) into the host's shell when the conda environment holding it is activated";
+/// The directories whose every entry a conda environment's activation sources or exports.
+const CONDA_SCRIPT_DIRS: &[&str] = &["activate.d", "deactivate.d"];
+
 /// What the entry `name` in a directory named `parent` can make the host do, when it is one of the
 /// patterns. Only when names are looked for at all (`protectedNames` or `reportedNames` not empty).
 pub fn what_it_does(parent: Option<&OsStr>, name: &OsStr) -> Option<&'static str> {
     let bytes = name.as_encoded_bytes();
     if bytes.len() > ".code-workspace".len() && bytes.ends_with(b".code-workspace") {
         return Some(WORKSPACE);
+    }
+    if bytes.len() > SUBLIME_SUFFIX.len() && bytes.ends_with(SUBLIME_SUFFIX) {
+        return Some(SUBLIME_PROJECT);
+    }
+    if let Some(what) = conda_activation(parent, name) {
+        return Some(what);
     }
     if bytes.len() > PROTO_ENV_PREFIX.len() && bytes.starts_with(PROTO_ENV_PREFIX) {
         return Some(PROTO_ENV_FILE);
@@ -106,6 +134,18 @@ pub fn what_it_does(parent: Option<&OsStr>, name: &OsStr) -> Option<&'static str
         }
     }
     (name == "hooks" && parent.is_some_and(|p| p == NESTED_PARENT)).then_some(COPILOT_HOOKS)
+}
+
+/// A conda environment's activation files (`CONDA_ACTIVATE`): every entry of `etc/conda/activate.d`
+/// and `deactivate.d`, every entry of `env_vars.d`, and `conda-meta/state`. Judged by the parent's
+/// name alone, as the other patterns are.
+fn conda_activation(parent: Option<&OsStr>, name: &OsStr) -> Option<&'static str> {
+    let parent = parent?;
+    match () {
+        _ if CONDA_SCRIPT_DIRS.iter().any(|d| parent == *d) => Some(CONDA_ACTIVATE),
+        _ if parent == "env_vars.d" || (parent == "conda-meta" && name == "state") => Some(CONDA_ENV_VARS),
+        _ => None,
+    }
 }
 
 /// What an entry `name` that is a symlink can make the host do beside `what_it_does`: a `.github`
@@ -146,6 +186,13 @@ mod tests {
             assert!(of_path(not.as_ref()).is_none(), "{not}");
         }
         assert!(of_link(".direnv".as_ref()).is_some());
+        assert!(of_path("w/ed.sublime-project".as_ref()).is_some() && of_path("w/.sublime-project".as_ref()).is_none());
+        for conda in ["e/etc/conda/activate.d/x.sh", "e/etc/conda/deactivate.d/y", "e/etc/conda/env_vars.d/v.json", "e/conda-meta/state"] {
+            assert!(of_path(conda.as_ref()).is_some(), "{conda}");
+        }
+        for not in ["e/conda-meta/history", "e/activate.d", "e/etc/conda/x.sh", "w/ed.sublime-workspace"] {
+            assert!(of_path(not.as_ref()).is_none(), "{not}");
+        }
         assert!(of_link(".github".as_ref()).is_some());
         assert!(of_link("hooks".as_ref()).is_none() && of_link(".githubx".as_ref()).is_none());
     }

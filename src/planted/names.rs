@@ -148,6 +148,10 @@ const DEFAULTS: &[(&str, &str)] = &[
     (".sl", "Sapling runs the hooks and extensions of a repository's .sl/config"),
     (".jj", "jj (before 0.38) applies a repository's .jj/repo/config.toml: aliases, pager and diff tools it runs"),
     (".pijul", "Pijul runs the hooks of a repository's .pijul/config"),
+    // Found by an attacker's review (host41): a darcs repository's `_darcs/prefs/defaults` sets
+    // any command's flags, `posthook` and `prehook` commands among them, and `run-posthook` runs
+    // them unasked (darcs.net, Using/Configuration); `prefs/prefs`' test runs on `darcs record`.
+    ("_darcs", "darcs runs the pre- and post-hooks of a repository's _darcs/prefs/defaults (run-posthook: unasked) on its commands"),
     // Found by an attacker's review (host30), each planted unflagged: more coding agents whose
     // project settings run hooks' commands (and start MCP servers) when a session starts there,
     // as Claude Code's `.claude` does.
@@ -413,7 +417,7 @@ const DIRECTORIES: &[&str] = &[
     ".git", ".vscode", ".idea", ".devcontainer", ".claude", ".codex", ".agents", ".cursor", ".gemini", ".continue", ".windsurf",
     ".roo", ".amazonq", ".opencode", ".zed", ".helix", ".cargo", ".mvn", ".hg", ".qwen", ".kiro", ".kilocode", ".junie", ".factory",
     ".clinerules", ".amp", ".iflow", ".codebuddy", ".pi", ".tabnine", ".trae", ".vibe", ".grok", ".augment", ".openhands", ".theia",
-    ".sl", ".jj", ".pijul", ".letta", ".qoder", ".vim", ".ddev",
+    ".sl", ".jj", ".pijul", ".letta", ".qoder", ".vim", ".ddev", "_darcs",
 ];
 
 /// What the placeholder of a missing protected name is. Files by convention get an empty file
@@ -551,7 +555,7 @@ mod tests {
     #[test]
     fn every_name_a_tool_reads_is_in_its_tools_tier() {
         let (protected, reported) = (defaults(), reported_defaults());
-        let tools: [(&str, Vec<String>, &Vec<String>); 26] = [
+        let tools: [(&str, Vec<String>, &Vec<String>); 27] = [
             // zsh loads FILE.zwc (compiled) in place of FILE when it is newer (zshmisc, "Autoloading
             // Functions" and zcompile): the compiled form is as much a startup file.
             ("zsh", [".zshenv", ".zprofile", ".zshrc", ".zlogin", ".zlogout"].into_iter().flat_map(|n| [n.to_string(), format!("{n}.zwc")]).collect(), &protected),
@@ -594,6 +598,8 @@ mod tests {
             // hostb40: what Vim's YouCompleteMe imports when a file below it is opened.
             ("youcompleteme", [".ycm_extra_conf.py"].map(String::from).to_vec(), &protected),
             ("localvimrc", [".lvimrc"].map(String::from).to_vec(), &protected),
+            // host41: darcs' repository directory (its prefs' posthooks).
+            ("darcs", ["_darcs"].map(String::from).to_vec(), &protected),
         ];
         for (tool, names, tier) in tools {
             for n in names {
@@ -602,7 +608,7 @@ mod tests {
             }
         }
         assert_eq!(placeholder_kind(".opencode"), PlaceholderKind::Dir);
-        for dir in [".qwen", ".kiro", ".kilocode", ".junie", ".factory", ".clinerules", ".amp", ".iflow", ".pi", ".openhands", ".theia", ".sl", ".jj", ".pijul"] {
+        for dir in [".qwen", ".kiro", ".kilocode", ".junie", ".factory", ".clinerules", ".amp", ".iflow", ".pi", ".openhands", ".theia", ".sl", ".jj", ".pijul", "_darcs"] {
             assert_eq!(placeholder_kind(dir), PlaceholderKind::Dir, "{dir}");
         }
         for file in [".ycm_extra_conf.py", ".lvimrc", ".lazy.lua", ".dir-locals.el", ".dir-locals-2.el", ".perldb", ".ghci", ".ocamlinit", ".octaverc", ".erlang", ".zlogout", ".zshrc.zwc", "_exrc", ".vimrc", "_vimrc", "_gvimrc", ".devcontainer.json", "opencode.jsonc", "irb.rc", "_irbrc", "$irbrc"] {

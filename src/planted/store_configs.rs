@@ -1,5 +1,5 @@
 //! The configuration files inside a version-control store below the tops (`sub/.hg/hgrc`, Sapling's
-//! `.sl/config`, jj's `.jj/repo/config.toml` and `.jj/repo` pointer, Pijul's `.pijul/config`),
+//! `.sl/config`, jj's `.jj/repo/config.toml` and `.jj/repo` pointer, Pijul's `.pijul/config`, darcs' `_darcs/prefs/defaults`),
 //! looked at before and after a run. A store at a root's or repository's top is read-only in the
 //! sandbox; one below them (a Mercurial repository inside the workspace) is as writable as the rest,
 //! and is not stamped whole as other protected names there are (`stamped_names`: each holds its
@@ -23,6 +23,10 @@ const CONFIGS: &[(&str, &[&str])] = &[
     (".sl", &["config", "hgrc", "sharedpath", "requires"]),
     (".jj", &["repo", "repo/config.toml"]),
     (".pijul", &["config"]),
+    // Found by an attacker's review (host41): darcs takes `COMMAND posthook CMD` (or `ALL`) and
+    // `run-posthook` (no prompt) from a repository's `_darcs/prefs/defaults`, and the test command
+    // `darcs record` runs from `_darcs/prefs/prefs`.
+    ("_darcs", &["prefs/defaults", "prefs/prefs"]),
 ];
 
 /// Configuration paths looked at per run, before and after it: past them the first store left is
