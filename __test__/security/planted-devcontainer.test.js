@@ -188,3 +188,42 @@ test("review: a change set that rewrites a file a dev container's compose file i
   const tree = tempTree(t, { git: true })
   await reviewHoldsBack(tree.ws, composeIncludeProject(tree.ws).slice(0, 2), '    privileged: true')
 })
+
+// Found by an attacker's review (host41; host40 left "a service's env_file" unread): a service's
+// `env_file` is only passed into its container's environment (Compose reads it on the host, takes
+// no setting of its own from it and interpolates nothing with it: it held), but an include's
+// `env_file` is what the included file is interpolated with, so `volumes: - ${DATA:-./data}:/data`
+// there mounts the host's `/` once the run appends `DATA=/` to it. A default run rewrote
+// `config/db.env` (block form) and `config/web.env` (a flow mapping's) with hostRisks [] (bwrap
+// and the Landlock mode), review's apply landed them.
+function composeEnvFileProject(dir) {
+  for (const d of ['.devcontainer', 'services', 'config']) fs.mkdirSync(path.join(dir, d), { recursive: true })
+  fs.writeFileSync(path.join(dir, '.devcontainer/devcontainer.json'), JSON.stringify({ dockerComposeFile: '../compose.yaml', service: 'app' }))
+  fs.writeFileSync(path.join(dir, 'compose.yaml'), `include:
+  - path: services/db.yaml
+    env_file:
+      - config/db.env
+  - { path: services/web.yaml, env_file: ./config/web.env }
+services:
+  app:
+    image: debian
+    env_file: config/app.env
+`)
+  fs.writeFileSync(path.join(dir, 'services/db.yaml'), 'services:\n  db:\n    image: postgres\n    volumes:\n      - ${DATA:-./data}:/data\n')
+  fs.writeFileSync(path.join(dir, 'services/web.yaml'), 'services:\n  web:\n    image: nginx\n    privileged: ${PRIV:-false}\n')
+  const files = ['config/db.env', 'config/web.env'].map((p) => path.join(dir, p))
+  for (const f of [...files, path.join(dir, 'config/app.env')]) fs.writeFileSync(f, 'X=1\n')
+  return files
+}
+
+for (const [mode, extra] of Object.entries(MODES)) {
+  test(`${mode}: the env files a dev container's compose file interpolates an include with cannot be rewritten unsaid`, async (t) => {
+    const tree = tempTree(t, { git: true })
+    await appendsKeptOrSaid(tree.ws, extra, composeEnvFileProject(tree.ws), 'X=1\n')
+  })
+}
+
+test("review: a change set that rewrites an include's env file is a risk, held back by apply", async (t) => {
+  const tree = tempTree(t, { git: true })
+  await reviewHoldsBack(tree.ws, composeEnvFileProject(tree.ws), 'DATA=/')
+})

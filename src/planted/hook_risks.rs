@@ -257,6 +257,20 @@ impl Kept {
                     super::config_reads::BUDGET >> 20
                 );
             }
+            // A devbox or devenv configuration (`dev_env_programs`), capped as a `.cargo`'s is.
+            if super::dev_env_programs::is_entry(c) {
+                return format!(
+                    "planted configuration: the dev environment configuration {} includes or imports more than {} files (or the run's \
+                     {} in all of the tools' configurations were kept), or could not be read whole (not a regular file, over {} MiB, \
+                     not JSON it could read, or past the {} MiB of such files one run reads): the files past that, which the \
+                     environment's directory hook evaluates at the host shell's next prompt, were not kept read-only",
+                    c.display(),
+                    super::dev_env_programs::MAX_PROGRAMS,
+                    super::config_reads::TOOL_PROGRAMS_IN_ALL,
+                    super::small_file::MAX_BYTES >> 20,
+                    super::config_reads::BUDGET >> 20
+                );
+            }
             // An editor's settings (`editor_programs`), capped as a `.cargo`'s is.
             if super::editor_programs::is_entry(c) {
                 return format!(

@@ -80,6 +80,7 @@ mod mise_exec;
 mod mise_run;
 pub mod mise_programs;
 pub mod proto_programs;
+pub mod dev_env_programs;
 pub mod editor_programs;
 mod compose_files;
 mod editor_tasks;
@@ -889,6 +890,7 @@ impl<'a> Carver<'a> {
         let mut editor = editor_programs::reads();
         let mut mise = config_reads::Reads::new(config_reads::BUDGET);
         let mut proto = config_reads::Reads::new(config_reads::BUDGET);
+        let mut dev_env = config_reads::Reads::new(config_reads::BUDGET);
         let mut left = config_reads::TOOL_PROGRAMS_IN_ALL;
         for entry in named {
             let (programs, capped) = if is(entry, yarn_programs::FILES) {
@@ -910,6 +912,11 @@ impl<'a> Carver<'a> {
                 // Found by an attacker's review (hostb38): the `file://` WASM plugins proto's
                 // shell activation loads at each cd (they run programs through a host function).
                 let n = proto_programs::named_within(entry, &mut proto, left);
+                (n.programs, n.capped)
+            } else if dev_env_programs::is_entry(entry) {
+                // Found by an attacker's review (host41): a devbox.json's local plugins and a
+                // devenv.yaml's imported files, evaluated with the environment at each cd.
+                let n = dev_env_programs::named_within(entry, &mut dev_env, left);
                 (n.programs, n.capped)
             } else {
                 continue;

@@ -34,6 +34,9 @@
 //! And the programs an editor's settings at a top name by path (`planted::editor_programs`):
 //! found by an attacker's review (host35), a set rewrote the `clangd.path` a `.vscode/settings.json`
 //! named; the editor's next start there ran it.
+//! And the local plugins a `devbox.json` and the files a `devenv.yaml` at a top pull in
+//! (`planted::dev_env_programs`): found by an attacker's review (host41), a set rewrote the
+//! `plugins/p/plugin.json` a devbox.json included, and apply landed it.
 //! And where the symlinks among a protected directory's entries at a top lead
 //! (`planted::dir_links`): found by the fixer (fix34), a set rewrote the file
 //! `.cargo/config.toml` linked to, and apply landed it.
@@ -72,6 +75,7 @@ impl By {
     pub const EDITOR: &'static str = "an editor's project settings name it as a program (.vscode's settings and folder-open tasks, .idea's File Watchers, .zed, .helix, a dev container's initializeCommand, ...): the editor runs it when the folder opens (on the host, for initializeCommand, when it opens in its container) or a file is saved";
     pub const MISE: &'static str = "a mise configuration names it (env._.source, env._.file, hooks, exec(...)): mise's shell hook on the host runs or loads it at the next prompt there, mise's trust covering the configuration alone";
     pub const PROTO: &'static str = "a .prototools names it as a file:// plugin or an [env] file: proto's shell activation on the host loads it at the next cd there (a WASM plugin runs programs through proto's exec_command; a dotenv's variables, PS1 or PROMPT_COMMAND among them, are exported into the shell)";
+    pub const DEV_ENV: &'static str = "a devbox.json includes it as a local plugin, or a devenv.yaml imports it: the environment's directory hook (direnv's use devenv, devbox's .envrc) on the host evaluates it at the next prompt there (a plugin's init_hook, an enterShell runs)";
     pub const DIR_LINK: &'static str = "a symlink among a protected directory's entries leads to it: the tool that reads that directory reads it as its own configuration";
 }
 
@@ -93,6 +97,7 @@ pub fn hooks_elsewhere(meta: &Meta) -> Elsewhere {
         editor_programs(&meta.roots, &mut out.configs);
         mise_programs(&meta.roots, &mut out.configs);
         proto_programs(&meta.roots, &mut out.configs);
+        dev_env_programs(&meta.roots, &mut out.configs);
         dir_links(&meta.roots, &meta.protected_names, &mut out.configs);
         return out;
     }
@@ -136,6 +141,7 @@ pub fn hooks_elsewhere(meta: &Meta) -> Elsewhere {
     editor_programs(&tops, &mut out.configs);
     mise_programs(&tops, &mut out.configs);
     proto_programs(&tops, &mut out.configs);
+    dev_env_programs(&tops, &mut out.configs);
     dir_links(&tops, &meta.protected_names, &mut out.configs);
     out
 }
@@ -251,6 +257,17 @@ fn proto_programs(tops: &[PathBuf], configs: &mut Vec<(PathBuf, &'static str)>) 
     for entry in tops.iter().map(|t| t.join(FILE)).filter(|f| f.symlink_metadata().is_ok()) {
         for f in named(&entry).programs {
             guard_as_named(configs, "proto configuration", By::PROTO, f);
+        }
+    }
+}
+
+/// The local plugins a `devbox.json` and the files a `devenv.yaml` at each of `tops` pull in
+/// (`planted::dev_env_programs`: found by an attacker's review, host41), into `configs`.
+fn dev_env_programs(tops: &[PathBuf], configs: &mut Vec<(PathBuf, &'static str)>) {
+    use crate::planted::dev_env_programs::{named, DEVBOX, DEVENV};
+    for entry in tops.iter().flat_map(|t| std::iter::once(DEVBOX).chain(DEVENV.iter().copied()).map(move |f| t.join(f))).filter(|f| f.symlink_metadata().is_ok()) {
+        for f in named(&entry).programs {
+            guard_as_named(configs, "dev environment configuration", By::DEV_ENV, f);
         }
     }
 }
